@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/flowcache — the public face of gufc's flow cache.
+ *
+ * Everything a packet's fate depends on is keyed by its 7-tuple (src, dst,
+ * src_local, dst_local, proto, sport, dport). This header is the manual for:
+ *
+ *  - the keys (IPv4: exactly 16 bytes, IPv6: 48), their normalization and
+ *    their text form;
+ *  - the packet parser (raw buffer, mbuf, burst) and its named results;
+ *  - the local-address table that fills the two local bits;
+ *  - the flow table: an rte_hash with lock-free readers, RCU reclamation and
+ *    a preallocated entry array indexed by the hash position.
+ *
+ * Sections below are independent; each says which lcore may call what.
+ * Byte order: addresses and ports in keys are in network byte order, so the
+ * fast path never swaps. Text forms are for the slow path only.
+ */
+#ifndef GUFC_FLOWCACHE_H
+#define GUFC_FLOWCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+
+/* ------------------------------------------------------------------------ */
+/* Keys                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** Address families, as stored in struct fc_pkt and tables. */
+#define FC_AF_NONE 0
+#define FC_AF_INET4 4
+#define FC_AF_INET6 6
+
+/** Key flag: the source address is one of this host's (OUTPUT). */
+#define FC_KEY_F_SRC_LOCAL 0x01
+/** Key flag: the destination address is one of this host's (INPUT). */
+#define FC_KEY_F_DST_LOCAL 0x02
+
+/**
+ * IPv4 flow key: exactly 16 bytes so the IPv4 hot path never pays for IPv6.
+ * Addresses and ports in network byte order. @c pad is always zero (see
+ * fc_key_v4_normalize()), so memcmp() and hashing are exact.
+ */
+struct fc_key_v4 {
+	uint32_t src;
+	uint32_t dst;
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t proto;
+	uint8_t flags; /**< FC_KEY_F_* local bits */
+	uint8_t pad[2];
+};
+
+/** IPv6 flow key, padded to 48 bytes (rte_hash compares 16-byte multiples). */
+struct fc_key_v6 {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t proto;
+	uint8_t flags; /**< FC_KEY_F_* local bits */
+	uint8_t pad[10];
+};
+
+/** Either key, tagged with its family. Slow-path currency (shell, rules). */
+struct fc_key {
+	union {
+		struct fc_key_v4 v4;
+		struct fc_key_v6 v6;
+	};
+	uint8_t family; /**< FC_AF_INET4 or FC_AF_INET6 */
+};
+
+/** Longest text produced by fc_key_format(), including the NUL. */
+#define FC_KEY_STRLEN 128
+
+/**
+ * Zero the padding of an IPv4 key. Keys built field by field must be
+ * normalized before hashing or comparing.
+ * Context: any lcore.
+ */
+static inline void
+fc_key_v4_normalize(struct fc_key_v4 *k)
+{
+	k->pad[0] = 0;
+	k->pad[1] = 0;
+}
+
+/** Zero the padding of an IPv6 key. Context: any lcore. */
+static inline void
+fc_key_v6_normalize(struct fc_key_v6 *k)
+{
+	for (unsigned int i = 0; i < sizeof(k->pad); i++)
+		k->pad[i] = 0;
+}
+
+/**
+ * Build the key of the reply direction: addresses, ports and local bits
+ * swapped. For ICMP echo (sport == dport == identifier) this is the reply's key.
+ *
+ * @param k    the forward key (family set)
+ * @param out  receives the reverse key, normalized; may not alias @p k
+ * Context: any lcore.
+ */
+void fc_key_reverse(const struct fc_key *k, struct fc_key *out);
+
+/**
+ * Format a key as text, e.g.
+ * "tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1" or
+ * "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0".
+ * Protocols without a name print as "proto 47"; ICMP keys print their
+ * stand-in ports like any other.
+ *
+ * @param k    key to format
+ * @param buf  destination
+ * @param len  size of @p buf; FC_KEY_STRLEN always suffices
+ * @return number of characters written (excluding NUL), or -ENOSPC if
+ *   truncated, -EINVAL for an unknown family.
+ * Context: any lcore (slow path).
+ */
+int fc_key_format(const struct fc_key *k, char *buf, size_t len);
+
+/**
+ * Parse the text form written by fc_key_format() (round-trips exactly).
+ * Accepts protocol names (tcp, udp, sctp, icmp, icmpv6) or "proto N",
+ * IPv4 "a.b.c.d:port" and IPv6 "[addr]:port"; both addresses must be of
+ * the same family. The local-bit fields are optional (default 0).
+ *
+ * @param s       NUL-terminated text
+ * @param k       receives the normalized key
+ * @param errpos  if not NULL, receives the offset in @p s of the offending
+ *   token on error
+ * @return 0, or -EINVAL on malformed text.
+ * Context: any lcore (slow path).
+ */
+int fc_key_parse(const char *s, struct fc_key *k, size_t *errpos);
+
+/* ------------------------------------------------------------------------ */
+/* Packet parser                                                             */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Parser results: one X-macro makes the enum and the names. Non-negative
+ * values below FC_PARSE_ERR_BASE are successes; the rest are named errors.
+ * X(NAME, "short text")
+ */
+#define FC_PARSE_RESULTS(X) \
+	X(OK, "ok") \
+	X(FRAG_FIRST, "first fragment") \
+	X(FRAG_LATER, "non-first fragment") \
+	X(NOT_IP, "not ip") \
+	X(ERR_TRUNC_ETH, "truncated ethernet header") \
+	X(ERR_TRUNC_VLAN, "truncated vlan tag") \
+	X(ERR_VLAN_DEPTH, "too many vlan tags") \
+	X(ERR_TRUNC_IPV4, "truncated ipv4 header") \
+	X(ERR_IPV4_VERSION, "bad ipv4 version") \
+	X(ERR_IPV4_IHL, "ipv4 ihl below 5") \
+	X(ERR_IPV4_OPTIONS, "ipv4 options beyond frame") \
+	X(ERR_IPV4_TOTLEN, "bad ipv4 total length") \
+	X(ERR_IPV4_FRAG, "bad ipv4 fragment") \
+	X(ERR_TRUNC_IPV6, "truncated ipv6 header") \
+	X(ERR_IPV6_VERSION, "bad ipv6 version") \
+	X(ERR_IPV6_PAYLEN, "bad ipv6 payload length") \
+	X(ERR_IPV6_EXT_TRUNC, "truncated ipv6 extension header") \
+	X(ERR_IPV6_EXT_CHAIN, "ipv6 extension chain too long") \
+	X(ERR_IPV6_EXT_ORDER, "ipv6 hop-by-hop not first") \
+	X(ERR_IPV6_FRAG, "bad ipv6 fragment header") \
+	X(ERR_TRUNC_TCP, "truncated tcp header") \
+	X(ERR_TCP_DOFF, "bad tcp data offset") \
+	X(ERR_TRUNC_UDP, "truncated udp header") \
+	X(ERR_UDP_LEN, "bad udp length") \
+	X(ERR_TRUNC_SCTP, "truncated sctp header") \
+	X(ERR_TRUNC_ICMP, "truncated icmp header") \
+	X(ERR_TRUNC_ICMP6, "truncated icmpv6 header") \
+	X(ERR_HDR_TOO_LONG, "headers too long")
+
+/** Parser results (see FC_PARSE_RESULTS). */
+enum fc_parse_result {
+#define FC_PARSE_ENUM(name, text) FC_PARSE_##name,
+	FC_PARSE_RESULTS(FC_PARSE_ENUM)
+#undef FC_PARSE_ENUM
+	FC_PARSE__COUNT
+};
+
+/** First error result: res >= FC_PARSE_ERR_BASE means malformed. */
+#define FC_PARSE_ERR_BASE FC_PARSE_ERR_TRUNC_ETH
+
+/** Fragment kinds in struct fc_pkt::frag. */
+#define FC_FRAG_NONE 0
+#define FC_FRAG_FIRST 1 /**< offset 0, more fragments: has L4 ports */
+#define FC_FRAG_LATER 2 /**< offset > 0: no L4 header, ports are 0 */
+
+/** Most VLAN tags accepted (802.1Q, QinQ). */
+#define FC_PARSE_MAX_VLAN 2
+/** Most IPv6 extension headers walked before ERR_IPV6_EXT_CHAIN. */
+#define FC_PARSE_MAX_EXT 8
+/** Most header bytes fc_parse_mbuf() gathers from a chained mbuf. */
+#define FC_PARSE_MAX_HDR 512
+
+/**
+ * What the parser learned about one packet. Filled on success; on error
+ * only @c family and the offsets reached so far are meaningful.
+ */
+struct fc_pkt {
+	struct fc_key key;  /**< normalized, local bits 0 */
+	uint16_t l3_off;    /**< offset of the IP header */
+	uint16_t l4_off;    /**< offset of the L4 header; 0 if none (FRAG_LATER) */
+	uint16_t ip_len;    /**< IP datagram length from the header (v4 total, v6 40+payload) */
+	uint16_t frag_off;  /**< fragment offset in bytes */
+	uint32_t frag_id;   /**< IPv4 id or IPv6 fragment identification */
+	uint8_t frag;       /**< FC_FRAG_* */
+	uint8_t n_vlan;     /**< VLAN tags seen */
+	uint8_t tcp_flags;  /**< TCP flags byte, 0 for other protocols */
+	uint8_t icmp_type;  /**< ICMP/ICMPv6 type, 0 otherwise */
+	uint8_t icmp_code;  /**< ICMP/ICMPv6 code, 0 otherwise */
+};
+
+/**
+ * Parse one frame held in a flat buffer. Never reads outside
+ * [data, data + len). Ethernet, up to FC_PARSE_MAX_VLAN 802.1Q/802.1ad tags,
+ * IPv4 with options, IPv6 with hop-by-hop, routing, destination-options and
+ * fragment headers, then TCP, UDP, SCTP, ICMP, ICMPv6. Other IP protocols
+ * parse with ports 0.
+ *
+ * Ports: TCP/UDP/SCTP ports. ICMP/ICMPv6 echo request/reply: sport and
+ * dport are both the identifier (so the reverse key is the reply's key);
+ * other ICMP types: sport = type << 8 | code, dport = 0.
+ *
+ * @param data  first byte of the Ethernet header
+ * @param len   bytes available
+ * @param pkt   receives the result
+ * @return FC_PARSE_OK, FC_PARSE_FRAG_FIRST, FC_PARSE_FRAG_LATER,
+ *   FC_PARSE_NOT_IP (an ethertype other than IPv4/IPv6), or an error
+ *   (>= FC_PARSE_ERR_BASE).
+ * Context: any lcore; pure code (no EAL needed).
+ */
+enum fc_parse_result fc_parse(const uint8_t *data, uint32_t len, struct fc_pkt *pkt);
+
+/**
+ * Parse an mbuf, which may be chained: headers contiguous in the first
+ * segment are parsed in place; otherwise up to FC_PARSE_MAX_HDR bytes are
+ * gathered first (ERR_HDR_TOO_LONG if the headers need more).
+ * @return as fc_parse().
+ * Context: any lcore.
+ */
+enum fc_parse_result fc_parse_mbuf(const struct rte_mbuf *m, struct fc_pkt *pkt);
+
+/**
+ * Parse a burst of mbufs, prefetching ahead.
+ * @param mbufs  packets
+ * @param n      number of packets
+ * @param pkts   receives one struct fc_pkt per packet
+ * @param res    receives one result per packet
+ * @return number of packets whose result is FC_PARSE_OK.
+ * Context: any lcore.
+ */
+unsigned int fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkts,
+	uint8_t *res);
+
+/**
+ * Name of a parser result ("ok", "truncated tcp header", ...).
+ * @return a static string; "unknown" for out-of-range values.
+ * Context: any lcore.
+ */
+const char *fc_parse_result_name(unsigned int res);
+
+/**
+ * Identifier of a parser result as in the enum, lower case without the
+ * FC_PARSE_ prefix ("err_trunc_tcp"): stable names for counters and JSON.
+ * Context: any lcore.
+ */
+const char *fc_parse_result_id(unsigned int res);
+
+/* ------------------------------------------------------------------------ */
+/* Local-address table                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct fc_locals;
+
+/**
+ * Create a local-address table (IPv4 and IPv6 prefixes, rte_lpm/rte_lpm6).
+ * @param name    unique name (memzone names derive from it)
+ * @param max_v4  most IPv4 prefixes
+ * @param max_v6  most IPv6 prefixes
+ * @param socket  NUMA socket or SOCKET_ID_ANY
+ * @return the table, or NULL with rte_errno set (EINVAL, ENOMEM, EEXIST).
+ * Context: main lcore.
+ */
+struct fc_locals *fc_locals_create(const char *name, uint32_t max_v4, uint32_t max_v6, int socket);
+
+/** Free a table; NULL is accepted. Context: main lcore, readers gone. */
+void fc_locals_free(struct fc_locals *l);
+
+/**
+ * Add a local prefix.
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param addr    4 or 16 bytes, network order
+ * @param depth   prefix length (1..32 or 1..128)
+ * @return 0, -EINVAL (bad family/depth), -EEXIST (already there), -ENOSPC.
+ * Context: control (one writer at a time); readers may run concurrently.
+ */
+int fc_locals_add(struct fc_locals *l, int family, const uint8_t *addr, uint8_t depth);
+
+/**
+ * Remove a local prefix. @return 0, -EINVAL, -ENOENT.
+ * Context: control (one writer at a time); readers may run concurrently.
+ */
+int fc_locals_del(struct fc_locals *l, int family, const uint8_t *addr, uint8_t depth);
+
+/** True if @p addr (4 or 16 bytes, network order) is local. Context: any. */
+bool fc_locals_match(const struct fc_locals *l, int family, const uint8_t *addr);
+
+/**
+ * Set FC_KEY_F_SRC_LOCAL / FC_KEY_F_DST_LOCAL on a burst of parsed packets
+ * (both families; entries with family FC_AF_NONE are skipped).
+ * @param pkts  parsed packets; their keys are updated in place
+ * @param n     count
+ * Context: any lcore (lock-free reader).
+ */
+void fc_locals_mark_burst(const struct fc_locals *l, struct fc_pkt *pkts, unsigned int n);
+
+/**
+ * Write the prefixes, one per line ("10.0.0.0/8"), to @p f.
+ * @return number of prefixes written, or -errno.
+ * Context: control.
+ */
+int fc_locals_dump(const struct fc_locals *l, FILE *f);
+
+/** Number of prefixes per family. Context: any. */
+unsigned int fc_locals_count(const struct fc_locals *l, int family);
+
+/* ------------------------------------------------------------------------ */
+/* Flow table                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** No entry / no peer. */
+#define FC_INDEX_NONE UINT32_MAX
+
+/** Cached verdicts. */
+#define FC_VERDICT_ACCEPT 0
+#define FC_VERDICT_DROP 1
+#define FC_VERDICT_SLOW 2 /**< every packet goes to the slow path */
+
+/** Interest mask bits: which packets of a flow modules still need to see. */
+#define FC_INTEREST_TCP_SYN 0x0001
+#define FC_INTEREST_TCP_FIN 0x0002
+#define FC_INTEREST_TCP_RST 0x0004
+#define FC_INTEREST_ALL 0x8000
+
+/** Action flags. */
+#define FC_ACT_F_NAT 0x01   /**< nat_id names a rewrite */
+#define FC_ACT_F_REPLY 0x02 /**< this entry is the reply direction of a connection */
+
+/**
+ * The cached decision for a flow: everything the fast path needs to treat a
+ * packet. Readers get a consistent copy from fc_table_lookup_bulk().
+ */
+struct fc_action {
+	uint32_t gen;      /**< rule-set generation it was validated under */
+	uint32_t rule_id;  /**< matched filter rule (per-rule counters) */
+	uint32_t nat_id;   /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
+	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
+	uint16_t channel;  /**< net channel id */
+	uint16_t out_port; /**< output port */
+	uint16_t interest; /**< FC_INTEREST_* */
+	uint8_t verdict;   /**< FC_VERDICT_* */
+	uint8_t flags;     /**< FC_ACT_F_* */
+	uint8_t ct_state;  /**< conntrack state, owned by the conntrack module */
+	uint8_t mod[7];    /**< small per-module scratch, owned by lib/rules */
+};
+
+/**
+ * One flow entry, one cache line. Owned by the table; written by the single
+ * writer (rules lcore) under a sequence count; @c packets, @c bytes and
+ * @c last_seen are written by the RX lcore that hits it (plain stores: a flow
+ * is served by one RX lcore, symmetric RSS). Reclaimed by RCU: a deleted
+ * entry's slot is reused only after every reader has reported quiescence.
+ */
+struct fc_entry {
+	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
+	uint32_t timeout;      /**< idle timeout, in the caller's time units */
+	struct fc_action act;  /**< the cached decision */
+	uint32_t created;      /**< insertion time */
+	uint32_t last_seen;    /**< coarse time of the last hit */
+	uint64_t packets;      /**< packets that hit this entry */
+	uint64_t bytes;        /**< bytes that hit this entry */
+} __rte_cache_aligned;
+
+/** What to do when an insert finds the table full. */
+enum fc_full_policy {
+	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan */
+	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
+};
+
+struct fc_table;
+
+/**
+ * Called by the table for each entry it removes on its own (aging, eviction),
+ * before the key is deleted, so owners can release what the entry refers to
+ * (peer entry, NAT binding, hardware rule). Must not insert into the table.
+ * @param key  the entry's key
+ * @param idx  entry index
+ * @param e    the entry
+ * @param arg  fc_table_params::remove_arg
+ */
+typedef void (*fc_remove_cb)(struct fc_table *t, const void *key, uint32_t idx,
+	const struct fc_entry *e, void *arg);
+
+/** Table creation parameters. */
+struct fc_table_params {
+	const char *name;           /**< unique name */
+	uint8_t family;             /**< FC_AF_INET4 (16-byte keys) or FC_AF_INET6 (48) */
+	uint32_t capacity;          /**< most entries; exactly this many fit */
+	uint32_t max_readers;       /**< most reader threads (RCU) */
+	enum fc_full_policy full_policy;
+	uint32_t evict_scan;        /**< entries scanned for the oldest idle; 0 = 1024 */
+	uint32_t hash_seed;         /**< 0 = random per run (hash flooding) */
+	int socket_id;              /**< NUMA socket or SOCKET_ID_ANY */
+	fc_remove_cb remove_cb;     /**< optional */
+	void *remove_arg;
+};
+
+/** Table counters, summed over readers. */
+struct fc_table_stats {
+	uint64_t lookups;   /**< keys looked up by readers */
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t inserts;
+	uint64_t deletes;   /**< explicit deletes */
+	uint64_t evictions; /**< removed to make room (EVICT_IDLE) */
+	uint64_t refused;   /**< inserts refused because full (REFUSE) */
+	uint64_t aged;      /**< removed by idle aging */
+	uint32_t occupancy; /**< entries in use now */
+	uint32_t capacity;
+};
+
+/**
+ * Create a flow table: rte_hash (lock-free concurrent readers), an RCU QSBR
+ * variable for reclamation and a preallocated entry array indexed by the
+ * hash position.
+ * @return the table, or NULL with rte_errno set (EINVAL, ENOMEM, EEXIST).
+ * Context: main lcore.
+ */
+struct fc_table *fc_table_create(const struct fc_table_params *p);
+
+/** Free a table; NULL is accepted. Context: main lcore, no readers left. */
+void fc_table_free(struct fc_table *t);
+
+/** Key size in bytes (16 or 48). Context: any. */
+uint32_t fc_table_key_size(const struct fc_table *t);
+
+/**
+ * Register the calling thread as reader @p reader_id (0..max_readers-1) and
+ * put it online for RCU. @return 0, -EINVAL.
+ * Context: the reader thread itself.
+ */
+int fc_table_reader_register(struct fc_table *t, unsigned int reader_id);
+
+/** Take reader @p reader_id offline and unregister it. @return 0, -EINVAL. */
+int fc_table_reader_unregister(struct fc_table *t, unsigned int reader_id);
+
+/**
+ * Report a quiescent state: the reader holds no entry pointer or copy it
+ * relies on. Call once per RX loop iteration.
+ * Context: reader @p reader_id.
+ */
+void fc_table_quiescent(struct fc_table *t, unsigned int reader_id);
+
+/** Hash of one key with this table's seed. Context: any lcore. */
+uint32_t fc_table_hash(const struct fc_table *t, const void *key);
+
+/**
+ * Look up a burst of keys with precomputed hashes; for each hit copy a
+ * consistent snapshot of the entry's action (never torn: entries being
+ * rewritten read as misses) and give its index.
+ * @param keys      key pointers (16- or 48-byte normalized keys)
+ * @param sigs      their fc_table_hash() values
+ * @param n         count, at most 64
+ * @param hit_mask  bit i set if keys[i] hit
+ * @param acts      receives actions of hits
+ * @param idx       receives entry indexes of hits
+ * @return number of hits.
+ * Context: registered reader, lock-free.
+ */
+unsigned int fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id,
+	const void *const keys[], const uint32_t sigs[], unsigned int n, uint64_t *hit_mask,
+	struct fc_action acts[], uint32_t idx[]);
+
+/**
+ * Account one hit on entry @p idx: packets, bytes, last_seen.
+ * Context: the reader that owns the flow.
+ */
+void fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now);
+
+/**
+ * Look up one key (writer side, no RCU registration needed).
+ * @return entry index, or -ENOENT.
+ * Context: writer (rules lcore) or control with the writer stopped.
+ */
+int fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig);
+
+/**
+ * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
+ * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC.
+ * @param key      normalized key
+ * @param sig      fc_table_hash(t, key)
+ * @param act      the decision to cache
+ * @param timeout  idle timeout (caller's time units; 0 = never ages)
+ * @param now      current coarse time
+ * @return entry index (>= 0), -EEXIST (already present), -ENOSPC (full).
+ * Context: writer (rules lcore) only.
+ */
+int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
+	const struct fc_action *act, uint32_t timeout, uint32_t now);
+
+/**
+ * Replace the action (and timeout) of entry @p idx; readers see old or new,
+ * never a mix. @return 0, -ENOENT.
+ * Context: writer only.
+ */
+int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
+	uint32_t timeout);
+
+/**
+ * Delete entry @p idx (no remove_cb). Its slot is reused only after a grace
+ * period. @return 0, -ENOENT.
+ * Context: writer only.
+ */
+int fc_table_delete(struct fc_table *t, uint32_t idx);
+
+/**
+ * The entry at @p idx, or NULL if free. The writer may read it freely;
+ * other threads only for display (fields may change underneath).
+ */
+const struct fc_entry *fc_table_entry(const struct fc_table *t, uint32_t idx);
+
+/** The key of entry @p idx, or NULL if free. Context: as fc_table_entry(). */
+const void *fc_table_key(const struct fc_table *t, uint32_t idx);
+
+/**
+ * Walk the entries: start with *next = 0, call until it returns -ENOENT.
+ * @param next  iterator state
+ * @param key   receives the key
+ * @param idx   receives the entry index
+ * @return 0 on an entry, -ENOENT at the end.
+ * Context: writer, or control with the writer stopped.
+ */
+int fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uint32_t *idx);
+
+/**
+ * Age out idle entries: examine at most @p max_work entries from a rotating
+ * cursor and remove those idle for longer than their timeout (calling
+ * remove_cb). Bounded work per call, so the writer stays responsive.
+ * @return number of entries removed.
+ * Context: writer only.
+ */
+unsigned int fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work);
+
+/** Remove every entry (calling remove_cb). @return entries removed. Context: writer. */
+unsigned int fc_table_flush(struct fc_table *t);
+
+/** Sum the counters. Context: any lcore (values may be slightly stale). */
+void fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_FLOWCACHE_H */

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Run one libFuzzer target for a bounded time over a scratch copy of its seed
+# corpus (the committed corpus is never modified). Exit non-zero on a crash.
+set -euo pipefail
+exe=$1
+seeds=$2
+secs=${FUZZ_SECONDS:-60}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus"
+if [ -d "$seeds" ]; then
+	cp -r "$seeds"/. "$work/corpus"/
+fi
+cd "$work"
+"$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	-print_final_stats=1 "$work/corpus"

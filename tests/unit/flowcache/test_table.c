@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* placeholder: being written */
+int main(void) { return 77; }
