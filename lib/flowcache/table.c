@@ -1,3 +1,752 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* placeholder: being written */
+/*
+ * lib/flowcache/table.c — the flow table: an rte_hash (cuckoo, lock-free
+ * readers, extendable buckets) keyed by the normalized 7-tuple, whose key
+ * position indexes a preallocated array of one-cache-line entries.
+ *
+ * One writer (the rules lcore) inserts, updates, ages and deletes; any number
+ * of registered readers (RX lcores) look up bursts and copy the cached action
+ * out. How that stays safe without locks:
+ *
+ *  - Entry publication: struct fc_entry::seq is 0 while the slot is free. The
+ *    writer adds the key to the hash, which returns the position, fills the
+ *    entry and only then stores an even non-zero seq (release). A reader that
+ *    finds the key before that reads seq 0 and treats it as a miss; misses go
+ *    to the slow path, which looks up again on the writer.
+ *  - Updates are a seqlock write (seq odd, write, seq even). Readers copy the
+ *    action between an acquire load of seq and a re-check; any change, an odd
+ *    or a zero seq is a miss, never a torn copy.
+ *  - Deletion stores seq 0 (release) before the key leaves the hash. The key
+ *    slot, and with it the entry, goes to rte_hash's RCU defer queue
+ *    (rte_hash_rcu_qsbr_add, defer-queue mode): it is handed out again only
+ *    after every registered reader has reported a quiescent state, so a
+ *    reader still copying an entry it found never sees it rewritten for
+ *    another key.
+ *
+ * Capacity: the hash is sized capacity + headroom key slots (headroom =
+ * max(capacity / 8, 64)); the table itself refuses or evicts once `capacity`
+ * entries are live. The headroom lets deleted slots wait out their grace
+ * period while the table stays usable at full occupancy: exactly `capacity`
+ * flows always fit as long as readers keep reporting quiescence. If readers
+ * stall long enough that the headroom is all waiting in the defer queue, an
+ * insert fails with -ENOSPC (counted as refused) instead of blocking.
+ * EXT_TABLE makes a full hash mean "no free key slot", never a cuckoo-path
+ * failure.
+ *
+ * Other choices: eviction considers every live entry (timeout 0 included)
+ * among evict_scan live entries from a rotating cursor; aging counts every
+ * slot it visits, live or free, as work; flush removals count as deletes.
+ * Table names are at most FC_TABLE_NAME_MAX (27) characters.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_debug.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_memzone.h>
+#include <rte_prefetch.h>
+#include <rte_random.h>
+#include <rte_rcu_qsbr.h>
+
 #include "flowcache.h"
+
+static_assert(sizeof(struct fc_action) == 32, "action must stay 32 bytes");
+static_assert(sizeof(struct fc_entry) == RTE_CACHE_LINE_MIN_SIZE, "entry must be one cache line");
+static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
+static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
+static_assert(RTE_HASH_LOOKUP_BULK_MAX >= 64, "bursts of 64 must fit one hash lookup");
+
+RTE_LOG_REGISTER(fc_table_logtype, gufc.flowcache, NOTICE);
+#define FC_TABLE_LOG(level, fmt, ...)                                                              \
+	rte_log(RTE_LOG_##level, fc_table_logtype, "flowcache: " fmt "\n", ##__VA_ARGS__)
+
+/** Memzone name prefix; the memzone holds struct fc_table and makes the name unique. */
+#define FC_TABLE_MZ_PREFIX "fct_"
+/** Longest table name accepted (the memzone name must fit). */
+#define FC_TABLE_NAME_MAX (RTE_MEMZONE_NAMESIZE - sizeof(FC_TABLE_MZ_PREFIX))
+/** Largest capacity accepted (capacity + headroom must stay a valid rte_hash size). */
+#define FC_TABLE_CAPACITY_MAX (1u << 28)
+/** Fewest spare key slots for deleted entries waiting out their grace period. */
+#define FC_TABLE_HEADROOM_MIN 64u
+/** Default entries examined by an eviction. */
+#define FC_TABLE_EVICT_SCAN_DEFAULT 1024u
+/** Defer-queue length that triggers reclamation on delete. */
+#define FC_TABLE_DQ_TRIGGER 32u
+/** Most defer-queue entries reclaimed in one go. */
+#define FC_TABLE_DQ_RECLAIM_MAX 64u
+
+/**
+ * Per-reader counters. Owner: the table. Written only by reader `i` (plain
+ * increments, relaxed stores); read by fc_table_stats_get() on any lcore.
+ * One cache line per reader so readers never share a line.
+ */
+struct fc_reader_stats {
+	uint64_t lookups;
+	uint64_t hits;
+	uint64_t misses;
+} __rte_cache_aligned;
+
+/**
+ * The flow table. Lives in a memzone named after the table (so names are
+ * unique); freed by fc_table_free() once no reader is left.
+ *
+ * The first cache line is read-only after creation and shared by readers and
+ * the writer. The second belongs to the writer: only the writer writes it;
+ * other lcores read its counters (relaxed) for statistics.
+ */
+struct fc_table {
+	/* Read-mostly, shared with readers. */
+	struct rte_hash *h;
+	struct fc_entry *entries;	/**< n_slots entries, indexed by hash position */
+	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
+	struct fc_reader_stats *rstats; /**< max_readers counter lines */
+	uint32_t key_size;		/**< 16 or 48 */
+	uint32_t seed;			/**< CRC seed of the hash */
+	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
+	uint32_t max_readers;
+	uint8_t family;
+
+	/* Writer-owned. */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;
+	uint32_t count;	       /**< live entries */
+	uint32_t evict_scan;   /**< live entries examined per eviction */
+	uint32_t evict_cursor; /**< next slot the eviction scan looks at */
+	uint32_t age_cursor;   /**< next slot aging looks at */
+	enum fc_full_policy full_policy;
+	fc_remove_cb remove_cb;
+	void *remove_arg;
+	uint64_t inserts;
+	uint64_t deletes;
+	uint64_t evictions;
+	uint64_t refused;
+	uint64_t aged;
+
+	/* Lifetime. */
+	const struct rte_memzone *mz;
+	char name[RTE_MEMZONE_NAMESIZE];
+};
+
+/* Writer-side counter bump: single writer, relaxed store for concurrent readers. */
+static inline void
+wr_add64(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+static inline void
+wr_set32(uint32_t *c, uint32_t v)
+{
+	__atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+
+/* Next even, non-zero sequence number after @p s. */
+static inline uint32_t
+seq_next_even(uint32_t s)
+{
+	uint32_t n = (s | 1u) + 1u;
+
+	return n == 0 ? 2u : n;
+}
+
+/* Wrap-safe idle time: how long before @p now @p last was; 0 if it is in the future. */
+static inline uint32_t
+idle_time(uint32_t now, uint32_t last)
+{
+	int32_t d = (int32_t)(now - last);
+
+	return d > 0 ? (uint32_t)d : 0;
+}
+
+static inline bool
+slot_live(const struct fc_table *t, uint32_t idx)
+{
+	return __atomic_load_n(&t->entries[idx].seq, __ATOMIC_ACQUIRE) != 0;
+}
+
+static bool
+params_valid(const struct fc_table_params *p)
+{
+	size_t len;
+
+	if (p == NULL || p->name == NULL)
+		return false;
+	len = strnlen(p->name, FC_TABLE_NAME_MAX + 1);
+	if (len == 0 || len > FC_TABLE_NAME_MAX)
+		return false;
+	if (p->family != FC_AF_INET4 && p->family != FC_AF_INET6)
+		return false;
+	if (p->capacity == 0 || p->capacity > FC_TABLE_CAPACITY_MAX)
+		return false;
+	if (p->max_readers == 0 || p->max_readers > RTE_MAX_LCORE)
+		return false;
+	if (p->full_policy != FC_FULL_EVICT_IDLE && p->full_policy != FC_FULL_REFUSE)
+		return false;
+	return true;
+}
+
+/**
+ * Create a flow table (see flowcache.h).
+ *
+ * Validation: name 1..FC_TABLE_NAME_MAX characters, family FC_AF_INET4 or
+ * FC_AF_INET6, capacity 1..FC_TABLE_CAPACITY_MAX, max_readers
+ * 1..RTE_MAX_LCORE, a known full policy; anything else is EINVAL.
+ * Internal rte_hash objects are named after the table's memzone address,
+ * because rte_hash prefixes its ring and defer-queue names and would
+ * truncate (and so collide) longer user names.
+ *
+ * @param p  parameters
+ * @return the table, or NULL with rte_errno EINVAL, ENOMEM or EEXIST.
+ * Context: main lcore.
+ */
+struct fc_table *
+fc_table_create(const struct fc_table_params *p)
+{
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+	char h_name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp;
+	struct rte_hash_rcu_config rc;
+	const struct rte_memzone *mz;
+	struct fc_table *t;
+	uint32_t headroom;
+	size_t sz;
+	int err;
+
+	if (!params_valid(p)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+
+	snprintf(mz_name, sizeof(mz_name), FC_TABLE_MZ_PREFIX "%s", p->name);
+	mz = rte_memzone_reserve(mz_name, sizeof(*t), p->socket_id, 0);
+	if (mz == NULL) {
+		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
+		FC_TABLE_LOG(DEBUG, "table %s: memzone: %s", p->name, rte_strerror(rte_errno));
+		rte_errno = err;
+		return NULL;
+	}
+	t = mz->addr;
+	memset(t, 0, sizeof(*t));
+	t->mz = mz;
+	snprintf(t->name, sizeof(t->name), "%s", p->name);
+
+	headroom = RTE_MAX(p->capacity / 8, FC_TABLE_HEADROOM_MIN);
+	t->family = p->family;
+	t->key_size =
+		p->family == FC_AF_INET4 ? sizeof(struct fc_key_v4) : sizeof(struct fc_key_v6);
+	t->capacity = p->capacity;
+	t->n_slots = p->capacity + headroom;
+	t->max_readers = p->max_readers;
+	t->full_policy = p->full_policy;
+	t->evict_scan = p->evict_scan != 0 ? p->evict_scan : FC_TABLE_EVICT_SCAN_DEFAULT;
+	t->remove_cb = p->remove_cb;
+	t->remove_arg = p->remove_arg;
+	t->seed = p->hash_seed;
+	while (t->seed == 0)
+		t->seed = (uint32_t)rte_rand();
+
+	err = ENOMEM;
+	t->rstats = rte_zmalloc_socket("fc_table_rstats", sizeof(*t->rstats) * p->max_readers,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (t->rstats == NULL)
+		goto fail;
+
+	sz = rte_rcu_qsbr_get_memsize(p->max_readers);
+	t->qsv = rte_zmalloc_socket("fc_table_qsbr", sz, RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (t->qsv == NULL)
+		goto fail;
+	if (rte_rcu_qsbr_init(t->qsv, p->max_readers) != 0) {
+		err = rte_errno;
+		goto fail;
+	}
+
+	t->entries = rte_zmalloc_socket("fc_table_entries", sizeof(struct fc_entry) * t->n_slots,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (t->entries == NULL)
+		goto fail;
+
+	/* Unique within the process and short enough for every derived name. */
+	snprintf(h_name, sizeof(h_name), "fc%" PRIx64, (uint64_t)(uintptr_t)mz->addr >> 6);
+	memset(&hp, 0, sizeof(hp));
+	hp.name = h_name;
+	hp.entries = t->n_slots;
+	hp.key_len = t->key_size;
+	hp.hash_func = rte_hash_crc;
+	hp.hash_func_init_val = t->seed;
+	hp.socket_id = p->socket_id;
+	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+	t->h = rte_hash_create(&hp);
+	if (t->h == NULL) {
+		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
+		FC_TABLE_LOG(
+			DEBUG, "table %s: rte_hash_create: %s", p->name, rte_strerror(rte_errno));
+		goto fail;
+	}
+
+	memset(&rc, 0, sizeof(rc));
+	rc.v = t->qsv;
+	rc.mode = RTE_HASH_QSBR_MODE_DQ;
+	rc.dq_size = 0; /* default: every key slot */
+	rc.trigger_reclaim_limit = FC_TABLE_DQ_TRIGGER;
+	rc.max_reclaim_size = FC_TABLE_DQ_RECLAIM_MAX;
+	if (rte_hash_rcu_qsbr_add(t->h, &rc) != 0) {
+		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
+		FC_TABLE_LOG(DEBUG, "table %s: rte_hash_rcu_qsbr_add: %s", p->name,
+			rte_strerror(rte_errno));
+		goto fail;
+	}
+	return t;
+
+fail:
+	fc_table_free(t);
+	rte_errno = err;
+	return NULL;
+}
+
+/**
+ * Free a table and everything it owns; NULL is accepted. remove_cb is not
+ * called: flush first if owners must release what entries refer to.
+ * Context: main lcore, no reader registered any more.
+ */
+void
+fc_table_free(struct fc_table *t)
+{
+	if (t == NULL)
+		return;
+	rte_hash_free(t->h); /* also deletes the defer queue */
+	rte_free(t->entries);
+	rte_free(t->qsv);
+	rte_free(t->rstats);
+	rte_memzone_free(t->mz);
+}
+
+/** Key size in bytes (16 or 48); 0 for NULL. Context: any. */
+uint32_t
+fc_table_key_size(const struct fc_table *t)
+{
+	return t != NULL ? t->key_size : 0;
+}
+
+/**
+ * Register the calling thread as reader @p reader_id and put it online.
+ * @return 0, or -EINVAL (NULL table, id out of range).
+ * Context: the reader thread itself.
+ */
+int
+fc_table_reader_register(struct fc_table *t, unsigned int reader_id)
+{
+	if (t == NULL || reader_id >= t->max_readers)
+		return -EINVAL;
+	if (rte_rcu_qsbr_thread_register(t->qsv, reader_id) != 0)
+		return -EINVAL;
+	rte_rcu_qsbr_thread_online(t->qsv, reader_id);
+	return 0;
+}
+
+/**
+ * Take reader @p reader_id offline and unregister it; its pending grace
+ * periods no longer wait for it.
+ * @return 0, or -EINVAL (NULL table, id out of range).
+ * Context: the reader thread itself, or control once that thread stopped.
+ */
+int
+fc_table_reader_unregister(struct fc_table *t, unsigned int reader_id)
+{
+	if (t == NULL || reader_id >= t->max_readers)
+		return -EINVAL;
+	rte_rcu_qsbr_thread_offline(t->qsv, reader_id);
+	if (rte_rcu_qsbr_thread_unregister(t->qsv, reader_id) != 0)
+		return -EINVAL;
+	return 0;
+}
+
+/** Report a quiescent state for reader @p reader_id. Context: that reader. */
+void
+fc_table_quiescent(struct fc_table *t, unsigned int reader_id)
+{
+	RTE_ASSERT(reader_id < t->max_readers);
+	rte_rcu_qsbr_quiescent(t->qsv, reader_id);
+}
+
+/** Hash of one key with this table's seed. Context: any lcore. */
+uint32_t
+fc_table_hash(const struct fc_table *t, const void *key)
+{
+	return rte_hash_crc(key, t->key_size, t->seed);
+}
+
+/*
+ * Fast path. Pass 1 (rte_hash): positions of the keys. Pass 2: prefetch the
+ * entries of the hits. Pass 3: seqlock copy of each action.
+ */
+unsigned int
+fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id, const void *const keys[],
+	const uint32_t sigs[], unsigned int n, uint64_t *hit_mask, struct fc_action acts[],
+	uint32_t idx[])
+{
+	struct fc_reader_stats *rs;
+	int32_t pos[RTE_HASH_LOOKUP_BULK_MAX];
+	uint64_t mask = 0;
+	unsigned int i, hits = 0;
+
+	RTE_ASSERT(reader_id < t->max_readers);
+	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
+
+	if (unlikely(n > RTE_HASH_LOOKUP_BULK_MAX))
+		n = RTE_HASH_LOOKUP_BULK_MAX; /* contract violation: never overrun pos[] */
+	if (unlikely(n == 0)) {
+		*hit_mask = 0;
+		return 0;
+	}
+
+	/* The hash API lacks const on the arrays; it only reads them. */
+	rte_hash_lookup_with_hash_bulk(
+		t->h, (const void **)(uintptr_t)keys, (hash_sig_t *)(uintptr_t)sigs, n, pos);
+
+	for (i = 0; i < n; i++)
+		if (pos[i] >= 0)
+			rte_prefetch0(&t->entries[pos[i]]);
+
+	for (i = 0; i < n; i++) {
+		const struct fc_entry *e;
+		uint32_t s1, s2;
+
+		idx[i] = FC_INDEX_NONE;
+		if (pos[i] < 0)
+			continue;
+		RTE_ASSERT((uint32_t)pos[i] < t->n_slots);
+		e = &t->entries[pos[i]];
+		s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+		if (unlikely(s1 == 0 || (s1 & 1u) != 0))
+			continue; /* being published, rewritten or deleted */
+		acts[i] = e->act;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+		if (unlikely(s1 != s2))
+			continue; /* changed under us: miss, the slow path will sort it out */
+		idx[i] = (uint32_t)pos[i];
+		mask |= UINT64_C(1) << i;
+		hits++;
+	}
+
+	rs = &t->rstats[reader_id];
+	__atomic_store_n(&rs->lookups, rs->lookups + n, __ATOMIC_RELAXED);
+	__atomic_store_n(&rs->hits, rs->hits + hits, __ATOMIC_RELAXED);
+	__atomic_store_n(&rs->misses, rs->misses + (n - hits), __ATOMIC_RELAXED);
+	*hit_mask = mask;
+	return hits;
+}
+
+/*
+ * Plain (relaxed) stores: one RX lcore serves a flow. last_seen is stored
+ * only when the coarse clock moved, saving a store per hit within a tick.
+ */
+void
+fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
+{
+	struct fc_entry *e;
+
+	RTE_ASSERT(idx < t->n_slots);
+	e = &t->entries[idx];
+	__atomic_store_n(&e->packets, e->packets + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->bytes, e->bytes + bytes, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) != now)
+		__atomic_store_n(&e->last_seen, now, __ATOMIC_RELAXED);
+}
+
+/*
+ * @p sig must be fc_table_hash(t, key): the hash stores keys in the buckets
+ * their signature names.
+ */
+int
+fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
+{
+	int32_t pos;
+
+	if (t == NULL || key == NULL)
+		return -ENOENT;
+	RTE_ASSERT(sig == fc_table_hash(t, key));
+	pos = rte_hash_lookup_with_hash(t->h, key, sig);
+	if (pos < 0 || !slot_live(t, (uint32_t)pos))
+		return -ENOENT;
+	return pos;
+}
+
+/*
+ * Remove the live entry at @p idx: remove_cb (if asked), seq 0, key out of
+ * the hash (the slot goes to the RCU defer queue). Counters are the caller's.
+ * Returns 0, or -ENOENT if the slot is free (or the callback removed it).
+ */
+static int
+table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
+{
+	struct fc_entry *e = &t->entries[idx];
+	void *key;
+	int32_t ret;
+
+	if (e->seq == 0)
+		return -ENOENT;
+	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0) {
+		FC_TABLE_LOG(DEBUG, "table %s: entry %u has no key", t->name, idx);
+		return -ENOENT;
+	}
+	if (call_cb && t->remove_cb != NULL) {
+		t->remove_cb(t, key, idx, e, t->remove_arg);
+		if (e->seq == 0)
+			return -ENOENT; /* the callback deleted it itself */
+	}
+
+	/*
+	 * Invalidate first: a reader that still finds the key sees a miss. The
+	 * release store of the emptied bucket slot inside the delete orders
+	 * this store before the key disappears.
+	 */
+	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
+	ret = rte_hash_del_key_with_hash(t->h, key, fc_table_hash(t, key));
+	RTE_ASSERT(ret == (int32_t)idx);
+	RTE_SET_USED(ret);
+	wr_set32(&t->count, t->count - 1);
+	return 0;
+}
+
+/*
+ * Evict the entry idle the longest among the next evict_scan live entries
+ * from the rotating cursor (all entries are candidates, whatever their
+ * timeout: the table is a cache, the slow path can rebuild any flow).
+ */
+static int
+table_evict(struct fc_table *t, uint32_t now)
+{
+	uint32_t cur = t->evict_cursor, seen = 0, visited;
+	uint32_t best = FC_INDEX_NONE, best_idle = 0;
+
+	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
+		const struct fc_entry *e = &t->entries[cur];
+		uint32_t i = cur, idle;
+
+		if (++cur == t->n_slots)
+			cur = 0;
+		if (e->seq == 0)
+			continue;
+		seen++;
+		idle = idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED));
+		if (best == FC_INDEX_NONE || idle > best_idle) {
+			best = i;
+			best_idle = idle;
+		}
+	}
+	t->evict_cursor = cur;
+	if (best == FC_INDEX_NONE)
+		return -ENOENT;
+	if (table_remove(t, best, true) == 0)
+		wr_add64(&t->evictions, 1);
+	return 0;
+}
+
+int
+fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct fc_action *act,
+	uint32_t timeout, uint32_t now)
+{
+	struct fc_entry *e;
+	int32_t pos;
+
+	if (t == NULL || key == NULL || act == NULL)
+		return -EINVAL;
+	RTE_ASSERT(sig == fc_table_hash(t, key));
+
+	if (rte_hash_lookup_with_hash(t->h, key, sig) >= 0)
+		return -EEXIST;
+
+	if (t->count >= t->capacity) {
+		if (t->full_policy != FC_FULL_EVICT_IDLE || table_evict(t, now) != 0 ||
+			t->count >= t->capacity)
+			goto refuse;
+	}
+
+	/*
+	 * Fails only when every spare slot is still waiting for a grace period
+	 * (readers not quiescent): refuse rather than wait.
+	 */
+	pos = rte_hash_add_key_with_hash(t->h, key, sig);
+	if (pos < 0)
+		goto refuse;
+	RTE_ASSERT((uint32_t)pos < t->n_slots);
+
+	e = &t->entries[pos];
+	RTE_ASSERT(e->seq == 0);
+	e->timeout = timeout;
+	e->act = *act;
+	e->created = now;
+	e->last_seen = now;
+	e->packets = 0;
+	e->bytes = 0;
+	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
+
+	wr_set32(&t->count, t->count + 1);
+	wr_add64(&t->inserts, 1);
+	return pos;
+
+refuse:
+	wr_add64(&t->refused, 1);
+	return -ENOSPC;
+}
+
+int
+fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, uint32_t timeout)
+{
+	struct fc_entry *e;
+	uint32_t s;
+
+	if (t == NULL || act == NULL || idx >= t->n_slots)
+		return -ENOENT;
+	e = &t->entries[idx];
+	s = e->seq;
+	if (s == 0)
+		return -ENOENT;
+
+	__atomic_store_n(&e->seq, s | 1u, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e->act = *act;
+	e->timeout = timeout;
+	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+fc_table_delete(struct fc_table *t, uint32_t idx)
+{
+	if (t == NULL || idx >= t->n_slots)
+		return -ENOENT;
+	if (table_remove(t, idx, false) != 0)
+		return -ENOENT;
+	wr_add64(&t->deletes, 1);
+	return 0;
+}
+
+const struct fc_entry *
+fc_table_entry(const struct fc_table *t, uint32_t idx)
+{
+	if (t == NULL || idx >= t->n_slots || !slot_live(t, idx))
+		return NULL;
+	return &t->entries[idx];
+}
+
+const void *
+fc_table_key(const struct fc_table *t, uint32_t idx)
+{
+	void *key;
+
+	if (fc_table_entry(t, idx) == NULL)
+		return NULL;
+	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0)
+		return NULL;
+	return key;
+}
+
+/* Walks slots, not buckets, so deleting the current entry is safe. */
+int
+fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uint32_t *idx)
+{
+	if (t == NULL || next == NULL)
+		return -ENOENT;
+	while (*next < t->n_slots) {
+		uint32_t i = (*next)++;
+		const void *k = fc_table_key(t, i);
+
+		if (k == NULL)
+			continue;
+		if (key != NULL)
+			*key = k;
+		if (idx != NULL)
+			*idx = i;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * An entry is idle when (now - last_seen), taken as a signed 32-bit
+ * difference, exceeds its timeout: timeouts up to 2^31 - 1 units work across
+ * clock wrap, and a last_seen slightly ahead of @p now (an RX lcore read the
+ * clock later) counts as fresh.
+ */
+unsigned int
+fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work)
+{
+	uint32_t cur, work;
+	unsigned int removed = 0;
+
+	if (t == NULL)
+		return 0;
+	cur = t->age_cursor;
+	work = RTE_MIN((uint32_t)max_work, t->n_slots);
+	for (; work > 0; work--) {
+		const struct fc_entry *e = &t->entries[cur];
+		uint32_t i = cur;
+
+		if (++cur == t->n_slots)
+			cur = 0;
+		if (e->seq == 0 || e->timeout == 0)
+			continue;
+		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <= e->timeout)
+			continue;
+		if (table_remove(t, i, true) == 0)
+			removed++;
+	}
+	t->age_cursor = cur;
+	wr_add64(&t->aged, removed);
+	return removed;
+}
+
+/* Removals by flush count as deletes. */
+unsigned int
+fc_table_flush(struct fc_table *t)
+{
+	unsigned int removed = 0;
+	uint32_t i;
+
+	if (t == NULL)
+		return 0;
+	for (i = 0; i < t->n_slots; i++)
+		if (t->entries[i].seq != 0 && table_remove(t, i, true) == 0)
+			removed++;
+	wr_add64(&t->deletes, removed);
+	return removed;
+}
+
+void
+fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s)
+{
+	uint32_t r;
+
+	if (s == NULL)
+		return;
+	memset(s, 0, sizeof(*s));
+	if (t == NULL)
+		return;
+	for (r = 0; r < t->max_readers; r++) {
+		const struct fc_reader_stats *rs = &t->rstats[r];
+
+		s->lookups += __atomic_load_n(&rs->lookups, __ATOMIC_RELAXED);
+		s->hits += __atomic_load_n(&rs->hits, __ATOMIC_RELAXED);
+		s->misses += __atomic_load_n(&rs->misses, __ATOMIC_RELAXED);
+	}
+	s->inserts = __atomic_load_n(&t->inserts, __ATOMIC_RELAXED);
+	s->deletes = __atomic_load_n(&t->deletes, __ATOMIC_RELAXED);
+	s->evictions = __atomic_load_n(&t->evictions, __ATOMIC_RELAXED);
+	s->refused = __atomic_load_n(&t->refused, __ATOMIC_RELAXED);
+	s->aged = __atomic_load_n(&t->aged, __ATOMIC_RELAXED);
+	s->occupancy = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+	s->capacity = t->capacity;
+}
