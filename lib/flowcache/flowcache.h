@@ -81,8 +81,11 @@ struct fc_key {
 	uint8_t family; /**< FC_AF_INET4 or FC_AF_INET6 */
 };
 
-/** Longest text produced by fc_key_format(), including the NUL. */
-#define FC_KEY_STRLEN 128
+/**
+ * Longest text produced by fc_key_format(), including the NUL (the worst
+ * case, "proto 255" with two 8-group IPv6 addresses, needs 133).
+ */
+#define FC_KEY_STRLEN 160
 
 /**
  * Zero the padding of an IPv4 key. Keys built field by field must be
@@ -289,7 +292,7 @@ struct fc_locals;
 
 /**
  * Create a local-address table (IPv4 and IPv6 prefixes, rte_lpm/rte_lpm6).
- * @param name    unique name (memzone names derive from it)
+ * @param name    unique name, 1..16 characters (memzone names derive from it)
  * @param max_v4  most IPv4 prefixes
  * @param max_v6  most IPv6 prefixes
  * @param socket  NUMA socket or SOCKET_ID_ANY
@@ -304,7 +307,7 @@ void fc_locals_free(struct fc_locals *l);
 /**
  * Add a local prefix.
  * @param family  FC_AF_INET4 or FC_AF_INET6
- * @param addr    4 or 16 bytes, network order
+ * @param addr    4 or 16 bytes, network order; bits past @p depth are ignored
  * @param depth   prefix length (1..32 or 1..128)
  * @return 0, -EINVAL (bad family/depth), -EEXIST (already there), -ENOSPC.
  * Context: control (one writer at a time); readers may run concurrently.

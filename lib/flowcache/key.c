@@ -1,3 +1,454 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* placeholder: being written */
+/*
+ * lib/flowcache/key.c — the 7-tuple keys: layout checks, the reverse key and
+ * the text form used by the shell, config files and logs.
+ *
+ * Pure code: no EAL, no allocation, so it also runs under ASan/UBSan and the
+ * fuzzers. Text is the slow path only; the fast path never formats or parses.
+ *
+ * Text grammar (whitespace between tokens is free, case-insensitive words):
+ *
+ *   key      := proto endpoint "->" endpoint { field }
+ *   proto    := "tcp" | "udp" | "sctp" | "icmp" | "icmpv6" | "icmp6"
+ *             | "proto" NUMBER                        (0..255)
+ *   endpoint := IPV4 ":" PORT | "[" IPV6 "]" ":" PORT (PORT 0..65535)
+ *   field    := ("src_local" | "dst_local") "=" ("0" | "1")
+ *
+ * Errors report the offset of the token at fault: the protocol word, the
+ * number after "proto", the endpoint (bad address, or the second endpoint
+ * when families differ), the port, the place where ":" or "->" or "=" was
+ * expected, a field name that is unknown or repeated, a bad field value, or
+ * the first character of trailing garbage.
+ */
+
+#include <arpa/inet.h>
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_debug.h>
+
 #include "flowcache.h"
+
+/* The layout is part of the contract: key fields first, padding last. */
+static_assert(sizeof(struct fc_key_v4) == 16, "IPv4 key must be 16 bytes");
+static_assert(sizeof(struct fc_key_v6) == 48, "IPv6 key must be 48 bytes");
+static_assert(offsetof(struct fc_key_v4, src) == 0, "v4 key fields first");
+static_assert(offsetof(struct fc_key_v4, dst) == 4, "v4 key fields first");
+static_assert(offsetof(struct fc_key_v4, sport) == 8, "v4 key fields first");
+static_assert(offsetof(struct fc_key_v4, dport) == 10, "v4 key fields first");
+static_assert(offsetof(struct fc_key_v4, proto) == 12, "v4 key fields first");
+static_assert(offsetof(struct fc_key_v4, flags) == 13, "v4 key fields first");
+static_assert(offsetof(struct fc_key_v4, pad) == 14, "v4 padding last");
+static_assert(offsetof(struct fc_key_v6, src) == 0, "v6 key fields first");
+static_assert(offsetof(struct fc_key_v6, dst) == 16, "v6 key fields first");
+static_assert(offsetof(struct fc_key_v6, sport) == 32, "v6 key fields first");
+static_assert(offsetof(struct fc_key_v6, dport) == 34, "v6 key fields first");
+static_assert(offsetof(struct fc_key_v6, proto) == 36, "v6 key fields first");
+static_assert(offsetof(struct fc_key_v6, flags) == 37, "v6 key fields first");
+static_assert(offsetof(struct fc_key_v6, pad) == 38, "v6 padding last");
+static_assert(offsetof(struct fc_key, v4) == 0 && offsetof(struct fc_key, v6) == 0,
+	"keys start struct fc_key");
+
+/*
+ * Longest text fc_key_format() can produce, without the NUL:
+ * "proto 255" + " [" ADDR "]:65535" + " -> " + "[" ADDR "]:65535" +
+ * " src_local=1 dst_local=1", ADDR at most INET6_ADDRSTRLEN - 1 characters.
+ */
+#define KEY_TEXT_MAX (9 + 2 * (1 + (INET6_ADDRSTRLEN - 1) + 1 + 6) + 1 + 4 + 24)
+static_assert(KEY_TEXT_MAX < FC_KEY_STRLEN, "FC_KEY_STRLEN too small for the key text");
+
+/** Named protocols; the first name of a number is the one printed. */
+static const struct {
+	const char *name;
+	uint8_t proto;
+} key_protos[] = {
+	{"tcp", IPPROTO_TCP},
+	{"udp", IPPROTO_UDP},
+	{"sctp", IPPROTO_SCTP},
+	{"icmp", IPPROTO_ICMP},
+	{"icmpv6", IPPROTO_ICMPV6},
+	{"icmp6", IPPROTO_ICMPV6},
+};
+
+static const char *
+key_proto_name(uint8_t proto)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(key_protos); i++)
+		if (key_protos[i].proto == proto)
+			return key_protos[i].name;
+	return NULL;
+}
+
+static uint8_t
+key_flags_swapped(uint8_t flags)
+{
+	uint8_t out = flags & ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+
+	if (flags & FC_KEY_F_SRC_LOCAL)
+		out |= FC_KEY_F_DST_LOCAL;
+	if (flags & FC_KEY_F_DST_LOCAL)
+		out |= FC_KEY_F_SRC_LOCAL;
+	return out;
+}
+
+void
+fc_key_reverse(const struct fc_key *k, struct fc_key *out)
+{
+	RTE_ASSERT(k != NULL && out != NULL && k != out);
+
+	memset(out, 0, sizeof(*out));
+	out->family = k->family;
+	switch (k->family) {
+	case FC_AF_INET4:
+		out->v4.src = k->v4.dst;
+		out->v4.dst = k->v4.src;
+		out->v4.sport = k->v4.dport;
+		out->v4.dport = k->v4.sport;
+		out->v4.proto = k->v4.proto;
+		out->v4.flags = key_flags_swapped(k->v4.flags);
+		break;
+	case FC_AF_INET6:
+		memcpy(out->v6.src, k->v6.dst, sizeof(out->v6.src));
+		memcpy(out->v6.dst, k->v6.src, sizeof(out->v6.dst));
+		out->v6.sport = k->v6.dport;
+		out->v6.dport = k->v6.sport;
+		out->v6.proto = k->v6.proto;
+		out->v6.flags = key_flags_swapped(k->v6.flags);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Write "ADDR:PORT" or "[ADDR]:PORT" into buf (at least 2 * INET6_ADDRSTRLEN). */
+static int
+key_format_endpoint(int af, const void *addr, uint16_t port_be, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(af, addr, a, sizeof(a)) == NULL)
+		return -EINVAL;
+	if (af == AF_INET6)
+		return snprintf(buf, len, "[%s]:%u", a, rte_be_to_cpu_16(port_be));
+	return snprintf(buf, len, "%s:%u", a, rte_be_to_cpu_16(port_be));
+}
+
+int
+fc_key_format(const struct fc_key *k, char *buf, size_t len)
+{
+	char src[2 * INET6_ADDRSTRLEN], dst[2 * INET6_ADDRSTRLEN], proto[16];
+	const char *pname;
+	uint16_t sport, dport;
+	uint8_t p, flags;
+	int af, n;
+
+	if (buf != NULL && len > 0)
+		buf[0] = '\0';
+	if (k == NULL || buf == NULL)
+		return -EINVAL;
+
+	switch (k->family) {
+	case FC_AF_INET4:
+		af = AF_INET;
+		p = k->v4.proto;
+		flags = k->v4.flags;
+		sport = k->v4.sport;
+		dport = k->v4.dport;
+		if (key_format_endpoint(af, &k->v4.src, sport, src, sizeof(src)) < 0 ||
+			key_format_endpoint(af, &k->v4.dst, dport, dst, sizeof(dst)) < 0)
+			return -EINVAL;
+		break;
+	case FC_AF_INET6:
+		af = AF_INET6;
+		p = k->v6.proto;
+		flags = k->v6.flags;
+		sport = k->v6.sport;
+		dport = k->v6.dport;
+		if (key_format_endpoint(af, k->v6.src, sport, src, sizeof(src)) < 0 ||
+			key_format_endpoint(af, k->v6.dst, dport, dst, sizeof(dst)) < 0)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	pname = key_proto_name(p);
+	if (pname != NULL)
+		snprintf(proto, sizeof(proto), "%s", pname);
+	else
+		snprintf(proto, sizeof(proto), "proto %u", p);
+
+	n = snprintf(buf, len, "%s %s -> %s src_local=%u dst_local=%u", proto, src, dst,
+		(flags & FC_KEY_F_SRC_LOCAL) ? 1u : 0u, (flags & FC_KEY_F_DST_LOCAL) ? 1u : 0u);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= len)
+		return -ENOSPC;
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parser                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static size_t
+skip_ws(const char *s, size_t p)
+{
+	while (s[p] != '\0' && isspace((unsigned char)s[p]))
+		p++;
+	return p;
+}
+
+/* Words: protocol names, "proto", field names. */
+static bool
+is_word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Numbers and IPv4 addresses are read as a run of these, then validated. */
+static bool
+is_num_char(char c)
+{
+	return isalnum((unsigned char)c);
+}
+
+static bool
+is_v4_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '.';
+}
+
+static size_t
+span(const char *s, size_t p, bool (*ok)(char))
+{
+	size_t n = 0;
+
+	while (s[p + n] != '\0' && ok(s[p + n]))
+		n++;
+	return n;
+}
+
+static bool
+word_is(const char *s, size_t p, size_t n, const char *w)
+{
+	return strlen(w) == n && strncasecmp(s + p, w, n) == 0;
+}
+
+/*
+ * Read a decimal number at *pos, no larger than max. On success *pos moves
+ * past it; on error *pos is left at the number's first character.
+ */
+static int
+parse_number(const char *s, size_t *pos, uint32_t max, uint32_t *val)
+{
+	size_t n = span(s, *pos, is_num_char);
+	uint32_t v = 0;
+	size_t i;
+
+	if (n == 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		char c = s[*pos + i];
+
+		if (c < '0' || c > '9')
+			return -EINVAL;
+		v = v * 10 + (uint32_t)(c - '0');
+		if (v > max)
+			return -EINVAL;
+	}
+	*pos += n;
+	*val = v;
+	return 0;
+}
+
+static int
+parse_proto(const char *s, size_t *pos, uint8_t *proto)
+{
+	size_t p = *pos, n = span(s, p, is_word_char);
+	uint32_t v;
+	unsigned int i;
+
+	if (n == 0)
+		return -EINVAL;
+	if (word_is(s, p, n, "proto")) {
+		p = skip_ws(s, p + n);
+		*pos = p;
+		if (parse_number(s, pos, UINT8_MAX, &v) < 0)
+			return -EINVAL;
+		*proto = (uint8_t)v;
+		return 0;
+	}
+	for (i = 0; i < RTE_DIM(key_protos); i++) {
+		if (word_is(s, p, n, key_protos[i].name)) {
+			*proto = key_protos[i].proto;
+			*pos = p + n;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* An endpoint: the address in network order (4 or 16 bytes) and the port. */
+struct key_endpoint {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+};
+
+/*
+ * Read "a.b.c.d:port" or "[v6]:port" at *pos. On error *pos is the endpoint
+ * for a bad address, the spot where ':' was expected, or the port.
+ */
+static int
+parse_endpoint(const char *s, size_t *pos, struct key_endpoint *ep)
+{
+	char text[INET6_ADDRSTRLEN];
+	size_t start = *pos, p = start, n;
+	uint32_t port;
+
+	if (s[p] == '[') {
+		p++;
+		n = 0;
+		while (s[p + n] != '\0' && s[p + n] != ']' && !isspace((unsigned char)s[p + n]))
+			n++;
+		if (s[p + n] != ']' || n == 0 || n >= sizeof(text))
+			return -EINVAL;
+		memcpy(text, s + p, n);
+		text[n] = '\0';
+		if (inet_pton(AF_INET6, text, ep->addr) != 1)
+			return -EINVAL;
+		ep->family = FC_AF_INET6;
+		p += n + 1;
+	} else {
+		n = span(s, p, is_v4_char);
+		if (n == 0 || n >= sizeof(text))
+			return -EINVAL;
+		memcpy(text, s + p, n);
+		text[n] = '\0';
+		if (inet_pton(AF_INET, text, ep->addr) != 1)
+			return -EINVAL;
+		ep->family = FC_AF_INET4;
+		p += n;
+	}
+
+	if (s[p] != ':') {
+		*pos = p;
+		return -EINVAL;
+	}
+	p++;
+	*pos = p;
+	if (parse_number(s, pos, UINT16_MAX, &port) < 0)
+		return -EINVAL;
+	ep->port = (uint16_t)port;
+	return 0;
+}
+
+/* Read the optional "src_local=B" / "dst_local=B" fields up to the end. */
+static int
+parse_fields(const char *s, size_t *pos, uint8_t *flags)
+{
+	bool seen_src = false, seen_dst = false;
+	size_t p = *pos, n;
+	uint8_t bit;
+	uint32_t v;
+
+	for (;;) {
+		p = skip_ws(s, p);
+		*pos = p;
+		if (s[p] == '\0')
+			return 0;
+		n = span(s, p, is_word_char);
+		if (word_is(s, p, n, "src_local") && !seen_src) {
+			seen_src = true;
+			bit = FC_KEY_F_SRC_LOCAL;
+		} else if (word_is(s, p, n, "dst_local") && !seen_dst) {
+			seen_dst = true;
+			bit = FC_KEY_F_DST_LOCAL;
+		} else {
+			return -EINVAL; /* unknown, repeated, or not a word at all */
+		}
+		p = skip_ws(s, p + n);
+		if (s[p] != '=') {
+			*pos = p;
+			return -EINVAL;
+		}
+		p = skip_ws(s, p + 1);
+		*pos = p;
+		if (parse_number(s, pos, 1, &v) < 0)
+			return -EINVAL;
+		p = *pos;
+		if (v)
+			*flags |= bit;
+	}
+}
+
+int
+fc_key_parse(const char *s, struct fc_key *k, size_t *errpos)
+{
+	struct key_endpoint src, dst;
+	struct fc_key key;
+	uint8_t proto = 0, flags = 0;
+	size_t pos = 0, dst_pos;
+
+	if (s == NULL || k == NULL)
+		goto fail;
+
+	pos = skip_ws(s, 0);
+	if (parse_proto(s, &pos, &proto) < 0)
+		goto fail;
+
+	pos = skip_ws(s, pos);
+	if (parse_endpoint(s, &pos, &src) < 0)
+		goto fail;
+
+	pos = skip_ws(s, pos);
+	if (s[pos] != '-' || s[pos + 1] != '>')
+		goto fail;
+	pos = skip_ws(s, pos + 2);
+
+	dst_pos = pos;
+	if (parse_endpoint(s, &pos, &dst) < 0)
+		goto fail;
+	if (dst.family != src.family) {
+		pos = dst_pos;
+		goto fail;
+	}
+
+	if (parse_fields(s, &pos, &flags) < 0)
+		goto fail;
+
+	memset(&key, 0, sizeof(key));
+	key.family = (uint8_t)src.family;
+	if (src.family == FC_AF_INET4) {
+		memcpy(&key.v4.src, src.addr, sizeof(key.v4.src));
+		memcpy(&key.v4.dst, dst.addr, sizeof(key.v4.dst));
+		key.v4.sport = rte_cpu_to_be_16(src.port);
+		key.v4.dport = rte_cpu_to_be_16(dst.port);
+		key.v4.proto = proto;
+		key.v4.flags = flags;
+	} else {
+		memcpy(key.v6.src, src.addr, sizeof(key.v6.src));
+		memcpy(key.v6.dst, dst.addr, sizeof(key.v6.dst));
+		key.v6.sport = rte_cpu_to_be_16(src.port);
+		key.v6.dport = rte_cpu_to_be_16(dst.port);
+		key.v6.proto = proto;
+		key.v6.flags = flags;
+	}
+	*k = key;
+	return 0;
+
+fail:
+	if (errpos != NULL)
+		*errpos = pos;
+	return -EINVAL;
+}
