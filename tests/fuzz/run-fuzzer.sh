@@ -3,7 +3,7 @@
 # Run one libFuzzer target for a bounded time over a scratch copy of its seed
 # corpus (the committed corpus is never modified). Exit non-zero on a crash.
 set -euo pipefail
-exe=$1
+exe=$(realpath "$1")
 seeds=$2
 secs=${FUZZ_SECONDS:-60}
 work=$(mktemp -d)
