@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/channel — gufc's net channels.
+ *
+ * A channel is an rte_ring (multi-producer, single-consumer) plus a consumer.
+ * The data path (RX lcores; the rules lcore for slow-path packets) enqueues
+ * the mbufs of a flow into the flow's channel in bursts; a consumer takes
+ * them out: discard-with-count, a pcap file sink, an ethdev TX port/queue
+ * served by the application, or an application in a DPDK secondary process
+ * that attaches by channel name (the net channel to user space).
+ *
+ * This header is the manual for:
+ *
+ *  - the channel table (struct chan_table): one per DPDK process group,
+ *    created by the primary process. Channels are addressed by a small id
+ *    (what a flow entry caches, struct fc_action::channel) and by a name.
+ *    Id 0 is always the default channel, created with the table and never
+ *    deleted, so a zeroed flow action points at a channel that exists;
+ *  - named channels (create, delete, lookup, iterate) and per-flow channels
+ *    taken from a pool of rings preallocated with the table;
+ *  - the fast path: chan_enqueue_burst(), lock-free, no allocation;
+ *  - consumers in the primary: chan_drain() (discard, pcap) and
+ *    chan_dequeue_burst() (TX);
+ *  - the consumer API for a secondary process: chan_attach(),
+ *    chan_recv_burst(), chan_detach();
+ *  - counters, the accounting totals and the shell formatting helpers.
+ *
+ * Shared memory: the table publishes one memzone, CHAN_DIR_MZ_NAME, holding a
+ * descriptor per channel slot (name, consumer kind, ring name and size,
+ * attached consumer, producer and consumer counters). A secondary process
+ * finds a channel by looking up that memzone and the channel's ring by name;
+ * nothing in shared memory is a process-local pointer.
+ *
+ * Rings are named CHAN_RING_PREFIX "<name>" for named channels and
+ * CHAN_FLOW_RING_PREFIX "<slot>" for the per-flow pool.
+ *
+ * Accounting: every mbuf handed to chan_enqueue_burst() is, exactly once,
+ * enqueued or dropped (drop_full: the ring was full; drop_invalid: bad
+ * channel or producer id). Every enqueued mbuf is, exactly once, consumed
+ * (by a consumer), flushed (freed without a consumer, see chan_flush()) or
+ * still in its ring. chan_totals_get() reports these for all channels,
+ * including deleted ones, so at shutdown an application can check
+ * rx == delivered + drops.
+ */
+#ifndef GUFC_CHANNEL_H
+#define GUFC_CHANNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+
+/* ------------------------------------------------------------------------ */
+/* Limits and names                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Longest user-given channel name, in characters. */
+#define CHAN_NAME_MAX 16
+/**
+ * Size of a buffer that holds any channel name with its NUL, including the
+ * names of per-flow channels, "<parent>.<n>" with a 64-bit n.
+ */
+#define CHAN_NAMESIZE 40
+/** Most producer ids (0..CHAN_MAX_PRODUCERS-1); the caller assigns them. */
+#define CHAN_MAX_PRODUCERS 32
+/** Most named channels in a table, the default channel included. */
+#define CHAN_MAX_CHANNELS 1024
+/** Most rings in the per-flow pool. */
+#define CHAN_FLOW_POOL_MAX 1024
+/** Smallest and largest ring size (slots; a power of two). */
+#define CHAN_RING_SIZE_MIN 2u
+#define CHAN_RING_SIZE_MAX (1u << 24)
+/** Defaults used when a size parameter is 0. */
+#define CHAN_DEFAULT_MAX_CHANNELS   64
+#define CHAN_DEFAULT_RING_SIZE	    1024u
+#define CHAN_DEFAULT_FLOW_RING_SIZE 256u
+/** Default pcap snap length. */
+#define CHAN_PCAP_SNAPLEN_DEFAULT 65535u
+/** The default channel: id and name. */
+#define CHAN_ID_DEFAULT	  0
+#define CHAN_DEFAULT_NAME "default"
+
+/** Memzone holding the shared channel directory (one per process group). */
+#define CHAN_DIR_MZ_NAME "gufc.chan"
+/** rte_ring name prefix of named channels: "gufc.ch.<name>". */
+#define CHAN_RING_PREFIX "gufc.ch."
+/** rte_ring name prefix of the per-flow pool: "gufc.chf.<slot>". */
+#define CHAN_FLOW_RING_PREFIX "gufc.chf."
+
+/* ------------------------------------------------------------------------ */
+/* Table and channels                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** Consumer kinds, fixed when a channel is created. */
+enum chan_cons_kind {
+	CHAN_CONS_DISCARD = 0, /**< chan_drain() frees and counts */
+	CHAN_CONS_PCAP,	       /**< chan_drain() writes to a pcap file, then frees */
+	CHAN_CONS_TX,	       /**< the application dequeues and transmits */
+	CHAN_CONS_APP,	       /**< a (secondary-process) application attaches */
+	CHAN_CONS__COUNT
+};
+
+/** Parameters of a named channel (and of the default channel). */
+struct chan_params {
+	/**
+	 * Name: 1..CHAN_NAME_MAX characters from [A-Za-z0-9_.-]. Names that end
+	 * in '.' followed by digits are reserved for per-flow channels.
+	 */
+	const char *name;
+	enum chan_cons_kind kind;
+	/**
+	 * Ring slots, a power of two in [CHAN_RING_SIZE_MIN, CHAN_RING_SIZE_MAX];
+	 * the ring holds ring_size - 1 packets (rte_ring semantics). 0 means
+	 * CHAN_DEFAULT_RING_SIZE.
+	 */
+	uint32_t ring_size;
+	const char *pcap_path; /**< CHAN_CONS_PCAP: file to create (truncated) */
+	uint32_t pcap_snaplen; /**< CHAN_CONS_PCAP: 0 means CHAN_PCAP_SNAPLEN_DEFAULT */
+	uint16_t tx_port;      /**< CHAN_CONS_TX: port id, stored for the application */
+	uint16_t tx_queue;     /**< CHAN_CONS_TX: queue id, stored for the application */
+};
+
+/** Table creation parameters. */
+struct chan_table_params {
+	/** Named channel slots, default channel included; 0 means CHAN_DEFAULT_MAX_CHANNELS. */
+	uint16_t max_channels;
+	/** Rings in the per-flow pool, 0..CHAN_FLOW_POOL_MAX. */
+	uint16_t flow_pool_size;
+	/** Slots of each per-flow ring (power of two); 0 means CHAN_DEFAULT_FLOW_RING_SIZE. */
+	uint32_t flow_ring_size;
+	/** NUMA socket of rings and memory, or SOCKET_ID_ANY. */
+	int socket_id;
+	/** The default channel (id 0); a NULL name means CHAN_DEFAULT_NAME. */
+	struct chan_params def;
+};
+
+struct chan_table;
+
+/**
+ * Create the channel table: the shared directory memzone, the default
+ * channel (id 0) and the per-flow ring pool.
+ *
+ * Ids: named channels get ids 0..max_channels-1 (0 is the default channel);
+ * per-flow channels get ids max_channels..max_channels+flow_pool_size-1.
+ *
+ * @param p  parameters
+ * @return the table, or NULL with rte_errno set: EINVAL (bad parameter),
+ *   E_RTE_SECONDARY (not the primary process), EEXIST (a table already exists
+ *   in this process group), ENOMEM/ENOSPC (no memory or memzone), ENOTSUP
+ *   (pcap default channel without libpcap), or an errno from opening the
+ *   default channel's pcap file.
+ * Context: main lcore, primary process.
+ */
+struct chan_table *chan_table_create(const struct chan_table_params *p);
+
+/**
+ * Free the table. Every mbuf still in a ring is freed first: channels with a
+ * DISCARD or PCAP consumer are drained by it one last time (counted consumed,
+ * pcap files get the packets); mbufs left in TX or APP channels are counted
+ * flushed. Pcap files are flushed and closed, rings and the directory memzone
+ * freed. Secondary processes must have detached (their handles dangle
+ * afterwards). NULL is accepted.
+ *
+ * @param t  the table, or NULL
+ * Context: main lcore, primary process; no producer or consumer running.
+ */
+void chan_table_free(struct chan_table *t);
+
+/**
+ * Create a named channel and its ring.
+ *
+ * @param t  the table
+ * @param p  channel parameters
+ * @return the channel id (> 0), or -EINVAL (bad name, kind, ring size, pcap
+ *   path missing), -EEXIST (name in use, or its ring name taken in the process
+ *   group), -ENOSPC (no free named slot), -ENOMEM (ring allocation failed),
+ *   -ENOTSUP (pcap without libpcap), or -errno from opening the pcap file.
+ * Context: control thread (any lcore; control functions serialize on a table lock).
+ */
+int chan_create(struct chan_table *t, const struct chan_params *p);
+
+/**
+ * Delete a named channel. Whatever is still in its ring is drained by the
+ * consumer (DISCARD, PCAP) or flushed (TX, APP); its counters are folded into
+ * the table totals; a pcap file is flushed and closed; the ring is freed.
+ * The caller must make sure no producer uses the id any more (flow entries
+ * moved elsewhere and an RCU grace period passed).
+ *
+ * @param t   the table
+ * @param id  channel id
+ * @return 0, or -EINVAL (id out of range or a per-flow channel: use
+ *   chan_flow_free()), -ENOENT (no such channel), -EPERM (the default
+ *   channel), -EBUSY (per-flow channels of it are allocated, or a consumer is
+ *   attached).
+ * Context: control thread.
+ */
+int chan_delete(struct chan_table *t, uint16_t id);
+
+/**
+ * Find a channel (named or per-flow) by name.
+ *
+ * @param t     the table
+ * @param name  channel name
+ * @return the id, or -EINVAL (NULL name), -ENOENT.
+ * Context: control thread.
+ */
+int chan_lookup(struct chan_table *t, const char *name);
+
+/**
+ * Iterate over live channels in id order:
+ * `for (id = chan_next(t, 0); id >= 0; id = chan_next(t, id + 1))`.
+ *
+ * @param t     the table
+ * @param from  first id to consider
+ * @return the smallest live id >= @p from, or -ENOENT when there is none.
+ * Context: any thread (a concurrent create/delete may or may not be seen).
+ */
+int chan_next(const struct chan_table *t, unsigned int from);
+
+/** What a channel is, for the shell and for applications. */
+struct chan_info {
+	char name[CHAN_NAMESIZE];
+	uint16_t id;
+	uint16_t parent; /**< per-flow channels: the parent's id; else id */
+	bool per_flow;
+	enum chan_cons_kind kind;
+	uint32_t ring_size;	/**< slots; holds ring_size - 1 packets */
+	uint16_t tx_port;	/**< CHAN_CONS_TX */
+	uint16_t tx_queue;	/**< CHAN_CONS_TX */
+	uint32_t flow_children; /**< per-flow channels allocated from this one */
+};
+
+/**
+ * Describe a channel.
+ *
+ * @param t     the table
+ * @param id    channel id
+ * @param info  receives the description
+ * @return 0, or -EINVAL (NULL argument, id out of range), -ENOENT.
+ * Context: control thread.
+ */
+int chan_info_get(struct chan_table *t, uint16_t id, struct chan_info *info);
+
+/**
+ * Consumer kind as text.
+ * @param kind  a consumer kind
+ * @return "discard", "pcap", "tx", "app", or "?" for an unknown value.
+ * Context: any.
+ */
+const char *chan_kind_name(enum chan_cons_kind kind);
+
+/**
+ * Parse a consumer kind name (as written by chan_kind_name()).
+ * @param s  text
+ * @return the kind, or -EINVAL.
+ * Context: any.
+ */
+int chan_kind_parse(const char *s);
+
+/* ------------------------------------------------------------------------ */
+/* Per-flow channels                                                         */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Give a flow a channel of its own from the pool. The channel is named
+ * "<parent name>.<n>" (n counts the parent's allocations) and inherits the
+ * parent's consumer: DISCARD drains and counts, PCAP writes into the parent's
+ * file, TX has the parent's port and queue, APP consumers attach by the new
+ * name. The parent cannot be deleted while it has per-flow channels.
+ *
+ * @param t          the table
+ * @param parent_id  a named channel
+ * @return the new channel's id, or -EINVAL (parent id out of range or itself
+ *   per-flow), -ENOENT (no such parent), -ENOSPC (pool empty; counted in
+ *   chan_totals::flow_alloc_fail).
+ * Context: control thread (e.g. the rules lcore).
+ */
+int chan_flow_alloc(struct chan_table *t, uint16_t parent_id);
+
+/**
+ * Return a per-flow channel to the pool: drain and free. Whatever is still in
+ * its ring is drained by the consumer (DISCARD, PCAP) or flushed (TX, APP),
+ * then its counters are folded into the table totals. The caller must make
+ * sure no producer uses the id any more.
+ *
+ * @param t   the table
+ * @param id  a per-flow channel id
+ * @return 0, or -EINVAL (not a per-flow id), -ENOENT (not allocated),
+ *   -EBUSY (a consumer is attached).
+ * Context: control thread.
+ */
+int chan_flow_free(struct chan_table *t, uint16_t id);
+
+/* ------------------------------------------------------------------------ */
+/* Fast path and consumers in the primary process                            */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Enqueue a burst into a channel: one rte_ring_enqueue_burst(). The mbufs
+ * that do not fit are freed and counted as drop_full; with a bad channel id
+ * (not live) or producer id every mbuf is freed and counted as drop_invalid
+ * in the table. Either way the caller no longer owns any of the @p n mbufs.
+ * No locks, no allocation.
+ *
+ * @param t            the table
+ * @param id           channel id
+ * @param producer_id  0..CHAN_MAX_PRODUCERS-1; one thread per id at a time
+ * @param mbufs        the packets
+ * @param n            how many
+ * @return the number enqueued (the first ones of @p mbufs).
+ * Context: any lcore of the primary process (lock-free).
+ */
+unsigned int chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id,
+	struct rte_mbuf **mbufs, unsigned int n);
+
+/**
+ * Run the consumer of a DISCARD or PCAP channel: take up to @p max packets
+ * out of the ring, write them to the pcap file (PCAP), free them and count
+ * them consumed. Returns 0 for TX and APP channels, for ids that are not
+ * live, and when another thread is consuming this channel at the moment.
+ *
+ * @param t    the table
+ * @param id   channel id
+ * @param max  most packets to take
+ * @return the number of packets consumed.
+ * Context: any lcore of the primary process (one consumer per channel is
+ *   enforced with a try-lock).
+ */
+unsigned int chan_drain(struct chan_table *t, uint16_t id, unsigned int max);
+
+/**
+ * chan_drain() every live channel, at most @p max_per_chan packets each.
+ * @param t             the table
+ * @param max_per_chan  most packets per channel
+ * @return the number of packets consumed in all.
+ * Context: as chan_drain().
+ */
+unsigned int chan_drain_all(struct chan_table *t, unsigned int max_per_chan);
+
+/**
+ * Dequeue from a TX channel on behalf of the application, which transmits
+ * the packets (and frees what it cannot send). They are counted consumed.
+ *
+ * @param t      the table
+ * @param id     a TX channel
+ * @param mbufs  receives the packets
+ * @param n      most packets
+ * @return the number dequeued; 0 for other kinds and ids that are not live.
+ * Context: any lcore of the primary process (one consumer per channel).
+ */
+unsigned int chan_dequeue_burst(
+	struct chan_table *t, uint16_t id, struct rte_mbuf **mbufs, unsigned int n);
+
+/**
+ * Free whatever is in a channel's ring without a consumer, counting it
+ * flushed (a shutdown or administrative drop).
+ *
+ * @param t   the table
+ * @param id  channel id
+ * @return the number of packets freed (>= 0), or -EINVAL (id out of range),
+ *   -ENOENT (not live), -EBUSY (an APP channel with a consumer attached). A
+ *   drain or TX dequeue running in another thread is waited for.
+ * Context: control thread.
+ */
+int chan_flush(struct chan_table *t, uint16_t id);
+
+/* ------------------------------------------------------------------------ */
+/* Consumer API (secondary or primary process)                               */
+/* ------------------------------------------------------------------------ */
+
+struct chan_consumer;
+
+/**
+ * Attach to an APP channel by name, as its (single) consumer: looks up the
+ * shared directory and the channel's ring by name. A channel has at most one
+ * attached consumer, because its ring is single-consumer; an attachment left
+ * by a process that has died is taken over.
+ *
+ * @param name  channel name (named or per-flow)
+ * @return a handle, or NULL with rte_errno set: EINVAL (NULL name), ENOENT (no
+ *   such channel, or no table), EPERM (not an APP channel), EBUSY (another live
+ *   consumer is attached), ENOMEM.
+ * Context: any thread of a primary or secondary process (control path).
+ */
+struct chan_consumer *chan_attach(const char *name);
+
+/**
+ * Receive a burst from an attached channel; counts the packets consumed.
+ * The caller owns (and must free) the packets it gets.
+ *
+ * @param c      consumer handle
+ * @param mbufs  receives the packets
+ * @param n      most packets
+ * @return the number received.
+ * Context: the attached thread (one at a time per handle); lock-free.
+ */
+unsigned int chan_recv_burst(struct chan_consumer *c, struct rte_mbuf **mbufs, unsigned int n);
+
+/**
+ * Channel name of an attached handle.
+ * @param c  consumer handle
+ * @return the name.
+ * Context: any.
+ */
+const char *chan_consumer_name(const struct chan_consumer *c);
+
+/**
+ * Detach and free the handle; packets still in the ring stay there. NULL is
+ * accepted.
+ * @param c  consumer handle, or NULL
+ * Context: the attached thread.
+ */
+void chan_detach(struct chan_consumer *c);
+
+/* ------------------------------------------------------------------------ */
+/* Counters                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** Counters of one channel, producers summed. */
+struct chan_stats {
+	uint64_t enqueued;	 /**< packets enqueued */
+	uint64_t enq_bytes;	 /**< bytes enqueued */
+	uint64_t drop_full;	 /**< packets dropped: ring full */
+	uint64_t consumed;	 /**< packets taken by a consumer */
+	uint64_t consumed_bytes; /**< bytes taken by a consumer */
+	uint64_t flushed;	 /**< packets freed without a consumer */
+	uint32_t in_ring;	 /**< packets in the ring now */
+	uint32_t ring_size;	 /**< slots */
+	uint32_t attached;	 /**< attached consumers (0 or 1) */
+};
+
+/**
+ * Read a channel's counters (producers summed). Counters of a busy channel
+ * move while they are read; each is read atomically. Takes the table's
+ * control lock (a channel is not deleted under the reader).
+ *
+ * @param t      the table
+ * @param id     channel id
+ * @param stats  receives the counters
+ * @return 0, or -EINVAL (NULL argument, id out of range), -ENOENT.
+ * Context: any thread of the primary process.
+ */
+int chan_stats_get(struct chan_table *t, uint16_t id, struct chan_stats *stats);
+
+/**
+ * Read one producer's counters on a channel.
+ *
+ * @param t            the table
+ * @param id           channel id
+ * @param producer_id  0..CHAN_MAX_PRODUCERS-1
+ * @param enqueued     receives packets enqueued (may be NULL)
+ * @param bytes        receives bytes enqueued (may be NULL)
+ * @param drop_full    receives packets dropped because full (may be NULL)
+ * @return 0, or -EINVAL, -ENOENT.
+ * Context: any thread of the primary process.
+ */
+int chan_producer_stats_get(const struct chan_table *t, uint16_t id, uint16_t producer_id,
+	uint64_t *enqueued, uint64_t *bytes, uint64_t *drop_full);
+
+/**
+ * Totals over every channel, live or deleted, since the table was created.
+ * When nothing is running: enqueued == consumed + flushed + in_ring, and the
+ * packets offered to chan_enqueue_burst() == enqueued + drop_full + drop_invalid.
+ */
+struct chan_totals {
+	uint64_t enqueued;
+	uint64_t enq_bytes;
+	uint64_t drop_full;
+	uint64_t drop_invalid; /**< bad channel or producer id */
+	uint64_t consumed;
+	uint64_t consumed_bytes;
+	uint64_t flushed;
+	uint64_t in_ring;	  /**< packets in live channels' rings now */
+	uint64_t flow_alloc;	  /**< successful chan_flow_alloc() */
+	uint64_t flow_free;	  /**< successful chan_flow_free() */
+	uint64_t flow_alloc_fail; /**< chan_flow_alloc() refused: pool empty */
+	uint32_t channels;	  /**< live named channels, default included */
+	uint32_t flow_channels;	  /**< live per-flow channels */
+	uint32_t flow_pool_size;
+};
+
+/**
+ * Sum the counters of all channels, plus those of deleted ones.
+ *
+ * @param t    the table
+ * @param tot  receives the totals
+ * @return 0, or -EINVAL.
+ * Context: control thread.
+ */
+int chan_totals_get(struct chan_table *t, struct chan_totals *tot);
+
+/** A buffer of this size always holds a line of chan_format(). */
+#define CHAN_FORMAT_LEN 256
+
+/**
+ * Format one channel as a line (no newline) with the columns of
+ * chan_dump(): name, id, kind, consumer, ring size, used, enqueued, consumed,
+ * drops (ring full), flushed.
+ *
+ * @param t    the table
+ * @param id   channel id
+ * @param buf  destination
+ * @param len  size of @p buf
+ * @return characters written (excluding NUL), or -EINVAL, -ENOENT,
+ *   -ENOSPC (truncated).
+ * Context: control thread.
+ */
+int chan_format(struct chan_table *t, uint16_t id, char *buf, size_t len);
+
+/**
+ * Write a header line, one line per live channel and a totals line.
+ *
+ * @param t  the table
+ * @param f  output stream
+ * @return 0, or -EINVAL, -EIO (write error).
+ * Context: control thread.
+ */
+int chan_dump(struct chan_table *t, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_CHANNEL_H */

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/channel/datapath.c — moving packets: the producers' fast path
+ * (chan_enqueue_burst) and the consumers that run in the primary process
+ * (discard and pcap drains, TX dequeue, flush).
+ *
+ * Producers never lock: one ring enqueue and a few relaxed counter stores per
+ * burst, on the producer's own cache line. Consumers in this process take the
+ * slot's consumer lock with a try-lock per call, so a drain loop, a TX loop
+ * and a control thread deleting the channel are never two consumers of one
+ * single-consumer ring.
+ */
+
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_debug.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+#include "chan_priv.h"
+#include "channel.h"
+
+unsigned int
+chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
+	unsigned int n)
+{
+	struct chan_prod_ctr *pc;
+	struct chan_slot *s;
+	uint64_t bytes = 0;
+	uint64_t dropped_bytes = 0;
+	unsigned int done;
+	unsigned int i;
+
+	RTE_ASSERT(t != NULL);
+	if (unlikely(n == 0))
+		return 0;
+	if (unlikely(id >= t->n_total || producer_id >= CHAN_MAX_PRODUCERS ||
+		     !chan_slot_live(&t->slots[id]))) {
+		rte_pktmbuf_free_bulk(mbufs, n);
+		__atomic_fetch_add(&t->drop_invalid, n, __ATOMIC_RELAXED);
+		return 0;
+	}
+	s = &t->slots[id];
+
+	/* Bytes before the enqueue: once enqueued, the consumer owns the mbufs. */
+	for (i = 0; i < n; i++)
+		bytes += mbufs[i]->pkt_len;
+
+	done = rte_ring_mp_enqueue_burst(s->ring, (void **)mbufs, n, NULL);
+
+	pc = &s->desc->prod[producer_id];
+	if (unlikely(done < n)) {
+		for (i = done; i < n; i++)
+			dropped_bytes += mbufs[i]->pkt_len;
+		rte_pktmbuf_free_bulk(&mbufs[done], n - done);
+		chan_ctr_add(&pc->drop_full, n - done);
+	}
+	if (likely(done > 0)) {
+		chan_ctr_add(&pc->enqueued, done);
+		chan_ctr_add(&pc->bytes, bytes - dropped_bytes);
+	}
+	return done;
+}
+
+unsigned int
+chan_slot_consume(struct chan_slot *s, unsigned int max)
+{
+	struct rte_mbuf *burst[CHAN_BURST];
+	struct chan_desc *d = s->desc;
+	unsigned int total = 0;
+	uint64_t bytes;
+	unsigned int n;
+	unsigned int i;
+
+	while (total < max) {
+		n = rte_ring_sc_dequeue_burst(
+			s->ring, (void **)burst, RTE_MIN(CHAN_BURST, max - total), NULL);
+		if (n == 0)
+			break;
+		bytes = 0;
+		for (i = 0; i < n; i++)
+			bytes += burst[i]->pkt_len;
+		if (s->kind == CHAN_CONS_PCAP && s->pcap != NULL)
+			chan_pcap_write(s->pcap, burst, n);
+		rte_pktmbuf_free_bulk(burst, n);
+		chan_ctr_add(&d->consumed, n);
+		chan_ctr_add(&d->consumed_bytes, bytes);
+		total += n;
+	}
+	return total;
+}
+
+unsigned int
+chan_slot_flush(struct chan_slot *s)
+{
+	struct rte_mbuf *burst[CHAN_BURST];
+	unsigned int total = 0;
+	unsigned int n;
+
+	while ((n = rte_ring_sc_dequeue_burst(s->ring, (void **)burst, CHAN_BURST, NULL)) > 0) {
+		rte_pktmbuf_free_bulk(burst, n);
+		chan_ctr_add(&s->desc->flushed, n);
+		total += n;
+	}
+	return total;
+}
+
+unsigned int
+chan_drain(struct chan_table *t, uint16_t id, unsigned int max)
+{
+	struct chan_slot *s;
+	unsigned int n = 0;
+
+	if (t == NULL || id >= t->n_total)
+		return 0;
+	s = &t->slots[id];
+	if (s->kind != CHAN_CONS_DISCARD && s->kind != CHAN_CONS_PCAP)
+		return 0;
+	if (!rte_spinlock_trylock(&s->cons_lock))
+		return 0;
+	/* Kind is re-read under the lock: the slot may have been reused. */
+	if (chan_slot_live(s) && (s->kind == CHAN_CONS_DISCARD || s->kind == CHAN_CONS_PCAP))
+		n = chan_slot_consume(s, max);
+	rte_spinlock_unlock(&s->cons_lock);
+	return n;
+}
+
+unsigned int
+chan_drain_all(struct chan_table *t, unsigned int max_per_chan)
+{
+	unsigned int total = 0;
+	uint32_t id;
+
+	if (t == NULL)
+		return 0;
+	for (id = 0; id < t->n_total; id++) {
+		if (chan_slot_live(&t->slots[id]))
+			total += chan_drain(t, (uint16_t)id, max_per_chan);
+	}
+	return total;
+}
+
+unsigned int
+chan_dequeue_burst(struct chan_table *t, uint16_t id, struct rte_mbuf **mbufs, unsigned int n)
+{
+	struct chan_slot *s;
+	unsigned int got = 0;
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	if (t == NULL || id >= t->n_total || n == 0)
+		return 0;
+	s = &t->slots[id];
+	if (!rte_spinlock_trylock(&s->cons_lock))
+		return 0;
+	if (chan_slot_live(s) && s->kind == CHAN_CONS_TX) {
+		got = rte_ring_sc_dequeue_burst(s->ring, (void **)mbufs, n, NULL);
+		for (i = 0; i < got; i++)
+			bytes += mbufs[i]->pkt_len;
+		if (got > 0) {
+			chan_ctr_add(&s->desc->consumed, got);
+			chan_ctr_add(&s->desc->consumed_bytes, bytes);
+		}
+	}
+	rte_spinlock_unlock(&s->cons_lock);
+	return got;
+}
