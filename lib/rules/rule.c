@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: the rule model — names of actions, tables, hooks and
+ * protocols; rule_init/rule_check/rule_equal; and rule_match_key(), the
+ * only place that decides whether a rule matches a key (the evaluators and
+ * the flow cache's "which flows does this change touch" test share it).
+ * Rule sets are in rule_set.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rule_priv.h"
+
+/* ------------------------------------------------------------------------ */
+/* Names                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static const char *const action_names[RULE_ACT__COUNT] = {
+	[RULE_ACT_ACCEPT] = "accept",
+	[RULE_ACT_DROP] = "drop",
+	[RULE_ACT_JUMP] = "jump",
+	[RULE_ACT_GOTO] = "goto",
+	[RULE_ACT_RETURN] = "return",
+	[RULE_ACT_DNAT] = "dnat",
+	[RULE_ACT_SNAT] = "snat",
+	[RULE_ACT_MASQUERADE] = "masquerade",
+};
+
+static const char *const table_names[RULE_TABLE__COUNT] = {
+	[RULE_TABLE_FILTER] = "filter",
+	[RULE_TABLE_NAT] = "nat",
+};
+
+static const char *const hook_names[RULE_HOOK__COUNT] = {
+	[RULE_HOOK_PREROUTING] = "prerouting",
+	[RULE_HOOK_INPUT] = "input",
+	[RULE_HOOK_FORWARD] = "forward",
+	[RULE_HOOK_OUTPUT] = "output",
+	[RULE_HOOK_POSTROUTING] = "postrouting",
+};
+
+static const struct {
+	const char *name;
+	uint8_t number;
+} proto_names[] = {
+	{"icmp", 1},
+	{"igmp", 2},
+	{"tcp", RULE_PROTO_TCP},
+	{"udp", RULE_PROTO_UDP},
+	{"gre", 47},
+	{"esp", 50},
+	{"ah", 51},
+	{"icmpv6", 58},
+	{"sctp", RULE_PROTO_SCTP},
+	{"udplite", 136},
+};
+
+const char *
+rule_action_name(unsigned int action)
+{
+	return action < RULE_ACT__COUNT ? action_names[action] : "?";
+}
+
+const char *
+rule_table_name(unsigned int table)
+{
+	return table < RULE_TABLE__COUNT ? table_names[table] : "?";
+}
+
+const char *
+rule_hook_name(unsigned int hook)
+{
+	return hook < RULE_HOOK__COUNT ? hook_names[hook] : "?";
+}
+
+const char *
+rule_proto_name(uint8_t proto)
+{
+	for (size_t i = 0; i < RTE_DIM(proto_names); i++)
+		if (proto_names[i].number == proto)
+			return proto_names[i].name;
+	return NULL;
+}
+
+int
+rule_proto_number(const char *name)
+{
+	for (size_t i = 0; i < RTE_DIM(proto_names); i++)
+		if (strcmp(proto_names[i].name, name) == 0)
+			return proto_names[i].number;
+	return -1;
+}
+
+unsigned int
+rule_table_hooks(unsigned int table)
+{
+	switch (table) {
+	case RULE_TABLE_FILTER:
+		return RULE_HOOKS_FILTER;
+	case RULE_TABLE_NAT:
+		return RULE_HOOKS_NAT;
+	default:
+		return 0;
+	}
+}
+
+bool
+rule_action_in_table(unsigned int action, unsigned int table)
+{
+	switch (action) {
+	case RULE_ACT_ACCEPT:
+	case RULE_ACT_JUMP:
+	case RULE_ACT_GOTO:
+	case RULE_ACT_RETURN:
+		return table < RULE_TABLE__COUNT;
+	case RULE_ACT_DROP:
+		return table == RULE_TABLE_FILTER;
+	case RULE_ACT_DNAT:
+	case RULE_ACT_SNAT:
+	case RULE_ACT_MASQUERADE:
+		return table == RULE_TABLE_NAT;
+	default:
+		return false;
+	}
+}
+
+unsigned int
+rule_action_hooks(unsigned int action)
+{
+	switch (action) {
+	case RULE_ACT_DNAT:
+		return RULE_HOOK_F(RULE_HOOK_PREROUTING) | RULE_HOOK_F(RULE_HOOK_OUTPUT);
+	case RULE_ACT_SNAT:
+		return RULE_HOOK_F(RULE_HOOK_POSTROUTING) | RULE_HOOK_F(RULE_HOOK_INPUT);
+	case RULE_ACT_MASQUERADE:
+		return RULE_HOOK_F(RULE_HOOK_POSTROUTING);
+	default:
+		return (1u << RULE_HOOK__COUNT) - 1;
+	}
+}
+
+bool
+rule_name_valid(const char *name)
+{
+	size_t n;
+
+	if (name == NULL || name[0] == '\0' || name[0] == '-' || name[0] == '.')
+		return false;
+	for (n = 0; name[n] != '\0'; n++) {
+		char c = name[n];
+
+		if (n >= RULE_NAME_MAX - 1)
+			return false;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    c == '_' || c == '-' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rules                                                                     */
+/* ------------------------------------------------------------------------ */
+
+void
+rule_init(struct rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->action = RULE_ACT_ACCEPT;
+}
+
+static unsigned int
+family_bytes(unsigned int family)
+{
+	return family == FC_AF_INET4 ? 4 : family == FC_AF_INET6 ? 16 : 0;
+}
+
+static bool
+prefix_valid(const struct rule_prefix *p, unsigned int family)
+{
+	unsigned int nb = family_bytes(family);
+
+	if (nb == 0 || p->len > nb * 8)
+		return false;
+	if (p->len % 8 != 0 && (p->addr[p->len / 8] & (0xff >> (p->len % 8))) != 0)
+		return false;
+	for (unsigned int i = (p->len + 7) / 8; i < 16; i++)
+		if (p->addr[i] != 0)
+			return false;
+	return true;
+}
+
+static bool
+ports_valid(const struct rule_ports *p)
+{
+	if (p->n == 0 || p->n > RULE_PORTS_MAX)
+		return false;
+	for (unsigned int i = 0; i < p->n; i++)
+		if (p->r[i].lo > p->r[i].hi)
+			return false;
+	return true;
+}
+
+static bool
+bytes_zero(const uint8_t *p, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+static int
+nat_check(const struct rule *r, const char **msg)
+{
+	const struct rule_nat *n = &r->nat;
+	bool masq = r->action == RULE_ACT_MASQUERADE;
+	bool nat = masq || r->action == RULE_ACT_DNAT || r->action == RULE_ACT_SNAT;
+	unsigned int nb;
+
+	if (!nat) {
+		if (n->family != 0 || n->port_min != 0 || n->port_max != 0) {
+			*msg = "nat target on a rule that does not translate";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (n->port_min > n->port_max || (n->port_min == 0) != (n->port_max == 0)) {
+		*msg = "bad nat port range";
+		return -EINVAL;
+	}
+	if (masq) {
+		if (n->family != 0) {
+			*msg = "masquerade takes no address";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	nb = family_bytes(n->family);
+	if (nb == 0) {
+		*msg = "missing nat address";
+		return -EINVAL;
+	}
+	if (r->family != n->family) {
+		*msg = "address family mismatch";
+		return -EINVAL;
+	}
+	if (!bytes_zero(n->addr_min, nb, 16) || !bytes_zero(n->addr_max, nb, 16) ||
+		memcmp(n->addr_min, n->addr_max, nb) > 0) {
+		*msg = "bad nat address range";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool
+proto_has_ports(const struct rule *r)
+{
+	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
+	       (r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
+		       r->proto == RULE_PROTO_SCTP);
+}
+
+static int
+rule_check_msg(const struct rule *r, const char **msg)
+{
+	size_t n;
+
+	if (r->action >= RULE_ACT__COUNT) {
+		*msg = "bad action";
+		return -EINVAL;
+	}
+	if (r->family != 0 && family_bytes(r->family) == 0) {
+		*msg = "bad family";
+		return -EINVAL;
+	}
+	if ((r->match & ~0x3fu) != 0 || (r->neg & ~r->match) != 0) {
+		*msg = "bad match flags";
+		return -EINVAL;
+	}
+	if (r->src_local > RULE_LOCAL_NO || r->dst_local > RULE_LOCAL_NO) {
+		*msg = "bad local match";
+		return -EINVAL;
+	}
+	if (((r->match & RULE_M_SRC) && !prefix_valid(&r->src, r->family)) ||
+		((r->match & RULE_M_DST) && !prefix_valid(&r->dst, r->family))) {
+		*msg = "bad prefix";
+		return -EINVAL;
+	}
+	if (r->match & (RULE_M_SPORT | RULE_M_DPORT)) {
+		if (!proto_has_ports(r)) {
+			*msg = "port match needs proto tcp, udp or sctp";
+			return -EINVAL;
+		}
+		if (((r->match & RULE_M_SPORT) && !ports_valid(&r->sport)) ||
+			((r->match & RULE_M_DPORT) && !ports_valid(&r->dport))) {
+			*msg = "bad port list";
+			return -EINVAL;
+		}
+	}
+	if ((r->match & RULE_M_CTSTATE) && (r->ctstate == 0 || (r->ctstate & ~RULE_CT_ALL))) {
+		*msg = "bad ctstate set";
+		return -EINVAL;
+	}
+	if (nat_check(r, msg) < 0)
+		return -EINVAL;
+	if (r->action == RULE_ACT_JUMP || r->action == RULE_ACT_GOTO) {
+		if (!rule_name_valid(r->chain)) {
+			*msg = "bad chain name";
+			return -EINVAL;
+		}
+	} else if (r->chain[0] != '\0') {
+		*msg = "chain name on a rule that does not jump";
+		return -EINVAL;
+	}
+	if (r->channel[0] != '\0' &&
+		(r->action != RULE_ACT_ACCEPT || !rule_name_valid(r->channel))) {
+		*msg = "bad channel";
+		return -EINVAL;
+	}
+	n = strnlen(r->comment, RULE_COMMENT_MAX);
+	if (n == RULE_COMMENT_MAX) {
+		*msg = "comment too long";
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)r->comment[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			*msg = "control character in comment";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
+rule_check(const struct rule *r, const char **msg)
+{
+	const char *m = NULL;
+	int rc;
+
+	if (r == NULL) {
+		m = "no rule";
+		rc = -EINVAL;
+	} else {
+		rc = rule_check_msg(r, &m);
+	}
+	if (msg != NULL)
+		*msg = m;
+	return rc;
+}
+
+static bool
+prefix_equal(const struct rule_prefix *a, const struct rule_prefix *b, unsigned int family)
+{
+	return a->len == b->len && memcmp(a->addr, b->addr, family_bytes(family)) == 0;
+}
+
+static bool
+ports_equal(const struct rule_ports *a, const struct rule_ports *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (unsigned int i = 0; i < a->n && i < RULE_PORTS_MAX; i++)
+		if (a->r[i].lo != b->r[i].lo || a->r[i].hi != b->r[i].hi)
+			return false;
+	return true;
+}
+
+bool
+rule_equal(const struct rule *a, const struct rule *b)
+{
+	if (a->action != b->action || a->family != b->family || a->match != b->match ||
+		a->neg != b->neg || a->src_local != b->src_local || a->dst_local != b->dst_local)
+		return false;
+	if ((a->match & RULE_M_PROTO) && a->proto != b->proto)
+		return false;
+	if ((a->match & RULE_M_CTSTATE) && a->ctstate != b->ctstate)
+		return false;
+	if ((a->match & RULE_M_SRC) && !prefix_equal(&a->src, &b->src, a->family))
+		return false;
+	if ((a->match & RULE_M_DST) && !prefix_equal(&a->dst, &b->dst, a->family))
+		return false;
+	if ((a->match & RULE_M_SPORT) && !ports_equal(&a->sport, &b->sport))
+		return false;
+	if ((a->match & RULE_M_DPORT) && !ports_equal(&a->dport, &b->dport))
+		return false;
+	if (a->action == RULE_ACT_DNAT || a->action == RULE_ACT_SNAT ||
+		a->action == RULE_ACT_MASQUERADE) {
+		if (a->nat.family != b->nat.family || a->nat.port_min != b->nat.port_min ||
+			a->nat.port_max != b->nat.port_max ||
+			memcmp(a->nat.addr_min, b->nat.addr_min, sizeof(a->nat.addr_min)) != 0 ||
+			memcmp(a->nat.addr_max, b->nat.addr_max, sizeof(a->nat.addr_max)) != 0)
+			return false;
+	}
+	if ((a->action == RULE_ACT_JUMP || a->action == RULE_ACT_GOTO) &&
+		strncmp(a->chain, b->chain, RULE_NAME_MAX) != 0)
+		return false;
+	if (strncmp(a->channel, b->channel, RULE_NAME_MAX) != 0)
+		return false;
+	return strncmp(a->comment, b->comment, RULE_COMMENT_MAX) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Matching                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool
+prefix_match(const uint8_t *addr, const struct rule_prefix *p)
+{
+	unsigned int full = p->len / 8, rest = p->len % 8;
+
+	if (memcmp(addr, p->addr, full) != 0)
+		return false;
+	if (rest == 0)
+		return true;
+	return ((addr[full] ^ p->addr[full]) & (uint8_t)(0xff00 >> rest)) == 0;
+}
+
+static bool
+ports_match(const struct rule_ports *p, uint16_t port)
+{
+	for (unsigned int i = 0; i < p->n && i < RULE_PORTS_MAX; i++)
+		if (port >= p->r[i].lo && port <= p->r[i].hi)
+			return true;
+	return false;
+}
+
+static bool
+local_match(uint8_t want, bool is_local)
+{
+	return want == RULE_LOCAL_ANY || (want == RULE_LOCAL_YES) == is_local;
+}
+
+bool
+rule_match_key(
+	const struct rule *r, const struct fc_key *k, unsigned int ctstate, unsigned int kflags)
+{
+	const uint8_t *src, *dst;
+	uint16_t sport, dport;
+	uint8_t proto, flags;
+	bool neg;
+
+	if (k->family == FC_AF_INET4) {
+		src = (const uint8_t *)&k->v4.src;
+		dst = (const uint8_t *)&k->v4.dst;
+		sport = k->v4.sport;
+		dport = k->v4.dport;
+		proto = k->v4.proto;
+		flags = k->v4.flags;
+	} else if (k->family == FC_AF_INET6) {
+		src = k->v6.src;
+		dst = k->v6.dst;
+		sport = k->v6.sport;
+		dport = k->v6.dport;
+		proto = k->v6.proto;
+		flags = k->v6.flags;
+	} else {
+		return false;
+	}
+	if (r->family != 0 && r->family != k->family)
+		return false;
+	if (!local_match(r->src_local, flags & FC_KEY_F_SRC_LOCAL) ||
+		!local_match(r->dst_local, flags & FC_KEY_F_DST_LOCAL))
+		return false;
+	if (r->match & RULE_M_SRC) {
+		neg = r->neg & RULE_M_SRC;
+		if (prefix_match(src, &r->src) == neg)
+			return false;
+	}
+	if (r->match & RULE_M_DST) {
+		neg = r->neg & RULE_M_DST;
+		if (prefix_match(dst, &r->dst) == neg)
+			return false;
+	}
+	if (r->match & RULE_M_PROTO) {
+		neg = r->neg & RULE_M_PROTO;
+		if ((proto == r->proto) == neg)
+			return false;
+	}
+	if (r->match & (RULE_M_SPORT | RULE_M_DPORT)) {
+		/* Netfilter: no ports, no port match, negated or not. */
+		if (kflags & RULE_KEY_F_NOPORTS)
+			return false;
+		if (r->match & RULE_M_SPORT) {
+			neg = r->neg & RULE_M_SPORT;
+			if (ports_match(&r->sport, ntohs(sport)) == neg)
+				return false;
+		}
+		if (r->match & RULE_M_DPORT) {
+			neg = r->neg & RULE_M_DPORT;
+			if (ports_match(&r->dport, ntohs(dport)) == neg)
+				return false;
+		}
+	}
+	if ((r->match & RULE_M_CTSTATE) && ctstate != RULE_CT_IGNORE) {
+		neg = r->neg & RULE_M_CTSTATE;
+		if (((ctstate & r->ctstate) != 0) == neg)
+			return false;
+	}
+	return true;
+}

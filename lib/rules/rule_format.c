@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: formatter of the native rule language.
+ *
+ * Writes rules and whole sets in the form rule_native.c reads back to equal
+ * rules and chains: the flat section first (main's policy and rules, and the
+ * dnat/snat chains when they hold only their own kind of rule), then the
+ * other filter chains, then "table nat" and the remaining nat chains.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rule_priv.h"
+
+void
+rule_buf_printf(struct rule_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->full)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->full = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		if (!b->grow) {
+			b->full = true;
+			/* Keep what fitted, NUL-terminated, like snprintf. */
+			b->len = b->cap ? b->cap - 1 : 0;
+			return;
+		}
+		size_t cap = b->cap * 2 + (size_t)n + 1;
+		char *p = realloc(b->p, cap);
+
+		if (p == NULL) {
+			b->full = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+}
+
+static void
+buf_addr(struct rule_buf *b, unsigned int family, const uint8_t *addr, bool brackets)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	inet_ntop(family == FC_AF_INET6 ? AF_INET6 : AF_INET, addr, s, sizeof(s));
+	if (brackets && family == FC_AF_INET6)
+		rule_buf_printf(b, "[%s]", s);
+	else
+		rule_buf_printf(b, "%s", s);
+}
+
+static void
+buf_prefix(struct rule_buf *b, const char *kw, const struct rule *r, const struct rule_prefix *p,
+	bool neg)
+{
+	rule_buf_printf(b, " %s %s", kw, neg ? "!" : "");
+	buf_addr(b, r->family, p->addr, false);
+	if (p->len != (r->family == FC_AF_INET6 ? 128 : 32))
+		rule_buf_printf(b, "/%u", p->len);
+}
+
+static void
+buf_range(struct rule_buf *b, unsigned int lo, unsigned int hi)
+{
+	if (lo == hi)
+		rule_buf_printf(b, "%u", lo);
+	else
+		rule_buf_printf(b, "%u-%u", lo, hi);
+}
+
+static void
+buf_ports(struct rule_buf *b, const char *kw, const struct rule_ports *p, bool neg)
+{
+	rule_buf_printf(b, " %s %s", kw, neg ? "!" : "");
+	for (unsigned int i = 0; i < p->n && i < RULE_PORTS_MAX; i++) {
+		if (i > 0)
+			rule_buf_printf(b, ",");
+		buf_range(b, p->r[i].lo, p->r[i].hi);
+	}
+}
+
+static void
+buf_nat(struct rule_buf *b, const struct rule_nat *n)
+{
+	bool v6 = n->family == FC_AF_INET6;
+
+	rule_buf_printf(b, " to ");
+	buf_addr(b, n->family, n->addr_min, v6);
+	if (memcmp(n->addr_min, n->addr_max, sizeof(n->addr_min)) != 0) {
+		rule_buf_printf(b, "-");
+		buf_addr(b, n->family, n->addr_max, v6);
+	}
+	if (n->port_min != 0) {
+		rule_buf_printf(b, ":");
+		buf_range(b, n->port_min, n->port_max);
+	}
+}
+
+static const char *const local_words[] = {"any", "yes", "no"};
+static const char *const ct_words[] = {"new", "established", "related", "invalid"};
+
+void
+rule_buf_rule(struct rule_buf *b, const struct rule *r)
+{
+	bool has_addr = (r->match & (RULE_M_SRC | RULE_M_DST)) || r->action == RULE_ACT_DNAT ||
+			r->action == RULE_ACT_SNAT;
+	const char *sep = "";
+
+	rule_buf_printf(b, "%s", rule_action_name(r->action));
+	switch (r->action) {
+	case RULE_ACT_ACCEPT:
+		if (r->channel[0] != '\0')
+			rule_buf_printf(b, " channel %s", r->channel);
+		break;
+	case RULE_ACT_JUMP:
+	case RULE_ACT_GOTO:
+		rule_buf_printf(b, " %s", r->chain);
+		break;
+	case RULE_ACT_DNAT:
+	case RULE_ACT_SNAT:
+		buf_nat(b, &r->nat);
+		break;
+	case RULE_ACT_MASQUERADE:
+		if (r->nat.port_min != 0) {
+			rule_buf_printf(b, " ports ");
+			buf_range(b, r->nat.port_min, r->nat.port_max);
+		}
+		break;
+	default:
+		break;
+	}
+	if (r->family != 0 && !has_addr)
+		rule_buf_printf(b, " %s", r->family == FC_AF_INET6 ? "ipv6" : "ipv4");
+	if (r->match & RULE_M_PROTO) {
+		const char *name = rule_proto_name(r->proto);
+
+		rule_buf_printf(b, " proto %s", (r->neg & RULE_M_PROTO) ? "!" : "");
+		if (name != NULL)
+			rule_buf_printf(b, "%s", name);
+		else
+			rule_buf_printf(b, "%u", r->proto);
+	}
+	if (r->match & RULE_M_SRC)
+		buf_prefix(b, "src", r, &r->src, r->neg & RULE_M_SRC);
+	if (r->match & RULE_M_DST)
+		buf_prefix(b, "dst", r, &r->dst, r->neg & RULE_M_DST);
+	if (r->src_local != RULE_LOCAL_ANY)
+		rule_buf_printf(b, " src_local %s", local_words[r->src_local]);
+	if (r->dst_local != RULE_LOCAL_ANY)
+		rule_buf_printf(b, " dst_local %s", local_words[r->dst_local]);
+	if (r->match & RULE_M_SPORT)
+		buf_ports(b, "sport", &r->sport, r->neg & RULE_M_SPORT);
+	if (r->match & RULE_M_DPORT)
+		buf_ports(b, "dport", &r->dport, r->neg & RULE_M_DPORT);
+	if (r->match & RULE_M_CTSTATE) {
+		rule_buf_printf(b, " ctstate %s", (r->neg & RULE_M_CTSTATE) ? "!" : "");
+		for (unsigned int i = 0; i < RTE_DIM(ct_words); i++)
+			if (r->ctstate & (1u << i)) {
+				rule_buf_printf(b, "%s%s", sep, ct_words[i]);
+				sep = ",";
+			}
+	}
+	if (r->comment[0] != '\0') {
+		rule_buf_printf(b, " comment \"");
+		for (const char *c = r->comment; *c != '\0'; c++) {
+			if (*c == '"' || *c == '\\')
+				rule_buf_printf(b, "\\%c", *c);
+			else
+				rule_buf_printf(b, "%c", *c);
+		}
+		rule_buf_printf(b, "\"");
+	}
+}
+
+int
+rule_format(const struct rule *r, char *buf, size_t len)
+{
+	struct rule_buf b = {.p = buf, .cap = len};
+
+	if (r == NULL || buf == NULL || len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (rule_check(r, NULL) < 0)
+		return -EINVAL;
+	rule_buf_rule(&b, r);
+	return b.full ? -ENOSPC : (int)b.len;
+}
+
+/* True if every rule of @c has an action of @a or @b. */
+static bool
+chain_only(const struct rule_chain *c, unsigned int a, unsigned int b)
+{
+	for (uint32_t i = 0; i < c->n_rules; i++)
+		if (c->rules[i].action != a && c->rules[i].action != b)
+			return false;
+	return true;
+}
+
+static void
+buf_chain_rules(struct rule_buf *b, const struct rule_chain *c)
+{
+	for (uint32_t i = 0; i < c->n_rules; i++) {
+		rule_buf_rule(b, &c->rules[i]);
+		rule_buf_printf(b, "\n");
+	}
+}
+
+static void
+buf_chain(struct rule_buf *b, const struct rule_chain *c)
+{
+	const char *sep = " hook ";
+
+	rule_buf_printf(b, "\nchain %s", c->name);
+	for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++)
+		if (c->hooks & RULE_HOOK_F(h)) {
+			rule_buf_printf(b, "%s%s", sep, rule_hook_name(h));
+			sep = ",";
+		}
+	if (c->table == RULE_TABLE_FILTER && rule_chain_is_base(c) && c->policy == RULE_POLICY_DROP)
+		rule_buf_printf(b, " policy drop");
+	rule_buf_printf(b, "\n");
+	buf_chain_rules(b, c);
+}
+
+static void
+buf_set(struct rule_buf *b, const struct rule_set *s)
+{
+	const struct rule_tbl *f = &s->t[RULE_TABLE_FILTER], *n = &s->t[RULE_TABLE_NAT];
+	const struct rule_chain *main_c =
+		rule_set_chain_find(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN);
+	const struct rule_chain *dnat = rule_set_chain_find(s, RULE_TABLE_NAT, RULE_CHAIN_DNAT);
+	const struct rule_chain *snat = rule_set_chain_find(s, RULE_TABLE_NAT, RULE_CHAIN_SNAT);
+	bool flat_dnat = chain_only(dnat, RULE_ACT_DNAT, RULE_ACT_DNAT);
+	bool flat_snat = chain_only(snat, RULE_ACT_SNAT, RULE_ACT_MASQUERADE);
+	bool nat_header = false;
+
+	if (main_c->policy == RULE_POLICY_DROP)
+		rule_buf_printf(b, "policy drop\n");
+	buf_chain_rules(b, main_c);
+	if (flat_dnat)
+		buf_chain_rules(b, dnat);
+	if (flat_snat)
+		buf_chain_rules(b, snat);
+	for (unsigned int i = 0; i < f->n; i++)
+		if (&f->chains[i] != main_c)
+			buf_chain(b, &f->chains[i]);
+	for (unsigned int i = 0; i < n->n; i++) {
+		const struct rule_chain *c = &n->chains[i];
+
+		if ((c == dnat && flat_dnat) || (c == snat && flat_snat))
+			continue;
+		if (!nat_header)
+			rule_buf_printf(b, "\ntable nat\n");
+		nat_header = true;
+		buf_chain(b, c);
+	}
+}
+
+int
+rule_set_format(const struct rule_set *s, char *buf, size_t len)
+{
+	struct rule_buf b = {.p = buf, .cap = len};
+
+	if (s == NULL || buf == NULL || len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	buf_set(&b, s);
+	return b.full ? -ENOSPC : (int)b.len;
+}
+
+int
+rule_set_dump(const struct rule_set *s, FILE *f)
+{
+	struct rule_buf b = {.grow = true, .cap = 4096};
+	int rc = 0;
+
+	if (s == NULL || f == NULL)
+		return -EINVAL;
+	b.p = malloc(b.cap);
+	if (b.p == NULL)
+		return -ENOMEM;
+	b.p[0] = '\0';
+	buf_set(&b, s);
+	if (b.full)
+		rc = -ENOMEM;
+	else if (fwrite(b.p, 1, b.len, f) != b.len || fflush(f) != 0)
+		rc = -EIO;
+	free(b.p);
+	return rc;
+}
+
+int
+rule_error_format(const struct rule_error *e, char *buf, size_t len)
+{
+	struct rule_buf b = {.p = buf, .cap = len};
+
+	if (e == NULL || buf == NULL || len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (e->file[0] != '\0')
+		rule_buf_printf(&b, "%s:", e->file);
+	if (e->line != 0)
+		rule_buf_printf(&b, "%u:", e->line);
+	if (e->col != 0)
+		rule_buf_printf(&b, "%u:", e->col);
+	if (b.len != 0)
+		rule_buf_printf(&b, " ");
+	rule_buf_printf(&b, "%s", e->msg);
+	if (e->token[0] != '\0')
+		rule_buf_printf(&b, ": '%s'", e->token);
+	return b.full ? -ENOSPC : (int)b.len;
+}
