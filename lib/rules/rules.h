@@ -1412,7 +1412,8 @@ int mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned 
  * @param family  FC_AF_INET4 or FC_AF_INET6 (ICMP is proto 1 in v4, 58 in v6)
  * @param proto   IP protocol of the connection's keys
  * @param c       the connection
- * @return the timeout in ms; 0 for an invalid @p c.
+ * @return the timeout in ms; 0 for an invalid @p c or a state of another
+ *   protocol (a TCP state for a UDP key, OPEN for a TCP key).
  * Context: any.
  */
 uint32_t mod_ct_timeout(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,

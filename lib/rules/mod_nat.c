@@ -1,0 +1,1113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules/mod_nat.c — the NAT module's core: bindings for SNAT, DNAT and
+ * MASQUERADE (address choice, source-port allocation with unique reply
+ * tuples), their precomputed rewrite slots, counters and the shell dump.
+ * The per-packet rewrite, mod_nat_apply(), is inline in rules.h and only
+ * reads the slots filled here.
+ *
+ * Pure C (no EAL, plain heap memory), so it runs under ASan/UBSan. Only the
+ * rules lcore writes a table; see the "NAT module" section of rules.h for
+ * how slots are published to and reclaimed from the RX lcores.
+ *
+ * Uniqueness is kept with two chained hash indexes over the bindings: one
+ * of reply tuples, one of original tuples (local bits ignored). A candidate
+ * translation is free when its reply tuple is in neither and the optional
+ * busy callback (the flow table) does not know it either.
+ */
+#include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "rules.h"
+
+#define NAT_NONE UINT32_MAX
+#define NAT_TGT_NONE UINT16_MAX
+#define NAT_TARGETS_DEFAULT 64
+#define NAT_TARGETS_MAX 4096
+#define NAT_PROBES_DEFAULT 65536
+
+#define PROTO_ICMP 1
+#define PROTO_TCP 6
+#define PROTO_UDP 17
+#define PROTO_DCCP 33
+#define PROTO_ICMPV6 58
+#define PROTO_SCTP 132
+#define PROTO_UDPLITE 136
+
+/* Source ports searched when the target gives no range (as Linux does). */
+#define PORT_LOW_MIN 1
+#define PORT_LOW_MAX 1023
+#define PORT_HIGH_MIN 1024
+#define PORT_HIGH_MAX 65535
+
+enum nat_state {
+	NAT_FREE,
+	NAT_ACTIVE,
+	NAT_RETIRED, /* unbound, slots waiting for a grace period */
+};
+
+/* The two tuple indexes. */
+enum nat_index {
+	IDX_REPLY,
+	IDX_ORIG,
+	IDX__COUNT
+};
+
+/*
+ * One binding. key[IDX_ORIG] is the original forward key, key[IDX_REPLY]
+ * the reply key; the translated forward key is the reverse of the latter.
+ * next[IDX_REPLY] doubles as the free-list link. Only the writer touches it.
+ */
+struct nat_binding {
+	struct fc_key key[IDX__COUNT];
+	uint32_t next[IDX__COUNT];
+	uint16_t tgt_dst; /* target counters of the DNAT target, or NAT_TGT_NONE */
+	uint16_t tgt_src; /* of the SNAT/MASQUERADE target */
+	uint8_t state;    /* enum nat_state */
+	uint8_t flags;    /* MOD_NAT_F_* */
+};
+
+struct nat_target {
+	struct mod_nat_target_stats st; /* st.nat normalized: memcmp-able */
+	uint64_t last_use;
+};
+
+/* The table. Owned by its creator; written by the rules lcore only. */
+struct mod_nat {
+	struct mod_nat_view dp;        /* must stay first: mod_nat_apply() casts */
+	struct mod_nat_rewrite *slots; /* dp.slots, writable; 2 per binding */
+	struct nat_binding *b;
+	uint32_t max_bindings;
+	uint32_t free_head;
+	uint32_t *bkt[IDX__COUNT];
+	uint32_t bkt_mask;
+	uint32_t seed;
+	uint32_t max_probes;
+	mod_nat_local_fn is_local;
+	mod_nat_busy_fn busy;
+	void *cb_arg;
+	struct nat_target *tgt;
+	uint32_t max_targets;
+	uint32_t n_targets;
+	uint64_t tgt_clock;
+	struct mod_nat_stats st; /* written by the writer, read relaxed by anyone */
+};
+
+static_assert(offsetof(struct mod_nat, dp) == 0, "mod_nat_apply() needs the view first");
+static_assert(sizeof(struct mod_nat_rewrite) == 64, "one rewrite slot per cache line");
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+static inline void
+cnt_add64(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+}
+
+static inline void
+cnt_set32(uint32_t *c, uint32_t v)
+{
+	__atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t
+addr_len(uint8_t family)
+{
+	return family == FC_AF_INET4 ? 4 : 16;
+}
+
+static const uint8_t *
+key_src(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.src : k->v6.src;
+}
+
+static const uint8_t *
+key_dst(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.dst : k->v6.dst;
+}
+
+static uint16_t
+key_sport(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.sport : k->v6.sport;
+}
+
+static uint16_t
+key_dport(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.dport : k->v6.dport;
+}
+
+static uint8_t
+key_proto(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.proto : k->v6.proto;
+}
+
+static uint8_t
+key_flags(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.flags : k->v6.flags;
+}
+
+/* Build a normalized key; ports in network order. */
+static void
+key_build(struct fc_key *k, uint8_t family, uint8_t proto, const uint8_t *src, const uint8_t *dst,
+	uint16_t sport, uint16_t dport, uint8_t flags)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = family;
+	if (family == FC_AF_INET4) {
+		memcpy(&k->v4.src, src, 4);
+		memcpy(&k->v4.dst, dst, 4);
+		k->v4.sport = sport;
+		k->v4.dport = dport;
+		k->v4.proto = proto;
+		k->v4.flags = flags;
+	} else {
+		memcpy(k->v6.src, src, 16);
+		memcpy(k->v6.dst, dst, 16);
+		k->v6.sport = sport;
+		k->v6.dport = dport;
+		k->v6.proto = proto;
+		k->v6.flags = flags;
+	}
+}
+
+/* Same connection tuple, local bits aside. */
+static bool
+tuple_equal(const struct fc_key *a, const struct fc_key *b)
+{
+	uint32_t alen = addr_len(a->family);
+
+	return a->family == b->family && key_proto(a) == key_proto(b) &&
+		key_sport(a) == key_sport(b) && key_dport(a) == key_dport(b) &&
+		memcmp(key_src(a), key_src(b), alen) == 0 && memcmp(key_dst(a), key_dst(b), alen) == 0;
+}
+
+/* ICMP/ICMPv6 echo: the parser puts the identifier in both ports. */
+static bool
+key_is_echo(const struct fc_key *k)
+{
+	uint8_t proto = key_proto(k);
+
+	if ((k->family == FC_AF_INET4 && proto == PROTO_ICMP) ||
+		(k->family == FC_AF_INET6 && proto == PROTO_ICMPV6))
+		return key_sport(k) == key_dport(k);
+	return false;
+}
+
+static bool
+proto_has_ports(uint8_t proto)
+{
+	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_SCTP;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hashing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static inline uint32_t
+hash_mix(uint32_t h, uint32_t w)
+{
+	w *= 0xcc9e2d51u;
+	w = (w << 15) | (w >> 17);
+	h ^= w * 0x1b873593u;
+	h = (h << 13) | (h >> 19);
+	return h * 5 + 0xe6546b64u;
+}
+
+static inline uint32_t
+hash_final(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t
+hash_bytes(uint32_t h, const uint8_t *p, uint32_t len)
+{
+	uint32_t i, w;
+
+	for (i = 0; i + 4 <= len; i += 4) {
+		memcpy(&w, p + i, 4);
+		h = hash_mix(h, w);
+	}
+	return h;
+}
+
+/* Hash of a connection tuple, local bits aside; @p salt separates uses. */
+static uint32_t
+tuple_hash(const struct mod_nat *nat, uint32_t salt, const struct fc_key *k)
+{
+	uint32_t alen = addr_len(k->family);
+	uint32_t h = nat->seed ^ salt;
+
+	h = hash_bytes(h, key_src(k), alen);
+	h = hash_bytes(h, key_dst(k), alen);
+	h = hash_mix(h, (uint32_t)key_sport(k) << 16 | key_dport(k));
+	h = hash_mix(h, (uint32_t)k->family << 8 | key_proto(k));
+	return hash_final(h);
+}
+
+/* 64-bit hash of addresses, for picking in address ranges. */
+static uint64_t
+addr_hash64(const struct mod_nat *nat, uint32_t salt, const uint8_t *a, const uint8_t *b,
+	uint32_t alen)
+{
+	uint32_t h1 = nat->seed ^ salt, h2 = ~nat->seed ^ salt * 31;
+
+	h1 = hash_bytes(h1, a, alen);
+	h2 = hash_bytes(h2, a, alen);
+	if (b != NULL) {
+		h1 = hash_bytes(h1, b, alen);
+		h2 = hash_bytes(h2, b, alen);
+	}
+	return (uint64_t)hash_final(h1) << 32 | hash_final(h2 + 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tuple indexes                                                             */
+/* ------------------------------------------------------------------------ */
+
+static bool
+index_has(const struct mod_nat *nat, enum nat_index ix, const struct fc_key *k)
+{
+	uint32_t i = nat->bkt[ix][tuple_hash(nat, 0, k) & nat->bkt_mask];
+
+	for (; i != NAT_NONE; i = nat->b[i].next[ix])
+		if (tuple_equal(&nat->b[i].key[ix], k))
+			return true;
+	return false;
+}
+
+static void
+index_add(struct mod_nat *nat, enum nat_index ix, uint32_t id)
+{
+	uint32_t *head = &nat->bkt[ix][tuple_hash(nat, 0, &nat->b[id].key[ix]) & nat->bkt_mask];
+
+	nat->b[id].next[ix] = *head;
+	*head = id;
+}
+
+static void
+index_del(struct mod_nat *nat, enum nat_index ix, uint32_t id)
+{
+	uint32_t *p = &nat->bkt[ix][tuple_hash(nat, 0, &nat->b[id].key[ix]) & nat->bkt_mask];
+
+	while (*p != NAT_NONE) {
+		if (*p == id) {
+			*p = nat->b[id].next[ix];
+			return;
+		}
+		p = &nat->b[*p].next[ix];
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Address ranges                                                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Number of addresses in [lo, hi] (big-endian, @p len bytes, lo <= hi),
+ * saturated at UINT64_MAX: larger IPv6 ranges use their first 2^64 - 1.
+ */
+static uint64_t
+addr_count(const uint8_t *lo, const uint8_t *hi, uint32_t len)
+{
+	uint8_t d[16];
+	uint64_t v = 0;
+	int borrow = 0;
+	uint32_t i;
+
+	for (i = len; i-- > 0;) {
+		int x = (int)hi[i] - (int)lo[i] - borrow;
+
+		borrow = x < 0;
+		d[i] = (uint8_t)(x + (borrow ? 256 : 0));
+	}
+	for (i = 0; i + 8 < len; i++)
+		if (d[i] != 0)
+			return UINT64_MAX;
+	for (i = len > 8 ? len - 8 : 0; i < len; i++)
+		v = v << 8 | d[i];
+	return v == UINT64_MAX ? UINT64_MAX : v + 1;
+}
+
+/* out = base + off (big-endian, @p len bytes); the caller keeps it in range. */
+static void
+addr_add(const uint8_t *base, uint64_t off, uint8_t *out, uint32_t len)
+{
+	unsigned int carry = 0;
+	uint32_t i;
+
+	for (i = len; i-- > 0;) {
+		unsigned int x = base[i] + (unsigned int)(off & 0xff) + carry;
+
+		out[i] = (uint8_t)x;
+		carry = x >> 8;
+		off >>= 8;
+	}
+}
+
+/* A target's ranges are sane: addresses (when @p need_addr) and ports. */
+static bool
+target_valid(const struct rule_nat *t, uint8_t family, bool need_addr)
+{
+	if (need_addr) {
+		if (t->family != family)
+			return false;
+		if (memcmp(t->addr_min, t->addr_max, addr_len(family)) > 0)
+			return false;
+	} else if (t->family != 0 && t->family != family) {
+		return false;
+	}
+	return t->port_min == 0 || t->port_min <= t->port_max;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Target counters                                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Counters of target (@p action, addresses @p lo..@p hi, the port range of
+ * @p ports); masquerade passes the outgoing address as a one-address
+ * target. When full, recycles the least recently used entry without
+ * bindings (not one this bind already took: tgt_clock ticks once per bind);
+ * NAT_TGT_NONE if there is none (the target is then not counted).
+ */
+static uint16_t
+target_get(struct mod_nat *nat, uint8_t action, uint8_t family, const uint8_t *lo,
+	const uint8_t *hi, const struct rule_nat *ports)
+{
+	struct rule_nat key;
+	struct nat_target *e;
+	uint32_t i, pick = NAT_NONE;
+
+	memset(&key, 0, sizeof(key));
+	key.family = family;
+	memcpy(key.addr_min, lo, addr_len(family));
+	memcpy(key.addr_max, hi, addr_len(family));
+	if (ports != NULL && ports->port_min != 0) {
+		key.port_min = ports->port_min;
+		key.port_max = ports->port_max;
+	}
+	for (i = 0; i < nat->n_targets; i++) {
+		e = &nat->tgt[i];
+		if (e->st.action == action && memcmp(&e->st.nat, &key, sizeof(key)) == 0) {
+			e->last_use = nat->tgt_clock;
+			return (uint16_t)i;
+		}
+	}
+	if (nat->n_targets < nat->max_targets) {
+		pick = nat->n_targets;
+		cnt_set32(&nat->st.targets, ++nat->n_targets);
+	} else {
+		for (i = 0; i < nat->n_targets; i++) {
+			e = &nat->tgt[i];
+			if (e->st.active == 0 && e->last_use != nat->tgt_clock &&
+				(pick == NAT_NONE || e->last_use < nat->tgt[pick].last_use))
+				pick = i;
+		}
+		if (pick == NAT_NONE)
+			return NAT_TGT_NONE;
+	}
+	e = &nat->tgt[pick];
+	memset(e, 0, sizeof(*e));
+	e->st.action = action;
+	e->st.nat = key;
+	e->last_use = nat->tgt_clock;
+	return (uint16_t)pick;
+}
+
+static struct nat_target *
+target_at(struct mod_nat *nat, uint16_t i)
+{
+	return i == NAT_TGT_NONE ? NULL : &nat->tgt[i];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rewrite slots                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Sum of ~old + new over the 16-bit words that differ (memory order). */
+static uint32_t
+delta_words(uint32_t sum, const uint8_t *old, const uint8_t *new, uint32_t len)
+{
+	uint16_t o, n;
+	uint32_t i;
+
+	for (i = 0; i + 2 <= len; i += 2) {
+		memcpy(&o, old + i, 2);
+		memcpy(&n, new + i, 2);
+		if (o != n)
+			sum += (uint16_t)~o + (uint32_t)n;
+	}
+	return sum;
+}
+
+/* Fold a delta sum to 16 bits; 0 (positive zero) becomes 0xffff (see mod_nat_csum_adjust). */
+static uint16_t
+delta_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0 ? 0xffff : (uint16_t)sum;
+}
+
+/* Fill @p rw to turn packets keyed @p from into packets keyed @p to. */
+static void
+slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struct fc_key *to)
+{
+	uint32_t alen = addr_len(from->family);
+	uint16_t fs = key_sport(from), fd = key_dport(from);
+	uint16_t ts = key_sport(to), td = key_dport(to);
+	uint8_t proto = key_proto(from);
+	uint32_t a, p;
+
+	memset(rw, 0, sizeof(*rw));
+	rw->family = from->family;
+	memcpy(rw->src, key_src(to), alen);
+	memcpy(rw->dst, key_dst(to), alen);
+	rw->sport = ts;
+	rw->dport = td;
+	a = delta_words(0, key_src(from), key_src(to), alen);
+	a = delta_words(a, key_dst(from), key_dst(to), alen);
+	rw->ip_delta = delta_fold(a);
+
+	if (key_is_echo(from)) {
+		/* one identifier field, whatever both key ports say */
+		p = delta_words(0, (const uint8_t *)&fs, (const uint8_t *)&ts, 2);
+		rw->l4 = MOD_NAT_L4_ECHO;
+		rw->csum_off = 2;
+		rw->l4_min = 8;
+		rw->l4_delta = delta_fold(from->family == FC_AF_INET6 ? a + p : p);
+		return;
+	}
+	if (from->family == FC_AF_INET6 && proto == PROTO_ICMPV6) {
+		rw->l4 = MOD_NAT_L4_CSUM;
+		rw->csum_off = 2;
+		rw->l4_min = 4;
+		rw->l4_delta = delta_fold(a);
+		return;
+	}
+	p = delta_words(0, (const uint8_t *)&fs, (const uint8_t *)&ts, 2);
+	p = delta_words(p, (const uint8_t *)&fd, (const uint8_t *)&td, 2);
+	switch (proto) {
+	case PROTO_TCP:
+		rw->l4 = MOD_NAT_L4_TCP;
+		rw->csum_off = 16;
+		rw->l4_min = 20;
+		break;
+	case PROTO_UDP:
+		rw->l4 = MOD_NAT_L4_UDP;
+		rw->csum_off = 6;
+		rw->l4_min = 8;
+		break;
+	case PROTO_SCTP:
+		/* CRC32c does not cover the addresses: only port changes matter */
+		if (fs != ts || fd != td) {
+			rw->l4 = MOD_NAT_L4_SCTP;
+			rw->l4_min = 12;
+		}
+		return;
+	default:
+		return;
+	}
+	rw->l4_delta = delta_fold(a + p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Create / free                                                             */
+/* ------------------------------------------------------------------------ */
+
+struct mod_nat *
+mod_nat_create(const struct mod_nat_params *p)
+{
+	struct mod_nat *nat;
+	uint32_t nb, i, ix;
+	void *mem = NULL;
+
+	if (p == NULL || p->max_bindings == 0 || p->max_bindings > MOD_NAT_BINDINGS_MAX ||
+		p->max_targets > NAT_TARGETS_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	nat = calloc(1, sizeof(*nat));
+	if (nat == NULL)
+		goto nomem;
+	nat->max_bindings = p->max_bindings;
+	nat->seed = p->seed;
+	nat->max_probes = p->max_probes != 0 ? p->max_probes : NAT_PROBES_DEFAULT;
+	nat->max_targets = p->max_targets != 0 ? p->max_targets : NAT_TARGETS_DEFAULT;
+	nat->is_local = p->is_local;
+	nat->busy = p->busy;
+	nat->cb_arg = p->cb_arg;
+
+	if (posix_memalign(&mem, 64, sizeof(struct mod_nat_rewrite) * 2 * (size_t)nat->max_bindings))
+		goto nomem;
+	nat->slots = mem;
+	memset(nat->slots, 0, sizeof(struct mod_nat_rewrite) * 2 * (size_t)nat->max_bindings);
+	nat->dp.slots = nat->slots;
+	nat->dp.n_slots = 2 * nat->max_bindings;
+
+	nat->b = calloc(nat->max_bindings, sizeof(*nat->b));
+	nat->tgt = calloc(nat->max_targets, sizeof(*nat->tgt));
+	if (nat->b == NULL || nat->tgt == NULL)
+		goto nomem;
+	for (nb = 16; nb < nat->max_bindings; nb <<= 1)
+		;
+	nat->bkt_mask = nb - 1;
+	for (ix = 0; ix < IDX__COUNT; ix++) {
+		nat->bkt[ix] = malloc(sizeof(uint32_t) * nb);
+		if (nat->bkt[ix] == NULL)
+			goto nomem;
+		for (i = 0; i < nb; i++)
+			nat->bkt[ix][i] = NAT_NONE;
+	}
+	/* free list in id order: the first bindings get the first slots */
+	for (i = 0; i < nat->max_bindings; i++) {
+		nat->b[i].next[IDX_REPLY] = i + 1 < nat->max_bindings ? i + 1 : NAT_NONE;
+		nat->b[i].next[IDX_ORIG] = NAT_NONE;
+	}
+	nat->free_head = 0;
+	nat->st.capacity = nat->max_bindings;
+	return nat;
+
+nomem:
+	mod_nat_free(nat);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+mod_nat_free(struct mod_nat *nat)
+{
+	if (nat == NULL)
+		return;
+	free(nat->bkt[IDX_REPLY]);
+	free(nat->bkt[IDX_ORIG]);
+	free(nat->tgt);
+	free(nat->b);
+	free(nat->slots);
+	free(nat);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Binding                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* What a bind decided so far. Ports in network order unless said. */
+struct nat_plan {
+	const struct fc_key *orig;
+	uint8_t family;
+	uint8_t proto;
+	uint8_t echo;       /* ICMP echo: the identifier is the "port" */
+	uint32_t alen;
+	uint8_t dst[16];    /* translated destination */
+	uint16_t dport;     /* translated destination port (not for echo) */
+	uint8_t dst_local;  /* FC_KEY_F_DST_LOCAL of the translated key, or 0 */
+	uint32_t port_lo;   /* source port search range, host order ... */
+	uint32_t port_n;    /* ... and its size; 0: nothing to search */
+	uint8_t src[16];    /* chosen source */
+	uint16_t sport;     /* chosen source port / identifier */
+	uint8_t src_local;  /* FC_KEY_F_SRC_LOCAL of the translated key, or 0 */
+};
+
+/* Local bit of a translated address: the original's if unchanged or unknown. */
+static bool
+addr_is_local(const struct mod_nat *nat, uint8_t family, const uint8_t *addr,
+	const uint8_t *orig_addr, bool orig_local)
+{
+	if (nat->is_local == NULL || memcmp(addr, orig_addr, addr_len(family)) == 0)
+		return orig_local;
+	return nat->is_local(nat->cb_arg, family, addr);
+}
+
+static void
+plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan *pl)
+{
+	const struct fc_key *o = pl->orig;
+	uint64_t n, h;
+	uint32_t pn, dp;
+
+	memcpy(pl->dst, key_dst(o), pl->alen);
+	pl->dport = key_dport(o);
+	if (dnat != NULL) {
+		n = addr_count(dnat->addr_min, dnat->addr_max, pl->alen);
+		h = addr_hash64(nat, 0x444e4154, key_src(o), key_dst(o), pl->alen);
+		addr_add(dnat->addr_min, h % n, pl->dst, pl->alen);
+		if (proto_has_ports(pl->proto) && dnat->port_min != 0) {
+			dp = ntohs(key_dport(o));
+			if (dp < dnat->port_min || dp > dnat->port_max) {
+				pn = (uint32_t)dnat->port_max - dnat->port_min + 1;
+				dp = dnat->port_min + tuple_hash(nat, 0x504f5254, o) % pn;
+			}
+			pl->dport = htons((uint16_t)dp);
+		}
+	}
+	if (addr_is_local(nat, pl->family, pl->dst, key_dst(o),
+		    (key_flags(o) & FC_KEY_F_DST_LOCAL) != 0))
+		pl->dst_local = FC_KEY_F_DST_LOCAL;
+}
+
+/* Source port/identifier search range (host order) into pl->port_lo/port_n. */
+static void
+plan_ports(const struct rule_nat *ports, struct nat_plan *pl)
+{
+	uint32_t sp = ntohs(key_sport(pl->orig));
+
+	if (pl->echo) {
+		pl->port_lo = 0;
+		pl->port_n = 65536;
+	} else if (!proto_has_ports(pl->proto)) {
+		pl->port_lo = 0;
+		pl->port_n = 0;
+	} else if (ports != NULL && ports->port_min != 0) {
+		pl->port_lo = ports->port_min;
+		pl->port_n = (uint32_t)ports->port_max - ports->port_min + 1;
+	} else if (sp < PORT_HIGH_MIN) {
+		pl->port_lo = PORT_LOW_MIN;
+		pl->port_n = PORT_LOW_MAX - PORT_LOW_MIN + 1;
+	} else {
+		pl->port_lo = PORT_HIGH_MIN;
+		pl->port_n = PORT_HIGH_MAX - PORT_HIGH_MIN + 1;
+	}
+}
+
+/* The translated forward key for source (src, sport). */
+static void
+plan_fwd_key(const struct nat_plan *pl, const uint8_t *src, uint16_t sport, uint8_t src_local,
+	struct fc_key *fwd)
+{
+	key_build(fwd, pl->family, pl->proto, src, pl->dst, sport, pl->echo ? sport : pl->dport,
+		src_local | pl->dst_local);
+}
+
+/* Is source (src, sport) free: its reply tuple unknown to both indexes and the table? */
+static bool
+plan_try(const struct mod_nat *nat, const struct nat_plan *pl, const uint8_t *src, uint16_t sport,
+	uint8_t src_local)
+{
+	struct fc_key fwd, reply;
+
+	plan_fwd_key(pl, src, sport, src_local, &fwd);
+	fc_key_reverse(&fwd, &reply);
+	if (index_has(nat, IDX_REPLY, &reply) || index_has(nat, IDX_ORIG, &reply))
+		return false;
+	return nat->busy == NULL || !nat->busy(nat->cb_arg, &reply);
+}
+
+/*
+ * Choose the source: addresses from @p lo .. @p lo + n_addr - 1 starting at
+ * index @p first, on each the original port if in range, then the range
+ * from a hashed start; at most max_probes candidates in all.
+ * @return 0 with pl->src/sport/src_local set, or -ENOSPC.
+ */
+static int
+plan_src(const struct mod_nat *nat, const uint8_t *lo, uint64_t n_addr, uint64_t first,
+	struct nat_plan *pl)
+{
+	const struct fc_key *o = pl->orig;
+	uint16_t sp_be = key_sport(o);
+	uint32_t sp = ntohs(sp_be), budget = nat->max_probes, start = 0, i, port;
+	bool keep = pl->port_n == 0 || (sp >= pl->port_lo && sp - pl->port_lo < pl->port_n);
+	bool o_local = (key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0;
+	uint8_t addr[16], flag;
+	uint64_t j;
+
+	if (pl->port_n != 0)
+		start = tuple_hash(nat, 0x53504f52, o) % pl->port_n;
+	for (j = 0; j < n_addr && budget > 0; j++) {
+		addr_add(lo, (first + j) % n_addr, addr, pl->alen);
+		flag = 0;
+		if (addr_is_local(nat, pl->family, addr, key_src(o), o_local))
+			flag = FC_KEY_F_SRC_LOCAL;
+		if (keep) {
+			budget--;
+			if (plan_try(nat, pl, addr, sp_be, flag)) {
+				port = sp;
+				goto found;
+			}
+		}
+		for (i = 0; i < pl->port_n && budget > 0; i++) {
+			port = pl->port_lo + (start + i) % pl->port_n;
+			if (keep && port == sp)
+				continue;
+			budget--;
+			if (plan_try(nat, pl, addr, htons((uint16_t)port), flag))
+				goto found;
+		}
+	}
+	return -ENOSPC;
+
+found:
+	memcpy(pl->src, addr, pl->alen);
+	pl->sport = htons((uint16_t)port);
+	pl->src_local = flag;
+	return 0;
+}
+
+/* Argument checks of mod_nat_bind(). */
+static int
+bind_check(const struct fc_key *orig, const struct rule_nat *dnat, const struct rule_nat *snat,
+	const uint8_t *masq_addr)
+{
+	uint8_t proto;
+
+	if (orig->family != FC_AF_INET4 && orig->family != FC_AF_INET6)
+		return -EINVAL;
+	if (dnat == NULL && snat == NULL && masq_addr == NULL)
+		return -EINVAL;
+	if (dnat != NULL && !target_valid(dnat, orig->family, true))
+		return -EINVAL;
+	if (snat != NULL && !target_valid(snat, orig->family, masq_addr == NULL))
+		return -EINVAL;
+	proto = key_proto(orig);
+	if (proto == PROTO_DCCP || proto == PROTO_UDPLITE)
+		return -EPROTONOSUPPORT;
+	return 0;
+}
+
+int
+mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_nat *dnat,
+	const struct rule_nat *snat, const uint8_t *masq_addr, struct mod_nat_binding_result *res)
+{
+	struct nat_plan pl;
+	struct nat_binding *b;
+	struct nat_target *td, *ts;
+	uint16_t tgt_dst = NAT_TGT_NONE, tgt_src = NAT_TGT_NONE;
+	uint64_t n_addr = 1, first = 0;
+	const uint8_t *lo;
+	struct fc_key fwd;
+	uint32_t id;
+	uint8_t flags = 0;
+	int ret;
+
+	if (nat == NULL || orig == NULL || res == NULL)
+		return -EINVAL;
+	ret = bind_check(orig, dnat, snat, masq_addr);
+	if (ret != 0)
+		return ret;
+	if (nat->free_head == NAT_NONE) {
+		cnt_add64(&nat->st.table_full, 1);
+		return -ENOBUFS;
+	}
+
+	nat->tgt_clock++;
+	memset(&pl, 0, sizeof(pl));
+	pl.orig = orig;
+	pl.family = orig->family;
+	pl.proto = key_proto(orig);
+	pl.echo = key_is_echo(orig);
+	pl.alen = addr_len(orig->family);
+
+	if (dnat != NULL) {
+		flags |= MOD_NAT_F_DNAT;
+		tgt_dst = target_get(nat, RULE_ACT_DNAT, pl.family, dnat->addr_min, dnat->addr_max,
+			dnat);
+	}
+	plan_dst(nat, dnat, &pl);
+
+	if (masq_addr != NULL) {
+		flags |= MOD_NAT_F_MASQ;
+		lo = masq_addr;
+		tgt_src = target_get(nat, RULE_ACT_MASQUERADE, pl.family, masq_addr, masq_addr,
+			snat);
+	} else if (snat != NULL) {
+		flags |= MOD_NAT_F_SNAT;
+		lo = snat->addr_min;
+		n_addr = addr_count(snat->addr_min, snat->addr_max, pl.alen);
+		/* one internal host appears under one address while it has ports */
+		first = addr_hash64(nat, 0x534e4154, key_src(orig), NULL, pl.alen) % n_addr;
+		tgt_src = target_get(nat, RULE_ACT_SNAT, pl.family, snat->addr_min, snat->addr_max,
+			snat);
+	} else {
+		lo = key_src(orig); /* source kept unless it clashes */
+	}
+	plan_ports(snat, &pl);
+
+	ts = target_at(nat, tgt_src);
+	td = target_at(nat, tgt_dst);
+	ret = plan_src(nat, lo, n_addr, first, &pl);
+	if (ret != 0) {
+		cnt_add64(&nat->st.exhausted, 1);
+		if (ts != NULL)
+			cnt_add64(&ts->st.exhausted, 1);
+		else if (td != NULL)
+			cnt_add64(&td->st.exhausted, 1);
+		return ret;
+	}
+	if (pl.sport != key_sport(orig))
+		flags |= MOD_NAT_F_REMAPPED;
+
+	id = nat->free_head;
+	b = &nat->b[id];
+	nat->free_head = b->next[IDX_REPLY];
+	b->key[IDX_ORIG] = *orig;
+	plan_fwd_key(&pl, pl.src, pl.sport, pl.src_local, &fwd);
+	fc_key_reverse(&fwd, &b->key[IDX_REPLY]);
+	b->tgt_dst = tgt_dst;
+	b->tgt_src = tgt_src;
+	b->flags = flags;
+	b->state = NAT_ACTIVE;
+	index_add(nat, IDX_REPLY, id);
+	index_add(nat, IDX_ORIG, id);
+
+	/* Both slots are complete before the caller can publish their ids. */
+	slot_fill(&nat->slots[MOD_NAT_SLOT_FWD(id)], orig, &fwd);
+	fc_key_reverse(orig, &fwd); /* the reply as it must leave: reverse of orig */
+	slot_fill(&nat->slots[MOD_NAT_SLOT_REPLY(id)], &b->key[IDX_REPLY], &fwd);
+
+	cnt_add64(&nat->st.allocated, 1);
+	cnt_set32(&nat->st.active, nat->st.active + 1);
+	if (flags & MOD_NAT_F_REMAPPED)
+		cnt_add64(&nat->st.remapped, 1);
+	if (td != NULL) {
+		cnt_set32(&td->st.active, td->st.active + 1);
+		cnt_add64(&td->st.allocated, 1);
+	}
+	if (ts != NULL) {
+		cnt_set32(&ts->st.active, ts->st.active + 1);
+		cnt_add64(&ts->st.allocated, 1);
+	}
+	return mod_nat_binding_get(nat, id, res);
+}
+
+int
+mod_nat_unbind(struct mod_nat *nat, uint32_t binding)
+{
+	struct nat_binding *b;
+	struct nat_target *t;
+
+	if (nat == NULL || binding >= nat->max_bindings)
+		return -EINVAL;
+	b = &nat->b[binding];
+	if (b->state != NAT_ACTIVE)
+		return -ENOENT;
+	index_del(nat, IDX_REPLY, binding);
+	index_del(nat, IDX_ORIG, binding);
+	b->state = NAT_RETIRED;
+	cnt_set32(&nat->st.active, nat->st.active - 1);
+	cnt_set32(&nat->st.retired, nat->st.retired + 1);
+	t = target_at(nat, b->tgt_dst);
+	if (t != NULL)
+		cnt_set32(&t->st.active, t->st.active - 1);
+	t = target_at(nat, b->tgt_src);
+	if (t != NULL)
+		cnt_set32(&t->st.active, t->st.active - 1);
+	return 0;
+}
+
+int
+mod_nat_release(struct mod_nat *nat, uint32_t binding)
+{
+	struct nat_binding *b;
+
+	if (nat == NULL || binding >= nat->max_bindings)
+		return -EINVAL;
+	b = &nat->b[binding];
+	if (b->state == NAT_FREE)
+		return -ENOENT;
+	if (b->state == NAT_ACTIVE)
+		return -EBUSY;
+	b->state = NAT_FREE;
+	b->next[IDX_REPLY] = nat->free_head;
+	b->next[IDX_ORIG] = NAT_NONE;
+	nat->free_head = binding;
+	cnt_set32(&nat->st.retired, nat->st.retired - 1);
+	return 0;
+}
+
+int
+mod_nat_binding_get(const struct mod_nat *nat, uint32_t binding,
+	struct mod_nat_binding_result *res)
+{
+	const struct nat_binding *b;
+
+	if (nat == NULL || res == NULL || binding >= nat->max_bindings)
+		return -EINVAL;
+	b = &nat->b[binding];
+	if (b->state != NAT_ACTIVE)
+		return -ENOENT;
+	memset(res, 0, sizeof(*res));
+	res->binding = binding;
+	res->fwd_slot = MOD_NAT_SLOT_FWD(binding);
+	res->reply_slot = MOD_NAT_SLOT_REPLY(binding);
+	res->flags = b->flags;
+	res->orig = b->key[IDX_ORIG];
+	res->reply = b->key[IDX_REPLY];
+	fc_key_reverse(&b->key[IDX_REPLY], &res->fwd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Counters and dump                                                         */
+/* ------------------------------------------------------------------------ */
+
+void
+mod_nat_stats_get(const struct mod_nat *nat, struct mod_nat_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (nat == NULL)
+		return;
+	s->allocated = __atomic_load_n(&nat->st.allocated, __ATOMIC_RELAXED);
+	s->exhausted = __atomic_load_n(&nat->st.exhausted, __ATOMIC_RELAXED);
+	s->table_full = __atomic_load_n(&nat->st.table_full, __ATOMIC_RELAXED);
+	s->remapped = __atomic_load_n(&nat->st.remapped, __ATOMIC_RELAXED);
+	s->active = __atomic_load_n(&nat->st.active, __ATOMIC_RELAXED);
+	s->retired = __atomic_load_n(&nat->st.retired, __ATOMIC_RELAXED);
+	s->capacity = nat->st.capacity;
+	s->targets = __atomic_load_n(&nat->st.targets, __ATOMIC_RELAXED);
+}
+
+int
+mod_nat_target_stats_get(const struct mod_nat *nat, unsigned int i,
+	struct mod_nat_target_stats *out)
+{
+	const struct nat_target *e;
+
+	if (nat == NULL || out == NULL)
+		return -EINVAL;
+	if (i >= __atomic_load_n(&nat->st.targets, __ATOMIC_RELAXED))
+		return -ENOENT;
+	e = &nat->tgt[i];
+	out->action = e->st.action;
+	out->nat = e->st.nat;
+	out->active = __atomic_load_n(&e->st.active, __ATOMIC_RELAXED);
+	out->allocated = __atomic_load_n(&e->st.allocated, __ATOMIC_RELAXED);
+	out->exhausted = __atomic_load_n(&e->st.exhausted, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* "192.0.2.1-192.0.2.4 ports 1024-2047" */
+static void
+dump_target(FILE *f, const struct mod_nat_target_stats *t)
+{
+	char lo[INET6_ADDRSTRLEN], hi[INET6_ADDRSTRLEN];
+	int af = t->nat.family == FC_AF_INET4 ? AF_INET : AF_INET6;
+
+	if (inet_ntop(af, t->nat.addr_min, lo, sizeof(lo)) == NULL ||
+		inet_ntop(af, t->nat.addr_max, hi, sizeof(hi)) == NULL)
+		return;
+	fprintf(f, "target %s %s", rule_action_name(t->action), lo);
+	if (strcmp(lo, hi) != 0)
+		fprintf(f, "-%s", hi);
+	if (t->nat.port_min != 0)
+		fprintf(f, " ports %u-%u", t->nat.port_min, t->nat.port_max);
+	fprintf(f, ": active %u allocated %" PRIu64 " exhausted %" PRIu64 "\n", t->active,
+		t->allocated, t->exhausted);
+}
+
+/* "dnat,snat,remapped" */
+static void
+flags_text(uint8_t flags, char *buf, size_t len)
+{
+	static const struct {
+		uint8_t flag;
+		const char *name;
+	} names[] = {
+		{MOD_NAT_F_DNAT, "dnat"},
+		{MOD_NAT_F_SNAT, "snat"},
+		{MOD_NAT_F_MASQ, "masquerade"},
+		{MOD_NAT_F_REMAPPED, "remapped"},
+	};
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < RTE_DIM(names); i++) {
+		if (!(flags & names[i].flag) || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off != 0 ? "," : "",
+			names[i].name);
+	}
+}
+
+int
+mod_nat_dump(const struct mod_nat *nat, FILE *f)
+{
+	struct mod_nat_target_stats t;
+	struct mod_nat_binding_result r;
+	struct mod_nat_stats s;
+	char ko[FC_KEY_STRLEN], kf[FC_KEY_STRLEN], fl[48];
+	unsigned int i;
+	uint32_t id;
+	int n = 0;
+
+	if (nat == NULL || f == NULL)
+		return -EINVAL;
+	mod_nat_stats_get(nat, &s);
+	fprintf(f,
+		"nat: active %u retired %u capacity %u allocated %" PRIu64 " exhausted %" PRIu64
+		" table_full %" PRIu64 " remapped %" PRIu64 "\n",
+		s.active, s.retired, s.capacity, s.allocated, s.exhausted, s.table_full,
+		s.remapped);
+	for (i = 0; mod_nat_target_stats_get(nat, i, &t) == 0; i++)
+		dump_target(f, &t);
+	for (id = 0; id < nat->max_bindings; id++) {
+		if (mod_nat_binding_get(nat, id, &r) != 0)
+			continue;
+		if (fc_key_format(&r.orig, ko, sizeof(ko)) < 0 ||
+			fc_key_format(&r.fwd, kf, sizeof(kf)) < 0)
+			continue;
+		flags_text(r.flags, fl, sizeof(fl));
+		fprintf(f, "binding %u: %s => %s [%s]\n", id, ko, kf, fl);
+		n++;
+	}
+	if (ferror(f))
+		return -EIO;
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* SCTP                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* CRC32c (Castagnoli, reflected polynomial 0x82f63b78), one byte per step. */
+static uint32_t crc32c_table[256];
+
+RTE_INIT(mod_nat_crc32c_init)
+{
+	uint32_t i, c;
+	int k;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+		crc32c_table[i] = c;
+	}
+}
+
+void
+mod_nat_sctp_csum(uint8_t *sctp, uint32_t len)
+{
+	uint32_t crc = 0xffffffffu, i;
+
+	memset(sctp + 8, 0, 4);
+	for (i = 0; i < len; i++)
+		crc = crc32c_table[(crc ^ sctp[i]) & 0xff] ^ (crc >> 8);
+	crc = ~crc;
+	/* RFC 9260 appendix A: the reflected CRC goes out least significant byte first */
+	sctp[8] = (uint8_t)crc;
+	sctp[9] = (uint8_t)(crc >> 8);
+	sctp[10] = (uint8_t)(crc >> 16);
+	sctp[11] = (uint8_t)(crc >> 24);
+}

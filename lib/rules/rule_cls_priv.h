@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules private: the layout of a compiled classifier, shared by its
+ * builder (rule_cls_build.c) and its evaluator (rule_cls.c). Not for other
+ * libraries: the public face is the "Compiled classifier" section of rules.h.
+ *
+ * A rule set compiles into programs, one per (table, base chain, family).
+ * A program is the base chain with every JUMP/GOTO target inlined: a flat,
+ * first-match list of entries, each a conjunction of field sets (a term)
+ * and an outcome: a result (a terminal rule), or "resume at entry X" (a
+ * RETURN, or the end of a GOTO target, skipping the rest of an inlined
+ * chain). Entries are cut into segments at every resume target, so a
+ * segment is always searched from its start; up to 16 consecutive segments
+ * form a bank: one rte_acl context whose categories are the segments (one
+ * trie walk answers "first match in each segment"), or, for a handful of
+ * entries, a linear scan.
+ */
+#ifndef GUFC_RULE_CLS_PRIV_H
+#define GUFC_RULE_CLS_PRIV_H
+
+#include <assert.h>
+#include <stdint.h>
+
+#include <rte_acl.h>
+
+#include "rules.h"
+
+/** Keys classified per rte_acl_classify() call. */
+#define CLS_BURST 32
+/** Segments per bank (rte_acl categories). */
+#define CLS_BANK_SEGS RTE_ACL_MAX_CATEGORIES
+/** Most rte_acl contexts one bank may be split into when a build fails. */
+#define CLS_BANK_CTX_MAX 8
+/** Banks with at most this many entries are scanned linearly, without rte_acl. */
+#define CLS_LINEAR_MAX 4
+/**
+ * Most ACL rules one entry may expand to (the cross product of its field
+ * sets); wider entries put a relaxed form in the ACL and are re-checked
+ * exactly after a hit.
+ */
+#define CLS_EXPAND_MAX 256
+/** Most entries in one program (priorities and userdata must fit). */
+#define CLS_ENTRIES_MAX (1u << 22)
+/** Most ACL rules in one classifier. */
+#define CLS_ACL_RULES_MAX (1u << 23)
+
+/** No entry decided: the end of the base chain (its policy). */
+#define CLS_END UINT32_MAX
+
+/*
+ * The meta byte: conntrack state, local bits and "no ports", matched as
+ * one rte_acl bitmask field. A key carries exactly one state bit (or none
+ * for RULE_CT_IGNORE), so "state in S" is "no bit outside S" and
+ * "state not in S" is "no bit inside S": one (value, mask) pair each.
+ */
+#define CLS_META_CT 0x0f        /**< RULE_CT_* bits, as they are */
+#define CLS_META_UNTRACKED 0x10 /**< ctstate 0 */
+#define CLS_META_CT_ALL 0x1f
+#define CLS_META_SRC_LOCAL 0x20
+#define CLS_META_DST_LOCAL 0x40
+#define CLS_META_NOPORTS 0x80
+
+/** rte_acl input for IPv4 keys (multi-byte fields in network order). */
+struct cls_in4 {
+	uint8_t proto;     /**< field 0 (the 1-byte first field) */
+	uint8_t unused[3];
+	uint32_t src;      /**< input group 1 */
+	uint32_t dst;      /**< input group 2 */
+	uint16_t sport;    /**< input group 3 */
+	uint16_t dport;
+	uint8_t meta;      /**< input group 4: meta and 3 wildcard bytes */
+	uint8_t pad[3];
+};
+static_assert(sizeof(struct cls_in4) == 20, "cls_in4 layout");
+
+/** rte_acl input for IPv6 keys. */
+struct cls_in6 {
+	uint8_t proto;
+	uint8_t unused[3];
+	uint8_t src[16];   /**< input groups 1-4 */
+	uint8_t dst[16];   /**< input groups 5-8 */
+	uint16_t sport;    /**< input group 9 */
+	uint16_t dport;
+	uint8_t meta;      /**< input group 10 */
+	uint8_t pad[3];
+};
+static_assert(sizeof(struct cls_in6) == 44, "cls_in6 layout");
+
+/** One key as the classifier reads it. */
+union cls_in {
+	struct cls_in4 v4;
+	struct cls_in6 v6;
+};
+
+/** Family index of programs: 0 = IPv4, 1 = IPv6. */
+#define CLS_F4 0
+#define CLS_F6 1
+#define CLS_NFAM 2
+
+/** An inclusive range of a port or protocol field, host order. */
+struct cls_rng {
+	uint16_t lo;
+	uint16_t hi;
+};
+
+/** An address prefix; bits past @c len are zero. */
+struct cls_pfx {
+	uint8_t a[16]; /**< network order; IPv4 in bytes 0..3 */
+	uint8_t len;
+};
+
+/**
+ * An entry's exact condition, as the evaluator checks it (linear banks,
+ * relaxed entries): the meta byte under a mask, and for each other field a
+ * union of ranges or prefixes, stored in the program's pools.
+ */
+struct cls_rterm {
+	uint8_t meta_val;
+	uint8_t meta_mask;
+	uint16_t n_proto;
+	uint16_t n_sport;
+	uint16_t n_dport;
+	uint32_t rng;   /**< first range in the pool: proto, then sport, then dport */
+	uint32_t n_src;
+	uint32_t n_dst;
+	uint32_t pfx;   /**< first prefix in the pool: src, then dst */
+};
+
+/** Entry kinds. */
+enum cls_kind {
+	CLS_K_RESULT, /**< terminal: @c arg is the result index */
+	CLS_K_RESUME, /**< @c arg is the segment to go on with (n_seg: the end) */
+};
+
+/** One entry of a program. */
+struct cls_entry {
+	uint8_t kind;    /**< enum cls_kind */
+	uint8_t check;   /**< relaxed in the ACL: check @c term exactly after a hit */
+	uint16_t unused;
+	uint32_t seg;    /**< its segment */
+	uint32_t arg;
+	uint32_t term;   /**< index in cls_prog::terms, or UINT32_MAX */
+};
+
+/** Up to CLS_BANK_SEGS consecutive segments, searched together. */
+struct cls_bank {
+	uint32_t seg_first;
+	uint32_t n_seg;
+	uint32_t n_cat;     /**< categories: 1 or a multiple of 4 >= n_seg */
+	uint32_t n_ctx;     /**< rte_acl contexts (0: linear bank) */
+	struct rte_acl_ctx *ctx[CLS_BANK_CTX_MAX];
+	uint32_t first;     /**< linear bank: its entries first .. first + n - 1 */
+	uint32_t n;
+};
+
+/** A compiled base chain for one family. */
+struct cls_prog {
+	uint8_t table;       /**< enum rule_table */
+	uint8_t fam;         /**< CLS_F4 / CLS_F6 */
+	uint8_t policy;      /**< enum rule_policy of the base chain */
+	uint32_t n_entries;
+	uint32_t n_seg;
+	uint32_t n_banks;
+	struct cls_entry *entries;
+	uint32_t *seg_bank;  /**< bank of each segment */
+	struct cls_bank *banks;
+	struct cls_rterm *terms;
+	struct cls_rng *rng;
+	struct cls_pfx *pfx;
+	const struct rule_chain *base; /**< build time only: not valid afterwards */
+};
+
+/** What a terminal rule decides. */
+struct cls_result {
+	uint32_t rule_id;
+	uint8_t action;              /**< enum rule_action: accept, drop or a nat action */
+	char channel[RULE_NAME_MAX];
+	struct rule_nat nat;
+};
+
+/**
+ * The compiled classifier. Built once by rule_cls_build(), never changed
+ * afterwards, freed by rule_cls_free(): any thread may read it meanwhile.
+ */
+struct rule_cls {
+	/** Program of each family at each hook; NULL: the hook enters no chain. */
+	const struct cls_prog *hook[RULE_TABLE__COUNT][RULE_HOOK__COUNT][CLS_NFAM];
+	uint32_t n_progs;
+	struct cls_prog *progs;
+	uint32_t n_results;
+	struct cls_result *results;
+	struct rule_cls_stats stats;
+};
+
+/** Does term @p t match the key @p in of family @p fam? (rule_cls.c) */
+bool cls_term_match(const struct cls_prog *p, const struct cls_rterm *t, const union cls_in *in);
+
+#endif /* GUFC_RULE_CLS_PRIV_H */

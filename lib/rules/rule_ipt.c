@@ -1,0 +1,1267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: iptables-save import, one rule line at a time.
+ *
+ * Parses "[counters] -A CHAIN options..." into rules of the model such that
+ * the reference evaluator gives netfilter's verdicts: -s/-d/-p, the tcp,
+ * udp, sctp, multiport, conntrack, state and comment matches, ACCEPT, DROP,
+ * RETURN, jumps and gotos to user chains, SNAT, DNAT, MASQUERADE. Every
+ * other option, match or target is an error naming it (a dropped match
+ * would change what gets through). Several matches on one field are
+ * combined exactly (port sets, state sets); "--ports" becomes two rules.
+ * The file around the lines is rule_ipt_load.c's business.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rule_ipt_priv.h"
+
+#define IPT_PM_MAX 8     /**< port matches in one rule */
+#define IPT_CT_MAX 8     /**< ctstate matches in one rule */
+#define IPT_MULTI_MAX 15 /**< multiport entries, a range counting two (as iptables) */
+
+enum ipt_mod {
+	MOD_NONE,
+	MOD_TCP,
+	MOD_UDP,
+	MOD_SCTP,
+	MOD_MULTIPORT,
+	MOD_CONNTRACK,
+	MOD_STATE,
+	MOD_COMMENT,
+};
+
+enum ipt_optid {
+	O_SRC,
+	O_DST,
+	O_PROTO,
+	O_JUMP,
+	O_GOTO,
+	O_MATCH,
+	O_COUNTERS,
+	O_SPORT,
+	O_DPORT,
+	O_SPORTS,
+	O_DPORTS,
+	O_PORTS,
+	O_CTSTATE,
+	O_STATE,
+	O_COMMENT,
+	O_TO_SRC,
+	O_TO_DST,
+	O_TO_PORTS,
+};
+
+static const struct {
+	const char *name;
+	uint8_t id;
+	bool inv; /**< may be negated */
+} ipt_opts[] = {
+	{"-s", O_SRC, true},
+	{"--source", O_SRC, true},
+	{"--src", O_SRC, true},
+	{"-d", O_DST, true},
+	{"--destination", O_DST, true},
+	{"--dst", O_DST, true},
+	{"-p", O_PROTO, true},
+	{"--protocol", O_PROTO, true},
+	{"-j", O_JUMP, false},
+	{"--jump", O_JUMP, false},
+	{"-g", O_GOTO, false},
+	{"--goto", O_GOTO, false},
+	{"-m", O_MATCH, false},
+	{"--match", O_MATCH, false},
+	{"-c", O_COUNTERS, false},
+	{"--set-counters", O_COUNTERS, false},
+	{"--sport", O_SPORT, true},
+	{"--source-port", O_SPORT, true},
+	{"--dport", O_DPORT, true},
+	{"--destination-port", O_DPORT, true},
+	{"--sports", O_SPORTS, true},
+	{"--source-ports", O_SPORTS, true},
+	{"--dports", O_DPORTS, true},
+	{"--destination-ports", O_DPORTS, true},
+	{"--ports", O_PORTS, true},
+	{"--ctstate", O_CTSTATE, true},
+	{"--state", O_STATE, true},
+	{"--comment", O_COMMENT, false},
+	{"--to-source", O_TO_SRC, false},
+	{"--to-destination", O_TO_DST, false},
+	{"--to-ports", O_TO_PORTS, false},
+};
+
+/* Options iptables knows that the subset refuses, with the reason. */
+static const struct {
+	const char *name;
+	const char *msg;
+} ipt_refused[] = {
+	{"-i", "interface matches are not supported"},
+	{"--in-interface", "interface matches are not supported"},
+	{"-o", "interface matches are not supported"},
+	{"--out-interface", "interface matches are not supported"},
+	{"-f", "fragment matches are not supported"},
+	{"--fragment", "fragment matches are not supported"},
+	{"-4", "family switches are not supported"},
+	{"--ipv4", "family switches are not supported"},
+	{"-6", "family switches are not supported"},
+	{"--ipv6", "family switches are not supported"},
+	{"--syn", "TCP flag matches are not supported"},
+	{"--tcp-flags", "TCP flag matches are not supported"},
+	{"--tcp-option", "TCP option matches are not supported"},
+	{"--icmp-type", "ICMP type matches are not supported"},
+	{"--icmpv6-type", "ICMP type matches are not supported"},
+	{"--chunk-types", "SCTP chunk matches are not supported"},
+	{"--random", "NAT randomisation is not supported"},
+	{"--random-fully", "NAT randomisation is not supported"},
+	{"--persistent", "persistent NAT is not supported"},
+	{"--ctproto", "conntrack matches other than --ctstate are not supported"},
+	{"--ctorigsrc", "conntrack matches other than --ctstate are not supported"},
+	{"--ctorigdst", "conntrack matches other than --ctstate are not supported"},
+	{"--ctreplsrc", "conntrack matches other than --ctstate are not supported"},
+	{"--ctrepldst", "conntrack matches other than --ctstate are not supported"},
+	{"--ctorigsrcport", "conntrack matches other than --ctstate are not supported"},
+	{"--ctorigdstport", "conntrack matches other than --ctstate are not supported"},
+	{"--ctreplsrcport", "conntrack matches other than --ctstate are not supported"},
+	{"--ctrepldstport", "conntrack matches other than --ctstate are not supported"},
+	{"--ctstatus", "conntrack matches other than --ctstate are not supported"},
+	{"--ctexpire", "conntrack matches other than --ctstate are not supported"},
+	{"--ctdir", "conntrack matches other than --ctstate are not supported"},
+	{"-t", "the table is given by a *table line"},
+	{"--table", "the table is given by a *table line"},
+	{"-I", "only -A is supported"},
+	{"--insert", "only -A is supported"},
+	{"-D", "only -A is supported"},
+	{"--delete", "only -A is supported"},
+	{"-R", "only -A is supported"},
+	{"--replace", "only -A is supported"},
+	{"-N", "only -A is supported"},
+	{"--new-chain", "only -A is supported"},
+	{"-X", "only -A is supported"},
+	{"--delete-chain", "only -A is supported"},
+	{"-F", "only -A is supported"},
+	{"--flush", "only -A is supported"},
+	{"-P", "only -A is supported"},
+	{"--policy", "only -A is supported"},
+	{"-Z", "only -A is supported"},
+	{"--zero", "only -A is supported"},
+	{"-E", "only -A is supported"},
+	{"--rename-chain", "only -A is supported"},
+};
+
+/*
+ * Target extensions: -j NAME means the extension even when a chain has
+ * that name (iptables looks targets up first), so these can neither be
+ * jumped to nor declared.
+ */
+static const char *const ipt_targets[] = {
+	"ACCEPT", "DROP", "RETURN", "QUEUE", "SNAT", "DNAT", "MASQUERADE", "REDIRECT",
+	"NETMAP", "LOG", "NFLOG", "ULOG", "NFQUEUE", "REJECT", "MARK", "CONNMARK",
+	"CONNSECMARK", "SECMARK", "CT", "NOTRACK", "TRACE", "TPROXY", "TCPMSS", "TCPOPTSTRIP",
+	"CLASSIFY", "DSCP", "TOS", "TTL", "HL", "ECN", "SET", "AUDIT", "CHECKSUM",
+	"IDLETIMER", "LED", "RATEEST", "TEE", "SYNPROXY", "CLUSTERIP", "HMARK",
+};
+
+/* Protocol names iptables-save may print (netbase's /etc/protocols) and aliases. */
+static const struct {
+	const char *name;
+	uint8_t number;
+} ipt_protos[] = {
+	{"all", 0}, {"icmp", 1}, {"igmp", 2}, {"ggp", 3}, {"ipencap", 4}, {"st", 5},
+	{"tcp", 6}, {"egp", 8}, {"igp", 9}, {"pup", 12}, {"udp", 17}, {"hmp", 20},
+	{"xns-idp", 22}, {"rdp", 27}, {"iso-tp4", 29}, {"dccp", 33}, {"xtp", 36},
+	{"ddp", 37}, {"idpr-cmtp", 38}, {"ipv6", 41}, {"ipv6-route", 43},
+	{"ipv6-frag", 44}, {"idrp", 45}, {"rsvp", 46}, {"gre", 47}, {"esp", 50},
+	{"ah", 51}, {"skip", 57}, {"ipv6-icmp", 58}, {"icmpv6", 58}, {"ipv6-nonxt", 59},
+	{"ipv6-opts", 60}, {"rspf", 73}, {"vmtp", 81}, {"eigrp", 88}, {"ospf", 89},
+	{"ax.25", 93}, {"ipip", 94}, {"etherip", 97}, {"encap", 98}, {"pim", 103},
+	{"ipcomp", 108}, {"vrrp", 112}, {"l2tp", 115}, {"isis", 124}, {"sctp", 132},
+	{"fc", 133}, {"mobility-header", 135}, {"ipv6-mh", 135}, {"mh", 135},
+	{"udplite", 136}, {"mpls-in-ip", 137}, {"manet", 138}, {"hip", 139},
+	{"shim6", 140}, {"wesp", 141}, {"rohc", 142}, {"ethernet", 143},
+};
+
+/** One port match: --sport/--dport, or one multiport option. */
+struct ipt_pmatch {
+	uint8_t dir; /**< PM_SRC, PM_DST or PM_EITHER (--ports) */
+	bool neg;
+	struct rule_ports ports;
+	const struct ipt_arg *at; /**< the option, for errors */
+};
+
+enum { PM_SRC, PM_DST, PM_EITHER };
+
+/** A rule line being parsed. */
+struct ipt_rl {
+	struct rule r;          /**< matches, action, target, comment */
+	const struct ipt_arg *cmd; /**< the -A word */
+	unsigned int seen;      /**< 1 << O_* of single-use options given */
+	const struct ipt_arg *target; /**< -j/-g value, NULL if none */
+	uint8_t pmod;           /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
+	const struct ipt_arg *pmod_at;
+	unsigned int pmod_seen; /**< 1 << O_SPORT / O_DPORT given to it */
+	uint8_t cur;            /**< module of the last -m */
+	const struct ipt_arg *cur_at;
+	bool cur_used;          /**< the last -m got its option */
+	const struct ipt_arg *multi_at; /**< first -m multiport, for errors */
+	unsigned int n_pm;
+	struct ipt_pmatch pm[IPT_PM_MAX];
+	unsigned int n_ct;
+	struct {
+		uint8_t set;
+		bool neg;
+	} ct[IPT_CT_MAX];
+	const struct ipt_arg *ct_at;
+	const struct ipt_arg *nat_at; /**< --to-* option */
+	bool has_comment;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Decimal number <= @max: digits only, no leading zero (iptables would read octal). */
+static bool
+num_parse(const char *s, size_t len, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Any decimal counter (packets, bytes): digits only. */
+static bool
+counter_valid(const char *s, size_t len)
+{
+	if (len == 0 || len > 20)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* "[packets:bytes]" */
+bool
+rule_ipt_counters_valid(const char *s)
+{
+	size_t n = strlen(s);
+	const char *colon;
+
+	if (n < 5 || s[0] != '[' || s[n - 1] != ']')
+		return false;
+	colon = memchr(s, ':', n);
+	if (colon == NULL)
+		return false;
+	return counter_valid(s + 1, (size_t)(colon - s - 1)) &&
+		counter_valid(colon + 1, (size_t)(s + n - 1 - colon - 1));
+}
+
+/* Fix the file's family at the first address, or check it. */
+static int
+family_use(struct ipt *p, const struct ipt_arg *a, uint8_t family)
+{
+	if (p->family == 0) {
+		p->family = family;
+		return 0;
+	}
+	if (p->family == family)
+		return 0;
+	return rule_ipt_err(p, a, family == FC_AF_INET6 ? "IPv6 address in an IPv4 rule set" :
+						  "IPv4 address in an IPv6 rule set");
+}
+
+/* One address of either family from [s, s+len); IPv6 if it has a ':'. */
+static bool
+addr_parse(const char *s, size_t len, uint8_t *family, uint8_t addr[16])
+{
+	char tmp[INET6_ADDRSTRLEN + 8];
+
+	if (len == 0 || len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	memset(addr, 0, 16);
+	*family = memchr(s, ':', len) != NULL ? FC_AF_INET6 : FC_AF_INET4;
+	return inet_pton(*family == FC_AF_INET6 ? AF_INET6 : AF_INET, tmp, addr) == 1;
+}
+
+/* Prefix length of a netmask, or -1 if its ones are not contiguous. */
+static int
+mask_len(const uint8_t *m, unsigned int nbytes)
+{
+	unsigned int len = 0, i = 0;
+
+	for (; i < nbytes && m[i] == 0xff; i++)
+		len += 8;
+	if (i < nbytes) {
+		uint8_t b = m[i];
+
+		while (b & 0x80) {
+			len++;
+			b = (uint8_t)(b << 1);
+		}
+		if (b != 0)
+			return -1;
+		for (i++; i < nbytes; i++)
+			if (m[i] != 0)
+				return -1;
+	}
+	return (int)len;
+}
+
+/* -s/-d value: ADDR, ADDR/LEN or ADDR/MASK; host bits are cleared, as iptables does. */
+static int
+prefix_parse(struct ipt *p, const struct ipt_arg *a, struct rule *r, struct rule_prefix *pf)
+{
+	const char *slash = strrchr(a->s, '/');
+	size_t alen = slash ? (size_t)(slash - a->s) : strlen(a->s);
+	unsigned int nbytes, bits;
+	uint8_t fam, mfam, mask[16];
+	unsigned long v;
+	int rc;
+
+	if (strchr(a->s, ',') != NULL)
+		return rule_ipt_err(p, a, "address lists are not supported");
+	if (!addr_parse(a->s, alen, &fam, pf->addr))
+		return rule_ipt_err(p, a, "bad address");
+	nbytes = fam == FC_AF_INET6 ? 16 : 4;
+	if (slash == NULL) {
+		bits = nbytes * 8;
+	} else if (strchr(slash + 1, fam == FC_AF_INET6 ? ':' : '.') != NULL) {
+		int ml;
+
+		if (!addr_parse(slash + 1, strlen(slash + 1), &mfam, mask) || mfam != fam)
+			return rule_ipt_err(p, a, "bad netmask");
+		ml = mask_len(mask, nbytes);
+		if (ml < 0)
+			return rule_ipt_err(p, a, "non-contiguous netmasks are not supported");
+		bits = (unsigned int)ml;
+	} else {
+		if (!num_parse(slash + 1, strlen(slash + 1), nbytes * 8, &v))
+			return rule_ipt_err(p, a, "bad prefix length");
+		bits = (unsigned int)v;
+	}
+	for (unsigned int b = bits; b < 128; b++)
+		pf->addr[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	pf->len = (uint8_t)bits;
+	rc = family_use(p, a, fam);
+	if (rc < 0)
+		return rc;
+	r->family = fam;
+	return 0;
+}
+
+/* -p value: a name (any case) or a number 0..255; 0 and "all" mean any. */
+static int
+proto_parse(struct ipt *p, const struct ipt_arg *a, int *proto)
+{
+	char low[32];
+	size_t n = strlen(a->s);
+	unsigned long v;
+
+	if (num_parse(a->s, n, 255, &v)) {
+		*proto = (int)v;
+		return 0;
+	}
+	if (n >= sizeof(low))
+		return rule_ipt_err(p, a, "unknown protocol");
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)(a->s[i] >= 'A' && a->s[i] <= 'Z' ? a->s[i] - 'A' + 'a' : a->s[i]);
+	for (size_t i = 0; i < RTE_DIM(ipt_protos); i++)
+		if (strcmp(ipt_protos[i].name, low) == 0) {
+			*proto = ipt_protos[i].number;
+			return 0;
+		}
+	return rule_ipt_err(p, a, "unknown protocol");
+}
+
+/* One port number (no service names: they would depend on /etc/services). */
+static bool
+port_parse(const char *s, size_t len, uint16_t *port)
+{
+	unsigned long v;
+
+	if (!num_parse(s, len, 65535, &v))
+		return false;
+	*port = (uint16_t)v;
+	return true;
+}
+
+/* --sport/--dport value: P, P:Q, P:, :Q or ":" (iptables' tcp/udp/sctp matches). */
+static int
+portrange_parse(struct ipt *p, const struct ipt_arg *a, struct rule_ports *pp)
+{
+	const char *colon = strchr(a->s, ':');
+	uint16_t lo = 0, hi = 65535;
+
+	memset(pp, 0, sizeof(*pp));
+	if (colon == NULL) {
+		if (!port_parse(a->s, strlen(a->s), &lo))
+			return rule_ipt_err(p, a, "bad port");
+		hi = lo;
+	} else {
+		if ((colon != a->s && !port_parse(a->s, (size_t)(colon - a->s), &lo)) ||
+			(colon[1] != '\0' && !port_parse(colon + 1, strlen(colon + 1), &hi)))
+			return rule_ipt_err(p, a, "bad port");
+		if (lo > hi)
+			return rule_ipt_err(p, a, "bad port range");
+	}
+	pp->n = 1;
+	pp->r[0].lo = lo;
+	pp->r[0].hi = hi;
+	return 0;
+}
+
+/* Multiport list: P or P:Q (P < Q), comma separated, at most 15 ports (a range counts two). */
+static int
+portlist_parse(struct ipt *p, const struct ipt_arg *a, struct rule_ports *pp)
+{
+	const char *c = a->s;
+	unsigned int used = 0;
+
+	memset(pp, 0, sizeof(*pp));
+	for (;;) {
+		size_t len = strcspn(c, ",");
+		const char *colon = memchr(c, ':', len);
+		uint16_t lo, hi;
+
+		if (colon == NULL) {
+			if (!port_parse(c, len, &lo))
+				return rule_ipt_err(p, a, "bad port");
+			hi = lo;
+			used++;
+		} else {
+			if (!port_parse(c, (size_t)(colon - c), &lo) ||
+				!port_parse(colon + 1, len - (size_t)(colon - c) - 1, &hi))
+				return rule_ipt_err(p, a, "bad port");
+			if (lo >= hi)
+				return rule_ipt_err(p, a, "bad port range");
+			used += 2;
+		}
+		if (used > IPT_MULTI_MAX)
+			return rule_ipt_err(p, a, "too many ports");
+		pp->r[pp->n].lo = lo;
+		pp->r[pp->n].hi = hi;
+		pp->n++;
+		if (c[len] == '\0')
+			return 0;
+		c += len + 1;
+	}
+}
+
+/* --ctstate / --state value: comma-separated state names, any case. */
+static int
+ctstate_parse(struct ipt *p, const struct ipt_arg *a, uint8_t *set)
+{
+	static const struct {
+		const char *name;
+		uint8_t bit; /* 0: exists in netfilter, not in the model */
+	} states[] = {
+		{"NEW", RULE_CT_NEW},
+		{"ESTABLISHED", RULE_CT_ESTABLISHED},
+		{"RELATED", RULE_CT_RELATED},
+		{"INVALID", RULE_CT_INVALID},
+		{"UNTRACKED", 0},
+		{"SNAT", 0},
+		{"DNAT", 0},
+	};
+	const char *c = a->s;
+
+	*set = 0;
+	for (;;) {
+		size_t len = strcspn(c, ",");
+		size_t i;
+
+		for (i = 0; i < RTE_DIM(states); i++)
+			if (strlen(states[i].name) == len && strncasecmp(states[i].name, c, len) == 0)
+				break;
+		if (i == RTE_DIM(states))
+			return rule_ipt_err(p, a, "bad conntrack state");
+		if (states[i].bit == 0)
+			return rule_ipt_err(p, a, "conntrack state not supported");
+		*set |= states[i].bit;
+		if (c[len] == '\0')
+			return 0;
+		c += len + 1;
+	}
+}
+
+/* NAT port range "P" or "P-Q", 1..65535. */
+static bool
+natports_parse(const char *s, struct rule_nat *n)
+{
+	const char *dash = strchr(s, '-');
+
+	if (dash == NULL) {
+		if (!port_parse(s, strlen(s), &n->port_min) || n->port_min == 0)
+			return false;
+		n->port_max = n->port_min;
+		return true;
+	}
+	return port_parse(s, (size_t)(dash - s), &n->port_min) &&
+		port_parse(dash + 1, strlen(dash + 1), &n->port_max) && n->port_min != 0 &&
+		n->port_min <= n->port_max;
+}
+
+/* "A" or "A-B" in [s, s+len) into the NAT target (same family for both). */
+static bool
+natrange_parse(const char *s, size_t len, struct rule_nat *n)
+{
+	const char *dash = memchr(s, '-', len);
+	uint8_t f1, f2;
+	unsigned int nb;
+
+	if (dash == NULL) {
+		if (!addr_parse(s, len, &f1, n->addr_min))
+			return false;
+		memcpy(n->addr_max, n->addr_min, sizeof(n->addr_max));
+		n->family = f1;
+		return true;
+	}
+	if (!addr_parse(s, (size_t)(dash - s), &f1, n->addr_min) ||
+		!addr_parse(dash + 1, len - (size_t)(dash - s) - 1, &f2, n->addr_max) || f1 != f2)
+		return false;
+	nb = f1 == FC_AF_INET6 ? 16 : 4;
+	n->family = f1;
+	return memcmp(n->addr_min, n->addr_max, nb) <= 0;
+}
+
+/*
+ * --to-source / --to-destination value. IPv4: A[-B][:P[-Q]]. IPv6 (as
+ * ip6tables prints it): A, A-B, or [A]:P[-Q], [A-B]:P[-Q].
+ */
+static int
+nat_parse(struct ipt *p, const struct ipt_arg *a, struct rule *r)
+{
+	struct rule_nat *n = &r->nat;
+	const char *s = a->s, *ports = NULL;
+	size_t alen;
+	int rc;
+
+	memset(n, 0, sizeof(*n));
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+
+		if (end == NULL || (end[1] != '\0' && end[1] != ':'))
+			return rule_ipt_err(p, a, "bad NAT address");
+		s++;
+		alen = (size_t)(end - s);
+		if (end[1] == ':')
+			ports = end + 2;
+	} else {
+		const char *colon = strchr(s, ':');
+
+		if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+			/* One colon: IPv4 address and ports. */
+			alen = (size_t)(colon - s);
+			ports = colon + 1;
+		} else {
+			alen = strlen(s);
+		}
+	}
+	if (alen == 0)
+		return rule_ipt_err(p, a, "NAT address required");
+	if (!natrange_parse(s, alen, n))
+		return rule_ipt_err(p, a, "bad NAT address");
+	if (ports != NULL && !natports_parse(ports, n))
+		return rule_ipt_err(p, a, "bad NAT port range");
+	rc = family_use(p, a, n->family);
+	if (rc < 0)
+		return rc;
+	if (r->family != 0 && r->family != n->family)
+		return rule_ipt_err(p, a, "address family mismatch");
+	r->family = n->family;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Port sets                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void
+bm_set_list(uint64_t *bm, const struct rule_ports *l)
+{
+	memset(bm, 0, RULE_IPT_PORT_WORDS * sizeof(*bm));
+	for (unsigned int i = 0; i < l->n; i++)
+		for (uint32_t v = l->r[i].lo; v <= l->r[i].hi; v++)
+			bm[v / 64] |= 1ull << (v % 64);
+}
+
+static bool
+bm_get(const uint64_t *bm, uint32_t v)
+{
+	return (bm[v / 64] >> (v % 64)) & 1;
+}
+
+/* Runs of ports whose bit is @val; the first RULE_PORTS_MAX go to @out. */
+static unsigned int
+bm_runs(const uint64_t *bm, bool val, struct rule_ports *out)
+{
+	unsigned int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t v = 0; v < 65536;) {
+		uint32_t lo;
+
+		if (bm_get(bm, v) != val) {
+			v++;
+			continue;
+		}
+		lo = v;
+		while (v < 65536 && bm_get(bm, v) == val)
+			v++;
+		if (n < RULE_PORTS_MAX) {
+			out->r[n].lo = (uint16_t)lo;
+			out->r[n].hi = (uint16_t)(v - 1);
+		}
+		n++;
+	}
+	out->n = (uint16_t)(n < RULE_PORTS_MAX ? n : RULE_PORTS_MAX);
+	return n;
+}
+
+/*
+ * The conjunction of @n port matches on one direction as one (possibly
+ * negated) list. @return 1 if it can match, 0 if it never can, or -EINVAL
+ * if it needs more ranges than a rule holds.
+ */
+static int
+ports_and(struct ipt *p, const struct ipt_pmatch *const *pm, unsigned int n,
+	struct rule_ports *out, bool *neg)
+{
+	struct rule_ports other;
+	unsigned int pos, inv;
+
+	if (n == 1) {
+		*out = pm[0]->ports;
+		*neg = pm[0]->neg;
+		return 1;
+	}
+	for (unsigned int w = 0; w < RULE_IPT_PORT_WORDS; w++)
+		p->bm[w] = ~0ull;
+	for (unsigned int i = 0; i < n; i++) {
+		bm_set_list(p->tmp, &pm[i]->ports);
+		for (unsigned int w = 0; w < RULE_IPT_PORT_WORDS; w++)
+			p->bm[w] &= pm[i]->neg ? ~p->tmp[w] : p->tmp[w];
+	}
+	pos = bm_runs(p->bm, true, out);
+	if (pos == 0)
+		return 0;
+	inv = bm_runs(p->bm, false, &other);
+	if (pos <= RULE_PORTS_MAX && (pos <= inv || inv == 0)) {
+		*neg = false;
+		return 1;
+	}
+	if (inv <= RULE_PORTS_MAX) {
+		*out = other;
+		*neg = true;
+		return 1;
+	}
+	return rule_ipt_err(p, pm[0]->at, "port matches too complex to combine");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rule lines                                                                */
+/* ------------------------------------------------------------------------ */
+
+static bool
+proto_has_ports(const struct rule *r)
+{
+	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
+		(r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
+			r->proto == RULE_PROTO_SCTP);
+}
+
+static uint8_t
+mod_proto(uint8_t mod)
+{
+	return mod == MOD_TCP ? RULE_PROTO_TCP : mod == MOD_UDP ? RULE_PROTO_UDP : RULE_PROTO_SCTP;
+}
+
+static int
+pend_add(struct ipt *p, const struct ipt_rl *rl, const struct rule *r)
+{
+	struct ipt_pend *e;
+	const struct ipt_arg *at = rl->target ? rl->target : rl->cmd;
+
+	if (p->n_pend == p->cap_pend) {
+		unsigned int cap = p->cap_pend ? p->cap_pend * 2 : 64;
+		struct ipt_pend *n = realloc(p->pend, cap * sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		p->pend = n;
+		p->cap_pend = cap;
+	}
+	e = &p->pend[p->n_pend++];
+	memset(e, 0, sizeof(*e));
+	e->r = *r;
+	e->table = p->table;
+	snprintf(e->chain, sizeof(e->chain), "%s", rl->cmd[1].s);
+	e->line = p->line;
+	e->col = at->col;
+	snprintf(e->token, sizeof(e->token), "%s", at->s);
+	return 0;
+}
+
+/* A -m module got no option where it needs one. */
+static int
+mod_finish(struct ipt *p, struct ipt_rl *rl)
+{
+	const char *msg = NULL;
+
+	if (rl->cur_used)
+		return 0;
+	switch (rl->cur) {
+	case MOD_MULTIPORT:
+		msg = "multiport needs --sports, --dports or --ports";
+		break;
+	case MOD_CONNTRACK:
+		msg = "conntrack needs --ctstate";
+		break;
+	case MOD_STATE:
+		msg = "state needs --state";
+		break;
+	case MOD_COMMENT:
+		msg = "comment needs --comment";
+		break;
+	default:
+		return 0;
+	}
+	return rule_ipt_err(p, rl->cur_at, msg);
+}
+
+static int
+opt_match(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v)
+{
+	static const struct {
+		const char *name;
+		uint8_t mod;
+	} mods[] = {
+		{"tcp", MOD_TCP},
+		{"udp", MOD_UDP},
+		{"sctp", MOD_SCTP},
+		{"multiport", MOD_MULTIPORT},
+		{"conntrack", MOD_CONNTRACK},
+		{"state", MOD_STATE},
+		{"comment", MOD_COMMENT},
+	};
+	uint8_t mod = MOD_NONE;
+	int rc;
+
+	rc = mod_finish(p, rl);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < RTE_DIM(mods); i++)
+		if (strcmp(mods[i].name, v->s) == 0)
+			mod = mods[i].mod;
+	if (mod == MOD_NONE)
+		return rule_ipt_err(p, v, "unsupported match");
+	if (mod == MOD_TCP || mod == MOD_UDP || mod == MOD_SCTP) {
+		if (rl->pmod != MOD_NONE && rl->pmod != mod)
+			return rule_ipt_err(p, v, "conflicting protocol matches");
+		if (rl->pmod == MOD_NONE) {
+			rl->pmod = mod;
+			rl->pmod_at = v;
+		}
+	}
+	if (mod == MOD_MULTIPORT && rl->multi_at == NULL)
+		rl->multi_at = v;
+	rl->cur = mod;
+	rl->cur_at = v;
+	rl->cur_used = false;
+	return 0;
+}
+
+/* -j NAME / -g NAME */
+static int
+opt_target(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v, bool go)
+{
+	static const struct {
+		const char *name;
+		uint8_t action;
+	} std[] = {
+		{"ACCEPT", RULE_ACT_ACCEPT},
+		{"DROP", RULE_ACT_DROP},
+		{"RETURN", RULE_ACT_RETURN},
+		{"SNAT", RULE_ACT_SNAT},
+		{"DNAT", RULE_ACT_DNAT},
+		{"MASQUERADE", RULE_ACT_MASQUERADE},
+	};
+	const struct rule_chain *c;
+
+	if (rl->target != NULL)
+		return rule_ipt_err(p, v, "only one -j or -g per rule");
+	rl->target = v;
+	for (size_t i = 0; i < RTE_DIM(std); i++) {
+		if (strcmp(std[i].name, v->s) != 0)
+			continue;
+		if (go)
+			return rule_ipt_err(p, v, "-g needs a user-defined chain");
+		if (!rule_action_in_table(std[i].action, p->table))
+			return rule_ipt_err(p, v, p->table == RULE_TABLE_NAT ?
+					"DROP is not allowed in the nat table" :
+					"NAT targets are only allowed in the nat table");
+		rl->r.action = std[i].action;
+		return 0;
+	}
+	for (size_t i = 0; i < RTE_DIM(ipt_targets); i++)
+		if (strcmp(ipt_targets[i], v->s) == 0)
+			return rule_ipt_err(p, v, "unsupported target");
+	c = rule_set_chain_find(p->s, p->table, v->s);
+	if (c == NULL || c->builtin)
+		return rule_ipt_err(p, v, "unknown chain or target");
+	if (c->hooks != 0)
+		return rule_ipt_err(p, v, "cannot jump to a built-in chain");
+	rl->r.action = go ? RULE_ACT_GOTO : RULE_ACT_JUMP;
+	snprintf(rl->r.chain, sizeof(rl->r.chain), "%s", c->name);
+	return 0;
+}
+
+static int
+pm_add(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *opt, const struct ipt_arg *v,
+	uint8_t dir, bool neg, bool list)
+{
+	struct ipt_pmatch *m;
+	int rc;
+
+	if (rl->n_pm == IPT_PM_MAX)
+		return rule_ipt_err(p, opt, "too many port matches");
+	m = &rl->pm[rl->n_pm];
+	rc = list ? portlist_parse(p, v, &m->ports) : portrange_parse(p, v, &m->ports);
+	if (rc < 0)
+		return rc;
+	m->dir = dir;
+	m->neg = neg;
+	m->at = opt;
+	rl->n_pm++;
+	return 0;
+}
+
+/* --sport / --dport: the tcp/udp/sctp match, loaded by -m or implicitly by -p. */
+static int
+opt_port(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+	unsigned int id, bool neg)
+{
+	if (rl->pmod == MOD_NONE) {
+		if (!proto_has_ports(&rl->r))
+			return rule_ipt_err(p, o, "port match needs -p tcp, udp or sctp");
+		rl->pmod = rl->r.proto == RULE_PROTO_TCP ? MOD_TCP :
+			rl->r.proto == RULE_PROTO_UDP ? MOD_UDP : MOD_SCTP;
+		rl->pmod_at = o;
+	}
+	if (rl->pmod_seen & (1u << id))
+		return rule_ipt_err(p, o, "option given twice");
+	rl->pmod_seen |= 1u << id;
+	return pm_add(p, rl, o, v, id == O_SPORT ? PM_SRC : PM_DST, neg, false);
+}
+
+static int
+opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+	unsigned int id, bool neg)
+{
+	if (rl->cur != MOD_MULTIPORT)
+		return rule_ipt_err(p, o, "option needs -m multiport");
+	if (rl->cur_used)
+		return rule_ipt_err(p, o, "multiport takes one option");
+	rl->cur_used = true;
+	return pm_add(p, rl, o, v, id == O_SPORTS ? PM_SRC : id == O_DPORTS ? PM_DST : PM_EITHER,
+		neg, true);
+}
+
+static int
+opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+	unsigned int id, bool neg)
+{
+	uint8_t want = id == O_CTSTATE ? MOD_CONNTRACK : MOD_STATE;
+	int rc;
+
+	if (rl->cur != want)
+		return rule_ipt_err(p, o, id == O_CTSTATE ? "option needs -m conntrack" :
+						      "option needs -m state");
+	if (rl->cur_used)
+		return rule_ipt_err(p, o, "option given twice");
+	if (rl->n_ct == IPT_CT_MAX)
+		return rule_ipt_err(p, o, "too many state matches");
+	rc = ctstate_parse(p, v, &rl->ct[rl->n_ct].set);
+	if (rc < 0)
+		return rc;
+	rl->ct[rl->n_ct].neg = neg;
+	rl->n_ct++;
+	if (rl->ct_at == NULL)
+		rl->ct_at = o;
+	rl->cur_used = true;
+	return 0;
+}
+
+static int
+opt_comment(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v)
+{
+	size_t n = strlen(v->s);
+
+	if (rl->cur != MOD_COMMENT)
+		return rule_ipt_err(p, o, "option needs -m comment");
+	if (rl->has_comment)
+		return rule_ipt_err(p, o, "only one comment per rule");
+	if (n >= RULE_COMMENT_MAX)
+		return rule_ipt_err(p, v, "comment too long");
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v->s[i] < 0x20 || v->s[i] == 0x7f)
+			return rule_ipt_err(p, v, "control character in comment");
+	memcpy(rl->r.comment, v->s, n + 1);
+	rl->has_comment = true;
+	rl->cur_used = true;
+	return 0;
+}
+
+static int
+opt_nat(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+	unsigned int id)
+{
+	uint8_t want = id == O_TO_SRC ? RULE_ACT_SNAT :
+		id == O_TO_DST ? RULE_ACT_DNAT : RULE_ACT_MASQUERADE;
+
+	if (rl->target == NULL || rl->r.action != want)
+		return rule_ipt_err(p, o, id == O_TO_SRC ? "option needs -j SNAT before it" :
+				id == O_TO_DST ? "option needs -j DNAT before it" :
+						 "option needs -j MASQUERADE before it");
+	if (rl->nat_at != NULL)
+		return rule_ipt_err(p, o, "option given twice");
+	rl->nat_at = o;
+	if (id == O_TO_PORTS) {
+		memset(&rl->r.nat, 0, sizeof(rl->r.nat));
+		if (!natports_parse(v->s, &rl->r.nat))
+			return rule_ipt_err(p, v, "bad NAT port range");
+		return 0;
+	}
+	return nat_parse(p, v, &rl->r);
+}
+
+static const char *
+refused_msg(const char *s)
+{
+	for (size_t i = 0; i < RTE_DIM(ipt_refused); i++)
+		if (strcmp(ipt_refused[i].name, s) == 0)
+			return ipt_refused[i].msg;
+	return NULL;
+}
+
+/* One option at a[*i] (and its values), @neg if a '!' came before it. */
+static int
+rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
+{
+	const struct ipt_args *as = &p->args;
+	const struct ipt_arg *o = &as->a[*i], *v;
+	const char *msg;
+	unsigned int id;
+	size_t k;
+	int proto = 0, rc;
+
+	for (k = 0; k < RTE_DIM(ipt_opts); k++)
+		if (strcmp(ipt_opts[k].name, o->s) == 0)
+			break;
+	if (k == RTE_DIM(ipt_opts)) {
+		msg = refused_msg(o->s);
+		if (msg != NULL)
+			return rule_ipt_err(p, o, msg);
+		return rule_ipt_err(p, o, o->s[0] == '-' ? "unsupported option" : "unexpected word");
+	}
+	id = ipt_opts[k].id;
+	if (neg && !ipt_opts[k].inv)
+		return rule_ipt_err(p, o, "option cannot be negated");
+	if (*i + 1 >= as->n)
+		return rule_ipt_err(p, o, "missing value");
+	v = &as->a[++*i];
+	if (ipt_opts[k].inv && strcmp(v->s, "!") == 0) {
+		/* The old "-s ! ADDR" spelling. */
+		if (neg)
+			return rule_ipt_err(p, v, "double negation");
+		neg = true;
+		if (*i + 1 >= as->n)
+			return rule_ipt_err(p, o, "missing value");
+		v = &as->a[++*i];
+	}
+	if (id <= O_GOTO || id == O_COUNTERS) {
+		unsigned int bit = 1u << (id == O_GOTO ? O_JUMP : id);
+
+		if (rl->seen & bit)
+			return rule_ipt_err(p, o, id == O_JUMP || id == O_GOTO ? "only one -j or -g per rule" :
+									  "option given twice");
+		rl->seen |= bit;
+	}
+	switch (id) {
+	case O_SRC:
+	case O_DST:
+		rc = prefix_parse(p, v, &rl->r, id == O_SRC ? &rl->r.src : &rl->r.dst);
+		if (rc < 0)
+			return rc;
+		rl->r.match |= id == O_SRC ? RULE_M_SRC : RULE_M_DST;
+		if (neg)
+			rl->r.neg |= id == O_SRC ? RULE_M_SRC : RULE_M_DST;
+		return 0;
+	case O_PROTO:
+		rc = proto_parse(p, v, &proto);
+		if (rc < 0)
+			return rc;
+		if (proto == 0) {
+			if (neg)
+				return rule_ipt_err(p, v, "rule would never match protocol");
+			return 0;
+		}
+		rl->r.proto = (uint8_t)proto;
+		rl->r.match |= RULE_M_PROTO;
+		if (neg)
+			rl->r.neg |= RULE_M_PROTO;
+		return 0;
+	case O_JUMP:
+	case O_GOTO:
+		return opt_target(p, rl, v, id == O_GOTO);
+	case O_MATCH:
+		return opt_match(p, rl, v);
+	case O_COUNTERS:
+		if (!counter_valid(v->s, strlen(v->s)))
+			return rule_ipt_err(p, v, "bad counters");
+		if (*i + 1 >= as->n)
+			return rule_ipt_err(p, o, "missing value");
+		v = &as->a[++*i];
+		if (!counter_valid(v->s, strlen(v->s)))
+			return rule_ipt_err(p, v, "bad counters");
+		return 0;
+	case O_SPORT:
+	case O_DPORT:
+		return opt_port(p, rl, o, v, id, neg);
+	case O_SPORTS:
+	case O_DPORTS:
+	case O_PORTS:
+		return opt_multiport(p, rl, o, v, id, neg);
+	case O_CTSTATE:
+	case O_STATE:
+		return opt_ctstate(p, rl, o, v, id, neg);
+	case O_COMMENT:
+		return opt_comment(p, rl, o, v);
+	default:
+		return opt_nat(p, rl, o, v, id);
+	}
+}
+
+/* Combine the ctstate matches of a rule into its one (possibly negated) set. */
+static int
+rule_ctstate(struct ipt *p, struct ipt_rl *rl)
+{
+	uint8_t pos = RULE_CT_ALL, negs = 0;
+	bool any_pos = false;
+
+	if (rl->n_ct == 0)
+		return 0;
+	rl->r.match |= RULE_M_CTSTATE;
+	if (rl->n_ct == 1) {
+		rl->r.ctstate = rl->ct[0].set;
+		if (rl->ct[0].neg)
+			rl->r.neg |= RULE_M_CTSTATE;
+		return 0;
+	}
+	/* A packet is in one state (or untracked: in none). */
+	for (unsigned int i = 0; i < rl->n_ct; i++) {
+		if (rl->ct[i].neg) {
+			negs |= rl->ct[i].set;
+		} else {
+			pos &= rl->ct[i].set;
+			any_pos = true;
+		}
+	}
+	if (any_pos) {
+		rl->r.ctstate = pos & (uint8_t)~negs;
+		if (rl->r.ctstate == 0)
+			return rule_ipt_err(p, rl->ct_at, "state matches can never match together");
+	} else {
+		rl->r.ctstate = negs;
+		rl->r.neg |= RULE_M_CTSTATE;
+	}
+	return 0;
+}
+
+/* Apply the port matches of one variant to @r. @return 1, 0 (never matches), -EINVAL. */
+static int
+rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule *r)
+{
+	const struct ipt_pmatch *dir[2][IPT_PM_MAX + 1];
+	unsigned int n[2] = {0, 0};
+	bool neg = false;
+	int rc;
+
+	for (unsigned int i = 0; i < rl->n_pm; i++) {
+		const struct ipt_pmatch *m = &rl->pm[i];
+
+		if (m->dir == PM_EITHER) {
+			if (m->neg) {
+				/* Neither port in the list. */
+				dir[0][n[0]++] = m;
+				dir[1][n[1]++] = m;
+			} else {
+				dir[either_dir][n[either_dir]++] = m;
+			}
+		} else {
+			dir[m->dir][n[m->dir]++] = m;
+		}
+	}
+	for (unsigned int d = 0; d < 2; d++) {
+		struct rule_ports *pp = d == PM_SRC ? &r->sport : &r->dport;
+
+		if (n[d] == 0)
+			continue;
+		rc = ports_and(p, dir[d], n[d], pp, &neg);
+		if (rc <= 0)
+			return rc;
+		r->match |= d == PM_SRC ? RULE_M_SPORT : RULE_M_DPORT;
+		if (neg)
+			r->neg |= d == PM_SRC ? RULE_M_SPORT : RULE_M_DPORT;
+	}
+	if (!(r->match & (RULE_M_SPORT | RULE_M_DPORT)) && rl->pmod != MOD_NONE) {
+		/*
+		 * A bare -m tcp/udp/sctp still fails on non-first fragments:
+		 * a port match of every port keeps that.
+		 */
+		r->dport.n = 1;
+		r->dport.r[0].lo = 0;
+		r->dport.r[0].hi = 65535;
+		r->match |= RULE_M_DPORT;
+	}
+	return 1;
+}
+
+/* Checks that need the whole rule, then queue it (one rule, or two for --ports). */
+static int
+rule_finish(struct ipt *p, struct ipt_rl *rl)
+{
+	const struct ipt_pmatch *either = NULL;
+	unsigned int n_var = 1, added = 0;
+	int rc;
+
+	rc = mod_finish(p, rl);
+	if (rc < 0)
+		return rc;
+	if (rl->pmod != MOD_NONE &&
+		(!proto_has_ports(&rl->r) || rl->r.proto != mod_proto(rl->pmod)))
+		return rule_ipt_err(p, rl->pmod_at, "protocol match needs the same -p protocol");
+	if (rl->multi_at != NULL && !proto_has_ports(&rl->r))
+		return rule_ipt_err(p, rl->multi_at, "multiport needs -p tcp, udp or sctp");
+	if ((rl->r.action == RULE_ACT_SNAT || rl->r.action == RULE_ACT_DNAT) && rl->nat_at == NULL)
+		return rule_ipt_err(p, rl->target, rl->r.action == RULE_ACT_SNAT ? "SNAT needs --to-source" :
+									   "DNAT needs --to-destination");
+	if (rl->nat_at != NULL && rl->r.nat.port_min != 0 && !proto_has_ports(&rl->r))
+		return rule_ipt_err(p, rl->nat_at, "NAT ports need -p tcp, udp or sctp");
+	rc = rule_ctstate(p, rl);
+	if (rc < 0)
+		return rc;
+	for (unsigned int i = 0; i < rl->n_pm; i++) {
+		if (rl->pm[i].dir != PM_EITHER || rl->pm[i].neg)
+			continue;
+		if (either != NULL)
+			return rule_ipt_err(p, rl->pm[i].at, "only one --ports per rule");
+		either = &rl->pm[i];
+		/* sport in the list, else dport in it: two rules, see doc/iptables.md. */
+		n_var = 2;
+	}
+	for (unsigned int v = 0; v < n_var; v++) {
+		struct rule r = rl->r;
+		const char *msg;
+
+		rc = rule_ports_variant(p, rl, v == 0 ? PM_SRC : PM_DST, &r);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		if (rule_check(&r, &msg) < 0)
+			return rule_ipt_err(p, rl->cmd, msg);
+		added++;
+		if (rl->target == NULL)
+			continue; /* no target: counts packets, changes no verdict */
+		rc = pend_add(p, rl, &r);
+		if (rc < 0)
+			return rc;
+	}
+	if (added == 0)
+		return rule_ipt_err(p, rl->n_pm ? rl->pm[0].at : rl->cmd,
+			"port matches can never match together");
+	return 0;
+}
+
+int
+rule_ipt_rule_line(struct ipt *p)
+{
+	const struct ipt_args *as = &p->args;
+	const struct rule_chain *c;
+	struct ipt_rl *rl;
+	unsigned int i = 0;
+	const char *msg;
+	int rc = 0;
+
+	if (!p->in_table)
+		return rule_ipt_err(p, &as->a[0], "rule outside a table");
+	if (as->a[0].s[0] == '[') {
+		if (!rule_ipt_counters_valid(as->a[0].s))
+			return rule_ipt_err(p, &as->a[0], "bad counters");
+		i++;
+		if (i == as->n)
+			return rule_ipt_err(p, &as->a[0], "missing rule");
+	}
+	if (strcmp(as->a[i].s, "-A") != 0 && strcmp(as->a[i].s, "--append") != 0) {
+		msg = refused_msg(as->a[i].s);
+		return rule_ipt_err(p, &as->a[i], msg != NULL ? msg : "expected -A");
+	}
+	if (i + 1 == as->n)
+		return rule_ipt_err(p, &as->a[i], "missing value");
+	c = rule_set_chain_find(p->s, p->table, as->a[i + 1].s);
+	if (c == NULL || c->builtin)
+		return rule_ipt_err(p, &as->a[i + 1], "unknown chain");
+	rl = calloc(1, sizeof(*rl));
+	if (rl == NULL)
+		return -ENOMEM;
+	rule_init(&rl->r);
+	rl->cmd = &as->a[i];
+	for (i += 2; i < as->n; i++) {
+		bool neg = false;
+
+		if (strcmp(as->a[i].s, "!") == 0) {
+			if (i + 1 == as->n) {
+				rc = rule_ipt_err(p, &as->a[i], "missing option after !");
+				goto out;
+			}
+			if (strcmp(as->a[i + 1].s, "!") == 0) {
+				rc = rule_ipt_err(p, &as->a[i + 1], "double negation");
+				goto out;
+			}
+			neg = true;
+			i++;
+		}
+		rc = rule_opt(p, rl, &i, neg);
+		if (rc < 0)
+			goto out;
+	}
+	rc = rule_finish(p, rl);
+out:
+	free(rl);
+	return rc;
+}
+
+bool
+rule_ipt_is_target(const char *name)
+{
+	for (size_t i = 0; i < RTE_DIM(ipt_targets); i++)
+		if (strcmp(ipt_targets[i], name) == 0)
+			return true;
+	return false;
+}
