@@ -28,23 +28,23 @@
 
 #include "rules.h"
 
-#define NAT_NONE UINT32_MAX
-#define NAT_TGT_NONE UINT16_MAX
+#define NAT_NONE	    UINT32_MAX
+#define NAT_TGT_NONE	    UINT16_MAX
 #define NAT_TARGETS_DEFAULT 64
-#define NAT_TARGETS_MAX 4096
-#define NAT_PROBES_DEFAULT 65536
+#define NAT_TARGETS_MAX	    4096
+#define NAT_PROBES_DEFAULT  65536
 
-#define PROTO_ICMP 1
-#define PROTO_TCP 6
-#define PROTO_UDP 17
-#define PROTO_DCCP 33
-#define PROTO_ICMPV6 58
-#define PROTO_SCTP 132
+#define PROTO_ICMP    1
+#define PROTO_TCP     6
+#define PROTO_UDP     17
+#define PROTO_DCCP    33
+#define PROTO_ICMPV6  58
+#define PROTO_SCTP    132
 #define PROTO_UDPLITE 136
 
 /* Source ports searched when the target gives no range (as Linux does). */
-#define PORT_LOW_MIN 1
-#define PORT_LOW_MAX 1023
+#define PORT_LOW_MIN  1
+#define PORT_LOW_MAX  1023
 #define PORT_HIGH_MIN 1024
 #define PORT_HIGH_MAX 65535
 
@@ -55,11 +55,7 @@ enum nat_state {
 };
 
 /* The two tuple indexes. */
-enum nat_index {
-	IDX_REPLY,
-	IDX_ORIG,
-	IDX__COUNT
-};
+enum nat_index { IDX_REPLY, IDX_ORIG, IDX__COUNT };
 
 /*
  * One binding. key[IDX_ORIG] is the original forward key, key[IDX_REPLY]
@@ -71,8 +67,8 @@ struct nat_binding {
 	uint32_t next[IDX__COUNT];
 	uint16_t tgt_dst; /* target counters of the DNAT target, or NAT_TGT_NONE */
 	uint16_t tgt_src; /* of the SNAT/MASQUERADE target */
-	uint8_t state;    /* enum nat_state */
-	uint8_t flags;    /* MOD_NAT_F_* */
+	uint8_t state;	  /* enum nat_state */
+	uint8_t flags;	  /* MOD_NAT_F_* */
 };
 
 struct nat_target {
@@ -82,7 +78,7 @@ struct nat_target {
 
 /* The table. Owned by its creator; written by the rules lcore only. */
 struct mod_nat {
-	struct mod_nat_view dp;        /* must stay first: mod_nat_apply() casts */
+	struct mod_nat_view dp;	       /* must stay first: mod_nat_apply() casts */
 	struct mod_nat_rewrite *slots; /* dp.slots, writable; 2 per binding */
 	struct nat_binding *b;
 	uint32_t max_bindings;
@@ -193,8 +189,9 @@ tuple_equal(const struct fc_key *a, const struct fc_key *b)
 	uint32_t alen = addr_len(a->family);
 
 	return a->family == b->family && key_proto(a) == key_proto(b) &&
-		key_sport(a) == key_sport(b) && key_dport(a) == key_dport(b) &&
-		memcmp(key_src(a), key_src(b), alen) == 0 && memcmp(key_dst(a), key_dst(b), alen) == 0;
+	       key_sport(a) == key_sport(b) && key_dport(a) == key_dport(b) &&
+	       memcmp(key_src(a), key_src(b), alen) == 0 &&
+	       memcmp(key_dst(a), key_dst(b), alen) == 0;
 }
 
 /* ICMP/ICMPv6 echo: the parser puts the identifier in both ports. */
@@ -268,8 +265,8 @@ tuple_hash(const struct mod_nat *nat, uint32_t salt, const struct fc_key *k)
 
 /* 64-bit hash of addresses, for picking in address ranges. */
 static uint64_t
-addr_hash64(const struct mod_nat *nat, uint32_t salt, const uint8_t *a, const uint8_t *b,
-	uint32_t alen)
+addr_hash64(
+	const struct mod_nat *nat, uint32_t salt, const uint8_t *a, const uint8_t *b, uint32_t alen)
 {
 	uint32_t h1 = nat->seed ^ salt, h2 = ~nat->seed ^ salt * 31;
 
@@ -560,7 +557,8 @@ mod_nat_create(const struct mod_nat_params *p)
 	nat->busy = p->busy;
 	nat->cb_arg = p->cb_arg;
 
-	if (posix_memalign(&mem, 64, sizeof(struct mod_nat_rewrite) * 2 * (size_t)nat->max_bindings))
+	if (posix_memalign(
+		    &mem, 64, sizeof(struct mod_nat_rewrite) * 2 * (size_t)nat->max_bindings))
 		goto nomem;
 	nat->slots = mem;
 	memset(nat->slots, 0, sizeof(struct mod_nat_rewrite) * 2 * (size_t)nat->max_bindings);
@@ -618,16 +616,16 @@ struct nat_plan {
 	const struct fc_key *orig;
 	uint8_t family;
 	uint8_t proto;
-	uint8_t echo;       /* ICMP echo: the identifier is the "port" */
+	uint8_t echo; /* ICMP echo: the identifier is the "port" */
 	uint32_t alen;
-	uint8_t dst[16];    /* translated destination */
-	uint16_t dport;     /* translated destination port (not for echo) */
-	uint8_t dst_local;  /* FC_KEY_F_DST_LOCAL of the translated key, or 0 */
-	uint32_t port_lo;   /* source port search range, host order ... */
-	uint32_t port_n;    /* ... and its size; 0: nothing to search */
-	uint8_t src[16];    /* chosen source */
-	uint16_t sport;     /* chosen source port / identifier */
-	uint8_t src_local;  /* FC_KEY_F_SRC_LOCAL of the translated key, or 0 */
+	uint8_t dst[16];   /* translated destination */
+	uint16_t dport;	   /* translated destination port (not for echo) */
+	uint8_t dst_local; /* FC_KEY_F_DST_LOCAL of the translated key, or 0 */
+	uint32_t port_lo;  /* source port search range, host order ... */
+	uint32_t port_n;   /* ... and its size; 0: nothing to search */
+	uint8_t src[16];   /* chosen source */
+	uint16_t sport;	   /* chosen source port / identifier */
+	uint8_t src_local; /* FC_KEY_F_SRC_LOCAL of the translated key, or 0 */
 };
 
 /* Local bit of a translated address: the original's if unchanged or unknown. */
@@ -662,8 +660,8 @@ plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan
 			pl->dport = htons((uint16_t)dp);
 		}
 	}
-	if (addr_is_local(nat, pl->family, pl->dst, key_dst(o),
-		    (key_flags(o) & FC_KEY_F_DST_LOCAL) != 0))
+	if (addr_is_local(
+		    nat, pl->family, pl->dst, key_dst(o), (key_flags(o) & FC_KEY_F_DST_LOCAL) != 0))
 		pl->dst_local = FC_KEY_F_DST_LOCAL;
 }
 
@@ -820,24 +818,24 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 
 	if (dnat != NULL) {
 		flags |= MOD_NAT_F_DNAT;
-		tgt_dst = target_get(nat, RULE_ACT_DNAT, pl.family, dnat->addr_min, dnat->addr_max,
-			dnat);
+		tgt_dst = target_get(
+			nat, RULE_ACT_DNAT, pl.family, dnat->addr_min, dnat->addr_max, dnat);
 	}
 	plan_dst(nat, dnat, &pl);
 
 	if (masq_addr != NULL) {
 		flags |= MOD_NAT_F_MASQ;
 		lo = masq_addr;
-		tgt_src = target_get(nat, RULE_ACT_MASQUERADE, pl.family, masq_addr, masq_addr,
-			snat);
+		tgt_src =
+			target_get(nat, RULE_ACT_MASQUERADE, pl.family, masq_addr, masq_addr, snat);
 	} else if (snat != NULL) {
 		flags |= MOD_NAT_F_SNAT;
 		lo = snat->addr_min;
 		n_addr = addr_count(snat->addr_min, snat->addr_max, pl.alen);
 		/* one internal host appears under one address while it has ports */
 		first = addr_hash64(nat, 0x534e4154, key_src(orig), NULL, pl.alen) % n_addr;
-		tgt_src = target_get(nat, RULE_ACT_SNAT, pl.family, snat->addr_min, snat->addr_max,
-			snat);
+		tgt_src = target_get(
+			nat, RULE_ACT_SNAT, pl.family, snat->addr_min, snat->addr_max, snat);
 	} else {
 		lo = key_src(orig); /* source kept unless it clashes */
 	}
@@ -936,8 +934,7 @@ mod_nat_release(struct mod_nat *nat, uint32_t binding)
 }
 
 int
-mod_nat_binding_get(const struct mod_nat *nat, uint32_t binding,
-	struct mod_nat_binding_result *res)
+mod_nat_binding_get(const struct mod_nat *nat, uint32_t binding, struct mod_nat_binding_result *res)
 {
 	const struct nat_binding *b;
 
@@ -978,8 +975,8 @@ mod_nat_stats_get(const struct mod_nat *nat, struct mod_nat_stats *s)
 }
 
 int
-mod_nat_target_stats_get(const struct mod_nat *nat, unsigned int i,
-	struct mod_nat_target_stats *out)
+mod_nat_target_stats_get(
+	const struct mod_nat *nat, unsigned int i, struct mod_nat_target_stats *out)
 {
 	const struct nat_target *e;
 
@@ -1035,8 +1032,8 @@ flags_text(uint8_t flags, char *buf, size_t len)
 	for (i = 0; i < RTE_DIM(names); i++) {
 		if (!(flags & names[i].flag) || off >= len)
 			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off != 0 ? "," : "",
-			names[i].name);
+		off += (size_t)snprintf(
+			buf + off, len - off, "%s%s", off != 0 ? "," : "", names[i].name);
 	}
 }
 

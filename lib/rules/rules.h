@@ -858,7 +858,7 @@ typedef bool (*mod_nat_busy_fn)(void *arg, const struct fc_key *key);
 /** NAT table creation parameters. Zero means "default" where one is given. */
 struct mod_nat_params {
 	uint32_t max_bindings; /**< most bindings, active or retired: 1..MOD_NAT_BINDINGS_MAX */
-	uint32_t max_targets;  /**< targets with usage counters; 0 = 64 */
+	uint32_t max_targets;  /**< targets with usage counters: 0 = 64, at most 4096 */
 	uint32_t max_probes;   /**< most candidate tuples one bind tries; 0 = 65536 */
 	uint32_t seed;         /**< hash seed: address choice, port search start, index */
 	mod_nat_local_fn is_local; /**< optional, see mod_nat_local_fn */

@@ -27,16 +27,16 @@
 #include "pkt_build.h"
 #include "rules.h"
 
-#define FRAME_MAX 2048
+#define FRAME_MAX   2048
 #define PAYLOAD_MAX 256
 
-#define P_ICMP 1
-#define P_TCP 6
-#define P_UDP 17
-#define P_DCCP 33
-#define P_GRE 47
+#define P_ICMP	 1
+#define P_TCP	 6
+#define P_UDP	 17
+#define P_DCCP	 33
+#define P_GRE	 47
 #define P_ICMPV6 58
-#define P_SCTP 132
+#define P_SCTP	 132
 
 /* ------------------------------------------------------------------------ */
 /* Packets                                                                   */
@@ -45,15 +45,15 @@
 /* What to build. Addresses network order, ports host order. */
 struct spec {
 	uint8_t family;
-	uint8_t proto;   /* P_TCP, P_UDP, P_SCTP, P_ICMP/P_ICMPV6 (echo), P_GRE */
+	uint8_t proto; /* P_TCP, P_UDP, P_SCTP, P_ICMP/P_ICMPV6 (echo), P_GRE */
 	uint8_t src[16];
 	uint8_t dst[16];
-	uint16_t sport;  /* echo: the identifier */
+	uint16_t sport; /* echo: the identifier */
 	uint16_t dport;
-	bool reply;      /* echo reply rather than request */
+	bool reply;	   /* echo reply rather than request */
 	uint8_t icmp_type; /* non-zero: this ICMP type (not echo), code 0 */
-	bool nocsum;     /* UDP over IPv4 without checksum */
-	bool opts;       /* IPv4 options / IPv6 destination-options header */
+	bool nocsum;	   /* UDP over IPv4 without checksum */
+	bool opts;	   /* IPv4 options / IPv6 destination-options header */
 	bool vlan;
 	uint16_t ip_id;
 	uint32_t plen;
@@ -501,23 +501,23 @@ static const struct rt_case rt_cases[] = {
 	{"tcp4 snat port range", 4, P_TCP, false, false, false, "10.0.0.2", "198.51.100.7", 40000,
 		443, NULL, NULL, 0, 0, "192.0.2.1", NULL, 2000, 2099, NULL, "192.0.2.1",
 		"198.51.100.7", -1, 443},
-	{"tcp4 snat port kept in range", 4, P_TCP, false, false, false, "10.0.0.2",
-		"198.51.100.7", 2050, 443, NULL, NULL, 0, 0, "192.0.2.1", NULL, 2000, 2099, NULL,
-		"192.0.2.1", "198.51.100.7", 2050, 443},
+	{"tcp4 snat port kept in range", 4, P_TCP, false, false, false, "10.0.0.2", "198.51.100.7",
+		2050, 443, NULL, NULL, 0, 0, "192.0.2.1", NULL, 2000, 2099, NULL, "192.0.2.1",
+		"198.51.100.7", 2050, 443},
 	{"tcp4 dnat+snat", 4, P_TCP, false, false, false, "198.51.100.7", "192.0.2.1", 5555, 443,
 		"10.0.0.9", NULL, 0, 0, "10.0.0.1", NULL, 0, 0, NULL, "10.0.0.1", "10.0.0.9", 5555,
 		443},
-	{"udp4 snat", 4, P_UDP, false, false, false, "10.1.2.3", "8.8.8.8", 5353, 53, NULL, NULL,
-		0, 0, "203.0.113.9", NULL, 0, 0, NULL, "203.0.113.9", "8.8.8.8", 5353, 53},
+	{"udp4 snat", 4, P_UDP, false, false, false, "10.1.2.3", "8.8.8.8", 5353, 53, NULL, NULL, 0,
+		0, "203.0.113.9", NULL, 0, 0, NULL, "203.0.113.9", "8.8.8.8", 5353, 53},
 	{"udp4 snat port range", 4, P_UDP, false, false, true, "10.1.2.3", "8.8.8.8", 5353, 53,
 		NULL, NULL, 0, 0, "203.0.113.9", "203.0.113.9", 61000, 61010, NULL, "203.0.113.9",
 		"8.8.8.8", -1, 53},
 	{"udp4 no checksum", 4, P_UDP, true, false, false, "10.1.2.3", "8.8.8.8", 5353, 53, NULL,
 		NULL, 0, 0, "203.0.113.9", NULL, 7000, 7000, NULL, "203.0.113.9", "8.8.8.8", 7000,
 		53},
-	{"udp4 dnat no checksum", 4, P_UDP, true, true, false, "198.51.100.1", "192.0.2.1", 999,
-		53, "10.0.0.53", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "198.51.100.1", "10.0.0.53",
-		999, 53},
+	{"udp4 dnat no checksum", 4, P_UDP, true, true, false, "198.51.100.1", "192.0.2.1", 999, 53,
+		"10.0.0.53", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "198.51.100.1", "10.0.0.53", 999,
+		53},
 	{"icmp4 echo snat", 4, P_ICMP, false, false, false, "10.0.0.2", "198.51.100.7", 0x1234, 0,
 		NULL, NULL, 0, 0, "192.0.2.1", NULL, 0, 0, NULL, "192.0.2.1", "198.51.100.7",
 		0x1234, 0x1234},
@@ -532,8 +532,8 @@ static const struct rt_case rt_cases[] = {
 	{"tcp4 masquerade ports", 4, P_TCP, false, false, false, "10.0.0.2", "198.51.100.7", 33000,
 		22, NULL, NULL, 0, 0, NULL, NULL, 10000, 10000, "192.0.2.77", "192.0.2.77",
 		"198.51.100.7", 10000, 22},
-	{"sctp4 snat ports (crc)", 4, P_SCTP, false, false, false, "10.0.0.2", "198.51.100.7",
-		3868, 3868, NULL, NULL, 0, 0, "192.0.2.1", NULL, 40000, 40000, NULL, "192.0.2.1",
+	{"sctp4 snat ports (crc)", 4, P_SCTP, false, false, false, "10.0.0.2", "198.51.100.7", 3868,
+		3868, NULL, NULL, 0, 0, "192.0.2.1", NULL, 40000, 40000, NULL, "192.0.2.1",
 		"198.51.100.7", 40000, 3868},
 	{"sctp4 dnat address only", 4, P_SCTP, false, false, false, "198.51.100.7", "192.0.2.1",
 		3868, 3868, "10.0.0.5", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "198.51.100.7",
@@ -541,21 +541,21 @@ static const struct rt_case rt_cases[] = {
 	{"gre4 snat", 4, P_GRE, false, false, false, "10.0.0.2", "198.51.100.7", 0, 0, NULL, NULL,
 		0, 0, "192.0.2.1", NULL, 0, 0, NULL, "192.0.2.1", "198.51.100.7", 0, 0},
 	{"tcp6 dnat", 6, P_TCP, false, true, false, "2001:db8:1::7", "2001:db8::1", 40000, 80,
-		"fd00::5", NULL, 8080, 8090, NULL, NULL, 0, 0, NULL, "2001:db8:1::7", "fd00::5", 40000,
-		-1},
+		"fd00::5", NULL, 8080, 8090, NULL, NULL, 0, 0, NULL, "2001:db8:1::7", "fd00::5",
+		40000, -1},
 	{"tcp6 snat", 6, P_TCP, false, false, true, "fd00::2", "2001:db8:1::7", 40000, 443, NULL,
 		NULL, 0, 0, "2001:db8::1", NULL, 0, 0, NULL, "2001:db8::1", "2001:db8:1::7", 40000,
 		443},
-	{"udp6 snat port range", 6, P_UDP, false, false, false, "fd00::2", "2001:db8:1::53",
-		12345, 53, NULL, NULL, 0, 0, "2001:db8::1", "2001:db8::4", 1024, 1100, NULL, NULL,
+	{"udp6 snat port range", 6, P_UDP, false, false, false, "fd00::2", "2001:db8:1::53", 12345,
+		53, NULL, NULL, 0, 0, "2001:db8::1", "2001:db8::4", 1024, 1100, NULL, NULL,
 		"2001:db8:1::53", -1, 53},
-	{"icmp6 echo snat", 6, P_ICMPV6, false, false, false, "fd00::2", "2001:db8:1::7", 0xbeef,
-		0, NULL, NULL, 0, 0, "2001:db8::1", NULL, 0, 0, NULL, "2001:db8::1", "2001:db8:1::7",
+	{"icmp6 echo snat", 6, P_ICMPV6, false, false, false, "fd00::2", "2001:db8:1::7", 0xbeef, 0,
+		NULL, NULL, 0, 0, "2001:db8::1", NULL, 0, 0, NULL, "2001:db8::1", "2001:db8:1::7",
 		0xbeef, 0xbeef},
-	{"icmp6 echo dnat", 6, P_ICMPV6, false, true, false, "2001:db8:1::7", "2001:db8::1", 77,
-		0, "fd00::5", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "2001:db8:1::7", "fd00::5", 77, 77},
-	{"sctp6 masquerade ports", 6, P_SCTP, false, false, false, "fd00::2", "2001:db8:1::7",
-		5000, 5001, NULL, NULL, 0, 0, NULL, NULL, 6000, 6000, "2001:db8::99", "2001:db8::99",
+	{"icmp6 echo dnat", 6, P_ICMPV6, false, true, false, "2001:db8:1::7", "2001:db8::1", 77, 0,
+		"fd00::5", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "2001:db8:1::7", "fd00::5", 77, 77},
+	{"sctp6 masquerade ports", 6, P_SCTP, false, false, false, "fd00::2", "2001:db8:1::7", 5000,
+		5001, NULL, NULL, 0, 0, NULL, NULL, 6000, 6000, "2001:db8::99", "2001:db8::99",
 		"2001:db8:1::7", 6000, 5001},
 };
 
@@ -660,8 +660,8 @@ frag_case(uint8_t family)
 {
 	struct mod_nat *nat = nat_new(4);
 	struct mod_nat_binding_result res;
-	struct rule_nat sn = target(family, family == 4 ? "192.0.2.1" : "2001:db8::1", NULL,
-		30000, 30000);
+	struct rule_nat sn =
+		target(family, family == 4 ? "192.0.2.1" : "2001:db8::1", NULL, 30000, 30000);
 	uint8_t full[FRAME_MAX], xfull[FRAME_MAX], f1[FRAME_MAX], f2[FRAME_MAX], f2orig[FRAME_MAX];
 	struct fc_pkt p1, p2, px;
 	struct spec s, t;
@@ -682,8 +682,8 @@ frag_case(uint8_t family)
 		l2 = pb_ipv4_fragment(full, (uint32_t)len, l3_off, cut, data - cut, f2, sizeof(f2));
 	} else {
 		l1 = pb_ipv6_fragment(full, (uint32_t)len, l3_off, 0, cut, 9, f1, sizeof(f1));
-		l2 = pb_ipv6_fragment(full, (uint32_t)len, l3_off, cut, data - cut, 9, f2,
-			sizeof(f2));
+		l2 = pb_ipv6_fragment(
+			full, (uint32_t)len, l3_off, cut, data - cut, 9, f2, sizeof(f2));
 	}
 	assert_true(l1 > 0 && l2 > 0);
 	assert_int_equal(fc_parse(f1, (uint32_t)l1, &p1), FC_PARSE_FRAG_FIRST);
@@ -691,20 +691,18 @@ frag_case(uint8_t family)
 	memcpy(f2orig, f2, (size_t)l2);
 
 	/* the engine applies the flow's slot to both fragments */
-	assert_int_equal(mod_nat_apply(nat, res.fwd_slot, f1 + p1.l3_off, (uint32_t)l1 - p1.l3_off,
-				 &p1),
-		0);
-	assert_int_equal(mod_nat_apply(nat, res.fwd_slot, f2 + p2.l3_off, (uint32_t)l2 - p2.l3_off,
-				 &p2),
-		0);
+	assert_int_equal(
+		mod_nat_apply(nat, res.fwd_slot, f1 + p1.l3_off, (uint32_t)l1 - p1.l3_off, &p1), 0);
+	assert_int_equal(
+		mod_nat_apply(nat, res.fwd_slot, f2 + p2.l3_off, (uint32_t)l2 - p2.l3_off, &p2), 0);
 	check_csums(f1, (uint32_t)l1, false);
 	check_csums(f2, (uint32_t)l2, false);
 
 	/* the later fragment: addresses only, payload untouched */
-	assert_memory_equal(f2 + p2.l3_off + (family == 4 ? 12 : 8), key_src(&res.fwd),
-		family == 4 ? 4 : 16);
-	assert_memory_equal(f2 + (uint32_t)l2 - (data - cut), f2orig + (uint32_t)l2 - (data - cut),
-		data - cut);
+	assert_memory_equal(
+		f2 + p2.l3_off + (family == 4 ? 12 : 8), key_src(&res.fwd), family == 4 ? 4 : 16);
+	assert_memory_equal(
+		f2 + (uint32_t)l2 - (data - cut), f2orig + (uint32_t)l2 - (data - cut), data - cut);
 
 	/* reassembled, the datagram is the translated one, checksum included */
 	spec_from_key(&s, &res.fwd, false, &t);
@@ -794,7 +792,7 @@ enum corner {
 	CORNER_NONE,
 	CORNER_FWD_ZERO,  /* translated checksum: TCP/ICMP 0x0000, UDP 0xffff (computed 0) */
 	CORNER_ORIG_ZERO, /* original checksum likewise */
-	CORNER_IP_ZERO,   /* translated IPv4 header checksum 0x0000 */
+	CORNER_IP_ZERO,	  /* translated IPv4 header checksum 0x0000 */
 	CORNER__COUNT
 };
 
@@ -813,8 +811,8 @@ l4_csum_field(const uint8_t *buf, uint32_t len, uint8_t proto)
 static void
 test_random(void **state)
 {
-	static const uint8_t protos[] = {P_TCP, P_TCP, P_UDP, P_UDP, 0 /* icmp echo */, P_SCTP,
-		P_GRE};
+	static const uint8_t protos[] = {
+		P_TCP, P_TCP, P_UDP, P_UDP, 0 /* icmp echo */, P_SCTP, P_GRE};
 	struct mod_nat *nat = nat_new(64);
 	uint32_t live[32], n_live = 0;
 	unsigned long n_ok = 0;
@@ -863,9 +861,8 @@ test_random(void **state)
 		rnd_addr(family, masq);
 
 		k = spec_key(&s);
-		ret = mod_nat_bind(nat, &k, use_dnat ? &dn : NULL,
-			pass_sn ? &sn : NULL, use_masq ? masq : NULL,
-			&res);
+		ret = mod_nat_bind(nat, &k, use_dnat ? &dn : NULL, pass_sn ? &sn : NULL,
+			use_masq ? masq : NULL, &res);
 		assert_int_equal(ret, 0);
 
 		/* where the translation landed */
@@ -892,8 +889,8 @@ test_random(void **state)
 			t.ip_id = 0;
 			build(&t, buf, sizeof(buf));
 			s.ip_id = get16(buf + (s.vlan ? 18 : 14) + 10);
-		} else if ((corner == CORNER_FWD_ZERO || corner == CORNER_ORIG_ZERO) && s.plen >= 2 &&
-			   !s.nocsum && s.proto != P_SCTP && s.proto != P_GRE) {
+		} else if ((corner == CORNER_FWD_ZERO || corner == CORNER_ORIG_ZERO) &&
+			   s.plen >= 2 && !s.nocsum && s.proto != P_SCTP && s.proto != P_GRE) {
 			uint32_t l;
 
 			if (corner == CORNER_FWD_ZERO)
@@ -902,7 +899,8 @@ test_random(void **state)
 				t = s;
 			t.payload[0] = t.payload[1] = 0;
 			l = (uint32_t)build(&t, buf, sizeof(buf));
-			/* with the word equal to the checksum of the word-0 packet, the sum is 0xffff */
+			/* with the word equal to the checksum of the word-0 packet, the sum is
+			 * 0xffff */
 			{
 				uint16_t c0 = l4_csum_field(buf, l, s.proto);
 
@@ -1314,8 +1312,8 @@ cb_busy(void *arg, const struct fc_key *k)
 static void
 test_callbacks(void **state)
 {
-	struct mod_nat_params p = {.max_bindings = 8, .seed = 1, .is_local = cb_is_local,
-		.busy = cb_busy};
+	struct mod_nat_params p = {
+		.max_bindings = 8, .seed = 1, .is_local = cb_is_local, .busy = cb_busy};
 	struct mod_nat *nat = mod_nat_create(&p);
 	struct rule_nat dn = target(4, "10.0.0.5", NULL, 0, 0);
 	struct rule_nat sn = target(4, "192.0.2.1", NULL, 0, 0);
@@ -1557,8 +1555,8 @@ test_apply_refusals(void **state)
 	/* a slot of the other family */
 	spec_init(&s6, 6, P_TCP, "fd00::1", 1, "2001:db8:1::7", 80);
 	assert_int_equal(bind_spec(nat, &s6, NULL, &sn6, NULL, &res6), 0);
-	assert_int_equal(mod_nat_apply(nat, res6.fwd_slot, buf + p.l3_off,
-				 (uint32_t)len - p.l3_off, &p),
+	assert_int_equal(
+		mod_nat_apply(nat, res6.fwd_slot, buf + p.l3_off, (uint32_t)len - p.l3_off, &p),
 		-EINVAL);
 	/* a slot never bound */
 	assert_int_equal(mod_nat_apply(nat, MOD_NAT_SLOT_FWD(3), buf + p.l3_off,
