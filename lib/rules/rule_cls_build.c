@@ -641,31 +641,45 @@ def_field(struct rte_acl_config *cfg, uint8_t type, uint8_t size, uint8_t input,
 static void
 acl_config(struct rte_acl_config *cfg, uint8_t fam, uint32_t n_cat)
 {
+	const char *order = getenv("CLS_ORDER") ? getenv("CLS_ORDER") : "sdpm";
 	uint8_t in = 1;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->num_categories = n_cat;
-	if (fam == CLS_F4) {
-		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in4, proto));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in4, src));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in4, dst));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, offsetof(struct cls_in4, sport));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in4, dport));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, meta));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, pad));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in4, pad) + 1);
-		return;
+	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in4, proto));
+	cfg->defs[0].field_index = 0;
+	for (const char *o = order; *o; o++) {
+		unsigned int nw = fam == CLS_F4 ? 1 : 4;
+		uint32_t base;
+
+		switch (*o) {
+		case 's':
+		case 'd':
+			base = fam == CLS_F4 ? (*o == 's' ? offsetof(struct cls_in4, src) : offsetof(struct cls_in4, dst)) :
+				(*o == 's' ? offsetof(struct cls_in6, src) : offsetof(struct cls_in6, dst));
+			for (unsigned int i = 0; i < nw; i++) {
+				def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, base + 4 * i);
+				cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)((*o == 's' ? 1 : 1 + nw) + i);
+			}
+			break;
+		case 'p':
+			base = fam == CLS_F4 ? offsetof(struct cls_in4, sport) : offsetof(struct cls_in6, sport);
+			def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, base);
+			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(1 + 2 * nw);
+			def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, base + 2);
+			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(2 + 2 * nw);
+			break;
+		case 'm':
+			base = fam == CLS_F4 ? offsetof(struct cls_in4, meta) : offsetof(struct cls_in6, meta);
+			def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, base);
+			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(3 + 2 * nw);
+			def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, base + 1);
+			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(4 + 2 * nw);
+			def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in++, base + 2);
+			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(5 + 2 * nw);
+			break;
+		}
 	}
-	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in6, proto));
-	for (unsigned int i = 0; i < 4; i++)
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in6, src) + 4 * i);
-	for (unsigned int i = 0; i < 4; i++)
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in6, dst) + 4 * i);
-	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, offsetof(struct cls_in6, sport));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in6, dport));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in6, meta));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in6, pad));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in6, pad) + 1);
 }
 
 static uint32_t
@@ -772,6 +786,8 @@ ctx_build(struct bld *b, struct cls_bank *bk, uint8_t fam, const uint8_t *rules,
 		b->mem += heap_used() - before;
 		if (getenv("CLS_DUMP"))
 			rte_acl_dump(ctx);
+		if (getenv("CLS_ALG"))
+			rte_acl_set_ctx_classify(ctx, atoi(getenv("CLS_ALG")));
 		bk->ctx[bk->n_ctx++] = ctx;
 		b->n_ctx++;
 		return 0;

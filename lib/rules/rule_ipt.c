@@ -19,8 +19,8 @@
 
 #include "rule_ipt_priv.h"
 
-#define IPT_PM_MAX 8     /**< port matches in one rule */
-#define IPT_CT_MAX 8     /**< ctstate matches in one rule */
+#define IPT_PM_MAX    8	 /**< port matches in one rule */
+#define IPT_CT_MAX    8	 /**< ctstate matches in one rule */
 #define IPT_MULTI_MAX 15 /**< multiport entries, a range counting two (as iptables) */
 
 enum ipt_mod {
@@ -156,6 +156,7 @@ static const struct {
  * that name (iptables looks targets up first), so these can neither be
  * jumped to nor declared.
  */
+/* clang-format off */
 static const char *const ipt_targets[] = {
 	"ACCEPT", "DROP", "RETURN", "QUEUE", "SNAT", "DNAT", "MASQUERADE", "REDIRECT",
 	"NETMAP", "LOG", "NFLOG", "ULOG", "NFQUEUE", "REJECT", "MARK", "CONNMARK",
@@ -163,12 +164,14 @@ static const char *const ipt_targets[] = {
 	"CLASSIFY", "DSCP", "TOS", "TTL", "HL", "ECN", "SET", "AUDIT", "CHECKSUM",
 	"IDLETIMER", "LED", "RATEEST", "TEE", "SYNPROXY", "CLUSTERIP", "HMARK",
 };
+/* clang-format on */
 
 /* Protocol names iptables-save may print (netbase's /etc/protocols) and aliases. */
 static const struct {
 	const char *name;
 	uint8_t number;
 } ipt_protos[] = {
+	/* clang-format off */
 	{"all", 0}, {"icmp", 1}, {"igmp", 2}, {"ggp", 3}, {"ipencap", 4}, {"st", 5},
 	{"tcp", 6}, {"egp", 8}, {"igp", 9}, {"pup", 12}, {"udp", 17}, {"hmp", 20},
 	{"xns-idp", 22}, {"rdp", 27}, {"iso-tp4", 29}, {"dccp", 33}, {"xtp", 36},
@@ -181,6 +184,7 @@ static const struct {
 	{"fc", 133}, {"mobility-header", 135}, {"ipv6-mh", 135}, {"mh", 135},
 	{"udplite", 136}, {"mpls-in-ip", 137}, {"manet", 138}, {"hip", 139},
 	{"shim6", 140}, {"wesp", 141}, {"rohc", 142}, {"ethernet", 143},
+	/* clang-format on */
 };
 
 /** One port match: --sport/--dport, or one multiport option. */
@@ -195,16 +199,16 @@ enum { PM_SRC, PM_DST, PM_EITHER };
 
 /** A rule line being parsed. */
 struct ipt_rl {
-	struct rule r;          /**< matches, action, target, comment */
-	const struct ipt_arg *cmd; /**< the -A word */
-	unsigned int seen;      /**< 1 << O_* of single-use options given */
+	struct rule r;		      /**< matches, action, target, comment */
+	const struct ipt_arg *cmd;    /**< the -A word */
+	unsigned int seen;	      /**< 1 << O_* of single-use options given */
 	const struct ipt_arg *target; /**< -j/-g value, NULL if none */
-	uint8_t pmod;           /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
+	uint8_t pmod;		      /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
 	const struct ipt_arg *pmod_at;
 	unsigned int pmod_seen; /**< 1 << O_SPORT / O_DPORT given to it */
-	uint8_t cur;            /**< module of the last -m */
+	uint8_t cur;		/**< module of the last -m */
 	const struct ipt_arg *cur_at;
-	bool cur_used;          /**< the last -m got its option */
+	bool cur_used;			/**< the last -m got its option */
 	const struct ipt_arg *multi_at; /**< first -m multiport, for errors */
 	unsigned int n_pm;
 	struct ipt_pmatch pm[IPT_PM_MAX];
@@ -266,7 +270,7 @@ rule_ipt_counters_valid(const char *s)
 	if (colon == NULL)
 		return false;
 	return counter_valid(s + 1, (size_t)(colon - s - 1)) &&
-		counter_valid(colon + 1, (size_t)(s + n - 1 - colon - 1));
+	       counter_valid(colon + 1, (size_t)(s + n - 1 - colon - 1));
 }
 
 /* Fix the file's family at the first address, or check it. */
@@ -279,8 +283,9 @@ family_use(struct ipt *p, const struct ipt_arg *a, uint8_t family)
 	}
 	if (p->family == family)
 		return 0;
-	return rule_ipt_err(p, a, family == FC_AF_INET6 ? "IPv6 address in an IPv4 rule set" :
-						  "IPv4 address in an IPv6 rule set");
+	return rule_ipt_err(p, a,
+		family == FC_AF_INET6 ? "IPv6 address in an IPv4 rule set"
+				      : "IPv4 address in an IPv6 rule set");
 }
 
 /* One address of either family from [s, s+len); IPv6 if it has a ':'. */
@@ -355,7 +360,7 @@ prefix_parse(struct ipt *p, const struct ipt_arg *a, struct rule *r, struct rule
 		bits = (unsigned int)v;
 	}
 	for (unsigned int b = bits; b < 128; b++)
-		pf->addr[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+		pf->addr[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
 	pf->len = (uint8_t)bits;
 	rc = family_use(p, a, fam);
 	if (rc < 0)
@@ -486,7 +491,8 @@ ctstate_parse(struct ipt *p, const struct ipt_arg *a, uint8_t *set)
 		size_t i;
 
 		for (i = 0; i < RTE_DIM(states); i++)
-			if (strlen(states[i].name) == len && strncasecmp(states[i].name, c, len) == 0)
+			if (strlen(states[i].name) == len &&
+				strncasecmp(states[i].name, c, len) == 0)
 				break;
 		if (i == RTE_DIM(states))
 			return rule_ipt_err(p, a, "bad conntrack state");
@@ -512,8 +518,8 @@ natports_parse(const char *s, struct rule_nat *n)
 		return true;
 	}
 	return port_parse(s, (size_t)(dash - s), &n->port_min) &&
-		port_parse(dash + 1, strlen(dash + 1), &n->port_max) && n->port_min != 0 &&
-		n->port_min <= n->port_max;
+	       port_parse(dash + 1, strlen(dash + 1), &n->port_max) && n->port_min != 0 &&
+	       n->port_min <= n->port_max;
 }
 
 /* "A" or "A-B" in [s, s+len) into the NAT target (same family for both). */
@@ -639,8 +645,8 @@ bm_runs(const uint64_t *bm, bool val, struct rule_ports *out)
  * if it needs more ranges than a rule holds.
  */
 static int
-ports_and(struct ipt *p, const struct ipt_pmatch *const *pm, unsigned int n,
-	struct rule_ports *out, bool *neg)
+ports_and(struct ipt *p, const struct ipt_pmatch *const *pm, unsigned int n, struct rule_ports *out,
+	bool *neg)
 {
 	struct rule_ports other;
 	unsigned int pos, inv;
@@ -681,8 +687,8 @@ static bool
 proto_has_ports(const struct rule *r)
 {
 	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
-		(r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
-			r->proto == RULE_PROTO_SCTP);
+	       (r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
+		       r->proto == RULE_PROTO_SCTP);
 }
 
 static uint8_t
@@ -812,9 +818,10 @@ opt_target(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v, bool go)
 		if (go)
 			return rule_ipt_err(p, v, "-g needs a user-defined chain");
 		if (!rule_action_in_table(std[i].action, p->table))
-			return rule_ipt_err(p, v, p->table == RULE_TABLE_NAT ?
-					"DROP is not allowed in the nat table" :
-					"NAT targets are only allowed in the nat table");
+			return rule_ipt_err(p, v,
+				p->table == RULE_TABLE_NAT
+					? "DROP is not allowed in the nat table"
+					: "NAT targets are only allowed in the nat table");
 		rl->r.action = std[i].action;
 		return 0;
 	}
@@ -859,8 +866,9 @@ opt_port(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct
 	if (rl->pmod == MOD_NONE) {
 		if (!proto_has_ports(&rl->r))
 			return rule_ipt_err(p, o, "port match needs -p tcp, udp or sctp");
-		rl->pmod = rl->r.proto == RULE_PROTO_TCP ? MOD_TCP :
-			rl->r.proto == RULE_PROTO_UDP ? MOD_UDP : MOD_SCTP;
+		rl->pmod = rl->r.proto == RULE_PROTO_TCP   ? MOD_TCP
+			   : rl->r.proto == RULE_PROTO_UDP ? MOD_UDP
+							   : MOD_SCTP;
 		rl->pmod_at = o;
 	}
 	if (rl->pmod_seen & (1u << id))
@@ -878,7 +886,10 @@ opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const s
 	if (rl->cur_used)
 		return rule_ipt_err(p, o, "multiport takes one option");
 	rl->cur_used = true;
-	return pm_add(p, rl, o, v, id == O_SPORTS ? PM_SRC : id == O_DPORTS ? PM_DST : PM_EITHER,
+	return pm_add(p, rl, o, v,
+		id == O_SPORTS	 ? PM_SRC
+		: id == O_DPORTS ? PM_DST
+				 : PM_EITHER,
 		neg, true);
 }
 
@@ -890,8 +901,8 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const str
 	int rc;
 
 	if (rl->cur != want)
-		return rule_ipt_err(p, o, id == O_CTSTATE ? "option needs -m conntrack" :
-						      "option needs -m state");
+		return rule_ipt_err(p, o,
+			id == O_CTSTATE ? "option needs -m conntrack" : "option needs -m state");
 	if (rl->cur_used)
 		return rule_ipt_err(p, o, "option given twice");
 	if (rl->n_ct == IPT_CT_MAX)
@@ -931,13 +942,15 @@ static int
 opt_nat(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
 	unsigned int id)
 {
-	uint8_t want = id == O_TO_SRC ? RULE_ACT_SNAT :
-		id == O_TO_DST ? RULE_ACT_DNAT : RULE_ACT_MASQUERADE;
+	uint8_t want = id == O_TO_SRC	? RULE_ACT_SNAT
+		       : id == O_TO_DST ? RULE_ACT_DNAT
+					: RULE_ACT_MASQUERADE;
 
 	if (rl->target == NULL || rl->r.action != want)
-		return rule_ipt_err(p, o, id == O_TO_SRC ? "option needs -j SNAT before it" :
-				id == O_TO_DST ? "option needs -j DNAT before it" :
-						 "option needs -j MASQUERADE before it");
+		return rule_ipt_err(p, o,
+			id == O_TO_SRC	 ? "option needs -j SNAT before it"
+			: id == O_TO_DST ? "option needs -j DNAT before it"
+					 : "option needs -j MASQUERADE before it");
 	if (rl->nat_at != NULL)
 		return rule_ipt_err(p, o, "option given twice");
 	rl->nat_at = o;
@@ -977,7 +990,8 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 		msg = refused_msg(o->s);
 		if (msg != NULL)
 			return rule_ipt_err(p, o, msg);
-		return rule_ipt_err(p, o, o->s[0] == '-' ? "unsupported option" : "unexpected word");
+		return rule_ipt_err(
+			p, o, o->s[0] == '-' ? "unsupported option" : "unexpected word");
 	}
 	id = ipt_opts[k].id;
 	if (neg && !ipt_opts[k].inv)
@@ -998,8 +1012,9 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 		unsigned int bit = 1u << (id == O_GOTO ? O_JUMP : id);
 
 		if (rl->seen & bit)
-			return rule_ipt_err(p, o, id == O_JUMP || id == O_GOTO ? "only one -j or -g per rule" :
-									  "option given twice");
+			return rule_ipt_err(p, o,
+				id == O_JUMP || id == O_GOTO ? "only one -j or -g per rule"
+							     : "option given twice");
 		rl->seen |= bit;
 	}
 	switch (id) {
@@ -1159,8 +1174,9 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 	if (rl->multi_at != NULL && !proto_has_ports(&rl->r))
 		return rule_ipt_err(p, rl->multi_at, "multiport needs -p tcp, udp or sctp");
 	if ((rl->r.action == RULE_ACT_SNAT || rl->r.action == RULE_ACT_DNAT) && rl->nat_at == NULL)
-		return rule_ipt_err(p, rl->target, rl->r.action == RULE_ACT_SNAT ? "SNAT needs --to-source" :
-									   "DNAT needs --to-destination");
+		return rule_ipt_err(p, rl->target,
+			rl->r.action == RULE_ACT_SNAT ? "SNAT needs --to-source"
+						      : "DNAT needs --to-destination");
 	if (rl->nat_at != NULL && rl->r.nat.port_min != 0 && !proto_has_ports(&rl->r))
 		return rule_ipt_err(p, rl->nat_at, "NAT ports need -p tcp, udp or sctp");
 	rc = rule_ctstate(p, rl);

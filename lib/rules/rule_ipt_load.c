@@ -95,7 +95,8 @@ tokenize(struct ipt *p, const char *line, size_t len)
 		if (*c == '\0')
 			return 0;
 		if (p->args.n == RULE_IPT_ARGS_MAX)
-			return rule_ipt_err_at(p, (unsigned int)(c - line) + 1, "", "too many words");
+			return rule_ipt_err_at(
+				p, (unsigned int)(c - line) + 1, "", "too many words");
 		a = &p->args.a[p->args.n++];
 		a->col = (unsigned int)(c - line) + 1;
 		a->s = o;
@@ -148,7 +149,7 @@ line_table(struct ipt *p)
 	} else if (strcmp(name, "nat") == 0) {
 		table = RULE_TABLE_NAT;
 	} else if (strcmp(name, "mangle") == 0 || strcmp(name, "raw") == 0 ||
-		strcmp(name, "security") == 0) {
+		   strcmp(name, "security") == 0) {
 		return rule_ipt_err(p, a, "table not supported");
 	} else {
 		return rule_ipt_err(p, a, "unknown table");
@@ -169,7 +170,8 @@ line_table(struct ipt *p)
 		rc = rule_set_chain_add(p->s, table, ipt_builtins[i].name,
 			RULE_HOOK_F(ipt_builtins[i].hook), RULE_POLICY_ACCEPT);
 		if (rc < 0)
-			return rc == -ENOMEM ? rc : rule_ipt_err(p, a, "cannot create built-in chains");
+			return rc == -ENOMEM ? rc
+					     : rule_ipt_err(p, a, "cannot create built-in chains");
 	}
 	return 0;
 }
@@ -257,8 +259,9 @@ line_comment(struct ipt *p, const char *line)
 		return 0;
 	}
 	if (p->family != fam)
-		return rule_ipt_err_at(p, (unsigned int)(c - line) + 1, fam == FC_AF_INET6 ? "ip6tables" :
-			"iptables", "output of the other address family's tool");
+		return rule_ipt_err_at(p, (unsigned int)(c - line) + 1,
+			fam == FC_AF_INET6 ? "ip6tables" : "iptables",
+			"output of the other address family's tool");
 	return 0;
 }
 
@@ -307,11 +310,13 @@ build(struct ipt *p)
 		int ci = rule_tbl_find(p->s, e->table, e->chain);
 
 		e->r.family = p->family;
-		rc = rule_chain_insert(p->s, &p->s->t[e->table].chains[ci], RULE_POS_END, &e->r,
-			&e->id);
+		rc = rule_chain_insert(
+			p->s, &p->s->t[e->table].chains[ci], RULE_POS_END, &e->r, &e->id);
 		if (rc < 0) {
 			p->line = e->line;
-			return rc == -ENOSPC ? rule_ipt_err_at(p, e->col, e->token, "too many rules") : rc;
+			return rc == -ENOSPC
+				       ? rule_ipt_err_at(p, e->col, e->token, "too many rules")
+				       : rc;
 		}
 	}
 	rc = rule_set_check(p->s, &bad, &msg);
@@ -375,8 +380,8 @@ out:
 /* ------------------------------------------------------------------------ */
 
 struct rule_set *
-rule_set_parse_iptables_af(const char *text, const char *name, unsigned int family,
-	struct rule_error *err)
+rule_set_parse_iptables_af(
+	const char *text, const char *name, unsigned int family, struct rule_error *err)
 {
 	struct rule_set *s = NULL;
 	struct ipt *p = NULL;
@@ -504,4 +509,3 @@ rule_set_load_iptables(const char *path, struct rule_error *err)
 {
 	return rule_set_load_iptables_af(path, 0, err);
 }
-

@@ -36,7 +36,7 @@ struct ipt_pend {
 	unsigned int line; /**< where to report errors the final check finds */
 	unsigned int col;
 	char token[RULE_ERR_TOKEN_MAX];
-	uint32_t id;       /**< once inserted */
+	uint32_t id; /**< once inserted */
 };
 
 /** State of one file being imported into a (private) set. */
@@ -45,16 +45,16 @@ struct ipt {
 	const char *file;
 	struct rule_error *err; /**< may be NULL */
 	unsigned int line;
-	uint8_t family;         /**< the file's family, 0 while unknown */
-	bool in_table;          /**< between *table and COMMIT */
-	uint8_t table;          /**< enum rule_table of the current *table */
+	uint8_t family; /**< the file's family, 0 while unknown */
+	bool in_table;	/**< between *table and COMMIT */
+	uint8_t table;	/**< enum rule_table of the current *table */
 	unsigned int table_line;
 	unsigned int table_col;
 	char table_tok[RULE_ERR_TOKEN_MAX];
-	unsigned int tables_seen; /**< 1 << table */
+	unsigned int tables_seen;		  /**< 1 << table */
 	unsigned int declared[RULE_TABLE__COUNT]; /**< built-in chains given a ':' line */
-	struct ipt_args args;   /**< words of the current line */
-	char *buf;              /**< their text */
+	struct ipt_args args;			  /**< words of the current line */
+	char *buf;				  /**< their text */
 	size_t buf_cap;
 	struct ipt_pend *pend;
 	unsigned int n_pend;

@@ -23,12 +23,54 @@ struct rule_tbl {
 	struct rule_chain *chains;
 };
 
+struct rule_log;
+
 /** The rule set (see rules.h for ownership). */
 struct rule_set {
 	uint64_t gen;
 	uint32_t next_id; /**< id the next added rule gets */
 	struct rule_tbl t[RULE_TABLE__COUNT];
+	struct rule_log *log; /**< change log since the last commit (rule_set.c), or NULL */
 };
+
+/*
+ * Change log (rule_set.c; read by the rules engine's commit). A set that
+ * was committed carries an empty log with a unique token
+ * (rule_set_log_start()); rule_set_clone() copies the log, so a clone (or a
+ * clone of a clone) lists every rule touched since that commit: rules
+ * inserted (new content), removed (old content), replaced (both). Chain
+ * hooks and policies are not logged: the engine compares them itself.
+ * Sets not cloned from a committed set have no log (NULL).
+ */
+
+/** One logged rule: its table and its content (old or new). */
+struct rule_log_ent {
+	uint8_t table;
+	struct rule r;
+};
+
+/** Most entries a log holds; past that it only says "overflow". */
+#define RULE_LOG_MAX 4096
+
+/** The log. Owned by its set. */
+struct rule_log {
+	uint64_t token;   /**< identity of the committed ancestor */
+	uint32_t adds;    /**< rules inserted */
+	uint32_t removes; /**< rules removed */
+	bool overflow;    /**< more than RULE_LOG_MAX entries: content unknown */
+	uint32_t n;
+	uint32_t cap;
+	struct rule_log_ent *e;
+};
+
+/**
+ * Give @p s an empty log with a fresh unique token (the set is being
+ * committed). @return 0, -ENOMEM (the set then has no log).
+ */
+int rule_set_log_start(struct rule_set *s);
+
+/** The log of @p s, or NULL. */
+const struct rule_log *rule_set_log(const struct rule_set *s);
 
 /** Hooks of a table (RULE_HOOKS_FILTER or RULE_HOOKS_NAT), 0 if out of range. */
 unsigned int rule_table_hooks(unsigned int table);

@@ -12,6 +12,118 @@
 #include "rule_priv.h"
 
 /* ------------------------------------------------------------------------ */
+/* Change log (see rule_priv.h)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Source of log tokens: unique within the process. */
+static uint64_t rule_log_tokens;
+
+static void
+log_free(struct rule_log *l)
+{
+	if (l == NULL)
+		return;
+	free(l->e);
+	free(l);
+}
+
+int
+rule_set_log_start(struct rule_set *s)
+{
+	struct rule_log *l;
+
+	log_free(s->log);
+	s->log = NULL;
+	l = calloc(1, sizeof(*l));
+	if (l == NULL)
+		return -ENOMEM;
+	l->token = __atomic_add_fetch(&rule_log_tokens, 1, __ATOMIC_RELAXED);
+	s->log = l;
+	return 0;
+}
+
+const struct rule_log *
+rule_set_log(const struct rule_set *s)
+{
+	return s == NULL ? NULL : s->log;
+}
+
+static struct rule_log *
+log_copy(const struct rule_log *from)
+{
+	struct rule_log *l;
+
+	if (from == NULL)
+		return NULL;
+	l = calloc(1, sizeof(*l));
+	if (l == NULL)
+		return NULL;
+	*l = *from;
+	l->e = NULL;
+	l->cap = 0;
+	if (from->n == 0)
+		return l;
+	l->e = malloc(from->n * sizeof(*l->e));
+	if (l->e == NULL) {
+		free(l);
+		return NULL;
+	}
+	memcpy(l->e, from->e, from->n * sizeof(*l->e));
+	l->cap = from->n;
+	return l;
+}
+
+/* Record rule @r of @table; an entry that does not fit makes the log overflow. */
+static void
+log_rule(struct rule_set *s, unsigned int table, const struct rule *r)
+{
+	struct rule_log *l = s->log;
+
+	if (l == NULL || l->overflow)
+		return;
+	if (l->n == RULE_LOG_MAX) {
+		l->overflow = true;
+		goto drop;
+	}
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 8;
+		struct rule_log_ent *p = realloc(l->e, cap * sizeof(*p));
+
+		if (p == NULL) {
+			l->overflow = true;
+			goto drop;
+		}
+		l->e = p;
+		l->cap = cap;
+	}
+	l->e[l->n].table = (uint8_t)table;
+	l->e[l->n].r = *r;
+	l->n++;
+	return;
+drop:
+	free(l->e);
+	l->e = NULL;
+	l->n = 0;
+	l->cap = 0;
+}
+
+static void
+log_insert(struct rule_set *s, unsigned int table, const struct rule *r)
+{
+	if (s->log != NULL)
+		s->log->adds++;
+	log_rule(s, table, r);
+}
+
+static void
+log_remove(struct rule_set *s, const struct rule_chain *c, uint32_t pos)
+{
+	if (s->log != NULL)
+		s->log->removes++;
+	log_rule(s, c->table, &c->rules[pos]);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Rule sets                                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -72,6 +184,7 @@ rule_set_free(struct rule_set *s)
 			free(s->t[t].chains[i].rules);
 		free(s->t[t].chains);
 	}
+	log_free(s->log);
 	free(s);
 }
 
@@ -89,6 +202,11 @@ rule_set_clone(const struct rule_set *s)
 		goto nomem;
 	c->gen = s->gen;
 	c->next_id = s->next_id;
+	if (s->log != NULL) {
+		c->log = log_copy(s->log);
+		if (c->log == NULL)
+			goto nomem;
+	}
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
 		const struct rule_tbl *from = &s->t[t];
 		struct rule_tbl *to = &c->t[t];
@@ -292,6 +410,8 @@ rule_set_chain_flush(struct rule_set *s, enum rule_table table, const char *name
 		return -ENOENT;
 	c = &s->t[table].chains[i];
 	n = (int)c->n_rules;
+	for (uint32_t j = 0; j < c->n_rules; j++)
+		log_remove(s, c, j);
 	c->n_rules = 0;
 	return n;
 }
@@ -320,6 +440,7 @@ rule_chain_insert(
 	c->rules[pos] = *r;
 	c->rules[pos].id = s->next_id++;
 	c->n_rules++;
+	log_insert(s, c->table, &c->rules[pos]);
 	if (id != NULL)
 		*id = c->rules[pos].id;
 	return 0;
@@ -380,6 +501,7 @@ rule_set_rule_add(struct rule_set *s, enum rule_table table, const char *chain, 
 	rc = needs_set_check(r) ? set_check(s, false, &bad, &msg) : 0;
 	if (rc < 0) {
 		/* The check does not move chains: c is still valid. */
+		log_remove(s, c, at);
 		rule_chain_remove(c, at);
 		s->next_id--;
 		return rc;
@@ -403,6 +525,7 @@ rule_set_rule_del(struct rule_set *s, enum rule_table table, const char *chain, 
 	c = &s->t[table].chains[i];
 	if (pos >= c->n_rules)
 		return -ENOENT;
+	log_remove(s, c, pos);
 	rule_chain_remove(c, pos);
 	return 0;
 }
@@ -437,6 +560,7 @@ rule_set_rule_del_id(struct rule_set *s, uint32_t id)
 	c = find_id(s, id, &t, &pos);
 	if (c == NULL)
 		return -ENOENT;
+	log_remove(s, c, pos);
 	rule_chain_remove(c, pos);
 	return 0;
 }
@@ -465,9 +589,13 @@ rule_set_rule_replace(struct rule_set *s, uint32_t id, const struct rule *r)
 	c->rules[pos].id = id;
 	/* Removing a jump or a nat action cannot make a valid set invalid. */
 	rc = needs_set_check(r) ? set_check(s, false, &bad, &msg) : 0;
-	if (rc < 0)
+	if (rc < 0) {
 		c->rules[pos] = old;
-	return rc;
+		return rc;
+	}
+	log_rule(s, t, &old);
+	log_rule(s, t, &c->rules[pos]);
+	return 0;
 }
 
 const struct rule *

@@ -136,8 +136,7 @@ fz_key(const uint8_t *data, size_t size, unsigned int i, struct fc_key *k)
 
 /* Both sets give every key the same verdict, hook, channel and translation. */
 static void
-fz_check_eval(const struct rule_set *a, const struct rule_set *b, const uint8_t *data,
-	size_t size)
+fz_check_eval(const struct rule_set *a, const struct rule_set *b, const uint8_t *data, size_t size)
 {
 	static const unsigned int cts[] = {0, RULE_CT_NEW, RULE_CT_ESTABLISHED, RULE_CT_INVALID};
 

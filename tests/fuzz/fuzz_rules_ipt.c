@@ -16,10 +16,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const hook_chain[RULE_TABLE__COUNT][RULE_HOOK__COUNT] = {
-	[RULE_TABLE_FILTER] = {[RULE_HOOK_INPUT] = "INPUT", [RULE_HOOK_FORWARD] = "FORWARD",
+	[RULE_TABLE_FILTER] = {[RULE_HOOK_INPUT] = "INPUT",
+		[RULE_HOOK_FORWARD] = "FORWARD",
 		[RULE_HOOK_OUTPUT] = "OUTPUT"},
-	[RULE_TABLE_NAT] = {[RULE_HOOK_PREROUTING] = "PREROUTING", [RULE_HOOK_INPUT] = "INPUT",
-		[RULE_HOOK_OUTPUT] = "OUTPUT", [RULE_HOOK_POSTROUTING] = "POSTROUTING"},
+	[RULE_TABLE_NAT] = {[RULE_HOOK_PREROUTING] = "PREROUTING",
+		[RULE_HOOK_INPUT] = "INPUT",
+		[RULE_HOOK_OUTPUT] = "OUTPUT",
+		[RULE_HOOK_POSTROUTING] = "POSTROUTING"},
 };
 
 /* Every rule of one family; returns it (0 for a set without rules). */
@@ -43,7 +46,8 @@ check_imported(const struct rule_set *s)
 				CHECK(r->family == FC_AF_INET4 || r->family == FC_AF_INET6);
 				CHECK(family == 0 || family == r->family);
 				family = r->family;
-				CHECK(r->src_local == RULE_LOCAL_ANY && r->dst_local == RULE_LOCAL_ANY);
+				CHECK(r->src_local == RULE_LOCAL_ANY &&
+					r->dst_local == RULE_LOCAL_ANY);
 				CHECK(r->channel[0] == '\0');
 			}
 		}

@@ -175,10 +175,11 @@ struct mix {
 	unsigned int jump;   /* per mille: action JUMP (where a target exists) */
 	unsigned int go;     /* per mille: action GOTO (same) */
 	unsigned int ret;    /* per mille: action RETURN */
+	bool narrow;         /* every rule matches an address, protocol or port */
 };
 
-static const struct mix mix_full = {25, 45, 35, 25, 25, RULE_PORTS_MAX, 140, 70, 70};
-static const struct mix mix_real = {5, 70, 60, 10, 15, 4, 3, 1, 2};
+static const struct mix mix_full = {25, 45, 35, 25, 25, RULE_PORTS_MAX, 140, 70, 70, false};
+static const struct mix mix_real = {5, 70, 60, 10, 15, 4, 3, 1, 2, true};
 
 /** A random rule of table @p table with matches only (action ACCEPT). */
 static void
@@ -222,6 +223,10 @@ rand_match(struct rule *r, const struct mix *x)
 			for (unsigned int i = 0; i < RTE_DIM(states); i++)
 				if (chance(40))
 					r->ctstate |= states[i];
+	}
+	if (x->narrow && !(r->match & (RULE_M_SRC | RULE_M_DST | RULE_M_PROTO))) {
+		r->match |= RULE_M_PROTO;
+		r->proto = proto_pool[rn(RTE_DIM(proto_pool))];
 	}
 	if (chance(x->local))
 		r->src_local = (uint8_t)(1 + rn(2));
@@ -1002,7 +1007,7 @@ rate(const struct rule_set *s, const struct rule_cls *c, unsigned int n, double 
 	const struct fc_key **kp = calloc(n, sizeof(*kp));
 	struct rule_result *res = calloc(n, sizeof(*res));
 	uint8_t *ct = calloc(n, 1), *kf = calloc(n, 1);
-	uint64_t t0, t1;
+	uint64_t t0, t1, best;
 	struct aims a;
 
 	assert_true(keys && kp && res && ct && kf);
@@ -1011,10 +1016,16 @@ rate(const struct rule_set *s, const struct rule_cls *c, unsigned int n, double 
 		rand_key(&a, &keys[i], &ct[i], &kf[i]);
 		kp[i] = &keys[i];
 	}
-	t0 = now_ns();
-	for (unsigned int i = 0; i < n; i += 32)
-		rule_cls_filter_bulk(c, kp + i, ct + i, kf + i, RTE_MIN(32u, n - i), res + i);
-	t1 = now_ns();
+	/* Best of 5 passes: the machine may be shared. */
+	best = UINT64_MAX;
+	for (unsigned int pass = 0; pass < 5; pass++) {
+		t0 = now_ns();
+		for (unsigned int i = 0; i < n; i += 32)
+			rule_cls_filter_bulk(c, kp + i, ct + i, kf + i, RTE_MIN(32u, n - i),
+				res + i);
+		t1 = now_ns();
+		best = RTE_MIN(best, t1 - t0);
+	}
 	if (ref_ns != NULL) {
 		uint64_t r0 = now_ns();
 		unsigned int m = RTE_MIN(n, 20000u);
@@ -1029,43 +1040,193 @@ rate(const struct rule_set *s, const struct rule_cls *c, unsigned int n, double 
 	free(res);
 	free(ct);
 	free(kf);
-	return (double)(t1 - t0) / n;
+	return (double)best / n;
 }
 
-/** A large set "as deployed": mostly flat, few negations, some chains. */
+/** A random address of family @p fam in pool slot @p i (servers, clients, nets). */
 static void
-big_set_test(unsigned int n_rules, unsigned int n_cmp, uint64_t sd)
+pool_addr(uint8_t fam, uint32_t i, uint8_t *a)
+{
+	memset(a, 0, 16);
+	if (fam == FC_AF_INET4) {
+		a[0] = 10;
+		a[1] = (uint8_t)(i >> 16);
+		a[2] = (uint8_t)(i >> 8);
+		a[3] = (uint8_t)i;
+	} else {
+		a[0] = 0x20;
+		a[1] = 0x01;
+		a[2] = 0x0d;
+		a[3] = 0xb8;
+		a[6] = (uint8_t)(i >> 16);
+		a[7] = (uint8_t)(i >> 8);
+		a[15] = (uint8_t)i;
+	}
+}
+
+/*
+ * A rule of a deployed firewall: mostly services (proto, server address,
+ * port or short list, sometimes a client net), block lists, site-to-site
+ * nets, host rules by local bits, a few negations and ctstate matches.
+ */
+static void
+real_rule(struct rule *r, unsigned int n_hosts)
+{
+	static const uint16_t svc[] = {22, 25, 53, 80, 110, 123, 143, 443, 993, 3306, 5432,
+		6379, 8080, 8443, 9000};
+	uint8_t fam = chance(80) ? FC_AF_INET4 : FC_AF_INET6;
+	unsigned int nb = fam_bytes(fam) * 8, kind = rn(100);
+
+	rule_init(r);
+	r->family = fam;
+	r->action = chance(70) ? RULE_ACT_ACCEPT : RULE_ACT_DROP;
+	if (kind < 55) {
+		/* Service: accept proto tcp dst SERVER dport P [src NET] [ctstate new] */
+		r->match = RULE_M_PROTO | RULE_M_DST | RULE_M_DPORT;
+		r->proto = chance(80) ? 6 : 17;
+		pool_addr(fam, rn(n_hosts), r->dst.addr);
+		r->dst.len = (uint8_t)(chance(80) ? nb : nb - 8);
+		cut(r->dst.addr, r->dst.len);
+		r->dport.n = (uint16_t)(chance(80) ? 1 : 2 + rn(3));
+		for (unsigned int i = 0; i < r->dport.n; i++) {
+			r->dport.r[i].lo = chance(70) ? svc[rn(RTE_DIM(svc))] : (uint16_t)(1024 + rn(60000));
+			r->dport.r[i].hi = r->dport.r[i].lo + (chance(10) ? (uint16_t)rn(100) : 0);
+		}
+		if (chance(40)) {
+			r->match |= RULE_M_SRC;
+			rand_addr(fam, r->src.addr);
+			r->src.len = (uint8_t)(fam == FC_AF_INET4 ? 8 + rn(17) : 32 + rn(33));
+			cut(r->src.addr, r->src.len);
+		}
+		if (chance(20)) {
+			r->match |= RULE_M_CTSTATE;
+			r->ctstate = RULE_CT_NEW;
+		}
+	} else if (kind < 75) {
+		/* Block list: drop src PREFIX */
+		r->action = RULE_ACT_DROP;
+		r->match = RULE_M_SRC;
+		rand_addr(fam, r->src.addr);
+		r->src.len = (uint8_t)(fam == FC_AF_INET4 ? 16 + rn(17) : 48 + rn(81));
+		cut(r->src.addr, r->src.len);
+	} else if (kind < 87) {
+		/* Site to site: src NET dst NET */
+		r->match = RULE_M_SRC | RULE_M_DST;
+		rand_addr(fam, r->src.addr);
+		r->src.len = (uint8_t)(fam == FC_AF_INET4 ? 8 + rn(17) : 32 + rn(33));
+		cut(r->src.addr, r->src.len);
+		pool_addr(fam, rn(n_hosts), r->dst.addr);
+		r->dst.len = (uint8_t)(fam == FC_AF_INET4 ? 16 + rn(9) : 48 + rn(17));
+		cut(r->dst.addr, r->dst.len);
+	} else if (kind < 95) {
+		/* This host's services: dst_local yes proto P dport X */
+		r->family = chance(50) ? 0 : fam;
+		r->dst_local = RULE_LOCAL_YES;
+		r->src_local = chance(50) ? RULE_LOCAL_NO : RULE_LOCAL_ANY;
+		r->match = RULE_M_PROTO | RULE_M_DPORT;
+		r->proto = chance(70) ? 6 : 17;
+		r->dport.n = 1;
+		r->dport.r[0].lo = r->dport.r[0].hi = svc[rn(RTE_DIM(svc))];
+	} else {
+		/* A negation: drop proto tcp dport X dst !NET */
+		r->action = RULE_ACT_DROP;
+		r->match = RULE_M_PROTO | RULE_M_DPORT | RULE_M_DST;
+		r->neg = RULE_M_DST;
+		r->proto = 6;
+		r->dport.n = 1;
+		r->dport.r[0].lo = r->dport.r[0].hi = svc[rn(RTE_DIM(svc))];
+		pool_addr(fam, rn(n_hosts), r->dst.addr);
+		r->dst.len = (uint8_t)(fam == FC_AF_INET4 ? 16 : 48);
+		cut(r->dst.addr, r->dst.len);
+	}
+}
+
+/*
+ * A deployed firewall of about @p n_rules rules: established/related
+ * first, then per-service chains entered by a jump on the server net,
+ * then flat rules; policy drop.
+ */
+static struct rule_set *
+real_set(unsigned int n_rules)
+{
+	struct rule_set *s = rule_set_create();
+	unsigned int n_chains = 8, n_hosts = n_rules * 2;
+	struct rule r;
+	char name[16];
+
+	assert_non_null(s);
+	assert_int_equal(rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
+		RULE_POLICY_DROP), 0);
+	rule_init(&r);
+	r.match = RULE_M_CTSTATE;
+	r.ctstate = RULE_CT_ESTABLISHED | RULE_CT_RELATED;
+	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END, &r,
+		NULL), 0);
+	for (unsigned int c = 0; c < n_chains; c++) {
+		snprintf(name, sizeof(name), "svc%u", c);
+		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_FILTER, name, 0,
+			RULE_POLICY_ACCEPT), 0);
+		for (unsigned int i = 0; i < n_rules / 4 / n_chains; i++) {
+			real_rule(&r, n_hosts);
+			assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, name, RULE_POS_END,
+				&r, NULL), 0);
+		}
+		rule_init(&r);
+		r.action = RULE_ACT_JUMP;
+		r.family = FC_AF_INET4;
+		r.match = RULE_M_DST;
+		pool_addr(FC_AF_INET4, c << 13, r.dst.addr);
+		r.dst.len = 19;
+		snprintf(r.chain, sizeof(r.chain), "%s", name);
+		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
+			RULE_POS_END, &r, NULL), 0);
+	}
+	while (rule_set_rule_count(s) < n_rules) {
+		real_rule(&r, n_hosts);
+		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
+			RULE_POS_END, &r, NULL), 0);
+	}
+	return s;
+}
+
+/* A random set with every feature, @p n_rules rules, mostly in main. */
+static struct rule_set *
+mixed_set(unsigned int n_rules)
 {
 	struct rule_set *s = rule_set_create();
 	struct shape sh = {.base = {RULE_CHAIN_MAIN}, .n_base = 1,
 		.user = {"u0", "u1", "u2"}, .n_user = 3};
-	struct tally t = {0};
-	struct rule_cls *c;
-	double ns, ref_ns;
-	char what[32];
 
 	assert_non_null(s);
-	seed(sd);
 	for (unsigned int i = 0; i < sh.n_user; i++)
 		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_FILTER, sh.user[i], 0,
 			RULE_POLICY_ACCEPT), 0);
 	for (unsigned int i = sh.n_user; i-- > 0;)
 		fill_chain(s, RULE_TABLE_FILTER, sh.user[i], (int)i, &sh, n_rules / 50, &mix_real);
-	/* Base chain: only accept/drop (and a few jumps) with realistic matches. */
 	assert_int_equal(rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
 		RULE_POLICY_DROP), 0);
 	fill_chain(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, -1, &sh,
 		n_rules - rule_set_rule_count(s), &mix_real);
+	return s;
+}
+
+/* Build, compare with the oracle on a sample, print the figures. */
+static void
+big_set_test(const char *what, struct rule_set *s, unsigned int n_cmp, uint64_t sd)
+{
+	struct tally t = {0};
+	struct rule_cls *c;
+	double ns, ref_ns;
+
 	c = build(s);
-	snprintf(what, sizeof(what), "%u rules", n_rules);
 	print_stats(what, s, c);
-	seed(sd + 1);
+	seed(sd);
 	compare_random(s, c, n_cmp, &t);
-	printf("  %u rules: %" PRIu64 " tuples compared, filter by rule %.1f%%\n", n_rules, t.keys,
+	printf("  %s: %" PRIu64 " tuples compared, filter by rule %.1f%%\n", what, t.keys,
 		100.0 * (double)t.by_rule / (double)t.keys);
 	ns = rate(s, c, 200000, &ref_ns);
-	printf("  %u rules: classify %.0f ns/key (%.2f Mkeys/s) in bursts of 32; reference "
-	       "evaluator %.0f ns/key\n", n_rules, ns, 1e3 / ns, ref_ns);
+	printf("  %s: classify %.0f ns/key (%.2f Mkeys/s) in bursts of 32; reference "
+	       "evaluator %.0f ns/key\n", what, ns, 1e3 / ns, ref_ns);
 	rule_cls_free(c);
 	rule_set_free(s);
 }
@@ -1074,14 +1235,20 @@ static void
 test_1k(void **state)
 {
 	(void)state;
-	big_set_test(1000, 20000, 2024);
+	seed(2024);
+	big_set_test("1k deployed", real_set(1000), 20000, 1);
+	seed(2025);
+	big_set_test("1k mixed", mixed_set(1000), 20000, 2);
 }
 
 static void
 test_10k(void **state)
 {
 	(void)state;
-	big_set_test(10000, 20000, 4242);
+	seed(4242);
+	big_set_test("10k deployed", real_set(10000), 20000, 3);
+	seed(4243);
+	big_set_test("10k mixed", mixed_set(10000), 20000, 4);
 }
 
 /* The application builds in a background pthread that EAL does not know. */
@@ -1220,6 +1387,8 @@ main(void)
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	if (eal_init() < 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,14 +32,14 @@
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-#define NEW RULE_CT_NEW
-#define EST RULE_CT_ESTABLISHED
-#define REL RULE_CT_RELATED
-#define INV RULE_CT_INVALID
+#define NEW	  RULE_CT_NEW
+#define EST	  RULE_CT_ESTABLISHED
+#define REL	  RULE_CT_RELATED
+#define INV	  RULE_CT_INVALID
 #define UNTRACKED 0
-#define POLICY RULE_ID_POLICY
-#define ACCEPT RULE_VERDICT_ACCEPT
-#define DROP RULE_VERDICT_DROP
+#define POLICY	  RULE_ID_POLICY
+#define ACCEPT	  RULE_VERDICT_ACCEPT
+#define DROP	  RULE_VERDICT_DROP
 
 static struct rule_set *
 load(const char *file)
@@ -94,11 +94,12 @@ check_filter(const struct rule_set *s, const struct fcase *c, size_t n)
 		assert_int_equal(rule_ref_filter(s, &k, c[i].ct, c[i].kflags, &res), 0);
 		if (res.verdict != c[i].verdict || res.hook != c[i].hook ||
 			res.rule_id != c[i].rule_id)
-			fail_msg("case %zu '%s' ct %u: got %s hook %s rule %u, want %s hook %s rule %u",
+			fail_msg("case %zu '%s' ct %u: got %s hook %s rule %u, want %s hook %s "
+				 "rule %u",
 				i, c[i].key, c[i].ct, res.verdict == ACCEPT ? "accept" : "drop",
 				rule_hook_name(res.hook), res.rule_id,
-				c[i].verdict == ACCEPT ? "accept" : "drop", rule_hook_name(c[i].hook),
-				c[i].rule_id);
+				c[i].verdict == ACCEPT ? "accept" : "drop",
+				rule_hook_name(c[i].hook), c[i].rule_id);
 	}
 }
 
@@ -127,8 +128,8 @@ check_nat(const struct rule_set *s, const struct ncase *c, size_t n)
 		assert_int_equal(rule_ref_nat(s, c[i].stage, &k, NEW, 0, &res), 0);
 		if (res.action != c[i].action || res.hook != c[i].hook ||
 			res.rule_id != c[i].rule_id)
-			fail_msg("case %zu '%s': got %s hook %s rule %u, want %s hook %s rule %u", i,
-				c[i].key, rule_action_name(res.action), rule_hook_name(res.hook),
+			fail_msg("case %zu '%s': got %s hook %s rule %u, want %s hook %s rule %u",
+				i, c[i].key, rule_action_name(res.action), rule_hook_name(res.hook),
 				res.rule_id, rule_action_name(c[i].action),
 				rule_hook_name(c[i].hook), c[i].rule_id);
 		assert_int_equal(res.nat.port_min, c[i].pmin);
@@ -195,38 +196,38 @@ test_sample_host(void **state)
 			RULE_HOOK_INPUT, 3},
 		{"icmp 198.51.100.7:99 -> 192.0.2.10:99 dst_local=1", NEW, 0, ACCEPT,
 			RULE_HOOK_INPUT, 4},
-		{"tcp 10.1.2.3:50000 -> 192.0.2.10:22 dst_local=1", NEW, 0, ACCEPT,
-			RULE_HOOK_INPUT, 5},
+		{"tcp 10.1.2.3:50000 -> 192.0.2.10:22 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT,
+			5},
 		/* untracked: "--ctstate NEW" fails, nothing else takes port 22 */
 		{"tcp 10.1.2.3:50000 -> 192.0.2.10:22 dst_local=1", UNTRACKED, 0, DROP,
 			RULE_HOOK_INPUT, POLICY},
 		{"tcp 8.8.8.8:50000 -> 192.0.2.10:22 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
 			POLICY},
-		{"tcp 8.8.8.8:50000 -> 192.0.2.10:443 dst_local=1", NEW, 0, ACCEPT,
-			RULE_HOOK_INPUT, 6},
+		{"tcp 8.8.8.8:50000 -> 192.0.2.10:443 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT,
+			6},
 		{"tcp 8.8.8.8:50000 -> 192.0.2.10:8080 dst_local=1", NEW, 0, ACCEPT,
 			RULE_HOOK_INPUT, 6},
-		{"tcp 8.8.8.8:50000 -> 192.0.2.10:8081 dst_local=1", NEW, 0, DROP,
-			RULE_HOOK_INPUT, POLICY},
-		{"tcp 8.8.8.8:50000 -> 192.0.2.10:3306 dst_local=1", NEW, 0, DROP,
-			RULE_HOOK_INPUT, 7},
+		{"tcp 8.8.8.8:50000 -> 192.0.2.10:8081 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
+			POLICY},
+		{"tcp 8.8.8.8:50000 -> 192.0.2.10:3306 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
+			7},
 		{"tcp 192.168.5.5:50000 -> 192.0.2.10:3306 dst_local=1", NEW, 0, ACCEPT,
 			RULE_HOOK_INPUT, 8},
 		{"udp 8.8.8.8:50000 -> 192.0.2.10:60500 dst_local=1", NEW, 0, ACCEPT,
 			RULE_HOOK_INPUT, 9},
-		{"udp 8.8.8.8:50000 -> 192.0.2.10:61001 dst_local=1", NEW, 0, DROP,
-			RULE_HOOK_INPUT, POLICY},
+		{"udp 8.8.8.8:50000 -> 192.0.2.10:61001 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
+			POLICY},
 		{"udp 203.0.113.9:50000 -> 192.0.2.10:1234 dst_local=1", NEW, 0, DROP,
 			RULE_HOOK_INPUT, 10},
 		/* the web rule comes before the blocklist */
 		{"tcp 203.0.113.9:50000 -> 192.0.2.10:80 dst_local=1", NEW, 0, ACCEPT,
 			RULE_HOOK_INPUT, 6},
-		{"tcp 8.8.8.8:1024 -> 192.0.2.10:5005 dst_local=1", NEW, 0, ACCEPT,
-			RULE_HOOK_INPUT, 11},
-		{"tcp 8.8.8.8:1023 -> 192.0.2.10:5005 dst_local=1", NEW, 0, DROP,
-			RULE_HOOK_INPUT, POLICY},
-		{"tcp 8.8.8.8:1024 -> 192.0.2.10:5005 dst_local=1", EST, 0, ACCEPT,
-			RULE_HOOK_INPUT, 2},
+		{"tcp 8.8.8.8:1024 -> 192.0.2.10:5005 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT,
+			11},
+		{"tcp 8.8.8.8:1023 -> 192.0.2.10:5005 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
+			POLICY},
+		{"tcp 8.8.8.8:1024 -> 192.0.2.10:5005 dst_local=1", EST, 0, ACCEPT, RULE_HOOK_INPUT,
+			2},
 		/* a non-first fragment: the multiport match fails on it */
 		{"tcp 8.8.8.8:0 -> 192.0.2.10:0 dst_local=1", NEW, RULE_KEY_F_NOPORTS, DROP,
 			RULE_HOOK_INPUT, POLICY},
@@ -261,15 +262,13 @@ test_sample_router(void **state)
 	static const struct fcase fcases[] = {
 		{"tcp 198.51.100.7:5555 -> 192.168.1.10:8080", NEW, 0, ACCEPT, RULE_HOOK_FORWARD,
 			16},
-		{"tcp 198.51.100.7:5555 -> 192.168.1.10:8080", INV, 0, DROP, RULE_HOOK_FORWARD,
-			14},
+		{"tcp 198.51.100.7:5555 -> 192.168.1.10:8080", INV, 0, DROP, RULE_HOOK_FORWARD, 14},
 		{"tcp 198.51.100.7:5555 -> 192.168.1.10:8080", EST, 0, ACCEPT, RULE_HOOK_FORWARD,
 			13},
 		{"tcp 192.168.1.50:40000 -> 8.8.8.8:443", NEW, 0, ACCEPT, RULE_HOOK_FORWARD, 15},
 		{"tcp 198.51.100.7:5555 -> 192.168.1.10:22", NEW, 0, DROP, RULE_HOOK_FORWARD,
 			POLICY},
-		{"tcp 198.51.100.7:5555 -> 192.168.1.21:22", NEW, 0, ACCEPT, RULE_HOOK_FORWARD,
-			17},
+		{"tcp 198.51.100.7:5555 -> 192.168.1.21:22", NEW, 0, ACCEPT, RULE_HOOK_FORWARD, 17},
 		{"tcp 198.51.100.7:5555 -> 192.168.1.40:22", NEW, 0, DROP, RULE_HOOK_FORWARD,
 			POLICY},
 		{"udp 198.51.100.7:5555 -> 192.168.1.30:51820", NEW, 0, ACCEPT, RULE_HOOK_FORWARD,
@@ -282,17 +281,16 @@ test_sample_router(void **state)
 			RULE_HOOK_INPUT, POLICY},
 		{"udp 192.168.1.50:68 -> 192.168.1.1:67 dst_local=1", NEW, 0, ACCEPT,
 			RULE_HOOK_INPUT, 12},
-		{"udp 192.168.1.50:68 -> 192.168.1.1:69 dst_local=1", NEW, 0, DROP,
-			RULE_HOOK_INPUT, POLICY},
+		{"udp 192.168.1.50:68 -> 192.168.1.1:69 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
+			POLICY},
 		{"tcp 198.51.100.7:22 -> 203.0.113.1:40000 dst_local=1", EST, 0, ACCEPT,
 			RULE_HOOK_INPUT, 10},
 		{"tcp 203.0.113.1:40000 -> 198.51.100.7:22 src_local=1", NEW, 0, ACCEPT,
 			RULE_HOOK_OUTPUT, POLICY},
 	};
 	static const struct ncase ncases[] = {
-		{RULE_NAT_DST, "tcp 198.51.100.7:5555 -> 203.0.113.1:80 dst_local=1",
-			RULE_ACT_DNAT, RULE_HOOK_PREROUTING, 1, "192.168.1.10", "192.168.1.10",
-			8080, 8080},
+		{RULE_NAT_DST, "tcp 198.51.100.7:5555 -> 203.0.113.1:80 dst_local=1", RULE_ACT_DNAT,
+			RULE_HOOK_PREROUTING, 1, "192.168.1.10", "192.168.1.10", 8080, 8080},
 		{RULE_NAT_DST, "tcp 198.51.100.7:5555 -> 203.0.113.1:2250 dst_local=1",
 			RULE_ACT_DNAT, RULE_HOOK_PREROUTING, 2, "192.168.1.20", "192.168.1.29", 0,
 			0},
@@ -328,8 +326,8 @@ test_sample_router(void **state)
 
 	(void)state;
 	assert_int_equal(rule_set_rule_count(s), 19);
-	assert_int_equal(chain(s, RULE_TABLE_NAT, "POSTROUTING")->hooks,
-		RULE_HOOK_F(RULE_HOOK_POSTROUTING));
+	assert_int_equal(
+		chain(s, RULE_TABLE_NAT, "POSTROUTING")->hooks, RULE_HOOK_F(RULE_HOOK_POSTROUTING));
 	check_filter(s, fcases, sizeof(fcases) / sizeof(fcases[0]));
 	check_nat(s, ncases, sizeof(ncases) / sizeof(ncases[0]));
 	rule_set_free(s);
@@ -352,8 +350,7 @@ test_sample_docker(void **state)
 		{"tcp 8.8.8.8:443 -> 172.17.0.2:40000", EST, 0, ACCEPT, RULE_HOOK_FORWARD, 10},
 		{"tcp 8.8.8.8:443 -> 172.18.0.2:40000", REL, 0, ACCEPT, RULE_HOOK_FORWARD, 13},
 		/* goto TRUSTED: --ports is two rules, sport first */
-		{"tcp 203.0.113.5:5555 -> 172.17.0.3:5432", NEW, 0, ACCEPT, RULE_HOOK_FORWARD,
-			29},
+		{"tcp 203.0.113.5:5555 -> 172.17.0.3:5432", NEW, 0, ACCEPT, RULE_HOOK_FORWARD, 29},
 		{"tcp 203.0.113.5:22 -> 172.17.0.9:40000", NEW, 0, ACCEPT, RULE_HOOK_FORWARD, 28},
 		{"tcp 203.0.113.5:22 -> 172.17.0.9:22", NEW, 0, ACCEPT, RULE_HOOK_FORWARD, 28},
 		/*
@@ -362,11 +359,10 @@ test_sample_docker(void **state)
 		 * drop of 203.0.113.0/24: a jump would have dropped (rule 26).
 		 */
 		{"tcp 203.0.113.5:5555 -> 172.17.0.2:80", NEW, 0, ACCEPT, RULE_HOOK_FORWARD, 16},
-		{"tcp 203.0.113.5:5555 -> 172.17.0.2:81", NEW, 0, DROP, RULE_HOOK_FORWARD,
-			POLICY},
+		{"tcp 203.0.113.5:5555 -> 172.17.0.2:81", NEW, 0, DROP, RULE_HOOK_FORWARD, POLICY},
 		{"udp 203.0.113.5:22 -> 172.17.0.2:81", NEW, 0, DROP, RULE_HOOK_FORWARD, POLICY},
-		{"tcp 8.8.8.8:5555 -> 192.0.2.10:22 dst_local=1", NEW, 0, ACCEPT,
-			RULE_HOOK_INPUT, POLICY},
+		{"tcp 8.8.8.8:5555 -> 192.0.2.10:22 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT,
+			POLICY},
 	};
 	static const struct ncase ncases[] = {
 		{RULE_NAT_DST, "tcp 8.8.8.8:5555 -> 192.0.2.10:8080 dst_local=1", RULE_ACT_DNAT,
@@ -375,8 +371,7 @@ test_sample_docker(void **state)
 		{RULE_NAT_DST, "tcp 172.17.0.5:5555 -> 192.0.2.10:8080 dst_local=1",
 			RULE_ACT_ACCEPT, RULE_HOOK_PREROUTING, POLICY, NULL, NULL, 0, 0},
 		{RULE_NAT_DST, "tcp 192.0.2.10:40000 -> 192.0.2.10:5432 src_local=1 dst_local=1",
-			RULE_ACT_DNAT, RULE_HOOK_OUTPUT, 7, "172.17.0.3", "172.17.0.3", 5432,
-			5432},
+			RULE_ACT_DNAT, RULE_HOOK_OUTPUT, 7, "172.17.0.3", "172.17.0.3", 5432, 5432},
 		{RULE_NAT_DST, "tcp 8.8.8.8:5555 -> 192.0.2.11:8080", RULE_ACT_ACCEPT,
 			RULE_HOOK_PREROUTING, POLICY, NULL, NULL, 0, 0},
 		{RULE_NAT_SRC, "tcp 172.17.0.2:40000 -> 8.8.8.8:443", RULE_ACT_MASQUERADE,
@@ -420,8 +415,8 @@ test_sample_ipv6(void **state)
 			RULE_HOOK_INPUT, 6},
 		{"tcp [2001:db8:101::1]:40000 -> [2001:db8::1]:22 dst_local=1", INV, 0, DROP,
 			RULE_HOOK_INPUT, 3},
-		{"udp [fe80::1]:547 -> [fe80::2]:546 dst_local=1", NEW, 0, ACCEPT,
-			RULE_HOOK_INPUT, 7},
+		{"udp [fe80::1]:547 -> [fe80::2]:546 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT,
+			7},
 		{"udp [fe80::1]:548 -> [fe80::2]:546 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
 			POLICY},
 		{"udp [fec0::1]:547 -> [fe80::2]:546 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
@@ -466,7 +461,10 @@ static void
 test_samples_native_roundtrip(void **state)
 {
 	static const char *const files[] = {
-		"host.rules", "router.rules", "docker.rules", "ipv6.rules",
+		"host.rules",
+		"router.rules",
+		"docker.rules",
+		"ipv6.rules",
 	};
 	size_t len = 1 << 17;
 	char *buf = malloc(len);
@@ -547,8 +545,8 @@ test_negation_forms(void **state)
 	assert_int_equal(c->rules[4].neg, RULE_M_DPORT);
 	/* "-p ! tcp -m udp": the udp match wants -p udp, which ! tcp is not */
 	rule_set_free(s);
-	s = rule_set_parse_iptables("*filter\n-A INPUT -p ! tcp -m udp -j DROP\nCOMMIT\n", NULL,
-		NULL);
+	s = rule_set_parse_iptables(
+		"*filter\n-A INPUT -p ! tcp -m udp -j DROP\nCOMMIT\n", NULL, NULL);
 	assert_null(s);
 	assert_int_equal(errno, EINVAL);
 	s = parse("*filter\n"
@@ -612,7 +610,7 @@ test_addresses(void **state)
 	} cases[] = {
 		{"10.1.2.3", "10.1.2.3", 32},
 		{"10.1.2.3/32", "10.1.2.3", 32},
-		{"10.1.2.3/8", "10.0.0.0", 8},            /* host bits masked */
+		{"10.1.2.3/8", "10.0.0.0", 8},		  /* host bits masked */
 		{"10.1.2.3/255.255.0.0", "10.1.0.0", 16}, /* dotted mask */
 		{"10.1.2.3/255.255.255.255", "10.1.2.3", 32},
 		{"10.1.2.3/0", "0.0.0.0", 0},
@@ -679,8 +677,7 @@ test_port_ranges(void **state)
 		{"--destination-port 8000:8080", 1, {{8000, 8080}}, false},
 		{"--sport 53", 1, {{53, 53}}, true},
 		{"--source-port 1:2", 1, {{1, 2}}, true},
-		{"-m multiport --dports 22,80:90,443", 3, {{22, 22}, {80, 90}, {443, 443}},
-			false},
+		{"-m multiport --dports 22,80:90,443", 3, {{22, 22}, {80, 90}, {443, 443}}, false},
 		{"-m multiport --destination-ports 443,22", 2, {{443, 443}, {22, 22}}, false},
 		{"-m multiport --sports 1,65535", 2, {{1, 1}, {65535, 65535}}, true},
 	};
@@ -696,8 +693,8 @@ test_port_ranges(void **state)
 			cases[i].opt);
 		s = parse(text);
 		r = only_rule(s, RULE_TABLE_FILTER);
-		assert_int_equal(r->match,
-			RULE_M_PROTO | (cases[i].sport ? RULE_M_SPORT : RULE_M_DPORT));
+		assert_int_equal(
+			r->match, RULE_M_PROTO | (cases[i].sport ? RULE_M_SPORT : RULE_M_DPORT));
 		assert_int_equal(r->neg, 0);
 		p = cases[i].sport ? &r->sport : &r->dport;
 		assert_int_equal(p->n, cases[i].n);
@@ -818,17 +815,15 @@ test_ctstate_combination(void **state)
 {
 	static const struct fcase cases[] = {
 		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT, 1},
-		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 dst_local=1", EST, 0, ACCEPT, RULE_HOOK_INPUT,
+		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 dst_local=1", EST, 0, ACCEPT, RULE_HOOK_INPUT, POLICY},
+		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 dst_local=1", UNTRACKED, 0, ACCEPT, RULE_HOOK_INPUT,
 			POLICY},
-		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 dst_local=1", UNTRACKED, 0, ACCEPT,
-			RULE_HOOK_INPUT, POLICY},
 		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 src_local=1", NEW, 0, ACCEPT, RULE_HOOK_OUTPUT,
 			POLICY},
 		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 src_local=1", INV, 0, ACCEPT, RULE_HOOK_OUTPUT,
 			POLICY},
 		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 src_local=1", EST, 0, DROP, RULE_HOOK_OUTPUT, 2},
-		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 src_local=1", UNTRACKED, 0, DROP, RULE_HOOK_OUTPUT,
-			2},
+		{"tcp 1.1.1.1:1 -> 2.2.2.2:2 src_local=1", UNTRACKED, 0, DROP, RULE_HOOK_OUTPUT, 2},
 	};
 	struct rule_set *s = parse(
 		"*filter\n"
@@ -899,8 +894,7 @@ static void
 test_return_in_base_chain(void **state)
 {
 	static const struct fcase cases[] = {
-		{"udp 10.1.1.1:1 -> 2.2.2.2:2 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT,
-			POLICY},
+		{"udp 10.1.1.1:1 -> 2.2.2.2:2 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT, POLICY},
 		{"udp 11.1.1.1:1 -> 2.2.2.2:2 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT, 2},
 	};
 	static const struct ncase ncases[] = {
@@ -1002,15 +996,15 @@ test_family(void **state)
 	assert_int_equal(chain(s, RULE_TABLE_FILTER, "INPUT")->rules[0].family, FC_AF_INET6);
 	rule_set_free(s);
 	/* the caller's family against the file's */
-	s = rule_set_parse_iptables_af("*filter\n-A INPUT -s 10.0.0.1 -j DROP\nCOMMIT\n", "f",
-		FC_AF_INET6, &err);
+	s = rule_set_parse_iptables_af(
+		"*filter\n-A INPUT -s 10.0.0.1 -j DROP\nCOMMIT\n", "f", FC_AF_INET6, &err);
 	assert_null(s);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(err.line, 2);
 	assert_int_equal(err.col, 13);
 	assert_string_equal(err.msg, "IPv4 address in an IPv6 rule set");
-	s = rule_set_parse_iptables_af("# Generated by iptables-save v1.8\n", "f", FC_AF_INET6,
-		&err);
+	s = rule_set_parse_iptables_af(
+		"# Generated by iptables-save v1.8\n", "f", FC_AF_INET6, &err);
 	assert_null(s);
 	assert_int_equal(err.line, 1);
 	assert_int_equal(err.col, 16);
@@ -1046,8 +1040,8 @@ test_nat_targets(void **state)
 		{"INPUT", "SNAT --to-source 5.6.7.8", RULE_ACT_SNAT, "5.6.7.8", "5.6.7.8", 0, 0,
 			false},
 		{"POSTROUTING", "MASQUERADE", RULE_ACT_MASQUERADE, NULL, NULL, 0, 0, false},
-		{"POSTROUTING", "MASQUERADE --to-ports 2000", RULE_ACT_MASQUERADE, NULL, NULL,
-			2000, 2000, false},
+		{"POSTROUTING", "MASQUERADE --to-ports 2000", RULE_ACT_MASQUERADE, NULL, NULL, 2000,
+			2000, false},
 		{"PREROUTING", "DNAT --to-destination [2001:db8::1]:80", RULE_ACT_DNAT,
 			"2001:db8::1", "2001:db8::1", 80, 80, true},
 		{"PREROUTING", "DNAT --to-destination 2001:db8::1", RULE_ACT_DNAT, "2001:db8::1",
@@ -1093,17 +1087,17 @@ test_nat_targets(void **state)
 static void
 test_words_and_counters(void **state)
 {
-	struct rule_set *s = parse(
-		"# a comment line\n"
-		"\n"
-		"   # an indented one\n"
-		"*filter\r\n"
-		":INPUT ACCEPT [12:3456]\r\n"
-		"[1:2] -A INPUT -s 10.0.0.1 -m comment --comment \"say \\\"hi\\\" \\\\ now\" -j DROP\n"
-		"-A INPUT -c 5 100 -m comment --comment plain\t-j ACCEPT\n"
-		"-A INPUT -m comment --comment \"\" -j ACCEPT\n"
-		"-A INPUT -m comment --comment x\"y z\" -j ACCEPT\n"
-		"COMMIT\n");
+	struct rule_set *s = parse("# a comment line\n"
+				   "\n"
+				   "   # an indented one\n"
+				   "*filter\r\n"
+				   ":INPUT ACCEPT [12:3456]\r\n"
+				   "[1:2] -A INPUT -s 10.0.0.1 -m comment --comment \"say "
+				   "\\\"hi\\\" \\\\ now\" -j DROP\n"
+				   "-A INPUT -c 5 100 -m comment --comment plain\t-j ACCEPT\n"
+				   "-A INPUT -m comment --comment \"\" -j ACCEPT\n"
+				   "-A INPUT -m comment --comment x\"y z\" -j ACCEPT\n"
+				   "COMMIT\n");
 	const struct rule_chain *c = chain(s, RULE_TABLE_FILTER, "INPUT");
 
 	(void)state;
@@ -1248,11 +1242,13 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT -c 1 x -j ACCEPT\n", 2, 15, "x", "bad counters"},
 	{"*filter\n-A INPUT -j ACCEPT now\n", 2, 20, "now", "unexpected word"},
 	{"*filter\n-A INPUT --bogus -j ACCEPT\n", 2, 10, "--bogus", "unsupported option"},
-	{"*filter\n-A INPUT -t nat -j ACCEPT\n", 2, 10, "-t", "the table is given by a *table line"},
+	{"*filter\n-A INPUT -t nat -j ACCEPT\n", 2, 10, "-t",
+		"the table is given by a *table line"},
 	{"*filter\n-A INPUT -m comment --comment \"open -j ACCEPT\n", 2, 31, "\"",
 		"unterminated quote"},
 	/* matches outside the subset */
-	{"*filter\n-A INPUT -i eth0 -j ACCEPT\n", 2, 10, "-i", "interface matches are not supported"},
+	{"*filter\n-A INPUT -i eth0 -j ACCEPT\n", 2, 10, "-i",
+		"interface matches are not supported"},
 	{"*filter\n-A INPUT ! -o eth0 -j ACCEPT\n", 2, 12, "-o",
 		"interface matches are not supported"},
 	{"*filter\n-A INPUT -p tcp --syn -j ACCEPT\n", 2, 17, "--syn",
@@ -1293,8 +1289,8 @@ static const struct bad bad_inputs[] = {
 		"NAT ports need -p tcp, udp or sctp"},
 	{"*nat\n-A PREROUTING -j DNAT --to-destination :80\n", 2, 40, ":80",
 		"NAT address required"},
-	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.9-1.2.3.4\n", 2, 40,
-		"1.2.3.9-1.2.3.4", "bad NAT address"},
+	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.9-1.2.3.4\n", 2, 40, "1.2.3.9-1.2.3.4",
+		"bad NAT address"},
 	{"*nat\n-A POSTROUTING -j DNAT --to-destination 1.2.3.4\nCOMMIT\n", 2, 19, "DNAT",
 		"dnat only at prerouting or output"},
 	{"*nat\n-A PREROUTING -j MASQUERADE\nCOMMIT\n", 2, 18, "MASQUERADE",
@@ -1315,8 +1311,8 @@ static const struct bad bad_inputs[] = {
 		"address lists are not supported"},
 	{"*filter\n-A INPUT -s 1.2.3.4 -d 2001:db8::1 -j DROP\n", 2, 24, "2001:db8::1",
 		"IPv6 address in an IPv4 rule set"},
-	{"# Generated by iptables-save v1.8.9\n*filter\n-A INPUT -s 2001:db8::1 -j ACCEPT\n", 3,
-		13, "2001:db8::1", "IPv6 address in an IPv4 rule set"},
+	{"# Generated by iptables-save v1.8.9\n*filter\n-A INPUT -s 2001:db8::1 -j ACCEPT\n", 3, 13,
+		"2001:db8::1", "IPv6 address in an IPv4 rule set"},
 	/* protocols and ports */
 	{"*filter\n-A INPUT -p foo -j DROP\n", 2, 13, "foo", "unknown protocol"},
 	{"*filter\n-A INPUT -p 256 -j DROP\n", 2, 13, "256", "unknown protocol"},

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: the rules engine's commits — O(changed rules) rule-set swaps,
+ * the overlay that classifies keys touched by recent changes with the
+ * reference evaluator until the compiled classifier catches up, the
+ * fast-path staleness check and the background revalidation that retires
+ * changes (DESIGN.md "Rule updates without stale verdicts").
+ *
+ * The changes of a commit are the rules that differ between the old and
+ * the new set: every rule inserted, removed or replaced (old and new
+ * content), read from the new set's change log (rule_priv.h), plus "all"
+ * for a table whose chain hooks or policies changed, and for both tables
+ * when the new set is no descendant of the current one (a whole file load)
+ * or lists more than max_pending rules. A key k "meets" a change when
+ * rule_match_key(rule, k, RULE_CT_IGNORE, kflags) holds (or the change is
+ * "all").
+ *
+ * Why the overlay is exact. Let S_c be the set the classifier was built
+ * from and S the current set. They differ only in rules listed by the
+ * changes of the commits in between (a chain's order is only ever changed
+ * by inserting or removing rules; JUMP/GOTO targets are resolved by name,
+ * and a chain can only be deleted once empty and unreferenced, which took
+ * logged removals; hook and policy changes are "all"). The first-match
+ * walk of a key through S_c and S visits the same rules in the same order
+ * and gets the same match outcome at each, as long as every changed rule
+ * fails to match the key: an inserted rule that does not match is skipped,
+ * a removed one was skipped too, a replaced one is skipped in both. Since
+ * RULE_CT_IGNORE makes rule_match_key() true whenever the rule matches for
+ * some ctstate, a key that meets no change newer than S_c gets the same
+ * result from the classifier as from the reference evaluator on S, for
+ * every ctstate. Keys that meet one are evaluated on S directly.
+ *
+ * Staleness uses the same argument with the generation an entry was
+ * validated under in place of S_c, on the key the filter saw (the entry's
+ * key, with the destination side translated for NAT entries).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_rcu_qsbr.h>
+
+#include "engine_priv.h"
+#include "rule_priv.h"
+
+/* Serial-number compare of generations: a newer than b. */
+static inline bool
+gen_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Classification with the overlay                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Does @k meet a change of @table newer than the classifier? */
+static bool
+overlay_meets(const struct rule_engine *eng, unsigned int table, const struct fc_key *k,
+	unsigned int kflags)
+{
+	for (uint32_t i = eng->n_chg; i-- > 0;) {
+		const struct eng_change *c = &eng->chg[i];
+
+		if (!gen_after(c->gen, eng->cls_gen))
+			break;
+		if (c->table != table)
+			continue;
+		if (c->all || rule_match_key(&c->r, k, RULE_CT_IGNORE, kflags))
+			return true;
+	}
+	return false;
+}
+
+int
+eng_classify_filter(struct rule_engine *eng, const struct fc_key *k, unsigned int ctstate,
+	unsigned int kflags, struct rule_result *res)
+{
+	if (eng->cls != NULL && !overlay_meets(eng, RULE_TABLE_FILTER, k, kflags)) {
+		eng->st.classify_cls++;
+		return rule_cls_filter(eng->cls, k, ctstate, kflags, res);
+	}
+	eng->st.classify_ref++;
+	return rule_ref_filter(eng->set, k, ctstate, kflags, res);
+}
+
+int
+eng_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage, const struct fc_key *k,
+	unsigned int ctstate, unsigned int kflags, struct rule_nat_result *res)
+{
+	if (eng->cls != NULL && !overlay_meets(eng, RULE_TABLE_NAT, k, kflags)) {
+		eng->st.classify_cls++;
+		return rule_cls_nat(eng->cls, stage, k, ctstate, kflags, res);
+	}
+	eng->st.classify_ref++;
+	return rule_ref_nat(eng->set, stage, k, ctstate, kflags, res);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Staleness                                                                 */
+/* ------------------------------------------------------------------------ */
+
+bool
+eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
+	const struct fc_action *a, const struct fc_key *k)
+{
+	struct fc_key fk;
+	bool have_fk = false;
+
+	for (uint32_t i = pl->n; i-- > 0;) {
+		const struct eng_change *c = &pl->c[i];
+
+		if (!gen_after(c->gen, a->gen))
+			break;
+		if (c->table == RULE_TABLE_NAT) {
+			/* Bindings are not redone; a new flow's cached drop is. */
+			if ((a->mod[0] & ENG_M0_NEWDROP) &&
+				(c->all || rule_match_key(&c->r, k, RULE_CT_IGNORE, 0)))
+				return true;
+			continue;
+		}
+		if (c->all || (a->mod[0] & ENG_M0_FK_UNKNOWN))
+			return true;
+		if (!have_fk) {
+			eng_filter_key(eng, k, a, &fk);
+			have_fk = true;
+		}
+		if (rule_match_key(&c->r, &fk, RULE_CT_IGNORE, 0))
+			return true;
+	}
+	return false;
+}
+
+bool
+rule_engine_stale_check(const struct rule_engine *eng, const struct fc_action *a,
+	const struct fc_key *k)
+{
+	const struct eng_pending *pl = __atomic_load_n(&eng->pending, __ATOMIC_ACQUIRE);
+
+	return eng_entry_stale(eng, pl, a, k);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Change lists                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Publish the changes not yet retired by revalidation; retire the old list. */
+static int
+publish_pending(struct rule_engine *eng)
+{
+	struct eng_pending *pl, *old = eng->pending;
+	uint32_t first = 0, n;
+
+	while (first < eng->n_chg && !gen_after(eng->chg[first].gen, eng->reval_gen))
+		first++;
+	n = eng->n_chg - first;
+	if (old != NULL && old->n == 0 && n == 0)
+		return 0;
+	pl = malloc(sizeof(*pl) + (size_t)n * sizeof(pl->c[0]));
+	if (pl == NULL)
+		return -ENOMEM;
+	pl->n = n;
+	if (n != 0)
+		memcpy(pl->c, &eng->chg[first], (size_t)n * sizeof(pl->c[0]));
+	__atomic_store_n(&eng->pending, pl, __ATOMIC_RELEASE);
+	if (old != NULL && eng_retire(eng, old, RULE_NAT_NONE) < 0)
+		free(old); /* cannot fail without memory; readers are bounded by it */
+	return 0;
+}
+
+/* Drop changes that neither the overlay nor the pending list needs. */
+static void
+prune_changes(struct rule_engine *eng)
+{
+	uint32_t keep = eng->reval_gen, drop = 0;
+
+	if (eng->cls != NULL && gen_after(keep, eng->cls_gen))
+		keep = eng->cls_gen;
+	while (drop < eng->n_chg && !gen_after(eng->chg[drop].gen, keep))
+		drop++;
+	if (drop == 0)
+		return;
+	memmove(eng->chg, &eng->chg[drop], (eng->n_chg - drop) * sizeof(*eng->chg));
+	eng->n_chg -= drop;
+}
+
+static int
+chg_reserve(struct rule_engine *eng, uint32_t more)
+{
+	uint32_t cap = eng->cap_chg;
+	struct eng_change *p;
+
+	if (eng->n_chg + more <= cap)
+		return 0;
+	while (cap < eng->n_chg + more)
+		cap = cap ? cap * 2 : 16;
+	p = realloc(eng->chg, (size_t)cap * sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	eng->chg = p;
+	eng->cap_chg = cap;
+	return 0;
+}
+
+/* Chains of @table whose hooks or policy differ (or base chains added/removed). */
+static bool
+chains_differ(const struct rule_set *a, const struct rule_set *b, enum rule_table table)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct rule_set *x = pass ? b : a, *y = pass ? a : b;
+
+		for (unsigned int i = 0; i < rule_set_chain_count(x, table); i++) {
+			const struct rule_chain *c = rule_set_chain_at(x, table, i);
+			const struct rule_chain *o = rule_set_chain_find(y, table, c->name);
+
+			if (o == NULL) {
+				if (rule_chain_is_base(c))
+					return true;
+				continue;
+			}
+			if (c->hooks != o->hooks || c->builtin != o->builtin ||
+				(rule_chain_is_base(c) && c->policy != o->policy))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Append the changes from the current set to @ns under generation @gen. */
+static int
+record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen, bool *full)
+{
+	const struct rule_log *nl = rule_set_log(ns), *cl = rule_set_log(eng->set);
+	bool all[RULE_TABLE__COUNT] = {false, false};
+	bool logged;
+	uint32_t more = RULE_TABLE__COUNT;
+	int rc;
+
+	logged = nl != NULL && cl != NULL && nl->token == cl->token && !nl->overflow &&
+		 nl->n <= eng->p.max_pending &&
+		 (uint64_t)rule_set_rule_count(eng->set) + nl->adds ==
+			 (uint64_t)rule_set_rule_count(ns) + nl->removes;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+		all[t] = !logged || chains_differ(eng->set, ns, (enum rule_table)t);
+	*full = all[RULE_TABLE_FILTER] && all[RULE_TABLE_NAT];
+	if (logged)
+		more += nl->n;
+	rc = chg_reserve(eng, more);
+	if (rc < 0)
+		return rc;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		struct eng_change *c;
+
+		if (!all[t])
+			continue;
+		c = &eng->chg[eng->n_chg++];
+		memset(c, 0, sizeof(*c));
+		c->gen = gen;
+		c->table = (uint8_t)t;
+		c->all = 1;
+	}
+	if (!logged)
+		return 0;
+	for (uint32_t i = 0; i < nl->n; i++) {
+		struct eng_change *c;
+
+		if (all[nl->e[i].table])
+			continue;
+		c = &eng->chg[eng->n_chg++];
+		c->gen = gen;
+		c->table = nl->e[i].table;
+		c->all = 0;
+		c->r = nl->e[i].r;
+	}
+	return 0;
+}
+
+int
+rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
+{
+	struct rule_set *old;
+	uint32_t gen, n_before;
+	bool full = false;
+	int rc;
+
+	if (eng == NULL || s == NULL) {
+		rule_set_free(s);
+		return -EINVAL;
+	}
+	gen = eng->gen + 1;
+	if (gen == 0)
+		gen = 1; /* 0 never names a generation */
+	n_before = eng->n_chg;
+	rc = record_changes(eng, s, gen, &full);
+	/*
+	 * Readers must find the changes before the new generation: the list
+	 * is published first, the generation stored after it (release).
+	 */
+	if (rc == 0)
+		rc = publish_pending(eng);
+	if (rc < 0) {
+		eng->n_chg = n_before;
+		rule_set_free(s);
+		return rc;
+	}
+	old = eng->set;
+	rule_set_generation_set(s, gen);
+	/* Without memory the next commit just counts as "everything". */
+	(void)rule_set_log_start(s);
+	eng->set = s;
+	eng->gen = gen;
+	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);
+	rule_set_free(old); /* only the rules lcore reads sets */
+	eng->st.commits++;
+	if (full)
+		eng->st.commits_full++;
+	return 0;
+}
+
+uint32_t
+rule_engine_generation(const struct rule_engine *eng)
+{
+	return eng == NULL ? 0 : __atomic_load_n(&eng->view.gen, __ATOMIC_ACQUIRE);
+}
+
+struct rule_set *
+rule_engine_cls_wanted(struct rule_engine *eng, uint32_t *gen)
+{
+	struct rule_set *c;
+
+	if (eng == NULL || gen == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (eng->cls != NULL && eng->cls_gen == eng->gen) {
+		rte_errno = EALREADY;
+		return NULL;
+	}
+	c = rule_set_clone(eng->set);
+	if (c == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	*gen = eng->gen;
+	return c;
+}
+
+int
+rule_engine_cls_ready(struct rule_engine *eng, struct rule_cls *cls, uint32_t gen)
+{
+	if (eng == NULL || cls == NULL || gen == 0 || gen_after(gen, eng->gen))
+		return -EINVAL;
+	if (eng->cls != NULL && !gen_after(gen, eng->cls_gen))
+		return -ESTALE;
+	/* Only the rules lcore classifies: the old one can go at once. */
+	rule_cls_free(eng->cls);
+	eng->cls = cls;
+	eng->cls_gen = gen;
+	prune_changes(eng);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Revalidation                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A full pass is over: changes up to its start generation are retired. */
+static void
+pass_done(struct rule_engine *eng)
+{
+	eng->pass_active = false;
+	eng->reval_gen = eng->pass_gen;
+	prune_changes(eng);
+	if (publish_pending(eng) < 0) {
+		/* Keep the old list: still correct, retried after the next pass. */
+		ENG_LOG(DEBUG, "%s: no memory to retire changes", eng->name);
+	}
+}
+
+unsigned int
+eng_revalidate(struct rule_engine *eng, unsigned int budget)
+{
+	unsigned int visited = 0;
+
+	if (!eng->pass_active) {
+		if (eng->pending->n == 0 || !gen_after(eng->gen, eng->reval_gen))
+			return 0;
+		eng->pass_active = true;
+		eng->pass_gen = eng->gen;
+		eng->pass_tbl = 0;
+		eng->pass_next = 0;
+	}
+	while (visited < budget) {
+		struct fc_table *t = eng->t[eng->pass_tbl];
+		const struct fc_entry *e;
+		const void *raw;
+		struct fc_action a;
+		struct fc_key k;
+		uint32_t idx;
+
+		if (t == NULL || fc_table_iterate(t, &eng->pass_next, &raw, &idx) < 0) {
+			if (eng->pass_tbl == 0) {
+				eng->pass_tbl = 1;
+				eng->pass_next = 0;
+				continue;
+			}
+			pass_done(eng);
+			break;
+		}
+		visited++;
+		e = fc_table_entry(t, idx);
+		if (e == NULL || e->act.gen == eng->gen)
+			continue;
+		a = e->act;
+		memset(&k, 0, sizeof(k));
+		k.family = eng->pass_tbl == 0 ? FC_AF_INET4 : FC_AF_INET6;
+		memcpy(&k.v4, raw, fc_table_key_size(t));
+		if (!eng_entry_stale(eng, eng->pending, &a, &k)) {
+			a.gen = eng->gen;
+			fc_table_update(t, idx, &a, e->timeout);
+			eng->st.refreshed++;
+			continue;
+		}
+		eng->st.revalidated++;
+		if (a.mod[0] & ENG_M0_NEWDROP) {
+			/* A new flow's drop: the next packet decides from scratch. */
+			eng->gone_why = RULE_GONE_DELETED;
+			eng_flow_delete(eng, eng->pass_tbl, idx);
+			continue;
+		}
+		if (eng_refilter(eng, &k, &a) < 0)
+			a.verdict = FC_VERDICT_SLOW;
+		a.gen = eng->gen;
+		fc_table_update(t, idx, &a, e->timeout);
+	}
+	return visited;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set-up                                                                    */
+/* ------------------------------------------------------------------------ */
+
+int
+eng_commit_init(struct rule_engine *eng)
+{
+	eng->set = rule_set_create();
+	if (eng->set == NULL)
+		return -ENOMEM;
+	if (rule_set_log_start(eng->set) < 0)
+		return -ENOMEM;
+	eng->gen = 1;
+	eng->reval_gen = 1;
+	rule_set_generation_set(eng->set, eng->gen);
+	eng->view.gen = eng->gen;
+	eng->pending = calloc(1, sizeof(*eng->pending));
+	if (eng->pending == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+eng_commit_fini(struct rule_engine *eng)
+{
+	rule_set_free(eng->set);
+	eng->set = NULL;
+	rule_cls_free(eng->cls);
+	eng->cls = NULL;
+	free(eng->chg);
+	eng->chg = NULL;
+	free(eng->pending);
+	eng->pending = NULL;
+}

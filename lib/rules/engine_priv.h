@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules private: the rules engine's layout, shared by engine.c (flows,
+ * upcalls, modules), engine_commit.c (commits, overlay classification,
+ * staleness, revalidation), engine_info.c (counters, listing) and
+ * mod_route.c. Not for other libraries.
+ */
+#ifndef GUFC_ENGINE_PRIV_H
+#define GUFC_ENGINE_PRIV_H
+
+#include <rte_log.h>
+
+#include "rules.h"
+
+struct rte_rcu_qsbr;
+struct rte_lpm;
+struct rte_lpm6;
+
+extern int rule_engine_logtype;
+#define ENG_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, rule_engine_logtype, "rules: " fmt "\n", ##__VA_ARGS__)
+
+/*
+ * fc_action::mod[] bytes the engine owns (conntrack uses ct_state only).
+ * mod[0]: ENG_M0_* flags; mod[1..2]: interest asked by modules other than
+ * conntrack (so that conntrack can rewrite its own part).
+ */
+#define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (NAT entries) */
+#define ENG_M0_FK_DST_LOCAL 0x02
+#define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
+#define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
+
+static inline uint16_t
+eng_extra_interest(const struct fc_action *a)
+{
+	return (uint16_t)(a->mod[1] | a->mod[2] << 8);
+}
+
+static inline void
+eng_set_extra_interest(struct fc_action *a, uint16_t i)
+{
+	a->mod[1] = (uint8_t)i;
+	a->mod[2] = (uint8_t)(i >> 8);
+}
+
+/**
+ * One changed rule of a commit, or "everything" (@c all) for a table.
+ * Keys it could affect: rule_match_key(&r, k, RULE_CT_IGNORE, kflags).
+ */
+struct eng_change {
+	uint32_t gen;  /**< generation of the commit that made it */
+	uint8_t table; /**< enum rule_table */
+	uint8_t all;   /**< matches every key */
+	struct rule r;
+};
+
+/**
+ * The pending-change list RX lcores read: immutable once published,
+ * replaced as a whole (release store), freed after an RCU grace period of
+ * the engine's variable. Changes by ascending generation; filter-table
+ * changes and nat-table changes (the latter only matter for cached drops
+ * of new flows).
+ */
+struct eng_pending {
+	uint32_t n;
+	struct eng_change c[];
+};
+
+/** Something to free (or a NAT binding to release) after a grace period. */
+struct eng_retire {
+	uint64_t token;
+	void *ptr;        /**< free() it, or NULL */
+	uint32_t binding; /**< mod_nat_release() it, or RULE_NAT_NONE */
+};
+
+/** A registered module. */
+struct eng_mod {
+	struct rule_module m;
+};
+
+/** A route, as added (the LPM tables cannot be listed). */
+struct eng_route {
+	uint8_t family;
+	uint8_t depth;
+	uint16_t port;
+	uint8_t addr[16];
+};
+
+/** Per-rule counters of entries gone and of packets decided without one. */
+struct eng_rule_ctr {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+/** Most per-rule counter slots (rule ids past it are not counted). */
+#define ENG_RULE_CTR_MAX (1u << 22)
+
+/**
+ * The engine. Owned by the app (create/free on the main lcore); everything
+ * but @c view is written by the rules lcore only.
+ */
+struct rule_engine {
+	struct rule_engine_view view; /**< first: the inline fast-path checks read it */
+	char name[32];
+	struct rule_engine_params p;
+	struct mod_ct_cfg ct;
+	struct fc_table *t[2];        /**< [0] IPv4, [1] IPv6 */
+	struct rte_rcu_qsbr *qsv;     /**< readers of the pending list and NAT slots */
+	struct mod_nat *nat;
+	struct eng_pending *pending;  /**< published (RCU), never NULL */
+
+	/* Rule sets and classification. */
+	struct rule_set *set;
+	struct rule_cls *cls;
+	uint32_t gen;
+	uint32_t cls_gen;
+	struct eng_change *chg;       /**< changes newer than min(cls_gen, reval_gen), ascending */
+	uint32_t n_chg;
+	uint32_t cap_chg;
+	uint32_t reval_gen;           /**< changes up to here are retired from the pending list */
+
+	/* Revalidation pass. */
+	bool pass_active;
+	uint32_t pass_gen;
+	uint8_t pass_tbl;
+	uint32_t pass_next;
+
+	/* Grace-period queue. */
+	struct eng_retire *ret;
+	uint32_t n_ret;
+	uint32_t cap_ret;
+
+	/* Modules, by ascending order. */
+	struct eng_mod mods[RULE_MODULES_MAX];
+	unsigned int n_mods;
+
+	/* Routes. */
+	struct rte_lpm *lpm;
+	struct rte_lpm6 *lpm6;
+	struct eng_route *routes;
+	uint32_t n_routes;
+	uint32_t cap_routes;
+
+	/* Counters. */
+	struct rule_engine_stats st;
+	struct eng_rule_ctr *rctr;
+	uint32_t n_rctr;
+
+	/* Removal context: why entries removed right now go. */
+	uint8_t gone_why;
+};
+
+/** Table index of a family: 0 IPv4, 1 IPv6, -1 otherwise. */
+static inline int
+eng_tbl(unsigned int family)
+{
+	return family == FC_AF_INET4 ? 0 : family == FC_AF_INET6 ? 1 : -1;
+}
+
+/* engine.c */
+void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);
+int eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding);
+void eng_retire_poll(struct rule_engine *eng);
+void eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx);
+void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
+	const struct fc_action *a, struct fc_key *fk);
+int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a);
+uint16_t eng_channel(struct rule_engine *eng, const char *name);
+
+/* engine_commit.c */
+int eng_classify_filter(struct rule_engine *eng, const struct fc_key *k, unsigned int ctstate,
+	unsigned int kflags, struct rule_result *res);
+int eng_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage,
+	const struct fc_key *k, unsigned int ctstate, unsigned int kflags,
+	struct rule_nat_result *res);
+int eng_commit_init(struct rule_engine *eng);
+void eng_commit_fini(struct rule_engine *eng);
+unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
+bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
+	const struct fc_action *a, const struct fc_key *k);
+
+/* mod_route.c */
+int eng_route_init(struct rule_engine *eng);
+void eng_route_fini(struct rule_engine *eng);
+
+#endif /* GUFC_ENGINE_PRIV_H */

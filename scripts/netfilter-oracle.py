@@ -1,0 +1,1443 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""netfilter-oracle: ask the Linux kernel what netfilter decides.
+
+Loads an iptables-save file (tables filter and nat, IPv4 or IPv6) into a
+firewall network namespace, sends each packet of a packet list through it
+and reports, per packet, what netfilter really did: the filter verdict, the
+deciding rule (by file position) or the chain policy, and the NAT decision
+of each NAT stage. gufc's reference evaluator is tested against it
+(tests/integration/netfilter/ipt_eval.c prints the same format).
+
+Commands:
+  netfilter-oracle.py run [-4|-6] [-v] [--tag T] RULES PACKETS
+  netfilter-oracle.py gen [-4|-6] RULES            (print a packet list)
+
+Lab (namespaces created per run, removed on exit, also on failure/signal):
+  nfo-l-T  --l1 [veth] l0--  nfo-fw-T  --r0 [veth] r1--  nfo-r-T
+The left and right hosts have no addresses and IPv6 disabled; they send
+nothing. The firewall forwards, has rp_filter off, its "local" addresses
+(from the packet list) on lo, 10.255.255.1/30 and fd4e:464f::1/64 on r0
+(reserved: don't use these two subnets in packet lists) and a default route
+via the right host (static neighbour entries: nothing waits for ARP/ND).
+The file is loaded with iptables-restore (ip6tables-restore for IPv6);
+the other family gets the file's built-in chains and policies without
+rules (so packets of that family meet only the policies, as gufc's
+importer has it). A mangle OUTPUT rule drops everything the firewall
+sends by itself (RSTs, ICMP errors, MLD) so only test packets touch the
+counters.
+
+Per packet: conntrack is flushed (ctnetlink, so every packet is NEW),
+counters are snapshot (iptables-save -c), the packet is injected (AF_PACKET
+from the left host into the firewall, or an IP_HDRINCL raw socket inside
+the firewall for packets from a local address), the oracle waits until
+the counters show a drop or the packet shows up (at the right host, or on
+a raw socket inside the firewall for local delivery), then snapshots
+again. The counter deltas say which rules matched; walking the chains
+(jumps, gotos, RETURN, chain ends) with "matched = its counter went up"
+gives the deciding rule, and the walk must account for every counter
+change exactly, or the packet is reported as an error. The delivered
+packet is checked against the verdict and the NAT target (addresses and
+ports within the range, masquerade to r0's address).
+
+Packet list format (one packet per line, '#' starts a comment):
+  local ADDR [ADDR...]          addresses of the firewall itself
+  tcp SRC:PORT -> DST:PORT [flags=S]       (flags from FSRPAUEC, default S)
+  udp SRC:PORT -> DST:PORT
+  sctp SRC:PORT -> DST:PORT                (an INIT chunk)
+  icmp SRC -> DST [type=8] [code=0] [id=N] (echo request by default)
+  icmpv6 SRC -> DST [type=128] [code=0] [id=N]
+  proto N SRC -> DST
+IPv6 addresses are written in brackets: [2001:db8::1]:80, [2001:db8::1].
+The hook follows from the local addresses: dst local -> INPUT, src local
+-> OUTPUT (sent from inside the firewall), both -> OUTPUT then INPUT,
+neither -> FORWARD (injected from the left, towards the right).
+For the key of an ICMP echo the identifier stands in for both ports
+(default id: the packet's number); for other ICMP types sport is
+type << 8 | code and dport 0. Every packet is meant to be the first of a
+new connection (conntrack state NEW): a TCP SYN, UDP, an SCTP INIT, an
+ICMP echo request, another protocol. The kernel sees other TCP flags or
+ICMP error types without an embedded packet differently (INVALID, or
+picked up mid-stream); gufc's evaluator is asked with NEW regardless.
+Loopback addresses used in packets must be listed as local like the
+others (the lab does not add them: lo has them), and such packets must
+come from the firewall (a loopback destination from outside is a
+martian, dropped before any table).
+
+"gen" writes a packet list for a rule file: per rule and per base chain
+that reaches it (the matches of the jumps on the way merged in), packets
+meant to match it (two sets of default addresses, udp too when the rule
+names no protocol), a near miss, and a packet per base chain meant to
+meet its policy; the addresses such packets need as the firewall's own
+become "local" lines. A heuristic: earlier rules may shadow later ones,
+and --ctstate other than NEW can never match.
+
+Output, one line per packet, numbered from 1 in list order:
+  N HOOK VERDICT DECIDER [NATHOOK ACTION rule=K [to=SPEC|ports=P]]...
+  HOOK     input, forward or output: the filter hook that decided
+  VERDICT  accept or drop (REJECT counts as drop)
+  DECIDER  rule=K (K: the K-th rule line of the file, counting every
+           -A line of every table from 1) or policy
+  then, in order dst stage (prerouting or output) and src stage
+  (postrouting or input), each NAT stage that a rule decided:
+  ACTION   dnat/snat with to=ADDR[-ADDR][:PORT[-PORT]] (IPv6 addresses
+           in brackets), masquerade [ports=P[-Q]], or accept (a nat ACCEPT:
+           no translation). A stage that ended in its policy is not printed.
+  N error MESSAGE when the kernel's behaviour could not be pinned down.
+Exit status: 0 when every packet got a decision, 1 if any error, 2 on
+usage or setup problems, 77 when the lab cannot be built (not root, no
+namespaces or iptables): the caller may treat that as "skip".
+
+Python 3 standard library only.
+"""
+
+import argparse
+import ctypes
+import ipaddress
+import os
+import select
+import shlex
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+EXIT_SKIP = 77
+MARK = 0x4E464F  # "NFO": the mark of packets the oracle sends from the firewall
+MAGIC = b"NFO!"
+
+MAC_FW_L = bytes.fromhex("024e46000001")
+MAC_L = bytes.fromhex("024e46000002")
+MAC_FW_R = bytes.fromhex("024e46000003")
+MAC_R = bytes.fromhex("024e46000004")
+WAN = {4: ("10.255.255.1", 30, "10.255.255.2"), 6: ("fd4e:464f::1", 64, "fd4e:464f::2")}
+
+FILTER_HOOKS = ("INPUT", "FORWARD", "OUTPUT")
+NAT_HOOKS = ("PREROUTING", "INPUT", "OUTPUT", "POSTROUTING")
+BUILTIN = {"filter": FILTER_HOOKS, "nat": NAT_HOOKS}
+TERMINAL = {"ACCEPT", "DROP", "REJECT", "QUEUE", "NFQUEUE", "DNAT", "SNAT", "MASQUERADE",
+            "REDIRECT", "NETMAP", "TPROXY", "SYNPROXY"}
+
+PROTOS = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1, "icmpv6": 58}
+PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 1: "icmp", 58: "icmpv6"}
+PORT_PROTOS = (6, 17, 132)
+
+
+class OracleError(Exception):
+    """A problem with the input or the lab (not with one packet)."""
+
+
+class SkipError(Exception):
+    """The lab cannot be built here."""
+
+
+def log(msg):
+    print("netfilter-oracle: " + msg, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------
+# Packet lists
+# --------------------------------------------------------------------------
+
+class Packet:
+    """One test packet of a packet list."""
+
+    def __init__(self, n, lineno):
+        self.n = n
+        self.lineno = lineno
+        self.family = 4
+        self.proto = 6
+        self.src = None
+        self.dst = None
+        self.sport = 0
+        self.dport = 0
+        self.flags = "S"
+        self.icmp_type = None
+        self.icmp_code = 0
+        self.icmp_id = None
+
+    def name(self):
+        return PROTO_NAMES.get(self.proto, "proto %d" % self.proto)
+
+    def is_echo(self):
+        return (self.family, self.icmp_type) in ((4, 8), (4, 0), (6, 128), (6, 129))
+
+
+def parse_endpoint(text, with_port, where):
+    """ADDR, [V6], ADDR:PORT or [V6]:PORT -> (ip_address, port)."""
+    port = 0
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            raise OracleError("%s: missing ']' in %r" % (where, text))
+        addr, rest = text[1:end], text[end + 1:]
+        if rest:
+            if not rest.startswith(":"):
+                raise OracleError("%s: bad endpoint %r" % (where, text))
+            port = rest[1:]
+        elif with_port:
+            raise OracleError("%s: %r needs a port" % (where, text))
+    elif with_port:
+        if text.count(":") != 1:
+            raise OracleError("%s: %r: write IPv6 as [ADDR]:PORT" % (where, text))
+        addr, port = text.split(":")
+    else:
+        addr = text
+    try:
+        ip = ipaddress.ip_address(addr)
+    except ValueError:
+        raise OracleError("%s: bad address %r" % (where, addr)) from None
+    if with_port:
+        try:
+            port = int(port)
+        except ValueError:
+            raise OracleError("%s: bad port in %r" % (where, text)) from None
+        if not 0 <= port <= 65535:
+            raise OracleError("%s: port out of range in %r" % (where, text))
+    elif port:
+        raise OracleError("%s: %r: ports only for tcp, udp and sctp" % (where, text))
+    return ip, port
+
+
+def parse_packets(path):
+    """Read a packet list: (set of local addresses, [Packet])."""
+    locals_, pkts = set(), []
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    for lineno, raw in enumerate(lines, 1):
+        where = "%s:%d" % (path, lineno)
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        w = line.split()
+        if w[0] == "local":
+            for a in w[1:]:
+                try:
+                    locals_.add(ipaddress.ip_address(a.strip("[]")))
+                except ValueError:
+                    raise OracleError("%s: bad address %r" % (where, a)) from None
+            continue
+        p = Packet(len(pkts) + 1, lineno)
+        if w[0] == "proto":
+            if len(w) < 2 or not w[1].isdigit() or not 0 <= int(w[1]) <= 255:
+                raise OracleError("%s: 'proto' needs a number 0..255" % where)
+            p.proto = int(w[1])
+            w = w[2:]
+        elif w[0] in PROTOS:
+            p.proto = PROTOS[w[0]]
+            w = w[1:]
+        else:
+            raise OracleError("%s: unknown protocol %r" % (where, w[0]))
+        if len(w) < 3 or w[1] != "->":
+            raise OracleError("%s: expected 'SRC -> DST'" % where)
+        ports = p.proto in PORT_PROTOS
+        p.src, p.sport = parse_endpoint(w[0], ports, where)
+        p.dst, p.dport = parse_endpoint(w[2], ports, where)
+        if p.src.version != p.dst.version:
+            raise OracleError("%s: addresses of two families" % where)
+        p.family = p.src.version
+        for opt in w[3:]:
+            key, _, val = opt.partition("=")
+            if key == "flags" and p.proto == 6:
+                if not val or any(c not in "FSRPAUEC" for c in val):
+                    raise OracleError("%s: bad TCP flags %r" % (where, val))
+                p.flags = val
+            elif key in ("type", "code", "id") and p.proto in (1, 58):
+                try:
+                    v = int(val, 0)
+                except ValueError:
+                    raise OracleError("%s: bad %s %r" % (where, key, val)) from None
+                if not 0 <= v <= (65535 if key == "id" else 255):
+                    raise OracleError("%s: %s out of range" % (where, key))
+                setattr(p, {"type": "icmp_type", "code": "icmp_code", "id": "icmp_id"}[key], v)
+            else:
+                raise OracleError("%s: unknown option %r" % (where, opt))
+        if p.proto == 1 and p.family != 4 or p.proto == 58 and p.family != 6:
+            raise OracleError("%s: icmp is IPv4, icmpv6 IPv6" % where)
+        if p.proto in (1, 58):
+            if p.icmp_type is None:
+                p.icmp_type = 8 if p.proto == 1 else 128
+            if p.icmp_id is None:
+                p.icmp_id = p.n & 0xFFFF
+        pkts.append(p)
+    return locals_, pkts
+
+
+# --------------------------------------------------------------------------
+# iptables-save text
+# --------------------------------------------------------------------------
+
+COUNTERS = "["
+
+
+def split_counters(line):
+    """'[p:b] rest' -> (p, rest); (None, line) without counters."""
+    if line.startswith(COUNTERS):
+        end = line.find("]")
+        if end > 0:
+            pk = line[1:end].split(":")[0]
+            return int(pk) if pk.isdigit() else 0, line[end + 1:].strip()
+    return None, line
+
+
+class Rule:
+    """A rule line: chain, target, target options, counter."""
+
+    def __init__(self, chain, words, pkts=0):
+        self.chain = chain
+        self.words = words
+        self.pkts = pkts
+        self.target = None
+        self.goto = False
+        self.targs = {}
+        for i, wd in enumerate(words):
+            if wd in ("-j", "--jump", "-g", "--goto") and i + 1 < len(words):
+                self.target = words[i + 1]
+                self.goto = wd in ("-g", "--goto")
+                rest = words[i + 2:]
+                for j, t in enumerate(rest):
+                    if t.startswith("--"):
+                        val = rest[j + 1] if j + 1 < len(rest) and \
+                            not rest[j + 1].startswith("--") else ""
+                        self.targs[t] = val
+                break
+
+
+class Table:
+    """One table of an iptables-save text: chains (policy, counter) and rules."""
+
+    def __init__(self, name):
+        self.name = name
+        self.chains = {}   # name -> [policy, packets]
+        self.rules = {}    # chain -> [Rule]
+        self.file_no = {}  # chain -> [rule line number in the file]
+
+
+def parse_save(text, where="iptables-save"):
+    """Parse iptables-save text: {table: Table}; rules numbered in text order."""
+    tables, cur, n = {}, None, 0
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("*"):
+            cur = tables.setdefault(line[1:], Table(line[1:]))
+            continue
+        if cur is None:
+            raise OracleError("%s:%d: line outside a table" % (where, lineno))
+        if line == "COMMIT":
+            cur = None
+            continue
+        if line.startswith(":"):
+            w = line[1:].split()
+            pk = 0
+            if len(w) > 2:
+                pk, _ = split_counters(w[2])
+            cur.chains[w[0]] = [w[1] if len(w) > 1 else "-", pk or 0]
+            cur.rules.setdefault(w[0], [])
+            cur.file_no.setdefault(w[0], [])
+            continue
+        pk, rest = split_counters(line)
+        try:
+            words = shlex.split(rest)
+        except ValueError as e:
+            raise OracleError("%s:%d: %s" % (where, lineno, e)) from None
+        if len(words) < 2 or words[0] not in ("-A", "--append"):
+            raise OracleError("%s:%d: only -A rule lines are supported" % (where, lineno))
+        n += 1
+        chain = words[1]
+        if chain not in cur.chains:
+            raise OracleError("%s:%d: chain %s not declared" % (where, lineno, chain))
+        cur.rules[chain].append(Rule(chain, words[2:], pk or 0))
+        cur.file_no[chain].append(n)
+    if cur is not None:
+        raise OracleError("%s: table %s without COMMIT" % (where, cur.name))
+    return tables
+
+
+def strip_counters(text):
+    """The file without [p:b] counters (iptables-restore without -c keeps none)."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(":"):
+            w = line.split()
+            line = " ".join(w[:2])
+        else:
+            _, line = split_counters(line)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def detect_family(text):
+    """The family gufc's importer picks: a "Generated by ip6tables-save" /
+    "iptables-save" header, else the first address, else IPv4."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("# Generated by ip6tables-save"):
+            return 6
+        if line.startswith("# Generated by iptables-save"):
+            return 4
+    for line in text.splitlines():
+        _, rest = split_counters(line.strip())
+        if not rest.startswith("-"):
+            continue
+        try:
+            words = shlex.split(rest)
+        except ValueError:
+            continue
+        for i, wd in enumerate(words[:-1]):
+            if wd in ("-s", "--source", "-d", "--destination", "--to-source",
+                      "--to-destination"):
+                v = words[i + 1].strip("[").split("/")[0].split("]")[0]
+                if "-" in v:
+                    v = v.split("-")[0]
+                if words[i].startswith("--to") and v.count(":") == 1:
+                    v = v.split(":")[0]
+                try:
+                    return ipaddress.ip_address(v).version
+                except ValueError:
+                    pass
+    return 4
+
+
+def skeleton(tables):
+    """Built-in chains and policies of @tables, no rules, no user chains."""
+    out = []
+    for t in tables.values():
+        if t.name not in BUILTIN:
+            continue
+        out.append("*" + t.name)
+        for c in BUILTIN[t.name]:
+            if c in t.chains:
+                out.append(":%s %s [0:0]" % (c, t.chains[c][0]))
+        out.append("COMMIT")
+    return "\n".join(out) + "\n"
+
+
+# NAT targets, printed the way ipt_eval prints struct rule_nat.
+
+def parse_nat_spec(spec):
+    """--to-source/--to-destination value -> (amin, amax, pmin, pmax)."""
+    ports = None
+    if spec.startswith("["):
+        end = spec.find("]")
+        addrs, rest = spec[1:end], spec[end + 1:]
+        if rest.startswith("-["):  # [A]-[B][:P]
+            end2 = rest.find("]")
+            addrs += "-" + rest[2:end2]
+            rest = rest[end2 + 1:]
+        if rest.startswith(":"):
+            ports = rest[1:]
+    elif spec.count(":") == 1:
+        addrs, ports = spec.split(":")
+    else:
+        addrs = spec
+    lo, _, hi = addrs.partition("-")
+    amin = ipaddress.ip_address(lo)
+    amax = ipaddress.ip_address(hi) if hi else amin
+    pmin = pmax = 0
+    if ports:
+        a, _, b = ports.partition("-")
+        pmin = int(a)
+        pmax = int(b) if b else pmin
+    return amin, amax, pmin, pmax
+
+
+def fmt_addr(a):
+    return "[%s]" % a if a.version == 6 else str(a)
+
+
+def fmt_ports(pmin, pmax):
+    return "%d" % pmin if pmin == pmax else "%d-%d" % (pmin, pmax)
+
+
+def fmt_nat_spec(amin, amax, pmin, pmax):
+    s = fmt_addr(amin) if amin == amax else "%s-%s" % (fmt_addr(amin), fmt_addr(amax))
+    if pmin:
+        s += ":" + fmt_ports(pmin, pmax)
+    return s
+
+
+def parse_to_ports(val):
+    a, _, b = val.replace(":", "-").partition("-")
+    lo = int(a)
+    return lo, int(b) if b else lo
+
+
+# --------------------------------------------------------------------------
+# Frames
+# --------------------------------------------------------------------------
+
+def csum16(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+_CRC32C = []
+
+
+def crc32c(data):
+    if not _CRC32C:
+        for i in range(256):
+            c = i
+            for _ in range(8):
+                c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+            _CRC32C.append(c)
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _CRC32C[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def build_ip(p, tag):
+    """The IP datagram of packet @p, carrying @tag (8 bytes) to find it again."""
+    src, dst = p.src.packed, p.dst.packed
+    if p.family == 4:
+        pseudo = lambda ln: src + dst + struct.pack("!BBH", 0, p.proto, ln)  # noqa: E731
+    else:
+        pseudo = lambda ln: src + dst + struct.pack("!IxxxB", ln, p.proto)  # noqa: E731
+    if p.proto == 6:
+        fl = sum(1 << "FSRPAUEC".index(c) for c in set(p.flags))
+        ack = 1 if "A" in p.flags else 0
+        hdr = struct.pack("!HHIIHHHH", p.sport, p.dport, 0x10000000 + p.n, ack,
+                          (5 << 12) | fl, 65535, 0, 0)
+        l4 = hdr + tag
+        c = csum16(pseudo(len(l4)) + l4)
+        l4 = l4[:16] + struct.pack("!H", c) + l4[18:]
+    elif p.proto == 17:
+        l4 = struct.pack("!HHHH", p.sport, p.dport, 8 + len(tag), 0) + tag
+        c = csum16(pseudo(len(l4)) + l4) or 0xFFFF
+        l4 = l4[:6] + struct.pack("!H", c) + l4[8:]
+    elif p.proto == 132:
+        # INIT chunk: tag = initiate tag + a_rwnd, so it is findable.
+        itag, rwnd = struct.unpack("!II", tag)
+        chunk = struct.pack("!BBHIIHHI", 1, 0, 20, itag, rwnd, 1, 1, 0x1000 + p.n)
+        l4 = struct.pack("!HHII", p.sport, p.dport, 0, 0) + chunk
+        l4 = l4[:8] + struct.pack("<I", crc32c(l4)) + l4[12:]
+    elif p.proto in (1, 58):
+        if p.is_echo():
+            rest = struct.pack("!HH", p.icmp_id, p.n & 0xFFFF)
+        else:
+            rest = b"\0\0\0\0"
+        l4 = struct.pack("!BBH", p.icmp_type, p.icmp_code, 0) + rest + tag
+        c = csum16((pseudo(len(l4)) if p.proto == 58 else b"") + l4)
+        l4 = l4[:2] + struct.pack("!H", c) + l4[4:]
+    else:
+        l4 = tag
+    if p.family == 4:
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), p.n & 0xFFFF, 0x4000, 64,
+                         p.proto, 0, src, dst)
+        ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
+    else:
+        ip = struct.pack("!IHBB16s16s", 0x60000000 | (p.n & 0xFFFFF), len(l4), p.proto, 64,
+                         src, dst)
+    return ip + l4
+
+
+def parse_l4_ports(proto, l4):
+    if proto in PORT_PROTOS and len(l4) >= 4:
+        return struct.unpack("!HH", l4[:4])
+    return 0, 0
+
+
+def parse_frame(frame):
+    """Ethernet frame -> (src, dst, proto, sport, dport) or None."""
+    if len(frame) < 14:
+        return None
+    et = struct.unpack("!H", frame[12:14])[0]
+    return parse_ip(frame[14:], 4 if et == 0x0800 else 6 if et == 0x86DD else 0)
+
+
+def parse_ip(d, family):
+    if family == 4 and len(d) >= 20 and d[0] >> 4 == 4:
+        ihl = (d[0] & 15) * 4
+        return (ipaddress.IPv4Address(d[12:16]), ipaddress.IPv4Address(d[16:20]), d[9]) + \
+            tuple(parse_l4_ports(d[9], d[ihl:]))
+    if family == 6 and len(d) >= 40 and d[0] >> 4 == 6:
+        return (ipaddress.IPv6Address(d[8:24]), ipaddress.IPv6Address(d[24:40]), d[6]) + \
+            tuple(parse_l4_ports(d[6], d[40:]))
+    return None
+
+
+# --------------------------------------------------------------------------
+# Namespaces
+# --------------------------------------------------------------------------
+
+_libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNET = 0x40000000
+
+
+def _setns(fd):
+    if _libc.setns(fd, CLONE_NEWNET) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "setns: " + os.strerror(e))
+
+
+class InNetns:
+    """with InNetns(name): ... runs (and creates sockets) in that namespace."""
+
+    def __init__(self, name):
+        self.name = name
+        self.orig = None
+
+    def __enter__(self):
+        self.orig = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+        fd = os.open("/run/netns/" + self.name, os.O_RDONLY)
+        try:
+            _setns(fd)
+        finally:
+            os.close(fd)
+        return self
+
+    def __exit__(self, *exc):
+        _setns(self.orig)
+        os.close(self.orig)
+
+
+def sh(cmd, ns=None, stdin=None, check=True):
+    """Run a command (in namespace @ns); returns stdout."""
+    argv = cmd if isinstance(cmd, list) else cmd.split()
+    if ns is not None:
+        argv = ["ip", "netns", "exec", ns] + argv
+    r = subprocess.run(argv, input=stdin, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise OracleError("'%s' failed: %s" % (" ".join(argv), r.stderr.strip()))
+    return r.stdout
+
+
+def write_sysctl(path, val):
+    with open("/proc/sys/" + path.replace(".", "/"), "w") as f:
+        f.write(str(val))
+
+
+CT_FLUSH = 0x0102  # NFNL_SUBSYS_CTNETLINK << 8 | IPCTNL_MSG_CT_DELETE
+
+
+class Lab:
+    """The three namespaces, the loaded rules and the sockets around them."""
+
+    def __init__(self, tag, verbose):
+        self.tag = tag
+        self.verbose = verbose
+        self.fw = "nfo-fw-" + tag
+        self.left = "nfo-l-" + tag
+        self.right = "nfo-r-" + tag
+        self.created = []
+        self.socks = []
+        self.observers = {}  # socket -> kind ("frame", "raw4", "raw6")
+        self.seq = 0
+
+    # -- setup / teardown --
+
+    def close(self):
+        for s in self.socks:
+            s.close()
+        self.socks = []
+        for ns in reversed(self.created):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        self.created = []
+
+    def setup(self, locals_, protos):
+        for ns in (self.fw, self.left, self.right):
+            if os.path.exists("/run/netns/" + ns):
+                subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+            r = subprocess.run(["ip", "netns", "add", ns], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SkipError("cannot create network namespaces: " + r.stderr.strip())
+            self.created.append(ns)
+        for ns in (self.left, self.right):
+            with InNetns(ns):
+                write_sysctl("net.ipv6.conf.all.disable_ipv6", 1)
+                write_sysctl("net.ipv6.conf.default.disable_ipv6", 1)
+        with InNetns(self.fw):
+            for k, v in (("net.ipv4.ip_forward", 1), ("net.ipv4.conf.all.rp_filter", 0),
+                         ("net.ipv4.conf.default.rp_filter", 0),
+                         ("net.ipv4.conf.all.accept_local", 1),
+                         ("net.ipv4.conf.default.accept_local", 1),
+                         ("net.ipv4.conf.all.send_redirects", 0),
+                         ("net.ipv4.conf.default.send_redirects", 0),
+                         ("net.ipv6.conf.all.forwarding", 1),
+                         ("net.ipv6.conf.all.accept_dad", 0),
+                         ("net.ipv6.conf.default.accept_dad", 0),
+                         ("net.ipv6.conf.default.accept_ra", 0),
+                         ("net.ipv6.conf.default.router_solicitations", 0)):
+                write_sysctl(k, v)
+        # Everything the firewall sends on its own (RST, ICMP errors, MLD)
+        # is dropped before the filter table sees it.
+        for tool in ("iptables", "ip6tables"):
+            r = subprocess.run(["ip", "netns", "exec", self.fw, tool, "-t", "mangle", "-A",
+                                "OUTPUT", "-m", "mark", "!", "--mark", str(MARK), "-j", "DROP"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SkipError("%s does not work in a namespace: %s" % (tool, r.stderr.strip()))
+        fw, left, right = self.fw, self.left, self.right
+        mac = lambda b: ":".join("%02x" % x for x in b)  # noqa: E731
+        for cmd in (
+                "ip -n %s link add l0 address %s type veth peer name l1 address %s netns %s"
+                % (fw, mac(MAC_FW_L), mac(MAC_L), left),
+                "ip -n %s link add r0 address %s type veth peer name r1 address %s netns %s"
+                % (fw, mac(MAC_FW_R), mac(MAC_R), right),
+                "ip -n %s link set lo up" % fw,
+                "ip -n %s link set l0 up" % fw,
+                "ip -n %s link set r0 up" % fw,
+                "ip -n %s link set l1 up" % left,
+                "ip -n %s link set r1 up" % right):
+            r = subprocess.run(cmd.split(), capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SkipError("'%s' failed: %s" % (cmd, r.stderr.strip()))
+        with InNetns(fw):
+            for dev in ("lo", "l0", "r0"):
+                write_sysctl("net.ipv4.conf.%s.rp_filter" % dev, 0)
+        for fam in (4, 6):
+            addr, plen, gw = WAN[fam]
+            sh("ip -n %s -%d addr add %s/%d dev r0%s" % (fw, fam, addr, plen,
+                                                       " nodad" if fam == 6 else ""))
+            sh("ip -n %s -%d neigh replace %s lladdr %s dev r0 nud permanent"
+               % (fw, fam, gw, mac(MAC_R)))
+            sh("ip -n %s -%d route add default via %s dev r0" % (fw, fam, gw))
+        for a in sorted(locals_, key=lambda a: (a.version, a)):
+            if a.is_loopback:
+                continue  # on lo already
+            sh("ip -n %s addr add %s/%d dev lo" % (fw, a, a.max_prefixlen))
+        # Sockets: injection at the left, sniffer at the right, raw
+        # sockets for local delivery inside the firewall, ctnetlink.
+        with InNetns(left):
+            self.inject = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+            self.inject.bind(("l1", 0))
+            self.socks.append(self.inject)
+        with InNetns(right):
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+            s.bind(("r1", 0))
+            self._observer(s, "frame")
+        with InNetns(fw):
+            self.raw = {}
+            for fam, af in ((4, socket.AF_INET), (6, socket.AF_INET6)):
+                self.raw[fam] = socket.socket(af, socket.SOCK_RAW, socket.IPPROTO_RAW)
+                self.raw[fam].setsockopt(socket.SOL_SOCKET, socket.SO_MARK, MARK)
+                self.socks.append(self.raw[fam])
+            for fam, proto in sorted(protos):
+                if fam == 4:
+                    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, proto)
+                    self._observer(s, "raw4")
+                else:
+                    s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, proto)
+                    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RECVPKTINFO, 1)
+                    self._observer(s, "raw6")
+            try:
+                self.nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)  # NETFILTER
+                self.nl.bind((0, 0))
+                self.socks.append(self.nl)
+                self.ct_flush()
+            except (OSError, OracleError) as e:
+                raise SkipError("cannot flush conntrack (ctnetlink): %s" % e) from None
+
+    def _observer(self, s, kind):
+        s.setblocking(False)
+        self.observers[s] = kind
+        self.socks.append(s)
+
+    def restore(self, family, text, other_text):
+        tool = {4: "iptables", 6: "ip6tables"}
+        sh([tool[family] + "-restore"], ns=self.fw, stdin=text)
+        if other_text.strip():
+            sh([tool[10 - family] + "-restore"], ns=self.fw, stdin=other_text)
+        for fam in (4, 6):
+            out = self.save(fam)
+            if "--mark 0x%x" % MARK not in out:  # the file replaced mangle
+                sh("%s -t mangle -I OUTPUT 1 -m mark ! --mark %d -j DROP" % (tool[fam], MARK),
+                   ns=self.fw)
+
+    # -- per packet --
+
+    def save(self, family):
+        with InNetns(self.fw):
+            r = subprocess.run(["ip6tables-save" if family == 6 else "iptables-save", "-c"],
+                               capture_output=True, text=True)
+        if r.returncode != 0:
+            raise OracleError("iptables-save failed: " + r.stderr.strip())
+        return r.stdout
+
+    def ct_flush(self):
+        self.seq += 1
+        msg = struct.pack("=IHHII", 20, CT_FLUSH, 1 | 4, self.seq, 0) + \
+            struct.pack("!BBH", 0, 0, 0)
+        self.nl.send(msg)
+        while True:
+            data = self.nl.recv(65536)
+            ln, typ, _, seq, _ = struct.unpack("=IHHII", data[:16])
+            if typ == 2 and seq == self.seq:  # NLMSG_ERROR (an ack when 0)
+                err = struct.unpack("=i", data[16:20])[0]
+                if err not in (0, -2):  # -ENOENT: nothing to flush
+                    raise OracleError("conntrack flush failed: %s" % os.strerror(-err))
+                return
+
+    def drain(self):
+        for s in self.observers:
+            try:
+                while True:
+                    s.recv(65536)
+            except BlockingIOError:
+                pass
+
+    def send(self, p, from_fw, tag):
+        datagram = build_ip(p, tag)
+        if from_fw:
+            try:
+                self.raw[p.family].sendto(datagram, (str(p.dst), 0))
+            except PermissionError:
+                pass  # netfilter dropped it on the way out: the counters say where
+        else:
+            et = b"\x08\x00" if p.family == 4 else b"\x86\xdd"
+            self.inject.send(MAC_FW_L + MAC_L + et + datagram)
+
+    def observe(self, tag, timeout):
+        """Wait up to @timeout s for the tagged packet: (where, tuple) or None."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            r, _, _ = select.select(list(self.observers), [], [], max(left, 0))
+            for s in r:
+                kind = self.observers[s]
+                try:
+                    while True:
+                        if kind == "raw6":
+                            data, anc, _, addr = s.recvmsg(65536, 256)
+                        else:
+                            data, addr = s.recvfrom(65536)
+                        if tag not in data:
+                            continue
+                        if kind == "frame":
+                            return "right", parse_frame(data)
+                        if kind == "raw4":
+                            return "local", parse_ip(data, 4)
+                        dst = None
+                        for lvl, typ, cd in anc:
+                            if lvl == socket.IPPROTO_IPV6 and typ == socket.IPV6_PKTINFO:
+                                dst = ipaddress.IPv6Address(cd[:16])
+                        proto = s.getsockopt(socket.SOL_SOCKET, socket.SO_PROTOCOL)
+                        return "local", (ipaddress.IPv6Address(addr[0].split("%")[0]), dst,
+                                         proto) + tuple(parse_l4_ports(proto, data))
+                except BlockingIOError:
+                    pass
+            if left <= 0:
+                return None
+
+
+# --------------------------------------------------------------------------
+# Deciding from counters
+# --------------------------------------------------------------------------
+
+class Walk:
+    """Counter deltas of one table and the chain walks that explain them."""
+
+    def __init__(self, before, after):
+        self.t = after
+        self.rd = {c: [a.pkts - b.pkts for a, b in zip(after.rules[c], before.rules[c])]
+                   for c in after.rules}
+        self.pd = {c: after.chains[c][1] - before.chains[c][1] for c in after.chains}
+        self.used_r = {c: [0] * len(v) for c, v in self.rd.items()}
+        self.used_p = {c: 0 for c in self.pd}
+
+    def entered(self, base):
+        return base in self.t.chains and (self.pd[base] > 0 or any(self.rd[base]))
+
+    def walk(self, base):
+        """Walk base chain @base: ('rule', chain, i, Rule) or ('policy', base, policy)."""
+        stack, c, i, steps = [], base, 0, 0
+        while True:
+            steps += 1
+            if steps > 100000 or len(stack) > 64:
+                raise OracleError("chain walk does not end (loop?)")
+            rules = self.t.rules[c]
+            if i >= len(rules):
+                if not stack:
+                    self.used_p[base] += 1
+                    return ("policy", base, self.t.chains[base][0])
+                c, i = stack.pop()
+                continue
+            r = rules[i]
+            if self.rd[c][i] <= 0:
+                i += 1
+                continue
+            self.used_r[c][i] += 1
+            i += 1
+            tg = r.target
+            if tg is None or (tg not in TERMINAL and tg != "RETURN" and tg not in self.t.chains):
+                continue  # no target, or a non-terminating one (LOG, MARK, ...)
+            if tg in self.t.chains:
+                if not r.goto:
+                    stack.append((c, i))
+                c, i = tg, 0
+                continue
+            if tg == "RETURN":
+                if not stack:
+                    self.used_p[base] += 1
+                    return ("policy", base, self.t.chains[base][0])
+                c, i = stack.pop()
+                continue
+            return ("rule", c, i - 1, r)
+
+    def unexplained(self):
+        """Counter changes the walks did not account for, as text."""
+        bad = []
+        for c, v in self.rd.items():
+            for i, d in enumerate(v):
+                if d != self.used_r[c][i]:
+                    bad.append("%s %s rule %d: counter +%d, walk %d" %
+                               (self.t.name, c, i + 1, d, self.used_r[c][i]))
+        for c, d in self.pd.items():
+            if c in BUILTIN.get(self.t.name, ()) and d != self.used_p[c]:
+                bad.append("%s %s policy: counter +%d, walk %d" % (self.t.name, c, d,
+                                                                  self.used_p[c]))
+        return bad
+
+
+class Decision:
+    def __init__(self):
+        self.error = None
+        self.hook = None      # filter hook that decided
+        self.verdict = None
+        self.rule = None      # file rule number, None for policy
+        self.nat = []         # [(stage hook, action, rule number, Rule)]
+        self.local_in = False  # delivered locally (INPUT accepted)
+
+
+def decide(p, from_fw, locals_, before, after):
+    """Read the decision of packet @p from two snapshots ({table: Table})."""
+    d = Decision()
+    walks = {name: Walk(before[name], after[name]) for name in ("filter", "nat")
+             if name in after}
+    filt, nat = walks.get("filter"), walks.get("nat")
+
+    def nat_stage(hook):
+        if nat is None or not nat.entered(hook):
+            return
+        res = nat.walk(hook)
+        if res[0] == "rule":
+            _, c, i, r = res
+            d.nat.append((hook.lower(), r.target, nat.t.file_no[c][i], r))
+
+    def filter_hook(hook):
+        if filt is None or not filt.entered(hook):
+            return None
+        res = filt.walk(hook)
+        if res[0] == "policy":
+            return hook.lower(), "accept" if res[2] == "ACCEPT" else "drop", None
+        _, c, i, r = res
+        return hook.lower(), "accept" if r.target == "ACCEPT" else "drop", filt.t.file_no[c][i]
+
+    if from_fw:
+        nat_stage("OUTPUT")
+        out = filter_hook("OUTPUT")
+        res = out
+        if out is not None and out[1] == "accept":
+            nat_stage("POSTROUTING")
+            inp = filter_hook("INPUT")
+            if inp is not None:
+                res = inp
+                d.local_in = inp[1] == "accept"
+    else:
+        nat_stage("PREROUTING")
+        inp, fwd = filter_hook("INPUT"), filter_hook("FORWARD")
+        if inp is not None and fwd is not None:
+            d.error = "both INPUT and FORWARD counters moved"
+            return d
+        res = inp or fwd
+        if res is not None and res[1] == "accept":
+            nat_stage("INPUT" if inp else "POSTROUTING")
+            d.local_in = inp is not None
+    if res is None:
+        d.error = "no filter counter moved (packet lost before the filter table?)"
+        return d
+    d.hook, d.verdict, d.rule = res
+    bad = [b for w in walks.values() for b in w.unexplained()]
+    if bad:
+        d.error = "counters the walk cannot explain: " + "; ".join(bad)
+    return d
+
+
+def nat_text(stage, action, num, r):
+    s = " %s %s rule=%d" % (stage, action.lower(), num)
+    if action in ("DNAT", "SNAT"):
+        spec = r.targs.get("--to-destination" if action == "DNAT" else "--to-source", "")
+        s += " to=" + fmt_nat_spec(*parse_nat_spec(spec))
+    elif action in ("MASQUERADE", "REDIRECT") and r.targs.get("--to-ports"):
+        s += " ports=" + fmt_ports(*parse_to_ports(r.targs["--to-ports"]))
+    return s
+
+
+def check_delivery(p, d, seen, family, locals_):
+    """Does what arrived agree with the decision? None, or the problem."""
+    if d.verdict == "drop":
+        return "dropped by the counters, yet delivered" if seen else None
+    if seen is None:
+        return "accepted by the counters, never delivered"
+    where, tup = seen
+    if tup is None:
+        return "delivered packet unreadable"
+    if (where == "local") != d.local_in:
+        return "delivered %s, expected %s" % (where, "local" if d.local_in else "right")
+    src, dst, proto, sport, dport = tup
+    want = {"src": (p.src, p.sport), "dst": (p.dst, p.dport)}
+    for stage, action, _, r in d.nat:
+        if action in ("DNAT", "SNAT"):
+            side = "dst" if action == "DNAT" else "src"
+            spec = r.targs.get("--to-destination" if side == "dst" else "--to-source", "")
+            want[side] = parse_nat_spec(spec)
+        elif action == "MASQUERADE":
+            lo, hi = parse_to_ports(r.targs["--to-ports"]) if r.targs.get("--to-ports") else (0, 0)
+            if where == "right":
+                a = ipaddress.ip_address(WAN[family][0])
+                want["src"] = (a, a, lo, hi)
+            elif not (src.is_loopback or src in locals_):
+                # Out through lo: an address of the firewall's own.
+                return "masqueraded to %s, not a local address" % src
+            else:
+                want["src"] = None
+        elif action == "REDIRECT":
+            want["dst"] = None
+    for side, got in (("src", (src, sport)), ("dst", (dst, dport))):
+        w = want[side]
+        if w is None:
+            continue
+        if len(w) == 2:
+            ok = got[0] == w[0] and (proto not in PORT_PROTOS or got[1] == w[1])
+        else:
+            orig = p.src if side == "src" else p.dst
+            orig_port = p.sport if side == "src" else p.dport
+            ok = w[0] <= got[0] <= w[1] and got[0].version == orig.version
+            if proto in PORT_PROTOS:
+                ok = ok and (w[2] <= got[1] <= w[3] if w[2] else got[1] == orig_port)
+        if not ok:
+            return "delivered with %s %s:%d, not as the NAT decision says" % (side, got[0],
+                                                                               got[1])
+    return None
+
+
+def run_packet(lab, p, locals_, family_tables, verbose):
+    from_fw = p.src in locals_
+    lab.ct_flush()
+    lab.drain()
+
+    def snap():
+        k = parse_save(lab.save(p.family))
+        for name, t in family_tables[p.family].items():
+            if name in k:
+                k[name].file_no = t.file_no
+        return k
+
+    before = snap()
+    lab.seq += 1
+    tag = MAGIC + struct.pack("!I", (os.getpid() << 16 ^ lab.seq) & 0xFFFFFFFF)
+    if p.proto == 132:
+        tag = tag[4:] + MAGIC
+    lab.send(p, from_fw, tag)
+    seen = None
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        seen = lab.observe(tag, 0.005)
+        if seen is not None:
+            break
+        d = decide(p, from_fw, locals_, before, snap())
+        if d.error is None and d.verdict == "drop":
+            break
+    after = snap()
+    d = decide(p, from_fw, locals_, before, after)
+    if d.error is None and d.verdict == "accept" and seen is None:
+        seen = lab.observe(tag, 1.0)
+    if d.error is None:
+        d.error = check_delivery(p, d, seen, p.family, locals_)
+    if verbose:
+        log("packet %d: %s %s -> %s seen=%s" % (p.n, p.name(), p.src, p.dst, seen))
+    if d.error is not None:
+        return "%d error %s" % (p.n, d.error)
+    line = "%d %s %s %s" % (p.n, d.hook, d.verdict,
+                            "policy" if d.rule is None else "rule=%d" % d.rule)
+    for nat in d.nat:
+        line += nat_text(*nat)
+    return line
+
+
+def cmd_run(args):
+    with open(args.rules, encoding="utf-8") as f:
+        text = f.read()
+    tables = parse_save(text, args.rules)
+    for name in tables:
+        if name not in ("filter", "nat", "mangle", "raw"):
+            raise OracleError("%s: table %s is not supported" % (args.rules, name))
+    family = args.family or detect_family(text)
+    locals_, pkts = parse_packets(args.packets)
+    if os.geteuid() != 0:
+        raise SkipError("needs root (network namespaces, iptables)")
+    for tool in ("ip", "iptables-restore", "iptables-save", "ip6tables-restore",
+                 "ip6tables-save"):
+        if not any(os.access(os.path.join(d, tool), os.X_OK)
+                   for d in os.environ.get("PATH", "").split(":") + ["/usr/sbin", "/sbin"]):
+            raise SkipError("%s not found" % tool)
+    protos = {(p.family, p.proto) for p in pkts}
+    lab = Lab(args.tag or str(os.getpid()), args.verbose)
+    rc = 0
+    t0 = time.monotonic()
+    try:
+        lab.setup(locals_, protos)
+        lab.restore(family, strip_counters(text), skeleton(tables))
+        # The kernel's view must be the file's, rule for rule.
+        for fam in (4, 6):
+            k = parse_save(lab.save(fam))
+            want = tables if fam == family else parse_save(skeleton(tables))
+            for name, t in want.items():
+                if name not in BUILTIN:
+                    continue
+                kt = k.get(name)
+                for c, rules in t.rules.items():
+                    if kt is None or len(kt.rules.get(c, [])) != len(rules):
+                        raise OracleError("%s: the kernel's %s %s has other rules than the file"
+                                          % (args.rules, name, c))
+        family_tables = {family: tables, 10 - family: parse_save(skeleton(tables))}
+        for p in pkts:
+            line = run_packet(lab, p, locals_, family_tables, args.verbose)
+            if " error " in line:
+                rc = 1
+                log("%s:%d: %s" % (args.packets, p.lineno, line))
+            print(line, flush=True)
+    finally:
+        lab.close()
+    if args.verbose:
+        log("%d packets in %.1f s" % (len(pkts), time.monotonic() - t0))
+    return rc
+
+
+# --------------------------------------------------------------------------
+# Packet list generator
+# --------------------------------------------------------------------------
+
+DEF = {
+    4: {"left": "192.0.2.77", "right": "198.51.100.77", "local": "198.18.0.1",
+        "left2": "10.77.0.77", "right2": "172.31.0.77"},
+    6: {"left": "2001:db8:e1::77", "right": "2001:db8:e2::77", "local": "2001:db8:fffe::1",
+        "left2": "fd77::77", "right2": "2001:db8:e3::77"},
+}
+
+
+def opt_value(words, names):
+    """(value, negated) of the first option in @names, or (None, False)."""
+    for i, wd in enumerate(words):
+        if wd in names and i + 1 < len(words):
+            return words[i + 1], i > 0 and words[i - 1] == "!"
+    return None, False
+
+
+def port_set(val):
+    """'22', '1024:', '80,443,8000:8080' -> [(lo, hi)]."""
+    out = []
+    for part in val.split(","):
+        lo, colon, hi = part.partition(":")
+        lo = int(lo) if lo else 0
+        out.append((lo, (int(hi) if hi else 65535) if colon else lo))
+    return out
+
+
+def port_outside(ranges):
+    """A port in none of @ranges (near the first one)."""
+    inside = lambda p: any(lo <= p <= hi for lo, hi in ranges)  # noqa: E731
+    for p in list(range(ranges[0][1] + 1, 65536)) + list(range(ranges[0][0] - 1, 0, -1)):
+        if not inside(p):
+            return p
+    return 0
+
+
+def host_in(net, avoid, k=1):
+    """A host address inside @net, not in @avoid."""
+    if net.num_addresses == 1:
+        return net.network_address
+    for j in range(k, k + 64):
+        if j >= net.num_addresses:
+            break
+        a = net.network_address + j
+        if a not in avoid:
+            return a
+    return net.network_address + min(k, net.num_addresses - 1)
+
+
+def local_in(net):
+    """The address of @net the firewall takes as its own: the top host (the
+    other kinds of packets use the bottom ones)."""
+    if net.num_addresses <= 2 or net.is_loopback:
+        return host_in(net, set())
+    return net.broadcast_address - 1
+
+
+def host_outside(net, default, avoid):
+    if default not in net and default not in avoid:
+        return default
+    if net.prefixlen == 0:
+        return default
+    flip = 1 << (net.max_prefixlen - net.prefixlen)
+    a = ipaddress.ip_address(int(net.network_address) ^ flip)
+    return host_in(ipaddress.ip_network("%s/%d" % (a, net.prefixlen)), avoid)
+
+
+def reach(tables):
+    """{(table, chain): {base chain: [paths]}}, a path being the jump/goto
+    rules that lead there from the base chain (up to 4 paths per base)."""
+    out = {}
+    for tname, t in tables.items():
+        if tname not in BUILTIN:
+            continue
+        for base in BUILTIN[tname]:
+            if base not in t.chains:
+                continue
+            todo = [(base, [])]
+            while todo:
+                c, path = todo.pop(0)
+                paths = out.setdefault((tname, c), {}).setdefault(base, [])
+                if len(paths) >= 4:
+                    continue
+                paths.append(path)
+                for r in t.rules.get(c, []):
+                    if r.target in t.chains and r not in path and len(path) < 8:
+                        todo.append((r.target, path + [r]))
+    return out
+
+
+# Which kinds of packets meet a table's hook.
+# The first is the usual one; the others are tried when they need no rule
+# address to become one of the firewall's own (a /32 or /128 would take
+# it away from the packets of the usual kind).
+HOOK_CLASS = {("filter", "INPUT"): ("in",), ("filter", "FORWARD"): ("fwd",),
+              ("filter", "OUTPUT"): ("out",), ("nat", "PREROUTING"): ("fwd", "in"),
+              ("nat", "POSTROUTING"): ("fwd", "out"), ("nat", "OUTPUT"): ("out",),
+              ("nat", "INPUT"): ("in",)}
+LOCAL_SIDE = {"in": "dst", "out": "src"}
+FIELDS = ("proto", "src", "dst", "sport", "dport")
+
+
+def merge_fields(words_list, family):
+    """Fields of several rules on a path, the later ones winning."""
+    f = rule_fields([], family)
+    for words in words_list:
+        g = rule_fields(words, family)
+        for k in FIELDS:
+            if g[k] is not None and (k != "proto" or "-p" in words or "--protocol" in words):
+                f[k], f[k + "_neg"] = g[k], g[k + "_neg"]
+    return f
+
+
+def gen_packets(tables, family):
+    """A packet list that tries every rule: per rule and per base chain that
+    reaches it, packets meant to match it (the matches of the jumps on the
+    way merged in; two sets of default addresses; udp as well when the rule
+    names no protocol) and a near miss; per base chain, a packet meant to
+    meet its policy. A heuristic, not a solver: earlier rules may shadow."""
+    d = {k: ipaddress.ip_address(v) for k, v in DEF[family].items()}
+    locals_ = {d["local"]}
+    reached = reach(tables)
+    specs = []  # (class, fields, alternative defaults, comment)
+    for tname in ("filter", "nat"):
+        t = tables.get(tname)
+        if t is None:
+            continue
+        for c, rules in t.rules.items():
+            for base, paths in sorted(reached.get((tname, c), {}).items()):
+                via = "" if c == base else " via %s" % base
+                for path in paths:
+                    for k, cls in enumerate(HOOK_CLASS[(tname, base)]):
+                        gen_rule_specs(specs, t, c, rules, path, cls, k == 0, via, family)
+        for base in BUILTIN[tname]:
+            if base in t.chains:
+                for cls in HOOK_CLASS[(tname, base)]:
+                    specs.append((cls, {"proto": 17, "sport": [(1, 1)], "dport": [(9, 9)]},
+                                  False, "%s %s, towards the policy" % (tname, base)))
+    return specs_to_text(specs, d, locals_, family)
+
+
+def gen_rule_specs(specs, t, c, rules, path, cls, primary, via, family):
+    """Packets for the rules of chain @c reached through @path by @cls packets."""
+    for i, r in enumerate(rules):
+        what = "rule %d (%s %s%s)" % (t.file_no[c][i], t.name, c, via)
+        f = merge_fields([j.words for j in path] + [r.words], family)
+        net = f.get(LOCAL_SIDE.get(cls, ""))
+        if not primary and net is not None and net.num_addresses == 1:
+            continue
+        if not primary:
+            what += " from %s" % ("the firewall" if cls == "out" else "outside, to it")
+        specs.append((cls, f, False, what + ", match"))
+        specs.append((cls, f, True, what + ", match, other addresses"))
+        if "-p" not in r.words and "--protocol" not in r.words:
+            specs.append((cls, dict(f, proto=17, proto_neg=False), False, what + ", match, udp"))
+        miss = near_miss(f)
+        if miss is not None:
+            specs.append((cls, miss, False, what + ", near miss"))
+
+
+def specs_to_text(specs, d, locals_, family):
+    """The packet list of @specs, without duplicates."""
+    # Local addresses first: INPUT destinations and OUTPUT sources.
+    for cls, f, _, _ in specs:
+        side = LOCAL_SIDE.get(cls)
+        if side and f.get(side) is not None and not f[side + "_neg"]:
+            locals_.add(local_in(f[side]))
+    # Loopback addresses are the firewall's own: such packets are sent from it.
+    for cls, f, _, _ in specs:
+        for side in ("src", "dst"):
+            if f.get(side) is not None and not f[side + "_neg"] and f[side].is_loopback:
+                locals_.add(host_in(f[side], set()))
+    lines = ["# generated by netfilter-oracle.py gen", "local " + " ".join(
+        str(a) for a in sorted(locals_, key=int))]
+    done = set()
+    for cls, f, alt, comment in specs:
+        n = len(done) + 1
+        sig = packet_text(0, cls, f, d, locals_, family, alt)
+        if sig in done:
+            continue
+        done.add(sig)
+        lines.append("%s  # %d: %s" % (packet_text(n, cls, f, d, locals_, family, alt), n,
+                                       comment))
+    return "\n".join(lines) + "\n"
+
+
+def rule_fields(words, family):
+    f = {"proto": 6, "proto_neg": False, "src": None, "src_neg": False, "dst": None,
+         "dst_neg": False, "sport": None, "sport_neg": False, "dport": None, "dport_neg": False}
+    v, neg = opt_value(words, ("-p", "--protocol"))
+    if v is not None:
+        num = {"all": 0, "icmp": 1, "tcp": 6, "udp": 17, "sctp": 132, "icmpv6": 58,
+               "ipv6-icmp": 58}.get(v.lower(), int(v) if v.isdigit() else 6)
+        f["proto"], f["proto_neg"] = (6 if num == 0 else num), neg and num != 0
+    for side, names in (("src", ("-s", "--source")), ("dst", ("-d", "--destination"))):
+        v, neg = opt_value(words, names)
+        if v is not None:
+            try:
+                net = ipaddress.ip_network(v, strict=False)
+            except ValueError:
+                continue
+            if net.version == family:
+                f[side], f[side + "_neg"] = net, neg
+    for side, names in (("sport", ("--sport", "--source-port", "--sports", "--source-ports",
+                                   "--ports")),
+                        ("dport", ("--dport", "--destination-port", "--dports",
+                                   "--destination-ports"))):
+        v, neg = opt_value(words, names)
+        if v is not None:
+            try:
+                f[side], f[side + "_neg"] = port_set(v), neg
+            except ValueError:
+                pass
+    return f
+
+
+def near_miss(f):
+    """The rule's packet with its first match turned off, or None."""
+    g = dict(f)
+    if f["dport"] is not None:
+        g["dport_neg"] = not f["dport_neg"]
+    elif f["sport"] is not None:
+        g["sport_neg"] = not f["sport_neg"]
+    elif f["dst"] is not None and f["dst"].prefixlen:
+        g["dst_neg"] = not f["dst_neg"]
+    elif f["src"] is not None and f["src"].prefixlen:
+        g["src_neg"] = not f["src_neg"]
+    elif f["proto"] != 6 or f["proto_neg"]:
+        g["proto_neg"] = not f["proto_neg"]
+    else:
+        return None
+    return g
+
+
+def packet_text(n, cls, f, d, locals_, family, alt=False):
+    proto = f.get("proto", 6)
+    if f.get("proto_neg"):
+        proto = 17 if proto == 6 else 6
+    if proto in (1, 58) and (proto == 1) != (family == 4):
+        proto = 6
+    not_local = set(locals_)
+    addrs = {}
+    for side in ("src", "dst"):
+        want_local = (cls, side) in (("in", "dst"), ("out", "src"))
+        default = d["local"] if want_local else \
+            d[("left" if side == "src" else "right") + ("2" if alt else "")]
+        net, neg = f.get(side), f.get(side + "_neg")
+        avoid = set() if want_local else not_local
+        if net is None:
+            a = default
+        elif neg:
+            a = host_outside(net, default, avoid)
+        elif want_local or net.is_loopback:
+            a = local_in(net)
+        else:
+            a = host_in(net, avoid)
+        if want_local and a not in locals_:
+            a = d["local"]
+        if a.is_loopback and a not in locals_:
+            a = default
+        addrs[side] = a
+    # The kernel drops loopback destinations that come from outside.
+    if addrs["dst"].is_loopback and addrs["src"] not in locals_:
+        addrs["src"] = addrs["dst"]
+    ports = {}
+    for side, default in (("sport", 40000 + n), ("dport", 9)):
+        v, neg = f.get(side), f.get(side + "_neg")
+        if v is None:
+            ports[side] = default
+        elif neg:
+            ports[side] = port_outside(v)
+        else:
+            ports[side] = v[0][0]
+    ep = lambda a, port: (fmt_addr(a) + ("" if port is None else ":%d" % port))  # noqa: E731
+    if proto in PORT_PROTOS:
+        return "%s %s -> %s" % (PROTO_NAMES[proto], ep(addrs["src"], ports["sport"]),
+                                ep(addrs["dst"], ports["dport"]))
+    name = PROTO_NAMES.get(proto, "proto %d" % proto)
+    return "%s %s -> %s" % (name, ep(addrs["src"], None), ep(addrs["dst"], None))
+
+
+def cmd_gen(args):
+    with open(args.rules, encoding="utf-8") as f:
+        text = f.read()
+    tables = parse_save(text, args.rules)
+    sys.stdout.write(gen_packets(tables, args.family or detect_family(text)))
+    return 0
+
+
+# --------------------------------------------------------------------------
+
+def _on_signal(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("run", "gen"):
+        sp = sub.add_parser(name)
+        g = sp.add_mutually_exclusive_group()
+        g.add_argument("-4", dest="family", action="store_const", const=4)
+        g.add_argument("-6", dest="family", action="store_const", const=6)
+        sp.add_argument("rules")
+        if name == "run":
+            sp.add_argument("packets")
+            sp.add_argument("-v", "--verbose", action="store_true")
+            sp.add_argument("--tag", help="namespace name suffix (default: the pid)")
+    args = ap.parse_args(argv)
+    os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGHUP, _on_signal)
+    try:
+        return cmd_run(args) if args.cmd == "run" else cmd_gen(args)
+    except SkipError as e:
+        log("skip: %s" % e)
+        return EXIT_SKIP
+    except (OracleError, OSError) as e:
+        log("error: %s" % e)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

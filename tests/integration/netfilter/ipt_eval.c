@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ipt_eval: what gufc's reference evaluator decides for a packet list,
+ * printed exactly as scripts/netfilter-oracle.py prints what Linux
+ * netfilter decides, so that the integration test is a diff.
+ *
+ *   ipt_eval [-4|-6] RULES PACKETS
+ *
+ * RULES is an iptables-save file, loaded with rule_set_parse_iptables_af();
+ * PACKETS is the oracle's packet list (see the oracle's header). Per packet:
+ * dst NAT stage (rule_ref_nat RULE_NAT_DST), the key translated as the
+ * kernel would (DNAT: the first address of the range; the port kept when
+ * inside the port range, else its first port) with its local bits
+ * recomputed, the filter verdict (rule_ref_filter), then, if accepted, the
+ * src NAT stage. Every packet is the first of a new connection (NEW).
+ *
+ * Rule ids of the imported set are mapped back to file positions (the
+ * n-th "-A" line of the file) by importing each rule line on its own with
+ * the file's tables and chains: the rules one line yields land, in order,
+ * at the next positions of its chain in the full set.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+#define MAX_LOCALS 256
+#define LINE_MAX_LEN 4096
+
+struct addr {
+	uint8_t family; /* FC_AF_INET4/6 */
+	uint8_t a[16];
+};
+
+struct pkt {
+	unsigned int n;
+	unsigned int lineno;
+	uint8_t proto;
+	struct addr src, dst;
+	uint16_t sport, dport; /* host order; icmp: see key_build() */
+	int icmp_type, icmp_code, icmp_id;
+};
+
+static struct addr locals[MAX_LOCALS];
+static unsigned int n_locals;
+
+/* ------------------------------------------------------------------------ */
+/* Files                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static char *
+read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (cap - len < 4096) {
+			char *n = realloc(buf, cap + 65536);
+
+			if (n == NULL) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = n;
+			cap += 65536;
+		}
+		size_t got = fread(buf + len, 1, cap - len - 1, f);
+
+		len += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Is this line of an iptables-save file a rule line ("[p:b] -A ...")? */
+static bool
+is_rule_line(const char *l, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (i < len && l[i] == '[') {
+		while (i < len && l[i] != ']')
+			i++;
+		i++;
+		while (i < len && (l[i] == ' ' || l[i] == '\t'))
+			i++;
+	}
+	if (len - i >= 3 && strncmp(l + i, "-A", 2) == 0 && (l[i + 2] == ' ' || l[i + 2] == '\t'))
+		return true;
+	return len - i >= 9 && strncmp(l + i, "--append", 8) == 0 &&
+		(l[i + 8] == ' ' || l[i + 8] == '\t');
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rule ids -> file positions                                                */
+/* ------------------------------------------------------------------------ */
+
+static uint8_t
+set_family(const struct rule_set *s)
+{
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+		for (unsigned int i = 0; i < rule_set_chain_count(s, t); i++) {
+			const struct rule_chain *c = rule_set_chain_at(s, t, i);
+
+			if (c->n_rules > 0)
+				return c->rules[0].family;
+		}
+	return 0;
+}
+
+/*
+ * Fill pos[id] with the file position of every rule of @s. @return 0, or
+ * -1 after printing why.
+ */
+static int
+map_positions(const struct rule_set *s, const char *text, const char *path, uint8_t family,
+	uint32_t **pos_out, uint32_t *n_pos)
+{
+	size_t tlen = strlen(text);
+	char *buf = malloc(tlen + 1);
+	uint32_t max_id = 0, *pos = NULL;
+	unsigned int cursor[RULE_TABLE__COUNT][64] = {{0}};
+	unsigned int k = 0;
+	int rc = -1;
+
+	if (buf == NULL)
+		return -1;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		if (rule_set_chain_count(s, t) > 64) {
+			fprintf(stderr, "ipt_eval: too many chains\n");
+			goto out;
+		}
+		for (unsigned int i = 0; i < rule_set_chain_count(s, t); i++) {
+			const struct rule_chain *c = rule_set_chain_at(s, t, i);
+
+			for (uint32_t j = 0; j < c->n_rules; j++)
+				if (c->rules[j].id > max_id)
+					max_id = c->rules[j].id;
+		}
+	}
+	pos = calloc(max_id + 1, sizeof(*pos));
+	if (pos == NULL)
+		goto out;
+	for (const char *l = text; *l != '\0';) {
+		const char *e = strchr(l, '\n');
+		size_t len = e != NULL ? (size_t)(e - l) : strlen(l);
+		struct rule_error err;
+		struct rule_set *one;
+		char *w = buf;
+
+		if (!is_rule_line(l, len)) {
+			l += len + (e != NULL);
+			continue;
+		}
+		k++;
+		/* The file with this rule line only (others blanked, lines kept). */
+		for (const char *m = text; *m != '\0';) {
+			const char *me = strchr(m, '\n');
+			size_t mlen = me != NULL ? (size_t)(me - m) : strlen(m);
+
+			if (m == l || !is_rule_line(m, mlen)) {
+				memcpy(w, m, mlen);
+				w += mlen;
+			}
+			if (me != NULL)
+				*w++ = '\n';
+			m += mlen + (me != NULL);
+		}
+		*w = '\0';
+		one = rule_set_parse_iptables_af(buf, path, family, &err);
+		if (one == NULL) {
+			char msg[512];
+
+			rule_error_format(&err, msg, sizeof(msg));
+			fprintf(stderr, "ipt_eval: rule line %u alone does not import: %s\n", k, msg);
+			goto out;
+		}
+		for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+			for (unsigned int i = 0; i < rule_set_chain_count(one, t); i++) {
+				const struct rule_chain *c1 = rule_set_chain_at(one, t, i);
+				const struct rule_chain *c;
+				unsigned int ci;
+
+				if (c1->n_rules == 0)
+					continue;
+				for (ci = 0; ci < rule_set_chain_count(s, t); ci++)
+					if (strcmp(rule_set_chain_at(s, t, ci)->name, c1->name) == 0)
+						break;
+				c = rule_set_chain_at(s, t, ci);
+				if (c == NULL || cursor[t][ci] + c1->n_rules > c->n_rules) {
+					fprintf(stderr, "ipt_eval: rule line %u: chain %s does not add up\n",
+						k, c1->name);
+					rule_set_free(one);
+					goto out;
+				}
+				for (uint32_t j = 0; j < c1->n_rules; j++)
+					pos[c->rules[cursor[t][ci]++].id] = k;
+			}
+		rule_set_free(one);
+		l += len + (e != NULL);
+	}
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+		for (unsigned int i = 0; i < rule_set_chain_count(s, t); i++)
+			if (cursor[t][i] != rule_set_chain_at(s, t, i)->n_rules) {
+				fprintf(stderr, "ipt_eval: chain %s: %u rules placed of %u\n",
+					rule_set_chain_at(s, t, i)->name, cursor[t][i],
+					rule_set_chain_at(s, t, i)->n_rules);
+				goto out;
+			}
+	*pos_out = pos;
+	*n_pos = max_id + 1;
+	pos = NULL;
+	rc = 0;
+out:
+	free(pos);
+	free(buf);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Packet lists                                                              */
+/* ------------------------------------------------------------------------ */
+
+static bool
+proto_has_ports(uint8_t p)
+{
+	return p == 6 || p == 17 || p == 132;
+}
+
+static bool
+addr_parse(const char *s, struct addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->a) == 1) {
+		a->family = FC_AF_INET4;
+		return true;
+	}
+	if (inet_pton(AF_INET6, s, a->a) == 1) {
+		a->family = FC_AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+/* ADDR, [V6], ADDR:PORT, [V6]:PORT. */
+static bool
+endpoint_parse(char *s, bool with_port, struct addr *a, uint16_t *port)
+{
+	char *p = NULL;
+
+	*port = 0;
+	if (s[0] == '[') {
+		char *e = strchr(s, ']');
+
+		if (e == NULL)
+			return false;
+		*e = '\0';
+		if (e[1] == ':')
+			p = e + 2;
+		else if (e[1] != '\0')
+			return false;
+		s++;
+	} else if (with_port) {
+		p = strchr(s, ':');
+		if (p == NULL || strchr(p + 1, ':') != NULL)
+			return false;
+		*p++ = '\0';
+	}
+	if ((p != NULL) != with_port)
+		return false;
+	if (p != NULL) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (*p == '\0' || *end != '\0' || v > 65535)
+			return false;
+		*port = (uint16_t)v;
+	}
+	return addr_parse(s, a);
+}
+
+static bool
+is_local(const struct addr *a)
+{
+	for (unsigned int i = 0; i < n_locals; i++)
+		if (locals[i].family == a->family &&
+			memcmp(locals[i].a, a->a, a->family == FC_AF_INET4 ? 4 : 16) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Parse one line of a packet list. @return 1 (a packet), 0 (nothing:
+ * blank, comment, local line), -1 (bad line, message printed).
+ */
+static int
+packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
+{
+	char *w[16], *save = NULL, *c = strchr(line, '#');
+	unsigned int n = 0, i = 0;
+
+	if (c != NULL)
+		*c = '\0';
+	for (char *t = strtok_r(line, " \t\r\n", &save); t != NULL;
+		t = strtok_r(NULL, " \t\r\n", &save)) {
+		if (n == RTE_DIM(w))
+			goto bad;
+		w[n++] = t;
+	}
+	if (n == 0)
+		return 0;
+	if (strcmp(w[0], "local") == 0) {
+		for (i = 1; i < n; i++) {
+			char *a = w[i];
+			size_t l = strlen(a);
+
+			if (a[0] == '[' && l > 2 && a[l - 1] == ']') {
+				a[l - 1] = '\0';
+				a++;
+			}
+			if (n_locals == MAX_LOCALS || !addr_parse(a, &locals[n_locals]))
+				goto bad;
+			n_locals++;
+		}
+		return 0;
+	}
+	memset(p, 0, sizeof(*p));
+	p->lineno = lineno;
+	p->icmp_type = -1;
+	p->icmp_id = -1;
+	if (strcmp(w[0], "proto") == 0) {
+		char *end;
+		unsigned long v;
+
+		if (n < 2)
+			goto bad;
+		v = strtoul(w[1], &end, 10);
+		if (*w[1] == '\0' || *end != '\0' || v > 255)
+			goto bad;
+		p->proto = (uint8_t)v;
+		i = 2;
+	} else {
+		static const struct {
+			const char *name;
+			uint8_t num;
+		} names[] = {{"tcp", 6}, {"udp", 17}, {"sctp", 132}, {"icmp", 1}, {"icmpv6", 58}};
+		size_t j;
+
+		for (j = 0; j < RTE_DIM(names); j++)
+			if (strcmp(w[0], names[j].name) == 0)
+				break;
+		if (j == RTE_DIM(names))
+			goto bad;
+		p->proto = names[j].num;
+		i = 1;
+	}
+	if (n < i + 3 || strcmp(w[i + 1], "->") != 0 ||
+		!endpoint_parse(w[i], proto_has_ports(p->proto), &p->src, &p->sport) ||
+		!endpoint_parse(w[i + 2], proto_has_ports(p->proto), &p->dst, &p->dport) ||
+		p->src.family != p->dst.family)
+		goto bad;
+	for (i += 3; i < n; i++) {
+		char *eq = strchr(w[i], '='), *end;
+		unsigned long v;
+
+		if (eq == NULL)
+			goto bad;
+		*eq = '\0';
+		if (strcmp(w[i], "flags") == 0 && p->proto == 6)
+			continue; /* TCP flags do not reach the key */
+		if (p->proto != 1 && p->proto != 58)
+			goto bad;
+		v = strtoul(eq + 1, &end, 0);
+		if (eq[1] == '\0' || *end != '\0')
+			goto bad;
+		if (strcmp(w[i], "type") == 0 && v <= 255)
+			p->icmp_type = (int)v;
+		else if (strcmp(w[i], "code") == 0 && v <= 255)
+			p->icmp_code = (int)v;
+		else if (strcmp(w[i], "id") == 0 && v <= 65535)
+			p->icmp_id = (int)v;
+		else
+			goto bad;
+	}
+	if ((p->proto == 1 && p->src.family != FC_AF_INET4) ||
+		(p->proto == 58 && p->src.family != FC_AF_INET6))
+		goto bad;
+	return 1;
+bad:
+	fprintf(stderr, "ipt_eval: %s:%u: bad packet line\n", path, lineno);
+	return -1;
+}
+
+/* The key of packet @p (local bits from the local addresses). */
+static void
+key_build(const struct pkt *p, struct fc_key *k)
+{
+	uint16_t sport = p->sport, dport = p->dport;
+	uint8_t flags = 0;
+
+	if (p->proto == 1 || p->proto == 58) {
+		int type = p->icmp_type >= 0 ? p->icmp_type : (p->proto == 1 ? 8 : 128);
+		int id = p->icmp_id >= 0 ? p->icmp_id : (int)(p->n & 0xffff);
+		bool echo = p->proto == 1 ? (type == 8 || type == 0) : (type == 128 || type == 129);
+
+		sport = echo ? (uint16_t)id : (uint16_t)(type << 8 | p->icmp_code);
+		dport = echo ? (uint16_t)id : 0;
+	}
+	if (is_local(&p->src))
+		flags |= FC_KEY_F_SRC_LOCAL;
+	if (is_local(&p->dst))
+		flags |= FC_KEY_F_DST_LOCAL;
+	memset(k, 0, sizeof(*k));
+	k->family = p->src.family;
+	if (k->family == FC_AF_INET4) {
+		memcpy(&k->v4.src, p->src.a, 4);
+		memcpy(&k->v4.dst, p->dst.a, 4);
+		k->v4.sport = htons(sport);
+		k->v4.dport = htons(dport);
+		k->v4.proto = p->proto;
+		k->v4.flags = flags;
+		fc_key_v4_normalize(&k->v4);
+	} else {
+		memcpy(k->v6.src, p->src.a, 16);
+		memcpy(k->v6.dst, p->dst.a, 16);
+		k->v6.sport = htons(sport);
+		k->v6.dport = htons(dport);
+		k->v6.proto = p->proto;
+		k->v6.flags = flags;
+		fc_key_v6_normalize(&k->v6);
+	}
+}
+
+/* Rewrite the destination of @k as DNAT to @nat would, then redo its local bits. */
+static void
+key_dnat(struct fc_key *k, const struct rule_nat *nat)
+{
+	bool v4 = k->family == FC_AF_INET4;
+	uint8_t proto = v4 ? k->v4.proto : k->v6.proto;
+	uint16_t *dport = v4 ? &k->v4.dport : &k->v6.dport;
+	uint8_t *flags = v4 ? &k->v4.flags : &k->v6.flags;
+	struct addr a = {.family = k->family};
+
+	memcpy(v4 ? (void *)&k->v4.dst : (void *)k->v6.dst, nat->addr_min, v4 ? 4 : 16);
+	if (nat->port_min != 0 && proto_has_ports(proto) &&
+		(ntohs(*dport) < nat->port_min || ntohs(*dport) > nat->port_max))
+		*dport = htons(nat->port_min);
+	memcpy(a.a, nat->addr_min, v4 ? 4 : 16);
+	*flags &= (uint8_t)~FC_KEY_F_DST_LOCAL;
+	if (is_local(&a))
+		*flags |= FC_KEY_F_DST_LOCAL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output, in the oracle's words                                             */
+/* ------------------------------------------------------------------------ */
+
+static void
+print_addr(uint8_t family, const uint8_t *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	inet_ntop(family == FC_AF_INET4 ? AF_INET : AF_INET6, a, buf, sizeof(buf));
+	printf(family == FC_AF_INET4 ? "%s" : "[%s]", buf);
+}
+
+static void
+print_ports(uint16_t lo, uint16_t hi)
+{
+	if (lo == hi)
+		printf("%u", lo);
+	else
+		printf("%u-%u", lo, hi);
+}
+
+static void
+print_nat(const struct rule_nat_result *r, const uint32_t *pos)
+{
+	const struct rule_nat *n = &r->nat;
+
+	if (r->rule_id == RULE_ID_NONE || r->rule_id == RULE_ID_POLICY)
+		return;
+	printf(" %s %s rule=%u", rule_hook_name(r->hook), rule_action_name(r->action),
+		pos[r->rule_id]);
+	if (r->action == RULE_ACT_DNAT || r->action == RULE_ACT_SNAT) {
+		size_t alen = n->family == FC_AF_INET4 ? 4 : 16;
+
+		printf(" to=");
+		print_addr(n->family, n->addr_min);
+		if (memcmp(n->addr_min, n->addr_max, alen) != 0) {
+			printf("-");
+			print_addr(n->family, n->addr_max);
+		}
+		if (n->port_min != 0) {
+			printf(":");
+			print_ports(n->port_min, n->port_max);
+		}
+	} else if (r->action == RULE_ACT_MASQUERADE && n->port_min != 0) {
+		printf(" ports=");
+		print_ports(n->port_min, n->port_max);
+	}
+}
+
+static int
+eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
+{
+	struct rule_nat_result dst, src;
+	struct rule_result f;
+	struct fc_key k;
+	int rc;
+
+	key_build(p, &k);
+	rc = rule_ref_nat(s, RULE_NAT_DST, &k, RULE_CT_NEW, 0, &dst);
+	if (rc < 0)
+		goto err;
+	if (dst.action == RULE_ACT_DNAT)
+		key_dnat(&k, &dst.nat);
+	rc = rule_ref_filter(s, &k, RULE_CT_NEW, 0, &f);
+	if (rc < 0)
+		goto err;
+	if (f.verdict == RULE_VERDICT_ACCEPT) {
+		rc = rule_ref_nat(s, RULE_NAT_SRC, &k, RULE_CT_NEW, 0, &src);
+		if (rc < 0)
+			goto err;
+	}
+	printf("%u %s %s ", p->n, rule_hook_name(f.hook),
+		f.verdict == RULE_VERDICT_ACCEPT ? "accept" : "drop");
+	if (f.rule_id == RULE_ID_POLICY)
+		printf("policy");
+	else
+		printf("rule=%u", pos[f.rule_id]);
+	print_nat(&dst, pos);
+	if (f.verdict == RULE_VERDICT_ACCEPT)
+		print_nat(&src, pos);
+	printf("\n");
+	return 0;
+err:
+	printf("%u error evaluator: %s\n", p->n, strerror(-rc));
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: ipt_eval [-4|-6] RULES PACKETS\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int family = 0, lineno = 0, n = 0;
+	struct rule_error err;
+	struct rule_set *s;
+	uint32_t *pos = NULL, n_pos = 0;
+	char line[LINE_MAX_LEN], *text;
+	const char *rules, *packets;
+	int argi = 1, rc = 0;
+	FILE *f;
+
+	if (argi < argc && strcmp(argv[argi], "-4") == 0) {
+		family = FC_AF_INET4;
+		argi++;
+	} else if (argi < argc && strcmp(argv[argi], "-6") == 0) {
+		family = FC_AF_INET6;
+		argi++;
+	}
+	if (argc - argi != 2)
+		usage();
+	rules = argv[argi];
+	packets = argv[argi + 1];
+	text = read_file(rules);
+	if (text == NULL) {
+		fprintf(stderr, "ipt_eval: %s: %s\n", rules, strerror(errno));
+		return 2;
+	}
+	s = rule_set_parse_iptables_af(text, rules, family, &err);
+	if (s == NULL) {
+		char msg[512];
+
+		rule_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "ipt_eval: import failed: %s\n", msg);
+		free(text);
+		return 2;
+	}
+	if (family == 0)
+		family = set_family(s);
+	if (family != 0 && map_positions(s, text, rules, (uint8_t)family, &pos, &n_pos) < 0) {
+		rc = 2;
+		goto out;
+	}
+	f = fopen(packets, "r");
+	if (f == NULL) {
+		fprintf(stderr, "ipt_eval: %s: %s\n", packets, strerror(errno));
+		rc = 2;
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		struct pkt p;
+		int r;
+
+		lineno++;
+		r = packet_parse(line, packets, lineno, &p);
+		if (r < 0) {
+			rc = 2;
+			break;
+		}
+		if (r == 0)
+			continue;
+		p.n = ++n;
+		if (eval_packet(s, &p, pos) < 0)
+			rc = 1;
+	}
+	fclose(f);
+out:
+	free(pos);
+	rule_set_free(s);
+	free(text);
+	return rc;
+}
