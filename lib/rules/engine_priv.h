@@ -101,7 +101,7 @@ struct eng_rule_ctr {
  */
 struct rule_engine {
 	struct rule_engine_view view; /**< first: the inline fast-path checks read it */
-	char name[32];
+	char name[17];
 	struct rule_engine_params p;
 	struct mod_ct_cfg ct;
 	struct fc_table *t[2];        /**< [0] IPv4, [1] IPv6 */
@@ -140,6 +140,7 @@ struct rule_engine {
 	struct eng_route *routes;
 	uint32_t n_routes;
 	uint32_t cap_routes;
+	int32_t route_default[2];     /**< port of the depth-0 route per family, -1: none */
 
 	/* Counters. */
 	struct rule_engine_stats st;
@@ -157,11 +158,43 @@ eng_tbl(unsigned int family)
 	return family == FC_AF_INET4 ? 0 : family == FC_AF_INET6 ? 1 : -1;
 }
 
+/**
+ * The engine's work area for one flow: the modules' struct rule_flow and
+ * what the built-in modules pass each other.
+ */
+struct eng_flow {
+	struct rule_flow f;
+	struct mod_ct_conn conn;      /**< the connection (state NONE: untracked) */
+	bool nocache;                 /**< decide without an entry (INVALID, errors) */
+	bool dnat;                    /**< the destination was translated */
+	bool reopen;                  /**< on_packet: the packet opens a new connection */
+	bool ct_changed;              /**< on_packet: store act[] and timeout in both entries */
+	uint32_t binding;             /**< NAT binding, or RULE_NAT_NONE */
+	struct rule_nat dnat_tgt;     /**< with @c dnat */
+	struct fc_key fkey[2];        /**< the keys the filter saw, per direction */
+	char chan[2][RULE_NAME_MAX];  /**< channel names per direction */
+};
+
+/** The eng_flow around @p f. */
+static inline struct eng_flow *
+eng_flow_of(struct rule_flow *f)
+{
+	return (struct eng_flow *)(void *)f;
+}
+
+/* engine_mods.c: the built-in modules (route: mod_route.c). */
+int eng_mods_register(struct rule_engine *eng);
+void eng_nat_drop_binding(struct rule_engine *eng, struct eng_flow *ef);
+unsigned int eng_conn_ctstate(const struct rule_engine *eng, const struct fc_action *a);
+int mod_route_on_insert(void *priv, struct rule_flow *f);
+
 /* engine.c */
 void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);
 int eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding);
 void eng_retire_poll(struct rule_engine *eng);
 void eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx);
+void eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,
+	uint32_t timeout);
 void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
 int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a);

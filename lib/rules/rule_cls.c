@@ -93,7 +93,7 @@ in_prefixes(const struct cls_pfx *p, uint32_t n, const uint8_t *addr)
 }
 
 bool
-cls_term_match(const struct cls_prog *p, const struct cls_rterm *t, const union cls_in *in)
+rule_cls_term_match(const struct cls_prog *p, const struct cls_rterm *t, const union cls_in *in)
 {
 	const struct cls_rng *r = p->rng + t->rng;
 	const struct cls_pfx *a = p->pfx + t->pfx;
@@ -135,7 +135,7 @@ cls_term_match(const struct cls_prog *p, const struct cls_rterm *t, const union 
  */
 static void
 bank_search(const struct cls_prog *p, const struct cls_bank *bk, const union cls_in *const in[],
-	const uint8_t *data[], uint32_t m, uint32_t *res)
+	const uint8_t *const data[], uint32_t m, uint32_t *res)
 {
 	uint32_t tmp[CLS_BURST * RTE_ACL_MAX_CATEGORIES];
 
@@ -149,16 +149,17 @@ bank_search(const struct cls_prog *p, const struct cls_bank *bk, const union cls
 				const struct cls_entry *e = &p->entries[i];
 				uint32_t cat = e->seg - bk->seg_first;
 
-				if (r[cat] == 0 && cls_term_match(p, &p->terms[e->term], in[k]))
+				if (r[cat] == 0 && rule_cls_term_match(p, &p->terms[e->term], in[k]))
 					r[cat] = i + 1;
 			}
 		}
 		return;
 	}
-	rte_acl_classify(bk->ctx[0], data, res, m, bk->n_cat);
+	/* rte_acl_classify() takes a non-const array it does not write. */
+	rte_acl_classify(bk->ctx[0], (const uint8_t **)(uintptr_t)data, res, m, bk->n_cat);
 	for (uint32_t c = 1; c < bk->n_ctx; c++) {
 		/* A bank split over contexts: the lowest entry wins. */
-		rte_acl_classify(bk->ctx[c], data, tmp, m, bk->n_cat);
+		rte_acl_classify(bk->ctx[c], (const uint8_t **)(uintptr_t)data, tmp, m, bk->n_cat);
 		for (uint32_t i = 0; i < m * bk->n_cat; i++)
 			if (tmp[i] != 0 && (res[i] == 0 || tmp[i] < res[i]))
 				res[i] = tmp[i];
@@ -166,60 +167,79 @@ bank_search(const struct cls_prog *p, const struct cls_bank *bk, const union cls
 }
 
 /**
- * Walk one key through its program, given its results in bank 0.
- * @return the deciding entry, or CLS_END (the base chain's policy).
+ * Evaluate program @p p for @p m keys: dec[k] receives the deciding entry,
+ * or CLS_END (the base chain's policy). Banks are searched in order, each
+ * for all the keys whose walk has reached it: segment numbers only grow.
  */
-static uint32_t
-prog_walk(const struct cls_prog *p, const uint32_t *res0, const union cls_in *in,
-	const uint8_t *data)
+static void
+prog_eval(const struct cls_prog *p, const union cls_in *const in[], const uint8_t *const data[],
+	uint32_t m, uint32_t dec[])
 {
-	uint32_t tmp[RTE_ACL_MAX_CATEGORIES];
-	const uint32_t *res = res0;
-	uint32_t seg = 0, cur = 0;
+	uint32_t res[CLS_BURST * RTE_ACL_MAX_CATEGORIES];
+	const union cls_in *bin[CLS_BURST];
+	const uint8_t *bdata[CLS_BURST];
+	uint32_t seg[CLS_BURST], bk_of[CLS_BURST];
 
-	while (seg < p->n_seg) {
-		uint32_t bi = p->seg_bank[seg];
-		const struct cls_bank *bk = &p->banks[bi];
-		const struct cls_entry *e;
-		uint32_t u;
-
-		if (bi != cur) {
-			bank_search(p, bk, &in, &data, 1, tmp);
-			res = tmp;
-			cur = bi;
-		}
-		u = res[seg - bk->seg_first];
-		if (u == 0) {
-			seg++;
-			continue;
-		}
-		e = &p->entries[u - 1];
-		if (e->check && !cls_term_match(p, &p->terms[e->term], in)) {
-			/* A relaxed entry that did not really match: it ends its segment. */
-			seg = e->seg + 1;
-			continue;
-		}
-		if (e->kind == CLS_K_RESUME) {
-			seg = e->arg;
-			continue;
-		}
-		return u - 1;
+	for (uint32_t k = 0; k < m; k++) {
+		seg[k] = 0;
+		dec[k] = CLS_END;
 	}
-	return CLS_END;
+	for (uint32_t b = 0; b < p->n_banks; b++) {
+		const struct cls_bank *bk = &p->banks[b];
+		uint32_t last = bk->seg_first + bk->n_seg, nb = 0;
+
+		for (uint32_t k = 0; k < m; k++) {
+			if (seg[k] < bk->seg_first || seg[k] >= last)
+				continue;
+			bk_of[nb] = k;
+			bin[nb] = in[k];
+			bdata[nb] = data[k];
+			nb++;
+		}
+		if (nb == 0)
+			continue;
+		bank_search(p, bk, bin, bdata, nb, res);
+		for (uint32_t j = 0; j < nb; j++) {
+			const uint32_t *r = res + j * bk->n_cat;
+			uint32_t k = bk_of[j], s = seg[k];
+
+			while (s >= bk->seg_first && s < last) {
+				const struct cls_entry *e;
+				uint32_t u = r[s - bk->seg_first];
+
+				if (u == 0) {
+					s++;
+					continue;
+				}
+				e = &p->entries[u - 1];
+				if (e->check && !rule_cls_term_match(p, &p->terms[e->term], in[k])) {
+					/* A relaxed entry that did not really match: it ends its segment. */
+					s = e->seg + 1;
+					continue;
+				}
+				if (e->kind == CLS_K_RESUME) {
+					s = e->arg;
+					continue;
+				}
+				dec[k] = u - 1;
+				s = UINT32_MAX;
+			}
+			seg[k] = s;
+		}
+	}
 }
 
 /**
  * Evaluate each key @p i with prog[i] != NULL: dec[i] receives the deciding
- * entry or CLS_END. Keys sharing a program are searched together.
+ * entry or CLS_END. Keys sharing a program are evaluated together.
  */
 static void
 eval_burst(const struct cls_prog *const prog[], const union cls_in in[], uint32_t n,
 	uint32_t dec[])
 {
-	uint32_t res[CLS_BURST * RTE_ACL_MAX_CATEGORIES];
 	const union cls_in *gin[CLS_BURST];
 	const uint8_t *gdata[CLS_BURST];
-	uint32_t idx[CLS_BURST];
+	uint32_t idx[CLS_BURST], gdec[CLS_BURST];
 	bool done[CLS_BURST];
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -241,11 +261,9 @@ eval_burst(const struct cls_prog *const prog[], const union cls_in in[], uint32_
 			gdata[m] = (const uint8_t *)&in[j];
 			m++;
 		}
-		if (p->n_seg == 0)
-			continue;
-		bank_search(p, &p->banks[0], gin, gdata, m, res);
+		prog_eval(p, gin, gdata, m, gdec);
 		for (uint32_t k = 0; k < m; k++)
-			dec[idx[k]] = prog_walk(p, res + k * p->banks[0].n_cat, gin[k], gdata[k]);
+			dec[idx[k]] = gdec[k];
 	}
 }
 

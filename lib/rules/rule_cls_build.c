@@ -41,367 +41,6 @@ RTE_LOG_REGISTER(rule_cls_logtype, gufc.rules, NOTICE);
 	rte_log(RTE_LOG_##level, rule_cls_logtype, "rule_cls: " fmt "\n", ##__VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
-/* Terms: a conjunction of field sets                                        */
-/* ------------------------------------------------------------------------ */
-
-/** Sorted, disjoint ranges; n == 0 is the empty set. */
-struct rlist {
-	uint32_t n;
-	struct cls_rng *v;
-};
-
-/** Disjoint prefixes; n == 0 is the empty set. */
-struct plist {
-	uint32_t n;
-	struct cls_pfx *v;
-};
-
-struct term {
-	uint8_t meta_val;
-	uint8_t meta_mask;
-	struct rlist proto;
-	struct rlist sport;
-	struct rlist dport;
-	struct plist src;
-	struct plist dst;
-};
-
-/* Fields an entry may give up (relax to "any") in the ACL. */
-#define RELAX_PROTO 0x01
-#define RELAX_SRC 0x02
-#define RELAX_DST 0x04
-#define RELAX_SPORT 0x08
-#define RELAX_DPORT 0x10
-
-static void
-term_free(struct term *t)
-{
-	free(t->proto.v);
-	free(t->sport.v);
-	free(t->dport.v);
-	free(t->src.v);
-	free(t->dst.v);
-	memset(t, 0, sizeof(*t));
-}
-
-static bool
-term_empty(const struct term *t)
-{
-	return t->proto.n == 0 || t->sport.n == 0 || t->dport.n == 0 || t->src.n == 0 ||
-		t->dst.n == 0;
-}
-
-static int
-rlist_alloc(struct rlist *l, uint32_t cap)
-{
-	l->n = 0;
-	l->v = malloc(sizeof(*l->v) * RTE_MAX(cap, 1u));
-	return l->v == NULL ? -ENOMEM : 0;
-}
-
-static int
-rlist_one(struct rlist *l, uint16_t lo, uint16_t hi)
-{
-	if (rlist_alloc(l, 1) < 0)
-		return -ENOMEM;
-	l->v[0].lo = lo;
-	l->v[0].hi = hi;
-	l->n = 1;
-	return 0;
-}
-
-/** The complement of sorted, disjoint @p v within [0, @p max]. */
-static int
-rlist_complement(struct rlist *l, const struct cls_rng *v, uint32_t n, uint32_t max)
-{
-	uint32_t next = 0;
-
-	if (rlist_alloc(l, n + 1) < 0)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		if (v[i].lo > next) {
-			l->v[l->n].lo = (uint16_t)next;
-			l->v[l->n].hi = (uint16_t)(v[i].lo - 1);
-			l->n++;
-		}
-		next = (uint32_t)v[i].hi + 1;
-	}
-	if (next <= max) {
-		l->v[l->n].lo = (uint16_t)next;
-		l->v[l->n].hi = (uint16_t)max;
-		l->n++;
-	}
-	return 0;
-}
-
-static int
-rng_cmp(const void *a, const void *b)
-{
-	const struct cls_rng *x = a, *y = b;
-
-	return (int)x->lo - (int)y->lo;
-}
-
-/** A port list as sorted, merged ranges; complemented if @p neg. */
-static int
-rlist_ports(struct rlist *l, const struct rule_ports *p, bool neg)
-{
-	struct cls_rng tmp[RULE_PORTS_MAX];
-	uint32_t n = RTE_MIN((uint32_t)p->n, (uint32_t)RULE_PORTS_MAX), m = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		tmp[i].lo = p->r[i].lo;
-		tmp[i].hi = p->r[i].hi;
-	}
-	qsort(tmp, n, sizeof(tmp[0]), rng_cmp);
-	for (uint32_t i = 0; i < n; i++) {
-		if (m > 0 && tmp[i].lo <= (uint32_t)tmp[m - 1].hi + 1) {
-			if (tmp[i].hi > tmp[m - 1].hi)
-				tmp[m - 1].hi = tmp[i].hi;
-		} else {
-			tmp[m++] = tmp[i];
-		}
-	}
-	if (neg)
-		return rlist_complement(l, tmp, m, UINT16_MAX);
-	if (rlist_alloc(l, m) < 0)
-		return -ENOMEM;
-	memcpy(l->v, tmp, sizeof(tmp[0]) * m);
-	l->n = m;
-	return 0;
-}
-
-/** @p a becomes a AND b (both sorted, disjoint). */
-static int
-rlist_and(struct rlist *a, const struct rlist *b)
-{
-	struct rlist out;
-	uint32_t i = 0, j = 0;
-
-	if (rlist_alloc(&out, a->n + b->n) < 0)
-		return -ENOMEM;
-	while (i < a->n && j < b->n) {
-		uint16_t lo = RTE_MAX(a->v[i].lo, b->v[j].lo);
-		uint16_t hi = RTE_MIN(a->v[i].hi, b->v[j].hi);
-
-		if (lo <= hi) {
-			out.v[out.n].lo = lo;
-			out.v[out.n].hi = hi;
-			out.n++;
-		}
-		if (a->v[i].hi < b->v[j].hi)
-			i++;
-		else
-			j++;
-	}
-	free(a->v);
-	*a = out;
-	return 0;
-}
-
-static int
-plist_alloc(struct plist *l, uint32_t cap)
-{
-	l->n = 0;
-	l->v = calloc(RTE_MAX(cap, 1u), sizeof(*l->v));
-	return l->v == NULL ? -ENOMEM : 0;
-}
-
-/** Keep the first @p len bits of @p p, zero the rest. */
-static void
-pfx_cut(struct cls_pfx *p, unsigned int len)
-{
-	unsigned int byte = len / 8;
-
-	p->len = (uint8_t)len;
-	if (byte >= sizeof(p->a))
-		return;
-	p->a[byte] &= (uint8_t)(0xff00 >> (len % 8));
-	memset(p->a + byte + 1, 0, sizeof(p->a) - byte - 1);
-}
-
-/** Does prefix @p a contain prefix @p b? */
-static bool
-pfx_covers(const struct cls_pfx *a, const struct cls_pfx *b)
-{
-	unsigned int full = a->len / 8, rest = a->len % 8;
-
-	if (a->len > b->len || memcmp(a->a, b->a, full) != 0)
-		return false;
-	return rest == 0 || ((a->a[full] ^ b->a[full]) & (uint8_t)(0xff00 >> rest)) == 0;
-}
-
-/** The prefix @p p, or its complement (@p neg): one prefix per bit of @p p. */
-static int
-plist_prefix(struct plist *l, const struct rule_prefix *p, bool neg)
-{
-	if (!neg) {
-		if (plist_alloc(l, 1) < 0)
-			return -ENOMEM;
-		memcpy(l->v[0].a, p->addr, sizeof(l->v[0].a));
-		pfx_cut(&l->v[0], p->len);
-		l->n = 1;
-		return 0;
-	}
-	if (plist_alloc(l, p->len) < 0)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < p->len; i++) {
-		struct cls_pfx *q = &l->v[i];
-
-		memcpy(q->a, p->addr, sizeof(q->a));
-		pfx_cut(q, i + 1);
-		q->a[i / 8] ^= (uint8_t)(0x80 >> (i % 8));
-	}
-	l->n = p->len;
-	return 0;
-}
-
-/** @p a becomes a AND b (each a set of disjoint prefixes). */
-static int
-plist_and(struct plist *a, const struct plist *b)
-{
-	struct plist out;
-
-	if (plist_alloc(&out, a->n + b->n) < 0)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < a->n; i++) {
-		for (uint32_t j = 0; j < b->n; j++) {
-			if (pfx_covers(&a->v[i], &b->v[j]))
-				out.v[out.n++] = b->v[j];
-			else if (pfx_covers(&b->v[j], &a->v[i]))
-				out.v[out.n++] = a->v[i];
-		}
-	}
-	free(a->v);
-	*a = out;
-	return 0;
-}
-
-static int
-plist_any(struct plist *l)
-{
-	if (plist_alloc(l, 1) < 0)
-		return -ENOMEM;
-	l->n = 1; /* calloc'ed: ::/0 */
-	return 0;
-}
-
-static uint8_t
-fam_af(uint8_t fam)
-{
-	return fam == CLS_F4 ? FC_AF_INET4 : FC_AF_INET6;
-}
-
-/**
- * The condition of rule @p r on keys of family @p fam.
- * @return 1, 0 if it can match no such key (@p t left empty), -ENOMEM.
- */
-static int
-term_of_rule(const struct rule *r, uint8_t fam, struct term *t)
-{
-	static const uint8_t local_bit[2] = {CLS_META_SRC_LOCAL, CLS_META_DST_LOCAL};
-	const uint8_t local[2] = {r->src_local, r->dst_local};
-	int rc = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (r->family != 0 && r->family != fam_af(fam))
-		return 0;
-	for (unsigned int i = 0; i < 2; i++) {
-		if (local[i] == RULE_LOCAL_YES)
-			t->meta_val |= local_bit[i];
-		if (local[i] != RULE_LOCAL_ANY)
-			t->meta_mask |= local_bit[i];
-	}
-	if (r->match & RULE_M_CTSTATE) {
-		uint8_t set = r->ctstate & CLS_META_CT;
-
-		/* One state bit per key: "in S" is "none outside S". */
-		t->meta_mask |= (r->neg & RULE_M_CTSTATE) ? set : (uint8_t)(~set & CLS_META_CT_ALL);
-	}
-	if (r->match & (RULE_M_SPORT | RULE_M_DPORT))
-		t->meta_mask |= CLS_META_NOPORTS;
-
-	if (r->match & RULE_M_PROTO) {
-		struct cls_rng one = {r->proto, r->proto};
-
-		rc |= (r->neg & RULE_M_PROTO) ? rlist_complement(&t->proto, &one, 1, UINT8_MAX) :
-						rlist_one(&t->proto, r->proto, r->proto);
-	} else {
-		rc |= rlist_one(&t->proto, 0, UINT8_MAX);
-	}
-	if (r->match & RULE_M_SPORT)
-		rc |= rlist_ports(&t->sport, &r->sport, r->neg & RULE_M_SPORT);
-	else
-		rc |= rlist_one(&t->sport, 0, UINT16_MAX);
-	if (r->match & RULE_M_DPORT)
-		rc |= rlist_ports(&t->dport, &r->dport, r->neg & RULE_M_DPORT);
-	else
-		rc |= rlist_one(&t->dport, 0, UINT16_MAX);
-	if (r->match & RULE_M_SRC)
-		rc |= plist_prefix(&t->src, &r->src, r->neg & RULE_M_SRC);
-	else
-		rc |= plist_any(&t->src);
-	if (r->match & RULE_M_DST)
-		rc |= plist_prefix(&t->dst, &r->dst, r->neg & RULE_M_DST);
-	else
-		rc |= plist_any(&t->dst);
-	if (rc != 0 || term_empty(t)) {
-		term_free(t);
-		return rc != 0 ? -ENOMEM : 0;
-	}
-	return 1;
-}
-
-/**
- * @p a becomes a AND b.
- * @return 1, 0 if the result is empty, -ENOMEM.
- */
-static int
-term_and(struct term *a, const struct term *b)
-{
-	if ((a->meta_val ^ b->meta_val) & a->meta_mask & b->meta_mask)
-		return 0;
-	a->meta_val |= b->meta_val;
-	a->meta_mask |= b->meta_mask;
-	if (rlist_and(&a->proto, &b->proto) < 0 || rlist_and(&a->sport, &b->sport) < 0 ||
-		rlist_and(&a->dport, &b->dport) < 0 || plist_and(&a->src, &b->src) < 0 ||
-		plist_and(&a->dst, &b->dst) < 0)
-		return -ENOMEM;
-	return term_empty(a) ? 0 : 1;
-}
-
-/** ACL rules the term expands to, fields in @p relax counted as "any". */
-static uint64_t
-term_width(const struct term *t, unsigned int relax)
-{
-	const uint32_t n[5] = {t->proto.n, t->src.n, t->dst.n, t->sport.n, t->dport.n};
-	uint64_t w = 1;
-
-	for (unsigned int i = 0; i < RTE_DIM(n); i++)
-		if (!(relax & (1u << i)))
-			w = RTE_MIN(w * n[i], (uint64_t)UINT32_MAX);
-	return w;
-}
-
-/** Fields to relax so the term expands to at most CLS_EXPAND_MAX rules: widest first. */
-static unsigned int
-term_relax(const struct term *t)
-{
-	const uint32_t n[5] = {t->proto.n, t->src.n, t->dst.n, t->sport.n, t->dport.n};
-	unsigned int relax = 0;
-
-	while (term_width(t, relax) > CLS_EXPAND_MAX) {
-		unsigned int widest = 0;
-
-		for (unsigned int i = 1; i < RTE_DIM(n); i++)
-			if ((relax & (1u << widest)) || (!(relax & (1u << i)) && n[i] > n[widest]))
-				widest = i;
-		relax |= 1u << widest;
-	}
-	return relax;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Flattening                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -409,7 +48,7 @@ term_relax(const struct term *t)
 #define LABEL_END UINT32_MAX
 
 struct fent {
-	struct term t;
+	struct cls_term t;
 	uint8_t kind;  /**< enum cls_kind */
 	uint32_t arg;  /**< result index, or label */
 };
@@ -428,6 +67,7 @@ struct bld {
 	uint64_t mem;
 	uint32_t n_ctx;
 	uint32_t n_checked;
+	uint32_t n_shadowed;
 };
 
 /** One program being flattened. */
@@ -447,7 +87,7 @@ static void
 flat_free(struct flat *f)
 {
 	for (uint32_t i = 0; i < f->n; i++)
-		term_free(&f->e[i].t);
+		rule_cls_term_free(&f->e[i].t);
 	free(f->e);
 	free(f->label);
 	f->e = NULL;
@@ -475,14 +115,14 @@ grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 
 /** Append an entry; takes @p t over (also on failure). */
 static int
-flat_push(struct flat *f, struct term *t, uint8_t kind, uint32_t arg)
+flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg)
 {
 	if (f->n >= CLS_ENTRIES_MAX) {
-		term_free(t);
+		rule_cls_term_free(t);
 		return -E2BIG;
 	}
 	if (grow((void **)&f->e, &f->cap, f->n + 1, sizeof(*f->e)) < 0) {
-		term_free(t);
+		rule_cls_term_free(t);
 		return -ENOMEM;
 	}
 	f->e[f->n].t = *t;
@@ -533,7 +173,7 @@ result_of(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_
  * @p ret is where a RETURN resumes: a label, or LABEL_END in the base chain.
  */
 static int
-flat_chain(struct flat *f, const struct rule_chain *c, const struct term *path, uint32_t ret)
+flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *path, uint32_t ret)
 {
 	const struct rule_set *s = f->b->s;
 	int rc = 0;
@@ -541,14 +181,14 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct term *path, 
 	for (uint32_t j = 0; j < c->n_rules && rc >= 0; j++) {
 		const struct rule *r = &c->rules[j];
 		const struct rule_chain *target;
-		struct term t;
+		struct cls_term t;
 		uint32_t x;
 
-		rc = term_of_rule(r, f->fam, &t);
+		rc = rule_cls_term_of_rule(r, f->fam, &t);
 		if (rc > 0 && path != NULL) {
-			rc = term_and(&t, path);
+			rc = rule_cls_term_and(&t, path);
 			if (rc <= 0)
-				term_free(&t);
+				rule_cls_term_free(&t);
 		}
 		if (rc <= 0)
 			continue;
@@ -557,7 +197,7 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct term *path, 
 		case RULE_ACT_GOTO:
 			target = rule_set_chain_find(s, f->table, r->chain);
 			if (target == NULL) {
-				term_free(&t);
+				rule_cls_term_free(&t);
 				return -EINVAL;
 			}
 			if (r->action == RULE_ACT_GOTO) {
@@ -565,7 +205,7 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct term *path, 
 				rc = flat_chain(f, target, &t, ret);
 				if (rc >= 0)
 					rc = flat_push(f, &t, CLS_K_RESUME, ret);
-				term_free(&t);
+				rule_cls_term_free(&t);
 				break;
 			}
 			rc = flat_label(f, &x);
@@ -573,7 +213,7 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct term *path, 
 				rc = flat_chain(f, target, &t, x);
 			if (rc >= 0)
 				f->label[x] = f->n;
-			term_free(&t);
+			rule_cls_term_free(&t);
 			break;
 		case RULE_ACT_RETURN:
 			rc = flat_push(f, &t, CLS_K_RESUME, ret);
@@ -583,7 +223,7 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct term *path, 
 			if (rc >= 0)
 				rc = flat_push(f, &t, CLS_K_RESULT, x);
 			else
-				term_free(&t);
+				rule_cls_term_free(&t);
 			break;
 		}
 	}
@@ -641,45 +281,31 @@ def_field(struct rte_acl_config *cfg, uint8_t type, uint8_t size, uint8_t input,
 static void
 acl_config(struct rte_acl_config *cfg, uint8_t fam, uint32_t n_cat)
 {
-	const char *order = getenv("CLS_ORDER") ? getenv("CLS_ORDER") : "sdpm";
 	uint8_t in = 1;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->num_categories = n_cat;
-	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in4, proto));
-	cfg->defs[0].field_index = 0;
-	for (const char *o = order; *o; o++) {
-		unsigned int nw = fam == CLS_F4 ? 1 : 4;
-		uint32_t base;
-
-		switch (*o) {
-		case 's':
-		case 'd':
-			base = fam == CLS_F4 ? (*o == 's' ? offsetof(struct cls_in4, src) : offsetof(struct cls_in4, dst)) :
-				(*o == 's' ? offsetof(struct cls_in6, src) : offsetof(struct cls_in6, dst));
-			for (unsigned int i = 0; i < nw; i++) {
-				def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, base + 4 * i);
-				cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)((*o == 's' ? 1 : 1 + nw) + i);
-			}
-			break;
-		case 'p':
-			base = fam == CLS_F4 ? offsetof(struct cls_in4, sport) : offsetof(struct cls_in6, sport);
-			def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, base);
-			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(1 + 2 * nw);
-			def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, base + 2);
-			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(2 + 2 * nw);
-			break;
-		case 'm':
-			base = fam == CLS_F4 ? offsetof(struct cls_in4, meta) : offsetof(struct cls_in6, meta);
-			def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, base);
-			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(3 + 2 * nw);
-			def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, base + 1);
-			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(4 + 2 * nw);
-			def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in++, base + 2);
-			cfg->defs[cfg->num_fields - 1].field_index = (uint8_t)(5 + 2 * nw);
-			break;
-		}
+	if (fam == CLS_F4) {
+		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in4, proto));
+		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in4, src));
+		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in4, dst));
+		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, offsetof(struct cls_in4, sport));
+		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in4, dport));
+		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, meta));
+		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, pad));
+		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in4, pad) + 1);
+		return;
 	}
+	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in6, proto));
+	for (unsigned int i = 0; i < 4; i++)
+		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in6, src) + 4 * i);
+	for (unsigned int i = 0; i < 4; i++)
+		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in6, dst) + 4 * i);
+	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, offsetof(struct cls_in6, sport));
+	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in6, dport));
+	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in6, meta));
+	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in6, pad));
+	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in6, pad) + 1);
 }
 
 static uint32_t
@@ -704,7 +330,7 @@ acl_addr(struct rte_acl_field *f, uint8_t fam, const struct cls_pfx *p)
 
 /** Write the ACL rules of entry @p e (index @p idx, category @p cat) at @p out. */
 static uint8_t *
-acl_expand(uint8_t *out, size_t rsz, uint8_t fam, const struct term *t, unsigned int relax,
+acl_expand(uint8_t *out, size_t rsz, uint8_t fam, const struct cls_term *t, unsigned int relax,
 	uint32_t cat, uint32_t idx)
 {
 	static const struct cls_rng any8 = {0, UINT8_MAX}, any16 = {0, UINT16_MAX};
@@ -748,10 +374,61 @@ acl_expand(uint8_t *out, size_t rsz, uint8_t fam, const struct term *t, unsigned
 	return out;
 }
 
-/** Build one rte_acl context from rules [lo, hi) of @p rules; split in halves if too big. */
+/**
+ * Sort key of an ACL rule by shape: prefix lengths, which ranges are
+ * wildcards, the meta mask. rte_acl builds small tries from rules of one
+ * shape; mixing shapes multiplies nodes (a wildcard is copied under every
+ * branch that a more specific rule creates).
+ */
+static uint64_t
+acl_shape(const struct rte_acl_rule *r, uint8_t fam)
+{
+	const struct rte_acl_field *f = r->field;
+	unsigned int words = fam == CLS_F4 ? 1 : 4, src = 0, dst = 0;
+	unsigned int fport = 1 + 2 * words;
+	uint64_t k;
+
+	for (unsigned int i = 0; i < words; i++) {
+		src += f[1 + i].mask_range.u32;
+		dst += f[1 + words + i].mask_range.u32;
+	}
+	k = (uint64_t)src << 32 | (uint64_t)dst << 24;
+	k |= (uint64_t)(f[0].value.u8 == 0 && f[0].mask_range.u8 == UINT8_MAX) << 18;
+	k |= (uint64_t)(f[fport].value.u16 == 0 && f[fport].mask_range.u16 == UINT16_MAX) << 17;
+	k |= (uint64_t)(f[fport + 1].value.u16 == 0 &&
+		f[fport + 1].mask_range.u16 == UINT16_MAX) << 16;
+	k |= f[fport + 2].mask_range.u8;
+	return k;
+}
+
 static int
-ctx_build(struct bld *b, struct cls_bank *bk, uint8_t fam, const uint8_t *rules, size_t rsz,
-	uint32_t lo, uint32_t hi)
+acl_shape_cmp(const void *a, const void *b, void *arg)
+{
+	const struct rte_acl_rule *x = a, *y = b;
+	uint8_t fam = *(const uint8_t *)arg;
+	uint64_t kx = acl_shape(x, fam), ky = acl_shape(y, fam);
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x->data.userdata < y->data.userdata ? -1 : x->data.userdata > y->data.userdata;
+}
+
+/** Contexts built for the bank in progress. */
+struct ctxv {
+	struct rte_acl_ctx **v;
+	uint32_t n;
+	uint32_t cap;
+};
+
+/**
+ * Build rte_acl contexts from rules [lo, hi) of @p rules: one if rte_acl
+ * can, else (too many tries) sort the rules by shape and split in halves,
+ * recursively. A bank's results are merged by priority, so any partition
+ * of its rules is correct; each context costs one more trie walk per key.
+ */
+static int
+ctx_build(struct bld *b, struct ctxv *cv, uint32_t n_cat, uint8_t fam, uint8_t *rules,
+	size_t rsz, uint32_t lo, uint32_t hi, bool sorted)
 {
 	static uint32_t seq;
 	struct rte_acl_config cfg;
@@ -762,8 +439,8 @@ ctx_build(struct bld *b, struct cls_bank *bk, uint8_t fam, const uint8_t *rules,
 	uint32_t mid;
 	int rc;
 
-	if (bk->n_ctx >= CLS_BANK_CTX_MAX)
-		return -ENOSPC;
+	if (grow((void **)&cv->v, &cv->cap, cv->n + 1, sizeof(*cv->v)) < 0)
+		return -ENOMEM;
 	snprintf(name, sizeof(name), "%s.%x.%x", b->name, (unsigned int)getpid(),
 		__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	memset(&prm, 0, sizeof(prm));
@@ -777,18 +454,12 @@ ctx_build(struct bld *b, struct cls_bank *bk, uint8_t fam, const uint8_t *rules,
 		return rte_errno != 0 ? -rte_errno : -ENOMEM;
 	rc = rte_acl_add_rules(ctx, (const struct rte_acl_rule *)(rules + rsz * lo), hi - lo);
 	if (rc == 0) {
-		acl_config(&cfg, fam, bk->n_cat);
-		if (getenv("CLS_MAXSIZE"))
-			cfg.max_size = strtoull(getenv("CLS_MAXSIZE"), NULL, 0);
+		acl_config(&cfg, fam, n_cat);
 		rc = rte_acl_build(ctx, &cfg);
 	}
 	if (rc == 0) {
 		b->mem += heap_used() - before;
-		if (getenv("CLS_DUMP"))
-			rte_acl_dump(ctx);
-		if (getenv("CLS_ALG"))
-			rte_acl_set_ctx_classify(ctx, atoi(getenv("CLS_ALG")));
-		bk->ctx[bk->n_ctx++] = ctx;
+		cv->v[cv->n++] = ctx;
 		b->n_ctx++;
 		return 0;
 	}
@@ -797,10 +468,11 @@ ctx_build(struct bld *b, struct cls_bank *bk, uint8_t fam, const uint8_t *rules,
 		hi - lo > 1 ? ", splitting" : "");
 	if (hi - lo < 2 || (rc != -ENOMEM && rc != -ERANGE))
 		return rc;
-	/* Too many tries for one context: two contexts, results merged by priority. */
+	if (!sorted)
+		qsort_r(rules + rsz * lo, hi - lo, rsz, acl_shape_cmp, &fam);
 	mid = lo + (hi - lo) / 2;
-	rc = ctx_build(b, bk, fam, rules, rsz, lo, mid);
-	return rc < 0 ? rc : ctx_build(b, bk, fam, rules, rsz, mid, hi);
+	rc = ctx_build(b, cv, n_cat, fam, rules, rsz, lo, mid, true);
+	return rc < 0 ? rc : ctx_build(b, cv, n_cat, fam, rules, rsz, mid, hi, true);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -815,9 +487,11 @@ struct cut {
 	uint32_t *newi;   /**< per old entry: its new index */
 	uint8_t *relax;   /**< per new entry: RELAX_* bits */
 	uint8_t *start;   /**< per new position: starts a segment */
+	uint8_t *rtgt;    /**< per new position: a resume target */
 	uint32_t *seg1;   /**< per segment: its first new entry (n_seg + 1 items) */
 	uint32_t *segof;  /**< per new position: its segment (m: n_seg) */
 	uint8_t *need;    /**< per new entry: keeps its exact term */
+	uint8_t *dead;    /**< per new entry: shadowed, left out of the ACL */
 };
 
 static void
@@ -829,14 +503,16 @@ cut_free(struct cut *x)
 	free(x->newi);
 	free(x->relax);
 	free(x->start);
+	free(x->rtgt);
 	free(x->seg1);
 	free(x->segof);
 	free(x->need);
+	free(x->dead);
 }
 
 /** Copy term @p t into the program's run-time pools. */
 static void
-rterm_fill(struct cls_prog *p, struct cls_rterm *rt, const struct term *t, uint32_t *nr,
+rterm_fill(struct cls_prog *p, struct cls_rterm *rt, const struct cls_term *t, uint32_t *nr,
 	uint32_t *np)
 {
 	rt->meta_val = t->meta_val;
@@ -860,18 +536,56 @@ rterm_fill(struct cls_prog *p, struct cls_rterm *rt, const struct term *t, uint3
 	*np += t->dst.n;
 }
 
+/**
+ * Mark entries that can never be the first match: an earlier entry covers
+ * them and every key reaching them passed that entry (same segment, or
+ * segments apart only by cuts after relaxed entries, which no walk enters
+ * but by falling through). Shadowed and redundant rules are common in real
+ * sets, and costly in a trie. Candidates are the first CLS_COVER_MAX
+ * entries since the last resume target that restrict at most two fields.
+ */
+static void
+shadow(const struct flat *f, struct cut *x, uint32_t m, uint32_t *n_dead)
+{
+	uint32_t cov[CLS_COVER_MAX], n_cov = 0;
+
+	for (uint32_t i = 0; i < m; i++) {
+		const struct cls_term *t = &f->e[x->old[i]].t;
+		uint32_t k;
+
+		if (x->rtgt[i])
+			n_cov = 0;
+		for (k = 0; k < n_cov; k++)
+			if (rule_cls_term_covers(&f->e[x->old[cov[k]]].t, t))
+				break;
+		if (k < n_cov) {
+			x->dead[i] = 1;
+			(*n_dead)++;
+			continue;
+		}
+		if (n_cov < CLS_COVER_MAX && rule_cls_term_narrow(t) <= 2)
+			cov[n_cov++] = i;
+	}
+}
+
 /** Expand the entries of a non-linear bank into rte_acl contexts. */
 static int
 bank_acl(struct bld *b, struct cls_prog *p, struct cls_bank *bk, const struct flat *f,
 	const struct cut *x)
 {
 	size_t rsz = RTE_ACL_RULE_SZ(p->fam == CLS_F4 ? NF4 : NF6);
+	struct ctxv cv = {0};
 	uint64_t count = 0;
 	uint8_t *rules, *w;
 	int rc;
 
 	for (uint32_t i = bk->first; i < bk->first + bk->n; i++)
-		count += term_width(&f->e[x->old[i]].t, x->relax[i]);
+		if (!x->dead[i])
+			count += rule_cls_term_width(&f->e[x->old[i]].t, x->relax[i]);
+	if (count == 0) {
+		bk->n = 0; /* cannot happen: a segment's first entry is never shadowed */
+		return 0;
+	}
 	if (b->acl_rules + count > CLS_ACL_RULES_MAX)
 		return -E2BIG;
 	b->acl_rules += count;
@@ -880,10 +594,24 @@ bank_acl(struct bld *b, struct cls_prog *p, struct cls_bank *bk, const struct fl
 		return -ENOMEM;
 	w = rules;
 	for (uint32_t i = bk->first; i < bk->first + bk->n; i++)
-		w = acl_expand(w, rsz, p->fam, &f->e[x->old[i]].t, x->relax[i],
-			p->entries[i].seg - bk->seg_first, i);
-	rc = ctx_build(b, bk, p->fam, rules, rsz, 0, (uint32_t)count);
+		if (!x->dead[i])
+			w = acl_expand(w, rsz, p->fam, &f->e[x->old[i]].t, x->relax[i],
+				p->entries[i].seg - bk->seg_first, i);
+	rc = ctx_build(b, &cv, bk->n_cat, p->fam, rules, rsz, 0, (uint32_t)count, false);
 	free(rules);
+	if (rc == 0) {
+		bk->ctx = rt_alloc(b, sizeof(*bk->ctx) * cv.n);
+		if (bk->ctx == NULL)
+			rc = -ENOMEM;
+	}
+	if (rc == 0) {
+		memcpy(bk->ctx, cv.v, sizeof(*bk->ctx) * cv.n);
+		bk->n_ctx = cv.n;
+	} else {
+		for (uint32_t i = 0; i < cv.n; i++)
+			rte_acl_free(cv.v[i]);
+	}
+	free(cv.v);
 	return rc;
 }
 
@@ -901,11 +629,13 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 	x.newi = calloc(n + 1, sizeof(*x.newi));
 	x.relax = calloc(n + 1, sizeof(*x.relax));
 	x.start = calloc(n + 1, sizeof(*x.start));
+	x.rtgt = calloc(n + 1, sizeof(*x.rtgt));
 	x.seg1 = calloc(n + 2, sizeof(*x.seg1));
 	x.segof = calloc(n + 1, sizeof(*x.segof));
 	x.need = calloc(n + 1, sizeof(*x.need));
-	if (!x.tgt || !x.next || !x.old || !x.newi || !x.relax || !x.start || !x.seg1 ||
-		!x.segof || !x.need)
+	x.dead = calloc(n + 1, sizeof(*x.dead));
+	if (!x.tgt || !x.next || !x.old || !x.newi || !x.relax || !x.start || !x.rtgt || !x.seg1 ||
+		!x.segof || !x.need || !x.dead)
 		goto out;
 
 	/* Drop resume entries that skip no kept entry (the last RETURN of a chain...). */
@@ -936,8 +666,9 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 
 			x.tgt[x.old[i]] = t == n ? m : x.newi[t];
 			x.start[x.tgt[x.old[i]]] = 1;
+			x.rtgt[x.tgt[x.old[i]]] = 1;
 		}
-		x.relax[i] = (uint8_t)term_relax(&e->t);
+		x.relax[i] = (uint8_t)rule_cls_term_relax(&e->t);
 		if (x.relax[i] != 0)
 			x.start[i + 1] = 1;
 	}
@@ -954,12 +685,10 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 	p->n_seg = n_seg;
 	p->n_banks = (n_seg + CLS_BANK_SEGS - 1) / CLS_BANK_SEGS;
 	p->entries = rt_alloc(b, sizeof(*p->entries) * m);
-	p->seg_bank = rt_alloc(b, sizeof(*p->seg_bank) * n_seg);
 	p->banks = rt_alloc(b, sizeof(*p->banks) * p->n_banks);
-	if (p->entries == NULL || p->seg_bank == NULL || p->banks == NULL)
+	if (p->entries == NULL || p->banks == NULL)
 		goto out;
 	for (uint32_t s = 0, i = 0; s < n_seg; s++) {
-		p->seg_bank[s] = s / CLS_BANK_SEGS;
 		for (; i < x.seg1[s + 1]; i++) {
 			const struct fent *e = &f->e[x.old[i]];
 			struct cls_entry *ce = &p->entries[i];
@@ -972,6 +701,7 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 			ce->arg = e->kind == CLS_K_RESULT ? e->arg : x.segof[x.tgt[x.old[i]]];
 		}
 	}
+	shadow(f, &x, m, &b->n_shadowed);
 	for (uint32_t k = 0; k < p->n_banks; k++) {
 		struct cls_bank *bk = &p->banks[k];
 
@@ -989,7 +719,7 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 
 	/* Exact terms, for linear banks and relaxed entries. */
 	for (uint32_t i = 0; i < m; i++) {
-		const struct term *t = &f->e[x.old[i]].t;
+		const struct cls_term *t = &f->e[x.old[i]].t;
 
 		if (!x.need[i])
 			continue;
@@ -1028,12 +758,14 @@ out:
 static void
 prog_free(struct cls_prog *p)
 {
-	if (p->banks != NULL)
-		for (uint32_t k = 0; k < p->n_banks; k++)
+	if (p->banks != NULL) {
+		for (uint32_t k = 0; k < p->n_banks; k++) {
 			for (uint32_t i = 0; i < p->banks[k].n_ctx; i++)
 				rte_acl_free(p->banks[k].ctx[i]);
+			rte_free(p->banks[k].ctx);
+		}
+	}
 	rte_free(p->entries);
-	rte_free(p->seg_bank);
 	rte_free(p->banks);
 	rte_free(p->terms);
 	rte_free(p->rng);
@@ -1179,6 +911,7 @@ rule_cls_build(const struct rule_set *s, const char *name, int socket)
 	c->stats.n_programs = c->n_progs;
 	c->stats.n_contexts = b.n_ctx;
 	c->stats.n_checked = b.n_checked;
+	c->stats.n_shadowed = b.n_shadowed;
 	c->stats.n_acl_rules = b.acl_rules;
 	c->stats.mem_bytes = b.mem;
 	c->stats.build_ns = now_ns() - t0;

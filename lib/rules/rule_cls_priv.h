@@ -29,8 +29,6 @@
 #define CLS_BURST 32
 /** Segments per bank (rte_acl categories). */
 #define CLS_BANK_SEGS RTE_ACL_MAX_CATEGORIES
-/** Most rte_acl contexts one bank may be split into when a build fails. */
-#define CLS_BANK_CTX_MAX 8
 /** Banks with at most this many entries are scanned linearly, without rte_acl. */
 #define CLS_LINEAR_MAX 4
 /**
@@ -38,7 +36,9 @@
  * sets); wider entries put a relaxed form in the ACL and are re-checked
  * exactly after a hit.
  */
-#define CLS_EXPAND_MAX 256
+#define CLS_EXPAND_MAX 512
+/** Entries of a segment tried as cover of later ones (shadowed entries are left out). */
+#define CLS_COVER_MAX 256
 /** Most entries in one program (priorities and userdata must fit). */
 #define CLS_ENTRIES_MAX (1u << 22)
 /** Most ACL rules in one classifier. */
@@ -142,13 +142,13 @@ struct cls_entry {
 	uint32_t term;   /**< index in cls_prog::terms, or UINT32_MAX */
 };
 
-/** Up to CLS_BANK_SEGS consecutive segments, searched together. */
+/** Up to CLS_BANK_SEGS consecutive segments, searched together (bank i: from i * CLS_BANK_SEGS). */
 struct cls_bank {
 	uint32_t seg_first;
 	uint32_t n_seg;
 	uint32_t n_cat;     /**< categories: 1 or a multiple of 4 >= n_seg */
 	uint32_t n_ctx;     /**< rte_acl contexts (0: linear bank) */
-	struct rte_acl_ctx *ctx[CLS_BANK_CTX_MAX];
+	struct rte_acl_ctx **ctx; /**< usually one; more when rte_acl could not take all rules */
 	uint32_t first;     /**< linear bank: its entries first .. first + n - 1 */
 	uint32_t n;
 };
@@ -162,7 +162,6 @@ struct cls_prog {
 	uint32_t n_seg;
 	uint32_t n_banks;
 	struct cls_entry *entries;
-	uint32_t *seg_bank;  /**< bank of each segment */
 	struct cls_bank *banks;
 	struct cls_rterm *terms;
 	struct cls_rng *rng;
@@ -192,7 +191,75 @@ struct rule_cls {
 	struct rule_cls_stats stats;
 };
 
-/** Does term @p t match the key @p in of family @p fam? (rule_cls.c) */
-bool cls_term_match(const struct cls_prog *p, const struct cls_rterm *t, const union cls_in *in);
+
+/*
+ * Build-time terms (rule_cls_term.c)
+ */
+
+/** Sorted, disjoint ranges; n == 0 is the empty set. */
+struct cls_rlist {
+	uint32_t n;
+	struct cls_rng *v;
+};
+
+/** Disjoint prefixes; n == 0 is the empty set. */
+struct cls_plist {
+	uint32_t n;
+	struct cls_pfx *v;
+};
+
+/** The condition of a flattened entry (see rule_cls_term.c). */
+struct cls_term {
+	uint8_t meta_val;
+	uint8_t meta_mask;
+	struct cls_rlist proto;
+	struct cls_rlist sport;
+	struct cls_rlist dport;
+	struct cls_plist src;
+	struct cls_plist dst;
+};
+
+/** Fields an entry may give up (relax to "any") in the ACL: bits of rule_cls_term_width(). */
+#define RELAX_PROTO 0x01
+#define RELAX_SRC 0x02
+#define RELAX_DST 0x04
+#define RELAX_SPORT 0x08
+#define RELAX_DPORT 0x10
+
+
+/** Free a term's lists (the term is left empty). */
+void rule_cls_term_free(struct cls_term *t);
+
+/**
+ * The condition of rule @p r on keys of family @p fam (CLS_F4, CLS_F6).
+ * @return 1, 0 if it matches no such key (@p t left empty), -ENOMEM.
+ */
+int rule_cls_term_of_rule(const struct rule *r, uint8_t fam, struct cls_term *t);
+
+/**
+ * @p a becomes a AND b.
+ * @return 1, 0 if that is empty (@p a must still be freed), -ENOMEM.
+ */
+int rule_cls_term_and(struct cls_term *a, const struct cls_term *b);
+
+/** ACL rules the term expands to, the fields in @p relax (RELAX_*) counted as "any". */
+uint64_t rule_cls_term_width(const struct cls_term *t, unsigned int relax);
+
+/** Fields (RELAX_*) to relax, widest first, so the term expands to <= CLS_EXPAND_MAX rules. */
+unsigned int rule_cls_term_relax(const struct cls_term *t);
+
+/** Does every key that matches @p x match @p e? */
+bool rule_cls_term_covers(const struct cls_term *e, const struct cls_term *x);
+
+/** How many of proto, src, dst, sport, dport the term restricts. */
+unsigned int rule_cls_term_narrow(const struct cls_term *t);
+
+/*
+ * Run time (rule_cls.c)
+ */
+
+/** Does run-time term @p t of program @p p match the key @p in? */
+bool rule_cls_term_match(const struct cls_prog *p, const struct cls_rterm *t,
+	const union cls_in *in);
 
 #endif /* GUFC_RULE_CLS_PRIV_H */

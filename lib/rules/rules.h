@@ -652,6 +652,7 @@ struct rule_cls_stats {
 	uint32_t n_entries;   /**< rules after inlining chains, all programs */
 	uint32_t n_segments;  /**< entry points (program starts and RETURN targets) */
 	uint32_t n_checked;   /**< entries too wide to expand: re-checked after an ACL hit */
+	uint32_t n_shadowed;  /**< entries left out: an earlier entry covers them */
 	uint64_t n_acl_rules; /**< ACL rules after expanding negations and lists */
 	uint64_t mem_bytes;   /**< DPDK heap held; approximate if other threads allocate meanwhile */
 	uint64_t build_ns;    /**< time rule_cls_build() took */

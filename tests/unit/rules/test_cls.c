@@ -31,6 +31,8 @@
 #include <rte_acl.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_memory.h>
 
 #include "rules.h"
@@ -75,6 +77,19 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/** DPDK heap in use, all sockets: rule_cls_free() must give back all of it. */
+static uint64_t
+heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	return sum;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -670,10 +685,10 @@ print_stats(const char *what, const struct rule_set *s, const struct rule_cls *c
 	struct rule_cls_stats st;
 
 	assert_int_equal(rule_cls_stats(c, &st), 0);
-	printf("  %s: %u rules -> %u programs, %u entries, %u segments, %u checked, %" PRIu64
-	       " ACL rules, %u contexts, %.1f MB, built in %.1f ms\n", what,
-		rule_set_rule_count(s), st.n_programs, st.n_entries, st.n_segments, st.n_checked,
-		st.n_acl_rules, st.n_contexts, (double)st.mem_bytes / 1e6,
+	printf("  %s: %u rules -> %u programs, %u entries (%u shadowed), %u segments, %u "
+	       "checked, %" PRIu64 " ACL rules, %u contexts, %.1f MB, built in %.1f ms\n", what,
+		rule_set_rule_count(s), st.n_programs, st.n_entries, st.n_shadowed, st.n_segments,
+		st.n_checked, st.n_acl_rules, st.n_contexts, (double)st.mem_bytes / 1e6,
 		(double)st.build_ns / 1e6);
 }
 
@@ -944,6 +959,7 @@ test_wide(void **state)
 	struct rule_set *s;
 	struct rule_cls *c;
 	struct tally t = {0};
+	uint64_t heap0;
 
 	(void)state;
 	s = set_of("chain X\n"
@@ -955,6 +971,7 @@ test_wide(void **state)
 		   "jump X src !2001:db8::1:0/120 dst !::/1\n"
 		   "drop src !10.1.2.3 dst !10.3.2.1 proto tcp sport !1-2,4,6,8,10 dport !22,80\n"
 		   "accept\n");
+	heap0 = heap_bytes();
 	c = build(s);
 	assert_int_equal(rule_cls_stats(c, &st), 0);
 	print_stats("wide", s, c);
@@ -962,6 +979,7 @@ test_wide(void **state)
 	seed(13);
 	compare_random(s, c, 20000, &t);
 	rule_cls_free(c);
+	assert_int_equal(heap_bytes(), heap0);
 	rule_set_free(s);
 }
 
@@ -975,6 +993,7 @@ test_many_segments(void **state)
 	struct rule_cls *c;
 	struct tally t = {0};
 	size_t len = 0;
+	uint64_t heap0;
 
 	(void)state;
 	assert_non_null(text);
@@ -988,6 +1007,7 @@ test_many_segments(void **state)
 		len += (size_t)snprintf(text + len, 65536 - len,
 			"jump R src 10.%u.0.0/15\naccept proto tcp dport %u\n", 2 * i, i * 100 + 25);
 	s = set_of(text);
+	heap0 = heap_bytes();
 	c = build(s);
 	assert_int_equal(rule_cls_stats(c, &st), 0);
 	print_stats("segments", s, c);
@@ -995,6 +1015,7 @@ test_many_segments(void **state)
 	seed(17);
 	compare_random(s, c, 20000, &t);
 	rule_cls_free(c);
+	assert_int_equal(heap_bytes(), heap0);
 	rule_set_free(s);
 	free(text);
 }
@@ -1251,6 +1272,54 @@ test_10k(void **state)
 	big_set_test("10k mixed", mixed_set(10000), 20000, 4);
 }
 
+/*
+ * Rules that are hard on rte_acl: independent random prefixes of every
+ * length on both addresses, port ranges, nothing shadowed. One context
+ * cannot take them all (too many tries), so the bank is split over
+ * several; the answers must not change.
+ */
+static void
+test_hard(void **state)
+{
+	struct rule_set *s = rule_set_create();
+	struct rule_cls_stats st;
+	struct rule_cls *c;
+	struct tally t = {0};
+	uint64_t heap0;
+	struct rule r;
+
+	(void)state;
+	assert_non_null(s);
+	seed(77);
+	for (unsigned int i = 0; i < 3000; i++) {
+		rule_init(&r);
+		r.family = FC_AF_INET4;
+		r.action = chance(50) ? RULE_ACT_ACCEPT : RULE_ACT_DROP;
+		r.match = RULE_M_SRC | RULE_M_DST | RULE_M_PROTO | RULE_M_DPORT;
+		r.proto = 6;
+		rand_addr(FC_AF_INET4, r.src.addr);
+		r.src.len = (uint8_t)(8 + rn(25));
+		cut(r.src.addr, r.src.len);
+		rand_addr(FC_AF_INET4, r.dst.addr);
+		r.dst.len = (uint8_t)(8 + rn(25));
+		cut(r.dst.addr, r.dst.len);
+		rand_ports(&r.dport, 2);
+		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
+			RULE_POS_END, &r, NULL), 0);
+	}
+	heap0 = heap_bytes();
+	c = build(s);
+	assert_int_equal(rule_cls_stats(c, &st), 0);
+	print_stats("hard", s, c);
+	/* One program with rules (IPv4 filter): more than one context means a split. */
+	assert_true(st.n_contexts > 1);
+	seed(78);
+	compare_random(s, c, 20000, &t);
+	rule_cls_free(c);
+	assert_int_equal(heap_bytes(), heap0);
+	rule_set_free(s);
+}
+
 /* The application builds in a background pthread that EAL does not know. */
 struct bg {
 	const struct rule_set *s;
@@ -1380,6 +1449,7 @@ main(void)
 		cmocka_unit_test(test_wide),
 		cmocka_unit_test(test_many_segments),
 		cmocka_unit_test(test_random_sets),
+		cmocka_unit_test(test_hard),
 		cmocka_unit_test(test_pthread_build),
 		cmocka_unit_test(test_1k),
 		cmocka_unit_test(test_10k),

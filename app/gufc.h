@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc.h — private header of the gufc binary: settings, configuration,
+ * the application context and the functions each app/ file provides.
+ *
+ * Files: gufc_main.c (startup, roles, shutdown), gufc_opts.c (command line),
+ * gufc_config.c (config file), gufc_port.c (ethdev setup), gufc_rx.c (RX
+ * lcore fast path), gufc_slow.c (rules lcore: upcalls, fragments, control
+ * ring, channel consumers), gufc_stats.c (counters, summary, JSON),
+ * gufc_shell_hook.c (the hook the interactive shell plugs into).
+ *
+ * Ownership: one struct gufc_app, created by main() on the main lcore.
+ * Settings and configuration are written before lcores launch and read-only
+ * afterwards; run-time changes go through the control ring to the rules
+ * lcore. Counters are per lcore (struct gufc_lcore::st), written by their
+ * lcore only and summed by readers.
+ */
+#ifndef GUFC_H
+#define GUFC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+
+#include "channel.h"
+#include "flowcache.h"
+#include "gufc_drops.h"
+#include "rules.h"
+
+extern int gufc_logtype;
+#define GUFC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, gufc_logtype, "gufc: " fmt "\n", ##__VA_ARGS__)
+
+#define GUFC_MAX_PORTS 32
+#define GUFC_MAX_RXQ 16		/**< RX queues per port */
+#define GUFC_MAX_RX_LCORES 30	/**< producer ids 0..29; the rules lcore is the next */
+#define GUFC_BURST_MAX 64	/**< fc_table_lookup_bulk() takes at most 64 */
+#define GUFC_BURST_DEFAULT 32
+#define GUFC_PATH_MAX 512
+#define GUFC_MAX_CHANNELS_CFG 64
+#define GUFC_MAX_LOCALS 256
+#define GUFC_MAX_ROUTES 1024
+
+/* ------------------------------------------------------------------------ */
+/* Settings (command line and "set KEY VALUE")                               */
+/* ------------------------------------------------------------------------ */
+
+enum gufc_frag_mode { GUFC_FRAG_REASSEMBLE, GUFC_FRAG_DROP };
+enum gufc_nonip_mode { GUFC_NONIP_DEFAULT, GUFC_NONIP_DROP };
+
+/**
+ * X(field, "key", kind, default) — kinds: U32 (number), BOOL (on|off),
+ * FULL (evict|refuse), FRAG (reassemble|drop), NONIP (pass|drop).
+ */
+#define GUFC_SETTINGS(X) \
+	X(flows, "flows", U32, 65536) \
+	X(burst, "burst", U32, GUFC_BURST_DEFAULT) \
+	X(rxq, "rxq", U32, 1) \
+	X(rxd, "rxd", U32, 1024) \
+	X(txd, "txd", U32, 1024) \
+	X(mbufs, "mbufs", U32, 16383) \
+	X(upcall_ring, "upcall-ring", U32, 4096) \
+	X(channel_size, "channel-size", U32, 4096) \
+	X(stats_period, "stats-period", U32, 0) \
+	X(idle_exit, "idle-exit", U32, 0) \
+	X(conntrack, "conntrack", BOOL, 1) \
+	X(tcp_strict, "tcp-strict", BOOL, 0) \
+	X(full_policy, "full-policy", FULL, FC_FULL_EVICT_IDLE) \
+	X(fragments, "fragments", FRAG, GUFC_FRAG_REASSEMBLE) \
+	X(frag_timeout, "frag-timeout", U32, 2000) \
+	X(non_ip, "non-ip", NONIP, GUFC_NONIP_DEFAULT) \
+	X(flow_timeout, "flow-timeout", U32, 30000) \
+	X(nat_bindings, "nat-bindings", U32, 65536) \
+	X(promisc, "promisc", BOOL, 1)
+
+enum gufc_setting_id {
+#define GUFC_SET_ENUM(f, key, kind, def) GUFC_SET_##f,
+	GUFC_SETTINGS(GUFC_SET_ENUM)
+#undef GUFC_SET_ENUM
+	GUFC_SET__COUNT
+};
+
+struct gufc_settings {
+#define GUFC_SET_FIELD(f, key, kind, def) uint32_t f;
+	GUFC_SETTINGS(GUFC_SET_FIELD)
+#undef GUFC_SET_FIELD
+	/** Conntrack timeouts (ms), "set timeout.NAME MS". */
+	uint32_t ct_timeout[MOD_CT_TO__COUNT];
+	uint64_t set_by_cli; /**< bit per enum gufc_setting_id: the command line wins */
+	uint32_t ct_timeout_set_by_cli;
+};
+
+void gufc_settings_init(struct gufc_settings *s);
+/**
+ * Set KEY to VALUE (text). @p from_cli marks it so that a config file does
+ * not override it; a config value for a key the command line set is ignored.
+ * @param err  receives a message on error
+ * @return 0, -ENOENT (no such key), -EINVAL (bad value: @p err says why).
+ */
+int gufc_setting_set(struct gufc_settings *s, const char *key, const char *value, bool from_cli,
+	const char **err);
+/** Write "key value" lines. */
+void gufc_settings_dump(const struct gufc_settings *s, FILE *f);
+
+/* ------------------------------------------------------------------------ */
+/* Configuration (config file and command line)                              */
+/* ------------------------------------------------------------------------ */
+
+struct gufc_prefix {
+	uint8_t family; /**< FC_AF_INET4 / FC_AF_INET6 */
+	uint8_t addr[16];
+	uint8_t len;
+};
+
+struct gufc_route {
+	struct gufc_prefix pfx;
+	uint16_t port;
+};
+
+struct gufc_chan_cfg {
+	char name[CHAN_NAME_MAX + 1];
+	enum chan_cons_kind kind;
+	char pcap[GUFC_PATH_MAX]; /**< PCAP: file as written */
+	uint16_t tx_port;
+	uint16_t tx_queue;
+	bool tx_queue_set;
+	uint32_t size;  /**< ring slots, 0 = channel-size setting */
+	bool perflow;   /**< APP: give each flow its own ring from the pool */
+};
+
+struct gufc_config {
+	struct gufc_settings set;
+	char rules_file[GUFC_PATH_MAX];
+	char ipt_file[GUFC_PATH_MAX];
+	char config_file[GUFC_PATH_MAX];
+	char script_file[GUFC_PATH_MAX];
+	char stats_json[GUFC_PATH_MAX];
+	char pcap_dir[GUFC_PATH_MAX];
+	bool interactive;
+	char rx_lcores[128];   /**< lcore list text, "" = default */
+	int rules_lcore;       /**< -1 = default */
+	unsigned int n_locals;
+	struct gufc_prefix locals[GUFC_MAX_LOCALS];
+	unsigned int n_routes;
+	struct gufc_route routes[GUFC_MAX_ROUTES];
+	unsigned int n_chans;
+	struct gufc_chan_cfg chans[GUFC_MAX_CHANNELS_CFG];
+};
+
+/**
+ * Parse the gufc arguments (after EAL's "--").
+ * @return 0 to run, 1 when --help was printed (exit 0), -EINVAL on a bad
+ *   argument (a message naming it was printed).
+ */
+int gufc_opts_parse(struct gufc_config *cfg, int argc, char **argv);
+void gufc_usage(FILE *f, const char *prog);
+
+/**
+ * Load a config file into @p cfg, all or nothing: on error @p cfg is
+ * unchanged and "FILE:LINE:COL: message: 'token'" was printed.
+ * @return 0 or -errno.
+ */
+int gufc_config_load(struct gufc_config *cfg, const char *path);
+/** Parse "a.b.c.d/len" or "v6/len" (no length: host). @return 0 or -EINVAL. */
+int gufc_prefix_parse(const char *s, struct gufc_prefix *p);
+int gufc_prefix_format(const struct gufc_prefix *p, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Run-time context                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Counters of one lcore, written by it only. */
+struct gufc_stats {
+	uint64_t rx;
+	uint64_t rx_bytes;
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t upcalls;	/**< packets put on the upcall ring */
+	uint64_t upcall_stale;
+	uint64_t upcall_interest;
+	uint64_t slow_pkts;	/**< packets handled by the rules lcore */
+	uint64_t fwd_pkts;	/**< packets handed to chan_enqueue_burst() */
+	uint64_t frag_in;	/**< fragments given to reassembly */
+	uint64_t frag_out;	/**< datagrams reassembled */
+	uint64_t frag_dropped;	/**< fragments dropped on their own (FRAG_FAILED) */
+	uint64_t tx_pkts;	/**< packets transmitted by TX channel consumers */
+	uint64_t non_ip_pass;
+	uint64_t loops;
+	uint64_t busy_loops;
+	uint64_t last_rx_tsc;
+	uint64_t drops[GUFC_DROP__COUNT];
+} __rte_cache_aligned;
+
+/** One RX queue served by an RX lcore. */
+struct gufc_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+
+#define GUFC_ROLE_RX 0x1
+#define GUFC_ROLE_RULES 0x2
+#define GUFC_ROLE_MAIN 0x4
+
+/** One lcore's context: its roles, queues and counters. */
+struct gufc_lcore {
+	struct gufc_stats st;
+	unsigned int lcore_id;
+	unsigned int roles;
+	unsigned int rx_index; /**< RX lcores: reader and producer id, upcall ring index */
+	unsigned int n_rxq;
+	struct gufc_rxq rxq[GUFC_MAX_PORTS * GUFC_MAX_RXQ];
+	struct rte_ring *upcall; /**< RX lcores: SPSC ring to the rules lcore */
+	volatile int rx_done;    /**< RX role stopped (shutdown) */
+	struct gufc_app *app;
+} __rte_cache_aligned;
+
+/** Meta data kept in the mbuf's private area on its way to the rules lcore. */
+struct gufc_meta {
+	struct fc_pkt pkt;
+	uint8_t res;  /**< enum fc_parse_result */
+	uint8_t why;  /**< enum rule_upcall_reason */
+};
+
+static inline struct gufc_meta *
+gufc_meta(struct rte_mbuf *m)
+{
+	return (struct gufc_meta *)rte_mbuf_to_priv(m);
+}
+
+/** Phases of a run. */
+enum gufc_phase {
+	GUFC_PHASE_RUN,
+	GUFC_PHASE_STOP_RX, /**< RX stops; rules lcore drains everything */
+	GUFC_PHASE_DONE,    /**< all drained: every loop returns */
+};
+
+/** Control messages, main lcore -> rules lcore. */
+enum gufc_ctl_type {
+	GUFC_CTL_COMMIT,    /**< new rule set: rule_engine_commit() */
+	GUFC_CTL_CLS_READY, /**< classifier built: rule_engine_cls_ready() (rules lcore frees msg) */
+	GUFC_CTL_ROUTE_ADD,
+	GUFC_CTL_ROUTE_DEL,
+	GUFC_CTL_CLS_WANTED, /**< rules lcore -> main: build a classifier from @c set */
+};
+
+/**
+ * A control message. Synchronous ones (COMMIT, ROUTE_*) are owned by the
+ * sender, which waits for @c done; CLS_READY and CLS_WANTED are owned by
+ * the receiver, which frees them.
+ */
+struct gufc_ctl_msg {
+	enum gufc_ctl_type type;
+	struct rule_set *set;
+	struct rule_cls *cls;
+	uint32_t gen;
+	struct gufc_route route;
+	int result;          /**< written by the rules lcore */
+	volatile int done;   /**< set by the rules lcore when applied */
+	struct gufc_app *app; /**< CLS_WANTED: for the builder thread */
+};
+
+struct gufc_port {
+	bool used;
+	uint16_t n_rxq;
+	uint16_t n_txq;
+	uint16_t pair;     /**< paired port (default forwarding) */
+	int tx_chan;       /**< TX channel of this port (queue 0) */
+	struct rte_ether_addr mac;
+	char name[RTE_ETH_NAME_MAX_LEN];
+};
+
+struct gufc_slow; /* gufc_slow.c */
+
+struct gufc_app {
+	struct gufc_config cfg;
+	uint64_t hz;
+	uint64_t start_tsc;
+	struct rte_mempool *pool;
+	uint16_t n_ports;
+	struct gufc_port ports[GUFC_MAX_PORTS];
+	struct fc_locals *locals;
+	struct rule_engine *eng;     /**< the slow path; single writer: the rules lcore */
+	struct fc_table *tab4;       /**< rule_engine_table(eng, FC_AF_INET4) */
+	struct fc_table *tab6;
+	const struct mod_nat *nat;   /**< rule_engine_nat(eng), may be NULL */
+	struct chan_table *chans;
+	struct rte_ring *ctl;        /**< control ring, main (and builder threads) -> rules lcore */
+	struct rte_ring *to_main;    /**< rules lcore -> main: classifier builds wanted */
+	struct gufc_slow *slow;      /**< rules-lcore state */
+	volatile int cls_building;   /**< a classifier build thread runs (main lcore) */
+	bool def_chan_configured;    /**< "channel default ..." in the config */
+	/** Per input port: the channel of accepted packets without channel or route. */
+	uint16_t def_chan[GUFC_MAX_PORTS];
+	/** Per output port: its TX channel. */
+	uint16_t port_chan[GUFC_MAX_PORTS];
+	unsigned int n_lcores;
+	struct gufc_lcore *lc[RTE_MAX_LCORE];
+	unsigned int n_rx;
+	struct gufc_lcore *rx[GUFC_MAX_RX_LCORES];
+	struct gufc_lcore *rules_lc;
+	unsigned int rules_producer; /**< producer id of the rules lcore (= n_rx) */
+	volatile int phase;          /**< enum gufc_phase */
+	volatile int quit;           /**< signal or shell asked to stop */
+	int exit_code;
+};
+
+/* gufc_port.c */
+int gufc_ports_init(struct gufc_app *app);
+void gufc_ports_fini(struct gufc_app *app);
+
+/* gufc_rx.c */
+/** One RX iteration over the lcore's queues. @return packets received. */
+unsigned int gufc_rx_poll(struct gufc_lcore *lc, uint32_t now_ms);
+/** Deliver packets to channels grouped by destination; counts drops. */
+void gufc_deliver(struct gufc_app *app, struct gufc_stats *st, uint16_t producer,
+	struct rte_mbuf **m, const uint16_t *dest, unsigned int n);
+/** Coarse time in ms since start. */
+static inline uint32_t
+gufc_now_ms(const struct gufc_app *app)
+{
+	return (uint32_t)((rte_get_tsc_cycles() - app->start_tsc) / (app->hz / 1000));
+}
+
+/* gufc_slow.c */
+int gufc_slow_init(struct gufc_app *app);
+void gufc_slow_fini(struct gufc_app *app);
+/** One rules-lcore iteration. @return work done (packets). */
+unsigned int gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now_ms);
+/** Channel consumers (TX, pcap, discard). @return packets consumed. */
+unsigned int gufc_consume(struct gufc_app *app, struct gufc_lcore *lc);
+/** Anything still in flight (upcall rings, channel rings)? */
+bool gufc_slow_busy(struct gufc_app *app);
+/** At shutdown: fragments still waiting, counted as drops. */
+void gufc_slow_flush(struct gufc_app *app, struct gufc_lcore *lc);
+/**
+ * Channel for an accepted packet received on @p in_port: the flow's named
+ * channel; else the TX channel of its routed port; else (no route, or to
+ * this host) the default: channel 0 if the config declares it, else the TX
+ * channel of the paired port.
+ */
+static inline uint16_t
+gufc_dest(const struct gufc_app *app, uint16_t channel, uint16_t out_port, uint16_t in_port)
+{
+	if (channel != CHAN_ID_DEFAULT)
+		return channel;
+	if (out_port < GUFC_MAX_PORTS && app->ports[out_port].used)
+		return app->port_chan[out_port];
+	return app->def_chan[in_port & (GUFC_MAX_PORTS - 1)];
+}
+
+/* Control API: main lcore (config loader, shell, telemetry). */
+/**
+ * Commit a rule set (ownership passes, whatever the result): channels it
+ * names are created, the rules lcore swaps it in, and the classifier is
+ * rebuilt in the background. Waits until the rules lcore applied it (the
+ * calling lcore keeps doing its other roles meanwhile).
+ * @return 0 or -errno. Context: main lcore.
+ */
+int gufc_ctl_commit(struct gufc_app *app, struct rule_set *set);
+/** Add or delete a route (applied by the rules lcore). @return 0 or -errno. */
+int gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add);
+/** Main lcore: start classifier builds the rules lcore asked for. */
+void gufc_ctl_main_poll(struct gufc_app *app);
+/** One pass of every role of the calling lcore except MAIN's. */
+unsigned int gufc_lcore_work(struct gufc_lcore *lc, uint32_t now_ms);
+/** Create the channels a rule set names that do not exist yet. */
+int gufc_channels_for_rules(struct gufc_app *app, const struct rule_set *set);
+
+/* gufc_stats.c */
+struct gufc_totals {
+	struct gufc_stats sum;
+	uint64_t delivered;
+	uint64_t drops_total;
+	struct chan_totals ct;
+	struct fc_table_stats t4, t6;
+	struct rule_engine_stats es;
+	bool pool_ok;
+	unsigned int pool_size;
+	unsigned int pool_avail;
+};
+bool gufc_accounting_ok(const struct gufc_totals *t);
+void gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t);
+void gufc_stats_line(struct gufc_app *app, FILE *f);
+/** Print the final summary. @return true if the accounting invariant holds. */
+bool gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f);
+int gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *path);
+
+/* gufc_shell_hook.c: the interactive shell plugs in here (weak defaults). */
+/**
+ * Start the shell: run @p script (if not NULL) command by command, then, if
+ * @p interactive, open the prompt on stdin. Called on the main lcore after
+ * everything is running. @return 0, or -ENOTSUP when no shell is built in.
+ */
+int gufc_shell_start(struct gufc_app *app, const char *script, bool interactive);
+/** Poll the shell once from the main lcore's loop. @return <0 when it wants to quit. */
+int gufc_shell_poll(struct gufc_app *app);
+/** Close the shell (terminal restored). */
+void gufc_shell_stop(struct gufc_app *app);
+/**
+ * Run one shell command line (the function the shell's commands land in).
+ * @return 0, or -errno (the shell printed why).
+ */
+int gufc_shell_exec(struct gufc_app *app, const char *line, FILE *out);
+
+#endif /* GUFC_H */

@@ -1,0 +1,849 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_main.c — gufc's entry point: EAL, arguments and config, the rule
+ * set, the mempool, ports, channels, the rules engine, lcore roles, the run
+ * loop of every lcore, and the orderly shutdown (stop RX, drain every ring
+ * through to the consumers, final statistics, accounting check, free).
+ *
+ * Roles (see --help): RX lcores poll queues and run the fast path; the
+ * rules lcore runs the slow path and the channel consumers; the main lcore
+ * runs control (classifier builds, statistics, idle exit, the shell). One
+ * lcore may hold several roles: each lcore runs the same loop over its roles.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_random.h>
+#include <rte_ring.h>
+
+#include "gufc.h"
+
+int gufc_logtype;
+
+static struct gufc_app *the_app;
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	if (the_app != NULL)
+		the_app->quit = 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Roles                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static int
+parse_lcore_list(const char *s, bool *set)
+{
+	const char *p = s;
+
+	while (*p != '\0') {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b;
+
+		if (end == p || a >= RTE_MAX_LCORE)
+			return -EINVAL;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			if (end == p + 1 || b >= RTE_MAX_LCORE || b < a)
+				return -EINVAL;
+			p = end;
+		}
+		for (unsigned long i = a; i <= b; i++)
+			set[i] = true;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0')
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static struct gufc_lcore *
+lcore_get(struct gufc_app *app, unsigned int id)
+{
+	struct gufc_lcore *lc = app->lc[id];
+
+	if (lc != NULL)
+		return lc;
+	lc = rte_zmalloc_socket("gufc_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE,
+		(int)rte_lcore_to_socket_id(id));
+	if (lc == NULL)
+		return NULL;
+	lc->lcore_id = id;
+	lc->app = app;
+	app->lc[id] = lc;
+	app->n_lcores++;
+	return lc;
+}
+
+static int
+roles_assign(struct gufc_app *app)
+{
+	unsigned int main_id = rte_get_main_lcore();
+	unsigned int workers[RTE_MAX_LCORE];
+	unsigned int n_workers = 0;
+	bool rx_set[RTE_MAX_LCORE] = { false };
+	unsigned int id;
+	int rules;
+
+	RTE_LCORE_FOREACH_WORKER(id)
+	workers[n_workers++] = id;
+
+	rules = app->cfg.rules_lcore;
+	if (rules >= 0 && !rte_lcore_is_enabled((unsigned int)rules)) {
+		fprintf(stderr, "gufc: --rules-lcore: lcore %d is not enabled (EAL -l)\n", rules);
+		return -EINVAL;
+	}
+	if (app->cfg.rx_lcores[0] != '\0') {
+		if (parse_lcore_list(app->cfg.rx_lcores, rx_set) != 0) {
+			fprintf(stderr, "gufc: --rx-lcores: bad lcore list '%s'\n",
+				app->cfg.rx_lcores);
+			return -EINVAL;
+		}
+		for (id = 0; id < RTE_MAX_LCORE; id++)
+			if (rx_set[id] && !rte_lcore_is_enabled(id)) {
+				fprintf(stderr,
+					"gufc: --rx-lcores: lcore %u is not enabled (EAL -l)\n", id);
+				return -EINVAL;
+			}
+		if (rules < 0) {
+			/* Rules on the first enabled lcore that is no RX lcore, else main. */
+			rules = (int)main_id;
+			if (rx_set[main_id])
+				for (unsigned int w = 0; w < n_workers; w++)
+					if (!rx_set[workers[w]]) {
+						rules = (int)workers[w];
+						break;
+					}
+		}
+	} else {
+		if (n_workers == 0) {
+			rx_set[main_id] = true;
+			if (rules < 0)
+				rules = (int)main_id;
+		} else if (n_workers == 1 || (rules >= 0 && (unsigned int)rules == main_id)) {
+			for (unsigned int w = 0; w < n_workers; w++)
+				if ((int)workers[w] != rules)
+					rx_set[workers[w]] = true;
+			if (rules < 0)
+				rules = (int)main_id;
+		} else {
+			if (rules < 0)
+				rules = (int)workers[0];
+			for (unsigned int w = 0; w < n_workers; w++)
+				if ((int)workers[w] != rules)
+					rx_set[workers[w]] = true;
+		}
+		if (!rx_set[main_id] && rte_lcore_count() > 1) {
+			bool any = false;
+
+			for (id = 0; id < RTE_MAX_LCORE; id++)
+				any |= rx_set[id];
+			if (!any)
+				rx_set[rules] = true;
+		}
+	}
+
+	if (lcore_get(app, main_id) == NULL)
+		return -ENOMEM;
+	app->lc[main_id]->roles |= GUFC_ROLE_MAIN;
+	if (lcore_get(app, (unsigned int)rules) == NULL)
+		return -ENOMEM;
+	app->lc[rules]->roles |= GUFC_ROLE_RULES;
+	app->rules_lc = app->lc[rules];
+	for (id = 0; id < RTE_MAX_LCORE; id++) {
+		struct gufc_lcore *lc;
+
+		if (!rx_set[id])
+			continue;
+		if (app->n_rx == GUFC_MAX_RX_LCORES) {
+			fprintf(stderr, "gufc: --rx-lcores: at most %u RX lcores\n",
+				GUFC_MAX_RX_LCORES);
+			return -EINVAL;
+		}
+		lc = lcore_get(app, id);
+		if (lc == NULL)
+			return -ENOMEM;
+		lc->roles |= GUFC_ROLE_RX;
+		lc->rx_index = app->n_rx;
+		app->rx[app->n_rx++] = lc;
+	}
+	if (app->n_rx == 0) {
+		fprintf(stderr, "gufc: no RX lcore\n");
+		return -EINVAL;
+	}
+	app->rules_producer = app->n_rx;
+	return 0;
+}
+
+/* Spread every port's RX queues over the RX lcores, round robin. */
+static void
+queues_assign(struct gufc_app *app)
+{
+	unsigned int next = 0;
+
+	for (uint16_t q = 0; q < GUFC_MAX_RXQ; q++)
+		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
+			struct gufc_lcore *lc;
+
+			if (!app->ports[p].used || q >= app->ports[p].n_rxq)
+				continue;
+			lc = app->rx[next++ % app->n_rx];
+			lc->rxq[lc->n_rxq].port = p;
+			lc->rxq[lc->n_rxq].queue = q;
+			lc->n_rxq++;
+		}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Channels and engine                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void
+pcap_path(const struct gufc_app *app, const char *file, char *out, size_t len)
+{
+	if (file[0] != '/' && app->cfg.pcap_dir[0] != '\0')
+		snprintf(out, len, "%s/%s", app->cfg.pcap_dir, file);
+	else
+		snprintf(out, len, "%s", file);
+}
+
+static void
+chan_params_from_cfg(const struct gufc_app *app, const struct gufc_chan_cfg *c,
+	struct chan_params *p, char *path, size_t len)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = c->name;
+	p->kind = c->kind;
+	p->ring_size = c->size ? c->size : app->cfg.set.channel_size;
+	if (c->kind == CHAN_CONS_PCAP) {
+		pcap_path(app, c->pcap, path, len);
+		p->pcap_path = path;
+	}
+	p->tx_port = c->tx_port;
+	p->tx_queue = c->tx_queue;
+}
+
+static int
+channels_init(struct gufc_app *app)
+{
+	struct chan_table_params tp;
+	char path[GUFC_PATH_MAX * 2];
+	unsigned int perflow = 0;
+	int rc;
+
+	memset(&tp, 0, sizeof(tp));
+	tp.max_channels = 64 + GUFC_MAX_PORTS;
+	tp.socket_id = (int)rte_socket_id();
+	tp.def.name = CHAN_DEFAULT_NAME;
+	tp.def.kind = CHAN_CONS_DISCARD;
+	tp.def.ring_size = app->cfg.set.channel_size;
+	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
+		perflow += app->cfg.chans[i].perflow;
+		if (strcmp(app->cfg.chans[i].name, CHAN_DEFAULT_NAME) == 0) {
+			chan_params_from_cfg(app, &app->cfg.chans[i], &tp.def, path, sizeof(path));
+			app->def_chan_configured = true;
+		}
+	}
+	tp.flow_pool_size = perflow ? 256 : 0;
+	app->chans = chan_table_create(&tp);
+	if (app->chans == NULL) {
+		GUFC_LOG(ERR, "channel table: %s", rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
+		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
+		struct chan_params p;
+
+		if (strcmp(c->name, CHAN_DEFAULT_NAME) == 0)
+			continue;
+		chan_params_from_cfg(app, c, &p, path, sizeof(path));
+		rc = chan_create(app->chans, &p);
+		if (rc < 0) {
+			GUFC_LOG(ERR, "channel '%s': %s", c->name, strerror(-rc));
+			return rc;
+		}
+	}
+	/* One TX channel per port (queue 0): routes and default forwarding use them. */
+	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+		struct chan_params p;
+		char name[CHAN_NAMESIZE];
+
+		if (!app->ports[pid].used)
+			continue;
+		snprintf(name, sizeof(name), "tx-port%u", pid);
+		memset(&p, 0, sizeof(p));
+		p.name = name;
+		p.kind = CHAN_CONS_TX;
+		p.ring_size = app->cfg.set.channel_size;
+		p.tx_port = pid;
+		p.tx_queue = 0;
+		rc = chan_create(app->chans, &p);
+		if (rc < 0) {
+			GUFC_LOG(ERR, "channel '%s': %s", name, strerror(-rc));
+			return rc;
+		}
+		app->port_chan[pid] = (uint16_t)rc;
+	}
+	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++)
+		app->def_chan[pid] = app->def_chan_configured || !app->ports[pid].used ?
+			CHAN_ID_DEFAULT :
+			app->port_chan[app->ports[pid].pair];
+	return 0;
+}
+
+static int
+eng_channel_fn(void *arg, const char *name)
+{
+	struct gufc_app *app = arg;
+
+	return chan_lookup(app->chans, name);
+}
+
+/*
+ * Masquerade source address: gufc has no addresses of its own per port, so
+ * the most specific "local" prefix of the family gives it (its first host
+ * when it is a network).
+ */
+static int
+eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
+{
+	struct gufc_app *app = arg;
+	const struct gufc_prefix *best = NULL;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(in_port);
+	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
+		const struct gufc_prefix *p = &app->cfg.locals[i];
+
+		if (p->family != family)
+			continue;
+		if (best == NULL || p->len > best->len)
+			best = p;
+	}
+	if (best == NULL)
+		return -ENOENT;
+	memcpy(addr, best->addr, family == FC_AF_INET4 ? 4 : 16);
+	/* A prefix rather than a host address: its first host (10.0.0.0/8 -> 10.0.0.1). */
+	if (best->len < (family == FC_AF_INET4 ? 32 : 128))
+		addr[(family == FC_AF_INET4 ? 4 : 16) - 1] |= 1;
+	return 0;
+}
+
+static int
+engine_init(struct gufc_app *app)
+{
+	const struct gufc_settings *s = &app->cfg.set;
+	struct rule_engine_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.name = "gufc";
+	p.capacity_v4 = s->flows;
+	p.capacity_v6 = s->flows;
+	p.full_policy = (enum fc_full_policy)s->full_policy;
+	p.max_readers = app->n_rx;
+	p.socket_id = (int)rte_socket_id();
+	p.conntrack = s->conntrack != 0;
+	mod_ct_cfg_init(&p.ct);
+	p.ct.tcp_strict = s->tcp_strict != 0;
+	memcpy(p.ct.timeout, s->ct_timeout, sizeof(p.ct.timeout));
+	p.untracked_timeout = s->flow_timeout;
+	p.nat_bindings = s->nat_bindings;
+	p.nat_seed = (uint32_t)rte_rand();
+	p.default_channel = CHAN_ID_DEFAULT;
+	p.locals = app->locals;
+	p.channel_fn = eng_channel_fn;
+	p.port_addr_fn = eng_port_addr_fn;
+	p.cb_arg = app;
+	app->eng = rule_engine_create(&p);
+	if (app->eng == NULL) {
+		GUFC_LOG(ERR, "rules engine: %s", rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
+	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
+	app->nat = rule_engine_nat(app->eng);
+	for (unsigned int i = 0; i < app->cfg.n_routes; i++) {
+		const struct gufc_route *r = &app->cfg.routes[i];
+		char b[64];
+		int rc;
+
+		gufc_prefix_format(&r->pfx, b, sizeof(b));
+		if (!app->ports[r->port].used) {
+			GUFC_LOG(ERR, "route %s: port %u does not exist", b, r->port);
+			return -ENODEV;
+		}
+		rc = rule_engine_route_add(app->eng, r->pfx.family, r->pfx.addr, r->pfx.len,
+			r->port);
+		if (rc != 0) {
+			GUFC_LOG(ERR, "route %s port %u: %s", b, r->port, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Load the configured rule set (before anything starts). NULL with *rc set on error. */
+static struct rule_set *
+rules_load(struct gufc_app *app, int *rc)
+{
+	struct rule_error err;
+	struct rule_set *set;
+	char msg[512];
+
+	*rc = 0;
+	if (app->cfg.rules_file[0] != '\0')
+		set = rule_set_load(app->cfg.rules_file, &err);
+	else if (app->cfg.ipt_file[0] != '\0')
+		set = rule_set_load_iptables(app->cfg.ipt_file, &err);
+	else
+		return rule_set_create(); /* no rules: accept everything */
+	if (set == NULL) {
+		rule_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "gufc: %s\n", msg);
+		*rc = -EINVAL;
+	}
+	return set;
+}
+
+/* First commit and classifier, synchronously, before the lcores start. */
+static int
+rules_install(struct gufc_app *app, struct rule_set *set)
+{
+	struct rule_set *want;
+	uint32_t gen;
+	int rc;
+
+	rc = gufc_channels_for_rules(app, set);
+	if (rc != 0) {
+		rule_set_free(set);
+		return rc;
+	}
+	rc = rule_engine_commit(app->eng, set);
+	if (rc != 0)
+		return rc;
+	want = rule_engine_cls_wanted(app->eng, &gen);
+	if (want != NULL) {
+		struct rule_cls *cls = rule_cls_build(want, "gufc", (int)rte_socket_id());
+
+		rule_set_free(want);
+		if (cls == NULL) {
+			GUFC_LOG(WARNING, "classifier: %s (the reference evaluator decides)",
+				rte_strerror(rte_errno));
+		} else if (rule_engine_cls_ready(app->eng, cls, gen) != 0) {
+			rule_cls_free(cls);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Run loop                                                                  */
+/* ------------------------------------------------------------------------ */
+
+unsigned int
+gufc_lcore_work(struct gufc_lcore *lc, uint32_t now)
+{
+	struct gufc_app *app = lc->app;
+	unsigned int work = 0;
+
+	if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done)
+		work += gufc_rx_poll(lc, now);
+	if (lc->roles & GUFC_ROLE_RULES) {
+		work += gufc_slow_poll(app, lc, now);
+		work += gufc_consume(app, lc);
+	}
+	return work;
+}
+
+static uint64_t
+last_rx_tsc(const struct gufc_app *app)
+{
+	uint64_t last = app->start_tsc;
+
+	for (unsigned int i = 0; i < app->n_rx; i++) {
+		uint64_t t = __atomic_load_n(&app->rx[i]->st.last_rx_tsc, __ATOMIC_RELAXED);
+
+		if (t > last)
+			last = t;
+	}
+	return last;
+}
+
+struct main_state {
+	uint64_t next_tsc;
+	uint64_t next_stats_tsc;
+	bool shell;
+};
+
+static void
+main_duties(struct gufc_app *app, struct main_state *ms)
+{
+	const struct gufc_settings *s = &app->cfg.set;
+	uint64_t tsc = rte_get_tsc_cycles();
+
+	if (tsc < ms->next_tsc)
+		return;
+	ms->next_tsc = tsc + app->hz / 1000;
+	gufc_ctl_main_poll(app);
+	if (ms->shell && gufc_shell_poll(app) < 0)
+		app->quit = 1;
+	if (s->stats_period != 0 && tsc >= ms->next_stats_tsc) {
+		if (ms->next_stats_tsc != 0)
+			gufc_stats_line(app, stdout);
+		ms->next_stats_tsc = tsc + app->hz * s->stats_period;
+	}
+	if (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_RUN)
+		return;
+	if (app->quit) {
+		GUFC_LOG(INFO, "stopping: signal or shell");
+		__atomic_store_n(&app->phase, GUFC_PHASE_STOP_RX, __ATOMIC_RELEASE);
+		return;
+	}
+	/* The shell may have run the lcore's other roles meanwhile: read the clock again. */
+	tsc = rte_get_tsc_cycles();
+	if (s->idle_exit != 0 && tsc > last_rx_tsc(app) + app->hz / 1000 * s->idle_exit &&
+		!gufc_slow_busy(app)) {
+		GUFC_LOG(INFO, "stopping: no packet for %u ms", s->idle_exit);
+		__atomic_store_n(&app->phase, GUFC_PHASE_STOP_RX, __ATOMIC_RELEASE);
+	}
+}
+
+static bool
+all_rx_done(const struct gufc_app *app)
+{
+	for (unsigned int i = 0; i < app->n_rx; i++)
+		if (!__atomic_load_n(&app->rx[i]->rx_done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+static int
+lcore_loop(void *arg)
+{
+	struct gufc_lcore *lc = arg;
+	struct gufc_app *app = lc->app;
+	struct main_state ms = { 0 };
+	int rc;
+
+	if (lc->roles & GUFC_ROLE_RX) {
+		rc = rule_engine_reader_register(app->eng, lc->rx_index);
+		if (rc != 0) {
+			GUFC_LOG(ERR, "lcore %u: reader register: %s", lc->lcore_id, strerror(-rc));
+			__atomic_store_n(&lc->rx_done, 1, __ATOMIC_RELEASE);
+		}
+	}
+	if (lc->roles & GUFC_ROLE_MAIN)
+		ms.shell = app->cfg.interactive || app->cfg.script_file[0] != '\0';
+	while (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_DONE) {
+		int phase = __atomic_load_n(&app->phase, __ATOMIC_ACQUIRE);
+		unsigned int work;
+
+		if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done && phase != GUFC_PHASE_RUN) {
+			rule_engine_reader_unregister(app->eng, lc->rx_index);
+			__atomic_store_n(&lc->rx_done, 1, __ATOMIC_RELEASE);
+		}
+		work = gufc_lcore_work(lc, gufc_now_ms(app));
+		lc->st.loops++;
+		lc->st.busy_loops += work != 0;
+		if ((lc->roles & GUFC_ROLE_RULES) && phase == GUFC_PHASE_STOP_RX && work == 0 &&
+			all_rx_done(app) && !gufc_slow_busy(app)) {
+			gufc_slow_flush(app, lc);
+			__atomic_store_n(&app->phase, GUFC_PHASE_DONE, __ATOMIC_RELEASE);
+		}
+		if (lc->roles & GUFC_ROLE_MAIN) {
+			main_duties(app, &ms);
+			if (lc->roles == GUFC_ROLE_MAIN)
+				rte_delay_us_sleep(200);
+		}
+	}
+	if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done) {
+		rule_engine_reader_unregister(app->eng, lc->rx_index);
+		lc->rx_done = 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* main                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static int
+setup(struct gufc_app *app, struct rule_set *set)
+{
+	const struct gufc_settings *s = &app->cfg.set;
+	char name[RTE_RING_NAMESIZE];
+	unsigned int priv = RTE_ALIGN(sizeof(struct gufc_meta), RTE_MBUF_PRIV_ALIGN);
+	int rc;
+
+	app->pool = rte_pktmbuf_pool_create("gufc_mbufs", s->mbufs, 256, (uint16_t)priv,
+		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (app->pool == NULL) {
+		GUFC_LOG(ERR, "mbuf pool (%u mbufs): %s", s->mbufs, rte_strerror(rte_errno));
+		goto fail_set;
+	}
+	/* TX queues: queue 0, plus whatever a configured TX channel names. */
+	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
+		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
+
+		if (c->kind == CHAN_CONS_TX && c->tx_queue + 1u > app->ports[c->tx_port].n_txq)
+			app->ports[c->tx_port].n_txq = (uint16_t)(c->tx_queue + 1);
+	}
+	rc = gufc_ports_init(app);
+	if (rc != 0)
+		goto fail_set;
+	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
+		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
+
+		if (c->kind == CHAN_CONS_TX && !app->ports[c->tx_port].used) {
+			GUFC_LOG(ERR, "channel '%s': port %u does not exist", c->name, c->tx_port);
+			goto fail_set;
+		}
+	}
+	queues_assign(app);
+
+	app->locals = fc_locals_create("gufc", GUFC_MAX_LOCALS, GUFC_MAX_LOCALS,
+		(int)rte_socket_id());
+	if (app->locals == NULL) {
+		GUFC_LOG(ERR, "local-address table: %s", rte_strerror(rte_errno));
+		goto fail_set;
+	}
+	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
+		const struct gufc_prefix *p = &app->cfg.locals[i];
+
+		rc = fc_locals_add(app->locals, p->family, p->addr, p->len);
+		if (rc != 0 && rc != -EEXIST) {
+			GUFC_LOG(ERR, "local prefix %u: %s", i + 1, strerror(-rc));
+			goto fail_set;
+		}
+	}
+	if (channels_init(app) != 0)
+		goto fail_set;
+	if (engine_init(app) != 0)
+		goto fail_set;
+	if (rules_install(app, set) != 0)
+		return -1;
+
+	for (unsigned int i = 0; i < app->n_rx; i++) {
+		snprintf(name, sizeof(name), "gufc_up%u", i);
+		app->rx[i]->upcall = rte_ring_create(name, s->upcall_ring,
+			(int)rte_lcore_to_socket_id(app->rx[i]->lcore_id),
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (app->rx[i]->upcall == NULL) {
+			GUFC_LOG(ERR, "upcall ring: %s", rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	app->ctl = rte_ring_create("gufc_ctl", 256, (int)rte_socket_id(), RING_F_SC_DEQ);
+	app->to_main = rte_ring_create("gufc_to_main", 16, (int)rte_socket_id(),
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (app->ctl == NULL || app->to_main == NULL) {
+		GUFC_LOG(ERR, "control rings: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	return gufc_slow_init(app);
+
+fail_set:
+	rule_set_free(set);
+	return -1;
+}
+
+static void
+describe(const struct gufc_app *app)
+{
+	char buf[256];
+	int n = 0;
+
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct gufc_lcore *lc = app->lc[i];
+
+		if (lc == NULL)
+			continue;
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%u:%s%s%s", n ? " " : "", i,
+			(lc->roles & GUFC_ROLE_MAIN) ? "M" : "",
+			(lc->roles & GUFC_ROLE_RULES) ? "R" : "", (lc->roles & GUFC_ROLE_RX) ? "X" : "");
+		if (n >= (int)sizeof(buf))
+			break;
+	}
+	GUFC_LOG(INFO, "lcores (M main, R rules, X rx): %s; %u port(s), burst %u, flows %u",
+		buf, app->n_ports, app->cfg.set.burst, app->cfg.set.flows);
+}
+
+/* Free the messages left on the control rings (nobody consumes them any more). */
+static void
+ctl_drain(struct gufc_app *app)
+{
+	struct gufc_ctl_msg *msg;
+
+	while (__atomic_load_n(&app->cls_building, __ATOMIC_ACQUIRE) != 0)
+		rte_delay_us_sleep(1000);
+	while (app->ctl != NULL && rte_ring_sc_dequeue(app->ctl, (void **)&msg) == 0) {
+		if (msg->type == GUFC_CTL_CLS_READY) {
+			rule_cls_free(msg->cls);
+			free(msg);
+		} else {
+			rule_set_free(msg->set);
+			msg->result = -ESHUTDOWN;
+			__atomic_store_n(&msg->done, 1, __ATOMIC_RELEASE);
+		}
+	}
+	while (app->to_main != NULL && rte_ring_sc_dequeue(app->to_main, (void **)&msg) == 0) {
+		rule_set_free(msg->set);
+		free(msg);
+	}
+}
+
+static void
+teardown(struct gufc_app *app)
+{
+	ctl_drain(app);
+	gufc_slow_fini(app);
+	for (unsigned int i = 0; i < app->n_rx; i++)
+		rte_ring_free(app->rx[i]->upcall);
+	rte_ring_free(app->ctl);
+	rte_ring_free(app->to_main);
+	rule_engine_free(app->eng);
+	chan_table_free(app->chans);
+	fc_locals_free(app->locals);
+	rte_mempool_free(app->pool);
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		rte_free(app->lc[i]);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct gufc_app *app;
+	struct gufc_totals tot;
+	struct rule_set *set;
+	bool ok;
+	int rc;
+
+	rc = rte_eal_init(argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "gufc: EAL initialization failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= rc;
+	argv += rc;
+	argv[0] = argv[-rc];
+	gufc_logtype = rte_log_register_type_and_pick_level("gufc.app", RTE_LOG_INFO);
+
+	app = calloc(1, sizeof(*app));
+	if (app == NULL)
+		goto fail_eal;
+	gufc_settings_init(&app->cfg.set);
+	app->cfg.rules_lcore = -1;
+	rc = gufc_opts_parse(&app->cfg, argc, argv);
+	if (rc == 0 && app->cfg.config_file[0] != '\0')
+		rc = gufc_config_load(&app->cfg, app->cfg.config_file);
+	if (rc != 0) {
+		free(app);
+		rte_eal_cleanup();
+		return rc > 0 ? 0 : 2;
+	}
+	if (app->cfg.pcap_dir[0] != '\0') {
+		struct stat sb;
+
+		if (stat(app->cfg.pcap_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "gufc: --channel-pcap-dir: '%s' is not a directory\n",
+				app->cfg.pcap_dir);
+			free(app);
+			rte_eal_cleanup();
+			return 2;
+		}
+	}
+	set = rules_load(app, &rc);
+	if (set == NULL) {
+		free(app);
+		rte_eal_cleanup();
+		return rc == -EINVAL ? 2 : 1;
+	}
+	if (roles_assign(app) != 0) {
+		rule_set_free(set);
+		teardown(app);
+		free(app);
+		rte_eal_cleanup();
+		return 2;
+	}
+	app->hz = rte_get_tsc_hz();
+	app->start_tsc = rte_get_tsc_cycles();
+	the_app = app;
+
+	if (setup(app, set) != 0) {
+		gufc_ports_fini(app);
+		teardown(app);
+		free(app);
+		rte_eal_cleanup();
+		return 1;
+	}
+	describe(app);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	app->phase = GUFC_PHASE_RUN;
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		if (app->lc[i] == NULL || i == rte_get_main_lcore())
+			continue;
+		rc = rte_eal_remote_launch(lcore_loop, app->lc[i], i);
+		if (rc != 0) {
+			GUFC_LOG(ERR, "lcore %u: launch failed", i);
+			app->quit = 1;
+		}
+	}
+	if (app->cfg.interactive || app->cfg.script_file[0] != '\0') {
+		rc = gufc_shell_start(app,
+			app->cfg.script_file[0] != '\0' ? app->cfg.script_file : NULL,
+			app->cfg.interactive);
+		if (rc == -ENOTSUP)
+			GUFC_LOG(WARNING, "no shell in this build: -i/--script ignored");
+		else if (rc != 0)
+			GUFC_LOG(ERR, "shell: %s", strerror(-rc));
+	}
+	lcore_loop(app->lc[rte_get_main_lcore()]);
+	rte_eal_mp_wait_lcore();
+	gufc_shell_stop(app);
+
+	/* Everything stopped and drained: consume what is left, close ports. */
+	while (chan_drain_all(app->chans, 1024) != 0)
+		;
+	gufc_ports_fini(app);
+	ctl_drain(app);
+
+	gufc_stats_sum(app, &tot);
+	tot.pool_size = app->pool->size;
+	tot.pool_avail = rte_mempool_avail_count(app->pool);
+	tot.pool_ok = tot.pool_avail == tot.pool_size;
+	ok = gufc_stats_summary(app, &tot, stdout);
+	if (app->cfg.stats_json[0] != '\0') {
+		rc = gufc_stats_json(app, &tot, app->cfg.stats_json);
+		if (rc != 0)
+			GUFC_LOG(ERR, "--stats-json %s: %s", app->cfg.stats_json, strerror(-rc));
+	}
+	rc = ok ? 0 : 3;
+	teardown(app);
+	the_app = NULL;
+	free(app);
+	rte_eal_cleanup();
+	return rc;
+
+fail_eal:
+	rte_eal_cleanup();
+	return 1;
+}

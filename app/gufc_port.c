@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_port.c — ethdev setup: every probed port gets N RX queues spread
+ * by RSS with a symmetric key (both directions of a flow land on the same
+ * queue, hence the same RX lcore) where the device supports RSS, and the TX
+ * queues its TX channels name (queue 0 at least). Ports are paired for
+ * default forwarding like testpmd's paired mode: 0<->1, 2<->3; an odd last
+ * port (or a single port) forwards to itself.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "gufc.h"
+
+/*
+ * A key made of one repeated 16-bit pattern gives the Toeplitz hash the same
+ * value for (src, dst, sport, dport) and (dst, src, dport, sport).
+ */
+static void
+symmetric_key(uint8_t *key, unsigned int len)
+{
+	for (unsigned int i = 0; i < len; i++)
+		key[i] = (i & 1) ? 0x5a : 0x6d;
+}
+
+static int
+port_setup(struct gufc_app *app, uint16_t pid)
+{
+	struct gufc_port *p = &app->ports[pid];
+	const struct gufc_settings *s = &app->cfg.set;
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	static uint8_t rss_key[64];
+	uint16_t nrxd = (uint16_t)s->rxd;
+	uint16_t ntxd = (uint16_t)s->txd;
+	int socket = rte_eth_dev_socket_id(pid);
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(pid, &info);
+	if (rc != 0) {
+		GUFC_LOG(ERR, "port %u: dev_info: %s", pid, rte_strerror(-rc));
+		return rc;
+	}
+	rte_eth_dev_get_name_by_port(pid, p->name);
+	p->n_rxq = (uint16_t)RTE_MIN(s->rxq, (uint32_t)info.max_rx_queues);
+	if (p->n_rxq < s->rxq)
+		GUFC_LOG(NOTICE, "port %u (%s): %u RX queue(s) only (asked for %u)", pid, p->name,
+			p->n_rxq, s->rxq);
+	if (p->n_txq > info.max_tx_queues) {
+		GUFC_LOG(ERR, "port %u (%s): a TX channel names queue %u, device has %u", pid,
+			p->name, p->n_txq - 1, info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (p->n_rxq > 1 && info.flow_type_rss_offloads != 0) {
+		unsigned int klen = info.hash_key_size ? info.hash_key_size : 40;
+
+		if (klen > sizeof(rss_key))
+			klen = sizeof(rss_key);
+		symmetric_key(rss_key, klen);
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_key = rss_key;
+		conf.rx_adv_conf.rss_conf.rss_key_len = (uint8_t)klen;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
+	} else if (p->n_rxq > 1) {
+		GUFC_LOG(NOTICE, "port %u (%s): no RSS, using 1 RX queue", pid, p->name);
+		p->n_rxq = 1;
+	}
+	rc = rte_eth_dev_configure(pid, p->n_rxq, p->n_txq, &conf);
+	if (rc != 0) {
+		GUFC_LOG(ERR, "port %u (%s): configure: %s", pid, p->name, rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrxd, &ntxd);
+	if (rc != 0)
+		return rc;
+	for (uint16_t q = 0; q < p->n_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(pid, q, nrxd, socket, NULL, app->pool);
+		if (rc != 0) {
+			GUFC_LOG(ERR, "port %u: rx queue %u: %s", pid, q, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	for (uint16_t q = 0; q < p->n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(pid, q, ntxd, socket, NULL);
+		if (rc != 0) {
+			GUFC_LOG(ERR, "port %u: tx queue %u: %s", pid, q, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	rte_eth_macaddr_get(pid, &p->mac);
+	if (s->promisc)
+		rte_eth_promiscuous_enable(pid); /* not every PMD can: not an error */
+	rc = rte_eth_dev_start(pid);
+	if (rc != 0) {
+		GUFC_LOG(ERR, "port %u (%s): start: %s", pid, p->name, rte_strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int
+gufc_ports_init(struct gufc_app *app)
+{
+	uint16_t pid;
+	uint16_t n = 0;
+	int rc;
+
+	RTE_ETH_FOREACH_DEV(pid)
+	{
+		if (pid >= GUFC_MAX_PORTS) {
+			GUFC_LOG(WARNING, "port %u ignored (at most %u ports)", pid, GUFC_MAX_PORTS);
+			continue;
+		}
+		app->ports[pid].used = true;
+		if (app->ports[pid].n_txq == 0)
+			app->ports[pid].n_txq = 1;
+		n++;
+	}
+	if (n == 0) {
+		GUFC_LOG(ERR, "no ports: give a device or a --vdev (e.g. net_pcap0,...)");
+		return -ENODEV;
+	}
+	app->n_ports = n;
+	/* Pair ports in id order: 1st<->2nd, 3rd<->4th; an odd last one is its own pair. */
+	{
+		int prev = -1;
+
+		for (pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+			if (!app->ports[pid].used)
+				continue;
+			if (prev < 0) {
+				prev = pid;
+				app->ports[pid].pair = pid;
+			} else {
+				app->ports[pid].pair = (uint16_t)prev;
+				app->ports[prev].pair = pid;
+				prev = -1;
+			}
+		}
+	}
+	for (pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+		if (!app->ports[pid].used)
+			continue;
+		rc = port_setup(app, pid);
+		if (rc != 0)
+			return rc;
+		GUFC_LOG(INFO, "port %u (%s): %u rx queue(s), %u tx queue(s), pair %u", pid,
+			app->ports[pid].name, app->ports[pid].n_rxq, app->ports[pid].n_txq,
+			app->ports[pid].pair);
+	}
+	return 0;
+}
+
+void
+gufc_ports_fini(struct gufc_app *app)
+{
+	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+		if (!app->ports[pid].used)
+			continue;
+		rte_eth_dev_stop(pid);
+		rte_eth_dev_close(pid);
+	}
+}

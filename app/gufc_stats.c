@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_stats.c — reading the counters: per-lcore counters summed, the
+ * channel totals, the engine's and the tables' figures; the periodic line,
+ * the final summary (with the accounting invariant
+ * rx == delivered + sum(drops)) and the same as JSON.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_mempool.h>
+
+#include "gufc.h"
+
+static const char *const drop_ids[GUFC_DROP_PARSE] = {
+#define GUFC_DROP_ID(name, id, text) id,
+	GUFC_DROPS(GUFC_DROP_ID)
+#undef GUFC_DROP_ID
+};
+static const char *const drop_texts[GUFC_DROP_PARSE] = {
+#define GUFC_DROP_TEXT(name, id, text) text,
+	GUFC_DROPS(GUFC_DROP_TEXT)
+#undef GUFC_DROP_TEXT
+};
+
+const char *
+gufc_drop_id(unsigned int d)
+{
+	static char parse_ids[FC_PARSE__COUNT][48];
+
+	if (d < GUFC_DROP_PARSE)
+		return drop_ids[d];
+	if (!gufc_drop_valid(d))
+		return NULL;
+	d -= GUFC_DROP_PARSE;
+	if (parse_ids[d][0] == '\0')
+		snprintf(parse_ids[d], sizeof(parse_ids[d]), "parse_%s", fc_parse_result_id(d));
+	return parse_ids[d];
+}
+
+const char *
+gufc_drop_text(unsigned int d)
+{
+	if (d < GUFC_DROP_PARSE)
+		return drop_texts[d];
+	if (!gufc_drop_valid(d))
+		return "?";
+	return fc_parse_result_name(d - GUFC_DROP_PARSE);
+}
+
+void
+gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
+{
+	struct gufc_stats *s = &t->sum;
+
+	memset(t, 0, sizeof(*t));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct gufc_stats *l;
+
+		if (app->lc[i] == NULL)
+			continue;
+		l = &app->lc[i]->st;
+		s->rx += l->rx;
+		s->rx_bytes += l->rx_bytes;
+		s->hits += l->hits;
+		s->misses += l->misses;
+		s->upcalls += l->upcalls;
+		s->upcall_stale += l->upcall_stale;
+		s->upcall_interest += l->upcall_interest;
+		s->slow_pkts += l->slow_pkts;
+		s->fwd_pkts += l->fwd_pkts;
+		s->frag_in += l->frag_in;
+		s->frag_out += l->frag_out;
+		s->frag_dropped += l->frag_dropped;
+		s->tx_pkts += l->tx_pkts;
+		s->non_ip_pass += l->non_ip_pass;
+		s->loops += l->loops;
+		s->busy_loops += l->busy_loops;
+		for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
+			s->drops[d] += l->drops[d];
+	}
+	chan_totals_get(app->chans, &t->ct);
+	s->drops[GUFC_DROP_CHANNEL_FULL] = t->ct.drop_full;
+	s->drops[GUFC_DROP_CHANNEL_INVALID] = t->ct.drop_invalid;
+	s->drops[GUFC_DROP_FLUSHED] = t->ct.flushed;
+	/* Fragments that went into a datagram (the datagram counts once). */
+	if (s->frag_in > s->frag_out + s->frag_dropped)
+		s->drops[GUFC_DROP_FRAG_MERGED] = s->frag_in - s->frag_out - s->frag_dropped;
+	t->delivered = t->ct.consumed - RTE_MIN(t->ct.consumed, s->drops[GUFC_DROP_TX_FULL]);
+	for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
+		t->drops_total += s->drops[d];
+	if (app->tab4 != NULL)
+		fc_table_stats_get(app->tab4, &t->t4);
+	if (app->tab6 != NULL)
+		fc_table_stats_get(app->tab6, &t->t6);
+	if (app->eng != NULL)
+		rule_engine_stats_get(app->eng, &t->es);
+}
+
+static double
+hit_rate(const struct gufc_totals *t)
+{
+	uint64_t l = t->sum.hits + t->sum.misses;
+
+	return l ? 100.0 * (double)t->sum.hits / (double)l : 0.0;
+}
+
+void
+gufc_stats_line(struct gufc_app *app, FILE *f)
+{
+	static uint64_t last_rx, last_tsc;
+	struct gufc_totals t;
+	uint64_t tsc = rte_get_tsc_cycles();
+	double dt;
+
+	gufc_stats_sum(app, &t);
+	dt = last_tsc ? (double)(tsc - last_tsc) / (double)app->hz : 0;
+	fprintf(f,
+		"stats: rx %" PRIu64 " (%.0f pps) delivered %" PRIu64 " drops %" PRIu64
+		" flows %u hit %.1f%% upcalls %" PRIu64 "\n",
+		t.sum.rx, dt > 0 ? (double)(t.sum.rx - last_rx) / dt : 0.0, t.delivered,
+		t.drops_total, t.t4.occupancy + t.t6.occupancy, hit_rate(&t), t.sum.upcalls);
+	fflush(f);
+	last_rx = t.sum.rx;
+	last_tsc = tsc;
+}
+
+bool
+gufc_accounting_ok(const struct gufc_totals *t)
+{
+	return t->sum.rx == t->delivered + t->drops_total;
+}
+
+bool
+gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
+{
+	const struct gufc_stats *s = &t->sum;
+	const struct rule_set *set = app->eng ? rule_engine_rules(app->eng) : NULL;
+	bool ok = gufc_accounting_ok(t);
+
+	fprintf(f, "\n================ gufc summary ================\n");
+	fprintf(f, "%-28s %14" PRIu64 "  (%" PRIu64 " bytes)\n", "rx packets", s->rx, s->rx_bytes);
+	fprintf(f, "%-28s %14" PRIu64 "\n", "delivered", t->delivered);
+	fprintf(f, "%-28s %14" PRIu64 "\n", "dropped", t->drops_total);
+	for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
+		if (gufc_drop_valid(d) && s->drops[d] != 0)
+			fprintf(f, "  %-26s %14" PRIu64 "  %s\n", gufc_drop_id(d), s->drops[d],
+				gufc_drop_text(d));
+	fprintf(f, "%-28s %14" PRIu64 "  (reply entries %" PRIu64 ", removed %" PRIu64 ")\n",
+		"flows created", t->es.flows, t->es.replies, t->es.removed);
+	fprintf(f, "%-28s %14u  (ipv4 %u, ipv6 %u, capacity %u each)\n", "flow entries now",
+		t->t4.occupancy + t->t6.occupancy, t->t4.occupancy, t->t6.occupancy,
+		t->t4.capacity);
+	fprintf(f, "%-28s %13.1f%%  (hits %" PRIu64 ", misses %" PRIu64 ")\n", "cache hit rate",
+		hit_rate(t), s->hits, s->misses);
+	fprintf(f, "%-28s %14" PRIu64 "  (stale %" PRIu64 ", interest %" PRIu64 ")\n",
+		"upcalls", s->upcalls, s->upcall_stale, s->upcall_interest);
+	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
+		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref);
+	if (s->frag_in != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (datagrams %" PRIu64 ")\n",
+			"fragments reassembled", s->frag_in, s->frag_out);
+	if (s->non_ip_pass != 0)
+		fprintf(f, "%-28s %14" PRIu64 "\n", "non-ip passed", s->non_ip_pass);
+	fprintf(f, "%-28s %14" PRIu64 "\n", "transmitted (tx channels)", s->tx_pkts);
+
+	fprintf(f, "\nchannels:\n  %-18s %-8s %12s %12s %10s %10s\n", "name", "kind", "enqueued",
+		"consumed", "full", "flushed");
+	for (int id = chan_next(app->chans, 0); id >= 0;
+		id = chan_next(app->chans, (unsigned int)id + 1)) {
+		struct chan_info ci;
+		struct chan_stats cs;
+
+		if (chan_info_get(app->chans, (uint16_t)id, &ci) != 0 ||
+			chan_stats_get(app->chans, (uint16_t)id, &cs) != 0)
+			continue;
+		fprintf(f, "  %-18s %-8s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+			ci.name, chan_kind_name(ci.kind), cs.enqueued, cs.consumed, cs.drop_full,
+			cs.flushed);
+	}
+
+	if (set != NULL && rule_set_rule_count(set) != 0) {
+		fprintf(f, "\nrules (packets of flows each rule decided):\n  %6s %12s  %-10s %s\n",
+			"id", "packets", "chain", "rule");
+		for (unsigned int tb = 0; tb < RULE_TABLE__COUNT; tb++)
+			for (unsigned int c = 0; c < rule_set_chain_count(set, tb); c++) {
+				const struct rule_chain *ch = rule_set_chain_at(set, tb, c);
+
+				for (uint32_t i = 0; i < ch->n_rules; i++) {
+					char txt[512];
+					uint64_t pk = 0, by = 0;
+
+					rule_engine_rule_counters(app->eng, ch->rules[i].id, &pk, &by);
+					if (rule_format(&ch->rules[i], txt, sizeof(txt)) < 0)
+						strcpy(txt, "?");
+					fprintf(f, "  %6u %12" PRIu64 "  %-10s %s\n", ch->rules[i].id,
+						pk, ch->name, txt);
+				}
+			}
+	}
+
+	fprintf(f, "\naccounting: rx %" PRIu64 " == delivered %" PRIu64 " + drops %" PRIu64 ": ",
+		s->rx, t->delivered, t->drops_total);
+	if (ok)
+		fprintf(f, "OK\n");
+	else
+		fprintf(f, "VIOLATED (discrepancy %" PRId64 ", %" PRIu64 " still in rings)\n",
+			(int64_t)(s->rx - t->delivered - t->drops_total), t->ct.in_ring);
+	fprintf(f, "mempool: %s (%u of %u mbufs free)\n", t->pool_ok ? "whole" : "NOT WHOLE",
+		t->pool_avail, t->pool_size);
+	fflush(f);
+	return ok;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+int
+gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *path)
+{
+	const struct gufc_stats *s = &t->sum;
+	const struct rule_set *set = app->eng ? rule_engine_rules(app->eng) : NULL;
+	bool first = true;
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "{\n  \"rx\": %" PRIu64 ",\n  \"rx_bytes\": %" PRIu64 ",\n", s->rx,
+		s->rx_bytes);
+	fprintf(f, "  \"delivered\": %" PRIu64 ",\n  \"drops_total\": %" PRIu64 ",\n",
+		t->delivered, t->drops_total);
+	fprintf(f, "  \"drops\": {");
+	for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++) {
+		if (!gufc_drop_valid(d))
+			continue;
+		fprintf(f, "%s\n    \"%s\": %" PRIu64, first ? "" : ",", gufc_drop_id(d),
+			s->drops[d]);
+		first = false;
+	}
+	fprintf(f, "\n  },\n");
+	fprintf(f,
+		"  \"flows\": {\"created\": %" PRIu64 ", \"replies\": %" PRIu64
+		", \"removed\": %" PRIu64 ", \"active\": %u, \"active_v4\": %u, \"active_v6\": %u"
+		", \"capacity\": %u, \"evictions\": %" PRIu64 ", \"aged\": %" PRIu64
+		", \"refused\": %" PRIu64 "},\n",
+		t->es.flows, t->es.replies, t->es.removed, t->t4.occupancy + t->t6.occupancy,
+		t->t4.occupancy, t->t6.occupancy, t->t4.capacity, t->t4.evictions + t->t6.evictions,
+		t->t4.aged + t->t6.aged, t->t4.refused + t->t6.refused);
+	fprintf(f,
+		"  \"cache\": {\"hits\": %" PRIu64 ", \"misses\": %" PRIu64
+		", \"hit_rate\": %.4f},\n",
+		s->hits, s->misses, hit_rate(t) / 100.0);
+	fprintf(f,
+		"  \"slow_path\": {\"upcalls\": %" PRIu64 ", \"stale\": %" PRIu64
+		", \"interest\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
+		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u},\n",
+		s->upcalls, s->upcall_stale, s->upcall_interest, s->slow_pkts, t->es.classify_cls,
+		t->es.classify_ref, t->es.commits, t->es.gen);
+	fprintf(f,
+		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
+		", \"failed\": %" PRIu64 "},\n",
+		s->frag_in, s->frag_out, s->frag_dropped);
+	fprintf(f, "  \"transmitted\": %" PRIu64 ",\n  \"non_ip_passed\": %" PRIu64 ",\n",
+		s->tx_pkts, s->non_ip_pass);
+
+	fprintf(f, "  \"channels\": [");
+	first = true;
+	for (int id = chan_next(app->chans, 0); id >= 0;
+		id = chan_next(app->chans, (unsigned int)id + 1)) {
+		struct chan_info ci;
+		struct chan_stats cs;
+
+		if (chan_info_get(app->chans, (uint16_t)id, &ci) != 0 ||
+			chan_stats_get(app->chans, (uint16_t)id, &cs) != 0)
+			continue;
+		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+		json_str(f, ci.name);
+		fprintf(f,
+			", \"id\": %d, \"kind\": \"%s\", \"enqueued\": %" PRIu64
+			", \"consumed\": %" PRIu64 ", \"drop_full\": %" PRIu64
+			", \"flushed\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+			id, chan_kind_name(ci.kind), cs.enqueued, cs.consumed, cs.drop_full,
+			cs.flushed, cs.enq_bytes);
+		first = false;
+	}
+	fprintf(f, "\n  ],\n  \"rules\": [");
+	first = true;
+	for (unsigned int tb = 0; set != NULL && tb < RULE_TABLE__COUNT; tb++)
+		for (unsigned int c = 0; c < rule_set_chain_count(set, tb); c++) {
+			const struct rule_chain *ch = rule_set_chain_at(set, tb, c);
+
+			for (uint32_t i = 0; i < ch->n_rules; i++) {
+				char txt[512];
+				uint64_t pk = 0, by = 0;
+
+				rule_engine_rule_counters(app->eng, ch->rules[i].id, &pk, &by);
+				if (rule_format(&ch->rules[i], txt, sizeof(txt)) < 0)
+					strcpy(txt, "?");
+				fprintf(f, "%s\n    {\"id\": %u, \"table\": \"%s\", \"chain\": ",
+					first ? "" : ",", ch->rules[i].id, rule_table_name(tb));
+				json_str(f, ch->name);
+				fprintf(f, ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
+					", \"rule\": ", pk, by);
+				json_str(f, txt);
+				fputc('}', f);
+				first = false;
+			}
+		}
+	fprintf(f, "\n  ],\n");
+	fprintf(f,
+		"  \"accounting\": {\"ok\": %s, \"discrepancy\": %" PRId64 "},\n"
+		"  \"mempool\": {\"whole\": %s, \"size\": %u, \"available\": %u}\n}\n",
+		gufc_accounting_ok(t) ? "true" : "false",
+		(int64_t)(s->rx - t->delivered - t->drops_total), t->pool_ok ? "true" : "false",
+		t->pool_size, t->pool_avail);
+	if (fclose(f) != 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: the rules engine — the slow path the rules lcore runs, as a
+ * library (no lcores, no ports, no mbufs). Creation and the module
+ * registry; upcalls: a packet's key is looked up again, a new flow goes
+ * through every module's on_insert and gets a forward entry (and a reply
+ * entry for connections and NAT), a packet of a cached flow that hit an
+ * interest bit goes through on_packet; entries that go (aging, eviction,
+ * flush, deletion) take their peer and NAT binding with them. Commits and
+ * revalidation: engine_commit.c; counters and listing: engine_info.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+
+#include "engine_priv.h"
+
+RTE_LOG_REGISTER(rule_engine_logtype, gufc.rules, NOTICE);
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+void
+eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes)
+{
+	uint32_t i = rule_id == RULE_ID_POLICY ? 0 : rule_id;
+
+	if (packets == 0 && bytes == 0)
+		return;
+	if (i >= eng->n_rctr) {
+		uint32_t n = eng->n_rctr ? eng->n_rctr : 64;
+		struct eng_rule_ctr *p;
+
+		if (i >= ENG_RULE_CTR_MAX)
+			return;
+		while (n <= i)
+			n *= 2;
+		if (n > ENG_RULE_CTR_MAX)
+			n = ENG_RULE_CTR_MAX;
+		p = realloc(eng->rctr, (size_t)n * sizeof(*p));
+		if (p == NULL)
+			return;
+		memset(&p[eng->n_rctr], 0, (size_t)(n - eng->n_rctr) * sizeof(*p));
+		eng->rctr = p;
+		eng->n_rctr = n;
+	}
+	eng->rctr[i].packets += packets;
+	eng->rctr[i].bytes += bytes;
+}
+
+uint16_t
+eng_channel(struct rule_engine *eng, const char *name)
+{
+	int id;
+
+	if (name[0] == '\0' || eng->p.channel_fn == NULL)
+		return eng->p.default_channel;
+	id = eng->p.channel_fn(eng->p.cb_arg, name);
+	if (id < 0 || id > UINT16_MAX) {
+		eng->st.channel_unknown++;
+		return eng->p.default_channel;
+	}
+	return (uint16_t)id;
+}
+
+void
+eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const struct fc_action *a,
+	struct fc_key *fk)
+{
+	const struct mod_nat_view *v;
+	const struct mod_nat_rewrite *rw;
+	uint8_t fl = a->mod[0] & (ENG_M0_FK_SRC_LOCAL | ENG_M0_FK_DST_LOCAL);
+
+	*fk = *k;
+	if (!(a->flags & FC_ACT_F_NAT) || eng->nat == NULL)
+		return;
+	/* The destination side as translated; the local bits as the filter saw them. */
+	v = (const struct mod_nat_view *)(const void *)eng->nat;
+	rw = &v->slots[a->nat_id];
+	if (k->family == FC_AF_INET4) {
+		memcpy(&fk->v4.dst, rw->dst, 4);
+		fk->v4.dport = rw->dport;
+		fk->v4.flags = fl;
+	} else {
+		memcpy(fk->v6.dst, rw->dst, 16);
+		fk->v6.dport = rw->dport;
+		fk->v6.flags = fl;
+	}
+}
+
+int
+eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a)
+{
+	struct rule_result res;
+	struct fc_key fk;
+	int rc;
+
+	eng_filter_key(eng, k, a, &fk);
+	rc = eng_classify_filter(eng, &fk, eng_conn_ctstate(eng, a), 0, &res);
+	if (rc < 0)
+		return rc;
+	a->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	a->rule_id = res.rule_id;
+	a->channel = eng_channel(eng, res.channel);
+	a->gen = eng->gen;
+	return 0;
+}
+
+/*
+ * Replace an entry's action. When its rule changes, the packets counted so
+ * far stay with the old rule: they move to the old rule's bank, and the new
+ * rule's bank is debited as much (modular arithmetic), so that "bank + live
+ * entries" stays right for both.
+ */
+void
+eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,
+	uint32_t timeout)
+{
+	struct fc_table *t = eng->t[ti];
+	const struct fc_entry *e = fc_table_entry(t, idx);
+
+	if (e == NULL)
+		return;
+	if (e->act.rule_id != a->rule_id) {
+		uint64_t p = e->packets, b = e->bytes;
+
+		eng_rule_count(eng, e->act.rule_id, p, b);
+		eng_rule_count(eng, a->rule_id, -p, -b);
+	}
+	fc_table_update(t, idx, a, timeout);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Grace periods                                                             */
+/* ------------------------------------------------------------------------ */
+
+int
+eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding)
+{
+	struct eng_retire *r;
+
+	if (eng->n_ret == eng->cap_ret) {
+		uint32_t cap = eng->cap_ret ? eng->cap_ret * 2 : 64;
+		struct eng_retire *p = realloc(eng->ret, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		eng->ret = p;
+		eng->cap_ret = cap;
+	}
+	r = &eng->ret[eng->n_ret++];
+	r->token = rte_rcu_qsbr_start(eng->qsv);
+	r->ptr = ptr;
+	r->binding = binding;
+	return 0;
+}
+
+static void
+retire_now(struct rule_engine *eng, const struct eng_retire *r)
+{
+	free(r->ptr);
+	if (r->binding != RULE_NAT_NONE)
+		mod_nat_release(eng->nat, r->binding);
+}
+
+void
+eng_retire_poll(struct rule_engine *eng)
+{
+	uint32_t done = 0;
+
+	/* Tokens grow: stop at the first grace period still running. */
+	while (done < eng->n_ret && rte_rcu_qsbr_check(eng->qsv, eng->ret[done].token, false) == 1)
+		retire_now(eng, &eng->ret[done++]);
+	if (done == 0)
+		return;
+	memmove(eng->ret, &eng->ret[done], (eng->n_ret - done) * sizeof(*eng->ret));
+	eng->n_ret -= done;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entries that go                                                           */
+/* ------------------------------------------------------------------------ */
+
+static void
+gone_one(struct rule_engine *eng, const struct fc_key *k, const struct fc_entry *e)
+{
+	struct rule_flow_gone g;
+
+	eng_rule_count(eng, e->act.rule_id, e->packets, e->bytes);
+	eng->st.removed++;
+	g.key = *k;
+	g.act = e->act;
+	g.packets = e->packets;
+	g.bytes = e->bytes;
+	g.why = eng->gone_why;
+	for (unsigned int i = 0; i < eng->n_mods; i++)
+		if (eng->mods[i].m.on_remove != NULL)
+			eng->mods[i].m.on_remove(eng->mods[i].m.priv, &g);
+}
+
+static void
+raw_key(const struct fc_table *t, const void *raw, unsigned int ti, struct fc_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+	memcpy(&k->v4, raw, fc_table_key_size(t));
+}
+
+/*
+ * Entry @idx goes (it is still live): account it and its peer, delete the
+ * peer, unbind its NAT binding (released after a grace period). The caller
+ * (or the table) deletes @idx itself.
+ */
+static void
+flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const void *raw,
+	uint32_t idx, const struct fc_entry *e)
+{
+	struct fc_key k;
+	uint32_t peer = e->act.peer;
+
+	raw_key(t, raw, ti, &k);
+	gone_one(eng, &k, e);
+	if (peer != FC_INDEX_NONE) {
+		const struct fc_entry *pe = fc_table_entry(t, peer);
+		const void *pk = fc_table_key(t, peer);
+
+		if (pe != NULL && pk != NULL && pe->act.peer == idx) {
+			raw_key(t, pk, ti, &k);
+			gone_one(eng, &k, pe);
+			fc_table_delete(t, peer);
+		}
+	}
+	if ((e->act.flags & FC_ACT_F_NAT) && eng->nat != NULL) {
+		uint32_t b = MOD_NAT_SLOT_BINDING(e->act.nat_id);
+
+		if (mod_nat_unbind(eng->nat, b) == 0 && eng_retire(eng, NULL, b) < 0)
+			ENG_LOG(DEBUG, "%s: NAT binding %u leaks (no memory)", eng->name, b);
+	}
+}
+
+static void
+table_remove_cb(struct fc_table *t, const void *key, uint32_t idx, const struct fc_entry *e,
+	void *arg)
+{
+	struct rule_engine *eng = arg;
+
+	eng->gone_why = RULE_GONE_TABLE;
+	flow_gone(eng, t, t == eng->t[0] ? 0 : 1, key, idx, e);
+}
+
+void
+eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	struct fc_table *t = eng->t[ti];
+	const struct fc_entry *e = fc_table_entry(t, idx);
+	const void *raw = fc_table_key(t, idx);
+
+	if (e == NULL || raw == NULL)
+		return;
+	eng->gone_why = RULE_GONE_DELETED;
+	flow_gone(eng, t, ti, raw, idx, e);
+	fc_table_delete(t, idx);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool
+nat_is_local(void *arg, uint8_t family, const uint8_t *addr)
+{
+	const struct rule_engine *eng = arg;
+
+	return fc_locals_match(eng->p.locals, family, addr);
+}
+
+static bool
+nat_busy(void *arg, const struct fc_key *key)
+{
+	const struct rule_engine *eng = arg;
+	const struct fc_table *t;
+	int ti = eng_tbl(key->family);
+
+	if (ti < 0 || (t = eng->t[ti]) == NULL)
+		return false;
+	return fc_table_lookup(t, &key->v4, fc_table_hash(t, &key->v4)) >= 0;
+}
+
+static int
+tables_create(struct rule_engine *eng)
+{
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		struct fc_table_params tp = {0};
+		char name[48];
+
+		tp.capacity = ti == 0 ? eng->p.capacity_v4 : eng->p.capacity_v6;
+		if (tp.capacity == 0)
+			continue;
+		snprintf(name, sizeof(name), "%s_f%c", eng->name, ti == 0 ? '4' : '6');
+		tp.name = name;
+		tp.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+		tp.max_readers = eng->p.max_readers;
+		tp.full_policy = eng->p.full_policy;
+		tp.socket_id = eng->p.socket_id;
+		tp.remove_cb = table_remove_cb;
+		tp.remove_arg = eng;
+		eng->t[ti] = fc_table_create(&tp);
+		if (eng->t[ti] == NULL)
+			return -rte_errno;
+	}
+	return 0;
+}
+
+static int
+params_apply(struct rule_engine *eng, const struct rule_engine_params *p)
+{
+	size_t nl;
+
+	if (p == NULL || p->name == NULL)
+		return -EINVAL;
+	nl = strnlen(p->name, 17);
+	if (nl == 0 || nl > 16 || (p->capacity_v4 == 0 && p->capacity_v6 == 0))
+		return -EINVAL;
+	eng->p = *p;
+	snprintf(eng->name, sizeof(eng->name), "%s", p->name);
+	eng->p.name = eng->name;
+	if (eng->p.max_readers == 0)
+		eng->p.max_readers = 1;
+	if (eng->p.untracked_timeout == 0)
+		eng->p.untracked_timeout = 30000;
+	if (eng->p.max_routes_v4 == 0)
+		eng->p.max_routes_v4 = 1024;
+	if (eng->p.max_routes_v6 == 0)
+		eng->p.max_routes_v6 = 1024;
+	if (eng->p.max_pending == 0)
+		eng->p.max_pending = 256;
+	eng->ct = p->ct;
+	if (eng->ct.timeout[0] == 0) {
+		mod_ct_cfg_init(&eng->ct);
+		eng->ct.tcp_strict = p->ct.tcp_strict;
+	}
+	return mod_ct_cfg_check(&eng->ct);
+}
+
+struct rule_engine *
+rule_engine_create(const struct rule_engine_params *p)
+{
+	struct rule_engine *eng;
+	size_t sz;
+	int rc;
+
+	eng = rte_zmalloc_socket("rule_engine", sizeof(*eng), RTE_CACHE_LINE_SIZE,
+		p != NULL ? p->socket_id : SOCKET_ID_ANY);
+	if (eng == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	rc = params_apply(eng, p);
+	if (rc < 0)
+		goto fail;
+	sz = rte_rcu_qsbr_get_memsize(eng->p.max_readers);
+	eng->qsv = rte_zmalloc_socket("rule_engine_qsbr", sz, RTE_CACHE_LINE_SIZE,
+		eng->p.socket_id);
+	rc = -ENOMEM;
+	if (eng->qsv == NULL || rte_rcu_qsbr_init(eng->qsv, eng->p.max_readers) != 0)
+		goto fail;
+	rc = tables_create(eng);
+	if (rc < 0)
+		goto fail;
+	if (eng->p.nat_bindings != 0) {
+		struct mod_nat_params np = {0};
+
+		np.max_bindings = eng->p.nat_bindings;
+		np.seed = eng->p.nat_seed;
+		np.is_local = eng->p.locals != NULL ? nat_is_local : NULL;
+		np.busy = nat_busy;
+		np.cb_arg = eng;
+		eng->nat = mod_nat_create(&np);
+		if (eng->nat == NULL) {
+			rc = -(errno ? errno : ENOMEM);
+			goto fail;
+		}
+		eng->view.nat = eng->nat;
+	}
+	rc = eng_route_init(eng);
+	if (rc < 0)
+		goto fail;
+	rc = eng_commit_init(eng);
+	if (rc < 0)
+		goto fail;
+	rc = eng_mods_register(eng);
+	if (rc < 0)
+		goto fail;
+	return eng;
+fail:
+	rule_engine_free(eng);
+	rte_errno = -rc;
+	return NULL;
+}
+
+void
+rule_engine_free(struct rule_engine *eng)
+{
+	if (eng == NULL)
+		return;
+	/* Entries go without callbacks: the NAT table goes with them. */
+	for (unsigned int ti = 0; ti < 2; ti++)
+		fc_table_free(eng->t[ti]);
+	for (uint32_t i = 0; i < eng->n_ret; i++)
+		free(eng->ret[i].ptr);
+	free(eng->ret);
+	mod_nat_free(eng->nat);
+	eng_route_fini(eng);
+	eng_commit_fini(eng);
+	free(eng->rctr);
+	rte_free(eng->qsv);
+	rte_free(eng);
+}
+
+struct fc_table *
+rule_engine_table(const struct rule_engine *eng, unsigned int family)
+{
+	int ti = eng_tbl(family);
+
+	return eng == NULL || ti < 0 ? NULL : eng->t[ti];
+}
+
+const struct mod_nat *
+rule_engine_nat(const struct rule_engine *eng)
+{
+	return eng == NULL ? NULL : eng->nat;
+}
+
+const struct rule_set *
+rule_engine_rules(const struct rule_engine *eng)
+{
+	return eng == NULL ? NULL : eng->set;
+}
+
+int
+rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m)
+{
+	unsigned int pos;
+
+	if (eng == NULL || m == NULL || m->name == NULL ||
+		(m->on_insert == NULL && m->on_packet == NULL && m->on_remove == NULL))
+		return -EINVAL;
+	for (unsigned int i = 0; i < eng->n_mods; i++)
+		if (strcmp(eng->mods[i].m.name, m->name) == 0)
+			return -EEXIST;
+	if (eng->n_mods == RULE_MODULES_MAX)
+		return -ENOSPC;
+	/* Stable: equal orders keep registration order. */
+	for (pos = eng->n_mods; pos > 0 && eng->mods[pos - 1].m.order > m->order; pos--)
+		eng->mods[pos] = eng->mods[pos - 1];
+	eng->mods[pos].m = *m;
+	eng->n_mods++;
+	return 0;
+}
+
+int
+rule_engine_reader_register(struct rule_engine *eng, unsigned int reader_id)
+{
+	if (eng == NULL || reader_id >= eng->p.max_readers)
+		return -EINVAL;
+	for (unsigned int ti = 0; ti < 2; ti++)
+		if (eng->t[ti] != NULL && fc_table_reader_register(eng->t[ti], reader_id) < 0)
+			return -EINVAL;
+	if (rte_rcu_qsbr_thread_register(eng->qsv, reader_id) != 0)
+		return -EINVAL;
+	rte_rcu_qsbr_thread_online(eng->qsv, reader_id);
+	return 0;
+}
+
+int
+rule_engine_reader_unregister(struct rule_engine *eng, unsigned int reader_id)
+{
+	if (eng == NULL || reader_id >= eng->p.max_readers)
+		return -EINVAL;
+	rte_rcu_qsbr_thread_offline(eng->qsv, reader_id);
+	rte_rcu_qsbr_thread_unregister(eng->qsv, reader_id);
+	for (unsigned int ti = 0; ti < 2; ti++)
+		if (eng->t[ti] != NULL)
+			fc_table_reader_unregister(eng->t[ti], reader_id);
+	return 0;
+}
+
+void
+rule_engine_quiescent(struct rule_engine *eng, unsigned int reader_id)
+{
+	rte_rcu_qsbr_quiescent(eng->qsv, reader_id);
+	for (unsigned int ti = 0; ti < 2; ti++)
+		if (eng->t[ti] != NULL)
+			fc_table_quiescent(eng->t[ti], reader_id);
+}
+
+unsigned int
+rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget)
+{
+	unsigned int work = 0;
+
+	if (eng == NULL)
+		return 0;
+	eng_retire_poll(eng);
+	for (unsigned int ti = 0; ti < 2; ti++)
+		if (eng->t[ti] != NULL) {
+			fc_table_age(eng->t[ti], now, budget / 4 + 1);
+			work += budget / 4 + 1;
+		}
+	work += eng_revalidate(eng, budget / 2 + 1);
+	return work;
+}
+
+unsigned int
+rule_engine_flush(struct rule_engine *eng)
+{
+	unsigned int n = 0;
+
+	if (eng == NULL)
+		return 0;
+	for (unsigned int ti = 0; ti < 2; ti++)
+		if (eng->t[ti] != NULL)
+			n += fc_table_flush(eng->t[ti]);
+	return n;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: the rules engine's counters and introspection — engine
+ * counters, per-rule packet/byte counters (live entries + entries gone +
+ * packets decided without an entry), and the flow listing the shell and
+ * telemetry print.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "engine_priv.h"
+
+static const char *const drop_names[] = {
+#define RULE_DROP_NAME(name, text) text,
+	RULE_DROP_REASONS(RULE_DROP_NAME)
+#undef RULE_DROP_NAME
+};
+
+const char *
+rule_drop_name(unsigned int drop)
+{
+	return drop < RULE_DROP__COUNT ? drop_names[drop] : "?";
+}
+
+const char *
+rule_upcall_name(unsigned int reason)
+{
+	static const char *const names[RULE_UPCALL__COUNT] = {"miss", "interest", "stale"};
+
+	return reason < RULE_UPCALL__COUNT ? names[reason] : "?";
+}
+
+void
+rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *st)
+{
+	if (st == NULL)
+		return;
+	memset(st, 0, sizeof(*st));
+	if (eng == NULL)
+		return;
+	*st = eng->st;
+	st->gen = eng->gen;
+	st->cls_gen = eng->cls != NULL ? eng->cls_gen : 0;
+	st->pending = eng->pending != NULL ? eng->pending->n : 0;
+	st->overlay = 0;
+	for (uint32_t i = 0; i < eng->n_chg; i++)
+		if (eng->cls == NULL || (int32_t)(eng->chg[i].gen - eng->cls_gen) > 0)
+			st->overlay++;
+}
+
+int
+rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
+	uint64_t *bytes)
+{
+	uint32_t slot = rule_id == RULE_ID_POLICY ? 0 : rule_id;
+	uint64_t p = 0, b = 0;
+
+	if (eng == NULL || packets == NULL || bytes == NULL || rule_id == RULE_ID_NONE)
+		return -EINVAL;
+	if (slot < eng->n_rctr) {
+		p = eng->rctr[slot].packets;
+		b = eng->rctr[slot].bytes;
+	}
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		uint32_t next = 0, idx;
+
+		if (eng->t[ti] == NULL)
+			continue;
+		while (fc_table_iterate(eng->t[ti], &next, NULL, &idx) == 0) {
+			const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
+
+			if (e != NULL && e->act.rule_id == rule_id) {
+				p += e->packets;
+				b += e->bytes;
+			}
+		}
+	}
+	*packets = p;
+	*bytes = b;
+	return 0;
+}
+
+/* The iterator: table in bit 32, the table's cursor below. */
+int
+rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it, const struct rule *match,
+	struct rule_flow_info *info)
+{
+	if (eng == NULL || it == NULL || info == NULL)
+		return -EINVAL;
+	for (unsigned int ti = (unsigned int)(*it >> 32); ti < 2; ti++) {
+		const struct fc_table *t = eng->t[ti];
+		uint32_t next = (uint32_t)*it, idx;
+		const void *raw;
+
+		if (t == NULL) {
+			*it = (uint64_t)(ti + 1) << 32;
+			continue;
+		}
+		while (fc_table_iterate(t, &next, &raw, &idx) == 0) {
+			const struct fc_entry *e = fc_table_entry(t, idx);
+
+			*it = (uint64_t)ti << 32 | next;
+			if (e == NULL)
+				continue;
+			memset(&info->key, 0, sizeof(info->key));
+			info->key.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+			memcpy(&info->key.v4, raw, fc_table_key_size(t));
+			if (match != NULL && !rule_match_key(match, &info->key, RULE_CT_IGNORE, 0))
+				continue;
+			info->idx = idx;
+			info->act = e->act;
+			info->timeout = e->timeout;
+			info->created = e->created;
+			info->last_seen = e->last_seen;
+			info->packets = e->packets;
+			info->bytes = e->bytes;
+			return 0;
+		}
+		*it = (uint64_t)(ti + 1) << 32;
+	}
+	return -ENOENT;
+}
+
+int
+rule_engine_flow_format(const struct rule_flow_info *info, char *buf, size_t len)
+{
+	const struct fc_action *a;
+	char key[FC_KEY_STRLEN], ct[48] = "-", rule[16], port[16];
+	struct mod_ct_conn c;
+	int n;
+
+	if (info == NULL || buf == NULL)
+		return -EINVAL;
+	a = &info->act;
+	if (fc_key_format(&info->key, key, sizeof(key)) < 0)
+		return -EINVAL;
+	if (mod_ct_conn_unpack(a->ct_state, &c) == 0 && c.state != MOD_CT_S_NONE)
+		mod_ct_conn_format(&c, ct, sizeof(ct));
+	if (a->rule_id == RULE_ID_POLICY)
+		snprintf(rule, sizeof(rule), "policy");
+	else
+		snprintf(rule, sizeof(rule), "%" PRIu32, a->rule_id);
+	if (a->out_port == RULE_PORT_PAIRED)
+		snprintf(port, sizeof(port), "paired");
+	else if (a->out_port == RULE_PORT_LOCAL)
+		snprintf(port, sizeof(port), "local");
+	else
+		snprintf(port, sizeof(port), "%u", a->out_port);
+	n = snprintf(buf, len,
+		"%s %s verdict=%s rule=%s channel=%u port=%s ct=%s nat=%s%" PRIu32
+		" interest=0x%04x gen=%" PRIu32 " packets=%" PRIu64 " bytes=%" PRIu64,
+		key, (a->flags & FC_ACT_F_REPLY) ? "reply" : "orig",
+		a->verdict == FC_VERDICT_ACCEPT ? "accept"
+		: a->verdict == FC_VERDICT_DROP ? "drop"
+						: "slow",
+		rule, a->channel, port, ct, (a->flags & FC_ACT_F_NAT) ? "slot" : "none",
+		(a->flags & FC_ACT_F_NAT) ? a->nat_id : 0, a->interest, a->gen, info->packets,
+		info->bytes);
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n >= len ? -ENOSPC : n;
+}

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: the rules engine's upcall processing — one decision per
+ * packet the RX lcores could not decide. Each key is looked up again (an
+ * earlier packet may have created the flow); a new flow goes through the
+ * modules and gets its entries; a cached one that hit an interest bit or
+ * was stale goes through on_packet / revalidation; ICMP errors, non-first
+ * fragments and INVALID packets are decided without an entry.
+ *
+ * Caching choices: a NEW (or untracked) flow the filter drops is cached as
+ * DROP (no reply entry, no connection) so later packets die on the fast
+ * path; a revalidation deletes such an entry rather than refiltering it,
+ * since its NAT and conntrack decisions were never made. Entries are
+ * touched (fc_table_touch()) for the packets decided here, so that their
+ * counters and idle time include them; a hit on the same flow on an RX
+ * lcore at the same instant may lose one count (plain stores).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "engine_priv.h"
+
+static void
+dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ctstate)
+{
+	d->rule_id = a->rule_id;
+	d->nat_slot = (a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE;
+	d->channel = a->channel;
+	d->out_port = a->out_port;
+	d->verdict = a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+	d->ctstate = (uint8_t)ctstate;
+	d->flags = RULE_DEC_F_CACHED;
+}
+
+static void
+dec_drop(struct rule_decision *d, unsigned int reason)
+{
+	memset(d, 0, sizeof(*d));
+	d->rule_id = RULE_ID_NONE;
+	d->nat_slot = RULE_NAT_NONE;
+	d->out_port = RULE_PORT_PAIRED;
+	d->verdict = FC_VERDICT_DROP;
+	d->drop = (uint8_t)reason;
+}
+
+/* A packet decided without an entry: count it on its rule. */
+static void
+uncached(struct rule_engine *eng, const struct rule_upcall *up, struct rule_decision *d)
+{
+	d->flags &= (uint8_t)~RULE_DEC_F_CACHED;
+	eng->st.uncached++;
+	eng_rule_count(eng, d->rule_id, 1, up->len);
+}
+
+/* Filter one packet as it is (no NAT), without an entry. */
+static void
+decide_filter(struct rule_engine *eng, const struct rule_upcall *up, unsigned int ctstate,
+	unsigned int kflags, struct rule_decision *d)
+{
+	const struct fc_key *k = &up->pkt.key;
+	struct rule_result res;
+	bool local;
+
+	if (eng_classify_filter(eng, k, ctstate, kflags, &res) < 0) {
+		dec_drop(d, RULE_DROP_ERROR);
+		uncached(eng, up, d);
+		return;
+	}
+	memset(d, 0, sizeof(*d));
+	d->rule_id = res.rule_id;
+	d->nat_slot = RULE_NAT_NONE;
+	d->channel = eng_channel(eng, res.channel);
+	local = ((k->family == FC_AF_INET4 ? k->v4.flags : k->v6.flags) & FC_KEY_F_DST_LOCAL) != 0;
+	d->out_port = local ? RULE_PORT_LOCAL
+			    : rule_engine_route_lookup(eng, k->family,
+				      k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.dst
+							       : k->v6.dst);
+	d->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+	d->ctstate = (uint8_t)ctstate;
+	uncached(eng, up, d);
+}
+
+static void
+flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall *up)
+{
+	struct rule_flow *f = &ef->f;
+
+	memset(ef, 0, sizeof(*ef));
+	f->eng = eng;
+	f->up = up;
+	f->key = up->pkt.key;
+	f->xkey = f->key;
+	fc_key_reverse(&f->key, &f->reply_key);
+	for (unsigned int d = 0; d < 2; d++) {
+		f->act[d].gen = eng->gen;
+		f->act[d].rule_id = RULE_ID_NONE;
+		f->act[d].peer = FC_INDEX_NONE;
+		f->act[d].channel = eng->p.default_channel;
+		f->act[d].out_port = RULE_PORT_PAIRED;
+		f->act[d].verdict = FC_VERDICT_ACCEPT;
+		f->act[d].flags = d == RULE_DIR_REPLY ? FC_ACT_F_REPLY : 0;
+		f->idx[d] = FC_INDEX_NONE;
+	}
+	f->timeout = eng->p.untracked_timeout;
+	f->kflags = up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0;
+	ef->binding = RULE_NAT_NONE;
+}
+
+/* Run every module's on_insert; interest asked by modules other than conntrack is remembered. */
+static void
+run_inserts(struct rule_engine *eng, struct eng_flow *ef)
+{
+	struct rule_flow *f = &ef->f;
+	uint16_t extra[2] = {0, 0};
+
+	for (unsigned int i = 0; i < eng->n_mods && f->drop == RULE_DROP_NONE; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+		uint16_t save[2] = {f->act[0].interest, f->act[1].interest};
+		bool ct = m->priv == eng && strcmp(m->name, "conntrack") == 0;
+
+		if (m->on_insert == NULL)
+			continue;
+		f->act[0].interest = 0;
+		f->act[1].interest = 0;
+		if (m->on_insert(m->priv, f) < 0)
+			f->drop = RULE_DROP_ERROR;
+		for (unsigned int d = 0; d < 2; d++) {
+			if (!ct)
+				extra[d] |= f->act[d].interest;
+			f->act[d].interest |= save[d];
+		}
+	}
+	for (unsigned int d = 0; d < 2; d++)
+		eng_set_extra_interest(&f->act[d], extra[d]);
+}
+
+/* Insert with one retry when a new flow's cached drop holds the key. */
+static int
+insert_entry(struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
+	const struct fc_action *a, uint32_t timeout, uint32_t now)
+{
+	struct fc_table *t = eng->t[ti];
+	uint32_t sig = fc_table_hash(t, &k->v4);
+	int rc = fc_table_insert(t, &k->v4, sig, a, timeout, now);
+
+	if (rc == -EEXIST) {
+		int old = fc_table_lookup(t, &k->v4, sig);
+		const struct fc_entry *e = old >= 0 ? fc_table_entry(t, (uint32_t)old) : NULL;
+
+		if (e == NULL || !(e->act.mod[0] & ENG_M0_NEWDROP))
+			return -EEXIST;
+		eng_flow_delete(eng, ti, (uint32_t)old);
+		rc = fc_table_insert(t, &k->v4, sig, a, timeout, now);
+	}
+	return rc;
+}
+
+static void
+insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct rule_upcall *up,
+	struct rule_decision *d)
+{
+	eng_nat_drop_binding(eng, ef);
+	d->nat_slot = RULE_NAT_NONE;
+	if (rc == -ENOSPC)
+		eng->st.table_full++;
+	uncached(eng, up, d);
+}
+
+static void
+new_flow(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
+	struct rule_decision *d, uint32_t now)
+{
+	struct fc_table *t = eng->t[ti];
+	struct eng_flow ef;
+	struct rule_flow *f = &ef.f;
+	struct fc_action a0, a1;
+	int idx, ridx;
+
+	flow_init(eng, &ef, up);
+	run_inserts(eng, &ef);
+	if (f->drop != RULE_DROP_NONE) {
+		bool cache = f->drop == RULE_DROP_FILTER && !ef.nocache &&
+			     (f->ctstate == RULE_CT_NEW || f->ctstate == 0);
+		bool dnat = ef.dnat;
+
+		eng_nat_drop_binding(eng, &ef);
+		dec_drop(d, f->drop);
+		d->rule_id = f->act[0].rule_id;
+		d->ctstate = f->ctstate;
+		if (!cache) {
+			uncached(eng, up, d);
+			return;
+		}
+		a0 = f->act[0];
+		a0.verdict = FC_VERDICT_DROP;
+		a0.ct_state = 0;
+		a0.interest = 0;
+		a0.flags = 0;
+		a0.nat_id = 0;
+		memset(a0.mod, 0, sizeof(a0.mod));
+		a0.mod[0] = ENG_M0_NEWDROP | (dnat ? ENG_M0_FK_UNKNOWN : 0);
+		idx = insert_entry(eng, ti, &f->key, &a0, eng->p.untracked_timeout, now);
+		if (idx < 0) {
+			insert_failed(eng, &ef, idx, up, d);
+			return;
+		}
+		eng->st.cached_drops++;
+		d->flags = RULE_DEC_F_CACHED;
+		fc_table_touch(t, (uint32_t)idx, up->len, now);
+		return;
+	}
+	dec_from_act(d, &f->act[0], f->ctstate);
+	if (ef.nocache) {
+		eng_nat_drop_binding(eng, &ef);
+		d->nat_slot = RULE_NAT_NONE;
+		uncached(eng, up, d);
+		return;
+	}
+	a0 = f->act[0];
+	a1 = f->act[1];
+	if (!f->want_reply) {
+		idx = insert_entry(eng, ti, &f->key, &a0, f->timeout, now);
+		if (idx < 0) {
+			insert_failed(eng, &ef, idx, up, d);
+			return;
+		}
+	} else {
+		ridx = insert_entry(eng, ti, &f->reply_key, &a1, f->timeout, now);
+		if (ridx < 0) {
+			insert_failed(eng, &ef, ridx, up, d);
+			return;
+		}
+		a0.peer = (uint32_t)ridx;
+		idx = insert_entry(eng, ti, &f->key, &a0, f->timeout, now);
+		if (idx < 0) {
+			fc_table_delete(t, (uint32_t)ridx);
+			insert_failed(eng, &ef, idx, up, d);
+			return;
+		}
+		a1.peer = (uint32_t)idx;
+		fc_table_update(t, (uint32_t)ridx, &a1, f->timeout);
+		eng->st.replies++;
+	}
+	eng->st.flows++;
+	fc_table_touch(t, (uint32_t)idx, up->len, now);
+}
+
+/* The key of live entry @idx. */
+static bool
+entry_key(const struct rule_engine *eng, unsigned int ti, uint32_t idx, struct fc_key *k)
+{
+	const void *raw = fc_table_key(eng->t[ti], idx);
+
+	if (raw == NULL)
+		return false;
+	memset(k, 0, sizeof(*k));
+	k->family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+	memcpy(&k->v4, raw, fc_table_key_size(eng->t[ti]));
+	return true;
+}
+
+/* Modules' on_packet for a packet of a cached flow; stores what changed. */
+static int
+run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e,
+	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate)
+{
+	struct fc_table *t = eng->t[ti];
+	struct eng_flow ef;
+	struct rule_flow *f = &ef.f;
+	unsigned int dir = (a->flags & FC_ACT_F_REPLY) ? RULE_DIR_REPLY : RULE_DIR_ORIG;
+	const struct fc_entry *pe;
+	struct fc_key pk;
+
+	flow_init(eng, &ef, up);
+	f->dir = (uint8_t)dir;
+	f->act[dir] = *a;
+	f->idx[dir] = idx;
+	f->act[dir ^ 1] = *a;
+	f->act[dir ^ 1].flags ^= FC_ACT_F_REPLY;
+	pe = a->peer != FC_INDEX_NONE ? fc_table_entry(t, a->peer) : NULL;
+	if (pe != NULL && pe->act.peer == idx) {
+		f->act[dir ^ 1] = pe->act;
+		f->idx[dir ^ 1] = a->peer;
+	}
+	f->timeout = e->timeout;
+	f->ctstate = (uint8_t)*ctstate;
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+
+		if (m->on_packet != NULL && m->on_packet(m->priv, f) < 0)
+			return -EINVAL;
+	}
+	if (f->remove) {
+		eng_flow_delete(eng, ti, idx);
+		return ef.reopen ? -EAGAIN : -ENOENT;
+	}
+	for (unsigned int d = 0; d < 2; d++) {
+		if (f->idx[d] == FC_INDEX_NONE)
+			continue;
+		if (f->refilter) {
+			const struct fc_key *k = &up->pkt.key;
+
+			if (d != dir) {
+				if (!entry_key(eng, ti, f->idx[d], &pk))
+					continue;
+				k = &pk;
+			}
+			if (eng_refilter(eng, k, &f->act[d]) < 0)
+				f->act[d].verdict = FC_VERDICT_SLOW;
+		}
+		if (f->refilter || ef.ct_changed)
+			eng_entry_set(eng, ti, f->idx[d], &f->act[d], f->timeout);
+	}
+	*a = f->act[dir];
+	*ctstate = f->ctstate;
+	return 0;
+}
+
+/* A packet of a cached flow. @return false if the flow went and the packet is a new flow's. */
+static bool
+old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct rule_upcall *up,
+	struct rule_decision *d, uint32_t now)
+{
+	struct fc_table *t = eng->t[ti];
+	const struct fc_entry *e = fc_table_entry(t, idx);
+	const struct fc_key *k = &up->pkt.key;
+	struct fc_action a;
+	unsigned int cs;
+	int rc;
+
+	if (e == NULL)
+		return false;
+	a = e->act;
+	if (a.gen != eng->gen && eng_entry_stale(eng, eng->pending, &a, k)) {
+		eng->st.revalidated++;
+		if (a.mod[0] & ENG_M0_NEWDROP) {
+			eng_flow_delete(eng, ti, idx);
+			return false;
+		}
+		if (eng_refilter(eng, k, &a) < 0)
+			a.verdict = FC_VERDICT_SLOW;
+		eng_entry_set(eng, ti, idx, &a, e->timeout);
+	}
+	cs = eng_conn_ctstate(eng, &a);
+	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW) {
+		rc = run_packet(eng, ti, idx, e, up, &a, &cs);
+		if (rc == -EAGAIN)
+			return false;
+		if (rc == -EINVAL) {
+			dec_drop(d, RULE_DROP_ERROR);
+			uncached(eng, up, d);
+			return true;
+		}
+		if (rc == -ENOENT) {
+			/* Removed without a new connection: decide from what it was. */
+			dec_from_act(d, &a, cs);
+			uncached(eng, up, d);
+			return true;
+		}
+	}
+	if (a.verdict != FC_VERDICT_SLOW && cs == eng_conn_ctstate(eng, &a)) {
+		dec_from_act(d, &a, cs);
+	} else {
+		/* The packet's own ctstate (e.g. INVALID) differs from the entry's. */
+		struct rule_result res;
+		struct fc_key fk;
+
+		eng_filter_key(eng, k, &a, &fk);
+		if (eng_classify_filter(eng, &fk, cs, 0, &res) < 0) {
+			dec_drop(d, RULE_DROP_ERROR);
+			return true;
+		}
+		dec_from_act(d, &a, cs);
+		d->rule_id = res.rule_id;
+		d->channel = eng_channel(eng, res.channel);
+		d->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+		d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+		if (d->verdict != FC_VERDICT_ACCEPT)
+			d->nat_slot = RULE_NAT_NONE;
+		eng_rule_count(eng, d->rule_id, 1, up->len);
+		d->flags = 0;
+		return true;
+	}
+	fc_table_touch(t, idx, up->len, now);
+	return true;
+}
+
+/* Is the quoted packet of an ICMP error part of a tracked connection? */
+static unsigned int
+icmp_error_state(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up)
+{
+	const struct fc_table *t = eng->t[ti];
+	struct fc_key in, cand;
+
+	if (up->frame == NULL ||
+		mod_ct_icmp_inner_key(up->frame, up->frame_len, &up->pkt, &in) < 0)
+		return RULE_CT_INVALID;
+	/* The local bits are unknown here: try all four, both directions. */
+	for (unsigned int fl = 0; fl < 4; fl++) {
+		for (unsigned int rev = 0; rev < 2; rev++) {
+			int idx;
+
+			if (in.family == FC_AF_INET4)
+				in.v4.flags = (uint8_t)fl;
+			else
+				in.v6.flags = (uint8_t)fl;
+			if (rev)
+				fc_key_reverse(&in, &cand);
+			else
+				cand = in;
+			idx = fc_table_lookup(t, &cand.v4, fc_table_hash(t, &cand.v4));
+			if (idx >= 0 && eng_conn_ctstate(eng, &fc_table_entry(t, (uint32_t)idx)->act)) {
+				eng->st.related++;
+				return RULE_CT_RELATED;
+			}
+		}
+	}
+	return RULE_CT_INVALID;
+}
+
+static void
+upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_decision *d,
+	uint32_t now)
+{
+	const struct fc_pkt *pkt = &up->pkt;
+	int ti = eng_tbl(pkt->key.family);
+
+	if (ti < 0) {
+		dec_drop(d, RULE_DROP_BAD_PACKET);
+		uncached(eng, up, d);
+		return;
+	}
+	if (eng->t[ti] == NULL || pkt->frag == FC_FRAG_LATER) {
+		/* Non-first fragments carry no ports: never cached, never tracked. */
+		decide_filter(eng, up, 0, pkt->frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0, d);
+		return;
+	}
+	if (eng->p.conntrack && mod_ct_icmp_is_error(pkt)) {
+		decide_filter(eng, up, icmp_error_state(eng, (unsigned int)ti, up), 0, d);
+		return;
+	}
+	for (unsigned int attempt = 0; attempt < 2; attempt++) {
+		struct fc_table *t = eng->t[ti];
+		int idx = fc_table_lookup(t, &pkt->key.v4, fc_table_hash(t, &pkt->key.v4));
+
+		if (idx < 0)
+			break;
+		if (old_flow(eng, (unsigned int)ti, (uint32_t)idx, up, d, now))
+			return;
+	}
+	new_flow(eng, (unsigned int)ti, up, d, now);
+}
+
+unsigned int
+rule_engine_upcall_burst(struct rule_engine *eng, const struct rule_upcall up[], unsigned int n,
+	struct rule_decision dec[], uint32_t now)
+{
+	if (eng == NULL || up == NULL || dec == NULL)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		if (up[i].reason < RULE_UPCALL__COUNT)
+			eng->st.upcalls[up[i].reason]++;
+		upcall_one(eng, &up[i], &dec[i], now);
+		if (dec[i].verdict != FC_VERDICT_ACCEPT)
+			eng->st.drops[dec[i].drop < RULE_DROP__COUNT ? dec[i].drop : RULE_DROP_ERROR]++;
+	}
+	return n;
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: the route module — longest-prefix match of a flow's
+ * destination, as translated by DNAT, to an output port (rte_lpm for IPv4,
+ * rte_lpm6 for IPv6), cached in both entries of the flow. No route gives
+ * RULE_PORT_PAIRED (the app forwards to the input port's pair, like
+ * testpmd); a local destination gives RULE_PORT_LOCAL. The routes are also
+ * kept in a plain list, since the LPM tables cannot be listed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+
+#include "engine_priv.h"
+
+int
+eng_route_init(struct rule_engine *eng)
+{
+	struct rte_lpm_config c4 = {0};
+	struct rte_lpm6_config c6 = {0};
+	char name[RTE_MEMZONE_NAMESIZE];
+
+	eng->route_default[0] = -1;
+	eng->route_default[1] = -1;
+	c4.max_rules = eng->p.max_routes_v4;
+	c4.number_tbl8s = 256;
+	snprintf(name, sizeof(name), "%s_rt4", eng->name);
+	eng->lpm = rte_lpm_create(name, eng->p.socket_id, &c4);
+	if (eng->lpm == NULL)
+		return -(rte_errno ? rte_errno : ENOMEM);
+	c6.max_rules = eng->p.max_routes_v6;
+	c6.number_tbl8s = 1024;
+	snprintf(name, sizeof(name), "%s_rt6", eng->name);
+	eng->lpm6 = rte_lpm6_create(name, eng->p.socket_id, &c6);
+	if (eng->lpm6 == NULL)
+		return -(rte_errno ? rte_errno : ENOMEM);
+	return 0;
+}
+
+void
+eng_route_fini(struct rule_engine *eng)
+{
+	rte_lpm_free(eng->lpm);
+	eng->lpm = NULL;
+	rte_lpm6_free(eng->lpm6);
+	eng->lpm6 = NULL;
+	free(eng->routes);
+	eng->routes = NULL;
+	eng->n_routes = 0;
+}
+
+/* Validate a prefix: family, depth, no host bits. */
+static int
+prefix_check(unsigned int family, const uint8_t *addr, uint8_t depth)
+{
+	unsigned int alen = family == FC_AF_INET4 ? 4 : 16;
+
+	if (addr == NULL || eng_tbl(family) < 0 || depth > alen * 8)
+		return -EINVAL;
+	for (unsigned int b = depth; b < alen * 8; b++)
+		if (addr[b / 8] & (0x80 >> (b % 8)))
+			return -EINVAL;
+	return 0;
+}
+
+static int
+route_find(const struct rule_engine *eng, unsigned int family, const uint8_t *addr,
+	uint8_t depth)
+{
+	unsigned int alen = family == FC_AF_INET4 ? 4 : 16;
+
+	for (uint32_t i = 0; i < eng->n_routes; i++) {
+		const struct eng_route *r = &eng->routes[i];
+
+		if (r->family == family && r->depth == depth && memcmp(r->addr, addr, alen) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+int
+rule_engine_route_add(struct rule_engine *eng, unsigned int family, const uint8_t *addr,
+	uint8_t depth, uint16_t port)
+{
+	struct eng_route *r;
+	int i, rc;
+
+	if (eng == NULL || port >= RULE_PORT_LOCAL || prefix_check(family, addr, depth) < 0)
+		return -EINVAL;
+	i = route_find(eng, family, addr, depth);
+	if (i < 0) {
+		uint32_t max = family == FC_AF_INET4 ? eng->p.max_routes_v4 : eng->p.max_routes_v6;
+		uint32_t have = 0;
+
+		for (uint32_t j = 0; j < eng->n_routes; j++)
+			have += eng->routes[j].family == family;
+		if (have >= max)
+			return -ENOSPC;
+		if (eng->n_routes == eng->cap_routes) {
+			uint32_t cap = eng->cap_routes ? eng->cap_routes * 2 : 16;
+			struct eng_route *p = realloc(eng->routes, cap * sizeof(*p));
+
+			if (p == NULL)
+				return -ENOMEM;
+			eng->routes = p;
+			eng->cap_routes = cap;
+		}
+	}
+	if (depth == 0) {
+		rc = 0;
+		eng->route_default[family == FC_AF_INET4 ? 0 : 1] = port;
+	} else if (family == FC_AF_INET4) {
+		uint32_t ip;
+
+		memcpy(&ip, addr, 4);
+		rc = rte_lpm_add(eng->lpm, rte_be_to_cpu_32(ip), depth, port);
+	} else {
+		rc = rte_lpm6_add(eng->lpm6, addr, depth, port);
+	}
+	if (rc < 0)
+		return rc == -ENOSPC ? -ENOSPC : -EINVAL;
+	if (i < 0) {
+		i = (int)eng->n_routes++;
+		r = &eng->routes[i];
+		memset(r, 0, sizeof(*r));
+		r->family = (uint8_t)family;
+		r->depth = depth;
+		memcpy(r->addr, addr, family == FC_AF_INET4 ? 4 : 16);
+	}
+	eng->routes[i].port = port;
+	return 0;
+}
+
+int
+rule_engine_route_del(struct rule_engine *eng, unsigned int family, const uint8_t *addr,
+	uint8_t depth)
+{
+	int i, rc;
+
+	if (eng == NULL || prefix_check(family, addr, depth) < 0)
+		return -EINVAL;
+	i = route_find(eng, family, addr, depth);
+	if (i < 0)
+		return -ENOENT;
+	if (depth == 0) {
+		rc = 0;
+		eng->route_default[family == FC_AF_INET4 ? 0 : 1] = -1;
+	} else if (family == FC_AF_INET4) {
+		uint32_t ip;
+
+		memcpy(&ip, addr, 4);
+		rc = rte_lpm_delete(eng->lpm, rte_be_to_cpu_32(ip), depth);
+	} else {
+		rc = rte_lpm6_delete(eng->lpm6, addr, depth);
+	}
+	if (rc < 0)
+		return -ENOENT;
+	eng->routes[i] = eng->routes[--eng->n_routes];
+	return 0;
+}
+
+uint16_t
+rule_engine_route_lookup(const struct rule_engine *eng, unsigned int family,
+	const uint8_t *addr)
+{
+	uint32_t nh;
+	int ti = eng_tbl(family);
+
+	if (eng == NULL || addr == NULL || ti < 0)
+		return RULE_PORT_PAIRED;
+	if (family == FC_AF_INET4) {
+		uint32_t ip;
+
+		memcpy(&ip, addr, 4);
+		if (rte_lpm_lookup(eng->lpm, rte_be_to_cpu_32(ip), &nh) == 0)
+			return (uint16_t)nh;
+	} else if (rte_lpm6_lookup(eng->lpm6, addr, &nh) == 0) {
+		return (uint16_t)nh;
+	}
+	return eng->route_default[ti] >= 0 ? (uint16_t)eng->route_default[ti] : RULE_PORT_PAIRED;
+}
+
+int
+rule_engine_route_dump(const struct rule_engine *eng, FILE *f)
+{
+	if (eng == NULL || f == NULL)
+		return -EINVAL;
+	for (uint32_t i = 0; i < eng->n_routes; i++) {
+		const struct eng_route *r = &eng->routes[i];
+		char a[INET6_ADDRSTRLEN];
+
+		if (inet_ntop(r->family == FC_AF_INET4 ? AF_INET : AF_INET6, r->addr, a,
+			    sizeof(a)) == NULL)
+			return -EINVAL;
+		if (fprintf(f, "%s/%u port %u\n", a, r->depth, r->port) < 0)
+			return -EIO;
+	}
+	return (int)eng->n_routes;
+}
+
+/* Module: both directions' output ports. */
+int
+mod_route_on_insert(void *priv, struct rule_flow *f)
+{
+	struct rule_engine *eng = priv;
+	const struct fc_key *x = &f->xkey, *o = &f->key;
+
+	if (x->family == FC_AF_INET4) {
+		f->act[RULE_DIR_ORIG].out_port = (x->v4.flags & FC_KEY_F_DST_LOCAL)
+			? RULE_PORT_LOCAL
+			: rule_engine_route_lookup(eng, x->family, (const uint8_t *)&x->v4.dst);
+		f->act[RULE_DIR_REPLY].out_port = (o->v4.flags & FC_KEY_F_SRC_LOCAL)
+			? RULE_PORT_LOCAL
+			: rule_engine_route_lookup(eng, o->family, (const uint8_t *)&o->v4.src);
+	} else {
+		f->act[RULE_DIR_ORIG].out_port = (x->v6.flags & FC_KEY_F_DST_LOCAL)
+			? RULE_PORT_LOCAL
+			: rule_engine_route_lookup(eng, x->family, x->v6.dst);
+		f->act[RULE_DIR_REPLY].out_port = (o->v6.flags & FC_KEY_F_SRC_LOCAL)
+			? RULE_PORT_LOCAL
+			: rule_engine_route_lookup(eng, o->family, o->v6.src);
+	}
+	return 0;
+}

@@ -1,0 +1,680 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the rules engine (lib/rules/engine*.c, mod_route.c): a TCP
+ * handshake through conntrack (ctstates, linked forward and reply entries,
+ * interest masks), Linux-like verdicts for a stateful rule set (handshake,
+ * stray ACK in loose and strict mode), DNAT/SNAT slots and reply keys, NAT
+ * exhaustion as a named drop, routes, channels, a full table that refuses,
+ * aging of both directions with NAT release, the module registry (order,
+ * an extra module's interest) and per-rule counters.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "rules.h"
+
+#define TCP_FIN 0x01
+#define TCP_SYN 0x02
+#define TCP_RST 0x04
+#define TCP_ACK 0x10
+
+static int eng_seq;
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static struct rule_upcall
+up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport,
+	uint8_t flags, uint8_t tcp_flags)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
+	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
+	u.pkt.key.v4.sport = htons(sport);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = proto;
+	u.pkt.key.v4.flags = flags;
+	u.pkt.tcp_flags = tcp_flags;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+static struct rule_upcall
+tcp4(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint8_t tf)
+{
+	return up4(6, src, sport, dst, dport, 0, tf);
+}
+
+static struct rule_engine *
+mk_engine(bool ct, bool strict, uint32_t cap, enum fc_full_policy pol, uint32_t nat)
+{
+	struct rule_engine_params p;
+	char name[16];
+	struct rule_engine *eng;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "te%d", eng_seq++);
+	p.name = name;
+	p.capacity_v4 = cap;
+	p.capacity_v6 = 64;
+	p.full_policy = pol;
+	p.conntrack = ct;
+	p.ct.tcp_strict = strict;
+	p.nat_bindings = nat;
+	p.nat_seed = 1;
+	p.default_channel = 1;
+	eng = rule_engine_create(&p);
+	assert_non_null(eng);
+	return eng;
+}
+
+static void
+load(struct rule_engine *eng, const char *text)
+{
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse(text, "test", &err);
+
+	if (s == NULL) {
+		char buf[256];
+
+		rule_error_format(&err, buf, sizeof(buf));
+		fail_msg("%s", buf);
+	}
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+}
+
+/* One upcall; returns its decision. */
+static struct rule_decision
+decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+/* The entry of a key, or NULL. */
+static const struct fc_entry *
+entry_of(struct rule_engine *eng, const struct fc_key *k, uint32_t *idx)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	if (i < 0)
+		return NULL;
+	if (idx != NULL)
+		*idx = (uint32_t)i;
+	return fc_table_entry(t, (uint32_t)i);
+}
+
+/*
+ * What the RX lcore does with a packet: on a hit that is neither stale nor
+ * selected by the interest mask, the cached action decides; otherwise the
+ * slow path. *slow tells which happened.
+ */
+static struct rule_decision
+rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *slow)
+{
+	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
+	const void *keys[1] = {&u.pkt.key.v4};
+	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
+	struct fc_action a;
+	struct rule_decision d;
+	uint64_t hit;
+
+	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
+	if (hit & 1) {
+		if (rule_engine_stale(eng, &a, &u.pkt.key))
+			u.reason = RULE_UPCALL_STALE;
+		else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW)
+			u.reason = RULE_UPCALL_INTEREST;
+		else {
+			memset(&d, 0, sizeof(d));
+			d.verdict = a.verdict;
+			d.rule_id = a.rule_id;
+			d.channel = a.channel;
+			d.out_port = a.out_port;
+			d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
+			d.flags = RULE_DEC_F_CACHED;
+			fc_table_touch(t, idx, u.len, now);
+			if (slow != NULL)
+				*slow = false;
+			return d;
+		}
+	} else {
+		u.reason = RULE_UPCALL_MISS;
+	}
+	if (slow != NULL)
+		*slow = true;
+	return decide(eng, u, now);
+}
+
+static const char *stateful_rules = "accept ctstate established,related\n"
+				    "accept proto tcp dport 80 ctstate new\n"
+				    "accept proto udp ctstate new\n"
+				    "policy drop\n";
+
+/* ------------------------------------------------------------------------ */
+/* Conntrack                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_tcp_handshake(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 0);
+	struct rule_upcall syn = tcp4("10.0.0.1", 1234, "10.0.0.2", 80, TCP_SYN);
+	struct rule_upcall synack = tcp4("10.0.0.2", 80, "10.0.0.1", 1234, TCP_SYN | TCP_ACK);
+	struct rule_upcall ack = tcp4("10.0.0.1", 1234, "10.0.0.2", 80, TCP_ACK);
+	const struct fc_entry *fe, *re;
+	struct rule_decision d;
+	struct mod_ct_conn c;
+	uint32_t fi, ri;
+	bool slow;
+
+	(void)state;
+	load(eng, stateful_rules);
+	d = rx(eng, syn, 1, &slow);
+	assert_true(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_NEW);
+	assert_int_equal(d.rule_id, 2);
+	fe = entry_of(eng, &syn.pkt.key, &fi);
+	re = entry_of(eng, &synack.pkt.key, &ri);
+	assert_non_null(fe);
+	assert_non_null(re);
+	assert_int_equal(fe->act.peer, ri);
+	assert_int_equal(re->act.peer, fi);
+	assert_true(re->act.flags & FC_ACT_F_REPLY);
+	assert_false(fe->act.flags & FC_ACT_F_REPLY);
+	/* Conntrack wants SYN/FIN/RST of both, every reply packet until the first. */
+	assert_true(fe->act.interest & FC_INTEREST_TCP_FIN);
+	assert_true(re->act.interest & FC_INTEREST_ALL);
+	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
+	assert_int_equal(c.state, MOD_CT_S_SYN_SENT);
+
+	d = rx(eng, synack, 2, &slow);
+	assert_true(slow); /* interest */
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	assert_int_equal(d.rule_id, 1);
+	d = rx(eng, ack, 3, &slow);
+	assert_true(slow); /* SYN_RECV: the original side's ACK completes */
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	fe = entry_of(eng, &syn.pkt.key, NULL);
+	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
+	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
+	assert_int_equal(fe->act.rule_id, 1); /* refiltered as ESTABLISHED */
+
+	/* Data now takes the fast path both ways. */
+	d = rx(eng, ack, 4, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, tcp4("10.0.0.2", 80, "10.0.0.1", 1234, TCP_ACK), 4, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+
+	/* A new connection the rules refuse is cached as a drop, without a reply entry. */
+	d = rx(eng, tcp4("10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN), 5, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	assert_int_equal(d.rule_id, RULE_ID_POLICY);
+	syn = tcp4("10.0.0.2", 81, "10.0.0.1", 1235, 0);
+	assert_null(entry_of(eng, &syn.pkt.key, NULL));
+	d = rx(eng, tcp4("10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN), 6, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	rule_engine_free(eng);
+}
+
+static void
+test_stray_ack(void **state)
+{
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	for (int strict = 0; strict < 2; strict++) {
+		struct rule_engine *eng = mk_engine(true, strict, 1024, FC_FULL_REFUSE, 0);
+		struct rule_upcall ack = tcp4("10.0.0.1", 999, "10.0.0.2", 80, TCP_ACK);
+
+		load(eng, stateful_rules);
+		d = decide(eng, ack, 1);
+		if (!strict) {
+			/* Loose (Linux's default): picked up, NEW, accepted by rule 2. */
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+			assert_int_equal(d.ctstate, RULE_CT_NEW);
+			assert_non_null(entry_of(eng, &ack.pkt.key, NULL));
+		} else {
+			/* Strict: INVALID, the policy drops it, nothing is cached. */
+			assert_int_equal(d.verdict, FC_VERDICT_DROP);
+			assert_int_equal(d.ctstate, RULE_CT_INVALID);
+			assert_int_equal(d.drop, RULE_DROP_FILTER);
+			assert_null(entry_of(eng, &ack.pkt.key, NULL));
+			rule_engine_stats_get(eng, &st);
+			assert_int_equal(st.uncached, 1);
+		}
+		/* A SYN/ACK out of nowhere is INVALID in both modes. */
+		d = decide(eng, tcp4("10.0.0.9", 80, "10.0.0.1", 5, TCP_SYN | TCP_ACK), 2);
+		assert_int_equal(d.ctstate, RULE_CT_INVALID);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		rule_engine_free(eng);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* NAT                                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_nat(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 16);
+	struct rule_upcall u = tcp4("10.0.0.1", 4000, "198.51.100.1", 80, TCP_SYN);
+	struct mod_nat_binding_result nb;
+	const struct fc_entry *fe, *re;
+	struct fc_key rk;
+	struct rule_decision d;
+	char a[FC_KEY_STRLEN], b[FC_KEY_STRLEN];
+
+	(void)state;
+	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\n"
+		  "snat to 203.0.113.1 src 10.0.0.0/8\n"
+		  "accept\n");
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	assert_int_equal(d.nat_slot, MOD_NAT_SLOT_FWD(MOD_NAT_SLOT_BINDING(d.nat_slot)));
+	assert_int_equal(mod_nat_binding_get(rule_engine_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	/* Both translations, one binding; the reply key is the reverse of the translated key. */
+	assert_true(nb.flags & MOD_NAT_F_DNAT);
+	assert_true(nb.flags & MOD_NAT_F_SNAT);
+	fc_key_reverse(&nb.fwd, &rk);
+	fc_key_format(&rk, a, sizeof(a));
+	fc_key_format(&nb.reply, b, sizeof(b));
+	assert_string_equal(a, b);
+	assert_int_equal(nb.fwd.v4.dst, inet_addr("192.168.0.10"));
+	assert_int_equal(nb.fwd.v4.src, inet_addr("203.0.113.1"));
+	fe = entry_of(eng, &u.pkt.key, NULL);
+	re = entry_of(eng, &nb.reply, NULL);
+	assert_non_null(fe);
+	assert_non_null(re);
+	assert_true(fe->act.flags & FC_ACT_F_NAT);
+	assert_true(re->act.flags & FC_ACT_F_NAT);
+	assert_int_equal(re->act.nat_id, MOD_NAT_SLOT_REPLY(MOD_NAT_SLOT_BINDING(d.nat_slot)));
+
+	/* The server's reply hits the reply entry: ESTABLISHED, translated back. */
+	d = decide(eng, up4(6, "192.168.0.10", 8080, "203.0.113.1", 4000, 0, TCP_SYN | TCP_ACK), 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	assert_int_equal(d.nat_slot, re->act.nat_id);
+	rule_engine_free(eng);
+}
+
+static void
+test_nat_exhausted(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, false, 1024, FC_FULL_REFUSE, 16);
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	/* One address, one port: one binding per remote endpoint. */
+	load(eng, "snat to 203.0.113.1:5000 proto udp\naccept\n");
+	d = decide(eng, up4(17, "10.0.0.1", 1000, "198.51.100.1", 53, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	d = decide(eng, up4(17, "10.0.0.2", 1000, "198.51.100.1", 53, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_NAT_EXHAUSTED);
+	assert_string_equal(rule_drop_name(d.drop), "nat_exhausted");
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.drops[RULE_DROP_NAT_EXHAUSTED], 1);
+	rule_engine_free(eng);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Routes and channels                                                       */
+/* ------------------------------------------------------------------------ */
+
+static int
+chan_fn(void *arg, const char *name)
+{
+	(void)arg;
+	if (strcmp(name, "web") == 0)
+		return 7;
+	return -ENOENT;
+}
+
+static void
+test_route_channel(void **state)
+{
+	struct rule_engine_params p;
+	struct rule_engine *eng;
+	struct rule_engine_stats st;
+	struct rule_decision d;
+	uint8_t net[4] = {10, 1, 0, 0}, host[4] = {10, 1, 2, 0}, def[4] = {0};
+	char buf[512];
+	FILE *f;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.name = "terc";
+	p.capacity_v4 = 64;
+	p.default_channel = 1;
+	p.channel_fn = chan_fn;
+	eng = rule_engine_create(&p);
+	assert_non_null(eng);
+	load(eng, "accept channel web proto tcp dport 80\naccept channel nosuch proto tcp dport 81\n"
+		  "accept\n");
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 16, 3), 0);
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, host, 24, 4), 0);
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 8, 5), -EINVAL);
+
+	d = decide(eng, tcp4("10.0.0.1", 1, "10.1.9.9", 80, TCP_SYN), 1);
+	assert_int_equal(d.out_port, 3);
+	assert_int_equal(d.channel, 7);
+	d = decide(eng, tcp4("10.0.0.1", 1, "10.1.2.9", 81, TCP_SYN), 1);
+	assert_int_equal(d.out_port, 4);
+	assert_int_equal(d.channel, 1); /* unknown name: default, counted */
+	d = decide(eng, tcp4("10.0.0.1", 1, "172.16.0.1", 82, TCP_SYN), 1);
+	assert_int_equal(d.out_port, RULE_PORT_PAIRED);
+	d = decide(eng, up4(6, "10.0.0.1", 2, "10.1.9.9", 80, FC_KEY_F_DST_LOCAL, TCP_SYN), 1);
+	assert_int_equal(d.out_port, RULE_PORT_LOCAL);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.channel_unknown, 1);
+
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, def, 0, 9), 0);
+	d = decide(eng, tcp4("10.0.0.1", 1, "172.16.0.2", 82, TCP_SYN), 1);
+	assert_int_equal(d.out_port, 9);
+	assert_int_equal(rule_engine_route_del(eng, FC_AF_INET4, host, 24), 0);
+	assert_int_equal(rule_engine_route_del(eng, FC_AF_INET4, host, 24), -ENOENT);
+	assert_int_equal(rule_engine_route_lookup(eng, FC_AF_INET4, (uint8_t[]){10, 1, 2, 3}), 3);
+
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_int_equal(rule_engine_route_dump(eng, f), 2);
+	fclose(f);
+	assert_non_null(strstr(buf, "10.1.0.0/16 port 3"));
+	assert_non_null(strstr(buf, "0.0.0.0/0 port 9"));
+	rule_engine_free(eng);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Table full, aging                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_table_full(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, false, 4, FC_FULL_REFUSE, 0);
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "drop proto udp dport 9\naccept\n");
+	for (uint16_t i = 0; i < 6; i++) {
+		d = decide(eng, up4(17, "10.0.0.1", 100 + i, "10.0.0.2", 53, 0, 0), 1);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(!!(d.flags & RULE_DEC_F_CACHED), i < 4);
+	}
+	/* Refused flows are still decided right, drops included. */
+	d = decide(eng, up4(17, "10.0.0.1", 7, "10.0.0.2", 9, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.flows, 4);
+	assert_int_equal(st.table_full, 3);
+	assert_int_equal(st.uncached, 3);
+	rule_engine_free(eng);
+}
+
+static void
+test_aging(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 256, FC_FULL_REFUSE, 16);
+	struct fc_table_stats ts;
+	struct mod_nat_stats ns;
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "snat to 203.0.113.1 src 10.0.0.0/8\naccept\n");
+	d = decide(eng, up4(17, "10.0.0.1", 1000, "198.51.100.1", 53, 0, 0), 1000);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	fc_table_stats_get(rule_engine_table(eng, FC_AF_INET4), &ts);
+	assert_int_equal(ts.occupancy, 2);
+	/* Within the UDP timeout nothing goes. */
+	rule_engine_step(eng, 1000 + 29000, 100000);
+	fc_table_stats_get(rule_engine_table(eng, FC_AF_INET4), &ts);
+	assert_int_equal(ts.occupancy, 2);
+	rule_engine_step(eng, 1000 + 31000, 100000);
+	fc_table_stats_get(rule_engine_table(eng, FC_AF_INET4), &ts);
+	assert_int_equal(ts.occupancy, 0);
+	mod_nat_stats_get(rule_engine_nat(eng), &ns);
+	assert_int_equal(ns.active, 0);
+	rule_engine_step(eng, 1000 + 32000, 16); /* the grace period is over: released */
+	mod_nat_stats_get(rule_engine_nat(eng), &ns);
+	assert_int_equal(ns.retired, 0);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.removed, 2);
+	rule_engine_free(eng);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Modules                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct spy {
+	char log[256];
+	unsigned int inserts, packets, removes;
+	uint16_t port_seen;
+	uint32_t rule_seen;
+};
+
+static int
+spy_insert(void *priv, struct rule_flow *f)
+{
+	struct spy *s = priv;
+
+	s->inserts++;
+	s->port_seen = f->act[RULE_DIR_ORIG].out_port; /* route ran before */
+	s->rule_seen = f->act[RULE_DIR_ORIG].rule_id;  /* filter did not yet */
+	f->act[RULE_DIR_ORIG].interest |= FC_INTEREST_ALL;
+	strcat(s->log, "spy ");
+	return 0;
+}
+
+static int
+spy_packet(void *priv, struct rule_flow *f)
+{
+	struct spy *s = priv;
+
+	(void)f;
+	s->packets++;
+	return 0;
+}
+
+static void
+spy_remove(void *priv, const struct rule_flow_gone *g)
+{
+	struct spy *s = priv;
+
+	(void)g;
+	s->removes++;
+}
+
+static int
+late_insert(void *priv, struct rule_flow *f)
+{
+	struct spy *s = priv;
+
+	(void)f;
+	strcat(s->log, "late ");
+	return 0;
+}
+
+static void
+test_modules(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, false, 64, FC_FULL_REFUSE, 0);
+	struct spy s;
+	struct rule_module m = {.name = "spy", .order = RULE_MOD_ORDER_ROUTE + 50,
+		.on_insert = spy_insert, .on_packet = spy_packet, .on_remove = spy_remove,
+		.priv = &s};
+	struct rule_module late = {.name = "late", .order = RULE_MOD_ORDER_CHANNEL + 1,
+		.on_insert = late_insert, .priv = &s};
+	struct rule_upcall u = up4(17, "10.0.0.1", 1, "10.0.0.2", 2, 0, 0);
+	struct rule_upcall other = up4(17, "10.0.0.3", 1, "10.0.0.2", 2, 0, 0);
+	uint8_t net[4] = {10, 0, 0, 0};
+	struct rule_decision d;
+	bool slow;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	/* Registered in the wrong order on purpose: order numbers decide. */
+	assert_int_equal(rule_engine_module_register(eng, &late), 0);
+	assert_int_equal(rule_engine_module_register(eng, &m), 0);
+	assert_int_equal(rule_engine_module_register(eng, &m), -EEXIST);
+	assert_int_equal(rule_engine_module_register(eng, NULL), -EINVAL);
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 8, 6), 0);
+	load(eng, "accept proto udp\n");
+
+	d = rx(eng, u, 1, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_string_equal(s.log, "spy late ");
+	assert_int_equal(s.port_seen, 6);
+	assert_int_equal(s.rule_seen, RULE_ID_NONE);
+	assert_int_equal(s.inserts, 1);
+	/* Its interest: every packet of the flow comes back to the slow path. */
+	for (int i = 0; i < 3; i++) {
+		d = rx(eng, u, 2, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	}
+	assert_int_equal(s.packets, 3);
+	assert_int_equal(s.inserts, 1);
+	rule_engine_flush(eng);
+	assert_int_equal(s.removes, 1);
+	(void)other;
+	rule_engine_free(eng);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Counters and listing                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_rule_counters(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 64, FC_FULL_REFUSE, 0);
+	struct rule_upcall u = up4(17, "10.0.0.1", 1, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall r = up4(17, "10.0.0.2", 53, "10.0.0.1", 1, 0, 0);
+	struct rule_flow_info info;
+	struct rule match;
+	uint64_t it = 0, p, b;
+	char buf[512];
+	int n = 0;
+
+	(void)state;
+	load(eng, "accept ctstate established\naccept proto udp dport 53\ndrop\n");
+	rx(eng, u, 1, NULL);                 /* slow: NEW, rule 2 */
+	rx(eng, u, 1, NULL);                 /* fast */
+	rx(eng, r, 1, NULL);                 /* slow (first reply), rule 1 */
+	rx(eng, r, 1, NULL);                 /* fast */
+	rx(eng, r, 1, NULL);                 /* fast */
+	decide(eng, up4(6, "10.0.0.1", 1, "10.0.0.2", 22, 0, TCP_ACK | TCP_SYN), 1); /* invalid */
+	assert_int_equal(rule_engine_rule_counters(eng, 2, &p, &b), 0);
+	assert_int_equal(p, 2);
+	assert_int_equal(b, 200);
+	assert_int_equal(rule_engine_rule_counters(eng, 1, &p, &b), 0);
+	assert_int_equal(p, 3);
+	assert_int_equal(rule_engine_rule_counters(eng, 3, &p, &b), 0);
+	assert_int_equal(p, 1);
+	/* Entries gone keep counting for their rules. */
+	rule_engine_flush(eng);
+	assert_int_equal(rule_engine_rule_counters(eng, 1, &p, &b), 0);
+	assert_int_equal(p, 3);
+	assert_int_equal(rule_engine_rule_counters(eng, 2, &p, &b), 0);
+	assert_int_equal(p, 2);
+
+	/* Listing with a filter. */
+	rx(eng, u, 1, NULL);
+	rx(eng, up4(17, "10.0.0.5", 1, "10.0.0.2", 53, 0, 0), 1, NULL);
+	rule_init(&match);
+	match.family = FC_AF_INET4;
+	match.match = RULE_M_SRC;
+	inet_pton(AF_INET, "10.0.0.5", match.src.addr);
+	match.src.len = 32;
+	while (rule_engine_flow_next(eng, &it, &match, &info) == 0) {
+		assert_true(rule_engine_flow_format(&info, buf, sizeof(buf)) > 0);
+		assert_non_null(strstr(buf, "10.0.0.5:1 -> 10.0.0.2:53"));
+		assert_non_null(strstr(buf, "ct=OPEN"));
+		n++;
+	}
+	assert_int_equal(n, 1);
+	it = 0;
+	n = 0;
+	while (rule_engine_flow_next(eng, &it, NULL, &info) == 0)
+		n++;
+	assert_int_equal(n, 4);
+	rule_engine_free(eng);
+}
+
+static void
+test_bad_args(void **state)
+{
+	struct rule_engine_params p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_null(rule_engine_create(NULL));
+	assert_null(rule_engine_create(&p));
+	p.name = "this-name-is-far-too-long";
+	p.capacity_v4 = 8;
+	assert_null(rule_engine_create(&p));
+	assert_int_equal(rte_errno, EINVAL);
+	p.name = "x";
+	p.capacity_v4 = 0;
+	assert_null(rule_engine_create(&p));
+	assert_int_equal(rule_engine_commit(NULL, NULL), -EINVAL);
+	assert_string_equal(rule_drop_name(RULE_DROP_FILTER), "filter");
+	assert_string_equal(rule_drop_name(999), "?");
+	assert_string_equal(rule_upcall_name(RULE_UPCALL_STALE), "stale");
+	rule_engine_free(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tcp_handshake),
+		cmocka_unit_test(test_stray_ack),
+		cmocka_unit_test(test_nat),
+		cmocka_unit_test(test_nat_exhausted),
+		cmocka_unit_test(test_route_channel),
+		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_aging),
+		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_rule_counters),
+		cmocka_unit_test(test_bad_args),
+	};
+
+	if (gufc_test_eal_init("engine", "0") < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
