@@ -432,76 +432,17 @@ rule_set_parse_iptables(const char *text, const char *name, struct rule_error *e
 struct rule_set *
 rule_set_load_iptables_af(const char *path, unsigned int family, struct rule_error *err)
 {
-	struct rule_set *s = NULL;
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f = NULL;
+	struct rule_set *s;
+	char *text = rule_file_read(path, err);
 	int e;
 
-	if (err != NULL)
-		memset(err, 0, sizeof(*err));
-	if (path == NULL) {
-		errno = EINVAL;
+	if (text == NULL)
 		return NULL;
-	}
-	f = fopen(path, "r");
-	if (f == NULL) {
-		e = errno;
-		goto fail;
-	}
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *t = realloc(text, cap + 65536);
-
-			if (t == NULL) {
-				e = ENOMEM;
-				goto fail;
-			}
-			text = t;
-			cap += 65536;
-		}
-		n = fread(text + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		e = EIO;
-		goto fail;
-	}
-	fclose(f);
-	f = NULL;
-	text[len] = '\0';
-	if (strlen(text) != len) {
-		unsigned int line = 1;
-
-		for (const char *c = text; *c != '\0'; c++)
-			line += *c == '\n';
-		if (err != NULL) {
-			snprintf(err->file, sizeof(err->file), "%s", path);
-			err->line = line;
-			snprintf(err->msg, sizeof(err->msg), "NUL byte in file");
-		}
-		e = EINVAL;
-		goto fail;
-	}
 	s = rule_set_parse_iptables_af(text, path, family, err);
 	e = s == NULL ? errno : 0;
 	free(text);
 	errno = e;
 	return s;
-fail:
-	if (f != NULL)
-		fclose(f);
-	free(text);
-	if (err != NULL && err->msg[0] == '\0') {
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		snprintf(err->msg, sizeof(err->msg), "%s", strerror(e));
-	}
-	errno = e;
-	return NULL;
 }
 
 struct rule_set *

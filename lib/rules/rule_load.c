@@ -349,10 +349,15 @@ rule_set_apply(
 	return parse_into(rule_set_clone(base), text, name, err);
 }
 
-struct rule_set *
-rule_set_load(const char *path, struct rule_error *err)
+/*
+ * Read a whole rule file into a NUL-terminated buffer (the caller frees it).
+ * Shared by the native and iptables-save loaders. On failure returns NULL
+ * with errno set and @p err filled: the file name and strerror text, or the
+ * position of a NUL byte (text files only).
+ */
+char *
+rule_file_read(const char *path, struct rule_error *err)
 {
-	struct rule_set *s = NULL;
 	char *text = NULL;
 	size_t len = 0, cap = 0;
 	FILE *f;
@@ -407,12 +412,7 @@ rule_set_load(const char *path, struct rule_error *err)
 		goto fail;
 	}
 	fclose(f);
-	f = NULL;
-	s = parse_into(rule_set_create(), text, path, err);
-	e = s == NULL ? errno : 0;
-	free(text);
-	errno = e;
-	return s;
+	return text;
 fail:
 	if (f != NULL)
 		fclose(f);
@@ -423,6 +423,22 @@ fail:
 	}
 	errno = e;
 	return NULL;
+}
+
+struct rule_set *
+rule_set_load(const char *path, struct rule_error *err)
+{
+	struct rule_set *s;
+	char *text = rule_file_read(path, err);
+	int e;
+
+	if (text == NULL)
+		return NULL;
+	s = parse_into(rule_set_create(), text, path, err);
+	e = s == NULL ? errno : 0;
+	free(text);
+	errno = e;
+	return s;
 }
 
 int
