@@ -23,8 +23,7 @@
 static bool
 ct_valid(unsigned int ct)
 {
-	return ct == 0 || ct == RULE_CT_IGNORE ||
-		(ct <= RULE_CT_INVALID && (ct & (ct - 1)) == 0);
+	return ct == 0 || ct == RULE_CT_IGNORE || (ct <= RULE_CT_INVALID && (ct & (ct - 1)) == 0);
 }
 
 static uint8_t
@@ -149,7 +148,8 @@ bank_search(const struct cls_prog *p, const struct cls_bank *bk, const union cls
 				const struct cls_entry *e = &p->entries[i];
 				uint32_t cat = e->seg - bk->seg_first;
 
-				if (r[cat] == 0 && rule_cls_term_match(p, &p->terms[e->term], in[k]))
+				if (r[cat] == 0 &&
+					rule_cls_term_match(p, &p->terms[e->term], in[k]))
 					r[cat] = i + 1;
 			}
 		}
@@ -212,8 +212,10 @@ prog_eval(const struct cls_prog *p, const union cls_in *const in[], const uint8_
 					continue;
 				}
 				e = &p->entries[u - 1];
-				if (e->check && !rule_cls_term_match(p, &p->terms[e->term], in[k])) {
-					/* A relaxed entry that did not really match: it ends its segment. */
+				if (e->check &&
+					!rule_cls_term_match(p, &p->terms[e->term], in[k])) {
+					/* A relaxed entry that did not really match: it ends its
+					 * segment. */
 					s = e->seg + 1;
 					continue;
 				}
@@ -234,8 +236,7 @@ prog_eval(const struct cls_prog *p, const union cls_in *const in[], const uint8_
  * entry or CLS_END. Keys sharing a program are evaluated together.
  */
 static void
-eval_burst(const struct cls_prog *const prog[], const union cls_in in[], uint32_t n,
-	uint32_t dec[])
+eval_burst(const struct cls_prog *const prog[], const union cls_in in[], uint32_t n, uint32_t dec[])
 {
 	const union cls_in *gin[CLS_BURST];
 	const uint8_t *gdata[CLS_BURST];
@@ -303,16 +304,16 @@ fam_of(const struct fc_key *k)
 /* ------------------------------------------------------------------------ */
 
 static void
-filter_result(const struct rule_cls *c, const struct cls_prog *p, uint32_t dec,
-	enum rule_hook hook, struct rule_result *res)
+filter_result(const struct rule_cls *c, const struct cls_prog *p, uint32_t dec, enum rule_hook hook,
+	struct rule_result *res)
 {
 	const struct cls_result *r;
 
 	memset(res, 0, sizeof(*res));
 	res->hook = (uint8_t)hook;
 	if (p == NULL || dec == CLS_END) {
-		res->verdict = p != NULL && p->policy == RULE_POLICY_DROP ? RULE_VERDICT_DROP :
-									     RULE_VERDICT_ACCEPT;
+		res->verdict = p != NULL && p->policy == RULE_POLICY_DROP ? RULE_VERDICT_DROP
+									  : RULE_VERDICT_ACCEPT;
 		res->rule_id = RULE_ID_POLICY;
 		return;
 	}
@@ -352,7 +353,7 @@ filter_chunk(const struct rule_cls *c, const struct fc_key *const keys[], const 
 		p2[i] = NULL;
 		d2[i] = d1[i];
 		if ((key_lflags(keys[i]) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) !=
-			(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) ||
+				(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) ||
 			res[i].verdict != RULE_VERDICT_ACCEPT)
 			continue;
 		/* Local to local, accepted at OUTPUT: then INPUT, as a looped-back packet. */
@@ -370,7 +371,7 @@ filter_chunk(const struct rule_cls *c, const struct fc_key *const keys[], const 
 		const struct cls_prog *p = p2[i] != NULL ? p2[i] : p1[i];
 
 		if ((key_lflags(keys[i]) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) !=
-			(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) ||
+				(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) ||
 			out.verdict != RULE_VERDICT_ACCEPT)
 			continue;
 		filter_result(c, p, p2[i] != NULL ? d2[i] : d1[i], RULE_HOOK_INPUT, &res[i]);
@@ -427,8 +428,9 @@ nat_chunk(const struct rule_cls *c, enum rule_nat_stage stage, const struct fc_k
 		if (stage == RULE_NAT_DST)
 			h[i] = (lf & FC_KEY_F_SRC_LOCAL) ? RULE_HOOK_OUTPUT : RULE_HOOK_PREROUTING;
 		else
-			h[i] = (lf & FC_KEY_F_DST_LOCAL) && !(lf & FC_KEY_F_SRC_LOCAL) ?
-				RULE_HOOK_INPUT : RULE_HOOK_POSTROUTING;
+			h[i] = (lf & FC_KEY_F_DST_LOCAL) && !(lf & FC_KEY_F_SRC_LOCAL)
+				       ? RULE_HOOK_INPUT
+				       : RULE_HOOK_POSTROUTING;
 		p[i] = c->hook[RULE_TABLE_NAT][h[i]][fam_of(keys[i])];
 	}
 	eval_burst(p, in, n, d);

@@ -12,11 +12,15 @@
  *     its end needs nothing: the entries after the inlined block follow.
  *  2. cut: drop resume entries that skip nothing, cut segments at every
  *     resume target and after every entry too wide to expand, group up to
- *     16 segments into a bank.
+ *     16 segments into a bank, mark entries an earlier one covers.
  *  3. expand each bank into rte_acl rules: a term is a cross product of
  *     field sets (protocol ranges, prefixes, port ranges) and a meta byte
  *     (ctstate, local bits, "has ports"); negated prefixes, protocols and
- *     port lists are complemented into such sets.
+ *     port lists are complemented into such sets (rule_cls_term.c). If
+ *     rte_acl cannot take a bank in one context, it gets several.
+ *
+ * Building needs EAL memory (rte_malloc, rte_acl) but no lcore: any thread
+ * may build, e.g. a control-plane pthread. Temporary data uses malloc.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,7 +41,7 @@
 #include "rule_priv.h"
 
 RTE_LOG_REGISTER(rule_cls_logtype, gufc.rules, NOTICE);
-#define CLS_LOG(level, fmt, ...) \
+#define CLS_LOG(level, fmt, ...)                                                                   \
 	rte_log(RTE_LOG_##level, rule_cls_logtype, "rule_cls: " fmt "\n", ##__VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
@@ -49,8 +53,8 @@ RTE_LOG_REGISTER(rule_cls_logtype, gufc.rules, NOTICE);
 
 struct fent {
 	struct cls_term t;
-	uint8_t kind;  /**< enum cls_kind */
-	uint32_t arg;  /**< result index, or label */
+	uint8_t kind; /**< enum cls_kind */
+	uint32_t arg; /**< result index, or label */
 };
 
 /** The whole build. */
@@ -59,7 +63,7 @@ struct bld {
 	int socket;
 	char name[9];
 	uint32_t *ord[RULE_TABLE__COUNT]; /**< ordinal of each chain's first rule */
-	uint32_t *res_map;                /**< per rule ordinal: result index + 1, 0 = none */
+	uint32_t *res_map;		  /**< per rule ordinal: result index + 1, 0 = none */
 	struct cls_result *res;
 	uint32_t n_res;
 	uint32_t cap_res;
@@ -144,8 +148,7 @@ flat_label(struct flat *f, uint32_t *lab)
 
 /** Index of the result of terminal rule @p j of chain @p c (added on first use). */
 static int
-result_of(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_t j,
-	uint32_t *idx)
+result_of(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_t j, uint32_t *idx)
 {
 	uint32_t o = b->ord[table][c - b->s->t[table].chains] + j;
 	const struct rule *r = &c->rules[j];
@@ -240,8 +243,8 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 static void *
 rt_alloc(struct bld *b, size_t size)
 {
-	void *p = rte_zmalloc_socket("rule_cls", RTE_MAX(size, (size_t)1), RTE_CACHE_LINE_SIZE,
-		b->socket);
+	void *p = rte_zmalloc_socket(
+		"rule_cls", RTE_MAX(size, (size_t)1), RTE_CACHE_LINE_SIZE, b->socket);
 
 	if (p != NULL)
 		b->mem += size;
@@ -293,14 +296,17 @@ acl_config(struct rte_acl_config *cfg, uint8_t fam, uint32_t n_cat)
 		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in4, dport));
 		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, meta));
 		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, pad));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in4, pad) + 1);
+		def_field(
+			cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in4, pad) + 1);
 		return;
 	}
 	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in6, proto));
 	for (unsigned int i = 0; i < 4; i++)
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in6, src) + 4 * i);
+		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++,
+			offsetof(struct cls_in6, src) + 4 * i);
 	for (unsigned int i = 0; i < 4; i++)
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in6, dst) + 4 * i);
+		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++,
+			offsetof(struct cls_in6, dst) + 4 * i);
 	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, offsetof(struct cls_in6, sport));
 	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in6, dport));
 	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in6, meta));
@@ -347,14 +353,22 @@ acl_expand(uint8_t *out, size_t rsz, uint8_t fam, const struct cls_term *t, unsi
 	uint32_t nda = (relax & RELAX_DST) ? 1 : t->dst.n;
 	unsigned int fsrc = 1, fdst = fam == CLS_F4 ? 2 : 5, fport = fam == CLS_F4 ? 3 : 9;
 
-	for (uint32_t a = 0; a < npr; a++)
-	for (uint32_t b = 0; b < nsa; b++)
-	for (uint32_t c = 0; c < nda; c++)
-	for (uint32_t d = 0; d < nsp; d++)
-	for (uint32_t e = 0; e < ndp; e++) {
+	uint64_t total = (uint64_t)npr * nsa * nda * nsp * ndp;
+
+	/* One ACL rule per element of proto x src x dst x sport x dport. */
+	for (uint64_t k = 0; k < total; k++, out += rsz) {
 		struct rte_acl_rule *r = (struct rte_acl_rule *)out;
 		struct rte_acl_field *f = r->field;
+		uint64_t q = k;
+		uint32_t e = (uint32_t)(q % ndp), d, c, b, a;
 
+		q /= ndp;
+		d = (uint32_t)(q % nsp);
+		q /= nsp;
+		c = (uint32_t)(q % nda);
+		q /= nda;
+		b = (uint32_t)(q % nsa);
+		a = (uint32_t)(q / nsa);
 		r->data.category_mask = 1u << cat;
 		r->data.priority = (int32_t)(RTE_ACL_MAX_PRIORITY - idx);
 		r->data.userdata = idx + 1;
@@ -368,8 +382,7 @@ acl_expand(uint8_t *out, size_t rsz, uint8_t fam, const struct cls_term *t, unsi
 		f[fport + 1].mask_range.u16 = dp[e].hi;
 		f[fport + 2].value.u8 = t->meta_val;
 		f[fport + 2].mask_range.u8 = t->meta_mask;
-		/* fport + 3, + 4: wildcard padding (value 0, mask 0), already zero */
-		out += rsz;
+		/* fport + 3 and + 4: the wildcard padding, left zero (mask 0) */
 	}
 	return out;
 }
@@ -395,8 +408,8 @@ acl_shape(const struct rte_acl_rule *r, uint8_t fam)
 	k = (uint64_t)src << 32 | (uint64_t)dst << 24;
 	k |= (uint64_t)(f[0].value.u8 == 0 && f[0].mask_range.u8 == UINT8_MAX) << 18;
 	k |= (uint64_t)(f[fport].value.u16 == 0 && f[fport].mask_range.u16 == UINT16_MAX) << 17;
-	k |= (uint64_t)(f[fport + 1].value.u16 == 0 &&
-		f[fport + 1].mask_range.u16 == UINT16_MAX) << 16;
+	k |= (uint64_t)(f[fport + 1].value.u16 == 0 && f[fport + 1].mask_range.u16 == UINT16_MAX)
+	     << 16;
 	k |= f[fport + 2].mask_range.u8;
 	return k;
 }
@@ -427,8 +440,8 @@ struct ctxv {
  * of its rules is correct; each context costs one more trie walk per key.
  */
 static int
-ctx_build(struct bld *b, struct ctxv *cv, uint32_t n_cat, uint8_t fam, uint8_t *rules,
-	size_t rsz, uint32_t lo, uint32_t hi, bool sorted)
+ctx_build(struct bld *b, struct ctxv *cv, uint32_t n_cat, uint8_t fam, uint8_t *rules, size_t rsz,
+	uint32_t lo, uint32_t hi, bool sorted)
 {
 	static uint32_t seq;
 	struct rte_acl_config cfg;
@@ -481,17 +494,17 @@ ctx_build(struct bld *b, struct ctxv *cv, uint32_t n_cat, uint8_t fam, uint8_t *
 
 /** Scratch of prog_build(). */
 struct cut {
-	uint32_t *tgt;    /**< per old entry: resume target (old index; n = end) */
-	uint32_t *next;   /**< per old position: next kept old index at or after it */
-	uint32_t *old;    /**< per new entry: its old index */
-	uint32_t *newi;   /**< per old entry: its new index */
-	uint8_t *relax;   /**< per new entry: RELAX_* bits */
-	uint8_t *start;   /**< per new position: starts a segment */
-	uint8_t *rtgt;    /**< per new position: a resume target */
-	uint32_t *seg1;   /**< per segment: its first new entry (n_seg + 1 items) */
-	uint32_t *segof;  /**< per new position: its segment (m: n_seg) */
-	uint8_t *need;    /**< per new entry: keeps its exact term */
-	uint8_t *dead;    /**< per new entry: shadowed, left out of the ACL */
+	uint32_t *tgt;	 /**< per old entry: resume target (old index; n = end) */
+	uint32_t *next;	 /**< per old position: next kept old index at or after it */
+	uint32_t *old;	 /**< per new entry: its old index */
+	uint32_t *newi;	 /**< per old entry: its new index */
+	uint8_t *relax;	 /**< per new entry: RELAX_* bits */
+	uint8_t *start;	 /**< per new position: starts a segment */
+	uint8_t *rtgt;	 /**< per new position: a resume target */
+	uint32_t *seg1;	 /**< per segment: its first new entry (n_seg + 1 items) */
+	uint32_t *segof; /**< per new position: its segment (m: n_seg) */
+	uint8_t *need;	 /**< per new entry: keeps its exact term */
+	uint8_t *dead;	 /**< per new entry: shadowed, left out of the ACL */
 };
 
 static void
@@ -707,7 +720,8 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 
 		bk->seg_first = k * CLS_BANK_SEGS;
 		bk->n_seg = RTE_MIN(n_seg - bk->seg_first, (uint32_t)CLS_BANK_SEGS);
-		bk->n_cat = bk->n_seg == 1 ? 1 : RTE_ALIGN_CEIL(bk->n_seg, RTE_ACL_RESULTS_MULTIPLIER);
+		bk->n_cat =
+			bk->n_seg == 1 ? 1 : RTE_ALIGN_CEIL(bk->n_seg, RTE_ACL_RESULTS_MULTIPLIER);
 		bk->first = x.seg1[bk->seg_first];
 		bk->n = x.seg1[bk->seg_first + bk->n_seg] - bk->first;
 		for (uint32_t i = bk->first; i < bk->first + bk->n; i++) {

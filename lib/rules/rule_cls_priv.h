@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/rules private: the layout of a compiled classifier, shared by its
- * builder (rule_cls_build.c) and its evaluator (rule_cls.c). Not for other
- * libraries: the public face is the "Compiled classifier" section of rules.h.
+ * builder (rule_cls_build.c, with the term algebra in rule_cls_term.c) and
+ * its evaluator (rule_cls.c). Not for other libraries: the public face is
+ * the "Compiled classifier" section of rules.h.
  *
  * A rule set compiles into programs, one per (table, base chain, family).
  * A program is the base chain with every JUMP/GOTO target inlined: a flat,
@@ -13,7 +14,12 @@
  * segment is always searched from its start; up to 16 consecutive segments
  * form a bank: one rte_acl context whose categories are the segments (one
  * trie walk answers "first match in each segment"), or, for a handful of
- * entries, a linear scan.
+ * entries, a linear scan. Entries that an earlier entry covers are left
+ * out of the ACL (shadowed rules); entries too wide to expand go in
+ * relaxed and are checked exactly after a hit, which ends their segment.
+ *
+ * Results are identical to the reference evaluator's: same hook selection,
+ * same first match, same policy, rule id, channel and NAT target.
  */
 #ifndef GUFC_RULE_CLS_PRIV_H
 #define GUFC_RULE_CLS_PRIV_H
@@ -53,22 +59,22 @@
  * for RULE_CT_IGNORE), so "state in S" is "no bit outside S" and
  * "state not in S" is "no bit inside S": one (value, mask) pair each.
  */
-#define CLS_META_CT 0x0f        /**< RULE_CT_* bits, as they are */
+#define CLS_META_CT	   0x0f /**< RULE_CT_* bits, as they are */
 #define CLS_META_UNTRACKED 0x10 /**< ctstate 0 */
-#define CLS_META_CT_ALL 0x1f
+#define CLS_META_CT_ALL	   0x1f
 #define CLS_META_SRC_LOCAL 0x20
 #define CLS_META_DST_LOCAL 0x40
-#define CLS_META_NOPORTS 0x80
+#define CLS_META_NOPORTS   0x80
 
 /** rte_acl input for IPv4 keys (multi-byte fields in network order). */
 struct cls_in4 {
-	uint8_t proto;     /**< field 0 (the 1-byte first field) */
+	uint8_t proto; /**< field 0 (the 1-byte first field) */
 	uint8_t unused[3];
-	uint32_t src;      /**< input group 1 */
-	uint32_t dst;      /**< input group 2 */
-	uint16_t sport;    /**< input group 3 */
+	uint32_t src;	/**< input group 1 */
+	uint32_t dst;	/**< input group 2 */
+	uint16_t sport; /**< input group 3 */
 	uint16_t dport;
-	uint8_t meta;      /**< input group 4: meta and 3 wildcard bytes */
+	uint8_t meta; /**< input group 4: meta and 3 wildcard bytes */
 	uint8_t pad[3];
 };
 static_assert(sizeof(struct cls_in4) == 20, "cls_in4 layout");
@@ -77,11 +83,11 @@ static_assert(sizeof(struct cls_in4) == 20, "cls_in4 layout");
 struct cls_in6 {
 	uint8_t proto;
 	uint8_t unused[3];
-	uint8_t src[16];   /**< input groups 1-4 */
-	uint8_t dst[16];   /**< input groups 5-8 */
-	uint16_t sport;    /**< input group 9 */
+	uint8_t src[16]; /**< input groups 1-4 */
+	uint8_t dst[16]; /**< input groups 5-8 */
+	uint16_t sport;	 /**< input group 9 */
 	uint16_t dport;
-	uint8_t meta;      /**< input group 10 */
+	uint8_t meta; /**< input group 10 */
 	uint8_t pad[3];
 };
 static_assert(sizeof(struct cls_in6) == 44, "cls_in6 layout");
@@ -93,8 +99,8 @@ union cls_in {
 };
 
 /** Family index of programs: 0 = IPv4, 1 = IPv6. */
-#define CLS_F4 0
-#define CLS_F6 1
+#define CLS_F4	 0
+#define CLS_F6	 1
 #define CLS_NFAM 2
 
 /** An inclusive range of a port or protocol field, host order. */
@@ -120,10 +126,10 @@ struct cls_rterm {
 	uint16_t n_proto;
 	uint16_t n_sport;
 	uint16_t n_dport;
-	uint32_t rng;   /**< first range in the pool: proto, then sport, then dport */
+	uint32_t rng; /**< first range in the pool: proto, then sport, then dport */
 	uint32_t n_src;
 	uint32_t n_dst;
-	uint32_t pfx;   /**< first prefix in the pool: src, then dst */
+	uint32_t pfx; /**< first prefix in the pool: src, then dst */
 };
 
 /** Entry kinds. */
@@ -134,30 +140,30 @@ enum cls_kind {
 
 /** One entry of a program. */
 struct cls_entry {
-	uint8_t kind;    /**< enum cls_kind */
-	uint8_t check;   /**< relaxed in the ACL: check @c term exactly after a hit */
+	uint8_t kind;  /**< enum cls_kind */
+	uint8_t check; /**< relaxed in the ACL: check @c term exactly after a hit */
 	uint16_t unused;
-	uint32_t seg;    /**< its segment */
+	uint32_t seg; /**< its segment */
 	uint32_t arg;
-	uint32_t term;   /**< index in cls_prog::terms, or UINT32_MAX */
+	uint32_t term; /**< index in cls_prog::terms, or UINT32_MAX */
 };
 
 /** Up to CLS_BANK_SEGS consecutive segments, searched together (bank i: from i * CLS_BANK_SEGS). */
 struct cls_bank {
 	uint32_t seg_first;
 	uint32_t n_seg;
-	uint32_t n_cat;     /**< categories: 1 or a multiple of 4 >= n_seg */
-	uint32_t n_ctx;     /**< rte_acl contexts (0: linear bank) */
+	uint32_t n_cat;		  /**< categories: 1 or a multiple of 4 >= n_seg */
+	uint32_t n_ctx;		  /**< rte_acl contexts (0: linear bank) */
 	struct rte_acl_ctx **ctx; /**< usually one; more when rte_acl could not take all rules */
-	uint32_t first;     /**< linear bank: its entries first .. first + n - 1 */
+	uint32_t first;		  /**< linear bank: its entries first .. first + n - 1 */
 	uint32_t n;
 };
 
 /** A compiled base chain for one family. */
 struct cls_prog {
-	uint8_t table;       /**< enum rule_table */
-	uint8_t fam;         /**< CLS_F4 / CLS_F6 */
-	uint8_t policy;      /**< enum rule_policy of the base chain */
+	uint8_t table;	/**< enum rule_table */
+	uint8_t fam;	/**< CLS_F4 / CLS_F6 */
+	uint8_t policy; /**< enum rule_policy of the base chain */
 	uint32_t n_entries;
 	uint32_t n_seg;
 	uint32_t n_banks;
@@ -172,7 +178,7 @@ struct cls_prog {
 /** What a terminal rule decides. */
 struct cls_result {
 	uint32_t rule_id;
-	uint8_t action;              /**< enum rule_action: accept, drop or a nat action */
+	uint8_t action; /**< enum rule_action: accept, drop or a nat action */
 	char channel[RULE_NAME_MAX];
 	struct rule_nat nat;
 };
@@ -190,7 +196,6 @@ struct rule_cls {
 	struct cls_result *results;
 	struct rule_cls_stats stats;
 };
-
 
 /*
  * Build-time terms (rule_cls_term.c)
@@ -221,11 +226,10 @@ struct cls_term {
 
 /** Fields an entry may give up (relax to "any") in the ACL: bits of rule_cls_term_width(). */
 #define RELAX_PROTO 0x01
-#define RELAX_SRC 0x02
-#define RELAX_DST 0x04
+#define RELAX_SRC   0x02
+#define RELAX_DST   0x04
 #define RELAX_SPORT 0x08
 #define RELAX_DPORT 0x10
-
 
 /** Free a term's lists (the term is left empty). */
 void rule_cls_term_free(struct cls_term *t);
@@ -259,7 +263,7 @@ unsigned int rule_cls_term_narrow(const struct cls_term *t);
  */
 
 /** Does run-time term @p t of program @p p match the key @p in? */
-bool rule_cls_term_match(const struct cls_prog *p, const struct cls_rterm *t,
-	const union cls_in *in);
+bool rule_cls_term_match(
+	const struct cls_prog *p, const struct cls_rterm *t, const union cls_in *in);
 
 #endif /* GUFC_RULE_CLS_PRIV_H */

@@ -32,7 +32,7 @@ static bool
 term_empty(const struct cls_term *t)
 {
 	return t->proto.n == 0 || t->sport.n == 0 || t->dport.n == 0 || t->src.n == 0 ||
-		t->dst.n == 0;
+	       t->dst.n == 0;
 }
 
 static int
@@ -273,8 +273,8 @@ rule_cls_term_of_rule(const struct rule *r, uint8_t fam, struct cls_term *t)
 	if (r->match & RULE_M_PROTO) {
 		struct cls_rng one = {r->proto, r->proto};
 
-		rc |= (r->neg & RULE_M_PROTO) ? rlist_complement(&t->proto, &one, 1, UINT8_MAX) :
-						rlist_one(&t->proto, r->proto, r->proto);
+		rc |= (r->neg & RULE_M_PROTO) ? rlist_complement(&t->proto, &one, 1, UINT8_MAX)
+					      : rlist_one(&t->proto, r->proto, r->proto);
 	} else {
 		rc |= rlist_one(&t->proto, 0, UINT8_MAX);
 	}
@@ -386,10 +386,10 @@ bool
 rule_cls_term_covers(const struct cls_term *e, const struct cls_term *x)
 {
 	return (e->meta_mask & ~x->meta_mask) == 0 &&
-		((e->meta_val ^ x->meta_val) & e->meta_mask) == 0 &&
-		rlist_covers(&e->proto, &x->proto) && rlist_covers(&e->sport, &x->sport) &&
-		rlist_covers(&e->dport, &x->dport) && plist_covers(&e->src, &x->src) &&
-		plist_covers(&e->dst, &x->dst);
+	       ((e->meta_val ^ x->meta_val) & e->meta_mask) == 0 &&
+	       rlist_covers(&e->proto, &x->proto) && rlist_covers(&e->sport, &x->sport) &&
+	       rlist_covers(&e->dport, &x->dport) && plist_covers(&e->src, &x->src) &&
+	       plist_covers(&e->dst, &x->dst);
 }
 
 /** Fields (of proto, src, dst, sport, dport) the term restricts. */
@@ -397,7 +397,7 @@ unsigned int
 rule_cls_term_narrow(const struct cls_term *t)
 {
 	return (t->proto.n != 1 || t->proto.v[0].lo != 0 || t->proto.v[0].hi != UINT8_MAX) +
-		(t->sport.n != 1 || t->sport.v[0].lo != 0 || t->sport.v[0].hi != UINT16_MAX) +
-		(t->dport.n != 1 || t->dport.v[0].lo != 0 || t->dport.v[0].hi != UINT16_MAX) +
-		(t->src.n != 1 || t->src.v[0].len != 0) + (t->dst.n != 1 || t->dst.v[0].len != 0);
+	       (t->sport.n != 1 || t->sport.v[0].lo != 0 || t->sport.v[0].hi != UINT16_MAX) +
+	       (t->dport.n != 1 || t->dport.v[0].lo != 0 || t->dport.v[0].hi != UINT16_MAX) +
+	       (t->src.n != 1 || t->src.v[0].len != 0) + (t->dst.n != 1 || t->dst.v[0].len != 0);
 }

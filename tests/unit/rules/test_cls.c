@@ -7,10 +7,13 @@
  * prefixes of all lengths; random tuples biased to sit on the rules' edges
  * (first/last address of a prefix and one past it, range ends and one past
  * them). Every field of every result must be equal. Plus: known answers,
- * the empty set, packets without ports, entries too wide to expand, many
- * RETURN points, a 10k-rule set, a build on a non-EAL pthread and bad
- * arguments. Build times and classification rates are printed, never
- * asserted.
+ * the empty set, packets without ports, ctstate sets, entries too wide to
+ * expand, many RETURN points (several banks), a set rte_acl must split
+ * over contexts, 1k and 10k-rule sets, a build on a non-EAL pthread, bad
+ * arguments, and the DPDK heap given back by rule_cls_free(). Build times
+ * and classification rates are printed, never asserted.
+ *
+ * TEST_FILTER=<cmocka pattern> runs a subset (e.g. TEST_FILTER=test_10k).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -97,16 +100,46 @@ heap_bytes(void)
 /* ------------------------------------------------------------------------ */
 
 static const char *const v4_pool[] = {
-	"10.0.0.0", "10.1.2.3", "10.255.255.255", "192.168.1.1", "172.16.5.4", "0.0.0.0",
-	"255.255.255.255", "1.2.3.4", "128.0.0.0", "127.255.255.255",
+	"10.0.0.0",
+	"10.1.2.3",
+	"10.255.255.255",
+	"192.168.1.1",
+	"172.16.5.4",
+	"0.0.0.0",
+	"255.255.255.255",
+	"1.2.3.4",
+	"128.0.0.0",
+	"127.255.255.255",
 };
 static const char *const v6_pool[] = {
-	"2001:db8::", "2001:db8::1", "2001:db8:0:1::5", "fe80::1", "::", "::1",
-	"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db8:1:2:3:4:5:6", "8000::",
+	"2001:db8::",
+	"2001:db8::1",
+	"2001:db8:0:1::5",
+	"fe80::1",
+	"::",
+	"::1",
+	"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+	"2001:db8:1:2:3:4:5:6",
+	"8000::",
 	"7fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
 };
 static const uint16_t port_pool[] = {
-	0, 1, 21, 22, 23, 53, 79, 80, 81, 443, 1023, 1024, 8080, 32768, 65534, 65535,
+	0,
+	1,
+	21,
+	22,
+	23,
+	53,
+	79,
+	80,
+	81,
+	443,
+	1023,
+	1024,
+	8080,
+	32768,
+	65534,
+	65535,
 };
 static const uint8_t proto_pool[] = {6, 17, 132, 1, 58, 47, 0, 255};
 
@@ -124,8 +157,8 @@ rand_addr(uint8_t fam, uint8_t *a)
 
 	memset(a, 0, 16);
 	if (chance(80)) {
-		const char *t = fam == FC_AF_INET4 ? v4_pool[rn(RTE_DIM(v4_pool))] :
-						    v6_pool[rn(RTE_DIM(v6_pool))];
+		const char *t = fam == FC_AF_INET4 ? v4_pool[rn(RTE_DIM(v4_pool))]
+						   : v6_pool[rn(RTE_DIM(v6_pool))];
 
 		assert_int_equal(inet_pton(fam == FC_AF_INET4 ? AF_INET : AF_INET6, t, a), 1);
 		if (chance(30))
@@ -140,7 +173,7 @@ static void
 cut(uint8_t *a, unsigned int len)
 {
 	for (unsigned int bit = len; bit < 128; bit++)
-		a[bit / 8] &= (uint8_t)~(0x80 >> (bit % 8));
+		a[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
 }
 
 static void
@@ -181,16 +214,16 @@ rand_ports(struct rule_ports *p, unsigned int max)
 
 /** How often things show up in random rules, in percent. */
 struct mix {
-	unsigned int neg;    /* a matched field is negated */
-	unsigned int addr;   /* src, dst matched */
-	unsigned int ports;  /* ports matched */
-	unsigned int ct;     /* ctstate matched */
-	unsigned int local;  /* a local bit matched */
-	unsigned int maxp;   /* most ranges in a port list */
-	unsigned int jump;   /* per mille: action JUMP (where a target exists) */
-	unsigned int go;     /* per mille: action GOTO (same) */
-	unsigned int ret;    /* per mille: action RETURN */
-	bool narrow;         /* every rule matches an address, protocol or port */
+	unsigned int neg;   /* a matched field is negated */
+	unsigned int addr;  /* src, dst matched */
+	unsigned int ports; /* ports matched */
+	unsigned int ct;    /* ctstate matched */
+	unsigned int local; /* a local bit matched */
+	unsigned int maxp;  /* most ranges in a port list */
+	unsigned int jump;  /* per mille: action JUMP (where a target exists) */
+	unsigned int go;    /* per mille: action GOTO (same) */
+	unsigned int ret;   /* per mille: action RETURN */
+	bool narrow;	    /* every rule matches an address, protocol or port */
 };
 
 static const struct mix mix_full = {25, 45, 35, 25, 25, RULE_PORTS_MAX, 140, 70, 70, false};
@@ -200,8 +233,8 @@ static const struct mix mix_real = {5, 70, 60, 10, 15, 4, 3, 1, 2, true};
 static void
 rand_match(struct rule *r, const struct mix *x)
 {
-	static const uint8_t states[] = {RULE_CT_NEW, RULE_CT_ESTABLISHED, RULE_CT_RELATED,
-		RULE_CT_INVALID};
+	static const uint8_t states[] = {
+		RULE_CT_NEW, RULE_CT_ESTABLISHED, RULE_CT_RELATED, RULE_CT_INVALID};
 
 	rule_init(r);
 	r->family = chance(30) ? 0 : chance(50) ? FC_AF_INET4 : FC_AF_INET6;
@@ -279,9 +312,9 @@ rand_nat(struct rule *r)
 
 /** Names of the chains of a random set. */
 struct shape {
-	const char *base[4];     /* base chains (built-in or hooked) */
+	const char *base[4]; /* base chains (built-in or hooked) */
 	unsigned int n_base;
-	const char *user[6];     /* user chains without hooks, jumps go forward only */
+	const char *user[6]; /* user chains without hooks, jumps go forward only */
 	unsigned int n_user;
 };
 
@@ -291,8 +324,8 @@ struct shape {
  * reachable from the wrong hook) are turned into ACCEPT.
  */
 static void
-fill_chain(struct rule_set *s, enum rule_table t, const char *chain, int ui,
-	const struct shape *sh, unsigned int n, const struct mix *x)
+fill_chain(struct rule_set *s, enum rule_table t, const char *chain, int ui, const struct shape *sh,
+	unsigned int n, const struct mix *x)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int first = ui < 0 ? 0 : (unsigned int)ui + 1;
@@ -312,8 +345,10 @@ fill_chain(struct rule_set *s, enum rule_table t, const char *chain, int ui,
 		else if (t == RULE_TABLE_FILTER)
 			r.action = chance(55) ? RULE_ACT_ACCEPT : RULE_ACT_DROP;
 		else
-			r.action = (uint8_t)(chance(30) ? RULE_ACT_ACCEPT : chance(35) ? RULE_ACT_DNAT :
-				chance(60) ? RULE_ACT_SNAT : RULE_ACT_MASQUERADE);
+			r.action = (uint8_t)(chance(30)	  ? RULE_ACT_ACCEPT
+					     : chance(35) ? RULE_ACT_DNAT
+					     : chance(60) ? RULE_ACT_SNAT
+							  : RULE_ACT_MASQUERADE);
 		if (t == RULE_TABLE_FILTER && r.action == RULE_ACT_ACCEPT && chance(30))
 			snprintf(r.channel, sizeof(r.channel), "ch%u", rn(3));
 		if (r.action == RULE_ACT_DNAT || r.action == RULE_ACT_SNAT) {
@@ -366,54 +401,59 @@ rand_set(unsigned int per_chain, const struct mix *x)
 	f.n_user = rn(RTE_DIM(fu) + 1);
 	for (unsigned int i = 0; i < f.n_user; i++) {
 		f.user[i] = fu[i];
-		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_FILTER, fu[i], 0,
-			RULE_POLICY_ACCEPT), 0);
+		assert_int_equal(
+			rule_set_chain_add(s, RULE_TABLE_FILTER, fu[i], 0, RULE_POLICY_ACCEPT), 0);
 	}
 	n.n_user = rn(RTE_DIM(nu) + 1);
 	for (unsigned int i = 0; i < n.n_user; i++) {
 		n.user[i] = nu[i];
-		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_NAT, nu[i], 0, RULE_POLICY_ACCEPT),
-			0);
+		assert_int_equal(
+			rule_set_chain_add(s, RULE_TABLE_NAT, nu[i], 0, RULE_POLICY_ACCEPT), 0);
 	}
 	f.base[f.n_base++] = RULE_CHAIN_MAIN;
 	if (chance(50)) {
-		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_FILTER, "in",
-			RULE_HOOK_F(RULE_HOOK_INPUT), chance(50) ? RULE_POLICY_DROP :
-				RULE_POLICY_ACCEPT), 0);
+		assert_int_equal(
+			rule_set_chain_add(s, RULE_TABLE_FILTER, "in", RULE_HOOK_F(RULE_HOOK_INPUT),
+				chance(50) ? RULE_POLICY_DROP : RULE_POLICY_ACCEPT),
+			0);
 		f.base[f.n_base++] = "in";
 	}
 	if (chance(40)) {
 		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_FILTER, "fw",
-			RULE_HOOK_F(RULE_HOOK_FORWARD), chance(50) ? RULE_POLICY_DROP :
-				RULE_POLICY_ACCEPT), 0);
+					 RULE_HOOK_F(RULE_HOOK_FORWARD),
+					 chance(50) ? RULE_POLICY_DROP : RULE_POLICY_ACCEPT),
+			0);
 		f.base[f.n_base++] = "fw";
 	}
 	if (chance(50))
-		assert_int_equal(rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
-			RULE_POLICY_DROP), 0);
+		assert_int_equal(rule_set_chain_policy(
+					 s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POLICY_DROP),
+			0);
 	n.base[n.n_base++] = RULE_CHAIN_DNAT;
 	n.base[n.n_base++] = RULE_CHAIN_SNAT;
 	if (chance(50)) {
 		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_NAT, "nout",
-			RULE_HOOK_F(RULE_HOOK_OUTPUT), RULE_POLICY_ACCEPT), 0);
+					 RULE_HOOK_F(RULE_HOOK_OUTPUT), RULE_POLICY_ACCEPT),
+			0);
 		n.base[n.n_base++] = "nout";
 	}
 	if (chance(50)) {
 		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_NAT, "nin",
-			RULE_HOOK_F(RULE_HOOK_INPUT), RULE_POLICY_ACCEPT), 0);
+					 RULE_HOOK_F(RULE_HOOK_INPUT), RULE_POLICY_ACCEPT),
+			0);
 		n.base[n.n_base++] = "nin";
 	}
 	for (unsigned int i = f.n_user; i-- > 0;)
-		fill_chain(s, RULE_TABLE_FILTER, f.user[i], (int)i, &f, 1 + rn(per_chain / 2 + 1),
-			x);
+		fill_chain(
+			s, RULE_TABLE_FILTER, f.user[i], (int)i, &f, 1 + rn(per_chain / 2 + 1), x);
 	for (unsigned int i = n.n_user; i-- > 0;)
 		fill_chain(s, RULE_TABLE_NAT, n.user[i], (int)i, &n, 1 + rn(per_chain / 2 + 1), x);
 	for (unsigned int i = 0; i < f.n_base; i++)
-		fill_chain(s, RULE_TABLE_FILTER, f.base[i], -1, &f, per_chain / 2 + rn(per_chain),
-			x);
+		fill_chain(
+			s, RULE_TABLE_FILTER, f.base[i], -1, &f, per_chain / 2 + rn(per_chain), x);
 	for (unsigned int i = 0; i < n.n_base; i++)
-		fill_chain(s, RULE_TABLE_NAT, n.base[i], -1, &n, per_chain / 4 + rn(per_chain / 2),
-			x);
+		fill_chain(
+			s, RULE_TABLE_NAT, n.base[i], -1, &n, per_chain / 4 + rn(per_chain / 2), x);
 	return s;
 }
 
@@ -447,9 +487,9 @@ addr_near(uint8_t fam, const struct rule_prefix *p, uint8_t *a)
 			a[bit / 8] |= (uint8_t)(0x80 >> (bit % 8));
 	}
 	if (c == 3)
-		addr_step(a, nb, -1);  /* one before the first */
+		addr_step(a, nb, -1); /* one before the first */
 	else if (c == 4)
-		addr_step(a, nb, 1);   /* one after the last */
+		addr_step(a, nb, 1); /* one after the last */
 	else if (c == 5 && p->len > 0)
 		a[(p->len - 1) / 8] ^= (uint8_t)(0x80 >> ((p->len - 1) % 8)); /* sibling */
 	else if (c == 6)
@@ -505,8 +545,9 @@ rand_key(const struct aims *a, struct fc_key *k, uint8_t *ct, uint8_t *kf)
 	static const uint8_t cts[] = {0, RULE_CT_NEW, RULE_CT_ESTABLISHED, RULE_CT_RELATED,
 		RULE_CT_INVALID, RULE_CT_IGNORE};
 	const struct rule *r = a->n > 0 && chance(85) ? a->r[rn(a->n)] : NULL;
-	uint8_t fam = r != NULL && r->family != 0 ? r->family :
-						     chance(50) ? FC_AF_INET4 : FC_AF_INET6;
+	uint8_t fam = r != NULL && r->family != 0 ? r->family
+		      : chance(50)		  ? FC_AF_INET4
+						  : FC_AF_INET6;
 	uint8_t src[16], dst[16], proto;
 	uint16_t sport, dport;
 
@@ -518,8 +559,9 @@ rand_key(const struct aims *a, struct fc_key *k, uint8_t *ct, uint8_t *kf)
 		addr_near(fam, &r->dst, dst);
 	else
 		rand_addr(fam, dst);
-	proto = r != NULL && (r->match & RULE_M_PROTO) && chance(80) ? r->proto :
-									   proto_pool[rn(RTE_DIM(proto_pool))];
+	proto = r != NULL && (r->match & RULE_M_PROTO) && chance(80)
+			? r->proto
+			: proto_pool[rn(RTE_DIM(proto_pool))];
 	sport = r != NULL && (r->match & RULE_M_SPORT) ? port_near(&r->sport) : rand_port();
 	dport = r != NULL && (r->match & RULE_M_DPORT) ? port_near(&r->dport) : rand_port();
 
@@ -550,10 +592,10 @@ rand_key(const struct aims *a, struct fc_key *k, uint8_t *ct, uint8_t *kf)
 
 struct tally {
 	uint64_t keys;
-	uint64_t by_rule;    /* filter decided by a rule */
-	uint64_t by_policy;  /* filter decided by a policy */
-	uint64_t nat_rule;   /* nat decided by a rule (either stage) */
-	uint64_t nat_trans;  /* ... with a translation */
+	uint64_t by_rule;   /* filter decided by a rule */
+	uint64_t by_policy; /* filter decided by a policy */
+	uint64_t nat_rule;  /* nat decided by a rule (either stage) */
+	uint64_t nat_trans; /* ... with a translation */
 };
 
 static void
@@ -576,13 +618,14 @@ same_filter(const struct rule_result *a, const struct rule_result *b, const stru
 		return;
 	report_key(k, ct, kf, s);
 	fail_msg("filter: cls verdict %u hook %u rule %u channel '%s' / ref verdict %u hook %u "
-		 "rule %u channel '%s'", a->verdict, a->hook, a->rule_id, a->channel, b->verdict,
-		b->hook, b->rule_id, b->channel);
+		 "rule %u channel '%s'",
+		a->verdict, a->hook, a->rule_id, a->channel, b->verdict, b->hook, b->rule_id,
+		b->channel);
 }
 
 static void
-same_nat(const struct rule_nat_result *a, const struct rule_nat_result *b,
-	const struct fc_key *k, uint8_t ct, uint8_t kf, const struct rule_set *s, int stage)
+same_nat(const struct rule_nat_result *a, const struct rule_nat_result *b, const struct fc_key *k,
+	uint8_t ct, uint8_t kf, const struct rule_set *s, int stage)
 {
 	if (a->action == b->action && a->hook == b->hook && a->rule_id == b->rule_id &&
 		a->nat.family == b->nat.family && a->nat.port_min == b->nat.port_min &&
@@ -613,8 +656,8 @@ compare(const struct rule_set *s, const struct rule_cls *c, const struct fc_key 
 			kp[i] = &keys[base + i];
 		assert_int_equal(rule_cls_filter_bulk(c, kp, ct + base, kf + base, m, fr), (int)m);
 		for (unsigned int i = 0; i < m; i++) {
-			assert_int_equal(rule_ref_filter(s, kp[i], ct[base + i], kf[base + i], &fref),
-				0);
+			assert_int_equal(
+				rule_ref_filter(s, kp[i], ct[base + i], kf[base + i], &fref), 0);
 			same_filter(&fr[i], &fref, kp[i], ct[base + i], kf[base + i], s);
 			if (fref.rule_id == RULE_ID_POLICY)
 				t->by_policy++;
@@ -622,12 +665,15 @@ compare(const struct rule_set *s, const struct rule_cls *c, const struct fc_key 
 				t->by_rule++;
 		}
 		for (int stage = RULE_NAT_DST; stage <= RULE_NAT_SRC; stage++) {
-			assert_int_equal(rule_cls_nat_bulk(c, stage, kp, ct + base, kf + base, m, nr),
+			assert_int_equal(
+				rule_cls_nat_bulk(c, stage, kp, ct + base, kf + base, m, nr),
 				(int)m);
 			for (unsigned int i = 0; i < m; i++) {
 				assert_int_equal(rule_ref_nat(s, stage, kp[i], ct[base + i],
-					kf[base + i], &nref), 0);
-				same_nat(&nr[i], &nref, kp[i], ct[base + i], kf[base + i], s, stage);
+							 kf[base + i], &nref),
+					0);
+				same_nat(
+					&nr[i], &nref, kp[i], ct[base + i], kf[base + i], s, stage);
 				if (nref.rule_id != RULE_ID_POLICY && nref.rule_id != RULE_ID_NONE)
 					t->nat_rule++;
 				if (nref.action != RULE_ACT_ACCEPT)
@@ -640,8 +686,7 @@ compare(const struct rule_set *s, const struct rule_cls *c, const struct fc_key 
 
 /** Aim @p n random tuples at set @p s and compare @p c with the oracle on them. */
 static void
-compare_random(const struct rule_set *s, const struct rule_cls *c, unsigned int n,
-	struct tally *t)
+compare_random(const struct rule_set *s, const struct rule_cls *c, unsigned int n, struct tally *t)
 {
 	struct fc_key *keys = calloc(n, sizeof(*keys));
 	uint8_t *ct = calloc(n, 1), *kf = calloc(n, 1);
@@ -686,10 +731,10 @@ print_stats(const char *what, const struct rule_set *s, const struct rule_cls *c
 
 	assert_int_equal(rule_cls_stats(c, &st), 0);
 	printf("  %s: %u rules -> %u programs, %u entries (%u shadowed), %u segments, %u "
-	       "checked, %" PRIu64 " ACL rules, %u contexts, %.1f MB, built in %.1f ms\n", what,
-		rule_set_rule_count(s), st.n_programs, st.n_entries, st.n_shadowed, st.n_segments,
-		st.n_checked, st.n_acl_rules, st.n_contexts, (double)st.mem_bytes / 1e6,
-		(double)st.build_ns / 1e6);
+	       "checked, %" PRIu64 " ACL rules, %u contexts, %.1f MB, built in %.1f ms\n",
+		what, rule_set_rule_count(s), st.n_programs, st.n_entries, st.n_shadowed,
+		st.n_segments, st.n_checked, st.n_acl_rules, st.n_contexts,
+		(double)st.mem_bytes / 1e6, (double)st.build_ns / 1e6);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -723,12 +768,12 @@ test_random_sets(void **state)
 		rule_cls_free(c);
 		rule_set_free(s);
 	}
-	printf("  %u sets, %" PRIu64 " rules, %" PRIu64 " entries, %" PRIu64 " segments, %"
-	       PRIu64 " ACL contexts, %" PRIu64 " checked entries\n", n_sets, rules, entries,
-		segs, contexts, checked);
+	printf("  %u sets, %" PRIu64 " rules, %" PRIu64 " entries, %" PRIu64 " segments, %" PRIu64
+	       " ACL contexts, %" PRIu64 " checked entries\n",
+		n_sets, rules, entries, segs, contexts, checked);
 	printf("  %" PRIu64 " tuples (x3 lookups): filter by rule %.1f%%, by policy %.1f%%; "
-	       "nat by rule %.1f%%, translated %.1f%%\n", t.keys,
-		100.0 * (double)t.by_rule / (double)t.keys,
+	       "nat by rule %.1f%%, translated %.1f%%\n",
+		t.keys, 100.0 * (double)t.by_rule / (double)t.keys,
 		100.0 * (double)t.by_policy / (double)t.keys,
 		100.0 * (double)t.nat_rule / (double)(2 * t.keys),
 		100.0 * (double)t.nat_trans / (double)(2 * t.keys));
@@ -755,21 +800,21 @@ test_known(void **state)
 
 	(void)state;
 	s = set_of("chain IN hook input policy drop\n"
-		   "jump A proto tcp\n"                        /* 1 */
-		   "accept proto udp channel u\n"              /* 2 */
+		   "jump A proto tcp\n"		  /* 1 */
+		   "accept proto udp channel u\n" /* 2 */
 		   "chain A\n"
-		   "return dport 22 proto tcp\n"               /* 3 */
-		   "goto B dport 80-89 proto tcp\n"            /* 4 */
-		   "accept dport 443 proto tcp channel web\n"  /* 5 */
+		   "return dport 22 proto tcp\n"	      /* 3 */
+		   "goto B dport 80-89 proto tcp\n"	      /* 4 */
+		   "accept dport 443 proto tcp channel web\n" /* 5 */
 		   "chain B\n"
-		   "drop dport 81 proto tcp\n"                 /* 6 */
+		   "drop dport 81 proto tcp\n" /* 6 */
 		   "table filter\n"
-		   "accept channel out src_local yes\n"        /* 7 */
+		   "accept channel out src_local yes\n" /* 7 */
 		   "table nat\n"
 		   "chain dnat\n"
 		   "dnat to 10.0.0.5:8080 proto tcp dport 80\n" /* 8 */
 		   "chain snat\n"
-		   "masquerade src 10.0.0.0/8\n");              /* 9 */
+		   "masquerade src 10.0.0.0/8\n"); /* 9 */
 	c = build(s);
 	memset(&k, 0, sizeof(k));
 	k.family = FC_AF_INET4;
@@ -856,8 +901,8 @@ test_empty(void **state)
 	rule_cls_free(c);
 
 	/* Drop policy, still empty. */
-	assert_int_equal(rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
-		RULE_POLICY_DROP), 0);
+	assert_int_equal(
+		rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POLICY_DROP), 0);
 	c = build(s);
 	compare_random(s, c, 2000, &t);
 	rule_cls_free(c);
@@ -876,10 +921,10 @@ test_noports(void **state)
 
 	(void)state;
 	s = set_of("policy drop\n"
-		   "accept proto tcp dport !80\n"       /* 1 */
-		   "accept proto udp sport !0-65535\n"  /* 2: matches nothing */
-		   "accept proto udp sport 0-65535\n"   /* 3: every udp packet with ports */
-		   "accept proto 47\n");                /* 4 */
+		   "accept proto tcp dport !80\n"      /* 1 */
+		   "accept proto udp sport !0-65535\n" /* 2: matches nothing */
+		   "accept proto udp sport 0-65535\n"  /* 3: every udp packet with ports */
+		   "accept proto 47\n");	       /* 4 */
 	c = build(s);
 	memset(&k, 0, sizeof(k));
 	k.family = FC_AF_INET6;
@@ -917,8 +962,8 @@ test_ctstate(void **state)
 	(void)state;
 	s = set_of("policy drop\n"
 		   "accept ctstate established,related proto tcp\n" /* 1 */
-		   "accept ctstate !new,invalid proto udp\n"       /* 2 */
-		   "accept ctstate !new\n");                       /* 3 */
+		   "accept ctstate !new,invalid proto udp\n"	    /* 2 */
+		   "accept ctstate !new\n");			    /* 3 */
 	c = build(s);
 	memset(&k, 0, sizeof(k));
 	k.family = FC_AF_INET4;
@@ -1005,7 +1050,8 @@ test_many_segments(void **state)
 	len += (size_t)snprintf(text + len, 65536 - len, "table filter\n");
 	for (unsigned int i = 0; i < 30; i++)
 		len += (size_t)snprintf(text + len, 65536 - len,
-			"jump R src 10.%u.0.0/15\naccept proto tcp dport %u\n", 2 * i, i * 100 + 25);
+			"jump R src 10.%u.0.0/15\naccept proto tcp dport %u\n", 2 * i,
+			i * 100 + 25);
 	s = set_of(text);
 	heap0 = heap_bytes();
 	c = build(s);
@@ -1042,8 +1088,8 @@ rate(const struct rule_set *s, const struct rule_cls *c, unsigned int n, double 
 	for (unsigned int pass = 0; pass < 5; pass++) {
 		t0 = now_ns();
 		for (unsigned int i = 0; i < n; i += 32)
-			rule_cls_filter_bulk(c, kp + i, ct + i, kf + i, RTE_MIN(32u, n - i),
-				res + i);
+			rule_cls_filter_bulk(
+				c, kp + i, ct + i, kf + i, RTE_MIN(32u, n - i), res + i);
 		t1 = now_ns();
 		best = RTE_MIN(best, t1 - t0);
 	}
@@ -1093,8 +1139,8 @@ pool_addr(uint8_t fam, uint32_t i, uint8_t *a)
 static void
 real_rule(struct rule *r, unsigned int n_hosts)
 {
-	static const uint16_t svc[] = {22, 25, 53, 80, 110, 123, 143, 443, 993, 3306, 5432,
-		6379, 8080, 8443, 9000};
+	static const uint16_t svc[] = {
+		22, 25, 53, 80, 110, 123, 143, 443, 993, 3306, 5432, 6379, 8080, 8443, 9000};
 	uint8_t fam = chance(80) ? FC_AF_INET4 : FC_AF_INET6;
 	unsigned int nb = fam_bytes(fam) * 8, kind = rn(100);
 
@@ -1110,7 +1156,8 @@ real_rule(struct rule *r, unsigned int n_hosts)
 		cut(r->dst.addr, r->dst.len);
 		r->dport.n = (uint16_t)(chance(80) ? 1 : 2 + rn(3));
 		for (unsigned int i = 0; i < r->dport.n; i++) {
-			r->dport.r[i].lo = chance(70) ? svc[rn(RTE_DIM(svc))] : (uint16_t)(1024 + rn(60000));
+			r->dport.r[i].lo =
+				chance(70) ? svc[rn(RTE_DIM(svc))] : (uint16_t)(1024 + rn(60000));
 			r->dport.r[i].hi = r->dport.r[i].lo + (chance(10) ? (uint16_t)rn(100) : 0);
 		}
 		if (chance(40)) {
@@ -1176,21 +1223,23 @@ real_set(unsigned int n_rules)
 	char name[16];
 
 	assert_non_null(s);
-	assert_int_equal(rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
-		RULE_POLICY_DROP), 0);
+	assert_int_equal(
+		rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POLICY_DROP), 0);
 	rule_init(&r);
 	r.match = RULE_M_CTSTATE;
 	r.ctstate = RULE_CT_ESTABLISHED | RULE_CT_RELATED;
-	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END, &r,
-		NULL), 0);
+	assert_int_equal(
+		rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END, &r, NULL),
+		0);
 	for (unsigned int c = 0; c < n_chains; c++) {
 		snprintf(name, sizeof(name), "svc%u", c);
-		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_FILTER, name, 0,
-			RULE_POLICY_ACCEPT), 0);
+		assert_int_equal(
+			rule_set_chain_add(s, RULE_TABLE_FILTER, name, 0, RULE_POLICY_ACCEPT), 0);
 		for (unsigned int i = 0; i < n_rules / 4 / n_chains; i++) {
 			real_rule(&r, n_hosts);
 			assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, name, RULE_POS_END,
-				&r, NULL), 0);
+						 &r, NULL),
+				0);
 		}
 		rule_init(&r);
 		r.action = RULE_ACT_JUMP;
@@ -1200,12 +1249,14 @@ real_set(unsigned int n_rules)
 		r.dst.len = 19;
 		snprintf(r.chain, sizeof(r.chain), "%s", name);
 		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
-			RULE_POS_END, &r, NULL), 0);
+					 RULE_POS_END, &r, NULL),
+			0);
 	}
 	while (rule_set_rule_count(s) < n_rules) {
 		real_rule(&r, n_hosts);
 		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
-			RULE_POS_END, &r, NULL), 0);
+					 RULE_POS_END, &r, NULL),
+			0);
 	}
 	return s;
 }
@@ -1215,19 +1266,20 @@ static struct rule_set *
 mixed_set(unsigned int n_rules)
 {
 	struct rule_set *s = rule_set_create();
-	struct shape sh = {.base = {RULE_CHAIN_MAIN}, .n_base = 1,
-		.user = {"u0", "u1", "u2"}, .n_user = 3};
+	struct shape sh = {
+		.base = {RULE_CHAIN_MAIN}, .n_base = 1, .user = {"u0", "u1", "u2"}, .n_user = 3};
 
 	assert_non_null(s);
 	for (unsigned int i = 0; i < sh.n_user; i++)
-		assert_int_equal(rule_set_chain_add(s, RULE_TABLE_FILTER, sh.user[i], 0,
-			RULE_POLICY_ACCEPT), 0);
+		assert_int_equal(
+			rule_set_chain_add(s, RULE_TABLE_FILTER, sh.user[i], 0, RULE_POLICY_ACCEPT),
+			0);
 	for (unsigned int i = sh.n_user; i-- > 0;)
 		fill_chain(s, RULE_TABLE_FILTER, sh.user[i], (int)i, &sh, n_rules / 50, &mix_real);
-	assert_int_equal(rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
-		RULE_POLICY_DROP), 0);
-	fill_chain(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, -1, &sh,
-		n_rules - rule_set_rule_count(s), &mix_real);
+	assert_int_equal(
+		rule_set_chain_policy(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POLICY_DROP), 0);
+	fill_chain(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, -1, &sh, n_rules - rule_set_rule_count(s),
+		&mix_real);
 	return s;
 }
 
@@ -1247,7 +1299,8 @@ big_set_test(const char *what, struct rule_set *s, unsigned int n_cmp, uint64_t 
 		100.0 * (double)t.by_rule / (double)t.keys);
 	ns = rate(s, c, 200000, &ref_ns);
 	printf("  %s: classify %.0f ns/key (%.2f Mkeys/s) in bursts of 32; reference "
-	       "evaluator %.0f ns/key\n", what, ns, 1e3 / ns, ref_ns);
+	       "evaluator %.0f ns/key\n",
+		what, ns, 1e3 / ns, ref_ns);
 	rule_cls_free(c);
 	rule_set_free(s);
 }
@@ -1291,21 +1344,42 @@ test_hard(void **state)
 	(void)state;
 	assert_non_null(s);
 	seed(77);
-	for (unsigned int i = 0; i < 3000; i++) {
+	for (unsigned int i = 0; i < 4000; i++) {
+		unsigned int skip = rn(5), skip2 = chance(50) ? rn(5) : skip;
+
 		rule_init(&r);
 		r.family = FC_AF_INET4;
 		r.action = chance(50) ? RULE_ACT_ACCEPT : RULE_ACT_DROP;
-		r.match = RULE_M_SRC | RULE_M_DST | RULE_M_PROTO | RULE_M_DPORT;
-		r.proto = 6;
-		rand_addr(FC_AF_INET4, r.src.addr);
-		r.src.len = (uint8_t)(8 + rn(25));
-		cut(r.src.addr, r.src.len);
-		rand_addr(FC_AF_INET4, r.dst.addr);
-		r.dst.len = (uint8_t)(8 + rn(25));
-		cut(r.dst.addr, r.dst.len);
-		rand_ports(&r.dport, 2);
+		/* Three or four of src, dst, proto+sport, dport, local bits. */
+		if (skip != 0 && skip2 != 0) {
+			r.match |= RULE_M_SRC;
+			rand_addr(FC_AF_INET4, r.src.addr);
+			r.src.len = (uint8_t)(1 + rn(32));
+			cut(r.src.addr, r.src.len);
+		}
+		if (skip != 1 && skip2 != 1) {
+			r.match |= RULE_M_DST;
+			rand_addr(FC_AF_INET4, r.dst.addr);
+			r.dst.len = (uint8_t)(1 + rn(32));
+			cut(r.dst.addr, r.dst.len);
+		}
+		r.match |= RULE_M_PROTO;
+		r.proto = chance(50) ? 6 : 17;
+		if (skip != 2 && skip2 != 2) {
+			r.match |= RULE_M_SPORT;
+			rand_ports(&r.sport, 1);
+		}
+		if (skip != 3 && skip2 != 3) {
+			r.match |= RULE_M_DPORT;
+			rand_ports(&r.dport, 2);
+		}
+		if (skip != 4 && skip2 != 4) {
+			r.src_local = (uint8_t)(1 + rn(2));
+			r.dst_local = (uint8_t)rn(3);
+		}
 		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
-			RULE_POS_END, &r, NULL), 0);
+					 RULE_POS_END, &r, NULL),
+			0);
 	}
 	heap0 = heap_bytes();
 	c = build(s);
@@ -1315,6 +1389,7 @@ test_hard(void **state)
 	assert_true(st.n_contexts > 1);
 	seed(78);
 	compare_random(s, c, 20000, &t);
+	printf("  hard: classify %.0f ns/key\n", rate(s, c, 100000, NULL));
 	rule_cls_free(c);
 	assert_int_equal(heap_bytes(), heap0);
 	rule_set_free(s);
@@ -1389,15 +1464,15 @@ test_bad_args(void **state)
 	assert_int_equal(rule_cls_filter_bulk(c, kp, NULL, NULL, 0, r), 0);
 	assert_int_equal(rule_cls_filter_bulk(c, kp, NULL, NULL, 1, r), 1);
 	assert_int_equal(r[0].rule_id, RULE_ID_POLICY); /* proto 0, untracked */
-	ct[0] = RULE_CT_NEW | RULE_CT_ESTABLISHED; /* one state at a time */
+	ct[0] = RULE_CT_NEW | RULE_CT_ESTABLISHED;	/* one state at a time */
 	assert_int_equal(rule_cls_filter_bulk(c, kp, ct, NULL, 1, r), -EINVAL);
 	ct[0] = 0x10;
 	assert_int_equal(rule_cls_filter_bulk(c, kp, ct, NULL, 1, r), -EINVAL);
 	assert_int_equal(rule_cls_filter(c, &k, 0x100 | RULE_CT_NEW, 0, r), -EINVAL);
 	assert_int_equal(rule_cls_filter(c, &bad, 0, 0, r), -EINVAL);
 	assert_int_equal(rule_cls_filter(c, NULL, 0, 0, r), -EINVAL);
-	assert_int_equal(rule_cls_nat_bulk(c, (enum rule_nat_stage)2, kp, NULL, NULL, 1, nr),
-		-EINVAL);
+	assert_int_equal(
+		rule_cls_nat_bulk(c, (enum rule_nat_stage)2, kp, NULL, NULL, 1, nr), -EINVAL);
 	assert_int_equal(rule_cls_nat_bulk(c, RULE_NAT_DST, kp, NULL, NULL, 2, nr), -EINVAL);
 	assert_int_equal(rule_cls_nat_bulk(NULL, RULE_NAT_DST, kp, NULL, NULL, 1, nr), -EINVAL);
 	assert_int_equal(rule_cls_nat_bulk(c, RULE_NAT_SRC, kp, NULL, NULL, 1, nr), 1);
