@@ -668,19 +668,27 @@ struct rule_cls_stats {
  * @param socket  NUMA socket for the run-time structures, or SOCKET_ID_ANY
  * @return the classifier, or NULL with rte_errno: EINVAL (NULL argument,
  *   or a set that rule_set_rule_add() would not have produced), ELOOP
- *   (same), E2BIG (chains inlined past the classifier's limits), ENOMEM,
- *   or an rte_acl build error.
+ *   (same), E2BIG (inlining chains gives more than 4M entries for one base
+ *   chain, or expansion more than 8M ACL rules), ENOMEM, or an rte_acl
+ *   error.
  * Context: any thread (not the fast path).
  */
 struct rule_cls *rule_cls_build(const struct rule_set *s, const char *name, int socket);
 
-/** Free a classifier; NULL is accepted. Context: its owner, once no thread reads it. */
+/**
+ * Free a classifier and its rte_acl contexts.
+ * @param c  the classifier; NULL is accepted
+ * Context: its owner, once no thread reads it (any thread, EAL or not).
+ */
 void rule_cls_free(struct rule_cls *c);
 
 /**
  * Filter verdicts for a burst of keys: for each, exactly what
- * rule_ref_filter() gives for the set @p c was built from.
+ * rule_ref_filter() gives for the set @p c was built from (verdict, hook,
+ * rule id or RULE_ID_POLICY, channel). One trie walk per family and hook
+ * for the whole burst; more only past a RETURN.
  *
+ * @param c        the classifier
  * @param keys     @p n keys (IPv4 or IPv6, network order, local bits set)
  * @param ctstate  per key: 0 (untracked), one RULE_CT_* bit, or
  *   RULE_CT_IGNORE; NULL means 0 for all
@@ -696,9 +704,16 @@ int rule_cls_filter_bulk(const struct rule_cls *c, const struct fc_key *const ke
 
 /**
  * NAT decisions of one stage for a burst of keys: for each, exactly what
- * rule_ref_nat() gives. Parameters as rule_cls_filter_bulk().
+ * rule_ref_nat() gives (action, hook, rule id, RULE_ID_POLICY or
+ * RULE_ID_NONE, target).
  *
- * @param stage  RULE_NAT_DST or RULE_NAT_SRC
+ * @param c        the classifier
+ * @param stage    RULE_NAT_DST or RULE_NAT_SRC
+ * @param keys     as rule_cls_filter_bulk()
+ * @param ctstate  as rule_cls_filter_bulk()
+ * @param kflags   as rule_cls_filter_bulk()
+ * @param n        number of keys
+ * @param res      receives @p n results
  * @return @p n, or -EINVAL (as rule_cls_filter_bulk(), or a bad stage).
  * Context: any thread.
  */
@@ -708,6 +723,11 @@ int rule_cls_nat_bulk(const struct rule_cls *c, enum rule_nat_stage stage,
 
 /**
  * rule_cls_filter_bulk() for one key.
+ * @param c        the classifier
+ * @param k        the key
+ * @param ctstate  0, one RULE_CT_* bit or RULE_CT_IGNORE
+ * @param kflags   RULE_KEY_F_* flags
+ * @param res      receives the result
  * @return 0, or -EINVAL.
  * Context: any thread.
  */
@@ -716,6 +736,12 @@ int rule_cls_filter(const struct rule_cls *c, const struct fc_key *k, unsigned i
 
 /**
  * rule_cls_nat_bulk() for one key.
+ * @param c        the classifier
+ * @param stage    RULE_NAT_DST or RULE_NAT_SRC
+ * @param k        the key
+ * @param ctstate  0, one RULE_CT_* bit or RULE_CT_IGNORE
+ * @param kflags   RULE_KEY_F_* flags
+ * @param res      receives the result
  * @return 0, or -EINVAL.
  * Context: any thread.
  */
@@ -724,6 +750,8 @@ int rule_cls_nat(const struct rule_cls *c, enum rule_nat_stage stage, const stru
 
 /**
  * Figures of a classifier.
+ * @param c   the classifier
+ * @param st  receives the figures
  * @return 0, or -EINVAL (NULL argument).
  * Context: any thread.
  */
