@@ -1,0 +1,847 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration tests of the gufc binary on net_pcap (suite 'integration').
+
+  app_test.py TEST --build BUILDDIR --src SRCDIR
+
+TEST is one of: rules, conntrack, nat, iptables, consumer, badargs (each a
+meson test of its own; see tests/integration/app/meson.build).
+
+Every run of gufc replays an input pcap through one net_pcap port (rx_pcap,
+tx_pcap) until --idle-exit, and every run is checked for its exit status
+and its --stats-json accounting: rx == delivered + sum(drops), the mempool
+whole. Output pcaps are read with pcap_check (libpcap and a header decoder
+of its own, not gufc's parser); input pcaps are either gufc-gen's (with its
+--flows-file) or written here (pcap_write) from hand-built frames.
+
+Python 3 standard library only. Exit 0 pass, 1 fail, 77 skip.
+"""
+
+import argparse
+import ipaddress
+import json
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+EAL_BASE = ["--no-pci", "-l", "0", "--log-level=lib.*:warning"]
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+# --------------------------------------------------------------------------
+# Frames and pcap writing
+# --------------------------------------------------------------------------
+
+MAC_A = bytes.fromhex("020000000001")
+MAC_B = bytes.fromhex("020000000002")
+
+
+def csum(data):
+    if len(data) & 1:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def l4_frame(proto, src, sport, dst, dport, flags="", payload=b"", ident=0, icmp_type=None,
+             seq=1000, ack=0):
+    """An Ethernet frame: IPv4 or IPv6 (from the addresses), TCP/UDP/ICMP/SCTP."""
+    s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    v6 = s.version == 6
+    if proto == "tcp":
+        bits = sum({"F": 1, "S": 2, "R": 4, "P": 8, "A": 16, "U": 32, "E": 64, "C": 128}[c]
+                   for c in flags)
+        hdr = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, 5 << 4, bits, 65535, 0, 0)
+        l4, pn = hdr + payload, 6
+    elif proto == "udp":
+        l4, pn = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload, 17
+    elif proto in ("icmp", "icmpv6"):
+        pn = 58 if v6 else 1
+        t = icmp_type if icmp_type is not None else (128 if v6 else 8)
+        l4 = struct.pack("!BBHHH", t, 0, 0, sport, 1) + payload
+    elif proto == "sctp":
+        # common header + INIT chunk (checksum left 0: nobody verifies it here)
+        init = struct.pack("!BBHIIHHI", 1, 0, 20, 0x1234, 65535, 1, 1, 1)
+        l4, pn = struct.pack("!HHII", sport, dport, 0, 0) + init, 132
+    else:
+        l4, pn = payload, int(proto)
+    if v6:
+        pseudo = s.packed + d.packed + struct.pack("!IxxxB", len(l4), pn)
+    else:
+        pseudo = s.packed + d.packed + struct.pack("!xBH", pn, len(l4))
+    if pn in (6, 17) or pn == 58:
+        ck = csum(pseudo + l4)
+        if pn == 17 and ck == 0:
+            ck = 0xFFFF
+        off = {6: 16, 17: 6, 58: 2}[pn]
+        l4 = l4[:off] + struct.pack("!H", ck) + l4[off + 2:]
+    elif pn == 1:
+        l4 = l4[:2] + struct.pack("!H", csum(l4)) + l4[4:]
+    if v6:
+        ip = struct.pack("!IHBB", 0x60000000 | (ident & 0xFFFFF), len(l4), pn, 64) + \
+            s.packed + d.packed
+        return MAC_B + MAC_A + b"\x86\xdd" + ip + l4
+    ip = struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(l4), ident & 0xFFFF, 0, 64, pn, 0) + \
+        s.packed + d.packed
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return MAC_B + MAC_A + b"\x08\x00" + ip + l4
+
+
+def pcap_write(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000, i * 10, len(fr), len(fr)))
+            f.write(fr)
+
+
+# --------------------------------------------------------------------------
+# Running things
+# --------------------------------------------------------------------------
+
+class Ctx:
+    def __init__(self, args, name):
+        self.build = os.path.abspath(args.build)
+        self.src = os.path.abspath(args.src)
+        self.gufc = os.path.join(self.build, "app", "gufc")
+        self.gen = os.path.join(self.build, "app", "tools", "gufc-gen")
+        self.consume = os.path.join(self.build, "app", "tools", "gufc-consume")
+        self.check = os.path.join(self.build, "tests", "integration", "app", "pcap_check")
+        self.ipt_eval = os.path.join(self.build, "tests", "integration", "netfilter", "ipt_eval")
+        self.name = name
+        self.work = tempfile.mkdtemp(prefix="gufc-app-%s-" % name)
+        self.runs = 0
+
+    def path(self, *p):
+        return os.path.join(self.work, *p)
+
+    def prefix(self):
+        self.runs += 1
+        return "gufc-it-%s-%d-%d" % (self.name, os.getpid(), self.runs)
+
+    def gufc_run(self, inp, gufc_args, tag, huge=False, expect_rc=0, timeout=60):
+        """Replay @inp through gufc; return (stats dict, tx pcap, pcap dir, stdout+stderr)."""
+        tx = self.path(tag + ".tx.pcap")
+        pdir = self.path(tag + ".out")
+        os.makedirs(pdir, exist_ok=True)
+        js = self.path(tag + ".stats.json")
+        eal = EAL_BASE + ["--file-prefix", self.prefix()]
+        if not huge:
+            eal += ["--no-huge", "-m", "512"]
+        cmd = [self.gufc] + eal + ["--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" % (inp, tx), "--",
+                                   "--idle-exit", "300", "--flows", "4096",
+                                   "--channel-pcap-dir", pdir, "--stats-json", js] + gufc_args
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        out = r.stdout + r.stderr
+        check(r.returncode == expect_rc, "%s: gufc exit %d, expected %d\n%s\n%s" %
+              (tag, r.returncode, expect_rc, " ".join(cmd), out[-3000:]))
+        stats = load_stats(js, tag)
+        return stats, tx, pdir, out
+
+    def pcap_read(self, path):
+        """Packets of a pcap, as pcap_check decodes them (dicts)."""
+        r = subprocess.run([self.check, path], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0, "pcap_check %s: %s" % (path, r.stderr))
+        pk = []
+        for line in r.stdout.splitlines():
+            f = line.split()
+            pk.append({"proto": f[1], "src": f[2], "sport": int(f[3]), "dst": f[4],
+                       "dport": int(f[5]), "len": int(f[6]), "flags": f[7], "ipck": f[8],
+                       "l4ck": f[9], "id": int(f[10])})
+        return pk
+
+
+def load_stats(js, tag):
+    check(os.path.exists(js), "%s: no --stats-json file" % tag)
+    with open(js, encoding="utf-8") as f:
+        s = json.load(f)
+    drops = sum(s["drops"].values())
+    check(drops == s["drops_total"], "%s: drops_total %d != sum of drops %d" %
+          (tag, s["drops_total"], drops))
+    check(s["rx"] == s["delivered"] + drops,
+          "%s: accounting: rx %d != delivered %d + drops %d" % (tag, s["rx"], s["delivered"],
+                                                                drops))
+    check(s["accounting"]["ok"], "%s: accounting not ok in JSON" % tag)
+    check(s["mempool"]["whole"], "%s: mempool not whole" % tag)
+    return s
+
+
+def tup(p):
+    return (p["proto"], p["src"], p["sport"], p["dst"], p["dport"])
+
+
+def chan(stats, name):
+    for c in stats["channels"]:
+        if c["name"] == name:
+            return c
+    raise Fail("no channel %s in stats" % name)
+
+
+def nz_drops(stats):
+    return {k: v for k, v in stats["drops"].items() if v}
+
+
+def write(ctx, name, text):
+    p = ctx.path(name)
+    with open(p, "w", encoding="utf-8") as f:
+        f.write(text)
+    return p
+
+
+# --------------------------------------------------------------------------
+# rules: rules in, expected packets out per channel
+# --------------------------------------------------------------------------
+
+# The rule set, as text and as the test's own model of it (first match):
+# (action, proto number or None, src prefix or None, sport set, dport set).
+RULES_TEXT = """\
+policy drop
+accept channel web proto tcp dport 80
+accept channel web proto tcp sport 80
+accept channel dns proto udp dport 53
+drop src 10.0.128.0/17
+accept proto udp sport 53
+accept proto icmp
+accept proto tcp dport 22
+accept proto tcp sport 22 src 192.0.2.0/25
+drop proto udp
+accept ipv6 proto tcp sport 443
+"""
+RULES_MODEL = [
+    ("web", "tcp", None, None, {80}),
+    ("web", "tcp", None, {80}, None),
+    ("dns", "udp", None, None, {53}),
+    ("drop", None, "10.0.128.0/17", None, None),
+    ("tx", "udp", None, {53}, None),
+    ("tx", "icmp", None, None, None),
+    ("tx", "tcp", None, None, {22}),
+    ("tx", "tcp", "192.0.2.0/25", {22}, None),
+    ("drop", "udp", None, None, None),
+    ("tx", "tcp", "::/0", {443}, None),
+]
+
+
+def model_verdict(p):
+    a = ipaddress.ip_address(p["src"])
+    for act, proto, src, sports, dports in RULES_MODEL:
+        if proto is not None and p["proto"] != proto:
+            continue
+        if src is not None:
+            n = ipaddress.ip_network(src)
+            if a.version != n.version or a not in n:
+                continue
+        if sports is not None and p["sport"] not in sports:
+            continue
+        if dports is not None and p["dport"] not in dports:
+            continue
+        return act
+    return "drop"  # policy
+
+
+def flows_file(path):
+    """gufc-gen's flow list: (proto, src, sport, dst, dport) -> frames."""
+    flows = {}
+    rx = re.compile(r"^\d+ (\S+) (\S+) -> (\S+) .* frames=(\d+)")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = rx.match(line)
+            if not m:
+                continue
+
+            def ep(s):
+                h, _, port = s.rpartition(":")
+                return h.strip("[]"), int(port)
+            (s, sp), (d, dp) = ep(m.group(2)), ep(m.group(3))
+            flows[(m.group(1), s, sp, d, dp)] = int(m.group(4))
+    return flows
+
+
+def flow_of(p, flows):
+    """The flow-list key of an input packet (either direction), or None."""
+    proto = {"icmp6": "icmpv6"}.get(p["proto"], p["proto"])
+    s, d = str(ipaddress.ip_address(p["src"])), str(ipaddress.ip_address(p["dst"]))
+    if proto in ("icmp", "icmpv6"):
+        for k in flows:
+            if k[0] == proto and k[2] == p["sport"] and {k[1], k[3]} == {s, d}:
+                return k
+        return None
+    for k in ((proto, s, p["sport"], d, p["dport"]), (proto, d, p["dport"], s, p["sport"])):
+        if k in flows:
+            return k
+    return None
+
+
+def test_rules(ctx):
+    inp, ff = ctx.path("in.pcap"), ctx.path("in.flows")
+    r = subprocess.run([ctx.gen, "-o", inp, "--flows-file", ff, "--flows", "80", "--packets",
+                        "800", "--mix", "tcp=50,udp=40,icmp=10", "--ipv6", "20", "--seed", "11"],
+                       capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0, "gufc-gen: %s" % r.stderr)
+    flows = flows_file(ff)
+    check(len(flows) == 80, "flow list has %d flows, expected 80" % len(flows))
+    pk = ctx.pcap_read(inp)
+    # Every input packet belongs to a listed flow, and each flow has its frames.
+    per_flow = {}
+    for p in pk:
+        k = flow_of(p, flows)
+        check(k is not None, "input packet %s is in no listed flow" % (tup(p),))
+        per_flow[k] = per_flow.get(k, 0) + 1
+    for k, n in flows.items():
+        check(per_flow.get(k, 0) == n, "flow %s: %d frames in the pcap, list says %d" %
+              (k, per_flow.get(k, 0), n))
+    expect = {"web": [], "dns": [], "tx": [], "drop": []}
+    for p in pk:
+        expect[model_verdict(p)].append(tup(p) + (p["len"],))
+    check(all(expect[k] for k in expect), "traffic does not exercise every verdict: %s" %
+          {k: len(v) for k, v in expect.items()})
+
+    rules = write(ctx, "t.rules", RULES_TEXT)
+    cfg = write(ctx, "t.conf", "rules %s\nchannel web kind pcap web.pcap\n" % rules)
+    stats, tx, pdir, _ = ctx.gufc_run(inp, ["--config", cfg, "--conntrack", "off"], "rules")
+    check(stats["rx"] == len(pk), "rx %d, input has %d" % (stats["rx"], len(pk)))
+    check(nz_drops(stats) == {"filter": len(expect["drop"])},
+          "drops %s, expected filter %d" % (nz_drops(stats), len(expect["drop"])))
+    got = {"web": ctx.pcap_read(os.path.join(pdir, "web.pcap")),
+           "dns": ctx.pcap_read(os.path.join(pdir, "dns.pcap")),  # created by the rules
+           "tx": ctx.pcap_read(tx)}
+    for name, pkts in got.items():
+        g = sorted(tup(p) + (p["len"],) for p in pkts)
+        e = sorted(expect[name])
+        if g != e:
+            extra = [x for x in g if x not in e][:5]
+            missing = [x for x in e if x not in g][:5]
+            raise Fail("channel %s: %d packets, expected %d; extra %s missing %s" %
+                       (name, len(g), len(e), extra, missing))
+        check(all(p["ipck"] in ("ok", "-") and p["l4ck"] in ("ok", "none", "-") for p in pkts),
+              "channel %s: bad checksum in output" % name)
+    check(chan(stats, "web")["consumed"] == len(expect["web"]), "web channel count")
+    check(chan(stats, "dns")["consumed"] == len(expect["dns"]), "dns channel count")
+    check(stats["transmitted"] == len(expect["tx"]), "transmitted %d, expected %d" %
+          (stats["transmitted"], len(expect["tx"])))
+    print("rules: %d packets: web %d, dns %d, tx %d, dropped %d: as the rules say" %
+          (len(pk), len(expect["web"]), len(expect["dns"]), len(expect["tx"]),
+           len(expect["drop"])))
+
+
+# --------------------------------------------------------------------------
+# conntrack: handshake, data, close; unsolicited SYN; strict vs loose
+# --------------------------------------------------------------------------
+
+CT_RULES = """\
+policy drop
+accept ctstate established,related
+accept proto tcp src 10.0.0.0/8 ctstate new
+"""
+
+
+def ct_frames():
+    C, S = "10.0.0.1", "192.0.2.10"
+    seq = [  # (direction, flags, payload, expected delivered)
+        ("c", "S", b""), ("s", "SA", b""), ("c", "A", b""), ("c", "PA", b"GET / HTTP/1.0\r\n"),
+        ("s", "PA", b"HTTP/1.0 200 OK\r\n"), ("c", "FA", b""), ("s", "FA", b""), ("c", "A", b""),
+    ]
+    fr, exp = [], []
+    for i, (d, fl, pl) in enumerate(seq):
+        a = (C, 40000, S, 80) if d == "c" else (S, 80, C, 40000)
+        fr.append(l4_frame("tcp", a[0], a[1], a[2], a[3], fl, pl, ident=i + 1))
+        exp.append(("tcp", a[0], a[1], a[2], a[3], fl))
+    # An unsolicited SYN from the server side: new, not from 10/8: policy drop.
+    fr.append(l4_frame("tcp", "192.0.2.20", 5555, C, 22, "S", ident=100))
+    # A stray ACK from the client side: loose picks it up (new, accepted),
+    # strict calls it invalid (no rule accepts it: policy drop).
+    fr.append(l4_frame("tcp", "10.0.0.2", 40001, S, 80, "A", ident=101))
+    return fr, exp, ("tcp", "10.0.0.2", 40001, S, 80, "A")
+
+
+def test_conntrack(ctx):
+    fr, exp, stray = ct_frames()
+    inp = ctx.path("ct.pcap")
+    pcap_write(inp, fr)
+    rules = write(ctx, "ct.rules", CT_RULES)
+    for mode in ("loose", "strict"):
+        extra = ["--tcp-strict"] if mode == "strict" else []
+        stats, tx, _, _ = ctx.gufc_run(inp, ["--rules", rules] + extra, "ct-" + mode)
+        out = [tup(p) + (p["flags"],) for p in ctx.pcap_read(tx)]
+        want = exp + ([stray] if mode == "loose" else [])
+        check(out == want, "%s: TX has\n  %s\nexpected\n  %s" %
+              (mode, "\n  ".join(map(str, out)), "\n  ".join(map(str, want))))
+        d = nz_drops(stats)
+        n_drop = 1 if mode == "loose" else 2
+        check(stats["rx"] == len(fr) and sum(d.values()) == n_drop and
+              d.get("filter", 0) + d.get("ct_invalid", 0) == n_drop,
+              "%s: rx %d drops %s, expected %d filter/ct_invalid drops" %
+              (mode, stats["rx"], d, n_drop))
+        check(d.get("filter", 0) >= 1, "%s: the unsolicited SYN is not a filter drop: %s" %
+              (mode, d))
+        print("conntrack %s: %d delivered in order, drops %s" % (mode, len(out), d))
+
+
+# --------------------------------------------------------------------------
+# NAT: DNAT (port forward) and SNAT, both directions, checksums
+# --------------------------------------------------------------------------
+
+NAT_RULES = """\
+dnat to 10.0.0.5:8080 proto tcp dst 192.0.2.1 dport 80
+snat to 203.0.113.1:5000 proto udp src 10.1.0.0/16
+"""
+
+
+def test_nat(ctx):
+    CL, PUB, SRV = "198.51.100.7", "192.0.2.1", "10.0.0.5"
+    IN1, IN2, OUT = "10.1.2.3", "10.1.2.4", "198.51.100.9"
+    fr, exp = [], []
+
+    def add(pkt, want, **kw):
+        fr.append(l4_frame(*pkt, ident=len(fr) + 1, **kw))
+        if want is not None:
+            exp.append(want)
+    # DNAT: the client talks to PUB:80; the server's replies come from SRV:8080.
+    fwd = ("tcp", CL, 40000, PUB, 80)
+    fwd_t = ("tcp", CL, 40000, SRV, 8080)
+    rep = ("tcp", SRV, 8080, CL, 40000)
+    rep_t = ("tcp", PUB, 80, CL, 40000)
+    for who, fl, pl in (("c", "S", b""), ("s", "SA", b""), ("c", "A", b""),
+                        ("c", "PA", b"hello"), ("s", "PA", b"world!"), ("c", "FA", b""),
+                        ("s", "FA", b""), ("c", "A", b"")):
+        if who == "c":
+            add(fwd + (fl, pl), fwd_t)
+        else:
+            add(rep + (fl, pl), rep_t)
+    # SNAT: IN1:5353 -> OUT:53 leaves as 203.0.113.1:5000; the reply comes back.
+    add(("udp", IN1, 5353, OUT, 53, "", b"query"), ("udp", "203.0.113.1", 5000, OUT, 53))
+    add(("udp", OUT, 53, "203.0.113.1", 5000, "", b"answer"), ("udp", OUT, 53, IN1, 5353))
+    # A second inside host wanting the same translated tuple: no free NAT tuple.
+    add(("udp", IN2, 5353, OUT, 53, "", b"query2"), None)
+    inp = ctx.path("nat.pcap")
+    pcap_write(inp, fr)
+    rules = write(ctx, "nat.rules", NAT_RULES)
+    cfg = write(ctx, "nat.conf", "local %s\nrules %s\n" % (PUB, rules))
+    stats, tx, _, _ = ctx.gufc_run(inp, ["--config", cfg], "nat")
+    pk = ctx.pcap_read(tx)
+    out = [tup(p) for p in pk]
+    check(out == exp, "TX has\n  %s\nexpected\n  %s" % ("\n  ".join(map(str, out)),
+                                                       "\n  ".join(map(str, exp))))
+    bad = [(tup(p), p["ipck"], p["l4ck"]) for p in pk if p["ipck"] != "ok" or p["l4ck"] != "ok"]
+    check(not bad, "checksums wrong after NAT: %s" % bad)
+    d = nz_drops(stats)
+    check(d == {"nat_exhausted": 1}, "drops %s, expected nat_exhausted 1" % d)
+    if shutil.which("tshark"):
+        r = subprocess.run(["tshark", "-r", tx, "-o", "tcp.check_checksum:TRUE", "-o",
+                            "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+                            "-Y", "ip.checksum.status == 0 || tcp.checksum.status == 0 || "
+                            "udp.checksum.status == 0", "-T", "fields", "-e", "frame.number"],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0 and r.stdout.strip() == "",
+              "tshark finds bad checksums in frames: %s %s" % (r.stdout, r.stderr[-500:]))
+    print("nat: %d packets translated both ways, checksums valid, drops %s" % (len(out), d))
+
+
+# --------------------------------------------------------------------------
+# iptables: gufc's per-packet verdicts vs the reference evaluator
+# --------------------------------------------------------------------------
+
+def parse_pkts(path):
+    """The oracle's packet list: (locals, [packet dict or None per line])."""
+    locs, pk = [], []
+
+    def ep(s):
+        m = re.match(r"^\[?([^\]]+?)\]?(?::(\d+))?$", s)
+        if s.startswith("["):
+            m2 = re.match(r"^\[([^\]]+)\](?::(\d+))?$", s)
+            return m2.group(1), int(m2.group(2) or 0)
+        if s.count(":") == 1:
+            h, p = s.split(":")
+            return h, int(p)
+        return m.group(1), 0
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            line = raw.split("#", 1)[0].split()
+            if not line:
+                continue
+            if line[0] == "local":
+                locs += line[1:]
+                continue
+            kw = dict(x.split("=", 1) for x in line if "=" in x)
+            words = [x for x in line if "=" not in x]
+            p = {"n": len(pk) + 1, "proto": words[0], "kw": kw}
+            if words[0] == "proto":
+                p["num"] = words[1]
+                words = words[1:]
+            p["src"], p["sport"] = ep(words[1])
+            p["dst"], p["dport"] = ep(words[3])
+            pk.append(p)
+    return locs, pk
+
+
+def pkt_frame(p):
+    """A first packet of a new connection, or None when it would not be NEW."""
+    n = p["n"]
+    if p["proto"] == "tcp":
+        fl = p["kw"].get("flags", "S")
+        if fl != "S":
+            return None
+        return l4_frame("tcp", p["src"], p["sport"], p["dst"], p["dport"], "S", ident=n)
+    if p["proto"] in ("udp", "sctp"):
+        return l4_frame(p["proto"], p["src"], p["sport"], p["dst"], p["dport"], ident=n)
+    if p["proto"] in ("icmp", "icmpv6"):
+        t = int(p["kw"].get("type", 128 if p["proto"] == "icmpv6" else 8))
+        if t not in (8, 128) or int(p["kw"].get("code", 0)) != 0:
+            return None
+        return l4_frame(p["proto"], p["src"], int(p["kw"].get("id", n)), p["dst"], 0,
+                        ident=n)
+    return l4_frame(p["num"], p["src"], 0, p["dst"], 0, ident=n)
+
+
+def in_range(addr, spec):
+    """addr within an oracle 'to=' address part (A or A-B)."""
+    a = ipaddress.ip_address(addr)
+    lo, _, hi = spec.partition("-")
+    lo, hi = ipaddress.ip_address(lo.strip("[]")), ipaddress.ip_address((hi or lo).strip("[]"))
+    return lo <= a <= hi
+
+
+def split_to(spec):
+    """'to=' spec -> (address part, (port lo, port hi) or None)."""
+    if spec.startswith("["):
+        m = re.match(r"^(\[[^\]]+\](?:-\[[^\]]+\])?)(?::(\d+)(?:-(\d+))?)?$", spec)
+    else:
+        m = re.match(r"^([^:]+)(?::(\d+)(?:-(\d+))?)?$", spec)
+    ports = None
+    if m.group(2):
+        ports = (int(m.group(2)), int(m.group(3) or m.group(2)))
+    return m.group(1), ports
+
+
+def ipt_case(ctx, rules_file, tag):
+    r = subprocess.run([sys.executable, os.path.join(ctx.src, "scripts", "netfilter-oracle.py"),
+                        "gen", rules_file], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "%s: oracle gen: %s" % (tag, r.stderr))
+    pkts = write(ctx, tag + ".pkts", r.stdout)
+    locs, pk = parse_pkts(pkts)
+    e = subprocess.run([ctx.ipt_eval, rules_file, pkts], capture_output=True, text=True,
+                       timeout=60)
+    check(e.returncode in (0, 1), "%s: ipt_eval: %s" % (tag, e.stderr))
+    ref = {}
+    for line in e.stdout.splitlines():
+        f = line.split()
+        ref[int(f[0])] = f[1:]
+    frames, used = [], []
+    for p in pk:
+        fr = pkt_frame(p)
+        if fr is not None and ref.get(p["n"], ["", "error"])[1] in ("accept", "drop"):
+            frames.append(fr)
+            used.append(p)
+    check(len(used) >= 10, "%s: only %d usable packets" % (tag, len(used)))
+    inp = ctx.path(tag + ".pcap")
+    pcap_write(inp, frames)
+    cfg = write(ctx, tag + ".conf", "".join("local %s\n" % a for a in locs))
+    stats, tx, _, _ = ctx.gufc_run(inp, ["--config", cfg, "--iptables", rules_file], tag)
+    out = {p["id"]: p for p in ctx.pcap_read(tx)}
+    diffs, n_acc, n_nat = [], 0, 0
+    for p in used:
+        rf = ref[p["n"]]
+        verdict = rf[1]
+        ident = p["n"] & (0xFFFF if ":" not in p["src"] else 0xFFFFF)
+        o = out.get(ident)
+        if (o is not None) != (verdict == "accept"):
+            diffs.append("packet %d %s %s:%d -> %s:%d: reference %s, gufc %s" %
+                         (p["n"], p["proto"], p["src"], p["sport"], p["dst"], p["dport"],
+                          " ".join(rf), "accept" if o is not None else "drop"))
+            continue
+        if o is None:
+            continue
+        n_acc += 1
+        # NAT stages of the reference: check the translated tuple.
+        src, sport, dst, dport = p["src"], p["sport"], p["dst"], p["dport"]
+        for i, w in enumerate(rf):
+            if w not in ("dnat", "snat", "masquerade"):
+                continue
+            n_nat += 1
+            to = [x[3:] for x in rf[i + 1:i + 4] if x.startswith("to=")]
+            ports = [x[6:] for x in rf[i + 1:i + 4] if x.startswith("ports=")]
+            addr_ok = True
+            if w == "dnat":
+                a, pr = split_to(to[0])
+                addr_ok = in_range(o["dst"], a) and (pr is None or p["proto"] not in (
+                    "tcp", "udp", "sctp") or pr[0] <= o["dport"] <= pr[1])
+                dst, dport = o["dst"], o["dport"]
+            elif w == "snat":
+                a, pr = split_to(to[0])
+                addr_ok = in_range(o["src"], a) and (pr is None or p["proto"] not in (
+                    "tcp", "udp", "sctp") or pr[0] <= o["sport"] <= pr[1])
+                src, sport = o["src"], o["sport"]
+            else:
+                addr_ok = any(ipaddress.ip_address(o["src"]) in
+                              ipaddress.ip_network(a, strict=False) for a in locs)
+                if ports and p["proto"] in ("tcp", "udp"):
+                    lo, _, hi = ports[0].partition("-")
+                    addr_ok = addr_ok and int(lo) <= o["sport"] <= int(hi or lo)
+                src, sport = o["src"], o["sport"]
+            if not addr_ok:
+                diffs.append("packet %d: %s out of the reference's range: got %s:%d -> %s:%d" %
+                             (p["n"], " ".join(rf[i:i + 4]), o["src"], o["sport"], o["dst"],
+                              o["dport"]))
+        if p["proto"] in ("tcp", "udp"):
+            if (o["src"], o["sport"], o["dst"], o["dport"]) != (
+                    str(ipaddress.ip_address(src)), sport, str(ipaddress.ip_address(dst)),
+                    dport) and not any(w in rf for w in ("dnat", "snat", "masquerade")):
+                diffs.append("packet %d changed without NAT: %s" % (p["n"], tup(o)))
+        if o["ipck"] not in ("ok", "-") or o["l4ck"] not in ("ok", "none", "-"):
+            diffs.append("packet %d: bad checksum out (%s %s)" % (p["n"], o["ipck"], o["l4ck"]))
+    check(stats["rx"] == len(used), "%s: rx %d of %d" % (tag, stats["rx"], len(used)))
+    check(not diffs, "%s: %d of %d packets differ from the reference evaluator:\n  %s" %
+          (tag, len(diffs), len(used), "\n  ".join(diffs)))
+    print("iptables %s: %d packets (%d accepted, %d NAT stages) agree with ipt_eval" %
+          (tag, len(used), n_acc, n_nat))
+
+
+def test_iptables(ctx):
+    for name in ("host", "router"):
+        ipt_case(ctx, os.path.join(ctx.src, "config", "iptables", name + ".rules"), name)
+
+
+# --------------------------------------------------------------------------
+# consumer: gufc with hugepages, an app channel, gufc-consume attached
+# --------------------------------------------------------------------------
+
+def test_consumer(ctx):
+    if os.geteuid() != 0:
+        raise Fail("needs root to set up hugepages")
+    hp = "/proc/sys/vm/nr_hugepages"
+    with open(hp) as f:
+        saved = int(f.read())
+    mounted_here = False
+    gufc = None
+    pfx = ctx.prefix()
+    try:
+        if saved < 256:
+            with open(hp, "w") as f:
+                f.write("256\n")
+        with open(hp) as f:
+            now = int(f.read())
+        check(now >= 256, "could not reserve 256 hugepages (nr_hugepages is %d)" % now)
+        with open("/proc/mounts") as f:
+            if not any(l.split()[2] == "hugetlbfs" for l in f if len(l.split()) > 2):
+                os.makedirs("/dev/hugepages", exist_ok=True)
+                r = subprocess.run(["mount", "-t", "hugetlbfs", "nodev", "/dev/hugepages"],
+                                   capture_output=True, text=True)
+                check(r.returncode == 0, "mount hugetlbfs: %s" % r.stderr)
+                mounted_here = True
+        # A finite replay: every packet goes to the app channel (its ring holds
+        # them all), gufc-consume takes exactly that many, and gufc's
+        # --idle-exit can only fire once the ring is empty again.
+        inp = ctx.path("in.pcap")
+        r = subprocess.run([ctx.gen, "-o", inp, "--flows", "100", "--packets", "3000", "--mix",
+                            "tcp=50,udp=40,icmp=10", "--ipv6", "20", "--seed", "5"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "gufc-gen: %s" % r.stderr)
+        in_pk = ctx.pcap_read(inp)
+        n = len(in_pk)
+        check(n < 8191, "input too large for the ring: %d" % n)
+        rules = write(ctx, "app.rules", "accept channel app1\n")
+        cfg = write(ctx, "app.conf", "rules %s\nchannel app1 kind app size 8192\n" % rules)
+        js, tx, log = ctx.path("stats.json"), ctx.path("tx.pcap"), ctx.path("gufc.log")
+        cmd = [ctx.gufc] + EAL_BASE + ["--file-prefix", pfx, "-m", "256",
+               "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" % (inp, tx), "--",
+               "--config", cfg, "--flows", "4096", "--stats-json", js, "--idle-exit", "300"]
+        with open(log, "w") as lf:
+            gufc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while True:
+            with open(log) as lf:
+                text = lf.read()
+            if "lcores (M main" in text:
+                break
+            check(gufc.poll() is None, "gufc exited early (%s):\n%s" % (gufc.returncode, text))
+            check(time.monotonic() < deadline, "gufc did not start:\n%s" % text)
+            time.sleep(0.1)
+        check("--no-huge" not in " ".join(cmd), "not on hugepages")
+        cons_out = ctx.path("consumer.pcap")
+        c = subprocess.run([ctx.consume, "--proc-type=secondary", "--file-prefix", pfx, "-l",
+                            "1", "--no-pci", "--log-level=lib.*:warning", "--",
+                            "--channel", "app1", "-o", cons_out, "--count", str(n),
+                            "--attach-wait", "5000", "--idle-timeout", "20000"],
+                           capture_output=True, text=True, timeout=60)
+        check(c.returncode == 0, "gufc-consume exit %d:\n%s%s" % (c.returncode, c.stdout,
+                                                                 c.stderr))
+        check("received %d packets" % n in c.stdout and "stopped: count" in c.stdout,
+              "gufc-consume: %s" % c.stdout)
+        pk = ctx.pcap_read(cons_out)
+        key = lambda p: tup(p) + (p["len"], p["flags"], p["id"])
+        check(sorted(map(key, pk)) == sorted(map(key, in_pk)),
+              "consumer pcap (%d packets) differs from the input (%d)" % (len(pk), n))
+        try:
+            rc = gufc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise Fail("gufc did not --idle-exit after the consumer drained its channel")
+        with open(log) as lf:
+            text = lf.read()
+        check(rc == 0, "gufc exit %d:\n%s" % (rc, text[-3000:]))
+        gufc = None
+        stats = load_stats(js, "consumer")
+        a = chan(stats, "app1")
+        check(stats["rx"] == n and stats["delivered"] == n, "rx %d delivered %d, expected %d" %
+              (stats["rx"], stats["delivered"], n))
+        check(a["kind"] == "app" and a["consumed"] == n and a["enqueued"] == n and
+              a["flushed"] == 0, "app1: %s, expected %d consumed" % (a, n))
+        print("consumer: gufc-consume (secondary, hugepages) received all %d packets of app1; "
+              "gufc exited with the accounting whole" % n)
+    finally:
+        if gufc is not None:
+            gufc.kill()
+            gufc.wait()
+        for d in ("/dev/hugepages",):
+            for fn in os.listdir(d) if os.path.isdir(d) else []:
+                if fn.startswith(pfx):
+                    os.unlink(os.path.join(d, fn))
+        shutil.rmtree("/var/run/dpdk/" + pfx, ignore_errors=True)
+        if mounted_here:
+            subprocess.run(["umount", "/dev/hugepages"])
+        with open(hp, "w") as f:
+            f.write("%d\n" % saved)
+
+
+# --------------------------------------------------------------------------
+# badargs: bad command lines and config files exit 2 and say where
+# --------------------------------------------------------------------------
+
+BAD_CLI = [  # (arguments after "--", words the message must contain)
+    (["--flows", "abc"], ["--flows", "abc"]),
+    (["--flows", "10"], ["--flows", "'10'"]),
+    (["--burst", "0"], ["--burst"]),
+    (["--rxq", "99"], ["--rxq"]),
+    (["--conntrack", "maybe"], ["--conntrack", "maybe"]),
+    (["--full-policy", "lru"], ["--full-policy", "lru"]),
+    (["--set", "nosuch=1"], ["--set", "nosuch"]),
+    (["--set", "flows"], ["--set", "flows"]),
+    (["--set", "timeout.udp=0"], ["--set", "'0'"]),
+    (["--bogus"], ["--bogus"]),
+    (["--rules"], ["--rules", "needs a value"]),
+    (["--rules", "a.rules", "--iptables", "b.rules"], ["--rules", "--iptables"]),
+    (["--channel-pcap-dir", "/nonexistent/dir"], ["--channel-pcap-dir", "/nonexistent/dir"]),
+    (["--rules-lcore", "x"], ["--rules-lcore", "x"]),
+    (["--rx-lcores", "5"], ["--rx-lcores"]),
+    (["junk"], ["junk"]),
+    (["--rules", "/nonexistent.rules"], ["/nonexistent.rules"]),
+    (["--config", "/nonexistent.conf"], ["/nonexistent.conf"]),
+]
+
+BAD_CONF = [  # (file text, line, token, message words)
+    ("local 300.1.1.1/8\n", 1, "300.1.1.1/8", "bad prefix"),
+    ("# comment\n\nchannel web kind bogus\n", 3, "bogus", "unknown channel kind"),
+    ("set flows 10\n", 1, "10", "flows"),
+    ("set nosuch 1\n", 1, "nosuch", "unknown setting"),
+    ("local 10.0.0.0/8\nfrobnicate\n", 2, "frobnicate", "unknown keyword"),
+    ("channel web kind pcap web.pcap size 1000\n", 1, "1000", "power of two"),
+    ("route 10.0.0.0/8 port x\n", 1, "x", "expected a number"),
+    ("channel bad/name kind discard\n", 1, "bad/name", "bad channel name"),
+    ("channel a kind discard\nchannel a kind discard\n", 2, "a", "declared twice"),
+    ("local 10.0.0.0/8 extra\n", 1, "extra", "unexpected token"),
+    ("set conntrack sometimes\n", 1, "sometimes", "on or off"),
+    ("channel t kind tx 1:x\n", 1, "x", "expected a number"),
+]
+
+
+def test_badargs(ctx):
+    fails = []
+    eal = [ctx.gufc] + EAL_BASE + ["--no-huge", "-m", "64"]
+    for args, words in BAD_CLI:
+        r = subprocess.run(eal + ["--file-prefix", ctx.prefix(), "--"] + args,
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode != 2 or not all(w in r.stderr for w in words):
+            fails.append("gufc -- %s: exit %d, stderr %r (want exit 2 naming %s)" %
+                         (" ".join(args), r.returncode, r.stderr.strip()[-300:], words))
+    for i, (text, line, tok, words) in enumerate(BAD_CONF):
+        p = write(ctx, "bad%d.conf" % i, text)
+        ln = text.splitlines()[line - 1]
+        m = re.search(r"(?<!\S)%s(?!\S)" % re.escape(tok), ln)
+        col = (m.start() if m else ln.rindex(tok)) + 1
+        r = subprocess.run(eal + ["--file-prefix", ctx.prefix(), "--", "--config", p],
+                           capture_output=True, text=True, timeout=30)
+        want = "%s:%d:%d:" % (p, line, col)
+        if r.returncode != 2 or want not in r.stderr or "'%s'" % tok not in r.stderr or \
+                words not in r.stderr:
+            fails.append("config %r: exit %d, stderr %r (want exit 2, %s ... '%s', %s)" %
+                         (text, r.returncode, r.stderr.strip()[-300:], want, tok, words))
+    # A bad rule file: file:line and the token.
+    p = write(ctx, "bad.rules", "policy drop\naccept proto tcp dport 99999\n")
+    r = subprocess.run(eal + ["--file-prefix", ctx.prefix(), "--", "--rules", p],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode != 2 or "%s:2:" % p not in r.stderr or "99999" not in r.stderr:
+        fails.append("bad rule file: exit %d, stderr %r" % (r.returncode, r.stderr.strip()))
+    # gufc-consume's own arguments (parsed before EAL: no hugepages needed).
+    for args, words in ((["--channel", "a", "-o", "x.pcap", "--count", "x"], ["--count", "x"]),
+                        (["--channel"], ["--channel", "needs a value"]),
+                        (["--channel", "a", "-o", "x.pcap", "--bogus"], ["--bogus"]),
+                        (["-o", "x.pcap"], ["--channel"]),
+                        (["--channel", "a"], ["--output"]),
+                        (["--channel", "a", "-o", "x.pcap", "--snaplen", "10"], ["--snaplen"]),
+                        (["--channel", "a", "-o", "x.pcap", "--idle-timeout", "-1"],
+                         ["--idle-timeout", "-1"])):
+        r = subprocess.run([ctx.consume, "--no-pci", "--"] + args, capture_output=True,
+                           text=True, timeout=30)
+        if r.returncode != 2 or not all(w in r.stderr for w in words):
+            fails.append("gufc-consume -- %s: exit %d, stderr %r" %
+                         (" ".join(args), r.returncode, r.stderr.strip()))
+    r = subprocess.run([ctx.consume, "--help"], capture_output=True, text=True, timeout=30)
+    if r.returncode != 0 or "--channel" not in r.stdout:
+        fails.append("gufc-consume --help: exit %d" % r.returncode)
+    check(not fails, "%d bad-argument cases wrong:\n  %s" % (len(fails), "\n  ".join(fails)))
+    print("badargs: %d command lines, %d config files, a rule file and gufc-consume's "
+          "arguments: exit 2 with the place named" % (len(BAD_CLI), len(BAD_CONF)))
+
+
+TESTS = {"rules": test_rules, "conntrack": test_conntrack, "nat": test_nat,
+         "iptables": test_iptables, "consumer": test_consumer, "badargs": test_badargs}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", choices=sorted(TESTS))
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda sig, _f: sys.exit(128 + sig))
+    ctx = Ctx(args, args.test)
+    for tool in (ctx.gufc, ctx.gen, ctx.consume, ctx.check):
+        if not os.access(tool, os.X_OK):
+            print("FAIL: %s not built" % tool)
+            return 1
+    t0 = time.monotonic()
+    ok = False
+    try:
+        TESTS[args.test](ctx)
+        ok = True
+    except Fail as e:
+        print("FAIL: %s: %s" % (args.test, e))
+    except subprocess.TimeoutExpired as e:
+        print("FAIL: %s: timed out: %s" % (args.test, " ".join(map(str, e.cmd))))
+    finally:
+        if args.keep or not ok:
+            print("work directory: %s" % ctx.work)
+        else:
+            shutil.rmtree(ctx.work, ignore_errors=True)
+    print("%s: %s in %.1f s" % (args.test, "ok" if ok else "FAILED", time.monotonic() - t0))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
