@@ -7,7 +7,8 @@
  * gufc_config.c (config file), gufc_port.c (ethdev setup), gufc_rx.c (RX
  * lcore fast path), gufc_slow.c (rules lcore: upcalls, fragments, control
  * ring, channel consumers), gufc_stats.c (counters, summary, JSON),
- * gufc_shell_hook.c (the hook the interactive shell plugs into).
+ * gufc_shell*.c (the interactive shell, --script), gufc_telemetry.c
+ * (the gufc telemetry commands).
  *
  * Ownership: one struct gufc_app, created by main() on the main lcore.
  * Settings and configuration are written before lcores launch and read-only
@@ -245,7 +246,12 @@ enum gufc_ctl_type {
 	GUFC_CTL_ROUTE_ADD,
 	GUFC_CTL_ROUTE_DEL,
 	GUFC_CTL_CLS_WANTED, /**< rules lcore -> main: build a classifier from @c set */
+	GUFC_CTL_CALL,       /**< run @c fn(app, @c arg) on the rules lcore (gufc_ctl_call()) */
 };
+
+struct gufc_app;
+/** A function run on the rules lcore for the control plane. @return 0 or -errno. */
+typedef int (*gufc_ctl_fn)(struct gufc_app *app, void *arg);
 
 /**
  * A control message. Synchronous ones (COMMIT, ROUTE_*) are owned by the
@@ -261,6 +267,8 @@ struct gufc_ctl_msg {
 	int result;          /**< written by the rules lcore */
 	volatile int done;   /**< set by the rules lcore when applied */
 	struct gufc_app *app; /**< CLS_WANTED: for the builder thread */
+	gufc_ctl_fn fn;      /**< CALL */
+	void *arg;           /**< CALL */
 };
 
 struct gufc_port {
@@ -304,6 +312,7 @@ struct gufc_app {
 	struct gufc_lcore *rules_lc;
 	unsigned int rules_producer; /**< producer id of the rules lcore (= n_rx) */
 	volatile int phase;          /**< enum gufc_phase */
+	uint64_t app_grace_tsc;      /**< stopping: app channels are waited for until then (0: not yet set) */
 	volatile int quit;           /**< signal or shell asked to stop */
 	int exit_code;
 };
@@ -333,8 +342,18 @@ unsigned int gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_
 /** Channel consumers (TX, pcap, discard). @return packets consumed. */
 unsigned int gufc_consume(struct gufc_app *app, struct gufc_lcore *lc);
 /** Anything still in flight (upcall rings, channel rings)? */
+/*
+ * Is there still work between RX and the consumers (upcall rings, channel
+ * rings)? App channels are drained by another process: while running they
+ * never hold gufc up; once stopping, one with an attached consumer is waited
+ * for at most GUFC_APP_GRACE_MS, after which what is left counts as
+ * app_unconsumed.
+ */
 bool gufc_slow_busy(struct gufc_app *app);
-/** At shutdown: fragments still waiting, counted as drops. */
+
+/** How long a stopping gufc waits for app-channel consumers to drain. */
+#define GUFC_APP_GRACE_MS 2000
+/** At shutdown: fragments still waiting, and app channels nobody drains, counted as drops. */
 void gufc_slow_flush(struct gufc_app *app, struct gufc_lcore *lc);
 /**
  * Channel for an accepted packet received on @p in_port: the flow's named
@@ -363,6 +382,14 @@ gufc_dest(const struct gufc_app *app, uint16_t channel, uint16_t out_port, uint1
 int gufc_ctl_commit(struct gufc_app *app, struct rule_set *set);
 /** Add or delete a route (applied by the rules lcore). @return 0 or -errno. */
 int gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add);
+/**
+ * Run @p fn(app, @p arg) on the rules lcore and wait for it (directly when
+ * the caller is the rules lcore): the way the shell and telemetry read or
+ * change what only the rules lcore may touch (flows, rule counters, routes).
+ * @return fn's result, or -EBUSY (control ring full), -ESHUTDOWN.
+ * Context: main lcore.
+ */
+int gufc_ctl_call(struct gufc_app *app, gufc_ctl_fn fn, void *arg);
 /** Main lcore: start classifier builds the rules lcore asked for. */
 void gufc_ctl_main_poll(struct gufc_app *app);
 /** One pass of every role of the calling lcore except MAIN's. */
@@ -389,7 +416,7 @@ void gufc_stats_line(struct gufc_app *app, FILE *f);
 bool gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f);
 int gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *path);
 
-/* gufc_shell_hook.c: the interactive shell plugs in here (weak defaults). */
+/* gufc_shell.c: the interactive shell and --script (doc/shell.md). */
 /**
  * Start the shell: run @p script (if not NULL) command by command, then, if
  * @p interactive, open the prompt on stdin. Called on the main lcore after
@@ -405,5 +432,13 @@ void gufc_shell_stop(struct gufc_app *app);
  * @return 0, or -errno (the shell printed why).
  */
 int gufc_shell_exec(struct gufc_app *app, const char *line, FILE *out);
+
+/* gufc_telemetry.c: the telemetry commands /gufc/stats etc. (main lcore). */
+/** Register the commands (once) and start serving @p app. @return 0 or -errno. */
+int gufc_telemetry_init(struct gufc_app *app);
+/** Answer a pending telemetry request. Context: main lcore's loop, about every ms. */
+void gufc_telemetry_poll(struct gufc_app *app);
+/** Stop serving (requests get an error from now on). */
+void gufc_telemetry_fini(struct gufc_app *app);
 
 #endif /* GUFC_H */

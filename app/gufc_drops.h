@@ -30,7 +30,8 @@
 	X(CHANNEL_FULL, "channel_full", "channel ring full") \
 	X(CHANNEL_INVALID, "channel_invalid", "channel id not live") \
 	X(FLUSHED, "flushed", "left in a channel without consumer at shutdown") \
-	X(TX_FULL, "tx_full", "TX queue did not take the packet")
+	X(TX_FULL, "tx_full", "TX queue did not take the packet") \
+	X(APP_UNCONSUMED, "app_unconsumed", "left in an app channel its consumer did not drain by exit")
 
 enum gufc_drop {
 #define GUFC_DROP_ENUM(name, id, text) GUFC_DROP_##name,

@@ -502,6 +502,7 @@ main_duties(struct gufc_app *app, struct main_state *ms)
 		return;
 	ms->next_tsc = tsc + app->hz / 1000;
 	gufc_ctl_main_poll(app);
+	gufc_telemetry_poll(app);
 	if (ms->shell && gufc_shell_poll(app) < 0)
 		app->quit = 1;
 	if (s->stats_period != 0 && tsc >= ms->next_stats_tsc) {
@@ -794,6 +795,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	describe(app);
+	if (gufc_telemetry_init(app) != 0)
+		GUFC_LOG(WARNING, "telemetry commands /gufc/* not available");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
@@ -818,6 +821,7 @@ main(int argc, char **argv)
 	}
 	lcore_loop(app->lc[rte_get_main_lcore()]);
 	rte_eal_mp_wait_lcore();
+	gufc_telemetry_fini(app);
 	gufc_shell_stop(app);
 
 	/* Everything stopped and drained: consume what is left, close ports. */
@@ -836,7 +840,7 @@ main(int argc, char **argv)
 		if (rc != 0)
 			GUFC_LOG(ERR, "--stats-json %s: %s", app->cfg.stats_json, strerror(-rc));
 	}
-	rc = ok ? 0 : 3;
+	rc = ok ? app->exit_code : 3; /* exit_code: e.g. a --script error */
 	teardown(app);
 	the_app = NULL;
 	free(app);

@@ -132,6 +132,13 @@ gufc_slow_flush(struct gufc_app *app, struct gufc_lcore *lc)
 	struct gufc_slow *s = app->slow;
 	uint32_t freed;
 
+	/* App channels nobody drains any more: free what is left (flushed). */
+	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
+		struct chan_info ci;
+
+		if (chan_info_get(app->chans, (uint16_t)id, &ci) == 0 && ci.kind == CHAN_CONS_APP)
+			(void)chan_flush(app->chans, (uint16_t)id); /* -EBUSY: consumer attached */
+	}
 	if (s == NULL || s->frag == NULL)
 		return;
 	do {
@@ -317,6 +324,9 @@ slow_control(struct gufc_app *app)
 			msg->result = rule_engine_route_add(app->eng, msg->route.pfx.family,
 				msg->route.pfx.addr, msg->route.pfx.len, msg->route.port);
 			break;
+		case GUFC_CTL_CALL:
+			msg->result = msg->fn(app, msg->arg);
+			break;
 		case GUFC_CTL_ROUTE_DEL:
 			msg->result = rule_engine_route_del(app->eng, msg->route.pfx.family,
 				msg->route.pfx.addr, msg->route.pfx.len);
@@ -440,13 +450,30 @@ gufc_consume(struct gufc_app *app, struct gufc_lcore *lc)
 bool
 gufc_slow_busy(struct gufc_app *app)
 {
-	struct chan_totals t;
+	bool stopping = __atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_RUN;
+	uint64_t now = rte_get_tsc_cycles();
 
 	for (unsigned int i = 0; i < app->n_rx; i++)
 		if (rte_ring_count(app->rx[i]->upcall) != 0)
 			return true;
-	if (chan_totals_get(app->chans, &t) == 0 && t.in_ring != 0)
-		return true;
+	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
+		struct chan_info ci;
+		struct chan_stats cs;
+
+		if (chan_info_get(app->chans, (uint16_t)id, &ci) != 0 ||
+			chan_stats_get(app->chans, (uint16_t)id, &cs) != 0 || cs.in_ring == 0)
+			continue;
+		if (ci.kind != CHAN_CONS_APP)
+			return true;
+		/* Another process drains it: only worth waiting for when stopping,
+		 * with a consumer attached, and not forever. */
+		if (!stopping || cs.attached == 0)
+			continue;
+		if (app->app_grace_tsc == 0)
+			app->app_grace_tsc = now + app->hz / 1000 * GUFC_APP_GRACE_MS;
+		if (now < app->app_grace_tsc)
+			return true;
+	}
 	return false;
 }
 
@@ -501,7 +528,8 @@ gufc_ctl_main_poll(struct gufc_app *app)
 static int
 ctl_send_wait(struct gufc_app *app, struct gufc_ctl_msg *msg)
 {
-	struct gufc_lcore *lc = app->lc[rte_lcore_id()];
+	unsigned int id = rte_lcore_id();
+	struct gufc_lcore *lc = id < RTE_MAX_LCORE ? app->lc[id] : NULL;
 
 	if (rte_ring_mp_enqueue(app->ctl, msg) != 0)
 		return -EBUSY;
@@ -591,5 +619,23 @@ gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add)
 	memset(&msg, 0, sizeof(msg));
 	msg.type = add ? GUFC_CTL_ROUTE_ADD : GUFC_CTL_ROUTE_DEL;
 	msg.route = *r;
+	return ctl_send_wait(app, &msg);
+}
+
+int
+gufc_ctl_call(struct gufc_app *app, gufc_ctl_fn fn, void *arg)
+{
+	unsigned int id = rte_lcore_id();
+	struct gufc_ctl_msg msg;
+
+	if (fn == NULL)
+		return -EINVAL;
+	/* On the rules lcore itself, between two of its passes: call directly. */
+	if (id < RTE_MAX_LCORE && app->lc[id] != NULL && (app->lc[id]->roles & GUFC_ROLE_RULES))
+		return fn(app, arg);
+	memset(&msg, 0, sizeof(msg));
+	msg.type = GUFC_CTL_CALL;
+	msg.fn = fn;
+	msg.arg = arg;
 	return ctl_send_wait(app, &msg);
 }

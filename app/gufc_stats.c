@@ -85,6 +85,10 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->drops[GUFC_DROP_CHANNEL_FULL] = t->ct.drop_full;
 	s->drops[GUFC_DROP_CHANNEL_INVALID] = t->ct.drop_invalid;
 	s->drops[GUFC_DROP_FLUSHED] = t->ct.flushed;
+	/* Whatever sits in a ring is not delivered (yet). At exit only app
+	 * channels can hold packets (gufc_slow_busy() waited for the rest). */
+	if (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) == GUFC_PHASE_DONE)
+		s->drops[GUFC_DROP_APP_UNCONSUMED] = t->ct.in_ring;
 	/* Fragments that went into a datagram (the datagram counts once). */
 	if (s->frag_in > s->frag_out + s->frag_dropped)
 		s->drops[GUFC_DROP_FRAG_MERGED] = s->frag_in - s->frag_out - s->frag_dropped;

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_telemetry.c — gufc's rte_telemetry commands: /gufc/stats,
+ * /gufc/drops, /gufc/channels, /gufc/rules and /gufc/flows (param: how
+ * many flows, default 32). dpdk-telemetry.py -f PREFIX queries them.
+ *
+ * Telemetry callbacks run in the telemetry library's socket thread, which
+ * is no lcore: a callback posts its request to the main lcore and waits.
+ * The main lcore answers from its loop (gufc_telemetry_poll(), about every
+ * millisecond) with the same collectors the shell uses, so telemetry and
+ * "show" give the same numbers, and what only the rules lcore may read
+ * goes through gufc_ctl_call() as for the shell. After gufc_telemetry_fini()
+ * requests get an error (the commands stay registered: telemetry has no
+ * way to unregister).
+ *
+ * Layout: flat dicts of numbers; lists (channels, rules, flows) are dicts
+ * of columns, one array per field, index i of every array is row i
+ * (telemetry containers cannot nest dicts).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_telemetry.h>
+
+#include "gufc_shell_priv.h"
+
+#define TEL_FLOWS_DEFAULT 32
+#define TEL_ROWS_MAX 128 /* the reply must fit telemetry's 16 KiB buffer */
+#define TEL_WAIT_MS 5000
+
+struct tel_req {
+	const char *cmd;
+	const char *params;
+	struct rte_tel_data *d;
+	int rc;
+	int done;
+};
+
+/** The mailbox between the telemetry thread and the main lcore. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct gufc_app *app; /**< NULL: not serving */
+	struct tel_req *req;  /**< posted, not yet taken by the main lcore */
+	bool registered;
+} tel = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+/* ------------------------------------------------------------------------ */
+/* Answers (main lcore)                                                      */
+/* ------------------------------------------------------------------------ */
+
+static int
+tel_stats(struct gufc_app *app, struct tel_req *r)
+{
+	struct rte_tel_data *d = r->d;
+	struct gufc_totals t;
+	const struct gufc_stats *s = &t.sum;
+
+	gufc_stats_sum(app, &t);
+	rte_tel_data_start_dict(d);
+#define U(name, val) rte_tel_data_add_dict_u64(d, name, (uint64_t)(val))
+	U("rx", s->rx);
+	U("rx_bytes", s->rx_bytes);
+	U("delivered", t.delivered);
+	U("drops_total", t.drops_total);
+	U("in_ring", t.ct.in_ring);
+	U("hits", s->hits);
+	U("misses", s->misses);
+	U("upcalls", s->upcalls);
+	U("upcall_stale", s->upcall_stale);
+	U("upcall_interest", s->upcall_interest);
+	U("slow_packets", s->slow_pkts);
+	U("classify_cls", t.es.classify_cls);
+	U("classify_ref", t.es.classify_ref);
+	U("flows_created", t.es.flows);
+	U("flows_replies", t.es.replies);
+	U("flows_removed", t.es.removed);
+	U("flows_active", t.t4.occupancy + t.t6.occupancy);
+	U("flows_active_v4", t.t4.occupancy);
+	U("flows_active_v6", t.t6.occupancy);
+	U("flows_capacity", t.t4.capacity);
+	U("evictions", t.t4.evictions + t.t6.evictions);
+	U("commits", t.es.commits);
+	U("generation", t.es.gen);
+	U("frag_in", s->frag_in);
+	U("frag_datagrams", s->frag_out);
+	U("frag_failed", s->frag_dropped);
+	U("transmitted", s->tx_pkts);
+	U("non_ip_passed", s->non_ip_pass);
+#undef U
+	return 0;
+}
+
+static int
+tel_drops(struct gufc_app *app, struct tel_req *r)
+{
+	struct gufc_totals t;
+
+	gufc_stats_sum(app, &t);
+	rte_tel_data_start_dict(r->d);
+	for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
+		if (gufc_drop_valid(d))
+			rte_tel_data_add_dict_u64(r->d, gufc_drop_id(d), t.sum.drops[d]);
+	rte_tel_data_add_dict_u64(r->d, "total", t.drops_total);
+	return 0;
+}
+
+/* Columns: a dict of arrays. */
+struct tel_cols {
+	unsigned int n;
+	const char *name[12];
+	struct rte_tel_data *col[12];
+};
+
+static struct rte_tel_data *
+tel_col(struct tel_cols *c, const char *name, enum rte_tel_value_type type)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+
+	if (a == NULL || c->n == RTE_DIM(c->col)) {
+		rte_tel_data_free(a);
+		return NULL;
+	}
+	rte_tel_data_start_array(a, type);
+	c->name[c->n] = name;
+	c->col[c->n++] = a;
+	return a;
+}
+
+/* Hand the columns to @p d (or free them on error). */
+static int
+tel_cols_end(struct tel_cols *c, struct rte_tel_data *d, int rc)
+{
+	for (unsigned int i = 0; i < c->n; i++) {
+		if (rc == 0 && rte_tel_data_add_dict_container(d, c->name[i], c->col[i], 0) == 0)
+			continue;
+		rte_tel_data_free(c->col[i]);
+	}
+	return rc;
+}
+
+static int
+tel_channels(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *name, *kind, *id, *enq, *cons, *full, *flushed, *bytes, *in_ring;
+	unsigned int n = 0;
+
+	rte_tel_data_start_dict(r->d);
+	name = tel_col(&c, "name", RTE_TEL_STRING_VAL);
+	id = tel_col(&c, "id", RTE_TEL_U64_VAL);
+	kind = tel_col(&c, "kind", RTE_TEL_STRING_VAL);
+	enq = tel_col(&c, "enqueued", RTE_TEL_U64_VAL);
+	cons = tel_col(&c, "consumed", RTE_TEL_U64_VAL);
+	full = tel_col(&c, "drop_full", RTE_TEL_U64_VAL);
+	flushed = tel_col(&c, "flushed", RTE_TEL_U64_VAL);
+	bytes = tel_col(&c, "bytes", RTE_TEL_U64_VAL);
+	in_ring = tel_col(&c, "in_ring", RTE_TEL_U64_VAL);
+	if (in_ring == NULL)
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	for (int i = chan_next(app->chans, 0); i >= 0 && n < TEL_ROWS_MAX;
+		i = chan_next(app->chans, (unsigned int)i + 1)) {
+		struct chan_info ci;
+		struct chan_stats cs;
+
+		if (chan_info_get(app->chans, (uint16_t)i, &ci) != 0 ||
+			chan_stats_get(app->chans, (uint16_t)i, &cs) != 0)
+			continue;
+		rte_tel_data_add_array_string(name, ci.name);
+		rte_tel_data_add_array_u64(id, (uint64_t)i);
+		rte_tel_data_add_array_string(kind, chan_kind_name(ci.kind));
+		rte_tel_data_add_array_u64(enq, cs.enqueued);
+		rte_tel_data_add_array_u64(cons, cs.consumed);
+		rte_tel_data_add_array_u64(full, cs.drop_full);
+		rte_tel_data_add_array_u64(flushed, cs.flushed);
+		rte_tel_data_add_array_u64(bytes, cs.enq_bytes);
+		rte_tel_data_add_array_u64(in_ring, cs.in_ring);
+		n++;
+	}
+	return tel_cols_end(&c, r->d, 0);
+}
+
+static int
+tel_rules(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *id, *table, *chain, *pos, *pk, *by, *text;
+	struct sh_rule_row *rows;
+	unsigned int n;
+	int rc;
+
+	rc = sh_rules_collect(app, &rows, &n, TEL_ROWS_MAX);
+	if (rc != 0)
+		return rc;
+	rte_tel_data_start_dict(r->d);
+	id = tel_col(&c, "id", RTE_TEL_U64_VAL);
+	table = tel_col(&c, "table", RTE_TEL_STRING_VAL);
+	chain = tel_col(&c, "chain", RTE_TEL_STRING_VAL);
+	pos = tel_col(&c, "pos", RTE_TEL_U64_VAL);
+	pk = tel_col(&c, "packets", RTE_TEL_U64_VAL);
+	by = tel_col(&c, "bytes", RTE_TEL_U64_VAL);
+	text = tel_col(&c, "rule", RTE_TEL_STRING_VAL);
+	if (text == NULL) {
+		free(rows);
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		rows[i].text[RTE_TEL_MAX_STRING_LEN - 1] = '\0';
+		rte_tel_data_add_array_u64(id, rows[i].id);
+		rte_tel_data_add_array_string(table, rule_table_name(rows[i].table));
+		rte_tel_data_add_array_string(chain, rows[i].chain);
+		rte_tel_data_add_array_u64(pos, rows[i].pos);
+		rte_tel_data_add_array_u64(pk, rows[i].packets);
+		rte_tel_data_add_array_u64(by, rows[i].bytes);
+		rte_tel_data_add_array_string(text, rows[i].text);
+	}
+	free(rows);
+	rte_tel_data_add_dict_u64(r->d, "generation", rule_engine_generation(app->eng));
+	return tel_cols_end(&c, r->d, 0);
+}
+
+static int
+tel_flows(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *key, *verdict, *rule, *chan, *pk, *by, *dir;
+	struct sh_flow_row *rows;
+	uint32_t limit = TEL_FLOWS_DEFAULT;
+	uint64_t total;
+	unsigned int n;
+	int rc;
+
+	if (r->params != NULL && r->params[0] != '\0' &&
+		(sh_u32(r->params, &limit) != 0 || limit == 0))
+		return -EINVAL;
+	limit = RTE_MIN(limit, (uint32_t)TEL_ROWS_MAX);
+	rc = sh_flows_collect(app, NULL, NULL, limit, &rows, &n, &total);
+	if (rc != 0)
+		return rc;
+	rte_tel_data_start_dict(r->d);
+	rte_tel_data_add_dict_u64(r->d, "total", total);
+	key = tel_col(&c, "key", RTE_TEL_STRING_VAL);
+	dir = tel_col(&c, "dir", RTE_TEL_STRING_VAL);
+	verdict = tel_col(&c, "verdict", RTE_TEL_STRING_VAL);
+	rule = tel_col(&c, "rule", RTE_TEL_U64_VAL);
+	chan = tel_col(&c, "channel", RTE_TEL_U64_VAL);
+	pk = tel_col(&c, "packets", RTE_TEL_U64_VAL);
+	by = tel_col(&c, "bytes", RTE_TEL_U64_VAL);
+	if (by == NULL) {
+		free(rows);
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const struct fc_action *a = &rows[i].info.act;
+
+		rte_tel_data_add_array_string(key, rows[i].key);
+		rte_tel_data_add_array_string(dir, (a->flags & FC_ACT_F_REPLY) ? "reply" : "orig");
+		rte_tel_data_add_array_string(verdict, a->verdict == FC_VERDICT_ACCEPT ? "accept" :
+			a->verdict == FC_VERDICT_DROP ? "drop" : "slow");
+		rte_tel_data_add_array_u64(rule, a->rule_id);
+		rte_tel_data_add_array_u64(chan, a->channel);
+		rte_tel_data_add_array_u64(pk, rows[i].info.packets);
+		rte_tel_data_add_array_u64(by, rows[i].info.bytes);
+	}
+	free(rows);
+	return tel_cols_end(&c, r->d, 0);
+}
+
+static int
+tel_answer(struct gufc_app *app, struct tel_req *r)
+{
+	if (strcmp(r->cmd, "/gufc/stats") == 0)
+		return tel_stats(app, r);
+	if (strcmp(r->cmd, "/gufc/drops") == 0)
+		return tel_drops(app, r);
+	if (strcmp(r->cmd, "/gufc/channels") == 0)
+		return tel_channels(app, r);
+	if (strcmp(r->cmd, "/gufc/rules") == 0)
+		return tel_rules(app, r);
+	if (strcmp(r->cmd, "/gufc/flows") == 0)
+		return tel_flows(app, r);
+	return -ENOENT;
+}
+
+void
+gufc_telemetry_poll(struct gufc_app *app)
+{
+	struct tel_req *r;
+
+	if (__atomic_load_n(&tel.req, __ATOMIC_ACQUIRE) == NULL)
+		return;
+	pthread_mutex_lock(&tel.lock);
+	r = tel.req;
+	tel.req = NULL;
+	pthread_mutex_unlock(&tel.lock);
+	if (r == NULL)
+		return;
+	r->rc = tel_answer(app, r);
+	pthread_mutex_lock(&tel.lock);
+	r->done = 1;
+	pthread_cond_broadcast(&tel.cond);
+	pthread_mutex_unlock(&tel.lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Callbacks (telemetry thread)                                              */
+/* ------------------------------------------------------------------------ */
+
+static int
+tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tel_req r = { .cmd = cmd, .params = params, .d = d };
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += TEL_WAIT_MS / 1000;
+	pthread_mutex_lock(&tel.lock);
+	/* One request at a time (one thread per telemetry client). */
+	while (tel.app != NULL && tel.req != NULL)
+		if (pthread_cond_timedwait(&tel.cond, &tel.lock, &deadline) != 0)
+			break;
+	if (tel.app == NULL || tel.req != NULL) {
+		pthread_mutex_unlock(&tel.lock);
+		return -EAGAIN;
+	}
+	__atomic_store_n(&tel.req, &r, __ATOMIC_RELEASE);
+	while (!r.done) {
+		/* Not taken yet and gufc stops or hangs: withdraw. Taken: wait for the answer. */
+		if (tel.req == &r && tel.app == NULL)
+			break;
+		if (pthread_cond_timedwait(&tel.cond, &tel.lock, &deadline) == ETIMEDOUT) {
+			if (tel.req == &r)
+				break;
+			deadline.tv_sec++;
+		}
+	}
+	if (!r.done) {
+		tel.req = NULL;
+		r.rc = -EAGAIN;
+	}
+	pthread_cond_broadcast(&tel.cond);
+	pthread_mutex_unlock(&tel.lock);
+	return r.rc;
+}
+
+int
+gufc_telemetry_init(struct gufc_app *app)
+{
+	static const struct {
+		const char *cmd;
+		const char *help;
+	} cmds[] = {
+		{ "/gufc/stats", "gufc counters (the shell's 'show stats'). No parameters" },
+		{ "/gufc/drops", "gufc drops by reason. No parameters" },
+		{ "/gufc/channels", "gufc channels and their counters, as columns. No parameters" },
+		{ "/gufc/rules", "gufc committed rules with packet/byte counters, as columns. "
+			"No parameters" },
+		{ "/gufc/flows", "gufc flows, as columns. Parameter: how many (default 32, "
+			"at most 128)" },
+	};
+	int rc;
+
+	if (!tel.registered) {
+		for (unsigned int i = 0; i < RTE_DIM(cmds); i++) {
+			rc = rte_telemetry_register_cmd(cmds[i].cmd, tel_cb, cmds[i].help);
+			if (rc != 0)
+				return rc < 0 ? rc : -rc;
+		}
+		tel.registered = true;
+	}
+	pthread_mutex_lock(&tel.lock);
+	tel.app = app;
+	pthread_mutex_unlock(&tel.lock);
+	return 0;
+}
+
+void
+gufc_telemetry_fini(struct gufc_app *app)
+{
+	RTE_SET_USED(app);
+	pthread_mutex_lock(&tel.lock);
+	tel.app = NULL;
+	pthread_cond_broadcast(&tel.cond);
+	pthread_mutex_unlock(&tel.lock);
+}
