@@ -404,11 +404,10 @@ SH_TOK(t_rest, rest, TOKEN_STRING_MULTI);
 		.tokens = { __VA_ARGS__, &t_end, NULL }, \
 	}
 
-SH_INST(i_show, SH_W0 | SH_W1, "show stats|ports|flows|rules|channels|drops|locals|routes|pending",
-	(void *)&t_show, (void *)&t_show_what);
-SH_INST(i_show_args, SH_W0 | SH_W1 | SH_REST,
+SH_INST(i_show, SH_W0 | SH_W1,
+	"show stats|ports|rules|channels|drops|locals|routes|pending | "
 	"show flows [limit N] [filter] [MATCH...] | show flow TUPLE",
-	(void *)&t_show, (void *)&t_show_what, (void *)&t_rest);
+	(void *)&t_show, (void *)&t_show_what);
 SH_INST(i_rule, SH_W0 | SH_W1 | SH_REST,
 	"rule add [chain C] [pos N] RULE | rule del ID | rule replace ID RULE | "
 	"rule load native|iptables FILE",
@@ -427,8 +426,7 @@ SH_INST(i_flush, SH_W0 | SH_W1, "flush flows: remove every cached flow", (void *
 SH_INST(i_log, SH_W0 | SH_W1 | SH_REST, "log level TYPE LEVEL", (void *)&t_log,
 	(void *)&t_level, (void *)&t_rest);
 SH_INST(i_echo, SH_W0 | SH_REST, "echo TEXT", (void *)&t_echo, (void *)&t_rest);
-SH_INST(i_help, SH_W0, "help: list the commands", (void *)&t_help);
-SH_INST(i_help_cmd, SH_W0 | SH_REST, "help COMMAND", (void *)&t_help, (void *)&t_rest);
+SH_INST(i_help, SH_W0, "help [COMMAND]: usage", (void *)&t_help);
 SH_INST(i_quit, SH_W0, "quit: stop gufc", (void *)&t_quit);
 /* Last: the one that runs every line (see t_end). */
 static cmdline_parse_inst_t i_any = {
@@ -439,8 +437,8 @@ static cmdline_parse_inst_t i_any = {
 };
 
 static cmdline_parse_ctx_t sh_ctx_list[] = {
-	&i_show, &i_show_args, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route,
-	&i_flush, &i_log, &i_echo, &i_help, &i_help_cmd, &i_quit, &i_any, NULL,
+	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route,
+	&i_flush, &i_log, &i_echo, &i_help, &i_quit, &i_any, NULL,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -469,6 +467,8 @@ gufc_shell_start(struct gufc_app *app, const char *script, bool interactive)
 		return 0;
 	sh.tty = isatty(STDIN_FILENO) != 0;
 	if (sh.tty) {
+		printf("gufc shell: 'help' lists the commands, TAB completes, 'quit' stops gufc\n");
+		fflush(stdout);
 		sh.cl = cmdline_stdin_new(sh_ctx_list, "gufc> ");
 	} else {
 		/* A pipe: no prompt, no echo; command output still goes to stdout. */
@@ -481,9 +481,6 @@ gufc_shell_start(struct gufc_app *app, const char *script, bool interactive)
 		SH_LOG(ERR, "cannot start the prompt");
 		return -ENOMEM;
 	}
-	if (sh.tty)
-		printf("gufc shell: 'help' lists the commands, TAB completes, 'quit' stops gufc\n");
-	fflush(stdout);
 	return 0;
 }
 

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Telemetry: /gufc/stats, /gufc/drops, /gufc/channels, /gufc/rules and
+# /gufc/flows answered through dpdk-telemetry.py with the expected keys, and
+# numbers equal to the --stats-json file written at exit (traffic is over
+# when they are read).
+. "$(dirname "$0")/lib.sh"
+
+TEL=$(command -v dpdk-telemetry.py) || { echo "SKIP: dpdk-telemetry.py missing"; exit 77; }
+
+"$GEN" -o "$W/in.pcap" -n 4 -p 40 --mix udp=100 > /dev/null 2>&1 || fail "gufc-gen"
+printf '%s\n' 'drop proto udp dport 53' 'accept proto tcp dport 22' > "$W/r.rules"
+start_gufc $(eal_args "$W/in.pcap" "$W/out.pcap") -- --rules "$W/r.rules" \
+	--stats-json "$W/st.json"
+wait_rx 40
+
+printf '%s\n' /gufc/stats /gufc/drops /gufc/channels /gufc/rules /gufc/flows,3 |
+	timeout 30 python3 "$TEL" -f "$PREFIX" > "$W/tel.txt" 2>&1 || {
+	cat "$W/tel.txt"
+	fail "dpdk-telemetry.py"
+}
+ask show rules
+echo "$ASK" > "$W/rules.txt"
+stop_gufc || fail "gufc exit status $?"
+
+python3 - "$W/tel.txt" "$W/st.json" "$W/rules.txt" <<'PY' || fail "telemetry check"
+import json, sys
+
+tel = {}
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith('{'):
+        tel.update(json.loads(line))
+st = json.load(open(sys.argv[2]))
+
+def need(cond, what):
+    if not cond:
+        print("FAIL:", what)
+        sys.exit(1)
+
+for c in ('/gufc/stats', '/gufc/drops', '/gufc/channels', '/gufc/rules', '/gufc/flows'):
+    need(isinstance(tel.get(c), dict), c + ' answered')
+s = tel['/gufc/stats']
+for k in ('rx', 'rx_bytes', 'delivered', 'drops_total', 'hits', 'misses', 'upcalls',
+          'flows_created', 'flows_active', 'commits', 'generation', 'transmitted'):
+    need(k in s, 'stats key ' + k)
+need(s['rx'] == st['rx'] == 40, 'rx')
+need(s['rx_bytes'] == st['rx_bytes'], 'rx_bytes')
+need(s['delivered'] == st['delivered'], 'delivered')
+need(s['drops_total'] == st['drops_total'] > 0, 'drops_total')
+need(s['flows_created'] == st['flows']['created'], 'flows created')
+need(s['flows_active'] == st['flows']['active'], 'flows active')
+need(s['transmitted'] == st['transmitted'], 'transmitted')
+d = tel['/gufc/drops']
+need(set(st['drops']) <= set(d), 'every drop reason')
+need(all(d[k] == v for k, v in st['drops'].items()), 'drop counts')
+need(d['total'] == st['drops_total'], 'drops total')
+ch = tel['/gufc/channels']
+for k in ('name', 'id', 'kind', 'enqueued', 'consumed', 'drop_full', 'flushed', 'bytes'):
+    need(len(ch[k]) == len(st['channels']), 'channel column ' + k)
+for i, c in enumerate(st['channels']):
+    need(ch['name'][i] == c['name'] and ch['enqueued'][i] == c['enqueued'] and
+         ch['consumed'][i] == c['consumed'], 'channel ' + c['name'])
+r = tel['/gufc/rules']
+need(len(r['id']) == len(st['rules']) == 2, 'rules')
+for i, x in enumerate(st['rules']):
+    need(r['id'][i] == x['id'] and r['packets'][i] == x['packets'] and
+         r['bytes'][i] == x['bytes'] and r['rule'][i] == x['rule'], 'rule %d' % x['id'])
+shell = {int(l.split()[0]): int(l.split()[4]) for l in open(sys.argv[3])
+         if len(l.split()) > 6 and l.split()[0].isdigit()}
+need(all(shell[x['id']] == x['packets'] for x in st['rules']), 'show rules counters')
+f = tel['/gufc/flows']
+need(f['total'] == st['flows']['active'], 'flows total')
+for k in ('key', 'dir', 'verdict', 'rule', 'channel', 'packets', 'bytes'):
+    need(len(f[k]) == min(3, f['total']), 'flows column ' + k)
+print("telemetry consistent")
+PY
+echo "PASS"
