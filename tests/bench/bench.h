@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/bench/bench.h — private header of gufc-bench, the in-process
+ * benchmark: one binary, one run, a table on stdout and a JSON file.
+ *
+ * Files: gufc_bench.c (options, EAL, the measurement plan, summary),
+ * bench_traffic.c (random rule sets, flow keys, Zipf popularity, frames
+ * written into mbufs), bench_app.c (the gufc application context around
+ * the real fast path of app/gufc_rx.c and the real rules lcore of
+ * app/gufc_slow.c, both linked in unchanged), bench_paths.c (the four
+ * per-burst paths: floor, gufc, linear, pipeline, and the timing harness),
+ * bench_report.c (table and JSON).
+ *
+ * Everything runs on one lcore (the main one). Times are TSC cycles
+ * (rte_rdtsc); figures are medians of repeats. Nothing here is a test: no
+ * figure is compared with a threshold.
+ */
+#ifndef GUFC_BENCH_H
+#define GUFC_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gufc.h"
+
+#define BENCH_BURST 32
+#define BENCH_MAX_POINTS 64
+#define BENCH_MAX_NOTES 32
+#define BENCH_NOTE_LEN 512
+
+/** Traffic popularity. */
+enum bench_dist { BENCH_UNIFORM, BENCH_ZIPF, BENCH_DIST__COUNT };
+
+/** The per-packet paths measured side by side. */
+enum bench_path { BENCH_FLOOR, BENCH_GUFC, BENCH_LINEAR, BENCH_PIPELINE, BENCH_PATH__COUNT };
+
+/** Run modes. */
+enum bench_mode { BENCH_MODE_FULL, BENCH_MODE_QUICK, BENCH_MODE_SMOKE };
+
+/** Sizes and repeats of a run (filled from the mode, then options). */
+struct bench_plan {
+	enum bench_mode mode;
+	unsigned int n_rules;
+	uint32_t rules[8];
+	unsigned int n_flows;
+	uint32_t flows[8];
+	unsigned int repeats;
+	uint32_t packets;       /**< packets per pass; traces hold one per pass */
+	uint64_t pass_budget;   /**< cycles after which a pass of a slow path stops */
+	uint32_t setup_flows;   /**< new flows timed for the setup figure */
+	unsigned int commits;   /**< commits timed for the commit figure */
+	uint32_t commit_flows;  /**< cached flows for the commit figure */
+	uint32_t commit_rules;
+	uint32_t mem_capacity;  /**< entries for the memory figure */
+	uint32_t skip_rules_min; /**< points with rules >= this and ... */
+	uint32_t skip_flows_min; /**< ... flows >= this are skipped (0: none) */
+	double zipf_s;
+	uint32_t seed;
+};
+
+/** One measured (rules, flows) point. */
+struct bench_point {
+	uint32_t rules;
+	uint32_t flows;          /**< entries in the flow table at measurement */
+	uint32_t flows_target;
+	uint32_t conns;          /**< connections inserted (forward keys in the trace) */
+	double cpp[BENCH_DIST__COUNT][BENCH_PATH__COUNT]; /**< median cycles per packet */
+	double setup_flows_per_s; /**< during the warm-up insertion */
+	double accept_frac;      /**< packets accepted by the rules (trace, uniform) */
+	double matched_frac;     /**< packets decided by a rule, not the policy */
+	uint64_t unexpected_upcalls; /**< gufc upcalls during measurement (should be 0) */
+	uint64_t trimmed_bursts;     /**< timed bursts left out as preempted */
+	bool measured;
+};
+
+/** Rule-commit figures. */
+struct bench_commit {
+	uint32_t rules;
+	uint32_t flows;
+	unsigned int n;
+	double p50_us, p99_us, max_us;
+	double prepare_p50_us;   /**< clone + edit on the main lcore, not part of the commit */
+	double reval_pass_p50_ms; /**< full revalidation pass after a commit (rules lcore) */
+	double steady_cpp;       /**< one lcore, both roles: cycles per packet, steady */
+	double reval_cpp;        /**< the same while a commit's changes are revalidated */
+	double steady_rx_cpp;    /**< RX role alone */
+	double reval_rx_cpp;
+	double fraction;         /**< steady_cpp / reval_cpp */
+	double rx_fraction;      /**< steady_rx_cpp / reval_rx_cpp */
+	uint64_t reval_packets;
+	uint64_t stale_upcalls;
+	uint64_t revalidated;
+	bool measured;
+};
+
+/** Memory figures. */
+struct bench_mem {
+	uint32_t capacity;
+	double bytes_per_flow[2];  /**< [0] IPv4, [1] IPv6: per table entry at full load */
+	uint32_t occupancy[2];
+	bool measured;
+};
+
+/** Everything a run measured. */
+struct bench_results {
+	struct bench_plan plan;
+	double tsc_hz;
+	unsigned int n_points;
+	struct bench_point pt[BENCH_MAX_POINTS];
+	double setup_fps[2];       /**< [0] 1k rules, [1] 10k rules */
+	uint32_t setup_rules[2];
+	uint32_t setup_flows[2];
+	struct bench_commit commit;
+	struct bench_mem mem;
+	unsigned int n_notes;
+	char note_key[BENCH_MAX_NOTES][64];
+	char note[BENCH_MAX_NOTES][BENCH_NOTE_LEN];
+	double elapsed_s;
+};
+
+void bench_note(struct bench_results *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------------ */
+/* bench_traffic.c                                                           */
+/* ------------------------------------------------------------------------ */
+
+/** A small deterministic RNG (xorshift64*). */
+struct bench_rng {
+	uint64_t s;
+};
+
+void bench_rng_seed(struct bench_rng *r, uint64_t seed);
+uint64_t bench_rng_next(struct bench_rng *r);
+/** Uniform in [0, n). */
+uint32_t bench_rng_below(struct bench_rng *r, uint32_t n);
+
+/**
+ * A random filter rule set of @p n rules in chain main (policy accept):
+ * random source/destination prefixes inside the traffic's address space,
+ * protocols, destination port ranges and lists, some source port ranges;
+ * 70% accept, 30% drop. NULL on error.
+ */
+struct rule_set *bench_rules_make(struct bench_rng *rng, uint32_t n);
+
+/** A rule of the same distribution (for commits). */
+void bench_rule_random(struct bench_rng *rng, struct rule *r);
+
+/** Draw a random connection's forward key (IPv4 or IPv6). */
+void bench_key_random(struct bench_rng *rng, unsigned int family, struct fc_key *k);
+
+/**
+ * Write a frame for key @p k (Ethernet, IPv4/IPv6, TCP or UDP; TCP flags
+ * @p tcp_flags) into @p buf. @return the frame length.
+ */
+uint32_t bench_frame_write(uint8_t *buf, uint32_t cap, const struct fc_key *k,
+	uint8_t tcp_flags);
+
+/** Bytes bench_frame_write() may need. */
+#define BENCH_FRAME_MAX 128
+
+/**
+ * A trace of @p n indexes into [0, pop): uniform or Zipf(s) over a random
+ * permutation of the population. malloc()ed; NULL on error.
+ */
+uint32_t *bench_trace_make(struct bench_rng *rng, enum bench_dist d, double s, uint32_t pop,
+	uint32_t n);
+
+/* ------------------------------------------------------------------------ */
+/* bench_app.c: the gufc application around the real fast path              */
+/* ------------------------------------------------------------------------ */
+
+/** The process-wide context: EAL objects that live for the whole run. */
+struct bench_env {
+	struct gufc_app *app;
+	struct gufc_lcore *lc;
+	struct rte_ring *rx_ring;  /**< the net_ring port's RX ring, filled by the harness */
+	struct rte_ring *tx_ring;
+	uint16_t port;
+	bool port_started;
+	struct rte_lpm *lpm;       /**< routes for linear/pipeline (same as the engine's) */
+	unsigned int n_routes;
+	uint32_t route_addr[256];  /**< host order */
+	uint8_t route_depth[256];
+	uint16_t route_port[256];
+	unsigned int eng_seq;
+};
+
+int bench_env_init(struct bench_env *env);
+void bench_env_fini(struct bench_env *env);
+
+/**
+ * Create a rules engine for @p capacity IPv4 entries (@p capacity6 IPv6) with
+ * conntrack, the env's routes, and install it in the app (tables, NAT).
+ * @return 0 or -errno.
+ */
+int bench_engine_start(struct bench_env *env, uint32_t capacity, uint32_t capacity6);
+/** Free the app's engine (flows flushed first). */
+void bench_engine_stop(struct bench_env *env);
+
+/**
+ * Commit @p set to the engine and install a classifier compiled from it
+ * (synchronously). The engine owns @p set. @return 0 or -errno; on return
+ * *build_s is the compile time.
+ */
+int bench_engine_rules(struct bench_env *env, struct rule_set *set, double *build_s);
+
+/**
+ * Insert new connections (forward keys from @p keys, in order) through
+ * rule_engine_upcall_burst until the table of @p family holds @p target
+ * entries or @p n_keys are used. @return the number of keys inserted;
+ * *cycles receives the cycles spent in rule_engine_upcall_burst.
+ */
+uint32_t bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_key *keys,
+	uint32_t n_keys, uint32_t target, uint64_t *cycles);
+
+/** One pass of every role of the bench lcore (also the app's gufc_lcore_work()). */
+unsigned int bench_lcore_work(struct bench_env *env);
+
+/* ------------------------------------------------------------------------ */
+/* bench_paths.c                                                             */
+/* ------------------------------------------------------------------------ */
+
+/** What the paths of one point share. */
+struct bench_ctx {
+	struct bench_env *env;
+	const struct rule_set *set; /**< linear: the reference evaluator's set */
+	const struct rule_cls *cls; /**< pipeline: compiled from the same set */
+	struct rte_hash *ct;        /**< floor table = conntrack table: the engine's keys */
+	const struct fc_key *keys;  /**< forward keys of the trace population */
+	uint32_t n_keys;
+	const uint32_t *trace;
+	uint32_t trace_len;
+	uint32_t pass_len;          /**< packets per pass */
+	uint32_t cursor;            /**< where the next pass starts */
+	uint64_t trimmed;           /**< preempted bursts left out (see pass_run()) */
+	uint64_t pass_budget;
+	unsigned int repeats;
+	uint32_t now;
+};
+
+/**
+ * Build the floor/conntrack table: an rte_hash with the flow table's
+ * geometry (same slots, hash, flags) holding every key of the engine's
+ * IPv4 table. @return the hash or NULL.
+ */
+struct rte_hash *bench_ct_build(struct bench_env *env, const char *name);
+
+/**
+ * Median cycles per packet of every path over ctx->repeats passes of the
+ * trace, the paths taking turns pass by pass.
+ * @param cpp      receives one figure per enum bench_path
+ * @param upcalls  receives the upcalls the gufc path made (0 in steady state)
+ */
+void bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *upcalls);
+
+/**
+ * One burst of the trace from @p from through both roles of the bench lcore,
+ * as the app runs them on one lcore: gufc_rx_poll() then gufc_slow_poll().
+ * @param rx_cycles  incremented by the cycles of the RX role
+ * @return the cycles of both roles.
+ */
+uint64_t bench_roles_burst(struct bench_ctx *ctx, uint32_t from, uint64_t *rx_cycles);
+
+/** Accepted and rule-matched fractions of the trace (reference evaluator). */
+void bench_trace_verdicts(struct bench_ctx *ctx, double *accept, double *matched);
+
+/** Name of a path ("floor", "gufc", "linear", "pipeline"). */
+const char *bench_path_name(unsigned int p);
+/** Name of a distribution ("uniform", "zipf"). */
+const char *bench_dist_name(unsigned int d);
+
+/* Writes the frames of packets trace[from..from+n) into fresh mbufs. */
+int bench_mbufs_fill(struct bench_ctx *ctx, struct rte_mbuf **m, uint32_t from, unsigned int n);
+
+/* ------------------------------------------------------------------------ */
+/* bench_report.c                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** The summary keys, in order. */
+#define BENCH_SUMMARY_KEYS(X) \
+	X(gufc_over_floor_1m_flows) \
+	X(linear_over_gufc_1k_rules) \
+	X(linear_over_gufc_10k_rules) \
+	X(pipeline_over_gufc_1k_rules) \
+	X(pipeline_over_gufc_10k_rules) \
+	X(gufc_10k_over_10_rules) \
+	X(setup_flows_per_s_1k_rules) \
+	X(commit_p99_us_10k_rules_1m_flows) \
+	X(revalidation_throughput_fraction) \
+	X(bytes_per_flow_ipv4)
+
+void bench_table_print(const struct bench_results *r, FILE *f);
+/** Compute the summary (notes added where a figure comes from a stand-in point). */
+void bench_summary(struct bench_results *r, double out[]);
+int bench_json_write(const struct bench_results *r, const double summary[], const char *path);
+/** Re-read @p path and check the summary keys: all there, finite, > 0. @return 0 or -1. */
+int bench_json_check(const char *path);
+
+#endif /* GUFC_BENCH_H */

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/bench/bench_report.c — gufc-bench's output: the table on stdout, the
+ * summary (each figure from its named point, or the closest measured one,
+ * with a note saying so), the JSON file and the check that re-reads it.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const char *const summary_keys[] = {
+#define BENCH_KEY_NAME(k) #k,
+	BENCH_SUMMARY_KEYS(BENCH_KEY_NAME)
+#undef BENCH_KEY_NAME
+};
+#define N_SUMMARY (sizeof(summary_keys) / sizeof(summary_keys[0]))
+
+void
+bench_note(struct bench_results *r, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->n_notes == BENCH_MAX_NOTES)
+		return;
+	snprintf(r->note_key[r->n_notes], sizeof(r->note_key[0]), "%s", key);
+	va_start(ap, fmt);
+	vsnprintf(r->note[r->n_notes], BENCH_NOTE_LEN, fmt, ap);
+	va_end(ap);
+	r->n_notes++;
+}
+
+static const char *
+mode_name(enum bench_mode m)
+{
+	return m == BENCH_MODE_QUICK ? "quick" : m == BENCH_MODE_SMOKE ? "smoke" : "full";
+}
+
+static void
+count_fmt(char *buf, size_t len, uint32_t v)
+{
+	if (v >= (1u << 20) && v % (1u << 20) == 0)
+		snprintf(buf, len, "%uM", v >> 20);
+	else if (v >= 1024 && v % 1024 == 0)
+		snprintf(buf, len, "%uK", v >> 10);
+	else
+		snprintf(buf, len, "%u", v);
+}
+
+void
+bench_table_print(const struct bench_results *r, FILE *f)
+{
+	char a[16], b[16];
+
+	fprintf(f, "\ngufc-bench (%s): cycles per packet, median of %u passes; TSC %.2f GHz\n",
+		mode_name(r->plan.mode), r->plan.repeats, r->tsc_hz / 1e9);
+	fprintf(f, "%6s %6s %8s | %8s %8s %9s %9s | %8s %8s %9s %9s\n", "rules", "flows",
+		"entries", "floor", "gufc", "linear", "pipeline", "floor", "gufc", "linear",
+		"pipeline");
+	fprintf(f, "%6s %6s %8s | %-37s | %-37s\n", "", "", "", "uniform", "zipf");
+	for (unsigned int i = 0; i < r->n_points; i++) {
+		const struct bench_point *p = &r->pt[i];
+
+		count_fmt(a, sizeof(a), p->rules);
+		count_fmt(b, sizeof(b), p->flows_target);
+		if (!p->measured) {
+			fprintf(f, "%6s %6s %8s | skipped\n", a, b, "-");
+			continue;
+		}
+		fprintf(f, "%6s %6s %8u |", a, b, p->flows);
+		for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
+			fprintf(f, " %8.1f %8.1f %9.1f %9.1f |", p->cpp[d][BENCH_FLOOR],
+				p->cpp[d][BENCH_GUFC], p->cpp[d][BENCH_LINEAR],
+				p->cpp[d][BENCH_PIPELINE]);
+		}
+		fprintf(f, " setup %.0f flows/s\n", p->setup_flows_per_s);
+	}
+	for (unsigned int i = 0; i < 2; i++)
+		if (r->setup_fps[i] > 0 && (i == 0 || r->setup_rules[1] != r->setup_rules[0]))
+			fprintf(f, "setup: %.0f new flows/s at %u rules (%u flows inserted)\n",
+				r->setup_fps[i], r->setup_rules[i], r->setup_flows[i]);
+	if (r->commit.measured)
+		fprintf(f,
+			"commit: %u rules, %u flows: p50 %.2f us, p99 %.2f us, max %.2f us "
+			"(prepare p50 %.1f us, revalidation pass p50 %.1f ms)\n"
+			"revalidation: %.1f -> %.1f cycles/packet (one lcore, both roles): "
+			"fraction %.3f; RX role alone %.1f -> %.1f: %.3f\n",
+			r->commit.rules, r->commit.flows, r->commit.p50_us, r->commit.p99_us,
+			r->commit.max_us, r->commit.prepare_p50_us, r->commit.reval_pass_p50_ms,
+			r->commit.steady_cpp, r->commit.reval_cpp, r->commit.fraction,
+			r->commit.steady_rx_cpp, r->commit.reval_rx_cpp, r->commit.rx_fraction);
+	if (r->mem.measured)
+		fprintf(f, "memory: %.1f bytes/flow IPv4, %.1f bytes/flow IPv6 (capacity %u)\n",
+			r->mem.bytes_per_flow[0], r->mem.bytes_per_flow[1], r->mem.capacity);
+}
+
+/* The measured point closest to (rules, flows): flows first, then rules. */
+static const struct bench_point *
+point_find(const struct bench_results *r, uint32_t rules, uint32_t flows)
+{
+	const struct bench_point *best = NULL;
+	double bd = 0;
+
+	for (unsigned int i = 0; i < r->n_points; i++) {
+		const struct bench_point *p = &r->pt[i];
+		double d;
+
+		if (!p->measured)
+			continue;
+		d = fabs(log((double)p->flows_target / flows)) * 100 +
+			fabs(log((double)p->rules / rules));
+		if (best == NULL || d < bd) {
+			best = p;
+			bd = d;
+		}
+	}
+	return best;
+}
+
+static double
+ratio(struct bench_results *r, const char *key, uint32_t rules, uint32_t flows,
+	enum bench_path num, enum bench_path den)
+{
+	const struct bench_point *p = point_find(r, rules, flows);
+
+	if (p == NULL)
+		return 0;
+	if (p->rules != rules || p->flows_target != flows)
+		bench_note(r, key, "not measured in this mode: taken at %u rules, %u flows", p->rules,
+			p->flows_target);
+	return p->cpp[BENCH_UNIFORM][den] > 0 ?
+		p->cpp[BENCH_UNIFORM][num] / p->cpp[BENCH_UNIFORM][den] : 0;
+}
+
+void
+bench_summary(struct bench_results *r, double out[])
+{
+	const uint32_t m1 = 1u << 20;
+	const struct bench_point *a, *b;
+	unsigned int i = 0;
+
+	out[i++] = ratio(r, "gufc_over_floor_1m_flows", 1000, m1, BENCH_GUFC, BENCH_FLOOR);
+	out[i++] = ratio(r, "linear_over_gufc_1k_rules", 1000, m1, BENCH_LINEAR, BENCH_GUFC);
+	out[i++] = ratio(r, "linear_over_gufc_10k_rules", 10000, m1, BENCH_LINEAR, BENCH_GUFC);
+	out[i++] = ratio(r, "pipeline_over_gufc_1k_rules", 1000, m1, BENCH_PIPELINE, BENCH_GUFC);
+	out[i++] = ratio(r, "pipeline_over_gufc_10k_rules", 10000, m1, BENCH_PIPELINE,
+		BENCH_GUFC);
+	a = point_find(r, 10000, m1);
+	b = point_find(r, 10, m1);
+	out[i] = 0;
+	if (a != NULL && b != NULL && b->cpp[BENCH_UNIFORM][BENCH_GUFC] > 0) {
+		out[i] = a->cpp[BENCH_UNIFORM][BENCH_GUFC] / b->cpp[BENCH_UNIFORM][BENCH_GUFC];
+		if (a->rules != 10000 || a->flows_target != m1 || b->rules != 10 ||
+			b->flows_target != m1)
+			bench_note(r, "gufc_10k_over_10_rules",
+				"not measured in this mode: %u rules, %u flows over %u rules, %u flows",
+				a->rules, a->flows_target, b->rules, b->flows_target);
+	}
+	i++;
+	out[i++] = r->setup_fps[0];
+	if (r->setup_rules[0] != 1000)
+		bench_note(r, "setup_flows_per_s_1k_rules", "not measured in this mode: at %u rules",
+			r->setup_rules[0]);
+	out[i++] = r->commit.p99_us;
+	if (r->commit.rules != 10000 || r->commit.flows != m1)
+		bench_note(r, "commit_p99_us_10k_rules_1m_flows",
+			"not measured in this mode: at %u rules, %u flows", r->commit.rules,
+			r->commit.flows);
+	out[i++] = r->commit.fraction;
+	out[i++] = r->mem.bytes_per_flow[0];
+
+	bench_note(r, "method_ratios",
+		"X_over_Y: median cycles/packet of X over Y, uniform traffic, at 1M flows; "
+		"gufc_over_floor at 1000 rules");
+	bench_note(r, "method_setup",
+		"new connections per second through rule_engine_upcall_burst (classifier, module "
+		"callbacks, forward and reply entries inserted), while filling the 1M-flow table");
+	bench_note(r, "method_commit",
+		"rule_engine_commit() of a set with one random rule replaced (the clone and edit "
+		"are the main lcore's, reported as prepare); full revalidation between commits");
+	bench_note(r, "method_revalidation",
+		"one lcore running both roles as the app does on 1-2 cores (gufc_rx_poll then "
+		"gufc_slow_poll per burst): packets per cycle while a commit inserting a top rule "
+		"that matches 1/16 of the flows is revalidated, over the same in steady state. "
+		"The RX role alone (rules lcore elsewhere) is commit.rx_throughput_fraction; "
+		"upcalled packets count there at their RX cost only");
+	bench_note(r, "method_memory",
+		"heap bytes (rte_malloc and libc) of an engine whose table is full, minus those of "
+		"an engine with 64-entry tables, per table entry (conntrack: a connection is a "
+		"forward and a reply entry)");
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* Numbers: JSON has no NaN or infinity; those are written as null. */
+static void
+json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+static void
+json_list(FILE *f, const uint32_t *v, unsigned int n)
+{
+	fputc('[', f);
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? ", " : "", v[i]);
+	fputc(']', f);
+}
+
+int
+bench_json_write(const struct bench_results *r, const double summary[], const char *path)
+{
+	const struct bench_plan *pl = &r->plan;
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "{\n  \"tool\": \"gufc-bench\",\n  \"mode\": \"%s\",\n", mode_name(pl->mode));
+	fprintf(f, "  \"seed\": %u,\n  \"tsc_hz\": %.0f,\n  \"elapsed_s\": %.1f,\n", pl->seed,
+		r->tsc_hz, r->elapsed_s);
+	fprintf(f, "  \"summary\": {\n");
+	for (unsigned int i = 0; i < N_SUMMARY; i++) {
+		fprintf(f, "    \"%s\": ", summary_keys[i]);
+		json_num(f, summary[i]);
+		fprintf(f, "%s\n", i + 1 < N_SUMMARY ? "," : "");
+	}
+	fprintf(f, "  },\n  \"notes\": {\n");
+	for (unsigned int i = 0; i < r->n_notes; i++) {
+		fprintf(f, "    ");
+		json_str(f, r->note_key[i]);
+		fprintf(f, ": ");
+		json_str(f, r->note[i]);
+		fprintf(f, "%s\n", i + 1 < r->n_notes ? "," : "");
+	}
+	fprintf(f, "  },\n  \"plan\": {\n    \"rules\": ");
+	json_list(f, pl->rules, pl->n_rules);
+	fprintf(f, ",\n    \"flows\": ");
+	json_list(f, pl->flows, pl->n_flows);
+	fprintf(f,
+		",\n    \"repeats\": %u,\n    \"packets_per_pass\": %u,\n"
+		"    \"pass_budget_cycles\": %" PRIu64 ",\n    \"zipf_s\": %.3f,\n"
+		"    \"burst\": %u\n  },\n",
+		pl->repeats, pl->packets, pl->pass_budget, pl->zipf_s, BENCH_BURST);
+	fprintf(f,
+		"  \"paths\": {\n"
+		"    \"floor\": \"rte_hash_lookup_bulk_data on pre-built keys, flow-table geometry, "
+		"same keys\",\n"
+		"    \"gufc\": \"gufc_rx_poll() of app/gufc_rx.c: rx burst, parse, local bits, "
+		"lookup, stale/interest, actions, touch, channel enqueue\",\n"
+		"    \"linear\": \"rx burst, parse, local bits; per packet rte_hash conntrack "
+		"lookup, rule_ref_filter first match, rte_lpm route; channel enqueue\",\n"
+		"    \"pipeline\": \"rx burst, parse, local bits; rte_hash bulk conntrack lookup, "
+		"rule_cls (rte_acl) bulk classify, rte_lpm bulk route; channel enqueue\"\n"
+		"  },\n");
+	fprintf(f, "  \"points\": [\n");
+	for (unsigned int i = 0; i < r->n_points; i++) {
+		const struct bench_point *p = &r->pt[i];
+
+		fprintf(f,
+			"    {\"rules\": %u, \"flows\": %u, \"measured\": %s, \"entries\": %u, "
+			"\"connections\": %u, \"setup_flows_per_s\": ",
+			p->rules, p->flows_target, p->measured ? "true" : "false", p->flows, p->conns);
+		json_num(f, p->setup_flows_per_s);
+		fprintf(f, ", \"accept_frac\": %.4f, \"matched_frac\": %.4f, "
+			   "\"unexpected_upcalls\": %" PRIu64 ", \"trimmed_bursts\": %" PRIu64
+			   ",\n      \"cycles_per_packet\": {",
+			p->accept_frac, p->matched_frac, p->unexpected_upcalls, p->trimmed_bursts);
+		for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
+			fprintf(f, "%s\"%s\": {", d ? ", " : "", bench_dist_name(d));
+			for (unsigned int k = 0; k < BENCH_PATH__COUNT; k++) {
+				fprintf(f, "%s\"%s\": ", k ? ", " : "", bench_path_name(k));
+				json_num(f, p->measured ? p->cpp[d][k] : NAN);
+			}
+			fputc('}', f);
+		}
+		fprintf(f, "}}%s\n", i + 1 < r->n_points ? "," : "");
+	}
+	fprintf(f, "  ],\n  \"setup\": [");
+	for (unsigned int i = 0; i < 2; i++) {
+		fprintf(f, "%s\n    {\"rules\": %u, \"flows_inserted\": %u, \"flows_per_s\": ",
+			i ? "," : "", r->setup_rules[i], r->setup_flows[i]);
+		json_num(f, r->setup_fps[i]);
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ],\n  \"commit\": {\"rules\": %u, \"flows\": %u, \"commits\": %u, ",
+		r->commit.rules, r->commit.flows, r->commit.n);
+	fprintf(f, "\"p50_us\": ");
+	json_num(f, r->commit.p50_us);
+	fprintf(f, ", \"p99_us\": ");
+	json_num(f, r->commit.p99_us);
+	fprintf(f, ", \"max_us\": ");
+	json_num(f, r->commit.max_us);
+	fprintf(f, ", \"prepare_p50_us\": ");
+	json_num(f, r->commit.prepare_p50_us);
+	fprintf(f, ", \"revalidation_pass_p50_ms\": ");
+	json_num(f, r->commit.reval_pass_p50_ms);
+	fprintf(f, ",\n    \"steady_cycles_per_packet\": ");
+	json_num(f, r->commit.steady_cpp);
+	fprintf(f, ", \"revalidation_cycles_per_packet\": ");
+	json_num(f, r->commit.reval_cpp);
+	fprintf(f, ", \"throughput_fraction\": ");
+	json_num(f, r->commit.fraction);
+	fprintf(f, ",\n    \"rx_steady_cycles_per_packet\": ");
+	json_num(f, r->commit.steady_rx_cpp);
+	fprintf(f, ", \"rx_revalidation_cycles_per_packet\": ");
+	json_num(f, r->commit.reval_rx_cpp);
+	fprintf(f, ", \"rx_throughput_fraction\": ");
+	json_num(f, r->commit.rx_fraction);
+	fprintf(f,
+		",\n    \"revalidation_packets\": %" PRIu64 ", \"stale_upcalls\": %" PRIu64
+		", \"entries_revalidated\": %" PRIu64 "},\n",
+		r->commit.reval_packets, r->commit.stale_upcalls, r->commit.revalidated);
+	fprintf(f, "  \"memory\": {\"capacity\": %u, \"occupancy_ipv4\": %u, "
+		   "\"occupancy_ipv6\": %u, \"bytes_per_flow_ipv4\": ",
+		r->mem.capacity, r->mem.occupancy[0], r->mem.occupancy[1]);
+	json_num(f, r->mem.bytes_per_flow[0]);
+	fprintf(f, ", \"bytes_per_flow_ipv6\": ");
+	json_num(f, r->mem.bytes_per_flow[1]);
+	fprintf(f, "}\n}\n");
+	if (fclose(f) != 0)
+		return -errno;
+	return 0;
+}
+
+int
+bench_json_check(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL, *sum, *end;
+	long len;
+	int bad = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "gufc-bench: cannot read %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+		goto fail;
+	text = calloc(1, (size_t)len + 1);
+	if (text == NULL || fread(text, 1, (size_t)len, f) != (size_t)len)
+		goto fail;
+	sum = strstr(text, "\"summary\"");
+	end = sum != NULL ? strchr(sum, '}') : NULL;
+	if (sum == NULL || end == NULL) {
+		fprintf(stderr, "gufc-bench: %s: no summary object\n", path);
+		goto fail;
+	}
+	*end = '\0';
+	for (unsigned int i = 0; i < N_SUMMARY; i++) {
+		char pat[96];
+		char *p, *q;
+		double v;
+
+		snprintf(pat, sizeof(pat), "\"%s\":", summary_keys[i]);
+		p = strstr(sum, pat);
+		if (p == NULL) {
+			fprintf(stderr, "gufc-bench: summary key %s missing\n", summary_keys[i]);
+			bad++;
+			continue;
+		}
+		v = strtod(p + strlen(pat), &q);
+		if (q == p + strlen(pat) || !isfinite(v) || v <= 0) {
+			fprintf(stderr, "gufc-bench: summary key %s is not a finite positive number\n",
+				summary_keys[i]);
+			bad++;
+		}
+	}
+	free(text);
+	fclose(f);
+	return bad ? -1 : 0;
+fail:
+	free(text);
+	fclose(f);
+	return -1;
+}

@@ -1,0 +1,748 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/bench/gufc_bench.c — gufc-bench: one binary, one run, a table on
+ * stdout and --json FILE.
+ *
+ * The plan, per flow count F (outer) and rule count R (inner): a rules
+ * engine with a flow table of F + F/8 entries, the rule set of R random
+ * rules committed and compiled, new connections inserted through
+ * rule_engine_upcall_burst() until the IPv4 table holds F entries (the
+ * "setup" figure), the floor/conntrack rte_hash built with the same keys,
+ * uniform and Zipf traces over the connections, then the four paths of
+ * bench_paths.c measured on both traces. At (commit_rules, commit_flows)
+ * rule commits are timed and a revalidation is run under traffic. Last,
+ * the bytes per cached flow of full IPv4 and IPv6 tables.
+ *
+ * Modes: full (default), --quick (< 3 minutes on 2 cores: fewer repeats,
+ * no 4M flows) and --smoke (seconds; for the unit suite: checks that the
+ * run completes and its JSON summary is complete). Figures the mode did not
+ * measure come from the closest measured point, named in "notes".
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+
+#include "bench.h"
+
+#define K1 1024u
+#define M1 (1024u * 1024u)
+
+struct bench_opts {
+	enum bench_mode mode;
+	const char *json;
+	uint32_t seed;
+	unsigned int repeats;
+	unsigned int mem_mb;
+	const char *lcores;
+};
+
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
+		"          [--mem MB] [--lcores LIST]\n"
+		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
+		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
+		"  --json FILE  write the results as JSON\n"
+		"  --seed N     traffic and rule seed (default 1)\n"
+		"  --repeats N  measured passes per figure (median)\n"
+		"  --mem MB     EAL memory (--no-huge: anonymous memory)\n"
+		"  --lcores L   EAL core list (default: the first core of this process)\n",
+		prog);
+}
+
+static int
+opts_parse(struct bench_opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"quick", no_argument, NULL, 'q'},
+		{"smoke", no_argument, NULL, 's'},
+		{"json", required_argument, NULL, 'j'},
+		{"seed", required_argument, NULL, 'S'},
+		{"repeats", required_argument, NULL, 'r'},
+		{"mem", required_argument, NULL, 'm'},
+		{"lcores", required_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			o->mode = BENCH_MODE_QUICK;
+			break;
+		case 's':
+			o->mode = BENCH_MODE_SMOKE;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'S':
+			o->seed = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			o->repeats = (unsigned int)strtoul(optarg, NULL, 0);
+			if (o->repeats == 0 || o->repeats > 64) {
+				fprintf(stderr, "gufc-bench: --repeats: 1..64\n");
+				return -EINVAL;
+			}
+			break;
+		case 'm':
+			o->mem_mb = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			o->lcores = optarg;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			return 1;
+		default:
+			usage(stderr, argv[0]);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr, argv[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void
+plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
+{
+	static const uint32_t rules[] = {10, 100, 1000, 10000};
+
+	memset(p, 0, sizeof(*p));
+	p->mode = o->mode;
+	p->seed = o->seed;
+	p->zipf_s = 1.0;
+	p->n_rules = 4;
+	memcpy(p->rules, rules, sizeof(rules));
+	p->commit_rules = 10000;
+	p->commit_flows = M1;
+	switch (o->mode) {
+	case BENCH_MODE_FULL:
+		p->n_flows = 4;
+		p->flows[0] = K1;
+		p->flows[1] = 64 * K1;
+		p->flows[2] = M1;
+		p->flows[3] = 4 * M1;
+		p->repeats = 11;
+		p->packets = 256 * K1;
+		p->pass_budget = (uint64_t)(hz * 0.2);
+		p->commits = 200;
+		p->mem_capacity = 4 * M1;
+		break;
+	case BENCH_MODE_QUICK:
+		p->n_flows = 3;
+		p->flows[0] = K1;
+		p->flows[1] = 64 * K1;
+		p->flows[2] = M1;
+		p->repeats = 9;
+		p->packets = 128 * K1;
+		p->pass_budget = (uint64_t)(hz * 0.03);
+		p->commits = 50;
+		p->mem_capacity = M1;
+		break;
+	case BENCH_MODE_SMOKE:
+		p->n_rules = 2;
+		p->n_flows = 1;
+		p->flows[0] = K1;
+		p->repeats = 3;
+		p->packets = 2 * K1;
+		p->pass_budget = (uint64_t)(hz * 0.002);
+		p->commits = 8;
+		p->commit_rules = 100;
+		p->commit_flows = K1;
+		p->mem_capacity = 4 * K1;
+		break;
+	}
+	if (o->repeats != 0)
+		p->repeats = o->repeats;
+}
+
+static int
+eal_start(const struct bench_opts *o, const struct bench_plan *p, const char *prog)
+{
+	char prefix[64], mem[16], lcores[32];
+	char *argv[16];
+	int argc = 0;
+	unsigned int mb = o->mem_mb;
+
+	if (mb == 0)
+		mb = p->mode == BENCH_MODE_SMOKE ? 512 : 8192;
+	snprintf(mem, sizeof(mem), "%u", mb);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=gufc-bench-%d", (int)getpid());
+	if (o->lcores != NULL)
+		snprintf(lcores, sizeof(lcores), "%s", o->lcores);
+	else
+		snprintf(lcores, sizeof(lcores), "%d", sched_getcpu() >= 0 ? sched_getcpu() : 0);
+	argv[argc++] = (char *)(uintptr_t)prog;
+	argv[argc++] = (char *)(uintptr_t)"-l";
+	argv[argc++] = lcores;
+	argv[argc++] = (char *)(uintptr_t)"--no-huge";
+	argv[argc++] = (char *)(uintptr_t)"-m";
+	argv[argc++] = mem;
+	argv[argc++] = (char *)(uintptr_t)"--no-pci";
+	argv[argc++] = (char *)(uintptr_t)"--no-telemetry";
+	argv[argc++] = (char *)(uintptr_t)"--log-level=*:warning";
+	argv[argc++] = prefix;
+	argv[argc] = NULL;
+	if (rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, "gufc-bench: rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static double
+cyc_to_s(uint64_t c)
+{
+	return (double)c / (double)rte_get_tsc_hz();
+}
+
+static double
+cyc_to_us(uint64_t c)
+{
+	return cyc_to_s(c) * 1e6;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Percentile @p q (0..1) of @p n sorted values: the nearest-rank method. */
+static uint64_t
+pctl(const uint64_t *v, unsigned int n, double q)
+{
+	unsigned int i = (unsigned int)ceil(q * n);
+
+	return n == 0 ? 0 : v[i == 0 ? 0 : i - 1];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Commits and revalidation                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t
+engine_pending(struct rule_engine *eng)
+{
+	struct rule_engine_stats st;
+
+	rule_engine_stats_get(eng, &st);
+	return st.pending;
+}
+
+/* A copy of the engine's set with one random rule replaced by a new random one. */
+static struct rule_set *
+commit_prepare(struct rule_engine *eng, struct bench_rng *rng)
+{
+	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
+	const struct rule_chain *c;
+	struct rule r;
+
+	if (s == NULL)
+		return NULL;
+	c = rule_set_chain_find(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN);
+	bench_rule_random(rng, &r);
+	if (c == NULL || c->n_rules == 0 ||
+		rule_set_rule_replace(s, c->rules[bench_rng_below(rng, c->n_rules)].id, &r) != 0) {
+		rule_set_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * A copy of the engine's set with a rule inserted at the top that accepts a
+ * sixteenth of the sources (a /12 of 10.0.0.0/8): an administrator's change
+ * that touches many cached flows without changing most verdicts.
+ */
+static struct rule_set *
+commit_prepare_wide(struct rule_engine *eng, struct bench_rng *rng)
+{
+	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
+	uint32_t a = rte_cpu_to_be_32(0x0a000000u | bench_rng_below(rng, 16) << 20);
+	struct rule r;
+
+	if (s == NULL)
+		return NULL;
+	rule_init(&r);
+	r.family = FC_AF_INET4;
+	r.match = RULE_M_SRC;
+	memcpy(r.src.addr, &a, 4);
+	r.src.len = 12;
+	r.action = RULE_ACT_ACCEPT;
+	if (rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL) != 0) {
+		rule_set_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Run the background revalidation to its end (rules lcore, no traffic). */
+static uint64_t
+revalidate_all(struct rule_engine *eng)
+{
+	uint64_t t0 = rte_rdtsc();
+
+	for (unsigned int i = 0; i < (1u << 24) && engine_pending(eng) != 0; i++)
+		rule_engine_step(eng, 1000, 4096);
+	return rte_rdtsc() - t0;
+}
+
+/* Both roles over the trace until the engine has nothing pending (or @p bursts). */
+static void
+roles_run(struct bench_ctx *ctx, bool until_clean, uint64_t bursts, uint64_t *all,
+	uint64_t *rx, uint64_t *pkts)
+{
+	struct rule_engine *eng = ctx->env->app->eng;
+	uint32_t span = ctx->trace_len - BENCH_BURST + 1;
+	uint64_t b;
+
+	*all = *rx = *pkts = 0;
+	for (b = 0; b < (1ull << 26); b++) {
+		if (until_clean ? (b % 16 == 0 && engine_pending(eng) == 0) : b >= bursts)
+			break;
+		*all += bench_roles_burst(ctx, (uint32_t)((b * BENCH_BURST) % span), rx);
+		*pkts += BENCH_BURST;
+	}
+}
+
+static int
+commit_bench(struct bench_ctx *ctx, struct bench_results *res, uint32_t rules, uint32_t flows)
+{
+	struct bench_env *env = ctx->env;
+	struct rule_engine *eng = env->app->eng;
+	struct bench_commit *c = &res->commit;
+	unsigned int n = res->plan.commits;
+	uint64_t *lat = calloc(n, sizeof(*lat)), *prep = calloc(n, sizeof(*prep));
+	uint64_t *pass = calloc(n, sizeof(*pass));
+	uint64_t all, rx, pkts, up0, rv0, bursts;
+	struct rule_engine_stats st;
+	struct bench_rng rng;
+	struct rule_set *s;
+	double build_s;
+	int rc = -ENOMEM;
+
+	if (lat == NULL || prep == NULL || pass == NULL)
+		goto out;
+	bench_rng_seed(&rng, res->plan.seed + 99);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t t0 = rte_rdtsc();
+
+		s = commit_prepare(eng, &rng);
+		prep[i] = rte_rdtsc() - t0;
+		if (s == NULL)
+			goto out;
+		t0 = rte_rdtsc();
+		rc = rule_engine_commit(eng, s);
+		lat[i] = rte_rdtsc() - t0;
+		if (rc != 0)
+			goto out;
+		pass[i] = revalidate_all(eng);
+	}
+	qsort(lat, n, sizeof(*lat), cmp_u64);
+	qsort(prep, n, sizeof(*prep), cmp_u64);
+	qsort(pass, n, sizeof(*pass), cmp_u64);
+	c->rules = rules;
+	c->flows = flows;
+	c->n = n;
+	c->p50_us = cyc_to_us(pctl(lat, n, 0.5));
+	c->p99_us = cyc_to_us(pctl(lat, n, 0.99));
+	c->max_us = cyc_to_us(lat[n - 1]);
+	c->prepare_p50_us = cyc_to_us(pctl(prep, n, 0.5));
+	c->reval_pass_p50_ms = cyc_to_us(pctl(pass, n, 0.5)) / 1000;
+
+	/*
+	 * Throughput under revalidation: the classifier catches up first (as the
+	 * app's background build would have by now), then one more commit (see
+	 * commit_prepare_wide()); both roles run on this lcore, burst by burst,
+	 * until its changes are retired, each role's cycles counted apart.
+	 */
+	s = rule_engine_cls_wanted(eng, &(uint32_t){0});
+	if (s != NULL) {
+		rule_set_free(s);
+		rc = bench_engine_rules(env, rule_set_clone(rule_engine_rules(eng)), &build_s);
+		if (rc != 0)
+			goto out;
+		revalidate_all(eng);
+	}
+	bursts = ctx->trace_len / BENCH_BURST;
+	roles_run(ctx, false, bursts, &all, &rx, &pkts); /* warm-up */
+	roles_run(ctx, false, bursts, &all, &rx, &pkts);
+	c->steady_cpp = (double)all / pkts;
+	c->steady_rx_cpp = (double)rx / pkts;
+	rule_engine_stats_get(eng, &st);
+	up0 = st.upcalls[RULE_UPCALL_STALE];
+	rv0 = st.revalidated;
+	s = commit_prepare_wide(eng, &rng);
+	if (s == NULL || rule_engine_commit(eng, s) != 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	roles_run(ctx, true, 0, &all, &rx, &pkts);
+	rule_engine_stats_get(eng, &st);
+	c->reval_cpp = pkts ? (double)all / pkts : 0;
+	c->reval_rx_cpp = pkts ? (double)rx / pkts : 0;
+	c->reval_packets = pkts;
+	c->stale_upcalls = st.upcalls[RULE_UPCALL_STALE] - up0;
+	c->revalidated = st.revalidated - rv0;
+	c->fraction = c->reval_cpp > 0 ? c->steady_cpp / c->reval_cpp : 0;
+	c->rx_fraction = c->reval_rx_cpp > 0 ? c->steady_rx_cpp / c->reval_rx_cpp : 0;
+	c->measured = true;
+	rc = 0;
+out:
+	free(lat);
+	free(prep);
+	free(pass);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t
+mem_in_use(void)
+{
+	struct rte_malloc_socket_stats s;
+	struct mallinfo2 mi = mallinfo2();
+	uint64_t total = mi.uordblks + mi.hblkhd;
+
+	for (int sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+		if (rte_malloc_get_socket_stats(sock, &s) == 0)
+			total += s.heap_allocsz_bytes;
+	return total;
+}
+
+static int
+mem_bench(struct bench_env *env, struct bench_results *res)
+{
+	const uint32_t small = 64, cap = res->plan.mem_capacity;
+	struct bench_mem *m = &res->mem;
+	struct bench_rng rng;
+	struct fc_key *keys = malloc(sizeof(*keys) * cap);
+	int rc = -ENOMEM;
+
+	if (keys == NULL)
+		return rc;
+	m->capacity = cap;
+	for (unsigned int f = 0; f < 2; f++) {
+		unsigned int fam = f == 0 ? FC_AF_INET4 : FC_AF_INET6;
+		struct fc_table_stats st;
+		uint64_t m0, m1, cyc;
+
+		bench_rng_seed(&rng, res->plan.seed + 500 + f);
+		for (uint32_t i = 0; i < cap; i++)
+			bench_key_random(&rng, fam, &keys[i]);
+		/* Everything but the per-flow part: an engine with tiny tables. */
+		m0 = mem_in_use();
+		rc = bench_engine_start(env, small, small);
+		if (rc != 0)
+			goto out;
+		m0 = mem_in_use() - m0;
+		bench_engine_stop(env);
+		m1 = mem_in_use();
+		rc = f == 0 ? bench_engine_start(env, cap, small) : bench_engine_start(env, small, cap);
+		if (rc != 0)
+			goto out;
+		bench_engine_fill(env, fam, keys, cap, cap, &cyc);
+		m1 = mem_in_use() - m1;
+		fc_table_stats_get(f == 0 ? env->app->tab4 : env->app->tab6, &st);
+		bench_engine_stop(env);
+		m->occupancy[f] = st.occupancy;
+		m->bytes_per_flow[f] = st.occupancy ? (double)(m1 - m0) / st.occupancy : 0;
+	}
+	m->measured = true;
+	rc = 0;
+out:
+	free(keys);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The grid                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool
+point_skipped(const struct bench_plan *p, uint32_t rules, uint32_t flows)
+{
+	return p->skip_rules_min != 0 && rules >= p->skip_rules_min && flows >= p->skip_flows_min;
+}
+
+static int
+point_run(struct bench_env *env, struct bench_results *res, struct bench_point *pt,
+	struct rule_set *set, const struct rule_cls *cls, const struct fc_key *keys,
+	uint32_t n_keys)
+{
+	const struct bench_plan *pl = &res->plan;
+	struct bench_ctx ctx;
+	struct bench_rng rng;
+	struct fc_table_stats st;
+	struct rule_set *copy = rule_set_clone(set);
+	uint32_t *trace[BENCH_DIST__COUNT] = {NULL, NULL};
+	char hname[32];
+	uint64_t cyc, up;
+	double build_s;
+	int rc;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	rc = bench_engine_start(env, pt->flows_target + pt->flows_target / 8, 64);
+	if (rc == 0)
+		rc = bench_engine_rules(env, copy, &build_s);
+	else
+		rule_set_free(copy);
+	if (rc != 0)
+		goto out;
+	pt->conns = bench_engine_fill(env, FC_AF_INET4, keys, n_keys, pt->flows_target, &cyc);
+	pt->setup_flows_per_s = cyc ? pt->conns / cyc_to_s(cyc) : 0;
+	fc_table_stats_get(env->app->tab4, &st);
+	pt->flows = st.occupancy;
+
+	memset(&ctx, 0, sizeof(ctx));
+	snprintf(hname, sizeof(hname), "bench_ct%u", env->eng_seq);
+	ctx.env = env;
+	ctx.set = set;
+	ctx.cls = cls;
+	ctx.ct = bench_ct_build(env, hname);
+	ctx.keys = keys;
+	ctx.n_keys = pt->conns;
+	/* Every pass of every path gets packets of its own (see pass_run()). */
+	ctx.pass_len = pl->packets;
+	ctx.trace_len = pl->packets * (pl->repeats + 1) * BENCH_PATH__COUNT;
+	ctx.pass_budget = pl->pass_budget;
+	ctx.repeats = pl->repeats;
+	ctx.now = 1000;
+	rc = -ENOMEM;
+	if (ctx.ct == NULL)
+		goto out;
+	bench_rng_seed(&rng, pl->seed * 31 + pt->rules + pt->flows_target);
+	for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
+		trace[d] = bench_trace_make(&rng, d, pl->zipf_s, pt->conns, ctx.trace_len);
+		if (trace[d] == NULL)
+			goto out;
+	}
+	for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
+		ctx.trace = trace[d];
+		ctx.cursor = 0;
+		if (d == BENCH_UNIFORM)
+			bench_trace_verdicts(&ctx, &pt->accept_frac, &pt->matched_frac);
+		bench_measure(&ctx, pt->cpp[d], &up);
+		pt->unexpected_upcalls += up;
+	}
+	pt->trimmed_bursts = ctx.trimmed;
+	pt->measured = true;
+	fprintf(stderr, "  %5u rules %8u flows: floor %.1f gufc %.1f linear %.1f pipeline %.1f "
+		"(uniform); setup %.0f flows/s, classifier %.2f s\n",
+		pt->rules, pt->flows_target, pt->cpp[0][BENCH_FLOOR], pt->cpp[0][BENCH_GUFC],
+		pt->cpp[0][BENCH_LINEAR], pt->cpp[0][BENCH_PIPELINE], pt->setup_flows_per_s,
+		build_s);
+
+	if (pt->rules == pl->commit_rules && pt->flows_target == pl->commit_flows) {
+		ctx.trace = trace[BENCH_UNIFORM];
+		ctx.cursor = 0;
+		rc = commit_bench(&ctx, res, pt->rules, pt->flows_target);
+		if (rc != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++)
+		free(trace[d]);
+	rte_hash_free(ctx.ct);
+	bench_engine_stop(env);
+	return rc;
+}
+
+static int
+grid_run(struct bench_env *env, struct bench_results *res)
+{
+	struct bench_plan *pl = &res->plan;
+	struct rule_set *sets[8] = {NULL};
+	struct rule_cls *cls[8] = {NULL};
+	struct fc_key *keys = NULL;
+	struct bench_rng rng;
+	int rc = -ENOMEM;
+
+	for (unsigned int r = 0; r < pl->n_rules; r++) {
+		uint64_t t0 = rte_rdtsc();
+
+		bench_rng_seed(&rng, pl->seed * 1000 + pl->rules[r]);
+		sets[r] = bench_rules_make(&rng, pl->rules[r]);
+		if (sets[r] == NULL)
+			goto out;
+		cls[r] = rule_cls_build(sets[r], "pipe", SOCKET_ID_ANY);
+		if (cls[r] == NULL) {
+			fprintf(stderr, "gufc-bench: rule_cls_build (%u rules): %s\n", pl->rules[r],
+				rte_strerror(rte_errno));
+			rc = -rte_errno;
+			goto out;
+		}
+		fprintf(stderr, "gufc-bench: %u rules compiled in %.2f s\n", pl->rules[r],
+			cyc_to_s(rte_rdtsc() - t0));
+	}
+	for (unsigned int f = 0; f < pl->n_flows; f++) {
+		uint32_t flows = pl->flows[f];
+
+		/* Enough connections for any verdict mix: at most one entry each. */
+		free(keys);
+		keys = malloc(sizeof(*keys) * flows);
+		if (keys == NULL)
+			goto out;
+		bench_rng_seed(&rng, pl->seed * 7 + flows);
+		for (uint32_t i = 0; i < flows; i++)
+			bench_key_random(&rng, FC_AF_INET4, &keys[i]);
+		for (unsigned int r = 0; r < pl->n_rules; r++) {
+			struct bench_point *pt = &res->pt[res->n_points++];
+
+			pt->rules = pl->rules[r];
+			pt->flows_target = flows;
+			if (point_skipped(pl, pt->rules, flows))
+				continue;
+			rc = point_run(env, res, pt, sets[r], cls[r], keys, flows);
+			if (rc != 0) {
+				fprintf(stderr, "gufc-bench: point %u rules, %u flows: %s\n",
+					pt->rules, flows, strerror(-rc));
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(keys);
+	for (unsigned int r = 0; r < pl->n_rules; r++) {
+		rule_cls_free(cls[r]);
+		rule_set_free(sets[r]);
+	}
+	return rc;
+}
+
+/*
+ * Setup figures: at 1k and 10k rules, from the point closest to the commit
+ * flow count (1M); without such a rule count (smoke), the largest measured.
+ */
+static void
+setup_fill(struct bench_results *res)
+{
+	static const uint32_t want[2] = {1000, 10000};
+
+	for (unsigned int i = 0; i < 2; i++) {
+		const struct bench_point *best = NULL;
+		double bd = 0;
+
+		for (unsigned int j = 0; j < res->n_points; j++) {
+			const struct bench_point *p = &res->pt[j];
+			double d;
+
+			if (!p->measured)
+				continue;
+			d = fabs(log((double)p->rules / want[i])) * 100 +
+				fabs(log((double)p->flows_target / res->plan.commit_flows));
+			if (best == NULL || d < bd) {
+				best = p;
+				bd = d;
+			}
+		}
+		if (best == NULL)
+			continue;
+		res->setup_fps[i] = best->setup_flows_per_s;
+		res->setup_rules[i] = best->rules;
+		res->setup_flows[i] = best->conns;
+		if (i == 1 && best->rules != want[i])
+			bench_note(res, "setup_10k_rules",
+				"not measured in this mode: at %u rules (wanted %u)", best->rules,
+				want[i]);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct bench_results res;
+	struct bench_opts o;
+	struct bench_env env;
+	double summary[16];
+	uint64_t t0;
+	int rc;
+
+	rc = opts_parse(&o, argc, argv);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	plan_init(&res.plan, &o, 0);
+	if (eal_start(&o, &res.plan, argv[0]) != 0)
+		return 1;
+	res.tsc_hz = (double)rte_get_tsc_hz();
+	plan_init(&res.plan, &o, res.tsc_hz);
+	t0 = rte_rdtsc();
+	rc = bench_env_init(&env);
+	if (rc != 0) {
+		fprintf(stderr, "gufc-bench: setup: %s\n", strerror(-rc));
+		goto out;
+	}
+	rc = grid_run(&env, &res);
+	if (rc == 0 && !res.commit.measured) {
+		bench_note(&res, "commit", "no point at %u rules, %u flows in this mode",
+			res.plan.commit_rules, res.plan.commit_flows);
+		rc = -ENOENT;
+	}
+	if (rc == 0)
+		rc = mem_bench(&env, &res);
+	if (rc != 0) {
+		fprintf(stderr, "gufc-bench: %s\n", strerror(-rc));
+		goto out;
+	}
+	setup_fill(&res);
+	res.elapsed_s = cyc_to_s(rte_rdtsc() - t0);
+	bench_summary(&res, summary);
+	bench_table_print(&res, stdout);
+	printf("summary:\n");
+	{
+		static const char *const keys[] = {
+#define BENCH_KEY_NAME(k) #k,
+			BENCH_SUMMARY_KEYS(BENCH_KEY_NAME)
+#undef BENCH_KEY_NAME
+		};
+
+		for (unsigned int i = 0; i < RTE_DIM(keys); i++)
+			printf("  %-36s %.4g\n", keys[i], summary[i]);
+	}
+	for (unsigned int i = 0; i < res.n_notes; i++)
+		printf("note: %s: %s\n", res.note_key[i], res.note[i]);
+	printf("elapsed: %.1f s\n", res.elapsed_s);
+	if (o.json != NULL) {
+		rc = bench_json_write(&res, summary, o.json);
+		if (rc != 0) {
+			fprintf(stderr, "gufc-bench: %s: %s\n", o.json, strerror(-rc));
+			goto out;
+		}
+		if (o.mode == BENCH_MODE_SMOKE && bench_json_check(o.json) != 0)
+			rc = -EINVAL;
+	}
+out:
+	bench_env_fini(&env);
+	rte_eal_cleanup();
+	return rc == 0 ? 0 : 1;
+}
