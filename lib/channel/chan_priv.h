@@ -52,6 +52,8 @@ struct chan_prod_ctr {
 	uint64_t enqueued;
 	uint64_t bytes;
 	uint64_t drop_full;
+	uint64_t inline_consumed; /**< consumed by the producer itself (chan_inline_account()) */
+	uint64_t inline_bytes;
 } __rte_cache_aligned;
 
 /**

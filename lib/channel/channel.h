@@ -322,6 +322,23 @@ unsigned int chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t prod
 	struct rte_mbuf **mbufs, unsigned int n);
 
 /**
+ * Account packets that a producer gave the channel's consumer itself,
+ * without going through the ring: an RX lcore that transmits a TX channel's
+ * packets on a TX queue of its own. They count as enqueued by
+ * @p producer_id and as consumed, so the channel's counters and the totals
+ * stay exact; what the consumer then failed to send is the caller's to count.
+ *
+ * @param t            the table
+ * @param id           channel id (live)
+ * @param producer_id  0..CHAN_MAX_PRODUCERS-1, the caller's own
+ * @param n            packets
+ * @param bytes        their bytes
+ * Context: the producer (fast path; no locks).
+ */
+void chan_inline_account(struct chan_table *t, uint16_t id, uint16_t producer_id, unsigned int n,
+	uint64_t bytes);
+
+/**
  * Run the consumer of a DISCARD or PCAP channel: take up to @p max packets
  * out of the ring, write them to the pcap file (PCAP), free them and count
  * them consumed. Returns 0 for TX and APP channels, for ids that are not

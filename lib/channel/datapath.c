@@ -23,6 +23,22 @@
 #include "chan_priv.h"
 #include "channel.h"
 
+void
+chan_inline_account(struct chan_table *t, uint16_t id, uint16_t producer_id, unsigned int n,
+	uint64_t bytes)
+{
+	struct chan_prod_ctr *pc;
+
+	RTE_ASSERT(t != NULL);
+	if (unlikely(n == 0 || id >= t->n_total || producer_id >= CHAN_MAX_PRODUCERS))
+		return;
+	pc = &t->slots[id].desc->prod[producer_id];
+	chan_ctr_add(&pc->enqueued, n);
+	chan_ctr_add(&pc->bytes, bytes);
+	chan_ctr_add(&pc->inline_consumed, n);
+	chan_ctr_add(&pc->inline_bytes, bytes);
+}
+
 unsigned int
 chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
 	unsigned int n)

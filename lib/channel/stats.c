@@ -33,6 +33,8 @@ chan_desc_sum(const struct chan_desc *d, struct chan_stats *st)
 		st->enqueued += chan_ctr_read(&d->prod[i].enqueued);
 		st->enq_bytes += chan_ctr_read(&d->prod[i].bytes);
 		st->drop_full += chan_ctr_read(&d->prod[i].drop_full);
+		st->consumed += chan_ctr_read(&d->prod[i].inline_consumed);
+		st->consumed_bytes += chan_ctr_read(&d->prod[i].inline_bytes);
 	}
 	st->consumed += chan_ctr_read(&d->consumed);
 	st->consumed_bytes += chan_ctr_read(&d->consumed_bytes);

@@ -147,9 +147,13 @@ chan_retire_counters(struct chan_table *t, struct chan_desc *d)
 		r->enqueued += chan_ctr_read(&pc->enqueued);
 		r->enq_bytes += chan_ctr_read(&pc->bytes);
 		r->drop_full += chan_ctr_read(&pc->drop_full);
+		r->consumed += chan_ctr_read(&pc->inline_consumed);
+		r->consumed_bytes += chan_ctr_read(&pc->inline_bytes);
 		__atomic_store_n(&pc->enqueued, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&pc->bytes, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&pc->drop_full, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->inline_consumed, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->inline_bytes, 0, __ATOMIC_RELAXED);
 	}
 	r->consumed += chan_ctr_read(&d->consumed);
 	r->consumed_bytes += chan_ctr_read(&d->consumed_bytes);
