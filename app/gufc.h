@@ -216,6 +216,8 @@ struct gufc_lcore {
 	struct gufc_rxq rxq[GUFC_MAX_PORTS * GUFC_MAX_RXQ];
 	struct rte_ring *upcall; /**< RX lcores: SPSC ring to the rules lcore */
 	volatile int rx_done;    /**< RX role stopped (shutdown) */
+	bool direct_tx;          /**< RX lcores: transmits TX channels itself (direct_txq) */
+	int16_t direct_txq[GUFC_MAX_PORTS]; /**< own TX queue per port, or -1 */
 	struct gufc_app *app;
 } __rte_cache_aligned;
 
@@ -277,6 +279,7 @@ struct gufc_port {
 	uint16_t n_txq;
 	uint16_t pair;     /**< paired port (default forwarding) */
 	int tx_chan;       /**< TX channel of this port (queue 0) */
+	uint16_t direct_base; /**< first TX queue of the RX lcores' own queues; 0: none */
 	struct rte_ether_addr mac;
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
@@ -309,6 +312,12 @@ struct gufc_app {
 	struct gufc_lcore *lc[RTE_MAX_LCORE];
 	unsigned int n_rx;
 	struct gufc_lcore *rx[GUFC_MAX_RX_LCORES];
+	/**
+	 * Channel id -> port of a TX channel, UINT16_MAX for other kinds. Written
+	 * by the rules lcore (tx refresh), read by RX lcores to transmit TX
+	 * channels directly on their own queue instead of through the ring.
+	 */
+	uint16_t *chan_txport;
 	struct gufc_lcore *rules_lc;
 	unsigned int rules_producer; /**< producer id of the rules lcore (= n_rx) */
 	volatile int phase;          /**< enum gufc_phase */

@@ -585,6 +585,47 @@ lcore_loop(void *arg)
 /* main                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * TX queues of the RX lcores' own: after the queues TX channels name, one
+ * per RX lcore on every port that has enough, so an RX lcore transmits a TX
+ * channel's packets itself. Ports with too few queues (net_pcap has one)
+ * keep the ring path: the rules lcore transmits for them.
+ */
+static void
+direct_tx_plan(struct gufc_app *app)
+{
+	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
+		struct gufc_port *port = &app->ports[p];
+		struct rte_eth_dev_info info;
+		uint16_t base = port->n_txq ? port->n_txq : 1;
+
+		port->direct_base = 0;
+		if (!port->used || rte_eth_dev_info_get(p, &info) != 0)
+			continue;
+		if ((uint32_t)base + app->n_rx > info.max_tx_queues)
+			continue;
+		port->direct_base = base;
+		port->n_txq = (uint16_t)(base + app->n_rx);
+	}
+}
+
+static void
+direct_tx_assign(struct gufc_app *app)
+{
+	for (unsigned int i = 0; i < app->n_rx; i++) {
+		struct gufc_lcore *lc = app->rx[i];
+
+		lc->direct_tx = false;
+		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
+			const struct gufc_port *port = &app->ports[p];
+
+			lc->direct_txq[p] = port->used && port->direct_base != 0 ?
+				(int16_t)(port->direct_base + i) : -1;
+			lc->direct_tx |= lc->direct_txq[p] >= 0;
+		}
+	}
+}
+
 static int
 setup(struct gufc_app *app, struct rule_set *set)
 {
@@ -599,6 +640,12 @@ setup(struct gufc_app *app, struct rule_set *set)
 		GUFC_LOG(ERR, "mbuf pool (%u mbufs): %s", s->mbufs, rte_strerror(rte_errno));
 		goto fail_set;
 	}
+	app->chan_txport = rte_malloc("gufc_chan_txport", sizeof(uint16_t) * (UINT16_MAX + 1), 0);
+	if (app->chan_txport == NULL) {
+		GUFC_LOG(ERR, "channel port map: out of memory");
+		goto fail_set;
+	}
+	memset(app->chan_txport, 0xff, sizeof(uint16_t) * (UINT16_MAX + 1));
 	/* TX queues: queue 0, plus whatever a configured TX channel names. */
 	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
 		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
@@ -606,6 +653,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 		if (c->kind == CHAN_CONS_TX && c->tx_queue + 1u > app->ports[c->tx_port].n_txq)
 			app->ports[c->tx_port].n_txq = (uint16_t)(c->tx_queue + 1);
 	}
+	direct_tx_plan(app);
 	rc = gufc_ports_init(app);
 	if (rc != 0)
 		goto fail_set;
@@ -618,6 +666,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 		}
 	}
 	queues_assign(app);
+	direct_tx_assign(app);
 
 	app->locals = fc_locals_create("gufc", GUFC_MAX_LOCALS, GUFC_MAX_LOCALS,
 		(int)rte_socket_id());
@@ -721,6 +770,7 @@ teardown(struct gufc_app *app)
 	rte_ring_free(app->to_main);
 	rule_engine_free(app->eng);
 	chan_table_free(app->chans);
+	rte_free(app->chan_txport);
 	fc_locals_free(app->locals);
 	rte_mempool_free(app->pool);
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)

@@ -25,12 +25,44 @@
 
 #include "gufc.h"
 
+/*
+ * Hand one group of packets to channel @p ch. An RX lcore with a TX queue
+ * of its own on the channel's port transmits a TX channel itself (no ring
+ * hop, no second core); everything else goes through the channel's ring.
+ */
+static inline void
+deliver_group(struct gufc_app *app, struct gufc_stats *st, uint16_t producer, uint16_t ch,
+	struct rte_mbuf **m, unsigned int n)
+{
+	const struct gufc_lcore *lc = producer < app->n_rx ? app->rx[producer] : NULL;
+	uint16_t port;
+	uint64_t bytes = 0;
+	unsigned int sent = 0;
+	int16_t q;
+
+	if (lc == NULL || !lc->direct_tx ||
+		(port = __atomic_load_n(&app->chan_txport[ch], __ATOMIC_RELAXED)) == UINT16_MAX ||
+		(q = lc->direct_txq[port & (GUFC_MAX_PORTS - 1)]) < 0) {
+		chan_enqueue_burst(app->chans, ch, producer, m, n);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		bytes += m[i]->pkt_len;
+	for (int tries = 0; tries < 4 && sent < n; tries++)
+		sent += rte_eth_tx_burst(port, (uint16_t)q, &m[sent], (uint16_t)(n - sent));
+	chan_inline_account(app->chans, ch, producer, n, bytes);
+	st->tx_pkts += sent;
+	if (unlikely(sent < n)) {
+		st->drops[GUFC_DROP_TX_FULL] += n - sent;
+		rte_pktmbuf_free_bulk(&m[sent], n - sent);
+	}
+}
+
 void
 gufc_deliver(struct gufc_app *app, struct gufc_stats *st, uint16_t producer, struct rte_mbuf **m,
 	const uint16_t *dest, unsigned int n)
 {
 	struct rte_mbuf *grp[GUFC_BURST_MAX];
-	uint64_t done = 0;
 	unsigned int i;
 	unsigned int j;
 
@@ -41,10 +73,10 @@ gufc_deliver(struct gufc_app *app, struct gufc_stats *st, uint16_t producer, str
 	for (i = 1; i < n && dest[i] == dest[0]; i++)
 		;
 	if (i == n) {
-		chan_enqueue_burst(app->chans, dest[0], producer, m, n);
+		deliver_group(app, st, producer, dest[0], m, n);
 		return;
 	}
-	/* Otherwise one enqueue per distinct channel, in order of first appearance. */
+	/* Otherwise one hand-over per distinct channel, in order of first appearance. */
 	{
 		uint64_t left = (n == 64) ? UINT64_MAX : ((1ull << n) - 1);
 
@@ -59,10 +91,9 @@ gufc_deliver(struct gufc_app *app, struct gufc_stats *st, uint16_t producer, str
 					left &= ~(1ull << j);
 				}
 			}
-			done += chan_enqueue_burst(app->chans, ch, producer, grp, k);
+			deliver_group(app, st, producer, ch, grp, k);
 		}
 	}
-	RTE_SET_USED(done);
 }
 
 static inline void

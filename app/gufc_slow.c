@@ -55,6 +55,7 @@ struct gufc_slow {
 	bool cls_outstanding; /**< a CLS_WANTED is with the main lcore */
 	unsigned int n_tx;
 	struct slow_tx tx[SLOW_TX_MAX];
+	int txport_hi; /**< highest channel id tx_refresh() wrote into app->chan_txport */
 };
 
 unsigned int
@@ -394,23 +395,41 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	return work;
 }
 
-/* Rebuild the list of TX channels (named and per-flow). */
+/*
+ * Rebuild the list of TX channels (named and per-flow) and the channel ->
+ * port map the RX lcores transmit directly from.
+ */
 static void
 tx_refresh(struct gufc_app *app)
 {
 	struct gufc_slow *s = app->slow;
 	struct chan_info info;
 	unsigned int n = 0;
+	int prev = -1;
 
-	for (int id = chan_next(app->chans, 0); id >= 0 && n < SLOW_TX_MAX;
+	for (int id = chan_next(app->chans, 0); id >= 0;
 		id = chan_next(app->chans, (unsigned int)id + 1)) {
-		if (chan_info_get(app->chans, (uint16_t)id, &info) != 0 ||
-			info.kind != CHAN_CONS_TX)
+		bool tx = chan_info_get(app->chans, (uint16_t)id, &info) == 0 &&
+			info.kind == CHAN_CONS_TX;
+
+		if (app->chan_txport != NULL) {
+			for (int gap = prev + 1; gap < id; gap++)
+				__atomic_store_n(&app->chan_txport[gap], UINT16_MAX, __ATOMIC_RELAXED);
+			__atomic_store_n(&app->chan_txport[id], tx ? info.tx_port : UINT16_MAX,
+				__ATOMIC_RELAXED);
+		}
+		prev = id;
+		if (!tx || n >= SLOW_TX_MAX)
 			continue;
 		s->tx[n].chan = (uint16_t)id;
 		s->tx[n].port = info.tx_port;
 		s->tx[n].queue = info.tx_queue;
 		n++;
+	}
+	if (app->chan_txport != NULL) {
+		for (int gap = prev + 1; gap <= s->txport_hi; gap++)
+			__atomic_store_n(&app->chan_txport[gap], UINT16_MAX, __ATOMIC_RELAXED);
+		s->txport_hi = prev;
 	}
 	s->n_tx = n;
 }
