@@ -600,7 +600,8 @@ direct_tx_plan(struct gufc_app *app)
 		uint16_t base = port->n_txq ? port->n_txq : 1;
 
 		port->direct_base = 0;
-		if (!port->used || rte_eth_dev_info_get(p, &info) != 0)
+		/* Runs before gufc_ports_init() marks ports used. */
+		if (!rte_eth_dev_is_valid_port(p) || rte_eth_dev_info_get(p, &info) != 0)
 			continue;
 		if ((uint32_t)base + app->n_rx > info.max_tx_queues)
 			continue;
