@@ -30,6 +30,7 @@
 #include "channel.h"
 #include "flowcache.h"
 #include "gufc_drops.h"
+#include "offload.h"
 #include "rules.h"
 
 extern int gufc_logtype;
@@ -55,7 +56,8 @@ enum gufc_nonip_mode { GUFC_NONIP_DEFAULT, GUFC_NONIP_DROP };
 
 /**
  * X(field, "key", kind, default) — kinds: U32 (number), BOOL (on|off),
- * FULL (evict|refuse), FRAG (reassemble|drop), NONIP (pass|drop).
+ * FULL (evict|refuse), FRAG (reassemble|drop), NONIP (pass|drop),
+ * OFFLOAD (off|rteflow|swnic[:SIZE], stored by gufc_offload_encode()).
  */
 #define GUFC_SETTINGS(X) \
 	X(flows, "flows", U32, 65536) \
@@ -76,7 +78,18 @@ enum gufc_nonip_mode { GUFC_NONIP_DEFAULT, GUFC_NONIP_DROP };
 	X(non_ip, "non-ip", NONIP, GUFC_NONIP_DEFAULT) \
 	X(flow_timeout, "flow-timeout", U32, 30000) \
 	X(nat_bindings, "nat-bindings", U32, 65536) \
-	X(promisc, "promisc", BOOL, 1)
+	X(promisc, "promisc", BOOL, 1) \
+	X(offload, "offload", OFFLOAD, 0) \
+	X(offload_pps, "offload-pps", U32, 1000) \
+	X(offload_max, "offload-max-flows", U32, 1024) \
+	X(offload_interval, "offload-interval", U32, 100)
+
+/** The "offload" setting: backend in bits 0..1, swnic size (0: default) above. */
+static inline uint32_t
+gufc_offload_encode(enum ofl_backend b, uint32_t swnic_size)
+{
+	return (uint32_t)b | (swnic_size << 2);
+}
 
 enum gufc_setting_id {
 #define GUFC_SET_ENUM(f, key, kind, def) GUFC_SET_##f,
@@ -130,7 +143,8 @@ struct gufc_chan_cfg {
 	uint16_t tx_queue;
 	bool tx_queue_set;
 	uint32_t size;  /**< ring slots, 0 = channel-size setting */
-	bool perflow;   /**< APP: give each flow its own ring from the pool */
+	bool perflow;   /**< give each flow its own ring from the pool ("<name>.<n>") */
+	uint32_t perflow_pool; /**< rings this channel adds to the pool (perflow N; default 256) */
 };
 
 struct gufc_config {
@@ -193,6 +207,8 @@ struct gufc_stats {
 	uint64_t loops;
 	uint64_t busy_loops;
 	uint64_t last_rx_tsc;
+	uint64_t hw_classified;	/**< marked packets that skipped parse and lookup */
+	uint64_t hw_fallback;	/**< marked packets the mark check sent to the software path */
 	uint64_t drops[GUFC_DROP__COUNT];
 } __rte_cache_aligned;
 
@@ -286,6 +302,14 @@ struct gufc_port {
 
 struct gufc_slow; /* gufc_slow.c */
 
+/** Offload counters frozen at shutdown (the objects are freed before the summary). */
+struct gufc_ofl_totals {
+	bool on;                        /**< a backend is configured */
+	unsigned int n_ports;           /**< ports with offload state */
+	struct ofl_port_stats port;     /**< summed over ports */
+	struct ofl_policy_stats pol;
+};
+
 struct gufc_app {
 	struct gufc_config cfg;
 	uint64_t hz;
@@ -308,6 +332,8 @@ struct gufc_app {
 	uint16_t def_chan[GUFC_MAX_PORTS];
 	/** Per output port: its TX channel. */
 	uint16_t port_chan[GUFC_MAX_PORTS];
+	/** Named channel id -> flows accepted into it get a per-flow channel ("perflow"). */
+	bool chan_perflow[CHAN_MAX_CHANNELS];
 	unsigned int n_lcores;
 	struct gufc_lcore *lc[RTE_MAX_LCORE];
 	unsigned int n_rx;
@@ -323,12 +349,35 @@ struct gufc_app {
 	volatile int phase;          /**< enum gufc_phase */
 	uint64_t app_grace_tsc;      /**< stopping: app channels are waited for until then (0: not yet set) */
 	volatile int quit;           /**< signal or shell asked to stop */
+	/** Offload (gufc_offload.c): per port, NULL when off; created by main, freed at stop. */
+	struct ofl_port *ofl[GUFC_MAX_PORTS];
+	struct ofl_policy *ofl_pol;         /**< heavy-hitter policy; rules lcore only */
+	const struct ofl_marks *ofl_marks;  /**< RX fast path's view, NULL when off */
+	uint64_t ofl_next_tsc;              /**< rules lcore: next policy pass */
+	bool ofl_frozen;                    /**< objects freed: ofl_final holds the counters */
+	struct gufc_ofl_totals ofl_final;
 	int exit_code;
 };
 
 /* gufc_port.c */
 int gufc_ports_init(struct gufc_app *app);
 void gufc_ports_fini(struct gufc_app *app);
+
+/* gufc_offload.c: hardware help (doc/offload.md). */
+/** Bind the backend to every port and log its capabilities. @return 0 or -errno. */
+int gufc_offload_ports_init(struct gufc_app *app);
+/** Create the policy (after the engine). @return 0 or -errno. */
+int gufc_offload_policy_init(struct gufc_app *app);
+/** Rules lcore: scan and execute the policy, about every millisecond. @return work done. */
+unsigned int gufc_offload_poll(struct gufc_app *app, uint32_t now_ms);
+/** Rules lcore, right after a successful rule_engine_commit(): ofl_policy_commit_sync(). */
+void gufc_offload_commit(struct gufc_app *app);
+/** Freeze the counters and free policy and port state (RX stopped, ports not closed yet). */
+void gufc_offload_fini(struct gufc_app *app);
+/** Offload counters, live or frozen. */
+void gufc_offload_totals(const struct gufc_app *app, struct gufc_ofl_totals *t);
+/** "show offload": backend, per-port capabilities and counters, policy counters. */
+void gufc_offload_dump(const struct gufc_app *app, FILE *f);
 
 /* gufc_rx.c */
 /** One RX iteration over the lcore's queues. @return packets received. */
@@ -405,6 +454,14 @@ void gufc_ctl_main_poll(struct gufc_app *app);
 unsigned int gufc_lcore_work(struct gufc_lcore *lc, uint32_t now_ms);
 /** Create the channels a rule set names that do not exist yet. */
 int gufc_channels_for_rules(struct gufc_app *app, const struct rule_set *set);
+/**
+ * Engine callbacks (struct rule_engine_params::chan_flow_alloc_fn / _free_fn,
+ * @p arg the app): a per-flow channel from the pool for a flow accepted into
+ * a "perflow" channel, and its return once the engine's grace period passed.
+ * Context: rules lcore.
+ */
+int gufc_chan_flow_alloc(void *arg, uint16_t channel);
+int gufc_chan_flow_free(void *arg, uint16_t id);
 
 /* gufc_stats.c */
 struct gufc_totals {
@@ -414,6 +471,7 @@ struct gufc_totals {
 	struct chan_totals ct;
 	struct fc_table_stats t4, t6;
 	struct rule_engine_stats es;
+	struct gufc_ofl_totals ofl;
 	bool pool_ok;
 	unsigned int pool_size;
 	unsigned int pool_avail;

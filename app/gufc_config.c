@@ -263,9 +263,21 @@ cfg_channel(struct cfg_ctx *c, struct gufc_config *cfg)
 					"ring size must be a power of two", c->tok[i + 1].text);
 			ch.size = v;
 			i += 2;
-		} else if (strcmp(t->text, "perflow") == 0 && ch.kind == CHAN_CONS_APP) {
+		} else if (strcmp(t->text, "perflow") == 0) {
+			uint32_t v;
+
 			ch.perflow = true;
 			i++;
+			/* An optional count: rings this channel adds to the shared pool. */
+			if (i < c->n && c->tok[i].text[0] >= '0' && c->tok[i].text[0] <= '9') {
+				if ((rc = cfg_u32(c, i, CHAN_FLOW_POOL_MAX, &v)) != 0)
+					return rc;
+				if (v == 0)
+					return cfg_err(c, c->tok[i].col,
+						"per-flow pool must be 1..1024", c->tok[i].text);
+				ch.perflow_pool = v;
+				i++;
+			}
 		} else {
 			return cfg_err(c, t->col, "unexpected token", t->text);
 		}

@@ -21,6 +21,7 @@
 	X(NAT_ERROR, "nat_error", "NAT rewrite failed") \
 	X(MODULE, "module", "dropped by a rules-engine module") \
 	X(BAD_PACKET, "bad_packet", "rules engine: malformed packet") \
+	X(CT_CLASH, "ct_clash", "conntrack: new flow clashes with another connection's tuple") \
 	X(ENGINE_ERROR, "engine_error", "rules engine: internal error") \
 	X(NON_IP, "non_ip", "not IPv4/IPv6 (non-ip drop)") \
 	X(FRAGMENT, "fragment", "IP fragment (fragments drop)") \
@@ -31,7 +32,8 @@
 	X(CHANNEL_INVALID, "channel_invalid", "channel id not live") \
 	X(FLUSHED, "flushed", "left in a channel without consumer at shutdown") \
 	X(TX_FULL, "tx_full", "TX queue did not take the packet") \
-	X(APP_UNCONSUMED, "app_unconsumed", "left in an app channel its consumer did not drain by exit")
+	X(APP_UNCONSUMED, "app_unconsumed", "left in an app channel its consumer did not drain by exit") \
+	X(HW_DROP, "hw_drop", "dropped by the NIC: a DROP rule offloaded (counted into rx too)")
 
 enum gufc_drop {
 #define GUFC_DROP_ENUM(name, id, text) GUFC_DROP_##name,

@@ -255,13 +255,15 @@ channels_init(struct gufc_app *app)
 	tp.def.kind = CHAN_CONS_DISCARD;
 	tp.def.ring_size = app->cfg.set.channel_size;
 	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
-		perflow += app->cfg.chans[i].perflow;
+		if (app->cfg.chans[i].perflow)
+			perflow += app->cfg.chans[i].perflow_pool ? app->cfg.chans[i].perflow_pool
+								  : 256;
 		if (strcmp(app->cfg.chans[i].name, CHAN_DEFAULT_NAME) == 0) {
 			chan_params_from_cfg(app, &app->cfg.chans[i], &tp.def, path, sizeof(path));
 			app->def_chan_configured = true;
 		}
 	}
-	tp.flow_pool_size = perflow ? 256 : 0;
+	tp.flow_pool_size = (uint16_t)RTE_MIN(perflow, (unsigned int)CHAN_FLOW_POOL_MAX);
 	app->chans = chan_table_create(&tp);
 	if (app->chans == NULL) {
 		GUFC_LOG(ERR, "channel table: %s", rte_strerror(rte_errno));
@@ -279,7 +281,13 @@ channels_init(struct gufc_app *app)
 			GUFC_LOG(ERR, "channel '%s': %s", c->name, strerror(-rc));
 			return rc;
 		}
+		if (c->perflow && rc < (int)RTE_DIM(app->chan_perflow))
+			app->chan_perflow[rc] = true;
 	}
+	for (unsigned int i = 0; i < app->cfg.n_chans; i++)
+		if (app->cfg.chans[i].perflow &&
+			strcmp(app->cfg.chans[i].name, CHAN_DEFAULT_NAME) == 0)
+			app->chan_perflow[CHAN_ID_DEFAULT] = true;
 	/* One TX channel per port (queue 0): routes and default forwarding use them. */
 	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
 		struct chan_params p;
@@ -370,6 +378,8 @@ engine_init(struct gufc_app *app)
 	p.locals = app->locals;
 	p.channel_fn = eng_channel_fn;
 	p.port_addr_fn = eng_port_addr_fn;
+	p.chan_flow_alloc_fn = gufc_chan_flow_alloc;
+	p.chan_flow_free_fn = gufc_chan_flow_free;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);
 	if (app->eng == NULL) {
@@ -687,6 +697,8 @@ setup(struct gufc_app *app, struct rule_set *set)
 	if (channels_init(app) != 0)
 		goto fail_set;
 	if (engine_init(app) != 0)
+		goto fail_set;
+	if (gufc_offload_policy_init(app) != 0)
 		goto fail_set;
 	if (rules_install(app, set) != 0)
 		return -1;

@@ -67,6 +67,19 @@ static const char *const nonip_words[] = { [GUFC_NONIP_DEFAULT] = "pass",
 #define KIND_FULL 2
 #define KIND_FRAG 3
 #define KIND_NONIP 4
+#define KIND_OFFLOAD 5
+
+/* "off", "rteflow", "swnic", "swnic:SIZE" -> gufc_offload_encode(). */
+static int
+parse_offload(const char *v, uint32_t *out)
+{
+	struct ofl_port_params p = { .backend = OFL_BACKEND_OFF };
+
+	if (ofl_backend_parse(v, &p) != 0)
+		return -EINVAL;
+	*out = gufc_offload_encode(p.backend, p.swnic_size);
+	return 0;
+}
 
 static const struct {
 	const char *key;
@@ -141,6 +154,19 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 			return -EINVAL;
 		}
 		break;
+	case GUFC_SET_offload_pps:
+	case GUFC_SET_offload_interval:
+		if (v < 1) {
+			*err = "must be at least 1";
+			return -EINVAL;
+		}
+		break;
+	case GUFC_SET_offload_max:
+		if (v < 1 || v > (1u << 20)) {
+			*err = "offload-max-flows must be 1..1048576";
+			return -EINVAL;
+		}
+		break;
 	case GUFC_SET_nat_bindings:
 		if (v < 1 || v > MOD_NAT_BINDINGS_MAX) {
 			*err = "nat-bindings must be 1..268435456";
@@ -205,6 +231,11 @@ gufc_setting_set(struct gufc_settings *s, const char *key, const char *value, bo
 			if (rc != 0)
 				*err = "expected reassemble or drop";
 			break;
+		case KIND_OFFLOAD:
+			rc = parse_offload(value, &v);
+			if (rc != 0)
+				*err = "expected off, rteflow, swnic or swnic:SIZE (1..16777216)";
+			break;
 		default:
 			rc = parse_word(value, nonip_words, RTE_DIM(nonip_words), &v);
 			if (rc != 0)
@@ -243,6 +274,14 @@ gufc_settings_dump(const struct gufc_settings *s, FILE *f)
 			break;
 		case KIND_FRAG:
 			fprintf(f, "%s %s\n", setting_desc[id].key, frag_words[v]);
+			break;
+		case KIND_OFFLOAD:
+			if ((v >> 2) != 0)
+				fprintf(f, "%s %s:%u\n", setting_desc[id].key,
+					ofl_backend_name((enum ofl_backend)(v & 3)), v >> 2);
+			else
+				fprintf(f, "%s %s\n", setting_desc[id].key,
+					ofl_backend_name((enum ofl_backend)(v & 3)));
 			break;
 		default:
 			fprintf(f, "%s %s\n", setting_desc[id].key, nonip_words[v]);
@@ -284,6 +323,12 @@ gufc_usage(FILE *f, const char *prog)
 		"                         rules share the main lcore, RX on the other; more: rules\n"
 		"                         on the first worker, RX on the rest\n"
 		"\n"
+		"Hardware help (doc/offload.md):\n"
+		"  --offload B            off|rteflow|swnic[:SIZE]: put heavy-hitter flows in the\n"
+		"                         NIC (rte_flow) or the software NIC model (default off)\n"
+		"                         settings offload-pps N (1000), offload-max-flows N\n"
+		"                         (1024), offload-interval MS (100)\n"
+		"\n"
 		"Output and run control:\n"
 		"  --channel-pcap-dir DIR relative pcap channel files go to DIR; channels that\n"
 		"                         rules name but the config does not declare become\n"
@@ -297,7 +342,8 @@ gufc_usage(FILE *f, const char *prog)
 		"Settings (--set KEY=VALUE, config 'set KEY VALUE'): flows, burst, rxq, rxd, txd,\n"
 		"mbufs, upcall-ring, channel-size, stats-period, idle-exit, conntrack, tcp-strict,\n"
 		"full-policy, fragments reassemble|drop, frag-timeout MS, non-ip pass|drop,\n"
-		"flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack).\n"
+		"flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"
+		"offload off|rteflow|swnic[:SIZE], offload-pps, offload-max-flows, offload-interval.\n"
 		"Command-line values win over the config file.\n"
 		"\n"
 		"Exit status: 0 done, 1 setup failure, 2 bad arguments or config,\n"
@@ -323,6 +369,7 @@ enum {
 	OPT_FULL_POLICY,
 	OPT_PCAP_DIR,
 	OPT_SET,
+	OPT_OFFLOAD,
 };
 
 static const struct option long_opts[] = {
@@ -344,6 +391,7 @@ static const struct option long_opts[] = {
 	{ "full-policy", required_argument, NULL, OPT_FULL_POLICY },
 	{ "channel-pcap-dir", required_argument, NULL, OPT_PCAP_DIR },
 	{ "set", required_argument, NULL, OPT_SET },
+	{ "offload", required_argument, NULL, OPT_OFFLOAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -436,6 +484,9 @@ gufc_opts_parse(struct gufc_config *cfg, int argc, char **argv)
 			break;
 		case OPT_FULL_POLICY:
 			rc = cli_set(cfg, "--full-policy", "full-policy", optarg);
+			break;
+		case OPT_OFFLOAD:
+			rc = cli_set(cfg, "--offload", "offload", optarg);
 			break;
 		case OPT_SET:
 			if (strlen(optarg) >= sizeof(kv) || (eq = strchr(optarg, '=')) == NULL) {

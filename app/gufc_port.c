@@ -5,7 +5,9 @@
  * queue, hence the same RX lcore) where the device supports RSS, and the TX
  * queues its TX channels name (queue 0 at least). Ports are paired for
  * default forwarding like testpmd's paired mode: 0<->1, 2<->3; an odd last
- * port (or a single port) forwards to itself.
+ * port (or a single port) forwards to itself. With --offload, each started
+ * port gets its offload state (gufc_offload.c), which probes what the NIC
+ * (or the software NIC model) can do.
  */
 
 #include <errno.h>
@@ -155,12 +157,14 @@ gufc_ports_init(struct gufc_app *app)
 			app->ports[pid].name, app->ports[pid].n_rxq, app->ports[pid].n_txq,
 			app->ports[pid].pair);
 	}
-	return 0;
+	return gufc_offload_ports_init(app);
 }
 
 void
 gufc_ports_fini(struct gufc_app *app)
 {
+	/* Rules out of the NICs and RX callbacks off the queues while the ports live. */
+	gufc_offload_fini(app);
 	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
 		if (!app->ports[pid].used)
 			continue;

@@ -10,6 +10,11 @@
  *      NAT rewrite, fc_table_touch and the counters;
  *   4. group by channel, one chan_enqueue_burst per channel.
  *
+ * With --offload, step 0 comes first: a packet the NIC (or the software NIC
+ * model) marked names its flow entry, and when the mark is live and the
+ * entry's action current, plain ACCEPT and not interested in this packet,
+ * the packet skips parse, hash and lookup (marked_burst()).
+ *
  * Misses, stale or interesting hits and fragments go to the rules lcore on
  * this lcore's SPSC upcall ring, the parse result riding in the mbuf's
  * private area (struct gufc_meta). Parse errors are dropped under the
@@ -17,7 +22,10 @@
  * quiescent report per table per loop.
  */
 
+#include <netinet/in.h>
+
 #include <rte_branch_prediction.h>
+#include <rte_ether.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -189,6 +197,94 @@ apply_family(struct gufc_lcore *lc, struct fc_table *t, uint16_t in_port, struct
 	}
 }
 
+/*
+ * Would the entry's interest mask select this packet (rule_engine_wants())?
+ * Without a parse the TCP flags are peeked at their fixed place: the NIC
+ * matched an untagged Ethernet frame with an IPv4 header (any IHL, not a
+ * fragment) or an IPv6 header without extension header. Anything that does
+ * not look like that counts as wanted: the software path decides.
+ */
+static inline bool
+marked_wants(const struct fc_action *a, const struct rte_mbuf *mb)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(mb);
+	uint32_t l4;
+	uint8_t proto;
+	struct fc_pkt pk;
+
+	if (likely(a->interest == 0))
+		return false;
+	if (a->interest & FC_INTEREST_ALL || len < RTE_ETHER_HDR_LEN + 40)
+		return true;
+	if (p[12] == 0x08 && p[13] == 0x00) {
+		l4 = RTE_ETHER_HDR_LEN + (uint32_t)(p[14] & 0x0f) * 4;
+		proto = p[RTE_ETHER_HDR_LEN + 9];
+	} else if (p[12] == 0x86 && p[13] == 0xdd) {
+		l4 = RTE_ETHER_HDR_LEN + 40;
+		proto = p[RTE_ETHER_HDR_LEN + 6];
+	} else {
+		return true;
+	}
+	pk.tcp_flags = 0;
+	if (proto == IPPROTO_TCP) {
+		if (len < l4 + 14)
+			return true;
+		pk.tcp_flags = p[l4 + 13];
+	}
+	return rule_engine_wants(a, &pk);
+}
+
+/*
+ * Step 0 (offload): take the marked packets whose entry decides them alone
+ * (see ofl_mark_check() for why a live mark is enough: no key compare);
+ * compact the others in @p m, in order, for the software path.
+ * @return packets left in @p m.
+ */
+static unsigned int
+marked_burst(struct gufc_lcore *lc, const struct ofl_marks *mk, uint16_t in_port,
+	struct rte_mbuf **m, unsigned int n, uint32_t now, struct rte_mbuf **out, uint16_t *dest,
+	unsigned int *no)
+{
+	struct gufc_app *app = lc->app;
+	struct gufc_stats *st = &lc->st;
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)app->eng;
+	uint32_t gen = __atomic_load_n(&v->gen, __ATOMIC_ACQUIRE);
+	unsigned int left = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *mb = m[i];
+		struct fc_table *t;
+		struct fc_action a;
+		unsigned int fam;
+		uint32_t mark, idx;
+
+		if (!ofl_mbuf_mark(mb, &mark)) {
+			m[left++] = mb;
+			continue;
+		}
+		if (unlikely(!ofl_mark_check(mk, mark, &fam, &idx))) {
+			st->hw_fallback++;
+			m[left++] = mb;
+			continue;
+		}
+		t = fam ? app->tab6 : app->tab4;
+		if (unlikely(!ofl_entry_read(t, idx, &a) || a.gen != gen ||
+			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & FC_ACT_F_NAT) ||
+			    marked_wants(&a, mb))) {
+			st->hw_fallback++;
+			m[left++] = mb;
+			continue;
+		}
+		st->hw_classified++;
+		st->rx_bytes += mb->pkt_len;
+		fc_table_touch(t, idx, mb->pkt_len, now);
+		out[*no] = mb;
+		dest[(*no)++] = gufc_dest(app, a.channel, a.out_port, in_port);
+	}
+	return left;
+}
+
 static void
 rx_burst_process(struct gufc_lcore *lc, uint16_t port, struct rte_mbuf **m, unsigned int n,
 	uint32_t now)
@@ -208,6 +304,8 @@ rx_burst_process(struct gufc_lcore *lc, uint16_t port, struct rte_mbuf **m, unsi
 	unsigned int n4 = 0, n6 = 0, no = 0, nu = 0, nd = 0;
 	unsigned int i;
 
+	if (app->ofl_marks != NULL)
+		n = marked_burst(lc, app->ofl_marks, port, m, n, now, out, dest, &no);
 	fc_parse_burst(m, n, pkts, res);
 	fc_locals_mark_burst(app->locals, pkts, n);
 

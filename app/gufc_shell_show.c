@@ -35,11 +35,19 @@ rules_fn(struct gufc_app *app, void *arg)
 	struct rules_arg *a = arg;
 	const struct rule_set *s = rule_engine_rules(app->eng);
 	unsigned int count = s != NULL ? rule_set_rule_count(s) : 0;
+	struct rule_counters_snap *snap;
 
 	a->max = RTE_MIN(a->max, count);
 	a->rows = calloc(a->max ? a->max : 1, sizeof(*a->rows));
 	if (a->rows == NULL)
 		return -ENOMEM;
+	/* One walk of the flows for all rules, not one per rule. */
+	snap = rule_engine_counters_snap(app->eng);
+	if (snap == NULL) {
+		free(a->rows);
+		a->rows = NULL;
+		return -ENOMEM;
+	}
 	for (unsigned int t = 0; s != NULL && t < RULE_TABLE__COUNT; t++)
 		for (unsigned int ch = 0; ch < rule_set_chain_count(s, t); ch++) {
 			const struct rule_chain *chain = rule_set_chain_at(s, t, ch);
@@ -53,11 +61,12 @@ rules_fn(struct gufc_app *app, void *arg)
 				snprintf(r->chain, sizeof(r->chain), "%s", chain->name);
 				r->packets = 0;
 				r->bytes = 0;
-				rule_engine_rule_counters(app->eng, r->id, &r->packets, &r->bytes);
+				rule_counters_snap_get(snap, r->id, &r->packets, &r->bytes);
 				if (rule_format(&chain->rules[i], r->text, sizeof(r->text)) < 0)
 					snprintf(r->text, sizeof(r->text), "?");
 			}
 		}
+	rule_counters_snap_free(snap);
 	return 0;
 }
 
@@ -392,7 +401,7 @@ sh_cmd_show(struct sh_ctx *c)
 	if (what == NULL)
 		return sh_err(c, -EINVAL, c->l->tok[0],
 			"show what? stats, ports, flows, flow, rules, channels, drops, locals, "
-			"routes, pending");
+			"routes, pending, offload");
 	if (strcmp(what, "stats") == 0)
 		return show_stats(c);
 	if (strcmp(what, "drops") == 0)
@@ -419,6 +428,12 @@ sh_cmd_show(struct sh_ctx *c)
 			fprintf(c->out, "no local prefixes\n");
 		return rc;
 	}
+	if (strcmp(what, "offload") == 0) {
+		rc = no_more(c, 2);
+		if (rc == 0)
+			gufc_offload_dump(c->app, c->out);
+		return rc;
+	}
 	if (strcmp(what, "routes") == 0) {
 		rc = no_more(c, 2);
 		if (rc != 0)
@@ -431,5 +446,5 @@ sh_cmd_show(struct sh_ctx *c)
 	}
 	return sh_err(c, -EINVAL, what,
 		"show what? stats, ports, flows, flow, rules, channels, drops, locals, routes, "
-		"pending");
+		"pending, offload");
 }

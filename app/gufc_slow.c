@@ -15,6 +15,14 @@
  * transmits, so one TX queue per port suffices); pcap and discard channels
  * are drained with chan_drain_all. APP channels belong to their secondary
  * process.
+ *
+ * Per-flow channels: the engine asks (gufc_chan_flow_alloc) when a flow is
+ * accepted into a channel; for one declared "perflow" the flow gets a ring
+ * of its own from the pool, "<parent>.<n>", with the parent's consumer. The
+ * engine gives it back (gufc_chan_flow_free) once both entries of the flow
+ * are gone and no RX lcore can still enqueue to it; whatever is left in the
+ * ring is drained by the consumer (pcap, discard: delivered) or flushed
+ * (tx, app: counted as the "flushed" drop through the channel totals).
  */
 
 #include <errno.h>
@@ -75,6 +83,8 @@ gufc_drop_from_rule(unsigned int d)
 		return GUFC_DROP_MODULE;
 	case RULE_DROP_BAD_PACKET:
 		return GUFC_DROP_BAD_PACKET;
+	case RULE_DROP_CT_CLASH:
+		return GUFC_DROP_CT_CLASH;
 	default:
 		return GUFC_DROP_ENGINE_ERROR;
 	}
@@ -312,6 +322,7 @@ slow_control(struct gufc_app *app)
 		case GUFC_CTL_COMMIT:
 			msg->result = rule_engine_commit(app->eng, msg->set);
 			msg->set = NULL;
+			gufc_offload_commit(app); /* no stale hardware DROP once acknowledged */
 			s->next_cls_tsc = 0; /* ask for a classifier at once */
 			break;
 		case GUFC_CTL_CLS_READY:
@@ -391,6 +402,7 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 		s->next_step_tsc = tsc + app->hz / 1000;
 		rule_engine_step(app->eng, now, STEP_BUDGET);
 	}
+	gufc_offload_poll(app, now); /* heavy hitters to hardware, about every ms */
 	slow_cls_request(app, tsc);
 	return work;
 }
@@ -494,6 +506,28 @@ gufc_slow_busy(struct gufc_app *app)
 			return true;
 	}
 	return false;
+}
+
+int
+gufc_chan_flow_alloc(void *arg, uint16_t channel)
+{
+	struct gufc_app *app = arg;
+
+	if (channel >= RTE_DIM(app->chan_perflow) || !app->chan_perflow[channel])
+		return -ENOTSUP;
+	return chan_flow_alloc(app->chans, channel);
+}
+
+int
+gufc_chan_flow_free(void *arg, uint16_t id)
+{
+	struct gufc_app *app = arg;
+	int rc = chan_flow_free(app->chans, id);
+
+	/* A TX channel's id may come back as another kind: rebuild the TX map soon. */
+	if (rc == 0 && app->slow != NULL)
+		app->slow->next_tx_refresh_tsc = 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------------------ */

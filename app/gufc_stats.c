@@ -78,6 +78,8 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 		s->non_ip_pass += l->non_ip_pass;
 		s->loops += l->loops;
 		s->busy_loops += l->busy_loops;
+		s->hw_classified += l->hw_classified;
+		s->hw_fallback += l->hw_fallback;
 		for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
 			s->drops[d] += l->drops[d];
 	}
@@ -92,6 +94,12 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	/* Fragments that went into a datagram (the datagram counts once). */
 	if (s->frag_in > s->frag_out + s->frag_dropped)
 		s->drops[GUFC_DROP_FRAG_MERGED] = s->frag_in - s->frag_out - s->frag_dropped;
+	/* Packets a hardware DROP rule took never reached rte_eth_rx_burst()'s
+	 * caller: they count as received and dropped (hw_drop). */
+	gufc_offload_totals(app, &t->ofl);
+	s->drops[GUFC_DROP_HW_DROP] = t->ofl.port.hw_dropped;
+	s->rx += t->ofl.port.hw_dropped;
+	s->rx_bytes += t->ofl.port.hw_dropped_bytes;
 	t->delivered = t->ct.consumed - RTE_MIN(t->ct.consumed, s->drops[GUFC_DROP_TX_FULL]);
 	for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
 		t->drops_total += s->drops[d];
@@ -109,6 +117,15 @@ hit_rate(const struct gufc_totals *t)
 	uint64_t l = t->sum.hits + t->sum.misses;
 
 	return l ? 100.0 * (double)t->sum.hits / (double)l : 0.0;
+}
+
+/* Share of received packets the NIC classified (marked and taken, or dropped), %. */
+static double
+hw_share(const struct gufc_totals *t)
+{
+	uint64_t hw = t->sum.hw_classified + t->ofl.port.hw_dropped;
+
+	return t->sum.rx ? 100.0 * (double)hw / (double)t->sum.rx : 0.0;
 }
 
 void
@@ -169,6 +186,19 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (s->non_ip_pass != 0)
 		fprintf(f, "%-28s %14" PRIu64 "\n", "non-ip passed", s->non_ip_pass);
 	fprintf(f, "%-28s %14" PRIu64 "\n", "transmitted (tx channels)", s->tx_pkts);
+	if (t->ofl.on) {
+		const struct ofl_policy_stats *p = &t->ofl.pol;
+
+		fprintf(f, "%-28s %13.1f%%  (marked %" PRIu64 ", hw_drop %" PRIu64
+			", mark fallback %" PRIu64 ")\n", "hw classified", hw_share(t),
+			s->hw_classified, t->ofl.port.hw_dropped, s->hw_fallback);
+		fprintf(f, "%-28s %14" PRIu64 "  (refused %" PRIu64 ", table full %" PRIu64
+			", capped %" PRIu64 ", in hw now %u)\n", "flows offloaded", p->offloaded,
+			p->offload_refused, p->offload_full, p->capped, p->in_hw);
+		fprintf(f, "%-28s %14" PRIu64 "  (gone %" PRIu64 ", changed %" PRIu64 ", cold %"
+			PRIu64 ", commit %" PRIu64 ")\n", "flows back to software", p->removed,
+			p->removed_gone, p->removed_changed, p->removed_cold, p->removed_commit);
+	}
 
 	fprintf(f, "\nchannels:\n  %-18s %-8s %12s %12s %10s %10s\n", "name", "kind", "enqueued",
 		"consumed", "full", "flushed");
@@ -186,6 +216,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	}
 
 	if (set != NULL && rule_set_rule_count(set) != 0) {
+		/* One walk of the flows for all rules (NULL: no memory, zeros printed). */
+		struct rule_counters_snap *snap = rule_engine_counters_snap(app->eng);
+
 		fprintf(f, "\nrules (packets of flows each rule decided):\n  %6s %12s  %-10s %s\n",
 			"id", "packets", "chain", "rule");
 		for (unsigned int tb = 0; tb < RULE_TABLE__COUNT; tb++)
@@ -196,13 +229,14 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 					char txt[512];
 					uint64_t pk = 0, by = 0;
 
-					rule_engine_rule_counters(app->eng, ch->rules[i].id, &pk, &by);
+					rule_counters_snap_get(snap, ch->rules[i].id, &pk, &by);
 					if (rule_format(&ch->rules[i], txt, sizeof(txt)) < 0)
 						strcpy(txt, "?");
 					fprintf(f, "  %6u %12" PRIu64 "  %-10s %s\n", ch->rules[i].id,
 						pk, ch->name, txt);
 				}
 			}
+		rule_counters_snap_free(snap);
 	}
 
 	fprintf(f, "\naccounting: rx %" PRIu64 " == delivered %" PRIu64 " + drops %" PRIu64 ": ",
@@ -240,6 +274,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 {
 	const struct gufc_stats *s = &t->sum;
 	const struct rule_set *set = app->eng ? rule_engine_rules(app->eng) : NULL;
+	struct rule_counters_snap *snap;
 	bool first = true;
 	FILE *f = fopen(path, "w");
 
@@ -265,7 +300,12 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"refused\": %" PRIu64 "},\n",
 		t->es.flows, t->es.replies, t->es.removed, t->t4.occupancy + t->t6.occupancy,
 		t->t4.occupancy, t->t6.occupancy, t->t4.capacity, t->t4.evictions + t->t6.evictions,
-		t->t4.aged + t->t6.aged, t->t4.refused + t->t6.refused);
+		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused);
+	fprintf(f,
+		"  \"perflow\": {\"given\": %" PRIu64 ", \"fallback\": %" PRIu64
+		", \"freed\": %" PRIu64 ", \"free_failed\": %" PRIu64 ", \"live\": %u},\n",
+		t->es.chan_flows, t->es.chan_flow_fallback, t->es.chan_flow_freed,
+		t->es.chan_flow_free_fail, t->ct.flow_channels);
 	fprintf(f,
 		"  \"cache\": {\"hits\": %" PRIu64 ", \"misses\": %" PRIu64
 		", \"hit_rate\": %.4f},\n",
@@ -282,6 +322,32 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "  \"transmitted\": %" PRIu64 ",\n  \"non_ip_passed\": %" PRIu64 ",\n",
 		s->tx_pkts, s->non_ip_pass);
+	{
+		const struct ofl_policy_stats *p = &t->ofl.pol;
+		const struct ofl_port_stats *ps = &t->ofl.port;
+
+		fprintf(f,
+			"  \"offload\": {\"backend\": \"%s\", \"ports\": %u, \"hw_classified\": %"
+			PRIu64 ", \"hw_fallback\": %" PRIu64 ", \"hw_dropped\": %" PRIu64
+			", \"hw_share\": %.4f,\n    \"hw_matched\": %" PRIu64 ", \"hw_marked\": %"
+			PRIu64 ", \"rules_created\": %" PRIu64 ", \"rules_destroyed\": %" PRIu64
+			", \"create_failed\": %" PRIu64 ", \"rules\": %u,\n",
+			ofl_backend_name((enum ofl_backend)(app->cfg.set.offload & 3)),
+			t->ofl.n_ports, s->hw_classified, s->hw_fallback, ps->hw_dropped,
+			hw_share(t) / 100.0, ps->hw_matched, ps->hw_marked, ps->rules_created,
+			ps->rules_destroyed, ps->create_failed, ps->rules);
+		fprintf(f,
+			"    \"scanned\": %" PRIu64 ", \"candidates\": %" PRIu64 ", \"capped\": %"
+			PRIu64 ", \"queued\": %" PRIu64 ", \"queue_full\": %" PRIu64
+			", \"offloaded\": %" PRIu64 ", \"offload_refused\": %" PRIu64
+			", \"offload_full\": %" PRIu64 ",\n    \"removed\": %" PRIu64
+			", \"removed_gone\": %" PRIu64 ", \"removed_changed\": %" PRIu64
+			", \"removed_cold\": %" PRIu64 ", \"removed_commit\": %" PRIu64
+			", \"in_hw\": %u, \"pending\": %u},\n",
+			p->scanned, p->candidates, p->capped, p->queued, p->queue_full, p->offloaded,
+			p->offload_refused, p->offload_full, p->removed, p->removed_gone,
+			p->removed_changed, p->removed_cold, p->removed_commit, p->in_hw, p->pending);
+	}
 
 	fprintf(f, "  \"channels\": [");
 	first = true;
@@ -305,6 +371,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 	}
 	fprintf(f, "\n  ],\n  \"rules\": [");
 	first = true;
+	snap = set != NULL ? rule_engine_counters_snap(app->eng) : NULL;
 	for (unsigned int tb = 0; set != NULL && tb < RULE_TABLE__COUNT; tb++)
 		for (unsigned int c = 0; c < rule_set_chain_count(set, tb); c++) {
 			const struct rule_chain *ch = rule_set_chain_at(set, tb, c);
@@ -313,7 +380,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 				char txt[512];
 				uint64_t pk = 0, by = 0;
 
-				rule_engine_rule_counters(app->eng, ch->rules[i].id, &pk, &by);
+				rule_counters_snap_get(snap, ch->rules[i].id, &pk, &by);
 				if (rule_format(&ch->rules[i], txt, sizeof(txt)) < 0)
 					strcpy(txt, "?");
 				fprintf(f, "%s\n    {\"id\": %u, \"table\": \"%s\", \"chain\": ",
@@ -326,6 +393,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 				first = false;
 			}
 		}
+	rule_counters_snap_free(snap);
 	fprintf(f, "\n  ],\n");
 	fprintf(f,
 		"  \"accounting\": {\"ok\": %s, \"discrepancy\": %" PRId64 "},\n"

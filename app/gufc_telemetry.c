@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * app/gufc_telemetry.c — gufc's rte_telemetry commands: /gufc/stats,
- * /gufc/drops, /gufc/channels, /gufc/rules and /gufc/flows (param: how
- * many flows, default 32). dpdk-telemetry.py -f PREFIX queries them.
+ * /gufc/drops, /gufc/channels, /gufc/rules, /gufc/flows (param: how
+ * many flows, default 32) and /gufc/offload. dpdk-telemetry.py -f PREFIX queries them.
  *
  * Telemetry callbacks run in the telemetry library's socket thread, which
  * is no lcore: a callback posts its request to the main lcore and waits.
@@ -271,6 +271,55 @@ tel_flows(struct gufc_app *app, struct tel_req *r)
 	return tel_cols_end(&c, r->d, 0);
 }
 
+/* /gufc/offload: backend, summed port counters, policy counters; caps per port. */
+static int
+tel_offload(struct gufc_app *app, struct tel_req *r)
+{
+	struct rte_tel_data *d = r->d;
+	struct gufc_totals t;
+	const struct ofl_policy_stats *p = &t.ofl.pol;
+	char key[32], caps[128];
+
+	gufc_stats_sum(app, &t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "backend",
+		ofl_backend_name((enum ofl_backend)(app->cfg.set.offload & 3)));
+#define U(name, val) rte_tel_data_add_dict_u64(d, name, (uint64_t)(val))
+	U("hw_classified", t.sum.hw_classified);
+	U("hw_fallback", t.sum.hw_fallback);
+	U("hw_dropped", t.ofl.port.hw_dropped);
+	U("hw_matched", t.ofl.port.hw_matched);
+	U("hw_marked", t.ofl.port.hw_marked);
+	U("rules", t.ofl.port.rules);
+	U("rules_created", t.ofl.port.rules_created);
+	U("rules_destroyed", t.ofl.port.rules_destroyed);
+	U("create_failed", t.ofl.port.create_failed);
+	U("scanned", p->scanned);
+	U("candidates", p->candidates);
+	U("capped", p->capped);
+	U("queued", p->queued);
+	U("queue_full", p->queue_full);
+	U("offloaded", p->offloaded);
+	U("offload_refused", p->offload_refused);
+	U("offload_full", p->offload_full);
+	U("removed", p->removed);
+	U("removed_gone", p->removed_gone);
+	U("removed_changed", p->removed_changed);
+	U("removed_cold", p->removed_cold);
+	U("removed_commit", p->removed_commit);
+	U("in_hw", p->in_hw);
+	U("pending", p->pending);
+#undef U
+	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+		if (app->ofl[pid] == NULL || ofl_port_caps_format(app->ofl[pid], caps,
+			sizeof(caps)) < 0)
+			continue;
+		snprintf(key, sizeof(key), "port%u_caps", pid);
+		rte_tel_data_add_dict_string(d, key, caps);
+	}
+	return 0;
+}
+
 static int
 tel_answer(struct gufc_app *app, struct tel_req *r)
 {
@@ -284,6 +333,8 @@ tel_answer(struct gufc_app *app, struct tel_req *r)
 		return tel_rules(app, r);
 	if (strcmp(r->cmd, "/gufc/flows") == 0)
 		return tel_flows(app, r);
+	if (strcmp(r->cmd, "/gufc/offload") == 0)
+		return tel_offload(app, r);
 	return -ENOENT;
 }
 
@@ -362,6 +413,8 @@ gufc_telemetry_init(struct gufc_app *app)
 			"No parameters" },
 		{ "/gufc/flows", "gufc flows, as columns. Parameter: how many (default 32, "
 			"at most 128)" },
+		{ "/gufc/offload", "gufc offload: backend, capabilities per port, hardware and "
+			"policy counters (the shell's 'show offload'). No parameters" },
 	};
 	int rc;
 

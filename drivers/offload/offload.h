@@ -327,7 +327,9 @@ ofl_mark_check(const struct ofl_marks *mk, uint32_t mark, unsigned int *fam, uin
 	unsigned int f = (mark & OFL_MARK_V6) ? 1 : 0;
 	uint32_t i = mark & OFL_MARK_IDX_MASK;
 
-	if (unlikely(mk == NULL || i >= mk->cap[f]))
+	/* Tag 0 is never made: without this, mark 0 (or any tag-0 mark) would
+	 * equal the 0 of a slot nobody offloaded. */
+	if (unlikely(mk == NULL || (mark >> OFL_MARK_TAG_SHIFT) == 0 || i >= mk->cap[f]))
 		return false;
 	if (__atomic_load_n(&mk->live[f][i], __ATOMIC_ACQUIRE) != mark)
 		return false;

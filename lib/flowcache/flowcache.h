@@ -393,7 +393,7 @@ struct fc_entry {
 	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
 	uint32_t timeout;      /**< idle timeout, in the caller's time units */
 	struct fc_action act;  /**< the cached decision */
-	uint32_t created;      /**< insertion time */
+	uint32_t created;      /**< insertion time (free slot: the table's own link) */
 	uint32_t last_seen;    /**< coarse time of the last hit */
 	uint64_t packets;      /**< packets that hit this entry */
 	uint64_t bytes;        /**< bytes that hit this entry */
@@ -533,6 +533,16 @@ int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
  */
 int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
 	uint32_t timeout);
+
+/**
+ * Set the generation (fc_action::gen) of entry @p idx alone: one 32-bit
+ * store, no sequence bump, so readers copy the old or the new generation
+ * with the rest of the action unchanged. For revalidation that finds an
+ * entry unaffected by the changes since its generation.
+ * @return 0, -ENOENT.
+ * Context: writer only.
+ */
+int fc_table_set_gen(struct fc_table *t, uint32_t idx, uint32_t gen);
 
 /**
  * Delete entry @p idx (no remove_cb). Its slot is reused only after a grace

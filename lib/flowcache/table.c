@@ -17,21 +17,35 @@
  *    action between an acquire load of seq and a re-check; any change, an odd
  *    or a zero seq is a miss, never a torn copy.
  *  - Deletion stores seq 0 (release) before the key leaves the hash. The key
- *    slot, and with it the entry, goes to rte_hash's RCU defer queue
- *    (rte_hash_rcu_qsbr_add, defer-queue mode): it is handed out again only
- *    after every registered reader has reported a quiescent state, so a
- *    reader still copying an entry it found never sees it rewritten for
- *    another key.
+ *    slot, and with it the entry, waits out an RCU grace period (see below):
+ *    it is handed out again only after every registered reader has reported
+ *    a quiescent state, so a reader still copying an entry it found never
+ *    sees it rewritten for another key.
  *
- * Capacity: the hash is sized capacity + headroom key slots (headroom =
- * max(capacity / 8, 64)); the table itself refuses or evicts once `capacity`
+ * Capacity: the hash has capacity + headroom key slots (headroom =
+ * max(capacity / 64, 64)); the table itself refuses or evicts once `capacity`
  * entries are live. The headroom lets deleted slots wait out their grace
  * period while the table stays usable at full occupancy: exactly `capacity`
  * flows always fit as long as readers keep reporting quiescence. If readers
- * stall long enough that the headroom is all waiting in the defer queue, an
+ * stall long enough that the headroom is all waiting for a grace period, an
  * insert fails with -ENOSPC (counted as refused) instead of blocking.
- * EXT_TABLE makes a full hash mean "no free key slot", never a cuckoo-path
- * failure.
+ * No extendable-bucket table: rte_hash sizes its buckets to the next power
+ * of two of the key slots, and the key-slot count is raised where needed so
+ * that `capacity` live keys fill at most 15/16 of the bucket slots, where a
+ * cuckoo insert does not fail in practice. Should one fail anyway, EVICT_IDLE
+ * evicts and retries a bounded number of times, then refuses (counted).
+ *
+ * Grace periods are the table's own, not rte_hash's defer queue (whose ring
+ * costs 16 bytes per key slot): deleted slots are chained through their
+ * (dead) entries' `created` field into small batches, each with the RCU
+ * token started after its latest removal; a batch's slots go back to the
+ * hash (rte_hash_free_key_with_position) once every reader has passed that
+ * token. A bounded ring of batches, the open one unbounded when the ring is
+ * full, so no deletion ever fails for want of queue space.
+ *
+ * Keys of live entries are read straight from rte_hash's key store (its
+ * base and stride are learned and checked at creation), not through
+ * rte_hash_get_key_with_position(), which re-hashes and looks the key up.
  *
  * Other choices: eviction considers every live entry (timeout 0 included)
  * among evict_scan live entries from a rotating cursor; aging counts every
@@ -80,12 +94,20 @@ RTE_LOG_REGISTER(fc_table_logtype, gufc.flowcache, NOTICE);
 #define FC_TABLE_CAPACITY_MAX (1u << 28)
 /** Fewest spare key slots for deleted entries waiting out their grace period. */
 #define FC_TABLE_HEADROOM_MIN 64u
+/** Spare key slots per live entry: 1 / FC_TABLE_HEADROOM_DIV of the capacity. */
+#define FC_TABLE_HEADROOM_DIV 64u
 /** Default entries examined by an eviction. */
 #define FC_TABLE_EVICT_SCAN_DEFAULT 1024u
-/** Defer-queue length that triggers reclamation on delete. */
-#define FC_TABLE_DQ_TRIGGER 32u
-/** Most defer-queue entries reclaimed in one go. */
+/** Slots waiting for a grace period that make an insert try to reclaim. */
+#define FC_TABLE_DQ_TRIGGER 8u
+/** Most slots reclaimed in one go. */
 #define FC_TABLE_DQ_RECLAIM_MAX 64u
+/** Slots in the open batch before it joins the ring. */
+#define FC_TABLE_DQ_BATCH 8u
+/** Batches the ring holds; while it is full the open batch grows unbounded. */
+#define FC_TABLE_DQ_BATCHES 64u
+/** Evict-and-retry rounds after a cuckoo insert failure (EVICT_IDLE). */
+#define FC_TABLE_ADD_RETRIES 4u
 
 /**
  * Per-reader counters. Owner: the table. Written only by reader `i` (plain
@@ -97,6 +119,17 @@ struct fc_reader_stats {
 	uint64_t hits;
 	uint64_t misses;
 } __rte_cache_aligned;
+
+/**
+ * Deleted slots waiting for one grace period: a chain through the dead
+ * entries' `created` fields, from @c head to @c tail. Writer-owned.
+ */
+struct fc_defer_batch {
+	uint64_t token; /**< rte_rcu_qsbr_start() after the last deletion */
+	uint32_t head;
+	uint32_t tail;
+	uint32_t n;
+};
 
 /**
  * The flow table. Lives in a memzone named after the table (so names are
@@ -115,6 +148,8 @@ struct fc_table {
 	uint32_t key_size;		/**< 16 or 48 */
 	uint32_t seed;			/**< CRC seed of the hash */
 	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
+	uint8_t *key_base;		/**< key of position 0 in rte_hash's key store, or NULL */
+	size_t key_stride;		/**< bytes from one position's key to the next */
 	uint32_t max_readers;
 	uint8_t family;
 
@@ -132,6 +167,13 @@ struct fc_table {
 	uint64_t evictions;
 	uint64_t refused;
 	uint64_t aged;
+
+	/* Deleted slots waiting for a grace period (writer-owned). */
+	struct fc_defer_batch dq[FC_TABLE_DQ_BATCHES]; /**< ring, oldest at dq_first */
+	uint32_t dq_first;
+	uint32_t dq_n;
+	struct fc_defer_batch dq_open; /**< the batch deletions join now */
+	uint32_t n_deferred;	       /**< slots in dq[] and dq_open */
 
 	/* Lifetime. */
 	const struct rte_memzone *mz;
@@ -175,6 +217,159 @@ slot_live(const struct fc_table *t, uint32_t idx)
 	return __atomic_load_n(&t->entries[idx].seq, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* The key of live position @p idx: from the key store, else through rte_hash. */
+static inline const void *
+slot_key(const struct fc_table *t, uint32_t idx)
+{
+	void *key;
+
+	if (likely(t->key_base != NULL))
+		return t->key_base + (size_t)idx * t->key_stride;
+	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0)
+		return NULL;
+	return key;
+}
+
+/*
+ * Key slots for @p capacity live entries: the headroom for slots waiting out
+ * a grace period, raised where needed so that the live keys fill at most
+ * 15/16 of the bucket slots (rte_hash: the next power of two of the slots).
+ */
+static uint32_t
+slots_for(uint32_t capacity)
+{
+	uint32_t n = capacity +
+		     RTE_MAX(capacity / FC_TABLE_HEADROOM_DIV, FC_TABLE_HEADROOM_MIN);
+	uint64_t bucket_slots = rte_align64pow2(n);
+
+	if ((uint64_t)capacity * 16 > bucket_slots * 15)
+		n = (uint32_t)bucket_slots + 1;
+	return n;
+}
+
+/*
+ * Learn where rte_hash keeps the key of each position: add three keys,
+ * derive base and stride from two and check them on the third, then remove
+ * them again. Without a consistent answer key_base stays NULL and keys are
+ * read through rte_hash_get_key_with_position().
+ */
+static void
+learn_key_store(struct fc_table *t)
+{
+	uint8_t k[3][sizeof(struct fc_key_v6)];
+	void *kp[3];
+	int32_t pos[3];
+	unsigned int i, n;
+	intptr_t d;
+
+	t->key_base = NULL;
+	for (n = 0; n < 3; n++) {
+		memset(k[n], 0, sizeof(k[n]));
+		k[n][0] = (uint8_t)(0xa0 + n);
+		k[n][1] = 0x5a;
+		pos[n] = rte_hash_add_key(t->h, k[n]);
+		if (pos[n] < 0)
+			break;
+		if (rte_hash_get_key_with_position(t->h, pos[n], &kp[n]) != 0) {
+			n++;
+			goto out;
+		}
+	}
+	if (n < 3 || pos[0] == pos[1])
+		goto out;
+	d = (intptr_t)kp[1] - (intptr_t)kp[0];
+	if (d % (pos[1] - pos[0]) != 0)
+		goto out;
+	d /= pos[1] - pos[0];
+	if (d < (intptr_t)t->key_size)
+		goto out;
+	for (i = 0; i < 3; i++)
+		if ((intptr_t)kp[i] - (intptr_t)pos[i] * d != (intptr_t)kp[0] - (intptr_t)pos[0] * d ||
+			memcmp(kp[i], k[i], t->key_size) != 0)
+			goto out;
+	t->key_stride = (size_t)d;
+	t->key_base = (uint8_t *)kp[0] - (intptr_t)pos[0] * d;
+out:
+	for (i = 0; i < n; i++) {
+		if (pos[i] < 0)
+			continue;
+		rte_hash_del_key(t->h, k[i]);
+		rte_hash_free_key_with_position(t->h, pos[i]);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Grace periods                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Move the open batch to the ring, if it has slots and the ring has room. */
+static void
+dq_close(struct fc_table *t)
+{
+	if (t->dq_open.n == 0 || t->dq_n == FC_TABLE_DQ_BATCHES)
+		return;
+	t->dq[(t->dq_first + t->dq_n) % FC_TABLE_DQ_BATCHES] = t->dq_open;
+	t->dq_n++;
+	t->dq_open.n = 0;
+}
+
+/* Position @p pos left the hash: its slot waits for a grace period. */
+static void
+dq_defer(struct fc_table *t, uint32_t pos)
+{
+	struct fc_defer_batch *o = &t->dq_open;
+
+	t->entries[pos].created = FC_INDEX_NONE;
+	if (o->n == 0)
+		o->head = pos;
+	else
+		t->entries[o->tail].created = pos;
+	o->tail = pos;
+	o->n++;
+	/*
+	 * The batch's grace period starts after its latest removal (release:
+	 * the removal is visible first), so each slot waits for at most
+	 * FC_TABLE_DQ_BATCH - 1 later removals besides its own grace period.
+	 */
+	o->token = rte_rcu_qsbr_start(t->qsv);
+	t->n_deferred++;
+	if (o->n >= FC_TABLE_DQ_BATCH)
+		dq_close(t);
+}
+
+/* Give back to the hash at most @p max slots whose grace period is over. */
+static unsigned int
+dq_reclaim(struct fc_table *t, unsigned int max)
+{
+	unsigned int freed = 0;
+
+	while (freed < max) {
+		struct fc_defer_batch *b;
+
+		if (t->dq_n == 0)
+			dq_close(t);
+		if (t->dq_n == 0)
+			break;
+		b = &t->dq[t->dq_first];
+		if (rte_rcu_qsbr_check(t->qsv, b->token, false) != 1)
+			break;
+		for (; b->n > 0 && freed < max; freed++) {
+			uint32_t pos = b->head;
+
+			b->head = t->entries[pos].created;
+			b->n--;
+			t->entries[pos].created = 0;
+			rte_hash_free_key_with_position(t->h, (int32_t)pos);
+		}
+		if (b->n == 0) {
+			t->dq_first = (t->dq_first + 1) % FC_TABLE_DQ_BATCHES;
+			t->dq_n--;
+		}
+	}
+	t->n_deferred -= freed;
+	return freed;
+}
+
 static bool
 params_valid(const struct fc_table_params *p)
 {
@@ -216,10 +411,8 @@ fc_table_create(const struct fc_table_params *p)
 	char mz_name[RTE_MEMZONE_NAMESIZE];
 	char h_name[RTE_HASH_NAMESIZE];
 	struct rte_hash_parameters hp;
-	struct rte_hash_rcu_config rc;
 	const struct rte_memzone *mz;
 	struct fc_table *t;
-	uint32_t headroom;
 	size_t sz;
 	int err;
 
@@ -241,12 +434,11 @@ fc_table_create(const struct fc_table_params *p)
 	t->mz = mz;
 	snprintf(t->name, sizeof(t->name), "%s", p->name);
 
-	headroom = RTE_MAX(p->capacity / 8, FC_TABLE_HEADROOM_MIN);
 	t->family = p->family;
 	t->key_size =
 		p->family == FC_AF_INET4 ? sizeof(struct fc_key_v4) : sizeof(struct fc_key_v6);
 	t->capacity = p->capacity;
-	t->n_slots = p->capacity + headroom;
+	t->n_slots = slots_for(p->capacity);
 	t->max_readers = p->max_readers;
 	t->full_policy = p->full_policy;
 	t->evict_scan = p->evict_scan != 0 ? p->evict_scan : FC_TABLE_EVICT_SCAN_DEFAULT;
@@ -285,7 +477,7 @@ fc_table_create(const struct fc_table_params *p)
 	hp.hash_func = rte_hash_crc;
 	hp.hash_func_init_val = t->seed;
 	hp.socket_id = p->socket_id;
-	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF;
 	t->h = rte_hash_create(&hp);
 	if (t->h == NULL) {
 		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
@@ -293,19 +485,7 @@ fc_table_create(const struct fc_table_params *p)
 			DEBUG, "table %s: rte_hash_create: %s", p->name, rte_strerror(rte_errno));
 		goto fail;
 	}
-
-	memset(&rc, 0, sizeof(rc));
-	rc.v = t->qsv;
-	rc.mode = RTE_HASH_QSBR_MODE_DQ;
-	rc.dq_size = 0; /* default: every key slot */
-	rc.trigger_reclaim_limit = FC_TABLE_DQ_TRIGGER;
-	rc.max_reclaim_size = FC_TABLE_DQ_RECLAIM_MAX;
-	if (rte_hash_rcu_qsbr_add(t->h, &rc) != 0) {
-		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
-		FC_TABLE_LOG(DEBUG, "table %s: rte_hash_rcu_qsbr_add: %s", p->name,
-			rte_strerror(rte_errno));
-		goto fail;
-	}
+	learn_key_store(t);
 	return t;
 
 fail:
@@ -324,7 +504,7 @@ fc_table_free(struct fc_table *t)
 {
 	if (t == NULL)
 		return;
-	rte_hash_free(t->h); /* also deletes the defer queue */
+	rte_hash_free(t->h); /* slots still waiting for a grace period go with it */
 	rte_free(t->entries);
 	rte_free(t->qsv);
 	rte_free(t->rstats);
@@ -492,12 +672,13 @@ static int
 table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 {
 	struct fc_entry *e = &t->entries[idx];
-	void *key;
+	const void *key;
 	int32_t ret;
 
 	if (e->seq == 0)
 		return -ENOENT;
-	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0) {
+	key = slot_key(t, idx);
+	if (key == NULL) {
 		FC_TABLE_LOG(DEBUG, "table %s: entry %u has no key", t->name, idx);
 		return -ENOENT;
 	}
@@ -516,6 +697,7 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 	ret = rte_hash_del_key_with_hash(t->h, key, fc_table_hash(t, key));
 	RTE_ASSERT(ret == (int32_t)idx);
 	RTE_SET_USED(ret);
+	dq_defer(t, idx);
 	wr_set32(&t->count, t->count - 1);
 	return 0;
 }
@@ -559,6 +741,7 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 	uint32_t timeout, uint32_t now)
 {
 	struct fc_entry *e;
+	unsigned int tries;
 	int32_t pos;
 
 	if (t == NULL || key == NULL || act == NULL)
@@ -574,13 +757,21 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 			goto refuse;
 	}
 
-	/*
-	 * Fails only when every spare slot is still waiting for a grace period
-	 * (readers not quiescent): refuse rather than wait.
-	 */
-	pos = rte_hash_add_key_with_hash(t->h, key, sig);
-	if (pos < 0)
-		goto refuse;
+	for (tries = 0;; tries++) {
+		if (t->n_deferred >= FC_TABLE_DQ_TRIGGER ||
+			(t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots))
+			dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
+		/* Every spare slot still waits for a grace period: refuse, never wait. */
+		if (t->count + t->n_deferred >= t->n_slots)
+			goto refuse;
+		pos = rte_hash_add_key_with_hash(t->h, key, sig);
+		if (pos >= 0)
+			break;
+		/* A cuckoo path failure (rare below 15/16 load): make room, bounded. */
+		if (t->full_policy != FC_FULL_EVICT_IDLE || tries >= FC_TABLE_ADD_RETRIES ||
+			t->count == 0 || table_evict(t, now) != 0)
+			goto refuse;
+	}
 	RTE_ASSERT((uint32_t)pos < t->n_slots);
 
 	e = &t->entries[pos];
@@ -623,6 +814,25 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	return 0;
 }
 
+/*
+ * Readers copy the action between two reads of seq; a lone aligned 32-bit
+ * store in the middle leaves every other field as it was, so either copy of
+ * gen is one the entry had.
+ */
+int
+fc_table_set_gen(struct fc_table *t, uint32_t idx, uint32_t gen)
+{
+	struct fc_entry *e;
+
+	if (t == NULL || idx >= t->n_slots)
+		return -ENOENT;
+	e = &t->entries[idx];
+	if (e->seq == 0)
+		return -ENOENT;
+	__atomic_store_n(&e->act.gen, gen, __ATOMIC_RELAXED);
+	return 0;
+}
+
 int
 fc_table_delete(struct fc_table *t, uint32_t idx)
 {
@@ -645,13 +855,9 @@ fc_table_entry(const struct fc_table *t, uint32_t idx)
 const void *
 fc_table_key(const struct fc_table *t, uint32_t idx)
 {
-	void *key;
-
 	if (fc_table_entry(t, idx) == NULL)
 		return NULL;
-	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0)
-		return NULL;
-	return key;
+	return slot_key(t, idx);
 }
 
 /* Walks slots, not buckets, so deleting the current entry is safe. */

@@ -6,8 +6,10 @@
  * through every module's on_insert and gets a forward entry (and a reply
  * entry for connections and NAT), a packet of a cached flow that hit an
  * interest bit goes through on_packet; entries that go (aging, eviction,
- * flush, deletion) take their peer and NAT binding with them. Commits and
- * revalidation: engine_commit.c; counters and listing: engine_info.c.
+ * flush, deletion) take their peer, NAT binding and per-flow channel with
+ * them. Aging is the engine's own (eng_age()): a connection is idle only
+ * when both of its entries are. Commits and revalidation: engine_commit.c;
+ * counters and listing: engine_info.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -68,6 +70,20 @@ eng_channel(struct rule_engine *eng, const char *name)
 	return (uint16_t)id;
 }
 
+/*
+ * Channel @p name for an entry that may hold a per-flow channel: the flow
+ * keeps its own ring as long as its rule still names the ring's parent.
+ */
+uint16_t
+eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name)
+{
+	uint16_t id = eng_channel(eng, name);
+
+	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == eng_chan_parent(a))
+		return a->channel;
+	return id;
+}
+
 void
 eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const struct fc_action *a,
 	struct fc_key *fk)
@@ -106,7 +122,7 @@ eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *
 		return rc;
 	a->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	a->rule_id = res.rule_id;
-	a->channel = eng_channel(eng, res.channel);
+	a->channel = eng_channel_keep(eng, a, res.channel);
 	a->gen = eng->gen;
 	return 0;
 }
@@ -157,29 +173,62 @@ eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding)
 	r->token = rte_rcu_qsbr_start(eng->qsv);
 	r->ptr = ptr;
 	r->binding = binding;
+	r->chan = -1;
 	return 0;
 }
 
-static void
+/* A per-flow channel goes back to the app after a grace period. */
+int
+eng_retire_chan(struct rule_engine *eng, uint16_t chan)
+{
+	int rc = eng_retire(eng, NULL, RULE_NAT_NONE);
+
+	if (rc == 0)
+		eng->ret[eng->n_ret - 1].chan = chan;
+	return rc;
+}
+
+/* @return false when a per-flow channel must be retried later (-EBUSY). */
+static bool
 retire_now(struct rule_engine *eng, const struct eng_retire *r)
 {
+	if (r->chan >= 0 && eng->p.chan_flow_free_fn != NULL) {
+		int rc = eng->p.chan_flow_free_fn(eng->p.cb_arg, (uint16_t)r->chan);
+
+		if (rc == -EBUSY)
+			return false;
+		if (rc < 0)
+			eng->st.chan_flow_free_fail++;
+		else
+			eng->st.chan_flow_freed++;
+	}
 	free(r->ptr);
 	if (r->binding != RULE_NAT_NONE)
 		mod_nat_release(eng->nat, r->binding);
+	return true;
 }
 
 void
 eng_retire_poll(struct rule_engine *eng)
 {
-	uint32_t done = 0;
+	uint16_t busy[32];
+	uint32_t done = 0, n_busy = 0;
 
 	/* Tokens grow: stop at the first grace period still running. */
-	while (done < eng->n_ret && rte_rcu_qsbr_check(eng->qsv, eng->ret[done].token, false) == 1)
-		retire_now(eng, &eng->ret[done++]);
+	while (done < eng->n_ret && n_busy < RTE_DIM(busy) &&
+		rte_rcu_qsbr_check(eng->qsv, eng->ret[done].token, false) == 1) {
+		if (!retire_now(eng, &eng->ret[done]))
+			busy[n_busy++] = (uint16_t)eng->ret[done].chan;
+		done++;
+	}
 	if (done == 0)
 		return;
 	memmove(eng->ret, &eng->ret[done], (eng->n_ret - done) * sizeof(*eng->ret));
 	eng->n_ret -= done;
+	/* Channels whose consumer is still attached: again after another grace period. */
+	for (uint32_t i = 0; i < n_busy; i++)
+		if (eng_retire_chan(eng, busy[i]) < 0)
+			eng->st.chan_flow_free_fail++;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -190,6 +239,13 @@ static void
 gone_one(struct rule_engine *eng, const struct fc_key *k, const struct fc_entry *e)
 {
 	struct rule_flow_gone g;
+
+	/* No reader can reach the entry after a grace period: the ring goes then. */
+	if ((e->act.mod[0] & ENG_M0_CHAN_OWN) && eng_retire_chan(eng, e->act.channel) < 0) {
+		eng->st.chan_flow_free_fail++;
+		ENG_LOG(DEBUG, "%s: per-flow channel %u leaks (no memory)", eng->name,
+			e->act.channel);
+	}
 
 	eng_rule_count(eng, e->act.rule_id, e->packets, e->bytes);
 	eng->st.removed++;
@@ -253,8 +309,8 @@ table_remove_cb(struct fc_table *t, const void *key, uint32_t idx, const struct 
 	flow_gone(eng, t, t == eng->t[0] ? 0 : 1, key, idx, e);
 }
 
-void
-eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx)
+static void
+eng_flow_delete_why(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint8_t why)
 {
 	struct fc_table *t = eng->t[ti];
 	const struct fc_entry *e = fc_table_entry(t, idx);
@@ -262,9 +318,15 @@ eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx)
 
 	if (e == NULL || raw == NULL)
 		return;
-	eng->gone_why = RULE_GONE_DELETED;
+	eng->gone_why = why;
 	flow_gone(eng, t, ti, raw, idx, e);
 	fc_table_delete(t, idx);
+}
+
+void
+eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	eng_flow_delete_why(eng, ti, idx, RULE_GONE_DELETED);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -339,6 +401,8 @@ params_apply(struct rule_engine *eng, const struct rule_engine_params *p)
 		eng->p.max_routes_v6 = 1024;
 	if (eng->p.max_pending == 0)
 		eng->p.max_pending = 256;
+	if ((p->chan_flow_alloc_fn == NULL) != (p->chan_flow_free_fn == NULL))
+		return -EINVAL;
 	eng->ct = p->ct;
 	if (eng->ct.timeout[0] == 0) {
 		mod_ct_cfg_init(&eng->ct);
@@ -499,6 +563,67 @@ rule_engine_quiescent(struct rule_engine *eng, unsigned int reader_id)
 			fc_table_quiescent(eng->t[ti], reader_id);
 }
 
+/* Is @p a more recent than @p b (signed 32-bit difference, as the table's idle time)? */
+static inline bool
+time_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/*
+ * Aging, the engine's own (instead of fc_table_age()): Linux refreshes a
+ * connection on traffic in either direction, so an entry is idle only
+ * when it and its peer both are: its idle time counts from the later of
+ * the two last_seen. Both go together (flow_gone()). Visits at most about
+ * @p budget slots from a rotating cursor; after a full sweep the next one
+ * waits ENG_AGE_SWEEP_MS, so an idle, empty table costs little.
+ */
+#define ENG_AGE_SWEEP_MS 100
+
+static unsigned int
+eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int budget)
+{
+	struct fc_table *t = eng->t[ti];
+	uint32_t cur = eng->age_cursor[ti], start, idx;
+	unsigned int removed = 0;
+
+	if (cur == 0) {
+		if (eng->age_swept[ti] && (int32_t)(now - eng->age_sweep_start[ti]) <
+			ENG_AGE_SWEEP_MS)
+			return 0;
+		eng->age_sweep_start[ti] = now;
+		eng->age_swept[ti] = true;
+	}
+	start = cur;
+	while (cur - start < budget) {
+		const struct fc_entry *e, *pe;
+		uint32_t last;
+
+		if (fc_table_iterate(t, &cur, NULL, &idx) != 0) {
+			cur = 0;
+			break;
+		}
+		e = fc_table_entry(t, idx);
+		if (e == NULL || e->timeout == 0)
+			continue;
+		last = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
+		pe = e->act.peer != FC_INDEX_NONE ? fc_table_entry(t, e->act.peer) : NULL;
+		if (pe != NULL && pe->act.peer == idx) {
+			uint32_t pl = __atomic_load_n(&pe->last_seen, __ATOMIC_RELAXED);
+
+			if (time_after(pl, last))
+				last = pl;
+		}
+		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= e->timeout)
+			continue;
+		eng->st.aged += pe != NULL && pe->act.peer == idx ? 2 : 1;
+		eng_flow_delete_why(eng, ti, idx, RULE_GONE_AGED);
+		removed++;
+	}
+	eng->age_cursor[ti] = cur;
+	return removed;
+}
+
 unsigned int
 rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget)
 {
@@ -509,7 +634,7 @@ rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget)
 	eng_retire_poll(eng);
 	for (unsigned int ti = 0; ti < 2; ti++)
 		if (eng->t[ti] != NULL) {
-			fc_table_age(eng->t[ti], now, budget / 4 + 1);
+			eng_age(eng, ti, now, budget / 4 + 1);
 			work += budget / 4 + 1;
 		}
 	work += eng_revalidate(eng, budget / 2 + 1);

@@ -409,19 +409,20 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			break;
 		}
 		visited++;
+		/* Only this lcore writes entries: the one iterate found stays live here. */
 		e = fc_table_entry(t, idx);
 		if (e == NULL || e->act.gen == eng->gen)
 			continue;
-		a = e->act;
 		memset(&k, 0, sizeof(k));
 		k.family = eng->pass_tbl == 0 ? FC_AF_INET4 : FC_AF_INET6;
 		memcpy(&k.v4, raw, fc_table_key_size(t));
-		if (!eng_entry_stale(eng, eng->pending, &a, &k)) {
-			a.gen = eng->gen;
-			fc_table_update(t, idx, &a, e->timeout);
+		if (!eng_entry_stale(eng, eng->pending, &e->act, &k)) {
+			/* Unaffected: only the generation moves (no seqlock write). */
+			fc_table_set_gen(t, idx, eng->gen);
 			eng->st.refreshed++;
 			continue;
 		}
+		a = e->act;
 		eng->st.revalidated++;
 		if (a.mod[0] & ENG_M0_NEWDROP) {
 			/* A new flow's drop: the next packet decides from scratch. */

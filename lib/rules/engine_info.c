@@ -7,7 +7,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <rte_errno.h>
 
 #include "engine_priv.h"
 
@@ -79,6 +82,88 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 	*packets = p;
 	*bytes = b;
 	return 0;
+}
+
+/* A snapshot: counters by slot (0: the policy, else the rule id). */
+struct rule_counters_snap {
+	uint32_t n;
+	struct eng_rule_ctr c[];
+};
+
+struct rule_counters_snap *
+rule_engine_counters_snap(const struct rule_engine *eng)
+{
+	struct rule_counters_snap *s;
+	uint32_t n = 0;
+
+	if (eng == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* Slots: the bank's, and every rule id a live entry names (bounded). */
+	n = eng->n_rctr;
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		uint32_t next = 0, idx;
+
+		if (eng->t[ti] == NULL)
+			continue;
+		while (fc_table_iterate(eng->t[ti], &next, NULL, &idx) == 0) {
+			const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
+			uint32_t slot;
+
+			if (e == NULL || e->act.rule_id == RULE_ID_NONE)
+				continue;
+			slot = e->act.rule_id == RULE_ID_POLICY ? 0 : e->act.rule_id;
+			if (slot < ENG_RULE_CTR_MAX && slot >= n)
+				n = slot + 1;
+		}
+	}
+	s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->c[0]));
+	if (s == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	s->n = n;
+	if (eng->n_rctr != 0)
+		memcpy(s->c, eng->rctr, (size_t)eng->n_rctr * sizeof(s->c[0]));
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		uint32_t next = 0, idx;
+
+		if (eng->t[ti] == NULL)
+			continue;
+		while (fc_table_iterate(eng->t[ti], &next, NULL, &idx) == 0) {
+			const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
+			uint32_t slot;
+
+			if (e == NULL || e->act.rule_id == RULE_ID_NONE)
+				continue;
+			slot = e->act.rule_id == RULE_ID_POLICY ? 0 : e->act.rule_id;
+			if (slot >= n)
+				continue;
+			s->c[slot].packets += e->packets;
+			s->c[slot].bytes += e->bytes;
+		}
+	}
+	return s;
+}
+
+int
+rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id, uint64_t *packets,
+	uint64_t *bytes)
+{
+	uint32_t slot = rule_id == RULE_ID_POLICY ? 0 : rule_id;
+
+	if (s == NULL || packets == NULL || bytes == NULL || rule_id == RULE_ID_NONE)
+		return -EINVAL;
+	*packets = slot < s->n ? s->c[slot].packets : 0;
+	*bytes = slot < s->n ? s->c[slot].bytes : 0;
+	return 0;
+}
+
+void
+rule_counters_snap_free(struct rule_counters_snap *s)
+{
+	free(s);
 }
 
 /* The iterator: table in bit 32, the table's cursor below. */

@@ -5,7 +5,9 @@
  * key is what later modules see), route (mod_route.c), filter (the packet's
  * ctstate -> verdict, rule, channel name, for both directions), nat source
  * stage (SNAT/MASQUERADE after an accept, one binding for both stages) and
- * channel (names -> ids through the application's callback).
+ * channel (names -> ids through the application's callback; a flow accepted
+ * into a per-flow channel gets a ring of its own, which both directions
+ * share when they name the same channel).
  */
 #include <errno.h>
 #include <string.h>
@@ -270,6 +272,69 @@ filter_on_insert(void *priv, struct rule_flow *f)
 /* Channel                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * A per-flow channel for a flow accepted into one marked per-flow: the
+ * forward entry owns it (returns it when the flow goes, flow_gone()); the
+ * reply entry shares it when its rule names the same channel. Pool empty:
+ * the flow stays on the parent, counted.
+ */
+static void
+chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
+{
+	struct rule_flow *f = &ef->f;
+	uint16_t parent = f->act[RULE_DIR_ORIG].channel;
+	int id;
+
+	if (eng->p.chan_flow_alloc_fn == NULL || ef->nocache ||
+		f->act[RULE_DIR_ORIG].verdict != FC_VERDICT_ACCEPT)
+		return;
+	id = eng->p.chan_flow_alloc_fn(eng->p.cb_arg, parent);
+	if (id == -ENOTSUP)
+		return;
+	if (id < 0 || id > UINT16_MAX) {
+		eng->st.chan_flow_fallback++;
+		return;
+	}
+	eng->st.chan_flows++;
+	ef->chan_flow = id;
+	ef->chan_parent = parent;
+	for (unsigned int d = 0; d < 2; d++) {
+		struct fc_action *a = &f->act[d];
+
+		if (d == RULE_DIR_REPLY && (!f->want_reply || a->channel != parent))
+			continue;
+		a->channel = (uint16_t)id;
+		a->mod[0] |= ENG_M0_CHAN_FLOW;
+		eng_set_chan_parent(a, parent);
+	}
+	f->act[RULE_DIR_ORIG].mod[0] |= ENG_M0_CHAN_OWN;
+}
+
+/* Take back the per-flow channel of a flow that got no entry (the decision goes to the parent). */
+void
+eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef)
+{
+	struct rule_flow *f = &ef->f;
+	int rc;
+
+	if (ef->chan_flow < 0)
+		return;
+	for (unsigned int d = 0; d < 2; d++) {
+		struct fc_action *a = &f->act[d];
+
+		if (!(a->mod[0] & ENG_M0_CHAN_FLOW) || a->channel != (uint16_t)ef->chan_flow)
+			continue;
+		a->channel = ef->chan_parent;
+		a->mod[0] &= (uint8_t)~(ENG_M0_CHAN_FLOW | ENG_M0_CHAN_OWN);
+		eng_set_chan_parent(a, 0);
+	}
+	/* A reply entry inserted before the forward one failed was visible: grace period. */
+	rc = eng_retire_chan(eng, (uint16_t)ef->chan_flow);
+	if (rc < 0)
+		eng->st.chan_flow_free_fail++;
+	ef->chan_flow = -1;
+}
+
 static int
 channel_on_insert(void *priv, struct rule_flow *f)
 {
@@ -278,6 +343,7 @@ channel_on_insert(void *priv, struct rule_flow *f)
 
 	for (unsigned int d = 0; d < 2; d++)
 		f->act[d].channel = eng_channel(eng, ef->chan[d]);
+	chan_flow_give(eng, ef);
 	/* The local bits of the keys the filter saw, for the stale check. */
 	if (f->act[0].flags & FC_ACT_F_NAT)
 		for (unsigned int d = 0; d < 2; d++)

@@ -29,6 +29,22 @@ extern int rule_engine_logtype;
 #define ENG_M0_FK_DST_LOCAL 0x02
 #define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
+#define ENG_M0_CHAN_FLOW 0x10 /**< channel is a per-flow one; its parent in mod[3..4] */
+#define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
+
+/* mod[3..4]: parent channel of a per-flow channel (with ENG_M0_CHAN_FLOW). */
+static inline uint16_t
+eng_chan_parent(const struct fc_action *a)
+{
+	return (uint16_t)(a->mod[3] | a->mod[4] << 8);
+}
+
+static inline void
+eng_set_chan_parent(struct fc_action *a, uint16_t parent)
+{
+	a->mod[3] = (uint8_t)parent;
+	a->mod[4] = (uint8_t)(parent >> 8);
+}
 
 static inline uint16_t
 eng_extra_interest(const struct fc_action *a)
@@ -66,11 +82,12 @@ struct eng_pending {
 	struct eng_change c[];
 };
 
-/** Something to free (or a NAT binding to release) after a grace period. */
+/** What goes after a grace period: memory, a NAT binding, a per-flow channel. */
 struct eng_retire {
 	uint64_t token;
 	void *ptr;        /**< free() it, or NULL */
 	uint32_t binding; /**< mod_nat_release() it, or RULE_NAT_NONE */
+	int32_t chan;     /**< chan_flow_free_fn() it, or -1 */
 };
 
 /** A registered module. */
@@ -149,6 +166,11 @@ struct rule_engine {
 
 	/* Removal context: why entries removed right now go. */
 	uint8_t gone_why;
+
+	/* Aging: the engine's own cursor per table (see eng_age()). */
+	uint32_t age_cursor[2];
+	uint32_t age_sweep_start[2];  /**< when the current sweep started */
+	bool age_swept[2];            /**< a sweep has started before */
 };
 
 /** Table index of a family: 0 IPv4, 1 IPv6, -1 otherwise. */
@@ -173,6 +195,8 @@ struct eng_flow {
 	struct rule_nat dnat_tgt;     /**< with @c dnat */
 	struct fc_key fkey[2];        /**< the keys the filter saw, per direction */
 	char chan[2][RULE_NAME_MAX];  /**< channel names per direction */
+	int32_t chan_flow;            /**< per-flow channel given to the flow, or -1 */
+	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
 };
 
 /** The eng_flow around @p f. */
@@ -191,6 +215,9 @@ int mod_route_on_insert(void *priv, struct rule_flow *f);
 /* engine.c */
 void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);
 int eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding);
+int eng_retire_chan(struct rule_engine *eng, uint16_t chan);
+uint16_t eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name);
+void eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef);
 void eng_retire_poll(struct rule_engine *eng);
 void eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx);
 void eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,

@@ -7,6 +7,13 @@
  * was stale goes through on_packet / revalidation; ICMP errors, non-first
  * fragments and INVALID packets are decided without an entry.
  *
+ * Insert clash: a new flow whose reply key is already another flow's entry
+ * (e.g. a client talking to a DNAT'd server's real address while a
+ * translated connection holds that tuple as its reply) cannot get a
+ * connection of its own. Linux drops such a packet (nf_conntrack insert
+ * clash); so does the engine, as RULE_DROP_CT_CLASH, rather than serving
+ * the flow uncached through the slow path for ever.
+ *
  * Caching choices: a NEW (or untracked) flow the filter drops is cached as
  * DROP (no reply entry, no connection) so later packets die on the fast
  * path; a revalidation deletes such an entry rather than refiltering it,
@@ -106,6 +113,7 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 	f->timeout = eng->p.untracked_timeout;
 	f->kflags = up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0;
 	ef->binding = RULE_NAT_NONE;
+	ef->chan_flow = -1;
 }
 
 /* Run every module's on_insert; interest asked by modules other than conntrack is remembered. */
@@ -162,7 +170,19 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 	struct rule_decision *d)
 {
 	eng_nat_drop_binding(eng, ef);
+	eng_chan_flow_undo(eng, ef);
+	if (rc == -EEXIST && ef->f.want_reply && d->verdict == FC_VERDICT_ACCEPT) {
+		/* Insert clash: the tuple belongs to another connection. */
+		uint32_t rule = d->rule_id;
+
+		dec_drop(d, RULE_DROP_CT_CLASH);
+		d->rule_id = rule;
+		d->ctstate = ef->f.ctstate;
+		uncached(eng, up, d);
+		return;
+	}
 	d->nat_slot = RULE_NAT_NONE;
+	d->channel = ef->f.act[0].channel;
 	if (rc == -ENOSPC)
 		eng->st.table_full++;
 	uncached(eng, up, d);
@@ -186,6 +206,7 @@ new_flow(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
 		bool dnat = ef.dnat;
 
 		eng_nat_drop_binding(eng, &ef);
+		eng_chan_flow_undo(eng, &ef);
 		dec_drop(d, f->drop);
 		d->rule_id = f->act[0].rule_id;
 		d->ctstate = f->ctstate;
@@ -214,6 +235,8 @@ new_flow(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
 	dec_from_act(d, &f->act[0], f->ctstate);
 	if (ef.nocache) {
 		eng_nat_drop_binding(eng, &ef);
+		eng_chan_flow_undo(eng, &ef);
+		d->channel = f->act[0].channel;
 		d->nat_slot = RULE_NAT_NONE;
 		uncached(eng, up, d);
 		return;
@@ -374,7 +397,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 		}
 		dec_from_act(d, &a, cs);
 		d->rule_id = res.rule_id;
-		d->channel = eng_channel(eng, res.channel);
+		d->channel = eng_channel_keep(eng, &a, res.channel);
 		d->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 		d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 		if (d->verdict != FC_VERDICT_ACCEPT)

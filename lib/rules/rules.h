@@ -1578,6 +1578,16 @@ int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
  * Invariant: no packet gets a verdict from a set older than the one
  * committed before it arrived. NAT bindings of existing connections are not
  * redone on a rule change (netfilter); filter verdicts are.
+ *
+ * Per-flow channels (optional, rule_chan_flow_alloc_fn): a new flow
+ * accepted into a channel the app marks per-flow gets a channel of its
+ * own; both entries cache its id when their rules name the same channel
+ * (a revalidation that still names it keeps it). The forward entry owns
+ * it: when the flow's entries go, it is handed back
+ * (rule_chan_flow_free_fn) after a grace period of the readers.
+ *
+ * Insert clash: a new flow whose reply key is another flow's entry is
+ * dropped as RULE_DROP_CT_CLASH (Linux's nf_conntrack insert clash).
  */
 
 struct rule_engine;
@@ -1594,6 +1604,7 @@ struct rule_engine;
 	X(NAT_ERROR, "nat_error") \
 	X(MODULE, "module") \
 	X(BAD_PACKET, "bad_packet") \
+	X(CT_CLASH, "ct_clash") \
 	X(ERROR, "error")
 
 /** Drop reasons (see RULE_DROP_REASONS). */
@@ -1674,6 +1685,7 @@ struct rule_flow {
 enum rule_gone_reason {
 	RULE_GONE_TABLE,    /**< aged, evicted or flushed by the table */
 	RULE_GONE_DELETED,  /**< deleted by the engine (reopen, revalidation, flush) */
+	RULE_GONE_AGED,     /**< aged out by the engine: both directions idle past the timeout */
 };
 
 /** An entry that went, as modules' on_remove callbacks see it. */
@@ -1729,6 +1741,29 @@ typedef int (*rule_channel_fn)(void *arg, const char *name);
 typedef int (*rule_port_addr_fn)(void *arg, uint16_t port, uint16_t in_port, uint8_t family,
 	uint8_t *addr);
 
+/**
+ * Per-flow channels: give a new flow accepted into channel @p channel (an
+ * id from rule_channel_fn, or the default) a channel of its own, when
+ * @p channel is marked per-flow. Called once per flow (connection) on the
+ * rules lcore, after every module's on_insert.
+ * @return the per-flow channel's id; -ENOTSUP when @p channel is not
+ *   per-flow (the flow keeps it, not counted); any other -errno (e.g.
+ *   -ENOSPC: the pool is empty) keeps the flow on @p channel, counted in
+ *   struct rule_engine_stats::chan_flow_fallback.
+ */
+typedef int (*rule_chan_flow_alloc_fn)(void *arg, uint16_t channel);
+
+/**
+ * Return a per-flow channel that rule_chan_flow_alloc_fn gave: called once
+ * both entries of its flow are gone and a grace period of the engine's
+ * readers has passed (no RX lcore can still enqueue to it), or at once for
+ * a flow no reader ever saw (its insert failed). Whatever is left in the
+ * ring is the callee's to drain or count.
+ * @return 0; -EBUSY: try again later (e.g. a consumer is still attached);
+ *   other -errno: given up, counted in chan_flow_free_fail.
+ */
+typedef int (*rule_chan_flow_free_fn)(void *arg, uint16_t id);
+
 /** Engine parameters. Zero means "default" where one is given. */
 struct rule_engine_params {
 	const char *name;          /**< unique, 1..16 characters (tables derive names from it) */
@@ -1750,7 +1785,10 @@ struct rule_engine_params {
 	const struct fc_locals *locals; /**< optional: local bits of translated keys */
 	rule_channel_fn channel_fn; /**< optional: without it every flow gets the default */
 	rule_port_addr_fn port_addr_fn; /**< optional: without it masquerade drops (nat_error) */
-	void *cb_arg;              /**< first argument of both callbacks */
+	/** optional: per-flow channels (both or neither with chan_flow_free_fn) */
+	rule_chan_flow_alloc_fn chan_flow_alloc_fn;
+	rule_chan_flow_free_fn chan_flow_free_fn;
+	void *cb_arg;              /**< first argument of every callback */
 };
 
 /** Engine counters (rule_engine_stats_get()). */
@@ -1770,6 +1808,11 @@ struct rule_engine_stats {
 	uint64_t classify_ref; /**< classifications by the reference evaluator (overlay) */
 	uint64_t related;      /**< ICMP errors found RELATED */
 	uint64_t channel_unknown; /**< channel names the callback did not know */
+	uint64_t aged;         /**< entries aged out (both directions idle) */
+	uint64_t chan_flows;   /**< per-flow channels given to flows */
+	uint64_t chan_flow_fallback; /**< per-flow channel refused (pool empty): parent used */
+	uint64_t chan_flow_freed;    /**< per-flow channels returned */
+	uint64_t chan_flow_free_fail; /**< per-flow channels the free callback gave up on */
 	uint64_t drops[RULE_DROP__COUNT]; /**< dropped packets by reason */
 	uint32_t gen;          /**< current generation */
 	uint32_t cls_gen;      /**< generation of the installed classifier (0: none) */
@@ -1880,9 +1923,13 @@ struct rule_set *rule_engine_cls_wanted(struct rule_engine *eng, uint32_t *gen);
 int rule_engine_cls_ready(struct rule_engine *eng, struct rule_cls *cls, uint32_t gen);
 
 /**
- * Background work, bounded: release what readers no longer hold, age idle
- * flows and revalidate entries after commits (at most about @p budget
- * entries visited). @return entries visited.
+ * Background work, bounded: release what readers no longer hold (NAT
+ * bindings, per-flow channels), age idle flows and revalidate entries after
+ * commits (at most about @p budget entries visited). Aging is the engine's
+ * own, not fc_table_age(): as in Linux, traffic in either direction keeps a
+ * connection, so an entry goes only when it and its peer are both idle past
+ * its timeout (both go, RULE_GONE_AGED, counted in
+ * rule_engine_stats::aged). @return entries visited.
  * Context: rules lcore.
  */
 unsigned int rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget);
@@ -1956,6 +2003,35 @@ const char *rule_upcall_name(unsigned int reason);
  */
 int rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id,
 	uint64_t *packets, uint64_t *bytes);
+
+/**
+ * Per-rule counters of every rule at once, in one walk of the tables
+ * (O(flows + rules) instead of rule_engine_rule_counters() per rule):
+ * what "show rules", the summary and the JSON print. A snapshot, owned by
+ * the caller, read with rule_counters_snap_get(), freed with
+ * rule_counters_snap_free().
+ */
+struct rule_counters_snap;
+
+/**
+ * Take the snapshot.
+ * @return it, or NULL with rte_errno EINVAL (NULL engine) or ENOMEM.
+ * Context: rules lcore, or control with it stopped.
+ */
+struct rule_counters_snap *rule_engine_counters_snap(const struct rule_engine *eng);
+
+/**
+ * Counters of one rule in a snapshot (what rule_engine_rule_counters()
+ * would have said when it was taken).
+ * @param rule_id  a rule id or RULE_ID_POLICY
+ * @return 0 (unknown ids: 0 packets), -EINVAL (NULL, RULE_ID_NONE).
+ * Context: any (the snapshot is the caller's).
+ */
+int rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id,
+	uint64_t *packets, uint64_t *bytes);
+
+/** Free a snapshot; NULL is accepted. Context: any. */
+void rule_counters_snap_free(struct rule_counters_snap *s);
 
 /** One flow for listing (rule_engine_flow_next()). */
 struct rule_flow_info {

@@ -33,7 +33,8 @@
 enum bench_dist { BENCH_UNIFORM, BENCH_ZIPF, BENCH_DIST__COUNT };
 
 /** The per-packet paths measured side by side. */
-enum bench_path { BENCH_FLOOR, BENCH_GUFC, BENCH_LINEAR, BENCH_PIPELINE, BENCH_PATH__COUNT };
+enum bench_path { BENCH_FLOOR, BENCH_GUFC, BENCH_LINEAR, BENCH_PIPELINE, BENCH_MARKED,
+	BENCH_PATH__COUNT };
 
 /** Run modes. */
 enum bench_mode { BENCH_MODE_FULL, BENCH_MODE_QUICK, BENCH_MODE_SMOKE };
@@ -238,7 +239,14 @@ struct bench_ctx {
 	uint64_t pass_budget;
 	unsigned int repeats;
 	uint32_t now;
+	/* marked: the marks a MARK rule would put on each key's packets (0: none) */
+	struct ofl_marks marks;
+	uint32_t *key_mark;
+	bool marks_built;
 };
+
+/** Free what the marked path built (ctx->marks, ctx->key_mark). */
+void bench_marks_free(struct bench_ctx *ctx);
 
 /**
  * Build the floor/conntrack table: an rte_hash with the flow table's
@@ -289,7 +297,8 @@ int bench_mbufs_fill(struct bench_ctx *ctx, struct rte_mbuf **m, uint32_t from, 
 	X(setup_flows_per_s_1k_rules) \
 	X(commit_p99_us_10k_rules_1m_flows) \
 	X(revalidation_throughput_fraction) \
-	X(bytes_per_flow_ipv4)
+	X(bytes_per_flow_ipv4) \
+	X(marked_over_software)
 
 void bench_table_print(const struct bench_results *r, FILE *f);
 /** Compute the summary (notes added where a figure comes from a stand-in point). */

@@ -55,7 +55,7 @@ const char *
 bench_path_name(unsigned int p)
 {
 	static const char *const names[BENCH_PATH__COUNT] = {"floor", "gufc", "linear",
-		"pipeline"};
+		"pipeline", "marked"};
 
 	return p < BENCH_PATH__COUNT ? names[p] : "?";
 }
@@ -176,6 +176,91 @@ burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int n)
 	t0 = rte_rdtsc();
 	gufc_rx_poll(ctx->env->lc, ctx->now);
 	t1 = rte_rdtsc();
+	consume(ctx);
+	return t1 - t0;
+}
+
+/*
+ * The marks a policy would have made live: one per ACCEPT (no NAT) entry of
+ * the IPv4 table, as if every accepted flow of the trace had a MARK rule.
+ * Drop flows stay unmarked (a NIC would drop them: not gufc's cycles).
+ */
+static int
+marks_build(struct bench_ctx *ctx)
+{
+	struct fc_table *t = ctx->env->app->tab4;
+	struct fc_table_stats ts;
+
+	fc_table_stats_get(t, &ts);
+	ctx->marks.cap[0] = ts.capacity + ts.capacity / 4 + 256;
+	ctx->marks.cap[1] = 0;
+	ctx->marks.live[0] = calloc(ctx->marks.cap[0], sizeof(uint32_t));
+	ctx->marks.live[1] = NULL;
+	ctx->key_mark = calloc(ctx->n_keys + 1, sizeof(uint32_t));
+	if (ctx->marks.live[0] == NULL || ctx->key_mark == NULL) {
+		bench_marks_free(ctx);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < ctx->n_keys; i++) {
+		const struct fc_key_v4 *k = &ctx->keys[i].v4;
+		int idx = fc_table_lookup(t, k, fc_table_hash(t, k));
+		const struct fc_entry *e;
+
+		if (idx < 0 || (uint32_t)idx >= ctx->marks.cap[0])
+			continue;
+		e = fc_table_entry(t, (uint32_t)idx);
+		if (e == NULL || e->act.verdict != FC_VERDICT_ACCEPT || (e->act.flags & FC_ACT_F_NAT))
+			continue;
+		ctx->key_mark[i] = ofl_mark_make(0, (uint32_t)idx, 1);
+		ctx->marks.live[0][idx] = ctx->key_mark[i];
+	}
+	ctx->marks_built = true;
+	return 0;
+}
+
+void
+bench_marks_free(struct bench_ctx *ctx)
+{
+	free(ctx->marks.live[0]);
+	free(ctx->key_mark);
+	memset(&ctx->marks, 0, sizeof(ctx->marks));
+	ctx->key_mark = NULL;
+	ctx->marks_built = false;
+}
+
+/*
+ * The gufc path with the NIC's help: the same frames, marked as the swnic
+ * model or a NIC with MARK rules would mark them, through gufc_rx_poll()
+ * with the app's marks view set (step 0 of gufc_rx.c).
+ */
+static uint64_t
+burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int n)
+{
+	struct bench_env *env = ctx->env;
+	struct rte_mbuf *m[BENCH_BURST];
+	uint64_t t0, t1;
+
+	if (!ctx->marks_built && marks_build(ctx) != 0)
+		return 0;
+	if (bench_mbufs_fill(ctx, m, from, n) != 0)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t mark = ctx->key_mark[ctx->trace[from + i]];
+
+		if (mark == 0)
+			continue;
+		m[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+		m[i]->hash.fdir.hi = mark;
+	}
+	if (rte_ring_sp_enqueue_bulk(env->rx_ring, (void **)m, n, NULL) != n) {
+		rte_pktmbuf_free_bulk(m, n);
+		return 0;
+	}
+	env->app->ofl_marks = &ctx->marks;
+	t0 = rte_rdtsc();
+	gufc_rx_poll(env->lc, ctx->now);
+	t1 = rte_rdtsc();
+	env->app->ofl_marks = NULL;
 	consume(ctx);
 	return t1 - t0;
 }
@@ -368,7 +453,7 @@ void
 bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *upcalls)
 {
 	static const burst_fn fns[BENCH_PATH__COUNT] = {burst_floor, burst_gufc, burst_linear,
-		burst_pipeline};
+		burst_pipeline, burst_marked};
 	double v[BENCH_PATH__COUNT][64];
 	unsigned int reps = RTE_MIN(ctx->repeats, 64u);
 	uint64_t up0;

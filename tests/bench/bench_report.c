@@ -59,10 +59,10 @@ bench_table_print(const struct bench_results *r, FILE *f)
 
 	fprintf(f, "\ngufc-bench (%s): cycles per packet, median of %u passes; TSC %.2f GHz\n",
 		mode_name(r->plan.mode), r->plan.repeats, r->tsc_hz / 1e9);
-	fprintf(f, "%6s %6s %8s | %8s %8s %9s %9s | %8s %8s %9s %9s\n", "rules", "flows",
-		"entries", "floor", "gufc", "linear", "pipeline", "floor", "gufc", "linear",
-		"pipeline");
-	fprintf(f, "%6s %6s %8s | %-37s | %-37s\n", "", "", "", "uniform", "zipf");
+	fprintf(f, "%6s %6s %8s | %8s %8s %9s %9s %8s | %8s %8s %9s %9s %8s\n", "rules",
+		"flows", "entries", "floor", "gufc", "linear", "pipeline", "marked", "floor", "gufc",
+		"linear", "pipeline", "marked");
+	fprintf(f, "%6s %6s %8s | %-46s | %-46s\n", "", "", "", "uniform", "zipf");
 	for (unsigned int i = 0; i < r->n_points; i++) {
 		const struct bench_point *p = &r->pt[i];
 
@@ -74,9 +74,9 @@ bench_table_print(const struct bench_results *r, FILE *f)
 		}
 		fprintf(f, "%6s %6s %8u |", a, b, p->flows);
 		for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
-			fprintf(f, " %8.1f %8.1f %9.1f %9.1f |", p->cpp[d][BENCH_FLOOR],
+			fprintf(f, " %8.1f %8.1f %9.1f %9.1f %8.1f |", p->cpp[d][BENCH_FLOOR],
 				p->cpp[d][BENCH_GUFC], p->cpp[d][BENCH_LINEAR],
-				p->cpp[d][BENCH_PIPELINE]);
+				p->cpp[d][BENCH_PIPELINE], p->cpp[d][BENCH_MARKED]);
 		}
 		fprintf(f, " setup %.0f flows/s\n", p->setup_flows_per_s);
 	}
@@ -173,6 +173,12 @@ bench_summary(struct bench_results *r, double out[])
 			r->commit.flows);
 	out[i++] = r->commit.fraction;
 	out[i++] = r->mem.bytes_per_flow[0];
+	out[i++] = ratio(r, "marked_over_software", 1000, m1, BENCH_MARKED, BENCH_GUFC);
+	bench_note(r, "method_marked",
+		"marked: the gufc path with every accepted flow's packets marked as a MARK rule "
+		"(swnic model or NIC) marks them: gufc_rx.c's step 0 (mark check, entry read, "
+		"TCP-flag peek) instead of parse, hash and lookup; marked_over_software is its "
+		"median cycles/packet over the gufc path's, uniform traffic, 1M flows, 1000 rules");
 
 	bench_note(r, "method_ratios",
 		"X_over_Y: median cycles/packet of X over Y, uniform traffic, at 1M flows; "

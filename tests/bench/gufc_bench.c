@@ -556,9 +556,10 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 	pt->trimmed_bursts = ctx.trimmed;
 	pt->measured = true;
 	fprintf(stderr, "  %5u rules %8u flows: floor %.1f gufc %.1f linear %.1f pipeline %.1f "
-		"(uniform); setup %.0f flows/s, classifier %.2f s\n",
+		"marked %.1f (uniform); setup %.0f flows/s, classifier %.2f s\n",
 		pt->rules, pt->flows_target, pt->cpp[0][BENCH_FLOOR], pt->cpp[0][BENCH_GUFC],
-		pt->cpp[0][BENCH_LINEAR], pt->cpp[0][BENCH_PIPELINE], pt->setup_flows_per_s,
+		pt->cpp[0][BENCH_LINEAR], pt->cpp[0][BENCH_PIPELINE], pt->cpp[0][BENCH_MARKED],
+		pt->setup_flows_per_s,
 		build_s);
 
 	if (pt->rules == pl->commit_rules && pt->flows_target == pl->commit_flows) {
@@ -573,6 +574,7 @@ out:
 	for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++)
 		free(trace[d]);
 	rte_hash_free(ctx.ct);
+	bench_marks_free(&ctx);
 	bench_engine_stop(env);
 	return rc;
 }

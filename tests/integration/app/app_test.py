@@ -4,7 +4,7 @@
 
   app_test.py TEST --build BUILDDIR --src SRCDIR
 
-TEST is one of: rules, conntrack, nat, iptables, consumer, badargs (each a
+TEST is one of: rules, conntrack, nat, iptables, consumer, badargs, perflow (each a
 meson test of its own; see tests/integration/app/meson.build).
 
 Every run of gufc replays an input pcap through one net_pcap port (rx_pcap,
@@ -808,8 +808,71 @@ def test_badargs(ctx):
           "arguments: exit 2 with the place named" % (len(BAD_CLI), len(BAD_CONF)))
 
 
+# --------------------------------------------------------------------------
+# perflow: a pcap channel whose flows each get a ring of their own
+# --------------------------------------------------------------------------
+
+PF_RULES = """\
+accept channel pf proto udp
+accept
+"""
+
+
+def test_perflow(ctx):
+    """Five UDP flows into `channel pf kind pcap pf.pcap perflow 3`: the first
+    three (in arrival order) get pf.0, pf.1, pf.2 (a reply shares its flow's
+    ring), the pool is then empty and the last two stay on pf, counted as
+    fallbacks; every packet ends in the parent's pcap file."""
+    counts = [2, 3, 4, 5, 6]
+    frames, ident = [], 0
+    # First packets in flow order (that is the allocation order), then the rest.
+    for rnd in range(max(counts)):
+        for i, n in enumerate(counts):
+            if rnd < n:
+                ident += 1
+                frames.append(l4_frame("udp", "10.0.0.%d" % (i + 1), 1000, "192.0.2.1", 53,
+                                       payload=b"x" * (10 + i), ident=ident))
+    ident += 1
+    frames.append(l4_frame("udp", "192.0.2.1", 53, "10.0.0.1", 1000, payload=b"reply",
+                           ident=ident))
+    inp = ctx.path("pf.pcap.in")
+    pcap_write(inp, frames)
+    rules = write(ctx, "pf.rules", PF_RULES)
+    cfg = write(ctx, "pf.conf", "rules %s\nchannel pf kind pcap pf.pcap perflow 3\n" % rules)
+    stats, _, pdir, _ = ctx.gufc_run(inp, ["--config", cfg], "perflow")
+    check(stats["rx"] == len(frames), "rx %d, input has %d" % (stats["rx"], len(frames)))
+    check(nz_drops(stats) == {}, "drops %s, expected none" % nz_drops(stats))
+    want = {"pf.0": counts[0] + 1, "pf.1": counts[1], "pf.2": counts[2],
+            "pf": counts[3] + counts[4]}
+    for name, n in want.items():
+        c = chan(stats, name)
+        check(c["enqueued"] == n and c["consumed"] == n,
+              "channel %s: enqueued %d consumed %d, expected %d" %
+              (name, c["enqueued"], c["consumed"], n))
+        check(c["kind"] == "pcap", "channel %s is %s, expected pcap" % (name, c["kind"]))
+    names = [c["name"] for c in stats["channels"]]
+    check(not any(n.startswith("pf.") and n not in want for n in names),
+          "unexpected per-flow channels: %s" % names)
+    pf = stats["perflow"]
+    check(pf["given"] == 3 and pf["fallback"] == 2 and pf["live"] == 3,
+          "perflow counters %s, expected given 3, fallback 2, live 3" % pf)
+    got = ctx.pcap_read(os.path.join(pdir, "pf.pcap"))
+    check(len(got) == len(frames), "pf.pcap has %d packets, expected %d" %
+          (len(got), len(frames)))
+    per_src = {}
+    for p in got:
+        per_src[p["src"]] = per_src.get(p["src"], 0) + 1
+    for i, n in enumerate(counts):
+        src = "10.0.0.%d" % (i + 1)
+        check(per_src.get(src, 0) == n, "pf.pcap: %d packets from %s, expected %d" %
+              (per_src.get(src, 0), src, n))
+    print("perflow: %s, fallback %d, all %d packets in pf.pcap" %
+          ({k: chan(stats, k)["enqueued"] for k in want}, pf["fallback"], len(got)))
+
+
 TESTS = {"rules": test_rules, "conntrack": test_conntrack, "nat": test_nat,
-         "iptables": test_iptables, "consumer": test_consumer, "badargs": test_badargs}
+         "iptables": test_iptables, "consumer": test_consumer, "badargs": test_badargs,
+         "perflow": test_perflow}
 
 
 def main():

@@ -5,8 +5,12 @@
  * interest masks), Linux-like verdicts for a stateful rule set (handshake,
  * stray ACK in loose and strict mode), DNAT/SNAT slots and reply keys, NAT
  * exhaustion as a named drop, routes, channels, a full table that refuses,
- * aging of both directions with NAT release, the module registry (order,
- * an extra module's interest) and per-rule counters.
+ * aging of both directions with NAT release, aging that counts traffic in
+ * either direction, the insert clash drop, per-flow channels (both
+ * directions share one, returned after aging and a grace period, pool
+ * exhaustion falls back to the parent), the module registry (order, an
+ * extra module's interest) and per-rule counters (one by one and as a
+ * snapshot).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -475,6 +479,219 @@ test_aging(void **state)
 	rule_engine_free(eng);
 }
 
+/* Traffic in one direction keeps the whole connection (both entries) alive. */
+static void
+test_aging_either_direction(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 256, FC_FULL_REFUSE, 0);
+	struct rule_upcall o = up4(17, "10.0.0.1", 1000, "198.51.100.1", 53, 0, 0);
+	struct rule_upcall r = up4(17, "198.51.100.1", 53, "10.0.0.1", 1000, 0, 0);
+	struct fc_table_stats ts;
+	struct rule_engine_stats st;
+	bool slow;
+
+	(void)state;
+	load(eng, "accept\n");
+	rx(eng, o, 1000, NULL);
+	rx(eng, r, 1000, &slow); /* the first reply: udp_replied (120 s) from now on */
+	assert_true(slow);
+	/* Only the original side talks on; the reply side stays silent. */
+	rx(eng, o, 100000, &slow);
+	assert_false(slow);
+	rule_engine_step(eng, 1000 + 121000, 100000);
+	fc_table_stats_get(rule_engine_table(eng, FC_AF_INET4), &ts);
+	assert_int_equal(ts.occupancy, 2); /* the reply entry is idle, the connection is not */
+	rule_engine_step(eng, 100000 + 119000, 100000);
+	fc_table_stats_get(rule_engine_table(eng, FC_AF_INET4), &ts);
+	assert_int_equal(ts.occupancy, 2);
+	rule_engine_step(eng, 100000 + 121000, 100000);
+	fc_table_stats_get(rule_engine_table(eng, FC_AF_INET4), &ts);
+	assert_int_equal(ts.occupancy, 0);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.aged, 2);
+	assert_int_equal(st.removed, 2);
+	rule_engine_free(eng);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Insert clash                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_ct_clash(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 256, FC_FULL_REFUSE, 16);
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\naccept\n");
+	d = decide(eng, tcp4("10.0.0.1", 4000, "198.51.100.1", 80, TCP_SYN), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	/*
+	 * The same client port straight to the real server: its reply tuple is
+	 * the translated connection's reply entry. Linux drops it (insert
+	 * clash); so do we, every time, with its own reason.
+	 */
+	for (int i = 0; i < 2; i++) {
+		d = decide(eng, tcp4("10.0.0.1", 4000, "192.168.0.10", 8080, TCP_SYN), 2);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.drop, RULE_DROP_CT_CLASH);
+		assert_int_equal(d.nat_slot, RULE_NAT_NONE);
+		assert_false(d.flags & RULE_DEC_F_CACHED);
+	}
+	assert_string_equal(rule_drop_name(RULE_DROP_CT_CLASH), "ct_clash");
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.drops[RULE_DROP_CT_CLASH], 2);
+	assert_int_equal(st.flows, 1);
+	/* The translated connection is untouched: the server's reply is ESTABLISHED. */
+	d = decide(eng, tcp4("192.168.0.10", 8080, "10.0.0.1", 4000, TCP_SYN | TCP_ACK), 3);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	rule_engine_free(eng);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-flow channels                                                         */
+/* ------------------------------------------------------------------------ */
+
+#define PF_PARENT 5
+#define PF_BASE 100
+#define PF_POOL 2
+
+/* A pool of PF_POOL per-flow ids for channel "pf" (PF_PARENT). */
+struct pf_pool {
+	bool used[PF_POOL];
+	unsigned int allocs, frees;
+	int last_freed;
+};
+
+static int
+pf_chan_fn(void *arg, const char *name)
+{
+	(void)arg;
+	if (strcmp(name, "pf") == 0)
+		return PF_PARENT;
+	if (strcmp(name, "shared") == 0)
+		return 6;
+	return -ENOENT;
+}
+
+static int
+pf_alloc(void *arg, uint16_t channel)
+{
+	struct pf_pool *p = arg;
+
+	if (channel != PF_PARENT)
+		return -ENOTSUP;
+	for (int i = 0; i < PF_POOL; i++)
+		if (!p->used[i]) {
+			p->used[i] = true;
+			p->allocs++;
+			return PF_BASE + i;
+		}
+	return -ENOSPC;
+}
+
+static int
+pf_free(void *arg, uint16_t id)
+{
+	struct pf_pool *p = arg;
+
+	assert_true(id >= PF_BASE && id < PF_BASE + PF_POOL);
+	assert_true(p->used[id - PF_BASE]);
+	p->used[id - PF_BASE] = false;
+	p->frees++;
+	p->last_freed = id;
+	return 0;
+}
+
+static void
+test_perflow_channels(void **state)
+{
+	struct rule_engine_params p;
+	struct pf_pool pool;
+	struct rule_engine *eng;
+	struct rule_engine_stats st;
+	struct rule_decision d;
+	const struct fc_entry *fe, *re;
+	struct rule_upcall f1 = up4(17, "10.0.0.1", 1, "10.9.0.1", 53, 0, 0);
+	struct rule_upcall r1 = up4(17, "10.9.0.1", 53, "10.0.0.1", 1, 0, 0);
+	bool slow;
+
+	(void)state;
+	memset(&pool, 0, sizeof(pool));
+	memset(&p, 0, sizeof(p));
+	p.name = "tepf";
+	p.capacity_v4 = 64;
+	p.conntrack = true;
+	p.default_channel = 1;
+	p.channel_fn = pf_chan_fn;
+	p.chan_flow_alloc_fn = pf_alloc;
+	p.cb_arg = &pool;
+	assert_null(rule_engine_create(&p)); /* alloc without free */
+	p.chan_flow_free_fn = pf_free;
+	eng = rule_engine_create(&p);
+	assert_non_null(eng);
+	load(eng, "accept channel pf proto udp\naccept channel shared proto tcp\n");
+
+	/* Flow 1 gets a ring of its own; the reply entry shares it. */
+	d = decide(eng, f1, 1000);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.channel, PF_BASE);
+	fe = entry_of(eng, &f1.pkt.key, NULL);
+	re = entry_of(eng, &r1.pkt.key, NULL);
+	assert_non_null(fe);
+	assert_non_null(re);
+	assert_int_equal(fe->act.channel, PF_BASE);
+	assert_int_equal(re->act.channel, PF_BASE);
+	d = rx(eng, r1, 1000, &slow);
+	assert_int_equal(d.channel, PF_BASE);
+	d = rx(eng, f1, 1000, &slow);
+	assert_false(slow);
+	assert_int_equal(d.channel, PF_BASE);
+	/* A channel not marked per-flow is shared. */
+	d = decide(eng, tcp4("10.0.0.1", 2, "10.9.0.1", 80, TCP_SYN), 1000);
+	assert_int_equal(d.channel, 6);
+	/* Flow 2 takes the last ring; flow 3 finds the pool empty: the parent, counted. */
+	d = decide(eng, up4(17, "10.0.0.2", 1, "10.9.0.1", 53, 0, 0), 50000);
+	assert_int_equal(d.channel, PF_BASE + 1);
+	d = decide(eng, up4(17, "10.0.0.3", 1, "10.9.0.1", 53, 0, 0), 50000);
+	assert_int_equal(d.channel, PF_PARENT);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.chan_flows, 2);
+	assert_int_equal(st.chan_flow_fallback, 1);
+
+	/* A commit that keeps the rule keeps the flow on its own ring (revalidation). */
+	load(eng, "accept channel pf proto udp\naccept channel shared proto tcp\naccept\n");
+	d = rx(eng, up4(17, "10.0.0.2", 1, "10.9.0.1", 53, 0, 0), 50000, &slow);
+	assert_int_equal(d.channel, PF_BASE + 1);
+
+	/*
+	 * Flow 1 ages out (120 s after its reply), flow 2 too (unreplied, 30 s):
+	 * their rings come back, but only after a grace period.
+	 */
+	rule_engine_step(eng, 1000 + 121000, 100000);
+	assert_null(entry_of(eng, &f1.pkt.key, NULL));
+	assert_null(entry_of(eng, &r1.pkt.key, NULL));
+	assert_int_equal(pool.frees, 0);
+	assert_true(pool.used[0] && pool.used[1]);
+	rule_engine_step(eng, 1000 + 121001, 16);
+	assert_int_equal(pool.frees, 2);
+	assert_false(pool.used[0] || pool.used[1]);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.chan_flow_freed, 2);
+	/* The ring serves the next flow. */
+	d = decide(eng, up4(17, "10.0.0.4", 1, "10.9.0.1", 53, 0, 0), 122002);
+	assert_int_equal(d.channel, PF_BASE);
+	/* Flush returns every ring (after the grace period). */
+	rule_engine_flush(eng);
+	rule_engine_step(eng, 122003, 16);
+	assert_int_equal(pool.frees, pool.allocs);
+	assert_false(pool.used[0] || pool.used[1]);
+	rule_engine_free(eng);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Modules                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -605,6 +822,28 @@ test_rule_counters(void **state)
 	assert_int_equal(p, 3);
 	assert_int_equal(rule_engine_rule_counters(eng, 3, &p, &b), 0);
 	assert_int_equal(p, 1);
+	/* The snapshot says the same for every rule, in one walk. */
+	{
+		struct rule_counters_snap *snap = rule_engine_counters_snap(eng);
+		uint64_t sp, sb;
+
+		assert_non_null(snap);
+		for (uint32_t id = 1; id <= 4; id++) {
+			assert_int_equal(rule_engine_rule_counters(eng, id, &p, &b), 0);
+			assert_int_equal(rule_counters_snap_get(snap, id, &sp, &sb), 0);
+			assert_int_equal(sp, p);
+			assert_int_equal(sb, b);
+		}
+		assert_int_equal(rule_engine_rule_counters(eng, RULE_ID_POLICY, &p, &b), 0);
+		assert_int_equal(rule_counters_snap_get(snap, RULE_ID_POLICY, &sp, &sb), 0);
+		assert_int_equal(sp, p);
+		assert_int_equal(rule_counters_snap_get(snap, 999999, &sp, &sb), 0);
+		assert_int_equal(sp, 0);
+		assert_int_equal(rule_counters_snap_get(snap, RULE_ID_NONE, &sp, &sb), -EINVAL);
+		rule_counters_snap_free(snap);
+		assert_null(rule_engine_counters_snap(NULL));
+		rule_counters_snap_free(NULL);
+	}
 	/* Entries gone keep counting for their rules. */
 	rule_engine_flush(eng);
 	assert_int_equal(rule_engine_rule_counters(eng, 1, &p, &b), 0);
@@ -669,6 +908,9 @@ main(void)
 		cmocka_unit_test(test_route_channel),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_aging),
+		cmocka_unit_test(test_aging_either_direction),
+		cmocka_unit_test(test_ct_clash),
+		cmocka_unit_test(test_perflow_channels),
 		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_rule_counters),
 		cmocka_unit_test(test_bad_args),
