@@ -105,8 +105,8 @@ bool
 eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 	const struct fc_action *a, const struct fc_key *k)
 {
+	const struct fc_key *fkp = NULL;
 	struct fc_key fk;
-	bool have_fk = false;
 
 	for (uint32_t i = pl->n; i-- > 0;) {
 		const struct eng_change *c = &pl->c[i];
@@ -122,11 +122,16 @@ eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 		}
 		if (c->all || (a->mod[0] & ENG_M0_FK_UNKNOWN))
 			return true;
-		if (!have_fk) {
-			eng_filter_key(eng, k, a, &fk);
-			have_fk = true;
+		if (fkp == NULL) {
+			/* Without NAT the filter saw the entry's own key. */
+			if (a->flags & FC_ACT_F_NAT) {
+				eng_filter_key(eng, k, a, &fk);
+				fkp = &fk;
+			} else {
+				fkp = k;
+			}
 		}
-		if (rule_match_key(&c->r, &fk, RULE_CT_IGNORE, 0))
+		if (rule_match_key(&c->r, fkp, RULE_CT_IGNORE, 0))
 			return true;
 	}
 	return false;
