@@ -64,12 +64,26 @@ run_gufc() {
 		awk 'NR > 1 {print $1 - prev} {prev = $1}' | awk '$1 > 0' | median
 }
 
+# A run that reported no rate (it failed to start, say) is retried twice,
+# then left out of the medians rather than counted as 0 pps.
+measure() {
+	local v
+	for _ in 1 2 3; do
+		v=$("$1")
+		case $v in 0 | 0.0 | '') echo "bench-e2e.sh: $1 reported no rate, retrying" >&2 ;; *) echo "$v"; return ;; esac
+	done
+	echo 0
+}
 declare -a tp gf
 for r in $(seq 1 "$rounds"); do
-	tp+=("$(run_testpmd)")
-	gf+=("$(run_gufc)")
-	echo "round $r: testpmd ${tp[-1]} pps, gufc ${gf[-1]} pps"
+	t=$(measure run_testpmd)
+	g=$(measure run_gufc)
+	[ "$t" = 0 ] || tp+=("$t")
+	[ "$g" = 0 ] || gf+=("$g")
+	echo "round $r: testpmd $t pps, gufc $g pps"
 done
+[ ${#tp[@]} -gt 0 ] && [ ${#gf[@]} -gt 0 ] ||
+	{ echo "bench-e2e.sh: no successful run of testpmd or gufc" >&2; exit 1; }
 
 python3 - "$json" "$flows" "$rounds" "$secs" "${tp[*]}" "${gf[*]}" <<'PY'
 import json, statistics, sys

@@ -347,7 +347,7 @@ ofl_mark_check(const struct ofl_marks *mk, uint32_t mark, unsigned int *fam, uin
 static inline bool
 ofl_entry_read(const struct fc_table *t, uint32_t idx, struct fc_action *a)
 {
-	const struct fc_entry *e = fc_table_entry(t, idx);
+	const struct fc_entry *e = fc_table_slot(t, idx);
 	uint32_t s1, s2;
 
 	if (unlikely(e == NULL))

@@ -483,6 +483,38 @@ void fc_table_quiescent(struct fc_table *t, unsigned int reader_id);
 uint32_t fc_table_hash(const struct fc_table *t, const void *key);
 
 /**
+ * fc_table_hash() of @p n keys, in one call (the RX path's form: the key
+ * size is looked at once, the CRC steps are inlined).
+ * Context: any lcore.
+ */
+void fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
+	unsigned int n);
+
+/**
+ * The first members of every struct fc_table, read-only, for the inline
+ * fast-path helpers below (the rest of the table stays private).
+ */
+struct fc_table_view {
+	const void *priv;         /**< not for users */
+	struct fc_entry *entries; /**< n_slots entries, indexed by position */
+	uint32_t n_slots;         /**< positions */
+};
+
+/**
+ * The entry slot at @p idx, live or not, or NULL if @p idx is out of range.
+ * Readers copy from it under the seq contract of struct fc_entry (an RX
+ * lcore holding an index from a NIC mark, say); prefetching it is free.
+ * Context: any lcore.
+ */
+static inline const struct fc_entry *
+fc_table_slot(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	return idx < v->n_slots ? &v->entries[idx] : NULL;
+}
+
+/**
  * Look up a burst of keys with precomputed hashes; for each hit copy a
  * consistent snapshot of the entry's action (never torn: entries being
  * rewritten read as misses) and give its index.
@@ -500,10 +532,21 @@ unsigned int fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id,
 	struct fc_action acts[], uint32_t idx[]);
 
 /**
- * Account one hit on entry @p idx: packets, bytes, last_seen.
+ * Account one hit on entry @p idx (an index the lookup gave): packets,
+ * bytes, last_seen. Plain relaxed stores: one RX lcore serves a flow;
+ * last_seen is stored only when the coarse clock moved.
  * Context: the reader that owns the flow.
  */
-void fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now);
+static inline void
+fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
+{
+	struct fc_entry *e = &((const struct fc_table_view *)(const void *)t)->entries[idx];
+
+	__atomic_store_n(&e->packets, e->packets + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->bytes, e->bytes + bytes, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) != now)
+		__atomic_store_n(&e->last_seen, now, __ATOMIC_RELAXED);
+}
 
 /**
  * Look up one key (writer side, no RCU registration needed).

@@ -403,15 +403,25 @@ mark_chunk(const struct fc_locals *l, struct fc_pkt *pkts, unsigned int n)
 	}
 
 	if (n4 > 0) {
-		if (l->lpm4 != NULL)
-			rte_lpm_lookup_bulk(l->lpm4, ip4, hop4, 2 * n4);
-		else
-			memset(hop4, 0, sizeof(hop4[0]) * 2 * n4);
+		/* Four addresses per vector lookup (misses read 0, never LOCALS_NH);
+		 * an odd tail is padded with 0.0.0.0 and its answers ignored. */
+		for (i = 2 * n4; i % 4 != 0; i++)
+			ip4[i] = 0;
+		for (i = 0; i < 2 * n4; i += 4) {
+			xmm_t ip;
+
+			if (l->lpm4 == NULL) {
+				memset(&hop4[i], 0, 4 * sizeof(hop4[0]));
+				continue;
+			}
+			memcpy(&ip, &ip4[i], sizeof(ip));
+			rte_lpm_lookupx4(l->lpm4, ip, &hop4[i], 0);
+		}
 		for (i = 0; i < n4; i++) {
 			struct fc_key_v4 *k = &pkts[idx4[i]].key.v4;
 
-			k->flags = (k->flags & clear) | local_bits(v4_hop_local(hop4[2 * i]),
-								v4_hop_local(hop4[2 * i + 1]));
+			k->flags = (k->flags & clear) | local_bits(hop4[2 * i] == LOCALS_NH,
+								hop4[2 * i + 1] == LOCALS_NH);
 		}
 	}
 
@@ -436,6 +446,19 @@ fc_locals_mark_burst(const struct fc_locals *l, struct fc_pkt *pkts, unsigned in
 
 	RTE_ASSERT(l != NULL && (pkts != NULL || n == 0));
 
+	/* No local address at all (a plain forwarder): no lookup can say yes. */
+	if (__atomic_load_n(&l->v4.n, __ATOMIC_RELAXED) == 0 &&
+		__atomic_load_n(&l->v6.n, __ATOMIC_RELAXED) == 0) {
+		const uint8_t clear = (uint8_t) ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+
+		for (i = 0; i < n; i++) {
+			if (pkts[i].key.family == FC_AF_INET4)
+				pkts[i].key.v4.flags &= clear;
+			else if (pkts[i].key.family == FC_AF_INET6)
+				pkts[i].key.v6.flags &= clear;
+		}
+		return;
+	}
 	for (i = 0; i < n; i += LOCALS_BURST)
 		mark_chunk(l, pkts + i, RTE_MIN(n - i, (unsigned int)LOCALS_BURST));
 }

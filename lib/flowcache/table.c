@@ -141,13 +141,14 @@ struct fc_defer_batch {
  */
 struct fc_table {
 	/* Read-mostly, shared with readers. */
+	/* The first three are struct fc_table_view (flowcache.h). */
 	struct rte_hash *h;
 	struct fc_entry *entries;	/**< n_slots entries, indexed by hash position */
+	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
 	uint32_t seed;			/**< CRC seed of the hash */
-	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
 	uint8_t *key_base;		/**< key of position 0 in rte_hash's key store, or NULL */
 	size_t key_stride;		/**< bytes from one position's key to the next */
 	uint32_t max_readers;
@@ -179,6 +180,11 @@ struct fc_table {
 	const struct rte_memzone *mz;
 	char name[RTE_MEMZONE_NAMESIZE];
 };
+
+static_assert(offsetof(struct fc_table, entries) == offsetof(struct fc_table_view, entries),
+	"struct fc_table_view must mirror struct fc_table");
+static_assert(offsetof(struct fc_table, n_slots) == offsetof(struct fc_table_view, n_slots),
+	"struct fc_table_view must mirror struct fc_table");
 
 /* Writer-side counter bump: single writer, relaxed store for concurrent readers. */
 static inline void
@@ -566,6 +572,37 @@ fc_table_hash(const struct fc_table *t, const void *key)
 	return rte_hash_crc(key, t->key_size, t->seed);
 }
 
+/* rte_hash_crc() unrolled for the two key sizes (both multiples of 8). */
+static __rte_always_inline uint32_t
+crc_words(const void *key, unsigned int words, uint32_t seed)
+{
+	const uint8_t *p = key;
+	uint32_t crc = seed;
+
+	for (unsigned int w = 0; w < words; w++) {
+		uint64_t v;
+
+		memcpy(&v, p + 8 * w, sizeof(v));
+		crc = rte_hash_crc_8byte(v, crc);
+	}
+	return crc;
+}
+
+void
+fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
+	unsigned int n)
+{
+	unsigned int i;
+
+	if (t->key_size == sizeof(struct fc_key_v4)) {
+		for (i = 0; i < n; i++)
+			sigs[i] = crc_words(keys[i], sizeof(struct fc_key_v4) / 8, t->seed);
+	} else {
+		for (i = 0; i < n; i++)
+			sigs[i] = crc_words(keys[i], sizeof(struct fc_key_v6) / 8, t->seed);
+	}
+}
+
 /*
  * Fast path. Pass 1 (rte_hash): positions of the keys. Pass 2: prefetch the
  * entries of the hits. Pass 3: seqlock copy of each action.
@@ -590,13 +627,21 @@ fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id, const void *con
 		return 0;
 	}
 
-	/* The hash API lacks const on the arrays; it only reads them. */
-	rte_hash_lookup_with_hash_bulk(
-		t->h, (const void **)(uintptr_t)keys, (hash_sig_t *)(uintptr_t)sigs, n, pos);
+	/*
+	 * In two halves, so the entry lines of the first half load while
+	 * rte_hash walks the buckets and keys of the second. The hash API
+	 * lacks const on the arrays; it only reads them.
+	 */
+	for (unsigned int from = 0; from < n;) {
+		unsigned int cnt = (from == 0 && n > 8) ? n / 2 : n - from;
 
-	for (i = 0; i < n; i++)
-		if (pos[i] >= 0)
-			rte_prefetch0(&t->entries[pos[i]]);
+		rte_hash_lookup_with_hash_bulk(t->h, (const void **)(uintptr_t)&keys[from],
+			(hash_sig_t *)(uintptr_t)&sigs[from], cnt, &pos[from]);
+		for (i = from; i < from + cnt; i++)
+			if (pos[i] >= 0)
+				rte_prefetch0(&t->entries[pos[i]]);
+		from += cnt;
+	}
 
 	for (i = 0; i < n; i++) {
 		const struct fc_entry *e;
@@ -626,23 +671,6 @@ fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id, const void *con
 	__atomic_store_n(&rs->misses, rs->misses + (n - hits), __ATOMIC_RELAXED);
 	*hit_mask = mask;
 	return hits;
-}
-
-/*
- * Plain (relaxed) stores: one RX lcore serves a flow. last_seen is stored
- * only when the coarse clock moved, saving a store per hit within a tick.
- */
-void
-fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
-{
-	struct fc_entry *e;
-
-	RTE_ASSERT(idx < t->n_slots);
-	e = &t->entries[idx];
-	__atomic_store_n(&e->packets, e->packets + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->bytes, e->bytes + bytes, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) != now)
-		__atomic_store_n(&e->last_seen, now, __ATOMIC_RELAXED);
 }
 
 /*

@@ -102,22 +102,25 @@ bench_ct_build(struct bench_env *env, const char *name)
 	return h;
 }
 
+/* The frame of key @p ki (a TCP ACK|PSH segment for TCP keys) into @p m. */
+static void
+mbuf_write(struct bench_ctx *ctx, struct rte_mbuf *m, uint32_t ki)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = bench_frame_write(d, rte_pktmbuf_tailroom(m), &ctx->keys[ki], 0x18);
+
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	m->port = ctx->env->port;
+}
+
 int
 bench_mbufs_fill(struct bench_ctx *ctx, struct rte_mbuf **m, uint32_t from, unsigned int n)
 {
-	struct bench_env *env = ctx->env;
-
-	if (rte_pktmbuf_alloc_bulk(env->app->pool, m, n) != 0)
+	if (rte_pktmbuf_alloc_bulk(ctx->env->app->pool, m, n) != 0)
 		return -ENOMEM;
-	for (unsigned int i = 0; i < n; i++) {
-		const struct fc_key *k = &ctx->keys[ctx->trace[from + i]];
-		uint8_t *d = rte_pktmbuf_mtod(m[i], uint8_t *);
-		uint32_t len = bench_frame_write(d, rte_pktmbuf_tailroom(m[i]), k, 0x18);
-
-		m[i]->data_len = (uint16_t)len;
-		m[i]->pkt_len = len;
-		m[i]->port = env->port;
-	}
+	for (unsigned int i = 0; i < n; i++)
+		mbuf_write(ctx, m[i], ctx->trace[from + i]);
 	return 0;
 }
 
@@ -148,8 +151,9 @@ consume(struct bench_ctx *ctx)
 }
 
 static uint64_t
-burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int n)
+burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
+	unsigned int n = *np;
 	struct fc_key_v4 kbuf[BENCH_BURST];
 	const void *kp[BENCH_BURST];
 	void *data[BENCH_BURST];
@@ -167,8 +171,9 @@ burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int n)
 }
 
 static uint64_t
-burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int n)
+burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
+	unsigned int n = *np;
 	uint64_t t0, t1;
 
 	if (nic_rx(ctx, from, n) != 0)
@@ -180,10 +185,14 @@ burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int n)
 	return t1 - t0;
 }
 
+/* key_mark[] of a flow whose packets a hardware DROP rule keeps off the CPU. */
+#define MARK_HW_DROP UINT32_MAX
+
 /*
  * The marks a policy would have made live: one per ACCEPT (no NAT) entry of
  * the IPv4 table, as if every accepted flow of the trace had a MARK rule.
- * Drop flows stay unmarked (a NIC would drop them: not gufc's cycles).
+ * DROP flows have hardware DROP rules (the policy's full offload): their
+ * packets never reach gufc.
  */
 static int
 marks_build(struct bench_ctx *ctx)
@@ -209,7 +218,13 @@ marks_build(struct bench_ctx *ctx)
 		if (idx < 0 || (uint32_t)idx >= ctx->marks.cap[0])
 			continue;
 		e = fc_table_entry(t, (uint32_t)idx);
-		if (e == NULL || e->act.verdict != FC_VERDICT_ACCEPT || (e->act.flags & FC_ACT_F_NAT))
+		if (e == NULL || (e->act.flags & FC_ACT_F_NAT))
+			continue;
+		if (e->act.verdict == FC_VERDICT_DROP) {
+			ctx->key_mark[i] = MARK_HW_DROP;
+			continue;
+		}
+		if (e->act.verdict != FC_VERDICT_ACCEPT)
 			continue;
 		ctx->key_mark[i] = ofl_mark_make(0, (uint32_t)idx, 1);
 		ctx->marks.live[0][idx] = ctx->key_mark[i];
@@ -231,22 +246,31 @@ bench_marks_free(struct bench_ctx *ctx)
 /*
  * The gufc path with the NIC's help: the same frames, marked as the swnic
  * model or a NIC with MARK rules would mark them, through gufc_rx_poll()
- * with the app's marks view set (step 0 of gufc_rx.c).
+ * with the app's marks view set (step 0 of gufc_rx.c). Packets of DROP
+ * flows stay in the NIC: *np becomes the packets gufc received, so the
+ * figure is gufc's cycles per packet it handled.
  */
 static uint64_t
-burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int n)
+burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
 	struct bench_env *env = ctx->env;
 	struct rte_mbuf *m[BENCH_BURST];
+	uint32_t ki[BENCH_BURST];
+	unsigned int n = 0;
 	uint64_t t0, t1;
 
 	if (!ctx->marks_built && marks_build(ctx) != 0)
 		return 0;
-	if (bench_mbufs_fill(ctx, m, from, n) != 0)
+	for (unsigned int i = 0; i < *np; i++)
+		if (ctx->key_mark[ctx->trace[from + i]] != MARK_HW_DROP)
+			ki[n++] = ctx->trace[from + i];
+	*np = n;
+	if (n == 0 || rte_pktmbuf_alloc_bulk(env->app->pool, m, n) != 0)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
-		uint32_t mark = ctx->key_mark[ctx->trace[from + i]];
+		uint32_t mark = ctx->key_mark[ki[i]];
 
+		mbuf_write(ctx, m[i], ki[i]);
 		if (mark == 0)
 			continue;
 		m[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
@@ -254,6 +278,7 @@ burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int n)
 	}
 	if (rte_ring_sp_enqueue_bulk(env->rx_ring, (void **)m, n, NULL) != n) {
 		rte_pktmbuf_free_bulk(m, n);
+		*np = 0;
 		return 0;
 	}
 	env->app->ofl_marks = &ctx->marks;
@@ -276,8 +301,9 @@ deliver(struct bench_ctx *ctx, struct gufc_stats *st, struct rte_mbuf **out, uin
 }
 
 static uint64_t
-burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int n)
+burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
+	unsigned int n = *np;
 	static struct gufc_stats st;
 	struct bench_env *env = ctx->env;
 	struct gufc_app *app = env->app;
@@ -323,8 +349,9 @@ burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int n)
 }
 
 static uint64_t
-burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int n)
+burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
+	unsigned int n = *np;
 	static struct gufc_stats st;
 	struct bench_env *env = ctx->env;
 	struct gufc_app *app = env->app;
@@ -382,7 +409,12 @@ burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int n)
 	return t1 - t0;
 }
 
-typedef uint64_t (*burst_fn)(struct bench_ctx *ctx, uint32_t from, unsigned int n);
+/*
+ * One timed burst of trace packets [from, from + n): cycles spent. A path
+ * whose NIC keeps some of them off the CPU (marked: hardware DROP rules)
+ * lowers *n to the packets that reached gufc.
+ */
+typedef uint64_t (*burst_fn)(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -418,7 +450,7 @@ pass_run(struct bench_ctx *ctx, burst_fn fn)
 		from += BENCH_BURST) {
 		unsigned int n = RTE_MIN((uint32_t)BENCH_BURST, end - from);
 
-		cyc[bursts] = fn(ctx, from, n);
+		cyc[bursts] = fn(ctx, from, &n);
 		npk[bursts] = n;
 		cycles += cyc[bursts];
 		if (++bursts >= MIN_BURSTS && cycles > ctx->pass_budget)

@@ -46,6 +46,7 @@ struct bench_opts {
 	unsigned int repeats;
 	unsigned int mem_mb;
 	const char *lcores;
+	bool huge;
 };
 
 static void
@@ -53,15 +54,33 @@ usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
-		"          [--mem MB] [--lcores LIST]\n"
+		"          [--mem MB] [--huge] [--lcores LIST]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
 		"  --seed N     traffic and rule seed (default 1)\n"
 		"  --repeats N  measured passes per figure (median)\n"
-		"  --mem MB     EAL memory (--no-huge: anonymous memory)\n"
+		"  --mem MB     EAL memory (default 8192; smoke 512)\n"
+		"  --huge       take EAL memory from hugepages (set up beforehand) instead\n"
+		"               of anonymous 4 KiB pages (--no-huge, the default)\n"
 		"  --lcores L   EAL core list (default: the first core of this process)\n",
 		prog);
+}
+
+/* A decimal or 0x number in [lo, hi] for option @p name, or a message. */
+static int
+num_arg(const char *name, const char *text, unsigned long lo, unsigned long hi, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(text, &end, 0);
+	if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || *v < lo || *v > hi) {
+		fprintf(stderr, "gufc-bench: %s: '%s' is not a number in %lu..%lu\n", name, text, lo,
+			hi);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int
@@ -75,9 +94,11 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"repeats", required_argument, NULL, 'r'},
 		{"mem", required_argument, NULL, 'm'},
 		{"lcores", required_argument, NULL, 'l'},
+		{"huge", no_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	unsigned long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -94,17 +115,22 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			o->json = optarg;
 			break;
 		case 'S':
-			o->seed = (uint32_t)strtoul(optarg, NULL, 0);
+			if (num_arg("--seed", optarg, 0, UINT32_MAX, &v) != 0)
+				return -EINVAL;
+			o->seed = (uint32_t)v;
 			break;
 		case 'r':
-			o->repeats = (unsigned int)strtoul(optarg, NULL, 0);
-			if (o->repeats == 0 || o->repeats > 64) {
-				fprintf(stderr, "gufc-bench: --repeats: 1..64\n");
+			if (num_arg("--repeats", optarg, 1, 64, &v) != 0)
 				return -EINVAL;
-			}
+			o->repeats = (unsigned int)v;
 			break;
 		case 'm':
-			o->mem_mb = (unsigned int)strtoul(optarg, NULL, 0);
+			if (num_arg("--mem", optarg, 64, 1u << 20, &v) != 0)
+				return -EINVAL;
+			o->mem_mb = (unsigned int)v;
+			break;
+		case 'H':
+			o->huge = true;
 			break;
 		case 'l':
 			o->lcores = optarg;
@@ -197,7 +223,10 @@ eal_start(const struct bench_opts *o, const struct bench_plan *p, const char *pr
 	argv[argc++] = (char *)(uintptr_t)prog;
 	argv[argc++] = (char *)(uintptr_t)"-l";
 	argv[argc++] = lcores;
-	argv[argc++] = (char *)(uintptr_t)"--no-huge";
+	if (!o->huge)
+		argv[argc++] = (char *)(uintptr_t)"--no-huge";
+	else
+		argv[argc++] = (char *)(uintptr_t)"--in-memory";
 	argv[argc++] = (char *)(uintptr_t)"-m";
 	argv[argc++] = mem;
 	argv[argc++] = (char *)(uintptr_t)"--no-pci";

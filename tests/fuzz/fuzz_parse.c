@@ -206,5 +206,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the split point comes from the frame itself: last byte, scaled */
 	cut = len == 0 ? 0 : (uint32_t)(((uint64_t)data[len - 1] * (len + 1)) >> 8);
 	check_mbuf(data, len, cut, r, &p);
+	/* whole in one segment: the RX path's common case (and its fast path) */
+	check_mbuf(data, len, len, r, &p);
 	return 0;
 }
