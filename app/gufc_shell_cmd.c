@@ -104,7 +104,7 @@ rule_add(struct sh_ctx *c)
 	const struct sh_line *l = c->l;
 	const char *chain_tok = NULL;
 	const char *chain;
-	struct rule_set *s;
+	struct rule_set *s = NULL;
 	enum rule_table table;
 	uint32_t pos = RULE_POS_END, id;
 	unsigned int i = 2;
@@ -170,7 +170,7 @@ rule_id_arg(struct sh_ctx *c, unsigned int i, uint32_t *id)
 static int
 rule_del(struct sh_ctx *c)
 {
-	struct rule_set *s;
+	struct rule_set *s = NULL;
 	uint32_t id;
 	int rc;
 
@@ -194,7 +194,7 @@ rule_del(struct sh_ctx *c)
 static int
 rule_replace(struct sh_ctx *c)
 {
-	struct rule_set *s;
+	struct rule_set *s = NULL;
 	struct rule r;
 	uint32_t id;
 	int rc;
@@ -222,7 +222,7 @@ rule_load(struct sh_ctx *c)
 {
 	const struct sh_line *l = c->l;
 	struct rule_error err;
-	struct rule_set *s;
+	struct rule_set *s = NULL;
 	char msg[512];
 	bool ipt;
 

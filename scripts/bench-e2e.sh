@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 flows=10000
 rounds=3
-secs=6
+secs=10
 json=out/bench-e2e.json
 while [ $# -gt 0 ]; do
 	case $1 in

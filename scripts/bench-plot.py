@@ -7,8 +7,8 @@
 Writes into OUTDIR (default: the JSON file's directory):
   bench-rules.png  cycles/packet vs rule count at the largest measured flow
                    count (floor, gufc, linear, pipeline; uniform and Zipf)
-  bench-flows.png  cycles/packet vs flow count at each rule count (gufc,
-                   pipeline, floor; uniform)
+  bench-flows.png  cycles/packet vs flow count at each rule count (floor,
+                   gufc, linear, pipeline, and gufc with NIC marks; uniform)
 
 Needs matplotlib; when it is missing the Debian package python3-matplotlib
 is installed with apt-get (as root, or through sudo).
@@ -27,6 +27,7 @@ STYLE = {
     "gufc": dict(color="tab:blue", marker="o", linestyle="-"),
     "linear": dict(color="tab:red", marker="^", linestyle="--"),
     "pipeline": dict(color="tab:green", marker="D", linestyle="-."),
+    "marked": dict(color="tab:purple", marker="v", linestyle="-"),
 }
 
 
@@ -137,7 +138,7 @@ def main():
     fig, axes = plt.subplots(1, len(rules), figsize=(4 * len(rules), 4.4), sharey=True,
                              squeeze=False)
     for ax, r in zip(axes[0], rules):
-        for path in PATHS:
+        for path in PATHS + ["marked"]:
             xs, ys = [], []
             for fl in flows:
                 p = at(r, fl)

@@ -39,7 +39,7 @@ static int
 stmt_policy(struct parser *p, const struct toks *ts)
 {
 	struct rule_chain *c;
-	uint8_t pol;
+	uint8_t pol = 0;
 	int rc;
 
 	if (ts->n < 2)

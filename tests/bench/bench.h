@@ -42,6 +42,7 @@ enum bench_mode { BENCH_MODE_FULL, BENCH_MODE_QUICK, BENCH_MODE_SMOKE };
 /** Sizes and repeats of a run (filled from the mode, then options). */
 struct bench_plan {
 	enum bench_mode mode;
+	bool huge;              /**< EAL memory from hugepages (else 4 KiB pages) */
 	unsigned int n_rules;
 	uint32_t rules[8];
 	unsigned int n_flows;

@@ -57,8 +57,10 @@ bench_table_print(const struct bench_results *r, FILE *f)
 {
 	char a[16], b[16];
 
-	fprintf(f, "\ngufc-bench (%s): cycles per packet, median of %u passes; TSC %.2f GHz\n",
-		mode_name(r->plan.mode), r->plan.repeats, r->tsc_hz / 1e9);
+	fprintf(f,
+		"\ngufc-bench (%s): cycles per packet, median of %u passes; TSC %.2f GHz; %s\n",
+		mode_name(r->plan.mode), r->plan.repeats, r->tsc_hz / 1e9,
+		r->plan.huge ? "hugepages" : "4 KiB pages");
 	fprintf(f, "%6s %6s %8s | %8s %8s %9s %9s %8s | %8s %8s %9s %9s %8s\n", "rules",
 		"flows", "entries", "floor", "gufc", "linear", "pipeline", "marked", "floor", "gufc",
 		"linear", "pipeline", "marked");
@@ -244,6 +246,7 @@ bench_json_write(const struct bench_results *r, const double summary[], const ch
 	if (f == NULL)
 		return -errno;
 	fprintf(f, "{\n  \"tool\": \"gufc-bench\",\n  \"mode\": \"%s\",\n", mode_name(pl->mode));
+	fprintf(f, "  \"pages\": \"%s\",\n", pl->huge ? "hugepages" : "4k");
 	fprintf(f, "  \"seed\": %u,\n  \"tsc_hz\": %.0f,\n  \"elapsed_s\": %.1f,\n", pl->seed,
 		r->tsc_hz, r->elapsed_s);
 	fprintf(f, "  \"summary\": {\n");

@@ -157,6 +157,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 
 	memset(p, 0, sizeof(*p));
 	p->mode = o->mode;
+	p->huge = o->huge;
 	p->seed = o->seed;
 	p->zipf_s = 1.0;
 	p->n_rules = 4;
