@@ -626,7 +626,7 @@ sh_cmd_route(struct sh_ctx *c)
 		return sh_err(c, rc, l->tok[2], "bad prefix (host bits set?)");
 	if (rc != 0)
 		return sh_err(c, rc, l->tok[2], "%s", strerror(-rc));
-	fprintf(c->out, "route %s %s (new flows; 'flush flows' re-routes cached ones)\n",
+	fprintf(c->out, "route %s %s (cached flows follow in the background)\n",
 		l->tok[2], add ? "added" : "deleted");
 	return 0;
 }

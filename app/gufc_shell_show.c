@@ -197,6 +197,10 @@ show_stats(struct sh_ctx *c)
 		t.t6.occupancy, t.es.flows, t.es.removed);
 	fprintf(f, "%-20s %" PRIu64 " (generation %u, classifier %u, pending %u)\n", "commits",
 		t.es.commits, t.es.gen, t.es.cls_gen, t.es.pending);
+	fprintf(f, "%-20s %" PRIu64 " revalidated, %" PRIu64 " refreshed\n", "after commits",
+		t.es.revalidated, t.es.refreshed);
+	fprintf(f, "%-20s %" PRIu64 " rerouted, %" PRIu64 " walks%s\n", "route changes",
+		t.es.rerouted, t.es.route_walks, t.es.rerouting ? " (walking)" : "");
 	fprintf(f, "%-20s %" PRIu64 " in, %" PRIu64 " datagrams, %" PRIu64 " failed\n",
 		"fragments", s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "%-20s %" PRIu64 "\n", "transmitted", s->tx_pkts);

@@ -87,6 +87,10 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("evictions", t.t4.evictions + t.t6.evictions);
 	U("commits", t.es.commits);
 	U("generation", t.es.gen);
+	U("revalidated", t.es.revalidated);
+	U("refreshed", t.es.refreshed);
+	U("rerouted", t.es.rerouted);
+	U("route_walks", t.es.route_walks);
 	U("frag_in", s->frag_in);
 	U("frag_datagrams", s->frag_out);
 	U("frag_failed", s->frag_dropped);

@@ -638,6 +638,7 @@ rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget)
 			work += budget / 4 + 1;
 		}
 	work += eng_revalidate(eng, budget / 2 + 1);
+	work += eng_reroute(eng, budget / 4 + 1);
 	return work;
 }
 

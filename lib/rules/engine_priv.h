@@ -142,6 +142,11 @@ struct rule_engine {
 	uint8_t pass_tbl;
 	uint32_t pass_next;
 
+	/* Re-route walk after a route change (mod_route.c). */
+	bool rr_active;
+	uint8_t rr_tbl;
+	uint32_t rr_next;
+
 	/* Grace-period queue. */
 	struct eng_retire *ret;
 	uint32_t n_ret;
@@ -236,6 +241,7 @@ int eng_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage,
 int eng_commit_init(struct rule_engine *eng);
 void eng_commit_fini(struct rule_engine *eng);
 unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
+unsigned int eng_reroute(struct rule_engine *eng, unsigned int budget);
 bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 	const struct fc_action *a, const struct fc_key *k);
 

@@ -6,6 +6,12 @@
  * RULE_PORT_PAIRED (the app forwards to the input port's pair, like
  * testpmd); a local destination gives RULE_PORT_LOCAL. The routes are also
  * kept in a plain list, since the LPM tables cannot be listed.
+ *
+ * A route change reaches cached flows through a background walk
+ * (eng_reroute(), from rule_engine_step()): every entry's port is looked
+ * up again and rewritten (seqlocked) where it changed. Until the walk
+ * passes an entry, its packets keep the old port, as in a router whose
+ * FIB update is propagating; verdicts are not concerned.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -85,6 +91,19 @@ route_find(const struct rule_engine *eng, unsigned int family, const uint8_t *ad
 	return -1;
 }
 
+/* (Re)start the walk over the cached flows: entries already walked may
+ * have taken the old route again in between. */
+static void
+route_changed(struct rule_engine *eng)
+{
+	if (eng->t[0] == NULL && eng->t[1] == NULL)
+		return;
+	eng->rr_active = true;
+	eng->rr_tbl = 0;
+	eng->rr_next = 0;
+	eng->st.route_walks++;
+}
+
 int
 rule_engine_route_add(struct rule_engine *eng, unsigned int family, const uint8_t *addr,
 	uint8_t depth, uint16_t port)
@@ -135,6 +154,7 @@ rule_engine_route_add(struct rule_engine *eng, unsigned int family, const uint8_
 		memcpy(r->addr, addr, family == FC_AF_INET4 ? 4 : 16);
 	}
 	eng->routes[i].port = port;
+	route_changed(eng);
 	return 0;
 }
 
@@ -163,6 +183,7 @@ rule_engine_route_del(struct rule_engine *eng, unsigned int family, const uint8_
 	if (rc < 0)
 		return -ENOENT;
 	eng->routes[i] = eng->routes[--eng->n_routes];
+	route_changed(eng);
 	return 0;
 }
 
@@ -228,4 +249,75 @@ mod_route_on_insert(void *priv, struct rule_flow *f)
 			: rule_engine_route_lookup(eng, o->family, o->v6.src);
 	}
 	return 0;
+}
+
+/*
+ * The port an entry's packets leave by, as mod_route_on_insert() decided it:
+ * the route to the destination the packet has once the entry's NAT rewrite
+ * is done. That address is the source of the other direction's key (the
+ * reply of a forward entry starts at its translated destination; the
+ * forward entry of a reply starts at the original source, which the reply
+ * is rewritten to), and its local bit that key's src_local. An entry
+ * without a peer (conntrack off) routes its own destination.
+ */
+static uint16_t
+entry_route(const struct rule_engine *eng, unsigned int ti, const void *key,
+	const struct fc_action *a)
+{
+	const void *pk = a->peer != FC_INDEX_NONE ? fc_table_key(eng->t[ti], a->peer) : NULL;
+	unsigned int fam = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+
+	if (ti == 0) {
+		const struct fc_key_v4 *k = pk != NULL ? pk : key;
+		bool local = pk != NULL ? (k->flags & FC_KEY_F_SRC_LOCAL) :
+					  (k->flags & FC_KEY_F_DST_LOCAL);
+
+		return local ? RULE_PORT_LOCAL :
+			       rule_engine_route_lookup(eng, fam,
+				       (const uint8_t *)(pk != NULL ? &k->src : &k->dst));
+	} else {
+		const struct fc_key_v6 *k = pk != NULL ? pk : key;
+		bool local = pk != NULL ? (k->flags & FC_KEY_F_SRC_LOCAL) :
+					  (k->flags & FC_KEY_F_DST_LOCAL);
+
+		return local ? RULE_PORT_LOCAL :
+			       rule_engine_route_lookup(eng, fam, pk != NULL ? k->src : k->dst);
+	}
+}
+
+unsigned int
+eng_reroute(struct rule_engine *eng, unsigned int budget)
+{
+	unsigned int visited = 0;
+
+	while (eng->rr_active && visited < budget) {
+		struct fc_table *t = eng->t[eng->rr_tbl];
+		const struct fc_entry *e;
+		const void *key;
+		struct fc_action a;
+		uint32_t idx;
+		uint16_t port;
+
+		if (t == NULL || fc_table_iterate(t, &eng->rr_next, &key, &idx) < 0) {
+			if (eng->rr_tbl == 0) {
+				eng->rr_tbl = 1;
+				eng->rr_next = 0;
+			} else {
+				eng->rr_active = false;
+			}
+			continue;
+		}
+		visited++;
+		e = fc_table_entry(t, idx);
+		if (e == NULL)
+			continue; /* (drops too: a later commit may accept them) */
+		port = entry_route(eng, eng->rr_tbl, key, &e->act);
+		if (port == e->act.out_port)
+			continue;
+		a = e->act;
+		a.out_port = port;
+		eng_entry_set(eng, eng->rr_tbl, idx, &a, e->timeout);
+		eng->st.rerouted++;
+	}
+	return visited;
 }

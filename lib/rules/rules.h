@@ -1801,6 +1801,8 @@ struct rule_engine_stats {
 	uint64_t table_full;   /**< of those: the table refused the insert */
 	uint64_t revalidated;  /**< entries re-run through the filter after a commit */
 	uint64_t refreshed;    /**< entries a commit could not change, moved to its generation */
+	uint64_t rerouted;     /**< cached entries given a new output port by a route change */
+	uint64_t route_walks;  /**< walks over the cached flows started by route changes */
 	uint64_t removed;      /**< entries gone (aged, evicted, flushed, deleted) */
 	uint64_t commits;
 	uint64_t commits_full; /**< commits taken as "everything changed" */
@@ -1818,6 +1820,7 @@ struct rule_engine_stats {
 	uint32_t cls_gen;      /**< generation of the installed classifier (0: none) */
 	uint32_t pending;      /**< changes not yet retired by revalidation */
 	uint32_t overlay;      /**< changes newer than the classifier */
+	bool rerouting;        /**< a walk re-routing cached flows is in progress */
 };
 
 /** The fast path's view of an engine: the first member of struct rule_engine. */

@@ -423,6 +423,93 @@ test_route_channel(void **state)
 /* Table full, aging                                                         */
 /* ------------------------------------------------------------------------ */
 
+/* Step the engine until the re-route walk is over. */
+static void
+walk_routes(struct rule_engine *eng)
+{
+	struct rule_engine_stats st;
+
+	for (int i = 0; i < 1000; i++) {
+		rule_engine_step(eng, 1, 64);
+		rule_engine_stats_get(eng, &st);
+		if (!st.rerouting)
+			return;
+	}
+	fail_msg("route walk did not finish");
+}
+
+/* Route changes reach cached flows, both directions, NAT included. */
+static void
+test_reroute(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 16);
+	struct rule_upcall u = tcp4("10.0.0.1", 4000, "10.1.9.9", 80, TCP_SYN);
+	struct rule_upcall v = tcp4("10.0.0.2", 4001, "198.51.100.1", 80, TCP_SYN);
+	uint8_t net[4] = {10, 1, 0, 0}, host[4] = {10, 1, 9, 0}, def[4] = {0};
+	uint8_t inside[4] = {192, 168, 0, 0}, server[4] = {192, 168, 0, 10};
+	struct mod_nat_binding_result nb;
+	const struct fc_entry *fu, *ru, *fv, *rv;
+	struct rule_engine_stats st;
+	struct fc_key rk;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\naccept\n");
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 16, 3), 0);
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, inside, 16, 5), 0);
+	walk_routes(eng);
+
+	d = decide(eng, u, 1);
+	assert_int_equal(d.out_port, 3);
+	d = decide(eng, v, 1);
+	assert_int_equal(d.out_port, 5); /* routed after DNAT */
+	assert_int_equal(mod_nat_binding_get(rule_engine_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	fc_key_reverse(&u.pkt.key, &rk);
+	fu = entry_of(eng, &u.pkt.key, NULL);
+	ru = entry_of(eng, &rk, NULL);
+	fv = entry_of(eng, &v.pkt.key, NULL);
+	rv = entry_of(eng, &nb.reply, NULL);
+	assert_non_null(fu);
+	assert_non_null(ru);
+	assert_non_null(fv);
+	assert_non_null(rv);
+	assert_int_equal(fu->act.out_port, 3);
+	assert_int_equal(ru->act.out_port, RULE_PORT_PAIRED);
+	assert_int_equal(fv->act.out_port, 5);
+	assert_int_equal(rv->act.out_port, RULE_PORT_PAIRED);
+
+	/* A more specific route: the cached forward entry follows it. */
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, host, 24, 4), 0);
+	walk_routes(eng);
+	assert_int_equal(fu->act.out_port, 4);
+	assert_int_equal(ru->act.out_port, RULE_PORT_PAIRED);
+	d = rx(eng, tcp4("10.0.0.1", 4000, "10.1.9.9", 80, TCP_ACK), 2, NULL);
+	assert_int_equal(d.out_port, 4);
+
+	/* A default route: the replies (to 10.0.0.x) take it. */
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, def, 0, 9), 0);
+	walk_routes(eng);
+	assert_int_equal(ru->act.out_port, 9);
+	assert_int_equal(rv->act.out_port, 9);
+
+	/* The DNAT server's own route: the translated destination decides. */
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, server, 32, 6), 0);
+	walk_routes(eng);
+	assert_int_equal(fv->act.out_port, 6);
+
+	/* Deleting the /24 falls back to the /16. */
+	assert_int_equal(rule_engine_route_del(eng, FC_AF_INET4, host, 24), 0);
+	walk_routes(eng);
+	assert_int_equal(fu->act.out_port, 3);
+
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.route_walks, 6);
+	assert_int_equal(st.rerouted, 5);
+	rule_engine_free(eng);
+}
+
 static void
 test_table_full(void **state)
 {
@@ -906,6 +993,7 @@ main(void)
 		cmocka_unit_test(test_nat),
 		cmocka_unit_test(test_nat_exhausted),
 		cmocka_unit_test(test_route_channel),
+		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_either_direction),
