@@ -385,6 +385,13 @@ unsigned int gufc_rx_poll(struct gufc_lcore *lc, uint32_t now_ms);
 /** Deliver packets to channels grouped by destination; counts drops. */
 void gufc_deliver(struct gufc_app *app, struct gufc_stats *st, uint16_t producer,
 	struct rte_mbuf **m, const uint16_t *dest, unsigned int n);
+/** TSC cycles as microseconds. */
+static inline double
+gufc_cyc_us(const struct gufc_app *app, uint64_t cycles)
+{
+	return (double)cycles * 1e6 / (double)app->hz;
+}
+
 /** Coarse time in ms since start. */
 static inline uint32_t
 gufc_now_ms(const struct gufc_app *app)

@@ -225,4 +225,7 @@ gufc_offload_dump(const struct gufc_app *app, FILE *f)
 	fprintf(f, "%-20s %" PRIu64 " (gone %" PRIu64 ", changed %" PRIu64 ", cold %" PRIu64
 		", commit %" PRIu64 ")\n", "removed", p->removed, p->removed_gone,
 		p->removed_changed, p->removed_cold, p->removed_commit);
+	fprintf(f, "%-20s %" PRIu64 " (last %.1f us, max %.1f us)\n", "commit syncs",
+		p->commit_syncs, gufc_cyc_us(app, p->commit_sync_cycles_last),
+		gufc_cyc_us(app, p->commit_sync_cycles_max));
 }

@@ -198,6 +198,8 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		fprintf(f, "%-28s %14" PRIu64 "  (gone %" PRIu64 ", changed %" PRIu64 ", cold %"
 			PRIu64 ", commit %" PRIu64 ")\n", "flows back to software", p->removed,
 			p->removed_gone, p->removed_changed, p->removed_cold, p->removed_commit);
+		fprintf(f, "%-28s %14" PRIu64 "  (max %.1f us before the acknowledgement)\n",
+			"commit syncs", p->commit_syncs, gufc_cyc_us(app, p->commit_sync_cycles_max));
 	}
 
 	fprintf(f, "\nchannels:\n  %-18s %-8s %12s %12s %10s %10s\n", "name", "kind", "enqueued",
@@ -343,10 +345,13 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 			", \"offload_full\": %" PRIu64 ",\n    \"removed\": %" PRIu64
 			", \"removed_gone\": %" PRIu64 ", \"removed_changed\": %" PRIu64
 			", \"removed_cold\": %" PRIu64 ", \"removed_commit\": %" PRIu64
-			", \"in_hw\": %u, \"pending\": %u},\n",
+			", \"in_hw\": %u, \"pending\": %u,\n    \"commit_syncs\": %" PRIu64
+			", \"commit_sync_us_last\": %.1f, \"commit_sync_us_max\": %.1f},\n",
 			p->scanned, p->candidates, p->capped, p->queued, p->queue_full, p->offloaded,
 			p->offload_refused, p->offload_full, p->removed, p->removed_gone,
-			p->removed_changed, p->removed_cold, p->removed_commit, p->in_hw, p->pending);
+			p->removed_changed, p->removed_cold, p->removed_commit, p->in_hw, p->pending,
+			p->commit_syncs, gufc_cyc_us(app, p->commit_sync_cycles_last),
+			gufc_cyc_us(app, p->commit_sync_cycles_max));
 	}
 
 	fprintf(f, "  \"channels\": [");

@@ -311,6 +311,11 @@ tel_offload(struct gufc_app *app, struct tel_req *r)
 	U("removed_changed", p->removed_changed);
 	U("removed_cold", p->removed_cold);
 	U("removed_commit", p->removed_commit);
+	U("commit_syncs", p->commit_syncs);
+	rte_tel_data_add_dict_u64(d, "commit_sync_ns_last",
+		(uint64_t)(gufc_cyc_us(app, p->commit_sync_cycles_last) * 1000.0));
+	rte_tel_data_add_dict_u64(d, "commit_sync_ns_max",
+		(uint64_t)(gufc_cyc_us(app, p->commit_sync_cycles_max) * 1000.0));
 	U("in_hw", p->in_hw);
 	U("pending", p->pending);
 #undef U

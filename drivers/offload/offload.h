@@ -396,6 +396,9 @@ struct ofl_policy_stats {
 	uint64_t removed_changed; /**< ... because its action changed (revalidation) */
 	uint64_t removed_cold;    /**< ... because its rate fell below threshold / 2 */
 	uint64_t removed_commit;  /**< ... synchronously by ofl_policy_commit_sync() */
+	uint64_t commit_syncs;    /**< ofl_policy_commit_sync() calls */
+	uint64_t commit_sync_cycles_last; /**< TSC cycles the last one took */
+	uint64_t commit_sync_cycles_max;  /**< ... the longest one took */
 	uint32_t in_hw;           /**< flows in hardware (or being put there) now */
 	uint32_t pending;         /**< requests waiting */
 };

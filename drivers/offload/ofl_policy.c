@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 
 #include "offload.h"
@@ -693,6 +694,7 @@ ofl_policy_remove(struct ofl_policy *pol, const struct fc_key *key)
 unsigned int
 ofl_policy_commit_sync(struct ofl_policy *pol)
 {
+	uint64_t t0 = rte_rdtsc(), dt;
 	unsigned int n = 0;
 
 	if (pol == NULL)
@@ -711,6 +713,12 @@ ofl_policy_commit_sync(struct ofl_policy *pol)
 		pol->st.removed_commit++;
 		n++;
 	}
+	/* What a commit waits for before it is acknowledged (destroys included). */
+	dt = rte_rdtsc() - t0;
+	pol->st.commit_syncs++;
+	pol->st.commit_sync_cycles_last = dt;
+	if (dt > pol->st.commit_sync_cycles_max)
+		pol->st.commit_sync_cycles_max = dt;
 	return n;
 }
 

@@ -93,4 +93,8 @@ run drop "$W/drop.rules" "accept proto udp"
 	fail "drop: no packet dropped by the model"
 [ "$(json_get "$W/drop.json" "j['offload']['removed_commit']")" = "1" ] ||
 	fail "drop: the hardware DROP was not taken out by the commit"
+[ "$(json_get "$W/drop.json" "j['offload']['commit_syncs'] >= 1")" = "True" ] ||
+	fail "drop: the commit's hardware sync was not counted"
+echo "hardware sync before the acknowledgement: $(json_get "$W/drop.json" \
+	"j['offload']['commit_sync_us_max']") us (destroying 1 DROP rule)"
 echo "PASS"
