@@ -199,6 +199,8 @@ show_stats(struct sh_ctx *c)
 		t.es.commits, t.es.gen, t.es.cls_gen, t.es.pending);
 	fprintf(f, "%-20s %" PRIu64 " revalidated, %" PRIu64 " refreshed\n", "after commits",
 		t.es.revalidated, t.es.refreshed);
+	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",
+		t.es.related, t.es.related_nat);
 	fprintf(f, "%-20s %" PRIu64 " rerouted, %" PRIu64 " walks%s\n", "route changes",
 		t.es.rerouted, t.es.route_walks, t.es.rerouting ? " (walking)" : "");
 	fprintf(f, "%-20s %" PRIu64 " in, %" PRIu64 " datagrams, %" PRIu64 " failed\n",

@@ -221,14 +221,17 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 
 /* NAT rewrite in the slow path: may linearize a chained packet first. */
 static int
-slow_nat(struct gufc_app *app, struct rte_mbuf *m, const struct fc_pkt *pkt, uint32_t slot)
+slow_nat(struct gufc_app *app, struct rte_mbuf *m, const struct fc_pkt *pkt, uint32_t slot,
+	bool icmp_err)
 {
 	int rc;
 
 	for (int tries = 0; tries < 2; tries++) {
 		uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off);
+		uint32_t len = rte_pktmbuf_data_len(m) - pkt->l3_off;
 
-		rc = mod_nat_apply(app->nat, slot, l3, rte_pktmbuf_data_len(m) - pkt->l3_off, pkt);
+		rc = icmp_err ? mod_nat_icmp_error(app->nat, slot, l3, len) :
+				mod_nat_apply(app->nat, slot, l3, len, pkt);
 		if (rc == 0 || m->nb_segs == 1 || rte_pktmbuf_linearize(m) != 0)
 			break;
 	}
@@ -272,7 +275,8 @@ slow_decide(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf **m, un
 			continue;
 		}
 		if (d->nat_slot != RULE_NAT_NONE &&
-			slow_nat(app, m[i], &up[i].pkt, d->nat_slot) != 0) {
+			slow_nat(app, m[i], &up[i].pkt, d->nat_slot,
+				(d->flags & RULE_DEC_F_ICMP_ERR) != 0) != 0) {
 			st->drops[GUFC_DROP_NAT_ERROR]++;
 			dropped[nd++] = m[i];
 			continue;

@@ -410,9 +410,16 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 	return true;
 }
 
-/* Is the quoted packet of an ICMP error part of a tracked connection? */
+/*
+ * Is the quoted packet of an ICMP error part of a tracked connection? When
+ * the entry found is the quoted packet reversed (the error travels that
+ * entry's way, the usual case) and the connection is translated, *nat_slot
+ * gets that entry's rewrite slot and *out_port its port, for
+ * mod_nat_icmp_error(); else *nat_slot stays RULE_NAT_NONE.
+ */
 static unsigned int
-icmp_error_state(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up)
+icmp_error_state(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
+	uint32_t *nat_slot, uint16_t *out_port)
 {
 	const struct fc_table *t = eng->t[ti];
 	struct fc_key in, cand;
@@ -435,6 +442,12 @@ icmp_error_state(struct rule_engine *eng, unsigned int ti, const struct rule_upc
 				cand = in;
 			idx = fc_table_lookup(t, &cand.v4, fc_table_hash(t, &cand.v4));
 			if (idx >= 0 && eng_conn_ctstate(eng, &fc_table_entry(t, (uint32_t)idx)->act)) {
+				const struct fc_action *a = &fc_table_entry(t, (uint32_t)idx)->act;
+
+				if (rev && (a->flags & FC_ACT_F_NAT)) {
+					*nat_slot = a->nat_id;
+					*out_port = a->out_port;
+				}
 				eng->st.related++;
 				return RULE_CT_RELATED;
 			}
@@ -461,7 +474,18 @@ upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_de
 		return;
 	}
 	if (eng->p.conntrack && mod_ct_icmp_is_error(pkt)) {
-		decide_filter(eng, up, icmp_error_state(eng, (unsigned int)ti, up), 0, d);
+		uint32_t slot = RULE_NAT_NONE;
+		uint16_t port = 0;
+		unsigned int st = icmp_error_state(eng, (unsigned int)ti, up, &slot, &port);
+
+		decide_filter(eng, up, st, 0, d);
+		if (slot != RULE_NAT_NONE && d->verdict == FC_VERDICT_ACCEPT) {
+			/* Translated like the connection, it leaves the connection's way. */
+			d->nat_slot = slot;
+			d->out_port = port;
+			d->flags |= RULE_DEC_F_ICMP_ERR;
+			eng->st.related_nat++;
+		}
 		return;
 	}
 	for (unsigned int attempt = 0; attempt < 2; attempt++) {

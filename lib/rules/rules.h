@@ -970,6 +970,27 @@ struct mod_nat_view {
 };
 
 /**
+ * Translate an ICMP or ICMPv6 error (destination unreachable, time
+ * exceeded, parameter problem; ICMPv6 also packet too big) about a
+ * translated connection, so that its receiver sees the error of the packet
+ * it sent. @p slot is the rewrite slot of the entry whose key is the quoted
+ * packet reversed (the direction the error travels). Outer addresses equal
+ * to that entry's key get the slot's rewrite; the quoted header gets the
+ * mirror image (addresses, then TCP/UDP/SCTP ports or the ICMP echo
+ * identifier when quoted). Checksums: outer and quoted IPv4 headers
+ * recomputed, quoted TCP/UDP (and echo) checksums updated incrementally
+ * when quoted, the ICMP/ICMPv6 checksum recomputed over the message. An
+ * outer IPv6 header must be followed by ICMPv6 directly; a quoted IPv6
+ * header's L4 is taken only right after it.
+ * @param l3      the outer IP header, writable
+ * @param l3_len  contiguous bytes at @p l3
+ * @return 0; -EINVAL (not such an error, family mismatch, bad slot; nothing
+ *   written), -ENOTSUP (the datagram goes past @p l3_len: linearize first).
+ * Context: any (slow path: errors are never cached).
+ */
+int mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3_len);
+
+/**
  * Create a NAT table (plain heap memory; nothing is shared between processes).
  * @param p  parameters; max_bindings is required
  * @return the table, or NULL with errno EINVAL (bad parameters) or ENOMEM.
@@ -1641,6 +1662,9 @@ struct rule_upcall {
 
 /** struct rule_decision::flags: the decision comes from (or was put in) a cached entry. */
 #define RULE_DEC_F_CACHED 0x01
+/** struct rule_decision::flags: an ICMP error of a translated connection;
+ * nat_slot is for mod_nat_icmp_error(), not mod_nat_apply(). */
+#define RULE_DEC_F_ICMP_ERR 0x02
 
 /** What to do with one upcalled packet. The app applies it (NAT, enqueue). */
 struct rule_decision {
@@ -1809,6 +1833,7 @@ struct rule_engine_stats {
 	uint64_t classify_cls; /**< classifications by the compiled classifier */
 	uint64_t classify_ref; /**< classifications by the reference evaluator (overlay) */
 	uint64_t related;      /**< ICMP errors found RELATED */
+	uint64_t related_nat;  /**< ... of translated connections, translated (mod_nat_icmp_error()) */
 	uint64_t channel_unknown; /**< channel names the callback did not know */
 	uint64_t aged;         /**< entries aged out (both directions idle) */
 	uint64_t chan_flows;   /**< per-flow channels given to flows */

@@ -403,6 +403,39 @@ snat to 203.0.113.1:5000 proto udp src 10.1.0.0/16
 """
 
 
+def quoted_of_icmp(path):
+    """The headers quoted by the ICMPv4 errors of a pcap, read here (not by gufc):
+    (proto, src, sport, dst, dport, quoted IPv4 checksum ok, quoted UDP checksum ok)."""
+    out = []
+    with open(path, "rb") as f:
+        d = f.read()
+    end = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off = 24
+    while off + 16 <= len(d):
+        incl = struct.unpack(end + "I", d[off + 8:off + 12])[0]
+        fr = d[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if len(fr) < 14 + 20 + 8 + 28 or fr[12:14] != b"\x08\x00" or fr[23] != 1:
+            continue
+        icmp = 14 + (fr[14] & 15) * 4
+        if fr[icmp] not in (3, 11, 12):
+            continue
+        ip = fr[icmp + 8:]
+        ihl = (ip[0] & 15) * 4
+        src, dst = str(ipaddress.ip_address(ip[12:16])), str(ipaddress.ip_address(ip[16:20]))
+        sport, dport = struct.unpack("!HH", ip[ihl:ihl + 4])
+        ip_ok = csum(ip[:ihl]) == 0
+        udp_ok = None
+        if ip[9] == 17:
+            tot = struct.unpack("!H", ip[2:4])[0]
+            seg = ip[ihl:tot]
+            pseudo = ip[12:20] + struct.pack("!xBH", 17, len(seg))
+            udp_ok = len(seg) == tot - ihl and csum(pseudo + seg) == 0
+        out.append(({6: "tcp", 17: "udp"}.get(ip[9], str(ip[9])), src, sport, dst, dport,
+                    ip_ok, udp_ok))
+    return out
+
+
 def test_nat(ctx):
     CL, PUB, SRV = "198.51.100.7", "192.0.2.1", "10.0.0.5"
     IN1, IN2, OUT = "10.1.2.3", "10.1.2.4", "198.51.100.9"
@@ -429,6 +462,12 @@ def test_nat(ctx):
     add(("udp", OUT, 53, "203.0.113.1", 5000, "", b"answer"), ("udp", OUT, 53, IN1, 5353))
     # A second inside host wanting the same translated tuple: no free NAT tuple.
     add(("udp", IN2, 5353, OUT, 53, "", b"query2"), None)
+    # A router beyond says "unreachable" about the translated query: the error
+    # reaches IN1 as the error of the query IN1 sent (quoted header translated
+    # back, every checksum valid).
+    RTR = "198.51.100.250"
+    quoted = l4_frame("udp", "203.0.113.1", 5000, OUT, 53, payload=b"query", ident=77)[14:]
+    add(("icmp", RTR, 0, "203.0.113.1", 0, "", quoted), ("icmp", RTR, 0, IN1, 3), icmp_type=3)
     inp = ctx.path("nat.pcap")
     pcap_write(inp, fr)
     rules = write(ctx, "nat.rules", NAT_RULES)
@@ -442,6 +481,9 @@ def test_nat(ctx):
     check(not bad, "checksums wrong after NAT: %s" % bad)
     d = nz_drops(stats)
     check(d == {"nat_exhausted": 1}, "drops %s, expected nat_exhausted 1" % d)
+    inner = quoted_of_icmp(tx)
+    check(inner == [("udp", IN1, 5353, OUT, 53, True, True)],
+          "quoted headers of the ICMP errors sent: %s" % inner)
     if shutil.which("tshark"):
         r = subprocess.run(["tshark", "-r", tx, "-o", "tcp.check_checksum:TRUE", "-o",
                             "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",

@@ -510,6 +510,200 @@ test_reroute(void **state)
 	rule_engine_free(eng);
 }
 
+/* ------------------------------------------------------------------------ */
+/* ICMP errors of translated connections                                      */
+/* ------------------------------------------------------------------------ */
+
+static uint16_t
+ref_sum(uint32_t sum, const uint8_t *p, uint32_t len)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static void
+wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* TCP checksum of a quoted 20-byte header as if it were the whole segment. */
+static uint16_t
+tcp_hdr_csum(const uint8_t *ip, const uint8_t *tcp)
+{
+	uint8_t ph[12];
+
+	memcpy(ph, ip + 12, 8);
+	ph[8] = 0;
+	ph[9] = 6;
+	wr16(ph + 10, 20);
+	return (uint16_t)~ref_sum(ref_sum(0, ph, 12), tcp, 20);
+}
+
+/*
+ * An ICMPv4 error frame: Ethernet, IPv4 @p osrc -> @p odst, ICMP type 3
+ * code 3, quoting an IPv4+TCP header @p isrc:isport -> @p idst:idport with
+ * valid checksums. Returns the frame length.
+ */
+static uint32_t
+icmp4_error(uint8_t *f, const char *osrc, const char *odst, const char *isrc, uint16_t isport,
+	const char *idst, uint16_t idport)
+{
+	uint8_t *ip = f + 14, *icmp = ip + 20, *in = icmp + 8, *tcp = in + 20;
+	uint32_t len = 14 + 20 + 8 + 20 + 20;
+
+	memset(f, 0, len);
+	f[12] = 0x08;
+	ip[0] = 0x45;
+	wr16(ip + 2, (uint16_t)(len - 14));
+	ip[8] = 64;
+	ip[9] = 1;
+	inet_pton(AF_INET, osrc, ip + 12);
+	inet_pton(AF_INET, odst, ip + 16);
+	in[0] = 0x45;
+	wr16(in + 2, 60);
+	in[8] = 63;
+	in[9] = 6;
+	inet_pton(AF_INET, isrc, in + 12);
+	inet_pton(AF_INET, idst, in + 16);
+	wr16(tcp, isport);
+	wr16(tcp + 2, idport);
+	tcp[12] = 0x50;
+	tcp[13] = TCP_SYN;
+	wr16(tcp + 16, tcp_hdr_csum(in, tcp));
+	wr16(in + 10, (uint16_t)~ref_sum(0, in, 20));
+	icmp[0] = 3;
+	icmp[1] = 3;
+	wr16(icmp + 2, (uint16_t)~ref_sum(0, icmp, 48));
+	wr16(ip + 10, (uint16_t)~ref_sum(0, ip, 20));
+	return len;
+}
+
+/* Every checksum of an icmp4_error() frame holds. */
+static void
+assert_icmp4_csums(const uint8_t *f)
+{
+	const uint8_t *ip = f + 14, *icmp = ip + 20, *in = icmp + 8, *tcp = in + 20;
+
+	assert_int_equal(ref_sum(0, ip, 20), 0xffff);
+	assert_int_equal(ref_sum(0, icmp, 48), 0xffff);
+	assert_int_equal(ref_sum(0, in, 20), 0xffff);
+	assert_int_equal(tcp_hdr_csum(in, tcp), 0); /* the sum over it all, field included */
+}
+
+static void
+assert_ip4(const uint8_t *p, const char *text)
+{
+	uint8_t a[4];
+
+	inet_pton(AF_INET, text, a);
+	assert_memory_equal(p, a, 4);
+}
+
+/*
+ * A port unreachable from beyond a SNAT and DNAT gateway about the
+ * translated SYN reaches the client as the error of the SYN it sent, and
+ * one from the client side about a reply goes out as the error of the
+ * translated reply.
+ */
+static void
+test_icmp_error_nat(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 16);
+	uint8_t net[4] = {10, 0, 0, 0};
+	struct mod_nat_binding_result nb;
+	struct rule_engine_stats st;
+	struct rule_decision d;
+	struct rule_upcall u;
+	char xsrc[INET_ADDRSTRLEN];
+	uint8_t f[128], *ip = f + 14, *in = f + 42, *tcp = f + 62;
+	uint16_t xport;
+	uint32_t len;
+
+	(void)state;
+	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\n"
+		  "snat to 203.0.113.1 src 10.0.0.0/8\n"
+		  "accept\n");
+	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 8, 2), 0);
+	d = decide(eng, tcp4("10.0.0.1", 4000, "198.51.100.1", 80, TCP_SYN), 1);
+	assert_int_equal(mod_nat_binding_get(rule_engine_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	inet_ntop(AF_INET, &nb.fwd.v4.src, xsrc, sizeof(xsrc));
+	assert_string_equal(xsrc, "203.0.113.1");
+	xport = ntohs(nb.fwd.v4.sport);
+
+	/* From the server's side, about the SYN as it left: 203.0.113.1:p -> 192.168.0.10:8080. */
+	len = icmp4_error(f, "192.0.2.99", "203.0.113.1", "203.0.113.1", xport, "192.168.0.10",
+		8080);
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	d = decide(eng, u, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_RELATED);
+	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
+	assert_int_equal(d.nat_slot, nb.reply_slot);
+	assert_int_equal(d.out_port, 2); /* the client's route */
+	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), d.nat_slot, ip, len - 14), 0);
+	assert_ip4(ip + 12, "192.0.2.99"); /* the reporting router stays */
+	assert_ip4(ip + 16, "10.0.0.1");
+	assert_ip4(in + 12, "10.0.0.1");
+	assert_ip4(in + 16, "198.51.100.1");
+	assert_int_equal(tcp[0] << 8 | tcp[1], 4000);
+	assert_int_equal(tcp[2] << 8 | tcp[3], 80);
+	assert_icmp4_csums(f);
+
+	/* From the client's side, about a reply as it left: 198.51.100.1:80 -> 10.0.0.1:4000. */
+	len = icmp4_error(f, "10.0.0.1", "198.51.100.1", "198.51.100.1", 80, "10.0.0.1", 4000);
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	d = decide(eng, u, 3);
+	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
+	assert_int_equal(d.nat_slot, nb.fwd_slot);
+	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), d.nat_slot, ip, len - 14), 0);
+	assert_ip4(ip + 12, "203.0.113.1");
+	assert_ip4(ip + 16, "192.168.0.10");
+	assert_ip4(in + 12, "192.168.0.10");
+	assert_ip4(in + 16, "203.0.113.1");
+	assert_int_equal(tcp[0] << 8 | tcp[1], 8080);
+	assert_int_equal(tcp[2] << 8 | tcp[3], xport);
+	assert_icmp4_csums(f);
+
+	/* Not an error of a translated connection: untouched, no slot. */
+	len = icmp4_error(f, "192.0.2.99", "10.9.9.9", "10.9.9.9", 1, "10.9.9.8", 2);
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	d = decide(eng, u, 4);
+	assert_false(d.flags & RULE_DEC_F_ICMP_ERR);
+	assert_int_equal(d.nat_slot, RULE_NAT_NONE);
+	/* Bad input changes nothing. */
+	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), nb.fwd_slot, ip, 10), -EINVAL);
+	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), nb.fwd_slot, ip, len - 20),
+		-ENOTSUP);
+	f[34] = 8; /* an echo request is no error */
+	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), nb.fwd_slot, ip, len - 14),
+		-EINVAL);
+	assert_ip4(in + 12, "10.9.9.9");
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.related_nat, 2);
+	rule_engine_free(eng);
+}
+
 static void
 test_table_full(void **state)
 {
@@ -994,6 +1188,7 @@ main(void)
 		cmocka_unit_test(test_nat_exhausted),
 		cmocka_unit_test(test_route_channel),
 		cmocka_unit_test(test_reroute),
+		cmocka_unit_test(test_icmp_error_nat),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_either_direction),

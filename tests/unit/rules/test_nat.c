@@ -1635,6 +1635,87 @@ test_stats_dump(void **state)
 	mod_nat_free(nat);
 }
 
+/*
+ * mod_nat_icmp_error() on hostile bytes: random datagrams shaped enough to
+ * reach every parse step (versions, protocols, error types, quoted
+ * headers), in buffers of their exact length so the sanitizers catch any
+ * read or write past them; and a refused datagram is never changed.
+ */
+static void
+test_icmp_error_random(void **state)
+{
+	struct mod_nat *nat = nat_new(4);
+	struct mod_nat_binding_result r4, r6;
+	struct spec s4, s6;
+	uint8_t snat6[16];
+	struct rule_nat t4 = target(FC_AF_INET4, "203.0.113.1", NULL, 0, 0);
+	struct rule_nat t6;
+	unsigned int ok = 0;
+
+	(void)state;
+	addr_parse(FC_AF_INET6, "2001:db8:ffff::1", snat6);
+	t6 = target(FC_AF_INET6, "2001:db8:ffff::1", NULL, 0, 0);
+	spec_init(&s4, FC_AF_INET4, P_TCP, "10.0.0.1", 4000, "198.51.100.1", 80);
+	spec_init(&s6, FC_AF_INET6, P_UDP, "2001:db8::1", 5000, "2001:db8:1::1", 53);
+	assert_int_equal(bind_spec(nat, &s4, NULL, &t4, NULL, &r4), 0);
+	assert_int_equal(bind_spec(nat, &s6, NULL, &t6, NULL, &r6), 0);
+	for (unsigned int i = 0; i < 200000; i++) {
+		bool v6 = rnd() & 1;
+		uint32_t len = rnd_below(v6 ? 140 : 100);
+		uint8_t *b = malloc(len ? len : 1), *copy = malloc(len ? len : 1);
+		uint32_t icmp, in, slot;
+		int rc;
+
+		assert_non_null(b);
+		assert_non_null(copy);
+		for (uint32_t j = 0; j < len; j++)
+			b[j] = (uint8_t)rnd();
+		icmp = v6 ? 40 : 20;
+		in = icmp + 8;
+		if (len > 0)
+			b[0] = (uint8_t)((rnd_below(8) ? (v6 ? 0x60 : 0x45) : rnd()));
+		if (!v6 && len > 9 && rnd_below(8))
+			b[9] = 1;
+		if (!v6 && len > 7 && rnd_below(4)) {
+			b[6] = 0;
+			b[7] = 0;
+		}
+		if (!v6 && len > 3 && rnd_below(2)) {
+			b[2] = 0;
+			b[3] = (uint8_t)(len + rnd_below(3) - 1);
+		}
+		if (v6 && len > 6 && rnd_below(8))
+			b[6] = 58;
+		if (v6 && len > 5 && rnd_below(2)) {
+			b[4] = 0;
+			b[5] = (uint8_t)(len - 40 + rnd_below(3) - 1);
+		}
+		if (len > icmp && rnd_below(8))
+			b[icmp] = v6 ? (uint8_t)(1 + rnd_below(4)) : (uint8_t)(rnd_below(2) ? 3 : 11);
+		if (len > in && rnd_below(8))
+			b[in] = v6 ? 0x60 : (uint8_t)(0x45 + rnd_below(2));
+		if (!v6 && len > in + 9 && rnd_below(2))
+			b[in + 9] = (uint8_t)(rnd_below(2) ? P_TCP : P_ICMP);
+		if (v6 && len > in + 6 && rnd_below(2))
+			b[in + 6] = (uint8_t)(rnd_below(2) ? P_UDP : P_ICMPV6);
+		memcpy(copy, b, len);
+		slot = v6 ? (rnd_below(2) ? r6.fwd_slot : r6.reply_slot) :
+			    (rnd_below(2) ? r4.fwd_slot : r4.reply_slot);
+		if (rnd_below(16) == 0)
+			slot = v6 ? r4.fwd_slot : r6.fwd_slot; /* family mismatch */
+		rc = mod_nat_icmp_error(nat, slot, b, len);
+		assert_true(rc == 0 || rc == -EINVAL || rc == -ENOTSUP);
+		if (rc != 0 && len > 0)
+			assert_memory_equal(b, copy, len);
+		ok += rc == 0;
+		free(b);
+		free(copy);
+	}
+	assert_true(ok > 100); /* the shaping reaches the rewrite */
+	assert_int_equal(mod_nat_icmp_error(nat, 1000, NULL, 0), -EINVAL);
+	mod_nat_free(nat);
+}
+
 int
 main(void)
 {
@@ -1659,6 +1740,7 @@ main(void)
 		cmocka_unit_test(test_probe_budget),
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_stats_dump),
+		cmocka_unit_test(test_icmp_error_random),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
