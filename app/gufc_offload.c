@@ -85,7 +85,6 @@ gufc_offload_policy_init(struct gufc_app *app)
 	pp.max_flows = s->offload_max;
 	pp.pps_threshold = s->offload_pps;
 	pp.interval_ms = s->offload_interval;
-	pp.queue = 0; /* MARK rules keep RSS's choice only with one queue: see doc/offload.md */
 	app->ofl_pol = ofl_policy_create(&pp);
 	if (app->ofl_pol == NULL) {
 		GUFC_LOG(ERR, "offload policy: %s", rte_strerror(rte_errno));

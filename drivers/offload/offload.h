@@ -62,7 +62,11 @@ struct ofl_flow_req {
 	uint8_t verdict;      /**< FC_VERDICT_ACCEPT: MARK+QUEUE; FC_VERDICT_DROP: DROP */
 	bool count;           /**< add COUNT */
 	bool age;             /**< add AGE with @c age_timeout */
-	uint16_t queue;       /**< QUEUE index (ACCEPT) */
+	uint16_t queue;       /**< QUEUE index (ACCEPT, when @c rss is NULL) */
+	/** ACCEPT on a port with several RX queues: MARK + RSS(*rss) instead of
+	 * QUEUE, so the flow stays on the queue the port's RSS gives it (and its
+	 * reply's: symmetric key). Points into the port's state (ofl_port_req()). */
+	const struct rte_flow_action_rss *rss;
 	uint32_t mark;        /**< MARK id (ACCEPT), see ofl_mark_make() */
 	uint32_t age_timeout; /**< seconds (AGE) */
 };
@@ -88,6 +92,7 @@ struct ofl_flow_spec {
 	} l4_spec, l4_mask;
 	struct rte_flow_action_mark mark;
 	struct rte_flow_action_queue queue;
+	struct rte_flow_action_rss rss; /**< key and queue arrays stay the port's */
 	struct rte_flow_action_count count;
 	struct rte_flow_action_age age;
 };
@@ -98,7 +103,8 @@ struct ofl_flow_spec {
  * exact; fragment_offset spec 0 mask 0x3fff: not a fragment) or IPV6 (src,
  * dst, proto exact: no extension header) / TCP|UDP|SCTP (ports exact) / END;
  * actions MARK(mark) + QUEUE(queue) for ACCEPT (partial offload: the NIC
- * classifies, software acts), DROP for DROP (full offload), then COUNT and
+ * classifies, software acts), or MARK(mark) + RSS(*rss) when @c rss is set,
+ * DROP for DROP (full offload), then COUNT and
  * AGE if asked. Exact matches only: the cache key is exact.
  * @param r    the request
  * @param out  filled in place
@@ -195,9 +201,20 @@ struct ofl_port_stats {
  * @c caps is read-only after ofl_port_create(); counters are written by the
  * control thread (rules_*) and, for swnic, by the RX callbacks (hw_*).
  */
+/** Most RX queues an RSS action of a port lists. */
+#define OFL_RSS_QUEUES_MAX 128
+/** Longest RSS key kept. */
+#define OFL_RSS_KEY_MAX 64
+
 struct ofl_port {
 	uint16_t port_id;
 	enum ofl_backend backend;
+	uint16_t n_rxq;          /**< RX queues configured on the port */
+	/** n_rxq > 1: the RSS action MARK rules carry (the port's own hash
+	 * functions, key and queues: the flow keeps its RSS queue). */
+	struct rte_flow_action_rss rss;
+	uint16_t rss_queues[OFL_RSS_QUEUES_MAX];
+	uint8_t rss_key[OFL_RSS_KEY_MAX];
 	const struct ofl_ops *ops;
 	void *be;                /**< backend state for this port */
 	uint32_t caps[2];        /**< OFL_CAP_* for IPv4 [0] and IPv6 [1] */
@@ -220,6 +237,13 @@ struct ofl_port {
  * Context: control (main lcore at start).
  */
 struct ofl_port *ofl_port_create(uint16_t port_id, const struct ofl_port_params *p);
+
+/**
+ * Set a request's fate for this port: MARK rules steer to queue 0 on a
+ * single-queue port and carry the port's RSS action on a multi-queue one.
+ * Context: control.
+ */
+void ofl_port_req(const struct ofl_port *op, struct ofl_flow_req *r);
 
 /**
  * Free a port's offload state; NULL is accepted. Rules still installed are
@@ -378,7 +402,6 @@ struct ofl_policy_params {
 	uint32_t queue_size;        /**< request queue; 0 = 4096 */
 	bool no_drop;               /**< never offload DROP flows */
 	bool no_mark;               /**< never offload ACCEPT flows */
-	uint16_t queue;             /**< QUEUE index of MARK rules (single-queue: 0) */
 };
 
 /** Policy counters. */

@@ -123,9 +123,15 @@ ofl_flow_translate(const struct ofl_flow_req *r, struct ofl_flow_spec *o)
 		ac->type = RTE_FLOW_ACTION_TYPE_MARK;
 		ac->conf = &o->mark;
 		ac++;
-		o->queue.index = r->queue;
-		ac->type = RTE_FLOW_ACTION_TYPE_QUEUE;
-		ac->conf = &o->queue;
+		if (r->rss != NULL) {
+			o->rss = *r->rss;
+			ac->type = RTE_FLOW_ACTION_TYPE_RSS;
+			ac->conf = &o->rss;
+		} else {
+			o->queue.index = r->queue;
+			ac->type = RTE_FLOW_ACTION_TYPE_QUEUE;
+			ac->conf = &o->queue;
+		}
 		ac++;
 	} else {
 		ac->type = RTE_FLOW_ACTION_TYPE_DROP;

@@ -452,7 +452,7 @@ exec_add(struct ofl_policy *pol, uint32_t s)
 		r.key = h->key;
 		r.verdict = h->verdict;
 		r.mark = h->mark;
-		r.queue = pol->p.queue;
+		ofl_port_req(op, &r);
 		/* COUNT keeps DROP flows alive in the cache (scan) and feeds hw_drop. */
 		r.count = (caps & OFL_CAP_COUNT) != 0;
 		if (ofl_flow_translate(&r, &spec) < 0)

@@ -151,6 +151,7 @@ probe_one(struct ofl_port *op, unsigned int fam, uint8_t verdict, bool count, bo
 
 	memset(&r, 0, sizeof(r));
 	probe_key(fam, &r.key);
+	ofl_port_req(op, &r);
 	r.verdict = verdict;
 	r.count = count;
 	r.age = age;
@@ -192,6 +193,55 @@ probe(struct ofl_port *op)
 	}
 }
 
+/*
+ * The RSS action of MARK rules on a multi-queue port: what the port itself
+ * was configured with (hash functions, key, every RX queue), so a marked
+ * flow lands where RSS would have put it. Without a readable key the
+ * action names none (the port's default), like the configuration did.
+ */
+static void
+rss_init(struct ofl_port *op)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	struct rte_eth_rss_conf rc;
+
+	op->n_rxq = 1;
+	if (rte_eth_dev_info_get(op->port_id, &info) != 0 || info.nb_rx_queues <= 1)
+		return;
+	op->n_rxq = RTE_MIN(info.nb_rx_queues, (uint16_t)OFL_RSS_QUEUES_MAX);
+	for (uint16_t q = 0; q < op->n_rxq; q++)
+		op->rss_queues[q] = q;
+	memset(&op->rss, 0, sizeof(op->rss));
+	op->rss.func = RTE_ETH_HASH_FUNCTION_DEFAULT;
+	op->rss.queue_num = op->n_rxq;
+	op->rss.queue = op->rss_queues;
+	if (rte_eth_dev_conf_get(op->port_id, &conf) == 0)
+		op->rss.types = conf.rx_adv_conf.rss_conf.rss_hf;
+	memset(&rc, 0, sizeof(rc));
+	rc.rss_key = op->rss_key;
+	rc.rss_key_len = (uint8_t)RTE_MIN(info.hash_key_size ? info.hash_key_size : 40,
+		OFL_RSS_KEY_MAX);
+	if (rte_eth_dev_rss_hash_conf_get(op->port_id, &rc) == 0 && rc.rss_key_len != 0) {
+		op->rss.key = op->rss_key;
+		op->rss.key_len = rc.rss_key_len;
+		if (rc.rss_hf != 0)
+			op->rss.types = rc.rss_hf;
+	}
+}
+
+void
+ofl_port_req(const struct ofl_port *op, struct ofl_flow_req *r)
+{
+	if (op->n_rxq > 1) {
+		r->rss = &op->rss;
+		r->queue = 0;
+	} else {
+		r->rss = NULL;
+		r->queue = 0;
+	}
+}
+
 struct ofl_port *
 ofl_port_create(uint16_t port_id, const struct ofl_port_params *p)
 {
@@ -209,6 +259,7 @@ ofl_port_create(uint16_t port_id, const struct ofl_port_params *p)
 	}
 	op->port_id = port_id;
 	op->backend = p->backend;
+	rss_init(op);
 	if (p->backend == OFL_BACKEND_RTEFLOW) {
 		op->ops = &ofl_rteflow_ops;
 		op->be = ofl_rteflow_init(port_id);

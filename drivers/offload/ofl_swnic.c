@@ -23,8 +23,10 @@
  * miss); DROP frees the packet and counts it in hw_dropped, so
  * rx == delivered + drops holds once the app adds hw_dropped as hw_drop;
  * COUNT counts packets and bytes; AGE records the last hit. QUEUE is
- * recorded but a model sitting behind one queue cannot move packets to
- * another: only QUEUE(0) is accepted, documenting a single-queue NIC.
+ * recorded but a model sitting behind the port's queues cannot move packets
+ * between them: only QUEUE(0) is accepted, documenting a single-queue NIC.
+ * RSS (the port's queues, outer Toeplitz) is accepted and leaves a packet on
+ * the queue the port's own RSS gave it, which is what that action does.
  *
  * Concurrency: the control thread creates and destroys rules (one writer);
  * RX callbacks read rule slots under a per-slot sequence lock and treat a
@@ -49,6 +51,7 @@
 #define SW_MAX_QUEUES 64
 #define SW_FATE_QUEUE 1
 #define SW_FATE_DROP 2
+#define SW_FATE_RSS 3
 #define SW_HDR_MAX 128
 #define SW_DROP_BATCH 64
 
@@ -352,7 +355,7 @@ parse_pattern(const struct rte_flow_item pattern[], struct sw_key *k, struct rte
 }
 
 static int
-parse_actions(const struct rte_flow_action actions[], struct sw_act *a,
+parse_actions(const struct rte_flow_action actions[], uint16_t n_q, struct sw_act *a,
 	struct rte_flow_error *err)
 {
 	const struct rte_flow_action *ac;
@@ -383,6 +386,31 @@ parse_actions(const struct rte_flow_action actions[], struct sw_act *a,
 					"single-queue model: only queue 0");
 			a->fate = SW_FATE_QUEUE;
 			break;
+		case RTE_FLOW_ACTION_TYPE_RSS: {
+			/*
+			 * The model sits behind the port's own RSS: a packet is
+			 * already on the queue the hash gave it, which is where an
+			 * RSS action with the port's queues would leave it. Queues
+			 * must exist; the hash (key, types) is the port's.
+			 */
+			const struct rte_flow_action_rss *rss = ac->conf;
+
+			if (rss == NULL || a->fate != 0 || rss->queue_num == 0 || rss->queue == NULL)
+				return rte_flow_error_set(err, EINVAL,
+					RTE_FLOW_ERROR_TYPE_ACTION_CONF, ac,
+					"rss: one fate, with queues");
+			if (rss->level > 1 || (rss->func != RTE_ETH_HASH_FUNCTION_DEFAULT &&
+						      rss->func != RTE_ETH_HASH_FUNCTION_TOEPLITZ))
+				return refuse(err, RTE_FLOW_ERROR_TYPE_ACTION_CONF, ac,
+					"rss: outer Toeplitz only");
+			for (uint32_t i = 0; i < rss->queue_num; i++)
+				if (rss->queue[i] >= n_q)
+					return rte_flow_error_set(err, EINVAL,
+						RTE_FLOW_ERROR_TYPE_ACTION_CONF, ac,
+						"rss: no such queue");
+			a->fate = SW_FATE_RSS;
+			break;
+		}
 		case RTE_FLOW_ACTION_TYPE_DROP:
 			if (a->fate != 0)
 				return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
@@ -410,23 +438,23 @@ parse_actions(const struct rte_flow_action actions[], struct sw_act *a,
 	}
 	if (a->fate == 0)
 		return refuse(err, RTE_FLOW_ERROR_TYPE_ACTION_NUM, actions,
-			"a fate action (queue or drop) is required");
+			"a fate action (queue, rss or drop) is required");
 	if (a->has_mark && a->fate == SW_FATE_DROP)
 		return refuse(err, RTE_FLOW_ERROR_TYPE_ACTION, actions, "mark with drop");
 	return 0;
 }
 
 static int
-sw_parse(const struct rte_flow_attr *attr, const struct rte_flow_item pattern[],
-	const struct rte_flow_action actions[], struct sw_key *k, struct sw_act *a,
-	struct rte_flow_error *err)
+sw_parse(const struct ofl_swnic *sw, const struct rte_flow_attr *attr,
+	const struct rte_flow_item pattern[], const struct rte_flow_action actions[],
+	struct sw_key *k, struct sw_act *a, struct rte_flow_error *err)
 {
 	int rc = parse_attr(attr, err);
 
 	if (rc == 0)
 		rc = parse_pattern(pattern, k, err);
 	if (rc == 0)
-		rc = parse_actions(actions, a, err);
+		rc = parse_actions(actions, sw->n_q, a, err);
 	return rc;
 }
 
@@ -454,8 +482,7 @@ sw_validate(void *be, const struct rte_flow_attr *attr, const struct rte_flow_it
 	struct sw_key k;
 	struct sw_act a;
 
-	RTE_SET_USED(be);
-	return sw_parse(attr, pattern, actions, &k, &a, err);
+	return sw_parse(be, attr, pattern, actions, &k, &a, err);
 }
 
 static void
@@ -481,7 +508,7 @@ sw_create(void *be, const struct rte_flow_attr *attr, const struct rte_flow_item
 	struct sw_rule *r = NULL;
 	uint32_t h, d;
 
-	if (sw_parse(attr, pattern, actions, &k, &a, err) < 0)
+	if (sw_parse(sw, attr, pattern, actions, &k, &a, err) < 0)
 		return NULL;
 	/* A pattern that left the protocol open cannot be exact: L4 made it exact. */
 	h = sw_hash(sw, &k);

@@ -448,10 +448,17 @@ static void m_vlan(struct ofl_flow_spec *s, void *x)
 }
 static void m_no_l4(struct ofl_flow_spec *s, void *x) { (void)x; s->pattern[2].type = RTE_FLOW_ITEM_TYPE_END; }
 static void m_wild_ip(struct ofl_flow_spec *s, void *x) { (void)x; s->pattern[1].spec = NULL; s->pattern[1].mask = NULL; }
+/* RSS over queues 0 and 1 of a one-queue port (scratch holds the conf). */
 static void m_rss(struct ofl_flow_spec *s, void *x)
 {
-	(void)x;
+	static const uint16_t q[2] = {0, 1};
+	struct rte_flow_action_rss *rss = x;
+
+	memset(rss, 0, sizeof(*rss));
+	rss->queue = q;
+	rss->queue_num = 2;
 	s->actions[1].type = RTE_FLOW_ACTION_TYPE_RSS;
+	s->actions[1].conf = rss;
 }
 static void m_queue1(struct ofl_flow_spec *s, void *x) { (void)x; s->queue.index = 1; }
 static void m_no_fate(struct ofl_flow_spec *s, void *x) { (void)x; s->actions[1].type = RTE_FLOW_ACTION_TYPE_END; }
@@ -461,7 +468,7 @@ static void m_proto_clash(struct ofl_flow_spec *s, void *x) { (void)x; s->ip_spe
 static void
 test_swnic_validate_refuses(void **state)
 {
-	static uint8_t scratch[64];
+	static struct rte_flow_action_rss scratch[2];
 	static const struct refusal cases[] = {
 		{"group", m_group, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_GROUP},
 		{"priority", m_prio, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY},
@@ -476,7 +483,7 @@ test_swnic_validate_refuses(void **state)
 		{"vlan item", m_vlan, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM},
 		{"no l4", m_no_l4, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM},
 		{"wildcard ip", m_wild_ip, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC},
-		{"rss", m_rss, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION},
+		{"rss to a missing queue", m_rss, -EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF},
 		{"queue 1", m_queue1, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF},
 		{"no fate", m_no_fate, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_NUM},
 		{"mark+drop", m_mark_drop, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION},
@@ -644,6 +651,97 @@ test_swnic_rx(void **state)
 	rte_pktmbuf_free(out[0]);
 	ofl_port_free(op);
 	ring_port_free(&rp);
+}
+
+/*
+ * A port with two RX queues: MARK rules carry the port's RSS action
+ * (probe included), so a marked flow stays on the queue RSS gave it; the
+ * model refuses an RSS action naming a queue the port does not have.
+ */
+static void
+test_swnic_rss(void **state)
+{
+	struct rte_ring *rxr[2], *txr[2];
+	struct rte_eth_conf conf;
+	struct ofl_port *op;
+	struct fc_key km = key4(17, "10.0.0.1", 1234, "10.0.0.2", 53);
+	struct ofl_flow_req r = {0};
+	struct ofl_flow_spec sp;
+	struct rte_flow_action_rss bad;
+	struct rte_flow_error err;
+	struct rte_mbuf *in[1], *out[8];
+	uint16_t qs[2] = {0, 7}, id;
+	uint32_t mark;
+	char name[32];
+	int rc;
+	void *h;
+
+	(void)state;
+	for (int q = 0; q < 2; q++) {
+		snprintf(name, sizeof(name), "ofl_rss_rx%d_%d", seq, q);
+		rxr[q] = rte_ring_create(name, 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "ofl_rss_tx%d_%d", seq, q);
+		txr[q] = rte_ring_create(name, 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		assert_non_null(rxr[q]);
+		assert_non_null(txr[q]);
+	}
+	snprintf(name, sizeof(name), "net_oflrss%d", seq++);
+	rc = rte_eth_from_rings(name, rxr, 2, txr, 2, SOCKET_ID_ANY);
+	assert_true(rc >= 0);
+	id = (uint16_t)rc;
+	memset(&conf, 0, sizeof(conf));
+	assert_int_equal(rte_eth_dev_configure(id, 2, 2, &conf), 0);
+	for (uint16_t q = 0; q < 2; q++) {
+		assert_int_equal(rte_eth_rx_queue_setup(id, q, 64, SOCKET_ID_ANY, NULL, pool), 0);
+		assert_int_equal(rte_eth_tx_queue_setup(id, q, 64, SOCKET_ID_ANY, NULL), 0);
+	}
+	assert_int_equal(rte_eth_dev_start(id), 0);
+	{
+		struct ofl_port_params pp = {.backend = OFL_BACKEND_SWNIC, .swnic_size = 8,
+			.socket_id = SOCKET_ID_ANY};
+
+		op = ofl_port_create(id, &pp);
+	}
+	assert_non_null(op);
+	assert_int_equal(op->n_rxq, 2);
+	assert_true(op->caps[0] & OFL_CAP_MARK); /* the probe went with RSS */
+
+	r.key = km;
+	r.verdict = FC_VERDICT_ACCEPT;
+	r.mark = 0x01000003;
+	ofl_port_req(op, &r);
+	assert_non_null(r.rss);
+	assert_int_equal(ofl_flow_translate(&r, &sp), 0);
+	assert_int_equal(sp.actions[1].type, RTE_FLOW_ACTION_TYPE_RSS);
+	assert_int_equal(((const struct rte_flow_action_rss *)sp.actions[1].conf)->queue_num, 2);
+	h = ofl_port_rule_create(op, &sp, &err);
+	assert_non_null(h);
+
+	/* The flow arrives on queue 1 (where RSS put it): marked, still there. */
+	in[0] = frame(&km, false);
+	assert_int_equal(rte_ring_enqueue_burst(rxr[1], (void **)in, 1, NULL), 1);
+	assert_int_equal(rte_eth_rx_burst(id, 1, out, 8), 1);
+	assert_true(ofl_mbuf_mark(out[0], &mark));
+	assert_int_equal(mark, 0x01000003);
+	rte_pktmbuf_free(out[0]);
+
+	/* RSS over a queue the port does not have: refused. */
+	bad = *r.rss;
+	bad.queue = qs;
+	bad.queue_num = 2;
+	r.rss = &bad;
+	r.key.v4.sport = 99;
+	assert_int_equal(ofl_flow_translate(&r, &sp), 0);
+	assert_true(ofl_port_rule_validate(op, &sp, &err) < 0);
+
+	assert_int_equal(ofl_port_rule_destroy(op, h, &err), 0);
+	ofl_port_free(op);
+	rte_eth_dev_stop(id);
+	rte_eth_dev_close(id);
+	for (int q = 0; q < 2; q++) {
+		rte_ring_free(rxr[q]);
+		rte_ring_free(txr[q]);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -896,6 +994,7 @@ main(void)
 		cmocka_unit_test(test_swnic_validate_refuses),
 		cmocka_unit_test(test_swnic_table_full),
 		cmocka_unit_test(test_swnic_rx),
+		cmocka_unit_test(test_swnic_rss),
 		cmocka_unit_test(test_policy_heavy_hitters),
 		cmocka_unit_test(test_policy_full_fallback),
 		cmocka_unit_test(test_commit_coherence),
