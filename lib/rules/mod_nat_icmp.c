@@ -137,7 +137,10 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	if (icmp + 8 > end)
 		return -EINVAL;
 	type = l3[icmp];
-	if (v4 ? !(type == 3 || type == 11 || type == 12) : !(type >= 1 && type <= 4))
+	/* The errors conntrack finds related (mod_conntrack.c): unreachable,
+	 * source quench, redirect, time exceeded, parameter problem; ICMPv6 1-4. */
+	if (v4 ? !(type == 3 || type == 4 || type == 5 || type == 11 || type == 12) :
+		 !(type >= 1 && type <= 4))
 		return -EINVAL;
 
 	/* The quoted header. */

@@ -970,8 +970,9 @@ struct mod_nat_view {
 };
 
 /**
- * Translate an ICMP or ICMPv6 error (destination unreachable, time
- * exceeded, parameter problem; ICMPv6 also packet too big) about a
+ * Translate an ICMP or ICMPv6 error (destination unreachable, source
+ * quench, redirect, time exceeded, parameter problem; ICMPv6 destination
+ * unreachable, packet too big, time exceeded, parameter problem) about a
  * translated connection, so that its receiver sees the error of the packet
  * it sent. @p slot is the rewrite slot of the entry whose key is the quoted
  * packet reversed (the direction the error travels). Outer addresses equal
