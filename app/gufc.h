@@ -68,6 +68,7 @@ enum gufc_nonip_mode { GUFC_NONIP_DEFAULT, GUFC_NONIP_DROP };
 	X(mbufs, "mbufs", U32, 16383) \
 	X(upcall_ring, "upcall-ring", U32, 4096) \
 	X(channel_size, "channel-size", U32, 4096) \
+	X(perflow_ring, "perflow-ring-size", U32, 256) \
 	X(stats_period, "stats-period", U32, 0) \
 	X(idle_exit, "idle-exit", U32, 0) \
 	X(conntrack, "conntrack", BOOL, 1) \

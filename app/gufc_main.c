@@ -254,6 +254,7 @@ channels_init(struct gufc_app *app)
 	tp.def.name = CHAN_DEFAULT_NAME;
 	tp.def.kind = CHAN_CONS_DISCARD;
 	tp.def.ring_size = app->cfg.set.channel_size;
+	tp.flow_ring_size = app->cfg.set.perflow_ring;
 	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
 		if (app->cfg.chans[i].perflow)
 			perflow += app->cfg.chans[i].perflow_pool ? app->cfg.chans[i].perflow_pool

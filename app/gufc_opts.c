@@ -142,6 +142,7 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 		break;
 	case GUFC_SET_upcall_ring:
 	case GUFC_SET_channel_size:
+	case GUFC_SET_perflow_ring:
 		if (v < 64 || v > (1u << 24) || (v & (v - 1)) != 0) {
 			*err = "ring size must be a power of two in 64..16777216";
 			return -EINVAL;
@@ -340,9 +341,9 @@ gufc_usage(FILE *f, const char *prog)
 		"  -h, --help             this text\n"
 		"\n"
 		"Settings (--set KEY=VALUE, config 'set KEY VALUE'): flows, burst, rxq, rxd, txd,\n"
-		"mbufs, upcall-ring, channel-size, stats-period, idle-exit, conntrack, tcp-strict,\n"
-		"full-policy, fragments reassemble|drop, frag-timeout MS, non-ip pass|drop,\n"
-		"flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"
+		"mbufs, upcall-ring, channel-size, perflow-ring-size, stats-period, idle-exit,\n"
+		"conntrack, tcp-strict, full-policy, fragments reassemble|drop, frag-timeout MS,\n"
+		"non-ip pass|drop, flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"
 		"offload off|rteflow|swnic[:SIZE], offload-pps, offload-max-flows, offload-interval.\n"
 		"Command-line values win over the config file.\n"
 		"\n"
