@@ -704,6 +704,129 @@ test_icmp_error_nat(void **state)
 	rule_engine_free(eng);
 }
 
+/*
+ * An ICMPv6 error frame: Ethernet, IPv6 @p osrc -> @p odst, type @p type,
+ * quoting an IPv6+UDP datagram @p isrc:isport -> @p idst:idport with 4
+ * bytes of payload, every checksum valid. Returns the frame length.
+ */
+static uint32_t
+icmp6_error(uint8_t *f, uint8_t type, const char *osrc, const char *odst, const char *isrc,
+	uint16_t isport, const char *idst, uint16_t idport)
+{
+	uint8_t *ip = f + 14, *icmp = ip + 40, *in = icmp + 8, *udp = in + 40;
+	uint32_t ilen = 8 + 40 + 12, len = 14 + 40 + ilen;
+	uint8_t ph[40];
+
+	memset(f, 0, len);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	ip[0] = 0x60;
+	wr16(ip + 4, (uint16_t)ilen);
+	ip[6] = 58;
+	ip[7] = 64;
+	inet_pton(AF_INET6, osrc, ip + 8);
+	inet_pton(AF_INET6, odst, ip + 24);
+	in[0] = 0x60;
+	wr16(in + 4, 12);
+	in[6] = 17;
+	in[7] = 63;
+	inet_pton(AF_INET6, isrc, in + 8);
+	inet_pton(AF_INET6, idst, in + 24);
+	wr16(udp, isport);
+	wr16(udp + 2, idport);
+	wr16(udp + 4, 12);
+	memcpy(udp + 8, "ping", 4);
+	memcpy(ph, in + 8, 32);
+	memset(ph + 32, 0, 8);
+	ph[35] = 12;
+	ph[39] = 17;
+	wr16(udp + 6, (uint16_t)~ref_sum(ref_sum(0, ph, 40), udp, 12));
+	icmp[0] = type;
+	memcpy(ph, ip + 8, 32);
+	memset(ph + 32, 0, 8);
+	wr16(ph + 34, (uint16_t)ilen);
+	ph[39] = 58;
+	wr16(icmp + 2, (uint16_t)~ref_sum(ref_sum(0, ph, 40), icmp, ilen));
+	return len;
+}
+
+/* The ICMPv6 checksum (pseudo-header of the outer addresses) and the
+ * quoted UDP checksum (its own addresses) of an icmp6_error() frame hold. */
+static void
+assert_icmp6_csums(const uint8_t *f)
+{
+	const uint8_t *ip = f + 14, *icmp = ip + 40, *in = icmp + 8, *udp = in + 40;
+	uint8_t ph[40];
+
+	memcpy(ph, ip + 8, 32);
+	memset(ph + 32, 0, 8);
+	wr16(ph + 34, 60);
+	ph[39] = 58;
+	assert_int_equal(ref_sum(ref_sum(0, ph, 40), icmp, 60), 0xffff);
+	memcpy(ph, in + 8, 32);
+	memset(ph + 32, 0, 8);
+	ph[35] = 12;
+	ph[39] = 17;
+	assert_int_equal(ref_sum(ref_sum(0, ph, 40), udp, 12), 0xffff);
+}
+
+static void
+assert_ip6(const uint8_t *p, const char *text)
+{
+	uint8_t a[16];
+
+	inet_pton(AF_INET6, text, a);
+	assert_memory_equal(p, a, 16);
+}
+
+/* IPv6: "packet too big" from the DNAT'd server's side reaches the client
+ * as the error of the datagram it sent to the public address. */
+static void
+test_icmp6_error_nat(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 16);
+	struct rule_decision d;
+	struct rule_upcall u;
+	uint8_t f[160], *ip = f + 14, *in = f + 62, *udp = f + 102;
+	uint32_t len;
+
+	(void)state;
+	load(eng, "dnat to [2001:db8:1::5]:5353 proto udp dst 2001:db8::1 dport 53\naccept\n");
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET6;
+	inet_pton(AF_INET6, "2001:db8:9::7", u.pkt.key.v6.src);
+	inet_pton(AF_INET6, "2001:db8::1", u.pkt.key.v6.dst);
+	u.pkt.key.v6.sport = htons(40000);
+	u.pkt.key.v6.dport = htons(53);
+	u.pkt.key.v6.proto = 17;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	d = decide(eng, u, 1);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+
+	/* The server 2001:db8:1::5 says "packet too big" about its view of it. */
+	len = icmp6_error(f, 2, "2001:db8:1::fe", "2001:db8:9::7", "2001:db8:9::7", 40000,
+		"2001:db8:1::5", 5353);
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	d = decide(eng, u, 2);
+	assert_int_equal(d.ctstate, RULE_CT_RELATED);
+	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
+	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), d.nat_slot, ip, len - 14), 0);
+	assert_ip6(ip + 8, "2001:db8:1::fe");
+	assert_ip6(ip + 24, "2001:db8:9::7");
+	assert_ip6(in + 8, "2001:db8:9::7");
+	assert_ip6(in + 24, "2001:db8::1");
+	assert_int_equal(udp[0] << 8 | udp[1], 40000);
+	assert_int_equal(udp[2] << 8 | udp[3], 53);
+	assert_icmp6_csums(f);
+	rule_engine_free(eng);
+}
+
 static void
 test_table_full(void **state)
 {
@@ -1189,6 +1312,7 @@ main(void)
 		cmocka_unit_test(test_route_channel),
 		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_icmp_error_nat),
+		cmocka_unit_test(test_icmp6_error_nat),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_either_direction),
