@@ -175,14 +175,6 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 		/* Insert clash: the tuple belongs to another connection. */
 		uint32_t rule = d->rule_id;
 
-		if (rte_log_can_log(rule_engine_logtype, RTE_LOG_DEBUG)) {
-			char a[FC_KEY_STRLEN], b[FC_KEY_STRLEN];
-
-			fc_key_format(&ef->f.key, a, sizeof(a));
-			fc_key_format(&ef->f.reply_key, b, sizeof(b));
-			ENG_LOG(DEBUG, "%s: ct_clash: new flow %s: its reply %s is taken", eng->name,
-				a, b);
-		}
 
 		dec_drop(d, RULE_DROP_CT_CLASH);
 		d->rule_id = rule;
