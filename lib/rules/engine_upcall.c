@@ -175,7 +175,6 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 		/* Insert clash: the tuple belongs to another connection. */
 		uint32_t rule = d->rule_id;
 
-
 		dec_drop(d, RULE_DROP_CT_CLASH);
 		d->rule_id = rule;
 		d->ctstate = ef->f.ctstate;
