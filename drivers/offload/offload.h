@@ -241,6 +241,9 @@ struct ofl_port *ofl_port_create(uint16_t port_id, const struct ofl_port_params 
 /**
  * Set a request's fate for this port: MARK rules steer to queue 0 on a
  * single-queue port and carry the port's RSS action on a multi-queue one.
+ * @param op  the port
+ * @param r   the request: @c queue and @c rss are set (@c rss points into
+ *            @p op, valid while the port lives)
  * Context: control.
  */
 void ofl_port_req(const struct ofl_port *op, struct ofl_flow_req *r);

@@ -485,6 +485,10 @@ uint32_t fc_table_hash(const struct fc_table *t, const void *key);
 /**
  * fc_table_hash() of @p n keys, in one call (the RX path's form: the key
  * size is looked at once, the CRC steps are inlined).
+ * @param t     the table (its key size and seed)
+ * @param keys  @p n normalized keys of the table's family
+ * @param sigs  receives the @p n hashes
+ * @param n     keys
  * Context: any lcore.
  */
 void fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
@@ -504,6 +508,9 @@ struct fc_table_view {
  * The entry slot at @p idx, live or not, or NULL if @p idx is out of range.
  * Readers copy from it under the seq contract of struct fc_entry (an RX
  * lcore holding an index from a NIC mark, say); prefetching it is free.
+ * @param t    the table
+ * @param idx  entry index
+ * @return the slot, or NULL (index out of range)
  * Context: any lcore.
  */
 static inline const struct fc_entry *

@@ -983,6 +983,9 @@ struct mod_nat_view {
  * when quoted, the ICMP/ICMPv6 checksum recomputed over the message. An
  * outer IPv6 header must be followed by ICMPv6 directly; a quoted IPv6
  * header's L4 is taken only right after it.
+ * @param nat     the NAT table
+ * @param slot    rewrite slot (see above; rule_decision::nat_slot with
+ *                RULE_DEC_F_ICMP_ERR)
  * @param l3      the outer IP header, writable
  * @param l3_len  contiguous bytes at @p l3
  * @return 0; -EINVAL (not such an error, family mismatch, bad slot; nothing
