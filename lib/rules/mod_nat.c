@@ -26,7 +26,7 @@
 
 #include <rte_common.h>
 
-#include "rules.h"
+#include "rule_priv.h"
 
 #define NAT_NONE	    UINT32_MAX
 #define NAT_TGT_NONE	    UINT16_MAX
@@ -466,6 +466,12 @@ delta_fold(uint32_t sum)
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return sum == 0 ? 0xffff : (uint16_t)sum;
+}
+
+uint16_t
+mod_nat_csum_delta(const void *old, const void *new, uint32_t len)
+{
+	return delta_fold(delta_words(0, old, new, len));
 }
 
 /* Fill @p rw to turn packets keyed @p from into packets keyed @p to. */

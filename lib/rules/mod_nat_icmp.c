@@ -18,7 +18,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "rules.h"
+#include <rte_ip.h>
+
+#include "rule_priv.h"
 
 #define PROTO_ICMP 1
 #define PROTO_TCP 6
@@ -26,70 +28,39 @@
 #define PROTO_ICMPV6 58
 #define PROTO_SCTP 132
 
-/* One's complement sum of @p len bytes (big-endian 16-bit words). */
-static uint32_t
-sum_bytes(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (i < len)
-		sum += (uint32_t)p[i] << 8;
-	return sum;
-}
-
-static uint16_t
-fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 static uint16_t
 get16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* IPv4 header checksum over @p ihl bytes, written in place. */
+/* IPv4 header checksum, recomputed in place (options included). */
 static void
-ipv4_csum(uint8_t *ip, uint32_t ihl)
+ipv4_csum(uint8_t *ip)
 {
-	put16(ip + 10, 0);
-	put16(ip + 10, fold(sum_bytes(0, ip, ihl)));
+	struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(void *)ip;
+
+	h->hdr_checksum = 0;
+	h->hdr_checksum = rte_ipv4_cksum(h);
 }
 
 /*
- * Incremental update (RFC 1624) of the checksum at @p csum for the bytes at
- * @p at changing from @p old to @p new (@p len even). A UDP checksum of 0
+ * Incremental update (RFC 1624, mod_nat's own) of the checksum at @p csum
+ * for @p len bytes changing from @p old to @p new. A UDP checksum of 0
  * (none) stays 0, and a computed 0 is sent as 0xffff.
  */
 static void
 csum_update(uint8_t *csum, const uint8_t *old, const uint8_t *new, uint32_t len, bool udp)
 {
-	uint32_t sum;
-	uint16_t c = get16(csum);
+	uint16_t c;
 
+	memcpy(&c, csum, sizeof(c));
 	if (udp && c == 0)
 		return;
-	sum = (uint16_t)~c;
-	for (uint32_t i = 0; i < len; i += 2) {
-		sum += (uint16_t)~get16(old + i);
-		sum += get16(new + i);
-	}
-	c = fold(sum);
+	c = mod_nat_csum_adjust(c, mod_nat_csum_delta(old, new, len));
 	if (udp && c == 0)
 		c = 0xffff;
-	put16(csum, c);
+	memcpy(csum, &c, sizeof(c));
 }
 
 int
@@ -219,22 +190,21 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	memcpy(isrc, new, alen);
 	memcpy(idst, new + alen, alen);
 	if (v4)
-		ipv4_csum(l3 + in, in_ihl);
+		ipv4_csum(l3 + in);
 
 	/* The ICMP checksum over the whole message as it now is. */
-	put16(l3 + icmp + 2, 0);
+	memset(l3 + icmp + 2, 0, 2);
 	if (v4) {
-		put16(l3 + icmp + 2, fold(sum_bytes(0, l3 + icmp, end - icmp)));
-		ipv4_csum(l3, icmp);
-	} else {
-		uint32_t s = sum_bytes(0, osrc, 16);
-		uint32_t ulen = end - icmp;
+		uint16_t c = (uint16_t)~rte_raw_cksum(l3 + icmp, end - icmp);
 
-		s = sum_bytes(s, odst, 16);
-		s += ulen >> 16;
-		s += ulen & 0xffff;
-		s += PROTO_ICMPV6;
-		put16(l3 + icmp + 2, fold(sum_bytes(s, l3 + icmp, ulen)));
+		memcpy(l3 + icmp + 2, &c, sizeof(c));
+		ipv4_csum(l3);
+	} else {
+		/* ICMPv6 right after the header: its length is the payload length. */
+		uint16_t c = rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)(const void *)l3,
+			l3 + icmp);
+
+		memcpy(l3 + icmp + 2, &c, sizeof(c));
 	}
 	return 0;
 }
