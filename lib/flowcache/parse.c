@@ -462,8 +462,19 @@ parse_fast_v4(const uint8_t *p, uint32_t cap, uint32_t wire, struct fc_pkt *pkt)
 	return true;
 }
 
-enum fc_parse_result
-fc_parse_mbuf(const struct rte_mbuf *m, struct fc_pkt *pkt)
+/* parse_fast_v4() on an mbuf's first segment. */
+static __rte_always_inline bool
+parse_mbuf_fast(const struct rte_mbuf *m, struct fc_pkt *pkt)
+{
+	uint32_t wire = rte_pktmbuf_pkt_len(m);
+
+	return parse_fast_v4(rte_pktmbuf_mtod(m, const uint8_t *),
+		RTE_MIN((uint32_t)rte_pktmbuf_data_len(m), wire), wire, pkt);
+}
+
+/* Everything but the shortcut: in place, else the headers gathered. */
+static __rte_noinline enum fc_parse_result
+parse_mbuf_full(const struct rte_mbuf *m, struct fc_pkt *pkt)
 {
 	uint8_t buf[FC_PARSE_MAX_HDR];
 	uint32_t wire = rte_pktmbuf_pkt_len(m);
@@ -472,8 +483,6 @@ fc_parse_mbuf(const struct rte_mbuf *m, struct fc_pkt *pkt)
 	const uint8_t *p;
 	uint32_t n;
 
-	if (likely(parse_fast_v4(rte_pktmbuf_mtod(m, const uint8_t *), seg, wire, pkt)))
-		return FC_PARSE_OK;
 	/* In place: all of a single segment, or the headers in the first. */
 	res = parse_frame(rte_pktmbuf_mtod(m, const uint8_t *), seg, wire, pkt);
 	if (likely(res != FC_PARSE_ERR_HDR_TOO_LONG))
@@ -485,6 +494,14 @@ fc_parse_mbuf(const struct rte_mbuf *m, struct fc_pkt *pkt)
 	if (unlikely(p == NULL))
 		return FC_PARSE_ERR_HDR_TOO_LONG; /* chain shorter than pkt_len */
 	return parse_frame_outl(p, n, wire, pkt);
+}
+
+enum fc_parse_result
+fc_parse_mbuf(const struct rte_mbuf *m, struct fc_pkt *pkt)
+{
+	if (likely(parse_mbuf_fast(m, pkt)))
+		return FC_PARSE_OK;
+	return parse_mbuf_full(m, pkt);
 }
 
 unsigned int
@@ -500,14 +517,9 @@ fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkt
 			rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + PARSE_PREFETCH_AHEAD], void *));
 		if (i + 2 * PARSE_PREFETCH_AHEAD < n)
 			rte_prefetch0(mbufs[i + 2 * PARSE_PREFETCH_AHEAD]);
-		/* The common frame without a call; the rest via fc_parse_mbuf(). */
-		if (likely(parse_fast_v4(rte_pktmbuf_mtod(mbufs[i], const uint8_t *),
-			    RTE_MIN((uint32_t)rte_pktmbuf_data_len(mbufs[i]),
-				    rte_pktmbuf_pkt_len(mbufs[i])),
-			    rte_pktmbuf_pkt_len(mbufs[i]), &pkts[i])))
-			r = FC_PARSE_OK;
-		else
-			r = fc_parse_mbuf(mbufs[i], &pkts[i]);
+		/* The common frame without a call; the shortcut is tried once. */
+		r = likely(parse_mbuf_fast(mbufs[i], &pkts[i])) ? FC_PARSE_OK :
+								   parse_mbuf_full(mbufs[i], &pkts[i]);
 		res[i] = (uint8_t)r;
 		ok += r == FC_PARSE_OK;
 	}
