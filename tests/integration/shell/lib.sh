@@ -114,6 +114,25 @@ stop_gufc() {
 	return $rc
 }
 
+# Split a pcap: pcap_split IN N FIRST REST. FIRST is a pcap of IN's first N
+# packets; REST holds the other records without a file header (to append to
+# a FIFO that FIRST opened).
+pcap_split() {
+	python3 - "$@" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+end = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+off, recs = 24, []
+while off + 16 <= len(d):
+    incl = struct.unpack(end + 'I', d[off + 8:off + 12])[0]
+    recs.append(d[off:off + 16 + incl])
+    off += 16 + incl
+n = int(sys.argv[2])
+open(sys.argv[3], 'wb').write(d[:24] + b''.join(recs[:n]))
+open(sys.argv[4], 'wb').write(b''.join(recs[n:]))
+PY
+}
+
 # Number of packets in a pcap file.
 pcap_count() {
 	python3 - "$1" <<'PY'

@@ -13,19 +13,7 @@ N1=64
 N2=64
 "$GEN" -o "$W/in.pcap" -n 1 -p $((N1 + N2)) --mix udp=100 --no-replies --size 100 \
 	> /dev/null 2>&1 || fail "gufc-gen"
-python3 - "$W/in.pcap" "$W/b1" "$W/b2" $N1 <<'PY' || fail "split"
-import struct, sys
-d = open(sys.argv[1], 'rb').read()
-end = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
-off, recs = 24, []
-while off + 16 <= len(d):
-    incl = struct.unpack(end + 'I', d[off + 8:off + 12])[0]
-    recs.append(d[off:off + 16 + incl])
-    off += 16 + incl
-n1 = int(sys.argv[4])
-open(sys.argv[2], 'wb').write(d[:24] + b''.join(recs[:n1]))
-open(sys.argv[3], 'wb').write(b''.join(recs[n1:]))
-PY
+pcap_split "$W/in.pcap" $N1 "$W/b1" "$W/b2" || fail "split"
 
 mkfifo "$W/rx"
 exec 3<>"$W/rx"

@@ -12,24 +12,15 @@ N1=64
 N2=64
 "$GEN" -o "$W/in.pcap" -n 1 -p $((N1 + N2)) --mix udp=100 --no-replies --size 100 \
 	> /dev/null 2>&1 || fail "gufc-gen"
-dst=$(python3 - "$W/in.pcap" "$W/b1" "$W/b2" "$W/empty.pcap" $N1 <<'PY'
-import socket, struct, sys
-d = open(sys.argv[1], 'rb').read()
-end = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
-off, recs = 24, []
-while off + 16 <= len(d):
-    incl = struct.unpack(end + 'I', d[off + 8:off + 12])[0]
-    recs.append(d[off:off + 16 + incl])
-    off += 16 + incl
-n1 = int(sys.argv[5])
-open(sys.argv[2], 'wb').write(d[:24] + b''.join(recs[:n1]))
-open(sys.argv[3], 'wb').write(b''.join(recs[n1:]))
-open(sys.argv[4], 'wb').write(d[:24])
-frame = recs[0][16:]
-assert frame[12:14] == b'\x08\x00', "expected an untagged IPv4 frame"
-print(socket.inet_ntoa(frame[30:34]))
-PY
-) || fail "split"
+pcap_split "$W/in.pcap" $N1 "$W/b1" "$W/b2" || fail "split"
+head -c 24 "$W/in.pcap" > "$W/empty.pcap"
+# the flow's destination: the first frame's IPv4 destination
+dst=$(python3 -c '
+import socket, sys
+d = open(sys.argv[1], "rb").read()
+f = d[40:]
+assert f[12:14] == b"\x08\x00", "expected an untagged IPv4 frame"
+print(socket.inet_ntoa(f[30:34]))' "$W/b1") || fail "destination"
 
 mkfifo "$W/rx"
 exec 3<>"$W/rx"
