@@ -533,6 +533,19 @@ wr16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
+/* Sum over an IPv6 pseudo-header (the addresses at @p ip6 + 8) and @p len bytes of @p l4. */
+static uint16_t
+sum6(const uint8_t *ip6, uint8_t proto, const uint8_t *l4, uint32_t len)
+{
+	uint8_t ph[40];
+
+	memcpy(ph, ip6 + 8, 32);
+	memset(ph + 32, 0, 8);
+	wr16(ph + 34, (uint16_t)len);
+	ph[39] = proto;
+	return ref_sum(ref_sum(0, ph, 40), l4, len);
+}
+
 /* TCP checksum of a quoted 20-byte header as if it were the whole segment. */
 static uint16_t
 tcp_hdr_csum(const uint8_t *ip, const uint8_t *tcp)
@@ -583,6 +596,21 @@ icmp4_error(uint8_t *f, const char *osrc, const char *odst, const char *isrc, ui
 	wr16(icmp + 2, (uint16_t)~ref_sum(0, icmp, 48));
 	wr16(ip + 10, (uint16_t)~ref_sum(0, ip, 20));
 	return len;
+}
+
+/* The upcall of frame @p f as the RX lcore makes it (parsed, frame attached). */
+static struct rule_upcall
+frame_upcall(const uint8_t *f, uint32_t len)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
 }
 
 /* Every checksum of an icmp4_error() frame holds. */
@@ -642,12 +670,7 @@ test_icmp_error_nat(void **state)
 	/* From the server's side, about the SYN as it left: 203.0.113.1:p -> 192.168.0.10:8080. */
 	len = icmp4_error(f, "192.0.2.99", "203.0.113.1", "203.0.113.1", xport, "192.168.0.10",
 		8080);
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
+	u = frame_upcall(f, len);
 	d = decide(eng, u, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_RELATED);
@@ -665,12 +688,7 @@ test_icmp_error_nat(void **state)
 
 	/* From the client's side, about a reply as it left: 198.51.100.1:80 -> 10.0.0.1:4000. */
 	len = icmp4_error(f, "10.0.0.1", "198.51.100.1", "198.51.100.1", 80, "10.0.0.1", 4000);
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
+	u = frame_upcall(f, len);
 	d = decide(eng, u, 3);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, nb.fwd_slot);
@@ -685,9 +703,7 @@ test_icmp_error_nat(void **state)
 
 	/* Not an error of a translated connection: untouched, no slot. */
 	len = icmp4_error(f, "192.0.2.99", "10.9.9.9", "10.9.9.9", 1, "10.9.9.8", 2);
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
+	u = frame_upcall(f, len);
 	d = decide(eng, u, 4);
 	assert_false(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, RULE_NAT_NONE);
@@ -715,7 +731,6 @@ icmp6_error(uint8_t *f, uint8_t type, const char *osrc, const char *odst, const 
 {
 	uint8_t *ip = f + 14, *icmp = ip + 40, *in = icmp + 8, *udp = in + 40;
 	uint32_t ilen = 8 + 40 + 12, len = 14 + 40 + ilen;
-	uint8_t ph[40];
 
 	memset(f, 0, len);
 	f[12] = 0x86;
@@ -736,17 +751,9 @@ icmp6_error(uint8_t *f, uint8_t type, const char *osrc, const char *odst, const 
 	wr16(udp + 2, idport);
 	wr16(udp + 4, 12);
 	memcpy(udp + 8, "ping", 4);
-	memcpy(ph, in + 8, 32);
-	memset(ph + 32, 0, 8);
-	ph[35] = 12;
-	ph[39] = 17;
-	wr16(udp + 6, (uint16_t)~ref_sum(ref_sum(0, ph, 40), udp, 12));
+	wr16(udp + 6, (uint16_t)~sum6(in, 17, udp, 12));
 	icmp[0] = type;
-	memcpy(ph, ip + 8, 32);
-	memset(ph + 32, 0, 8);
-	wr16(ph + 34, (uint16_t)ilen);
-	ph[39] = 58;
-	wr16(icmp + 2, (uint16_t)~ref_sum(ref_sum(0, ph, 40), icmp, ilen));
+	wr16(icmp + 2, (uint16_t)~sum6(ip, 58, icmp, ilen));
 	return len;
 }
 
@@ -756,18 +763,9 @@ static void
 assert_icmp6_csums(const uint8_t *f)
 {
 	const uint8_t *ip = f + 14, *icmp = ip + 40, *in = icmp + 8, *udp = in + 40;
-	uint8_t ph[40];
 
-	memcpy(ph, ip + 8, 32);
-	memset(ph + 32, 0, 8);
-	wr16(ph + 34, 60);
-	ph[39] = 58;
-	assert_int_equal(ref_sum(ref_sum(0, ph, 40), icmp, 60), 0xffff);
-	memcpy(ph, in + 8, 32);
-	memset(ph + 32, 0, 8);
-	ph[35] = 12;
-	ph[39] = 17;
-	assert_int_equal(ref_sum(ref_sum(0, ph, 40), udp, 12), 0xffff);
+	assert_int_equal(sum6(ip, 58, icmp, 60), 0xffff);
+	assert_int_equal(sum6(in, 17, udp, 12), 0xffff);
 }
 
 static void
@@ -807,12 +805,7 @@ test_icmp6_error_nat(void **state)
 	/* The server 2001:db8:1::5 says "packet too big" about its view of it. */
 	len = icmp6_error(f, 2, "2001:db8:1::fe", "2001:db8:9::7", "2001:db8:9::7", 40000,
 		"2001:db8:1::5", 5353);
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
+	u = frame_upcall(f, len);
 	d = decide(eng, u, 2);
 	assert_int_equal(d.ctstate, RULE_CT_RELATED);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
