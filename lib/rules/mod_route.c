@@ -265,24 +265,24 @@ entry_route(const struct rule_engine *eng, unsigned int ti, const void *key,
 	const struct fc_action *a)
 {
 	const void *pk = a->peer != FC_INDEX_NONE ? fc_table_key(eng->t[ti], a->peer) : NULL;
-	unsigned int fam = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+	const void *k = pk != NULL ? pk : key;
+	const uint8_t *addr;
+	uint8_t flags;
 
 	if (ti == 0) {
-		const struct fc_key_v4 *k = pk != NULL ? pk : key;
-		bool local = pk != NULL ? (k->flags & FC_KEY_F_SRC_LOCAL) :
-					  (k->flags & FC_KEY_F_DST_LOCAL);
+		const struct fc_key_v4 *k4 = k;
 
-		return local ? RULE_PORT_LOCAL :
-			       rule_engine_route_lookup(eng, fam,
-				       (const uint8_t *)(pk != NULL ? &k->src : &k->dst));
+		addr = (const uint8_t *)(pk != NULL ? &k4->src : &k4->dst);
+		flags = k4->flags;
 	} else {
-		const struct fc_key_v6 *k = pk != NULL ? pk : key;
-		bool local = pk != NULL ? (k->flags & FC_KEY_F_SRC_LOCAL) :
-					  (k->flags & FC_KEY_F_DST_LOCAL);
+		const struct fc_key_v6 *k6 = k;
 
-		return local ? RULE_PORT_LOCAL :
-			       rule_engine_route_lookup(eng, fam, pk != NULL ? k->src : k->dst);
+		addr = pk != NULL ? k6->src : k6->dst;
+		flags = k6->flags;
 	}
+	if (flags & (pk != NULL ? FC_KEY_F_SRC_LOCAL : FC_KEY_F_DST_LOCAL))
+		return RULE_PORT_LOCAL;
+	return rule_engine_route_lookup(eng, ti == 0 ? FC_AF_INET4 : FC_AF_INET6, addr);
 }
 
 unsigned int
