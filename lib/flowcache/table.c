@@ -566,12 +566,6 @@ fc_table_quiescent(struct fc_table *t, unsigned int reader_id)
 }
 
 /** Hash of one key with this table's seed. Context: any lcore. */
-uint32_t
-fc_table_hash(const struct fc_table *t, const void *key)
-{
-	return rte_hash_crc(key, t->key_size, t->seed);
-}
-
 /* rte_hash_crc() unrolled for the two key sizes (both multiples of 8). */
 static __rte_always_inline uint32_t
 crc_words(const void *key, unsigned int words, uint32_t seed)
@@ -586,6 +580,12 @@ crc_words(const void *key, unsigned int words, uint32_t seed)
 		crc = rte_hash_crc_8byte(v, crc);
 	}
 	return crc;
+}
+
+uint32_t
+fc_table_hash(const struct fc_table *t, const void *key)
+{
+	return crc_words(key, t->key_size / 8, t->seed);
 }
 
 void
