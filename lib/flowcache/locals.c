@@ -407,13 +407,11 @@ mark_chunk(const struct fc_locals *l, struct fc_pkt *pkts, unsigned int n)
 		 * an odd tail is padded with 0.0.0.0 and its answers ignored. */
 		for (i = 2 * n4; i % 4 != 0; i++)
 			ip4[i] = 0;
-		for (i = 0; i < 2 * n4; i += 4) {
+		if (l->lpm4 == NULL)
+			memset(hop4, 0, sizeof(hop4[0]) * 2 * n4);
+		for (i = 0; l->lpm4 != NULL && i < 2 * n4; i += 4) {
 			xmm_t ip;
 
-			if (l->lpm4 == NULL) {
-				memset(&hop4[i], 0, 4 * sizeof(hop4[0]));
-				continue;
-			}
 			memcpy(&ip, &ip4[i], sizeof(ip));
 			rte_lpm_lookupx4(l->lpm4, ip, &hop4[i], 0);
 		}
