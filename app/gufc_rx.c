@@ -264,8 +264,7 @@ marked_burst(struct gufc_lcore *lc, const struct ofl_marks *mk, uint16_t in_port
 			continue;
 		marks[i] = mark;
 		marked |= UINT64_C(1) << i;
-		f = (mark & OFL_MARK_V6) ? 1 : 0;
-		ix = mark & OFL_MARK_IDX_MASK;
+		ofl_mark_split(mark, &f, &ix);
 		if (ix < mk->cap[f]) {
 			const struct fc_entry *e = fc_table_slot(f ? app->tab6 : app->tab4, ix);
 

@@ -344,6 +344,18 @@ ofl_mbuf_mark(const struct rte_mbuf *m, uint32_t *mark)
 }
 
 /**
+ * The table (0: IPv4, 1: IPv6) and entry index a mark names, checked or not
+ * (ofl_mark_check() checks; the RX path also uses it to prefetch).
+ * Context: any.
+ */
+static inline void
+ofl_mark_split(uint32_t mark, unsigned int *fam, uint32_t *idx)
+{
+	*fam = (mark & OFL_MARK_V6) ? 1 : 0;
+	*idx = mark & OFL_MARK_IDX_MASK;
+}
+
+/**
  * Does @p mark name a live offloaded entry? On success gives the table
  * (0: IPv4, 1: IPv6) and entry index.
  * Context: RX lcore registered with the engine, between quiescent reports.
@@ -351,8 +363,10 @@ ofl_mbuf_mark(const struct rte_mbuf *m, uint32_t *mark)
 static inline bool
 ofl_mark_check(const struct ofl_marks *mk, uint32_t mark, unsigned int *fam, uint32_t *idx)
 {
-	unsigned int f = (mark & OFL_MARK_V6) ? 1 : 0;
-	uint32_t i = mark & OFL_MARK_IDX_MASK;
+	unsigned int f;
+	uint32_t i;
+
+	ofl_mark_split(mark, &f, &i);
 
 	/* Tag 0 is never made: without this, mark 0 (or any tag-0 mark) would
 	 * equal the 0 of a slot nobody offloaded. */
