@@ -107,6 +107,119 @@ fc_key_v6_normalize(struct fc_key_v6 *k)
 		k->pad[i] = 0;
 }
 
+/*
+ * Family accessors: the one place that knows where a field sits in each
+ * family's key. Everything outside the fast path's per-family loops reads
+ * and writes struct fc_key through these. Context: any lcore.
+ */
+
+/** Address bytes of @p family: 4, 16, or 0 for anything else. */
+static inline unsigned int
+fc_af_addr_len(unsigned int family)
+{
+	return family == FC_AF_INET4 ? 4u : family == FC_AF_INET6 ? 16u : 0u;
+}
+
+/** Longest prefix of @p family: 32, 128, or 0 for anything else. */
+static inline unsigned int
+fc_af_max_depth(unsigned int family)
+{
+	return fc_af_addr_len(family) * 8u;
+}
+
+/** Per-family table index: 0 for IPv4, 1 for IPv6, -1 for anything else. */
+static inline int
+fc_af_index(unsigned int family)
+{
+	return family == FC_AF_INET4 ? 0 : family == FC_AF_INET6 ? 1 : -1;
+}
+
+/** The key as a flow table stores it (16 or 48 bytes at the same address). */
+static inline const void *
+fc_key_raw(const struct fc_key *k)
+{
+	return &k->v4;
+}
+
+/** Source address, fc_af_addr_len(k->family) bytes, network order. */
+static inline const uint8_t *
+fc_key_src(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.src : k->v6.src;
+}
+
+/** Destination address, fc_af_addr_len(k->family) bytes, network order. */
+static inline const uint8_t *
+fc_key_dst(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.dst : k->v6.dst;
+}
+
+/** Writable source address (see fc_key_src()). */
+static inline uint8_t *
+fc_key_src_w(struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? (uint8_t *)&k->v4.src : k->v6.src;
+}
+
+/** Writable destination address (see fc_key_dst()). */
+static inline uint8_t *
+fc_key_dst_w(struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? (uint8_t *)&k->v4.dst : k->v6.dst;
+}
+
+/** Source port (or stand-in), network order. */
+static inline uint16_t
+fc_key_sport(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.sport : k->v6.sport;
+}
+
+/** Destination port (or stand-in), network order. */
+static inline uint16_t
+fc_key_dport(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.dport : k->v6.dport;
+}
+
+/** Set both ports (network order). */
+static inline void
+fc_key_set_ports(struct fc_key *k, uint16_t sport, uint16_t dport)
+{
+	if (k->family == FC_AF_INET4) {
+		k->v4.sport = sport;
+		k->v4.dport = dport;
+	} else {
+		k->v6.sport = sport;
+		k->v6.dport = dport;
+	}
+}
+
+/** IP protocol number. */
+static inline uint8_t
+fc_key_proto(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.proto : k->v6.proto;
+}
+
+/** FC_KEY_F_* local bits. */
+static inline uint8_t
+fc_key_flags(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.flags : k->v6.flags;
+}
+
+/** Set the FC_KEY_F_* local bits. */
+static inline void
+fc_key_set_flags(struct fc_key *k, uint8_t flags)
+{
+	if (k->family == FC_AF_INET4)
+		k->v4.flags = flags;
+	else
+		k->v6.flags = flags;
+}
+
 /**
  * Build the key of the reply direction: addresses, ports and local bits
  * swapped. For ICMP echo (sport == dport == identifier) this is the reply's key.
