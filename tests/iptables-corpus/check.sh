@@ -192,8 +192,19 @@ if [ -n "$gufc_dir" ]; then
 		exit 2
 	fi
 	ran=1
+
+	# drop_runtime PREFIX: remove the runtime directory EAL made for PREFIX.
+	drop_runtime() {
+		local d
+
+		for d in /var/run/dpdk "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
+			[ -d "$d/$1" ] && rm -rf "${d:?}/$1"
+		done
+	}
+
 	eal=(--no-huge -m 512 --no-pci -l 0 --vdev=net_null0 --vdev=net_null1)
 	help=$("$gufc" "${eal[@]}" --file-prefix "gufc-corpus-$$-help" -- --help 2>&1)
+	drop_runtime "gufc-corpus-$$-help"
 	has_opt() { case "$help" in *"$1"*) return 0 ;; esac; return 1; }
 	printf 'quit\n' > "$tmp/quit"
 	n=0
@@ -207,6 +218,7 @@ if [ -n "$gufc_dir" ]; then
 		timeout 120 "$gufc" "${eal[@]}" --file-prefix "gufc-corpus-$$-$n" -- \
 			"$@" --script "$tmp/quit" > "$tmp/out" 2>&1
 		rc=$?
+		drop_runtime "gufc-corpus-$$-$n"
 		err=$(grep -m 1 '^gufc: ' "$tmp/out")
 		[ -n "$err" ] || err=$(grep -v '^EAL\|^TELEMETRY' "$tmp/out" | tail -n 1)
 		err=${err#gufc: }
