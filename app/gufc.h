@@ -5,8 +5,9 @@
  *
  * Files: gufc_main.c (startup, roles, shutdown), gufc_opts.c (command line),
  * gufc_config.c (config file), gufc_port.c (ethdev setup), gufc_rx.c (RX
- * lcore fast path), gufc_slow.c (rules lcore: upcalls, fragments, control
- * ring, channel consumers), gufc_stats.c (counters, summary, JSON),
+ * lcore fast path), gufc_slow.c (rules lcore: upcalls, fragments, channel
+ * consumers), gufc_ctl.c (control client and server), gufc_chan.c (channel
+ * provisioning), gufc_stats.c (counters, summary, JSON),
  * gufc_shell*.c (the interactive shell, --script), gufc_telemetry.c
  * (the gufc telemetry commands).
  *
@@ -328,6 +329,8 @@ struct gufc_app {
 	struct rte_ring *to_main;    /**< rules lcore -> main: classifier builds wanted */
 	struct gufc_slow *slow;      /**< rules-lcore state */
 	volatile int cls_building;   /**< a classifier build thread runs (main lcore) */
+	bool cls_outstanding;        /**< rules lcore: a CLS_WANTED is with the main lcore */
+	uint64_t next_cls_tsc;       /**< rules lcore: when to look for a classifier build again */
 	bool def_chan_configured;    /**< "channel default ..." in the config */
 	/** Per input port: the channel of accepted packets without channel or route. */
 	uint16_t def_chan[GUFC_MAX_PORTS];
@@ -437,6 +440,11 @@ gufc_dest(const struct gufc_app *app, uint16_t channel, uint16_t out_port, uint1
 	return app->def_chan[in_port & (GUFC_MAX_PORTS - 1)];
 }
 
+/* gufc_ctl.c: the control client (main lcore) and server (rules lcore). */
+/** Rules lcore, once per pass: apply the messages of the control ring. */
+void gufc_ctl_serve(struct gufc_app *app);
+/** Rules lcore: ask the main lcore for a classifier when the engine's is behind. */
+void gufc_ctl_cls_request(struct gufc_app *app, uint64_t tsc);
 /* Control API: main lcore (config loader, shell, telemetry). */
 /**
  * Commit a rule set (ownership passes, whatever the result): channels it
@@ -460,7 +468,7 @@ int gufc_ctl_call(struct gufc_app *app, gufc_ctl_fn fn, void *arg);
 void gufc_ctl_main_poll(struct gufc_app *app);
 /** One pass of every role of the calling lcore except MAIN's. */
 unsigned int gufc_lcore_work(struct gufc_lcore *lc, uint32_t now_ms);
-/** Create the channels a rule set names that do not exist yet. */
+/** gufc_chan.c: create the channels a rule set names that do not exist yet. */
 int gufc_channels_for_rules(struct gufc_app *app, const struct rule_set *set);
 /**
  * Engine callbacks (struct rule_engine_params::chan_flow_alloc_fn / _free_fn,
