@@ -32,6 +32,7 @@
 #include "flowcache.h"
 #include "gufc_drops.h"
 #include "offload.h"
+#include "rule_lang.h"
 #include "rules.h"
 
 extern int gufc_logtype;

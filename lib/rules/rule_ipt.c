@@ -11,7 +11,6 @@
  * combined exactly (port sets, state sets); "--ports" becomes two rules.
  * The file around the lines is rule_ipt_load.c's business.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +191,7 @@ struct ipt_pmatch {
 	uint8_t dir; /**< PM_SRC, PM_DST or PM_EITHER (--ports) */
 	bool neg;
 	struct rule_ports ports;
-	const struct ipt_arg *at; /**< the option, for errors */
+	const struct lex_tok *at; /**< the option, for errors */
 };
 
 enum { PM_SRC, PM_DST, PM_EITHER };
@@ -200,16 +199,16 @@ enum { PM_SRC, PM_DST, PM_EITHER };
 /** A rule line being parsed. */
 struct ipt_rl {
 	struct rule r;		      /**< matches, action, target, comment */
-	const struct ipt_arg *cmd;    /**< the -A word */
+	const struct lex_tok *cmd;    /**< the -A word */
 	unsigned int seen;	      /**< 1 << O_* of single-use options given */
-	const struct ipt_arg *target; /**< -j/-g value, NULL if none */
+	const struct lex_tok *target; /**< -j/-g value, NULL if none */
 	uint8_t pmod;		      /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
-	const struct ipt_arg *pmod_at;
+	const struct lex_tok *pmod_at;
 	unsigned int pmod_seen; /**< 1 << O_SPORT / O_DPORT given to it */
 	uint8_t cur;		/**< module of the last -m */
-	const struct ipt_arg *cur_at;
+	const struct lex_tok *cur_at;
 	bool cur_used;			/**< the last -m got its option */
-	const struct ipt_arg *multi_at; /**< first -m multiport, for errors */
+	const struct lex_tok *multi_at; /**< first -m multiport, for errors */
 	unsigned int n_pm;
 	struct ipt_pmatch pm[IPT_PM_MAX];
 	unsigned int n_ct;
@@ -217,33 +216,14 @@ struct ipt_rl {
 		uint8_t set;
 		bool neg;
 	} ct[IPT_CT_MAX];
-	const struct ipt_arg *ct_at;
-	const struct ipt_arg *nat_at; /**< --to-* option */
+	const struct lex_tok *ct_at;
+	const struct lex_tok *nat_at; /**< --to-* option */
 	bool has_comment;
 };
 
 /* ------------------------------------------------------------------------ */
 /* Values                                                                    */
 /* ------------------------------------------------------------------------ */
-
-/* Decimal number <= @max: digits only, no leading zero (iptables would read octal). */
-static bool
-num_parse(const char *s, size_t len, unsigned long max, unsigned long *out)
-{
-	unsigned long v = 0;
-
-	if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
-}
 
 /* Any decimal counter (packets, bytes): digits only. */
 static bool
@@ -275,7 +255,7 @@ rule_ipt_counters_valid(const char *s)
 
 /* Fix the file's family at the first address, or check it. */
 static int
-family_use(struct ipt *p, const struct ipt_arg *a, uint8_t family)
+family_use(struct ipt *p, const struct lex_tok *a, uint8_t family)
 {
 	if (p->family == 0) {
 		p->family = family;
@@ -288,96 +268,41 @@ family_use(struct ipt *p, const struct ipt_arg *a, uint8_t family)
 				      : "IPv4 address in an IPv6 rule set");
 }
 
-/* One address of either family from [s, s+len); IPv6 if it has a ':'. */
-static bool
-addr_parse(const char *s, size_t len, uint8_t *family, uint8_t addr[16])
-{
-	char tmp[INET6_ADDRSTRLEN + 8];
-
-	if (len == 0 || len >= sizeof(tmp))
-		return false;
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	memset(addr, 0, 16);
-	*family = memchr(s, ':', len) != NULL ? FC_AF_INET6 : FC_AF_INET4;
-	return inet_pton(*family == FC_AF_INET6 ? AF_INET6 : AF_INET, tmp, addr) == 1;
-}
-
-/* Prefix length of a netmask, or -1 if its ones are not contiguous. */
+/*
+ * -s/-d value: ADDR, ADDR/LEN or ADDR/MASK; host bits are cleared, as
+ * iptables does ("bad address", "bad prefix length", "bad netmask",
+ * "non-contiguous netmasks are not supported").
+ */
 static int
-mask_len(const uint8_t *m, unsigned int nbytes)
+prefix_parse(struct ipt *p, const struct lex_tok *a, struct rule *r, struct rule_prefix *pf)
 {
-	unsigned int len = 0, i = 0;
-
-	for (; i < nbytes && m[i] == 0xff; i++)
-		len += 8;
-	if (i < nbytes) {
-		uint8_t b = m[i];
-
-		while (b & 0x80) {
-			len++;
-			b = (uint8_t)(b << 1);
-		}
-		if (b != 0)
-			return -1;
-		for (i++; i < nbytes; i++)
-			if (m[i] != 0)
-				return -1;
-	}
-	return (int)len;
-}
-
-/* -s/-d value: ADDR, ADDR/LEN or ADDR/MASK; host bits are cleared, as iptables does. */
-static int
-prefix_parse(struct ipt *p, const struct ipt_arg *a, struct rule *r, struct rule_prefix *pf)
-{
-	const char *slash = strrchr(a->s, '/');
-	size_t alen = slash ? (size_t)(slash - a->s) : strlen(a->s);
-	unsigned int nbytes, bits;
-	uint8_t fam, mfam, mask[16];
-	unsigned long v;
+	struct lex_prefix lp;
+	struct lex_fault f;
 	int rc;
 
 	if (strchr(a->s, ',') != NULL)
 		return rule_ipt_err(p, a, "address lists are not supported");
-	if (!addr_parse(a->s, alen, &fam, pf->addr))
-		return rule_ipt_err(p, a, "bad address");
-	nbytes = fam == FC_AF_INET6 ? 16 : 4;
-	if (slash == NULL) {
-		bits = nbytes * 8;
-	} else if (strchr(slash + 1, fam == FC_AF_INET6 ? ':' : '.') != NULL) {
-		int ml;
-
-		if (!addr_parse(slash + 1, strlen(slash + 1), &mfam, mask) || mfam != fam)
-			return rule_ipt_err(p, a, "bad netmask");
-		ml = mask_len(mask, nbytes);
-		if (ml < 0)
-			return rule_ipt_err(p, a, "non-contiguous netmasks are not supported");
-		bits = (unsigned int)ml;
-	} else {
-		if (!num_parse(slash + 1, strlen(slash + 1), nbytes * 8, &v))
-			return rule_ipt_err(p, a, "bad prefix length");
-		bits = (unsigned int)v;
-	}
-	for (unsigned int b = bits; b < 128; b++)
-		pf->addr[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
-	pf->len = (uint8_t)bits;
-	rc = family_use(p, a, fam);
+	if (lex_prefix(a->s, strlen(a->s), LEX_PFX_HOST_CLEAR | LEX_PFX_NETMASK | LEX_PFX_NO_LEAD_ZERO,
+		    &lp, &f) != 0)
+		return rule_ipt_err(p, a, lex_code_text(f.code));
+	memcpy(pf->addr, lp.addr, sizeof(pf->addr));
+	pf->len = lp.len;
+	rc = family_use(p, a, lp.family);
 	if (rc < 0)
 		return rc;
-	r->family = fam;
+	r->family = lp.family;
 	return 0;
 }
 
 /* -p value: a name (any case) or a number 0..255; 0 and "all" mean any. */
 static int
-proto_parse(struct ipt *p, const struct ipt_arg *a, int *proto)
+proto_parse(struct ipt *p, const struct lex_tok *a, int *proto)
 {
 	char low[32];
 	size_t n = strlen(a->s);
-	unsigned long v;
+	uint32_t v;
 
-	if (num_parse(a->s, n, 255, &v)) {
+	if (lex_u32(a->s, n, 255, LEX_NUM_NO_LEAD_ZERO, &v, NULL) == 0) {
 		*proto = (int)v;
 		return 0;
 	}
@@ -393,83 +318,48 @@ proto_parse(struct ipt *p, const struct ipt_arg *a, int *proto)
 	return rule_ipt_err(p, a, "unknown protocol");
 }
 
-/* One port number (no service names: they would depend on /etc/services). */
-static bool
-port_parse(const char *s, size_t len, uint16_t *port)
+/*
+ * Port values (numbers only: service names would depend on /etc/services),
+ * the whole word quoted on error: "bad port", "bad port range", "too many
+ * ports".
+ */
+static int
+ports_parse(struct ipt *p, const struct lex_tok *a, const struct lex_port_syntax *sx,
+	struct rule_ports *pp)
 {
-	unsigned long v;
+	struct lex_port_range lr[RULE_PORTS_MAX];
+	struct lex_fault f;
+	unsigned int n;
 
-	if (!num_parse(s, len, 65535, &v))
-		return false;
-	*port = (uint16_t)v;
-	return true;
+	memset(pp, 0, sizeof(*pp));
+	if (lex_ports(sx, a->s, strlen(a->s), lr, &n, &f) != 0)
+		return rule_ipt_err(p, a, f.code == LEX_E_EMPTY_ITEM ? lex_code_text(LEX_E_BAD_PORT) :
+									lex_code_text(f.code));
+	for (unsigned int i = 0; i < n; i++) {
+		pp->r[i].lo = lr[i].lo;
+		pp->r[i].hi = lr[i].hi;
+	}
+	pp->n = (uint16_t)n;
+	return 0;
 }
 
 /* --sport/--dport value: P, P:Q, P:, :Q or ":" (iptables' tcp/udp/sctp matches). */
 static int
-portrange_parse(struct ipt *p, const struct ipt_arg *a, struct rule_ports *pp)
+portrange_parse(struct ipt *p, const struct lex_tok *a, struct rule_ports *pp)
 {
-	const char *colon = strchr(a->s, ':');
-	uint16_t lo = 0, hi = 65535;
-
-	memset(pp, 0, sizeof(*pp));
-	if (colon == NULL) {
-		if (!port_parse(a->s, strlen(a->s), &lo))
-			return rule_ipt_err(p, a, "bad port");
-		hi = lo;
-	} else {
-		if ((colon != a->s && !port_parse(a->s, (size_t)(colon - a->s), &lo)) ||
-			(colon[1] != '\0' && !port_parse(colon + 1, strlen(colon + 1), &hi)))
-			return rule_ipt_err(p, a, "bad port");
-		if (lo > hi)
-			return rule_ipt_err(p, a, "bad port range");
-	}
-	pp->n = 1;
-	pp->r[0].lo = lo;
-	pp->r[0].hi = hi;
-	return 0;
+	return ports_parse(p, a, &lex_ports_ipt, pp);
 }
 
 /* Multiport list: P or P:Q (P < Q), comma separated, at most 15 ports (a range counts two). */
 static int
-portlist_parse(struct ipt *p, const struct ipt_arg *a, struct rule_ports *pp)
+portlist_parse(struct ipt *p, const struct lex_tok *a, struct rule_ports *pp)
 {
-	const char *c = a->s;
-	unsigned int used = 0;
-
-	memset(pp, 0, sizeof(*pp));
-	for (;;) {
-		size_t len = strcspn(c, ",");
-		const char *colon = memchr(c, ':', len);
-		uint16_t lo, hi;
-
-		if (colon == NULL) {
-			if (!port_parse(c, len, &lo))
-				return rule_ipt_err(p, a, "bad port");
-			hi = lo;
-			used++;
-		} else {
-			if (!port_parse(c, (size_t)(colon - c), &lo) ||
-				!port_parse(colon + 1, len - (size_t)(colon - c) - 1, &hi))
-				return rule_ipt_err(p, a, "bad port");
-			if (lo >= hi)
-				return rule_ipt_err(p, a, "bad port range");
-			used += 2;
-		}
-		if (used > IPT_MULTI_MAX)
-			return rule_ipt_err(p, a, "too many ports");
-		pp->r[pp->n].lo = lo;
-		pp->r[pp->n].hi = hi;
-		pp->n++;
-		if (c[len] == '\0')
-			return 0;
-		c += len + 1;
-	}
+	return ports_parse(p, a, &lex_ports_ipt_multi, pp);
 }
 
 /* --ctstate / --state value: comma-separated state names, any case. */
 static int
-ctstate_parse(struct ipt *p, const struct ipt_arg *a, uint8_t *set)
+ctstate_parse(struct ipt *p, const struct lex_tok *a, uint8_t *set)
 {
 	static const struct {
 		const char *name;
@@ -509,17 +399,14 @@ ctstate_parse(struct ipt *p, const struct ipt_arg *a, uint8_t *set)
 static bool
 natports_parse(const char *s, struct rule_nat *n)
 {
-	const char *dash = strchr(s, '-');
+	struct lex_port_range r;
+	unsigned int cnt;
 
-	if (dash == NULL) {
-		if (!port_parse(s, strlen(s), &n->port_min) || n->port_min == 0)
-			return false;
-		n->port_max = n->port_min;
-		return true;
-	}
-	return port_parse(s, (size_t)(dash - s), &n->port_min) &&
-	       port_parse(dash + 1, strlen(dash + 1), &n->port_max) && n->port_min != 0 &&
-	       n->port_min <= n->port_max;
+	if (lex_ports(&lex_ports_ipt_nat, s, strlen(s), &r, &cnt, NULL) != 0)
+		return false;
+	n->port_min = r.lo;
+	n->port_max = r.hi;
+	return true;
 }
 
 /* "A" or "A-B" in [s, s+len) into the NAT target (same family for both). */
@@ -528,21 +415,20 @@ natrange_parse(const char *s, size_t len, struct rule_nat *n)
 {
 	const char *dash = memchr(s, '-', len);
 	uint8_t f1, f2;
-	unsigned int nb;
 
 	if (dash == NULL) {
-		if (!addr_parse(s, len, &f1, n->addr_min))
+		if (lex_addr(s, len, &f1, n->addr_min, NULL) != 0)
 			return false;
 		memcpy(n->addr_max, n->addr_min, sizeof(n->addr_max));
 		n->family = f1;
 		return true;
 	}
-	if (!addr_parse(s, (size_t)(dash - s), &f1, n->addr_min) ||
-		!addr_parse(dash + 1, len - (size_t)(dash - s) - 1, &f2, n->addr_max) || f1 != f2)
+	if (lex_addr(s, (size_t)(dash - s), &f1, n->addr_min, NULL) != 0 ||
+		lex_addr(dash + 1, len - (size_t)(dash - s) - 1, &f2, n->addr_max, NULL) != 0 ||
+		f1 != f2)
 		return false;
-	nb = f1 == FC_AF_INET6 ? 16 : 4;
 	n->family = f1;
-	return memcmp(n->addr_min, n->addr_max, nb) <= 0;
+	return memcmp(n->addr_min, n->addr_max, fc_af_addr_len(f1)) <= 0;
 }
 
 /*
@@ -550,7 +436,7 @@ natrange_parse(const char *s, size_t len, struct rule_nat *n)
  * ip6tables prints it): A, A-B, or [A]:P[-Q], [A-B]:P[-Q].
  */
 static int
-nat_parse(struct ipt *p, const struct ipt_arg *a, struct rule *r)
+nat_parse(struct ipt *p, const struct lex_tok *a, struct rule *r)
 {
 	struct rule_nat *n = &r->nat;
 	const char *s = a->s, *ports = NULL;
@@ -701,7 +587,7 @@ static int
 pend_add(struct ipt *p, const struct ipt_rl *rl, const struct rule *r)
 {
 	struct ipt_pend *e;
-	const struct ipt_arg *at = rl->target ? rl->target : rl->cmd;
+	const struct lex_tok *at = rl->target ? rl->target : rl->cmd;
 
 	if (p->n_pend == p->cap_pend) {
 		unsigned int cap = p->cap_pend ? p->cap_pend * 2 : 64;
@@ -717,7 +603,7 @@ pend_add(struct ipt *p, const struct ipt_rl *rl, const struct rule *r)
 	e->r = *r;
 	e->table = p->table;
 	snprintf(e->chain, sizeof(e->chain), "%s", rl->cmd[1].s);
-	e->line = p->line;
+	e->line = p->w.line;
 	e->col = at->col;
 	snprintf(e->token, sizeof(e->token), "%s", at->s);
 	return 0;
@@ -751,7 +637,7 @@ mod_finish(struct ipt *p, struct ipt_rl *rl)
 }
 
 static int
-opt_match(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v)
+opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 {
 	static const struct {
 		const char *name;
@@ -794,7 +680,7 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v)
 
 /* -j NAME / -g NAME */
 static int
-opt_target(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v, bool go)
+opt_target(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v, bool go)
 {
 	static const struct {
 		const char *name;
@@ -839,7 +725,7 @@ opt_target(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v, bool go)
 }
 
 static int
-pm_add(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *opt, const struct ipt_arg *v,
+pm_add(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *opt, const struct lex_tok *v,
 	uint8_t dir, bool neg, bool list)
 {
 	struct ipt_pmatch *m;
@@ -860,7 +746,7 @@ pm_add(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *opt, const struct
 
 /* --sport / --dport: the tcp/udp/sctp match, loaded by -m or implicitly by -p. */
 static int
-opt_port(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
 	if (rl->pmod == MOD_NONE) {
@@ -878,7 +764,7 @@ opt_port(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct
 }
 
 static int
-opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
 	if (rl->cur != MOD_MULTIPORT)
@@ -894,7 +780,7 @@ opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const s
 }
 
 static int
-opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
 	uint8_t want = id == O_CTSTATE ? MOD_CONNTRACK : MOD_STATE;
@@ -919,7 +805,7 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const str
 }
 
 static int
-opt_comment(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v)
+opt_comment(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v)
 {
 	size_t n = strlen(v->s);
 
@@ -939,7 +825,7 @@ opt_comment(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const str
 }
 
 static int
-opt_nat(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_nat(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id)
 {
 	uint8_t want = id == O_TO_SRC	? RULE_ACT_SNAT
@@ -977,7 +863,7 @@ static int
 rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 {
 	const struct ipt_args *as = &p->args;
-	const struct ipt_arg *o = &as->a[*i], *v;
+	const struct lex_tok *o = &as->a[*i], *v;
 	const char *msg;
 	unsigned int id;
 	size_t k;
