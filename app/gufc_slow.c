@@ -36,7 +36,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "gufc.h"
+#include "gufc_ctl.h"
 
 #define SLOW_TX_MAX (CHAN_MAX_CHANNELS + CHAN_FLOW_POOL_MAX)
 #define FRAG_BUCKETS 1024
