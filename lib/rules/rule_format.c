@@ -59,7 +59,7 @@ buf_addr(struct rule_buf *b, unsigned int family, const uint8_t *addr, bool brac
 {
 	char s[LEX_ADDR_STRLEN] = "";
 
-	lex_addr_format(family == FC_AF_INET6 ? LEX_AF_INET6 : LEX_AF_INET4, addr, s, sizeof(s));
+	lex_addr_format(family, addr, s, sizeof(s));
 	if (brackets && family == FC_AF_INET6)
 		rule_buf_printf(b, "[%s]", s);
 	else
@@ -72,7 +72,7 @@ buf_prefix(struct rule_buf *b, const char *kw, const struct rule *r, const struc
 {
 	rule_buf_printf(b, " %s %s", kw, neg ? "!" : "");
 	buf_addr(b, r->family, p->addr, false);
-	if (p->len != fc_af_max_depth(r->family == FC_AF_INET6 ? FC_AF_INET6 : FC_AF_INET4))
+	if (p->len != fc_af_max_depth(r->family))
 		rule_buf_printf(b, "/%u", p->len);
 }
 
