@@ -3,13 +3,17 @@
  * app/gufc.h — private header of the gufc binary: settings, configuration,
  * the application context and the functions each app/ file provides.
  *
- * Files: gufc_main.c (startup, roles, shutdown), gufc_opts.c (command line),
- * gufc_config.c (config file), gufc_port.c (ethdev setup), gufc_rx.c (RX
- * lcore fast path), gufc_slow.c (rules lcore: upcalls, fragments, channel
- * consumers), gufc_ctl.c (control client and server), gufc_chan.c (channel
- * provisioning), gufc_stats.c (counters, summary, JSON),
- * gufc_shell*.c (the interactive shell, --script), gufc_telemetry.c
- * (the gufc telemetry commands).
+ * Files, from the top: gufc_main.c (startup, roles, the lcore loop,
+ * shutdown); gufc_shell*.c (the interactive shell, --script: shell -> show
+ * -> cmd -> line), gufc_telemetry.c (the gufc telemetry commands) and
+ * gufc_config.c (config file), which only parse and call the control layer
+ * (gufc_ctl.h: gufc_chan.c channels, gufc_collect.c collectors, both on
+ * gufc_ctl.c, the control client and server); gufc_port.c (ethdev setup),
+ * gufc_rx.c (RX lcore fast path), gufc_slow.c (rules lcore: upcalls,
+ * fragments, channel consumers; it serves the control ring),
+ * gufc_stats.c (counters, summary, JSON), gufc_offload.c (hardware help);
+ * gufc_opts.c (command line, settings, the log type) at the bottom. No
+ * file calls one above it.
  *
  * Ownership: one struct gufc_app, created by main() on the main lcore.
  * Settings and configuration are written before lcores launch and read-only

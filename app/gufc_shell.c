@@ -89,7 +89,7 @@ static const struct sh_cmd sh_cmds[] = {
 	{ "commit", sh_cmd_commit, "commit                               apply the pending set atomically" },
 	{ "rollback", sh_cmd_rollback, "rollback                             discard the pending set" },
 	{ "channel", sh_cmd_channel,
-		"channel create NAME kind discard|pcap FILE|tx PORT[:QUEUE]|app [size N]\n"
+		"channel create NAME kind discard|pcap FILE|tx PORT[:QUEUE]|app [size N] [perflow]\n"
 		"channel del NAME" },
 	{ "local", sh_cmd_local, "local add|del PREFIX" },
 	{ "route", sh_cmd_route, "route add PREFIX port N | route del PREFIX" },
@@ -326,7 +326,7 @@ SH_INST(i_rule, SH_W0 | SH_W1 | SH_REST,
 SH_INST(i_commit, SH_W0, "commit: apply the pending rule set", (void *)&t_commit);
 SH_INST(i_rollback, SH_W0, "rollback: discard the pending rule set", (void *)&t_rollback);
 SH_INST(i_channel, SH_W0 | SH_W1 | SH_REST,
-	"channel create NAME kind discard|pcap FILE|tx PORT[:Q]|app [size N] | channel del NAME",
+	"channel create NAME kind discard|pcap FILE|tx PORT[:Q]|app [size N] [perflow] | channel del NAME",
 	(void *)&t_channel, (void *)&t_channel_op, (void *)&t_rest);
 SH_INST(i_local, SH_W0 | SH_W1 | SH_REST, "local add|del PREFIX", (void *)&t_local,
 	(void *)&t_addel, (void *)&t_rest);
