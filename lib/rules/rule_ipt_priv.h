@@ -72,8 +72,34 @@ rule_ipt_err(struct ipt *p, const struct lex_tok *a, const char *msg)
 	return rule_ipt_err_at(p, a->col, a->s, msg);
 }
 
+/* rule_ipt_value.c: the values of a rule line; errors name the whole word. */
+
+/** True for a counter (packets, bytes): 1..20 decimal digits in [s, s+len). */
+bool rule_ipt_counter_valid(const char *s, size_t len);
+
 /** True for "[packets:bytes]". */
 bool rule_ipt_counters_valid(const char *s);
+
+/** -s/-d value into @p pf (host bits cleared); sets r->family and the file's. @return 0, -EINVAL. */
+int rule_ipt_prefix(struct ipt *p, const struct lex_tok *a, struct rule *r, struct rule_prefix *pf);
+
+/** -p value: a name (any case) or 0..255; 0 and "all" mean any. @return 0, -EINVAL. */
+int rule_ipt_proto(struct ipt *p, const struct lex_tok *a, int *proto);
+
+/** --sport/--dport value: P, P:Q, P:, :Q or ":". @return 0, -EINVAL. */
+int rule_ipt_portrange(struct ipt *p, const struct lex_tok *a, struct rule_ports *pp);
+
+/** Multiport list: P or P:Q (P < Q), 15 ports at most (a range counts two). @return 0, -EINVAL. */
+int rule_ipt_portlist(struct ipt *p, const struct lex_tok *a, struct rule_ports *pp);
+
+/** --ctstate/--state value: comma-separated states, any case. @return 0, -EINVAL. */
+int rule_ipt_ctstate(struct ipt *p, const struct lex_tok *a, uint8_t *set);
+
+/** NAT port range "P" or "P-Q", 1..65535, into n->port_min/max. @return true if valid. */
+bool rule_ipt_natports(const char *s, struct rule_nat *n);
+
+/** --to-source/--to-destination value into r->nat; sets r->family and the file's. @return 0, -EINVAL. */
+int rule_ipt_nat(struct ipt *p, const struct lex_tok *a, struct rule *r);
 
 /** True if -j @p name means a target extension, never a chain. */
 bool rule_ipt_is_target(const char *name);
