@@ -6,7 +6,7 @@
  * tables and the committed rule set, and hand rows to the shell's "show"
  * and to the telemetry commands, which print the same numbers from them.
  *
- * Context: main lcore (the callers); the *_fn helpers run on the rules lcore.
+ * Context: main lcore (the callers); the *_fn functions run on the rules lcore.
  */
 
 #include <errno.h>
