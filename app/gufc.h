@@ -3,12 +3,17 @@
  * app/gufc.h — private header of the gufc binary: settings, configuration,
  * the application context and the functions each app/ file provides.
  *
- * Files: gufc_main.c (startup, roles, shutdown), gufc_opts.c (command line),
- * gufc_config.c (config file), gufc_port.c (ethdev setup), gufc_rx.c (RX
- * lcore fast path), gufc_slow.c (rules lcore: upcalls, fragments, control
- * ring, channel consumers), gufc_stats.c (counters, summary, JSON),
- * gufc_shell*.c (the interactive shell, --script), gufc_telemetry.c
- * (the gufc telemetry commands).
+ * Files, from the top: gufc_main.c (startup, roles, the lcore loop,
+ * shutdown); gufc_shell*.c (the interactive shell, --script: shell -> show
+ * -> cmd -> line), gufc_telemetry.c (the gufc telemetry commands) and
+ * gufc_config.c (config file), which only parse and call the control layer
+ * (gufc_ctl.h: gufc_chan.c channels, gufc_collect.c collectors, both on
+ * gufc_ctl.c, the control client and server); gufc_port.c (ethdev setup),
+ * gufc_rx.c (RX lcore fast path), gufc_slow.c (rules lcore: upcalls,
+ * fragments, channel consumers; it serves the control ring),
+ * gufc_stats.c (counters, summary, JSON), gufc_offload.c (hardware help);
+ * gufc_opts.c (command line, settings, the log type) at the bottom. No
+ * file calls one above it.
  *
  * Ownership: one struct gufc_app, created by main() on the main lcore.
  * Settings and configuration are written before lcores launch and read-only
@@ -30,9 +35,12 @@
 #include "channel.h"
 #include "flowcache.h"
 #include "gufc_drops.h"
+#include "lex.h"
 #include "offload.h"
+#include "rule_lang.h"
 #include "rules.h"
 
+/** The app's log type "gufc.app" (gufc_opts.c; registered by main). */
 extern int gufc_logtype;
 #define GUFC_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, gufc_logtype, "gufc: " fmt "\n", ##__VA_ARGS__)
@@ -125,14 +133,9 @@ void gufc_settings_dump(const struct gufc_settings *s, FILE *f);
 /* Configuration (config file and command line)                              */
 /* ------------------------------------------------------------------------ */
 
-struct gufc_prefix {
-	uint8_t family; /**< FC_AF_INET4 / FC_AF_INET6 */
-	uint8_t addr[16];
-	uint8_t len;
-};
-
+/** A route: a prefix (lex.h) and its output port. */
 struct gufc_route {
-	struct gufc_prefix pfx;
+	struct lex_prefix pfx;
 	uint16_t port;
 };
 
@@ -160,7 +163,7 @@ struct gufc_config {
 	char rx_lcores[128];   /**< lcore list text, "" = default */
 	int rules_lcore;       /**< -1 = default */
 	unsigned int n_locals;
-	struct gufc_prefix locals[GUFC_MAX_LOCALS];
+	struct lex_prefix locals[GUFC_MAX_LOCALS];
 	unsigned int n_routes;
 	struct gufc_route routes[GUFC_MAX_ROUTES];
 	unsigned int n_chans;
@@ -181,9 +184,6 @@ void gufc_usage(FILE *f, const char *prog);
  * @return 0 or -errno.
  */
 int gufc_config_load(struct gufc_config *cfg, const char *path);
-/** Parse "a.b.c.d/len" or "v6/len" (no length: host). @return 0 or -EINVAL. */
-int gufc_prefix_parse(const char *s, struct gufc_prefix *p);
-int gufc_prefix_format(const struct gufc_prefix *p, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Run-time context                                                          */
@@ -258,38 +258,6 @@ enum gufc_phase {
 	GUFC_PHASE_DONE,    /**< all drained: every loop returns */
 };
 
-/** Control messages, main lcore -> rules lcore. */
-enum gufc_ctl_type {
-	GUFC_CTL_COMMIT,    /**< new rule set: rule_engine_commit() */
-	GUFC_CTL_CLS_READY, /**< classifier built: rule_engine_cls_ready() (rules lcore frees msg) */
-	GUFC_CTL_ROUTE_ADD,
-	GUFC_CTL_ROUTE_DEL,
-	GUFC_CTL_CLS_WANTED, /**< rules lcore -> main: build a classifier from @c set */
-	GUFC_CTL_CALL,       /**< run @c fn(app, @c arg) on the rules lcore (gufc_ctl_call()) */
-};
-
-struct gufc_app;
-/** A function run on the rules lcore for the control plane. @return 0 or -errno. */
-typedef int (*gufc_ctl_fn)(struct gufc_app *app, void *arg);
-
-/**
- * A control message. Synchronous ones (COMMIT, ROUTE_*) are owned by the
- * sender, which waits for @c done; CLS_READY and CLS_WANTED are owned by
- * the receiver, which frees them.
- */
-struct gufc_ctl_msg {
-	enum gufc_ctl_type type;
-	struct rule_set *set;
-	struct rule_cls *cls;
-	uint32_t gen;
-	struct gufc_route route;
-	int result;          /**< written by the rules lcore */
-	volatile int done;   /**< set by the rules lcore when applied */
-	struct gufc_app *app; /**< CLS_WANTED: for the builder thread */
-	gufc_ctl_fn fn;      /**< CALL */
-	void *arg;           /**< CALL */
-};
-
 struct gufc_port {
 	bool used;
 	uint16_t n_rxq;
@@ -328,6 +296,14 @@ struct gufc_app {
 	struct rte_ring *to_main;    /**< rules lcore -> main: classifier builds wanted */
 	struct gufc_slow *slow;      /**< rules-lcore state */
 	volatile int cls_building;   /**< a classifier build thread runs (main lcore) */
+	/**
+	 * One pass of every role of an lcore but MAIN's (set by main): the
+	 * control client runs it while it waits for the rules lcore, so that
+	 * an lcore holding several roles keeps doing them.
+	 */
+	unsigned int (*lcore_work)(struct gufc_lcore *lc, uint32_t now_ms);
+	bool cls_outstanding;        /**< rules lcore: a CLS_WANTED is with the main lcore */
+	uint64_t next_cls_tsc;       /**< rules lcore: when to look for a classifier build again */
 	bool def_chan_configured;    /**< "channel default ..." in the config */
 	/** Per input port: the channel of accepted packets without channel or route. */
 	uint16_t def_chan[GUFC_MAX_PORTS];
@@ -335,6 +311,7 @@ struct gufc_app {
 	uint16_t port_chan[GUFC_MAX_PORTS];
 	/** Named channel id -> flows accepted into it get a per-flow channel ("perflow"). */
 	bool chan_perflow[CHAN_MAX_CHANNELS];
+	unsigned int chan_flow_pool; /**< rings in the per-flow channel pool (fixed at start) */
 	unsigned int n_lcores;
 	struct gufc_lcore *lc[RTE_MAX_LCORE];
 	unsigned int n_rx;
@@ -437,31 +414,8 @@ gufc_dest(const struct gufc_app *app, uint16_t channel, uint16_t out_port, uint1
 	return app->def_chan[in_port & (GUFC_MAX_PORTS - 1)];
 }
 
-/* Control API: main lcore (config loader, shell, telemetry). */
-/**
- * Commit a rule set (ownership passes, whatever the result): channels it
- * names are created, the rules lcore swaps it in, and the classifier is
- * rebuilt in the background. Waits until the rules lcore applied it (the
- * calling lcore keeps doing its other roles meanwhile).
- * @return 0 or -errno. Context: main lcore.
- */
-int gufc_ctl_commit(struct gufc_app *app, struct rule_set *set);
-/** Add or delete a route (applied by the rules lcore). @return 0 or -errno. */
-int gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add);
-/**
- * Run @p fn(app, @p arg) on the rules lcore and wait for it (directly when
- * the caller is the rules lcore): the way the shell and telemetry read or
- * change what only the rules lcore may touch (flows, rule counters, routes).
- * @return fn's result, or -EBUSY (control ring full), -ESHUTDOWN.
- * Context: main lcore.
- */
-int gufc_ctl_call(struct gufc_app *app, gufc_ctl_fn fn, void *arg);
-/** Main lcore: start classifier builds the rules lcore asked for. */
-void gufc_ctl_main_poll(struct gufc_app *app);
-/** One pass of every role of the calling lcore except MAIN's. */
-unsigned int gufc_lcore_work(struct gufc_lcore *lc, uint32_t now_ms);
-/** Create the channels a rule set names that do not exist yet. */
-int gufc_channels_for_rules(struct gufc_app *app, const struct rule_set *set);
+/* The control layer (control ring, channels, collectors) is gufc_ctl.h's. */
+
 /**
  * Engine callbacks (struct rule_engine_params::chan_flow_alloc_fn / _free_fn,
  * @p arg the app): a per-flow channel from the pool for a flow accepted into

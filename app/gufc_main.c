@@ -27,9 +27,7 @@
 #include <rte_random.h>
 #include <rte_ring.h>
 
-#include "gufc.h"
-
-int gufc_logtype;
+#include "gufc_ctl.h"
 
 static struct gufc_app *the_app;
 
@@ -215,108 +213,6 @@ queues_assign(struct gufc_app *app)
 /* Channels and engine                                                       */
 /* ------------------------------------------------------------------------ */
 
-static void
-pcap_path(const struct gufc_app *app, const char *file, char *out, size_t len)
-{
-	if (file[0] != '/' && app->cfg.pcap_dir[0] != '\0')
-		snprintf(out, len, "%s/%s", app->cfg.pcap_dir, file);
-	else
-		snprintf(out, len, "%s", file);
-}
-
-static void
-chan_params_from_cfg(const struct gufc_app *app, const struct gufc_chan_cfg *c,
-	struct chan_params *p, char *path, size_t len)
-{
-	memset(p, 0, sizeof(*p));
-	p->name = c->name;
-	p->kind = c->kind;
-	p->ring_size = c->size ? c->size : app->cfg.set.channel_size;
-	if (c->kind == CHAN_CONS_PCAP) {
-		pcap_path(app, c->pcap, path, len);
-		p->pcap_path = path;
-	}
-	p->tx_port = c->tx_port;
-	p->tx_queue = c->tx_queue;
-}
-
-static int
-channels_init(struct gufc_app *app)
-{
-	struct chan_table_params tp;
-	char path[GUFC_PATH_MAX * 2];
-	unsigned int perflow = 0;
-	int rc;
-
-	memset(&tp, 0, sizeof(tp));
-	tp.max_channels = 64 + GUFC_MAX_PORTS;
-	tp.socket_id = (int)rte_socket_id();
-	tp.def.name = CHAN_DEFAULT_NAME;
-	tp.def.kind = CHAN_CONS_DISCARD;
-	tp.def.ring_size = app->cfg.set.channel_size;
-	tp.flow_ring_size = app->cfg.set.perflow_ring;
-	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
-		if (app->cfg.chans[i].perflow)
-			perflow += app->cfg.chans[i].perflow_pool ? app->cfg.chans[i].perflow_pool
-								  : 256;
-		if (strcmp(app->cfg.chans[i].name, CHAN_DEFAULT_NAME) == 0) {
-			chan_params_from_cfg(app, &app->cfg.chans[i], &tp.def, path, sizeof(path));
-			app->def_chan_configured = true;
-		}
-	}
-	tp.flow_pool_size = (uint16_t)RTE_MIN(perflow, (unsigned int)CHAN_FLOW_POOL_MAX);
-	app->chans = chan_table_create(&tp);
-	if (app->chans == NULL) {
-		GUFC_LOG(ERR, "channel table: %s", rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
-		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
-		struct chan_params p;
-
-		if (strcmp(c->name, CHAN_DEFAULT_NAME) == 0)
-			continue;
-		chan_params_from_cfg(app, c, &p, path, sizeof(path));
-		rc = chan_create(app->chans, &p);
-		if (rc < 0) {
-			GUFC_LOG(ERR, "channel '%s': %s", c->name, strerror(-rc));
-			return rc;
-		}
-		if (c->perflow && rc < (int)RTE_DIM(app->chan_perflow))
-			app->chan_perflow[rc] = true;
-	}
-	for (unsigned int i = 0; i < app->cfg.n_chans; i++)
-		if (app->cfg.chans[i].perflow &&
-			strcmp(app->cfg.chans[i].name, CHAN_DEFAULT_NAME) == 0)
-			app->chan_perflow[CHAN_ID_DEFAULT] = true;
-	/* One TX channel per port (queue 0): routes and default forwarding use them. */
-	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
-		struct chan_params p;
-		char name[CHAN_NAMESIZE];
-
-		if (!app->ports[pid].used)
-			continue;
-		snprintf(name, sizeof(name), "tx-port%u", pid);
-		memset(&p, 0, sizeof(p));
-		p.name = name;
-		p.kind = CHAN_CONS_TX;
-		p.ring_size = app->cfg.set.channel_size;
-		p.tx_port = pid;
-		p.tx_queue = 0;
-		rc = chan_create(app->chans, &p);
-		if (rc < 0) {
-			GUFC_LOG(ERR, "channel '%s': %s", name, strerror(-rc));
-			return rc;
-		}
-		app->port_chan[pid] = (uint16_t)rc;
-	}
-	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++)
-		app->def_chan[pid] = app->def_chan_configured || !app->ports[pid].used ?
-			CHAN_ID_DEFAULT :
-			app->port_chan[app->ports[pid].pair];
-	return 0;
-}
-
 static int
 eng_channel_fn(void *arg, const char *name)
 {
@@ -334,12 +230,12 @@ static int
 eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
 {
 	struct gufc_app *app = arg;
-	const struct gufc_prefix *best = NULL;
+	const struct lex_prefix *best = NULL;
 
 	RTE_SET_USED(port);
 	RTE_SET_USED(in_port);
 	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
-		const struct gufc_prefix *p = &app->cfg.locals[i];
+		const struct lex_prefix *p = &app->cfg.locals[i];
 
 		if (p->family != family)
 			continue;
@@ -348,10 +244,10 @@ eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uin
 	}
 	if (best == NULL)
 		return -ENOENT;
-	memcpy(addr, best->addr, family == FC_AF_INET4 ? 4 : 16);
+	memcpy(addr, best->addr, fc_af_addr_len(family));
 	/* A prefix rather than a host address: its first host (10.0.0.0/8 -> 10.0.0.1). */
-	if (best->len < (family == FC_AF_INET4 ? 32 : 128))
-		addr[(family == FC_AF_INET4 ? 4 : 16) - 1] |= 1;
+	if (best->len < fc_af_max_depth(family))
+		addr[fc_af_addr_len(family) - 1] |= 1;
 	return 0;
 }
 
@@ -395,7 +291,7 @@ engine_init(struct gufc_app *app)
 		char b[64];
 		int rc;
 
-		gufc_prefix_format(&r->pfx, b, sizeof(b));
+		lex_prefix_format(&r->pfx, b, sizeof(b));
 		if (!app->ports[r->port].used) {
 			GUFC_LOG(ERR, "route %s: port %u does not exist", b, r->port);
 			return -ENODEV;
@@ -437,39 +333,22 @@ rules_load(struct gufc_app *app, int *rc)
 static int
 rules_install(struct gufc_app *app, struct rule_set *set)
 {
-	struct rule_set *want;
-	uint32_t gen;
-	int rc;
+	int rc = gufc_channels_for_rules(app, set);
 
-	rc = gufc_channels_for_rules(app, set);
 	if (rc != 0) {
 		rule_set_free(set);
 		return rc;
 	}
-	rc = rule_engine_commit(app->eng, set);
-	if (rc != 0)
-		return rc;
-	want = rule_engine_cls_wanted(app->eng, &gen);
-	if (want != NULL) {
-		struct rule_cls *cls = rule_cls_build(want, "gufc", (int)rte_socket_id());
-
-		rule_set_free(want);
-		if (cls == NULL) {
-			GUFC_LOG(WARNING, "classifier: %s (the reference evaluator decides)",
-				rte_strerror(rte_errno));
-		} else if (rule_engine_cls_ready(app->eng, cls, gen) != 0) {
-			rule_cls_free(cls);
-		}
-	}
-	return 0;
+	return gufc_ctl_install(app, set);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Run loop                                                                  */
 /* ------------------------------------------------------------------------ */
 
-unsigned int
-gufc_lcore_work(struct gufc_lcore *lc, uint32_t now)
+/* One pass of every role of @p lc but MAIN's (also app->lcore_work). */
+static unsigned int
+lcore_work(struct gufc_lcore *lc, uint32_t now)
 {
 	struct gufc_app *app = lc->app;
 	unsigned int work = 0;
@@ -571,7 +450,7 @@ lcore_loop(void *arg)
 			rule_engine_reader_unregister(app->eng, lc->rx_index);
 			__atomic_store_n(&lc->rx_done, 1, __ATOMIC_RELEASE);
 		}
-		work = gufc_lcore_work(lc, gufc_now_ms(app));
+		work = lcore_work(lc, gufc_now_ms(app));
 		lc->st.loops++;
 		lc->st.busy_loops += work != 0;
 		if ((lc->roles & GUFC_ROLE_RULES) && phase == GUFC_PHASE_STOP_RX && work == 0 &&
@@ -659,24 +538,11 @@ setup(struct gufc_app *app, struct rule_set *set)
 	}
 	memset(app->chan_txport, 0xff, sizeof(uint16_t) * (UINT16_MAX + 1));
 	/* TX queues: queue 0, plus whatever a configured TX channel names. */
-	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
-		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
-
-		if (c->kind == CHAN_CONS_TX && c->tx_queue + 1u > app->ports[c->tx_port].n_txq)
-			app->ports[c->tx_port].n_txq = (uint16_t)(c->tx_queue + 1);
-	}
+	gufc_chan_txq_plan(app);
 	direct_tx_plan(app);
 	rc = gufc_ports_init(app);
 	if (rc != 0)
 		goto fail_set;
-	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
-		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
-
-		if (c->kind == CHAN_CONS_TX && !app->ports[c->tx_port].used) {
-			GUFC_LOG(ERR, "channel '%s': port %u does not exist", c->name, c->tx_port);
-			goto fail_set;
-		}
-	}
 	queues_assign(app);
 	direct_tx_assign(app);
 
@@ -687,7 +553,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 		goto fail_set;
 	}
 	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
-		const struct gufc_prefix *p = &app->cfg.locals[i];
+		const struct lex_prefix *p = &app->cfg.locals[i];
 
 		rc = fc_locals_add(app->locals, p->family, p->addr, p->len);
 		if (rc != 0 && rc != -EEXIST) {
@@ -695,7 +561,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 			goto fail_set;
 		}
 	}
-	if (channels_init(app) != 0)
+	if (gufc_chan_init(app) != 0)
 		goto fail_set;
 	if (engine_init(app) != 0)
 		goto fail_set;
@@ -714,13 +580,8 @@ setup(struct gufc_app *app, struct rule_set *set)
 			return -1;
 		}
 	}
-	app->ctl = rte_ring_create("gufc_ctl", 256, (int)rte_socket_id(), RING_F_SC_DEQ);
-	app->to_main = rte_ring_create("gufc_to_main", 16, (int)rte_socket_id(),
-		RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (app->ctl == NULL || app->to_main == NULL) {
-		GUFC_LOG(ERR, "control rings: %s", rte_strerror(rte_errno));
+	if (gufc_ctl_init(app) != 0)
 		return -1;
-	}
 	return gufc_slow_init(app);
 
 fail_set:
@@ -749,39 +610,13 @@ describe(const struct gufc_app *app)
 		buf, app->n_ports, app->cfg.set.burst, app->cfg.set.flows);
 }
 
-/* Free the messages left on the control rings (nobody consumes them any more). */
-static void
-ctl_drain(struct gufc_app *app)
-{
-	struct gufc_ctl_msg *msg;
-
-	while (__atomic_load_n(&app->cls_building, __ATOMIC_ACQUIRE) != 0)
-		rte_delay_us_sleep(1000);
-	while (app->ctl != NULL && rte_ring_sc_dequeue(app->ctl, (void **)&msg) == 0) {
-		if (msg->type == GUFC_CTL_CLS_READY) {
-			rule_cls_free(msg->cls);
-			free(msg);
-		} else {
-			rule_set_free(msg->set);
-			msg->result = -ESHUTDOWN;
-			__atomic_store_n(&msg->done, 1, __ATOMIC_RELEASE);
-		}
-	}
-	while (app->to_main != NULL && rte_ring_sc_dequeue(app->to_main, (void **)&msg) == 0) {
-		rule_set_free(msg->set);
-		free(msg);
-	}
-}
-
 static void
 teardown(struct gufc_app *app)
 {
-	ctl_drain(app);
+	gufc_ctl_fini(app);
 	gufc_slow_fini(app);
 	for (unsigned int i = 0; i < app->n_rx; i++)
 		rte_ring_free(app->rx[i]->upcall);
-	rte_ring_free(app->ctl);
-	rte_ring_free(app->to_main);
 	rule_engine_free(app->eng);
 	chan_table_free(app->chans);
 	rte_free(app->chan_txport);
@@ -849,6 +684,7 @@ main(int argc, char **argv)
 	}
 	app->hz = rte_get_tsc_hz();
 	app->start_tsc = rte_get_tsc_cycles();
+	app->lcore_work = lcore_work;
 	the_app = app;
 
 	if (setup(app, set) != 0) {
@@ -892,7 +728,7 @@ main(int argc, char **argv)
 	while (chan_drain_all(app->chans, 1024) != 0)
 		;
 	gufc_ports_fini(app);
-	ctl_drain(app);
+	gufc_ctl_drain(app);
 
 	gufc_stats_sum(app, &tot);
 	tot.pool_size = app->pool->size;

@@ -2,7 +2,9 @@
 /*
  * app/gufc_opts.c — gufc's command line (the part after EAL's "--") and the
  * settings it shares with the config file's "set KEY VALUE". A bad argument
- * is named in the message and nothing starts.
+ * is named in the message and nothing starts. It also holds the app's log
+ * type, which every app file logs through (GUFC_LOG) and main registers:
+ * this file depends on no other app file.
  */
 
 #include <errno.h>
@@ -12,6 +14,8 @@
 #include <string.h>
 
 #include "gufc.h"
+
+int gufc_logtype;
 
 void
 gufc_settings_init(struct gufc_settings *s)
@@ -26,20 +30,13 @@ gufc_settings_init(struct gufc_settings *s)
 	memcpy(s->ct_timeout, ct.timeout, sizeof(s->ct_timeout));
 }
 
+/* A number: decimal, 0x hexadecimal or 0 octal (lex_u32()). */
 static int
 parse_u32(const char *v, uint32_t *out)
 {
-	char *end;
-	unsigned long long x;
-
-	if (v == NULL || *v == '\0' || *v == '-')
+	if (v == NULL)
 		return -EINVAL;
-	errno = 0;
-	x = strtoull(v, &end, 0);
-	if (errno != 0 || *end != '\0' || x > UINT32_MAX)
-		return -EINVAL;
-	*out = (uint32_t)x;
-	return 0;
+	return lex_u32(v, strlen(v), UINT32_MAX, LEX_NUM_C, out, NULL);
 }
 
 static int

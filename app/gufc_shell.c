@@ -45,99 +45,6 @@ static struct {
 } sh = { .devnull = -1 };
 
 /* ------------------------------------------------------------------------ */
-/* Helpers shared by the command files                                       */
-/* ------------------------------------------------------------------------ */
-
-int
-sh_err(const struct sh_ctx *c, int rc, const char *token, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(c->out, "%serror: ", c->where);
-	va_start(ap, fmt);
-	vfprintf(c->out, fmt, ap);
-	va_end(ap);
-	if (token != NULL)
-		fprintf(c->out, ": '%s'", token);
-	fputc('\n', c->out);
-	return rc < 0 ? rc : -EINVAL;
-}
-
-const char *
-sh_rest(const struct sh_line *l, unsigned int i)
-{
-	return i < l->n ? l->text + l->off[i] : "";
-}
-
-int
-sh_u32(const char *s, uint32_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || x > UINT32_MAX)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-/*
- * Split @p text into words: blanks separate, "..." quotes (the quotes go),
- * '#' outside quotes starts a comment. @return 0, or -EINVAL (unterminated
- * quote, too many words, too long) with *bad the offending offset.
- */
-static int
-sh_tokenize(const char *text, struct sh_line *l, unsigned int *bad)
-{
-	const char *p = text;
-	char *o = l->buf;
-	char *end = l->buf + sizeof(l->buf) - 1;
-
-	l->text = text;
-	l->n = 0;
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-			p++;
-		if (*p == '\0' || *p == '#')
-			return 0;
-		if (l->n == SH_MAX_TOKENS) {
-			*bad = (unsigned int)(p - text);
-			return -E2BIG;
-		}
-		l->off[l->n] = (unsigned int)(p - text);
-		l->tok[l->n++] = o;
-		while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-			if (o == end) {
-				*bad = l->off[l->n - 1];
-				return -E2BIG;
-			}
-			if (*p == '"') {
-				const char *q = strchr(p + 1, '"');
-
-				if (q == NULL) {
-					*bad = (unsigned int)(p - text);
-					return -EINVAL;
-				}
-				if (o + (q - p - 1) >= end) {
-					*bad = l->off[l->n - 1];
-					return -E2BIG;
-				}
-				memcpy(o, p + 1, (size_t)(q - p - 1));
-				o += q - p - 1;
-				p = q + 1;
-				continue;
-			}
-			*o++ = *p++;
-		}
-		*o++ = '\0';
-	}
-}
-
-/* ------------------------------------------------------------------------ */
 /* Dispatcher                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -182,7 +89,7 @@ static const struct sh_cmd sh_cmds[] = {
 	{ "commit", sh_cmd_commit, "commit                               apply the pending set atomically" },
 	{ "rollback", sh_cmd_rollback, "rollback                             discard the pending set" },
 	{ "channel", sh_cmd_channel,
-		"channel create NAME kind discard|pcap FILE|tx PORT[:QUEUE]|app [size N]\n"
+		"channel create NAME kind discard|pcap FILE|tx PORT[:QUEUE]|app [size N] [perflow]\n"
 		"channel del NAME" },
 	{ "local", sh_cmd_local, "local add|del PREFIX" },
 	{ "route", sh_cmd_route, "route add PREFIX port N | route del PREFIX" },
@@ -274,30 +181,34 @@ gufc_shell_exec(struct gufc_app *app, const char *line, FILE *out)
 static int
 sh_script(struct gufc_app *app, const char *path)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned int n = 0;
-	FILE *f = fopen(path, "r");
+	struct lex_error err;
+	struct lex_reader rd;
+	char msg[LEX_ERR_FILE_MAX + LEX_ERR_MSG_MAX + 16];
+	char *text, *line;
 	int rc = 0;
 
-	if (f == NULL) {
+	text = lex_file_read(path, &err);
+	if (text == NULL) {
 		rc = -errno;
-		fprintf(stderr, "gufc: --script %s: %s\n", path, strerror(errno));
+		lex_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "gufc: --script %s\n", msg);
 		return rc;
 	}
-	while (getline(&line, &cap, f) >= 0 && !sh.quit) {
+	lex_reader_init(&rd, text);
+	while (!sh.quit && (rc = lex_reader_next(&rd, &line, NULL)) == 1) {
 		char where[GUFC_PATH_MAX + 32];
 
-		n++;
-		snprintf(where, sizeof(where), "%s:%u: ", path, n);
+		snprintf(where, sizeof(where), "%s:%u: ", path, rd.line);
 		rc = sh_exec(app, line, stdout, where);
 		if (rc != 0) {
-			fprintf(stderr, "gufc: %s:%u: script stopped\n", path, n);
+			fprintf(stderr, "gufc: %s:%u: script stopped\n", path, rd.line);
 			break;
 		}
 	}
-	free(line);
-	fclose(f);
+	if (rc == 1)
+		rc = 0; /* stopped by 'quit' */
+	lex_reader_fini(&rd);
+	free(text);
 	if (rc == 0 && sh_pending() != NULL)
 		printf("%s: warning: uncommitted rule changes (type 'commit')\n", path);
 	fflush(stdout);
@@ -415,7 +326,7 @@ SH_INST(i_rule, SH_W0 | SH_W1 | SH_REST,
 SH_INST(i_commit, SH_W0, "commit: apply the pending rule set", (void *)&t_commit);
 SH_INST(i_rollback, SH_W0, "rollback: discard the pending rule set", (void *)&t_rollback);
 SH_INST(i_channel, SH_W0 | SH_W1 | SH_REST,
-	"channel create NAME kind discard|pcap FILE|tx PORT[:Q]|app [size N] | channel del NAME",
+	"channel create NAME kind discard|pcap FILE|tx PORT[:Q]|app [size N] [perflow] | channel del NAME",
 	(void *)&t_channel, (void *)&t_channel_op, (void *)&t_rest);
 SH_INST(i_local, SH_W0 | SH_W1 | SH_REST, "local add|del PREFIX", (void *)&t_local,
 	(void *)&t_addel, (void *)&t_rest);

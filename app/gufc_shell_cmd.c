@@ -5,9 +5,9 @@
  * addresses, routes, flushing the flow cache, log levels.
  *
  * Every command parses all of its words first and names the first bad one;
- * only then does it call the control API, which is all or nothing itself
- * (rule_set_* edits, gufc_ctl_commit, gufc_ctl_route, chan_create...).
- * What only the rules lcore may touch goes through gufc_ctl_call().
+ * only then does it call the control layer (gufc_ctl.h), which is all or
+ * nothing itself (rule_set_* edits on the pending copy, gufc_chan_commit,
+ * gufc_ctl_route, gufc_ctl_local, gufc_chan_add, gufc_chan_del...).
  *
  * Context: main lcore.
  */
@@ -16,8 +16,6 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <rte_cycles.h>
 
 #include "gufc_shell_priv.h"
 
@@ -37,16 +35,6 @@ sh_pending_free(void)
 	pending = NULL;
 }
 
-/* Rules lcore: clone the committed set. */
-static int
-clone_committed(struct gufc_app *app, void *arg)
-{
-	struct rule_set **out = arg;
-
-	*out = rule_set_clone(rule_engine_rules(app->eng));
-	return *out == NULL ? -ENOMEM : 0;
-}
-
 /* The set edits go to: the pending one, made from the committed set on first use. */
 static int
 working_set(struct sh_ctx *c, struct rule_set **s)
@@ -54,7 +42,7 @@ working_set(struct sh_ctx *c, struct rule_set **s)
 	int rc;
 
 	if (pending == NULL) {
-		rc = gufc_ctl_call(c->app, clone_committed, &pending);
+		rc = gufc_ctl_rules_clone(c->app, &pending);
 		if (rc != 0)
 			return sh_err(c, rc, NULL, "cannot copy the rule set: %s", strerror(-rc));
 	}
@@ -289,7 +277,7 @@ sh_cmd_commit(struct sh_ctx *c)
 		return 0;
 	}
 	n = rule_set_rule_count(pending);
-	rc = gufc_ctl_commit(c->app, pending); /* takes the set, whatever the result */
+	rc = gufc_chan_commit(c->app, pending); /* takes the set, whatever the result */
 	pending = NULL;
 	if (rc != 0)
 		return sh_err(c, rc, NULL, "commit failed: %s", strerror(-rc));
@@ -312,158 +300,49 @@ sh_cmd_rollback(struct sh_ctx *c)
 /* Channels                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* channel create NAME kind ... — the channel grammar of gufc_chan_parse(). */
 static int
 channel_create(struct sh_ctx *c)
 {
 	const struct sh_line *l = c->l;
-	char path[GUFC_PATH_MAX * 2];
-	struct chan_params p;
-	unsigned int i;
-	int kind, rc;
+	const unsigned int name = 2, arg = name + 3;
+	struct gufc_chan_cfg cc;
+	struct gufc_chan_err e;
+	char tok[SH_LINE_MAX];
+	int rc;
 
-	if (l->n < 3)
-		return sh_err(c, -EINVAL, l->tok[1], "missing channel name");
-	if (strlen(l->tok[2]) > CHAN_NAME_MAX)
-		return sh_err(c, -EINVAL, l->tok[2], "name longer than %u characters",
-			CHAN_NAME_MAX);
-	memset(&p, 0, sizeof(p));
-	p.name = l->tok[2];
-	p.ring_size = c->app->cfg.set.channel_size;
-	if (l->n < 4 || strcmp(l->tok[3], "kind") != 0)
-		return sh_err(c, -EINVAL, l->n < 4 ? l->tok[2] : l->tok[3], "expected 'kind'");
-	if (l->n < 5)
-		return sh_err(c, -EINVAL, l->tok[3], "missing kind (discard, pcap, tx, app)");
-	kind = chan_kind_parse(l->tok[4]);
-	if (kind < 0)
-		return sh_err(c, -EINVAL, l->tok[4], "kind: discard, pcap, tx or app");
-	p.kind = (enum chan_cons_kind)kind;
-	i = 5;
-	if (p.kind == CHAN_CONS_PCAP) {
-		if (i >= l->n)
-			return sh_err(c, -EINVAL, l->tok[4], "missing pcap file");
-		if (l->tok[i][0] != '/' && c->app->cfg.pcap_dir[0] != '\0')
-			snprintf(path, sizeof(path), "%s/%s", c->app->cfg.pcap_dir, l->tok[i]);
-		else
-			snprintf(path, sizeof(path), "%s", l->tok[i]);
-		p.pcap_path = path;
-		i++;
-	} else if (p.kind == CHAN_CONS_TX) {
-		uint32_t port, queue = 0;
-		char *colon;
-
-		if (i >= l->n)
-			return sh_err(c, -EINVAL, l->tok[4], "missing PORT[:QUEUE]");
-		colon = strchr(l->tok[i], ':');
-		if (colon != NULL)
-			*colon = '\0';
-		rc = sh_u32(l->tok[i], &port);
-		if (colon != NULL)
-			*colon = ':';
-		if (rc != 0 || port >= GUFC_MAX_PORTS || !c->app->ports[port].used)
-			return sh_err(c, -ENODEV, l->tok[i], "no such port");
-		if (colon != NULL && (sh_u32(colon + 1, &queue) != 0 ||
-				queue >= c->app->ports[port].n_txq))
-			return sh_err(c, -EINVAL, l->tok[i], "port %u has TX queues 0..%u", port,
-				c->app->ports[port].n_txq - 1u);
-		p.tx_port = (uint16_t)port;
-		p.tx_queue = (uint16_t)queue;
-		i++;
+	if (gufc_chan_parse(l->w, l->n, name, &cc, &e) != 0) {
+		snprintf(tok, sizeof(tok), "%.*s", e.len ? (int)e.len : (int)sizeof(tok),
+			l->tok[e.word] + e.off);
+		return sh_err(c, -EINVAL, tok, "%s", e.msg);
 	}
-	if (i < l->n && strcmp(l->tok[i], "size") == 0) {
-		if (i + 1 >= l->n)
-			return sh_err(c, -EINVAL, l->tok[i], "missing ring size");
-		if (sh_u32(l->tok[i + 1], &p.ring_size) != 0 ||
-			!rte_is_power_of_2(p.ring_size) || p.ring_size < CHAN_RING_SIZE_MIN)
-			return sh_err(c, -EINVAL, l->tok[i + 1], "ring size: a power of two");
-		i += 2;
-	}
-	if (i < l->n)
-		return sh_err(c, -EINVAL, l->tok[i], "unexpected word");
-	rc = chan_create(c->app->chans, &p);
-	if (rc == -EINVAL || rc == -EEXIST)
-		return sh_err(c, rc, l->tok[2], "%s",
+	rc = gufc_chan_add(c->app, &cc);
+	switch (rc) {
+	case -ENODEV:
+		return sh_err(c, rc, l->tok[arg], "no such port");
+	case -ERANGE:
+		return sh_err(c, rc, l->tok[arg], "port %u has TX queues 0..%u", cc.tx_port,
+			c->app->ports[cc.tx_port].n_txq - 1u);
+	case -ENOTSUP:
+	case -ENOSPC:
+		for (unsigned int i = arg; i < l->n; i++)
+			if (strcmp(l->tok[i], "perflow") == 0 && rc == -ENOTSUP && i + 1 < l->n)
+				return sh_err(c, rc, l->tok[i + 1],
+					"the per-flow pool is sized at start: no count here");
+			else if (strcmp(l->tok[i], "perflow") == 0)
+				return sh_err(c, rc, l->tok[i],
+					"no per-flow pool (a perflow channel in the config makes one)");
+		break;
+	case -EINVAL:
+	case -EEXIST:
+		return sh_err(c, rc, l->tok[name], "%s",
 			rc == -EEXIST ? "channel exists" : "bad channel name or parameters");
-	if (rc < 0)
-		return sh_err(c, rc, NULL, "channel %s: %s", l->tok[2], strerror(-rc));
-	fprintf(c->out, "channel %s created (id %d, %s)\n", l->tok[2], rc, chan_kind_name(p.kind));
-	return 0;
-}
-
-struct chan_del_arg {
-	uint16_t id;
-	const char *name;
-	uint32_t rule_id; /**< out: a rule naming it */
-	bool flows;       /**< out: a flow uses it */
-};
-
-static bool
-set_names_channel(const struct rule_set *s, const char *name, uint32_t *rule_id)
-{
-	for (unsigned int t = 0; s != NULL && t < RULE_TABLE__COUNT; t++)
-		for (unsigned int ch = 0; ch < rule_set_chain_count(s, t); ch++) {
-			const struct rule_chain *chain = rule_set_chain_at(s, t, ch);
-
-			for (uint32_t i = 0; i < chain->n_rules; i++)
-				if (strcmp(chain->rules[i].channel, name) == 0) {
-					*rule_id = chain->rules[i].id;
-					return true;
-				}
-		}
-	return false;
-}
-
-/* Rules lcore: does a committed rule or a cached flow use the channel? */
-static int
-chan_in_use(struct gufc_app *app, void *arg)
-{
-	struct chan_del_arg *a = arg;
-	struct rule_flow_info fi;
-	uint64_t it = 0;
-
-	if (set_names_channel(rule_engine_rules(app->eng), a->name, &a->rule_id))
-		return -EBUSY;
-	while (rule_engine_flow_next(app->eng, &it, NULL, &fi) == 0)
-		if (fi.act.channel == a->id) {
-			a->flows = true;
-			return -EBUSY;
-		}
-	return 0;
-}
-
-static int
-chan_del_fn(struct gufc_app *app, void *arg)
-{
-	const struct chan_del_arg *a = arg;
-
-	return chan_delete(app->chans, a->id);
-}
-
-/*
- * Wait until every other RX lcore finished the burst it may be in (its
- * loop counter moved on twice), so that none holds a flow action naming a
- * channel no entry names any more. @return 0, or -EBUSY after a second.
- */
-static int
-rx_grace(struct gufc_app *app)
-{
-	uint64_t seen[GUFC_MAX_RX_LCORES];
-	uint64_t deadline = rte_get_tsc_cycles() + app->hz;
-	unsigned int me = rte_lcore_id();
-
-	for (unsigned int i = 0; i < app->n_rx; i++)
-		seen[i] = __atomic_load_n(&app->rx[i]->st.loops, __ATOMIC_ACQUIRE);
-	for (unsigned int i = 0; i < app->n_rx; i++) {
-		const struct gufc_lcore *lc = app->rx[i];
-
-		if (lc->lcore_id == me)
-			continue;
-		while (__atomic_load_n(&lc->st.loops, __ATOMIC_ACQUIRE) < seen[i] + 2 &&
-			!__atomic_load_n(&lc->rx_done, __ATOMIC_ACQUIRE)) {
-			if (rte_get_tsc_cycles() > deadline)
-				return -EBUSY;
-			rte_delay_us_sleep(100);
-		}
+	default:
+		break;
 	}
+	if (rc < 0)
+		return sh_err(c, rc, NULL, "channel %s: %s", cc.name, strerror(-rc));
+	fprintf(c->out, "channel %s created (id %d, %s)\n", cc.name, rc, chan_kind_name(cc.kind));
 	return 0;
 }
 
@@ -471,41 +350,40 @@ static int
 channel_del(struct sh_ctx *c)
 {
 	const struct sh_line *l = c->l;
-	struct chan_del_arg a;
-	int id, rc;
+	struct gufc_chan_busy b;
+	int rc;
 
 	if (l->n < 3)
 		return sh_err(c, -EINVAL, l->tok[1], "missing channel name");
 	if (l->n > 3)
 		return sh_err(c, -EINVAL, l->tok[3], "unexpected word");
-	id = chan_lookup(c->app->chans, l->tok[2]);
-	if (id < 0)
-		return sh_err(c, -ENOENT, l->tok[2], "no such channel");
-	if (id == CHAN_ID_DEFAULT)
-		return sh_err(c, -EPERM, l->tok[2], "the default channel cannot be deleted");
-	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++)
-		if (c->app->ports[p].used && c->app->port_chan[p] == id)
-			return sh_err(c, -EPERM, l->tok[2], "the TX channel of port %u stays", p);
-	memset(&a, 0, sizeof(a));
-	a.id = (uint16_t)id;
-	a.name = l->tok[2];
-	if (set_names_channel(pending, a.name, &a.rule_id))
-		return sh_err(c, -EBUSY, l->tok[2], "pending rule %u names it", a.rule_id);
-	rc = gufc_ctl_call(c->app, chan_in_use, &a);
-	if (rc == -EBUSY && a.flows)
+	rc = gufc_chan_del(c->app, l->tok[2], sh_pending(), &b);
+	if (rc == 0) {
+		fprintf(c->out, "channel %s deleted\n", l->tok[2]);
+		return 0;
+	}
+	switch (b.why) {
+	case GUFC_CHAN_BUSY_DEFAULT:
+		return sh_err(c, rc, l->tok[2], "the default channel cannot be deleted");
+	case GUFC_CHAN_BUSY_PORT:
+		return sh_err(c, rc, l->tok[2], "the TX channel of port %u stays", b.port);
+	case GUFC_CHAN_BUSY_PENDING:
+		return sh_err(c, rc, l->tok[2], "pending rule %u names it", b.rule_id);
+	case GUFC_CHAN_BUSY_RULE:
+		return sh_err(c, rc, l->tok[2], "rule %u names it", b.rule_id);
+	case GUFC_CHAN_BUSY_FLOWS:
 		return sh_err(c, rc, l->tok[2], "cached flows use it ('flush flows' first)");
-	if (rc == -EBUSY)
-		return sh_err(c, rc, l->tok[2], "rule %u names it", a.rule_id);
-	if (rc != 0)
-		return sh_err(c, rc, l->tok[2], "%s", strerror(-rc));
-	if (rx_grace(c->app) != 0)
-		return sh_err(c, -EBUSY, l->tok[2], "an RX lcore is busy: try again");
-	rc = gufc_ctl_call(c->app, chan_del_fn, &a);
-	if (rc != 0)
-		return sh_err(c, rc, l->tok[2], "%s", rc == -EBUSY ?
-			"a consumer is attached or per-flow channels are in use" : strerror(-rc));
-	fprintf(c->out, "channel %s deleted\n", a.name);
-	return 0;
+	case GUFC_CHAN_BUSY_RX:
+		return sh_err(c, rc, l->tok[2], "an RX lcore is busy: try again");
+	case GUFC_CHAN_BUSY_CONSUMER:
+		return sh_err(c, rc, l->tok[2],
+			"a consumer is attached or per-flow channels are in use");
+	default:
+		break;
+	}
+	if (rc == -ENOENT)
+		return sh_err(c, rc, l->tok[2], "no such channel");
+	return sh_err(c, rc, l->tok[2], "%s", strerror(-rc));
 }
 
 int
@@ -524,55 +402,38 @@ sh_cmd_channel(struct sh_ctx *c)
 /* Local addresses and routes                                                */
 /* ------------------------------------------------------------------------ */
 
-struct local_arg {
-	struct gufc_prefix pfx;
-	bool add;
-};
-
-/* Rules lcore (masquerade reads cfg.locals there): the table and the config copy. */
+/* A prefix word: host bits are cleared ("10.1.2.3/8" is 10.0.0.0/8). */
 static int
-local_fn(struct gufc_app *app, void *arg)
+prefix_arg(struct sh_ctx *c, unsigned int i, struct lex_prefix *p)
 {
-	const struct local_arg *a = arg;
-	struct gufc_config *cfg = &app->cfg;
-	int rc;
+	const char *s = c->l->tok[i];
 
-	if (a->add) {
-		if (cfg->n_locals == GUFC_MAX_LOCALS)
-			return -ENOSPC;
-		rc = fc_locals_add(app->locals, a->pfx.family, a->pfx.addr, a->pfx.len);
-		if (rc == 0)
-			cfg->locals[cfg->n_locals++] = a->pfx;
-		return rc;
-	}
-	rc = fc_locals_del(app->locals, a->pfx.family, a->pfx.addr, a->pfx.len);
-	for (unsigned int i = 0; rc == 0 && i < cfg->n_locals; i++)
-		if (cfg->locals[i].family == a->pfx.family && cfg->locals[i].len == a->pfx.len &&
-			memcmp(cfg->locals[i].addr, a->pfx.addr, 16) == 0) {
-			cfg->locals[i] = cfg->locals[--cfg->n_locals];
-			break;
-		}
-	return rc;
+	if (lex_prefix(s, strlen(s), LEX_PFX_HOST_CLEAR, p, NULL) != 0)
+		return sh_err(c, -EINVAL, s, "bad prefix");
+	return 0;
 }
 
 int
 sh_cmd_local(struct sh_ctx *c)
 {
 	const struct sh_line *l = c->l;
-	struct local_arg a;
+	struct lex_prefix pfx;
+	bool add;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
 	if (l->n < 2 || (strcmp(l->tok[1], "add") != 0 && strcmp(l->tok[1], "del") != 0))
 		return sh_err(c, -EINVAL, l->n < 2 ? l->tok[0] : l->tok[1], "expected add or del");
-	a.add = strcmp(l->tok[1], "add") == 0;
+	add = strcmp(l->tok[1], "add") == 0;
 	if (l->n < 3)
 		return sh_err(c, -EINVAL, l->tok[1], "missing prefix");
 	if (l->n > 3)
 		return sh_err(c, -EINVAL, l->tok[3], "unexpected word");
-	if (gufc_prefix_parse(l->tok[2], &a.pfx) != 0 || a.pfx.len == 0)
+	rc = prefix_arg(c, 2, &pfx);
+	if (rc != 0)
+		return rc;
+	if (pfx.len == 0)
 		return sh_err(c, -EINVAL, l->tok[2], "bad prefix");
-	rc = gufc_ctl_call(c->app, local_fn, &a);
+	rc = gufc_ctl_local(c->app, &pfx, add);
 	if (rc == -EEXIST)
 		return sh_err(c, rc, l->tok[2], "already local");
 	if (rc == -ENOENT)
@@ -580,7 +441,7 @@ sh_cmd_local(struct sh_ctx *c)
 	if (rc != 0)
 		return sh_err(c, rc, l->tok[2], "%s", strerror(-rc));
 	fprintf(c->out, "local %s %s (new flows; cached flows keep their local bits)\n",
-		l->tok[2], a.add ? "added" : "deleted");
+		l->tok[2], add ? "added" : "deleted");
 	return 0;
 }
 
@@ -599,8 +460,9 @@ sh_cmd_route(struct sh_ctx *c)
 	add = strcmp(l->tok[1], "add") == 0;
 	if (l->n < 3)
 		return sh_err(c, -EINVAL, l->tok[1], "missing prefix");
-	if (gufc_prefix_parse(l->tok[2], &r.pfx) != 0)
-		return sh_err(c, -EINVAL, l->tok[2], "bad prefix");
+	rc = prefix_arg(c, 2, &r.pfx);
+	if (rc != 0)
+		return rc;
 	if (add) {
 		if (l->n < 4 || strcmp(l->tok[3], "port") != 0)
 			return sh_err(c, -EINVAL, l->n < 4 ? l->tok[2] : l->tok[3],
@@ -635,13 +497,6 @@ sh_cmd_route(struct sh_ctx *c)
 /* Flows and logs                                                            */
 /* ------------------------------------------------------------------------ */
 
-static int
-flush_fn(struct gufc_app *app, void *arg)
-{
-	*(unsigned int *)arg = rule_engine_flush(app->eng);
-	return 0;
-}
-
 int
 sh_cmd_flush(struct sh_ctx *c)
 {
@@ -653,7 +508,7 @@ sh_cmd_flush(struct sh_ctx *c)
 			"expected 'flush flows'");
 	if (c->l->n > 2)
 		return sh_err(c, -EINVAL, c->l->tok[2], "unexpected word");
-	rc = gufc_ctl_call(c->app, flush_fn, &n);
+	rc = gufc_ctl_flush(c->app, &n);
 	if (rc != 0)
 		return sh_err(c, rc, NULL, "%s", strerror(-rc));
 	fprintf(c->out, "%u flow entries removed\n", n);

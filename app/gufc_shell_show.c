@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * app/gufc_shell_show.c — "show ..." and the collectors that the shell and
- * the telemetry commands share (committed rules with their counters, flows),
- * which run on the rules lcore through gufc_ctl_call() because only it may
- * walk the flow tables and the committed rule set.
+ * app/gufc_shell_show.c — "show ...": parses its words, reads through the
+ * control layer's collectors (gufc_collect_*: committed rules with their
+ * counters, flows, routes — the rows telemetry prints too), the counters
+ * (gufc_stats_sum()) and the libraries' dumps, and prints.
  *
  * Context: main lcore.
  */
@@ -18,150 +18,6 @@
 #include "gufc_shell_priv.h"
 
 #define SH_FLOWS_DEFAULT 32
-
-/* ------------------------------------------------------------------------ */
-/* Collectors (rules lcore)                                                  */
-/* ------------------------------------------------------------------------ */
-
-struct rules_arg {
-	struct sh_rule_row *rows;
-	unsigned int n;
-	unsigned int max;
-};
-
-static int
-rules_fn(struct gufc_app *app, void *arg)
-{
-	struct rules_arg *a = arg;
-	const struct rule_set *s = rule_engine_rules(app->eng);
-	unsigned int count = s != NULL ? rule_set_rule_count(s) : 0;
-	struct rule_counters_snap *snap;
-
-	a->max = RTE_MIN(a->max, count);
-	a->rows = calloc(a->max ? a->max : 1, sizeof(*a->rows));
-	if (a->rows == NULL)
-		return -ENOMEM;
-	/* One walk of the flows for all rules, not one per rule. */
-	snap = rule_engine_counters_snap(app->eng);
-	if (snap == NULL) {
-		free(a->rows);
-		a->rows = NULL;
-		return -ENOMEM;
-	}
-	for (unsigned int t = 0; s != NULL && t < RULE_TABLE__COUNT; t++)
-		for (unsigned int ch = 0; ch < rule_set_chain_count(s, t); ch++) {
-			const struct rule_chain *chain = rule_set_chain_at(s, t, ch);
-
-			for (uint32_t i = 0; i < chain->n_rules && a->n < a->max; i++) {
-				struct sh_rule_row *r = &a->rows[a->n++];
-
-				r->id = chain->rules[i].id;
-				r->table = (uint8_t)t;
-				r->pos = i + 1;
-				snprintf(r->chain, sizeof(r->chain), "%s", chain->name);
-				r->packets = 0;
-				r->bytes = 0;
-				rule_counters_snap_get(snap, r->id, &r->packets, &r->bytes);
-				if (rule_format(&chain->rules[i], r->text, sizeof(r->text)) < 0)
-					snprintf(r->text, sizeof(r->text), "?");
-			}
-		}
-	rule_counters_snap_free(snap);
-	return 0;
-}
-
-int
-sh_rules_collect(struct gufc_app *app, struct sh_rule_row **rows, unsigned int *n,
-	unsigned int max)
-{
-	struct rules_arg a = { .max = max };
-	int rc;
-
-	*rows = NULL;
-	*n = 0;
-	rc = gufc_ctl_call(app, rules_fn, &a);
-	if (rc != 0) {
-		free(a.rows);
-		return rc;
-	}
-	*rows = a.rows;
-	*n = a.n;
-	return 0;
-}
-
-struct flows_arg {
-	const struct rule *match;
-	const struct fc_key *exact;
-	struct sh_flow_row *rows;
-	unsigned int n;
-	unsigned int max;
-	uint64_t total;
-};
-
-/* Same flow, local bits aside (the TUPLE text need not give them). */
-static bool
-key_same(const struct fc_key *a, const struct fc_key *b)
-{
-	struct fc_key x = *a, y = *b;
-
-	if (x.family != y.family)
-		return false;
-	if (x.family == FC_AF_INET4) {
-		x.v4.flags = y.v4.flags = 0;
-		return memcmp(&x.v4, &y.v4, sizeof(x.v4)) == 0;
-	}
-	x.v6.flags = y.v6.flags = 0;
-	return memcmp(&x.v6, &y.v6, sizeof(x.v6)) == 0;
-}
-
-static int
-flows_fn(struct gufc_app *app, void *arg)
-{
-	struct flows_arg *a = arg;
-	struct rule_flow_info fi;
-	uint64_t it = 0;
-
-	while (rule_engine_flow_next(app->eng, &it, a->match, &fi) == 0) {
-		struct sh_flow_row *r;
-
-		if (a->exact != NULL && !key_same(a->exact, &fi.key))
-			continue;
-		a->total++;
-		if (a->n == a->max)
-			continue;
-		r = &a->rows[a->n++];
-		r->info = fi;
-		if (fc_key_format(&fi.key, r->key, sizeof(r->key)) < 0)
-			snprintf(r->key, sizeof(r->key), "?");
-		if (rule_engine_flow_format(&fi, r->text, sizeof(r->text)) < 0)
-			snprintf(r->text, sizeof(r->text), "%s", r->key);
-	}
-	return 0;
-}
-
-int
-sh_flows_collect(struct gufc_app *app, const struct rule *match, const struct fc_key *exact,
-	unsigned int max, struct sh_flow_row **rows, unsigned int *n, uint64_t *total)
-{
-	struct flows_arg a = { .match = match, .exact = exact, .max = max };
-	int rc;
-
-	*rows = NULL;
-	*n = 0;
-	*total = 0;
-	a.rows = calloc(max ? max : 1, sizeof(*a.rows));
-	if (a.rows == NULL)
-		return -ENOMEM;
-	rc = gufc_ctl_call(app, flows_fn, &a);
-	if (rc != 0) {
-		free(a.rows);
-		return rc;
-	}
-	*rows = a.rows;
-	*n = a.n;
-	*total = a.total;
-	return 0;
-}
 
 /* ------------------------------------------------------------------------ */
 /* show                                                                      */
@@ -253,7 +109,7 @@ show_ports(struct sh_ctx *c)
 static int
 show_rules(struct sh_ctx *c)
 {
-	struct sh_rule_row *rows;
+	struct gufc_rule_row *rows;
 	unsigned int n;
 	int rc;
 
@@ -268,7 +124,7 @@ show_rules(struct sh_ctx *c)
 	rc = no_more(c, 2);
 	if (rc != 0)
 		return rc;
-	rc = sh_rules_collect(c->app, &rows, &n, UINT32_MAX);
+	rc = gufc_collect_rules(c->app, &rows, &n, UINT32_MAX);
 	if (rc != 0)
 		return sh_err(c, rc, NULL, "%s", strerror(-rc));
 	fprintf(c->out, "%6s %-6s %-12s %4s %12s %14s  %s\n", "id", "table", "chain", "pos",
@@ -294,7 +150,7 @@ show_pending(struct sh_ctx *c)
 }
 
 static void
-print_flows(struct sh_ctx *c, const struct sh_flow_row *rows, unsigned int n, uint64_t total)
+print_flows(struct sh_ctx *c, const struct gufc_flow_row *rows, unsigned int n, uint64_t total)
 {
 	for (unsigned int i = 0; i < n; i++)
 		fprintf(c->out, "%s\n", rows[i].text);
@@ -306,7 +162,7 @@ static int
 show_flows(struct sh_ctx *c)
 {
 	const struct sh_line *l = c->l;
-	struct sh_flow_row *rows;
+	struct gufc_flow_row *rows;
 	struct rule match, *mp = NULL;
 	uint32_t limit = SH_FLOWS_DEFAULT;
 	unsigned int i = 2, n;
@@ -349,7 +205,7 @@ show_flows(struct sh_ctx *c)
 			return sh_err(c, -EINVAL, l->tok[i], "filter: no match words");
 		mp = &match;
 	}
-	rc = sh_flows_collect(c->app, mp, NULL, limit, &rows, &n, &total);
+	rc = gufc_collect_flows(c->app, mp, NULL, limit, &rows, &n, &total);
 	if (rc != 0)
 		return sh_err(c, rc, NULL, "%s", strerror(-rc));
 	print_flows(c, rows, n, total);
@@ -362,7 +218,7 @@ static int
 show_flow(struct sh_ctx *c)
 {
 	const char *text = sh_rest(c->l, 2);
-	struct sh_flow_row *rows;
+	struct gufc_flow_row *rows;
 	struct fc_key k;
 	size_t pos = 0;
 	unsigned int n;
@@ -379,7 +235,7 @@ show_flow(struct sh_ctx *c)
 		snprintf(tok, sizeof(tok), "%.*s", (int)RTE_MIN(len, sizeof(tok) - 1), text + pos);
 		return sh_err(c, -EINVAL, tok[0] ? tok : text, "bad tuple");
 	}
-	rc = sh_flows_collect(c->app, NULL, &k, 8, &rows, &n, &total);
+	rc = gufc_collect_flows(c->app, NULL, &k, 8, &rows, &n, &total);
 	if (rc != 0)
 		return sh_err(c, rc, NULL, "%s", strerror(-rc));
 	if (n == 0)
@@ -388,14 +244,6 @@ show_flow(struct sh_ctx *c)
 		print_flows(c, rows, n, total);
 	free(rows);
 	return 0;
-}
-
-static int
-routes_fn(struct gufc_app *app, void *arg)
-{
-	int rc = rule_engine_route_dump(app->eng, arg);
-
-	return rc < 0 ? rc : 0;
 }
 
 int
@@ -444,8 +292,7 @@ sh_cmd_show(struct sh_ctx *c)
 		rc = no_more(c, 2);
 		if (rc != 0)
 			return rc;
-		fflush(c->out);
-		rc = gufc_ctl_call(c->app, routes_fn, c->out);
+		rc = gufc_collect_routes(c->app, c->out);
 		if (rc != 0)
 			return sh_err(c, rc, NULL, "%s", strerror(-rc));
 		return 0;

@@ -2,13 +2,13 @@
 /*
  * app/gufc_slow.c — the rules lcore: the slow path and the consumers.
  *
- * Each pass: apply control messages (rule commits, routes, classifiers built
- * in the background on the main lcore's side), drain every RX lcore's upcall
- * ring in bursts (fragments are reassembled with rte_ip_frag first, so port
+ * Each pass: apply control messages (gufc_ctl_serve(), gufc_ctl.c), drain
+ * every RX lcore's upcall ring in bursts (fragments are reassembled with rte_ip_frag first, so port
  * rules see every fragment's datagram), let the rules engine decide
  * (rule_engine_upcall_burst), apply the decisions (NAT rewrite, channel or
  * named drop), do bounded background work (rule_engine_step: aging,
- * revalidation) and ask for a classifier rebuild when the engine wants one.
+ * revalidation) and ask for a classifier rebuild when the engine wants one
+ * (gufc_ctl_cls_request()).
  *
  * Channel consumers also run here (gufc_consume): TX channels are dequeued
  * and sent with rte_eth_tx_burst on their port/queue (the only lcore that
@@ -26,10 +26,8 @@
  */
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_ip.h>
@@ -38,7 +36,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "gufc.h"
+#include "gufc_ctl.h"
 
 #define SLOW_TX_MAX (CHAN_MAX_CHANNELS + CHAN_FLOW_POOL_MAX)
 #define FRAG_BUCKETS 1024
@@ -58,9 +56,7 @@ struct gufc_slow {
 	struct rte_ip_frag_death_row dr;
 	uint64_t next_expire_tsc;
 	uint64_t next_tx_refresh_tsc;
-	uint64_t next_cls_tsc;
 	uint64_t next_step_tsc;
-	bool cls_outstanding; /**< a CLS_WANTED is with the main lcore */
 	unsigned int n_tx;
 	struct slow_tx tx[SLOW_TX_MAX];
 	int txport_hi; /**< highest channel id tx_refresh() wrote into app->chan_txport */
@@ -314,78 +310,6 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct rte_ring *r, ui
 	return n;
 }
 
-/* Control messages from the main lcore (and classifier builder threads). */
-static void
-slow_control(struct gufc_app *app)
-{
-	struct gufc_slow *s = app->slow;
-	struct gufc_ctl_msg *msg;
-
-	while (rte_ring_sc_dequeue(app->ctl, (void **)&msg) == 0) {
-		switch (msg->type) {
-		case GUFC_CTL_COMMIT:
-			msg->result = rule_engine_commit(app->eng, msg->set);
-			msg->set = NULL;
-			gufc_offload_commit(app); /* no stale hardware DROP once acknowledged */
-			s->next_cls_tsc = 0; /* ask for a classifier at once */
-			break;
-		case GUFC_CTL_CLS_READY:
-			if (msg->cls != NULL && rule_engine_cls_ready(app->eng, msg->cls, msg->gen) != 0)
-				rule_cls_free(msg->cls);
-			s->cls_outstanding = false;
-			s->next_cls_tsc = 0;
-			free(msg);
-			continue;
-		case GUFC_CTL_ROUTE_ADD:
-			msg->result = rule_engine_route_add(app->eng, msg->route.pfx.family,
-				msg->route.pfx.addr, msg->route.pfx.len, msg->route.port);
-			break;
-		case GUFC_CTL_CALL:
-			msg->result = msg->fn(app, msg->arg);
-			break;
-		case GUFC_CTL_ROUTE_DEL:
-			msg->result = rule_engine_route_del(app->eng, msg->route.pfx.family,
-				msg->route.pfx.addr, msg->route.pfx.len);
-			break;
-		default:
-			msg->result = -EINVAL;
-			break;
-		}
-		__atomic_store_n(&msg->done, 1, __ATOMIC_RELEASE);
-	}
-}
-
-/* Ask the main lcore for a classifier when the engine's is behind. */
-static void
-slow_cls_request(struct gufc_app *app, uint64_t tsc)
-{
-	struct gufc_slow *s = app->slow;
-	struct gufc_ctl_msg *msg;
-	struct rule_set *set;
-	uint32_t gen;
-
-	if (s->cls_outstanding || tsc < s->next_cls_tsc)
-		return;
-	s->next_cls_tsc = tsc + app->hz / 20;
-	set = rule_engine_cls_wanted(app->eng, &gen);
-	if (set == NULL)
-		return;
-	msg = calloc(1, sizeof(*msg));
-	if (msg == NULL) {
-		rule_set_free(set);
-		return;
-	}
-	msg->type = GUFC_CTL_CLS_WANTED;
-	msg->set = set;
-	msg->gen = gen;
-	if (rte_ring_sp_enqueue(app->to_main, msg) != 0) {
-		rule_set_free(set);
-		free(msg);
-		return;
-	}
-	s->cls_outstanding = true;
-}
-
 unsigned int
 gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 {
@@ -393,7 +317,7 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	uint64_t tsc = rte_get_tsc_cycles();
 	unsigned int work = 0;
 
-	slow_control(app);
+	gufc_ctl_serve(app);
 	for (unsigned int i = 0; i < app->n_rx; i++)
 		work += slow_upcalls(app, lc, app->rx[i]->upcall, now, tsc);
 	if (s->frag != NULL && tsc >= s->next_expire_tsc) {
@@ -407,7 +331,7 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 		rule_engine_step(app->eng, now, STEP_BUDGET);
 	}
 	gufc_offload_poll(app, now); /* heavy hitters to hardware, about every ms */
-	slow_cls_request(app, tsc);
+	gufc_ctl_cls_request(app, tsc);
 	return work;
 }
 
@@ -532,167 +456,4 @@ gufc_chan_flow_free(void *arg, uint16_t id)
 	if (rc == 0 && app->slow != NULL)
 		app->slow->next_tx_refresh_tsc = 0;
 	return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Control API (main lcore)                                                  */
-/* ------------------------------------------------------------------------ */
-
-static void *
-cls_builder(void *arg)
-{
-	struct gufc_ctl_msg *msg = arg;
-	struct gufc_app *app = msg->app;
-
-	msg->cls = rule_cls_build(msg->set, "gufc", SOCKET_ID_ANY);
-	if (msg->cls == NULL)
-		GUFC_LOG(WARNING, "classifier build (generation %u) failed: %s", msg->gen,
-			rte_strerror(rte_errno));
-	rule_set_free(msg->set);
-	msg->set = NULL;
-	msg->type = GUFC_CTL_CLS_READY;
-	while (rte_ring_mp_enqueue(app->ctl, msg) != 0)
-		usleep(1000);
-	__atomic_fetch_sub(&app->cls_building, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-void
-gufc_ctl_main_poll(struct gufc_app *app)
-{
-	struct gufc_ctl_msg *msg;
-	pthread_t th;
-
-	while (rte_ring_sc_dequeue(app->to_main, (void **)&msg) == 0) {
-		msg->app = app;
-		__atomic_fetch_add(&app->cls_building, 1, __ATOMIC_ACQUIRE);
-		if (pthread_create(&th, NULL, cls_builder, msg) != 0) {
-			__atomic_fetch_sub(&app->cls_building, 1, __ATOMIC_RELEASE);
-			/* Tell the rules lcore, which asks again later. */
-			rule_set_free(msg->set);
-			msg->set = NULL;
-			msg->cls = NULL;
-			msg->type = GUFC_CTL_CLS_READY;
-			if (rte_ring_mp_enqueue(app->ctl, msg) != 0)
-				free(msg);
-			continue;
-		}
-		pthread_detach(th);
-	}
-}
-
-/* Send a synchronous message and wait, doing the caller's other roles meanwhile. */
-static int
-ctl_send_wait(struct gufc_app *app, struct gufc_ctl_msg *msg)
-{
-	unsigned int id = rte_lcore_id();
-	struct gufc_lcore *lc = id < RTE_MAX_LCORE ? app->lc[id] : NULL;
-
-	if (rte_ring_mp_enqueue(app->ctl, msg) != 0)
-		return -EBUSY;
-	while (!__atomic_load_n(&msg->done, __ATOMIC_ACQUIRE)) {
-		if (lc != NULL && (lc->roles & ~GUFC_ROLE_MAIN))
-			gufc_lcore_work(lc, gufc_now_ms(app));
-		else
-			rte_delay_us_sleep(100);
-		if (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) == GUFC_PHASE_DONE &&
-			!__atomic_load_n(&msg->done, __ATOMIC_ACQUIRE))
-			return -ESHUTDOWN; /* the rules lcore is gone */
-	}
-	return msg->result;
-}
-
-int
-gufc_channels_for_rules(struct gufc_app *app, const struct rule_set *set)
-{
-	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
-		for (unsigned int c = 0; c < rule_set_chain_count(set, t); c++) {
-			const struct rule_chain *ch = rule_set_chain_at(set, t, c);
-
-			for (uint32_t i = 0; i < ch->n_rules; i++) {
-				const char *name = ch->rules[i].channel;
-				struct chan_params p;
-				char path[GUFC_PATH_MAX + CHAN_NAMESIZE + 8];
-				int rc;
-
-				if (name[0] == '\0' || chan_lookup(app->chans, name) >= 0)
-					continue;
-				memset(&p, 0, sizeof(p));
-				p.name = name;
-				p.ring_size = app->cfg.set.channel_size;
-				if (app->cfg.pcap_dir[0] != '\0') {
-					snprintf(path, sizeof(path), "%s/%s.pcap", app->cfg.pcap_dir,
-						name);
-					p.kind = CHAN_CONS_PCAP;
-					p.pcap_path = path;
-				} else {
-					p.kind = CHAN_CONS_DISCARD;
-				}
-				rc = chan_create(app->chans, &p);
-				if (rc < 0) {
-					GUFC_LOG(ERR, "channel '%s' named by rule %u: %s", name,
-						ch->rules[i].id, strerror(-rc));
-					return rc;
-				}
-				GUFC_LOG(INFO, "channel '%s' (named by rule %u): %s%s%s", name,
-					ch->rules[i].id, chan_kind_name(p.kind),
-					p.kind == CHAN_CONS_PCAP ? " " : "",
-					p.kind == CHAN_CONS_PCAP ? path : "");
-			}
-		}
-	}
-	return 0;
-}
-
-int
-gufc_ctl_commit(struct gufc_app *app, struct rule_set *set)
-{
-	struct gufc_ctl_msg msg;
-	int rc;
-
-	if (set == NULL)
-		return -EINVAL;
-	rc = gufc_channels_for_rules(app, set);
-	if (rc != 0) {
-		rule_set_free(set);
-		return rc;
-	}
-	memset(&msg, 0, sizeof(msg));
-	msg.type = GUFC_CTL_COMMIT;
-	msg.set = set;
-	rc = ctl_send_wait(app, &msg);
-	if (rc == -EBUSY)
-		rule_set_free(set);
-	return rc;
-}
-
-int
-gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add)
-{
-	struct gufc_ctl_msg msg;
-
-	if (r->port >= GUFC_MAX_PORTS || !app->ports[r->port].used)
-		return -ENODEV;
-	memset(&msg, 0, sizeof(msg));
-	msg.type = add ? GUFC_CTL_ROUTE_ADD : GUFC_CTL_ROUTE_DEL;
-	msg.route = *r;
-	return ctl_send_wait(app, &msg);
-}
-
-int
-gufc_ctl_call(struct gufc_app *app, gufc_ctl_fn fn, void *arg)
-{
-	unsigned int id = rte_lcore_id();
-	struct gufc_ctl_msg msg;
-
-	if (fn == NULL)
-		return -EINVAL;
-	/* On the rules lcore itself, between two of its passes: call directly. */
-	if (id < RTE_MAX_LCORE && app->lc[id] != NULL && (app->lc[id]->roles & GUFC_ROLE_RULES))
-		return fn(app, arg);
-	memset(&msg, 0, sizeof(msg));
-	msg.type = GUFC_CTL_CALL;
-	msg.fn = fn;
-	msg.arg = arg;
-	return ctl_send_wait(app, &msg);
 }

@@ -7,9 +7,8 @@
  * Telemetry callbacks run in the telemetry library's socket thread, which
  * is no lcore: a callback posts its request to the main lcore and waits.
  * The main lcore answers from its loop (gufc_telemetry_poll(), about every
- * millisecond) with the same collectors the shell uses, so telemetry and
- * "show" give the same numbers, and what only the rules lcore may read
- * goes through gufc_ctl_call() as for the shell. After gufc_telemetry_fini()
+ * millisecond) with the control layer's collectors (gufc_ctl.h), the ones
+ * the shell's "show" prints from, so both give the same numbers. After gufc_telemetry_fini()
  * requests get an error (the commands stay registered: telemetry has no
  * way to unregister).
  *
@@ -27,7 +26,7 @@
 
 #include <rte_telemetry.h>
 
-#include "gufc_shell_priv.h"
+#include "gufc_ctl.h"
 
 #define TEL_FLOWS_DEFAULT 32
 #define TEL_ROWS_MAX 128 /* the reply must fit telemetry's 16 KiB buffer */
@@ -196,11 +195,11 @@ tel_rules(struct gufc_app *app, struct tel_req *r)
 {
 	struct tel_cols c = { 0 };
 	struct rte_tel_data *id, *table, *chain, *pos, *pk, *by, *text;
-	struct sh_rule_row *rows;
+	struct gufc_rule_row *rows;
 	unsigned int n;
 	int rc;
 
-	rc = sh_rules_collect(app, &rows, &n, TEL_ROWS_MAX);
+	rc = gufc_collect_rules(app, &rows, &n, TEL_ROWS_MAX);
 	if (rc != 0)
 		return rc;
 	rte_tel_data_start_dict(r->d);
@@ -235,17 +234,18 @@ tel_flows(struct gufc_app *app, struct tel_req *r)
 {
 	struct tel_cols c = { 0 };
 	struct rte_tel_data *key, *verdict, *rule, *chan, *pk, *by, *dir;
-	struct sh_flow_row *rows;
+	struct gufc_flow_row *rows;
 	uint32_t limit = TEL_FLOWS_DEFAULT;
 	uint64_t total;
 	unsigned int n;
 	int rc;
 
 	if (r->params != NULL && r->params[0] != '\0' &&
-		(sh_u32(r->params, &limit) != 0 || limit == 0))
+		(lex_u32(r->params, strlen(r->params), UINT32_MAX, LEX_NUM_C, &limit, NULL) != 0 ||
+			limit == 0))
 		return -EINVAL;
 	limit = RTE_MIN(limit, (uint32_t)TEL_ROWS_MAX);
-	rc = sh_flows_collect(app, NULL, NULL, limit, &rows, &n, &total);
+	rc = gufc_collect_flows(app, NULL, NULL, limit, &rows, &n, &total);
 	if (rc != 0)
 		return rc;
 	rte_tel_data_start_dict(r->d);

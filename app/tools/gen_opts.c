@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <arpa/inet.h>
-
 #include "gen.h"
+#include "lex.h"
 
 enum {
 	OPT_MIX = 256,
@@ -202,28 +201,18 @@ parse_size(const char *s, uint32_t *lo, uint32_t *hi)
 	return 0;
 }
 
-/* "ADDR/LEN" or "ADDR" (a single host) of the given family. */
+/* "ADDR/LEN" or "ADDR" (a single host) of the given family; host bits are kept. */
 static int
 parse_prefix(const char *s, int family, struct gen_prefix *out)
 {
-	char buf[INET6_ADDRSTRLEN + 8], *slash;
-	unsigned int max = family == 4 ? 32 : 128;
-	uint64_t len = max;
+	struct lex_prefix p;
 
-	if (strlen(s) >= sizeof(buf))
+	if (lex_prefix(s, strlen(s), LEX_PFX_HOST_KEEP, &p, NULL) != 0 || p.family != family)
 		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (slash != NULL) {
-		*slash = '\0';
-		if (parse_u64(slash + 1, 0, max, &len) != 0)
-			return -EINVAL;
-	}
 	memset(out, 0, sizeof(*out));
-	if (inet_pton(family == 4 ? AF_INET : AF_INET6, buf, out->addr) != 1)
-		return -EINVAL;
+	memcpy(out->addr, p.addr, sizeof(out->addr));
 	out->family = (uint8_t)family;
-	out->len = (uint8_t)len;
+	out->len = p.len;
 	return 0;
 }
 

@@ -203,6 +203,16 @@ fc_key_proto(const struct fc_key *k)
 	return k->family == FC_AF_INET4 ? k->v4.proto : k->v6.proto;
 }
 
+/** Set the IP protocol number. */
+static inline void
+fc_key_set_proto(struct fc_key *k, uint8_t proto)
+{
+	if (k->family == FC_AF_INET4)
+		k->v4.proto = proto;
+	else
+		k->v6.proto = proto;
+}
+
 /** FC_KEY_F_* local bits. */
 static inline uint8_t
 fc_key_flags(const struct fc_key *k)

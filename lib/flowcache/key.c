@@ -4,7 +4,7 @@
  * the text form used by the shell, config files and logs.
  *
  * Pure code: no EAL, no allocation, so it also runs under ASan/UBSan and the
- * fuzzers. Text is the slow path only; the fast path never formats or parses.
+ * fuzzers. Addresses and numbers are read and written by lib/lex. Text is the slow path only; the fast path never formats or parses.
  *
  * Text grammar (whitespace between tokens is free, case-insensitive words):
  *
@@ -21,7 +21,7 @@
  * the first character of trailing garbage.
  */
 
-#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
@@ -35,6 +35,10 @@
 #include <rte_debug.h>
 
 #include "flowcache.h"
+#include "lex.h"
+
+static_assert(FC_AF_INET4 == LEX_AF_INET4 && FC_AF_INET6 == LEX_AF_INET6,
+	"flowcache and lex name the families alike");
 
 /* The layout is part of the contract: key fields first, padding last. */
 static_assert(sizeof(struct fc_key_v4) == 16, "IPv4 key must be 16 bytes");
@@ -59,9 +63,9 @@ static_assert(offsetof(struct fc_key, v4) == 0 && offsetof(struct fc_key, v6) ==
 /*
  * Longest text fc_key_format() can produce, without the NUL:
  * "proto 255" + " [" ADDR "]:65535" + " -> " + "[" ADDR "]:65535" +
- * " src_local=1 dst_local=1", ADDR at most INET6_ADDRSTRLEN - 1 characters.
+ * " src_local=1 dst_local=1", ADDR at most LEX_ADDR_STRLEN - 1 characters.
  */
-#define KEY_TEXT_MAX (9 + 2 * (1 + (INET6_ADDRSTRLEN - 1) + 1 + 6) + 1 + 4 + 24)
+#define KEY_TEXT_MAX (9 + 2 * (1 + (LEX_ADDR_STRLEN - 1) + 1 + 6) + 1 + 4 + 24)
 static_assert(KEY_TEXT_MAX < FC_KEY_STRLEN, "FC_KEY_STRLEN too small for the key text");
 
 /** Named protocols; the first name of a number is the one printed. */
@@ -107,37 +111,25 @@ fc_key_reverse(const struct fc_key *k, struct fc_key *out)
 
 	memset(out, 0, sizeof(*out));
 	out->family = k->family;
-	switch (k->family) {
-	case FC_AF_INET4:
-		out->v4.src = k->v4.dst;
-		out->v4.dst = k->v4.src;
-		out->v4.sport = k->v4.dport;
-		out->v4.dport = k->v4.sport;
-		out->v4.proto = k->v4.proto;
-		out->v4.flags = key_flags_swapped(k->v4.flags);
-		break;
-	case FC_AF_INET6:
-		memcpy(out->v6.src, k->v6.dst, sizeof(out->v6.src));
-		memcpy(out->v6.dst, k->v6.src, sizeof(out->v6.dst));
-		out->v6.sport = k->v6.dport;
-		out->v6.dport = k->v6.sport;
-		out->v6.proto = k->v6.proto;
-		out->v6.flags = key_flags_swapped(k->v6.flags);
-		break;
-	default:
-		break;
-	}
+	if (fc_af_index(k->family) < 0)
+		return;
+	memcpy(fc_key_src_w(out), fc_key_dst(k), fc_af_addr_len(k->family));
+	memcpy(fc_key_dst_w(out), fc_key_src(k), fc_af_addr_len(k->family));
+	fc_key_set_ports(out, fc_key_dport(k), fc_key_sport(k));
+	fc_key_set_proto(out, fc_key_proto(k));
+	fc_key_set_flags(out, key_flags_swapped(fc_key_flags(k)));
 }
 
-/* Write "ADDR:PORT" or "[ADDR]:PORT" into buf (at least 2 * INET6_ADDRSTRLEN). */
+/* Write "ADDR:PORT" or "[ADDR]:PORT" into buf (at least 2 * LEX_ADDR_STRLEN). */
 static int
-key_format_endpoint(int af, const void *addr, uint16_t port_be, char *buf, size_t len)
+key_format_endpoint(unsigned int family, const uint8_t *addr, uint16_t port_be, char *buf,
+	size_t len)
 {
-	char a[INET6_ADDRSTRLEN];
+	char a[LEX_ADDR_STRLEN];
 
-	if (inet_ntop(af, addr, a, sizeof(a)) == NULL)
+	if (lex_addr_format(family, addr, a, sizeof(a)) < 0)
 		return -EINVAL;
-	if (af == AF_INET6)
+	if (family == FC_AF_INET6)
 		return snprintf(buf, len, "[%s]:%u", a, rte_be_to_cpu_16(port_be));
 	return snprintf(buf, len, "%s:%u", a, rte_be_to_cpu_16(port_be));
 }
@@ -145,41 +137,20 @@ key_format_endpoint(int af, const void *addr, uint16_t port_be, char *buf, size_
 int
 fc_key_format(const struct fc_key *k, char *buf, size_t len)
 {
-	char src[2 * INET6_ADDRSTRLEN], dst[2 * INET6_ADDRSTRLEN], proto[16];
+	char src[2 * LEX_ADDR_STRLEN], dst[2 * LEX_ADDR_STRLEN], proto[16];
 	const char *pname;
-	uint16_t sport, dport;
 	uint8_t p, flags;
-	int af, n;
+	int n;
 
 	if (buf != NULL && len > 0)
 		buf[0] = '\0';
-	if (k == NULL || buf == NULL)
+	if (k == NULL || buf == NULL || fc_af_index(k->family) < 0)
 		return -EINVAL;
-
-	switch (k->family) {
-	case FC_AF_INET4:
-		af = AF_INET;
-		p = k->v4.proto;
-		flags = k->v4.flags;
-		sport = k->v4.sport;
-		dport = k->v4.dport;
-		if (key_format_endpoint(af, &k->v4.src, sport, src, sizeof(src)) < 0 ||
-			key_format_endpoint(af, &k->v4.dst, dport, dst, sizeof(dst)) < 0)
-			return -EINVAL;
-		break;
-	case FC_AF_INET6:
-		af = AF_INET6;
-		p = k->v6.proto;
-		flags = k->v6.flags;
-		sport = k->v6.sport;
-		dport = k->v6.dport;
-		if (key_format_endpoint(af, k->v6.src, sport, src, sizeof(src)) < 0 ||
-			key_format_endpoint(af, k->v6.dst, dport, dst, sizeof(dst)) < 0)
-			return -EINVAL;
-		break;
-	default:
+	p = fc_key_proto(k);
+	flags = fc_key_flags(k);
+	if (key_format_endpoint(k->family, fc_key_src(k), fc_key_sport(k), src, sizeof(src)) < 0 ||
+		key_format_endpoint(k->family, fc_key_dst(k), fc_key_dport(k), dst, sizeof(dst)) < 0)
 		return -EINVAL;
-	}
 
 	pname = key_proto_name(p);
 	if (pname != NULL)
@@ -252,22 +223,10 @@ static int
 parse_number(const char *s, size_t *pos, uint32_t max, uint32_t *val)
 {
 	size_t n = span(s, *pos, is_num_char);
-	uint32_t v = 0;
-	size_t i;
 
-	if (n == 0)
+	if (n == 0 || lex_u32(s + *pos, n, max, LEX_NUM_DEC, val, NULL) != 0)
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		char c = s[*pos + i];
-
-		if (c < '0' || c > '9')
-			return -EINVAL;
-		v = v * 10 + (uint32_t)(c - '0');
-		if (v > max)
-			return -EINVAL;
-	}
 	*pos += n;
-	*val = v;
 	return 0;
 }
 
@@ -312,30 +271,24 @@ struct key_endpoint {
 static int
 parse_endpoint(const char *s, size_t *pos, struct key_endpoint *ep)
 {
-	char text[INET6_ADDRSTRLEN];
-	size_t start = *pos, p = start, n;
+	size_t p = *pos, n;
 	uint32_t port;
+	uint8_t family;
 
 	if (s[p] == '[') {
 		p++;
 		n = 0;
 		while (s[p + n] != '\0' && s[p + n] != ']' && !isspace((unsigned char)s[p + n]))
 			n++;
-		if (s[p + n] != ']' || n == 0 || n >= sizeof(text))
-			return -EINVAL;
-		memcpy(text, s + p, n);
-		text[n] = '\0';
-		if (inet_pton(AF_INET6, text, ep->addr) != 1)
+		if (s[p + n] != ']' || lex_addr(s + p, n, &family, ep->addr, NULL) != 0 ||
+			family != FC_AF_INET6)
 			return -EINVAL;
 		ep->family = FC_AF_INET6;
 		p += n + 1;
 	} else {
 		n = span(s, p, is_v4_char);
-		if (n == 0 || n >= sizeof(text))
-			return -EINVAL;
-		memcpy(text, s + p, n);
-		text[n] = '\0';
-		if (inet_pton(AF_INET, text, ep->addr) != 1)
+		if (n == 0 || lex_addr(s + p, n, &family, ep->addr, NULL) != 0 ||
+			family != FC_AF_INET4)
 			return -EINVAL;
 		ep->family = FC_AF_INET4;
 		p += n;
@@ -429,21 +382,11 @@ fc_key_parse(const char *s, struct fc_key *k, size_t *errpos)
 
 	memset(&key, 0, sizeof(key));
 	key.family = (uint8_t)src.family;
-	if (src.family == FC_AF_INET4) {
-		memcpy(&key.v4.src, src.addr, sizeof(key.v4.src));
-		memcpy(&key.v4.dst, dst.addr, sizeof(key.v4.dst));
-		key.v4.sport = rte_cpu_to_be_16(src.port);
-		key.v4.dport = rte_cpu_to_be_16(dst.port);
-		key.v4.proto = proto;
-		key.v4.flags = flags;
-	} else {
-		memcpy(key.v6.src, src.addr, sizeof(key.v6.src));
-		memcpy(key.v6.dst, dst.addr, sizeof(key.v6.dst));
-		key.v6.sport = rte_cpu_to_be_16(src.port);
-		key.v6.dport = rte_cpu_to_be_16(dst.port);
-		key.v6.proto = proto;
-		key.v6.flags = flags;
-	}
+	memcpy(fc_key_src_w(&key), src.addr, fc_af_addr_len(key.family));
+	memcpy(fc_key_dst_w(&key), dst.addr, fc_af_addr_len(key.family));
+	fc_key_set_ports(&key, rte_cpu_to_be_16(src.port), rte_cpu_to_be_16(dst.port));
+	fc_key_set_proto(&key, proto);
+	fc_key_set_flags(&key, flags);
 	*k = key;
 	return 0;
 

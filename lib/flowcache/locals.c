@@ -85,18 +85,6 @@ struct fc_locals {
 	char name[LOCALS_NAME_MAX + 1];
 };
 
-static unsigned int
-addr_len(int family)
-{
-	return family == FC_AF_INET4 ? 4 : 16;
-}
-
-static uint8_t
-max_depth(int family)
-{
-	return family == FC_AF_INET4 ? RTE_LPM_MAX_DEPTH : RTE_LPM6_MAX_DEPTH;
-}
-
 static struct locals_list *
 family_list(struct fc_locals *l, int family)
 {
@@ -161,7 +149,7 @@ check_args(const struct fc_locals *l, int family, const uint8_t *addr, uint8_t d
 		return -EINVAL;
 	if (family != FC_AF_INET4 && family != FC_AF_INET6)
 		return -EINVAL;
-	if (depth == 0 || depth > max_depth(family))
+	if (depth == 0 || depth > fc_af_max_depth(family))
 		return -EINVAL;
 	return 0;
 }
@@ -280,8 +268,8 @@ fc_locals_add(struct fc_locals *l, int family, const uint8_t *addr, uint8_t dept
 		return ret;
 
 	memset(&pfx, 0, sizeof(pfx));
-	memcpy(pfx.addr, addr, addr_len(family));
-	mask_prefix(pfx.addr, addr_len(family), depth);
+	memcpy(pfx.addr, addr, fc_af_addr_len(family));
+	mask_prefix(pfx.addr, fc_af_addr_len(family), depth);
 	pfx.depth = depth;
 
 	ls = family_list(l, family);
@@ -317,8 +305,8 @@ fc_locals_del(struct fc_locals *l, int family, const uint8_t *addr, uint8_t dept
 	if (ret < 0)
 		return ret;
 
-	memcpy(masked, addr, addr_len(family));
-	mask_prefix(masked, addr_len(family), depth);
+	memcpy(masked, addr, fc_af_addr_len(family));
+	mask_prefix(masked, fc_af_addr_len(family), depth);
 
 	ls = family_list(l, family);
 	if (!list_find(ls, masked, depth, &at))

@@ -171,16 +171,10 @@ rule_init(struct rule *r)
 	r->action = RULE_ACT_ACCEPT;
 }
 
-static unsigned int
-family_bytes(unsigned int family)
-{
-	return family == FC_AF_INET4 ? 4 : family == FC_AF_INET6 ? 16 : 0;
-}
-
 static bool
 prefix_valid(const struct rule_prefix *p, unsigned int family)
 {
-	unsigned int nb = family_bytes(family);
+	unsigned int nb = fc_af_addr_len(family);
 
 	if (nb == 0 || p->len > nb * 8)
 		return false;
@@ -238,7 +232,7 @@ nat_check(const struct rule *r, const char **msg)
 		}
 		return 0;
 	}
-	nb = family_bytes(n->family);
+	nb = fc_af_addr_len(n->family);
 	if (nb == 0) {
 		*msg = "missing nat address";
 		return -EINVAL;
@@ -272,7 +266,7 @@ rule_check_msg(const struct rule *r, const char **msg)
 		*msg = "bad action";
 		return -EINVAL;
 	}
-	if (r->family != 0 && family_bytes(r->family) == 0) {
+	if (r->family != 0 && fc_af_addr_len(r->family) == 0) {
 		*msg = "bad family";
 		return -EINVAL;
 	}
@@ -356,7 +350,7 @@ rule_check(const struct rule *r, const char **msg)
 static bool
 prefix_equal(const struct rule_prefix *a, const struct rule_prefix *b, unsigned int family)
 {
-	return a->len == b->len && memcmp(a->addr, b->addr, family_bytes(family)) == 0;
+	return a->len == b->len && memcmp(a->addr, b->addr, fc_af_addr_len(family)) == 0;
 }
 
 static bool
@@ -444,23 +438,14 @@ rule_match_key(
 	uint8_t proto, flags;
 	bool neg;
 
-	if (k->family == FC_AF_INET4) {
-		src = (const uint8_t *)&k->v4.src;
-		dst = (const uint8_t *)&k->v4.dst;
-		sport = k->v4.sport;
-		dport = k->v4.dport;
-		proto = k->v4.proto;
-		flags = k->v4.flags;
-	} else if (k->family == FC_AF_INET6) {
-		src = k->v6.src;
-		dst = k->v6.dst;
-		sport = k->v6.sport;
-		dport = k->v6.dport;
-		proto = k->v6.proto;
-		flags = k->v6.flags;
-	} else {
+	if (fc_af_index(k->family) < 0)
 		return false;
-	}
+	src = fc_key_src(k);
+	dst = fc_key_dst(k);
+	sport = fc_key_sport(k);
+	dport = fc_key_dport(k);
+	proto = fc_key_proto(k);
+	flags = fc_key_flags(k);
 	if (r->family != 0 && r->family != k->family)
 		return false;
 	if (!local_match(r->src_local, flags & FC_KEY_F_SRC_LOCAL) ||

@@ -7,11 +7,11 @@
  * dnat/snat chains when they hold only their own kind of rule), then the
  * other filter chains, then "table nat" and the remaining nat chains.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rule_lang.h"
 #include "rule_priv.h"
 
 void
@@ -57,9 +57,9 @@ rule_buf_printf(struct rule_buf *b, const char *fmt, ...)
 static void
 buf_addr(struct rule_buf *b, unsigned int family, const uint8_t *addr, bool brackets)
 {
-	char s[INET6_ADDRSTRLEN];
+	char s[LEX_ADDR_STRLEN] = "";
 
-	inet_ntop(family == FC_AF_INET6 ? AF_INET6 : AF_INET, addr, s, sizeof(s));
+	lex_addr_format(family, addr, s, sizeof(s));
 	if (brackets && family == FC_AF_INET6)
 		rule_buf_printf(b, "[%s]", s);
 	else
@@ -72,7 +72,7 @@ buf_prefix(struct rule_buf *b, const char *kw, const struct rule *r, const struc
 {
 	rule_buf_printf(b, " %s %s", kw, neg ? "!" : "");
 	buf_addr(b, r->family, p->addr, false);
-	if (p->len != (r->family == FC_AF_INET6 ? 128 : 32))
+	if (p->len != fc_af_max_depth(r->family))
 		rule_buf_printf(b, "/%u", p->len);
 }
 
@@ -304,26 +304,4 @@ rule_set_dump(const struct rule_set *s, FILE *f)
 		rc = -EIO;
 	free(b.p);
 	return rc;
-}
-
-int
-rule_error_format(const struct rule_error *e, char *buf, size_t len)
-{
-	struct rule_buf b = {.p = buf, .cap = len};
-
-	if (e == NULL || buf == NULL || len == 0)
-		return -EINVAL;
-	buf[0] = '\0';
-	if (e->file[0] != '\0')
-		rule_buf_printf(&b, "%s:", e->file);
-	if (e->line != 0)
-		rule_buf_printf(&b, "%u:", e->line);
-	if (e->col != 0)
-		rule_buf_printf(&b, "%u:", e->col);
-	if (b.len != 0)
-		rule_buf_printf(&b, " ");
-	rule_buf_printf(&b, "%s", e->msg);
-	if (e->token[0] != '\0')
-		rule_buf_printf(&b, ": '%s'", e->token);
-	return b.full ? -ENOSPC : (int)b.len;
 }

@@ -9,19 +9,17 @@
  * other option, match or target is an error naming it (a dropped match
  * would change what gets through). Several matches on one field are
  * combined exactly (port sets, state sets); "--ports" becomes two rules.
- * The file around the lines is rule_ipt_load.c's business.
+ * The values are rule_ipt_value.c's, the file around the lines
+ * rule_ipt_load.c's.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "rule_ipt_priv.h"
 
 #define IPT_PM_MAX    8	 /**< port matches in one rule */
 #define IPT_CT_MAX    8	 /**< ctstate matches in one rule */
-#define IPT_MULTI_MAX 15 /**< multiport entries, a range counting two (as iptables) */
 
 enum ipt_mod {
 	MOD_NONE,
@@ -166,33 +164,12 @@ static const char *const ipt_targets[] = {
 };
 /* clang-format on */
 
-/* Protocol names iptables-save may print (netbase's /etc/protocols) and aliases. */
-static const struct {
-	const char *name;
-	uint8_t number;
-} ipt_protos[] = {
-	/* clang-format off */
-	{"all", 0}, {"icmp", 1}, {"igmp", 2}, {"ggp", 3}, {"ipencap", 4}, {"st", 5},
-	{"tcp", 6}, {"egp", 8}, {"igp", 9}, {"pup", 12}, {"udp", 17}, {"hmp", 20},
-	{"xns-idp", 22}, {"rdp", 27}, {"iso-tp4", 29}, {"dccp", 33}, {"xtp", 36},
-	{"ddp", 37}, {"idpr-cmtp", 38}, {"ipv6", 41}, {"ipv6-route", 43},
-	{"ipv6-frag", 44}, {"idrp", 45}, {"rsvp", 46}, {"gre", 47}, {"esp", 50},
-	{"ah", 51}, {"skip", 57}, {"ipv6-icmp", 58}, {"icmpv6", 58}, {"ipv6-nonxt", 59},
-	{"ipv6-opts", 60}, {"rspf", 73}, {"vmtp", 81}, {"eigrp", 88}, {"ospf", 89},
-	{"ax.25", 93}, {"ipip", 94}, {"etherip", 97}, {"encap", 98}, {"pim", 103},
-	{"ipcomp", 108}, {"vrrp", 112}, {"l2tp", 115}, {"isis", 124}, {"sctp", 132},
-	{"fc", 133}, {"mobility-header", 135}, {"ipv6-mh", 135}, {"mh", 135},
-	{"udplite", 136}, {"mpls-in-ip", 137}, {"manet", 138}, {"hip", 139},
-	{"shim6", 140}, {"wesp", 141}, {"rohc", 142}, {"ethernet", 143},
-	/* clang-format on */
-};
-
 /** One port match: --sport/--dport, or one multiport option. */
 struct ipt_pmatch {
 	uint8_t dir; /**< PM_SRC, PM_DST or PM_EITHER (--ports) */
 	bool neg;
 	struct rule_ports ports;
-	const struct ipt_arg *at; /**< the option, for errors */
+	const struct lex_tok *at; /**< the option, for errors */
 };
 
 enum { PM_SRC, PM_DST, PM_EITHER };
@@ -200,16 +177,16 @@ enum { PM_SRC, PM_DST, PM_EITHER };
 /** A rule line being parsed. */
 struct ipt_rl {
 	struct rule r;		      /**< matches, action, target, comment */
-	const struct ipt_arg *cmd;    /**< the -A word */
+	const struct lex_tok *cmd;    /**< the -A word */
 	unsigned int seen;	      /**< 1 << O_* of single-use options given */
-	const struct ipt_arg *target; /**< -j/-g value, NULL if none */
+	const struct lex_tok *target; /**< -j/-g value, NULL if none */
 	uint8_t pmod;		      /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
-	const struct ipt_arg *pmod_at;
+	const struct lex_tok *pmod_at;
 	unsigned int pmod_seen; /**< 1 << O_SPORT / O_DPORT given to it */
 	uint8_t cur;		/**< module of the last -m */
-	const struct ipt_arg *cur_at;
+	const struct lex_tok *cur_at;
 	bool cur_used;			/**< the last -m got its option */
-	const struct ipt_arg *multi_at; /**< first -m multiport, for errors */
+	const struct lex_tok *multi_at; /**< first -m multiport, for errors */
 	unsigned int n_pm;
 	struct ipt_pmatch pm[IPT_PM_MAX];
 	unsigned int n_ct;
@@ -217,381 +194,10 @@ struct ipt_rl {
 		uint8_t set;
 		bool neg;
 	} ct[IPT_CT_MAX];
-	const struct ipt_arg *ct_at;
-	const struct ipt_arg *nat_at; /**< --to-* option */
+	const struct lex_tok *ct_at;
+	const struct lex_tok *nat_at; /**< --to-* option */
 	bool has_comment;
 };
-
-/* ------------------------------------------------------------------------ */
-/* Values                                                                    */
-/* ------------------------------------------------------------------------ */
-
-/* Decimal number <= @max: digits only, no leading zero (iptables would read octal). */
-static bool
-num_parse(const char *s, size_t len, unsigned long max, unsigned long *out)
-{
-	unsigned long v = 0;
-
-	if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* Any decimal counter (packets, bytes): digits only. */
-static bool
-counter_valid(const char *s, size_t len)
-{
-	if (len == 0 || len > 20)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-/* "[packets:bytes]" */
-bool
-rule_ipt_counters_valid(const char *s)
-{
-	size_t n = strlen(s);
-	const char *colon;
-
-	if (n < 5 || s[0] != '[' || s[n - 1] != ']')
-		return false;
-	colon = memchr(s, ':', n);
-	if (colon == NULL)
-		return false;
-	return counter_valid(s + 1, (size_t)(colon - s - 1)) &&
-	       counter_valid(colon + 1, (size_t)(s + n - 1 - colon - 1));
-}
-
-/* Fix the file's family at the first address, or check it. */
-static int
-family_use(struct ipt *p, const struct ipt_arg *a, uint8_t family)
-{
-	if (p->family == 0) {
-		p->family = family;
-		return 0;
-	}
-	if (p->family == family)
-		return 0;
-	return rule_ipt_err(p, a,
-		family == FC_AF_INET6 ? "IPv6 address in an IPv4 rule set"
-				      : "IPv4 address in an IPv6 rule set");
-}
-
-/* One address of either family from [s, s+len); IPv6 if it has a ':'. */
-static bool
-addr_parse(const char *s, size_t len, uint8_t *family, uint8_t addr[16])
-{
-	char tmp[INET6_ADDRSTRLEN + 8];
-
-	if (len == 0 || len >= sizeof(tmp))
-		return false;
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	memset(addr, 0, 16);
-	*family = memchr(s, ':', len) != NULL ? FC_AF_INET6 : FC_AF_INET4;
-	return inet_pton(*family == FC_AF_INET6 ? AF_INET6 : AF_INET, tmp, addr) == 1;
-}
-
-/* Prefix length of a netmask, or -1 if its ones are not contiguous. */
-static int
-mask_len(const uint8_t *m, unsigned int nbytes)
-{
-	unsigned int len = 0, i = 0;
-
-	for (; i < nbytes && m[i] == 0xff; i++)
-		len += 8;
-	if (i < nbytes) {
-		uint8_t b = m[i];
-
-		while (b & 0x80) {
-			len++;
-			b = (uint8_t)(b << 1);
-		}
-		if (b != 0)
-			return -1;
-		for (i++; i < nbytes; i++)
-			if (m[i] != 0)
-				return -1;
-	}
-	return (int)len;
-}
-
-/* -s/-d value: ADDR, ADDR/LEN or ADDR/MASK; host bits are cleared, as iptables does. */
-static int
-prefix_parse(struct ipt *p, const struct ipt_arg *a, struct rule *r, struct rule_prefix *pf)
-{
-	const char *slash = strrchr(a->s, '/');
-	size_t alen = slash ? (size_t)(slash - a->s) : strlen(a->s);
-	unsigned int nbytes, bits;
-	uint8_t fam, mfam, mask[16];
-	unsigned long v;
-	int rc;
-
-	if (strchr(a->s, ',') != NULL)
-		return rule_ipt_err(p, a, "address lists are not supported");
-	if (!addr_parse(a->s, alen, &fam, pf->addr))
-		return rule_ipt_err(p, a, "bad address");
-	nbytes = fam == FC_AF_INET6 ? 16 : 4;
-	if (slash == NULL) {
-		bits = nbytes * 8;
-	} else if (strchr(slash + 1, fam == FC_AF_INET6 ? ':' : '.') != NULL) {
-		int ml;
-
-		if (!addr_parse(slash + 1, strlen(slash + 1), &mfam, mask) || mfam != fam)
-			return rule_ipt_err(p, a, "bad netmask");
-		ml = mask_len(mask, nbytes);
-		if (ml < 0)
-			return rule_ipt_err(p, a, "non-contiguous netmasks are not supported");
-		bits = (unsigned int)ml;
-	} else {
-		if (!num_parse(slash + 1, strlen(slash + 1), nbytes * 8, &v))
-			return rule_ipt_err(p, a, "bad prefix length");
-		bits = (unsigned int)v;
-	}
-	for (unsigned int b = bits; b < 128; b++)
-		pf->addr[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
-	pf->len = (uint8_t)bits;
-	rc = family_use(p, a, fam);
-	if (rc < 0)
-		return rc;
-	r->family = fam;
-	return 0;
-}
-
-/* -p value: a name (any case) or a number 0..255; 0 and "all" mean any. */
-static int
-proto_parse(struct ipt *p, const struct ipt_arg *a, int *proto)
-{
-	char low[32];
-	size_t n = strlen(a->s);
-	unsigned long v;
-
-	if (num_parse(a->s, n, 255, &v)) {
-		*proto = (int)v;
-		return 0;
-	}
-	if (n >= sizeof(low))
-		return rule_ipt_err(p, a, "unknown protocol");
-	for (size_t i = 0; i <= n; i++)
-		low[i] = (char)(a->s[i] >= 'A' && a->s[i] <= 'Z' ? a->s[i] - 'A' + 'a' : a->s[i]);
-	for (size_t i = 0; i < RTE_DIM(ipt_protos); i++)
-		if (strcmp(ipt_protos[i].name, low) == 0) {
-			*proto = ipt_protos[i].number;
-			return 0;
-		}
-	return rule_ipt_err(p, a, "unknown protocol");
-}
-
-/* One port number (no service names: they would depend on /etc/services). */
-static bool
-port_parse(const char *s, size_t len, uint16_t *port)
-{
-	unsigned long v;
-
-	if (!num_parse(s, len, 65535, &v))
-		return false;
-	*port = (uint16_t)v;
-	return true;
-}
-
-/* --sport/--dport value: P, P:Q, P:, :Q or ":" (iptables' tcp/udp/sctp matches). */
-static int
-portrange_parse(struct ipt *p, const struct ipt_arg *a, struct rule_ports *pp)
-{
-	const char *colon = strchr(a->s, ':');
-	uint16_t lo = 0, hi = 65535;
-
-	memset(pp, 0, sizeof(*pp));
-	if (colon == NULL) {
-		if (!port_parse(a->s, strlen(a->s), &lo))
-			return rule_ipt_err(p, a, "bad port");
-		hi = lo;
-	} else {
-		if ((colon != a->s && !port_parse(a->s, (size_t)(colon - a->s), &lo)) ||
-			(colon[1] != '\0' && !port_parse(colon + 1, strlen(colon + 1), &hi)))
-			return rule_ipt_err(p, a, "bad port");
-		if (lo > hi)
-			return rule_ipt_err(p, a, "bad port range");
-	}
-	pp->n = 1;
-	pp->r[0].lo = lo;
-	pp->r[0].hi = hi;
-	return 0;
-}
-
-/* Multiport list: P or P:Q (P < Q), comma separated, at most 15 ports (a range counts two). */
-static int
-portlist_parse(struct ipt *p, const struct ipt_arg *a, struct rule_ports *pp)
-{
-	const char *c = a->s;
-	unsigned int used = 0;
-
-	memset(pp, 0, sizeof(*pp));
-	for (;;) {
-		size_t len = strcspn(c, ",");
-		const char *colon = memchr(c, ':', len);
-		uint16_t lo, hi;
-
-		if (colon == NULL) {
-			if (!port_parse(c, len, &lo))
-				return rule_ipt_err(p, a, "bad port");
-			hi = lo;
-			used++;
-		} else {
-			if (!port_parse(c, (size_t)(colon - c), &lo) ||
-				!port_parse(colon + 1, len - (size_t)(colon - c) - 1, &hi))
-				return rule_ipt_err(p, a, "bad port");
-			if (lo >= hi)
-				return rule_ipt_err(p, a, "bad port range");
-			used += 2;
-		}
-		if (used > IPT_MULTI_MAX)
-			return rule_ipt_err(p, a, "too many ports");
-		pp->r[pp->n].lo = lo;
-		pp->r[pp->n].hi = hi;
-		pp->n++;
-		if (c[len] == '\0')
-			return 0;
-		c += len + 1;
-	}
-}
-
-/* --ctstate / --state value: comma-separated state names, any case. */
-static int
-ctstate_parse(struct ipt *p, const struct ipt_arg *a, uint8_t *set)
-{
-	static const struct {
-		const char *name;
-		uint8_t bit; /* 0: exists in netfilter, not in the model */
-	} states[] = {
-		{"NEW", RULE_CT_NEW},
-		{"ESTABLISHED", RULE_CT_ESTABLISHED},
-		{"RELATED", RULE_CT_RELATED},
-		{"INVALID", RULE_CT_INVALID},
-		{"UNTRACKED", 0},
-		{"SNAT", 0},
-		{"DNAT", 0},
-	};
-	const char *c = a->s;
-
-	*set = 0;
-	for (;;) {
-		size_t len = strcspn(c, ",");
-		size_t i;
-
-		for (i = 0; i < RTE_DIM(states); i++)
-			if (strlen(states[i].name) == len &&
-				strncasecmp(states[i].name, c, len) == 0)
-				break;
-		if (i == RTE_DIM(states))
-			return rule_ipt_err(p, a, "bad conntrack state");
-		if (states[i].bit == 0)
-			return rule_ipt_err(p, a, "conntrack state not supported");
-		*set |= states[i].bit;
-		if (c[len] == '\0')
-			return 0;
-		c += len + 1;
-	}
-}
-
-/* NAT port range "P" or "P-Q", 1..65535. */
-static bool
-natports_parse(const char *s, struct rule_nat *n)
-{
-	const char *dash = strchr(s, '-');
-
-	if (dash == NULL) {
-		if (!port_parse(s, strlen(s), &n->port_min) || n->port_min == 0)
-			return false;
-		n->port_max = n->port_min;
-		return true;
-	}
-	return port_parse(s, (size_t)(dash - s), &n->port_min) &&
-	       port_parse(dash + 1, strlen(dash + 1), &n->port_max) && n->port_min != 0 &&
-	       n->port_min <= n->port_max;
-}
-
-/* "A" or "A-B" in [s, s+len) into the NAT target (same family for both). */
-static bool
-natrange_parse(const char *s, size_t len, struct rule_nat *n)
-{
-	const char *dash = memchr(s, '-', len);
-	uint8_t f1, f2;
-	unsigned int nb;
-
-	if (dash == NULL) {
-		if (!addr_parse(s, len, &f1, n->addr_min))
-			return false;
-		memcpy(n->addr_max, n->addr_min, sizeof(n->addr_max));
-		n->family = f1;
-		return true;
-	}
-	if (!addr_parse(s, (size_t)(dash - s), &f1, n->addr_min) ||
-		!addr_parse(dash + 1, len - (size_t)(dash - s) - 1, &f2, n->addr_max) || f1 != f2)
-		return false;
-	nb = f1 == FC_AF_INET6 ? 16 : 4;
-	n->family = f1;
-	return memcmp(n->addr_min, n->addr_max, nb) <= 0;
-}
-
-/*
- * --to-source / --to-destination value. IPv4: A[-B][:P[-Q]]. IPv6 (as
- * ip6tables prints it): A, A-B, or [A]:P[-Q], [A-B]:P[-Q].
- */
-static int
-nat_parse(struct ipt *p, const struct ipt_arg *a, struct rule *r)
-{
-	struct rule_nat *n = &r->nat;
-	const char *s = a->s, *ports = NULL;
-	size_t alen;
-	int rc;
-
-	memset(n, 0, sizeof(*n));
-	if (s[0] == '[') {
-		const char *end = strchr(s, ']');
-
-		if (end == NULL || (end[1] != '\0' && end[1] != ':'))
-			return rule_ipt_err(p, a, "bad NAT address");
-		s++;
-		alen = (size_t)(end - s);
-		if (end[1] == ':')
-			ports = end + 2;
-	} else {
-		const char *colon = strchr(s, ':');
-
-		if (colon != NULL && strchr(colon + 1, ':') == NULL) {
-			/* One colon: IPv4 address and ports. */
-			alen = (size_t)(colon - s);
-			ports = colon + 1;
-		} else {
-			alen = strlen(s);
-		}
-	}
-	if (alen == 0)
-		return rule_ipt_err(p, a, "NAT address required");
-	if (!natrange_parse(s, alen, n))
-		return rule_ipt_err(p, a, "bad NAT address");
-	if (ports != NULL && !natports_parse(ports, n))
-		return rule_ipt_err(p, a, "bad NAT port range");
-	rc = family_use(p, a, n->family);
-	if (rc < 0)
-		return rc;
-	if (r->family != 0 && r->family != n->family)
-		return rule_ipt_err(p, a, "address family mismatch");
-	r->family = n->family;
-	return 0;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Port sets                                                                 */
@@ -701,7 +307,7 @@ static int
 pend_add(struct ipt *p, const struct ipt_rl *rl, const struct rule *r)
 {
 	struct ipt_pend *e;
-	const struct ipt_arg *at = rl->target ? rl->target : rl->cmd;
+	const struct lex_tok *at = rl->target ? rl->target : rl->cmd;
 
 	if (p->n_pend == p->cap_pend) {
 		unsigned int cap = p->cap_pend ? p->cap_pend * 2 : 64;
@@ -717,7 +323,7 @@ pend_add(struct ipt *p, const struct ipt_rl *rl, const struct rule *r)
 	e->r = *r;
 	e->table = p->table;
 	snprintf(e->chain, sizeof(e->chain), "%s", rl->cmd[1].s);
-	e->line = p->line;
+	e->line = p->w.line;
 	e->col = at->col;
 	snprintf(e->token, sizeof(e->token), "%s", at->s);
 	return 0;
@@ -751,7 +357,7 @@ mod_finish(struct ipt *p, struct ipt_rl *rl)
 }
 
 static int
-opt_match(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v)
+opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 {
 	static const struct {
 		const char *name;
@@ -794,7 +400,7 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v)
 
 /* -j NAME / -g NAME */
 static int
-opt_target(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v, bool go)
+opt_target(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v, bool go)
 {
 	static const struct {
 		const char *name;
@@ -839,7 +445,7 @@ opt_target(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *v, bool go)
 }
 
 static int
-pm_add(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *opt, const struct ipt_arg *v,
+pm_add(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *opt, const struct lex_tok *v,
 	uint8_t dir, bool neg, bool list)
 {
 	struct ipt_pmatch *m;
@@ -848,7 +454,7 @@ pm_add(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *opt, const struct
 	if (rl->n_pm == IPT_PM_MAX)
 		return rule_ipt_err(p, opt, "too many port matches");
 	m = &rl->pm[rl->n_pm];
-	rc = list ? portlist_parse(p, v, &m->ports) : portrange_parse(p, v, &m->ports);
+	rc = list ? rule_ipt_portlist(p, v, &m->ports) : rule_ipt_portrange(p, v, &m->ports);
 	if (rc < 0)
 		return rc;
 	m->dir = dir;
@@ -860,7 +466,7 @@ pm_add(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *opt, const struct
 
 /* --sport / --dport: the tcp/udp/sctp match, loaded by -m or implicitly by -p. */
 static int
-opt_port(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
 	if (rl->pmod == MOD_NONE) {
@@ -878,7 +484,7 @@ opt_port(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct
 }
 
 static int
-opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
 	if (rl->cur != MOD_MULTIPORT)
@@ -894,7 +500,7 @@ opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const s
 }
 
 static int
-opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
 	uint8_t want = id == O_CTSTATE ? MOD_CONNTRACK : MOD_STATE;
@@ -907,7 +513,7 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const str
 		return rule_ipt_err(p, o, "option given twice");
 	if (rl->n_ct == IPT_CT_MAX)
 		return rule_ipt_err(p, o, "too many state matches");
-	rc = ctstate_parse(p, v, &rl->ct[rl->n_ct].set);
+	rc = rule_ipt_ctstate(p, v, &rl->ct[rl->n_ct].set);
 	if (rc < 0)
 		return rc;
 	rl->ct[rl->n_ct].neg = neg;
@@ -919,7 +525,7 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const str
 }
 
 static int
-opt_comment(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v)
+opt_comment(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v)
 {
 	size_t n = strlen(v->s);
 
@@ -939,7 +545,7 @@ opt_comment(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const str
 }
 
 static int
-opt_nat(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct ipt_arg *v,
+opt_nat(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id)
 {
 	uint8_t want = id == O_TO_SRC	? RULE_ACT_SNAT
@@ -956,11 +562,11 @@ opt_nat(struct ipt *p, struct ipt_rl *rl, const struct ipt_arg *o, const struct 
 	rl->nat_at = o;
 	if (id == O_TO_PORTS) {
 		memset(&rl->r.nat, 0, sizeof(rl->r.nat));
-		if (!natports_parse(v->s, &rl->r.nat))
+		if (!rule_ipt_natports(v->s, &rl->r.nat))
 			return rule_ipt_err(p, v, "bad NAT port range");
 		return 0;
 	}
-	return nat_parse(p, v, &rl->r);
+	return rule_ipt_nat(p, v, &rl->r);
 }
 
 static const char *
@@ -977,7 +583,7 @@ static int
 rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 {
 	const struct ipt_args *as = &p->args;
-	const struct ipt_arg *o = &as->a[*i], *v;
+	const struct lex_tok *o = &as->a[*i], *v;
 	const char *msg;
 	unsigned int id;
 	size_t k;
@@ -1020,7 +626,7 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	switch (id) {
 	case O_SRC:
 	case O_DST:
-		rc = prefix_parse(p, v, &rl->r, id == O_SRC ? &rl->r.src : &rl->r.dst);
+		rc = rule_ipt_prefix(p, v, &rl->r, id == O_SRC ? &rl->r.src : &rl->r.dst);
 		if (rc < 0)
 			return rc;
 		rl->r.match |= id == O_SRC ? RULE_M_SRC : RULE_M_DST;
@@ -1028,7 +634,7 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 			rl->r.neg |= id == O_SRC ? RULE_M_SRC : RULE_M_DST;
 		return 0;
 	case O_PROTO:
-		rc = proto_parse(p, v, &proto);
+		rc = rule_ipt_proto(p, v, &proto);
 		if (rc < 0)
 			return rc;
 		if (proto == 0) {
@@ -1047,12 +653,12 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	case O_MATCH:
 		return opt_match(p, rl, v);
 	case O_COUNTERS:
-		if (!counter_valid(v->s, strlen(v->s)))
+		if (!rule_ipt_counter_valid(v->s, strlen(v->s)))
 			return rule_ipt_err(p, v, "bad counters");
 		if (*i + 1 >= as->n)
 			return rule_ipt_err(p, o, "missing value");
 		v = &as->a[++*i];
-		if (!counter_valid(v->s, strlen(v->s)))
+		if (!rule_ipt_counter_valid(v->s, strlen(v->s)))
 			return rule_ipt_err(p, v, "bad counters");
 		return 0;
 	case O_SPORT:

@@ -32,28 +32,8 @@ static const struct {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Errors and words                                                          */
+/* Words                                                                     */
 /* ------------------------------------------------------------------------ */
-
-int
-rule_ipt_err_at(struct ipt *p, unsigned int col, const char *tok, const char *msg)
-{
-	struct rule_error *e = p->err;
-	size_t len;
-
-	if (e == NULL)
-		return -EINVAL;
-	memset(e, 0, sizeof(*e));
-	snprintf(e->file, sizeof(e->file), "%s", p->file ? p->file : "");
-	e->line = p->line;
-	e->col = col;
-	len = strlen(tok);
-	if (len >= sizeof(e->token))
-		len = sizeof(e->token) - 1;
-	memcpy(e->token, tok, len);
-	snprintf(e->msg, sizeof(e->msg), "%s", msg);
-	return -EINVAL;
-}
 
 static bool
 is_blank(char c)
@@ -62,71 +42,38 @@ is_blank(char c)
 }
 
 /*
- * Split a line into words the way iptables-restore does: blanks separate
- * words; a double quote opens a quoted part in which blanks are kept and a
- * backslash takes the next character literally; the closing quote ends the
- * word.
+ * iptables-restore's words: blanks separate words; a double quote opens a
+ * quoted part in which blanks are kept and a backslash takes the next
+ * character literally; the closing quote ends the word. No comments inside
+ * a line ('#' lines are comments as a whole, see parse_line()).
  */
+static const struct lex_syntax ipt_syntax = {
+	.blanks = " \t",
+	.quote = LEX_QUOTE_SPLIT,
+	.escape = LEX_ESC_ANY,
+	.comment = LEX_COMMENT_NONE,
+	.refuse_ctrl = true,
+	.max_words = RULE_IPT_ARGS_MAX,
+};
+
 static int
 tokenize(struct ipt *p, const char *line, size_t len)
 {
-	const char *c = line;
-	char *o;
+	struct lex_fault f;
 
-	if (len + 2 > p->buf_cap) {
-		char *n = realloc(p->buf, len + 2);
+	if (len + 1 > p->buf_cap) {
+		char *n = realloc(p->buf, len + 1);
 
 		if (n == NULL)
 			return -ENOMEM;
 		p->buf = n;
-		p->buf_cap = len + 2;
+		p->buf_cap = len + 1;
 	}
-	o = p->buf;
-	p->args.n = 0;
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)line[i] < 0x20 && line[i] != '\t')
-			return rule_ipt_err_at(p, (unsigned int)i + 1, "", "control character");
-	for (;;) {
-		struct ipt_arg *a;
-		bool quoted = false;
-
-		while (is_blank(*c))
-			c++;
-		if (*c == '\0')
-			return 0;
-		if (p->args.n == RULE_IPT_ARGS_MAX)
-			return rule_ipt_err_at(
-				p, (unsigned int)(c - line) + 1, "", "too many words");
-		a = &p->args.a[p->args.n++];
-		a->col = (unsigned int)(c - line) + 1;
-		a->s = o;
-		while (*c != '\0') {
-			if (quoted) {
-				if (*c == '\\' && c[1] != '\0') {
-					*o++ = c[1];
-					c += 2;
-				} else if (*c == '"') {
-					c++;
-					quoted = false;
-					break;
-				} else {
-					*o++ = *c++;
-				}
-				continue;
-			}
-			if (is_blank(*c))
-				break;
-			if (*c == '"') {
-				quoted = true;
-				c++;
-				continue;
-			}
-			*o++ = *c++;
-		}
-		if (quoted)
-			return rule_ipt_err_at(p, a->col, "\"", "unterminated quote");
-		*o++ = '\0';
-	}
+	if (lex_split(&ipt_syntax, line, p->buf, p->args.a, &p->args.n, &f) == 0)
+		return 0;
+	if (f.code == LEX_E_UNTERMINATED)
+		return rule_ipt_err_at(p, (unsigned int)f.at + 1, "\"", "unterminated quote");
+	return lex_fail_fault(&p->w, 1, line, &f, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -136,7 +83,7 @@ tokenize(struct ipt *p, const char *line, size_t len)
 static int
 line_table(struct ipt *p)
 {
-	const struct ipt_arg *a = &p->args.a[0];
+	const struct lex_tok *a = &p->args.a[0];
 	const char *name = a->s + 1;
 	unsigned int table;
 
@@ -159,7 +106,7 @@ line_table(struct ipt *p)
 	p->tables_seen |= 1u << table;
 	p->in_table = true;
 	p->table = (uint8_t)table;
-	p->table_line = p->line;
+	p->table_line = p->w.line;
 	p->table_col = a->col;
 	snprintf(p->table_tok, sizeof(p->table_tok), "%s", a->s);
 	for (size_t i = 0; i < RTE_DIM(ipt_builtins); i++) {
@@ -181,8 +128,8 @@ static int
 line_chain(struct ipt *p)
 {
 	const struct ipt_args *as = &p->args;
-	const struct ipt_arg *ca = &as->a[0], *pol;
-	struct ipt_arg name = {.s = ca->s + 1, .col = ca->col + 1};
+	const struct lex_tok *ca = &as->a[0], *pol;
+	struct lex_tok name = {.s = ca->s + 1, .col = ca->col + 1};
 	int rc;
 
 	if (!p->in_table)
@@ -313,7 +260,7 @@ build(struct ipt *p)
 		rc = rule_chain_insert(
 			p->s, &p->s->t[e->table].chains[ci], RULE_POS_END, &e->r, &e->id);
 		if (rc < 0) {
-			p->line = e->line;
+			p->w.line = e->line;
 			return rc == -ENOSPC
 				       ? rule_ipt_err_at(p, e->col, e->token, "too many rules")
 				       : rc;
@@ -322,10 +269,10 @@ build(struct ipt *p)
 	rc = rule_set_check(p->s, &bad, &msg);
 	if (rc == 0 || rc == -ENOMEM)
 		return rc;
-	p->line = 0;
+	p->w.line = 0;
 	for (unsigned int i = 0; i < p->n_pend; i++)
 		if (p->pend[i].id == bad) {
-			p->line = p->pend[i].line;
+			p->w.line = p->pend[i].line;
 			return rule_ipt_err_at(p, p->pend[i].col, p->pend[i].token, msg);
 		}
 	return rule_ipt_err_at(p, 0, "", msg);
@@ -334,44 +281,28 @@ build(struct ipt *p)
 static int
 parse_text(struct ipt *p, const char *text)
 {
-	const char *cur = text;
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 0;
+	struct lex_reader rd;
+	char *line;
+	size_t len;
+	int rc;
 
-	while (*cur != '\0') {
-		size_t len = strcspn(cur, "\n");
-
-		p->line++;
-		if (len + 1 > cap) {
-			char *n = realloc(line, len + 1);
-
-			if (n == NULL) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			line = n;
-			cap = len + 1;
-		}
-		memcpy(line, cur, len);
-		line[len] = '\0';
-		if (len > 0 && line[len - 1] == '\r')
-			line[--len] = '\0';
+	lex_reader_init(&rd, text);
+	while ((rc = lex_reader_next(&rd, &line, &len)) == 1) {
+		p->w.line = rd.line;
 		rc = parse_line(p, line, len);
 		if (rc < 0)
 			goto out;
-		cur += strcspn(cur, "\n");
-		if (*cur == '\n')
-			cur++;
 	}
+	if (rc < 0)
+		goto out;
 	if (p->in_table) {
-		p->line = p->table_line;
+		p->w.line = p->table_line;
 		rc = rule_ipt_err_at(p, p->table_col, p->table_tok, "missing COMMIT");
 		goto out;
 	}
 	rc = build(p);
 out:
-	free(line);
+	lex_reader_fini(&rd);
 	return rc;
 }
 
@@ -400,8 +331,8 @@ rule_set_parse_iptables_af(
 		goto out;
 	}
 	p->s = s;
-	p->file = name;
-	p->err = err;
+	p->w.file = name;
+	p->w.err = err;
 	p->family = (uint8_t)family;
 	rc = parse_text(p, text);
 out:
@@ -433,7 +364,7 @@ struct rule_set *
 rule_set_load_iptables_af(const char *path, unsigned int family, struct rule_error *err)
 {
 	struct rule_set *s;
-	char *text = rule_file_read(path, err);
+	char *text = lex_file_read(path, err);
 	int e;
 
 	if (text == NULL)

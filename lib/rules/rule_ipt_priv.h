@@ -9,6 +9,9 @@
 #ifndef GUFC_RULE_IPT_PRIV_H
 #define GUFC_RULE_IPT_PRIV_H
 
+#include <string.h>
+
+#include "rule_lang.h"
 #include "rule_priv.h"
 
 /** Most words on one line. */
@@ -16,16 +19,10 @@
 /** 64-bit words of a set of the 65536 ports. */
 #define RULE_IPT_PORT_WORDS (65536 / 64)
 
-/** One word of a line, decoded (quotes and escapes removed). */
-struct ipt_arg {
-	const char *s;
-	unsigned int col; /**< 1-based column of its first character */
-};
-
-/** The words of one line. */
+/** The words of one line, decoded (quotes and escapes removed): lex_split()'s. */
 struct ipt_args {
 	unsigned int n;
-	struct ipt_arg a[RULE_IPT_ARGS_MAX];
+	struct lex_tok a[RULE_IPT_ARGS_MAX];
 };
 
 /** A parsed rule waiting for the end of the file (the family may not be known yet). */
@@ -42,9 +39,7 @@ struct ipt_pend {
 /** State of one file being imported into a (private) set. */
 struct ipt {
 	struct rule_set *s;
-	const char *file;
-	struct rule_error *err; /**< may be NULL */
-	unsigned int line;
+	struct lex_where w; /**< file, line being read, error (may be NULL) */
 	uint8_t family; /**< the file's family, 0 while unknown */
 	bool in_table;	/**< between *table and COMMIT */
 	uint8_t table;	/**< enum rule_table of the current *table */
@@ -63,18 +58,48 @@ struct ipt {
 	uint64_t tmp[RULE_IPT_PORT_WORDS];
 };
 
-/** Fill p->err (if any) at column @p col of the current line. @return -EINVAL. */
-int rule_ipt_err_at(struct ipt *p, unsigned int col, const char *tok, const char *msg);
+/** Report @p msg at column @p col of the current line, quoting @p tok. @return -EINVAL. */
+static inline int
+rule_ipt_err_at(struct ipt *p, unsigned int col, const char *tok, const char *msg)
+{
+	return lex_fail(&p->w, col, tok, strlen(tok), msg);
+}
 
 /** As rule_ipt_err_at() at word @p a. @return -EINVAL. */
 static inline int
-rule_ipt_err(struct ipt *p, const struct ipt_arg *a, const char *msg)
+rule_ipt_err(struct ipt *p, const struct lex_tok *a, const char *msg)
 {
 	return rule_ipt_err_at(p, a->col, a->s, msg);
 }
 
+/* rule_ipt_value.c: the values of a rule line; errors name the whole word. */
+
+/** True for a counter (packets, bytes): 1..20 decimal digits in [s, s+len). */
+bool rule_ipt_counter_valid(const char *s, size_t len);
+
 /** True for "[packets:bytes]". */
 bool rule_ipt_counters_valid(const char *s);
+
+/** -s/-d value into @p pf (host bits cleared); sets r->family and the file's. @return 0, -EINVAL. */
+int rule_ipt_prefix(struct ipt *p, const struct lex_tok *a, struct rule *r, struct rule_prefix *pf);
+
+/** -p value: a name (any case) or 0..255; 0 and "all" mean any. @return 0, -EINVAL. */
+int rule_ipt_proto(struct ipt *p, const struct lex_tok *a, int *proto);
+
+/** --sport/--dport value: P, P:Q, P:, :Q or ":". @return 0, -EINVAL. */
+int rule_ipt_portrange(struct ipt *p, const struct lex_tok *a, struct rule_ports *pp);
+
+/** Multiport list: P or P:Q (P < Q), 15 ports at most (a range counts two). @return 0, -EINVAL. */
+int rule_ipt_portlist(struct ipt *p, const struct lex_tok *a, struct rule_ports *pp);
+
+/** --ctstate/--state value: comma-separated states, any case. @return 0, -EINVAL. */
+int rule_ipt_ctstate(struct ipt *p, const struct lex_tok *a, uint8_t *set);
+
+/** NAT port range "P" or "P-Q", 1..65535, into n->port_min/max. @return true if valid. */
+bool rule_ipt_natports(const char *s, struct rule_nat *n);
+
+/** --to-source/--to-destination value into r->nat; sets r->family and the file's. @return 0, -EINVAL. */
+int rule_ipt_nat(struct ipt *p, const struct lex_tok *a, struct rule *r);
 
 /** True if -j @p name means a target extension, never a chain. */
 bool rule_ipt_is_target(const char *name);

@@ -16,7 +16,7 @@
 /* ------------------------------------------------------------------------ */
 
 static int
-parse_policy_word(struct parser *p, const struct tok *t, uint8_t *pol)
+parse_policy_word(struct parser *p, const struct lex_tok *t, uint8_t *pol)
 {
 	if (t->neg)
 		return rule_perr(p, t, "negation not allowed here");
@@ -61,7 +61,7 @@ stmt_policy(struct parser *p, const struct toks *ts)
 static int
 stmt_table(struct parser *p, const struct toks *ts)
 {
-	const struct tok *v;
+	const struct lex_tok *v;
 
 	if (ts->n < 2)
 		return rule_perr(p, &ts->t[0], "missing value");
@@ -79,7 +79,7 @@ stmt_table(struct parser *p, const struct toks *ts)
 }
 
 static int
-parse_hooks(struct parser *p, const struct tok *t, unsigned int *hooks)
+parse_hooks(struct parser *p, const struct lex_tok *t, unsigned int *hooks)
 {
 	const char *item = t->s;
 
@@ -96,15 +96,15 @@ parse_hooks(struct parser *p, const struct tok *t, unsigned int *hooks)
 				memcmp(rule_hook_name(h), item, len) == 0)
 				break;
 		if (h == RULE_HOOK__COUNT)
-			return rule_perr_at(p, col, item, len, "unknown hook");
+			return lex_fail(&p->w, col, item, len, "unknown hook");
 		if (!(rule_table_hooks(p->table) & RULE_HOOK_F(h)))
-			return rule_perr_at(p, col, item, len, "hook not in this table");
+			return lex_fail(&p->w, col, item, len, "hook not in this table");
 		for (unsigned int i = 0; i < p->s->t[p->table].n; i++) {
 			const struct rule_chain *o = &p->s->t[p->table].chains[i];
 
 			if ((o->hooks & RULE_HOOK_F(h)) &&
 				(p->chain < 0 || i != (unsigned int)p->chain))
-				return rule_perr_at(p, col, item, len, "hook already claimed");
+				return lex_fail(&p->w, col, item, len, "hook already claimed");
 		}
 		*hooks |= RULE_HOOK_F(h);
 		if (item[len] == '\0')
@@ -119,7 +119,7 @@ stmt_chain(struct parser *p, const struct toks *ts)
 {
 	char name[RULE_NAME_MAX];
 	unsigned int hooks = 0, seen = 0;
-	const struct tok *pol_kw = NULL;
+	const struct lex_tok *pol_kw = NULL;
 	uint8_t pol = 0;
 	int rc, i;
 
@@ -137,7 +137,7 @@ stmt_chain(struct parser *p, const struct toks *ts)
 	}
 	p->chain = i;
 	for (unsigned int j = 2; j < ts->n; j++) {
-		const struct tok *k = &ts->t[j];
+		const struct lex_tok *k = &ts->t[j];
 		unsigned int bit;
 
 		if (k->neg)
@@ -227,7 +227,7 @@ static int
 parse_statement(struct parser *p, char *line)
 {
 	struct toks ts;
-	const struct tok *k;
+	const struct lex_tok *k;
 	int rc;
 
 	rc = rule_tokenize(p, line, &ts);
@@ -251,57 +251,39 @@ parse_statement(struct parser *p, char *line)
 static int
 parse_text(struct parser *p, const char *text)
 {
-	const char *cur = text;
-	char *line = NULL;
-	size_t cap = 0;
+	struct lex_reader rd;
+	char *line;
 	uint32_t bad;
 	const char *msg;
-	int rc = 0;
+	int rc;
 
 	p->table = RULE_TABLE_FILTER;
 	p->chain = -1;
-	p->line = 0;
-	while (*cur != '\0') {
-		size_t len = strcspn(cur, "\n");
-
-		p->line++;
-		if (len + 1 > cap) {
-			char *n = realloc(line, len + 1);
-
-			if (n == NULL) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			line = n;
-			cap = len + 1;
-		}
-		memcpy(line, cur, len);
-		line[len] = '\0';
-		if (len > 0 && line[len - 1] == '\r')
-			line[len - 1] = '\0';
+	lex_reader_init(&rd, text);
+	while ((rc = lex_reader_next(&rd, &line, NULL)) == 1) {
+		p->w.line = rd.line;
 		rc = parse_statement(p, line);
 		if (rc < 0)
 			goto out;
-		cur += len;
-		if (*cur == '\n')
-			cur++;
 	}
+	if (rc < 0)
+		goto out;
 	rc = rule_set_check(p->s, &bad, &msg);
 	if (rc == -ENOMEM)
 		goto out;
 	if (rc < 0) {
-		p->line = 0;
+		p->w.line = 0;
 		for (unsigned int i = 0; i < p->n_pos; i++)
 			if (p->pos[i].id == bad) {
-				p->line = p->pos[i].line;
-				rc = rule_perr_at(p, p->pos[i].col, p->pos[i].token,
+				p->w.line = p->pos[i].line;
+				rc = lex_fail(&p->w, p->pos[i].col, p->pos[i].token,
 					strlen(p->pos[i].token), msg);
 				goto out;
 			}
-		rc = rule_perr_at(p, 0, "", 0, msg);
+		rc = lex_fail(&p->w, 0, NULL, 0, msg);
 	}
 out:
-	free(line);
+	lex_reader_fini(&rd);
 	return rc;
 }
 
@@ -309,7 +291,7 @@ out:
 static struct rule_set *
 parse_into(struct rule_set *s, const char *text, const char *name, struct rule_error *err)
 {
-	struct parser p = {.s = s, .file = name, .err = err};
+	struct parser p = {.s = s, .w = {.file = name, .err = err}};
 	int rc;
 
 	if (err != NULL)
@@ -349,87 +331,11 @@ rule_set_apply(
 	return parse_into(rule_set_clone(base), text, name, err);
 }
 
-/*
- * Read a whole rule file into a NUL-terminated buffer (the caller frees it).
- * Shared by the native and iptables-save loaders. On failure returns NULL
- * with errno set and @p err filled: the file name and strerror text, or the
- * position of a NUL byte (text files only).
- */
-char *
-rule_file_read(const char *path, struct rule_error *err)
-{
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
-	int e = 0;
-
-	if (err != NULL)
-		memset(err, 0, sizeof(*err));
-	if (path == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	f = fopen(path, "r");
-	if (f == NULL) {
-		e = errno;
-		goto fail;
-	}
-	errno = 0;
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *t = realloc(text, cap + 65536);
-
-			if (t == NULL) {
-				e = ENOMEM;
-				goto fail;
-			}
-			text = t;
-			cap += 65536;
-		}
-		n = fread(text + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		e = errno != 0 ? errno : EIO;
-		goto fail;
-	}
-	text[len] = '\0';
-	if (strlen(text) != len) {
-		struct parser p = {.file = path, .err = err, .line = 1};
-		size_t nul = strlen(text), bol = 0;
-
-		for (size_t i = 0; i < nul; i++)
-			if (text[i] == '\n') {
-				p.line++;
-				bol = i + 1;
-			}
-		rule_perr_at(&p, (unsigned int)(nul - bol) + 1, "", 0, "NUL byte in file");
-		e = EINVAL;
-		goto fail;
-	}
-	fclose(f);
-	return text;
-fail:
-	if (f != NULL)
-		fclose(f);
-	free(text);
-	if (err != NULL && err->msg[0] == '\0') {
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		snprintf(err->msg, sizeof(err->msg), "%s", strerror(e));
-	}
-	errno = e;
-	return NULL;
-}
-
 struct rule_set *
 rule_set_load(const char *path, struct rule_error *err)
 {
 	struct rule_set *s;
-	char *text = rule_file_read(path, err);
+	char *text = lex_file_read(path, err);
 	int e;
 
 	if (text == NULL)
@@ -444,7 +350,7 @@ rule_set_load(const char *path, struct rule_error *err)
 int
 rule_parse(const char *line, struct rule *r, struct rule_error *err)
 {
-	struct parser p = {.file = NULL, .err = err, .line = 1};
+	struct parser p = {.w = {.err = err, .line = 1}};
 	struct toks ts;
 	char *copy;
 	int rc;
@@ -453,9 +359,6 @@ rule_parse(const char *line, struct rule *r, struct rule_error *err)
 		memset(err, 0, sizeof(*err));
 	if (line == NULL || r == NULL)
 		return -EINVAL;
-	if (strchr(line, '\n') != NULL)
-		return rule_perr_at(&p, (unsigned int)(strchr(line, '\n') - line) + 1, "", 0,
-			"control character");
 	copy = strdup(line);
 	if (copy == NULL)
 		return -ENOMEM;
@@ -463,7 +366,7 @@ rule_parse(const char *line, struct rule *r, struct rule_error *err)
 	if (rc < 0)
 		goto out;
 	if (ts.n == 0) {
-		rc = rule_perr_at(&p, 1, "", 0, "missing rule");
+		rc = lex_fail(&p.w, 1, NULL, 0, "missing rule");
 		goto out;
 	}
 	if (ts.t[0].quoted || ts.t[0].neg || rule_action_of(ts.t[0].s) < 0) {

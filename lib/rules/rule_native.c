@@ -1,191 +1,59 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the native rule language (doc/rules.md), line level — the
- * tokenizer (words, quoted strings, '!' negations, '#' comments), the
- * values (prefixes, port lists, ctstate sets, NAT targets) and rule lines
- * (an action, then matches in any order). Errors carry the column and the
- * token; rule_load.c builds statements and whole texts on top of this.
+ * lib/rules: the native rule language (doc/rules.md), line level — its
+ * syntax for the lexical toolkit (words, quoted strings with \" and \\,
+ * '!' negations, '#' comments), the values (prefixes, port lists, ctstate
+ * sets, NAT targets) and rule lines (an action, then matches in any order).
+ * Errors carry the column and the token; rule_load.c builds statements and
+ * whole texts on top of this.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rule_native_priv.h"
 
-int
-rule_perr_at(struct parser *p, unsigned int col, const char *text, size_t len, const char *msg)
-{
-	struct rule_error *e = p->err;
-
-	if (e == NULL)
-		return -EINVAL;
-	memset(e, 0, sizeof(*e));
-	snprintf(e->file, sizeof(e->file), "%s", p->file ? p->file : "");
-	e->line = p->line;
-	e->col = col;
-	if (len >= sizeof(e->token))
-		len = sizeof(e->token) - 1;
-	memcpy(e->token, text, len);
-	snprintf(e->msg, sizeof(e->msg), "%s", msg);
-	return -EINVAL;
-}
+/** The native language's words. */
+static const struct lex_syntax native_syntax = {
+	.blanks = " \t",
+	.quote = LEX_QUOTE_WORD,
+	.escape = LEX_ESC_QUOTE,
+	.comment = LEX_COMMENT_ANY,
+	.negation = true,
+	.refuse_ctrl = true,
+	.max_words = TOKENS_MAX,
+};
 
 int
-rule_perr(struct parser *p, const struct tok *t, const char *msg)
+rule_perr(struct parser *p, const struct lex_tok *t, const char *msg)
 {
-	return rule_perr_at(p, t->col, t->s, strlen(t->s), msg);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Tokens                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static bool
-is_space(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* Decode a quoted string in place, starting at the opening quote **cur. */
-static int
-tok_quoted(struct parser *p, char *line, char **cur, struct tok *t)
-{
-	char *q = *cur, *in = q + 1, *out = q;
-
-	/* Validate first, so errors quote the text as written. */
-	for (;; in++) {
-		if (*in == '\0')
-			return rule_perr_at(p, t->col, q + 1, strlen(q + 1), "unterminated string");
-		if (*in == '"')
-			break;
-		if (*in == '\\') {
-			if (in[1] != '"' && in[1] != '\\')
-				return rule_perr_at(
-					p, (unsigned int)(in - line) + 1, in, 2, "bad escape");
-			in++;
-		}
-	}
-	if (in[1] != '\0' && !is_space(in[1]) && in[1] != '#')
-		return rule_perr_at(p, (unsigned int)(in - line) + 2, in + 1,
-			strcspn(in + 1, " \t#"), "junk after string");
-	*cur = in + 1;
-	for (in = q + 1; in < *cur - 1; in++) {
-		if (*in == '\\')
-			in++;
-		*out++ = *in;
-	}
-	*out = '\0';
-	t->s = q;
-	t->quoted = true;
-	return 0;
+	return lex_fail(&p->w, t->col, t->s, strlen(t->s), msg);
 }
 
 int
 rule_tokenize(struct parser *p, char *line, struct toks *ts)
 {
-	char *c = line;
-	bool neg = false;
-	unsigned int neg_col = 0;
+	struct lex_fault f;
 
-	ts->n = 0;
-	for (char *x = line; *x != '\0'; x++)
-		if ((unsigned char)*x < 0x20 && *x != '\t')
-			return rule_perr_at(
-				p, (unsigned int)(x - line) + 1, "", 0, "control character");
-	for (;;) {
-		struct tok *t;
-		char *end;
-
-		while (is_space(*c))
-			c++;
-		if (*c == '\0' || *c == '#')
-			break;
-		if (*c == '!') {
-			if (neg || c[1] == '!')
-				return rule_perr_at(p, (unsigned int)(c - line) + 1, c,
-					strcspn(c, " \t#"), "double negation");
-			neg = true;
-			neg_col = (unsigned int)(c - line) + 1;
-			c++;
-			if (*c == '\0' || is_space(*c) || *c == '#')
-				continue;
-		}
-		if (ts->n == TOKENS_MAX)
-			return rule_perr_at(p, (unsigned int)(c - line) + 1, c, strcspn(c, " \t#"),
-				"too many tokens");
-		t = &ts->t[ts->n++];
-		t->col = (unsigned int)(c - line) + 1;
-		t->neg = neg;
-		t->quoted = false;
-		neg = false;
-		if (*c == '"') {
-			int rc = tok_quoted(p, line, &c, t);
-
-			if (rc < 0)
-				return rc;
-		} else {
-			t->s = c;
-			end = c + strcspn(c, " \t#");
-			c = end;
-		}
-		if (*c == '#') {
-			*c = '\0';
-			break;
-		}
-		if (*c != '\0')
-			*c++ = '\0';
-	}
-	if (neg)
-		return rule_perr_at(p, neg_col, "!", 1, "missing value");
-	return 0;
+	if (lex_split(&native_syntax, line, line, ts->t, &ts->n, &f) == 0)
+		return 0;
+	return lex_fail_fault(&p->w, 1, line, &f, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Values                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Decimal number of at most @max, all of [s, s+len) digits. */
-static bool
-parse_uint(const char *s, size_t len, unsigned long max, unsigned long *out)
-{
-	unsigned long v = 0;
-
-	if (len == 0 || len > 10)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* An address of either family from [s, s+len). */
+/* Report the fault of the value of token @p t (its own message unless @p msg). */
 static int
-parse_addr(const char *s, size_t len, uint8_t *family, uint8_t addr[16])
+value_err(struct parser *p, const struct lex_tok *t, const struct lex_fault *f, const char *msg)
 {
-	char tmp[INET6_ADDRSTRLEN + 1];
-
-	if (len == 0 || len >= sizeof(tmp))
-		return -EINVAL;
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	memset(addr, 0, 16);
-	if (memchr(tmp, ':', len) != NULL) {
-		*family = FC_AF_INET6;
-		return inet_pton(AF_INET6, tmp, addr) == 1 ? 0 : -EINVAL;
-	}
-	*family = FC_AF_INET4;
-	return inet_pton(AF_INET, tmp, addr) == 1 ? 0 : -EINVAL;
+	return lex_fail_fault(&p->w, t->col, t->s, f, msg);
 }
 
 /* Record the family that a value implies; mismatch is an error at @t. */
 static int
-set_family(struct parser *p, const struct tok *t, struct rule *r, uint8_t family)
+set_family(struct parser *p, const struct lex_tok *t, struct rule *r, uint8_t family)
 {
 	if (r->family != 0 && r->family != family)
 		return rule_perr(p, t, "address family mismatch");
@@ -193,66 +61,43 @@ set_family(struct parser *p, const struct tok *t, struct rule *r, uint8_t family
 	return 0;
 }
 
+/* A prefix whose host bits are clear: "bad address", "bad prefix length", "host bits set". */
 static int
-parse_prefix(struct parser *p, const struct tok *t, struct rule *r, struct rule_prefix *pf)
+parse_prefix(struct parser *p, const struct lex_tok *t, struct rule *r, struct rule_prefix *pf)
 {
-	const char *slash = strchr(t->s, '/');
-	size_t alen = slash ? (size_t)(slash - t->s) : strlen(t->s);
-	unsigned long len;
-	uint8_t fam;
+	struct lex_prefix lp;
+	struct lex_fault f;
 
-	if (parse_addr(t->s, alen, &fam, pf->addr) < 0)
-		return rule_perr(p, t, "bad address");
-	len = fam == FC_AF_INET4 ? 32 : 128;
-	if (slash != NULL && !parse_uint(slash + 1, strlen(slash + 1), len, &len))
-		return rule_perr(p, t, "bad prefix length");
-	pf->len = (uint8_t)len;
-	for (unsigned int bit = pf->len; bit < 128; bit++)
-		if (pf->addr[bit / 8] & (0x80 >> (bit % 8)))
-			return rule_perr(p, t, "host bits set");
-	return set_family(p, t, r, fam);
+	if (lex_prefix(t->s, strlen(t->s), LEX_PFX_HOST_REFUSE, &lp, &f) != 0)
+		return value_err(p, t, &f, NULL);
+	memcpy(pf->addr, lp.addr, sizeof(pf->addr));
+	pf->len = lp.len;
+	return set_family(p, t, r, lp.family);
 }
 
+/* "22,80,8000-8080": errors at the list item at fault. */
 static int
-parse_ports(struct parser *p, const struct tok *t, struct rule_ports *pp)
+parse_ports(struct parser *p, const struct lex_tok *t, struct rule_ports *pp)
 {
-	const char *item = t->s;
+	struct lex_port_range lr[RULE_PORTS_MAX];
+	struct lex_fault f;
+	unsigned int n;
 
-	pp->n = 0;
-	for (;;) {
-		size_t len = strcspn(item, ",");
-		unsigned int col = t->col + (unsigned int)(item - t->s);
-		const char *dash = memchr(item, '-', len);
-		unsigned long lo, hi;
-
-		if (len == 0)
-			return rule_perr(p, t, "empty list item");
-		if (pp->n == RULE_PORTS_MAX)
-			return rule_perr_at(p, col, item, len, "too many ports");
-		if (dash == NULL) {
-			if (!parse_uint(item, len, 65535, &lo))
-				return rule_perr_at(p, col, item, len, "bad port");
-			hi = lo;
-		} else {
-			if (!parse_uint(item, (size_t)(dash - item), 65535, &lo) ||
-				!parse_uint(dash + 1, len - (size_t)(dash - item) - 1, 65535, &hi))
-				return rule_perr_at(p, col, item, len, "bad port");
-			if (lo > hi)
-				return rule_perr_at(p, col, item, len, "bad port range");
-		}
-		pp->r[pp->n].lo = (uint16_t)lo;
-		pp->r[pp->n].hi = (uint16_t)hi;
-		pp->n++;
-		if (item[len] == '\0')
-			return 0;
-		item += len + 1;
+	if (lex_ports(&lex_ports_native, t->s, strlen(t->s), lr, &n, &f) != 0)
+		return value_err(p, t, &f, NULL);
+	memset(pp, 0, sizeof(*pp));
+	for (unsigned int i = 0; i < n; i++) {
+		pp->r[i].lo = lr[i].lo;
+		pp->r[i].hi = lr[i].hi;
 	}
+	pp->n = (uint16_t)n;
+	return 0;
 }
 
 static const char *const ct_names[] = {"new", "established", "related", "invalid"};
 
 static int
-parse_ctstate(struct parser *p, const struct tok *t, uint8_t *mask)
+parse_ctstate(struct parser *p, const struct lex_tok *t, uint8_t *mask)
 {
 	const char *item = t->s;
 
@@ -268,9 +113,9 @@ parse_ctstate(struct parser *p, const struct tok *t, uint8_t *mask)
 			if (strlen(ct_names[i]) == len && memcmp(ct_names[i], item, len) == 0)
 				break;
 		if (i == RTE_DIM(ct_names))
-			return rule_perr_at(p, col, item, len, "unknown ctstate");
+			return lex_fail(&p->w, col, item, len, "unknown ctstate");
 		if (*mask & (1u << i))
-			return rule_perr_at(p, col, item, len, "duplicate ctstate");
+			return lex_fail(&p->w, col, item, len, "duplicate ctstate");
 		*mask |= (uint8_t)(1u << i);
 		if (item[len] == '\0')
 			return 0;
@@ -282,21 +127,13 @@ parse_ctstate(struct parser *p, const struct tok *t, uint8_t *mask)
 static bool
 parse_nat_ports(const char *s, struct rule_nat *n)
 {
-	const char *dash = strchr(s, '-');
-	unsigned long lo, hi;
+	struct lex_port_range r;
+	unsigned int cnt;
 
-	if (dash == NULL) {
-		if (!parse_uint(s, strlen(s), 65535, &lo))
-			return false;
-		hi = lo;
-	} else if (!parse_uint(s, (size_t)(dash - s), 65535, &lo) ||
-		   !parse_uint(dash + 1, strlen(dash + 1), 65535, &hi)) {
+	if (lex_ports(&lex_ports_nat, s, strlen(s), &r, &cnt, NULL) != 0)
 		return false;
-	}
-	if (lo == 0 || lo > hi)
-		return false;
-	n->port_min = (uint16_t)lo;
-	n->port_max = (uint16_t)hi;
+	n->port_min = r.lo;
+	n->port_max = r.hi;
 	return true;
 }
 
@@ -310,13 +147,13 @@ parse_nat_addr(const char **s, bool bracketed, uint8_t *fam, uint8_t addr[16])
 		end = strchr(a, ']');
 		if (*a != '[' || end == NULL)
 			return false;
-		if (parse_addr(a + 1, (size_t)(end - a - 1), fam, addr) < 0 || *fam != FC_AF_INET6)
+		if (lex_addr(a + 1, (size_t)(end - a - 1), fam, addr, NULL) < 0 || *fam != FC_AF_INET6)
 			return false;
 		*s = end + 1;
 		return true;
 	}
 	end = a + strcspn(a, *fam == FC_AF_INET6 ? "-" : "-:");
-	if (parse_addr(a, (size_t)(end - a), fam, addr) < 0)
+	if (lex_addr(a, (size_t)(end - a), fam, addr, NULL) < 0)
 		return false;
 	*s = end;
 	return true;
@@ -327,7 +164,7 @@ parse_nat_addr(const char **s, bool bracketed, uint8_t *fam, uint8_t addr[16])
  * or bare ADDR[-ADDR] (no ports).
  */
 static int
-parse_nat_target(struct parser *p, const struct tok *t, struct rule *r)
+parse_nat_target(struct parser *p, const struct lex_tok *t, struct rule *r)
 {
 	struct rule_nat *n = &r->nat;
 	const char *s = t->s;
@@ -363,7 +200,7 @@ bad:
 }
 
 static int
-parse_local(struct parser *p, const struct tok *t, uint8_t *v)
+parse_local(struct parser *p, const struct lex_tok *t, uint8_t *v)
 {
 	if (strcmp(t->s, "yes") == 0)
 		*v = RULE_LOCAL_YES;
@@ -377,13 +214,13 @@ parse_local(struct parser *p, const struct tok *t, uint8_t *v)
 }
 
 static int
-parse_proto(struct parser *p, const struct tok *t, struct rule *r)
+parse_proto(struct parser *p, const struct lex_tok *t, struct rule *r)
 {
-	unsigned long v;
+	uint32_t v;
 	int n;
 
 	if (t->s[0] >= '0' && t->s[0] <= '9') {
-		if (!parse_uint(t->s, strlen(t->s), 255, &v))
+		if (lex_u32(t->s, strlen(t->s), 255, LEX_NUM_DEC, &v, NULL) != 0)
 			return rule_perr(p, t, "bad protocol number");
 		r->proto = (uint8_t)v;
 		return 0;
@@ -396,7 +233,7 @@ parse_proto(struct parser *p, const struct tok *t, struct rule *r)
 }
 
 int
-rule_parse_name(struct parser *p, const struct tok *t, char *out, const char *what)
+rule_parse_name(struct parser *p, const struct lex_tok *t, char *out, const char *what)
 {
 	if (t->neg)
 		return rule_perr(p, t, "negation not allowed here");
@@ -471,7 +308,7 @@ field_of(const char *s)
 static int
 parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, struct rule *r)
 {
-	const struct tok *k = &ts->t[*i], *v;
+	const struct lex_tok *k = &ts->t[*i], *v;
 	uint8_t bit = 0;
 	int rc = 0;
 
@@ -553,8 +390,8 @@ int
 rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, struct rule *r,
 	struct rpos *pos)
 {
-	const struct tok *a = &ts->t[first], *port_kw = NULL;
-	const struct tok *where = a;
+	const struct lex_tok *a = &ts->t[first], *port_kw = NULL;
+	const struct lex_tok *where = a;
 	unsigned int seen = 0;
 	const char *msg;
 	int act = rule_action_of(a->s), f, rc;
@@ -564,7 +401,7 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 		return rule_perr(p, a, "negation not allowed here");
 	r->action = (uint8_t)act;
 	for (unsigned int i = first + 1; i < ts->n; i++) {
-		const struct tok *k = &ts->t[i];
+		const struct lex_tok *k = &ts->t[i];
 
 		if (i == first + 1 && (act == RULE_ACT_JUMP || act == RULE_ACT_GOTO)) {
 			rc = rule_parse_name(p, k, r->chain, "bad chain name");
@@ -596,7 +433,7 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 	if (rule_check(r, &msg) < 0)
 		return rule_perr(p, a, msg);
 	if (pos != NULL) {
-		pos->line = p->line;
+		pos->line = p->w.line;
 		pos->col = where->col;
 		snprintf(pos->token, sizeof(pos->token), "%s", where->s);
 	}

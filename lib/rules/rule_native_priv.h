@@ -1,30 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/rules private: what the two halves of the native-language parser
- * share — tokens and lines (rule_native.c: tokenizer, values, rule lines)
- * and the parser state of a text being applied to a set (rule_load.c:
- * statements, texts, files). Not for other files.
+ * share — tokens and lines (rule_native.c: the language's syntax for
+ * lex_split(), values, rule lines) and the parser state of a text being
+ * applied to a set (rule_load.c: statements, texts, files). Not for other
+ * files.
  */
 #ifndef GUFC_RULE_NATIVE_PRIV_H
 #define GUFC_RULE_NATIVE_PRIV_H
 
+#include "rule_lang.h"
 #include "rule_priv.h"
 
 /** Most tokens on one line. */
 #define TOKENS_MAX 64
 
-/** One token of a line, decoded in place in the caller's copy of the line. */
-struct tok {
-	char *s;	  /**< NUL-terminated value (quotes removed, '!' stripped) */
-	unsigned int col; /**< 1-based column of the value */
-	bool neg;	  /**< preceded by '!' */
-	bool quoted;
-};
-
-/** The tokens of one line. */
+/** The tokens of one line, decoded in place in the caller's copy of the line. */
 struct toks {
 	unsigned int n;
-	struct tok t[TOKENS_MAX];
+	struct lex_tok t[TOKENS_MAX];
 };
 
 /** Where a parsed rule came from, to place errors found by the final check. */
@@ -38,27 +32,22 @@ struct rpos {
 /** State of one text being parsed into a (private) set. */
 struct parser {
 	struct rule_set *s;
-	const char *file;
-	unsigned int line;
+	struct lex_where w; /**< file, line being parsed, error (may be NULL) */
 	unsigned int table; /**< table of "chain" statements */
 	int chain;	    /**< current chain section, -1: outside any */
 	struct rpos *pos;   /**< one per rule added, to place later errors */
 	unsigned int n_pos;
 	unsigned int cap_pos;
-	struct rule_error *err; /**< may be NULL */
 };
 
-/** Fill p->err at @p col with token [text, text+len) and @p msg. @return -EINVAL. */
-int rule_perr_at(struct parser *p, unsigned int col, const char *text, size_t len, const char *msg);
+/** Report @p msg at token @p t (lex_fail()). @return -EINVAL. */
+int rule_perr(struct parser *p, const struct lex_tok *t, const char *msg);
 
-/** As rule_perr_at() at token @p t. @return -EINVAL. */
-int rule_perr(struct parser *p, const struct tok *t, const char *msg);
-
-/** Split @p line (modified in place) into tokens. @return 0 or -EINVAL. */
+/** Split @p line (decoded in place) into tokens by the native syntax. @return 0 or -EINVAL. */
 int rule_tokenize(struct parser *p, char *line, struct toks *ts);
 
 /** Copy a chain/channel name token into @p out (RULE_NAME_MAX); @p what is the error. */
-int rule_parse_name(struct parser *p, const struct tok *t, char *out, const char *what);
+int rule_parse_name(struct parser *p, const struct lex_tok *t, char *out, const char *what);
 
 /** Action number of @p s ("accept" ...), or -1. */
 int rule_action_of(const char *s);

@@ -121,14 +121,6 @@ void rule_chain_remove(struct rule_chain *c, uint32_t pos);
  */
 int rule_set_check(const struct rule_set *s, uint32_t *bad_id, const char **msg);
 
-/**
- * Read a whole rule file (native or iptables-save) into a NUL-terminated
- * malloc'd buffer. @return the text, or NULL with errno set and @p err
- * filled (file name and strerror text, or where a NUL byte stands).
- * Context: main lcore.
- */
-char *rule_file_read(const char *path, struct rule_error *err);
-
 /** Text buffer: fixed (caller's) or growing (malloc). */
 struct rule_buf {
 	char *p;

@@ -15,12 +15,6 @@ struct frame {
 	uint32_t next; /**< rule to resume at */
 };
 
-static uint8_t
-key_flags(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? k->v4.flags : k->v6.flags;
-}
-
 int
 rule_ref_hook(const struct rule_set *s, enum rule_table table, enum rule_hook hook,
 	const struct fc_key *k, unsigned int ctstate, unsigned int kflags, const struct rule **rule,
@@ -32,7 +26,7 @@ rule_ref_hook(const struct rule_set *s, enum rule_table table, enum rule_hook ho
 	uint32_t i = 0;
 
 	if (s == NULL || k == NULL || rule == NULL ||
-		(k->family != FC_AF_INET4 && k->family != FC_AF_INET6) ||
+		fc_af_index(k->family) < 0 ||
 		(unsigned int)hook >= RULE_HOOK__COUNT ||
 		!(rule_table_hooks(table) & RULE_HOOK_F(hook)))
 		return -EINVAL;
@@ -126,7 +120,7 @@ rule_ref_filter(const struct rule_set *s, const struct fc_key *k, unsigned int c
 	if (s == NULL || k == NULL || res == NULL ||
 		(k->family != FC_AF_INET4 && k->family != FC_AF_INET6))
 		return -EINVAL;
-	f = key_flags(k);
+	f = fc_key_flags(k);
 	if (!(f & FC_KEY_F_SRC_LOCAL))
 		return filter_hook(s,
 			(f & FC_KEY_F_DST_LOCAL) ? RULE_HOOK_INPUT : RULE_HOOK_FORWARD, k, ctstate,
@@ -158,10 +152,10 @@ rule_ref_nat(const struct rule_set *s, enum rule_nat_stage stage, const struct f
 	int rc;
 
 	if (s == NULL || k == NULL || res == NULL ||
-		(k->family != FC_AF_INET4 && k->family != FC_AF_INET6) ||
+		fc_af_index(k->family) < 0 ||
 		(stage != RULE_NAT_DST && stage != RULE_NAT_SRC))
 		return -EINVAL;
-	f = key_flags(k);
+	f = fc_key_flags(k);
 	if (stage == RULE_NAT_DST)
 		hook = (f & FC_KEY_F_SRC_LOCAL) ? RULE_HOOK_OUTPUT : RULE_HOOK_PREROUTING;
 	else

@@ -10,13 +10,11 @@
  *  - rule sets: two tables (filter, nat), each an ordered list of chains,
  *    with netfilter's hooks, policies, JUMP/GOTO/RETURN, and the editing
  *    operations the shell and the config loader share;
- *  - the native rule language (one grammar for files and the shell), its
- *    parser with file:line:col errors and its formatter (round-trips);
  *  - the reference linear evaluator: the slow, obviously correct oracle
  *    that the compiled classifier and the flow cache are tested against.
  *
- * Everything here is pure C (no EAL), so it runs under sanitizers and
- * fuzzers. doc/rules.md documents the language for users.
+ * The languages that write rule sets as text (native, iptables-save
+ * import) are rule_lang.h's.
  *
  * Ownership: a struct rule_set is owned by whoever created it. It is not
  * thread-safe; it is built and edited on the main lcore, then handed (as a
@@ -435,117 +433,6 @@ const struct rule *rule_set_rule_find(const struct rule_set *s, uint32_t id,
 	enum rule_table *table, const struct rule_chain **chain, uint32_t *pos);
 
 /* ------------------------------------------------------------------------ */
-/* Native language                                                           */
-/* ------------------------------------------------------------------------ */
-
-#define RULE_ERR_FILE_MAX 256
-#define RULE_ERR_TOKEN_MAX 64
-#define RULE_ERR_MSG_MAX 96
-
-/**
- * Where and why parsing failed. @c line and @c col are 1-based (columns
- * count bytes; a tab is one column); 0 when the error is not about a
- * position (file unreadable). @c token is the offending token, or for a
- * missing value the keyword that wanted it, truncated to fit.
- */
-struct rule_error {
-	char file[RULE_ERR_FILE_MAX];
-	unsigned int line;
-	unsigned int col;
-	char token[RULE_ERR_TOKEN_MAX];
-	char msg[RULE_ERR_MSG_MAX];
-};
-
-/**
- * Format an error as "FILE:LINE:COL: MSG: 'TOKEN'" (parts that are empty
- * or zero are left out).
- * @return characters written (excluding NUL), or -ENOSPC if truncated.
- * Context: any.
- */
-int rule_error_format(const struct rule_error *e, char *buf, size_t len);
-
-/**
- * Parse one rule statement (an action followed by matches), e.g.
- * "accept proto tcp dport 22,80 ctstate new comment \"ssh\"". Statements
- * that are not rules (policy, chain, table) are refused here: see
- * rule_set_apply(). Where a rule goes by default is rule_default_chain().
- *
- * @param line  NUL-terminated text; a trailing "# ..." comment is allowed
- * @param r     receives the rule (id RULE_ID_NONE)
- * @param err   if not NULL, receives the error (file "", line 1)
- * @return 0, or -EINVAL with @p err filled.
- * Context: any.
- */
-int rule_parse(const char *line, struct rule *r, struct rule_error *err);
-
-/**
- * Where a rule written outside any chain section goes: filter main for
- * accept/drop/jump/goto/return, nat dnat for dnat, nat snat for snat and
- * masquerade.
- * @param table  receives the table
- * @return the chain name (a static string).
- * Context: any.
- */
-const char *rule_default_chain(const struct rule *r, enum rule_table *table);
-
-/**
- * Format a rule in the native language (no newline); rule_parse() reads it
- * back to an equal rule.
- * @return characters written (excluding NUL), or -ENOSPC if truncated,
- *   -EINVAL if the rule is not valid.
- * Context: any.
- */
-int rule_format(const struct rule *r, char *buf, size_t len);
-
-/**
- * Parse a whole text in the native language into a new rule set.
- * All or nothing: on any error nothing is returned.
- *
- * @param text  NUL-terminated text, lines separated by "\n" (or "\r\n")
- * @param name  file name for errors (may be NULL)
- * @param err   if not NULL, receives the error
- * @return the set (ids 1, 2, ... in text order), or NULL with errno
- *   EINVAL (@p err filled) or ENOMEM.
- * Context: main lcore.
- */
-struct rule_set *rule_set_parse(const char *text, const char *name, struct rule_error *err);
-
-/**
- * Load a file in the native language into a new rule set (all or nothing).
- * @return the set, or NULL with errno: EINVAL (syntax, @p err filled),
- *   ENOMEM, or the errno of opening/reading the file (@p err has the file
- *   name and strerror text, line 0).
- * Context: main lcore.
- */
-struct rule_set *rule_set_load(const char *path, struct rule_error *err);
-
-/**
- * Apply statements to a copy of @p base (the shell's path: each command
- * line goes through here, then the new set is committed). The text starts
- * outside any chain section. All or nothing: @p base is never modified.
- *
- * @return the new set, or NULL with errno EINVAL (@p err filled), ENOMEM.
- * Context: main lcore.
- */
-struct rule_set *rule_set_apply(const struct rule_set *base, const char *text, const char *name,
-	struct rule_error *err);
-
-/**
- * Format a whole set in the native language; rule_set_parse() of the text
- * gives a set with equal chains and rules (ids are renumbered).
- * @return characters written (excluding NUL), or -ENOSPC if truncated.
- * Context: any thread holding @p s read-only.
- */
-int rule_set_format(const struct rule_set *s, char *buf, size_t len);
-
-/**
- * Write rule_set_format()'s text to @p f.
- * @return 0, -ENOMEM, or -EIO on a write error.
- * Context: any thread holding @p s read-only.
- */
-int rule_set_dump(const struct rule_set *s, FILE *f);
-
-/* ------------------------------------------------------------------------ */
 /* Reference evaluator (the oracle)                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -756,67 +643,6 @@ int rule_cls_nat(const struct rule_cls *c, enum rule_nat_stage stage, const stru
  * Context: any thread.
  */
 int rule_cls_stats(const struct rule_cls *c, struct rule_cls_stats *st);
-
-/* ------------------------------------------------------------------------ */
-/* iptables-save import                                                      */
-/* ------------------------------------------------------------------------ */
-
-/**
- * Import iptables-save (or ip6tables-save) output into a new rule set on
- * which rule_ref_filter() and rule_ref_nat() give Linux netfilter's
- * verdicts for packets of the file's address family. Tables filter and
- * nat; each netfilter built-in chain (filter INPUT/FORWARD/OUTPUT, nat
- * PREROUTING/INPUT/OUTPUT/POSTROUTING) becomes a user chain of that name
- * claiming its hook, with the file's policy; other chains keep their
- * names. Every rule is restricted to the file's family: @p family, else
- * the one a "# Generated by ip6tables-save" header names, else that of the
- * first address, else IPv4. Packets of the other family meet only the
- * policies. doc/iptables.md lists the subset: anything outside it is an
- * error naming the line and the option, never ignored. All or nothing.
- *
- * @param text    NUL-terminated text, lines separated by "\n" (or "\r\n")
- * @param name    file name for errors (may be NULL)
- * @param family  FC_AF_INET4, FC_AF_INET6, or 0 to detect it
- * @param err     if not NULL, receives the error
- * @return the set, or NULL with errno EINVAL (@p err filled, or a bad
- *   argument) or ENOMEM.
- * Context: main lcore.
- */
-struct rule_set *rule_set_parse_iptables_af(const char *text, const char *name,
-	unsigned int family, struct rule_error *err);
-
-/**
- * rule_set_parse_iptables_af() with the family detected.
- * @param text  NUL-terminated iptables-save text
- * @param name  file name for errors (may be NULL)
- * @param err   if not NULL, receives the error
- * @return the set, or NULL with errno EINVAL (@p err filled) or ENOMEM.
- * Context: main lcore.
- */
-struct rule_set *rule_set_parse_iptables(const char *text, const char *name,
-	struct rule_error *err);
-
-/**
- * Load an iptables-save file (see rule_set_parse_iptables_af()).
- * @param path    file to read
- * @param family  FC_AF_INET4, FC_AF_INET6, or 0 to detect it
- * @param err     if not NULL, receives the error
- * @return the set, or NULL with errno: EINVAL (syntax or unsupported,
- *   @p err filled), ENOMEM, or the errno of opening/reading the file
- *   (@p err has the file name and strerror text, line 0).
- * Context: main lcore.
- */
-struct rule_set *rule_set_load_iptables_af(const char *path, unsigned int family,
-	struct rule_error *err);
-
-/**
- * rule_set_load_iptables_af() with the family detected.
- * @param path  file to read
- * @param err   if not NULL, receives the error
- * @return the set, or NULL with errno as rule_set_load_iptables_af().
- * Context: main lcore.
- */
-struct rule_set *rule_set_load_iptables(const char *path, struct rule_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* NAT module                                                                */

@@ -11,8 +11,8 @@
  * ethdev whose RX ring the harness fills with mbufs before each burst, so
  * gufc_rx_poll() runs exactly as in the app, rte_eth_rx_burst() included.
  *
- * Also defines what app/gufc_slow.c needs from app/gufc_main.c:
- * gufc_logtype and gufc_lcore_work().
+ * Also defines gufc_logtype, which app/gufc_slow.c and app/gufc_ctl.c log
+ * through, and the lcore pass the harness runs (gufc_lcore_work()).
  */
 
 #include <errno.h>
@@ -30,6 +30,7 @@
 #include <rte_ring.h>
 
 #include "bench.h"
+#include "gufc_ctl.h"
 
 int gufc_logtype = RTE_LOGTYPE_USER1;
 

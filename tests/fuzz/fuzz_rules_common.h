@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rule_lang.h"
 #include "rules.h"
 
 #define CHECK(cond)                                                                                \

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rule_lang.h"
 #include "rules.h"
 
 #define MAX_LOCALS 256

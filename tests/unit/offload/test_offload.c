@@ -29,6 +29,7 @@
 #include "eal_test.h"
 #include "offload.h"
 #include "pkt_build.h"
+#include "rule_lang.h"
 #include "rules.h"
 
 static struct rte_mempool *pool;

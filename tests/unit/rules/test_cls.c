@@ -38,6 +38,7 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
+#include "rule_lang.h"
 #include "rules.h"
 
 /* ------------------------------------------------------------------------ */

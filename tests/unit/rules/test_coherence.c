@@ -30,6 +30,7 @@
 #include <rte_memory.h>
 
 #include "eal_test.h"
+#include "rule_lang.h"
 #include "rules.h"
 
 #define N_TUPLES 300

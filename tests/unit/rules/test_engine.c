@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "eal_test.h"
+#include "rule_lang.h"
 #include "rules.h"
 
 #define TCP_FIN 0x01

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "rule_lang.h"
 #include "rules.h"
 
 #ifndef GUFC_CONFIG_DIR

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "rule_lang.h"
 #include "rules.h"
 
 #define SL  FC_KEY_F_SRC_LOCAL

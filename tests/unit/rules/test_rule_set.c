@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "rule_lang.h"
 #include "rules.h"
 
 static struct rule

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_ctl.h — the control layer: the one API the config loader, the
+ * shell and telemetry call once they have parsed their input.
+ *
+ *  - gufc_ctl.c: the control client (main lcore) and server (rules lcore)
+ *    over the control ring: rule-set commits, routes, local addresses,
+ *    flushes, classifier builds in the background, and gufc_ctl_call() for
+ *    anything else only the rules lcore may touch;
+ *  - gufc_chan.c: channels — the one channel grammar (config "channel ..."
+ *    and shell "channel create ..."), the one pcap-path builder, the channel
+ *    table at start, channels created and deleted at run time, the channels
+ *    a rule set names;
+ *  - gufc_collect.c: the collectors shell and telemetry print from (rules
+ *    with their counters, flows, routes), so both give the same numbers.
+ *
+ * Order: gufc_chan.c and gufc_collect.c call gufc_ctl.c, never the other
+ * way; none of them calls the shell, telemetry, the config loader or main.
+ * Context: main lcore, except where a function says rules lcore.
+ */
+#ifndef GUFC_CTL_H
+#define GUFC_CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gufc.h"
+
+/* ------------------------------------------------------------------------ */
+/* Control ring (gufc_ctl.c)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** Control messages, main lcore -> rules lcore. */
+enum gufc_ctl_type {
+	GUFC_CTL_COMMIT,    /**< new rule set: rule_engine_commit() */
+	GUFC_CTL_CLS_READY, /**< classifier built: rule_engine_cls_ready() (rules lcore frees msg) */
+	GUFC_CTL_ROUTE_ADD,
+	GUFC_CTL_ROUTE_DEL,
+	GUFC_CTL_CLS_WANTED, /**< rules lcore -> main: build a classifier from @c set */
+	GUFC_CTL_CALL,       /**< run @c fn(app, @c arg) on the rules lcore (gufc_ctl_call()) */
+};
+
+/** A function run on the rules lcore for the control plane. @return 0 or -errno. */
+typedef int (*gufc_ctl_fn)(struct gufc_app *app, void *arg);
+
+/**
+ * A control message. Synchronous ones (COMMIT, ROUTE_*, CALL) are owned by
+ * the sender, which waits for @c done; CLS_READY and CLS_WANTED are owned
+ * by the receiver, which frees them.
+ */
+struct gufc_ctl_msg {
+	enum gufc_ctl_type type;
+	struct rule_set *set;
+	struct rule_cls *cls;
+	uint32_t gen;
+	struct gufc_route route;
+	int result;          /**< written by the rules lcore */
+	volatile int done;   /**< set by the rules lcore when applied */
+	struct gufc_app *app; /**< CLS_WANTED: for the builder thread */
+	gufc_ctl_fn fn;      /**< CALL */
+	void *arg;           /**< CALL */
+};
+
+/**
+ * Create the control rings (app->ctl, app->to_main).
+ * @param app  the application
+ * @return 0, or -ENOMEM (logged).
+ * Context: main lcore, before the lcores start.
+ */
+int gufc_ctl_init(struct gufc_app *app);
+
+/**
+ * Free the messages left on the control rings once nobody serves them
+ * (waits for classifier builder threads first); waiting senders get
+ * -ESHUTDOWN. Safe to call more than once.
+ * @param app  the application
+ * Context: main lcore, the other lcores stopped.
+ */
+void gufc_ctl_drain(struct gufc_app *app);
+
+/**
+ * gufc_ctl_drain(), then free the rings.
+ * @param app  the application
+ * Context: main lcore, the other lcores stopped.
+ */
+void gufc_ctl_fini(struct gufc_app *app);
+
+/**
+ * Apply the messages of the control ring: commits, routes, calls,
+ * classifiers built in the background.
+ * @param app  the application
+ * Context: rules lcore, once per pass.
+ */
+void gufc_ctl_serve(struct gufc_app *app);
+
+/**
+ * Ask the main lcore for a classifier when the engine's is behind (at most
+ * every 50 ms, one request at a time).
+ * @param app  the application
+ * @param tsc  the current TSC
+ * Context: rules lcore.
+ */
+void gufc_ctl_cls_request(struct gufc_app *app, uint64_t tsc);
+
+/**
+ * Start a builder thread for each classifier the rules lcore asked for.
+ * @param app  the application
+ * Context: main lcore's loop.
+ */
+void gufc_ctl_main_poll(struct gufc_app *app);
+
+/**
+ * The first commit, before the lcores start: swap @p set in and build its
+ * classifier synchronously. The channels @p set names must exist
+ * (gufc_channels_for_rules()).
+ * @param app  the application
+ * @param set  the rule set (ownership passes, whatever the result)
+ * @return 0 or the error of rule_engine_commit(); a classifier that cannot
+ *   be built is logged (the reference evaluator decides meanwhile).
+ * Context: main lcore, before the lcores start.
+ */
+int gufc_ctl_install(struct gufc_app *app, struct rule_set *set);
+
+/**
+ * Commit a rule set: the rules lcore swaps it in and the classifier is
+ * rebuilt in the background. Waits until the rules lcore applied it (the
+ * calling lcore keeps doing its other roles meanwhile). The channels the
+ * set names must exist: gufc_chan_commit() creates them first.
+ * @param app  the application
+ * @param set  the rule set (ownership passes, whatever the result)
+ * @return 0, -EINVAL (NULL set), -EBUSY (control ring full), -ESHUTDOWN,
+ *   or the error of rule_engine_commit().
+ */
+int gufc_ctl_commit(struct gufc_app *app, struct rule_set *set);
+
+/**
+ * Add or delete a route (applied by the rules lcore; cached flows follow in
+ * the background).
+ * @param app  the application
+ * @param r    the route (the port must exist, also to delete)
+ * @param add  add, else delete
+ * @return 0, -ENODEV (no such port), -EINVAL (bad prefix), -ENOENT (no
+ *   such route to delete), -ENOSPC, -EBUSY, -ESHUTDOWN.
+ */
+int gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add);
+
+/**
+ * Run @p fn(app, @p arg) on the rules lcore and wait for it (directly when
+ * the caller is the rules lcore): the way the control layer reads or
+ * changes what only the rules lcore may touch.
+ * @param app  the application
+ * @param fn   the function
+ * @param arg  its argument
+ * @return fn's result, or -EINVAL (no @p fn), -EBUSY (control ring full),
+ *   -ESHUTDOWN.
+ */
+int gufc_ctl_call(struct gufc_app *app, gufc_ctl_fn fn, void *arg);
+
+/**
+ * A copy of the committed rule set (for edits that will be committed).
+ * @param app  the application
+ * @param out  receives the copy (the caller owns it)
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_ctl_rules_clone(struct gufc_app *app, struct rule_set **out);
+
+/**
+ * Add or delete a local prefix: the local-address table that new flows'
+ * local bits come from, and the configuration's list masquerade picks its
+ * address from (cached flows keep their bits).
+ * @param app  the application
+ * @param p    the prefix
+ * @param add  add, else delete
+ * @return 0, -EEXIST (already local), -ENOENT (not a local prefix),
+ *   -ENOSPC (table full), -EINVAL, or an error of gufc_ctl_call().
+ */
+int gufc_ctl_local(struct gufc_app *app, const struct lex_prefix *p, bool add);
+
+/**
+ * Remove every cached flow.
+ * @param app  the application
+ * @param n    receives the number of entries removed
+ * @return 0, or an error of gufc_ctl_call().
+ */
+int gufc_ctl_flush(struct gufc_app *app, unsigned int *n);
+
+/* ------------------------------------------------------------------------ */
+/* Channels (gufc_chan.c)                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** What is wrong with a channel description: the word, the part of it, why. */
+struct gufc_chan_err {
+	unsigned int word; /**< index of the word at fault in the caller's words */
+	unsigned int off;  /**< the part at fault starts this many bytes into it ... */
+	unsigned int len;  /**< ... and is this long (0: to the end of the word) */
+	const char *msg;   /**< static text */
+};
+
+/**
+ * The channel grammar, one for the config file and the shell:
+ *
+ *   NAME kind discard|app|pcap FILE|tx PORT[:QUEUE] { size N | perflow [N] }
+ *
+ * NAME is 1..16 of A-Z a-z 0-9 _ - .; N of size a power of two; perflow's N
+ * (rings it adds to the per-flow pool) 1..1024. Numbers are decimal, 0x
+ * hexadecimal or 0 octal.
+ *
+ * @param w      the words of the line (lex_split())
+ * @param n      how many
+ * @param first  index of NAME (the word before it, "channel" or "create",
+ *   is what a missing name is reported at); a kind's FILE or PORT[:QUEUE]
+ *   is word @p first + 3
+ * @param c      receives the description (zeroed first)
+ * @param e      receives what is wrong
+ * @return 0, or -EINVAL (@p e filled).
+ */
+int gufc_chan_parse(const struct lex_tok *w, unsigned int n, unsigned int first,
+	struct gufc_chan_cfg *c, struct gufc_chan_err *e);
+
+/**
+ * The path of a pcap file: @p file as given when absolute or when there is
+ * no --channel-pcap-dir, else under that directory. The one builder for
+ * configured channels, channels created in the shell and channels a rule
+ * names ("NAME.pcap").
+ * @param cfg   the configuration (pcap_dir)
+ * @param file  the file as written
+ * @param out   receives the path
+ * @param len   size of @p out
+ * @return 0, or -ENAMETOOLONG.
+ */
+int gufc_chan_pcap_path(const struct gufc_config *cfg, const char *file, char *out, size_t len);
+
+/**
+ * Give the ports the TX queues configured TX channels name (before the
+ * ports start).
+ * @param app  the application (cfg.chans read, ports[].n_txq raised)
+ */
+void gufc_chan_txq_plan(struct gufc_app *app);
+
+/**
+ * Create the channel table: the default channel (configured or DISCARD),
+ * the configured channels, one TX channel per port (queue 0), the default
+ * channel of each input port, and the per-flow pool the "perflow" channels
+ * ask for. Errors are logged.
+ * @param app  the application (ports started)
+ * @return 0, -ENODEV (a TX channel's port does not exist), or the error of
+ *   chan_table_create()/chan_create().
+ */
+int gufc_chan_init(struct gufc_app *app);
+
+/**
+ * Create a channel at run time (the shell).
+ * @param app  the application
+ * @param c    the description (gufc_chan_parse())
+ * @return the channel id, or -ENODEV (no such port), -ERANGE (no such TX
+ *   queue on the port), -ENOTSUP (perflow with a count: the pool is sized
+ *   at start), -ENOSPC (perflow without a per-flow pool), -ENAMETOOLONG
+ *   (pcap path), or chan_create()'s -EEXIST, -EINVAL (bad name or
+ *   parameters), -ENOMEM, -EIO.
+ */
+int gufc_chan_add(struct gufc_app *app, const struct gufc_chan_cfg *c);
+
+/** Why a channel cannot be deleted (gufc_chan_del()). */
+struct gufc_chan_busy {
+	enum {
+		GUFC_CHAN_BUSY_NONE,
+		GUFC_CHAN_BUSY_DEFAULT,  /**< the default channel */
+		GUFC_CHAN_BUSY_PORT,     /**< the TX channel of @c port */
+		GUFC_CHAN_BUSY_PENDING,  /**< rule @c rule_id of the uncommitted set names it */
+		GUFC_CHAN_BUSY_RULE,     /**< committed rule @c rule_id names it */
+		GUFC_CHAN_BUSY_FLOWS,    /**< cached flows use it */
+		GUFC_CHAN_BUSY_RX,       /**< an RX lcore did not finish its burst in time */
+		GUFC_CHAN_BUSY_CONSUMER, /**< a consumer is attached or per-flow rings are in use */
+	} why;
+	uint32_t rule_id;
+	uint16_t port;
+};
+
+/**
+ * Delete a channel no rule, flow or port uses, once no RX lcore can still
+ * hold an action naming it.
+ * @param app      the application
+ * @param name     the channel
+ * @param pending  rules not committed yet that must not name it (may be NULL)
+ * @param busy     receives why not, for -EPERM and -EBUSY
+ * @return 0, -ENOENT (no such channel), -EPERM (default or port channel),
+ *   -EBUSY (@p busy says why), or an error of gufc_ctl_call()/chan_delete().
+ */
+int gufc_chan_del(struct gufc_app *app, const char *name, const struct rule_set *pending,
+	struct gufc_chan_busy *busy);
+
+/**
+ * Create the channels a rule set names that do not exist yet: a pcap file
+ * "NAME.pcap" under --channel-pcap-dir, else a discard channel.
+ * @param app  the application
+ * @param set  the rule set
+ * @return 0, or the error of chan_create() (logged).
+ */
+int gufc_channels_for_rules(struct gufc_app *app, const struct rule_set *set);
+
+/**
+ * Commit a rule set the way the shell and the config do: the channels it
+ * names are created, then gufc_ctl_commit().
+ * @param app  the application
+ * @param set  the rule set (ownership passes, whatever the result)
+ * @return as gufc_ctl_commit(), or the error of gufc_channels_for_rules().
+ */
+int gufc_chan_commit(struct gufc_app *app, struct rule_set *set);
+
+/* ------------------------------------------------------------------------ */
+/* Collectors (gufc_collect.c)                                               */
+/* ------------------------------------------------------------------------ */
+
+/** One rule with its counters, as "show rules" and /gufc/rules give it. */
+struct gufc_rule_row {
+	uint32_t id;
+	uint8_t table;
+	uint32_t pos; /**< 1-based position in its chain */
+	char chain[RULE_NAME_MAX];
+	uint64_t packets;
+	uint64_t bytes;
+	char text[512];
+};
+
+/**
+ * Read the committed rules and their counters (on the rules lcore).
+ * @param app   the application
+ * @param rows  receives a malloc'ed array (the caller frees it)
+ * @param n     receives the number of rows
+ * @param max   most rows
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_collect_rules(struct gufc_app *app, struct gufc_rule_row **rows, unsigned int *n,
+	unsigned int max);
+
+/** One flow, as "show flows" and /gufc/flows give it. */
+struct gufc_flow_row {
+	struct rule_flow_info info;
+	char key[FC_KEY_STRLEN];
+	char text[512]; /**< rule_engine_flow_format() */
+};
+
+/**
+ * Read up to @p max flows (on the rules lcore).
+ * @param app    the application
+ * @param match  only flows this rule's matches accept (NULL: all)
+ * @param exact  only the flow of this key, local bits aside (NULL: any)
+ * @param max    most rows
+ * @param rows   receives a malloc'ed array (the caller frees it)
+ * @param n      receives the number of rows
+ * @param total  receives the number of flows that matched (>= @p n)
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_collect_flows(struct gufc_app *app, const struct rule *match, const struct fc_key *exact,
+	unsigned int max, struct gufc_flow_row **rows, unsigned int *n, uint64_t *total);
+
+/**
+ * Write the route table (on the rules lcore) to @p f.
+ * @param app  the application
+ * @param f    where to (flushed first)
+ * @return 0, or an error of rule_engine_route_dump()/gufc_ctl_call().
+ */
+int gufc_collect_routes(struct gufc_app *app, FILE *f);
+
+#endif /* GUFC_CTL_H */
