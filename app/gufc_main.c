@@ -294,6 +294,7 @@ channels_init(struct gufc_app *app)
 		struct chan_params p;
 		char name[CHAN_NAMESIZE];
 
+		app->port_chan[pid] = DP_CHAN_NONE;
 		if (!app->ports[pid].used)
 			continue;
 		snprintf(name, sizeof(name), "tx-port%u", pid);
@@ -621,21 +622,24 @@ direct_tx_plan(struct gufc_app *app)
 	}
 }
 
-static void
+/* Give each RX lcore (producer i) its own TX queue on the ports that have them. */
+static int
 direct_tx_assign(struct gufc_app *app)
 {
 	for (unsigned int i = 0; i < app->n_rx; i++) {
-		struct gufc_lcore *lc = app->rx[i];
-
-		lc->direct_tx = false;
 		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 			const struct gufc_port *port = &app->ports[p];
+			int rc = chan_producer_txq_set(app->chans, (uint16_t)i, p,
+				port->used && port->direct_base != 0 ? port->direct_base + (int)i : -1);
 
-			lc->direct_txq[p] = port->used && port->direct_base != 0 ?
-				(int16_t)(port->direct_base + i) : -1;
-			lc->direct_tx |= lc->direct_txq[p] >= 0;
+			if (rc != 0) {
+				GUFC_LOG(ERR, "port %u: direct TX queue of RX lcore %u: %s", p, i,
+					strerror(-rc));
+				return rc;
+			}
 		}
 	}
+	return 0;
 }
 
 static int
@@ -643,7 +647,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 {
 	const struct gufc_settings *s = &app->cfg.set;
 	char name[RTE_RING_NAMESIZE];
-	unsigned int priv = RTE_ALIGN(sizeof(struct gufc_meta), RTE_MBUF_PRIV_ALIGN);
+	unsigned int priv = DP_MBUF_PRIV_SIZE;
 	int rc;
 
 	app->pool = rte_pktmbuf_pool_create("gufc_mbufs", s->mbufs, 256, (uint16_t)priv,
@@ -652,12 +656,6 @@ setup(struct gufc_app *app, struct rule_set *set)
 		GUFC_LOG(ERR, "mbuf pool (%u mbufs): %s", s->mbufs, rte_strerror(rte_errno));
 		goto fail_set;
 	}
-	app->chan_txport = rte_malloc("gufc_chan_txport", sizeof(uint16_t) * (UINT16_MAX + 1), 0);
-	if (app->chan_txport == NULL) {
-		GUFC_LOG(ERR, "channel port map: out of memory");
-		goto fail_set;
-	}
-	memset(app->chan_txport, 0xff, sizeof(uint16_t) * (UINT16_MAX + 1));
 	/* TX queues: queue 0, plus whatever a configured TX channel names. */
 	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
 		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
@@ -678,7 +676,6 @@ setup(struct gufc_app *app, struct rule_set *set)
 		}
 	}
 	queues_assign(app);
-	direct_tx_assign(app);
 
 	app->locals = fc_locals_create("gufc", GUFC_MAX_LOCALS, GUFC_MAX_LOCALS,
 		(int)rte_socket_id());
@@ -695,7 +692,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 			goto fail_set;
 		}
 	}
-	if (channels_init(app) != 0)
+	if (channels_init(app) != 0 || direct_tx_assign(app) != 0)
 		goto fail_set;
 	if (engine_init(app) != 0)
 		goto fail_set;
@@ -721,6 +718,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 		GUFC_LOG(ERR, "control rings: %s", rte_strerror(rte_errno));
 		return -1;
 	}
+	gufc_dp_init(app);
 	return gufc_slow_init(app);
 
 fail_set:
@@ -784,7 +782,6 @@ teardown(struct gufc_app *app)
 	rte_ring_free(app->to_main);
 	rule_engine_free(app->eng);
 	chan_table_free(app->chans);
-	rte_free(app->chan_txport);
 	fc_locals_free(app->locals);
 	rte_mempool_free(app->pool);
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
