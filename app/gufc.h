@@ -9,17 +9,19 @@
  * gufc_config.c (config file), which only parse and call the control layer
  * (gufc_ctl.h: gufc_chan.c channels, gufc_collect.c collectors, both on
  * gufc_ctl.c, the control client and server); gufc_port.c (ethdev setup),
- * gufc_rx.c (RX lcore fast path), gufc_slow.c (rules lcore: upcalls,
- * fragments, channel consumers; it serves the control ring),
- * gufc_stats.c (counters, summary, JSON), gufc_offload.c (hardware help);
+ * gufc_rx.c (RX lcore: port RX around lib/datapath's dp_rx_burst),
+ * gufc_slow.c (rules lcore: upcalls, fragments, channel consumers; it
+ * serves the control ring), gufc_stats.c (counters, summary, JSON from the
+ * drop registry of gufc_drops.h), gufc_offload.c (hardware help);
  * gufc_opts.c (command line, settings, the log type) at the bottom. No
  * file calls one above it.
  *
  * Ownership: one struct gufc_app, created by main() on the main lcore.
  * Settings and configuration are written before lcores launch and read-only
  * afterwards; run-time changes go through the control ring to the rules
- * lcore. Counters are per lcore (struct gufc_lcore::st), written by their
- * lcore only and summed by readers.
+ * lcore. Counters are per lcore (struct gufc_lcore::st, and the datapath's
+ * in each role's struct dp_ctx), written by their lcore only and summed by
+ * readers (gufc_stats_sum()).
  */
 #ifndef GUFC_H
 #define GUFC_H
@@ -33,6 +35,7 @@
 #include <rte_log.h>
 
 #include "channel.h"
+#include "datapath.h"
 #include "flowcache.h"
 #include "gufc_drops.h"
 #include "lex.h"
@@ -45,10 +48,10 @@ extern int gufc_logtype;
 #define GUFC_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, gufc_logtype, "gufc: " fmt "\n", ##__VA_ARGS__)
 
-#define GUFC_MAX_PORTS 32
+#define GUFC_MAX_PORTS DP_MAX_PORTS
 #define GUFC_MAX_RXQ 16		/**< RX queues per port */
 #define GUFC_MAX_RX_LCORES 30	/**< producer ids 0..29; the rules lcore is the next */
-#define GUFC_BURST_MAX 64	/**< fc_table_lookup_bulk() takes at most 64 */
+#define GUFC_BURST_MAX DP_BURST_MAX	/**< fc_table_lookup_bulk() takes at most 64 */
 #define GUFC_BURST_DEFAULT 32
 #define GUFC_PATH_MAX 512
 #define GUFC_MAX_CHANNELS_CFG 64
@@ -189,9 +192,24 @@ int gufc_config_load(struct gufc_config *cfg, const char *path);
 /* Run-time context                                                          */
 /* ------------------------------------------------------------------------ */
 
-/** Counters of one lcore, written by it only. */
+/**
+ * The app's own counters of one lcore, written by it only (the datapath's
+ * are in the lcore's struct dp_ctx, the channels' in the channel table).
+ */
 struct gufc_stats {
-	uint64_t rx;
+	uint64_t frag_in;	/**< fragments given to reassembly */
+	uint64_t frag_out;	/**< datagrams reassembled */
+	uint64_t frag_dropped;	/**< fragments dropped on their own (FRAG_FAILED) */
+	uint64_t loops;
+	uint64_t busy_loops;
+	uint64_t last_rx_tsc;
+	/** Drops the app counts itself (reassembly), by enum gufc_drop. */
+	uint64_t drops[GUFC_DROP__COUNT];
+} __rte_cache_aligned;
+
+/** Every counter summed over lcores, channels and NICs (gufc_stats_sum()). */
+struct gufc_sum {
+	uint64_t rx;		/**< received, hw_drop included */
 	uint64_t rx_bytes;
 	uint64_t hits;
 	uint64_t misses;
@@ -207,11 +225,10 @@ struct gufc_stats {
 	uint64_t non_ip_pass;
 	uint64_t loops;
 	uint64_t busy_loops;
-	uint64_t last_rx_tsc;
 	uint64_t hw_classified;	/**< marked packets that skipped parse and lookup */
 	uint64_t hw_fallback;	/**< marked packets the mark check sent to the software path */
-	uint64_t drops[GUFC_DROP__COUNT];
-} __rte_cache_aligned;
+	uint64_t drops[GUFC_DROP__COUNT]; /**< the registry (gufc_drops.h) */
+};
 
 /** One RX queue served by an RX lcore. */
 struct gufc_rxq {
@@ -223,9 +240,11 @@ struct gufc_rxq {
 #define GUFC_ROLE_RULES 0x2
 #define GUFC_ROLE_MAIN 0x4
 
-/** One lcore's context: its roles, queues and counters. */
+/** One lcore's context: its roles, queues, datapath contexts and counters. */
 struct gufc_lcore {
 	struct gufc_stats st;
+	struct dp_ctx rx_dp;   /**< RX role: reader and producer rx_index, upcall ring */
+	struct dp_ctx slow_dp; /**< rules role: producer rules_producer (decisions) */
 	unsigned int lcore_id;
 	unsigned int roles;
 	unsigned int rx_index; /**< RX lcores: reader and producer id, upcall ring index */
@@ -233,23 +252,8 @@ struct gufc_lcore {
 	struct gufc_rxq rxq[GUFC_MAX_PORTS * GUFC_MAX_RXQ];
 	struct rte_ring *upcall; /**< RX lcores: SPSC ring to the rules lcore */
 	volatile int rx_done;    /**< RX role stopped (shutdown) */
-	bool direct_tx;          /**< RX lcores: transmits TX channels itself (direct_txq) */
-	int16_t direct_txq[GUFC_MAX_PORTS]; /**< own TX queue per port, or -1 */
 	struct gufc_app *app;
 } __rte_cache_aligned;
-
-/** Meta data kept in the mbuf's private area on its way to the rules lcore. */
-struct gufc_meta {
-	struct fc_pkt pkt;
-	uint8_t res;  /**< enum fc_parse_result */
-	uint8_t why;  /**< enum rule_upcall_reason */
-};
-
-static inline struct gufc_meta *
-gufc_meta(struct rte_mbuf *m)
-{
-	return (struct gufc_meta *)rte_mbuf_to_priv(m);
-}
 
 /** Phases of a run. */
 enum gufc_phase {
@@ -264,7 +268,8 @@ struct gufc_port {
 	uint16_t n_txq;
 	uint16_t pair;     /**< paired port (default forwarding) */
 	int tx_chan;       /**< TX channel of this port (queue 0) */
-	uint16_t direct_base; /**< first TX queue of the RX lcores' own queues; 0: none */
+	/** First TX queue of the RX lcores' own (direct TX, chan_producer_txq_set()); 0: none. */
+	uint16_t direct_base;
 	struct rte_ether_addr mac;
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
@@ -307,7 +312,7 @@ struct gufc_app {
 	bool def_chan_configured;    /**< "channel default ..." in the config */
 	/** Per input port: the channel of accepted packets without channel or route. */
 	uint16_t def_chan[GUFC_MAX_PORTS];
-	/** Per output port: its TX channel. */
+	/** Per output port: its TX channel, DP_CHAN_NONE for ports not in use. */
 	uint16_t port_chan[GUFC_MAX_PORTS];
 	/** Named channel id -> flows accepted into it get a per-flow channel ("perflow"). */
 	bool chan_perflow[CHAN_MAX_CHANNELS];
@@ -316,12 +321,6 @@ struct gufc_app {
 	struct gufc_lcore *lc[RTE_MAX_LCORE];
 	unsigned int n_rx;
 	struct gufc_lcore *rx[GUFC_MAX_RX_LCORES];
-	/**
-	 * Channel id -> port of a TX channel, UINT16_MAX for other kinds. Written
-	 * by the rules lcore (tx refresh), read by RX lcores to transmit TX
-	 * channels directly on their own queue instead of through the ring.
-	 */
-	uint16_t *chan_txport;
 	struct gufc_lcore *rules_lc;
 	unsigned int rules_producer; /**< producer id of the rules lcore (= n_rx) */
 	volatile int phase;          /**< enum gufc_phase */
@@ -330,7 +329,7 @@ struct gufc_app {
 	/** Offload (gufc_offload.c): per port, NULL when off; created by main, freed at stop. */
 	struct ofl_port *ofl[GUFC_MAX_PORTS];
 	struct ofl_policy *ofl_pol;         /**< heavy-hitter policy; rules lcore only */
-	const struct ofl_marks *ofl_marks;  /**< RX fast path's view, NULL when off */
+	const struct ofl_marks *ofl_marks;  /**< RX fast path's view (struct dp_ctx::marks), NULL when off */
 	uint64_t ofl_next_tsc;              /**< rules lcore: next policy pass */
 	bool ofl_frozen;                    /**< objects freed: ofl_final holds the counters */
 	struct gufc_ofl_totals ofl_final;
@@ -358,11 +357,14 @@ void gufc_offload_totals(const struct gufc_app *app, struct gufc_ofl_totals *t);
 void gufc_offload_dump(const struct gufc_app *app, FILE *f);
 
 /* gufc_rx.c */
+/**
+ * Set up the datapath contexts of every lcore (RX role: reader and producer
+ * rx_index, its upcall ring; rules role: producer rules_producer), after
+ * the engine, channels, offload policy and upcall rings exist.
+ */
+void gufc_dp_init(struct gufc_app *app);
 /** One RX iteration over the lcore's queues. @return packets received. */
 unsigned int gufc_rx_poll(struct gufc_lcore *lc, uint32_t now_ms);
-/** Deliver packets to channels grouped by destination; counts drops. */
-void gufc_deliver(struct gufc_app *app, struct gufc_stats *st, uint16_t producer,
-	struct rte_mbuf **m, const uint16_t *dest, unsigned int n);
 /** TSC cycles as microseconds. */
 static inline double
 gufc_cyc_us(const struct gufc_app *app, uint64_t cycles)
@@ -382,7 +384,7 @@ int gufc_slow_init(struct gufc_app *app);
 void gufc_slow_fini(struct gufc_app *app);
 /** One rules-lcore iteration. @return work done (packets). */
 unsigned int gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now_ms);
-/** Channel consumers (TX, pcap, discard). @return packets consumed. */
+/** Channel consumers (TX, pcap, discard): chan_consume_all(). @return packets consumed. */
 unsigned int gufc_consume(struct gufc_app *app, struct gufc_lcore *lc);
 /** Anything still in flight (upcall rings, channel rings)? */
 /*
@@ -398,21 +400,6 @@ bool gufc_slow_busy(struct gufc_app *app);
 #define GUFC_APP_GRACE_MS 2000
 /** At shutdown: fragments still waiting, and app channels nobody drains, counted as drops. */
 void gufc_slow_flush(struct gufc_app *app, struct gufc_lcore *lc);
-/**
- * Channel for an accepted packet received on @p in_port: the flow's named
- * channel; else the TX channel of its routed port; else (no route, or to
- * this host) the default: channel 0 if the config declares it, else the TX
- * channel of the paired port.
- */
-static inline uint16_t
-gufc_dest(const struct gufc_app *app, uint16_t channel, uint16_t out_port, uint16_t in_port)
-{
-	if (channel != CHAN_ID_DEFAULT)
-		return channel;
-	if (out_port < GUFC_MAX_PORTS && app->ports[out_port].used)
-		return app->port_chan[out_port];
-	return app->def_chan[in_port & (GUFC_MAX_PORTS - 1)];
-}
 
 /* The control layer (control ring, channels, collectors) is gufc_ctl.h's. */
 
@@ -427,7 +414,7 @@ int gufc_chan_flow_free(void *arg, uint16_t id);
 
 /* gufc_stats.c */
 struct gufc_totals {
-	struct gufc_stats sum;
+	struct gufc_sum sum;
 	uint64_t delivered;
 	uint64_t drops_total;
 	struct chan_totals ct;

@@ -286,6 +286,7 @@ gufc_chan_init(struct gufc_app *app)
 		struct chan_params p;
 		char name[CHAN_NAMESIZE];
 
+		app->port_chan[pid] = DP_CHAN_NONE;
 		if (!app->ports[pid].used)
 			continue;
 		snprintf(name, sizeof(name), "tx-port%u", pid);

@@ -1,8 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * app/gufc_drops.h — every reason gufc drops a packet, from one X-macro list
- * (enum, stable ids for counters and JSON, and a line of text each), plus the
- * parser's errors (FC_PARSE_RESULTS), which are drop reasons of their own.
+ * app/gufc_drops.h — gufc's drop registry: every reason gufc drops a
+ * packet, composed by concatenating the libraries' X-lists of reasons
+ * (X(NAME, "id", "text")) and the app's own, in the order the shell,
+ * summary, JSON and telemetry print them:
+ *
+ *   RULE_DROP_REASONS  the rules engine's verdicts (lib/rules), applied by
+ *                      the datapath (cached or decided by the slow path);
+ *   DP_DROP_REASONS    the datapath's own (lib/datapath);
+ *   GUFC_FRAG_DROPS    fragment reassembly on the rules lcore (app);
+ *   CHAN_DROP_REASONS  the channels' (lib/channel);
+ *   GUFC_END_DROPS     the app's at exit and the NIC's (offload);
+ *   then the parser's errors (FC_PARSE_RESULTS from FC_PARSE_ERR_BASE on),
+ *   ids "parse_<result id>".
+ *
+ * Each library counts its reasons in its own counters, indexed by its own
+ * enum; gufc_stats_sum() gathers them into one array indexed by enum
+ * gufc_drop, list by list, with code generated from the same X-lists (no
+ * mapping written by hand).
  *
  * Accounting: every received mbuf is, exactly once, delivered to a channel
  * consumer or counted under one of these reasons, so at shutdown
@@ -11,29 +26,29 @@
 #ifndef GUFC_DROPS_H
 #define GUFC_DROPS_H
 
+#include "channel.h"
+#include "datapath.h"
 #include "flowcache.h"
+#include "rules.h"
 
-/* X(NAME, "id", "text") */
-#define GUFC_DROPS(X) \
-	X(FILTER, "filter", "dropped by a filter rule or chain policy") \
-	X(CT_INVALID, "ct_invalid", "conntrack: packet fits no connection state") \
-	X(NAT_EXHAUSTED, "nat_exhausted", "no free NAT tuple") \
-	X(NAT_ERROR, "nat_error", "NAT rewrite failed") \
-	X(MODULE, "module", "dropped by a rules-engine module") \
-	X(BAD_PACKET, "bad_packet", "rules engine: malformed packet") \
-	X(CT_CLASH, "ct_clash", "conntrack: new flow clashes with another connection's tuple") \
-	X(ENGINE_ERROR, "engine_error", "rules engine: internal error") \
-	X(NON_IP, "non_ip", "not IPv4/IPv6 (non-ip drop)") \
-	X(FRAGMENT, "fragment", "IP fragment (fragments drop)") \
+/** Fragment reassembly (rules lcore): X(NAME, "id", "text"). */
+#define GUFC_FRAG_DROPS(X) \
 	X(FRAG_FAILED, "frag_failed", "fragment not reassembled (invalid, expired, incomplete)") \
-	X(FRAG_MERGED, "frag_merged", "fragment merged into a reassembled datagram") \
-	X(UPCALL_FULL, "upcall_full", "upcall ring to the rules lcore full") \
-	X(CHANNEL_FULL, "channel_full", "channel ring full") \
-	X(CHANNEL_INVALID, "channel_invalid", "channel id not live") \
-	X(FLUSHED, "flushed", "left in a channel without consumer at shutdown") \
-	X(TX_FULL, "tx_full", "TX queue did not take the packet") \
-	X(APP_UNCONSUMED, "app_unconsumed", "left in an app channel its consumer did not drain by exit") \
+	X(FRAG_MERGED, "frag_merged", "fragment merged into a reassembled datagram")
+
+/** At exit, and in the NIC: X(NAME, "id", "text"). */
+#define GUFC_END_DROPS(X) \
+	X(APP_UNCONSUMED, "app_unconsumed", \
+		"left in an app channel its consumer did not drain by exit") \
 	X(HW_DROP, "hw_drop", "dropped by the NIC: a DROP rule offloaded (counted into rx too)")
+
+/** The registry, in print order. */
+#define GUFC_DROPS(X) \
+	RULE_DROP_REASONS(X) \
+	DP_DROP_REASONS(X) \
+	GUFC_FRAG_DROPS(X) \
+	CHAN_DROP_REASONS(X) \
+	GUFC_END_DROPS(X)
 
 enum gufc_drop {
 #define GUFC_DROP_ENUM(name, id, text) GUFC_DROP_##name,
@@ -55,8 +70,6 @@ gufc_drop_valid(unsigned int d)
 					      d < GUFC_DROP__COUNT);
 }
 
-/** The app's reason for a rules-engine drop (enum rule_drop). */
-unsigned int gufc_drop_from_rule(unsigned int rule_drop);
 /** Stable id ("filter", "parse_err_trunc_tcp"); NULL for an unused slot. */
 const char *gufc_drop_id(unsigned int d);
 /** One line of text. */

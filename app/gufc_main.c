@@ -500,21 +500,24 @@ direct_tx_plan(struct gufc_app *app)
 	}
 }
 
-static void
+/* Give each RX lcore (producer i) its own TX queue on the ports that have them. */
+static int
 direct_tx_assign(struct gufc_app *app)
 {
 	for (unsigned int i = 0; i < app->n_rx; i++) {
-		struct gufc_lcore *lc = app->rx[i];
-
-		lc->direct_tx = false;
 		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 			const struct gufc_port *port = &app->ports[p];
+			int rc = chan_producer_txq_set(app->chans, (uint16_t)i, p,
+				port->used && port->direct_base != 0 ? port->direct_base + (int)i : -1);
 
-			lc->direct_txq[p] = port->used && port->direct_base != 0 ?
-				(int16_t)(port->direct_base + i) : -1;
-			lc->direct_tx |= lc->direct_txq[p] >= 0;
+			if (rc != 0) {
+				GUFC_LOG(ERR, "port %u: direct TX queue of RX lcore %u: %s", p, i,
+					strerror(-rc));
+				return rc;
+			}
 		}
 	}
+	return 0;
 }
 
 static int
@@ -522,7 +525,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 {
 	const struct gufc_settings *s = &app->cfg.set;
 	char name[RTE_RING_NAMESIZE];
-	unsigned int priv = RTE_ALIGN(sizeof(struct gufc_meta), RTE_MBUF_PRIV_ALIGN);
+	unsigned int priv = DP_MBUF_PRIV_SIZE;
 	int rc;
 
 	app->pool = rte_pktmbuf_pool_create("gufc_mbufs", s->mbufs, 256, (uint16_t)priv,
@@ -531,12 +534,6 @@ setup(struct gufc_app *app, struct rule_set *set)
 		GUFC_LOG(ERR, "mbuf pool (%u mbufs): %s", s->mbufs, rte_strerror(rte_errno));
 		goto fail_set;
 	}
-	app->chan_txport = rte_malloc("gufc_chan_txport", sizeof(uint16_t) * (UINT16_MAX + 1), 0);
-	if (app->chan_txport == NULL) {
-		GUFC_LOG(ERR, "channel port map: out of memory");
-		goto fail_set;
-	}
-	memset(app->chan_txport, 0xff, sizeof(uint16_t) * (UINT16_MAX + 1));
 	/* TX queues: queue 0, plus whatever a configured TX channel names. */
 	gufc_chan_txq_plan(app);
 	direct_tx_plan(app);
@@ -544,7 +541,6 @@ setup(struct gufc_app *app, struct rule_set *set)
 	if (rc != 0)
 		goto fail_set;
 	queues_assign(app);
-	direct_tx_assign(app);
 
 	app->locals = fc_locals_create("gufc", GUFC_MAX_LOCALS, GUFC_MAX_LOCALS,
 		(int)rte_socket_id());
@@ -561,7 +557,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 			goto fail_set;
 		}
 	}
-	if (gufc_chan_init(app) != 0)
+	if (gufc_chan_init(app) != 0 || direct_tx_assign(app) != 0)
 		goto fail_set;
 	if (engine_init(app) != 0)
 		goto fail_set;
@@ -582,6 +578,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 	}
 	if (gufc_ctl_init(app) != 0)
 		return -1;
+	gufc_dp_init(app);
 	return gufc_slow_init(app);
 
 fail_set:
@@ -619,7 +616,6 @@ teardown(struct gufc_app *app)
 		rte_ring_free(app->rx[i]->upcall);
 	rule_engine_free(app->eng);
 	chan_table_free(app->chans);
-	rte_free(app->chan_txport);
 	fc_locals_free(app->locals);
 	rte_mempool_free(app->pool);
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)

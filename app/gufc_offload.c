@@ -171,6 +171,9 @@ gufc_offload_fini(struct gufc_app *app)
 	if (app->ofl_pol != NULL)
 		ofl_policy_stats_get(app->ofl_pol, &pst);
 	app->ofl_marks = NULL;
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		if (app->lc[i] != NULL)
+			app->lc[i]->rx_dp.marks = NULL; /* RX stopped: no reader left */
 	/* The engine keeps a module pointing at the policy: only rule_engine_free()
 	 * (no callbacks) may touch the engine from here on. */
 	ofl_policy_free(app->ofl_pol);

@@ -35,7 +35,7 @@ static int
 show_stats(struct sh_ctx *c)
 {
 	struct gufc_totals t;
-	const struct gufc_stats *s = &t.sum;
+	const struct gufc_sum *s = &t.sum;
 	FILE *f = c->out;
 
 	gufc_stats_sum(c->app, &t);

@@ -3,18 +3,18 @@
  * app/gufc_slow.c — the rules lcore: the slow path and the consumers.
  *
  * Each pass: apply control messages (gufc_ctl_serve(), gufc_ctl.c), drain
- * every RX lcore's upcall ring in bursts (fragments are reassembled with rte_ip_frag first, so port
- * rules see every fragment's datagram), let the rules engine decide
- * (rule_engine_upcall_burst), apply the decisions (NAT rewrite, channel or
- * named drop), do bounded background work (rule_engine_step: aging,
- * revalidation) and ask for a classifier rebuild when the engine wants one
- * (gufc_ctl_cls_request()).
+ * every RX lcore's upcall ring in bursts (fragments are reassembled with
+ * rte_ip_frag first, so port rules see every fragment's datagram), hand
+ * them to lib/datapath's dp_upcall_burst (the rules engine decides; NAT
+ * rewrite, channel or named drop applied as on the fast path), do bounded
+ * background work (rule_engine_step: aging, revalidation) and ask for a
+ * classifier rebuild when the engine wants one (gufc_ctl_cls_request()).
  *
- * Channel consumers also run here (gufc_consume): TX channels are dequeued
- * and sent with rte_eth_tx_burst on their port/queue (the only lcore that
- * transmits, so one TX queue per port suffices); pcap and discard channels
- * are drained with chan_drain_all. APP channels belong to their secondary
- * process.
+ * Channel consumers also run here (gufc_consume: lib/channel's
+ * chan_consume_all): TX channels are dequeued and sent on their port/queue
+ * (RX lcores with TX queues of their own send directly, see
+ * chan_producer_txq_set()); pcap and discard channels are drained. APP
+ * channels belong to their secondary process.
  *
  * Per-flow channels: the engine asks (gufc_chan_flow_alloc) when a flow is
  * accepted into a channel; for one declared "perflow" the flow gets a ring
@@ -38,53 +38,18 @@
 
 #include "gufc_ctl.h"
 
-#define SLOW_TX_MAX (CHAN_MAX_CHANNELS + CHAN_FLOW_POOL_MAX)
 #define FRAG_BUCKETS 1024
 #define FRAG_BUCKET_ENTRIES 16
 #define FRAG_MAX_ENTRIES 4096
 #define STEP_BUDGET 128
-
-struct slow_tx {
-	uint16_t chan;
-	uint16_t port;
-	uint16_t queue;
-};
 
 /** Rules-lcore state. Owner: the rules lcore (created and freed by main). */
 struct gufc_slow {
 	struct rte_ip_frag_tbl *frag;
 	struct rte_ip_frag_death_row dr;
 	uint64_t next_expire_tsc;
-	uint64_t next_tx_refresh_tsc;
 	uint64_t next_step_tsc;
-	unsigned int n_tx;
-	struct slow_tx tx[SLOW_TX_MAX];
-	int txport_hi; /**< highest channel id tx_refresh() wrote into app->chan_txport */
 };
-
-unsigned int
-gufc_drop_from_rule(unsigned int d)
-{
-	switch (d) {
-	case RULE_DROP_NONE:
-	case RULE_DROP_FILTER:
-		return GUFC_DROP_FILTER;
-	case RULE_DROP_CT_INVALID:
-		return GUFC_DROP_CT_INVALID;
-	case RULE_DROP_NAT_EXHAUSTED:
-		return GUFC_DROP_NAT_EXHAUSTED;
-	case RULE_DROP_NAT_ERROR:
-		return GUFC_DROP_NAT_ERROR;
-	case RULE_DROP_MODULE:
-		return GUFC_DROP_MODULE;
-	case RULE_DROP_BAD_PACKET:
-		return GUFC_DROP_BAD_PACKET;
-	case RULE_DROP_CT_CLASH:
-		return GUFC_DROP_CT_CLASH;
-	default:
-		return GUFC_DROP_ENGINE_ERROR;
-	}
-}
 
 int
 gufc_slow_init(struct gufc_app *app)
@@ -165,7 +130,7 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 {
 	struct gufc_slow *s = app->slow;
 	struct gufc_stats *st = &lc->st;
-	struct gufc_meta *meta = gufc_meta(m);
+	struct dp_meta *meta = dp_meta(m);
 	struct fc_pkt *p = &meta->pkt;
 	struct rte_mbuf *d;
 	enum fc_parse_result r;
@@ -202,7 +167,7 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	}
-	meta = gufc_meta(d);
+	meta = dp_meta(d);
 	r = fc_parse_mbuf(d, &meta->pkt);
 	if (r != FC_PARSE_OK) {
 		st->drops[r >= FC_PARSE_ERR_BASE ? GUFC_DROP_PARSE_RES(r) : GUFC_DROP_FRAG_FAILED]++;
@@ -215,76 +180,6 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 	return d;
 }
 
-/* NAT rewrite in the slow path: may linearize a chained packet first. */
-static int
-slow_nat(struct gufc_app *app, struct rte_mbuf *m, const struct fc_pkt *pkt, uint32_t slot,
-	bool icmp_err)
-{
-	int rc;
-
-	for (int tries = 0; tries < 2; tries++) {
-		uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off);
-		uint32_t len = rte_pktmbuf_data_len(m) - pkt->l3_off;
-
-		rc = icmp_err ? mod_nat_icmp_error(app->nat, slot, l3, len) :
-				mod_nat_apply(app->nat, slot, l3, len, pkt);
-		if (rc == 0 || m->nb_segs == 1 || rte_pktmbuf_linearize(m) != 0)
-			break;
-	}
-	return rc;
-}
-
-/* Decide and deliver a batch of upcalled packets (fragments already reassembled). */
-static void
-slow_decide(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf **m, unsigned int n,
-	uint32_t now)
-{
-	struct rule_upcall up[GUFC_BURST_MAX];
-	struct rule_decision dec[GUFC_BURST_MAX];
-	struct rte_mbuf *out[GUFC_BURST_MAX];
-	struct rte_mbuf *dropped[GUFC_BURST_MAX];
-	uint16_t dest[GUFC_BURST_MAX];
-	struct gufc_stats *st = &lc->st;
-	unsigned int no = 0, nd = 0;
-	unsigned int i;
-
-	if (n == 0)
-		return;
-	st->slow_pkts += n;
-	for (i = 0; i < n; i++) {
-		struct gufc_meta *meta = gufc_meta(m[i]);
-
-		up[i].pkt = meta->pkt;
-		up[i].frame = rte_pktmbuf_mtod(m[i], const uint8_t *);
-		up[i].frame_len = rte_pktmbuf_data_len(m[i]);
-		up[i].len = m[i]->pkt_len;
-		up[i].in_port = m[i]->port;
-		up[i].reason = meta->why;
-	}
-	rule_engine_upcall_burst(app->eng, up, n, dec, now);
-	for (i = 0; i < n; i++) {
-		const struct rule_decision *d = &dec[i];
-
-		if (d->verdict != FC_VERDICT_ACCEPT) {
-			st->drops[gufc_drop_from_rule(d->drop)]++;
-			dropped[nd++] = m[i];
-			continue;
-		}
-		if (d->nat_slot != RULE_NAT_NONE &&
-			slow_nat(app, m[i], &up[i].pkt, d->nat_slot,
-				(d->flags & RULE_DEC_F_ICMP_ERR) != 0) != 0) {
-			st->drops[GUFC_DROP_NAT_ERROR]++;
-			dropped[nd++] = m[i];
-			continue;
-		}
-		out[no] = m[i];
-		dest[no++] = gufc_dest(app, d->channel, d->out_port, m[i]->port);
-	}
-	gufc_deliver(app, st, (uint16_t)app->rules_producer, out, dest, no);
-	if (nd != 0)
-		rte_pktmbuf_free_bulk(dropped, nd);
-}
-
 static unsigned int
 slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct rte_ring *r, uint32_t now,
 	uint64_t tsc)
@@ -295,7 +190,7 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct rte_ring *r, ui
 
 	n = rte_ring_sc_dequeue_burst(r, (void **)m, app->cfg.set.burst, NULL);
 	for (unsigned int i = 0; i < n; i++) {
-		uint8_t res = gufc_meta(m[i])->res;
+		uint8_t res = dp_meta(m[i])->res;
 
 		if (res == FC_PARSE_FRAG_FIRST || res == FC_PARSE_FRAG_LATER) {
 			struct rte_mbuf *d = reassemble(app, lc, m[i], tsc);
@@ -306,7 +201,7 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct rte_ring *r, ui
 			batch[nb++] = m[i];
 		}
 	}
-	slow_decide(app, lc, batch, nb, now);
+	dp_upcall_burst(&lc->slow_dp, batch, nb, now);
 	return n;
 }
 
@@ -335,75 +230,11 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	return work;
 }
 
-/*
- * Rebuild the list of TX channels (named and per-flow) and the channel ->
- * port map the RX lcores transmit directly from.
- */
-static void
-tx_refresh(struct gufc_app *app)
-{
-	struct gufc_slow *s = app->slow;
-	struct chan_info info;
-	unsigned int n = 0;
-	int prev = -1;
-
-	for (int id = chan_next(app->chans, 0); id >= 0;
-		id = chan_next(app->chans, (unsigned int)id + 1)) {
-		bool tx = chan_info_get(app->chans, (uint16_t)id, &info) == 0 &&
-			info.kind == CHAN_CONS_TX;
-
-		if (app->chan_txport != NULL) {
-			for (int gap = prev + 1; gap < id; gap++)
-				__atomic_store_n(&app->chan_txport[gap], UINT16_MAX, __ATOMIC_RELAXED);
-			__atomic_store_n(&app->chan_txport[id], tx ? info.tx_port : UINT16_MAX,
-				__ATOMIC_RELAXED);
-		}
-		prev = id;
-		if (!tx || n >= SLOW_TX_MAX)
-			continue;
-		s->tx[n].chan = (uint16_t)id;
-		s->tx[n].port = info.tx_port;
-		s->tx[n].queue = info.tx_queue;
-		n++;
-	}
-	if (app->chan_txport != NULL) {
-		for (int gap = prev + 1; gap <= s->txport_hi; gap++)
-			__atomic_store_n(&app->chan_txport[gap], UINT16_MAX, __ATOMIC_RELAXED);
-		s->txport_hi = prev;
-	}
-	s->n_tx = n;
-}
-
 unsigned int
 gufc_consume(struct gufc_app *app, struct gufc_lcore *lc)
 {
-	struct gufc_slow *s = app->slow;
-	struct rte_mbuf *m[GUFC_BURST_MAX];
-	uint64_t tsc = rte_get_tsc_cycles();
-	unsigned int work = 0;
-
-	if (tsc >= s->next_tx_refresh_tsc) {
-		s->next_tx_refresh_tsc = tsc + app->hz / 10;
-		tx_refresh(app);
-	}
-	for (unsigned int i = 0; i < s->n_tx; i++) {
-		const struct slow_tx *t = &s->tx[i];
-		unsigned int n = chan_dequeue_burst(app->chans, t->chan, m, GUFC_BURST_MAX);
-		unsigned int sent = 0;
-
-		if (n == 0)
-			continue;
-		work += n;
-		for (int tries = 0; tries < 4 && sent < n; tries++)
-			sent += rte_eth_tx_burst(t->port, t->queue, &m[sent], (uint16_t)(n - sent));
-		lc->st.tx_pkts += sent;
-		if (sent < n) {
-			lc->st.drops[GUFC_DROP_TX_FULL] += n - sent;
-			rte_pktmbuf_free_bulk(&m[sent], n - sent);
-		}
-	}
-	work += chan_drain_all(app->chans, 256);
-	return work;
+	RTE_SET_USED(lc);
+	return chan_consume_all(app->chans, GUFC_BURST_MAX, 256);
 }
 
 bool
@@ -450,10 +281,6 @@ int
 gufc_chan_flow_free(void *arg, uint16_t id)
 {
 	struct gufc_app *app = arg;
-	int rc = chan_flow_free(app->chans, id);
 
-	/* A TX channel's id may come back as another kind: rebuild the TX map soon. */
-	if (rc == 0 && app->slow != NULL)
-		app->slow->next_tx_refresh_tsc = 0;
-	return rc;
+	return chan_flow_free(app->chans, id);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * app/gufc_stats.c — reading the counters: per-lcore counters summed, the
- * channel totals, the engine's and the tables' figures; the periodic line,
- * the final summary (with the accounting invariant
+ * app/gufc_stats.c — reading the counters: per-lcore counters (the app's
+ * and the datapath contexts') summed, the channel totals, the engine's and
+ * the tables' figures, gathered into the drop registry of gufc_drops.h; the
+ * periodic line, the final summary (with the accounting invariant
  * rx == delivered + sum(drops)) and the same as JSON.
  */
 
@@ -15,12 +16,12 @@
 #include "gufc.h"
 
 static const char *const drop_ids[GUFC_DROP_PARSE] = {
-#define GUFC_DROP_ID(name, id, text) id,
+#define GUFC_DROP_ID(name, id, text) [GUFC_DROP_##name] = id,
 	GUFC_DROPS(GUFC_DROP_ID)
 #undef GUFC_DROP_ID
 };
 static const char *const drop_texts[GUFC_DROP_PARSE] = {
-#define GUFC_DROP_TEXT(name, id, text) text,
+#define GUFC_DROP_TEXT(name, id, text) [GUFC_DROP_##name] = text,
 	GUFC_DROPS(GUFC_DROP_TEXT)
 #undef GUFC_DROP_TEXT
 };
@@ -50,43 +51,26 @@ gufc_drop_text(unsigned int d)
 	return fc_parse_result_name(d - GUFC_DROP_PARSE);
 }
 
-void
-gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
+/*
+ * The registry, list by list (gufc_drops.h): each library's counters are
+ * indexed by its own enum, the app's by enum gufc_drop.
+ */
+static void
+drops_gather(struct gufc_app *app, struct gufc_totals *t, const struct dp_stats *dp)
 {
-	struct gufc_stats *s = &t->sum;
+	struct gufc_sum *s = &t->sum;
 
-	memset(t, 0, sizeof(*t));
-	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct gufc_stats *l;
-
-		if (app->lc[i] == NULL)
-			continue;
-		l = &app->lc[i]->st;
-		s->rx += l->rx;
-		s->rx_bytes += l->rx_bytes;
-		s->hits += l->hits;
-		s->misses += l->misses;
-		s->upcalls += l->upcalls;
-		s->upcall_stale += l->upcall_stale;
-		s->upcall_interest += l->upcall_interest;
-		s->slow_pkts += l->slow_pkts;
-		s->fwd_pkts += l->fwd_pkts;
-		s->frag_in += l->frag_in;
-		s->frag_out += l->frag_out;
-		s->frag_dropped += l->frag_dropped;
-		s->tx_pkts += l->tx_pkts;
-		s->non_ip_pass += l->non_ip_pass;
-		s->loops += l->loops;
-		s->busy_loops += l->busy_loops;
-		s->hw_classified += l->hw_classified;
-		s->hw_fallback += l->hw_fallback;
-		for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
-			s->drops[d] += l->drops[d];
-	}
-	chan_totals_get(app->chans, &t->ct);
-	s->drops[GUFC_DROP_CHANNEL_FULL] = t->ct.drop_full;
-	s->drops[GUFC_DROP_CHANNEL_INVALID] = t->ct.drop_invalid;
-	s->drops[GUFC_DROP_FLUSHED] = t->ct.flushed;
+#define FROM_RULE(name, id, text) s->drops[GUFC_DROP_##name] += dp->rule_drops[RULE_DROP_##name];
+	RULE_DROP_REASONS(FROM_RULE)
+#undef FROM_RULE
+#define FROM_DP(name, id, text) s->drops[GUFC_DROP_##name] += dp->drops[DP_DROP_##name];
+	DP_DROP_REASONS(FROM_DP)
+#undef FROM_DP
+#define FROM_CHAN(name, id, text) s->drops[GUFC_DROP_##name] += t->ct.drops[CHAN_DROP_##name];
+	CHAN_DROP_REASONS(FROM_CHAN)
+#undef FROM_CHAN
+	for (unsigned int r = FC_PARSE_ERR_BASE; r < FC_PARSE__COUNT; r++)
+		s->drops[GUFC_DROP_PARSE_RES(r)] += dp->parse_drops[r];
 	/* Whatever sits in a ring is not delivered (yet). At exit only app
 	 * channels can hold packets (gufc_slow_busy() waited for the rest). */
 	if (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) == GUFC_PHASE_DONE)
@@ -96,11 +80,53 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 		s->drops[GUFC_DROP_FRAG_MERGED] = s->frag_in - s->frag_out - s->frag_dropped;
 	/* Packets a hardware DROP rule took never reached rte_eth_rx_burst()'s
 	 * caller: they count as received and dropped (hw_drop). */
-	gufc_offload_totals(app, &t->ofl);
 	s->drops[GUFC_DROP_HW_DROP] = t->ofl.port.hw_dropped;
+}
+
+void
+gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
+{
+	struct gufc_sum *s = &t->sum;
+	struct dp_stats dp;
+
+	memset(t, 0, sizeof(*t));
+	memset(&dp, 0, sizeof(dp));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct gufc_lcore *lc = app->lc[i];
+		const struct gufc_stats *l;
+
+		if (lc == NULL)
+			continue;
+		l = &lc->st;
+		dp_stats_add(&dp, &lc->rx_dp.st);
+		dp_stats_add(&dp, &lc->slow_dp.st);
+		s->frag_in += l->frag_in;
+		s->frag_out += l->frag_out;
+		s->frag_dropped += l->frag_dropped;
+		s->loops += l->loops;
+		s->busy_loops += l->busy_loops;
+		for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
+			s->drops[d] += l->drops[d];
+	}
+	s->rx = dp.rx;
+	s->rx_bytes = dp.rx_bytes;
+	s->hits = dp.hits;
+	s->misses = dp.misses;
+	s->upcalls = dp.upcalls;
+	s->upcall_stale = dp.upcall_stale;
+	s->upcall_interest = dp.upcall_interest;
+	s->slow_pkts = dp.slow_pkts;
+	s->fwd_pkts = dp.fwd_pkts;
+	s->non_ip_pass = dp.non_ip_pass;
+	s->hw_classified = dp.hw_classified;
+	s->hw_fallback = dp.hw_fallback;
+	chan_totals_get(app->chans, &t->ct);
+	s->tx_pkts = t->ct.tx_sent;
+	gufc_offload_totals(app, &t->ofl);
+	drops_gather(app, t, &dp);
 	s->rx += t->ofl.port.hw_dropped;
 	s->rx_bytes += t->ofl.port.hw_dropped_bytes;
-	t->delivered = t->ct.consumed - RTE_MIN(t->ct.consumed, s->drops[GUFC_DROP_TX_FULL]);
+	t->delivered = t->ct.consumed - RTE_MIN(t->ct.consumed, t->ct.tx_full);
 	for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
 		t->drops_total += s->drops[d];
 	if (app->tab4 != NULL)
@@ -157,7 +183,7 @@ gufc_accounting_ok(const struct gufc_totals *t)
 bool
 gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 {
-	const struct gufc_stats *s = &t->sum;
+	const struct gufc_sum *s = &t->sum;
 	const struct rule_set *set = app->eng ? rule_engine_rules(app->eng) : NULL;
 	bool ok = gufc_accounting_ok(t);
 
@@ -274,7 +300,7 @@ json_str(FILE *f, const char *s)
 int
 gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *path)
 {
-	const struct gufc_stats *s = &t->sum;
+	const struct gufc_sum *s = &t->sum;
 	const struct rule_set *set = app->eng ? rule_engine_rules(app->eng) : NULL;
 	struct rule_counters_snap *snap;
 	bool first = true;

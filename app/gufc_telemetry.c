@@ -58,7 +58,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 {
 	struct rte_tel_data *d = r->d;
 	struct gufc_totals t;
-	const struct gufc_stats *s = &t.sum;
+	const struct gufc_sum *s = &t.sum;
 
 	gufc_stats_sum(app, &t);
 	rte_tel_data_start_dict(d);

@@ -52,8 +52,10 @@ struct chan_prod_ctr {
 	uint64_t enqueued;
 	uint64_t bytes;
 	uint64_t drop_full;
-	uint64_t inline_consumed; /**< consumed by the producer itself (chan_inline_account()) */
-	uint64_t inline_bytes;
+	uint64_t direct_consumed; /**< transmitted by the producer itself (direct TX) */
+	uint64_t direct_bytes;
+	uint64_t tx_sent;	  /**< direct TX: sent */
+	uint64_t tx_full;	  /**< direct TX: refused by the queue */
 } __rte_cache_aligned;
 
 /**
@@ -87,6 +89,8 @@ struct chan_desc {
 	alignas(RTE_CACHE_LINE_SIZE) uint64_t consumed;
 	uint64_t consumed_bytes;
 	uint64_t flushed;
+	uint64_t tx_sent; /**< TX consumer: sent */
+	uint64_t tx_full; /**< TX consumer: refused by the queue */
 
 	struct chan_prod_ctr prod[CHAN_MAX_PRODUCERS];
 } __rte_cache_aligned;
@@ -119,6 +123,8 @@ struct chan_slot {
 	uint8_t live;
 	uint8_t kind;
 	uint8_t per_flow;
+	uint16_t tx_port;	/**< CHAN_CONS_TX: the port (direct TX looks it up) */
+	uint16_t tx_queue;	/**< CHAN_CONS_TX: the consumer's queue */
 	uint16_t parent;
 	uint32_t children;	/**< per-flow channels allocated from this one */
 	uint64_t flow_seq;	/**< allocations made from this one (names) */
@@ -134,7 +140,18 @@ struct chan_retired {
 	uint64_t consumed;
 	uint64_t consumed_bytes;
 	uint64_t flushed;
+	uint64_t tx_sent;
+	uint64_t tx_full;
 };
+
+/**
+ * A producer's own TX queues (direct TX), indexed by port; -1: none.
+ * Written by the control thread while the producer does not run, read by
+ * the producer on every burst to a TX channel. One cache line.
+ */
+struct chan_producer {
+	int16_t txq[CHAN_MAX_TX_PORTS];
+} __rte_cache_aligned;
 
 /**
  * The channel table: primary process only, in rte_malloc memory. Control
@@ -159,6 +176,7 @@ struct chan_table {
 	uint64_t flow_alloc;
 	uint64_t flow_free_count;
 	uint64_t flow_alloc_fail;
+	struct chan_producer prod[CHAN_MAX_PRODUCERS]; /**< direct TX queues */
 };
 
 /* Counters: single writer, any reader. */
@@ -193,7 +211,7 @@ const char *chan_pcap_path(const struct chan_pcap *s);
 /** Flush, close and free; NULL accepted. */
 void chan_pcap_close(struct chan_pcap *s);
 
-/* datapath.c */
+/* io.c */
 /**
  * Consume up to @p max packets of a slot through its DISCARD/PCAP consumer.
  * Caller holds the slot's cons_lock.

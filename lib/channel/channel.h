@@ -5,9 +5,9 @@
  * A channel is an rte_ring (multi-producer, single-consumer) plus a consumer.
  * The data path (RX lcores; the rules lcore for slow-path packets) enqueues
  * the mbufs of a flow into the flow's channel in bursts; a consumer takes
- * them out: discard-with-count, a pcap file sink, an ethdev TX port/queue
- * served by the application, or an application in a DPDK secondary process
- * that attaches by channel name (the net channel to user space).
+ * them out: discard-with-count, a pcap file sink, an ethdev TX port/queue,
+ * or an application in a DPDK secondary process that attaches by channel
+ * name (the net channel to user space).
  *
  * This header is the manual for:
  *
@@ -19,11 +19,17 @@
  *  - named channels (create, delete, lookup, iterate) and per-flow channels
  *    taken from a pool of rings preallocated with the table;
  *  - the fast path: chan_enqueue_burst(), lock-free, no allocation;
- *  - consumers in the primary: chan_drain() (discard, pcap) and
- *    chan_dequeue_burst() (TX);
+ *  - consumers in the primary: chan_drain() (discard, pcap), chan_tx_poll()
+ *    (TX: dequeue and rte_eth_tx_burst) and chan_consume_all() (every one of
+ *    them in one pass), or chan_dequeue_burst() for a caller that transmits;
+ *  - the direct TX mode of TX channels: a producer with a TX queue of its
+ *    own on the channel's port (chan_producer_txq_set()) transmits in
+ *    chan_enqueue_burst() itself, no ring hop, counted as enqueued and
+ *    consumed at once;
  *  - the consumer API for a secondary process: chan_attach(),
  *    chan_recv_burst(), chan_detach();
- *  - counters, the accounting totals and the shell formatting helpers.
+ *  - counters, the accounting totals, the drop reasons (CHAN_DROP_REASONS)
+ *    and the shell formatting helpers.
  *
  * Shared memory: the table publishes one memzone, CHAN_DIR_MZ_NAME, holding a
  * descriptor per channel slot (name, consumer kind, ring name and size,
@@ -38,9 +44,11 @@
  * enqueued or dropped (drop_full: the ring was full; drop_invalid: bad
  * channel or producer id). Every enqueued mbuf is, exactly once, consumed
  * (by a consumer), flushed (freed without a consumer, see chan_flush()) or
- * still in its ring. chan_totals_get() reports these for all channels,
- * including deleted ones, so at shutdown an application can check
- * rx == delivered + drops.
+ * still in its ring. Of the packets a TX consumer took (the ring's or a
+ * direct producer's), tx_sent went out and tx_full did not (the queue
+ * refused them 4 times; freed). chan_totals_get() reports these for all
+ * channels, including deleted ones, so at shutdown an application can check
+ * rx == delivered + drops with delivered = consumed - tx_full.
  */
 #ifndef GUFC_CHANNEL_H
 #define GUFC_CHANNEL_H
@@ -71,6 +79,10 @@ struct rte_mbuf;
 #define CHAN_NAMESIZE 40
 /** Most producer ids (0..CHAN_MAX_PRODUCERS-1); the caller assigns them. */
 #define CHAN_MAX_PRODUCERS 32
+/** Ports 0..CHAN_MAX_TX_PORTS-1 can have producers' own TX queues (direct TX). */
+#define CHAN_MAX_TX_PORTS 32
+/** Burst of chan_tx_poll() per channel and call, at most. */
+#define CHAN_TX_BURST_MAX 64
 /** Most named channels in a table, the default channel included. */
 #define CHAN_MAX_CHANNELS 1024
 /** Most rings in the per-flow pool. */
@@ -95,6 +107,26 @@ struct rte_mbuf;
 /** rte_ring name prefix of the per-flow pool: "gufc.chf.<slot>". */
 #define CHAN_FLOW_RING_PREFIX "gufc.chf."
 
+/**
+ * The channels' drop reasons, X(NAME, "id", "text"): the channel library's
+ * part of an application's drop registry (stable ids for counters and
+ * JSON). Counted per channel and producer; chan_totals_get() sums them
+ * into struct chan_totals::drops, indexed by enum chan_drop.
+ */
+#define CHAN_DROP_REASONS(X) \
+	X(CHANNEL_FULL, "channel_full", "channel ring full") \
+	X(CHANNEL_INVALID, "channel_invalid", "channel id not live") \
+	X(FLUSHED, "flushed", "left in a channel without consumer at shutdown") \
+	X(TX_FULL, "tx_full", "TX queue did not take the packet")
+
+/** Drop reasons (see CHAN_DROP_REASONS). */
+enum chan_drop {
+#define CHAN_DROP_ENUM(name, id, text) CHAN_DROP_##name,
+	CHAN_DROP_REASONS(CHAN_DROP_ENUM)
+#undef CHAN_DROP_ENUM
+	CHAN_DROP__COUNT
+};
+
 /* ------------------------------------------------------------------------ */
 /* Table and channels                                                        */
 /* ------------------------------------------------------------------------ */
@@ -103,7 +135,7 @@ struct rte_mbuf;
 enum chan_cons_kind {
 	CHAN_CONS_DISCARD = 0, /**< chan_drain() frees and counts */
 	CHAN_CONS_PCAP,	       /**< chan_drain() writes to a pcap file, then frees */
-	CHAN_CONS_TX,	       /**< the application dequeues and transmits */
+	CHAN_CONS_TX,	       /**< chan_tx_poll() transmits on its port/queue, or a direct producer */
 	CHAN_CONS_APP,	       /**< a (secondary-process) application attaches */
 	CHAN_CONS__COUNT
 };
@@ -124,8 +156,8 @@ struct chan_params {
 	uint32_t ring_size;
 	const char *pcap_path; /**< CHAN_CONS_PCAP: file to create (truncated) */
 	uint32_t pcap_snaplen; /**< CHAN_CONS_PCAP: 0 means CHAN_PCAP_SNAPLEN_DEFAULT */
-	uint16_t tx_port;      /**< CHAN_CONS_TX: port id, stored for the application */
-	uint16_t tx_queue;     /**< CHAN_CONS_TX: queue id, stored for the application */
+	uint16_t tx_port;      /**< CHAN_CONS_TX: port id chan_tx_poll() transmits on */
+	uint16_t tx_queue;     /**< CHAN_CONS_TX: queue id chan_tx_poll() transmits on */
 };
 
 /** Table creation parameters. */
@@ -310,33 +342,39 @@ int chan_flow_free(struct chan_table *t, uint16_t id);
  * in the table. Either way the caller no longer owns any of the @p n mbufs.
  * No locks, no allocation.
  *
+ * Direct TX: on a TX channel whose port has a queue of @p producer_id's own
+ * (chan_producer_txq_set()), the burst is transmitted on that queue at once
+ * instead (rte_eth_tx_burst, up to 4 tries): all @p n count as enqueued and
+ * consumed by this producer, those sent as tx_sent, the rest as tx_full
+ * (freed). Packets already in the channel's ring (other producers') may
+ * leave after them.
+ *
  * @param t            the table
  * @param id           channel id
  * @param producer_id  0..CHAN_MAX_PRODUCERS-1; one thread per id at a time
  * @param mbufs        the packets
  * @param n            how many
- * @return the number enqueued (the first ones of @p mbufs).
+ * @return the number enqueued (the first ones of @p mbufs); in direct TX,
+ *   the number the queue took.
  * Context: any lcore of the primary process (lock-free).
  */
 unsigned int chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id,
 	struct rte_mbuf **mbufs, unsigned int n);
 
 /**
- * Account packets that a producer gave the channel's consumer itself,
- * without going through the ring: an RX lcore that transmits a TX channel's
- * packets on a TX queue of its own. They count as enqueued by
- * @p producer_id and as consumed, so the channel's counters and the totals
- * stay exact; what the consumer then failed to send is the caller's to count.
+ * Give a producer a TX queue of its own on a port, or take it back: the
+ * direct TX mode of chan_enqueue_burst(). The queue must be set up and used
+ * by no other thread; the producer's thread is the only one that transmits
+ * on it.
  *
  * @param t            the table
- * @param id           channel id (live)
- * @param producer_id  0..CHAN_MAX_PRODUCERS-1, the caller's own
- * @param n            packets
- * @param bytes        their bytes
- * Context: the producer (fast path; no locks).
+ * @param producer_id  0..CHAN_MAX_PRODUCERS-1
+ * @param port         0..CHAN_MAX_TX_PORTS-1
+ * @param queue        the TX queue, or -1: no own queue (the ring path)
+ * @return 0, or -EINVAL (NULL table, producer, port or queue out of range).
+ * Context: control thread, while the producer does not run.
  */
-void chan_inline_account(struct chan_table *t, uint16_t id, uint16_t producer_id, unsigned int n,
-	uint64_t bytes);
+int chan_producer_txq_set(struct chan_table *t, uint16_t producer_id, uint16_t port, int queue);
 
 /**
  * Run the consumer of a DISCARD or PCAP channel: take up to @p max packets
@@ -363,8 +401,39 @@ unsigned int chan_drain(struct chan_table *t, uint16_t id, unsigned int max);
 unsigned int chan_drain_all(struct chan_table *t, unsigned int max_per_chan);
 
 /**
- * Dequeue from a TX channel on behalf of the application, which transmits
- * the packets (and frees what it cannot send). They are counted consumed.
+ * Run the consumer of a TX channel: dequeue up to @p max packets and send
+ * them with rte_eth_tx_burst() on the channel's port and queue (up to 4
+ * tries); counted consumed, and tx_sent or tx_full (what the queue did not
+ * take is freed). Returns 0 for other kinds, ids that are not live, and when
+ * another thread is consuming this channel at the moment.
+ *
+ * @param t    the table
+ * @param id   channel id
+ * @param max  most packets (at most CHAN_TX_BURST_MAX are taken)
+ * @return the number of packets consumed (sent or not).
+ * Context: any lcore of the primary process (one consumer per channel, a
+ *   try-lock); the only thread transmitting on the channel's port/queue.
+ */
+unsigned int chan_tx_poll(struct chan_table *t, uint16_t id, unsigned int max);
+
+/**
+ * Every consumer of the primary process in one pass over the live
+ * channels, in id order: TX channels as chan_tx_poll() (at most @p max_tx
+ * packets each), DISCARD and PCAP ones as chan_drain() (at most
+ * @p max_drain each). APP channels belong to their process.
+ *
+ * @param t          the table
+ * @param max_tx     most packets per TX channel
+ * @param max_drain  most packets per DISCARD or PCAP channel
+ * @return the number of packets consumed in all.
+ * Context: as chan_tx_poll().
+ */
+unsigned int chan_consume_all(struct chan_table *t, unsigned int max_tx, unsigned int max_drain);
+
+/**
+ * Dequeue from a TX channel for a caller that transmits the packets itself
+ * (and frees what it cannot send; the tx_sent and tx_full counters are then
+ * its to keep). They are counted consumed.
  *
  * @param t      the table
  * @param id     a TX channel
@@ -449,6 +518,8 @@ struct chan_stats {
 	uint64_t consumed;	 /**< packets taken by a consumer */
 	uint64_t consumed_bytes; /**< bytes taken by a consumer */
 	uint64_t flushed;	 /**< packets freed without a consumer */
+	uint64_t tx_sent;	 /**< TX: consumed packets the queue took */
+	uint64_t tx_full;	 /**< TX: consumed packets the queue refused (freed) */
 	uint32_t in_ring;	 /**< packets in the ring now */
 	uint32_t ring_size;	 /**< slots */
 	uint32_t attached;	 /**< attached consumers (0 or 1) */
@@ -485,7 +556,8 @@ int chan_producer_stats_get(const struct chan_table *t, uint16_t id, uint16_t pr
 /**
  * Totals over every channel, live or deleted, since the table was created.
  * When nothing is running: enqueued == consumed + flushed + in_ring, and the
- * packets offered to chan_enqueue_burst() == enqueued + drop_full + drop_invalid.
+ * packets offered to chan_enqueue_burst() == enqueued + drop_full + drop_invalid;
+ * tx_sent + tx_full of them are consumed by TX consumers.
  */
 struct chan_totals {
 	uint64_t enqueued;
@@ -495,6 +567,9 @@ struct chan_totals {
 	uint64_t consumed;
 	uint64_t consumed_bytes;
 	uint64_t flushed;
+	uint64_t tx_sent;	  /**< consumed and sent by a TX consumer */
+	uint64_t tx_full;	  /**< consumed by a TX consumer, refused by the queue */
+	uint64_t drops[CHAN_DROP__COUNT]; /**< the drops above by reason (enum chan_drop) */
 	uint64_t in_ring;	  /**< packets in live channels' rings now */
 	uint64_t flow_alloc;	  /**< successful chan_flow_alloc() */
 	uint64_t flow_free;	  /**< successful chan_flow_free() */

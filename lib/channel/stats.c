@@ -33,12 +33,16 @@ chan_desc_sum(const struct chan_desc *d, struct chan_stats *st)
 		st->enqueued += chan_ctr_read(&d->prod[i].enqueued);
 		st->enq_bytes += chan_ctr_read(&d->prod[i].bytes);
 		st->drop_full += chan_ctr_read(&d->prod[i].drop_full);
-		st->consumed += chan_ctr_read(&d->prod[i].inline_consumed);
-		st->consumed_bytes += chan_ctr_read(&d->prod[i].inline_bytes);
+		st->consumed += chan_ctr_read(&d->prod[i].direct_consumed);
+		st->consumed_bytes += chan_ctr_read(&d->prod[i].direct_bytes);
+		st->tx_sent += chan_ctr_read(&d->prod[i].tx_sent);
+		st->tx_full += chan_ctr_read(&d->prod[i].tx_full);
 	}
 	st->consumed += chan_ctr_read(&d->consumed);
 	st->consumed_bytes += chan_ctr_read(&d->consumed_bytes);
 	st->flushed += chan_ctr_read(&d->flushed);
+	st->tx_sent += chan_ctr_read(&d->tx_sent);
+	st->tx_full += chan_ctr_read(&d->tx_full);
 }
 
 /* Counters of live slot @p s; caller holds ctl_lock (the ring stays). */
@@ -126,7 +130,13 @@ chan_totals_get(struct chan_table *t, struct chan_totals *tot)
 	tot->consumed = st.consumed + t->retired.consumed;
 	tot->consumed_bytes = st.consumed_bytes + t->retired.consumed_bytes;
 	tot->flushed = st.flushed + t->retired.flushed;
+	tot->tx_sent = st.tx_sent + t->retired.tx_sent;
+	tot->tx_full = st.tx_full + t->retired.tx_full;
 	tot->drop_invalid = __atomic_load_n(&t->drop_invalid, __ATOMIC_RELAXED);
+	tot->drops[CHAN_DROP_CHANNEL_FULL] = tot->drop_full;
+	tot->drops[CHAN_DROP_CHANNEL_INVALID] = tot->drop_invalid;
+	tot->drops[CHAN_DROP_FLUSHED] = tot->flushed;
+	tot->drops[CHAN_DROP_TX_FULL] = tot->tx_full;
 	tot->flow_alloc = t->flow_alloc;
 	tot->flow_free = t->flow_free_count;
 	tot->flow_alloc_fail = t->flow_alloc_fail;

@@ -147,20 +147,28 @@ chan_retire_counters(struct chan_table *t, struct chan_desc *d)
 		r->enqueued += chan_ctr_read(&pc->enqueued);
 		r->enq_bytes += chan_ctr_read(&pc->bytes);
 		r->drop_full += chan_ctr_read(&pc->drop_full);
-		r->consumed += chan_ctr_read(&pc->inline_consumed);
-		r->consumed_bytes += chan_ctr_read(&pc->inline_bytes);
+		r->consumed += chan_ctr_read(&pc->direct_consumed);
+		r->consumed_bytes += chan_ctr_read(&pc->direct_bytes);
+		r->tx_sent += chan_ctr_read(&pc->tx_sent);
+		r->tx_full += chan_ctr_read(&pc->tx_full);
 		__atomic_store_n(&pc->enqueued, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&pc->bytes, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&pc->drop_full, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&pc->inline_consumed, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&pc->inline_bytes, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->direct_consumed, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->direct_bytes, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->tx_sent, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->tx_full, 0, __ATOMIC_RELAXED);
 	}
 	r->consumed += chan_ctr_read(&d->consumed);
 	r->consumed_bytes += chan_ctr_read(&d->consumed_bytes);
 	r->flushed += chan_ctr_read(&d->flushed);
+	r->tx_sent += chan_ctr_read(&d->tx_sent);
+	r->tx_full += chan_ctr_read(&d->tx_full);
 	__atomic_store_n(&d->consumed, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->consumed_bytes, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->flushed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->tx_sent, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->tx_full, 0, __ATOMIC_RELAXED);
 }
 
 /*
@@ -252,6 +260,8 @@ chan_create_at(struct chan_table *t, uint16_t id, const struct chan_params *p)
 
 	s->ring = ring;
 	s->kind = (uint8_t)p->kind;
+	s->tx_port = p->tx_port;
+	s->tx_queue = p->tx_queue;
 	s->per_flow = 0;
 	s->parent = id;
 	s->children = 0;
@@ -301,6 +311,9 @@ chan_table_create(const struct chan_table_params *p)
 		p->flow_ring_size != 0 ? p->flow_ring_size : CHAN_DEFAULT_FLOW_RING_SIZE;
 	t->socket_id = p->socket_id;
 	rte_spinlock_init(&t->ctl_lock);
+	for (i = 0; i < CHAN_MAX_PRODUCERS; i++)
+		for (uint32_t port = 0; port < CHAN_MAX_TX_PORTS; port++)
+			t->prod[i].txq[port] = -1; /* no direct TX until asked */
 
 	t->slots = rte_zmalloc_socket(
 		"chan_slots", t->n_total * sizeof(t->slots[0]), RTE_CACHE_LINE_SIZE, p->socket_id);
@@ -573,6 +586,8 @@ chan_flow_alloc(struct chan_table *t, uint16_t parent_id)
 	parent->flow_seq++;
 	parent->children++;
 	s->kind = parent->kind;
+	s->tx_port = parent->tx_port;
+	s->tx_queue = parent->tx_queue;
 	s->parent = parent_id;
 	s->children = 0;
 	s->pcap = parent->pcap;

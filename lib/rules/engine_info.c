@@ -15,7 +15,8 @@
 #include "engine_priv.h"
 
 static const char *const drop_names[] = {
-#define RULE_DROP_NAME(name, text) text,
+	[RULE_DROP_NONE] = "none",
+#define RULE_DROP_NAME(name, id, text) [RULE_DROP_##name] = id,
 	RULE_DROP_REASONS(RULE_DROP_NAME)
 #undef RULE_DROP_NAME
 };

@@ -1444,23 +1444,25 @@ int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
 struct rule_engine;
 
 /**
- * Slow-path drop reasons: one X-macro makes the enum (RULE_DROP_<NAME>) and
- * the names (rule_drop_name()). X(NAME, "name")
+ * Slow-path drop reasons: X(NAME, "id", "text"), the engine's part of the
+ * application's drop registry (the stable id its counters and JSON use, and
+ * a line of text). One X-macro makes the enum (RULE_DROP_<NAME>, after
+ * RULE_DROP_NONE, which is not a reason) and the names (rule_drop_name()).
  */
 #define RULE_DROP_REASONS(X) \
-	X(NONE, "none") \
-	X(FILTER, "filter") \
-	X(CT_INVALID, "ct_invalid") \
-	X(NAT_EXHAUSTED, "nat_exhausted") \
-	X(NAT_ERROR, "nat_error") \
-	X(MODULE, "module") \
-	X(BAD_PACKET, "bad_packet") \
-	X(CT_CLASH, "ct_clash") \
-	X(ERROR, "error")
+	X(FILTER, "filter", "dropped by a filter rule or chain policy") \
+	X(CT_INVALID, "ct_invalid", "conntrack: packet fits no connection state") \
+	X(NAT_EXHAUSTED, "nat_exhausted", "no free NAT tuple") \
+	X(NAT_ERROR, "nat_error", "NAT rewrite failed") \
+	X(MODULE, "module", "dropped by a rules-engine module") \
+	X(BAD_PACKET, "bad_packet", "rules engine: malformed packet") \
+	X(CT_CLASH, "ct_clash", "conntrack: new flow clashes with another connection's tuple") \
+	X(ERROR, "engine_error", "rules engine: internal error")
 
 /** Drop reasons (see RULE_DROP_REASONS). */
 enum rule_drop {
-#define RULE_DROP_ENUM(name, text) RULE_DROP_##name,
+	RULE_DROP_NONE, /**< not dropped */
+#define RULE_DROP_ENUM(name, id, text) RULE_DROP_##name,
 	RULE_DROP_REASONS(RULE_DROP_ENUM)
 #undef RULE_DROP_ENUM
 	RULE_DROP__COUNT

@@ -3,8 +3,9 @@
  * tests/bench/bench_app.c — the gufc application context the benchmark
  * runs the real fast path in.
  *
- * app/gufc_rx.c (the RX lcore) and app/gufc_slow.c (the rules lcore) are
- * linked in unchanged; this file plays app/gufc_main.c's part: one struct
+ * app/gufc_rx.c (the RX lcore around lib/datapath) and app/gufc_slow.c (the
+ * rules lcore) are linked in unchanged; this file plays app/gufc_main.c's
+ * part: one struct
  * gufc_app with a mempool, a local-address table, the channel table (a
  * DISCARD default channel), a rules engine with conntrack and routes, and
  * one lcore holding the RX and rules roles. The RX "port" is a net_ring
@@ -126,7 +127,7 @@ bench_env_init(struct bench_env *env)
 	struct gufc_app *app;
 	struct gufc_lcore *lc;
 	struct bench_rng rng;
-	unsigned int priv = RTE_ALIGN(sizeof(struct gufc_meta), RTE_MBUF_PRIV_ALIGN);
+	unsigned int priv = DP_MBUF_PRIV_SIZE;
 	uint32_t a4 = rte_cpu_to_be_32(0xc0000200u);
 	static const uint8_t a6[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff};
 	int rc;
@@ -165,8 +166,10 @@ bench_env_init(struct bench_env *env)
 	app->chans = chan_table_create(&tp);
 	if (app->chans == NULL)
 		return -rte_errno;
-	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++)
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
 		app->def_chan[p] = CHAN_ID_DEFAULT;
+		app->port_chan[p] = DP_CHAN_NONE; /* no TX ports: routes go to the default */
+	}
 
 	rc = port_init(env);
 	if (rc != 0)
@@ -265,6 +268,7 @@ bench_engine_start(struct bench_env *env, uint32_t capacity, uint32_t capacity6)
 	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
 	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
 	app->nat = rule_engine_nat(app->eng);
+	gufc_dp_init(app);
 	for (unsigned int i = 0; i < env->n_routes; i++) {
 		uint32_t a = rte_cpu_to_be_32(env->route_addr[i]);
 
@@ -294,6 +298,7 @@ bench_engine_stop(struct bench_env *env)
 	app->tab4 = NULL;
 	app->tab6 = NULL;
 	app->nat = NULL;
+	gufc_dp_init(app);
 }
 
 int

@@ -12,10 +12,10 @@
  *  - floor:    rte_hash_lookup_bulk_data() alone on the trace's keys, copied
  *              beforehand into a hot array; the table has the flow table's
  *              geometry and holds the same keys. No mbufs.
- *  - gufc:     gufc_rx_poll() of app/gufc_rx.c: RX burst, parse, local bits,
- *              hash, fc_table_lookup_bulk, stale/interest checks, cached
- *              verdict, NAT, fc_table_touch, grouped chan_enqueue_burst,
- *              the quiescent report.
+ *  - gufc:     gufc_rx_poll() of app/gufc_rx.c: RX burst, then lib/datapath's
+ *              dp_rx_burst (parse, local bits, hash, fc_table_lookup_bulk,
+ *              stale/interest checks, cached verdict, NAT, fc_table_touch,
+ *              grouped chan_enqueue_burst), the quiescent report.
  *  - linear:   a design that decides every packet: RX burst, parse, local
  *              bits, then per packet a conntrack rte_hash lookup, the
  *              reference evaluator's first-match walk (rule_ref_filter) and
@@ -246,7 +246,7 @@ bench_marks_free(struct bench_ctx *ctx)
 /*
  * The gufc path with the NIC's help: the same frames, marked as the swnic
  * model or a NIC with MARK rules would mark them, through gufc_rx_poll()
- * with the app's marks view set (step 0 of gufc_rx.c). Packets of DROP
+ * with the RX context's marks view set (step 0 of dp_rx_burst()). Packets of DROP
  * flows stay in the NIC: *np becomes the packets gufc received, so the
  * figure is gufc's cycles per packet it handled.
  */
@@ -281,21 +281,22 @@ burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 		*np = 0;
 		return 0;
 	}
-	env->app->ofl_marks = &ctx->marks;
+	env->lc->rx_dp.marks = &ctx->marks;
 	t0 = rte_rdtsc();
 	gufc_rx_poll(env->lc, ctx->now);
 	t1 = rte_rdtsc();
-	env->app->ofl_marks = NULL;
+	env->lc->rx_dp.marks = NULL;
 	consume(ctx);
 	return t1 - t0;
 }
 
-/* Delivery shared by linear and pipeline: the app's own grouping and enqueue. */
+/* Delivery shared by linear and pipeline: the datapath's own grouping and enqueue. */
 static void
-deliver(struct bench_ctx *ctx, struct gufc_stats *st, struct rte_mbuf **out, uint16_t *dest,
+deliver(struct bench_ctx *ctx, struct dp_ctx *dp, struct rte_mbuf **out, uint16_t *dest,
 	unsigned int no, struct rte_mbuf **dropped, unsigned int nd)
 {
-	gufc_deliver(ctx->env->app, st, 0, out, dest, no);
+	RTE_SET_USED(ctx);
+	dp_deliver_burst(dp, out, dest, no);
 	if (nd != 0)
 		rte_pktmbuf_free_bulk(dropped, nd);
 }
@@ -304,9 +305,9 @@ static uint64_t
 burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
 	unsigned int n = *np;
-	static struct gufc_stats st;
 	struct bench_env *env = ctx->env;
 	struct gufc_app *app = env->app;
+	struct dp_ctx *dp = &env->lc->rx_dp;
 	struct rte_mbuf *m[BENCH_BURST], *out[BENCH_BURST], *dropped[BENCH_BURST];
 	struct fc_pkt pkts[BENCH_BURST];
 	uint8_t res[BENCH_BURST];
@@ -340,9 +341,9 @@ burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 		if (rte_lpm_lookup(env->lpm, rte_be_to_cpu_32(pkts[i].key.v4.dst), &hop) != 0)
 			hop = RULE_PORT_PAIRED;
 		out[no] = m[i];
-		dest[no++] = gufc_dest(app, CHAN_ID_DEFAULT, (uint16_t)hop, env->port);
+		dest[no++] = dp_dest(dp, CHAN_ID_DEFAULT, (uint16_t)hop, env->port);
 	}
-	deliver(ctx, &st, out, dest, no, dropped, nd);
+	deliver(ctx, dp, out, dest, no, dropped, nd);
 	t1 = rte_rdtsc();
 	consume(ctx);
 	return t1 - t0;
@@ -352,9 +353,9 @@ static uint64_t
 burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
 	unsigned int n = *np;
-	static struct gufc_stats st;
 	struct bench_env *env = ctx->env;
 	struct gufc_app *app = env->app;
+	struct dp_ctx *dp = &env->lc->rx_dp;
 	struct rte_mbuf *m[BENCH_BURST], *out[BENCH_BURST], *dropped[BENCH_BURST];
 	struct rte_mbuf *sel[BENCH_BURST];
 	struct fc_pkt pkts[BENCH_BURST];
@@ -401,9 +402,9 @@ burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 			continue;
 		}
 		out[no] = sel[j];
-		dest[no++] = gufc_dest(app, CHAN_ID_DEFAULT, hop, env->port);
+		dest[no++] = dp_dest(dp, CHAN_ID_DEFAULT, hop, env->port);
 	}
-	deliver(ctx, &st, out, dest, no, dropped, nd);
+	deliver(ctx, dp, out, dest, no, dropped, nd);
 	t1 = rte_rdtsc();
 	consume(ctx);
 	return t1 - t0;
@@ -492,12 +493,12 @@ bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *up
 
 	for (unsigned int k = 0; k < BENCH_PATH__COUNT; k++)
 		pass_run(ctx, fns[k]); /* warm-up */
-	up0 = ctx->env->lc->st.upcalls;
+	up0 = ctx->env->lc->rx_dp.st.upcalls;
 	/* Round robin: a noisy moment hits every path, not one. */
 	for (unsigned int r = 0; r < reps; r++)
 		for (unsigned int k = 0; k < BENCH_PATH__COUNT; k++)
 			v[k][r] = pass_run(ctx, fns[k]);
-	*upcalls = ctx->env->lc->st.upcalls - up0;
+	*upcalls = ctx->env->lc->rx_dp.st.upcalls - up0;
 	for (unsigned int k = 0; k < BENCH_PATH__COUNT; k++) {
 		qsort(v[k], reps, sizeof(v[k][0]), cmp_double);
 		cpp[k] = reps == 0 ? 0 :

@@ -190,7 +190,7 @@ bench_summary(struct bench_results *r, double out[])
 	bench_note(r, "method_marked",
 		"marked: the gufc path with every accepted flow's packets marked as a MARK rule "
 		"(swnic model or NIC) marks them, and the dropped flows' packets kept in the NIC "
-		"(DROP rules): gufc_rx.c's step 0 (mark check, entry read, TCP-flag peek) instead "
+		"(DROP rules): dp_rx_burst()'s step 0 (mark check, entry read, TCP-flag peek) instead "
 		"of parse, hash and lookup, per packet gufc received; marked_over_software is its "
 		"median cycles/packet over the gufc path's, uniform traffic, 1M flows, 1000 rules");
 
@@ -288,7 +288,7 @@ bench_json_write(const struct bench_results *r, const double summary[], const ch
 		"  \"paths\": {\n"
 		"    \"floor\": \"rte_hash_lookup_bulk_data on pre-built keys, flow-table geometry, "
 		"same keys\",\n"
-		"    \"gufc\": \"gufc_rx_poll() of app/gufc_rx.c: rx burst, parse, local bits, "
+		"    \"gufc\": \"gufc_rx_poll() of app/gufc_rx.c and dp_rx_burst(): rx burst, parse, local bits, "
 		"lookup, stale/interest, actions, touch, channel enqueue\",\n"
 		"    \"linear\": \"rx burst, parse, local bits; per packet rte_hash conntrack "
 		"lookup, rule_ref_filter first match, rte_lpm route; channel enqueue\",\n"

@@ -2,8 +2,10 @@
 /*
  * Unit tests for lib/channel: the table and its default channel, named
  * channels (create, delete, lookup, iterate, bad parameters), the fast-path
- * enqueue with ring-full drops, the discard, pcap and TX consumers, the
- * per-flow ring pool, the attach/receive/detach consumer API (in the primary
+ * enqueue with ring-full drops, the discard, pcap and TX consumers (TX
+ * dequeue; chan_tx_poll and chan_consume_all sending on a net_ring port,
+ * with tx_full), direct TX (a producer's own TX queue: enqueued, consumed
+ * and sent at once), the per-flow ring pool, the attach/receive/detach consumer API (in the primary
  * process), takeover of an attachment left by a dead process, table
  * teardown with packets still queued, the formatting helpers, a random
  * operation mix checked against the accounting invariant, and two producers
@@ -32,12 +34,17 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_memzone.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
+
+#ifdef GUFC_HAVE_NET_RING
+#include <rte_eth_ring.h>
+#endif
 
 #ifdef GUFC_HAVE_PCAP
 #include <pcap/pcap.h>
@@ -618,6 +625,211 @@ test_tx_channel(void **state)
 	assert_int_equal(totals().consumed, 10);
 	assert_int_equal(pool_in_use(), 2);
 }
+
+#ifdef GUFC_HAVE_NET_RING
+/*
+ * A net_ring port with two TX queues whose rings the tests read: TXQ_SLOTS
+ * slots each (TXQ_SLOTS - 1 packets fit, then the queue refuses).
+ */
+#define TXQ_SLOTS 16u
+static struct rte_ring *txr[2];
+static uint16_t txport;
+
+static void
+txport_init(void)
+{
+	static struct rte_ring *rxr;
+	struct rte_eth_conf conf;
+	int rc;
+
+	if (rxr != NULL)
+		return;
+	rxr = rte_ring_create("chan_t_rx", TXQ_SLOTS, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	txr[0] = rte_ring_create("chan_t_tx0", TXQ_SLOTS, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	txr[1] = rte_ring_create("chan_t_tx1", TXQ_SLOTS, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	assert_true(rxr != NULL && txr[0] != NULL && txr[1] != NULL);
+	rc = rte_eth_from_rings("chan_t_port", &rxr, 1, txr, 2, SOCKET_ID_ANY);
+	assert_true(rc >= 0);
+	txport = (uint16_t)rc;
+	memset(&conf, 0, sizeof(conf));
+	assert_int_equal(rte_eth_dev_configure(txport, 1, 2, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(txport, 0, TXQ_SLOTS, SOCKET_ID_ANY, NULL, pool), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(txport, 0, TXQ_SLOTS, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(txport, 1, TXQ_SLOTS, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(txport), 0);
+}
+
+/* What TX queue @p q sent: up to @p max packets, in order (the caller frees them). */
+static unsigned int
+txq_take(unsigned int q, struct rte_mbuf **out, unsigned int max)
+{
+	return rte_ring_sc_dequeue_burst(txr[q], (void **)out, max, NULL);
+}
+
+static void
+txq_free(unsigned int q)
+{
+	struct rte_mbuf *m[TXQ_SLOTS];
+	unsigned int n = txq_take(q, m, TXQ_SLOTS);
+
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+/* The TX consumer: dequeue, send on the channel's queue, count what the queue refused. */
+static void
+test_tx_poll(void **state)
+{
+	struct rte_mbuf *m[20], *out[TXQ_SLOTS];
+	struct chan_params p = {.name = "eth", .kind = CHAN_CONS_TX, .ring_size = 64};
+	struct chan_stats st;
+	struct chan_totals tot;
+	int id, d;
+
+	(void)state;
+	txport_init();
+	tbl = make_table(8, 0, 0);
+	p.tx_port = txport;
+	p.tx_queue = 1;
+	id = chan_create(tbl, &p);
+	d = make_chan("d", CHAN_CONS_DISCARD, 64);
+	assert_true(id > 0 && d > 0);
+
+	pkts_make(m, 10, 100, 1);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)id, 0, m, 10), 10);
+	assert_int_equal(chan_tx_poll(tbl, (uint16_t)d, 64), 0); /* not a TX channel */
+	assert_int_equal(chan_tx_poll(tbl, (uint16_t)id, 4), 4);
+	assert_int_equal(chan_tx_poll(tbl, (uint16_t)id, 64), 6);
+	assert_int_equal(chan_tx_poll(tbl, (uint16_t)id, 64), 0);
+	assert_int_equal(rte_ring_count(txr[0]), 0);
+	assert_int_equal(txq_take(1, out, TXQ_SLOTS), 10);
+	assert_memory_equal(out, m, 10 * sizeof(m[0]));
+	rte_pktmbuf_free_bulk(out, 10);
+
+	/* 20 more: the queue takes 15, 5 are refused and freed. */
+	pkts_make(m, 20, 100, 100);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)id, 0, m, 20), 20);
+	assert_int_equal(chan_tx_poll(tbl, (uint16_t)id, 64), 20);
+	assert_int_equal(pool_in_use(), TXQ_SLOTS - 1);
+	st = stats_of((uint16_t)id);
+	assert_int_equal(st.enqueued, 30);
+	assert_int_equal(st.consumed, 30);
+	assert_int_equal(st.consumed_bytes, 3000);
+	assert_int_equal(st.tx_sent, 25);
+	assert_int_equal(st.tx_full, 5);
+	txq_free(1);
+
+	/* chan_consume_all: TX and DISCARD channels in one pass. */
+	pkts_make(m, 3, 100, 200);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)id, 0, m, 3), 3);
+	pkts_make(m, 4, 100, 300);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)d, 0, m, 4), 4);
+	assert_int_equal(chan_consume_all(tbl, 2, 64), 6);
+	assert_int_equal(chan_consume_all(tbl, 2, 64), 1);
+	assert_int_equal(txq_take(1, out, TXQ_SLOTS), 3);
+	rte_pktmbuf_free_bulk(out, 3);
+	tot = totals();
+	assert_int_equal(tot.tx_sent, 28);
+	assert_int_equal(tot.tx_full, 5);
+	assert_int_equal(tot.drops[CHAN_DROP_TX_FULL], 5);
+	assert_int_equal(tot.consumed, 37);
+	assert_int_equal(pool_in_use(), 0);
+
+	/* Deleted, its counters stay in the totals. */
+	assert_int_equal(chan_delete(tbl, (uint16_t)id), 0);
+	tot = totals();
+	assert_int_equal(tot.tx_sent, 28);
+	assert_int_equal(tot.tx_full, 5);
+}
+
+/* Direct TX: a producer with a TX queue of its own is the TX channel's consumer. */
+static void
+test_tx_direct(void **state)
+{
+	struct rte_mbuf *m[20], *out[TXQ_SLOTS];
+	struct chan_params p = {.name = "eth", .kind = CHAN_CONS_TX, .ring_size = 64};
+	uint64_t enq, bytes, full;
+	struct chan_stats st;
+	struct chan_totals tot;
+	int id, d, pf;
+
+	(void)state;
+	txport_init();
+	tbl = make_table(8, 2, 16);
+	p.tx_port = txport;
+	p.tx_queue = 1;
+	id = chan_create(tbl, &p);
+	d = make_chan("d", CHAN_CONS_DISCARD, 64);
+	assert_true(id > 0 && d > 0);
+
+	assert_int_equal(chan_producer_txq_set(NULL, 3, txport, 0), -EINVAL);
+	assert_int_equal(chan_producer_txq_set(tbl, CHAN_MAX_PRODUCERS, txport, 0), -EINVAL);
+	assert_int_equal(chan_producer_txq_set(tbl, 3, CHAN_MAX_TX_PORTS, 0), -EINVAL);
+	assert_int_equal(chan_producer_txq_set(tbl, 3, txport, -2), -EINVAL);
+	assert_int_equal(chan_producer_txq_set(tbl, 3, txport, 0), 0);
+
+	/* Producer 3 sends on its queue 0 at once; producer 2 goes through the ring. */
+	pkts_make(m, 6, 100, 1);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)id, 3, m, 6), 6);
+	assert_int_equal(txq_take(0, out, TXQ_SLOTS), 6);
+	assert_memory_equal(out, m, 6 * sizeof(m[0]));
+	rte_pktmbuf_free_bulk(out, 6);
+	pkts_make(m, 2, 100, 10);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)id, 2, m, 2), 2);
+	st = stats_of((uint16_t)id);
+	assert_int_equal(st.in_ring, 2);
+	assert_int_equal(st.enqueued, 8);
+	assert_int_equal(st.consumed, 6);
+	assert_int_equal(st.consumed_bytes, 600);
+	assert_int_equal(st.tx_sent, 6);
+	assert_int_equal(st.tx_full, 0);
+	assert_int_equal(chan_tx_poll(tbl, (uint16_t)id, 64), 2); /* the ring's, on queue 1 */
+	assert_int_equal(txq_take(1, out, TXQ_SLOTS), 2);
+	rte_pktmbuf_free_bulk(out, 2);
+
+	/* Other kinds are never transmitted directly. */
+	pkts_make(m, 2, 100, 20);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)d, 3, m, 2), 2);
+	assert_int_equal(stats_of((uint16_t)d).in_ring, 2);
+	assert_int_equal(rte_ring_count(txr[0]), 0);
+
+	/* A full queue: 15 taken, 5 refused (freed, tx_full), all 20 consumed. */
+	pkts_make(m, 20, 100, 30);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)id, 3, m, 20), TXQ_SLOTS - 1);
+	assert_int_equal(chan_producer_stats_get(tbl, (uint16_t)id, 3, &enq, &bytes, &full), 0);
+	assert_int_equal(enq, 26);
+	assert_int_equal(bytes, 2600);
+	assert_int_equal(full, 0); /* not a ring-full drop */
+	st = stats_of((uint16_t)id);
+	assert_int_equal(st.consumed, 28);
+	assert_int_equal(st.tx_sent, 6 + 2 + TXQ_SLOTS - 1);
+	assert_int_equal(st.tx_full, 5);
+	txq_free(0);
+
+	/* A per-flow TX channel inherits the port: direct too. */
+	pf = chan_flow_alloc(tbl, (uint16_t)id);
+	assert_true(pf > 0);
+	pkts_make(m, 3, 100, 60);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)pf, 3, m, 3), 3);
+	assert_int_equal(txq_take(0, out, TXQ_SLOTS), 3);
+	rte_pktmbuf_free_bulk(out, 3);
+	assert_int_equal(chan_flow_free(tbl, (uint16_t)pf), 0);
+
+	/* Taken back: the ring path again. */
+	assert_int_equal(chan_producer_txq_set(tbl, 3, txport, -1), 0);
+	pkts_make(m, 1, 100, 70);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)id, 3, m, 1), 1);
+	assert_int_equal(stats_of((uint16_t)id).in_ring, 1);
+	assert_int_equal(rte_ring_count(txr[0]), 0);
+
+	chan_drain(tbl, (uint16_t)d, 64);
+	tot = totals();
+	assert_int_equal(tot.enqueued, 6 + 2 + 2 + 20 + 3 + 1);
+	assert_int_equal(tot.consumed, 6 + 2 + 2 + 20 + 3);
+	assert_int_equal(tot.tx_sent, 6 + 2 + TXQ_SLOTS - 1 + 3);
+	assert_int_equal(tot.tx_full, 5);
+	assert_int_equal(tot.in_ring, 1);
+}
+#endif
 
 #ifdef GUFC_HAVE_PCAP
 /*
@@ -1304,6 +1516,10 @@ main(void)
 		cmocka_unit_test_teardown(test_enqueue_full, teardown),
 		cmocka_unit_test_teardown(test_discard_drain, teardown),
 		cmocka_unit_test_teardown(test_tx_channel, teardown),
+#ifdef GUFC_HAVE_NET_RING
+		cmocka_unit_test_teardown(test_tx_poll, teardown),
+		cmocka_unit_test_teardown(test_tx_direct, teardown),
+#endif
 #ifdef GUFC_HAVE_PCAP
 		cmocka_unit_test_teardown(test_pcap_sink, teardown),
 #endif

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/channel/datapath.c — moving packets: the producers' fast path
- * (chan_enqueue_burst) and the consumers that run in the primary process
- * (discard and pcap drains, TX dequeue, flush).
+ * lib/channel/io.c — moving packets: the producers' fast path
+ * (chan_enqueue_burst, with its direct TX mode) and the consumers that run
+ * in the primary process (discard and pcap drains, the TX consumer, TX
+ * dequeue, flush).
  *
- * Producers never lock: one ring enqueue and a few relaxed counter stores per
- * burst, on the producer's own cache line. Consumers in this process take the
- * slot's consumer lock with a try-lock per call, so a drain loop, a TX loop
- * and a control thread deleting the channel are never two consumers of one
- * single-consumer ring.
+ * Producers never lock: one ring enqueue (or one TX burst on a queue of
+ * their own) and a few relaxed counter stores per burst, on the producer's
+ * own cache line. Consumers in this process take the slot's consumer lock
+ * with a try-lock per call, so a drain loop, a TX loop and a control thread
+ * deleting the channel are never two consumers of one single-consumer ring.
  */
 
+#include <errno.h>
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_debug.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
@@ -23,20 +26,44 @@
 #include "chan_priv.h"
 #include "channel.h"
 
-void
-chan_inline_account(struct chan_table *t, uint16_t id, uint16_t producer_id, unsigned int n,
-	uint64_t bytes)
+/* Send @p n packets on port/queue, up to 4 tries; free what the queue refused. */
+static inline unsigned int
+chan_tx_send(uint16_t port, uint16_t queue, struct rte_mbuf **m, unsigned int n)
 {
-	struct chan_prod_ctr *pc;
+	unsigned int sent = 0;
 
-	RTE_ASSERT(t != NULL);
-	if (unlikely(n == 0 || id >= t->n_total || producer_id >= CHAN_MAX_PRODUCERS))
-		return;
-	pc = &t->slots[id].desc->prod[producer_id];
+	for (int tries = 0; tries < 4 && sent < n; tries++)
+		sent += rte_eth_tx_burst(port, queue, &m[sent], (uint16_t)(n - sent));
+	if (unlikely(sent < n))
+		rte_pktmbuf_free_bulk(&m[sent], n - sent);
+	return sent;
+}
+
+/* Direct TX: the producer is the consumer, on a queue of its own. */
+static unsigned int
+chan_tx_direct(struct chan_prod_ctr *pc, uint16_t port, uint16_t queue, struct rte_mbuf **m,
+	unsigned int n, uint64_t bytes)
+{
+	unsigned int sent = chan_tx_send(port, queue, m, n);
+
 	chan_ctr_add(&pc->enqueued, n);
 	chan_ctr_add(&pc->bytes, bytes);
-	chan_ctr_add(&pc->inline_consumed, n);
-	chan_ctr_add(&pc->inline_bytes, bytes);
+	chan_ctr_add(&pc->direct_consumed, n);
+	chan_ctr_add(&pc->direct_bytes, bytes);
+	chan_ctr_add(&pc->tx_sent, sent);
+	if (unlikely(sent < n))
+		chan_ctr_add(&pc->tx_full, n - sent);
+	return sent;
+}
+
+int
+chan_producer_txq_set(struct chan_table *t, uint16_t producer_id, uint16_t port, int queue)
+{
+	if (t == NULL || producer_id >= CHAN_MAX_PRODUCERS || port >= CHAN_MAX_TX_PORTS ||
+		queue < -1 || queue > INT16_MAX)
+		return -EINVAL;
+	__atomic_store_n(&t->prod[producer_id].txq[port], (int16_t)queue, __ATOMIC_RELAXED);
+	return 0;
 }
 
 unsigned int
@@ -64,10 +91,18 @@ chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, stru
 	/* Bytes before the enqueue: once enqueued, the consumer owns the mbufs. */
 	for (i = 0; i < n; i++)
 		bytes += mbufs[i]->pkt_len;
+	pc = &s->desc->prod[producer_id];
+
+	if (s->kind == CHAN_CONS_TX && s->tx_port < CHAN_MAX_TX_PORTS) {
+		int16_t q = __atomic_load_n(&t->prod[producer_id].txq[s->tx_port],
+			__ATOMIC_RELAXED);
+
+		if (q >= 0)
+			return chan_tx_direct(pc, s->tx_port, (uint16_t)q, mbufs, n, bytes);
+	}
 
 	done = rte_ring_mp_enqueue_burst(s->ring, (void **)mbufs, n, NULL);
 
-	pc = &s->desc->prod[producer_id];
 	if (unlikely(done < n)) {
 		for (i = done; i < n; i++)
 			dropped_bytes += mbufs[i]->pkt_len;
@@ -183,4 +218,66 @@ chan_dequeue_burst(struct chan_table *t, uint16_t id, struct rte_mbuf **mbufs, u
 	}
 	rte_spinlock_unlock(&s->cons_lock);
 	return got;
+}
+
+/* The TX consumer of slot @p s (live, TX, cons_lock held). */
+static unsigned int
+chan_slot_tx(struct chan_slot *s, unsigned int max)
+{
+	struct rte_mbuf *m[CHAN_TX_BURST_MAX];
+	struct chan_desc *d = s->desc;
+	uint64_t bytes = 0;
+	unsigned int n, sent, i;
+
+	n = rte_ring_sc_dequeue_burst(s->ring, (void **)m, RTE_MIN(max, (unsigned int)CHAN_TX_BURST_MAX), NULL);
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		bytes += m[i]->pkt_len;
+	sent = chan_tx_send(s->tx_port, s->tx_queue, m, n);
+	chan_ctr_add(&d->consumed, n);
+	chan_ctr_add(&d->consumed_bytes, bytes);
+	chan_ctr_add(&d->tx_sent, sent);
+	if (unlikely(sent < n))
+		chan_ctr_add(&d->tx_full, n - sent);
+	return n;
+}
+
+unsigned int
+chan_tx_poll(struct chan_table *t, uint16_t id, unsigned int max)
+{
+	struct chan_slot *s;
+	unsigned int n = 0;
+
+	if (t == NULL || id >= t->n_total || max == 0)
+		return 0;
+	s = &t->slots[id];
+	if (s->kind != CHAN_CONS_TX || !rte_spinlock_trylock(&s->cons_lock))
+		return 0;
+	/* Kind is re-read under the lock: the slot may have been reused. */
+	if (chan_slot_live(s) && s->kind == CHAN_CONS_TX)
+		n = chan_slot_tx(s, max);
+	rte_spinlock_unlock(&s->cons_lock);
+	return n;
+}
+
+unsigned int
+chan_consume_all(struct chan_table *t, unsigned int max_tx, unsigned int max_drain)
+{
+	unsigned int total = 0;
+	uint32_t id;
+
+	if (t == NULL)
+		return 0;
+	for (id = 0; id < t->n_total; id++) {
+		const struct chan_slot *s = &t->slots[id];
+
+		if (!chan_slot_live(s))
+			continue;
+		if (s->kind == CHAN_CONS_TX)
+			total += chan_tx_poll(t, (uint16_t)id, max_tx);
+		else
+			total += chan_drain(t, (uint16_t)id, max_drain);
+	}
+	return total;
 }

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath — gufc's per-packet burst pipeline, the one place where a
+ * packet's fate is applied.
+ *
+ * The fast path, dp_rx_burst(), is a list of early exits per burst:
+ *
+ *   0. offload (optional): a packet the NIC (or the software NIC model)
+ *      marked names its flow entry; when the mark is live and the entry's
+ *      action current, plain ACCEPT and not interested in this packet, the
+ *      packet skips parse, hash and lookup;
+ *   1. fc_parse_burst (prefetching), fc_locals_mark_burst, the keys of each
+ *      family hashed in bulk; fragments, non-IP packets and parse errors
+ *      leave here (upcall, default channel or a named drop, per setting);
+ *   2. fc_table_lookup_bulk on the IPv4 and the IPv6 table;
+ *   3. per hit: stale (a rule commit newer than the entry may change it)?
+ *      interesting to a module (conntrack wants SYN/FIN/RST)? -> upcall;
+ *      else the cached verdict, the NAT rewrite, fc_table_touch and the
+ *      counters;
+ *   4. grouping per destination channel, one chan_enqueue_burst() per
+ *      channel, in order of first appearance (dp_deliver_burst()).
+ *
+ * Misses, stale or interesting hits and fragments go to the slow path on
+ * the context's SPSC upcall ring, the parse result riding in the mbuf's
+ * private area (struct dp_meta). The slow path hands them back, fragments
+ * reassembled, to dp_upcall_burst(): the rules engine decides
+ * (rule_engine_upcall_burst) and the same code applies the decisions
+ * (named drop, NAT rewrite including ICMP errors of translated
+ * connections, delivery). So a packet is delivered one way only:
+ * dp_deliver_burst() -> chan_enqueue_burst(), whose direct TX mode covers
+ * a producer transmitting on a TX queue of its own.
+ *
+ * The library knows no lcores, ports beyond their ids, shell or settings
+ * file: the application sets up one struct dp_ctx per producer (an RX
+ * lcore, the rules lcore) with the tables, engine, NAT table, locals,
+ * channel table, offload marks, per-port channel maps, ids and upcall ring,
+ * and reads the context's counters. No locks, allocation, syscalls or stdio.
+ *
+ * Accounting: every mbuf given to dp_rx_burst() or dp_upcall_burst() is,
+ * exactly once, handed to chan_enqueue_burst() (counted fwd_pkts), put on
+ * the upcall ring (upcalls), or freed under a named reason: the datapath's
+ * own (DP_DROP_REASONS), the engine's (RULE_DROP_REASONS: the cached or the
+ * slow path's verdict) or the parser's (FC_PARSE_RESULTS errors).
+ */
+#ifndef GUFC_DATAPATH_H
+#define GUFC_DATAPATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "channel.h"
+#include "flowcache.h"
+#include "rules.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_ring;
+struct ofl_marks;
+
+/** Most packets in one burst (fc_table_lookup_bulk() takes at most 64). */
+#define DP_BURST_MAX 64
+/** Ports 0..DP_MAX_PORTS-1: the size of the per-port channel maps. */
+#define DP_MAX_PORTS 32
+/** "No channel": struct dp_ctx::port_chan of a port that does not exist. */
+#define DP_CHAN_NONE UINT16_MAX
+
+/**
+ * The datapath's own drop reasons, X(NAME, "id", "text"): its part of the
+ * application's drop registry. Counted in struct dp_stats::drops.
+ */
+#define DP_DROP_REASONS(X) \
+	X(NON_IP, "non_ip", "not IPv4/IPv6 (non-ip drop)") \
+	X(FRAGMENT, "fragment", "IP fragment (fragments drop)") \
+	X(UPCALL_FULL, "upcall_full", "upcall ring to the rules lcore full")
+
+/** Drop reasons (see DP_DROP_REASONS). */
+enum dp_drop {
+#define DP_DROP_ENUM(name, id, text) DP_DROP_##name,
+	DP_DROP_REASONS(DP_DROP_ENUM)
+#undef DP_DROP_ENUM
+	DP_DROP__COUNT
+};
+
+/** What dp_rx_burst() does with IP fragments (struct dp_ctx::frag_mode). */
+enum dp_frag_mode {
+	DP_FRAG_UPCALL, /**< to the slow path (which reassembles them) */
+	DP_FRAG_DROP,   /**< dropped: DP_DROP_FRAGMENT */
+};
+
+/** What dp_rx_burst() does with non-IP frames (struct dp_ctx::non_ip_mode). */
+enum dp_nonip_mode {
+	DP_NONIP_PASS, /**< to the input port's default channel (counted non_ip_pass) */
+	DP_NONIP_DROP, /**< dropped: DP_DROP_NON_IP */
+};
+
+/**
+ * The parse result of an upcalled packet, in the mbuf's private area: the
+ * mempool's private size must be at least DP_MBUF_PRIV_SIZE. Written by
+ * dp_rx_burst() before the upcall; the slow path reads it, may rewrite it
+ * (a reassembled datagram, parsed again) and dp_upcall_burst() reads it.
+ */
+struct dp_meta {
+	struct fc_pkt pkt; /**< parsed, local bits set */
+	uint8_t res;       /**< enum fc_parse_result: FC_PARSE_OK or a fragment */
+	uint8_t why;       /**< enum rule_upcall_reason */
+};
+
+/** Private area an mbuf pool needs for struct dp_meta. */
+#define DP_MBUF_PRIV_SIZE RTE_ALIGN(sizeof(struct dp_meta), RTE_MBUF_PRIV_ALIGN)
+
+/**
+ * The meta data of mbuf @p m (its private area).
+ * @param m  an mbuf of a pool with DP_MBUF_PRIV_SIZE private bytes
+ * @return the meta data.
+ * Context: any.
+ */
+static inline struct dp_meta *
+dp_meta(struct rte_mbuf *m)
+{
+	return (struct dp_meta *)rte_mbuf_to_priv(m);
+}
+
+/**
+ * Counters of one context. Written by the context's thread only (plain
+ * increments), read by anyone (dp_stats_add()); whole values on 64-bit.
+ */
+struct dp_stats {
+	uint64_t rx;		  /**< packets given to dp_rx_burst() */
+	uint64_t rx_bytes;	  /**< their bytes */
+	uint64_t hits;		  /**< lookups that found an entry */
+	uint64_t misses;	  /**< lookups that did not */
+	uint64_t upcalls;	  /**< packets put on the upcall ring */
+	uint64_t upcall_stale;	  /**< hits upcalled as stale */
+	uint64_t upcall_interest; /**< hits upcalled for a module's interest */
+	uint64_t slow_pkts;	  /**< packets dp_upcall_burst() decided */
+	uint64_t fwd_pkts;	  /**< packets handed to chan_enqueue_burst() */
+	uint64_t non_ip_pass;	  /**< non-IP frames to the default channel */
+	uint64_t hw_classified;	  /**< marked packets that skipped parse and lookup */
+	uint64_t hw_fallback;	  /**< marked packets the mark check sent on to software */
+	uint64_t drops[DP_DROP__COUNT];	       /**< by enum dp_drop */
+	uint64_t rule_drops[RULE_DROP__COUNT]; /**< verdicts applied, by enum rule_drop */
+	uint64_t parse_drops[FC_PARSE__COUNT]; /**< parse errors, by enum fc_parse_result */
+};
+
+/**
+ * One datapath instance: what one producer (an RX lcore, or the rules
+ * lcore applying decisions) works with, and its counters.
+ *
+ * Owner: the application, which fills the configuration fields before the
+ * first burst (zero the whole struct first) and keeps what they point to
+ * alive while bursts run. The datapath reads them and writes @c st only.
+ * One thread at a time uses a context.
+ */
+struct dp_ctx {
+	struct rule_engine *eng;    /**< decides upcalls; stale checks */
+	struct fc_table *tab4;      /**< rule_engine_table(eng, FC_AF_INET4) */
+	struct fc_table *tab6;      /**< rule_engine_table(eng, FC_AF_INET6) */
+	const struct mod_nat *nat;  /**< NAT table (mod_nat_apply()), or NULL: no NAT */
+	const struct fc_locals *locals; /**< local addresses (the key's local bits) */
+	struct chan_table *chans;   /**< where packets are delivered */
+	const struct ofl_marks *marks; /**< offload marks view, or NULL: step 0 off */
+	/** Per input port: the channel of accepted packets with no channel and no route. */
+	const uint16_t *def_chan;
+	/** Per output port: its TX channel, or DP_CHAN_NONE (no such port). */
+	const uint16_t *port_chan;
+	struct rte_ring *upcall;    /**< SP enqueue ring to the slow path (dp_rx_burst()) */
+	uint16_t reader_id;         /**< engine reader id (table lookups) */
+	uint16_t producer_id;       /**< channel producer id (delivery) */
+	uint8_t frag_mode;          /**< enum dp_frag_mode */
+	uint8_t non_ip_mode;        /**< enum dp_nonip_mode */
+	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
+};
+
+/**
+ * Channel for an accepted packet received on @p in_port: the flow's named
+ * channel; else the TX channel of its routed port; else (no route, or to
+ * this host) the input port's default channel.
+ *
+ * @param c         the context (its channel maps)
+ * @param channel   the decision's channel (CHAN_ID_DEFAULT: none named)
+ * @param out_port  the decision's output port (or a RULE_PORT_* marker)
+ * @param in_port   the input port
+ * @return the channel id.
+ * Context: any.
+ */
+static inline uint16_t
+dp_dest(const struct dp_ctx *c, uint16_t channel, uint16_t out_port, uint16_t in_port)
+{
+	if (channel != CHAN_ID_DEFAULT)
+		return channel;
+	if (out_port < DP_MAX_PORTS && c->port_chan[out_port] != DP_CHAN_NONE)
+		return c->port_chan[out_port];
+	return c->def_chan[in_port & (DP_MAX_PORTS - 1)];
+}
+
+/**
+ * Run the fast path over one received burst (steps 0-4 above). The
+ * datapath owns every mbuf afterwards: delivered, upcalled or freed.
+ *
+ * @param c        the context (a registered engine reader: @c reader_id)
+ * @param in_port  the port the burst came from
+ * @param m        the packets
+ * @param n        how many, at most DP_BURST_MAX
+ * @param now      coarse time (the engine's unit, ms), for fc_table_touch()
+ * @return the number of packets handed to channels.
+ * Context: the context's thread, a registered reader of the engine between
+ *   two quiescent reports (rule_engine_quiescent()).
+ */
+unsigned int dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m,
+	unsigned int n, uint32_t now);
+
+/**
+ * Decide a burst of upcalled packets and apply the decisions: the engine's
+ * rule_engine_upcall_burst() on the packets' struct dp_meta (no fragments:
+ * reassemble them first), then per packet a named drop (the engine's
+ * reason), or the NAT rewrite (mod_nat_apply(), or mod_nat_icmp_error()
+ * for an ICMP error of a translated connection; a chained mbuf is
+ * linearized when the rewrite needs it; failure drops it as nat_error) and
+ * delivery to its channel. The datapath owns every mbuf afterwards.
+ *
+ * @param c    the context (the engine's writer)
+ * @param m    the packets, with their meta data
+ * @param n    how many, at most DP_BURST_MAX
+ * @param now  time for the engine, ms
+ * @return the number of packets handed to channels.
+ * Context: the engine's writer thread (the rules lcore).
+ */
+unsigned int dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n,
+	uint32_t now);
+
+/**
+ * Deliver packets grouped by destination: one chan_enqueue_burst() per
+ * distinct channel of @p dest, in order of first appearance, the packets
+ * of each in their order. Counted in fwd_pkts; what a channel drops is
+ * counted by the channel (enum chan_drop).
+ *
+ * @param c     the context (its channel table and producer id)
+ * @param m     the packets
+ * @param dest  their channels
+ * @param n     how many, at most DP_BURST_MAX
+ * @return the number the channels took (enqueued, or sent by direct TX).
+ * Context: the context's thread.
+ */
+unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest,
+	unsigned int n);
+
+/**
+ * Add one context's counters to a sum.
+ * @param sum  the sum (zero it before the first call)
+ * @param s    a context's counters (read while they move: each value whole)
+ * Context: any.
+ */
+void dp_stats_add(struct dp_stats *sum, const struct dp_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_DATAPATH_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath private definitions: the work area of one burst, shared by
+ * the fast path (dp_rx.c) and the slow path's decisions (dp_upcall.c).
+ * Not installed; only lib/datapath's .c files include it.
+ */
+#ifndef GUFC_DP_PRIV_H
+#define GUFC_DP_PRIV_H
+
+#include <rte_mbuf.h>
+
+#include "datapath.h"
+
+/**
+ * Where a burst's packets go: delivery (with their channels), the upcall
+ * ring, or the free list. On the stack of one dp_*_burst() call.
+ */
+struct dp_burst {
+	uint16_t in_port;
+	uint32_t now;
+	unsigned int no; /**< packets in out[] / dest[] */
+	unsigned int nu; /**< packets in up[] */
+	unsigned int nd; /**< packets in drop[] */
+	struct rte_mbuf *out[DP_BURST_MAX];
+	uint16_t dest[DP_BURST_MAX];
+	struct rte_mbuf *up[DP_BURST_MAX];
+	struct rte_mbuf *drop[DP_BURST_MAX];
+};
+
+/* Queue @p m for delivery to channel @p ch. */
+static inline void
+dp_out(struct dp_burst *b, struct rte_mbuf *m, uint16_t ch)
+{
+	b->out[b->no] = m;
+	b->dest[b->no++] = ch;
+}
+
+/* Queue @p m to be freed; the caller counted its reason. */
+static inline void
+dp_free_later(struct dp_burst *b, struct rte_mbuf *m)
+{
+	b->drop[b->nd++] = m;
+}
+
+/* Free what a burst dropped (its reasons are counted). */
+static inline void
+dp_burst_free(struct dp_burst *b)
+{
+	if (b->nd != 0)
+		rte_pktmbuf_free_bulk(b->drop, b->nd);
+}
+
+#endif /* GUFC_DP_PRIV_H */

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath/dp_rx.c — the fast path, dp_rx_burst(): steps 0-4 of
+ * datapath.h as a list of early exits per burst, and the delivery every
+ * path shares, dp_deliver_burst() (one chan_enqueue_burst() per channel).
+ *
+ * Hot loop rules: no locks, allocation, syscalls or stdio; the burst's
+ * outcomes are collected in a struct dp_burst on the stack and handed on in
+ * bulk at the end (delivery, one upcall ring enqueue, one free).
+ */
+
+#include <errno.h>
+#include <netinet/in.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+
+#include "datapath.h"
+#include "dp_priv.h"
+#include "offload.h"
+
+/* One hand-over to channel @p ch. */
+static inline unsigned int
+dp_deliver_group(struct dp_ctx *c, uint16_t ch, struct rte_mbuf **m, unsigned int n)
+{
+	return chan_enqueue_burst(c->chans, ch, c->producer_id, m, n);
+}
+
+unsigned int
+dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest, unsigned int n)
+{
+	struct rte_mbuf *grp[DP_BURST_MAX];
+	unsigned int done = 0;
+	uint64_t left;
+	unsigned int i;
+
+	if (n == 0)
+		return 0;
+	c->st.fwd_pkts += n;
+	/* Common case: the whole burst goes to one channel. */
+	for (i = 1; i < n && dest[i] == dest[0]; i++)
+		;
+	if (i == n)
+		return dp_deliver_group(c, dest[0], m, n);
+	/* Otherwise one hand-over per distinct channel, in order of first appearance. */
+	left = (n == 64) ? UINT64_MAX : ((UINT64_C(1) << n) - 1);
+	while (left != 0) {
+		unsigned int first = (unsigned int)__builtin_ctzll(left);
+		uint16_t ch = dest[first];
+		unsigned int k = 0;
+
+		for (unsigned int j = first; j < n; j++) {
+			if ((left & (UINT64_C(1) << j)) && dest[j] == ch) {
+				grp[k++] = m[j];
+				left &= ~(UINT64_C(1) << j);
+			}
+		}
+		done += dp_deliver_group(c, ch, grp, k);
+	}
+	return done;
+}
+
+static inline void
+dp_drop(struct dp_burst *b, uint64_t *ctr, struct rte_mbuf *m)
+{
+	(*ctr)++;
+	dp_free_later(b, m);
+}
+
+static inline void
+dp_upcall(struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt, uint8_t res,
+	uint8_t why)
+{
+	struct dp_meta *meta = dp_meta(m);
+
+	meta->pkt = *pkt;
+	meta->res = res;
+	meta->why = why;
+	b->up[b->nu++] = m;
+}
+
+/* The keys of one family in a burst: which packets, and their keys. */
+struct dp_family {
+	struct fc_table *t;
+	unsigned int n;
+	unsigned int sel[DP_BURST_MAX];
+	const void *keys[DP_BURST_MAX];
+};
+
+/* Step 2 and 3 for one family's keys: lookup, then the cached actions. */
+static void
+dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
+	struct rte_mbuf **m, struct fc_pkt *pkts)
+{
+	struct dp_stats *st = &c->st;
+	struct fc_action acts[DP_BURST_MAX];
+	uint32_t sigs[DP_BURST_MAX];
+	uint32_t idx[DP_BURST_MAX];
+	uint64_t hit_mask = 0;
+	unsigned int nk = f->n;
+
+	if (nk == 0)
+		return;
+	fc_table_hash_bulk(f->t, f->keys, sigs, nk);
+	fc_table_lookup_bulk(f->t, c->reader_id, f->keys, sigs, nk, &hit_mask, acts, idx);
+
+	for (unsigned int j = 0; j < nk; j++) {
+		unsigned int i = f->sel[j];
+		struct rte_mbuf *mb = m[i];
+		struct fc_pkt *pkt = &pkts[i];
+		const struct fc_action *a = &acts[j];
+
+		if (!(hit_mask & (UINT64_C(1) << j))) {
+			st->misses++;
+			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+			continue;
+		}
+		st->hits++;
+		if (unlikely(a->verdict == FC_VERDICT_SLOW)) {
+			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+			continue;
+		}
+		if (unlikely(rule_engine_stale(c->eng, a, &pkt->key))) {
+			st->upcall_stale++;
+			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_STALE);
+			continue;
+		}
+		if (rule_engine_wants(a, pkt)) {
+			st->upcall_interest++;
+			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_INTEREST);
+			continue;
+		}
+		if (a->verdict != FC_VERDICT_ACCEPT) {
+			fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
+			dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
+			continue;
+		}
+		if (a->flags & FC_ACT_F_NAT) {
+			uint8_t *l3 = rte_pktmbuf_mtod_offset(mb, uint8_t *, pkt->l3_off);
+			uint32_t l3_len = rte_pktmbuf_data_len(mb) - pkt->l3_off;
+			int rc = mod_nat_apply(c->nat, a->nat_id, l3, l3_len, pkt);
+
+			if (unlikely(rc != 0)) {
+				/* Chained or SCTP: the slow path linearizes and retries
+				 * (an upcall of a cached flow gets the cached decision). */
+				if (rc == -ENOTSUP || mb->nb_segs > 1)
+					dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+				else
+					dp_drop(b, &st->rule_drops[RULE_DROP_NAT_ERROR], mb);
+				continue;
+			}
+		}
+		fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
+		dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
+	}
+}
+
+/*
+ * Would the entry's interest mask select this packet (rule_engine_wants())?
+ * Without a parse the TCP flags are peeked at their fixed place: the NIC
+ * matched an untagged Ethernet frame with an IPv4 header (any IHL, not a
+ * fragment) or an IPv6 header without extension header. Anything that does
+ * not look like that counts as wanted: the software path decides.
+ */
+static inline bool
+dp_marked_wants(const struct fc_action *a, const struct rte_mbuf *mb)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(mb);
+	uint32_t l4;
+	uint8_t proto;
+	struct fc_pkt pk;
+
+	if (likely(a->interest == 0))
+		return false;
+	if (a->interest & FC_INTEREST_ALL || len < RTE_ETHER_HDR_LEN + 40)
+		return true;
+	if (p[12] == 0x08 && p[13] == 0x00) {
+		l4 = RTE_ETHER_HDR_LEN + (uint32_t)(p[14] & 0x0f) * 4;
+		proto = p[RTE_ETHER_HDR_LEN + 9];
+	} else if (p[12] == 0x86 && p[13] == 0xdd) {
+		l4 = RTE_ETHER_HDR_LEN + 40;
+		proto = p[RTE_ETHER_HDR_LEN + 6];
+	} else {
+		return true;
+	}
+	pk.tcp_flags = 0;
+	if (proto == IPPROTO_TCP) {
+		if (len < l4 + 14)
+			return true;
+		pk.tcp_flags = p[l4 + 13];
+	}
+	return rule_engine_wants(a, &pk);
+}
+
+/*
+ * Step 0 (offload): take the marked packets whose entry decides them alone
+ * (see ofl_mark_check() for why a live mark is enough: no key compare);
+ * compact the others in @p m, in order, for the software path. Two passes,
+ * so the burst's live[] words and entry lines are fetched all at once
+ * rather than one miss after the other.
+ * @return packets left in @p m.
+ */
+static unsigned int
+dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned int n)
+{
+	const struct ofl_marks *mk = c->marks;
+	struct dp_stats *st = &c->st;
+	uint32_t marks[DP_BURST_MAX];
+	uint64_t marked = 0;
+	unsigned int left = 0;
+	uint32_t gen;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t mark, ix;
+		unsigned int f;
+
+		if (!ofl_mbuf_mark(m[i], &mark))
+			continue;
+		marks[i] = mark;
+		marked |= UINT64_C(1) << i;
+		ofl_mark_split(mark, &f, &ix);
+		if (ix < mk->cap[f]) {
+			const struct fc_entry *e = fc_table_slot(f ? c->tab6 : c->tab4, ix);
+
+			rte_prefetch0(&mk->live[f][ix]);
+			if (e != NULL)
+				rte_prefetch0(e);
+		}
+	}
+	if (marked == 0)
+		return n;
+
+	gen = rule_engine_generation(c->eng);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *mb = m[i];
+		struct fc_table *t;
+		struct fc_action a;
+		unsigned int fam;
+		uint32_t idx;
+
+		if (!(marked & (UINT64_C(1) << i))) {
+			m[left++] = mb;
+			continue;
+		}
+		if (unlikely(!ofl_mark_check(mk, marks[i], &fam, &idx))) {
+			st->hw_fallback++;
+			m[left++] = mb;
+			continue;
+		}
+		t = fam ? c->tab6 : c->tab4;
+		if (unlikely(!ofl_entry_read(t, idx, &a) || a.gen != gen ||
+			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & FC_ACT_F_NAT) ||
+			    dp_marked_wants(&a, mb))) {
+			st->hw_fallback++;
+			m[left++] = mb;
+			continue;
+		}
+		st->hw_classified++;
+		st->rx_bytes += mb->pkt_len;
+		fc_table_touch(t, idx, mb->pkt_len, b->now);
+		dp_out(b, mb, dp_dest(c, a.channel, a.out_port, b->in_port));
+	}
+	return left;
+}
+
+/* Hand the burst's upcalls to the slow path; what does not fit is a named drop. */
+static void
+dp_upcall_flush(struct dp_ctx *c, struct dp_burst *b)
+{
+	unsigned int sent;
+
+	if (b->nu == 0)
+		return;
+	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)b->up, b->nu, NULL);
+	c->st.upcalls += sent;
+	if (unlikely(sent < b->nu)) {
+		c->st.drops[DP_DROP_UPCALL_FULL] += b->nu - sent;
+		rte_pktmbuf_free_bulk(&b->up[sent], b->nu - sent);
+	}
+}
+
+unsigned int
+dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n, uint32_t now)
+{
+	struct dp_stats *st = &c->st;
+	struct fc_pkt pkts[DP_BURST_MAX];
+	uint8_t res[DP_BURST_MAX];
+	struct dp_family f4, f6;
+	struct dp_burst b;
+	unsigned int i;
+
+	RTE_ASSERT(n <= DP_BURST_MAX);
+	b.in_port = in_port;
+	b.now = now;
+	b.no = b.nu = b.nd = 0;
+	st->rx += n;
+	if (c->marks != NULL)
+		n = dp_marked(c, &b, m, n);
+	fc_parse_burst(m, n, pkts, res);
+	fc_locals_mark_burst(c->locals, pkts, n);
+
+	f4.t = c->tab4;
+	f4.n = 0;
+	f6.t = c->tab6;
+	f6.n = 0;
+	for (i = 0; i < n; i++) {
+		st->rx_bytes += m[i]->pkt_len;
+		switch (res[i]) {
+		case FC_PARSE_OK:
+			if (pkts[i].key.family == FC_AF_INET4) {
+				f4.sel[f4.n] = i;
+				f4.keys[f4.n++] = &pkts[i].key.v4;
+			} else {
+				f6.sel[f6.n] = i;
+				f6.keys[f6.n++] = &pkts[i].key.v6;
+			}
+			break;
+		case FC_PARSE_FRAG_FIRST:
+		case FC_PARSE_FRAG_LATER:
+			if (c->frag_mode == DP_FRAG_DROP)
+				dp_drop(&b, &st->drops[DP_DROP_FRAGMENT], m[i]);
+			else
+				dp_upcall(&b, m[i], &pkts[i], res[i], RULE_UPCALL_MISS);
+			break;
+		case FC_PARSE_NOT_IP:
+			if (c->non_ip_mode == DP_NONIP_DROP) {
+				dp_drop(&b, &st->drops[DP_DROP_NON_IP], m[i]);
+			} else {
+				st->non_ip_pass++;
+				dp_out(&b, m[i], c->def_chan[in_port & (DP_MAX_PORTS - 1)]);
+			}
+			break;
+		default:
+			dp_drop(&b, &st->parse_drops[res[i]], m[i]);
+			break;
+		}
+	}
+
+	dp_apply_family(c, &b, &f4, m, pkts);
+	dp_apply_family(c, &b, &f6, m, pkts);
+
+	dp_deliver_burst(c, b.out, b.dest, b.no);
+	dp_upcall_flush(c, &b);
+	dp_burst_free(&b);
+	return b.no;
+}

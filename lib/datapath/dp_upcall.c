@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath/dp_upcall.c — the slow path's half of the datapath:
+ * dp_upcall_burst() has the rules engine decide a burst of upcalled packets
+ * and applies the decisions exactly as the fast path applies cached ones
+ * (named drop, NAT rewrite, delivery through dp_deliver_burst()), plus what
+ * only the slow path does: ICMP errors of translated connections
+ * (mod_nat_icmp_error()) and linearizing a chained packet for a rewrite.
+ * Also dp_stats_add(), for readers of the counters.
+ */
+
+#include <rte_branch_prediction.h>
+#include <rte_mbuf.h>
+
+#include "datapath.h"
+#include "dp_priv.h"
+
+/* NAT rewrite in the slow path: may linearize a chained packet first. */
+static int
+dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt, uint32_t slot,
+	bool icmp_err)
+{
+	int rc;
+
+	for (int tries = 0; tries < 2; tries++) {
+		uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off);
+		uint32_t len = rte_pktmbuf_data_len(m) - pkt->l3_off;
+
+		rc = icmp_err ? mod_nat_icmp_error(c->nat, slot, l3, len) :
+				mod_nat_apply(c->nat, slot, l3, len, pkt);
+		if (rc == 0 || m->nb_segs == 1 || rte_pktmbuf_linearize(m) != 0)
+			break;
+	}
+	return rc;
+}
+
+/* The counter of an engine drop; a drop without a reason is the filter's. */
+static inline uint64_t *
+dp_rule_drop_ctr(struct dp_stats *st, unsigned int drop)
+{
+	if (drop == RULE_DROP_NONE)
+		drop = RULE_DROP_FILTER;
+	else if (unlikely(drop >= RULE_DROP__COUNT))
+		drop = RULE_DROP_ERROR;
+	return &st->rule_drops[drop];
+}
+
+unsigned int
+dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t now)
+{
+	struct rule_upcall up[DP_BURST_MAX];
+	struct rule_decision dec[DP_BURST_MAX];
+	struct dp_stats *st = &c->st;
+	struct dp_burst b;
+	unsigned int i;
+
+	RTE_ASSERT(n <= DP_BURST_MAX);
+	if (n == 0)
+		return 0;
+	b.now = now;
+	b.no = b.nu = b.nd = 0;
+	st->slow_pkts += n;
+	for (i = 0; i < n; i++) {
+		const struct dp_meta *meta = dp_meta(m[i]);
+
+		up[i].pkt = meta->pkt;
+		up[i].frame = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		up[i].frame_len = rte_pktmbuf_data_len(m[i]);
+		up[i].len = m[i]->pkt_len;
+		up[i].in_port = m[i]->port;
+		up[i].reason = meta->why;
+	}
+	rule_engine_upcall_burst(c->eng, up, n, dec, now);
+	for (i = 0; i < n; i++) {
+		const struct rule_decision *d = &dec[i];
+
+		if (d->verdict != FC_VERDICT_ACCEPT) {
+			(*dp_rule_drop_ctr(st, d->drop))++;
+			dp_free_later(&b, m[i]);
+			continue;
+		}
+		if (d->nat_slot != RULE_NAT_NONE &&
+			dp_slow_nat(c, m[i], &up[i].pkt, d->nat_slot,
+				(d->flags & RULE_DEC_F_ICMP_ERR) != 0) != 0) {
+			st->rule_drops[RULE_DROP_NAT_ERROR]++;
+			dp_free_later(&b, m[i]);
+			continue;
+		}
+		dp_out(&b, m[i], dp_dest(c, d->channel, d->out_port, m[i]->port));
+	}
+	dp_deliver_burst(c, b.out, b.dest, b.no);
+	dp_burst_free(&b);
+	return b.no;
+}
+
+void
+dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
+{
+	sum->rx += s->rx;
+	sum->rx_bytes += s->rx_bytes;
+	sum->hits += s->hits;
+	sum->misses += s->misses;
+	sum->upcalls += s->upcalls;
+	sum->upcall_stale += s->upcall_stale;
+	sum->upcall_interest += s->upcall_interest;
+	sum->slow_pkts += s->slow_pkts;
+	sum->fwd_pkts += s->fwd_pkts;
+	sum->non_ip_pass += s->non_ip_pass;
+	sum->hw_classified += s->hw_classified;
+	sum->hw_fallback += s->hw_fallback;
+	for (unsigned int d = 0; d < DP_DROP__COUNT; d++)
+		sum->drops[d] += s->drops[d];
+	for (unsigned int d = 0; d < RULE_DROP__COUNT; d++)
+		sum->rule_drops[d] += s->rule_drops[d];
+	for (unsigned int d = 0; d < FC_PARSE__COUNT; d++)
+		sum->parse_drops[d] += s->parse_drops[d];
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/unit/datapath/dp_world.h — what the datapath tests share (see
+ * dp_world.c): one world per test (world_up() ... teardown()), packet
+ * builders, burst runners, channel readers and checks.
+ */
+#ifndef GUFC_DP_WORLD_H
+#define GUFC_DP_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "datapath.h"
+#include "pkt_build.h"
+
+#define POOL_SIZE 1023u
+#define IN_PORT 0
+#define NOW 1000
+
+/* One test's world: engine, channels, locals, the upcall ring, two contexts. */
+struct world {
+	struct rule_engine *eng;
+	struct chan_table *chans;
+	struct fc_locals *locals;
+	struct rte_ring *up;
+	uint16_t def_chan[DP_MAX_PORTS];
+	uint16_t port_chan[DP_MAX_PORTS];
+	uint16_t out;       /* TX channel (ring path): the default destination */
+	uint16_t ch[3];     /* TX channels "a", "b", "c" */
+	struct dp_ctx rx;   /* producer 0, reader 0 */
+	struct dp_ctx slow; /* producer 1 */
+};
+
+extern struct world W;
+extern struct rte_mempool *pool;
+
+/** Set up the world: conntrack or not, an upcall ring of @p upcall_ring slots. */
+void world_up(bool conntrack, uint32_t upcall_ring);
+/** Commit native rules @p text (fails the test on a parse error). */
+void load(const char *text);
+/** cmocka teardown: free the world; fails unless the mempool is whole. */
+int teardown(void **state);
+unsigned int pool_in_use(void);
+/** An mbuf holding @p len bytes of @p frame, from input port IN_PORT. */
+struct rte_mbuf *mbuf_of(const uint8_t *frame, int len);
+/** IPv4 TCP or UDP packet (@p proto), 8 payload bytes starting with @p tag. */
+struct rte_mbuf *pkt4(uint8_t proto, const char *src, uint16_t sport, const char *dst,
+	uint16_t dport, uint8_t flags, uint32_t tag);
+struct rte_mbuf *tcp4(const char *src, uint16_t sport, const char *dst, uint16_t dport,
+	uint8_t flags, uint32_t tag);
+struct rte_mbuf *udp4(const char *src, uint16_t sport, const char *dst, uint16_t dport,
+	uint32_t tag);
+/** IPv6 TCP or UDP packet, as pkt4(). */
+struct rte_mbuf *pkt6(uint8_t proto, const char *src, uint16_t sport, const char *dst,
+	uint16_t dport, uint8_t flags, uint32_t tag);
+/** The tag of a packet pkt4()/pkt6() built. */
+uint32_t tag_of(const struct rte_mbuf *m);
+/** One RX burst (then a quiescent report). @return packets handed to channels. */
+unsigned int rx(struct rte_mbuf **m, unsigned int n);
+unsigned int rx1(struct rte_mbuf *m);
+/** The slow path: the upcall ring through dp_upcall_burst(). @return delivered. */
+unsigned int slow(void);
+/** Take up to @p max packets from channel @p ch. */
+unsigned int take(uint16_t ch, struct rte_mbuf **m, unsigned int max);
+struct rte_mbuf *take1_at(uint16_t ch, int line);
+/** Take exactly one packet from @p ch. */
+#define take1(ch) take1_at(ch, __LINE__)
+/** The meta data of the one packet on the upcall ring (it stays there). */
+struct dp_meta peek_upcall(void);
+uint64_t sum_drops(const struct dp_stats *s);
+/** rx == delivered + upcalled + dropped (RX); slow == delivered + dropped. */
+void check_accounting(void);
+/** The entry of key @p k, or NULL; its index in @p idx. */
+const struct fc_entry *entry_of(const struct fc_key *k, uint32_t *idx);
+/** The key the parser makes of @p m. */
+struct fc_key key_of(const struct rte_mbuf *m);
+/** Every IP and L4 checksum of the frame is valid. */
+void check_csums(const struct rte_mbuf *m);
+/** The frame's addresses and ports are these; its checksums valid. */
+void expect_tuple(const struct rte_mbuf *m, const char *src, uint16_t sport, const char *dst,
+	uint16_t dport);
+
+#endif /* GUFC_DP_WORLD_H */

@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/datapath, driven with mbufs built here (pkt_build.c)
+ * through dp_rx_burst() and dp_upcall_burst() with a real rules engine,
+ * channel table and upcall ring: a miss (upcall with its reason and meta
+ * data) then hits of the cached flow; a stale hit after a commit; conntrack's
+ * interest (SYN, FIN, RST to the slow path, other packets not); DNAT with
+ * both directions rewritten and every checksum verified (IPv4 and IPv6, TCP
+ * and UDP, on the slow and the fast path); offload marks (a live mark skips
+ * parse and lookup, a stale one falls back); grouping per channel (order
+ * kept); drops with their reasons (cached and slow-path verdicts, parse
+ * errors, non-IP and fragments per setting, a full upcall ring); and direct
+ * TX of a TX channel on the producer's own queue.
+ *
+ * Each test checks the accounting: every packet given to the datapath is
+ * delivered, upcalled or counted under one reason, exactly; the teardown
+ * fails a test unless the mempool is whole again.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#ifdef GUFC_HAVE_NET_RING
+#include <rte_eth_ring.h>
+#endif
+
+#include "dp_world.h"
+#include "eal_test.h"
+#include "offload.h"
+
+/* ------------------------------------------------------------------ tests */
+
+/* A miss goes up with its reason and parse; later packets hit the cached flow. */
+static void
+test_miss_then_hit(void **state)
+{
+	struct rte_mbuf *m[3], *o[8];
+	const struct fc_entry *e;
+	struct dp_meta meta;
+	struct fc_key k;
+
+	(void)state;
+	world_up(false, 64);
+	load("accept\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 1);
+	k = key_of(m[0]);
+	assert_int_equal(rx1(m[0]), 0);
+	assert_int_equal(W.rx.st.rx, 1);
+	assert_int_equal(W.rx.st.misses, 1);
+	assert_int_equal(W.rx.st.hits, 0);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.rx_bytes, m[0]->pkt_len);
+	meta = peek_upcall();
+	assert_int_equal(meta.res, FC_PARSE_OK);
+	assert_int_equal(meta.why, RULE_UPCALL_MISS);
+	assert_int_equal(meta.pkt.l3_off, 14);
+	assert_int_equal(meta.pkt.key.family, FC_AF_INET4);
+	assert_memory_equal(&meta.pkt.key.v4, &k.v4, sizeof(k.v4));
+	assert_null(entry_of(&k, NULL));
+
+	/* The slow path decides, caches the flow and delivers the packet. */
+	assert_int_equal(slow(), 1);
+	assert_int_equal(W.slow.st.slow_pkts, 1);
+	assert_int_equal(W.slow.st.fwd_pkts, 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+
+	/* Hits: delivered by the fast path, the entry counts them. */
+	m[1] = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 2);
+	m[2] = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 3);
+	assert_int_equal(rx(&m[1], 2), 2);
+	assert_int_equal(W.rx.st.hits, 2);
+	assert_int_equal(W.rx.st.misses, 1);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.fwd_pkts, 2);
+	assert_int_equal(rte_ring_count(W.up), 0);
+	assert_int_equal(e->packets, 3); /* the slow path counted the first */
+	assert_int_equal(e->bytes, 3 * m[1]->pkt_len);
+	assert_int_equal(e->last_seen, NOW);
+
+	/* In order, unchanged, on the default destination. */
+	assert_int_equal(take(W.out, o, 8), 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(tag_of(o[i]), i + 1);
+		expect_tuple(o[i], "10.0.0.1", 1111, "10.9.0.1", 53);
+	}
+	rte_pktmbuf_free_bulk(o, 3);
+	check_accounting();
+}
+
+/* A commit newer than a cached entry sends its next packet up as stale. */
+static void
+test_stale_after_commit(void **state)
+{
+	struct rte_mbuf *m, *o[4];
+	const struct fc_entry *e;
+	struct fc_key k;
+
+	(void)state;
+	world_up(false, 64);
+	load("accept\n");
+	m = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1);
+	k = key_of(m);
+	rx1(m);
+	slow();
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 2));
+	assert_int_equal(W.rx.st.hits, 1);
+
+	load("drop proto udp dport 53\naccept\n");
+	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 3)), 0);
+	assert_int_equal(W.rx.st.hits, 2);
+	assert_int_equal(W.rx.st.upcall_stale, 1);
+	assert_int_equal(W.rx.st.upcalls, 2);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_STALE);
+	assert_int_equal(slow(), 0);
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 1);
+
+	/* Revalidated under the new set: now a cached DROP, decided by the fast path. */
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 4)), 0);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
+	assert_int_equal(W.rx.st.upcall_stale, 1);
+	assert_int_equal(take(W.out, o, 4), 2);
+	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
+/* Conntrack's interest: SYN, FIN and RST go to the slow path, the rest does not. */
+static void
+test_interest(void **state)
+{
+	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
+	struct rte_mbuf *o[16];
+	uint64_t up;
+
+	(void)state;
+	world_up(true, 64);
+	load("accept\n");
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1));
+	assert_int_equal(W.rx.st.misses, 1);
+	slow();
+	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
+	assert_int_equal(W.rx.st.upcall_interest, 1);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
+	slow();
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3)); /* completes the handshake */
+	slow();
+	up = W.rx.st.upcalls;
+
+	/* Established: data both ways on the fast path. */
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 4));
+	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_ACK | PB_TCP_PSH, 5));
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 6));
+	assert_int_equal(W.rx.st.upcalls, up);
+	assert_int_equal(rte_ring_count(W.up), 0);
+
+	/* A FIN and a RST are wanted; a SYN on the established flow too. */
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_FIN | PB_TCP_ACK, 7));
+	assert_int_equal(W.rx.st.upcalls, up + 1);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
+	slow();
+	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_RST, 8));
+	assert_int_equal(W.rx.st.upcalls, up + 2);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
+	slow();
+	assert_int_equal(W.rx.st.misses, 1);
+	assert_int_equal(W.rx.st.upcall_stale, 0);
+	assert_int_equal(W.rx.st.upcall_interest, W.rx.st.upcalls - 1);
+
+	assert_int_equal(take(W.out, o, 16), 8);
+	for (unsigned int i = 0; i < 8; i++)
+		assert_int_equal(tag_of(o[i]), i + 1);
+	rte_pktmbuf_free_bulk(o, 8);
+	check_accounting();
+}
+
+/*
+ * DNAT of one connection of protocol @p proto over @p fam (4 or 6): the
+ * first packet is rewritten by the slow path, the next ones by the fast
+ * path; the reply translated back; every checksum valid.
+ */
+static void
+nat_run(unsigned int fam, uint8_t proto)
+{
+	const char *cli = fam == 4 ? "10.0.0.1" : "2001:db8:9::1";
+	const char *vip = fam == 4 ? "198.51.100.1" : "2001:db8::1";
+	const char *srv = fam == 4 ? "192.168.0.10" : "2001:db8:1::5";
+	uint8_t syn = proto == PB_PROTO_TCP ? PB_TCP_SYN : 0;
+	uint8_t ack = proto == PB_PROTO_TCP ? PB_TCP_ACK : 0;
+	char rules[256];
+	struct rte_mbuf *o, *two[4];
+
+	snprintf(rules, sizeof(rules), fam == 4 ? "dnat to %s:8080 proto %s dst %s dport 80\naccept\n" :
+		"dnat to [%s]:8080 proto %s dst %s dport 80\naccept\n", srv,
+		proto == PB_PROTO_TCP ? "tcp" : "udp", vip);
+	load(rules);
+
+#define P(s, sp, d, dp, fl, tag) \
+	(fam == 4 ? pkt4(proto, s, sp, d, dp, fl, tag) : pkt6(proto, s, sp, d, dp, fl, tag))
+	/* Slow path: the new connection's first packet. */
+	rx1(P(cli, 5555, vip, 80, syn, 1));
+	assert_int_equal(slow(), 1);
+	o = take1(W.out);
+	assert_int_equal(tag_of(o), 1);
+	expect_tuple(o, cli, 5555, srv, 8080);
+	rte_pktmbuf_free(o);
+
+	/* The reply, translated back (its first packet is the slow path's too). */
+	rx1(P(srv, 8080, cli, 5555, syn | ack, 2));
+	slow();
+	o = take1(W.out);
+	expect_tuple(o, vip, 80, cli, 5555);
+	rte_pktmbuf_free(o);
+
+	/* Fast path: cached entries, mod_nat_apply() in dp_rx_burst(). */
+	rx1(P(cli, 5555, vip, 80, ack, 3));
+	slow(); /* a TCP handshake's last ACK may still be wanted */
+	o = take1(W.out);
+	expect_tuple(o, cli, 5555, srv, 8080);
+	rte_pktmbuf_free(o);
+	{
+		uint64_t hits = W.rx.st.hits, up = W.rx.st.upcalls;
+
+		assert_int_equal(rx1(P(cli, 5555, vip, 80, ack, 4)), 1);
+		assert_int_equal(rx1(P(srv, 8080, cli, 5555, ack, 5)), 1);
+		assert_int_equal(W.rx.st.hits, hits + 2);
+		assert_int_equal(W.rx.st.upcalls, up);
+	}
+	assert_int_equal(take(W.out, two, 4), 2);
+	assert_int_equal(tag_of(two[0]), 4);
+	expect_tuple(two[0], cli, 5555, srv, 8080);
+	assert_int_equal(tag_of(two[1]), 5);
+	expect_tuple(two[1], vip, 80, cli, 5555);
+	rte_pktmbuf_free_bulk(two, 2);
+#undef P
+	check_accounting();
+	assert_int_equal(sum_drops(&W.rx.st) + sum_drops(&W.slow.st), 0);
+}
+
+static void
+test_nat4(void **state)
+{
+	(void)state;
+	world_up(true, 64);
+	nat_run(4, PB_PROTO_TCP);
+	nat_run(4, PB_PROTO_UDP);
+}
+
+static void
+test_nat6(void **state)
+{
+	(void)state;
+	world_up(true, 64);
+	nat_run(6, PB_PROTO_TCP);
+	nat_run(6, PB_PROTO_UDP);
+}
+
+/* Mark @p m as the NIC would (RTE_MBUF_F_RX_FDIR_ID). */
+static void
+mark(struct rte_mbuf *m, uint32_t v)
+{
+	m->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+	m->hash.fdir.hi = v;
+}
+
+/* Offload marks: a live mark skips parse and lookup; anything else falls back. */
+static void
+test_marked(void **state)
+{
+	uint32_t live4[256], live6[256];
+	struct ofl_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
+	struct rte_mbuf *m, *o[8];
+	const struct fc_entry *e;
+	struct fc_key k;
+	uint32_t idx, good;
+	uint64_t bytes;
+
+	(void)state;
+	memset(live4, 0, sizeof(live4));
+	memset(live6, 0, sizeof(live6));
+	world_up(false, 64);
+	load("accept\n");
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 1);
+	k = key_of(m);
+	rx1(m);
+	slow();
+	m = take1(W.out);
+	assert_int_equal(tag_of(m), 1);
+	rte_pktmbuf_free(m);
+	e = entry_of(&k, &idx);
+	assert_non_null(e);
+	assert_int_equal(e->packets, 1);
+	good = ofl_mark_make(0, idx, 7);
+	live4[idx] = good;
+	W.rx.marks = &mk;
+
+	/* Live mark: taken without parse (the frame is cut short: no parse could pass). */
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 2);
+	assert_int_equal(rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 20)), 0);
+	mark(m, good);
+	bytes = W.rx.st.rx_bytes;
+	assert_int_equal(rx1(m), 1);
+	assert_int_equal(W.rx.st.hw_classified, 1);
+	assert_int_equal(W.rx.st.hits, 0);
+	assert_int_equal(W.rx.st.rx_bytes, bytes + 20);
+	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_TRUNC_IPV4], 0);
+	assert_int_equal(e->packets, 2);
+	m = take1(W.out);
+	assert_int_equal(m->pkt_len, 20);
+	rte_pktmbuf_free(m);
+
+	/* A stale tag: the software path (parse, lookup, hit). */
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 3);
+	mark(m, ofl_mark_make(0, idx, 8));
+	assert_int_equal(rx1(m), 1);
+	assert_int_equal(W.rx.st.hw_fallback, 1);
+	assert_int_equal(W.rx.st.hits, 1);
+	assert_int_equal(e->packets, 3);
+
+	/* Unmarked packets in the same burst keep their order around a marked one. */
+	o[0] = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 4);
+	o[1] = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 5);
+	mark(o[1], good);
+	o[2] = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 6);
+	assert_int_equal(rx(o, 3), 3);
+	assert_int_equal(W.rx.st.hw_classified, 2);
+	assert_int_equal(W.rx.st.hits, 3);
+
+	/* After a commit the entry's generation is old: fall back, counted. */
+	load("accept\n");
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 7);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_fallback, 2);
+	assert_int_equal(W.rx.st.hw_classified, 2);
+	slow();
+
+	/* Delivered: 3, then 5 (marked: first), 4, 6, then 7. */
+	assert_int_equal(take(W.out, o, 8), 5);
+	assert_int_equal(tag_of(o[0]), 3);
+	assert_int_equal(tag_of(o[1]), 5);
+	assert_int_equal(tag_of(o[2]), 4);
+	assert_int_equal(tag_of(o[3]), 6);
+	assert_int_equal(tag_of(o[4]), 7);
+	rte_pktmbuf_free_bulk(o, 5);
+	check_accounting();
+}
+
+/* Per-channel grouping: each channel gets its packets, in their order. */
+static void
+test_grouping(void **state)
+{
+	static const uint16_t dports[12] = {1, 2, 1, 3, 2, 1, 4, 3, 1, 4, 2, 1};
+	struct rte_mbuf *m[12], *o[16];
+	unsigned int n[5] = {0};
+	uint32_t want[5][12];
+
+	(void)state;
+	world_up(false, 64);
+	load("accept channel a proto udp dport 1\naccept channel b proto udp dport 2\n"
+	     "accept channel c proto udp dport 3\naccept\n");
+	for (uint16_t d = 1; d <= 4; d++)
+		rx1(udp4("10.0.0.1", 1000, "10.9.0.5", d, 100 + d));
+	assert_int_equal(slow(), 4);
+	for (unsigned int c = 0; c < 3; c++) {
+		assert_int_equal(take(W.ch[c], o, 16), 1);
+		assert_int_equal(tag_of(o[0]), 101 + c);
+		rte_pktmbuf_free(o[0]);
+	}
+	o[0] = take1(W.out);
+	assert_int_equal(tag_of(o[0]), 104);
+	rte_pktmbuf_free(o[0]);
+
+	for (unsigned int i = 0; i < 12; i++) {
+		m[i] = udp4("10.0.0.1", 1000, "10.9.0.5", dports[i], i);
+		want[dports[i]][n[dports[i]]++] = i;
+	}
+	assert_int_equal(rx(m, 12), 12);
+	assert_int_equal(W.rx.st.hits, 12);
+	for (unsigned int d = 1; d <= 4; d++) {
+		uint16_t ch = d == 4 ? W.out : W.ch[d - 1];
+		struct chan_stats cs;
+
+		assert_int_equal(chan_stats_get(W.chans, ch, &cs), 0);
+		assert_int_equal(cs.in_ring, n[d]);
+		assert_int_equal(take(ch, o, 16), n[d]);
+		for (unsigned int j = 0; j < n[d]; j++)
+			assert_int_equal(tag_of(o[j]), want[d][j]);
+		rte_pktmbuf_free_bulk(o, n[d]);
+	}
+	/* One burst to one channel: the same, in one piece. */
+	for (unsigned int i = 0; i < 5; i++)
+		m[i] = udp4("10.0.0.1", 1000, "10.9.0.5", 2, 50 + i);
+	assert_int_equal(rx(m, 5), 5);
+	assert_int_equal(take(W.ch[1], o, 16), 5);
+	for (unsigned int i = 0; i < 5; i++)
+		assert_int_equal(tag_of(o[i]), 50 + i);
+	rte_pktmbuf_free_bulk(o, 5);
+	check_accounting();
+}
+
+/* Drops, each under its reason; parse errors, non-IP and fragments per setting. */
+static void
+test_drops(void **state)
+{
+	uint8_t buf[256];
+	struct pb b;
+	struct rte_mbuf *m[4], *o[8];
+	struct pb_ipv4 ip = {.src = 0x0a000001, .dst = 0x0a090006};
+	int len;
+
+	(void)state;
+	world_up(false, 64);
+	load("drop proto udp dport 9\naccept\n");
+
+	/* Filter: the slow path's verdict, then the cached one. */
+	rx1(udp4("10.0.0.1", 1, "10.9.0.6", 9, 1));
+	assert_int_equal(slow(), 0);
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 1);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1, "10.9.0.6", 9, 2)), 0);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
+	assert_int_equal(pool_in_use(), 0);
+
+	/* Parse error: a TCP header cut short. */
+	pb_init(&b, buf, sizeof(buf));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_l4_raw(&b, PB_PROTO_TCP, NULL, 10);
+	len = pb_finish(&b);
+	rx1(mbuf_of(buf, len));
+	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_TRUNC_TCP], 1);
+	assert_int_equal(pool_in_use(), 0);
+
+	/* Non-IP: to the input port's default channel, or dropped. */
+	pb_init(&b, buf, sizeof(buf));
+	pb_eth(&b, NULL, NULL);
+	pb_ethertype(&b, PB_ETH_ARP);
+	pb_payload(&b, NULL, 28);
+	len = pb_finish(&b);
+	W.def_chan[IN_PORT] = W.ch[2];
+	assert_int_equal(rx1(mbuf_of(buf, len)), 1);
+	assert_int_equal(W.rx.st.non_ip_pass, 1);
+	assert_int_equal(take(W.ch[2], o, 8), 1);
+	rte_pktmbuf_free(o[0]);
+	W.def_chan[IN_PORT] = W.out;
+	W.rx.non_ip_mode = DP_NONIP_DROP;
+	assert_int_equal(rx1(mbuf_of(buf, len)), 0);
+	assert_int_equal(W.rx.st.drops[DP_DROP_NON_IP], 1);
+	assert_int_equal(W.rx.st.non_ip_pass, 1);
+
+	/* Fragments: upcalled (for reassembly) or dropped. */
+	ip.mf = true;
+	ip.id = 77;
+	pb_init(&b, buf, sizeof(buf));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_udp(&b, 1, 2);
+	pb_payload(&b, NULL, 32);
+	len = pb_finish(&b);
+	rx1(mbuf_of(buf, len));
+	assert_int_equal(peek_upcall().res, FC_PARSE_FRAG_FIRST);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_MISS);
+	assert_int_equal(rte_ring_dequeue(W.up, (void **)&m[0]), 0);
+	rte_pktmbuf_free(m[0]);
+	W.rx.frag_mode = DP_FRAG_DROP;
+	rx1(mbuf_of(buf, len));
+	assert_int_equal(W.rx.st.drops[DP_DROP_FRAGMENT], 1);
+	assert_int_equal(rte_ring_count(W.up), 0);
+	assert_int_equal(pool_in_use(), 0);
+	check_accounting();
+}
+
+/* A full upcall ring: what does not fit is dropped as upcall_full. */
+static void
+test_upcall_full(void **state)
+{
+	struct rte_mbuf *m[5];
+
+	(void)state;
+	world_up(false, 4); /* holds 3 */
+	load("accept\n");
+	for (unsigned int i = 0; i < 5; i++)
+		m[i] = udp4("10.0.0.1", (uint16_t)(100 + i), "10.9.0.7", 53, i);
+	assert_int_equal(rx(m, 5), 0);
+	assert_int_equal(W.rx.st.misses, 5);
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(W.rx.st.drops[DP_DROP_UPCALL_FULL], 2);
+	assert_int_equal(pool_in_use(), 3);
+	assert_int_equal(slow(), 3);
+	assert_int_equal(W.slow.st.fwd_pkts, 3);
+	{
+		struct rte_mbuf *o[8];
+
+		assert_int_equal(take(W.out, o, 8), 3);
+		assert_int_equal(tag_of(o[0]), 0);
+		assert_int_equal(tag_of(o[2]), 2);
+		rte_pktmbuf_free_bulk(o, 3);
+	}
+	check_accounting();
+}
+
+/* The slow path drops under the engine's reason (here nat_error), not as filter. */
+static void
+test_slow_drop_reason(void **state)
+{
+	struct rte_mbuf *m;
+
+	(void)state;
+	world_up(false, 64);
+	/* Masquerade without an address for the port (no port_addr_fn): nat_error. */
+	load("masquerade proto udp\naccept\n");
+	m = udp4("10.0.0.1", 1234, "10.9.0.8", 53, 1);
+	rx1(m);
+	assert_int_equal(slow(), 0);
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_NAT_ERROR], 1);
+	assert_int_equal(pool_in_use(), 0);
+	check_accounting();
+}
+
+#ifdef GUFC_HAVE_NET_RING
+/* Direct TX: the RX context delivers a TX channel's packets on its own queue. */
+static void
+test_direct_tx(void **state)
+{
+	static struct rte_ring *rxr, *txr[2];
+	static uint16_t port;
+	struct chan_params p = {.name = "txp", .kind = CHAN_CONS_TX, .ring_size = 64};
+	struct rte_mbuf *m[20];
+	struct chan_stats cs;
+	int id;
+
+	(void)state;
+	if (rxr == NULL) {
+		struct rte_eth_conf conf;
+		int rc;
+
+		rxr = rte_ring_create("dpt_rx", 16, SOCKET_ID_ANY, 0);
+		txr[0] = rte_ring_create("dpt_tx0", 16, SOCKET_ID_ANY, 0);
+		txr[1] = rte_ring_create("dpt_tx1", 16, SOCKET_ID_ANY, 0);
+		assert_true(rxr != NULL && txr[0] != NULL && txr[1] != NULL);
+		rc = rte_eth_from_rings("dpt_port", &rxr, 1, txr, 2, SOCKET_ID_ANY);
+		assert_true(rc >= 0);
+		port = (uint16_t)rc;
+		memset(&conf, 0, sizeof(conf));
+		assert_int_equal(rte_eth_dev_configure(port, 1, 2, &conf), 0);
+		assert_int_equal(rte_eth_rx_queue_setup(port, 0, 16, SOCKET_ID_ANY, NULL, pool), 0);
+		assert_int_equal(rte_eth_tx_queue_setup(port, 0, 16, SOCKET_ID_ANY, NULL), 0);
+		assert_int_equal(rte_eth_tx_queue_setup(port, 1, 16, SOCKET_ID_ANY, NULL), 0);
+		assert_int_equal(rte_eth_dev_start(port), 0);
+	}
+	world_up(false, 64);
+	p.tx_port = port;
+	p.tx_queue = 0;
+	id = chan_create(W.chans, &p);
+	assert_true(id > 0);
+	W.port_chan[port] = (uint16_t)id;
+	W.def_chan[IN_PORT] = (uint16_t)id; /* no route: the port's TX channel */
+	assert_int_equal(chan_producer_txq_set(W.chans, W.rx.producer_id, port, 1), 0);
+	load("accept\n");
+
+	/* The slow context (no queue of its own) goes through the ring. */
+	rx1(udp4("10.0.0.1", 1, "10.9.0.9", 2, 0));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(chan_stats_get(W.chans, (uint16_t)id, &cs), 0);
+	assert_int_equal(cs.in_ring, 1);
+	assert_int_equal(chan_tx_poll(W.chans, (uint16_t)id, 64), 1);
+	assert_int_equal(rte_ring_count(txr[0]), 1);
+
+	/* The RX context sends on queue 1 at once: 15 fit, 5 are tx_full. */
+	for (unsigned int i = 0; i < 20; i++)
+		m[i] = udp4("10.0.0.1", 1, "10.9.0.9", 2, i + 1);
+	assert_int_equal(rx(m, 20), 20);
+	assert_int_equal(W.rx.st.fwd_pkts, 20);
+	assert_int_equal(rte_ring_count(txr[1]), 15);
+	assert_int_equal(chan_stats_get(W.chans, (uint16_t)id, &cs), 0);
+	assert_int_equal(cs.enqueued, 21);
+	assert_int_equal(cs.consumed, 21);
+	assert_int_equal(cs.tx_sent, 16);
+	assert_int_equal(cs.tx_full, 5);
+	assert_int_equal(cs.in_ring, 0);
+	assert_int_equal(pool_in_use(), 16);
+	for (unsigned int q = 0; q < 2; q++) {
+		unsigned int n = rte_ring_dequeue_burst(txr[q], (void **)m, 20, NULL);
+
+		if (q == 1)
+			for (unsigned int i = 0; i < n; i++)
+				assert_int_equal(tag_of(m[i]), i + 1);
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	check_accounting();
+}
+#endif
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_miss_then_hit, teardown),
+		cmocka_unit_test_teardown(test_stale_after_commit, teardown),
+		cmocka_unit_test_teardown(test_interest, teardown),
+		cmocka_unit_test_teardown(test_nat4, teardown),
+		cmocka_unit_test_teardown(test_nat6, teardown),
+		cmocka_unit_test_teardown(test_marked, teardown),
+		cmocka_unit_test_teardown(test_grouping, teardown),
+		cmocka_unit_test_teardown(test_drops, teardown),
+		cmocka_unit_test_teardown(test_upcall_full, teardown),
+		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
+#ifdef GUFC_HAVE_NET_RING
+		cmocka_unit_test_teardown(test_direct_tx, teardown),
+#endif
+	};
+	int ret;
+
+	if (gufc_test_eal_init("datapath", "0") != 0)
+		return 1;
+	pool = rte_pktmbuf_pool_create("dp_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (pool == NULL) {
+		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	return ret;
+}
