@@ -31,7 +31,7 @@
 #include "flowcache.h"
 #include "gufc_drops.h"
 #include "offload.h"
-#include "rules.h"
+#include "engine.h"
 
 extern int gufc_logtype;
 #define GUFC_LOG(level, fmt, ...) \

@@ -29,7 +29,7 @@
 #include "eal_test.h"
 #include "offload.h"
 #include "pkt_build.h"
-#include "rules.h"
+#include "engine.h"
 
 static struct rte_mempool *pool;
 static int seq;

@@ -30,7 +30,7 @@
 #include <rte_memory.h>
 
 #include "eal_test.h"
-#include "rules.h"
+#include "engine.h"
 
 #define N_TUPLES 300
 #define BURST 8

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "eal_test.h"
-#include "rules.h"
+#include "engine.h"
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02

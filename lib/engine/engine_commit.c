@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine's commits — O(changed rules) rule-set swaps,
+ * lib/engine: the rules engine's commits — O(changed rules) rule-set swaps,
  * the overlay that classifies keys touched by recent changes with the
  * reference evaluator until the compiled classifier catches up, the
  * fast-path staleness check and the background revalidation that retires
@@ -42,7 +42,6 @@
 #include <rte_rcu_qsbr.h>
 
 #include "engine_priv.h"
-#include "rule_priv.h"
 
 /* Serial-number compare of generations: a newer than b. */
 static inline bool

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine's built-in modules, registered in netfilter's
+ * lib/engine: the rules engine's built-in modules, registered in netfilter's
  * order: conntrack (mod_ct_*), nat destination stage (DNAT: the translated
  * key is what later modules see), route (mod_route.c), filter (the packet's
  * ctstate -> verdict, rule, channel name, for both directions), nat source

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules private: the rules engine's layout, shared by engine.c (flows,
+ * lib/engine private: the rules engine's layout, shared by engine.c (flows,
  * upcalls, modules), engine_commit.c (commits, overlay classification,
  * staleness, revalidation), engine_info.c (counters, listing) and
  * mod_route.c. Not for other libraries.
@@ -10,7 +10,7 @@
 
 #include <rte_log.h>
 
-#include "rules.h"
+#include "engine.h"
 
 struct rte_rcu_qsbr;
 struct rte_lpm;
@@ -18,7 +18,7 @@ struct rte_lpm6;
 
 extern int rule_engine_logtype;
 #define ENG_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, rule_engine_logtype, "rules: " fmt "\n", ##__VA_ARGS__)
+	rte_log(RTE_LOG_##level, rule_engine_logtype, "engine: " fmt "\n", ##__VA_ARGS__)
 
 /*
  * fc_action::mod[] bytes the engine owns (conntrack uses ct_state only).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine's upcall processing — one decision per
+ * lib/engine: the rules engine's upcall processing — one decision per
  * packet the RX lcores could not decide. Each key is looked up again (an
  * earlier packet may have created the flow); a new flow goes through the
  * modules and gets its entries; a cached one that hit an interest bit or

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine — the slow path the rules lcore runs, as a
+ * lib/engine: the rules engine — the slow path the rules lcore runs, as a
  * library (no lcores, no ports, no mbufs). Creation and the module
  * registry; upcalls: a packet's key is looked up again, a new flow goes
  * through every module's on_insert and gets a forward entry (and a reply
@@ -21,7 +21,7 @@
 
 #include "engine_priv.h"
 
-RTE_LOG_REGISTER(rule_engine_logtype, gufc.rules, NOTICE);
+RTE_LOG_REGISTER(rule_engine_logtype, gufc.engine, NOTICE);
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                             */

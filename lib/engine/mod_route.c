@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the route module — longest-prefix match of a flow's
+ * lib/engine: the route module — longest-prefix match of a flow's
  * destination, as translated by DNAT, to an output port (rte_lpm for IPv4,
  * rte_lpm6 for IPv6), cached in both entries of the flow. No route gives
  * RULE_PORT_PAIRED (the app forwards to the input port's pair, like

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine's counters and introspection — engine
+ * lib/engine: the rules engine's counters and introspection — engine
  * counters, per-rule packet/byte counters (live entries + entries gone +
  * packets decided without an entry), and the flow listing the shell and
  * telemetry print.
