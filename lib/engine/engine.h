@@ -12,7 +12,9 @@
 #include <rte_branch_prediction.h>
 
 #include "classifier.h"
+#include "conntrack.h"
 #include "flowcache.h"
+#include "nat.h"
 #include "rules.h"
 
 #ifdef __cplusplus

@@ -83,11 +83,4 @@ void rule_buf_printf(struct rule_buf *b, const char *fmt, ...)
 /** Append one rule's text (rule_format() without the checks). */
 void rule_buf_rule(struct rule_buf *b, const struct rule *r);
 
-/**
- * The RFC 1624 delta (for mod_nat_csum_adjust()) of @p len bytes (even)
- * changing from @p old to @p new, 16-bit words in memory order.
- * Context: any (mod_nat.c; used by mod_nat_icmp.c).
- */
-uint16_t mod_nat_csum_delta(const void *old, const void *new, uint32_t len);
-
 #endif /* GUFC_RULE_PRIV_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules/mod_nat_icmp.c — ICMP and ICMPv6 errors about translated
- * connections (see mod_nat_icmp_error() in rules.h). Slow path only: an
+ * lib/modules/nat/nat_icmp.c — ICMP and ICMPv6 errors about translated
+ * connections (see mod_nat_icmp_error() in nat.h). Slow path only: an
  * error is never cached, every one comes through the rules lcore. Pure C.
  *
  * The quoted packet is one the connection sent, as it left gufc; the error
@@ -20,13 +20,7 @@
 
 #include <rte_ip.h>
 
-#include "rule_priv.h"
-
-#define PROTO_ICMP 1
-#define PROTO_TCP 6
-#define PROTO_UDP 17
-#define PROTO_ICMPV6 58
-#define PROTO_SCTP 132
+#include "nat_priv.h"
 
 static uint16_t
 get16(const uint8_t *p)

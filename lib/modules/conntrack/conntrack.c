@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules/mod_conntrack.c — the conntrack module's core: per-connection
- * state machines (TCP like Linux's nf_conntrack without window tracking,
- * UDP, ICMP echo, other protocols), their timeouts and interest masks, and
- * the key of the packet an ICMP error quotes (for RELATED).
+ * lib/modules/conntrack/conntrack.c — the conntrack module's core:
+ * per-connection state machines (TCP like Linux's nf_conntrack without
+ * window tracking, UDP, ICMP echo, other protocols), their timeouts and
+ * interest masks, and the key of the packet an ICMP error quotes (for
+ * RELATED).
  *
- * Pure and stateless: a connection is a struct mod_ct_conn that the engine
- * keeps (packed into one byte) in both flow entries of the connection and
- * hands back with each packet its interest mask selects. Called on the
- * rules lcore. Behaviour for users: doc/conntrack.md.
+ * Pure and stateless: a connection is a struct mod_ct_conn that the
+ * conntrack module (ct_module.c) keeps, packed into one byte, in both flow
+ * entries of the connection and hands back with each packet its interest
+ * mask selects. Called on the rules lcore. Behaviour for users:
+ * doc/conntrack.md.
  */
 
 #include <assert.h>
@@ -21,7 +23,7 @@
 #include <rte_common.h>
 #include <rte_debug.h>
 
-#include "rules.h"
+#include "conntrack.h"
 
 /* TCP flags byte. */
 #define TCP_FIN 0x01

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tests/unit/rules/test_conntrack.c — the conntrack module's core
- * (lib/rules/mod_conntrack.c): pure state machines, no EAL.
+ * tests/unit/modules/test_conntrack.c — the conntrack module's core
+ * (lib/modules/conntrack/conntrack.c): pure state machines, no EAL.
  *
  * TCP transitions are table-driven scenarios (handshakes, closes from
  * either side, simultaneous open and close, RST in every state from both
@@ -29,7 +29,7 @@
 #include <cmocka.h>
 
 #include "pkt_build.h"
-#include "rules.h"
+#include "conntrack.h"
 
 #define O MOD_CT_DIR_ORIG
 #define R MOD_CT_DIR_REPLY
