@@ -133,7 +133,7 @@ flows_fn(struct gufc_app *app, void *arg)
 		r->info = fi;
 		if (fc_key_format(&fi.key, r->key, sizeof(r->key)) < 0)
 			snprintf(r->key, sizeof(r->key), "?");
-		if (rule_engine_flow_format(&fi, r->text, sizeof(r->text)) < 0)
+		if (rule_engine_flow_format(app->eng, &fi, r->text, sizeof(r->text)) < 0)
 			snprintf(r->text, sizeof(r->text), "%s", r->key);
 	}
 	return 0;
@@ -200,9 +200,9 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " revalidated, %" PRIu64 " refreshed\n", "after commits",
 		t.es.revalidated, t.es.refreshed);
 	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",
-		t.es.related, t.es.related_nat);
+		t.cts.related, t.nats.related_nat);
 	fprintf(f, "%-20s %" PRIu64 " rerouted, %" PRIu64 " walks%s\n", "route changes",
-		t.es.rerouted, t.es.route_walks, t.es.rerouting ? " (walking)" : "");
+		t.rts.rerouted, t.rts.route_walks, t.rts.rerouting ? " (walking)" : "");
 	fprintf(f, "%-20s %" PRIu64 " in, %" PRIu64 " datagrams, %" PRIu64 " failed\n",
 		"fragments", s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "%-20s %" PRIu64 "\n", "transmitted", s->tx_pkts);
@@ -393,7 +393,7 @@ show_flow(struct sh_ctx *c)
 static int
 routes_fn(struct gufc_app *app, void *arg)
 {
-	int rc = rule_engine_route_dump(app->eng, arg);
+	int rc = mod_route_dump(app->route, arg);
 
 	return rc < 0 ? rc : 0;
 }

@@ -304,22 +304,6 @@ mod_ct_interest(uint8_t family, uint8_t proto, const struct mod_ct_conn *c, uint
 	}
 }
 
-bool
-mod_ct_interest_match(uint16_t interest, const struct fc_pkt *pkt)
-{
-	uint8_t f;
-
-	if (interest & FC_INTEREST_ALL)
-		return true;
-	if (pkt->key.family == FC_AF_INET4 ? pkt->key.v4.proto != PROTO_TCP
-					   : pkt->key.v6.proto != PROTO_TCP)
-		return false;
-	f = pkt->tcp_flags;
-	return ((interest & FC_INTEREST_TCP_SYN) && (f & TCP_SYN)) ||
-	       ((interest & FC_INTEREST_TCP_FIN) && (f & TCP_FIN)) ||
-	       ((interest & FC_INTEREST_TCP_RST) && (f & TCP_RST));
-}
-
 /* ------------------------------------------------------------------------ */
 /* TCP                                                                       */
 /* ------------------------------------------------------------------------ */

@@ -12,9 +12,11 @@
  * error quotes, which tells RELATED from INVALID.
  *
  * Where it sits: the state machine (conntrack.c) is pure C, no EAL (the
- * 'conntrack_pure' library, built for the sanitizer and fuzz runs too);
- * it needs lib/flowcache (parsed packets, keys) and lib/rules (RULE_CT_*
- * states) only.
+ * 'conntrack_pure' library, built for the sanitizer runs too); it needs
+ * lib/flowcache (parsed packets, keys) and lib/rules (RULE_CT_* states)
+ * only. The module (ct_module.c, the 'conntrack' library, EAL) makes it a
+ * struct rule_module of lib/engine, registered by mod_ct_module_create()
+ * at RULE_MOD_ORDER_CT: see "The module" at the end.
  *
  * State and ownership: the functions own no memory and keep no state of
  * their own: a connection's whole state is a struct mod_ct_conn, which
@@ -85,7 +87,7 @@ enum mod_ct_state {
 #define MOD_CT_C_ALL 0x07
 
 /**
- * A connection's state: what the engine stores (packed) in both entries.
+ * A connection's state: what the module stores (packed) in both entries.
  * Written only through mod_ct_new() and mod_ct_packet() on the rules lcore;
  * readers (shell, telemetry) unpack a copy from an entry.
  */
@@ -128,8 +130,8 @@ enum mod_ct_timeout {
 };
 
 /**
- * Conntrack configuration. Owned by the engine; read-only while the module
- * runs with it (replace it as a whole between packets).
+ * Conntrack configuration. The module keeps a copy (struct
+ * mod_ct_module_params); read-only while it runs with it.
  */
 struct mod_ct_cfg {
 	/**
@@ -158,7 +160,7 @@ struct mod_ct_cfg {
 /**
  * Verdict flags: the connection is closed (TCP CLOSE, after a RST). Linux
  * keeps it for the short close timeout so that late packets still match;
- * the engine may do the same or remove both entries now.
+ * the module does the same (it keeps both entries).
  */
 #define MOD_CT_VF_CLOSED 0x08
 /**
@@ -315,17 +317,6 @@ void mod_ct_interest(uint8_t family, uint8_t proto, const struct mod_ct_conn *c,
 	uint16_t interest[2]);
 
 /**
- * Does an interest mask select this packet? The rule the module assumes
- * the engine applies: FC_INTEREST_ALL selects every packet, TCP_SYN / _FIN
- * / _RST a TCP packet with that flag set (SYN/ACK included).
- * @param interest  FC_INTEREST_* mask
- * @param pkt       the parsed packet
- * @return true if the packet must go to mod_ct_packet().
- * Context: any lcore.
- */
-bool mod_ct_interest_match(uint16_t interest, const struct fc_pkt *pkt);
-
-/**
  * The ctstate that packets taking the fast path get from an entry of
  * connection @p c (what the cached filter verdict must be computed with).
  * @param c    the connection
@@ -354,7 +345,7 @@ bool mod_ct_icmp_is_error(const struct fc_pkt *pkt);
  * that packet (ports, echo identifier or type/code; local bits 0: mark them
  * as for any key). The quoted packet may be cut short (routers quote a
  * prefix); its length fields are not checked against the bytes at hand.
- * The engine looks the key up to tell RELATED from INVALID. Never reads
+ * The module looks the key up to tell RELATED from INVALID. Never reads
  * outside [frame, frame + len) nor past the outer IP datagram.
  *
  * @param frame  the frame @p pkt was parsed from (Ethernet header first)
@@ -392,6 +383,81 @@ const char *mod_ct_state_name(unsigned int state);
  * Context: any.
  */
 int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* The module                                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The conntrack module (ct_module.c): the state machine as a struct
+ * rule_module of the rules engine, named "conntrack", order
+ * RULE_MOD_ORDER_CT, with RULE_MOD_F_OWN_INTEREST (it rewrites its part of
+ * the interest masks when a connection changes).
+ *
+ * - on_insert: mod_ct_new() for a new flow. A connection gets the packed
+ *   state, timeout and interest in both entries, a reply entry and
+ *   struct rule_flow::reply_ctstate; without one the flow is marked
+ *   untracked (and nocache when INVALID: a later packet of the tuple may
+ *   still open a connection). Flows the engine decides without an entry
+ *   (non-first fragments) stay untracked. An ICMP error is RELATED when
+ *   the packet it quotes is a cached connection's (its key is looked up
+ *   both ways, with every combination of local bits): rule_flow::related,
+ *   rel_way and rel_act tell which entry, for NAT; INVALID otherwise;
+ *   errors are never cached.
+ * - on_packet: mod_ct_packet() for a packet an interest bit selected:
+ *   store a changed connection (struct rule_flow::store), refilter both
+ *   entries when the ctstate changed, remove the flow and decide the
+ *   packet as a new one on a reopen.
+ * - entry_ctstate, ct_format: what an entry's ct_state means.
+ *
+ * Ownership: the module belongs to whoever created it (the app); it keeps
+ * a pointer to its engine and must outlive it: free it after
+ * rule_engine_free(). Its counters are written by the rules lcore and read
+ * relaxed by anyone.
+ */
+
+struct rule_engine;
+
+/** The conntrack module. */
+struct mod_ct_module;
+
+/** Conntrack module parameters. */
+struct mod_ct_module_params {
+	/** Configuration; all timeouts 0 = mod_ct_cfg_init()'s, tcp_strict kept. */
+	struct mod_ct_cfg cfg;
+};
+
+/** Counters of the conntrack module. */
+struct mod_ct_module_stats {
+	uint64_t related; /**< ICMP errors found RELATED */
+};
+
+/**
+ * Create the module and register it with @p eng.
+ * @param eng  the engine
+ * @param p    parameters
+ * @return the module, or NULL with rte_errno EINVAL (NULL argument, a
+ *   timeout of 0 among others), ENOMEM, or the registration's error
+ *   (ENOSPC, EEXIST).
+ * Context: main lcore, before traffic (as rule_engine_module_register()).
+ */
+struct mod_ct_module *mod_ct_module_create(struct rule_engine *eng,
+	const struct mod_ct_module_params *p);
+
+/**
+ * Free the module.
+ * @param ct  the module; NULL is accepted
+ * Context: main lcore, after rule_engine_free() of its engine.
+ */
+void mod_ct_module_free(struct mod_ct_module *ct);
+
+/**
+ * Read the counters.
+ * @param ct  the module (NULL: zeros)
+ * @param st  receives them
+ * Context: any (values may be slightly stale).
+ */
+void mod_ct_module_stats_get(const struct mod_ct_module *ct, struct mod_ct_module_stats *st);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,10 @@
  * slots, SCTP's CRC32c; nat_icmp.c: ICMP errors about translated
  * connections) is pure C, no EAL (the 'nat_pure' library, built for the
  * sanitizer runs too); it needs lib/flowcache and lib/rules (struct
- * rule_nat targets) only.
+ * rule_nat targets) only. The module (nat_module.c, the 'nat' library,
+ * EAL) makes it two stages of lib/engine, nat_dst and nat_src, registered
+ * by mod_nat_module_create(): see "The module" at the end. The fast path
+ * rewrites with mod_nat_apply() on mod_nat_module_table().
  *
  * Uniqueness: no two bindings have the same reply tuple (proto, addresses,
  * ports; local bits aside), and no binding's reply tuple equals another's
@@ -395,6 +398,103 @@ mod_nat_apply(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3
 	memcpy(l4 + rw->csum_off, &c, 2);
 	return 0;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The module                                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The NAT module (nat_module.c): one table, two stages of the rules engine
+ * sharing it, in netfilter's places:
+ *
+ * - "nat_dst" (RULE_MOD_ORDER_NAT_DST, before route and filter): the nat
+ *   table's PREROUTING/OUTPUT verdict; a DNAT binds and makes the
+ *   translated key what later stages see (struct rule_flow::xkey, xdst)
+ *   and the reply key the binding's. It also releases bindings: on_abort
+ *   for a flow that got no entry (at once: no reader saw it), on_remove
+ *   when an entry with FC_ACT_F_NAT goes (unbound at once, released after
+ *   a grace period, rule_engine_defer()); and it tells the stale check the
+ *   destination a translated entry's filter saw (filter_key).
+ * - "nat_src" (RULE_MOD_ORDER_NAT_SRC, after an accepting filter): the
+ *   POSTROUTING/INPUT verdict; SNAT and MASQUERADE redo the flow's binding
+ *   with both stages (masquerade asks mod_nat_port_addr_fn for the output
+ *   port's address); both entries get their rewrite slots. An ICMP error
+ *   that conntrack found RELATED to a translated connection, travelling
+ *   that connection's way, is decided with the connection's slot and port
+ *   and RULE_DEC_F_ICMP_ERR (the app rewrites it with mod_nat_icmp_error()).
+ *
+ * NAT applies to flows that make a connection (every flow without a
+ * tracker): not to struct rule_flow::untracked or nocache ones. The
+ * binding of the flow being inserted lives in the module (the rules lcore
+ * inserts one flow at a time) from nat_dst's on_insert to the next.
+ *
+ * Ownership: the module belongs to whoever created it (the app); it keeps
+ * a pointer to its engine and must outlive it: free it after
+ * rule_engine_free() (which may still release bindings). RX lcores read the
+ * table's slots (mod_nat_apply()) between the engine's quiescent reports.
+ */
+
+struct rule_engine;
+
+/** The NAT module. */
+struct mod_nat_module;
+
+/**
+ * Masquerade: the address of output port @p port (RULE_PORT_PAIRED: the
+ * pair of @p in_port) of @p family, into @p addr (4 or 16 bytes, network
+ * order). @return 0, or -errno (the packet is dropped as nat_error).
+ */
+typedef int (*mod_nat_port_addr_fn)(void *arg, uint16_t port, uint16_t in_port, uint8_t family,
+	uint8_t *addr);
+
+/** NAT module parameters. */
+struct mod_nat_module_params {
+	uint32_t max_bindings; /**< 1..MOD_NAT_BINDINGS_MAX (see mod_nat_params) */
+	uint32_t seed;         /**< the table's hash seed */
+	const struct fc_locals *locals; /**< optional: local bits of translated keys */
+	mod_nat_port_addr_fn port_addr_fn; /**< optional: without it masquerade drops (nat_error) */
+	void *cb_arg;          /**< first argument of port_addr_fn */
+};
+
+/** Counters of the NAT module (the table's: mod_nat_stats_get()). */
+struct mod_nat_module_stats {
+	uint64_t related_nat; /**< RELATED ICMP errors of translated connections, translated */
+};
+
+/**
+ * Create the table and the module, and register both stages with @p eng.
+ * @param eng  the engine
+ * @param p    parameters
+ * @return the module, or NULL with rte_errno EINVAL (NULL argument, bad
+ *   max_bindings), ENOMEM, or the registration's error (ENOSPC, EEXIST).
+ * Context: main lcore, before traffic (as rule_engine_module_register()).
+ */
+struct mod_nat_module *mod_nat_module_create(struct rule_engine *eng,
+	const struct mod_nat_module_params *p);
+
+/**
+ * Free the module and its table.
+ * @param m  the module; NULL is accepted
+ * Context: main lcore, after rule_engine_free() of its engine.
+ */
+void mod_nat_module_free(struct mod_nat_module *m);
+
+/**
+ * The module's table: mod_nat_apply() and mod_nat_icmp_error() for the
+ * data path, mod_nat_stats_get() and mod_nat_dump() for display.
+ * @param m  the module
+ * @return the table, or NULL for a NULL module.
+ * Context: any.
+ */
+const struct mod_nat *mod_nat_module_table(const struct mod_nat_module *m);
+
+/**
+ * Read the module's counters.
+ * @param m   the module (NULL: zeros)
+ * @param st  receives them
+ * Context: any (values may be slightly stale).
+ */
+void mod_nat_module_stats_get(const struct mod_nat_module *m, struct mod_nat_module_stats *st);
 
 #ifdef __cplusplus
 }

@@ -315,8 +315,8 @@ plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan
 			pl->dport = htons((uint16_t)dp);
 		}
 	}
-	if (addr_is_local(
-		    nat, pl->family, pl->dst, fc_key_dst(o), (fc_key_flags(o) & FC_KEY_F_DST_LOCAL) != 0))
+	if (addr_is_local(nat, pl->family, pl->dst, fc_key_dst(o),
+		    (fc_key_flags(o) & FC_KEY_F_DST_LOCAL) != 0))
 		pl->dst_local = FC_KEY_F_DST_LOCAL;
 }
 

@@ -102,7 +102,7 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	if (icmp + 8 > end)
 		return -EINVAL;
 	type = l3[icmp];
-	/* The errors conntrack finds related (mod_conntrack.c): unreachable,
+	/* The errors conntrack finds related (conntrack.c): unreachable,
 	 * source quench, redirect, time exceeded, parameter problem; ICMPv6 1-4. */
 	if (v4 ? !(type == 3 || type == 4 || type == 5 || type == 11 || type == 12) :
 		 !(type >= 1 && type <= 4))
