@@ -60,7 +60,8 @@
  * Flows decided without an entry (struct rule_flow::nocache): non-first
  * fragments, packets of a family without a table, and whatever a module
  * marks (conntrack: INVALID packets and ICMP errors) go through the same
- * modules; no entry is inserted and every module's on_abort is called.
+ * modules; no entry is inserted and the modules' on_abort is called; the
+ * decision keeps only a connection's NAT slot (RULE_DEC_F_ICMP_ERR).
  *
  * Per-flow channels (optional, rule_chan_flow_alloc_fn): a new flow
  * accepted into a channel the app marks per-flow gets a channel of its

@@ -700,12 +700,20 @@ struct rule_set *rule_set_load_iptables(const char *path, struct rule_error *err
 /* Set validation and change log (for the classifier and the engine)         */
 /* ------------------------------------------------------------------------ */
 
-/** Hooks of @p table: RULE_HOOKS_FILTER or RULE_HOOKS_NAT; 0 if out of range. Context: any. */
+/**
+ * Hooks of a table.
+ * @param table  enum rule_table
+ * @return RULE_HOOKS_FILTER or RULE_HOOKS_NAT; 0 if out of range.
+ * Context: any.
+ */
 unsigned int rule_table_hooks(unsigned int table);
 
 /**
- * Is chain @p c a base chain, entered from hooks (built-in, or a user
- * chain claiming hooks)? Context: any.
+ * Is a chain a base chain, entered from hooks (built-in, or a user chain
+ * claiming hooks)?
+ * @param c  the chain
+ * @return true for a base chain.
+ * Context: any.
  */
 static inline bool
 rule_chain_is_base(const struct rule_chain *c)

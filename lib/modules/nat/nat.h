@@ -206,7 +206,11 @@ int mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, ui
  */
 struct mod_nat *mod_nat_create(const struct mod_nat_params *p);
 
-/** Free a table; NULL is accepted. Context: main lcore, no reader left. */
+/**
+ * Free a table.
+ * @param nat  the table; NULL is accepted
+ * Context: main lcore, no reader left.
+ */
 void mod_nat_free(struct mod_nat *nat);
 
 /**
@@ -250,6 +254,8 @@ int mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct ru
  * First step of freeing a binding: its tuple is free for new bindings at
  * once; its slots stay intact until mod_nat_release(). Call after both flow
  * entries naming the slots were deleted.
+ * @param nat      the table
+ * @param binding  the binding (struct mod_nat_binding_result::binding)
  * @return 0, -EINVAL (NULL or out of range), -ENOENT (not active).
  * Context: rules lcore only.
  */
@@ -259,6 +265,8 @@ int mod_nat_unbind(struct mod_nat *nat, uint32_t binding);
  * Second step: make the binding's slots reusable. Call once an RCU grace
  * period has passed since mod_nat_unbind() (e.g. from an rte_rcu_qsbr
  * defer queue), or at once when no reader runs.
+ * @param nat      the table
+ * @param binding  the binding
  * @return 0, -EINVAL (NULL or out of range), -ENOENT (already free),
  *   -EBUSY (still bound: unbind first).
  * Context: rules lcore only.
@@ -267,18 +275,29 @@ int mod_nat_release(struct mod_nat *nat, uint32_t binding);
 
 /**
  * Read an active binding back.
+ * @param nat      the table
+ * @param binding  the binding
+ * @param res      receives it
  * @return 0, -EINVAL, -ENOENT (not active).
  * Context: rules lcore, or control with the rules lcore stopped.
  */
 int mod_nat_binding_get(const struct mod_nat *nat, uint32_t binding,
 	struct mod_nat_binding_result *res);
 
-/** Sum the counters. Context: any lcore (values may be slightly stale). */
+/**
+ * Sum the counters.
+ * @param nat  the table (NULL: zeros)
+ * @param s    receives them
+ * Context: any lcore (values may be slightly stale).
+ */
 void mod_nat_stats_get(const struct mod_nat *nat, struct mod_nat_stats *s);
 
 /**
  * Usage of target @p i (0 .. stats.targets - 1). A target whose bindings are
  * all gone may be recycled for a new one when the table of targets is full.
+ * @param nat  the table
+ * @param i    target index
+ * @param out  receives its usage
  * @return 0, -EINVAL, -ENOENT (past the end).
  * Context: any lcore, for display (a recycled entry may read torn).
  */
@@ -288,6 +307,8 @@ int mod_nat_target_stats_get(const struct mod_nat *nat, unsigned int i,
 /**
  * Write the counters, the targets and one line per active binding
  * ("tcp 10.0.0.2:1234 -> ... => tcp 192.0.2.1:1234 -> ... [snat]") to @p f.
+ * @param nat  the table
+ * @param f    destination
  * @return number of bindings written, -EINVAL, or -EIO on a write error.
  * Context: rules lcore, or control with the rules lcore stopped.
  */
@@ -296,6 +317,8 @@ int mod_nat_dump(const struct mod_nat *nat, FILE *f);
 /**
  * Recompute the CRC32c of a whole SCTP packet (common header at @p sctp,
  * @p len bytes) after its ports changed. Called by mod_nat_apply().
+ * @param sctp  the SCTP common header, writable
+ * @param len   bytes of the SCTP packet
  * Context: any lcore.
  */
 void mod_nat_sctp_csum(uint8_t *sctp, uint32_t len);
@@ -304,6 +327,9 @@ void mod_nat_sctp_csum(uint8_t *sctp, uint32_t len);
  * RFC 1624 eqn. 3: the checksum @p csum (as stored) after adding @p delta,
  * a one's complement sum of ~old + new words that is never 0. The result is
  * what a full recomputation gives: never 0xffff for a correct input.
+ * @param csum   the checksum field, as stored
+ * @param delta  the delta (struct mod_nat_rewrite)
+ * @return the new checksum field.
  * Context: any lcore.
  */
 static inline uint16_t
