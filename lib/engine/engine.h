@@ -259,7 +259,7 @@ struct rule_flow_gone {
  * - on_packet: a packet of a cached flow that an interest bit selected
  *   (every module's on_packet is called; each ignores what it did not ask
  *   for).
- * - on_remove: an entry went (each entry of a flow, after its peer's).
+ * - on_remove: an entry went (a flow's two entries go together: one call each).
  * - entry_ctstate: the ctstate packets taking the fast path get from an
  *   entry (its cached verdict must be computed with it); 0 if untracked.
  *   The first non-zero answer counts.
