@@ -35,11 +35,15 @@
 #include <rte_log.h>
 
 #include "channel.h"
+#include "conntrack.h"
 #include "datapath.h"
+#include "engine.h"
 #include "flowcache.h"
 #include "gufc_drops.h"
 #include "lex.h"
+#include "nat.h"
 #include "offload.h"
+#include "route.h"
 #include "rule_lang.h"
 #include "rules.h"
 
@@ -293,9 +297,12 @@ struct gufc_app {
 	struct gufc_port ports[GUFC_MAX_PORTS];
 	struct fc_locals *locals;
 	struct rule_engine *eng;     /**< the slow path; single writer: the rules lcore */
+	struct mod_ct_module *ctm;   /**< conntrack module of eng, or NULL (conntrack off) */
+	struct mod_nat_module *natm; /**< NAT module of eng, or NULL (no NAT bindings) */
+	struct mod_route *route;     /**< route module of eng */
 	struct fc_table *tab4;       /**< rule_engine_table(eng, FC_AF_INET4) */
 	struct fc_table *tab6;
-	const struct mod_nat *nat;   /**< rule_engine_nat(eng), may be NULL */
+	const struct mod_nat *nat;   /**< mod_nat_module_table(natm), may be NULL */
 	struct chan_table *chans;
 	struct rte_ring *ctl;        /**< control ring, main (and builder threads) -> rules lcore */
 	struct rte_ring *to_main;    /**< rules lcore -> main: classifier builds wanted */
@@ -420,6 +427,9 @@ struct gufc_totals {
 	struct chan_totals ct;
 	struct fc_table_stats t4, t6;
 	struct rule_engine_stats es;
+	struct mod_ct_module_stats cts;
+	struct mod_nat_module_stats nats;
+	struct mod_route_stats rts;
 	struct gufc_ofl_totals ofl;
 	bool pool_ok;
 	unsigned int pool_size;

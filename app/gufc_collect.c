@@ -131,7 +131,7 @@ flows_fn(struct gufc_app *app, void *arg)
 		r->info = fi;
 		if (fc_key_format(&fi.key, r->key, sizeof(r->key)) < 0)
 			snprintf(r->key, sizeof(r->key), "?");
-		if (rule_engine_flow_format(&fi, r->text, sizeof(r->text)) < 0)
+		if (rule_engine_flow_format(app->eng, &fi, r->text, sizeof(r->text)) < 0)
 			snprintf(r->text, sizeof(r->text), "%s", r->key);
 	}
 	return 0;
@@ -168,7 +168,7 @@ gufc_collect_flows(struct gufc_app *app, const struct rule *match, const struct 
 static int
 routes_fn(struct gufc_app *app, void *arg)
 {
-	int rc = rule_engine_route_dump(app->eng, arg);
+	int rc = mod_route_dump(app->route, arg);
 
 	return rc < 0 ? rc : 0;
 }

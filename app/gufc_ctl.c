@@ -105,14 +105,14 @@ gufc_ctl_serve(struct gufc_app *app)
 			free(msg);
 			continue;
 		case GUFC_CTL_ROUTE_ADD:
-			msg->result = rule_engine_route_add(app->eng, msg->route.pfx.family,
+			msg->result = mod_route_add(app->route, msg->route.pfx.family,
 				msg->route.pfx.addr, msg->route.pfx.len, msg->route.port);
 			break;
 		case GUFC_CTL_CALL:
 			msg->result = msg->fn(app, msg->arg);
 			break;
 		case GUFC_CTL_ROUTE_DEL:
-			msg->result = rule_engine_route_del(app->eng, msg->route.pfx.family,
+			msg->result = mod_route_del(app->route, msg->route.pfx.family,
 				msg->route.pfx.addr, msg->route.pfx.len);
 			break;
 		default:

@@ -251,11 +251,17 @@ eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uin
 	return 0;
 }
 
+/*
+ * The rules engine and its modules, in netfilter's order by their own
+ * orders: conntrack (unless off), NAT (with bindings), route.
+ */
 static int
 engine_init(struct gufc_app *app)
 {
 	const struct gufc_settings *s = &app->cfg.set;
 	struct rule_engine_params p;
+	struct mod_route_params rp;
+	uint32_t nat_seed = (uint32_t)rte_rand();
 
 	memset(&p, 0, sizeof(p));
 	p.name = "gufc";
@@ -264,17 +270,9 @@ engine_init(struct gufc_app *app)
 	p.full_policy = (enum fc_full_policy)s->full_policy;
 	p.max_readers = app->n_rx;
 	p.socket_id = (int)rte_socket_id();
-	p.conntrack = s->conntrack != 0;
-	mod_ct_cfg_init(&p.ct);
-	p.ct.tcp_strict = s->tcp_strict != 0;
-	memcpy(p.ct.timeout, s->ct_timeout, sizeof(p.ct.timeout));
 	p.untracked_timeout = s->flow_timeout;
-	p.nat_bindings = s->nat_bindings;
-	p.nat_seed = (uint32_t)rte_rand();
 	p.default_channel = CHAN_ID_DEFAULT;
-	p.locals = app->locals;
 	p.channel_fn = eng_channel_fn;
-	p.port_addr_fn = eng_port_addr_fn;
 	p.chan_flow_alloc_fn = gufc_chan_flow_alloc;
 	p.chan_flow_free_fn = gufc_chan_flow_free;
 	p.cb_arg = app;
@@ -283,9 +281,45 @@ engine_init(struct gufc_app *app)
 		GUFC_LOG(ERR, "rules engine: %s", rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	if (s->conntrack != 0) {
+		struct mod_ct_module_params cp;
+
+		memset(&cp, 0, sizeof(cp));
+		mod_ct_cfg_init(&cp.cfg);
+		cp.cfg.tcp_strict = s->tcp_strict != 0;
+		memcpy(cp.cfg.timeout, s->ct_timeout, sizeof(cp.cfg.timeout));
+		app->ctm = mod_ct_module_create(app->eng, &cp);
+		if (app->ctm == NULL) {
+			GUFC_LOG(ERR, "conntrack: %s", rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	if (s->nat_bindings != 0) {
+		struct mod_nat_module_params np;
+
+		memset(&np, 0, sizeof(np));
+		np.max_bindings = s->nat_bindings;
+		np.seed = nat_seed;
+		np.locals = app->locals;
+		np.port_addr_fn = eng_port_addr_fn;
+		np.cb_arg = app;
+		app->natm = mod_nat_module_create(app->eng, &np);
+		if (app->natm == NULL) {
+			GUFC_LOG(ERR, "nat: %s", rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	memset(&rp, 0, sizeof(rp));
+	rp.name = "gufc";
+	rp.socket_id = (int)rte_socket_id();
+	app->route = mod_route_module_create(app->eng, &rp);
+	if (app->route == NULL) {
+		GUFC_LOG(ERR, "routes: %s", rte_strerror(rte_errno));
+		return -rte_errno;
+	}
 	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
 	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
-	app->nat = rule_engine_nat(app->eng);
+	app->nat = mod_nat_module_table(app->natm);
 	for (unsigned int i = 0; i < app->cfg.n_routes; i++) {
 		const struct gufc_route *r = &app->cfg.routes[i];
 		char b[64];
@@ -296,8 +330,7 @@ engine_init(struct gufc_app *app)
 			GUFC_LOG(ERR, "route %s: port %u does not exist", b, r->port);
 			return -ENODEV;
 		}
-		rc = rule_engine_route_add(app->eng, r->pfx.family, r->pfx.addr, r->pfx.len,
-			r->port);
+		rc = mod_route_add(app->route, r->pfx.family, r->pfx.addr, r->pfx.len, r->port);
 		if (rc != 0) {
 			GUFC_LOG(ERR, "route %s port %u: %s", b, r->port, strerror(-rc));
 			return rc;
@@ -614,7 +647,11 @@ teardown(struct gufc_app *app)
 	gufc_slow_fini(app);
 	for (unsigned int i = 0; i < app->n_rx; i++)
 		rte_ring_free(app->rx[i]->upcall);
+	/* The engine first: it calls its modules until it goes. */
 	rule_engine_free(app->eng);
+	mod_route_module_free(app->route);
+	mod_nat_module_free(app->natm);
+	mod_ct_module_free(app->ctm);
 	chan_table_free(app->chans);
 	fc_locals_free(app->locals);
 	rte_mempool_free(app->pool);

@@ -56,9 +56,9 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " revalidated, %" PRIu64 " refreshed\n", "after commits",
 		t.es.revalidated, t.es.refreshed);
 	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",
-		t.es.related, t.es.related_nat);
+		t.cts.related, t.nats.related_nat);
 	fprintf(f, "%-20s %" PRIu64 " rerouted, %" PRIu64 " walks%s\n", "route changes",
-		t.es.rerouted, t.es.route_walks, t.es.rerouting ? " (walking)" : "");
+		t.rts.rerouted, t.rts.route_walks, t.rts.rerouting ? " (walking)" : "");
 	fprintf(f, "%-20s %" PRIu64 " in, %" PRIu64 " datagrams, %" PRIu64 " failed\n",
 		"fragments", s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "%-20s %" PRIu64 "\n", "transmitted", s->tx_pkts);

@@ -135,6 +135,9 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 		fc_table_stats_get(app->tab6, &t->t6);
 	if (app->eng != NULL)
 		rule_engine_stats_get(app->eng, &t->es);
+	mod_ct_module_stats_get(app->ctm, &t->cts);
+	mod_nat_module_stats_get(app->natm, &t->nats);
+	mod_route_stats_get(app->route, &t->rts);
 }
 
 static double

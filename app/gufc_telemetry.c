@@ -88,10 +88,10 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("generation", t.es.gen);
 	U("revalidated", t.es.revalidated);
 	U("refreshed", t.es.refreshed);
-	U("icmp_related", t.es.related);
-	U("icmp_related_nat", t.es.related_nat);
-	U("rerouted", t.es.rerouted);
-	U("route_walks", t.es.route_walks);
+	U("icmp_related", t.cts.related);
+	U("icmp_related_nat", t.nats.related_nat);
+	U("rerouted", t.rts.rerouted);
+	U("route_walks", t.rts.route_walks);
 	U("frag_in", s->frag_in);
 	U("frag_datagrams", s->frag_out);
 	U("frag_failed", s->frag_dropped);

@@ -41,7 +41,7 @@
 #include <rte_mbuf.h>
 
 #include "flowcache.h"
-#include "rules.h"
+#include "engine.h"
 
 #ifdef __cplusplus
 extern "C" {

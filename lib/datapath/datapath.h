@@ -53,7 +53,8 @@
 
 #include "channel.h"
 #include "flowcache.h"
-#include "rules.h"
+#include "engine.h"
+#include "nat.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -502,7 +502,7 @@ struct fc_action {
 	uint8_t verdict;   /**< FC_VERDICT_* */
 	uint8_t flags;     /**< FC_ACT_F_* */
 	uint8_t ct_state;  /**< conntrack state, owned by the conntrack module */
-	uint8_t mod[7];    /**< small per-module scratch, owned by lib/rules */
+	uint8_t mod[7];    /**< small scratch, owned by lib/engine */
 };
 
 /**

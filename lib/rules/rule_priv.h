@@ -23,8 +23,6 @@ struct rule_tbl {
 	struct rule_chain *chains;
 };
 
-struct rule_log;
-
 /** The rule set (see rules.h for ownership). */
 struct rule_set {
 	uint64_t gen;
@@ -32,48 +30,6 @@ struct rule_set {
 	struct rule_tbl t[RULE_TABLE__COUNT];
 	struct rule_log *log; /**< change log since the last commit (rule_set.c), or NULL */
 };
-
-/*
- * Change log (rule_set.c; read by the rules engine's commit). A set that
- * was committed carries an empty log with a unique token
- * (rule_set_log_start()); rule_set_clone() copies the log, so a clone (or a
- * clone of a clone) lists every rule touched since that commit: rules
- * inserted (new content), removed (old content), replaced (both). Chain
- * hooks and policies are not logged: the engine compares them itself.
- * Sets not cloned from a committed set have no log (NULL).
- */
-
-/** One logged rule: its table and its content (old or new). */
-struct rule_log_ent {
-	uint8_t table;
-	struct rule r;
-};
-
-/** Most entries a log holds; past that it only says "overflow". */
-#define RULE_LOG_MAX 4096
-
-/** The log. Owned by its set. */
-struct rule_log {
-	uint64_t token;   /**< identity of the committed ancestor */
-	uint32_t adds;    /**< rules inserted */
-	uint32_t removes; /**< rules removed */
-	bool overflow;    /**< more than RULE_LOG_MAX entries: content unknown */
-	uint32_t n;
-	uint32_t cap;
-	struct rule_log_ent *e;
-};
-
-/**
- * Give @p s an empty log with a fresh unique token (the set is being
- * committed). @return 0, -ENOMEM (the set then has no log).
- */
-int rule_set_log_start(struct rule_set *s);
-
-/** The log of @p s, or NULL. */
-const struct rule_log *rule_set_log(const struct rule_set *s);
-
-/** Hooks of a table (RULE_HOOKS_FILTER or RULE_HOOKS_NAT), 0 if out of range. */
-unsigned int rule_table_hooks(unsigned int table);
 
 /** True if @p action may appear in @p table. */
 bool rule_action_in_table(unsigned int action, unsigned int table);
@@ -83,13 +39,6 @@ unsigned int rule_action_hooks(unsigned int action);
 
 /** True if @p name is a valid chain/channel name. */
 bool rule_name_valid(const char *name);
-
-/** True if chain @p c is entered from hooks (built-in or claiming hooks). */
-static inline bool
-rule_chain_is_base(const struct rule_chain *c)
-{
-	return c->builtin || c->hooks != 0;
-}
 
 /** Index of chain @p name in @p table, or -1. */
 int rule_tbl_find(const struct rule_set *s, unsigned int table, const char *name);
@@ -110,17 +59,6 @@ int rule_chain_insert(
 /** Remove the rule at @p pos (must exist). */
 void rule_chain_remove(struct rule_chain *c, uint32_t pos);
 
-/**
- * Check the whole set: every rule (rule_check(), table), JUMP/GOTO targets
- * exist and are not base chains, no loops, nesting at most RULE_DEPTH_MAX,
- * NAT actions reachable only from hooks that allow them. O(rules + chains
- * log chains).
- * @param bad_id  receives the id of the offending rule (RULE_ID_NONE if none)
- * @param msg     receives a static description
- * @return 0, -EINVAL, -ENOENT, -ELOOP, -ENOMEM.
- */
-int rule_set_check(const struct rule_set *s, uint32_t *bad_id, const char **msg);
-
 /** Text buffer: fixed (caller's) or growing (malloc). */
 struct rule_buf {
 	char *p;
@@ -136,12 +74,5 @@ void rule_buf_printf(struct rule_buf *b, const char *fmt, ...)
 
 /** Append one rule's text (rule_format() without the checks). */
 void rule_buf_rule(struct rule_buf *b, const struct rule *r);
-
-/**
- * The RFC 1624 delta (for mod_nat_csum_adjust()) of @p len bytes (even)
- * changing from @p old to @p new, 16-bit words in memory order.
- * Context: any (mod_nat.c; used by mod_nat_icmp.c).
- */
-uint16_t mod_nat_csum_delta(const void *old, const void *new, uint32_t len);
 
 #endif /* GUFC_RULE_PRIV_H */

@@ -246,6 +246,8 @@ bench_engine_start(struct bench_env *env, uint32_t capacity, uint32_t capacity6)
 {
 	struct gufc_app *app = env->app;
 	struct rule_engine_params p;
+	struct mod_ct_module_params cp;
+	struct mod_route_params rp;
 	char name[16];
 	int rc;
 
@@ -257,22 +259,31 @@ bench_engine_start(struct bench_env *env, uint32_t capacity, uint32_t capacity6)
 	p.full_policy = FC_FULL_EVICT_IDLE;
 	p.max_readers = 1;
 	p.socket_id = (int)rte_socket_id();
-	p.conntrack = true;
-	mod_ct_cfg_init(&p.ct);
 	p.default_channel = CHAN_ID_DEFAULT;
-	p.locals = app->locals;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);
 	if (app->eng == NULL)
 		return -rte_errno;
+	/* The app's stack without NAT: conntrack and routes. */
+	memset(&cp, 0, sizeof(cp));
+	mod_ct_cfg_init(&cp.cfg);
+	app->ctm = mod_ct_module_create(app->eng, &cp);
+	if (app->ctm == NULL)
+		return -rte_errno;
+	memset(&rp, 0, sizeof(rp));
+	rp.name = name;
+	rp.socket_id = (int)rte_socket_id();
+	app->route = mod_route_module_create(app->eng, &rp);
+	if (app->route == NULL)
+		return -rte_errno;
 	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
 	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
-	app->nat = rule_engine_nat(app->eng);
+	app->nat = NULL;
 	gufc_dp_init(app);
 	for (unsigned int i = 0; i < env->n_routes; i++) {
 		uint32_t a = rte_cpu_to_be_32(env->route_addr[i]);
 
-		rc = rule_engine_route_add(app->eng, FC_AF_INET4, (const uint8_t *)&a,
+		rc = mod_route_add(app->route, FC_AF_INET4, (const uint8_t *)&a,
 			env->route_depth[i], env->route_port[i]);
 		if (rc != 0)
 			return rc;
@@ -294,7 +305,11 @@ bench_engine_stop(struct bench_env *env)
 	to_main_drop(app);
 	rule_engine_reader_unregister(app->eng, env->lc->rx_index);
 	rule_engine_free(app->eng);
+	mod_route_module_free(app->route);
+	mod_ct_module_free(app->ctm);
 	app->eng = NULL;
+	app->route = NULL;
+	app->ctm = NULL;
 	app->tab4 = NULL;
 	app->tab6 = NULL;
 	app->nat = NULL;

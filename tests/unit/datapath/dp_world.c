@@ -21,6 +21,7 @@
 #include <rte_ring.h>
 
 #include "dp_world.h"
+#include "eng_stack.h"
 #include "rule_lang.h"
 
 struct rte_mempool *pool;
@@ -49,7 +50,7 @@ void
 world_up(bool conntrack, uint32_t upcall_ring)
 {
 	struct chan_table_params tp = {.max_channels = 16, .socket_id = SOCKET_ID_ANY};
-	struct rule_engine_params ep;
+	struct eng_stack_params sp;
 	char name[16];
 
 	memset(&W, 0, sizeof(W));
@@ -64,22 +65,22 @@ world_up(bool conntrack, uint32_t upcall_ring)
 	W.locals = fc_locals_create(name, 16, 16, SOCKET_ID_ANY);
 	assert_non_null(W.locals);
 
-	memset(&ep, 0, sizeof(ep));
+	memset(&sp, 0, sizeof(sp));
 	snprintf(name, sizeof(name), "dpt%d", seq);
-	ep.name = name;
-	ep.capacity_v4 = 256;
-	ep.capacity_v6 = 256;
-	ep.full_policy = FC_FULL_REFUSE;
-	ep.max_readers = 1;
-	ep.socket_id = SOCKET_ID_ANY;
-	ep.conntrack = conntrack;
-	ep.nat_bindings = 64;
-	ep.nat_seed = 1;
-	ep.default_channel = CHAN_ID_DEFAULT;
-	ep.locals = W.locals;
-	ep.channel_fn = eng_channel_fn;
-	ep.cb_arg = W.chans;
-	W.eng = rule_engine_create(&ep);
+	sp.eng.name = name;
+	sp.eng.capacity_v4 = 256;
+	sp.eng.capacity_v6 = 256;
+	sp.eng.full_policy = FC_FULL_REFUSE;
+	sp.eng.max_readers = 1;
+	sp.eng.socket_id = SOCKET_ID_ANY;
+	sp.eng.default_channel = CHAN_ID_DEFAULT;
+	sp.eng.channel_fn = eng_channel_fn;
+	sp.eng.cb_arg = W.chans;
+	sp.conntrack = conntrack;
+	sp.nat_bindings = 64;
+	sp.nat_seed = 1;
+	sp.locals = W.locals;
+	W.eng = eng_stack_create(&sp);
 	assert_non_null(W.eng);
 	assert_int_equal(rule_engine_reader_register(W.eng, 0), 0);
 
@@ -94,7 +95,7 @@ world_up(bool conntrack, uint32_t upcall_ring)
 	W.rx.eng = W.eng;
 	W.rx.tab4 = rule_engine_table(W.eng, FC_AF_INET4);
 	W.rx.tab6 = rule_engine_table(W.eng, FC_AF_INET6);
-	W.rx.nat = rule_engine_nat(W.eng);
+	W.rx.nat = eng_stack_nat(W.eng);
 	W.rx.locals = W.locals;
 	W.rx.chans = W.chans;
 	W.rx.def_chan = W.def_chan;
@@ -129,7 +130,7 @@ teardown(void **state)
 	(void)state;
 	if (W.eng != NULL) {
 		rule_engine_reader_unregister(W.eng, 0);
-		rule_engine_free(W.eng);
+		eng_stack_free(W.eng);
 	}
 	if (W.up != NULL) {
 		struct rte_mbuf *m;

@@ -27,10 +27,10 @@
 #include <rte_ring.h>
 
 #include "eal_test.h"
+#include "eng_stack.h"
 #include "offload.h"
 #include "pkt_build.h"
 #include "rule_lang.h"
-#include "rules.h"
 
 static struct rte_mempool *pool;
 static int seq;
@@ -177,18 +177,18 @@ swnic(const struct ring_port *rp, uint32_t size)
 static struct rule_engine *
 mk_engine(void)
 {
-	struct rule_engine_params p;
+	struct eng_stack_params p;
 	char name[16];
 	struct rule_engine *eng;
 
 	memset(&p, 0, sizeof(p));
 	snprintf(name, sizeof(name), "ofl%d", seq++);
-	p.name = name;
-	p.capacity_v4 = 256;
-	p.capacity_v6 = 256;
-	p.full_policy = FC_FULL_REFUSE;
-	p.default_channel = 1;
-	eng = rule_engine_create(&p);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 256;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.eng.default_channel = 1;
+	eng = eng_stack_create(&p);
 	assert_non_null(eng);
 	return eng;
 }
@@ -862,7 +862,7 @@ test_policy_heavy_hitters(void **state)
 		assert_false(ofl_mark_check(ofl_policy_marks(pol), mark0, &fam, &idx));
 		rte_pktmbuf_free(out[0]);
 	}
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 	ofl_policy_free(pol);
 	assert_int_equal(op->rules, 0);
 	ofl_port_free(op);
@@ -919,7 +919,7 @@ test_policy_full_fallback(void **state)
 	assert_int_equal(ofl_policy_remove(pol, &k[0]), 0);
 	assert_int_equal(ofl_policy_remove(pol, &k[0]), -ENOENT);
 	assert_int_equal(op->rules, 0);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 	ofl_policy_free(pol);
 	ofl_port_free(op);
 	ring_port_free(&rp);
@@ -977,7 +977,7 @@ test_commit_coherence(void **state)
 	assert_int_equal(removed, 1);
 	assert_int_equal(st.removed_commit, 1);
 	assert_true(ofl_policy_in_hw(pol, &ko));
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 	ofl_policy_free(pol);
 	ofl_port_free(op);
 	ring_port_free(&rp);

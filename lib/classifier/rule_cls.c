@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the compiled classifier's evaluator — the slow path's way to
+ * lib/classifier: the compiled classifier's evaluator — the slow path's way to
  * the filter verdict and NAT decision of a new flow, with exactly the
  * results of the reference evaluator (rule_ref.c) at trie-walk cost.
  * rule_cls_build.c compiles the set; rule_cls_priv.h has the layout.

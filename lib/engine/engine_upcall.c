@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine's upcall processing — one decision per
+ * lib/engine: the rules engine's upcall processing — one decision per
  * packet the RX lcores could not decide. Each key is looked up again (an
  * earlier packet may have created the flow); a new flow goes through the
- * modules and gets its entries; a cached one that hit an interest bit or
- * was stale goes through on_packet / revalidation; ICMP errors, non-first
- * fragments and INVALID packets are decided without an entry.
+ * modules' on_insert and gets its entries; a cached one that hit an
+ * interest bit or was stale goes through on_packet / revalidation.
+ * Non-first fragments (no ports: never cached, never tracked) and packets
+ * of a family without a table skip the lookup; they, and whatever a module
+ * marks nocache (conntrack: INVALID packets and ICMP errors), go through
+ * the same modules and are decided without an entry.
  *
  * Insert clash: a new flow whose reply key is already another flow's entry
  * (e.g. a client talking to a DNAT'd server's real address while a
@@ -60,35 +63,6 @@ uncached(struct rule_engine *eng, const struct rule_upcall *up, struct rule_deci
 	eng_rule_count(eng, d->rule_id, 1, up->len);
 }
 
-/* Filter one packet as it is (no NAT), without an entry. */
-static void
-decide_filter(struct rule_engine *eng, const struct rule_upcall *up, unsigned int ctstate,
-	unsigned int kflags, struct rule_decision *d)
-{
-	const struct fc_key *k = &up->pkt.key;
-	struct rule_result res;
-	bool local;
-
-	if (eng_classify_filter(eng, k, ctstate, kflags, &res) < 0) {
-		dec_drop(d, RULE_DROP_ERROR);
-		uncached(eng, up, d);
-		return;
-	}
-	memset(d, 0, sizeof(*d));
-	d->rule_id = res.rule_id;
-	d->nat_slot = RULE_NAT_NONE;
-	d->channel = eng_channel(eng, res.channel);
-	local = ((k->family == FC_AF_INET4 ? k->v4.flags : k->v6.flags) & FC_KEY_F_DST_LOCAL) != 0;
-	d->out_port = local ? RULE_PORT_LOCAL
-			    : rule_engine_route_lookup(eng, k->family,
-				      k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.dst
-							       : k->v6.dst);
-	d->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
-	d->ctstate = (uint8_t)ctstate;
-	uncached(eng, up, d);
-}
-
 static void
 flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall *up)
 {
@@ -112,36 +86,38 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 	}
 	f->timeout = eng->p.untracked_timeout;
 	f->kflags = up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0;
-	ef->binding = RULE_NAT_NONE;
 	ef->chan_flow = -1;
 }
 
-/* Run every module's on_insert; interest asked by modules other than conntrack is remembered. */
+/*
+ * Run every module's on_insert until one drops the flow; the interest asked
+ * by modules without RULE_MOD_F_OWN_INTEREST is kept apart in the entries.
+ */
 static void
 run_inserts(struct rule_engine *eng, struct eng_flow *ef)
 {
 	struct rule_flow *f = &ef->f;
-	uint16_t extra[2] = {0, 0};
+	uint16_t kept[2] = {0, 0};
 
 	for (unsigned int i = 0; i < eng->n_mods && f->drop == RULE_DROP_NONE; i++) {
 		const struct rule_module *m = &eng->mods[i].m;
 		uint16_t save[2] = {f->act[0].interest, f->act[1].interest};
-		bool ct = m->priv == eng && strcmp(m->name, "conntrack") == 0;
 
 		if (m->on_insert == NULL)
 			continue;
+		ef->n_ran = i + 1;
 		f->act[0].interest = 0;
 		f->act[1].interest = 0;
 		if (m->on_insert(m->priv, f) < 0)
 			f->drop = RULE_DROP_ERROR;
 		for (unsigned int d = 0; d < 2; d++) {
-			if (!ct)
-				extra[d] |= f->act[d].interest;
+			if (!(m->flags & RULE_MOD_F_OWN_INTEREST))
+				kept[d] |= f->act[d].interest;
 			f->act[d].interest |= save[d];
 		}
 	}
 	for (unsigned int d = 0; d < 2; d++)
-		eng_set_extra_interest(&f->act[d], extra[d]);
+		eng_set_extra_interest(&f->act[d], kept[d]);
 }
 
 /* Insert with one retry when a new flow's cached drop holds the key. */
@@ -169,8 +145,7 @@ static void
 insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct rule_upcall *up,
 	struct rule_decision *d)
 {
-	eng_nat_drop_binding(eng, ef);
-	eng_chan_flow_undo(eng, ef);
+	eng_abort(eng, ef);
 	if (rc == -EEXIST && ef->f.want_reply && d->verdict == FC_VERDICT_ACCEPT) {
 		/* Insert clash: the tuple belongs to another connection. */
 		uint32_t rule = d->rule_id;
@@ -188,25 +163,30 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 	uncached(eng, up, d);
 }
 
+/*
+ * A packet no entry knows: the modules decide it; it gets its entries, or
+ * none (@p nocache: a non-first fragment or a family without a table; or
+ * a module said so).
+ */
 static void
-new_flow(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
+new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool nocache,
 	struct rule_decision *d, uint32_t now)
 {
-	struct fc_table *t = eng->t[ti];
+	struct fc_table *t = ti >= 0 ? eng->t[ti] : NULL;
 	struct eng_flow ef;
 	struct rule_flow *f = &ef.f;
 	struct fc_action a0, a1;
 	int idx, ridx;
 
 	flow_init(eng, &ef, up);
+	f->nocache = nocache;
 	run_inserts(eng, &ef);
 	if (f->drop != RULE_DROP_NONE) {
-		bool cache = f->drop == RULE_DROP_FILTER && !ef.nocache &&
+		bool cache = f->drop == RULE_DROP_FILTER && !f->nocache &&
 			     (f->ctstate == RULE_CT_NEW || f->ctstate == 0);
-		bool dnat = ef.dnat;
+		bool xdst = f->xdst;
 
-		eng_nat_drop_binding(eng, &ef);
-		eng_chan_flow_undo(eng, &ef);
+		eng_abort(eng, &ef);
 		dec_drop(d, f->drop);
 		d->rule_id = f->act[0].rule_id;
 		d->ctstate = f->ctstate;
@@ -221,8 +201,9 @@ new_flow(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
 		a0.flags = 0;
 		a0.nat_id = 0;
 		memset(a0.mod, 0, sizeof(a0.mod));
-		a0.mod[0] = ENG_M0_NEWDROP | (dnat ? ENG_M0_FK_UNKNOWN : 0);
-		idx = insert_entry(eng, ti, &f->key, &a0, eng->p.untracked_timeout, now);
+		a0.mod[0] = ENG_M0_NEWDROP | (xdst ? ENG_M0_FK_UNKNOWN : 0);
+		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, eng->p.untracked_timeout,
+			now);
 		if (idx < 0) {
 			insert_failed(eng, &ef, idx, up, d);
 			return;
@@ -233,30 +214,35 @@ new_flow(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
 		return;
 	}
 	dec_from_act(d, &f->act[0], f->ctstate);
-	if (ef.nocache) {
-		eng_nat_drop_binding(eng, &ef);
-		eng_chan_flow_undo(eng, &ef);
+	if (f->nocache) {
+		/*
+		 * Only a connection's rewrite slot outlives the flow (an ICMP
+		 * error's, RULE_DEC_F_ICMP_ERR); one the flow made is released.
+		 */
+		eng_abort(eng, &ef);
 		d->channel = f->act[0].channel;
-		d->nat_slot = RULE_NAT_NONE;
+		d->flags |= f->dec_flags;
+		if (!(d->flags & RULE_DEC_F_ICMP_ERR))
+			d->nat_slot = RULE_NAT_NONE;
 		uncached(eng, up, d);
 		return;
 	}
 	a0 = f->act[0];
 	a1 = f->act[1];
 	if (!f->want_reply) {
-		idx = insert_entry(eng, ti, &f->key, &a0, f->timeout, now);
+		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, f->timeout, now);
 		if (idx < 0) {
 			insert_failed(eng, &ef, idx, up, d);
 			return;
 		}
 	} else {
-		ridx = insert_entry(eng, ti, &f->reply_key, &a1, f->timeout, now);
+		ridx = insert_entry(eng, (unsigned int)ti, &f->reply_key, &a1, f->timeout, now);
 		if (ridx < 0) {
 			insert_failed(eng, &ef, ridx, up, d);
 			return;
 		}
 		a0.peer = (uint32_t)ridx;
-		idx = insert_entry(eng, ti, &f->key, &a0, f->timeout, now);
+		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, f->timeout, now);
 		if (idx < 0) {
 			fc_table_delete(t, (uint32_t)ridx);
 			insert_failed(eng, &ef, idx, up, d);
@@ -309,6 +295,8 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	f->timeout = e->timeout;
 	f->ctstate = (uint8_t)*ctstate;
+	for (unsigned int d = 0; d < 2; d++)
+		f->interest_kept[d] = eng_extra_interest(&f->act[d]);
 	for (unsigned int i = 0; i < eng->n_mods; i++) {
 		const struct rule_module *m = &eng->mods[i].m;
 
@@ -317,7 +305,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	if (f->remove) {
 		eng_flow_delete(eng, ti, idx);
-		return ef.reopen ? -EAGAIN : -ENOENT;
+		return f->reopen ? -EAGAIN : -ENOENT;
 	}
 	for (unsigned int d = 0; d < 2; d++) {
 		if (f->idx[d] == FC_INDEX_NONE)
@@ -333,7 +321,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 			if (eng_refilter(eng, k, &f->act[d]) < 0)
 				f->act[d].verdict = FC_VERDICT_SLOW;
 		}
-		if (f->refilter || ef.ct_changed)
+		if (f->refilter || f->store)
 			eng_entry_set(eng, ti, f->idx[d], &f->act[d], f->timeout);
 	}
 	*a = f->act[dir];
@@ -366,7 +354,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, e->timeout);
 	}
-	cs = eng_conn_ctstate(eng, &a);
+	cs = eng_entry_ctstate(eng, &a);
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW) {
 		rc = run_packet(eng, ti, idx, e, up, &a, &cs);
 		if (rc == -EAGAIN)
@@ -383,7 +371,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 			return true;
 		}
 	}
-	if (a.verdict != FC_VERDICT_SLOW && cs == eng_conn_ctstate(eng, &a)) {
+	if (a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
 		dec_from_act(d, &a, cs);
 	} else {
 		/* The packet's own ctstate (e.g. INVALID) differs from the entry's. */
@@ -391,7 +379,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 		struct fc_key fk;
 
 		eng_filter_key(eng, k, &a, &fk);
-		if (eng_classify_filter(eng, &fk, cs, 0, &res) < 0) {
+		if (rule_engine_classify_filter(eng, &fk, cs, 0, &res) < 0) {
 			dec_drop(d, RULE_DROP_ERROR);
 			return true;
 		}
@@ -410,52 +398,6 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 	return true;
 }
 
-/*
- * Is the quoted packet of an ICMP error part of a tracked connection? When
- * the entry found is the quoted packet reversed (the error travels that
- * entry's way, the usual case) and the connection is translated, *nat_slot
- * gets that entry's rewrite slot and *out_port its port, for
- * mod_nat_icmp_error(); else *nat_slot stays RULE_NAT_NONE.
- */
-static unsigned int
-icmp_error_state(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
-	uint32_t *nat_slot, uint16_t *out_port)
-{
-	const struct fc_table *t = eng->t[ti];
-	struct fc_key in, cand;
-
-	if (up->frame == NULL ||
-		mod_ct_icmp_inner_key(up->frame, up->frame_len, &up->pkt, &in) < 0)
-		return RULE_CT_INVALID;
-	/* The local bits are unknown here: try all four, both directions. */
-	for (unsigned int fl = 0; fl < 4; fl++) {
-		for (unsigned int rev = 0; rev < 2; rev++) {
-			int idx;
-
-			if (in.family == FC_AF_INET4)
-				in.v4.flags = (uint8_t)fl;
-			else
-				in.v6.flags = (uint8_t)fl;
-			if (rev)
-				fc_key_reverse(&in, &cand);
-			else
-				cand = in;
-			idx = fc_table_lookup(t, &cand.v4, fc_table_hash(t, &cand.v4));
-			if (idx >= 0 && eng_conn_ctstate(eng, &fc_table_entry(t, (uint32_t)idx)->act)) {
-				const struct fc_action *a = &fc_table_entry(t, (uint32_t)idx)->act;
-
-				if (rev && (a->flags & FC_ACT_F_NAT)) {
-					*nat_slot = a->nat_id;
-					*out_port = a->out_port;
-				}
-				eng->st.related++;
-				return RULE_CT_RELATED;
-			}
-		}
-	}
-	return RULE_CT_INVALID;
-}
-
 static void
 upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_decision *d,
 	uint32_t now)
@@ -470,22 +412,7 @@ upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_de
 	}
 	if (eng->t[ti] == NULL || pkt->frag == FC_FRAG_LATER) {
 		/* Non-first fragments carry no ports: never cached, never tracked. */
-		decide_filter(eng, up, 0, pkt->frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0, d);
-		return;
-	}
-	if (eng->p.conntrack && mod_ct_icmp_is_error(pkt)) {
-		uint32_t slot = RULE_NAT_NONE;
-		uint16_t port = 0;
-		unsigned int st = icmp_error_state(eng, (unsigned int)ti, up, &slot, &port);
-
-		decide_filter(eng, up, st, 0, d);
-		if (slot != RULE_NAT_NONE && d->verdict == FC_VERDICT_ACCEPT) {
-			/* Translated like the connection, it leaves the connection's way. */
-			d->nat_slot = slot;
-			d->out_port = port;
-			d->flags |= RULE_DEC_F_ICMP_ERR;
-			eng->st.related_nat++;
-		}
+		new_flow(eng, ti, up, true, d, now);
 		return;
 	}
 	for (unsigned int attempt = 0; attempt < 2; attempt++) {
@@ -497,7 +424,7 @@ upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_de
 		if (old_flow(eng, (unsigned int)ti, (uint32_t)idx, up, d, now))
 			return;
 	}
-	new_flow(eng, (unsigned int)ti, up, d, now);
+	new_flow(eng, ti, up, false, d, now);
 }
 
 unsigned int
@@ -510,8 +437,6 @@ rule_engine_upcall_burst(struct rule_engine *eng, const struct rule_upcall up[],
 		if (up[i].reason < RULE_UPCALL__COUNT)
 			eng->st.upcalls[up[i].reason]++;
 		upcall_one(eng, &up[i], &dec[i], now);
-		if (dec[i].verdict != FC_VERDICT_ACCEPT)
-			eng->st.drops[dec[i].drop < RULE_DROP__COUNT ? dec[i].drop : RULE_DROP_ERROR]++;
 	}
 	return n;
 }

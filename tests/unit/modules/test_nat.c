@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tests/unit/rules/test_nat.c — the NAT module (lib/rules/mod_nat.c and
- * mod_nat_apply() in rules.h), pure: no EAL.
+ * tests/unit/modules/test_nat.c — the NAT table (lib/modules/nat/nat_*.c
+ * and mod_nat_apply() in nat.h), pure: no EAL.
  *
  * Real frames are built with pkt_build and parsed with fc_parse(). Every
  * rewritten frame is checked twice: byte for byte against the frame built
@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "pkt_build.h"
-#include "rules.h"
+#include "nat.h"
 
 #define FRAME_MAX   2048
 #define PAYLOAD_MAX 256

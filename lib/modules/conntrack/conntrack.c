@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules/mod_conntrack.c — the conntrack module's core: per-connection
- * state machines (TCP like Linux's nf_conntrack without window tracking,
- * UDP, ICMP echo, other protocols), their timeouts and interest masks, and
- * the key of the packet an ICMP error quotes (for RELATED).
+ * lib/modules/conntrack/conntrack.c — the conntrack module's core:
+ * per-connection state machines (TCP like Linux's nf_conntrack without
+ * window tracking, UDP, ICMP echo, other protocols), their timeouts and
+ * interest masks, and the key of the packet an ICMP error quotes (for
+ * RELATED).
  *
- * Pure and stateless: a connection is a struct mod_ct_conn that the engine
- * keeps (packed into one byte) in both flow entries of the connection and
- * hands back with each packet its interest mask selects. Called on the
- * rules lcore. Behaviour for users: doc/conntrack.md.
+ * Pure and stateless: a connection is a struct mod_ct_conn that the
+ * conntrack module (ct_module.c) keeps, packed into one byte, in both flow
+ * entries of the connection and hands back with each packet its interest
+ * mask selects. Called on the rules lcore. Behaviour for users:
+ * doc/conntrack.md.
  */
 
 #include <assert.h>
@@ -21,7 +23,7 @@
 #include <rte_common.h>
 #include <rte_debug.h>
 
-#include "rules.h"
+#include "conntrack.h"
 
 /* TCP flags byte. */
 #define TCP_FIN 0x01
@@ -300,22 +302,6 @@ mod_ct_interest(uint8_t family, uint8_t proto, const struct mod_ct_conn *c, uint
 	default:
 		break;
 	}
-}
-
-bool
-mod_ct_interest_match(uint16_t interest, const struct fc_pkt *pkt)
-{
-	uint8_t f;
-
-	if (interest & FC_INTEREST_ALL)
-		return true;
-	if (pkt->key.family == FC_AF_INET4 ? pkt->key.v4.proto != PROTO_TCP
-					   : pkt->key.v6.proto != PROTO_TCP)
-		return false;
-	f = pkt->tcp_flags;
-	return ((interest & FC_INTEREST_TCP_SYN) && (f & TCP_SYN)) ||
-	       ((interest & FC_INTEREST_TCP_FIN) && (f & TCP_FIN)) ||
-	       ((interest & FC_INTEREST_TCP_RST) && (f & TCP_RST));
 }
 
 /* ------------------------------------------------------------------------ */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the rules engine (lib/rules/engine*.c, mod_route.c): a TCP
+ * Unit tests of the rules engine (lib/engine) with the modules the app
+ * registers (lib/modules: conntrack, nat, route; tests/unit/common/
+ * eng_stack.c builds the stack): a TCP
  * handshake through conntrack (ctstates, linked forward and reply entries,
  * interest masks), Linux-like verdicts for a stateful rule set (handshake,
  * stray ACK in loose and strict mode), DNAT/SNAT slots and reply keys, NAT
@@ -10,7 +12,7 @@
  * directions share one, returned after aging and a grace period, pool
  * exhaustion falls back to the parent), the module registry (order, an
  * extra module's interest) and per-rule counters (one by one and as a
- * snapshot).
+ * snapshot). Drops are counted from the decisions, as the app does.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,8 +26,8 @@
 #include <cmocka.h>
 
 #include "eal_test.h"
+#include "eng_stack.h"
 #include "rule_lang.h"
-#include "rules.h"
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
@@ -33,6 +35,23 @@
 #define TCP_ACK 0x10
 
 static int eng_seq;
+
+/* Drops by reason among the decisions decide() saw (the app keeps its own the same way). */
+static uint64_t drops_seen[RULE_DROP__COUNT];
+
+/* The ids of the drop list, as the app's registry spells them. */
+static const char *
+drop_id(unsigned int d)
+{
+	static const char *const ids[RULE_DROP__COUNT] = {
+		[RULE_DROP_NONE] = "none",
+#define DROP_ID(name, id, text) [RULE_DROP_##name] = id,
+		RULE_DROP_REASONS(DROP_ID)
+#undef DROP_ID
+	};
+
+	return d < RULE_DROP__COUNT ? ids[d] : "?";
+}
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -67,23 +86,24 @@ tcp4(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint8_t t
 static struct rule_engine *
 mk_engine(bool ct, bool strict, uint32_t cap, enum fc_full_policy pol, uint32_t nat)
 {
-	struct rule_engine_params p;
+	struct eng_stack_params p;
 	char name[16];
 	struct rule_engine *eng;
 
 	memset(&p, 0, sizeof(p));
 	snprintf(name, sizeof(name), "te%d", eng_seq++);
-	p.name = name;
-	p.capacity_v4 = cap;
-	p.capacity_v6 = 64;
-	p.full_policy = pol;
+	p.eng.name = name;
+	p.eng.capacity_v4 = cap;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = pol;
 	p.conntrack = ct;
 	p.ct.tcp_strict = strict;
 	p.nat_bindings = nat;
 	p.nat_seed = 1;
-	p.default_channel = 1;
-	eng = rule_engine_create(&p);
+	p.eng.default_channel = 1;
+	eng = eng_stack_create(&p);
 	assert_non_null(eng);
+	memset(drops_seen, 0, sizeof(drops_seen));
 	return eng;
 }
 
@@ -109,6 +129,8 @@ decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 	struct rule_decision d;
 
 	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	if (d.verdict != FC_VERDICT_ACCEPT && d.drop < RULE_DROP__COUNT)
+		drops_seen[d.drop]++;
 	return d;
 }
 
@@ -243,7 +265,7 @@ test_tcp_handshake(void **state)
 	d = rx(eng, tcp4("10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN), 6, &slow);
 	assert_false(slow);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 static void
@@ -277,7 +299,7 @@ test_stray_ack(void **state)
 		d = decide(eng, tcp4("10.0.0.9", 80, "10.0.0.1", 5, TCP_SYN | TCP_ACK), 2);
 		assert_int_equal(d.ctstate, RULE_CT_INVALID);
 		assert_int_equal(d.verdict, FC_VERDICT_DROP);
-		rule_engine_free(eng);
+		eng_stack_free(eng);
 	}
 }
 
@@ -304,7 +326,7 @@ test_nat(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
 	assert_int_equal(d.nat_slot, MOD_NAT_SLOT_FWD(MOD_NAT_SLOT_BINDING(d.nat_slot)));
-	assert_int_equal(mod_nat_binding_get(rule_engine_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
 				 &nb),
 		0);
 	/* Both translations, one binding; the reply key is the reverse of the translated key. */
@@ -329,14 +351,13 @@ test_nat(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	assert_int_equal(d.nat_slot, re->act.nat_id);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 static void
 test_nat_exhausted(void **state)
 {
 	struct rule_engine *eng = mk_engine(false, false, 1024, FC_FULL_REFUSE, 16);
-	struct rule_engine_stats st;
 	struct rule_decision d;
 
 	(void)state;
@@ -348,10 +369,9 @@ test_nat_exhausted(void **state)
 	d = decide(eng, up4(17, "10.0.0.2", 1000, "198.51.100.1", 53, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_NAT_EXHAUSTED);
-	assert_string_equal(rule_drop_name(d.drop), "nat_exhausted");
-	rule_engine_stats_get(eng, &st);
-	assert_int_equal(st.drops[RULE_DROP_NAT_EXHAUSTED], 1);
-	rule_engine_free(eng);
+	assert_string_equal(drop_id(d.drop), "nat_exhausted");
+	assert_int_equal(drops_seen[RULE_DROP_NAT_EXHAUSTED], 1);
+	eng_stack_free(eng);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -370,7 +390,7 @@ chan_fn(void *arg, const char *name)
 static void
 test_route_channel(void **state)
 {
-	struct rule_engine_params p;
+	struct eng_stack_params p;
 	struct rule_engine *eng;
 	struct rule_engine_stats st;
 	struct rule_decision d;
@@ -380,17 +400,17 @@ test_route_channel(void **state)
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
-	p.name = "terc";
-	p.capacity_v4 = 64;
-	p.default_channel = 1;
-	p.channel_fn = chan_fn;
-	eng = rule_engine_create(&p);
+	p.eng.name = "terc";
+	p.eng.capacity_v4 = 64;
+	p.eng.default_channel = 1;
+	p.eng.channel_fn = chan_fn;
+	eng = eng_stack_create(&p);
 	assert_non_null(eng);
 	load(eng, "accept channel web proto tcp dport 80\naccept channel nosuch proto tcp dport 81\n"
 		  "accept\n");
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 16, 3), 0);
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, host, 24, 4), 0);
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 8, 5), -EINVAL);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 16, 3), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, host, 24, 4), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 8, 5), -EINVAL);
 
 	d = decide(eng, tcp4("10.0.0.1", 1, "10.1.9.9", 80, TCP_SYN), 1);
 	assert_int_equal(d.out_port, 3);
@@ -405,19 +425,21 @@ test_route_channel(void **state)
 	rule_engine_stats_get(eng, &st);
 	assert_int_equal(st.channel_unknown, 1);
 
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, def, 0, 9), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, def, 0, 9), 0);
 	d = decide(eng, tcp4("10.0.0.1", 1, "172.16.0.2", 82, TCP_SYN), 1);
 	assert_int_equal(d.out_port, 9);
-	assert_int_equal(rule_engine_route_del(eng, FC_AF_INET4, host, 24), 0);
-	assert_int_equal(rule_engine_route_del(eng, FC_AF_INET4, host, 24), -ENOENT);
-	assert_int_equal(rule_engine_route_lookup(eng, FC_AF_INET4, (uint8_t[]){10, 1, 2, 3}), 3);
+	assert_int_equal(mod_route_del(eng_stack_route(eng), FC_AF_INET4, host, 24), 0);
+	assert_int_equal(mod_route_del(eng_stack_route(eng), FC_AF_INET4, host, 24), -ENOENT);
+	assert_int_equal(mod_route_lookup(eng_stack_route(eng), FC_AF_INET4,
+				 (uint8_t[]){10, 1, 2, 3}),
+		3);
 
 	f = fmemopen(buf, sizeof(buf), "w");
-	assert_int_equal(rule_engine_route_dump(eng, f), 2);
+	assert_int_equal(mod_route_dump(eng_stack_route(eng), f), 2);
 	fclose(f);
 	assert_non_null(strstr(buf, "10.1.0.0/16 port 3"));
 	assert_non_null(strstr(buf, "0.0.0.0/0 port 9"));
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -428,11 +450,11 @@ test_route_channel(void **state)
 static void
 walk_routes(struct rule_engine *eng)
 {
-	struct rule_engine_stats st;
+	struct mod_route_stats st;
 
 	for (int i = 0; i < 1000; i++) {
 		rule_engine_step(eng, 1, 64);
-		rule_engine_stats_get(eng, &st);
+		mod_route_stats_get(eng_stack_route(eng), &st);
 		if (!st.rerouting)
 			return;
 	}
@@ -450,21 +472,21 @@ test_reroute(void **state)
 	uint8_t inside[4] = {192, 168, 0, 0}, server[4] = {192, 168, 0, 10};
 	struct mod_nat_binding_result nb;
 	const struct fc_entry *fu, *ru, *fv, *rv;
-	struct rule_engine_stats st;
+	struct mod_route_stats st;
 	struct fc_key rk;
 	struct rule_decision d;
 
 	(void)state;
 	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\naccept\n");
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 16, 3), 0);
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, inside, 16, 5), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 16, 3), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, inside, 16, 5), 0);
 	walk_routes(eng);
 
 	d = decide(eng, u, 1);
 	assert_int_equal(d.out_port, 3);
 	d = decide(eng, v, 1);
 	assert_int_equal(d.out_port, 5); /* routed after DNAT */
-	assert_int_equal(mod_nat_binding_get(rule_engine_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
 				 &nb),
 		0);
 	fc_key_reverse(&u.pkt.key, &rk);
@@ -482,7 +504,7 @@ test_reroute(void **state)
 	assert_int_equal(rv->act.out_port, RULE_PORT_PAIRED);
 
 	/* A more specific route: the cached forward entry follows it. */
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, host, 24, 4), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, host, 24, 4), 0);
 	walk_routes(eng);
 	assert_int_equal(fu->act.out_port, 4);
 	assert_int_equal(ru->act.out_port, RULE_PORT_PAIRED);
@@ -490,25 +512,25 @@ test_reroute(void **state)
 	assert_int_equal(d.out_port, 4);
 
 	/* A default route: the replies (to 10.0.0.x) take it. */
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, def, 0, 9), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, def, 0, 9), 0);
 	walk_routes(eng);
 	assert_int_equal(ru->act.out_port, 9);
 	assert_int_equal(rv->act.out_port, 9);
 
 	/* The DNAT server's own route: the translated destination decides. */
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, server, 32, 6), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, server, 32, 6), 0);
 	walk_routes(eng);
 	assert_int_equal(fv->act.out_port, 6);
 
 	/* Deleting the /24 falls back to the /16. */
-	assert_int_equal(rule_engine_route_del(eng, FC_AF_INET4, host, 24), 0);
+	assert_int_equal(mod_route_del(eng_stack_route(eng), FC_AF_INET4, host, 24), 0);
 	walk_routes(eng);
 	assert_int_equal(fu->act.out_port, 3);
 
-	rule_engine_stats_get(eng, &st);
+	mod_route_stats_get(eng_stack_route(eng), &st);
 	assert_int_equal(st.route_walks, 6);
 	assert_int_equal(st.rerouted, 5);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -647,7 +669,7 @@ test_icmp_error_nat(void **state)
 	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 16);
 	uint8_t net[4] = {10, 0, 0, 0};
 	struct mod_nat_binding_result nb;
-	struct rule_engine_stats st;
+	struct mod_nat_module_stats st;
 	struct rule_decision d;
 	struct rule_upcall u;
 	char xsrc[INET_ADDRSTRLEN];
@@ -659,9 +681,9 @@ test_icmp_error_nat(void **state)
 	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\n"
 		  "snat to 203.0.113.1 src 10.0.0.0/8\n"
 		  "accept\n");
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 8, 2), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 8, 2), 0);
 	d = decide(eng, tcp4("10.0.0.1", 4000, "198.51.100.1", 80, TCP_SYN), 1);
-	assert_int_equal(mod_nat_binding_get(rule_engine_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
 				 &nb),
 		0);
 	inet_ntop(AF_INET, &nb.fwd.v4.src, xsrc, sizeof(xsrc));
@@ -678,7 +700,7 @@ test_icmp_error_nat(void **state)
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, nb.reply_slot);
 	assert_int_equal(d.out_port, 2); /* the client's route */
-	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), d.nat_slot, ip, len - 14), 0);
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), d.nat_slot, ip, len - 14), 0);
 	assert_ip4(ip + 12, "192.0.2.99"); /* the reporting router stays */
 	assert_ip4(ip + 16, "10.0.0.1");
 	assert_ip4(in + 12, "10.0.0.1");
@@ -693,7 +715,7 @@ test_icmp_error_nat(void **state)
 	d = decide(eng, u, 3);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, nb.fwd_slot);
-	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), d.nat_slot, ip, len - 14), 0);
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), d.nat_slot, ip, len - 14), 0);
 	assert_ip4(ip + 12, "203.0.113.1");
 	assert_ip4(ip + 16, "192.168.0.10");
 	assert_ip4(in + 12, "192.168.0.10");
@@ -709,16 +731,16 @@ test_icmp_error_nat(void **state)
 	assert_false(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, RULE_NAT_NONE);
 	/* Bad input changes nothing. */
-	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), nb.fwd_slot, ip, 10), -EINVAL);
-	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), nb.fwd_slot, ip, len - 20),
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), nb.fwd_slot, ip, 10), -EINVAL);
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), nb.fwd_slot, ip, len - 20),
 		-ENOTSUP);
 	f[34] = 8; /* an echo request is no error */
-	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), nb.fwd_slot, ip, len - 14),
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), nb.fwd_slot, ip, len - 14),
 		-EINVAL);
 	assert_ip4(in + 12, "10.9.9.9");
-	rule_engine_stats_get(eng, &st);
+	mod_nat_module_stats_get(eng_stack_natm(eng), &st);
 	assert_int_equal(st.related_nat, 2);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /*
@@ -810,7 +832,7 @@ test_icmp6_error_nat(void **state)
 	d = decide(eng, u, 2);
 	assert_int_equal(d.ctstate, RULE_CT_RELATED);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
-	assert_int_equal(mod_nat_icmp_error(rule_engine_nat(eng), d.nat_slot, ip, len - 14), 0);
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), d.nat_slot, ip, len - 14), 0);
 	assert_ip6(ip + 8, "2001:db8:1::fe");
 	assert_ip6(ip + 24, "2001:db8:9::7");
 	assert_ip6(in + 8, "2001:db8:9::7");
@@ -818,7 +840,7 @@ test_icmp6_error_nat(void **state)
 	assert_int_equal(udp[0] << 8 | udp[1], 40000);
 	assert_int_equal(udp[2] << 8 | udp[3], 53);
 	assert_icmp6_csums(f);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 static void
@@ -842,7 +864,7 @@ test_table_full(void **state)
 	assert_int_equal(st.flows, 4);
 	assert_int_equal(st.table_full, 3);
 	assert_int_equal(st.uncached, 3);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 static void
@@ -867,14 +889,14 @@ test_aging(void **state)
 	rule_engine_step(eng, 1000 + 31000, 100000);
 	fc_table_stats_get(rule_engine_table(eng, FC_AF_INET4), &ts);
 	assert_int_equal(ts.occupancy, 0);
-	mod_nat_stats_get(rule_engine_nat(eng), &ns);
+	mod_nat_stats_get(eng_stack_nat(eng), &ns);
 	assert_int_equal(ns.active, 0);
 	rule_engine_step(eng, 1000 + 32000, 16); /* the grace period is over: released */
-	mod_nat_stats_get(rule_engine_nat(eng), &ns);
+	mod_nat_stats_get(eng_stack_nat(eng), &ns);
 	assert_int_equal(ns.retired, 0);
 	rule_engine_stats_get(eng, &st);
 	assert_int_equal(st.removed, 2);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /* Traffic in one direction keeps the whole connection (both entries) alive. */
@@ -908,7 +930,7 @@ test_aging_either_direction(void **state)
 	rule_engine_stats_get(eng, &st);
 	assert_int_equal(st.aged, 2);
 	assert_int_equal(st.removed, 2);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -938,15 +960,15 @@ test_ct_clash(void **state)
 		assert_int_equal(d.nat_slot, RULE_NAT_NONE);
 		assert_false(d.flags & RULE_DEC_F_CACHED);
 	}
-	assert_string_equal(rule_drop_name(RULE_DROP_CT_CLASH), "ct_clash");
+	assert_string_equal(drop_id(RULE_DROP_CT_CLASH), "ct_clash");
+	assert_int_equal(drops_seen[RULE_DROP_CT_CLASH], 2);
 	rule_engine_stats_get(eng, &st);
-	assert_int_equal(st.drops[RULE_DROP_CT_CLASH], 2);
 	assert_int_equal(st.flows, 1);
 	/* The translated connection is untouched: the server's reply is ESTABLISHED. */
 	d = decide(eng, tcp4("192.168.0.10", 8080, "10.0.0.1", 4000, TCP_SYN | TCP_ACK), 3);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1007,7 +1029,7 @@ pf_free(void *arg, uint16_t id)
 static void
 test_perflow_channels(void **state)
 {
-	struct rule_engine_params p;
+	struct eng_stack_params p;
 	struct pf_pool pool;
 	struct rule_engine *eng;
 	struct rule_engine_stats st;
@@ -1020,16 +1042,16 @@ test_perflow_channels(void **state)
 	(void)state;
 	memset(&pool, 0, sizeof(pool));
 	memset(&p, 0, sizeof(p));
-	p.name = "tepf";
-	p.capacity_v4 = 64;
+	p.eng.name = "tepf";
+	p.eng.capacity_v4 = 64;
 	p.conntrack = true;
-	p.default_channel = 1;
-	p.channel_fn = pf_chan_fn;
-	p.chan_flow_alloc_fn = pf_alloc;
-	p.cb_arg = &pool;
-	assert_null(rule_engine_create(&p)); /* alloc without free */
-	p.chan_flow_free_fn = pf_free;
-	eng = rule_engine_create(&p);
+	p.eng.default_channel = 1;
+	p.eng.channel_fn = pf_chan_fn;
+	p.eng.chan_flow_alloc_fn = pf_alloc;
+	p.eng.cb_arg = &pool;
+	assert_null(eng_stack_create(&p)); /* alloc without free */
+	p.eng.chan_flow_free_fn = pf_free;
+	eng = eng_stack_create(&p);
 	assert_non_null(eng);
 	load(eng, "accept channel pf proto udp\naccept channel shared proto tcp\n");
 
@@ -1087,7 +1109,7 @@ test_perflow_channels(void **state)
 	rule_engine_step(eng, 122003, 16);
 	assert_int_equal(pool.frees, pool.allocs);
 	assert_false(pool.used[0] || pool.used[1]);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1166,7 +1188,7 @@ test_modules(void **state)
 	assert_int_equal(rule_engine_module_register(eng, &m), 0);
 	assert_int_equal(rule_engine_module_register(eng, &m), -EEXIST);
 	assert_int_equal(rule_engine_module_register(eng, NULL), -EINVAL);
-	assert_int_equal(rule_engine_route_add(eng, FC_AF_INET4, net, 8, 6), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 8, 6), 0);
 	load(eng, "accept proto udp\n");
 
 	d = rx(eng, u, 1, &slow);
@@ -1186,7 +1208,7 @@ test_modules(void **state)
 	rule_engine_flush(eng);
 	assert_int_equal(s.removes, 1);
 	(void)other;
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1258,7 +1280,7 @@ test_rule_counters(void **state)
 	inet_pton(AF_INET, "10.0.0.5", match.src.addr);
 	match.src.len = 32;
 	while (rule_engine_flow_next(eng, &it, &match, &info) == 0) {
-		assert_true(rule_engine_flow_format(&info, buf, sizeof(buf)) > 0);
+		assert_true(rule_engine_flow_format(eng, &info, buf, sizeof(buf)) > 0);
 		assert_non_null(strstr(buf, "10.0.0.5:1 -> 10.0.0.2:53"));
 		assert_non_null(strstr(buf, "ct=OPEN"));
 		n++;
@@ -1269,7 +1291,7 @@ test_rule_counters(void **state)
 	while (rule_engine_flow_next(eng, &it, NULL, &info) == 0)
 		n++;
 	assert_int_equal(n, 4);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 static void
@@ -1289,8 +1311,9 @@ test_bad_args(void **state)
 	p.capacity_v4 = 0;
 	assert_null(rule_engine_create(&p));
 	assert_int_equal(rule_engine_commit(NULL, NULL), -EINVAL);
-	assert_string_equal(rule_drop_name(RULE_DROP_FILTER), "filter");
-	assert_string_equal(rule_drop_name(999), "?");
+	assert_string_equal(drop_id(RULE_DROP_FILTER), "filter");
+	assert_string_equal(drop_id(RULE_DROP_ERROR), "engine_error");
+	assert_string_equal(drop_id(999), "?");
 	assert_string_equal(rule_upcall_name(RULE_UPCALL_STALE), "stale");
 	rule_engine_free(NULL);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine's counters and introspection — engine
+ * lib/engine: the rules engine's counters and introspection — engine
  * counters, per-rule packet/byte counters (live entries + entries gone +
- * packets decided without an entry), and the flow listing the shell and
- * telemetry print.
+ * packets decided without an entry), the flow listing the shell and
+ * telemetry print, and the entry lookups modules use.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,19 +13,6 @@
 #include <rte_errno.h>
 
 #include "engine_priv.h"
-
-static const char *const drop_names[] = {
-	[RULE_DROP_NONE] = "none",
-#define RULE_DROP_NAME(name, id, text) [RULE_DROP_##name] = id,
-	RULE_DROP_REASONS(RULE_DROP_NAME)
-#undef RULE_DROP_NAME
-};
-
-const char *
-rule_drop_name(unsigned int drop)
-{
-	return drop < RULE_DROP__COUNT ? drop_names[drop] : "?";
-}
 
 const char *
 rule_upcall_name(unsigned int reason)
@@ -47,7 +34,6 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 	st->gen = eng->gen;
 	st->cls_gen = eng->cls != NULL ? eng->cls_gen : 0;
 	st->pending = eng->pending != NULL ? eng->pending->n : 0;
-	st->rerouting = eng->rr_active;
 	st->overlay = 0;
 	for (uint32_t i = 0; i < eng->n_chg; i++)
 		if (eng->cls == NULL || (int32_t)(eng->chg[i].gen - eng->cls_gen) > 0)
@@ -168,6 +154,31 @@ rule_counters_snap_free(struct rule_counters_snap *s)
 	free(s);
 }
 
+/* A copy of live entry @p idx of table @p ti, key @p raw (NULL: looked up). */
+static bool
+info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const void *raw,
+	struct rule_flow_info *info)
+{
+	const struct fc_table *t = eng->t[ti];
+	const struct fc_entry *e = fc_table_entry(t, idx);
+
+	if (raw == NULL)
+		raw = fc_table_key(t, idx);
+	if (e == NULL || raw == NULL)
+		return false;
+	memset(&info->key, 0, sizeof(info->key));
+	info->key.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+	memcpy(&info->key.v4, raw, fc_table_key_size(t));
+	info->idx = idx;
+	info->act = e->act;
+	info->timeout = e->timeout;
+	info->created = e->created;
+	info->last_seen = e->last_seen;
+	info->packets = e->packets;
+	info->bytes = e->bytes;
+	return true;
+}
+
 /* The iterator: table in bit 32, the table's cursor below. */
 int
 rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it, const struct rule *match,
@@ -185,23 +196,11 @@ rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it, const struct 
 			continue;
 		}
 		while (fc_table_iterate(t, &next, &raw, &idx) == 0) {
-			const struct fc_entry *e = fc_table_entry(t, idx);
-
 			*it = (uint64_t)ti << 32 | next;
-			if (e == NULL)
+			if (!info_fill(eng, ti, idx, raw, info))
 				continue;
-			memset(&info->key, 0, sizeof(info->key));
-			info->key.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
-			memcpy(&info->key.v4, raw, fc_table_key_size(t));
 			if (match != NULL && !rule_match_key(match, &info->key, RULE_CT_IGNORE, 0))
 				continue;
-			info->idx = idx;
-			info->act = e->act;
-			info->timeout = e->timeout;
-			info->created = e->created;
-			info->last_seen = e->last_seen;
-			info->packets = e->packets;
-			info->bytes = e->bytes;
 			return 0;
 		}
 		*it = (uint64_t)(ti + 1) << 32;
@@ -210,11 +209,58 @@ rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it, const struct 
 }
 
 int
-rule_engine_flow_format(const struct rule_flow_info *info, char *buf, size_t len)
+rule_engine_flow_lookup(const struct rule_engine *eng, const struct fc_key *k,
+	struct rule_flow_info *info)
+{
+	const struct fc_table *t;
+	int ti, idx;
+
+	if (eng == NULL || k == NULL)
+		return -EINVAL;
+	ti = eng_tbl(k->family);
+	if (ti < 0 || (t = eng->t[ti]) == NULL)
+		return -ENOENT;
+	idx = fc_table_lookup(t, fc_key_raw(k), fc_table_hash(t, fc_key_raw(k)));
+	if (idx < 0)
+		return -ENOENT;
+	if (info != NULL && !info_fill(eng, (unsigned int)ti, (uint32_t)idx, NULL, info))
+		return -ENOENT;
+	return 0;
+}
+
+int
+rule_engine_flow_get(const struct rule_engine *eng, unsigned int family, uint32_t idx,
+	struct rule_flow_info *info)
+{
+	int ti = eng_tbl(family);
+
+	if (eng == NULL || info == NULL || ti < 0)
+		return -EINVAL;
+	if (eng->t[ti] == NULL || !info_fill(eng, (unsigned int)ti, idx, NULL, info))
+		return -ENOENT;
+	return 0;
+}
+
+/* The text of an entry's ct_state from the first module that formats it; "-" if none. */
+static void
+ct_text(const struct rule_engine *eng, const struct fc_action *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "-");
+	for (unsigned int i = 0; eng != NULL && i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+
+		if (m->ct_format != NULL && m->ct_format(m->priv, a, buf, len) > 0)
+			return;
+		snprintf(buf, len, "-");
+	}
+}
+
+int
+rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_info *info,
+	char *buf, size_t len)
 {
 	const struct fc_action *a;
-	char key[FC_KEY_STRLEN], ct[48] = "-", rule[16], port[16];
-	struct mod_ct_conn c;
+	char key[FC_KEY_STRLEN], ct[48], rule[16], port[16];
 	int n;
 
 	if (info == NULL || buf == NULL)
@@ -222,8 +268,7 @@ rule_engine_flow_format(const struct rule_flow_info *info, char *buf, size_t len
 	a = &info->act;
 	if (fc_key_format(&info->key, key, sizeof(key)) < 0)
 		return -EINVAL;
-	if (mod_ct_conn_unpack(a->ct_state, &c) == 0 && c.state != MOD_CT_S_NONE)
-		mod_ct_conn_format(&c, ct, sizeof(ct));
+	ct_text(eng, a, ct, sizeof(ct));
 	if (a->rule_id == RULE_ID_POLICY)
 		snprintf(rule, sizeof(rule), "policy");
 	else

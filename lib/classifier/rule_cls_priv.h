@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules private: the layout of a compiled classifier, shared by its
+ * lib/classifier private: the layout of a compiled classifier, shared by its
  * builder (rule_cls_build.c, with the term algebra in rule_cls_term.c) and
  * its evaluator (rule_cls.c). Not for other libraries: the public face is
- * the "Compiled classifier" section of rules.h.
+ * classifier.h.
  *
  * A rule set compiles into programs, one per (table, base chain, family).
  * A program is the base chain with every JUMP/GOTO target inlined: a flat,
@@ -29,7 +29,7 @@
 
 #include <rte_acl.h>
 
-#include "rules.h"
+#include "classifier.h"
 
 /** Keys classified per rte_acl_classify() call. */
 #define CLS_BURST 32

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine's commits — O(changed rules) rule-set swaps,
+ * lib/engine: the rules engine's commits — O(changed rules) rule-set swaps,
  * the overlay that classifies keys touched by recent changes with the
  * reference evaluator until the compiled classifier catches up, the
  * fast-path staleness check and the background revalidation that retires
@@ -42,7 +42,6 @@
 #include <rte_rcu_qsbr.h>
 
 #include "engine_priv.h"
-#include "rule_priv.h"
 
 /* Serial-number compare of generations: a newer than b. */
 static inline bool
@@ -74,9 +73,11 @@ overlay_meets(const struct rule_engine *eng, unsigned int table, const struct fc
 }
 
 int
-eng_classify_filter(struct rule_engine *eng, const struct fc_key *k, unsigned int ctstate,
+rule_engine_classify_filter(struct rule_engine *eng, const struct fc_key *k, unsigned int ctstate,
 	unsigned int kflags, struct rule_result *res)
 {
+	if (eng == NULL || k == NULL || res == NULL)
+		return -EINVAL;
 	if (eng->cls != NULL && !overlay_meets(eng, RULE_TABLE_FILTER, k, kflags)) {
 		eng->st.classify_cls++;
 		return rule_cls_filter(eng->cls, k, ctstate, kflags, res);
@@ -86,9 +87,11 @@ eng_classify_filter(struct rule_engine *eng, const struct fc_key *k, unsigned in
 }
 
 int
-eng_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage, const struct fc_key *k,
+rule_engine_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage, const struct fc_key *k,
 	unsigned int ctstate, unsigned int kflags, struct rule_nat_result *res)
 {
+	if (eng == NULL || k == NULL || res == NULL)
+		return -EINVAL;
 	if (eng->cls != NULL && !overlay_meets(eng, RULE_TABLE_NAT, k, kflags)) {
 		eng->st.classify_cls++;
 		return rule_cls_nat(eng->cls, stage, k, ctstate, kflags, res);
@@ -169,7 +172,7 @@ publish_pending(struct rule_engine *eng)
 	if (n != 0)
 		memcpy(pl->c, &eng->chg[first], (size_t)n * sizeof(pl->c[0]));
 	__atomic_store_n(&eng->pending, pl, __ATOMIC_RELEASE);
-	if (old != NULL && eng_retire(eng, old, RULE_NAT_NONE) < 0)
+	if (old != NULL && eng_retire(eng, old) < 0)
 		free(old); /* cannot fail without memory; readers are bounded by it */
 	return 0;
 }

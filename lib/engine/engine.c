@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rules engine — the slow path the rules lcore runs, as a
- * library (no lcores, no ports, no mbufs). Creation and the module
- * registry; upcalls: a packet's key is looked up again, a new flow goes
- * through every module's on_insert and gets a forward entry (and a reply
- * entry for connections and NAT), a packet of a cached flow that hit an
- * interest bit goes through on_packet; entries that go (aging, eviction,
- * flush, deletion) take their peer, NAT binding and per-flow channel with
- * them. Aging is the engine's own (eng_age()): a connection is idle only
- * when both of its entries are. Commits and revalidation: engine_commit.c;
- * counters and listing: engine_info.c.
+ * lib/engine: the rules engine — the slow path the rules lcore runs, as a
+ * library (no lcores, no ports, no mbufs). Creation, readers, grace
+ * periods (rule_engine_defer()), entry updates with the per-rule counter
+ * bookkeeping, and entries that go (aging, eviction, flush, deletion),
+ * which take their peer and per-flow channel with them and are shown to
+ * every module's on_remove. Aging is the engine's own (eng_age()): a
+ * connection is idle only when both of its entries are. Upcalls:
+ * engine_upcall.c; the module registry and the built-in stages:
+ * engine_mods.c; commits and revalidation: engine_commit.c; counters and
+ * listing: engine_info.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 
 #include "engine_priv.h"
 
-RTE_LOG_REGISTER(rule_engine_logtype, gufc.rules, NOTICE);
+RTE_LOG_REGISTER(rule_engine_logtype, gufc.engine, NOTICE);
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                             */
@@ -88,25 +88,23 @@ void
 eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const struct fc_action *a,
 	struct fc_key *fk)
 {
-	const struct mod_nat_view *v;
-	const struct mod_nat_rewrite *rw;
 	uint8_t fl = a->mod[0] & (ENG_M0_FK_SRC_LOCAL | ENG_M0_FK_DST_LOCAL);
+	bool done = false;
 
 	*fk = *k;
-	if (!(a->flags & FC_ACT_F_NAT) || eng->nat == NULL)
+	if (!(a->flags & FC_ACT_F_NAT))
 		return;
-	/* The destination side as translated; the local bits as the filter saw them. */
-	v = (const struct mod_nat_view *)(const void *)eng->nat;
-	rw = &v->slots[a->nat_id];
-	if (k->family == FC_AF_INET4) {
-		memcpy(&fk->v4.dst, rw->dst, 4);
-		fk->v4.dport = rw->dport;
-		fk->v4.flags = fl;
-	} else {
-		memcpy(fk->v6.dst, rw->dst, 16);
-		fk->v6.dport = rw->dport;
-		fk->v6.flags = fl;
+	/* The destination as the modules translated it; the local bits as the filter saw them. */
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+
+		if (m->filter_key != NULL) {
+			m->filter_key(m->priv, a, fk);
+			done = true;
+		}
 	}
+	if (done)
+		fc_key_set_flags(fk, fl);
 }
 
 int
@@ -117,7 +115,7 @@ eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
-	rc = eng_classify_filter(eng, &fk, eng_conn_ctstate(eng, a), 0, &res);
+	rc = rule_engine_classify_filter(eng, &fk, eng_entry_ctstate(eng, a), 0, &res);
 	if (rc < 0)
 		return rc;
 	a->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
@@ -151,12 +149,26 @@ eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const stru
 	fc_table_update(t, idx, a, timeout);
 }
 
+int
+rule_engine_flow_update(struct rule_engine *eng, unsigned int family, uint32_t idx,
+	const struct fc_action *a, uint32_t timeout)
+{
+	int ti = eng_tbl(family);
+
+	if (eng == NULL || a == NULL || ti < 0)
+		return -EINVAL;
+	if (eng->t[ti] == NULL || fc_table_entry(eng->t[ti], idx) == NULL)
+		return -ENOENT;
+	eng_entry_set(eng, (unsigned int)ti, idx, a, timeout);
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Grace periods                                                             */
 /* ------------------------------------------------------------------------ */
 
-int
-eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding)
+static struct eng_retire *
+retire_push(struct rule_engine *eng)
 {
 	struct eng_retire *r;
 
@@ -165,15 +177,41 @@ eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding)
 		struct eng_retire *p = realloc(eng->ret, cap * sizeof(*p));
 
 		if (p == NULL)
-			return -ENOMEM;
+			return NULL;
 		eng->ret = p;
 		eng->cap_ret = cap;
 	}
 	r = &eng->ret[eng->n_ret++];
+	memset(r, 0, sizeof(*r));
 	r->token = rte_rcu_qsbr_start(eng->qsv);
-	r->ptr = ptr;
-	r->binding = binding;
 	r->chan = -1;
+	return r;
+}
+
+int
+eng_retire(struct rule_engine *eng, void *ptr)
+{
+	struct eng_retire *r = retire_push(eng);
+
+	if (r == NULL)
+		return -ENOMEM;
+	r->ptr = ptr;
+	return 0;
+}
+
+int
+rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t val)
+{
+	struct eng_retire *r;
+
+	if (eng == NULL || fn == NULL)
+		return -EINVAL;
+	r = retire_push(eng);
+	if (r == NULL)
+		return -ENOMEM;
+	r->fn = fn;
+	r->arg = arg;
+	r->val = val;
 	return 0;
 }
 
@@ -181,11 +219,12 @@ eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding)
 int
 eng_retire_chan(struct rule_engine *eng, uint16_t chan)
 {
-	int rc = eng_retire(eng, NULL, RULE_NAT_NONE);
+	struct eng_retire *r = retire_push(eng);
 
-	if (rc == 0)
-		eng->ret[eng->n_ret - 1].chan = chan;
-	return rc;
+	if (r == NULL)
+		return -ENOMEM;
+	r->chan = chan;
+	return 0;
 }
 
 /* @return false when a per-flow channel must be retried later (-EBUSY). */
@@ -203,8 +242,8 @@ retire_now(struct rule_engine *eng, const struct eng_retire *r)
 			eng->st.chan_flow_freed++;
 	}
 	free(r->ptr);
-	if (r->binding != RULE_NAT_NONE)
-		mod_nat_release(eng->nat, r->binding);
+	if (r->fn != NULL)
+		r->fn(r->arg, r->val);
 	return true;
 }
 
@@ -269,7 +308,7 @@ raw_key(const struct fc_table *t, const void *raw, unsigned int ti, struct fc_ke
 
 /*
  * Entry @idx goes (it is still live): account it and its peer, delete the
- * peer, unbind its NAT binding (released after a grace period). The caller
+ * peer. Modules release what the entries held from on_remove. The caller
  * (or the table) deletes @idx itself.
  */
 static void
@@ -290,12 +329,6 @@ flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const vo
 			gone_one(eng, &k, pe);
 			fc_table_delete(t, peer);
 		}
-	}
-	if ((e->act.flags & FC_ACT_F_NAT) && eng->nat != NULL) {
-		uint32_t b = MOD_NAT_SLOT_BINDING(e->act.nat_id);
-
-		if (mod_nat_unbind(eng->nat, b) == 0 && eng_retire(eng, NULL, b) < 0)
-			ENG_LOG(DEBUG, "%s: NAT binding %u leaks (no memory)", eng->name, b);
 	}
 }
 
@@ -332,26 +365,6 @@ eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx)
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                  */
 /* ------------------------------------------------------------------------ */
-
-static bool
-nat_is_local(void *arg, uint8_t family, const uint8_t *addr)
-{
-	const struct rule_engine *eng = arg;
-
-	return fc_locals_match(eng->p.locals, family, addr);
-}
-
-static bool
-nat_busy(void *arg, const struct fc_key *key)
-{
-	const struct rule_engine *eng = arg;
-	const struct fc_table *t;
-	int ti = eng_tbl(key->family);
-
-	if (ti < 0 || (t = eng->t[ti]) == NULL)
-		return false;
-	return fc_table_lookup(t, &key->v4, fc_table_hash(t, &key->v4)) >= 0;
-}
 
 static int
 tables_create(struct rule_engine *eng)
@@ -395,20 +408,11 @@ params_apply(struct rule_engine *eng, const struct rule_engine_params *p)
 		eng->p.max_readers = 1;
 	if (eng->p.untracked_timeout == 0)
 		eng->p.untracked_timeout = 30000;
-	if (eng->p.max_routes_v4 == 0)
-		eng->p.max_routes_v4 = 1024;
-	if (eng->p.max_routes_v6 == 0)
-		eng->p.max_routes_v6 = 1024;
 	if (eng->p.max_pending == 0)
 		eng->p.max_pending = 256;
 	if ((p->chan_flow_alloc_fn == NULL) != (p->chan_flow_free_fn == NULL))
 		return -EINVAL;
-	eng->ct = p->ct;
-	if (eng->ct.timeout[0] == 0) {
-		mod_ct_cfg_init(&eng->ct);
-		eng->ct.tcp_strict = p->ct.tcp_strict;
-	}
-	return mod_ct_cfg_check(&eng->ct);
+	return 0;
 }
 
 struct rule_engine *
@@ -436,24 +440,6 @@ rule_engine_create(const struct rule_engine_params *p)
 	rc = tables_create(eng);
 	if (rc < 0)
 		goto fail;
-	if (eng->p.nat_bindings != 0) {
-		struct mod_nat_params np = {0};
-
-		np.max_bindings = eng->p.nat_bindings;
-		np.seed = eng->p.nat_seed;
-		np.is_local = eng->p.locals != NULL ? nat_is_local : NULL;
-		np.busy = nat_busy;
-		np.cb_arg = eng;
-		eng->nat = mod_nat_create(&np);
-		if (eng->nat == NULL) {
-			rc = -(errno ? errno : ENOMEM);
-			goto fail;
-		}
-		eng->view.nat = eng->nat;
-	}
-	rc = eng_route_init(eng);
-	if (rc < 0)
-		goto fail;
 	rc = eng_commit_init(eng);
 	if (rc < 0)
 		goto fail;
@@ -472,14 +458,15 @@ rule_engine_free(struct rule_engine *eng)
 {
 	if (eng == NULL)
 		return;
-	/* Entries go without callbacks: the NAT table goes with them. */
+	/* Entries go without on_remove; what waited for a grace period runs now. */
 	for (unsigned int ti = 0; ti < 2; ti++)
 		fc_table_free(eng->t[ti]);
-	for (uint32_t i = 0; i < eng->n_ret; i++)
+	for (uint32_t i = 0; i < eng->n_ret; i++) {
 		free(eng->ret[i].ptr);
+		if (eng->ret[i].fn != NULL)
+			eng->ret[i].fn(eng->ret[i].arg, eng->ret[i].val);
+	}
 	free(eng->ret);
-	mod_nat_free(eng->nat);
-	eng_route_fini(eng);
 	eng_commit_fini(eng);
 	free(eng->rctr);
 	rte_free(eng->qsv);
@@ -494,12 +481,6 @@ rule_engine_table(const struct rule_engine *eng, unsigned int family)
 	return eng == NULL || ti < 0 ? NULL : eng->t[ti];
 }
 
-const struct mod_nat *
-rule_engine_nat(const struct rule_engine *eng)
-{
-	return eng == NULL ? NULL : eng->nat;
-}
-
 const struct rule_set *
 rule_engine_rules(const struct rule_engine *eng)
 {
@@ -512,7 +493,9 @@ rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m
 	unsigned int pos;
 
 	if (eng == NULL || m == NULL || m->name == NULL ||
-		(m->on_insert == NULL && m->on_packet == NULL && m->on_remove == NULL))
+		(m->on_insert == NULL && m->on_abort == NULL && m->on_packet == NULL &&
+			m->on_remove == NULL && m->entry_ctstate == NULL && m->filter_key == NULL &&
+			m->ct_format == NULL && m->step == NULL))
 		return -EINVAL;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
 		if (strcmp(eng->mods[i].m.name, m->name) == 0)
@@ -525,6 +508,22 @@ rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m
 	eng->mods[pos].m = *m;
 	eng->n_mods++;
 	return 0;
+}
+
+int
+rule_engine_module_unregister(struct rule_engine *eng, const char *name)
+{
+	if (eng == NULL || name == NULL)
+		return -EINVAL;
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		if (strcmp(eng->mods[i].m.name, name) != 0)
+			continue;
+		memmove(&eng->mods[i], &eng->mods[i + 1],
+			(eng->n_mods - i - 1) * sizeof(eng->mods[0]));
+		eng->n_mods--;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int
@@ -638,7 +637,12 @@ rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget)
 			work += budget / 4 + 1;
 		}
 	work += eng_revalidate(eng, budget / 2 + 1);
-	work += eng_reroute(eng, budget / 4 + 1);
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+
+		if (m->step != NULL)
+			work += m->step(m->priv, now, budget / 4 + 1);
+	}
 	return work;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules/mod_nat_icmp.c — ICMP and ICMPv6 errors about translated
- * connections (see mod_nat_icmp_error() in rules.h). Slow path only: an
+ * lib/modules/nat/nat_icmp.c — ICMP and ICMPv6 errors about translated
+ * connections (see mod_nat_icmp_error() in nat.h). Slow path only: an
  * error is never cached, every one comes through the rules lcore. Pure C.
  *
  * The quoted packet is one the connection sent, as it left gufc; the error
@@ -20,13 +20,7 @@
 
 #include <rte_ip.h>
 
-#include "rule_priv.h"
-
-#define PROTO_ICMP 1
-#define PROTO_TCP 6
-#define PROTO_UDP 17
-#define PROTO_ICMPV6 58
-#define PROTO_SCTP 132
+#include "nat_priv.h"
 
 static uint16_t
 get16(const uint8_t *p)
@@ -108,7 +102,7 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	if (icmp + 8 > end)
 		return -EINVAL;
 	type = l3[icmp];
-	/* The errors conntrack finds related (mod_conntrack.c): unreachable,
+	/* The errors conntrack finds related (conntrack.c): unreachable,
 	 * source quench, redirect, time exceeded, parameter problem; ICMPv6 1-4. */
 	if (v4 ? !(type == 3 || type == 4 || type == 5 || type == 11 || type == 12) :
 		 !(type >= 1 && type <= 4))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the compiled classifier (lib/rules/rule_cls*.c) against the
+ * Unit tests of the compiled classifier (lib/classifier/rule_cls*.c) against the
  * reference evaluator (rule_ref.c), the oracle: random rule sets with
  * chains (JUMP/GOTO/RETURN, hooked user chains, drop policies), both
  * tables, both families, every kind of match with negations, lists and
@@ -38,8 +38,8 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
+#include "classifier.h"
 #include "rule_lang.h"
-#include "rules.h"
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers (fixed seeds: every run tests the same tuples)             */

@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules/mod_nat.c — the NAT module's core: bindings for SNAT, DNAT and
- * MASQUERADE (address choice, source-port allocation with unique reply
- * tuples), their precomputed rewrite slots, counters and the shell dump.
- * The per-packet rewrite, mod_nat_apply(), is inline in rules.h and only
- * reads the slots filled here.
+ * lib/modules/nat/nat_binding.c — the NAT table: creation, bindings for
+ * SNAT, DNAT and MASQUERADE (address choice, source-port allocation with
+ * unique reply tuples), the target counters, and the counters and dump
+ * the shell shows. The per-packet rewrite, mod_nat_apply(), is inline in
+ * nat.h and only reads the slots a bind fills (nat_csum.c).
  *
  * Pure C (no EAL, plain heap memory), so it runs under ASan/UBSan. Only the
- * rules lcore writes a table; see the "NAT module" section of rules.h for
- * how slots are published to and reclaimed from the RX lcores.
- *
- * Uniqueness is kept with two chained hash indexes over the bindings: one
- * of reply tuples, one of original tuples (local bits ignored). A candidate
- * translation is free when its reply tuple is in neither and the optional
- * busy callback (the flow table) does not know it either.
+ * rules lcore writes a table; nat.h says how slots are published to and
+ * reclaimed from the RX lcores. A candidate translation is free when its
+ * reply tuple is in neither tuple index (nat_index.c) and the optional busy
+ * callback (the flow table) does not know it either.
  */
 #include <arpa/inet.h>
 #include <assert.h>
@@ -26,21 +23,7 @@
 
 #include <rte_common.h>
 
-#include "rule_priv.h"
-
-#define NAT_NONE	    UINT32_MAX
-#define NAT_TGT_NONE	    UINT16_MAX
-#define NAT_TARGETS_DEFAULT 64
-#define NAT_TARGETS_MAX	    4096
-#define NAT_PROBES_DEFAULT  65536
-
-#define PROTO_ICMP    1
-#define PROTO_TCP     6
-#define PROTO_UDP     17
-#define PROTO_DCCP    33
-#define PROTO_ICMPV6  58
-#define PROTO_SCTP    132
-#define PROTO_UDPLITE 136
+#include "nat_priv.h"
 
 /* Source ports searched when the target gives no range (as Linux does). */
 #define PORT_LOW_MIN  1
@@ -48,61 +31,8 @@
 #define PORT_HIGH_MIN 1024
 #define PORT_HIGH_MAX 65535
 
-enum nat_state {
-	NAT_FREE,
-	NAT_ACTIVE,
-	NAT_RETIRED, /* unbound, slots waiting for a grace period */
-};
-
-/* The two tuple indexes. */
-enum nat_index { IDX_REPLY, IDX_ORIG, IDX__COUNT };
-
-/*
- * One binding. key[IDX_ORIG] is the original forward key, key[IDX_REPLY]
- * the reply key; the translated forward key is the reverse of the latter.
- * next[IDX_REPLY] doubles as the free-list link. Only the writer touches it.
- */
-struct nat_binding {
-	struct fc_key key[IDX__COUNT];
-	uint32_t next[IDX__COUNT];
-	uint16_t tgt_dst; /* target counters of the DNAT target, or NAT_TGT_NONE */
-	uint16_t tgt_src; /* of the SNAT/MASQUERADE target */
-	uint8_t state;	  /* enum nat_state */
-	uint8_t flags;	  /* MOD_NAT_F_* */
-};
-
-struct nat_target {
-	struct mod_nat_target_stats st; /* st.nat normalized: memcmp-able */
-	uint64_t last_use;
-};
-
-/* The table. Owned by its creator; written by the rules lcore only. */
-struct mod_nat {
-	struct mod_nat_view dp;	       /* must stay first: mod_nat_apply() casts */
-	struct mod_nat_rewrite *slots; /* dp.slots, writable; 2 per binding */
-	struct nat_binding *b;
-	uint32_t max_bindings;
-	uint32_t free_head;
-	uint32_t *bkt[IDX__COUNT];
-	uint32_t bkt_mask;
-	uint32_t seed;
-	uint32_t max_probes;
-	mod_nat_local_fn is_local;
-	mod_nat_busy_fn busy;
-	void *cb_arg;
-	struct nat_target *tgt;
-	uint32_t max_targets;
-	uint32_t n_targets;
-	uint64_t tgt_clock;
-	struct mod_nat_stats st; /* written by the writer, read relaxed by anyone */
-};
-
 static_assert(offsetof(struct mod_nat, dp) == 0, "mod_nat_apply() needs the view first");
 static_assert(sizeof(struct mod_nat_rewrite) == 64, "one rewrite slot per cache line");
-
-/* ------------------------------------------------------------------------ */
-/* Small helpers                                                             */
-/* ------------------------------------------------------------------------ */
 
 static inline void
 cnt_add64(uint64_t *c, uint64_t v)
@@ -116,48 +46,6 @@ cnt_set32(uint32_t *c, uint32_t v)
 	__atomic_store_n(c, v, __ATOMIC_RELAXED);
 }
 
-static inline uint32_t
-addr_len(uint8_t family)
-{
-	return family == FC_AF_INET4 ? 4 : 16;
-}
-
-static const uint8_t *
-key_src(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.src : k->v6.src;
-}
-
-static const uint8_t *
-key_dst(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.dst : k->v6.dst;
-}
-
-static uint16_t
-key_sport(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? k->v4.sport : k->v6.sport;
-}
-
-static uint16_t
-key_dport(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? k->v4.dport : k->v6.dport;
-}
-
-static uint8_t
-key_proto(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? k->v4.proto : k->v6.proto;
-}
-
-static uint8_t
-key_flags(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? k->v4.flags : k->v6.flags;
-}
-
 /* Build a normalized key; ports in network order. */
 static void
 key_build(struct fc_key *k, uint8_t family, uint8_t proto, const uint8_t *src, const uint8_t *dst,
@@ -165,156 +53,14 @@ key_build(struct fc_key *k, uint8_t family, uint8_t proto, const uint8_t *src, c
 {
 	memset(k, 0, sizeof(*k));
 	k->family = family;
-	if (family == FC_AF_INET4) {
-		memcpy(&k->v4.src, src, 4);
-		memcpy(&k->v4.dst, dst, 4);
-		k->v4.sport = sport;
-		k->v4.dport = dport;
+	memcpy(fc_key_src_w(k), src, fc_af_addr_len(family));
+	memcpy(fc_key_dst_w(k), dst, fc_af_addr_len(family));
+	fc_key_set_ports(k, sport, dport);
+	if (family == FC_AF_INET4)
 		k->v4.proto = proto;
-		k->v4.flags = flags;
-	} else {
-		memcpy(k->v6.src, src, 16);
-		memcpy(k->v6.dst, dst, 16);
-		k->v6.sport = sport;
-		k->v6.dport = dport;
+	else
 		k->v6.proto = proto;
-		k->v6.flags = flags;
-	}
-}
-
-/* Same connection tuple, local bits aside. */
-static bool
-tuple_equal(const struct fc_key *a, const struct fc_key *b)
-{
-	uint32_t alen = addr_len(a->family);
-
-	return a->family == b->family && key_proto(a) == key_proto(b) &&
-	       key_sport(a) == key_sport(b) && key_dport(a) == key_dport(b) &&
-	       memcmp(key_src(a), key_src(b), alen) == 0 &&
-	       memcmp(key_dst(a), key_dst(b), alen) == 0;
-}
-
-/* ICMP/ICMPv6 echo: the parser puts the identifier in both ports. */
-static bool
-key_is_echo(const struct fc_key *k)
-{
-	uint8_t proto = key_proto(k);
-
-	if ((k->family == FC_AF_INET4 && proto == PROTO_ICMP) ||
-		(k->family == FC_AF_INET6 && proto == PROTO_ICMPV6))
-		return key_sport(k) == key_dport(k);
-	return false;
-}
-
-static bool
-proto_has_ports(uint8_t proto)
-{
-	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_SCTP;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Hashing                                                                   */
-/* ------------------------------------------------------------------------ */
-
-static inline uint32_t
-hash_mix(uint32_t h, uint32_t w)
-{
-	w *= 0xcc9e2d51u;
-	w = (w << 15) | (w >> 17);
-	h ^= w * 0x1b873593u;
-	h = (h << 13) | (h >> 19);
-	return h * 5 + 0xe6546b64u;
-}
-
-static inline uint32_t
-hash_final(uint32_t h)
-{
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
-static uint32_t
-hash_bytes(uint32_t h, const uint8_t *p, uint32_t len)
-{
-	uint32_t i, w;
-
-	for (i = 0; i + 4 <= len; i += 4) {
-		memcpy(&w, p + i, 4);
-		h = hash_mix(h, w);
-	}
-	return h;
-}
-
-/* Hash of a connection tuple, local bits aside; @p salt separates uses. */
-static uint32_t
-tuple_hash(const struct mod_nat *nat, uint32_t salt, const struct fc_key *k)
-{
-	uint32_t alen = addr_len(k->family);
-	uint32_t h = nat->seed ^ salt;
-
-	h = hash_bytes(h, key_src(k), alen);
-	h = hash_bytes(h, key_dst(k), alen);
-	h = hash_mix(h, (uint32_t)key_sport(k) << 16 | key_dport(k));
-	h = hash_mix(h, (uint32_t)k->family << 8 | key_proto(k));
-	return hash_final(h);
-}
-
-/* 64-bit hash of addresses, for picking in address ranges. */
-static uint64_t
-addr_hash64(
-	const struct mod_nat *nat, uint32_t salt, const uint8_t *a, const uint8_t *b, uint32_t alen)
-{
-	uint32_t h1 = nat->seed ^ salt, h2 = ~nat->seed ^ salt * 31;
-
-	h1 = hash_bytes(h1, a, alen);
-	h2 = hash_bytes(h2, a, alen);
-	if (b != NULL) {
-		h1 = hash_bytes(h1, b, alen);
-		h2 = hash_bytes(h2, b, alen);
-	}
-	return (uint64_t)hash_final(h1) << 32 | hash_final(h2 + 1);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Tuple indexes                                                             */
-/* ------------------------------------------------------------------------ */
-
-static bool
-index_has(const struct mod_nat *nat, enum nat_index ix, const struct fc_key *k)
-{
-	uint32_t i = nat->bkt[ix][tuple_hash(nat, 0, k) & nat->bkt_mask];
-
-	for (; i != NAT_NONE; i = nat->b[i].next[ix])
-		if (tuple_equal(&nat->b[i].key[ix], k))
-			return true;
-	return false;
-}
-
-static void
-index_add(struct mod_nat *nat, enum nat_index ix, uint32_t id)
-{
-	uint32_t *head = &nat->bkt[ix][tuple_hash(nat, 0, &nat->b[id].key[ix]) & nat->bkt_mask];
-
-	nat->b[id].next[ix] = *head;
-	*head = id;
-}
-
-static void
-index_del(struct mod_nat *nat, enum nat_index ix, uint32_t id)
-{
-	uint32_t *p = &nat->bkt[ix][tuple_hash(nat, 0, &nat->b[id].key[ix]) & nat->bkt_mask];
-
-	while (*p != NAT_NONE) {
-		if (*p == id) {
-			*p = nat->b[id].next[ix];
-			return;
-		}
-		p = &nat->b[*p].next[ix];
-	}
+	fc_key_set_flags(k, flags);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -370,7 +116,7 @@ target_valid(const struct rule_nat *t, uint8_t family, bool need_addr)
 	if (need_addr) {
 		if (t->family != family)
 			return false;
-		if (memcmp(t->addr_min, t->addr_max, addr_len(family)) > 0)
+		if (memcmp(t->addr_min, t->addr_max, fc_af_addr_len(family)) > 0)
 			return false;
 	} else if (t->family != 0 && t->family != family) {
 		return false;
@@ -399,8 +145,8 @@ target_get(struct mod_nat *nat, uint8_t action, uint8_t family, const uint8_t *l
 
 	memset(&key, 0, sizeof(key));
 	key.family = family;
-	memcpy(key.addr_min, lo, addr_len(family));
-	memcpy(key.addr_max, hi, addr_len(family));
+	memcpy(key.addr_min, lo, fc_af_addr_len(family));
+	memcpy(key.addr_max, hi, fc_af_addr_len(family));
 	if (ports != NULL && ports->port_min != 0) {
 		key.port_min = ports->port_min;
 		key.port_max = ports->port_max;
@@ -437,103 +183,6 @@ static struct nat_target *
 target_at(struct mod_nat *nat, uint16_t i)
 {
 	return i == NAT_TGT_NONE ? NULL : &nat->tgt[i];
-}
-
-/* ------------------------------------------------------------------------ */
-/* Rewrite slots                                                             */
-/* ------------------------------------------------------------------------ */
-
-/* Sum of ~old + new over the 16-bit words that differ (memory order). */
-static uint32_t
-delta_words(uint32_t sum, const uint8_t *old, const uint8_t *new, uint32_t len)
-{
-	uint16_t o, n;
-	uint32_t i;
-
-	for (i = 0; i + 2 <= len; i += 2) {
-		memcpy(&o, old + i, 2);
-		memcpy(&n, new + i, 2);
-		if (o != n)
-			sum += (uint16_t)~o + (uint32_t)n;
-	}
-	return sum;
-}
-
-/* Fold a delta sum to 16 bits; 0 (positive zero) becomes 0xffff (see mod_nat_csum_adjust). */
-static uint16_t
-delta_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0 ? 0xffff : (uint16_t)sum;
-}
-
-uint16_t
-mod_nat_csum_delta(const void *old, const void *new, uint32_t len)
-{
-	return delta_fold(delta_words(0, old, new, len));
-}
-
-/* Fill @p rw to turn packets keyed @p from into packets keyed @p to. */
-static void
-slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struct fc_key *to)
-{
-	uint32_t alen = addr_len(from->family);
-	uint16_t fs = key_sport(from), fd = key_dport(from);
-	uint16_t ts = key_sport(to), td = key_dport(to);
-	uint8_t proto = key_proto(from);
-	uint32_t a, p;
-
-	memset(rw, 0, sizeof(*rw));
-	rw->family = from->family;
-	memcpy(rw->src, key_src(to), alen);
-	memcpy(rw->dst, key_dst(to), alen);
-	rw->sport = ts;
-	rw->dport = td;
-	a = delta_words(0, key_src(from), key_src(to), alen);
-	a = delta_words(a, key_dst(from), key_dst(to), alen);
-	rw->ip_delta = delta_fold(a);
-
-	if (key_is_echo(from)) {
-		/* one identifier field, whatever both key ports say */
-		p = delta_words(0, (const uint8_t *)&fs, (const uint8_t *)&ts, 2);
-		rw->l4 = MOD_NAT_L4_ECHO;
-		rw->csum_off = 2;
-		rw->l4_min = 8;
-		rw->l4_delta = delta_fold(from->family == FC_AF_INET6 ? a + p : p);
-		return;
-	}
-	if (from->family == FC_AF_INET6 && proto == PROTO_ICMPV6) {
-		rw->l4 = MOD_NAT_L4_CSUM;
-		rw->csum_off = 2;
-		rw->l4_min = 4;
-		rw->l4_delta = delta_fold(a);
-		return;
-	}
-	p = delta_words(0, (const uint8_t *)&fs, (const uint8_t *)&ts, 2);
-	p = delta_words(p, (const uint8_t *)&fd, (const uint8_t *)&td, 2);
-	switch (proto) {
-	case PROTO_TCP:
-		rw->l4 = MOD_NAT_L4_TCP;
-		rw->csum_off = 16;
-		rw->l4_min = 20;
-		break;
-	case PROTO_UDP:
-		rw->l4 = MOD_NAT_L4_UDP;
-		rw->csum_off = 6;
-		rw->l4_min = 8;
-		break;
-	case PROTO_SCTP:
-		/* CRC32c does not cover the addresses: only port changes matter */
-		if (fs != ts || fd != td) {
-			rw->l4 = MOD_NAT_L4_SCTP;
-			rw->l4_min = 12;
-		}
-		return;
-	default:
-		return;
-	}
-	rw->l4_delta = delta_fold(a + p);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -639,7 +288,7 @@ static bool
 addr_is_local(const struct mod_nat *nat, uint8_t family, const uint8_t *addr,
 	const uint8_t *orig_addr, bool orig_local)
 {
-	if (nat->is_local == NULL || memcmp(addr, orig_addr, addr_len(family)) == 0)
+	if (nat->is_local == NULL || memcmp(addr, orig_addr, fc_af_addr_len(family)) == 0)
 		return orig_local;
 	return nat->is_local(nat->cb_arg, family, addr);
 }
@@ -651,23 +300,23 @@ plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan
 	uint64_t n, h;
 	uint32_t pn, dp;
 
-	memcpy(pl->dst, key_dst(o), pl->alen);
-	pl->dport = key_dport(o);
+	memcpy(pl->dst, fc_key_dst(o), pl->alen);
+	pl->dport = fc_key_dport(o);
 	if (dnat != NULL) {
 		n = addr_count(dnat->addr_min, dnat->addr_max, pl->alen);
-		h = addr_hash64(nat, 0x444e4154, key_src(o), key_dst(o), pl->alen);
+		h = nat_addr_hash64(nat, 0x444e4154, fc_key_src(o), fc_key_dst(o), pl->alen);
 		addr_add(dnat->addr_min, h % n, pl->dst, pl->alen);
-		if (proto_has_ports(pl->proto) && dnat->port_min != 0) {
-			dp = ntohs(key_dport(o));
+		if (nat_proto_has_ports(pl->proto) && dnat->port_min != 0) {
+			dp = ntohs(fc_key_dport(o));
 			if (dp < dnat->port_min || dp > dnat->port_max) {
 				pn = (uint32_t)dnat->port_max - dnat->port_min + 1;
-				dp = dnat->port_min + tuple_hash(nat, 0x504f5254, o) % pn;
+				dp = dnat->port_min + nat_tuple_hash(nat, 0x504f5254, o) % pn;
 			}
 			pl->dport = htons((uint16_t)dp);
 		}
 	}
-	if (addr_is_local(
-		    nat, pl->family, pl->dst, key_dst(o), (key_flags(o) & FC_KEY_F_DST_LOCAL) != 0))
+	if (addr_is_local(nat, pl->family, pl->dst, fc_key_dst(o),
+		    (fc_key_flags(o) & FC_KEY_F_DST_LOCAL) != 0))
 		pl->dst_local = FC_KEY_F_DST_LOCAL;
 }
 
@@ -675,12 +324,12 @@ plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan
 static void
 plan_ports(const struct rule_nat *ports, struct nat_plan *pl)
 {
-	uint32_t sp = ntohs(key_sport(pl->orig));
+	uint32_t sp = ntohs(fc_key_sport(pl->orig));
 
 	if (pl->echo) {
 		pl->port_lo = 0;
 		pl->port_n = 65536;
-	} else if (!proto_has_ports(pl->proto)) {
+	} else if (!nat_proto_has_ports(pl->proto)) {
 		pl->port_lo = 0;
 		pl->port_n = 0;
 	} else if (ports != NULL && ports->port_min != 0) {
@@ -713,7 +362,7 @@ plan_try(const struct mod_nat *nat, const struct nat_plan *pl, const uint8_t *sr
 
 	plan_fwd_key(pl, src, sport, src_local, &fwd);
 	fc_key_reverse(&fwd, &reply);
-	if (index_has(nat, IDX_REPLY, &reply) || index_has(nat, IDX_ORIG, &reply))
+	if (nat_index_has(nat, IDX_REPLY, &reply) || nat_index_has(nat, IDX_ORIG, &reply))
 		return false;
 	return nat->busy == NULL || !nat->busy(nat->cb_arg, &reply);
 }
@@ -729,19 +378,19 @@ plan_src(const struct mod_nat *nat, const uint8_t *lo, uint64_t n_addr, uint64_t
 	struct nat_plan *pl)
 {
 	const struct fc_key *o = pl->orig;
-	uint16_t sp_be = key_sport(o);
+	uint16_t sp_be = fc_key_sport(o);
 	uint32_t sp = ntohs(sp_be), budget = nat->max_probes, start = 0, i, port;
 	bool keep = pl->port_n == 0 || (sp >= pl->port_lo && sp - pl->port_lo < pl->port_n);
-	bool o_local = (key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0;
+	bool o_local = (fc_key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0;
 	uint8_t addr[16], flag;
 	uint64_t j;
 
 	if (pl->port_n != 0)
-		start = tuple_hash(nat, 0x53504f52, o) % pl->port_n;
+		start = nat_tuple_hash(nat, 0x53504f52, o) % pl->port_n;
 	for (j = 0; j < n_addr && budget > 0; j++) {
 		addr_add(lo, (first + j) % n_addr, addr, pl->alen);
 		flag = 0;
-		if (addr_is_local(nat, pl->family, addr, key_src(o), o_local))
+		if (addr_is_local(nat, pl->family, addr, fc_key_src(o), o_local))
 			flag = FC_KEY_F_SRC_LOCAL;
 		if (keep) {
 			budget--;
@@ -783,7 +432,7 @@ bind_check(const struct fc_key *orig, const struct rule_nat *dnat, const struct 
 		return -EINVAL;
 	if (snat != NULL && !target_valid(snat, orig->family, masq_addr == NULL))
 		return -EINVAL;
-	proto = key_proto(orig);
+	proto = fc_key_proto(orig);
 	if (proto == PROTO_DCCP || proto == PROTO_UDPLITE)
 		return -EPROTONOSUPPORT;
 	return 0;
@@ -818,9 +467,9 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 	memset(&pl, 0, sizeof(pl));
 	pl.orig = orig;
 	pl.family = orig->family;
-	pl.proto = key_proto(orig);
-	pl.echo = key_is_echo(orig);
-	pl.alen = addr_len(orig->family);
+	pl.proto = fc_key_proto(orig);
+	pl.echo = nat_key_is_echo(orig);
+	pl.alen = fc_af_addr_len(orig->family);
 
 	if (dnat != NULL) {
 		flags |= MOD_NAT_F_DNAT;
@@ -839,11 +488,11 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 		lo = snat->addr_min;
 		n_addr = addr_count(snat->addr_min, snat->addr_max, pl.alen);
 		/* one internal host appears under one address while it has ports */
-		first = addr_hash64(nat, 0x534e4154, key_src(orig), NULL, pl.alen) % n_addr;
+		first = nat_addr_hash64(nat, 0x534e4154, fc_key_src(orig), NULL, pl.alen) % n_addr;
 		tgt_src = target_get(
 			nat, RULE_ACT_SNAT, pl.family, snat->addr_min, snat->addr_max, snat);
 	} else {
-		lo = key_src(orig); /* source kept unless it clashes */
+		lo = fc_key_src(orig); /* source kept unless it clashes */
 	}
 	plan_ports(snat, &pl);
 
@@ -858,7 +507,7 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 			cnt_add64(&td->st.exhausted, 1);
 		return ret;
 	}
-	if (pl.sport != key_sport(orig))
+	if (pl.sport != fc_key_sport(orig))
 		flags |= MOD_NAT_F_REMAPPED;
 
 	id = nat->free_head;
@@ -871,13 +520,13 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 	b->tgt_src = tgt_src;
 	b->flags = flags;
 	b->state = NAT_ACTIVE;
-	index_add(nat, IDX_REPLY, id);
-	index_add(nat, IDX_ORIG, id);
+	nat_index_add(nat, IDX_REPLY, id);
+	nat_index_add(nat, IDX_ORIG, id);
 
 	/* Both slots are complete before the caller can publish their ids. */
-	slot_fill(&nat->slots[MOD_NAT_SLOT_FWD(id)], orig, &fwd);
+	nat_slot_fill(&nat->slots[MOD_NAT_SLOT_FWD(id)], orig, &fwd);
 	fc_key_reverse(orig, &fwd); /* the reply as it must leave: reverse of orig */
-	slot_fill(&nat->slots[MOD_NAT_SLOT_REPLY(id)], &b->key[IDX_REPLY], &fwd);
+	nat_slot_fill(&nat->slots[MOD_NAT_SLOT_REPLY(id)], &b->key[IDX_REPLY], &fwd);
 
 	cnt_add64(&nat->st.allocated, 1);
 	cnt_set32(&nat->st.active, nat->st.active + 1);
@@ -905,8 +554,8 @@ mod_nat_unbind(struct mod_nat *nat, uint32_t binding)
 	b = &nat->b[binding];
 	if (b->state != NAT_ACTIVE)
 		return -ENOENT;
-	index_del(nat, IDX_REPLY, binding);
-	index_del(nat, IDX_ORIG, binding);
+	nat_index_del(nat, IDX_REPLY, binding);
+	nat_index_del(nat, IDX_ORIG, binding);
 	b->state = NAT_RETIRED;
 	cnt_set32(&nat->st.active, nat->st.active - 1);
 	cnt_set32(&nat->st.retired, nat->st.retired + 1);
@@ -1077,40 +726,4 @@ mod_nat_dump(const struct mod_nat *nat, FILE *f)
 	if (ferror(f))
 		return -EIO;
 	return n;
-}
-
-/* ------------------------------------------------------------------------ */
-/* SCTP                                                                      */
-/* ------------------------------------------------------------------------ */
-
-/* CRC32c (Castagnoli, reflected polynomial 0x82f63b78), one byte per step. */
-static uint32_t crc32c_table[256];
-
-RTE_INIT(mod_nat_crc32c_init)
-{
-	uint32_t i, c;
-	int k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
-		crc32c_table[i] = c;
-	}
-}
-
-void
-mod_nat_sctp_csum(uint8_t *sctp, uint32_t len)
-{
-	uint32_t crc = 0xffffffffu, i;
-
-	memset(sctp + 8, 0, 4);
-	for (i = 0; i < len; i++)
-		crc = crc32c_table[(crc ^ sctp[i]) & 0xff] ^ (crc >> 8);
-	crc = ~crc;
-	/* RFC 9260 appendix A: the reflected CRC goes out least significant byte first */
-	sctp[8] = (uint8_t)crc;
-	sctp[9] = (uint8_t)(crc >> 8);
-	sctp[10] = (uint8_t)(crc >> 16);
-	sctp[11] = (uint8_t)(crc >> 24);
 }

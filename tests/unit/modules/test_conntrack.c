@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tests/unit/rules/test_conntrack.c — the conntrack module's core
- * (lib/rules/mod_conntrack.c): pure state machines, no EAL.
+ * tests/unit/modules/test_conntrack.c — the conntrack module's core
+ * (lib/modules/conntrack/conntrack.c): pure state machines, no EAL.
  *
  * TCP transitions are table-driven scenarios (handshakes, closes from
  * either side, simultaneous open and close, RST in every state from both
@@ -11,8 +11,9 @@
  * property is checked twice: exhaustively (every encodable connection, both
  * directions, every flags byte / ICMP type: a packet the mask does not
  * select never changes anything) and by random walks in which an "engine"
- * that only shows selected packets must stay in lockstep with an oracle
- * that shows every packet. ICMP error quoting is checked against the parser
+ * that only shows selected packets (the engine's own test,
+ * rule_engine_wants()) must stay in lockstep with an oracle that shows
+ * every packet. ICMP error quoting is checked against the parser
  * (the quoted key must be what fc_parse() gives for the quoted packet) on
  * built frames, with truncation sweeps over exactly sized heap copies so
  * that ASan catches any read past the end.
@@ -29,7 +30,8 @@
 #include <cmocka.h>
 
 #include "pkt_build.h"
-#include "rules.h"
+#include "conntrack.h"
+#include "engine.h"
 
 #define O MOD_CT_DIR_ORIG
 #define R MOD_CT_DIR_REPLY
@@ -76,6 +78,17 @@
 
 #define AF4 FC_AF_INET4
 #define AF6 FC_AF_INET6
+
+/* Does the engine upcall this packet of an entry with interest @p i (rule_engine_wants())? */
+static bool
+wants(uint16_t i, const struct fc_pkt *p)
+{
+	struct fc_action a;
+
+	memset(&a, 0, sizeof(a));
+	a.interest = i;
+	return rule_engine_wants(&a, p);
+}
 
 #define P_ICMP	 PB_PROTO_ICMP
 #define P_TCP	 PB_PROTO_TCP
@@ -666,7 +679,7 @@ test_interest_exhaustive(void **state)
 						/* Not a state of this protocol: next one. */
 						if (mod_ct_packet(&cfgs[k], &copy, dir, &p, &v))
 							break;
-						if (mod_ct_interest_match(in[dir], &p)) {
+						if (wants(in[dir], &p)) {
 							shown++;
 							continue;
 						}
@@ -771,7 +784,7 @@ walk(bool strict, uint8_t family, uint8_t proto, unsigned int n_conn, uint64_t s
 				assert_memory_equal(&ora, &before, sizeof(ora));
 
 			/* The engine only what it asked for. */
-			if (mod_ct_interest_match(interest[dir], &p)) {
+			if (wants(interest[dir], &p)) {
 				assert_int_equal(mod_ct_packet(&cfg, &eng, dir, &p, &ve), 0);
 				assert_verdict_equal(&ve, &vo);
 				if (ve.flags & V_CH) {
@@ -1219,21 +1232,18 @@ test_interest_match(void **state)
 	struct fc_pkt t = tcp(F_SA), u = mkpkt(AF6, P_UDP, 0, 0);
 
 	(void)state;
-	assert_true(mod_ct_interest_match(FC_INTEREST_TCP_SYN, &t));
-	assert_false(mod_ct_interest_match(FC_INTEREST_TCP_FIN | FC_INTEREST_TCP_RST, &t));
-	assert_true(mod_ct_interest_match(FC_INTEREST_ALL, &t));
-	assert_false(mod_ct_interest_match(0, &t));
+	assert_true(wants(FC_INTEREST_TCP_SYN, &t));
+	assert_false(wants(FC_INTEREST_TCP_FIN | FC_INTEREST_TCP_RST, &t));
+	assert_true(wants(FC_INTEREST_ALL, &t));
+	assert_false(wants(0, &t));
 	t = tcp(F_FA);
-	assert_true(mod_ct_interest_match(FC_INTEREST_TCP_FIN, &t));
+	assert_true(wants(FC_INTEREST_TCP_FIN, &t));
 	t = tcp(F_RA);
-	assert_true(mod_ct_interest_match(FC_INTEREST_TCP_RST, &t));
+	assert_true(wants(FC_INTEREST_TCP_RST, &t));
 	t = tcp(F_PA);
-	assert_false(mod_ct_interest_match(I_B, &t));
-	assert_false(mod_ct_interest_match(I_B, &u));
-	assert_true(mod_ct_interest_match(FC_INTEREST_ALL, &u));
-	/* tcp_flags of a non-TCP packet are never looked at. */
-	u.tcp_flags = F_SYN;
-	assert_false(mod_ct_interest_match(I_B, &u));
+	assert_false(wants(I_B, &t));
+	assert_false(wants(I_B, &u));
+	assert_true(wants(FC_INTEREST_ALL, &u));
 }
 
 /* ------------------------------------------------------------------------ */

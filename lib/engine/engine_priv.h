@@ -1,31 +1,32 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules private: the rules engine's layout, shared by engine.c (flows,
- * upcalls, modules), engine_commit.c (commits, overlay classification,
- * staleness, revalidation), engine_info.c (counters, listing) and
- * mod_route.c. Not for other libraries.
+ * lib/engine private: the rules engine's layout, shared by engine.c
+ * (creation, grace periods, entries that go, aging), engine_upcall.c
+ * (upcalls), engine_mods.c (the module registry and the built-in filter and
+ * channel stages), engine_commit.c (commits, overlay classification,
+ * staleness, revalidation) and engine_info.c (counters, listing). Not for
+ * other libraries: modules see only engine.h.
  */
 #ifndef GUFC_ENGINE_PRIV_H
 #define GUFC_ENGINE_PRIV_H
 
 #include <rte_log.h>
 
-#include "rules.h"
+#include "engine.h"
 
 struct rte_rcu_qsbr;
-struct rte_lpm;
-struct rte_lpm6;
 
 extern int rule_engine_logtype;
 #define ENG_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, rule_engine_logtype, "rules: " fmt "\n", ##__VA_ARGS__)
+	rte_log(RTE_LOG_##level, rule_engine_logtype, "engine: " fmt "\n", ##__VA_ARGS__)
 
 /*
- * fc_action::mod[] bytes the engine owns (conntrack uses ct_state only).
- * mod[0]: ENG_M0_* flags; mod[1..2]: interest asked by modules other than
- * conntrack (so that conntrack can rewrite its own part).
+ * fc_action::mod[] bytes the engine owns (modules have ct_state, nat_id,
+ * out_port and interest bits). mod[0]: ENG_M0_* flags; mod[1..2]: interest
+ * asked by modules without RULE_MOD_F_OWN_INTEREST (struct
+ * rule_flow::interest_kept).
  */
-#define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (NAT entries) */
+#define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (FC_ACT_F_NAT entries) */
 #define ENG_M0_FK_DST_LOCAL 0x02
 #define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
@@ -82,25 +83,19 @@ struct eng_pending {
 	struct eng_change c[];
 };
 
-/** What goes after a grace period: memory, a NAT binding, a per-flow channel. */
+/** What goes after a grace period: memory, a module's callback, a per-flow channel. */
 struct eng_retire {
 	uint64_t token;
 	void *ptr;        /**< free() it, or NULL */
-	uint32_t binding; /**< mod_nat_release() it, or RULE_NAT_NONE */
+	rule_defer_fn fn; /**< fn(arg, val), or NULL */
+	void *arg;
+	uint64_t val;
 	int32_t chan;     /**< chan_flow_free_fn() it, or -1 */
 };
 
 /** A registered module. */
 struct eng_mod {
 	struct rule_module m;
-};
-
-/** A route, as added (the LPM tables cannot be listed). */
-struct eng_route {
-	uint8_t family;
-	uint8_t depth;
-	uint16_t port;
-	uint8_t addr[16];
 };
 
 /** Per-rule counters of entries gone and of packets decided without one. */
@@ -120,10 +115,8 @@ struct rule_engine {
 	struct rule_engine_view view; /**< first: the inline fast-path checks read it */
 	char name[17];
 	struct rule_engine_params p;
-	struct mod_ct_cfg ct;
 	struct fc_table *t[2];        /**< [0] IPv4, [1] IPv6 */
-	struct rte_rcu_qsbr *qsv;     /**< readers of the pending list and NAT slots */
-	struct mod_nat *nat;
+	struct rte_rcu_qsbr *qsv;     /**< readers of the pending list and deferred data */
 	struct eng_pending *pending;  /**< published (RCU), never NULL */
 
 	/* Rule sets and classification. */
@@ -142,11 +135,6 @@ struct rule_engine {
 	uint8_t pass_tbl;
 	uint32_t pass_next;
 
-	/* Re-route walk after a route change (mod_route.c). */
-	bool rr_active;
-	uint8_t rr_tbl;
-	uint32_t rr_next;
-
 	/* Grace-period queue. */
 	struct eng_retire *ret;
 	uint32_t n_ret;
@@ -155,14 +143,6 @@ struct rule_engine {
 	/* Modules, by ascending order. */
 	struct eng_mod mods[RULE_MODULES_MAX];
 	unsigned int n_mods;
-
-	/* Routes. */
-	struct rte_lpm *lpm;
-	struct rte_lpm6 *lpm6;
-	struct eng_route *routes;
-	uint32_t n_routes;
-	uint32_t cap_routes;
-	int32_t route_default[2];     /**< port of the depth-0 route per family, -1: none */
 
 	/* Counters. */
 	struct rule_engine_stats st;
@@ -182,24 +162,16 @@ struct rule_engine {
 static inline int
 eng_tbl(unsigned int family)
 {
-	return family == FC_AF_INET4 ? 0 : family == FC_AF_INET6 ? 1 : -1;
+	return fc_af_index(family);
 }
 
 /**
  * The engine's work area for one flow: the modules' struct rule_flow and
- * what the built-in modules pass each other.
+ * what only the engine's own stages need.
  */
 struct eng_flow {
 	struct rule_flow f;
-	struct mod_ct_conn conn;      /**< the connection (state NONE: untracked) */
-	bool nocache;                 /**< decide without an entry (INVALID, errors) */
-	bool dnat;                    /**< the destination was translated */
-	bool reopen;                  /**< on_packet: the packet opens a new connection */
-	bool ct_changed;              /**< on_packet: store act[] and timeout in both entries */
-	uint32_t binding;             /**< NAT binding, or RULE_NAT_NONE */
-	struct rule_nat dnat_tgt;     /**< with @c dnat */
-	struct fc_key fkey[2];        /**< the keys the filter saw, per direction */
-	char chan[2][RULE_NAME_MAX];  /**< channel names per direction */
+	unsigned int n_ran;           /**< modules whose on_insert was called (for on_abort) */
 	int32_t chan_flow;            /**< per-flow channel given to the flow, or -1 */
 	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
 };
@@ -211,15 +183,14 @@ eng_flow_of(struct rule_flow *f)
 	return (struct eng_flow *)(void *)f;
 }
 
-/* engine_mods.c: the built-in modules (route: mod_route.c). */
+/* engine_mods.c: the module registry's calls and the built-in stages. */
 int eng_mods_register(struct rule_engine *eng);
-void eng_nat_drop_binding(struct rule_engine *eng, struct eng_flow *ef);
-unsigned int eng_conn_ctstate(const struct rule_engine *eng, const struct fc_action *a);
-int mod_route_on_insert(void *priv, struct rule_flow *f);
+void eng_abort(struct rule_engine *eng, struct eng_flow *ef);
+unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a);
 
 /* engine.c */
 void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);
-int eng_retire(struct rule_engine *eng, void *ptr, uint32_t binding);
+int eng_retire(struct rule_engine *eng, void *ptr);
 int eng_retire_chan(struct rule_engine *eng, uint16_t chan);
 uint16_t eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name);
 void eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef);
@@ -233,20 +204,10 @@ int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_acti
 uint16_t eng_channel(struct rule_engine *eng, const char *name);
 
 /* engine_commit.c */
-int eng_classify_filter(struct rule_engine *eng, const struct fc_key *k, unsigned int ctstate,
-	unsigned int kflags, struct rule_result *res);
-int eng_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage,
-	const struct fc_key *k, unsigned int ctstate, unsigned int kflags,
-	struct rule_nat_result *res);
 int eng_commit_init(struct rule_engine *eng);
 void eng_commit_fini(struct rule_engine *eng);
 unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
-unsigned int eng_reroute(struct rule_engine *eng, unsigned int budget);
 bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 	const struct fc_action *a, const struct fc_key *k);
-
-/* mod_route.c */
-int eng_route_init(struct rule_engine *eng);
-void eng_route_fini(struct rule_engine *eng);
 
 #endif /* GUFC_ENGINE_PRIV_H */

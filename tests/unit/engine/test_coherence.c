@@ -30,8 +30,8 @@
 #include <rte_memory.h>
 
 #include "eal_test.h"
+#include "eng_stack.h"
 #include "rule_lang.h"
-#include "rules.h"
 
 #define N_TUPLES 300
 #define BURST 8
@@ -365,7 +365,7 @@ initial_set(void)
 static void
 run(uint64_t sd, unsigned int steps, bool with_cls)
 {
-	struct rule_engine_params p;
+	struct eng_stack_params p;
 	struct sim s;
 	char name[16];
 
@@ -374,12 +374,12 @@ run(uint64_t sd, unsigned int steps, bool with_cls)
 	memset(&s, 0, sizeof(s));
 	memset(&p, 0, sizeof(p));
 	snprintf(name, sizeof(name), "coh%u", (unsigned int)sd);
-	p.name = name;
-	p.capacity_v4 = 4096;
-	p.full_policy = FC_FULL_REFUSE;
-	p.default_channel = 1;
-	p.channel_fn = chan_fn;
-	s.eng = rule_engine_create(&p);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 4096;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.eng.default_channel = 1;
+	p.eng.channel_fn = chan_fn;
+	s.eng = eng_stack_create(&p);
 	assert_non_null(s.eng);
 	assert_int_equal(rule_engine_reader_register(s.eng, 0), 0);
 	s.oracle = initial_set();
@@ -425,7 +425,7 @@ run(uint64_t sd, unsigned int steps, bool with_cls)
 	rule_cls_free(s.late_cls);
 	rule_set_free(s.oracle);
 	rule_engine_reader_unregister(s.eng, 0);
-	rule_engine_free(s.eng);
+	eng_stack_free(s.eng);
 }
 
 static void
@@ -447,7 +447,7 @@ test_coherence_no_cls(void **state)
 static void
 test_commit_small(void **state)
 {
-	struct rule_engine_params p;
+	struct eng_stack_params p;
 	struct rule_engine *eng;
 	struct rule_engine_stats st;
 	struct rule_set *s;
@@ -455,9 +455,9 @@ test_commit_small(void **state)
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
-	p.name = "cohsmall";
-	p.capacity_v4 = 64;
-	eng = rule_engine_create(&p);
+	p.eng.name = "cohsmall";
+	p.eng.capacity_v4 = 64;
+	eng = eng_stack_create(&p);
 	assert_non_null(eng);
 	s = rule_set_clone(rule_engine_rules(eng));
 	rule_init(&r);
@@ -471,7 +471,7 @@ test_commit_small(void **state)
 	assert_int_equal(rule_engine_commit(eng, rule_set_create()), 0);
 	rule_engine_stats_get(eng, &st);
 	assert_int_equal(st.commits_full, 1);
-	rule_engine_free(eng);
+	eng_stack_free(eng);
 }
 
 int

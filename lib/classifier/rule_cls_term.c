@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the term algebra of the compiled classifier. A term is what
+ * lib/classifier: the term algebra of the compiled classifier. A term is what
  * one flattened entry matches: a meta byte under a mask (ctstate, local
  * bits, "has ports") and, for each of protocol, source, destination and
  * the two ports, a union of ranges or prefixes. Rules become terms

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: building the compiled classifier (see rule_cls_priv.h for the
+ * lib/classifier: building the compiled classifier (see rule_cls_priv.h for the
  * layout, rule_cls.c for the evaluator).
  *
  * Three steps per (table, base chain, family):
@@ -38,9 +38,8 @@
 #include <rte_memory.h>
 
 #include "rule_cls_priv.h"
-#include "rule_priv.h"
 
-RTE_LOG_REGISTER(rule_cls_logtype, gufc.rules, NOTICE);
+RTE_LOG_REGISTER(rule_cls_logtype, gufc.classifier, NOTICE);
 #define CLS_LOG(level, fmt, ...)                                                                   \
 	rte_log(RTE_LOG_##level, rule_cls_logtype, "rule_cls: " fmt "\n", ##__VA_ARGS__)
 
@@ -150,7 +149,7 @@ flat_label(struct flat *f, uint32_t *lab)
 static int
 result_of(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_t j, uint32_t *idx)
 {
-	uint32_t o = b->ord[table][c - b->s->t[table].chains] + j;
+	uint32_t o = b->ord[table][c - rule_set_chain_at(b->s, table, 0)] + j;
 	const struct rule *r = &c->rules[j];
 	struct cls_result *x;
 
@@ -840,12 +839,14 @@ bld_init(struct bld *b, const struct rule_set *s, const char *name, int socket)
 	b->socket = socket;
 	snprintf(b->name, sizeof(b->name), "%s", name[0] != '\0' ? name : "cls");
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
-		b->ord[t] = calloc(s->t[t].n + 1, sizeof(*b->ord[t]));
+		unsigned int n = rule_set_chain_count(s, t);
+
+		b->ord[t] = calloc(n + 1, sizeof(*b->ord[t]));
 		if (b->ord[t] == NULL)
 			return -ENOMEM;
-		for (unsigned int i = 0; i < s->t[t].n; i++) {
+		for (unsigned int i = 0; i < n; i++) {
 			b->ord[t][i] = total;
-			total += s->t[t].chains[i].n_rules;
+			total += rule_set_chain_at(s, t, i)->n_rules;
 		}
 	}
 	b->res_map = calloc(total + 1, sizeof(*b->res_map));

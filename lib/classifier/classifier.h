@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/classifier — the slow path's compiled classifier (prefix rule_cls_).
+ *
+ * What it is: a rule set (lib/rules) compiled onto rte_acl that gives
+ * exactly the results of the reference evaluator, rule_ref_filter() and
+ * rule_ref_nat(): same hook selection, same first match, same policy, rule
+ * id, channel and NAT target. JUMP/GOTO targets are inlined, so a set
+ * without RETURNs costs one trie walk per hook; negations, port lists and
+ * ctstate sets are expanded into ACL rules. The layout of a compiled
+ * classifier is private (rule_cls_priv.h).
+ *
+ * Where it sits: above lib/rules (it reads a struct rule_set through
+ * rules.h only) and below lib/engine, whose commits install a classifier
+ * built from the current set (rule_engine_cls_wanted() / _cls_ready()) and
+ * whose overlay sends keys touched by newer changes to the reference
+ * evaluator until the next build. Needs EAL (rte_acl, rte_malloc), so it is
+ * not part of the pure build.
+ *
+ * Ownership and threads: built off the fast path (seconds for 10k+ rules),
+ * by any thread, EAL or not (a background pthread is fine). A built
+ * classifier is immutable: any number of threads may classify with it
+ * until rule_cls_free(), which its owner calls once no thread reads it
+ * (the rules engine frees the one it replaces: only the rules lcore
+ * classifies). It keeps no pointer into the rule set it came from.
+ */
+#ifndef GUFC_CLASSIFIER_H
+#define GUFC_CLASSIFIER_H
+
+#include <stdint.h>
+
+#include "flowcache.h"
+#include "rules.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rule_cls;
+
+/** Figures of a compiled classifier, see rule_cls_stats(). */
+struct rule_cls_stats {
+	uint32_t n_programs;  /**< compiled (table, base chain, family) triples */
+	uint32_t n_contexts;  /**< rte_acl contexts */
+	uint32_t n_entries;   /**< rules after inlining chains, all programs */
+	uint32_t n_segments;  /**< entry points (program starts and RETURN targets) */
+	uint32_t n_checked;   /**< entries too wide to expand: re-checked after an ACL hit */
+	uint32_t n_shadowed;  /**< entries left out: an earlier entry covers them */
+	uint64_t n_acl_rules; /**< ACL rules after expanding negations and lists */
+	uint64_t mem_bytes;   /**< DPDK heap held; approximate if other threads allocate meanwhile */
+	uint64_t build_ns;    /**< time rule_cls_build() took */
+};
+
+/**
+ * Compile a rule set. May be called from any thread, EAL or not (a
+ * background pthread is fine); takes seconds for 10k+ rules.
+ *
+ * @param s       the set (not modified, not referenced afterwards)
+ * @param name    a name for the rte_acl contexts (the first 8 characters
+ *   are used; a unique suffix is added)
+ * @param socket  NUMA socket for the run-time structures, or SOCKET_ID_ANY
+ * @return the classifier, or NULL with rte_errno: EINVAL (NULL argument,
+ *   or a set that rule_set_rule_add() would not have produced), ELOOP
+ *   (same), E2BIG (inlining chains gives more than 4M entries for one base
+ *   chain, or expansion more than 8M ACL rules), ENOMEM, or an rte_acl
+ *   error.
+ * Context: any thread (not the fast path).
+ */
+struct rule_cls *rule_cls_build(const struct rule_set *s, const char *name, int socket);
+
+/**
+ * Free a classifier and its rte_acl contexts.
+ * @param c  the classifier; NULL is accepted
+ * Context: its owner, once no thread reads it (any thread, EAL or not).
+ */
+void rule_cls_free(struct rule_cls *c);
+
+/**
+ * Filter verdicts for a burst of keys: for each, exactly what
+ * rule_ref_filter() gives for the set @p c was built from (verdict, hook,
+ * rule id or RULE_ID_POLICY, channel). One trie walk per family and hook
+ * for the whole burst; more only past a RETURN.
+ *
+ * @param c        the classifier
+ * @param keys     @p n keys (IPv4 or IPv6, network order, local bits set)
+ * @param ctstate  per key: 0 (untracked), one RULE_CT_* bit, or
+ *   RULE_CT_IGNORE; NULL means 0 for all
+ * @param kflags   per key: RULE_KEY_F_* flags; NULL means 0 for all
+ * @param n        number of keys (0 is fine)
+ * @param res      receives @p n results
+ * @return @p n, or -EINVAL (NULL argument, a key of no family, a ctstate
+ *   not listed above) with nothing written.
+ * Context: any thread.
+ */
+int rule_cls_filter_bulk(const struct rule_cls *c, const struct fc_key *const keys[],
+	const uint8_t ctstate[], const uint8_t kflags[], unsigned int n, struct rule_result res[]);
+
+/**
+ * NAT decisions of one stage for a burst of keys: for each, exactly what
+ * rule_ref_nat() gives (action, hook, rule id, RULE_ID_POLICY or
+ * RULE_ID_NONE, target).
+ *
+ * @param c        the classifier
+ * @param stage    RULE_NAT_DST or RULE_NAT_SRC
+ * @param keys     as rule_cls_filter_bulk()
+ * @param ctstate  as rule_cls_filter_bulk()
+ * @param kflags   as rule_cls_filter_bulk()
+ * @param n        number of keys
+ * @param res      receives @p n results
+ * @return @p n, or -EINVAL (as rule_cls_filter_bulk(), or a bad stage).
+ * Context: any thread.
+ */
+int rule_cls_nat_bulk(const struct rule_cls *c, enum rule_nat_stage stage,
+	const struct fc_key *const keys[], const uint8_t ctstate[], const uint8_t kflags[],
+	unsigned int n, struct rule_nat_result res[]);
+
+/**
+ * rule_cls_filter_bulk() for one key.
+ * @param c        the classifier
+ * @param k        the key
+ * @param ctstate  0, one RULE_CT_* bit or RULE_CT_IGNORE
+ * @param kflags   RULE_KEY_F_* flags
+ * @param res      receives the result
+ * @return 0, or -EINVAL.
+ * Context: any thread.
+ */
+int rule_cls_filter(const struct rule_cls *c, const struct fc_key *k, unsigned int ctstate,
+	unsigned int kflags, struct rule_result *res);
+
+/**
+ * rule_cls_nat_bulk() for one key.
+ * @param c        the classifier
+ * @param stage    RULE_NAT_DST or RULE_NAT_SRC
+ * @param k        the key
+ * @param ctstate  0, one RULE_CT_* bit or RULE_CT_IGNORE
+ * @param kflags   RULE_KEY_F_* flags
+ * @param res      receives the result
+ * @return 0, or -EINVAL.
+ * Context: any thread.
+ */
+int rule_cls_nat(const struct rule_cls *c, enum rule_nat_stage stage, const struct fc_key *k,
+	unsigned int ctstate, unsigned int kflags, struct rule_nat_result *res);
+
+/**
+ * Figures of a classifier.
+ * @param c   the classifier
+ * @param st  receives the figures
+ * @return 0, or -EINVAL (NULL argument).
+ * Context: any thread.
+ */
+int rule_cls_stats(const struct rule_cls *c, struct rule_cls_stats *st);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_CLASSIFIER_H */

@@ -1,0 +1,798 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/engine — the rules engine, gufc's slow path (prefix rule_engine_).
+ *
+ * What it is: what the rules lcore runs for every packet the RX lcores
+ * could not decide from the flow cache. It owns the two flow tables (IPv4,
+ * IPv6) as their single writer, the current rule set and the compiled
+ * classifier; for a new flow it runs the registered modules' on_insert in
+ * order, inserts the forward entry (and the reply entry a connection or a
+ * translation needs) and decides the packet; for a packet of a cached flow
+ * that an interest bit selected it runs on_packet; it tells the modules
+ * which entries go (aging, eviction, flush, deletion). It also applies rule
+ * commits, revalidates cached entries after them, ages idle flows and
+ * gives the modules bounded background work (rule_engine_step()).
+ *
+ * Where it sits: above lib/classifier, lib/rules and lib/flowcache; below
+ * the modules (lib/modules: conntrack, nat, route), the offload policy and
+ * the app, which register modules with rule_engine_module_register() and
+ * call the engine. The engine knows no module: conntrack, NAT and routing
+ * reach it only through struct rule_module, struct rule_flow and the
+ * services below. Two stages are built in because they are what a rule set
+ * means: "filter" (order RULE_MOD_ORDER_FILTER: the filter table's verdict,
+ * rule and channel name for both directions) and "channel" (order
+ * RULE_MOD_ORDER_CHANNEL: channel names to ids; per-flow channels).
+ *
+ * Threads: everything marked "rules lcore" runs on one thread at a time
+ * (the single writer). RX lcores only read: fc_table_lookup_bulk() on
+ * rule_engine_table(), rule_engine_stale(), rule_engine_wants() and
+ * whatever a module publishes for them (the NAT rewrite slots); they
+ * register with rule_engine_reader_register() and report
+ * rule_engine_quiescent() once per loop, which covers the tables, the
+ * pending-change list and everything deferred with rule_engine_defer().
+ * Libraries know no lcores: "rules lcore" is whoever the app makes call.
+ *
+ * Shared structures: struct rule_engine is owned by the app (create/free on
+ * the main lcore) and written by the rules lcore only; RX lcores read its
+ * generation (inline checks). struct rule_flow is the engine's, valid during
+ * a module callback only. Upcall and decision arrays are the caller's.
+ * Entries are reclaimed by the tables' RCU; module state tied to an entry
+ * is released from on_remove, after a grace period where readers may still
+ * hold it (rule_engine_defer()).
+ *
+ * Rule commits (DESIGN.md "Rule updates without stale verdicts"):
+ * rule_engine_commit() swaps the set and bumps the generation in
+ * O(changed rules), recording the rules the commit changed (from the set's
+ * change log; "everything" for a set that is no descendant of the current
+ * one, or whose chain hooks or policies changed). Until the compiled
+ * classifier catches up (rule_engine_cls_wanted() / _cls_ready()), keys
+ * that a recent change could affect are classified by the reference
+ * evaluator on the current set, the rest by the classifier (modules use the
+ * same path: rule_engine_classify_filter() / _nat()). Cached entries carry
+ * the generation they were validated under; a hit whose entry is older and
+ * whose key (as the filter saw it) matches a change newer than it is
+ * "stale" (rule_engine_stale()) and goes to the slow path.
+ * rule_engine_step() revalidates in the background and retires the changes
+ * after a full pass. Invariant: no packet gets a verdict from a set older
+ * than the one committed before it arrived. Translations of existing
+ * connections are not redone on a rule change (netfilter); verdicts are.
+ *
+ * Flows decided without an entry (struct rule_flow::nocache): non-first
+ * fragments, packets of a family without a table, and whatever a module
+ * marks (conntrack: INVALID packets and ICMP errors) go through the same
+ * modules; no entry is inserted and the modules' on_abort is called; the
+ * decision keeps only a connection's NAT slot (RULE_DEC_F_ICMP_ERR).
+ *
+ * Per-flow channels (optional, rule_chan_flow_alloc_fn): a new flow
+ * accepted into a channel the app marks per-flow gets a channel of its
+ * own; both entries cache its id when their rules name the same channel
+ * (a revalidation that still names it keeps it). The forward entry owns
+ * it: when the flow's entries go, it is handed back
+ * (rule_chan_flow_free_fn) after a grace period of the readers.
+ *
+ * Insert clash: a new flow whose reply key is another flow's entry is
+ * dropped as RULE_DROP_CT_CLASH (Linux's nf_conntrack insert clash).
+ */
+#ifndef GUFC_ENGINE_H
+#define GUFC_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+
+#include "classifier.h"
+#include "flowcache.h"
+#include "rules.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rule_engine;
+
+/* ------------------------------------------------------------------------ */
+/* Upcalls and decisions                                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Why the slow path drops a packet: one X-macro, X(NAME, "id", "text"), from
+ * which the app composes its drop registry. RULE_DROP_NONE (0, not a drop)
+ * is not in the list.
+ */
+#define RULE_DROP_REASONS(X) \
+	X(FILTER, "filter", "dropped by a filter rule or chain policy") \
+	X(CT_INVALID, "ct_invalid", "conntrack: packet fits no connection state") \
+	X(NAT_EXHAUSTED, "nat_exhausted", "no free NAT tuple") \
+	X(NAT_ERROR, "nat_error", "NAT rewrite failed") \
+	X(MODULE, "module", "dropped by a rules-engine module") \
+	X(BAD_PACKET, "bad_packet", "rules engine: malformed packet") \
+	X(CT_CLASH, "ct_clash", "conntrack: new flow clashes with another connection's tuple") \
+	X(ERROR, "engine_error", "rules engine: internal error")
+
+/** Drop reasons: RULE_DROP_NONE, then RULE_DROP_<NAME> of RULE_DROP_REASONS. */
+enum rule_drop {
+	RULE_DROP_NONE, /**< not dropped */
+#define RULE_DROP_ENUM(name, id, text) RULE_DROP_##name,
+	RULE_DROP_REASONS(RULE_DROP_ENUM)
+#undef RULE_DROP_ENUM
+	RULE_DROP__COUNT
+};
+
+/** Why a packet came to the slow path. */
+enum rule_upcall_reason {
+	RULE_UPCALL_MISS,     /**< no (readable) entry */
+	RULE_UPCALL_INTEREST, /**< hit, but the entry's interest mask selects it */
+	RULE_UPCALL_STALE,    /**< hit, but rule_engine_stale() said so */
+	RULE_UPCALL__COUNT
+};
+
+/** Output-port markers in struct rule_decision::out_port and fc_action::out_port. */
+#define RULE_PORT_PAIRED 0xffff /**< no route: the app's paired port (testpmd-like) */
+#define RULE_PORT_LOCAL 0xfffe  /**< to this host (dst_local): the channel consumes it */
+/** No NAT rewrite in struct rule_decision::nat_slot. */
+#define RULE_NAT_NONE UINT32_MAX
+
+/** One packet handed to the slow path. Read-only to the engine. */
+struct rule_upcall {
+	struct fc_pkt pkt;    /**< parsed (FC_PARSE_OK or a fragment), local bits set */
+	const uint8_t *frame; /**< contiguous headers from the Ethernet header (ICMP errors) */
+	uint32_t frame_len;   /**< bytes at @c frame */
+	uint32_t len;         /**< packet length for byte counters */
+	uint16_t in_port;     /**< input port */
+	uint8_t reason;       /**< enum rule_upcall_reason */
+};
+
+/** struct rule_decision::flags: the decision comes from (or was put in) a cached entry. */
+#define RULE_DEC_F_CACHED 0x01
+/** struct rule_decision::flags: an ICMP error of a translated connection;
+ * nat_slot is for mod_nat_icmp_error(), not mod_nat_apply(). */
+#define RULE_DEC_F_ICMP_ERR 0x02
+
+/** What to do with one upcalled packet. The app applies it (NAT, enqueue). */
+struct rule_decision {
+	uint32_t rule_id;  /**< deciding filter rule, RULE_ID_POLICY, or RULE_ID_NONE */
+	uint32_t nat_slot; /**< mod_nat_apply() slot, or RULE_NAT_NONE */
+	uint16_t channel;  /**< channel id */
+	uint16_t out_port; /**< output port or RULE_PORT_* */
+	uint8_t verdict;   /**< FC_VERDICT_ACCEPT or FC_VERDICT_DROP */
+	uint8_t drop;      /**< enum rule_drop (RULE_DROP_NONE when accepted) */
+	uint8_t ctstate;   /**< the packet's RULE_CT_* bit, 0 if untracked */
+	uint8_t flags;     /**< RULE_DEC_F_* */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Modules                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** Directions of a flow's actions (struct rule_flow::act). */
+#define RULE_DIR_ORIG 0
+#define RULE_DIR_REPLY 1
+
+/**
+ * The work area modules share for one flow: a flow being inserted
+ * (on_insert, then on_abort if it gets no entry), or a cached flow one of
+ * whose packets hit an interest bit (on_packet). Owned by the engine, on
+ * its stack, valid during the callback only; the rules lcore handles one
+ * flow at a time, so a module may also keep the flow's state in its priv
+ * from its first on_insert to the next. The engine initializes every field
+ * (entry defaults: accept, default channel, RULE_PORT_PAIRED, no peer);
+ * "set by" names who writes a field, everyone may read it.
+ */
+struct rule_flow {
+	struct rule_engine *eng;      /**< the engine, for its services */
+	const struct rule_upcall *up; /**< the packet */
+	struct fc_key key;            /**< the original key (the forward entry's) */
+	struct fc_key xkey;           /**< the key as later modules see it; set by DNAT */
+	struct fc_key reply_key;      /**< the reply entry's key (with @c want_reply);
+				           set by translating modules */
+	struct fc_key fkey[2];        /**< the keys the filter saw per direction; set by filter */
+	struct fc_action act[2];      /**< the entries' actions: [RULE_DIR_ORIG], [_REPLY] */
+	struct fc_action rel_act;     /**< with @c related: the connection's entry the
+				           packet (an ICMP error) quotes; set by a tracker */
+	char chan[2][RULE_NAME_MAX];  /**< channel names per direction; set by filter */
+	uint32_t timeout;             /**< idle timeout of the entries, ms */
+	uint32_t idx[2];              /**< on_packet: entry indexes (FC_INDEX_NONE if none) */
+	uint16_t interest_kept[2];    /**< on_packet: interest of the modules without
+				           RULE_MOD_F_OWN_INTEREST, per direction */
+	uint8_t dir;                  /**< on_packet: the direction the packet hit */
+	uint8_t ctstate;              /**< the packet's RULE_CT_* bit, 0 if untracked */
+	uint8_t reply_ctstate;        /**< ctstate of the reply entry's packets (its cached
+				           verdict); set by a tracker */
+	uint8_t kflags;               /**< RULE_KEY_F_* of the packet */
+	uint8_t drop;                 /**< enum rule_drop; a module's stops insertion */
+	uint8_t dec_flags;            /**< RULE_DEC_F_* a module adds to the decision */
+	bool want_reply;              /**< insert a reply entry */
+	bool nocache;                 /**< decide without an entry (see the top) */
+	bool untracked;               /**< a tracker made no connection of the packet:
+				           modules that need one (NAT) leave it alone */
+	bool xdst;                    /**< the destination side of @c xkey was translated */
+	bool related;                 /**< @c rel_act is valid ... */
+	bool rel_way;                 /**< ... and the packet travels its way (its key is
+				           the quoted packet reversed) */
+	bool refilter;                /**< on_packet: re-run the filter for both entries */
+	bool remove;                  /**< on_packet: remove the flow (both entries) */
+	bool reopen;                  /**< on_packet, with @c remove: the packet opens a
+				           new connection (decided as a new flow) */
+	bool store;                   /**< on_packet: store act[] and timeout in both entries */
+};
+
+/** Why an entry went (struct rule_flow_gone::why). */
+enum rule_gone_reason {
+	RULE_GONE_TABLE,    /**< aged, evicted or flushed by the table */
+	RULE_GONE_DELETED,  /**< deleted by the engine (reopen, revalidation, flush) */
+	RULE_GONE_AGED,     /**< aged out by the engine: both directions idle past the timeout */
+};
+
+/** An entry that went, as modules' on_remove callbacks see it. */
+struct rule_flow_gone {
+	struct fc_key key;
+	struct fc_action act;
+	uint64_t packets;
+	uint64_t bytes;
+	uint8_t why; /**< enum rule_gone_reason */
+};
+
+/**
+ * struct rule_module::flags: the module recomputes its whole interest in
+ * on_packet. The engine keeps the other modules' interest in the entries
+ * (struct rule_flow::interest_kept), so the module writes act[d].interest =
+ * its own | interest_kept[d]. At most one module should set it.
+ */
+#define RULE_MOD_F_OWN_INTEREST 0x01
+
+/**
+ * A module: a set of callbacks the engine calls on the rules lcore, in
+ * ascending @c order (equal orders: registration order). Every callback is
+ * optional; @c priv is the first argument of all. Callbacks returning int
+ * return 0 or -errno (an error drops the packet as RULE_DROP_ERROR).
+ *
+ * - on_insert: a new flow. Write the module's part of both directions'
+ *   actions, OR bits into their interest masks (which packets of the flow
+ *   the module must still see), and optionally set struct rule_flow::drop:
+ *   later modules are then not called.
+ * - on_abort: the flow whose on_insert ran gets no entry (decided without
+ *   one, dropped, or its insert failed; a cached drop counts). Release what
+ *   on_insert took. Called for every module whose on_insert was called for
+ *   it, in order.
+ * - on_packet: a packet of a cached flow that an interest bit selected
+ *   (every module's on_packet is called; each ignores what it did not ask
+ *   for).
+ * - on_remove: an entry went (a flow's two entries go together: one call each).
+ * - entry_ctstate: the ctstate packets taking the fast path get from an
+ *   entry (its cached verdict must be computed with it); 0 if untracked.
+ *   The first non-zero answer counts.
+ * - filter_key: for an entry with FC_ACT_F_NAT, write the destination side
+ *   (address, port) the filter saw into @p fk (the engine has put the
+ *   entry's key there and sets the local bits itself). Called from
+ *   rule_engine_stale_check(), so by RX lcores too: read-only, lock-free.
+ * - ct_format: text of an entry's fc_action::ct_state for listings
+ *   (rule_engine_flow_format()); returns characters written or -errno.
+ * - step: bounded background work from rule_engine_step(), at most about
+ *   @p budget entries visited; returns the work done.
+ */
+struct rule_module {
+	const char *name;  /**< unique; must outlive the engine */
+	int order;         /**< RULE_MOD_ORDER_* or any other position */
+	unsigned int flags; /**< RULE_MOD_F_* */
+	int (*on_insert)(void *priv, struct rule_flow *f);
+	void (*on_abort)(void *priv, struct rule_flow *f);
+	int (*on_packet)(void *priv, struct rule_flow *f);
+	void (*on_remove)(void *priv, const struct rule_flow_gone *g);
+	unsigned int (*entry_ctstate)(void *priv, const struct fc_action *a);
+	void (*filter_key)(void *priv, const struct fc_action *a, struct fc_key *fk);
+	int (*ct_format)(void *priv, const struct fc_action *a, char *buf, size_t len);
+	unsigned int (*step)(void *priv, uint32_t now, unsigned int budget);
+	void *priv;
+};
+
+/** Orders of the stages (netfilter's order); filter and channel are built in. */
+#define RULE_MOD_ORDER_CT 100
+#define RULE_MOD_ORDER_NAT_DST 200
+#define RULE_MOD_ORDER_ROUTE 300
+#define RULE_MOD_ORDER_FILTER 400
+#define RULE_MOD_ORDER_NAT_SRC 500
+#define RULE_MOD_ORDER_CHANNEL 600
+/** Most modules (built-in ones included). */
+#define RULE_MODULES_MAX 16
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Channel resolution: the id of channel @p name ("" never comes here: that
+ * is the default channel). @return the id, or -ENOENT (the flow then goes
+ * to the default channel, counted).
+ */
+typedef int (*rule_channel_fn)(void *arg, const char *name);
+
+/**
+ * Per-flow channels: give a new flow accepted into channel @p channel (an
+ * id from rule_channel_fn, or the default) a channel of its own, when
+ * @p channel is marked per-flow. Called once per flow (connection) on the
+ * rules lcore, after every module's on_insert.
+ * @return the per-flow channel's id; -ENOTSUP when @p channel is not
+ *   per-flow (the flow keeps it, not counted); any other -errno (e.g.
+ *   -ENOSPC: the pool is empty) keeps the flow on @p channel, counted in
+ *   struct rule_engine_stats::chan_flow_fallback.
+ */
+typedef int (*rule_chan_flow_alloc_fn)(void *arg, uint16_t channel);
+
+/**
+ * Return a per-flow channel that rule_chan_flow_alloc_fn gave: called once
+ * both entries of its flow are gone and a grace period of the engine's
+ * readers has passed (no RX lcore can still enqueue to it), or at once for
+ * a flow no reader ever saw (its insert failed). Whatever is left in the
+ * ring is the callee's to drain or count.
+ * @return 0; -EBUSY: try again later (e.g. a consumer is still attached);
+ *   other -errno: given up, counted in chan_flow_free_fail.
+ */
+typedef int (*rule_chan_flow_free_fn)(void *arg, uint16_t id);
+
+/** Engine parameters. Zero means "default" where one is given. */
+struct rule_engine_params {
+	const char *name;          /**< unique, 1..16 characters (tables derive names from it) */
+	uint32_t capacity_v4;      /**< IPv4 flow entries (both directions count) */
+	uint32_t capacity_v6;      /**< IPv6 flow entries */
+	enum fc_full_policy full_policy;
+	uint32_t max_readers;      /**< RX lcores that read the tables; 0 = 1 */
+	int socket_id;
+	uint32_t untracked_timeout; /**< idle timeout of entries no module times (untracked
+					 flows, cached drops), ms; 0 = 30000 */
+	uint32_t max_pending;      /**< changed rules one commit may list before it
+				        counts as "everything"; 0 = 256 */
+	uint16_t default_channel;  /**< channel of "" */
+	rule_channel_fn channel_fn; /**< optional: without it every flow gets the default */
+	/** optional: per-flow channels (both or neither with chan_flow_free_fn) */
+	rule_chan_flow_alloc_fn chan_flow_alloc_fn;
+	rule_chan_flow_free_fn chan_flow_free_fn;
+	void *cb_arg;              /**< first argument of every callback */
+};
+
+/** The fast path's view of an engine: the first member of struct rule_engine. */
+struct rule_engine_view {
+	uint32_t gen; /**< current generation (acquire/release) */
+	uint32_t pad;
+};
+
+/**
+ * Create an engine: two flow tables, an RCU variable for readers, the
+ * built-in filter and channel stages; the rule set is an empty one (accept
+ * all), generation 1; no classifier yet (the reference evaluator decides).
+ * @param p  parameters
+ * @return the engine, or NULL with rte_errno EINVAL, ENOMEM, EEXIST.
+ * Context: main lcore.
+ */
+struct rule_engine *rule_engine_create(const struct rule_engine_params *p);
+
+/**
+ * Free an engine. Callbacks deferred with rule_engine_defer() run first (no
+ * reader is left), so modules are freed after their engine.
+ * @param eng  the engine; NULL is accepted
+ * Context: main lcore, no reader or writer left.
+ */
+void rule_engine_free(struct rule_engine *eng);
+
+/**
+ * Register a module (a copy of @p m) at its order.
+ * @param eng  the engine
+ * @param m    the module; @c name must outlive the engine
+ * @return 0; -EINVAL (NULL, no name, no callback), -ENOSPC (RULE_MODULES_MAX),
+ *   -EEXIST (name taken).
+ * Context: rules lcore, before traffic.
+ */
+int rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m);
+
+/**
+ * Unregister a module (one whose creation failed half-way).
+ * @param eng   the engine
+ * @param name  its name
+ * @return 0, -EINVAL (NULL), -ENOENT (no such module).
+ * Context: rules lcore, before traffic (no entry holds the module's state).
+ */
+int rule_engine_module_unregister(struct rule_engine *eng, const char *name);
+
+/**
+ * The flow table of @p family, for fc_table_lookup_bulk().
+ * @param eng     the engine
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @return the table, or NULL for another family or a capacity of 0.
+ * Context: any.
+ */
+struct fc_table *rule_engine_table(const struct rule_engine *eng, unsigned int family);
+
+/**
+ * The current rule set (read-only; valid until the next commit).
+ * @param eng  the engine
+ * @return the set, or NULL for a NULL engine.
+ * Context: rules lcore.
+ */
+const struct rule_set *rule_engine_rules(const struct rule_engine *eng);
+
+/**
+ * Register the calling thread as reader @p reader_id with the engine's RCU
+ * variable and both tables.
+ * @param eng        the engine
+ * @param reader_id  0 .. max_readers - 1
+ * @return 0, -EINVAL.
+ * Context: the reader thread.
+ */
+int rule_engine_reader_register(struct rule_engine *eng, unsigned int reader_id);
+
+/**
+ * Unregister reader @p reader_id.
+ * @param eng        the engine
+ * @param reader_id  as registered
+ * @return 0, -EINVAL.
+ * Context: the reader thread.
+ */
+int rule_engine_reader_unregister(struct rule_engine *eng, unsigned int reader_id);
+
+/**
+ * Report a quiescent state to the engine and both tables: the reader holds
+ * no action copy, pending-change list or module data (NAT slot) it relies on.
+ * @param eng        the engine
+ * @param reader_id  the calling reader
+ * Context: reader @p reader_id, once per loop.
+ */
+void rule_engine_quiescent(struct rule_engine *eng, unsigned int reader_id);
+
+/* ------------------------------------------------------------------------ */
+/* The slow path                                                             */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Decide a burst of upcalled packets: look each key up again; create new
+ * flows (modules, forward and reply entries); hand interest packets to the
+ * modules; revalidate stale entries. Never touches mbufs.
+ * @param eng  the engine
+ * @param up   @p n upcalls
+ * @param n    count
+ * @param dec  receives @p n decisions
+ * @param now  current time, ms
+ * @return @p n (0 for a NULL argument).
+ * Context: rules lcore.
+ */
+unsigned int rule_engine_upcall_burst(struct rule_engine *eng, const struct rule_upcall up[],
+	unsigned int n, struct rule_decision dec[], uint32_t now);
+
+/**
+ * Commit a new rule set: the very next upcall and stale check see it.
+ * O(changed rules), never O(flows).
+ * @param eng  the engine
+ * @param s    the set; the engine owns it from now on, whatever the result
+ * @return 0; -EINVAL (NULL), -ENOMEM (nothing changed, @p s is freed).
+ * Context: rules lcore.
+ */
+int rule_engine_commit(struct rule_engine *eng, struct rule_set *s);
+
+/** Current generation. @param eng the engine (NULL: 0). @return it. Context: any. */
+uint32_t rule_engine_generation(const struct rule_engine *eng);
+
+/**
+ * The set a classifier should be built from: a clone of the current set.
+ * @param eng  the engine
+ * @param gen  receives its generation, for rule_engine_cls_ready()
+ * @return the clone (the caller frees it), or NULL with rte_errno EINVAL,
+ *   EALREADY (the installed classifier is current) or ENOMEM.
+ * Context: rules lcore.
+ */
+struct rule_set *rule_engine_cls_wanted(struct rule_engine *eng, uint32_t *gen);
+
+/**
+ * Install a classifier built from the set of generation @p gen and retire
+ * the overlay changes it covers.
+ * @param eng  the engine
+ * @param cls  taken over on success
+ * @param gen  what rule_engine_cls_wanted() said
+ * @return 0; -EINVAL (NULL, bad @p gen), -ESTALE (not newer than the
+ *   installed one: the caller keeps and frees @p cls).
+ * Context: rules lcore.
+ */
+int rule_engine_cls_ready(struct rule_engine *eng, struct rule_cls *cls, uint32_t gen);
+
+/**
+ * Background work, bounded: run what waited for a grace period of the
+ * readers (rule_engine_defer(), per-flow channels), age idle flows,
+ * revalidate entries after commits and call the modules' step (at most
+ * about @p budget entries visited). Aging is the engine's own, not
+ * fc_table_age(): as in Linux, traffic in either direction keeps a
+ * connection, so an entry goes only when it and its peer are both idle
+ * past its timeout (both go, RULE_GONE_AGED, counted in
+ * rule_engine_stats::aged).
+ * @param eng     the engine
+ * @param now     current time, ms
+ * @param budget  work bound
+ * @return entries visited.
+ * Context: rules lcore.
+ */
+unsigned int rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget);
+
+/**
+ * Remove every flow (modules' on_remove are called).
+ * @param eng  the engine
+ * @return entries removed. Context: rules lcore.
+ */
+unsigned int rule_engine_flush(struct rule_engine *eng);
+
+/**
+ * Out-of-line part of rule_engine_stale(), with the same parameters and result.
+ * @param eng  the engine
+ * @param a    the entry's action
+ * @param k    the entry's key
+ * @return true if stale. Context: registered reader or rules lcore.
+ */
+bool rule_engine_stale_check(const struct rule_engine *eng, const struct fc_action *a,
+	const struct fc_key *k);
+
+/**
+ * Must a hit be decided by the slow path because a commit newer than its
+ * entry may change it? One generation compare in the common case; else the
+ * key (as the filter saw it) is checked against the published changes.
+ * @param eng  the engine
+ * @param a    the action fc_table_lookup_bulk() copied
+ * @param k    the entry's key
+ * @return true: upcall the packet with RULE_UPCALL_STALE.
+ * Context: registered reader (between quiescent reports), or rules lcore.
+ */
+static inline bool
+rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
+	const struct fc_key *k)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	if (likely(a->gen == __atomic_load_n(&v->gen, __ATOMIC_ACQUIRE)))
+		return false;
+	return rule_engine_stale_check(eng, a, k);
+}
+
+/**
+ * Does the entry's interest mask select this packet (upcall it with
+ * RULE_UPCALL_INTEREST)? FC_INTEREST_ALL selects all, the TCP bits a TCP
+ * packet with that flag (SYN/ACK included).
+ * @param a  the entry's action
+ * @param p  the parsed packet
+ * @return true to upcall.
+ * Context: any lcore.
+ */
+static inline bool
+rule_engine_wants(const struct fc_action *a, const struct fc_pkt *p)
+{
+	uint16_t i = a->interest;
+
+	if (likely(i == 0))
+		return false;
+	if (i & FC_INTEREST_ALL)
+		return true;
+	/* tcp_flags is 0 for every other protocol. */
+	return ((i & FC_INTEREST_TCP_SYN) && (p->tcp_flags & 0x02)) ||
+		((i & FC_INTEREST_TCP_FIN) && (p->tcp_flags & 0x01)) ||
+		((i & FC_INTEREST_TCP_RST) && (p->tcp_flags & 0x04));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Services for modules                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Filter classification with the overlay (what the built-in filter uses):
+ * the compiled classifier, or the reference evaluator on the current set
+ * for keys a change newer than the classifier may affect. Counted in
+ * classify_cls / classify_ref.
+ * @param eng      the engine
+ * @param k        the key as the filter sees it
+ * @param ctstate  as rule_ref_filter()
+ * @param kflags   RULE_KEY_F_* flags
+ * @param res      receives the result
+ * @return 0, -EINVAL, -ELOOP.
+ * Context: rules lcore.
+ */
+int rule_engine_classify_filter(struct rule_engine *eng, const struct fc_key *k,
+	unsigned int ctstate, unsigned int kflags, struct rule_result *res);
+
+/**
+ * NAT classification of one stage, with the overlay (see above).
+ * @param eng      the engine
+ * @param stage    RULE_NAT_DST or RULE_NAT_SRC
+ * @param k        the key
+ * @param ctstate  as rule_ref_nat()
+ * @param kflags   RULE_KEY_F_* flags
+ * @param res      receives the result
+ * @return 0, -EINVAL, -ELOOP.
+ * Context: rules lcore.
+ */
+int rule_engine_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage,
+	const struct fc_key *k, unsigned int ctstate, unsigned int kflags,
+	struct rule_nat_result *res);
+
+/** One flow entry (listings and module services). A copy. */
+struct rule_flow_info {
+	struct fc_key key;
+	uint32_t idx;          /**< entry index in its family's table */
+	struct fc_action act;
+	uint32_t timeout;
+	uint32_t created;
+	uint32_t last_seen;
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+/**
+ * Look up the entry of a key.
+ * @param eng   the engine
+ * @param k     the key (normalized, local bits set)
+ * @param info  receives a copy of the entry; may be NULL (existence only)
+ * @return 0, -ENOENT (no entry, or no table for the family), -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_lookup(const struct rule_engine *eng, const struct fc_key *k,
+	struct rule_flow_info *info);
+
+/**
+ * The entry at index @p idx (e.g. a flow's peer, fc_action::peer).
+ * @param eng     the engine
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param idx     entry index
+ * @param info    receives a copy of the entry
+ * @return 0, -ENOENT (no live entry there), -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_get(const struct rule_engine *eng, unsigned int family, uint32_t idx,
+	struct rule_flow_info *info);
+
+/**
+ * Replace a live entry's action and timeout (seqlocked for readers). When
+ * the rule changes, the packets counted so far stay with the old rule in
+ * the per-rule counters.
+ * @param eng      the engine
+ * @param family   FC_AF_INET4 or FC_AF_INET6
+ * @param idx      entry index
+ * @param a        the new action (keep gen, peer and flags unless meant)
+ * @param timeout  idle timeout, ms
+ * @return 0, -ENOENT (no live entry there), -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_update(struct rule_engine *eng, unsigned int family, uint32_t idx,
+	const struct fc_action *a, uint32_t timeout);
+
+/** A callback deferred past a grace period of the readers (rule_engine_defer()). */
+typedef void (*rule_defer_fn)(void *arg, uint64_t val);
+
+/**
+ * Call @p fn(@p arg, @p val) once no reader can hold anything it saw
+ * before this call (an RCU grace period of the engine's readers), from a
+ * later rule_engine_step(), in the order deferred; at the latest from
+ * rule_engine_free().
+ * @param eng  the engine
+ * @param fn   the callback
+ * @param arg  its first argument
+ * @param val  its second argument
+ * @return 0, -EINVAL, -ENOMEM (nothing deferred).
+ * Context: rules lcore.
+ */
+int rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t val);
+
+/* ------------------------------------------------------------------------ */
+/* Counters and listing                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** Engine counters (rule_engine_stats_get()); modules count their own. */
+struct rule_engine_stats {
+	uint64_t upcalls[RULE_UPCALL__COUNT]; /**< packets by upcall reason */
+	uint64_t flows;        /**< forward entries created */
+	uint64_t replies;      /**< reply entries created */
+	uint64_t cached_drops; /**< new flows cached as DROP */
+	uint64_t uncached;     /**< packets decided without an entry (any cause) */
+	uint64_t table_full;   /**< of those: the table refused the insert */
+	uint64_t revalidated;  /**< entries re-run through the filter after a commit */
+	uint64_t refreshed;    /**< entries a commit could not change, moved to its generation */
+	uint64_t removed;      /**< entries gone (aged, evicted, flushed, deleted) */
+	uint64_t commits;
+	uint64_t commits_full; /**< commits taken as "everything changed" */
+	uint64_t classify_cls; /**< classifications by the compiled classifier */
+	uint64_t classify_ref; /**< classifications by the reference evaluator (overlay) */
+	uint64_t channel_unknown; /**< channel names the callback did not know */
+	uint64_t aged;         /**< entries aged out (both directions idle) */
+	uint64_t chan_flows;   /**< per-flow channels given to flows */
+	uint64_t chan_flow_fallback; /**< per-flow channel refused (pool empty): parent used */
+	uint64_t chan_flow_freed;    /**< per-flow channels returned */
+	uint64_t chan_flow_free_fail; /**< per-flow channels the free callback gave up on */
+	uint32_t gen;          /**< current generation */
+	uint32_t cls_gen;      /**< generation of the installed classifier (0: none) */
+	uint32_t pending;      /**< changes not yet retired by revalidation */
+	uint32_t overlay;      /**< changes newer than the classifier */
+};
+
+/**
+ * Sum the counters.
+ * @param eng  the engine (NULL: zeros)
+ * @param st   receives them
+ * Context: any (values may be slightly stale).
+ */
+void rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *st);
+
+/** Name of an upcall reason. @param reason enum rule_upcall_reason. @return "miss",
+ * "interest", "stale"; "?" if out of range. Context: any. */
+const char *rule_upcall_name(unsigned int reason);
+
+/**
+ * Per-rule counters: packets and bytes of the live entries naming the rule,
+ * plus those of entries gone, plus packets decided without an entry.
+ * Walks the tables (O(flows)).
+ * @param eng      the engine
+ * @param rule_id  a rule id or RULE_ID_POLICY
+ * @param packets  receives the packets
+ * @param bytes    receives the bytes
+ * @return 0, -EINVAL.
+ * Context: rules lcore, or control with it stopped.
+ */
+int rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id,
+	uint64_t *packets, uint64_t *bytes);
+
+/**
+ * Per-rule counters of every rule at once, in one walk of the tables
+ * (O(flows + rules) instead of rule_engine_rule_counters() per rule):
+ * what "show rules", the summary and the JSON print. A snapshot, owned by
+ * the caller, read with rule_counters_snap_get(), freed with
+ * rule_counters_snap_free().
+ */
+struct rule_counters_snap;
+
+/**
+ * Take the snapshot.
+ * @param eng  the engine
+ * @return it, or NULL with rte_errno EINVAL (NULL engine) or ENOMEM.
+ * Context: rules lcore, or control with it stopped.
+ */
+struct rule_counters_snap *rule_engine_counters_snap(const struct rule_engine *eng);
+
+/**
+ * Counters of one rule in a snapshot (what rule_engine_rule_counters()
+ * would have said when it was taken).
+ * @param s        the snapshot
+ * @param rule_id  a rule id or RULE_ID_POLICY
+ * @param packets  receives the packets
+ * @param bytes    receives the bytes
+ * @return 0 (unknown ids: 0 packets), -EINVAL (NULL, RULE_ID_NONE).
+ * Context: any (the snapshot is the caller's).
+ */
+int rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id,
+	uint64_t *packets, uint64_t *bytes);
+
+/** Free a snapshot. @param s the snapshot; NULL is accepted. Context: any. */
+void rule_counters_snap_free(struct rule_counters_snap *s);
+
+/**
+ * Walk the flows of both tables: start with *it = 0, call until -ENOENT.
+ * Modules walk in bounded steps the same way (one entry per call).
+ * @param eng    the engine
+ * @param it     iterator state
+ * @param match  if not NULL, only keys rule_match_key(match, key,
+ *   RULE_CT_IGNORE, 0) accepts (the shell parses a rule to filter)
+ * @param info   receives the flow
+ * @return 0 on a flow, -ENOENT at the end, -EINVAL.
+ * Context: rules lcore, or control with it stopped.
+ */
+int rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it,
+	const struct rule *match, struct rule_flow_info *info);
+
+/**
+ * Format one flow: key, verdict, rule, channel, port, direction, conntrack
+ * state (the modules' ct_format), NAT slot, interest, generation, counters.
+ * @param eng   the engine (its modules format the conntrack state)
+ * @param info  the flow
+ * @param buf   destination
+ * @param len   size of @p buf
+ * @return characters written (excluding NUL), -ENOSPC if truncated, -EINVAL.
+ * Context: any.
+ */
+int rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_info *info,
+	char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_ENGINE_H */

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/nat/nat_csum.c — what a NAT rewrite does to checksums: the
+ * RFC 1624 deltas of changed 16-bit words, the rewrite slots a binding
+ * fills for its two directions (new addresses and ports, which L4 header
+ * and checksum to touch, the deltas precomputed so that mod_nat_apply() is
+ * a handful of stores), and SCTP's CRC32c, which covers the whole packet
+ * and has no incremental form. Pure C.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "nat_priv.h"
+
+/* Sum of ~old + new over the 16-bit words that differ (memory order). */
+static uint32_t
+delta_words(uint32_t sum, const uint8_t *old, const uint8_t *new, uint32_t len)
+{
+	uint16_t o, n;
+	uint32_t i;
+
+	for (i = 0; i + 2 <= len; i += 2) {
+		memcpy(&o, old + i, 2);
+		memcpy(&n, new + i, 2);
+		if (o != n)
+			sum += (uint16_t)~o + (uint32_t)n;
+	}
+	return sum;
+}
+
+/* Fold a delta sum to 16 bits; 0 (positive zero) becomes 0xffff (see mod_nat_csum_adjust). */
+static uint16_t
+delta_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0 ? 0xffff : (uint16_t)sum;
+}
+
+uint16_t
+mod_nat_csum_delta(const void *old, const void *new, uint32_t len)
+{
+	return delta_fold(delta_words(0, old, new, len));
+}
+
+/* Fill @p rw to turn packets keyed @p from into packets keyed @p to. */
+void
+nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struct fc_key *to)
+{
+	uint32_t alen = fc_af_addr_len(from->family);
+	uint16_t fs = fc_key_sport(from), fd = fc_key_dport(from);
+	uint16_t ts = fc_key_sport(to), td = fc_key_dport(to);
+	uint8_t proto = fc_key_proto(from);
+	uint32_t a, p;
+
+	memset(rw, 0, sizeof(*rw));
+	rw->family = from->family;
+	memcpy(rw->src, fc_key_src(to), alen);
+	memcpy(rw->dst, fc_key_dst(to), alen);
+	rw->sport = ts;
+	rw->dport = td;
+	a = delta_words(0, fc_key_src(from), fc_key_src(to), alen);
+	a = delta_words(a, fc_key_dst(from), fc_key_dst(to), alen);
+	rw->ip_delta = delta_fold(a);
+
+	if (nat_key_is_echo(from)) {
+		/* one identifier field, whatever both key ports say */
+		p = delta_words(0, (const uint8_t *)&fs, (const uint8_t *)&ts, 2);
+		rw->l4 = MOD_NAT_L4_ECHO;
+		rw->csum_off = 2;
+		rw->l4_min = 8;
+		rw->l4_delta = delta_fold(from->family == FC_AF_INET6 ? a + p : p);
+		return;
+	}
+	if (from->family == FC_AF_INET6 && proto == PROTO_ICMPV6) {
+		rw->l4 = MOD_NAT_L4_CSUM;
+		rw->csum_off = 2;
+		rw->l4_min = 4;
+		rw->l4_delta = delta_fold(a);
+		return;
+	}
+	p = delta_words(0, (const uint8_t *)&fs, (const uint8_t *)&ts, 2);
+	p = delta_words(p, (const uint8_t *)&fd, (const uint8_t *)&td, 2);
+	switch (proto) {
+	case PROTO_TCP:
+		rw->l4 = MOD_NAT_L4_TCP;
+		rw->csum_off = 16;
+		rw->l4_min = 20;
+		break;
+	case PROTO_UDP:
+		rw->l4 = MOD_NAT_L4_UDP;
+		rw->csum_off = 6;
+		rw->l4_min = 8;
+		break;
+	case PROTO_SCTP:
+		/* CRC32c does not cover the addresses: only port changes matter */
+		if (fs != ts || fd != td) {
+			rw->l4 = MOD_NAT_L4_SCTP;
+			rw->l4_min = 12;
+		}
+		return;
+	default:
+		return;
+	}
+	rw->l4_delta = delta_fold(a + p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* SCTP                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* CRC32c (Castagnoli, reflected polynomial 0x82f63b78), one byte per step. */
+static uint32_t crc32c_table[256];
+
+RTE_INIT(mod_nat_crc32c_init)
+{
+	uint32_t i, c;
+	int k;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+		crc32c_table[i] = c;
+	}
+}
+
+void
+mod_nat_sctp_csum(uint8_t *sctp, uint32_t len)
+{
+	uint32_t crc = 0xffffffffu, i;
+
+	memset(sctp + 8, 0, 4);
+	for (i = 0; i < len; i++)
+		crc = crc32c_table[(crc ^ sctp[i]) & 0xff] ^ (crc >> 8);
+	crc = ~crc;
+	/* RFC 9260 appendix A: the reflected CRC goes out least significant byte first */
+	sctp[8] = (uint8_t)crc;
+	sctp[9] = (uint8_t)(crc >> 8);
+	sctp[10] = (uint8_t)(crc >> 16);
+	sctp[11] = (uint8_t)(crc >> 24);
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/route — routing of new flows (prefix mod_route_).
+ *
+ * What it is: longest-prefix match of a flow's destination, as translated
+ * by DNAT, to an output port (rte_lpm for IPv4, rte_lpm6 for IPv6), cached
+ * in both entries of the flow (fc_action::out_port). No route gives
+ * RULE_PORT_PAIRED (the app forwards to the input port's pair, like
+ * testpmd); a local destination gives RULE_PORT_LOCAL (the flow's channel
+ * consumes it). The routes are also kept in a plain list, since the LPM
+ * tables cannot be listed.
+ *
+ * Where it sits: a module of lib/engine (struct rule_module "route", order
+ * RULE_MOD_ORDER_ROUTE: after conntrack and DNAT, before the filter),
+ * registered by mod_route_module_create(); EAL (rte_lpm). Its on_insert
+ * writes both directions' ports: the forward entry's from the translated
+ * destination, the reply entry's from the original source. Flows the engine
+ * decides without an entry get their port the same way.
+ *
+ * Route changes: a change reaches cached flows through a background walk
+ * (the module's step, from rule_engine_step()): every entry's port is
+ * looked up again and rewritten (rule_engine_flow_update(), seqlocked)
+ * where it changed. Until the walk passes an entry, its packets keep the
+ * old port, as in a router whose FIB update is propagating; verdicts are
+ * not concerned. A change during a walk restarts it.
+ *
+ * Ownership and threads: the module belongs to whoever created it (the
+ * app); it keeps a pointer to its engine and must outlive it (free it after
+ * rule_engine_free()). Routes are added, deleted and looked up on the rules
+ * lcore only (the app's control path sends changes there); the counters
+ * are written there and read relaxed by anyone.
+ */
+#ifndef GUFC_ROUTE_H
+#define GUFC_ROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "flowcache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rule_engine;
+
+/** The route module: its tables and its walk. */
+struct mod_route;
+
+/** Route module parameters. Zero means "default" where one is given. */
+struct mod_route_params {
+	const char *name;       /**< unique, 1..16 characters (names the LPM tables) */
+	uint32_t max_routes_v4; /**< 0 = 1024 */
+	uint32_t max_routes_v6; /**< 0 = 1024 */
+	int socket_id;          /**< NUMA socket of the LPM tables */
+};
+
+/** Counters of the route module. */
+struct mod_route_stats {
+	uint64_t rerouted;    /**< cached entries given a new output port by a route change */
+	uint64_t route_walks; /**< walks over the cached flows started by route changes */
+	bool rerouting;       /**< a walk is in progress */
+};
+
+/**
+ * Create the route tables and register the module with @p eng.
+ * @param eng  the engine
+ * @param p    parameters
+ * @return the module, or NULL with rte_errno EINVAL (NULL argument, bad
+ *   name), ENOMEM, EEXIST (name taken), an rte_lpm error, or the
+ *   registration's error (ENOSPC).
+ * Context: main lcore, before traffic (as rule_engine_module_register()).
+ */
+struct mod_route *mod_route_module_create(struct rule_engine *eng,
+	const struct mod_route_params *p);
+
+/**
+ * Free the module and its tables.
+ * @param rt  the module; NULL is accepted
+ * Context: main lcore, after rule_engine_free() of its engine.
+ */
+void mod_route_module_free(struct mod_route *rt);
+
+/**
+ * Add (or replace) a route; cached flows follow through the walk.
+ * @param rt      the module
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param addr    4 or 16 bytes, network order; host bits must be zero
+ * @param depth   prefix length, 0..32 / 0..128 (0: default route)
+ * @param port    output port (< RULE_PORT_LOCAL)
+ * @return 0, -EINVAL, -ENOSPC (max_routes of the family), -ENOMEM.
+ * Context: rules lcore.
+ */
+int mod_route_add(struct mod_route *rt, unsigned int family, const uint8_t *addr, uint8_t depth,
+	uint16_t port);
+
+/**
+ * Delete a route; cached flows follow through the walk.
+ * @param rt      the module
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param addr    as mod_route_add()
+ * @param depth   as mod_route_add()
+ * @return 0, -EINVAL, -ENOENT.
+ * Context: rules lcore.
+ */
+int mod_route_del(struct mod_route *rt, unsigned int family, const uint8_t *addr, uint8_t depth);
+
+/**
+ * Output port for a destination.
+ * @param rt      the module
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param addr    4 or 16 bytes, network order
+ * @return the port, or RULE_PORT_PAIRED (no route, bad argument).
+ * Context: rules lcore.
+ */
+uint16_t mod_route_lookup(const struct mod_route *rt, unsigned int family, const uint8_t *addr);
+
+/**
+ * Write the routes, "10.0.0.0/8 port 1" per line.
+ * @param rt  the module
+ * @param f   destination
+ * @return routes written, -EINVAL, -EIO.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_dump(const struct mod_route *rt, FILE *f);
+
+/**
+ * Read the counters.
+ * @param rt  the module (NULL: zeros)
+ * @param st  receives them
+ * Context: any (values may be slightly stale).
+ */
+void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_ROUTE_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/route private: the route module's layout, shared by route.c
+ * (the LPM tables: add, delete, look up, list) and route_module.c (the
+ * engine module: on_insert, the walk after a change, lifecycle). Not for
+ * other libraries: the public face is route.h.
+ */
+#ifndef GUFC_ROUTE_PRIV_H
+#define GUFC_ROUTE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "route.h"
+
+struct rte_lpm;
+struct rte_lpm6;
+
+/** A route, as added (the LPM tables cannot be listed). */
+struct route_ent {
+	uint8_t family;
+	uint8_t depth;
+	uint16_t port;
+	uint8_t addr[16];
+};
+
+/** The module. Written by the rules lcore only (counters read relaxed). */
+struct mod_route {
+	struct rule_engine *eng;
+	char name[17];
+	struct mod_route_params p;
+	struct rte_lpm *lpm;
+	struct rte_lpm6 *lpm6;
+	struct route_ent *routes;
+	uint32_t n_routes;
+	uint32_t cap_routes;
+	int32_t route_default[2]; /**< port of the depth-0 route per family, -1: none */
+	/* The walk over the cached flows after a change (route_module.c). */
+	bool walking;
+	uint64_t walk_it;         /**< rule_engine_flow_next() iterator */
+	struct mod_route_stats st;
+};
+
+/* route.c */
+int route_tables_init(struct mod_route *rt);
+void route_tables_fini(struct mod_route *rt);
+
+/* route_module.c: (re)start the walk after a change. */
+void route_changed(struct mod_route *rt);
+
+#endif /* GUFC_ROUTE_PRIV_H */

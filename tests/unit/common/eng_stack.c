@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine stack of eng_stack.h: stacks are kept in a list keyed by
+ * their engine (tests are single-threaded when they build and free them).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "eng_stack.h"
+
+struct eng_stack {
+	struct eng_stack *next;
+	struct rule_engine *eng;
+	struct mod_ct_module *ct;
+	struct mod_nat_module *nat;
+	struct mod_route *route;
+};
+
+static struct eng_stack *stacks;
+
+static struct eng_stack *
+find(const struct rule_engine *eng)
+{
+	for (struct eng_stack *s = stacks; s != NULL; s = s->next)
+		if (s->eng == eng)
+			return s;
+	return NULL;
+}
+
+static void
+stack_free(struct eng_stack *s)
+{
+	rule_engine_free(s->eng);
+	mod_route_module_free(s->route);
+	mod_nat_module_free(s->nat);
+	mod_ct_module_free(s->ct);
+	free(s);
+}
+
+struct rule_engine *
+eng_stack_create(const struct eng_stack_params *p)
+{
+	struct eng_stack *s = calloc(1, sizeof(*s));
+	struct mod_route_params rp;
+	int err;
+
+	if (s == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	s->eng = rule_engine_create(&p->eng);
+	if (s->eng == NULL)
+		goto fail;
+	if (p->conntrack) {
+		struct mod_ct_module_params cp;
+
+		memset(&cp, 0, sizeof(cp));
+		cp.cfg = p->ct;
+		s->ct = mod_ct_module_create(s->eng, &cp);
+		if (s->ct == NULL)
+			goto fail;
+	}
+	if (p->nat_bindings != 0) {
+		struct mod_nat_module_params np;
+
+		memset(&np, 0, sizeof(np));
+		np.max_bindings = p->nat_bindings;
+		np.seed = p->nat_seed;
+		np.locals = p->locals;
+		np.port_addr_fn = p->port_addr_fn;
+		np.cb_arg = p->nat_arg;
+		s->nat = mod_nat_module_create(s->eng, &np);
+		if (s->nat == NULL)
+			goto fail;
+	}
+	memset(&rp, 0, sizeof(rp));
+	rp.name = p->eng.name;
+	rp.max_routes_v4 = p->max_routes_v4;
+	rp.max_routes_v6 = p->max_routes_v6;
+	rp.socket_id = p->eng.socket_id;
+	s->route = mod_route_module_create(s->eng, &rp);
+	if (s->route == NULL)
+		goto fail;
+	s->next = stacks;
+	stacks = s;
+	return s->eng;
+fail:
+	err = rte_errno;
+	stack_free(s);
+	rte_errno = err;
+	return NULL;
+}
+
+void
+eng_stack_free(struct rule_engine *eng)
+{
+	for (struct eng_stack **pp = &stacks; *pp != NULL; pp = &(*pp)->next) {
+		struct eng_stack *s = *pp;
+
+		if (s->eng == eng) {
+			*pp = s->next;
+			stack_free(s);
+			return;
+		}
+	}
+	rule_engine_free(eng);
+}
+
+struct mod_ct_module *
+eng_stack_ct(const struct rule_engine *eng)
+{
+	struct eng_stack *s = find(eng);
+
+	return s != NULL ? s->ct : NULL;
+}
+
+struct mod_nat_module *
+eng_stack_natm(const struct rule_engine *eng)
+{
+	struct eng_stack *s = find(eng);
+
+	return s != NULL ? s->nat : NULL;
+}
+
+const struct mod_nat *
+eng_stack_nat(const struct rule_engine *eng)
+{
+	return mod_nat_module_table(eng_stack_natm(eng));
+}
+
+struct mod_route *
+eng_stack_route(const struct rule_engine *eng)
+{
+	struct eng_stack *s = find(eng);
+
+	return s != NULL ? s->route : NULL;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared set-up for unit tests of the rules engine: an engine with the
+ * modules the application registers (conntrack unless off, NAT with
+ * bindings, route), as app/gufc_main.c's engine_init() builds it. The
+ * stack is found again from its engine, so tests keep passing the engine
+ * around; eng_stack_free() frees the engine, then its modules.
+ */
+#ifndef GUFC_TEST_ENG_STACK_H
+#define GUFC_TEST_ENG_STACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conntrack.h"
+#include "engine.h"
+#include "nat.h"
+#include "route.h"
+
+/** What to build. Zero means "default" or "without" as the fields say. */
+struct eng_stack_params {
+	struct rule_engine_params eng; /**< the engine's (its name also names the routes) */
+	bool conntrack;                /**< register the conntrack module */
+	struct mod_ct_cfg ct;          /**< with @c conntrack; all timeouts 0: defaults */
+	uint32_t nat_bindings;         /**< 0: no NAT module */
+	uint32_t nat_seed;
+	const struct fc_locals *locals;  /**< NAT: local bits of translated keys */
+	mod_nat_port_addr_fn port_addr_fn; /**< NAT: masquerade addresses */
+	void *nat_arg;                 /**< first argument of port_addr_fn */
+	uint32_t max_routes_v4;        /**< 0 = the module's default */
+	uint32_t max_routes_v6;
+};
+
+/** Build the stack. @return the engine, or NULL with rte_errno set. */
+struct rule_engine *eng_stack_create(const struct eng_stack_params *p);
+
+/** Free the engine, then its modules. NULL is accepted. */
+void eng_stack_free(struct rule_engine *eng);
+
+/** The conntrack module of @p eng's stack, or NULL. */
+struct mod_ct_module *eng_stack_ct(const struct rule_engine *eng);
+
+/** The NAT module of @p eng's stack, or NULL. */
+struct mod_nat_module *eng_stack_natm(const struct rule_engine *eng);
+
+/** The NAT table of @p eng's stack, or NULL. */
+const struct mod_nat *eng_stack_nat(const struct rule_engine *eng);
+
+/** The route module of @p eng's stack, or NULL. */
+struct mod_route *eng_stack_route(const struct rule_engine *eng);
+
+#endif /* GUFC_TEST_ENG_STACK_H */
