@@ -336,7 +336,7 @@ struct gufc_app {
 	/** Offload (gufc_offload.c): per port, NULL when off; created by main, freed at stop. */
 	struct ofl_port *ofl[GUFC_MAX_PORTS];
 	struct ofl_policy *ofl_pol;         /**< heavy-hitter policy; rules lcore only */
-	const struct ofl_marks *ofl_marks;  /**< RX fast path's view (struct dp_ctx::marks), NULL when off */
+	const struct dp_marks *dp_marks;  /**< RX fast path's view (struct dp_ctx::marks), NULL when off */
 	uint64_t ofl_next_tsc;              /**< rules lcore: next policy pass */
 	bool ofl_frozen;                    /**< objects freed: ofl_final holds the counters */
 	struct gufc_ofl_totals ofl_final;
@@ -402,6 +402,14 @@ unsigned int gufc_consume(struct gufc_app *app, struct gufc_lcore *lc);
  * app_unconsumed.
  */
 bool gufc_slow_busy(struct gufc_app *app);
+/**
+ * Does an app channel hold packets? --idle-exit waits for them up to
+ * GUFC_APP_WAIT_MS after the last packet arrived, consumer attached or not
+ * (its process may still be starting).
+ */
+bool gufc_slow_app_pending(struct gufc_app *app);
+/** How long --idle-exit waits for app channels to be drained. */
+#define GUFC_APP_WAIT_MS 10000
 
 /** How long a stopping gufc waits for app-channel consumers to drain. */
 #define GUFC_APP_GRACE_MS 2000

@@ -420,6 +420,7 @@ main_duties(struct gufc_app *app, struct main_state *ms)
 {
 	const struct gufc_settings *s = &app->cfg.set;
 	uint64_t tsc = rte_get_tsc_cycles();
+	uint64_t idle_tsc;
 
 	if (tsc < ms->next_tsc)
 		return;
@@ -442,8 +443,9 @@ main_duties(struct gufc_app *app, struct main_state *ms)
 	}
 	/* The shell may have run the lcore's other roles meanwhile: read the clock again. */
 	tsc = rte_get_tsc_cycles();
-	if (s->idle_exit != 0 && tsc > last_rx_tsc(app) + app->hz / 1000 * s->idle_exit &&
-		!gufc_slow_busy(app)) {
+	idle_tsc = last_rx_tsc(app) + app->hz / 1000 * s->idle_exit;
+	if (s->idle_exit != 0 && tsc > idle_tsc && !gufc_slow_busy(app) &&
+		(tsc > idle_tsc + app->hz / 1000 * GUFC_APP_WAIT_MS || !gufc_slow_app_pending(app))) {
 		GUFC_LOG(INFO, "stopping: no packet for %u ms", s->idle_exit);
 		__atomic_store_n(&app->phase, GUFC_PHASE_STOP_RX, __ATOMIC_RELEASE);
 	}

@@ -10,7 +10,7 @@
  * created on the main lcore before the lcores launch, driven by the rules
  * lcore only, freed on the main lcore once every lcore stopped (their last
  * counters frozen into app->ofl_final first). The RX lcores only read
- * app->ofl_marks (ofl_mark_check()).
+ * app->dp_marks (dp_mark_check()).
  */
 
 #include <errno.h>
@@ -90,7 +90,7 @@ gufc_offload_policy_init(struct gufc_app *app)
 		GUFC_LOG(ERR, "offload policy: %s", rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	app->ofl_marks = ofl_policy_marks(app->ofl_pol);
+	app->dp_marks = ofl_policy_marks(app->ofl_pol);
 	GUFC_LOG(INFO, "offload policy: flows >= %u pps (measured over >= %u ms), %u in hardware "
 		"at most, %u port(s)", s->offload_pps, s->offload_interval, s->offload_max, n);
 	return 0;
@@ -170,7 +170,7 @@ gufc_offload_fini(struct gufc_app *app)
 	memset(&pst, 0, sizeof(pst));
 	if (app->ofl_pol != NULL)
 		ofl_policy_stats_get(app->ofl_pol, &pst);
-	app->ofl_marks = NULL;
+	app->dp_marks = NULL;
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
 		if (app->lc[i] != NULL)
 			app->lc[i]->rx_dp.marks = NULL; /* RX stopped: no reader left */

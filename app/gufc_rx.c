@@ -40,7 +40,7 @@ gufc_dp_init(struct gufc_app *app)
 		if (lc == NULL)
 			continue;
 		dp_ctx_base(app, &lc->rx_dp);
-		lc->rx_dp.marks = app->ofl_marks;
+		lc->rx_dp.marks = app->dp_marks;
 		lc->rx_dp.upcall = lc->upcall;
 		lc->rx_dp.reader_id = (uint16_t)lc->rx_index;
 		lc->rx_dp.producer_id = (uint16_t)lc->rx_index;

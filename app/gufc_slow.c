@@ -267,6 +267,20 @@ gufc_slow_busy(struct gufc_app *app)
 	return false;
 }
 
+bool
+gufc_slow_app_pending(struct gufc_app *app)
+{
+	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
+		struct chan_info ci;
+		struct chan_stats cs;
+
+		if (chan_info_get(app->chans, (uint16_t)id, &ci) == 0 && ci.kind == CHAN_CONS_APP &&
+			chan_stats_get(app->chans, (uint16_t)id, &cs) == 0 && cs.in_ring != 0)
+			return true;
+	}
+	return false;
+}
+
 int
 gufc_chan_flow_alloc(void *arg, uint16_t channel)
 {

@@ -41,6 +41,7 @@
 #include <rte_mbuf.h>
 
 #include "flowcache.h"
+#include "datapath.h"
 #include "engine.h"
 
 #ifdef __cplusplus
@@ -67,7 +68,7 @@ struct ofl_flow_req {
 	 * QUEUE, so the flow stays on the queue the port's RSS gives it (and its
 	 * reply's: symmetric key). Points into the port's state (ofl_port_req()). */
 	const struct rte_flow_action_rss *rss;
-	uint32_t mark;        /**< MARK id (ACCEPT), see ofl_mark_make() */
+	uint32_t mark;        /**< MARK id (ACCEPT), see dp_mark_make() */
 	uint32_t age_timeout; /**< seconds (AGE) */
 };
 
@@ -289,120 +290,6 @@ int ofl_port_rule_validate(struct ofl_port *op, const struct ofl_flow_spec *s,
 	struct rte_flow_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Marks                                                                     */
-/* ------------------------------------------------------------------------ */
-
-/*
- * A mark names a flow entry: bits 0..22 the entry index, bit 23 the table
- * (IPv6), bits 24..31 a tag that changes each time that index is offloaded
- * (never 0, so a valid mark is never 0). The policy keeps, per entry index,
- * the one mark currently valid (struct ofl_marks::live). The RX path accepts
- * a marked packet only if live[table][index] == mark: one load, no key
- * compare. Why that is sound: the policy clears live[] in the engine's
- * on_remove callback, which runs before the entry is deleted; the entry's
- * slot is reused only after an RCU grace period, which waits for every RX
- * lcore that might have read the old live value to report quiescence. A
- * packet marked by a rule still in the NIC (its destroy queued) carries the
- * old tag and fails the check, and so does a packet marked long ago in an
- * RX ring when the index has been offloaded again since.
- * NICs with 24-bit marks (mlx5 without extended metadata) refuse the probe's
- * 32-bit mark: the port then reports no OFL_CAP_MARK.
- */
-#define OFL_MARK_IDX_MASK 0x007fffffu
-#define OFL_MARK_V6 0x00800000u
-#define OFL_MARK_TAG_SHIFT 24
-
-/** Build a mark. */
-static inline uint32_t
-ofl_mark_make(unsigned int fam, uint32_t idx, uint8_t tag)
-{
-	return (idx & OFL_MARK_IDX_MASK) | (fam ? OFL_MARK_V6 : 0) |
-		((uint32_t)tag << OFL_MARK_TAG_SHIFT);
-}
-
-/**
- * The RX fast path's view of the marks: the first member of struct
- * ofl_policy. Arrays owned by the policy (written by the control thread,
- * release stores; read by RX lcores, acquire loads).
- */
-struct ofl_marks {
-	uint32_t *live[2]; /**< per table, per entry index: the valid mark or 0 */
-	uint32_t cap[2];   /**< entries per table */
-};
-
-/**
- * The mark a NIC put on a packet, if any (RTE_MBUF_F_RX_FDIR_ID).
- * Context: any lcore.
- */
-static inline bool
-ofl_mbuf_mark(const struct rte_mbuf *m, uint32_t *mark)
-{
-	if (likely(!(m->ol_flags & RTE_MBUF_F_RX_FDIR_ID)))
-		return false;
-	*mark = m->hash.fdir.hi;
-	return true;
-}
-
-/**
- * The table (0: IPv4, 1: IPv6) and entry index a mark names, checked or not
- * (ofl_mark_check() checks; the RX path also uses it to prefetch).
- * Context: any.
- */
-static inline void
-ofl_mark_split(uint32_t mark, unsigned int *fam, uint32_t *idx)
-{
-	*fam = (mark & OFL_MARK_V6) ? 1 : 0;
-	*idx = mark & OFL_MARK_IDX_MASK;
-}
-
-/**
- * Does @p mark name a live offloaded entry? On success gives the table
- * (0: IPv4, 1: IPv6) and entry index.
- * Context: RX lcore registered with the engine, between quiescent reports.
- */
-static inline bool
-ofl_mark_check(const struct ofl_marks *mk, uint32_t mark, unsigned int *fam, uint32_t *idx)
-{
-	unsigned int f;
-	uint32_t i;
-
-	ofl_mark_split(mark, &f, &i);
-
-	/* Tag 0 is never made: without this, mark 0 (or any tag-0 mark) would
-	 * equal the 0 of a slot nobody offloaded. */
-	if (unlikely(mk == NULL || (mark >> OFL_MARK_TAG_SHIFT) == 0 || i >= mk->cap[f]))
-		return false;
-	if (__atomic_load_n(&mk->live[f][i], __ATOMIC_ACQUIRE) != mark)
-		return false;
-	*fam = f;
-	*idx = i;
-	return true;
-}
-
-/**
- * Copy entry @p idx's action consistently, following flowcache.h's
- * struct fc_entry::seq contract (even: stable, odd: being written, 0: free).
- * @return false if the entry is free or being written (take the software path).
- * Context: registered reader, between quiescent reports.
- */
-static inline bool
-ofl_entry_read(const struct fc_table *t, uint32_t idx, struct fc_action *a)
-{
-	const struct fc_entry *e = fc_table_slot(t, idx);
-	uint32_t s1, s2;
-
-	if (unlikely(e == NULL))
-		return false;
-	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-	if (unlikely(s1 == 0 || (s1 & 1)))
-		return false;
-	*a = e->act;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-	return likely(s1 == s2);
-}
-
-/* ------------------------------------------------------------------------ */
 /* Policy                                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -459,11 +346,11 @@ struct ofl_policy *ofl_policy_create(const struct ofl_policy_params *p);
  */
 void ofl_policy_free(struct ofl_policy *pol);
 
-/** The RX path's view (ofl_mark_check()). Context: any. */
-static inline const struct ofl_marks *
+/** The RX path's view (dp_mark_check()). Context: any. */
+static inline const struct dp_marks *
 ofl_policy_marks(const struct ofl_policy *pol)
 {
-	return (const struct ofl_marks *)(const void *)pol;
+	return (const struct dp_marks *)(const void *)pol;
 }
 
 /**

@@ -16,7 +16,7 @@
  *
  * Single-threaded: everything runs on the control thread (rules lcore),
  * which is also the flow tables' writer. Shared with RX lcores: only
- * struct ofl_marks::live (release stores here, acquire loads there).
+ * struct dp_marks::live (release stores here, acquire loads there).
  * Per entry index state (rates, tags, hardware slot) lives in arrays sized
  * from the table capacity plus the table's headroom.
  */
@@ -67,7 +67,7 @@ struct ofl_req {
 };
 
 struct ofl_policy {
-	struct ofl_marks marks; /* first: ofl_policy_marks() */
+	struct dp_marks marks; /* first: ofl_policy_marks() */
 	struct ofl_policy_params p;
 	struct ofl_port *ports[OFL_MAX_PORTS];
 	struct fc_table *t[2];
@@ -98,12 +98,6 @@ key_from_raw(unsigned int fam, const void *raw, struct fc_key *k)
 	memset(k, 0, sizeof(*k));
 	k->family = fam ? FC_AF_INET6 : FC_AF_INET4;
 	memcpy(&k->v4, raw, fam ? sizeof(struct fc_key_v6) : sizeof(struct fc_key_v4));
-}
-
-static uint8_t
-key_proto(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? k->v4.proto : k->v6.proto;
 }
 
 static int
@@ -221,7 +215,7 @@ static bool
 eligible(const struct ofl_policy *pol, unsigned int fam, const struct fc_key *k,
 	const struct fc_action *a)
 {
-	uint8_t proto = key_proto(k);
+	uint8_t proto = fc_key_proto(k);
 	uint32_t need;
 
 	if (a->verdict == FC_VERDICT_ACCEPT) {
@@ -275,7 +269,7 @@ hw_add(struct ofl_policy *pol, unsigned int fam, uint32_t idx, const struct fc_k
 	if (a->verdict == FC_VERDICT_ACCEPT) {
 		if (++r->tag == 0)
 			r->tag = 1;
-		h->mark = ofl_mark_make(fam, idx, r->tag);
+		h->mark = dp_mark_make(fam, idx, r->tag);
 	}
 	if (!q_push(pol, s, REQ_ADD)) {
 		h->state = HW_FREE;
@@ -365,7 +359,7 @@ ofl_policy_create(const struct ofl_policy_params *p)
 		}
 		fc_table_stats_get(pol->t[f], &ts);
 		/* Entry indexes go past the capacity by the table's headroom (1/8, >= 64). */
-		pol->marks.cap[f] = RTE_MIN(ts.capacity + ts.capacity / 4 + 256, OFL_MARK_IDX_MASK + 1);
+		pol->marks.cap[f] = RTE_MIN(ts.capacity + ts.capacity / 4 + 256, DP_MARK_IDX_MASK + 1);
 		pol->marks.live[f] = calloc(pol->marks.cap[f], sizeof(uint32_t));
 		pol->rate[f] = calloc(pol->marks.cap[f], sizeof(struct ofl_rate));
 		if (pol->marks.live[f] == NULL || pol->rate[f] == NULL)

@@ -157,7 +157,7 @@ probe_one(struct ofl_port *op, unsigned int fam, uint8_t verdict, bool count, bo
 	r.age = age;
 	r.age_timeout = 30;
 	/* The widest mark the policy makes: 32 bits. */
-	r.mark = ofl_mark_make(fam, OFL_MARK_IDX_MASK, 0xff);
+	r.mark = dp_mark_make(fam, DP_MARK_IDX_MASK, 0xff);
 	rc = ofl_flow_translate(&r, &s);
 	if (rc < 0)
 		return rc;

@@ -26,17 +26,11 @@ ct_valid(unsigned int ct)
 	return ct == 0 || ct == RULE_CT_IGNORE || (ct <= RULE_CT_INVALID && (ct & (ct - 1)) == 0);
 }
 
-static uint8_t
-key_lflags(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? k->v4.flags : k->v6.flags;
-}
-
 /** The rte_acl input of a key. */
 static void
 key_input(const struct fc_key *k, unsigned int ct, unsigned int kflags, union cls_in *in)
 {
-	uint8_t meta, lf = key_lflags(k);
+	uint8_t meta, lf = fc_key_flags(k);
 
 	meta = ct == 0 ? CLS_META_UNTRACKED : ct == RULE_CT_IGNORE ? 0 : (uint8_t)ct;
 	if (lf & FC_KEY_F_SRC_LOCAL)
@@ -339,7 +333,7 @@ filter_chunk(const struct rule_cls *c, const struct fc_key *const keys[], const 
 
 	inputs(keys, ctstate, kflags, n, in);
 	for (uint32_t i = 0; i < n; i++) {
-		uint8_t lf = key_lflags(keys[i]);
+		uint8_t lf = fc_key_flags(keys[i]);
 
 		if (!(lf & FC_KEY_F_SRC_LOCAL))
 			h1[i] = (lf & FC_KEY_F_DST_LOCAL) ? RULE_HOOK_INPUT : RULE_HOOK_FORWARD;
@@ -352,7 +346,7 @@ filter_chunk(const struct rule_cls *c, const struct fc_key *const keys[], const 
 		filter_result(c, p1[i], d1[i], h1[i], &res[i]);
 		p2[i] = NULL;
 		d2[i] = d1[i];
-		if ((key_lflags(keys[i]) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) !=
+		if ((fc_key_flags(keys[i]) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) !=
 				(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) ||
 			res[i].verdict != RULE_VERDICT_ACCEPT)
 			continue;
@@ -370,7 +364,7 @@ filter_chunk(const struct rule_cls *c, const struct fc_key *const keys[], const 
 		struct rule_result out = res[i];
 		const struct cls_prog *p = p2[i] != NULL ? p2[i] : p1[i];
 
-		if ((key_lflags(keys[i]) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) !=
+		if ((fc_key_flags(keys[i]) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) !=
 				(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) ||
 			out.verdict != RULE_VERDICT_ACCEPT)
 			continue;
@@ -423,7 +417,7 @@ nat_chunk(const struct rule_cls *c, enum rule_nat_stage stage, const struct fc_k
 
 	inputs(keys, ctstate, kflags, n, in);
 	for (uint32_t i = 0; i < n; i++) {
-		uint8_t lf = key_lflags(keys[i]);
+		uint8_t lf = fc_key_flags(keys[i]);
 
 		if (stage == RULE_NAT_DST)
 			h[i] = (lf & FC_KEY_F_SRC_LOCAL) ? RULE_HOOK_OUTPUT : RULE_HOOK_PREROUTING;

@@ -61,7 +61,6 @@ extern "C" {
 #endif
 
 struct rte_ring;
-struct ofl_marks;
 
 /** Most packets in one burst (fc_table_lookup_bulk() takes at most 64). */
 #define DP_BURST_MAX 64
@@ -98,6 +97,97 @@ enum dp_nonip_mode {
 	DP_NONIP_PASS, /**< to the input port's default channel (counted non_ip_pass) */
 	DP_NONIP_DROP, /**< dropped: DP_DROP_NON_IP */
 };
+
+/* ------------------------------------------------------------------------ */
+/* Marks                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A mark names a flow entry: bits 0..22 the entry index, bit 23 the table
+ * (IPv6), bits 24..31 a tag that changes each time that index is offloaded
+ * (never 0, so a valid mark is never 0). The offload policy (drivers/offload) keeps, per entry index,
+ * the one mark currently valid (struct dp_marks::live). The RX path accepts
+ * a marked packet only if live[table][index] == mark: one load, no key
+ * compare. Why that is sound: the policy clears live[] in the engine's
+ * on_remove callback, which runs before the entry is deleted; the entry's
+ * slot is reused only after an RCU grace period, which waits for every RX
+ * lcore that might have read the old live value to report quiescence. A
+ * packet marked by a rule still in the NIC (its destroy queued) carries the
+ * old tag and fails the check, and so does a packet marked long ago in an
+ * RX ring when the index has been offloaded again since.
+ * NICs with 24-bit marks (mlx5 without extended metadata) refuse the probe's
+ * 32-bit mark: the port then reports no OFL_CAP_MARK.
+ */
+#define DP_MARK_IDX_MASK 0x007fffffu
+#define DP_MARK_V6 0x00800000u
+#define DP_MARK_TAG_SHIFT 24
+
+/** Build a mark. */
+static inline uint32_t
+dp_mark_make(unsigned int fam, uint32_t idx, uint8_t tag)
+{
+	return (idx & DP_MARK_IDX_MASK) | (fam ? DP_MARK_V6 : 0) |
+		((uint32_t)tag << DP_MARK_TAG_SHIFT);
+}
+
+/**
+ * The RX fast path's view of the marks: the first member of the offload
+ * policy (ofl_policy_marks()). Arrays owned by the policy (written by the control thread,
+ * release stores; read by RX lcores, acquire loads).
+ */
+struct dp_marks {
+	uint32_t *live[2]; /**< per table, per entry index: the valid mark or 0 */
+	uint32_t cap[2];   /**< entries per table */
+};
+
+/**
+ * The mark a NIC put on a packet, if any (RTE_MBUF_F_RX_FDIR_ID).
+ * Context: any lcore.
+ */
+static inline bool
+dp_mbuf_mark(const struct rte_mbuf *m, uint32_t *mark)
+{
+	if (likely(!(m->ol_flags & RTE_MBUF_F_RX_FDIR_ID)))
+		return false;
+	*mark = m->hash.fdir.hi;
+	return true;
+}
+
+/**
+ * The table (0: IPv4, 1: IPv6) and entry index a mark names, checked or not
+ * (dp_mark_check() checks; the RX path also uses it to prefetch).
+ * Context: any.
+ */
+static inline void
+dp_mark_split(uint32_t mark, unsigned int *fam, uint32_t *idx)
+{
+	*fam = (mark & DP_MARK_V6) ? 1 : 0;
+	*idx = mark & DP_MARK_IDX_MASK;
+}
+
+/**
+ * Does @p mark name a live offloaded entry? On success gives the table
+ * (0: IPv4, 1: IPv6) and entry index.
+ * Context: RX lcore registered with the engine, between quiescent reports.
+ */
+static inline bool
+dp_mark_check(const struct dp_marks *mk, uint32_t mark, unsigned int *fam, uint32_t *idx)
+{
+	unsigned int f;
+	uint32_t i;
+
+	dp_mark_split(mark, &f, &i);
+
+	/* Tag 0 is never made: without this, mark 0 (or any tag-0 mark) would
+	 * equal the 0 of a slot nobody offloaded. */
+	if (unlikely(mk == NULL || (mark >> DP_MARK_TAG_SHIFT) == 0 || i >= mk->cap[f]))
+		return false;
+	if (__atomic_load_n(&mk->live[f][i], __ATOMIC_ACQUIRE) != mark)
+		return false;
+	*fam = f;
+	*idx = i;
+	return true;
+}
 
 /**
  * The parse result of an upcalled packet, in the mbuf's private area: the
@@ -164,7 +254,7 @@ struct dp_ctx {
 	const struct mod_nat *nat;  /**< NAT table (mod_nat_apply()), or NULL: no NAT */
 	const struct fc_locals *locals; /**< local addresses (the key's local bits) */
 	struct chan_table *chans;   /**< where packets are delivered */
-	const struct ofl_marks *marks; /**< offload marks view, or NULL: step 0 off */
+	const struct dp_marks *marks; /**< offload marks view, or NULL: step 0 off */
 	/** Per input port: the channel of accepted packets with no channel and no route. */
 	const uint16_t *def_chan;
 	/** Per output port: its TX channel, or DP_CHAN_NONE (no such port). */

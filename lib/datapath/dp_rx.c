@@ -20,7 +20,6 @@
 
 #include "datapath.h"
 #include "dp_priv.h"
-#include "offload.h"
 
 /* One hand-over to channel @p ch. */
 static inline unsigned int
@@ -198,7 +197,7 @@ dp_marked_wants(const struct fc_action *a, const struct rte_mbuf *mb)
 
 /*
  * Step 0 (offload): take the marked packets whose entry decides them alone
- * (see ofl_mark_check() for why a live mark is enough: no key compare);
+ * (see dp_mark_check() for why a live mark is enough: no key compare);
  * compact the others in @p m, in order, for the software path. Two passes,
  * so the burst's live[] words and entry lines are fetched all at once
  * rather than one miss after the other.
@@ -207,7 +206,7 @@ dp_marked_wants(const struct fc_action *a, const struct rte_mbuf *mb)
 static unsigned int
 dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned int n)
 {
-	const struct ofl_marks *mk = c->marks;
+	const struct dp_marks *mk = c->marks;
 	struct dp_stats *st = &c->st;
 	uint32_t marks[DP_BURST_MAX];
 	uint64_t marked = 0;
@@ -219,11 +218,11 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		uint32_t mark, ix;
 		unsigned int f;
 
-		if (!ofl_mbuf_mark(m[i], &mark))
+		if (!dp_mbuf_mark(m[i], &mark))
 			continue;
 		marks[i] = mark;
 		marked |= UINT64_C(1) << i;
-		ofl_mark_split(mark, &f, &ix);
+		dp_mark_split(mark, &f, &ix);
 		if (ix < mk->cap[f]) {
 			const struct fc_entry *e = fc_table_slot(f ? c->tab6 : c->tab4, ix);
 
@@ -247,13 +246,13 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 			m[left++] = mb;
 			continue;
 		}
-		if (unlikely(!ofl_mark_check(mk, marks[i], &fam, &idx))) {
+		if (unlikely(!dp_mark_check(mk, marks[i], &fam, &idx))) {
 			st->hw_fallback++;
 			m[left++] = mb;
 			continue;
 		}
 		t = fam ? c->tab6 : c->tab4;
-		if (unlikely(!ofl_entry_read(t, idx, &a) || a.gen != gen ||
+		if (unlikely(!fc_table_entry_read(t, idx, &a) || a.gen != gen ||
 			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & FC_ACT_F_NAT) ||
 			    dp_marked_wants(&a, mb))) {
 			st->hw_fallback++;

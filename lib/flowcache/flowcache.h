@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #ifdef __cplusplus
@@ -642,6 +643,29 @@ fc_table_slot(const struct fc_table *t, uint32_t idx)
 	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
 
 	return idx < v->n_slots ? &v->entries[idx] : NULL;
+}
+
+/**
+ * Copy entry @p idx's action consistently, following flowcache.h's
+ * struct fc_entry::seq contract (even: stable, odd: being written, 0: free).
+ * @return false if the entry is free or being written (take the software path).
+ * Context: registered reader, between quiescent reports.
+ */
+static inline bool
+fc_table_entry_read(const struct fc_table *t, uint32_t idx, struct fc_action *a)
+{
+	const struct fc_entry *e = fc_table_slot(t, idx);
+	uint32_t s1, s2;
+
+	if (unlikely(e == NULL))
+		return false;
+	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	if (unlikely(s1 == 0 || (s1 & 1)))
+		return false;
+	*a = e->act;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	return likely(s1 == s2);
 }
 
 /**

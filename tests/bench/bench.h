@@ -241,7 +241,7 @@ struct bench_ctx {
 	unsigned int repeats;
 	uint32_t now;
 	/* marked: the marks a MARK rule would put on each key's packets (0: none) */
-	struct ofl_marks marks;
+	struct dp_marks marks;
 	uint32_t *key_mark;
 	bool marks_built;
 };

@@ -226,7 +226,7 @@ marks_build(struct bench_ctx *ctx)
 		}
 		if (e->act.verdict != FC_VERDICT_ACCEPT)
 			continue;
-		ctx->key_mark[i] = ofl_mark_make(0, (uint32_t)idx, 1);
+		ctx->key_mark[i] = dp_mark_make(0, (uint32_t)idx, 1);
 		ctx->marks.live[0][idx] = ctx->key_mark[i];
 	}
 	ctx->marks_built = true;

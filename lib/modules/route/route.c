@@ -60,7 +60,7 @@ route_tables_fini(struct mod_route *rt)
 static int
 prefix_check(unsigned int family, const uint8_t *addr, uint8_t depth)
 {
-	unsigned int alen = family == FC_AF_INET4 ? 4 : 16;
+	unsigned int alen = fc_af_addr_len(family);
 
 	if (addr == NULL || fc_af_index(family) < 0 || depth > alen * 8)
 		return -EINVAL;
@@ -73,7 +73,7 @@ prefix_check(unsigned int family, const uint8_t *addr, uint8_t depth)
 static int
 route_find(const struct mod_route *rt, unsigned int family, const uint8_t *addr, uint8_t depth)
 {
-	unsigned int alen = family == FC_AF_INET4 ? 4 : 16;
+	unsigned int alen = fc_af_addr_len(family);
 
 	for (uint32_t i = 0; i < rt->n_routes; i++) {
 		const struct route_ent *r = &rt->routes[i];
@@ -131,7 +131,7 @@ mod_route_add(struct mod_route *rt, unsigned int family, const uint8_t *addr, ui
 		memset(r, 0, sizeof(*r));
 		r->family = (uint8_t)family;
 		r->depth = depth;
-		memcpy(r->addr, addr, family == FC_AF_INET4 ? 4 : 16);
+		memcpy(r->addr, addr, fc_af_addr_len(family));
 	}
 	rt->routes[i].port = port;
 	route_changed(rt);

@@ -39,7 +39,6 @@
 
 #include "dp_world.h"
 #include "eal_test.h"
-#include "offload.h"
 
 /* ------------------------------------------------------------------ tests */
 
@@ -284,7 +283,7 @@ static void
 test_marked(void **state)
 {
 	uint32_t live4[256], live6[256];
-	struct ofl_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
+	struct dp_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
 	struct rte_mbuf *m, *o[8];
 	const struct fc_entry *e;
 	struct fc_key k;
@@ -306,7 +305,7 @@ test_marked(void **state)
 	e = entry_of(&k, &idx);
 	assert_non_null(e);
 	assert_int_equal(e->packets, 1);
-	good = ofl_mark_make(0, idx, 7);
+	good = dp_mark_make(0, idx, 7);
 	live4[idx] = good;
 	W.rx.marks = &mk;
 
@@ -327,7 +326,7 @@ test_marked(void **state)
 
 	/* A stale tag: the software path (parse, lookup, hit). */
 	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 3);
-	mark(m, ofl_mark_make(0, idx, 8));
+	mark(m, dp_mark_make(0, idx, 8));
 	assert_int_equal(rx1(m), 1);
 	assert_int_equal(W.rx.st.hw_fallback, 1);
 	assert_int_equal(W.rx.st.hits, 1);

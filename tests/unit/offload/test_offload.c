@@ -620,16 +620,16 @@ test_swnic_rx(void **state)
 	n = rx(&rp, in, 6, out);
 	assert_int_equal(n, 4); /* two DROPs freed inside rx_burst */
 	assert_ptr_equal(out[0], in[0]);
-	assert_true(ofl_mbuf_mark(out[0], &mark));
+	assert_true(dp_mbuf_mark(out[0], &mark));
 	assert_int_equal(mark, 0x01000005);
 	assert_true(out[0]->ol_flags & RTE_MBUF_F_RX_FDIR);
 	assert_ptr_equal(out[1], in[2]);
-	assert_false(ofl_mbuf_mark(out[1], &mark)); /* stale bits cleared */
+	assert_false(dp_mbuf_mark(out[1], &mark)); /* stale bits cleared */
 	assert_ptr_equal(out[2], in[4]);
-	assert_true(ofl_mbuf_mark(out[2], &mark));
+	assert_true(dp_mbuf_mark(out[2], &mark));
 	assert_int_equal(mark, 0x02000009);
 	assert_ptr_equal(out[3], in[5]);
-	assert_false(ofl_mbuf_mark(out[3], &mark));
+	assert_false(dp_mbuf_mark(out[3], &mark));
 
 	assert_int_equal(ofl_port_stats_get(op, &st), 0);
 	assert_int_equal(st.hw_matched, 4);
@@ -722,7 +722,7 @@ test_swnic_rss(void **state)
 	in[0] = frame(&km, false);
 	assert_int_equal(rte_ring_enqueue_burst(rxr[1], (void **)in, 1, NULL), 1);
 	assert_int_equal(rte_eth_rx_burst(id, 1, out, 8), 1);
-	assert_true(ofl_mbuf_mark(out[0], &mark));
+	assert_true(dp_mbuf_mark(out[0], &mark));
 	assert_int_equal(mark, 0x01000003);
 	rte_pktmbuf_free(out[0]);
 
@@ -818,19 +818,19 @@ test_policy_heavy_hitters(void **state)
 	/* A packet of flow 0 comes marked; the mark names its live entry. */
 	in[0] = frame(&k[0], false);
 	assert_int_equal(rx(&rp, in, 1, out), 1);
-	assert_true(ofl_mbuf_mark(out[0], &mark));
-	assert_true(ofl_mark_check(ofl_policy_marks(pol), mark, &fam, &idx));
+	assert_true(dp_mbuf_mark(out[0], &mark));
+	assert_true(dp_mark_check(ofl_policy_marks(pol), mark, &fam, &idx));
 	assert_int_equal(fam, 0);
 	assert_int_equal(idx, entry_idx(eng, &k[0]));
-	assert_true(ofl_entry_read(rule_engine_table(eng, FC_AF_INET4), idx, &a));
+	assert_true(fc_table_entry_read(rule_engine_table(eng, FC_AF_INET4), idx, &a));
 	assert_int_equal(a.verdict, FC_VERDICT_ACCEPT);
 	rte_pktmbuf_free(out[0]);
 	mark0 = mark;
 	/* A forged mark (other tag, other index, other table) does not. */
-	assert_false(ofl_mark_check(ofl_policy_marks(pol), mark ^ (1u << 24), &fam, &idx));
-	assert_false(ofl_mark_check(ofl_policy_marks(pol), mark | OFL_MARK_IDX_MASK, &fam, &idx));
-	assert_false(ofl_mark_check(ofl_policy_marks(pol), mark | OFL_MARK_V6, &fam, &idx));
-	assert_false(ofl_mark_check(ofl_policy_marks(pol), 0, &fam, &idx));
+	assert_false(dp_mark_check(ofl_policy_marks(pol), mark ^ (1u << 24), &fam, &idx));
+	assert_false(dp_mark_check(ofl_policy_marks(pol), mark | DP_MARK_IDX_MASK, &fam, &idx));
+	assert_false(dp_mark_check(ofl_policy_marks(pol), mark | DP_MARK_V6, &fam, &idx));
+	assert_false(dp_mark_check(ofl_policy_marks(pol), 0, &fam, &idx));
 
 	/* Flow 0 goes (aging): its mark dies at once, its rule when the queue runs. */
 	hits(eng, &k[1], 1, 200000);
@@ -838,8 +838,8 @@ test_policy_heavy_hitters(void **state)
 	assert_false(ofl_policy_in_hw(pol, &k[0]));
 	in[0] = frame(&k[0], false);
 	assert_int_equal(rx(&rp, in, 1, out), 1);
-	assert_true(ofl_mbuf_mark(out[0], &mark)); /* the NIC still marks ... */
-	assert_false(ofl_mark_check(ofl_policy_marks(pol), mark, &fam, &idx)); /* ... in vain */
+	assert_true(dp_mbuf_mark(out[0], &mark)); /* the NIC still marks ... */
+	assert_false(dp_mark_check(ofl_policy_marks(pol), mark, &fam, &idx)); /* ... in vain */
 	rte_pktmbuf_free(out[0]);
 	ofl_policy_execute(pol, 16);
 	assert_int_equal(ofl_policy_stats_get(pol, &st), 0);
@@ -847,19 +847,19 @@ test_policy_heavy_hitters(void **state)
 	assert_int_equal(st.removed, st.removed_gone);
 	in[0] = frame(&k[0], false);
 	assert_int_equal(rx(&rp, in, 1, out), 1);
-	assert_false(ofl_mbuf_mark(out[0], &mark)); /* rule destroyed */
+	assert_false(dp_mbuf_mark(out[0], &mark)); /* rule destroyed */
 	rte_pktmbuf_free(out[0]);
 
 	/* The same flow again, at the same index: offloaded with another tag. */
 	assert_int_equal(flow(eng, &k[0], 100001), FC_VERDICT_ACCEPT);
-	if (entry_idx(eng, &k[0]) == (mark0 & OFL_MARK_IDX_MASK) && !ofl_policy_in_hw(pol, &k[0]) &&
+	if (entry_idx(eng, &k[0]) == (mark0 & DP_MARK_IDX_MASK) && !ofl_policy_in_hw(pol, &k[0]) &&
 		ofl_policy_offload(pol, &k[0]) == 0) {
 		in[0] = frame(&k[0], false);
 		assert_int_equal(rx(&rp, in, 1, out), 1);
-		assert_true(ofl_mbuf_mark(out[0], &mark));
+		assert_true(dp_mbuf_mark(out[0], &mark));
 		assert_int_not_equal(mark, mark0);
-		assert_true(ofl_mark_check(ofl_policy_marks(pol), mark, &fam, &idx));
-		assert_false(ofl_mark_check(ofl_policy_marks(pol), mark0, &fam, &idx));
+		assert_true(dp_mark_check(ofl_policy_marks(pol), mark, &fam, &idx));
+		assert_false(dp_mark_check(ofl_policy_marks(pol), mark0, &fam, &idx));
 		rte_pktmbuf_free(out[0]);
 	}
 	eng_stack_free(eng);
