@@ -1105,10 +1105,11 @@ def plot(res, path, systems):
                              squeeze=False)
     for ax, (names, scale, ylabel, title) in zip(axes[0], panels):
         order = [s for s in ("testpmd", "gufc", "gufc1", "ovs")
-                 if s in systems and any(sc[n].get(s) for n in names)]
+                 if s in systems and any(sc[n].get(s + "_runs") for n in names)]
         w = 0.8 / max(len(order), 1)
         for i, s in enumerate(order):
-            ys = [(sc[n].get(s) or 0) / scale for n in names]
+            ys = [(sc[n].get(s) or 0) / scale if sc[n].get(s + "_runs") else 0
+                  for n in names]
             xs = [j + (i - (len(order) - 1) / 2) * w for j in range(len(names))]
             bars = ax.bar(xs, ys, w, color=color[s], label=LABELS[s])
             if s == "testpmd":
@@ -1125,7 +1126,8 @@ def plot(res, path, systems):
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax is axes[0][0]:
+            ax.legend(fontsize=7)
     m = res["machine"]
     fig.suptitle("gufc vs OVS-DPDK, one polling core each (%d CPUs, %s)"
                  % (m.get("cpus", 0), res["settings"]["date"]), fontsize=10)
