@@ -1215,6 +1215,7 @@ def parse_args():
 def main():
     a = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignoring it
     inputs = make_inputs(a)
     allscn = make_scenarios(inputs, a)
     if a.scenarios:
@@ -1285,6 +1286,9 @@ def main():
     except Fail as e:
         log("error: %s" % e)
         return 1
+    except KeyboardInterrupt:
+        log("interrupted: stopping what runs and cleaning up")
+        return 130
     finally:
         b.procs.stop_all()
         if a.logs:
