@@ -31,7 +31,6 @@ import collections
 import ipaddress
 import json
 import os
-import platform
 import random
 import shutil
 import signal
@@ -1067,7 +1066,7 @@ def report(a, scns, runs, checks, hp):
 
 
 def machine():
-    m = {"cpus": os.cpu_count(), "kernel": platform.release()}
+    m = {"cpus": os.cpu_count()}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
