@@ -90,9 +90,8 @@ enum mod_ipfix_end {
 };
 
 /** forwardingStatus values used (RFC 7270: status in the top two bits, reason below). */
-#define MOD_IPFIX_FWD_FORWARDED 0x40 /**< forwarded, reason unknown */
+#define MOD_IPFIX_FWD_FORWARDED 0x40 /**< forwarded (accepted into a channel), reason unknown */
 #define MOD_IPFIX_FWD_DROP_ACL 0x81  /**< dropped: ACL deny (a filter rule or policy) */
-#define MOD_IPFIX_FWD_FOR_US 0xc3    /**< consumed: for us (delivered to this host) */
 
 /* ------------------------------------------------------------------------ */
 /* Encoder (pure)                                                            */

@@ -239,8 +239,7 @@ rec_fill(const struct mod_ipfix_module *m, const struct fc_key *k, const struct 
 		r->fwd_status = MOD_IPFIX_FWD_DROP_ACL;
 		r->drop_reason = RULE_DROP_FILTER;
 	} else {
-		r->fwd_status = a->out_port == RULE_PORT_LOCAL ? MOD_IPFIX_FWD_FOR_US :
-			MOD_IPFIX_FWD_FORWARDED;
+		r->fwd_status = MOD_IPFIX_FWD_FORWARDED;
 	}
 	(void)m;
 }

@@ -184,7 +184,7 @@ test_records(void **state)
 	r[2].start_ms = 1;
 	r[2].end_ms = UINT64_MAX;
 	r[2].end_reason = MOD_IPFIX_END_EOF;
-	r[2].fwd_status = MOD_IPFIX_FWD_FOR_US;
+	r[2].fwd_status = 0xc3; /* consumed: for us */
 
 	assert_int_equal(mod_ipfix_enc_init(&e, buf, sizeof(buf), 1, PEN), 0);
 	assert_int_equal(mod_ipfix_enc_templates(&e), 0);
