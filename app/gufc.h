@@ -5,16 +5,18 @@
  *
  * Files, from the top: gufc_main.c (startup, roles, the lcore loop,
  * shutdown); gufc_shell*.c (the interactive shell, --script: shell -> show
- * -> cmd -> line), gufc_telemetry.c (the gufc telemetry commands) and
- * gufc_config.c (config file), which only parse and call the control layer
+ * -> cmd -> line), gufc_telemetry.c (the gufc telemetry commands),
+ * gufc_config.c (config file) and gufc_reload.c (SIGHUP: the rule file read
+ * again), which only parse and call the control layer
  * (gufc_ctl.h: gufc_chan.c channels, gufc_collect.c collectors, both on
  * gufc_ctl.c, the control client and server); gufc_port.c (ethdev setup),
  * gufc_rx.c (RX lcore: port RX around lib/datapath's dp_rx_burst),
  * gufc_slow.c (rules lcore: upcalls, fragments, channel consumers; it
  * serves the control ring), gufc_stats.c (counters, summary, JSON from the
- * drop registry of gufc_drops.h), gufc_offload.c (hardware help);
- * gufc_opts.c (command line, settings, the log type) at the bottom. No
- * file calls one above it.
+ * drop registry of gufc_drops.h; per-lcore cycles of gufc_cycles.h),
+ * gufc_offload.c (hardware help), gufc_ipfix.c (IPFIX export to a port or
+ * a file); gufc_opts.c (command line, settings, the log type) at the
+ * bottom. No file calls one above it.
  *
  * Ownership: one struct gufc_app, created by main() on the main lcore.
  * Settings and configuration are written before lcores launch and read-only

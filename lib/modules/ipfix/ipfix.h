@@ -280,7 +280,8 @@ void mod_ipfix_module_free(struct mod_ipfix_module *m);
 
 /**
  * Export every live flow's unreported packets now (flowEndReason forced
- * end) and send the open message: what a stopping exporter does, since the
+ * end; end of flow for a TCP connection that saw FIN or RST) and send the
+ * open message: what a stopping exporter does, since the
  * engine frees its tables without on_remove. Unbounded (walks every flow).
  * @param m    the module
  * @param now  the engine's clock, ms

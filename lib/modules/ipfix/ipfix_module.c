@@ -17,7 +17,8 @@
  *    (and, if set, flows idle past the idle timeout); it also sends a
  *    message whose first record waited flush_interval, and the templates
  *    when they are due;
- *  - mod_ipfix_export_all(): every live flow, when the exporter stops.
+ *  - mod_ipfix_export_all(): every live flow, when the exporter stops
+ *    (forced end, or end of flow for a connection that saw FIN or RST).
  *
  * Context: rules lcore (the engine's callbacks and the functions of
  * ipfix.h), mod_ipfix_stats_get() excepted.
@@ -352,8 +353,8 @@ live_check(struct mod_ipfix_module *m, const struct rule_flow_info *info, uint32
 
 	if (s == NULL || info->packets <= s->packets)
 		return false;
-	if (force)
-		reason = MOD_IPFIX_END_FORCED;
+	if (force) /* a connection that closed ended, whatever is left of its entry */
+		reason = (s->flags & SLOT_FIN) ? MOD_IPFIX_END_EOF : MOD_IPFIX_END_FORCED;
 	else if (m->p.idle_timeout != 0 && elapsed(now, info->last_seen) >= m->p.idle_timeout)
 		reason = MOD_IPFIX_END_IDLE;
 	else if (m->p.active_timeout != 0 && elapsed(now, s->since) >= m->p.active_timeout)

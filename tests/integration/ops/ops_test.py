@@ -270,6 +270,51 @@ def ipfix_check(ctx, tag, msgs, frames, stats, t0, t1):
     return recs
 
 
+BAD_IPFIX = [  # (config text, line, column, message, token)
+    ("ipfix collector 300.1.1.1:4739\n", 1, 17, "bad collector address", "300.1.1.1:4739"),
+    ("ipfix collector 192.0.2.9:0\n", 1, 27, "collector port: 1..65535", "0"),
+    ("ipfix collector [2001:db8::9]:x\n", 1, 31, "collector port: 1..65535", "x"),
+    ("ipfix collector 192.0.2.9 port 9\n", 1, 32, "no such port", "9"),
+    ("ipfix collector 192.0.2.9 active-timeout soon\n", 1, 42, "", "soon"),
+    ("ipfix collector 192.0.2.9 source 2001:db8::1\n", 1, 34,
+     "source: an address of the collector's family", "2001:db8::1"),
+    ("ipfix collector 192.0.2.9 mac 00:11\n", 1, 31, "bad MAC address", "00:11"),
+    ("ipfix collector 192.0.2.9 pen 0\n", 1, 31, "pen: a non-zero number", "0"),
+    ("ipfix collector 192.0.2.9 colour blue\n", 1, 27, "unknown ipfix option", "colour"),
+    ("ipfix collector 192.0.2.9 domain\n", 1, 27, "missing value after", "domain"),
+    ("ipfix file f.ipfix mac 00:11:22:33:44:55\n", 1, 20, "only for 'ipfix collector'", "mac"),
+    ("ipfix udp 192.0.2.9\n", 1, 7, "expected 'collector' or 'file'", "udp"),
+    ("ipfix file\n", 1, 7, "missing value after", "file"),
+    ("ipfix file a.ipfix\nipfix file b.ipfix\n", 2, 1, "ipfix given twice", "ipfix"),
+]
+
+
+def ipfix_bad_input(ctx, empty):
+    """Bad "ipfix" lines: exit 2 naming FILE:LINE:COL and the word; nothing starts."""
+    for i, (text, line, col, msg, tok) in enumerate(BAD_IPFIX):
+        cfg = ctx.write("bad%d.conf" % i, text)
+        pfx = ctx.prefix()
+        r = subprocess.run([ctx.gufc, "--no-pci", "--no-huge", "-m", "512", "-l", "0",
+                            "--log-level=lib.*:warning", "--file-prefix", pfx,
+                            "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % empty, "--",
+                            "--config", cfg], capture_output=True, text=True, timeout=60)
+        cleanup_runtime(pfx)
+        want = "%s:%d:%d: %s" % (cfg, line, col, msg)
+        check(r.returncode == 2 and want in r.stderr and "'%s'" % tok in r.stderr,
+              "%r: exit %d, expected 2 and '%s ... '%s'':\n%s" % (text, r.returncode, want, tok,
+                                                                  r.stderr[-800:]))
+    # A collector with no source address: refused at start (no 'local', no 'source').
+    cfg = ctx.write("nosrc.conf", "ipfix collector 192.0.2.9\n")
+    pfx = ctx.prefix()
+    r = subprocess.run([ctx.gufc, "--no-pci", "--no-huge", "-m", "512", "-l", "0",
+                        "--log-level=lib.*:warning", "--file-prefix", pfx,
+                        "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % empty, "--",
+                        "--config", cfg], capture_output=True, text=True, timeout=60)
+    cleanup_runtime(pfx)
+    check(r.returncode == 1 and "ipfix: no source address" in r.stdout + r.stderr,
+          "no source address: exit %d\n%s" % (r.returncode, (r.stdout + r.stderr)[-800:]))
+
+
 def test_ipfix(ctx):
     if shutil.which("tshark") is None:
         raise Skip("tshark missing")
@@ -281,6 +326,7 @@ def test_ipfix(ctx):
     # A drop that leaves no packet without a flow entry (a dropped echo request would
     # leave its replies INVALID, decided without an entry, in no record).
     rules = ctx.write("r.rules", "drop proto udp dport 53\naccept proto tcp\naccept\n")
+    ipfix_bad_input(ctx, empty)
     runs = {
         "udp": "ipfix collector 192.0.2.200:4739 port 1 source 192.0.2.1 domain 7\n",
         "file": "ipfix file %s domain 7\n" % ctx.path("flows.ipfix"),
