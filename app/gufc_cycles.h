@@ -22,9 +22,9 @@
 
 /** Roles timed per lcore, in display order. */
 enum gufc_cyc_role {
-	GUFC_CYC_RX,    /**< RX: port bursts and the fast path */
+	GUFC_CYC_RX,	/**< RX: port bursts and the fast path */
 	GUFC_CYC_RULES, /**< rules: upcalls, background work, channel consumers */
-	GUFC_CYC_MAIN,  /**< main: control (shell, telemetry, statistics, reloads) */
+	GUFC_CYC_MAIN,	/**< main: control (shell, telemetry, statistics, reloads) */
 	GUFC_CYC__COUNT
 };
 
@@ -72,7 +72,7 @@ gufc_cycles_share(const struct gufc_cycles *c)
 static inline double
 gufc_cycles_share_delta(const struct gufc_cycles *before, const struct gufc_cycles *after)
 {
-	struct gufc_cycles d = { after->busy - before->busy, after->idle - before->idle };
+	struct gufc_cycles d = {after->busy - before->busy, after->idle - before->idle};
 
 	return gufc_cycles_share(&d);
 }
@@ -81,7 +81,7 @@ gufc_cycles_share_delta(const struct gufc_cycles *before, const struct gufc_cycl
 static inline const char *
 gufc_cyc_role_name(unsigned int r)
 {
-	static const char *const names[GUFC_CYC__COUNT] = { "rx", "rules", "main" };
+	static const char *const names[GUFC_CYC__COUNT] = {"rx", "rules", "main"};
 
 	return r < GUFC_CYC__COUNT ? names[r] : "?";
 }

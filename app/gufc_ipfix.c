@@ -35,8 +35,8 @@ send_udp(void *arg, const uint8_t *msg, size_t len)
 	struct gufc_app *app = arg;
 	const struct gufc_ipfix_cfg *c = &app->cfg.ipfix;
 	struct gufc_ipfix_io *io = &app->ipfix_io;
-	size_t l3 = c->family == LEX_AF_INET6 ? sizeof(struct rte_ipv6_hdr) :
-						     sizeof(struct rte_ipv4_hdr);
+	size_t l3 = c->family == LEX_AF_INET6 ? sizeof(struct rte_ipv6_hdr)
+					      : sizeof(struct rte_ipv4_hdr);
 	size_t hdr = sizeof(struct rte_ether_hdr) + l3 + sizeof(struct rte_udp_hdr);
 	struct rte_mbuf *m = rte_pktmbuf_alloc(app->pool);
 	struct rte_ether_hdr *eth;
@@ -149,7 +149,7 @@ gufc_ipfix_init(struct gufc_app *app)
 		}
 		if (source_pick(app) != 0) {
 			GUFC_LOG(ERR, "ipfix: no source address: give 'source ADDR' or a 'local' "
-				"prefix of the collector's family");
+				      "prefix of the collector's family");
 			return -EINVAL;
 		}
 		p.send = send_udp;
@@ -232,8 +232,10 @@ gufc_ipfix_describe(const struct gufc_app *app, char *buf, size_t len)
 	case GUFC_IPFIX_UDP:
 		lex_addr_format(c->family, c->dst, dst, sizeof(dst));
 		lex_addr_format(c->family, c->src, src, sizeof(src));
-		return snprintf(buf, len, "collector %s%s%s:%u via port %u (source %s), %s, "
-			"templates every %u s, domain %u", c->family == LEX_AF_INET6 ? "[" : "", dst,
+		return snprintf(buf, len,
+			"collector %s%s%s:%u via port %u (source %s), %s, "
+			"templates every %u s, domain %u",
+			c->family == LEX_AF_INET6 ? "[" : "", dst,
 			c->family == LEX_AF_INET6 ? "]" : "", c->dport, c->port, src, tmo,
 			c->template_refresh, c->domain);
 	case GUFC_IPFIX_FILE:
@@ -255,16 +257,18 @@ gufc_ipfix_dump(const struct gufc_app *app, FILE *f)
 	fprintf(f, "ipfix: %s\n", d);
 	if (!t.on)
 		return;
-	fprintf(f, "%-12s %12" PRIu64 "  (idle %" PRIu64 ", active %" PRIu64 ", eof %" PRIu64
-		", forced %" PRIu64 ", resources %" PRIu64 ")\n", "records", s->records,
-		s->records_end[MOD_IPFIX_END_IDLE], s->records_end[MOD_IPFIX_END_ACTIVE],
-		s->records_end[MOD_IPFIX_END_EOF], s->records_end[MOD_IPFIX_END_FORCED],
-		s->records_end[MOD_IPFIX_END_RESOURCES]);
-	fprintf(f, "%-12s %12" PRIu64 "  (%" PRIu64 " bytes)\n", "messages", s->messages,
-		s->bytes);
+	fprintf(f,
+		"%-12s %12" PRIu64 "  (idle %" PRIu64 ", active %" PRIu64 ", eof %" PRIu64
+		", forced %" PRIu64 ", resources %" PRIu64 ")\n",
+		"records", s->records, s->records_end[MOD_IPFIX_END_IDLE],
+		s->records_end[MOD_IPFIX_END_ACTIVE], s->records_end[MOD_IPFIX_END_EOF],
+		s->records_end[MOD_IPFIX_END_FORCED], s->records_end[MOD_IPFIX_END_RESOURCES]);
+	fprintf(f, "%-12s %12" PRIu64 "  (%" PRIu64 " bytes)\n", "messages", s->messages, s->bytes);
 	fprintf(f, "%-12s %12" PRIu64 "\n", "templates", s->templates);
-	fprintf(f, "%-12s %12" PRIu64 "  messages (%" PRIu64 " records): no mbuf %" PRIu64
-		", tx queue full %" PRIu64 ", write errors %" PRIu64 "\n", "drops", s->send_failed,
-		s->records_lost, t.io.nombuf, t.io.tx_full, t.io.write_err);
+	fprintf(f,
+		"%-12s %12" PRIu64 "  messages (%" PRIu64 " records): no mbuf %" PRIu64
+		", tx queue full %" PRIu64 ", write errors %" PRIu64 "\n",
+		"drops", s->send_failed, s->records_lost, t.io.nombuf, t.io.tx_full,
+		t.io.write_err);
 	fprintf(f, "%-12s %12" PRIu64 "\n", "sweeps", s->sweeps);
 }

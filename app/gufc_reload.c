@@ -39,7 +39,8 @@ gufc_reload(struct gufc_app *app)
 
 	if (file[0] == '\0') {
 		app->reload.failed++;
-		GUFC_LOG(ERR, "reload (SIGHUP): no rules file to reload (neither --rules, "
+		GUFC_LOG(ERR,
+			"reload (SIGHUP): no rules file to reload (neither --rules, "
 			"--iptables nor a config 'rules'/'iptables' line); generation %u stays",
 			rule_engine_generation(app->eng));
 		return -ENOENT;
@@ -58,16 +59,19 @@ gufc_reload(struct gufc_app *app)
 	us = (uint64_t)gufc_cyc_us(app, rte_get_tsc_cycles() - t0);
 	if (rc != 0) {
 		app->reload.failed++;
-		GUFC_LOG(ERR, "reload (SIGHUP) of %s: commit failed: %s; the running rules stay "
-			"(generation %u)", file, strerror(-rc), rule_engine_generation(app->eng));
+		GUFC_LOG(ERR,
+			"reload (SIGHUP) of %s: commit failed: %s; the running rules stay "
+			"(generation %u)",
+			file, strerror(-rc), rule_engine_generation(app->eng));
 		return rc;
 	}
 	app->reload.ok++;
 	app->reload.last_rules = n;
 	app->reload.last_gen = rule_engine_generation(app->eng);
 	app->reload.last_us = us;
-	GUFC_LOG(NOTICE, "reload (SIGHUP): %u rules from %s (%s) committed: generation %u, "
-		"load and commit %" PRIu64 " us", n, file, ipt ? "iptables" : "native",
-		app->reload.last_gen, us);
+	GUFC_LOG(NOTICE,
+		"reload (SIGHUP): %u rules from %s (%s) committed: generation %u, "
+		"load and commit %" PRIu64 " us",
+		n, file, ipt ? "iptables" : "native", app->reload.last_gen, us);
 	return 0;
 }

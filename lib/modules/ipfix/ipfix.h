@@ -70,28 +70,28 @@ struct rule_engine;
 /** RFC 5612's Private Enterprise Number for documentation: the default @c pen. */
 #define MOD_IPFIX_PEN_DOC 32473
 /** Enterprise-specific element ids (under the exporter's @c pen). */
-#define MOD_IPFIX_IE_RULE_ID 1
+#define MOD_IPFIX_IE_RULE_ID	 1
 #define MOD_IPFIX_IE_DROP_REASON 2
-#define MOD_IPFIX_IE_DIRECTION 3
+#define MOD_IPFIX_IE_DIRECTION	 3
 /** Message header, set header sizes. */
-#define MOD_IPFIX_HDR_LEN 16
+#define MOD_IPFIX_HDR_LEN     16
 #define MOD_IPFIX_SET_HDR_LEN 4
 /** Smallest and default message buffers (bytes). */
-#define MOD_IPFIX_MSG_MIN 256
+#define MOD_IPFIX_MSG_MIN     256
 #define MOD_IPFIX_MSG_DEFAULT 1400
 
 /** flowEndReason values (IANA IE 136). */
 enum mod_ipfix_end {
-	MOD_IPFIX_END_IDLE = 1,      /**< idle timeout */
+	MOD_IPFIX_END_IDLE = 1,	     /**< idle timeout */
 	MOD_IPFIX_END_ACTIVE = 2,    /**< active timeout: the flow lives on */
-	MOD_IPFIX_END_EOF = 3,       /**< end of flow detected (TCP FIN or RST seen) */
+	MOD_IPFIX_END_EOF = 3,	     /**< end of flow detected (TCP FIN or RST seen) */
 	MOD_IPFIX_END_FORCED = 4,    /**< forced end (flush, shutdown, rule change) */
 	MOD_IPFIX_END_RESOURCES = 5, /**< lack of resources (evicted from a full cache) */
 };
 
 /** forwardingStatus values used (RFC 7270: status in the top two bits, reason below). */
 #define MOD_IPFIX_FWD_FORWARDED 0x40 /**< forwarded (accepted into a channel), reason unknown */
-#define MOD_IPFIX_FWD_DROP_ACL 0x81  /**< dropped: ACL deny (a filter rule or policy) */
+#define MOD_IPFIX_FWD_DROP_ACL	0x81 /**< dropped: ACL deny (a filter rule or policy) */
 
 /* ------------------------------------------------------------------------ */
 /* Encoder (pure)                                                            */
@@ -99,25 +99,25 @@ enum mod_ipfix_end {
 
 /** One data record: one direction of one flow over an interval. */
 struct mod_ipfix_rec {
-	uint8_t family;       /**< 4 or 6 (FC_AF_INET4 / FC_AF_INET6) */
-	uint8_t proto;        /**< protocolIdentifier */
-	uint8_t end_reason;   /**< enum mod_ipfix_end */
-	uint8_t fwd_status;   /**< MOD_IPFIX_FWD_* */
-	uint8_t drop_reason;  /**< gufcDropReason */
-	uint8_t reply;        /**< gufcFlowDirection */
-	uint16_t sport;       /**< host order */
+	uint8_t family;	     /**< 4 or 6 (FC_AF_INET4 / FC_AF_INET6) */
+	uint8_t proto;	     /**< protocolIdentifier */
+	uint8_t end_reason;  /**< enum mod_ipfix_end */
+	uint8_t fwd_status;  /**< MOD_IPFIX_FWD_* */
+	uint8_t drop_reason; /**< gufcDropReason */
+	uint8_t reply;	     /**< gufcFlowDirection */
+	uint16_t sport;	     /**< host order */
 	uint16_t dport;
 	uint16_t post_sport;
 	uint16_t post_dport;
-	uint8_t src[16];      /**< network order; IPv4 in the first 4 bytes */
+	uint8_t src[16]; /**< network order; IPv4 in the first 4 bytes */
 	uint8_t dst[16];
 	uint8_t post_src[16];
 	uint8_t post_dst[16];
-	uint32_t rule_id;     /**< gufcRuleId */
-	uint64_t octets;      /**< octetDeltaCount */
-	uint64_t packets;     /**< packetDeltaCount */
-	uint64_t start_ms;    /**< flowStartMilliseconds, ms since the Unix epoch */
-	uint64_t end_ms;      /**< flowEndMilliseconds */
+	uint32_t rule_id;  /**< gufcRuleId */
+	uint64_t octets;   /**< octetDeltaCount */
+	uint64_t packets;  /**< packetDeltaCount */
+	uint64_t start_ms; /**< flowStartMilliseconds, ms since the Unix epoch */
+	uint64_t end_ms;   /**< flowEndMilliseconds */
 };
 
 /**
@@ -127,14 +127,14 @@ struct mod_ipfix_rec {
 struct mod_ipfix_enc {
 	uint8_t *buf;
 	uint32_t cap;
-	uint32_t len;       /**< bytes of the open message (0: none open) */
-	uint32_t set_off;   /**< offset of the open set's header (0: none) */
-	uint16_t set_id;    /**< id of the open set */
-	uint32_t domain;    /**< observationDomainId */
-	uint32_t pen;       /**< enterprise number of the gufc elements */
-	uint32_t seq;       /**< data records of the messages finished before */
-	uint32_t n_recs;    /**< data records in the open message */
-	bool has_tmpl;      /**< the open message holds the template set */
+	uint32_t len;	  /**< bytes of the open message (0: none open) */
+	uint32_t set_off; /**< offset of the open set's header (0: none) */
+	uint16_t set_id;  /**< id of the open set */
+	uint32_t domain;  /**< observationDomainId */
+	uint32_t pen;	  /**< enterprise number of the gufc elements */
+	uint32_t seq;	  /**< data records of the messages finished before */
+	uint32_t n_recs;  /**< data records in the open message */
+	bool has_tmpl;	  /**< the open message holds the template set */
 };
 
 /**
@@ -147,8 +147,8 @@ struct mod_ipfix_enc {
  * @return 0, -EINVAL.
  * Context: any.
  */
-int mod_ipfix_enc_init(struct mod_ipfix_enc *e, void *buf, size_t cap, uint32_t domain,
-	uint32_t pen);
+int mod_ipfix_enc_init(
+	struct mod_ipfix_enc *e, void *buf, size_t cap, uint32_t domain, uint32_t pen);
 
 /**
  * Append the template set (both templates) to the open message, opening one
@@ -227,32 +227,32 @@ typedef int (*mod_ipfix_send_fn)(void *arg, const uint8_t *msg, size_t len);
 
 /** Module parameters. Zero means "default" where one is given. */
 struct mod_ipfix_params {
-	uint64_t epoch_ms;          /**< wall clock (ms since the Unix epoch) at engine time 0 */
-	uint32_t active_timeout;    /**< ms: a record every this long for a flow that lives
-				         on (0: none, only when it ends) */
-	uint32_t idle_timeout;      /**< ms: a record once a flow was idle this long, even
-				         if its cache entry lives on (0: only when it goes) */
-	uint32_t template_refresh;  /**< ms between template sets (0: only in the first
-				         message, as in a file) */
-	uint32_t flush_interval;    /**< ms a record may wait in an unfilled message; 0 = 1000 */
-	uint32_t sweep_interval;    /**< ms between two timeout sweeps of the flows; 0 = 1000 */
-	uint32_t domain;            /**< observationDomainId */
-	uint32_t pen;               /**< Private Enterprise Number; 0 = MOD_IPFIX_PEN_DOC */
-	uint32_t msg_size;          /**< message buffer, bytes; 0 = MOD_IPFIX_MSG_DEFAULT */
-	mod_ipfix_send_fn send;     /**< required */
-	void *send_arg;             /**< its first argument */
+	uint64_t epoch_ms;	   /**< wall clock (ms since the Unix epoch) at engine time 0 */
+	uint32_t active_timeout;   /**< ms: a record every this long for a flow that lives
+					on (0: none, only when it ends) */
+	uint32_t idle_timeout;	   /**< ms: a record once a flow was idle this long, even
+					if its cache entry lives on (0: only when it goes) */
+	uint32_t template_refresh; /**< ms between template sets (0: only in the first
+					message, as in a file) */
+	uint32_t flush_interval;   /**< ms a record may wait in an unfilled message; 0 = 1000 */
+	uint32_t sweep_interval;   /**< ms between two timeout sweeps of the flows; 0 = 1000 */
+	uint32_t domain;	   /**< observationDomainId */
+	uint32_t pen;		   /**< Private Enterprise Number; 0 = MOD_IPFIX_PEN_DOC */
+	uint32_t msg_size;	   /**< message buffer, bytes; 0 = MOD_IPFIX_MSG_DEFAULT */
+	mod_ipfix_send_fn send;	   /**< required */
+	void *send_arg;		   /**< its first argument */
 };
 
 /** Module counters (mod_ipfix_stats_get()). */
 struct mod_ipfix_stats {
-	uint64_t records;           /**< data records put in messages */
-	uint64_t records_end[6];    /**< ... by flowEndReason (index enum mod_ipfix_end) */
-	uint64_t messages;          /**< messages sent */
-	uint64_t bytes;             /**< bytes of the messages sent */
-	uint64_t templates;         /**< template sets sent */
-	uint64_t send_failed;       /**< messages the sender refused (lost) */
-	uint64_t records_lost;      /**< data records in those messages */
-	uint64_t sweeps;            /**< full timeout sweeps of the flows */
+	uint64_t records;	 /**< data records put in messages */
+	uint64_t records_end[6]; /**< ... by flowEndReason (index enum mod_ipfix_end) */
+	uint64_t messages;	 /**< messages sent */
+	uint64_t bytes;		 /**< bytes of the messages sent */
+	uint64_t templates;	 /**< template sets sent */
+	uint64_t send_failed;	 /**< messages the sender refused (lost) */
+	uint64_t records_lost;	 /**< data records in those messages */
+	uint64_t sweeps;	 /**< full timeout sweeps of the flows */
 };
 
 struct mod_ipfix_module;
@@ -268,8 +268,8 @@ struct mod_ipfix_module;
  *   bad msg_size), ENOMEM, or the error of rule_engine_module_register().
  * Context: rules lcore, before traffic.
  */
-struct mod_ipfix_module *mod_ipfix_module_create(struct rule_engine *eng,
-	const struct mod_ipfix_params *p);
+struct mod_ipfix_module *mod_ipfix_module_create(
+	struct rule_engine *eng, const struct mod_ipfix_params *p);
 
 /**
  * Free the module (after its engine: the engine calls it until it goes).

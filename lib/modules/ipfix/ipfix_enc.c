@@ -10,9 +10,9 @@
 
 #include "ipfix.h"
 
-#define IPFIX_VERSION 10
+#define IPFIX_VERSION	10
 #define SET_ID_TEMPLATE 2
-#define IE_ENTERPRISE 0x8000
+#define IE_ENTERPRISE	0x8000
 
 /** One field specifier: element id, length, enterprise (0: IANA). */
 struct ipfix_field {
@@ -24,24 +24,24 @@ struct ipfix_field {
 /* The template fields in record order; addresses' lengths are per family. */
 #define ADDR_LEN 0 /* placeholder: 4 or 16 */
 static const struct ipfix_field fields[] = {
-	{ 8, ADDR_LEN, false },    /* sourceIPv4Address / sourceIPv6Address (27) */
-	{ 12, ADDR_LEN, false },   /* destinationIPv4Address / destinationIPv6Address (28) */
-	{ 7, 2, false },           /* sourceTransportPort */
-	{ 11, 2, false },          /* destinationTransportPort */
-	{ 4, 1, false },           /* protocolIdentifier */
-	{ 225, ADDR_LEN, false },  /* postNATSourceIPv4Address / postNATSourceIPv6Address (281) */
-	{ 226, ADDR_LEN, false },  /* postNATDestinationIPv4Address / ...IPv6Address (282) */
-	{ 227, 2, false },         /* postNAPTSourceTransportPort */
-	{ 228, 2, false },         /* postNAPTDestinationTransportPort */
-	{ 1, 8, false },           /* octetDeltaCount */
-	{ 2, 8, false },           /* packetDeltaCount */
-	{ 152, 8, false },         /* flowStartMilliseconds */
-	{ 153, 8, false },         /* flowEndMilliseconds */
-	{ 136, 1, false },         /* flowEndReason */
-	{ 89, 1, false },          /* forwardingStatus */
-	{ MOD_IPFIX_IE_RULE_ID, 4, true },
-	{ MOD_IPFIX_IE_DROP_REASON, 1, true },
-	{ MOD_IPFIX_IE_DIRECTION, 1, true },
+	{8, ADDR_LEN, false},	/* sourceIPv4Address / sourceIPv6Address (27) */
+	{12, ADDR_LEN, false},	/* destinationIPv4Address / destinationIPv6Address (28) */
+	{7, 2, false},		/* sourceTransportPort */
+	{11, 2, false},		/* destinationTransportPort */
+	{4, 1, false},		/* protocolIdentifier */
+	{225, ADDR_LEN, false}, /* postNATSourceIPv4Address / postNATSourceIPv6Address (281) */
+	{226, ADDR_LEN, false}, /* postNATDestinationIPv4Address / ...IPv6Address (282) */
+	{227, 2, false},	/* postNAPTSourceTransportPort */
+	{228, 2, false},	/* postNAPTDestinationTransportPort */
+	{1, 8, false},		/* octetDeltaCount */
+	{2, 8, false},		/* packetDeltaCount */
+	{152, 8, false},	/* flowStartMilliseconds */
+	{153, 8, false},	/* flowEndMilliseconds */
+	{136, 1, false},	/* flowEndReason */
+	{89, 1, false},		/* forwardingStatus */
+	{MOD_IPFIX_IE_RULE_ID, 4, true},
+	{MOD_IPFIX_IE_DROP_REASON, 1, true},
+	{MOD_IPFIX_IE_DIRECTION, 1, true},
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 

@@ -33,19 +33,19 @@
 #include "engine.h"
 #include "ipfix.h"
 
-#define SLOT_USED 0x01
-#define SLOT_FIN 0x02 /* FIN or RST seen in either direction */
+#define SLOT_USED   0x01
+#define SLOT_FIN    0x02 /* FIN or RST seen in either direction */
 #define ORDER_IPFIX (RULE_MOD_ORDER_CHANNEL + 100)
-#define TCP_FIN 0x01
-#define TCP_RST 0x04
+#define TCP_FIN	    0x01
+#define TCP_RST	    0x04
 
 /** What was reported of one entry. */
 struct ipfix_slot {
 	uint64_t packets; /**< reported so far */
 	uint64_t bytes;
 	uint32_t created; /**< the entry's creation time: whose slot this is */
-	uint32_t since;   /**< engine time the next record starts at */
-	uint8_t flags;    /**< SLOT_* */
+	uint32_t since;	  /**< engine time the next record starts at */
+	uint8_t flags;	  /**< SLOT_* */
 };
 
 struct mod_ipfix_module {
@@ -55,14 +55,14 @@ struct mod_ipfix_module {
 	uint8_t *buf;
 	struct ipfix_slot *slot[2]; /**< per table (IPv4, IPv6) */
 	uint32_t n_slots[2];
-	uint32_t now;               /**< the latest engine time seen (on_remove has none) */
-	uint32_t first_rec;         /**< when the open message got its first record */
-	uint32_t last_tmpl;         /**< when the templates were last sent */
-	bool tmpl_sent;             /**< templates were sent once */
-	bool tmpl_in_msg;           /**< the open message holds them */
+	uint32_t now;	    /**< the latest engine time seen (on_remove has none) */
+	uint32_t first_rec; /**< when the open message got its first record */
+	uint32_t last_tmpl; /**< when the templates were last sent */
+	bool tmpl_sent;	    /**< templates were sent once */
+	bool tmpl_in_msg;   /**< the open message holds them */
 	bool sweeping;
-	uint64_t sweep_it;          /**< rule_engine_flow_next() position */
-	uint32_t sweep_start;       /**< when the current (or last) sweep started */
+	uint64_t sweep_it;    /**< rule_engine_flow_next() position */
+	uint32_t sweep_start; /**< when the current (or last) sweep started */
 	struct mod_ipfix_stats st;
 };
 
@@ -250,8 +250,8 @@ rec_fill(const struct mod_ipfix_module *m, const struct fc_key *k, const struct 
  * from its slot's start to @p end. @return true if a record went out.
  */
 static bool
-report(struct mod_ipfix_module *m, struct mod_ipfix_rec *r, struct ipfix_slot *s,
-	uint64_t packets, uint64_t bytes, uint32_t start, uint32_t end, uint8_t reason, uint32_t now)
+report(struct mod_ipfix_module *m, struct mod_ipfix_rec *r, struct ipfix_slot *s, uint64_t packets,
+	uint64_t bytes, uint32_t start, uint32_t end, uint8_t reason, uint32_t now)
 {
 	if (s != NULL) {
 		if (packets <= s->packets)
@@ -342,8 +342,7 @@ ipfix_on_remove(void *priv, const struct rule_flow_gone *g)
 
 /* A live flow: a record if a timeout says so (or @p force). @return true if one went. */
 static bool
-live_check(struct mod_ipfix_module *m, const struct rule_flow_info *info, uint32_t now,
-	bool force)
+live_check(struct mod_ipfix_module *m, const struct rule_flow_info *info, uint32_t now, bool force)
 {
 	struct ipfix_slot *s = slot_get(m, info->key.family, info->idx, info->created);
 	struct rule_flow_info peer;
@@ -366,7 +365,7 @@ live_check(struct mod_ipfix_module *m, const struct rule_flow_info *info, uint32
 		pk = &peer.key;
 	rec_fill(m, &info->key, &info->act, pk, &r);
 	if (!report(m, &r, s, info->packets, info->bytes, info->created, info->last_seen, reason,
-		now))
+		    now))
 		return false;
 	s->packets = info->packets;
 	s->bytes = info->bytes;
@@ -480,13 +479,14 @@ mod_ipfix_module_free(struct mod_ipfix_module *m)
 struct mod_ipfix_module *
 mod_ipfix_module_create(struct rule_engine *eng, const struct mod_ipfix_params *p)
 {
-	static const unsigned int families[2] = { FC_AF_INET4, FC_AF_INET6 };
+	static const unsigned int families[2] = {FC_AF_INET4, FC_AF_INET6};
 	struct mod_ipfix_module *m;
 	struct rule_module mod;
 	int rc = -ENOMEM;
 
 	if (eng == NULL || p == NULL || p->send == NULL ||
-		(p->msg_size != 0 && (p->msg_size < MOD_IPFIX_MSG_MIN || p->msg_size > UINT16_MAX))) {
+		(p->msg_size != 0 &&
+			(p->msg_size < MOD_IPFIX_MSG_MIN || p->msg_size > UINT16_MAX))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}

@@ -16,7 +16,7 @@
 static void
 test_count(void **state)
 {
-	struct gufc_cycles c = { 0, 0 };
+	struct gufc_cycles c = {0, 0};
 
 	(void)state;
 	assert_true(gufc_cycles_share(&c) == 0.0); /* nothing counted: 0, not NaN */
@@ -34,7 +34,7 @@ test_count(void **state)
 static void
 test_sum_and_delta(void **state)
 {
-	struct gufc_cycles rx = { 100, 100 }, rules = { 50, 150 }, all = { 0, 0 };
+	struct gufc_cycles rx = {100, 100}, rules = {50, 150}, all = {0, 0};
 	struct gufc_cycles before, after;
 
 	(void)state;
@@ -55,7 +55,7 @@ test_sum_and_delta(void **state)
 static void
 test_names_and_format(void **state)
 {
-	struct gufc_cycles c = { 1, 3 };
+	struct gufc_cycles c = {1, 3};
 	char buf[128];
 	int n;
 

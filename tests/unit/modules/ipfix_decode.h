@@ -13,13 +13,13 @@
 #include <stdint.h>
 
 #define DEC_MAX_FIELDS 32
-#define DEC_MAX_TMPL 4
-#define DEC_MAX_RECS 256
+#define DEC_MAX_TMPL   4
+#define DEC_MAX_RECS   256
 
 struct dec_field {
-	uint16_t ie;   /**< without the enterprise bit */
+	uint16_t ie; /**< without the enterprise bit */
 	uint16_t len;
-	uint32_t pen;  /**< 0: IANA */
+	uint32_t pen; /**< 0: IANA */
 };
 
 struct dec_tmpl {
@@ -31,7 +31,7 @@ struct dec_tmpl {
 /** A decoded data record: the template's fields and their bytes. */
 struct dec_rec {
 	uint16_t tmpl;
-	uint32_t msg_seq;  /**< sequence number of its message */
+	uint32_t msg_seq; /**< sequence number of its message */
 	uint16_t n;
 	struct dec_field f[DEC_MAX_FIELDS];
 	uint8_t v[DEC_MAX_FIELDS][16];
@@ -40,7 +40,7 @@ struct dec_rec {
 struct dec_state {
 	struct dec_tmpl tmpl[DEC_MAX_TMPL];
 	unsigned int n_tmpl;
-	unsigned int tmpl_sets;  /**< template sets seen */
+	unsigned int tmpl_sets; /**< template sets seen */
 	struct dec_rec rec[DEC_MAX_RECS];
 	unsigned int n_rec;
 	unsigned int messages;

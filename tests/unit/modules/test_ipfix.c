@@ -47,9 +47,9 @@ rec4(uint8_t last, uint64_t packets)
 	memset(&r, 0, sizeof(r));
 	r.family = 4;
 	r.proto = 17;
-	memcpy(r.src, (uint8_t[]){ 10, 0, 0, last }, 4);
-	memcpy(r.dst, (uint8_t[]){ 192, 0, 2, 7 }, 4);
-	memcpy(r.post_src, (uint8_t[]){ 203, 0, 113, 1 }, 4);
+	memcpy(r.src, (uint8_t[]){10, 0, 0, last}, 4);
+	memcpy(r.dst, (uint8_t[]){192, 0, 2, 7}, 4);
+	memcpy(r.post_src, (uint8_t[]){203, 0, 113, 1}, 4);
 	memcpy(r.post_dst, r.dst, 4);
 	r.sport = 1000 + last;
 	r.dport = 53;
@@ -69,8 +69,8 @@ static void
 check_rec(const struct dec_rec *d, const struct mod_ipfix_rec *r)
 {
 	unsigned int alen = r->family == 6 ? 16 : 4;
-	uint16_t ies[4] = { 8, 12, 225, 226 }, len;
-	const uint8_t *want[4] = { r->src, r->dst, r->post_src, r->post_dst };
+	uint16_t ies[4] = {8, 12, 225, 226}, len;
+	const uint8_t *want[4] = {r->src, r->dst, r->post_src, r->post_dst};
 	uint64_t v;
 
 	assert_int_equal(d->tmpl, r->family == 6 ? MOD_IPFIX_TMPL_V6 : MOD_IPFIX_TMPL_V4);
@@ -87,10 +87,10 @@ check_rec(const struct dec_rec *d, const struct mod_ipfix_rec *r)
 		assert_int_equal(len, alen);
 		assert_memory_equal(b, want[i], alen);
 	}
-#define EQ(ie, pen, val)                                   \
-	do {                                               \
-		assert_true(dec_u64(d, ie, pen, &v));      \
-		assert_int_equal(v, (uint64_t)(val));      \
+#define EQ(ie, pen, val)                                                                           \
+	do {                                                                                       \
+		assert_true(dec_u64(d, ie, pen, &v));                                              \
+		assert_int_equal(v, (uint64_t)(val));                                              \
 	} while (0)
 	EQ(7, 0, r->sport);
 	EQ(11, 0, r->dport);
@@ -112,10 +112,10 @@ check_rec(const struct dec_rec *d, const struct mod_ipfix_rec *r)
 static void
 test_templates(void **state)
 {
-	static const uint16_t v4[] = { 8, 12, 7, 11, 4, 225, 226, 227, 228, 1, 2, 152, 153, 136,
-		89, 1, 2, 3 };
-	static const uint16_t v6[] = { 27, 28, 7, 11, 4, 281, 282, 227, 228, 1, 2, 152, 153, 136,
-		89, 1, 2, 3 };
+	static const uint16_t v4[] = {
+		8, 12, 7, 11, 4, 225, 226, 227, 228, 1, 2, 152, 153, 136, 89, 1, 2, 3};
+	static const uint16_t v6[] = {
+		27, 28, 7, 11, 4, 281, 282, 227, 228, 1, 2, 152, 153, 136, 89, 1, 2, 3};
 	struct dec_state *s = dec_new();
 	struct mod_ipfix_enc e;
 	uint8_t buf[1400];
@@ -193,7 +193,7 @@ test_records(void **state)
 	assert_int_equal(mod_ipfix_enc_records(&e), 3);
 	len = mod_ipfix_enc_finish(&e, 5);
 	assert_int_equal(len, 16 + 4 + 2 * (4 + 18 * 4 + 3 * 4) + 4 + 2 * mod_ipfix_rec_size(4) +
-		4 + mod_ipfix_rec_size(6));
+				      4 + mod_ipfix_rec_size(6));
 	decode(s, buf, len);
 	assert_int_equal(s->n_rec, 3);
 	for (unsigned int i = 0; i < 3; i++)
@@ -261,17 +261,17 @@ static void
 test_bytes(void **state)
 {
 	static const uint8_t want[] = {
-		0x00, 0x0a, 0x00, 0x55,             /* version 10, length 16 + 4 + 65 */
-		0x65, 0x53, 0xf1, 0x00,             /* export time 1700000000 */
-		0x00, 0x00, 0x00, 0x00,             /* sequence 0 */
-		0x00, 0x00, 0x00, 0x07,             /* domain 7 */
-		0x01, 0x00, 0x00, 0x45,             /* set 256, length 69 */
-		10, 0, 0, 4, 192, 0, 2, 7,          /* addresses */
-		0x03, 0xec, 0x00, 0x35, 17,         /* ports 1004, 53; UDP */
-		203, 0, 113, 1, 192, 0, 2, 7,       /* post-NAT addresses */
-		0x4e, 0x24, 0x00, 0x35,             /* post-NAT ports 20004, 53 */
-		0, 0, 0, 0, 0, 0, 0x01, 0x90,       /* octets 400 */
-		0, 0, 0, 0, 0, 0, 0, 4,             /* packets 4 */
+		0x00, 0x0a, 0x00, 0x55,	      /* version 10, length 16 + 4 + 65 */
+		0x65, 0x53, 0xf1, 0x00,	      /* export time 1700000000 */
+		0x00, 0x00, 0x00, 0x00,	      /* sequence 0 */
+		0x00, 0x00, 0x00, 0x07,	      /* domain 7 */
+		0x01, 0x00, 0x00, 0x45,	      /* set 256, length 69 */
+		10, 0, 0, 4, 192, 0, 2, 7,    /* addresses */
+		0x03, 0xec, 0x00, 0x35, 17,   /* ports 1004, 53; UDP */
+		203, 0, 113, 1, 192, 0, 2, 7, /* post-NAT addresses */
+		0x4e, 0x24, 0x00, 0x35,	      /* post-NAT ports 20004, 53 */
+		0, 0, 0, 0, 0, 0, 0x01, 0x90, /* octets 400 */
+		0, 0, 0, 0, 0, 0, 0, 4,	      /* packets 4 */
 	};
 	struct mod_ipfix_enc e;
 	struct mod_ipfix_rec r = rec4(4, 4);

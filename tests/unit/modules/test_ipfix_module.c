@@ -27,8 +27,8 @@
 #include "ipfix_decode.h"
 #include "rule_lang.h"
 
-#define EPOCH 1700000000000ull
-#define PEN MOD_IPFIX_PEN_DOC
+#define EPOCH	1700000000000ull
+#define PEN	MOD_IPFIX_PEN_DOC
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
 #define TCP_ACK 0x10
@@ -168,8 +168,7 @@ pkt(struct world *w, uint8_t proto, const char *src, uint16_t sport, const char 
 }
 
 static struct rule_decision
-udp(struct world *w, const char *src, uint16_t sport, const char *dst, uint16_t dport,
-	uint32_t now)
+udp(struct world *w, const char *src, uint16_t sport, const char *dst, uint16_t dport, uint32_t now)
 {
 	return pkt(w, 17, src, sport, dst, dport, 0, 100, now);
 }
@@ -240,15 +239,15 @@ test_aged(void **state)
 	(void)state;
 	world_init(&w, 64, FC_FULL_REFUSE, "accept proto udp\n", NULL);
 	for (uint32_t t = 10; t <= 30; t += 10)
-		assert_int_equal(udp(&w, "10.0.0.1", 1000, "10.0.0.2", 53, t).verdict,
-			FC_VERDICT_ACCEPT);
+		assert_int_equal(
+			udp(&w, "10.0.0.1", 1000, "10.0.0.2", 53, t).verdict, FC_VERDICT_ACCEPT);
 	udp(&w, "10.0.0.2", 53, "10.0.0.1", 1000, 40);
 	udp(&w, "10.0.0.2", 53, "10.0.0.1", 1000, 50);
 	run(&w, 100, 1000);
 	decode_new(&w);
-	assert_int_equal(w.dec->n_rec, 0);  /* alive: nothing yet */
+	assert_int_equal(w.dec->n_rec, 0);     /* alive: nothing yet */
 	assert_int_equal(w.dec->tmpl_sets, 1); /* but the templates went at once */
-	run(&w, 130000, 132000);            /* past udp_replied (120 s) */
+	run(&w, 130000, 132000);	       /* past udp_replied (120 s) */
 	decode_new(&w);
 	assert_int_equal(w.dec->n_rec, 2);
 	o = find(&w, "10.0.0.1", 1000, 0);
@@ -349,8 +348,8 @@ test_drop(void **state)
 	(void)state;
 	world_init(&w, 64, FC_FULL_REFUSE, "drop proto udp dport 53\naccept\n", NULL);
 	for (uint32_t t = 1; t <= 4; t++)
-		assert_int_equal(udp(&w, "10.0.0.1", 9, "10.0.0.2", 53, t).verdict,
-			FC_VERDICT_DROP);
+		assert_int_equal(
+			udp(&w, "10.0.0.1", 9, "10.0.0.2", 53, t).verdict, FC_VERDICT_DROP);
 	rule_engine_flush(w.eng);
 	assert_int_equal(mod_ipfix_flush(w.ipfix, 10), 0);
 	decode_new(&w);
@@ -418,7 +417,7 @@ test_nat(void **state)
 static void
 test_active(void **state)
 {
-	struct mod_ipfix_params p = { .active_timeout = 1000, .sweep_interval = 100 };
+	struct mod_ipfix_params p = {.active_timeout = 1000, .sweep_interval = 100};
 	struct world w;
 	uint64_t pk = 0, by = 0;
 	unsigned int n = 0, t;
@@ -455,7 +454,7 @@ test_active(void **state)
 static void
 test_idle(void **state)
 {
-	struct mod_ipfix_params p = { .idle_timeout = 500, .sweep_interval = 100 };
+	struct mod_ipfix_params p = {.idle_timeout = 500, .sweep_interval = 100};
 	struct world w;
 
 	(void)state;
@@ -488,7 +487,7 @@ test_idle(void **state)
 static void
 test_templates_and_failures(void **state)
 {
-	struct mod_ipfix_params p = { .template_refresh = 1000, .domain = 9 };
+	struct mod_ipfix_params p = {.template_refresh = 1000, .domain = 9};
 	struct mod_ipfix_stats st;
 	struct world w;
 
