@@ -736,6 +736,11 @@ main(int argc, char **argv)
 	if (rte_pdump_init() != 0)
 		GUFC_LOG(NOTICE, "packet capture (dpdk-dumpcap) not available: %s",
 			rte_strerror(rte_errno));
+	else if (!rte_eal_has_hugepages())
+		GUFC_LOG(INFO, "packet capture (dpdk-dumpcap) needs gufc on hugepages: not with "
+			"--no-huge");
+	/* Reload requests before the lcores run are ignored, not fatal. */
+	signal(SIGHUP, on_signal);
 
 	app = calloc(1, sizeof(*app));
 	if (app == NULL)
@@ -797,7 +802,6 @@ main(int argc, char **argv)
 		GUFC_LOG(WARNING, "telemetry commands /gufc/* not available");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
 
 	app->phase = GUFC_PHASE_RUN;
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
