@@ -739,7 +739,7 @@ main(int argc, char **argv)
 	else if (!rte_eal_has_hugepages())
 		GUFC_LOG(INFO, "packet capture (dpdk-dumpcap) needs gufc on hugepages: not with "
 			"--no-huge");
-	/* Reload requests before the lcores run are ignored, not fatal. */
+	/* A SIGHUP before the app exists is ignored (not fatal); later ones wait for the main loop. */
 	signal(SIGHUP, on_signal);
 
 	app = calloc(1, sizeof(*app));
