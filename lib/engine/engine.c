@@ -275,7 +275,8 @@ eng_retire_poll(struct rule_engine *eng)
 /* ------------------------------------------------------------------------ */
 
 static void
-gone_one(struct rule_engine *eng, const struct fc_key *k, const struct fc_entry *e)
+gone_one(struct rule_engine *eng, const struct fc_key *k, uint32_t idx, const struct fc_entry *e,
+	const struct fc_key *peer_k)
 {
 	struct rule_flow_gone g;
 
@@ -290,8 +291,15 @@ gone_one(struct rule_engine *eng, const struct fc_key *k, const struct fc_entry 
 	eng->st.removed++;
 	g.key = *k;
 	g.act = e->act;
+	if (peer_k != NULL)
+		g.peer_key = *peer_k;
+	else
+		memset(&g.peer_key, 0, sizeof(g.peer_key));
 	g.packets = e->packets;
 	g.bytes = e->bytes;
+	g.idx = idx;
+	g.created = e->created;
+	g.last_seen = e->last_seen;
 	g.why = eng->gone_why;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
 		if (eng->mods[i].m.on_remove != NULL)
@@ -315,20 +323,24 @@ static void
 flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const void *raw,
 	uint32_t idx, const struct fc_entry *e)
 {
-	struct fc_key k;
+	struct fc_key k, pkey;
 	uint32_t peer = e->act.peer;
+	const struct fc_entry *pe = NULL;
 
 	raw_key(t, raw, ti, &k);
-	gone_one(eng, &k, e);
 	if (peer != FC_INDEX_NONE) {
-		const struct fc_entry *pe = fc_table_entry(t, peer);
 		const void *pk = fc_table_key(t, peer);
 
-		if (pe != NULL && pk != NULL && pe->act.peer == idx) {
-			raw_key(t, pk, ti, &k);
-			gone_one(eng, &k, pe);
-			fc_table_delete(t, peer);
-		}
+		pe = fc_table_entry(t, peer);
+		if (pe != NULL && pk != NULL && pe->act.peer == idx)
+			raw_key(t, pk, ti, &pkey);
+		else
+			pe = NULL;
+	}
+	gone_one(eng, &k, idx, e, pe != NULL ? &pkey : NULL);
+	if (pe != NULL) {
+		gone_one(eng, &pkey, peer, pe, &k);
+		fc_table_delete(t, peer);
 	}
 }
 
@@ -338,7 +350,8 @@ table_remove_cb(struct fc_table *t, const void *key, uint32_t idx, const struct 
 {
 	struct rule_engine *eng = arg;
 
-	eng->gone_why = RULE_GONE_TABLE;
+	/* The table removes entries on its own when it evicts, or for a flush. */
+	eng->gone_why = eng->flushing ? RULE_GONE_FLUSHED : RULE_GONE_TABLE;
 	flow_gone(eng, t, t == eng->t[0] ? 0 : 1, key, idx, e);
 }
 
@@ -653,8 +666,10 @@ rule_engine_flush(struct rule_engine *eng)
 
 	if (eng == NULL)
 		return 0;
+	eng->flushing = true;
 	for (unsigned int ti = 0; ti < 2; ti++)
 		if (eng->t[ti] != NULL)
 			n += fc_table_flush(eng->t[ti]);
+	eng->flushing = false;
 	return n;
 }

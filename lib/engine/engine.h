@@ -220,18 +220,27 @@ struct rule_flow {
 
 /** Why an entry went (struct rule_flow_gone::why). */
 enum rule_gone_reason {
-	RULE_GONE_TABLE,    /**< aged, evicted or flushed by the table */
-	RULE_GONE_DELETED,  /**< deleted by the engine (reopen, revalidation, flush) */
+	RULE_GONE_TABLE,    /**< evicted by the table (full, FC_FULL_EVICT_IDLE) */
+	RULE_GONE_DELETED,  /**< deleted by the engine (reopen, revalidation, a module's remove) */
 	RULE_GONE_AGED,     /**< aged out by the engine: both directions idle past the timeout */
+	RULE_GONE_FLUSHED,  /**< removed by rule_engine_flush() */
 };
 
-/** An entry that went, as modules' on_remove callbacks see it. */
+/**
+ * An entry that went, as modules' on_remove callbacks see it. A flow's two
+ * entries go together, one call each: @c peer_key is the other one's key.
+ * Times are the engine's clock (the @c now its callers pass, ms).
+ */
 struct rule_flow_gone {
 	struct fc_key key;
 	struct fc_action act;
+	struct fc_key peer_key; /**< the peer entry's key; family 0 when there is none */
 	uint64_t packets;
 	uint64_t bytes;
-	uint8_t why; /**< enum rule_gone_reason */
+	uint32_t idx;       /**< the entry's index in its family's table (free after the call) */
+	uint32_t created;   /**< when the entry was inserted */
+	uint32_t last_seen; /**< when its last packet was counted */
+	uint8_t why;        /**< enum rule_gone_reason */
 };
 
 /**

@@ -151,6 +151,7 @@ struct rule_engine {
 
 	/* Removal context: why entries removed right now go. */
 	uint8_t gone_why;
+	bool flushing; /**< rule_engine_flush() runs: the table's removals are flushes */
 
 	/* Aging: the engine's own cursor per table (see eng_age()). */
 	uint32_t age_cursor[2];

@@ -1119,6 +1119,7 @@ test_perflow_channels(void **state)
 struct spy {
 	char log[256];
 	unsigned int inserts, packets, removes;
+	struct rule_flow_gone gone; /* the last on_remove */
 	uint16_t port_seen;
 	uint32_t rule_seen;
 };
@@ -1151,7 +1152,7 @@ spy_remove(void *priv, const struct rule_flow_gone *g)
 {
 	struct spy *s = priv;
 
-	(void)g;
+	s->gone = *g;
 	s->removes++;
 }
 
@@ -1207,6 +1208,13 @@ test_modules(void **state)
 	assert_int_equal(s.inserts, 1);
 	rule_engine_flush(eng);
 	assert_int_equal(s.removes, 1);
+	/* What on_remove is told: why, the entry's times and counters, no peer. */
+	assert_int_equal(s.gone.why, RULE_GONE_FLUSHED);
+	assert_int_equal(s.gone.created, 1);
+	assert_int_equal(s.gone.last_seen, 2);
+	assert_int_equal(s.gone.packets, 4);
+	assert_int_equal(s.gone.peer_key.family, 0);
+	assert_int_equal(fc_key_sport(&s.gone.key), htons(1));
 	(void)other;
 	eng_stack_free(eng);
 }
