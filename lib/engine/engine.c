@@ -154,12 +154,17 @@ rule_engine_flow_update(struct rule_engine *eng, unsigned int family, uint32_t i
 	const struct fc_action *a, uint32_t timeout)
 {
 	int ti = eng_tbl(family);
+	const struct fc_entry *e;
+	struct fc_action old;
 
 	if (eng == NULL || a == NULL || ti < 0)
 		return -EINVAL;
-	if (eng->t[ti] == NULL || fc_table_entry(eng->t[ti], idx) == NULL)
+	e = eng->t[ti] != NULL ? fc_table_entry(eng->t[ti], idx) : NULL;
+	if (e == NULL)
 		return -ENOENT;
+	old = e->act;
 	eng_entry_set(eng, (unsigned int)ti, idx, a, timeout);
+	eng_reply_follow(eng, (unsigned int)ti, idx, &old, a);
 	return 0;
 }
 
@@ -316,7 +321,7 @@ flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const vo
 	uint32_t idx, const struct fc_entry *e)
 {
 	struct fc_key k;
-	uint32_t peer = e->act.peer;
+	uint32_t peer = eng_peer(eng, ti, idx, e);
 
 	raw_key(t, raw, ti, &k);
 	gone_one(eng, &k, e);
@@ -324,7 +329,7 @@ flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const vo
 		const struct fc_entry *pe = fc_table_entry(t, peer);
 		const void *pk = fc_table_key(t, peer);
 
-		if (pe != NULL && pk != NULL && pe->act.peer == idx) {
+		if (pe != NULL && pk != NULL && eng_peer(eng, ti, peer, pe) == idx) {
 			raw_key(t, pk, ti, &k);
 			gone_one(eng, &k, pe);
 			fc_table_delete(t, peer);
@@ -469,6 +474,7 @@ rule_engine_free(struct rule_engine *eng)
 	free(eng->ret);
 	eng_commit_fini(eng);
 	free(eng->rctr);
+	free(eng->ports);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }
@@ -494,8 +500,8 @@ rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m
 
 	if (eng == NULL || m == NULL || m->name == NULL ||
 		(m->on_insert == NULL && m->on_abort == NULL && m->on_packet == NULL &&
-			m->on_remove == NULL && m->entry_ctstate == NULL && m->filter_key == NULL &&
-			m->ct_format == NULL && m->step == NULL))
+			m->on_remove == NULL && m->on_move == NULL && m->entry_ctstate == NULL &&
+			m->filter_key == NULL && m->ct_format == NULL && m->step == NULL))
 		return -EINVAL;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
 		if (strcmp(eng->mods[i].m.name, m->name) == 0)
@@ -596,7 +602,7 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 	start = cur;
 	while (cur - start < budget) {
 		const struct fc_entry *e, *pe;
-		uint32_t last;
+		uint32_t last, peer;
 
 		if (fc_table_iterate(t, &cur, NULL, &idx) != 0) {
 			cur = 0;
@@ -606,8 +612,9 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 		if (e == NULL || e->timeout == 0)
 			continue;
 		last = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
-		pe = e->act.peer != FC_INDEX_NONE ? fc_table_entry(t, e->act.peer) : NULL;
-		if (pe != NULL && pe->act.peer == idx) {
+		peer = eng_peer(eng, ti, idx, e);
+		pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
+		if (pe != NULL && eng_peer(eng, ti, peer, pe) == idx) {
 			uint32_t pl = __atomic_load_n(&pe->last_seen, __ATOMIC_RELAXED);
 
 			if (time_after(pl, last))
@@ -615,7 +622,7 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 		}
 		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= e->timeout)
 			continue;
-		eng->st.aged += pe != NULL && pe->act.peer == idx ? 2 : 1;
+		eng->st.aged += pe != NULL && eng_peer(eng, ti, peer, pe) == idx ? 2 : 1;
 		eng_flow_delete_why(eng, ti, idx, RULE_GONE_AGED);
 		removed++;
 	}

@@ -171,6 +171,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	memcpy(&info->key.v4, raw, fc_table_key_size(t));
 	info->idx = idx;
 	info->act = e->act;
+	info->peer = eng_peer(eng, ti, idx, e);
 	info->timeout = e->timeout;
 	info->created = e->created;
 	info->last_seen = e->last_seen;

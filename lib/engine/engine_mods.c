@@ -72,7 +72,11 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		f->fkey[0].v6.flags = (uint8_t)((f->xkey.v6.flags & FC_KEY_F_DST_LOCAL) |
 						(f->key.v6.flags & FC_KEY_F_SRC_LOCAL));
 	}
+	/* Ports: the packet's own; the reply's, where the replies will arrive. */
+	fc_key_set_in_port(&f->fkey[0], fc_key_in_port(&f->key));
 	fc_key_reverse(&f->fkey[0], &f->fkey[1]);
+	fc_key_set_in_port(&f->fkey[1],
+		rule_engine_out_port(eng, f->act[RULE_DIR_ORIG].out_port, fc_key_in_port(&f->key)));
 
 	rc = rule_engine_classify_filter(eng, &f->fkey[0], f->ctstate, f->kflags, &res);
 	if (rc < 0)

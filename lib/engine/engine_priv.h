@@ -152,11 +152,26 @@ struct rule_engine {
 	/* Removal context: why entries removed right now go. */
 	uint8_t gone_why;
 
+	/* Input ports every entry ever had (port-agnostic lookups, engine_port.c). */
+	uint16_t *ports;
+	uint32_t n_ports;
+	uint32_t cap_ports;
+
 	/* Aging: the engine's own cursor per table (see eng_age()). */
 	uint32_t age_cursor[2];
 	uint32_t age_sweep_start[2];  /**< when the current sweep started */
 	bool age_swept[2];            /**< a sweep has started before */
 };
+
+/** The entry index of live entry @p e's other direction, or FC_INDEX_NONE. */
+static inline uint32_t
+eng_peer(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e)
+{
+	RTE_SET_USED(eng);
+	RTE_SET_USED(ti);
+	RTE_SET_USED(idx);
+	return e->act.peer;
+}
 
 /** Table index of a family: 0 IPv4, 1 IPv6, -1 otherwise. */
 static inline int
@@ -202,6 +217,20 @@ void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
 int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a);
 uint16_t eng_channel(struct rule_engine *eng, const char *name);
+
+/* engine_upcall.c */
+bool eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch);
+
+/* engine_port.c */
+void eng_port_note(struct rule_engine *eng, uint16_t port);
+int eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct fc_key *fwd,
+	const struct fc_key *reply);
+bool eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
+	struct rule_decision *d, uint32_t now);
+int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port);
+void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_action *old, const struct fc_action *a);
 
 /* engine_commit.c */
 int eng_commit_init(struct rule_engine *eng);

@@ -11,11 +11,16 @@
  * the same modules and are decided without an entry.
  *
  * Insert clash: a new flow whose reply key is already another flow's entry
- * (e.g. a client talking to a DNAT'd server's real address while a
- * translated connection holds that tuple as its reply) cannot get a
- * connection of its own. Linux drops such a packet (nf_conntrack insert
- * clash); so does the engine, as RULE_DROP_CT_CLASH, rather than serving
- * the flow uncached through the slow path for ever.
+ * on any input port (e.g. a client talking to a DNAT'd server's real
+ * address while a translated connection holds that tuple as its reply)
+ * cannot get a connection of its own. Linux drops such a packet
+ * (nf_conntrack insert clash); so does the engine, as RULE_DROP_CT_CLASH,
+ * rather than serving the flow uncached through the slow path for ever.
+ *
+ * Input ports: a key no entry has may still be a tracked connection's on
+ * another port (engine_port.c: the reply entry moves there, or the packet
+ * is decided as the connection's without an entry); a new connection's
+ * reply key gets the port its replies are expected on.
  *
  * Caching choices: a NEW (or untracked) flow the filter drops is cached as
  * DROP (no reply entry, no connection) so later packets die on the fast
@@ -138,6 +143,8 @@ insert_entry(struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
 		eng_flow_delete(eng, ti, (uint32_t)old);
 		rc = fc_table_insert(t, &k->v4, sig, a, timeout, now);
 	}
+	if (rc >= 0)
+		eng_port_note(eng, fc_key_in_port(k));
 	return rc;
 }
 
@@ -236,6 +243,13 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 	} else {
+		/* Replies arrive on the port the forward flow leaves by. */
+		fc_key_set_in_port(&f->reply_key,
+			rule_engine_out_port(eng, a0.out_port, fc_key_in_port(&f->key)));
+		if (eng_conn_claim(eng, (unsigned int)ti, &f->key, &f->reply_key) < 0) {
+			insert_failed(eng, &ef, -EEXIST, up, d);
+			return;
+		}
 		ridx = insert_entry(eng, (unsigned int)ti, &f->reply_key, &a1, f->timeout, now);
 		if (ridx < 0) {
 			insert_failed(eng, &ef, ridx, up, d);
@@ -270,10 +284,14 @@ entry_key(const struct rule_engine *eng, unsigned int ti, uint32_t idx, struct f
 	return true;
 }
 
-/* Modules' on_packet for a packet of a cached flow; stores what changed. */
+/*
+ * Modules' on_packet for a packet of a cached flow (entry @p idx, key
+ * @p ek); stores what changed.
+ */
 static int
 run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e,
-	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate)
+	const struct fc_key *ek, const struct rule_upcall *up, struct fc_action *a,
+	unsigned int *ctstate)
 {
 	struct fc_table *t = eng->t[ti];
 	struct eng_flow ef;
@@ -281,6 +299,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	unsigned int dir = (a->flags & FC_ACT_F_REPLY) ? RULE_DIR_REPLY : RULE_DIR_ORIG;
 	const struct fc_entry *pe;
 	struct fc_key pk;
+	uint32_t peer;
 
 	flow_init(eng, &ef, up);
 	f->dir = (uint8_t)dir;
@@ -288,10 +307,11 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	f->idx[dir] = idx;
 	f->act[dir ^ 1] = *a;
 	f->act[dir ^ 1].flags ^= FC_ACT_F_REPLY;
-	pe = a->peer != FC_INDEX_NONE ? fc_table_entry(t, a->peer) : NULL;
-	if (pe != NULL && pe->act.peer == idx) {
+	peer = eng_peer(eng, ti, idx, e);
+	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
+	if (pe != NULL && eng_peer(eng, ti, peer, pe) == idx) {
 		f->act[dir ^ 1] = pe->act;
-		f->idx[dir ^ 1] = a->peer;
+		f->idx[dir ^ 1] = peer;
 	}
 	f->timeout = e->timeout;
 	f->ctstate = (uint8_t)*ctstate;
@@ -311,7 +331,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 		if (f->idx[d] == FC_INDEX_NONE)
 			continue;
 		if (f->refilter) {
-			const struct fc_key *k = &up->pkt.key;
+			const struct fc_key *k = ek;
 
 			if (d != dir) {
 				if (!entry_key(eng, ti, f->idx[d], &pk))
@@ -329,14 +349,19 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	return 0;
 }
 
-/* A packet of a cached flow. @return false if the flow went and the packet is a new flow's. */
-static bool
-old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct rule_upcall *up,
-	struct rule_decision *d, uint32_t now)
+/*
+ * A packet of a cached flow: entry @p idx, key @p ek (the packet's own, or
+ * with @p mismatch the connection's entry on another port: the packet is
+ * then decided on its own key and never from the entry alone).
+ * @return false if the flow went and the packet is a new flow's.
+ */
+bool
+eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch)
 {
 	struct fc_table *t = eng->t[ti];
 	const struct fc_entry *e = fc_table_entry(t, idx);
-	const struct fc_key *k = &up->pkt.key;
+	const struct fc_key *k = ek;
 	struct fc_action a;
 	unsigned int cs;
 	int rc;
@@ -356,7 +381,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 	}
 	cs = eng_entry_ctstate(eng, &a);
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW) {
-		rc = run_packet(eng, ti, idx, e, up, &a, &cs);
+		rc = run_packet(eng, ti, idx, e, ek, up, &a, &cs);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc == -EINVAL) {
@@ -371,14 +396,17 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 			return true;
 		}
 	}
-	if (a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
+	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
 		dec_from_act(d, &a, cs);
 	} else {
-		/* The packet's own ctstate (e.g. INVALID) differs from the entry's. */
+		/*
+		 * The packet's own ctstate (e.g. INVALID) differs from the
+		 * entry's, or it came on a port the connection's entries lack.
+		 */
 		struct rule_result res;
 		struct fc_key fk;
 
-		eng_filter_key(eng, k, &a, &fk);
+		eng_filter_key(eng, &up->pkt.key, &a, &fk);
 		if (rule_engine_classify_filter(eng, &fk, cs, 0, &res) < 0) {
 			dec_drop(d, RULE_DROP_ERROR);
 			return true;
@@ -390,8 +418,12 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 		d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 		if (d->verdict != FC_VERDICT_ACCEPT)
 			d->nat_slot = RULE_NAT_NONE;
-		eng_rule_count(eng, d->rule_id, 1, up->len);
 		d->flags = 0;
+		/* The connection's packet on another port keeps it alive, as a hit would. */
+		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id)
+			fc_table_touch(t, idx, up->len, now);
+		else
+			eng_rule_count(eng, d->rule_id, 1, up->len);
 		return true;
 	}
 	fc_table_touch(t, idx, up->len, now);
@@ -419,9 +451,13 @@ upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_de
 		struct fc_table *t = eng->t[ti];
 		int idx = fc_table_lookup(t, &pkt->key.v4, fc_table_hash(t, &pkt->key.v4));
 
-		if (idx < 0)
+		if (idx < 0) {
+			/* A tracked connection's on another port? */
+			if (eng_port_other(eng, (unsigned int)ti, up, d, now))
+				return;
 			break;
-		if (old_flow(eng, (unsigned int)ti, (uint32_t)idx, up, d, now))
+		}
+		if (eng_old_flow(eng, (unsigned int)ti, (uint32_t)idx, &pkt->key, up, d, now, false))
 			return;
 	}
 	new_flow(eng, ti, up, false, d, now);

@@ -3,7 +3,8 @@
  * lib/flowcache — the public face of gufc's flow cache.
  *
  * Everything a packet's fate depends on is keyed by its 7-tuple (src, dst,
- * src_local, dst_local, proto, sport, dport). This header is the manual for:
+ * src_local, dst_local, proto, sport, dport) and the port it arrived on.
+ * This header is the manual for:
  *
  *  - the keys (IPv4: exactly 16 bytes, IPv6: 48), their normalization and
  *    their text form;
@@ -49,8 +50,10 @@ struct rte_mbuf;
 
 /**
  * IPv4 flow key: exactly 16 bytes so the IPv4 hot path never pays for IPv6.
- * Addresses and ports in network byte order. @c pad is always zero (see
- * fc_key_v4_normalize()), so memcmp() and hashing are exact.
+ * Addresses and ports in network byte order; @c in_port, the port the
+ * packet arrived on, in host order (a port id, not a header field: a flow
+ * seen on two ports is two flows). No padding is left, so memcmp() and
+ * hashing are exact once every field is set.
  */
 struct fc_key_v4 {
 	uint32_t src;
@@ -58,19 +61,23 @@ struct fc_key_v4 {
 	uint16_t sport;
 	uint16_t dport;
 	uint8_t proto;
-	uint8_t flags; /**< FC_KEY_F_* local bits */
-	uint8_t pad[2];
+	uint8_t flags;    /**< FC_KEY_F_* local bits */
+	uint16_t in_port; /**< input port id, host order */
 };
 
-/** IPv6 flow key, padded to 48 bytes (rte_hash compares 16-byte multiples). */
+/**
+ * IPv6 flow key, padded to 48 bytes (rte_hash compares 16-byte multiples);
+ * fields as in struct fc_key_v4, @c pad always zero (fc_key_v6_normalize()).
+ */
 struct fc_key_v6 {
 	uint8_t src[16];
 	uint8_t dst[16];
 	uint16_t sport;
 	uint16_t dport;
 	uint8_t proto;
-	uint8_t flags; /**< FC_KEY_F_* local bits */
-	uint8_t pad[10];
+	uint8_t flags;    /**< FC_KEY_F_* local bits */
+	uint16_t in_port; /**< input port id, host order */
+	uint8_t pad[8];
 };
 
 /** Either key, tagged with its family. Slow-path currency (shell, rules). */
@@ -84,20 +91,21 @@ struct fc_key {
 
 /**
  * Longest text produced by fc_key_format(), including the NUL (the worst
- * case, "proto 255" with two 8-group IPv6 addresses, needs 133).
+ * case, "proto 255" with two 8-group IPv6 addresses and in_port=65535,
+ * needs 147).
  */
-#define FC_KEY_STRLEN 160
+#define FC_KEY_STRLEN 176
 
 /**
- * Zero the padding of an IPv4 key. Keys built field by field must be
- * normalized before hashing or comparing.
+ * Normalize an IPv4 key. The IPv4 key has no padding left (in_port took
+ * it): every field must be set, and this does nothing. Kept so that code
+ * building keys of either family reads the same.
  * Context: any lcore.
  */
 static inline void
 fc_key_v4_normalize(struct fc_key_v4 *k)
 {
-	k->pad[0] = 0;
-	k->pad[1] = 0;
+	RTE_SET_USED(k);
 }
 
 /** Zero the padding of an IPv6 key. Context: any lcore. */
@@ -231,9 +239,29 @@ fc_key_set_flags(struct fc_key *k, uint8_t flags)
 		k->v6.flags = flags;
 }
 
+/** Input port id (host order). */
+static inline uint16_t
+fc_key_in_port(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.in_port : k->v6.in_port;
+}
+
+/** Set the input port id (host order). */
+static inline void
+fc_key_set_in_port(struct fc_key *k, uint16_t port)
+{
+	if (k->family == FC_AF_INET4)
+		k->v4.in_port = port;
+	else
+		k->v6.in_port = port;
+}
+
 /**
  * Build the key of the reply direction: addresses, ports and local bits
- * swapped. For ICMP echo (sport == dport == identifier) this is the reply's key.
+ * swapped. For ICMP echo (sport == dport == identifier) this is the reply's
+ * key. The input port is copied as it is: the port replies arrive on is
+ * the forward flow's output port, which only the caller knows
+ * (fc_key_set_in_port()).
  *
  * @param k    the forward key (family set)
  * @param out  receives the reverse key, normalized; may not alias @p k
@@ -243,8 +271,8 @@ void fc_key_reverse(const struct fc_key *k, struct fc_key *out);
 
 /**
  * Format a key as text, e.g.
- * "tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1" or
- * "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0".
+ * "tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1 in_port=0" or
+ * "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0 in_port=1".
  * Protocols without a name print as "proto 47"; ICMP keys print their
  * stand-in ports like any other.
  *
@@ -261,7 +289,10 @@ int fc_key_format(const struct fc_key *k, char *buf, size_t len);
  * Parse the text form written by fc_key_format() (round-trips exactly).
  * Accepts protocol names (tcp, udp, sctp, icmp, icmpv6) or "proto N",
  * IPv4 "a.b.c.d:port" and IPv6 "[addr]:port"; both addresses must be of
- * the same family. The local-bit fields are optional (default 0).
+ * the same family. The fields src_local=B, dst_local=B and in_port=N
+ * (0..65535) are optional (default 0), each at most once, in any order: the
+ * text of keys from before the input port was part of them reads as
+ * port 0.
  *
  * @param s       NUL-terminated text
  * @param k       receives the normalized key
@@ -339,7 +370,8 @@ enum fc_parse_result {
  * only @c family and the offsets reached so far are meaningful.
  */
 struct fc_pkt {
-	struct fc_key key;  /**< normalized, local bits 0 */
+	struct fc_key key;  /**< normalized; local bits and input port 0 (the
+			         caller sets them: fc_locals_mark_burst(), fc_key_set_in_port()) */
 	uint16_t l3_off;    /**< offset of the IP header */
 	uint16_t l4_off;    /**< offset of the L4 header; 0 if none (FRAG_LATER) */
 	uint16_t ip_len;    /**< IP datagram length from the header (v4 total, v6 40+payload) */
@@ -730,6 +762,25 @@ int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
  */
 int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
 	uint32_t timeout);
+
+/**
+ * Move live entry @p idx to another key (the same flow under a new key,
+ * e.g. another input port): an entry with the same action, timeout, times
+ * and counters is published under @p key, then @p idx is deleted (no
+ * remove_cb; its slot waits for a grace period). Readers find the old key,
+ * the new one or both in between, never a torn entry; a hit counted on the
+ * old key meanwhile may be lost. Nothing is evicted: without a free key
+ * slot the move fails and nothing changes. Not counted as an insert or a
+ * delete.
+ * @param t    the table
+ * @param idx  a live entry
+ * @param key  the new key (normalized)
+ * @param sig  fc_table_hash(t, key)
+ * @return the new entry index (>= 0), -EINVAL (NULL), -ENOENT (@p idx not
+ *   live), -EEXIST (@p key is present), -ENOSPC (no free key slot).
+ * Context: writer only.
+ */
+int fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig);
 
 /**
  * Set the generation (fc_action::gen) of entry @p idx alone: one 32-bit

@@ -579,6 +579,45 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	return 0;
 }
 
+int
+fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
+{
+	const struct fc_entry *e;
+	struct fc_entry *n;
+	int32_t pos;
+
+	if (t == NULL || key == NULL)
+		return -EINVAL;
+	if (idx >= t->n_slots || !slot_live(t, idx))
+		return -ENOENT;
+	RTE_ASSERT(sig == fc_table_hash(t, key));
+	if (rte_hash_lookup_with_hash(t->h, key, sig) >= 0)
+		return -EEXIST;
+	/* Both keys live for a moment: one spare slot, never an eviction. */
+	if (t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots)
+		dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
+	if (t->count + t->n_deferred >= t->n_slots)
+		return -ENOSPC;
+	pos = rte_hash_add_key_with_hash(t->h, key, sig);
+	if (pos < 0)
+		return -ENOSPC;
+	RTE_ASSERT((uint32_t)pos < t->n_slots && (uint32_t)pos != idx);
+
+	e = &t->entries[idx];
+	n = &t->entries[pos];
+	RTE_ASSERT(n->seq == 0);
+	n->timeout = e->timeout;
+	n->act = e->act;
+	n->created = e->created;
+	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
+	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&n->seq, 2u, __ATOMIC_RELEASE);
+	wr_set32(&t->count, t->count + 1);
+	table_remove(t, idx, false);
+	return pos;
+}
+
 /*
  * Readers copy the action between two reads of seq; a lone aligned 32-bit
  * store in the middle leaves every other field as it was, so either copy of

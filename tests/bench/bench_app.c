@@ -371,6 +371,7 @@ bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_ke
 
 			fc_parse(frames[i], len, &up[i].pkt);
 			fc_locals_mark_burst(app->locals, &up[i].pkt, 1);
+			fc_key_set_in_port(&up[i].pkt.key, env->port); /* as the RX path keys it */
 			up[i].frame = frames[i];
 			up[i].frame_len = len;
 			up[i].len = len;

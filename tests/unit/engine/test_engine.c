@@ -461,7 +461,21 @@ walk_routes(struct rule_engine *eng)
 	fail_msg("route walk did not finish");
 }
 
-/* Route changes reach cached flows, both directions, NAT included. */
+/* The entry of key @p k with input port @p port, or NULL. */
+static const struct fc_entry *
+entry_on(struct rule_engine *eng, const struct fc_key *k, uint16_t port)
+{
+	struct fc_key c = *k;
+
+	fc_key_set_in_port(&c, port);
+	return entry_of(eng, &c, NULL);
+}
+
+/*
+ * Route changes reach cached flows, both directions, NAT included. A reply
+ * entry's key has the port its replies are expected on, the forward
+ * entry's output port: while no reply came, it follows the route.
+ */
 static void
 test_reroute(void **state)
 {
@@ -471,7 +485,8 @@ test_reroute(void **state)
 	uint8_t net[4] = {10, 1, 0, 0}, host[4] = {10, 1, 9, 0}, def[4] = {0};
 	uint8_t inside[4] = {192, 168, 0, 0}, server[4] = {192, 168, 0, 10};
 	struct mod_nat_binding_result nb;
-	const struct fc_entry *fu, *ru, *fv, *rv;
+	const struct fc_entry *fu, *fv;
+	struct rule_engine_stats es;
 	struct mod_route_stats st;
 	struct fc_key rk;
 	struct rule_decision d;
@@ -491,45 +506,64 @@ test_reroute(void **state)
 		0);
 	fc_key_reverse(&u.pkt.key, &rk);
 	fu = entry_of(eng, &u.pkt.key, NULL);
-	ru = entry_of(eng, &rk, NULL);
 	fv = entry_of(eng, &v.pkt.key, NULL);
-	rv = entry_of(eng, &nb.reply, NULL);
 	assert_non_null(fu);
-	assert_non_null(ru);
 	assert_non_null(fv);
-	assert_non_null(rv);
+	/* Replies are expected where the forward packets leave. */
+	assert_null(entry_on(eng, &rk, 0));
+	assert_non_null(entry_on(eng, &rk, 3));
+	assert_non_null(entry_on(eng, &nb.reply, 5));
 	assert_int_equal(fu->act.out_port, 3);
-	assert_int_equal(ru->act.out_port, RULE_PORT_PAIRED);
+	assert_int_equal(entry_on(eng, &rk, 3)->act.out_port, RULE_PORT_PAIRED);
 	assert_int_equal(fv->act.out_port, 5);
-	assert_int_equal(rv->act.out_port, RULE_PORT_PAIRED);
+	assert_int_equal(entry_on(eng, &nb.reply, 5)->act.out_port, RULE_PORT_PAIRED);
 
-	/* A more specific route: the cached forward entry follows it. */
+	/* A more specific route: the cached forward entry follows it, its reply entry too. */
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, host, 24, 4), 0);
 	walk_routes(eng);
 	assert_int_equal(fu->act.out_port, 4);
-	assert_int_equal(ru->act.out_port, RULE_PORT_PAIRED);
+	assert_null(entry_on(eng, &rk, 3));
+	assert_non_null(entry_on(eng, &rk, 4));
+	assert_int_equal(entry_on(eng, &rk, 4)->act.out_port, RULE_PORT_PAIRED);
 	d = rx(eng, tcp4("10.0.0.1", 4000, "10.1.9.9", 80, TCP_ACK), 2, NULL);
 	assert_int_equal(d.out_port, 4);
 
 	/* A default route: the replies (to 10.0.0.x) take it. */
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, def, 0, 9), 0);
 	walk_routes(eng);
-	assert_int_equal(ru->act.out_port, 9);
-	assert_int_equal(rv->act.out_port, 9);
+	assert_int_equal(entry_on(eng, &rk, 4)->act.out_port, 9);
+	assert_int_equal(entry_on(eng, &nb.reply, 5)->act.out_port, 9);
 
 	/* The DNAT server's own route: the translated destination decides. */
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, server, 32, 6), 0);
 	walk_routes(eng);
 	assert_int_equal(fv->act.out_port, 6);
+	assert_null(entry_on(eng, &nb.reply, 5));
+	assert_int_equal(entry_on(eng, &nb.reply, 6)->act.out_port, 9);
 
-	/* Deleting the /24 falls back to the /16. */
+	/* A reply came on the port expected: from now on the reply entry stays there. */
+	{
+		struct rule_upcall r = tcp4("10.1.9.9", 80, "10.0.0.1", 4000, TCP_SYN | TCP_ACK);
+
+		fc_key_set_in_port(&r.pkt.key, 4);
+		r.in_port = 4;
+		d = rx(eng, r, 3, NULL);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.out_port, 9);
+	}
+
+	/* Deleting the /24 falls back to the /16; the replied reply entry stays on port 4. */
 	assert_int_equal(mod_route_del(eng_stack_route(eng), FC_AF_INET4, host, 24), 0);
 	walk_routes(eng);
 	assert_int_equal(fu->act.out_port, 3);
+	assert_non_null(entry_on(eng, &rk, 4));
+	assert_null(entry_on(eng, &rk, 3));
 
 	mod_route_stats_get(eng_stack_route(eng), &st);
 	assert_int_equal(st.route_walks, 6);
 	assert_int_equal(st.rerouted, 5);
+	rule_engine_stats_get(eng, &es);
+	assert_int_equal(es.reply_moved, 0); /* moves that follow routes are no arrivals */
 	eng_stack_free(eng);
 }
 

@@ -788,6 +788,7 @@ test_policy_heavy_hitters(void **state)
 	for (unsigned int i = 0; i < 6; i++) {
 		k[i] = i < 5 ? key4(6, "10.0.0.1", (uint16_t)(2000 + i), "10.0.0.2", 80) :
 			       key4(1, "10.0.0.1", 0, "10.0.0.2", 0); /* ICMP: not offloadable */
+		fc_key_set_in_port(&k[i], rp.id); /* received there: its rule goes there */
 		assert_int_equal(flow(eng, &k[i], 10), FC_VERDICT_ACCEPT);
 	}
 	/* First visit: baseline. */
@@ -886,7 +887,17 @@ test_policy_full_fallback(void **state)
 	pol = mk_policy(eng, &op, 8, 1000);
 	for (unsigned int i = 0; i < 3; i++) {
 		k[i] = key4(17, "10.0.0.1", (uint16_t)(3000 + i), "10.0.0.9", 53);
+		fc_key_set_in_port(&k[i], rp.id);
 		assert_int_equal(flow(eng, &k[i], 10), FC_VERDICT_ACCEPT);
+	}
+	/* The same flow received on a port without offload: no port to put it in. */
+	{
+		struct fc_key other = k[0];
+
+		fc_key_set_in_port(&other, (uint16_t)(rp.id + 1));
+		assert_int_equal(flow(eng, &other, 10), FC_VERDICT_ACCEPT);
+		assert_int_equal(ofl_policy_offload(pol, &other), -EINVAL);
+		assert_false(ofl_policy_in_hw(pol, &other));
 	}
 	assert_int_equal(ofl_policy_offload(pol, &k[0]), 0);
 	assert_int_equal(ofl_policy_offload(pol, &k[1]), 0);
@@ -945,6 +956,8 @@ test_commit_coherence(void **state)
 	ring_port_create(&rp);
 	op = swnic(&rp, 16);
 	pol = mk_policy(eng, &op, 16, 1000);
+	fc_key_set_in_port(&kd, rp.id);
+	fc_key_set_in_port(&ko, rp.id);
 	load(eng, "drop proto udp dport 53\ndrop proto udp dport 54\npolicy accept\n");
 	assert_int_equal(flow(eng, &kd, 10), FC_VERDICT_DROP);
 	assert_int_equal(flow(eng, &ko, 10), FC_VERDICT_DROP);
