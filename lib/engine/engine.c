@@ -75,11 +75,16 @@ eng_channel(struct rule_engine *eng, const char *name)
  * keeps its own ring as long as its rule still names the ring's parent.
  */
 uint16_t
-eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name)
+eng_channel_keep(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,
+	const char *name)
 {
 	uint16_t id = eng_channel(eng, name);
+	const struct fc_entry_aux *x;
 
-	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == eng_chan_parent(a))
+	if (!(a->mod[0] & ENG_M0_CHAN_FLOW))
+		return id;
+	x = fc_table_aux(eng->t[ti], idx);
+	if (x != NULL && id == eng_chan_parent(x))
 		return a->channel;
 	return id;
 }
@@ -108,7 +113,8 @@ eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const stru
 }
 
 int
-eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a)
+eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a)
 {
 	struct rule_result res;
 	struct fc_key fk;
@@ -120,7 +126,7 @@ eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *
 		return rc;
 	a->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	a->rule_id = res.rule_id;
-	a->channel = eng_channel_keep(eng, a, res.channel);
+	a->channel = eng_channel_keep(eng, ti, idx, a, res.channel);
 	a->gen = eng->gen;
 	return 0;
 }
@@ -321,7 +327,7 @@ flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const vo
 	uint32_t idx, const struct fc_entry *e)
 {
 	struct fc_key k;
-	uint32_t peer = eng_peer(eng, ti, idx, e);
+	uint32_t peer = eng_peer(eng, ti, idx);
 
 	raw_key(t, raw, ti, &k);
 	gone_one(eng, &k, e);
@@ -329,7 +335,7 @@ flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const vo
 		const struct fc_entry *pe = fc_table_entry(t, peer);
 		const void *pk = fc_table_key(t, peer);
 
-		if (pe != NULL && pk != NULL && eng_peer(eng, ti, peer, pe) == idx) {
+		if (pe != NULL && pk != NULL && eng_peer(eng, ti, peer) == idx) {
 			raw_key(t, pk, ti, &k);
 			gone_one(eng, &k, pe);
 			fc_table_delete(t, peer);
@@ -474,7 +480,6 @@ rule_engine_free(struct rule_engine *eng)
 	free(eng->ret);
 	eng_commit_fini(eng);
 	free(eng->rctr);
-	free(eng->ports);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }
@@ -602,27 +607,28 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 	start = cur;
 	while (cur - start < budget) {
 		const struct fc_entry *e, *pe;
-		uint32_t last, peer;
+		uint32_t last, peer, timeout;
 
 		if (fc_table_iterate(t, &cur, NULL, &idx) != 0) {
 			cur = 0;
 			break;
 		}
 		e = fc_table_entry(t, idx);
-		if (e == NULL || e->timeout == 0)
+		timeout = eng_timeout(eng, ti, idx);
+		if (e == NULL || timeout == 0)
 			continue;
 		last = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
-		peer = eng_peer(eng, ti, idx, e);
+		peer = eng_peer(eng, ti, idx);
 		pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
-		if (pe != NULL && eng_peer(eng, ti, peer, pe) == idx) {
+		if (pe != NULL && eng_peer(eng, ti, peer) == idx) {
 			uint32_t pl = __atomic_load_n(&pe->last_seen, __ATOMIC_RELAXED);
 
 			if (time_after(pl, last))
 				last = pl;
 		}
-		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= e->timeout)
+		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= timeout)
 			continue;
-		eng->st.aged += pe != NULL && eng_peer(eng, ti, peer, pe) == idx ? 2 : 1;
+		eng->st.aged += pe != NULL && eng_peer(eng, ti, peer) == idx ? 2 : 1;
 		eng_flow_delete_why(eng, ti, idx, RULE_GONE_AGED);
 		removed++;
 	}

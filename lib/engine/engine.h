@@ -377,8 +377,8 @@ typedef int (*rule_chan_flow_free_fn)(void *arg, uint16_t id);
  * Port pairing: the port paired with @p port, where accepted packets with
  * no route go (RULE_PORT_PAIRED; testpmd-like 0<->1). Called on the rules
  * lcore to predict the port a connection's replies arrive on.
- * @return the paired port, or -errno (e.g. -ENOENT: no such port; the port
- *   itself is taken).
+ * @return the paired port; -ENOENT: @p port is no port (a route to it
+ *   leaves by the input port's pair, as the datapath sends it).
  */
 typedef int (*rule_port_pair_fn)(void *arg, uint16_t port);
 
@@ -700,10 +700,11 @@ int rule_engine_flow_lookup_any(const struct rule_engine *eng, const struct fc_k
 	struct rule_flow_info *info);
 
 /**
- * The port an entry's packets leave by, as a port id: @p out_port itself,
- * the pair of @p in_port for RULE_PORT_PAIRED (rule_port_pair_fn), @p in_port
- * for RULE_PORT_LOCAL. The port a connection's replies are expected on is
- * this for its forward entry.
+ * The port an entry's packets leave by, as a port id: @p out_port itself
+ * when it is a port, the pair of @p in_port for RULE_PORT_PAIRED or a port
+ * that is none (rule_port_pair_fn; without it every port is one and its
+ * own pair), @p in_port for RULE_PORT_LOCAL. The port a connection's
+ * replies are expected on is this for its forward entry.
  * @param eng       the engine (its pairing)
  * @param out_port  fc_action::out_port
  * @param in_port   the entry's input port
@@ -734,7 +735,8 @@ int rule_engine_flow_get(const struct rule_engine *eng, unsigned int family, uin
  * @param eng      the engine
  * @param family   FC_AF_INET4 or FC_AF_INET6
  * @param idx      entry index
- * @param a        the new action (keep gen, peer and flags unless meant)
+ * @param a        the new action (keep gen and flags unless meant; the peer
+ *   is in the entry's cold record, untouched)
  * @param timeout  idle timeout, ms
  * @return 0, -ENOENT (no live entry there), -EINVAL.
  * Context: rules lcore.

@@ -137,8 +137,7 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 		if (d == RULE_DIR_REPLY && (!f->want_reply || a->channel != parent))
 			continue;
 		a->channel = (uint16_t)id;
-		a->mod[0] |= ENG_M0_CHAN_FLOW;
-		eng_set_chan_parent(a, parent);
+		a->mod[0] |= ENG_M0_CHAN_FLOW; /* the parent goes to the cold records */
 	}
 	f->act[RULE_DIR_ORIG].mod[0] |= ENG_M0_CHAN_OWN;
 }
@@ -159,7 +158,6 @@ eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef)
 			continue;
 		a->channel = ef->chan_parent;
 		a->mod[0] &= (uint8_t)~(ENG_M0_CHAN_FLOW | ENG_M0_CHAN_OWN);
-		eng_set_chan_parent(a, 0);
 	}
 	/* A reply entry inserted before the forward one failed was visible: grace period. */
 	rc = eng_retire_chan(eng, (uint16_t)ef->chan_flow);

@@ -9,13 +9,14 @@
  * entries lack (decided as the connection's, uncached), and the claim a
  * new connection lays on its two tuples on every port.
  *
- * Port-agnostic lookups try the key with every port in the list: one hash
- * lookup per other port, on the slow path only (misses, new connections).
- * The list only grows (ports are few; an entry's port is noted when it is
- * inserted or moved).
+ * Port-agnostic lookups try the key with every other port in the list, in
+ * one bulk hash lookup, on the slow path only: a miss looks for its key's
+ * tuple, a new connection for its reply's. The list only grows (an entry's
+ * port is noted when it is inserted or moved), up to ENG_PORTS_MAX ports;
+ * entries on ports past that are exact-match only.
  */
 #include <errno.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "engine_priv.h"
@@ -27,10 +28,11 @@ rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port, uint16_t 
 
 	if (out_port == RULE_PORT_LOCAL)
 		return in_port;
-	if (out_port != RULE_PORT_PAIRED)
-		return out_port;
 	if (eng == NULL || eng->p.port_pair_fn == NULL)
-		return in_port;
+		return out_port == RULE_PORT_PAIRED ? in_port : out_port;
+	/* A route to a port that is none leaves by the input port's pair (as the datapath sends it). */
+	if (out_port != RULE_PORT_PAIRED && eng->p.port_pair_fn(eng->p.cb_arg, out_port) >= 0)
+		return out_port;
 	pair = eng->p.port_pair_fn(eng->p.cb_arg, in_port);
 	return pair >= 0 && pair <= UINT16_MAX ? (uint16_t)pair : in_port;
 }
@@ -38,22 +40,14 @@ rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port, uint16_t 
 void
 eng_port_note(struct rule_engine *eng, uint16_t port)
 {
-	uint16_t *p;
-	uint32_t cap;
-
 	for (uint32_t i = 0; i < eng->n_ports; i++)
 		if (eng->ports[i] == port)
 			return;
-	if (eng->n_ports == eng->cap_ports) {
-		cap = eng->cap_ports != 0 ? eng->cap_ports * 2 : 8;
-		p = realloc(eng->ports, cap * sizeof(*p));
-		if (p == NULL) {
-			/* Its entries stay exact-match only: a flow per port, no more. */
-			ENG_LOG(DEBUG, "%s: port %u not listed (no memory)", eng->name, port);
-			return;
-		}
-		eng->ports = p;
-		eng->cap_ports = cap;
+	if (eng->n_ports == ENG_PORTS_MAX) {
+		/* Its entries stay exact-match only: a flow per port, no more. */
+		ENG_LOG(DEBUG, "%s: port %u not listed (%u ports already)", eng->name, port,
+			ENG_PORTS_MAX);
+		return;
 	}
 	eng->ports[eng->n_ports++] = port;
 }
@@ -63,50 +57,66 @@ static bool
 is_conn(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 {
 	const struct fc_table *t = eng->t[ti];
-	const struct fc_entry *e = fc_table_entry(t, idx), *pe;
+	const struct fc_entry *e = fc_table_entry(t, idx);
 	uint32_t peer;
 
 	if (e == NULL || (e->act.mod[0] & ENG_M0_NEWDROP))
 		return false;
-	peer = eng_peer(eng, ti, idx, e);
-	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
-	return pe != NULL && eng_peer(eng, ti, peer, pe) == idx;
+	peer = eng_peer(eng, ti, idx);
+	return peer != FC_INDEX_NONE && eng_peer(eng, ti, peer) == idx;
 }
 
 /*
- * The next entry of @p k's tuple on a port other than @p k's own, from
- * port list position *@p pos on; @p cand receives its key.
- * @return its index, or -ENOENT when the list is done.
+ * The entries of @p k's tuple on the listed ports other than @p k's own:
+ * one bulk lookup of the key with each of those ports.
  */
-static int
-other_port_next(const struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
-	uint32_t *pos, struct fc_key *cand)
+void
+eng_tuple_find(const struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
+	struct eng_tuple *out)
 {
 	const struct fc_table *t = eng->t[ti];
 	uint16_t own = fc_key_in_port(k);
+	/* Raw keys (only the table's key size is copied), the port written in place. */
+	uint8_t cand[ENG_PORTS_MAX][sizeof(struct fc_key_v6)];
+	const size_t ks = fc_table_key_size(t);
+	const size_t po = k->family == FC_AF_INET4 ? offsetof(struct fc_key_v4, in_port) :
+						     offsetof(struct fc_key_v6, in_port);
+	const void *keys[ENG_PORTS_MAX];
+	uint16_t ports[ENG_PORTS_MAX];
+	uint32_t sigs[ENG_PORTS_MAX];
+	int32_t idx[ENG_PORTS_MAX];
+	unsigned int n = 0;
 
-	*cand = *k;
-	while (*pos < eng->n_ports) {
-		uint16_t port = eng->ports[(*pos)++];
-		int idx;
+	out->n = 0;
+	for (uint32_t i = 0; i < eng->n_ports; i++) {
+		uint16_t port = eng->ports[i];
 
 		if (port == own)
 			continue;
-		fc_key_set_in_port(cand, port);
-		idx = fc_table_lookup(t, fc_key_raw(cand), fc_table_hash(t, fc_key_raw(cand)));
-		if (idx >= 0)
-			return idx;
+		memcpy(cand[n], fc_key_raw(k), ks);
+		memcpy(cand[n] + po, &port, sizeof(port));
+		keys[n] = cand[n];
+		ports[n++] = port;
 	}
-	return -ENOENT;
+	if (n == 0)
+		return;
+	fc_table_hash_bulk(t, keys, sigs, n);
+	if (fc_table_find_bulk(t, keys, sigs, n, idx) == 0)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		if (idx[i] < 0)
+			continue;
+		out->idx[out->n] = (uint32_t)idx[i];
+		out->port[out->n++] = ports[i];
+	}
 }
 
 int
 rule_engine_flow_lookup_any(const struct rule_engine *eng, const struct fc_key *k,
 	struct rule_flow_info *info)
 {
-	struct fc_key cand;
-	uint32_t pos = 0;
-	int ti, idx, rc;
+	struct eng_tuple o;
+	int ti, rc;
 
 	rc = rule_engine_flow_lookup(eng, k, info);
 	if (rc != -ENOENT)
@@ -114,37 +124,41 @@ rule_engine_flow_lookup_any(const struct rule_engine *eng, const struct fc_key *
 	ti = eng_tbl(k->family);
 	if (ti < 0 || eng->t[ti] == NULL)
 		return -ENOENT;
-	idx = other_port_next(eng, (unsigned int)ti, k, &pos, &cand);
-	if (idx < 0)
+	eng_tuple_find(eng, (unsigned int)ti, k, &o);
+	if (o.n == 0)
 		return -ENOENT;
-	return info != NULL ? rule_engine_flow_get(eng, k->family, (uint32_t)idx, info) : 0;
+	return info != NULL ? rule_engine_flow_get(eng, k->family, o.idx[0], info) : 0;
 }
 
 /*
  * A new connection's claim on its tuples: the reply tuple held by any
- * entry on another port (a cached drop aside) is a clash (-EEXIST); cached
- * drops of either tuple on other ports go (the connection decides those
- * packets now, as it would with one port). The exact reply key is the
- * insert's to check.
+ * entry on another port (a cached drop aside) is a clash (-EEXIST, nothing
+ * changed); otherwise cached drops of either tuple on other ports go (the
+ * connection decides those packets now, as it would with one port). The
+ * exact reply key is the insert's to check; @p fwd is what
+ * eng_tuple_find() found of the forward key.
  */
 int
-eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct fc_key *fwd,
+eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct eng_tuple *fwd,
 	const struct fc_key *reply)
 {
-	const struct fc_key *keys[2] = {reply, fwd};
-	struct fc_key cand;
+	const struct eng_tuple *both[2] = {NULL, fwd};
+	struct eng_tuple rep;
 
-	for (unsigned int i = 0; i < 2; i++) {
-		uint32_t pos = 0;
-		int idx;
+	eng_tuple_find(eng, ti, reply, &rep);
+	both[0] = &rep;
+	for (uint32_t i = 0; i < rep.n; i++) {
+		const struct fc_entry *e = fc_table_entry(eng->t[ti], rep.idx[i]);
 
-		while ((idx = other_port_next(eng, ti, keys[i], &pos, &cand)) >= 0) {
-			const struct fc_entry *e = fc_table_entry(eng->t[ti], (uint32_t)idx);
+		if (e != NULL && !(e->act.mod[0] & ENG_M0_NEWDROP))
+			return -EEXIST;
+	}
+	for (unsigned int b = 0; b < 2; b++) {
+		for (uint32_t i = 0; i < both[b]->n; i++) {
+			const struct fc_entry *e = fc_table_entry(eng->t[ti], both[b]->idx[i]);
 
 			if (e != NULL && (e->act.mod[0] & ENG_M0_NEWDROP))
-				eng_flow_delete(eng, ti, (uint32_t)idx);
-			else if (i == 0)
-				return -EEXIST;
+				eng_flow_delete(eng, ti, both[b]->idx[i]);
 		}
 	}
 	return 0;
@@ -200,57 +214,61 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 			return -EEXIST;
 		eng_flow_delete(eng, ti, (uint32_t)old);
 	}
-	peer = eng_peer(eng, ti, idx, e);
+	peer = eng_peer(eng, ti, idx);
 	nidx = fc_table_move(t, idx, fc_key_raw(&nk), sig);
 	if (nidx < 0)
 		return nidx;
 	eng_port_note(eng, port);
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
-	if (pe != NULL && eng_peer(eng, ti, peer, pe) == idx) {
-		struct fc_action pa = pe->act;
-
-		pa.peer = (uint32_t)nidx;
-		fc_table_update(t, peer, &pa, pe->timeout);
-	}
+	if (pe != NULL && eng_peer(eng, ti, peer) == idx)
+		eng_link(eng, ti, (uint32_t)nidx, peer);
 	moved(eng, &ok, &nk, idx, (uint32_t)nidx);
 	return nidx;
 }
 
 /*
  * A packet whose key no entry has: is it a tracked connection's on another
- * port? Its first reply moves the reply entry to the packet's port; any
- * other is decided as the connection's packet without an entry.
+ * port (@p others: eng_tuple_find() of its key)? Its first reply moves the
+ * reply entry to the packet's port; any other is decided as the
+ * connection's packet without an entry. When that removed the connection
+ * (a reopen), @p others is found again for the new flow.
  * @return true when decided; false: a new flow.
  */
 bool
 eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
-	struct rule_decision *d, uint32_t now)
+	struct eng_tuple *others, struct rule_decision *d, uint32_t now)
 {
 	const struct fc_key *k = &up->pkt.key;
 	const struct fc_entry *e;
 	struct fc_key ek;
-	uint32_t pos = 0;
-	int idx;
+	uint32_t i, idx;
+	int nidx;
 
-	if (eng->n_ports < 2 && (eng->n_ports == 0 || eng->ports[0] == fc_key_in_port(k)))
-		return false;
-	while ((idx = other_port_next(eng, ti, k, &pos, &ek)) >= 0)
-		if (is_conn(eng, ti, (uint32_t)idx))
+	for (i = 0; i < others->n; i++)
+		if (is_conn(eng, ti, others->idx[i]))
 			break;
-	if (idx < 0)
+	if (i == others->n)
 		return false;
-	e = fc_table_entry(eng->t[ti], (uint32_t)idx);
+	idx = others->idx[i];
+	e = fc_table_entry(eng->t[ti], idx);
 	if ((e->act.flags & FC_ACT_F_REPLY) &&
 		__atomic_load_n(&e->packets, __ATOMIC_RELAXED) == 0) {
-		int nidx = eng_entry_move(eng, ti, (uint32_t)idx, fc_key_in_port(k));
-
+		nidx = eng_entry_move(eng, ti, idx, fc_key_in_port(k));
 		if (nidx >= 0) {
 			eng->st.reply_moved++;
-			return eng_old_flow(eng, ti, (uint32_t)nidx, k, up, d, now, false);
+			if (eng_old_flow(eng, ti, (uint32_t)nidx, k, up, d, now, false))
+				return true;
+			eng_tuple_find(eng, ti, k, others);
+			return false;
 		}
 	}
 	eng->st.port_mismatch++;
-	return eng_old_flow(eng, ti, (uint32_t)idx, &ek, up, d, now, true);
+	ek = *k;
+	fc_key_set_in_port(&ek, others->port[i]);
+	if (eng_old_flow(eng, ti, idx, &ek, up, d, now, true))
+		return true;
+	eng_tuple_find(eng, ti, k, others);
+	return false;
 }
 
 /*
@@ -275,10 +293,10 @@ eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	raw = fc_table_key(t, idx);
 	if (e == NULL || raw == NULL)
 		return;
-	peer = eng_peer(eng, ti, idx, e);
+	peer = eng_peer(eng, ti, idx);
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
 	praw = fc_table_key(t, peer);
-	if (pe == NULL || praw == NULL || eng_peer(eng, ti, peer, pe) != idx ||
+	if (pe == NULL || praw == NULL || eng_peer(eng, ti, peer) != idx ||
 		__atomic_load_n(&pe->packets, __ATOMIC_RELAXED) != 0)
 		return;
 	memset(&k, 0, sizeof(k));

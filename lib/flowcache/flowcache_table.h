@@ -46,38 +46,72 @@ extern "C" {
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a
- * packet. Readers get a consistent copy from fc_table_lookup_bulk().
+ * packet (32 bytes, in the entry's cache line). Readers get a consistent
+ * copy from fc_table_lookup_bulk(). What only the slow path reads lives in
+ * the entry's cold record (struct fc_entry_aux), not here.
+ *
+ * Reserved for the next features (zero everywhere for now; inserts, updates
+ * and revalidation carry them unchanged):
+ *  - @c ext: per-flow extension record for per-packet checks the fast path
+ *    makes (meters, issue 11);
+ *  - @c adj: adjacency (next hop) whose Ethernet rewrite a router applies
+ *    (router mode, issue 13);
+ *  - @c pkt_class: class of the per-packet predicates (TCP flag classes and
+ *    the like, issue 11) under which the cached verdict holds.
  */
 struct fc_action {
-	uint32_t gen;      /**< rule-set generation it was validated under */
-	uint32_t rule_id;  /**< matched filter rule (per-rule counters) */
-	uint32_t nat_id;   /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
-	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
-	uint16_t channel;  /**< net channel id */
-	uint16_t out_port; /**< output port */
-	uint16_t interest; /**< FC_INTEREST_* */
-	uint8_t verdict;   /**< FC_VERDICT_* */
-	uint8_t flags;     /**< FC_ACT_F_* */
-	uint8_t ct_state;  /**< conntrack state, owned by the conntrack module */
-	uint8_t mod[7];    /**< small scratch, owned by lib/engine */
+	uint32_t gen;       /**< rule-set generation it was validated under */
+	uint32_t rule_id;   /**< matched filter rule (per-rule counters) */
+	uint32_t nat_id;    /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
+	uint32_t ext;       /**< per-flow extension record index; 0 = none (reserved) */
+	uint16_t channel;   /**< net channel id */
+	uint16_t out_port;  /**< output port */
+	uint16_t interest;  /**< FC_INTEREST_* */
+	uint16_t adj;       /**< adjacency / next-hop index; 0 = none (reserved) */
+	uint16_t pkt_class; /**< per-packet predicate class; 0 = none (reserved) */
+	uint8_t verdict;    /**< FC_VERDICT_* */
+	uint8_t flags;      /**< FC_ACT_F_* */
+	uint8_t ct_state;   /**< conntrack state, owned by the conntrack module */
+	uint8_t mod[3];     /**< small scratch, owned by lib/engine (what its RX-side
+			         checks read; its slow-path bytes are in fc_entry_aux::owner) */
 };
 
 /**
- * One flow entry, one cache line. Owned by the table; written by the single
- * writer (rules lcore) under a sequence count; @c packets, @c bytes and
- * @c last_seen are written by the RX lcore that hits it (plain stores: a flow
- * is served by one RX lcore, symmetric RSS). Reclaimed by RCU: a deleted
- * entry's slot is reused only after every reader has reported quiescence.
+ * One flow entry, one cache line: what the fast path reads and writes.
+ * Owned by the table; written by the single writer (rules lcore) under a
+ * sequence count; @c packets, @c bytes and @c last_seen are written by the
+ * RX lcore that hits it (plain stores: a flow is served by one RX lcore,
+ * symmetric RSS). Reclaimed by RCU: a deleted entry's slot is reused only
+ * after every reader has reported quiescence.
  */
 struct fc_entry {
 	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
-	uint32_t timeout;      /**< idle timeout, in the caller's time units */
-	struct fc_action act;  /**< the cached decision */
-	uint32_t created;      /**< insertion time (free slot: the table's own link) */
 	uint32_t last_seen;    /**< coarse time of the last hit */
+	struct fc_action act;  /**< the cached decision */
 	uint64_t packets;      /**< packets that hit this entry */
 	uint64_t bytes;        /**< bytes that hit this entry */
+	uint8_t room[8];       /**< zero: free for a later fast-path field */
 } __rte_cache_aligned;
+
+/**
+ * The cold part of a flow entry: what the fast path never reads, in an
+ * array of its own beside the entries (fc_table_aux_w(), fc_table_aux()),
+ * so that the entry keeps to one cache line.
+ *
+ * Owner: the table. Written by the single writer only, with plain stores
+ * and no sequence count (no RX lcore reads it): the table fills it on
+ * insert (@c timeout and @c created from the call, no peer, @c owner zero),
+ * fc_table_update() sets @c timeout, fc_table_move() carries it to the new
+ * slot; the owner of the table (lib/engine) writes @c peer and @c owner.
+ * Other threads (control) may read it for display: fields may change
+ * underneath, each read whole. A free slot's record belongs to the table.
+ */
+struct fc_entry_aux {
+	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
+	uint32_t timeout;  /**< idle timeout, in the caller's time units (0: never) */
+	uint32_t created;  /**< insertion time */
+	uint8_t owner[4];  /**< scratch of the table's owner (lib/engine) */
+};
 
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
@@ -182,6 +216,7 @@ struct fc_table_view {
 	const void *priv;         /**< not for users */
 	struct fc_entry *entries; /**< n_slots entries, indexed by position */
 	uint32_t n_slots;         /**< positions */
+	struct fc_entry_aux *aux; /**< n_slots cold records (fc_table_aux()) */
 };
 
 /**
@@ -199,6 +234,38 @@ fc_table_slot(const struct fc_table *t, uint32_t idx)
 	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
 
 	return idx < v->n_slots ? &v->entries[idx] : NULL;
+}
+
+/**
+ * The cold record of live entry @p idx, read-only.
+ * @param t    the table
+ * @param idx  entry index
+ * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
+ * Context: the writer; control for display (fields may change underneath).
+ */
+static inline const struct fc_entry_aux *
+fc_table_aux(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	if (unlikely(t == NULL || idx >= v->n_slots) ||
+		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
+		return NULL;
+	return &v->aux[idx];
+}
+
+/**
+ * The cold record of live entry @p idx, for the writer to change (see
+ * struct fc_entry_aux: peer and owner scratch are the table owner's).
+ * @param t    the table
+ * @param idx  entry index
+ * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
+ * Context: writer only.
+ */
+static inline struct fc_entry_aux *
+fc_table_aux_w(struct fc_table *t, uint32_t idx)
+{
+	return (struct fc_entry_aux *)(uintptr_t)fc_table_aux(t, idx);
 }
 
 /**
@@ -266,8 +333,24 @@ fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
 int fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig);
 
 /**
+ * Look up @p n keys at once (writer side, no RCU registration needed):
+ * cheaper than @p n fc_table_lookup() calls.
+ * @param t     the table
+ * @param keys  @p n normalized keys
+ * @param sigs  their fc_table_hash() values
+ * @param n     count, at most 64
+ * @param idx   receives each key's entry index, or -ENOENT
+ * @return number of keys found.
+ * Context: writer (rules lcore) or control with the writer stopped.
+ */
+unsigned int fc_table_find_bulk(const struct fc_table *t, const void *const keys[],
+	const uint32_t sigs[], unsigned int n, int32_t idx[]);
+
+/**
  * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
- * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC.
+ * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. The
+ * entry's cold record gets @p timeout, @p now as its creation time, no peer
+ * and a zero owner scratch.
  * @param key      normalized key
  * @param sig      fc_table_hash(t, key)
  * @param act      the decision to cache
@@ -280,8 +363,8 @@ int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
 	const struct fc_action *act, uint32_t timeout, uint32_t now);
 
 /**
- * Replace the action (and timeout) of entry @p idx; readers see old or new,
- * never a mix. @return 0, -ENOENT.
+ * Replace the action of entry @p idx (readers see old or new, never a mix)
+ * and its timeout (in its cold record). @return 0, -ENOENT.
  * Context: writer only.
  */
 int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
@@ -289,8 +372,8 @@ int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *ac
 
 /**
  * Move live entry @p idx to another key (the same flow under a new key,
- * e.g. another input port): an entry with the same action, timeout, times
- * and counters is published under @p key, then @p idx is deleted (no
+ * e.g. another input port): an entry with the same action, last_seen,
+ * counters and cold record is published under @p key, then @p idx is deleted (no
  * remove_cb; its slot waits for a grace period). Readers find the old key,
  * the new one or both in between, never a torn entry; a hit counted on the
  * old key meanwhile may be lost. Nothing is evicted: without a free key
@@ -331,6 +414,7 @@ const struct fc_entry *fc_table_entry(const struct fc_table *t, uint32_t idx);
 
 /** The key of entry @p idx, or NULL if free. Context: as fc_table_entry(). */
 const void *fc_table_key(const struct fc_table *t, uint32_t idx);
+
 
 /**
  * Walk the entries: start with *next = 0, call until it returns -ENOENT.

@@ -2,7 +2,9 @@
 /*
  * lib/flowcache/table.c — the flow table: an rte_hash (cuckoo, lock-free
  * readers, extendable buckets) keyed by the normalized 7-tuple, whose key
- * position indexes a preallocated array of one-cache-line entries.
+ * position indexes a preallocated array of one-cache-line entries and,
+ * beside it, an array of their cold records (struct fc_entry_aux: what the
+ * fast path never reads; the writer's alone, no sequence count).
  *
  * One writer (the rules lcore) inserts, updates, ages and deletes; any number
  * of registered readers (RX lcores) look up bursts and copy the cached action
@@ -37,7 +39,7 @@
  *
  * Grace periods are the table's own, not rte_hash's defer queue (whose ring
  * costs 16 bytes per key slot): deleted slots are chained through their
- * (dead) entries' `created` field into small batches, each with the RCU
+ * (dead) cold records' `created` field into small batches, each with the RCU
  * token started after its latest removal; a batch's slots go back to the
  * hash (rte_hash_free_key_with_position) once every reader has passed that
  * token. A bounded ring of batches, the open one unbounded when the ring is
@@ -79,9 +81,15 @@
 RTE_LOG_REGISTER(fc_table_logtype, gufc.flowcache, NOTICE);
 
 static_assert(sizeof(struct fc_action) == 32, "action must stay 32 bytes");
+static_assert(offsetof(struct fc_action, ext) == 12 && offsetof(struct fc_action, adj) == 22 &&
+		      offsetof(struct fc_action, pkt_class) == 24 &&
+		      offsetof(struct fc_action, mod) == 29,
+	"action layout (README and flowcache_table.h)");
 static_assert(sizeof(struct fc_entry) == RTE_CACHE_LINE_MIN_SIZE, "entry must be one cache line");
 static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
 static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
+static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
+static_assert(sizeof(struct fc_entry_aux) == 16, "cold record: 16 bytes a slot");
 static_assert(RTE_HASH_LOOKUP_BULK_MAX >= 64, "bursts of 64 must fit one hash lookup");
 
 /*
@@ -247,7 +255,9 @@ fc_table_create(const struct fc_table_params *p)
 
 	t->entries = rte_zmalloc_socket("fc_table_entries", sizeof(struct fc_entry) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (t->entries == NULL)
+	t->aux = rte_zmalloc_socket("fc_table_aux", sizeof(struct fc_entry_aux) * t->n_slots,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (t->entries == NULL || t->aux == NULL)
 		goto fail;
 
 	/* Unique within the process and short enough for every derived name. */
@@ -288,6 +298,7 @@ fc_table_free(struct fc_table *t)
 		return;
 	rte_hash_free(t->h); /* slots still waiting for a grace period go with it */
 	rte_free(t->entries);
+	rte_free(t->aux);
 	rte_free(t->qsv);
 	rte_free(t->rstats);
 	rte_memzone_free(t->mz);
@@ -467,6 +478,29 @@ fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
 	return pos;
 }
 
+unsigned int
+fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uint32_t sigs[],
+	unsigned int n, int32_t idx[])
+{
+	unsigned int found = 0;
+
+	if (t == NULL || n == 0)
+		return 0;
+	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
+	if (unlikely(n > RTE_HASH_LOOKUP_BULK_MAX))
+		n = RTE_HASH_LOOKUP_BULK_MAX;
+	/* The hash API lacks const on the arrays; it only reads them. */
+	rte_hash_lookup_with_hash_bulk(t->h, (const void **)(uintptr_t)keys,
+		(hash_sig_t *)(uintptr_t)sigs, n, idx);
+	for (unsigned int i = 0; i < n; i++) {
+		if (idx[i] >= 0 && slot_live(t, (uint32_t)idx[i]))
+			found++;
+		else
+			idx[i] = -ENOENT;
+	}
+	return found;
+}
+
 /*
  * Evict the entry idle the longest among the next evict_scan live entries
  * from the rotating cursor (all entries are candidates, whatever their
@@ -541,12 +575,13 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 
 	e = &t->entries[pos];
 	RTE_ASSERT(e->seq == 0);
-	e->timeout = timeout;
 	e->act = *act;
-	e->created = now;
 	e->last_seen = now;
 	e->packets = 0;
 	e->bytes = 0;
+	memset(e->room, 0, sizeof(e->room));
+	t->aux[pos] = (struct fc_entry_aux){
+		.peer = FC_INDEX_NONE, .timeout = timeout, .created = now};
 	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
 
 	wr_set32(&t->count, t->count + 1);
@@ -574,8 +609,8 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	__atomic_store_n(&e->seq, s | 1u, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
-	e->timeout = timeout;
 	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
+	t->aux[idx].timeout = timeout;
 	return 0;
 }
 
@@ -606,9 +641,9 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	e = &t->entries[idx];
 	n = &t->entries[pos];
 	RTE_ASSERT(n->seq == 0);
-	n->timeout = e->timeout;
 	n->act = e->act;
-	n->created = e->created;
+	memset(n->room, 0, sizeof(n->room));
+	t->aux[pos] = t->aux[idx];
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);

@@ -61,7 +61,8 @@ struct fc_reader_stats {
 
 /**
  * Deleted slots waiting for one grace period: a chain through the dead
- * entries' `created` fields, from @c head to @c tail. Writer-owned.
+ * slots' cold records (fc_entry_aux::created), from @c head to @c tail.
+ * Writer-owned.
  */
 struct fc_defer_batch {
 	uint64_t token; /**< rte_rcu_qsbr_start() after the last deletion */
@@ -80,10 +81,11 @@ struct fc_defer_batch {
  */
 struct fc_table {
 	/* Read-mostly, shared with readers. */
-	/* The first three are struct fc_table_view (flowcache.h). */
+	/* The first four are struct fc_table_view (flowcache_table.h). */
 	struct rte_hash *h;
 	struct fc_entry *entries;	/**< n_slots entries, indexed by hash position */
 	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
+	struct fc_entry_aux *aux;	/**< n_slots cold records beside the entries (writer's) */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
@@ -123,6 +125,8 @@ struct fc_table {
 static_assert(offsetof(struct fc_table, entries) == offsetof(struct fc_table_view, entries),
 	"struct fc_table_view must mirror struct fc_table");
 static_assert(offsetof(struct fc_table, n_slots) == offsetof(struct fc_table_view, n_slots),
+	"struct fc_table_view must mirror struct fc_table");
+static_assert(offsetof(struct fc_table, aux) == offsetof(struct fc_table_view, aux),
 	"struct fc_table_view must mirror struct fc_table");
 
 /* Writer-side counter bump: single writer, relaxed store for concurrent readers. */

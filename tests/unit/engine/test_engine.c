@@ -223,8 +223,9 @@ test_tcp_handshake(void **state)
 	re = entry_of(eng, &synack.pkt.key, &ri);
 	assert_non_null(fe);
 	assert_non_null(re);
-	assert_int_equal(fe->act.peer, ri);
-	assert_int_equal(re->act.peer, fi);
+	/* Linked through their cold records. */
+	assert_int_equal(fc_table_aux(rule_engine_table(eng, FC_AF_INET4), fi)->peer, ri);
+	assert_int_equal(fc_table_aux(rule_engine_table(eng, FC_AF_INET4), ri)->peer, fi);
 	assert_true(re->act.flags & FC_ACT_F_REPLY);
 	assert_false(fe->act.flags & FC_ACT_F_REPLY);
 	/* Conntrack wants SYN/FIN/RST of both, every reply packet until the first. */
@@ -1245,6 +1246,85 @@ test_modules(void **state)
 	eng_stack_free(eng);
 }
 
+/* A module that fills the action's reserved fields (as issues 11 and 13 will). */
+static int
+reserved_insert(void *priv, struct rule_flow *f)
+{
+	(void)priv;
+	for (unsigned int d = 0; d < 2; d++) {
+		f->act[d].ext = 70 + d;
+		f->act[d].adj = (uint16_t)(90 + d);
+		f->act[d].pkt_class = (uint16_t)(30 + d);
+	}
+	return 0;
+}
+
+static void
+check_reserved(struct rule_engine *eng, const struct rule_upcall *u, unsigned int d)
+{
+	const struct fc_entry *e = entry_of(eng, &u->pkt.key, NULL);
+
+	assert_non_null(e);
+	assert_int_equal(e->act.ext, 70 + d);
+	assert_int_equal(e->act.adj, 90 + d);
+	assert_int_equal(e->act.pkt_class, 30 + d);
+}
+
+/*
+ * fc_action's reserved fields (ext, adj, pkt_class): zero unless a module
+ * sets them; what it sets is cached in both entries and kept by the
+ * engine's rewrites: conntrack's on_packet stores, a revalidation after a
+ * commit, a route change.
+ */
+static void
+test_reserved_fields(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 64, FC_FULL_REFUSE, 0);
+	struct rule_module m = {.name = "reserved", .order = RULE_MOD_ORDER_ROUTE + 10,
+		.on_insert = reserved_insert};
+	struct rule_upcall plain = up4(17, "10.0.0.9", 9, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall u = up4(17, "10.0.0.1", 1, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall r = up4(17, "10.0.0.2", 53, "10.0.0.1", 1, 0, 0);
+	uint8_t net[4] = {10, 0, 0, 0};
+	const struct fc_entry *e;
+	struct rule_set *s;
+
+	(void)state;
+	load(eng, stateful_rules);
+	rx(eng, plain, 1, NULL);
+	e = entry_of(eng, &plain.pkt.key, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.ext, 0);
+	assert_int_equal(e->act.adj, 0);
+	assert_int_equal(e->act.pkt_class, 0);
+
+	assert_int_equal(rule_engine_module_register(eng, &m), 0);
+	rx(eng, u, 1, NULL);
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
+	/* The first reply: conntrack stores both entries (replied). */
+	assert_int_equal(rx(eng, r, 2, NULL).verdict, FC_VERDICT_ACCEPT);
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
+	/* A commit that may change them: revalidated in the background. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_set_rule_del_id(s, 3), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	for (int i = 0; i < 8; i++)
+		rule_engine_step(eng, 3, 64);
+	assert_int_equal(entry_of(eng, &u.pkt.key, NULL)->act.gen, rule_engine_generation(eng));
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
+	/* A route change rewrites the output ports. */
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 8, 6), 0);
+	walk_routes(eng);
+	assert_int_equal(entry_of(eng, &u.pkt.key, NULL)->act.out_port, 6);
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
+	eng_stack_free(eng);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Counters and listing                                                      */
 /* ------------------------------------------------------------------------ */
@@ -1370,6 +1450,7 @@ main(void)
 		cmocka_unit_test(test_ct_clash),
 		cmocka_unit_test(test_perflow_channels),
 		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_reserved_fields),
 		cmocka_unit_test(test_rule_counters),
 		cmocka_unit_test(test_bad_args),
 	};

@@ -158,7 +158,11 @@ static const char *stateful = "accept ctstate established,related\n"
 
 /* ------------------------------------------------------------------------ */
 
-/* The port a connection's replies are expected on: paired, routed, local. */
+/*
+ * The port a connection's replies are expected on: paired, routed, local;
+ * a route to a port that is none leaves, like the datapath sends it, by the
+ * input port's pair.
+ */
 static void
 test_reply_port(void **state)
 {
@@ -166,28 +170,34 @@ test_reply_port(void **state)
 	struct rule_upcall a = tcp4("10.0.0.1", 1000, "10.9.0.1", 80, TCP_SYN, 2);
 	struct rule_upcall b = tcp4("10.0.0.1", 1001, "10.9.0.1", 80, TCP_SYN, 4);
 	struct rule_upcall c = tcp4("10.0.0.1", 1002, "10.8.0.1", 80, TCP_SYN, 0);
+	struct rule_upcall e = tcp4("10.0.0.1", 1003, "10.7.0.1", 80, TCP_SYN, 2);
 	struct rule_upcall ra = tcp4("10.9.0.1", 80, "10.0.0.1", 1000, TCP_SYN | TCP_ACK, 0);
 	struct rule_upcall rb = tcp4("10.9.0.1", 80, "10.0.0.1", 1001, TCP_SYN | TCP_ACK, 0);
 	struct rule_upcall rc = tcp4("10.8.0.1", 80, "10.0.0.1", 1002, TCP_SYN | TCP_ACK, 0);
-	uint8_t net[4] = {10, 8, 0, 0};
+	struct rule_upcall re = tcp4("10.7.0.1", 80, "10.0.0.1", 1003, TCP_SYN | TCP_ACK, 0);
+	uint8_t net[4] = {10, 8, 0, 0}, none[4] = {10, 7, 0, 0};
 	struct rule_flow_info fi;
 
 	(void)state;
-	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 16, 7), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 16, 4), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, none, 16, 7), 0);
 	assert_int_equal(decide(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(decide(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(decide(eng, c, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, e, 1).out_port, 7);
 	assert_true(idx_on(eng, &a, 2) >= 0);
 	assert_true(idx_on(eng, &ra, 3) >= 0); /* 2's pair */
 	assert_true(idx_on(eng, &rb, 4) >= 0); /* 4 is its own pair */
-	assert_true(idx_on(eng, &rc, 7) >= 0); /* the route's port */
+	assert_true(idx_on(eng, &rc, 4) >= 0); /* the route's port */
+	assert_true(idx_on(eng, &re, 3) >= 0); /* no port 7: 2's pair */
 	assert_true(idx_on(eng, &ra, 2) < 0);
 	assert_true(idx_on(eng, &rb, 5) < 0);
 
 	assert_int_equal(rule_engine_out_port(eng, RULE_PORT_PAIRED, 0), 1);
 	assert_int_equal(rule_engine_out_port(eng, RULE_PORT_PAIRED, 9), 9); /* no such port */
 	assert_int_equal(rule_engine_out_port(eng, RULE_PORT_LOCAL, 3), 3);
-	assert_int_equal(rule_engine_out_port(eng, 12, 3), 12);
+	assert_int_equal(rule_engine_out_port(eng, 4, 0), 4);
+	assert_int_equal(rule_engine_out_port(eng, 12, 3), 2); /* no such port */
 
 	/* The port-agnostic lookup finds the tuple on its port, the port of the key first. */
 	assert_int_equal(rule_engine_flow_lookup(eng, &ra.pkt.key, &fi), -ENOENT);

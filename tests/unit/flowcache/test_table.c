@@ -89,7 +89,9 @@ act_from(uint32_t v, struct fc_action *a)
 	a->gen = v;
 	a->rule_id = ~v;
 	a->nat_id = v * 2654435761u;
-	a->peer = v ^ 0x5a5a5a5au;
+	a->ext = v ^ 0x5a5a5a5au; /* the reserved fields travel like the others */
+	a->adj = (uint16_t)(v * 3u);
+	a->pkt_class = (uint16_t)(v * 5u);
 	a->channel = (uint16_t)v;
 	a->out_port = (uint16_t)(v >> 16);
 	a->interest = (uint16_t)(v * 7u);
@@ -332,8 +334,9 @@ check_basic(uint8_t family)
 		e = fc_table_entry(t, (uint32_t)idx[i]);
 		assert_non_null(e);
 		assert_true(act_is(&e->act, 1000 + i));
-		assert_int_equal(e->timeout, 60);
-		assert_int_equal(e->created, 500 + i);
+		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->timeout, 60);
+		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->created, 500 + i);
+		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->peer, FC_INDEX_NONE);
 		assert_int_equal(e->last_seen, 500 + i);
 		assert_int_equal(e->packets, 0);
 		assert_int_equal(e->bytes, 0);
@@ -516,7 +519,7 @@ test_update_visible(void **state)
 	assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 99), 0);
 	assert_true(fc_table_entry(t, (uint32_t)pos)->seq != seq);
 	assert_int_equal(fc_table_entry(t, (uint32_t)pos)->seq & 1, 0);
-	assert_int_equal(fc_table_entry(t, (uint32_t)pos)->timeout, 99);
+	assert_int_equal(fc_table_aux(t, (uint32_t)pos)->timeout, 99);
 	memset(&a, 0, sizeof(a));
 	assert_int_equal(fc_table_lookup_bulk(t, 1, kp, &sig, 1, &mask, &a, &idx), 1);
 	assert_true(act_is(&a, 222));
@@ -559,6 +562,8 @@ check_move(uint8_t family)
 	sig = fc_table_hash(t, moved);
 	pos = insert_v(t, family, 3, 333, 77, 10);
 	assert_true(pos >= 0);
+	fc_table_aux_w(t, (uint32_t)pos)->peer = 4242;
+	memcpy(fc_table_aux_w(t, (uint32_t)pos)->owner, "\x01\x02\x03\x04", 4);
 	fc_table_touch(t, (uint32_t)pos, 100, 12);
 	fc_table_touch(t, (uint32_t)pos, 50, 13);
 	other = insert_v(t, family, 4, 444, 0, 10);
@@ -573,8 +578,10 @@ check_move(uint8_t family)
 	e = fc_table_entry(t, (uint32_t)npos);
 	assert_non_null(e);
 	assert_true(act_is(&e->act, 333));
-	assert_int_equal(e->timeout, 77);
-	assert_int_equal(e->created, 10);
+	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->timeout, 77);
+	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->created, 10);
+	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->peer, 4242);
+	assert_memory_equal(fc_table_aux(t, (uint32_t)npos)->owner, "\x01\x02\x03\x04", 4);
 	assert_int_equal(e->last_seen, 13);
 	assert_int_equal(e->packets, 2);
 	assert_int_equal(e->bytes, 150);
@@ -597,6 +604,61 @@ check_move(uint8_t family)
 	assert_true(act_is(&fc_table_entry(t, (uint32_t)npos)->act, 333));
 	assert_true(act_is(&fc_table_entry(t, (uint32_t)other)->act, 444));
 	assert_int_equal(fc_table_reader_unregister(t, 0), 0);
+	fc_table_free(t);
+}
+
+/*
+ * The entry's layout (one cache line, the action's reserved fields) and its
+ * cold record: filled by insert, timeout by update, peer and owner scratch
+ * the writer's and kept by updates; none for free slots.
+ */
+static void
+test_aux(void **state)
+{
+	struct fc_table *t = new_table("aux", FC_AF_INET4, 64, FC_FULL_REFUSE, NULL);
+	struct fc_entry_aux *x;
+	struct fc_action a;
+	int pos;
+
+	(void)state;
+	assert_int_equal(sizeof(struct fc_entry), 64);
+	assert_int_equal(sizeof(struct fc_action), 32);
+	assert_int_equal(sizeof(struct fc_entry_aux), 16);
+	assert_int_equal(offsetof(struct fc_entry, last_seen), 4);
+	assert_int_equal(offsetof(struct fc_entry, act), 8);
+	assert_int_equal(offsetof(struct fc_entry, packets), 40);
+	assert_int_equal(offsetof(struct fc_entry, bytes), 48);
+	assert_int_equal(offsetof(struct fc_entry, room), 56);
+	assert_int_equal(offsetof(struct fc_action, ext), 12);
+	assert_int_equal(offsetof(struct fc_action, adj), 22);
+	assert_int_equal(offsetof(struct fc_action, pkt_class), 24);
+	assert_int_equal(offsetof(struct fc_action, mod), 29);
+
+	for (uint32_t round = 0; round < 200; round++) {
+		pos = insert_v(t, FC_AF_INET4, round, 7 + round, 30, round);
+		assert_true(pos >= 0);
+		x = fc_table_aux_w(t, (uint32_t)pos);
+		assert_non_null(x);
+		assert_ptr_equal(x, fc_table_aux(t, (uint32_t)pos));
+		/* fresh whatever the slot held before */
+		assert_int_equal(x->peer, FC_INDEX_NONE);
+		assert_int_equal(x->timeout, 30);
+		assert_int_equal(x->created, round);
+		assert_memory_equal(x->owner, "\0\0\0\0", 4);
+		x->peer = round;
+		memset(x->owner, 0xab, sizeof(x->owner));
+		act_from(99, &a);
+		assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 45), 0);
+		assert_int_equal(x->timeout, 45);
+		assert_int_equal(x->peer, round);
+		assert_int_equal(x->owner[3], 0xab);
+		assert_true(act_is(&fc_table_entry(t, (uint32_t)pos)->act, 99));
+		assert_int_equal(fc_table_delete(t, (uint32_t)pos), 0);
+		assert_null(fc_table_aux(t, (uint32_t)pos));
+		assert_null(fc_table_aux_w(t, (uint32_t)pos));
+	}
+	assert_null(fc_table_aux(t, FC_INDEX_NONE));
+	assert_null(fc_table_aux(NULL, 0));
 	fc_table_free(t);
 }
 
@@ -1162,6 +1224,7 @@ main(void)
 		cmocka_unit_test(test_duplicate),
 		cmocka_unit_test(test_bulk_mixed),
 		cmocka_unit_test(test_update_visible),
+		cmocka_unit_test(test_aux),
 		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_full_refuse),
 		cmocka_unit_test(test_full_evict),
