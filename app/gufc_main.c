@@ -227,6 +227,17 @@ eng_channel_fn(void *arg, const char *name)
 	return chan_lookup(app->chans, name);
 }
 
+/* The paired port (RULE_PORT_PAIRED), where a connection's replies are expected. */
+static int
+eng_port_pair_fn(void *arg, uint16_t port)
+{
+	const struct gufc_app *app = arg;
+
+	if (port >= GUFC_MAX_PORTS || !app->ports[port].used)
+		return -ENOENT;
+	return app->ports[port].pair;
+}
+
 /*
  * Masquerade source address: gufc has no addresses of its own per port, so
  * the most specific "local" prefix of the family gives it (its first host
@@ -281,6 +292,7 @@ engine_init(struct gufc_app *app)
 	p.channel_fn = eng_channel_fn;
 	p.chan_flow_alloc_fn = gufc_chan_flow_alloc;
 	p.chan_flow_free_fn = gufc_chan_flow_free;
+	p.port_pair_fn = eng_port_pair_fn;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);
 	if (app->eng == NULL) {

@@ -278,6 +278,11 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		"upcalls", s->upcalls, s->upcall_stale, s->upcall_interest);
 	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref);
+	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0)
+		fprintf(f,
+			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
+			")\n",
+			"port mismatch packets", t->es.port_mismatch, t->es.reply_moved);
 	if (s->frag_in != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (datagrams %" PRIu64 ")\n",
 			"fragments reassembled", s->frag_in, s->frag_out);
@@ -406,10 +411,11 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"  \"flows\": {\"created\": %" PRIu64 ", \"replies\": %" PRIu64
 		", \"removed\": %" PRIu64 ", \"active\": %u, \"active_v4\": %u, \"active_v6\": %u"
 		", \"capacity\": %u, \"evictions\": %" PRIu64 ", \"aged\": %" PRIu64
-		", \"refused\": %" PRIu64 "},\n",
+		", \"refused\": %" PRIu64 ", \"reply_moved\": %" PRIu64 "},\n",
 		t->es.flows, t->es.replies, t->es.removed, t->t4.occupancy + t->t6.occupancy,
 		t->t4.occupancy, t->t6.occupancy, t->t4.capacity, t->t4.evictions + t->t6.evictions,
-		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused);
+		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused,
+		t->es.reply_moved);
 	fprintf(f,
 		"  \"perflow\": {\"given\": %" PRIu64 ", \"fallback\": %" PRIu64
 		", \"freed\": %" PRIu64 ", \"free_failed\": %" PRIu64 ", \"live\": %u},\n",
@@ -422,9 +428,10 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 	fprintf(f,
 		"  \"slow_path\": {\"upcalls\": %" PRIu64 ", \"stale\": %" PRIu64
 		", \"interest\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
-		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u},\n",
+		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
+		", \"port_mismatch\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->slow_pkts, t->es.classify_cls,
-		t->es.classify_ref, t->es.commits, t->es.gen);
+		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",

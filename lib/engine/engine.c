@@ -75,11 +75,16 @@ eng_channel(struct rule_engine *eng, const char *name)
  * keeps its own ring as long as its rule still names the ring's parent.
  */
 uint16_t
-eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name)
+eng_channel_keep(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,
+	const char *name)
 {
 	uint16_t id = eng_channel(eng, name);
+	const struct fc_entry_aux *x;
 
-	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == eng_chan_parent(a))
+	if (!(a->mod[0] & ENG_M0_CHAN_FLOW))
+		return id;
+	x = fc_table_aux(eng->t[ti], idx);
+	if (x != NULL && id == eng_chan_parent(x))
 		return a->channel;
 	return id;
 }
@@ -108,7 +113,8 @@ eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const stru
 }
 
 int
-eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a)
+eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a)
 {
 	struct rule_result res;
 	struct fc_key fk;
@@ -120,7 +126,7 @@ eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *
 		return rc;
 	a->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	a->rule_id = res.rule_id;
-	a->channel = eng_channel_keep(eng, a, res.channel);
+	a->channel = eng_channel_keep(eng, ti, idx, a, res.channel);
 	a->gen = eng->gen;
 	return 0;
 }
@@ -154,12 +160,17 @@ rule_engine_flow_update(struct rule_engine *eng, unsigned int family, uint32_t i
 	const struct fc_action *a, uint32_t timeout)
 {
 	int ti = eng_tbl(family);
+	const struct fc_entry *e;
+	struct fc_action old;
 
 	if (eng == NULL || a == NULL || ti < 0)
 		return -EINVAL;
-	if (eng->t[ti] == NULL || fc_table_entry(eng->t[ti], idx) == NULL)
+	e = eng->t[ti] != NULL ? fc_table_entry(eng->t[ti], idx) : NULL;
+	if (e == NULL)
 		return -ENOENT;
+	old = e->act;
 	eng_entry_set(eng, (unsigned int)ti, idx, a, timeout);
+	eng_reply_follow(eng, (unsigned int)ti, idx, &old, a);
 	return 0;
 }
 
@@ -275,9 +286,10 @@ eng_retire_poll(struct rule_engine *eng)
 /* ------------------------------------------------------------------------ */
 
 static void
-gone_one(struct rule_engine *eng, const struct fc_key *k, uint32_t idx, const struct fc_entry *e,
-	const struct fc_key *peer_k)
+gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint32_t idx,
+	const struct fc_entry *e, const struct fc_key *peer_k)
 {
+	const struct fc_entry_aux *aux = fc_table_aux(eng->t[ti], idx);
 	struct rule_flow_gone g;
 
 	/* No reader can reach the entry after a grace period: the ring goes then. */
@@ -298,7 +310,7 @@ gone_one(struct rule_engine *eng, const struct fc_key *k, uint32_t idx, const st
 	g.packets = e->packets;
 	g.bytes = e->bytes;
 	g.idx = idx;
-	g.created = e->created;
+	g.created = aux != NULL ? aux->created : 0;
 	g.last_seen = e->last_seen;
 	g.why = eng->gone_why;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
@@ -324,7 +336,7 @@ flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const vo
 	uint32_t idx, const struct fc_entry *e)
 {
 	struct fc_key k, pkey;
-	uint32_t peer = e->act.peer;
+	uint32_t peer = eng_peer(eng, ti, idx);
 	const struct fc_entry *pe = NULL;
 
 	raw_key(t, raw, ti, &k);
@@ -332,14 +344,14 @@ flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const vo
 		const void *pk = fc_table_key(t, peer);
 
 		pe = fc_table_entry(t, peer);
-		if (pe != NULL && pk != NULL && pe->act.peer == idx)
+		if (pe != NULL && pk != NULL && eng_peer(eng, ti, peer) == idx)
 			raw_key(t, pk, ti, &pkey);
 		else
 			pe = NULL;
 	}
-	gone_one(eng, &k, idx, e, pe != NULL ? &pkey : NULL);
+	gone_one(eng, ti, &k, idx, e, pe != NULL ? &pkey : NULL);
 	if (pe != NULL) {
-		gone_one(eng, &pkey, peer, pe, &k);
+		gone_one(eng, ti, &pkey, peer, pe, &k);
 		fc_table_delete(t, peer);
 	}
 }
@@ -507,8 +519,8 @@ rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m
 
 	if (eng == NULL || m == NULL || m->name == NULL ||
 		(m->on_insert == NULL && m->on_abort == NULL && m->on_packet == NULL &&
-			m->on_remove == NULL && m->entry_ctstate == NULL && m->filter_key == NULL &&
-			m->ct_format == NULL && m->step == NULL))
+			m->on_remove == NULL && m->on_move == NULL && m->entry_ctstate == NULL &&
+			m->filter_key == NULL && m->ct_format == NULL && m->step == NULL))
 		return -EINVAL;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
 		if (strcmp(eng->mods[i].m.name, m->name) == 0)
@@ -609,26 +621,28 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 	start = cur;
 	while (cur - start < budget) {
 		const struct fc_entry *e, *pe;
-		uint32_t last;
+		uint32_t last, peer, timeout;
 
 		if (fc_table_iterate(t, &cur, NULL, &idx) != 0) {
 			cur = 0;
 			break;
 		}
 		e = fc_table_entry(t, idx);
-		if (e == NULL || e->timeout == 0)
+		timeout = eng_timeout(eng, ti, idx);
+		if (e == NULL || timeout == 0)
 			continue;
 		last = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
-		pe = e->act.peer != FC_INDEX_NONE ? fc_table_entry(t, e->act.peer) : NULL;
-		if (pe != NULL && pe->act.peer == idx) {
+		peer = eng_peer(eng, ti, idx);
+		pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
+		if (pe != NULL && eng_peer(eng, ti, peer) == idx) {
 			uint32_t pl = __atomic_load_n(&pe->last_seen, __ATOMIC_RELAXED);
 
 			if (time_after(pl, last))
 				last = pl;
 		}
-		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= e->timeout)
+		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= timeout)
 			continue;
-		eng->st.aged += pe != NULL && pe->act.peer == idx ? 2 : 1;
+		eng->st.aged += pe != NULL && eng_peer(eng, ti, peer) == idx ? 2 : 1;
 		eng_flow_delete_why(eng, ti, idx, RULE_GONE_AGED);
 		removed++;
 	}

@@ -5,7 +5,8 @@
  * "The module" in conntrack.h). A connection lives, packed, in
  * fc_action::ct_state of its two entries; everything else it needs comes
  * through struct rule_flow and the engine's services (the RELATED lookup
- * of an ICMP error's quoted packet is rule_engine_flow_lookup()).
+ * of an ICMP error's quoted packet is rule_engine_flow_lookup_any(): a
+ * connection is one per tuple, whatever the ports its entries have).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 /*
  * Is the quoted packet of an ICMP error part of a tracked connection? The
  * local bits of the quoted packet are unknown: all four are tried, both
- * directions. The entry found, and whether the error travels its way (its
+ * directions, on any input port (the error's own first). The entry found, and whether the error travels its way (its
  * key is the quoted packet reversed, the usual case), go to the flow for
  * the NAT module.
  */
@@ -63,6 +64,7 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 	if (up->frame == NULL ||
 		mod_ct_icmp_inner_key(up->frame, up->frame_len, &up->pkt, &in) < 0)
 		return RULE_CT_INVALID;
+	fc_key_set_in_port(&in, up->in_port);
 	for (unsigned int fl = 0; fl < 4; fl++) {
 		for (unsigned int rev = 0; rev < 2; rev++) {
 			fc_key_set_flags(&in, (uint8_t)fl);
@@ -70,7 +72,7 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 				fc_key_reverse(&in, &cand);
 			else
 				cand = in;
-			if (rule_engine_flow_lookup(ct->eng, &cand, &info) == 0 &&
+			if (rule_engine_flow_lookup_any(ct->eng, &cand, &info) == 0 &&
 				ct_entry_ctstate(ct, &info.act) != 0) {
 				f->related = true;
 				f->rel_way = rev != 0;

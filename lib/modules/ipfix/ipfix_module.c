@@ -324,6 +324,20 @@ ipfix_on_packet(void *priv, struct rule_flow *f)
 	return 0;
 }
 
+/* An entry moved to another input port: its record state follows it. */
+static void
+ipfix_on_move(void *priv, const struct rule_flow_moved *mv)
+{
+	struct mod_ipfix_module *m = priv;
+	struct ipfix_slot *from = slot_of(m, mv->key.family, mv->old_idx);
+	struct ipfix_slot *to = slot_of(m, mv->key.family, mv->idx);
+
+	if (from == NULL || to == NULL || from == to)
+		return;
+	*to = *from;
+	memset(from, 0, sizeof(*from));
+}
+
 static void
 ipfix_on_remove(void *priv, const struct rule_flow_gone *g)
 {
@@ -360,8 +374,8 @@ live_check(struct mod_ipfix_module *m, const struct rule_flow_info *info, uint32
 		reason = MOD_IPFIX_END_ACTIVE;
 	else
 		return false;
-	if (info->act.peer != FC_INDEX_NONE &&
-		rule_engine_flow_get(m->eng, info->key.family, info->act.peer, &peer) == 0)
+	if (info->peer != FC_INDEX_NONE &&
+		rule_engine_flow_get(m->eng, info->key.family, info->peer, &peer) == 0)
 		pk = &peer.key;
 	rec_fill(m, &info->key, &info->act, pk, &r);
 	if (!report(m, &r, s, info->packets, info->bytes, info->created, info->last_seen, reason,
@@ -526,6 +540,7 @@ mod_ipfix_module_create(struct rule_engine *eng, const struct mod_ipfix_params *
 	mod.on_insert = ipfix_on_insert;
 	mod.on_packet = ipfix_on_packet;
 	mod.on_remove = ipfix_on_remove;
+	mod.on_move = ipfix_on_move;
 	mod.step = ipfix_step;
 	mod.priv = m;
 	rc = rule_engine_module_register(eng, &mod);
