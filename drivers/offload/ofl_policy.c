@@ -521,11 +521,11 @@ ofl_policy_execute(struct ofl_policy *pol, unsigned int budget)
 		}
 		if (exec_add(pol, rq.slot) == 0) {
 			/* Refused everywhere: the flow stays in software, not retried. */
-			const struct fc_entry_aux *x = fc_table_aux(pol->t[h->fam], h->idx);
+			uint32_t created = fc_table_created(pol->t[h->fam], h->idx);
 
 			pol->rate[h->fam][h->idx].no_offload = 1;
-			if (x != NULL)
-				pol->rate[h->fam][h->idx].created = x->created;
+			if (created != 0)
+				pol->rate[h->fam][h->idx].created = created;
 			hw_unmark(pol, h);
 			if (pol->rate[h->fam][h->idx].slot == rq.slot + 1)
 				pol->rate[h->fam][h->idx].slot = 0;
@@ -581,23 +581,23 @@ static void
 scan_one(struct ofl_policy *pol, unsigned int fam, const void *raw, uint32_t idx, uint32_t now)
 {
 	const struct fc_entry *e = fc_table_entry(pol->t[fam], idx);
-	const struct fc_entry_aux *x = fc_table_aux(pol->t[fam], idx);
+	uint32_t created = fc_table_created(pol->t[fam], idx);
 	struct ofl_rate *r;
 	struct fc_key k;
 	uint64_t pps;
 	uint32_t dt;
 
-	if (e == NULL || x == NULL || idx >= pol->marks.cap[fam])
+	if (e == NULL || idx >= pol->marks.cap[fam])
 		return;
 	r = &pol->rate[fam][idx];
-	if (!r->valid || r->created != x->created) {
+	if (!r->valid || r->created != created) {
 		/* A new flow in an offloaded index (on_remove should have said). */
 		if (r->valid && r->slot != 0)
 			hw_remove(pol, r->slot - 1, false);
-		if (r->created != x->created)
+		if (r->created != created)
 			r->no_offload = 0;
 		r->valid = 1;
-		r->created = x->created;
+		r->created = created;
 		r->pkts = e->packets;
 		r->t = now;
 		return;

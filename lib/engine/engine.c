@@ -75,16 +75,11 @@ eng_channel(struct rule_engine *eng, const char *name)
  * keeps its own ring as long as its rule still names the ring's parent.
  */
 uint16_t
-eng_channel_keep(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,
-	const char *name)
+eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name)
 {
 	uint16_t id = eng_channel(eng, name);
-	const struct fc_entry_aux *x;
 
-	if (!(a->mod[0] & ENG_M0_CHAN_FLOW))
-		return id;
-	x = fc_table_aux(eng->t[ti], idx);
-	if (x != NULL && id == eng_chan_parent(x))
+	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == eng_chan_parent(eng, a->channel))
 		return a->channel;
 	return id;
 }
@@ -113,8 +108,7 @@ eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const stru
 }
 
 int
-eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
-	struct fc_action *a)
+eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a)
 {
 	struct rule_result res;
 	struct fc_key fk;
@@ -126,7 +120,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		return rc;
 	a->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	a->rule_id = res.rule_id;
-	a->channel = eng_channel_keep(eng, ti, idx, a, res.channel);
+	a->channel = eng_channel_keep(eng, a, res.channel);
 	a->gen = eng->gen;
 	return 0;
 }
@@ -228,6 +222,23 @@ rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t
 
 /* A per-flow channel goes back to the app after a grace period. */
 int
+eng_chan_parent_set(struct rule_engine *eng, uint16_t id, uint16_t parent)
+{
+	if (id >= eng->n_chan_parent) {
+		uint32_t n = RTE_MAX(64u, rte_align32pow2((uint32_t)id + 1));
+		uint16_t *p = realloc(eng->chan_parent, n * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		memset(p + eng->n_chan_parent, 0, (n - eng->n_chan_parent) * sizeof(*p));
+		eng->chan_parent = p;
+		eng->n_chan_parent = n;
+	}
+	eng->chan_parent[id] = parent;
+	return 0;
+}
+
+int
 eng_retire_chan(struct rule_engine *eng, uint16_t chan)
 {
 	struct eng_retire *r = retire_push(eng);
@@ -289,7 +300,6 @@ static void
 gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint32_t idx,
 	const struct fc_entry *e, const struct fc_key *peer_k)
 {
-	const struct fc_entry_aux *aux = fc_table_aux(eng->t[ti], idx);
 	struct rule_flow_gone g;
 
 	/* No reader can reach the entry after a grace period: the ring goes then. */
@@ -310,7 +320,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 	g.packets = e->packets;
 	g.bytes = e->bytes;
 	g.idx = idx;
-	g.created = aux != NULL ? aux->created : 0;
+	g.created = fc_table_created(eng->t[ti], idx);
 	g.last_seen = e->last_seen;
 	g.why = eng->gone_why;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
@@ -494,6 +504,7 @@ rule_engine_free(struct rule_engine *eng)
 	free(eng->ret);
 	eng_commit_fini(eng);
 	free(eng->rctr);
+	free(eng->chan_parent);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }

@@ -745,7 +745,7 @@ int rule_engine_flow_get(const struct rule_engine *eng, unsigned int family, uin
  * @param family   FC_AF_INET4 or FC_AF_INET6
  * @param idx      entry index
  * @param a        the new action (keep gen and flags unless meant; the peer
- *   is in the entry's cold record, untouched)
+ *   is in struct fc_entry_aux, untouched)
  * @param timeout  idle timeout, ms
  * @return 0, -ENOENT (no live entry there), -EINVAL.
  * Context: rules lcore.

@@ -438,7 +438,7 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			eng_flow_delete(eng, eng->pass_tbl, idx);
 			continue;
 		}
-		if (eng_refilter(eng, eng->pass_tbl, idx, &k, &a) < 0)
+		if (eng_refilter(eng, &k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		a.gen = eng->gen;
 		eng_entry_set(eng, eng->pass_tbl, idx, &a, eng_timeout(eng, eng->pass_tbl, idx));

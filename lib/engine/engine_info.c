@@ -175,7 +175,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->act = e->act;
 	info->peer = x->peer;
 	info->timeout = x->timeout;
-	info->created = x->created;
+	info->created = fc_table_created(t, idx);
 	info->last_seen = e->last_seen;
 	info->packets = e->packets;
 	info->bytes = e->bytes;

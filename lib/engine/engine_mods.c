@@ -128,6 +128,12 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 		eng->st.chan_flow_fallback++;
 		return;
 	}
+	if (eng_chan_parent_set(eng, (uint16_t)id, parent) < 0) {
+		/* Cannot remember its parent: keep the flow on the parent. */
+		(void)eng_retire_chan(eng, (uint16_t)id);
+		eng->st.chan_flow_fallback++;
+		return;
+	}
 	eng->st.chan_flows++;
 	ef->chan_flow = id;
 	ef->chan_parent = parent;
@@ -137,7 +143,7 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 		if (d == RULE_DIR_REPLY && (!f->want_reply || a->channel != parent))
 			continue;
 		a->channel = (uint16_t)id;
-		a->mod[0] |= ENG_M0_CHAN_FLOW; /* the parent goes to the cold records */
+		a->mod[0] |= ENG_M0_CHAN_FLOW; /* its parent: eng_chan_parent() */
 	}
 	f->act[RULE_DIR_ORIG].mod[0] |= ENG_M0_CHAN_OWN;
 }

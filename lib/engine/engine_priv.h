@@ -23,46 +23,33 @@ extern int rule_engine_logtype;
 /*
  * fc_action::mod[] bytes the engine owns (modules have ct_state, nat_id,
  * out_port and interest bits): mod[0], ENG_M0_* flags, read by the stale
- * check on RX lcores too; mod[1..2] free. What only the slow path reads is
- * in the entry's cold record, fc_entry_aux::owner (eng_chan_parent() and
- * eng_extra_interest() below).
+ * check on RX lcores too; mod[1..2], the interest other modules asked for
+ * (eng_extra_interest() below). The parent of a per-flow channel is the
+ * engine's own map (eng_chan_parent()).
  */
 #define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (FC_ACT_F_NAT entries) */
 #define ENG_M0_FK_DST_LOCAL 0x02
 #define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
-#define ENG_M0_CHAN_FLOW 0x10 /**< channel is a per-flow one; its parent in the cold record */
+#define ENG_M0_CHAN_FLOW 0x10 /**< channel is a per-flow one; its parent: eng_chan_parent() */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
 
-/* owner[0..1]: parent channel of a per-flow channel (with ENG_M0_CHAN_FLOW). */
-static inline uint16_t
-eng_chan_parent(const struct fc_entry_aux *x)
-{
-	return (uint16_t)(x->owner[0] | x->owner[1] << 8);
-}
-
-static inline void
-eng_set_chan_parent(struct fc_entry_aux *x, uint16_t parent)
-{
-	x->owner[0] = (uint8_t)parent;
-	x->owner[1] = (uint8_t)(parent >> 8);
-}
-
 /*
- * owner[2..3]: interest asked by modules without RULE_MOD_F_OWN_INTEREST
- * (struct rule_flow::interest_kept).
+ * mod[1..2]: interest asked by modules without RULE_MOD_F_OWN_INTEREST
+ * (struct rule_flow::interest_kept). RX lcores copy these bytes with the
+ * action and ignore them.
  */
 static inline uint16_t
-eng_extra_interest(const struct fc_entry_aux *x)
+eng_extra_interest(const struct fc_action *a)
 {
-	return (uint16_t)(x->owner[2] | x->owner[3] << 8);
+	return (uint16_t)(a->mod[1] | a->mod[2] << 8);
 }
 
 static inline void
-eng_set_extra_interest(struct fc_entry_aux *x, uint16_t i)
+eng_set_extra_interest(struct fc_action *a, uint16_t i)
 {
-	x->owner[2] = (uint8_t)i;
-	x->owner[3] = (uint8_t)(i >> 8);
+	a->mod[1] = (uint8_t)i;
+	a->mod[2] = (uint8_t)(i >> 8);
 }
 
 /**
@@ -159,6 +146,10 @@ struct rule_engine {
 	struct eng_mod mods[RULE_MODULES_MAX];
 	unsigned int n_mods;
 
+	/* Per-flow channels: parent of each id given (eng_chan_parent()). */
+	uint16_t *chan_parent;
+	uint32_t n_chan_parent;
+
 	/* Counters. */
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
@@ -187,7 +178,7 @@ eng_peer(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 	return x != NULL ? x->peer : FC_INDEX_NONE;
 }
 
-/** The idle timeout of live entry @p idx (its cold record), 0 if none. */
+/** The idle timeout of live entry @p idx (struct fc_entry_aux), 0 if none. */
 static inline uint32_t
 eng_timeout(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 {
@@ -209,6 +200,16 @@ eng_link(struct rule_engine *eng, unsigned int ti, uint32_t a, uint32_t b)
 		xb->peer = a;
 }
 
+/** Parent of per-flow channel @p id as recorded by eng_chan_parent_set(); 0 if none. */
+static inline uint16_t
+eng_chan_parent(const struct rule_engine *eng, uint16_t id)
+{
+	return id < eng->n_chan_parent ? eng->chan_parent[id] : 0;
+}
+
+/* engine.c: remember per-flow channel @p id's parent. @return 0, -ENOMEM. */
+int eng_chan_parent_set(struct rule_engine *eng, uint16_t id, uint16_t parent);
+
 /** Table index of a family: 0 IPv4, 1 IPv6, -1 otherwise. */
 static inline int
 eng_tbl(unsigned int family)
@@ -226,7 +227,7 @@ struct eng_flow {
 	int32_t chan_flow;            /**< per-flow channel given to the flow, or -1 */
 	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
 	uint16_t kept[2];             /**< per direction: interest of the modules without
-				           RULE_MOD_F_OWN_INTEREST (for the cold records) */
+				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
 };
 
 /** The eng_flow around @p f. */
@@ -245,8 +246,7 @@ unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_ac
 void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);
 int eng_retire(struct rule_engine *eng, void *ptr);
 int eng_retire_chan(struct rule_engine *eng, uint16_t chan);
-uint16_t eng_channel_keep(struct rule_engine *eng, unsigned int ti, uint32_t idx,
-	const struct fc_action *a, const char *name);
+uint16_t eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name);
 void eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef);
 void eng_retire_poll(struct rule_engine *eng);
 void eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx);
@@ -254,8 +254,7 @@ void eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const
 	uint32_t timeout);
 void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
-int eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
-	struct fc_action *a);
+int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a);
 uint16_t eng_channel(struct rule_engine *eng, const char *name);
 
 /* engine_upcall.c */

@@ -96,7 +96,7 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 /*
  * Run every module's on_insert until one drops the flow; the interest asked
  * by modules without RULE_MOD_F_OWN_INTEREST is kept apart (ef->kept, then
- * the entries' cold records).
+ * the entries' mod[1..2], eng_set_extra_interest()).
  */
 static void
 run_inserts(struct rule_engine *eng, struct eng_flow *ef)
@@ -121,20 +121,6 @@ run_inserts(struct rule_engine *eng, struct eng_flow *ef)
 			f->act[d].interest |= save[d];
 		}
 	}
-}
-
-/* What only the slow path reads of a new entry, into its cold record. */
-static void
-entry_cold(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct eng_flow *ef,
-	unsigned int dir)
-{
-	struct fc_entry_aux *x = fc_table_aux_w(eng->t[ti], idx);
-
-	if (x == NULL)
-		return;
-	eng_set_extra_interest(x, ef->kept[dir]);
-	if (ef->f.act[dir].mod[0] & ENG_M0_CHAN_FLOW)
-		eng_set_chan_parent(x, ef->chan_parent);
 }
 
 /* Insert with one retry when a new flow's cached drop holds the key. */
@@ -248,13 +234,14 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	}
 	a0 = f->act[0];
 	a1 = f->act[1];
+	eng_set_extra_interest(&a0, ef.kept[RULE_DIR_ORIG]);
+	eng_set_extra_interest(&a1, ef.kept[RULE_DIR_REPLY]);
 	if (!f->want_reply) {
 		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, f->timeout, now);
 		if (idx < 0) {
 			insert_failed(eng, &ef, idx, up, d);
 			return;
 		}
-		entry_cold(eng, (unsigned int)ti, (uint32_t)idx, &ef, RULE_DIR_ORIG);
 	} else {
 		/* Replies arrive on the port the forward flow leaves by. */
 		fc_key_set_in_port(&f->reply_key,
@@ -275,8 +262,6 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 		eng_link(eng, (unsigned int)ti, (uint32_t)idx, (uint32_t)ridx);
-		entry_cold(eng, (unsigned int)ti, (uint32_t)idx, &ef, RULE_DIR_ORIG);
-		entry_cold(eng, (unsigned int)ti, (uint32_t)ridx, &ef, RULE_DIR_REPLY);
 		eng->st.replies++;
 	}
 	eng->st.flows++;
@@ -327,12 +312,8 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	f->timeout = eng_timeout(eng, ti, idx);
 	f->ctstate = (uint8_t)*ctstate;
-	for (unsigned int d = 0; d < 2; d++) {
-		const struct fc_entry_aux *x =
-			fc_table_aux(t, f->idx[d] != FC_INDEX_NONE ? f->idx[d] : idx);
-
-		f->interest_kept[d] = x != NULL ? eng_extra_interest(x) : 0;
-	}
+	for (unsigned int d = 0; d < 2; d++)
+		f->interest_kept[d] = eng_extra_interest(&f->act[d]);
 	for (unsigned int i = 0; i < eng->n_mods; i++) {
 		const struct rule_module *m = &eng->mods[i].m;
 
@@ -354,7 +335,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 					continue;
 				k = &pk;
 			}
-			if (eng_refilter(eng, ti, f->idx[d], k, &f->act[d]) < 0)
+			if (eng_refilter(eng, k, &f->act[d]) < 0)
 				f->act[d].verdict = FC_VERDICT_SLOW;
 		}
 		if (f->refilter || f->store)
@@ -391,7 +372,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 			eng_flow_delete(eng, ti, idx);
 			return false;
 		}
-		if (eng_refilter(eng, ti, idx, k, &a) < 0)
+		if (eng_refilter(eng, k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
@@ -429,7 +410,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		}
 		dec_from_act(d, &a, cs);
 		d->rule_id = res.rule_id;
-		d->channel = eng_channel_keep(eng, ti, idx, &a, res.channel);
+		d->channel = eng_channel_keep(eng, &a, res.channel);
 		d->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 		d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 		if (d->verdict != FC_VERDICT_ACCEPT)

@@ -48,7 +48,7 @@ extern "C" {
  * The cached decision for a flow: everything the fast path needs to treat a
  * packet (32 bytes, in the entry's cache line). Readers get a consistent
  * copy from fc_table_lookup_bulk(). What only the slow path reads lives in
- * the entry's cold record (struct fc_entry_aux), not here.
+ * the entry's struct fc_entry_aux, beside the action, not in it.
  *
  * Reserved for the next features (zero everywhere for now; inserts, updates
  * and revalidation carry them unchanged):
@@ -72,8 +72,26 @@ struct fc_action {
 	uint8_t verdict;    /**< FC_VERDICT_* */
 	uint8_t flags;      /**< FC_ACT_F_* */
 	uint8_t ct_state;   /**< conntrack state, owned by the conntrack module */
-	uint8_t mod[3];     /**< small scratch, owned by lib/engine (what its RX-side
-			         checks read; its slow-path bytes are in fc_entry_aux::owner) */
+	uint8_t mod[3];     /**< small scratch, owned by lib/engine */
+};
+
+/**
+ * The slow path's part of a flow entry: what the fast path never reads.
+ * It sits in the entry's cache line (which a hit touches anyway), outside
+ * the action that readers copy under the sequence count.
+ *
+ * Owner: the table. Written by the single writer only, with plain stores
+ * and no sequence count (no RX lcore reads it): the table fills it on
+ * insert (@c timeout from the call, no peer), fc_table_update() sets
+ * @c timeout, fc_table_move() carries it to the new slot; the owner of the
+ * table (lib/engine) writes @c peer. Other threads (control) may read it
+ * for display: fields may change underneath, each read whole. The
+ * insertion time lives in an array of its own (fc_table_created()), the
+ * one per-entry field kept off the entry's line.
+ */
+struct fc_entry_aux {
+	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
+	uint32_t timeout;  /**< idle timeout, in the caller's time units (0: never) */
 };
 
 /**
@@ -90,28 +108,9 @@ struct fc_entry {
 	struct fc_action act;  /**< the cached decision */
 	uint64_t packets;      /**< packets that hit this entry */
 	uint64_t bytes;        /**< bytes that hit this entry */
-	uint8_t room[8];       /**< zero: free for a later fast-path field */
+	struct fc_entry_aux aux; /**< the slow path's part (fc_table_aux()) */
 } __rte_cache_aligned;
 
-/**
- * The cold part of a flow entry: what the fast path never reads, in an
- * array of its own beside the entries (fc_table_aux_w(), fc_table_aux()),
- * so that the entry keeps to one cache line.
- *
- * Owner: the table. Written by the single writer only, with plain stores
- * and no sequence count (no RX lcore reads it): the table fills it on
- * insert (@c timeout and @c created from the call, no peer, @c owner zero),
- * fc_table_update() sets @c timeout, fc_table_move() carries it to the new
- * slot; the owner of the table (lib/engine) writes @c peer and @c owner.
- * Other threads (control) may read it for display: fields may change
- * underneath, each read whole. A free slot's record belongs to the table.
- */
-struct fc_entry_aux {
-	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
-	uint32_t timeout;  /**< idle timeout, in the caller's time units (0: never) */
-	uint32_t created;  /**< insertion time */
-	uint8_t owner[4];  /**< scratch of the table's owner (lib/engine) */
-};
 
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
@@ -216,7 +215,7 @@ struct fc_table_view {
 	const void *priv;         /**< not for users */
 	struct fc_entry *entries; /**< n_slots entries, indexed by position */
 	uint32_t n_slots;         /**< positions */
-	struct fc_entry_aux *aux; /**< n_slots cold records (fc_table_aux()) */
+	const uint32_t *created;  /**< n_slots insertion times (fc_table_created()) */
 };
 
 /**
@@ -237,7 +236,7 @@ fc_table_slot(const struct fc_table *t, uint32_t idx)
 }
 
 /**
- * The cold record of live entry @p idx, read-only.
+ * The slow path's part of live entry @p idx, read-only.
  * @param t    the table
  * @param idx  entry index
  * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
@@ -251,12 +250,30 @@ fc_table_aux(const struct fc_table *t, uint32_t idx)
 	if (unlikely(t == NULL || idx >= v->n_slots) ||
 		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
 		return NULL;
-	return &v->aux[idx];
+	return &v->entries[idx].aux;
 }
 
 /**
- * The cold record of live entry @p idx, for the writer to change (see
- * struct fc_entry_aux: peer and owner scratch are the table owner's).
+ * Insertion time of live entry @p idx (the @p now of fc_table_insert()).
+ * @param t    the table
+ * @param idx  entry index
+ * @return the time, or 0 if @p t is NULL, @p idx free or out of range.
+ * Context: the writer; control for display.
+ */
+static inline uint32_t
+fc_table_created(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	if (unlikely(t == NULL || idx >= v->n_slots) ||
+		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	return v->created[idx];
+}
+
+/**
+ * The slow path's part of live entry @p idx, for the writer to change (see
+ * struct fc_entry_aux: peer is the table owner's).
  * @param t    the table
  * @param idx  entry index
  * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
@@ -349,8 +366,8 @@ unsigned int fc_table_find_bulk(const struct fc_table *t, const void *const keys
 /**
  * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
  * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. The
- * entry's cold record gets @p timeout, @p now as its creation time, no peer
- * and a zero owner scratch.
+ * entry gets @p timeout and no peer (struct fc_entry_aux), @p now as its
+ * creation time (fc_table_created()).
  * @param key      normalized key
  * @param sig      fc_table_hash(t, key)
  * @param act      the decision to cache
@@ -364,7 +381,7 @@ int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
 
 /**
  * Replace the action of entry @p idx (readers see old or new, never a mix)
- * and its timeout (in its cold record). @return 0, -ENOENT.
+ * and its timeout (struct fc_entry_aux). @return 0, -ENOENT.
  * Context: writer only.
  */
 int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
@@ -373,7 +390,7 @@ int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *ac
 /**
  * Move live entry @p idx to another key (the same flow under a new key,
  * e.g. another input port): an entry with the same action, last_seen,
- * counters and cold record is published under @p key, then @p idx is deleted (no
+ * counters, struct fc_entry_aux and creation time is published under @p key, then @p idx is deleted (no
  * remove_cb; its slot waits for a grace period). Readers find the old key,
  * the new one or both in between, never a torn entry; a hit counted on the
  * old key meanwhile may be lost. Nothing is evicted: without a free key

@@ -2,9 +2,10 @@
 /*
  * lib/flowcache/table.c — the flow table: an rte_hash (cuckoo, lock-free
  * readers, extendable buckets) keyed by the normalized 7-tuple, whose key
- * position indexes a preallocated array of one-cache-line entries and,
- * beside it, an array of their cold records (struct fc_entry_aux: what the
- * fast path never reads; the writer's alone, no sequence count).
+ * position indexes a preallocated array of one-cache-line entries (whose
+ * last 8 bytes, struct fc_entry_aux, are the slow path's: the writer's
+ * alone, no sequence count) and, beside it, an array of their insertion
+ * times.
  *
  * One writer (the rules lcore) inserts, updates, ages and deletes; any number
  * of registered readers (RX lcores) look up bursts and copy the cached action
@@ -39,7 +40,7 @@
  *
  * Grace periods are the table's own, not rte_hash's defer queue (whose ring
  * costs 16 bytes per key slot): deleted slots are chained through their
- * (dead) cold records' `created` field into small batches, each with the RCU
+ * (dead) insertion-time records (fc_table::created) into small batches, each with the RCU
  * token started after its latest removal; a batch's slots go back to the
  * hash (rte_hash_free_key_with_position) once every reader has passed that
  * token. A bounded ring of batches, the open one unbounded when the ring is
@@ -89,7 +90,7 @@ static_assert(sizeof(struct fc_entry) == RTE_CACHE_LINE_MIN_SIZE, "entry must be
 static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
 static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
 static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
-static_assert(sizeof(struct fc_entry_aux) == 16, "cold record: 16 bytes a slot");
+static_assert(offsetof(struct fc_entry, aux) == 56, "the slow path's part ends the line");
 static_assert(RTE_HASH_LOOKUP_BULK_MAX >= 64, "bursts of 64 must fit one hash lookup");
 
 /*
@@ -255,9 +256,9 @@ fc_table_create(const struct fc_table_params *p)
 
 	t->entries = rte_zmalloc_socket("fc_table_entries", sizeof(struct fc_entry) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	t->aux = rte_zmalloc_socket("fc_table_aux", sizeof(struct fc_entry_aux) * t->n_slots,
+	t->created = rte_zmalloc_socket("fc_table_created", sizeof(uint32_t) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (t->entries == NULL || t->aux == NULL)
+	if (t->entries == NULL || t->created == NULL)
 		goto fail;
 
 	/* Unique within the process and short enough for every derived name. */
@@ -298,7 +299,7 @@ fc_table_free(struct fc_table *t)
 		return;
 	rte_hash_free(t->h); /* slots still waiting for a grace period go with it */
 	rte_free(t->entries);
-	rte_free(t->aux);
+	rte_free(t->created);
 	rte_free(t->qsv);
 	rte_free(t->rstats);
 	rte_memzone_free(t->mz);
@@ -579,9 +580,9 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 	e->last_seen = now;
 	e->packets = 0;
 	e->bytes = 0;
-	memset(e->room, 0, sizeof(e->room));
-	t->aux[pos] = (struct fc_entry_aux){
-		.peer = FC_INDEX_NONE, .timeout = timeout, .created = now};
+	e->aux.peer = FC_INDEX_NONE;
+	e->aux.timeout = timeout;
+	t->created[pos] = now;
 	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
 
 	wr_set32(&t->count, t->count + 1);
@@ -610,7 +611,7 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
 	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
-	t->aux[idx].timeout = timeout;
+	e->aux.timeout = timeout;
 	return 0;
 }
 
@@ -642,8 +643,8 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	n = &t->entries[pos];
 	RTE_ASSERT(n->seq == 0);
 	n->act = e->act;
-	memset(n->room, 0, sizeof(n->room));
-	t->aux[pos] = t->aux[idx];
+	n->aux = e->aux;
+	t->created[pos] = t->created[idx];
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);

@@ -61,7 +61,7 @@ struct fc_reader_stats {
 
 /**
  * Deleted slots waiting for one grace period: a chain through the dead
- * slots' cold records (fc_entry_aux::created), from @c head to @c tail.
+ * slots' insertion-time records (fc_table::created), from @c head to @c tail.
  * Writer-owned.
  */
 struct fc_defer_batch {
@@ -85,7 +85,7 @@ struct fc_table {
 	struct rte_hash *h;
 	struct fc_entry *entries;	/**< n_slots entries, indexed by hash position */
 	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
-	struct fc_entry_aux *aux;	/**< n_slots cold records beside the entries (writer's) */
+	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch (writer's) */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
@@ -126,7 +126,7 @@ static_assert(offsetof(struct fc_table, entries) == offsetof(struct fc_table_vie
 	"struct fc_table_view must mirror struct fc_table");
 static_assert(offsetof(struct fc_table, n_slots) == offsetof(struct fc_table_view, n_slots),
 	"struct fc_table_view must mirror struct fc_table");
-static_assert(offsetof(struct fc_table, aux) == offsetof(struct fc_table_view, aux),
+static_assert(offsetof(struct fc_table, created) == offsetof(struct fc_table_view, created),
 	"struct fc_table_view must mirror struct fc_table");
 
 /* Writer-side counter bump: single writer, relaxed store for concurrent readers. */

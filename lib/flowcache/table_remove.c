@@ -42,11 +42,11 @@ dq_defer(struct fc_table *t, uint32_t pos)
 {
 	struct fc_defer_batch *o = &t->dq_open;
 
-	t->aux[pos].created = FC_INDEX_NONE;
+	t->created[pos] = FC_INDEX_NONE;
 	if (o->n == 0)
 		o->head = pos;
 	else
-		t->aux[o->tail].created = pos;
+		t->created[o->tail] = pos;
 	o->tail = pos;
 	o->n++;
 	/*
@@ -79,9 +79,9 @@ dq_reclaim(struct fc_table *t, unsigned int max)
 		for (; b->n > 0 && freed < max; freed++) {
 			uint32_t pos = b->head;
 
-			b->head = t->aux[pos].created;
+			b->head = t->created[pos];
 			b->n--;
-			t->aux[pos].created = 0;
+			t->created[pos] = 0;
 			rte_hash_free_key_with_position(t->h, (int32_t)pos);
 		}
 		if (b->n == 0) {
@@ -191,10 +191,10 @@ fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work)
 
 		if (++cur == t->n_slots)
 			cur = 0;
-		if (e->seq == 0 || t->aux[i].timeout == 0)
+		if (e->seq == 0 || t->entries[i].aux.timeout == 0)
 			continue;
 		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <=
-			t->aux[i].timeout)
+			t->entries[i].aux.timeout)
 			continue;
 		if (table_remove(t, i, true) == 0)
 			removed++;

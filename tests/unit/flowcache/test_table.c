@@ -335,7 +335,7 @@ check_basic(uint8_t family)
 		assert_non_null(e);
 		assert_true(act_is(&e->act, 1000 + i));
 		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->timeout, 60);
-		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->created, 500 + i);
+		assert_int_equal(fc_table_created(t, (uint32_t)idx[i]), 500 + i);
 		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->peer, FC_INDEX_NONE);
 		assert_int_equal(e->last_seen, 500 + i);
 		assert_int_equal(e->packets, 0);
@@ -563,7 +563,6 @@ check_move(uint8_t family)
 	pos = insert_v(t, family, 3, 333, 77, 10);
 	assert_true(pos >= 0);
 	fc_table_aux_w(t, (uint32_t)pos)->peer = 4242;
-	memcpy(fc_table_aux_w(t, (uint32_t)pos)->owner, "\x01\x02\x03\x04", 4);
 	fc_table_touch(t, (uint32_t)pos, 100, 12);
 	fc_table_touch(t, (uint32_t)pos, 50, 13);
 	other = insert_v(t, family, 4, 444, 0, 10);
@@ -579,9 +578,8 @@ check_move(uint8_t family)
 	assert_non_null(e);
 	assert_true(act_is(&e->act, 333));
 	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->timeout, 77);
-	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->created, 10);
+	assert_int_equal(fc_table_created(t, (uint32_t)npos), 10);
 	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->peer, 4242);
-	assert_memory_equal(fc_table_aux(t, (uint32_t)npos)->owner, "\x01\x02\x03\x04", 4);
 	assert_int_equal(e->last_seen, 13);
 	assert_int_equal(e->packets, 2);
 	assert_int_equal(e->bytes, 150);
@@ -608,9 +606,9 @@ check_move(uint8_t family)
 }
 
 /*
- * The entry's layout (one cache line, the action's reserved fields) and its
- * cold record: filled by insert, timeout by update, peer and owner scratch
- * the writer's and kept by updates; none for free slots.
+ * The entry's layout (one cache line, the action's reserved fields), its
+ * struct fc_entry_aux and creation time: filled by insert, timeout by
+ * update, peer the writer's and kept by updates; none for free slots.
  */
 static void
 test_aux(void **state)
@@ -623,12 +621,12 @@ test_aux(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct fc_entry), 64);
 	assert_int_equal(sizeof(struct fc_action), 32);
-	assert_int_equal(sizeof(struct fc_entry_aux), 16);
+	assert_int_equal(sizeof(struct fc_entry_aux), 8);
 	assert_int_equal(offsetof(struct fc_entry, last_seen), 4);
 	assert_int_equal(offsetof(struct fc_entry, act), 8);
 	assert_int_equal(offsetof(struct fc_entry, packets), 40);
 	assert_int_equal(offsetof(struct fc_entry, bytes), 48);
-	assert_int_equal(offsetof(struct fc_entry, room), 56);
+	assert_int_equal(offsetof(struct fc_entry, aux), 56);
 	assert_int_equal(offsetof(struct fc_action, ext), 12);
 	assert_int_equal(offsetof(struct fc_action, adj), 22);
 	assert_int_equal(offsetof(struct fc_action, pkt_class), 24);
@@ -643,19 +641,17 @@ test_aux(void **state)
 		/* fresh whatever the slot held before */
 		assert_int_equal(x->peer, FC_INDEX_NONE);
 		assert_int_equal(x->timeout, 30);
-		assert_int_equal(x->created, round);
-		assert_memory_equal(x->owner, "\0\0\0\0", 4);
+		assert_int_equal(fc_table_created(t, (uint32_t)pos), round);
 		x->peer = round;
-		memset(x->owner, 0xab, sizeof(x->owner));
 		act_from(99, &a);
 		assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 45), 0);
 		assert_int_equal(x->timeout, 45);
 		assert_int_equal(x->peer, round);
-		assert_int_equal(x->owner[3], 0xab);
 		assert_true(act_is(&fc_table_entry(t, (uint32_t)pos)->act, 99));
 		assert_int_equal(fc_table_delete(t, (uint32_t)pos), 0);
 		assert_null(fc_table_aux(t, (uint32_t)pos));
 		assert_null(fc_table_aux_w(t, (uint32_t)pos));
+		assert_int_equal(fc_table_created(t, (uint32_t)pos), 0);
 	}
 	assert_null(fc_table_aux(t, FC_INDEX_NONE));
 	assert_null(fc_table_aux(NULL, 0));
