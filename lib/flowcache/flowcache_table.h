@@ -435,6 +435,8 @@ const void *fc_table_key(const struct fc_table *t, uint32_t idx);
 
 /**
  * Walk the entries: start with *next = 0, call until it returns -ENOENT.
+ * One call skips any number of free slots: a whole walk for control
+ * (listings, counters); background work walks with fc_table_walk().
  * @param next  iterator state
  * @param key   receives the key
  * @param idx   receives the entry index
@@ -442,6 +444,24 @@ const void *fc_table_key(const struct fc_table *t, uint32_t idx);
  * Context: writer, or control with the writer stopped.
  */
 int fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uint32_t *idx);
+
+/**
+ * Walk the entries in bounded steps: as fc_table_iterate(), but every slot
+ * examined, free or live, costs one unit of *budget, so a call never does
+ * more than *budget slots' work however empty the table (a 4M-slot table
+ * holding a few flows is walked in as many steps as a full one).
+ * @param t       the table
+ * @param next    iterator state (start at 0; left where the walk stopped)
+ * @param budget  slots the caller still may examine; decremented
+ * @param key     receives the key (may be NULL)
+ * @param idx     receives the entry index (may be NULL)
+ * @return 0 on an entry, -EAGAIN when *budget ran out first (call again
+ *   with a new budget), -ENOENT at the end of the table (*next is the slot
+ *   count).
+ * Context: writer, or control with the writer stopped.
+ */
+int fc_table_walk(const struct fc_table *t, uint32_t *next, uint32_t *budget, const void **key,
+	uint32_t *idx);
 
 /**
  * Age out idle entries: examine at most @p max_work entries from a rotating
