@@ -298,8 +298,16 @@ enum gufc_phase {
 	GUFC_PHASE_DONE,    /**< all drained: every loop returns */
 };
 
+/** Where a port's packets come from (gufc_port.c; --lossless auto). */
+enum gufc_rx_src {
+	GUFC_RX_LIVE, /**< a NIC, a tap, an interface, a generator */
+	GUFC_RX_FILE, /**< net_pcap reading a file (rx_pcap) */
+	GUFC_RX_NONE, /**< no RX (net_pcap without RX source, net_null no-rx=1) */
+};
+
 struct gufc_port {
 	bool used;
+	uint8_t rx_src;    /**< enum gufc_rx_src */
 	uint16_t n_rxq;
 	uint16_t n_txq;
 	uint16_t pair;     /**< paired port (default forwarding) */
@@ -434,6 +442,13 @@ void gufc_ipfix_dump(const struct gufc_app *app, FILE *f);
 int gufc_reload(struct gufc_app *app);
 
 /* gufc_port.c */
+/**
+ * Note the --vdev arguments of the EAL part of @p argv (before
+ * rte_eal_init() takes them): gufc_ports_init() fails when one of them did
+ * not come up, and tells file-backed ports (net_pcap rx_pcap) from live
+ * ones. Context: main, before rte_eal_init().
+ */
+void gufc_vdevs_note(int argc, char **argv);
 int gufc_ports_init(struct gufc_app *app);
 void gufc_ports_fini(struct gufc_app *app);
 

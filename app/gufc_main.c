@@ -733,6 +733,7 @@ main(int argc, char **argv)
 	bool ok;
 	int rc;
 
+	gufc_vdevs_note(argc, argv);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "gufc: EAL initialization failed: %s\n", rte_strerror(rte_errno));
