@@ -445,10 +445,17 @@ int gufc_reload(struct gufc_app *app);
 /**
  * Note the --vdev arguments of the EAL part of @p argv (before
  * rte_eal_init() takes them): gufc_ports_init() fails when one of them did
- * not come up, and tells file-backed ports (net_pcap rx_pcap) from live
- * ones. Context: main, before rte_eal_init().
+ * not come up (gufc_vdevs_check()), and gufc_ports_init() tells
+ * file-backed ports (net_pcap rx_pcap) from live ones.
+ * Context: main, before rte_eal_init().
  */
 void gufc_vdevs_note(int argc, char **argv);
+/**
+ * Every ethdev vdev noted has a port: one its driver refused (a missing
+ * rx_pcap file) is logged, naming it. @return 0, or -ENODEV.
+ * Context: main, right after rte_eal_init().
+ */
+int gufc_vdevs_check(void);
 int gufc_ports_init(struct gufc_app *app);
 void gufc_ports_fini(struct gufc_app *app);
 

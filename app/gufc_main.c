@@ -742,6 +742,10 @@ main(int argc, char **argv)
 	argc -= rc;
 	argv += rc;
 	argv[0] = argv[-rc];
+	if (gufc_vdevs_check() != 0) {
+		rte_eal_cleanup();
+		return 1;
+	}
 	gufc_logtype = rte_log_register_type_and_pick_level("gufc.app", RTE_LOG_INFO);
 	/* dpdk-dumpcap / dpdk-pdump attach as secondary processes and ask for
 	 * copies of a port's packets: this primary must answer them. Without

@@ -92,9 +92,8 @@ port_rx_src(const char *name)
 	return GUFC_RX_LIVE;
 }
 
-/* Every ethdev vdev asked for has a port: a driver that refused one is a startup error. */
-static int
-vdevs_check(void)
+int
+gufc_vdevs_check(void)
 {
 	int rc = 0;
 
@@ -227,9 +226,6 @@ gufc_ports_init(struct gufc_app *app)
 	uint16_t n = 0;
 	int rc;
 
-	rc = vdevs_check();
-	if (rc != 0)
-		return rc;
 	RTE_ETH_FOREACH_DEV(pid)
 	{
 		if (pid >= GUFC_MAX_PORTS) {
