@@ -140,7 +140,9 @@ struct fc_table_params {
 	uint32_t max_readers;       /**< most reader threads (RCU) */
 	enum fc_full_policy full_policy;
 	uint32_t evict_scan;        /**< entries scanned for the oldest idle; 0 = 1024 */
-	uint32_t hash_seed;         /**< 0 = random per run (hash flooding) */
+	uint32_t hash_seed;         /**< the hash's secret (fc_table_hash()) is drawn from
+				         rte_rand() when 0 (hash flooding), else derived
+				         from this (reproducible tests) */
 	int socket_id;              /**< NUMA socket or SOCKET_ID_ANY */
 	fc_remove_cb remove_cb;     /**< optional */
 	void *remove_arg;
@@ -192,12 +194,21 @@ int fc_table_reader_unregister(struct fc_table *t, unsigned int reader_id);
  */
 void fc_table_quiescent(struct fc_table *t, unsigned int reader_id);
 
-/** Hash of one key with this table's seed. Context: any lcore. */
+/**
+ * Hash of one key with this table's secret: a keyed, non-linear hash (NH
+ * over the key's 32-bit words, then a keyed finalizer), so which keys
+ * share a bucket depends on the secret and a sender cannot craft colliding
+ * keys without it (a CRC's collisions hold under every seed).
+ * @param t    the table (its key size and secret)
+ * @param key  a normalized key of the table's family
+ * @return the 32-bit signature the table stores the key under.
+ * Context: any lcore.
+ */
 uint32_t fc_table_hash(const struct fc_table *t, const void *key);
 
 /**
  * fc_table_hash() of @p n keys, in one call (the RX path's form: the key
- * size is looked at once, the CRC steps are inlined).
+ * size is looked at once, the hash is inlined).
  * @param t     the table (its key size and seed)
  * @param keys  @p n normalized keys of the table's family
  * @param sigs  receives the @p n hashes

@@ -26,7 +26,6 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_hash_crc.h>
 #include <rte_launch.h>
 #include <rte_memory.h>
 #include <rte_lcore.h>
@@ -339,12 +338,31 @@ test_hash_seed(void **state)
 	uint32_t i;
 
 	(void)state;
+	/* A given seed: the same secret, so the same hash, in another table. */
 	a = fc_table_create(&p);
+	p.name = "seed1";
+	b = fc_table_create(&p);
 	assert_non_null(a);
+	assert_non_null(b);
 	assert_int_equal(fc_table_key_size(a), 48);
-	make_key(FC_AF_INET6, 7, key);
-	assert_int_equal(fc_table_hash(a, key), rte_hash_crc(key, 48, 0x12345678));
+	for (i = 0; i < 4; i++) {
+		make_key(FC_AF_INET6, i, key);
+		assert_int_equal(fc_table_hash(a, key), fc_table_hash(b, key));
+	}
+	fc_table_free(b);
+	/* Another seed: another secret. */
+	p.hash_seed = 0x12345679;
+	b = fc_table_create(&p);
+	assert_non_null(b);
+	for (i = 0; i < 4; i++) {
+		make_key(FC_AF_INET6, i, key);
+		differ |= fc_table_hash(a, key) != fc_table_hash(b, key);
+	}
+	assert_true(differ);
 	fc_table_free(a);
+	fc_table_free(b);
+	differ = false;
+	p.name = "seed";
 
 	/* Seed 0: random per table, so two tables hash differently. */
 	p.hash_seed = 0;
