@@ -43,6 +43,13 @@ extern "C" {
 /** Action flags. */
 #define FC_ACT_F_NAT 0x01   /**< nat_id names a rewrite */
 #define FC_ACT_F_REPLY 0x02 /**< this entry is the reply direction of a connection */
+/**
+ * A flow not established yet (a TCP handshake, a flow without a reply: set
+ * by the conntrack module): a full table evicts such entries before
+ * established ones (FC_FULL_EVICT_IDLE), so a flood of new flows (spoofed
+ * SYNs) cannot push established flows out.
+ */
+#define FC_ACT_F_EARLY 0x04
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a
@@ -114,7 +121,8 @@ struct fc_entry {
 
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
-	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan */
+	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan,
+			         FC_ACT_F_EARLY entries first */
 	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
 };
 

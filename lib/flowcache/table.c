@@ -607,19 +607,24 @@ fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uin
 }
 
 /*
- * Evict the entry idle the longest among the next evict_scan live entries
- * from the rotating cursor (all entries are candidates, whatever their
- * timeout: the table is a cache, the slow path can rebuild any flow).
+ * Evict among the next evict_scan live entries from the rotating cursor:
+ * the one idle the longest among those not established yet
+ * (FC_ACT_F_EARLY: a handshake, a flow without reply), else the one idle
+ * the longest (all entries are candidates, whatever their timeout: the
+ * table is a cache, the slow path can rebuild any flow). A flood of new
+ * flows, spoofed SYNs say, so evicts its own kind before established flows.
  */
 static int
 table_evict(struct fc_table *t, uint32_t now)
 {
 	uint32_t cur = t->evict_cursor, seen = 0, visited;
 	uint32_t best = FC_INDEX_NONE, best_idle = 0;
+	bool best_early = false;
 
 	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
 		const struct fc_entry *e = &t->entries[cur];
 		uint32_t i = cur, idle;
+		bool early;
 
 		if (++cur == t->n_slots)
 			cur = 0;
@@ -627,9 +632,12 @@ table_evict(struct fc_table *t, uint32_t now)
 			continue;
 		seen++;
 		idle = idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED));
-		if (best == FC_INDEX_NONE || idle > best_idle) {
+		early = (e->act.flags & FC_ACT_F_EARLY) != 0;
+		if (best == FC_INDEX_NONE || (early && !best_early) ||
+			(early == best_early && idle > best_idle)) {
 			best = i;
 			best_idle = idle;
+			best_early = early;
 		}
 	}
 	t->evict_cursor = cur;

@@ -233,6 +233,9 @@ test_tcp_handshake(void **state)
 	assert_true(re->act.interest & FC_INTEREST_ALL);
 	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_SYN_SENT);
+	/* Not established: a full table evicts both before established flows. */
+	assert_true(fe->act.flags & FC_ACT_F_EARLY);
+	assert_true(re->act.flags & FC_ACT_F_EARLY);
 
 	d = rx(eng, synack, 2, &slow);
 	assert_true(slow); /* interest */
@@ -246,6 +249,8 @@ test_tcp_handshake(void **state)
 	fe = entry_of(eng, &syn.pkt.key, NULL);
 	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
+	assert_false(fe->act.flags & FC_ACT_F_EARLY);
+	assert_false(entry_of(eng, &synack.pkt.key, NULL)->act.flags & FC_ACT_F_EARLY);
 	assert_int_equal(fe->act.rule_id, 1); /* refiltered as ESTABLISHED */
 
 	/* Data now takes the fast path both ways. */

@@ -790,6 +790,55 @@ test_full_refuse(void **state)
 	fc_table_free(t);
 }
 
+/*
+ * A flood of new flows (spoofed SYNs: FC_ACT_F_EARLY) into a full table
+ * evicts its own kind, never the established entries, even those idle far
+ * longer; only a table of established entries alone gives one up.
+ */
+static void
+test_evict_prefers_early(void **state)
+{
+	enum { CAP = 64, EST = 32, FLOOD = 200 };
+	struct fc_table *t = new_table("evict_early", FC_AF_INET4, CAP, FC_FULL_EVICT_IDLE, NULL);
+	uint8_t key[MAX_KEY];
+	struct fc_action a;
+	uint32_t i;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	/* Established, idle since time 0..31. */
+	for (i = 0; i < EST; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
+	}
+	/* The flood: handshakes that never complete, fresher than any established entry. */
+	a.flags = FC_ACT_F_EARLY;
+	for (i = EST; i < EST + FLOOD; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1000 + i) >= 0);
+	}
+	assert_int_equal(stats(t).occupancy, CAP);
+	assert_int_equal(stats(t).evictions, EST + FLOOD - CAP);
+	for (i = 0; i < EST; i++)
+		assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+	/* The flood's newest survive: its oldest went first. */
+	assert_true(lookup_i(t, FC_AF_INET4, EST + FLOOD - 1) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, EST), -ENOENT);
+	/* Established entries only: the oldest idle goes. */
+	a.flags = 0;
+	for (i = EST; i < EST + FLOOD; i++) {
+		int idx = lookup_i(t, FC_AF_INET4, i);
+
+		if (idx >= 0)
+			assert_int_equal(fc_table_update(t, (uint32_t)idx, &a, 0), 0);
+	}
+	make_key(FC_AF_INET4, 5000, key);
+	assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 9000) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 0), -ENOENT);
+	assert_true(lookup_i(t, FC_AF_INET4, 1) >= 0);
+	fc_table_free(t);
+}
+
 static void
 test_full_evict(void **state)
 {
@@ -1298,6 +1347,7 @@ main(void)
 		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_full_refuse),
 		cmocka_unit_test(test_full_evict),
+		cmocka_unit_test(test_evict_prefers_early),
 		cmocka_unit_test(test_evict_scan_bounded),
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_bounded),
