@@ -343,8 +343,16 @@ enum gufc_phase {
 	GUFC_PHASE_DONE,    /**< all drained: every loop returns */
 };
 
+/** Where a port's packets come from (gufc_port.c; --lossless auto). */
+enum gufc_rx_src {
+	GUFC_RX_LIVE, /**< a NIC, a tap, an interface, a generator */
+	GUFC_RX_FILE, /**< net_pcap reading a file (rx_pcap) */
+	GUFC_RX_NONE, /**< no RX (net_pcap without RX source, net_null no-rx=1) */
+};
+
 struct gufc_port {
 	bool used;
+	uint8_t rx_src;    /**< enum gufc_rx_src */
 	uint16_t n_rxq;
 	uint16_t n_txq;
 	uint16_t pair;     /**< paired port (default forwarding) */
@@ -482,6 +490,20 @@ void gufc_ipfix_dump(const struct gufc_app *app, FILE *f);
 int gufc_reload(struct gufc_app *app);
 
 /* gufc_port.c */
+/**
+ * Note the --vdev arguments of the EAL part of @p argv (before
+ * rte_eal_init() takes them): gufc_ports_init() fails when one of them did
+ * not come up (gufc_vdevs_check()), and gufc_ports_init() tells
+ * file-backed ports (net_pcap rx_pcap) from live ones.
+ * Context: main, before rte_eal_init().
+ */
+void gufc_vdevs_note(int argc, char **argv);
+/**
+ * Every ethdev vdev noted has a port: one its driver refused (a missing
+ * rx_pcap file) is logged, naming it. @return 0, or -ENODEV.
+ * Context: main, right after rte_eal_init().
+ */
+int gufc_vdevs_check(void);
 int gufc_ports_init(struct gufc_app *app);
 void gufc_ports_fini(struct gufc_app *app);
 

@@ -730,6 +730,7 @@ main(int argc, char **argv)
 	bool ok;
 	int rc;
 
+	gufc_vdevs_note(argc, argv);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "gufc: EAL initialization failed: %s\n", rte_strerror(rte_errno));
@@ -738,6 +739,10 @@ main(int argc, char **argv)
 	argc -= rc;
 	argv += rc;
 	argv[0] = argv[-rc];
+	if (gufc_vdevs_check() != 0) {
+		rte_eal_cleanup();
+		return 1;
+	}
 	gufc_logtype = rte_log_register_type_and_pick_level("gufc.app", RTE_LOG_INFO);
 	/* dpdk-dumpcap / dpdk-pdump attach as secondary processes and ask for
 	 * copies of a port's packets: this primary must answer them. Without

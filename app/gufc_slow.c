@@ -43,7 +43,7 @@
 #define FRAG_BUCKETS 1024
 #define FRAG_BUCKET_ENTRIES 16
 #define FRAG_MAX_ENTRIES 4096
-#define STEP_BUDGET 128
+#define STEP_BUDGET 512
 
 /** Rules-lcore state. Owner: the rules lcore (created and freed by main). */
 struct gufc_slow {

@@ -171,24 +171,26 @@ route_changed(struct mod_route *rt)
 	__atomic_store_n(&rt->st.route_walks, rt->st.route_walks + 1, __ATOMIC_RELAXED);
 }
 
-/* Module: the walk, at most @p budget entries a call. */
+/* Module: the walk, at most @p budget table slots a call. */
 static unsigned int
 route_step(void *priv, uint32_t now, unsigned int budget)
 {
 	struct mod_route *rt = priv;
-	unsigned int visited = 0;
+	uint32_t left = budget; /* table slots, free ones included */
 
 	RTE_SET_USED(now);
-	while (rt->walking && visited < budget) {
+	while (rt->walking) {
 		struct rule_flow_info e;
 		struct route_to to;
 		struct fc_action a;
+		int rc = rule_engine_flow_walk(rt->eng, &rt->walk_it, &left, NULL, &e);
 
-		if (rule_engine_flow_next(rt->eng, &rt->walk_it, NULL, &e) != 0) {
+		if (rc == -EAGAIN)
+			break;
+		if (rc != 0) {
 			rt->walking = false;
 			break;
 		}
-		visited++;
 		/* (drops too: a later commit may accept them) */
 		to = entry_route(rt, &e);
 		if (rt->p.adj_get_fn == NULL)
@@ -214,7 +216,7 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 			adj_put(rt, to.adj);
 		}
 	}
-	return visited;
+	return budget - left;
 }
 
 struct mod_route *
