@@ -211,6 +211,24 @@ class Gateway:
             time.sleep(0.05)
         raise Fail("no answer to '%s'" % command)
 
+    def telemetry(self, commands):
+        """Answers of telemetry @commands (dict by command), None without
+        dpdk-telemetry.py."""
+        tool = shutil.which("dpdk-telemetry.py")
+        if tool is None:
+            return None
+        r = subprocess.run([sys.executable, tool, "-f", self.prefix],
+                           input="\n".join(commands) + "\n", stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=30)
+        answers = {}
+        for line in r.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                answers.update(json.loads(line))
+        for c in commands:
+            check(isinstance(answers.get(c), dict), "telemetry %s: %s" % (c, r.stdout[-500:]))
+        return answers
+
     def stats(self):
         """The final --stats-json (after stop())."""
         with open(self.json) as f:

@@ -206,8 +206,32 @@ def t_ping(build):
         for a in (CLIENT4, CLIENT6, SERVER4, SERVER6):
             check(re.search(r"\s%s\s+[0-9a-f:]{17}" % re.escape(a), neigh),
                   "no resolved neighbour %s:\n%s" % (a, neigh))
+        # Ports and routes at run time: an address, a route via a gateway on it.
+        out = gw.shell("port 1 address 10.0.3.1/24 mtu 1400\n"
+                       "route add 10.9.0.0/16 via 10.0.3.7")
+        check("error" not in out, out)
+        check(re.search(r"outside .* 1400 .*10\.0\.3\.1/24", gw.shell("show ports")),
+              "show ports: " + gw.shell("show ports"))
+        routes = gw.shell("show routes")
+        check("10.0.3.0/24 port 1 connected" in routes and
+              "10.9.0.0/16 port 1 via 10.0.3.7" in routes, "show routes: " + routes)
+        r = ping(gw, "10.0.3.1", count=1)
+        check(r.returncode == 0, "ping of the new address: " + r.stdout)
+        out = gw.shell("route del 10.9.0.0/16\nport 1 address del 10.0.3.1/24 mtu 1500")
+        check("error" not in out, out)
+        check("10.0.3." not in gw.shell("show routes"), "the connected route stayed")
+        tel = gw.telemetry(["/gufc/ports", "/gufc/neighbours", "/gufc/routes", "/gufc/stats"])
         gw.stop()
         st = gw.stats()
+        if tel is not None:
+            check(tel["/gufc/ports"]["name"] == [p["name"] for p in st["ports"]], "tel ports")
+            check(tel["/gufc/ports"]["addresses"][1] == " ".join(st["ports"][1]["addresses"]),
+                  "tel port addresses")
+            check(tel["/gufc/routes"]["prefix"] == [r["prefix"] for r in st["routes"]],
+                  "tel routes")
+            check(sorted(tel["/gufc/neighbours"]["address"]) ==
+                  sorted(n["address"] for n in st["neighbours"]), "tel neighbours")
+            check(tel["/gufc/stats"]["mode"] == "router", "tel mode")
         check(st["mode"] == "router", "mode")
         check(st["router"]["echo_replies"] >= 12, "echo replies: %s" % st["router"])
         check(st["router"]["icmp_errors"] >= 2, "icmp errors: %s" % st["router"])
