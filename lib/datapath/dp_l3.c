@@ -24,12 +24,10 @@
 #include <rte_mbuf.h>
 
 #include "dp_l3.h"
+#include "reply.h"
 
 /** The most fragments one datagram becomes. */
 #define DP_FRAGS_MAX 64
-/** Quoted bytes of the offending packet: within 576 bytes (IPv4), 1280 (IPv6). */
-#define DP_QUOTE_V4 (576 - 20 - 8)
-#define DP_QUOTE_V6 (1280 - 40 - 8)
 
 static void
 l3_drop(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, unsigned int reason)
@@ -58,117 +56,43 @@ icmp_allowed(struct dp_icmp_limit *l, uint32_t now)
 	return true;
 }
 
-/* May an error be sent about this packet (RFC 1812 4.3.2.7, RFC 4443 2.4)? */
-static bool
-icmp_about(const struct fc_pkt *p, const uint8_t *l3)
-{
-	if (p->frag == FC_FRAG_LATER || p->frag_off != 0)
-		return false;
-	if (p->key.family == FC_AF_INET4) {
-		const uint8_t *s = l3 + 12, *d = l3 + 16;
-		uint8_t t = p->icmp_type;
-
-		if (p->key.v4.proto == IPPROTO_ICMP && (t == 3 || t == 4 || t == 5 || t == 11 ||
-							       t == 12))
-			return false;
-		if (s[0] == 0 || s[0] == 127 || s[0] >= 224 || d[0] >= 224)
-			return false;
-		return true;
-	}
-	if (p->key.v6.proto == IPPROTO_ICMPV6 && p->icmp_type < 128)
-		return false;
-	if (l3[8] == 0xff || l3[24] == 0xff)
-		return false;
-	for (unsigned int i = 0; i < 16; i++)
-		if (l3[8 + i] != 0)
-			return true;
-	return false; /* from :: */
-}
-
 /*
  * Send an ICMP(v6) error of @p type / @p code (@p info: the MTU of "too
- * big") about @p m back where it came from. The original stays the
- * caller's (it is dropped).
+ * big") about @p m back where it came from (lib/reply writes it). The
+ * original stays the caller's (it is dropped).
  */
 static void
 icmp_error(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
 	uint16_t in_port, uint8_t type, uint8_t code, uint32_t info)
 {
-	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint8_t *l3 = eth + p->l3_off;
+	uint8_t flat[REPLY_FRAME_MAX];
 	const struct mod_neigh_port_info *pi = mod_neigh_port(c->neigh, in_port);
-	bool v4 = p->key.family == FC_AF_INET4;
-	uint32_t hlen = v4 ? 20 : 40;
-	uint32_t avail = rte_pktmbuf_pkt_len(m) - p->l3_off;
-	uint32_t quote = RTE_MIN(RTE_MIN((uint32_t)p->ip_len, avail),
-		(uint32_t)(v4 ? DP_QUOTE_V4 : DP_QUOTE_V6));
-	uint8_t src[16], *o, *ip, *icmp;
+	uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)sizeof(flat));
+	const uint8_t *frame = rte_pktmbuf_read(m, 0, len, flat);
+	struct reply_spec rs = { .kind = REPLY_ICMP, .type = type, .code = code, .info = info };
+	uint8_t src[16], *o;
 	struct rte_mbuf *e;
-	uint16_t ck;
+	int n;
 
-	if (!icmp_about(p, l3) || pi == NULL || !pi->on ||
-		mod_neigh_port_source(c->neigh, in_port, p->key.family, l3 + (v4 ? 12 : 8), src) != 0 ||
+	if (frame == NULL || !reply_allowed(frame, len, p, REPLY_ICMP) || pi == NULL || !pi->on ||
+		mod_neigh_port_source(c->neigh, in_port, p->key.family,
+			frame + p->l3_off + (p->key.family == FC_AF_INET4 ? 12 : 8), src) != 0 ||
 		c->port_chan[in_port & (DP_MAX_PORTS - 1)] == DP_CHAN_NONE ||
 		!icmp_allowed(&c->icmp, b->now)) {
 		c->st.icmp_suppressed++;
 		return;
 	}
+	rs.src = src;
+	rs.eth_src = pi->mac;
 	e = rte_pktmbuf_alloc(m->pool);
-	o = e != NULL ? (uint8_t *)rte_pktmbuf_append(e,
-		(uint16_t)(p->l3_off + hlen + 8 + quote)) : NULL;
-	if (o == NULL) {
+	o = e != NULL ? (uint8_t *)rte_pktmbuf_append(e, REPLY_FRAME_MAX) : NULL;
+	n = o != NULL ? reply_build(o, REPLY_FRAME_MAX, frame, len, p, &rs) : -ENOMEM;
+	if (n < 0) {
 		rte_pktmbuf_free(e);
 		c->st.icmp_suppressed++;
 		return;
 	}
-	/* The frame's own L2 header (its VLAN tags too), back to its sender. */
-	memcpy(o, eth, p->l3_off);
-	memcpy(o, eth + 6, 6);
-	memcpy(o + 6, pi->mac, 6);
-	ip = o + p->l3_off;
-	icmp = ip + hlen;
-	memset(ip, 0, hlen + 8);
-	{
-		const void *q = rte_pktmbuf_read(m, p->l3_off, quote, icmp + 8);
-
-		if (q != NULL && q != icmp + 8)
-			memcpy(icmp + 8, q, quote);
-	}
-	icmp[0] = type;
-	icmp[1] = code;
-	if (v4) {
-		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
-
-		h->version_ihl = 0x45;
-		h->type_of_service = 0xc0;
-		h->total_length = rte_cpu_to_be_16((uint16_t)(hlen + 8 + quote));
-		h->time_to_live = 64;
-		h->next_proto_id = IPPROTO_ICMP;
-		memcpy(&h->src_addr, src, 4);
-		memcpy(&h->dst_addr, l3 + 12, 4);
-		h->hdr_checksum = rte_ipv4_cksum(h);
-		/* Fragmentation needed: the next-hop MTU in the low half of word 2. */
-		icmp[6] = (uint8_t)(info >> 8);
-		icmp[7] = (uint8_t)info;
-		ck = (uint16_t)~rte_raw_cksum(icmp, 8 + quote);
-	} else {
-		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
-
-		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		h->payload_len = rte_cpu_to_be_16((uint16_t)(8 + quote));
-		h->proto = IPPROTO_ICMPV6;
-		h->hop_limits = 64;
-		memcpy(h->src_addr, src, 16);
-		memcpy(h->dst_addr, l3 + 8, 16);
-		icmp[4] = (uint8_t)(info >> 24);
-		icmp[5] = (uint8_t)(info >> 16);
-		icmp[6] = (uint8_t)(info >> 8);
-		icmp[7] = (uint8_t)info;
-		ck = rte_ipv6_udptcp_cksum(h, icmp);
-	}
-	if (v4 && ck == 0)
-		ck = 0xffff;
-	memcpy(icmp + 2, &ck, 2);
+	rte_pktmbuf_trim(e, (uint16_t)(REPLY_FRAME_MAX - n));
 	c->st.icmp_errors++;
 	c->st.originated++;
 	dp_out(b, e, c->port_chan[in_port & (DP_MAX_PORTS - 1)]);
