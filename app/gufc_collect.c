@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * app/gufc_collect.c — the collectors of the control layer (gufc_ctl.h):
- * the committed rules with their counters, flows (routes, neighbours and ports: gufc_router.c). They read on the
- * rules lcore through gufc_ctl_call(), because only it may walk the flow
+ * the committed rules with their counters, flows (routes, neighbours and
+ * ports: gufc_router.c). They read on the rules lcore through
+ * gufc_ctl_call(), because only it may walk the flow
  * tables and the committed rule set, and hand rows to the shell's "show"
  * and to the telemetry commands, which print the same numbers from them.
  *

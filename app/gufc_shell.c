@@ -92,7 +92,8 @@ static const struct sh_cmd sh_cmds[] = {
 		"channel create NAME kind discard|pcap FILE|tx PORT[:QUEUE]|app [size N] [perflow]\n"
 		"channel del NAME" },
 	{ "local", sh_cmd_local, "local add|del PREFIX" },
-	{ "route", sh_cmd_route, "route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX" },
+	{ "route", sh_cmd_route,
+		"route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX" },
 	{ "port", sh_cmd_port,
 		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24" },
 	{ "flush", sh_cmd_flush, "flush flows                          remove every cached flow" },
