@@ -151,6 +151,7 @@ tbl_add_chain(struct rule_tbl *t, unsigned int table, const char *name, bool bui
 	c->builtin = builtin;
 	c->hooks = hooks;
 	c->policy = policy;
+	c->policy6 = policy;
 	return 0;
 }
 
@@ -187,6 +188,8 @@ rule_set_free(struct rule_set *s)
 		free(s->t[t].chains);
 	}
 	log_free(s->log);
+	free(s->ports);
+	rule_ipsets_free(s->ipsets);
 	free(s);
 }
 
@@ -204,6 +207,17 @@ rule_set_clone(const struct rule_set *s)
 		goto nomem;
 	c->gen = s->gen;
 	c->next_id = s->next_id;
+	if (s->n_ports > 0) {
+		c->ports = malloc(s->n_ports * sizeof(*c->ports));
+		if (c->ports == NULL)
+			goto nomem;
+		memcpy(c->ports, s->ports, s->n_ports * sizeof(*c->ports));
+		c->n_ports = s->n_ports;
+	}
+	if (s->ipsets != NULL) {
+		rule_ipsets_ref(s->ipsets);
+		c->ipsets = s->ipsets;
+	}
 	if (s->log != NULL) {
 		c->log = log_copy(s->log);
 		if (c->log == NULL)
@@ -314,9 +328,9 @@ rule_set_hook_chain(const struct rule_set *s, enum rule_table table, enum rule_h
 			return &s->t[table].chains[i];
 	if (table == RULE_TABLE_FILTER)
 		def = RULE_CHAIN_MAIN;
-	else if (hook == RULE_HOOK_PREROUTING)
+	else if (table == RULE_TABLE_NAT && hook == RULE_HOOK_PREROUTING)
 		def = RULE_CHAIN_DNAT;
-	else if (hook == RULE_HOOK_POSTROUTING)
+	else if (table == RULE_TABLE_NAT && hook == RULE_HOOK_POSTROUTING)
 		def = RULE_CHAIN_SNAT;
 	return def ? rule_set_chain_find(s, table, def) : NULL;
 }
@@ -330,7 +344,7 @@ rule_set_chain_add(struct rule_set *s, enum rule_table table, const char *name, 
 	if ((hooks & ~rule_table_hooks(table)) != 0)
 		return -EINVAL;
 	if (policy != RULE_POLICY_ACCEPT &&
-		(policy != RULE_POLICY_DROP || table != RULE_TABLE_FILTER || hooks == 0))
+		(policy != RULE_POLICY_DROP || table == RULE_TABLE_NAT || hooks == 0))
 		return -EINVAL;
 	if (rule_tbl_find(s, table, name) >= 0)
 		return -EEXIST;
@@ -379,14 +393,14 @@ rule_set_chain_del(struct rule_set *s, enum rule_table table, const char *name)
 	return 0;
 }
 
-int
-rule_set_chain_policy(
-	struct rule_set *s, enum rule_table table, const char *name, enum rule_policy policy)
+static int
+chain_policy(struct rule_set *s, enum rule_table table, const char *name, unsigned int family,
+	enum rule_policy policy)
 {
 	struct rule_chain *c;
 	int i;
 
-	if (s == NULL || table != RULE_TABLE_FILTER ||
+	if (s == NULL || (unsigned int)table >= RULE_TABLE__COUNT || table == RULE_TABLE_NAT ||
 		(policy != RULE_POLICY_ACCEPT && policy != RULE_POLICY_DROP))
 		return -EINVAL;
 	i = rule_tbl_find(s, table, name);
@@ -395,8 +409,27 @@ rule_set_chain_policy(
 	c = &s->t[table].chains[i];
 	if (!rule_chain_is_base(c))
 		return -EINVAL;
-	c->policy = policy;
+	if (family != FC_AF_INET6)
+		c->policy = policy;
+	if (family != FC_AF_INET4)
+		c->policy6 = policy;
 	return 0;
+}
+
+int
+rule_set_chain_policy(
+	struct rule_set *s, enum rule_table table, const char *name, enum rule_policy policy)
+{
+	return chain_policy(s, table, name, 0, policy);
+}
+
+int
+rule_set_chain_policy_af(struct rule_set *s, enum rule_table table, const char *name,
+	unsigned int family, enum rule_policy policy)
+{
+	if (family != FC_AF_INET4 && family != FC_AF_INET6)
+		return -EINVAL;
+	return chain_policy(s, table, name, family, policy);
 }
 
 int
@@ -636,6 +669,7 @@ struct check_ctx {
 	uint8_t *need;	       /* chains nested below, counting jumps and gotos */
 	unsigned int *by_name; /* chain indexes of the table, sorted by name */
 	bool full;	       /* also rule_check() every rule */
+	uint8_t family;	       /* rules of this family (and of both) only */
 	uint32_t bad_id;
 	const char *msg;
 };
@@ -685,6 +719,8 @@ check_visit(struct check_ctx *x, unsigned int ci, unsigned int depth)
 
 		if (r->action != RULE_ACT_JUMP && r->action != RULE_ACT_GOTO)
 			continue;
+		if (r->family != 0 && r->family != x->family)
+			continue; /* the other family's graph */
 		ti = check_find(x, r->chain);
 		/* Targets were checked to exist before the walk. */
 		if (x->color[ti] == GREY) {
@@ -730,9 +766,26 @@ check_reach(struct check_ctx *x, unsigned int ci, unsigned int hook)
 
 		if (!(rule_action_hooks(r->action) & RULE_HOOK_F(hook))) {
 			x->bad_id = r->id;
-			x->msg = r->action == RULE_ACT_DNAT   ? "dnat only at prerouting or output"
-				 : r->action == RULE_ACT_SNAT ? "snat only at postrouting or input"
-							      : "masquerade only at postrouting";
+			switch (r->action) {
+			case RULE_ACT_DNAT:
+				x->msg = "dnat only at prerouting or output";
+				break;
+			case RULE_ACT_SNAT:
+				x->msg = "snat only at postrouting or input";
+				break;
+			case RULE_ACT_MASQUERADE:
+				x->msg = "masquerade only at postrouting";
+				break;
+			case RULE_ACT_REDIRECT:
+				x->msg = "redirect only at prerouting or output";
+				break;
+			case RULE_ACT_REJECT:
+				x->msg = "reject only at input, forward or output";
+				break;
+			default:
+				x->msg = "target not allowed at this hook";
+				break;
+			}
 			return -EINVAL;
 		}
 		if (r->action == RULE_ACT_JUMP || r->action == RULE_ACT_GOTO) {
@@ -767,9 +820,11 @@ check_table(struct check_ctx *x)
 				return -EINVAL;
 			}
 			if (!rule_action_in_table(r->action, x->table)) {
-				x->msg = x->table == RULE_TABLE_NAT
+				x->msg = x->table == RULE_TABLE_NAT && r->action == RULE_ACT_DROP
 						 ? "drop not allowed in nat table"
-						 : "nat action in filter table";
+					 : rule_action_nat(r->action)
+						 ? "nat action in filter table"
+						 : "action not allowed in this table";
 				return -EINVAL;
 			}
 			if (r->action != RULE_ACT_JUMP && r->action != RULE_ACT_GOTO)
@@ -786,16 +841,17 @@ check_table(struct check_ctx *x)
 		}
 	}
 	x->bad_id = RULE_ID_NONE;
-	memset(x->color, WHITE, t->n);
-	for (unsigned int i = 0; i < t->n; i++) {
-		if (x->color[i] != WHITE)
-			continue;
-		rc = check_visit(x, i, 1);
-		if (rc < 0)
-			return rc;
+	for (x->family = FC_AF_INET4; x->family <= FC_AF_INET6; x->family += 2) {
+		memset(x->color, WHITE, t->n);
+		memset(x->need, 0, t->n);
+		for (unsigned int i = 0; i < t->n; i++) {
+			if (x->color[i] != WHITE)
+				continue;
+			rc = check_visit(x, i, 1);
+			if (rc < 0)
+				return rc;
+		}
 	}
-	if (x->table != RULE_TABLE_NAT)
-		return 0;
 	memset(x->color, 0, t->n);
 	for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
 		const struct rule_chain *base = rule_set_hook_chain(x->s, x->table, h);
@@ -847,4 +903,196 @@ int
 rule_set_check(const struct rule_set *s, uint32_t *bad_id, const char **msg)
 {
 	return set_check(s, true, bad_id, msg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Port names and ipsets                                                     */
+/* ------------------------------------------------------------------------ */
+
+int
+rule_set_ports(struct rule_set *s, unsigned int n, const char *const names[])
+{
+	struct rule_portname *p = NULL;
+
+	if (s == NULL || n >= RULE_IF_NONE || (n > 0 && names == NULL))
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		if (names[i] == NULL || strlen(names[i]) >= RULE_PORTNAME_MAX)
+			return -EINVAL;
+	if (n > 0) {
+		p = calloc(n, sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		for (unsigned int i = 0; i < n; i++)
+			memcpy(p[i].name, names[i], strlen(names[i]) + 1);
+	}
+	free(s->ports);
+	s->ports = p;
+	s->n_ports = n;
+	return 0;
+}
+
+const char *
+rule_set_port_name(const struct rule_set *s, unsigned int port)
+{
+	if (s == NULL || port >= s->n_ports)
+		return "";
+	return s->ports[port].name;
+}
+
+unsigned int
+rule_set_port_count(const struct rule_set *s)
+{
+	return s == NULL ? 0 : s->n_ports;
+}
+
+static bool
+if_known(const struct rule_set *s, const char *pat)
+{
+	for (unsigned int i = 0; i < s->n_ports; i++)
+		if (rule_if_match(pat, s->ports[i].name))
+			return true;
+	return false;
+}
+
+const char *
+rule_set_unknown_if(const struct rule_set *s, uint64_t *it, uint32_t *rule)
+{
+	uint64_t k = 0;
+
+	if (s == NULL || it == NULL)
+		return NULL;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+		for (unsigned int i = 0; i < s->t[t].n; i++) {
+			const struct rule_chain *c = &s->t[t].chains[i];
+
+			for (uint32_t j = 0; j < c->n_rules; j++) {
+				const struct rule *r = &c->rules[j];
+
+				for (unsigned int d = 0; d < 2; d++, k++) {
+					const char *pat = d == 0 ? r->in_if : r->out_if;
+
+					if (k < *it || !(r->match & (d == 0 ? RULE_M_IN : RULE_M_OUT)) ||
+						if_known(s, pat))
+						continue;
+					*it = k + 1;
+					if (rule != NULL)
+						*rule = r->id;
+					return pat;
+				}
+			}
+		}
+	*it = k;
+	return NULL;
+}
+
+void
+rule_set_ipsets(struct rule_set *s, struct rule_ipsets *sets)
+{
+	if (s == NULL)
+		return;
+	if (sets != NULL)
+		rule_ipsets_ref(sets);
+	rule_ipsets_free(s->ipsets);
+	s->ipsets = sets;
+}
+
+const struct rule_ipsets *
+rule_set_ipsets_get(const struct rule_set *s)
+{
+	return s == NULL ? NULL : s->ipsets;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Merging two families' sets                                                */
+/* ------------------------------------------------------------------------ */
+
+static int
+merge_into(struct rule_set *d, const struct rule_set *src, unsigned int family)
+{
+	int rc;
+
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		for (unsigned int i = 0; i < src->t[t].n; i++) {
+			const struct rule_chain *sc = &src->t[t].chains[i];
+			int di = rule_tbl_find(d, t, sc->name);
+			struct rule_chain *dc;
+
+			if (di < 0) {
+				rc = rule_set_chain_add(d, t, sc->name, sc->hooks, RULE_POLICY_ACCEPT);
+				if (rc < 0)
+					return rc;
+				di = (int)d->t[t].n - 1;
+				if (sc->hooks != 0 && t != RULE_TABLE_NAT) {
+					/* The other family keeps the default: accept. */
+					d->t[t].chains[di].policy = RULE_POLICY_ACCEPT;
+					d->t[t].chains[di].policy6 = RULE_POLICY_ACCEPT;
+				}
+			} else if (d->t[t].chains[di].hooks != sc->hooks &&
+				   !(sc->builtin && d->t[t].chains[di].builtin)) {
+				return -EINVAL;
+			}
+			dc = &d->t[t].chains[di];
+			if (rule_chain_is_base(dc)) {
+				if (family == FC_AF_INET6)
+					dc->policy6 = sc->policy6;
+				else
+					dc->policy = sc->policy;
+			}
+		}
+	}
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		for (unsigned int i = 0; i < src->t[t].n; i++) {
+			const struct rule_chain *sc = &src->t[t].chains[i];
+			struct rule_chain *dc = &d->t[t].chains[rule_tbl_find(d, t, sc->name)];
+
+			for (uint32_t j = 0; j < sc->n_rules; j++) {
+				if (sc->rules[j].family != family)
+					return -EINVAL;
+				rc = rule_chain_insert(d, dc, RULE_POS_END, &sc->rules[j], NULL);
+				if (rc < 0)
+					return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+int
+rule_set_merge(struct rule_set *dst, const struct rule_set *src, unsigned int family)
+{
+	struct rule_set *tmp;
+	const char *msg;
+	uint32_t bad;
+	int rc;
+
+	if (dst == NULL || src == NULL || dst == src ||
+		(family != FC_AF_INET4 && family != FC_AF_INET6))
+		return -EINVAL;
+	tmp = rule_set_clone(dst);
+	if (tmp == NULL)
+		return -ENOMEM;
+	rc = merge_into(tmp, src, family);
+	if (rc == 0)
+		rc = rule_set_check(tmp, &bad, &msg);
+	if (rc < 0) {
+		rule_set_free(tmp);
+		return rc;
+	}
+	/* Swap the merged tables in; @dst keeps its identity (and log token). */
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		struct rule_tbl x = dst->t[t];
+
+		dst->t[t] = tmp->t[t];
+		tmp->t[t] = x;
+	}
+	dst->next_id = tmp->next_id;
+	if (tmp->log != NULL && dst->log != NULL) {
+		struct rule_log *l = dst->log;
+
+		dst->log = tmp->log;
+		tmp->log = l;
+	}
+	rule_set_free(tmp);
+	return 0;
 }
