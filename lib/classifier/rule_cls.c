@@ -431,7 +431,8 @@ rule_cls_eval_bulk(const struct rule_cls *c, enum rule_stage stage, struct rule_
 		for (uint32_t j = 0; j < m; j++) {
 			rule_eval_init(&res[i + j]);
 			rp[j] = &res[i + j];
-			nsteps[j] = rule_stage_steps(stage, fc_key_flags(&pk[i + j]->key), steps[j]);
+			nsteps[j] = rule_stage_steps(stage, fc_key_flags(&pk[i + j]->key),
+				pk[i + j]->ctstate, steps[j]);
 		}
 		rc = run_steps(c, rule_stage_table(stage), pk + i, m, steps, nsteps, pv, rp);
 		if (rc < 0)

@@ -250,12 +250,13 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 				rc = rule_cls_term_of_rule(s, r, f->fam, &g);
 				if (rc > 0 && path != NULL)
 					rc = rule_cls_term_and(&g, path);
-				if (rc > 0)
+				if (rc > 0) {
 					rc = flat_push(f, &g, CLS_K_GUARD, y, ri, true);
-				else
+				} else {
 					rule_cls_term_free(&g);
-				if (rc == 0)
-					rc = -EINVAL; /* t was not empty: neither is g */
+					if (rc == 0)
+						rc = -EINVAL; /* t was not empty: neither is g */
+				}
 			}
 			if (rc < 0) {
 				rule_cls_term_free(&t);

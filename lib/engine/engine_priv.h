@@ -121,6 +121,7 @@ struct rule_engine {
 
 	/* Rule sets and classification. */
 	struct rule_set *set;
+	bool set_in_if;               /**< a rule of @c set matches input interfaces */
 	struct rule_cls *cls;
 	uint32_t gen;
 	uint32_t cls_gen;
@@ -174,6 +175,10 @@ struct eng_flow {
 	unsigned int n_ran;           /**< modules whose on_insert was called (for on_abort) */
 	int32_t chan_flow;            /**< per-flow channel given to the flow, or -1 */
 	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
+	uint8_t stages;               /**< bit per enum rule_stage evaluated (rule_engine_classify_flow()) */
+	/* Not cleared by flow_init(): valid per the bits of @c stages. */
+	struct rule_pkt pkt;          /**< the packet as the stages saw it (marks carry over) */
+	struct rule_eval ev[RULE_STAGE__COUNT]; /**< each stage's result */
 };
 
 /** The eng_flow around @p f. */
@@ -185,6 +190,14 @@ eng_flow_of(struct rule_flow *f)
 
 /* engine_mods.c: the module registry's calls and the built-in stages. */
 int eng_mods_register(struct rule_engine *eng);
+void eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up,
+	unsigned int ctstate, struct rule_pkt *p);
+int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
+	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct rule_eval *res);
+unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
+int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
+	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps);
 void eng_abort(struct rule_engine *eng, struct eng_flow *ef);
 unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a);
 

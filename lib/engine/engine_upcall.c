@@ -26,6 +26,7 @@
  * lcore at the same instant may lose one count (plain stores).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "engine_priv.h"
@@ -68,7 +69,8 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 {
 	struct rule_flow *f = &ef->f;
 
-	memset(ef, 0, sizeof(*ef));
+	/* The stages' context and results are valid per ef->stages: not cleared. */
+	memset(ef, 0, offsetof(struct eng_flow, pkt));
 	f->eng = eng;
 	f->up = up;
 	f->key = up->pkt.key;
@@ -214,6 +216,9 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		return;
 	}
 	dec_from_act(d, &f->act[0], f->ctstate);
+	/* An entry decided per packet (FC_VERDICT_SLOW): this packet was accepted. */
+	d->verdict = FC_VERDICT_ACCEPT;
+	d->drop = RULE_DROP_NONE;
 	if (f->nocache) {
 		/*
 		 * Only a connection's rewrite slot outlives the flow (an ICMP
@@ -329,6 +334,32 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	return 0;
 }
 
+/* A packet of a cached flow decided on its own (every stage), counted on its rule. */
+static void
+pkt_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_action *a,
+	unsigned int cs, struct rule_decision *d)
+{
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	unsigned int i;
+	uint32_t deps;
+	struct fc_key fk;
+
+	eng_filter_key(eng, &up->pkt.key, a, &fk);
+	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps) < 0) {
+		dec_drop(d, RULE_DROP_ERROR);
+		return;
+	}
+	dec_from_act(d, a, cs);
+	d->rule_id = ev[i].rule_id;
+	d->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
+	d->verdict = ev[i].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+	if (d->verdict != FC_VERDICT_ACCEPT)
+		d->nat_slot = RULE_NAT_NONE;
+	eng_rule_count(eng, d->rule_id, 1, up->len);
+	d->flags = 0;
+}
+
 /* A packet of a cached flow. @return false if the flow went and the packet is a new flow's. */
 static bool
 old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct rule_upcall *up,
@@ -366,32 +397,20 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 		}
 		if (rc == -ENOENT) {
 			/* Removed without a new connection: decide from what it was. */
-			dec_from_act(d, &a, cs);
-			uncached(eng, up, d);
+			if (a.verdict == FC_VERDICT_SLOW) {
+				pkt_decide(eng, up, &a, cs, d);
+			} else {
+				dec_from_act(d, &a, cs);
+				uncached(eng, up, d);
+			}
 			return true;
 		}
 	}
 	if (a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
 		dec_from_act(d, &a, cs);
 	} else {
-		/* The packet's own ctstate (e.g. INVALID) differs from the entry's. */
-		struct rule_result res;
-		struct fc_key fk;
-
-		eng_filter_key(eng, k, &a, &fk);
-		if (rule_engine_classify_filter(eng, &fk, cs, 0, &res) < 0) {
-			dec_drop(d, RULE_DROP_ERROR);
-			return true;
-		}
-		dec_from_act(d, &a, cs);
-		d->rule_id = res.rule_id;
-		d->channel = eng_channel_keep(eng, &a, res.channel);
-		d->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-		d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
-		if (d->verdict != FC_VERDICT_ACCEPT)
-			d->nat_slot = RULE_NAT_NONE;
-		eng_rule_count(eng, d->rule_id, 1, up->len);
-		d->flags = 0;
+		/* Decided per packet, or the packet's own ctstate (e.g. INVALID) is not the entry's. */
+		pkt_decide(eng, up, &a, cs, d);
 		return true;
 	}
 	fc_table_touch(t, idx, up->len, now);

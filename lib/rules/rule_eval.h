@@ -112,6 +112,25 @@ struct rule_pkt {
 void rule_pkt_init(struct rule_pkt *p, const struct fc_key *k, unsigned int ctstate,
 	unsigned int kflags);
 
+/**
+ * Fill the per-packet fields of @p p from a frame's headers: TTL, TOS,
+ * IP length, MAC source and link-layer packet type (when @p l3_off leaves
+ * room for an Ethernet header), IPv4 fragment offset (RULE_PKT_F_NOPORTS),
+ * IPv6 extension headers (hop-by-hop, routing, fragment, destination
+ * options, AH, ESP, none), TCP flags and options (MSS), ICMP type and
+ * code, SCTP chunk types, ESP/AH SPI, mobility header type. Reads only
+ * [frame, frame + len); a header cut short leaves its fields zero.
+ * @param p       a context from rule_pkt_init(); its key is not changed
+ * @param frame   the frame's first byte
+ * @param len     bytes at @p frame
+ * @param l3_off  offset of the IP header
+ * @param l4_off  offset of the transport header, 0 if none (a non-first fragment)
+ * @return 0, or -EINVAL if the IP header is not within @p len.
+ * Context: any.
+ */
+int rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsigned int l3_off,
+	unsigned int l4_off);
+
 /* ------------------------------------------------------------------------ */
 /* Providers of stateful matches                                             */
 /* ------------------------------------------------------------------------ */
@@ -205,8 +224,8 @@ enum rule_verdict {
 /**
  * Per-packet fields a decision depended on (struct rule_eval::deps), X(NAME,
  * "name"): a cached decision holds for the flow's later packets as long as
- * these are the same. The key's fields, the ports and the ctstate (cached
- * per entry) are not listed.
+ * these are the same. The key's fields, the ctstate (cached per entry) and
+ * the input and output ports (the key's, the route's) are not listed.
  */
 #define RULE_DEPS(X) \
 	X(TCPFLAGS, "tcp-flags") X(ICMP, "icmp") X(LENGTH, "length") X(TTL, "ttl") \
@@ -214,7 +233,7 @@ enum rule_verdict {
 	X(CTSNAT, "ct-nat") X(CONNBYTES, "connbytes") X(FRAG, "fragment") X(MSS, "tcpmss") \
 	X(MAC, "mac") X(IP6HDR, "ip6-headers") X(SPI, "spi") X(PKTTYPE, "pkttype") \
 	X(TCPOPT, "tcp-option") X(SCTP, "sctp-chunks") X(METER, "meter") X(SET, "set") \
-	X(TIME, "time") X(ROUTE, "route") X(OUT_PORT, "out-port") X(IN_PORT, "in-port")
+	X(TIME, "time") X(ROUTE, "route")
 enum {
 #define RULE_DEP_BIT(name, text) RULE_DEP_BIT_##name,
 	RULE_DEPS(RULE_DEP_BIT)
@@ -243,8 +262,6 @@ enum {
 #define RULE_DEP_SET (1u << RULE_DEP_BIT_SET)
 #define RULE_DEP_TIME (1u << RULE_DEP_BIT_TIME)
 #define RULE_DEP_ROUTE (1u << RULE_DEP_BIT_ROUTE)
-#define RULE_DEP_OUT_PORT (1u << RULE_DEP_BIT_OUT_PORT)
-#define RULE_DEP_IN_PORT (1u << RULE_DEP_BIT_IN_PORT)
 
 /** Name of dependency bit number @p bit ("tcp-flags", ...); "?" out of range. Context: any. */
 const char *rule_dep_name(unsigned int bit);
@@ -332,8 +349,10 @@ struct rule_nat_result {
  *  - SRC: to this host from elsewhere: nat INPUT; else mangle POSTROUTING,
  *    nat POSTROUTING: the source NAT.
  *
- * Walking stops at the first drop. Nat is consulted by netfilter for the
- * first packet of a connection only: that is the caller's business.
+ * Walking stops at the first drop. Nat tables see the first packet of a
+ * connection only: they are left out for a ctstate ESTABLISHED, RELATED,
+ * INVALID or UNTRACKED (a caller without a tracker passes 0: every packet
+ * is a first one).
  */
 enum rule_stage {
 	RULE_STAGE_RAW,
@@ -353,14 +372,16 @@ struct rule_step {
 #define RULE_STEPS_MAX 6
 
 /**
- * The steps of @p stage for a packet with local bits @p kflags_local.
- * @param stage   enum rule_stage
- * @param lbits   the key's FC_KEY_F_* local bits
- * @param steps   receives the steps (RULE_STEPS_MAX)
+ * The steps of @p stage for a packet with local bits @p lbits.
+ * @param stage    enum rule_stage
+ * @param lbits    the key's FC_KEY_F_* local bits
+ * @param ctstate  the packet's RULE_CT_* (nat steps: see enum rule_stage)
+ * @param steps    receives the steps (RULE_STEPS_MAX)
  * @return the number of steps, or -EINVAL.
  * Context: any.
  */
-int rule_stage_steps(unsigned int stage, unsigned int lbits, struct rule_step steps[]);
+int rule_stage_steps(unsigned int stage, unsigned int lbits, unsigned int ctstate,
+	struct rule_step steps[]);
 
 /** The table whose accept a stage reports (filter, raw, nat). Context: any. */
 unsigned int rule_stage_table(unsigned int stage);

@@ -21,9 +21,14 @@
 	(struct rule_step) { RULE_TABLE_##t, RULE_HOOK_##h }
 
 int
-rule_stage_steps(unsigned int stage, unsigned int lbits, struct rule_step steps[])
+rule_stage_steps(unsigned int stage, unsigned int lbits, unsigned int ctstate,
+	struct rule_step steps[])
 {
 	bool sl = lbits & FC_KEY_F_SRC_LOCAL, dl = lbits & FC_KEY_F_DST_LOCAL;
+	/* Nat sees a connection's first packet: not one of a known or untracked one. */
+	bool nat = ctstate == RULE_CT_IGNORE ||
+		   !(ctstate & (RULE_CT_ESTABLISHED | RULE_CT_RELATED | RULE_CT_INVALID |
+				       RULE_CT_UNTRACKED));
 	int n = 0;
 
 	switch (stage) {
@@ -33,10 +38,12 @@ rule_stage_steps(unsigned int stage, unsigned int lbits, struct rule_step steps[
 	case RULE_STAGE_DST:
 		if (sl) {
 			steps[n++] = STEP(MANGLE, OUTPUT);
-			steps[n++] = STEP(NAT, OUTPUT);
+			if (nat)
+				steps[n++] = STEP(NAT, OUTPUT);
 		} else {
 			steps[n++] = STEP(MANGLE, PREROUTING);
-			steps[n++] = STEP(NAT, PREROUTING);
+			if (nat)
+				steps[n++] = STEP(NAT, PREROUTING);
 		}
 		return n;
 	case RULE_STAGE_FILTER:
@@ -58,10 +65,12 @@ rule_stage_steps(unsigned int stage, unsigned int lbits, struct rule_step steps[
 		return n;
 	case RULE_STAGE_SRC:
 		if (dl && !sl) {
-			steps[n++] = STEP(NAT, INPUT);
+			if (nat)
+				steps[n++] = STEP(NAT, INPUT);
 		} else {
 			steps[n++] = STEP(MANGLE, POSTROUTING);
-			steps[n++] = STEP(NAT, POSTROUTING);
+			if (nat)
+				steps[n++] = STEP(NAT, POSTROUTING);
 		}
 		return n;
 	default:
@@ -373,7 +382,7 @@ rule_ref_eval(const struct rule_set *s, enum rule_stage stage, struct rule_pkt *
 	if (s == NULL || p == NULL || res == NULL || fc_af_index(p->key.family) < 0)
 		return -EINVAL;
 	rule_eval_init(res);
-	n = rule_stage_steps(stage, fc_key_flags(&p->key), steps);
+	n = rule_stage_steps(stage, fc_key_flags(&p->key), p->ctstate, steps);
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {

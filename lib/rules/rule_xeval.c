@@ -538,15 +538,11 @@ rule_match_pkt(const struct rule_set *s, const struct rule *r, const struct rule
 		return 0;
 	if (r->match & RULE_M_IN) {
 		neg = r->neg & RULE_M_IN;
-		if (deps != NULL)
-			*deps |= RULE_DEP_IN_PORT;
 		if (rule_if_match(r->in_if, rule_set_port_name(s, p->in_port)) == neg)
 			return 0;
 	}
 	if (r->match & RULE_M_OUT) {
 		neg = r->neg & RULE_M_OUT;
-		if (deps != NULL)
-			*deps |= RULE_DEP_OUT_PORT;
 		if (rule_if_match(r->out_if, rule_set_port_name(s, p->out_port)) == neg)
 			return 0;
 	}
