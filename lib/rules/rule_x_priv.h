@@ -177,4 +177,21 @@ void rule_x_finish(struct rule *r, struct rule_x *x);
 /** Name tables shared with the evaluator and the formatters. */
 extern const struct rule_xname rule_xn_reject[];
 
+
+/* rule_xname.c: name tables of values. */
+/** ICMP names: type, codes (iptables' tables). */
+struct rx_icmp_name {
+	const char *name;
+	uint8_t type, code_min, code_max;
+};
+#define RX_RATE_UNITS 4
+extern const struct rx_icmp_name rx_icmp4_names[];
+extern const struct rx_icmp_name rx_icmp6_names[];
+extern const struct rule_xname rx_xn_tcpflags[];
+extern const struct rule_xname rx_xn_chunks[];
+extern const struct rule_xname rx_xn_chunkmode[];
+extern const struct rule_xname rx_xn_tos[];
+extern const char *const rx_rate_units[RX_RATE_UNITS];
+extern const char *const rx_rate_words[RX_RATE_UNITS];
+
 #endif /* GUFC_RULE_X_PRIV_H */

@@ -14,82 +14,6 @@
 #include "rule_x_priv.h"
 
 /* ------------------------------------------------------------------------ */
-/* Name tables of values                                                     */
-/* ------------------------------------------------------------------------ */
-
-/** ICMP names: type, codes (iptables' tables). */
-struct icmp_name {
-	const char *name;
-	uint8_t type, code_min, code_max;
-};
-
-static const struct icmp_name icmp4_names[] = {
-	{"echo-reply", 0, 0, 255}, {"pong", 0, 0, 255},
-	{"destination-unreachable", 3, 0, 255}, {"network-unreachable", 3, 0, 0},
-	{"host-unreachable", 3, 1, 1}, {"protocol-unreachable", 3, 2, 2},
-	{"port-unreachable", 3, 3, 3}, {"fragmentation-needed", 3, 4, 4},
-	{"source-route-failed", 3, 5, 5}, {"network-unknown", 3, 6, 6},
-	{"host-unknown", 3, 7, 7}, {"network-prohibited", 3, 9, 9},
-	{"host-prohibited", 3, 10, 10}, {"TOS-network-unreachable", 3, 11, 11},
-	{"TOS-host-unreachable", 3, 12, 12}, {"communication-prohibited", 3, 13, 13},
-	{"host-precedence-violation", 3, 14, 14}, {"precedence-cutoff", 3, 15, 15},
-	{"source-quench", 4, 0, 255}, {"redirect", 5, 0, 255}, {"network-redirect", 5, 0, 0},
-	{"host-redirect", 5, 1, 1}, {"TOS-network-redirect", 5, 2, 2},
-	{"TOS-host-redirect", 5, 3, 3}, {"echo-request", 8, 0, 255}, {"ping", 8, 0, 255},
-	{"router-advertisement", 9, 0, 255}, {"router-solicitation", 10, 0, 255},
-	{"time-exceeded", 11, 0, 255}, {"ttl-exceeded", 11, 0, 255},
-	{"ttl-zero-during-transit", 11, 0, 0}, {"ttl-zero-during-reassembly", 11, 1, 1},
-	{"parameter-problem", 12, 0, 255}, {"ip-header-bad", 12, 0, 0},
-	{"required-option-missing", 12, 1, 1}, {"timestamp-request", 13, 0, 255},
-	{"timestamp-reply", 14, 0, 255}, {"address-mask-request", 17, 0, 255},
-	{"address-mask-reply", 18, 0, 255}, {NULL, 0, 0, 0},
-};
-
-static const struct icmp_name icmp6_names[] = {
-	{"destination-unreachable", 1, 0, 255}, {"no-route", 1, 0, 0},
-	{"communication-prohibited", 1, 1, 1}, {"beyond-scope", 1, 2, 2},
-	{"address-unreachable", 1, 3, 3}, {"port-unreachable", 1, 4, 4},
-	{"failed-policy", 1, 5, 5}, {"reject-route", 1, 6, 6},
-	{"packet-too-big", 2, 0, 255}, {"time-exceeded", 3, 0, 255},
-	{"ttl-exceeded", 3, 0, 255}, {"ttl-zero-during-transit", 3, 0, 0},
-	{"ttl-zero-during-reassembly", 3, 1, 1}, {"parameter-problem", 4, 0, 255},
-	{"bad-header", 4, 0, 0}, {"unknown-header-type", 4, 1, 1}, {"unknown-option", 4, 2, 2},
-	{"echo-request", 128, 0, 255}, {"ping", 128, 0, 255}, {"echo-reply", 129, 0, 255},
-	{"pong", 129, 0, 255}, {"mld-listener-query", 130, 0, 255},
-	{"mld-listener-report", 131, 0, 255}, {"mld-listener-done", 132, 0, 255},
-	{"mld-listener-reduction", 132, 0, 255}, {"router-solicitation", 133, 0, 255},
-	{"router-advertisement", 134, 0, 255}, {"neighbour-solicitation", 135, 0, 255},
-	{"neighbor-solicitation", 135, 0, 255}, {"neighbour-advertisement", 136, 0, 255},
-	{"neighbor-advertisement", 136, 0, 255}, {"redirect", 137, 0, 255}, {NULL, 0, 0, 0},
-};
-
-static const struct rule_xname xn_tcpflags[] = {
-	{"FIN", RULE_TCP_FIN}, {"SYN", RULE_TCP_SYN}, {"RST", RULE_TCP_RST},
-	{"PSH", RULE_TCP_PSH}, {"ACK", RULE_TCP_ACK}, {"URG", RULE_TCP_URG},
-	{"ECE", RULE_TCP_ECE}, {"CWR", RULE_TCP_CWR}, {"ALL", 0x3f}, {"NONE", 0}, XNAMES_END,
-};
-
-static const struct rule_xname xn_chunks[] = {
-	{"DATA", 0}, {"INIT", 1}, {"INIT_ACK", 2}, {"SACK", 3}, {"HEARTBEAT", 4},
-	{"HEARTBEAT_ACK", 5}, {"ABORT", 6}, {"SHUTDOWN", 7}, {"SHUTDOWN_ACK", 8},
-	{"ERROR", 9}, {"COOKIE_ECHO", 10}, {"COOKIE_ACK", 11}, {"ECN_ECNE", 12},
-	{"ECN_CWR", 13}, {"SHUTDOWN_COMPLETE", 14}, {"ASCONF", 193}, {"ASCONF_ACK", 128},
-	{"FORWARD_TSN", 192}, XNAMES_END,
-};
-
-static const struct rule_xname xn_chunkmode[] = {
-	{"all", RULE_SCTP_ALL}, {"any", RULE_SCTP_ANY}, {"only", RULE_SCTP_ONLY}, XNAMES_END,
-};
-
-static const struct rule_xname xn_tos[] = {
-	{"Minimize-Delay", 0x10}, {"Maximize-Throughput", 0x08}, {"Maximize-Reliability", 0x04},
-	{"Minimize-Cost", 0x02}, {"Normal-Service", 0x00}, XNAMES_END,
-};
-
-static const char *const rate_units[] = {"sec", "min", "hour", "day"};
-static const char *const rate_words[] = {"second", "minute", "hour", "day"};
-
-/* ------------------------------------------------------------------------ */
 /* Small readers                                                             */
 /* ------------------------------------------------------------------------ */
 
@@ -389,7 +313,7 @@ p_range(const struct rule_xopt *o, const char *s, void *at, struct rule_xerr *e)
 static int
 p_icmp(const struct rule_xopt *o, const char *s, struct rule_x_icmp *ic, struct rule_xerr *e)
 {
-	const struct icmp_name *t = o->arg == 6 ? icmp6_names : icmp4_names;
+	const struct rx_icmp_name *t = o->arg == 6 ? rx_icmp6_names : rx_icmp4_names;
 	const char *slash = strchr(s, '/');
 	uint64_t type, code;
 
@@ -438,11 +362,11 @@ p_rate(const char *s, void *at, struct rule_xerr *e)
 		size_t len = strlen(slash + 1);
 		unsigned int u;
 
-		for (u = 0; u < RTE_DIM(rate_words); u++)
-			if (len > 0 && strncasecmp(rate_words[u], slash + 1, len) == 0 &&
-				len <= strlen(rate_words[u]))
+		for (u = 0; u < RTE_DIM(rx_rate_words); u++)
+			if (len > 0 && strncasecmp(rx_rate_words[u], slash + 1, len) == 0 &&
+				len <= strlen(rx_rate_words[u]))
 				break;
-		if (u == RTE_DIM(rate_words))
+		if (u == RTE_DIM(rx_rate_words))
 			return bad(e, 0, "bad rate unit");
 		unit = (uint8_t)u;
 	}
@@ -484,7 +408,7 @@ p_setref(const char *const v[], struct rule_x_set *sr, struct rule_xerr *e)
 static int
 p_chunks(const char *const v[], struct rule_x_sctp *c, struct rule_xerr *e)
 {
-	int64_t mode = name_of(xn_chunkmode, v[0], strlen(v[0]));
+	int64_t mode = name_of(rx_xn_chunkmode, v[0], strlen(v[0]));
 	const char *s = v[1];
 
 	memset(c, 0, sizeof(*c));
@@ -494,8 +418,8 @@ p_chunks(const char *const v[], struct rule_x_sctp *c, struct rule_xerr *e)
 	if (strcasecmp(s, "NONE") == 0)
 		return 0;
 	if (strcasecmp(s, "ALL") == 0) {
-		for (unsigned int i = 0; xn_chunks[i].name != NULL; i++)
-			c->chunks[xn_chunks[i].value / 8] |= (uint8_t)(1u << (xn_chunks[i].value % 8));
+		for (unsigned int i = 0; rx_xn_chunks[i].name != NULL; i++)
+			c->chunks[rx_xn_chunks[i].value / 8] |= (uint8_t)(1u << (rx_xn_chunks[i].value % 8));
 		return 0;
 	}
 	for (;;) {
@@ -504,7 +428,7 @@ p_chunks(const char *const v[], struct rule_x_sctp *c, struct rule_xerr *e)
 
 		if (memchr(s, ':', len) != NULL)
 			return bad(e, 1, "SCTP chunk flags are not supported");
-		x = name_of(xn_chunks, s, len);
+		x = name_of(rx_xn_chunks, s, len);
 		if (x < 0)
 			return bad(e, 1, "unknown SCTP chunk type");
 		c->chunks[x / 8] |= (uint8_t)(1u << (x % 8));
@@ -522,7 +446,7 @@ p_xmark(const struct rule_xopt *o, const char *s, unsigned int bits, void *at,
 	uint64_t all = width_max(bits / 8), v, m = all;
 
 	if (o->vt == VT_TOS && (s[0] < '0' || s[0] > '9')) {
-		int64_t t = name_of(xn_tos, s, strlen(s));
+		int64_t t = name_of(rx_xn_tos, s, strlen(s));
 
 		if (t < 0 || o->arg != XM_XSET)
 			return bad(e, 0, "bad TOS value");
@@ -685,9 +609,9 @@ rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r
 	case VT_TCPFLAGS: {
 		uint32_t m, c;
 
-		if (!names_of(xn_tcpflags, v[0], &m))
+		if (!names_of(rx_xn_tcpflags, v[0], &m))
 			return bad(e, 0, "unknown TCP flag");
-		if (!names_of(xn_tcpflags, v[1], &c))
+		if (!names_of(rx_xn_tcpflags, v[1], &c))
 			return bad(e, 1, "unknown TCP flag");
 		at[0] = (uint8_t)m;
 		at[1] = (uint8_t)c;
@@ -930,7 +854,7 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 		break;
 	case VT_RATE:
 		rule_buf_printf(b, "%u/%s", (unsigned int)get(at, 4),
-			at[4] < RTE_DIM(rate_units) ? rate_units[at[4]] : "sec");
+			at[4] < RTE_DIM(rx_rate_units) ? rx_rate_units[at[4]] : "sec");
 		break;
 	case VT_PROB:
 		rule_buf_printf(b, "%.11f", (double)get(at, 4) / 2147483648.0);
@@ -947,9 +871,9 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 		break;
 	}
 	case VT_TCPFLAGS:
-		buf_names(b, xn_tcpflags, at[0], lower);
+		buf_names(b, rx_xn_tcpflags, at[0], lower);
 		rule_buf_printf(b, " ");
-		buf_names(b, xn_tcpflags, at[1], lower);
+		buf_names(b, rx_xn_tcpflags, at[1], lower);
 		break;
 	case VT_SETREF:
 		buf_setref(b, (const struct rule_x_set *)(const void *)at);
@@ -959,15 +883,15 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 		const char *sep = "";
 		bool any = false;
 
-		buf_name(b, xn_chunkmode[cs->mode < 3 ? cs->mode : 0].name, false);
+		buf_name(b, rx_xn_chunkmode[cs->mode < 3 ? cs->mode : 0].name, false);
 		rule_buf_printf(b, " ");
 		for (unsigned int v = 0; v < 256; v++) {
 			if (!(cs->chunks[v / 8] & (1u << (v % 8))))
 				continue;
-			for (unsigned int i = 0; xn_chunks[i].name != NULL; i++)
-				if (xn_chunks[i].value == v) {
+			for (unsigned int i = 0; rx_xn_chunks[i].name != NULL; i++)
+				if (rx_xn_chunks[i].value == v) {
 					rule_buf_printf(b, "%s", sep);
-					buf_name(b, xn_chunks[i].name, lower);
+					buf_name(b, rx_xn_chunks[i].name, lower);
 					sep = ",";
 					any = true;
 				}
