@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * app/gufc_config.c — the config file: a line-oriented grammar (doc/config.md)
- * of local prefixes, routes, channels, rule files and settings. Loading is
+ * of local prefixes, routes, channels, rule files, ipsets, port names and
+ * settings. Loading is
  * all or nothing: the file is parsed into a copy of the configuration, which
  * replaces the caller's only if every line is good. Errors say
  * FILE:LINE:COL, why, and the offending token.
@@ -35,6 +36,10 @@ static const struct lex_syntax cfg_syntax = {
 struct cfg_ctx {
 	struct lex_where w;
 	struct lex_error err;
+	unsigned int rules_seen; /* 1 rules, 2 iptables, 4 ip6tables */
+	bool ipset_seen;
+	bool cli_rules;          /* the command line gave a rule set: the config's is ignored */
+	bool cli_ipset;
 	char dir[GUFC_PATH_MAX];
 	unsigned int n;
 	struct lex_tok tok[CFG_MAX_TOK];
@@ -132,8 +137,34 @@ cfg_channel(struct cfg_ctx *c, struct gufc_config *cfg)
 	return 0;
 }
 
+/* port N name NAME: the name rules' -i/-o give the port (default: the PMD's). */
 static int
-cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
+cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
+{
+	const char *why;
+	uint32_t port;
+	int rc;
+
+	if ((rc = cfg_need(c, 4)) != 0)
+		return rc;
+	if ((rc = cfg_u32(c, 1, GUFC_MAX_PORTS - 1, &port)) != 0)
+		return rc;
+	if (strcmp(c->tok[2].s, "name") != 0)
+		return cfg_err(c, c->tok[2].col, "expected 'name'", c->tok[2].s);
+	if (c->n > 4)
+		return cfg_err(c, c->tok[4].col, "unexpected token", c->tok[4].s);
+	why = gufc_port_name_check(c->tok[3].s);
+	if (why != NULL)
+		return cfg_err(c, c->tok[3].col, why, c->tok[3].s);
+	for (unsigned int i = 0; i < GUFC_MAX_PORTS; i++)
+		if (i != port && strcmp(cfg->port_names[i], c->tok[3].s) == 0)
+			return cfg_err(c, c->tok[3].col, "another port has this name", c->tok[3].s);
+	snprintf(cfg->port_names[port], sizeof(cfg->port_names[port]), "%s", c->tok[3].s);
+	return 0;
+}
+
+static int
+cfg_line(struct cfg_ctx *c, struct gufc_config *cfg)
 {
 	const char *kw = c->tok[0].s;
 	struct lex_prefix p;
@@ -175,21 +206,41 @@ cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
 	}
 	if (strcmp(kw, "channel") == 0)
 		return cfg_channel(c, cfg);
-	if (strcmp(kw, "rules") == 0 || strcmp(kw, "iptables") == 0) {
-		bool ipt = kw[0] == 'i';
+	if (strcmp(kw, "rules") == 0 || strcmp(kw, "iptables") == 0 ||
+		strcmp(kw, "ip6tables") == 0) {
+		/* rules: the native set; iptables and ip6tables: one family each. */
+		unsigned int kind = kw[0] == 'r' ? 1 : kw[2] == '6' ? 4 : 2;
+		char *dst = kind == 1 ? cfg->rules_file : kind == 2 ? cfg->ipt_file : cfg->ipt6_file;
 
 		if ((rc = cfg_need(c, 2)) != 0)
 			return rc;
 		if (c->n > 2)
 			return cfg_err(c, c->tok[2].col, "unexpected token", c->tok[2].s);
-		if (*rules_seen)
+		if ((c->rules_seen & kind) || (kind == 1 && c->rules_seen) ||
+			(kind != 1 && (c->rules_seen & 1)))
 			return cfg_err(c, c->tok[0].col, "a rule set was already given", kw);
-		*rules_seen = true;
+		c->rules_seen |= kind;
 		/* The command line's rule set wins over the config's. */
-		if (cfg->rules_file[0] != '\0' || cfg->ipt_file[0] != '\0')
+		if (c->cli_rules)
 			return 0;
-		return cfg_path(c, 1, true, ipt ? cfg->ipt_file : cfg->rules_file);
+		return cfg_path(c, 1, true, dst);
 	}
+	if (strcmp(kw, "ipset") == 0) {
+		if ((rc = cfg_need(c, 2)) != 0)
+			return rc;
+		if (c->n > 2)
+			return cfg_err(c, c->tok[2].col, "unexpected token", c->tok[2].s);
+		if (c->ipset_seen)
+			return cfg_err(c, c->tok[0].col,
+				"ipsets were already given (ipset save writes every set in one file)",
+				kw);
+		c->ipset_seen = true;
+		if (c->cli_ipset)
+			return 0;
+		return cfg_path(c, 1, true, cfg->ipset_file);
+	}
+	if (strcmp(kw, "port") == 0)
+		return cfg_port(c, cfg);
 	if (strcmp(kw, "set") == 0) {
 		const char *err;
 
@@ -213,7 +264,6 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 	struct gufc_config *tmp = NULL;
 	struct lex_reader rd;
 	struct cfg_ctx c;
-	bool rules_seen = false;
 	char dcopy[GUFC_PATH_MAX];
 	char *text, *line;
 	size_t len;
@@ -222,6 +272,9 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 	memset(&c, 0, sizeof(c));
 	c.w.file = path;
 	c.w.err = &c.err;
+	c.cli_rules = cfg->rules_file[0] != '\0' || cfg->ipt_file[0] != '\0' ||
+		      cfg->ipt6_file[0] != '\0';
+	c.cli_ipset = cfg->ipset_file[0] != '\0';
 	snprintf(dcopy, sizeof(dcopy), "%s", path);
 	snprintf(c.dir, sizeof(c.dir), "%s", dirname(dcopy));
 	text = lex_file_read(path, &c.err);
@@ -251,7 +304,7 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 			break;
 		if (c.n == 0)
 			continue;
-		rc = cfg_line(&c, tmp, &rules_seen);
+		rc = cfg_line(&c, tmp);
 		if (rc != 0)
 			break;
 	}

@@ -79,13 +79,17 @@ static const struct sh_cmd sh_cmds[] = {
 	{ "show", sh_cmd_show,
 		"show stats|ports|drops|channels|locals|routes|pending|offload\n"
 		"show rules                           committed rules with packet/byte counters\n"
+		"show rules iptables|ip6tables        the same as iptables-save -c writes it\n"
 		"show flows [limit N] [filter] [MATCH...]   flows; MATCH: rule match words\n"
 		"show flow TUPLE                      one flow, e.g. udp 10.0.0.1:53 -> 192.0.2.1:53" },
 	{ "rule", sh_cmd_rule,
 		"rule add [chain C] [pos N] RULE...   add to the pending set (pos: 1 = first)\n"
 		"rule del ID                          delete from the pending set\n"
 		"rule replace ID RULE...              replace in the pending set, keeping ID\n"
-		"rule load native|iptables FILE       the pending set becomes FILE's" },
+		"rule load native FILE                the pending set becomes FILE's\n"
+		"rule load iptables|ip6tables FILE    FILE's rules and policies replace that family's" },
+	{ "port", sh_cmd_port,
+		"port N name NAME                     the name rules' -i/-o give port N (pending set)" },
 	{ "commit", sh_cmd_commit, "commit                               apply the pending set atomically" },
 	{ "rollback", sh_cmd_rollback, "rollback                             discard the pending set" },
 	{ "channel", sh_cmd_channel,
@@ -299,6 +303,7 @@ SH_TOK(t_local, w0, "local");
 SH_TOK(t_addel, w1, "add#del");
 SH_TOK(t_route, w0, "route");
 SH_TOK(t_flush, w0, "flush");
+SH_TOK(t_port, w0, "port");
 SH_TOK(t_flows, w1, "flows");
 SH_TOK(t_log, w0, "log");
 SH_TOK(t_level, w1, "level");
@@ -321,7 +326,7 @@ SH_INST(i_show, SH_W0 | SH_W1,
 	(void *)&t_show, (void *)&t_show_what);
 SH_INST(i_rule, SH_W0 | SH_W1 | SH_REST,
 	"rule add [chain C] [pos N] RULE | rule del ID | rule replace ID RULE | "
-	"rule load native|iptables FILE",
+	"rule load native|iptables|ip6tables FILE",
 	(void *)&t_rule, (void *)&t_rule_op, (void *)&t_rest);
 SH_INST(i_commit, SH_W0, "commit: apply the pending rule set", (void *)&t_commit);
 SH_INST(i_rollback, SH_W0, "rollback: discard the pending rule set", (void *)&t_rollback);
@@ -332,6 +337,7 @@ SH_INST(i_local, SH_W0 | SH_W1 | SH_REST, "local add|del PREFIX", (void *)&t_loc
 	(void *)&t_addel, (void *)&t_rest);
 SH_INST(i_route, SH_W0 | SH_W1 | SH_REST, "route add PREFIX port N | route del PREFIX",
 	(void *)&t_route, (void *)&t_addel, (void *)&t_rest);
+SH_INST(i_port, SH_W0 | SH_REST, "port N name NAME", (void *)&t_port, (void *)&t_rest);
 SH_INST(i_flush, SH_W0 | SH_W1, "flush flows: remove every cached flow", (void *)&t_flush,
 	(void *)&t_flows);
 SH_INST(i_log, SH_W0 | SH_W1 | SH_REST, "log level TYPE LEVEL", (void *)&t_log,
@@ -348,7 +354,7 @@ static cmdline_parse_inst_t i_any = {
 };
 
 static cmdline_parse_ctx_t sh_ctx_list[] = {
-	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route,
+	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route, &i_port,
 	&i_flush, &i_log, &i_echo, &i_help, &i_quit, &i_any, NULL,
 };
 

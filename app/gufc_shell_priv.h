@@ -64,6 +64,7 @@ int sh_u32(const char *s, uint32_t *v);
 
 /* gufc_shell_cmd.c */
 int sh_cmd_rule(struct sh_ctx *c);
+int sh_cmd_port(struct sh_ctx *c);
 int sh_cmd_commit(struct sh_ctx *c);
 int sh_cmd_rollback(struct sh_ctx *c);
 int sh_cmd_channel(struct sh_ctx *c);

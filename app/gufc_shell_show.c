@@ -83,8 +83,9 @@ show_drops(struct sh_ctx *c)
 static int
 show_ports(struct sh_ctx *c)
 {
-	fprintf(c->out, "%4s %-24s %3s %3s %4s %-17s %-5s %12s %12s %10s %10s\n", "port", "name",
-		"rxq", "txq", "pair", "mac", "link", "ipackets", "opackets", "imissed", "errors");
+	fprintf(c->out, "%4s %-15s %-24s %3s %3s %4s %-17s %-5s %12s %12s %10s %10s\n", "port",
+		"name", "device", "rxq", "txq", "pair", "mac", "link", "ipackets", "opackets",
+		"imissed", "errors");
 	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 		const struct gufc_port *gp = &c->app->ports[p];
 		struct rte_eth_stats es;
@@ -98,8 +99,8 @@ show_ports(struct sh_ctx *c)
 		rte_eth_stats_get(p, &es);
 		rte_eth_link_get_nowait(p, &link);
 		rte_ether_format_addr(mac, sizeof(mac), &gp->mac);
-		fprintf(c->out, "%4u %-24s %3u %3u %4u %-17s %-5s %12" PRIu64 " %12" PRIu64
-			" %10" PRIu64 " %10" PRIu64 "\n", p, gp->name, gp->n_rxq, gp->n_txq,
+		fprintf(c->out, "%4u %-15s %-24s %3u %3u %4u %-17s %-5s %12" PRIu64 " %12" PRIu64
+			" %10" PRIu64 " %10" PRIu64 "\n", p, gp->ifname, gp->name, gp->n_rxq, gp->n_txq,
 			gp->pair, mac, link.link_status ? "up" : "down", es.ipackets, es.opackets,
 			es.imissed, es.ierrors + es.oerrors + es.rx_nombuf);
 	}
@@ -113,6 +114,21 @@ show_rules(struct sh_ctx *c)
 	unsigned int n;
 	int rc;
 
+	if (c->l->n > 2 && (strcmp(c->l->tok[2], "iptables") == 0 ||
+				   strcmp(c->l->tok[2], "ip6tables") == 0)) {
+		char *text;
+
+		rc = no_more(c, 3);
+		if (rc != 0)
+			return rc;
+		rc = gufc_collect_iptables(c->app,
+			c->l->tok[2][2] == '6' ? FC_AF_INET6 : FC_AF_INET4, &text);
+		if (rc != 0)
+			return sh_err(c, rc, NULL, "%s", strerror(-rc));
+		fputs(text, c->out);
+		free(text);
+		return 0;
+	}
 	if (c->l->n > 2 && strcmp(c->l->tok[2], "pending") == 0) {
 		if (sh_pending() == NULL) {
 			fprintf(c->out, "nothing pending\n");

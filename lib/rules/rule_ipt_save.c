@@ -305,13 +305,28 @@ buf_rule_opts(struct rule_buf *b, const struct rule *r, unsigned int family,
 	}
 }
 
+/* Where an export's rule counters come from beside the rules' own. */
+struct ctr_src {
+	rule_counters_fn fn;
+	void *arg;
+};
+
 /* Every line of one rule ("[p:b] -A CHAIN ..."), @target the export name of its jump. */
 static int
 buf_rule(struct rule_buf *b, const struct rule *r, unsigned int family, const char *chain,
-	const char *target)
+	const char *target, const struct ctr_src *cs)
 {
 	struct chunks sp = {.n = 1}, dp = {.n = 1};
 	bool sneg = r->neg & RULE_M_SPORT, dneg = r->neg & RULE_M_DPORT;
+	uint64_t pkts = r->pkts, bytes = r->bytes;
+
+	if (cs != NULL && cs->fn != NULL) {
+		uint64_t p = 0, by = 0;
+
+		cs->fn(cs->arg, r->id, &p, &by);
+		pkts += p;
+		bytes += by;
+	}
 
 	if ((r->match & RULE_M_SPORT) && cut_ports(&r->sport, &sp) < 0)
 		return -ENOSPC;
@@ -320,8 +335,8 @@ buf_rule(struct rule_buf *b, const struct rule *r, unsigned int family, const ch
 	for (unsigned int sc = 0; sc < (sneg ? 1 : sp.n); sc++)
 		for (unsigned int dc = 0; dc < (dneg ? 1 : dp.n); dc++) {
 			rule_buf_printf(b, "[%llu:%llu] -A %s",
-				(unsigned long long)(sc == 0 && dc == 0 ? r->pkts : 0),
-				(unsigned long long)(sc == 0 && dc == 0 ? r->bytes : 0), chain);
+				(unsigned long long)(sc == 0 && dc == 0 ? pkts : 0),
+				(unsigned long long)(sc == 0 && dc == 0 ? bytes : 0), chain);
 			buf_rule_opts(b, r, family, &sp, &dp, sc, dc, target);
 			rule_buf_printf(b, "\n");
 		}
@@ -371,7 +386,8 @@ table_used(const struct rule_set *s, unsigned int t, unsigned int family)
 }
 
 static int
-buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned int family)
+buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned int family,
+	const struct ctr_src *cs)
 {
 	const struct rule_tbl *tb = &s->t[t];
 	unsigned int hooks = rule_table_hooks(t);
@@ -446,7 +462,7 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 			target[0] = '\0';
 			if (r->action == RULE_ACT_JUMP || r->action == RULE_ACT_GOTO)
 				export_name(rule_set_chain_find(s, t, r->chain), target, sizeof(target));
-			rc = buf_rule(b, r, family, name, target);
+			rc = buf_rule(b, r, family, name, target, cs);
 			if (rc < 0)
 				goto out;
 		}
@@ -458,7 +474,8 @@ out:
 }
 
 static int
-buf_ipt(struct rule_buf *b, const struct rule_set *s, unsigned int family)
+buf_ipt(struct rule_buf *b, const struct rule_set *s, unsigned int family,
+	const struct ctr_src *cs)
 {
 	static const uint8_t order[] = {RULE_TABLE_RAW, RULE_TABLE_MANGLE, RULE_TABLE_NAT,
 		RULE_TABLE_FILTER, RULE_TABLE_SECURITY};
@@ -469,7 +486,7 @@ buf_ipt(struct rule_buf *b, const struct rule_set *s, unsigned int family)
 	for (unsigned int i = 0; i < RTE_DIM(order); i++) {
 		if (!table_used(s, order[i], family) && order[i] != RULE_TABLE_FILTER)
 			continue;
-		rc = buf_table(b, s, order[i], family);
+		rc = buf_table(b, s, order[i], family, cs);
 		if (rc < 0)
 			return rc;
 	}
@@ -486,16 +503,18 @@ rule_set_format_iptables(const struct rule_set *s, unsigned int family, char *bu
 		(family != FC_AF_INET4 && family != FC_AF_INET6))
 		return -EINVAL;
 	buf[0] = '\0';
-	rc = buf_ipt(&b, s, family);
+	rc = buf_ipt(&b, s, family, NULL);
 	if (rc < 0)
 		return rc;
 	return b.full ? -ENOSPC : (int)b.len;
 }
 
 int
-rule_set_dump_iptables(const struct rule_set *s, unsigned int family, FILE *f)
+rule_set_dump_iptables_ctr(const struct rule_set *s, unsigned int family, rule_counters_fn fn,
+	void *arg, FILE *f)
 {
 	struct rule_buf b = {.grow = true, .cap = 4096};
+	struct ctr_src cs = {.fn = fn, .arg = arg};
 	int rc;
 
 	if (s == NULL || f == NULL || (family != FC_AF_INET4 && family != FC_AF_INET6))
@@ -504,11 +523,17 @@ rule_set_dump_iptables(const struct rule_set *s, unsigned int family, FILE *f)
 	if (b.p == NULL)
 		return -ENOMEM;
 	b.p[0] = '\0';
-	rc = buf_ipt(&b, s, family);
+	rc = buf_ipt(&b, s, family, &cs);
 	if (rc == 0 && b.full)
 		rc = -ENOMEM;
 	else if (rc == 0 && (fwrite(b.p, 1, b.len, f) != b.len || fflush(f) != 0))
 		rc = -EIO;
 	free(b.p);
 	return rc;
+}
+
+int
+rule_set_dump_iptables(const struct rule_set *s, unsigned int family, FILE *f)
+{
+	return rule_set_dump_iptables_ctr(s, family, NULL, NULL, f);
 }

@@ -281,6 +281,26 @@ int rule_set_format_iptables(const struct rule_set *s, unsigned int family, char
 int rule_set_dump_iptables(const struct rule_set *s, unsigned int family, FILE *f);
 
 /**
+ * Counters an export adds to a rule's own (its imported ones): what was
+ * counted since. Set both to 0 when there is nothing to add.
+ */
+typedef void (*rule_counters_fn)(void *arg, uint32_t rule_id, uint64_t *pkts, uint64_t *bytes);
+
+/**
+ * rule_set_dump_iptables() with each rule's counters the sum of its own
+ * and @p fn's.
+ * @param s       the set
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param fn      the counters to add, or NULL
+ * @param arg     first argument of @p fn
+ * @param f       the stream
+ * @return 0, -EINVAL, -ENOMEM, or -EIO on a write error.
+ * Context: any thread holding @p s read-only.
+ */
+int rule_set_dump_iptables_ctr(const struct rule_set *s, unsigned int family, rule_counters_fn fn,
+	void *arg, FILE *f);
+
+/**
  * Format one rule as an iptables rule line's options (after "-A CHAIN").
  * @param r       the rule
  * @param family  the family being written (a rule of both families prints

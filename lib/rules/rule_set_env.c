@@ -113,8 +113,13 @@ rule_set_ipsets_get(const struct rule_set *s)
 /* Merging two families' sets                                                */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Chains and @family's policies of @src into @d, then its rules: all of
+ * @family (@pick false), or (@pick) those of @family and those of both
+ * families as @family's, the others left out.
+ */
 static int
-merge_into(struct rule_set *d, const struct rule_set *src, unsigned int family)
+merge_into(struct rule_set *d, const struct rule_set *src, unsigned int family, bool pick)
 {
 	int rc;
 
@@ -153,9 +158,15 @@ merge_into(struct rule_set *d, const struct rule_set *src, unsigned int family)
 			struct rule_chain *dc = &d->t[t].chains[rule_tbl_find(d, t, sc->name)];
 
 			for (uint32_t j = 0; j < sc->n_rules; j++) {
-				if (sc->rules[j].family != family)
+				struct rule r = sc->rules[j];
+
+				if (r.family != family && !(pick && r.family == 0)) {
+					if (pick)
+						continue;
 					return -EINVAL;
-				rc = rule_chain_insert(d, dc, RULE_POS_END, &sc->rules[j], NULL);
+				}
+				r.family = (uint8_t)family;
+				rc = rule_chain_insert(d, dc, RULE_POS_END, &r, NULL);
 				if (rc < 0)
 					return rc;
 			}
@@ -178,7 +189,7 @@ rule_set_merge(struct rule_set *dst, const struct rule_set *src, unsigned int fa
 	tmp = rule_set_clone(dst);
 	if (tmp == NULL)
 		return -ENOMEM;
-	rc = merge_into(tmp, src, family);
+	rc = merge_into(tmp, src, family, false);
 	if (rc == 0)
 		rc = rule_set_check(tmp, &bad, &msg);
 	if (rc < 0) {
@@ -201,4 +212,45 @@ rule_set_merge(struct rule_set *dst, const struct rule_set *src, unsigned int fa
 	}
 	rule_set_free(tmp);
 	return 0;
+}
+
+struct rule_set *
+rule_set_family(const struct rule_set *s, unsigned int family)
+{
+	struct rule_set *d;
+	const char *msg;
+	uint32_t bad;
+	int rc;
+
+	if (s == NULL || (family != FC_AF_INET4 && family != FC_AF_INET6)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = rule_set_create();
+	if (d == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = merge_into(d, s, family, true);
+	if (rc == 0)
+		rc = rule_set_check(d, &bad, &msg);
+	if (rc == 0 && s->n_ports > 0) {
+		const char **names = calloc(s->n_ports, sizeof(*names));
+
+		if (names == NULL) {
+			rc = -ENOMEM;
+		} else {
+			for (unsigned int i = 0; i < s->n_ports; i++)
+				names[i] = s->ports[i].name;
+			rc = rule_set_ports(d, s->n_ports, names);
+			free(names);
+		}
+	}
+	if (rc < 0) {
+		rule_set_free(d);
+		errno = -rc;
+		return NULL;
+	}
+	rule_set_ipsets(d, s->ipsets);
+	return d;
 }

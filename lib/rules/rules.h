@@ -683,6 +683,19 @@ const struct rule_ipsets *rule_set_ipsets_get(const struct rule_set *s);
  */
 int rule_set_merge(struct rule_set *dst, const struct rule_set *src, unsigned int family);
 
+/**
+ * One family's part of a set: its chains, @p family's policies (the other
+ * family's accept), the rules of @p family and those of both families
+ * (made @p family's), port names and ipsets; what rule_set_merge() puts
+ * back beside another file of the other family.
+ * @param s       the set
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @return a new set, or NULL with errno EINVAL (a rule of both families
+ *   that cannot be @p family's) or ENOMEM.
+ * Context: main lcore.
+ */
+struct rule_set *rule_set_family(const struct rule_set *s, unsigned int family);
+
 /* ------------------------------------------------------------------------ */
 /* Set validation and change log (for the classifier and the engine)         */
 /* ------------------------------------------------------------------------ */

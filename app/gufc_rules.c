@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_rules.c — rule sets as the app loads them: a native file, or an
+ * iptables file and an ip6tables file (each deciding its own family, as on
+ * a Linux host), the ipsets their "-m set" rules name (one "ipset save"
+ * file, loaded once at start), and the port names their -i/-o match
+ * ("port N name NAME", default the PMD's name). A pattern no port has
+ * loads with a warning (netfilter does the same: it never matches).
+ *
+ * Context: main lcore.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gufc.h"
+
+const char *
+gufc_port_name_check(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0)
+		return "empty port name";
+	if (n >= RULE_IFNAME_MAX)
+		return "port name longer than 15 characters (rules could not name it)";
+	for (size_t i = 0; i < n; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			    (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.' ||
+			    ch == ':' || ch == '@'))
+			return "bad character in port name (letters, digits, _ - . : @)";
+	}
+	return NULL;
+}
+
+void
+gufc_port_names_init(struct gufc_app *app)
+{
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
+		struct gufc_port *gp = &app->ports[p];
+
+		snprintf(gp->ifname, sizeof(gp->ifname), "%s",
+			app->cfg.port_names[p][0] != '\0' ? app->cfg.port_names[p] : gp->name);
+	}
+}
+
+int
+gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn)
+{
+	const char *names[GUFC_MAX_PORTS];
+	unsigned int n = 0;
+	uint64_t it = 0;
+	const char *pat;
+	uint32_t id;
+	int rc;
+
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
+		names[p] = app->ports[p].used ? app->ports[p].ifname : "";
+		if (app->ports[p].used)
+			n = p + 1;
+	}
+	rc = rule_set_ports(s, n, names);
+	if (rc != 0)
+		return rc;
+	/* One warning per pattern: its first rule and how many name it. */
+	while (warn != NULL && (pat = rule_set_unknown_if(s, &it, &id)) != NULL) {
+		uint64_t it2 = 0, seen = 0;
+		unsigned int count = 0;
+		const char *q;
+		uint32_t id2;
+
+		while ((q = rule_set_unknown_if(s, &it2, &id2)) != NULL && it2 <= it) {
+			if (strcmp(q, pat) == 0)
+				seen++;
+		}
+		if (seen > 1)
+			continue; /* said already */
+		it2 = 0;
+		while ((q = rule_set_unknown_if(s, &it2, &id2)) != NULL)
+			count += strcmp(q, pat) == 0;
+		fprintf(warn, "gufc: warning: interface '%s' matches no port: %u rule%s naming it "
+			      "(first: rule %u) never match%s until a port has that name\n",
+			pat, count, count > 1 ? "s" : "", id, count > 1 ? "" : "es");
+	}
+	return 0;
+}
+
+int
+gufc_ipsets_load(struct gufc_app *app, struct rule_error *err)
+{
+	struct rule_ipsets *sets;
+
+	if (app->cfg.ipset_file[0] == '\0')
+		return 0;
+	sets = rule_ipsets_load(app->cfg.ipset_file, (uint64_t)time(NULL), err);
+	if (sets == NULL)
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	rule_ipsets_free(app->ipsets);
+	app->ipsets = sets;
+	return 0;
+}
+
+/* An error about a whole file (no position). */
+static void
+file_err(struct rule_error *err, const char *file, const char *token, const char *msg)
+{
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	snprintf(err->token, sizeof(err->token), "%s", token != NULL ? token : "");
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+}
+
+/* An iptables file of @p family with the app's ipsets. */
+static struct rule_set *
+ipt_load(const struct gufc_app *app, const char *path, unsigned int family,
+	struct rule_error *err)
+{
+	struct rule_ipt_opts o = { .family = family, .sets = app->ipsets };
+
+	return rule_set_load_iptables_opts(path, &o, err);
+}
+
+struct rule_set *
+gufc_rules_load(const struct gufc_app *app, const char *native, const char *ipt4,
+	const char *ipt6, struct rule_error *err)
+{
+	struct rule_set *s, *s6;
+	const char *missing;
+	uint32_t id;
+	int rc;
+
+	if (native != NULL) {
+		s = rule_set_load(native, err);
+		if (s == NULL)
+			return NULL;
+		/* A native set names ipsets too: iptables-restore would refuse one not loaded. */
+		rule_set_ipsets(s, app->ipsets);
+		missing = rule_set_ipset_missing(s, &id);
+		if (missing != NULL) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "rule %u names an ipset that is not loaded (--ipset)",
+				id);
+			file_err(err, native, missing, msg);
+			rule_set_free(s);
+			return NULL;
+		}
+		return s;
+	}
+	if (ipt4 == NULL)
+		return ipt6 != NULL ? ipt_load(app, ipt6, FC_AF_INET6, err) : rule_set_create();
+	s = ipt_load(app, ipt4, FC_AF_INET4, err);
+	if (s == NULL || ipt6 == NULL)
+		return s;
+	s6 = ipt_load(app, ipt6, FC_AF_INET6, err);
+	if (s6 == NULL) {
+		rule_set_free(s);
+		return NULL;
+	}
+	rc = rule_set_merge(s, s6, FC_AF_INET6);
+	rule_set_free(s6);
+	if (rc != 0) {
+		file_err(err, ipt6, ipt4,
+			rc == -EINVAL ? "cannot be loaded with the IPv4 file (a chain differs)"
+				      : "cannot be loaded with the IPv4 file (no memory)");
+		rule_set_free(s);
+		return NULL;
+	}
+	return s;
+}
