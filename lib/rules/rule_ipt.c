@@ -806,7 +806,8 @@ has_l4_xm(const struct rule *r)
 static int
 rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule *r)
 {
-	const struct ipt_pmatch *dir[2][IPT_PM_MAX + 1];
+	const struct ipt_pmatch *dir[2][IPT_PM_MAX + 2];
+	struct ipt_pmatch not_src;
 	unsigned int n[2] = {0, 0};
 	bool neg = false;
 	int rc;
@@ -821,6 +822,17 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 				dir[1][n[1]++] = m;
 			} else {
 				dir[either_dir][n[either_dir]++] = m;
+				/*
+				 * The second of the pair takes what the first did not
+				 * (source port not in the list): a packet matches one of
+				 * the two at most, so actions and stateful matches run
+				 * once, as for the one rule.
+				 */
+				if (either_dir == PM_DST) {
+					not_src = *m;
+					not_src.neg = true;
+					dir[PM_SRC][n[PM_SRC]++] = &not_src;
+				}
 			}
 		} else {
 			dir[m->dir][n[m->dir]++] = m;

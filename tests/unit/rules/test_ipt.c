@@ -769,7 +769,8 @@ test_ports_either(void **state)
 	static const struct fcase cases[] = {
 		/* sport 22: the first copy jumps, CHK drops */
 		{"tcp 1.1.1.1:22 -> 2.2.2.2:80 dst_local=1", NEW, 0, DROP, RULE_HOOK_INPUT, 5},
-		/* both ports in the list: CHK returns twice, then rule 4 */
+		/* both ports in the list: CHK is entered once (the second copy needs sport
+		 * outside the list), returns, then rule 4 */
 		{"tcp 1.1.1.1:80 -> 2.2.2.2:80 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT, 4},
 		{"tcp 1.1.1.1:5 -> 2.2.2.2:80 dst_local=1", NEW, 0, ACCEPT, RULE_HOOK_INPUT, 4},
 		/* dport 22: only the second copy jumps */
@@ -799,10 +800,12 @@ test_ports_either(void **state)
 	/* ids: INPUT 1 (sport copy), 2 (dport copy), 3, 4; CHK 5, 6; OUTPUT 7 */
 	assert_int_equal(c->n_rules, 4);
 	assert_int_equal(c->rules[0].match, RULE_M_PROTO | RULE_M_SPORT);
-	assert_int_equal(c->rules[1].match, RULE_M_PROTO | RULE_M_DPORT);
+	assert_int_equal(c->rules[1].match, RULE_M_PROTO | RULE_M_SPORT | RULE_M_DPORT);
+	assert_int_equal(c->rules[1].neg, RULE_M_SPORT);
 	assert_int_equal(c->rules[0].action, RULE_ACT_JUMP);
 	assert_int_equal(c->rules[1].action, RULE_ACT_JUMP);
 	assert_int_equal(c->rules[1].dport.n, 2);
+	assert_int_equal(c->rules[1].sport.n, 2);
 	c = chain(s, RULE_TABLE_FILTER, "OUTPUT");
 	assert_int_equal(c->n_rules, 1);
 	assert_int_equal(c->rules[0].match, RULE_M_PROTO | RULE_M_SPORT | RULE_M_DPORT);
