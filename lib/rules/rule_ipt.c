@@ -140,6 +140,7 @@ struct ipt_rl {
 	bool cur_used;			/**< the last -m got an option */
 	bool cur_ct;			/**< the last -m got its --ctstate/--state */
 	const struct lex_tok *multi_at; /**< first -m multiport, for errors */
+	const struct lex_tok *if_at[2]; /**< the -i and -o words, for errors */
 	unsigned int n_pm;
 	struct ipt_pmatch pm[IPT_PM_MAX];
 	unsigned int n_ct;
@@ -717,6 +718,7 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 		rc = rule_ipt_iface(p, v, id == O_IN ? rl->r.in_if : rl->r.out_if);
 		if (rc < 0)
 			return rc;
+		rl->if_at[id == O_OUT] = o;
 		rl->r.match |= id == O_IN ? RULE_M_IN : RULE_M_OUT;
 		if (neg)
 			rl->r.neg |= id == O_IN ? RULE_M_IN : RULE_M_OUT;
@@ -911,6 +913,13 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 	}
 	ci = rule_tbl_find(p->s, p->table, rl->chain->s);
 	chain = &p->s->t[p->table].chains[ci];
+	/* iptables: no input interface where packets have none, no output where not known yet. */
+	if ((rl->r.match & RULE_M_IN) &&
+		(chain->hooks & (RULE_HOOK_F(RULE_HOOK_OUTPUT) | RULE_HOOK_F(RULE_HOOK_POSTROUTING))))
+		return rule_ipt_err(p, rl->if_at[0], "-i cannot be used in OUTPUT or POSTROUTING");
+	if ((rl->r.match & RULE_M_OUT) &&
+		(chain->hooks & (RULE_HOOK_F(RULE_HOOK_PREROUTING) | RULE_HOOK_F(RULE_HOOK_INPUT))))
+		return rule_ipt_err(p, rl->if_at[1], "-o cannot be used in PREROUTING or INPUT");
 	if (pos != RULE_POS_END && pos > chain->n_rules)
 		return rule_ipt_err(p, &p->args.a[(unsigned int)(rl->chain - p->args.a) + 1],
 			"index of insertion too big");
