@@ -134,8 +134,11 @@ alive(uint64_t expires, uint64_t now)
 static bool
 ent_find(const struct ipset *st, const struct ipset_ent *k, uint64_t now)
 {
-	const struct ipset_ent *e = bsearch(k, st->e, st->n, sizeof(*st->e), ent_cmp);
+	const struct ipset_ent *e;
 
+	if (st->n == 0)
+		return false;
+	e = bsearch(k, st->e, st->n, sizeof(*st->e), ent_cmp);
 	return e != NULL && alive(e->expires, now);
 }
 
@@ -524,7 +527,8 @@ rule_ipsets_parse(const char *text, const char *name, uint64_t now_s, struct rul
 			struct ipset *st = &p.sets->s[i];
 			uint32_t m = 0;
 
-			qsort(st->e, st->n, sizeof(*st->e), ent_cmp);
+			if (st->n > 1)
+				qsort(st->e, st->n, sizeof(*st->e), ent_cmp);
 			/* Re-adding a member keeps one (the last timeout wins only in a real ipset). */
 			for (uint32_t j = 0; j < st->n; j++)
 				if (m == 0 || ent_cmp(&st->e[m - 1], &st->e[j]) != 0)
