@@ -122,7 +122,7 @@ eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *
 		return rc;
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	/* Per-packet fields, or an input port the key does not hold: each packet on its own. */
-	if (deps != 0 || eng->set_in_if)
+	if (deps != 0 || eng_set_in_if(eng))
 		a->verdict = FC_VERDICT_SLOW;
 	a->rule_id = ev[d].rule_id;
 	a->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);

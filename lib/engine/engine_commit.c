@@ -256,7 +256,7 @@ env_differs(const struct rule_set *a, const struct rule_set *b)
 	return false;
 }
 
-/* Does a rule of @s match input interfaces (which entry keys do not hold)? */
+/* Does a rule of @s match input interfaces (which entry keys do not hold)? O(rules). */
 static bool
 set_in_if(const struct rule_set *s)
 {
@@ -322,6 +322,33 @@ record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen,
 	return 0;
 }
 
+static void
+set_free_cb(void *arg, uint64_t val)
+{
+	RTE_SET_USED(val);
+	rule_set_free(arg);
+}
+
+/* Which hooks of which tables enter a chain of the current set (stages without one are skipped). */
+void
+eng_hooks_used(struct rule_engine *eng)
+{
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		eng->hooks_used[t] = 0;
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++)
+			if (rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h) != NULL)
+				eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
+	}
+}
+
+bool
+eng_set_in_if(struct rule_engine *eng)
+{
+	if (eng->set_in_if < 0)
+		eng->set_in_if = set_in_if(eng->set);
+	return eng->set_in_if > 0;
+}
+
 int
 rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 {
@@ -355,10 +382,13 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	/* Without memory the next commit just counts as "everything". */
 	(void)rule_set_log_start(s);
 	eng->set = s;
-	eng->set_in_if = set_in_if(s);
+	eng->set_in_if = -1; /* eng_set_in_if() finds out when revalidation asks */
+	eng_hooks_used(eng);
 	eng->gen = gen;
 	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);
-	rule_set_free(old); /* only the rules lcore reads sets */
+	/* Only the rules lcore reads sets: freed at the next step, not in the commit's time. */
+	if (rule_engine_defer(eng, set_free_cb, old, 0) < 0)
+		rule_set_free(old);
 	eng->st.commits++;
 	if (full)
 		eng->st.commits_full++;
@@ -497,6 +527,7 @@ eng_commit_init(struct rule_engine *eng)
 		return -ENOMEM;
 	if (rule_set_log_start(eng->set) < 0)
 		return -ENOMEM;
+	eng_hooks_used(eng);
 	eng->gen = 1;
 	eng->reval_gen = 1;
 	rule_set_generation_set(eng->set, eng->gen);

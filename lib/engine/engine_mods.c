@@ -99,12 +99,24 @@ int
 eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct rule_eval *res)
 {
+	struct rule_step steps[RULE_STEPS_MAX];
+	bool any = false;
+	int n;
+
 	p->key = *k;
 	p->out_port = out_port;
 	if (stage == RULE_STAGE_RAW)
 		p->ctstate = ctstate != 0 ? RULE_CT_INVALID : 0;
 	else if (!(p->ctstate & RULE_CT_UNTRACKED))
 		p->ctstate = (uint8_t)ctstate;
+	/* No chain at any of the stage's hooks: nothing to walk (what a walk would say). */
+	n = rule_stage_steps(stage, fc_key_flags(k), p->ctstate, steps);
+	for (int i = 0; i < n && !any; i++)
+		any = eng->hooks_used[steps[i].table] & RULE_HOOK_F(steps[i].hook);
+	if (!any) {
+		rule_eval_init(res);
+		return 0;
+	}
 	return rule_engine_classify(eng, (enum rule_stage)stage, p, NULL, res);
 }
 

@@ -121,7 +121,8 @@ struct rule_engine {
 
 	/* Rule sets and classification. */
 	struct rule_set *set;
-	bool set_in_if;               /**< a rule of @c set matches input interfaces */
+	int8_t set_in_if;             /**< a rule of @c set matches input ports: 1, 0, -1 unknown */
+	uint8_t hooks_used[RULE_TABLE__COUNT]; /**< RULE_HOOK_F() of the hooks a chain of @c set claims */
 	struct rule_cls *cls;
 	uint32_t gen;
 	uint32_t cls_gen;
@@ -218,6 +219,8 @@ uint16_t eng_channel(struct rule_engine *eng, const char *name);
 
 /* engine_commit.c */
 int eng_commit_init(struct rule_engine *eng);
+bool eng_set_in_if(struct rule_engine *eng);
+void eng_hooks_used(struct rule_engine *eng);
 void eng_commit_fini(struct rule_engine *eng);
 unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
 bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,

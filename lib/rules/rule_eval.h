@@ -429,7 +429,8 @@ int rule_match_ext(const struct rule_ipsets *sets, const struct rule *r,
 bool rule_has_ext(const struct rule *r);
 
 /**
- * Clear a result: accept, nothing decided (RULE_ID_NONE), no translation.
+ * Clear a result: accept, nothing decided (RULE_ID_NONE), no translation, no
+ * actions (acts[] past n_acts is not cleared).
  * @param res  the result
  * Context: any.
  */

@@ -9,6 +9,7 @@
  * decision into a result are shared with the classifier.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rule_x_priv.h"
@@ -98,7 +99,8 @@ rule_stage_table(unsigned int stage)
 void
 rule_eval_init(struct rule_eval *res)
 {
-	memset(res, 0, sizeof(*res));
+	/* acts[] is valid up to n_acts: not cleared. */
+	memset(res, 0, offsetof(struct rule_eval, acts));
 	res->verdict = RULE_VERDICT_ACCEPT;
 	res->action = RULE_ACT_ACCEPT;
 	res->nat_action = RULE_ACT_ACCEPT;
