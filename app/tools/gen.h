@@ -60,6 +60,8 @@ enum gen_close {
 #define GEN_MTU_MAX 9216
 /** Frame length in --bench mode. */
 #define GEN_BENCH_FRAME 64
+/** Largest --rtt, us (10 s). */
+#define GEN_MAX_RTT 10000000u
 /** Timestamp of the first possible packet: 2024-01-01T00:00:00Z, in us. */
 #define GEN_EPOCH_US 1704067200000000ull
 
@@ -94,9 +96,13 @@ struct gen_params {
 	struct gen_prefix dst6;		 /**< --dst6: server IPv6 pool */
 	uint16_t dports[GEN_MAX_DPORTS]; /**< --dport-set; empty: per-kind defaults */
 	uint32_t n_dports;
-	bool no_replies; /**< --no-replies: client-to-server packets only */
-	uint32_t mtu;	 /**< --mtu: largest IP packet */
-	bool bench;	 /**< --bench: 64-byte frames, rounds, no handshakes */
+	bool no_replies;  /**< --no-replies: client-to-server packets only */
+	uint32_t mtu;	  /**< --mtu: largest IP packet */
+	uint32_t rtt_min; /**< --rtt: each flow's round trip, us, lower bound */
+	uint32_t rtt_max; /**< --rtt: upper bound (inclusive) */
+	bool rtt_kept;	  /**< --rtt given: every flow keeps a round trip of the range
+			   *   (otherwise busy flows get shorter ones to fit the span) */
+	bool bench;	  /**< --bench: 64-byte frames, rounds, no handshakes */
 };
 
 /**

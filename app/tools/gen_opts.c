@@ -35,6 +35,7 @@ enum {
 	OPT_MTU,
 	OPT_FLOWS_FILE,
 	OPT_BENCH,
+	OPT_RTT,
 };
 
 static const struct option gen_longopts[] = {
@@ -50,6 +51,7 @@ static const struct option gen_longopts[] = {
 	{"zipf", required_argument, NULL, OPT_ZIPF},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"size", required_argument, NULL, OPT_SIZE},
+	{"rtt", required_argument, NULL, OPT_RTT},
 	{"src", required_argument, NULL, OPT_SRC},
 	{"dst", required_argument, NULL, OPT_DST},
 	{"src6", required_argument, NULL, OPT_SRC6},
@@ -104,6 +106,11 @@ gen_usage(FILE *f, const char *prog)
 		"                        fit the MTU except in fragmented datagrams (which are\n"
 		"                        always larger than the MTU)\n"
 		"      --mtu N           largest IP packet, %u..%u (default 1500)\n"
+		"      --rtt N|MIN-MAX   each flow's round trip in us, drawn from the range (at\n"
+		"                        most %u); a reply follows its request by half of it,\n"
+		"                        so a long one keeps replies out of their requests' RX\n"
+		"                        bursts at replay speed. Default 200-20000, shortened\n"
+		"                        for busy flows so that each fits the capture span\n"
 		"\n"
 		"Endpoints:\n"
 		"      --src NET         client IPv4 pool (default 10.0.0.0/16)\n"
@@ -129,7 +136,8 @@ gen_usage(FILE *f, const char *prog)
 		"a handshake precedes its data, a reply follows its request by half a round\n"
 		"trip. A summary goes to stderr. Exit status: 0 done, 1 failure, 2 bad\n"
 		"arguments.\n",
-		prog, GEN_MAX_FLOWS, GEN_MTU_MIN, GEN_MTU_MAX, 32768, 60999, GEN_BENCH_FRAME);
+		prog, GEN_MAX_FLOWS, GEN_MTU_MIN, GEN_MTU_MAX, GEN_MAX_RTT, 32768, 60999,
+		GEN_BENCH_FRAME);
 }
 
 static void
@@ -176,9 +184,9 @@ parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
-/* "N" or "MIN-MAX". */
+/* "N" or "MIN-MAX", each 0..max. */
 static int
-parse_size(const char *s, uint32_t *lo, uint32_t *hi)
+parse_range(const char *s, uint64_t max, uint32_t *lo, uint32_t *hi)
 {
 	char buf[32], *dash;
 	uint64_t a, b;
@@ -189,10 +197,10 @@ parse_size(const char *s, uint32_t *lo, uint32_t *hi)
 	dash = strchr(buf, '-');
 	if (dash != NULL)
 		*dash = '\0';
-	if (parse_u64(buf, 0, GEN_MAX_SIZE, &a) != 0)
+	if (parse_u64(buf, 0, max, &a) != 0)
 		return -EINVAL;
 	b = a;
-	if (dash != NULL && parse_u64(dash + 1, 0, GEN_MAX_SIZE, &b) != 0)
+	if (dash != NULL && parse_u64(dash + 1, 0, max, &b) != 0)
 		return -EINVAL;
 	if (a > b)
 		return -EINVAL;
@@ -397,13 +405,24 @@ gen_opts_parse(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 			p->seed = v;
 			break;
 		case OPT_SIZE:
-			if (parse_size(optarg, &p->size_min, &p->size_max) != 0) {
+			if (parse_range(optarg, GEN_MAX_SIZE, &p->size_min, &p->size_max) != 0) {
 				seterr(err, errlen,
 					"--size '%s': expected N or MIN-MAX, 0..%u, MIN <= MAX",
 					optarg, GEN_MAX_SIZE);
 				return -EINVAL;
 			}
 			size_given = true;
+			break;
+		case OPT_RTT:
+			if (parse_range(optarg, GEN_MAX_RTT, &p->rtt_min, &p->rtt_max) != 0 ||
+				p->rtt_min == 0) {
+				seterr(err, errlen,
+					"--rtt '%s': expected N or MIN-MAX in us, 1..%u, MIN <= "
+					"MAX",
+					optarg, GEN_MAX_RTT);
+				return -EINVAL;
+			}
+			p->rtt_kept = true;
 			break;
 		case OPT_SRC:
 			ret = parse_prefix_opt("src", optarg, 4, &p->src4, err, errlen);

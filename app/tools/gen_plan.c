@@ -72,6 +72,8 @@ gen_params_default(struct gen_params *p)
 	p->dst6 =
 		(struct gen_prefix){.family = 6, .len = 64, .addr = {0x20, 0x01, 0x0d, 0xb8, 0, 2}};
 	p->mtu = 1500;
+	p->rtt_min = 200;
+	p->rtt_max = 20000;
 }
 
 /* Flows out of @p n for a share of @p pct percent, rounded to the nearest. */
@@ -139,6 +141,11 @@ check_params(const struct gen_params *p, char *err, size_t errlen)
 	if (p->size_min > p->size_max || p->size_max > GEN_MAX_SIZE) {
 		seterr(err, errlen, "--size %u-%u: must be min <= max <= %u", p->size_min,
 			p->size_max, GEN_MAX_SIZE);
+		return -EINVAL;
+	}
+	if (p->rtt_min == 0 || p->rtt_min > p->rtt_max || p->rtt_max > GEN_MAX_RTT) {
+		seterr(err, errlen, "--rtt %u-%u: must be 1 <= min <= max <= %u us", p->rtt_min,
+			p->rtt_max, GEN_MAX_RTT);
 		return -EINVAL;
 	}
 	if (p->mtu < GEN_MTU_MIN || p->mtu > GEN_MTU_MAX) {

@@ -178,9 +178,9 @@ flow_start(const struct gen *g, const struct gen_flow *f, struct gen_state *st, 
 	st->seed = seed;
 	st->rng = seed;
 	st->t = rng_below(&st->rng, span);
-	st->rtt = rng_range(&st->rng, 200, 20000);
+	st->rtt = rng_range(&st->rng, g->p.rtt_min, g->p.rtt_max);
 	/* busy flows go faster: each flow lasts about the start span at most */
-	if (st->rtt > 2 * span / (f->data + 4u))
+	if (!g->p.rtt_kept && st->rtt > 2 * span / (f->data + 4u))
 		st->rtt = (uint32_t)(2 * span / (f->data + 4u)) + 2;
 	st->seq[0] = (uint32_t)rng_next(&st->rng);
 	st->seq[1] = (uint32_t)rng_next(&st->rng);
@@ -411,8 +411,9 @@ run_reset(struct gen *g)
 
 /*
  * Flows start at random over a span of 50 us per data packet, and none lasts
- * much longer than that span (busy flows get shorter round trips), so the
- * capture runs at about 20k data packets/s whatever the popularity.
+ * much longer than that span (busy flows get shorter round trips, unless
+ * --rtt fixed the range), so the capture runs at about 20k data packets/s
+ * whatever the popularity.
  */
 static int
 run_timed(struct gen *g, gen_emit_fn fn, void *arg)

@@ -59,7 +59,8 @@ extern "C" {
 
 /** What to put in hardware for one flow. */
 struct ofl_flow_req {
-	struct fc_key key;    /**< the flow (TCP, UDP or SCTP; ICMP and others refused) */
+	struct fc_key key;    /**< the flow (TCP, UDP or SCTP; ICMP and others refused);
+			           its input port is the port the rule goes to, not in the pattern */
 	uint8_t verdict;      /**< FC_VERDICT_ACCEPT: MARK+QUEUE; FC_VERDICT_DROP: DROP */
 	bool count;           /**< add COUNT */
 	bool age;             /**< add AGE with @c age_timeout */
@@ -354,7 +355,8 @@ ofl_policy_marks(const struct ofl_policy *pol)
 }
 
 /**
- * Scan up to @p budget entries from a rotating cursor: measure each one's
+ * Scan up to @p budget table slots, free ones included (bounded work
+ * however empty the tables), from a rotating cursor: measure each entry's
  * packet rate from its counters since the previous visit; queue heavy
  * hitters (rate >= pps_threshold, eligible: ACCEPT or DROP, no NAT, current
  * generation, TCP/UDP/SCTP) while fewer than max_flows are in hardware;

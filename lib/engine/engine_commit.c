@@ -256,21 +256,6 @@ env_differs(const struct rule_set *a, const struct rule_set *b)
 	return false;
 }
 
-/* Does a rule of @s match input interfaces (which entry keys do not hold)? O(rules). */
-static bool
-set_in_if(const struct rule_set *s)
-{
-	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
-		for (unsigned int i = 0; i < rule_set_chain_count(s, (enum rule_table)t); i++) {
-			const struct rule_chain *c = rule_set_chain_at(s, (enum rule_table)t, i);
-
-			for (uint32_t j = 0; j < c->n_rules; j++)
-				if (c->rules[j].match & RULE_M_IN)
-					return true;
-		}
-	return false;
-}
-
 /* Append the changes from the current set to @ns under generation @gen. */
 static int
 record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen, bool *full)
@@ -341,14 +326,6 @@ eng_hooks_used(struct rule_engine *eng)
 	}
 }
 
-bool
-eng_set_in_if(struct rule_engine *eng)
-{
-	if (eng->set_in_if < 0)
-		eng->set_in_if = set_in_if(eng->set);
-	return eng->set_in_if > 0;
-}
-
 int
 rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 {
@@ -382,7 +359,6 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	/* Without memory the next commit just counts as "everything". */
 	(void)rule_set_log_start(s);
 	eng->set = s;
-	eng->set_in_if = -1; /* eng_set_in_if() finds out when revalidation asks */
 	eng_hooks_used(eng);
 	eng->gen = gen;
 	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);
@@ -458,7 +434,7 @@ pass_done(struct rule_engine *eng)
 unsigned int
 eng_revalidate(struct rule_engine *eng, unsigned int budget)
 {
-	unsigned int visited = 0;
+	uint32_t left;
 
 	if (!eng->pass_active) {
 		if (eng->pending->n == 0 || !gen_after(eng->gen, eng->reval_gen))
@@ -468,15 +444,20 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 		eng->pass_tbl = 0;
 		eng->pass_next = 0;
 	}
-	while (visited < budget) {
+	/* Bounded by slots examined, free ones included (fc_table_walk()). */
+	left = budget;
+	for (;;) {
 		struct fc_table *t = eng->t[eng->pass_tbl];
 		const struct fc_entry *e;
 		const void *raw;
 		struct fc_action a;
 		struct fc_key k;
 		uint32_t idx;
+		int rc = t != NULL ? fc_table_walk(t, &eng->pass_next, &left, &raw, &idx) : -ENOENT;
 
-		if (t == NULL || fc_table_iterate(t, &eng->pass_next, &raw, &idx) < 0) {
+		if (rc == -EAGAIN)
+			break;
+		if (rc != 0) {
 			if (eng->pass_tbl == 0) {
 				eng->pass_tbl = 1;
 				eng->pass_next = 0;
@@ -485,7 +466,6 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			pass_done(eng);
 			break;
 		}
-		visited++;
 		/* Only this lcore writes entries: the one iterate found stays live here. */
 		e = fc_table_entry(t, idx);
 		if (e == NULL || e->act.gen == eng->gen)
@@ -510,9 +490,10 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 		if (eng_refilter(eng, &k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		a.gen = eng->gen;
-		eng_entry_set(eng, eng->pass_tbl, idx, &a, e->timeout);
+		eng_entry_set(eng, eng->pass_tbl, idx, &a, eng_timeout(eng, eng->pass_tbl, idx));
 	}
-	return visited;
+	eng->st.walk_slots += budget - left;
+	return budget - left;
 }
 
 /* ------------------------------------------------------------------------ */

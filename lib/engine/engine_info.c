@@ -161,6 +161,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 {
 	const struct fc_table *t = eng->t[ti];
 	const struct fc_entry *e = fc_table_entry(t, idx);
+	const struct fc_entry_aux *x;
 
 	if (raw == NULL)
 		raw = fc_table_key(t, idx);
@@ -170,9 +171,11 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->key.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
 	memcpy(&info->key.v4, raw, fc_table_key_size(t));
 	info->idx = idx;
+	x = fc_table_aux(t, idx);
 	info->act = e->act;
-	info->timeout = e->timeout;
-	info->created = e->created;
+	info->peer = x->peer;
+	info->timeout = x->timeout;
+	info->created = fc_table_created(t, idx);
 	info->last_seen = e->last_seen;
 	info->packets = e->packets;
 	info->bytes = e->bytes;
@@ -202,6 +205,39 @@ rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it, const struct 
 			if (match != NULL && !rule_match_key(match, &info->key, RULE_CT_IGNORE, 0))
 				continue;
 			return 0;
+		}
+		*it = (uint64_t)(ti + 1) << 32;
+	}
+	return -ENOENT;
+}
+
+int
+rule_engine_flow_walk(const struct rule_engine *eng, uint64_t *it, uint32_t *budget,
+	const struct rule *match, struct rule_flow_info *info)
+{
+	if (eng == NULL || it == NULL || budget == NULL || info == NULL)
+		return -EINVAL;
+	for (unsigned int ti = (unsigned int)(*it >> 32); ti < 2; ti++) {
+		const struct fc_table *t = eng->t[ti];
+		uint32_t next = (uint32_t)*it, idx;
+		const void *raw;
+		int rc;
+
+		if (t == NULL) {
+			*it = (uint64_t)(ti + 1) << 32;
+			continue;
+		}
+		while ((rc = fc_table_walk(t, &next, budget, &raw, &idx)) == 0) {
+			*it = (uint64_t)ti << 32 | next;
+			if (!info_fill(eng, ti, idx, raw, info))
+				continue;
+			if (match != NULL && !rule_match_key(match, &info->key, RULE_CT_IGNORE, 0))
+				continue;
+			return 0;
+		}
+		if (rc == -EAGAIN) {
+			*it = (uint64_t)ti << 32 | next;
+			return -EAGAIN;
 		}
 		*it = (uint64_t)(ti + 1) << 32;
 	}

@@ -55,20 +55,17 @@ eng_abort(struct rule_engine *eng, struct eng_flow *ef)
 /* Rule stages                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* The port a rule's -o sees for an entry's output port: the route's, or the paired one. */
+/*
+ * The port a rule's -o sees for an entry's output port: the one its packets
+ * leave by (rule_engine_out_port(): the route's, or the input port's pair);
+ * none for packets to this host.
+ */
 static uint16_t
 out_port_of(const struct rule_engine *eng, uint16_t out, uint16_t in)
 {
-	unsigned int n = rule_set_port_count(eng->set);
-
-	if (out == RULE_PORT_LOCAL)
+	if (out == RULE_PORT_LOCAL || in == RULE_IF_NONE)
 		return RULE_IF_NONE;
-	if (out != RULE_PORT_PAIRED)
-		return out;
-	/* As the datapath pairs ports: 0<->1, 2<->3, an odd last one to itself. */
-	if (in >= n)
-		return RULE_IF_NONE;
-	return (uint16_t)((in ^ 1u) < n ? in ^ 1u : in);
+	return rule_engine_out_port(eng, out, in);
 }
 
 /* A context for packet @p up (its frame's fields), or for key @p k alone (@p up NULL). */
@@ -79,7 +76,7 @@ eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsig
 	RTE_SET_USED(eng);
 	rule_pkt_init(p, &up->pkt.key, ctstate,
 		up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0);
-	p->in_port = up->in_port;
+	p->in_port = fc_key_in_port(&up->pkt.key);
 	p->tcp_flags = up->pkt.tcp_flags;
 	p->icmp_type = up->pkt.icmp_type;
 	p->icmp_code = up->pkt.icmp_code;
@@ -145,7 +142,7 @@ ct_nat_bits(unsigned int ctstate, const struct fc_key *k, const struct fc_key *f
 /*
  * Every stage for one packet of a cached flow (@p a its entry, @p fk the
  * key its filter saw), or for an entry's key alone (@p up NULL: no
- * per-packet fields, the input port unknown). Nat steps follow the
+ * per-packet fields; the input port is the key's). Nat steps follow the
  * ctstate (rule_stage_steps()); their decisions are not used here.
  */
 int
@@ -153,7 +150,7 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
 	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps)
 {
-	uint16_t in = up != NULL ? up->in_port : RULE_IF_NONE;
+	uint16_t in = fc_key_in_port(k); /* the entry's (the packet's) input port */
 	uint16_t out = out_port_of(eng, a->out_port, in);
 	unsigned int n = 0, cs = ct_nat_bits(ctstate, k, fk);
 	struct rule_pkt p;
@@ -163,6 +160,7 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 		eng_pkt_start(eng, up, ctstate, &p);
 	} else {
 		rule_pkt_init(&p, k, ctstate, 0);
+		p.in_port = in;
 	}
 	p.ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
 	if (!(a->flags & FC_ACT_F_REPLY))
@@ -204,7 +202,11 @@ flow_fkey(struct rule_flow *f)
 		f->fkey[0].v6.flags = (uint8_t)((f->xkey.v6.flags & FC_KEY_F_DST_LOCAL) |
 						(f->key.v6.flags & FC_KEY_F_SRC_LOCAL));
 	}
+	/* Ports: the packet's own; the reply's, where the replies will arrive. */
+	fc_key_set_in_port(&f->fkey[0], fc_key_in_port(&f->key));
 	fc_key_reverse(&f->fkey[0], &f->fkey[1]);
+	fc_key_set_in_port(&f->fkey[1], rule_engine_out_port(f->eng, f->act[RULE_DIR_ORIG].out_port,
+						 fc_key_in_port(&f->key)));
 }
 
 int
@@ -233,7 +235,7 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
 		if (s >= RULE_STAGE_FILTER) {
 			flow_fkey(f);
 			k = s == RULE_STAGE_FILTER ? &f->fkey[0] : &f->xkey;
-			out = out_port_of(eng, f->act[0].out_port, f->up->in_port);
+			out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
 			if (f->xdst && cs != 0)
 				cs |= RULE_CT_DNAT;
 			ef->pkt.ct_orig = f->key;
@@ -257,7 +259,7 @@ static int
 reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
-	uint16_t fwd_out = out_port_of(eng, f->act[0].out_port, f->up->in_port);
+	uint16_t fwd_out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
 	unsigned int d, cs = f->reply_ctstate, n = 0;
 	uint32_t deps = 0;
 	struct rule_pkt p;
@@ -272,7 +274,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		bool pre = s < RULE_STAGE_FILTER;
 
 		rc = eng_pkt_stage(eng, s, &p, pre ? &f->reply_key : &f->fkey[1],
-			pre ? RULE_IF_NONE : f->up->in_port, cs, &ev[s]);
+			pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs, &ev[s]);
 		if (rc < 0)
 			return rc;
 		deps |= ev[s].deps;
@@ -351,6 +353,12 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 		eng->st.chan_flow_fallback++;
 		return;
 	}
+	if (eng_chan_parent_set(eng, (uint16_t)id, parent) < 0) {
+		/* Cannot remember its parent: keep the flow on the parent. */
+		(void)eng_retire_chan(eng, (uint16_t)id);
+		eng->st.chan_flow_fallback++;
+		return;
+	}
 	eng->st.chan_flows++;
 	ef->chan_flow = id;
 	ef->chan_parent = parent;
@@ -360,8 +368,7 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 		if (d == RULE_DIR_REPLY && (!f->want_reply || a->channel != parent))
 			continue;
 		a->channel = (uint16_t)id;
-		a->mod[0] |= ENG_M0_CHAN_FLOW;
-		eng_set_chan_parent(a, parent);
+		a->mod[0] |= ENG_M0_CHAN_FLOW; /* its parent: eng_chan_parent() */
 	}
 	f->act[RULE_DIR_ORIG].mod[0] |= ENG_M0_CHAN_OWN;
 }
@@ -382,7 +389,6 @@ eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef)
 			continue;
 		a->channel = ef->chan_parent;
 		a->mod[0] &= (uint8_t)~(ENG_M0_CHAN_FLOW | ENG_M0_CHAN_OWN);
-		eng_set_chan_parent(a, 0);
 	}
 	/* A reply entry inserted before the forward one failed was visible: grace period. */
 	rc = eng_retire_chan(eng, (uint16_t)ef->chan_flow);

@@ -5,7 +5,8 @@
  * "The module" in conntrack.h). A connection lives, packed, in
  * fc_action::ct_state of its two entries; everything else it needs comes
  * through struct rule_flow and the engine's services (the RELATED lookup
- * of an ICMP error's quoted packet is rule_engine_flow_lookup()).
+ * of an ICMP error's quoted packet is rule_engine_flow_lookup_any(): a
+ * connection is one per tuple, whatever the ports its entries have).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +22,23 @@ struct mod_ct_module {
 	struct mod_ct_cfg cfg;
 	struct mod_ct_module_stats st; /* written by the rules lcore, read relaxed */
 };
+
+/*
+ * Mark both entries of connection @p c as not established yet (a TCP
+ * handshake, a non-TCP flow without reply) or not: a full table evicts the
+ * former first (FC_ACT_F_EARLY).
+ */
+static void
+ct_mark_early(struct rule_flow *f, const struct mod_ct_conn *c)
+{
+	bool early = c->state == MOD_CT_S_SYN_SENT || c->state == MOD_CT_S_SYN_RECV ||
+		c->state == MOD_CT_S_SYN_SENT2 ||
+		(c->state == MOD_CT_S_OPEN && !(c->flags & MOD_CT_C_REPLIED));
+
+	for (unsigned int d = 0; d < 2; d++)
+		f->act[d].flags = (uint8_t)((f->act[d].flags & ~FC_ACT_F_EARLY) |
+			(early ? FC_ACT_F_EARLY : 0));
+}
 
 /* The ctstate packets taking the fast path get from an entry; 0 if untracked. */
 static unsigned int
@@ -49,7 +67,7 @@ ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 /*
  * Is the quoted packet of an ICMP error part of a tracked connection? The
  * local bits of the quoted packet are unknown: all four are tried, both
- * directions. The entry found, and whether the error travels its way (its
+ * directions, on any input port (the error's own first). The entry found, and whether the error travels its way (its
  * key is the quoted packet reversed, the usual case), go to the flow for
  * the NAT module.
  */
@@ -63,6 +81,7 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 	if (up->frame == NULL ||
 		mod_ct_icmp_inner_key(up->frame, up->frame_len, &up->pkt, &in) < 0)
 		return RULE_CT_INVALID;
+	fc_key_set_in_port(&in, up->in_port);
 	for (unsigned int fl = 0; fl < 4; fl++) {
 		for (unsigned int rev = 0; rev < 2; rev++) {
 			fc_key_set_flags(&in, (uint8_t)fl);
@@ -70,7 +89,7 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 				fc_key_reverse(&in, &cand);
 			else
 				cand = in;
-			if (rule_engine_flow_lookup(ct->eng, &cand, &info) == 0 &&
+			if (rule_engine_flow_lookup_any(ct->eng, &cand, &info) == 0 &&
 				ct_entry_ctstate(ct, &info.act) != 0) {
 				f->related = true;
 				f->rel_way = rev != 0;
@@ -117,6 +136,7 @@ ct_on_insert(void *priv, struct rule_flow *f)
 		f->act[d].ct_state = mod_ct_conn_pack(&c);
 		f->act[d].interest |= v.interest[d];
 	}
+	ct_mark_early(f, &c);
 	f->timeout = v.timeout;
 	f->want_reply = true;
 	/* The reply entry's cached verdict: replies of a connection are ESTABLISHED. */
@@ -148,6 +168,7 @@ ct_on_packet(void *priv, struct rule_flow *f)
 			f->act[d].ct_state = mod_ct_conn_pack(&c);
 			f->act[d].interest = v.interest[d] | f->interest_kept[d];
 		}
+		ct_mark_early(f, &c);
 		f->timeout = v.timeout;
 		f->store = true;
 	}

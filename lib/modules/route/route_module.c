@@ -6,7 +6,9 @@
  * bounded steps and rewrites the port of every entry whose route changed
  * (see route.h). Everything goes through the engine's services: the walk
  * is rule_engine_flow_next(), a peer's key rule_engine_flow_get(), the
- * rewrite rule_engine_flow_update().
+ * rewrite rule_engine_flow_update() (which also moves a connection's reply
+ * entry that has had no packet yet to the port its replies are now
+ * expected on).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,8 +55,8 @@ entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
 {
 	struct rule_flow_info peer;
 
-	if (e->act.peer != FC_INDEX_NONE &&
-		rule_engine_flow_get(rt->eng, e->key.family, e->act.peer, &peer) == 0)
+	if (e->peer != FC_INDEX_NONE &&
+		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0)
 		return port_to(rt, &peer.key, fc_key_src(&peer.key), FC_KEY_F_SRC_LOCAL);
 	return port_to(rt, &e->key, fc_key_dst(&e->key), FC_KEY_F_DST_LOCAL);
 }
@@ -72,24 +74,26 @@ route_changed(struct mod_route *rt)
 	__atomic_store_n(&rt->st.route_walks, rt->st.route_walks + 1, __ATOMIC_RELAXED);
 }
 
-/* Module: the walk, at most @p budget entries a call. */
+/* Module: the walk, at most @p budget table slots a call. */
 static unsigned int
 route_step(void *priv, uint32_t now, unsigned int budget)
 {
 	struct mod_route *rt = priv;
-	unsigned int visited = 0;
+	uint32_t left = budget; /* table slots, free ones included */
 
 	RTE_SET_USED(now);
-	while (rt->walking && visited < budget) {
+	while (rt->walking) {
 		struct rule_flow_info e;
 		struct fc_action a;
 		uint16_t port;
+		int rc = rule_engine_flow_walk(rt->eng, &rt->walk_it, &left, NULL, &e);
 
-		if (rule_engine_flow_next(rt->eng, &rt->walk_it, NULL, &e) != 0) {
+		if (rc == -EAGAIN)
+			break;
+		if (rc != 0) {
 			rt->walking = false;
 			break;
 		}
-		visited++;
 		/* (drops too: a later commit may accept them) */
 		port = entry_route(rt, &e);
 		if (port == e.act.out_port)
@@ -99,7 +103,7 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 		if (rule_engine_flow_update(rt->eng, e.key.family, e.idx, &a, e.timeout) == 0)
 			__atomic_store_n(&rt->st.rerouted, rt->st.rerouted + 1, __ATOMIC_RELAXED);
 	}
-	return visited;
+	return budget - left;
 }
 
 struct mod_route *

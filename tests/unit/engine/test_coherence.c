@@ -183,6 +183,7 @@ make_tuples(void)
 		k->v4.sport = htons((uint16_t)(1000 + rn(3)));
 		k->v4.dport = htons((uint16_t)(1 + rn(8)));
 		k->v4.flags = (uint8_t)rn(4);
+		k->v4.in_port = (uint16_t)rn(2); /* the same tuple on two ports: two flows */
 	}
 }
 
@@ -228,11 +229,12 @@ struct sim {
 	uint32_t now;
 };
 
-/* The input port of a key's packets (a function of the key: entries do not hold it). */
-static uint16_t
-in_port_of(const struct fc_key *k)
+/* The engine's port pairs: 0<->1 (RULE_PORT_PAIRED). */
+static int
+pair_fn(void *arg, uint16_t port)
 {
-	return (uint16_t)(ntohl(k->v4.src) & 1);
+	(void)arg;
+	return port < 2 ? port ^ 1 : -ENOENT;
 }
 
 static void
@@ -246,7 +248,7 @@ check_one(const struct sim *s, const struct fc_key *k, uint8_t tcp_flags, uint8_
 
 	/* The engine's walk with conntrack off: every stage, the first drop decides. */
 	rule_pkt_init(&p, k, 0, 0);
-	p.in_port = in_port_of(k);
+	p.in_port = fc_key_in_port(k);
 	p.out_port = p.in_port ^ 1; /* no route: the paired port */
 	p.tcp_flags = tcp_flags;
 	for (unsigned int st = 0; st < RULE_STAGE__COUNT; st++) {
@@ -306,7 +308,7 @@ burst(struct sim *s)
 		memset(&up[nu], 0, sizeof(up[nu]));
 		up[nu].pkt.key = k[i];
 		up[nu].pkt.tcp_flags = tf[i];
-		up[nu].in_port = in_port_of(&k[i]);
+		up[nu].in_port = fc_key_in_port(&k[i]);
 		up[nu].len = 64;
 		up[nu].reason = (hit & (UINT64_C(1) << i)) ? RULE_UPCALL_STALE : RULE_UPCALL_MISS;
 		nu++;
@@ -447,6 +449,7 @@ run(uint64_t sd, unsigned int steps, bool with_cls)
 	p.eng.full_policy = FC_FULL_REFUSE;
 	p.eng.default_channel = 1;
 	p.eng.channel_fn = chan_fn;
+	p.eng.port_pair_fn = pair_fn;
 	s.eng = eng_stack_create(&p);
 	assert_non_null(s.eng);
 	assert_int_equal(rule_engine_reader_register(s.eng, 0), 0);

@@ -43,10 +43,19 @@ up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dp
 	u.pkt.key.v4.dport = htons(dport);
 	u.pkt.key.v4.proto = proto;
 	u.pkt.tcp_flags = tcp_flags;
+	u.pkt.key.v4.in_port = in_port; /* the key holds the input port */
 	u.in_port = in_port;
 	u.len = 100;
 	u.reason = RULE_UPCALL_MISS;
 	return u;
+}
+
+/* The app's port pairs: 0<->1. */
+static int
+pair_fn(void *arg, uint16_t port)
+{
+	(void)arg;
+	return port < 2 ? port ^ 1 : -ENOENT;
 }
 
 static struct rule_engine *
@@ -66,6 +75,7 @@ mk_engine(bool ct, uint32_t nat)
 	p.nat_bindings = nat;
 	p.nat_seed = 1;
 	p.eng.default_channel = 1;
+	p.eng.port_pair_fn = pair_fn;
 	eng = eng_stack_create(&p);
 	assert_non_null(eng);
 	return eng;

@@ -52,6 +52,7 @@ done <<'CASES'
 --src 10.0.0.0/40|--src '10.0.0.0/40'
 --dport-set 22,abc|'abc' is not a port
 --size 5-1|--size '5-1'
+--rtt 0|--rtt '0'
 --nope|'--nope'
 -n 10 -p 5|-p/--packets 5
 --bench --ipv6 10|--bench
@@ -63,7 +64,8 @@ CASES
 
 "$gen" --help >"$tmp/help" || fail "--help exit status"
 for o in --output --flows --packets --mix --ipv6 --vlan --qinq --frag --rst --zipf --seed \
-	--size --src --dst --src6 --dst6 --dport-set --no-replies --mtu --flows-file --bench --help; do
+	--size --rtt --src --dst --src6 --dst6 --dport-set --no-replies --mtu --flows-file --bench \
+	--help; do
 	grep -q -- "$o" "$tmp/help" || fail "--help does not document $o"
 done
 echo "gen_cli: ok"

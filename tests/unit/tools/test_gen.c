@@ -905,7 +905,7 @@ test_create_bad(void **state)
 	struct gen *g;
 
 	(void)state;
-	for (i = 0; i < 12; i++) {
+	for (i = 0; i < 15; i++) {
 		gen_params_default(&p);
 		switch (i) {
 		case 0:
@@ -944,6 +944,16 @@ test_create_bad(void **state)
 			p.bench = true;
 			p.mix[GEN_KIND_ICMP] = 0;
 			p.ipv6_pct = 1;
+			break;
+		case 11:
+			p.rtt_min = 0;
+			break;
+		case 12:
+			p.rtt_min = 3000;
+			p.rtt_max = 2000;
+			break;
+		case 13:
+			p.rtt_max = GEN_MAX_RTT + 1;
 			break;
 		default:
 			p.rst_pct = NAN;
@@ -1050,6 +1060,22 @@ test_opts_good(void **state)
 	assert_true(o.params.no_replies);
 	assert_int_equal(o.params.mtu, 9000);
 	assert_string_equal(o.flows_file, "f.txt");
+	/* without --rtt: the default range, shortened for busy flows */
+	assert_int_equal(o.params.rtt_min, 200);
+	assert_int_equal(o.params.rtt_max, 20000);
+	assert_false(o.params.rtt_kept);
+
+	assert_int_equal(parse_args((const char *[]){"-o", "z", "--rtt", "2000-3000", NULL}, &o,
+				 err, sizeof(err)),
+		0);
+	assert_int_equal(o.params.rtt_min, 2000);
+	assert_int_equal(o.params.rtt_max, 3000);
+	assert_true(o.params.rtt_kept);
+	assert_int_equal(
+		parse_args((const char *[]){"-o", "z", "--rtt", "500", NULL}, &o, err, sizeof(err)),
+		0);
+	assert_int_equal(o.params.rtt_min, 500);
+	assert_int_equal(o.params.rtt_max, 500);
 
 	/* --bench: UDP unless --mix says otherwise */
 	assert_int_equal(
@@ -1107,6 +1133,10 @@ test_opts_bad(void **state)
 		{{"-o", "x", "--mtu", "9217", NULL}, "--mtu '9217'"},
 		{{"-o", "x", "--bench", "--size", "64", NULL},
 			"--size cannot be used with --bench"},
+		{{"-o", "x", "--rtt", "0", NULL}, "--rtt '0'"},
+		{{"-o", "x", "--rtt", "3000-2000", NULL}, "--rtt '3000-2000'"},
+		{{"-o", "x", "--rtt", "10000001", NULL}, "--rtt '10000001'"},
+		{{"-o", "x", "--rtt", "1ms", NULL}, "--rtt '1ms'"},
 	};
 	struct gen_opts o;
 	char err[256];
@@ -1121,6 +1151,81 @@ test_opts_bad(void **state)
 			fail_msg("case %u: message \"%s\" does not name \"%s\"", i, err,
 				cases[i].names);
 	}
+}
+
+/* --rtt: how long after a packet the other side's next one comes. */
+struct rtt_track {
+	uint64_t *last_ts; /* per flow */
+	uint8_t *last_dir; /* per flow; 2 = nothing yet */
+	uint64_t min_gap;  /* smallest gap between a packet and the other side's answer */
+	uint64_t turns;
+};
+
+static int
+rtt_cb(const struct gen_pkt *pk, const uint8_t *frame, uint32_t len, void *arg)
+{
+	struct rtt_track *t = arg;
+	uint64_t gap;
+
+	(void)frame;
+	(void)len;
+	if (t->last_dir[pk->flow] != 2 && t->last_dir[pk->flow] != pk->dir) {
+		gap = pk->ts_us - t->last_ts[pk->flow];
+		if (gap < t->min_gap)
+			t->min_gap = gap;
+		t->turns++;
+	}
+	t->last_dir[pk->flow] = pk->dir;
+	t->last_ts[pk->flow] = pk->ts_us;
+	return 0;
+}
+
+static uint64_t
+min_turn_gap(const struct gen_params *p, uint64_t *turns)
+{
+	struct gen *g = make(p);
+	struct rtt_track t = {.min_gap = UINT64_MAX};
+
+	t.last_ts = calloc(p->flows, sizeof(*t.last_ts));
+	t.last_dir = malloc(p->flows);
+	assert_non_null(t.last_ts);
+	assert_non_null(t.last_dir);
+	memset(t.last_dir, 2, p->flows);
+	assert_int_equal(gen_run(g, rtt_cb, &t), 0);
+	free(t.last_ts);
+	free(t.last_dir);
+	gen_free(g);
+	*turns = t.turns;
+	return t.min_gap;
+}
+
+static void
+test_rtt(void **state)
+{
+	struct gen_params p;
+	uint64_t turns, gap;
+
+	(void)state;
+	/* busy TCP flows: 100 data packets each, both ways; the default would
+	 * shorten their round trips to fit the 50 us-per-packet span */
+	gen_params_default(&p);
+	p.flows = 10;
+	p.packets = 1000;
+	p.mix[GEN_KIND_UDP] = 0;
+	p.mix[GEN_KIND_ICMP] = 0;
+	p.rtt_min = 4000;
+	p.rtt_max = 5000;
+	gap = min_turn_gap(&p, &turns);
+	assert_true(turns > 1000);
+	assert_true(gap < 2000); /* not kept: shortened */
+
+	p.rtt_kept = true;
+	gap = min_turn_gap(&p, &turns);
+	assert_true(turns > 1000);
+	/* every answer comes half a round trip later at least (time stamps
+	 * are only ever pushed forward, by 1 us per frame at most) */
+	assert_true(gap + p.packets * 3 >= 2000);
+	assert_true(gap >= 1900);
 }
 
 /* The flow list: a header, then one line per flow that starts like fc_key_format(). */
@@ -1196,6 +1301,7 @@ main(void)
 		cmocka_unit_test(test_opts_good),
 		cmocka_unit_test(test_opts_bad),
 		cmocka_unit_test(test_flows_dump),
+		cmocka_unit_test(test_rtt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
