@@ -69,11 +69,16 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("delivered", t.delivered);
 	U("drops_total", t.drops_total);
 	U("in_ring", t.ct.in_ring);
+	U("held", s->held);
+	U("held_bursts", s->held_bursts);
 	U("hits", s->hits);
 	U("misses", s->misses);
 	U("upcalls", s->upcalls);
 	U("upcall_stale", s->upcall_stale);
 	U("upcall_interest", s->upcall_interest);
+	U("upcall_pending", s->upcall_pending);
+	U("waited", s->waited);
+	U("waiting", s->waiting);
 	U("slow_packets", s->slow_pkts);
 	U("classify_cls", t.es.classify_cls);
 	U("classify_ref", t.es.classify_ref);
