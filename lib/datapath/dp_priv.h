@@ -64,5 +64,11 @@ bool dp_pending_wait(struct dp_pending *p, struct dp_pending_slot *s, struct rte
 /* dp_rx_burst() for packets that waited: not counted as received again (dp_rx.c). */
 void dp_rx_reinject(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n,
 	uint32_t now);
+/*
+ * NAT rewrite in the slow path (dp_upcall.c): may linearize a chained
+ * packet first. @return 0, or the rewrite's -errno.
+ */
+int dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	uint32_t slot, bool icmp_err);
 
 #endif /* GUFC_DP_PRIV_H */

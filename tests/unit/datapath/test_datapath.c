@@ -623,13 +623,13 @@ test_lossless_hold(void **state)
 	assert_int_equal(rx(m, 5), 0);
 	assert_int_equal(W.rx.st.upcalls, 3);
 	assert_int_equal(dp_held(&W.rx), 2);
-	assert_int_equal(W.rx.st.held, 2);
-	assert_int_equal(W.rx.st.held_bursts, 1);
+	assert_int_equal(W.rx.st.ll_held, 2);
+	assert_int_equal(W.rx.st.ll_bursts, 1);
 	assert_int_equal(W.rx.st.drops[DP_DROP_UPCALL_FULL], 0);
 	check_accounting();
 	/* Still no room: the retry keeps them and counts no new event. */
 	assert_int_equal(dp_hold_retry(&W.rx), 2);
-	assert_int_equal(W.rx.st.held_bursts, 1);
+	assert_int_equal(W.rx.st.ll_bursts, 1);
 	/* The slow path decides 3; the channel takes 3. */
 	assert_int_equal(slow(), 3);
 	assert_int_equal(dp_held(&W.slow), 0);
