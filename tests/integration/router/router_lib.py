@@ -229,6 +229,36 @@ class Gateway:
             check(isinstance(answers.get(c), dict), "telemetry %s: %s" % (c, r.stdout[-500:]))
         return answers
 
+    def scrape(self, exporter):
+        """One /metrics scrape through scripts/gufc-prometheus.py: {sample: value}."""
+        import urllib.request
+
+        log = os.path.join(self.dir, "exporter.log")
+        with open(log, "w") as lf:
+            p = subprocess.Popen([sys.executable, exporter, "--file-prefix", self.prefix,
+                                  "--listen", "127.0.0.1:0"], stdout=lf, stderr=subprocess.STDOUT)
+        try:
+            deadline, port = time.time() + 20, None
+            while port is None:
+                with open(log) as f:
+                    t = f.read()
+                if "serving http://127.0.0.1:" in t:
+                    port = int(t.split("serving http://127.0.0.1:")[1].split("/")[0])
+                    break
+                check(p.poll() is None and time.time() < deadline, "exporter: " + t)
+                time.sleep(0.05)
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+                body = r.read().decode()
+        finally:
+            p.kill()
+            p.wait()
+        samples = {}
+        for line in body.splitlines():
+            if line and not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                samples[name] = float(value)
+        return samples
+
     def stats(self):
         """The final --stats-json (after stop())."""
         with open(self.json) as f:

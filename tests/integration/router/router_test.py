@@ -19,12 +19,16 @@ a server namespace over net_tap ports):
 Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 """
 
+import os
 import re
 import sys
 import time
 
 from router_lib import (CLIENT4, CLIENT6, GW_IN4, GW_IN6, GW_OUT4, GW_OUT6, SERVER4,
                         SERVER6, Fail, Gateway, check, main)
+
+EXPORTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts",
+                        "gufc-prometheus.py")
 
 BASE_CONF = """set mode router
 port 0 name inside address 10.0.1.1/24 2001:db8:1::1/64
@@ -221,6 +225,7 @@ def t_ping(build):
         check("error" not in out, out)
         check("10.0.3." not in gw.shell("show routes"), "the connected route stayed")
         tel = gw.telemetry(["/gufc/ports", "/gufc/neighbours", "/gufc/routes", "/gufc/stats"])
+        metrics = gw.scrape(EXPORTER)
         gw.stop()
         st = gw.stats()
         if tel is not None:
@@ -232,6 +237,10 @@ def t_ping(build):
             check(sorted(tel["/gufc/neighbours"]["address"]) ==
                   sorted(n["address"] for n in st["neighbours"]), "tel neighbours")
             check(tel["/gufc/stats"]["mode"] == "router", "tel mode")
+        check(metrics.get("gufc_router_echo_replies_total") == st["router"]["echo_replies"] and
+              metrics.get('gufc_router_icmp_errors_total{result="sent"}') ==
+              st["router"]["icmp_errors"], "metrics: %s" % {
+                  k: v for k, v in metrics.items() if "router" in k})
         check(st["mode"] == "router", "mode")
         check(st["router"]["echo_replies"] >= 12, "echo replies: %s" % st["router"])
         check(st["router"]["icmp_errors"] >= 2, "icmp errors: %s" % st["router"])
