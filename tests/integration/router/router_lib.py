@@ -123,7 +123,10 @@ class Gateway:
             # net_tap gives the host side the port's MAC: a MAC of its own.
             self.ns(ns, ["ip", "link", "set", tap, "address", mac])
             self.ns(ns, ["ip", "link", "set", "lo", "up"])
+            # Announce a new MAC (gratuitous ARP, unsolicited NA) as hosts may.
             self.ns(ns, ["sysctl", "-qw", "net.ipv4.conf.all.arp_notify=1"])
+            self.ns(ns, ["sysctl", "-qw", "net.ipv6.conf.all.ndisc_notify=1"])
+            self.ns(ns, ["sysctl", "-qw", "net.ipv6.conf.default.ndisc_notify=1"])
             self.ns(ns, ["ip", "addr", "add", a4 + "/24", "dev", tap])
             self.ns(ns, ["ip", "addr", "add", a6 + "/64", "dev", tap, "nodad"])
             self.ns(ns, ["ip", "link", "set", tap, "up"])
