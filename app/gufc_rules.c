@@ -65,10 +65,6 @@ pending_action(unsigned int a)
 		return "logs nothing yet (the walk goes on, as in netfilter)";
 	case RULE_ACT_REJECT:
 		return "drops; the ICMP error or TCP reset is not sent yet";
-	case RULE_ACT_MARK:
-	case RULE_ACT_CONNMARK:
-		return "marks are seen by the later rules of the same walk, not kept with "
-		       "flows or connections yet";
 	case RULE_ACT_TCPMSS:
 	case RULE_ACT_CHECKSUM:
 	case RULE_ACT_DSCP:
@@ -104,9 +100,6 @@ pending_match(const struct rule_x *x)
 		return x->u.stat.mode == RULE_STAT_NTH
 			       ? "keeps no counter yet: it answers as right after loading"
 			       : NULL;
-	case RULE_XM_CONNMARK:
-		return "sees the mark set in the same walk only (connection marks are not "
-		       "kept yet)";
 	default:
 		return NULL;
 	}

@@ -680,6 +680,7 @@ struct rule_flow_info {
 	uint32_t timeout;
 	uint32_t created;
 	uint32_t last_seen;
+	uint32_t ctmark;       /**< its connection's mark (the flow's own: act.ext) */
 	uint64_t packets;
 	uint64_t bytes;
 };

@@ -148,7 +148,8 @@ ct_nat_bits(unsigned int ctstate, const struct fc_key *k, const struct fc_key *f
 int
 eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
-	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps)
+	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,
+	struct eng_marks *mk)
 {
 	uint16_t in = fc_key_in_port(k); /* the entry's (the packet's) input port */
 	uint16_t out = out_port_of(eng, a->out_port, in);
@@ -165,6 +166,8 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 	p.ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
 	if (!(a->flags & FC_ACT_F_REPLY))
 		p.ct_orig = *k;
+	p.mark = 0;
+	p.ctmark = mk->ctmark;
 	*deps = 0;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
@@ -179,6 +182,8 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 			break;
 	}
 	*decider = eng_decider(ev, n);
+	mk->mark = p.mark;
+	mk->ctmark = p.ctmark;
 	return 0;
 }
 
@@ -245,6 +250,10 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
 		if (rc < 0)
 			return rc;
 		ef->stages |= (uint8_t)(1u << s);
+		/* A nat rule counts the connections it decides (their first packet), as in Linux. */
+		if ((s == RULE_STAGE_DST || s == RULE_STAGE_SRC) &&
+			ef->ev[s].nat_rule_id != RULE_ID_NONE && ef->ev[s].nat_rule_id != RULE_ID_POLICY)
+			eng_rule_count(eng, ef->ev[s].nat_rule_id, 1, f->up->len);
 	}
 	*res = &ef->ev[stage];
 	return 0;
@@ -268,6 +277,8 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	rule_pkt_init(&p, &f->reply_key, cs, f->kflags);
 	p.in_port = fwd_out;
 	p.ctdir = RULE_CTDIR_REPLY;
+	/* A reply starts with mark 0 and the connection's mark as the forward walk left it. */
+	p.ctmark = eng_flow_of(f)->ctmark;
 	p.ct_orig = f->key;
 	p.ct_repl = f->reply_key;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
@@ -286,8 +297,10 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	f->act[1].rule_id = ev[d].rule_id;
 	f->act[1].verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
 								 : FC_VERDICT_DROP;
-	if (deps != 0)
+	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
+	f->act[1].ext = p.mark;
+	eng_flow_of(f)->ctmark = p.ctmark;
 	snprintf(f->chan[1], sizeof(f->chan[1]), "%s", ev[RULE_STAGE_FILTER].channel);
 	return 0;
 }
@@ -308,6 +321,10 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		return rc;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++)
 		deps |= ef->ev[s].deps;
+	deps = ENG_DEPS_PER_PACKET(deps);
+	/* The flow's packets leave the walk with this mark; the connection's is kept. */
+	f->act[0].ext = ef->pkt.mark;
+	ef->ctmark = ef->pkt.ctmark;
 	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
 	f->act[0].rule_id = ef->ev[d].rule_id;
 	snprintf(f->chan[0], sizeof(f->chan[0]), "%s", ef->ev[RULE_STAGE_FILTER].channel);

@@ -106,6 +106,15 @@ struct eng_rule_ctr {
 	uint64_t bytes;
 };
 
+/**
+ * What of a live entry's packets and bytes its rule's counter holds already
+ * (eng_ctr_fold()), per table slot; rules lcore only.
+ */
+struct eng_cred {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
 /** Most per-rule counter slots (rule ids past it are not counted). */
 #define ENG_RULE_CTR_MAX (1u << 22)
 
@@ -155,6 +164,12 @@ struct rule_engine {
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
 	uint32_t n_rctr;
+	struct eng_cred *cred[2];     /**< per slot of t[ti]: credited to the entry's rule */
+	uint32_t *ctmark[2];          /**< per slot of t[ti]: its connection's mark (both
+				           entries hold it; the flow's own mark is act.ext) */
+	uint32_t ctr_gen;             /**< the commit that began the current rule ids (a set
+				           that is no descendant): entries validated before it
+				           count for no rule of it */
 
 	/* Removal context: why entries removed right now go. */
 	uint8_t gone_why;
@@ -233,6 +248,7 @@ struct eng_flow {
 	/* Not cleared by flow_init(): valid per the bits of @c stages. */
 	struct rule_pkt pkt;          /**< the packet as the stages saw it (marks carry over) */
 	struct rule_eval ev[RULE_STAGE__COUNT]; /**< each stage's result */
+	uint32_t ctmark;              /**< the connection's mark after both directions' walks */
 };
 
 /** The eng_flow around @p f. */
@@ -249,14 +265,66 @@ void eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up,
 int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct rule_eval *res);
 unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
+/** A packet's marks: its own (0 off the wire) and its connection's. */
+struct eng_marks {
+	uint32_t mark;
+	uint32_t ctmark;
+};
 int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
-	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps);
+	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,
+	struct eng_marks *mk);
+/*
+ * Per-packet fields a decision depended on that make a cached verdict
+ * per packet: marks are not among them (a packet starts with mark 0, the
+ * connection's mark is kept with its entries: the walk gives every packet
+ * of the flow the same ones).
+ */
+#define ENG_DEPS_PER_PACKET(deps) ((deps) & ~(RULE_DEP_MARK | RULE_DEP_CTMARK))
 void eng_abort(struct rule_engine *eng, struct eng_flow *ef);
 unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a);
 
 /* engine.c */
 void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);
+
+/** Does entry action @p a name a rule of the current ids (validated since ctr_gen)? */
+static inline bool
+eng_ctr_live(const struct rule_engine *eng, const struct fc_action *a)
+{
+	return (int32_t)(a->gen - eng->ctr_gen) >= 0;
+}
+
+/* What live entry @p e of slot @p idx counted that its rule does not hold yet. */
+static inline void
+eng_ctr_delta(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_entry *e, uint64_t *packets, uint64_t *bytes)
+{
+	const struct eng_cred *c = &eng->cred[ti][idx];
+
+	if (!eng_ctr_live(eng, &e->act)) {
+		*packets = 0;
+		*bytes = 0;
+		return;
+	}
+	*packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED) - c->packets;
+	*bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED) - c->bytes;
+}
+
+/*
+ * engine.c: credit live entry @p e (slot @p idx)'s new packets to its rule
+ * (none when it was validated under older rule ids), remembered credited.
+ */
+void eng_ctr_fold(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_entry *e);
+
+/* A slot's entry begins (insert): nothing credited, no connection mark. */
+static inline void
+eng_ctr_reset(struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	eng->cred[ti][idx].packets = 0;
+	eng->cred[ti][idx].bytes = 0;
+	eng->ctmark[ti][idx] = 0;
+}
 int eng_retire(struct rule_engine *eng, void *ptr);
 int eng_retire_chan(struct rule_engine *eng, uint16_t chan);
 uint16_t eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name);
@@ -267,7 +335,9 @@ void eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const
 	uint32_t timeout);
 void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
-int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a);
+int eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a);
+void eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t ctmark);
 uint16_t eng_channel(struct rule_engine *eng, const char *name);
 
 /* engine_upcall.c */

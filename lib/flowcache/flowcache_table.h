@@ -57,10 +57,10 @@ extern "C" {
  * copy from fc_table_lookup_bulk(). What only the slow path reads lives in
  * the entry's struct fc_entry_aux, beside the action, not in it.
  *
+ * @c ext is the flow's packet mark (MARK in raw and mangle: what the rule
+ * walk gives the flow's packets; 0 = none), written by the rules engine.
  * Reserved for the next features (zero everywhere for now; inserts, updates
  * and revalidation carry them unchanged):
- *  - @c ext: per-flow extension record for per-packet checks the fast path
- *    makes (meters, issue 11);
  *  - @c adj: adjacency (next hop) whose Ethernet rewrite a router applies
  *    (router mode, issue 13);
  *  - @c pkt_class: class of the per-packet predicates (TCP flag classes and
@@ -70,7 +70,7 @@ struct fc_action {
 	uint32_t gen;       /**< rule-set generation it was validated under */
 	uint32_t rule_id;   /**< matched filter rule (per-rule counters) */
 	uint32_t nat_id;    /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
-	uint32_t ext;       /**< per-flow extension record index; 0 = none (reserved) */
+	uint32_t ext;       /**< the flow's packet mark (the rules engine's) */
 	uint16_t channel;   /**< net channel id */
 	uint16_t out_port;  /**< output port */
 	uint16_t interest;  /**< FC_INTEREST_* */
