@@ -3,8 +3,8 @@
  * app/gufc_rules.c — rule sets as the app loads them: a native file, or an
  * iptables file and an ip6tables file (each deciding its own family, as on
  * a Linux host), the ipsets their "-m set" rules name (one "ipset save"
- * file, loaded once at start), and the port names their -i/-o match
- * ("port N name NAME", default the PMD's name). A pattern no port has
+ * file, loaded at start and by SIGHUP), and the port names their -i/-o
+ * match ("port N name NAME", default the PMD's name). A pattern no port has
  * loads with a warning (netfilter does the same: it never matches); so do
  * actions and stateful matches whose run-time side gufc does not carry out
  * yet (warn_pending()).
@@ -18,37 +18,6 @@
 #include <time.h>
 
 #include "gufc.h"
-
-const char *
-gufc_port_name_check(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0)
-		return "empty port name";
-	if (n >= RULE_IFNAME_MAX)
-		return "port name longer than 15 characters (rules could not name it)";
-	for (size_t i = 0; i < n; i++) {
-		char ch = name[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			    (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.' ||
-			    ch == ':' || ch == '@'))
-			return "bad character in port name (letters, digits, _ - . : @)";
-	}
-	return NULL;
-}
-
-void
-gufc_port_names_init(struct gufc_app *app)
-{
-	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
-		struct gufc_port *gp = &app->ports[p];
-
-		snprintf(gp->ifname, sizeof(gp->ifname), "%s",
-			app->cfg.port_names[p][0] != '\0' ? app->cfg.port_names[p] : gp->name);
-	}
-}
 
 /*
  * What a loaded set asks that gufc does not carry out yet: actions whose
@@ -158,7 +127,10 @@ gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn)
 	int rc;
 
 	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
-		names[p] = app->ports[p].used ? app->ports[p].ifname : "";
+		/* The config's or shell's "port N name", else the PMD's name. */
+		names[p] = !app->ports[p].used		    ? ""
+			   : app->cfg.port[p].name[0] != '\0' ? app->cfg.port[p].name
+							    : app->ports[p].name;
 		if (app->ports[p].used)
 			n = p + 1;
 	}

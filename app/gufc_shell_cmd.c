@@ -340,39 +340,19 @@ sh_cmd_rule(struct sh_ctx *c)
 	return rc;
 }
 
-/* port N name NAME: rules' -i/-o see the new name from the next commit. */
+/* A port was renamed: the pending set's -i/-o see the new names (commit applies). */
 int
-sh_cmd_port(struct sh_ctx *c)
+sh_rules_ports_pending(struct sh_ctx *c)
 {
-	const struct sh_line *l = c->l;
 	struct rule_set *s = NULL;
-	const char *why;
-	uint32_t port;
 	int rc;
 
-	if (l->n < 4 || strcmp(l->tok[2], "name") != 0)
-		return sh_err(c, -EINVAL, l->n > 2 ? l->tok[2] : l->tok[0],
-			"usage: port N name NAME");
-	if (l->n > 4)
-		return sh_err(c, -EINVAL, l->tok[4], "unexpected word");
-	if (sh_u32(l->tok[1], &port) != 0 || port >= GUFC_MAX_PORTS || !c->app->ports[port].used)
-		return sh_err(c, -ENODEV, l->tok[1], "no such port");
-	why = gufc_port_name_check(l->tok[3]);
-	if (why != NULL)
-		return sh_err(c, -EINVAL, l->tok[3], "%s", why);
-	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++)
-		if (p != port && c->app->ports[p].used &&
-			strcmp(c->app->ports[p].ifname, l->tok[3]) == 0)
-			return sh_err(c, -EEXIST, l->tok[3], "port %u has this name", p);
 	rc = working_set(c, &s);
 	if (rc != 0)
 		return rc;
-	snprintf(c->app->ports[port].ifname, sizeof(c->app->ports[port].ifname), "%s",
-		l->tok[3]);
 	rc = gufc_rules_ports(c->app, s, c->out);
 	if (rc != 0)
 		return sh_err(c, rc, NULL, "%s", strerror(-rc));
-	fprintf(c->out, "port %u is '%s' (pending: 'commit' applies to rules)\n", port, l->tok[3]);
 	return 0;
 }
 
@@ -576,16 +556,36 @@ sh_cmd_route(struct sh_ctx *c)
 	if (rc != 0)
 		return rc;
 	if (add) {
-		if (l->n < 4 || strcmp(l->tok[3], "port") != 0)
+		if (l->n < 4 || (strcmp(l->tok[3], "port") != 0 && strcmp(l->tok[3], "via") != 0))
 			return sh_err(c, -EINVAL, l->n < 4 ? l->tok[2] : l->tok[3],
-				"expected 'port N'");
+				"expected 'port N' or 'via GATEWAY'");
 		if (l->n < 5)
-			return sh_err(c, -EINVAL, l->tok[3], "missing port");
-		if (sh_u32(l->tok[4], &port) != 0 || port >= GUFC_MAX_PORTS ||
-			!c->app->ports[port].used)
-			return sh_err(c, -ENODEV, l->tok[4], "no such port");
+			return sh_err(c, -EINVAL, l->tok[3], "missing %s", l->tok[3]);
 		if (l->n > 5)
 			return sh_err(c, -EINVAL, l->tok[5], "unexpected word");
+		if (strcmp(l->tok[3], "via") == 0) {
+			uint8_t fam;
+			int p;
+
+			if (lex_addr(l->tok[4], strlen(l->tok[4]), &fam, r.gw, NULL) != 0)
+				return sh_err(c, -EINVAL, l->tok[4], "bad gateway address");
+			if (fam != r.pfx.family)
+				return sh_err(c, -EINVAL, l->tok[4],
+					"gateway of another family than the prefix");
+			/* Port addresses change only through this shell: no race. */
+			p = gufc_port_of_gw(&c->app->cfg, fam, r.gw);
+			if (p == -EEXIST)
+				return sh_err(c, -EINVAL, l->tok[4],
+					"the gateway is one of this host's port addresses");
+			if (p < 0)
+				return sh_err(c, -ENOENT, l->tok[4],
+					"no port address's prefix holds the gateway");
+			r.via = true;
+			port = (uint32_t)p;
+		} else if (sh_u32(l->tok[4], &port) != 0 || port >= GUFC_MAX_PORTS ||
+			!c->app->ports[port].used) {
+			return sh_err(c, -ENODEV, l->tok[4], "no such port");
+		}
 	} else {
 		if (l->n > 3)
 			return sh_err(c, -EINVAL, l->tok[3], "unexpected word");

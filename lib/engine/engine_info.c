@@ -305,7 +305,7 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 	char *buf, size_t len)
 {
 	const struct fc_action *a;
-	char key[FC_KEY_STRLEN], ct[48], rule[16], port[16];
+	char key[FC_KEY_STRLEN], ct[48], rule[16], port[24];
 	int n;
 
 	if (info == NULL || buf == NULL)
@@ -324,6 +324,9 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 		snprintf(port, sizeof(port), "local");
 	else
 		snprintf(port, sizeof(port), "%u", a->out_port);
+	/* A router's entries name their next hop's adjacency too. */
+	if (a->adj != 0)
+		snprintf(port + strlen(port), sizeof(port) - strlen(port), " adj=%u", a->adj);
 	n = snprintf(buf, len,
 		"%s %s verdict=%s rule=%s channel=%u port=%s ct=%s nat=%s%" PRIu32
 		" interest=0x%04x gen=%" PRIu32 " packets=%" PRIu64 " bytes=%" PRIu64,

@@ -59,10 +59,11 @@ extern "C" {
  *
  * @c ext is the flow's packet mark (MARK in raw and mangle: what the rule
  * walk gives the flow's packets; 0 = none), written by the rules engine.
- * Reserved for the next features (zero everywhere for now; inserts, updates
- * and revalidation carry them unchanged):
- *  - @c adj: adjacency (next hop) whose Ethernet rewrite a router applies
- *    (router mode, issue 13);
+ * @c adj is the adjacency (next hop) whose Ethernet rewrite a router
+ * applies (router mode: lib/modules/neigh's index, written by the route
+ * module; 0 in bridge mode). Reserved for the next feature (zero
+ * everywhere for now; inserts, updates and revalidation carry it, like
+ * @c ext and @c adj, unchanged):
  *  - @c pkt_class: class of the per-packet predicates (TCP flag classes and
  *    the like, issue 11) under which the cached verdict holds.
  */
@@ -74,7 +75,7 @@ struct fc_action {
 	uint16_t channel;   /**< net channel id */
 	uint16_t out_port;  /**< output port */
 	uint16_t interest;  /**< FC_INTEREST_* */
-	uint16_t adj;       /**< adjacency / next-hop index; 0 = none (reserved) */
+	uint16_t adj;       /**< router: the next hop's adjacency index; 0 = none */
 	uint16_t pkt_class; /**< per-packet predicate class; 0 = none (reserved) */
 	uint8_t verdict;    /**< FC_VERDICT_* */
 	uint8_t flags;      /**< FC_ACT_F_* */
