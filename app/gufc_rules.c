@@ -59,7 +59,6 @@ static const char *
 pending_match(const struct rule_x *x)
 {
 	switch (x->kind) {
-	case RULE_XM_LIMIT:
 	case RULE_XM_HASHLIMIT:
 	case RULE_XM_RECENT:
 	case RULE_XM_CONNLIMIT:

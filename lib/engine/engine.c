@@ -157,19 +157,30 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = { .ctmark = eng->ctmark[ti][idx] };
-	uint32_t deps;
-	unsigned int d;
+	unsigned int d, cs = eng_entry_ctstate(eng, a);
+	uint32_t deps, pd;
+	struct eng_pv pv;
 	struct fc_key fk;
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
-	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, eng_entry_ctstate(eng, a), ev, &d, &deps,
-		&mk);
+	eng_pv_init(&pv, eng, ENG_PV_CONFORM);
+	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, cs, ev, &d, &deps, &mk, &pv);
 	if (rc < 0)
 		return rc;
+	if (a->flags & FC_ACT_F_METER) {
+		a->flags &= (uint8_t)~FC_ACT_F_METER;
+		a->pkt_class = 0;
+	}
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	a->rule_id = ev[d].rule_id;
+	pd = ENG_DEPS_PER_PACKET(deps);
+	/* One meter decided: the verdict while it conforms, the fast path asks it. */
+	if (eng_pv_one_meter(&pv, deps) && !(pd & ~RULE_DEP_METER) &&
+		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng->ctmark[ti][idx], pv.meter) >= 0)
+		pd = 0;
 	/* Per-packet fields: each packet on its own. */
-	if (ENG_DEPS_PER_PACKET(deps) != 0)
+	if (pd != 0)
 		a->verdict = FC_VERDICT_SLOW;
 	a->ext = mk.mark;
 	if (mk.ctmark != eng->ctmark[ti][idx]) {
@@ -180,7 +191,6 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		if (peer != FC_INDEX_NONE)
 			eng->ctmark[ti][peer] = mk.ctmark;
 	}
-	a->rule_id = ev[d].rule_id;
 	a->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
 	a->gen = eng->gen;
 	return 0;
@@ -536,6 +546,8 @@ rule_engine_create(const struct rule_engine_params *p)
 	if (eng->qsv == NULL || rte_rcu_qsbr_init(eng->qsv, eng->p.max_readers) != 0)
 		goto fail;
 	rc = tables_create(eng);
+	if (rc == 0)
+		rc = eng_meters_init(eng);
 	if (rc < 0)
 		goto fail;
 	rc = eng_commit_init(eng);
@@ -572,6 +584,7 @@ rule_engine_free(struct rule_engine *eng)
 		free(eng->ctmark[ti]);
 	}
 	free(eng->chan_parent);
+	eng_meters_fini(eng);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }

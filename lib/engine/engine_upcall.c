@@ -95,6 +95,7 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 	f->kflags = up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0;
 	ef->chan_flow = -1;
 	ef->ctmark = 0;
+	eng_pv_init(&ef->pv, eng, ENG_PV_TAKE);
 }
 
 /*
@@ -368,12 +369,14 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = { .ctmark = eng->ctmark[ti][idx] };
+	struct eng_pv pv;
 	unsigned int i;
 	uint32_t deps;
 	struct fc_key fk;
 
 	eng_filter_key(eng, &up->pkt.key, a, &fk);
-	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps, &mk) < 0) {
+	eng_pv_init(&pv, eng, ENG_PV_TAKE); /* a packet: its meters take tokens */
+	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps, &mk, &pv) < 0) {
 		dec_drop(d, RULE_DROP_ERROR);
 		return false;
 	}
@@ -444,6 +447,13 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	}
 	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
 		dec_from_act(d, &a, cs);
+		/* As on the fast path: a metered entry asks its meter. */
+		if ((a.flags & FC_ACT_F_METER) && rule_engine_verdict(eng, &a, 0) != a.verdict) {
+			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
+			d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+			if (d->verdict != FC_VERDICT_ACCEPT)
+				d->nat_slot = RULE_NAT_NONE;
+		}
 	} else {
 		/*
 		 * Decided per packet, or the packet's own ctstate (e.g. INVALID)

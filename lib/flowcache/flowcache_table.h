@@ -50,6 +50,8 @@ extern "C" {
  * SYNs) cannot push established flows out.
  */
 #define FC_ACT_F_EARLY 0x04
+/** The verdict holds while the rules engine's meter pkt_class - 1 conforms; else the other one. */
+#define FC_ACT_F_METER 0x08
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a
@@ -65,7 +67,8 @@ extern "C" {
  * everywhere for now; inserts, updates and revalidation carry it, like
  * @c ext and @c adj, unchanged):
  *  - @c pkt_class: class of the per-packet predicates (TCP flag classes and
- *    the like, issue 11) under which the cached verdict holds.
+ *    the like, issue 11) under which the cached verdict holds; with
+ *    FC_ACT_F_METER, the rules engine's meter plus 1.
  */
 struct fc_action {
 	uint32_t gen;       /**< rule-set generation it was validated under */
