@@ -253,6 +253,8 @@ void gufc_usage(FILE *f, const char *prog);
 
 /* gufc_rules.c: rule sets as the app loads them (ipsets, port names). */
 struct gufc_app;
+/** Each port's rule name: the config's "port N name", else the PMD's. After gufc_ports_init(). */
+void gufc_port_names_init(struct gufc_app *app);
 /** Give @p s the ports' names; warn on @p warn (if not NULL) of patterns no port has. @return 0 or -errno. */
 int gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn);
 /** Load the --ipset file into app->ipsets (nothing without one). @return 0, -EINVAL (@p err), -ENOMEM. */
@@ -378,6 +380,7 @@ struct gufc_port {
 	uint16_t mtu;      /**< the IP MTU gufc routes with ("port N mtu M", else the device's) */
 	struct rte_ether_addr mac;
 	char name[RTE_ETH_NAME_MAX_LEN];
+	char ifname[RULE_PORTNAME_MAX]; /**< the name rules' -i/-o match (main lcore writes) */
 };
 
 struct gufc_slow; /* gufc_slow.c */

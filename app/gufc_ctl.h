@@ -385,7 +385,7 @@ int gufc_collect_flows(struct gufc_app *app, const struct rule *match, const str
 /* ------------------------------------------------------------------------ */
 
 /**
- * Is @p name a port name (1..31 of A-Z a-z 0-9 _ - .)?
+ * Is @p name a port name (1..15 of A-Z a-z 0-9 _ - . : @, as rules' -i/-o name it)?
  * @param name  the name
  * @param why   receives the reason on error (static text)
  * @return 0, -EINVAL.

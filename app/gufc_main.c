@@ -383,6 +383,7 @@ rules_install(struct gufc_app *app, struct rule_set *set)
 	int rc;
 
 	/* Port names exist once the ports do. */
+	gufc_port_names_init(app);
 	rc = gufc_rules_ports(app, set, stderr);
 	if (rc == 0)
 		rc = gufc_channels_for_rules(app, set);

@@ -19,6 +19,17 @@
 
 #include "gufc.h"
 
+void
+gufc_port_names_init(struct gufc_app *app)
+{
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
+		struct gufc_port *gp = &app->ports[p];
+
+		snprintf(gp->ifname, sizeof(gp->ifname), "%s",
+			app->cfg.port[p].name[0] != '\0' ? app->cfg.port[p].name : gp->name);
+	}
+}
+
 /*
  * What a loaded set asks that gufc does not carry out yet: actions whose
  * effect beyond the verdict (a log line, a reply, a rewrite) is not made,
@@ -126,10 +137,7 @@ gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn)
 	int rc;
 
 	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
-		/* The config's or shell's "port N name", else the PMD's name. */
-		names[p] = !app->ports[p].used		    ? ""
-			   : app->cfg.port[p].name[0] != '\0' ? app->cfg.port[p].name
-							    : app->ports[p].name;
+		names[p] = app->ports[p].used ? app->ports[p].ifname : "";
 		if (app->ports[p].used)
 			n = p + 1;
 	}

@@ -88,8 +88,6 @@ static const struct sh_cmd sh_cmds[] = {
 		"rule replace ID RULE...              replace in the pending set, keeping ID\n"
 		"rule load native FILE                the pending set becomes FILE's\n"
 		"rule load iptables|ip6tables FILE    FILE's rules and policies replace that family's" },
-	{ "port", sh_cmd_port,
-		"port N name NAME                     the name rules' -i/-o give port N (pending set)" },
 	{ "commit", sh_cmd_commit, "commit                               apply the pending set atomically" },
 	{ "rollback", sh_cmd_rollback, "rollback                             discard the pending set" },
 	{ "channel", sh_cmd_channel,
@@ -99,7 +97,8 @@ static const struct sh_cmd sh_cmds[] = {
 	{ "route", sh_cmd_route,
 		"route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX" },
 	{ "port", sh_cmd_port,
-		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24" },
+		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24\n"
+		"                                     (a new name reaches rules' -i/-o at the next commit)" },
 	{ "flush", sh_cmd_flush, "flush flows                          remove every cached flow" },
 	{ "log", sh_cmd_log, "log level TYPE LEVEL                 TYPE: gufc.app, gufc.*, ...; LEVEL: debug..emerg" },
 	{ "echo", sh_cmd_echo, "echo TEXT" },

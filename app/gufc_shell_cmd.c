@@ -36,8 +36,8 @@ sh_pending_free(void)
 }
 
 /* The set edits go to: the pending one, made from the committed set on first use. */
-static int
-working_set(struct sh_ctx *c, struct rule_set **s)
+int
+sh_working_set(struct sh_ctx *c, struct rule_set **s)
 {
 	int rc;
 
@@ -134,7 +134,7 @@ rule_add(struct sh_ctx *c)
 	if (rc != 0)
 		return rc;
 	chain = rule_default_chain(&r, &table);
-	rc = working_set(c, &s);
+	rc = sh_working_set(c, &s);
 	if (rc != 0)
 		return rc;
 	if (chain_tok != NULL) {
@@ -185,7 +185,7 @@ rule_del(struct sh_ctx *c)
 		return rc;
 	if (c->l->n > 3)
 		return sh_err(c, -EINVAL, c->l->tok[3], "unexpected word");
-	rc = working_set(c, &s);
+	rc = sh_working_set(c, &s);
 	if (rc != 0)
 		return rc;
 	if (rule_set_rule_find(s, id, NULL, NULL, NULL) == NULL)
@@ -211,7 +211,7 @@ rule_replace(struct sh_ctx *c)
 	rc = parse_rule(c, sh_rest(c->l, 3), &r);
 	if (rc != 0)
 		return rc;
-	rc = working_set(c, &s);
+	rc = sh_working_set(c, &s);
 	if (rc != 0)
 		return rc;
 	if (rule_set_rule_find(s, id, NULL, NULL, NULL) == NULL)
@@ -248,7 +248,7 @@ rule_load_family(struct sh_ctx *c, unsigned int family, struct rule_set **out)
 		rule_error_format(&err, msg, sizeof(msg));
 		return sh_err(c, -EINVAL, NULL, "%s", msg);
 	}
-	rc = working_set(c, &cur);
+	rc = sh_working_set(c, &cur);
 	if (rc != 0) {
 		rule_set_free(s);
 		return rc;
@@ -338,22 +338,6 @@ sh_cmd_rule(struct sh_ctx *c)
 	if (rc != 0 && fresh)
 		sh_pending_free();
 	return rc;
-}
-
-/* A port was renamed: the pending set's -i/-o see the new names (commit applies). */
-int
-sh_rules_ports_pending(struct sh_ctx *c)
-{
-	struct rule_set *s = NULL;
-	int rc;
-
-	rc = working_set(c, &s);
-	if (rc != 0)
-		return rc;
-	rc = gufc_rules_ports(c->app, s, c->out);
-	if (rc != 0)
-		return sh_err(c, rc, NULL, "%s", strerror(-rc));
-	return 0;
 }
 
 int

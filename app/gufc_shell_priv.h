@@ -64,13 +64,13 @@ int sh_u32(const char *s, uint32_t *v);
 
 /* gufc_shell_cmd.c */
 int sh_cmd_rule(struct sh_ctx *c);
-/** A port was renamed: give the pending rule set the ports' names. @return 0 or an sh_err(). */
-int sh_rules_ports_pending(struct sh_ctx *c);
 int sh_cmd_commit(struct sh_ctx *c);
 int sh_cmd_rollback(struct sh_ctx *c);
 int sh_cmd_channel(struct sh_ctx *c);
 int sh_cmd_local(struct sh_ctx *c);
 int sh_cmd_route(struct sh_ctx *c);
+/** The set edits go to: the pending one, made from the committed set on first use. @return 0 or -errno (message printed). */
+int sh_working_set(struct sh_ctx *c, struct rule_set **s);
 /* gufc_shell_port.c */
 int sh_cmd_port(struct sh_ctx *c);
 int sh_cmd_flush(struct sh_ctx *c);
