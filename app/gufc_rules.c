@@ -43,8 +43,6 @@ pending_action(unsigned int a)
 	case RULE_ACT_LOG:
 	case RULE_ACT_NFLOG:
 		return "logs nothing yet (the walk goes on, as in netfilter)";
-	case RULE_ACT_REJECT:
-		return "drops; the ICMP error or TCP reset is not sent yet";
 	case RULE_ACT_MARK:
 	case RULE_ACT_CONNMARK:
 		return "marks are seen by the later rules of the same walk, not kept with "
