@@ -334,7 +334,9 @@ struct gufc_sum {
 	uint64_t icmp_suppressed; /**< ICMP errors not sent (rate limit, ...) */
 	uint64_t frag_datagrams; /**< datagrams fragmented for the egress MTU */
 	uint64_t frag_made;	/**< fragments they became */
-	uint64_t originated;	/**< packets the datapath made (ICMP errors, fragments) */
+	uint64_t reject_replies; /**< REJECT: ICMP errors and TCP resets sent */
+	uint64_t reject_suppressed; /**< REJECT: replies not sent */
+	uint64_t originated;	/**< packets the datapath made (ICMP errors, resets, fragments) */
 	uint64_t drops[GUFC_DROP__COUNT]; /**< the registry (gufc_drops.h) */
 };
 

@@ -433,7 +433,7 @@ int gufc_router_init(struct gufc_app *app);
  */
 int gufc_router_routes(struct gufc_app *app);
 
-/** Router mode: a datapath context's router fields (nothing in bridge mode). */
+/** A datapath context's ICMP budget, and in router mode its router fields. */
 void gufc_router_dp(const struct gufc_app *app, struct dp_ctx *c);
 
 /** Free the neighbour module. Context: main lcore, after rule_engine_free(). */

@@ -357,13 +357,14 @@ gufc_router_dp(const struct gufc_app *app, struct dp_ctx *c)
 {
 	uint32_t rate = app->cfg.set.icmp_rate;
 
+	/* ICMP errors' budget: the router's and REJECT's (either mode). */
+	c->icmp.rate = rate;
+	c->icmp.burst = rate / 20 > 0 ? rate / 20 : 1;
 	if (app->neigh == NULL)
 		return;
 	c->router = 1;
 	c->neigh = app->neigh;
 	c->local_chan = app->local_chan;
-	c->icmp.rate = rate;
-	c->icmp.burst = rate / 20 > 0 ? rate / 20 : 1;
 }
 
 void

@@ -43,8 +43,6 @@ pending_action(unsigned int a)
 	case RULE_ACT_LOG:
 	case RULE_ACT_NFLOG:
 		return "logs nothing yet (the walk goes on, as in netfilter)";
-	case RULE_ACT_REJECT:
-		return "drops; the ICMP error or TCP reset is not sent yet";
 	case RULE_ACT_TCPMSS:
 	case RULE_ACT_CHECKSUM:
 	case RULE_ACT_DSCP:

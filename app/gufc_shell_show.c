@@ -68,6 +68,8 @@ show_stats(struct sh_ctx *c)
 		"fragments", s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "%-20s %" PRIu64 "\n", "transmitted", s->tx_pkts);
 	fprintf(f, "%-20s %" PRIu64 "\n", "non-ip passed", s->non_ip_pass);
+	fprintf(f, "%-20s %" PRIu64 " sent, %" PRIu64 " suppressed\n", "reject replies",
+		s->reject_replies, s->reject_suppressed);
 	fprintf(f, "%-20s %" PRIu64 " ok, %" PRIu64 " failed", "reloads (SIGHUP)", t.reload.ok,
 		t.reload.failed);
 	if (t.reload.ok != 0)

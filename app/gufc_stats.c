@@ -138,6 +138,8 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->icmp_suppressed = dp.icmp_suppressed;
 	s->frag_datagrams = dp.frag_datagrams;
 	s->frag_made = dp.frag_made;
+	s->reject_replies = dp.reject_replies;
+	s->reject_suppressed = dp.reject_suppressed;
 	s->originated = dp.originated;
 	mod_neigh_stats_get(app->neigh, &t->nb);
 	t->originated = dp.originated + t->nb.originated;
@@ -345,6 +347,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (t->reload.ok + t->reload.failed != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (failed %" PRIu64 ")\n", "rule reloads (SIGHUP)",
 			t->reload.ok, t->reload.failed);
+	if (s->reject_replies + s->reject_suppressed != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (suppressed %" PRIu64 ")\n", "reject replies",
+			s->reject_replies, s->reject_suppressed);
 	if (app->neigh != NULL)
 		gufc_router_stats_text(t, f, 28);
 	gufc_lcores_dump(app, f, false);
@@ -476,6 +481,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "  \"transmitted\": %" PRIu64 ",\n  \"non_ip_passed\": %" PRIu64 ",\n",
 		s->tx_pkts, s->non_ip_pass);
+	fprintf(f, "  \"reject\": {\"replies\": %" PRIu64 ", \"suppressed\": %" PRIu64 "},\n",
+		s->reject_replies, s->reject_suppressed);
 	fprintf(f, "  \"lossless\": {\"on\": %s, \"held_bursts\": %" PRIu64 ", \"held\": %" PRIu64
 		"},\n", app->lossless ? "true" : "false", s->ll_bursts, s->ll_held);
 	{

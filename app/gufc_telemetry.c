@@ -106,6 +106,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("frag_failed", s->frag_dropped);
 	U("transmitted", s->tx_pkts);
 	U("non_ip_passed", s->non_ip_pass);
+	U("reject_replies", s->reject_replies);
+	U("reject_suppressed", s->reject_suppressed);
 	U("reloads_ok", t.reload.ok);
 	U("reloads_failed", t.reload.failed);
 	rte_tel_data_add_dict_string(d, "mode", gufc_mode_name(app));

@@ -159,6 +159,10 @@ STATS = [
      {"result": "ok"}),
     ("reloads_failed", "gufc_rule_reloads_total", "counter",
      "Rule-set reloads on SIGHUP, by result.", {"result": "failed"}),
+    ("reject_replies", "gufc_reject_replies_total", "counter",
+     "REJECT: replies (ICMP errors, TCP resets), by result.", {"result": "sent"}),
+    ("reject_suppressed", "gufc_reject_replies_total", "counter",
+     "REJECT: replies (ICMP errors, TCP resets), by result.", {"result": "suppressed"}),
     # Router mode (zeros in bridge mode).
     ("l3_slow", "gufc_router_slow_path_packets_total", "counter",
      "Router: cache hits sent to the slow path (next hop resolving, TTL, MTU).", None),

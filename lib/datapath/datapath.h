@@ -59,6 +59,11 @@
  * as they came (only the MAC addresses are rewritten). Bridge mode
  * (router 0) is the bump in the wire: no rewrite, no TTL change.
  *
+ * REJECT (either mode): a packet a REJECT rule dropped (the decision's
+ * reject kind) is answered on the slow path with the ICMP/ICMPv6 error or
+ * TCP reset lib/reply writes, out of its input port's TX channel, ICMP
+ * within the same budget as the router's errors (struct dp_ctx::icmp).
+ *
  * Accounting: every mbuf given to dp_rx_burst() or dp_upcall_burst() is,
  * exactly once, handed to chan_enqueue_burst() (counted fwd_pkts), put on
  * the upcall ring (upcalls), handed to the neighbour module (neigh_in:
@@ -390,7 +395,11 @@ struct dp_stats {
 				       address, no mbuf, or none allowed: RFC 1812 4.3.2.7) */
 	uint64_t frag_datagrams;  /**< router: datagrams fragmented for the egress MTU */
 	uint64_t frag_made;	  /**< router: fragments they became */
-	uint64_t originated;	  /**< packets made here: ICMP errors, fragments beyond the first */
+	uint64_t reject_replies;  /**< REJECT: ICMP errors and TCP resets sent */
+	uint64_t reject_suppressed; /**< REJECT: replies not sent (rate limit, not allowed
+				       about this packet, no mbuf, a kind of the other family) */
+	uint64_t originated;	  /**< packets made here: ICMP errors (router's, REJECT's),
+				       TCP resets, fragments beyond the first */
 	uint64_t drops[DP_DROP__COUNT];	       /**< by enum dp_drop */
 	uint64_t rule_drops[RULE_DROP__COUNT]; /**< verdicts applied, by enum rule_drop */
 	uint64_t parse_drops[FC_PARSE__COUNT]; /**< parse errors, by enum fc_parse_result */
@@ -421,7 +430,7 @@ struct dp_hold {
  * @c burst; the datapath keeps the rest.
  */
 struct dp_icmp_limit {
-	uint32_t rate;    /**< per second; 0: no ICMP errors at all */
+	uint32_t rate;    /**< per second; 0: no ICMP errors at all (REJECT's included) */
 	uint32_t burst;   /**< bucket size, errors */
 	uint64_t tokens;  /**< milli-errors in the bucket */
 	uint32_t last_ms; /**< time of the last refill */

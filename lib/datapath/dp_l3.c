@@ -57,45 +57,133 @@ icmp_allowed(struct dp_icmp_limit *l, uint32_t now)
 }
 
 /*
+ * Write the reply @p rs about @p m (lib/reply) and queue it on @p in_port's
+ * TX channel. @return 0, or -1 when none was sent (not allowed, no
+ * channel, no mbuf). The original stays the caller's.
+ */
+static int
+reply_send(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
+	uint16_t in_port, const struct reply_spec *rs)
+{
+	uint8_t flat[REPLY_FRAME_MAX], *o;
+	uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)sizeof(flat));
+	const uint8_t *frame = rte_pktmbuf_read(m, 0, len, flat);
+	uint16_t ch = c->port_chan[in_port & (DP_MAX_PORTS - 1)];
+	struct rte_mbuf *e;
+	int n;
+
+	if (frame == NULL || ch == DP_CHAN_NONE || !reply_allowed(frame, len, p, rs->kind))
+		return -1;
+	e = rte_pktmbuf_alloc(m->pool);
+	o = e != NULL ? (uint8_t *)rte_pktmbuf_append(e, REPLY_FRAME_MAX) : NULL;
+	n = o != NULL ? reply_build(o, REPLY_FRAME_MAX, frame, len, p, rs) : -ENOMEM;
+	if (n < 0) {
+		rte_pktmbuf_free(e);
+		return -1;
+	}
+	rte_pktmbuf_trim(e, (uint16_t)(REPLY_FRAME_MAX - n));
+	c->st.originated++;
+	dp_out(b, e, ch);
+	return 0;
+}
+
+/* The packet's source address (IPv4 or IPv6) in its frame, contiguous up to L4. */
+static const uint8_t *
+pkt_src(const struct rte_mbuf *m, const struct fc_pkt *p)
+{
+	return rte_pktmbuf_mtod_offset(m, const uint8_t *,
+		p->l3_off + (p->key.family == FC_AF_INET4 ? 12 : 8));
+}
+
+/*
  * Send an ICMP(v6) error of @p type / @p code (@p info: the MTU of "too
- * big") about @p m back where it came from (lib/reply writes it). The
- * original stays the caller's (it is dropped).
+ * big") about @p m back where it came from, from the input port's address
+ * and MAC. The original stays the caller's (it is dropped).
  */
 static void
 icmp_error(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
 	uint16_t in_port, uint8_t type, uint8_t code, uint32_t info)
 {
-	uint8_t flat[REPLY_FRAME_MAX];
 	const struct mod_neigh_port_info *pi = mod_neigh_port(c->neigh, in_port);
-	uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)sizeof(flat));
-	const uint8_t *frame = rte_pktmbuf_read(m, 0, len, flat);
 	struct reply_spec rs = { .kind = REPLY_ICMP, .type = type, .code = code, .info = info };
-	uint8_t src[16], *o;
-	struct rte_mbuf *e;
-	int n;
+	uint8_t src[16];
 
-	if (frame == NULL || !reply_allowed(frame, len, p, REPLY_ICMP) || pi == NULL || !pi->on ||
-		mod_neigh_port_source(c->neigh, in_port, p->key.family,
-			frame + p->l3_off + (p->key.family == FC_AF_INET4 ? 12 : 8), src) != 0 ||
-		c->port_chan[in_port & (DP_MAX_PORTS - 1)] == DP_CHAN_NONE ||
+	if (pi == NULL || !pi->on ||
+		mod_neigh_port_source(c->neigh, in_port, p->key.family, pkt_src(m, p), src) != 0 ||
 		!icmp_allowed(&c->icmp, b->now)) {
 		c->st.icmp_suppressed++;
 		return;
 	}
 	rs.src = src;
 	rs.eth_src = pi->mac;
-	e = rte_pktmbuf_alloc(m->pool);
-	o = e != NULL ? (uint8_t *)rte_pktmbuf_append(e, REPLY_FRAME_MAX) : NULL;
-	n = o != NULL ? reply_build(o, REPLY_FRAME_MAX, frame, len, p, &rs) : -ENOMEM;
-	if (n < 0) {
-		rte_pktmbuf_free(e);
+	if (reply_send(c, b, m, p, in_port, &rs) != 0) {
 		c->st.icmp_suppressed++;
 		return;
 	}
-	rte_pktmbuf_trim(e, (uint16_t)(REPLY_FRAME_MAX - n));
 	c->st.icmp_errors++;
-	c->st.originated++;
-	dp_out(b, e, c->port_chan[in_port & (DP_MAX_PORTS - 1)]);
+}
+
+/* REJECT --reject-with: the ICMP type and code of each kind, of its family. */
+static const struct {
+	uint8_t family; /**< FC_AF_*; 0: either (tcp-reset) */
+	uint8_t type;
+	uint8_t code;
+} reject_with[RULE_REJECT__COUNT] = {
+	[RULE_REJECT_ICMP_NET_UNREACHABLE] = { FC_AF_INET4, 3, 0 },
+	[RULE_REJECT_ICMP_HOST_UNREACHABLE] = { FC_AF_INET4, 3, 1 },
+	[RULE_REJECT_ICMP_PORT_UNREACHABLE] = { FC_AF_INET4, 3, 3 },
+	[RULE_REJECT_ICMP_PROTO_UNREACHABLE] = { FC_AF_INET4, 3, 2 },
+	[RULE_REJECT_ICMP_NET_PROHIBITED] = { FC_AF_INET4, 3, 9 },
+	[RULE_REJECT_ICMP_HOST_PROHIBITED] = { FC_AF_INET4, 3, 10 },
+	[RULE_REJECT_ICMP_ADMIN_PROHIBITED] = { FC_AF_INET4, 3, 13 },
+	[RULE_REJECT_ICMP6_NO_ROUTE] = { FC_AF_INET6, 1, 0 },
+	[RULE_REJECT_ICMP6_ADM_PROHIBITED] = { FC_AF_INET6, 1, 1 },
+	[RULE_REJECT_ICMP6_ADDR_UNREACHABLE] = { FC_AF_INET6, 1, 3 },
+	[RULE_REJECT_ICMP6_PORT_UNREACHABLE] = { FC_AF_INET6, 1, 4 },
+	[RULE_REJECT_ICMP6_POLICY_FAIL] = { FC_AF_INET6, 1, 5 },
+	[RULE_REJECT_ICMP6_REJECT_ROUTE] = { FC_AF_INET6, 1, 6 },
+};
+
+void
+dp_reject(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
+	uint16_t in_port, unsigned int with)
+{
+	struct reply_spec rs = { .kind = REPLY_ICMP };
+	const struct mod_neigh_port_info *pi =
+		c->router ? mod_neigh_port(c->neigh, in_port) : NULL;
+	bool to_us = (fc_key_flags(&p->key) & FC_KEY_F_DST_LOCAL) != 0;
+	uint8_t src[16];
+
+	if (with == RULE_REJECT_TCP_RESET) {
+		rs.kind = REPLY_TCP_RST;
+	} else if (with < RULE_REJECT__COUNT && reject_with[with].family == p->key.family) {
+		rs.type = reject_with[with].type;
+		rs.code = reject_with[with].code;
+		/* Rate-limited as the kernel limits ICMP; resets are not. */
+		if (!icmp_allowed(&c->icmp, b->now)) {
+			c->st.reject_suppressed++;
+			return;
+		}
+		/*
+		 * From the router's address on the input port, unless the
+		 * packet was for this host (its destination) or gufc is a
+		 * bridge (transparent: the destination too).
+		 */
+		if (pi != NULL && pi->on && !to_us &&
+			mod_neigh_port_source(c->neigh, in_port, p->key.family, pkt_src(m, p),
+				src) == 0)
+			rs.src = src;
+	} else {
+		c->st.reject_suppressed++; /* a kind of the other family */
+		return;
+	}
+	if (pi != NULL && pi->on)
+		rs.eth_src = pi->mac;
+	if (reply_send(c, b, m, p, in_port, &rs) != 0) {
+		c->st.reject_suppressed++;
+		return;
+	}
+	c->st.reject_replies++;
 }
 
 /* TTL (hop limit) minus one, the IPv4 header checksum updated (no MAC change). */

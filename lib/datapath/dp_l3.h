@@ -181,4 +181,15 @@ dp_l3_echo_reply(struct rte_mbuf *m, const struct fc_pkt *p, const uint8_t *src)
 void dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
 	const struct rule_decision *d, uint16_t in_port);
 
+/**
+ * Answer a packet a REJECT rule dropped (either mode): the ICMP/ICMPv6
+ * error or TCP reset of kind @p with (enum rule_reject), written by
+ * lib/reply as Linux writes it, out of the input port's TX channel; ICMP
+ * rate-limited with the router's ICMP errors (struct dp_ctx::icmp). The
+ * packet stays the caller's (it is dropped). Counted reject_replies or
+ * reject_suppressed.
+ */
+void dp_reject(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
+	uint16_t in_port, unsigned int with);
+
 #endif /* GUFC_DP_L3_H */

@@ -103,6 +103,8 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 
 		if (d->verdict != FC_VERDICT_ACCEPT) {
 			(*dp_rule_drop_ctr(st, d->drop))++;
+			if (d->reject != RULE_REJECT_NONE)
+				dp_reject(c, &b, m[i], &up[i].pkt, up[i].in_port, d->reject);
 			dp_free_later(&b, m[i]);
 			continue;
 		}
@@ -153,6 +155,8 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->icmp_suppressed += s->icmp_suppressed;
 	sum->frag_datagrams += s->frag_datagrams;
 	sum->frag_made += s->frag_made;
+	sum->reject_replies += s->reject_replies;
+	sum->reject_suppressed += s->reject_suppressed;
 	sum->originated += s->originated;
 	for (unsigned int d = 0; d < DP_DROP__COUNT; d++)
 		sum->drops[d] += s->drops[d];

@@ -176,6 +176,8 @@ struct rule_decision {
 	uint8_t drop;      /**< enum rule_drop (RULE_DROP_NONE when accepted) */
 	uint8_t ctstate;   /**< the packet's RULE_CT_* bit, 0 if untracked */
 	uint8_t flags;     /**< RULE_DEC_F_* */
+	uint8_t reject;    /**< a drop by REJECT: enum rule_reject, the reply the app
+			        sends (the family's default filled in); else RULE_REJECT_NONE */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -219,6 +221,9 @@ struct rule_flow {
 	uint8_t kflags;               /**< RULE_KEY_F_* of the packet */
 	uint8_t drop;                 /**< enum rule_drop; a module's stops insertion */
 	uint8_t dec_flags;            /**< RULE_DEC_F_* a module adds to the decision */
+	uint8_t reject;               /**< filter stage: enum rule_reject of a REJECT that
+				           dropped the flow (it gets no entry: each packet
+				           is decided, and answered, on its own) */
 	bool want_reply;              /**< insert a reply entry */
 	bool nocache;                 /**< decide without an entry (see the top) */
 	bool untracked;               /**< a tracker made no connection of the packet:

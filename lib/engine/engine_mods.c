@@ -391,6 +391,11 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		/* Another packet of the flow may be decided otherwise: no entry. */
 		if (deps != 0)
 			f->nocache = true;
+		/* REJECT answers every packet, as netfilter does: none is cached. */
+		if (ef->ev[d].action == RULE_ACT_REJECT) {
+			f->reject = ef->ev[d].reject;
+			f->nocache = true;
+		}
 		return 0;
 	}
 	if (deps != 0)

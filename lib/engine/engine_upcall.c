@@ -48,6 +48,7 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
 	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 	d->ctstate = (uint8_t)ctstate;
 	d->flags = RULE_DEC_F_CACHED;
+	d->reject = RULE_REJECT_NONE;
 }
 
 static void
@@ -201,6 +202,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 
 		eng_abort(eng, &ef);
 		dec_drop(d, f->drop);
+		d->reject = f->reject;
 		d->rule_id = f->act[0].rule_id;
 		d->ctstate = f->ctstate;
 		if (!cache) {
@@ -392,6 +394,8 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 	if (d->verdict != FC_VERDICT_ACCEPT)
 		d->nat_slot = RULE_NAT_NONE;
+	d->reject = d->verdict != FC_VERDICT_ACCEPT && ev[i].action == RULE_ACT_REJECT ?
+		ev[i].reject : RULE_REJECT_NONE;
 	d->flags = 0;
 	return true;
 }

@@ -13,6 +13,9 @@ a server namespace over net_tap ports):
   pmtu    a smaller MTU on the egress port: fragmentation needed / packet
           too big reach the sender, whose transfers complete; a datagram
           without DF is fragmented
+  reject  REJECT answers: TCP resets (IPv4, IPv6), ICMP/ICMPv6 port
+          unreachable, ICMP host prohibited from the gateway's address, a
+          port unreachable from the gateway's own address for a packet to it
   neigh   the server changes its MAC: the router learns it from the
           gratuitous ARP and the unsolicited neighbour advertisement, and
           the cached IPv4 and IPv6 flows follow at once
@@ -358,7 +361,53 @@ def t_neigh(build):
         check(st["router"]["mac_changes"] >= 2, "mac_changes: %s" % st["router"])
 
 
-TESTS = {"ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+CONNECT = r"""
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+kind = socket.SOCK_STREAM if sys.argv[3] == "tcp" else socket.SOCK_DGRAM
+s = socket.socket(fam, kind)
+s.settimeout(5)
+try:
+    s.connect((sys.argv[1], int(sys.argv[2])))
+    if kind == socket.SOCK_DGRAM:
+        s.send(b"hello")
+        s.recv(100)
+    print("OPEN", flush=True)
+except ConnectionRefusedError:
+    print("REFUSED", flush=True)
+except socket.timeout:
+    print("TIMEOUT", flush=True)
+"""
+
+
+def t_reject(build):
+    rules = (ACCEPT + "reject with tcp-reset proto tcp dport 7001\n"
+             "reject proto udp dport 7002\n"
+             "reject with icmp-host-prohibited proto icmp dst %s\n"
+             "reject proto tcp dst %s dport 7003\n" % (SERVER4, GW_IN4))
+    with Gateway(build, BASE_CONF, rules) as gw:
+        # TCP: a reset (the kernel takes it only from the server's address and port).
+        for dst, port, proto in ((SERVER4, 7001, "tcp"), (SERVER6, 7001, "tcp"),
+                                 (SERVER4, 7002, "udp"), (SERVER6, 7002, "udp"),
+                                 (GW_IN4, 7003, "tcp")):
+            p = gw.python(gw.cns, CONNECT, dst, str(port), proto)
+            w = wait_line(p, "", timeout=15)
+            p.wait(5)
+            check(w[0] == "REFUSED", "%s %s:%d: %s, not refused" % (proto, dst, port, w[0]))
+        # ICMP: host prohibited, from the gateway's address on the client's side.
+        r = ping(gw, SERVER4, count=1)
+        check("From %s" % GW_IN4 in r.stdout and "Prohibited" in r.stdout,
+              "ping: no host prohibited from the gateway:\n" + r.stdout)
+        # Other traffic passes.
+        r = ping(gw, SERVER6, count=1)
+        check(r.returncode == 0, "ping6: " + r.stdout)
+        gw.stop()
+        st = gw.stats()
+        check(st["reject"]["replies"] >= 6, "reject replies: %s" % st["reject"])
+        check(st["drops"]["filter"] >= 6, "filter drops: %d" % st["drops"]["filter"])
+
+
+TESTS = {"reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

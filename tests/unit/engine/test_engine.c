@@ -1037,6 +1037,49 @@ test_aging_either_direction(void **state)
 /* Insert clash                                                              */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * REJECT: the decision carries the kind (the family's default filled in),
+ * and the flow gets no entry, so each of its packets is decided (and
+ * answered) again; a plain drop stays cached.
+ */
+static void
+test_reject(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 0);
+	struct rule_upcall u = tcp4("10.0.0.1", 1000, "10.0.0.2", 113, 0x02);
+	struct rule_decision d;
+	bool slow;
+
+	(void)state;
+	load(eng, "reject with tcp-reset proto tcp dport 113\n"
+		  "reject proto udp dport 53\n"
+		  "drop proto udp dport 54\n"
+		  "policy accept\n");
+	for (unsigned int i = 0; i < 2; i++) {
+		d = rx(eng, u, 10 + i, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.drop, RULE_DROP_FILTER);
+		assert_int_equal(d.reject, RULE_REJECT_TCP_RESET);
+		assert_null(entry_of(eng, &u.pkt.key, NULL));
+	}
+	u = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	d = decide(eng, u, 20);
+	assert_int_equal(d.reject, RULE_REJECT_ICMP_PORT_UNREACHABLE);
+	/* DROP: no reply, and cached. */
+	u = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0);
+	d = decide(eng, u, 30);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.reject, RULE_REJECT_NONE);
+	assert_non_null(entry_of(eng, &u.pkt.key, NULL));
+	/* Accepted: none. */
+	u = up4(17, "10.0.0.1", 1000, "10.0.0.2", 55, 0, 0);
+	d = decide(eng, u, 40);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.reject, RULE_REJECT_NONE);
+	eng_stack_free(eng);
+}
+
 static void
 test_ct_clash(void **state)
 {
@@ -1520,6 +1563,7 @@ main(void)
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_either_direction),
 		cmocka_unit_test(test_aging_bounded_walk),
+		cmocka_unit_test(test_reject),
 		cmocka_unit_test(test_ct_clash),
 		cmocka_unit_test(test_perflow_channels),
 		cmocka_unit_test(test_modules),
