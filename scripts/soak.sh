@@ -201,8 +201,10 @@ while time.monotonic() - start < secs:
         routes += 1
     # The secondary consumer: attaches for 2 s every 5 s.
     if huge and sec % 5 == 1 and cons is None:
+        # An lcore id of its own: mempool caches are per lcore id, and the
+        # consumer frees gufc's mbufs (lcores 0 and 1 are gufc's).
         cons = subprocess.Popen([consume, "--file-prefix", prefix, "--proc-type=secondary",
-                                 "--no-pci", "--log-level=lib.*:warning", "--", "--channel",
+                                 "--lcores", "7@%d" % min(os.sched_getaffinity(0)), "--no-pci", "--log-level=lib.*:warning", "--", "--channel",
                                  "app", "-o", os.path.join(work, "app.pcap"), "-q",
                                  "--attach-wait", "2000"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
