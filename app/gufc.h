@@ -227,6 +227,8 @@ struct gufc_config {
 	struct gufc_settings set;
 	char rules_file[GUFC_PATH_MAX];
 	char ipt_file[GUFC_PATH_MAX];
+	char ipt6_file[GUFC_PATH_MAX];
+	char ipset_file[GUFC_PATH_MAX];
 	char config_file[GUFC_PATH_MAX];
 	char script_file[GUFC_PATH_MAX];
 	char stats_json[GUFC_PATH_MAX];
@@ -252,6 +254,22 @@ struct gufc_config {
  */
 int gufc_opts_parse(struct gufc_config *cfg, int argc, char **argv);
 void gufc_usage(FILE *f, const char *prog);
+
+/* gufc_rules.c: rule sets as the app loads them (ipsets, port names). */
+struct gufc_app;
+/** Each port's rule name: the config's "port N name", else the PMD's. After gufc_ports_init(). */
+void gufc_port_names_init(struct gufc_app *app);
+/** Give @p s the ports' names; warn on @p warn (if not NULL) of patterns no port has. @return 0 or -errno. */
+int gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn);
+/** Load the --ipset file into app->ipsets (nothing without one). @return 0, -EINVAL (@p err), -ENOMEM. */
+int gufc_ipsets_load(struct gufc_app *app, struct rule_error *err);
+/**
+ * A rule set from a native file, or from an iptables file and/or an
+ * ip6tables file (each its family; NULL for none), with app->ipsets.
+ * @return the set (no port names yet), or NULL with @p err filled.
+ */
+struct rule_set *gufc_rules_load(const struct gufc_app *app, const char *native,
+	const char *ipt4, const char *ipt6, struct rule_error *err);
 
 /**
  * Load a config file into @p cfg, all or nothing: on error @p cfg is
@@ -373,6 +391,7 @@ struct gufc_port {
 	uint16_t mtu;      /**< the IP MTU gufc routes with ("port N mtu M", else the device's) */
 	struct rte_ether_addr mac;
 	char name[RTE_ETH_NAME_MAX_LEN];
+	char ifname[RULE_PORTNAME_MAX]; /**< the name rules' -i/-o match (main lcore writes) */
 };
 
 struct gufc_slow; /* gufc_slow.c */
@@ -411,6 +430,7 @@ struct gufc_app {
 	uint16_t n_ports;
 	struct gufc_port ports[GUFC_MAX_PORTS];
 	struct fc_locals *locals;
+	struct rule_ipsets *ipsets;  /**< the --ipset file's sets (one reference), or NULL */
 	struct rule_engine *eng;     /**< the slow path; single writer: the rules lcore */
 	struct mod_ct_module *ctm;   /**< conntrack module of eng, or NULL (conntrack off) */
 	struct mod_nat_module *natm; /**< NAT module of eng, or NULL (no NAT bindings) */
@@ -489,14 +509,16 @@ void gufc_ipfix_dump(const struct gufc_app *app, FILE *f);
 
 /* gufc_reload.c: SIGHUP */
 /**
- * Reload the rule set from the file the command line or the config named
- * (--rules/--iptables, "rules"/"iptables"), all or nothing: the file is
- * read whole, then committed through the path "commit" takes in the shell
- * (gufc_chan_commit()). Logged (rules, generation, time) and counted in
- * app->reload; on any error the running rules stay.
+ * Reload the rule set from the files the command line or the config named
+ * (--rules, or --iptables and/or --ip6tables; "rules", "iptables",
+ * "ip6tables") with the ipsets (--ipset, "ipset"), all or nothing: the
+ * files are read whole, the ports' names given, then committed through the
+ * path "commit" takes in the shell (gufc_chan_commit()). Logged (rules,
+ * generation, time) and counted in app->reload; on any error the running
+ * rules and ipsets stay.
  * @param app  the application
  * @return 0, -ENOENT (no rules file configured), -EINVAL (bad file), or the
- *   commit's error.
+ *   port names' or the commit's error.
  * Context: main lcore.
  */
 int gufc_reload(struct gufc_app *app);

@@ -352,17 +352,22 @@ engine_init(struct gufc_app *app)
 static struct rule_set *
 rules_load(struct gufc_app *app, int *rc)
 {
+	const struct gufc_config *cfg = &app->cfg;
 	struct rule_error err;
 	struct rule_set *set;
 	char msg[512];
 
-	*rc = 0;
-	if (app->cfg.rules_file[0] != '\0')
-		set = rule_set_load(app->cfg.rules_file, &err);
-	else if (app->cfg.ipt_file[0] != '\0')
-		set = rule_set_load_iptables(app->cfg.ipt_file, &err);
-	else
-		return rule_set_create(); /* no rules: accept everything */
+	memset(&err, 0, sizeof(err));
+	*rc = gufc_ipsets_load(app, &err);
+	if (*rc != 0) {
+		rule_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "gufc: %s\n", *rc == -ENOMEM ? "ipsets: no memory" : msg);
+		return NULL;
+	}
+	/* No rules: accept everything. */
+	set = gufc_rules_load(app, cfg->rules_file[0] != '\0' ? cfg->rules_file : NULL,
+		cfg->ipt_file[0] != '\0' ? cfg->ipt_file : NULL,
+		cfg->ipt6_file[0] != '\0' ? cfg->ipt6_file : NULL, &err);
 	if (set == NULL) {
 		rule_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "gufc: %s\n", msg);
@@ -375,8 +380,13 @@ rules_load(struct gufc_app *app, int *rc)
 static int
 rules_install(struct gufc_app *app, struct rule_set *set)
 {
-	int rc = gufc_channels_for_rules(app, set);
+	int rc;
 
+	/* Port names exist once the ports do. */
+	gufc_port_names_init(app);
+	rc = gufc_rules_ports(app, set, stderr);
+	if (rc == 0)
+		rc = gufc_channels_for_rules(app, set);
 	if (rc != 0) {
 		rule_set_free(set);
 		return rc;
@@ -778,6 +788,8 @@ teardown(struct gufc_app *app)
 	mod_ct_module_free(app->ctm);
 	chan_table_free(app->chans);
 	fc_locals_free(app->locals);
+	rule_ipsets_free(app->ipsets);
+	app->ipsets = NULL;
 	rte_mempool_free(app->pool);
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
 		rte_free(app->lc[i]);
@@ -844,6 +856,7 @@ main(int argc, char **argv)
 	}
 	set = rules_load(app, &rc);
 	if (set == NULL) {
+		rule_ipsets_free(app->ipsets);
 		free(app);
 		rte_eal_cleanup();
 		return rc == -EINVAL ? 2 : 1;

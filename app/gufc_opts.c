@@ -356,7 +356,10 @@ gufc_usage(FILE *f, const char *prog)
 		"Configuration:\n"
 		"  --config FILE          config file (grammar: doc/config.md)\n"
 		"  --rules FILE           rule set in the native language (doc/rules.md)\n"
-		"  --iptables FILE        rule set from iptables-save output\n"
+		"  --iptables FILE        IPv4 rule set from iptables-save output\n"
+		"  --ip6tables FILE       IPv6 rule set from ip6tables-save output (with\n"
+		"                         --iptables: each decides its own family)\n"
+		"  --ipset FILE           ipsets (ipset save output) that -m set rules name\n"
 		"  -i, --interactive      open the interactive shell after start\n"
 		"  --script FILE          run shell commands from FILE after start\n"
 		"\n"
@@ -414,6 +417,8 @@ enum {
 	OPT_CONFIG = 256,
 	OPT_RULES,
 	OPT_IPT,
+	OPT_IPT6,
+	OPT_IPSET,
 	OPT_SCRIPT,
 	OPT_FLOWS,
 	OPT_STATS_PERIOD,
@@ -436,6 +441,8 @@ static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "iptables", required_argument, NULL, OPT_IPT },
+	{ "ip6tables", required_argument, NULL, OPT_IPT6 },
+	{ "ipset", required_argument, NULL, OPT_IPSET },
 	{ "interactive", no_argument, NULL, 'i' },
 	{ "script", required_argument, NULL, OPT_SCRIPT },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
@@ -512,6 +519,12 @@ gufc_opts_parse(struct gufc_config *cfg, int argc, char **argv)
 			break;
 		case OPT_IPT:
 			rc = copy_path(cfg->ipt_file, optarg, "--iptables");
+			break;
+		case OPT_IPT6:
+			rc = copy_path(cfg->ipt6_file, optarg, "--ip6tables");
+			break;
+		case OPT_IPSET:
+			rc = copy_path(cfg->ipset_file, optarg, "--ipset");
 			break;
 		case OPT_SCRIPT:
 			rc = copy_path(cfg->script_file, optarg, "--script");
@@ -592,8 +605,9 @@ gufc_opts_parse(struct gufc_config *cfg, int argc, char **argv)
 		fprintf(stderr, "gufc: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return -EINVAL;
 	}
-	if (cfg->rules_file[0] != '\0' && cfg->ipt_file[0] != '\0') {
-		fprintf(stderr, "gufc: --rules and --iptables: give one rule set, not both\n");
+	if (cfg->rules_file[0] != '\0' && (cfg->ipt_file[0] != '\0' || cfg->ipt6_file[0] != '\0')) {
+		fprintf(stderr, "gufc: --rules and --iptables/--ip6tables: give one rule set, "
+				"not both\n");
 		return -EINVAL;
 	}
 	return 0;

@@ -105,6 +105,21 @@ show_rules(struct sh_ctx *c)
 	unsigned int n;
 	int rc;
 
+	if (c->l->n > 2 && (strcmp(c->l->tok[2], "iptables") == 0 ||
+				   strcmp(c->l->tok[2], "ip6tables") == 0)) {
+		char *text;
+
+		rc = no_more(c, 3);
+		if (rc != 0)
+			return rc;
+		rc = gufc_collect_iptables(c->app,
+			c->l->tok[2][2] == '6' ? FC_AF_INET6 : FC_AF_INET4, &text);
+		if (rc != 0)
+			return sh_err(c, rc, NULL, "%s", strerror(-rc));
+		fputs(text, c->out);
+		free(text);
+		return 0;
+	}
 	if (c->l->n > 2 && strcmp(c->l->tok[2], "pending") == 0) {
 		if (sh_pending() == NULL) {
 			fprintf(c->out, "nothing pending\n");

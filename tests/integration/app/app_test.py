@@ -800,6 +800,12 @@ BAD_CONF = [  # (file text, line, token, message words)
     ("local 10.0.0.0/8 extra\n", 1, "extra", "unexpected token"),
     ("set conntrack sometimes\n", 1, "sometimes", "on or off"),
     ("channel t kind tx 1:x\n", 1, "x", "expected a number"),
+    ("port 0 name inside\n", 1, "0", "no such port"),
+    ("set mode switch\n", 1, "switch", "bridge or router"),
+    ("route 10.0.0.0/8 via 10.1.1.1\n", 1, "10.1.1.1", "no port address's prefix holds"),
+    ("route 10.0.0.0/8 via 2001:db8::1\n", 1, "2001:db8::1", "another family"),
+    ("route 10.0.0.0/8 gate 1\n", 1, "gate", "expected 'port' or 'via'"),
+    ("set neigh-probes 20\n", 1, "20", "neigh-probes"),
 ]
 
 
