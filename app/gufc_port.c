@@ -68,7 +68,7 @@ devarg_has(const char *arg, const char *key)
 
 /*
  * Where port @p pid's packets come from: a net_pcap vdev reading a file
- * (rx_pcap), none (net_pcap without an RX source, net_null with no-rx=1),
+ * (rx_pcap, not infinite_rx), none (net_pcap without an RX source, net_null with no-rx=1),
  * or anything else: live (a NIC, a tap, an interface, a generator).
  */
 static enum gufc_rx_src
@@ -80,8 +80,10 @@ port_rx_src(const char *name)
 		if (strcmp(vdevs[i].name, name) != 0)
 			continue;
 		if (strncmp(name, "net_pcap", 8) == 0) {
+			/* infinite_rx=1 replays the file from memory, endlessly: a
+			 * generator that never blocks nor ends, live for gufc. */
 			if (devarg_has(a, "rx_iface") || devarg_has(a, "rx_iface_in") ||
-				devarg_has(a, "iface"))
+				devarg_has(a, "iface") || strstr(a, "infinite_rx=1") != NULL)
 				return GUFC_RX_LIVE;
 			return devarg_has(a, "rx_pcap") ? GUFC_RX_FILE : GUFC_RX_NONE;
 		}

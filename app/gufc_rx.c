@@ -33,7 +33,7 @@ dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
 }
 
 /*
- * Does RX lcore @p lc poll live ports only? Reading a file (or a FIFO)
+ * Does RX lcore @p lc poll no file-backed port? Reading a file (or a FIFO)
  * may block in rte_eth_rx_burst() until more input comes: packets waiting
  * on the lcore for their connection's upcall would wait for that too, so
  * such lcores send them up behind the upcall instead (struct dp_ctx::pend_wait).
@@ -42,7 +42,7 @@ static bool
 rx_live(const struct gufc_app *app, const struct gufc_lcore *lc)
 {
 	for (unsigned int q = 0; q < lc->n_rxq; q++)
-		if (app->ports[lc->rxq[q].port].rx_src != GUFC_RX_LIVE)
+		if (app->ports[lc->rxq[q].port].rx_src == GUFC_RX_FILE)
 			return false;
 	return true;
 }

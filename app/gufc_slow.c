@@ -44,6 +44,15 @@
 #define FRAG_BUCKET_ENTRIES 16
 #define FRAG_MAX_ENTRIES 4096
 #define STEP_BUDGET 512
+/*
+ * Upcall bursts taken from each RX lcore's ring per pass, at most: enough to
+ * spread the pass's fixed costs (control ring, background step, offload
+ * policy) over many upcalls in a storm; the channel consumers run after
+ * each burst, so what the slow path delivers never outruns them (a TX
+ * channel takes CHAN_TX_BURST_MAX packets a pass) and the TX channels of
+ * RX lcores without a TX queue of their own are served in between.
+ */
+#define UPCALL_BURSTS 8
 
 /** Rules-lcore state. Owner: the rules lcore (created and freed by main). */
 struct gufc_slow {
@@ -234,7 +243,16 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	 * upcall is taken while some wait (the RX lcores wait in turn). */
 	if (dp_held(&lc->slow_dp) == 0 || dp_hold_retry(&lc->slow_dp) == 0)
 		for (unsigned int i = 0; i < app->n_rx && dp_held(&lc->slow_dp) == 0; i++)
-			work += slow_upcalls(app, lc, app->rx[i], now, tsc);
+			for (unsigned int k = 0; k < UPCALL_BURSTS && dp_held(&lc->slow_dp) == 0; k++) {
+				unsigned int n = slow_upcalls(app, lc, app->rx[i], now, tsc);
+
+				work += n;
+				if (n < app->cfg.set.burst)
+					break;
+				/* The consumers keep pace with what the slow path delivers
+				 * (TX channels take CHAN_TX_BURST_MAX a call). */
+				gufc_consume(app, lc);
+			}
 	if (s->frag != NULL && tsc >= s->next_expire_tsc) {
 		s->next_expire_tsc = tsc + app->hz / 100;
 		rte_ip_frag_table_del_expired_entries(s->frag, &s->dr, tsc);

@@ -267,9 +267,10 @@ gufc_stats_line(struct gufc_app *app, FILE *f)
 	dt = last_tsc ? (double)(tsc - last_tsc) / (double)app->hz : 0;
 	fprintf(f,
 		"stats: rx %" PRIu64 " (%.0f pps) delivered %" PRIu64 " drops %" PRIu64
-		" flows %u hit %.1f%% upcalls %" PRIu64 "\n",
+		" flows %u hit %.1f%% upcalls %" PRIu64 " created %" PRIu64 " tx %" PRIu64 "\n",
 		t.sum.rx, dt > 0 ? (double)(t.sum.rx - last_rx) / dt : 0.0, t.delivered,
-		t.drops_total, t.t4.occupancy + t.t6.occupancy, hit_rate(&t), t.sum.upcalls);
+		t.drops_total, t.t4.occupancy + t.t6.occupancy, hit_rate(&t), t.sum.upcalls,
+		t.es.flows, t.sum.tx_pkts);
 	fflush(f);
 	last_rx = t.sum.rx;
 	last_tsc = tsc;

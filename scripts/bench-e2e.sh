@@ -9,7 +9,19 @@
 # net_null port; for gufc, packets delivered) after a warm-up. Prints both Mpps and
 # the ratio; writes JSON (key gufc_over_testpmd).
 #
+# Then the new-flow storm, gufc alone on 2 lcores (RX lcore; main and rules
+# share the other), all live-like ports (infinite_rx): (1) a trace of new
+# flows only (more distinct flows than the cache holds, so every packet is
+# a flow to set up): e2e_setup_flows_per_s, the median per-second count of
+# flows created end to end (RX lcore, upcall, rules lcore, insert); (2)
+# established flows only: their hit rate before the storm (packets
+# transmitted per second); (3) the same established flows mixed with new
+# flows at twice (1) (the mix sized from (1) and (2)): their hit rate during
+# the storm. storm_hit_fraction = (3) / (2). Keys in the JSON beside the
+# storm's own rates.
+#
 # Usage: scripts/bench-e2e.sh [--flows N] [--rounds R] [--seconds S] [--json FILE]
+#                             [--no-storm | --storm-only]
 # Run after the README's set-up (it builds into build/ if needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,13 +30,17 @@ flows=10000
 rounds=3
 secs=10
 json=out/bench-e2e.json
+storm=1
+peer=1
 while [ $# -gt 0 ]; do
 	case $1 in
+	--no-storm) storm=0; shift ;;
+	--storm-only) peer=0; shift ;;
 	--flows) flows=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--json) json=$2; shift 2 ;;
-	-h|--help) sed -n '3,13p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,25p' "$0"; exit 0 ;;
 	*) echo "bench-e2e.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -32,7 +48,8 @@ case $flows$rounds$secs in *[!0-9]*) echo "bench-e2e.sh: --flows, --rounds and -
 [ "$secs" -ge 3 ] || { echo "bench-e2e.sh: --seconds must be at least 3" >&2; exit 2; }
 
 [ -x build/app/gufc ] || { bash scripts/deps.sh; [ -f build/build.ninja ] || meson setup build; ninja -C build; }
-command -v dpdk-testpmd >/dev/null || { echo "bench-e2e.sh: dpdk-testpmd not found (package dpdk)" >&2; exit 1; }
+[ "$peer" = 0 ] || command -v dpdk-testpmd >/dev/null ||
+	{ echo "bench-e2e.sh: dpdk-testpmd not found (package dpdk)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -74,27 +91,115 @@ measure() {
 	done
 	echo 0
 }
-declare -a tp gf
-for r in $(seq 1 "$rounds"); do
-	t=$(measure run_testpmd)
-	g=$(measure run_gufc)
-	[ "$t" = 0 ] || tp+=("$t")
-	[ "$g" = 0 ] || gf+=("$g")
-	echo "round $r: testpmd $t pps, gufc $g pps"
-done
-[ ${#tp[@]} -gt 0 ] && [ ${#gf[@]} -gt 0 ] ||
-	{ echo "bench-e2e.sh: no successful run of testpmd or gufc" >&2; exit 1; }
+declare -a tp=() gf=()
+if [ "$peer" = 1 ]; then
+	for r in $(seq 1 "$rounds"); do
+		t=$(measure run_testpmd)
+		g=$(measure run_gufc)
+		[ "$t" = 0 ] || tp+=("$t")
+		[ "$g" = 0 ] || gf+=("$g")
+		echo "round $r: testpmd $t pps, gufc $g pps"
+	done
+	[ ${#tp[@]} -gt 0 ] && [ ${#gf[@]} -gt 0 ] ||
+		{ echo "bench-e2e.sh: no successful run of testpmd or gufc" >&2; exit 1; }
 
-python3 - "$json" "$flows" "$rounds" "$secs" "${tp[*]}" "${gf[*]}" <<'PY'
+fi
+
+# ---- the storm ----------------------------------------------------------
+# gufc -l 0,1 on TRACE with extra gufc arguments for S + 8 seconds (the
+# replay loads its trace into mbufs first); prints the per-second
+# deltas of FIELD ("created" or "tx") from --stats-period 1, one per line.
+storm_run() {
+	local trace=$1 field=$2 mb=$3
+	shift 3
+	{ timeout -s INT $((secs + 8)) build/app/gufc -l 0,1 --file-prefix "e2e-storm-$$" --no-huge \
+		-m $((mb * 3 / 1024 + 1024)) --no-pci --log-level='lib.*:warning' \
+		--vdev="net_pcap0,rx_pcap=$trace,infinite_rx=1" --vdev=net_null0,no-rx=1 -- \
+		--stats-period 1 --set mbufs="$mb" --conntrack off --flows 2048 "$@" 2>&1 ||
+		true; } | tee "$work/storm.log" | sed -n "s/^stats: .* $field \([0-9]*\).*/\1/p" |
+		awk 'NR > 1 {print $1 - prev} {prev = $1}' | awk '$1 > 0'
+}
+est_pps=0; storm_pps=0; setup=0; mix_pps=0; storm_share=0
+if [ "$storm" = 1 ]; then
+	snew=$work/storm-new.pcap
+	sest=$work/storm-est.pcap
+	smix=$work/storm-mix.pcap
+	# New flows: 100k distinct flows (to 198.51.100.0/24) through a cache of
+	# 2,048 per family: each packet misses, is set up, and evicts another
+	# (established flows, hot, are not the oldest idle: they stay).
+	build/app/tools/gufc-gen -o "$snew" -n 100000 -p 100000 --bench --seed 2 \
+		--dst 198.51.100.0/24 2>/dev/null
+	# Established: 1,000 flows (to 192.0.2.0/24), cached after the first round.
+	build/app/tools/gufc-gen -o "$sest" -n 1000 -p 64000 --bench --seed 3 2>/dev/null
+	printf 'accept channel storm dst 198.51.100.0/24\naccept\n' > "$work/storm.rules"
+	printf 'channel storm kind discard\nrules %s\n' "$work/storm.rules" > "$work/storm.conf"
+	setup=$(storm_run "$snew" created $((100000 + 16384)) --config "$work/storm.conf" | median)
+	est_pps=$(storm_run "$sest" tx $((64000 + 16384)) --config "$work/storm.conf" | median)
+	[ -n "$setup" ] && [ -n "$est_pps" ] ||
+		{ echo "bench-e2e.sh: a storm run reported nothing" >&2; exit 1; }
+	# New flows at twice the setup rate, if RX keeps its pace: their share.
+	storm_share=$(python3 -c "import sys; s, e = float(sys.argv[1]), float(sys.argv[2]);
+print(min(0.5, 2 * s / e) if e > 0 else 0.5)" "$setup" "$est_pps")
+	nmix=$(python3 - "$sest" "$snew" "$smix" "$storm_share" <<'PY'
+import struct, sys
+def recs(p):
+    d = open(p, "rb").read()
+    e = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, out = 24, []
+    while off + 16 <= len(d):
+        n = struct.unpack(e + "I", d[off + 8:off + 12])[0]
+        out.append(d[off:off + 16 + n])
+        off += 16 + n
+    return d[:24], out
+hdr, est = recs(sys.argv[1])
+_, new = recs(sys.argv[2])
+share = float(sys.argv[4])
+# Interleave: after each established packet, new ones while their share is
+# below target; rounds of the established flows until the new ones are used
+# (300k packets at most: the replay holds the trace in mbufs; new flows
+# beyond the cache still churn it).
+out, k, total = [], 0, 0
+rounds = est * max(2, int(len(new) * (1 - share) / max(share, 1e-9) / len(est)) + 1)
+for r in rounds[:300000]:
+    out.append(r)
+    total += 1
+    while k < len(new) and k < share * (total + k) / (1 - share):
+        out.append(new[k])
+        k += 1
+open(sys.argv[3], "wb").write(hdr + b"".join(out))
+print(len(out))
+PY
+)
+	nmix=$((nmix + 16384))
+	mix_pps=$(storm_run "$smix" tx "$nmix" --config "$work/storm.conf" | median)
+	case $mix_pps in '' | 0) echo "bench-e2e.sh: the storm run reported nothing:" >&2
+		grep -E "^stats|rror" "$work/storm.log" | head >&2; exit 1 ;; esac
+	storm_pps=$(python3 -c "import sys; print(float(sys.argv[1]) * float(sys.argv[2]) / (1 - float(sys.argv[2])))" "$mix_pps" "$storm_share")
+	echo "storm: setup $setup flows/s end to end; established hits $est_pps pps before," \
+		"$mix_pps pps during new flows at $storm_pps pps (share $storm_share)"
+fi
+
+python3 - "$json" "$flows" "$rounds" "$secs" "${tp[*]:-}" "${gf[*]:-}" "$storm" "$setup" \
+	"$est_pps" "$mix_pps" "$storm_pps" "$storm_share" <<'PY'
 import json, statistics, sys
 out, flows, rounds, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 tp = [float(x) for x in sys.argv[5].split()]
 gf = [float(x) for x in sys.argv[6].split()]
-t, g = statistics.median(tp), statistics.median(gf)
-ratio = g / t if t > 0 else 0.0
-print(f"testpmd io: {t / 1e6:.2f} Mpps   gufc: {g / 1e6:.2f} Mpps   gufc/testpmd: {ratio:.3f}")
-json.dump({"flows": flows, "rounds": rounds, "seconds": secs, "packet_bytes": 64,
-           "testpmd_pps": tp, "gufc_pps": gf, "testpmd_mpps": t / 1e6, "gufc_mpps": g / 1e6,
-           "gufc_over_testpmd": ratio}, open(out, "w"), indent=2)
+res = {"flows": flows, "rounds": rounds, "seconds": secs, "packet_bytes": 64}
+if tp and gf:
+    t, g = statistics.median(tp), statistics.median(gf)
+    ratio = g / t if t > 0 else 0.0
+    print(f"testpmd io: {t / 1e6:.2f} Mpps   gufc: {g / 1e6:.2f} Mpps   gufc/testpmd: {ratio:.3f}")
+    res.update({"testpmd_pps": tp, "gufc_pps": gf, "testpmd_mpps": t / 1e6, "gufc_mpps": g / 1e6,
+                "gufc_over_testpmd": ratio})
+if sys.argv[7] == "1":
+    setup, est, mix, spps, share = (float(x or 0) for x in sys.argv[8:13])
+    frac = mix / est if est > 0 else 0.0
+    print(f"storm: e2e_setup_flows_per_s {setup:.0f} (target >= 0.8 of gufc-bench's "
+          f"setup_flows_per_s), storm_hit_fraction {frac:.3f} (target >= 0.9)")
+    res.update({"e2e_setup_flows_per_s": setup, "storm_hit_fraction": frac,
+                "storm_established_pps_before": est, "storm_established_pps_during": mix,
+                "storm_new_flows_pps": spps, "storm_new_share": share})
+json.dump(res, open(out, "w"), indent=2)
 print(f"wrote {out}")
 PY

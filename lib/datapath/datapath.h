@@ -320,7 +320,6 @@ struct dp_pending {
 	uint32_t ready_n;
 	uint32_t ready_cap;
 	bool reinject;	     /**< dp_done_poll() is running a connection's packets */
-	uint16_t n_back;     /**< reinject: packets that had to wait again */
 	uint64_t full;	     /**< upcalls not counted: no free slot (never expected) */
 	struct dp_pending_slot {
 		uint64_t conn;	/**< dp_conn_hash(), 0: free */
@@ -333,7 +332,6 @@ struct dp_pending {
 	uint32_t *wnext;      /**< pool: next in the list */
 	uint16_t *wport;      /**< pool: input port */
 	uint64_t *ready;      /**< connections whose packets may go again */
-	struct rte_mbuf *back[DP_BURST_MAX]; /**< reinject: packets that wait again */
 };
 
 /**

@@ -232,32 +232,12 @@ dp_pending_wait(struct dp_pending *p, struct dp_pending_slot *s, struct rte_mbuf
 	return true;
 }
 
-/* Put @p n packets back at the head of @p s's queue, in order (room is there). */
-static void
-dp_pending_unwait(struct dp_pending *p, struct dp_pending_slot *s, struct rte_mbuf **m,
-	unsigned int n, uint16_t port)
-{
-	for (unsigned int k = n; k-- > 0;) {
-		uint32_t e = p->free_head;
-
-		p->free_head = p->wnext[e];
-		p->wait_free--;
-		p->wm[e] = m[k];
-		p->wport[e] = port;
-		p->wnext[e] = s->head;
-		if (s->head == DP_WAIT_NONE)
-			s->tail = e;
-		s->head = e;
-		s->nwait++;
-	}
-}
-
 /*
  * Run the waiting packets of ready connections through the fast path, one
  * run of packets of one connection and port at a time, while the context
- * holds nothing. A packet that goes up again makes the rest of the run
- * wait again (dp_rx_burst() hands them back in p->back), ahead of what
- * still waits.
+ * holds nothing. A packet of the run that goes up again takes the rest of
+ * the run up behind it (dp_behind()); what is left in the queue waits for
+ * that upcall.
  */
 static void
 dp_pending_run(struct dp_ctx *c, uint32_t now)
@@ -294,25 +274,14 @@ dp_pending_run(struct dp_ctx *c, uint32_t now)
 			s->tail = DP_WAIT_NONE;
 		c->st.waiting -= k;
 		p->reinject = true;
-		p->n_back = 0;
 		dp_rx_reinject(c, port, m, k, now);
 		p->reinject = false;
 		/* Slots may have moved (a dropped upcall freed one): find it again. */
-		s = p->n_back != 0 ? dp_pending_get(p, conn) : dp_pending_find(p, conn);
+		s = dp_pending_find(p, conn);
 		if (s == NULL) {
-			/* Gone (nothing left of it), or, with packets back, no slot
-			 * (cannot happen: this connection's was just in use). */
-			for (unsigned int i = 0; i < p->n_back; i++)
-				c->st.drops[DP_DROP_PENDING_FULL]++;
-			if (p->n_back != 0)
-				rte_pktmbuf_free_bulk(p->back, p->n_back);
 			p->ready_head = (p->ready_head + 1) % p->ready_cap;
 			p->ready_n--;
 			continue;
-		}
-		if (p->n_back != 0) {
-			dp_pending_unwait(p, s, p->back, p->n_back, port);
-			c->st.waiting += p->n_back;
 		}
 		if (s->count == 0 && s->nwait == 0) {
 			p->ready_head = (p->ready_head + 1) % p->ready_cap;

@@ -191,7 +191,7 @@ dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const s
  * connection's queue, or, with no room, goes up behind the upcall (when
  * nothing of it waits yet: the ring keeps the order) or is dropped as
  * pending_full. While dp_done_poll() runs a connection's packets again,
- * only an upcall of this run makes the rest wait (handed back in order).
+ * only an upcall of this run holds the rest back: they go up behind it.
  * @return true when the packet was taken care of.
  */
 static bool
@@ -205,9 +205,13 @@ dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct
 	if (s == NULL)
 		return false;
 	if (unlikely(p->reinject)) {
+		/* A run of waiting packets: behind an upcall of the run itself
+		 * (its entry did not help: refused, uncached), the rest goes up
+		 * behind it rather than one round trip each. */
 		if (s->count == 0)
 			return false;
-		p->back[p->n_back++] = m;
+		st->upcall_pending++;
+		dp_upcall_conn(c, b, m, pkt, RULE_UPCALL_MISS, conn);
 		return true;
 	}
 	if (s->count == 0 && s->nwait == 0)

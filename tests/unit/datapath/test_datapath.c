@@ -808,6 +808,89 @@ test_pending_one_upcall(void **state)
 	check_accounting();
 }
 
+/* Take and free what the default channel holds. */
+static unsigned int
+drain_out(void)
+{
+	struct rte_mbuf *o[64];
+	unsigned int n, total = 0;
+
+	while ((n = take(W.out, o, 64)) != 0) {
+		rte_pktmbuf_free_bulk(o, n);
+		total += n;
+	}
+	return total;
+}
+
+/*
+ * Stress: random bursts of 24 connections (both directions, TCP with
+ * conntrack's interest, UDP) through a tiny upcall ring (drops) and a tiny
+ * wait pool (fallbacks, pending_full), the slow path and the completions
+ * taken at random moments. At the end, with everything drained, no
+ * connection is pending, nothing waits, every packet is accounted for and
+ * the mempool is whole (teardown).
+ */
+static void
+test_pending_stress(void **state)
+{
+	static const uint8_t flags[] = { 0x02, 0x12, 0x10, 0x18, 0x11 };
+	struct rte_mbuf *m[32];
+	unsigned int seed = 12345;
+
+	(void)state;
+	world_up(true, 16);
+	world_pending();
+	load("accept\n");
+	for (unsigned int it = 0; it < 3000; it++) {
+		unsigned int n;
+
+		seed = seed * 1103515245u + 12345u;
+		n = 1 + (seed >> 16) % 32;
+		for (unsigned int i = 0; i < n; i++) {
+			unsigned int f, rev, k;
+			char a[32];
+
+			seed = seed * 1103515245u + 12345u;
+			f = (seed >> 16) % 24;
+			rev = (seed >> 8) & 1;
+			k = (seed >> 20) % RTE_DIM(flags);
+			snprintf(a, sizeof(a), "10.0.0.%u", f + 1);
+			if (f % 2)
+				m[i] = rev ? udp4("10.9.0.1", 53, a, (uint16_t)(1000 + f), i) :
+					     udp4(a, (uint16_t)(1000 + f), "10.9.0.1", 53, i);
+			else
+				m[i] = rev ? tcp4("10.9.0.1", 80, a, (uint16_t)(1000 + f), flags[k], i) :
+					     tcp4(a, (uint16_t)(1000 + f), "10.9.0.1", 80, flags[k], i);
+		}
+		if (dp_held(&W.rx) == 0)
+			rx(m, n);
+		else
+			rte_pktmbuf_free_bulk(m, n);
+		seed = seed * 1103515245u + 12345u;
+		if ((seed >> 16) % 3 == 0)
+			slow();
+		if ((seed >> 18) % 2 == 0)
+			dp_done_poll(&W.rx, NOW);
+		if ((seed >> 20) % 4 == 0)
+			drain_out();
+		check_accounting();
+	}
+	for (unsigned int i = 0; i < 1000 && (W.rx.pend->n != 0 || rte_ring_count(W.up) != 0); i++) {
+		slow();
+		dp_done_poll(&W.rx, NOW);
+		drain_out();
+	}
+	assert_int_equal(rte_ring_count(W.up), 0);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(W.rx.pend->wait_free, W.rx.pend->wait_cap);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->ready_n, 0);
+	assert_true(W.rx.st.waited > 0);
+	assert_true(W.rx.st.drops[DP_DROP_UPCALL_FULL] > 0);
+	drain_out();
+	check_accounting();
+}
+
 /* The slow path drops under the engine's reason (here nat_error), not as filter. */
 static void
 test_slow_drop_reason(void **state)
@@ -919,6 +1002,7 @@ main(void)
 		cmocka_unit_test_teardown(test_pending_order, teardown),
 		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
 		cmocka_unit_test_teardown(test_pending_behind, teardown),
+		cmocka_unit_test_teardown(test_pending_stress, teardown),
 		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
 #ifdef GUFC_HAVE_NET_RING
 		cmocka_unit_test_teardown(test_direct_tx, teardown),
