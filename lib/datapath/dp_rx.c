@@ -127,7 +127,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_STALE);
 			continue;
 		}
-		if (rule_engine_wants(a, pkt)) {
+		if (rule_engine_wants(a, pkt) ||
+			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt))) {
 			st->upcall_interest++;
 			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_INTEREST);
 			continue;
@@ -175,7 +176,8 @@ dp_marked_wants(const struct fc_action *a, const struct rte_mbuf *mb)
 
 	if (likely(a->interest == 0))
 		return false;
-	if (a->interest & FC_INTEREST_ALL || len < RTE_ETHER_HDR_LEN + 40)
+	/* Window-checked TCP segments take the software path (they need a parse). */
+	if (a->interest & (FC_INTEREST_ALL | FC_INTEREST_TCP_WIN) || len < RTE_ETHER_HDR_LEN + 40)
 		return true;
 	if (p[12] == 0x08 && p[13] == 0x00) {
 		l4 = RTE_ETHER_HDR_LEN + (uint32_t)(p[14] & 0x0f) * 4;

@@ -526,6 +526,14 @@ unsigned int fc_locals_count(const struct fc_locals *l, int family);
 #define FC_INTEREST_TCP_SYN 0x0001
 #define FC_INTEREST_TCP_FIN 0x0002
 #define FC_INTEREST_TCP_RST 0x0004
+/** TCP segments without ACK (invalid ones but for SYN and RST). */
+#define FC_INTEREST_TCP_NOACK 0x0008
+/**
+ * Not a packet selector: the fast path checks each TCP segment against the
+ * connection's windows (the conntrack module's mod_ct_fast_check()) and
+ * upcalls the ones the check cannot vouch for.
+ */
+#define FC_INTEREST_TCP_WIN 0x0010
 #define FC_INTEREST_ALL 0x8000
 
 /** Action flags. */

@@ -140,7 +140,11 @@ test_stale_after_commit(void **state)
 	check_accounting();
 }
 
-/* Conntrack's interest: SYN, FIN and RST go to the slow path, the rest does not. */
+/*
+ * Conntrack's interest: SYN, FIN and RST go to the slow path; segments of
+ * an established connection within its windows do not (the window check of
+ * the fast path), segments beyond them do. Every segment carries 8 bytes.
+ */
 static void
 test_interest(void **state)
 {
@@ -151,29 +155,45 @@ test_interest(void **state)
 	(void)state;
 	world_up(true, 64);
 	load("accept\n");
+	tcp_numbers(100, 0);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1));
 	assert_int_equal(W.rx.st.misses, 1);
 	slow();
+	tcp_numbers(500, 109);
 	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
 	assert_int_equal(W.rx.st.upcall_interest, 1);
 	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
 	slow();
+	tcp_numbers(109, 509);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3)); /* completes the handshake */
 	slow();
 	up = W.rx.st.upcalls;
 
 	/* Established: data both ways on the fast path. */
+	tcp_numbers(117, 509);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 4));
+	tcp_numbers(509, 125);
 	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_ACK | PB_TCP_PSH, 5));
+	tcp_numbers(125, 517);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 6));
 	assert_int_equal(W.rx.st.upcalls, up);
 	assert_int_equal(rte_ring_count(W.up), 0);
 
+	/* Beyond the window: to the slow path, which calls it INVALID. */
+	tcp_numbers(125 + 1000000, 517);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 9));
+	assert_int_equal(W.rx.st.upcalls, up + 1);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
+	slow();
+	up++;
+
 	/* A FIN and a RST are wanted; a SYN on the established flow too. */
+	tcp_numbers(133, 517);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_FIN | PB_TCP_ACK, 7));
 	assert_int_equal(W.rx.st.upcalls, up + 1);
 	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
 	slow();
+	tcp_numbers(517, 0);
 	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_RST, 8));
 	assert_int_equal(W.rx.st.upcalls, up + 2);
 	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
@@ -182,10 +202,15 @@ test_interest(void **state)
 	assert_int_equal(W.rx.st.upcall_stale, 0);
 	assert_int_equal(W.rx.st.upcall_interest, W.rx.st.upcalls - 1);
 
-	assert_int_equal(take(W.out, o, 16), 8);
-	for (unsigned int i = 0; i < 8; i++)
+	/* "accept" takes INVALID packets too: all nine went out, in order. */
+	assert_int_equal(take(W.out, o, 16), 9);
+	for (unsigned int i = 0; i < 6; i++)
 		assert_int_equal(tag_of(o[i]), i + 1);
-	rte_pktmbuf_free_bulk(o, 8);
+	assert_int_equal(tag_of(o[6]), 9);
+	assert_int_equal(tag_of(o[7]), 7);
+	assert_int_equal(tag_of(o[8]), 8);
+	rte_pktmbuf_free_bulk(o, 9);
+	tcp_numbers(1000, 2000);
 	check_accounting();
 }
 
@@ -213,6 +238,7 @@ nat_run(unsigned int fam, uint8_t proto)
 #define P(s, sp, d, dp, fl, tag) \
 	(fam == 4 ? pkt4(proto, s, sp, d, dp, fl, tag) : pkt6(proto, s, sp, d, dp, fl, tag))
 	/* Slow path: the new connection's first packet. */
+	tcp_numbers(100, 0);
 	rx1(P(cli, 5555, vip, 80, syn, 1));
 	assert_int_equal(slow(), 1);
 	o = take1(W.out);
@@ -221,6 +247,7 @@ nat_run(unsigned int fam, uint8_t proto)
 	rte_pktmbuf_free(o);
 
 	/* The reply, translated back (its first packet is the slow path's too). */
+	tcp_numbers(500, 109);
 	rx1(P(srv, 8080, cli, 5555, syn | ack, 2));
 	slow();
 	o = take1(W.out);
@@ -228,6 +255,7 @@ nat_run(unsigned int fam, uint8_t proto)
 	rte_pktmbuf_free(o);
 
 	/* Fast path: cached entries, mod_nat_apply() in dp_rx_burst(). */
+	tcp_numbers(109, 509);
 	rx1(P(cli, 5555, vip, 80, ack, 3));
 	slow(); /* a TCP handshake's last ACK may still be wanted */
 	o = take1(W.out);
@@ -236,8 +264,11 @@ nat_run(unsigned int fam, uint8_t proto)
 	{
 		uint64_t hits = W.rx.st.hits, up = W.rx.st.upcalls;
 
+		tcp_numbers(117, 509);
 		assert_int_equal(rx1(P(cli, 5555, vip, 80, ack, 4)), 1);
+		tcp_numbers(509, 125);
 		assert_int_equal(rx1(P(srv, 8080, cli, 5555, ack, 5)), 1);
+		tcp_numbers(1000, 2000);
 		assert_int_equal(W.rx.st.hits, hits + 2);
 		assert_int_equal(W.rx.st.upcalls, up);
 	}

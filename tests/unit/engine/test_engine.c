@@ -230,7 +230,7 @@ test_tcp_handshake(void **state)
 	/* Conntrack wants SYN/FIN/RST of both, every reply packet until the first. */
 	assert_true(fe->act.interest & FC_INTEREST_TCP_FIN);
 	assert_true(re->act.interest & FC_INTEREST_ALL);
-	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
+	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_SYN_SENT);
 
 	d = rx(eng, synack, 2, &slow);
@@ -243,7 +243,7 @@ test_tcp_handshake(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	fe = entry_of(eng, &syn.pkt.key, NULL);
-	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
+	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
 	assert_int_equal(fe->act.rule_id, 1); /* refiltered as ESTABLISHED */
 
