@@ -15,6 +15,7 @@ Commands:
   netfilter-oracle.py conv [-v] [--tag T] CONVS    (whole TCP conversations,
                                                     see "Conversations" below)
   netfilter-oracle.py frames CONVS                 (their frames, in hex)
+  netfilter-oracle.py convgen SEED [COUNT]         (random conversations)
 
 Lab (namespaces created per run, removed on exit, also on failure/signal):
   nfo-l-T  --l1 [veth] l0--  nfo-fw-T  --r0 [veth] r1--  nfo-r-T
@@ -1573,6 +1574,220 @@ def cmd_frames(args):
 
 
 # --------------------------------------------------------------------------
+# Random conversations (command "convgen")
+# --------------------------------------------------------------------------
+#
+# "convgen SEED [COUNT]" writes COUNT (default 10) random conversations in
+# the conversation list format, reproducible from SEED: two endpoints that
+# keep the usual TCP variables (next sequence number to send, the oldest
+# unacknowledged one, what they received, their window and window scale)
+# exchange data and ACKs within each other's windows, with, at random,
+# retransmissions, duplicate ACKs, window updates (zero windows included),
+# SACK blocks, keepalives, and segments that do not fit: beyond the window,
+# just past its edge, below it, ACKs of data never sent, invalid flag
+# combinations, stray SYNs, RSTs in and out of window; some open mid-stream
+# (pickup), some simultaneously; most close with FINs in either order.
+# Segments that do not fit change nothing at the endpoints (the firewall
+# drops what conntrack calls invalid).
+
+class GenSide:
+    def __init__(self, rng, isn):
+        self.isn = isn
+        self.nxt = isn        # next sequence number to send
+        self.una = isn        # oldest not acknowledged by the peer
+        self.rcv = 0          # next expected from the peer
+        self.win = rng.choice((502, 509, 1024, 8192, 65535))
+        self.wscale = rng.choice((None, 0, 2, 7, 9, 14))
+        self.sent = []        # (seq, len) of data sent
+
+
+def gen_conversation(rng, idx, family):
+    """One random conversation: its lines."""
+    if family == 4:
+        cli, srv = "192.0.2.%d:%d" % (10 + idx % 200, 30000 + idx), "198.51.100.%d:%d" % (
+            10 + idx % 100, rng.choice((80, 443, 22, 8080)))
+    else:
+        cli, srv = "[2001:db8:e1::%x]:%d" % (10 + idx, 30000 + idx), "[2001:db8:e2::%x]:%d" % (
+            10 + idx, rng.choice((80, 443)))
+    c = GenSide(rng, rng.getrandbits(32))
+    s = GenSide(rng, rng.getrandbits(32))
+    opts = []
+    if rng.random() < 0.15:
+        opts.append("loose=0")
+    if rng.random() < 0.1:
+        opts.append("be_liberal=1")
+    if rng.random() < 0.1:
+        opts.append("max_retrans=%d" % rng.randint(0, 3))
+    lines = ["", ("conv gen%d %s -> %s isn=%d,%d %s" % (idx, cli, srv, c.isn, s.isn,
+                                                      " ".join(opts))).rstrip()]
+    M = 0xFFFFFFFF
+
+    def num(v):
+        return "%d" % (v & M)
+
+    def scaled(x, y):
+        # window scaling holds only if both SYNs carried the option
+        if x.wscale is None or y.wscale is None:
+            return 0
+        return min(x.wscale, 14)
+
+    def out(x, flags, seq, ack=None, win=None, dlen=0, extra=""):
+        d = ">" if x is c else "<"
+        parts = [d, flags or "-", "seq=" + num(seq)]
+        if ack is not None:
+            parts.append("ack=" + num(ack))
+        parts.append("win=%d" % (x.win if win is None else win))
+        if dlen:
+            parts.append("len=%d" % dlen)
+        if extra:
+            parts.append(extra)
+        lines.append(" ".join(parts))
+
+    def send_data(x, y, n):
+        room = (x.una + (y.win << scaled(y, x))) - x.nxt
+        n = max(0, min(n, room & M if room < (1 << 31) else 0, 1400))
+        if n == 0:
+            return False
+        out(x, rng.choice(("A", "PA")), x.nxt, y_ack(x), dlen=n)
+        x.sent.append((x.nxt, n))
+        x.nxt = (x.nxt + n) & M
+        y.rcv = x.nxt
+        return True
+
+    def y_ack(x):
+        return x.rcv
+
+    def ack(x, y, win=None):
+        if win is not None:
+            x.win = win
+        out(x, "A", x.nxt, x.rcv)
+        y.una = x.rcv
+
+    # Opening.
+    mode = rng.random()
+    syn_opts = lambda x: "mss=1460 sackperm" + (" wscale=%d" % x.wscale if x.wscale is not None else "")
+    if mode < 0.12:
+        # picked up mid-stream: no SYN seen
+        c.nxt = c.una = (c.isn + 1) & M
+        s.nxt = s.una = (s.isn + 1) & M
+        c.rcv, s.rcv = s.nxt, c.nxt
+        c.wscale = s.wscale = None
+    elif mode < 0.2:
+        out(c, "S", c.nxt, win=64240, extra=syn_opts(c))
+        out(s, "S", s.nxt, win=65160, extra=syn_opts(s))
+        c.nxt = (c.nxt + 1) & M
+        s.nxt = (s.nxt + 1) & M
+        c.rcv, s.rcv = s.nxt, c.nxt
+        out(c, "SA", c.isn, c.rcv, win=64240, extra=syn_opts(c))
+        out(s, "SA", s.isn, s.rcv, win=65160, extra=syn_opts(s))
+        c.una, s.una = c.nxt, s.nxt
+    else:
+        out(c, "S", c.nxt, win=64240, extra=syn_opts(c))
+        if rng.random() < 0.2:
+            out(c, "S", c.nxt, win=64240, extra=syn_opts(c))
+        c.nxt = (c.nxt + 1) & M
+        s.rcv = c.nxt
+        out(s, "SA", s.nxt, s.rcv, win=65160, extra=syn_opts(s))
+        s.nxt = (s.nxt + 1) & M
+        c.rcv = s.nxt
+        c.una = c.nxt
+        ack(c, s)
+    # The middle.
+    closed = False
+    for _ in range(rng.randint(10, 70)):
+        x, y = (c, s) if rng.random() < 0.55 else (s, c)
+        r = rng.random()
+        if r < 0.35:
+            if not send_data(x, y, rng.randint(1, 1400)):
+                ack(y, x)
+        elif r < 0.55:
+            ack(x, y, win=rng.choice((x.win, x.win, min(65535, x.win + 17), max(1, x.win - 100), 0))
+                if rng.random() < 0.3 else None)
+        elif r < 0.62 and x.sent:
+            seq, n = rng.choice(x.sent[-8:])
+            out(x, "PA", seq, x.rcv, dlen=n)  # retransmission
+        elif r < 0.66:
+            out(x, "A", x.nxt, x.rcv)  # duplicate ACK / keepalive-ish
+            if rng.random() < 0.5:
+                out(x, "A", (x.nxt - 1) & M, x.rcv, dlen=rng.choice((0, 1)))
+        elif r < 0.70 and y.sent:
+            seq, n = y.sent[-1]
+            out(x, "A", x.nxt, x.rcv, extra="sack=%s-%s" % (
+                num(seq), num(seq + n + rng.choice((0, 0, 1, 5000)))))
+        elif r < 0.80:
+            # does not fit
+            k = rng.randint(0, 7)
+            edge = y.una + (y.win << scaled(y, x))
+            if k == 0:
+                out(x, "PA", rng.getrandbits(32), x.rcv, dlen=100)
+            elif k == 1:
+                out(x, "PA", x.nxt + (2 << 20), x.rcv, dlen=50)
+            elif k == 2:
+                out(x, "PA", edge + rng.choice((1, 100, 70000, 140000)), x.rcv, dlen=10)
+            elif k == 3:
+                out(x, "A", x.nxt, x.rcv + rng.choice((1, 1000, 1 << 20)))
+            elif k == 4:
+                out(x, "A", x.nxt, rng.getrandbits(32))
+            elif k == 5:
+                out(x, rng.choice(("-", "F", "SF", "SR", "FPU", "SAU", "RU")), x.nxt, x.rcv)
+            elif k == 6:
+                out(x, "PA", x.nxt - (3 << 20), x.rcv, dlen=20)
+            else:
+                out(x, "S", rng.getrandbits(32), win=1024)
+        elif r < 0.83:
+            # a RST: in window (exact), in window (inexact), or out of window
+            k = rng.randint(0, 2)
+            seq = x.nxt if k == 0 else x.nxt + rng.randint(1, 3000) if k == 1 else \
+                rng.getrandbits(32)
+            out(x, rng.choice(("R", "RA")), seq, x.rcv if rng.random() < 0.5 else None, win=0)
+            if k == 0:
+                closed = True
+                break
+        elif r < 0.85 and x is s:
+            out(x, "SA", s.isn, (c.isn + 1) & M, win=65160)  # a late SYN/ACK
+        else:
+            ack(x, y)
+    if closed:
+        if rng.random() < 0.5:
+            out(c, "S", c.nxt + 100000, win=64240)  # a new SYN on the tuple
+        return lines
+    # Closing, either side first; sometimes simultaneous.
+    x, y = (c, s) if rng.random() < 0.6 else (s, c)
+    out(x, "FA", x.nxt, x.rcv)
+    x.nxt = (x.nxt + 1) & M
+    y.rcv = x.nxt
+    if rng.random() < 0.25:
+        out(y, "FA", y.nxt, (y.rcv - 1) & M)  # crosses the other FIN
+        y.nxt = (y.nxt + 1) & M
+        x.rcv = y.nxt
+        ack(x, y)
+        ack(y, x)
+    else:
+        ack(y, x)
+        if rng.random() < 0.5:
+            send_data(y, x, rng.randint(1, 500))
+            ack(x, y)
+        out(y, "FA", y.nxt, y.rcv)
+        y.nxt = (y.nxt + 1) & M
+        x.rcv = y.nxt
+        ack(x, y)
+    if rng.random() < 0.3:
+        out(c, "S", c.nxt + 100000, win=64240)  # reopens in TIME_WAIT
+        out(s, "SA", s.nxt + 200000, (c.nxt + 100001) & M, win=65160)
+    return lines
+
+
+def cmd_convgen(args):
+    import random
+    rng = random.Random(args.seed)
+    print("# generated by netfilter-oracle.py convgen %d %d" % (args.seed, args.count))
+    for i in range(args.count):
+        for line in gen_conversation(rng, i + 1, 6 if rng.random() < 0.2 else 4):
+            print(line)
+    return 0
+
+
+# --------------------------------------------------------------------------
 # Packet list generator
 # --------------------------------------------------------------------------
 
@@ -1883,6 +2098,9 @@ def main(argv):
             sp.add_argument("packets")
             sp.add_argument("-v", "--verbose", action="store_true")
             sp.add_argument("--tag", help="namespace name suffix (default: the pid)")
+    sp = sub.add_parser("convgen")
+    sp.add_argument("seed", type=int)
+    sp.add_argument("count", type=int, nargs="?", default=10)
     for name in ("conv", "frames"):
         sp = sub.add_parser(name)
         sp.add_argument("conv", help="conversation list")
@@ -1894,8 +2112,8 @@ def main(argv):
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGHUP, _on_signal)
     try:
-        return {"run": cmd_run, "gen": cmd_gen, "conv": cmd_conv,
-                "frames": cmd_frames}[args.cmd](args)
+        return {"run": cmd_run, "gen": cmd_gen, "conv": cmd_conv, "frames": cmd_frames,
+                "convgen": cmd_convgen}[args.cmd](args)
     except SkipError as e:
         log("skip: %s" % e)
         return EXIT_SKIP

@@ -449,8 +449,11 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 		}
 		if (mod_ct_seq_after(edge, r->maxend))
 			r->maxend = edge;
-		if (mod_ct_seq_after(ack, s->maxack))
+		if (MOD_CT_LD(l->fp_seen[d]) != 0 &&
+			(!(s->flags & MOD_CT_TS_MAXACK) || mod_ct_seq_after(ack, s->maxack))) {
 			s->maxack = ack;
+			s->flags |= MOD_CT_TS_MAXACK;
+		}
 		if (win > s->maxwin)
 			s->maxwin = win;
 	}
@@ -459,21 +462,26 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 			t->side[d].flags &= (uint8_t)~MOD_CT_TS_UNACKED;
 	last = MOD_CT_LD(l->fp_last);
 	if (last != 0) {
-		unsigned int d = last - 1u;
+		unsigned int d = (last - 1u) & 1;
 
-		/* An ACK segment of that direction; its own numbers are unknown, so
-		 * that no retransmission can match it. */
+		/* An ACK segment of that direction. Recorded, it ended where the
+		 * direction's end is (the fast path passes no other); its other
+		 * numbers are unknown, so that no retransmission matches it. Passed
+		 * as liberal, Linux remembers only its kind and direction. */
 		t->last_index = MOD_CT_TI_ACK;
 		t->last_dir = (uint8_t)d;
-		t->last_end = MOD_CT_LD(l->fp_end[d]);
-		t->last_ack = MOD_CT_LD(l->fp_ack[d]);
-		t->last_seq = t->last_end + 1;
-		t->retrans = 0;
+		if (last <= 2) {
+			t->last_end = MOD_CT_LD(l->fp_end[d]);
+			t->last_ack = MOD_CT_LD(l->fp_ack[d]);
+			t->last_seq = t->last_end + 1;
+			t->retrans = 0;
+		}
 	}
 }
 
 void
-mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed)
+mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed,
+	bool be_liberal)
 {
 	const struct mod_ct_tcp *t;
 
@@ -487,7 +495,7 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 
 		MOD_CT_ST(l->end[d], s->end);
 		MOD_CT_ST(l->maxend[d], s->maxend);
-		MOD_CT_ST(l->seq_lo[d], s->end - r->maxwin);
+		MOD_CT_ST(l->maxwin[d], s->maxwin);
 		MOD_CT_ST(l->scale[d], s->scale);
 		MOD_CT_ST(l->fp_end[d], s->end);
 		MOD_CT_ST(l->fp_edge[d], r->maxend);
@@ -495,6 +503,12 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 		MOD_CT_ST(l->fp_win[d], s->maxwin);
 	}
 	MOD_CT_ST(l->fp_last, 0);
+	MOD_CT_ST(l->fp_seen[0], 0);
+	MOD_CT_ST(l->fp_seen[1], 0);
+	l->pad[1] = 0;
+	for (unsigned int d = 0; d < 2; d++)
+		if (be_liberal || (t->side[d].flags & MOD_CT_TS_LIBERAL))
+			l->pad[1] |= (uint8_t)(1u << d);
 	l->LINE_ARMED = 1;
 }
 

@@ -691,15 +691,20 @@ struct mod_ct_fast_line {
 	/* Written by the rules lcore. */
 	uint32_t end[2];    /**< highest sequence number [d] sent, as the slow path knows */
 	uint32_t maxend[2]; /**< highest sequence number [d] may send, as the slow path knows */
-	uint32_t seq_lo[2]; /**< segments of [d] ending before this are old */
+	uint32_t maxwin[2]; /**< largest window [d] advertised, as the slow path knows */
 	uint8_t scale[2];   /**< window-scale shift of [d]'s windows */
-	uint8_t pad[2];     /**< [0]: armed (mod_ct_fast_arm()) */
+	uint8_t pad[2];     /**< [0]: armed (mod_ct_fast_arm()); [1]: bit d: [d] liberal */
 	/* Written by the RX lcore of each direction. */
 	uint32_t fp_end[2];  /**< highest end of [d]'s segments passed */
 	uint32_t fp_edge[2]; /**< highest ACK + scaled window of [d]'s segments passed */
 	uint32_t fp_ack[2];  /**< highest ACK of [d]'s segments passed */
 	uint32_t fp_win[2];  /**< largest scaled window of [d]'s segments passed */
-	uint8_t fp_last;     /**< 1 + the direction of the last segment passed; 0: none since re-armed */
+	/**
+	 * The last segment passed since re-armed: 0 none, 1 + its direction if
+	 * recorded, 3 + its direction if passed as liberal out of bounds
+	 */
+	uint8_t fp_last;
+	uint8_t fp_seen[2];  /**< [d] recorded a segment (an ACK) since re-armed */
 } __rte_cache_aligned;
 
 /**
@@ -728,9 +733,12 @@ void mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l);
  * @param l      the line
  * @param c      the connection, after the packet the slow path decided
  * @param armed  whether the fast path checks the connection's segments
+ * @param be_liberal  the configuration's tcp_be_liberal (with the sides'
+ *   MOD_CT_TS_LIBERAL: which directions accept out-of-window segments)
  * Context: rules lcore, before the entries that name the line are stored.
  */
-void mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed);
+void mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed,
+	bool be_liberal);
 
 /**
  * The module's fast-path view, for the datapath.
@@ -767,17 +775,26 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
 #define MOD_CT_LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define MOD_CT_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
+/** The window assumed for old ACKs when the sender's own is smaller (as Linux). */
+#define MOD_CT_OLD_ACK_WINDOW 66000u
+
 /**
  * May the fast path pass this TCP segment of an entry with
- * FC_INTEREST_TCP_WIN with the entry's cached verdict? Yes when it is
- * within what the slow path and the fast path's own progress vouch for:
- * options without SACK blocks (FC_TCP_OPT_PLAIN), the segment's end within
- * the receiver's window and not before the old-data bound, new data only
- * (old data and retransmissions go to the slow path, which counts them),
- * the ACK not beyond what the other direction sent. Then the segment's
- * progress is recorded (the caller is the RX lcore serving its direction).
- * The caller has already sent segments with SYN, FIN or RST or without ACK
- * to the slow path (the entry's other interest bits).
+ * FC_INTEREST_TCP_WIN with the entry's cached verdict? The connection's
+ * windows are what the slow path last knew, moved by the progress the fast
+ * path recorded since. A segment without SACK blocks (FC_TCP_OPT_PLAIN)
+ * whose end lies within the receiver's window, whose ACK acknowledges
+ * nothing the other direction did not send, neither below the windows,
+ * carrying new data or none, passes and its progress is recorded, as
+ * Linux moves the windows. One below the windows passes and records
+ * nothing (Linux ignores it). On a liberal connection (be_liberal, a
+ * pickup) a segment out of bounds passes too, recording nothing (Linux
+ * accepts it without moving the windows), unless it overshoots the window
+ * a little (Linux moves the sender's end then). Everything else goes to
+ * the slow path: beyond the window, an ACK of data never sent, old data
+ * (retransmissions, which the slow path counts), SACK blocks. The caller
+ * has already sent segments with SYN, FIN or RST or without ACK to the
+ * slow path (the entry's other interest bits).
  *
  * @param f  the module's view (mod_ct_module_fast()); NULL: never
  * @param a  the entry's action (a consistent copy)
@@ -790,8 +807,9 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 {
 	const unsigned int s = (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
 	const unsigned int r = s ^ 1;
-	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, w, edge;
+	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
 	struct mod_ct_fast_line *chunk, *l;
+	bool liberal, below;
 
 	if (unlikely(f == NULL || id == 0 || !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
 		return false;
@@ -802,17 +820,38 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	seq = p->tcp_seq;
 	end = seq + p->tcp_dlen;
 	ack = p->tcp_ack;
-	/* Within the receiver's window (Linux's first bound, no overshoot). */
+	liberal = (l->pad[1] >> s) & 1;
+	end_s = mod_ct_seq_max(MOD_CT_LD(l->end[s]), MOD_CT_LD(l->fp_end[s]));
+	end_r = mod_ct_seq_max(MOD_CT_LD(l->end[r]), MOD_CT_LD(l->fp_end[r]));
+	win_s = RTE_MAX(MOD_CT_LD(l->maxwin[s]), MOD_CT_LD(l->fp_win[s]));
+	win_r = RTE_MAX(MOD_CT_LD(l->maxwin[r]), MOD_CT_LD(l->fp_win[r]));
 	lim = mod_ct_seq_max(MOD_CT_LD(l->maxend[s]), MOD_CT_LD(l->fp_edge[r]));
-	if (mod_ct_seq_after(end, lim) || mod_ct_seq_after(MOD_CT_LD(l->seq_lo[s]), end))
-		return false;
-	/* The ACK acknowledges nothing the other side did not send. */
-	lim = mod_ct_seq_max(MOD_CT_LD(l->end[r]), MOD_CT_LD(l->fp_end[r]));
-	if (mod_ct_seq_after(ack, lim))
-		return false;
-	/* New data only: old data and retransmissions are the slow path's. */
-	lim = mod_ct_seq_max(MOD_CT_LD(l->end[s]), MOD_CT_LD(l->fp_end[s]));
-	if (p->tcp_dlen != 0 && !mod_ct_seq_after(end, lim))
+	/* Below the window, or a very old ACK: ignored. */
+	below = (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1);
+	if (mod_ct_seq_after(seq, lim)) {
+		/* Beyond the receiver's window: invalid, or (liberal) accepted as
+		 * is, unless a small overshoot moves the sender's end. */
+		if (!liberal || !(below || end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
+			return false;
+		goto liberal_pass;
+	}
+	if (mod_ct_seq_after(end, lim))
+		return false; /* overshoots the window: it grows */
+	if (mod_ct_seq_after(ack, end_r)) {
+		if (!liberal)
+			return false; /* acknowledges data not sent */
+		goto liberal_pass;
+	}
+	if (below) {
+		if (liberal)
+			goto liberal_pass;
+		return true; /* ignored: nothing moves, not even the last segment */
+	}
+	/* New data or a plain ACK at the sender's end: what Linux remembers of
+	 * the last segment is then the recorded end. Anything else (old data,
+	 * retransmissions, keepalives) is the slow path's. */
+	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
 		return false;
 	/* Passed: record the progress, as Linux's window update would. */
 	if (mod_ct_seq_after(end, MOD_CT_LD(l->fp_end[s])))
@@ -821,12 +860,19 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	edge = ack + w + (w == 0);
 	if (mod_ct_seq_after(edge, MOD_CT_LD(l->fp_edge[s])))
 		MOD_CT_ST(l->fp_edge[s], edge);
-	if (mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
+	if (MOD_CT_LD(l->fp_seen[s]) == 0 || mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
 		MOD_CT_ST(l->fp_ack[s], ack);
 	if (w > MOD_CT_LD(l->fp_win[s]))
 		MOD_CT_ST(l->fp_win[s], w);
 	if (MOD_CT_LD(l->fp_last) != s + 1)
 		MOD_CT_ST(l->fp_last, (uint8_t)(s + 1));
+	if (MOD_CT_LD(l->fp_seen[s]) == 0)
+		MOD_CT_ST(l->fp_seen[s], 1);
+	return true;
+liberal_pass:
+	/* Accepted, the windows unmoved; Linux still takes it as the last segment. */
+	if (MOD_CT_LD(l->fp_last) != s + 3)
+		MOD_CT_ST(l->fp_last, (uint8_t)(s + 3));
 	return true;
 }
 

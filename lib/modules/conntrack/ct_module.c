@@ -292,7 +292,7 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	}
 	if (id != 0) {
 		*rec_of(ct, id) = c;
-		mod_ct_fast_arm(line_of(ct, id), &c, false);
+		mod_ct_fast_arm(line_of(ct, id), &c, false, false);
 		__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns + 1, __ATOMIC_RELAXED);
 	}
 	for (unsigned int d = 0; d < 2; d++) {
@@ -334,7 +334,7 @@ ct_on_remove(void *priv, const struct rule_flow_gone *g)
 	if (id == 0 || (g->act.flags & FC_ACT_F_REPLY) || entry_rec(ct, &g->act) == NULL)
 		return;
 	rec_of(ct, id)->state = MOD_CT_S_NONE;
-	mod_ct_fast_arm(line_of(ct, id), NULL, false);
+	mod_ct_fast_arm(line_of(ct, id), NULL, false, false);
 	if (rule_engine_defer(ct->eng, id_release, ct, id) < 0)
 		return; /* no memory: the id is not used again */
 }
@@ -372,7 +372,7 @@ ct_on_packet(void *priv, struct rule_flow *f)
 	}
 	if (id != 0)
 		mod_ct_fast_arm(line_of(ct, id), c,
-			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN);
+			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
 	for (unsigned int d = 0; d < 2; d++)
 		if (v.interest[d] != (f->act[d].interest & ~f->interest_kept[d]))
 			v.flags |= MOD_CT_VF_CHANGED; /* e.g. what folding the fast path's progress moved */

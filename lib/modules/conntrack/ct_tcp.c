@@ -718,10 +718,15 @@ ct_tcp_interest(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c, uint1
 		interest[MOD_CT_DIR_REPLY] |= FC_INTEREST_ALL;
 		return;
 	}
-	/* Window checks on the fast path, unless nothing is ever out of window. */
-	if (!cfg->tcp_be_liberal && t->side[0].maxwin != 0 && t->side[1].maxwin != 0 &&
-		!((t->side[0].flags | t->side[1].flags) & MOD_CT_TS_LIBERAL)) {
+	if (t->side[0].maxwin != 0 && t->side[1].maxwin != 0) {
+		/* Both sides seen: the fast path checks (or, liberal, tracks) the windows. */
 		interest[MOD_CT_DIR_ORIG] |= FC_INTEREST_TCP_WIN;
 		interest[MOD_CT_DIR_REPLY] |= FC_INTEREST_TCP_WIN;
+	} else if (!cfg->tcp_be_liberal &&
+		   !((t->side[0].flags | t->side[1].flags) & MOD_CT_TS_LIBERAL)) {
+		/* A side never seen (only ignored) and yet out of the handshake:
+		 * the windows cannot be vouched for; a liberal pickup accepts all. */
+		interest[MOD_CT_DIR_ORIG] |= FC_INTEREST_ALL;
+		interest[MOD_CT_DIR_REPLY] |= FC_INTEREST_ALL;
 	}
 }

@@ -247,6 +247,22 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 			cs = i == 1 ? "invalid" : i == 2 ? "new" : i == 3 ? "established" : "related";
 	printf("%u %c %s %s %s\n", n, dir, cs, d.verdict == FC_VERDICT_ACCEPT ? "accept" : "drop",
 		conv_state(cv));
+	if (getenv("CT_EVAL_DEBUG") != NULL) {
+		/* The connection as the module keeps it, fast-path progress folded in. */
+		struct rule_flow_info fi;
+		struct mod_ct_conn c;
+		char buf[MOD_CT_FORMAT_MAX];
+
+		for (unsigned int i = 0; i < 2; i++)
+			if (rule_engine_flow_lookup(cv->eng, &cv->keys[i], &fi) == 0 &&
+				mod_ct_module_conn_get(cv->ct, &fi.act, &c) == 0 &&
+				mod_ct_conn_format(&c, buf, sizeof(buf)) > 0) {
+				fprintf(stderr, "%u %s %s last=%u/%u maxack=%u/%u\n", n,
+					fast ? "fast" : "slow", buf, c.tcp.last_index,
+					c.tcp.last_dir, c.tcp.side[0].maxack, c.tcp.side[1].maxack);
+				break;
+			}
+	}
 	return 0;
 }
 
