@@ -165,6 +165,12 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 			return -EINVAL;
 		}
 		break;
+	case GUFC_SET_tcp_max_retrans:
+		if (v > 255) {
+			*err = "tcp-max-retrans must be 0..255";
+			return -EINVAL;
+		}
+		break;
 	case GUFC_SET_nat_bindings:
 		if (v < 1 || v > MOD_NAT_BINDINGS_MAX) {
 			*err = "nat-bindings must be 1..268435456";
@@ -339,7 +345,8 @@ gufc_usage(FILE *f, const char *prog)
 		"\n"
 		"Settings (--set KEY=VALUE, config 'set KEY VALUE'): flows, burst, rxq, rxd, txd,\n"
 		"mbufs, upcall-ring, channel-size, perflow-ring-size, stats-period, idle-exit,\n"
-		"conntrack, tcp-strict, full-policy, fragments reassemble|drop, frag-timeout MS,\n"
+		"conntrack, tcp-strict, tcp-loose, tcp-be-liberal, tcp-max-retrans N, full-policy,\n"
+		"fragments reassemble|drop, frag-timeout MS,\n"
 		"non-ip pass|drop, flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"
 		"offload off|rteflow|swnic[:SIZE], offload-pps, offload-max-flows, offload-interval.\n"
 		"Command-line values win over the config file.\n"
