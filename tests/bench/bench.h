@@ -59,6 +59,13 @@ struct bench_plan {
 	uint32_t skip_flows_min; /**< ... flows >= this are skipped (0: none) */
 	double zipf_s;
 	uint32_t seed;
+	/**
+	 * TCP flows are established connections (handshake seen both ways,
+	 * window scale 14): the fast path checks every segment against their
+	 * windows; their data segments advance in sequence. Default: the
+	 * flows are picked up mid-stream, one way, as before.
+	 */
+	bool tcp_established;
 };
 
 /** One measured (rules, flows) point. */
@@ -159,6 +166,13 @@ void bench_key_random(struct bench_rng *rng, unsigned int family, struct fc_key 
 uint32_t bench_frame_write(uint8_t *buf, uint32_t cap, const struct fc_key *k,
 	uint8_t tcp_flags);
 
+/**
+ * A TCP segment of key @p k with these numbers, window and, if @p wscale
+ * is not negative, a window-scale option; no payload. @return the length.
+ */
+uint32_t bench_frame_tcp(uint8_t *buf, uint32_t cap, const struct fc_key *k, uint8_t flags,
+	uint32_t seq, uint32_t ack, uint16_t win, int wscale);
+
 /** Bytes bench_frame_write() may need. */
 #define BENCH_FRAME_MAX 128
 
@@ -187,6 +201,7 @@ struct bench_env {
 	uint8_t route_depth[256];
 	uint16_t route_port[256];
 	unsigned int eng_seq;
+	bool tcp_established;      /**< bench_engine_fill() opens TCP flows by handshakes */
 };
 
 int bench_env_init(struct bench_env *env);
@@ -244,6 +259,8 @@ struct bench_ctx {
 	struct dp_marks marks;
 	uint32_t *key_mark;
 	bool marks_built;
+	/* tcp_established: the next sequence number of each key's data segments */
+	uint32_t *seq;
 };
 
 /** Free what the marked path built (ctx->marks, ctx->key_mark). */

@@ -109,6 +109,20 @@ mbuf_write(struct bench_ctx *ctx, struct rte_mbuf *m, uint32_t ki)
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = bench_frame_write(d, rte_pktmbuf_tailroom(m), &ctx->keys[ki], 0x18);
 
+	if (ctx->seq != NULL && fc_key_proto(&ctx->keys[ki]) == 6) {
+		/* The next segment of the established connection: in sequence. */
+		bool v4 = ctx->keys[ki].family == FC_AF_INET4;
+		uint8_t *ip = d + 14, *l4 = ip + (v4 ? 20 : 40);
+		uint32_t seq = ctx->seq[ki], dlen;
+
+		l4[4] = (uint8_t)(seq >> 24);
+		l4[5] = (uint8_t)(seq >> 16);
+		l4[6] = (uint8_t)(seq >> 8);
+		l4[7] = (uint8_t)seq;
+		dlen = v4 ? ((uint32_t)ip[2] << 8 | ip[3]) - 40 : ((uint32_t)ip[4] << 8 | ip[5]) - 20;
+		ctx->seq[ki] = seq + dlen;
+	}
+
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	m->port = ctx->env->port;
