@@ -5,16 +5,18 @@
  *
  * Files, from the top: gufc_main.c (startup, roles, the lcore loop,
  * shutdown); gufc_shell*.c (the interactive shell, --script: shell -> show
- * -> cmd -> line), gufc_telemetry.c (the gufc telemetry commands) and
- * gufc_config.c (config file), which only parse and call the control layer
+ * -> cmd -> line), gufc_telemetry.c (the gufc telemetry commands),
+ * gufc_config.c (config file) and gufc_reload.c (SIGHUP: the rule file read
+ * again), which only parse and call the control layer
  * (gufc_ctl.h: gufc_chan.c channels, gufc_collect.c collectors, both on
  * gufc_ctl.c, the control client and server); gufc_port.c (ethdev setup),
  * gufc_rx.c (RX lcore: port RX around lib/datapath's dp_rx_burst),
  * gufc_slow.c (rules lcore: upcalls, fragments, channel consumers; it
  * serves the control ring), gufc_stats.c (counters, summary, JSON from the
- * drop registry of gufc_drops.h), gufc_offload.c (hardware help);
- * gufc_opts.c (command line, settings, the log type) at the bottom. No
- * file calls one above it.
+ * drop registry of gufc_drops.h; per-lcore cycles of gufc_cycles.h),
+ * gufc_offload.c (hardware help), gufc_ipfix.c (IPFIX export to a port or
+ * a file); gufc_opts.c (command line, settings, the log type) at the
+ * bottom. No file calls one above it.
  *
  * Ownership: one struct gufc_app, created by main() on the main lcore.
  * Settings and configuration are written before lcores launch and read-only
@@ -39,7 +41,9 @@
 #include "datapath.h"
 #include "engine.h"
 #include "flowcache.h"
+#include "gufc_cycles.h"
 #include "gufc_drops.h"
+#include "ipfix.h"
 #include "lex.h"
 #include "nat.h"
 #include "offload.h"
@@ -161,6 +165,31 @@ struct gufc_chan_cfg {
 	uint32_t perflow_pool; /**< rings this channel adds to the pool (perflow N; default 256) */
 };
 
+/** Where IPFIX records go (config "ipfix ..."; gufc_ipfix.c). */
+enum gufc_ipfix_mode {
+	GUFC_IPFIX_OFF,
+	GUFC_IPFIX_UDP,  /**< "ipfix collector ADDR:PORT ...": UDP through a port */
+	GUFC_IPFIX_FILE, /**< "ipfix file FILE ...": an IPFIX file (RFC 5655) */
+};
+
+/** The config's "ipfix" statement (doc/config.md). Times in seconds. */
+struct gufc_ipfix_cfg {
+	uint8_t mode;             /**< enum gufc_ipfix_mode */
+	uint8_t family;           /**< UDP: the collector's (LEX_AF_INET4/6) */
+	bool src_set;             /**< "source ADDR" given */
+	uint8_t dst[16];          /**< UDP: collector address */
+	uint8_t src[16];          /**< UDP: source address */
+	uint16_t dport;           /**< UDP: collector port */
+	uint16_t port;            /**< UDP: the port it leaves on (TX queue 0) */
+	uint8_t mac[6];           /**< UDP: destination MAC (default broadcast) */
+	uint32_t active_timeout;  /**< 0: off */
+	uint32_t idle_timeout;    /**< 0: off */
+	uint32_t template_refresh; /**< UDP only; 0: in the first message only */
+	uint32_t domain;          /**< observationDomainId */
+	uint32_t pen;             /**< enterprise number of gufc's elements */
+	char file[GUFC_PATH_MAX]; /**< FILE: the path */
+};
+
 struct gufc_config {
 	struct gufc_settings set;
 	char rules_file[GUFC_PATH_MAX];
@@ -178,6 +207,7 @@ struct gufc_config {
 	struct gufc_route routes[GUFC_MAX_ROUTES];
 	unsigned int n_chans;
 	struct gufc_chan_cfg chans[GUFC_MAX_CHANNELS_CFG];
+	struct gufc_ipfix_cfg ipfix;
 };
 
 /**
@@ -210,6 +240,8 @@ struct gufc_stats {
 	uint64_t loops;
 	uint64_t busy_loops;
 	uint64_t last_rx_tsc;
+	/** TSC cycles of each role this lcore holds, busy or idle (gufc_cycles.h). */
+	struct gufc_cycles cyc[GUFC_CYC__COUNT];
 	/** Drops the app counts itself (reassembly), by enum gufc_drop. */
 	uint64_t drops[GUFC_DROP__COUNT];
 } __rte_cache_aligned;
@@ -283,6 +315,24 @@ struct gufc_port {
 
 struct gufc_slow; /* gufc_slow.c */
 
+/** Rule-set reloads on SIGHUP (gufc_reload.c). Written and read by the main lcore. */
+struct gufc_reload_stats {
+	uint64_t ok;          /**< reloads committed */
+	uint64_t failed;      /**< reloads refused (bad file, no file, commit error) */
+	uint32_t last_rules;  /**< rules of the last committed reload */
+	uint32_t last_gen;    /**< its generation */
+	uint64_t last_us;     /**< its load + commit time, microseconds */
+};
+
+/** What the IPFIX sender (gufc_ipfix.c) counts beside the module. Written by the rules lcore. */
+struct gufc_ipfix_io {
+	uint64_t frames;    /**< UDP: frames handed to the port */
+	uint64_t nombuf;    /**< UDP: messages lost for want of an mbuf */
+	uint64_t tx_full;   /**< UDP: messages the TX queue refused */
+	uint64_t write_err; /**< file: messages that could not be written */
+	uint16_t ip_id;     /**< UDP over IPv4: the next identification */
+};
+
 /** Offload counters frozen at shutdown (the objects are freed before the summary). */
 struct gufc_ofl_totals {
 	bool on;                        /**< a backend is configured */
@@ -343,8 +393,48 @@ struct gufc_app {
 	uint64_t ofl_next_tsc;              /**< rules lcore: next policy pass */
 	bool ofl_frozen;                    /**< objects freed: ofl_final holds the counters */
 	struct gufc_ofl_totals ofl_final;
+	uint64_t epoch_ms;                  /**< wall clock (ms since the Unix epoch) at start_tsc */
+	volatile int reload_req;            /**< SIGHUP seen: the main lcore reloads the rules */
+	struct gufc_reload_stats reload;    /**< reloads (gufc_reload.c); main lcore writes */
+	/** IPFIX export (gufc_ipfix.c): the module (NULL when off) and its output. */
+	struct mod_ipfix_module *ipfix;
+	FILE *ipfix_file;                   /**< "ipfix file": the open file */
+	struct gufc_ipfix_io ipfix_io;      /**< the sender's counters (rules lcore writes) */
 	int exit_code;
 };
+
+/* gufc_ipfix.c: IPFIX export (lib/modules/ipfix) wired to a port or a file. */
+/** Create the exporter after the engine: open the file, register the module. @return 0 or -errno (logged). */
+int gufc_ipfix_init(struct gufc_app *app);
+/** Rules lcore, once traffic is over: export the live flows and send what waits. */
+void gufc_ipfix_stop(struct gufc_app *app, uint32_t now);
+/** After the engine is freed: free the module, close the file. */
+void gufc_ipfix_fini(struct gufc_app *app);
+/** The exporter's counters. */
+struct gufc_ipfix_totals {
+	bool on;
+	struct mod_ipfix_stats st;
+	struct gufc_ipfix_io io;
+};
+void gufc_ipfix_totals(const struct gufc_app *app, struct gufc_ipfix_totals *t);
+/** Where records go, one line ("collector 192.0.2.9:4739 via port 1, source ..."). */
+int gufc_ipfix_describe(const struct gufc_app *app, char *buf, size_t len);
+/** "show ipfix": destination, timeouts, counters. */
+void gufc_ipfix_dump(const struct gufc_app *app, FILE *f);
+
+/* gufc_reload.c: SIGHUP */
+/**
+ * Reload the rule set from the file the command line or the config named
+ * (--rules/--iptables, "rules"/"iptables"), all or nothing: the file is
+ * read whole, then committed through the path "commit" takes in the shell
+ * (gufc_chan_commit()). Logged (rules, generation, time) and counted in
+ * app->reload; on any error the running rules stay.
+ * @param app  the application
+ * @return 0, -ENOENT (no rules file configured), -EINVAL (bad file), or the
+ *   commit's error.
+ * Context: main lcore.
+ */
+int gufc_reload(struct gufc_app *app);
 
 /* gufc_port.c */
 int gufc_ports_init(struct gufc_app *app);
@@ -442,6 +532,8 @@ struct gufc_totals {
 	struct mod_nat_module_stats nats;
 	struct mod_route_stats rts;
 	struct gufc_ofl_totals ofl;
+	struct gufc_ipfix_totals ipfix;
+	struct gufc_reload_stats reload;
 	bool pool_ok;
 	unsigned int pool_size;
 	unsigned int pool_avail;
@@ -452,6 +544,22 @@ void gufc_stats_line(struct gufc_app *app, FILE *f);
 /** Print the final summary. @return true if the accounting invariant holds. */
 bool gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f);
 int gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *path);
+/** Letters of an lcore's roles, "M", "R", "X" in that order ("MRX": all three). @return @p buf. */
+const char *gufc_roles_text(unsigned int roles, char buf[4]);
+/** Does an lcore with @p roles hold timed role @p r (enum gufc_cyc_role)? */
+static inline bool
+gufc_holds_role(unsigned int roles, unsigned int r)
+{
+	static const unsigned int bit[GUFC_CYC__COUNT] = { GUFC_ROLE_RX, GUFC_ROLE_RULES,
+		GUFC_ROLE_MAIN };
+
+	return r < GUFC_CYC__COUNT && (roles & bit[r]) != 0;
+}
+/**
+ * Busy and idle cycles per lcore and role (gufc_cycles.h). @p detail: the
+ * table of "show lcores"; else one line per lcore (summary, "show stats").
+ */
+void gufc_lcores_dump(const struct gufc_app *app, FILE *f, bool detail);
 
 /* gufc_shell.c: the interactive shell and --script (doc/shell.md). */
 /**
@@ -460,7 +568,8 @@ int gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const cha
  * everything is running. @return 0, or -ENOTSUP when no shell is built in.
  */
 int gufc_shell_start(struct gufc_app *app, const char *script, bool interactive);
-/** Poll the shell once from the main lcore's loop. @return <0 when it wants to quit. */
+/** Poll the shell once from the main lcore's loop. @return <0 when it wants to quit, 1 when
+ * it read input, else 0. */
 int gufc_shell_poll(struct gufc_app *app);
 /** Close the shell (terminal restored). */
 void gufc_shell_stop(struct gufc_app *app);
@@ -473,8 +582,9 @@ int gufc_shell_exec(struct gufc_app *app, const char *line, FILE *out);
 /* gufc_telemetry.c: the telemetry commands /gufc/stats etc. (main lcore). */
 /** Register the commands (once) and start serving @p app. @return 0 or -errno. */
 int gufc_telemetry_init(struct gufc_app *app);
-/** Answer a pending telemetry request. Context: main lcore's loop, about every ms. */
-void gufc_telemetry_poll(struct gufc_app *app);
+/** Answer a pending telemetry request. Context: main lcore's loop, about every ms.
+ * @return 1 if one was answered, else 0. */
+int gufc_telemetry_poll(struct gufc_app *app);
 /** Stop serving (requests get an error from now on). */
 void gufc_telemetry_fini(struct gufc_app *app);
 

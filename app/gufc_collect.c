@@ -98,7 +98,10 @@ struct flows_arg {
 	uint64_t total;
 };
 
-/* Same flow, local bits aside (the TUPLE text need not give them). */
+/*
+ * Same flow, local bits and input port aside (the TUPLE text need not give
+ * them: a tuple's entries on every port are listed).
+ */
 static bool
 key_same(const struct fc_key *a, const struct fc_key *b)
 {
@@ -108,6 +111,8 @@ key_same(const struct fc_key *a, const struct fc_key *b)
 		return false;
 	fc_key_set_flags(&x, 0);
 	fc_key_set_flags(&y, 0);
+	fc_key_set_in_port(&x, 0);
+	fc_key_set_in_port(&y, 0);
 	return memcmp(fc_key_raw(&x), fc_key_raw(&y),
 		       x.family == FC_AF_INET4 ? sizeof(x.v4) : sizeof(x.v6)) == 0;
 }

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ether.h>
+
 #include "gufc_ctl.h"
 
 #define CFG_MAX_TOK 16
@@ -132,6 +134,139 @@ cfg_channel(struct cfg_ctx *c, struct gufc_config *cfg)
 	return 0;
 }
 
+/* "ADDR[:PORT]" or "[ADDR6]:PORT" of token @p i. */
+static int
+cfg_ipfix_collector(struct cfg_ctx *c, unsigned int i, struct gufc_ipfix_cfg *x)
+{
+	const char *s = c->tok[i].s, *a = s, *colon;
+	size_t alen = strlen(s);
+	uint32_t port = MOD_IPFIX_PORT;
+
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL || (close[1] != '\0' && close[1] != ':'))
+			return cfg_err(c, c->tok[i].col, "expected [ADDR]:PORT", s);
+		a = s + 1;
+		alen = (size_t)(close - a);
+		colon = close[1] == ':' ? close + 1 : NULL;
+	} else {
+		colon = strrchr(s, ':');
+		/* A bare IPv6 address has more than one ':': no port then. */
+		if (colon != NULL && strchr(s, ':') != colon)
+			colon = NULL;
+		if (colon != NULL)
+			alen = (size_t)(colon - s);
+	}
+	if (lex_addr(a, alen, &x->family, x->dst, NULL) != 0)
+		return cfg_err(c, c->tok[i].col, "bad collector address", s);
+	if (colon != NULL) {
+		struct lex_fault f;
+
+		if (lex_u32(colon + 1, strlen(colon + 1), UINT16_MAX, LEX_NUM_C, &port, &f) != 0 ||
+			port == 0)
+			return cfg_err(c, c->tok[i].col + (unsigned int)(colon + 1 - s),
+				"collector port: 1..65535", colon + 1);
+	}
+	x->dport = (uint16_t)port;
+	return 0;
+}
+
+/*
+ * ipfix collector ADDR[:PORT] [port N] [source ADDR] [mac MAC] [OPTION...]
+ * ipfix file FILE [OPTION...]
+ * OPTION: active-timeout S, idle-timeout S, template-refresh S (collector),
+ * domain N, pen N.
+ */
+static int
+cfg_ipfix(struct cfg_ctx *c, struct gufc_config *cfg)
+{
+	struct gufc_ipfix_cfg x;
+	uint32_t v;
+	int rc;
+
+	if (cfg->ipfix.mode != GUFC_IPFIX_OFF)
+		return cfg_err(c, c->tok[0].col, "ipfix given twice", c->tok[0].s);
+	if ((rc = cfg_need(c, 3)) != 0)
+		return rc;
+	memset(&x, 0, sizeof(x));
+	memset(x.mac, 0xff, sizeof(x.mac));
+	x.active_timeout = 60;
+	x.pen = MOD_IPFIX_PEN_DOC;
+	if (strcmp(c->tok[1].s, "collector") == 0) {
+		x.mode = GUFC_IPFIX_UDP;
+		x.template_refresh = 60;
+		if ((rc = cfg_ipfix_collector(c, 2, &x)) != 0)
+			return rc;
+	} else if (strcmp(c->tok[1].s, "file") == 0) {
+		x.mode = GUFC_IPFIX_FILE;
+		if ((rc = cfg_path(c, 2, false, x.file)) != 0)
+			return rc;
+	} else {
+		return cfg_err(c, c->tok[1].col, "expected 'collector' or 'file'", c->tok[1].s);
+	}
+	for (unsigned int i = 3; i < c->n; i += 2) {
+		const char *o = c->tok[i].s;
+		bool udp_only = strcmp(o, "port") == 0 || strcmp(o, "source") == 0 ||
+			strcmp(o, "mac") == 0 || strcmp(o, "template-refresh") == 0;
+
+		if (udp_only && x.mode != GUFC_IPFIX_UDP)
+			return cfg_err(c, c->tok[i].col, "only for 'ipfix collector'", o);
+		if ((rc = cfg_need(c, i + 2)) != 0)
+			return rc;
+		if (strcmp(o, "source") == 0) {
+			uint8_t fam;
+
+			if (lex_addr(c->tok[i + 1].s, strlen(c->tok[i + 1].s), &fam, x.src, NULL) != 0 ||
+				fam != x.family)
+				return cfg_err(c, c->tok[i + 1].col,
+					"source: an address of the collector's family", c->tok[i + 1].s);
+			x.src_set = true;
+			continue;
+		}
+		if (strcmp(o, "mac") == 0) {
+			struct rte_ether_addr ea;
+
+			if (rte_ether_unformat_addr(c->tok[i + 1].s, &ea) != 0)
+				return cfg_err(c, c->tok[i + 1].col, "bad MAC address", c->tok[i + 1].s);
+			memcpy(x.mac, ea.addr_bytes, sizeof(x.mac));
+			continue;
+		}
+		if (strcmp(o, "port") == 0) {
+			if ((rc = cfg_u32(c, i + 1, GUFC_MAX_PORTS - 1, &v)) != 0)
+				return rc;
+			if (!rte_eth_dev_is_valid_port((uint16_t)v))
+				return cfg_err(c, c->tok[i + 1].col, "no such port", c->tok[i + 1].s);
+			x.port = (uint16_t)v;
+			continue;
+		}
+		if (strcmp(o, "active-timeout") != 0 && strcmp(o, "idle-timeout") != 0 &&
+			strcmp(o, "template-refresh") != 0 && strcmp(o, "domain") != 0 &&
+			strcmp(o, "pen") != 0)
+			return cfg_err(c, c->tok[i].col, "unknown ipfix option", o);
+		if ((rc = cfg_u32(c, i + 1, o[0] == 'd' || o[0] == 'p' ? UINT32_MAX : 86400,
+			&v)) != 0)
+			return rc;
+		if (o[0] == 'a')
+			x.active_timeout = v;
+		else if (o[0] == 'i')
+			x.idle_timeout = v;
+		else if (o[0] == 't')
+			x.template_refresh = v;
+		else if (o[0] == 'd')
+			x.domain = v;
+		else if (v == 0)
+			return cfg_err(c, c->tok[i + 1].col, "pen: a non-zero number", c->tok[i + 1].s);
+		else
+			x.pen = v;
+	}
+	if (x.mode == GUFC_IPFIX_UDP && !rte_eth_dev_is_valid_port(x.port))
+		return cfg_err(c, c->tok[2].col, "no port 0 to send through (give 'port N')",
+			c->tok[2].s);
+	cfg->ipfix = x;
+	return 0;
+}
+
 static int
 cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
 {
@@ -175,6 +310,8 @@ cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
 	}
 	if (strcmp(kw, "channel") == 0)
 		return cfg_channel(c, cfg);
+	if (strcmp(kw, "ipfix") == 0)
+		return cfg_ipfix(c, cfg);
 	if (strcmp(kw, "rules") == 0 || strcmp(kw, "iptables") == 0) {
 		bool ipt = kw[0] == 'i';
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -24,6 +25,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_pdump.h>
 #include <rte_random.h>
 #include <rte_ring.h>
 
@@ -31,11 +33,15 @@
 
 static struct gufc_app *the_app;
 
+/* Signals only set flags; the main lcore acts on them (main_duties()). */
 static void
 on_signal(int sig)
 {
-	RTE_SET_USED(sig);
-	if (the_app != NULL)
+	if (the_app == NULL)
+		return;
+	if (sig == SIGHUP)
+		the_app->reload_req = 1;
+	else
 		the_app->quit = 1;
 }
 
@@ -221,6 +227,17 @@ eng_channel_fn(void *arg, const char *name)
 	return chan_lookup(app->chans, name);
 }
 
+/* The paired port (RULE_PORT_PAIRED), where a connection's replies are expected. */
+static int
+eng_port_pair_fn(void *arg, uint16_t port)
+{
+	const struct gufc_app *app = arg;
+
+	if (port >= GUFC_MAX_PORTS || !app->ports[port].used)
+		return -ENOENT;
+	return app->ports[port].pair;
+}
+
 /*
  * Masquerade source address: gufc has no addresses of its own per port, so
  * the most specific "local" prefix of the family gives it (its first host
@@ -275,6 +292,7 @@ engine_init(struct gufc_app *app)
 	p.channel_fn = eng_channel_fn;
 	p.chan_flow_alloc_fn = gufc_chan_flow_alloc;
 	p.chan_flow_free_fn = gufc_chan_flow_free;
+	p.port_pair_fn = eng_port_pair_fn;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);
 	if (app->eng == NULL) {
@@ -381,20 +399,41 @@ rules_install(struct gufc_app *app, struct rule_set *set)
 /* Run loop                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* One pass of every role of @p lc but MAIN's (also app->lcore_work). */
+/*
+ * One pass of every role of @p lc but MAIN's (also app->lcore_work). Each
+ * role's pass is timed (one rte_rdtsc() per role and pass) into its busy or
+ * idle cycles (gufc_cycles.h): busy when it handled packets.
+ */
 static unsigned int
 lcore_work(struct gufc_lcore *lc, uint32_t now)
 {
 	struct gufc_app *app = lc->app;
-	unsigned int work = 0;
+	unsigned int work = 0, n;
+	uint64_t t0 = rte_rdtsc(), t1;
 
-	if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done)
-		work += gufc_rx_poll(lc, now);
+	if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done) {
+		n = gufc_rx_poll(lc, now);
+		t1 = rte_rdtsc();
+		gufc_cycles_add(&lc->st.cyc[GUFC_CYC_RX], t1 - t0, n != 0);
+		t0 = t1;
+		work += n;
+	}
 	if (lc->roles & GUFC_ROLE_RULES) {
-		work += gufc_slow_poll(app, lc, now);
-		work += gufc_consume(app, lc);
+		n = gufc_slow_poll(app, lc, now);
+		n += gufc_consume(app, lc);
+		t1 = rte_rdtsc();
+		gufc_cycles_add(&lc->st.cyc[GUFC_CYC_RULES], t1 - t0, n != 0);
+		work += n;
 	}
 	return work;
+}
+
+/* Cycles the RX and rules roles of @p lc have counted so far. */
+static uint64_t
+worker_cycles(const struct gufc_lcore *lc)
+{
+	return gufc_cycles_total(&lc->st.cyc[GUFC_CYC_RX]) +
+		gufc_cycles_total(&lc->st.cyc[GUFC_CYC_RULES]);
 }
 
 static uint64_t
@@ -417,31 +456,45 @@ struct main_state {
 	bool shell;
 };
 
-static void
+/* The main role's periodic work. @return the things it did (0: an idle pass). */
+static unsigned int
 main_duties(struct gufc_app *app, struct main_state *ms)
 {
 	const struct gufc_settings *s = &app->cfg.set;
 	uint64_t tsc = rte_get_tsc_cycles();
 	uint64_t idle_tsc;
+	unsigned int work = 0;
+	int rc;
 
 	if (tsc < ms->next_tsc)
-		return;
+		return 0;
 	ms->next_tsc = tsc + app->hz / 1000;
 	gufc_ctl_main_poll(app);
-	gufc_telemetry_poll(app);
-	if (ms->shell && gufc_shell_poll(app) < 0)
-		app->quit = 1;
+	work += (unsigned int)gufc_telemetry_poll(app);
+	if (ms->shell) {
+		rc = gufc_shell_poll(app);
+		if (rc < 0)
+			app->quit = 1;
+		else
+			work += (unsigned int)rc;
+	}
 	if (s->stats_period != 0 && tsc >= ms->next_stats_tsc) {
 		if (ms->next_stats_tsc != 0)
 			gufc_stats_line(app, stdout);
 		ms->next_stats_tsc = tsc + app->hz * s->stats_period;
+		work++;
 	}
 	if (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_RUN)
-		return;
+		return work;
+	if (app->reload_req) {
+		app->reload_req = 0;
+		(void)gufc_reload(app); /* logged and counted */
+		work++;
+	}
 	if (app->quit) {
 		GUFC_LOG(INFO, "stopping: signal or shell");
 		__atomic_store_n(&app->phase, GUFC_PHASE_STOP_RX, __ATOMIC_RELEASE);
-		return;
+		return work;
 	}
 	/* The shell may have run the lcore's other roles meanwhile: read the clock again. */
 	tsc = rte_get_tsc_cycles();
@@ -451,6 +504,7 @@ main_duties(struct gufc_app *app, struct main_state *ms)
 		GUFC_LOG(INFO, "stopping: no packet for %u ms", s->idle_exit);
 		__atomic_store_n(&app->phase, GUFC_PHASE_STOP_RX, __ATOMIC_RELEASE);
 	}
+	return work;
 }
 
 static bool
@@ -481,6 +535,7 @@ lcore_loop(void *arg)
 		ms.shell = app->cfg.interactive || app->cfg.script_file[0] != '\0';
 	while (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_DONE) {
 		int phase = __atomic_load_n(&app->phase, __ATOMIC_ACQUIRE);
+		uint64_t it0 = rte_rdtsc(), w0 = worker_cycles(lc);
 		unsigned int work;
 
 		if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done && phase != GUFC_PHASE_RUN) {
@@ -493,12 +548,19 @@ lcore_loop(void *arg)
 		if ((lc->roles & GUFC_ROLE_RULES) && phase == GUFC_PHASE_STOP_RX && work == 0 &&
 			all_rx_done(app) && !gufc_slow_busy(app)) {
 			gufc_slow_flush(app, lc);
+			/* The flows still cached end here for the collector (ports still up). */
+			gufc_ipfix_stop(app, gufc_now_ms(app));
 			__atomic_store_n(&app->phase, GUFC_PHASE_DONE, __ATOMIC_RELEASE);
 		}
 		if (lc->roles & GUFC_ROLE_MAIN) {
-			main_duties(app, &ms);
+			unsigned int mwork = main_duties(app, &ms);
+
 			if (lc->roles == GUFC_ROLE_MAIN)
 				rte_delay_us_sleep(200);
+			/* The pass's cycles the other roles did not count (a shell command
+			 * runs them while it waits for the rules lcore). */
+			gufc_cycles_add(&lc->st.cyc[GUFC_CYC_MAIN],
+				rte_rdtsc() - it0 - (worker_cycles(lc) - w0), mwork != 0);
 		}
 	}
 	if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done) {
@@ -596,7 +658,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 	}
 	if (gufc_chan_init(app) != 0 || direct_tx_assign(app) != 0)
 		goto fail_set;
-	if (engine_init(app) != 0)
+	if (engine_init(app) != 0 || gufc_ipfix_init(app) != 0)
 		goto fail_set;
 	if (gufc_offload_policy_init(app) != 0)
 		goto fail_set;
@@ -653,6 +715,7 @@ teardown(struct gufc_app *app)
 		rte_ring_free(app->rx[i]->upcall);
 	/* The engine first: it calls its modules until it goes. */
 	rule_engine_free(app->eng);
+	gufc_ipfix_fini(app);
 	mod_route_module_free(app->route);
 	mod_nat_module_free(app->natm);
 	mod_ct_module_free(app->ctm);
@@ -681,6 +744,17 @@ main(int argc, char **argv)
 	argv += rc;
 	argv[0] = argv[-rc];
 	gufc_logtype = rte_log_register_type_and_pick_level("gufc.app", RTE_LOG_INFO);
+	/* dpdk-dumpcap / dpdk-pdump attach as secondary processes and ask for
+	 * copies of a port's packets: this primary must answer them. Without
+	 * multi-process (--no-shconf, --in-memory) there is nobody to answer. */
+	if (rte_pdump_init() != 0)
+		GUFC_LOG(NOTICE, "packet capture (dpdk-dumpcap) not available: %s",
+			rte_strerror(rte_errno));
+	else if (!rte_eal_has_hugepages())
+		GUFC_LOG(INFO, "packet capture (dpdk-dumpcap) needs gufc on hugepages: not with "
+			"--no-huge");
+	/* A SIGHUP before the app exists is ignored (not fatal); later ones wait for the main loop. */
+	signal(SIGHUP, on_signal);
 
 	app = calloc(1, sizeof(*app));
 	if (app == NULL)
@@ -721,6 +795,12 @@ main(int argc, char **argv)
 	}
 	app->hz = rte_get_tsc_hz();
 	app->start_tsc = rte_get_tsc_cycles();
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		app->epoch_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	}
 	app->lcore_work = lcore_work;
 	the_app = app;
 
@@ -781,6 +861,7 @@ main(int argc, char **argv)
 	teardown(app);
 	the_app = NULL;
 	free(app);
+	rte_pdump_uninit();
 	rte_eal_cleanup();
 	return rc;
 

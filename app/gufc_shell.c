@@ -77,7 +77,7 @@ struct sh_cmd {
 
 static const struct sh_cmd sh_cmds[] = {
 	{ "show", sh_cmd_show,
-		"show stats|ports|drops|channels|locals|routes|pending|offload\n"
+		"show stats|ports|drops|channels|locals|routes|pending|offload|lcores|ipfix\n"
 		"show rules                           committed rules with packet/byte counters\n"
 		"show flows [limit N] [filter] [MATCH...]   flows; MATCH: rule match words\n"
 		"show flow TUPLE                      one flow, e.g. udp 10.0.0.1:53 -> 192.0.2.1:53" },
@@ -288,7 +288,8 @@ static cmdline_parse_token_hdr_t t_end = { .ops = &sh_end_ops, .offset = 0 };
 	static cmdline_parse_token_string_t var = TOKEN_STRING_INITIALIZER(struct sh_res, field, str)
 
 SH_TOK(t_show, w0, "show");
-SH_TOK(t_show_what, w1, "stats#ports#flows#flow#rules#channels#drops#locals#routes#pending#offload");
+SH_TOK(t_show_what, w1,
+	"stats#ports#flows#flow#rules#channels#drops#locals#routes#pending#offload#lcores#ipfix");
 SH_TOK(t_rule, w0, "rule");
 SH_TOK(t_rule_op, w1, "add#del#replace#load");
 SH_TOK(t_commit, w0, "commit");
@@ -419,7 +420,7 @@ gufc_shell_poll(struct gufc_app *app)
 	}
 	if (cmdline_in(sh.cl, buf, (int)n) < 0 || sh.quit)
 		return -1;
-	return 0;
+	return 1;
 }
 
 void

@@ -48,6 +48,8 @@ show_stats(struct sh_ctx *c)
 		s->upcalls, s->upcall_stale, s->upcall_interest);
 	fprintf(f, "%-20s %" PRIu64 " (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref);
+	fprintf(f, "%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved\n",
+		"input ports", t.es.port_mismatch, t.es.reply_moved);
 	fprintf(f, "%-20s %u active (v4 %u, v6 %u), %" PRIu64 " created, %" PRIu64
 		" removed\n", "flows", t.t4.occupancy + t.t6.occupancy, t.t4.occupancy,
 		t.t6.occupancy, t.es.flows, t.es.removed);
@@ -70,6 +72,17 @@ show_stats(struct sh_ctx *c)
 		"fragments", s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "%-20s %" PRIu64 "\n", "transmitted", s->tx_pkts);
 	fprintf(f, "%-20s %" PRIu64 "\n", "non-ip passed", s->non_ip_pass);
+	fprintf(f, "%-20s %" PRIu64 " ok, %" PRIu64 " failed", "reloads (SIGHUP)", t.reload.ok,
+		t.reload.failed);
+	if (t.reload.ok != 0)
+		fprintf(f, " (last: %u rules, generation %u, %" PRIu64 " us)", t.reload.last_rules,
+			t.reload.last_gen, t.reload.last_us);
+	fputc('\n', f);
+	if (t.ipfix.on)
+		fprintf(f, "%-20s %" PRIu64 " records, %" PRIu64 " messages, %" PRIu64
+			" templates, %" PRIu64 " messages dropped\n", "ipfix", t.ipfix.st.records,
+			t.ipfix.st.messages, t.ipfix.st.templates, t.ipfix.st.send_failed);
+	gufc_lcores_dump(c->app, f, false);
 	return no_more(c, 2);
 }
 
@@ -262,7 +275,7 @@ sh_cmd_show(struct sh_ctx *c)
 	if (what == NULL)
 		return sh_err(c, -EINVAL, c->l->tok[0],
 			"show what? stats, ports, flows, flow, rules, channels, drops, locals, "
-			"routes, pending, offload");
+			"routes, pending, offload, lcores, ipfix");
 	if (strcmp(what, "stats") == 0)
 		return show_stats(c);
 	if (strcmp(what, "drops") == 0)
@@ -295,6 +308,18 @@ sh_cmd_show(struct sh_ctx *c)
 			gufc_offload_dump(c->app, c->out);
 		return rc;
 	}
+	if (strcmp(what, "lcores") == 0) {
+		rc = no_more(c, 2);
+		if (rc == 0)
+			gufc_lcores_dump(c->app, c->out, true);
+		return rc;
+	}
+	if (strcmp(what, "ipfix") == 0) {
+		rc = no_more(c, 2);
+		if (rc == 0)
+			gufc_ipfix_dump(c->app, c->out);
+		return rc;
+	}
 	if (strcmp(what, "routes") == 0) {
 		rc = no_more(c, 2);
 		if (rc != 0)
@@ -306,5 +331,5 @@ sh_cmd_show(struct sh_ctx *c)
 	}
 	return sh_err(c, -EINVAL, what,
 		"show what? stats, ports, flows, flow, rules, channels, drops, locals, routes, "
-		"pending, offload");
+		"pending, offload, lcores, ipfix");
 }

@@ -132,6 +132,7 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 	struct gufc_stats *st = &lc->st;
 	struct dp_meta *meta = dp_meta(m);
 	struct fc_pkt *p = &meta->pkt;
+	uint16_t in_port = fc_key_in_port(&p->key);
 	struct rte_mbuf *d;
 	enum fc_parse_result r;
 
@@ -175,6 +176,8 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 		return NULL;
 	}
 	fc_locals_mark_burst(app->locals, &meta->pkt, 1);
+	/* The datagram's key gets the port of the fragment that completed it. */
+	fc_key_set_in_port(&meta->pkt.key, in_port);
 	meta->res = FC_PARSE_OK;
 	meta->why = RULE_UPCALL_MISS;
 	return d;

@@ -138,6 +138,75 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	mod_ct_module_stats_get(app->ctm, &t->cts);
 	mod_nat_module_stats_get(app->natm, &t->nats);
 	mod_route_stats_get(app->route, &t->rts);
+	gufc_ipfix_totals(app, &t->ipfix);
+	t->reload = app->reload;
+}
+
+const char *
+gufc_roles_text(unsigned int roles, char buf[4])
+{
+	unsigned int n = 0;
+
+	if (roles & GUFC_ROLE_MAIN)
+		buf[n++] = 'M';
+	if (roles & GUFC_ROLE_RULES)
+		buf[n++] = 'R';
+	if (roles & GUFC_ROLE_RX)
+		buf[n++] = 'X';
+	buf[n] = '\0';
+	return buf;
+}
+
+void
+gufc_lcores_dump(const struct gufc_app *app, FILE *f, bool detail)
+{
+	char line[128], roles[4];
+
+	if (detail)
+		fprintf(f, "%5s %-5s %-6s %20s %20s %8s\n", "lcore", "roles", "role", "busy cycles",
+			"idle cycles", "busy");
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct gufc_lcore *lc = app->lc[i];
+		struct gufc_cycles all = { 0, 0 };
+		int n = 0;
+
+		if (lc == NULL)
+			continue;
+		gufc_roles_text(lc->roles, roles);
+		for (unsigned int r = 0; r < GUFC_CYC__COUNT; r++) {
+			struct gufc_cycles c = lc->st.cyc[r]; /* a copy: the lcore moves on */
+
+			if (!gufc_holds_role(lc->roles, r))
+				continue;
+			gufc_cycles_acc(&all, &c);
+			if (detail) {
+				char id[8];
+
+				snprintf(id, sizeof(id), "%u", i);
+				gufc_cycles_format(line, sizeof(line), r, &c);
+				/* The lcore and its roles on its first row. */
+				fprintf(f, "%5s %-5s %s\n", n == 0 ? id : "", n == 0 ? roles : "", line);
+				n = 1;
+			} else {
+				n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s %.1f%%",
+					n ? ", " : "", gufc_cyc_role_name(r),
+					100.0 * gufc_cycles_share(&c));
+			}
+		}
+		if (detail) {
+			fprintf(f, "%5s %-5s %-6s %20" PRIu64 " %20" PRIu64 " %7.2f%%\n", "", "", "all",
+				all.busy, all.idle, 100.0 * gufc_cycles_share(&all));
+		} else {
+			char what[32];
+
+			snprintf(what, sizeof(what), "lcore %u (%s) busy", i, roles);
+			fprintf(f, "%-28s %13.1f%%  (%s)\n", what, 100.0 * gufc_cycles_share(&all),
+				line);
+		}
+	}
+	if (detail)
+		fprintf(f, "TSC %" PRIu64 " Hz; busy: passes that handled packets (rx, rules) or a "
+			"request (main)\n", app->hz);
 }
 
 static double
@@ -209,6 +278,11 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		"upcalls", s->upcalls, s->upcall_stale, s->upcall_interest);
 	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref);
+	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0)
+		fprintf(f,
+			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
+			")\n",
+			"port mismatch packets", t->es.port_mismatch, t->es.reply_moved);
 	if (s->frag_in != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (datagrams %" PRIu64 ")\n",
 			"fragments reassembled", s->frag_in, s->frag_out);
@@ -248,6 +322,15 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		fprintf(f, "%-28s %14" PRIu64 "  (max %.1f us before the acknowledgement)\n",
 			"commit syncs", p->commit_syncs, gufc_cyc_us(app, p->commit_sync_cycles_max));
 	}
+
+	if (t->ipfix.on)
+		fprintf(f, "%-28s %14" PRIu64 "  (messages %" PRIu64 ", templates %" PRIu64
+			", lost messages %" PRIu64 ")\n", "ipfix records", t->ipfix.st.records,
+			t->ipfix.st.messages, t->ipfix.st.templates, t->ipfix.st.send_failed);
+	if (t->reload.ok + t->reload.failed != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (failed %" PRIu64 ")\n", "rule reloads (SIGHUP)",
+			t->reload.ok, t->reload.failed);
+	gufc_lcores_dump(app, f, false);
 
 	fprintf(f, "\nchannels:\n  %-18s %-8s %12s %12s %10s %10s\n", "name", "kind", "enqueued",
 		"consumed", "full", "flushed");
@@ -346,10 +429,11 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"  \"flows\": {\"created\": %" PRIu64 ", \"replies\": %" PRIu64
 		", \"removed\": %" PRIu64 ", \"active\": %u, \"active_v4\": %u, \"active_v6\": %u"
 		", \"capacity\": %u, \"evictions\": %" PRIu64 ", \"aged\": %" PRIu64
-		", \"refused\": %" PRIu64 "},\n",
+		", \"refused\": %" PRIu64 ", \"reply_moved\": %" PRIu64 "},\n",
 		t->es.flows, t->es.replies, t->es.removed, t->t4.occupancy + t->t6.occupancy,
 		t->t4.occupancy, t->t6.occupancy, t->t4.capacity, t->t4.evictions + t->t6.evictions,
-		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused);
+		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused,
+		t->es.reply_moved);
 	fprintf(f,
 		"  \"perflow\": {\"given\": %" PRIu64 ", \"fallback\": %" PRIu64
 		", \"freed\": %" PRIu64 ", \"free_failed\": %" PRIu64 ", \"live\": %u},\n",
@@ -362,9 +446,10 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 	fprintf(f,
 		"  \"slow_path\": {\"upcalls\": %" PRIu64 ", \"stale\": %" PRIu64
 		", \"interest\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
-		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u},\n",
+		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
+		", \"port_mismatch\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->slow_pkts, t->es.classify_cls,
-		t->es.classify_ref, t->es.commits, t->es.gen);
+		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",
@@ -410,6 +495,50 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 			p->commit_syncs, gufc_cyc_us(app, p->commit_sync_cycles_last),
 			gufc_cyc_us(app, p->commit_sync_cycles_max));
 	}
+
+	fprintf(f, "  \"reloads\": {\"ok\": %" PRIu64 ", \"failed\": %" PRIu64
+		", \"last_rules\": %u, \"last_generation\": %u, \"last_us\": %" PRIu64 "},\n",
+		t->reload.ok, t->reload.failed, t->reload.last_rules, t->reload.last_gen,
+		t->reload.last_us);
+	{
+		const struct mod_ipfix_stats *x = &t->ipfix.st;
+
+		fprintf(f, "  \"ipfix\": {\"enabled\": %s, \"records\": %" PRIu64, t->ipfix.on ?
+			"true" : "false", x->records);
+		for (unsigned int r = MOD_IPFIX_END_IDLE; r <= MOD_IPFIX_END_RESOURCES; r++)
+			fprintf(f, ", \"records_%s\": %" PRIu64, mod_ipfix_end_name(r),
+				x->records_end[r]);
+		fprintf(f, ", \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"templates\": %"
+			PRIu64 ",\n    \"send_failed\": %" PRIu64 ", \"records_lost\": %" PRIu64
+			", \"frames\": %" PRIu64 ", \"nombuf\": %" PRIu64 ", \"tx_full\": %" PRIu64
+			", \"write_errors\": %" PRIu64 ", \"sweeps\": %" PRIu64 "},\n", x->messages,
+			x->bytes, x->templates, x->send_failed, x->records_lost, t->ipfix.io.frames,
+			t->ipfix.io.nombuf, t->ipfix.io.tx_full, t->ipfix.io.write_err, x->sweeps);
+	}
+	fprintf(f, "  \"tsc_hz\": %" PRIu64 ",\n  \"lcores\": [", app->hz);
+	first = true;
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct gufc_lcore *lc = app->lc[i];
+		struct gufc_cycles all = { 0, 0 };
+		char roles[4];
+
+		if (lc == NULL)
+			continue;
+		fprintf(f, "%s\n    {\"lcore\": %u, \"roles\": \"%s\"", first ? "" : ",", i,
+			gufc_roles_text(lc->roles, roles));
+		for (unsigned int r = 0; r < GUFC_CYC__COUNT; r++) {
+			struct gufc_cycles c = lc->st.cyc[r];
+
+			if (!gufc_holds_role(lc->roles, r))
+				continue;
+			gufc_cycles_acc(&all, &c);
+			fprintf(f, ", \"%s\": {\"busy_cycles\": %" PRIu64 ", \"idle_cycles\": %" PRIu64
+				"}", gufc_cyc_role_name(r), c.busy, c.idle);
+		}
+		fprintf(f, ", \"busy_share\": %.4f}", gufc_cycles_share(&all));
+		first = false;
+	}
+	fprintf(f, "\n  ],\n");
 
 	fprintf(f, "  \"channels\": [");
 	first = true;

@@ -2,7 +2,8 @@
 /*
  * app/gufc_telemetry.c — gufc's rte_telemetry commands: /gufc/stats,
  * /gufc/drops, /gufc/channels, /gufc/rules, /gufc/flows (param: how
- * many flows, default 32) and /gufc/offload. dpdk-telemetry.py -f PREFIX queries them.
+ * many flows, default 32), /gufc/offload, /gufc/lcores and /gufc/ipfix.
+ * dpdk-telemetry.py -f PREFIX queries them (so does scripts/gufc-prometheus.py).
  *
  * Telemetry callbacks run in the telemetry library's socket thread, which
  * is no lcore: a callback posts its request to the main lcore and waits.
@@ -79,6 +80,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("flows_created", t.es.flows);
 	U("flows_replies", t.es.replies);
 	U("flows_removed", t.es.removed);
+	U("reply_moved", t.es.reply_moved);
+	U("port_mismatch", t.es.port_mismatch);
 	U("flows_active", t.t4.occupancy + t.t6.occupancy);
 	U("flows_active_v4", t.t4.occupancy);
 	U("flows_active_v6", t.t6.occupancy);
@@ -108,6 +111,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("frag_failed", s->frag_dropped);
 	U("transmitted", s->tx_pkts);
 	U("non_ip_passed", s->non_ip_pass);
+	U("reloads_ok", t.reload.ok);
+	U("reloads_failed", t.reload.failed);
 #undef U
 	return 0;
 }
@@ -342,6 +347,74 @@ tel_offload(struct gufc_app *app, struct tel_req *r)
 	return 0;
 }
 
+/* /gufc/lcores: one row per lcore and role it holds: cycles busy and idle. */
+static int
+tel_lcores(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *lcore, *roles, *role, *busy, *idle;
+	char rt[4];
+
+	rte_tel_data_start_dict(r->d);
+	lcore = tel_col(&c, "lcore", RTE_TEL_U64_VAL);
+	roles = tel_col(&c, "roles", RTE_TEL_STRING_VAL);
+	role = tel_col(&c, "role", RTE_TEL_STRING_VAL);
+	busy = tel_col(&c, "busy_cycles", RTE_TEL_U64_VAL);
+	idle = tel_col(&c, "idle_cycles", RTE_TEL_U64_VAL);
+	if (idle == NULL)
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct gufc_lcore *lc = app->lc[i];
+
+		if (lc == NULL)
+			continue;
+		for (unsigned int k = 0; k < GUFC_CYC__COUNT; k++) {
+			struct gufc_cycles cy = lc->st.cyc[k];
+
+			if (!gufc_holds_role(lc->roles, k))
+				continue;
+			rte_tel_data_add_array_u64(lcore, i);
+			rte_tel_data_add_array_string(roles, gufc_roles_text(lc->roles, rt));
+			rte_tel_data_add_array_string(role, gufc_cyc_role_name(k));
+			rte_tel_data_add_array_u64(busy, cy.busy);
+			rte_tel_data_add_array_u64(idle, cy.idle);
+		}
+	}
+	rte_tel_data_add_dict_u64(r->d, "tsc_hz", app->hz);
+	return tel_cols_end(&c, r->d, 0);
+}
+
+/* /gufc/ipfix: the exporter's counters (all 0 and enabled 0 when off). */
+static int
+tel_ipfix(struct gufc_app *app, struct tel_req *r)
+{
+	struct gufc_ipfix_totals t;
+	struct rte_tel_data *d = r->d;
+	char key[32];
+
+	gufc_ipfix_totals(app, &t);
+	rte_tel_data_start_dict(d);
+#define U(name, val) rte_tel_data_add_dict_u64(d, name, (uint64_t)(val))
+	U("enabled", t.on);
+	U("records", t.st.records);
+	for (unsigned int k = MOD_IPFIX_END_IDLE; k <= MOD_IPFIX_END_RESOURCES; k++) {
+		snprintf(key, sizeof(key), "records_%s", mod_ipfix_end_name(k));
+		U(key, t.st.records_end[k]);
+	}
+	U("messages", t.st.messages);
+	U("bytes", t.st.bytes);
+	U("templates", t.st.templates);
+	U("send_failed", t.st.send_failed);
+	U("records_lost", t.st.records_lost);
+	U("frames", t.io.frames);
+	U("nombuf", t.io.nombuf);
+	U("tx_full", t.io.tx_full);
+	U("write_errors", t.io.write_err);
+	U("sweeps", t.st.sweeps);
+#undef U
+	return 0;
+}
+
 static int
 tel_answer(struct gufc_app *app, struct tel_req *r)
 {
@@ -357,27 +430,32 @@ tel_answer(struct gufc_app *app, struct tel_req *r)
 		return tel_flows(app, r);
 	if (strcmp(r->cmd, "/gufc/offload") == 0)
 		return tel_offload(app, r);
+	if (strcmp(r->cmd, "/gufc/lcores") == 0)
+		return tel_lcores(app, r);
+	if (strcmp(r->cmd, "/gufc/ipfix") == 0)
+		return tel_ipfix(app, r);
 	return -ENOENT;
 }
 
-void
+int
 gufc_telemetry_poll(struct gufc_app *app)
 {
 	struct tel_req *r;
 
 	if (__atomic_load_n(&tel.req, __ATOMIC_ACQUIRE) == NULL)
-		return;
+		return 0;
 	pthread_mutex_lock(&tel.lock);
 	r = tel.req;
 	tel.req = NULL;
 	pthread_mutex_unlock(&tel.lock);
 	if (r == NULL)
-		return;
+		return 0;
 	r->rc = tel_answer(app, r);
 	pthread_mutex_lock(&tel.lock);
 	r->done = 1;
 	pthread_cond_broadcast(&tel.cond);
 	pthread_mutex_unlock(&tel.lock);
+	return 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -437,6 +515,10 @@ gufc_telemetry_init(struct gufc_app *app)
 			"at most 128)" },
 		{ "/gufc/offload", "gufc offload: backend, capabilities per port, hardware and "
 			"policy counters (the shell's 'show offload'). No parameters" },
+		{ "/gufc/lcores", "gufc busy and idle TSC cycles per lcore and role, as columns "
+			"(the shell's 'show lcores'). No parameters" },
+		{ "/gufc/ipfix", "gufc IPFIX export counters (the shell's 'show ipfix'). "
+			"No parameters" },
 	};
 	int rc;
 

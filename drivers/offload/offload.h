@@ -59,7 +59,8 @@ extern "C" {
 
 /** What to put in hardware for one flow. */
 struct ofl_flow_req {
-	struct fc_key key;    /**< the flow (TCP, UDP or SCTP; ICMP and others refused) */
+	struct fc_key key;    /**< the flow (TCP, UDP or SCTP; ICMP and others refused);
+			           its input port is the port the rule goes to, not in the pattern */
 	uint8_t verdict;      /**< FC_VERDICT_ACCEPT: MARK+QUEUE; FC_VERDICT_DROP: DROP */
 	bool count;           /**< add COUNT */
 	bool age;             /**< add AGE with @c age_timeout */

@@ -237,7 +237,8 @@ eligible(const struct ofl_policy *pol, unsigned int fam, const struct fc_key *k,
 	if (rule_engine_stale(pol->p.eng, a, k))
 		return false;
 	for (unsigned int i = 0; i < pol->p.n_ports; i++)
-		if ((pol->ports[i]->caps[fam] & need) == need)
+		if (pol->ports[i]->port_id == fc_key_in_port(k) &&
+			(pol->ports[i]->caps[fam] & need) == need)
 			return true;
 	return false;
 }
@@ -311,6 +312,32 @@ pol_on_remove(void *priv, const struct rule_flow_gone *g)
 	hw_remove(pol, s - 1, false);
 }
 
+/*
+ * An entry moved to another input port (a connection's reply entry, see
+ * engine.h "Input ports"): its old index leaves hardware like a removed
+ * entry's; the new one is measured afresh.
+ */
+static void
+pol_on_move(void *priv, const struct rule_flow_moved *mv)
+{
+	struct ofl_policy *pol = priv;
+	unsigned int fam;
+	uint32_t s;
+
+	if (mv->key.family != FC_AF_INET4 && mv->key.family != FC_AF_INET6)
+		return;
+	fam = OFL_FAM(mv->key.family);
+	if (mv->old_idx >= pol->marks.cap[fam])
+		return;
+	s = pol->rate[fam][mv->old_idx].slot;
+	pol->rate[fam][mv->old_idx].valid = 0;
+	pol->rate[fam][mv->old_idx].no_offload = 0;
+	if (s == 0)
+		return;
+	pol->st.removed_gone++;
+	hw_remove(pol, s - 1, false);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Lifecycle                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -377,6 +404,7 @@ ofl_policy_create(const struct ofl_policy_params *p)
 	m.name = "offload";
 	m.order = 1000;
 	m.on_remove = pol_on_remove;
+	m.on_move = pol_on_move;
 	m.priv = pol;
 	rc = rule_engine_module_register(p->eng, &m);
 	if (rc < 0) {
@@ -425,7 +453,11 @@ ofl_policy_free(struct ofl_policy *pol)
 /* Executor                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Create slot @s's rules on every capable port. @return ports that took it. */
+/*
+ * Create slot @s's rule on the flow's input port (the key holds it: the
+ * same 5-tuple on another port is another flow, another entry, another
+ * mark). @return ports that took it (0 or 1).
+ */
 static unsigned int
 exec_add(struct ofl_policy *pol, uint32_t s)
 {
@@ -440,7 +472,7 @@ exec_add(struct ofl_policy *pol, uint32_t s)
 		struct ofl_flow_spec spec;
 		struct rte_flow_error err;
 
-		if ((caps & need) != need)
+		if (op->port_id != fc_key_in_port(&h->key) || (caps & need) != need)
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.key = h->key;
@@ -489,11 +521,11 @@ ofl_policy_execute(struct ofl_policy *pol, unsigned int budget)
 		}
 		if (exec_add(pol, rq.slot) == 0) {
 			/* Refused everywhere: the flow stays in software, not retried. */
-			const struct fc_entry *e = fc_table_entry(pol->t[h->fam], h->idx);
+			uint32_t created = fc_table_created(pol->t[h->fam], h->idx);
 
 			pol->rate[h->fam][h->idx].no_offload = 1;
-			if (e != NULL)
-				pol->rate[h->fam][h->idx].created = e->created;
+			if (created != 0)
+				pol->rate[h->fam][h->idx].created = created;
 			hw_unmark(pol, h);
 			if (pol->rate[h->fam][h->idx].slot == rq.slot + 1)
 				pol->rate[h->fam][h->idx].slot = 0;
@@ -549,6 +581,7 @@ static void
 scan_one(struct ofl_policy *pol, unsigned int fam, const void *raw, uint32_t idx, uint32_t now)
 {
 	const struct fc_entry *e = fc_table_entry(pol->t[fam], idx);
+	uint32_t created = fc_table_created(pol->t[fam], idx);
 	struct ofl_rate *r;
 	struct fc_key k;
 	uint64_t pps;
@@ -557,14 +590,14 @@ scan_one(struct ofl_policy *pol, unsigned int fam, const void *raw, uint32_t idx
 	if (e == NULL || idx >= pol->marks.cap[fam])
 		return;
 	r = &pol->rate[fam][idx];
-	if (!r->valid || r->created != e->created) {
+	if (!r->valid || r->created != created) {
 		/* A new flow in an offloaded index (on_remove should have said). */
 		if (r->valid && r->slot != 0)
 			hw_remove(pol, r->slot - 1, false);
-		if (r->created != e->created)
+		if (r->created != created)
 			r->no_offload = 0;
 		r->valid = 1;
-		r->created = e->created;
+		r->created = created;
 		r->pkts = e->packets;
 		r->t = now;
 		return;

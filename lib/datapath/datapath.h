@@ -9,9 +9,11 @@
  *      marked names its flow entry; when the mark is live and the entry's
  *      action current, plain ACCEPT and not interested in this packet, the
  *      packet skips parse, hash and lookup;
- *   1. fc_parse_burst (prefetching), fc_locals_mark_burst, the keys of each
- *      family hashed in bulk; fragments, non-IP packets and parse errors
- *      leave here (upcall, default channel or a named drop, per setting);
+ *   1. fc_parse_burst (prefetching), fc_locals_mark_burst, the burst's
+ *      input port written into every key (it is part of the key: a flow
+ *      seen on two ports is two flows), the keys of each family hashed in
+ *      bulk; fragments, non-IP packets and parse errors leave here
+ *      (upcall, default channel or a named drop, per setting);
  *   2. fc_table_lookup_bulk on the IPv4 and the IPv6 table;
  *   3. per hit: stale (a rule commit newer than the entry may change it)?
  *      interesting to a module (conntrack wants SYN/FIN/RST)? -> upcall;
@@ -197,7 +199,8 @@ dp_mark_check(const struct dp_marks *mk, uint32_t mark, unsigned int *fam, uint3
  * (a reassembled datagram, parsed again) and dp_upcall_burst() reads it.
  */
 struct dp_meta {
-	struct fc_pkt pkt; /**< parsed, local bits set */
+	struct fc_pkt pkt; /**< parsed, local bits and input port set (the slow path's
+			        in_port: a reassembled datagram keeps its fragments') */
 	uint8_t res;       /**< enum fc_parse_result: FC_PARSE_OK or a fragment */
 	uint8_t why;       /**< enum rule_upcall_reason */
 };
@@ -314,7 +317,9 @@ unsigned int dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m
 /**
  * Decide a burst of upcalled packets and apply the decisions: the engine's
  * rule_engine_upcall_burst() on the packets' struct dp_meta (no fragments:
- * reassemble them first), then per packet a named drop (the engine's
+ * reassemble them first; the input port is the one in the meta's key, so a
+ * datagram parsed again must get its port back), then per packet a named
+ * drop (the engine's
  * reason), or the NAT rewrite (mod_nat_apply(), or mod_nat_icmp_error()
  * for an ICMP error of a translated connection; a chained mbuf is
  * linearized when the rewrite needs it; failure drops it as nat_error) and

@@ -313,16 +313,20 @@ dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned in
 		st->rx_bytes += m[i]->pkt_len;
 		switch (res[i]) {
 		case FC_PARSE_OK:
+			/* The input port is part of the key: set before hashing. */
 			if (pkts[i].key.family == FC_AF_INET4) {
+				pkts[i].key.v4.in_port = in_port;
 				f4.sel[f4.n] = i;
 				f4.keys[f4.n++] = &pkts[i].key.v4;
 			} else {
+				pkts[i].key.v6.in_port = in_port;
 				f6.sel[f6.n] = i;
 				f6.keys[f6.n++] = &pkts[i].key.v6;
 			}
 			break;
 		case FC_PARSE_FRAG_FIRST:
 		case FC_PARSE_FRAG_LATER:
+			fc_key_set_in_port(&pkts[i].key, in_port);
 			if (c->frag_mode == DP_FRAG_DROP)
 				dp_drop(&b, &st->drops[DP_DROP_FRAGMENT], m[i]);
 			else

@@ -67,7 +67,7 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		up[i].frame = rte_pktmbuf_mtod(m[i], const uint8_t *);
 		up[i].frame_len = rte_pktmbuf_data_len(m[i]);
 		up[i].len = m[i]->pkt_len;
-		up[i].in_port = m[i]->port;
+		up[i].in_port = fc_key_in_port(&meta->pkt.key);
 		up[i].reason = meta->why;
 	}
 	rule_engine_upcall_burst(c->eng, up, n, dec, now);
@@ -86,7 +86,7 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 			dp_free_later(&b, m[i]);
 			continue;
 		}
-		dp_out(&b, m[i], dp_dest(c, d->channel, d->out_port, m[i]->port));
+		dp_out(&b, m[i], dp_dest(c, d->channel, d->out_port, up[i].in_port));
 	}
 	dp_deliver_burst(c, b.out, b.dest, b.no);
 	dp_burst_free(&b);

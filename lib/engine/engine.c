@@ -79,7 +79,7 @@ eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char 
 {
 	uint16_t id = eng_channel(eng, name);
 
-	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == eng_chan_parent(a))
+	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == eng_chan_parent(eng, a->channel))
 		return a->channel;
 	return id;
 }
@@ -154,12 +154,17 @@ rule_engine_flow_update(struct rule_engine *eng, unsigned int family, uint32_t i
 	const struct fc_action *a, uint32_t timeout)
 {
 	int ti = eng_tbl(family);
+	const struct fc_entry *e;
+	struct fc_action old;
 
 	if (eng == NULL || a == NULL || ti < 0)
 		return -EINVAL;
-	if (eng->t[ti] == NULL || fc_table_entry(eng->t[ti], idx) == NULL)
+	e = eng->t[ti] != NULL ? fc_table_entry(eng->t[ti], idx) : NULL;
+	if (e == NULL)
 		return -ENOENT;
+	old = e->act;
 	eng_entry_set(eng, (unsigned int)ti, idx, a, timeout);
+	eng_reply_follow(eng, (unsigned int)ti, idx, &old, a);
 	return 0;
 }
 
@@ -216,6 +221,23 @@ rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t
 }
 
 /* A per-flow channel goes back to the app after a grace period. */
+int
+eng_chan_parent_set(struct rule_engine *eng, uint16_t id, uint16_t parent)
+{
+	if (id >= eng->n_chan_parent) {
+		uint32_t n = RTE_MAX(64u, rte_align32pow2((uint32_t)id + 1));
+		uint16_t *p = realloc(eng->chan_parent, n * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		memset(p + eng->n_chan_parent, 0, (n - eng->n_chan_parent) * sizeof(*p));
+		eng->chan_parent = p;
+		eng->n_chan_parent = n;
+	}
+	eng->chan_parent[id] = parent;
+	return 0;
+}
+
 int
 eng_retire_chan(struct rule_engine *eng, uint16_t chan)
 {
@@ -275,7 +297,8 @@ eng_retire_poll(struct rule_engine *eng)
 /* ------------------------------------------------------------------------ */
 
 static void
-gone_one(struct rule_engine *eng, const struct fc_key *k, const struct fc_entry *e)
+gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint32_t idx,
+	const struct fc_entry *e, const struct fc_key *peer_k)
 {
 	struct rule_flow_gone g;
 
@@ -290,8 +313,15 @@ gone_one(struct rule_engine *eng, const struct fc_key *k, const struct fc_entry 
 	eng->st.removed++;
 	g.key = *k;
 	g.act = e->act;
+	if (peer_k != NULL)
+		g.peer_key = *peer_k;
+	else
+		memset(&g.peer_key, 0, sizeof(g.peer_key));
 	g.packets = e->packets;
 	g.bytes = e->bytes;
+	g.idx = idx;
+	g.created = fc_table_created(eng->t[ti], idx);
+	g.last_seen = e->last_seen;
 	g.why = eng->gone_why;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
 		if (eng->mods[i].m.on_remove != NULL)
@@ -315,20 +345,24 @@ static void
 flow_gone(struct rule_engine *eng, struct fc_table *t, unsigned int ti, const void *raw,
 	uint32_t idx, const struct fc_entry *e)
 {
-	struct fc_key k;
-	uint32_t peer = e->act.peer;
+	struct fc_key k, pkey;
+	uint32_t peer = eng_peer(eng, ti, idx);
+	const struct fc_entry *pe = NULL;
 
 	raw_key(t, raw, ti, &k);
-	gone_one(eng, &k, e);
 	if (peer != FC_INDEX_NONE) {
-		const struct fc_entry *pe = fc_table_entry(t, peer);
 		const void *pk = fc_table_key(t, peer);
 
-		if (pe != NULL && pk != NULL && pe->act.peer == idx) {
-			raw_key(t, pk, ti, &k);
-			gone_one(eng, &k, pe);
-			fc_table_delete(t, peer);
-		}
+		pe = fc_table_entry(t, peer);
+		if (pe != NULL && pk != NULL && eng_peer(eng, ti, peer) == idx)
+			raw_key(t, pk, ti, &pkey);
+		else
+			pe = NULL;
+	}
+	gone_one(eng, ti, &k, idx, e, pe != NULL ? &pkey : NULL);
+	if (pe != NULL) {
+		gone_one(eng, ti, &pkey, peer, pe, &k);
+		fc_table_delete(t, peer);
 	}
 }
 
@@ -338,7 +372,8 @@ table_remove_cb(struct fc_table *t, const void *key, uint32_t idx, const struct 
 {
 	struct rule_engine *eng = arg;
 
-	eng->gone_why = RULE_GONE_TABLE;
+	/* The table removes entries on its own when it evicts, or for a flush. */
+	eng->gone_why = eng->flushing ? RULE_GONE_FLUSHED : RULE_GONE_TABLE;
 	flow_gone(eng, t, t == eng->t[0] ? 0 : 1, key, idx, e);
 }
 
@@ -469,6 +504,7 @@ rule_engine_free(struct rule_engine *eng)
 	free(eng->ret);
 	eng_commit_fini(eng);
 	free(eng->rctr);
+	free(eng->chan_parent);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }
@@ -494,8 +530,8 @@ rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m
 
 	if (eng == NULL || m == NULL || m->name == NULL ||
 		(m->on_insert == NULL && m->on_abort == NULL && m->on_packet == NULL &&
-			m->on_remove == NULL && m->entry_ctstate == NULL && m->filter_key == NULL &&
-			m->ct_format == NULL && m->step == NULL))
+			m->on_remove == NULL && m->on_move == NULL && m->entry_ctstate == NULL &&
+			m->filter_key == NULL && m->ct_format == NULL && m->step == NULL))
 		return -EINVAL;
 	for (unsigned int i = 0; i < eng->n_mods; i++)
 		if (strcmp(eng->mods[i].m.name, m->name) == 0)
@@ -596,26 +632,28 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 	start = cur;
 	while (cur - start < budget) {
 		const struct fc_entry *e, *pe;
-		uint32_t last;
+		uint32_t last, peer, timeout;
 
 		if (fc_table_iterate(t, &cur, NULL, &idx) != 0) {
 			cur = 0;
 			break;
 		}
 		e = fc_table_entry(t, idx);
-		if (e == NULL || e->timeout == 0)
+		timeout = eng_timeout(eng, ti, idx);
+		if (e == NULL || timeout == 0)
 			continue;
 		last = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
-		pe = e->act.peer != FC_INDEX_NONE ? fc_table_entry(t, e->act.peer) : NULL;
-		if (pe != NULL && pe->act.peer == idx) {
+		peer = eng_peer(eng, ti, idx);
+		pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
+		if (pe != NULL && eng_peer(eng, ti, peer) == idx) {
 			uint32_t pl = __atomic_load_n(&pe->last_seen, __ATOMIC_RELAXED);
 
 			if (time_after(pl, last))
 				last = pl;
 		}
-		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= e->timeout)
+		if ((int32_t)(now - last) <= 0 || (uint32_t)(now - last) <= timeout)
 			continue;
-		eng->st.aged += pe != NULL && pe->act.peer == idx ? 2 : 1;
+		eng->st.aged += pe != NULL && eng_peer(eng, ti, peer) == idx ? 2 : 1;
 		eng_flow_delete_why(eng, ti, idx, RULE_GONE_AGED);
 		removed++;
 	}
@@ -653,8 +691,10 @@ rule_engine_flush(struct rule_engine *eng)
 
 	if (eng == NULL)
 		return 0;
+	eng->flushing = true;
 	for (unsigned int ti = 0; ti < 2; ti++)
 		if (eng->t[ti] != NULL)
 			n += fc_table_flush(eng->t[ti]);
+	eng->flushing = false;
 	return n;
 }

@@ -70,8 +70,34 @@
  * it: when the flow's entries go, it is handed back
  * (rule_chan_flow_free_fn) after a grace period of the readers.
  *
- * Insert clash: a new flow whose reply key is another flow's entry is
- * dropped as RULE_DROP_CT_CLASH (Linux's nf_conntrack insert clash).
+ * Insert clash: a new flow whose reply key is another flow's entry (on any
+ * input port) is dropped as RULE_DROP_CT_CLASH (Linux's nf_conntrack
+ * insert clash).
+ *
+ * Input ports: a key holds the port its packets arrive on (fc_key_in_port()),
+ * so a flow seen on two ports is two flows. A reply entry's key has the
+ * port its replies will arrive on: the forward flow's output port as
+ * rule_engine_out_port() resolves it (RULE_PORT_PAIRED: the input port's
+ * pair, from the application's rule_port_pair_fn; RULE_PORT_LOCAL: the
+ * input port). A connection stays one per tuple, as in Linux, whose
+ * conntrack tuple has no interface:
+ *  - the first reply of a connection that arrives on another port than
+ *    predicted (one capture replayed on one port, a router whose replies
+ *    come back another way) moves the reply entry to the port it arrived
+ *    on: a new entry with the same action, counters and peer, the old one
+ *    deleted; modules see on_move, not on_remove. Counted reply_moved;
+ *    a route change moves a reply entry that has had no packet yet the
+ *    same way (rule_engine_flow_update());
+ *  - any other packet of a connection that arrives on a port none of its
+ *    entries has is decided on the slow path as that connection's packet:
+ *    the conntrack state of the entry found, the filter on the packet's own
+ *    key (its actual port), the entry's NAT; no entry is made for it and it
+ *    is no clash. Counted port_mismatch;
+ *  - a new connection clashes with any entry (cached drops aside) that holds
+ *    its reply tuple on any port, and replaces the cached drops of its two
+ *    tuples on every port.
+ * These lookups are port-agnostic: the key with each port an entry of the
+ * engine has ever had (rule_engine_flow_lookup_any()), on the slow path only.
  */
 #ifndef GUFC_ENGINE_H
 #define GUFC_ENGINE_H
@@ -220,18 +246,40 @@ struct rule_flow {
 
 /** Why an entry went (struct rule_flow_gone::why). */
 enum rule_gone_reason {
-	RULE_GONE_TABLE,    /**< aged, evicted or flushed by the table */
-	RULE_GONE_DELETED,  /**< deleted by the engine (reopen, revalidation, flush) */
+	RULE_GONE_TABLE,    /**< evicted by the table (full, FC_FULL_EVICT_IDLE) */
+	RULE_GONE_DELETED,  /**< deleted by the engine (reopen, revalidation, a module's remove) */
 	RULE_GONE_AGED,     /**< aged out by the engine: both directions idle past the timeout */
+	RULE_GONE_FLUSHED,  /**< removed by rule_engine_flush() */
 };
 
-/** An entry that went, as modules' on_remove callbacks see it. */
+/**
+ * An entry that went, as modules' on_remove callbacks see it. A flow's two
+ * entries go together, one call each: @c peer_key is the other one's key.
+ * Times are the engine's clock (the @c now its callers pass, ms).
+ */
 struct rule_flow_gone {
 	struct fc_key key;
 	struct fc_action act;
+	struct fc_key peer_key; /**< the peer entry's key; family 0 when there is none */
 	uint64_t packets;
 	uint64_t bytes;
-	uint8_t why; /**< enum rule_gone_reason */
+	uint32_t idx;       /**< the entry's index in its family's table (free after the call) */
+	uint32_t created;   /**< when the entry was inserted */
+	uint32_t last_seen; /**< when its last packet was counted */
+	uint8_t why;        /**< enum rule_gone_reason */
+};
+
+/**
+ * An entry that moved to another input port (struct rule_module::on_move;
+ * see "Input ports" at the top): the same flow, connection and action under
+ * a new key and index. The old index is deleted (reused after a grace
+ * period of the readers).
+ */
+struct rule_flow_moved {
+	struct fc_key old_key; /**< the key it had */
+	struct fc_key key;     /**< the key it has now (only the input port differs) */
+	uint32_t old_idx;      /**< the index it had */
+	uint32_t idx;          /**< its index now */
 };
 
 /**
@@ -260,6 +308,8 @@ struct rule_flow_gone {
  *   (every module's on_packet is called; each ignores what it did not ask
  *   for).
  * - on_remove: an entry went (a flow's two entries go together: one call each).
+ * - on_move: an entry moved to another input port: nothing went, but what a
+ *   module keeps by entry index or key (a hardware rule) must follow.
  * - entry_ctstate: the ctstate packets taking the fast path get from an
  *   entry (its cached verdict must be computed with it); 0 if untracked.
  *   The first non-zero answer counts.
@@ -280,6 +330,7 @@ struct rule_module {
 	void (*on_abort)(void *priv, struct rule_flow *f);
 	int (*on_packet)(void *priv, struct rule_flow *f);
 	void (*on_remove)(void *priv, const struct rule_flow_gone *g);
+	void (*on_move)(void *priv, const struct rule_flow_moved *mv);
 	unsigned int (*entry_ctstate)(void *priv, const struct fc_action *a);
 	void (*filter_key)(void *priv, const struct fc_action *a, struct fc_key *fk);
 	int (*ct_format)(void *priv, const struct fc_action *a, char *buf, size_t len);
@@ -331,6 +382,15 @@ typedef int (*rule_chan_flow_alloc_fn)(void *arg, uint16_t channel);
  */
 typedef int (*rule_chan_flow_free_fn)(void *arg, uint16_t id);
 
+/**
+ * Port pairing: the port paired with @p port, where accepted packets with
+ * no route go (RULE_PORT_PAIRED; testpmd-like 0<->1). Called on the rules
+ * lcore to predict the port a connection's replies arrive on.
+ * @return the paired port; -ENOENT: @p port is no port (a route to it
+ *   leaves by the input port's pair, as the datapath sends it).
+ */
+typedef int (*rule_port_pair_fn)(void *arg, uint16_t port);
+
 /** Engine parameters. Zero means "default" where one is given. */
 struct rule_engine_params {
 	const char *name;          /**< unique, 1..16 characters (tables derive names from it) */
@@ -348,6 +408,8 @@ struct rule_engine_params {
 	/** optional: per-flow channels (both or neither with chan_flow_free_fn) */
 	rule_chan_flow_alloc_fn chan_flow_alloc_fn;
 	rule_chan_flow_free_fn chan_flow_free_fn;
+	/** optional: port pairs (RULE_PORT_PAIRED); without it a port is its own pair */
+	rule_port_pair_fn port_pair_fn;
 	void *cb_arg;              /**< first argument of every callback */
 };
 
@@ -615,6 +677,7 @@ struct rule_flow_info {
 	struct fc_key key;
 	uint32_t idx;          /**< entry index in its family's table */
 	struct fc_action act;
+	uint32_t peer;         /**< entry index of the other direction, or FC_INDEX_NONE */
 	uint32_t timeout;
 	uint32_t created;
 	uint32_t last_seen;
@@ -634,7 +697,37 @@ int rule_engine_flow_lookup(const struct rule_engine *eng, const struct fc_key *
 	struct rule_flow_info *info);
 
 /**
- * The entry at index @p idx (e.g. a flow's peer, fc_action::peer).
+ * Look up the entry of a key's tuple on any input port: the key as it is
+ * first, then with every other port an entry of the engine has had (see
+ * "Input ports" at the top). For what is one per tuple whatever the port
+ * (a connection an ICMP error quotes, a NAT tuple in use).
+ * @param eng   the engine
+ * @param k     the key (normalized, local bits set; its input port is tried first)
+ * @param info  receives a copy of the entry (its key has the port found);
+ *   may be NULL (existence only)
+ * @return 0, -ENOENT (no entry on any port, or no table for the family), -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_lookup_any(const struct rule_engine *eng, const struct fc_key *k,
+	struct rule_flow_info *info);
+
+/**
+ * The port an entry's packets leave by, as a port id: @p out_port itself
+ * when it is a port, the pair of @p in_port for RULE_PORT_PAIRED or a port
+ * that is none (rule_port_pair_fn; without it every port is one and its
+ * own pair), @p in_port for RULE_PORT_LOCAL. The port a connection's
+ * replies are expected on is this for its forward entry.
+ * @param eng       the engine (its pairing)
+ * @param out_port  fc_action::out_port
+ * @param in_port   the entry's input port
+ * @return the port id.
+ * Context: rules lcore.
+ */
+uint16_t rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port,
+	uint16_t in_port);
+
+/**
+ * The entry at index @p idx (e.g. a flow's peer, struct rule_flow_info::peer).
  * @param eng     the engine
  * @param family  FC_AF_INET4 or FC_AF_INET6
  * @param idx     entry index
@@ -648,11 +741,14 @@ int rule_engine_flow_get(const struct rule_engine *eng, unsigned int family, uin
 /**
  * Replace a live entry's action and timeout (seqlocked for readers). When
  * the rule changes, the packets counted so far stay with the old rule in
- * the per-rule counters.
+ * the per-rule counters. When a connection's forward entry changes its
+ * output port and its reply entry has had no packet yet, the reply entry
+ * moves to the port the replies are now expected on (see "Input ports").
  * @param eng      the engine
  * @param family   FC_AF_INET4 or FC_AF_INET6
  * @param idx      entry index
- * @param a        the new action (keep gen, peer and flags unless meant)
+ * @param a        the new action (keep gen and flags unless meant; the peer
+ *   is in struct fc_entry_aux, untouched)
  * @param timeout  idle timeout, ms
  * @return 0, -ENOENT (no live entry there), -EINVAL.
  * Context: rules lcore.
@@ -677,125 +773,12 @@ typedef void (*rule_defer_fn)(void *arg, uint64_t val);
  */
 int rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t val);
 
-/* ------------------------------------------------------------------------ */
-/* Counters and listing                                                      */
-/* ------------------------------------------------------------------------ */
-
-/** Engine counters (rule_engine_stats_get()); modules count their own. */
-struct rule_engine_stats {
-	uint64_t upcalls[RULE_UPCALL__COUNT]; /**< packets by upcall reason */
-	uint64_t flows;        /**< forward entries created */
-	uint64_t replies;      /**< reply entries created */
-	uint64_t cached_drops; /**< new flows cached as DROP */
-	uint64_t uncached;     /**< packets decided without an entry (any cause) */
-	uint64_t table_full;   /**< of those: the table refused the insert */
-	uint64_t revalidated;  /**< entries re-run through the filter after a commit */
-	uint64_t refreshed;    /**< entries a commit could not change, moved to its generation */
-	uint64_t removed;      /**< entries gone (aged, evicted, flushed, deleted) */
-	uint64_t commits;
-	uint64_t commits_full; /**< commits taken as "everything changed" */
-	uint64_t classify_cls; /**< classifications by the compiled classifier */
-	uint64_t classify_ref; /**< classifications by the reference evaluator (overlay) */
-	uint64_t channel_unknown; /**< channel names the callback did not know */
-	uint64_t aged;         /**< entries aged out (both directions idle) */
-	uint64_t chan_flows;   /**< per-flow channels given to flows */
-	uint64_t chan_flow_fallback; /**< per-flow channel refused (pool empty): parent used */
-	uint64_t chan_flow_freed;    /**< per-flow channels returned */
-	uint64_t chan_flow_free_fail; /**< per-flow channels the free callback gave up on */
-	uint32_t gen;          /**< current generation */
-	uint32_t cls_gen;      /**< generation of the installed classifier (0: none) */
-	uint32_t pending;      /**< changes not yet retired by revalidation */
-	uint32_t overlay;      /**< changes newer than the classifier */
-};
-
-/**
- * Sum the counters.
- * @param eng  the engine (NULL: zeros)
- * @param st   receives them
- * Context: any (values may be slightly stale).
- */
-void rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *st);
-
-/** Name of an upcall reason. @param reason enum rule_upcall_reason. @return "miss",
- * "interest", "stale"; "?" if out of range. Context: any. */
-const char *rule_upcall_name(unsigned int reason);
-
-/**
- * Per-rule counters: packets and bytes of the live entries naming the rule,
- * plus those of entries gone, plus packets decided without an entry.
- * Walks the tables (O(flows)).
- * @param eng      the engine
- * @param rule_id  a rule id or RULE_ID_POLICY
- * @param packets  receives the packets
- * @param bytes    receives the bytes
- * @return 0, -EINVAL.
- * Context: rules lcore, or control with it stopped.
- */
-int rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id,
-	uint64_t *packets, uint64_t *bytes);
-
-/**
- * Per-rule counters of every rule at once, in one walk of the tables
- * (O(flows + rules) instead of rule_engine_rule_counters() per rule):
- * what "show rules", the summary and the JSON print. A snapshot, owned by
- * the caller, read with rule_counters_snap_get(), freed with
- * rule_counters_snap_free().
- */
-struct rule_counters_snap;
-
-/**
- * Take the snapshot.
- * @param eng  the engine
- * @return it, or NULL with rte_errno EINVAL (NULL engine) or ENOMEM.
- * Context: rules lcore, or control with it stopped.
- */
-struct rule_counters_snap *rule_engine_counters_snap(const struct rule_engine *eng);
-
-/**
- * Counters of one rule in a snapshot (what rule_engine_rule_counters()
- * would have said when it was taken).
- * @param s        the snapshot
- * @param rule_id  a rule id or RULE_ID_POLICY
- * @param packets  receives the packets
- * @param bytes    receives the bytes
- * @return 0 (unknown ids: 0 packets), -EINVAL (NULL, RULE_ID_NONE).
- * Context: any (the snapshot is the caller's).
- */
-int rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id,
-	uint64_t *packets, uint64_t *bytes);
-
-/** Free a snapshot. @param s the snapshot; NULL is accepted. Context: any. */
-void rule_counters_snap_free(struct rule_counters_snap *s);
-
-/**
- * Walk the flows of both tables: start with *it = 0, call until -ENOENT.
- * Modules walk in bounded steps the same way (one entry per call).
- * @param eng    the engine
- * @param it     iterator state
- * @param match  if not NULL, only keys rule_match_key(match, key,
- *   RULE_CT_IGNORE, 0) accepts (the shell parses a rule to filter)
- * @param info   receives the flow
- * @return 0 on a flow, -ENOENT at the end, -EINVAL.
- * Context: rules lcore, or control with it stopped.
- */
-int rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it,
-	const struct rule *match, struct rule_flow_info *info);
-
-/**
- * Format one flow: key, verdict, rule, channel, port, direction, conntrack
- * state (the modules' ct_format), NAT slot, interest, generation, counters.
- * @param eng   the engine (its modules format the conntrack state)
- * @param info  the flow
- * @param buf   destination
- * @param len   size of @p buf
- * @return characters written (excluding NUL), -ENOSPC if truncated, -EINVAL.
- * Context: any.
- */
-int rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_info *info,
-	char *buf, size_t len);
+/* Counters and listing: engine_info.h, part of this manual. */
 
 #ifdef __cplusplus
 }
 #endif
+
+#include "engine_info.h"
 
 #endif /* GUFC_ENGINE_H */

@@ -441,7 +441,7 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 		if (eng_refilter(eng, &k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		a.gen = eng->gen;
-		eng_entry_set(eng, eng->pass_tbl, idx, &a, e->timeout);
+		eng_entry_set(eng, eng->pass_tbl, idx, &a, eng_timeout(eng, eng->pass_tbl, idx));
 	}
 	return visited;
 }

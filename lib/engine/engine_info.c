@@ -161,6 +161,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 {
 	const struct fc_table *t = eng->t[ti];
 	const struct fc_entry *e = fc_table_entry(t, idx);
+	const struct fc_entry_aux *x;
 
 	if (raw == NULL)
 		raw = fc_table_key(t, idx);
@@ -170,9 +171,11 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->key.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
 	memcpy(&info->key.v4, raw, fc_table_key_size(t));
 	info->idx = idx;
+	x = fc_table_aux(t, idx);
 	info->act = e->act;
-	info->timeout = e->timeout;
-	info->created = e->created;
+	info->peer = x->peer;
+	info->timeout = x->timeout;
+	info->created = fc_table_created(t, idx);
 	info->last_seen = e->last_seen;
 	info->packets = e->packets;
 	info->bytes = e->bytes;

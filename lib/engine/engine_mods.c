@@ -72,7 +72,11 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		f->fkey[0].v6.flags = (uint8_t)((f->xkey.v6.flags & FC_KEY_F_DST_LOCAL) |
 						(f->key.v6.flags & FC_KEY_F_SRC_LOCAL));
 	}
+	/* Ports: the packet's own; the reply's, where the replies will arrive. */
+	fc_key_set_in_port(&f->fkey[0], fc_key_in_port(&f->key));
 	fc_key_reverse(&f->fkey[0], &f->fkey[1]);
+	fc_key_set_in_port(&f->fkey[1],
+		rule_engine_out_port(eng, f->act[RULE_DIR_ORIG].out_port, fc_key_in_port(&f->key)));
 
 	rc = rule_engine_classify_filter(eng, &f->fkey[0], f->ctstate, f->kflags, &res);
 	if (rc < 0)
@@ -124,6 +128,12 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 		eng->st.chan_flow_fallback++;
 		return;
 	}
+	if (eng_chan_parent_set(eng, (uint16_t)id, parent) < 0) {
+		/* Cannot remember its parent: keep the flow on the parent. */
+		(void)eng_retire_chan(eng, (uint16_t)id);
+		eng->st.chan_flow_fallback++;
+		return;
+	}
 	eng->st.chan_flows++;
 	ef->chan_flow = id;
 	ef->chan_parent = parent;
@@ -133,8 +143,7 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 		if (d == RULE_DIR_REPLY && (!f->want_reply || a->channel != parent))
 			continue;
 		a->channel = (uint16_t)id;
-		a->mod[0] |= ENG_M0_CHAN_FLOW;
-		eng_set_chan_parent(a, parent);
+		a->mod[0] |= ENG_M0_CHAN_FLOW; /* its parent: eng_chan_parent() */
 	}
 	f->act[RULE_DIR_ORIG].mod[0] |= ENG_M0_CHAN_OWN;
 }
@@ -155,7 +164,6 @@ eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef)
 			continue;
 		a->channel = ef->chan_parent;
 		a->mod[0] &= (uint8_t)~(ENG_M0_CHAN_FLOW | ENG_M0_CHAN_OWN);
-		eng_set_chan_parent(a, 0);
 	}
 	/* A reply entry inserted before the forward one failed was visible: grace period. */
 	rc = eng_retire_chan(eng, (uint16_t)ef->chan_flow);

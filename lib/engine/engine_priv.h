@@ -22,31 +22,23 @@ extern int rule_engine_logtype;
 
 /*
  * fc_action::mod[] bytes the engine owns (modules have ct_state, nat_id,
- * out_port and interest bits). mod[0]: ENG_M0_* flags; mod[1..2]: interest
- * asked by modules without RULE_MOD_F_OWN_INTEREST (struct
- * rule_flow::interest_kept).
+ * out_port and interest bits): mod[0], ENG_M0_* flags, read by the stale
+ * check on RX lcores too; mod[1..2], the interest other modules asked for
+ * (eng_extra_interest() below). The parent of a per-flow channel is the
+ * engine's own map (eng_chan_parent()).
  */
 #define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (FC_ACT_F_NAT entries) */
 #define ENG_M0_FK_DST_LOCAL 0x02
 #define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
-#define ENG_M0_CHAN_FLOW 0x10 /**< channel is a per-flow one; its parent in mod[3..4] */
+#define ENG_M0_CHAN_FLOW 0x10 /**< channel is a per-flow one; its parent: eng_chan_parent() */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
 
-/* mod[3..4]: parent channel of a per-flow channel (with ENG_M0_CHAN_FLOW). */
-static inline uint16_t
-eng_chan_parent(const struct fc_action *a)
-{
-	return (uint16_t)(a->mod[3] | a->mod[4] << 8);
-}
-
-static inline void
-eng_set_chan_parent(struct fc_action *a, uint16_t parent)
-{
-	a->mod[3] = (uint8_t)parent;
-	a->mod[4] = (uint8_t)(parent >> 8);
-}
-
+/*
+ * mod[1..2]: interest asked by modules without RULE_MOD_F_OWN_INTEREST
+ * (struct rule_flow::interest_kept). RX lcores copy these bytes with the
+ * action and ignore them.
+ */
 static inline uint16_t
 eng_extra_interest(const struct fc_action *a)
 {
@@ -91,6 +83,16 @@ struct eng_retire {
 	void *arg;
 	uint64_t val;
 	int32_t chan;     /**< chan_flow_free_fn() it, or -1 */
+};
+
+/** Most input ports listed for port-agnostic lookups (more: exact-match only). */
+#define ENG_PORTS_MAX 64
+
+/** The entries of one key's tuple on the other listed ports (eng_tuple_find()). */
+struct eng_tuple {
+	uint32_t n;                   /**< entries found */
+	uint32_t idx[ENG_PORTS_MAX];  /**< their indexes */
+	uint16_t port[ENG_PORTS_MAX]; /**< their keys' input ports */
 };
 
 /** A registered module. */
@@ -144,6 +146,10 @@ struct rule_engine {
 	struct eng_mod mods[RULE_MODULES_MAX];
 	unsigned int n_mods;
 
+	/* Per-flow channels: parent of each id given (eng_chan_parent()). */
+	uint16_t *chan_parent;
+	uint32_t n_chan_parent;
+
 	/* Counters. */
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
@@ -151,12 +157,58 @@ struct rule_engine {
 
 	/* Removal context: why entries removed right now go. */
 	uint8_t gone_why;
+	bool flushing; /**< rule_engine_flush() runs: the table's removals are flushes */
+
+	/* Input ports entries have had (port-agnostic lookups, engine_port.c). */
+	uint16_t ports[ENG_PORTS_MAX];
+	uint32_t n_ports;
 
 	/* Aging: the engine's own cursor per table (see eng_age()). */
 	uint32_t age_cursor[2];
 	uint32_t age_sweep_start[2];  /**< when the current sweep started */
 	bool age_swept[2];            /**< a sweep has started before */
 };
+
+/** The entry index of live entry @p idx's other direction, or FC_INDEX_NONE. */
+static inline uint32_t
+eng_peer(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	const struct fc_entry_aux *x = fc_table_aux(eng->t[ti], idx);
+
+	return x != NULL ? x->peer : FC_INDEX_NONE;
+}
+
+/** The idle timeout of live entry @p idx (struct fc_entry_aux), 0 if none. */
+static inline uint32_t
+eng_timeout(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	const struct fc_entry_aux *x = fc_table_aux(eng->t[ti], idx);
+
+	return x != NULL ? x->timeout : 0;
+}
+
+/** Link live entries @p a and @p b as each other's peer (either may be FC_INDEX_NONE). */
+static inline void
+eng_link(struct rule_engine *eng, unsigned int ti, uint32_t a, uint32_t b)
+{
+	struct fc_entry_aux *xa = fc_table_aux_w(eng->t[ti], a);
+	struct fc_entry_aux *xb = fc_table_aux_w(eng->t[ti], b);
+
+	if (xa != NULL)
+		xa->peer = b;
+	if (xb != NULL)
+		xb->peer = a;
+}
+
+/** Parent of per-flow channel @p id as recorded by eng_chan_parent_set(); 0 if none. */
+static inline uint16_t
+eng_chan_parent(const struct rule_engine *eng, uint16_t id)
+{
+	return id < eng->n_chan_parent ? eng->chan_parent[id] : 0;
+}
+
+/* engine.c: remember per-flow channel @p id's parent. @return 0, -ENOMEM. */
+int eng_chan_parent_set(struct rule_engine *eng, uint16_t id, uint16_t parent);
 
 /** Table index of a family: 0 IPv4, 1 IPv6, -1 otherwise. */
 static inline int
@@ -174,6 +226,8 @@ struct eng_flow {
 	unsigned int n_ran;           /**< modules whose on_insert was called (for on_abort) */
 	int32_t chan_flow;            /**< per-flow channel given to the flow, or -1 */
 	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
+	uint16_t kept[2];             /**< per direction: interest of the modules without
+				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
 };
 
 /** The eng_flow around @p f. */
@@ -202,6 +256,22 @@ void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
 int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a);
 uint16_t eng_channel(struct rule_engine *eng, const char *name);
+
+/* engine_upcall.c */
+bool eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch);
+
+/* engine_port.c */
+void eng_port_note(struct rule_engine *eng, uint16_t port);
+void eng_tuple_find(const struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
+	struct eng_tuple *out);
+int eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct eng_tuple *fwd,
+	const struct fc_key *reply);
+bool eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
+	struct eng_tuple *others, struct rule_decision *d, uint32_t now);
+int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port);
+void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_action *old, const struct fc_action *a);
 
 /* engine_commit.c */
 int eng_commit_init(struct rule_engine *eng);

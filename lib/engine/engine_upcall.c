@@ -11,11 +11,16 @@
  * the same modules and are decided without an entry.
  *
  * Insert clash: a new flow whose reply key is already another flow's entry
- * (e.g. a client talking to a DNAT'd server's real address while a
- * translated connection holds that tuple as its reply) cannot get a
- * connection of its own. Linux drops such a packet (nf_conntrack insert
- * clash); so does the engine, as RULE_DROP_CT_CLASH, rather than serving
- * the flow uncached through the slow path for ever.
+ * on any input port (e.g. a client talking to a DNAT'd server's real
+ * address while a translated connection holds that tuple as its reply)
+ * cannot get a connection of its own. Linux drops such a packet
+ * (nf_conntrack insert clash); so does the engine, as RULE_DROP_CT_CLASH,
+ * rather than serving the flow uncached through the slow path for ever.
+ *
+ * Input ports: a key no entry has may still be a tracked connection's on
+ * another port (engine_port.c: the reply entry moves there, or the packet
+ * is decided as the connection's without an entry); a new connection's
+ * reply key gets the port its replies are expected on.
  *
  * Caching choices: a NEW (or untracked) flow the filter drops is cached as
  * DROP (no reply entry, no connection) so later packets die on the fast
@@ -77,7 +82,6 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 	for (unsigned int d = 0; d < 2; d++) {
 		f->act[d].gen = eng->gen;
 		f->act[d].rule_id = RULE_ID_NONE;
-		f->act[d].peer = FC_INDEX_NONE;
 		f->act[d].channel = eng->p.default_channel;
 		f->act[d].out_port = RULE_PORT_PAIRED;
 		f->act[d].verdict = FC_VERDICT_ACCEPT;
@@ -91,13 +95,14 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 
 /*
  * Run every module's on_insert until one drops the flow; the interest asked
- * by modules without RULE_MOD_F_OWN_INTEREST is kept apart in the entries.
+ * by modules without RULE_MOD_F_OWN_INTEREST is kept apart (ef->kept, then
+ * the entries' mod[1..2], eng_set_extra_interest()).
  */
 static void
 run_inserts(struct rule_engine *eng, struct eng_flow *ef)
 {
 	struct rule_flow *f = &ef->f;
-	uint16_t kept[2] = {0, 0};
+	uint16_t *kept = ef->kept;
 
 	for (unsigned int i = 0; i < eng->n_mods && f->drop == RULE_DROP_NONE; i++) {
 		const struct rule_module *m = &eng->mods[i].m;
@@ -116,8 +121,6 @@ run_inserts(struct rule_engine *eng, struct eng_flow *ef)
 			f->act[d].interest |= save[d];
 		}
 	}
-	for (unsigned int d = 0; d < 2; d++)
-		eng_set_extra_interest(&f->act[d], kept[d]);
 }
 
 /* Insert with one retry when a new flow's cached drop holds the key. */
@@ -138,6 +141,8 @@ insert_entry(struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
 		eng_flow_delete(eng, ti, (uint32_t)old);
 		rc = fc_table_insert(t, &k->v4, sig, a, timeout, now);
 	}
+	if (rc >= 0)
+		eng_port_note(eng, fc_key_in_port(k));
 	return rc;
 }
 
@@ -170,7 +175,7 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
  */
 static void
 new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool nocache,
-	struct rule_decision *d, uint32_t now)
+	const struct eng_tuple *others, struct rule_decision *d, uint32_t now)
 {
 	struct fc_table *t = ti >= 0 ? eng->t[ti] : NULL;
 	struct eng_flow ef;
@@ -229,6 +234,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	}
 	a0 = f->act[0];
 	a1 = f->act[1];
+	eng_set_extra_interest(&a0, ef.kept[RULE_DIR_ORIG]);
+	eng_set_extra_interest(&a1, ef.kept[RULE_DIR_REPLY]);
 	if (!f->want_reply) {
 		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, f->timeout, now);
 		if (idx < 0) {
@@ -236,20 +243,25 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 	} else {
+		/* Replies arrive on the port the forward flow leaves by. */
+		fc_key_set_in_port(&f->reply_key,
+			rule_engine_out_port(eng, a0.out_port, fc_key_in_port(&f->key)));
+		if (eng_conn_claim(eng, (unsigned int)ti, others, &f->reply_key) < 0) {
+			insert_failed(eng, &ef, -EEXIST, up, d);
+			return;
+		}
 		ridx = insert_entry(eng, (unsigned int)ti, &f->reply_key, &a1, f->timeout, now);
 		if (ridx < 0) {
 			insert_failed(eng, &ef, ridx, up, d);
 			return;
 		}
-		a0.peer = (uint32_t)ridx;
 		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, f->timeout, now);
 		if (idx < 0) {
 			fc_table_delete(t, (uint32_t)ridx);
 			insert_failed(eng, &ef, idx, up, d);
 			return;
 		}
-		a1.peer = (uint32_t)idx;
-		fc_table_update(t, (uint32_t)ridx, &a1, f->timeout);
+		eng_link(eng, (unsigned int)ti, (uint32_t)idx, (uint32_t)ridx);
 		eng->st.replies++;
 	}
 	eng->st.flows++;
@@ -270,9 +282,12 @@ entry_key(const struct rule_engine *eng, unsigned int ti, uint32_t idx, struct f
 	return true;
 }
 
-/* Modules' on_packet for a packet of a cached flow; stores what changed. */
+/*
+ * Modules' on_packet for a packet of a cached flow (entry @p idx, key
+ * @p ek); stores what changed.
+ */
 static int
-run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e,
+run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
 	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate)
 {
 	struct fc_table *t = eng->t[ti];
@@ -281,6 +296,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	unsigned int dir = (a->flags & FC_ACT_F_REPLY) ? RULE_DIR_REPLY : RULE_DIR_ORIG;
 	const struct fc_entry *pe;
 	struct fc_key pk;
+	uint32_t peer;
 
 	flow_init(eng, &ef, up);
 	f->dir = (uint8_t)dir;
@@ -288,12 +304,13 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	f->idx[dir] = idx;
 	f->act[dir ^ 1] = *a;
 	f->act[dir ^ 1].flags ^= FC_ACT_F_REPLY;
-	pe = a->peer != FC_INDEX_NONE ? fc_table_entry(t, a->peer) : NULL;
-	if (pe != NULL && pe->act.peer == idx) {
+	peer = eng_peer(eng, ti, idx);
+	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
+	if (pe != NULL && eng_peer(eng, ti, peer) == idx) {
 		f->act[dir ^ 1] = pe->act;
-		f->idx[dir ^ 1] = a->peer;
+		f->idx[dir ^ 1] = peer;
 	}
-	f->timeout = e->timeout;
+	f->timeout = eng_timeout(eng, ti, idx);
 	f->ctstate = (uint8_t)*ctstate;
 	for (unsigned int d = 0; d < 2; d++)
 		f->interest_kept[d] = eng_extra_interest(&f->act[d]);
@@ -311,7 +328,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 		if (f->idx[d] == FC_INDEX_NONE)
 			continue;
 		if (f->refilter) {
-			const struct fc_key *k = &up->pkt.key;
+			const struct fc_key *k = ek;
 
 			if (d != dir) {
 				if (!entry_key(eng, ti, f->idx[d], &pk))
@@ -329,14 +346,19 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	return 0;
 }
 
-/* A packet of a cached flow. @return false if the flow went and the packet is a new flow's. */
-static bool
-old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct rule_upcall *up,
-	struct rule_decision *d, uint32_t now)
+/*
+ * A packet of a cached flow: entry @p idx, key @p ek (the packet's own, or
+ * with @p mismatch the connection's entry on another port: the packet is
+ * then decided on its own key and never from the entry alone).
+ * @return false if the flow went and the packet is a new flow's.
+ */
+bool
+eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch)
 {
 	struct fc_table *t = eng->t[ti];
 	const struct fc_entry *e = fc_table_entry(t, idx);
-	const struct fc_key *k = &up->pkt.key;
+	const struct fc_key *k = ek;
 	struct fc_action a;
 	unsigned int cs;
 	int rc;
@@ -352,13 +374,13 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 		}
 		if (eng_refilter(eng, k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
-		eng_entry_set(eng, ti, idx, &a, e->timeout);
+		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
 	cs = eng_entry_ctstate(eng, &a);
 	/* A segment of a window-checked entry here is one the fast path could not vouch for. */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
 		(a.interest & FC_INTEREST_TCP_WIN)) {
-		rc = run_packet(eng, ti, idx, e, up, &a, &cs);
+		rc = run_packet(eng, ti, idx, ek, up, &a, &cs);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc == -EINVAL) {
@@ -373,14 +395,17 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 			return true;
 		}
 	}
-	if (a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
+	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
 		dec_from_act(d, &a, cs);
 	} else {
-		/* The packet's own ctstate (e.g. INVALID) differs from the entry's. */
+		/*
+		 * The packet's own ctstate (e.g. INVALID) differs from the
+		 * entry's, or it came on a port the connection's entries lack.
+		 */
 		struct rule_result res;
 		struct fc_key fk;
 
-		eng_filter_key(eng, k, &a, &fk);
+		eng_filter_key(eng, &up->pkt.key, &a, &fk);
 		if (rule_engine_classify_filter(eng, &fk, cs, 0, &res) < 0) {
 			dec_drop(d, RULE_DROP_ERROR);
 			return true;
@@ -392,8 +417,12 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct ru
 		d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 		if (d->verdict != FC_VERDICT_ACCEPT)
 			d->nat_slot = RULE_NAT_NONE;
-		eng_rule_count(eng, d->rule_id, 1, up->len);
 		d->flags = 0;
+		/* The connection's packet on another port keeps it alive, as a hit would. */
+		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id)
+			fc_table_touch(t, idx, up->len, now);
+		else
+			eng_rule_count(eng, d->rule_id, 1, up->len);
 		return true;
 	}
 	fc_table_touch(t, idx, up->len, now);
@@ -406,6 +435,7 @@ upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_de
 {
 	const struct fc_pkt *pkt = &up->pkt;
 	int ti = eng_tbl(pkt->key.family);
+	struct eng_tuple others;
 
 	if (ti < 0) {
 		dec_drop(d, RULE_DROP_BAD_PACKET);
@@ -414,7 +444,7 @@ upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_de
 	}
 	if (eng->t[ti] == NULL || pkt->frag == FC_FRAG_LATER) {
 		/* Non-first fragments carry no ports: never cached, never tracked. */
-		new_flow(eng, ti, up, true, d, now);
+		new_flow(eng, ti, up, true, NULL, d, now);
 		return;
 	}
 	for (unsigned int attempt = 0; attempt < 2; attempt++) {
@@ -423,10 +453,14 @@ upcall_one(struct rule_engine *eng, const struct rule_upcall *up, struct rule_de
 
 		if (idx < 0)
 			break;
-		if (old_flow(eng, (unsigned int)ti, (uint32_t)idx, up, d, now))
+		if (eng_old_flow(eng, (unsigned int)ti, (uint32_t)idx, &pkt->key, up, d, now, false))
 			return;
 	}
-	new_flow(eng, ti, up, false, d, now);
+	/* No entry of its own: a tracked connection's on another port? */
+	eng_tuple_find(eng, (unsigned int)ti, &pkt->key, &others);
+	if (eng_port_other(eng, (unsigned int)ti, up, &others, d, now))
+		return;
+	new_flow(eng, ti, up, false, &others, d, now);
 }
 
 unsigned int

@@ -3,14 +3,16 @@
  * lib/flowcache — the public face of gufc's flow cache.
  *
  * Everything a packet's fate depends on is keyed by its 7-tuple (src, dst,
- * src_local, dst_local, proto, sport, dport). This header is the manual for:
+ * src_local, dst_local, proto, sport, dport) and the port it arrived on.
+ * This header is the manual for:
  *
  *  - the keys (IPv4: exactly 16 bytes, IPv6: 48), their normalization and
  *    their text form;
  *  - the packet parser (raw buffer, mbuf, burst) and its named results;
  *  - the local-address table that fills the two local bits;
  *  - the flow table: an rte_hash with lock-free readers, RCU reclamation and
- *    a preallocated entry array indexed by the hash position.
+ *    a preallocated entry array indexed by the hash position
+ *    (flowcache_table.h, included at the end of this header).
  *
  * Sections below are independent; each says which lcore may call what.
  * Byte order: addresses and ports in keys are in network byte order, so the
@@ -49,8 +51,10 @@ struct rte_mbuf;
 
 /**
  * IPv4 flow key: exactly 16 bytes so the IPv4 hot path never pays for IPv6.
- * Addresses and ports in network byte order. @c pad is always zero (see
- * fc_key_v4_normalize()), so memcmp() and hashing are exact.
+ * Addresses and ports in network byte order; @c in_port, the port the
+ * packet arrived on, in host order (a port id, not a header field: a flow
+ * seen on two ports is two flows). No padding is left, so memcmp() and
+ * hashing are exact once every field is set.
  */
 struct fc_key_v4 {
 	uint32_t src;
@@ -58,19 +62,23 @@ struct fc_key_v4 {
 	uint16_t sport;
 	uint16_t dport;
 	uint8_t proto;
-	uint8_t flags; /**< FC_KEY_F_* local bits */
-	uint8_t pad[2];
+	uint8_t flags;    /**< FC_KEY_F_* local bits */
+	uint16_t in_port; /**< input port id, host order */
 };
 
-/** IPv6 flow key, padded to 48 bytes (rte_hash compares 16-byte multiples). */
+/**
+ * IPv6 flow key, padded to 48 bytes (rte_hash compares 16-byte multiples);
+ * fields as in struct fc_key_v4, @c pad always zero (fc_key_v6_normalize()).
+ */
 struct fc_key_v6 {
 	uint8_t src[16];
 	uint8_t dst[16];
 	uint16_t sport;
 	uint16_t dport;
 	uint8_t proto;
-	uint8_t flags; /**< FC_KEY_F_* local bits */
-	uint8_t pad[10];
+	uint8_t flags;    /**< FC_KEY_F_* local bits */
+	uint16_t in_port; /**< input port id, host order */
+	uint8_t pad[8];
 };
 
 /** Either key, tagged with its family. Slow-path currency (shell, rules). */
@@ -84,20 +92,21 @@ struct fc_key {
 
 /**
  * Longest text produced by fc_key_format(), including the NUL (the worst
- * case, "proto 255" with two 8-group IPv6 addresses, needs 133).
+ * case, "proto 255" with two 8-group IPv6 addresses and in_port=65535,
+ * needs 147).
  */
-#define FC_KEY_STRLEN 160
+#define FC_KEY_STRLEN 176
 
 /**
- * Zero the padding of an IPv4 key. Keys built field by field must be
- * normalized before hashing or comparing.
+ * Normalize an IPv4 key. The IPv4 key has no padding left (in_port took
+ * it): every field must be set, and this does nothing. Kept so that code
+ * building keys of either family reads the same.
  * Context: any lcore.
  */
 static inline void
 fc_key_v4_normalize(struct fc_key_v4 *k)
 {
-	k->pad[0] = 0;
-	k->pad[1] = 0;
+	RTE_SET_USED(k);
 }
 
 /** Zero the padding of an IPv6 key. Context: any lcore. */
@@ -231,9 +240,29 @@ fc_key_set_flags(struct fc_key *k, uint8_t flags)
 		k->v6.flags = flags;
 }
 
+/** Input port id (host order). */
+static inline uint16_t
+fc_key_in_port(const struct fc_key *k)
+{
+	return k->family == FC_AF_INET4 ? k->v4.in_port : k->v6.in_port;
+}
+
+/** Set the input port id (host order). */
+static inline void
+fc_key_set_in_port(struct fc_key *k, uint16_t port)
+{
+	if (k->family == FC_AF_INET4)
+		k->v4.in_port = port;
+	else
+		k->v6.in_port = port;
+}
+
 /**
  * Build the key of the reply direction: addresses, ports and local bits
- * swapped. For ICMP echo (sport == dport == identifier) this is the reply's key.
+ * swapped. For ICMP echo (sport == dport == identifier) this is the reply's
+ * key. The input port is copied as it is: the port replies arrive on is
+ * the forward flow's output port, which only the caller knows
+ * (fc_key_set_in_port()).
  *
  * @param k    the forward key (family set)
  * @param out  receives the reverse key, normalized; may not alias @p k
@@ -243,8 +272,8 @@ void fc_key_reverse(const struct fc_key *k, struct fc_key *out);
 
 /**
  * Format a key as text, e.g.
- * "tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1" or
- * "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0".
+ * "tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1 in_port=0" or
+ * "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0 in_port=1".
  * Protocols without a name print as "proto 47"; ICMP keys print their
  * stand-in ports like any other.
  *
@@ -261,7 +290,10 @@ int fc_key_format(const struct fc_key *k, char *buf, size_t len);
  * Parse the text form written by fc_key_format() (round-trips exactly).
  * Accepts protocol names (tcp, udp, sctp, icmp, icmpv6) or "proto N",
  * IPv4 "a.b.c.d:port" and IPv6 "[addr]:port"; both addresses must be of
- * the same family. The local-bit fields are optional (default 0).
+ * the same family. The fields src_local=B, dst_local=B and in_port=N
+ * (0..65535) are optional (default 0), each at most once, in any order: the
+ * text of keys from before the input port was part of them reads as
+ * port 0.
  *
  * @param s       NUL-terminated text
  * @param k       receives the normalized key
@@ -357,7 +389,8 @@ enum fc_parse_result {
  * only classified (FC_TCP_OPT_PLAIN).
  */
 struct fc_pkt {
-	struct fc_key key;  /**< normalized, local bits 0 */
+	struct fc_key key;  /**< normalized; local bits and input port 0 (the
+			         caller sets them: fc_locals_mark_burst(), fc_key_set_in_port()) */
 	uint16_t l3_off;    /**< offset of the IP header */
 	uint16_t l4_off;    /**< offset of the L4 header; 0 if none (FRAG_LATER) */
 	uint16_t ip_len;    /**< IP datagram length from the header (v4 total, v6 40+payload) */
@@ -510,332 +543,12 @@ int fc_locals_dump(const struct fc_locals *l, FILE *f);
 /** Number of prefixes per family. Context: any. */
 unsigned int fc_locals_count(const struct fc_locals *l, int family);
 
-/* ------------------------------------------------------------------------ */
-/* Flow table                                                                */
-/* ------------------------------------------------------------------------ */
-
-/** No entry / no peer. */
-#define FC_INDEX_NONE UINT32_MAX
-
-/** Cached verdicts. */
-#define FC_VERDICT_ACCEPT 0
-#define FC_VERDICT_DROP 1
-#define FC_VERDICT_SLOW 2 /**< every packet goes to the slow path */
-
-/** Interest mask bits: which packets of a flow modules still need to see. */
-#define FC_INTEREST_TCP_SYN 0x0001
-#define FC_INTEREST_TCP_FIN 0x0002
-#define FC_INTEREST_TCP_RST 0x0004
-/** TCP segments without ACK (invalid ones but for SYN and RST). */
-#define FC_INTEREST_TCP_NOACK 0x0008
-/**
- * Not a packet selector: the fast path checks each TCP segment against the
- * connection's windows (the conntrack module's mod_ct_fast_check()) and
- * upcalls the ones the check cannot vouch for.
- */
-#define FC_INTEREST_TCP_WIN 0x0010
-#define FC_INTEREST_ALL 0x8000
-
-/** Action flags. */
-#define FC_ACT_F_NAT 0x01   /**< nat_id names a rewrite */
-#define FC_ACT_F_REPLY 0x02 /**< this entry is the reply direction of a connection */
-
-/**
- * The cached decision for a flow: everything the fast path needs to treat a
- * packet. Readers get a consistent copy from fc_table_lookup_bulk().
- */
-struct fc_action {
-	uint32_t gen;      /**< rule-set generation it was validated under */
-	uint32_t rule_id;  /**< matched filter rule (per-rule counters) */
-	uint32_t nat_id;   /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
-	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
-	uint16_t channel;  /**< net channel id */
-	uint16_t out_port; /**< output port */
-	uint16_t interest; /**< FC_INTEREST_* */
-	uint8_t verdict;   /**< FC_VERDICT_* */
-	uint8_t flags;     /**< FC_ACT_F_* */
-	uint8_t ct_state;  /**< conntrack state, owned by the conntrack module */
-	uint8_t mod[7];    /**< small scratch, owned by lib/engine */
-};
-
-/**
- * One flow entry, one cache line. Owned by the table; written by the single
- * writer (rules lcore) under a sequence count; @c packets, @c bytes and
- * @c last_seen are written by the RX lcore that hits it (plain stores: a flow
- * is served by one RX lcore, symmetric RSS). Reclaimed by RCU: a deleted
- * entry's slot is reused only after every reader has reported quiescence.
- */
-struct fc_entry {
-	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
-	uint32_t timeout;      /**< idle timeout, in the caller's time units */
-	struct fc_action act;  /**< the cached decision */
-	uint32_t created;      /**< insertion time (free slot: the table's own link) */
-	uint32_t last_seen;    /**< coarse time of the last hit */
-	uint64_t packets;      /**< packets that hit this entry */
-	uint64_t bytes;        /**< bytes that hit this entry */
-} __rte_cache_aligned;
-
-/** What to do when an insert finds the table full. */
-enum fc_full_policy {
-	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan */
-	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
-};
-
-struct fc_table;
-
-/**
- * Called by the table for each entry it removes on its own (aging, eviction),
- * before the key is deleted, so owners can release what the entry refers to
- * (peer entry, NAT binding, hardware rule). Must not insert into the table.
- * @param key  the entry's key
- * @param idx  entry index
- * @param e    the entry
- * @param arg  fc_table_params::remove_arg
- */
-typedef void (*fc_remove_cb)(struct fc_table *t, const void *key, uint32_t idx,
-	const struct fc_entry *e, void *arg);
-
-/** Table creation parameters. */
-struct fc_table_params {
-	const char *name;           /**< unique name */
-	uint8_t family;             /**< FC_AF_INET4 (16-byte keys) or FC_AF_INET6 (48) */
-	uint32_t capacity;          /**< most entries; exactly this many fit */
-	uint32_t max_readers;       /**< most reader threads (RCU) */
-	enum fc_full_policy full_policy;
-	uint32_t evict_scan;        /**< entries scanned for the oldest idle; 0 = 1024 */
-	uint32_t hash_seed;         /**< 0 = random per run (hash flooding) */
-	int socket_id;              /**< NUMA socket or SOCKET_ID_ANY */
-	fc_remove_cb remove_cb;     /**< optional */
-	void *remove_arg;
-};
-
-/** Table counters, summed over readers. */
-struct fc_table_stats {
-	uint64_t lookups;   /**< keys looked up by readers */
-	uint64_t hits;
-	uint64_t misses;
-	uint64_t inserts;
-	uint64_t deletes;   /**< explicit deletes */
-	uint64_t evictions; /**< removed to make room (EVICT_IDLE) */
-	uint64_t refused;   /**< inserts refused because full (REFUSE) */
-	uint64_t aged;      /**< removed by idle aging */
-	uint32_t occupancy; /**< entries in use now */
-	uint32_t capacity;
-};
-
-/**
- * Create a flow table: rte_hash (lock-free concurrent readers), an RCU QSBR
- * variable for reclamation and a preallocated entry array indexed by the
- * hash position.
- * @return the table, or NULL with rte_errno set (EINVAL, ENOMEM, EEXIST).
- * Context: main lcore.
- */
-struct fc_table *fc_table_create(const struct fc_table_params *p);
-
-/** Free a table; NULL is accepted. Context: main lcore, no readers left. */
-void fc_table_free(struct fc_table *t);
-
-/** Key size in bytes (16 or 48). Context: any. */
-uint32_t fc_table_key_size(const struct fc_table *t);
-
-/**
- * Register the calling thread as reader @p reader_id (0..max_readers-1) and
- * put it online for RCU. @return 0, -EINVAL.
- * Context: the reader thread itself.
- */
-int fc_table_reader_register(struct fc_table *t, unsigned int reader_id);
-
-/** Take reader @p reader_id offline and unregister it. @return 0, -EINVAL. */
-int fc_table_reader_unregister(struct fc_table *t, unsigned int reader_id);
-
-/**
- * Report a quiescent state: the reader holds no entry pointer or copy it
- * relies on. Call once per RX loop iteration.
- * Context: reader @p reader_id.
- */
-void fc_table_quiescent(struct fc_table *t, unsigned int reader_id);
-
-/** Hash of one key with this table's seed. Context: any lcore. */
-uint32_t fc_table_hash(const struct fc_table *t, const void *key);
-
-/**
- * fc_table_hash() of @p n keys, in one call (the RX path's form: the key
- * size is looked at once, the CRC steps are inlined).
- * @param t     the table (its key size and seed)
- * @param keys  @p n normalized keys of the table's family
- * @param sigs  receives the @p n hashes
- * @param n     keys
- * Context: any lcore.
- */
-void fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
-	unsigned int n);
-
-/**
- * The first members of every struct fc_table, read-only, for the inline
- * fast-path helpers below (the rest of the table stays private).
- */
-struct fc_table_view {
-	const void *priv;         /**< not for users */
-	struct fc_entry *entries; /**< n_slots entries, indexed by position */
-	uint32_t n_slots;         /**< positions */
-};
-
-/**
- * The entry slot at @p idx, live or not, or NULL if @p idx is out of range.
- * Readers copy from it under the seq contract of struct fc_entry (an RX
- * lcore holding an index from a NIC mark, say); prefetching it is free.
- * @param t    the table
- * @param idx  entry index
- * @return the slot, or NULL (index out of range)
- * Context: any lcore.
- */
-static inline const struct fc_entry *
-fc_table_slot(const struct fc_table *t, uint32_t idx)
-{
-	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
-
-	return idx < v->n_slots ? &v->entries[idx] : NULL;
-}
-
-/**
- * Copy entry @p idx's action consistently, following flowcache.h's
- * struct fc_entry::seq contract (even: stable, odd: being written, 0: free).
- * @return false if the entry is free or being written (take the software path).
- * Context: registered reader, between quiescent reports.
- */
-static inline bool
-fc_table_entry_read(const struct fc_table *t, uint32_t idx, struct fc_action *a)
-{
-	const struct fc_entry *e = fc_table_slot(t, idx);
-	uint32_t s1, s2;
-
-	if (unlikely(e == NULL))
-		return false;
-	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-	if (unlikely(s1 == 0 || (s1 & 1)))
-		return false;
-	*a = e->act;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-	return likely(s1 == s2);
-}
-
-/**
- * Look up a burst of keys with precomputed hashes; for each hit copy a
- * consistent snapshot of the entry's action (never torn: entries being
- * rewritten read as misses) and give its index.
- * @param keys      key pointers (16- or 48-byte normalized keys)
- * @param sigs      their fc_table_hash() values
- * @param n         count, at most 64
- * @param hit_mask  bit i set if keys[i] hit
- * @param acts      receives actions of hits
- * @param idx       receives entry indexes of hits
- * @return number of hits.
- * Context: registered reader, lock-free.
- */
-unsigned int fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id,
-	const void *const keys[], const uint32_t sigs[], unsigned int n, uint64_t *hit_mask,
-	struct fc_action acts[], uint32_t idx[]);
-
-/**
- * Account one hit on entry @p idx (an index the lookup gave): packets,
- * bytes, last_seen. Plain relaxed stores: one RX lcore serves a flow;
- * last_seen is stored only when the coarse clock moved.
- * Context: the reader that owns the flow.
- */
-static inline void
-fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
-{
-	struct fc_entry *e = &((const struct fc_table_view *)(const void *)t)->entries[idx];
-
-	__atomic_store_n(&e->packets, e->packets + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->bytes, e->bytes + bytes, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) != now)
-		__atomic_store_n(&e->last_seen, now, __ATOMIC_RELAXED);
-}
-
-/**
- * Look up one key (writer side, no RCU registration needed).
- * @return entry index, or -ENOENT.
- * Context: writer (rules lcore) or control with the writer stopped.
- */
-int fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig);
-
-/**
- * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
- * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC.
- * @param key      normalized key
- * @param sig      fc_table_hash(t, key)
- * @param act      the decision to cache
- * @param timeout  idle timeout (caller's time units; 0 = never ages)
- * @param now      current coarse time
- * @return entry index (>= 0), -EEXIST (already present), -ENOSPC (full).
- * Context: writer (rules lcore) only.
- */
-int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
-	const struct fc_action *act, uint32_t timeout, uint32_t now);
-
-/**
- * Replace the action (and timeout) of entry @p idx; readers see old or new,
- * never a mix. @return 0, -ENOENT.
- * Context: writer only.
- */
-int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
-	uint32_t timeout);
-
-/**
- * Set the generation (fc_action::gen) of entry @p idx alone: one 32-bit
- * store, no sequence bump, so readers copy the old or the new generation
- * with the rest of the action unchanged. For revalidation that finds an
- * entry unaffected by the changes since its generation.
- * @return 0, -ENOENT.
- * Context: writer only.
- */
-int fc_table_set_gen(struct fc_table *t, uint32_t idx, uint32_t gen);
-
-/**
- * Delete entry @p idx (no remove_cb). Its slot is reused only after a grace
- * period. @return 0, -ENOENT.
- * Context: writer only.
- */
-int fc_table_delete(struct fc_table *t, uint32_t idx);
-
-/**
- * The entry at @p idx, or NULL if free. The writer may read it freely;
- * other threads only for display (fields may change underneath).
- */
-const struct fc_entry *fc_table_entry(const struct fc_table *t, uint32_t idx);
-
-/** The key of entry @p idx, or NULL if free. Context: as fc_table_entry(). */
-const void *fc_table_key(const struct fc_table *t, uint32_t idx);
-
-/**
- * Walk the entries: start with *next = 0, call until it returns -ENOENT.
- * @param next  iterator state
- * @param key   receives the key
- * @param idx   receives the entry index
- * @return 0 on an entry, -ENOENT at the end.
- * Context: writer, or control with the writer stopped.
- */
-int fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uint32_t *idx);
-
-/**
- * Age out idle entries: examine at most @p max_work entries from a rotating
- * cursor and remove those idle for longer than their timeout (calling
- * remove_cb). Bounded work per call, so the writer stays responsive.
- * @return number of entries removed.
- * Context: writer only.
- */
-unsigned int fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work);
-
-/** Remove every entry (calling remove_cb). @return entries removed. Context: writer. */
-unsigned int fc_table_flush(struct fc_table *t);
-
-/** Sum the counters. Context: any lcore (values may be slightly stale). */
-void fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s);
+/* The flow table: flowcache_table.h, part of this manual. */
 
 #ifdef __cplusplus
 }
 #endif
+
+#include "flowcache_table.h"
 
 #endif /* GUFC_FLOWCACHE_H */

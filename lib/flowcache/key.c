@@ -13,6 +13,7 @@
  *             | "proto" NUMBER                        (0..255)
  *   endpoint := IPV4 ":" PORT | "[" IPV6 "]" ":" PORT (PORT 0..65535)
  *   field    := ("src_local" | "dst_local") "=" ("0" | "1")
+ *             | "in_port" "=" NUMBER                  (0..65535)
  *
  * Errors report the offset of the token at fault: the protocol word, the
  * number after "proto", the endpoint (bad address, or the second endpoint
@@ -49,23 +50,25 @@ static_assert(offsetof(struct fc_key_v4, sport) == 8, "v4 key fields first");
 static_assert(offsetof(struct fc_key_v4, dport) == 10, "v4 key fields first");
 static_assert(offsetof(struct fc_key_v4, proto) == 12, "v4 key fields first");
 static_assert(offsetof(struct fc_key_v4, flags) == 13, "v4 key fields first");
-static_assert(offsetof(struct fc_key_v4, pad) == 14, "v4 padding last");
+static_assert(offsetof(struct fc_key_v4, in_port) == 14, "v4 input port in the last two bytes");
 static_assert(offsetof(struct fc_key_v6, src) == 0, "v6 key fields first");
 static_assert(offsetof(struct fc_key_v6, dst) == 16, "v6 key fields first");
 static_assert(offsetof(struct fc_key_v6, sport) == 32, "v6 key fields first");
 static_assert(offsetof(struct fc_key_v6, dport) == 34, "v6 key fields first");
 static_assert(offsetof(struct fc_key_v6, proto) == 36, "v6 key fields first");
 static_assert(offsetof(struct fc_key_v6, flags) == 37, "v6 key fields first");
-static_assert(offsetof(struct fc_key_v6, pad) == 38, "v6 padding last");
+static_assert(offsetof(struct fc_key_v6, in_port) == 38, "v6 input port after the tuple");
+static_assert(offsetof(struct fc_key_v6, pad) == 40, "v6 padding last");
 static_assert(offsetof(struct fc_key, v4) == 0 && offsetof(struct fc_key, v6) == 0,
 	"keys start struct fc_key");
 
 /*
  * Longest text fc_key_format() can produce, without the NUL:
  * "proto 255" + " [" ADDR "]:65535" + " -> " + "[" ADDR "]:65535" +
- * " src_local=1 dst_local=1", ADDR at most LEX_ADDR_STRLEN - 1 characters.
+ * " src_local=1 dst_local=1" + " in_port=65535", ADDR at most
+ * LEX_ADDR_STRLEN - 1 characters.
  */
-#define KEY_TEXT_MAX (9 + 2 * (1 + (LEX_ADDR_STRLEN - 1) + 1 + 6) + 1 + 4 + 24)
+#define KEY_TEXT_MAX (9 + 2 * (1 + (LEX_ADDR_STRLEN - 1) + 1 + 6) + 1 + 4 + 24 + 14)
 static_assert(KEY_TEXT_MAX < FC_KEY_STRLEN, "FC_KEY_STRLEN too small for the key text");
 
 /** Named protocols; the first name of a number is the one printed. */
@@ -118,6 +121,7 @@ fc_key_reverse(const struct fc_key *k, struct fc_key *out)
 	fc_key_set_ports(out, fc_key_dport(k), fc_key_sport(k));
 	fc_key_set_proto(out, fc_key_proto(k));
 	fc_key_set_flags(out, key_flags_swapped(fc_key_flags(k)));
+	fc_key_set_in_port(out, fc_key_in_port(k));
 }
 
 /* Write "ADDR:PORT" or "[ADDR]:PORT" into buf (at least 2 * LEX_ADDR_STRLEN). */
@@ -158,8 +162,9 @@ fc_key_format(const struct fc_key *k, char *buf, size_t len)
 	else
 		snprintf(proto, sizeof(proto), "proto %u", p);
 
-	n = snprintf(buf, len, "%s %s -> %s src_local=%u dst_local=%u", proto, src, dst,
-		(flags & FC_KEY_F_SRC_LOCAL) ? 1u : 0u, (flags & FC_KEY_F_DST_LOCAL) ? 1u : 0u);
+	n = snprintf(buf, len, "%s %s -> %s src_local=%u dst_local=%u in_port=%u", proto, src, dst,
+		(flags & FC_KEY_F_SRC_LOCAL) ? 1u : 0u, (flags & FC_KEY_F_DST_LOCAL) ? 1u : 0u,
+		fc_key_in_port(k));
 	if (n < 0)
 		return -EINVAL;
 	if ((size_t)n >= len)
@@ -306,14 +311,19 @@ parse_endpoint(const char *s, size_t *pos, struct key_endpoint *ep)
 	return 0;
 }
 
-/* Read the optional "src_local=B" / "dst_local=B" fields up to the end. */
+/* The optional fields: "src_local=B", "dst_local=B", "in_port=N", up to the end. */
+struct key_fields {
+	uint8_t flags;
+	uint16_t in_port;
+};
+
 static int
-parse_fields(const char *s, size_t *pos, uint8_t *flags)
+parse_fields(const char *s, size_t *pos, struct key_fields *kf)
 {
-	bool seen_src = false, seen_dst = false;
+	bool seen_src = false, seen_dst = false, seen_port = false;
 	size_t p = *pos, n;
+	uint32_t v, max;
 	uint8_t bit;
-	uint32_t v;
 
 	for (;;) {
 		p = skip_ws(s, p);
@@ -321,12 +331,17 @@ parse_fields(const char *s, size_t *pos, uint8_t *flags)
 		if (s[p] == '\0')
 			return 0;
 		n = span(s, p, is_word_char);
+		bit = 0;
+		max = 1;
 		if (word_is(s, p, n, "src_local") && !seen_src) {
 			seen_src = true;
 			bit = FC_KEY_F_SRC_LOCAL;
 		} else if (word_is(s, p, n, "dst_local") && !seen_dst) {
 			seen_dst = true;
 			bit = FC_KEY_F_DST_LOCAL;
+		} else if (word_is(s, p, n, "in_port") && !seen_port) {
+			seen_port = true;
+			max = UINT16_MAX;
 		} else {
 			return -EINVAL; /* unknown, repeated, or not a word at all */
 		}
@@ -337,20 +352,23 @@ parse_fields(const char *s, size_t *pos, uint8_t *flags)
 		}
 		p = skip_ws(s, p + 1);
 		*pos = p;
-		if (parse_number(s, pos, 1, &v) < 0)
+		if (parse_number(s, pos, max, &v) < 0)
 			return -EINVAL;
 		p = *pos;
-		if (v)
-			*flags |= bit;
+		if (bit == 0)
+			kf->in_port = (uint16_t)v;
+		else if (v)
+			kf->flags |= bit;
 	}
 }
 
 int
 fc_key_parse(const char *s, struct fc_key *k, size_t *errpos)
 {
+	struct key_fields kf = {0, 0};
 	struct key_endpoint src, dst;
 	struct fc_key key;
-	uint8_t proto = 0, flags = 0;
+	uint8_t proto = 0;
 	size_t pos = 0, dst_pos;
 
 	if (s == NULL || k == NULL)
@@ -377,7 +395,7 @@ fc_key_parse(const char *s, struct fc_key *k, size_t *errpos)
 		goto fail;
 	}
 
-	if (parse_fields(s, &pos, &flags) < 0)
+	if (parse_fields(s, &pos, &kf) < 0)
 		goto fail;
 
 	memset(&key, 0, sizeof(key));
@@ -386,7 +404,8 @@ fc_key_parse(const char *s, struct fc_key *k, size_t *errpos)
 	memcpy(fc_key_dst_w(&key), dst.addr, fc_af_addr_len(key.family));
 	fc_key_set_ports(&key, rte_cpu_to_be_16(src.port), rte_cpu_to_be_16(dst.port));
 	fc_key_set_proto(&key, proto);
-	fc_key_set_flags(&key, flags);
+	fc_key_set_flags(&key, kf.flags);
+	fc_key_set_in_port(&key, kf.in_port);
 	*k = key;
 	return 0;
 

@@ -2,7 +2,10 @@
 /*
  * lib/flowcache/table.c — the flow table: an rte_hash (cuckoo, lock-free
  * readers, extendable buckets) keyed by the normalized 7-tuple, whose key
- * position indexes a preallocated array of one-cache-line entries.
+ * position indexes a preallocated array of one-cache-line entries (whose
+ * last 8 bytes, struct fc_entry_aux, are the slow path's: the writer's
+ * alone, no sequence count) and, beside it, an array of their insertion
+ * times.
  *
  * One writer (the rules lcore) inserts, updates, ages and deletes; any number
  * of registered readers (RX lcores) look up bursts and copy the cached action
@@ -37,7 +40,7 @@
  *
  * Grace periods are the table's own, not rte_hash's defer queue (whose ring
  * costs 16 bytes per key slot): deleted slots are chained through their
- * (dead) entries' `created` field into small batches, each with the RCU
+ * (dead) insertion-time records (fc_table::created) into small batches, each with the RCU
  * token started after its latest removal; a batch's slots go back to the
  * hash (rte_hash_free_key_with_position) once every reader has passed that
  * token. A bounded ring of batches, the open one unbounded when the ring is
@@ -74,167 +77,21 @@
 #include <rte_random.h>
 #include <rte_rcu_qsbr.h>
 
-#include "flowcache.h"
+#include "table_priv.h"
+
+RTE_LOG_REGISTER(fc_table_logtype, gufc.flowcache, NOTICE);
 
 static_assert(sizeof(struct fc_action) == 32, "action must stay 32 bytes");
+static_assert(offsetof(struct fc_action, ext) == 12 && offsetof(struct fc_action, adj) == 22 &&
+		      offsetof(struct fc_action, pkt_class) == 24 &&
+		      offsetof(struct fc_action, mod) == 29,
+	"action layout (README and flowcache_table.h)");
 static_assert(sizeof(struct fc_entry) == RTE_CACHE_LINE_MIN_SIZE, "entry must be one cache line");
 static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
 static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
+static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
+static_assert(offsetof(struct fc_entry, aux) == 56, "the slow path's part ends the line");
 static_assert(RTE_HASH_LOOKUP_BULK_MAX >= 64, "bursts of 64 must fit one hash lookup");
-
-RTE_LOG_REGISTER(fc_table_logtype, gufc.flowcache, NOTICE);
-#define FC_TABLE_LOG(level, fmt, ...)                                                              \
-	rte_log(RTE_LOG_##level, fc_table_logtype, "flowcache: " fmt "\n", ##__VA_ARGS__)
-
-/** Memzone name prefix; the memzone holds struct fc_table and makes the name unique. */
-#define FC_TABLE_MZ_PREFIX "fct_"
-/** Longest table name accepted (the memzone name must fit). */
-#define FC_TABLE_NAME_MAX (RTE_MEMZONE_NAMESIZE - sizeof(FC_TABLE_MZ_PREFIX))
-/** Largest capacity accepted (capacity + headroom must stay a valid rte_hash size). */
-#define FC_TABLE_CAPACITY_MAX (1u << 28)
-/** Fewest spare key slots for deleted entries waiting out their grace period. */
-#define FC_TABLE_HEADROOM_MIN 64u
-/** Spare key slots per live entry: 1 / FC_TABLE_HEADROOM_DIV of the capacity. */
-#define FC_TABLE_HEADROOM_DIV 64u
-/** Default entries examined by an eviction. */
-#define FC_TABLE_EVICT_SCAN_DEFAULT 1024u
-/** Slots waiting for a grace period that make an insert try to reclaim. */
-#define FC_TABLE_DQ_TRIGGER 8u
-/** Most slots reclaimed in one go. */
-#define FC_TABLE_DQ_RECLAIM_MAX 64u
-/** Slots in the open batch before it joins the ring. */
-#define FC_TABLE_DQ_BATCH 8u
-/** Batches the ring holds; while it is full the open batch grows unbounded. */
-#define FC_TABLE_DQ_BATCHES 64u
-/** Evict-and-retry rounds after a cuckoo insert failure (EVICT_IDLE). */
-#define FC_TABLE_ADD_RETRIES 4u
-
-/**
- * Per-reader counters. Owner: the table. Written only by reader `i` (plain
- * increments, relaxed stores); read by fc_table_stats_get() on any lcore.
- * One cache line per reader so readers never share a line.
- */
-struct fc_reader_stats {
-	uint64_t lookups;
-	uint64_t hits;
-	uint64_t misses;
-} __rte_cache_aligned;
-
-/**
- * Deleted slots waiting for one grace period: a chain through the dead
- * entries' `created` fields, from @c head to @c tail. Writer-owned.
- */
-struct fc_defer_batch {
-	uint64_t token; /**< rte_rcu_qsbr_start() after the last deletion */
-	uint32_t head;
-	uint32_t tail;
-	uint32_t n;
-};
-
-/**
- * The flow table. Lives in a memzone named after the table (so names are
- * unique); freed by fc_table_free() once no reader is left.
- *
- * The first cache line is read-only after creation and shared by readers and
- * the writer. The second belongs to the writer: only the writer writes it;
- * other lcores read its counters (relaxed) for statistics.
- */
-struct fc_table {
-	/* Read-mostly, shared with readers. */
-	/* The first three are struct fc_table_view (flowcache.h). */
-	struct rte_hash *h;
-	struct fc_entry *entries;	/**< n_slots entries, indexed by hash position */
-	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
-	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
-	struct fc_reader_stats *rstats; /**< max_readers counter lines */
-	uint32_t key_size;		/**< 16 or 48 */
-	uint32_t seed;			/**< CRC seed of the hash */
-	uint8_t *key_base;		/**< key of position 0 in rte_hash's key store, or NULL */
-	size_t key_stride;		/**< bytes from one position's key to the next */
-	uint32_t max_readers;
-	uint8_t family;
-
-	/* Writer-owned. */
-	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;
-	uint32_t count;	       /**< live entries */
-	uint32_t evict_scan;   /**< live entries examined per eviction */
-	uint32_t evict_cursor; /**< next slot the eviction scan looks at */
-	uint32_t age_cursor;   /**< next slot aging looks at */
-	enum fc_full_policy full_policy;
-	fc_remove_cb remove_cb;
-	void *remove_arg;
-	uint64_t inserts;
-	uint64_t deletes;
-	uint64_t evictions;
-	uint64_t refused;
-	uint64_t aged;
-
-	/* Deleted slots waiting for a grace period (writer-owned). */
-	struct fc_defer_batch dq[FC_TABLE_DQ_BATCHES]; /**< ring, oldest at dq_first */
-	uint32_t dq_first;
-	uint32_t dq_n;
-	struct fc_defer_batch dq_open; /**< the batch deletions join now */
-	uint32_t n_deferred;	       /**< slots in dq[] and dq_open */
-
-	/* Lifetime. */
-	const struct rte_memzone *mz;
-	char name[RTE_MEMZONE_NAMESIZE];
-};
-
-static_assert(offsetof(struct fc_table, entries) == offsetof(struct fc_table_view, entries),
-	"struct fc_table_view must mirror struct fc_table");
-static_assert(offsetof(struct fc_table, n_slots) == offsetof(struct fc_table_view, n_slots),
-	"struct fc_table_view must mirror struct fc_table");
-
-/* Writer-side counter bump: single writer, relaxed store for concurrent readers. */
-static inline void
-wr_add64(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
-}
-
-static inline void
-wr_set32(uint32_t *c, uint32_t v)
-{
-	__atomic_store_n(c, v, __ATOMIC_RELAXED);
-}
-
-/* Next even, non-zero sequence number after @p s. */
-static inline uint32_t
-seq_next_even(uint32_t s)
-{
-	uint32_t n = (s | 1u) + 1u;
-
-	return n == 0 ? 2u : n;
-}
-
-/* Wrap-safe idle time: how long before @p now @p last was; 0 if it is in the future. */
-static inline uint32_t
-idle_time(uint32_t now, uint32_t last)
-{
-	int32_t d = (int32_t)(now - last);
-
-	return d > 0 ? (uint32_t)d : 0;
-}
-
-static inline bool
-slot_live(const struct fc_table *t, uint32_t idx)
-{
-	return __atomic_load_n(&t->entries[idx].seq, __ATOMIC_ACQUIRE) != 0;
-}
-
-/* The key of live position @p idx: from the key store, else through rte_hash. */
-static inline const void *
-slot_key(const struct fc_table *t, uint32_t idx)
-{
-	void *key;
-
-	if (likely(t->key_base != NULL))
-		return t->key_base + (size_t)idx * t->key_stride;
-	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0)
-		return NULL;
-	return key;
-}
 
 /*
  * Key slots for @p capacity live entries: the headroom for slots waiting out
@@ -302,78 +159,6 @@ out:
 		rte_hash_del_key(t->h, k[i]);
 		rte_hash_free_key_with_position(t->h, pos[i]);
 	}
-}
-
-/* ------------------------------------------------------------------------ */
-/* Grace periods                                                             */
-/* ------------------------------------------------------------------------ */
-
-/* Move the open batch to the ring, if it has slots and the ring has room. */
-static void
-dq_close(struct fc_table *t)
-{
-	if (t->dq_open.n == 0 || t->dq_n == FC_TABLE_DQ_BATCHES)
-		return;
-	t->dq[(t->dq_first + t->dq_n) % FC_TABLE_DQ_BATCHES] = t->dq_open;
-	t->dq_n++;
-	t->dq_open.n = 0;
-}
-
-/* Position @p pos left the hash: its slot waits for a grace period. */
-static void
-dq_defer(struct fc_table *t, uint32_t pos)
-{
-	struct fc_defer_batch *o = &t->dq_open;
-
-	t->entries[pos].created = FC_INDEX_NONE;
-	if (o->n == 0)
-		o->head = pos;
-	else
-		t->entries[o->tail].created = pos;
-	o->tail = pos;
-	o->n++;
-	/*
-	 * The batch's grace period starts after its latest removal (release:
-	 * the removal is visible first), so each slot waits for at most
-	 * FC_TABLE_DQ_BATCH - 1 later removals besides its own grace period.
-	 */
-	o->token = rte_rcu_qsbr_start(t->qsv);
-	t->n_deferred++;
-	if (o->n >= FC_TABLE_DQ_BATCH)
-		dq_close(t);
-}
-
-/* Give back to the hash at most @p max slots whose grace period is over. */
-static unsigned int
-dq_reclaim(struct fc_table *t, unsigned int max)
-{
-	unsigned int freed = 0;
-
-	while (freed < max) {
-		struct fc_defer_batch *b;
-
-		if (t->dq_n == 0)
-			dq_close(t);
-		if (t->dq_n == 0)
-			break;
-		b = &t->dq[t->dq_first];
-		if (rte_rcu_qsbr_check(t->qsv, b->token, false) != 1)
-			break;
-		for (; b->n > 0 && freed < max; freed++) {
-			uint32_t pos = b->head;
-
-			b->head = t->entries[pos].created;
-			b->n--;
-			t->entries[pos].created = 0;
-			rte_hash_free_key_with_position(t->h, (int32_t)pos);
-		}
-		if (b->n == 0) {
-			t->dq_first = (t->dq_first + 1) % FC_TABLE_DQ_BATCHES;
-			t->dq_n--;
-		}
-	}
-	t->n_deferred -= freed;
-	return freed;
 }
 
 static bool
@@ -471,7 +256,9 @@ fc_table_create(const struct fc_table_params *p)
 
 	t->entries = rte_zmalloc_socket("fc_table_entries", sizeof(struct fc_entry) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (t->entries == NULL)
+	t->created = rte_zmalloc_socket("fc_table_created", sizeof(uint32_t) * t->n_slots,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (t->entries == NULL || t->created == NULL)
 		goto fail;
 
 	/* Unique within the process and short enough for every derived name. */
@@ -512,6 +299,7 @@ fc_table_free(struct fc_table *t)
 		return;
 	rte_hash_free(t->h); /* slots still waiting for a grace period go with it */
 	rte_free(t->entries);
+	rte_free(t->created);
 	rte_free(t->qsv);
 	rte_free(t->rstats);
 	rte_memzone_free(t->mz);
@@ -691,43 +479,27 @@ fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
 	return pos;
 }
 
-/*
- * Remove the live entry at @p idx: remove_cb (if asked), seq 0, key out of
- * the hash (the slot goes to the RCU defer queue). Counters are the caller's.
- * Returns 0, or -ENOENT if the slot is free (or the callback removed it).
- */
-static int
-table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
+unsigned int
+fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uint32_t sigs[],
+	unsigned int n, int32_t idx[])
 {
-	struct fc_entry *e = &t->entries[idx];
-	const void *key;
-	int32_t ret;
+	unsigned int found = 0;
 
-	if (e->seq == 0)
-		return -ENOENT;
-	key = slot_key(t, idx);
-	if (key == NULL) {
-		FC_TABLE_LOG(DEBUG, "table %s: entry %u has no key", t->name, idx);
-		return -ENOENT;
+	if (t == NULL || n == 0)
+		return 0;
+	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
+	if (unlikely(n > RTE_HASH_LOOKUP_BULK_MAX))
+		n = RTE_HASH_LOOKUP_BULK_MAX;
+	/* The hash API lacks const on the arrays; it only reads them. */
+	rte_hash_lookup_with_hash_bulk(t->h, (const void **)(uintptr_t)keys,
+		(hash_sig_t *)(uintptr_t)sigs, n, idx);
+	for (unsigned int i = 0; i < n; i++) {
+		if (idx[i] >= 0 && slot_live(t, (uint32_t)idx[i]))
+			found++;
+		else
+			idx[i] = -ENOENT;
 	}
-	if (call_cb && t->remove_cb != NULL) {
-		t->remove_cb(t, key, idx, e, t->remove_arg);
-		if (e->seq == 0)
-			return -ENOENT; /* the callback deleted it itself */
-	}
-
-	/*
-	 * Invalidate first: a reader that still finds the key sees a miss. The
-	 * release store of the emptied bucket slot inside the delete orders
-	 * this store before the key disappears.
-	 */
-	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
-	ret = rte_hash_del_key_with_hash(t->h, key, fc_table_hash(t, key));
-	RTE_ASSERT(ret == (int32_t)idx);
-	RTE_SET_USED(ret);
-	dq_defer(t, idx);
-	wr_set32(&t->count, t->count - 1);
-	return 0;
+	return found;
 }
 
 /*
@@ -804,12 +576,13 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 
 	e = &t->entries[pos];
 	RTE_ASSERT(e->seq == 0);
-	e->timeout = timeout;
 	e->act = *act;
-	e->created = now;
 	e->last_seen = now;
 	e->packets = 0;
 	e->bytes = 0;
+	e->aux.peer = FC_INDEX_NONE;
+	e->aux.timeout = timeout;
+	t->created[pos] = now;
 	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
 
 	wr_set32(&t->count, t->count + 1);
@@ -837,9 +610,48 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	__atomic_store_n(&e->seq, s | 1u, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
-	e->timeout = timeout;
 	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
+	e->aux.timeout = timeout;
 	return 0;
+}
+
+int
+fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
+{
+	const struct fc_entry *e;
+	struct fc_entry *n;
+	int32_t pos;
+
+	if (t == NULL || key == NULL)
+		return -EINVAL;
+	if (idx >= t->n_slots || !slot_live(t, idx))
+		return -ENOENT;
+	RTE_ASSERT(sig == fc_table_hash(t, key));
+	if (rte_hash_lookup_with_hash(t->h, key, sig) >= 0)
+		return -EEXIST;
+	/* Both keys live for a moment: one spare slot, never an eviction. */
+	if (t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots)
+		dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
+	if (t->count + t->n_deferred >= t->n_slots)
+		return -ENOSPC;
+	pos = rte_hash_add_key_with_hash(t->h, key, sig);
+	if (pos < 0)
+		return -ENOSPC;
+	RTE_ASSERT((uint32_t)pos < t->n_slots && (uint32_t)pos != idx);
+
+	e = &t->entries[idx];
+	n = &t->entries[pos];
+	RTE_ASSERT(n->seq == 0);
+	n->act = e->act;
+	n->aux = e->aux;
+	t->created[pos] = t->created[idx];
+	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
+	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&n->seq, 2u, __ATOMIC_RELEASE);
+	wr_set32(&t->count, t->count + 1);
+	table_remove(t, idx, false);
+	return pos;
 }
 
 /*
@@ -870,117 +682,4 @@ fc_table_delete(struct fc_table *t, uint32_t idx)
 		return -ENOENT;
 	wr_add64(&t->deletes, 1);
 	return 0;
-}
-
-const struct fc_entry *
-fc_table_entry(const struct fc_table *t, uint32_t idx)
-{
-	if (t == NULL || idx >= t->n_slots || !slot_live(t, idx))
-		return NULL;
-	return &t->entries[idx];
-}
-
-const void *
-fc_table_key(const struct fc_table *t, uint32_t idx)
-{
-	if (fc_table_entry(t, idx) == NULL)
-		return NULL;
-	return slot_key(t, idx);
-}
-
-/* Walks slots, not buckets, so deleting the current entry is safe. */
-int
-fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uint32_t *idx)
-{
-	if (t == NULL || next == NULL)
-		return -ENOENT;
-	while (*next < t->n_slots) {
-		uint32_t i = (*next)++;
-		const void *k = fc_table_key(t, i);
-
-		if (k == NULL)
-			continue;
-		if (key != NULL)
-			*key = k;
-		if (idx != NULL)
-			*idx = i;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/*
- * An entry is idle when (now - last_seen), taken as a signed 32-bit
- * difference, exceeds its timeout: timeouts up to 2^31 - 1 units work across
- * clock wrap, and a last_seen slightly ahead of @p now (an RX lcore read the
- * clock later) counts as fresh.
- */
-unsigned int
-fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work)
-{
-	uint32_t cur, work;
-	unsigned int removed = 0;
-
-	if (t == NULL)
-		return 0;
-	cur = t->age_cursor;
-	work = RTE_MIN((uint32_t)max_work, t->n_slots);
-	for (; work > 0; work--) {
-		const struct fc_entry *e = &t->entries[cur];
-		uint32_t i = cur;
-
-		if (++cur == t->n_slots)
-			cur = 0;
-		if (e->seq == 0 || e->timeout == 0)
-			continue;
-		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <= e->timeout)
-			continue;
-		if (table_remove(t, i, true) == 0)
-			removed++;
-	}
-	t->age_cursor = cur;
-	wr_add64(&t->aged, removed);
-	return removed;
-}
-
-/* Removals by flush count as deletes. */
-unsigned int
-fc_table_flush(struct fc_table *t)
-{
-	unsigned int removed = 0;
-	uint32_t i;
-
-	if (t == NULL)
-		return 0;
-	for (i = 0; i < t->n_slots; i++)
-		if (t->entries[i].seq != 0 && table_remove(t, i, true) == 0)
-			removed++;
-	wr_add64(&t->deletes, removed);
-	return removed;
-}
-
-void
-fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s)
-{
-	uint32_t r;
-
-	if (s == NULL)
-		return;
-	memset(s, 0, sizeof(*s));
-	if (t == NULL)
-		return;
-	for (r = 0; r < t->max_readers; r++) {
-		const struct fc_reader_stats *rs = &t->rstats[r];
-
-		s->lookups += __atomic_load_n(&rs->lookups, __ATOMIC_RELAXED);
-		s->hits += __atomic_load_n(&rs->hits, __ATOMIC_RELAXED);
-		s->misses += __atomic_load_n(&rs->misses, __ATOMIC_RELAXED);
-	}
-	s->inserts = __atomic_load_n(&t->inserts, __ATOMIC_RELAXED);
-	s->deletes = __atomic_load_n(&t->deletes, __ATOMIC_RELAXED);
-	s->evictions = __atomic_load_n(&t->evictions, __ATOMIC_RELAXED);
-	s->refused = __atomic_load_n(&t->refused, __ATOMIC_RELAXED);
-	s->aged = __atomic_load_n(&t->aged, __ATOMIC_RELAXED);
-	s->occupancy = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
-	s->capacity = t->capacity;
 }

@@ -174,6 +174,10 @@ bench_env_init(struct bench_env *env)
 	rc = port_init(env);
 	if (rc != 0)
 		return rc;
+	/* One port, its own pair (gufc_port.c pairs an odd last port with itself). */
+	app->ports[env->port].used = true;
+	app->ports[env->port].pair = env->port;
+	app->n_ports = 1;
 	rc = routes_init(env, &rng);
 	if (rc != 0)
 		return rc;
@@ -241,6 +245,18 @@ bench_env_fini(struct bench_env *env)
 	env->app = NULL;
 }
 
+/*
+ * Port pairing as the app does it (app/gufc_main.c), for the engine's reply
+ * ports: the one port is its own pair; the routes' ports 1-3 are none.
+ */
+static int
+bench_port_pair(void *arg, uint16_t port)
+{
+	const struct gufc_app *app = arg;
+
+	return port < GUFC_MAX_PORTS && app->ports[port].used ? port : -ENOENT;
+}
+
 int
 bench_engine_start(struct bench_env *env, uint32_t capacity, uint32_t capacity6)
 {
@@ -260,6 +276,7 @@ bench_engine_start(struct bench_env *env, uint32_t capacity, uint32_t capacity6)
 	p.max_readers = 1;
 	p.socket_id = (int)rte_socket_id();
 	p.default_channel = CHAN_ID_DEFAULT;
+	p.port_pair_fn = bench_port_pair;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);
 	if (app->eng == NULL)
@@ -395,6 +412,7 @@ bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_ke
 				}
 				fc_parse(frames[m], len, &up[m].pkt);
 				fc_locals_mark_burst(app->locals, &up[m].pkt, 1);
+				fc_key_set_in_port(&up[m].pkt.key, env->port); /* as the RX path keys it */
 				up[m].frame = frames[m];
 				up[m].frame_len = len;
 				up[m].len = len;

@@ -9,7 +9,8 @@
  * EAL), must give the same answer through fc_parse_mbuf(), except that
  * headers beyond FC_PARSE_MAX_HDR may be refused. The TCP fields are
  * checked against the header's bytes, the SYN options and the SACK edge
- * against walks of this file's own. Violations abort().
+ * against walks of this file's own. The key, with an input port, reads
+ * back from its text form. Violations abort().
  */
 
 #include <stdbool.h>
@@ -207,7 +208,7 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 	if (fam == FC_AF_INET4) {
 		CHECK(p->ip_len >= 20);
 		CHECK(p->key.v4.flags == 0);
-		check_zero(p->key.v4.pad, sizeof(p->key.v4.pad));
+		CHECK(p->key.v4.in_port == 0);
 		check_zero((const uint8_t *)&p->key + sizeof(struct fc_key_v4),
 			sizeof(struct fc_key_v6) - sizeof(struct fc_key_v4));
 		CHECK(memcmp(&p->key.v4.src, data + p->l3_off + 12, 8) == 0);
@@ -217,6 +218,7 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 	} else {
 		CHECK(p->ip_len >= 40);
 		CHECK(p->key.v6.flags == 0);
+		CHECK(p->key.v6.in_port == 0);
 		check_zero(p->key.v6.pad, sizeof(p->key.v6.pad));
 		CHECK(memcmp(p->key.v6.src, data + p->l3_off + 8, 32) == 0);
 		proto = p->key.v6.proto;
@@ -266,6 +268,28 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 		CHECK(p->tcp_flags == 0 && p->tcp_seq == 0 && p->tcp_ack == 0 && p->tcp_win == 0);
 		CHECK(p->tcp_dlen == 0 && p->tcp_hlen == 0 && p->tcp_opt == 0 && p->tcp_wscale == 0);
 	}
+}
+
+/*
+ * The key's text form reads back as the same key, with an input port as the
+ * datapath would set it (from the frame, so every value gets tried).
+ */
+static void
+check_text(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struct fc_pkt *p)
+{
+	char buf[FC_KEY_STRLEN];
+	struct fc_key k = p->key, back;
+	int n;
+
+	if (r != FC_PARSE_OK && r != FC_PARSE_FRAG_FIRST && r != FC_PARSE_FRAG_LATER)
+		return;
+	fc_key_set_in_port(&k, len >= 2 ? rd16(data) : 0);
+	n = fc_key_format(&k, buf, sizeof(buf));
+	CHECK(n > 0 && n < FC_KEY_STRLEN);
+	CHECK(fc_key_parse(buf, &back, NULL) == 0);
+	CHECK(back.family == k.family);
+	CHECK(memcmp(fc_key_raw(&back), fc_key_raw(&k),
+		      k.family == FC_AF_INET4 ? sizeof(k.v4) : sizeof(k.v6)) == 0);
 }
 
 /* The frame as a two-segment mbuf split at @p cut, each part on the heap. */
@@ -323,6 +347,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&p, 0xa5, sizeof(p));
 	r = fc_parse(data, len, &p);
 	check_pkt(data, len, r, &p);
+	check_text(data, len, r, &p);
 
 	/* the split point comes from the frame itself: last byte, scaled */
 	cut = len == 0 ? 0 : (uint32_t)(((uint64_t)data[len - 1] * (len + 1)) >> 8);

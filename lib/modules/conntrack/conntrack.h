@@ -665,9 +665,9 @@ int mod_ct_module_conn_get(const struct mod_ct_module *ct, const struct fc_actio
 
 /**
  * fc_action::ct_state bit 7: the entry belongs to a TCP connection whose
- * record id is ct_state bits 0-6, mod[5] and mod[6] (23 bits). Clear: the
- * byte is mod_ct_conn_pack()'s. (The entry has no wider free field yet;
- * mod[5..6] are the engine's scratch bytes it leaves to conntrack.)
+ * record id is fc_action::ext (the entry's per-flow extension record: the
+ * conntrack module owns it on TCP entries). Clear: the byte is
+ * mod_ct_conn_pack()'s and ext is 0.
  */
 #define MOD_CT_ENTRY_ID 0x80
 /** Record ids are below this (0 is no record). */
@@ -754,8 +754,7 @@ mod_ct_entry_id(const struct fc_action *a)
 {
 	if (!(a->ct_state & MOD_CT_ENTRY_ID))
 		return 0;
-	return (uint32_t)(a->ct_state & 0x7f) | (uint32_t)a->mod[5] << 7 |
-	       (uint32_t)a->mod[6] << 15;
+	return a->ext;
 }
 
 /** Sequence number @p a is after @p b (modulo 2^32). Context: any. */

@@ -12,7 +12,8 @@
  * a grace period of the engine's readers (an RX lcore may still write its
  * line) before it is used again. Everything else comes through struct
  * rule_flow and the engine's services (the RELATED lookup of an ICMP
- * error's quoted packet is rule_engine_flow_lookup()).
+ * error's quoted packet is rule_engine_flow_lookup_any(): a connection is
+ * one per tuple, whatever the ports its entries have).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,9 +76,8 @@ entry_rec(const struct mod_ct_module *ct, const struct fc_action *a)
 static void
 entry_set_id(struct fc_action *a, uint32_t id)
 {
-	a->ct_state = (uint8_t)(MOD_CT_ENTRY_ID | (id & 0x7f));
-	a->mod[5] = (uint8_t)(id >> 7);
-	a->mod[6] = (uint8_t)(id >> 15);
+	a->ct_state = MOD_CT_ENTRY_ID;
+	a->ext = id;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -202,7 +202,7 @@ ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 /*
  * Is the quoted packet of an ICMP error part of a tracked connection? The
  * local bits of the quoted packet are unknown: all four are tried, both
- * directions. The entry found, and whether the error travels its way (its
+ * directions, on any input port (the error's own first). The entry found, and whether the error travels its way (its
  * key is the quoted packet reversed, the usual case), go to the flow for
  * the NAT module.
  */
@@ -216,6 +216,7 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 	if (up->frame == NULL ||
 		mod_ct_icmp_inner_key(up->frame, up->frame_len, &up->pkt, &in) < 0)
 		return RULE_CT_INVALID;
+	fc_key_set_in_port(&in, up->in_port);
 	for (unsigned int fl = 0; fl < 4; fl++) {
 		for (unsigned int rev = 0; rev < 2; rev++) {
 			fc_key_set_flags(&in, (uint8_t)fl);
@@ -223,7 +224,7 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 				fc_key_reverse(&in, &cand);
 			else
 				cand = in;
-			if (rule_engine_flow_lookup(ct->eng, &cand, &info) == 0 &&
+			if (rule_engine_flow_lookup_any(ct->eng, &cand, &info) == 0 &&
 				ct_entry_ctstate(ct, &info.act) != 0) {
 				f->related = true;
 				f->rel_way = rev != 0;
@@ -320,8 +321,10 @@ ct_on_abort(void *priv, struct rule_flow *f)
 		return;
 	id_release(ct, id);
 	/* On abort the two entries hold the same id: release it once. */
-	for (unsigned int d = 0; d < 2; d++)
+	for (unsigned int d = 0; d < 2; d++) {
 		f->act[d].ct_state = 0;
+		f->act[d].ext = 0;
+	}
 }
 
 static void

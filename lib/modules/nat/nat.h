@@ -26,9 +26,13 @@
  * rewrites with mod_nat_apply() on mod_nat_module_table().
  *
  * Uniqueness: no two bindings have the same reply tuple (proto, addresses,
- * ports; local bits aside), and no binding's reply tuple equals another's
- * original tuple, so the flow table never sees two connections under one
- * key. Source ports (and ICMP echo identifiers) are kept when that tuple is
+ * ports; local bits and input port aside), and no binding's reply tuple
+ * equals another's original tuple, so the flow table never sees two
+ * connections under one key. A tuple is one connection's on every input
+ * port, as Linux's conntrack tuple has no interface: the busy callback is
+ * asked about the tuple, whatever the port of its entries. The keys of a
+ * binding carry the original's input port; the engine gives the reply
+ * entry's key the port the replies are expected on. Source ports (and ICMP echo identifiers) are kept when that tuple is
  * free and in range, otherwise allocated per remote endpoint: one external
  * port serves many connections to different remote endpoints.
  *
@@ -82,9 +86,10 @@ struct mod_nat;
 typedef bool (*mod_nat_local_fn)(void *arg, uint8_t family, const uint8_t *addr);
 
 /**
- * Optional callback: is @p key (a candidate reply key, local bits set) in
- * use by a flow the NAT table does not know (e.g. a fc_table_lookup() hit)?
- * The allocator then tries another tuple.
+ * Optional callback: is @p key (a candidate reply key, local bits set, the
+ * original's input port) in use by a flow the NAT table does not know, on
+ * any input port (e.g. rule_engine_flow_lookup_any())? The allocator then
+ * tries another tuple.
  */
 typedef bool (*mod_nat_busy_fn)(void *arg, const struct fc_key *key);
 
@@ -112,8 +117,10 @@ struct mod_nat_binding_result {
 	uint32_t reply_slot; /**< nat_id of the reply direction's entry */
 	uint8_t flags;       /**< MOD_NAT_F_* */
 	struct fc_key orig;  /**< the original forward key */
-	struct fc_key fwd;   /**< the forward key as translated (what leaves) */
-	struct fc_key reply; /**< key of the replies as they arrive (reverse of @c fwd) */
+	struct fc_key fwd;   /**< the forward key as translated (what leaves; the
+			          original's input port) */
+	struct fc_key reply; /**< key of the replies as they arrive (reverse of @c fwd;
+			          the original's input port, for the caller to replace) */
 };
 
 /** Counters of a NAT table. */

@@ -351,6 +351,7 @@ plan_fwd_key(const struct nat_plan *pl, const uint8_t *src, uint16_t sport, uint
 {
 	key_build(fwd, pl->family, pl->proto, src, pl->dst, sport, pl->echo ? sport : pl->dport,
 		src_local | pl->dst_local);
+	fc_key_set_in_port(fwd, fc_key_in_port(pl->orig));
 }
 
 /* Is source (src, sport) free: its reply tuple unknown to both indexes and the table? */

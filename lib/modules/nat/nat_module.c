@@ -46,13 +46,16 @@ nat_is_local(void *arg, uint8_t family, const uint8_t *addr)
 	return fc_locals_match(m->p.locals, family, addr);
 }
 
-/* A candidate reply key the flow table already holds (a flow NAT does not know). */
+/*
+ * A candidate reply key the flow table already holds (a flow NAT does not
+ * know), on any input port: a tuple is one connection's whatever the port.
+ */
 static bool
 nat_busy(void *arg, const struct fc_key *key)
 {
 	const struct mod_nat_module *m = arg;
 
-	return rule_engine_flow_lookup(m->eng, key, NULL) == 0;
+	return rule_engine_flow_lookup_any(m->eng, key, NULL) == 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -6,7 +6,9 @@
  * bounded steps and rewrites the port of every entry whose route changed
  * (see route.h). Everything goes through the engine's services: the walk
  * is rule_engine_flow_next(), a peer's key rule_engine_flow_get(), the
- * rewrite rule_engine_flow_update().
+ * rewrite rule_engine_flow_update() (which also moves a connection's reply
+ * entry that has had no packet yet to the port its replies are now
+ * expected on).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,8 +55,8 @@ entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
 {
 	struct rule_flow_info peer;
 
-	if (e->act.peer != FC_INDEX_NONE &&
-		rule_engine_flow_get(rt->eng, e->key.family, e->act.peer, &peer) == 0)
+	if (e->peer != FC_INDEX_NONE &&
+		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0)
 		return port_to(rt, &peer.key, fc_key_src(&peer.key), FC_KEY_F_SRC_LOCAL);
 	return port_to(rt, &e->key, fc_key_dst(&e->key), FC_KEY_F_DST_LOCAL);
 }

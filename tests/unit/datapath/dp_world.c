@@ -260,14 +260,21 @@ tag_of(const struct rte_mbuf *m)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Run one RX burst of @p n packets received on @p port. */
+unsigned int
+rx_on(uint16_t port, struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int r = dp_rx_burst(&W.rx, port, m, n, NOW);
+
+	rule_engine_quiescent(W.eng, 0);
+	return r;
+}
+
 /* Run one RX burst of @p n packets. */
 unsigned int
 rx(struct rte_mbuf **m, unsigned int n)
 {
-	unsigned int r = dp_rx_burst(&W.rx, IN_PORT, m, n, NOW);
-
-	rule_engine_quiescent(W.eng, 0);
-	return r;
+	return rx_on(IN_PORT, m, n);
 }
 
 unsigned int

@@ -63,6 +63,8 @@ uint32_t tag_of(const struct rte_mbuf *m);
 /** One RX burst (then a quiescent report). @return packets handed to channels. */
 unsigned int rx(struct rte_mbuf **m, unsigned int n);
 unsigned int rx1(struct rte_mbuf *m);
+/** One RX burst from input port @p port (rx() is from IN_PORT). */
+unsigned int rx_on(uint16_t port, struct rte_mbuf **m, unsigned int n);
 /** The slow path: the upcall ring through dp_upcall_burst(). @return delivered. */
 unsigned int slow(void);
 /** Take up to @p max packets from channel @p ch. */

@@ -101,6 +101,88 @@ test_miss_then_hit(void **state)
 	check_accounting();
 }
 
+/*
+ * The input port is part of the key: the datapath writes the burst's port
+ * into every key before hashing (upcalls carry it, fragments too); a flow
+ * on two ports is two entries; the slow path delivers by the key's port,
+ * not by the mbuf's.
+ */
+static void
+test_in_port(void **state)
+{
+	struct rte_mbuf *m, *f[2], *o[4];
+	uint8_t buf[256], frag[256];
+	struct pb_ipv4 ip = {.src = 0x0a000001, .dst = 0x0a090001, .id = 7};
+	struct dp_meta meta;
+	struct fc_key k0, k3;
+	struct pb b;
+	int len, flen;
+
+	(void)state;
+	world_up(false, 64);
+	load("accept\n");
+	W.def_chan[3] = W.ch[0];
+	m = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 1);
+	k0 = key_of(m);
+	k3 = k0;
+	fc_key_set_in_port(&k3, 3);
+	assert_int_equal(fc_key_in_port(&k0), 0);
+
+	/* On port 3 (the mbuf says IN_PORT: the burst's port is the one that counts). */
+	assert_int_equal(rx_on(3, &m, 1), 0);
+	meta = peek_upcall();
+	assert_int_equal(fc_key_in_port(&meta.pkt.key), 3);
+	assert_int_equal(slow(), 1);
+	assert_non_null(entry_of(&k3, NULL));
+	assert_null(entry_of(&k0, NULL));
+	assert_int_equal(take(W.ch[0], o, 4), 1); /* port 3's default channel */
+	rte_pktmbuf_free(o[0]);
+
+	/* The same packet on port 0: another flow. */
+	m = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 2);
+	assert_int_equal(rx_on(0, &m, 1), 0);
+	assert_int_equal(W.rx.st.misses, 2);
+	assert_int_equal(slow(), 1);
+	assert_non_null(entry_of(&k0, NULL));
+	assert_int_equal(take(W.out, o, 4), 1);
+	rte_pktmbuf_free(o[0]);
+
+	/* Both hit now, each on its own port. */
+	m = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 3);
+	assert_int_equal(rx_on(3, &m, 1), 1);
+	m = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 4);
+	assert_int_equal(rx_on(0, &m, 1), 1);
+	assert_int_equal(W.rx.st.hits, 2);
+	assert_int_equal(entry_of(&k3, NULL)->packets, 2);
+	assert_int_equal(entry_of(&k0, NULL)->packets, 2);
+	assert_int_equal(take(W.ch[0], o, 4), 1);
+	assert_int_equal(tag_of(o[0]), 3);
+	rte_pktmbuf_free(o[0]);
+	assert_int_equal(take(W.out, o, 4), 1);
+	assert_int_equal(tag_of(o[0]), 4);
+	rte_pktmbuf_free(o[0]);
+
+	/* Fragments go up with their port too. */
+	pb_init(&b, buf, sizeof(buf));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_udp(&b, 1000, 2000);
+	pb_payload(&b, NULL, 64);
+	len = pb_finish(&b);
+	flen = pb_ipv4_fragment(buf, (uint32_t)len, 14, 0, 32, frag, sizeof(frag));
+	assert_true(flen > 0);
+	f[0] = mbuf_of(frag, flen);
+	assert_int_equal(rx_on(5, f, 1), 0);
+	meta = peek_upcall();
+	assert_int_equal(meta.res, FC_PARSE_FRAG_FIRST);
+	assert_int_equal(fc_key_in_port(&meta.pkt.key), 5);
+	/* (a first fragment has its ports: decided like a datagram, here without reassembly) */
+	assert_int_equal(slow(), 1);
+	assert_int_equal(take(W.out, f, 2), 1);
+	rte_pktmbuf_free(f[0]);
+	check_accounting();
+}
+
 /* A commit newer than a cached entry sends its next packet up as stale. */
 static void
 test_stale_after_commit(void **state)
@@ -642,6 +724,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_miss_then_hit, teardown),
+		cmocka_unit_test_teardown(test_in_port, teardown),
 		cmocka_unit_test_teardown(test_stale_after_commit, teardown),
 		cmocka_unit_test_teardown(test_interest, teardown),
 		cmocka_unit_test_teardown(test_nat4, teardown),

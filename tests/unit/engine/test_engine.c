@@ -223,8 +223,9 @@ test_tcp_handshake(void **state)
 	re = entry_of(eng, &synack.pkt.key, &ri);
 	assert_non_null(fe);
 	assert_non_null(re);
-	assert_int_equal(fe->act.peer, ri);
-	assert_int_equal(re->act.peer, fi);
+	/* Linked through their cold records. */
+	assert_int_equal(fc_table_aux(rule_engine_table(eng, FC_AF_INET4), fi)->peer, ri);
+	assert_int_equal(fc_table_aux(rule_engine_table(eng, FC_AF_INET4), ri)->peer, fi);
 	assert_true(re->act.flags & FC_ACT_F_REPLY);
 	assert_false(fe->act.flags & FC_ACT_F_REPLY);
 	/* Conntrack wants SYN/FIN/RST of both, every reply packet until the first. */
@@ -461,7 +462,21 @@ walk_routes(struct rule_engine *eng)
 	fail_msg("route walk did not finish");
 }
 
-/* Route changes reach cached flows, both directions, NAT included. */
+/* The entry of key @p k with input port @p port, or NULL. */
+static const struct fc_entry *
+entry_on(struct rule_engine *eng, const struct fc_key *k, uint16_t port)
+{
+	struct fc_key c = *k;
+
+	fc_key_set_in_port(&c, port);
+	return entry_of(eng, &c, NULL);
+}
+
+/*
+ * Route changes reach cached flows, both directions, NAT included. A reply
+ * entry's key has the port its replies are expected on, the forward
+ * entry's output port: while no reply came, it follows the route.
+ */
 static void
 test_reroute(void **state)
 {
@@ -471,7 +486,8 @@ test_reroute(void **state)
 	uint8_t net[4] = {10, 1, 0, 0}, host[4] = {10, 1, 9, 0}, def[4] = {0};
 	uint8_t inside[4] = {192, 168, 0, 0}, server[4] = {192, 168, 0, 10};
 	struct mod_nat_binding_result nb;
-	const struct fc_entry *fu, *ru, *fv, *rv;
+	const struct fc_entry *fu, *fv;
+	struct rule_engine_stats es;
 	struct mod_route_stats st;
 	struct fc_key rk;
 	struct rule_decision d;
@@ -491,45 +507,64 @@ test_reroute(void **state)
 		0);
 	fc_key_reverse(&u.pkt.key, &rk);
 	fu = entry_of(eng, &u.pkt.key, NULL);
-	ru = entry_of(eng, &rk, NULL);
 	fv = entry_of(eng, &v.pkt.key, NULL);
-	rv = entry_of(eng, &nb.reply, NULL);
 	assert_non_null(fu);
-	assert_non_null(ru);
 	assert_non_null(fv);
-	assert_non_null(rv);
+	/* Replies are expected where the forward packets leave. */
+	assert_null(entry_on(eng, &rk, 0));
+	assert_non_null(entry_on(eng, &rk, 3));
+	assert_non_null(entry_on(eng, &nb.reply, 5));
 	assert_int_equal(fu->act.out_port, 3);
-	assert_int_equal(ru->act.out_port, RULE_PORT_PAIRED);
+	assert_int_equal(entry_on(eng, &rk, 3)->act.out_port, RULE_PORT_PAIRED);
 	assert_int_equal(fv->act.out_port, 5);
-	assert_int_equal(rv->act.out_port, RULE_PORT_PAIRED);
+	assert_int_equal(entry_on(eng, &nb.reply, 5)->act.out_port, RULE_PORT_PAIRED);
 
-	/* A more specific route: the cached forward entry follows it. */
+	/* A more specific route: the cached forward entry follows it, its reply entry too. */
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, host, 24, 4), 0);
 	walk_routes(eng);
 	assert_int_equal(fu->act.out_port, 4);
-	assert_int_equal(ru->act.out_port, RULE_PORT_PAIRED);
+	assert_null(entry_on(eng, &rk, 3));
+	assert_non_null(entry_on(eng, &rk, 4));
+	assert_int_equal(entry_on(eng, &rk, 4)->act.out_port, RULE_PORT_PAIRED);
 	d = rx(eng, tcp4("10.0.0.1", 4000, "10.1.9.9", 80, TCP_ACK), 2, NULL);
 	assert_int_equal(d.out_port, 4);
 
 	/* A default route: the replies (to 10.0.0.x) take it. */
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, def, 0, 9), 0);
 	walk_routes(eng);
-	assert_int_equal(ru->act.out_port, 9);
-	assert_int_equal(rv->act.out_port, 9);
+	assert_int_equal(entry_on(eng, &rk, 4)->act.out_port, 9);
+	assert_int_equal(entry_on(eng, &nb.reply, 5)->act.out_port, 9);
 
 	/* The DNAT server's own route: the translated destination decides. */
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, server, 32, 6), 0);
 	walk_routes(eng);
 	assert_int_equal(fv->act.out_port, 6);
+	assert_null(entry_on(eng, &nb.reply, 5));
+	assert_int_equal(entry_on(eng, &nb.reply, 6)->act.out_port, 9);
 
-	/* Deleting the /24 falls back to the /16. */
+	/* A reply came on the port expected: from now on the reply entry stays there. */
+	{
+		struct rule_upcall r = tcp4("10.1.9.9", 80, "10.0.0.1", 4000, TCP_SYN | TCP_ACK);
+
+		fc_key_set_in_port(&r.pkt.key, 4);
+		r.in_port = 4;
+		d = rx(eng, r, 3, NULL);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.out_port, 9);
+	}
+
+	/* Deleting the /24 falls back to the /16; the replied reply entry stays on port 4. */
 	assert_int_equal(mod_route_del(eng_stack_route(eng), FC_AF_INET4, host, 24), 0);
 	walk_routes(eng);
 	assert_int_equal(fu->act.out_port, 3);
+	assert_non_null(entry_on(eng, &rk, 4));
+	assert_null(entry_on(eng, &rk, 3));
 
 	mod_route_stats_get(eng_stack_route(eng), &st);
 	assert_int_equal(st.route_walks, 6);
 	assert_int_equal(st.rerouted, 5);
+	rule_engine_stats_get(eng, &es);
+	assert_int_equal(es.reply_moved, 0); /* moves that follow routes are no arrivals */
 	eng_stack_free(eng);
 }
 
@@ -1119,6 +1154,7 @@ test_perflow_channels(void **state)
 struct spy {
 	char log[256];
 	unsigned int inserts, packets, removes;
+	struct rule_flow_gone gone; /* the last on_remove */
 	uint16_t port_seen;
 	uint32_t rule_seen;
 };
@@ -1151,7 +1187,7 @@ spy_remove(void *priv, const struct rule_flow_gone *g)
 {
 	struct spy *s = priv;
 
-	(void)g;
+	s->gone = *g;
 	s->removes++;
 }
 
@@ -1207,7 +1243,93 @@ test_modules(void **state)
 	assert_int_equal(s.inserts, 1);
 	rule_engine_flush(eng);
 	assert_int_equal(s.removes, 1);
+	/* What on_remove is told: why, the entry's times and counters, no peer. */
+	assert_int_equal(s.gone.why, RULE_GONE_FLUSHED);
+	assert_int_equal(s.gone.created, 1);
+	assert_int_equal(s.gone.last_seen, 2);
+	assert_int_equal(s.gone.packets, 4);
+	assert_int_equal(s.gone.peer_key.family, 0);
+	assert_int_equal(fc_key_sport(&s.gone.key), htons(1));
 	(void)other;
+	eng_stack_free(eng);
+}
+
+/* A module that fills the action's reserved fields (as issues 11 and 13 will). */
+static int
+reserved_insert(void *priv, struct rule_flow *f)
+{
+	(void)priv;
+	for (unsigned int d = 0; d < 2; d++) {
+		f->act[d].ext = 70 + d;
+		f->act[d].adj = (uint16_t)(90 + d);
+		f->act[d].pkt_class = (uint16_t)(30 + d);
+	}
+	return 0;
+}
+
+static void
+check_reserved(struct rule_engine *eng, const struct rule_upcall *u, unsigned int d)
+{
+	const struct fc_entry *e = entry_of(eng, &u->pkt.key, NULL);
+
+	assert_non_null(e);
+	assert_int_equal(e->act.ext, 70 + d);
+	assert_int_equal(e->act.adj, 90 + d);
+	assert_int_equal(e->act.pkt_class, 30 + d);
+}
+
+/*
+ * fc_action's reserved fields (ext, adj, pkt_class): zero unless a module
+ * sets them; what it sets is cached in both entries and kept by the
+ * engine's rewrites: conntrack's on_packet stores, a revalidation after a
+ * commit, a route change.
+ */
+static void
+test_reserved_fields(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 64, FC_FULL_REFUSE, 0);
+	struct rule_module m = {.name = "reserved", .order = RULE_MOD_ORDER_ROUTE + 10,
+		.on_insert = reserved_insert};
+	struct rule_upcall plain = up4(17, "10.0.0.9", 9, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall u = up4(17, "10.0.0.1", 1, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall r = up4(17, "10.0.0.2", 53, "10.0.0.1", 1, 0, 0);
+	uint8_t net[4] = {10, 0, 0, 0};
+	const struct fc_entry *e;
+	struct rule_set *s;
+
+	(void)state;
+	load(eng, stateful_rules);
+	rx(eng, plain, 1, NULL);
+	e = entry_of(eng, &plain.pkt.key, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.ext, 0);
+	assert_int_equal(e->act.adj, 0);
+	assert_int_equal(e->act.pkt_class, 0);
+
+	assert_int_equal(rule_engine_module_register(eng, &m), 0);
+	rx(eng, u, 1, NULL);
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
+	/* The first reply: conntrack stores both entries (replied). */
+	assert_int_equal(rx(eng, r, 2, NULL).verdict, FC_VERDICT_ACCEPT);
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
+	/* A commit that may change them: revalidated in the background. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_set_rule_del_id(s, 3), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	for (int i = 0; i < 8; i++)
+		rule_engine_step(eng, 3, 64);
+	assert_int_equal(entry_of(eng, &u.pkt.key, NULL)->act.gen, rule_engine_generation(eng));
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
+	/* A route change rewrites the output ports. */
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 8, 6), 0);
+	walk_routes(eng);
+	assert_int_equal(entry_of(eng, &u.pkt.key, NULL)->act.out_port, 6);
+	check_reserved(eng, &u, 0);
+	check_reserved(eng, &r, 1);
 	eng_stack_free(eng);
 }
 
@@ -1336,6 +1458,7 @@ main(void)
 		cmocka_unit_test(test_ct_clash),
 		cmocka_unit_test(test_perflow_channels),
 		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_reserved_fields),
 		cmocka_unit_test(test_rule_counters),
 		cmocka_unit_test(test_bad_args),
 	};

@@ -90,8 +90,9 @@ test_layout(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct fc_key_v4), 16);
 	assert_int_equal(sizeof(struct fc_key_v6), 48);
-	assert_int_equal(offsetof(struct fc_key_v4, pad), 14);
-	assert_int_equal(offsetof(struct fc_key_v6, pad), 38);
+	assert_int_equal(offsetof(struct fc_key_v4, in_port), 14);
+	assert_int_equal(offsetof(struct fc_key_v6, in_port), 38);
+	assert_int_equal(offsetof(struct fc_key_v6, pad), 40);
 }
 
 static void
@@ -108,13 +109,13 @@ test_normalize_v4(void **state)
 	a.dport = b.dport = htons(80);
 	a.proto = b.proto = 6;
 	a.flags = b.flags = FC_KEY_F_DST_LOCAL;
-	/* same fields, different garbage: not equal until normalized */
+	/* the input port took the last padding: every byte is a field */
 	assert_memory_not_equal(&a, &b, sizeof(a));
-	fc_key_v4_normalize(&a);
-	fc_key_v4_normalize(&b);
+	a.in_port = b.in_port = 3;
 	assert_memory_equal(&a, &b, sizeof(a));
-	assert_int_equal(a.pad[0], 0);
-	assert_int_equal(a.pad[1], 0);
+	fc_key_v4_normalize(&a);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_int_equal(a.in_port, 3);
 }
 
 static void
@@ -134,12 +135,14 @@ test_normalize_v6(void **state)
 	a.dport = b.dport = htons(5353);
 	a.proto = b.proto = 17;
 	a.flags = b.flags = FC_KEY_F_SRC_LOCAL;
+	a.in_port = b.in_port = 65535;
 	assert_memory_not_equal(&a, &b, sizeof(a));
 	fc_key_v6_normalize(&a);
 	fc_key_v6_normalize(&b);
 	assert_memory_equal(&a, &b, sizeof(a));
 	for (i = 0; i < sizeof(a.pad); i++)
 		assert_int_equal(a.pad[i], 0);
+	assert_int_equal(a.in_port, 65535);
 }
 
 static void
@@ -154,16 +157,20 @@ test_reverse_fields(void **state)
 
 	(void)state;
 	for (i = 0; i < 4; i++) {
+		/* the input port is copied: the caller sets the reply's */
 		key_v4(&k, "192.0.2.1", 1234, "198.51.100.7", 80, 6, flags_in[i]);
-		k.v4.pad[0] = 0x77; /* garbage in, normalized out */
+		k.v4.in_port = (uint16_t)(i + 1);
 		fc_key_reverse(&k, &r);
 		key_v4(&want, "198.51.100.7", 80, "192.0.2.1", 1234, 6, flags_out[i]);
+		want.v4.in_port = (uint16_t)(i + 1);
 		assert_key_equal(&r, &want);
 
 		key_v6(&k, "2001:db8::1", 53, "2001:db8::2", 5353, 17, flags_in[i]);
-		memset(k.v6.pad, 0x77, sizeof(k.v6.pad));
+		memset(k.v6.pad, 0x77, sizeof(k.v6.pad)); /* garbage in, normalized out */
+		k.v6.in_port = (uint16_t)(i + 1);
 		fc_key_reverse(&k, &r);
 		key_v6(&want, "2001:db8::2", 5353, "2001:db8::1", 53, 17, flags_out[i]);
+		want.v6.in_port = (uint16_t)(i + 1);
 		assert_key_equal(&r, &want);
 	}
 
@@ -190,6 +197,7 @@ random_key(struct fc_key *k)
 		k->v4.dport = (uint16_t)rng();
 		k->v4.proto = (rng() & 1) ? protos[rng() % RTE_DIM(protos)] : (uint8_t)rng();
 		k->v4.flags = (uint8_t)(rng() & 3);
+		k->v4.in_port = (rng() & 1) ? (uint16_t)(rng() & 3) : (uint16_t)rng();
 		fc_key_v4_normalize(&k->v4);
 		return;
 	}
@@ -216,6 +224,7 @@ random_key(struct fc_key *k)
 	k->v6.dport = (uint16_t)rng();
 	k->v6.proto = (rng() & 1) ? protos[rng() % RTE_DIM(protos)] : (uint8_t)rng();
 	k->v6.flags = (uint8_t)(rng() & 3);
+	k->v6.in_port = (rng() & 1) ? (uint16_t)(rng() & 3) : (uint16_t)rng();
 	fc_key_v6_normalize(&k->v6);
 }
 
@@ -234,11 +243,13 @@ test_reverse_random(void **state)
 		if (k.family == FC_AF_INET4) {
 			assert_int_equal(r.v4.src, k.v4.dst);
 			assert_int_equal(r.v4.sport, k.v4.dport);
+			assert_int_equal(r.v4.in_port, k.v4.in_port);
 			assert_int_equal(!!(r.v4.flags & FC_KEY_F_SRC_LOCAL),
 				!!(k.v4.flags & FC_KEY_F_DST_LOCAL));
 		} else {
 			assert_memory_equal(r.v6.src, k.v6.dst, 16);
 			assert_int_equal(r.v6.sport, k.v6.dport);
+			assert_int_equal(r.v6.in_port, k.v6.in_port);
 			assert_int_equal(!!(r.v6.flags & FC_KEY_F_DST_LOCAL),
 				!!(k.v6.flags & FC_KEY_F_SRC_LOCAL));
 		}
@@ -267,25 +278,34 @@ test_format_examples(void **state)
 
 	(void)state;
 	key_v4(&k, "192.0.2.1", 1234, "198.51.100.7", 80, 6, FC_KEY_F_DST_LOCAL);
-	assert_formats_as(&k, "tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1");
+	assert_formats_as(&k,
+		"tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1 in_port=0");
 
 	key_v6(&k, "2001:db8::1", 53, "2001:db8::2", 5353, 17, 0);
-	assert_formats_as(&k, "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0");
+	k.v6.in_port = 1;
+	assert_formats_as(&k,
+		"udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0 in_port=1");
 
 	key_v4(&k, "10.0.0.1", 0, "10.0.0.2", 0, 47, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
-	assert_formats_as(&k, "proto 47 10.0.0.1:0 -> 10.0.0.2:0 src_local=1 dst_local=1");
+	k.v4.in_port = 65535;
+	assert_formats_as(&k,
+		"proto 47 10.0.0.1:0 -> 10.0.0.2:0 src_local=1 dst_local=1 in_port=65535");
 
 	key_v4(&k, "10.0.0.1", 4660, "10.0.0.2", 4660, 1, FC_KEY_F_SRC_LOCAL);
-	assert_formats_as(&k, "icmp 10.0.0.1:4660 -> 10.0.0.2:4660 src_local=1 dst_local=0");
+	assert_formats_as(&k, "icmp 10.0.0.1:4660 -> 10.0.0.2:4660 src_local=1 dst_local=0 in_port=0");
 
 	key_v6(&k, "fe80::1", 0x8000, "ff02::1", 0, 58, 0);
-	assert_formats_as(&k, "icmpv6 [fe80::1]:32768 -> [ff02::1]:0 src_local=0 dst_local=0");
+	k.v6.in_port = 31;
+	assert_formats_as(&k,
+		"icmpv6 [fe80::1]:32768 -> [ff02::1]:0 src_local=0 dst_local=0 in_port=31");
 
 	key_v6(&k, "::", 1, "::ffff:192.0.2.9", 65535, 132, FC_KEY_F_DST_LOCAL);
-	assert_formats_as(&k, "sctp [::]:1 -> [::ffff:192.0.2.9]:65535 src_local=0 dst_local=1");
+	assert_formats_as(&k,
+		"sctp [::]:1 -> [::ffff:192.0.2.9]:65535 src_local=0 dst_local=1 in_port=0");
 
 	key_v4(&k, "0.0.0.0", 0, "255.255.255.255", 65535, 0, 0);
-	assert_formats_as(&k, "proto 0 0.0.0.0:0 -> 255.255.255.255:65535 src_local=0 dst_local=0");
+	assert_formats_as(&k,
+		"proto 0 0.0.0.0:0 -> 255.255.255.255:65535 src_local=0 dst_local=0 in_port=0");
 }
 
 static void
@@ -303,8 +323,9 @@ test_format_worst_case(void **state)
 	k.v6.sport = k.v6.dport = 0xffff;
 	k.v6.proto = 255;
 	k.v6.flags = FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL;
+	k.v6.in_port = 65535;
 	n = fc_key_format(&k, buf, sizeof(buf));
-	assert_true(n > 128); /* why FC_KEY_STRLEN is not 128 */
+	assert_true(n > 144); /* why FC_KEY_STRLEN is not 128, nor 160 */
 	assert_true(n < FC_KEY_STRLEN);
 	assert_int_equal((size_t)n, strlen(buf));
 	assert_int_equal(fc_key_parse(buf, &back, NULL), 0);
@@ -400,7 +421,7 @@ static void
 test_parse_lenient(void **state)
 {
 	static const char *const tcp_canon =
-		"tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1";
+		"tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1 in_port=0";
 	static const struct lenient_case cases[] = {
 		{"tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1", NULL},
 		{"  tcp   192.0.2.1:1234   ->   198.51.100.7:80   src_local=0   dst_local=1  ",
@@ -411,15 +432,22 @@ test_parse_lenient(void **state)
 		{"Proto\t  6 192.0.2.1:1234 -> 198.51.100.7:80 DST_LOCAL=1", NULL},
 		{"tcp 192.0.2.1:1234 -> 198.51.100.7:80 dst_local=1 src_local=0", NULL},
 		{"udp [2001:DB8:0::1]:53->[2001:db8::2]:5353",
-			"udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0"},
+			"udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0 in_port=0"},
 		{"icmp6 [fe80::1]:7 -> [ff02::1]:7 src_local=1",
-			"icmpv6 [fe80::1]:7 -> [ff02::1]:7 src_local=1 dst_local=0"},
+			"icmpv6 [fe80::1]:7 -> [ff02::1]:7 src_local=1 dst_local=0 in_port=0"},
 		{"proto 58 [fe80::1]:7 -> [ff02::1]:7 src_local=1",
-			"icmpv6 [fe80::1]:7 -> [ff02::1]:7 src_local=1 dst_local=0"},
+			"icmpv6 [fe80::1]:7 -> [ff02::1]:7 src_local=1 dst_local=0 in_port=0"},
 		{"sctp  [::FFFF:10.0.0.1]:1  ->  [::ffff:10.0.0.2]:2  dst_local=1 src_local=1",
-			"sctp [::ffff:10.0.0.1]:1 -> [::ffff:10.0.0.2]:2 src_local=1 dst_local=1"},
+			"sctp [::ffff:10.0.0.1]:1 -> [::ffff:10.0.0.2]:2 src_local=1 dst_local=1 in_port=0"},
 		{"proto 47 10.0.0.1:0 -> 10.0.0.2:0",
-			"proto 47 10.0.0.1:0 -> 10.0.0.2:0 src_local=0 dst_local=0"},
+			"proto 47 10.0.0.1:0 -> 10.0.0.2:0 src_local=0 dst_local=0 in_port=0"},
+		/* the input port: optional (old text reads as port 0), anywhere among the fields */
+		{"tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1 in_port=0", NULL},
+		{"tcp 192.0.2.1:1234 -> 198.51.100.7:80 in_port = 0 dst_local=1", NULL},
+		{"udp 10.0.0.1:1 -> 10.0.0.2:2 IN_PORT=7 src_local=1",
+			"udp 10.0.0.1:1 -> 10.0.0.2:2 src_local=1 dst_local=0 in_port=7"},
+		{"udp [::1]:1 -> [::2]:2 dst_local=1 in_port=65535 src_local=1",
+			"udp [::1]:1 -> [::2]:2 src_local=1 dst_local=1 in_port=65535"},
 	};
 	char buf[FC_KEY_STRLEN];
 	struct fc_key k;
@@ -519,6 +547,14 @@ test_parse_invalid(void **state)
 		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 dst_local=0 src_local=1 dst_local=1", 51},
 		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 src_local=1dst_local=0", 37},
 		{"tcp 1.2.3.4:1 -> 5.6.7.8:2src_local=1", 25},
+		/* bad input ports */
+		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 in_port=65536", 35},
+		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 in_port=-1", 35},
+		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 in_port=eth0", 35},
+		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 in_port=", 35},
+		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 in_port", 34},
+		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 in_port=1 in_port=1", 37},
+		{"tcp 1.2.3.4:1 -> 5.6.7.8:2 inport=1", 27},
 	};
 	struct fc_key k, untouched;
 	size_t errpos;

@@ -131,7 +131,7 @@ check_v4(const struct fc_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport)
 	assert_int_equal(p->key.v4.sport, htons(sport));
 	assert_int_equal(p->key.v4.dport, htons(dport));
 	assert_int_equal(p->key.v4.flags, 0);
-	assert_bytes_zero(p->key.v4.pad, sizeof(p->key.v4.pad));
+	assert_int_equal(p->key.v4.in_port, 0); /* the caller's to set */
 	/* the rest of the union is zero too: the whole key is normalized */
 	assert_bytes_zero(raw + sizeof(struct fc_key_v4),
 		sizeof(struct fc_key_v6) - sizeof(struct fc_key_v4));
@@ -147,6 +147,7 @@ check_v6(const struct fc_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport)
 	assert_int_equal(p->key.v6.sport, htons(sport));
 	assert_int_equal(p->key.v6.dport, htons(dport));
 	assert_int_equal(p->key.v6.flags, 0);
+	assert_int_equal(p->key.v6.in_port, 0); /* the caller's to set */
 	assert_bytes_zero(p->key.v6.pad, sizeof(p->key.v6.pad));
 }
 

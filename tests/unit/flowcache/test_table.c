@@ -46,18 +46,19 @@ make_key(uint8_t family, uint32_t i, void *buf)
 	if (family == FC_AF_INET4) {
 		struct fc_key_v4 *k = buf;
 
-		memset(k, 0xee, sizeof(*k)); /* normalize must clear the padding */
+		memset(k, 0xee, sizeof(*k)); /* no padding left: every field set */
 		k->src = rte_cpu_to_be_32(0x0a000000u + i);
 		k->dst = rte_cpu_to_be_32(0xc0a80001u);
 		k->sport = rte_cpu_to_be_16((uint16_t)(1024 + (i & 0x7fff)));
 		k->dport = rte_cpu_to_be_16(80);
 		k->proto = 6;
 		k->flags = (uint8_t)(i & FC_KEY_F_DST_LOCAL);
+		k->in_port = 0;
 		fc_key_v4_normalize(k);
 	} else {
 		struct fc_key_v6 *k = buf;
 
-		memset(k, 0xee, sizeof(*k));
+		memset(k, 0xee, sizeof(*k)); /* normalize must clear the padding */
 		memset(k->src, 0, sizeof(k->src));
 		memset(k->dst, 0, sizeof(k->dst));
 		k->src[0] = 0x20;
@@ -73,6 +74,7 @@ make_key(uint8_t family, uint32_t i, void *buf)
 		k->dport = rte_cpu_to_be_16(443);
 		k->proto = 17;
 		k->flags = 0;
+		k->in_port = 0;
 		fc_key_v6_normalize(k);
 	}
 }
@@ -87,7 +89,9 @@ act_from(uint32_t v, struct fc_action *a)
 	a->gen = v;
 	a->rule_id = ~v;
 	a->nat_id = v * 2654435761u;
-	a->peer = v ^ 0x5a5a5a5au;
+	a->ext = v ^ 0x5a5a5a5au; /* the reserved fields travel like the others */
+	a->adj = (uint16_t)(v * 3u);
+	a->pkt_class = (uint16_t)(v * 5u);
 	a->channel = (uint16_t)v;
 	a->out_port = (uint16_t)(v >> 16);
 	a->interest = (uint16_t)(v * 7u);
@@ -330,8 +334,9 @@ check_basic(uint8_t family)
 		e = fc_table_entry(t, (uint32_t)idx[i]);
 		assert_non_null(e);
 		assert_true(act_is(&e->act, 1000 + i));
-		assert_int_equal(e->timeout, 60);
-		assert_int_equal(e->created, 500 + i);
+		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->timeout, 60);
+		assert_int_equal(fc_table_created(t, (uint32_t)idx[i]), 500 + i);
+		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->peer, FC_INDEX_NONE);
 		assert_int_equal(e->last_seen, 500 + i);
 		assert_int_equal(e->packets, 0);
 		assert_int_equal(e->bytes, 0);
@@ -514,7 +519,7 @@ test_update_visible(void **state)
 	assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 99), 0);
 	assert_true(fc_table_entry(t, (uint32_t)pos)->seq != seq);
 	assert_int_equal(fc_table_entry(t, (uint32_t)pos)->seq & 1, 0);
-	assert_int_equal(fc_table_entry(t, (uint32_t)pos)->timeout, 99);
+	assert_int_equal(fc_table_aux(t, (uint32_t)pos)->timeout, 99);
 	memset(&a, 0, sizeof(a));
 	assert_int_equal(fc_table_lookup_bulk(t, 1, kp, &sig, 1, &mask, &a, &idx), 1);
 	assert_true(act_is(&a, 222));
@@ -526,6 +531,139 @@ test_update_visible(void **state)
 	assert_int_equal(fc_table_reader_register(t, 2), -EINVAL); /* max_readers 2 */
 	assert_int_equal(fc_table_reader_unregister(t, 2), -EINVAL);
 	fc_table_free(t);
+}
+
+/*
+ * fc_table_move(): the entry under another key (another input port) with
+ * its action, timeout, times and counters; the old key gone; no insert or
+ * delete counted; refusals change nothing.
+ */
+static void
+check_move(uint8_t family)
+{
+	struct fc_table *t = new_table(family == FC_AF_INET4 ? "mv4" : "mv6", family, 8,
+		FC_FULL_REFUSE, NULL);
+	uint8_t key[MAX_KEY], moved[MAX_KEY];
+	const void *kp[1] = {moved};
+	struct fc_table_stats before;
+	const struct fc_entry *e;
+	struct fc_action a;
+	uint32_t sig, idx;
+	uint64_t mask;
+	int pos, npos, other;
+
+	assert_int_equal(fc_table_reader_register(t, 0), 0);
+	make_key(family, 3, key);
+	make_key(family, 3, moved);
+	if (family == FC_AF_INET4)
+		((struct fc_key_v4 *)moved)->in_port = 5;
+	else
+		((struct fc_key_v6 *)moved)->in_port = 5;
+	sig = fc_table_hash(t, moved);
+	pos = insert_v(t, family, 3, 333, 77, 10);
+	assert_true(pos >= 0);
+	fc_table_aux_w(t, (uint32_t)pos)->peer = 4242;
+	fc_table_touch(t, (uint32_t)pos, 100, 12);
+	fc_table_touch(t, (uint32_t)pos, 50, 13);
+	other = insert_v(t, family, 4, 444, 0, 10);
+	assert_true(other >= 0);
+	before = stats(t);
+
+	npos = fc_table_move(t, (uint32_t)pos, moved, sig);
+	assert_true(npos >= 0 && npos != pos);
+	assert_int_equal(fc_table_lookup(t, key, fc_table_hash(t, key)), -ENOENT);
+	assert_int_equal(fc_table_lookup(t, moved, sig), npos);
+	assert_null(fc_table_entry(t, (uint32_t)pos));
+	e = fc_table_entry(t, (uint32_t)npos);
+	assert_non_null(e);
+	assert_true(act_is(&e->act, 333));
+	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->timeout, 77);
+	assert_int_equal(fc_table_created(t, (uint32_t)npos), 10);
+	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->peer, 4242);
+	assert_int_equal(e->last_seen, 13);
+	assert_int_equal(e->packets, 2);
+	assert_int_equal(e->bytes, 150);
+	assert_int_equal(e->seq & 1, 0);
+	assert_memory_equal(fc_table_key(t, (uint32_t)npos), moved, fc_table_key_size(t));
+	assert_int_equal(fc_table_lookup_bulk(t, 0, kp, &sig, 1, &mask, &a, &idx), 1);
+	assert_true(act_is(&a, 333));
+	assert_int_equal(idx, (uint32_t)npos);
+	assert_int_equal(stats(t).occupancy, before.occupancy);
+	assert_int_equal(stats(t).inserts, before.inserts);
+	assert_int_equal(stats(t).deletes, before.deletes);
+
+	/* Refusals: a free slot, a key taken, bad arguments. */
+	assert_int_equal(fc_table_move(t, (uint32_t)pos, key, fc_table_hash(t, key)), -ENOENT);
+	assert_int_equal(fc_table_move(t, FC_INDEX_NONE, key, fc_table_hash(t, key)), -ENOENT);
+	make_key(family, 4, key);
+	assert_int_equal(fc_table_move(t, (uint32_t)npos, key, fc_table_hash(t, key)), -EEXIST);
+	assert_int_equal(fc_table_move(t, (uint32_t)npos, NULL, 0), -EINVAL);
+	assert_int_equal(fc_table_move(NULL, 0, key, 0), -EINVAL);
+	assert_true(act_is(&fc_table_entry(t, (uint32_t)npos)->act, 333));
+	assert_true(act_is(&fc_table_entry(t, (uint32_t)other)->act, 444));
+	assert_int_equal(fc_table_reader_unregister(t, 0), 0);
+	fc_table_free(t);
+}
+
+/*
+ * The entry's layout (one cache line, the action's reserved fields), its
+ * struct fc_entry_aux and creation time: filled by insert, timeout by
+ * update, peer the writer's and kept by updates; none for free slots.
+ */
+static void
+test_aux(void **state)
+{
+	struct fc_table *t = new_table("aux", FC_AF_INET4, 64, FC_FULL_REFUSE, NULL);
+	struct fc_entry_aux *x;
+	struct fc_action a;
+	int pos;
+
+	(void)state;
+	assert_int_equal(sizeof(struct fc_entry), 64);
+	assert_int_equal(sizeof(struct fc_action), 32);
+	assert_int_equal(sizeof(struct fc_entry_aux), 8);
+	assert_int_equal(offsetof(struct fc_entry, last_seen), 4);
+	assert_int_equal(offsetof(struct fc_entry, act), 8);
+	assert_int_equal(offsetof(struct fc_entry, packets), 40);
+	assert_int_equal(offsetof(struct fc_entry, bytes), 48);
+	assert_int_equal(offsetof(struct fc_entry, aux), 56);
+	assert_int_equal(offsetof(struct fc_action, ext), 12);
+	assert_int_equal(offsetof(struct fc_action, adj), 22);
+	assert_int_equal(offsetof(struct fc_action, pkt_class), 24);
+	assert_int_equal(offsetof(struct fc_action, mod), 29);
+
+	for (uint32_t round = 0; round < 200; round++) {
+		pos = insert_v(t, FC_AF_INET4, round, 7 + round, 30, round);
+		assert_true(pos >= 0);
+		x = fc_table_aux_w(t, (uint32_t)pos);
+		assert_non_null(x);
+		assert_ptr_equal(x, fc_table_aux(t, (uint32_t)pos));
+		/* fresh whatever the slot held before */
+		assert_int_equal(x->peer, FC_INDEX_NONE);
+		assert_int_equal(x->timeout, 30);
+		assert_int_equal(fc_table_created(t, (uint32_t)pos), round);
+		x->peer = round;
+		act_from(99, &a);
+		assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 45), 0);
+		assert_int_equal(x->timeout, 45);
+		assert_int_equal(x->peer, round);
+		assert_true(act_is(&fc_table_entry(t, (uint32_t)pos)->act, 99));
+		assert_int_equal(fc_table_delete(t, (uint32_t)pos), 0);
+		assert_null(fc_table_aux(t, (uint32_t)pos));
+		assert_null(fc_table_aux_w(t, (uint32_t)pos));
+		assert_int_equal(fc_table_created(t, (uint32_t)pos), 0);
+	}
+	assert_null(fc_table_aux(t, FC_INDEX_NONE));
+	assert_null(fc_table_aux(NULL, 0));
+	fc_table_free(t);
+}
+
+static void
+test_move(void **state)
+{
+	(void)state;
+	check_move(FC_AF_INET4);
+	check_move(FC_AF_INET6);
 }
 
 /* ---------------------------------------------------------------- full */
@@ -1082,6 +1220,8 @@ main(void)
 		cmocka_unit_test(test_duplicate),
 		cmocka_unit_test(test_bulk_mixed),
 		cmocka_unit_test(test_update_visible),
+		cmocka_unit_test(test_aux),
+		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_full_refuse),
 		cmocka_unit_test(test_full_evict),
 		cmocka_unit_test(test_evict_scan_bounded),

@@ -384,7 +384,8 @@ test_bad_args(void **state)
 	assert_int_equal(mod_ct_module_conn_get(w.ct, &a, NULL), -EINVAL);
 	/* An untracked entry, and an id no record has. */
 	assert_int_equal(mod_ct_module_conn_get(w.ct, &a, &c), -ENOENT);
-	a.ct_state = MOD_CT_ENTRY_ID | 5;
+	a.ct_state = MOD_CT_ENTRY_ID;
+	a.ext = 5;
 	assert_int_equal(mod_ct_module_conn_get(w.ct, &a, &c), -ENOENT);
 	assert_null(mod_ct_module_fast(NULL));
 	assert_non_null(mod_ct_module_fast(w.ct));

@@ -641,7 +641,8 @@ duo_seg(struct duo *d, const struct seg *s)
 			f->cfg.tcp_be_liberal);
 		for (unsigned int k = 0; k < 2; k++) {
 			d->act[k].interest = f->v.interest[k];
-			d->act[k].ct_state = MOD_CT_ENTRY_ID | 1; /* record id 1 */
+			d->act[k].ct_state = MOD_CT_ENTRY_ID;
+			d->act[k].ext = 1; /* record id 1 */
 			d->act[k].flags = k == R ? FC_ACT_F_REPLY : 0;
 		}
 	} else {

@@ -1041,6 +1041,38 @@ test_ports_unique(void **state)
 	mod_nat_free(nat);
 }
 
+/*
+ * The input port: a binding's keys carry the original's, and the reply
+ * tuple is unique whatever the ports (a tuple is one connection's on every
+ * port): the same original tuple seen on two ports gets two reply tuples.
+ */
+static void
+test_ports_in_port(void **state)
+{
+	struct mod_nat *nat = nat_new(8);
+	struct rule_nat sn = target(4, "192.0.2.1", NULL, 0, 0);
+	struct mod_nat_binding_result a, b;
+	struct spec s;
+	struct fc_key k;
+
+	(void)state;
+	spec_init(&s, 4, P_UDP, "10.0.0.1", 40000, "198.51.100.7", 53);
+	k = spec_key(&s);
+	fc_key_set_in_port(&k, 3);
+	assert_int_equal(mod_nat_bind(nat, &k, NULL, &sn, NULL, &a), 0);
+	assert_int_equal(fc_key_in_port(&a.orig), 3);
+	assert_int_equal(fc_key_in_port(&a.fwd), 3);
+	assert_int_equal(fc_key_in_port(&a.reply), 3);
+	assert_int_equal(key_sport(&a.fwd), 40000);
+
+	fc_key_set_in_port(&k, 7);
+	assert_int_equal(mod_nat_bind(nat, &k, NULL, &sn, NULL, &b), 0);
+	assert_int_equal(fc_key_in_port(&b.fwd), 7);
+	assert_true(b.flags & MOD_NAT_F_REMAPPED);
+	assert_int_not_equal(key_sport(&b.fwd), 40000);
+	mod_nat_free(nat);
+}
+
 /* Different remote endpoints share external ports; privileged ports stay privileged. */
 static void
 test_ports_per_endpoint(void **state)
@@ -1606,7 +1638,8 @@ test_stats_dump(void **state)
 	assert_non_null(strstr(text, "target snat 192.0.2.1-192.0.2.4 ports 1024-2047: active 1"));
 	assert_non_null(strstr(text, "target dnat 10.0.0.5: active 1 allocated 1 exhausted 0"));
 	assert_non_null(strstr(text, "binding 0: tcp 10.0.0.2:1500 -> 198.51.100.7:443"));
-	assert_non_null(strstr(text, ":1500 -> 198.51.100.7:443 src_local=0 dst_local=0 [snat]"));
+	assert_non_null(
+		strstr(text, ":1500 -> 198.51.100.7:443 src_local=0 dst_local=0 in_port=0 [snat]"));
 	assert_non_null(strstr(text, "=> udp 198.51.100.7:999 -> 10.0.0.5:53"));
 	assert_non_null(strstr(text, "[dnat]"));
 	free(text);
@@ -1729,6 +1762,7 @@ main(void)
 		cmocka_unit_test(test_apply_refusals),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_ports_unique),
+		cmocka_unit_test(test_ports_in_port),
 		cmocka_unit_test(test_ports_per_endpoint),
 		cmocka_unit_test(test_ports_exhaustion),
 		cmocka_unit_test(test_addr_exhaustion),

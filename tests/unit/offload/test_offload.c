@@ -788,6 +788,7 @@ test_policy_heavy_hitters(void **state)
 	for (unsigned int i = 0; i < 6; i++) {
 		k[i] = i < 5 ? key4(6, "10.0.0.1", (uint16_t)(2000 + i), "10.0.0.2", 80) :
 			       key4(1, "10.0.0.1", 0, "10.0.0.2", 0); /* ICMP: not offloadable */
+		fc_key_set_in_port(&k[i], rp.id); /* received there: its rule goes there */
 		assert_int_equal(flow(eng, &k[i], 10), FC_VERDICT_ACCEPT);
 	}
 	/* First visit: baseline. */
@@ -886,7 +887,17 @@ test_policy_full_fallback(void **state)
 	pol = mk_policy(eng, &op, 8, 1000);
 	for (unsigned int i = 0; i < 3; i++) {
 		k[i] = key4(17, "10.0.0.1", (uint16_t)(3000 + i), "10.0.0.9", 53);
+		fc_key_set_in_port(&k[i], rp.id);
 		assert_int_equal(flow(eng, &k[i], 10), FC_VERDICT_ACCEPT);
+	}
+	/* The same flow received on a port without offload: no port to put it in. */
+	{
+		struct fc_key other = k[0];
+
+		fc_key_set_in_port(&other, (uint16_t)(rp.id + 1));
+		assert_int_equal(flow(eng, &other, 10), FC_VERDICT_ACCEPT);
+		assert_int_equal(ofl_policy_offload(pol, &other), -EINVAL);
+		assert_false(ofl_policy_in_hw(pol, &other));
 	}
 	assert_int_equal(ofl_policy_offload(pol, &k[0]), 0);
 	assert_int_equal(ofl_policy_offload(pol, &k[1]), 0);
@@ -925,6 +936,81 @@ test_policy_full_fallback(void **state)
 	ring_port_free(&rp);
 }
 
+/*
+ * A connection's reply entry in hardware moves to the port its first reply
+ * came on (engine.h "Input ports"): the policy takes the old index out of
+ * hardware at once (its mark dies), as for an entry that went.
+ */
+static void
+test_policy_moved_entry(void **state)
+{
+	struct eng_stack_params p;
+	struct rule_engine *eng;
+	struct ring_port rp;
+	struct ofl_port *op;
+	struct ofl_policy *pol;
+	struct ofl_policy_stats st;
+	struct fc_key fwd = key4(17, "10.0.0.1", 5000, "10.0.0.2", 53), rep, moved;
+	struct rule_upcall u;
+	struct rule_decision d;
+	struct rte_mbuf *in[1], *out[32];
+	uint32_t mark = 0, idx = 0;
+	unsigned int fam;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.eng.name = "oflmv";
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.eng.default_channel = 1;
+	p.conntrack = true;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	ring_port_create(&rp);
+	op = swnic(&rp, 16);
+	pol = mk_policy(eng, &op, 8, 1000);
+	/* The query comes on the ring port, its reply is expected there (no pairing). */
+	fc_key_set_in_port(&fwd, rp.id);
+	assert_int_equal(flow(eng, &fwd, 10), FC_VERDICT_ACCEPT);
+	fc_key_reverse(&fwd, &rep);
+	assert_int_equal(ofl_policy_offload(pol, &rep), 0);
+	assert_true(ofl_policy_in_hw(pol, &rep));
+	in[0] = frame(&rep, false);
+	assert_int_equal(rx(&rp, in, 1, out), 1);
+	assert_true(dp_mbuf_mark(out[0], &mark));
+	assert_true(dp_mark_check(ofl_policy_marks(pol), mark, &fam, &idx));
+	rte_pktmbuf_free(out[0]);
+
+	/* The first reply arrives on another port: the entry moves there. */
+	moved = rep;
+	fc_key_set_in_port(&moved, (uint16_t)(rp.id + 1));
+	memset(&u, 0, sizeof(u));
+	u.pkt.key = moved;
+	u.in_port = (uint16_t)(rp.id + 1);
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, 20), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	entry_idx(eng, &moved); /* (asserts it is there) */
+	assert_false(ofl_policy_in_hw(pol, &rep));
+	assert_int_equal(ofl_policy_stats_get(pol, &st), 0);
+	assert_int_equal(st.removed_gone, 1);
+	/* Its old mark is dead at once, its rule gone once the queue runs. */
+	in[0] = frame(&rep, false);
+	assert_int_equal(rx(&rp, in, 1, out), 1);
+	assert_true(dp_mbuf_mark(out[0], &mark)); /* the NIC still marks ... */
+	assert_false(dp_mark_check(ofl_policy_marks(pol), mark, &fam, &idx)); /* ... in vain */
+	rte_pktmbuf_free(out[0]);
+	ofl_policy_execute(pol, 16);
+	assert_int_equal(op->rules, 0);
+	eng_stack_free(eng);
+	ofl_policy_free(pol);
+	ofl_port_free(op);
+	ring_port_free(&rp);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
 static void
 test_commit_coherence(void **state)
 {
@@ -945,6 +1031,8 @@ test_commit_coherence(void **state)
 	ring_port_create(&rp);
 	op = swnic(&rp, 16);
 	pol = mk_policy(eng, &op, 16, 1000);
+	fc_key_set_in_port(&kd, rp.id);
+	fc_key_set_in_port(&ko, rp.id);
 	load(eng, "drop proto udp dport 53\ndrop proto udp dport 54\npolicy accept\n");
 	assert_int_equal(flow(eng, &kd, 10), FC_VERDICT_DROP);
 	assert_int_equal(flow(eng, &ko, 10), FC_VERDICT_DROP);
@@ -998,6 +1086,7 @@ main(void)
 		cmocka_unit_test(test_swnic_rss),
 		cmocka_unit_test(test_policy_heavy_hitters),
 		cmocka_unit_test(test_policy_full_fallback),
+		cmocka_unit_test(test_policy_moved_entry),
 		cmocka_unit_test(test_commit_coherence),
 	};
 

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/flowcache — the flow table: an rte_hash keyed by the flow keys of
+ * flowcache.h, with lock-free concurrent readers, RCU reclamation and a
+ * preallocated array of one-cache-line entries indexed by the hash
+ * position. Part of flowcache.h's manual, which includes this header at
+ * its end: include flowcache.h.
+ */
+#ifndef GUFC_FLOWCACHE_TABLE_H
+#define GUFC_FLOWCACHE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+
+#include "flowcache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Flow table                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** No entry / no peer. */
+#define FC_INDEX_NONE UINT32_MAX
+
+/** Cached verdicts. */
+#define FC_VERDICT_ACCEPT 0
+#define FC_VERDICT_DROP 1
+#define FC_VERDICT_SLOW 2 /**< every packet goes to the slow path */
+
+/** Interest mask bits: which packets of a flow modules still need to see. */
+#define FC_INTEREST_TCP_SYN 0x0001
+#define FC_INTEREST_TCP_FIN 0x0002
+#define FC_INTEREST_TCP_RST 0x0004
+/** TCP segments without ACK (invalid ones but for SYN and RST). */
+#define FC_INTEREST_TCP_NOACK 0x0008
+/**
+ * Not a packet selector: the fast path checks each TCP segment against the
+ * connection's windows (the conntrack module's mod_ct_fast_check()) and
+ * upcalls the ones the check cannot vouch for.
+ */
+#define FC_INTEREST_TCP_WIN 0x0010
+#define FC_INTEREST_ALL 0x8000
+
+/** Action flags. */
+#define FC_ACT_F_NAT 0x01   /**< nat_id names a rewrite */
+#define FC_ACT_F_REPLY 0x02 /**< this entry is the reply direction of a connection */
+
+/**
+ * The cached decision for a flow: everything the fast path needs to treat a
+ * packet (32 bytes, in the entry's cache line). Readers get a consistent
+ * copy from fc_table_lookup_bulk(). What only the slow path reads lives in
+ * the entry's struct fc_entry_aux, beside the action, not in it.
+ *
+ * @c ext names a per-flow extension record for per-packet checks the fast
+ * path makes: on a TCP connection's entries (fc_action::ct_state bit 7),
+ * the conntrack module's record, whose windows the fast path checks
+ * (FC_INTEREST_TCP_WIN); 0 elsewhere. Inserts, updates and revalidation
+ * carry it unchanged, as the reserved fields below (zero everywhere for
+ * now):
+ *  - @c adj: adjacency (next hop) whose Ethernet rewrite a router applies
+ *    (router mode, issue 13);
+ *  - @c pkt_class: class of the per-packet predicates (TCP flag classes and
+ *    the like, issue 11) under which the cached verdict holds.
+ */
+struct fc_action {
+	uint32_t gen;       /**< rule-set generation it was validated under */
+	uint32_t rule_id;   /**< matched filter rule (per-rule counters) */
+	uint32_t nat_id;    /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
+	uint32_t ext;       /**< per-flow extension record index; 0 = none */
+	uint16_t channel;   /**< net channel id */
+	uint16_t out_port;  /**< output port */
+	uint16_t interest;  /**< FC_INTEREST_* */
+	uint16_t adj;       /**< adjacency / next-hop index; 0 = none (reserved) */
+	uint16_t pkt_class; /**< per-packet predicate class; 0 = none (reserved) */
+	uint8_t verdict;    /**< FC_VERDICT_* */
+	uint8_t flags;      /**< FC_ACT_F_* */
+	uint8_t ct_state;   /**< conntrack state, owned by the conntrack module */
+	uint8_t mod[3];     /**< small scratch, owned by lib/engine */
+};
+
+/**
+ * The slow path's part of a flow entry: what the fast path never reads.
+ * It sits in the entry's cache line (which a hit touches anyway), outside
+ * the action that readers copy under the sequence count.
+ *
+ * Owner: the table. Written by the single writer only, with plain stores
+ * and no sequence count (no RX lcore reads it): the table fills it on
+ * insert (@c timeout from the call, no peer), fc_table_update() sets
+ * @c timeout, fc_table_move() carries it to the new slot; the owner of the
+ * table (lib/engine) writes @c peer. Other threads (control) may read it
+ * for display: fields may change underneath, each read whole. The
+ * insertion time lives in an array of its own (fc_table_created()), the
+ * one per-entry field kept off the entry's line.
+ */
+struct fc_entry_aux {
+	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
+	uint32_t timeout;  /**< idle timeout, in the caller's time units (0: never) */
+};
+
+/**
+ * One flow entry, one cache line: what the fast path reads and writes.
+ * Owned by the table; written by the single writer (rules lcore) under a
+ * sequence count; @c packets, @c bytes and @c last_seen are written by the
+ * RX lcore that hits it (plain stores: a flow is served by one RX lcore,
+ * symmetric RSS). Reclaimed by RCU: a deleted entry's slot is reused only
+ * after every reader has reported quiescence.
+ */
+struct fc_entry {
+	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
+	uint32_t last_seen;    /**< coarse time of the last hit */
+	struct fc_action act;  /**< the cached decision */
+	uint64_t packets;      /**< packets that hit this entry */
+	uint64_t bytes;        /**< bytes that hit this entry */
+	struct fc_entry_aux aux; /**< the slow path's part (fc_table_aux()) */
+} __rte_cache_aligned;
+
+
+/** What to do when an insert finds the table full. */
+enum fc_full_policy {
+	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan */
+	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
+};
+
+struct fc_table;
+
+/**
+ * Called by the table for each entry it removes on its own (aging, eviction),
+ * before the key is deleted, so owners can release what the entry refers to
+ * (peer entry, NAT binding, hardware rule). Must not insert into the table.
+ * @param key  the entry's key
+ * @param idx  entry index
+ * @param e    the entry
+ * @param arg  fc_table_params::remove_arg
+ */
+typedef void (*fc_remove_cb)(struct fc_table *t, const void *key, uint32_t idx,
+	const struct fc_entry *e, void *arg);
+
+/** Table creation parameters. */
+struct fc_table_params {
+	const char *name;           /**< unique name */
+	uint8_t family;             /**< FC_AF_INET4 (16-byte keys) or FC_AF_INET6 (48) */
+	uint32_t capacity;          /**< most entries; exactly this many fit */
+	uint32_t max_readers;       /**< most reader threads (RCU) */
+	enum fc_full_policy full_policy;
+	uint32_t evict_scan;        /**< entries scanned for the oldest idle; 0 = 1024 */
+	uint32_t hash_seed;         /**< 0 = random per run (hash flooding) */
+	int socket_id;              /**< NUMA socket or SOCKET_ID_ANY */
+	fc_remove_cb remove_cb;     /**< optional */
+	void *remove_arg;
+};
+
+/** Table counters, summed over readers. */
+struct fc_table_stats {
+	uint64_t lookups;   /**< keys looked up by readers */
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t inserts;
+	uint64_t deletes;   /**< explicit deletes */
+	uint64_t evictions; /**< removed to make room (EVICT_IDLE) */
+	uint64_t refused;   /**< inserts refused because full (REFUSE) */
+	uint64_t aged;      /**< removed by idle aging */
+	uint32_t occupancy; /**< entries in use now */
+	uint32_t capacity;
+};
+
+/**
+ * Create a flow table: rte_hash (lock-free concurrent readers), an RCU QSBR
+ * variable for reclamation and a preallocated entry array indexed by the
+ * hash position.
+ * @return the table, or NULL with rte_errno set (EINVAL, ENOMEM, EEXIST).
+ * Context: main lcore.
+ */
+struct fc_table *fc_table_create(const struct fc_table_params *p);
+
+/** Free a table; NULL is accepted. Context: main lcore, no readers left. */
+void fc_table_free(struct fc_table *t);
+
+/** Key size in bytes (16 or 48). Context: any. */
+uint32_t fc_table_key_size(const struct fc_table *t);
+
+/**
+ * Register the calling thread as reader @p reader_id (0..max_readers-1) and
+ * put it online for RCU. @return 0, -EINVAL.
+ * Context: the reader thread itself.
+ */
+int fc_table_reader_register(struct fc_table *t, unsigned int reader_id);
+
+/** Take reader @p reader_id offline and unregister it. @return 0, -EINVAL. */
+int fc_table_reader_unregister(struct fc_table *t, unsigned int reader_id);
+
+/**
+ * Report a quiescent state: the reader holds no entry pointer or copy it
+ * relies on. Call once per RX loop iteration.
+ * Context: reader @p reader_id.
+ */
+void fc_table_quiescent(struct fc_table *t, unsigned int reader_id);
+
+/** Hash of one key with this table's seed. Context: any lcore. */
+uint32_t fc_table_hash(const struct fc_table *t, const void *key);
+
+/**
+ * fc_table_hash() of @p n keys, in one call (the RX path's form: the key
+ * size is looked at once, the CRC steps are inlined).
+ * @param t     the table (its key size and seed)
+ * @param keys  @p n normalized keys of the table's family
+ * @param sigs  receives the @p n hashes
+ * @param n     keys
+ * Context: any lcore.
+ */
+void fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
+	unsigned int n);
+
+/**
+ * The first members of every struct fc_table, read-only, for the inline
+ * fast-path helpers below (the rest of the table stays private).
+ */
+struct fc_table_view {
+	const void *priv;         /**< not for users */
+	struct fc_entry *entries; /**< n_slots entries, indexed by position */
+	uint32_t n_slots;         /**< positions */
+	const uint32_t *created;  /**< n_slots insertion times (fc_table_created()) */
+};
+
+/**
+ * The entry slot at @p idx, live or not, or NULL if @p idx is out of range.
+ * Readers copy from it under the seq contract of struct fc_entry (an RX
+ * lcore holding an index from a NIC mark, say); prefetching it is free.
+ * @param t    the table
+ * @param idx  entry index
+ * @return the slot, or NULL (index out of range)
+ * Context: any lcore.
+ */
+static inline const struct fc_entry *
+fc_table_slot(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	return idx < v->n_slots ? &v->entries[idx] : NULL;
+}
+
+/**
+ * The slow path's part of live entry @p idx, read-only.
+ * @param t    the table
+ * @param idx  entry index
+ * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
+ * Context: the writer; control for display (fields may change underneath).
+ */
+static inline const struct fc_entry_aux *
+fc_table_aux(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	if (unlikely(t == NULL || idx >= v->n_slots) ||
+		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
+		return NULL;
+	return &v->entries[idx].aux;
+}
+
+/**
+ * Insertion time of live entry @p idx (the @p now of fc_table_insert()).
+ * @param t    the table
+ * @param idx  entry index
+ * @return the time, or 0 if @p t is NULL, @p idx free or out of range.
+ * Context: the writer; control for display.
+ */
+static inline uint32_t
+fc_table_created(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	if (unlikely(t == NULL || idx >= v->n_slots) ||
+		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	return v->created[idx];
+}
+
+/**
+ * The slow path's part of live entry @p idx, for the writer to change (see
+ * struct fc_entry_aux: peer is the table owner's).
+ * @param t    the table
+ * @param idx  entry index
+ * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
+ * Context: writer only.
+ */
+static inline struct fc_entry_aux *
+fc_table_aux_w(struct fc_table *t, uint32_t idx)
+{
+	return (struct fc_entry_aux *)(uintptr_t)fc_table_aux(t, idx);
+}
+
+/**
+ * Copy entry @p idx's action consistently, following flowcache.h's
+ * struct fc_entry::seq contract (even: stable, odd: being written, 0: free).
+ * @return false if the entry is free or being written (take the software path).
+ * Context: registered reader, between quiescent reports.
+ */
+static inline bool
+fc_table_entry_read(const struct fc_table *t, uint32_t idx, struct fc_action *a)
+{
+	const struct fc_entry *e = fc_table_slot(t, idx);
+	uint32_t s1, s2;
+
+	if (unlikely(e == NULL))
+		return false;
+	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	if (unlikely(s1 == 0 || (s1 & 1)))
+		return false;
+	*a = e->act;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	return likely(s1 == s2);
+}
+
+/**
+ * Look up a burst of keys with precomputed hashes; for each hit copy a
+ * consistent snapshot of the entry's action (never torn: entries being
+ * rewritten read as misses) and give its index.
+ * @param keys      key pointers (16- or 48-byte normalized keys)
+ * @param sigs      their fc_table_hash() values
+ * @param n         count, at most 64
+ * @param hit_mask  bit i set if keys[i] hit
+ * @param acts      receives actions of hits
+ * @param idx       receives entry indexes of hits
+ * @return number of hits.
+ * Context: registered reader, lock-free.
+ */
+unsigned int fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id,
+	const void *const keys[], const uint32_t sigs[], unsigned int n, uint64_t *hit_mask,
+	struct fc_action acts[], uint32_t idx[]);
+
+/**
+ * Account one hit on entry @p idx (an index the lookup gave): packets,
+ * bytes, last_seen. Plain relaxed stores: one RX lcore serves a flow;
+ * last_seen is stored only when the coarse clock moved.
+ * Context: the reader that owns the flow.
+ */
+static inline void
+fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
+{
+	struct fc_entry *e = &((const struct fc_table_view *)(const void *)t)->entries[idx];
+
+	__atomic_store_n(&e->packets, e->packets + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->bytes, e->bytes + bytes, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) != now)
+		__atomic_store_n(&e->last_seen, now, __ATOMIC_RELAXED);
+}
+
+/**
+ * Look up one key (writer side, no RCU registration needed).
+ * @return entry index, or -ENOENT.
+ * Context: writer (rules lcore) or control with the writer stopped.
+ */
+int fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig);
+
+/**
+ * Look up @p n keys at once (writer side, no RCU registration needed):
+ * cheaper than @p n fc_table_lookup() calls.
+ * @param t     the table
+ * @param keys  @p n normalized keys
+ * @param sigs  their fc_table_hash() values
+ * @param n     count, at most 64
+ * @param idx   receives each key's entry index, or -ENOENT
+ * @return number of keys found.
+ * Context: writer (rules lcore) or control with the writer stopped.
+ */
+unsigned int fc_table_find_bulk(const struct fc_table *t, const void *const keys[],
+	const uint32_t sigs[], unsigned int n, int32_t idx[]);
+
+/**
+ * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
+ * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. The
+ * entry gets @p timeout and no peer (struct fc_entry_aux), @p now as its
+ * creation time (fc_table_created()).
+ * @param key      normalized key
+ * @param sig      fc_table_hash(t, key)
+ * @param act      the decision to cache
+ * @param timeout  idle timeout (caller's time units; 0 = never ages)
+ * @param now      current coarse time
+ * @return entry index (>= 0), -EEXIST (already present), -ENOSPC (full).
+ * Context: writer (rules lcore) only.
+ */
+int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
+	const struct fc_action *act, uint32_t timeout, uint32_t now);
+
+/**
+ * Replace the action of entry @p idx (readers see old or new, never a mix)
+ * and its timeout (struct fc_entry_aux). @return 0, -ENOENT.
+ * Context: writer only.
+ */
+int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
+	uint32_t timeout);
+
+/**
+ * Move live entry @p idx to another key (the same flow under a new key,
+ * e.g. another input port): an entry with the same action, last_seen,
+ * counters, struct fc_entry_aux and creation time is published under @p key, then @p idx is deleted (no
+ * remove_cb; its slot waits for a grace period). Readers find the old key,
+ * the new one or both in between, never a torn entry; a hit counted on the
+ * old key meanwhile may be lost. Nothing is evicted: without a free key
+ * slot the move fails and nothing changes. Not counted as an insert or a
+ * delete.
+ * @param t    the table
+ * @param idx  a live entry
+ * @param key  the new key (normalized)
+ * @param sig  fc_table_hash(t, key)
+ * @return the new entry index (>= 0), -EINVAL (NULL), -ENOENT (@p idx not
+ *   live), -EEXIST (@p key is present), -ENOSPC (no free key slot).
+ * Context: writer only.
+ */
+int fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig);
+
+/**
+ * Set the generation (fc_action::gen) of entry @p idx alone: one 32-bit
+ * store, no sequence bump, so readers copy the old or the new generation
+ * with the rest of the action unchanged. For revalidation that finds an
+ * entry unaffected by the changes since its generation.
+ * @return 0, -ENOENT.
+ * Context: writer only.
+ */
+int fc_table_set_gen(struct fc_table *t, uint32_t idx, uint32_t gen);
+
+/**
+ * Delete entry @p idx (no remove_cb). Its slot is reused only after a grace
+ * period. @return 0, -ENOENT.
+ * Context: writer only.
+ */
+int fc_table_delete(struct fc_table *t, uint32_t idx);
+
+/**
+ * The entry at @p idx, or NULL if free. The writer may read it freely;
+ * other threads only for display (fields may change underneath).
+ */
+const struct fc_entry *fc_table_entry(const struct fc_table *t, uint32_t idx);
+
+/** The key of entry @p idx, or NULL if free. Context: as fc_table_entry(). */
+const void *fc_table_key(const struct fc_table *t, uint32_t idx);
+
+
+/**
+ * Walk the entries: start with *next = 0, call until it returns -ENOENT.
+ * @param next  iterator state
+ * @param key   receives the key
+ * @param idx   receives the entry index
+ * @return 0 on an entry, -ENOENT at the end.
+ * Context: writer, or control with the writer stopped.
+ */
+int fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uint32_t *idx);
+
+/**
+ * Age out idle entries: examine at most @p max_work entries from a rotating
+ * cursor and remove those idle for longer than their timeout (calling
+ * remove_cb). Bounded work per call, so the writer stays responsive.
+ * @return number of entries removed.
+ * Context: writer only.
+ */
+unsigned int fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work);
+
+/** Remove every entry (calling remove_cb). @return entries removed. Context: writer. */
+unsigned int fc_table_flush(struct fc_table *t);
+
+/** Sum the counters. Context: any lcore (values may be slightly stale). */
+void fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_FLOWCACHE_TABLE_H */

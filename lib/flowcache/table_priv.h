@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/flowcache private: the flow table's layout and the helpers its two
+ * files share, table.c (creation, lookups, the writer's per-flow
+ * operations) and table_remove.c (how entries leave: removal, the grace
+ * periods before their slots return to the hash, aging, flush, walks and
+ * counters). Not installed; see table.c for the concurrency design.
+ */
+#ifndef GUFC_FC_TABLE_PRIV_H
+#define GUFC_FC_TABLE_PRIV_H
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_hash.h>
+#include <rte_log.h>
+#include <rte_memzone.h>
+
+#include "flowcache.h"
+
+extern int fc_table_logtype;
+#define FC_TABLE_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, fc_table_logtype, "flowcache: " fmt "\n", ##__VA_ARGS__)
+
+/** Memzone name prefix; the memzone holds struct fc_table and makes the name unique. */
+#define FC_TABLE_MZ_PREFIX "fct_"
+/** Longest table name accepted (the memzone name must fit). */
+#define FC_TABLE_NAME_MAX (RTE_MEMZONE_NAMESIZE - sizeof(FC_TABLE_MZ_PREFIX))
+/** Largest capacity accepted (capacity + headroom must stay a valid rte_hash size). */
+#define FC_TABLE_CAPACITY_MAX (1u << 28)
+/** Fewest spare key slots for deleted entries waiting out their grace period. */
+#define FC_TABLE_HEADROOM_MIN 64u
+/** Spare key slots per live entry: 1 / FC_TABLE_HEADROOM_DIV of the capacity. */
+#define FC_TABLE_HEADROOM_DIV 64u
+/** Default entries examined by an eviction. */
+#define FC_TABLE_EVICT_SCAN_DEFAULT 1024u
+/** Slots waiting for a grace period that make an insert try to reclaim. */
+#define FC_TABLE_DQ_TRIGGER 8u
+/** Most slots reclaimed in one go. */
+#define FC_TABLE_DQ_RECLAIM_MAX 64u
+/** Slots in the open batch before it joins the ring. */
+#define FC_TABLE_DQ_BATCH 8u
+/** Batches the ring holds; while it is full the open batch grows unbounded. */
+#define FC_TABLE_DQ_BATCHES 64u
+/** Evict-and-retry rounds after a cuckoo insert failure (EVICT_IDLE). */
+#define FC_TABLE_ADD_RETRIES 4u
+
+/**
+ * Per-reader counters. Owner: the table. Written only by reader `i` (plain
+ * increments, relaxed stores); read by fc_table_stats_get() on any lcore.
+ * One cache line per reader so readers never share a line.
+ */
+struct fc_reader_stats {
+	uint64_t lookups;
+	uint64_t hits;
+	uint64_t misses;
+} __rte_cache_aligned;
+
+/**
+ * Deleted slots waiting for one grace period: a chain through the dead
+ * slots' insertion-time records (fc_table::created), from @c head to @c tail.
+ * Writer-owned.
+ */
+struct fc_defer_batch {
+	uint64_t token; /**< rte_rcu_qsbr_start() after the last deletion */
+	uint32_t head;
+	uint32_t tail;
+	uint32_t n;
+};
+
+/**
+ * The flow table. Lives in a memzone named after the table (so names are
+ * unique); freed by fc_table_free() once no reader is left.
+ *
+ * The first cache line is read-only after creation and shared by readers and
+ * the writer. The second belongs to the writer: only the writer writes it;
+ * other lcores read its counters (relaxed) for statistics.
+ */
+struct fc_table {
+	/* Read-mostly, shared with readers. */
+	/* The first four are struct fc_table_view (flowcache_table.h). */
+	struct rte_hash *h;
+	struct fc_entry *entries;	/**< n_slots entries, indexed by hash position */
+	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
+	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch (writer's) */
+	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
+	struct fc_reader_stats *rstats; /**< max_readers counter lines */
+	uint32_t key_size;		/**< 16 or 48 */
+	uint32_t seed;			/**< CRC seed of the hash */
+	uint8_t *key_base;		/**< key of position 0 in rte_hash's key store, or NULL */
+	size_t key_stride;		/**< bytes from one position's key to the next */
+	uint32_t max_readers;
+	uint8_t family;
+
+	/* Writer-owned. */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;
+	uint32_t count;	       /**< live entries */
+	uint32_t evict_scan;   /**< live entries examined per eviction */
+	uint32_t evict_cursor; /**< next slot the eviction scan looks at */
+	uint32_t age_cursor;   /**< next slot aging looks at */
+	enum fc_full_policy full_policy;
+	fc_remove_cb remove_cb;
+	void *remove_arg;
+	uint64_t inserts;
+	uint64_t deletes;
+	uint64_t evictions;
+	uint64_t refused;
+	uint64_t aged;
+
+	/* Deleted slots waiting for a grace period (writer-owned). */
+	struct fc_defer_batch dq[FC_TABLE_DQ_BATCHES]; /**< ring, oldest at dq_first */
+	uint32_t dq_first;
+	uint32_t dq_n;
+	struct fc_defer_batch dq_open; /**< the batch deletions join now */
+	uint32_t n_deferred;	       /**< slots in dq[] and dq_open */
+
+	/* Lifetime. */
+	const struct rte_memzone *mz;
+	char name[RTE_MEMZONE_NAMESIZE];
+};
+
+static_assert(offsetof(struct fc_table, entries) == offsetof(struct fc_table_view, entries),
+	"struct fc_table_view must mirror struct fc_table");
+static_assert(offsetof(struct fc_table, n_slots) == offsetof(struct fc_table_view, n_slots),
+	"struct fc_table_view must mirror struct fc_table");
+static_assert(offsetof(struct fc_table, created) == offsetof(struct fc_table_view, created),
+	"struct fc_table_view must mirror struct fc_table");
+
+/* Writer-side counter bump: single writer, relaxed store for concurrent readers. */
+static inline void
+wr_add64(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+static inline void
+wr_set32(uint32_t *c, uint32_t v)
+{
+	__atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+
+/* Next even, non-zero sequence number after @p s. */
+static inline uint32_t
+seq_next_even(uint32_t s)
+{
+	uint32_t n = (s | 1u) + 1u;
+
+	return n == 0 ? 2u : n;
+}
+
+/* Wrap-safe idle time: how long before @p now @p last was; 0 if it is in the future. */
+static inline uint32_t
+idle_time(uint32_t now, uint32_t last)
+{
+	int32_t d = (int32_t)(now - last);
+
+	return d > 0 ? (uint32_t)d : 0;
+}
+
+static inline bool
+slot_live(const struct fc_table *t, uint32_t idx)
+{
+	return __atomic_load_n(&t->entries[idx].seq, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The key of live position @p idx: from the key store, else through rte_hash. */
+static inline const void *
+slot_key(const struct fc_table *t, uint32_t idx)
+{
+	void *key;
+
+	if (likely(t->key_base != NULL))
+		return t->key_base + (size_t)idx * t->key_stride;
+	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0)
+		return NULL;
+	return key;
+}
+
+/* table_remove.c */
+int table_remove(struct fc_table *t, uint32_t idx, bool call_cb);
+void dq_defer(struct fc_table *t, uint32_t pos);
+unsigned int dq_reclaim(struct fc_table *t, unsigned int max);
+
+#endif /* GUFC_FC_TABLE_PRIV_H */

@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of input ports in the rules engine (engine.h "Input ports"),
+ * on the engine with the app's modules (tests/unit/common/eng_stack.c):
+ * the reply entry's key has the port its replies are expected on (paired,
+ * routed, local); the first reply on another port moves it there, peers
+ * relinked and modules told (on_move); later packets of the connection on
+ * a port its entries lack are decided as the connection's, uncached and
+ * counted; a flow seen on two ports without a connection is two flows; a
+ * new connection clashes with its reply tuple held on another port and
+ * replaces the cached drops of its tuples on other ports; ICMP errors find
+ * the connection they quote on any port; the port-agnostic lookup.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "rule_lang.h"
+
+#define TCP_SYN 0x02
+#define TCP_ACK 0x10
+
+static int eng_seq;
+
+/* Ports 0<->1, 2<->3 are pairs; 4 is alone (its own pair); others do not exist. */
+static int
+pair_fn(void *arg, uint16_t port)
+{
+	(void)arg;
+	if (port > 4)
+		return -ENOENT;
+	return port == 4 ? 4 : port ^ 1;
+}
+
+/* on_move calls, as a module sees them. */
+static struct rule_flow_moved moves[8];
+static unsigned int n_moves;
+
+static void
+count_move(void *priv, const struct rule_flow_moved *mv)
+{
+	(void)priv;
+	if (n_moves < 8)
+		moves[n_moves] = *mv;
+	n_moves++;
+}
+
+static struct rule_engine *
+mk_engine_ct(const char *rules, bool ct)
+{
+	static const struct rule_module watcher = {
+		.name = "watcher", .order = 900, .on_move = count_move};
+	struct eng_stack_params p;
+	struct rule_error err;
+	struct rule_engine *eng;
+	struct rule_set *s;
+	char name[16];
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "tp%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.eng.default_channel = 1;
+	p.eng.port_pair_fn = pair_fn;
+	p.conntrack = ct;
+	p.nat_bindings = 16;
+	p.nat_seed = 1;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	assert_int_equal(rule_engine_module_register(eng, &watcher), 0);
+	n_moves = 0;
+	s = rule_set_parse(rules, "test", &err);
+	assert_non_null(s);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	return eng;
+}
+
+static struct rule_engine *
+mk_engine(const char *rules)
+{
+	return mk_engine_ct(rules, true);
+}
+
+static struct rule_upcall
+pkt4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport,
+	uint8_t tcp_flags, uint16_t port)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
+	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
+	u.pkt.key.v4.sport = htons(sport);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = proto;
+	u.pkt.key.v4.in_port = port;
+	u.pkt.tcp_flags = tcp_flags;
+	u.in_port = port;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+static struct rule_upcall
+tcp4(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint8_t tf, uint16_t port)
+{
+	return pkt4(6, src, sport, dst, dport, tf, port);
+}
+
+static struct rule_decision
+decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+/* The entry index of @p u's key with input port @p port, or -1. */
+static int
+idx_on(struct rule_engine *eng, const struct rule_upcall *u, uint16_t port)
+{
+	struct fc_table *t = rule_engine_table(eng, FC_AF_INET4);
+	struct fc_key k = u->pkt.key;
+
+	fc_key_set_in_port(&k, port);
+	return fc_table_lookup(t, &k.v4, fc_table_hash(t, &k.v4));
+}
+
+/* Is @p u a hit the RX lcore decides alone (cached, not interesting)? */
+static bool
+fast(struct rule_engine *eng, const struct rule_upcall *u)
+{
+	struct fc_table *t = rule_engine_table(eng, FC_AF_INET4);
+	int i = fc_table_lookup(t, &u->pkt.key.v4, fc_table_hash(t, &u->pkt.key.v4));
+	const struct fc_entry *e = i >= 0 ? fc_table_entry(t, (uint32_t)i) : NULL;
+
+	return e != NULL && !rule_engine_wants(&e->act, &u->pkt) &&
+	       !rule_engine_stale(eng, &e->act, &u->pkt.key) && e->act.verdict != FC_VERDICT_SLOW;
+}
+
+static const char *stateful = "accept ctstate established,related\n"
+			      "accept proto tcp dport 80 ctstate new\n"
+			      "accept proto udp dport 53 ctstate new\n"
+			      "policy drop\n";
+
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The port a connection's replies are expected on: paired, routed, local;
+ * a route to a port that is none leaves, like the datapath sends it, by the
+ * input port's pair.
+ */
+static void
+test_reply_port(void **state)
+{
+	struct rule_engine *eng = mk_engine(stateful);
+	struct rule_upcall a = tcp4("10.0.0.1", 1000, "10.9.0.1", 80, TCP_SYN, 2);
+	struct rule_upcall b = tcp4("10.0.0.1", 1001, "10.9.0.1", 80, TCP_SYN, 4);
+	struct rule_upcall c = tcp4("10.0.0.1", 1002, "10.8.0.1", 80, TCP_SYN, 0);
+	struct rule_upcall e = tcp4("10.0.0.1", 1003, "10.7.0.1", 80, TCP_SYN, 2);
+	struct rule_upcall ra = tcp4("10.9.0.1", 80, "10.0.0.1", 1000, TCP_SYN | TCP_ACK, 0);
+	struct rule_upcall rb = tcp4("10.9.0.1", 80, "10.0.0.1", 1001, TCP_SYN | TCP_ACK, 0);
+	struct rule_upcall rc = tcp4("10.8.0.1", 80, "10.0.0.1", 1002, TCP_SYN | TCP_ACK, 0);
+	struct rule_upcall re = tcp4("10.7.0.1", 80, "10.0.0.1", 1003, TCP_SYN | TCP_ACK, 0);
+	uint8_t net[4] = {10, 8, 0, 0}, none[4] = {10, 7, 0, 0};
+	struct rule_flow_info fi;
+
+	(void)state;
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 16, 4), 0);
+	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, none, 16, 7), 0);
+	assert_int_equal(decide(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, c, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, e, 1).out_port, 7);
+	assert_true(idx_on(eng, &a, 2) >= 0);
+	assert_true(idx_on(eng, &ra, 3) >= 0); /* 2's pair */
+	assert_true(idx_on(eng, &rb, 4) >= 0); /* 4 is its own pair */
+	assert_true(idx_on(eng, &rc, 4) >= 0); /* the route's port */
+	assert_true(idx_on(eng, &re, 3) >= 0); /* no port 7: 2's pair */
+	assert_true(idx_on(eng, &ra, 2) < 0);
+	assert_true(idx_on(eng, &rb, 5) < 0);
+
+	assert_int_equal(rule_engine_out_port(eng, RULE_PORT_PAIRED, 0), 1);
+	assert_int_equal(rule_engine_out_port(eng, RULE_PORT_PAIRED, 9), 9); /* no such port */
+	assert_int_equal(rule_engine_out_port(eng, RULE_PORT_LOCAL, 3), 3);
+	assert_int_equal(rule_engine_out_port(eng, 4, 0), 4);
+	assert_int_equal(rule_engine_out_port(eng, 12, 3), 2); /* no such port */
+
+	/* The port-agnostic lookup finds the tuple on its port, the port of the key first. */
+	assert_int_equal(rule_engine_flow_lookup(eng, &ra.pkt.key, &fi), -ENOENT);
+	assert_int_equal(rule_engine_flow_lookup_any(eng, &ra.pkt.key, &fi), 0);
+	assert_int_equal(fc_key_in_port(&fi.key), 3);
+	assert_true(fi.act.flags & FC_ACT_F_REPLY);
+	assert_int_equal(fi.peer, (uint32_t)idx_on(eng, &a, 2));
+	assert_int_equal(rule_engine_flow_lookup_any(eng, &a.pkt.key, NULL), 0);
+	a.pkt.key.v4.dport = htons(81);
+	assert_int_equal(rule_engine_flow_lookup_any(eng, &a.pkt.key, NULL), -ENOENT);
+	eng_stack_free(eng);
+}
+
+/*
+ * Both directions replayed on one port (a capture), forwarding to another:
+ * the first reply moves the reply entry to the port it came on, once; the
+ * connection goes on from the cache.
+ */
+static void
+test_reply_moves(void **state)
+{
+	struct rule_engine *eng = mk_engine(stateful);
+	struct rule_upcall syn = tcp4("10.0.0.1", 1000, "10.9.0.1", 80, TCP_SYN, 0);
+	struct rule_upcall sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1000, TCP_SYN | TCP_ACK, 0);
+	struct rule_upcall ack = tcp4("10.0.0.1", 1000, "10.9.0.1", 80, TCP_ACK, 0);
+	struct rule_upcall data = tcp4("10.9.0.1", 80, "10.0.0.1", 1000, TCP_ACK, 0);
+	struct rule_engine_stats st;
+	struct rule_flow_info fi;
+	struct rule_decision d;
+	int fwd, old, rep;
+
+	(void)state;
+	d = decide(eng, syn, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, RULE_PORT_PAIRED);
+	fwd = idx_on(eng, &syn, 0);
+	old = idx_on(eng, &sa, 1);
+	assert_true(fwd >= 0 && old >= 0);
+	assert_true(idx_on(eng, &sa, 0) < 0);
+
+	d = decide(eng, sa, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	assert_true(d.flags & RULE_DEC_F_CACHED);
+	rep = idx_on(eng, &sa, 0);
+	assert_true(rep >= 0);
+	assert_true(idx_on(eng, &sa, 1) < 0);
+	/* Linked both ways; the reply entry kept its action and counted the packet. */
+	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)fwd, &fi), 0);
+	assert_int_equal(fi.peer, (uint32_t)rep);
+	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)rep, &fi), 0);
+	assert_int_equal(fi.peer, (uint32_t)fwd);
+	assert_true(fi.act.flags & FC_ACT_F_REPLY);
+	assert_int_equal(fi.packets, 1);
+	/* Modules were told, not told it went. */
+	assert_int_equal(n_moves, 1);
+	assert_int_equal(moves[0].old_idx, (uint32_t)old);
+	assert_int_equal(moves[0].idx, (uint32_t)rep);
+	assert_int_equal(fc_key_in_port(&moves[0].old_key), 1);
+	assert_int_equal(fc_key_in_port(&moves[0].key), 0);
+
+	assert_int_equal(decide(eng, ack, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_true(fast(eng, &ack));
+	assert_true(fast(eng, &data));
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.reply_moved, 1);
+	assert_int_equal(st.port_mismatch, 0);
+	assert_int_equal(st.flows, 1);
+	assert_int_equal(st.replies, 1);
+	eng_stack_free(eng);
+}
+
+/*
+ * Packets of a connection on a port its entries lack, once the reply entry
+ * has had a reply: decided as the connection's (ESTABLISHED, its NAT),
+ * uncached, counted; no entry, no clash.
+ */
+static void
+test_port_mismatch(void **state)
+{
+	struct rule_engine *eng =
+		mk_engine("dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\n"
+			  "accept ctstate established,related\n"
+			  "accept proto tcp dport 8080 ctstate new\n"
+			  "policy drop\n");
+	struct rule_upcall syn = tcp4("10.0.0.1", 1000, "198.51.100.1", 80, TCP_SYN, 0);
+	struct rule_upcall sa = tcp4("192.168.0.10", 8080, "10.0.0.1", 1000, TCP_SYN | TCP_ACK, 1);
+	struct rule_upcall ack = tcp4("10.0.0.1", 1000, "198.51.100.1", 80, TCP_ACK, 2);
+	struct rule_upcall data = tcp4("192.168.0.10", 8080, "10.0.0.1", 1000, TCP_ACK, 3);
+	struct rule_engine_stats st;
+	struct rule_decision d, d0;
+
+	(void)state;
+	d0 = decide(eng, syn, 1);
+	assert_int_equal(d0.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d0.nat_slot, RULE_NAT_NONE);
+	/* The reply on the port expected (0's pair): no move. */
+	d = decide(eng, sa, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_true(d.flags & RULE_DEC_F_CACHED);
+
+	/* A forward packet on port 2: the connection's, translated, not cached. */
+	for (int i = 0; i < 2; i++) {
+		d = decide(eng, ack, 3);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+		assert_int_equal(d.nat_slot, d0.nat_slot);
+		assert_false(d.flags & RULE_DEC_F_CACHED);
+		assert_true(idx_on(eng, &ack, 2) < 0);
+	}
+	/* A reply on port 3 once a reply came: the same. */
+	d = decide(eng, data, 4);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	assert_false(d.flags & RULE_DEC_F_CACHED);
+	assert_true(idx_on(eng, &data, 3) < 0);
+	assert_true(idx_on(eng, &data, 1) >= 0);
+
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.port_mismatch, 3);
+	assert_int_equal(st.reply_moved, 0);
+	assert_int_equal(st.flows, 1);
+	assert_int_equal(n_moves, 0);
+	eng_stack_free(eng);
+}
+
+/* Without a connection (no tracker: no reply entry) a flow on two ports is two flows. */
+static void
+test_two_flows(void **state)
+{
+	struct rule_engine *eng = mk_engine_ct("accept\n", false);
+	struct rule_upcall g0 = pkt4(47, "10.0.0.1", 0, "10.0.0.2", 0, 0, 0);
+	struct rule_upcall g1 = pkt4(47, "10.0.0.1", 0, "10.0.0.2", 0, 0, 1);
+	struct rule_engine_stats st;
+
+	(void)state;
+	assert_int_equal(decide(eng, g0, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, g1, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &g0, 0) >= 0);
+	assert_true(idx_on(eng, &g1, 1) >= 0);
+	assert_true(fast(eng, &g0) && fast(eng, &g1));
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.flows, 2);
+	assert_int_equal(st.port_mismatch, 0);
+	eng_stack_free(eng);
+}
+
+/*
+ * A new connection's claim on its tuples on every port: its reply tuple
+ * held on another port is a clash (Linux's insert clash: conntrack tuples
+ * have no interface); cached drops of its tuples on other ports go.
+ */
+static void
+test_claim(void **state)
+{
+	struct rule_engine *eng =
+		mk_engine("dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\n"
+			  "accept ctstate established,related\n"
+			  "accept proto tcp ctstate new\n"
+			  "accept proto udp dport 53 ctstate new\n"
+			  "policy drop\n");
+	struct rule_upcall syn = tcp4("10.0.0.1", 4000, "198.51.100.1", 80, TCP_SYN, 0);
+	struct rule_upcall direct = tcp4("10.0.0.1", 4000, "192.168.0.10", 8080, TCP_SYN, 2);
+	struct rule_upcall stray = pkt4(17, "10.0.0.9", 53, "10.0.0.8", 5000, 0, 2);
+	struct rule_upcall query = pkt4(17, "10.0.0.8", 5000, "10.0.0.9", 53, 0, 0);
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
+	/* Straight to the real server on another port: the reply tuple is taken. */
+	d = decide(eng, direct, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_CT_CLASH);
+	assert_true(idx_on(eng, &direct, 2) < 0);
+
+	/* A stray answer on port 2, dropped and cached as a new flow's drop ... */
+	d = decide(eng, stray, 3);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_true(d.flags & RULE_DEC_F_CACHED);
+	assert_true(idx_on(eng, &stray, 2) >= 0);
+	/* ... goes when the query makes the connection (its reply expected on port 1) ... */
+	assert_int_equal(decide(eng, query, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &stray, 2) < 0);
+	assert_true(idx_on(eng, &stray, 1) >= 0);
+	/* ... and the answer on port 2 is the connection's: its reply entry moves there. */
+	d = decide(eng, stray, 5);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	assert_true(idx_on(eng, &stray, 2) >= 0);
+	assert_true(idx_on(eng, &stray, 1) < 0);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.reply_moved, 1);
+	assert_int_equal(st.flows, 2);
+	eng_stack_free(eng);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reply_port),
+		cmocka_unit_test(test_reply_moves),
+		cmocka_unit_test(test_port_mismatch),
+		cmocka_unit_test(test_two_flows),
+		cmocka_unit_test(test_claim),
+	};
+
+	if (gufc_test_eal_init("ports", "0") < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
