@@ -80,6 +80,13 @@ struct bench_point {
 	double matched_frac;     /**< packets decided by a rule, not the policy */
 	uint64_t unexpected_upcalls; /**< gufc upcalls during measurement (should be 0) */
 	uint64_t trimmed_bursts;     /**< timed bursts left out as preempted */
+	/**
+	 * tcp_established: the gufc path with the fast path's window check
+	 * ([0]) and without it ([1]), median cycles per packet
+	 * (bench_measure_win()); 0 otherwise
+	 */
+	double win_cpp[BENCH_DIST__COUNT][2];
+	uint64_t win_upcalls;        /**< upcalls of the passes with the check */
 	bool measured;
 };
 
@@ -261,6 +268,10 @@ struct bench_ctx {
 	bool marks_built;
 	/* tcp_established: the next sequence number of each key's data segments */
 	uint32_t *seq;
+	/* ... and the IPv4 entries that had FC_INTEREST_TCP_WIN (by index), for
+	 * bench_measure_win(); built on its first pass */
+	uint8_t *win_armed;
+	uint32_t win_cap;
 };
 
 /** Free what the marked path built (ctx->marks, ctx->key_mark). */
@@ -280,6 +291,18 @@ struct rte_hash *bench_ct_build(struct bench_env *env, const char *name);
  * @param upcalls  receives the upcalls the gufc path made (0 in steady state)
  */
 void bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *upcalls);
+
+/**
+ * The fast path's TCP window check, side by side (tcp_established): median
+ * cycles per packet of the gufc path over ctx->repeats passes with the
+ * entries' FC_INTEREST_TCP_WIN as conntrack set it ([0]) and cleared ([1]),
+ * taking turns pass by pass. Before each pass (untimed) the same walk over
+ * the IPv4 table sets or clears the bit, so both see the same cache state.
+ * The bits are left set. @return 0, -ENOMEM.
+ * @param upcalls  receives the upcalls of the passes with the check (0:
+ *   every segment passed it)
+ */
+int bench_measure_win(struct bench_ctx *ctx, double cpp[2], uint64_t *upcalls);
 
 /**
  * One burst of the trace from @p from through both roles of the bench lcore,

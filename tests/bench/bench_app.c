@@ -377,6 +377,8 @@ bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_ke
 	memset(up, 0, sizeof(up));
 	while (done < n_keys) {
 		unsigned int n = RTE_MIN((uint32_t)BENCH_BURST, n_keys - done);
+		unsigned int ki[BENCH_BURST];
+		bool open[BENCH_BURST];
 		uint64_t t0;
 
 		fc_table_stats_get(t, &st);
@@ -385,8 +387,12 @@ bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_ke
 		/*
 		 * One burst per segment of the opening: a pickup's ACK; or with
 		 * tcp_established a handshake (window scale 14 both ways) and the
-		 * server's first ACK, which opens its scaled window.
+		 * server's first ACK, which opens its scaled window. A segment the
+		 * rules drop never reaches the other side: that connection's
+		 * opening ends there, as it would on a wire.
 		 */
+		for (unsigned int i = 0; i < n; i++)
+			open[i] = true;
 		for (unsigned int step = 0; step < (env->tcp_established ? 4u : 1u); step++) {
 			unsigned int m = 0;
 
@@ -398,6 +404,8 @@ bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_ke
 				if (!env->tcp_established) {
 					len = bench_frame_write(frames[m], BENCH_FRAME_MAX, k,
 						0x10 /* ACK: loose pick-up */);
+				} else if (!open[i]) {
+					continue;
 				} else if (fc_key_proto(k) != 6) {
 					if (step != 0)
 						continue;
@@ -418,11 +426,14 @@ bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_ke
 				up[m].len = len;
 				up[m].in_port = env->port;
 				up[m].reason = RULE_UPCALL_MISS;
-				m++;
+				ki[m++] = i;
 			}
 			t0 = rte_rdtsc();
 			rule_engine_upcall_burst(app->eng, up, m, dec, 1000);
 			spent += rte_rdtsc() - t0;
+			for (unsigned int j = 0; j < m; j++)
+				if (dec[j].verdict != FC_VERDICT_ACCEPT)
+					open[ki[j]] = false;
 		}
 		done += n;
 	}

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -572,7 +573,8 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 	ctx.n_keys = pt->conns;
 	/* Every pass of every path gets packets of its own (see pass_run()). */
 	ctx.pass_len = pl->packets;
-	ctx.trace_len = pl->packets * (pl->repeats + 1) * BENCH_PATH__COUNT;
+	ctx.trace_len = pl->packets * (pl->repeats + 1) *
+			(BENCH_PATH__COUNT + (pl->tcp_established ? 2 : 0));
 	ctx.pass_budget = pl->pass_budget;
 	ctx.repeats = pl->repeats;
 	ctx.now = 1000;
@@ -600,6 +602,12 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 			bench_trace_verdicts(&ctx, &pt->accept_frac, &pt->matched_frac);
 		bench_measure(&ctx, pt->cpp[d], &up);
 		pt->unexpected_upcalls += up;
+		if (pl->tcp_established) {
+			rc = bench_measure_win(&ctx, pt->win_cpp[d], &up);
+			if (rc != 0)
+				goto out;
+			pt->win_upcalls += up;
+		}
 	}
 	pt->trimmed_bursts = ctx.trimmed;
 	pt->measured = true;
@@ -609,6 +617,12 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 		pt->cpp[0][BENCH_LINEAR], pt->cpp[0][BENCH_PIPELINE], pt->cpp[0][BENCH_MARKED],
 		pt->setup_flows_per_s,
 		build_s);
+	if (pl->tcp_established)
+		fprintf(stderr, "  %5u rules %8u flows: gufc with the window check %.1f, without %.1f "
+			"(uniform), ratio %.3f; %" PRIu64 " upcalls\n", pt->rules, pt->flows_target,
+			pt->win_cpp[0][0], pt->win_cpp[0][1],
+			pt->win_cpp[0][1] > 0 ? pt->win_cpp[0][0] / pt->win_cpp[0][1] : 0,
+			pt->win_upcalls);
 
 	if (pt->rules == pl->commit_rules && pt->flows_target == pl->commit_flows) {
 		ctx.trace = trace[BENCH_UNIFORM];
@@ -624,6 +638,7 @@ out:
 	rte_hash_free(ctx.ct);
 	bench_marks_free(&ctx);
 	free(ctx.seq);
+	free(ctx.win_armed);
 	bench_engine_stop(env);
 	return rc;
 }
