@@ -105,6 +105,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		return;
 	fc_table_hash_bulk(f->t, f->keys, sigs, nk);
 	fc_table_lookup_bulk(f->t, c->reader_id, f->keys, sigs, nk, &hit_mask, acts, idx);
+	/* The window-checked connections' lines, fetched for the whole burst at once. */
+	for (unsigned int j = 0; j < nk; j++)
+		if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
+			mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
 
 	for (unsigned int j = 0; j < nk; j++) {
 		unsigned int i = f->sel[j];

@@ -493,9 +493,6 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 	for (unsigned int d = 0; d < 2; d++) {
 		const struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
 
-		MOD_CT_ST(l->end[d], s->end);
-		MOD_CT_ST(l->maxend[d], s->maxend);
-		MOD_CT_ST(l->maxwin[d], s->maxwin);
 		MOD_CT_ST(l->scale[d], s->scale);
 		MOD_CT_ST(l->fp_end[d], s->end);
 		MOD_CT_ST(l->fp_edge[d], r->maxend);

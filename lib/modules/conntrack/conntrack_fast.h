@@ -13,6 +13,7 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_prefetch.h>
 
 #include "conntrack.h"
 
@@ -41,25 +42,22 @@ extern "C" {
 /**
  * One TCP connection's window state as the fast path sees it. [d] is a
  * direction (MOD_CT_DIR_*); all sequence numbers compare modulo 2^32.
- * Owner: the conntrack module. The rules lcore writes the first group
- * (from the record, after each packet it decides) and the progress fields
- * when it re-arms the line; the RX lcore serving direction d writes
- * fp_*[d] and fp_last when a segment of d passes (relaxed atomics; a
- * value only moves forward, so a stale read only sends a segment to the
- * slow path). Reclaimed with its record, after a grace period.
+ * Owner: the conntrack module. The rules lcore writes the whole line when
+ * it (re-)arms it (mod_ct_fast_arm(): the windows as the record knows
+ * them, after each packet it decides); the RX lcore serving direction d
+ * then moves fp_*[d] forward and writes fp_last and fp_seen[d] when a
+ * segment of d passes (relaxed atomics; a value only moves forward, so a
+ * stale read only sends a segment to the slow path). The fast path reads
+ * one value per bound, nothing twice. Reclaimed with its record, after a
+ * grace period.
  */
 struct mod_ct_fast_line {
-	/* Written by the rules lcore. */
-	uint32_t end[2];    /**< highest sequence number [d] sent, as the slow path knows */
-	uint32_t maxend[2]; /**< highest sequence number [d] may send, as the slow path knows */
-	uint32_t maxwin[2]; /**< largest window [d] advertised, as the slow path knows */
-	uint8_t scale[2];   /**< window-scale shift of [d]'s windows */
-	uint8_t pad[2];     /**< [0]: armed (mod_ct_fast_arm()); [1]: bit d: [d] liberal */
-	/* Written by the RX lcore of each direction. */
-	uint32_t fp_end[2];  /**< highest end of [d]'s segments passed */
-	uint32_t fp_edge[2]; /**< highest ACK + scaled window of [d]'s segments passed */
-	uint32_t fp_ack[2];  /**< highest ACK of [d]'s segments passed */
-	uint32_t fp_win[2];  /**< largest scaled window of [d]'s segments passed */
+	uint32_t fp_end[2];  /**< highest sequence number [d] sent (+ 1) */
+	uint32_t fp_edge[2]; /**< highest ACK + scaled window of [d]: what [d ^ 1] may send */
+	uint32_t fp_ack[2];  /**< highest ACK of [d] */
+	uint32_t fp_win[2];  /**< largest scaled window [d] advertised */
+	uint8_t scale[2];    /**< window-scale shift of [d]'s windows (rules lcore) */
+	uint8_t pad[2];      /**< [0]: armed (mod_ct_fast_arm()); [1]: bit d: [d] liberal */
 	/**
 	 * The last segment passed since re-armed: 0 none, 1 + its direction if
 	 * recorded, 3 + its direction if passed as liberal out of bounds
@@ -118,6 +116,27 @@ mod_ct_entry_id(const struct fc_action *a)
 	return a->ext;
 }
 
+/**
+ * Start fetching the fast-path line of an entry's TCP connection (for
+ * writing), ahead of mod_ct_fast_check(): the datapath does it for a whole
+ * burst before checking its segments, so that their misses overlap.
+ * @param f  the module's view; NULL: nothing
+ * @param a  the entry's action
+ * Context: registered reader (RX lcore).
+ */
+static inline void
+mod_ct_fast_prefetch(const struct mod_ct_fast *f, const struct fc_action *a)
+{
+	uint32_t id = mod_ct_entry_id(a);
+	struct mod_ct_fast_line *chunk;
+
+	if (f == NULL || id == 0)
+		return;
+	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
+	if (chunk != NULL)
+		rte_prefetch0_write(&chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)]);
+}
+
 /** Sequence number @p a is after @p b (modulo 2^32). Context: any. */
 static inline bool
 mod_ct_seq_after(uint32_t a, uint32_t b)
@@ -170,6 +189,7 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
 	struct mod_ct_fast_line *chunk, *l;
 	bool liberal, below;
+	uint8_t seen;
 
 	if (unlikely(f == NULL || id == 0 || !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
 		return false;
@@ -181,14 +201,20 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	end = seq + p->tcp_dlen;
 	ack = p->tcp_ack;
 	liberal = (l->pad[1] >> s) & 1;
-	end_s = mod_ct_seq_max(MOD_CT_LD(l->end[s]), MOD_CT_LD(l->fp_end[s]));
-	end_r = mod_ct_seq_max(MOD_CT_LD(l->end[r]), MOD_CT_LD(l->fp_end[r]));
-	win_s = RTE_MAX(MOD_CT_LD(l->maxwin[s]), MOD_CT_LD(l->fp_win[s]));
-	win_r = RTE_MAX(MOD_CT_LD(l->maxwin[r]), MOD_CT_LD(l->fp_win[r]));
-	lim = mod_ct_seq_max(MOD_CT_LD(l->maxend[s]), MOD_CT_LD(l->fp_edge[r]));
+	end_s = MOD_CT_LD(l->fp_end[s]);
+	end_r = MOD_CT_LD(l->fp_end[r]);
+	win_s = MOD_CT_LD(l->fp_win[s]);
+	win_r = MOD_CT_LD(l->fp_win[r]);
+	lim = MOD_CT_LD(l->fp_edge[r]);
 	/* Below the window, or a very old ACK: ignored. */
-	below = (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+	below = ((win_r != 0) & !mod_ct_seq_after(end, end_s - win_r - 1)) |
 		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1);
+	/* The common case in one branch: new data or a plain ACK at the sender's
+	 * end, in the window, acknowledging what the other side sent. */
+	if (likely(!liberal & !below & !mod_ct_seq_after(end, lim) & !mod_ct_seq_after(seq, lim) &
+		   !mod_ct_seq_after(ack, end_r) &
+		   (p->tcp_dlen != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
+		goto record;
 	if (mod_ct_seq_after(seq, lim)) {
 		/* Beyond the receiver's window: invalid, or (liberal) accepted as
 		 * is, unless a small overshoot moves the sender's end. */
@@ -213,20 +239,23 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	 * retransmissions, keepalives) is the slow path's. */
 	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
 		return false;
-	/* Passed: record the progress, as Linux's window update would. */
-	if (mod_ct_seq_after(end, MOD_CT_LD(l->fp_end[s])))
+record:
+	/* Passed: record the progress, as Linux's window update would (only
+	 * this lcore writes fp_*[s]: the values read above are current). */
+	if (mod_ct_seq_after(end, end_s))
 		MOD_CT_ST(l->fp_end[s], end);
 	w = (uint32_t)p->tcp_win << l->scale[s];
 	edge = ack + w + (w == 0);
 	if (mod_ct_seq_after(edge, MOD_CT_LD(l->fp_edge[s])))
 		MOD_CT_ST(l->fp_edge[s], edge);
-	if (MOD_CT_LD(l->fp_seen[s]) == 0 || mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
+	seen = MOD_CT_LD(l->fp_seen[s]);
+	if (seen == 0 || mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
 		MOD_CT_ST(l->fp_ack[s], ack);
-	if (w > MOD_CT_LD(l->fp_win[s]))
+	if (w > win_s)
 		MOD_CT_ST(l->fp_win[s], w);
 	if (MOD_CT_LD(l->fp_last) != s + 1)
 		MOD_CT_ST(l->fp_last, (uint8_t)(s + 1));
-	if (MOD_CT_LD(l->fp_seen[s]) == 0)
+	if (seen == 0)
 		MOD_CT_ST(l->fp_seen[s], 1);
 	return true;
 liberal_pass:
