@@ -117,8 +117,8 @@ mod_ct_entry_id(const struct fc_action *a)
 }
 
 /**
- * Start fetching the fast-path line of an entry's TCP connection (for
- * writing), ahead of mod_ct_fast_check(): the datapath does it for a whole
+ * Start fetching the fast-path line of an entry's TCP connection, ahead
+ * of mod_ct_fast_check(): the datapath does it for a whole
  * burst before checking its segments, so that their misses overlap.
  * @param f  the module's view; NULL: nothing
  * @param a  the entry's action
@@ -134,7 +134,7 @@ mod_ct_fast_prefetch(const struct mod_ct_fast *f, const struct fc_action *a)
 		return;
 	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
 	if (chunk != NULL)
-		rte_prefetch0_write(&chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)]);
+		rte_prefetch0(&chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)]);
 }
 
 /** Sequence number @p a is after @p b (modulo 2^32). Context: any. */
