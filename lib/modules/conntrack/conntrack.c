@@ -460,22 +460,25 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 	for (unsigned int d = 0; d < 2; d++)
 		if (MOD_CT_LD(l->fp_ack[d ^ 1]) == t->side[d].end)
 			t->side[d].flags &= (uint8_t)~MOD_CT_TS_UNACKED;
-	last = MOD_CT_LD(l->fp_last);
+	/* The numbers Linux remembers are the last recorded segment's: it ended
+	 * where its direction's end is (the fast path records no other); its
+	 * other numbers are unknown, so that no retransmission matches it. */
+	last = MOD_CT_LD(l->fp_rec);
 	if (last != 0) {
 		unsigned int d = (last - 1u) & 1;
 
-		/* An ACK segment of that direction. Recorded, it ended where the
-		 * direction's end is (the fast path passes no other); its other
-		 * numbers are unknown, so that no retransmission matches it. Passed
-		 * as liberal, Linux remembers only its kind and direction. */
-		t->last_index = MOD_CT_TI_ACK;
 		t->last_dir = (uint8_t)d;
-		if (last <= 2) {
-			t->last_end = MOD_CT_LD(l->fp_end[d]);
-			t->last_ack = MOD_CT_LD(l->fp_ack[d]);
-			t->last_seq = t->last_end + 1;
-			t->retrans = 0;
-		}
+		t->last_end = MOD_CT_LD(l->fp_end[d]);
+		t->last_ack = MOD_CT_LD(l->fp_ack[d]);
+		t->last_seq = t->last_end + 1;
+		t->retrans = 0;
+	}
+	/* Its kind and direction are the last passed segment's, recorded or
+	 * passed as liberal (an ACK either way). */
+	last = MOD_CT_LD(l->fp_last);
+	if (last != 0) {
+		t->last_index = MOD_CT_TI_ACK;
+		t->last_dir = (uint8_t)((last - 1u) & 1);
 	}
 }
 
@@ -500,6 +503,7 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 		MOD_CT_ST(l->fp_win[d], s->maxwin);
 	}
 	MOD_CT_ST(l->fp_last, 0);
+	MOD_CT_ST(l->fp_rec, 0);
 	MOD_CT_ST(l->fp_seen[0], 0);
 	MOD_CT_ST(l->fp_seen[1], 0);
 	l->pad[1] = 0;

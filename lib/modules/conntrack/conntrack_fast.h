@@ -64,6 +64,8 @@ struct mod_ct_fast_line {
 	 */
 	uint8_t fp_last;
 	uint8_t fp_seen[2];  /**< [d] recorded a segment (an ACK) since re-armed */
+	/** The last segment recorded (not passed as liberal) since re-armed: 0 none, 1 + its direction */
+	uint8_t fp_rec;
 } __rte_cache_aligned;
 
 /**
@@ -207,12 +209,12 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	win_r = MOD_CT_LD(l->fp_win[r]);
 	lim = MOD_CT_LD(l->fp_edge[r]);
 	/* Below the window, or a very old ACK: ignored. */
-	below = ((win_r != 0) & !mod_ct_seq_after(end, end_s - win_r - 1)) |
+	below = (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
 		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1);
 	/* The common case in one branch: new data or a plain ACK at the sender's
 	 * end, in the window, acknowledging what the other side sent. */
-	if (likely(!liberal & !below & !mod_ct_seq_after(end, lim) & !mod_ct_seq_after(seq, lim) &
-		   !mod_ct_seq_after(ack, end_r) &
+	if (likely(!liberal && !below && !mod_ct_seq_after(end, lim) &&
+		   !mod_ct_seq_after(seq, lim) && !mod_ct_seq_after(ack, end_r) &&
 		   (p->tcp_dlen != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
 		goto record;
 	if (mod_ct_seq_after(seq, lim)) {
@@ -255,6 +257,8 @@ record:
 		MOD_CT_ST(l->fp_win[s], w);
 	if (MOD_CT_LD(l->fp_last) != s + 1)
 		MOD_CT_ST(l->fp_last, (uint8_t)(s + 1));
+	if (MOD_CT_LD(l->fp_rec) != s + 1)
+		MOD_CT_ST(l->fp_rec, (uint8_t)(s + 1));
 	if (seen == 0)
 		MOD_CT_ST(l->fp_seen[s], 1);
 	return true;

@@ -725,8 +725,15 @@ ct_tcp_interest(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c, uint1
 	} else if (!cfg->tcp_be_liberal &&
 		   !((t->side[0].flags | t->side[1].flags) & MOD_CT_TS_LIBERAL)) {
 		/* A side never seen (only ignored) and yet out of the handshake:
-		 * the windows cannot be vouched for; a liberal pickup accepts all. */
+		 * the windows cannot be vouched for. */
 		interest[MOD_CT_DIR_ORIG] |= FC_INTEREST_ALL;
 		interest[MOD_CT_DIR_REPLY] |= FC_INTEREST_ALL;
+	} else {
+		/* Liberal (a pickup): a side never seen learns its window from its
+		 * first segment, on the slow path; the other's in-window segments
+		 * still move the windows (Linux accepts only the out-of-window
+		 * ones as they are): the fast path tracks them. */
+		for (unsigned int d = 0; d < 2; d++)
+			interest[d] |= t->side[d].maxwin != 0 ? FC_INTEREST_TCP_WIN : FC_INTEREST_ALL;
 	}
 }
