@@ -9,6 +9,13 @@ writes them, through gufc's rules engine and conntrack module, the fast
 path's window check included) and compares their lines: per segment the
 ctstate, the verdict and the connection's TCP state afterwards.
 
+With --gen FIRST-LAST:COUNT, also the random conversations that
+"netfilter-oracle.py convgen SEED COUNT" writes for each seed (handshakes
+with and without window scaling, simultaneous opens, pickups, IPv4 and
+IPv6, data both ways, retransmissions, reordering, keepalives, SACK, stray
+and out-of-window segments, RSTs, FINs, reopening; some with loose=0,
+be_liberal=1 or max_retrans).
+
 Exit: 0 all equal, 1 any difference or error (the differing segments are
 printed with both answers), 77 (skip) when not root or when namespaces or
 iptables do not work here.
@@ -52,7 +59,18 @@ def main():
     ap.add_argument("--oracle", required=True)
     ap.add_argument("--eval", required=True)
     ap.add_argument("--tests", required=True, help="this directory")
+    ap.add_argument("--gen", default="", metavar="FIRST-LAST:COUNT",
+                    help="also convgen's lists for these seeds, COUNT conversations each")
     args = ap.parse_args()
+    gen = []
+    if args.gen:
+        try:
+            seeds, count = args.gen.split(":")
+            first, last = (int(x) for x in seeds.split("-"))
+            gen = [(seed, int(count)) for seed in range(first, last + 1)]
+        except ValueError:
+            print("FAIL: --gen %r: expected FIRST-LAST:COUNT" % args.gen)
+            return 1
     signal.signal(signal.SIGTERM, lambda sig, _f: sys.exit(128 + sig))
 
     if os.geteuid() != 0:
@@ -66,8 +84,18 @@ def main():
     failures, segments = 0, 0
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="nfo-conv-") as work:
-        for n, conv in enumerate(files, 1):
-            what = os.path.relpath(conv)
+        lists = [(conv, os.path.relpath(conv)) for conv in files]
+        for seed, count in gen:
+            conv = os.path.join(work, "gen%d.conv" % seed)
+            r = run([sys.executable, args.oracle, "convgen", str(seed), str(count)], 60)
+            if r.returncode != 0:
+                print("FAIL: convgen %d %d: %s" % (seed, count, r.stderr.strip()))
+                failures += 1
+                continue
+            with open(conv, "w", encoding="utf-8") as f:
+                f.write(r.stdout)
+            lists.append((conv, "convgen %d %d" % (seed, count)))
+        for n, (conv, what) in enumerate(lists, 1):
             frames = os.path.join(work, "frames%d.txt" % n)
             r = run([sys.executable, args.oracle, "frames", conv], 60)
             if r.returncode != 0:
@@ -109,7 +137,7 @@ def main():
         if name.startswith("nfo-") and "-%sx" % tag in name:
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
     print("netfilter_conntrack: %d lists, %d segments, %d failed, %.1f s"
-          % (len(files), segments, failures, time.monotonic() - t0))
+          % (len(files) + len(gen), segments, failures, time.monotonic() - t0))
     return 1 if failures else 0
 
 
