@@ -46,6 +46,7 @@
 #include "ipfix.h"
 #include "lex.h"
 #include "nat.h"
+#include "neigh.h"
 #include "offload.h"
 #include "route.h"
 #include "rule_lang.h"
@@ -72,11 +73,13 @@ extern int gufc_logtype;
 
 enum gufc_frag_mode { GUFC_FRAG_REASSEMBLE, GUFC_FRAG_DROP };
 enum gufc_nonip_mode { GUFC_NONIP_DEFAULT, GUFC_NONIP_DROP };
+enum gufc_mode { GUFC_MODE_BRIDGE, GUFC_MODE_ROUTER };
 
 /**
  * X(field, "key", kind, default) — kinds: U32 (number), BOOL (on|off),
  * FULL (evict|refuse), FRAG (reassemble|drop), NONIP (pass|drop),
- * OFFLOAD (off|rteflow|swnic[:SIZE], stored by gufc_offload_encode()).
+ * OFFLOAD (off|rteflow|swnic[:SIZE], stored by gufc_offload_encode()),
+ * MODE (bridge|router).
  */
 #define GUFC_SETTINGS(X) \
 	X(flows, "flows", U32, 65536) \
@@ -105,7 +108,14 @@ enum gufc_nonip_mode { GUFC_NONIP_DEFAULT, GUFC_NONIP_DROP };
 	X(offload, "offload", OFFLOAD, 0) \
 	X(offload_pps, "offload-pps", U32, 1000) \
 	X(offload_max, "offload-max-flows", U32, 1024) \
-	X(offload_interval, "offload-interval", U32, 100)
+	X(offload_interval, "offload-interval", U32, 100) \
+	X(mode, "mode", MODE, GUFC_MODE_BRIDGE) \
+	X(icmp_rate, "icmp-rate", U32, 1000) \
+	X(neighbours, "neighbours", U32, 1024) \
+	X(neigh_queue, "neigh-queue", U32, 16) \
+	X(neigh_reachable, "neigh-reachable", U32, 30000) \
+	X(neigh_retrans, "neigh-retrans", U32, 1000) \
+	X(neigh_probes, "neigh-probes", U32, 3)
 
 /** The "offload" setting: backend in bits 0..1, swnic size (0: default) above. */
 static inline uint32_t
@@ -147,10 +157,32 @@ void gufc_settings_dump(const struct gufc_settings *s, FILE *f);
 /* Configuration (config file and command line)                              */
 /* ------------------------------------------------------------------------ */
 
-/** A route: a prefix (lex.h) and its output port. */
+/**
+ * A route: a prefix (lex.h) and its output port, or its gateway ("via":
+ * the port is the one whose address prefix holds the gateway).
+ */
 struct gufc_route {
 	struct lex_prefix pfx;
 	uint16_t port;
+	bool via;        /**< @c gw is set */
+	bool connected;  /**< made from a port's address (not a "route" line) */
+	uint8_t gw[16];  /**< the gateway, of the prefix's family */
+};
+
+/** Most names of a port ("port N name NAME"). */
+#define GUFC_PORT_NAME_MAX 32
+/** MTUs a port may be given ("port N mtu M"). */
+#define GUFC_MTU_MIN 68
+#define GUFC_MTU_MAX 9600
+/** Router mode: the channel of accepted local traffic nothing answers. */
+#define GUFC_LOCAL_CHAN "local"
+
+/** A port's configuration ("port N [name NAME] [address PREFIX ...] [mtu M]"). */
+struct gufc_port_cfg {
+	char name[GUFC_PORT_NAME_MAX]; /**< "" = none */
+	uint16_t mtu;                  /**< 0 = the device's */
+	unsigned int n_addr;
+	struct lex_prefix addr[MOD_NEIGH_PORT_ADDRS]; /**< host address and connected length */
 };
 
 struct gufc_chan_cfg {
@@ -205,6 +237,8 @@ struct gufc_config {
 	struct lex_prefix locals[GUFC_MAX_LOCALS];
 	unsigned int n_routes;
 	struct gufc_route routes[GUFC_MAX_ROUTES];
+	/** Per port; written on the rules lcore once running (gufc_router.c). */
+	struct gufc_port_cfg port[GUFC_MAX_PORTS];
 	unsigned int n_chans;
 	struct gufc_chan_cfg chans[GUFC_MAX_CHANNELS_CFG];
 	struct gufc_ipfix_cfg ipfix;
@@ -266,6 +300,17 @@ struct gufc_sum {
 	uint64_t busy_loops;
 	uint64_t hw_classified;	/**< marked packets that skipped parse and lookup */
 	uint64_t hw_fallback;	/**< marked packets the mark check sent to the software path */
+	/* Router mode (struct dp_stats' router counters, summed). */
+	uint64_t neigh_in;	/**< ARP/ND frames handed to the neighbour module */
+	uint64_t l3_slow;	/**< hits sent to the slow path (resolving, TTL, MTU) */
+	uint64_t held;		/**< packets held for a next hop being resolved */
+	uint64_t echo_replies;	/**< echo requests to the router answered */
+	uint64_t local_in;	/**< accepted local packets to the local channel */
+	uint64_t icmp_errors;	/**< ICMP errors sent */
+	uint64_t icmp_suppressed; /**< ICMP errors not sent (rate limit, ...) */
+	uint64_t frag_datagrams; /**< datagrams fragmented for the egress MTU */
+	uint64_t frag_made;	/**< fragments they became */
+	uint64_t originated;	/**< packets the datapath made (ICMP errors, fragments) */
 	uint64_t drops[GUFC_DROP__COUNT]; /**< the registry (gufc_drops.h) */
 };
 
@@ -301,14 +346,23 @@ enum gufc_phase {
 	GUFC_PHASE_DONE,    /**< all drained: every loop returns */
 };
 
+/** Where a port's packets come from (gufc_port.c; --lossless auto). */
+enum gufc_rx_src {
+	GUFC_RX_LIVE, /**< a NIC, a tap, an interface, a generator */
+	GUFC_RX_FILE, /**< net_pcap reading a file (rx_pcap) */
+	GUFC_RX_NONE, /**< no RX (net_pcap without RX source, net_null no-rx=1) */
+};
+
 struct gufc_port {
 	bool used;
+	uint8_t rx_src;    /**< enum gufc_rx_src */
 	uint16_t n_rxq;
 	uint16_t n_txq;
 	uint16_t pair;     /**< paired port (default forwarding) */
 	int tx_chan;       /**< TX channel of this port (queue 0) */
 	/** First TX queue of the RX lcores' own (direct TX, chan_producer_txq_set()); 0: none. */
 	uint16_t direct_base;
+	uint16_t mtu;      /**< the IP MTU gufc routes with ("port N mtu M", else the device's) */
 	struct rte_ether_addr mac;
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
@@ -353,6 +407,8 @@ struct gufc_app {
 	struct mod_ct_module *ctm;   /**< conntrack module of eng, or NULL (conntrack off) */
 	struct mod_nat_module *natm; /**< NAT module of eng, or NULL (no NAT bindings) */
 	struct mod_route *route;     /**< route module of eng */
+	struct mod_neigh *neigh;     /**< router mode: neighbours and adjacencies (else NULL) */
+	uint16_t local_chan;         /**< router mode: the "local" channel */
 	struct fc_table *tab4;       /**< rule_engine_table(eng, FC_AF_INET4) */
 	struct fc_table *tab6;
 	const struct mod_nat *nat;   /**< mod_nat_module_table(natm), may be NULL */
@@ -437,6 +493,20 @@ void gufc_ipfix_dump(const struct gufc_app *app, FILE *f);
 int gufc_reload(struct gufc_app *app);
 
 /* gufc_port.c */
+/**
+ * Note the --vdev arguments of the EAL part of @p argv (before
+ * rte_eal_init() takes them): gufc_ports_init() fails when one of them did
+ * not come up (gufc_vdevs_check()), and gufc_ports_init() tells
+ * file-backed ports (net_pcap rx_pcap) from live ones.
+ * Context: main, before rte_eal_init().
+ */
+void gufc_vdevs_note(int argc, char **argv);
+/**
+ * Every ethdev vdev noted has a port: one its driver refused (a missing
+ * rx_pcap file) is logged, naming it. @return 0, or -ENODEV.
+ * Context: main, right after rte_eal_init().
+ */
+int gufc_vdevs_check(void);
 int gufc_ports_init(struct gufc_app *app);
 void gufc_ports_fini(struct gufc_app *app);
 
@@ -531,6 +601,8 @@ struct gufc_totals {
 	struct mod_ct_module_stats cts;
 	struct mod_nat_module_stats nats;
 	struct mod_route_stats rts;
+	struct mod_neigh_stats nb;   /**< router mode's neighbour module (zeros in bridge mode) */
+	uint64_t originated;         /**< packets gufc made: datapath's and neighbour module's */
 	struct gufc_ofl_totals ofl;
 	struct gufc_ipfix_totals ipfix;
 	struct gufc_reload_stats reload;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * app/gufc_collect.c — the collectors of the control layer (gufc_ctl.h):
- * the committed rules with their counters, flows, routes. They read on the
- * rules lcore through gufc_ctl_call(), because only it may walk the flow
+ * the committed rules with their counters, flows (routes, neighbours and
+ * ports: gufc_router.c). They read on the rules lcore through
+ * gufc_ctl_call(), because only it may walk the flow
  * tables and the committed rule set, and hand rows to the shell's "show"
  * and to the telemetry commands, which print the same numbers from them.
  *
@@ -164,23 +165,4 @@ gufc_collect_flows(struct gufc_app *app, const struct rule *match, const struct 
 	*n = a.n;
 	*total = a.total;
 	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Routes                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static int
-routes_fn(struct gufc_app *app, void *arg)
-{
-	int rc = mod_route_dump(app->route, arg);
-
-	return rc < 0 ? rc : 0;
-}
-
-int
-gufc_collect_routes(struct gufc_app *app, FILE *f)
-{
-	fflush(f);
-	return gufc_ctl_call(app, routes_fn, f);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * app/gufc_config.c — the config file: a line-oriented grammar (doc/config.md)
- * of local prefixes, routes, channels, rule files and settings. Loading is
+ * of local prefixes, ports (names, addresses, MTUs), routes (to a port or
+ * via a gateway), channels, rule files and settings. Loading is
  * all or nothing: the file is parsed into a copy of the configuration, which
  * replaces the caller's only if every line is good. Errors say
  * FILE:LINE:COL, why, and the offending token.
@@ -40,6 +41,11 @@ struct cfg_ctx {
 	char dir[GUFC_PATH_MAX];
 	unsigned int n;
 	struct lex_tok tok[CFG_MAX_TOK];
+	/** Where each route's gateway was written (routes "via": checked at the end). */
+	struct {
+		unsigned int line, col;
+		char text[LEX_ADDR_STRLEN];
+	} via[GUFC_MAX_ROUTES];
 };
 
 /* Print "FILE:LINE:COL: MSG: 'TOKEN'" (no token part when @p token is NULL). */
@@ -267,6 +273,131 @@ cfg_ipfix(struct cfg_ctx *c, struct gufc_config *cfg)
 	return 0;
 }
 
+/* route PREFIX port N | route PREFIX via GATEWAY (its port: checked at the end). */
+static int
+cfg_route(struct cfg_ctx *c, struct gufc_config *cfg)
+{
+	struct gufc_route r;
+	uint32_t port;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if ((rc = cfg_need(c, 4)) != 0)
+		return rc;
+	if ((rc = cfg_prefix(c, 1, &r.pfx)) != 0)
+		return rc;
+	if (strcmp(c->tok[2].s, "port") == 0) {
+		if ((rc = cfg_u32(c, 3, GUFC_MAX_PORTS - 1, &port)) != 0)
+			return rc;
+		r.port = (uint16_t)port;
+	} else if (strcmp(c->tok[2].s, "via") == 0) {
+		uint8_t fam;
+
+		if (lex_addr(c->tok[3].s, strlen(c->tok[3].s), &fam, r.gw, NULL) != 0)
+			return cfg_err(c, c->tok[3].col, "bad gateway address", c->tok[3].s);
+		if (fam != r.pfx.family)
+			return cfg_err(c, c->tok[3].col, "gateway of another family than the prefix",
+				c->tok[3].s);
+		r.via = true;
+	} else {
+		return cfg_err(c, c->tok[2].col, "expected 'port' or 'via'", c->tok[2].s);
+	}
+	if (c->n > 4)
+		return cfg_err(c, c->tok[4].col, "unexpected token", c->tok[4].s);
+	if (cfg->n_routes == GUFC_MAX_ROUTES)
+		return cfg_err(c, c->tok[1].col, "too many routes", c->tok[1].s);
+	c->via[cfg->n_routes].line = c->w.line;
+	c->via[cfg->n_routes].col = c->tok[3].col;
+	snprintf(c->via[cfg->n_routes].text, sizeof(c->via[0].text), "%s", c->tok[3].s);
+	cfg->routes[cfg->n_routes++] = r;
+	return 0;
+}
+
+/* port N [name NAME] [address PREFIX ...] [mtu M]: several lines add up. */
+static int
+cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
+{
+	struct gufc_port_cfg *pc;
+	const char *why = NULL;
+	uint32_t port, v;
+	unsigned int i = 2;
+	int rc;
+
+	if ((rc = cfg_need(c, 3)) != 0)
+		return rc;
+	if ((rc = cfg_u32(c, 1, GUFC_MAX_PORTS - 1, &port)) != 0)
+		return rc;
+	if (!rte_eth_dev_is_valid_port((uint16_t)port))
+		return cfg_err(c, c->tok[1].col, "no such port", c->tok[1].s);
+	pc = &cfg->port[port];
+	while (i < c->n) {
+		const char *o = c->tok[i].s;
+
+		if (strcmp(o, "name") == 0) {
+			if ((rc = cfg_need(c, i + 2)) != 0)
+				return rc;
+			if (gufc_port_name_check(c->tok[i + 1].s, &why) != 0)
+				return cfg_err(c, c->tok[i + 1].col, why, c->tok[i + 1].s);
+			rc = gufc_port_by_name(cfg, c->tok[i + 1].s);
+			if (rc >= 0 && rc != (int)port)
+				return cfg_err(c, c->tok[i + 1].col, "another port has this name",
+					c->tok[i + 1].s);
+			snprintf(pc->name, sizeof(pc->name), "%s", c->tok[i + 1].s);
+			i += 2;
+		} else if (strcmp(o, "mtu") == 0) {
+			if ((rc = cfg_need(c, i + 2)) != 0)
+				return rc;
+			if ((rc = cfg_u32(c, i + 1, UINT16_MAX, &v)) != 0)
+				return rc;
+			if (v < GUFC_MTU_MIN || v > GUFC_MTU_MAX)
+				return cfg_err(c, c->tok[i + 1].col, "mtu: 68..9600", c->tok[i + 1].s);
+			pc->mtu = (uint16_t)v;
+			i += 2;
+		} else if (strcmp(o, "address") == 0) {
+			if ((rc = cfg_need(c, i + 2)) != 0)
+				return rc;
+			for (i++; i < c->n && strcmp(c->tok[i].s, "name") != 0 &&
+				strcmp(c->tok[i].s, "mtu") != 0 && strcmp(c->tok[i].s, "address") != 0;
+				i++) {
+				struct lex_prefix a;
+				const char *t = c->tok[i].s;
+
+				if (lex_prefix(t, strlen(t), LEX_PFX_HOST_KEEP, &a, NULL) != 0)
+					return cfg_err(c, c->tok[i].col, "bad address (ADDR/LEN)", t);
+				if (gufc_port_addr_check(cfg, (uint16_t)port, &a, &why) != 0)
+					return cfg_err(c, c->tok[i].col, why, t);
+				pc->addr[pc->n_addr++] = a;
+			}
+		} else {
+			return cfg_err(c, c->tok[i].col, "expected name, address or mtu", o);
+		}
+	}
+	return 0;
+}
+
+/* After the last line: the port of each route "via" (port lines may follow routes). */
+static int
+cfg_routes_resolve(struct cfg_ctx *c, struct gufc_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->n_routes; i++) {
+		struct gufc_route *r = &cfg->routes[i];
+		int port;
+
+		if (!r->via)
+			continue;
+		port = gufc_port_of_gw(cfg, r->pfx.family, r->gw);
+		if (port >= 0) {
+			r->port = (uint16_t)port;
+			continue;
+		}
+		c->w.line = c->via[i].line;
+		return cfg_err(c, c->via[i].col, port == -EEXIST ?
+			"the gateway is one of this host's port addresses" :
+			"no port address's prefix holds the gateway", c->via[i].text);
+	}
+	return 0;
+}
+
 static int
 cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
 {
@@ -288,26 +419,10 @@ cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
 		cfg->locals[cfg->n_locals++] = p;
 		return 0;
 	}
-	if (strcmp(kw, "route") == 0) {
-		uint32_t port;
-
-		if ((rc = cfg_need(c, 4)) != 0)
-			return rc;
-		if ((rc = cfg_prefix(c, 1, &p)) != 0)
-			return rc;
-		if (strcmp(c->tok[2].s, "port") != 0)
-			return cfg_err(c, c->tok[2].col, "expected 'port'", c->tok[2].s);
-		if ((rc = cfg_u32(c, 3, GUFC_MAX_PORTS - 1, &port)) != 0)
-			return rc;
-		if (c->n > 4)
-			return cfg_err(c, c->tok[4].col, "unexpected token", c->tok[4].s);
-		if (cfg->n_routes == GUFC_MAX_ROUTES)
-			return cfg_err(c, c->tok[1].col, "too many routes", c->tok[1].s);
-		cfg->routes[cfg->n_routes].pfx = p;
-		cfg->routes[cfg->n_routes].port = (uint16_t)port;
-		cfg->n_routes++;
-		return 0;
-	}
+	if (strcmp(kw, "route") == 0)
+		return cfg_route(c, cfg);
+	if (strcmp(kw, "port") == 0)
+		return cfg_port(c, cfg);
 	if (strcmp(kw, "channel") == 0)
 		return cfg_channel(c, cfg);
 	if (strcmp(kw, "ipfix") == 0)
@@ -349,7 +464,7 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 {
 	struct gufc_config *tmp = NULL;
 	struct lex_reader rd;
-	struct cfg_ctx c;
+	static struct cfg_ctx c; /* (its route table is large: not on the stack) */
 	bool rules_seen = false;
 	char dcopy[GUFC_PATH_MAX];
 	char *text, *line;
@@ -394,6 +509,8 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 	}
 	lex_reader_fini(&rd);
 	free(text);
+	if (rc == 0)
+		rc = cfg_routes_resolve(&c, tmp);
 	if (rc == 0)
 		*cfg = *tmp;
 	free(tmp);

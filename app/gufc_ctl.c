@@ -105,15 +105,13 @@ gufc_ctl_serve(struct gufc_app *app)
 			free(msg);
 			continue;
 		case GUFC_CTL_ROUTE_ADD:
-			msg->result = mod_route_add(app->route, msg->route.pfx.family,
-				msg->route.pfx.addr, msg->route.pfx.len, msg->route.port);
+			msg->result = gufc_ctl_route_apply(app, &msg->route, true);
 			break;
 		case GUFC_CTL_CALL:
 			msg->result = msg->fn(app, msg->arg);
 			break;
 		case GUFC_CTL_ROUTE_DEL:
-			msg->result = mod_route_del(app->route, msg->route.pfx.family,
-				msg->route.pfx.addr, msg->route.pfx.len);
+			msg->result = gufc_ctl_route_apply(app, &msg->route, false);
 			break;
 		default:
 			msg->result = -EINVAL;
@@ -121,6 +119,19 @@ gufc_ctl_serve(struct gufc_app *app)
 		}
 		__atomic_store_n(&msg->done, 1, __ATOMIC_RELEASE);
 	}
+}
+
+int
+gufc_ctl_route_apply(struct gufc_app *app, const struct gufc_route *r, bool add)
+{
+	struct mod_route_nh nh = { .port = r->port, .via = r->via };
+
+	if (!add)
+		return mod_route_del(app->route, r->pfx.family, r->pfx.addr, r->pfx.len);
+	if (r->via)
+		memcpy(nh.gw, r->gw, sizeof(nh.gw));
+	return mod_route_add_nh(app->route, r->pfx.family, r->pfx.addr, r->pfx.len, &nh,
+		r->connected ? MOD_ROUTE_F_CONNECTED : 0);
 }
 
 void

@@ -12,10 +12,13 @@
  *    table at start, channels created and deleted at run time, the channels
  *    a rule set names;
  *  - gufc_collect.c: the collectors shell and telemetry print from (rules
- *    with their counters, flows, routes), so both give the same numbers.
+ *    with their counters, flows), so both give the same numbers;
+ *  - gufc_router.c: ports as a router sees them (names, addresses, MTUs),
+ *    router mode's wiring (the neighbour module, the local channel) and
+ *    its collectors (neighbours, routes).
  *
- * Order: gufc_chan.c and gufc_collect.c call gufc_ctl.c, never the other
- * way; none of them calls the shell, telemetry, the config loader or main.
+ * Order: gufc_chan.c, gufc_collect.c and gufc_router.c call gufc_ctl.c,
+ * never the other way; none of them calls the shell, telemetry, the config loader or main.
  * Context: main lcore, except where a function says rules lcore.
  */
 #ifndef GUFC_CTL_H
@@ -144,6 +147,17 @@ int gufc_ctl_commit(struct gufc_app *app, struct rule_set *set);
  *   such route to delete), -ENOSPC, -EBUSY, -ESHUTDOWN.
  */
 int gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add);
+
+/**
+ * Add or delete a route in the route module (what GUFC_CTL_ROUTE_* apply):
+ * a port, or a gateway; connected routes are flagged so.
+ * @param app  the application
+ * @param r    the route
+ * @param add  add (or replace), else delete
+ * @return 0, or mod_route_add_nh()'s / mod_route_del()'s -errno.
+ * Context: rules lcore (before the lcores start: main lcore).
+ */
+int gufc_ctl_route_apply(struct gufc_app *app, const struct gufc_route *r, bool add);
 
 /**
  * Run @p fn(app, @p arg) on the rules lcore and wait for it (directly when
@@ -355,12 +369,183 @@ struct gufc_flow_row {
 int gufc_collect_flows(struct gufc_app *app, const struct rule *match, const struct fc_key *exact,
 	unsigned int max, struct gufc_flow_row **rows, unsigned int *n, uint64_t *total);
 
+/* ------------------------------------------------------------------------ */
+/* Ports and router mode (gufc_router.c)                                     */
+/* ------------------------------------------------------------------------ */
+
 /**
- * Write the route table (on the rules lcore) to @p f.
- * @param app  the application
- * @param f    where to (flushed first)
- * @return 0, or an error of rule_engine_route_dump()/gufc_ctl_call().
+ * Is @p name a port name (1..31 of A-Z a-z 0-9 _ - .)?
+ * @param name  the name
+ * @param why   receives the reason on error (static text)
+ * @return 0, -EINVAL.
  */
-int gufc_collect_routes(struct gufc_app *app, FILE *f);
+int gufc_port_name_check(const char *name, const char **why);
+
+/**
+ * May @p port get address @p a (ADDR/LEN: a unicast host address, not its
+ * prefix's network, broadcast or subnet-router address, on no port yet,
+ * room on the port)?
+ * @param cfg   the configuration (the ports' addresses)
+ * @param port  the port
+ * @param a     the address and its connected prefix length
+ * @param why   receives the reason on error (static text)
+ * @return 0, -EINVAL, -EEXIST (a port has it), -ENOSPC (MOD_NEIGH_PORT_ADDRS).
+ */
+int gufc_port_addr_check(const struct gufc_config *cfg, uint16_t port, const struct lex_prefix *a,
+	const char **why);
+
+/**
+ * The port a gateway is reached by: the one whose address prefix holds it
+ * (the longest such prefix).
+ * @param cfg     the configuration
+ * @param family  LEX_AF_INET4 or LEX_AF_INET6
+ * @param gw      the gateway
+ * @return the port, -ENOENT (no prefix holds it), -EEXIST (it is a port's own address).
+ */
+int gufc_port_of_gw(const struct gufc_config *cfg, uint8_t family, const uint8_t *gw);
+
+/**
+ * Ports at start: MTUs, the port addresses into the local-address table,
+ * and in router mode the neighbour module (ports, addresses) and the
+ * "local" channel (created as a discard channel unless configured).
+ * @param app  the application (ports started, channels and engine created)
+ * @return 0 or -errno (logged).
+ * Context: main lcore, before traffic.
+ */
+int gufc_router_init(struct gufc_app *app);
+
+/**
+ * The connected routes of the port addresses, then the configured routes.
+ * @param app  the application (route module created)
+ * @return 0 or -errno (logged).
+ * Context: main lcore, before traffic.
+ */
+int gufc_router_routes(struct gufc_app *app);
+
+/** Router mode: a datapath context's router fields (nothing in bridge mode). */
+void gufc_router_dp(const struct gufc_app *app, struct dp_ctx *c);
+
+/** Free the neighbour module. Context: main lcore, after rule_engine_free(). */
+void gufc_router_fini(struct gufc_app *app);
+
+/** Route module callbacks (mod_route_params::adj_get_fn / adj_put_fn), @p arg the app. */
+uint16_t gufc_router_adj_get(void *arg, uint16_t port, uint8_t family, const uint8_t *addr);
+void gufc_router_adj_put(void *arg, uint16_t adj);
+
+/**
+ * Masquerade's address: the first address of @p family of output port
+ * @p port (RULE_PORT_PAIRED: the input port's pair; RULE_PORT_LOCAL: the
+ * input port).
+ * @param app      the application
+ * @param port     the output port or marker
+ * @param in_port  the input port
+ * @param family   LEX_AF_INET4 or LEX_AF_INET6
+ * @param addr     receives it
+ * @return 0, -ENOENT (the port has no address of the family).
+ * Context: rules lcore.
+ */
+int gufc_router_masq_addr(const struct gufc_app *app, uint16_t port, uint16_t in_port,
+	uint8_t family, uint8_t *addr);
+
+/**
+ * Give a port an address, or take it (the local address, the connected
+ * route and, in router mode, where the port answers ARP/ND; announced).
+ * @param app   the application
+ * @param port  the port
+ * @param a     the address and its connected prefix length
+ * @param add   add, else delete
+ * @return 0, -ENODEV (no such port), gufc_port_addr_check()'s errors,
+ *   -ENOENT (the port does not have it), or an error of gufc_ctl_call().
+ */
+int gufc_ctl_port_addr(struct gufc_app *app, uint16_t port, const struct lex_prefix *a, bool add);
+
+/**
+ * The port named @p name ("port N name NAME").
+ * @param cfg   the configuration
+ * @param name  the name
+ * @return the port, -ENOENT.
+ */
+int gufc_port_by_name(const struct gufc_config *cfg, const char *name);
+
+/**
+ * Name a port (or rename it).
+ * @param app   the application
+ * @param port  the port
+ * @param name  the name (gufc_port_name_check())
+ * @return 0, -ENODEV, -EINVAL, -EEXIST (another port has it), or an error of
+ *   gufc_ctl_call().
+ */
+int gufc_ctl_port_name(struct gufc_app *app, uint16_t port, const char *name);
+
+/**
+ * Set the MTU gufc routes with on @p port (its adjacencies follow at once).
+ * @param app   the application
+ * @param port  the port
+ * @param mtu   GUFC_MTU_MIN..GUFC_MTU_MAX
+ * @return 0, -ENODEV, -EINVAL, -ERANGE (under 1280 on a port with an IPv6
+ *   address), or an error of gufc_ctl_call().
+ */
+int gufc_ctl_port_mtu(struct gufc_app *app, uint16_t port, uint16_t mtu);
+
+/**
+ * Read every port's configuration (on the rules lcore, or directly once it
+ * is gone), @c mtu the one in use.
+ * @param app  the application
+ * @param pc   receives GUFC_MAX_PORTS entries
+ * @return 0, or an error of gufc_ctl_call().
+ */
+int gufc_collect_ports(struct gufc_app *app, struct gufc_port_cfg *pc);
+
+/**
+ * Read up to @p max neighbours (on the rules lcore); none in bridge mode.
+ * @param app   the application
+ * @param rows  receives a malloc'ed array (the caller frees it)
+ * @param n     receives the number of rows
+ * @param max   most rows
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_collect_neighbours(struct gufc_app *app, struct mod_neigh_info **rows, unsigned int *n,
+	unsigned int max);
+
+/**
+ * Read up to @p max routes (on the rules lcore).
+ * @param app   the application
+ * @param rows  receives a malloc'ed array (the caller frees it)
+ * @param n     receives the number of rows
+ * @param max   most rows
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_collect_route_rows(struct gufc_app *app, struct mod_route_info **rows, unsigned int *n,
+	unsigned int max);
+
+/* ------------------------------------------------------------------------ */
+/* Ports, neighbours, routes as text and JSON (gufc_router_show.c)           */
+/* ------------------------------------------------------------------------ */
+
+/** "bridge" or "router". */
+const char *gufc_mode_name(const struct gufc_app *app);
+
+/**
+ * A port's addresses, "10.0.1.1/24 2001:db8:1::1/64".
+ * @return the length, -ENOSPC (cut).
+ */
+int gufc_port_addrs_text(const struct gufc_port_cfg *pc, char *buf, size_t len);
+
+/** A MAC as "02:00:00:00:00:01". */
+void gufc_mac_text(const uint8_t *mac, char buf[18]);
+
+/** Router mode's counters, as lines with labels @p w wide (show stats, summary). */
+void gufc_router_stats_text(const struct gufc_totals *t, FILE *f, int w);
+
+/**
+ * "show ports", "show neighbours", "show routes".
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_show_ports(struct gufc_app *app, FILE *f);
+int gufc_show_neighbours(struct gufc_app *app, FILE *f);
+int gufc_show_routes(struct gufc_app *app, FILE *f);
+
+/** The stats JSON's "mode", "router", "ports", "neighbours" and "routes" members. */
+void gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f);
 
 #endif /* GUFC_CTL_H */

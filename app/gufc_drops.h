@@ -8,6 +8,8 @@
  *   RULE_DROP_REASONS  the rules engine's verdicts (lib/rules), applied by
  *                      the datapath (cached or decided by the slow path);
  *   DP_DROP_REASONS    the datapath's own (lib/datapath);
+ *   MOD_NEIGH_DROP_REASONS  router mode's neighbour module (lib/modules/neigh:
+ *                      ARP/ND frames, packets held for a next hop);
  *   GUFC_FRAG_DROPS    fragment reassembly on the rules lcore (app);
  *   CHAN_DROP_REASONS  the channels' (lib/channel);
  *   GUFC_END_DROPS     the app's at exit and the NIC's (offload);
@@ -19,9 +21,12 @@
  * gufc_drop, list by list, with code generated from the same X-lists (no
  * mapping written by hand).
  *
- * Accounting: every received mbuf is, exactly once, delivered to a channel
- * consumer or counted under one of these reasons, so at shutdown
- * rx == delivered + sum(drops).
+ * Accounting: every received mbuf is, exactly once, delivered (to a channel
+ * consumer, or in router mode to the neighbour module: an ARP/ND frame) or
+ * counted under one of these reasons, so at shutdown
+ * rx == delivered + sum(drops). Packets gufc makes itself (router mode: ICMP
+ * errors, fragments, ARP/ND frames) are counted apart (originated) and not
+ * in delivered.
  */
 #ifndef GUFC_DROPS_H
 #define GUFC_DROPS_H
@@ -29,6 +34,7 @@
 #include "channel.h"
 #include "datapath.h"
 #include "flowcache.h"
+#include "neigh.h"
 #include "rules.h"
 
 /** Fragment reassembly (rules lcore): X(NAME, "id", "text"). */
@@ -46,6 +52,7 @@
 #define GUFC_DROPS(X) \
 	RULE_DROP_REASONS(X) \
 	DP_DROP_REASONS(X) \
+	MOD_NEIGH_DROP_REASONS(X) \
 	GUFC_FRAG_DROPS(X) \
 	CHAN_DROP_REASONS(X) \
 	GUFC_END_DROPS(X)

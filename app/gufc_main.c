@@ -239,9 +239,9 @@ eng_port_pair_fn(void *arg, uint16_t port)
 }
 
 /*
- * Masquerade source address: gufc has no addresses of its own per port, so
- * the most specific "local" prefix of the family gives it (its first host
- * when it is a network).
+ * Masquerade source address: the egress port's address of the family
+ * ("port N address ..."); for a port without one, the most specific
+ * "local" prefix of the family (its first host when it is a network).
  */
 static int
 eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
@@ -249,8 +249,8 @@ eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uin
 	struct gufc_app *app = arg;
 	const struct lex_prefix *best = NULL;
 
-	RTE_SET_USED(port);
-	RTE_SET_USED(in_port);
+	if (gufc_router_masq_addr(app, port, in_port, family, addr) == 0)
+		return 0;
 	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
 		const struct lex_prefix *p = &app->cfg.locals[i];
 
@@ -299,6 +299,8 @@ engine_init(struct gufc_app *app)
 		GUFC_LOG(ERR, "rules engine: %s", rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	if (gufc_router_init(app) != 0) /* ports' addresses, MTUs; router mode's neighbours */
+		return -EINVAL;
 	if (s->conntrack != 0) {
 		struct mod_ct_module_params cp;
 
@@ -332,6 +334,11 @@ engine_init(struct gufc_app *app)
 	memset(&rp, 0, sizeof(rp));
 	rp.name = "gufc";
 	rp.socket_id = (int)rte_socket_id();
+	if (app->neigh != NULL) {
+		rp.adj_get_fn = gufc_router_adj_get;
+		rp.adj_put_fn = gufc_router_adj_put;
+		rp.adj_arg = app;
+	}
 	app->route = mod_route_module_create(app->eng, &rp);
 	if (app->route == NULL) {
 		GUFC_LOG(ERR, "routes: %s", rte_strerror(rte_errno));
@@ -340,23 +347,7 @@ engine_init(struct gufc_app *app)
 	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
 	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
 	app->nat = mod_nat_module_table(app->natm);
-	for (unsigned int i = 0; i < app->cfg.n_routes; i++) {
-		const struct gufc_route *r = &app->cfg.routes[i];
-		char b[64];
-		int rc;
-
-		lex_prefix_format(&r->pfx, b, sizeof(b));
-		if (!app->ports[r->port].used) {
-			GUFC_LOG(ERR, "route %s: port %u does not exist", b, r->port);
-			return -ENODEV;
-		}
-		rc = mod_route_add(app->route, r->pfx.family, r->pfx.addr, r->pfx.len, r->port);
-		if (rc != 0) {
-			GUFC_LOG(ERR, "route %s port %u: %s", b, r->port, strerror(-rc));
-			return rc;
-		}
-	}
-	return 0;
+	return gufc_router_routes(app); /* connected, then configured */
 }
 
 /* Load the configured rule set (before anything starts). NULL with *rc set on error. */
@@ -678,6 +669,11 @@ setup(struct gufc_app *app, struct rule_set *set)
 	if (gufc_ctl_init(app) != 0)
 		return -1;
 	gufc_dp_init(app);
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		if (app->lc[i] != NULL) {
+			gufc_router_dp(app, &app->lc[i]->rx_dp);
+			gufc_router_dp(app, &app->lc[i]->slow_dp);
+		}
 	return gufc_slow_init(app);
 
 fail_set:
@@ -715,6 +711,7 @@ teardown(struct gufc_app *app)
 		rte_ring_free(app->rx[i]->upcall);
 	/* The engine first: it calls its modules until it goes. */
 	rule_engine_free(app->eng);
+	gufc_router_fini(app);
 	gufc_ipfix_fini(app);
 	mod_route_module_free(app->route);
 	mod_nat_module_free(app->natm);
@@ -735,6 +732,7 @@ main(int argc, char **argv)
 	bool ok;
 	int rc;
 
+	gufc_vdevs_note(argc, argv);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "gufc: EAL initialization failed: %s\n", rte_strerror(rte_errno));
@@ -743,6 +741,10 @@ main(int argc, char **argv)
 	argc -= rc;
 	argv += rc;
 	argv[0] = argv[-rc];
+	if (gufc_vdevs_check() != 0) {
+		rte_eal_cleanup();
+		return 1;
+	}
 	gufc_logtype = rte_log_register_type_and_pick_level("gufc.app", RTE_LOG_INFO);
 	/* dpdk-dumpcap / dpdk-pdump attach as secondary processes and ask for
 	 * copies of a port's packets: this primary must answer them. Without

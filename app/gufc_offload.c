@@ -23,7 +23,7 @@
 #include "gufc.h"
 
 /* Entries a policy pass visits, requests it executes. */
-#define OFL_SCAN_BUDGET 256
+#define OFL_SCAN_BUDGET 1024
 #define OFL_EXEC_BUDGET 64
 
 static enum ofl_backend

@@ -65,6 +65,10 @@ static const char *const nonip_words[] = { [GUFC_NONIP_DEFAULT] = "pass",
 #define KIND_FRAG 3
 #define KIND_NONIP 4
 #define KIND_OFFLOAD 5
+#define KIND_MODE 6
+
+static const char *const mode_words[] = { [GUFC_MODE_BRIDGE] = "bridge",
+	[GUFC_MODE_ROUTER] = "router" };
 
 /* "off", "rteflow", "swnic", "swnic:SIZE" -> gufc_offload_encode(). */
 static int
@@ -171,6 +175,31 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 			return -EINVAL;
 		}
 		break;
+	case GUFC_SET_neighbours:
+		if (v < 1 || v > MOD_NEIGH_MAX) {
+			*err = "neighbours must be 1..65534";
+			return -EINVAL;
+		}
+		break;
+	case GUFC_SET_neigh_queue:
+		if (v < 1 || v > 1024) {
+			*err = "neigh-queue must be 1..1024";
+			return -EINVAL;
+		}
+		break;
+	case GUFC_SET_neigh_probes:
+		if (v < 1 || v > 10) {
+			*err = "neigh-probes must be 1..10";
+			return -EINVAL;
+		}
+		break;
+	case GUFC_SET_neigh_reachable:
+	case GUFC_SET_neigh_retrans:
+		if (v < 1 || v > 3600000) {
+			*err = "must be 1..3600000 ms";
+			return -EINVAL;
+		}
+		break;
 	case GUFC_SET_nat_bindings:
 		if (v < 1 || v > MOD_NAT_BINDINGS_MAX) {
 			*err = "nat-bindings must be 1..268435456";
@@ -240,6 +269,11 @@ gufc_setting_set(struct gufc_settings *s, const char *key, const char *value, bo
 			if (rc != 0)
 				*err = "expected off, rteflow, swnic or swnic:SIZE (1..16777216)";
 			break;
+		case KIND_MODE:
+			rc = parse_word(value, mode_words, RTE_DIM(mode_words), &v);
+			if (rc != 0)
+				*err = "expected bridge or router";
+			break;
 		default:
 			rc = parse_word(value, nonip_words, RTE_DIM(nonip_words), &v);
 			if (rc != 0)
@@ -286,6 +320,9 @@ gufc_settings_dump(const struct gufc_settings *s, FILE *f)
 			else
 				fprintf(f, "%s %s\n", setting_desc[id].key,
 					ofl_backend_name((enum ofl_backend)(v & 3)));
+			break;
+		case KIND_MODE:
+			fprintf(f, "%s %s\n", setting_desc[id].key, mode_words[v]);
 			break;
 		default:
 			fprintf(f, "%s %s\n", setting_desc[id].key, nonip_words[v]);
@@ -348,7 +385,9 @@ gufc_usage(FILE *f, const char *prog)
 		"conntrack, tcp-strict, tcp-loose, tcp-be-liberal, tcp-max-retrans N, full-policy,\n"
 		"fragments reassemble|drop, frag-timeout MS,\n"
 		"non-ip pass|drop, flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"
-		"offload off|rteflow|swnic[:SIZE], offload-pps, offload-max-flows, offload-interval.\n"
+		"offload off|rteflow|swnic[:SIZE], offload-pps, offload-max-flows, offload-interval,\n"
+		"mode bridge|router, icmp-rate N/s, neighbours, neigh-queue, neigh-reachable MS,\n"
+		"neigh-retrans MS, neigh-probes.\n"
 		"Command-line values win over the config file.\n"
 		"\n"
 		"Exit status: 0 done, 1 setup failure, 2 bad arguments or config,\n"

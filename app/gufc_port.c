@@ -19,6 +19,99 @@
 #include "gufc.h"
 
 /*
+ * The --vdev arguments of the EAL part of the command line, noted before
+ * EAL consumes them (gufc_vdevs_note()): a virtual port that was asked for
+ * and did not come up is a startup error, and where a port's packets come
+ * from (a file, a live source, nothing) decides --lossless auto.
+ */
+#define GUFC_MAX_VDEVS 64
+static struct {
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char arg[256];
+} vdevs[GUFC_MAX_VDEVS];
+static unsigned int n_vdevs;
+
+void
+gufc_vdevs_note(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *v = NULL;
+		size_t len;
+
+		if (strncmp(argv[i], "--vdev=", 7) == 0)
+			v = argv[i] + 7;
+		else if (strcmp(argv[i], "--vdev") == 0 && i + 1 < argc)
+			v = argv[++i];
+		if (v == NULL || n_vdevs == GUFC_MAX_VDEVS)
+			continue;
+		len = strcspn(v, ",");
+		if (len == 0 || len >= sizeof(vdevs[0].name))
+			continue;
+		memcpy(vdevs[n_vdevs].name, v, len);
+		vdevs[n_vdevs].name[len] = '\0';
+		snprintf(vdevs[n_vdevs].arg, sizeof(vdevs[0].arg), "%s", v);
+		n_vdevs++;
+	}
+}
+
+/* Does the devargs text @p arg have key @p key ("rx_pcap")? */
+static bool
+devarg_has(const char *arg, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = strchr(arg, ','); p != NULL; p = strchr(p + 1, ','))
+		if (strncmp(p + 1, key, kl) == 0 && p[1 + kl] == '=')
+			return true;
+	return false;
+}
+
+/*
+ * Where port @p pid's packets come from: a net_pcap vdev reading a file
+ * (rx_pcap), none (net_pcap without an RX source, net_null with no-rx=1),
+ * or anything else: live (a NIC, a tap, an interface, a generator).
+ */
+static enum gufc_rx_src
+port_rx_src(const char *name)
+{
+	for (unsigned int i = 0; i < n_vdevs; i++) {
+		const char *a = vdevs[i].arg;
+
+		if (strcmp(vdevs[i].name, name) != 0)
+			continue;
+		if (strncmp(name, "net_pcap", 8) == 0) {
+			if (devarg_has(a, "rx_iface") || devarg_has(a, "rx_iface_in") ||
+				devarg_has(a, "iface"))
+				return GUFC_RX_LIVE;
+			return devarg_has(a, "rx_pcap") ? GUFC_RX_FILE : GUFC_RX_NONE;
+		}
+		if (strncmp(name, "net_null", 8) == 0 && strstr(a, "no-rx=1") != NULL)
+			return GUFC_RX_NONE;
+		return GUFC_RX_LIVE;
+	}
+	return GUFC_RX_LIVE;
+}
+
+int
+gufc_vdevs_check(void)
+{
+	int rc = 0;
+
+	for (unsigned int i = 0; i < n_vdevs; i++) {
+		uint16_t pid;
+
+		if (strncmp(vdevs[i].name, "net_", 4) != 0)
+			continue; /* not an ethdev (crypto, ...) */
+		if (rte_eth_dev_get_port_by_name(vdevs[i].name, &pid) == 0)
+			continue;
+		GUFC_LOG(ERR, "--vdev %s: no port came up for it (the driver refused it: see "
+			"the EAL messages above); nothing started", vdevs[i].arg);
+		rc = -ENODEV;
+	}
+	return rc;
+}
+
+/*
  * A key made of one repeated 16-bit pattern gives the Toeplitz hash the same
  * value for (src, dst, sport, dport) and (dst, src, dport, sport).
  */
@@ -49,6 +142,7 @@ port_setup(struct gufc_app *app, uint16_t pid)
 		return rc;
 	}
 	rte_eth_dev_get_name_by_port(pid, p->name);
+	p->rx_src = (uint8_t)port_rx_src(p->name);
 	p->n_rxq = (uint16_t)RTE_MIN(s->rxq, (uint32_t)info.max_rx_queues);
 	if (p->n_rxq < s->rxq)
 		GUFC_LOG(NOTICE, "port %u (%s): %u RX queue(s) only (asked for %u)", pid, p->name,
@@ -75,6 +169,24 @@ port_setup(struct gufc_app *app, uint16_t pid)
 		p->n_rxq = 1;
 	}
 	rc = rte_eth_dev_configure(pid, p->n_rxq, p->n_txq, &conf);
+	if (rc != 0 && p->n_rxq != p->n_txq) {
+		/*
+		 * Some PMDs (net_tap) take only as many RX as TX queues: raise the
+		 * smaller count to the larger. Extra RX queues are polled like the
+		 * others (queues_assign()), extra TX queues stay unused.
+		 */
+		uint16_t n = RTE_MAX(p->n_rxq, p->n_txq);
+
+		if (n <= info.max_rx_queues && n <= info.max_tx_queues &&
+			rte_eth_dev_configure(pid, n, n, &conf) == 0) {
+			GUFC_LOG(NOTICE, "port %u (%s): %u RX and %u TX queues refused; the "
+				"device takes equal counts: %u of each", pid, p->name, p->n_rxq,
+				p->n_txq, n);
+			p->n_rxq = n;
+			p->n_txq = n;
+			rc = 0;
+		}
+	}
 	if (rc != 0) {
 		GUFC_LOG(ERR, "port %u (%s): configure: %s", pid, p->name, rte_strerror(-rc));
 		return rc;

@@ -77,7 +77,7 @@ struct sh_cmd {
 
 static const struct sh_cmd sh_cmds[] = {
 	{ "show", sh_cmd_show,
-		"show stats|ports|drops|channels|locals|routes|pending|offload|lcores|ipfix\n"
+		"show stats|ports|neighbours|drops|channels|locals|routes|pending|offload|lcores|ipfix\n"
 		"show rules                           committed rules with packet/byte counters\n"
 		"show flows [limit N] [filter] [MATCH...]   flows; MATCH: rule match words\n"
 		"show flow TUPLE                      one flow, e.g. udp 10.0.0.1:53 -> 192.0.2.1:53" },
@@ -92,7 +92,10 @@ static const struct sh_cmd sh_cmds[] = {
 		"channel create NAME kind discard|pcap FILE|tx PORT[:QUEUE]|app [size N] [perflow]\n"
 		"channel del NAME" },
 	{ "local", sh_cmd_local, "local add|del PREFIX" },
-	{ "route", sh_cmd_route, "route add PREFIX port N | route del PREFIX" },
+	{ "route", sh_cmd_route,
+		"route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX" },
+	{ "port", sh_cmd_port,
+		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24" },
 	{ "flush", sh_cmd_flush, "flush flows                          remove every cached flow" },
 	{ "log", sh_cmd_log, "log level TYPE LEVEL                 TYPE: gufc.app, gufc.*, ...; LEVEL: debug..emerg" },
 	{ "echo", sh_cmd_echo, "echo TEXT" },
@@ -289,7 +292,8 @@ static cmdline_parse_token_hdr_t t_end = { .ops = &sh_end_ops, .offset = 0 };
 
 SH_TOK(t_show, w0, "show");
 SH_TOK(t_show_what, w1,
-	"stats#ports#flows#flow#rules#channels#drops#locals#routes#pending#offload#lcores#ipfix");
+	"stats#ports#neighbours#neighbors#flows#flow#rules#channels#drops#locals#routes#pending#"
+	"offload#lcores#ipfix");
 SH_TOK(t_rule, w0, "rule");
 SH_TOK(t_rule_op, w1, "add#del#replace#load");
 SH_TOK(t_commit, w0, "commit");
@@ -299,6 +303,7 @@ SH_TOK(t_channel_op, w1, "create#del");
 SH_TOK(t_local, w0, "local");
 SH_TOK(t_addel, w1, "add#del");
 SH_TOK(t_route, w0, "route");
+SH_TOK(t_port, w0, "port");
 SH_TOK(t_flush, w0, "flush");
 SH_TOK(t_flows, w1, "flows");
 SH_TOK(t_log, w0, "log");
@@ -317,7 +322,7 @@ SH_TOK(t_rest, rest, TOKEN_STRING_MULTI);
 	}
 
 SH_INST(i_show, SH_W0 | SH_W1,
-	"show stats|ports|rules|channels|drops|locals|routes|pending | "
+	"show stats|ports|neighbours|rules|channels|drops|locals|routes|pending | "
 	"show flows [limit N] [filter] [MATCH...] | show flow TUPLE",
 	(void *)&t_show, (void *)&t_show_what);
 SH_INST(i_rule, SH_W0 | SH_W1 | SH_REST,
@@ -331,8 +336,11 @@ SH_INST(i_channel, SH_W0 | SH_W1 | SH_REST,
 	(void *)&t_channel, (void *)&t_channel_op, (void *)&t_rest);
 SH_INST(i_local, SH_W0 | SH_W1 | SH_REST, "local add|del PREFIX", (void *)&t_local,
 	(void *)&t_addel, (void *)&t_rest);
-SH_INST(i_route, SH_W0 | SH_W1 | SH_REST, "route add PREFIX port N | route del PREFIX",
+SH_INST(i_route, SH_W0 | SH_W1 | SH_REST,
+	"route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX",
 	(void *)&t_route, (void *)&t_addel, (void *)&t_rest);
+SH_INST(i_port, SH_W0 | SH_REST, "port N [name NAME] [address [add|del] PREFIX...] [mtu M]",
+	(void *)&t_port, (void *)&t_rest);
 SH_INST(i_flush, SH_W0 | SH_W1, "flush flows: remove every cached flow", (void *)&t_flush,
 	(void *)&t_flows);
 SH_INST(i_log, SH_W0 | SH_W1 | SH_REST, "log level TYPE LEVEL", (void *)&t_log,
@@ -349,7 +357,7 @@ static cmdline_parse_inst_t i_any = {
 };
 
 static cmdline_parse_ctx_t sh_ctx_list[] = {
-	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route,
+	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route, &i_port,
 	&i_flush, &i_log, &i_echo, &i_help, &i_quit, &i_any, NULL,
 };
 

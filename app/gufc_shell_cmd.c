@@ -464,16 +464,36 @@ sh_cmd_route(struct sh_ctx *c)
 	if (rc != 0)
 		return rc;
 	if (add) {
-		if (l->n < 4 || strcmp(l->tok[3], "port") != 0)
+		if (l->n < 4 || (strcmp(l->tok[3], "port") != 0 && strcmp(l->tok[3], "via") != 0))
 			return sh_err(c, -EINVAL, l->n < 4 ? l->tok[2] : l->tok[3],
-				"expected 'port N'");
+				"expected 'port N' or 'via GATEWAY'");
 		if (l->n < 5)
-			return sh_err(c, -EINVAL, l->tok[3], "missing port");
-		if (sh_u32(l->tok[4], &port) != 0 || port >= GUFC_MAX_PORTS ||
-			!c->app->ports[port].used)
-			return sh_err(c, -ENODEV, l->tok[4], "no such port");
+			return sh_err(c, -EINVAL, l->tok[3], "missing %s", l->tok[3]);
 		if (l->n > 5)
 			return sh_err(c, -EINVAL, l->tok[5], "unexpected word");
+		if (strcmp(l->tok[3], "via") == 0) {
+			uint8_t fam;
+			int p;
+
+			if (lex_addr(l->tok[4], strlen(l->tok[4]), &fam, r.gw, NULL) != 0)
+				return sh_err(c, -EINVAL, l->tok[4], "bad gateway address");
+			if (fam != r.pfx.family)
+				return sh_err(c, -EINVAL, l->tok[4],
+					"gateway of another family than the prefix");
+			/* Port addresses change only through this shell: no race. */
+			p = gufc_port_of_gw(&c->app->cfg, fam, r.gw);
+			if (p == -EEXIST)
+				return sh_err(c, -EINVAL, l->tok[4],
+					"the gateway is one of this host's port addresses");
+			if (p < 0)
+				return sh_err(c, -ENOENT, l->tok[4],
+					"no port address's prefix holds the gateway");
+			r.via = true;
+			port = (uint32_t)p;
+		} else if (sh_u32(l->tok[4], &port) != 0 || port >= GUFC_MAX_PORTS ||
+			!c->app->ports[port].used) {
+			return sh_err(c, -ENODEV, l->tok[4], "no such port");
+		}
 	} else {
 		if (l->n > 3)
 			return sh_err(c, -EINVAL, l->tok[3], "unexpected word");

@@ -69,6 +69,8 @@ int sh_cmd_rollback(struct sh_ctx *c);
 int sh_cmd_channel(struct sh_ctx *c);
 int sh_cmd_local(struct sh_ctx *c);
 int sh_cmd_route(struct sh_ctx *c);
+/* gufc_shell_port.c */
+int sh_cmd_port(struct sh_ctx *c);
 int sh_cmd_flush(struct sh_ctx *c);
 int sh_cmd_log(struct sh_ctx *c);
 /** Uncommitted edits (NULL: none). */

@@ -78,6 +78,8 @@ show_stats(struct sh_ctx *c)
 		fprintf(f, " (last: %u rules, generation %u, %" PRIu64 " us)", t.reload.last_rules,
 			t.reload.last_gen, t.reload.last_us);
 	fputc('\n', f);
+	if (c->app->neigh != NULL)
+		gufc_router_stats_text(&t, f, 20);
 	if (t.ipfix.on)
 		fprintf(f, "%-20s %" PRIu64 " records, %" PRIu64 " messages, %" PRIu64
 			" templates, %" PRIu64 " messages dropped\n", "ipfix", t.ipfix.st.records,
@@ -97,32 +99,6 @@ show_drops(struct sh_ctx *c)
 			fprintf(c->out, "%-26s %14" PRIu64 "  %s\n", gufc_drop_id(d),
 				t.sum.drops[d], gufc_drop_text(d));
 	fprintf(c->out, "%-26s %14" PRIu64 "\n", "total", t.drops_total);
-	return no_more(c, 2);
-}
-
-static int
-show_ports(struct sh_ctx *c)
-{
-	fprintf(c->out, "%4s %-24s %3s %3s %4s %-17s %-5s %12s %12s %10s %10s\n", "port", "name",
-		"rxq", "txq", "pair", "mac", "link", "ipackets", "opackets", "imissed", "errors");
-	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
-		const struct gufc_port *gp = &c->app->ports[p];
-		struct rte_eth_stats es;
-		struct rte_eth_link link;
-		char mac[RTE_ETHER_ADDR_FMT_SIZE];
-
-		if (!gp->used)
-			continue;
-		memset(&es, 0, sizeof(es));
-		memset(&link, 0, sizeof(link));
-		rte_eth_stats_get(p, &es);
-		rte_eth_link_get_nowait(p, &link);
-		rte_ether_format_addr(mac, sizeof(mac), &gp->mac);
-		fprintf(c->out, "%4u %-24s %3u %3u %4u %-17s %-5s %12" PRIu64 " %12" PRIu64
-			" %10" PRIu64 " %10" PRIu64 "\n", p, gp->name, gp->n_rxq, gp->n_txq,
-			gp->pair, mac, link.link_status ? "up" : "down", es.ipackets, es.opackets,
-			es.imissed, es.ierrors + es.oerrors + es.rx_nombuf);
-	}
 	return no_more(c, 2);
 }
 
@@ -274,14 +250,24 @@ sh_cmd_show(struct sh_ctx *c)
 
 	if (what == NULL)
 		return sh_err(c, -EINVAL, c->l->tok[0],
-			"show what? stats, ports, flows, flow, rules, channels, drops, locals, "
-			"routes, pending, offload, lcores, ipfix");
+			"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
+			"locals, routes, pending, offload, lcores, ipfix");
 	if (strcmp(what, "stats") == 0)
 		return show_stats(c);
 	if (strcmp(what, "drops") == 0)
 		return show_drops(c);
-	if (strcmp(what, "ports") == 0)
-		return show_ports(c);
+	if (strcmp(what, "ports") == 0 || strcmp(what, "neighbours") == 0 ||
+		strcmp(what, "neighbors") == 0 || strcmp(what, "routes") == 0) {
+		rc = no_more(c, 2);
+		if (rc != 0)
+			return rc;
+		rc = what[0] == 'p' ? gufc_show_ports(c->app, c->out) :
+		     what[0] == 'n' ? gufc_show_neighbours(c->app, c->out) :
+				      gufc_show_routes(c->app, c->out);
+		if (rc != 0)
+			return sh_err(c, rc, NULL, "%s", strerror(-rc));
+		return 0;
+	}
 	if (strcmp(what, "rules") == 0)
 		return show_rules(c);
 	if (strcmp(what, "pending") == 0)
@@ -320,16 +306,7 @@ sh_cmd_show(struct sh_ctx *c)
 			gufc_ipfix_dump(c->app, c->out);
 		return rc;
 	}
-	if (strcmp(what, "routes") == 0) {
-		rc = no_more(c, 2);
-		if (rc != 0)
-			return rc;
-		rc = gufc_collect_routes(c->app, c->out);
-		if (rc != 0)
-			return sh_err(c, rc, NULL, "%s", strerror(-rc));
-		return 0;
-	}
 	return sh_err(c, -EINVAL, what,
-		"show what? stats, ports, flows, flow, rules, channels, drops, locals, routes, "
-		"pending, offload, lcores, ipfix");
+		"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
+		"locals, routes, pending, offload, lcores, ipfix");
 }

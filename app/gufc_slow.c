@@ -6,9 +6,11 @@
  * every RX lcore's upcall ring in bursts (fragments are reassembled with
  * rte_ip_frag first, so port rules see every fragment's datagram), hand
  * them to lib/datapath's dp_upcall_burst (the rules engine decides; NAT
- * rewrite, channel or named drop applied as on the fast path), do bounded
- * background work (rule_engine_step: aging, revalidation) and ask for a
- * classifier rebuild when the engine wants one (gufc_ctl_cls_request()).
+ * rewrite, channel or named drop applied as on the fast path; in router
+ * mode ARP/ND frames to the neighbour module), do bounded background work
+ * (rule_engine_step: aging, revalidation; mod_neigh_step: the neighbours'
+ * timers) and ask for a classifier rebuild when the engine wants one
+ * (gufc_ctl_cls_request()).
  *
  * Channel consumers also run here (gufc_consume: lib/channel's
  * chan_consume_all): TX channels are dequeued and sent on their port/queue
@@ -41,7 +43,7 @@
 #define FRAG_BUCKETS 1024
 #define FRAG_BUCKET_ENTRIES 16
 #define FRAG_MAX_ENTRIES 4096
-#define STEP_BUDGET 128
+#define STEP_BUDGET 512
 
 /** Rules-lcore state. Owner: the rules lcore (created and freed by main). */
 struct gufc_slow {
@@ -104,6 +106,8 @@ gufc_slow_flush(struct gufc_app *app, struct gufc_lcore *lc)
 	struct gufc_slow *s = app->slow;
 	uint32_t freed;
 
+	/* Packets still waiting for a next hop that did not answer (neigh_failed). */
+	mod_neigh_flush(app->neigh);
 	/* App channels nobody drains any more: free what is left (flushed). */
 	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
 		struct chan_info ci;
@@ -227,6 +231,8 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	if (work == 0 || tsc >= s->next_step_tsc) {
 		s->next_step_tsc = tsc + app->hz / 1000;
 		rule_engine_step(app->eng, now, STEP_BUDGET);
+		/* Router mode: neighbours' retries, probes, aging, announcements. */
+		mod_neigh_step(app->neigh, now, STEP_BUDGET);
 	}
 	gufc_offload_poll(app, now); /* heavy hitters to hardware, about every ms */
 	gufc_ctl_cls_request(app, tsc);

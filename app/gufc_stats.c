@@ -13,7 +13,7 @@
 
 #include <rte_mempool.h>
 
-#include "gufc.h"
+#include "gufc_ctl.h"
 
 static const char *const drop_ids[GUFC_DROP_PARSE] = {
 #define GUFC_DROP_ID(name, id, text) [GUFC_DROP_##name] = id,
@@ -66,6 +66,10 @@ drops_gather(struct gufc_app *app, struct gufc_totals *t, const struct dp_stats 
 #define FROM_DP(name, id, text) s->drops[GUFC_DROP_##name] += dp->drops[DP_DROP_##name];
 	DP_DROP_REASONS(FROM_DP)
 #undef FROM_DP
+#define FROM_NEIGH(name, id, text) \
+	s->drops[GUFC_DROP_##name] += t->nb.drops[MOD_NEIGH_DROP_##name];
+	MOD_NEIGH_DROP_REASONS(FROM_NEIGH)
+#undef FROM_NEIGH
 #define FROM_CHAN(name, id, text) s->drops[GUFC_DROP_##name] += t->ct.drops[CHAN_DROP_##name];
 	CHAN_DROP_REASONS(FROM_CHAN)
 #undef FROM_CHAN
@@ -120,13 +124,31 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->non_ip_pass = dp.non_ip_pass;
 	s->hw_classified = dp.hw_classified;
 	s->hw_fallback = dp.hw_fallback;
+	s->neigh_in = dp.neigh_in;
+	s->l3_slow = dp.l3_slow;
+	s->held = dp.held;
+	s->echo_replies = dp.echo_replies;
+	s->local_in = dp.local_in;
+	s->icmp_errors = dp.icmp_errors;
+	s->icmp_suppressed = dp.icmp_suppressed;
+	s->frag_datagrams = dp.frag_datagrams;
+	s->frag_made = dp.frag_made;
+	s->originated = dp.originated;
+	mod_neigh_stats_get(app->neigh, &t->nb);
+	t->originated = dp.originated + t->nb.originated;
 	chan_totals_get(app->chans, &t->ct);
 	s->tx_pkts = t->ct.tx_sent;
 	gufc_offload_totals(app, &t->ofl);
 	drops_gather(app, t, &dp);
 	s->rx += t->ofl.port.hw_dropped;
 	s->rx_bytes += t->ofl.port.hw_dropped_bytes;
-	t->delivered = t->ct.consumed - RTE_MIN(t->ct.consumed, t->ct.tx_full);
+	/*
+	 * Delivered: what channel consumers took (less what TX refused: a drop)
+	 * and, in router mode, the ARP/ND frames the neighbour module took in,
+	 * less the packets gufc made itself (they were never received).
+	 */
+	t->delivered = t->ct.consumed - RTE_MIN(t->ct.consumed, t->ct.tx_full) + t->nb.consumed;
+	t->delivered -= RTE_MIN(t->delivered, t->originated);
 	for (unsigned int d = 0; d < GUFC_DROP__COUNT; d++)
 		t->drops_total += s->drops[d];
 	if (app->tab4 != NULL)
@@ -330,6 +352,8 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (t->reload.ok + t->reload.failed != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (failed %" PRIu64 ")\n", "rule reloads (SIGHUP)",
 			t->reload.ok, t->reload.failed);
+	if (app->neigh != NULL)
+		gufc_router_stats_text(t, f, 28);
 	gufc_lcores_dump(app, f, false);
 
 	fprintf(f, "\nchannels:\n  %-18s %-8s %12s %12s %10s %10s\n", "name", "kind", "enqueued",
@@ -586,6 +610,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		}
 	rule_counters_snap_free(snap);
 	fprintf(f, "\n  ],\n");
+	gufc_router_json(app, t, f);
 	fprintf(f,
 		"  \"accounting\": {\"ok\": %s, \"discrepancy\": %" PRId64 "},\n"
 		"  \"mempool\": {\"whole\": %s, \"size\": %u, \"available\": %u}\n}\n",

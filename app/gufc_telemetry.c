@@ -2,7 +2,8 @@
 /*
  * app/gufc_telemetry.c — gufc's rte_telemetry commands: /gufc/stats,
  * /gufc/drops, /gufc/channels, /gufc/rules, /gufc/flows (param: how
- * many flows, default 32), /gufc/offload, /gufc/lcores and /gufc/ipfix.
+ * many flows, default 32), /gufc/offload, /gufc/lcores, /gufc/ipfix,
+ * /gufc/ports, /gufc/neighbours and /gufc/routes.
  * dpdk-telemetry.py -f PREFIX queries them (so does scripts/gufc-prometheus.py).
  *
  * Telemetry callbacks run in the telemetry library's socket thread, which
@@ -113,6 +114,33 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("non_ip_passed", s->non_ip_pass);
 	U("reloads_ok", t.reload.ok);
 	U("reloads_failed", t.reload.failed);
+	rte_tel_data_add_dict_string(d, "mode", gufc_mode_name(app));
+	U("l3_slow", s->l3_slow);
+	U("held", s->held);
+	U("echo_replies", s->echo_replies);
+	U("local_in", s->local_in);
+	U("icmp_errors", s->icmp_errors);
+	U("icmp_suppressed", s->icmp_suppressed);
+	U("frag_datagrams_routed", s->frag_datagrams);
+	U("frag_made", s->frag_made);
+	U("originated", t.originated);
+	U("neigh_in", s->neigh_in);
+	U("neigh_consumed", t.nb.consumed);
+	U("neigh_originated", t.nb.originated);
+	U("arp_req_in", t.nb.arp_req_in);
+	U("arp_rep_in", t.nb.arp_rep_in);
+	U("ns_in", t.nb.ns_in);
+	U("na_in", t.nb.na_in);
+	U("arp_req_out", t.nb.arp_req_out);
+	U("arp_rep_out", t.nb.arp_rep_out);
+	U("ns_out", t.nb.ns_out);
+	U("na_out", t.nb.na_out);
+	U("announce_out", t.nb.announce_out);
+	U("neighbours", t.nb.entries);
+	U("neigh_resolved", t.nb.resolved);
+	U("neigh_failed", t.nb.failed);
+	U("neigh_mac_changes", t.nb.mac_changes);
+	U("neigh_queued", t.nb.queued);
 #undef U
 	return 0;
 }
@@ -415,9 +443,132 @@ tel_ipfix(struct gufc_app *app, struct tel_req *r)
 	return 0;
 }
 
+/* /gufc/ports: one row per port: name, device, MAC, MTU, addresses. */
+static int
+tel_ports(struct gufc_app *app, struct tel_req *r)
+{
+	struct gufc_port_cfg *pc = calloc(GUFC_MAX_PORTS, sizeof(*pc));
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *port, *name, *dev, *mac, *mtu, *pair, *addrs;
+	int rc;
+
+	rte_tel_data_start_dict(r->d);
+	port = tel_col(&c, "port", RTE_TEL_U64_VAL);
+	name = tel_col(&c, "name", RTE_TEL_STRING_VAL);
+	dev = tel_col(&c, "device", RTE_TEL_STRING_VAL);
+	mac = tel_col(&c, "mac", RTE_TEL_STRING_VAL);
+	mtu = tel_col(&c, "mtu", RTE_TEL_U64_VAL);
+	pair = tel_col(&c, "pair", RTE_TEL_U64_VAL);
+	addrs = tel_col(&c, "addresses", RTE_TEL_STRING_VAL);
+	if (addrs == NULL || pc == NULL) {
+		free(pc);
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	}
+	rc = gufc_collect_ports(app, pc);
+	for (uint16_t p = 0; rc == 0 && p < GUFC_MAX_PORTS; p++) {
+		char m[18], a[MOD_NEIGH_PORT_ADDRS * LEX_PREFIX_STRLEN];
+
+		if (!app->ports[p].used)
+			continue;
+		gufc_mac_text(app->ports[p].mac.addr_bytes, m);
+		gufc_port_addrs_text(&pc[p], a, sizeof(a));
+		rte_tel_data_add_array_u64(port, p);
+		rte_tel_data_add_array_string(name, pc[p].name);
+		rte_tel_data_add_array_string(dev, app->ports[p].name);
+		rte_tel_data_add_array_string(mac, m);
+		rte_tel_data_add_array_u64(mtu, pc[p].mtu);
+		rte_tel_data_add_array_u64(pair, app->ports[p].pair);
+		rte_tel_data_add_array_string(addrs, a);
+	}
+	free(pc);
+	return tel_cols_end(&c, r->d, rc);
+}
+
+/* /gufc/neighbours: one row per neighbour (at most TEL_ROWS_MAX). */
+static int
+tel_neighbours(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *port, *addr, *mac, *state, *age, *refs, *queued, *adj;
+	struct mod_neigh_info *rows = NULL;
+	unsigned int n = 0;
+	int rc;
+
+	rte_tel_data_start_dict(r->d);
+	port = tel_col(&c, "port", RTE_TEL_U64_VAL);
+	addr = tel_col(&c, "address", RTE_TEL_STRING_VAL);
+	mac = tel_col(&c, "mac", RTE_TEL_STRING_VAL);
+	state = tel_col(&c, "state", RTE_TEL_STRING_VAL);
+	age = tel_col(&c, "age_ms", RTE_TEL_U64_VAL);
+	refs = tel_col(&c, "refs", RTE_TEL_U64_VAL);
+	queued = tel_col(&c, "queued", RTE_TEL_U64_VAL);
+	adj = tel_col(&c, "adj", RTE_TEL_U64_VAL);
+	if (adj == NULL)
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	rc = gufc_collect_neighbours(app, &rows, &n, TEL_ROWS_MAX);
+	for (unsigned int i = 0; rc == 0 && i < n; i++) {
+		char a[LEX_ADDR_STRLEN], m[18] = "";
+
+		lex_addr_format(rows[i].family, rows[i].addr, a, sizeof(a));
+		if (rows[i].state != MOD_NEIGH_INCOMPLETE && rows[i].state != MOD_NEIGH_FAILED)
+			gufc_mac_text(rows[i].mac, m);
+		rte_tel_data_add_array_u64(port, rows[i].port);
+		rte_tel_data_add_array_string(addr, a);
+		rte_tel_data_add_array_string(mac, m);
+		rte_tel_data_add_array_string(state, mod_neigh_state_name(rows[i].state));
+		rte_tel_data_add_array_u64(age, rows[i].age_ms);
+		rte_tel_data_add_array_u64(refs, rows[i].refs);
+		rte_tel_data_add_array_u64(queued, rows[i].queued);
+		rte_tel_data_add_array_u64(adj, rows[i].adj);
+	}
+	free(rows);
+	return tel_cols_end(&c, r->d, rc);
+}
+
+/* /gufc/routes: one row per route (at most TEL_ROWS_MAX). */
+static int
+tel_routes(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *pfx, *port, *via, *conn;
+	struct mod_route_info *rows = NULL;
+	unsigned int n = 0;
+	int rc;
+
+	rte_tel_data_start_dict(r->d);
+	pfx = tel_col(&c, "prefix", RTE_TEL_STRING_VAL);
+	port = tel_col(&c, "port", RTE_TEL_U64_VAL);
+	via = tel_col(&c, "via", RTE_TEL_STRING_VAL);
+	conn = tel_col(&c, "connected", RTE_TEL_U64_VAL);
+	if (conn == NULL)
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	rc = gufc_collect_route_rows(app, &rows, &n, TEL_ROWS_MAX);
+	for (unsigned int i = 0; rc == 0 && i < n; i++) {
+		struct lex_prefix p = { .family = rows[i].family, .len = rows[i].depth };
+		char ps[LEX_PREFIX_STRLEN], gw[LEX_ADDR_STRLEN] = "";
+
+		memcpy(p.addr, rows[i].addr, sizeof(p.addr));
+		lex_prefix_format(&p, ps, sizeof(ps));
+		if (rows[i].nh.via)
+			lex_addr_format(p.family, rows[i].nh.gw, gw, sizeof(gw));
+		rte_tel_data_add_array_string(pfx, ps);
+		rte_tel_data_add_array_u64(port, rows[i].nh.port);
+		rte_tel_data_add_array_string(via, gw);
+		rte_tel_data_add_array_u64(conn, (rows[i].flags & MOD_ROUTE_F_CONNECTED) != 0);
+	}
+	free(rows);
+	return tel_cols_end(&c, r->d, rc);
+}
+
 static int
 tel_answer(struct gufc_app *app, struct tel_req *r)
 {
+	if (strcmp(r->cmd, "/gufc/ports") == 0)
+		return tel_ports(app, r);
+	if (strcmp(r->cmd, "/gufc/neighbours") == 0)
+		return tel_neighbours(app, r);
+	if (strcmp(r->cmd, "/gufc/routes") == 0)
+		return tel_routes(app, r);
 	if (strcmp(r->cmd, "/gufc/stats") == 0)
 		return tel_stats(app, r);
 	if (strcmp(r->cmd, "/gufc/drops") == 0)
@@ -519,6 +670,12 @@ gufc_telemetry_init(struct gufc_app *app)
 			"(the shell's 'show lcores'). No parameters" },
 		{ "/gufc/ipfix", "gufc IPFIX export counters (the shell's 'show ipfix'). "
 			"No parameters" },
+		{ "/gufc/ports", "gufc ports: name, device, MAC, MTU, addresses, as columns "
+			"(the shell's 'show ports'). No parameters" },
+		{ "/gufc/neighbours", "gufc router mode's neighbours (ARP/ND), as columns, at "
+			"most 128 (the shell's 'show neighbours'). No parameters" },
+		{ "/gufc/routes", "gufc routes, as columns, at most 128 (the shell's "
+			"'show routes'). No parameters" },
 	};
 	int rc;
 

@@ -355,7 +355,8 @@ ofl_policy_marks(const struct ofl_policy *pol)
 }
 
 /**
- * Scan up to @p budget entries from a rotating cursor: measure each one's
+ * Scan up to @p budget table slots, free ones included (bounded work
+ * however empty the tables), from a rotating cursor: measure each entry's
  * packet rate from its counters since the previous visit; queue heavy
  * hitters (rate >= pps_threshold, eligible: ACCEPT or DROP, no NAT, current
  * generation, TCP/UDP/SCTP) while fewer than max_flows are in hardware;

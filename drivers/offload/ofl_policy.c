@@ -648,14 +648,18 @@ unsigned int
 ofl_policy_scan(struct ofl_policy *pol, uint32_t now, unsigned int budget)
 {
 	unsigned int visited = 0, ends = 0;
+	uint32_t left = budget; /* table slots, free ones included (fc_table_walk()) */
 
 	if (pol == NULL)
 		return 0;
-	while (visited < budget && ends < 2) {
+	while (ends < 2) {
 		const void *raw;
 		uint32_t idx;
+		int rc = fc_table_walk(pol->t[pol->cur_tbl], &pol->cursor, &left, &raw, &idx);
 
-		if (fc_table_iterate(pol->t[pol->cur_tbl], &pol->cursor, &raw, &idx) < 0) {
+		if (rc == -EAGAIN)
+			break;
+		if (rc < 0) {
 			pol->cur_tbl ^= 1;
 			pol->cursor = 0;
 			ends++;

@@ -38,11 +38,36 @@
  * channel table, offload marks, per-port channel maps, ids and upcall ring,
  * and reads the context's counters. No locks, allocation, syscalls or stdio.
  *
+ * Router mode (struct dp_ctx::router; doc/config.md "Router mode"): ports
+ * have addresses and the packets of routed flows leave with the Ethernet
+ * addresses of their next hop's adjacency (fc_action::adj, read from
+ * lib/modules/neigh under its sequence count: a neighbour's new MAC
+ * reaches every cached flow at once) and a TTL or hop limit one lower
+ * (IPv4 header checksum updated incrementally). On a hit the fast path
+ * checks, before any rewrite, that the adjacency is valid, the TTL above 1
+ * and the datagram within the egress MTU; anything else goes to the slow
+ * path, which holds packets for a next hop still resolving
+ * (mod_neigh_hold()), sends ICMP time exceeded, ICMP fragmentation needed
+ * (DF set) or ICMPv6 packet too big (rate-limited, from the input port's
+ * address, on the input port's TX channel, quoting the packet as it
+ * arrived), or fragments an IPv4 datagram without DF. Echo requests to the
+ * router's own addresses that the rules accept are answered in place (the
+ * request becomes the reply); other accepted local traffic goes to the
+ * local channel. ARP frames and ICMPv6 neighbour discovery (untagged) go
+ * to the slow path and on to the neighbour module, before any rule. A
+ * routed flow without adjacency (no route) is dropped. VLAN tags are kept
+ * as they came (only the MAC addresses are rewritten). Bridge mode
+ * (router 0) is the bump in the wire: no rewrite, no TTL change.
+ *
  * Accounting: every mbuf given to dp_rx_burst() or dp_upcall_burst() is,
  * exactly once, handed to chan_enqueue_burst() (counted fwd_pkts), put on
- * the upcall ring (upcalls), or freed under a named reason: the datapath's
- * own (DP_DROP_REASONS), the engine's (RULE_DROP_REASONS: the cached or the
- * slow path's verdict) or the parser's (FC_PARSE_RESULTS errors).
+ * the upcall ring (upcalls), handed to the neighbour module (neigh_in:
+ * consumed there, or dropped under its reasons; held: sent or dropped
+ * later), or freed under a named reason: the datapath's own
+ * (DP_DROP_REASONS), the engine's (RULE_DROP_REASONS: the cached or the
+ * slow path's verdict) or the parser's (FC_PARSE_RESULTS errors). Packets
+ * the datapath makes itself (ICMP errors, the fragments beyond the first
+ * of a datagram) are counted in originated.
  */
 #ifndef GUFC_DATAPATH_H
 #define GUFC_DATAPATH_H
@@ -58,6 +83,7 @@
 #include "engine.h"
 #include "nat.h"
 #include "conntrack.h"
+#include "neigh.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,7 +105,11 @@ struct rte_ring;
 #define DP_DROP_REASONS(X) \
 	X(NON_IP, "non_ip", "not IPv4/IPv6 (non-ip drop)") \
 	X(FRAGMENT, "fragment", "IP fragment (fragments drop)") \
-	X(UPCALL_FULL, "upcall_full", "upcall ring to the rules lcore full")
+	X(UPCALL_FULL, "upcall_full", "upcall ring to the rules lcore full") \
+	X(NO_ROUTE, "no_route", "router mode: no route, or no neighbour entry, to the destination") \
+	X(TTL_EXCEEDED, "ttl_exceeded", "router mode: TTL or hop limit expired (ICMP time exceeded sent)") \
+	X(FRAG_NEEDED, "frag_needed", "router mode: over the egress MTU, DF set or IPv6 (ICMP sent)") \
+	X(L3_ERROR, "l3_error", "router mode: headers beyond the first segment, or fragmenting failed")
 
 /** Drop reasons (see DP_DROP_REASONS). */
 enum dp_drop {
@@ -88,6 +118,12 @@ enum dp_drop {
 #undef DP_DROP_ENUM
 	DP_DROP__COUNT
 };
+
+/**
+ * struct dp_meta::why of a frame for the neighbour module (ARP, ICMPv6
+ * neighbour discovery; router mode), beside enum rule_upcall_reason.
+ */
+#define DP_UPCALL_NEIGH 0x80
 
 /** What dp_rx_burst() does with IP fragments (struct dp_ctx::frag_mode). */
 enum dp_frag_mode {
@@ -201,8 +237,9 @@ dp_mark_check(const struct dp_marks *mk, uint32_t mark, unsigned int *fam, uint3
 struct dp_meta {
 	struct fc_pkt pkt; /**< parsed, local bits and input port set (the slow path's
 			        in_port: a reassembled datagram keeps its fragments') */
-	uint8_t res;       /**< enum fc_parse_result: FC_PARSE_OK or a fragment */
-	uint8_t why;       /**< enum rule_upcall_reason */
+	uint8_t res;       /**< enum fc_parse_result: FC_PARSE_OK, a fragment, or
+			        FC_PARSE_NOT_IP (an ARP frame, with DP_UPCALL_NEIGH) */
+	uint8_t why;       /**< enum rule_upcall_reason, or DP_UPCALL_NEIGH */
 };
 
 /** Private area an mbuf pool needs for struct dp_meta. */
@@ -237,9 +274,33 @@ struct dp_stats {
 	uint64_t non_ip_pass;	  /**< non-IP frames to the default channel */
 	uint64_t hw_classified;	  /**< marked packets that skipped parse and lookup */
 	uint64_t hw_fallback;	  /**< marked packets the mark check sent on to software */
+	uint64_t neigh_in;	  /**< router: ARP/ND frames handed to the neighbour module */
+	uint64_t l3_slow;	  /**< router: hits sent to the slow path (next hop resolving,
+				       TTL expiring, over the MTU) */
+	uint64_t held;		  /**< router: packets handed to mod_neigh_hold() */
+	uint64_t echo_replies;	  /**< router: echo requests to us answered (in place) */
+	uint64_t local_in;	  /**< router: accepted local packets to the local channel */
+	uint64_t icmp_errors;	  /**< router: ICMP errors sent (time exceeded, too big) */
+	uint64_t icmp_suppressed; /**< router: ICMP errors not sent (rate limit, no source
+				       address, no mbuf, or none allowed: RFC 1812 4.3.2.7) */
+	uint64_t frag_datagrams;  /**< router: datagrams fragmented for the egress MTU */
+	uint64_t frag_made;	  /**< router: fragments they became */
+	uint64_t originated;	  /**< packets made here: ICMP errors, fragments beyond the first */
 	uint64_t drops[DP_DROP__COUNT];	       /**< by enum dp_drop */
 	uint64_t rule_drops[RULE_DROP__COUNT]; /**< verdicts applied, by enum rule_drop */
 	uint64_t parse_drops[FC_PARSE__COUNT]; /**< parse errors, by enum fc_parse_result */
+};
+
+/**
+ * The slow path's ICMP error budget (router mode): a token bucket of
+ * @c rate errors per second, at most @c burst at once. Set @c rate and
+ * @c burst; the datapath keeps the rest.
+ */
+struct dp_icmp_limit {
+	uint32_t rate;    /**< per second; 0: no ICMP errors at all */
+	uint32_t burst;   /**< bucket size, errors */
+	uint64_t tokens;  /**< milli-errors in the bucket */
+	uint32_t last_ms; /**< time of the last refill */
 };
 
 /**
@@ -273,6 +334,11 @@ struct dp_ctx {
 	uint16_t producer_id;       /**< channel producer id (delivery) */
 	uint8_t frag_mode;          /**< enum dp_frag_mode */
 	uint8_t non_ip_mode;        /**< enum dp_nonip_mode */
+	uint8_t router;             /**< router mode (needs @c neigh), else bridge */
+	/** Router: adjacencies (RX), ports, hold and input (slow path). */
+	struct mod_neigh *neigh;
+	uint16_t local_chan;        /**< router: accepted local traffic's channel */
+	struct dp_icmp_limit icmp;  /**< router, slow path: ICMP errors budget */
 	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
 };
 
@@ -315,7 +381,9 @@ unsigned int dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m
 	unsigned int n, uint32_t now);
 
 /**
- * Decide a burst of upcalled packets and apply the decisions: the engine's
+ * Decide a burst of upcalled packets and apply the decisions (router mode:
+ * frames with DP_UPCALL_NEIGH go to mod_neigh_input() first; the rest as
+ * above, "Router mode"): the engine's
  * rule_engine_upcall_burst() on the packets' struct dp_meta (no fragments:
  * reassemble them first; the input port is the one in the meta's key, so a
  * datagram parsed again must get its port back), then per packet a named

@@ -50,4 +50,11 @@ dp_burst_free(struct dp_burst *b)
 		rte_pktmbuf_free_bulk(b->drop, b->nd);
 }
 
+/*
+ * NAT rewrite in the slow path (dp_upcall.c): may linearize a chained
+ * packet first. @return 0, or the rewrite's -errno.
+ */
+int dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	uint32_t slot, bool icmp_err);
+
 #endif /* GUFC_DP_PRIV_H */

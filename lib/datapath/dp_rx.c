@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/datapath/dp_rx.c — the fast path, dp_rx_burst(): steps 0-4 of
- * datapath.h as a list of early exits per burst, and the delivery every
- * path shares, dp_deliver_burst() (one chan_enqueue_burst() per channel).
+ * datapath.h as a list of early exits per burst (in router mode with the
+ * checks and rewrite of dp_l3.h around NAT, and ARP/ND frames sent to the
+ * neighbour module), and the delivery every path shares,
+ * dp_deliver_burst() (one chan_enqueue_burst() per channel).
  *
  * Hot loop rules: no locks, allocation, syscalls or stdio; the burst's
  * outcomes are collected in a struct dp_burst on the stack and handed on in
@@ -19,6 +21,7 @@
 #include <rte_ring.h>
 
 #include "datapath.h"
+#include "dp_l3.h"
 #include "dp_priv.h"
 
 /* One hand-over to channel @p ch. */
@@ -89,6 +92,49 @@ struct dp_family {
 	const void *keys[DP_BURST_MAX];
 };
 
+/*
+ * Router mode, after NAT: the delivery dp_l3_way() chose. An echo request
+ * to us becomes its reply, in place, back out of its input port.
+ */
+static inline void
+dp_l3_fast_out(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb,
+	const struct fc_pkt *pkt, const struct fc_action *a, enum dp_l3_way way,
+	const struct mod_neigh_adj *adj)
+{
+	if (likely(way == DP_L3_OUT)) {
+		dp_l3_forward(mb, pkt, adj);
+		dp_out(b, mb, dp_dest(c, a->channel, adj->port, b->in_port));
+		return;
+	}
+	/* (dp_l3_way() checked that the reply can be made in place) */
+	if (way == DP_L3_ECHO && a->channel == CHAN_ID_DEFAULT &&
+		dp_l3_echo_reply(mb, pkt, NULL) == 0) {
+		c->st.echo_replies++;
+		dp_out(b, mb, dp_dest(c, CHAN_ID_DEFAULT, b->in_port, b->in_port));
+		return;
+	}
+	c->st.local_in++;
+	dp_out(b, mb, a->channel != CHAN_ID_DEFAULT ? a->channel : c->local_chan);
+}
+
+/* Router mode: an ICMPv6 neighbour discovery message, for the neighbour module? */
+static inline bool
+dp_is_nd(const struct dp_ctx *c, const struct fc_pkt *p)
+{
+	return c->router && p->key.v6.proto == IPPROTO_ICMPV6 && p->icmp_type >= 133 &&
+		p->icmp_type <= 137 && p->n_vlan == 0;
+}
+
+/* Router mode: an untagged ARP frame? */
+static inline bool
+dp_is_arp(const struct dp_ctx *c, const struct rte_mbuf *m)
+{
+	const uint8_t *e = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	return c->router && rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN && e[12] == 0x08 &&
+		e[13] == 0x06;
+}
+
 /* Step 2 and 3 for one family's keys: lookup, then the cached actions. */
 static void
 dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
@@ -100,6 +146,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 	uint32_t idx[DP_BURST_MAX];
 	uint64_t hit_mask = 0;
 	unsigned int nk = f->n;
+	struct mod_neigh_adj adj = { .seq = 0 };
 
 	if (nk == 0)
 		return;
@@ -115,6 +162,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		struct rte_mbuf *mb = m[i];
 		struct fc_pkt *pkt = &pkts[i];
 		const struct fc_action *a = &acts[j];
+		enum dp_l3_way way = DP_L3_OUT;
 
 		if (!(hit_mask & (UINT64_C(1) << j))) {
 			st->misses++;
@@ -142,6 +190,20 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
 			continue;
 		}
+		if (c->router) {
+			/* Before any rewrite: can it leave by its adjacency? */
+			way = dp_l3_way(c, mb, pkt, a->out_port, a->adj, &adj);
+			if (unlikely(way == DP_L3_SLOW)) {
+				st->l3_slow++;
+				dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+				continue;
+			}
+			if (unlikely(way == DP_L3_NO_ROUTE)) {
+				fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
+				dp_drop(b, &st->drops[DP_DROP_NO_ROUTE], mb);
+				continue;
+			}
+		}
 		if (a->flags & FC_ACT_F_NAT) {
 			uint8_t *l3 = rte_pktmbuf_mtod_offset(mb, uint8_t *, pkt->l3_off);
 			uint32_t l3_len = rte_pktmbuf_data_len(mb) - pkt->l3_off;
@@ -158,6 +220,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			}
 		}
 		fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
+		if (c->router) {
+			dp_l3_fast_out(c, b, mb, pkt, a, way, &adj);
+			continue;
+		}
 		dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
 	}
 }
@@ -258,7 +324,8 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 			continue;
 		}
 		t = fam ? c->tab6 : c->tab4;
-		if (unlikely(!fc_table_entry_read(t, idx, &a) || a.gen != gen ||
+		/* A router's packets need their parse (TTL, rewrite): the software path. */
+		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
 			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & FC_ACT_F_NAT) ||
 			    dp_marked_wants(&a, mb))) {
 			st->hw_fallback++;
@@ -324,6 +391,10 @@ dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned in
 				f4.keys[f4.n++] = &pkts[i].key.v4;
 			} else {
 				pkts[i].key.v6.in_port = in_port;
+				if (unlikely(dp_is_nd(c, &pkts[i]))) {
+					dp_upcall(&b, m[i], &pkts[i], res[i], DP_UPCALL_NEIGH);
+					break;
+				}
 				f6.sel[f6.n] = i;
 				f6.keys[f6.n++] = &pkts[i].key.v6;
 			}
@@ -337,7 +408,10 @@ dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned in
 				dp_upcall(&b, m[i], &pkts[i], res[i], RULE_UPCALL_MISS);
 			break;
 		case FC_PARSE_NOT_IP:
-			if (c->non_ip_mode == DP_NONIP_DROP) {
+			if (dp_is_arp(c, m[i])) {
+				fc_key_set_in_port(&pkts[i].key, in_port);
+				dp_upcall(&b, m[i], &pkts[i], res[i], DP_UPCALL_NEIGH);
+			} else if (c->non_ip_mode == DP_NONIP_DROP) {
 				dp_drop(&b, &st->drops[DP_DROP_NON_IP], m[i]);
 			} else {
 				st->non_ip_pass++;

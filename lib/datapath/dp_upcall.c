@@ -6,6 +6,8 @@
  * (named drop, NAT rewrite, delivery through dp_deliver_burst()), plus what
  * only the slow path does: ICMP errors of translated connections
  * (mod_nat_icmp_error()) and linearizing a chained packet for a rewrite.
+ * In router mode ARP/ND frames go to the neighbour module first, and
+ * accepted decisions to dp_l3_slow() (dp_l3.c).
  * Also dp_stats_add(), for readers of the counters.
  */
 
@@ -13,10 +15,11 @@
 #include <rte_mbuf.h>
 
 #include "datapath.h"
+#include "dp_l3.h"
 #include "dp_priv.h"
 
 /* NAT rewrite in the slow path: may linearize a chained packet first. */
-static int
+int
 dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt, uint32_t slot,
 	bool icmp_err)
 {
@@ -45,6 +48,28 @@ dp_rule_drop_ctr(struct dp_stats *st, unsigned int drop)
 	return &st->rule_drops[drop];
 }
 
+/*
+ * Router mode: the frames for the neighbour module leave the burst (it
+ * consumes them); the rest stay in order. @return packets left in @p m.
+ */
+static unsigned int
+dp_neigh_frames(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t now)
+{
+	unsigned int left = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct dp_meta *meta = dp_meta(m[i]);
+
+		if (meta->why != DP_UPCALL_NEIGH) {
+			m[left++] = m[i];
+			continue;
+		}
+		c->st.neigh_in++;
+		mod_neigh_input(c->neigh, m[i], fc_key_in_port(&meta->pkt.key), now);
+	}
+	return left;
+}
+
 unsigned int
 dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t now)
 {
@@ -55,6 +80,8 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 	unsigned int i;
 
 	RTE_ASSERT(n <= DP_BURST_MAX);
+	if (c->router)
+		n = dp_neigh_frames(c, m, n, now);
 	if (n == 0)
 		return 0;
 	b.now = now;
@@ -77,6 +104,10 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		if (d->verdict != FC_VERDICT_ACCEPT) {
 			(*dp_rule_drop_ctr(st, d->drop))++;
 			dp_free_later(&b, m[i]);
+			continue;
+		}
+		if (c->router) {
+			dp_l3_slow(c, &b, m[i], &up[i].pkt, d, up[i].in_port);
 			continue;
 		}
 		if (d->nat_slot != RULE_NAT_NONE &&
@@ -108,6 +139,16 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->non_ip_pass += s->non_ip_pass;
 	sum->hw_classified += s->hw_classified;
 	sum->hw_fallback += s->hw_fallback;
+	sum->neigh_in += s->neigh_in;
+	sum->l3_slow += s->l3_slow;
+	sum->held += s->held;
+	sum->echo_replies += s->echo_replies;
+	sum->local_in += s->local_in;
+	sum->icmp_errors += s->icmp_errors;
+	sum->icmp_suppressed += s->icmp_suppressed;
+	sum->frag_datagrams += s->frag_datagrams;
+	sum->frag_made += s->frag_made;
+	sum->originated += s->originated;
 	for (unsigned int d = 0; d < DP_DROP__COUNT; d++)
 		sum->drops[d] += s->drops[d];
 	for (unsigned int d = 0; d < RULE_DROP__COUNT; d++)

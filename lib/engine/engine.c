@@ -609,9 +609,11 @@ time_after(uint32_t a, uint32_t b)
  * Aging, the engine's own (instead of fc_table_age()): Linux refreshes a
  * connection on traffic in either direction, so an entry is idle only
  * when it and its peer both are: its idle time counts from the later of
- * the two last_seen. Both go together (flow_gone()). Visits at most about
- * @p budget slots from a rotating cursor; after a full sweep the next one
- * waits ENG_AGE_SWEEP_MS, so an idle, empty table costs little.
+ * the two last_seen. Both go together (flow_gone()). Examines at most
+ * @p budget slots, free ones included (fc_table_walk()), from a rotating
+ * cursor, so one call is bounded work however large and empty the table;
+ * after a full sweep the next one waits ENG_AGE_SWEEP_MS, so an idle,
+ * empty table costs little.
  */
 #define ENG_AGE_SWEEP_MS 100
 
@@ -619,7 +621,7 @@ static unsigned int
 eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int budget)
 {
 	struct fc_table *t = eng->t[ti];
-	uint32_t cur = eng->age_cursor[ti], start, idx;
+	uint32_t cur = eng->age_cursor[ti], left, idx;
 	unsigned int removed = 0;
 
 	if (cur == 0) {
@@ -629,12 +631,15 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 		eng->age_sweep_start[ti] = now;
 		eng->age_swept[ti] = true;
 	}
-	start = cur;
-	while (cur - start < budget) {
+	left = budget;
+	for (;;) {
 		const struct fc_entry *e, *pe;
 		uint32_t last, peer, timeout;
+		int rc = fc_table_walk(t, &cur, &left, NULL, &idx);
 
-		if (fc_table_iterate(t, &cur, NULL, &idx) != 0) {
+		if (rc == -EAGAIN)
+			break;
+		if (rc != 0) {
 			cur = 0;
 			break;
 		}
@@ -658,6 +663,7 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 		removed++;
 	}
 	eng->age_cursor[ti] = cur;
+	eng->st.walk_slots += budget - left;
 	return removed;
 }
 

@@ -182,6 +182,7 @@ struct rule_decision {
 	uint32_t nat_slot; /**< mod_nat_apply() slot, or RULE_NAT_NONE */
 	uint16_t channel;  /**< channel id */
 	uint16_t out_port; /**< output port or RULE_PORT_* */
+	uint16_t adj;      /**< router mode: the next hop's adjacency (fc_action::adj), 0: none */
 	uint8_t verdict;   /**< FC_VERDICT_ACCEPT or FC_VERDICT_DROP */
 	uint8_t drop;      /**< enum rule_drop (RULE_DROP_NONE when accepted) */
 	uint8_t ctstate;   /**< the packet's RULE_CT_* bit, 0 if untracked */
@@ -344,6 +345,7 @@ struct rule_module {
 #define RULE_MOD_ORDER_ROUTE 300
 #define RULE_MOD_ORDER_FILTER 400
 #define RULE_MOD_ORDER_NAT_SRC 500
+#define RULE_MOD_ORDER_ROUTE_ADJ 550 /**< router mode: the entries' adjacencies (route.h) */
 #define RULE_MOD_ORDER_CHANNEL 600
 /** Most modules (built-in ones included). */
 #define RULE_MODULES_MAX 16

@@ -389,7 +389,7 @@ pass_done(struct rule_engine *eng)
 unsigned int
 eng_revalidate(struct rule_engine *eng, unsigned int budget)
 {
-	unsigned int visited = 0;
+	uint32_t left;
 
 	if (!eng->pass_active) {
 		if (eng->pending->n == 0 || !gen_after(eng->gen, eng->reval_gen))
@@ -399,15 +399,20 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 		eng->pass_tbl = 0;
 		eng->pass_next = 0;
 	}
-	while (visited < budget) {
+	/* Bounded by slots examined, free ones included (fc_table_walk()). */
+	left = budget;
+	for (;;) {
 		struct fc_table *t = eng->t[eng->pass_tbl];
 		const struct fc_entry *e;
 		const void *raw;
 		struct fc_action a;
 		struct fc_key k;
 		uint32_t idx;
+		int rc = t != NULL ? fc_table_walk(t, &eng->pass_next, &left, &raw, &idx) : -ENOENT;
 
-		if (t == NULL || fc_table_iterate(t, &eng->pass_next, &raw, &idx) < 0) {
+		if (rc == -EAGAIN)
+			break;
+		if (rc != 0) {
 			if (eng->pass_tbl == 0) {
 				eng->pass_tbl = 1;
 				eng->pass_next = 0;
@@ -416,7 +421,6 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			pass_done(eng);
 			break;
 		}
-		visited++;
 		/* Only this lcore writes entries: the one iterate found stays live here. */
 		e = fc_table_entry(t, idx);
 		if (e == NULL || e->act.gen == eng->gen)
@@ -443,7 +447,8 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 		a.gen = eng->gen;
 		eng_entry_set(eng, eng->pass_tbl, idx, &a, eng_timeout(eng, eng->pass_tbl, idx));
 	}
-	return visited;
+	eng->st.walk_slots += budget - left;
+	return budget - left;
 }
 
 /* ------------------------------------------------------------------------ */

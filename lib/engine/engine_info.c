@@ -212,6 +212,39 @@ rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it, const struct 
 }
 
 int
+rule_engine_flow_walk(const struct rule_engine *eng, uint64_t *it, uint32_t *budget,
+	const struct rule *match, struct rule_flow_info *info)
+{
+	if (eng == NULL || it == NULL || budget == NULL || info == NULL)
+		return -EINVAL;
+	for (unsigned int ti = (unsigned int)(*it >> 32); ti < 2; ti++) {
+		const struct fc_table *t = eng->t[ti];
+		uint32_t next = (uint32_t)*it, idx;
+		const void *raw;
+		int rc;
+
+		if (t == NULL) {
+			*it = (uint64_t)(ti + 1) << 32;
+			continue;
+		}
+		while ((rc = fc_table_walk(t, &next, budget, &raw, &idx)) == 0) {
+			*it = (uint64_t)ti << 32 | next;
+			if (!info_fill(eng, ti, idx, raw, info))
+				continue;
+			if (match != NULL && !rule_match_key(match, &info->key, RULE_CT_IGNORE, 0))
+				continue;
+			return 0;
+		}
+		if (rc == -EAGAIN) {
+			*it = (uint64_t)ti << 32 | next;
+			return -EAGAIN;
+		}
+		*it = (uint64_t)(ti + 1) << 32;
+	}
+	return -ENOENT;
+}
+
+int
 rule_engine_flow_lookup(const struct rule_engine *eng, const struct fc_key *k,
 	struct rule_flow_info *info)
 {
@@ -263,7 +296,7 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 	char *buf, size_t len)
 {
 	const struct fc_action *a;
-	char key[FC_KEY_STRLEN], ct[48], rule[16], port[16];
+	char key[FC_KEY_STRLEN], ct[48], rule[16], port[24];
 	int n;
 
 	if (info == NULL || buf == NULL)
@@ -282,6 +315,9 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 		snprintf(port, sizeof(port), "local");
 	else
 		snprintf(port, sizeof(port), "%u", a->out_port);
+	/* A router's entries name their next hop's adjacency too. */
+	if (a->adj != 0)
+		snprintf(port + strlen(port), sizeof(port) - strlen(port), " adj=%u", a->adj);
 	n = snprintf(buf, len,
 		"%s %s verdict=%s rule=%s channel=%u port=%s ct=%s nat=%s%" PRIu32
 		" interest=0x%04x gen=%" PRIu32 " packets=%" PRIu64 " bytes=%" PRIu64,

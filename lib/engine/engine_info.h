@@ -45,6 +45,8 @@ struct rule_engine_stats {
 	uint64_t reply_moved;  /**< reply entries moved to the port their replies came on */
 	uint64_t port_mismatch; /**< packets of a connection on a port its entries lack
 				     (decided uncached, see "Input ports") */
+	uint64_t walk_slots;   /**< table slots (free ones included) examined by the
+				    background walks of rule_engine_step(): aging, revalidation */
 	uint32_t gen;          /**< current generation */
 	uint32_t cls_gen;      /**< generation of the installed classifier (0: none) */
 	uint32_t pending;      /**< changes not yet retired by revalidation */
@@ -122,6 +124,23 @@ void rule_counters_snap_free(struct rule_counters_snap *s);
  * Context: rules lcore, or control with it stopped.
  */
 int rule_engine_flow_next(const struct rule_engine *eng, uint64_t *it,
+	const struct rule *match, struct rule_flow_info *info);
+
+/**
+ * rule_engine_flow_next() in bounded steps, for background walks (a
+ * module's step): every table slot examined, free or live, costs one unit
+ * of *budget (fc_table_walk()), so a call is bounded work however large
+ * and empty the tables are.
+ * @param eng     the engine
+ * @param it      iterator state (start at 0)
+ * @param budget  slots the caller may still examine; decremented
+ * @param match   as rule_engine_flow_next()
+ * @param info    receives a copy of the flow
+ * @return 0 on a flow, -EAGAIN when *budget ran out first (call again
+ *   later), -ENOENT at the end, -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_walk(const struct rule_engine *eng, uint64_t *it, uint32_t *budget,
 	const struct rule *match, struct rule_flow_info *info);
 
 /**

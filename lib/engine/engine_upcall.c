@@ -42,6 +42,7 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
 	d->nat_slot = (a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE;
 	d->channel = a->channel;
 	d->out_port = a->out_port;
+	d->adj = a->adj;
 	d->verdict = a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 	d->ctstate = (uint8_t)ctstate;
@@ -205,6 +206,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		a0.interest = 0;
 		a0.flags = 0;
 		a0.nat_id = 0;
+		a0.adj = 0; /* a drop never leaves: no adjacency (on_abort gave it back) */
 		memset(a0.mod, 0, sizeof(a0.mod));
 		a0.mod[0] = ENG_M0_NEWDROP | (xdst ? ENG_M0_FK_UNKNOWN : 0);
 		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, eng->p.untracked_timeout,

@@ -51,6 +51,13 @@ extern "C" {
 /** Action flags. */
 #define FC_ACT_F_NAT 0x01   /**< nat_id names a rewrite */
 #define FC_ACT_F_REPLY 0x02 /**< this entry is the reply direction of a connection */
+/**
+ * A flow not established yet (a TCP handshake, a flow without a reply: set
+ * by the conntrack module): a full table evicts such entries before
+ * established ones (FC_FULL_EVICT_IDLE), so a flood of new flows (spoofed
+ * SYNs) cannot push established flows out.
+ */
+#define FC_ACT_F_EARLY 0x04
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a
@@ -61,11 +68,11 @@ extern "C" {
  * @c ext names a per-flow extension record for per-packet checks the fast
  * path makes: on a TCP connection's entries (fc_action::ct_state bit 7),
  * the conntrack module's record, whose windows the fast path checks
- * (FC_INTEREST_TCP_WIN); 0 elsewhere. Inserts, updates and revalidation
- * carry it unchanged, as the reserved fields below (zero everywhere for
- * now):
- *  - @c adj: adjacency (next hop) whose Ethernet rewrite a router applies
- *    (router mode, issue 13);
+ * (FC_INTEREST_TCP_WIN); 0 elsewhere. @c adj is the adjacency (next hop)
+ * whose Ethernet rewrite a router applies (router mode: lib/modules/neigh's
+ * index, written by the route module; 0 in bridge mode). Inserts, updates
+ * and revalidation carry both unchanged, as the reserved field below (zero
+ * everywhere for now):
  *  - @c pkt_class: class of the per-packet predicates (TCP flag classes and
  *    the like, issue 11) under which the cached verdict holds.
  */
@@ -77,7 +84,7 @@ struct fc_action {
 	uint16_t channel;   /**< net channel id */
 	uint16_t out_port;  /**< output port */
 	uint16_t interest;  /**< FC_INTEREST_* */
-	uint16_t adj;       /**< adjacency / next-hop index; 0 = none (reserved) */
+	uint16_t adj;       /**< router: the next hop's adjacency index; 0 = none */
 	uint16_t pkt_class; /**< per-packet predicate class; 0 = none (reserved) */
 	uint8_t verdict;    /**< FC_VERDICT_* */
 	uint8_t flags;      /**< FC_ACT_F_* */
@@ -124,7 +131,8 @@ struct fc_entry {
 
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
-	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan */
+	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan,
+			         FC_ACT_F_EARLY entries first */
 	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
 };
 
@@ -150,7 +158,9 @@ struct fc_table_params {
 	uint32_t max_readers;       /**< most reader threads (RCU) */
 	enum fc_full_policy full_policy;
 	uint32_t evict_scan;        /**< entries scanned for the oldest idle; 0 = 1024 */
-	uint32_t hash_seed;         /**< 0 = random per run (hash flooding) */
+	uint32_t hash_seed;         /**< the hash's secret (fc_table_hash()) is drawn from
+				         rte_rand() when 0 (hash flooding), else derived
+				         from this (reproducible tests) */
 	int socket_id;              /**< NUMA socket or SOCKET_ID_ANY */
 	fc_remove_cb remove_cb;     /**< optional */
 	void *remove_arg;
@@ -202,12 +212,21 @@ int fc_table_reader_unregister(struct fc_table *t, unsigned int reader_id);
  */
 void fc_table_quiescent(struct fc_table *t, unsigned int reader_id);
 
-/** Hash of one key with this table's seed. Context: any lcore. */
+/**
+ * Hash of one key with this table's secret: a keyed, non-linear hash (NH
+ * over the key's 32-bit words, then a keyed finalizer), so which keys
+ * share a bucket depends on the secret and a sender cannot craft colliding
+ * keys without it (a CRC's collisions hold under every seed).
+ * @param t    the table (its key size and secret)
+ * @param key  a normalized key of the table's family
+ * @return the 32-bit signature the table stores the key under.
+ * Context: any lcore.
+ */
 uint32_t fc_table_hash(const struct fc_table *t, const void *key);
 
 /**
  * fc_table_hash() of @p n keys, in one call (the RX path's form: the key
- * size is looked at once, the CRC steps are inlined).
+ * size is looked at once, the hash is inlined).
  * @param t     the table (its key size and seed)
  * @param keys  @p n normalized keys of the table's family
  * @param sigs  receives the @p n hashes
@@ -445,6 +464,8 @@ const void *fc_table_key(const struct fc_table *t, uint32_t idx);
 
 /**
  * Walk the entries: start with *next = 0, call until it returns -ENOENT.
+ * One call skips any number of free slots: a whole walk for control
+ * (listings, counters); background work walks with fc_table_walk().
  * @param next  iterator state
  * @param key   receives the key
  * @param idx   receives the entry index
@@ -452,6 +473,24 @@ const void *fc_table_key(const struct fc_table *t, uint32_t idx);
  * Context: writer, or control with the writer stopped.
  */
 int fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uint32_t *idx);
+
+/**
+ * Walk the entries in bounded steps: as fc_table_iterate(), but every slot
+ * examined, free or live, costs one unit of *budget, so a call never does
+ * more than *budget slots' work however empty the table (a 4M-slot table
+ * holding a few flows is walked in as many steps as a full one).
+ * @param t       the table
+ * @param next    iterator state (start at 0; left where the walk stopped)
+ * @param budget  slots the caller still may examine; decremented
+ * @param key     receives the key (may be NULL)
+ * @param idx     receives the entry index (may be NULL)
+ * @return 0 on an entry, -EAGAIN when *budget ran out first (call again
+ *   with a new budget), -ENOENT at the end of the table (*next is the slot
+ *   count).
+ * Context: writer, or control with the writer stopped.
+ */
+int fc_table_walk(const struct fc_table *t, uint32_t *next, uint32_t *budget, const void **key,
+	uint32_t *idx);
 
 /**
  * Age out idle entries: examine at most @p max_work entries from a rotating

@@ -27,6 +27,21 @@
  *    during such changes should quiesce readers (its RCU) between a delete
  *    and the next add.
  *  - The table is freed only after every reader is gone.
+ *
+ * A prefilter keeps most lookups off the LPM tables. rte_lpm's first level
+ * is 64 MiB and rte_lpm6 walks several levels, so on real traffic (source
+ * addresses from the whole Internet) each lookup tends to miss the caches,
+ * twice per packet, while a host has a handful of local prefixes. Each
+ * family has a 65,536-bit map (8 KiB, cache resident): IPv4 by the
+ * address's top 16 bits, exact (a prefix shorter than /16 sets the range it
+ * covers); IPv6 by a hash of the address's first 48 bits (a prefix of /32
+ * to /47 sets the bit of every /48 it covers; one shorter than /32 makes
+ * every IPv6 address a candidate). A clear bit means "not local" without
+ * a lookup; a set bit sends the address to LPM, which decides. The writer
+ * sets an added prefix's bits after the LPM add and rebuilds the map from
+ * the prefix list after a delete (bits only ever go from set to clear once
+ * LPM no longer holds the prefix), storing whole words: a reader sees the
+ * old or the new word, and either one gives LPM's answer.
  */
 
 #include <arpa/inet.h>
@@ -64,6 +79,14 @@
 /** Most tbl8 groups rte_lpm6 accepts. */
 #define LOCALS_V6_TBL8_MAX (1u << 21)
 
+/** Bits of each family's prefilter (see the top of the file). */
+#define LOCALS_FILT_BITS 65536u
+#define LOCALS_FILT_WORDS (LOCALS_FILT_BITS / 64)
+/** IPv6 prefixes at least this long set one /48's bit each. */
+#define LOCALS_FILT_V6_DEPTH 48
+/** IPv6 prefixes shorter than this make every address a candidate. */
+#define LOCALS_FILT_V6_MIN 32
+
 /** One configured prefix (address in network order, host bits cleared). */
 struct locals_prefix {
 	uint8_t addr[16];
@@ -83,7 +106,96 @@ struct fc_locals {
 	struct locals_list v4;
 	struct locals_list v6;
 	char name[LOCALS_NAME_MAX + 1];
+	/** Every IPv6 address is a candidate (a prefix shorter than /32). */
+	uint8_t v6_all;
+	/** Prefilters: a clear bit means not local (read word by word). */
+	uint64_t filt4[LOCALS_FILT_WORDS] __rte_cache_aligned;
+	uint64_t filt6[LOCALS_FILT_WORDS] __rte_cache_aligned;
 };
+
+/* Prefilter bit of an IPv4 address (host order). */
+static inline uint32_t
+filt4_bit(uint32_t ip)
+{
+	return ip >> 16;
+}
+
+/* Prefilter bit of the /48 that @p addr (16 bytes, network order) is in. */
+static inline uint32_t
+filt6_bit(const uint8_t *addr)
+{
+	uint64_t x = 0;
+
+	for (unsigned int i = 0; i < 6; i++)
+		x = (x << 8) | addr[i];
+	return (uint32_t)((x * UINT64_C(0x9e3779b97f4a7c15)) >> 48);
+}
+
+static inline bool
+filt_test(const uint64_t *f, uint32_t bit)
+{
+	return (__atomic_load_n(&f[bit / 64], __ATOMIC_RELAXED) >> (bit % 64)) & 1;
+}
+
+/* Set the bits of one prefix in @p f (a private copy or the live map: whole words). */
+static void
+filt_add(uint64_t *f, uint8_t *v6_all, int family, const uint8_t *addr, uint8_t depth)
+{
+	uint64_t first, count;
+
+	if (family == FC_AF_INET4) {
+		uint32_t ip;
+
+		memcpy(&ip, addr, sizeof(ip));
+		first = filt4_bit(rte_be_to_cpu_32(ip));
+		count = depth >= 16 ? 1 : UINT64_C(1) << (16 - depth);
+		for (uint64_t b = first; b < first + count; b++)
+			__atomic_store_n(&f[b / 64], f[b / 64] | (UINT64_C(1) << (b % 64)),
+				__ATOMIC_RELEASE);
+		return;
+	}
+	if (depth < LOCALS_FILT_V6_MIN) {
+		__atomic_store_n(v6_all, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	count = depth >= LOCALS_FILT_V6_DEPTH ? 1 :
+		UINT64_C(1) << (LOCALS_FILT_V6_DEPTH - depth);
+	for (uint64_t i = 0; i < count; i++) {
+		uint8_t a[16];
+		uint64_t x = 0;
+		uint32_t b;
+
+		/* The i-th /48 under the prefix: bits 32..47 of the address. */
+		memcpy(a, addr, sizeof(a));
+		for (unsigned int k = 0; k < 6; k++)
+			x = (x << 8) | a[k];
+		x |= i;
+		for (int k = 5; k >= 0; k--, x >>= 8)
+			a[k] = (uint8_t)x;
+		b = filt6_bit(a);
+		__atomic_store_n(&f[b / 64], f[b / 64] | (UINT64_C(1) << (b % 64)),
+			__ATOMIC_RELEASE);
+	}
+}
+
+/* After a delete: the family's map rebuilt from its prefix list. */
+static void
+filt_rebuild(struct fc_locals *l, int family)
+{
+	const struct locals_list *ls = family == FC_AF_INET4 ? &l->v4 : &l->v6;
+	uint64_t *live = family == FC_AF_INET4 ? l->filt4 : l->filt6;
+	uint64_t fresh[LOCALS_FILT_WORDS];
+	uint8_t all = 0;
+
+	memset(fresh, 0, sizeof(fresh));
+	for (uint32_t i = 0; i < ls->n; i++)
+		filt_add(fresh, &all, family, ls->p[i].addr, ls->p[i].depth);
+	for (unsigned int w = 0; w < LOCALS_FILT_WORDS; w++)
+		if (live[w] != fresh[w])
+			__atomic_store_n(&live[w], fresh[w], __ATOMIC_RELEASE);
+	if (family == FC_AF_INET6)
+		__atomic_store_n(&l->v6_all, all, __ATOMIC_RELEASE);
+}
 
 static struct locals_list *
 family_list(struct fc_locals *l, int family)
@@ -290,6 +402,9 @@ fc_locals_add(struct fc_locals *l, int family, const uint8_t *addr, uint8_t dept
 	memmove(&ls->p[at + 1], &ls->p[at], sizeof(ls->p[0]) * (ls->n - at));
 	ls->p[at] = pfx;
 	__atomic_store_n(&ls->n, ls->n + 1, __ATOMIC_RELEASE);
+	/* LPM first, then the prefilter: a set bit always finds LPM ready. */
+	filt_add(family == FC_AF_INET4 ? l->filt4 : l->filt6, &l->v6_all, family, pfx.addr,
+		depth);
 	return 0;
 }
 
@@ -323,6 +438,7 @@ fc_locals_del(struct fc_locals *l, int family, const uint8_t *addr, uint8_t dept
 
 	memmove(&ls->p[at], &ls->p[at + 1], sizeof(ls->p[0]) * (ls->n - at - 1));
 	__atomic_store_n(&ls->n, ls->n - 1, __ATOMIC_RELEASE);
+	filt_rebuild(l, family);
 	return 0;
 }
 
@@ -337,10 +453,16 @@ fc_locals_match(const struct fc_locals *l, int family, const uint8_t *addr)
 		if (l->lpm4 == NULL)
 			return false;
 		memcpy(&ip, addr, sizeof(ip));
-		return rte_lpm_lookup(l->lpm4, rte_be_to_cpu_32(ip), &nh) == 0 && nh == LOCALS_NH;
+		ip = rte_be_to_cpu_32(ip);
+		if (!filt_test(l->filt4, filt4_bit(ip)))
+			return false;
+		return rte_lpm_lookup(l->lpm4, ip, &nh) == 0 && nh == LOCALS_NH;
 	}
 	if (family == FC_AF_INET6) {
 		if (l->lpm6 == NULL)
+			return false;
+		if (!__atomic_load_n(&l->v6_all, __ATOMIC_RELAXED) &&
+			!filt_test(l->filt6, filt6_bit(addr)))
 			return false;
 		return rte_lpm6_lookup(l->lpm6, addr, &nh) == 0 && nh == LOCALS_NH;
 	}
@@ -360,18 +482,20 @@ v4_hop_local(uint32_t hop)
 }
 
 /*
- * One chunk of at most LOCALS_BURST packets: gather the addresses of each
- * family (src and dst interleaved), one bulk lookup per family, scatter the
- * bits back.
+ * One chunk of at most LOCALS_BURST packets: clear the bits, gather the
+ * addresses the prefilter cannot rule out (with the packet and side each
+ * came from), one bulk lookup per family, set the bits LPM confirms. On
+ * traffic of a forwarder nothing is gathered and LPM is not touched.
  */
 static void
 mark_chunk(const struct fc_locals *l, struct fc_pkt *pkts, unsigned int n)
 {
-	uint32_t ip4[2 * LOCALS_BURST], hop4[2 * LOCALS_BURST];
+	uint32_t ip4[2 * LOCALS_BURST + 3], hop4[2 * LOCALS_BURST + 3];
 	uint8_t ip6[2 * LOCALS_BURST][RTE_LPM6_IPV6_ADDR_SIZE];
 	int32_t hop6[2 * LOCALS_BURST];
-	uint8_t idx4[LOCALS_BURST], idx6[LOCALS_BURST];
+	uint8_t at4[2 * LOCALS_BURST], at6[2 * LOCALS_BURST]; /* packet << 1 | is_dst */
 	const uint8_t clear = (uint8_t) ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	bool v6_all = __atomic_load_n(&l->v6_all, __ATOMIC_RELAXED) != 0;
 	unsigned int i, n4 = 0, n6 = 0;
 
 	RTE_ASSERT(n <= LOCALS_BURST);
@@ -380,48 +504,53 @@ mark_chunk(const struct fc_locals *l, struct fc_pkt *pkts, unsigned int n)
 		struct fc_key *k = &pkts[i].key;
 
 		if (k->family == FC_AF_INET4) {
-			ip4[2 * n4] = rte_be_to_cpu_32(k->v4.src);
-			ip4[2 * n4 + 1] = rte_be_to_cpu_32(k->v4.dst);
-			idx4[n4++] = (uint8_t)i;
+			uint32_t s = rte_be_to_cpu_32(k->v4.src), d = rte_be_to_cpu_32(k->v4.dst);
+
+			k->v4.flags &= clear;
+			if (filt_test(l->filt4, filt4_bit(s))) {
+				ip4[n4] = s;
+				at4[n4++] = (uint8_t)(i << 1);
+			}
+			if (filt_test(l->filt4, filt4_bit(d))) {
+				ip4[n4] = d;
+				at4[n4++] = (uint8_t)(i << 1 | 1);
+			}
 		} else if (k->family == FC_AF_INET6) {
-			memcpy(ip6[2 * n6], k->v6.src, RTE_LPM6_IPV6_ADDR_SIZE);
-			memcpy(ip6[2 * n6 + 1], k->v6.dst, RTE_LPM6_IPV6_ADDR_SIZE);
-			idx6[n6++] = (uint8_t)i;
+			k->v6.flags &= clear;
+			if (v6_all || filt_test(l->filt6, filt6_bit(k->v6.src))) {
+				memcpy(ip6[n6], k->v6.src, RTE_LPM6_IPV6_ADDR_SIZE);
+				at6[n6++] = (uint8_t)(i << 1);
+			}
+			if (v6_all || filt_test(l->filt6, filt6_bit(k->v6.dst))) {
+				memcpy(ip6[n6], k->v6.dst, RTE_LPM6_IPV6_ADDR_SIZE);
+				at6[n6++] = (uint8_t)(i << 1 | 1);
+			}
 		}
 	}
 
-	if (n4 > 0) {
+	if (n4 > 0 && l->lpm4 != NULL) {
 		/* Four addresses per vector lookup (misses read 0, never LOCALS_NH);
-		 * an odd tail is padded with 0.0.0.0 and its answers ignored. */
-		for (i = 2 * n4; i % 4 != 0; i++)
+		 * the tail is padded with 0.0.0.0 and its answers ignored. */
+		for (i = n4; i % 4 != 0; i++)
 			ip4[i] = 0;
-		if (l->lpm4 == NULL)
-			memset(hop4, 0, sizeof(hop4[0]) * 2 * n4);
-		for (i = 0; l->lpm4 != NULL && i < 2 * n4; i += 4) {
+		for (i = 0; i < n4; i += 4) {
 			xmm_t ip;
 
 			memcpy(&ip, &ip4[i], sizeof(ip));
 			rte_lpm_lookupx4(l->lpm4, ip, &hop4[i], 0);
 		}
-		for (i = 0; i < n4; i++) {
-			struct fc_key_v4 *k = &pkts[idx4[i]].key.v4;
-
-			k->flags = (k->flags & clear) | local_bits(hop4[2 * i] == LOCALS_NH,
-								hop4[2 * i + 1] == LOCALS_NH);
-		}
+		for (i = 0; i < n4; i++)
+			if (hop4[i] == LOCALS_NH)
+				pkts[at4[i] >> 1].key.v4.flags |=
+					local_bits(!(at4[i] & 1), at4[i] & 1);
 	}
 
-	if (n6 > 0) {
-		if (l->lpm6 != NULL)
-			rte_lpm6_lookup_bulk_func(l->lpm6, ip6, hop6, 2 * n6);
-		else
-			memset(hop6, 0xff, sizeof(hop6[0]) * 2 * n6);
-		for (i = 0; i < n6; i++) {
-			struct fc_key_v6 *k = &pkts[idx6[i]].key.v6;
-
-			k->flags = (k->flags & clear) | local_bits(hop6[2 * i] == LOCALS_NH,
-								hop6[2 * i + 1] == LOCALS_NH);
-		}
+	if (n6 > 0 && l->lpm6 != NULL) {
+		rte_lpm6_lookup_bulk_func(l->lpm6, ip6, hop6, n6);
+		for (i = 0; i < n6; i++)
+			if (hop6[i] == LOCALS_NH)
+				pkts[at6[i] >> 1].key.v6.flags |=
+					local_bits(!(at6[i] & 1), at6[i] & 1);
 	}
 }
 

@@ -50,6 +50,24 @@
  * base and stride are learned and checked at creation), not through
  * rte_hash_get_key_with_position(), which re-hashes and looks the key up.
  *
+ * Hashing: rte_hash only stores keys in the buckets a 32-bit signature
+ * names (rte_hash_*_with_hash everywhere); the signature is the table's
+ * own keyed hash, not rte_hash's CRC32c. CRC is affine over GF(2): keys
+ * whose difference the CRC maps to zero collide under every seed, and a
+ * sender who picks source addresses and ports finds 2^16 of them for any
+ * flow by solving a linear system (tests/unit/flowcache/test_hostile.c),
+ * enough to fill a victim's bucket pair before it arrives. The keyed hash
+ * is NH (UMAC's, over the key's 32-bit words: the sum of products
+ * (w[2i] + k[2i]) * (w[2i+1] + k[2i+1]), words and keys mod 2^32, into 64
+ * bits; for two different keys of a length, equal sums have probability
+ * at most 2^-32 over the random keys), then a keyed 64-bit finalizer
+ * (add a key, murmur3's fmix64) whose low 32 bits are the signature. The
+ * secret (12 word keys and the finalizer's) is drawn per table from
+ * rte_rand(), or derived from fc_table_params::hash_seed when given
+ * (reproducible tests). Cost: two or six multiplications per key plus the
+ * finalizer's two, about as cheap as the CRC instructions it replaces
+ * (gufc-bench's "hash" figures).
+ *
  * Other choices: eviction considers every live entry (timeout 0 included)
  * among evict_scan live entries from a rotating cursor; aging counts every
  * slot it visits, live or free, as work; flush removals count as deletes.
@@ -69,13 +87,13 @@
 #include <rte_debug.h>
 #include <rte_errno.h>
 #include <rte_hash.h>
-#include <rte_hash_crc.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_memzone.h>
 #include <rte_prefetch.h>
 #include <rte_random.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
 
 #include "table_priv.h"
 
@@ -92,6 +110,124 @@ static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-lin
 static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
 static_assert(offsetof(struct fc_entry, aux) == 56, "the slow path's part ends the line");
 static_assert(RTE_HASH_LOOKUP_BULK_MAX >= 64, "bursts of 64 must fit one hash lookup");
+
+/* ------------------------------------------------------------------------ */
+/* Hashing (see the top: NH, then a keyed finalizer)                         */
+/* ------------------------------------------------------------------------ */
+
+/* splitmix64: the secret from a given seed (tests), one 64-bit draw per step. */
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static void
+hash_keys_init(struct fc_table *t, uint32_t seed)
+{
+	uint64_t st = seed;
+
+	for (unsigned int i = 0; i < FC_TABLE_HASH_WORDS; i += 2) {
+		uint64_t r = seed != 0 ? splitmix64(&st) : rte_rand();
+
+		t->hk[i] = (uint32_t)r;
+		t->hk[i + 1] = (uint32_t)(r >> 32);
+	}
+	t->hk_fin = seed != 0 ? splitmix64(&st) : rte_rand();
+}
+
+/* NH over @p words 32-bit words (an even count), then the keyed finalizer. */
+static __rte_always_inline uint32_t
+nh_hash(const uint32_t *hk, uint64_t fin, const void *key, unsigned int words)
+{
+	const uint8_t *p = key;
+	uint64_t acc = 0;
+
+	for (unsigned int w = 0; w < words; w += 2) {
+		uint32_t a, b;
+
+		memcpy(&a, p + 4 * w, sizeof(a));
+		memcpy(&b, p + 4 * w + 4, sizeof(b));
+		acc += (uint64_t)(uint32_t)(a + hk[w]) * (uint32_t)(b + hk[w + 1]);
+	}
+	acc += fin;
+	acc ^= acc >> 33;
+	acc *= UINT64_C(0xff51afd7ed558ccd);
+	acc ^= acc >> 33;
+	acc *= UINT64_C(0xc4ceb9fe1a85ec53);
+	acc ^= acc >> 33;
+	return (uint32_t)acc;
+}
+
+/*
+ * rte_hash's own hash function must be the table's too (rte_hash re-hashes
+ * a key in rte_hash_get_key_with_position(), say), but it gets only a
+ * 32-bit init value: the index of the table in this registry of live
+ * tables (main lcore: creation and free).
+ */
+#define FC_TABLE_REG_MAX 4096
+static const struct fc_table *hash_reg[FC_TABLE_REG_MAX];
+static rte_spinlock_t hash_reg_lock = RTE_SPINLOCK_INITIALIZER;
+
+static int
+hash_reg_add(const struct fc_table *t)
+{
+	int idx = -ENOSPC;
+
+	rte_spinlock_lock(&hash_reg_lock);
+	for (unsigned int i = 0; i < FC_TABLE_REG_MAX; i++)
+		if (hash_reg[i] == NULL) {
+			hash_reg[i] = t;
+			idx = (int)i;
+			break;
+		}
+	rte_spinlock_unlock(&hash_reg_lock);
+	return idx;
+}
+
+static void
+hash_reg_del(const struct fc_table *t)
+{
+	rte_spinlock_lock(&hash_reg_lock);
+	if (t->reg_idx < FC_TABLE_REG_MAX && hash_reg[t->reg_idx] == t)
+		hash_reg[t->reg_idx] = NULL;
+	rte_spinlock_unlock(&hash_reg_lock);
+}
+
+/* struct rte_hash_parameters::hash_func: @p init is the table's registry index. */
+static uint32_t
+rte_hash_fn(const void *key, uint32_t key_len, uint32_t init)
+{
+	const struct fc_table *t = hash_reg[init % FC_TABLE_REG_MAX];
+
+	return nh_hash(t->hk, t->hk_fin, key, key_len / 4);
+}
+
+/** Hash of one key with this table's secret. Context: any lcore. */
+uint32_t
+fc_table_hash(const struct fc_table *t, const void *key)
+{
+	return nh_hash(t->hk, t->hk_fin, key, t->key_size / 4);
+}
+
+void
+fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
+	unsigned int n)
+{
+	unsigned int i;
+
+	if (t->key_size == sizeof(struct fc_key_v4)) {
+		for (i = 0; i < n; i++)
+			sigs[i] = nh_hash(t->hk, t->hk_fin, keys[i], sizeof(struct fc_key_v4) / 4);
+	} else {
+		for (i = 0; i < n; i++)
+			sigs[i] = nh_hash(t->hk, t->hk_fin, keys[i], sizeof(struct fc_key_v6) / 4);
+	}
+}
 
 /*
  * Key slots for @p capacity live entries: the headroom for slots waiting out
@@ -205,7 +341,7 @@ fc_table_create(const struct fc_table_params *p)
 	const struct rte_memzone *mz;
 	struct fc_table *t;
 	size_t sz;
-	int err;
+	int err, rc;
 
 	if (!params_valid(p)) {
 		rte_errno = EINVAL;
@@ -236,8 +372,7 @@ fc_table_create(const struct fc_table_params *p)
 	t->remove_cb = p->remove_cb;
 	t->remove_arg = p->remove_arg;
 	t->seed = p->hash_seed;
-	while (t->seed == 0)
-		t->seed = (uint32_t)rte_rand();
+	hash_keys_init(t, p->hash_seed);
 
 	err = ENOMEM;
 	t->rstats = rte_zmalloc_socket("fc_table_rstats", sizeof(*t->rstats) * p->max_readers,
@@ -267,8 +402,14 @@ fc_table_create(const struct fc_table_params *p)
 	hp.name = h_name;
 	hp.entries = t->n_slots;
 	hp.key_len = t->key_size;
-	hp.hash_func = rte_hash_crc;
-	hp.hash_func_init_val = t->seed;
+	rc = hash_reg_add(t);
+	if (rc < 0) {
+		err = ENOSPC;
+		goto fail;
+	}
+	t->reg_idx = (uint32_t)rc;
+	hp.hash_func = rte_hash_fn;
+	hp.hash_func_init_val = t->reg_idx;
 	hp.socket_id = p->socket_id;
 	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF;
 	t->h = rte_hash_create(&hp);
@@ -298,6 +439,7 @@ fc_table_free(struct fc_table *t)
 	if (t == NULL)
 		return;
 	rte_hash_free(t->h); /* slots still waiting for a grace period go with it */
+	hash_reg_del(t);
 	rte_free(t->entries);
 	rte_free(t->created);
 	rte_free(t->qsv);
@@ -351,44 +493,6 @@ fc_table_quiescent(struct fc_table *t, unsigned int reader_id)
 {
 	RTE_ASSERT(reader_id < t->max_readers);
 	rte_rcu_qsbr_quiescent(t->qsv, reader_id);
-}
-
-/** Hash of one key with this table's seed. Context: any lcore. */
-/* rte_hash_crc() unrolled for the two key sizes (both multiples of 8). */
-static __rte_always_inline uint32_t
-crc_words(const void *key, unsigned int words, uint32_t seed)
-{
-	const uint8_t *p = key;
-	uint32_t crc = seed;
-
-	for (unsigned int w = 0; w < words; w++) {
-		uint64_t v;
-
-		memcpy(&v, p + 8 * w, sizeof(v));
-		crc = rte_hash_crc_8byte(v, crc);
-	}
-	return crc;
-}
-
-uint32_t
-fc_table_hash(const struct fc_table *t, const void *key)
-{
-	return crc_words(key, t->key_size / 8, t->seed);
-}
-
-void
-fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
-	unsigned int n)
-{
-	unsigned int i;
-
-	if (t->key_size == sizeof(struct fc_key_v4)) {
-		for (i = 0; i < n; i++)
-			sigs[i] = crc_words(keys[i], sizeof(struct fc_key_v4) / 8, t->seed);
-	} else {
-		for (i = 0; i < n; i++)
-			sigs[i] = crc_words(keys[i], sizeof(struct fc_key_v6) / 8, t->seed);
-	}
 }
 
 /*
@@ -503,19 +607,24 @@ fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uin
 }
 
 /*
- * Evict the entry idle the longest among the next evict_scan live entries
- * from the rotating cursor (all entries are candidates, whatever their
- * timeout: the table is a cache, the slow path can rebuild any flow).
+ * Evict among the next evict_scan live entries from the rotating cursor:
+ * the one idle the longest among those not established yet
+ * (FC_ACT_F_EARLY: a handshake, a flow without reply), else the one idle
+ * the longest (all entries are candidates, whatever their timeout: the
+ * table is a cache, the slow path can rebuild any flow). A flood of new
+ * flows, spoofed SYNs say, so evicts its own kind before established flows.
  */
 static int
 table_evict(struct fc_table *t, uint32_t now)
 {
 	uint32_t cur = t->evict_cursor, seen = 0, visited;
 	uint32_t best = FC_INDEX_NONE, best_idle = 0;
+	bool best_early = false;
 
 	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
 		const struct fc_entry *e = &t->entries[cur];
 		uint32_t i = cur, idle;
+		bool early;
 
 		if (++cur == t->n_slots)
 			cur = 0;
@@ -523,9 +632,12 @@ table_evict(struct fc_table *t, uint32_t now)
 			continue;
 		seen++;
 		idle = idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED));
-		if (best == FC_INDEX_NONE || idle > best_idle) {
+		early = (e->act.flags & FC_ACT_F_EARLY) != 0;
+		if (best == FC_INDEX_NONE || (early && !best_early) ||
+			(early == best_early && idle > best_idle)) {
 			best = i;
 			best_idle = idle;
+			best_early = early;
 		}
 	}
 	t->evict_cursor = cur;

@@ -45,6 +45,8 @@ extern int fc_table_logtype;
 #define FC_TABLE_DQ_BATCH 8u
 /** Batches the ring holds; while it is full the open batch grows unbounded. */
 #define FC_TABLE_DQ_BATCHES 64u
+/** 32-bit words of the widest key (IPv6, 48 bytes): NH keys of the hash. */
+#define FC_TABLE_HASH_WORDS 12
 /** Evict-and-retry rounds after a cuckoo insert failure (EVICT_IDLE). */
 #define FC_TABLE_ADD_RETRIES 4u
 
@@ -89,11 +91,15 @@ struct fc_table {
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
-	uint32_t seed;			/**< CRC seed of the hash */
+	uint32_t seed;			/**< what the hash secret was drawn from (fc_table_params) */
 	uint8_t *key_base;		/**< key of position 0 in rte_hash's key store, or NULL */
 	size_t key_stride;		/**< bytes from one position's key to the next */
 	uint32_t max_readers;
 	uint8_t family;
+	/** The hash's secret (table.c, "Hashing"): NH word keys, then the finalizer's. */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t hk[FC_TABLE_HASH_WORDS];
+	uint64_t hk_fin;
+	uint32_t reg_idx;		/**< in table.c's registry (rte_hash's hash function) */
 
 	/* Writer-owned. */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;

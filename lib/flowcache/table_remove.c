@@ -169,6 +169,32 @@ fc_table_iterate(const struct fc_table *t, uint32_t *next, const void **key, uin
 	return -ENOENT;
 }
 
+int
+fc_table_walk(const struct fc_table *t, uint32_t *next, uint32_t *budget, const void **key,
+	uint32_t *idx)
+{
+	if (t == NULL || next == NULL || budget == NULL)
+		return -ENOENT;
+	while (*next < t->n_slots) {
+		uint32_t i;
+		const void *k;
+
+		if (*budget == 0)
+			return -EAGAIN;
+		(*budget)--;
+		i = (*next)++;
+		k = fc_table_key(t, i);
+		if (k == NULL)
+			continue;
+		if (key != NULL)
+			*key = k;
+		if (idx != NULL)
+			*idx = i;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /*
  * An entry is idle when (now - last_seen), taken as a signed 32-bit
  * difference, exceeds its timeout: timeouts up to 2^31 - 1 units work across

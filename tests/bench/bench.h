@@ -87,6 +87,9 @@ struct bench_point {
 	 */
 	double win_cpp[BENCH_DIST__COUNT][2];
 	uint64_t win_upcalls;        /**< upcalls of the passes with the check */
+	/** Stage prefixes of the gufc path (enum bench_stage order), uniform; 1000-rule points. */
+	double stages[7];
+	bool staged;
 	bool measured;
 };
 
@@ -314,6 +317,36 @@ uint64_t bench_roles_burst(struct bench_ctx *ctx, uint32_t from, uint64_t *rx_cy
 
 /** Accepted and rule-matched fractions of the trace (reference evaluator). */
 void bench_trace_verdicts(struct bench_ctx *ctx, double *accept, double *matched);
+
+/**
+ * One timed burst of trace packets [from, from + *n): cycles spent. A path
+ * whose NIC keeps some of them off the CPU (marked: hardware DROP rules)
+ * lowers *n to the packets that reached gufc.
+ */
+typedef uint64_t (*bench_burst_fn)(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
+
+/** Cycles per packet of one pass of @p fn over the next ctx->pass_len trace packets. */
+double bench_pass_run(struct bench_ctx *ctx, bench_burst_fn fn);
+/** The floor path's burst (rte_hash_lookup_bulk_data on hot keys). */
+uint64_t bench_burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
+/** The gufc path's burst (gufc_rx_poll(), then the untimed consumer). */
+uint64_t bench_burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
+/** Put the frames of trace[from..from+n) on the port's RX ring (untimed NIC side). */
+int bench_nic_rx(struct bench_ctx *ctx, uint32_t from, unsigned int n);
+
+/** The stages of the gufc path, measured as cumulative prefixes (bench_stages.c). */
+enum bench_stage { BENCH_ST_FLOOR, BENCH_ST_RX, BENCH_ST_PARSE, BENCH_ST_LOCALS,
+	BENCH_ST_HASH, BENCH_ST_LOOKUP, BENCH_ST_FULL, BENCH_ST__COUNT };
+
+/**
+ * Median cycles per packet of the floor, of each cumulative prefix of the
+ * gufc path (RX burst; + parse; + local bits; + input port and hash; +
+ * bulk lookup and action copy) and of the whole path, taking turns pass by
+ * pass. Uniform trace of @p ctx. @p cpp receives BENCH_ST__COUNT figures.
+ */
+void bench_stages_measure(struct bench_ctx *ctx, double cpp[BENCH_ST__COUNT]);
+/** Name of a stage figure ("floor", "rx", "parse", ...). */
+const char *bench_stage_name(unsigned int s);
 
 /** Name of a path ("floor", "gufc", "linear", "pipeline"). */
 const char *bench_path_name(unsigned int p);

@@ -139,8 +139,8 @@ bench_mbufs_fill(struct bench_ctx *ctx, struct rte_mbuf **m, uint32_t from, unsi
 }
 
 /* NIC side of a burst: fresh mbufs with the frames, on the port's RX ring. */
-static int
-nic_rx(struct bench_ctx *ctx, uint32_t from, unsigned int n)
+int
+bench_nic_rx(struct bench_ctx *ctx, uint32_t from, unsigned int n)
 {
 	struct rte_mbuf *m[BENCH_BURST];
 
@@ -164,8 +164,8 @@ consume(struct bench_ctx *ctx)
 		gufc_slow_poll(env->app, env->lc, ctx->now);
 }
 
-static uint64_t
-burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
+uint64_t
+bench_burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
 	unsigned int n = *np;
 	struct fc_key_v4 kbuf[BENCH_BURST];
@@ -184,13 +184,13 @@ burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	return t1 - t0;
 }
 
-static uint64_t
-burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
+uint64_t
+bench_burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
 	unsigned int n = *np;
 	uint64_t t0, t1;
 
-	if (nic_rx(ctx, from, n) != 0)
+	if (bench_nic_rx(ctx, from, n) != 0)
 		return 0;
 	t0 = rte_rdtsc();
 	gufc_rx_poll(ctx->env->lc, ctx->now);
@@ -329,7 +329,7 @@ burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	unsigned int no = 0, nd = 0, nr;
 	uint64_t t0, t1;
 
-	if (nic_rx(ctx, from, n) != 0)
+	if (bench_nic_rx(ctx, from, n) != 0)
 		return 0;
 	t0 = rte_rdtsc();
 	nr = rte_eth_rx_burst(env->port, 0, m, BENCH_BURST);
@@ -383,7 +383,7 @@ burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	unsigned int no = 0, nd = 0, nk = 0, nr;
 	uint64_t hit = 0, t0, t1;
 
-	if (nic_rx(ctx, from, n) != 0)
+	if (bench_nic_rx(ctx, from, n) != 0)
 		return 0;
 	t0 = rte_rdtsc();
 	nr = rte_eth_rx_burst(env->port, 0, m, BENCH_BURST);
@@ -424,13 +424,6 @@ burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	return t1 - t0;
 }
 
-/*
- * One timed burst of trace packets [from, from + n): cycles spent. A path
- * whose NIC keeps some of them off the CPU (marked: hardware DROP rules)
- * lowers *n to the packets that reached gufc.
- */
-typedef uint64_t (*burst_fn)(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
-
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -447,8 +440,8 @@ cmp_u64(const void *a, const void *b)
  * TRIM_FACTOR times the pass's median burst were preempted (2 shared
  * cores): they are left out, and counted in ctx->trimmed.
  */
-static double
-pass_run(struct bench_ctx *ctx, burst_fn fn)
+double
+bench_pass_run(struct bench_ctx *ctx, bench_burst_fn fn)
 {
 	static uint64_t cyc[MAX_PASS_BURSTS], sorted[MAX_PASS_BURSTS];
 	static unsigned int npk[MAX_PASS_BURSTS];
@@ -499,19 +492,19 @@ cmp_double(const void *a, const void *b)
 void
 bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *upcalls)
 {
-	static const burst_fn fns[BENCH_PATH__COUNT] = {burst_floor, burst_gufc, burst_linear,
-		burst_pipeline, burst_marked};
+	static const bench_burst_fn fns[BENCH_PATH__COUNT] = {bench_burst_floor,
+		bench_burst_gufc, burst_linear, burst_pipeline, burst_marked};
 	double v[BENCH_PATH__COUNT][64];
 	unsigned int reps = RTE_MIN(ctx->repeats, 64u);
 	uint64_t up0;
 
 	for (unsigned int k = 0; k < BENCH_PATH__COUNT; k++)
-		pass_run(ctx, fns[k]); /* warm-up */
+		bench_pass_run(ctx, fns[k]); /* warm-up */
 	up0 = ctx->env->lc->rx_dp.st.upcalls;
 	/* Round robin: a noisy moment hits every path, not one. */
 	for (unsigned int r = 0; r < reps; r++)
 		for (unsigned int k = 0; k < BENCH_PATH__COUNT; k++)
-			v[k][r] = pass_run(ctx, fns[k]);
+			v[k][r] = bench_pass_run(ctx, fns[k]);
 	*upcalls = ctx->env->lc->rx_dp.st.upcalls - up0;
 	for (unsigned int k = 0; k < BENCH_PATH__COUNT; k++) {
 		qsort(v[k], reps, sizeof(v[k][0]), cmp_double);
@@ -573,13 +566,13 @@ bench_measure_win(struct bench_ctx *ctx, double cpp[2], uint64_t *upcalls)
 	for (unsigned int k = 0; k < 2; k++) {
 		if (win_walk(ctx, k == 0) != 0)
 			return -ENOMEM;
-		pass_run(ctx, burst_gufc);
+		bench_pass_run(ctx, bench_burst_gufc);
 	}
 	for (unsigned int r = 0; r < reps; r++) {
 		for (unsigned int k = 0; k < 2; k++) {
 			win_walk(ctx, k == 0);
 			up0 = ctx->env->lc->rx_dp.st.upcalls;
-			v[k][r] = pass_run(ctx, burst_gufc);
+			v[k][r] = bench_pass_run(ctx, bench_burst_gufc);
 			if (k == 0)
 				up += ctx->env->lc->rx_dp.st.upcalls - up0;
 		}
@@ -618,7 +611,7 @@ bench_roles_burst(struct bench_ctx *ctx, uint32_t from, uint64_t *rx_cycles)
 	struct bench_env *env = ctx->env;
 	uint64_t t0, t1, t2;
 
-	if (nic_rx(ctx, from, BENCH_BURST) != 0)
+	if (bench_nic_rx(ctx, from, BENCH_BURST) != 0)
 		return 0;
 	t0 = rte_rdtsc();
 	gufc_rx_poll(env->lc, ctx->now);

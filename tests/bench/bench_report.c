@@ -89,6 +89,23 @@ bench_table_print(const struct bench_results *r, FILE *f)
 		}
 		fprintf(f, " setup %.0f flows/s\n", p->setup_flows_per_s);
 	}
+	for (unsigned int i = 0; i < r->n_points; i++) {
+		const struct bench_point *p = &r->pt[i];
+		const double *st = p->stages;
+
+		if (!p->measured || !p->staged)
+			continue;
+		if (i == 0 || !r->pt[i - 1].staged)
+			fprintf(f, "stages of the gufc path (uniform, cycles per packet): "
+				   "rx, parse, local bits, port+hash, lookup, the rest; floor beside it\n");
+		count_fmt(a, sizeof(a), p->rules);
+		count_fmt(b, sizeof(b), p->flows_target);
+		fprintf(f, "%6s %6s: rx %.1f parse %.1f locals %.1f hash %.1f lookup %.1f rest %.1f "
+			   "= %.1f | floor %.1f\n", a, b, st[BENCH_ST_RX],
+			st[BENCH_ST_PARSE] - st[BENCH_ST_RX], st[BENCH_ST_LOCALS] - st[BENCH_ST_PARSE],
+			st[BENCH_ST_HASH] - st[BENCH_ST_LOCALS], st[BENCH_ST_LOOKUP] - st[BENCH_ST_HASH],
+			st[BENCH_ST_FULL] - st[BENCH_ST_LOOKUP], st[BENCH_ST_FULL], st[BENCH_ST_FLOOR]);
+	}
 	for (unsigned int i = 0; i < 2; i++)
 		if (r->setup_fps[i] > 0 && (i == 0 || r->setup_rules[1] != r->setup_rules[0]))
 			fprintf(f, "setup: %.0f new flows/s at %u rules (%u flows inserted)\n",
@@ -223,6 +240,13 @@ bench_summary(struct bench_results *r, double out[])
 			"%.3f); %" PRIu64 " upcalls with the check",
 			win_ratio(a, BENCH_UNIFORM), a->rules, a->flows_target, win_ratio(a, BENCH_ZIPF),
 			a->win_upcalls);
+	bench_note(r, "method_stages",
+		"stages_cycles_per_packet (1000-rule points): cumulative prefixes of the gufc path "
+		"run on the same packets through the datapath's public functions, taking turns "
+		"with the floor: rx = rte_eth_rx_burst; parse = + fc_parse_burst; "
+		"locals = + fc_locals_mark_burst; hash = + input port and fc_table_hash_bulk; lookup = + "
+		"fc_table_lookup_bulk (bucket, key and entry lines, action copy); full = the gufc "
+		"path. A stage's cost is the difference of consecutive prefixes");
 	bench_note(r, "method_ratios",
 		"X_over_Y: median cycles/packet of X over Y, uniform traffic, at 1M flows; "
 		"gufc_over_floor at 1000 rules");
@@ -356,6 +380,15 @@ bench_json_write(const struct bench_results *r, const double summary[], const ch
 				fprintf(f, "}, ");
 			}
 			fprintf(f, "\"upcalls\": %" PRIu64 "}", p->win_upcalls);
+		}
+		if (p->measured && p->staged) {
+			/* Cumulative prefixes of the gufc path (bench_stages.c). */
+			fprintf(f, ",\n      \"stages_cycles_per_packet\": {");
+			for (unsigned int k = 0; k < BENCH_ST__COUNT; k++) {
+				fprintf(f, "%s\"%s\": ", k ? ", " : "", bench_stage_name(k));
+				json_num(f, p->stages[k]);
+			}
+			fputc('}', f);
 		}
 		fprintf(f, "}%s\n", i + 1 < r->n_points ? "," : "");
 	}

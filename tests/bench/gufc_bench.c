@@ -571,7 +571,7 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 	ctx.ct = bench_ct_build(env, hname);
 	ctx.keys = keys;
 	ctx.n_keys = pt->conns;
-	/* Every pass of every path gets packets of its own (see pass_run()). */
+	/* Every pass of every path gets packets of its own (see bench_pass_run()). */
 	ctx.pass_len = pl->packets;
 	ctx.trace_len = pl->packets * (pl->repeats + 1) *
 			(BENCH_PATH__COUNT + (pl->tcp_established ? 2 : 0));
@@ -608,6 +608,13 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 				goto out;
 			pt->win_upcalls += up;
 		}
+	}
+	if (pt->rules == 1000 || pl->mode == BENCH_MODE_SMOKE) {
+		/* Where the gufc path's cycles go (bench_stages.c). */
+		ctx.trace = trace[BENCH_UNIFORM];
+		ctx.cursor = 0;
+		bench_stages_measure(&ctx, pt->stages);
+		pt->staged = true;
 	}
 	pt->trimmed_bursts = ctx.trimmed;
 	pt->measured = true;

@@ -174,6 +174,23 @@ entry_dir(const struct fc_action *a)
 	return (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
 }
 
+/*
+ * Mark both entries of connection @p c as not established yet (a TCP
+ * handshake, a non-TCP flow without reply) or not: a full table evicts the
+ * former first (FC_ACT_F_EARLY).
+ */
+static void
+ct_mark_early(struct rule_flow *f, const struct mod_ct_conn *c)
+{
+	bool early = c->state == MOD_CT_S_SYN_SENT || c->state == MOD_CT_S_SYN_RECV ||
+		c->state == MOD_CT_S_SYN_SENT2 ||
+		(c->state == MOD_CT_S_OPEN && !(c->flags & MOD_CT_C_REPLIED));
+
+	for (unsigned int d = 0; d < 2; d++)
+		f->act[d].flags = (uint8_t)((f->act[d].flags & ~FC_ACT_F_EARLY) |
+			(early ? FC_ACT_F_EARLY : 0));
+}
+
 /* The ctstate packets taking the fast path get from an entry; 0 if untracked. */
 static unsigned int
 ct_entry_ctstate(void *priv, const struct fc_action *a)
@@ -303,6 +320,7 @@ ct_on_insert(void *priv, struct rule_flow *f)
 			f->act[d].ct_state = mod_ct_conn_pack(&c);
 		f->act[d].interest |= v.interest[d];
 	}
+	ct_mark_early(f, &c);
 	f->timeout = v.timeout;
 	f->want_reply = true;
 	/* The reply entry's cached verdict: replies of a connection are ESTABLISHED. */
@@ -387,6 +405,7 @@ ct_on_packet(void *priv, struct rule_flow *f)
 				f->act[d].ct_state = mod_ct_conn_pack(c);
 			f->act[d].interest = v.interest[d] | f->interest_kept[d];
 		}
+		ct_mark_early(f, c);
 		f->timeout = v.timeout;
 		f->store = true;
 	}

@@ -394,6 +394,7 @@ ipfix_step(void *priv, uint32_t now, unsigned int budget)
 	struct mod_ipfix_module *m = priv;
 	struct rule_flow_info info;
 	unsigned int work = 0;
+	uint32_t left;
 
 	now = clock_at(m, now);
 	if (tmpl_due(m, now)) {
@@ -416,16 +417,21 @@ ipfix_step(void *priv, uint32_t now, unsigned int budget)
 		m->sweep_it = 0;
 		m->sweep_start = now;
 	}
-	while (work < budget) {
-		if (rule_engine_flow_next(m->eng, &m->sweep_it, NULL, &info) != 0) {
+	/* Bounded by table slots examined, free ones included. */
+	left = budget > work ? budget - work : 0;
+	for (;;) {
+		int rc = rule_engine_flow_walk(m->eng, &m->sweep_it, &left, NULL, &info);
+
+		if (rc == -EAGAIN)
+			break;
+		if (rc != 0) {
 			m->sweeping = false;
 			m->st.sweeps++;
 			break;
 		}
-		work++;
 		live_check(m, &info, now, false);
 	}
-	return work;
+	return budget > work ? budget - left : work;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -176,6 +176,7 @@ icmp_error(struct mod_nat_module *m, struct rule_flow *f)
 	a->flags |= FC_ACT_F_NAT;
 	a->nat_id = f->rel_act.nat_id;
 	a->out_port = f->rel_act.out_port;
+	a->adj = f->rel_act.adj; /* a router's next hop of that way too (route.h: route_adj) */
 	f->dec_flags |= RULE_DEC_F_ICMP_ERR;
 	__atomic_store_n(&m->st.related_nat, m->st.related_nat + 1, __ATOMIC_RELAXED);
 }

@@ -3,12 +3,25 @@
  * lib/modules/route — routing of new flows (prefix mod_route_).
  *
  * What it is: longest-prefix match of a flow's destination, as translated
- * by DNAT, to an output port (rte_lpm for IPv4, rte_lpm6 for IPv6), cached
- * in both entries of the flow (fc_action::out_port). No route gives
- * RULE_PORT_PAIRED (the app forwards to the input port's pair, like
- * testpmd); a local destination gives RULE_PORT_LOCAL (the flow's channel
- * consumes it). The routes are also kept in a plain list, since the LPM
- * tables cannot be listed.
+ * by DNAT, to a next hop (rte_lpm for IPv4, rte_lpm6 for IPv6): an output
+ * port and, for a route "via" a gateway, the gateway's address (a route
+ * without one, e.g. the connected prefix of a port's address, reaches the
+ * destination itself). The port is cached in both entries of the flow
+ * (fc_action::out_port). No route gives RULE_PORT_PAIRED (the app forwards
+ * to the input port's pair, like testpmd); a local destination gives
+ * RULE_PORT_LOCAL (the flow's channel consumes it). The routes are also
+ * kept in a plain list, since the LPM tables cannot be listed.
+ *
+ * Router mode (struct mod_route_params::adj_get_fn given): each entry also
+ * caches the adjacency of its next hop (fc_action::adj: the gateway's, or
+ * the destination's when it is connected), which the callback finds or
+ * makes (lib/modules/neigh through the app) with a reference per entry,
+ * given back (adj_put_fn) when the entry goes, its flow gets no entry, or
+ * a route change gives it another one. The references are taken by a
+ * second stage, "route_adj" (RULE_MOD_ORDER_ROUTE_ADJ, after NAT's source
+ * stage), once it is known which entries the flow gets. Multicast and broadcast
+ * destinations (224.0.0.0/4, 255.255.255.255, ff00::/8) have no route in
+ * router mode: a router does not forward them.
  *
  * Where it sits: a module of lib/engine (struct rule_module "route", order
  * RULE_MOD_ORDER_ROUTE: after conntrack and DNAT, before the filter),
@@ -18,9 +31,10 @@
  * decides without an entry get their port the same way.
  *
  * Route changes: a change reaches cached flows through a background walk
- * (the module's step, from rule_engine_step()): every entry's port is
- * looked up again and rewritten (rule_engine_flow_update(), seqlocked)
- * where it changed. Until the walk passes an entry, its packets keep the
+ * (the module's step, from rule_engine_step()): every entry's port (and
+ * adjacency) is looked up again and rewritten (rule_engine_flow_update(),
+ * seqlocked) where it changed. A neighbour's MAC changing needs no walk:
+ * the adjacency is rewritten in place (neigh.h). Until the walk passes an entry, its packets keep the
  * old port, as in a router whose FIB update is propagating; verdicts are
  * not concerned. A change during a walk restarts it.
  *
@@ -48,17 +62,52 @@ struct rule_engine;
 /** The route module: its tables and its walk. */
 struct mod_route;
 
+/**
+ * Router mode: the adjacency of next hop @p addr (4 or 16 bytes) on
+ * @p port, with a reference for one flow entry (mod_neigh_adj_get()).
+ * @return the adjacency index, or 0: none (the packets of the entry are
+ *   dropped as having no route).
+ */
+typedef uint16_t (*mod_route_adj_get_fn)(void *arg, uint16_t port, uint8_t family,
+	const uint8_t *addr);
+
+/** Router mode: give back a reference adj_get_fn took (mod_neigh_adj_put()). */
+typedef void (*mod_route_adj_put_fn)(void *arg, uint16_t adj);
+
 /** Route module parameters. Zero means "default" where one is given. */
 struct mod_route_params {
 	const char *name;       /**< unique, 1..16 characters (names the LPM tables) */
 	uint32_t max_routes_v4; /**< 0 = 1024 */
 	uint32_t max_routes_v6; /**< 0 = 1024 */
 	int socket_id;          /**< NUMA socket of the LPM tables */
+	mod_route_adj_get_fn adj_get_fn; /**< router mode (with adj_put_fn); NULL: bridge mode */
+	mod_route_adj_put_fn adj_put_fn;
+	void *adj_arg;          /**< first argument of both */
+};
+
+/** Route flags (struct mod_route_info::flags, mod_route_add_nh()). */
+#define MOD_ROUTE_F_CONNECTED 0x01 /**< the connected prefix of a port's address */
+
+/** A next hop: the port, and the gateway when there is one. */
+struct mod_route_nh {
+	uint16_t port;   /**< output port (< RULE_PORT_LOCAL) */
+	bool via;        /**< @c gw is set; else the destination is on the port's link */
+	uint8_t gw[16];  /**< the gateway, of the route's family */
+};
+
+/** One route, for listings (mod_route_next()). */
+struct mod_route_info {
+	uint8_t family;
+	uint8_t depth;
+	uint8_t flags;   /**< MOD_ROUTE_F_* */
+	uint8_t addr[16];
+	struct mod_route_nh nh;
 };
 
 /** Counters of the route module. */
 struct mod_route_stats {
-	uint64_t rerouted;    /**< cached entries given a new output port by a route change */
+	uint64_t rerouted;    /**< cached entries given a new output port (or adjacency) by a
+			           route change */
 	uint64_t route_walks; /**< walks over the cached flows started by route changes */
 	bool rerouting;       /**< a walk is in progress */
 };
@@ -68,8 +117,8 @@ struct mod_route_stats {
  * @param eng  the engine
  * @param p    parameters
  * @return the module, or NULL with rte_errno EINVAL (NULL argument, bad
- *   name), ENOMEM, EEXIST (name taken), an rte_lpm error, or the
- *   registration's error (ENOSPC).
+ *   name, only one of adj_get_fn and adj_put_fn), ENOMEM, EEXIST (name
+ *   taken), an rte_lpm error, or the registration's error (ENOSPC).
  * Context: main lcore, before traffic (as rule_engine_module_register()).
  */
 struct mod_route *mod_route_module_create(struct rule_engine *eng,
@@ -96,6 +145,21 @@ int mod_route_add(struct mod_route *rt, unsigned int family, const uint8_t *addr
 	uint16_t port);
 
 /**
+ * Add (or replace) a route to a next hop; cached flows follow through the
+ * walk. mod_route_add() is this without a gateway or flags.
+ * @param rt      the module
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param addr    4 or 16 bytes, network order; host bits must be zero
+ * @param depth   prefix length, 0..32 / 0..128 (0: default route)
+ * @param nh      the next hop (its port < RULE_PORT_LOCAL)
+ * @param flags   MOD_ROUTE_F_*
+ * @return 0, -EINVAL, -ENOSPC (max_routes of the family), -ENOMEM.
+ * Context: rules lcore.
+ */
+int mod_route_add_nh(struct mod_route *rt, unsigned int family, const uint8_t *addr,
+	uint8_t depth, const struct mod_route_nh *nh, uint8_t flags);
+
+/**
  * Delete a route; cached flows follow through the walk.
  * @param rt      the module
  * @param family  FC_AF_INET4 or FC_AF_INET6
@@ -117,7 +181,31 @@ int mod_route_del(struct mod_route *rt, unsigned int family, const uint8_t *addr
 uint16_t mod_route_lookup(const struct mod_route *rt, unsigned int family, const uint8_t *addr);
 
 /**
- * Write the routes, "10.0.0.0/8 port 1" per line.
+ * The next hop for a destination (the route's; multicast destinations have
+ * none in router mode).
+ * @param rt      the module
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param addr    4 or 16 bytes, network order
+ * @param nh      receives the next hop
+ * @return 0, -ENOENT (no route), -EINVAL.
+ * Context: rules lcore.
+ */
+int mod_route_lookup_nh(const struct mod_route *rt, unsigned int family, const uint8_t *addr,
+	struct mod_route_nh *nh);
+
+/**
+ * Walk the routes: start with *it = 0, call until -ENOENT.
+ * @param rt    the module
+ * @param it    iterator state
+ * @param info  receives one route
+ * @return 0, -ENOENT (end), -EINVAL.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_next(const struct mod_route *rt, uint32_t *it, struct mod_route_info *info);
+
+/**
+ * Write the routes, "10.0.0.0/8 port 1" per line, then " via GATEWAY" and
+ * " connected" where they apply.
  * @param rt  the module
  * @param f   destination
  * @return routes written, -EINVAL, -EIO.

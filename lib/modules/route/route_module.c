@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/modules/route/route_module.c — the route module of the rules
- * engine: on_insert gives both directions of a new flow their output port,
- * and after a route change the module's step walks the cached flows in
- * bounded steps and rewrites the port of every entry whose route changed
- * (see route.h). Everything goes through the engine's services: the walk
+ * engine: its on_insert gives both directions of a new flow their output
+ * port; in router mode a second stage, "route_adj", after the NAT source
+ * stage (when the flow's entries are known), gives each entry its next
+ * hop's adjacency, referenced (its on_abort and on_remove give the
+ * references back). After a route change the module's step walks the
+ * cached flows in bounded steps and rewrites the port (and adjacency) of
+ * every entry whose route changed (see route.h). Everything goes through the engine's services: the walk
  * is rule_engine_flow_next(), a peer's key rule_engine_flow_get(), the
  * rewrite rule_engine_flow_update() (which also moves a connection's reply
  * entry that has had no packet yet to the port its replies are now
@@ -19,46 +22,140 @@
 #include "engine.h"
 #include "route_priv.h"
 
-/* The port to @p addr (of a key with local bits @p flags, @p local_bit the one for @p addr). */
+/* Where an entry's packets go: the port, and in router mode the adjacency. */
+struct route_to {
+	uint16_t port;
+	uint16_t adj; /**< with a reference, to give back */
+};
+
+/*
+ * The way to @p addr (of key @p k, @p local_bit the local bit for @p addr):
+ * RULE_PORT_LOCAL for a local address, the route's port, RULE_PORT_PAIRED
+ * without one; @p hop receives the next hop (the route's gateway, else
+ * @p addr itself; family 0: none).
+ */
 static uint16_t
-port_to(const struct mod_route *rt, const struct fc_key *k, const uint8_t *addr,
-	uint8_t local_bit)
+route_port(const struct mod_route *rt, const struct fc_key *k, const uint8_t *addr,
+	uint8_t local_bit, struct route_hop *hop)
 {
+	struct mod_route_nh nh;
+
+	memset(hop, 0, sizeof(*hop));
 	if (fc_key_flags(k) & local_bit)
 		return RULE_PORT_LOCAL;
-	return mod_route_lookup(rt, k->family, addr);
+	if (mod_route_lookup_nh(rt, k->family, addr, &nh) != 0)
+		return RULE_PORT_PAIRED;
+	hop->family = k->family;
+	hop->port = nh.port;
+	memcpy(hop->addr, nh.via ? nh.gw : addr, fc_af_addr_len(k->family));
+	return nh.port;
 }
 
-/* Module: both directions' output ports. */
+/* Router mode: the adjacency of @p hop, referenced; 0 without one. */
+static uint16_t
+hop_adj(const struct mod_route *rt, const struct route_hop *hop)
+{
+	if (rt->p.adj_get_fn == NULL || hop->family == 0)
+		return 0;
+	return rt->p.adj_get_fn(rt->p.adj_arg, hop->port, hop->family, hop->addr);
+}
+
+/* route_port() and hop_adj() at once (the walk). */
+static struct route_to
+route_to(const struct mod_route *rt, const struct fc_key *k, const uint8_t *addr,
+	uint8_t local_bit)
+{
+	struct route_hop hop;
+	struct route_to to;
+
+	to.port = route_port(rt, k, addr, local_bit, &hop);
+	to.adj = hop_adj(rt, &hop);
+	return to;
+}
+
+static void
+adj_put(const struct mod_route *rt, uint16_t adj)
+{
+	if (adj != 0 && rt->p.adj_put_fn != NULL)
+		rt->p.adj_put_fn(rt->p.adj_arg, adj);
+}
+
+/* Stage "route": both directions' output ports; their next hops kept for "route_adj". */
 static int
 route_on_insert(void *priv, struct rule_flow *f)
 {
-	const struct mod_route *rt = priv;
+	struct mod_route *rt = priv;
 	const struct fc_key *x = &f->xkey, *o = &f->key;
 
-	f->act[RULE_DIR_ORIG].out_port = port_to(rt, x, fc_key_dst(x), FC_KEY_F_DST_LOCAL);
-	f->act[RULE_DIR_REPLY].out_port = port_to(rt, o, fc_key_src(o), FC_KEY_F_SRC_LOCAL);
+	f->act[RULE_DIR_ORIG].out_port =
+		route_port(rt, x, fc_key_dst(x), FC_KEY_F_DST_LOCAL, &rt->hop[RULE_DIR_ORIG]);
+	f->act[RULE_DIR_REPLY].out_port =
+		route_port(rt, o, fc_key_src(o), FC_KEY_F_SRC_LOCAL, &rt->hop[RULE_DIR_REPLY]);
+	rt->taken[RULE_DIR_ORIG] = 0;
+	rt->taken[RULE_DIR_REPLY] = 0;
 	return 0;
 }
 
 /*
- * The port an entry's packets leave by, as route_on_insert() decided it:
- * the route to the destination the packet has once the entry's NAT rewrite
- * is done. That address is the source of the other direction's key (the
+ * Stage "route_adj" (router mode, after the NAT source stage, when the
+ * flow's entries are known): the adjacency of each entry the flow will
+ * have, referenced. An ICMP error sent the way of its connection (NAT) has
+ * that connection's already.
+ */
+static int
+route_adj_on_insert(void *priv, struct rule_flow *f)
+{
+	struct mod_route *rt = priv;
+
+	if (!(f->dec_flags & RULE_DEC_F_ICMP_ERR)) {
+		rt->taken[RULE_DIR_ORIG] = hop_adj(rt, &rt->hop[RULE_DIR_ORIG]);
+		f->act[RULE_DIR_ORIG].adj = rt->taken[RULE_DIR_ORIG];
+	}
+	if (f->want_reply && !f->nocache) {
+		rt->taken[RULE_DIR_REPLY] = hop_adj(rt, &rt->hop[RULE_DIR_REPLY]);
+		f->act[RULE_DIR_REPLY].adj = rt->taken[RULE_DIR_REPLY];
+	}
+	return 0;
+}
+
+/* Stage "route_adj": the flow gets no entry; the references it took go back. */
+static void
+route_adj_on_abort(void *priv, struct rule_flow *f)
+{
+	struct mod_route *rt = priv;
+
+	RTE_SET_USED(f);
+	adj_put(rt, rt->taken[RULE_DIR_ORIG]);
+	adj_put(rt, rt->taken[RULE_DIR_REPLY]);
+	rt->taken[RULE_DIR_ORIG] = 0;
+	rt->taken[RULE_DIR_REPLY] = 0;
+}
+
+/* Stage "route_adj": an entry went; so does its reference. */
+static void
+route_adj_on_remove(void *priv, const struct rule_flow_gone *g)
+{
+	adj_put(priv, g->act.adj);
+}
+
+/*
+ * The way an entry's packets leave, as route_on_insert() decided it: the
+ * route to the destination the packet has once the entry's NAT rewrite is
+ * done. That address is the source of the other direction's key (the
  * reply of a forward entry starts at its translated destination; the
  * forward entry of a reply starts at the original source, which the reply
  * is rewritten to), and its local bit that key's src_local. An entry
  * without a peer (no connection) routes its own destination.
  */
-static uint16_t
+static struct route_to
 entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
 {
 	struct rule_flow_info peer;
 
 	if (e->peer != FC_INDEX_NONE &&
 		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0)
-		return port_to(rt, &peer.key, fc_key_src(&peer.key), FC_KEY_F_SRC_LOCAL);
-	return port_to(rt, &e->key, fc_key_dst(&e->key), FC_KEY_F_DST_LOCAL);
+		return route_to(rt, &peer.key, fc_key_src(&peer.key), FC_KEY_F_SRC_LOCAL);
+	return route_to(rt, &e->key, fc_key_dst(&e->key), FC_KEY_F_DST_LOCAL);
 }
 
 /* (Re)start the walk over the cached flows: entries already walked may
@@ -74,34 +171,52 @@ route_changed(struct mod_route *rt)
 	__atomic_store_n(&rt->st.route_walks, rt->st.route_walks + 1, __ATOMIC_RELAXED);
 }
 
-/* Module: the walk, at most @p budget entries a call. */
+/* Module: the walk, at most @p budget table slots a call. */
 static unsigned int
 route_step(void *priv, uint32_t now, unsigned int budget)
 {
 	struct mod_route *rt = priv;
-	unsigned int visited = 0;
+	uint32_t left = budget; /* table slots, free ones included */
 
 	RTE_SET_USED(now);
-	while (rt->walking && visited < budget) {
+	while (rt->walking) {
 		struct rule_flow_info e;
+		struct route_to to;
 		struct fc_action a;
-		uint16_t port;
+		int rc = rule_engine_flow_walk(rt->eng, &rt->walk_it, &left, NULL, &e);
 
-		if (rule_engine_flow_next(rt->eng, &rt->walk_it, NULL, &e) != 0) {
+		if (rc == -EAGAIN)
+			break;
+		if (rc != 0) {
 			rt->walking = false;
 			break;
 		}
-		visited++;
 		/* (drops too: a later commit may accept them) */
-		port = entry_route(rt, &e);
-		if (port == e.act.out_port)
+		to = entry_route(rt, &e);
+		if (rt->p.adj_get_fn == NULL)
+			to.adj = e.act.adj; /* bridge mode: not the module's (adj_put() does nothing) */
+		if (to.port == e.act.out_port && to.adj == e.act.adj) {
+			adj_put(rt, to.adj);
 			continue;
+		}
+		/* A cached drop never forwards: it holds no adjacency. */
+		if (e.act.verdict == FC_VERDICT_DROP && e.act.adj == 0) {
+			adj_put(rt, to.adj);
+			to.adj = 0;
+			if (to.port == e.act.out_port)
+				continue;
+		}
 		a = e.act;
-		a.out_port = port;
-		if (rule_engine_flow_update(rt->eng, e.key.family, e.idx, &a, e.timeout) == 0)
+		a.out_port = to.port;
+		a.adj = to.adj;
+		if (rule_engine_flow_update(rt->eng, e.key.family, e.idx, &a, e.timeout) == 0) {
+			adj_put(rt, e.act.adj);
 			__atomic_store_n(&rt->st.rerouted, rt->st.rerouted + 1, __ATOMIC_RELAXED);
+		} else {
+			adj_put(rt, to.adj);
+		}
 	}
-	return visited;
+	return budget - left;
 }
 
 struct mod_route *
@@ -112,7 +227,8 @@ mod_route_module_create(struct rule_engine *eng, const struct mod_route_params *
 	size_t nl;
 	int rc;
 
-	if (eng == NULL || p == NULL || p->name == NULL) {
+	if (eng == NULL || p == NULL || p->name == NULL ||
+		(p->adj_get_fn == NULL) != (p->adj_put_fn == NULL)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -143,6 +259,18 @@ mod_route_module_create(struct rule_engine *eng, const struct mod_route_params *
 		m.step = route_step;
 		m.priv = rt;
 		rc = rule_engine_module_register(eng, &m);
+	}
+	if (rc == 0 && rt->p.adj_get_fn != NULL) {
+		memset(&m, 0, sizeof(m));
+		m.name = "route_adj";
+		m.order = RULE_MOD_ORDER_ROUTE_ADJ;
+		m.on_insert = route_adj_on_insert;
+		m.on_abort = route_adj_on_abort;
+		m.on_remove = route_adj_on_remove;
+		m.priv = rt;
+		rc = rule_engine_module_register(eng, &m);
+		if (rc < 0)
+			rule_engine_module_unregister(eng, "route");
 	}
 	if (rc < 0) {
 		route_tables_fini(rt);

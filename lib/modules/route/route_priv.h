@@ -20,6 +20,21 @@ struct rte_lpm6;
 struct route_ent {
 	uint8_t family;
 	uint8_t depth;
+	uint8_t flags;   /**< MOD_ROUTE_F_* */
+	uint8_t addr[16];
+	uint32_t nh;     /**< index in mod_route::nhs */
+};
+
+/** A next hop routes share; its index is what the LPM tables hold. */
+struct route_nh_ent {
+	struct mod_route_nh nh;
+	uint8_t family;
+	uint32_t refs;   /**< routes using it (0: free) */
+};
+
+/** A next hop of a flow being inserted (family 0: none). */
+struct route_hop {
+	uint8_t family;
 	uint16_t port;
 	uint8_t addr[16];
 };
@@ -34,10 +49,17 @@ struct mod_route {
 	struct route_ent *routes;
 	uint32_t n_routes;
 	uint32_t cap_routes;
-	int32_t route_default[2]; /**< port of the depth-0 route per family, -1: none */
+	int32_t route_default[2]; /**< next hop of the depth-0 route per family, -1: none */
+	struct route_nh_ent *nhs; /**< next hops, by index */
+	uint32_t n_nhs;
+	uint32_t cap_nhs;
 	/* The walk over the cached flows after a change (route_module.c). */
 	bool walking;
 	uint64_t walk_it;         /**< rule_engine_flow_next() iterator */
+	/* The flow being inserted, per direction: its next hop (stage "route"),
+	 * the adjacency it took (stage "route_adj", router mode). */
+	struct route_hop hop[2];
+	uint16_t taken[2];
 	struct mod_route_stats st;
 };
 

@@ -828,6 +828,20 @@ def test_badargs(ctx):
                        capture_output=True, text=True, timeout=30)
     if r.returncode != 2 or "%s:2:" % p not in r.stderr or "99999" not in r.stderr:
         fails.append("bad rule file: exit %d, stderr %r" % (r.returncode, r.stderr.strip()))
+    # A --vdev whose driver refuses it (a missing rx_pcap file): a setup error naming it,
+    # not a gufc running on the ports that did come up.
+    good = write(ctx, "good.pcap", "")
+    pcap_write(good, [l4_frame("udp", "10.0.0.1", 1000, "192.0.2.1", 53)])
+    missing = ctx.path("no-such-file.pcap")
+    r = subprocess.run(eal + ["--file-prefix", ctx.prefix(),
+                              "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % good,
+                              "--vdev=net_pcap1,rx_pcap=%s,tx_pcap=/dev/null" % missing,
+                              "--", "--idle-exit", "200"],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode != 1 or "net_pcap1" not in r.stderr or "nothing started" not in r.stderr \
+            or "summary" in r.stdout:
+        fails.append("missing rx_pcap: exit %d, stderr %r (want exit 1 naming net_pcap1)" %
+                     (r.returncode, r.stderr.strip()[-300:]))
     # gufc-consume's own arguments (parsed before EAL: no hugepages needed).
     for args, words in ((["--channel", "a", "-o", "x.pcap", "--count", "x"], ["--count", "x"]),
                         (["--channel"], ["--channel", "needs a value"]),

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Bad shell input: every bad command prints an error naming the bad token,
-# and nothing changes (rules, pending edits, channels, locals, routes are
-# the same before and after).
+# and nothing changes (rules, pending edits, channels, locals, routes,
+# ports are the same before and after).
 . "$(dirname "$0")/lib.sh"
 
 "$GEN" -o "$W/in.pcap" -n 4 -p 40 --mix udp=100 > /dev/null 2>&1 || fail "gufc-gen"
@@ -13,7 +13,7 @@ wait_rx 40
 snapshot() {
 	local s=
 
-	for what in rules pending channels locals routes; do
+	for what in rules pending channels locals routes ports; do
 		ask show $what
 		s="$s$ASK"$'\n'
 	done
@@ -57,6 +57,18 @@ local del 10.9.0.0/16|10.9.0.0/16
 route add 10.0.0.0/8 port 9|9
 route add 10.0.0.0/8 gate 1|gate
 route del 10.0.0.0/8|10.0.0.0/8
+route add 10.0.0.0/8 via 10.5.0.1|10.5.0.1
+route add 10.0.0.0/8 via 2001:db8::1|2001:db8::1
+port 9 name x|9
+port 0 name bad!name|bad!name
+port 0 color red|color
+port 0 mtu 20|20
+port 0 name|name
+port 0 address 10.0.0.0/24|10.0.0.0/24
+port 0 address 10.1.1.1/24 10.1.1.1/24|10.1.1.1/24
+port 0 address 10.1.1.1/24 2001:db8::zz/64|2001:db8::zz/64
+port 0 address 10.1.1.1/24 2001:db8::1/64 mtu 1000|2001:db8::1/64
+port 0 address del 10.1.1.1/24|10.1.1.1/24
 log level nosuch.type debug|nosuch.type
 log level gufc.app loud|loud
 flush flowz|flowz

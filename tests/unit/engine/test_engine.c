@@ -233,6 +233,9 @@ test_tcp_handshake(void **state)
 	assert_true(re->act.interest & FC_INTEREST_ALL);
 	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_SYN_SENT);
+	/* Not established: a full table evicts both before established flows. */
+	assert_true(fe->act.flags & FC_ACT_F_EARLY);
+	assert_true(re->act.flags & FC_ACT_F_EARLY);
 
 	d = rx(eng, synack, 2, &slow);
 	assert_true(slow); /* interest */
@@ -246,6 +249,8 @@ test_tcp_handshake(void **state)
 	fe = entry_of(eng, &syn.pkt.key, NULL);
 	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
+	assert_false(fe->act.flags & FC_ACT_F_EARLY);
+	assert_false(entry_of(eng, &synack.pkt.key, NULL)->act.flags & FC_ACT_F_EARLY);
 	assert_int_equal(fe->act.rule_id, 1); /* refiltered as ESTABLISHED */
 
 	/* Data now takes the fast path both ways. */
@@ -934,6 +939,66 @@ test_aging(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * Aging is bounded by table slots examined, free ones included: one step
+ * never walks a large, empty stretch of a table (the rules lcore stalled
+ * for hundreds of milliseconds on an empty 4M-slot table). An idle flow
+ * behind a thousand free slots is not reached by one small step, only by
+ * as many steps as the slots need; the old walk (free slots skipped for
+ * nothing) aged it in the first step.
+ */
+static void
+test_aging_bounded_walk(void **state)
+{
+	enum { N = 1000, BUDGET = 128 };
+	struct rule_engine *eng = mk_engine(false, false, 65536, FC_FULL_REFUSE, 0);
+	struct fc_table *t = rule_engine_table(eng, FC_AF_INET4);
+	struct fc_table_stats ts;
+	struct rule_engine_stats st, st0;
+	struct fc_key k;
+	unsigned int steps = 0;
+	char src[32];
+
+	(void)state;
+	load(eng, "accept\n");
+	for (unsigned int i = 0; i <= N; i++) {
+		snprintf(src, sizeof(src), "10.0.%u.%u", i >> 8, i & 0xff);
+		assert_int_equal(decide(eng, up4(17, src, 1000, "198.51.100.1", 53, 0, 0), 1000)
+			.verdict, FC_VERDICT_ACCEPT);
+	}
+	/* The first N go behind the engine's back (no peers: conntrack is off). */
+	for (unsigned int i = 0; i < N; i++) {
+		struct rule_upcall u;
+		int idx;
+
+		snprintf(src, sizeof(src), "10.0.%u.%u", i >> 8, i & 0xff);
+		u = up4(17, src, 1000, "198.51.100.1", 53, 0, 0);
+		k = u.pkt.key;
+		idx = fc_table_lookup(t, &k.v4, fc_table_hash(t, &k.v4));
+		assert_true(idx >= 0);
+		assert_int_equal(fc_table_delete(t, (uint32_t)idx), 0);
+	}
+	fc_table_stats_get(t, &ts);
+	assert_int_equal(ts.occupancy, 1);
+	rule_engine_stats_get(eng, &st0);
+	/* Long idle (the untracked timeout is 30 s), but one step reaches only a few slots. */
+	rule_engine_step(eng, 1000 + 31000, BUDGET);
+	rule_engine_stats_get(eng, &st);
+	assert_true(st.walk_slots - st0.walk_slots <= BUDGET + 3); /* budget / 4 + 1 twice, / 2 + 1 */
+	fc_table_stats_get(t, &ts);
+	assert_int_equal(ts.occupancy, 1);
+	while (ts.occupancy != 0 && steps < 100000) {
+		rule_engine_step(eng, 1000 + 31000, BUDGET);
+		fc_table_stats_get(t, &ts);
+		steps++;
+	}
+	assert_int_equal(ts.occupancy, 0);
+	assert_true(steps >= N / (BUDGET / 4 + 1) - 1);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.aged, 1);
+	eng_stack_free(eng);
+}
+
 /* Traffic in one direction keeps the whole connection (both entries) alive. */
 static void
 test_aging_either_direction(void **state)
@@ -1455,6 +1520,7 @@ main(void)
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_either_direction),
+		cmocka_unit_test(test_aging_bounded_walk),
 		cmocka_unit_test(test_ct_clash),
 		cmocka_unit_test(test_perflow_channels),
 		cmocka_unit_test(test_modules),

@@ -710,6 +710,132 @@ test_random_vs_reference(void **state)
 	assert_int_equal(fc_locals_count(l, FC_AF_INET4), 0);
 }
 
+/* Is @p a (16 bytes) under the @p depth-bit prefix @p net? */
+static bool
+v6_under(const uint8_t *a, const uint8_t *net, uint8_t depth)
+{
+	for (unsigned int b = 0; b < depth; b++) {
+		uint8_t m = (uint8_t)(0x80 >> (b % 8));
+
+		if ((a[b / 8] & m) != (net[b / 8] & m))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The prefilter in front of LPM (see locals.c) must never hide a local
+ * address: random IPv6 prefixes of every length class it treats apart
+ * (shorter than /32: every address a candidate; /32 to /47: every /48 under
+ * it; /48 and longer: one /48), random adds and deletes, and after every
+ * step match() and a marked burst of probes (inside, at the edge, just
+ * outside each prefix, and unrelated addresses) agree with a plain list.
+ * The IPv4 map is exact by /16; test_random_vs_reference covers /8../32
+ * with match(), and this test marks bursts of IPv4 probes too.
+ */
+static void
+test_prefilter_vs_reference(void **state)
+{
+	struct ref6 {
+		uint8_t net[16];
+		uint8_t depth;
+		bool present;
+	} ref[40];
+	struct fc_locals *l = *state;
+	struct fc_pkt pkts[64];
+	uint64_t x = 777;
+	unsigned int i, j, step, k;
+
+	for (i = 0; i < RTE_DIM(ref); i++) {
+		static const uint8_t depths[] = {20, 31, 32, 36, 44, 47, 48, 56, 64, 100, 128};
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		memset(ref[i].net, 0, sizeof(ref[i].net));
+		ref[i].net[0] = 0x20;
+		ref[i].net[1] = 0x01;
+		ref[i].net[2] = 0x0d;
+		ref[i].net[3] = (uint8_t)(0xb8 + (x >> 60) % 2);
+		for (k = 4; k < 16; k++)
+			ref[i].net[k] = (uint8_t)(x >> (8 * (k % 8)));
+		ref[i].depth = depths[(x >> 20) % RTE_DIM(depths)];
+		for (k = ref[i].depth; k < 128; k++)
+			ref[i].net[k / 8] &= (uint8_t) ~(0x80 >> (k % 8));
+		ref[i].present = false;
+	}
+	for (step = 0; step < 160; step++) {
+		uint8_t probes[RTE_DIM(ref) * 3 + 4][16];
+		unsigned int np = 0;
+		bool now;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		i = (unsigned int)((x >> 40) % RTE_DIM(ref));
+		if (ref[i].present)
+			assert_int_equal(fc_locals_del(l, FC_AF_INET6, ref[i].net, ref[i].depth), 0);
+		else
+			assert_int_equal(fc_locals_add(l, FC_AF_INET6, ref[i].net, ref[i].depth), 0);
+		now = !ref[i].present;
+		for (j = 0; j < RTE_DIM(ref); j++)
+			if (ref[j].depth == ref[i].depth &&
+				memcmp(ref[j].net, ref[i].net, sizeof(ref[j].net)) == 0)
+				ref[j].present = now;
+
+		for (j = 0; j < RTE_DIM(ref); j++) {
+			uint8_t d = ref[j].depth;
+
+			memcpy(probes[np++], ref[j].net, 16); /* the first address */
+			memcpy(probes[np], ref[j].net, 16);   /* the last one */
+			for (k = d; k < 128; k++)
+				probes[np][k / 8] |= (uint8_t)(0x80 >> (k % 8));
+			np++;
+			memcpy(probes[np], ref[j].net, 16);   /* the next prefix over */
+			probes[np][(d - 1) / 8] ^= (uint8_t)(0x80 >> ((d - 1) % 8));
+			np++;
+		}
+		for (k = 0; k < 4; k++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			memcpy(probes[np], &x, 8);
+			memcpy(probes[np++] + 8, &x, 8);
+		}
+		for (j = 0; j < np; j += RTE_DIM(pkts) / 2) {
+			unsigned int n = RTE_MIN(np - j, (unsigned int)RTE_DIM(pkts) / 2);
+			bool want[RTE_DIM(pkts) / 2];
+
+			for (k = 0; k < n; k++) {
+				want[k] = false;
+				for (unsigned int r = 0; r < RTE_DIM(ref); r++)
+					if (ref[r].present &&
+						v6_under(probes[j + k], ref[r].net, ref[r].depth))
+						want[k] = true;
+				assert_int_equal(fc_locals_match(l, FC_AF_INET6, probes[j + k]),
+					want[k]);
+				/* a packet from the probe to the next probe, and an IPv4 one */
+				memset(&pkts[2 * k], 0, sizeof(pkts[0]));
+				pkts[2 * k].key.family = FC_AF_INET6;
+				memcpy(pkts[2 * k].key.v6.src, probes[j + k], 16);
+				memcpy(pkts[2 * k].key.v6.dst, probes[j + (k + 1) % n], 16);
+				pkts[2 * k].key.v6.flags = FC_KEY_F_SRC_LOCAL;
+				pkt_v4(&pkts[2 * k + 1], "10.1.2.3", "8.8.8.8", FC_KEY_F_DST_LOCAL);
+			}
+			fc_locals_mark_burst(l, pkts, 2 * n);
+			for (k = 0; k < n; k++) {
+				assert_int_equal(pkts[2 * k].key.v6.flags,
+					want_bits(want[k], want[(k + 1) % n]));
+				assert_int_equal(pkts[2 * k + 1].key.v4.flags, 0);
+			}
+		}
+	}
+	for (i = 0; i < RTE_DIM(ref); i++) {
+		if (!ref[i].present)
+			continue;
+		assert_int_equal(fc_locals_del(l, FC_AF_INET6, ref[i].net, ref[i].depth), 0);
+		for (j = 0; j < RTE_DIM(ref); j++)
+			if (ref[j].depth == ref[i].depth &&
+				memcmp(ref[j].net, ref[i].net, sizeof(ref[j].net)) == 0)
+				ref[j].present = false;
+	}
+	assert_int_equal(fc_locals_count(l, FC_AF_INET6), 0);
+}
+
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -793,6 +919,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dump_count, setup_table, teardown_table),
 		cmocka_unit_test_setup_teardown(
 			test_random_vs_reference, setup_table, teardown_table),
+		cmocka_unit_test_setup_teardown(
+			test_prefilter_vs_reference, setup_table, teardown_table),
 		cmocka_unit_test_setup_teardown(
 			test_concurrent_readers, setup_table, teardown_table),
 	};

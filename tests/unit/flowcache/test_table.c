@@ -26,7 +26,6 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_hash_crc.h>
 #include <rte_launch.h>
 #include <rte_memory.h>
 #include <rte_lcore.h>
@@ -195,6 +194,62 @@ stats(const struct fc_table *t)
 	return s;
 }
 
+/*
+ * fc_table_walk(): every slot examined costs one unit of budget, free ones
+ * included, so a walk over a big, nearly empty table is as many bounded
+ * steps as over a full one (an unbounded skip over free slots stalled the
+ * rules lcore with --flows 4194304); the walk finds what fc_table_iterate()
+ * finds.
+ */
+static void
+test_walk_bounded(void **state)
+{
+	enum { CAP = 65536, N = 40 };
+	struct fc_table *t = new_table("walk", FC_AF_INET4, CAP, FC_FULL_REFUSE, NULL);
+	uint32_t next = 0, budget = 100, idx, found = 0, calls = 0, it = 0, it_n = 0;
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+	const void *key;
+	int rc;
+
+	(void)state;
+	/* Empty: one call examines exactly the budget, then stops. */
+	assert_int_equal(fc_table_walk(t, &next, &budget, &key, &idx), -EAGAIN);
+	assert_int_equal(budget, 0);
+	assert_int_equal(next, 100);
+	for (uint32_t i = 0; i < N; i++)
+		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, 0) >= 0);
+	/* Delete all but the last: the live entry sits behind N - 1 free slots. */
+	for (uint32_t i = 0; i + 1 < N; i++)
+		assert_int_equal(fc_table_delete(t, (uint32_t)lookup_i(t, FC_AF_INET4, i)), 0);
+	while (fc_table_iterate(t, &it, NULL, NULL) == 0)
+		it_n++;
+	assert_int_equal(it_n, 1);
+	/* Steps of 7 slots: never more than 7 examined per call, the one entry found once. */
+	next = 0;
+	for (;;) {
+		uint32_t before = next;
+
+		budget = 7;
+		rc = fc_table_walk(t, &next, &budget, &key, &idx);
+		calls++;
+		assert_true(next - before <= 7);
+		assert_int_equal(next - before, 7 - budget);
+		if (rc == 0) {
+			found++;
+			assert_int_equal(idx, (uint32_t)lookup_i(t, FC_AF_INET4, N - 1));
+			assert_ptr_equal(key, fc_table_key(t, idx));
+			continue;
+		}
+		if (rc == -ENOENT)
+			break;
+		assert_int_equal(rc, -EAGAIN);
+	}
+	assert_int_equal(found, 1);
+	assert_int_equal(next, v->n_slots);
+	assert_true(calls >= v->n_slots / 7);
+	fc_table_free(t);
+}
+
 /* ---------------------------------------------------------------- create */
 
 static void
@@ -283,12 +338,31 @@ test_hash_seed(void **state)
 	uint32_t i;
 
 	(void)state;
+	/* A given seed: the same secret, so the same hash, in another table. */
 	a = fc_table_create(&p);
+	p.name = "seed1";
+	b = fc_table_create(&p);
 	assert_non_null(a);
+	assert_non_null(b);
 	assert_int_equal(fc_table_key_size(a), 48);
-	make_key(FC_AF_INET6, 7, key);
-	assert_int_equal(fc_table_hash(a, key), rte_hash_crc(key, 48, 0x12345678));
+	for (i = 0; i < 4; i++) {
+		make_key(FC_AF_INET6, i, key);
+		assert_int_equal(fc_table_hash(a, key), fc_table_hash(b, key));
+	}
+	fc_table_free(b);
+	/* Another seed: another secret. */
+	p.hash_seed = 0x12345679;
+	b = fc_table_create(&p);
+	assert_non_null(b);
+	for (i = 0; i < 4; i++) {
+		make_key(FC_AF_INET6, i, key);
+		differ |= fc_table_hash(a, key) != fc_table_hash(b, key);
+	}
+	assert_true(differ);
 	fc_table_free(a);
+	fc_table_free(b);
+	differ = false;
+	p.name = "seed";
 
 	/* Seed 0: random per table, so two tables hash differently. */
 	p.hash_seed = 0;
@@ -713,6 +787,55 @@ test_full_refuse(void **state)
 	t = new_table("refuse1", FC_AF_INET6, 1, FC_FULL_REFUSE, NULL);
 	assert_true(insert_v(t, FC_AF_INET6, 1, 1, 0, 0) >= 0);
 	assert_int_equal(insert_v(t, FC_AF_INET6, 2, 2, 0, 0), -ENOSPC);
+	fc_table_free(t);
+}
+
+/*
+ * A flood of new flows (spoofed SYNs: FC_ACT_F_EARLY) into a full table
+ * evicts its own kind, never the established entries, even those idle far
+ * longer; only a table of established entries alone gives one up.
+ */
+static void
+test_evict_prefers_early(void **state)
+{
+	enum { CAP = 64, EST = 32, FLOOD = 200 };
+	struct fc_table *t = new_table("evict_early", FC_AF_INET4, CAP, FC_FULL_EVICT_IDLE, NULL);
+	uint8_t key[MAX_KEY];
+	struct fc_action a;
+	uint32_t i;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	/* Established, idle since time 0..31. */
+	for (i = 0; i < EST; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
+	}
+	/* The flood: handshakes that never complete, fresher than any established entry. */
+	a.flags = FC_ACT_F_EARLY;
+	for (i = EST; i < EST + FLOOD; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1000 + i) >= 0);
+	}
+	assert_int_equal(stats(t).occupancy, CAP);
+	assert_int_equal(stats(t).evictions, EST + FLOOD - CAP);
+	for (i = 0; i < EST; i++)
+		assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+	/* The flood's newest survive: its oldest went first. */
+	assert_true(lookup_i(t, FC_AF_INET4, EST + FLOOD - 1) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, EST), -ENOENT);
+	/* Established entries only: the oldest idle goes. */
+	a.flags = 0;
+	for (i = EST; i < EST + FLOOD; i++) {
+		int idx = lookup_i(t, FC_AF_INET4, i);
+
+		if (idx >= 0)
+			assert_int_equal(fc_table_update(t, (uint32_t)idx, &a, 0), 0);
+	}
+	make_key(FC_AF_INET4, 5000, key);
+	assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 9000) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 0), -ENOENT);
+	assert_true(lookup_i(t, FC_AF_INET4, 1) >= 0);
 	fc_table_free(t);
 }
 
@@ -1224,11 +1347,13 @@ main(void)
 		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_full_refuse),
 		cmocka_unit_test(test_full_evict),
+		cmocka_unit_test(test_evict_prefers_early),
 		cmocka_unit_test(test_evict_scan_bounded),
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_bounded),
 		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_iterate),
+		cmocka_unit_test(test_walk_bounded),
 		cmocka_unit_test(test_stuck_reader),
 		cmocka_unit_test(test_concurrent_readers),
 	};

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_router_show.c — ports, neighbours, routes and router mode's
+ * counters as the shell, the summary and the stats JSON print them (the
+ * telemetry commands read the same collectors: gufc_collect_ports(),
+ * gufc_collect_neighbours(), gufc_collect_route_rows()).
+ *
+ * Context: main lcore.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "gufc_ctl.h"
+
+#define ROWS_MAX 65536
+
+const char *
+gufc_mode_name(const struct gufc_app *app)
+{
+	return app->cfg.set.mode == GUFC_MODE_ROUTER ? "router" : "bridge";
+}
+
+int
+gufc_port_addrs_text(const struct gufc_port_cfg *pc, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < pc->n_addr; i++) {
+		char a[LEX_PREFIX_STRLEN];
+		int w;
+
+		lex_prefix_format(&pc->addr[i], a, sizeof(a));
+		w = snprintf(buf + off, len - off, "%s%s", i ? " " : "", a);
+		if (w < 0 || (size_t)w >= len - off)
+			return -ENOSPC;
+		off += (size_t)w;
+	}
+	return (int)off;
+}
+
+void
+gufc_mac_text(const uint8_t *mac, char buf[18])
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		mac[4], mac[5]);
+}
+
+void
+gufc_router_stats_text(const struct gufc_totals *t, FILE *f, int w)
+{
+	const struct gufc_sum *s = &t->sum;
+	const struct mod_neigh_stats *nb = &t->nb;
+
+	fprintf(f, "%-*s %" PRIu64 " (held %" PRIu64 ", ICMP errors %" PRIu64
+		", suppressed %" PRIu64 ", echo replies %" PRIu64 ", local %" PRIu64 ")\n", w,
+		"router slow path", s->l3_slow, s->held, s->icmp_errors, s->icmp_suppressed,
+		s->echo_replies, s->local_in);
+	fprintf(f, "%-*s %" PRIu64 " datagrams into %" PRIu64 " fragments\n", w,
+		"router fragmented", s->frag_datagrams, s->frag_made);
+	fprintf(f, "%-*s %" PRIu64 " in (arp %" PRIu64 "/%" PRIu64 ", ns/na %" PRIu64 "/%" PRIu64
+		"), %" PRIu64 " out (arp %" PRIu64 "/%" PRIu64 ", ns/na %" PRIu64 "/%" PRIu64
+		", announce %" PRIu64 ")\n", w, "arp/nd frames", s->neigh_in, nb->arp_req_in,
+		nb->arp_rep_in, nb->ns_in, nb->na_in, nb->originated, nb->arp_req_out,
+		nb->arp_rep_out, nb->ns_out, nb->na_out, nb->announce_out);
+	fprintf(f, "%-*s %u now, %" PRIu64 " resolved, %" PRIu64 " failed, %" PRIu64
+		" MAC changes, %u packets waiting (%" PRIu64 " held, %" PRIu64 " released)\n", w,
+		"neighbours", nb->entries, nb->resolved, nb->failed, nb->mac_changes, nb->queued,
+		nb->held, nb->released);
+	fprintf(f, "%-*s %" PRIu64 "\n", w, "originated", t->originated);
+}
+
+int
+gufc_show_ports(struct gufc_app *app, FILE *f)
+{
+	struct gufc_port_cfg *pc = calloc(GUFC_MAX_PORTS, sizeof(*pc));
+	int rc;
+
+	if (pc == NULL)
+		return -ENOMEM;
+	rc = gufc_collect_ports(app, pc);
+	if (rc != 0) {
+		free(pc);
+		return rc;
+	}
+	fprintf(f, "%4s %-16s %-16s %3s %3s %4s %-17s %5s %-5s %12s %12s %10s %10s  %s\n",
+		"port", "name", "device", "rxq", "txq", "pair", "mac", "mtu", "link", "ipackets",
+		"opackets", "imissed", "errors", "addresses");
+	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
+		const struct gufc_port *gp = &app->ports[p];
+		struct rte_eth_stats es;
+		struct rte_eth_link link;
+		char mac[RTE_ETHER_ADDR_FMT_SIZE], addrs[MOD_NEIGH_PORT_ADDRS * LEX_PREFIX_STRLEN];
+
+		if (!gp->used)
+			continue;
+		memset(&es, 0, sizeof(es));
+		memset(&link, 0, sizeof(link));
+		rte_eth_stats_get(p, &es);
+		rte_eth_link_get_nowait(p, &link);
+		rte_ether_format_addr(mac, sizeof(mac), &gp->mac);
+		gufc_port_addrs_text(&pc[p], addrs, sizeof(addrs));
+		fprintf(f, "%4u %-16s %-16s %3u %3u %4u %-17s %5u %-5s %12" PRIu64 " %12" PRIu64
+			" %10" PRIu64 " %10" PRIu64 "  %s\n", p,
+			pc[p].name[0] != '\0' ? pc[p].name : "-", gp->name, gp->n_rxq, gp->n_txq,
+			gp->pair, mac, pc[p].mtu, link.link_status ? "up" : "down", es.ipackets,
+			es.opackets, es.imissed, es.ierrors + es.oerrors + es.rx_nombuf,
+			addrs[0] != '\0' ? addrs : "-");
+	}
+	free(pc);
+	return 0;
+}
+
+int
+gufc_show_neighbours(struct gufc_app *app, FILE *f)
+{
+	struct mod_neigh_info *rows;
+	unsigned int n;
+	int rc;
+
+	if (app->neigh == NULL) {
+		fprintf(f, "no neighbours: mode bridge (set mode router)\n");
+		return 0;
+	}
+	rc = gufc_collect_neighbours(app, &rows, &n, ROWS_MAX);
+	if (rc != 0)
+		return rc;
+	fprintf(f, "%4s %-39s %-17s %-10s %8s %6s %6s %5s\n", "port", "address", "mac", "state",
+		"age_s", "refs", "queued", "adj");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct mod_neigh_info *ni = &rows[i];
+		struct lex_prefix a = { .family = ni->family };
+		char as[LEX_ADDR_STRLEN], mac[18] = "-";
+
+		memcpy(a.addr, ni->addr, sizeof(a.addr));
+		lex_addr_format(a.family, a.addr, as, sizeof(as));
+		if (ni->state != MOD_NEIGH_INCOMPLETE && ni->state != MOD_NEIGH_FAILED)
+			gufc_mac_text(ni->mac, mac);
+		fprintf(f, "%4u %-39s %-17s %-10s %8.1f %6u %6u %5u\n", ni->port, as, mac,
+			mod_neigh_state_name(ni->state), ni->age_ms / 1000.0, ni->refs, ni->queued,
+			ni->adj);
+	}
+	fprintf(f, "%u neighbour%s\n", n, n == 1 ? "" : "s");
+	free(rows);
+	return 0;
+}
+
+int
+gufc_show_routes(struct gufc_app *app, FILE *f)
+{
+	struct mod_route_info *rows;
+	unsigned int n;
+	int rc;
+
+	rc = gufc_collect_route_rows(app, &rows, &n, ROWS_MAX);
+	if (rc != 0)
+		return rc;
+	for (unsigned int i = 0; i < n; i++) {
+		struct lex_prefix p = { .family = rows[i].family, .len = rows[i].depth };
+		char ps[LEX_PREFIX_STRLEN], gw[LEX_ADDR_STRLEN];
+
+		memcpy(p.addr, rows[i].addr, sizeof(p.addr));
+		lex_prefix_format(&p, ps, sizeof(ps));
+		fprintf(f, "%s port %u", ps, rows[i].nh.port);
+		if (rows[i].nh.via) {
+			lex_addr_format(p.family, rows[i].nh.gw, gw, sizeof(gw));
+			fprintf(f, " via %s", gw);
+		}
+		fprintf(f, "%s\n", (rows[i].flags & MOD_ROUTE_F_CONNECTED) ? " connected" : "");
+	}
+	if (n == 0)
+		fprintf(f, "no routes\n");
+	free(rows);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stats JSON                                                                */
+/* ------------------------------------------------------------------------ */
+
+void
+gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
+{
+	const struct gufc_sum *s = &t->sum;
+	const struct mod_neigh_stats *nb = &t->nb;
+	struct gufc_port_cfg *pc = calloc(GUFC_MAX_PORTS, sizeof(*pc));
+	struct mod_neigh_info *nrows = NULL;
+	struct mod_route_info *rrows = NULL;
+	unsigned int nn = 0, nr = 0;
+	bool first = true;
+
+	fprintf(f, "  \"mode\": \"%s\",\n", gufc_mode_name(app));
+	fprintf(f, "  \"router\": {\"l3_slow\": %" PRIu64 ", \"held\": %" PRIu64
+		", \"echo_replies\": %" PRIu64 ", \"local_in\": %" PRIu64 ", \"icmp_errors\": %"
+		PRIu64 ", \"icmp_suppressed\": %" PRIu64 ", \"frag_datagrams\": %" PRIu64
+		", \"frag_made\": %" PRIu64 ", \"originated\": %" PRIu64 ",\n", s->l3_slow, s->held,
+		s->echo_replies, s->local_in, s->icmp_errors, s->icmp_suppressed, s->frag_datagrams,
+		s->frag_made, t->originated);
+	fprintf(f, "    \"neigh_in\": %" PRIu64 ", \"neigh_consumed\": %" PRIu64
+		", \"arp_req_in\": %" PRIu64 ", \"arp_rep_in\": %" PRIu64 ", \"ns_in\": %" PRIu64
+		", \"na_in\": %" PRIu64 ", \"nd_other_in\": %" PRIu64 ",\n    \"neigh_originated\": %"
+		PRIu64 ", \"arp_req_out\": %" PRIu64 ", \"arp_rep_out\": %" PRIu64 ", \"ns_out\": %"
+		PRIu64 ", \"na_out\": %" PRIu64 ", \"announce_out\": %" PRIu64 ", \"nombuf\": %"
+		PRIu64 ",\n", s->neigh_in, nb->consumed, nb->arp_req_in, nb->arp_rep_in, nb->ns_in,
+		nb->na_in, nb->nd_other_in, nb->originated, nb->arp_req_out, nb->arp_rep_out,
+		nb->ns_out, nb->na_out, nb->announce_out, nb->nombuf);
+	fprintf(f, "    \"neighbours\": %u, \"resolved\": %" PRIu64 ", \"failed\": %" PRIu64
+		", \"mac_changes\": %" PRIu64 ", \"neigh_held\": %" PRIu64 ", \"released\": %" PRIu64
+		", \"queued\": %u, \"table_full\": %" PRIu64 "},\n", nb->entries, nb->resolved,
+		nb->failed, nb->mac_changes, nb->held, nb->released, nb->queued, nb->table_full);
+
+	fprintf(f, "  \"ports\": [");
+	if (pc != NULL && gufc_collect_ports(app, pc) == 0)
+		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
+			char mac[18];
+
+			if (!app->ports[p].used)
+				continue;
+			gufc_mac_text(app->ports[p].mac.addr_bytes, mac);
+			fprintf(f, "%s\n    {\"port\": %u, \"name\": \"%s\", \"device\": \"%s\", "
+				"\"mac\": \"%s\", \"mtu\": %u, \"pair\": %u, \"addresses\": [", first ?
+				"" : ",", p, pc[p].name, app->ports[p].name, mac, pc[p].mtu,
+				app->ports[p].pair);
+			for (unsigned int i = 0; i < pc[p].n_addr; i++) {
+				char a[LEX_PREFIX_STRLEN];
+
+				lex_prefix_format(&pc[p].addr[i], a, sizeof(a));
+				fprintf(f, "%s\"%s\"", i ? ", " : "", a);
+			}
+			fprintf(f, "]}");
+			first = false;
+		}
+	free(pc);
+	fprintf(f, "\n  ],\n  \"neighbours\": [");
+	if (gufc_collect_neighbours(app, &nrows, &nn, ROWS_MAX) != 0)
+		nn = 0;
+	for (unsigned int i = 0; i < nn; i++) {
+		const struct mod_neigh_info *ni = &nrows[i];
+		char a[LEX_ADDR_STRLEN], mac[18] = "";
+
+		lex_addr_format(ni->family, ni->addr, a, sizeof(a));
+		if (ni->state != MOD_NEIGH_INCOMPLETE && ni->state != MOD_NEIGH_FAILED)
+			gufc_mac_text(ni->mac, mac);
+		fprintf(f, "%s\n    {\"port\": %u, \"address\": \"%s\", \"mac\": \"%s\", "
+			"\"state\": \"%s\", \"valid\": %s, \"age_ms\": %u, \"refs\": %u, "
+			"\"queued\": %u, \"adj\": %u}", i ? "," : "", ni->port, a, mac,
+			mod_neigh_state_name(ni->state), ni->valid ? "true" : "false", ni->age_ms,
+			ni->refs, ni->queued, ni->adj);
+	}
+	free(nrows);
+	fprintf(f, "\n  ],\n  \"routes\": [");
+	if (gufc_collect_route_rows(app, &rrows, &nr, ROWS_MAX) != 0)
+		nr = 0;
+	for (unsigned int i = 0; i < nr; i++) {
+		struct lex_prefix p = { .family = rrows[i].family, .len = rrows[i].depth };
+		char ps[LEX_PREFIX_STRLEN], gw[LEX_ADDR_STRLEN] = "";
+
+		memcpy(p.addr, rrows[i].addr, sizeof(p.addr));
+		lex_prefix_format(&p, ps, sizeof(ps));
+		if (rrows[i].nh.via)
+			lex_addr_format(p.family, rrows[i].nh.gw, gw, sizeof(gw));
+		fprintf(f, "%s\n    {\"prefix\": \"%s\", \"port\": %u, \"via\": %s%s%s, "
+			"\"connected\": %s}", i ? "," : "", ps, rrows[i].nh.port,
+			rrows[i].nh.via ? "\"" : "", rrows[i].nh.via ? gw : "null",
+			rrows[i].nh.via ? "\"" : "",
+			(rrows[i].flags & MOD_ROUTE_F_CONNECTED) ? "true" : "false");
+	}
+	free(rrows);
+	fprintf(f, "\n  ],\n");
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_shell_port.c — the shell's "port" command: a port's name,
+ * addresses and MTU at run time (the config file's "port" line, plus
+ * "address del"). Every word is checked before anything changes; an
+ * address the rules lcore refuses undoes the ones this command added.
+ *
+ * Context: main lcore.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "gufc_shell_priv.h"
+
+static bool
+port_keyword(const char *w)
+{
+	return strcmp(w, "name") == 0 || strcmp(w, "address") == 0 || strcmp(w, "mtu") == 0;
+}
+
+static int
+addr_err(struct sh_ctx *c, int rc, const char *tok, const char *why)
+{
+	if (rc == -ENOENT)
+		return sh_err(c, rc, tok, "the port does not have this address");
+	if (why != NULL)
+		return sh_err(c, rc, tok, "%s", why);
+	return sh_err(c, rc, tok, "%s", strerror(-rc));
+}
+
+int
+sh_cmd_port(struct sh_ctx *c)
+{
+	const struct sh_line *l = c->l;
+	struct lex_prefix addr[MOD_NEIGH_PORT_ADDRS];
+	const char *atok[MOD_NEIGH_PORT_ADDRS];
+	const char *name = NULL, *why = NULL;
+	unsigned int i = 2, n_addr = 0, done;
+	uint32_t port, mtu = 0;
+	bool del = false;
+	int rc;
+
+	if (l->n < 2)
+		return sh_err(c, -EINVAL, l->tok[0], "missing port number");
+	if (sh_u32(l->tok[1], &port) != 0 || port >= GUFC_MAX_PORTS || !c->app->ports[port].used)
+		return sh_err(c, -ENODEV, l->tok[1], "no such port");
+	if (l->n < 3)
+		return sh_err(c, -EINVAL, l->tok[1], "expected name, address or mtu");
+	while (i < l->n) {
+		const char *w = l->tok[i];
+
+		if (i + 1 >= l->n)
+			return sh_err(c, -EINVAL, w, "missing value");
+		if (strcmp(w, "name") == 0) {
+			name = l->tok[i + 1];
+			if (gufc_port_name_check(name, &why) != 0)
+				return sh_err(c, -EINVAL, name, "%s", why);
+			rc = gufc_port_by_name(&c->app->cfg, name);
+			if (rc >= 0 && rc != (int)port)
+				return sh_err(c, -EEXIST, name, "another port has this name");
+			i += 2;
+		} else if (strcmp(w, "mtu") == 0) {
+			if (sh_u32(l->tok[i + 1], &mtu) != 0 || mtu < GUFC_MTU_MIN ||
+				mtu > GUFC_MTU_MAX)
+				return sh_err(c, -EINVAL, l->tok[i + 1], "mtu: 68..9600");
+			i += 2;
+		} else if (strcmp(w, "address") == 0) {
+			i++;
+			if (strcmp(l->tok[i], "add") == 0 || strcmp(l->tok[i], "del") == 0) {
+				del = strcmp(l->tok[i], "del") == 0;
+				if (++i >= l->n)
+					return sh_err(c, -EINVAL, l->tok[i - 1], "missing address");
+			}
+			for (; i < l->n && !port_keyword(l->tok[i]); i++) {
+				const char *t = l->tok[i];
+
+				if (n_addr == MOD_NEIGH_PORT_ADDRS)
+					return sh_err(c, -ENOSPC, t, "a port has at most 8 addresses");
+				if (lex_prefix(t, strlen(t), LEX_PFX_HOST_KEEP, &addr[n_addr], NULL) != 0)
+					return sh_err(c, -EINVAL, t, "bad address (ADDR/LEN)");
+				atok[n_addr++] = t;
+			}
+		} else {
+			return sh_err(c, -EINVAL, w, "expected name, address or mtu");
+		}
+	}
+	/* Checks the rules lcore repeats: here for a message naming the word. */
+	for (unsigned int k = 0; k < n_addr && !del; k++) {
+		rc = gufc_port_addr_check(&c->app->cfg, (uint16_t)port, &addr[k], &why);
+		for (unsigned int j = 0; rc == 0 && j < k; j++)
+			if (addr[j].family == addr[k].family &&
+				memcmp(addr[j].addr, addr[k].addr, sizeof(addr[k].addr)) == 0) {
+				rc = -EEXIST;
+				why = "address given twice";
+			}
+		if (rc != 0)
+			return addr_err(c, rc, atok[k], why);
+		if (addr[k].family == LEX_AF_INET6 && mtu != 0 && mtu < 1280)
+			return sh_err(c, -ERANGE, atok[k], "IPv6 needs an MTU of 1280 at least");
+	}
+	for (done = 0; done < n_addr; done++) {
+		rc = gufc_ctl_port_addr(c->app, (uint16_t)port, &addr[done], !del);
+		if (rc != 0) {
+			const char *bad = atok[done];
+
+			if (!del) /* undo this command's additions */
+				while (done-- > 0)
+					gufc_ctl_port_addr(c->app, (uint16_t)port, &addr[done], false);
+			return addr_err(c, rc, bad, NULL);
+		}
+	}
+	if (mtu != 0) {
+		rc = gufc_ctl_port_mtu(c->app, (uint16_t)port, (uint16_t)mtu);
+		if (rc == -ERANGE)
+			return sh_err(c, rc, NULL, "the port has an IPv6 address: MTU 1280 at least");
+		if (rc != 0)
+			return sh_err(c, rc, NULL, "mtu: %s", strerror(-rc));
+	}
+	if (name != NULL) {
+		rc = gufc_ctl_port_name(c->app, (uint16_t)port, name);
+		if (rc != 0)
+			return sh_err(c, rc, name, "%s", strerror(-rc));
+	}
+	fprintf(c->out, "port %u:", port);
+	if (name != NULL)
+		fprintf(c->out, " name %s", name);
+	if (n_addr != 0)
+		fprintf(c->out, " %u address%s %s", n_addr, n_addr == 1 ? "" : "es",
+			del ? "deleted" : "added");
+	if (mtu != 0)
+		fprintf(c->out, " mtu %u", mtu);
+	fprintf(c->out, "\n");
+	return 0;
+}

@@ -1,0 +1,283 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Helpers of the router tests (router_test.py): two Linux hosts in network
+namespaces, a client and a server, with gufc in router mode as their
+gateway over two net_tap ports; gufc's shell on a pipe; programs run in a
+namespace; cleanup of everything started.
+
+Addresses: client 10.0.1.2/24 and 2001:db8:1::2/64 behind port 0
+(10.0.1.1, 2001:db8:1::1), server 10.0.2.2/24 and 2001:db8:2::2/64 behind
+port 1 (10.0.2.1, 2001:db8:2::1).
+
+Python 3 standard library only; needs root (namespaces, taps).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+
+CLIENT4, CLIENT6 = "10.0.1.2", "2001:db8:1::2"
+SERVER4, SERVER6 = "10.0.2.2", "2001:db8:2::2"
+GW_IN4, GW_IN6 = "10.0.1.1", "2001:db8:1::1"
+GW_OUT4, GW_OUT6 = "10.0.2.1", "2001:db8:2::1"
+CLIENT_MAC, SERVER_MAC = "02:00:00:00:01:02", "02:00:00:00:02:02"
+
+
+class Fail(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def sh(args, check_rc=True, timeout=30, **kw):
+    r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=timeout, **kw)
+    if check_rc and r.returncode != 0:
+        raise Fail("%s: rc %d: %s" % (" ".join(args), r.returncode, r.stdout.strip()))
+    return r
+
+
+def namespaces_possible():
+    """None, or why network namespaces and taps cannot be used here."""
+    if os.geteuid() != 0:
+        return "not root"
+    if shutil.which("ip") is None:
+        return "no ip(8)"
+    if not os.path.exists("/dev/net/tun"):
+        return "no /dev/net/tun"
+    name = "gufcprobe%d" % os.getpid()
+    r = subprocess.run(["ip", "netns", "add", name], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        return "ip netns add: " + r.stdout.decode(errors="replace").strip()
+    subprocess.run(["ip", "netns", "del", name])
+    return None
+
+
+class Gateway:
+    """gufc as the router of a client and a server namespace."""
+
+    def __init__(self, build, config, rules, server_default_route=True, lcores="0,1"):
+        self.gufc = os.path.join(build, "app", "gufc")
+        check(os.access(self.gufc, os.X_OK), "no gufc binary: " + self.gufc)
+        self.tag = "%d" % (os.getpid() % 100000)
+        self.cns, self.sns = "gufc-c" + self.tag, "gufc-s" + self.tag
+        self.ctap, self.stap = "gc" + self.tag, "gs" + self.tag
+        self.prefix = "gufc-router-" + self.tag
+        self.dir = tempfile.mkdtemp(prefix="gufc-router.")
+        self.proc = None
+        self.out = None
+        self.mark = 0
+        self.server_default_route = server_default_route
+        self.lcores = lcores
+        self.json = os.path.join(self.dir, "stats.json")
+        with open(os.path.join(self.dir, "gufc.conf"), "w") as f:
+            f.write(config)
+            f.write("\nrules %s\n" % os.path.join(self.dir, "gw.rules"))
+        with open(os.path.join(self.dir, "gw.rules"), "w") as f:
+            f.write(rules)
+        self.summary = ""
+
+    # -- lifecycle -------------------------------------------------------
+
+    def start(self):
+        for ns in (self.cns, self.sns):
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+            sh(["ip", "netns", "add", ns])
+        self.out = open(os.path.join(self.dir, "out.txt"), "w+")
+        # net_tap wants as many RX as TX queues: two lcores give two TX
+        # queues per port, so two RX queues.
+        args = [self.gufc, "--no-huge", "-m", "1024", "--no-pci", "--file-prefix",
+                self.prefix, "-l", self.lcores, "--log-level=lib.*:warning",
+                "--vdev=net_tap0,iface=%s" % self.ctap,
+                "--vdev=net_tap1,iface=%s" % self.stap, "--",
+                "--rxq", str(len(self.lcores.split(","))), "--config",
+                os.path.join(self.dir, "gufc.conf"), "--stats-json", self.json, "-i"]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=self.out,
+                                     stderr=subprocess.STDOUT, text=True)
+        for _ in range(100):
+            if self._link_exists(self.stap):
+                break
+            if self.proc.poll() is not None:
+                raise Fail("gufc exited at start:\n" + self.output())
+            time.sleep(0.1)
+        else:
+            raise Fail("the tap interfaces did not appear")
+        self.shell("echo started")  # gufc runs: ports started
+        for tap, ns, mac, a4, a6, gw4, gw6 in (
+                (self.ctap, self.cns, CLIENT_MAC, CLIENT4, CLIENT6, GW_IN4, GW_IN6),
+                (self.stap, self.sns, SERVER_MAC, SERVER4, SERVER6, GW_OUT4, GW_OUT6)):
+            sh(["ip", "link", "set", tap, "netns", ns])
+            # net_tap gives the host side the port's MAC: a MAC of its own.
+            self.ns(ns, ["ip", "link", "set", tap, "address", mac])
+            self.ns(ns, ["ip", "link", "set", "lo", "up"])
+            self.ns(ns, ["sysctl", "-qw", "net.ipv4.conf.all.arp_notify=1"])
+            self.ns(ns, ["ip", "addr", "add", a4 + "/24", "dev", tap])
+            self.ns(ns, ["ip", "addr", "add", a6 + "/64", "dev", tap, "nodad"])
+            self.ns(ns, ["ip", "link", "set", tap, "up"])
+            if ns == self.cns or self.server_default_route:
+                self.ns(ns, ["ip", "route", "add", "default", "via", gw4])
+                self.ns(ns, ["ip", "-6", "route", "add", "default", "via", gw6])
+
+    def stop(self):
+        """Quit gufc; its summary; the accounting must hold."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise Fail("gufc did not stop on quit")
+        rc = self.proc.returncode
+        self.proc = None
+        self.summary = self.output()
+        check(rc == 0, "gufc exit status %d" % rc)
+        check("accounting: rx" in self.summary and ": OK" in self.summary.split(
+            "accounting: rx")[1].splitlines()[0], "accounting violated")
+
+    def cleanup(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for ns in (self.cns, self.sns):
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+        if self.out is not None:
+            self.out.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree("/var/run/dpdk/" + self.prefix, ignore_errors=True)
+
+    def __enter__(self):
+        try:
+            self.start()
+        except BaseException:
+            self.dump()
+            self.cleanup()
+            raise
+        return self
+
+    def __exit__(self, et, ev, tb):
+        if et is not None:
+            self.dump()
+        self.cleanup()
+        return False
+
+    # -- gufc ------------------------------------------------------------
+
+    def output(self):
+        self.out.flush()
+        with open(self.out.name) as f:
+            return f.read()
+
+    def dump(self):
+        try:
+            text = self.output()
+        except (OSError, ValueError, AttributeError):
+            return
+        print("---- gufc output (last 80 lines)")
+        print("\n".join(text.splitlines()[-80:]))
+
+    def shell(self, command, timeout=20):
+        """Run a shell command in gufc; what it printed."""
+        self.mark += 1
+        begin, end = "@@begin%d@@" % self.mark, "@@end%d@@" % self.mark
+        self.proc.stdin.write("echo %s\n%s\necho %s\n" % (begin, command, end))
+        self.proc.stdin.flush()
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            text = self.output()
+            if end in text and begin in text:
+                return text.split(begin, 1)[1].split(end, 1)[0]
+            if self.proc.poll() is not None:
+                raise Fail("gufc exited during '%s'" % command)
+            time.sleep(0.05)
+        raise Fail("no answer to '%s'" % command)
+
+    def telemetry(self, commands):
+        """Answers of telemetry @commands (dict by command), None without
+        dpdk-telemetry.py."""
+        tool = shutil.which("dpdk-telemetry.py")
+        if tool is None:
+            return None
+        r = subprocess.run([sys.executable, tool, "-f", self.prefix],
+                           input="\n".join(commands) + "\n", stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=30)
+        answers = {}
+        for line in r.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                answers.update(json.loads(line))
+        for c in commands:
+            check(isinstance(answers.get(c), dict), "telemetry %s: %s" % (c, r.stdout[-500:]))
+        return answers
+
+    def stats(self):
+        """The final --stats-json (after stop())."""
+        with open(self.json) as f:
+            return json.load(f)
+
+    # -- hosts -----------------------------------------------------------
+
+    def _link_exists(self, name):
+        return subprocess.run(["ip", "link", "show", name], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0
+
+    def ns(self, ns, args, check_rc=True, timeout=30):
+        return sh(["ip", "netns", "exec", ns] + args, check_rc, timeout)
+
+    def client(self, args, check_rc=True, timeout=30):
+        return self.ns(self.cns, args, check_rc, timeout)
+
+    def server(self, args, check_rc=True, timeout=30):
+        return self.ns(self.sns, args, check_rc, timeout)
+
+    def spawn(self, ns, args):
+        """A process in namespace @ns (stdout piped, text)."""
+        return subprocess.Popen(["ip", "netns", "exec", ns] + args, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, stdin=subprocess.PIPE, text=True)
+
+    def python(self, ns, code, *args):
+        """python3 -c CODE ARGS... in namespace @ns, spawned."""
+        return self.spawn(ns, [sys.executable, "-u", "-c", code] + list(args))
+
+
+def main(tests, argv):
+    """Run test @argv[1] of @tests (name -> fn(build))."""
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", choices=sorted(tests))
+    ap.add_argument("--build", required=True)
+    a = ap.parse_args(argv[1:])
+    why = namespaces_possible()
+    if why is not None:
+        print("SKIP: network namespaces impossible here: " + why)
+        return SKIP
+    try:
+        tests[a.test](a.build)
+    except Skip as e:
+        print("SKIP: %s" % e)
+        return SKIP
+    except Fail as e:
+        print("FAIL: %s" % e)
+        return 1
+    print("PASS: router_%s" % a.test)
+    return 0

@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""gufc as the router of real Linux hosts (router_lib.Gateway: a client and
+a server namespace over net_tap ports):
+
+  ping    IPv4/IPv6 echo to the gateway's addresses and through it (TTL /
+          hop limit one lower), time exceeded for TTL 1
+  tcp     a 64 MB IPv4 and a 16 MB IPv6 transfer, SHA-256 compared
+  udp     datagrams echoed through the gateway, IPv4 and IPv6
+  nat     masquerade (the server, without a route back, sees the gateway's
+          egress address) and a DNAT port forward on the gateway's address
+  commit  a rule commit cuts a live TCP connection at its next packet
+  pmtu    a smaller MTU on the egress port: fragmentation needed / packet
+          too big reach the sender, whose transfers complete; a datagram
+          without DF is fragmented
+  neigh   the server changes its MAC: the router learns it from the
+          gratuitous ARP and the cached flow follows at once
+
+Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
+"""
+
+import re
+import sys
+import time
+
+from router_lib import (CLIENT4, CLIENT6, GW_IN4, GW_IN6, GW_OUT4, GW_OUT6, SERVER4,
+                        SERVER6, Fail, Gateway, check, main)
+
+BASE_CONF = """set mode router
+port 0 name inside address 10.0.1.1/24 2001:db8:1::1/64
+port 1 name outside address 10.0.2.1/24 2001:db8:2::1/64
+"""
+
+ACCEPT = "policy accept\n"
+
+# A TCP sink: accept one connection, read to EOF, print bytes, SHA-256, peer.
+SINK = r"""
+import hashlib, socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(1)
+print("LISTEN", flush=True)
+c, peer = s.accept()
+h, n = hashlib.sha256(), 0
+while True:
+    b = c.recv(1 << 16)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+c.sendall(h.hexdigest().encode())
+c.close()
+print("GOT", n, h.hexdigest(), peer[0], flush=True)
+"""
+
+# A TCP source: connect, send N MB of seeded data, print bytes, SHA-256, seconds.
+SOURCE = r"""
+import hashlib, random, socket, sys, time
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+mb = int(sys.argv[3])
+rnd = random.Random(7)
+block = bytes(rnd.getrandbits(8) for _ in range(1 << 16))
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
+h = hashlib.sha256()
+t0 = time.time()
+for i in range(mb * 16):
+    b = block[i % 251:] + block[:i % 251]
+    c.sendall(b)
+    h.update(b)
+c.shutdown(socket.SHUT_WR)
+echo = c.recv(64).decode()
+dt = time.time() - t0
+print("SENT", mb * 16 * len(block), h.hexdigest(), "%.3f" % dt, echo, flush=True)
+"""
+
+UDP_ECHO = r"""
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2])))
+print("LISTEN", flush=True)
+while True:
+    b, peer = s.recvfrom(65535)
+    if b == b"quit":
+        break
+    s.sendto(b, peer)
+"""
+
+UDP_CLIENT = r"""
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.settimeout(1.0)
+ok = lost = 0
+for i in range(int(sys.argv[3])):
+    msg = ("%06d" % i).encode() * (1 + i % 200)
+    for attempt in range(3):
+        s.sendto(msg, (sys.argv[1], int(sys.argv[2])))
+        try:
+            b, _ = s.recvfrom(65535)
+        except socket.timeout:
+            lost += 1
+            continue
+        if b == msg:
+            ok += 1
+        break
+s.sendto(b"quit", (sys.argv[1], int(sys.argv[2])))
+print("UDP", ok, lost, flush=True)
+"""
+
+# Line echo server and a client that waits for a go file between messages.
+ECHO = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(1)
+print("LISTEN", flush=True)
+c, _ = s.accept()
+while True:
+    b = c.recv(4096)
+    if not b:
+        break
+    c.sendall(b)
+"""
+
+CHATTER = r"""
+import os, socket, sys, time
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+c.settimeout(2.0)
+for i in range(20):
+    c.sendall(b"hello %d\n" % i)
+    if c.recv(100) != b"hello %d\n" % i:
+        print("BAD", i, flush=True)
+        sys.exit(1)
+print("READY", flush=True)
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.02)
+c.sendall(b"after\n")
+try:
+    b = c.recv(100)
+    print("ALIVE", b, flush=True)
+except socket.timeout:
+    print("CUT", flush=True)
+"""
+
+
+def wait_line(proc, word, timeout=15):
+    deadline = time.time() + timeout
+    lines = []
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith(word):
+            return line.split()
+    raise Fail("no '%s' line: %s" % (word, "".join(lines)))
+
+
+def transfer(gw, dst, port, mb, listen=None):
+    """Client -> server TCP transfer of @mb MB; (sink words, source words).
+    @listen: (address, port) the server listens on, if not @dst, @port."""
+    sink = gw.python(gw.sns, SINK, *(listen or (dst, str(port))))
+    wait_line(sink, "LISTEN")
+    src = gw.python(gw.cns, SOURCE, dst, str(port), str(mb))
+    sent = wait_line(src, "SENT", timeout=90)
+    got = wait_line(sink, "GOT", timeout=10)
+    src.wait(5)
+    sink.wait(5)
+    check(sent[1] == got[1] and sent[2] == got[2],
+          "transfer to %s: sent %s %s, received %s %s" % (dst, sent[1], sent[2], got[1], got[2]))
+    check(sent[4] == got[2], "the server's digest did not come back")
+    return got, sent
+
+
+def ping(gw, dst, extra=(), count=3):
+    fam = ["-6"] if ":" in dst else ["-4"]
+    return gw.client(["ping"] + fam + ["-c", str(count), "-i", "0.2", "-W", "2"] + list(extra)
+                     + [dst], check_rc=False)
+
+
+def t_ping(build):
+    with Gateway(build, BASE_CONF, ACCEPT) as gw:
+        for dst in (GW_IN4, GW_IN6, GW_OUT4, GW_OUT6):
+            r = ping(gw, dst)
+            check(r.returncode == 0, "ping %s: %s" % (dst, r.stdout))
+            check(re.search(r"(ttl|hlim)=64", r.stdout), "ping %s: TTL not 64: %s" % (dst, r.stdout))
+        for dst in (SERVER4, SERVER6):
+            r = ping(gw, dst)
+            check(r.returncode == 0, "ping %s: %s" % (dst, r.stdout))
+            check(re.search(r"(ttl|hlim)=63", r.stdout),
+                  "ping %s through the gateway: TTL not one lower: %s" % (dst, r.stdout))
+        # The server sees the client's packets one hop further too.
+        r = gw.server(["ping", "-4", "-c", "2", "-i", "0.2", "-W", "2", CLIENT4], check_rc=False)
+        check(r.returncode == 0 and "ttl=63" in r.stdout, "server -> client: %s" % r.stdout)
+        r = ping(gw, SERVER4, ("-t", "1"), count=1)
+        check("From %s" % GW_IN4 in r.stdout and "exceeded" in r.stdout,
+              "TTL 1: no time exceeded from the gateway: %s" % r.stdout)
+        r = ping(gw, SERVER6, ("-t", "1"), count=1)
+        check("From %s" % GW_IN6 in r.stdout and "exceeded" in r.stdout.lower(),
+              "hop limit 1: no time exceeded from the gateway: %s" % r.stdout)
+        neigh = gw.shell("show neighbours")
+        for a in (CLIENT4, CLIENT6, SERVER4, SERVER6):
+            check(re.search(r"\s%s\s+[0-9a-f:]{17}" % re.escape(a), neigh),
+                  "no resolved neighbour %s:\n%s" % (a, neigh))
+        # Ports and routes at run time: an address, a route via a gateway on it.
+        out = gw.shell("port 1 address 10.0.3.1/24 mtu 1400\n"
+                       "route add 10.9.0.0/16 via 10.0.3.7")
+        check("error" not in out, out)
+        check(re.search(r"outside .* 1400 .*10\.0\.3\.1/24", gw.shell("show ports")),
+              "show ports: " + gw.shell("show ports"))
+        routes = gw.shell("show routes")
+        check("10.0.3.0/24 port 1 connected" in routes and
+              "10.9.0.0/16 port 1 via 10.0.3.7" in routes, "show routes: " + routes)
+        r = ping(gw, "10.0.3.1", count=1)
+        check(r.returncode == 0, "ping of the new address: " + r.stdout)
+        out = gw.shell("route del 10.9.0.0/16\nport 1 address del 10.0.3.1/24 mtu 1500")
+        check("error" not in out, out)
+        check("10.0.3." not in gw.shell("show routes"), "the connected route stayed")
+        tel = gw.telemetry(["/gufc/ports", "/gufc/neighbours", "/gufc/routes", "/gufc/stats"])
+        gw.stop()
+        st = gw.stats()
+        if tel is not None:
+            check(tel["/gufc/ports"]["name"] == [p["name"] for p in st["ports"]], "tel ports")
+            check(tel["/gufc/ports"]["addresses"][1] == " ".join(st["ports"][1]["addresses"]),
+                  "tel port addresses")
+            check(tel["/gufc/routes"]["prefix"] == [r["prefix"] for r in st["routes"]],
+                  "tel routes")
+            check(sorted(tel["/gufc/neighbours"]["address"]) ==
+                  sorted(n["address"] for n in st["neighbours"]), "tel neighbours")
+            check(tel["/gufc/stats"]["mode"] == "router", "tel mode")
+        check(st["mode"] == "router", "mode")
+        check(st["router"]["echo_replies"] >= 12, "echo replies: %s" % st["router"])
+        check(st["router"]["icmp_errors"] >= 2, "icmp errors: %s" % st["router"])
+        check(st["drops"]["ttl_exceeded"] >= 2, "ttl_exceeded drops")
+        check(len(st["ports"]) == 2 and st["ports"][0]["name"] == "inside", "ports in JSON")
+
+
+def t_tcp(build):
+    with Gateway(build, BASE_CONF, ACCEPT) as gw:
+        for dst, mb in ((SERVER4, 64), (SERVER6, 16)):
+            got, sent = transfer(gw, dst, 5001, mb)
+            secs = float(sent[3])
+            print("tcp %s: %s bytes in %.2f s: %.0f Mbit/s" % (
+                dst, got[1], secs, int(got[1]) * 8 / secs / 1e6))
+            check(got[3] == (CLIENT4 if ":" not in dst else CLIENT6),
+                  "the server saw %s" % got[3])
+        flows = gw.shell("show flows proto tcp")
+        check("in_port=0" in flows and "adj=" in flows, "no routed TCP flow:\n" + flows)
+        gw.stop()
+
+
+def t_udp(build):
+    with Gateway(build, BASE_CONF, ACCEPT) as gw:
+        for dst in (SERVER4, SERVER6):
+            srv = gw.python(gw.sns, UDP_ECHO, dst, "5353")
+            wait_line(srv, "LISTEN")
+            cl = gw.python(gw.cns, UDP_CLIENT, dst, "5353", "300")
+            w = wait_line(cl, "UDP", timeout=60)
+            srv.wait(5)
+            check(int(w[1]) == 300, "udp to %s: %s of 300 echoed (%s lost)" % (dst, w[1], w[2]))
+        gw.stop()
+
+
+def t_nat(build):
+    rules = ACCEPT + ("dnat to %s:80 proto tcp dst %s dport 8080\n"
+                      "masquerade src 10.0.1.0/24\n" % (SERVER4, GW_IN4))
+    with Gateway(build, BASE_CONF, rules, server_default_route=False) as gw:
+        # Masquerade: the server has no route to the client's network.
+        got, _ = transfer(gw, SERVER4, 5001, 4)
+        check(got[3] == GW_OUT4, "masquerade: the server saw %s, not %s" % (got[3], GW_OUT4))
+        # Port forward on the gateway's inside address.
+        got, _ = transfer(gw, GW_IN4, 8080, 4, listen=(SERVER4, "80"))
+        check(got[3] == GW_OUT4, "dnat: the server saw %s" % got[3])
+        # The client only ever talked to the gateway's address.
+        flows = gw.shell("show flows proto tcp dport 8080")
+        check("dnat" in flows or "nat=" in flows, "no DNAT flow:\n" + flows)
+        gw.stop()
+        st = gw.stats()
+        check(st["drops_total"] == st["drops"]["no_route"], "drops: %s" % {
+            k: v for k, v in st["drops"].items() if v})
+
+
+def t_commit(build):
+    with Gateway(build, BASE_CONF, ACCEPT) as gw:
+        go = gw.dir + "/go"
+        srv = gw.python(gw.sns, ECHO, SERVER4, "7000")
+        wait_line(srv, "LISTEN")
+        cl = gw.python(gw.cns, CHATTER, SERVER4, "7000", go)
+        wait_line(cl, "READY")
+        out = gw.shell("rule add pos 1 drop proto tcp dport 7000\ncommit")
+        check("error" not in out, "commit: " + out)
+        open(go, "w").close()
+        w = wait_line(cl, "", timeout=10)
+        check(w[0] == "CUT", "the connection lived on: %s" % w)
+        srv.kill()
+        drops = gw.shell("show drops")
+        m = re.search(r"^filter\s+(\d+)", drops, re.M)
+        check(m and int(m.group(1)) >= 1, "no filter drop:\n" + drops)
+        gw.stop()
+
+
+def t_pmtu(build):
+    conf = BASE_CONF + "port 1 mtu 1280\n"
+    with Gateway(build, conf, ACCEPT) as gw:
+        for dst in (SERVER4, SERVER6):
+            got, sent = transfer(gw, dst, 5002, 8)
+        r = gw.client(["ip", "route", "get", SERVER4])
+        check("mtu 1280" in gw.client(["ip", "route", "show", "cache"], check_rc=False).stdout
+              or "mtu 1280" in r.stdout, "the client learned no path MTU: " + r.stdout)
+        # DF clear: the gateway fragments.
+        r = ping(gw, SERVER4, ("-M", "dont", "-s", "1400"), count=2)
+        check(r.returncode == 0, "ping without DF: " + r.stdout)
+        gw.stop()
+        st = gw.stats()
+        check(st["drops"]["frag_needed"] >= 2, "frag_needed: %d" % st["drops"]["frag_needed"])
+        check(st["router"]["icmp_errors"] >= 2, "icmp errors: %s" % st["router"])
+        check(st["router"]["frag_datagrams"] >= 2 and st["router"]["frag_made"] >= 4,
+              "fragmented: %s" % st["router"])
+
+
+def t_neigh(build):
+    with Gateway(build, BASE_CONF, ACCEPT) as gw:
+        r = ping(gw, SERVER4, count=2)
+        check(r.returncode == 0, r.stdout)
+        before = gw.shell("show neighbours")
+        p = gw.spawn(gw.cns, ["ping", "-4", "-c", "30", "-i", "0.1", "-W", "1", SERVER4])
+        time.sleep(1.0)
+        gw.server(["ip", "link", "set", gw.stap, "address", "02:00:5e:10:00:99"])
+        out, _ = p.communicate(timeout=30)
+        m = re.search(r"(\d+) received", out)
+        check(m and int(m.group(1)) >= 29, "pings lost over the MAC change:\n" + out)
+        after = gw.shell("show neighbours")
+        check(re.search(r"%s\s+02:00:5e:10:00:99" % re.escape(SERVER4), after),
+              "the new MAC is not in the table:\nbefore:\n%s\nafter:\n%s" % (before, after))
+        gw.stop()
+        st = gw.stats()
+        check(st["router"]["mac_changes"] >= 1, "mac_changes: %s" % st["router"])
+
+
+TESTS = {"ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+         "pmtu": t_pmtu, "neigh": t_neigh}
+
+if __name__ == "__main__":
+    sys.exit(main(TESTS, sys.argv))
