@@ -310,7 +310,10 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	}
 	if (id != 0) {
 		*rec_of(ct, id) = c;
-		mod_ct_fast_arm(line_of(ct, id), &c, false, false);
+		/* Armed now when the first packet already lets the fast path
+		 * check the next ones (a pickup's seen side). */
+		mod_ct_fast_arm(line_of(ct, id), &c,
+			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
 		__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns + 1, __ATOMIC_RELAXED);
 	}
 	for (unsigned int d = 0; d < 2; d++) {
