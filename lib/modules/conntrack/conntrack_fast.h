@@ -132,7 +132,7 @@ mod_ct_fast_prefetch(const struct mod_ct_fast *f, const struct fc_action *a)
 	uint32_t id = mod_ct_entry_id(a);
 	struct mod_ct_fast_line *chunk;
 
-	if (f == NULL || id == 0)
+	if (f == NULL || id == 0 || id >= MOD_CT_ID_MAX)
 		return;
 	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
 	if (chunk != NULL)
@@ -193,7 +193,8 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	bool liberal, below;
 	uint8_t seen;
 
-	if (unlikely(f == NULL || id == 0 || !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
+	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX ||
+		    !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
 		return false;
 	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
 	if (unlikely(chunk == NULL))
