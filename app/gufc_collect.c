@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * app/gufc_collect.c — the collectors of the control layer (gufc_ctl.h):
- * the committed rules with their counters, flows (routes, neighbours and
- * ports: gufc_router.c). They read on the rules lcore through
- * gufc_ctl_call(), because only it may walk the flow
+ * the committed rules with their counters (also as iptables-save -c text),
+ * flows (routes, neighbours and ports: gufc_router.c). They read on the
+ * rules lcore through gufc_ctl_call(), because only it may walk the flow
  * tables and the committed rule set, and hand rows to the shell's "show"
  * and to the telemetry commands, which print the same numbers from them.
  *
@@ -83,6 +83,60 @@ gufc_collect_rules(struct gufc_app *app, struct gufc_rule_row **rows, unsigned i
 	}
 	*rows = a.rows;
 	*n = a.n;
+	return 0;
+}
+
+struct ipt_arg {
+	unsigned int family;
+	char *text;
+	size_t len;
+};
+
+static void
+snap_counters(void *arg, uint32_t id, uint64_t *pkts, uint64_t *bytes)
+{
+	rule_counters_snap_get(arg, id, pkts, bytes);
+}
+
+static int
+ipt_fn(struct gufc_app *app, void *arg)
+{
+	struct ipt_arg *a = arg;
+	const struct rule_set *s = rule_engine_rules(app->eng);
+	struct rule_counters_snap *snap;
+	FILE *f;
+	int rc;
+
+	if (s == NULL)
+		return -ENOENT;
+	snap = rule_engine_counters_snap(app->eng);
+	if (snap == NULL)
+		return -ENOMEM;
+	f = open_memstream(&a->text, &a->len);
+	if (f == NULL) {
+		rule_counters_snap_free(snap);
+		return -ENOMEM;
+	}
+	rc = rule_set_dump_iptables_ctr(s, a->family, snap_counters, snap, f);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -ENOMEM;
+	rule_counters_snap_free(snap);
+	return rc;
+}
+
+int
+gufc_collect_iptables(struct gufc_app *app, unsigned int family, char **text)
+{
+	struct ipt_arg a = { .family = family };
+	int rc;
+
+	*text = NULL;
+	rc = gufc_ctl_call(app, ipt_fn, &a);
+	if (rc != 0) {
+		free(a.text);
+		return rc;
+	}
+	*text = a.text;
 	return 0;
 }
 

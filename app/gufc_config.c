@@ -2,7 +2,7 @@
 /*
  * app/gufc_config.c — the config file: a line-oriented grammar (doc/config.md)
  * of local prefixes, ports (names, addresses, MTUs), routes (to a port or
- * via a gateway), channels, rule files and settings. Loading is
+ * via a gateway), channels, rule files, ipsets and settings. Loading is
  * all or nothing: the file is parsed into a copy of the configuration, which
  * replaces the caller's only if every line is good. Errors say
  * FILE:LINE:COL, why, and the offending token.
@@ -38,6 +38,10 @@ static const struct lex_syntax cfg_syntax = {
 struct cfg_ctx {
 	struct lex_where w;
 	struct lex_error err;
+	unsigned int rules_seen; /* 1 rules, 2 iptables, 4 ip6tables */
+	bool ipset_seen;
+	bool cli_rules;          /* the command line gave a rule set: the config's is ignored */
+	bool cli_ipset;
 	char dir[GUFC_PATH_MAX];
 	unsigned int n;
 	struct lex_tok tok[CFG_MAX_TOK];
@@ -399,7 +403,7 @@ cfg_routes_resolve(struct cfg_ctx *c, struct gufc_config *cfg)
 }
 
 static int
-cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
+cfg_line(struct cfg_ctx *c, struct gufc_config *cfg)
 {
 	const char *kw = c->tok[0].s;
 	struct lex_prefix p;
@@ -427,20 +431,38 @@ cfg_line(struct cfg_ctx *c, struct gufc_config *cfg, bool *rules_seen)
 		return cfg_channel(c, cfg);
 	if (strcmp(kw, "ipfix") == 0)
 		return cfg_ipfix(c, cfg);
-	if (strcmp(kw, "rules") == 0 || strcmp(kw, "iptables") == 0) {
-		bool ipt = kw[0] == 'i';
+	if (strcmp(kw, "rules") == 0 || strcmp(kw, "iptables") == 0 ||
+		strcmp(kw, "ip6tables") == 0) {
+		/* rules: the native set; iptables and ip6tables: one family each. */
+		unsigned int kind = kw[0] == 'r' ? 1 : kw[2] == '6' ? 4 : 2;
+		char *dst = kind == 1 ? cfg->rules_file : kind == 2 ? cfg->ipt_file : cfg->ipt6_file;
 
 		if ((rc = cfg_need(c, 2)) != 0)
 			return rc;
 		if (c->n > 2)
 			return cfg_err(c, c->tok[2].col, "unexpected token", c->tok[2].s);
-		if (*rules_seen)
+		if ((c->rules_seen & kind) || (kind == 1 && c->rules_seen) ||
+			(kind != 1 && (c->rules_seen & 1)))
 			return cfg_err(c, c->tok[0].col, "a rule set was already given", kw);
-		*rules_seen = true;
+		c->rules_seen |= kind;
 		/* The command line's rule set wins over the config's. */
-		if (cfg->rules_file[0] != '\0' || cfg->ipt_file[0] != '\0')
+		if (c->cli_rules)
 			return 0;
-		return cfg_path(c, 1, true, ipt ? cfg->ipt_file : cfg->rules_file);
+		return cfg_path(c, 1, true, dst);
+	}
+	if (strcmp(kw, "ipset") == 0) {
+		if ((rc = cfg_need(c, 2)) != 0)
+			return rc;
+		if (c->n > 2)
+			return cfg_err(c, c->tok[2].col, "unexpected token", c->tok[2].s);
+		if (c->ipset_seen)
+			return cfg_err(c, c->tok[0].col,
+				"ipsets were already given (ipset save writes every set in one file)",
+				kw);
+		c->ipset_seen = true;
+		if (c->cli_ipset)
+			return 0;
+		return cfg_path(c, 1, true, cfg->ipset_file);
 	}
 	if (strcmp(kw, "set") == 0) {
 		const char *err;
@@ -465,7 +487,6 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 	struct gufc_config *tmp = NULL;
 	struct lex_reader rd;
 	static struct cfg_ctx c; /* (its route table is large: not on the stack) */
-	bool rules_seen = false;
 	char dcopy[GUFC_PATH_MAX];
 	char *text, *line;
 	size_t len;
@@ -474,6 +495,9 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 	memset(&c, 0, sizeof(c));
 	c.w.file = path;
 	c.w.err = &c.err;
+	c.cli_rules = cfg->rules_file[0] != '\0' || cfg->ipt_file[0] != '\0' ||
+		      cfg->ipt6_file[0] != '\0';
+	c.cli_ipset = cfg->ipset_file[0] != '\0';
 	snprintf(dcopy, sizeof(dcopy), "%s", path);
 	snprintf(c.dir, sizeof(c.dir), "%s", dirname(dcopy));
 	text = lex_file_read(path, &c.err);
@@ -503,7 +527,7 @@ gufc_config_load(struct gufc_config *cfg, const char *path)
 			break;
 		if (c.n == 0)
 			continue;
-		rc = cfg_line(&c, tmp, &rules_seen);
+		rc = cfg_line(&c, tmp);
 		if (rc != 0)
 			break;
 	}

@@ -348,6 +348,17 @@ struct gufc_rule_row {
 int gufc_collect_rules(struct gufc_app *app, struct gufc_rule_row **rows, unsigned int *n,
 	unsigned int max);
 
+/**
+ * The committed rules of one family as iptables-save -c writes them, each
+ * rule's counters its imported ones plus what gufc counted (on the rules
+ * lcore).
+ * @param app     the application
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param text    receives the text (free() it)
+ * @return 0, -ENOMEM, -EINVAL, or an error of gufc_ctl_call().
+ */
+int gufc_collect_iptables(struct gufc_app *app, unsigned int family, char **text);
+
 /** One flow, as "show flows" and /gufc/flows give it. */
 struct gufc_flow_row {
 	struct rule_flow_info info;
@@ -374,7 +385,7 @@ int gufc_collect_flows(struct gufc_app *app, const struct rule *match, const str
 /* ------------------------------------------------------------------------ */
 
 /**
- * Is @p name a port name (1..31 of A-Z a-z 0-9 _ - .)?
+ * Is @p name a port name (1..15 of A-Z a-z 0-9 _ - . : @, as rules' -i/-o name it)?
  * @param name  the name
  * @param why   receives the reason on error (static text)
  * @return 0, -EINVAL.

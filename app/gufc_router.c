@@ -35,14 +35,15 @@ gufc_port_name_check(const char *name, const char **why)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n >= GUFC_PORT_NAME_MAX) {
-		*why = "port name: 1..31 characters";
+	/* Rules name ports as iptables names interfaces: at most 15 characters. */
+	if (n == 0 || n >= RULE_IFNAME_MAX) {
+		*why = "port name: 1..15 characters (rules' -i/-o could not name it)";
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-			    (name[i] >= '0' && name[i] <= '9') || strchr("_-.", name[i]) != NULL)) {
-			*why = "port name: letters, digits, '_', '-', '.'";
+			    (name[i] >= '0' && name[i] <= '9') || strchr("_-.:@", name[i]) != NULL)) {
+			*why = "port name: letters, digits, '_', '-', '.', ':', '@'";
 			return -EINVAL;
 		}
 	return 0;

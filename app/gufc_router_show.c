@@ -107,7 +107,7 @@ gufc_show_ports(struct gufc_app *app, FILE *f)
 		gufc_port_addrs_text(&pc[p], addrs, sizeof(addrs));
 		fprintf(f, "%4u %-16s %-16s %3u %3u %4u %-17s %5u %-5s %12" PRIu64 " %12" PRIu64
 			" %10" PRIu64 " %10" PRIu64 "  %s\n", p,
-			pc[p].name[0] != '\0' ? pc[p].name : "-", gp->name, gp->n_rxq, gp->n_txq,
+			gp->ifname, gp->name, gp->n_rxq, gp->n_txq,
 			gp->pair, mac, pc[p].mtu, link.link_status ? "up" : "down", es.ipackets,
 			es.opackets, es.imissed, es.ierrors + es.oerrors + es.rx_nombuf,
 			addrs[0] != '\0' ? addrs : "-");

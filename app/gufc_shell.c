@@ -79,13 +79,15 @@ static const struct sh_cmd sh_cmds[] = {
 	{ "show", sh_cmd_show,
 		"show stats|ports|neighbours|drops|channels|locals|routes|pending|offload|lcores|ipfix\n"
 		"show rules                           committed rules with packet/byte counters\n"
+		"show rules iptables|ip6tables        the same as iptables-save -c writes it\n"
 		"show flows [limit N] [filter] [MATCH...]   flows; MATCH: rule match words\n"
 		"show flow TUPLE                      one flow, e.g. udp 10.0.0.1:53 -> 192.0.2.1:53" },
 	{ "rule", sh_cmd_rule,
 		"rule add [chain C] [pos N] RULE...   add to the pending set (pos: 1 = first)\n"
 		"rule del ID                          delete from the pending set\n"
 		"rule replace ID RULE...              replace in the pending set, keeping ID\n"
-		"rule load native|iptables FILE       the pending set becomes FILE's" },
+		"rule load native FILE                the pending set becomes FILE's\n"
+		"rule load iptables|ip6tables FILE    FILE's rules and policies replace that family's" },
 	{ "commit", sh_cmd_commit, "commit                               apply the pending set atomically" },
 	{ "rollback", sh_cmd_rollback, "rollback                             discard the pending set" },
 	{ "channel", sh_cmd_channel,
@@ -95,7 +97,8 @@ static const struct sh_cmd sh_cmds[] = {
 	{ "route", sh_cmd_route,
 		"route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX" },
 	{ "port", sh_cmd_port,
-		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24" },
+		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24\n"
+		"                                     (a new name reaches rules' -i/-o at the next commit)" },
 	{ "flush", sh_cmd_flush, "flush flows                          remove every cached flow" },
 	{ "log", sh_cmd_log, "log level TYPE LEVEL                 TYPE: gufc.app, gufc.*, ...; LEVEL: debug..emerg" },
 	{ "echo", sh_cmd_echo, "echo TEXT" },
@@ -327,7 +330,7 @@ SH_INST(i_show, SH_W0 | SH_W1,
 	(void *)&t_show, (void *)&t_show_what);
 SH_INST(i_rule, SH_W0 | SH_W1 | SH_REST,
 	"rule add [chain C] [pos N] RULE | rule del ID | rule replace ID RULE | "
-	"rule load native|iptables FILE",
+	"rule load native|iptables|ip6tables FILE",
 	(void *)&t_rule, (void *)&t_rule_op, (void *)&t_rest);
 SH_INST(i_commit, SH_W0, "commit: apply the pending rule set", (void *)&t_commit);
 SH_INST(i_rollback, SH_W0, "rollback: discard the pending rule set", (void *)&t_rollback);

@@ -36,8 +36,8 @@ sh_pending_free(void)
 }
 
 /* The set edits go to: the pending one, made from the committed set on first use. */
-static int
-working_set(struct sh_ctx *c, struct rule_set **s)
+int
+sh_working_set(struct sh_ctx *c, struct rule_set **s)
 {
 	int rc;
 
@@ -86,6 +86,19 @@ edit_error(struct sh_ctx *c, int rc, const struct rule *r, const char *chain_tok
 	}
 }
 
+/* A rule naming an ipset that is not loaded goes again (iptables-restore refuses it). */
+static int
+ipset_check(struct sh_ctx *c, struct rule_set *s, uint32_t id)
+{
+	uint32_t bad;
+	const char *name = rule_set_ipset_missing(s, &bad);
+
+	if (name == NULL)
+		return 0;
+	rule_set_rule_del_id(s, id);
+	return sh_err(c, -ENOENT, name, "no such ipset (load ipsets with --ipset FILE)");
+}
+
 static int
 rule_add(struct sh_ctx *c)
 {
@@ -121,24 +134,29 @@ rule_add(struct sh_ctx *c)
 	if (rc != 0)
 		return rc;
 	chain = rule_default_chain(&r, &table);
-	rc = working_set(c, &s);
+	rc = sh_working_set(c, &s);
 	if (rc != 0)
 		return rc;
 	if (chain_tok != NULL) {
 		chain = chain_tok;
-		/* A user chain of the other table: take that table. */
+		/* A chain of another table: take that table (the first that has it). */
 		if (rule_set_chain_find(s, table, chain) == NULL) {
-			enum rule_table other = table == RULE_TABLE_FILTER ? RULE_TABLE_NAT :
-									       RULE_TABLE_FILTER;
+			unsigned int t;
 
-			if (rule_set_chain_find(s, other, chain) == NULL)
+			for (t = 0; t < RULE_TABLE__COUNT; t++)
+				if (rule_set_chain_find(s, (enum rule_table)t, chain) != NULL)
+					break;
+			if (t == RULE_TABLE__COUNT)
 				return sh_err(c, -ENOENT, chain_tok, "no such chain");
-			table = other;
+			table = (enum rule_table)t;
 		}
 	}
 	rc = rule_set_rule_add(s, table, chain, pos, &r, &id);
 	if (rc != 0)
 		return edit_error(c, rc, &r, chain_tok);
+	rc = ipset_check(c, s, id);
+	if (rc != 0)
+		return rc;
 	rule_set_rule_find(s, id, NULL, NULL, &pos);
 	fprintf(c->out, "rule %u added to %s/%s at position %u (pending: 'commit' applies)\n", id,
 		rule_table_name(table), chain, pos + 1);
@@ -167,7 +185,7 @@ rule_del(struct sh_ctx *c)
 		return rc;
 	if (c->l->n > 3)
 		return sh_err(c, -EINVAL, c->l->tok[3], "unexpected word");
-	rc = working_set(c, &s);
+	rc = sh_working_set(c, &s);
 	if (rc != 0)
 		return rc;
 	if (rule_set_rule_find(s, id, NULL, NULL, NULL) == NULL)
@@ -193,7 +211,7 @@ rule_replace(struct sh_ctx *c)
 	rc = parse_rule(c, sh_rest(c->l, 3), &r);
 	if (rc != 0)
 		return rc;
-	rc = working_set(c, &s);
+	rc = sh_working_set(c, &s);
 	if (rc != 0)
 		return rc;
 	if (rule_set_rule_find(s, id, NULL, NULL, NULL) == NULL)
@@ -201,7 +219,57 @@ rule_replace(struct sh_ctx *c)
 	rc = rule_set_rule_replace(s, id, &r);
 	if (rc != 0)
 		return edit_error(c, rc, &r, NULL);
+	rc = ipset_check(c, s, id);
+	if (rc != 0)
+		return rc;
 	fprintf(c->out, "rule %u replaced (pending: 'commit' applies)\n", id);
+	return 0;
+}
+
+/*
+ * iptables/ip6tables FILE: FILE's rules and policies for its family, the
+ * other family's as the working set has them (as iptables-restore leaves
+ * ip6tables alone on a Linux host).
+ */
+static int
+rule_load_family(struct sh_ctx *c, unsigned int family, struct rule_set **out)
+{
+	const char *file = c->l->tok[3];
+	unsigned int other = family == FC_AF_INET4 ? FC_AF_INET6 : FC_AF_INET4;
+	struct rule_set *s, *cur = NULL, *part;
+	struct rule_error err;
+	char msg[512];
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	s = gufc_rules_load(c->app, NULL, family == FC_AF_INET4 ? file : NULL,
+		family == FC_AF_INET6 ? file : NULL, &err);
+	if (s == NULL) {
+		rule_error_format(&err, msg, sizeof(msg));
+		return sh_err(c, -EINVAL, NULL, "%s", msg);
+	}
+	rc = sh_working_set(c, &cur);
+	if (rc != 0) {
+		rule_set_free(s);
+		return rc;
+	}
+	part = rule_set_family(cur, other);
+	if (part == NULL) {
+		rc = -errno;
+		rule_set_free(s);
+		return sh_err(c, rc, NULL, "the %s rules of the current set cannot be kept: %s",
+			other == FC_AF_INET6 ? "IPv6" : "IPv4",
+			rc == -EINVAL ? "a rule of both families does not fit one" : strerror(-rc));
+	}
+	rc = rule_set_merge(s, part, other);
+	rule_set_free(part);
+	if (rc != 0) {
+		rule_set_free(s);
+		return sh_err(c, rc, file, "cannot join the current %s rules: %s",
+			other == FC_AF_INET6 ? "IPv6" : "IPv4",
+			rc == -EINVAL ? "a chain differs" : strerror(-rc));
+	}
+	*out = s;
 	return 0;
 }
 
@@ -212,25 +280,33 @@ rule_load(struct sh_ctx *c)
 	struct rule_error err;
 	struct rule_set *s = NULL;
 	char msg[512];
-	bool ipt;
+	int rc;
 
 	if (l->n < 3)
-		return sh_err(c, -EINVAL, l->tok[1], "missing format (native or iptables)");
-	if (strcmp(l->tok[2], "native") == 0)
-		ipt = false;
-	else if (strcmp(l->tok[2], "iptables") == 0)
-		ipt = true;
-	else
-		return sh_err(c, -EINVAL, l->tok[2], "format: native or iptables");
+		return sh_err(c, -EINVAL, l->tok[1], "missing format (native, iptables or ip6tables)");
+	if (strcmp(l->tok[2], "native") != 0 && strcmp(l->tok[2], "iptables") != 0 &&
+		strcmp(l->tok[2], "ip6tables") != 0)
+		return sh_err(c, -EINVAL, l->tok[2], "format: native, iptables or ip6tables");
 	if (l->n < 4)
 		return sh_err(c, -EINVAL, l->tok[2], "missing file name");
 	if (l->n > 4)
 		return sh_err(c, -EINVAL, l->tok[4], "unexpected word");
-	memset(&err, 0, sizeof(err));
-	s = ipt ? rule_set_load_iptables(l->tok[3], &err) : rule_set_load(l->tok[3], &err);
-	if (s == NULL) {
-		rule_error_format(&err, msg, sizeof(msg));
-		return sh_err(c, -EINVAL, NULL, "%s", msg);
+	if (l->tok[2][0] == 'n') {
+		memset(&err, 0, sizeof(err));
+		s = gufc_rules_load(c->app, l->tok[3], NULL, NULL, &err);
+		if (s == NULL) {
+			rule_error_format(&err, msg, sizeof(msg));
+			return sh_err(c, -EINVAL, NULL, "%s", msg);
+		}
+	} else {
+		rc = rule_load_family(c, l->tok[2][2] == '6' ? FC_AF_INET6 : FC_AF_INET4, &s);
+		if (rc != 0)
+			return rc;
+	}
+	rc = gufc_rules_ports(c->app, s, c->out);
+	if (rc != 0) {
+		rule_set_free(s);
+		return sh_err(c, rc, NULL, "port names: %s", strerror(-rc));
 	}
 	sh_pending_free();
 	pending = s;

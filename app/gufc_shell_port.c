@@ -36,6 +36,7 @@ sh_cmd_port(struct sh_ctx *c)
 	struct lex_prefix addr[MOD_NEIGH_PORT_ADDRS];
 	const char *atok[MOD_NEIGH_PORT_ADDRS];
 	const char *name = NULL, *why = NULL;
+	struct rule_set *ws = NULL;
 	unsigned int i = 2, n_addr = 0, done;
 	uint32_t port, mtu = 0;
 	bool del = false;
@@ -56,9 +57,10 @@ sh_cmd_port(struct sh_ctx *c)
 			name = l->tok[i + 1];
 			if (gufc_port_name_check(name, &why) != 0)
 				return sh_err(c, -EINVAL, name, "%s", why);
-			rc = gufc_port_by_name(&c->app->cfg, name);
-			if (rc >= 0 && rc != (int)port)
-				return sh_err(c, -EEXIST, name, "another port has this name");
+			for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++)
+				if (p != port && c->app->ports[p].used &&
+					strcmp(c->app->ports[p].ifname, name) == 0)
+					return sh_err(c, -EEXIST, name, "port %u has this name", p);
 			i += 2;
 		} else if (strcmp(w, "mtu") == 0) {
 			if (sh_u32(l->tok[i + 1], &mtu) != 0 || mtu < GUFC_MTU_MIN ||
@@ -85,6 +87,9 @@ sh_cmd_port(struct sh_ctx *c)
 			return sh_err(c, -EINVAL, w, "expected name, address or mtu");
 		}
 	}
+	/* A new name reaches the rules through the pending set: made before any change. */
+	if (name != NULL && (rc = sh_working_set(c, &ws)) != 0)
+		return rc;
 	/* Checks the rules lcore repeats: here for a message naming the word. */
 	for (unsigned int k = 0; k < n_addr && !del; k++) {
 		rc = gufc_port_addr_check(&c->app->cfg, (uint16_t)port, &addr[k], &why);
@@ -121,6 +126,11 @@ sh_cmd_port(struct sh_ctx *c)
 		rc = gufc_ctl_port_name(c->app, (uint16_t)port, name);
 		if (rc != 0)
 			return sh_err(c, rc, name, "%s", strerror(-rc));
+		/* What rules' -i/-o match: the pending set learns it, commit applies it. */
+		snprintf(c->app->ports[port].ifname, sizeof(c->app->ports[port].ifname), "%s", name);
+		rc = gufc_rules_ports(c->app, ws, c->out);
+		if (rc != 0)
+			return sh_err(c, rc, NULL, "%s", strerror(-rc));
 	}
 	fprintf(c->out, "port %u:", port);
 	if (name != NULL)
@@ -130,6 +140,8 @@ sh_cmd_port(struct sh_ctx *c)
 			del ? "deleted" : "added");
 	if (mtu != 0)
 		fprintf(c->out, " mtu %u", mtu);
+	if (name != NULL)
+		fprintf(c->out, " (rules: 'commit' applies the name)");
 	fprintf(c->out, "\n");
 	return 0;
 }

@@ -43,9 +43,12 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 "\n", "delivered", t.delivered);
 	fprintf(f, "%-20s %" PRIu64 "\n", "drops", t.drops_total);
 	fprintf(f, "%-20s %" PRIu64 "\n", "in rings", t.ct.in_ring);
+	fprintf(f, "%-20s %" PRIu64 " now, %" PRIu64 " in all\n", "waiting", s->waiting, s->waited);
+	fprintf(f, "%-20s %" PRIu64 " now, %" PRIu64 " times (%s)\n", "held back", s->ll_held,
+		s->ll_bursts, c->app->lossless ? "lossless" : "lossless off");
 	fprintf(f, "%-20s %" PRIu64 " hits %" PRIu64 " misses\n", "cache", s->hits, s->misses);
-	fprintf(f, "%-20s %" PRIu64 " (stale %" PRIu64 ", interest %" PRIu64 ")\n", "upcalls",
-		s->upcalls, s->upcall_stale, s->upcall_interest);
+	fprintf(f, "%-20s %" PRIu64 " (stale %" PRIu64 ", interest %" PRIu64 ", pending %" PRIu64
+		")\n", "upcalls", s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending);
 	fprintf(f, "%-20s %" PRIu64 " (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref);
 	fprintf(f, "%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved\n",
@@ -109,6 +112,21 @@ show_rules(struct sh_ctx *c)
 	unsigned int n;
 	int rc;
 
+	if (c->l->n > 2 && (strcmp(c->l->tok[2], "iptables") == 0 ||
+				   strcmp(c->l->tok[2], "ip6tables") == 0)) {
+		char *text;
+
+		rc = no_more(c, 3);
+		if (rc != 0)
+			return rc;
+		rc = gufc_collect_iptables(c->app,
+			c->l->tok[2][2] == '6' ? FC_AF_INET6 : FC_AF_INET4, &text);
+		if (rc != 0)
+			return sh_err(c, rc, NULL, "%s", strerror(-rc));
+		fputs(text, c->out);
+		free(text);
+		return 0;
+	}
 	if (c->l->n > 2 && strcmp(c->l->tok[2], "pending") == 0) {
 		if (sh_pending() == NULL) {
 			fprintf(c->out, "nothing pending\n");

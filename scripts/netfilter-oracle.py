@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """netfilter-oracle: ask the Linux kernel what netfilter decides.
 
-Loads an iptables-save file (tables filter and nat, IPv4 or IPv6) into a
-firewall network namespace, sends each packet of a packet list through it
-and reports, per packet, what netfilter really did: the filter verdict, the
-deciding rule (by file position) or the chain policy, and the NAT decision
-of each NAT stage. gufc's reference evaluator is tested against it
+Loads an iptables-save file (tables filter, nat, mangle, raw, security;
+IPv4 or IPv6) into a firewall network namespace, sends each packet of a
+packet list through it and reports, per packet, what netfilter really did:
+the verdict, the deciding rule (by file position) or the chain policy, and
+the NAT decision of each NAT stage. gufc's reference evaluator is tested against it
 (tests/integration/netfilter/ipt_eval.c prints the same format).
 
 Commands:
@@ -25,11 +25,13 @@ nothing. The firewall forwards, has rp_filter off, its "local" addresses
 (reserved: don't use these two subnets in packet lists) and a default route
 via the right host (static neighbour entries: nothing waits for ARP/ND).
 The file is loaded with iptables-restore (ip6tables-restore for IPv6);
-the other family gets the file's built-in chains and policies without
-rules (so packets of that family meet only the policies, as gufc's
-importer has it). A mangle OUTPUT rule drops everything the firewall
-sends by itself (RSTs, ICMP errors, MLD) so only test packets touch the
-counters.
+the other family gets the file's built-in chains without rules and with
+ACCEPT policies (an ip6tables left alone, as gufc's importer has it). A
+raw OUTPUT rule (first, left out of every snapshot) drops everything the
+firewall sends by itself (RSTs and ICMP errors of REJECT, MLD) so only
+test packets touch the counters. Rules see the interfaces l0 (where
+packets from the left come in), r0 (where forwarded packets and those the
+firewall sends leave) and lo (a packet from the firewall to itself).
 
 Per packet: conntrack is flushed (ctnetlink, so every packet is NEW),
 counters are snapshot (iptables-save -c), the packet is injected (AF_PACKET
@@ -46,7 +48,8 @@ ports within the range, masquerade to r0's address).
 
 Packet list format (one packet per line, '#' starts a comment):
   local ADDR [ADDR...]          addresses of the firewall itself
-  tcp SRC:PORT -> DST:PORT [flags=S]       (flags from FSRPAUEC, default S)
+  tcp SRC:PORT -> DST:PORT [flags=S] [mss=N]  (flags from FSRPAUEC, default S;
+                                           mss: an MSS option)
   udp SRC:PORT -> DST:PORT
   sctp SRC:PORT -> DST:PORT                (an INIT chunk)
   icmp SRC -> DST [type=8] [code=0] [id=N] (echo request by default)
@@ -78,7 +81,8 @@ and --ctstate other than NEW can never match.
 
 Output, one line per packet, numbered from 1 in list order:
   N HOOK VERDICT DECIDER [NATHOOK ACTION rule=K [to=SPEC|ports=P]]...
-  HOOK     input, forward or output: the filter hook that decided
+  HOOK     the hook that decided: input, forward or output for the filter
+           table's verdict; any hook where raw, mangle or security dropped
   VERDICT  accept or drop (REJECT counts as drop)
   DECIDER  rule=K (K: the K-th rule line of the file, counting every
            -A line of every table from 1) or policy
@@ -120,9 +124,15 @@ WAN = {4: ("10.255.255.1", 30, "10.255.255.2"), 6: ("fd4e:464f::1", 64, "fd4e:46
 
 FILTER_HOOKS = ("INPUT", "FORWARD", "OUTPUT")
 NAT_HOOKS = ("PREROUTING", "INPUT", "OUTPUT", "POSTROUTING")
-BUILTIN = {"filter": FILTER_HOOKS, "nat": NAT_HOOKS}
+MANGLE_HOOKS = ("PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING")
+BUILTIN = {"filter": FILTER_HOOKS, "nat": NAT_HOOKS, "mangle": MANGLE_HOOKS,
+           "raw": ("PREROUTING", "OUTPUT"), "security": FILTER_HOOKS}
+# Tables whose DROP (or REJECT) decides a packet besides filter.
+DROP_TABLES = ("raw", "mangle", "security")
 TERMINAL = {"ACCEPT", "DROP", "REJECT", "QUEUE", "NFQUEUE", "DNAT", "SNAT", "MASQUERADE",
             "REDIRECT", "NETMAP", "TPROXY", "SYNPROXY"}
+# The oracle's own rule (raw OUTPUT, first): what the firewall sends by itself dies.
+OWN_RULE = ("-m", "mark", "!", "--mark", "0x%x" % MARK, "-j", "DROP")
 
 PROTOS = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1, "icmpv6": 58}
 PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 1: "icmp", 58: "icmpv6"}
@@ -158,6 +168,7 @@ class Packet:
         self.sport = 0
         self.dport = 0
         self.flags = "S"
+        self.mss = None
         self.icmp_type = None
         self.icmp_code = 0
         self.icmp_id = None
@@ -248,6 +259,10 @@ def parse_packets(path):
                 if not val or any(c not in "FSRPAUEC" for c in val):
                     raise OracleError("%s: bad TCP flags %r" % (where, val))
                 p.flags = val
+            elif key == "mss" and p.proto == 6:
+                if not val.isdigit() or not 0 <= int(val) <= 65535:
+                    raise OracleError("%s: bad MSS %r" % (where, val))
+                p.mss = int(val)
             elif key in ("type", "code", "id") and p.proto in (1, 58):
                 try:
                     v = int(val, 0)
@@ -408,7 +423,7 @@ def detect_family(text):
 
 
 def skeleton(tables):
-    """Built-in chains and policies of @tables, no rules, no user chains."""
+    """Built-in chains of @tables with ACCEPT policies, no rules, no user chains."""
     out = []
     for t in tables.values():
         if t.name not in BUILTIN:
@@ -416,7 +431,7 @@ def skeleton(tables):
         out.append("*" + t.name)
         for c in BUILTIN[t.name]:
             if c in t.chains:
-                out.append(":%s %s [0:0]" % (c, t.chains[c][0]))
+                out.append(":%s ACCEPT [0:0]" % c)
         out.append("COMMIT")
     return "\n".join(out) + "\n"
 
@@ -510,8 +525,9 @@ def build_ip(p, tag):
     if p.proto == 6:
         fl = sum(1 << "FSRPAUEC".index(c) for c in set(p.flags))
         ack = 1 if "A" in p.flags else 0
+        opts = b"" if p.mss is None else struct.pack("!BBH", 2, 4, p.mss)
         hdr = struct.pack("!HHIIHHHH", p.sport, p.dport, 0x10000000 + p.n, ack,
-                          (5 << 12) | fl, 65535, 0, 0)
+                          ((5 + len(opts) // 4) << 12) | fl, 65535, 0, 0) + opts
         l4 = hdr + tag
         c = csum16(pseudo(len(l4)) + l4)
         l4 = l4[:16] + struct.pack("!H", c) + l4[18:]
@@ -676,7 +692,7 @@ class Lab:
         # Everything the firewall sends on its own (RST, ICMP errors, MLD)
         # is dropped before the filter table sees it.
         for tool in ("iptables", "ip6tables"):
-            r = subprocess.run(["ip", "netns", "exec", self.fw, tool, "-t", "mangle", "-A",
+            r = subprocess.run(["ip", "netns", "exec", self.fw, tool, "-t", "raw", "-A",
                                 "OUTPUT", "-m", "mark", "!", "--mark", str(MARK), "-j", "DROP"],
                                capture_output=True, text=True)
             if r.returncode != 0:
@@ -754,8 +770,8 @@ class Lab:
             sh([tool[10 - family] + "-restore"], ns=self.fw, stdin=other_text)
         for fam in (4, 6):
             out = self.save(fam)
-            if "--mark 0x%x" % MARK not in out:  # the file replaced mangle
-                sh("%s -t mangle -I OUTPUT 1 -m mark ! --mark %d -j DROP" % (tool[fam], MARK),
+            if "--mark 0x%x" % MARK not in out:  # the file replaced raw
+                sh("%s -t raw -I OUTPUT 1 -m mark ! --mark %d -j DROP" % (tool[fam], MARK),
                    ns=self.fw)
 
     # -- per packet --
@@ -767,6 +783,18 @@ class Lab:
         if r.returncode != 0:
             raise OracleError("iptables-save failed: " + r.stderr.strip())
         return r.stdout
+
+    def snapshot(self, family):
+        """The kernel's tables ({table: Table}) without the oracle's own rule."""
+        k = parse_save(self.save(family))
+        raw = k.get("raw")
+        if raw is not None:
+            rules = raw.rules.get("OUTPUT", [])
+            for i, r in enumerate(rules):
+                if tuple(r.words) == OWN_RULE:
+                    del rules[i]
+                    break
+        return k
 
     def ct_flush(self):
         self.seq += 1
@@ -916,9 +944,9 @@ class Decision:
 def decide(p, from_fw, locals_, before, after):
     """Read the decision of packet @p from two snapshots ({table: Table})."""
     d = Decision()
-    walks = {name: Walk(before[name], after[name]) for name in ("filter", "nat")
-             if name in after}
+    walks = {name: Walk(before[name], after[name]) for name in BUILTIN if name in after}
     filt, nat = walks.get("filter"), walks.get("nat")
+    drops = []  # (hook, rule number or None) where raw, mangle or security dropped
 
     def nat_stage(hook):
         if nat is None or not nat.entered(hook):
@@ -937,6 +965,17 @@ def decide(p, from_fw, locals_, before, after):
         _, c, i, r = res
         return hook.lower(), "accept" if r.target == "ACCEPT" else "drop", filt.t.file_no[c][i]
 
+    # Raw, mangle and security: a walk per hook their counters show the packet met.
+    for name in DROP_TABLES:
+        w = walks.get(name)
+        for hook in BUILTIN[name] if w is not None else ():
+            if not w.entered(hook):
+                continue
+            res = w.walk(hook)
+            if res[0] == "policy" and res[2] != "ACCEPT":
+                drops.append((hook.lower(), None))
+            elif res[0] == "rule" and res[3].target != "ACCEPT":
+                drops.append((hook.lower(), w.t.file_no[res[1]][res[2]]))
     if from_fw:
         nat_stage("OUTPUT")
         out = filter_hook("OUTPUT")
@@ -957,6 +996,14 @@ def decide(p, from_fw, locals_, before, after):
         if res is not None and res[1] == "accept":
             nat_stage("INPUT" if inp else "POSTROUTING")
             d.local_in = inp is not None
+    if len(drops) > 1:
+        d.error = "dropped twice? %s" % drops
+        return d
+    if drops:
+        if res is not None and res[1] == "drop":
+            d.error = "dropped by filter and by %s" % drops[0][0]
+            return d
+        res = (drops[0][0], "drop", drops[0][1])
     if res is None:
         d.error = "no filter counter moved (packet lost before the filter table?)"
         return d
@@ -1007,6 +1054,14 @@ def check_delivery(p, d, seen, family, locals_):
                 want["src"] = None
         elif action == "REDIRECT":
             want["dst"] = None
+        elif action == "NETMAP":
+            # The target's prefix, the address's own host bits.
+            side = "dst" if stage in ("prerouting", "output") else "src"
+            net = ipaddress.ip_network(r.targs.get("--to", ""), strict=False)
+            orig = p.dst if side == "dst" else p.src
+            host = int(orig) & int(net.hostmask)
+            a = ipaddress.ip_address(int(net.network_address) | host)
+            want[side] = (a, p.dport if side == "dst" else p.sport)
     for side, got in (("src", (src, sport)), ("dst", (dst, dport))):
         w = want[side]
         if w is None:
@@ -1031,7 +1086,7 @@ def run_packet(lab, p, locals_, family_tables, verbose):
     lab.drain()
 
     def snap():
-        k = parse_save(lab.save(p.family))
+        k = lab.snapshot(p.family)
         for name, t in family_tables[p.family].items():
             if name in k:
                 k[name].file_no = t.file_no
@@ -1074,7 +1129,7 @@ def cmd_run(args):
         text = f.read()
     tables = parse_save(text, args.rules)
     for name in tables:
-        if name not in ("filter", "nat", "mangle", "raw"):
+        if name not in BUILTIN:
             raise OracleError("%s: table %s is not supported" % (args.rules, name))
     family = args.family or detect_family(text)
     locals_, pkts = parse_packets(args.packets)
@@ -1094,7 +1149,7 @@ def cmd_run(args):
         lab.restore(family, strip_counters(text), skeleton(tables))
         # The kernel's view must be the file's, rule for rule.
         for fam in (4, 6):
-            k = parse_save(lab.save(fam))
+            k = lab.snapshot(fam)
             want = tables if fam == family else parse_save(skeleton(tables))
             for name, t in want.items():
                 if name not in BUILTIN:

@@ -3,12 +3,19 @@
  * lib/classifier — the slow path's compiled classifier (prefix rule_cls_).
  *
  * What it is: a rule set (lib/rules) compiled onto rte_acl that gives
- * exactly the results of the reference evaluator, rule_ref_filter() and
- * rule_ref_nat(): same hook selection, same first match, same policy, rule
- * id, channel and NAT target. JUMP/GOTO targets are inlined, so a set
- * without RETURNs costs one trie walk per hook; negations, port lists and
- * ctstate sets are expanded into ACL rules. The layout of a compiled
- * classifier is private (rule_cls_priv.h).
+ * exactly the results of the reference evaluator: rule_ref_eval() for a
+ * stage (every table, actions, dependencies; rule_eval.h), and the
+ * key-only rule_ref_filter() and rule_ref_nat(): same hook selection, same
+ * first match, same policy, rule id, channel, NAT target, actions run and
+ * fields depended on. JUMP/GOTO targets are inlined, so a set without
+ * RETURNs costs one trie walk per hook; negations, port lists, interface
+ * patterns and ctstate sets are expanded into ACL rules; what rte_acl
+ * cannot hold (extension matches: marks, TCP flags, sets, meters, ...) is
+ * checked after a hit with the reference evaluator's own functions
+ * (rule_match_ext(), rule_apply()). Interface patterns are compiled
+ * against the set's port names (rule_set_ports()): set them before
+ * building. The layout of a compiled classifier is private
+ * (rule_cls_priv.h).
  *
  * Where it sits: above lib/rules (it reads a struct rule_set through
  * rules.h only) and below lib/engine, whose commits install a classifier
@@ -44,7 +51,8 @@ struct rule_cls_stats {
 	uint32_t n_contexts;  /**< rte_acl contexts */
 	uint32_t n_entries;   /**< rules after inlining chains, all programs */
 	uint32_t n_segments;  /**< entry points (program starts and RETURN targets) */
-	uint32_t n_checked;   /**< entries too wide to expand: re-checked after an ACL hit */
+	uint32_t n_checked;   /**< entries checked or run after an ACL hit (too wide,
+				   extension matches, actions, guards) */
 	uint32_t n_shadowed;  /**< entries left out: an earlier entry covers them */
 	uint64_t n_acl_rules; /**< ACL rules after expanding negations and lists */
 	uint64_t mem_bytes;   /**< DPDK heap held; approximate if other threads allocate meanwhile */
@@ -76,6 +84,38 @@ struct rule_cls *rule_cls_build(const struct rule_set *s, const char *name, int 
 void rule_cls_free(struct rule_cls *c);
 
 /**
+ * Evaluate a stage for a burst of packet contexts: for each, exactly what
+ * rule_ref_eval() gives for the set @p c was built from (verdict, rule,
+ * NAT decision, actions, dependencies; the contexts updated the same way).
+ * One trie walk per bank of each program for the whole burst.
+ *
+ * @param c      the classifier
+ * @param stage  enum rule_stage
+ * @param pk     @p n packet contexts (key with local bits), updated
+ * @param n      number of packets (0 is fine)
+ * @param pv     providers of stateful matches, or NULL
+ * @param res    receives @p n results (their action records point into @p c)
+ * @return @p n; -EINVAL (NULL argument, a key of no family, a bad ctstate
+ *   or stage) with nothing written; a provider's error.
+ * Context: any thread.
+ */
+int rule_cls_eval_bulk(const struct rule_cls *c, enum rule_stage stage, struct rule_pkt *const pk[],
+	unsigned int n, const struct rule_providers *pv, struct rule_eval res[]);
+
+/**
+ * rule_cls_eval_bulk() for one packet.
+ * @param c      the classifier
+ * @param stage  enum rule_stage
+ * @param p      the packet context, updated
+ * @param pv     providers, or NULL
+ * @param res    receives the result
+ * @return 0; -EINVAL, or a provider's error.
+ * Context: any thread.
+ */
+int rule_cls_eval(const struct rule_cls *c, enum rule_stage stage, struct rule_pkt *p,
+	const struct rule_providers *pv, struct rule_eval *res);
+
+/**
  * Filter verdicts for a burst of keys: for each, exactly what
  * rule_ref_filter() gives for the set @p c was built from (verdict, hook,
  * rule id or RULE_ID_POLICY, channel). One trie walk per family and hook
@@ -83,7 +123,7 @@ void rule_cls_free(struct rule_cls *c);
  *
  * @param c        the classifier
  * @param keys     @p n keys (IPv4 or IPv6, network order, local bits set)
- * @param ctstate  per key: 0 (untracked), one RULE_CT_* bit, or
+ * @param ctstate  per key: 0 (untracked), RULE_CT_* bits, or
  *   RULE_CT_IGNORE; NULL means 0 for all
  * @param kflags   per key: RULE_KEY_F_* flags; NULL means 0 for all
  * @param n        number of keys (0 is fine)

@@ -10,9 +10,12 @@
  *     "resume after the inlined chain", so does the end of a GOTO target;
  *     in the base chain both mean "policy". A JUMP whose target falls off
  *     its end needs nothing: the entries after the inlined block follow.
+ *     A non-terminal rule becomes an action entry; a jump or goto whose
+ *     rule has extension matches a guard before its block.
  *  2. cut: drop resume entries that skip nothing, cut segments at every
- *     resume target and after every entry too wide to expand, group up to
- *     16 segments into a bank, mark entries an earlier one covers.
+ *     resume target and after every entry checked or run after a hit
+ *     (too wide to expand, extension matches, actions, guards), group up
+ *     to 16 segments into a bank, mark entries an earlier one covers.
  *  3. expand each bank into rte_acl rules: a term is a cross product of
  *     field sets (protocol ranges, prefixes, port ranges) and a meta byte
  *     (ctstate, local bits, "has ports"); negated prefixes, protocols and
@@ -52,23 +55,28 @@ RTE_LOG_REGISTER(rule_cls_logtype, gufc.classifier, NOTICE);
 
 struct fent {
 	struct cls_term t;
-	uint8_t kind; /**< enum cls_kind */
-	uint32_t arg; /**< result index, or label */
+	uint8_t kind;  /**< enum cls_kind */
+	uint8_t ext;   /**< check the rule's extension matches */
+	uint8_t dirty; /**< ACT changes the ctstate */
+	uint32_t arg;  /**< result index, or label */
+	uint32_t rule; /**< rule copy index, or UINT32_MAX */
 };
 
 /** The whole build. */
 struct bld {
 	const struct rule_set *s;
-	int socket;
-	char name[9];
+	struct cls_acl_env env;	  /**< name, socket, rte_acl figures */
 	uint32_t *ord[RULE_TABLE__COUNT]; /**< ordinal of each chain's first rule */
 	uint32_t *res_map;		  /**< per rule ordinal: result index + 1, 0 = none */
-	struct cls_result *res;
+	uint32_t *rule_map;		  /**< per rule ordinal: rule copy index + 1, 0 = none */
+	struct rule_term *res;
+	uint32_t *res_rule;		  /**< per result: its rule copy (target options) or UINT32_MAX */
 	uint32_t n_res;
 	uint32_t cap_res;
-	uint64_t acl_rules;
-	uint64_t mem;
-	uint32_t n_ctx;
+	uint32_t cap_res_rule;
+	struct rule *rules;		  /**< rule copies */
+	uint32_t n_rules;
+	uint32_t cap_rules;
 	uint32_t n_checked;
 	uint32_t n_shadowed;
 };
@@ -118,7 +126,8 @@ grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 
 /** Append an entry; takes @p t over (also on failure). */
 static int
-flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg)
+flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg, uint32_t rule,
+	bool ext)
 {
 	if (f->n >= CLS_ENTRIES_MAX) {
 		rule_cls_term_free(t);
@@ -131,6 +140,12 @@ flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg)
 	f->e[f->n].t = *t;
 	f->e[f->n].kind = kind;
 	f->e[f->n].arg = arg;
+	f->e[f->n].rule = rule;
+	f->e[f->n].ext = ext;
+	f->e[f->n].dirty = kind == CLS_K_ACT && rule != UINT32_MAX &&
+			   (f->b->rules[rule].action == RULE_ACT_NOTRACK ||
+				   (f->b->rules[rule].action == RULE_ACT_CT &&
+					   (f->b->rules[rule].tgt.given & 1)));
 	f->n++;
 	memset(t, 0, sizeof(*t));
 	return 0;
@@ -145,26 +160,45 @@ flat_label(struct flat *f, uint32_t *lab)
 	return 0;
 }
 
+/** Index of the copy of rule @p j of chain @p c (added on first use). */
+static int
+rule_copy(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_t j, uint32_t *idx)
+{
+	uint32_t o = b->ord[table][c - rule_set_chain_at(b->s, table, 0)] + j;
+
+	if (b->rule_map[o] != 0) {
+		*idx = b->rule_map[o] - 1;
+		return 0;
+	}
+	if (grow((void **)&b->rules, &b->cap_rules, b->n_rules + 1, sizeof(*b->rules)) < 0)
+		return -ENOMEM;
+	b->rules[b->n_rules] = c->rules[j];
+	*idx = b->n_rules++;
+	b->rule_map[o] = b->n_rules;
+	return 0;
+}
+
 /** Index of the result of terminal rule @p j of chain @p c (added on first use). */
 static int
 result_of(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_t j, uint32_t *idx)
 {
 	uint32_t o = b->ord[table][c - rule_set_chain_at(b->s, table, 0)] + j;
 	const struct rule *r = &c->rules[j];
-	struct cls_result *x;
+	uint32_t ri = UINT32_MAX;
 
 	if (b->res_map[o] != 0) {
 		*idx = b->res_map[o] - 1;
 		return 0;
 	}
-	if (grow((void **)&b->res, &b->cap_res, b->n_res + 1, sizeof(*b->res)) < 0)
+	if (r->tgt.kind != RULE_X_NONE && rule_copy(b, table, c, j, &ri) < 0)
 		return -ENOMEM;
-	x = &b->res[b->n_res];
-	memset(x, 0, sizeof(*x));
-	x->rule_id = r->id;
-	x->action = r->action;
-	memcpy(x->channel, r->channel, sizeof(x->channel));
-	x->nat = r->nat;
+	if (grow((void **)&b->res, &b->cap_res, b->n_res + 1, sizeof(*b->res)) < 0 ||
+		grow((void **)&b->res_rule, &b->cap_res_rule, b->n_res + 1, sizeof(*b->res_rule)) <
+			0)
+		return -ENOMEM;
+	rule_term_of(r, &b->res[b->n_res]);
+	b->res[b->n_res].tgt = NULL; /* pointed at the classifier's copy once it exists */
+	b->res_rule[b->n_res] = ri;
 	*idx = b->n_res++;
 	b->res_map[o] = b->n_res;
 	return 0;
@@ -183,10 +217,11 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 	for (uint32_t j = 0; j < c->n_rules && rc >= 0; j++) {
 		const struct rule *r = &c->rules[j];
 		const struct rule_chain *target;
+		bool ext = rule_has_ext(r);
+		uint32_t x, y, ri = UINT32_MAX;
 		struct cls_term t;
-		uint32_t x;
 
-		rc = rule_cls_term_of_rule(r, f->fam, &t);
+		rc = rule_cls_term_of_rule(s, r, f->fam, &t);
 		if (rc > 0 && path != NULL) {
 			rc = rule_cls_term_and(&t, path);
 			if (rc <= 0)
@@ -194,6 +229,11 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 		}
 		if (rc <= 0)
 			continue;
+		if ((ext || !rule_action_terminal(r->action)) &&
+			rule_copy(f->b, f->table, c, j, &ri) < 0) {
+			rule_cls_term_free(&t);
+			return -ENOMEM;
+		}
 		switch (r->action) {
 		case RULE_ACT_JUMP:
 		case RULE_ACT_GOTO:
@@ -202,289 +242,62 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 				rule_cls_term_free(&t);
 				return -EINVAL;
 			}
+			rc = flat_label(f, &y);
+			if (rc >= 0 && ext) {
+				/* Checked once, here: if the matches fail, skip the block. */
+				struct cls_term g;
+
+				rc = rule_cls_term_of_rule(s, r, f->fam, &g);
+				if (rc > 0 && path != NULL)
+					rc = rule_cls_term_and(&g, path);
+				if (rc > 0) {
+					rc = flat_push(f, &g, CLS_K_GUARD, y, ri, true);
+				} else {
+					rule_cls_term_free(&g);
+					if (rc == 0)
+						rc = -EINVAL; /* t was not empty: neither is g */
+				}
+			}
+			if (rc < 0) {
+				rule_cls_term_free(&t);
+				break;
+			}
 			if (r->action == RULE_ACT_GOTO) {
 				/* Never comes back: falling off the target returns from @c. */
 				rc = flat_chain(f, target, &t, ret);
 				if (rc >= 0)
-					rc = flat_push(f, &t, CLS_K_RESUME, ret);
+					rc = flat_push(f, &t, CLS_K_RESUME, ret, UINT32_MAX, false);
 				rule_cls_term_free(&t);
+				if (rc >= 0)
+					f->label[y] = f->n;
 				break;
 			}
 			rc = flat_label(f, &x);
 			if (rc >= 0)
 				rc = flat_chain(f, target, &t, x);
-			if (rc >= 0)
+			if (rc >= 0) {
 				f->label[x] = f->n;
+				f->label[y] = f->n;
+			}
 			rule_cls_term_free(&t);
 			break;
 		case RULE_ACT_RETURN:
-			rc = flat_push(f, &t, CLS_K_RESUME, ret);
+			rc = flat_push(f, &t, CLS_K_RESUME, ret, ri, ext);
 			break;
 		default:
-			rc = result_of(f->b, f->table, c, j, &x);
+			x = UINT32_MAX;
+			if (rule_action_terminal(r->action) || r->action == RULE_ACT_SYNPROXY)
+				rc = result_of(f->b, f->table, c, j, &x);
 			if (rc >= 0)
-				rc = flat_push(f, &t, CLS_K_RESULT, x);
+				rc = flat_push(f, &t,
+					rule_action_terminal(r->action) ? CLS_K_RESULT : CLS_K_ACT, x, ri,
+					ext);
 			else
 				rule_cls_term_free(&t);
 			break;
 		}
 	}
 	return rc < 0 ? rc : 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* rte_acl                                                                   */
-/* ------------------------------------------------------------------------ */
-
-#define NF4 8
-#define NF6 14
-
-static void *
-rt_alloc(struct bld *b, size_t size)
-{
-	void *p = rte_zmalloc_socket(
-		"rule_cls", RTE_MAX(size, (size_t)1), RTE_CACHE_LINE_SIZE, b->socket);
-
-	if (p != NULL)
-		b->mem += size;
-	return p;
-}
-
-static uint64_t
-heap_used(void)
-{
-	struct rte_malloc_socket_stats st;
-	uint64_t sum = 0;
-
-	for (unsigned int i = 0; i < rte_socket_count(); i++)
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
-			sum += st.heap_allocsz_bytes;
-	return sum;
-}
-
-static void
-def_field(struct rte_acl_config *cfg, uint8_t type, uint8_t size, uint8_t input, uint32_t offset)
-{
-	struct rte_acl_field_def *d = &cfg->defs[cfg->num_fields];
-
-	d->type = type;
-	d->size = size;
-	d->field_index = (uint8_t)cfg->num_fields;
-	d->input_index = input;
-	d->offset = offset;
-	cfg->num_fields++;
-}
-
-/*
- * Field layout. rte_acl wants a 1-byte first field, then 4-byte input
- * groups: proto | src (1 or 4 groups) | dst (same) | sport dport |
- * meta + 3 wildcard bytes.
- */
-static void
-acl_config(struct rte_acl_config *cfg, uint8_t fam, uint32_t n_cat)
-{
-	uint8_t in = 1;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->num_categories = n_cat;
-	if (fam == CLS_F4) {
-		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in4, proto));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in4, src));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++, offsetof(struct cls_in4, dst));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, offsetof(struct cls_in4, sport));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in4, dport));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, meta));
-		def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in4, pad));
-		def_field(
-			cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in4, pad) + 1);
-		return;
-	}
-	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 1, 0, offsetof(struct cls_in6, proto));
-	for (unsigned int i = 0; i < 4; i++)
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++,
-			offsetof(struct cls_in6, src) + 4 * i);
-	for (unsigned int i = 0; i < 4; i++)
-		def_field(cfg, RTE_ACL_FIELD_TYPE_MASK, 4, in++,
-			offsetof(struct cls_in6, dst) + 4 * i);
-	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in, offsetof(struct cls_in6, sport));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_RANGE, 2, in++, offsetof(struct cls_in6, dport));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in6, meta));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 1, in, offsetof(struct cls_in6, pad));
-	def_field(cfg, RTE_ACL_FIELD_TYPE_BITMASK, 2, in, offsetof(struct cls_in6, pad) + 1);
-}
-
-static uint32_t
-be32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/** Set the address fields of an ACL rule from prefix @p p, from field @p f on. */
-static void
-acl_addr(struct rte_acl_field *f, uint8_t fam, const struct cls_pfx *p)
-{
-	unsigned int words = fam == CLS_F4 ? 1 : 4;
-
-	for (unsigned int i = 0; i < words; i++) {
-		int bits = (int)p->len - 32 * (int)i;
-
-		f[i].value.u32 = be32_at(p->a + 4 * i);
-		f[i].mask_range.u32 = (uint32_t)RTE_MAX(0, RTE_MIN(bits, 32));
-	}
-}
-
-/** Write the ACL rules of entry @p e (index @p idx, category @p cat) at @p out. */
-static uint8_t *
-acl_expand(uint8_t *out, size_t rsz, uint8_t fam, const struct cls_term *t, unsigned int relax,
-	uint32_t cat, uint32_t idx)
-{
-	static const struct cls_rng any8 = {0, UINT8_MAX}, any16 = {0, UINT16_MAX};
-	static const struct cls_pfx any_pfx;
-	const struct cls_rng *pr = (relax & RELAX_PROTO) ? &any8 : t->proto.v;
-	const struct cls_rng *sp = (relax & RELAX_SPORT) ? &any16 : t->sport.v;
-	const struct cls_rng *dp = (relax & RELAX_DPORT) ? &any16 : t->dport.v;
-	const struct cls_pfx *sa = (relax & RELAX_SRC) ? &any_pfx : t->src.v;
-	const struct cls_pfx *da = (relax & RELAX_DST) ? &any_pfx : t->dst.v;
-	uint32_t npr = (relax & RELAX_PROTO) ? 1 : t->proto.n;
-	uint32_t nsp = (relax & RELAX_SPORT) ? 1 : t->sport.n;
-	uint32_t ndp = (relax & RELAX_DPORT) ? 1 : t->dport.n;
-	uint32_t nsa = (relax & RELAX_SRC) ? 1 : t->src.n;
-	uint32_t nda = (relax & RELAX_DST) ? 1 : t->dst.n;
-	unsigned int fsrc = 1, fdst = fam == CLS_F4 ? 2 : 5, fport = fam == CLS_F4 ? 3 : 9;
-
-	uint64_t total = (uint64_t)npr * nsa * nda * nsp * ndp;
-
-	/* One ACL rule per element of proto x src x dst x sport x dport. */
-	for (uint64_t k = 0; k < total; k++, out += rsz) {
-		struct rte_acl_rule *r = (struct rte_acl_rule *)out;
-		struct rte_acl_field *f = r->field;
-		uint64_t q = k;
-		uint32_t e = (uint32_t)(q % ndp), d, c, b, a;
-
-		q /= ndp;
-		d = (uint32_t)(q % nsp);
-		q /= nsp;
-		c = (uint32_t)(q % nda);
-		q /= nda;
-		b = (uint32_t)(q % nsa);
-		a = (uint32_t)(q / nsa);
-		r->data.category_mask = 1u << cat;
-		r->data.priority = (int32_t)(RTE_ACL_MAX_PRIORITY - idx);
-		r->data.userdata = idx + 1;
-		f[0].value.u8 = (uint8_t)pr[a].lo;
-		f[0].mask_range.u8 = (uint8_t)pr[a].hi;
-		acl_addr(&f[fsrc], fam, &sa[b]);
-		acl_addr(&f[fdst], fam, &da[c]);
-		f[fport].value.u16 = sp[d].lo;
-		f[fport].mask_range.u16 = sp[d].hi;
-		f[fport + 1].value.u16 = dp[e].lo;
-		f[fport + 1].mask_range.u16 = dp[e].hi;
-		f[fport + 2].value.u8 = t->meta_val;
-		f[fport + 2].mask_range.u8 = t->meta_mask;
-		/* fport + 3 and + 4: the wildcard padding, left zero (mask 0) */
-	}
-	return out;
-}
-
-/**
- * Sort key of an ACL rule by shape: prefix lengths, which ranges are
- * wildcards, the meta mask. rte_acl builds small tries from rules of one
- * shape; mixing shapes multiplies nodes (a wildcard is copied under every
- * branch that a more specific rule creates).
- */
-static uint64_t
-acl_shape(const struct rte_acl_rule *r, uint8_t fam)
-{
-	const struct rte_acl_field *f = r->field;
-	unsigned int words = fam == CLS_F4 ? 1 : 4, src = 0, dst = 0;
-	unsigned int fport = 1 + 2 * words;
-	uint64_t k;
-
-	for (unsigned int i = 0; i < words; i++) {
-		src += f[1 + i].mask_range.u32;
-		dst += f[1 + words + i].mask_range.u32;
-	}
-	k = (uint64_t)src << 32 | (uint64_t)dst << 24;
-	k |= (uint64_t)(f[0].value.u8 == 0 && f[0].mask_range.u8 == UINT8_MAX) << 18;
-	k |= (uint64_t)(f[fport].value.u16 == 0 && f[fport].mask_range.u16 == UINT16_MAX) << 17;
-	k |= (uint64_t)(f[fport + 1].value.u16 == 0 && f[fport + 1].mask_range.u16 == UINT16_MAX)
-	     << 16;
-	k |= f[fport + 2].mask_range.u8;
-	return k;
-}
-
-static int
-acl_shape_cmp(const void *a, const void *b, void *arg)
-{
-	const struct rte_acl_rule *x = a, *y = b;
-	uint8_t fam = *(const uint8_t *)arg;
-	uint64_t kx = acl_shape(x, fam), ky = acl_shape(y, fam);
-
-	if (kx != ky)
-		return kx < ky ? -1 : 1;
-	return x->data.userdata < y->data.userdata ? -1 : x->data.userdata > y->data.userdata;
-}
-
-/** Contexts built for the bank in progress. */
-struct ctxv {
-	struct rte_acl_ctx **v;
-	uint32_t n;
-	uint32_t cap;
-};
-
-/**
- * Build rte_acl contexts from rules [lo, hi) of @p rules: one if rte_acl
- * can, else (too many tries) sort the rules by shape and split in halves,
- * recursively. A bank's results are merged by priority, so any partition
- * of its rules is correct; each context costs one more trie walk per key.
- */
-static int
-ctx_build(struct bld *b, struct ctxv *cv, uint32_t n_cat, uint8_t fam, uint8_t *rules, size_t rsz,
-	uint32_t lo, uint32_t hi, bool sorted)
-{
-	static uint32_t seq;
-	struct rte_acl_config cfg;
-	struct rte_acl_param prm;
-	struct rte_acl_ctx *ctx;
-	char name[RTE_ACL_NAMESIZE];
-	uint64_t before;
-	uint32_t mid;
-	int rc;
-
-	if (grow((void **)&cv->v, &cv->cap, cv->n + 1, sizeof(*cv->v)) < 0)
-		return -ENOMEM;
-	snprintf(name, sizeof(name), "%s.%x.%x", b->name, (unsigned int)getpid(),
-		__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	memset(&prm, 0, sizeof(prm));
-	prm.name = name;
-	prm.socket_id = b->socket;
-	prm.rule_size = (uint32_t)rsz;
-	prm.max_rule_num = hi - lo;
-	before = heap_used();
-	ctx = rte_acl_create(&prm);
-	if (ctx == NULL)
-		return rte_errno != 0 ? -rte_errno : -ENOMEM;
-	rc = rte_acl_add_rules(ctx, (const struct rte_acl_rule *)(rules + rsz * lo), hi - lo);
-	if (rc == 0) {
-		acl_config(&cfg, fam, n_cat);
-		rc = rte_acl_build(ctx, &cfg);
-	}
-	if (rc == 0) {
-		b->mem += heap_used() - before;
-		cv->v[cv->n++] = ctx;
-		b->n_ctx++;
-		return 0;
-	}
-	rte_acl_free(ctx);
-	CLS_LOG(DEBUG, "%s: rte_acl_build of %u rules: %s%s", name, hi - lo, strerror(-rc),
-		hi - lo > 1 ? ", splitting" : "");
-	if (hi - lo < 2 || (rc != -ENOMEM && rc != -ERANGE))
-		return rc;
-	if (!sorted)
-		qsort_r(rules + rsz * lo, hi - lo, rsz, acl_shape_cmp, &fam);
-	mid = lo + (hi - lo) / 2;
-	rc = ctx_build(b, cv, n_cat, fam, rules, rsz, lo, mid, true);
-	return rc < 0 ? rc : ctx_build(b, cv, n_cat, fam, rules, rsz, mid, hi, true);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -504,6 +317,7 @@ struct cut {
 	uint32_t *segof; /**< per new position: its segment (m: n_seg) */
 	uint8_t *need;	 /**< per new entry: keeps its exact term */
 	uint8_t *dead;	 /**< per new entry: shadowed, left out of the ACL */
+	const struct cls_term **tv; /**< per new entry: its term, NULL if shadowed */
 };
 
 static void
@@ -520,6 +334,7 @@ cut_free(struct cut *x)
 	free(x->segof);
 	free(x->need);
 	free(x->dead);
+	free(x->tv);
 }
 
 /** Copy term @p t into the program's run-time pools. */
@@ -532,6 +347,8 @@ rterm_fill(struct cls_prog *p, struct cls_rterm *rt, const struct cls_term *t, u
 	rt->n_proto = (uint16_t)t->proto.n;
 	rt->n_sport = (uint16_t)t->sport.n;
 	rt->n_dport = (uint16_t)t->dport.n;
+	rt->n_inp = (uint16_t)t->inp.n;
+	rt->n_outp = (uint16_t)t->outp.n;
 	rt->rng = *nr;
 	memcpy(p->rng + *nr, t->proto.v, sizeof(*p->rng) * t->proto.n);
 	*nr += t->proto.n;
@@ -539,6 +356,10 @@ rterm_fill(struct cls_prog *p, struct cls_rterm *rt, const struct cls_term *t, u
 	*nr += t->sport.n;
 	memcpy(p->rng + *nr, t->dport.v, sizeof(*p->rng) * t->dport.n);
 	*nr += t->dport.n;
+	memcpy(p->rng + *nr, t->inp.v, sizeof(*p->rng) * t->inp.n);
+	*nr += t->inp.n;
+	memcpy(p->rng + *nr, t->outp.v, sizeof(*p->rng) * t->outp.n);
+	*nr += t->outp.n;
 	rt->n_src = t->src.n;
 	rt->n_dst = t->dst.n;
 	rt->pfx = *np;
@@ -575,56 +396,10 @@ shadow(const struct flat *f, struct cut *x, uint32_t m, uint32_t *n_dead)
 			(*n_dead)++;
 			continue;
 		}
-		if (n_cov < CLS_COVER_MAX && rule_cls_term_narrow(t) <= 2)
+		if (n_cov < CLS_COVER_MAX && rule_cls_term_narrow(t) <= 2 && !f->e[x->old[i]].ext &&
+			(f->e[x->old[i]].kind == CLS_K_RESULT || f->e[x->old[i]].kind == CLS_K_RESUME))
 			cov[n_cov++] = i;
 	}
-}
-
-/** Expand the entries of a non-linear bank into rte_acl contexts. */
-static int
-bank_acl(struct bld *b, struct cls_prog *p, struct cls_bank *bk, const struct flat *f,
-	const struct cut *x)
-{
-	size_t rsz = RTE_ACL_RULE_SZ(p->fam == CLS_F4 ? NF4 : NF6);
-	struct ctxv cv = {0};
-	uint64_t count = 0;
-	uint8_t *rules, *w;
-	int rc;
-
-	for (uint32_t i = bk->first; i < bk->first + bk->n; i++)
-		if (!x->dead[i])
-			count += rule_cls_term_width(&f->e[x->old[i]].t, x->relax[i]);
-	if (count == 0) {
-		bk->n = 0; /* cannot happen: a segment's first entry is never shadowed */
-		return 0;
-	}
-	if (b->acl_rules + count > CLS_ACL_RULES_MAX)
-		return -E2BIG;
-	b->acl_rules += count;
-	rules = calloc(count, rsz);
-	if (rules == NULL)
-		return -ENOMEM;
-	w = rules;
-	for (uint32_t i = bk->first; i < bk->first + bk->n; i++)
-		if (!x->dead[i])
-			w = acl_expand(w, rsz, p->fam, &f->e[x->old[i]].t, x->relax[i],
-				p->entries[i].seg - bk->seg_first, i);
-	rc = ctx_build(b, &cv, bk->n_cat, p->fam, rules, rsz, 0, (uint32_t)count, false);
-	free(rules);
-	if (rc == 0) {
-		bk->ctx = rt_alloc(b, sizeof(*bk->ctx) * cv.n);
-		if (bk->ctx == NULL)
-			rc = -ENOMEM;
-	}
-	if (rc == 0) {
-		memcpy(bk->ctx, cv.v, sizeof(*bk->ctx) * cv.n);
-		bk->n_ctx = cv.n;
-	} else {
-		for (uint32_t i = 0; i < cv.n; i++)
-			rte_acl_free(cv.v[i]);
-	}
-	free(cv.v);
-	return rc;
 }
 
 /** Turn a flattened chain into program @p p. */
@@ -646,17 +421,19 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 	x.segof = calloc(n + 1, sizeof(*x.segof));
 	x.need = calloc(n + 1, sizeof(*x.need));
 	x.dead = calloc(n + 1, sizeof(*x.dead));
+	x.tv = calloc(n + 1, sizeof(*x.tv));
 	if (!x.tgt || !x.next || !x.old || !x.newi || !x.relax || !x.start || !x.rtgt || !x.seg1 ||
-		!x.segof || !x.need || !x.dead)
+		!x.segof || !x.need || !x.dead || !x.tv)
 		goto out;
 
 	/* Drop resume entries that skip no kept entry (the last RETURN of a chain...). */
 	for (uint32_t i = 0; i < n; i++)
-		if (f->e[i].kind == CLS_K_RESUME)
+		if (f->e[i].kind == CLS_K_RESUME || f->e[i].kind == CLS_K_GUARD)
 			x.tgt[i] = f->e[i].arg == LABEL_END ? n : f->label[f->e[i].arg];
 	x.next[n] = n;
 	for (uint32_t i = n; i-- > 0;) {
-		bool skip = f->e[i].kind == CLS_K_RESUME && x.next[i + 1] >= x.tgt[i];
+		bool skip = f->e[i].kind == CLS_K_RESUME && !f->e[i].ext &&
+			    x.next[i + 1] >= x.tgt[i];
 
 		x.next[i] = skip ? x.next[i + 1] : i;
 	}
@@ -667,13 +444,13 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 		x.old[m++] = i;
 	}
 
-	/* Segments: from 0, at every resume target, after every relaxed entry. */
+	/* Segments: from 0, at every resume target, after every entry checked or run. */
 	if (m > 0)
 		x.start[0] = 1;
 	for (uint32_t i = 0; i < m; i++) {
 		const struct fent *e = &f->e[x.old[i]];
 
-		if (e->kind == CLS_K_RESUME) {
+		if (e->kind == CLS_K_RESUME || e->kind == CLS_K_GUARD) {
 			uint32_t t = x.next[x.tgt[x.old[i]]];
 
 			x.tgt[x.old[i]] = t == n ? m : x.newi[t];
@@ -681,7 +458,7 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 			x.rtgt[x.tgt[x.old[i]]] = 1;
 		}
 		x.relax[i] = (uint8_t)rule_cls_term_relax(&e->t);
-		if (x.relax[i] != 0)
+		if (x.relax[i] != 0 || e->ext || e->kind == CLS_K_ACT || e->kind == CLS_K_GUARD)
 			x.start[i + 1] = 1;
 	}
 	x.start[m] = 0;
@@ -696,8 +473,8 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 	p->n_entries = m;
 	p->n_seg = n_seg;
 	p->n_banks = (n_seg + CLS_BANK_SEGS - 1) / CLS_BANK_SEGS;
-	p->entries = rt_alloc(b, sizeof(*p->entries) * m);
-	p->banks = rt_alloc(b, sizeof(*p->banks) * p->n_banks);
+	p->entries = rule_cls_rt_alloc(&b->env, sizeof(*p->entries) * m);
+	p->banks = rule_cls_rt_alloc(&b->env, sizeof(*p->banks) * p->n_banks);
 	if (p->entries == NULL || p->banks == NULL)
 		goto out;
 	for (uint32_t s = 0, i = 0; s < n_seg; s++) {
@@ -707,13 +484,20 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 
 			ce->kind = e->kind;
 			ce->check = x.relax[i] != 0;
+			ce->ext = e->ext;
+			ce->dirty = e->dirty;
+			ce->rule = e->rule;
 			ce->seg = s;
 			ce->term = UINT32_MAX;
 			/* A resume target is a segment start (or the end). */
-			ce->arg = e->kind == CLS_K_RESULT ? e->arg : x.segof[x.tgt[x.old[i]]];
+			ce->arg = e->kind == CLS_K_RESULT || e->kind == CLS_K_ACT
+					  ? e->arg
+					  : x.segof[x.tgt[x.old[i]]];
 		}
 	}
 	shadow(f, &x, m, &b->n_shadowed);
+	for (uint32_t i = 0; i < m; i++)
+		x.tv[i] = x.dead[i] ? NULL : &f->e[x.old[i]].t;
 	for (uint32_t k = 0; k < p->n_banks; k++) {
 		struct cls_bank *bk = &p->banks[k];
 
@@ -725,7 +509,8 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 		bk->n = x.seg1[bk->seg_first + bk->n_seg] - bk->first;
 		for (uint32_t i = bk->first; i < bk->first + bk->n; i++) {
 			x.need[i] = bk->n <= CLS_LINEAR_MAX || x.relax[i] != 0;
-			if (x.relax[i] != 0)
+			if (x.relax[i] != 0 || p->entries[i].ext || p->entries[i].kind == CLS_K_ACT ||
+				p->entries[i].kind == CLS_K_GUARD)
 				b->n_checked++;
 		}
 	}
@@ -737,12 +522,12 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 		if (!x.need[i])
 			continue;
 		n_terms++;
-		n_rng += t->proto.n + t->sport.n + t->dport.n;
+		n_rng += t->proto.n + t->sport.n + t->dport.n + t->inp.n + t->outp.n;
 		n_pfx += t->src.n + t->dst.n;
 	}
-	p->terms = rt_alloc(b, sizeof(*p->terms) * n_terms);
-	p->rng = rt_alloc(b, sizeof(*p->rng) * n_rng);
-	p->pfx = rt_alloc(b, sizeof(*p->pfx) * n_pfx);
+	p->terms = rule_cls_rt_alloc(&b->env, sizeof(*p->terms) * n_terms);
+	p->rng = rule_cls_rt_alloc(&b->env, sizeof(*p->rng) * n_rng);
+	p->pfx = rule_cls_rt_alloc(&b->env, sizeof(*p->pfx) * n_pfx);
 	if (p->terms == NULL || p->rng == NULL || p->pfx == NULL)
 		goto out;
 	n_terms = n_rng = n_pfx = 0;
@@ -758,7 +543,7 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 
 		if (bk->n <= CLS_LINEAR_MAX)
 			continue;
-		rc = bank_acl(b, p, bk, f, &x);
+		rc = rule_cls_bank_acl(&b->env, p, bk, (const struct cls_term *const *)x.tv, x.relax);
 		if (rc < 0)
 			goto out;
 	}
@@ -806,7 +591,7 @@ prog_get(struct bld *b, struct rule_cls *c, unsigned int table, const struct rul
 	p->table = (uint8_t)table;
 	p->fam = fam;
 	p->base = base;
-	p->policy = base->policy;
+	p->policy = (uint8_t)rule_chain_policy(base, fam == CLS_F4 ? FC_AF_INET4 : FC_AF_INET6);
 	rc = flat_chain(&f, base, NULL, LABEL_END);
 	if (rc == 0)
 		rc = prog_build(b, &f, p);
@@ -836,8 +621,8 @@ bld_init(struct bld *b, const struct rule_set *s, const char *name, int socket)
 
 	memset(b, 0, sizeof(*b));
 	b->s = s;
-	b->socket = socket;
-	snprintf(b->name, sizeof(b->name), "%s", name[0] != '\0' ? name : "cls");
+	b->env.socket = socket;
+	snprintf(b->env.name, sizeof(b->env.name), "%s", name[0] != '\0' ? name : "cls");
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
 		unsigned int n = rule_set_chain_count(s, t);
 
@@ -850,7 +635,8 @@ bld_init(struct bld *b, const struct rule_set *s, const char *name, int socket)
 		}
 	}
 	b->res_map = calloc(total + 1, sizeof(*b->res_map));
-	return b->res_map == NULL ? -ENOMEM : 0;
+	b->rule_map = calloc(total + 1, sizeof(*b->rule_map));
+	return b->res_map == NULL || b->rule_map == NULL ? -ENOMEM : 0;
 }
 
 static void
@@ -859,11 +645,14 @@ bld_fini(struct bld *b)
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
 		free(b->ord[t]);
 	free(b->res_map);
+	free(b->rule_map);
 	free(b->res);
+	free(b->res_rule);
+	free(b->rules);
 }
 
-/* Distinct programs at most: every hook of both tables with its own chain, both families. */
-#define CLS_PROGS_MAX (2 * (3 + 4))
+/* Distinct programs at most: every hook of every table with its own chain, both families. */
+#define CLS_PROGS_MAX (2 * (3 + 4 + 5 + 2 + 3))
 
 struct rule_cls *
 rule_cls_build(const struct rule_set *s, const char *name, int socket)
@@ -889,10 +678,10 @@ rule_cls_build(const struct rule_set *s, const char *name, int socket)
 	if (rc < 0)
 		goto fail;
 	rc = -ENOMEM;
-	c = rt_alloc(&b, sizeof(*c));
+	c = rule_cls_rt_alloc(&b.env, sizeof(*c));
 	if (c == NULL)
 		goto fail;
-	c->progs = rt_alloc(&b, sizeof(*c->progs) * CLS_PROGS_MAX);
+	c->progs = rule_cls_rt_alloc(&b.env, sizeof(*c->progs) * CLS_PROGS_MAX);
 	if (c->progs == NULL)
 		goto fail;
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
@@ -913,25 +702,36 @@ rule_cls_build(const struct rule_set *s, const char *name, int socket)
 	}
 	rc = -ENOMEM;
 	c->n_results = b.n_res;
-	c->results = rt_alloc(&b, sizeof(*c->results) * b.n_res);
-	if (c->results == NULL)
+	c->results = rule_cls_rt_alloc(&b.env, sizeof(*c->results) * b.n_res);
+	c->rules = rule_cls_rt_alloc(&b.env, sizeof(*c->rules) * b.n_rules);
+	if (c->results == NULL || c->rules == NULL)
 		goto fail;
+	c->n_rules = b.n_rules;
+	if (b.n_rules > 0)
+		memcpy(c->rules, b.rules, sizeof(*c->rules) * b.n_rules);
 	if (b.n_res > 0)
 		memcpy(c->results, b.res, sizeof(*c->results) * b.n_res);
+	for (uint32_t i = 0; i < b.n_res; i++)
+		if (b.res_rule[i] != UINT32_MAX)
+			c->results[i].tgt = &c->rules[b.res_rule[i]].tgt;
+	if (rule_set_ipsets_get(s) != NULL) {
+		c->sets = (struct rule_ipsets *)(uintptr_t)rule_set_ipsets_get(s);
+		rule_ipsets_ref(c->sets);
+	}
 	for (uint32_t i = 0; i < c->n_progs; i++) {
 		c->progs[i].base = NULL;
 		c->stats.n_entries += c->progs[i].n_entries;
 		c->stats.n_segments += c->progs[i].n_seg;
 	}
 	c->stats.n_programs = c->n_progs;
-	c->stats.n_contexts = b.n_ctx;
+	c->stats.n_contexts = b.env.n_ctx;
 	c->stats.n_checked = b.n_checked;
 	c->stats.n_shadowed = b.n_shadowed;
-	c->stats.n_acl_rules = b.acl_rules;
-	c->stats.mem_bytes = b.mem;
+	c->stats.n_acl_rules = b.env.acl_rules;
+	c->stats.mem_bytes = b.env.mem;
 	c->stats.build_ns = now_ns() - t0;
 	CLS_LOG(DEBUG, "%s: %u rules -> %u entries, %" PRIu64 " ACL rules in %u contexts, %.1f ms",
-		b.name, rule_set_rule_count(s), c->stats.n_entries, c->stats.n_acl_rules,
+		b.env.name, rule_set_rule_count(s), c->stats.n_entries, c->stats.n_acl_rules,
 		c->stats.n_contexts, (double)c->stats.build_ns / 1e6);
 	bld_fini(&b);
 	return c;
@@ -953,6 +753,8 @@ rule_cls_free(struct rule_cls *c)
 			prog_free(&c->progs[i]);
 	rte_free(c->progs);
 	rte_free(c->results);
+	rte_free(c->rules);
+	rule_ipsets_free(c->sets);
 	rte_free(c);
 }
 

@@ -7,16 +7,22 @@
  *
  * A rule set compiles into programs, one per (table, base chain, family).
  * A program is the base chain with every JUMP/GOTO target inlined: a flat,
- * first-match list of entries, each a conjunction of field sets (a term)
- * and an outcome: a result (a terminal rule), or "resume at entry X" (a
- * RETURN, or the end of a GOTO target, skipping the rest of an inlined
- * chain). Entries are cut into segments at every resume target, so a
- * segment is always searched from its start; up to 16 consecutive segments
- * form a bank: one rte_acl context whose categories are the segments (one
- * trie walk answers "first match in each segment"), or, for a handful of
- * entries, a linear scan. Entries that an earlier entry covers are left
- * out of the ACL (shadowed rules); entries too wide to expand go in
- * relaxed and are checked exactly after a hit, which ends their segment.
+ * first-match list of entries, each a conjunction of field sets (a term:
+ * protocol, addresses, ports, input and output port, the meta byte) and an
+ * outcome: a result (a terminal rule), "resume at entry X" (a RETURN, or
+ * the end of a GOTO target, skipping the rest of an inlined chain), an
+ * action (a non-terminal rule: LOG, MARK, ...; the walk goes on after it),
+ * or a guard (a jump whose rule has extension matches: checked once, the
+ * inlined block skipped if they fail). Entries are cut into segments at
+ * every resume target, so a segment is always searched from its start; up
+ * to 16 consecutive segments form a bank: one rte_acl context whose
+ * categories are the segments (one trie walk answers "first match in each
+ * segment"), or, for a handful of entries, a linear scan. Entries that an
+ * earlier entry covers are left out of the ACL (shadowed rules); entries
+ * too wide to expand go in relaxed, and entries with matches rte_acl
+ * cannot hold (extension matches: marks, TCP flags, sets, meters, ...) go
+ * in with their 7-tuple part: both are checked exactly after a hit, which
+ * ends their segment, as actions and guards do.
  *
  * Results are identical to the reference evaluator's: same hook selection,
  * same first match, same policy, rule id, channel and NAT target.
@@ -66,7 +72,7 @@
 #define CLS_META_DST_LOCAL 0x40
 #define CLS_META_NOPORTS   0x80
 
-/** rte_acl input for IPv4 keys (multi-byte fields in network order). */
+/** rte_acl input for IPv4 keys (multi-byte fields in network order, ports in host order). */
 struct cls_in4 {
 	uint8_t proto; /**< field 0 (the 1-byte first field) */
 	uint8_t unused[3];
@@ -74,10 +80,12 @@ struct cls_in4 {
 	uint32_t dst;	/**< input group 2 */
 	uint16_t sport; /**< input group 3 */
 	uint16_t dport;
-	uint8_t meta; /**< input group 4: meta and 3 wildcard bytes */
+	uint16_t inp;	/**< input group 4: input port, */
+	uint16_t outp;	/**< output port (RULE_IF_NONE: none) */
+	uint8_t meta;	/**< input group 5: meta and 3 wildcard bytes */
 	uint8_t pad[3];
 };
-static_assert(sizeof(struct cls_in4) == 20, "cls_in4 layout");
+static_assert(sizeof(struct cls_in4) == 24, "cls_in4 layout");
 
 /** rte_acl input for IPv6 keys. */
 struct cls_in6 {
@@ -87,10 +95,12 @@ struct cls_in6 {
 	uint8_t dst[16]; /**< input groups 5-8 */
 	uint16_t sport;	 /**< input group 9 */
 	uint16_t dport;
-	uint8_t meta; /**< input group 10 */
+	uint16_t inp;	 /**< input group 10 */
+	uint16_t outp;
+	uint8_t meta; /**< input group 11 */
 	uint8_t pad[3];
 };
-static_assert(sizeof(struct cls_in6) == 44, "cls_in6 layout");
+static_assert(sizeof(struct cls_in6) == 48, "cls_in6 layout");
 
 /** One key as the classifier reads it. */
 union cls_in {
@@ -126,7 +136,9 @@ struct cls_rterm {
 	uint16_t n_proto;
 	uint16_t n_sport;
 	uint16_t n_dport;
-	uint32_t rng; /**< first range in the pool: proto, then sport, then dport */
+	uint16_t n_inp;
+	uint16_t n_outp;
+	uint32_t rng; /**< first range in the pool: proto, sport, dport, inp, outp */
 	uint32_t n_src;
 	uint32_t n_dst;
 	uint32_t pfx; /**< first prefix in the pool: src, then dst */
@@ -136,16 +148,22 @@ struct cls_rterm {
 enum cls_kind {
 	CLS_K_RESULT, /**< terminal: @c arg is the result index */
 	CLS_K_RESUME, /**< @c arg is the segment to go on with (n_seg: the end) */
+	CLS_K_ACT,    /**< rule_apply() the rule: on with the next segment, or (synproxy)
+			   decided: @c arg is the result index */
+	CLS_K_GUARD,  /**< a jump's extension matches: on with the next segment (the
+			   inlined chain) if they hold, else at segment @c arg */
 };
 
 /** One entry of a program. */
 struct cls_entry {
 	uint8_t kind;  /**< enum cls_kind */
 	uint8_t check; /**< relaxed in the ACL: check @c term exactly after a hit */
-	uint16_t unused;
-	uint32_t seg; /**< its segment */
+	uint8_t ext;   /**< check the rule's extension matches after a hit */
+	uint8_t dirty; /**< ACT: the action changes what the ACL reads (ctstate) */
+	uint32_t seg;  /**< its segment */
 	uint32_t arg;
 	uint32_t term; /**< index in cls_prog::terms, or UINT32_MAX */
+	uint32_t rule; /**< index in rule_cls::rules (ext, ACT, GUARD), or UINT32_MAX */
 };
 
 /** Up to CLS_BANK_SEGS consecutive segments, searched together (bank i: from i * CLS_BANK_SEGS). */
@@ -175,14 +193,6 @@ struct cls_prog {
 	const struct rule_chain *base; /**< build time only: not valid afterwards */
 };
 
-/** What a terminal rule decides. */
-struct cls_result {
-	uint32_t rule_id;
-	uint8_t action; /**< enum rule_action: accept, drop or a nat action */
-	char channel[RULE_NAME_MAX];
-	struct rule_nat nat;
-};
-
 /**
  * The compiled classifier. Built once by rule_cls_build(), never changed
  * afterwards, freed by rule_cls_free(): any thread may read it meanwhile.
@@ -193,7 +203,10 @@ struct rule_cls {
 	uint32_t n_progs;
 	struct cls_prog *progs;
 	uint32_t n_results;
-	struct cls_result *results;
+	struct rule_term *results; /**< terminal rules; tgt points into @c rules */
+	uint32_t n_rules;
+	struct rule *rules;        /**< copies of the rules entries check or run */
+	struct rule_ipsets *sets;  /**< the set's ipsets (a reference), or NULL */
 	struct rule_cls_stats stats;
 };
 
@@ -220,6 +233,8 @@ struct cls_term {
 	struct cls_rlist proto;
 	struct cls_rlist sport;
 	struct cls_rlist dport;
+	struct cls_rlist inp;
+	struct cls_rlist outp;
 	struct cls_plist src;
 	struct cls_plist dst;
 };
@@ -230,15 +245,20 @@ struct cls_term {
 #define RELAX_DST   0x04
 #define RELAX_SPORT 0x08
 #define RELAX_DPORT 0x10
+#define RELAX_INP   0x20
+#define RELAX_OUTP  0x40
 
 /** Free a term's lists (the term is left empty). */
 void rule_cls_term_free(struct cls_term *t);
 
 /**
- * The condition of rule @p r on keys of family @p fam (CLS_F4, CLS_F6).
+ * The condition of rule @p r on keys of family @p fam (CLS_F4, CLS_F6),
+ * interfaces by the port names of @p s; extension matches and ctstate
+ * SNAT/DNAT are left out (the entry checks them after a hit).
  * @return 1, 0 if it matches no such key (@p t left empty), -ENOMEM.
  */
-int rule_cls_term_of_rule(const struct rule *r, uint8_t fam, struct cls_term *t);
+int rule_cls_term_of_rule(const struct rule_set *s, const struct rule *r, uint8_t fam,
+	struct cls_term *t);
 
 /**
  * @p a becomes a AND b.
@@ -255,8 +275,33 @@ unsigned int rule_cls_term_relax(const struct cls_term *t);
 /** Does every key that matches @p x match @p e? */
 bool rule_cls_term_covers(const struct cls_term *e, const struct cls_term *x);
 
-/** How many of proto, src, dst, sport, dport the term restricts. */
+/** How many of proto, src, dst, sport, dport, inp, outp the term restricts. */
 unsigned int rule_cls_term_narrow(const struct cls_term *t);
+
+/*
+ * rte_acl (rule_cls_acl.c)
+ */
+
+/** What building rte_acl contexts needs and counts. */
+struct cls_acl_env {
+	char name[9];       /**< context name prefix */
+	int socket;         /**< NUMA socket */
+	uint64_t acl_rules; /**< ACL rules so far */
+	uint64_t mem;       /**< DPDK heap taken so far */
+	uint32_t n_ctx;     /**< contexts so far */
+};
+
+/** rte_zmalloc_socket() for the classifier, counted in @p e->mem. */
+void *rule_cls_rt_alloc(struct cls_acl_env *e, size_t size);
+
+/**
+ * Expand the entries of bank @p bk of program @p p into rte_acl contexts.
+ * @param t      per entry of the program: its term, NULL if left out
+ * @param relax  per entry: RELAX_* fields given up
+ * @return 0, -E2BIG (too many ACL rules), -ENOMEM, or an rte_acl error.
+ */
+int rule_cls_bank_acl(struct cls_acl_env *e, struct cls_prog *p, struct cls_bank *bk,
+	const struct cls_term *const t[], const uint8_t relax[]);
 
 /*
  * Run time (rule_cls.c)

@@ -2,8 +2,8 @@
 /*
  * lib/classifier: the term algebra of the compiled classifier. A term is what
  * one flattened entry matches: a meta byte under a mask (ctstate, local
- * bits, "has ports") and, for each of protocol, source, destination and
- * the two ports, a union of ranges or prefixes. Rules become terms
+ * bits, "has ports") and, for each of protocol, source, destination, the
+ * two ports and the input and output port, a union of ranges or prefixes. Rules become terms
  * (negations complemented), inlined chains AND their jump's term in, and
  * the builder (rule_cls_build.c) asks how wide a term is, which fields to
  * relax, and whether one term covers another. Build time only: plain
@@ -23,6 +23,8 @@ rule_cls_term_free(struct cls_term *t)
 	free(t->proto.v);
 	free(t->sport.v);
 	free(t->dport.v);
+	free(t->inp.v);
+	free(t->outp.v);
 	free(t->src.v);
 	free(t->dst.v);
 	memset(t, 0, sizeof(*t));
@@ -31,8 +33,8 @@ rule_cls_term_free(struct cls_term *t)
 static bool
 term_empty(const struct cls_term *t)
 {
-	return t->proto.n == 0 || t->sport.n == 0 || t->dport.n == 0 || t->src.n == 0 ||
-	       t->dst.n == 0;
+	return t->proto.n == 0 || t->sport.n == 0 || t->dport.n == 0 || t->inp.n == 0 ||
+	       t->outp.n == 0 || t->src.n == 0 || t->dst.n == 0;
 }
 
 static int
@@ -242,11 +244,47 @@ fam_af(uint8_t fam)
 }
 
 /**
+ * The ports (0 .. 65535, RULE_IF_NONE among them) whose name interface
+ * pattern @p pat matches, complemented if @p neg: those with a name in the
+ * set, then every number past them (named "", as RULE_IF_NONE is).
+ */
+static int
+rlist_ifaces(struct cls_rlist *l, const struct rule_set *s, const char *pat, bool neg)
+{
+	unsigned int n = rule_set_port_count(s);
+
+	if (rlist_alloc(l, n + 1) < 0)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		if (rule_if_match(pat, rule_set_port_name(s, i)) == neg)
+			continue;
+		if (l->n > 0 && l->v[l->n - 1].hi + 1u == i) {
+			l->v[l->n - 1].hi = (uint16_t)i;
+		} else {
+			l->v[l->n].lo = (uint16_t)i;
+			l->v[l->n].hi = (uint16_t)i;
+			l->n++;
+		}
+	}
+	if (rule_if_match(pat, "") != neg) {
+		if (l->n > 0 && l->v[l->n - 1].hi + 1u == n) {
+			l->v[l->n - 1].hi = UINT16_MAX;
+		} else {
+			l->v[l->n].lo = (uint16_t)n;
+			l->v[l->n].hi = UINT16_MAX;
+			l->n++;
+		}
+	}
+	return 0;
+}
+
+/**
  * The condition of rule @p r on keys of family @p fam.
  * @return 1, 0 if it can match no such key (@p t left empty), -ENOMEM.
  */
 int
-rule_cls_term_of_rule(const struct rule *r, uint8_t fam, struct cls_term *t)
+rule_cls_term_of_rule(const struct rule_set *s, const struct rule *r, uint8_t fam,
+	struct cls_term *t)
 {
 	static const uint8_t local_bit[2] = {CLS_META_SRC_LOCAL, CLS_META_DST_LOCAL};
 	const uint8_t local[2] = {r->src_local, r->dst_local};
@@ -261,8 +299,8 @@ rule_cls_term_of_rule(const struct rule *r, uint8_t fam, struct cls_term *t)
 		if (local[i] != RULE_LOCAL_ANY)
 			t->meta_mask |= local_bit[i];
 	}
-	if (r->match & RULE_M_CTSTATE) {
-		uint8_t set = r->ctstate & CLS_META_CT;
+	if ((r->match & RULE_M_CTSTATE) && !(r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT))) {
+		uint8_t set = r->ctstate & CLS_META_CT_ALL;
 
 		/* One state bit per key: "in S" is "none outside S". */
 		t->meta_mask |= (r->neg & RULE_M_CTSTATE) ? set : (uint8_t)(~set & CLS_META_CT_ALL);
@@ -286,6 +324,14 @@ rule_cls_term_of_rule(const struct rule *r, uint8_t fam, struct cls_term *t)
 		rc |= rlist_ports(&t->dport, &r->dport, r->neg & RULE_M_DPORT);
 	else
 		rc |= rlist_one(&t->dport, 0, UINT16_MAX);
+	if (r->match & RULE_M_IN)
+		rc |= rlist_ifaces(&t->inp, s, r->in_if, r->neg & RULE_M_IN);
+	else
+		rc |= rlist_one(&t->inp, 0, UINT16_MAX);
+	if (r->match & RULE_M_OUT)
+		rc |= rlist_ifaces(&t->outp, s, r->out_if, r->neg & RULE_M_OUT);
+	else
+		rc |= rlist_one(&t->outp, 0, UINT16_MAX);
 	if (r->match & RULE_M_SRC)
 		rc |= plist_prefix(&t->src, &r->src, r->neg & RULE_M_SRC);
 	else
@@ -313,7 +359,8 @@ rule_cls_term_and(struct cls_term *a, const struct cls_term *b)
 	a->meta_val |= b->meta_val;
 	a->meta_mask |= b->meta_mask;
 	if (rlist_and(&a->proto, &b->proto) < 0 || rlist_and(&a->sport, &b->sport) < 0 ||
-		rlist_and(&a->dport, &b->dport) < 0 || plist_and(&a->src, &b->src) < 0 ||
+		rlist_and(&a->dport, &b->dport) < 0 || rlist_and(&a->inp, &b->inp) < 0 ||
+		rlist_and(&a->outp, &b->outp) < 0 || plist_and(&a->src, &b->src) < 0 ||
 		plist_and(&a->dst, &b->dst) < 0)
 		return -ENOMEM;
 	return term_empty(a) ? 0 : 1;
@@ -323,7 +370,8 @@ rule_cls_term_and(struct cls_term *a, const struct cls_term *b)
 uint64_t
 rule_cls_term_width(const struct cls_term *t, unsigned int relax)
 {
-	const uint32_t n[5] = {t->proto.n, t->src.n, t->dst.n, t->sport.n, t->dport.n};
+	const uint32_t n[7] = {t->proto.n, t->src.n, t->dst.n, t->sport.n, t->dport.n, t->inp.n,
+		t->outp.n};
 	uint64_t w = 1;
 
 	for (unsigned int i = 0; i < RTE_DIM(n); i++)
@@ -336,7 +384,8 @@ rule_cls_term_width(const struct cls_term *t, unsigned int relax)
 unsigned int
 rule_cls_term_relax(const struct cls_term *t)
 {
-	const uint32_t n[5] = {t->proto.n, t->src.n, t->dst.n, t->sport.n, t->dport.n};
+	const uint32_t n[7] = {t->proto.n, t->src.n, t->dst.n, t->sport.n, t->dport.n, t->inp.n,
+		t->outp.n};
 	unsigned int relax = 0;
 
 	while (rule_cls_term_width(t, relax) > CLS_EXPAND_MAX) {
@@ -388,7 +437,8 @@ rule_cls_term_covers(const struct cls_term *e, const struct cls_term *x)
 	return (e->meta_mask & ~x->meta_mask) == 0 &&
 	       ((e->meta_val ^ x->meta_val) & e->meta_mask) == 0 &&
 	       rlist_covers(&e->proto, &x->proto) && rlist_covers(&e->sport, &x->sport) &&
-	       rlist_covers(&e->dport, &x->dport) && plist_covers(&e->src, &x->src) &&
+	       rlist_covers(&e->dport, &x->dport) && rlist_covers(&e->inp, &x->inp) &&
+	       rlist_covers(&e->outp, &x->outp) && plist_covers(&e->src, &x->src) &&
 	       plist_covers(&e->dst, &x->dst);
 }
 
@@ -399,5 +449,7 @@ rule_cls_term_narrow(const struct cls_term *t)
 	return (t->proto.n != 1 || t->proto.v[0].lo != 0 || t->proto.v[0].hi != UINT8_MAX) +
 	       (t->sport.n != 1 || t->sport.v[0].lo != 0 || t->sport.v[0].hi != UINT16_MAX) +
 	       (t->dport.n != 1 || t->dport.v[0].lo != 0 || t->dport.v[0].hi != UINT16_MAX) +
+	       (t->inp.n != 1 || t->inp.v[0].lo != 0 || t->inp.v[0].hi != UINT16_MAX) +
+	       (t->outp.n != 1 || t->outp.v[0].lo != 0 || t->outp.v[0].hi != UINT16_MAX) +
 	       (t->src.n != 1 || t->src.v[0].len != 0) + (t->dst.n != 1 || t->dst.v[0].len != 0);
 }

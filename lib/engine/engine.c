@@ -110,17 +110,22 @@ eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const stru
 int
 eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a)
 {
-	struct rule_result res;
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	uint32_t deps;
+	unsigned int d;
 	struct fc_key fk;
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
-	rc = rule_engine_classify_filter(eng, &fk, eng_entry_ctstate(eng, a), 0, &res);
+	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, eng_entry_ctstate(eng, a), ev, &d, &deps);
 	if (rc < 0)
 		return rc;
-	a->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	a->rule_id = res.rule_id;
-	a->channel = eng_channel_keep(eng, a, res.channel);
+	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	/* Per-packet fields: each packet on its own. */
+	if (deps != 0)
+		a->verdict = FC_VERDICT_SLOW;
+	a->rule_id = ev[d].rule_id;
+	a->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
 	a->gen = eng->gen;
 	return 0;
 }

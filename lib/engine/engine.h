@@ -33,29 +33,22 @@
  * Libraries know no lcores: "rules lcore" is whoever the app makes call.
  *
  * Shared structures: struct rule_engine is owned by the app (create/free on
- * the main lcore) and written by the rules lcore only; RX lcores read its
- * generation (inline checks). struct rule_flow is the engine's, valid during
- * a module callback only. Upcall and decision arrays are the caller's.
+ * the main lcore), written by the rules lcore only; RX lcores read its
+ * generation. struct rule_flow is valid during a module callback only.
  * Entries are reclaimed by the tables' RCU; module state tied to an entry
- * is released from on_remove, after a grace period where readers may still
- * hold it (rule_engine_defer()).
+ * is released from on_remove after a grace period (rule_engine_defer()).
  *
- * Rule commits (DESIGN.md "Rule updates without stale verdicts"):
- * rule_engine_commit() swaps the set and bumps the generation in
- * O(changed rules), recording the rules the commit changed (from the set's
- * change log; "everything" for a set that is no descendant of the current
- * one, or whose chain hooks or policies changed). Until the compiled
- * classifier catches up (rule_engine_cls_wanted() / _cls_ready()), keys
- * that a recent change could affect are classified by the reference
- * evaluator on the current set, the rest by the classifier (modules use the
- * same path: rule_engine_classify_filter() / _nat()). Cached entries carry
- * the generation they were validated under; a hit whose entry is older and
- * whose key (as the filter saw it) matches a change newer than it is
- * "stale" (rule_engine_stale()) and goes to the slow path.
- * rule_engine_step() revalidates in the background and retires the changes
- * after a full pass. Invariant: no packet gets a verdict from a set older
- * than the one committed before it arrived. Translations of existing
- * connections are not redone on a rule change (netfilter); verdicts are.
+ * Rule commits: rule_engine_commit() swaps the set and bumps the generation
+ * in O(changed rules), recording the changed rules (the set's change log;
+ * "everything" for a set that is no descendant of the current one, or
+ * whose chain hooks or policies changed). Until the classifier catches up
+ * (rule_engine_cls_wanted() / _cls_ready()), keys a recent change could
+ * affect are classified by the reference evaluator (rule_engine_classify*()
+ * for modules too). A hit whose entry is older than a change its key (as
+ * the filter saw it) matches is "stale" (rule_engine_stale()) and goes to
+ * the slow path; rule_engine_step() revalidates in the background. No
+ * packet gets a verdict from a set older than the one committed before it
+ * arrived; translations of connections are not redone (netfilter).
  *
  * Flows decided without an entry (struct rule_flow::nocache): non-first
  * fragments, packets of a family without a table, and whatever a module
@@ -63,12 +56,10 @@
  * modules; no entry is inserted and the modules' on_abort is called; the
  * decision keeps only a connection's NAT slot (RULE_DEC_F_ICMP_ERR).
  *
- * Per-flow channels (optional, rule_chan_flow_alloc_fn): a new flow
- * accepted into a channel the app marks per-flow gets a channel of its
- * own; both entries cache its id when their rules name the same channel
- * (a revalidation that still names it keeps it). The forward entry owns
- * it: when the flow's entries go, it is handed back
- * (rule_chan_flow_free_fn) after a grace period of the readers.
+ * Per-flow channels (rule_chan_flow_alloc_fn): a new flow accepted into a
+ * channel marked per-flow gets one of its own, shared by both entries when
+ * their rules name the same channel, owned by the forward entry and handed
+ * back (rule_chan_flow_free_fn) a grace period after the flow goes.
  *
  * Insert clash: a new flow whose reply key is another flow's entry (on any
  * input port) is dropped as RULE_DROP_CT_CLASH (Linux's nf_conntrack
@@ -157,8 +148,7 @@ enum rule_upcall_reason {
 /** Output-port markers in struct rule_decision::out_port and fc_action::out_port. */
 #define RULE_PORT_PAIRED 0xffff /**< no route: the app's paired port (testpmd-like) */
 #define RULE_PORT_LOCAL 0xfffe  /**< to this host (dst_local): the channel consumes it */
-/** No NAT rewrite in struct rule_decision::nat_slot. */
-#define RULE_NAT_NONE UINT32_MAX
+#define RULE_NAT_NONE UINT32_MAX /**< no NAT rewrite in struct rule_decision::nat_slot */
 
 /** One packet handed to the slow path. Read-only to the engine. */
 struct rule_upcall {
@@ -170,11 +160,10 @@ struct rule_upcall {
 	uint8_t reason;       /**< enum rule_upcall_reason */
 };
 
-/** struct rule_decision::flags: the decision comes from (or was put in) a cached entry. */
-#define RULE_DEC_F_CACHED 0x01
-/** struct rule_decision::flags: an ICMP error of a translated connection;
- * nat_slot is for mod_nat_icmp_error(), not mod_nat_apply(). */
-#define RULE_DEC_F_ICMP_ERR 0x02
+/* struct rule_decision::flags. */
+#define RULE_DEC_F_CACHED 0x01   /**< from (or put in) a cached entry */
+#define RULE_DEC_F_ICMP_ERR 0x02 /**< an ICMP error of a translated connection: nat_slot is
+				      for mod_nat_icmp_error(), not mod_nat_apply() */
 
 /** What to do with one upcalled packet. The app applies it (NAT, enqueue). */
 struct rule_decision {
@@ -347,8 +336,7 @@ struct rule_module {
 #define RULE_MOD_ORDER_NAT_SRC 500
 #define RULE_MOD_ORDER_ROUTE_ADJ 550 /**< router mode: the entries' adjacencies (route.h) */
 #define RULE_MOD_ORDER_CHANNEL 600
-/** Most modules (built-in ones included). */
-#define RULE_MODULES_MAX 16
+#define RULE_MODULES_MAX 16 /**< most modules (built-in ones included) */
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                  */
@@ -644,10 +632,39 @@ rule_engine_wants(const struct fc_action *a, const struct fc_pkt *p)
 /* ------------------------------------------------------------------------ */
 
 /**
- * Filter classification with the overlay (what the built-in filter uses):
- * the compiled classifier, or the reference evaluator on the current set
- * for keys a change newer than the classifier may affect. Counted in
- * classify_cls / classify_ref.
+ * Evaluate a stage (rule_eval.h) on a packet context, with the overlay
+ * (counted in classify_cls / classify_ref).
+ * @param eng    the engine
+ * @param stage  enum rule_stage
+ * @param p      the packet context, updated (marks, ...)
+ * @param pv     providers of stateful matches, or NULL (fresh state)
+ * @param res    receives the result
+ * @return 0, -EINVAL, -ELOOP, a provider's error.
+ * Context: rules lcore.
+ */
+int rule_engine_classify(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p,
+	const struct rule_providers *pv, struct rule_eval *res);
+
+/**
+ * A stage's result for the flow's packet (on_insert). One context per flow
+ * (rule_pkt_parse(), in_port, f->ctstate; raw sees INVALID): the stages up
+ * to @p stage not run yet run in order (marks carry over). Keys: RAW, DST
+ * f->key; FILTER f->fkey[0] (set here); SRC f->xkey, the route's port.
+ * The filter drops at the first stage that dropped; a decision with
+ * res->deps is not cached as is: a drop gets no entry, an accept entries
+ * with FC_VERDICT_SLOW (each packet decided on its own).
+ * @param f      the flow
+ * @param stage  enum rule_stage
+ * @param res    receives a pointer to the result (valid during the callback)
+ * @return 0, -EINVAL, -ELOOP.
+ * Context: rules lcore, in a module's on_insert.
+ */
+int rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
+	const struct rule_eval **res);
+
+/**
+ * Filter-table classification of a key alone (the other tables and
+ * per-packet fields left out), with the overlay.
  * @param eng      the engine
  * @param k        the key as the filter sees it
  * @param ctstate  as rule_ref_filter()
@@ -658,21 +675,6 @@ rule_engine_wants(const struct fc_action *a, const struct fc_pkt *p)
  */
 int rule_engine_classify_filter(struct rule_engine *eng, const struct fc_key *k,
 	unsigned int ctstate, unsigned int kflags, struct rule_result *res);
-
-/**
- * NAT classification of one stage, with the overlay (see above).
- * @param eng      the engine
- * @param stage    RULE_NAT_DST or RULE_NAT_SRC
- * @param k        the key
- * @param ctstate  as rule_ref_nat()
- * @param kflags   RULE_KEY_F_* flags
- * @param res      receives the result
- * @return 0, -EINVAL, -ELOOP.
- * Context: rules lcore.
- */
-int rule_engine_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage,
-	const struct fc_key *k, unsigned int ctstate, unsigned int kflags,
-	struct rule_nat_result *res);
 
 /** One flow entry (listings and module services). A copy. */
 struct rule_flow_info {

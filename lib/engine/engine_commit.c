@@ -54,7 +54,7 @@ gen_after(uint32_t a, uint32_t b)
 /* Classification with the overlay                                           */
 /* ------------------------------------------------------------------------ */
 
-/* Does @k meet a change of @table newer than the classifier? */
+/* Does @k meet a change of @table (RULE_TABLE__COUNT: any) newer than the classifier? */
 static bool
 overlay_meets(const struct rule_engine *eng, unsigned int table, const struct fc_key *k,
 	unsigned int kflags)
@@ -64,12 +64,28 @@ overlay_meets(const struct rule_engine *eng, unsigned int table, const struct fc
 
 		if (!gen_after(c->gen, eng->cls_gen))
 			break;
-		if (c->table != table)
+		if (table != RULE_TABLE__COUNT && c->table != table)
 			continue;
 		if (c->all || rule_match_key(&c->r, k, RULE_CT_IGNORE, kflags))
 			return true;
 	}
 	return false;
+}
+
+int
+rule_engine_classify(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p,
+	const struct rule_providers *pv, struct rule_eval *res)
+{
+	if (eng == NULL || p == NULL || res == NULL)
+		return -EINVAL;
+	/* The stage's tables see p->key: a change in any of them that it meets is the overlay's. */
+	if (eng->cls != NULL &&
+		!overlay_meets(eng, RULE_TABLE__COUNT, &p->key, p->flags & RULE_PKT_F_NOPORTS)) {
+		eng->st.classify_cls++;
+		return rule_cls_eval(eng->cls, stage, p, pv, res);
+	}
+	eng->st.classify_ref++;
+	return rule_ref_eval(eng->set, stage, p, pv, res);
 }
 
 int
@@ -84,20 +100,6 @@ rule_engine_classify_filter(struct rule_engine *eng, const struct fc_key *k, uns
 	}
 	eng->st.classify_ref++;
 	return rule_ref_filter(eng->set, k, ctstate, kflags, res);
-}
-
-int
-rule_engine_classify_nat(struct rule_engine *eng, enum rule_nat_stage stage, const struct fc_key *k,
-	unsigned int ctstate, unsigned int kflags, struct rule_nat_result *res)
-{
-	if (eng == NULL || k == NULL || res == NULL)
-		return -EINVAL;
-	if (eng->cls != NULL && !overlay_meets(eng, RULE_TABLE_NAT, k, kflags)) {
-		eng->st.classify_cls++;
-		return rule_cls_nat(eng->cls, stage, k, ctstate, kflags, res);
-	}
-	eng->st.classify_ref++;
-	return rule_ref_nat(eng->set, stage, k, ctstate, kflags, res);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -135,6 +137,10 @@ eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 			}
 		}
 		if (rule_match_key(&c->r, fkp, RULE_CT_IGNORE, 0))
+			return true;
+		/* Raw and mangle also run before the destination NAT: on the entry's key. */
+		if ((c->table == RULE_TABLE_RAW || c->table == RULE_TABLE_MANGLE) && fkp != k &&
+			rule_match_key(&c->r, k, RULE_CT_IGNORE, 0))
 			return true;
 	}
 	return false;
@@ -228,10 +234,25 @@ chains_differ(const struct rule_set *a, const struct rule_set *b, enum rule_tabl
 				continue;
 			}
 			if (c->hooks != o->hooks || c->builtin != o->builtin ||
-				(rule_chain_is_base(c) && c->policy != o->policy))
+				(rule_chain_is_base(c) &&
+					(c->policy != o->policy || c->policy6 != o->policy6)))
 				return true;
 		}
 	}
+	return false;
+}
+
+/* Port names or ipsets differ: every rule naming them may decide otherwise. */
+static bool
+env_differs(const struct rule_set *a, const struct rule_set *b)
+{
+	unsigned int n = rule_set_port_count(a);
+
+	if (n != rule_set_port_count(b) || rule_set_ipsets_get(a) != rule_set_ipsets_get(b))
+		return true;
+	for (unsigned int i = 0; i < n; i++)
+		if (strcmp(rule_set_port_name(a, i), rule_set_port_name(b, i)) != 0)
+			return true;
 	return false;
 }
 
@@ -240,8 +261,8 @@ static int
 record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen, bool *full)
 {
 	const struct rule_log *nl = rule_set_log(ns), *cl = rule_set_log(eng->set);
-	bool all[RULE_TABLE__COUNT] = {false, false};
-	bool logged;
+	bool all[RULE_TABLE__COUNT] = {false};
+	bool logged, env = env_differs(eng->set, ns);
 	uint32_t more = RULE_TABLE__COUNT;
 	int rc;
 
@@ -249,9 +270,11 @@ record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen,
 		 nl->n <= eng->p.max_pending &&
 		 (uint64_t)rule_set_rule_count(eng->set) + nl->adds ==
 			 (uint64_t)rule_set_rule_count(ns) + nl->removes;
-	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
-		all[t] = !logged || chains_differ(eng->set, ns, (enum rule_table)t);
-	*full = all[RULE_TABLE_FILTER] && all[RULE_TABLE_NAT];
+	*full = true;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		all[t] = !logged || env || chains_differ(eng->set, ns, (enum rule_table)t);
+		*full = *full && all[t];
+	}
 	if (logged)
 		more += nl->n;
 	rc = chg_reserve(eng, more);
@@ -282,6 +305,25 @@ record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen,
 		c->r = nl->e[i].r;
 	}
 	return 0;
+}
+
+static void
+set_free_cb(void *arg, uint64_t val)
+{
+	RTE_SET_USED(val);
+	rule_set_free(arg);
+}
+
+/* Which hooks of which tables enter a chain of the current set (stages without one are skipped). */
+void
+eng_hooks_used(struct rule_engine *eng)
+{
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		eng->hooks_used[t] = 0;
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++)
+			if (rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h) != NULL)
+				eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
+	}
 }
 
 int
@@ -317,9 +359,12 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	/* Without memory the next commit just counts as "everything". */
 	(void)rule_set_log_start(s);
 	eng->set = s;
+	eng_hooks_used(eng);
 	eng->gen = gen;
 	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);
-	rule_set_free(old); /* only the rules lcore reads sets */
+	/* Only the rules lcore reads sets: freed at the next step, not in the commit's time. */
+	if (rule_engine_defer(eng, set_free_cb, old, 0) < 0)
+		rule_set_free(old);
 	eng->st.commits++;
 	if (full)
 		eng->st.commits_full++;
@@ -463,6 +508,7 @@ eng_commit_init(struct rule_engine *eng)
 		return -ENOMEM;
 	if (rule_set_log_start(eng->set) < 0)
 		return -ENOMEM;
+	eng_hooks_used(eng);
 	eng->gen = 1;
 	eng->reval_gen = 1;
 	rule_set_generation_set(eng->set, eng->gen);

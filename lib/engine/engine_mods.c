@@ -14,6 +14,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+#include <rte_random.h>
 
 #include "engine_priv.h"
 
@@ -49,17 +52,144 @@ eng_abort(struct rule_engine *eng, struct eng_flow *ef)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Rule stages                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The port a rule's -o sees for an entry's output port: the one its packets
+ * leave by (rule_engine_out_port(): the route's, or the input port's pair);
+ * none for packets to this host.
+ */
+static uint16_t
+out_port_of(const struct rule_engine *eng, uint16_t out, uint16_t in)
+{
+	if (out == RULE_PORT_LOCAL || in == RULE_IF_NONE)
+		return RULE_IF_NONE;
+	return rule_engine_out_port(eng, out, in);
+}
+
+/* A context for packet @p up (its frame's fields), or for key @p k alone (@p up NULL). */
+void
+eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsigned int ctstate,
+	struct rule_pkt *p)
+{
+	RTE_SET_USED(eng);
+	rule_pkt_init(p, &up->pkt.key, ctstate,
+		up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0);
+	p->in_port = fc_key_in_port(&up->pkt.key);
+	p->tcp_flags = up->pkt.tcp_flags;
+	p->icmp_type = up->pkt.icmp_type;
+	p->icmp_code = up->pkt.icmp_code;
+	p->l3_len = up->pkt.ip_len;
+	if (up->frame != NULL)
+		(void)rule_pkt_parse(p, up->frame, up->frame_len, up->pkt.l3_off,
+			up->pkt.frag == FC_FRAG_LATER ? 0 : up->pkt.l4_off);
+	p->rand = (uint32_t)rte_rand();
+	p->time_s = (uint64_t)time(NULL);
+}
+
+/*
+ * Run @p stage on @p p with key @p k: raw sees the state before conntrack
+ * (INVALID; a NOTRACK there makes the packet UNTRACKED for the rest).
+ */
+int
+eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
+	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct rule_eval *res)
+{
+	struct rule_step steps[RULE_STEPS_MAX];
+	bool any = false;
+	int n;
+
+	p->key = *k;
+	p->out_port = out_port;
+	if (stage == RULE_STAGE_RAW)
+		p->ctstate = ctstate != 0 ? RULE_CT_INVALID : 0;
+	else if (!(p->ctstate & RULE_CT_UNTRACKED))
+		p->ctstate = (uint8_t)ctstate;
+	/* No chain at any of the stage's hooks: nothing to walk (what a walk would say). */
+	n = rule_stage_steps(stage, fc_key_flags(k), p->ctstate, steps);
+	for (int i = 0; i < n && !any; i++)
+		any = eng->hooks_used[steps[i].table] & RULE_HOOK_F(steps[i].hook);
+	if (!any) {
+		rule_eval_init(res);
+		return 0;
+	}
+	return rule_engine_classify(eng, (enum rule_stage)stage, p, NULL, res);
+}
+
+/* The stage whose result is the verdict: the first that dropped, else filter. */
+unsigned int
+eng_decider(const struct rule_eval ev[], unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ev[i].verdict != RULE_VERDICT_ACCEPT)
+			return i;
+	return RULE_STAGE_FILTER;
+}
+
+/* ctstate with DNAT for a connection whose destination the filter saw translated. */
+static unsigned int
+ct_nat_bits(unsigned int ctstate, const struct fc_key *k, const struct fc_key *fk)
+{
+	if (ctstate == 0 || ctstate == RULE_CT_IGNORE)
+		return ctstate;
+	if (memcmp(fc_key_dst(k), fc_key_dst(fk), fc_af_addr_len(k->family)) != 0 ||
+		fc_key_dport(k) != fc_key_dport(fk))
+		ctstate |= RULE_CT_DNAT;
+	return ctstate;
+}
+
+/*
+ * Every stage for one packet of a cached flow (@p a its entry, @p fk the
+ * key its filter saw), or for an entry's key alone (@p up NULL: no
+ * per-packet fields; the input port is the key's). Nat steps follow the
+ * ctstate (rule_stage_steps()); their decisions are not used here.
+ */
+int
+eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
+	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps)
+{
+	uint16_t in = fc_key_in_port(k); /* the entry's (the packet's) input port */
+	uint16_t out = out_port_of(eng, a->out_port, in);
+	unsigned int n = 0, cs = ct_nat_bits(ctstate, k, fk);
+	struct rule_pkt p;
+	int rc;
+
+	if (up != NULL) {
+		eng_pkt_start(eng, up, ctstate, &p);
+	} else {
+		rule_pkt_init(&p, k, ctstate, 0);
+		p.in_port = in;
+	}
+	p.ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
+	if (!(a->flags & FC_ACT_F_REPLY))
+		p.ct_orig = *k;
+	*deps = 0;
+	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
+		bool pre = s < RULE_STAGE_FILTER;
+
+		rc = eng_pkt_stage(eng, s, &p, pre ? k : fk, pre ? RULE_IF_NONE : out,
+			pre ? ctstate : cs, &ev[s]);
+		if (rc < 0)
+			return rc;
+		*deps |= ev[s].deps;
+		n = s + 1;
+		if (ev[s].verdict != RULE_VERDICT_ACCEPT)
+			break;
+	}
+	*decider = eng_decider(ev, n);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Filter                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static int
-filter_on_insert(void *priv, struct rule_flow *f)
+/* What the filter sees: the original source, the translated destination. */
+static void
+flow_fkey(struct rule_flow *f)
 {
-	struct rule_engine *eng = priv;
-	struct rule_result res;
-	int rc;
-
-	/* What the filter sees: the original source, the translated destination. */
 	f->fkey[RULE_DIR_ORIG] = f->xkey;
 	if (f->xkey.family == FC_AF_INET4) {
 		f->fkey[0].v4.src = f->key.v4.src;
@@ -75,30 +205,125 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	/* Ports: the packet's own; the reply's, where the replies will arrive. */
 	fc_key_set_in_port(&f->fkey[0], fc_key_in_port(&f->key));
 	fc_key_reverse(&f->fkey[0], &f->fkey[1]);
-	fc_key_set_in_port(&f->fkey[1],
-		rule_engine_out_port(eng, f->act[RULE_DIR_ORIG].out_port, fc_key_in_port(&f->key)));
+	fc_key_set_in_port(&f->fkey[1], rule_engine_out_port(f->eng, f->act[RULE_DIR_ORIG].out_port,
+						 fc_key_in_port(&f->key)));
+}
 
-	rc = rule_engine_classify_filter(eng, &f->fkey[0], f->ctstate, f->kflags, &res);
+int
+rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
+	const struct rule_eval **res)
+{
+	struct eng_flow *ef;
+	struct rule_engine *eng;
+
+	if (f == NULL || res == NULL || (unsigned int)stage >= RULE_STAGE__COUNT || f->up == NULL)
+		return -EINVAL;
+	ef = eng_flow_of(f);
+	eng = f->eng;
+	if (ef->stages == 0) {
+		eng_pkt_start(eng, f->up, f->ctstate, &ef->pkt);
+		ef->pkt.ctdir = RULE_CTDIR_ORIGINAL;
+	}
+	for (unsigned int s = 0; s <= (unsigned int)stage; s++) {
+		const struct fc_key *k = &f->key;
+		uint16_t out = RULE_IF_NONE;
+		unsigned int cs = f->ctstate;
+		int rc;
+
+		if (ef->stages & (1u << s))
+			continue;
+		if (s >= RULE_STAGE_FILTER) {
+			flow_fkey(f);
+			k = s == RULE_STAGE_FILTER ? &f->fkey[0] : &f->xkey;
+			out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
+			if (f->xdst && cs != 0)
+				cs |= RULE_CT_DNAT;
+			ef->pkt.ct_orig = f->key;
+			ef->pkt.ct_repl = f->reply_key;
+		}
+		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->ev[s]);
+		if (rc < 0)
+			return rc;
+		ef->stages |= (uint8_t)(1u << s);
+	}
+	*res = &ef->ev[stage];
+	return 0;
+}
+
+/*
+ * The reply entry's cached verdict: its packets' ctstate (a tracker's),
+ * arriving where the flow leaves and leaving where it came in. Per-packet
+ * dependencies make it FC_VERDICT_SLOW.
+ */
+static int
+reply_verdict(struct rule_engine *eng, struct rule_flow *f)
+{
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	uint16_t fwd_out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
+	unsigned int d, cs = f->reply_ctstate, n = 0;
+	uint32_t deps = 0;
+	struct rule_pkt p;
+	int rc;
+
+	rule_pkt_init(&p, &f->reply_key, cs, f->kflags);
+	p.in_port = fwd_out;
+	p.ctdir = RULE_CTDIR_REPLY;
+	p.ct_orig = f->key;
+	p.ct_repl = f->reply_key;
+	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
+		bool pre = s < RULE_STAGE_FILTER;
+
+		rc = eng_pkt_stage(eng, s, &p, pre ? &f->reply_key : &f->fkey[1],
+			pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs, &ev[s]);
+		if (rc < 0)
+			return rc;
+		deps |= ev[s].deps;
+		n = s + 1;
+		if (ev[s].verdict != RULE_VERDICT_ACCEPT)
+			break;
+	}
+	d = eng_decider(ev, n);
+	f->act[1].rule_id = ev[d].rule_id;
+	f->act[1].verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
+								 : FC_VERDICT_DROP;
+	if (deps != 0)
+		f->act[1].verdict = FC_VERDICT_SLOW;
+	snprintf(f->chan[1], sizeof(f->chan[1]), "%s", ev[RULE_STAGE_FILTER].channel);
+	return 0;
+}
+
+static int
+filter_on_insert(void *priv, struct rule_flow *f)
+{
+	struct rule_engine *eng = priv;
+	struct eng_flow *ef = eng_flow_of(f);
+	const struct rule_eval *res;
+	uint32_t deps = 0;
+	unsigned int d;
+	int rc;
+
+	/* Every stage: a later one (mangle POSTROUTING) may drop too. */
+	rc = rule_engine_classify_flow(f, RULE_STAGE_SRC, &res);
 	if (rc < 0)
 		return rc;
-	f->act[0].rule_id = res.rule_id;
-	snprintf(f->chan[0], sizeof(f->chan[0]), "%s", res.channel);
-	if (res.verdict != RULE_VERDICT_ACCEPT) {
+	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++)
+		deps |= ef->ev[s].deps;
+	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
+	f->act[0].rule_id = ef->ev[d].rule_id;
+	snprintf(f->chan[0], sizeof(f->chan[0]), "%s", ef->ev[RULE_STAGE_FILTER].channel);
+	if (ef->ev[d].verdict != RULE_VERDICT_ACCEPT) {
 		f->act[0].verdict = FC_VERDICT_DROP;
 		f->drop = RULE_DROP_FILTER;
+		/* Another packet of the flow may be decided otherwise: no entry. */
+		if (deps != 0)
+			f->nocache = true;
 		return 0;
 	}
+	if (deps != 0)
+		f->act[0].verdict = FC_VERDICT_SLOW;
 	if (!f->want_reply)
 		return 0;
-	/* The reply entry's cached verdict: with its packets' ctstate (a tracker's). */
-	rc = rule_engine_classify_filter(eng, &f->fkey[1], f->reply_ctstate, f->kflags, &res);
-	if (rc < 0)
-		return rc;
-	f->act[1].rule_id = res.rule_id;
-	f->act[1].verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
-							       : FC_VERDICT_DROP;
-	snprintf(f->chan[1], sizeof(f->chan[1]), "%s", res.channel);
-	return 0;
+	return reply_verdict(eng, f);
 }
 
 /* ------------------------------------------------------------------------ */

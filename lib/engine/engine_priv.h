@@ -123,6 +123,7 @@ struct rule_engine {
 
 	/* Rule sets and classification. */
 	struct rule_set *set;
+	uint8_t hooks_used[RULE_TABLE__COUNT]; /**< RULE_HOOK_F() of the hooks a chain of @c set claims */
 	struct rule_cls *cls;
 	uint32_t gen;
 	uint32_t cls_gen;
@@ -228,6 +229,10 @@ struct eng_flow {
 	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
 	uint16_t kept[2];             /**< per direction: interest of the modules without
 				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
+	uint8_t stages;               /**< bit per enum rule_stage evaluated (rule_engine_classify_flow()) */
+	/* Not cleared by flow_init(): valid per the bits of @c stages. */
+	struct rule_pkt pkt;          /**< the packet as the stages saw it (marks carry over) */
+	struct rule_eval ev[RULE_STAGE__COUNT]; /**< each stage's result */
 };
 
 /** The eng_flow around @p f. */
@@ -239,6 +244,14 @@ eng_flow_of(struct rule_flow *f)
 
 /* engine_mods.c: the module registry's calls and the built-in stages. */
 int eng_mods_register(struct rule_engine *eng);
+void eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up,
+	unsigned int ctstate, struct rule_pkt *p);
+int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
+	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct rule_eval *res);
+unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
+int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
+	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps);
 void eng_abort(struct rule_engine *eng, struct eng_flow *ef);
 unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a);
 
@@ -275,6 +288,7 @@ void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 
 /* engine_commit.c */
 int eng_commit_init(struct rule_engine *eng);
+void eng_hooks_used(struct rule_engine *eng);
 void eng_commit_fini(struct rule_engine *eng);
 unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
 bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,

@@ -31,6 +31,7 @@
  * lcore at the same instant may lose one count (plain stores).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "engine_priv.h"
@@ -74,7 +75,8 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 {
 	struct rule_flow *f = &ef->f;
 
-	memset(ef, 0, sizeof(*ef));
+	/* The stages' context and results are valid per ef->stages: not cleared. */
+	memset(ef, 0, offsetof(struct eng_flow, pkt));
 	f->eng = eng;
 	f->up = up;
 	f->key = up->pkt.key;
@@ -221,6 +223,9 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		return;
 	}
 	dec_from_act(d, &f->act[0], f->ctstate);
+	/* An entry decided per packet (FC_VERDICT_SLOW): this packet was accepted. */
+	d->verdict = FC_VERDICT_ACCEPT;
+	d->drop = RULE_DROP_NONE;
 	if (f->nocache) {
 		/*
 		 * Only a connection's rewrite slot outlives the flow (an ICMP
@@ -349,6 +354,35 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 }
 
 /*
+ * A packet of a cached flow decided on its own (every stage, on its own key).
+ * @return false on an error (@p d says so).
+ */
+static bool
+pkt_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_action *a,
+	unsigned int cs, struct rule_decision *d)
+{
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	unsigned int i;
+	uint32_t deps;
+	struct fc_key fk;
+
+	eng_filter_key(eng, &up->pkt.key, a, &fk);
+	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps) < 0) {
+		dec_drop(d, RULE_DROP_ERROR);
+		return false;
+	}
+	dec_from_act(d, a, cs);
+	d->rule_id = ev[i].rule_id;
+	d->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
+	d->verdict = ev[i].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+	if (d->verdict != FC_VERDICT_ACCEPT)
+		d->nat_slot = RULE_NAT_NONE;
+	d->flags = 0;
+	return true;
+}
+
+/*
  * A packet of a cached flow: entry @p idx, key @p ek (the packet's own, or
  * with @p mismatch the connection's entry on another port: the packet is
  * then decided on its own key and never from the entry alone).
@@ -392,8 +426,13 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		}
 		if (rc == -ENOENT) {
 			/* Removed without a new connection: decide from what it was. */
-			dec_from_act(d, &a, cs);
-			uncached(eng, up, d);
+			if (a.verdict == FC_VERDICT_SLOW) {
+				if (pkt_decide(eng, up, &a, cs, d))
+					eng_rule_count(eng, d->rule_id, 1, up->len);
+			} else {
+				dec_from_act(d, &a, cs);
+				uncached(eng, up, d);
+			}
 			return true;
 		}
 	}
@@ -401,25 +440,12 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		dec_from_act(d, &a, cs);
 	} else {
 		/*
-		 * The packet's own ctstate (e.g. INVALID) differs from the
-		 * entry's, or it came on a port the connection's entries lack.
+		 * Decided per packet, or the packet's own ctstate (e.g. INVALID)
+		 * differs from the entry's, or it came on a port the
+		 * connection's entries lack.
 		 */
-		struct rule_result res;
-		struct fc_key fk;
-
-		eng_filter_key(eng, &up->pkt.key, &a, &fk);
-		if (rule_engine_classify_filter(eng, &fk, cs, 0, &res) < 0) {
-			dec_drop(d, RULE_DROP_ERROR);
+		if (!pkt_decide(eng, up, &a, cs, d))
 			return true;
-		}
-		dec_from_act(d, &a, cs);
-		d->rule_id = res.rule_id;
-		d->channel = eng_channel_keep(eng, &a, res.channel);
-		d->verdict = res.verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-		d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
-		if (d->verdict != FC_VERDICT_ACCEPT)
-			d->nat_slot = RULE_NAT_NONE;
-		d->flags = 0;
 		/* The connection's packet on another port keeps it alive, as a hit would. */
 		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id)
 			fc_table_touch(t, idx, up->len, now);

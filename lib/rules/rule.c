@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: the rule model — names of actions, tables, hooks and
- * protocols; rule_init/rule_check/rule_equal; and rule_match_key(), the
- * only place that decides whether a rule matches a key (the evaluators and
- * the flow cache's "which flows does this change touch" test share it).
- * Rule sets are in rule_set.c.
+ * lib/rules: the rule model — names of actions, tables, hooks, protocols
+ * and reject kinds; where each action may stand; rule_init/rule_check/
+ * rule_equal; interface patterns; and rule_match_key(), the "could this
+ * rule match this key" test of the flow cache (the exact match on a whole
+ * packet is rule_xeval.c's). Rule sets are in rule_set.c, extension
+ * options in rule_x.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rule_priv.h"
+#include <strings.h>
+
+#include "rule_x_priv.h"
 
 /* ------------------------------------------------------------------------ */
 /* Names                                                                     */
@@ -26,11 +29,61 @@ static const char *const action_names[RULE_ACT__COUNT] = {
 	[RULE_ACT_DNAT] = "dnat",
 	[RULE_ACT_SNAT] = "snat",
 	[RULE_ACT_MASQUERADE] = "masquerade",
+	[RULE_ACT_REJECT] = "reject",
+	[RULE_ACT_REDIRECT] = "redirect",
+	[RULE_ACT_NETMAP] = "netmap",
+	[RULE_ACT_LOG] = "log",
+	[RULE_ACT_NFLOG] = "nflog",
+	[RULE_ACT_MARK] = "mark",
+	[RULE_ACT_CONNMARK] = "connmark",
+	[RULE_ACT_TCPMSS] = "tcpmss",
+	[RULE_ACT_CT] = "ct",
+	[RULE_ACT_NOTRACK] = "notrack",
+	[RULE_ACT_CHECKSUM] = "checksum",
+	[RULE_ACT_DSCP] = "dscp",
+	[RULE_ACT_TOS] = "tos",
+	[RULE_ACT_CLASSIFY] = "classify",
+	[RULE_ACT_TTL] = "ttl",
+	[RULE_ACT_HL] = "hl",
+	[RULE_ACT_SYNPROXY] = "synproxy",
+	[RULE_ACT_SET] = "set",
+	[RULE_ACT_COUNT] = "count",
 };
 
 static const char *const table_names[RULE_TABLE__COUNT] = {
 	[RULE_TABLE_FILTER] = "filter",
 	[RULE_TABLE_NAT] = "nat",
+	[RULE_TABLE_MANGLE] = "mangle",
+	[RULE_TABLE_RAW] = "raw",
+	[RULE_TABLE_SECURITY] = "security",
+};
+
+static const char *const reject_names[RULE_REJECT__COUNT] = {
+	[RULE_REJECT_NONE] = "default",
+#define REJECT_NAME(name, text) [RULE_REJECT_##name] = text,
+	RULE_REJECT_KINDS(REJECT_NAME)
+#undef REJECT_NAME
+};
+
+/* Protocol names iptables-save may print (netbase's /etc/protocols) and aliases. */
+static const struct {
+	const char *name;
+	uint8_t number;
+} netbase_protos[] = {
+	/* clang-format off */
+	{"all", 0}, {"icmp", 1}, {"igmp", 2}, {"ggp", 3}, {"ipencap", 4}, {"st", 5},
+	{"tcp", 6}, {"egp", 8}, {"igp", 9}, {"pup", 12}, {"udp", 17}, {"hmp", 20},
+	{"xns-idp", 22}, {"rdp", 27}, {"iso-tp4", 29}, {"dccp", 33}, {"xtp", 36},
+	{"ddp", 37}, {"idpr-cmtp", 38}, {"ipv6", 41}, {"ipv6-route", 43},
+	{"ipv6-frag", 44}, {"idrp", 45}, {"rsvp", 46}, {"gre", 47}, {"esp", 50},
+	{"ah", 51}, {"skip", 57}, {"ipv6-icmp", 58}, {"icmpv6", 58}, {"ipv6-nonxt", 59},
+	{"ipv6-opts", 60}, {"rspf", 73}, {"vmtp", 81}, {"eigrp", 88}, {"ospf", 89},
+	{"ax.25", 93}, {"ipip", 94}, {"etherip", 97}, {"encap", 98}, {"pim", 103},
+	{"ipcomp", 108}, {"vrrp", 112}, {"l2tp", 115}, {"isis", 124}, {"sctp", 132},
+	{"fc", 133}, {"mobility-header", 135}, {"ipv6-mh", 135}, {"mh", 135},
+	{"udplite", 136}, {"mpls-in-ip", 137}, {"manet", 138}, {"hip", 139},
+	{"shim6", 140}, {"wesp", 141}, {"rohc", 142}, {"ethernet", 143},
+	/* clang-format on */
 };
 
 static const char *const hook_names[RULE_HOOK__COUNT] = {
@@ -93,14 +146,43 @@ rule_proto_number(const char *name)
 	return -1;
 }
 
+int
+rule_proto_lookup(const char *name)
+{
+	uint64_t v = 0;
+	char *end;
+
+	if (name[0] >= '0' && name[0] <= '9') {
+		if (name[0] == '0' && name[1] != '\0')
+			return -1;
+		v = strtoul(name, &end, 10);
+		return *end == '\0' && v <= 255 ? (int)v : -1;
+	}
+	for (size_t i = 0; i < RTE_DIM(netbase_protos); i++)
+		if (strcasecmp(netbase_protos[i].name, name) == 0)
+			return netbase_protos[i].number;
+	return -1;
+}
+
+const char *
+rule_reject_name(unsigned int with)
+{
+	return with < RULE_REJECT__COUNT ? reject_names[with] : "?";
+}
+
 unsigned int
 rule_table_hooks(unsigned int table)
 {
 	switch (table) {
 	case RULE_TABLE_FILTER:
+	case RULE_TABLE_SECURITY:
 		return RULE_HOOKS_FILTER;
 	case RULE_TABLE_NAT:
 		return RULE_HOOKS_NAT;
+	case RULE_TABLE_MANGLE:
+		return RULE_HOOKS_ALL;
+	case RULE_TABLE_RAW:
+		return RULE_HOOKS_RAW;
 	default:
 		return 0;
 	}
@@ -109,36 +191,63 @@ rule_table_hooks(unsigned int table)
 bool
 rule_action_in_table(unsigned int action, unsigned int table)
 {
+	unsigned int k;
+
+	if (table >= RULE_TABLE__COUNT)
+		return false;
 	switch (action) {
 	case RULE_ACT_ACCEPT:
 	case RULE_ACT_JUMP:
 	case RULE_ACT_GOTO:
 	case RULE_ACT_RETURN:
-		return table < RULE_TABLE__COUNT;
+	case RULE_ACT_COUNT:
+		return true;
 	case RULE_ACT_DROP:
-		return table == RULE_TABLE_FILTER;
-	case RULE_ACT_DNAT:
-	case RULE_ACT_SNAT:
-	case RULE_ACT_MASQUERADE:
-		return table == RULE_TABLE_NAT;
+		return table != RULE_TABLE_NAT;
+	case RULE_ACT_NOTRACK:
+		return table == RULE_TABLE_RAW;
 	default:
-		return false;
+		k = rule_x_kind_of_action(action);
+		return k != RULE_X_NONE && (rule_xkinds[k].tables & (1u << table)) != 0;
 	}
 }
 
 unsigned int
 rule_action_hooks(unsigned int action)
 {
+	unsigned int k = rule_x_kind_of_action(action);
+
+	if (action == RULE_ACT_NOTRACK)
+		return RULE_HOOKS_RAW;
+	if (k == RULE_X_NONE || rule_xkinds[k].hooks == 0)
+		return RULE_HOOKS_ALL;
+	return rule_xkinds[k].hooks;
+}
+
+bool
+rule_action_terminal(unsigned int action)
+{
 	switch (action) {
+	case RULE_ACT_ACCEPT:
+	case RULE_ACT_DROP:
+	case RULE_ACT_REJECT:
 	case RULE_ACT_DNAT:
-		return RULE_HOOK_F(RULE_HOOK_PREROUTING) | RULE_HOOK_F(RULE_HOOK_OUTPUT);
 	case RULE_ACT_SNAT:
-		return RULE_HOOK_F(RULE_HOOK_POSTROUTING) | RULE_HOOK_F(RULE_HOOK_INPUT);
 	case RULE_ACT_MASQUERADE:
-		return RULE_HOOK_F(RULE_HOOK_POSTROUTING);
+	case RULE_ACT_REDIRECT:
+	case RULE_ACT_NETMAP:
+		return true;
 	default:
-		return (1u << RULE_HOOK__COUNT) - 1;
+		return false;
 	}
+}
+
+bool
+rule_action_nat(unsigned int action)
+{
+	return action == RULE_ACT_DNAT || action == RULE_ACT_SNAT ||
+	       action == RULE_ACT_MASQUERADE || action == RULE_ACT_REDIRECT ||
+	       action == RULE_ACT_NETMAP;
 }
 
 bool
@@ -155,6 +264,38 @@ rule_name_valid(const char *name)
 			return false;
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 			    c == '_' || c == '-' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Interfaces                                                                */
+/* ------------------------------------------------------------------------ */
+
+bool
+rule_if_match(const char *pat, const char *name)
+{
+	size_t n = strnlen(pat, RULE_IFNAME_MAX);
+
+	if (n > 0 && pat[n - 1] == '+')
+		return strncmp(pat, name, n - 1) == 0;
+	return strcmp(pat, name) == 0;
+}
+
+/* An interface pattern: 1..15 bytes, no blank, '/', or control byte; '+' only last. */
+static bool
+if_valid(const char *pat)
+{
+	size_t n = strnlen(pat, RULE_IFNAME_MAX);
+
+	if (n == 0 || n >= RULE_IFNAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)pat[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '/' || c == '"' || c == '\\' || c == '#' ||
+			c == '!' || (c == '+' && i != n - 1))
 			return false;
 	}
 	return true;
@@ -210,24 +351,47 @@ static int
 nat_check(const struct rule *r, const char **msg)
 {
 	const struct rule_nat *n = &r->nat;
-	bool masq = r->action == RULE_ACT_MASQUERADE;
-	bool nat = masq || r->action == RULE_ACT_DNAT || r->action == RULE_ACT_SNAT;
-	unsigned int nb;
+	bool noaddr = r->action == RULE_ACT_MASQUERADE || r->action == RULE_ACT_REDIRECT;
+	unsigned int nb, allowed;
 
-	if (!nat) {
-		if (n->family != 0 || n->port_min != 0 || n->port_max != 0) {
+	if (!rule_action_nat(r->action)) {
+		if (n->family != 0 || n->port_min != 0 || n->port_max != 0 || n->flags != 0) {
 			*msg = "nat target on a rule that does not translate";
 			return -EINVAL;
 		}
 		return 0;
 	}
-	if (n->port_min > n->port_max || (n->port_min == 0) != (n->port_max == 0)) {
+	switch (r->action) {
+	case RULE_ACT_DNAT:
+		allowed = RULE_NAT_F_RANDOM | RULE_NAT_F_PERSISTENT;
+		break;
+	case RULE_ACT_SNAT:
+		allowed = RULE_NAT_F_RANDOM | RULE_NAT_F_RANDOM_FULLY | RULE_NAT_F_PERSISTENT;
+		break;
+	case RULE_ACT_MASQUERADE:
+		allowed = RULE_NAT_F_RANDOM | RULE_NAT_F_RANDOM_FULLY;
+		break;
+	case RULE_ACT_REDIRECT:
+		allowed = RULE_NAT_F_RANDOM;
+		break;
+	default:
+		allowed = RULE_NAT_F_NETMAP;
+		break;
+	}
+	if ((n->flags & ~allowed) != 0 ||
+		(r->action == RULE_ACT_NETMAP) != ((n->flags & RULE_NAT_F_NETMAP) != 0)) {
+		*msg = "bad nat options";
+		return -EINVAL;
+	}
+	if (n->port_min > n->port_max || (n->port_min == 0) != (n->port_max == 0) ||
+		(r->action == RULE_ACT_NETMAP && n->port_min != 0)) {
 		*msg = "bad nat port range";
 		return -EINVAL;
 	}
-	if (masq) {
+	if (noaddr) {
 		if (n->family != 0) {
-			*msg = "masquerade takes no address";
+			*msg = r->action == RULE_ACT_MASQUERADE ? "masquerade takes no address"
+								: "redirect takes no address";
 			return -EINVAL;
 		}
 		return 0;
@@ -258,6 +422,66 @@ proto_has_ports(const struct rule *r)
 }
 
 static int
+ext_check(const struct rule *r, const char **msg)
+{
+	static const struct rule_x none;
+	unsigned int want = rule_x_kind_of_action(r->action);
+
+	if (r->n_xm > RULE_XM_MAX) {
+		*msg = "too many extension matches";
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < RULE_XM_MAX; i++) {
+		const struct rule_x *x = &r->xm[i];
+
+		if (i >= r->n_xm) {
+			if (memcmp(x, &none, sizeof(none)) != 0) {
+				*msg = "bad extension matches";
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (x->kind == RULE_X_NONE || x->kind >= RULE_XM__END) {
+			*msg = "bad extension match";
+			return -EINVAL;
+		}
+		*msg = rule_x_check(r, x);
+		if (*msg != NULL)
+			return -EINVAL;
+	}
+	if (r->tgt.kind == RULE_X_NONE) {
+		if (memcmp(&r->tgt, &none, sizeof(none)) != 0 ||
+			(want != RULE_X_NONE && !rule_action_nat(r->action) &&
+				rule_xkinds[want].need != 0)) {
+			*msg = want != RULE_X_NONE && rule_xkinds[want].need_msg != NULL
+				       ? rule_xkinds[want].need_msg
+				       : "bad target options";
+			return -EINVAL;
+		}
+	} else {
+		if (r->tgt.kind != want || rule_action_nat(r->action)) {
+			*msg = "target options of another action";
+			return -EINVAL;
+		}
+		*msg = rule_x_check(r, &r->tgt);
+		if (*msg != NULL)
+			return -EINVAL;
+	}
+	if (want != RULE_X_NONE && rule_xkinds[want].family != 0 && r->family != 0 &&
+		r->family != rule_xkinds[want].family) {
+		*msg = "target of the other address family";
+		return -EINVAL;
+	}
+	if (want != RULE_X_NONE && rule_xkinds[want].proto != 0 &&
+		!((r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
+			r->proto == rule_xkinds[want].proto)) {
+		*msg = "target needs its protocol (-p)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
 rule_check_msg(const struct rule *r, const char **msg)
 {
 	size_t n;
@@ -270,7 +494,7 @@ rule_check_msg(const struct rule *r, const char **msg)
 		*msg = "bad family";
 		return -EINVAL;
 	}
-	if ((r->match & ~0x3fu) != 0 || (r->neg & ~r->match) != 0) {
+	if ((r->neg & ~r->match) != 0) {
 		*msg = "bad match flags";
 		return -EINVAL;
 	}
@@ -281,6 +505,13 @@ rule_check_msg(const struct rule *r, const char **msg)
 	if (((r->match & RULE_M_SRC) && !prefix_valid(&r->src, r->family)) ||
 		((r->match & RULE_M_DST) && !prefix_valid(&r->dst, r->family))) {
 		*msg = "bad prefix";
+		return -EINVAL;
+	}
+	if (((r->match & RULE_M_IN) && !if_valid(r->in_if)) ||
+		((r->match & RULE_M_OUT) && !if_valid(r->out_if)) ||
+		(!(r->match & RULE_M_IN) && r->in_if[0] != '\0') ||
+		(!(r->match & RULE_M_OUT) && r->out_if[0] != '\0')) {
+		*msg = "bad interface name";
 		return -EINVAL;
 	}
 	if (r->match & (RULE_M_SPORT | RULE_M_DPORT)) {
@@ -327,7 +558,7 @@ rule_check_msg(const struct rule *r, const char **msg)
 			return -EINVAL;
 		}
 	}
-	return 0;
+	return ext_check(r, msg);
 }
 
 int
@@ -368,7 +599,8 @@ bool
 rule_equal(const struct rule *a, const struct rule *b)
 {
 	if (a->action != b->action || a->family != b->family || a->match != b->match ||
-		a->neg != b->neg || a->src_local != b->src_local || a->dst_local != b->dst_local)
+		a->neg != b->neg || a->src_local != b->src_local || a->dst_local != b->dst_local ||
+		a->n_xm != b->n_xm || a->pkts != b->pkts || a->bytes != b->bytes)
 		return false;
 	if ((a->match & RULE_M_PROTO) && a->proto != b->proto)
 		return false;
@@ -382,10 +614,13 @@ rule_equal(const struct rule *a, const struct rule *b)
 		return false;
 	if ((a->match & RULE_M_DPORT) && !ports_equal(&a->dport, &b->dport))
 		return false;
-	if (a->action == RULE_ACT_DNAT || a->action == RULE_ACT_SNAT ||
-		a->action == RULE_ACT_MASQUERADE) {
-		if (a->nat.family != b->nat.family || a->nat.port_min != b->nat.port_min ||
-			a->nat.port_max != b->nat.port_max ||
+	if ((a->match & RULE_M_IN) && strncmp(a->in_if, b->in_if, RULE_IFNAME_MAX) != 0)
+		return false;
+	if ((a->match & RULE_M_OUT) && strncmp(a->out_if, b->out_if, RULE_IFNAME_MAX) != 0)
+		return false;
+	if (rule_action_nat(a->action)) {
+		if (a->nat.family != b->nat.family || a->nat.flags != b->nat.flags ||
+			a->nat.port_min != b->nat.port_min || a->nat.port_max != b->nat.port_max ||
 			memcmp(a->nat.addr_min, b->nat.addr_min, sizeof(a->nat.addr_min)) != 0 ||
 			memcmp(a->nat.addr_max, b->nat.addr_max, sizeof(a->nat.addr_max)) != 0)
 			return false;
@@ -395,15 +630,19 @@ rule_equal(const struct rule *a, const struct rule *b)
 		return false;
 	if (strncmp(a->channel, b->channel, RULE_NAME_MAX) != 0)
 		return false;
+	if (a->n_xm <= RULE_XM_MAX && memcmp(a->xm, b->xm, a->n_xm * sizeof(a->xm[0])) != 0)
+		return false;
+	if (memcmp(&a->tgt, &b->tgt, sizeof(a->tgt)) != 0)
+		return false;
 	return strncmp(a->comment, b->comment, RULE_COMMENT_MAX) == 0;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Matching                                                                  */
+/* Matching a key                                                            */
 /* ------------------------------------------------------------------------ */
 
-static bool
-prefix_match(const uint8_t *addr, const struct rule_prefix *p)
+bool
+rule_prefix_match(const uint8_t *addr, const struct rule_prefix *p)
 {
 	unsigned int full = p->len / 8, rest = p->len % 8;
 
@@ -430,6 +669,18 @@ local_match(uint8_t want, bool is_local)
 }
 
 bool
+rule_ctstate_match(const struct rule *r, unsigned int ctstate)
+{
+	bool neg = r->neg & RULE_M_CTSTATE;
+
+	if (!(r->match & RULE_M_CTSTATE) || ctstate == RULE_CT_IGNORE)
+		return true;
+	if ((ctstate & RULE_CT_STATES) == 0)
+		ctstate |= RULE_CT_UNTRACKED;
+	return ((ctstate & r->ctstate) != 0) != neg;
+}
+
+bool
 rule_match_key(
 	const struct rule *r, const struct fc_key *k, unsigned int ctstate, unsigned int kflags)
 {
@@ -453,12 +704,12 @@ rule_match_key(
 		return false;
 	if (r->match & RULE_M_SRC) {
 		neg = r->neg & RULE_M_SRC;
-		if (prefix_match(src, &r->src) == neg)
+		if (rule_prefix_match(src, &r->src) == neg)
 			return false;
 	}
 	if (r->match & RULE_M_DST) {
 		neg = r->neg & RULE_M_DST;
-		if (prefix_match(dst, &r->dst) == neg)
+		if (rule_prefix_match(dst, &r->dst) == neg)
 			return false;
 	}
 	if (r->match & RULE_M_PROTO) {
@@ -481,10 +732,5 @@ rule_match_key(
 				return false;
 		}
 	}
-	if ((r->match & RULE_M_CTSTATE) && ctstate != RULE_CT_IGNORE) {
-		neg = r->neg & RULE_M_CTSTATE;
-		if (((ctstate & r->ctstate) != 0) == neg)
-			return false;
-	}
-	return true;
+	return rule_ctstate_match(r, ctstate);
 }

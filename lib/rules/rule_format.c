@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "rule_lang.h"
-#include "rule_priv.h"
+#include "rule_x_priv.h"
 
 void
 rule_buf_printf(struct rule_buf *b, const char *fmt, ...)
@@ -96,31 +96,59 @@ buf_ports(struct rule_buf *b, const char *kw, const struct rule_ports *p, bool n
 	}
 }
 
-static void
-buf_nat(struct rule_buf *b, const struct rule_nat *n)
-{
-	bool v6 = n->family == FC_AF_INET6;
+static const char *const local_words[] = {"any", "yes", "no"};
+static const char *const ct_words[] = {
+	"new", "established", "related", "invalid", "untracked", "snat", "dnat"};
 
-	rule_buf_printf(b, " to ");
-	buf_addr(b, n->family, n->addr_min, v6);
-	if (memcmp(n->addr_min, n->addr_max, sizeof(n->addr_min)) != 0) {
-		rule_buf_printf(b, "-");
-		buf_addr(b, n->family, n->addr_max, v6);
-	}
-	if (n->port_min != 0) {
-		rule_buf_printf(b, ":");
-		buf_range(b, n->port_min, n->port_max);
+/* The options of extension @x, native keywords. */
+static void
+buf_x(struct rule_buf *b, const struct rule *r, const struct rule_x *x)
+{
+	const struct rule_xkind *k = &rule_xkinds[x->kind];
+
+	for (unsigned int i = 0; i < k->n; i++) {
+		const struct rule_xopt *o = &k->o[i];
+		bool neg = (x->neg >> i) & 1;
+
+		if (!((x->given >> i) & 1) || (o->flags & XO_PARSE))
+			continue;
+		if (rule_x_opt_words(o) == 0) {
+			rule_buf_printf(b, " %s%s", neg ? "!" : "", o->nat);
+			continue;
+		}
+		rule_buf_printf(b, " %s %s", o->nat, neg ? "!" : "");
+		rule_xval_format(b, o, r, x, true);
 	}
 }
 
-static const char *const local_words[] = {"any", "yes", "no"};
-static const char *const ct_words[] = {"new", "established", "related", "invalid"};
+/* NAT target and flags, through the kind's options. */
+static void
+buf_nat(struct rule_buf *b, const struct rule *r)
+{
+	const struct rule_xkind *k = &rule_xkinds[rule_x_kind_of_action(r->action)];
+	struct rule_x none;
+
+	memset(&none, 0, sizeof(none));
+	for (unsigned int i = 0; i < k->n; i++) {
+		const struct rule_xopt *o = &k->o[i];
+
+		if (o->vt == VT_NATFLAG) {
+			if (r->nat.flags & o->arg)
+				rule_buf_printf(b, " %s", o->nat);
+			continue;
+		}
+		if ((o->vt == VT_NAT_PORTS && r->nat.port_min == 0) ||
+			((o->vt == VT_NAT_TO || o->vt == VT_NETMAP) && r->nat.family == 0))
+			continue;
+		rule_buf_printf(b, " %s ", o->nat);
+		rule_xval_format(b, o, r, &none, true);
+	}
+}
 
 void
 rule_buf_rule(struct rule_buf *b, const struct rule *r)
 {
-	bool has_addr = (r->match & (RULE_M_SRC | RULE_M_DST)) || r->action == RULE_ACT_DNAT ||
-			r->action == RULE_ACT_SNAT;
+	bool has_addr = (r->match & (RULE_M_SRC | RULE_M_DST)) || r->nat.family != 0;
 	const char *sep = "";
 
 	rule_buf_printf(b, "%s", rule_action_name(r->action));
@@ -133,17 +161,11 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 	case RULE_ACT_GOTO:
 		rule_buf_printf(b, " %s", r->chain);
 		break;
-	case RULE_ACT_DNAT:
-	case RULE_ACT_SNAT:
-		buf_nat(b, &r->nat);
-		break;
-	case RULE_ACT_MASQUERADE:
-		if (r->nat.port_min != 0) {
-			rule_buf_printf(b, " ports ");
-			buf_range(b, r->nat.port_min, r->nat.port_max);
-		}
-		break;
 	default:
+		if (rule_action_nat(r->action))
+			buf_nat(b, r);
+		else if (r->tgt.kind != RULE_X_NONE)
+			buf_x(b, r, &r->tgt);
 		break;
 	}
 	if (r->family != 0 && !has_addr)
@@ -161,6 +183,10 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 		buf_prefix(b, "src", r, &r->src, r->neg & RULE_M_SRC);
 	if (r->match & RULE_M_DST)
 		buf_prefix(b, "dst", r, &r->dst, r->neg & RULE_M_DST);
+	if (r->match & RULE_M_IN)
+		rule_buf_printf(b, " in %s%s", (r->neg & RULE_M_IN) ? "!" : "", r->in_if);
+	if (r->match & RULE_M_OUT)
+		rule_buf_printf(b, " out %s%s", (r->neg & RULE_M_OUT) ? "!" : "", r->out_if);
 	if (r->src_local != RULE_LOCAL_ANY)
 		rule_buf_printf(b, " src_local %s", local_words[r->src_local]);
 	if (r->dst_local != RULE_LOCAL_ANY)
@@ -177,6 +203,8 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 				sep = ",";
 			}
 	}
+	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++)
+		buf_x(b, r, &r->xm[i]);
 	if (r->comment[0] != '\0') {
 		rule_buf_printf(b, " comment \"");
 		for (const char *c = r->comment; *c != '\0'; c++) {
@@ -187,6 +215,9 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 		}
 		rule_buf_printf(b, "\"");
 	}
+	if (r->pkts != 0 || r->bytes != 0)
+		rule_buf_printf(b, " counters %llu:%llu", (unsigned long long)r->pkts,
+			(unsigned long long)r->bytes);
 }
 
 int
@@ -222,6 +253,21 @@ buf_chain_rules(struct rule_buf *b, const struct rule_chain *c)
 	}
 }
 
+static const char *const policy_words[] = {"accept", "drop"};
+
+/* A base chain's policies, as options of its chain statement. */
+static void
+buf_policy(struct rule_buf *b, const struct rule_chain *c)
+{
+	if (c->policy == c->policy6) {
+		if (c->policy == RULE_POLICY_DROP)
+			rule_buf_printf(b, " policy drop");
+		return;
+	}
+	rule_buf_printf(b, " policy4 %s policy6 %s", policy_words[c->policy & 1],
+		policy_words[c->policy6 & 1]);
+}
+
 static void
 buf_chain(struct rule_buf *b, const struct rule_chain *c)
 {
@@ -233,8 +279,8 @@ buf_chain(struct rule_buf *b, const struct rule_chain *c)
 			rule_buf_printf(b, "%s%s", sep, rule_hook_name(h));
 			sep = ",";
 		}
-	if (c->table == RULE_TABLE_FILTER && rule_chain_is_base(c) && c->policy == RULE_POLICY_DROP)
-		rule_buf_printf(b, " policy drop");
+	if (c->table != RULE_TABLE_NAT && rule_chain_is_base(c))
+		buf_policy(b, c);
 	rule_buf_printf(b, "\n");
 	buf_chain_rules(b, c);
 }
@@ -242,16 +288,18 @@ buf_chain(struct rule_buf *b, const struct rule_chain *c)
 static void
 buf_set(struct rule_buf *b, const struct rule_set *s)
 {
-	const struct rule_tbl *f = &s->t[RULE_TABLE_FILTER], *n = &s->t[RULE_TABLE_NAT];
+	const struct rule_tbl *f = &s->t[RULE_TABLE_FILTER];
 	const struct rule_chain *main_c =
 		rule_set_chain_find(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN);
 	const struct rule_chain *dnat = rule_set_chain_find(s, RULE_TABLE_NAT, RULE_CHAIN_DNAT);
 	const struct rule_chain *snat = rule_set_chain_find(s, RULE_TABLE_NAT, RULE_CHAIN_SNAT);
 	bool flat_dnat = chain_only(dnat, RULE_ACT_DNAT, RULE_ACT_DNAT);
 	bool flat_snat = chain_only(snat, RULE_ACT_SNAT, RULE_ACT_MASQUERADE);
-	bool nat_header = false;
 
-	if (main_c->policy == RULE_POLICY_DROP)
+	if (main_c->policy != main_c->policy6)
+		rule_buf_printf(b, "policy %s ipv4\npolicy %s ipv6\n", policy_words[main_c->policy & 1],
+			policy_words[main_c->policy6 & 1]);
+	else if (main_c->policy == RULE_POLICY_DROP)
 		rule_buf_printf(b, "policy drop\n");
 	buf_chain_rules(b, main_c);
 	if (flat_dnat)
@@ -261,15 +309,20 @@ buf_set(struct rule_buf *b, const struct rule_set *s)
 	for (unsigned int i = 0; i < f->n; i++)
 		if (&f->chains[i] != main_c)
 			buf_chain(b, &f->chains[i]);
-	for (unsigned int i = 0; i < n->n; i++) {
-		const struct rule_chain *c = &n->chains[i];
+	for (unsigned int t = RULE_TABLE_NAT; t < RULE_TABLE__COUNT; t++) {
+		const struct rule_tbl *n = &s->t[t];
+		bool header = false;
 
-		if ((c == dnat && flat_dnat) || (c == snat && flat_snat))
-			continue;
-		if (!nat_header)
-			rule_buf_printf(b, "\ntable nat\n");
-		nat_header = true;
-		buf_chain(b, c);
+		for (unsigned int i = 0; i < n->n; i++) {
+			const struct rule_chain *c = &n->chains[i];
+
+			if ((c == dnat && flat_dnat) || (c == snat && flat_snat))
+				continue;
+			if (!header)
+				rule_buf_printf(b, "\ntable %s\n", rule_table_name(t));
+			header = true;
+			buf_chain(b, c);
+		}
 	}
 }
 

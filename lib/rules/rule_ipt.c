@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: iptables-save import, one rule line at a time.
+ * lib/rules: iptables-save import, one rule at a time.
  *
- * Parses "[counters] -A CHAIN options..." into rules of the model such that
- * the reference evaluator gives netfilter's verdicts: -s/-d/-p, the tcp,
- * udp, sctp, multiport, conntrack, state and comment matches, ACCEPT, DROP,
- * RETURN, jumps and gotos to user chains, SNAT, DNAT, MASQUERADE. Every
- * other option, match or target is an error naming it (a dropped match
- * would change what gets through). Several matches on one field are
- * combined exactly (port sets, state sets); "--ports" becomes two rules.
- * The values are rule_ipt_value.c's, the file around the lines
- * rule_ipt_load.c's.
+ * Parses the options of "-A CHAIN ..." / "-I CHAIN [N] ..." into rules of
+ * the model such that the evaluators give netfilter's verdicts: -s, -d,
+ * -p, -i, -o, -f; the tcp, udp, sctp, multiport, conntrack --ctstate,
+ * state and comment matches (the 7-tuple part of the model); jumps and
+ * gotos; then every other -m and -j through the extension tables
+ * (rule_ipt_ext.c). Several matches on one field are combined exactly
+ * (port sets, state sets); "--ports" becomes two rules. The rules go into
+ * their chain at once; the file around them is rule_ipt_load.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@ enum ipt_mod {
 	MOD_CONNTRACK,
 	MOD_STATE,
 	MOD_COMMENT,
+	MOD_X, /**< an extension kind (ipt_rl::cur_kind) */
 };
 
 enum ipt_optid {
@@ -40,6 +40,9 @@ enum ipt_optid {
 	O_GOTO,
 	O_MATCH,
 	O_COUNTERS,
+	O_IN,
+	O_OUT,
+	O_FRAG,
 	O_SPORT,
 	O_DPORT,
 	O_SPORTS,
@@ -48,9 +51,6 @@ enum ipt_optid {
 	O_CTSTATE,
 	O_STATE,
 	O_COMMENT,
-	O_TO_SRC,
-	O_TO_DST,
-	O_TO_PORTS,
 };
 
 static const struct {
@@ -74,6 +74,12 @@ static const struct {
 	{"--match", O_MATCH, false},
 	{"-c", O_COUNTERS, false},
 	{"--set-counters", O_COUNTERS, false},
+	{"-i", O_IN, true},
+	{"--in-interface", O_IN, true},
+	{"-o", O_OUT, true},
+	{"--out-interface", O_OUT, true},
+	{"-f", O_FRAG, true},
+	{"--fragment", O_FRAG, true},
 	{"--sport", O_SPORT, true},
 	{"--source-port", O_SPORT, true},
 	{"--dport", O_DPORT, true},
@@ -86,83 +92,22 @@ static const struct {
 	{"--ctstate", O_CTSTATE, true},
 	{"--state", O_STATE, true},
 	{"--comment", O_COMMENT, false},
-	{"--to-source", O_TO_SRC, false},
-	{"--to-destination", O_TO_DST, false},
-	{"--to-ports", O_TO_PORTS, false},
 };
 
-/* Options iptables knows that the subset refuses, with the reason. */
+/* Options iptables knows that a rule line cannot hold, with the reason. */
 static const struct {
 	const char *name;
 	const char *msg;
 } ipt_refused[] = {
-	{"-i", "interface matches are not supported"},
-	{"--in-interface", "interface matches are not supported"},
-	{"-o", "interface matches are not supported"},
-	{"--out-interface", "interface matches are not supported"},
-	{"-f", "fragment matches are not supported"},
-	{"--fragment", "fragment matches are not supported"},
-	{"-4", "family switches are not supported"},
-	{"--ipv4", "family switches are not supported"},
-	{"-6", "family switches are not supported"},
-	{"--ipv6", "family switches are not supported"},
-	{"--syn", "TCP flag matches are not supported"},
-	{"--tcp-flags", "TCP flag matches are not supported"},
-	{"--tcp-option", "TCP option matches are not supported"},
-	{"--icmp-type", "ICMP type matches are not supported"},
-	{"--icmpv6-type", "ICMP type matches are not supported"},
-	{"--chunk-types", "SCTP chunk matches are not supported"},
-	{"--random", "NAT randomisation is not supported"},
-	{"--random-fully", "NAT randomisation is not supported"},
-	{"--persistent", "persistent NAT is not supported"},
-	{"--ctproto", "conntrack matches other than --ctstate are not supported"},
-	{"--ctorigsrc", "conntrack matches other than --ctstate are not supported"},
-	{"--ctorigdst", "conntrack matches other than --ctstate are not supported"},
-	{"--ctreplsrc", "conntrack matches other than --ctstate are not supported"},
-	{"--ctrepldst", "conntrack matches other than --ctstate are not supported"},
-	{"--ctorigsrcport", "conntrack matches other than --ctstate are not supported"},
-	{"--ctorigdstport", "conntrack matches other than --ctstate are not supported"},
-	{"--ctreplsrcport", "conntrack matches other than --ctstate are not supported"},
-	{"--ctrepldstport", "conntrack matches other than --ctstate are not supported"},
-	{"--ctstatus", "conntrack matches other than --ctstate are not supported"},
-	{"--ctexpire", "conntrack matches other than --ctstate are not supported"},
-	{"--ctdir", "conntrack matches other than --ctstate are not supported"},
 	{"-t", "the table is given by a *table line"},
 	{"--table", "the table is given by a *table line"},
-	{"-I", "only -A is supported"},
-	{"--insert", "only -A is supported"},
-	{"-D", "only -A is supported"},
-	{"--delete", "only -A is supported"},
-	{"-R", "only -A is supported"},
-	{"--replace", "only -A is supported"},
-	{"-N", "only -A is supported"},
-	{"--new-chain", "only -A is supported"},
-	{"-X", "only -A is supported"},
-	{"--delete-chain", "only -A is supported"},
-	{"-F", "only -A is supported"},
-	{"--flush", "only -A is supported"},
-	{"-P", "only -A is supported"},
-	{"--policy", "only -A is supported"},
-	{"-Z", "only -A is supported"},
-	{"--zero", "only -A is supported"},
-	{"-E", "only -A is supported"},
-	{"--rename-chain", "only -A is supported"},
+	{"-D", "-D is not supported: rewrite the rule set without the rule"},
+	{"--delete", "-D is not supported: rewrite the rule set without the rule"},
+	{"-R", "-R is not supported: rewrite the rule set with the new rule"},
+	{"--replace", "-R is not supported: rewrite the rule set with the new rule"},
+	{"-E", "-E is not supported: rename the chain in the file"},
+	{"--rename-chain", "-E is not supported: rename the chain in the file"},
 };
-
-/*
- * Target extensions: -j NAME means the extension even when a chain has
- * that name (iptables looks targets up first), so these can neither be
- * jumped to nor declared.
- */
-/* clang-format off */
-static const char *const ipt_targets[] = {
-	"ACCEPT", "DROP", "RETURN", "QUEUE", "SNAT", "DNAT", "MASQUERADE", "REDIRECT",
-	"NETMAP", "LOG", "NFLOG", "ULOG", "NFQUEUE", "REJECT", "MARK", "CONNMARK",
-	"CONNSECMARK", "SECMARK", "CT", "NOTRACK", "TRACE", "TPROXY", "TCPMSS", "TCPOPTSTRIP",
-	"CLASSIFY", "DSCP", "TOS", "TTL", "HL", "ECN", "SET", "AUDIT", "CHECKSUM",
-	"IDLETIMER", "LED", "RATEEST", "TEE", "SYNPROXY", "CLUSTERIP", "HMARK",
-};
-/* clang-format on */
 
 /** One port match: --sport/--dport, or one multiport option. */
 struct ipt_pmatch {
@@ -177,16 +122,25 @@ enum { PM_SRC, PM_DST, PM_EITHER };
 /** A rule line being parsed. */
 struct ipt_rl {
 	struct rule r;		      /**< matches, action, target, comment */
-	const struct lex_tok *cmd;    /**< the -A word */
+	const struct lex_tok *cmd;    /**< the -A/-I word */
+	const struct lex_tok *chain;  /**< the chain's word */
+	uint32_t at;		      /**< -I position (0-based), RULE_POS_END for -A */
 	unsigned int seen;	      /**< 1 << O_* of single-use options given */
 	const struct lex_tok *target; /**< -j/-g value, NULL if none */
+	unsigned int tkind;	      /**< target kind whose options follow, RULE_X_NONE */
+	struct rule_x natx;	      /**< NAT targets: options given (values in r.nat) */
 	uint8_t pmod;		      /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
 	const struct lex_tok *pmod_at;
 	unsigned int pmod_seen; /**< 1 << O_SPORT / O_DPORT given to it */
 	uint8_t cur;		/**< module of the last -m */
+	unsigned int cur_kind;	/**< its extension kind (options beyond the 7-tuple) */
+	int cur_x;		/**< its instance in r.xm, -1 while none */
+	const struct lex_tok *x_at[RULE_XM_MAX]; /**< the word each extension match came from */
 	const struct lex_tok *cur_at;
-	bool cur_used;			/**< the last -m got its option */
+	bool cur_used;			/**< the last -m got an option */
+	bool cur_ct;			/**< the last -m got its --ctstate/--state */
 	const struct lex_tok *multi_at; /**< first -m multiport, for errors */
+	const struct lex_tok *if_at[2]; /**< the -i and -o words, for errors */
 	unsigned int n_pm;
 	struct ipt_pmatch pm[IPT_PM_MAX];
 	unsigned int n_ct;
@@ -195,7 +149,6 @@ struct ipt_rl {
 		bool neg;
 	} ct[IPT_CT_MAX];
 	const struct lex_tok *ct_at;
-	const struct lex_tok *nat_at; /**< --to-* option */
 	bool has_comment;
 };
 
@@ -303,30 +256,42 @@ mod_proto(uint8_t mod)
 	return mod == MOD_TCP ? RULE_PROTO_TCP : mod == MOD_UDP ? RULE_PROTO_UDP : RULE_PROTO_SCTP;
 }
 
-static int
-pend_add(struct ipt *p, const struct ipt_rl *rl, const struct rule *r)
+int
+rule_ipt_pos(struct ipt *p, uint32_t id, const struct lex_tok *at)
 {
-	struct ipt_pend *e;
-	const struct lex_tok *at = rl->target ? rl->target : rl->cmd;
+	struct ipt_pos *e;
 
-	if (p->n_pend == p->cap_pend) {
-		unsigned int cap = p->cap_pend ? p->cap_pend * 2 : 64;
-		struct ipt_pend *n = realloc(p->pend, cap * sizeof(*n));
+	if (p->n_pos == p->cap_pos) {
+		unsigned int cap = p->cap_pos ? p->cap_pos * 2 : 64;
+		struct ipt_pos *n = realloc(p->pos, cap * sizeof(*n));
 
 		if (n == NULL)
 			return -ENOMEM;
-		p->pend = n;
-		p->cap_pend = cap;
+		p->pos = n;
+		p->cap_pos = cap;
 	}
-	e = &p->pend[p->n_pend++];
+	e = &p->pos[p->n_pos++];
 	memset(e, 0, sizeof(*e));
-	e->r = *r;
-	e->table = p->table;
-	snprintf(e->chain, sizeof(e->chain), "%s", rl->cmd[1].s);
+	e->id = id;
 	e->line = p->w.line;
 	e->col = at->col;
 	snprintf(e->token, sizeof(e->token), "%s", at->s);
 	return 0;
+}
+
+/* A new extension match of @kind in the rule. @return its index, or -EINVAL. */
+static int
+x_new(struct ipt *p, struct ipt_rl *rl, unsigned int kind, const struct lex_tok *at)
+{
+	struct rule_x *x;
+
+	if (rl->r.n_xm == RULE_XM_MAX)
+		return rule_ipt_err(p, at, "too many matches in one rule");
+	x = &rl->r.xm[rl->r.n_xm];
+	memset(x, 0, sizeof(*x));
+	x->kind = (uint8_t)kind;
+	rl->x_at[rl->r.n_xm] = at;
+	return rl->r.n_xm++;
 }
 
 /* A -m module got no option where it needs one. */
@@ -342,7 +307,7 @@ mod_finish(struct ipt *p, struct ipt_rl *rl)
 		msg = "multiport needs --sports, --dports or --ports";
 		break;
 	case MOD_CONNTRACK:
-		msg = "conntrack needs --ctstate";
+		msg = "conntrack needs an option";
 		break;
 	case MOD_STATE:
 		msg = "state needs --state";
@@ -362,26 +327,43 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 	static const struct {
 		const char *name;
 		uint8_t mod;
+		uint8_t kind; /**< extension kind of its other options */
 	} mods[] = {
-		{"tcp", MOD_TCP},
-		{"udp", MOD_UDP},
-		{"sctp", MOD_SCTP},
-		{"multiport", MOD_MULTIPORT},
-		{"conntrack", MOD_CONNTRACK},
-		{"state", MOD_STATE},
-		{"comment", MOD_COMMENT},
+		{"tcp", MOD_TCP, RULE_XM_TCP},
+		{"udp", MOD_UDP, RULE_X_NONE},
+		{"sctp", MOD_SCTP, RULE_XM_SCTP},
+		{"multiport", MOD_MULTIPORT, RULE_X_NONE},
+		{"conntrack", MOD_CONNTRACK, RULE_XM_CONNTRACK},
+		{"state", MOD_STATE, RULE_X_NONE},
+		{"comment", MOD_COMMENT, RULE_X_NONE},
 	};
 	uint8_t mod = MOD_NONE;
+	unsigned int kind = RULE_X_NONE;
+	const char *msg;
 	int rc;
 
 	rc = mod_finish(p, rl);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < RTE_DIM(mods); i++)
-		if (strcmp(mods[i].name, v->s) == 0)
+		if (strcmp(mods[i].name, v->s) == 0) {
 			mod = mods[i].mod;
-	if (mod == MOD_NONE)
-		return rule_ipt_err(p, v, "unsupported match");
+			kind = mods[i].kind;
+		}
+	rl->cur_x = -1;
+	if (mod == MOD_NONE) {
+		msg = rule_ipt_match_refused(v->s);
+		if (msg != NULL)
+			return rule_ipt_err(p, v, msg);
+		kind = rule_x_kind_of_match(v->s);
+		if (kind == RULE_X_NONE || kind == RULE_XM_FRAGMENT)
+			return rule_ipt_err(p, v, "unsupported match");
+		mod = MOD_X;
+		rc = x_new(p, rl, kind, v);
+		if (rc < 0)
+			return rc;
+		rl->cur_x = rc;
+	}
 	if (mod == MOD_TCP || mod == MOD_UDP || mod == MOD_SCTP) {
 		if (rl->pmod != MOD_NONE && rl->pmod != mod)
 			return rule_ipt_err(p, v, "conflicting protocol matches");
@@ -393,9 +375,28 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 	if (mod == MOD_MULTIPORT && rl->multi_at == NULL)
 		rl->multi_at = v;
 	rl->cur = mod;
+	rl->cur_kind = kind;
 	rl->cur_at = v;
-	rl->cur_used = false;
+	rl->cur_used = mod == MOD_X;
+	rl->cur_ct = false;
 	return 0;
+}
+
+static const char *
+table_msg(unsigned int action, unsigned int table)
+{
+	unsigned int k = rule_x_kind_of_action(action);
+
+	if (action == RULE_ACT_DROP)
+		return "DROP is not allowed in the nat table";
+	if (rule_action_nat(action))
+		return "NAT targets are only allowed in the nat table";
+	if (action == RULE_ACT_NOTRACK || k == RULE_XT_CT)
+		return "this target is only allowed in the raw table";
+	if (k != RULE_X_NONE && rule_xkinds[k].tables == (1u << RULE_TABLE_MANGLE))
+		return "this target is only allowed in the mangle table";
+	(void)table;
+	return "target not allowed in this table";
 }
 
 /* -j NAME / -g NAME */
@@ -409,31 +410,39 @@ opt_target(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v, bool go)
 		{"ACCEPT", RULE_ACT_ACCEPT},
 		{"DROP", RULE_ACT_DROP},
 		{"RETURN", RULE_ACT_RETURN},
-		{"SNAT", RULE_ACT_SNAT},
-		{"DNAT", RULE_ACT_DNAT},
-		{"MASQUERADE", RULE_ACT_MASQUERADE},
+		{"NOTRACK", RULE_ACT_NOTRACK},
 	};
 	const struct rule_chain *c;
+	unsigned int kind;
+	const char *msg;
+	int action = -1;
 
 	if (rl->target != NULL)
 		return rule_ipt_err(p, v, "only one -j or -g per rule");
 	rl->target = v;
-	for (size_t i = 0; i < RTE_DIM(std); i++) {
-		if (strcmp(std[i].name, v->s) != 0)
-			continue;
+	for (size_t i = 0; i < RTE_DIM(std); i++)
+		if (strcmp(std[i].name, v->s) == 0)
+			action = std[i].action;
+	kind = rule_x_kind_of_target(v->s);
+	if (kind != RULE_X_NONE)
+		action = rule_xkinds[kind].action;
+	if (action >= 0) {
 		if (go)
 			return rule_ipt_err(p, v, "-g needs a user-defined chain");
-		if (!rule_action_in_table(std[i].action, p->table))
-			return rule_ipt_err(p, v,
-				p->table == RULE_TABLE_NAT
-					? "DROP is not allowed in the nat table"
-					: "NAT targets are only allowed in the nat table");
-		rl->r.action = std[i].action;
+		if (!rule_action_in_table((unsigned int)action, p->table))
+			return rule_ipt_err(p, v, table_msg((unsigned int)action, p->table));
+		rl->r.action = (uint8_t)action;
+		rl->tkind = kind;
+		if (kind != RULE_X_NONE && !rule_action_nat((unsigned int)action))
+			rl->r.tgt.kind = (uint8_t)kind;
+		rl->natx.kind = (uint8_t)kind;
 		return 0;
 	}
-	for (size_t i = 0; i < RTE_DIM(ipt_targets); i++)
-		if (strcmp(ipt_targets[i], v->s) == 0)
-			return rule_ipt_err(p, v, "unsupported target");
+	msg = rule_ipt_target_refused(v->s);
+	if (msg != NULL)
+		return rule_ipt_err(p, v, msg);
+	if (rule_ipt_is_target(v->s))
+		return rule_ipt_err(p, v, "unsupported target");
 	c = rule_set_chain_find(p->s, p->table, v->s);
 	if (c == NULL || c->builtin)
 		return rule_ipt_err(p, v, "unknown chain or target");
@@ -480,6 +489,8 @@ opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct
 	if (rl->pmod_seen & (1u << id))
 		return rule_ipt_err(p, o, "option given twice");
 	rl->pmod_seen |= 1u << id;
+	if (rl->cur == MOD_TCP || rl->cur == MOD_UDP || rl->cur == MOD_SCTP)
+		rl->cur_used = true;
 	return pm_add(p, rl, o, v, id == O_SPORT ? PM_SRC : PM_DST, neg, false);
 }
 
@@ -509,18 +520,21 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const str
 	if (rl->cur != want)
 		return rule_ipt_err(p, o,
 			id == O_CTSTATE ? "option needs -m conntrack" : "option needs -m state");
-	if (rl->cur_used)
+	if (rl->cur_ct)
 		return rule_ipt_err(p, o, "option given twice");
 	if (rl->n_ct == IPT_CT_MAX)
 		return rule_ipt_err(p, o, "too many state matches");
 	rc = rule_ipt_ctstate(p, v, &rl->ct[rl->n_ct].set);
 	if (rc < 0)
 		return rc;
+	if (id == O_STATE && (rl->ct[rl->n_ct].set & (RULE_CT_SNAT | RULE_CT_DNAT)))
+		return rule_ipt_err(p, v, "bad state");
 	rl->ct[rl->n_ct].neg = neg;
 	rl->n_ct++;
 	if (rl->ct_at == NULL)
 		rl->ct_at = o;
 	rl->cur_used = true;
+	rl->cur_ct = true;
 	return 0;
 }
 
@@ -544,38 +558,83 @@ opt_comment(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const str
 	return 0;
 }
 
-static int
-opt_nat(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
-	unsigned int id)
+/* The extension kind that -p loads implicitly for an unknown option. */
+static unsigned int
+implicit_kind(const struct rule *r)
 {
-	uint8_t want = id == O_TO_SRC	? RULE_ACT_SNAT
-		       : id == O_TO_DST ? RULE_ACT_DNAT
-					: RULE_ACT_MASQUERADE;
-
-	if (rl->target == NULL || rl->r.action != want)
-		return rule_ipt_err(p, o,
-			id == O_TO_SRC	 ? "option needs -j SNAT before it"
-			: id == O_TO_DST ? "option needs -j DNAT before it"
-					 : "option needs -j MASQUERADE before it");
-	if (rl->nat_at != NULL)
-		return rule_ipt_err(p, o, "option given twice");
-	rl->nat_at = o;
-	if (id == O_TO_PORTS) {
-		memset(&rl->r.nat, 0, sizeof(rl->r.nat));
-		if (!rule_ipt_natports(v->s, &rl->r.nat))
-			return rule_ipt_err(p, v, "bad NAT port range");
-		return 0;
+	if (!(r->match & RULE_M_PROTO) || (r->neg & RULE_M_PROTO))
+		return RULE_X_NONE;
+	switch (r->proto) {
+	case RULE_PROTO_TCP:
+		return RULE_XM_TCP;
+	case RULE_PROTO_SCTP:
+		return RULE_XM_SCTP;
+	case 1:
+		return RULE_XM_ICMP;
+	case 58:
+		return RULE_XM_ICMP6;
+	case 50:
+		return RULE_XM_ESP;
+	case 51:
+		return RULE_XM_AH;
+	case 135:
+		return RULE_XM_MH;
+	default:
+		return RULE_X_NONE;
 	}
-	return rule_ipt_nat(p, v, &rl->r);
 }
 
-static const char *
-refused_msg(const char *s)
+/* The instance of @kind an option @oi goes to: the last one, unless it has that option. */
+static int
+x_for(struct ipt *p, struct ipt_rl *rl, unsigned int kind, unsigned int oi,
+	const struct lex_tok *at)
 {
-	for (size_t i = 0; i < RTE_DIM(ipt_refused); i++)
-		if (strcmp(ipt_refused[i].name, s) == 0)
-			return ipt_refused[i].msg;
-	return NULL;
+	for (int i = (int)rl->r.n_xm - 1; i >= 0; i--)
+		if (rl->r.xm[i].kind == kind)
+			return (rl->r.xm[i].given & (1u << oi)) ? x_new(p, rl, kind, at) : i;
+	return x_new(p, rl, kind, at);
+}
+
+/* An option that is none of the rule line's own: a target's, a match's, or -p's implicit match. */
+static int
+opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
+{
+	const struct lex_tok *o = &p->args.a[*i];
+	unsigned int kind;
+	int oi, xi;
+
+	if (rl->tkind != RULE_X_NONE) {
+		oi = rule_x_opt_find(rl->tkind, o->s, false);
+		if (oi >= 0)
+			return rule_ipt_xopt(p, &rl->r,
+				rule_action_nat(rl->r.action) ? &rl->natx : &rl->r.tgt,
+				(unsigned int)oi, i, neg);
+	}
+	if (rl->cur_kind != RULE_X_NONE) {
+		oi = rule_x_opt_find(rl->cur_kind, o->s, false);
+		if (oi >= 0) {
+			if (rl->cur_x < 0) {
+				xi = x_new(p, rl, rl->cur_kind, rl->cur_at);
+				if (xi < 0)
+					return xi;
+				rl->cur_x = xi;
+			}
+			rl->cur_used = true;
+			return rule_ipt_xopt(p, &rl->r, &rl->r.xm[rl->cur_x], (unsigned int)oi, i, neg);
+		}
+	}
+	kind = implicit_kind(&rl->r);
+	oi = rule_x_opt_find(kind, o->s, false);
+	if (oi >= 0) {
+		xi = x_for(p, rl, kind, (unsigned int)oi, o);
+		if (xi < 0)
+			return xi;
+		return rule_ipt_xopt(p, &rl->r, &rl->r.xm[xi], (unsigned int)oi, i, neg);
+	}
+	for (size_t k = 0; k < RTE_DIM(ipt_refused); k++)
+		if (strcmp(ipt_refused[k].name, o->s) == 0)
+			return rule_ipt_err(p, o, ipt_refused[k].msg);
+	return rule_ipt_err(p, o, o->s[0] == '-' ? "unsupported option" : "unexpected word");
 }
 
 /* One option at a[*i] (and its values), @neg if a '!' came before it. */
@@ -584,7 +643,6 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 {
 	const struct ipt_args *as = &p->args;
 	const struct lex_tok *o = &as->a[*i], *v;
-	const char *msg;
 	unsigned int id;
 	size_t k;
 	int proto = 0, rc;
@@ -592,16 +650,24 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	for (k = 0; k < RTE_DIM(ipt_opts); k++)
 		if (strcmp(ipt_opts[k].name, o->s) == 0)
 			break;
-	if (k == RTE_DIM(ipt_opts)) {
-		msg = refused_msg(o->s);
-		if (msg != NULL)
-			return rule_ipt_err(p, o, msg);
-		return rule_ipt_err(
-			p, o, o->s[0] == '-' ? "unsupported option" : "unexpected word");
-	}
+	/* Target options first: "--to" is NETMAP's, not an abbreviation. */
+	if (k == RTE_DIM(ipt_opts) ||
+		(rl->tkind != RULE_X_NONE && rule_x_opt_find(rl->tkind, o->s, false) >= 0))
+		return opt_ext(p, rl, i, neg);
 	id = ipt_opts[k].id;
 	if (neg && !ipt_opts[k].inv)
 		return rule_ipt_err(p, o, "option cannot be negated");
+	if (id == O_FRAG) {
+		rc = x_new(p, rl, RULE_XM_FRAGMENT, o);
+		if (rc < 0)
+			return rc;
+		if (rl->seen & (1u << O_FRAG))
+			return rule_ipt_err(p, o, "option given twice");
+		rl->seen |= 1u << O_FRAG;
+		rl->r.xm[rc].given = 1;
+		rl->r.xm[rc].neg = neg;
+		return 0;
+	}
 	if (*i + 1 >= as->n)
 		return rule_ipt_err(p, o, "missing value");
 	v = &as->a[++*i];
@@ -614,10 +680,10 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 			return rule_ipt_err(p, o, "missing value");
 		v = &as->a[++*i];
 	}
-	if (id <= O_GOTO || id == O_COUNTERS) {
+	if (id <= O_OUT) {
 		unsigned int bit = 1u << (id == O_GOTO ? O_JUMP : id);
 
-		if (rl->seen & bit)
+		if (id != O_MATCH && (rl->seen & bit))
 			return rule_ipt_err(p, o,
 				id == O_JUMP || id == O_GOTO ? "only one -j or -g per rule"
 							     : "option given twice");
@@ -647,6 +713,16 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 		if (neg)
 			rl->r.neg |= RULE_M_PROTO;
 		return 0;
+	case O_IN:
+	case O_OUT:
+		rc = rule_ipt_iface(p, v, id == O_IN ? rl->r.in_if : rl->r.out_if);
+		if (rc < 0)
+			return rc;
+		rl->if_at[id == O_OUT] = o;
+		rl->r.match |= id == O_IN ? RULE_M_IN : RULE_M_OUT;
+		if (neg)
+			rl->r.neg |= id == O_IN ? RULE_M_IN : RULE_M_OUT;
+		return 0;
 	case O_JUMP:
 	case O_GOTO:
 		return opt_target(p, rl, v, id == O_GOTO);
@@ -655,11 +731,13 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	case O_COUNTERS:
 		if (!rule_ipt_counter_valid(v->s, strlen(v->s)))
 			return rule_ipt_err(p, v, "bad counters");
+		rl->r.pkts = rule_ipt_counter(v->s);
 		if (*i + 1 >= as->n)
 			return rule_ipt_err(p, o, "missing value");
 		v = &as->a[++*i];
 		if (!rule_ipt_counter_valid(v->s, strlen(v->s)))
 			return rule_ipt_err(p, v, "bad counters");
+		rl->r.bytes = rule_ipt_counter(v->s);
 		return 0;
 	case O_SPORT:
 	case O_DPORT:
@@ -671,10 +749,8 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	case O_CTSTATE:
 	case O_STATE:
 		return opt_ctstate(p, rl, o, v, id, neg);
-	case O_COMMENT:
-		return opt_comment(p, rl, o, v);
 	default:
-		return opt_nat(p, rl, o, v, id);
+		return opt_comment(p, rl, o, v);
 	}
 }
 
@@ -683,7 +759,7 @@ static int
 rule_ctstate(struct ipt *p, struct ipt_rl *rl)
 {
 	uint8_t pos = RULE_CT_ALL, negs = 0;
-	bool any_pos = false;
+	bool any_pos = false, nat = false;
 
 	if (rl->n_ct == 0)
 		return 0;
@@ -694,7 +770,11 @@ rule_ctstate(struct ipt *p, struct ipt_rl *rl)
 			rl->r.neg |= RULE_M_CTSTATE;
 		return 0;
 	}
-	/* A packet is in one state (or untracked: in none). */
+	for (unsigned int i = 0; i < rl->n_ct; i++)
+		nat |= (rl->ct[i].set & (RULE_CT_SNAT | RULE_CT_DNAT)) != 0;
+	if (nat)
+		return rule_ipt_err(p, rl->ct_at, "SNAT and DNAT states in several state matches");
+	/* A packet is in one state (untracked included). */
 	for (unsigned int i = 0; i < rl->n_ct; i++) {
 		if (rl->ct[i].neg) {
 			negs |= rl->ct[i].set;
@@ -714,11 +794,22 @@ rule_ctstate(struct ipt *p, struct ipt_rl *rl)
 	return 0;
 }
 
+/* Does the rule have a tcp or sctp extension match (which fails on non-first fragments too)? */
+static bool
+has_l4_xm(const struct rule *r)
+{
+	for (unsigned int i = 0; i < r->n_xm; i++)
+		if (r->xm[i].kind == RULE_XM_TCP || r->xm[i].kind == RULE_XM_SCTP)
+			return true;
+	return false;
+}
+
 /* Apply the port matches of one variant to @r. @return 1, 0 (never matches), -EINVAL. */
 static int
 rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule *r)
 {
-	const struct ipt_pmatch *dir[2][IPT_PM_MAX + 1];
+	const struct ipt_pmatch *dir[2][IPT_PM_MAX + 2];
+	struct ipt_pmatch not_src;
 	unsigned int n[2] = {0, 0};
 	bool neg = false;
 	int rc;
@@ -733,6 +824,17 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 				dir[1][n[1]++] = m;
 			} else {
 				dir[either_dir][n[either_dir]++] = m;
+				/*
+				 * The second of the pair takes what the first did not
+				 * (source port not in the list): a packet matches one of
+				 * the two at most, so actions and stateful matches run
+				 * once, as for the one rule.
+				 */
+				if (either_dir == PM_DST) {
+					not_src = *m;
+					not_src.neg = true;
+					dir[PM_SRC][n[PM_SRC]++] = &not_src;
+				}
 			}
 		} else {
 			dir[m->dir][n[m->dir]++] = m;
@@ -750,7 +852,8 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 		if (neg)
 			r->neg |= d == PM_SRC ? RULE_M_SPORT : RULE_M_DPORT;
 	}
-	if (!(r->match & (RULE_M_SPORT | RULE_M_DPORT)) && rl->pmod != MOD_NONE) {
+	if (!(r->match & (RULE_M_SPORT | RULE_M_DPORT)) && rl->pmod != MOD_NONE &&
+		!has_l4_xm(r)) {
 		/*
 		 * A bare -m tcp/udp/sctp still fails on non-first fragments:
 		 * a port match of every port keeps that.
@@ -763,13 +866,16 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 	return 1;
 }
 
-/* Checks that need the whole rule, then queue it (one rule, or two for --ports). */
+/* Checks that need the whole rule, then add it (one rule, or two for --ports). */
 static int
 rule_finish(struct ipt *p, struct ipt_rl *rl)
 {
 	const struct ipt_pmatch *either = NULL;
+	const struct lex_tok *at = rl->target ? rl->target : rl->cmd;
+	struct rule_chain *chain;
 	unsigned int n_var = 1, added = 0;
-	int rc;
+	uint32_t pos = rl->at;
+	int rc, ci;
 
 	rc = mod_finish(p, rl);
 	if (rc < 0)
@@ -779,13 +885,21 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 		return rule_ipt_err(p, rl->pmod_at, "protocol match needs the same -p protocol");
 	if (rl->multi_at != NULL && !proto_has_ports(&rl->r))
 		return rule_ipt_err(p, rl->multi_at, "multiport needs -p tcp, udp or sctp");
-	if ((rl->r.action == RULE_ACT_SNAT || rl->r.action == RULE_ACT_DNAT) && rl->nat_at == NULL)
+	if (rl->target == NULL)
+		rl->r.action = RULE_ACT_COUNT; /* no target: counts packets, decides nothing */
+	if ((rl->r.action == RULE_ACT_SNAT || rl->r.action == RULE_ACT_DNAT ||
+		    rl->r.action == RULE_ACT_NETMAP) &&
+		!(rl->natx.given & 1))
 		return rule_ipt_err(p, rl->target,
-			rl->r.action == RULE_ACT_SNAT ? "SNAT needs --to-source"
-						      : "DNAT needs --to-destination");
-	if (rl->nat_at != NULL && rl->r.nat.port_min != 0 && !proto_has_ports(&rl->r))
-		return rule_ipt_err(p, rl->nat_at, "NAT ports need -p tcp, udp or sctp");
+			rl->r.action == RULE_ACT_SNAT	? "SNAT needs --to-source"
+			: rl->r.action == RULE_ACT_DNAT ? "DNAT needs --to-destination"
+							: "NETMAP needs --to");
+	if (rl->r.nat.port_min != 0 && !proto_has_ports(&rl->r))
+		return rule_ipt_err(p, rl->target, "NAT ports need -p tcp, udp or sctp");
 	rc = rule_ctstate(p, rl);
+	if (rc < 0)
+		return rc;
+	rc = rule_ipt_ext_finish(p, &rl->r, rl->x_at, at);
 	if (rc < 0)
 		return rc;
 	for (unsigned int i = 0; i < rl->n_pm; i++) {
@@ -797,9 +911,22 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 		/* sport in the list, else dport in it: two rules, see doc/iptables.md. */
 		n_var = 2;
 	}
+	ci = rule_tbl_find(p->s, p->table, rl->chain->s);
+	chain = &p->s->t[p->table].chains[ci];
+	/* iptables: no input interface where packets have none, no output where not known yet. */
+	if ((rl->r.match & RULE_M_IN) &&
+		(chain->hooks & (RULE_HOOK_F(RULE_HOOK_OUTPUT) | RULE_HOOK_F(RULE_HOOK_POSTROUTING))))
+		return rule_ipt_err(p, rl->if_at[0], "-i cannot be used in OUTPUT or POSTROUTING");
+	if ((rl->r.match & RULE_M_OUT) &&
+		(chain->hooks & (RULE_HOOK_F(RULE_HOOK_PREROUTING) | RULE_HOOK_F(RULE_HOOK_INPUT))))
+		return rule_ipt_err(p, rl->if_at[1], "-o cannot be used in PREROUTING or INPUT");
+	if (pos != RULE_POS_END && pos > chain->n_rules)
+		return rule_ipt_err(p, &p->args.a[(unsigned int)(rl->chain - p->args.a) + 1],
+			"index of insertion too big");
 	for (unsigned int v = 0; v < n_var; v++) {
 		struct rule r = rl->r;
 		const char *msg;
+		uint32_t id;
 
 		rc = rule_ports_variant(p, rl, v == 0 ? PM_SRC : PM_DST, &r);
 		if (rc < 0)
@@ -807,13 +934,15 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 		if (rc == 0)
 			continue;
 		if (rule_check(&r, &msg) < 0)
-			return rule_ipt_err(p, rl->cmd, msg);
-		added++;
-		if (rl->target == NULL)
-			continue; /* no target: counts packets, changes no verdict */
-		rc = pend_add(p, rl, &r);
+			return rule_ipt_err(p, at, msg);
+		rc = rule_chain_insert(p->s, chain, pos, &r, &id);
+		if (rc == 0)
+			rc = rule_ipt_pos(p, id, at);
 		if (rc < 0)
-			return rc;
+			return rc == -ENOSPC ? rule_ipt_err(p, at, "too many rules") : rc;
+		if (pos != RULE_POS_END)
+			pos++;
+		added++;
 	}
 	if (added == 0)
 		return rule_ipt_err(p, rl->n_pm ? rl->pm[0].at : rl->cmd,
@@ -822,28 +951,15 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 }
 
 int
-rule_ipt_rule_line(struct ipt *p)
+rule_ipt_rule_line(struct ipt *p, unsigned int first, uint64_t pkts, uint64_t bytes)
 {
 	const struct ipt_args *as = &p->args;
 	const struct rule_chain *c;
 	struct ipt_rl *rl;
-	unsigned int i = 0;
-	const char *msg;
+	unsigned int i = first;
+	bool insert = strcmp(as->a[i].s, "-I") == 0 || strcmp(as->a[i].s, "--insert") == 0;
 	int rc = 0;
 
-	if (!p->in_table)
-		return rule_ipt_err(p, &as->a[0], "rule outside a table");
-	if (as->a[0].s[0] == '[') {
-		if (!rule_ipt_counters_valid(as->a[0].s))
-			return rule_ipt_err(p, &as->a[0], "bad counters");
-		i++;
-		if (i == as->n)
-			return rule_ipt_err(p, &as->a[0], "missing rule");
-	}
-	if (strcmp(as->a[i].s, "-A") != 0 && strcmp(as->a[i].s, "--append") != 0) {
-		msg = refused_msg(as->a[i].s);
-		return rule_ipt_err(p, &as->a[i], msg != NULL ? msg : "expected -A");
-	}
 	if (i + 1 == as->n)
 		return rule_ipt_err(p, &as->a[i], "missing value");
 	c = rule_set_chain_find(p->s, p->table, as->a[i + 1].s);
@@ -853,8 +969,26 @@ rule_ipt_rule_line(struct ipt *p)
 	if (rl == NULL)
 		return -ENOMEM;
 	rule_init(&rl->r);
+	rl->r.pkts = pkts;
+	rl->r.bytes = bytes;
 	rl->cmd = &as->a[i];
-	for (i += 2; i < as->n; i++) {
+	rl->chain = &as->a[i + 1];
+	rl->at = insert ? 0 : RULE_POS_END;
+	rl->cur_x = -1;
+	i += 2;
+	if (insert && i < as->n && as->a[i].s[0] >= '0' && as->a[i].s[0] <= '9') {
+		uint32_t n;
+
+		if (lex_u32(as->a[i].s, strlen(as->a[i].s), UINT32_MAX - 1, LEX_NUM_NO_LEAD_ZERO, &n,
+			    NULL) != 0 ||
+			n == 0) {
+			rc = rule_ipt_err(p, &as->a[i], "bad rule number");
+			goto out;
+		}
+		rl->at = n - 1;
+		i++;
+	}
+	for (; i < as->n; i++) {
 		bool neg = false;
 
 		if (strcmp(as->a[i].s, "!") == 0) {
@@ -877,13 +1011,4 @@ rule_ipt_rule_line(struct ipt *p)
 out:
 	free(rl);
 	return rc;
-}
-
-bool
-rule_ipt_is_target(const char *name)
-{
-	for (size_t i = 0; i < RTE_DIM(ipt_targets); i++)
-		if (strcmp(ipt_targets[i], name) == 0)
-			return true;
-	return false;
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules private: what the two halves of the iptables-save importer
- * share — the words of a line and the state of a file being imported.
- * rule_ipt.c parses one "-A chain ..." line into pending rules;
- * rule_ipt_load.c reads the file (tables, chains, COMMIT), then inserts the
- * pending rules and checks the set. Not for other files.
+ * lib/rules private: what the parts of the iptables-save import share —
+ * the words of a line and the state of a file being imported.
+ * rule_ipt_load.c reads the file (tables, chain lines, the restore
+ * commands -N -F -X -Z -P -I -A, COMMIT) and builds the set;
+ * rule_ipt.c parses one rule (the 7-tuple options, ports, states,
+ * interfaces, jumps); rule_ipt_ext.c the extension matches and target
+ * options through the option tables (rule_x_priv.h); rule_ipt_value.c the
+ * values. Not for other files.
  */
 #ifndef GUFC_RULE_IPT_PRIV_H
 #define GUFC_RULE_IPT_PRIV_H
@@ -12,7 +15,7 @@
 #include <string.h>
 
 #include "rule_lang.h"
-#include "rule_priv.h"
+#include "rule_x_priv.h"
 
 /** Most words on one line. */
 #define RULE_IPT_ARGS_MAX 256
@@ -25,20 +28,18 @@ struct ipt_args {
 	struct lex_tok a[RULE_IPT_ARGS_MAX];
 };
 
-/** A parsed rule waiting for the end of the file (the family may not be known yet). */
-struct ipt_pend {
-	struct rule r;
-	uint8_t table;
-	char chain[RULE_NAME_MAX];
-	unsigned int line; /**< where to report errors the final check finds */
+/** Where a rule came from, to place errors found once the whole file is read. */
+struct ipt_pos {
+	uint32_t id;
+	unsigned int line;
 	unsigned int col;
 	char token[RULE_ERR_TOKEN_MAX];
-	uint32_t id; /**< once inserted */
 };
 
 /** State of one file being imported into a (private) set. */
 struct ipt {
 	struct rule_set *s;
+	const struct rule_ipt_opts *o; /**< the caller's options (sets, family) */
 	struct lex_where w; /**< file, line being read, error (may be NULL) */
 	uint8_t family; /**< the file's family, 0 while unknown */
 	bool in_table;	/**< between *table and COMMIT */
@@ -51,9 +52,9 @@ struct ipt {
 	struct ipt_args args;			  /**< words of the current line */
 	char *buf;				  /**< their text */
 	size_t buf_cap;
-	struct ipt_pend *pend;
-	unsigned int n_pend;
-	unsigned int cap_pend;
+	struct ipt_pos *pos;
+	unsigned int n_pos;
+	unsigned int cap_pos;
 	uint64_t bm[RULE_IPT_PORT_WORDS]; /**< scratch port sets */
 	uint64_t tmp[RULE_IPT_PORT_WORDS];
 };
@@ -77,8 +78,11 @@ rule_ipt_err(struct ipt *p, const struct lex_tok *a, const char *msg)
 /** True for a counter (packets, bytes): 1..20 decimal digits in [s, s+len). */
 bool rule_ipt_counter_valid(const char *s, size_t len);
 
-/** True for "[packets:bytes]". */
-bool rule_ipt_counters_valid(const char *s);
+/** "[packets:bytes]" into @p pkts and @p bytes. @return true if valid. */
+bool rule_ipt_counters(const char *s, uint64_t *pkts, uint64_t *bytes);
+
+/** A counter's value (rule_ipt_counter_valid() first). */
+uint64_t rule_ipt_counter(const char *s);
 
 /** -s/-d value into @p pf (host bits cleared); sets r->family and the file's. @return 0, -EINVAL. */
 int rule_ipt_prefix(struct ipt *p, const struct lex_tok *a, struct rule *r, struct rule_prefix *pf);
@@ -95,20 +99,60 @@ int rule_ipt_portlist(struct ipt *p, const struct lex_tok *a, struct rule_ports 
 /** --ctstate/--state value: comma-separated states, any case. @return 0, -EINVAL. */
 int rule_ipt_ctstate(struct ipt *p, const struct lex_tok *a, uint8_t *set);
 
-/** NAT port range "P" or "P-Q", 1..65535, into n->port_min/max. @return true if valid. */
-bool rule_ipt_natports(const char *s, struct rule_nat *n);
+/** -i/-o value: an interface name, "NAME+" a prefix. @return 0, -EINVAL. */
+int rule_ipt_iface(struct ipt *p, const struct lex_tok *a, char *out);
 
-/** --to-source/--to-destination value into r->nat; sets r->family and the file's. @return 0, -EINVAL. */
-int rule_ipt_nat(struct ipt *p, const struct lex_tok *a, struct rule *r);
+/** Use @p family for the file (fixed at the first address). @return 0, -EINVAL at @p a. */
+int rule_ipt_family(struct ipt *p, const struct lex_tok *a, uint8_t family);
 
 /** True if -j @p name means a target extension, never a chain. */
 bool rule_ipt_is_target(const char *name);
 
+/* rule_ipt_ext.c: extension matches and targets. */
+
+/** Why -m @p name is refused, or NULL if it is not a refused match. */
+const char *rule_ipt_match_refused(const char *name);
+
+/** Why -j @p name is refused, or NULL if it is not a refused target. */
+const char *rule_ipt_target_refused(const char *name);
+
 /**
- * Parse the rule line in p->args (optional counters, "-A CHAIN", options)
- * and queue its rules (none for a rule without a target, two for
- * "-m multiport --ports"). @return 0, -EINVAL (p->err filled), -ENOMEM.
+ * Read option a[*i] of extension @p x (a match of the rule, or its target)
+ * and its value words; *i is left on the last word used.
+ * @param p    the import
+ * @param r    the rule
+ * @param x    the extension
+ * @param oi   the option's index in its kind
+ * @param i    the option's word index (updated)
+ * @param neg  a '!' came before it
+ * @return 0, -EINVAL.
  */
-int rule_ipt_rule_line(struct ipt *p);
+int rule_ipt_xopt(struct ipt *p, struct rule *r, struct rule_x *x, unsigned int oi,
+	unsigned int *i, bool neg);
+
+/**
+ * Finish the extensions of a parsed rule (defaults) and check each.
+ * @param x_at  the word each extension match came from, for errors
+ * @param at    the rule's -j (or -A) word, for errors about the target
+ * @return 0, -EINVAL.
+ */
+int rule_ipt_ext_finish(struct ipt *p, struct rule *r, const struct lex_tok *const x_at[],
+	const struct lex_tok *at);
+
+/* rule_ipt.c: rule lines. */
+
+/**
+ * Parse the rule in p->args from word @p first on ("-A CHAIN options..."
+ * or "-I CHAIN [N] options...", after the counters) and add its rules to
+ * the chain (none for a rule that can never match, two for "-m multiport
+ * --ports").
+ * @param pkts   initial packet counter
+ * @param bytes  initial byte counter
+ * @return 0, -EINVAL (p->err filled), -ENOMEM.
+ */
+int rule_ipt_rule_line(struct ipt *p, unsigned int first, uint64_t pkts, uint64_t bytes);
+
+/** Remember where rule @p id came from (word @p at of the current line). @return 0, -ENOMEM. */
+int rule_ipt_pos(struct ipt *p, uint32_t id, const struct lex_tok *at);
 
 #endif /* GUFC_RULE_IPT_PRIV_H */

@@ -183,6 +183,40 @@ int rule_set_dump(const struct rule_set *s, FILE *f);
 struct rule_set *rule_set_parse_iptables_af(const char *text, const char *name,
 	unsigned int family, struct rule_error *err);
 
+/** Options of an iptables import. */
+struct rule_ipt_opts {
+	unsigned int family;            /**< FC_AF_INET4, FC_AF_INET6, or 0 to detect it */
+	struct rule_ipsets *sets;       /**< ipsets "-m set" and "-j SET" may name (the set
+					     takes a reference); NULL: none loaded */
+};
+
+/**
+ * Import iptables-save (or ip6tables-save, or an iptables-restore input
+ * with -N, -I, -F, -X, -Z, -P) text with options; see
+ * rule_set_parse_iptables_af(). Sets named by the rules must be in
+ * @p o->sets (as iptables-restore needs them loaded); they are attached to
+ * the new set.
+ * @param text  NUL-terminated text
+ * @param name  file name for errors (may be NULL)
+ * @param o     options (NULL: detect the family, no ipsets)
+ * @param err   if not NULL, receives the error
+ * @return the set, or NULL with errno EINVAL (@p err filled) or ENOMEM.
+ * Context: main lcore.
+ */
+struct rule_set *rule_set_parse_iptables_opts(const char *text, const char *name,
+	const struct rule_ipt_opts *o, struct rule_error *err);
+
+/**
+ * Load an iptables file with options (rule_set_parse_iptables_opts()).
+ * @param path  file to read
+ * @param o     options (may be NULL)
+ * @param err   if not NULL, receives the error
+ * @return the set, or NULL with errno as rule_set_load_iptables_af().
+ * Context: main lcore.
+ */
+struct rule_set *rule_set_load_iptables_opts(const char *path, const struct rule_ipt_opts *o,
+	struct rule_error *err);
+
 /**
  * rule_set_parse_iptables_af() with the family detected.
  * @param text  NUL-terminated iptables-save text
@@ -215,6 +249,102 @@ struct rule_set *rule_set_load_iptables_af(const char *path, unsigned int family
  * Context: main lcore.
  */
 struct rule_set *rule_set_load_iptables(const char *path, struct rule_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* iptables-save export                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Write the rules of one address family of @p s as iptables-save -c
+ * writes them: per table that has base chains ("*filter" ...), the chain
+ * lines with policies and counters, the rules with their "[pkts:bytes]",
+ * "COMMIT". iptables-restore (ip6tables-restore for FC_AF_INET6) reads it
+ * back, and so does rule_set_parse_iptables_af(), to the same verdicts.
+ * Rules of both families (family 0) are written in either. gufc's own
+ * chains (main, dnat, snat) are written when they hold rules, as user
+ * chains; channels are not iptables' and are left out.
+ * @param s       the set
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param buf     receives the text
+ * @param len     size of @p buf
+ * @return characters written (excluding NUL), -ENOSPC if truncated, -EINVAL.
+ * Context: any thread holding @p s read-only.
+ */
+int rule_set_format_iptables(const struct rule_set *s, unsigned int family, char *buf,
+	size_t len);
+
+/**
+ * Write rule_set_format_iptables()'s text to @p f.
+ * @return 0, -EINVAL, -ENOMEM, or -EIO on a write error.
+ * Context: any thread holding @p s read-only.
+ */
+int rule_set_dump_iptables(const struct rule_set *s, unsigned int family, FILE *f);
+
+/**
+ * Counters an export adds to a rule's own (its imported ones): what was
+ * counted since. Set both to 0 when there is nothing to add.
+ */
+typedef void (*rule_counters_fn)(void *arg, uint32_t rule_id, uint64_t *pkts, uint64_t *bytes);
+
+/**
+ * rule_set_dump_iptables() with each rule's counters the sum of its own
+ * and @p fn's.
+ * @param s       the set
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param fn      the counters to add, or NULL
+ * @param arg     first argument of @p fn
+ * @param f       the stream
+ * @return 0, -EINVAL, -ENOMEM, or -EIO on a write error.
+ * Context: any thread holding @p s read-only.
+ */
+int rule_set_dump_iptables_ctr(const struct rule_set *s, unsigned int family, rule_counters_fn fn,
+	void *arg, FILE *f);
+
+/**
+ * Format one rule as an iptables rule line's options (after "-A CHAIN").
+ * @param r       the rule
+ * @param family  the family being written (a rule of both families prints
+ *   addresses of @p family only)
+ * @param buf     receives the text
+ * @param len     size of @p buf
+ * @return characters written, -ENOSPC, -EINVAL.
+ * Context: any.
+ */
+int rule_format_iptables(const struct rule *r, unsigned int family, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* ipset files                                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Read "ipset save" output: "create NAME TYPE [family inet|inet6] [range
+ * A-B] [timeout N] ..." and "add NAME ENTRY [timeout N] [comment ...]"
+ * lines, for the types hash:ip, hash:net, hash:ip,port and bitmap:port.
+ * All or nothing; errors name FILE:LINE:COL and the word.
+ * @param text   NUL-terminated text
+ * @param name   file name for errors (may be NULL)
+ * @param now_s  wall-clock seconds now: entry timeouts run from here
+ * @param err    if not NULL, receives the error
+ * @return the ipsets (one reference, rule_ipsets_free()), or NULL with
+ *   errno EINVAL (@p err filled) or ENOMEM.
+ * Context: main lcore.
+ */
+struct rule_ipsets *rule_ipsets_parse(const char *text, const char *name, uint64_t now_s,
+	struct rule_error *err);
+
+/**
+ * Load an ipset file (rule_ipsets_parse()).
+ * @return the ipsets, or NULL with errno: EINVAL, ENOMEM, or the error of
+ *   reading the file.
+ * Context: main lcore.
+ */
+struct rule_ipsets *rule_ipsets_load(const char *path, uint64_t now_s, struct rule_error *err);
+
+/** Number of sets. @param sets the ipsets (NULL: 0). Context: any. */
+unsigned int rule_ipsets_count(const struct rule_ipsets *sets);
+
+/** Name of set @p i. @return it, or NULL out of range. Context: any. */
+const char *rule_ipsets_name(const struct rule_ipsets *sets, unsigned int i);
 
 #ifdef __cplusplus
 }

@@ -35,26 +35,46 @@ cur_chain(struct parser *p)
 	return &p->s->t[p->table].chains[p->chain];
 }
 
+/* Set the policy of @c for @family (0: both). */
+static void
+set_policy(struct rule_chain *c, unsigned int family, uint8_t pol)
+{
+	if (family != FC_AF_INET6)
+		c->policy = pol;
+	if (family != FC_AF_INET4)
+		c->policy6 = pol;
+}
+
+/* policy accept|drop [ipv4|ipv6] */
 static int
 stmt_policy(struct parser *p, const struct toks *ts)
 {
 	struct rule_chain *c;
+	unsigned int family = 0;
 	uint8_t pol = 0;
 	int rc;
 
 	if (ts->n < 2)
 		return rule_perr(p, &ts->t[0], "missing value");
-	if (ts->n > 2)
-		return rule_perr(p, &ts->t[2], "unexpected token");
+	if (ts->n > 3)
+		return rule_perr(p, &ts->t[3], "unexpected token");
 	rc = parse_policy_word(p, &ts->t[1], &pol);
 	if (rc < 0)
 		return rc;
-	if (p->table != RULE_TABLE_FILTER)
-		return rule_perr(p, &ts->t[0], "policy only for filter base chains");
+	if (ts->n == 3) {
+		if (!ts->t[2].neg && strcmp(ts->t[2].s, "ipv4") == 0)
+			family = FC_AF_INET4;
+		else if (!ts->t[2].neg && strcmp(ts->t[2].s, "ipv6") == 0)
+			family = FC_AF_INET6;
+		else
+			return rule_perr(p, &ts->t[2], "unexpected token");
+	}
+	if (p->table == RULE_TABLE_NAT || (p->table != RULE_TABLE_FILTER && p->chain < 0))
+		return rule_perr(p, &ts->t[0], "policy only for base chains outside nat");
 	c = p->chain < 0 ? &p->s->t[RULE_TABLE_FILTER].chains[0] : cur_chain(p);
 	if (!rule_chain_is_base(c))
-		return rule_perr(p, &ts->t[0], "policy only for filter base chains");
-	c->policy = pol;
+		return rule_perr(p, &ts->t[0], "policy only for base chains outside nat");
+	set_policy(c, family, pol);
 	return 0;
 }
 
@@ -62,18 +82,19 @@ static int
 stmt_table(struct parser *p, const struct toks *ts)
 {
 	const struct lex_tok *v;
+	unsigned int t;
 
 	if (ts->n < 2)
 		return rule_perr(p, &ts->t[0], "missing value");
 	if (ts->n > 2)
 		return rule_perr(p, &ts->t[2], "unexpected token");
 	v = &ts->t[1];
-	if (!v->neg && strcmp(v->s, "filter") == 0)
-		p->table = RULE_TABLE_FILTER;
-	else if (!v->neg && strcmp(v->s, "nat") == 0)
-		p->table = RULE_TABLE_NAT;
-	else
+	for (t = 0; t < RULE_TABLE__COUNT; t++)
+		if (!v->neg && strcmp(v->s, rule_table_name(t)) == 0)
+			break;
+	if (t == RULE_TABLE__COUNT)
 		return rule_perr(p, v, "unknown table");
+	p->table = t;
 	p->chain = -1;
 	return 0;
 }
@@ -120,7 +141,7 @@ stmt_chain(struct parser *p, const struct toks *ts)
 	char name[RULE_NAME_MAX];
 	unsigned int hooks = 0, seen = 0;
 	const struct lex_tok *pol_kw = NULL;
-	uint8_t pol = 0;
+	uint8_t pol[3] = {0, 0, 0};
 	int rc, i;
 
 	if (ts->n < 2)
@@ -146,17 +167,21 @@ stmt_chain(struct parser *p, const struct toks *ts)
 			bit = 1;
 		else if (strcmp(k->s, "policy") == 0)
 			bit = 2;
+		else if (strcmp(k->s, "policy4") == 0)
+			bit = 4;
+		else if (strcmp(k->s, "policy6") == 0)
+			bit = 8;
 		else
 			return rule_perr(p, k, "unexpected token");
-		if (seen & bit)
+		if ((seen & bit) || (bit >= 4 && (seen & 2)) || (bit == 2 && (seen & 12)))
 			return rule_perr(p, k, "duplicate field");
 		seen |= bit;
 		if (j + 1 >= ts->n)
 			return rule_perr(p, k, "missing value");
 		j++;
-		if (bit == 2) {
+		if (bit >= 2) {
 			pol_kw = k;
-			rc = parse_policy_word(p, &ts->t[j], &pol);
+			rc = parse_policy_word(p, &ts->t[j], &pol[bit == 2 ? 0 : bit == 4 ? 1 : 2]);
 		} else if (cur_chain(p)->builtin) {
 			rc = rule_perr(p, k, "built-in chain takes no hook");
 		} else {
@@ -167,9 +192,14 @@ stmt_chain(struct parser *p, const struct toks *ts)
 	}
 	cur_chain(p)->hooks |= (uint8_t)hooks;
 	if (pol_kw != NULL) {
-		if (p->table != RULE_TABLE_FILTER || !rule_chain_is_base(cur_chain(p)))
-			return rule_perr(p, pol_kw, "policy only for filter base chains");
-		cur_chain(p)->policy = pol;
+		if (p->table == RULE_TABLE_NAT || !rule_chain_is_base(cur_chain(p)))
+			return rule_perr(p, pol_kw, "policy only for base chains outside nat");
+		if (seen & 2)
+			set_policy(cur_chain(p), 0, pol[0]);
+		if (seen & 4)
+			set_policy(cur_chain(p), FC_AF_INET4, pol[1]);
+		if (seen & 8)
+			set_policy(cur_chain(p), FC_AF_INET6, pol[2]);
 	}
 	return 0;
 }
@@ -207,12 +237,18 @@ stmt_rule(struct parser *p, const struct toks *ts)
 		c = cur_chain(p);
 		if (!rule_action_in_table(r.action, p->table))
 			return rule_perr(p, &ts->t[0],
-				p->table == RULE_TABLE_NAT ? "drop not allowed in nat table"
-							   : "nat action in filter table");
+				p->table == RULE_TABLE_NAT && r.action == RULE_ACT_DROP
+					? "drop not allowed in nat table"
+				: rule_action_nat(r.action) ? "nat action in filter table"
+							    : "action not allowed in this table");
 	} else {
 		name = rule_default_chain(&r, &t);
-		if (p->table == RULE_TABLE_NAT && t != RULE_TABLE_NAT)
+		if ((p->table != RULE_TABLE_FILTER && t != RULE_TABLE_NAT) ||
+			(p->table != RULE_TABLE_FILTER && p->table != RULE_TABLE_NAT))
 			return rule_perr(p, &ts->t[0], "rule needs a chain section here");
+		if (!rule_action_in_table(r.action, t))
+			return rule_perr(p, &ts->t[0],
+				"action needs a chain section of its table here");
 		c = &p->s->t[t].chains[rule_tbl_find(p->s, t, name)];
 	}
 	rc = rule_chain_insert(p->s, c, RULE_POS_END, &r, &pos.id);
@@ -384,6 +420,8 @@ rule_default_chain(const struct rule *r, enum rule_table *table)
 {
 	switch (r->action) {
 	case RULE_ACT_DNAT:
+	case RULE_ACT_REDIRECT:
+	case RULE_ACT_NETMAP:
 		*table = RULE_TABLE_NAT;
 		return RULE_CHAIN_DNAT;
 	case RULE_ACT_SNAT:

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rule_native_priv.h"
+#include "rule_x_priv.h"
 
 /** The native language's words. */
 static const struct lex_syntax native_syntax = {
@@ -94,7 +95,8 @@ parse_ports(struct parser *p, const struct lex_tok *t, struct rule_ports *pp)
 	return 0;
 }
 
-static const char *const ct_names[] = {"new", "established", "related", "invalid"};
+static const char *const ct_names[] = {
+	"new", "established", "related", "invalid", "untracked", "snat", "dnat"};
 
 static int
 parse_ctstate(struct parser *p, const struct lex_tok *t, uint8_t *mask)
@@ -121,82 +123,6 @@ parse_ctstate(struct parser *p, const struct lex_tok *t, uint8_t *mask)
 			return 0;
 		item += len + 1;
 	}
-}
-
-/* Port range "P" or "P-Q" (1..65535) into n->port_min/max. */
-static bool
-parse_nat_ports(const char *s, struct rule_nat *n)
-{
-	struct lex_port_range r;
-	unsigned int cnt;
-
-	if (lex_ports(&lex_ports_nat, s, strlen(s), &r, &cnt, NULL) != 0)
-		return false;
-	n->port_min = r.lo;
-	n->port_max = r.hi;
-	return true;
-}
-
-/* One address of a NAT target: "[v6]" or bare; *s advanced past it. */
-static bool
-parse_nat_addr(const char **s, bool bracketed, uint8_t *fam, uint8_t addr[16])
-{
-	const char *a = *s, *end;
-
-	if (bracketed) {
-		end = strchr(a, ']');
-		if (*a != '[' || end == NULL)
-			return false;
-		if (lex_addr(a + 1, (size_t)(end - a - 1), fam, addr, NULL) < 0 || *fam != FC_AF_INET6)
-			return false;
-		*s = end + 1;
-		return true;
-	}
-	end = a + strcspn(a, *fam == FC_AF_INET6 ? "-" : "-:");
-	if (lex_addr(a, (size_t)(end - a), fam, addr, NULL) < 0)
-		return false;
-	*s = end;
-	return true;
-}
-
-/*
- * NAT target: ADDR[-ADDR][:PORT[-PORT]] for IPv4; IPv6 as [ADDR][-[ADDR]][:PORTS]
- * or bare ADDR[-ADDR] (no ports).
- */
-static int
-parse_nat_target(struct parser *p, const struct lex_tok *t, struct rule *r)
-{
-	struct rule_nat *n = &r->nat;
-	const char *s = t->s;
-	bool br = s[0] == '[';
-	uint8_t fam = 0, fam2;
-
-	/* A bare address with two colons is IPv6 (and then takes no ports). */
-	if (!br && strchr(s, ':') != strrchr(s, ':'))
-		fam = FC_AF_INET6;
-	fam2 = fam;
-	if (!parse_nat_addr(&s, br, &fam, n->addr_min))
-		goto bad;
-	memcpy(n->addr_max, n->addr_min, sizeof(n->addr_max));
-	if (*s == '-') {
-		s++;
-		if (!parse_nat_addr(&s, br, &fam2, n->addr_max) || fam2 != fam)
-			goto bad;
-	}
-	if (*s == ':') {
-		if (fam == FC_AF_INET6 && !br)
-			goto bad;
-		if (!parse_nat_ports(s + 1, n))
-			goto bad;
-	} else if (*s != '\0') {
-		goto bad;
-	}
-	if (memcmp(n->addr_min, n->addr_max, 16) > 0)
-		return rule_perr(p, t, "bad nat address range");
-	n->family = fam;
-	return set_family(p, t, r, fam);
-bad:
-	return rule_perr(p, t, "bad nat target");
 }
 
 static int
@@ -271,6 +197,9 @@ enum field {
 	F_CHANNEL,
 	F_TO,
 	F_PORTS,
+	F_IN,
+	F_OUT,
+	F_COUNTERS,
 	F__COUNT
 };
 
@@ -291,6 +220,9 @@ static const struct {
 	[F_CHANNEL] = {"channel", 0},
 	[F_TO] = {"to", 0},
 	[F_PORTS] = {"ports", 0},
+	[F_IN] = {"in", 1},
+	[F_OUT] = {"out", 1},
+	[F_COUNTERS] = {"counters", 0},
 };
 
 static int
@@ -304,11 +236,64 @@ field_of(const char *s)
 	return -1;
 }
 
+/* The NAT option of the action's kind that reads @vt (its "to" or "ports"), or NULL. */
+static const struct rule_xopt *
+nat_opt(const struct rule *r, unsigned int vt)
+{
+	unsigned int k = rule_x_kind_of_action(r->action);
+
+	if (k == RULE_X_NONE || !rule_action_nat(r->action))
+		return NULL;
+	for (unsigned int i = 0; i < rule_xkinds[k].n; i++)
+		if (rule_xkinds[k].o[i].vt == vt)
+			return &rule_xkinds[k].o[i];
+	return NULL;
+}
+
+static int
+parse_iface(struct parser *p, const struct lex_tok *v, char *out)
+{
+	size_t n = strlen(v->s);
+
+	if (n == 0 || n >= RULE_IFNAME_MAX)
+		return rule_perr(p, v, "bad interface name");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v->s[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '/' || c == '"' || c == '\\' || c == '#' ||
+			c == '!' || (c == '+' && i != n - 1))
+			return rule_perr(p, v, "bad interface name");
+	}
+	memcpy(out, v->s, n + 1);
+	return 0;
+}
+
+static int
+parse_counters(struct parser *p, const struct lex_tok *v, struct rule *r)
+{
+	const char *colon = strchr(v->s, ':');
+	char *end;
+
+	if (colon == NULL || colon == v->s || colon[1] == '\0')
+		return rule_perr(p, v, "bad counters");
+	for (const char *c = v->s; *c != '\0'; c++)
+		if (c != colon && (*c < '0' || *c > '9'))
+			return rule_perr(p, v, "bad counters");
+	errno = 0;
+	r->pkts = strtoull(v->s, &end, 10);
+	r->bytes = strtoull(colon + 1, &end, 10);
+	if (errno != 0)
+		return rule_perr(p, v, "bad counters");
+	return 0;
+}
+
 /* Parse one field whose keyword is ts->t[*i]; *i is left on its last token. */
 static int
 parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, struct rule *r)
 {
 	const struct lex_tok *k = &ts->t[*i], *v;
+	const struct rule_xopt *o;
+	struct rule_xerr e;
 	uint8_t bit = 0;
 	int rc = 0;
 
@@ -350,6 +335,16 @@ parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, str
 		bit = RULE_M_CTSTATE;
 		rc = parse_ctstate(p, v, &r->ctstate);
 		break;
+	case F_IN:
+		bit = RULE_M_IN;
+		rc = parse_iface(p, v, r->in_if);
+		break;
+	case F_OUT:
+		bit = RULE_M_OUT;
+		rc = parse_iface(p, v, r->out_if);
+		break;
+	case F_COUNTERS:
+		return parse_counters(p, v, r);
 	case F_COMMENT:
 		if (strlen(v->s) >= RULE_COMMENT_MAX)
 			return rule_perr(p, v, "comment too long");
@@ -360,13 +355,17 @@ parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, str
 			return rule_perr(p, k, "channel only with accept");
 		return rule_parse_name(p, v, r->channel, "bad channel name");
 	case F_TO:
-		if (r->action != RULE_ACT_DNAT && r->action != RULE_ACT_SNAT)
-			return rule_perr(p, k, "'to' only with dnat or snat");
-		return parse_nat_target(p, v, r);
+		o = nat_opt(r, r->action == RULE_ACT_NETMAP ? VT_NETMAP : VT_NAT_TO);
+		if (o == NULL)
+			return rule_perr(p, k, "'to' only with dnat, snat or netmap");
+		if (rule_xval_parse(o, (const char *const[]){v->s}, r, &(struct rule_x){0}, &e) < 0)
+			return rule_perr(p, v, e.msg);
+		return 0;
 	case F_PORTS:
-		if (r->action != RULE_ACT_MASQUERADE)
-			return rule_perr(p, k, "ports only with masquerade");
-		if (!parse_nat_ports(v->s, &r->nat))
+		o = nat_opt(r, VT_NAT_PORTS);
+		if (o == NULL)
+			return rule_perr(p, k, "ports only with masquerade or redirect");
+		if (rule_xval_parse(o, (const char *const[]){v->s}, r, &(struct rule_x){0}, &e) < 0)
 			return rule_perr(p, v, "bad nat port range");
 		return 0;
 	}
@@ -375,6 +374,64 @@ parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, str
 	r->match |= bit;
 	if (v->neg)
 		r->neg |= bit;
+	return 0;
+}
+
+/* The extension match instance of @kind that option @oi goes to (see rule_format.c). */
+static int
+xm_for(struct parser *p, const struct lex_tok *k, struct rule *r, unsigned int kind,
+	unsigned int oi)
+{
+	const struct rule_xopt *o = &rule_xkinds[kind].o[oi];
+	unsigned int ri = (o->flags & XO_PARSE) ? o->alias : oi;
+
+	for (int i = (int)r->n_xm - 1; i >= 0; i--)
+		if (r->xm[i].kind == kind) {
+			if (!(r->xm[i].given & (1u << ri)) && !(r->xm[i].given & o->excl))
+				return i;
+			break;
+		}
+	if (r->n_xm == RULE_XM_MAX)
+		return rule_perr(p, k, "too many matches in one rule");
+	memset(&r->xm[r->n_xm], 0, sizeof(r->xm[0]));
+	r->xm[r->n_xm].kind = (uint8_t)kind;
+	return r->n_xm++;
+}
+
+/* An extension option (match or target) whose keyword is ts->t[*i]. */
+static int
+parse_xopt(struct parser *p, const struct toks *ts, unsigned int *i, struct rule *r,
+	struct rule_x *x, unsigned int oi)
+{
+	const struct lex_tok *k = &ts->t[*i], *w[2] = {NULL, NULL};
+	const struct rule_xopt *o = &rule_xkinds[x->kind].o[oi];
+	unsigned int nw = rule_x_opt_words(o), ri = (o->flags & XO_PARSE) ? o->alias : oi;
+	const char *v[2] = {NULL, NULL};
+	struct rule_xerr e = {NULL, 0};
+	bool neg = k->neg;
+
+	if (x->given & (1u << ri))
+		return rule_perr(p, k, "duplicate field");
+	if (x->given & o->excl)
+		return rule_perr(p, k, "options exclude each other");
+	if (neg && (nw > 0 || !(o->flags & XO_NEG)))
+		return rule_perr(p, k, "negation not allowed here");
+	for (unsigned int j = 0; j < nw; j++) {
+		if (*i + 1 >= ts->n)
+			return rule_perr(p, j == 0 ? k : w[0], "missing value");
+		w[j] = &ts->t[++*i];
+		if (w[j]->neg && (j > 0 || !(o->flags & XO_NEG)))
+			return rule_perr(p, w[j], "negation not allowed here");
+		if (w[j]->quoted && o->vt != VT_STR)
+			return rule_perr(p, w[j], "unexpected string");
+		neg |= w[j]->neg;
+		v[j] = w[j]->s;
+	}
+	if (rule_xval_parse(o, v, r, x, &e) < 0)
+		return rule_perr(p, nw > 0 ? w[e.word] : k, e.msg);
+	x->given |= (uint16_t)(1u << ri);
+	if (neg)
+		x->neg |= (uint16_t)(1u << ri);
 	return 0;
 }
 
@@ -392,14 +449,20 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 {
 	const struct lex_tok *a = &ts->t[first], *port_kw = NULL;
 	const struct lex_tok *where = a;
-	unsigned int seen = 0;
+	struct rule_x natx;
+	unsigned int seen = 0, tkind, kind;
 	const char *msg;
-	int act = rule_action_of(a->s), f, rc;
+	int act = rule_action_of(a->s), f, oi, rc;
 
 	rule_init(r);
 	if (a->neg)
 		return rule_perr(p, a, "negation not allowed here");
 	r->action = (uint8_t)act;
+	tkind = rule_x_kind_of_action((unsigned int)act);
+	memset(&natx, 0, sizeof(natx));
+	natx.kind = (uint8_t)tkind;
+	if (tkind != RULE_X_NONE && !rule_action_nat((unsigned int)act))
+		r->tgt.kind = (uint8_t)tkind;
 	for (unsigned int i = first + 1; i < ts->n; i++) {
 		const struct lex_tok *k = &ts->t[i];
 
@@ -410,26 +473,44 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 			where = k;
 			continue;
 		}
-		if (k->neg)
-			return rule_perr(p, k, "negation not allowed here");
 		f = k->quoted ? -1 : field_of(k->s);
-		if (f < 0)
+		if (f >= 0) {
+			if (k->neg)
+				return rule_perr(p, k, "negation not allowed here");
+			if (seen & (1u << f))
+				return rule_perr(p, k, "duplicate field");
+			seen |= 1u << f;
+			if ((f == F_SPORT || f == F_DPORT) && port_kw == NULL)
+				port_kw = k;
+			rc = parse_field(p, ts, &i, f, r);
+		} else if (!k->quoted && tkind != RULE_X_NONE &&
+			   (oi = rule_x_opt_find(tkind, k->s, true)) >= 0) {
+			rc = parse_xopt(p, ts, &i, r,
+				rule_action_nat((unsigned int)act) ? &natx : &r->tgt,
+				(unsigned int)oi);
+		} else if (!k->quoted && (oi = rule_x_native_match(k->s, &kind)) >= 0) {
+			rc = xm_for(p, k, r, kind, (unsigned int)oi);
+			if (rc >= 0)
+				rc = parse_xopt(p, ts, &i, r, &r->xm[rc], (unsigned int)oi);
+		} else {
 			return rule_perr(p, k, "unknown keyword");
-		if (seen & (1u << f))
-			return rule_perr(p, k, "duplicate field");
-		seen |= 1u << f;
-		if ((f == F_SPORT || f == F_DPORT) && port_kw == NULL)
-			port_kw = k;
-		rc = parse_field(p, ts, &i, f, r);
+		}
 		if (rc < 0)
 			return rc;
 	}
 	if ((act == RULE_ACT_JUMP || act == RULE_ACT_GOTO) && r->chain[0] == '\0')
 		return rule_perr(p, a, "missing value");
-	if ((act == RULE_ACT_DNAT || act == RULE_ACT_SNAT) && !(seen & (1u << F_TO)))
+	if ((act == RULE_ACT_DNAT || act == RULE_ACT_SNAT || act == RULE_ACT_NETMAP) &&
+		!(seen & (1u << F_TO)))
 		return rule_perr(p, a, "missing 'to'");
 	if (port_kw != NULL && !has_port_proto(r))
 		return rule_perr(p, port_kw, "port match needs proto tcp, udp or sctp");
+	for (unsigned int i = 0; i < r->n_xm; i++)
+		rule_x_finish(r, &r->xm[i]);
+	if (r->tgt.kind != RULE_X_NONE)
+		rule_x_finish(r, &r->tgt);
+	if (r->tgt.given == 0)
+		memset(&r->tgt, 0, sizeof(r->tgt)); /* no options: one value for "none" */
 	if (rule_check(r, &msg) < 0)
 		return rule_perr(p, a, msg);
 	if (pos != NULL) {

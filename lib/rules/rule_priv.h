@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/rules private: the rule set's layout and helpers shared by the model
- * (rule.c), the native language (rule_native.c, rule_format.c) and the
- * reference evaluator (rule_ref.c). Not installed, not for other libraries.
+ * (rule.c, rule_set.c, rule_x.c), the languages (native, iptables import
+ * and export, ipset files) and the evaluators (rule_ref.c, rule_xeval.c).
+ * Not installed, not for other libraries.
  */
 #ifndef GUFC_RULE_PRIV_H
 #define GUFC_RULE_PRIV_H
@@ -23,13 +24,39 @@ struct rule_tbl {
 	struct rule_chain *chains;
 };
 
+/** A port name (rule_set_ports()). */
+struct rule_portname {
+	char name[RULE_PORTNAME_MAX];
+};
+
 /** The rule set (see rules.h for ownership). */
 struct rule_set {
 	uint64_t gen;
 	uint32_t next_id; /**< id the next added rule gets */
 	struct rule_tbl t[RULE_TABLE__COUNT];
 	struct rule_log *log; /**< change log since the last commit (rule_set.c), or NULL */
+	unsigned int n_ports;
+	struct rule_portname *ports; /**< port names, or NULL */
+	struct rule_ipsets *ipsets;  /**< attached ipsets (a reference), or NULL */
 };
+
+/** Index of the ipset named @p name, or -1 (rule_ipset.c). */
+int rule_ipsets_find(const struct rule_ipsets *sets, const char *name);
+
+/** Dimensions (1..3) of the ipset at @p idx (rule_ipset.c). */
+unsigned int rule_ipsets_dims(const struct rule_ipsets *sets, int idx);
+
+/** Is @p action a NAT target (dnat, snat, masquerade, redirect, netmap)? */
+bool rule_action_nat(unsigned int action);
+
+/** Does address @p addr fall in prefix @p p? */
+bool rule_prefix_match(const uint8_t *addr, const struct rule_prefix *p);
+
+/** Does the rule's ctstate match (true without one)? @p ctstate: RULE_CT_* or RULE_CT_IGNORE. */
+bool rule_ctstate_match(const struct rule *r, unsigned int ctstate);
+
+/** Protocol number of an iptables name or number (any case; "all" is 0), or -1. */
+int rule_proto_lookup(const char *name);
 
 /** True if @p action may appear in @p table. */
 bool rule_action_in_table(unsigned int action, unsigned int table);

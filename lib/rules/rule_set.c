@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/rules: rule sets — two tables of chains, the editing operations the
+ * lib/rules: rule sets — five tables of chains, the editing operations the
  * shell and the loaders share, and the whole-set check (targets exist and
  * are not base chains, no loops, bounded nesting, NAT actions only where
  * their hook allows) that every edit must pass, undone on failure; and the
@@ -151,6 +151,7 @@ tbl_add_chain(struct rule_tbl *t, unsigned int table, const char *name, bool bui
 	c->builtin = builtin;
 	c->hooks = hooks;
 	c->policy = policy;
+	c->policy6 = policy;
 	return 0;
 }
 
@@ -187,6 +188,8 @@ rule_set_free(struct rule_set *s)
 		free(s->t[t].chains);
 	}
 	log_free(s->log);
+	free(s->ports);
+	rule_ipsets_free(s->ipsets);
 	free(s);
 }
 
@@ -204,6 +207,17 @@ rule_set_clone(const struct rule_set *s)
 		goto nomem;
 	c->gen = s->gen;
 	c->next_id = s->next_id;
+	if (s->n_ports > 0) {
+		c->ports = malloc(s->n_ports * sizeof(*c->ports));
+		if (c->ports == NULL)
+			goto nomem;
+		memcpy(c->ports, s->ports, s->n_ports * sizeof(*c->ports));
+		c->n_ports = s->n_ports;
+	}
+	if (s->ipsets != NULL) {
+		rule_ipsets_ref(s->ipsets);
+		c->ipsets = s->ipsets;
+	}
 	if (s->log != NULL) {
 		c->log = log_copy(s->log);
 		if (c->log == NULL)
@@ -314,9 +328,9 @@ rule_set_hook_chain(const struct rule_set *s, enum rule_table table, enum rule_h
 			return &s->t[table].chains[i];
 	if (table == RULE_TABLE_FILTER)
 		def = RULE_CHAIN_MAIN;
-	else if (hook == RULE_HOOK_PREROUTING)
+	else if (table == RULE_TABLE_NAT && hook == RULE_HOOK_PREROUTING)
 		def = RULE_CHAIN_DNAT;
-	else if (hook == RULE_HOOK_POSTROUTING)
+	else if (table == RULE_TABLE_NAT && hook == RULE_HOOK_POSTROUTING)
 		def = RULE_CHAIN_SNAT;
 	return def ? rule_set_chain_find(s, table, def) : NULL;
 }
@@ -330,7 +344,7 @@ rule_set_chain_add(struct rule_set *s, enum rule_table table, const char *name, 
 	if ((hooks & ~rule_table_hooks(table)) != 0)
 		return -EINVAL;
 	if (policy != RULE_POLICY_ACCEPT &&
-		(policy != RULE_POLICY_DROP || table != RULE_TABLE_FILTER || hooks == 0))
+		(policy != RULE_POLICY_DROP || table == RULE_TABLE_NAT || hooks == 0))
 		return -EINVAL;
 	if (rule_tbl_find(s, table, name) >= 0)
 		return -EEXIST;
@@ -379,14 +393,14 @@ rule_set_chain_del(struct rule_set *s, enum rule_table table, const char *name)
 	return 0;
 }
 
-int
-rule_set_chain_policy(
-	struct rule_set *s, enum rule_table table, const char *name, enum rule_policy policy)
+static int
+chain_policy(struct rule_set *s, enum rule_table table, const char *name, unsigned int family,
+	enum rule_policy policy)
 {
 	struct rule_chain *c;
 	int i;
 
-	if (s == NULL || table != RULE_TABLE_FILTER ||
+	if (s == NULL || (unsigned int)table >= RULE_TABLE__COUNT || table == RULE_TABLE_NAT ||
 		(policy != RULE_POLICY_ACCEPT && policy != RULE_POLICY_DROP))
 		return -EINVAL;
 	i = rule_tbl_find(s, table, name);
@@ -395,8 +409,27 @@ rule_set_chain_policy(
 	c = &s->t[table].chains[i];
 	if (!rule_chain_is_base(c))
 		return -EINVAL;
-	c->policy = policy;
+	if (family != FC_AF_INET6)
+		c->policy = policy;
+	if (family != FC_AF_INET4)
+		c->policy6 = policy;
 	return 0;
+}
+
+int
+rule_set_chain_policy(
+	struct rule_set *s, enum rule_table table, const char *name, enum rule_policy policy)
+{
+	return chain_policy(s, table, name, 0, policy);
+}
+
+int
+rule_set_chain_policy_af(struct rule_set *s, enum rule_table table, const char *name,
+	unsigned int family, enum rule_policy policy)
+{
+	if (family != FC_AF_INET4 && family != FC_AF_INET6)
+		return -EINVAL;
+	return chain_policy(s, table, name, family, policy);
 }
 
 int
@@ -636,6 +669,7 @@ struct check_ctx {
 	uint8_t *need;	       /* chains nested below, counting jumps and gotos */
 	unsigned int *by_name; /* chain indexes of the table, sorted by name */
 	bool full;	       /* also rule_check() every rule */
+	uint8_t family;	       /* rules of this family (and of both) only */
 	uint32_t bad_id;
 	const char *msg;
 };
@@ -685,6 +719,8 @@ check_visit(struct check_ctx *x, unsigned int ci, unsigned int depth)
 
 		if (r->action != RULE_ACT_JUMP && r->action != RULE_ACT_GOTO)
 			continue;
+		if (r->family != 0 && r->family != x->family)
+			continue; /* the other family's graph */
 		ti = check_find(x, r->chain);
 		/* Targets were checked to exist before the walk. */
 		if (x->color[ti] == GREY) {
@@ -730,9 +766,26 @@ check_reach(struct check_ctx *x, unsigned int ci, unsigned int hook)
 
 		if (!(rule_action_hooks(r->action) & RULE_HOOK_F(hook))) {
 			x->bad_id = r->id;
-			x->msg = r->action == RULE_ACT_DNAT   ? "dnat only at prerouting or output"
-				 : r->action == RULE_ACT_SNAT ? "snat only at postrouting or input"
-							      : "masquerade only at postrouting";
+			switch (r->action) {
+			case RULE_ACT_DNAT:
+				x->msg = "dnat only at prerouting or output";
+				break;
+			case RULE_ACT_SNAT:
+				x->msg = "snat only at postrouting or input";
+				break;
+			case RULE_ACT_MASQUERADE:
+				x->msg = "masquerade only at postrouting";
+				break;
+			case RULE_ACT_REDIRECT:
+				x->msg = "redirect only at prerouting or output";
+				break;
+			case RULE_ACT_REJECT:
+				x->msg = "reject only at input, forward or output";
+				break;
+			default:
+				x->msg = "target not allowed at this hook";
+				break;
+			}
 			return -EINVAL;
 		}
 		if (r->action == RULE_ACT_JUMP || r->action == RULE_ACT_GOTO) {
@@ -767,9 +820,11 @@ check_table(struct check_ctx *x)
 				return -EINVAL;
 			}
 			if (!rule_action_in_table(r->action, x->table)) {
-				x->msg = x->table == RULE_TABLE_NAT
+				x->msg = x->table == RULE_TABLE_NAT && r->action == RULE_ACT_DROP
 						 ? "drop not allowed in nat table"
-						 : "nat action in filter table";
+					 : rule_action_nat(r->action)
+						 ? "nat action in filter table"
+						 : "action not allowed in this table";
 				return -EINVAL;
 			}
 			if (r->action != RULE_ACT_JUMP && r->action != RULE_ACT_GOTO)
@@ -786,16 +841,17 @@ check_table(struct check_ctx *x)
 		}
 	}
 	x->bad_id = RULE_ID_NONE;
-	memset(x->color, WHITE, t->n);
-	for (unsigned int i = 0; i < t->n; i++) {
-		if (x->color[i] != WHITE)
-			continue;
-		rc = check_visit(x, i, 1);
-		if (rc < 0)
-			return rc;
+	for (x->family = FC_AF_INET4; x->family <= FC_AF_INET6; x->family += 2) {
+		memset(x->color, WHITE, t->n);
+		memset(x->need, 0, t->n);
+		for (unsigned int i = 0; i < t->n; i++) {
+			if (x->color[i] != WHITE)
+				continue;
+			rc = check_visit(x, i, 1);
+			if (rc < 0)
+				return rc;
+		}
 	}
-	if (x->table != RULE_TABLE_NAT)
-		return 0;
 	memset(x->color, 0, t->n);
 	for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
 		const struct rule_chain *base = rule_set_hook_chain(x->s, x->table, h);

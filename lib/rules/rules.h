@@ -6,17 +6,21 @@
  *
  *  - the rule model: a rule is a 7-tuple with wildcards (prefixes, port
  *    ranges and lists, local bits, protocol, each optionally negated), a
- *    conntrack state set, an action and a comment, with a stable id;
- *  - rule sets: two tables (filter, nat), each an ordered list of chains,
- *    with netfilter's hooks, policies, JUMP/GOTO/RETURN, and the editing
- *    operations the shell and the config loader share;
- *  - the reference linear evaluator: the slow, obviously correct oracle
- *    that the compiled classifier and the flow cache are tested against;
+ *    conntrack state set, input and output interfaces, up to RULE_XM_MAX
+ *    extension matches (struct rule_x: addrtype, TCP flags, ICMP types,
+ *    marks, sets, meters, ...), an action with its target options, a
+ *    comment and initial counters, with a stable id;
+ *  - rule sets: five tables (filter, nat, mangle, raw, security), each an
+ *    ordered list of chains, with netfilter's hooks, per-family policies,
+ *    JUMP/GOTO/RETURN, and the editing operations the shell and the config
+ *    loader share; the port names and ipsets a set is evaluated with;
  *  - what the libraries above read from a set: the whole-set check and the
  *    change log a commit is computed from.
  *
- * The languages that write rule sets as text (native, iptables-save
- * import) are rule_lang.h's.
+ * The evaluators (the packet context, the providers of stateful matches,
+ * the results, the reference evaluator) are rule_eval.h's, included at the
+ * end of this header. The languages that write rule sets as text (native,
+ * iptables-save import and export, ipset files) are rule_lang.h's.
  *
  * Where it sits: above lib/flowcache (keys), below everything that decides
  * packets: lib/classifier compiles a set, lib/engine commits and evaluates
@@ -57,6 +61,16 @@ extern "C" {
 #define RULE_PORTS_MAX 16
 /** Deepest chain nesting (jumps in a row) a rule set may have. */
 #define RULE_DEPTH_MAX 32
+/** Longest interface pattern in a rule ("eth+"), including the NUL (Linux's IFNAMSIZ). */
+#define RULE_IFNAME_MAX 16
+/** Longest port name of a set (rule_set_ports()), including the NUL. */
+#define RULE_PORTNAME_MAX 64
+/** Most extension matches in one rule. */
+#define RULE_XM_MAX 6
+/** Longest name of an ipset, recent list, hashlimit table or helper, including the NUL. */
+#define RULE_XNAME_MAX 32
+/** Port number of "no interface" (a locally generated packet has no input port). */
+#define RULE_IF_NONE 0xffff
 
 /** No rule (ids start at 1). */
 #define RULE_ID_NONE 0
@@ -65,31 +79,59 @@ extern "C" {
 /** Position marker for rule_set_rule_add(): append. */
 #define RULE_POS_END UINT32_MAX
 
-/** What a matching rule does. */
+/**
+ * What a matching rule does. Terminal actions end the walk of a table
+ * (accept, drop, reject and the NAT targets; synproxy for TCP SYN and ACK
+ * packets); non-terminal ones (log ... set, count) are recorded in the
+ * result and the walk goes on; jump, goto and return move between chains.
+ * Extension targets keep their options in struct rule::tgt.
+ */
 enum rule_action {
 	RULE_ACT_ACCEPT,     /**< accept, optionally into a named channel */
-	RULE_ACT_DROP,       /**< drop (filter table only) */
+	RULE_ACT_DROP,       /**< drop (not in nat) */
 	RULE_ACT_JUMP,       /**< evaluate chain @c chain, come back after it */
 	RULE_ACT_GOTO,       /**< continue in chain @c chain, never come back */
 	RULE_ACT_RETURN,     /**< back to the calling chain; in a base chain: policy */
 	RULE_ACT_DNAT,       /**< destination NAT to @c nat (nat table) */
 	RULE_ACT_SNAT,       /**< source NAT to @c nat (nat table) */
 	RULE_ACT_MASQUERADE, /**< source NAT to the outgoing address (nat table) */
+	RULE_ACT_REJECT,     /**< drop and answer (tgt RULE_XT_REJECT); INPUT, FORWARD, OUTPUT */
+	RULE_ACT_REDIRECT,   /**< destination NAT to this host, ports @c nat (nat table) */
+	RULE_ACT_NETMAP,     /**< prefix-to-prefix NAT, @c nat (RULE_NAT_F_NETMAP; nat table) */
+	RULE_ACT_LOG,        /**< non-terminal: a log line (tgt RULE_XT_LOG) */
+	RULE_ACT_NFLOG,      /**< non-terminal: to a log group (tgt RULE_XT_NFLOG) */
+	RULE_ACT_MARK,       /**< non-terminal: packet mark = (mark & ~mask) ^ value */
+	RULE_ACT_CONNMARK,   /**< non-terminal: connection mark set, save or restore */
+	RULE_ACT_TCPMSS,     /**< non-terminal: MSS option of TCP SYNs */
+	RULE_ACT_CT,         /**< non-terminal: conntrack template (notrack, helper; raw) */
+	RULE_ACT_NOTRACK,    /**< non-terminal: the packet is not tracked (raw) */
+	RULE_ACT_CHECKSUM,   /**< non-terminal: fill in the checksum (mangle) */
+	RULE_ACT_DSCP,       /**< non-terminal: set the DSCP field (mangle) */
+	RULE_ACT_TOS,        /**< non-terminal: TOS = (tos & ~mask) ^ value (mangle) */
+	RULE_ACT_CLASSIFY,   /**< non-terminal: traffic-control class */
+	RULE_ACT_TTL,        /**< non-terminal: set, raise or lower the IPv4 TTL (mangle) */
+	RULE_ACT_HL,         /**< non-terminal: the same for the IPv6 hop limit (mangle) */
+	RULE_ACT_SYNPROXY,   /**< TCP SYN and ACK: answered by the proxy (terminal); else continue */
+	RULE_ACT_SET,        /**< non-terminal: add to / delete from ipsets */
+	RULE_ACT_COUNT,      /**< non-terminal: no target (iptables' rule without -j): counts only */
 	RULE_ACT__COUNT
 };
 
-/** The two tables. Chain names are per table. */
+/** The tables. Chain names are per table. */
 enum rule_table {
 	RULE_TABLE_FILTER,
 	RULE_TABLE_NAT,
+	RULE_TABLE_MANGLE,
+	RULE_TABLE_RAW,
+	RULE_TABLE_SECURITY, /**< applied after filter, as Linux does (no SELinux targets) */
 	RULE_TABLE__COUNT
 };
 
 /**
- * Netfilter hooks. A table's hooks each enter one base chain. Filter has
- * INPUT, FORWARD, OUTPUT; nat has PREROUTING, INPUT, OUTPUT, POSTROUTING.
- * Which hook a key goes through is decided by its local bits, see
- * rule_ref_filter() and rule_ref_nat().
+ * Netfilter hooks. A table's hooks each enter one base chain: filter and
+ * security have INPUT, FORWARD, OUTPUT; nat PREROUTING, INPUT, OUTPUT,
+ * POSTROUTING; mangle all five; raw PREROUTING and OUTPUT. Which hooks a
+ * packet goes through follows from its local bits (rule_eval.h).
  */
 enum rule_hook {
 	RULE_HOOK_PREROUTING,
@@ -102,7 +144,9 @@ enum rule_hook {
 
 /** Hook mask bit of hook @p h. */
 #define RULE_HOOK_F(h) (1u << (h))
-/** Hooks of the filter table. */
+/** All hooks. */
+#define RULE_HOOKS_ALL ((1u << RULE_HOOK__COUNT) - 1)
+/** Hooks of the filter (and security) table. */
 #define RULE_HOOKS_FILTER \
 	(RULE_HOOK_F(RULE_HOOK_INPUT) | RULE_HOOK_F(RULE_HOOK_FORWARD) | \
 		RULE_HOOK_F(RULE_HOOK_OUTPUT))
@@ -110,8 +154,10 @@ enum rule_hook {
 #define RULE_HOOKS_NAT \
 	(RULE_HOOK_F(RULE_HOOK_PREROUTING) | RULE_HOOK_F(RULE_HOOK_INPUT) | \
 		RULE_HOOK_F(RULE_HOOK_OUTPUT) | RULE_HOOK_F(RULE_HOOK_POSTROUTING))
+/** Hooks of the raw table. */
+#define RULE_HOOKS_RAW (RULE_HOOK_F(RULE_HOOK_PREROUTING) | RULE_HOOK_F(RULE_HOOK_OUTPUT))
 
-/** Chain policies (filter base chains; nat chains always accept). */
+/** Chain policies (base chains of every table but nat, whose chains always accept). */
 enum rule_policy {
 	RULE_POLICY_ACCEPT,
 	RULE_POLICY_DROP,
@@ -124,12 +170,23 @@ enum rule_local {
 	RULE_LOCAL_NO,
 };
 
-/** Conntrack states, as a set (struct rule::ctstate) or one bit (a packet). */
+/**
+ * Conntrack states, as a set (struct rule::ctstate) or a packet's state: a
+ * packet is in exactly one of NEW, ESTABLISHED, RELATED, INVALID and
+ * UNTRACKED (0 also means untracked), and may carry SNAT and DNAT (its
+ * connection is translated), as netfilter's --ctstate has it.
+ */
 #define RULE_CT_NEW 0x01
 #define RULE_CT_ESTABLISHED 0x02
 #define RULE_CT_RELATED 0x04
 #define RULE_CT_INVALID 0x08
-#define RULE_CT_ALL 0x0f
+#define RULE_CT_UNTRACKED 0x10
+#define RULE_CT_SNAT 0x20
+#define RULE_CT_DNAT 0x40
+/** The exclusive states. */
+#define RULE_CT_STATES 0x1f
+/** Every bit. */
+#define RULE_CT_ALL 0x7f
 /**
  * Packet state for rule_match_key() meaning "any state": a rule's ctstate
  * match is then taken as satisfied (the answer is "could match").
@@ -143,15 +200,11 @@ enum rule_local {
 #define RULE_M_SPORT 0x08
 #define RULE_M_DPORT 0x10
 #define RULE_M_CTSTATE 0x20
+#define RULE_M_IN 0x40  /**< input interface, struct rule::in_if */
+#define RULE_M_OUT 0x80 /**< output interface, struct rule::out_if */
 
 /** Key flag for the evaluator: the packet has no L4 ports (a non-first fragment). */
 #define RULE_KEY_F_NOPORTS 0x01
-
-/** An address prefix; the family is struct rule::family. */
-struct rule_prefix {
-	uint8_t addr[16]; /**< network order; IPv4 in bytes 0..3; bits past @c len zero */
-	uint8_t len;      /**< prefix length, 0..32 or 0..128 */
-};
 
 /** A port list: @c n inclusive ranges, host order, matched if any contains the port. */
 struct rule_ports {
@@ -162,17 +215,29 @@ struct rule_ports {
 	} r[RULE_PORTS_MAX];
 };
 
+/** struct rule_nat::flags. */
+#define RULE_NAT_F_RANDOM 0x01       /**< --random: randomized port selection */
+#define RULE_NAT_F_RANDOM_FULLY 0x02 /**< --random-fully: fully randomized ports */
+#define RULE_NAT_F_PERSISTENT 0x04   /**< --persistent: same address for a client */
+#define RULE_NAT_F_NETMAP 0x08       /**< NETMAP: map the prefix, keep the host bits */
+
 /**
- * A NAT target: an address range and an optional port range. Masquerade has
- * no address (family 0). Ports apply to TCP, UDP and SCTP flows only.
+ * A NAT target: an address range and an optional port range. Masquerade and
+ * redirect have no address (family 0). Ports apply to TCP, UDP and SCTP
+ * flows only. NETMAP: the prefix as a range (addr_min..addr_max), host bits
+ * kept by the translation.
  */
 struct rule_nat {
-	uint8_t family;       /**< FC_AF_INET4/6; 0 for masquerade */
+	uint8_t family;       /**< FC_AF_INET4/6; 0 for masquerade and redirect */
+	uint8_t flags;        /**< RULE_NAT_F_* */
 	uint8_t addr_min[16]; /**< network order */
 	uint8_t addr_max[16]; /**< network order, >= addr_min; equal for one address */
 	uint16_t port_min;    /**< host order; 0 = keep the port */
 	uint16_t port_max;    /**< host order, >= port_min */
 };
+
+/* Extension matches and target options: struct rule_x, in rule_ext.h. */
+#include "rule_ext.h"
 
 /**
  * One rule. A plain value (no pointers): copied freely, compared with
@@ -189,14 +254,21 @@ struct rule {
 	uint8_t ctstate;        /**< RULE_CT_* set, with RULE_M_CTSTATE */
 	uint8_t match;          /**< RULE_M_* fields present */
 	uint8_t neg;            /**< RULE_M_* fields negated (subset of @c match) */
+	uint8_t n_xm;           /**< extension matches in @c xm */
 	struct rule_prefix src; /**< with RULE_M_SRC */
 	struct rule_prefix dst; /**< with RULE_M_DST */
 	struct rule_ports sport; /**< with RULE_M_SPORT */
 	struct rule_ports dport; /**< with RULE_M_DPORT */
-	struct rule_nat nat;    /**< DNAT/SNAT/MASQUERADE target */
+	struct rule_nat nat;    /**< DNAT/SNAT/MASQUERADE/REDIRECT/NETMAP target */
+	char in_if[RULE_IFNAME_MAX];  /**< with RULE_M_IN: a port name, "NAME+" a prefix */
+	char out_if[RULE_IFNAME_MAX]; /**< with RULE_M_OUT */
 	char chain[RULE_NAME_MAX];   /**< JUMP/GOTO target chain, same table */
 	char channel[RULE_NAME_MAX]; /**< ACCEPT: channel name, "" = default */
 	char comment[RULE_COMMENT_MAX];
+	uint64_t pkts;          /**< initial packet counter (an import's [pkts:bytes]) */
+	uint64_t bytes;         /**< initial byte counter */
+	struct rule_x xm[RULE_XM_MAX]; /**< extension matches, ANDed, in order */
+	struct rule_x tgt;      /**< the action's options (kind RULE_XT_*), or kind RULE_X_NONE */
 };
 
 /**
@@ -216,7 +288,9 @@ bool rule_equal(const struct rule *a, const struct rule *b);
  * Check a rule on its own: names, family consistency (addresses and NAT
  * target of one family), ports only with proto tcp/udp/sctp, prefixes
  * without host bits, NAT target present for DNAT/SNAT, fields that the
- * action does not use left empty.
+ * action does not use left empty, extensions of known kinds with the
+ * options their kind needs (and of the rule's family), target options of
+ * the action's kind.
  *
  * @param r    rule to check
  * @param msg  if not NULL, receives a static description of the problem
@@ -226,9 +300,12 @@ bool rule_equal(const struct rule *a, const struct rule *b);
 int rule_check(const struct rule *r, const char **msg);
 
 /**
- * Does rule @p r match this packet? The one place matching logic lives:
- * the evaluators and the "which flows does this rule change" test of the
- * flow cache all call it. Actions are not looked at.
+ * Could rule @p r match a packet with this key? The key fields (family,
+ * addresses, protocol, ports, local bits, ctstate) are compared; what a
+ * key does not carry (interfaces, extension matches, ctstate SNAT/DNAT) is
+ * taken as matching, so the answer is "could match": what the flow cache's
+ * "which flows does this change touch" test needs. rule_match_pkt()
+ * (rule_eval.h) is the exact match on a whole packet context.
  *
  * Semantics: an address (even negated) or a NAT target restricts the rule
  * to its family; a port match (even negated) never matches a key flagged
@@ -236,21 +313,34 @@ int rule_check(const struct rule *r, const char **msg);
  *
  * @param r        the rule
  * @param k        the key (family set, network order)
- * @param ctstate  one RULE_CT_* bit, 0 for an untracked packet (positive
- *   ctstate matches fail, negated ones succeed), or RULE_CT_IGNORE
+ * @param ctstate  the packet's RULE_CT_* bits, 0 for an untracked packet,
+ *   or RULE_CT_IGNORE
  * @param kflags   RULE_KEY_F_* flags of the packet
- * @return true on a match.
+ * @return true on a (possible) match.
  * Context: any lcore.
  */
 bool rule_match_key(const struct rule *r, const struct fc_key *k, unsigned int ctstate,
 	unsigned int kflags);
 
-/** Name of an action ("accept", ..., "masquerade"); "?" if out of range. Context: any. */
+/** Name of an action ("accept", ..., "count"); "?" if out of range. Context: any. */
 const char *rule_action_name(unsigned int action);
-/** Name of a table ("filter", "nat"); "?" if out of range. Context: any. */
+/** Name of a table ("filter", "nat", "mangle", "raw", "security"); "?" if out of range. Context: any. */
 const char *rule_table_name(unsigned int table);
 /** Name of a hook ("prerouting", ..., "postrouting"); "?" if out of range. Context: any. */
 const char *rule_hook_name(unsigned int hook);
+/** Name of an extension kind ("addrtype", ..., "SET"); "?" if out of range. Context: any. */
+const char *rule_x_kind_name(unsigned int kind);
+/** Name of a reject kind ("icmp-port-unreachable", ...); "?" if out of range. Context: any. */
+const char *rule_reject_name(unsigned int with);
+
+/**
+ * Is @p action terminal (the walk of the table ends where it matches)?
+ * SYNPROXY is terminal for TCP SYN and ACK packets only.
+ * @param action  enum rule_action
+ * @return true for accept, drop, reject and the NAT actions.
+ * Context: any.
+ */
+bool rule_action_terminal(unsigned int action);
 
 /* ------------------------------------------------------------------------ */
 /* Chains and rule sets                                                      */
@@ -277,7 +367,11 @@ struct rule_chain {
 	uint8_t table;     /**< enum rule_table */
 	uint8_t builtin;   /**< main, dnat or snat; cannot be deleted or given hooks */
 	uint8_t hooks;     /**< RULE_HOOK_F() bits claimed by this user chain */
-	uint8_t policy;    /**< enum rule_policy; filter base chains only */
+	uint8_t policy;    /**< enum rule_policy of IPv4 packets (and of both, by default);
+			        base chains only, never DROP in nat */
+	uint8_t policy6;   /**< enum rule_policy of IPv6 packets */
+	uint64_t pkts;     /**< initial policy counters (an import's [pkts:bytes]) */
+	uint64_t bytes;
 	uint32_t n_rules;
 	uint32_t cap;      /**< allocated slots in @c rules */
 	struct rule *rules; /**< n_rules rules, first match first */
@@ -286,8 +380,21 @@ struct rule_chain {
 struct rule_set;
 
 /**
+ * The policy of chain @p c for packets of @p family.
+ * @param c       the chain
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @return enum rule_policy.
+ * Context: any.
+ */
+static inline unsigned int
+rule_chain_policy(const struct rule_chain *c, unsigned int family)
+{
+	return family == FC_AF_INET6 ? c->policy6 : c->policy;
+}
+
+/**
  * Create an empty rule set: filter's main chain (policy accept), nat's dnat
- * and snat chains, no rules, generation 0.
+ * and snat chains, no rules, generation 0, no port names, no ipsets.
  * @return the set, or NULL with errno ENOMEM.
  * Context: main lcore.
  */
@@ -310,7 +417,7 @@ uint64_t rule_set_generation(const struct rule_set *s);
 /** Set the generation. Context: the set's owner. */
 void rule_set_generation_set(struct rule_set *s, uint64_t gen);
 
-/** Total number of rules in both tables. Context: any. */
+/** Total number of rules in all tables. Context: any. */
 unsigned int rule_set_rule_count(const struct rule_set *s);
 
 /** Number of chains of @p table (built-in chains first). Context: any. */
@@ -348,12 +455,13 @@ const struct rule_chain *rule_set_hook_chain(const struct rule_set *s, enum rule
 /**
  * Add a user chain at the end of the table's chain list.
  *
- * @param table   RULE_TABLE_FILTER or RULE_TABLE_NAT
+ * @param table   enum rule_table
  * @param name    chain name: letters, digits, '_', '-', '.', at most
  *   RULE_NAME_MAX - 1 characters, not starting with '-' or '.'
  * @param hooks   RULE_HOOK_F() bits this chain claims (0: a chain only
  *   reached by JUMP/GOTO); must be hooks of @p table
- * @param policy  enum rule_policy; DROP only for a filter chain with hooks
+ * @param policy  enum rule_policy of both families; DROP only for a chain
+ *   with hooks, not in nat
  * @return 0; -EINVAL (bad name, hooks or policy), -EEXIST (name taken),
  *   -EBUSY (a hook is already claimed by another user chain), -ENOMEM.
  * Context: main lcore.
@@ -371,12 +479,28 @@ int rule_set_chain_add(struct rule_set *s, enum rule_table table, const char *na
 int rule_set_chain_del(struct rule_set *s, enum rule_table table, const char *name);
 
 /**
- * Set the policy of a filter base chain (main, or a user chain with hooks).
+ * Set the policy of a base chain (main, or a user chain with hooks) for
+ * both families.
  * @return 0; -EINVAL (nat table, chain without hooks, bad policy), -ENOENT.
  * Context: main lcore.
  */
 int rule_set_chain_policy(struct rule_set *s, enum rule_table table, const char *name,
 	enum rule_policy policy);
+
+/**
+ * Set the policy of a base chain for one family (an iptables file sets
+ * IPv4's, an ip6tables file IPv6's).
+ * @param s       the set
+ * @param table   enum rule_table
+ * @param name    the chain
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param policy  enum rule_policy
+ * @return 0; -EINVAL (nat table, chain without hooks, bad policy or
+ *   family), -ENOENT.
+ * Context: main lcore.
+ */
+int rule_set_chain_policy_af(struct rule_set *s, enum rule_table table, const char *name,
+	unsigned int family, enum rule_policy policy);
 
 /**
  * Delete every rule of a chain.
@@ -442,87 +566,135 @@ const struct rule *rule_set_rule_find(const struct rule_set *s, uint32_t id,
 	enum rule_table *table, const struct rule_chain **chain, uint32_t *pos);
 
 /* ------------------------------------------------------------------------ */
-/* Reference evaluator (the oracle)                                          */
+/* What a set is evaluated with: port names and ipsets                       */
 /* ------------------------------------------------------------------------ */
 
-/** Filter verdicts. */
-enum rule_verdict {
-	RULE_VERDICT_ACCEPT,
-	RULE_VERDICT_DROP,
-};
-
-/** What the filter table decided for a packet. */
-struct rule_result {
-	uint8_t verdict;  /**< enum rule_verdict */
-	uint8_t hook;     /**< enum rule_hook whose chain decided */
-	uint32_t rule_id; /**< the deciding rule, or RULE_ID_POLICY */
-	char channel[RULE_NAME_MAX]; /**< accept: channel name, "" = default */
-};
-
-/** What a nat hook decided for a packet. */
-struct rule_nat_result {
-	uint8_t action;   /**< RULE_ACT_DNAT, _SNAT, _MASQUERADE, or _ACCEPT (no translation) */
-	uint8_t hook;     /**< enum rule_hook evaluated */
-	uint32_t rule_id; /**< the deciding rule; RULE_ID_POLICY at the end of the
-			       chain; RULE_ID_NONE if the hook enters no chain */
-	struct rule_nat nat; /**< the target, for DNAT/SNAT/MASQUERADE */
-};
+/**
+ * Give the set the names of the ports (interfaces) its rules' -i/-o
+ * patterns are matched against: port @c i is @p names[i]. A copy is kept;
+ * clones keep it; evaluators and the classifier read it (the classifier
+ * when it is built: set the names before building). Ports without a name
+ * (i >= @p n, RULE_IF_NONE) have the name "".
+ * @param s      the set
+ * @param n      number of ports (at most RULE_IF_NONE)
+ * @param names  @p n names, each shorter than RULE_PORTNAME_MAX
+ * @return 0; -EINVAL (NULL, a name too long), -ENOMEM (the old names stay).
+ * Context: main lcore.
+ */
+int rule_set_ports(struct rule_set *s, unsigned int n, const char *const names[]);
 
 /**
- * Walk one hook of one table, first match wins, with netfilter's
- * semantics: JUMP pushes, RETURN pops, GOTO replaces the current chain,
- * the end of a user chain returns, RETURN or the end in the base chain
- * applies its policy. The result is the rule with a terminal action
- * (accept, drop, dnat, snat, masquerade) or the policy.
- *
- * @param table    table
- * @param hook     one of the table's hooks
- * @param k        key
- * @param ctstate  as rule_match_key()
- * @param kflags   as rule_match_key()
- * @param rule     receives the deciding rule, or NULL for a policy / no chain
- * @param chain    receives the base chain entered (NULL if none)
- * @return 0; -EINVAL (bad arguments, hook not of the table, or a set that
- *   did not come through this API with a missing chain or misplaced action),
- *   -ELOOP (nesting deeper than RULE_DEPTH_MAX: same).
+ * The name of port @p port in the set ("" if it has none).
+ * @param s     the set
+ * @param port  a port number, or RULE_IF_NONE
+ * @return the name (valid until the next rule_set_ports() on @p s).
  * Context: any thread holding @p s read-only.
  */
-int rule_ref_hook(const struct rule_set *s, enum rule_table table, enum rule_hook hook,
-	const struct fc_key *k, unsigned int ctstate, unsigned int kflags, const struct rule **rule,
-	const struct rule_chain **chain);
+const char *rule_set_port_name(const struct rule_set *s, unsigned int port);
+
+/** Number of named ports of the set. Context: any. */
+unsigned int rule_set_port_count(const struct rule_set *s);
 
 /**
- * Filter verdict for a packet. The hook follows from the local bits:
- * dst_local only -> INPUT, src_local only -> OUTPUT, neither -> FORWARD,
- * both (a local packet to a local address) -> OUTPUT, then INPUT if OUTPUT
- * accepted (the result is INPUT's; its channel, or OUTPUT's if INPUT named
- * none). Call with the key as filtering sees it (after DNAT).
- *
- * @param res  receives the verdict, deciding rule or RULE_ID_POLICY, hook, channel
- * @return 0, -EINVAL, -ELOOP (see rule_ref_hook()).
- * Context: any thread holding @p s read-only.
+ * Does interface pattern @p pat ("eth0", or "eth+" for every name that
+ * starts with "eth"; "+" matches every name, "" included) match @p name?
+ * iptables' rule.
+ * @param pat   the pattern (struct rule::in_if / out_if)
+ * @param name  an interface name ("" for none)
+ * @return true on a match.
+ * Context: any.
  */
-int rule_ref_filter(const struct rule_set *s, const struct fc_key *k, unsigned int ctstate,
-	unsigned int kflags, struct rule_result *res);
-
-/** NAT stages. */
-enum rule_nat_stage {
-	RULE_NAT_DST, /**< before filtering: PREROUTING, or OUTPUT for src_local keys */
-	RULE_NAT_SRC, /**< after filtering: POSTROUTING, or INPUT for keys that are
-			   dst_local and not src_local */
-};
+bool rule_if_match(const char *pat, const char *name);
 
 /**
- * NAT decision of one stage for a packet (netfilter consults nat rules for
- * the first packet of a connection only: that is the caller's business).
- *
- * @param stage  RULE_NAT_DST or RULE_NAT_SRC
- * @param res    receives the action (ACCEPT = no translation), rule and target
- * @return 0, -EINVAL, -ELOOP (see rule_ref_hook()).
+ * The first interface pattern of the set's rules that matches none of its
+ * port names (netfilter loads such rules: they never match until a port of
+ * that name exists). Iterate with @p it starting at 0.
+ * @param s      the set
+ * @param it     iterator, 0 to start
+ * @param rule   receives the rule's id
+ * @return the pattern, or NULL when there are no more.
  * Context: any thread holding @p s read-only.
  */
-int rule_ref_nat(const struct rule_set *s, enum rule_nat_stage stage, const struct fc_key *k,
-	unsigned int ctstate, unsigned int kflags, struct rule_nat_result *res);
+const char *rule_set_unknown_if(const struct rule_set *s, uint64_t *it, uint32_t *rule);
+
+/** ipsets (named address, network, address-and-port and port sets); rule_lang.h loads them. */
+struct rule_ipsets;
+
+/**
+ * Attach ipsets to the set (the -m set matches and SET targets name
+ * them): the set takes a reference, dropping the one it held. Clones share
+ * them.
+ * @param s     the set
+ * @param sets  the ipsets, or NULL for none
+ * Context: main lcore.
+ */
+void rule_set_ipsets(struct rule_set *s, struct rule_ipsets *sets);
+
+/**
+ * Take another reference to ipsets (a holder that outlives the rule set,
+ * e.g. a compiled classifier).
+ * @param sets  the ipsets (not NULL)
+ * Context: any.
+ */
+void rule_ipsets_ref(struct rule_ipsets *sets);
+
+/**
+ * Drop a reference to ipsets (rule_lang.h's loaders give the first one);
+ * the last one frees them.
+ * @param sets  the ipsets; NULL is accepted
+ * Context: the owner of the reference.
+ */
+void rule_ipsets_free(struct rule_ipsets *sets);
+
+/**
+ * The first set name a rule of @p s uses (-m set, SET target) that its
+ * attached ipsets do not have, or have with fewer dimensions than the rule
+ * asks for: iptables-restore refuses such rules.
+ * @param s     the set
+ * @param rule  receives the rule's id
+ * @return the name, or NULL if every set is there.
+ * Context: any thread holding @p s read-only.
+ */
+const char *rule_set_ipset_missing(const struct rule_set *s, uint32_t *rule);
+
+/**
+ * The ipsets attached to the set.
+ * @param s  the set
+ * @return them, or NULL.
+ * Context: any thread holding @p s read-only.
+ */
+const struct rule_ipsets *rule_set_ipsets_get(const struct rule_set *s);
+
+/**
+ * Merge the rules of @p src (one address family's rule set, e.g. an
+ * ip6tables import) into @p dst (the other family's): chains of the same
+ * name in the same table are one chain holding both families' rules (each
+ * rule keeps its family, so packets of one family see only their rules),
+ * chains only in @p src are added, and base chains take @p family's policy
+ * from @p src. All or nothing.
+ * @param dst     the set merged into
+ * @param src     the set merged from (not modified)
+ * @param family  FC_AF_INET4 or FC_AF_INET6: the family of @p src's rules
+ * @return 0; -EINVAL (bad arguments, a rule of @p src of another family, a
+ *   chain that is a base chain in one set and not in the other), -EBUSY (a
+ *   hook claimed by differently named chains), -ELOOP, -ENOSPC, -ENOMEM.
+ * Context: main lcore.
+ */
+int rule_set_merge(struct rule_set *dst, const struct rule_set *src, unsigned int family);
+
+/**
+ * One family's part of a set: its chains, @p family's policies (the other
+ * family's accept), the rules of @p family and those of both families
+ * (made @p family's), port names and ipsets; what rule_set_merge() puts
+ * back beside another file of the other family.
+ * @param s       the set
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @return a new set, or NULL with errno EINVAL (a rule of both families
+ *   that cannot be @p family's) or ENOMEM.
+ * Context: main lcore.
+ */
+struct rule_set *rule_set_family(const struct rule_set *s, unsigned int family);
 
 /* ------------------------------------------------------------------------ */
 /* Set validation and change log (for the classifier and the engine)         */
@@ -615,5 +787,8 @@ const struct rule_log *rule_set_log(const struct rule_set *s);
 #ifdef __cplusplus
 }
 #endif
+
+/* The evaluators: packet context, providers, results (part of this manual). */
+#include "rule_eval.h"
 
 #endif /* GUFC_RULES_H */

@@ -73,7 +73,8 @@ fz_check_equal(const struct rule_set *a, const struct rule_set *b)
 
 			CHECK(strcmp(ca->name, cb->name) == 0);
 			CHECK(ca->hooks == cb->hooks && ca->builtin == cb->builtin);
-			CHECK(ca->policy == cb->policy && ca->n_rules == cb->n_rules);
+			CHECK(ca->policy == cb->policy && ca->policy6 == cb->policy6);
+			CHECK(ca->n_rules == cb->n_rules);
 			for (uint32_t j = 0; j < ca->n_rules; j++) {
 				CHECK(rule_check(&ca->rules[j], NULL) == 0);
 				CHECK(rule_equal(&ca->rules[j], &cb->rules[j]));
@@ -135,6 +136,59 @@ fz_key(const uint8_t *data, size_t size, unsigned int i, struct fc_key *k)
 	}
 }
 
+/* A packet context from the input bytes: flags, ICMP, TTL, length, marks, ports. */
+static void
+fz_pkt(const uint8_t *data, size_t size, unsigned int i, const struct fc_key *k, unsigned int ct,
+	struct rule_pkt *p)
+{
+	uint8_t b[16];
+
+	for (size_t j = 0; j < sizeof(b); j++)
+		b[j] = size ? data[(i * 11 + j + 3) % size] : (uint8_t)(i * j);
+	rule_pkt_init(p, k, ct, i % 5 == 0 ? RULE_KEY_F_NOPORTS : 0);
+	p->tcp_flags = b[0];
+	p->icmp_type = b[1];
+	p->icmp_code = b[2] & 15;
+	p->ttl = b[3];
+	p->l3_len = (uint16_t)(b[4] << 8 | b[5]);
+	p->mark = b[6] & 0x3f;
+	p->in_port = b[7] & 4 ? RULE_IF_NONE : b[7] & 3;
+	p->out_port = b[8] & 4 ? RULE_IF_NONE : b[8] & 3;
+	p->rand = (uint32_t)b[9] << 24 | b[10];
+	if (b[11] & 1) {
+		p->flags |= RULE_PKT_F_MSS;
+		p->tcp_mss = (uint16_t)(b[12] << 4);
+	}
+}
+
+/* Every stage of both sets gives a packet context the same result. */
+static void
+fz_check_stages(const struct rule_set *a, const struct rule_set *b, const uint8_t *data,
+	size_t size, unsigned int i, const struct fc_key *k, unsigned int ct)
+{
+	struct rule_pkt pa, pb;
+
+	fz_pkt(data, size, i, k, ct, &pa);
+	pb = pa;
+	for (unsigned int st = 0; st < RULE_STAGE__COUNT; st++) {
+		struct rule_eval ea, eb;
+		int ra = rule_ref_eval(a, (enum rule_stage)st, &pa, NULL, &ea);
+		int rb = rule_ref_eval(b, (enum rule_stage)st, &pb, NULL, &eb);
+
+		CHECK(ra == rb);
+		if (ra < 0)
+			return;
+		CHECK(ea.verdict == eb.verdict && ea.action == eb.action && ea.hook == eb.hook);
+		CHECK(ea.table == eb.table && ea.reject == eb.reject && ea.deps == eb.deps);
+		CHECK(ea.nat_action == eb.nat_action && ea.n_acts == eb.n_acts);
+		CHECK(pa.mark == pb.mark && pa.ctstate == pb.ctstate && pa.ttl == pb.ttl);
+		for (unsigned int j = 0; j < ea.n_acts; j++)
+			CHECK(ea.acts[j].action == eb.acts[j].action);
+		if (ea.verdict != RULE_VERDICT_ACCEPT)
+			return;
+	}
+}
+
 /* Both sets give every key the same verdict, hook, channel and translation. */
 static void
 fz_check_eval(const struct rule_set *a, const struct rule_set *b, const uint8_t *data, size_t size)
@@ -148,6 +202,7 @@ fz_check_eval(const struct rule_set *a, const struct rule_set *b, const uint8_t 
 		struct fc_key k;
 
 		fz_key(data, size, i, &k);
+		fz_check_stages(a, b, data, size, i, &k, ct);
 		CHECK(rule_ref_filter(a, &k, ct, kf, &ra) == 0);
 		CHECK(rule_ref_filter(b, &k, ct, kf, &rb) == 0);
 		CHECK(ra.verdict == rb.verdict && ra.hook == rb.hook);

@@ -13,5 +13,7 @@ if [ -d "$seeds" ]; then
 	cp -r "$seeds"/. "$work/corpus"/
 fi
 cd "$work"
+# libFuzzer's own error exit code is 77, which meson reads as "skipped": 1.
 "$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	-error_exitcode=1 -timeout_exitcode=1 \
 	-print_final_stats=1 "$work/corpus"

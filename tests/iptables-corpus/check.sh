@@ -219,7 +219,9 @@ if [ -n "$gufc_dir" ]; then
 			"$@" --script "$tmp/quit" > "$tmp/out" 2>&1
 		rc=$?
 		drop_runtime "gufc-corpus-$$-$n"
-		err=$(grep -m 1 '^gufc: ' "$tmp/out")
+		# The error names FILE:LINE:COL; other lines (notes, warnings) are not it.
+		err=$(grep -m 1 -E '^gufc: .*:[0-9]+:[0-9]+: ' "$tmp/out")
+		[ -n "$err" ] || err=$(grep '^gufc: ' "$tmp/out" | grep -v '^gufc: warning:' | head -n 1)
 		[ -n "$err" ] || err=$(grep -v '^EAL\|^TELEMETRY' "$tmp/out" | tail -n 1)
 		err=${err#gufc: }
 		err=${err//$here\//}

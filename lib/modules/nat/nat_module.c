@@ -89,6 +89,50 @@ bind_err(struct rule_flow *f, int rc)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Targets                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A REDIRECT or NETMAP target as the single-address DNAT/SNAT target it
+ * means for this flow: REDIRECT to the input port's address (loopback for
+ * a locally generated packet), NETMAP to the target's prefix with the
+ * address's own host bits. @return 0, or -errno (no port address).
+ */
+static int
+nat_target(const struct mod_nat_module *m, const struct rule_flow *f, unsigned int action,
+	const struct rule_nat *t, const uint8_t *addr, struct rule_nat *out)
+{
+	unsigned int len = fc_af_addr_len(f->key.family);
+
+	*out = *t;
+	out->family = f->key.family;
+	if (action == RULE_ACT_REDIRECT) {
+		if (fc_key_flags(&f->key) & FC_KEY_F_SRC_LOCAL) {
+			memset(out->addr_min, 0, sizeof(out->addr_min));
+			if (len == 4)
+				out->addr_min[0] = 127, out->addr_min[3] = 1;
+			else
+				out->addr_min[15] = 1;
+		} else if (m->p.port_addr_fn == NULL ||
+			   m->p.port_addr_fn(m->p.cb_arg, f->up->in_port, f->up->in_port,
+				   f->key.family, out->addr_min) < 0) {
+			return -EADDRNOTAVAIL;
+		}
+		memcpy(out->addr_max, out->addr_min, sizeof(out->addr_max));
+		return 0;
+	}
+	/* NETMAP: the prefix's bits are those min and max share. */
+	for (unsigned int i = 0; i < len; i++) {
+		uint8_t mask = (uint8_t)~(t->addr_min[i] ^ t->addr_max[i]);
+
+		out->addr_min[i] = (uint8_t)((t->addr_min[i] & mask) | (addr[i] & ~mask));
+	}
+	memcpy(out->addr_max, out->addr_min, sizeof(out->addr_max));
+	out->flags &= (uint8_t)~RULE_NAT_F_NETMAP;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Stage nat_dst                                                             */
 /* ------------------------------------------------------------------------ */
 
@@ -97,7 +141,8 @@ nat_dst_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_nat_module *m = priv;
 	struct mod_nat_binding_result nb;
-	struct rule_nat_result res;
+	const struct rule_eval *res;
+	struct rule_nat tgt;
 	int rc;
 
 	m->binding = RULE_NAT_NONE;
@@ -105,17 +150,25 @@ nat_dst_on_insert(void *priv, struct rule_flow *f)
 	/* NAT applies to flows that make a connection (or to all without a tracker). */
 	if (f->nocache || f->untracked)
 		return 0;
-	rc = rule_engine_classify_nat(f->eng, RULE_NAT_DST, &f->key, f->ctstate, f->kflags, &res);
+	rc = rule_engine_classify_flow(f, RULE_STAGE_DST, &res);
 	if (rc < 0)
 		return rc;
-	if (res.action != RULE_ACT_DNAT)
+	if (res->nat_action == RULE_ACT_REDIRECT || res->nat_action == RULE_ACT_NETMAP) {
+		if (nat_target(m, f, res->nat_action, &res->nat, fc_key_dst(&f->key), &tgt) < 0) {
+			f->drop = RULE_DROP_NAT_ERROR;
+			return 0;
+		}
+	} else if (res->nat_action == RULE_ACT_DNAT) {
+		tgt = res->nat;
+	} else {
 		return 0;
-	rc = mod_nat_bind(m->nat, &f->key, &res.nat, NULL, NULL, &nb);
+	}
+	rc = mod_nat_bind(m->nat, &f->key, &tgt, NULL, NULL, &nb);
 	if (rc < 0)
 		return bind_err(f, rc);
 	m->binding = nb.binding;
 	m->dnat = true;
-	m->dnat_tgt = res.nat;
+	m->dnat_tgt = tgt;
 	f->xkey = nb.fwd;
 	f->xdst = true;
 	f->reply_key = nb.reply;
@@ -195,7 +248,9 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_nat_module *m = priv;
 	struct mod_nat_binding_result nb;
-	struct rule_nat_result res;
+	const struct rule_eval *res;
+	const struct rule_nat *snat = NULL;
+	struct rule_nat tgt;
 	uint8_t masq[16];
 	const uint8_t *masq_p = NULL;
 	int rc;
@@ -206,11 +261,21 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 	}
 	if (f->untracked)
 		return 0;
-	rc = rule_engine_classify_nat(f->eng, RULE_NAT_SRC, &f->xkey, f->ctstate, f->kflags, &res);
+	rc = rule_engine_classify_flow(f, RULE_STAGE_SRC, &res);
 	if (rc < 0)
 		return rc;
-	if (res.action == RULE_ACT_SNAT || res.action == RULE_ACT_MASQUERADE) {
-		if (res.action == RULE_ACT_MASQUERADE) {
+	if (res->nat_action == RULE_ACT_SNAT || res->nat_action == RULE_ACT_MASQUERADE)
+		snat = &res->nat;
+	if (res->nat_action == RULE_ACT_NETMAP) {
+		/* Source NETMAP: the source's host bits under the target's prefix. */
+		if (nat_target(m, f, RULE_ACT_NETMAP, &res->nat, fc_key_src(&f->key), &tgt) < 0) {
+			f->drop = RULE_DROP_NAT_ERROR;
+			return 0;
+		}
+		snat = &tgt;
+	}
+	if (snat != NULL || res->nat_action == RULE_ACT_MASQUERADE) {
+		if (res->nat_action == RULE_ACT_MASQUERADE) {
 			if (m->p.port_addr_fn == NULL ||
 				m->p.port_addr_fn(m->p.cb_arg, f->act[RULE_DIR_ORIG].out_port,
 					f->up->in_port, f->key.family, masq) < 0) {
@@ -221,7 +286,7 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 		}
 		/* One binding holds both stages: redo the DNAT one with the source. */
 		drop_binding(m);
-		rc = mod_nat_bind(m->nat, &f->key, m->dnat ? &m->dnat_tgt : NULL, &res.nat, masq_p,
+		rc = mod_nat_bind(m->nat, &f->key, m->dnat ? &m->dnat_tgt : NULL, snat, masq_p,
 			&nb);
 		if (rc < 0)
 			return bind_err(f, rc);

@@ -7,12 +7,16 @@
  *   ipt_eval [-4|-6] RULES PACKETS
  *
  * RULES is an iptables-save file, loaded with rule_set_parse_iptables_af();
- * PACKETS is the oracle's packet list (see the oracle's header). Per packet:
- * dst NAT stage (rule_ref_nat RULE_NAT_DST), the key translated as the
- * kernel would (DNAT: the first address of the range; the port kept when
- * inside the port range, else its first port) with its local bits
- * recomputed, the filter verdict (rule_ref_filter), then, if accepted, the
- * src NAT stage. Every packet is the first of a new connection (NEW).
+ * PACKETS is the oracle's packet list (see the oracle's header). Per packet,
+ * one context (struct rule_pkt: the lab's interfaces as ports l0, r0 and
+ * lo, TCP flags and MSS, ICMP type and code, the IP length and TTL of the
+ * frame the oracle builds) through rule_ref_eval()'s stages: raw (ctstate
+ * INVALID, as before conntrack), dst (mangle and nat PREROUTING or
+ * OUTPUT), the key translated as the kernel would (DNAT: the first address
+ * of the range; the port kept when inside the port range, else its first
+ * port) with its local bits recomputed, filter (mangle, filter, security),
+ * then, if accepted, src. The verdict is the first drop of any stage, else
+ * the filter table's. Every packet is the first of a new connection (NEW).
  *
  * Rule ids of the imported set are mapped back to file positions (the
  * n-th "-A" line of the file) by importing each rule line on its own with
@@ -42,10 +46,16 @@ struct pkt {
 	unsigned int n;
 	unsigned int lineno;
 	uint8_t proto;
+	uint8_t tcp_flags;
+	int mss;               /* -1: no MSS option */
 	struct addr src, dst;
 	uint16_t sport, dport; /* host order; icmp: see key_build() */
 	int icmp_type, icmp_code, icmp_id;
 };
+
+/* The lab's interfaces as gufc ports. */
+enum { PORT_L0, PORT_R0, PORT_LO };
+static const char *const port_names[] = {"l0", "r0", "lo"};
 
 static struct addr locals[MAX_LOCALS];
 static unsigned int n_locals;
@@ -344,6 +354,8 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 	p->lineno = lineno;
 	p->icmp_type = -1;
 	p->icmp_id = -1;
+	p->mss = -1;
+	p->tcp_flags = RULE_TCP_SYN;
 	if (strcmp(w[0], "proto") == 0) {
 		char *end;
 		unsigned long v;
@@ -382,8 +394,26 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 		if (eq == NULL)
 			goto bad;
 		*eq = '\0';
-		if (strcmp(w[i], "flags") == 0 && p->proto == 6)
-			continue; /* TCP flags do not reach the key */
+		if (strcmp(w[i], "flags") == 0 && p->proto == 6) {
+			static const char letters[] = "FSRPAUEC";
+
+			p->tcp_flags = 0;
+			for (const char *c2 = eq + 1; *c2 != '\0'; c2++) {
+				const char *at = strchr(letters, *c2);
+
+				if (at == NULL)
+					goto bad;
+				p->tcp_flags |= (uint8_t)(1u << (at - letters));
+			}
+			continue;
+		}
+		if (strcmp(w[i], "mss") == 0 && p->proto == 6) {
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == '\0' || *end != '\0' || v > 65535)
+				goto bad;
+			p->mss = (int)v;
+			continue;
+		}
 		if (p->proto != 1 && p->proto != 58)
 			goto bad;
 		v = strtoul(eq + 1, &end, 0);
@@ -490,15 +520,13 @@ print_ports(uint16_t lo, uint16_t hi)
 }
 
 static void
-print_nat(const struct rule_nat_result *r, const uint32_t *pos)
+print_nat(unsigned int hook, unsigned int action, uint32_t rule_id, const struct rule_nat *n,
+	const uint32_t *pos)
 {
-	const struct rule_nat *n = &r->nat;
-
-	if (r->rule_id == RULE_ID_NONE || r->rule_id == RULE_ID_POLICY)
+	if (rule_id == RULE_ID_NONE || rule_id == RULE_ID_POLICY)
 		return;
-	printf(" %s %s rule=%u", rule_hook_name(r->hook), rule_action_name(r->action),
-		pos[r->rule_id]);
-	if (r->action == RULE_ACT_DNAT || r->action == RULE_ACT_SNAT) {
+	printf(" %s %s rule=%u", rule_hook_name(hook), rule_action_name(action), pos[rule_id]);
+	if (action == RULE_ACT_DNAT || action == RULE_ACT_SNAT) {
 		size_t alen = n->family == FC_AF_INET4 ? 4 : 16;
 
 		printf(" to=");
@@ -511,43 +539,146 @@ print_nat(const struct rule_nat_result *r, const uint32_t *pos)
 			printf(":");
 			print_ports(n->port_min, n->port_max);
 		}
-	} else if (r->action == RULE_ACT_MASQUERADE && n->port_min != 0) {
+	} else if ((action == RULE_ACT_MASQUERADE || action == RULE_ACT_REDIRECT) &&
+		   n->port_min != 0) {
 		printf(" ports=");
 		print_ports(n->port_min, n->port_max);
 	}
 }
 
+/* The IP length of the datagram the oracle builds for @p (its build_ip()). */
+static uint16_t
+ip_len(const struct pkt *p)
+{
+	unsigned int l4;
+
+	switch (p->proto) {
+	case 6:
+		l4 = 20 + (p->mss >= 0 ? 4 : 0) + 8;
+		break;
+	case 17:
+		l4 = 16;
+		break;
+	case 132:
+		l4 = 32;
+		break;
+	case 1:
+	case 58:
+		l4 = 16;
+		break;
+	default:
+		l4 = 8;
+		break;
+	}
+	return (uint16_t)(l4 + (p->src.family == FC_AF_INET4 ? 20 : 40));
+}
+
+/* The packet's context as the lab's firewall sees it at its first hook. */
+static void
+pkt_context(const struct pkt *p, const struct fc_key *k, struct rule_pkt *pk)
+{
+	static const uint8_t mac_l[6] = {0x02, 0x4e, 0x46, 0x00, 0x00, 0x02};
+	bool from_fw = fc_key_flags(k) & FC_KEY_F_SRC_LOCAL;
+
+	rule_pkt_init(pk, k, RULE_CT_NEW, 0);
+	pk->in_port = from_fw ? RULE_IF_NONE : PORT_L0;
+	pk->l3_len = ip_len(p);
+	pk->ttl = 64;
+	if (p->proto == 6) {
+		pk->tcp_flags = p->tcp_flags;
+		pk->tcp_opts[0] |= p->mss >= 0 ? 1u << 2 : 0;
+		if (p->mss >= 0) {
+			pk->tcp_mss = (uint16_t)p->mss;
+			pk->flags |= RULE_PKT_F_MSS;
+		}
+	}
+	if (p->proto == 1 || p->proto == 58) {
+		pk->icmp_type = (uint8_t)(p->icmp_type >= 0 ? p->icmp_type : p->proto == 1 ? 8 : 128);
+		pk->icmp_code = (uint8_t)p->icmp_code;
+	}
+	if (!from_fw) {
+		memcpy(pk->mac_src, mac_l, 6);
+		pk->flags |= RULE_PKT_F_MAC;
+	}
+}
+
+/* Output port of a packet with key @k after routing: r0, lo (from the firewall to itself), none. */
+static uint16_t
+route_port(const struct fc_key *k)
+{
+	uint8_t f = fc_key_flags(k);
+
+	if (f & FC_KEY_F_DST_LOCAL)
+		return (f & FC_KEY_F_SRC_LOCAL) ? PORT_LO : RULE_IF_NONE;
+	return PORT_R0;
+}
+
 static int
 eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 {
-	struct rule_nat_result dst, src;
-	struct rule_result f;
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	unsigned int decider = RULE_STAGE_FILTER, n = 0;
+	struct rule_pkt pk;
 	struct fc_key k;
-	int rc;
+	bool from_fw;
+	int rc = 0;
 
 	key_build(p, &k);
-	rc = rule_ref_nat(s, RULE_NAT_DST, &k, RULE_CT_NEW, 0, &dst);
-	if (rc < 0)
-		goto err;
-	if (dst.action == RULE_ACT_DNAT)
-		key_dnat(&k, &dst.nat);
-	rc = rule_ref_filter(s, &k, RULE_CT_NEW, 0, &f);
-	if (rc < 0)
-		goto err;
-	if (f.verdict == RULE_VERDICT_ACCEPT) {
-		rc = rule_ref_nat(s, RULE_NAT_SRC, &k, RULE_CT_NEW, 0, &src);
+	from_fw = fc_key_flags(&k) & FC_KEY_F_SRC_LOCAL;
+	pkt_context(p, &k, &pk);
+	for (unsigned int st = 0; st < RULE_STAGE__COUNT; st++) {
+		/* PREROUTING knows no output port; OUTPUT's is routed already. */
+		pk.out_port = st < RULE_STAGE_FILTER && !from_fw ? RULE_IF_NONE : route_port(&k);
+		if (st == RULE_STAGE_RAW)
+			pk.ctstate = RULE_CT_INVALID;
+		else if (!(pk.ctstate & RULE_CT_UNTRACKED))
+			pk.ctstate = RULE_CT_NEW;
+		/* Both ends local: the packet comes back in through lo. */
+		if (st == RULE_STAGE_FILTER && (fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && from_fw)
+			pk.in_port = PORT_LO;
+		pk.key = k;
+		rc = rule_ref_eval(s, (enum rule_stage)st, &pk, NULL, &ev[st]);
 		if (rc < 0)
 			goto err;
+		n = st + 1;
+		if (ev[st].verdict != RULE_VERDICT_ACCEPT) {
+			decider = st;
+			break;
+		}
+		if (st == RULE_STAGE_DST && (ev[st].nat_action == RULE_ACT_DNAT ||
+						    ev[st].nat_action == RULE_ACT_NETMAP)) {
+			struct rule_nat t = ev[st].nat;
+
+			/* NETMAP: the target's prefix, the address's own host bits. */
+			for (unsigned int i = 0; ev[st].nat_action == RULE_ACT_NETMAP &&
+						 i < fc_af_addr_len(k.family);
+				i++) {
+				uint8_t mask = (uint8_t)~(t.addr_min[i] ^ t.addr_max[i]);
+
+				t.addr_min[i] = (uint8_t)((t.addr_min[i] & mask) |
+							  (fc_key_dst(&k)[i] & ~mask));
+			}
+			if (ev[st].nat_action == RULE_ACT_NETMAP)
+				t.port_min = 0;
+			key_dnat(&k, &t);
+			if ((fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && from_fw)
+				pk.in_port = PORT_LO;
+		}
 	}
-	printf("%u %s %s ", p->n, rule_hook_name(f.hook),
-		f.verdict == RULE_VERDICT_ACCEPT ? "accept" : "drop");
-	if (f.rule_id == RULE_ID_POLICY)
+	printf("%u %s %s ", p->n, rule_hook_name(ev[decider].hook),
+		ev[decider].verdict == RULE_VERDICT_ACCEPT ? "accept" : "drop");
+	if (ev[decider].rule_id == RULE_ID_POLICY)
 		printf("policy");
 	else
-		printf("rule=%u", pos[f.rule_id]);
-	print_nat(&dst, pos);
-	if (f.verdict == RULE_VERDICT_ACCEPT)
-		print_nat(&src, pos);
+		printf("rule=%u", pos[ev[decider].rule_id]);
+	/* The nat decisions the packet met: dst before any drop after it, src if accepted. */
+	if (n > RULE_STAGE_DST && (decider > RULE_STAGE_DST || ev[RULE_STAGE_DST].verdict ==
+								      RULE_VERDICT_ACCEPT))
+		print_nat(ev[RULE_STAGE_DST].nat_hook, ev[RULE_STAGE_DST].nat_action,
+			ev[RULE_STAGE_DST].nat_rule_id, &ev[RULE_STAGE_DST].nat, pos);
+	if (n == RULE_STAGE__COUNT && ev[RULE_STAGE_SRC].verdict == RULE_VERDICT_ACCEPT)
+		print_nat(ev[RULE_STAGE_SRC].nat_hook, ev[RULE_STAGE_SRC].nat_action,
+			ev[RULE_STAGE_SRC].nat_rule_id, &ev[RULE_STAGE_SRC].nat, pos);
 	printf("\n");
 	return 0;
 err:
@@ -603,6 +734,11 @@ main(int argc, char **argv)
 	}
 	if (family == 0)
 		family = set_family(s);
+	if (rule_set_ports(s, RTE_DIM(port_names), port_names) < 0) {
+		fprintf(stderr, "ipt_eval: no memory\n");
+		rc = 2;
+		goto out;
+	}
 	if (family != 0 && map_positions(s, text, rules, (uint8_t)family, &pos, &n_pos) < 0) {
 		rc = 2;
 		goto out;

@@ -621,10 +621,42 @@ def test_reload(ctx):
         g.wait_for(r"reload \(SIGHUP\): 3 rules from %s \(iptables\) committed" % ipt)
         rows = rule_rows(g)
         check(len(rows) == 3, "iptables: %d rules after the reload, expected 3" % len(rows))
-        replace(ipt, "*filter\n-A FORWARD -m limit --limit 1/s -j ACCEPT\nCOMMIT\n")
+        # -m owner is refused (gufc has no local sockets), naming line 2.
+        replace(ipt, "*filter\n-A OUTPUT -m owner --uid-owner 1000 -j ACCEPT\nCOMMIT\n")
         os.kill(g.p.pid, signal.SIGHUP)
         g.wait_for(r"reload \(SIGHUP\) failed: %s:2:.*the running rules stay" % ipt)
         check(rule_rows(g) == rows, "iptables: a bad file changed the rules")
+        g.quit()
+    finally:
+        g.kill()
+        cleanup_runtime(g.prefix)
+    # Both families and the ipsets, named by the config: the reload reads all three
+    # again, and a set the new rules name must be in the new ipset file.
+    ipt = ctx.write("b.ipt", "*filter\n-A FORWARD -m set --match-set blk src -j DROP\nCOMMIT\n")
+    ip6 = ctx.write("b6.ipt", "*filter\n-A FORWARD -p udp --dport 53 -j DROP\nCOMMIT\n")
+    sets = ctx.write("b.ipset", "create blk hash:ip family inet\nadd blk 192.0.2.1\n")
+    cfg = ctx.write("b.conf", "iptables b.ipt\nip6tables b6.ipt\nipset b.ipset\n")
+    g = Gufc(ctx, ["--no-huge", "-m", "512", "-l", "0",
+                   "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" % (empty, ctx.path("tx3.pcap"))],
+             ["--config", cfg], "reload-both")
+    try:
+        check(len(rule_rows(g)) == 2, "both families: two rules at start")
+        replace(sets, "create blk hash:ip family inet\nadd blk 192.0.2.1\n"
+                "create blk2 hash:net family inet\nadd blk2 198.51.100.0/24\n")
+        replace(ipt, "*filter\n-A FORWARD -m set --match-set blk src -j DROP\n"
+                "-A FORWARD -m set --match-set blk2 dst -j DROP\nCOMMIT\n")
+        replace(ip6, "*filter\n-A FORWARD -p udp --dport 53 -j DROP\n"
+                "-A FORWARD -p udp --dport 123 -j DROP\nCOMMIT\n")
+        os.kill(g.p.pid, signal.SIGHUP)
+        g.wait_for(r"reload \(SIGHUP\): 4 rules from %s \(iptables\) \+ %s \(ip6tables\) "
+                   r"with the ipsets of %s committed" % (ipt, ip6, sets))
+        rows = rule_rows(g)
+        check(len(rows) == 4, "both families: %d rules after the reload, expected 4" % len(rows))
+        # A rule naming a set the ipset file lacks: refused whole, the old sets kept.
+        replace(ipt, "*filter\n-A FORWARD -m set --match-set nosuch src -j DROP\nCOMMIT\n")
+        os.kill(g.p.pid, signal.SIGHUP)
+        g.wait_for(r"reload \(SIGHUP\) failed: .*nosuch.*the running rules stay")
+        check(rule_rows(g) == rows, "both families: a bad file changed the rules")
         g.quit()
     finally:
         g.kill()

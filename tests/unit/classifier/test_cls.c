@@ -1467,7 +1467,7 @@ test_bad_args(void **state)
 	assert_int_equal(r[0].rule_id, RULE_ID_POLICY); /* proto 0, untracked */
 	ct[0] = RULE_CT_NEW | RULE_CT_ESTABLISHED;	/* one state at a time */
 	assert_int_equal(rule_cls_filter_bulk(c, kp, ct, NULL, 1, r), -EINVAL);
-	ct[0] = 0x10;
+	ct[0] = 0x80;
 	assert_int_equal(rule_cls_filter_bulk(c, kp, ct, NULL, 1, r), -EINVAL);
 	assert_int_equal(rule_cls_filter(c, &k, 0x100 | RULE_CT_NEW, 0, r), -EINVAL);
 	assert_int_equal(rule_cls_filter(c, &bad, 0, 0, r), -EINVAL);

@@ -267,8 +267,12 @@ random_rule(struct rule *r)
 	static const uint8_t protos[] = {6, 17, 132, 1, 58, 47, 99};
 	static const char *const names[] = {"web", "a", "DOCKER-USER", "x.y_z", "k8s-svc.1"};
 
+	static const uint8_t actions[] = {RULE_ACT_ACCEPT, RULE_ACT_DROP, RULE_ACT_JUMP,
+		RULE_ACT_GOTO, RULE_ACT_RETURN, RULE_ACT_DNAT, RULE_ACT_SNAT, RULE_ACT_MASQUERADE,
+		RULE_ACT_REJECT, RULE_ACT_NFLOG, RULE_ACT_COUNT, RULE_ACT_REDIRECT};
+
 	rule_init(r);
-	r->action = (uint8_t)rnd(RULE_ACT__COUNT);
+	r->action = actions[rnd(sizeof(actions))];
 	r->family = (uint8_t)(rnd(3) == 0 ? 0 : rnd(2) ? FC_AF_INET4 : FC_AF_INET6);
 	if (r->action == RULE_ACT_DNAT || r->action == RULE_ACT_SNAT) {
 		unsigned int nb;
@@ -284,7 +288,7 @@ random_rule(struct rule *r)
 							    rnd(256 - r->nat.addr_min[nb - 1]));
 	}
 	if ((r->action == RULE_ACT_DNAT || r->action == RULE_ACT_SNAT ||
-		    r->action == RULE_ACT_MASQUERADE) &&
+		    r->action == RULE_ACT_MASQUERADE || r->action == RULE_ACT_REDIRECT) &&
 		rnd(2)) {
 		r->nat.port_min = (uint16_t)(1 + rnd(65535));
 		r->nat.port_max = (uint16_t)(r->nat.port_min + rnd(65536 - r->nat.port_min));
@@ -317,7 +321,7 @@ random_rule(struct rule *r)
 	}
 	if (rnd(2)) {
 		r->match |= RULE_M_CTSTATE;
-		r->ctstate = (uint8_t)(1 + rnd(15));
+		r->ctstate = (uint8_t)(1 + rnd(RULE_CT_ALL));
 	}
 	r->neg = (uint8_t)(rnd(64) & r->match);
 	if (r->match & (RULE_M_SPORT | RULE_M_DPORT))
@@ -543,19 +547,36 @@ static const struct {
 	{"dnat to 10.0.0.1:99999", 1, 9, "10.0.0.1:99999", "bad nat target"},
 	{"dnat to 2001:db8::1:80-90", 1, 9, "2001:db8::1:80-90", "bad nat target"},
 	{"snat to 10.0.0.9-10.0.0.1", 1, 9, "10.0.0.9-10.0.0.1", "bad nat address range"},
-	{"accept to 1.2.3.4", 1, 8, "to", "'to' only with dnat or snat"},
+	{"accept to 1.2.3.4", 1, 8, "to", "'to' only with dnat, snat or netmap"},
 	{"drop channel web", 1, 6, "channel", "channel only with accept"},
-	{"accept ports 1-2", 1, 8, "ports", "ports only with masquerade"},
+	{"accept ports 1-2", 1, 8, "ports", "ports only with masquerade or redirect"},
 	{"masquerade ports 0-10", 1, 18, "0-10", "bad nat port range"},
 	{"chain foo\ndnat to 1.2.3.4", 2, 1, "dnat", "nat action in filter table"},
 	{"table nat\nchain x\ndrop", 3, 1, "drop", "drop not allowed in nat table"},
 	{"table nat\naccept", 2, 1, "accept", "rule needs a chain section here"},
-	{"table nat\npolicy drop", 2, 1, "policy", "policy only for filter base chains"},
-	{"chain x\npolicy drop", 2, 1, "policy", "policy only for filter base chains"},
-	{"chain a policy drop", 1, 9, "policy", "policy only for filter base chains"},
+	{"table nat\npolicy drop", 2, 1, "policy", "policy only for base chains outside nat"},
+	{"chain x\npolicy drop", 2, 1, "policy", "policy only for base chains outside nat"},
+	{"chain a policy drop", 1, 9, "policy", "policy only for base chains outside nat"},
 	{"policy reject", 1, 8, "reject", "expected accept or drop"},
 	{"policy drop extra", 1, 13, "extra", "unexpected token"},
-	{"table mangle", 1, 7, "mangle", "unknown table"},
+	{"table bogus", 1, 7, "bogus", "unknown table"},
+	{"table raw\naccept", 2, 1, "accept", "rule needs a chain section here"},
+	{"chain x\nct notrack", 2, 1, "ct", "action not allowed in this table"},
+	{"accept in eth0/1", 1, 11, "eth0/1", "bad interface name"},
+	{"accept in +eth", 1, 11, "+eth", "bad interface name"},
+	{"drop mark", 1, 6, "mark", "missing value"},
+	{"drop mark 0x1/0xzz", 1, 11, "0x1/0xzz", "bad mark"},
+	{"drop tcp_flags syn,ack syn", 1, 1, "drop", "extension needs its protocol (-p)"},
+	{"drop proto tcp tcp_flags syn,bogus syn", 1, 26, "syn,bogus", "unknown TCP flag"},
+	{"drop limit 5/fortnight", 1, 12, "5/fortnight", "bad rate unit"},
+	{"drop proto icmp icmp_type echo-bogus", 1, 27, "echo-bogus", "unknown ICMP type"},
+	{"drop ipv6 ttl_eq 1", 1, 1, "drop", "extension of the other address family"},
+	{"drop !mark 0x1", 1, 7, "mark", "negation not allowed here"},
+	{"reject with tcp-reset", 1, 1, "reject", "tcp-reset needs -p tcp"},
+	{"mark", 1, 1, "mark", "MARK needs --set-xmark, --set-mark, --and-mark, --or-mark or --xor-mark"},
+	{"log log_level 9", 1, 15, "9", "unknown name"},
+	{"accept counters 1:x", 1, 17, "1:x", "bad counters"},
+	{"accept ctstate new,bogus", 1, 20, "bogus", "unknown ctstate"},
 	{"chain a hook input\nchain b hook input", 2, 14, "input", "hook already claimed"},
 	{"chain a hook inptu", 1, 14, "inptu", "unknown hook"},
 	{"chain a hook forward,prerouting", 1, 22, "prerouting", "hook not in this table"},

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app/gufc_rules.c — rule sets as the app loads them: a native file, or an
+ * iptables file and an ip6tables file (each deciding its own family, as on
+ * a Linux host), the ipsets their "-m set" rules name (one "ipset save"
+ * file, loaded once at start), and the port names their -i/-o match
+ * ("port N name NAME", default the PMD's name). A pattern no port has
+ * loads with a warning (netfilter does the same: it never matches); so do
+ * actions and stateful matches whose run-time side gufc does not carry out
+ * yet (warn_pending()).
+ *
+ * Context: main lcore.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gufc.h"
+
+void
+gufc_port_names_init(struct gufc_app *app)
+{
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
+		struct gufc_port *gp = &app->ports[p];
+
+		snprintf(gp->ifname, sizeof(gp->ifname), "%s",
+			app->cfg.port[p].name[0] != '\0' ? app->cfg.port[p].name : gp->name);
+	}
+}
+
+/*
+ * What a loaded set asks that gufc does not carry out yet: actions whose
+ * effect beyond the verdict (a log line, a reply, a rewrite) is not made,
+ * and stateful matches evaluated as right after loading (rule_x_fresh()).
+ * The verdicts and the rule walk are netfilter's either way.
+ */
+static const char *
+pending_action(unsigned int a)
+{
+	switch (a) {
+	case RULE_ACT_LOG:
+	case RULE_ACT_NFLOG:
+		return "logs nothing yet (the walk goes on, as in netfilter)";
+	case RULE_ACT_REJECT:
+		return "drops; the ICMP error or TCP reset is not sent yet";
+	case RULE_ACT_MARK:
+	case RULE_ACT_CONNMARK:
+		return "marks are seen by the later rules of the same walk, not kept with "
+		       "flows or connections yet";
+	case RULE_ACT_TCPMSS:
+	case RULE_ACT_CHECKSUM:
+	case RULE_ACT_DSCP:
+	case RULE_ACT_TOS:
+	case RULE_ACT_TTL:
+	case RULE_ACT_HL:
+		return "does not rewrite packets yet (later rules see the new value)";
+	case RULE_ACT_CT:
+	case RULE_ACT_NOTRACK:
+		return "later rules see the packet untracked; conntrack still tracks it";
+	case RULE_ACT_CLASSIFY:
+		return "gufc has no traffic control: the class is not used";
+	case RULE_ACT_SYNPROXY:
+		return "drops what it would answer; the proxy is not there yet";
+	case RULE_ACT_SET:
+		return "does not change the ipsets yet";
+	default:
+		return NULL;
+	}
+}
+
+static const char *
+pending_match(const struct rule_x *x)
+{
+	switch (x->kind) {
+	case RULE_XM_LIMIT:
+	case RULE_XM_HASHLIMIT:
+	case RULE_XM_RECENT:
+	case RULE_XM_CONNLIMIT:
+	case RULE_XM_CONNBYTES:
+		return "keeps no run-time state yet: it answers as right after loading";
+	case RULE_XM_STATISTIC:
+		return x->u.stat.mode == RULE_STAT_NTH
+			       ? "keeps no counter yet: it answers as right after loading"
+			       : NULL;
+	case RULE_XM_CONNMARK:
+		return "sees the mark set in the same walk only (connection marks are not "
+		       "kept yet)";
+	default:
+		return NULL;
+	}
+}
+
+/* One warning per action or match kind: how many rules, the first one. */
+static void
+warn_pending(const struct rule_set *s, FILE *warn)
+{
+	uint32_t n_act[RULE_ACT__COUNT] = {0}, first_act[RULE_ACT__COUNT] = {0};
+	uint32_t n_x[RULE_X__COUNT] = {0}, first_x[RULE_X__COUNT] = {0};
+	const char *why_x[RULE_X__COUNT] = {NULL};
+
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+		for (unsigned int i = 0; i < rule_set_chain_count(s, (enum rule_table)t); i++) {
+			const struct rule_chain *c = rule_set_chain_at(s, (enum rule_table)t, i);
+
+			for (uint32_t j = 0; j < c->n_rules; j++) {
+				const struct rule *r = &c->rules[j];
+
+				if (pending_action(r->action) != NULL && n_act[r->action]++ == 0)
+					first_act[r->action] = r->id;
+				for (unsigned int k = 0; k < r->n_xm; k++) {
+					const char *why = pending_match(&r->xm[k]);
+
+					if (why == NULL)
+						continue;
+					if (n_x[r->xm[k].kind]++ == 0) {
+						first_x[r->xm[k].kind] = r->id;
+						why_x[r->xm[k].kind] = why;
+					}
+				}
+			}
+		}
+	for (unsigned int a = 0; a < RULE_ACT__COUNT; a++)
+		if (n_act[a] != 0)
+			fprintf(warn, "gufc: warning: %s (%u rule%s, first: rule %u) %s\n",
+				rule_action_name(a), n_act[a], n_act[a] > 1 ? "s" : "",
+				first_act[a], pending_action(a));
+	for (unsigned int k = 0; k < RULE_X__COUNT; k++)
+		if (n_x[k] != 0)
+			fprintf(warn, "gufc: warning: -m %s (%u rule%s, first: rule %u) %s\n",
+				rule_x_kind_name(k), n_x[k], n_x[k] > 1 ? "s" : "", first_x[k],
+				why_x[k]);
+}
+
+int
+gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn)
+{
+	const char *names[GUFC_MAX_PORTS];
+	char said[32][RULE_IFNAME_MAX];
+	unsigned int n = 0, n_said = 0;
+	uint64_t it = 0;
+	const char *pat;
+	uint32_t id;
+	int rc;
+
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
+		names[p] = app->ports[p].used ? app->ports[p].ifname : "";
+		if (app->ports[p].used)
+			n = p + 1;
+	}
+	rc = rule_set_ports(s, n, names);
+	if (rc != 0)
+		return rc;
+	if (warn != NULL)
+		warn_pending(s, warn);
+	/* One warning per pattern: its first rule and how many name it. */
+	while (warn != NULL && (pat = rule_set_unknown_if(s, &it, &id)) != NULL) {
+		uint64_t it2 = 0;
+		unsigned int count = 0, k;
+		const char *q;
+		uint32_t id2;
+
+		for (k = 0; k < n_said && strcmp(said[k], pat) != 0; k++)
+			;
+		if (k < n_said)
+			continue;
+		if (n_said < RTE_DIM(said))
+			snprintf(said[n_said++], sizeof(said[0]), "%s", pat);
+		while ((q = rule_set_unknown_if(s, &it2, &id2)) != NULL)
+			count += strcmp(q, pat) == 0;
+		fprintf(warn, "gufc: warning: interface '%s' matches no port: %u rule%s naming it "
+			      "(first: rule %u) never match%s until a port has that name\n",
+			pat, count, count > 1 ? "s" : "", id, count > 1 ? "" : "es");
+	}
+	return 0;
+}
+
+int
+gufc_ipsets_load(struct gufc_app *app, struct rule_error *err)
+{
+	struct rule_ipsets *sets;
+
+	if (app->cfg.ipset_file[0] == '\0')
+		return 0;
+	sets = rule_ipsets_load(app->cfg.ipset_file, (uint64_t)time(NULL), err);
+	if (sets == NULL)
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	rule_ipsets_free(app->ipsets);
+	app->ipsets = sets;
+	return 0;
+}
+
+/* An error about a whole file (no position). */
+static void
+file_err(struct rule_error *err, const char *file, const char *token, const char *msg)
+{
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	snprintf(err->token, sizeof(err->token), "%s", token != NULL ? token : "");
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+}
+
+/* An iptables file of @p family with the app's ipsets. */
+static struct rule_set *
+ipt_load(const struct gufc_app *app, const char *path, unsigned int family,
+	struct rule_error *err)
+{
+	struct rule_ipt_opts o = { .family = family, .sets = app->ipsets };
+
+	return rule_set_load_iptables_opts(path, &o, err);
+}
+
+struct rule_set *
+gufc_rules_load(const struct gufc_app *app, const char *native, const char *ipt4,
+	const char *ipt6, struct rule_error *err)
+{
+	struct rule_set *s, *s6;
+	const char *missing;
+	uint32_t id;
+	int rc;
+
+	if (native != NULL) {
+		s = rule_set_load(native, err);
+		if (s == NULL)
+			return NULL;
+		/* A native set names ipsets too: iptables-restore would refuse one not loaded. */
+		rule_set_ipsets(s, app->ipsets);
+		missing = rule_set_ipset_missing(s, &id);
+		if (missing != NULL) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "rule %u names an ipset that is not loaded (--ipset)",
+				id);
+			file_err(err, native, missing, msg);
+			rule_set_free(s);
+			return NULL;
+		}
+		return s;
+	}
+	if (ipt4 == NULL)
+		return ipt6 != NULL ? ipt_load(app, ipt6, FC_AF_INET6, err) : rule_set_create();
+	s = ipt_load(app, ipt4, FC_AF_INET4, err);
+	if (s == NULL || ipt6 == NULL)
+		return s;
+	s6 = ipt_load(app, ipt6, FC_AF_INET6, err);
+	if (s6 == NULL) {
+		rule_set_free(s);
+		return NULL;
+	}
+	rc = rule_set_merge(s, s6, FC_AF_INET6);
+	rule_set_free(s6);
+	if (rc != 0) {
+		file_err(err, ipt6, ipt4,
+			rc == -EINVAL ? "cannot be loaded with the IPv4 file (a chain differs)"
+				      : "cannot be loaded with the IPv4 file (no memory)");
+		rule_set_free(s);
+		return NULL;
+	}
+	return s;
+}

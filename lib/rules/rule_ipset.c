@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: ipsets — the named sets "-m set --match-set" looks packets up
+ * in, read from the files "ipset save" writes ("create NAME TYPE ..." and
+ * "add NAME ENTRY ..." lines): hash:ip, hash:net, hash:ip,port and
+ * bitmap:port, IPv4 and IPv6, with per-entry timeouts counted from the
+ * load. A loaded collection is immutable and reference counted: rule sets
+ * that use it share it (rule_set_ipsets()). Lookups are rule_ipsets_test().
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rule_lang.h"
+#include "rule_priv.h"
+
+enum ipset_type { IPSET_HASH_IP, IPSET_HASH_NET, IPSET_HASH_IP_PORT, IPSET_BITMAP_PORT };
+
+static const char *const ipset_types[] = {
+	[IPSET_HASH_IP] = "hash:ip",
+	[IPSET_HASH_NET] = "hash:net",
+	[IPSET_HASH_IP_PORT] = "hash:ip,port",
+	[IPSET_BITMAP_PORT] = "bitmap:port",
+};
+
+/** One member: an address (prefix for hash:net), a port with its protocol. */
+struct ipset_ent {
+	uint8_t addr[16];
+	uint8_t len;
+	uint8_t proto;
+	uint16_t port;
+	uint64_t expires; /**< wall-clock second it expires at, 0: never */
+};
+
+struct ipset {
+	char name[RULE_XNAME_MAX];
+	uint8_t type;   /**< enum ipset_type */
+	uint8_t family; /**< FC_AF_INET4/6; 0 for bitmap:port */
+	uint16_t port_min, port_max; /**< bitmap:port range */
+	uint32_t timeout;            /**< default entry timeout, 0: none */
+	uint32_t n, cap;
+	struct ipset_ent *e; /**< sorted (len, addr, proto, port) once loaded */
+	uint64_t *bits;      /**< bitmap:port: one bit per port */
+	uint64_t *bit_exp;   /**< bitmap:port: per-port expiry (NULL without timeouts) */
+};
+
+struct rule_ipsets {
+	unsigned int refs;
+	unsigned int n;
+	struct ipset *s;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Lifetime                                                                  */
+/* ------------------------------------------------------------------------ */
+
+void
+rule_ipsets_ref(struct rule_ipsets *sets)
+{
+	__atomic_add_fetch(&sets->refs, 1, __ATOMIC_RELAXED);
+}
+
+void
+rule_ipsets_free(struct rule_ipsets *sets)
+{
+	if (sets == NULL || __atomic_sub_fetch(&sets->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	for (unsigned int i = 0; i < sets->n; i++) {
+		free(sets->s[i].e);
+		free(sets->s[i].bits);
+		free(sets->s[i].bit_exp);
+	}
+	free(sets->s);
+	free(sets);
+}
+
+unsigned int
+rule_ipsets_count(const struct rule_ipsets *sets)
+{
+	return sets == NULL ? 0 : sets->n;
+}
+
+const char *
+rule_ipsets_name(const struct rule_ipsets *sets, unsigned int i)
+{
+	return sets == NULL || i >= sets->n ? NULL : sets->s[i].name;
+}
+
+int
+rule_ipsets_find(const struct rule_ipsets *sets, const char *name)
+{
+	for (unsigned int i = 0; sets != NULL && i < sets->n; i++)
+		if (strcmp(sets->s[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+unsigned int
+rule_ipsets_dims(const struct rule_ipsets *sets, int idx)
+{
+	if (sets == NULL || idx < 0 || (unsigned int)idx >= sets->n)
+		return 0;
+	return sets->s[idx].type == IPSET_HASH_IP_PORT ? 2 : 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lookups                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int
+ent_cmp(const void *a, const void *b)
+{
+	const struct ipset_ent *x = a, *y = b;
+	int c;
+
+	if (x->len != y->len)
+		return (int)x->len - (int)y->len;
+	c = memcmp(x->addr, y->addr, sizeof(x->addr));
+	if (c != 0)
+		return c;
+	if (x->proto != y->proto)
+		return (int)x->proto - (int)y->proto;
+	return (int)x->port - (int)y->port;
+}
+
+static bool
+alive(uint64_t expires, uint64_t now)
+{
+	return expires == 0 || now == 0 || now < expires;
+}
+
+static bool
+ent_find(const struct ipset *st, const struct ipset_ent *k, uint64_t now)
+{
+	const struct ipset_ent *e;
+
+	if (st->n == 0)
+		return false;
+	e = bsearch(k, st->e, st->n, sizeof(*st->e), ent_cmp);
+	return e != NULL && alive(e->expires, now);
+}
+
+static void
+mask_to(uint8_t *a, unsigned int len)
+{
+	for (unsigned int i = len; i < 128; i++)
+		a[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
+}
+
+int
+rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
+	const struct rule_pkt *p)
+{
+	const struct fc_key *k = &p->key;
+	int idx = rule_ipsets_find(sets, ref->name);
+	const struct ipset *st;
+	struct ipset_ent key;
+	bool dst;
+
+	if (idx < 0)
+		return -ENOENT;
+	st = &sets->s[idx];
+	memset(&key, 0, sizeof(key));
+	dst = ref->dirs & 1;
+	if (st->type == IPSET_BITMAP_PORT) {
+		uint8_t proto = fc_key_proto(k);
+		uint16_t port;
+
+		if ((proto != RULE_PROTO_TCP && proto != RULE_PROTO_UDP && proto != RULE_PROTO_SCTP &&
+			    proto != 136) ||
+			(p->flags & RULE_PKT_F_NOPORTS))
+			return 0;
+		port = ntohs(dst ? fc_key_dport(k) : fc_key_sport(k));
+		if (port < st->port_min || port > st->port_max)
+			return 0;
+		if (!(st->bits[port / 64] & (1ull << (port % 64))))
+			return 0;
+		return st->bit_exp == NULL || alive(st->bit_exp[port], p->time_s);
+	}
+	if (k->family != st->family)
+		return 0;
+	memcpy(key.addr, dst ? fc_key_dst(k) : fc_key_src(k), fc_af_addr_len(k->family));
+	switch (st->type) {
+	case IPSET_HASH_IP:
+		key.len = (uint8_t)fc_af_max_depth(k->family);
+		return ent_find(st, &key, p->time_s);
+	case IPSET_HASH_IP_PORT: {
+		uint8_t proto = fc_key_proto(k);
+		bool pdst;
+
+		if (ref->ndims < 2)
+			return -EINVAL;
+		pdst = (ref->dirs >> 1) & 1;
+		key.len = (uint8_t)fc_af_max_depth(k->family);
+		key.proto = proto;
+		if (proto == RULE_PROTO_TCP || proto == RULE_PROTO_UDP || proto == RULE_PROTO_SCTP ||
+			proto == 136) {
+			if (p->flags & RULE_PKT_F_NOPORTS)
+				return 0;
+			key.port = ntohs(pdst ? fc_key_dport(k) : fc_key_sport(k));
+		} else if (proto == 1 || proto == 58) {
+			key.port = (uint16_t)(p->icmp_type << 8 | p->icmp_code);
+		}
+		return ent_find(st, &key, p->time_s);
+	}
+	default: {
+		uint8_t lens[129] = {0};
+
+		/* hash:net: every prefix length present, longest first. */
+		for (uint32_t i = 0; i < st->n; i++)
+			lens[st->e[i].len] = 1;
+		for (int len = 128; len >= 0; len--) {
+			if (!lens[len])
+				continue;
+			memcpy(key.addr, dst ? fc_key_dst(k) : fc_key_src(k), fc_af_addr_len(k->family));
+			mask_to(key.addr, (unsigned int)len);
+			key.len = (uint8_t)len;
+			if (ent_find(st, &key, p->time_s))
+				return 1;
+		}
+		return 0;
+	}
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define IPSET_WORDS_MAX 64
+
+static const struct lex_syntax ipset_syntax = {
+	.blanks = " \t",
+	.quote = LEX_QUOTE_SPLIT,
+	.escape = LEX_ESC_ANY,
+	.comment = LEX_COMMENT_NONE,
+	.refuse_ctrl = true,
+	.max_words = IPSET_WORDS_MAX,
+};
+
+struct ipset_parser {
+	struct rule_ipsets *sets;
+	struct lex_where w;
+	uint64_t now;
+	unsigned int cap;
+	unsigned int n;
+	struct lex_tok t[IPSET_WORDS_MAX];
+};
+
+static int
+perr(struct ipset_parser *p, const struct lex_tok *t, const char *msg)
+{
+	return lex_fail(&p->w, t->col, t->s, strlen(t->s), msg);
+}
+
+static bool
+u32_of(const char *s, uint32_t max, uint32_t *v)
+{
+	return lex_u32(s, strlen(s), max, LEX_NUM_C, v, NULL) == 0;
+}
+
+/* create NAME TYPE [family inet|inet6] [range A-B] [timeout N] [other options] */
+static int
+line_create(struct ipset_parser *p)
+{
+	struct ipset *st;
+	unsigned int type;
+
+	if (p->n < 3)
+		return perr(p, &p->t[p->n - 1], "missing value");
+	if (strlen(p->t[1].s) >= RULE_XNAME_MAX || p->t[1].s[0] == '\0')
+		return perr(p, &p->t[1], "bad set name");
+	if (rule_ipsets_find(p->sets, p->t[1].s) >= 0)
+		return perr(p, &p->t[1], "set created twice");
+	for (type = 0; type < RTE_DIM(ipset_types); type++)
+		if (strcmp(ipset_types[type], p->t[2].s) == 0)
+			break;
+	if (type == RTE_DIM(ipset_types))
+		return perr(p, &p->t[2], "ipset type not supported");
+	if (p->sets->n == p->cap) {
+		unsigned int cap = p->cap ? p->cap * 2 : 8;
+		struct ipset *ns = realloc(p->sets->s, cap * sizeof(*ns));
+
+		if (ns == NULL)
+			return -ENOMEM;
+		p->sets->s = ns;
+		p->cap = cap;
+	}
+	st = &p->sets->s[p->sets->n];
+	memset(st, 0, sizeof(*st));
+	snprintf(st->name, sizeof(st->name), "%s", p->t[1].s);
+	st->type = (uint8_t)type;
+	st->family = type == IPSET_BITMAP_PORT ? 0 : FC_AF_INET4;
+	for (unsigned int i = 3; i < p->n; i++) {
+		const char *o = p->t[i].s;
+		bool val = i + 1 < p->n;
+		uint32_t v;
+
+		if (strcmp(o, "family") == 0 && val && type != IPSET_BITMAP_PORT) {
+			i++;
+			if (strcmp(p->t[i].s, "inet") == 0)
+				st->family = FC_AF_INET4;
+			else if (strcmp(p->t[i].s, "inet6") == 0)
+				st->family = FC_AF_INET6;
+			else
+				return perr(p, &p->t[i], "expected inet or inet6");
+		} else if (strcmp(o, "range") == 0 && val && type == IPSET_BITMAP_PORT) {
+			struct lex_port_range r;
+			unsigned int cnt;
+			static const struct lex_port_syntax rs = {.range = '-', .max = 1};
+
+			i++;
+			if (lex_ports(&rs, p->t[i].s, strlen(p->t[i].s), &r, &cnt, NULL) != 0)
+				return perr(p, &p->t[i], "bad port range");
+			st->port_min = r.lo;
+			st->port_max = r.hi;
+		} else if (strcmp(o, "timeout") == 0 && val) {
+			if (!u32_of(p->t[++i].s, UINT32_MAX, &st->timeout))
+				return perr(p, &p->t[i], "bad timeout");
+		} else if ((strcmp(o, "hashsize") == 0 || strcmp(o, "maxelem") == 0 ||
+				   strcmp(o, "bucketsize") == 0 || strcmp(o, "initval") == 0) &&
+			   val) {
+			if (!u32_of(p->t[++i].s, UINT32_MAX, &v))
+				return perr(p, &p->t[i], "bad number");
+		} else if (strcmp(o, "comment") == 0 || strcmp(o, "counters") == 0 ||
+			   strcmp(o, "skbinfo") == 0 || strcmp(o, "forceadd") == 0) {
+			/* Entry annotations: they change no lookup. */
+		} else {
+			return perr(p, &p->t[i], "ipset option not supported");
+		}
+	}
+	if (type == IPSET_BITMAP_PORT) {
+		if (st->port_max == 0)
+			return perr(p, &p->t[2], "bitmap:port needs a range");
+		st->bits = calloc(65536 / 64, sizeof(*st->bits));
+		if (st->bits == NULL)
+			return -ENOMEM;
+	}
+	p->sets->n++;
+	return 0;
+}
+
+static int
+ent_add(struct ipset *st, const struct ipset_ent *e)
+{
+	if (st->n == st->cap) {
+		uint32_t cap = st->cap ? st->cap * 2 : 16;
+		struct ipset_ent *ne = realloc(st->e, cap * sizeof(*ne));
+
+		if (ne == NULL)
+			return -ENOMEM;
+		st->e = ne;
+		st->cap = cap;
+	}
+	st->e[st->n++] = *e;
+	return 0;
+}
+
+/* The part of "A,proto:port" after the comma. */
+static bool
+proto_port(const char *s, uint8_t family, struct ipset_ent *e)
+{
+	const char *colon = strchr(s, ':');
+	char pname[16];
+	uint32_t v;
+	int pn;
+
+	e->proto = RULE_PROTO_TCP;
+	if (colon != NULL) {
+		if ((size_t)(colon - s) >= sizeof(pname))
+			return false;
+		memcpy(pname, s, (size_t)(colon - s));
+		pname[colon - s] = '\0';
+		pn = rule_proto_lookup(pname);
+		if (pn <= 0)
+			return false;
+		e->proto = (uint8_t)pn;
+		s = colon + 1;
+	}
+	if (e->proto == 1 || e->proto == 58) {
+		/* icmp:TYPE/CODE */
+		uint32_t t, c = 0;
+		const char *slash = strchr(s, '/');
+
+		(void)family;
+		if (lex_u32(s, slash ? (size_t)(slash - s) : strlen(s), 255, LEX_NUM_DEC, &t, NULL) !=
+				0 ||
+			(slash != NULL && !u32_of(slash + 1, 255, &c)))
+			return false;
+		e->port = (uint16_t)(t << 8 | c);
+		return true;
+	}
+	if (!u32_of(s, 65535, &v))
+		return false;
+	e->port = (uint16_t)v;
+	return true;
+}
+
+/* add NAME ENTRY [timeout N] [comment TEXT] [packets N bytes N] ... */
+static int
+line_add(struct ipset_parser *p)
+{
+	struct ipset_ent e;
+	struct ipset *st;
+	struct lex_prefix lp;
+	uint32_t timeout;
+	int idx;
+	char *comma;
+
+	if (p->n < 3)
+		return perr(p, &p->t[p->n - 1], "missing value");
+	idx = rule_ipsets_find(p->sets, p->t[1].s);
+	if (idx < 0)
+		return perr(p, &p->t[1], "set not created");
+	st = &p->sets->s[idx];
+	timeout = st->timeout;
+	for (unsigned int i = 3; i < p->n; i++) {
+		const char *o = p->t[i].s;
+
+		if (strcmp(o, "timeout") == 0 && i + 1 < p->n) {
+			if (!u32_of(p->t[++i].s, UINT32_MAX, &timeout))
+				return perr(p, &p->t[i], "bad timeout");
+		} else if ((strcmp(o, "comment") == 0 || strcmp(o, "packets") == 0 ||
+				   strcmp(o, "bytes") == 0) &&
+			   i + 1 < p->n) {
+			i++;
+		} else if (strcmp(o, "nomatch") == 0) {
+			return perr(p, &p->t[i], "nomatch entries are not supported");
+		} else {
+			return perr(p, &p->t[i], "ipset option not supported");
+		}
+	}
+	memset(&e, 0, sizeof(e));
+	e.expires = timeout != 0 ? p->now + timeout : 0;
+	if (st->type == IPSET_BITMAP_PORT) {
+		struct lex_port_range r;
+		unsigned int cnt;
+		static const struct lex_port_syntax rs = {.range = '-', .max = 1};
+
+		if (lex_ports(&rs, p->t[2].s, strlen(p->t[2].s), &r, &cnt, NULL) != 0 ||
+			r.lo < st->port_min || r.hi > st->port_max)
+			return perr(p, &p->t[2], "bad port");
+		if (timeout != 0 && st->bit_exp == NULL) {
+			st->bit_exp = calloc(65536, sizeof(*st->bit_exp));
+			if (st->bit_exp == NULL)
+				return -ENOMEM;
+		}
+		for (uint32_t v = r.lo; v <= r.hi; v++) {
+			st->bits[v / 64] |= 1ull << (v % 64);
+			if (st->bit_exp != NULL)
+				st->bit_exp[v] = e.expires;
+		}
+		return 0;
+	}
+	comma = strchr(p->t[2].s, ',');
+	if ((st->type == IPSET_HASH_IP_PORT) != (comma != NULL))
+		return perr(p, &p->t[2], "bad entry");
+	if (comma != NULL) {
+		*comma = '\0';
+		if (!proto_port(comma + 1, st->family, &e)) {
+			*comma = ',';
+			return perr(p, &p->t[2], "bad entry");
+		}
+	}
+	if (lex_prefix(p->t[2].s, strlen(p->t[2].s), LEX_PFX_HOST_CLEAR, &lp, NULL) != 0 ||
+		lp.family != st->family ||
+		(st->type != IPSET_HASH_NET && lp.len != fc_af_max_depth(lp.family))) {
+		if (comma != NULL)
+			*comma = ',';
+		return perr(p, &p->t[2], st->type == IPSET_HASH_NET ? "bad network" : "bad address");
+	}
+	if (comma != NULL)
+		*comma = ',';
+	memcpy(e.addr, lp.addr, sizeof(e.addr));
+	e.len = lp.len;
+	return ent_add(st, &e);
+}
+
+static int
+parse_line(struct ipset_parser *p, char *line)
+{
+	struct lex_fault f;
+
+	if (lex_split(&ipset_syntax, line, line, p->t, &p->n, &f) != 0)
+		return lex_fail_fault(&p->w, 1, line, &f, NULL);
+	if (p->n == 0 || p->t[0].s[0] == '#')
+		return 0;
+	if (strcmp(p->t[0].s, "create") == 0 || strcmp(p->t[0].s, "-N") == 0)
+		return line_create(p);
+	if (strcmp(p->t[0].s, "add") == 0 || strcmp(p->t[0].s, "-A") == 0)
+		return line_add(p);
+	return perr(p, &p->t[0], "only create and add lines are supported");
+}
+
+struct rule_ipsets *
+rule_ipsets_parse(const char *text, const char *name, uint64_t now_s, struct rule_error *err)
+{
+	struct ipset_parser p = {.w = {.file = name, .err = err}, .now = now_s};
+	struct lex_reader rd;
+	char *line;
+	int rc;
+
+	if (err != NULL)
+		memset(err, 0, sizeof(*err));
+	if (text == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p.sets = calloc(1, sizeof(*p.sets));
+	if (p.sets == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p.sets->refs = 1;
+	lex_reader_init(&rd, text);
+	while ((rc = lex_reader_next(&rd, &line, NULL)) == 1) {
+		p.w.line = rd.line;
+		rc = parse_line(&p, line);
+		if (rc < 0)
+			break;
+	}
+	lex_reader_fini(&rd);
+	if (rc == 0)
+		for (unsigned int i = 0; i < p.sets->n; i++) {
+			struct ipset *st = &p.sets->s[i];
+			uint32_t m = 0;
+
+			if (st->n > 1)
+				qsort(st->e, st->n, sizeof(*st->e), ent_cmp);
+			/* Re-adding a member keeps one (the last timeout wins only in a real ipset). */
+			for (uint32_t j = 0; j < st->n; j++)
+				if (m == 0 || ent_cmp(&st->e[m - 1], &st->e[j]) != 0)
+					st->e[m++] = st->e[j];
+			st->n = m;
+		}
+	if (rc < 0) {
+		rule_ipsets_free(p.sets);
+		if (rc == -ENOMEM && err != NULL)
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		errno = -rc;
+		return NULL;
+	}
+	return p.sets;
+}
+
+struct rule_ipsets *
+rule_ipsets_load(const char *path, uint64_t now_s, struct rule_error *err)
+{
+	struct rule_ipsets *s;
+	char *text = lex_file_read(path, err);
+	int e;
+
+	if (text == NULL)
+		return NULL;
+	s = rule_ipsets_parse(text, path, now_s, err);
+	e = s == NULL ? errno : 0;
+	free(text);
+	errno = e;
+	return s;
+}
+
+const char *
+rule_set_ipset_missing(const struct rule_set *s, uint32_t *rule)
+{
+	for (unsigned int t = 0; s != NULL && t < RULE_TABLE__COUNT; t++)
+		for (unsigned int i = 0; i < s->t[t].n; i++) {
+			const struct rule_chain *c = &s->t[t].chains[i];
+
+			for (uint32_t j = 0; j < c->n_rules; j++) {
+				const struct rule *r = &c->rules[j];
+				const struct rule_x_set *refs[RULE_XM_MAX + 2];
+				unsigned int n = 0;
+
+				for (unsigned int x = 0; x < r->n_xm && x < RULE_XM_MAX; x++)
+					if (r->xm[x].kind == RULE_XM_SET)
+						refs[n++] = &r->xm[x].u.set;
+				if (r->tgt.kind == RULE_XT_SET) {
+					if (r->tgt.given & 1)
+						refs[n++] = &r->tgt.u.set_t.add;
+					if (r->tgt.given & 2)
+						refs[n++] = &r->tgt.u.set_t.del;
+				}
+				for (unsigned int k = 0; k < n; k++) {
+					int idx = rule_ipsets_find(s->ipsets, refs[k]->name);
+					if (idx < 0 || refs[k]->ndims > rule_ipsets_dims(s->ipsets, idx)) {
+						if (rule != NULL)
+							*rule = r->id;
+						return refs[k]->name;
+					}
+				}
+			}
+		}
+	return NULL;
+}

@@ -1,0 +1,943 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rules: the values of extension options, read and written the same
+ * way by both rule languages — numbers, ranges, marks, name lists, rates,
+ * ICMP types, TCP flags, addresses, set references, NAT targets. What each
+ * option is and where its value lives is rule_x.c's table
+ * (rule_x_priv.h); errors name the word at fault.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rule_x_priv.h"
+
+/* ------------------------------------------------------------------------ */
+/* Small readers                                                             */
+/* ------------------------------------------------------------------------ */
+
+static int
+bad(struct rule_xerr *e, unsigned int word, const char *msg)
+{
+	e->msg = msg;
+	e->word = word;
+	return -EINVAL;
+}
+
+/* An unsigned number in [s, s+len): decimal or 0x hex, at most @max. */
+static bool
+num(const char *s, size_t len, uint64_t max, uint64_t *v)
+{
+	char buf[32], *end;
+	unsigned long long x;
+
+	if (len == 0 || len >= sizeof(buf) || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	x = strtoull(buf, &end, 0);
+	if (errno != 0 || *end != '\0' || x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
+static uint64_t
+width_max(unsigned int size)
+{
+	return size >= 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
+}
+
+static void
+put(void *p, unsigned int size, uint64_t v)
+{
+	switch (size) {
+	case 1: {
+		uint8_t x = (uint8_t)v;
+
+		memcpy(p, &x, 1);
+		break;
+	}
+	case 2: {
+		uint16_t x = (uint16_t)v;
+
+		memcpy(p, &x, 2);
+		break;
+	}
+	case 4: {
+		uint32_t x = (uint32_t)v;
+
+		memcpy(p, &x, 4);
+		break;
+	}
+	default:
+		memcpy(p, &v, 8);
+		break;
+	}
+}
+
+static uint64_t
+get(const void *p, unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		return x;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		return x;
+	}
+	default: {
+		uint64_t x;
+
+		memcpy(&x, p, 8);
+		return x;
+	}
+	}
+}
+
+/* A name of @t (any case) in [s, s+len), or -1. */
+static int64_t
+name_of(const struct rule_xname *t, const char *s, size_t len)
+{
+	for (unsigned int i = 0; t[i].name != NULL; i++)
+		if (strlen(t[i].name) == len && strncasecmp(t[i].name, s, len) == 0)
+			return t[i].value;
+	return -1;
+}
+
+/* Comma-separated names of @t, OR'ed. */
+static bool
+names_of(const struct rule_xname *t, const char *s, uint32_t *v)
+{
+	*v = 0;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		int64_t x = name_of(t, s, len);
+
+		if (x < 0)
+			return false;
+		*v |= (uint32_t)x;
+		if (s[len] == '\0')
+			return true;
+		s += len + 1;
+	}
+}
+
+static bool
+family_set(struct rule *r, uint8_t family)
+{
+	if (r->family != 0 && r->family != family)
+		return false;
+	r->family = family;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* NAT targets                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A NAT target in either language: IPv4 A[-B][:P[-Q]]; IPv6 bare A[-B]
+ * (no ports), [A]:P[-Q], [A-B]:P[-Q] (iptables) or [A]-[B][:P[-Q]] (native).
+ * @return NULL, or why not.
+ */
+static const char *
+nat_target(const char *s, struct rule_nat *n)
+{
+	char a1[64], a2[64];
+	const char *ports = NULL, *p;
+	size_t l1, l2 = 0;
+	uint8_t f1, f2;
+
+	memset(n->addr_min, 0, sizeof(n->addr_min));
+	memset(n->addr_max, 0, sizeof(n->addr_max));
+	n->port_min = n->port_max = 0;
+	a2[0] = '\0';
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		const char *dash;
+
+		if (end == NULL)
+			return "bad nat target";
+		dash = memchr(s + 1, '-', (size_t)(end - s - 1));
+		l1 = (size_t)((dash != NULL ? dash : end) - (s + 1));
+		if (l1 >= sizeof(a1))
+			return "bad nat target";
+		memcpy(a1, s + 1, l1);
+		a1[l1] = '\0';
+		if (dash != NULL) {
+			l2 = (size_t)(end - dash - 1);
+			if (l2 >= sizeof(a2))
+				return "bad nat target";
+			memcpy(a2, dash + 1, l2);
+			a2[l2] = '\0';
+		}
+		p = end + 1;
+		if (dash == NULL && p[0] == '-' && p[1] == '[') {
+			end = strchr(p + 2, ']');
+			if (end == NULL)
+				return "bad nat target";
+			l2 = (size_t)(end - p - 2);
+			if (l2 >= sizeof(a2))
+				return "bad nat target";
+			memcpy(a2, p + 2, l2);
+			a2[l2] = '\0';
+			p = end + 1;
+		}
+		if (*p == ':')
+			ports = p + 1;
+		else if (*p != '\0')
+			return "bad nat target";
+	} else {
+		const char *colon = strchr(s, ':');
+		const char *dash;
+		size_t alen;
+
+		if (colon != NULL && strchr(colon + 1, ':') != NULL)
+			colon = NULL; /* a bare IPv6 address: no ports */
+		alen = colon != NULL ? (size_t)(colon - s) : strlen(s);
+		if (colon != NULL)
+			ports = colon + 1;
+		dash = memchr(s, '-', alen);
+		l1 = dash != NULL ? (size_t)(dash - s) : alen;
+		if (l1 >= sizeof(a1))
+			return "bad nat target";
+		memcpy(a1, s, l1);
+		a1[l1] = '\0';
+		if (dash != NULL) {
+			l2 = alen - l1 - 1;
+			if (l2 >= sizeof(a2))
+				return "bad nat target";
+			memcpy(a2, dash + 1, l2);
+			a2[l2] = '\0';
+		}
+	}
+	if (lex_addr(a1, strlen(a1), &f1, n->addr_min, NULL) != 0)
+		return "bad nat target";
+	memcpy(n->addr_max, n->addr_min, sizeof(n->addr_max));
+	if (a2[0] != '\0') {
+		if (lex_addr(a2, strlen(a2), &f2, n->addr_max, NULL) != 0 || f2 != f1)
+			return "bad nat target";
+		if (memcmp(n->addr_min, n->addr_max, sizeof(n->addr_min)) > 0)
+			return "bad nat address range";
+	} else if (l2 != 0) {
+		return "bad nat target";
+	}
+	if (ports != NULL) {
+		struct lex_port_range pr;
+		unsigned int cnt;
+
+		if (lex_ports(&lex_ports_nat, ports, strlen(ports), &pr, &cnt, NULL) != 0)
+			return "bad nat target";
+		n->port_min = pr.lo;
+		n->port_max = pr.hi;
+	}
+	n->family = f1;
+	return NULL;
+}
+
+/* Write a NAT target as its language does. */
+static void
+buf_nat_target(struct rule_buf *b, const struct rule_nat *n, bool native)
+{
+
+	char lo[LEX_ADDR_STRLEN] = "", hi[LEX_ADDR_STRLEN] = "";
+	bool range = memcmp(n->addr_min, n->addr_max, sizeof(n->addr_min)) != 0;
+	bool v6 = n->family == FC_AF_INET6;
+
+	lex_addr_format(n->family, n->addr_min, lo, sizeof(lo));
+	lex_addr_format(n->family, n->addr_max, hi, sizeof(hi));
+	if (!v6 || (n->port_min == 0 && !native)) {
+		rule_buf_printf(b, "%s%s%s", lo, range ? "-" : "", range ? hi : "");
+	} else if (native) {
+		rule_buf_printf(b, "[%s]", lo);
+		if (range)
+			rule_buf_printf(b, "-[%s]", hi);
+	} else {
+		rule_buf_printf(b, "[%s%s%s]", lo, range ? "-" : "", range ? hi : "");
+	}
+	if (n->port_min != 0) {
+		rule_buf_printf(b, ":%u", n->port_min);
+		if (n->port_max != n->port_min)
+			rule_buf_printf(b, "-%u", n->port_max);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parsing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int
+p_range(const struct rule_xopt *o, const char *s, void *at, struct rule_xerr *e)
+{
+	const char *colon = strchr(s, ':');
+	uint64_t max = width_max(o->size), lo, hi;
+
+	if (colon == NULL) {
+		if (!num(s, strlen(s), max, &lo))
+			return bad(e, 0, "bad number");
+		hi = o->arg == 1 ? max : lo;
+	} else {
+		if (colon == s) {
+			if (o->arg != 1)
+				return bad(e, 0, "bad range");
+			lo = 0;
+		} else if (!num(s, (size_t)(colon - s), max, &lo)) {
+			return bad(e, 0, "bad range");
+		}
+		if (colon[1] == '\0') {
+			if (o->arg != 1)
+				return bad(e, 0, "bad range");
+			hi = max;
+		} else if (!num(colon + 1, strlen(colon + 1), max, &hi)) {
+			return bad(e, 0, "bad range");
+		}
+	}
+	if (lo > hi)
+		return bad(e, 0, "bad range");
+	put(at, o->size, lo);
+	put((uint8_t *)at + o->size, o->size, hi);
+	return 0;
+}
+
+static int
+p_icmp(const struct rule_xopt *o, const char *s, struct rule_x_icmp *ic, struct rule_xerr *e)
+{
+	const struct rx_icmp_name *t = o->arg == 6 ? rx_icmp6_names : rx_icmp4_names;
+	const char *slash = strchr(s, '/');
+	uint64_t type, code;
+
+	memset(ic, 0, sizeof(*ic));
+	if (strcasecmp(s, "any") == 0) {
+		ic->any = 1;
+		ic->type = 0xff;
+		ic->code_max = 0xff;
+		return 0;
+	}
+	if (s[0] >= '0' && s[0] <= '9') {
+		if (!num(s, slash != NULL ? (size_t)(slash - s) : strlen(s), 255, &type))
+			return bad(e, 0, "bad ICMP type");
+		ic->type = (uint8_t)type;
+		ic->code_max = 0xff;
+		if (slash != NULL) {
+			if (!num(slash + 1, strlen(slash + 1), 255, &code))
+				return bad(e, 0, "bad ICMP code");
+			ic->code_min = ic->code_max = (uint8_t)code;
+		}
+		return 0;
+	}
+	for (unsigned int i = 0; t[i].name != NULL; i++)
+		if (strcasecmp(t[i].name, s) == 0) {
+			ic->type = t[i].type;
+			ic->code_min = t[i].code_min;
+			ic->code_max = t[i].code_max;
+			return 0;
+		}
+	return bad(e, 0, "unknown ICMP type");
+}
+
+static int
+p_rate(const char *s, void *at, struct rule_xerr *e)
+{
+	const char *slash = strchr(s, '/');
+	uint64_t n;
+	uint8_t unit = RULE_RATE_SEC;
+
+	if (!num(s, slash != NULL ? (size_t)(slash - s) : strlen(s), UINT32_MAX, &n) || n == 0) {
+		if (slash != NULL && strpbrk(s, "bBkKmMgG") != NULL && strpbrk(s, "bB") != NULL)
+			return bad(e, 0, "byte rates are not supported");
+		return bad(e, 0, "bad rate");
+	}
+	if (slash != NULL) {
+		size_t len = strlen(slash + 1);
+		unsigned int u;
+
+		for (u = 0; u < RTE_DIM(rx_rate_words); u++)
+			if (len > 0 && strncasecmp(rx_rate_words[u], slash + 1, len) == 0 &&
+				len <= strlen(rx_rate_words[u]))
+				break;
+		if (u == RTE_DIM(rx_rate_words))
+			return bad(e, 0, "bad rate unit");
+		unit = (uint8_t)u;
+	}
+	put(at, 4, n);
+	put((uint8_t *)at + 4, 1, unit);
+	return 0;
+}
+
+static int
+p_setref(const char *const v[], struct rule_x_set *sr, struct rule_xerr *e)
+{
+	const char *d = v[1];
+
+	memset(sr, 0, sizeof(*sr));
+	if (strlen(v[0]) == 0 || strlen(v[0]) >= sizeof(sr->name))
+		return bad(e, 0, "bad set name");
+	for (const char *c = v[0]; *c != '\0'; c++)
+		if ((unsigned char)*c <= 0x20 || *c == 0x7f)
+			return bad(e, 0, "bad set name");
+	memcpy(sr->name, v[0], strlen(v[0]) + 1);
+	for (;;) {
+		size_t len = strcspn(d, ",");
+
+		if (sr->ndims == 3)
+			return bad(e, 1, "too many set dimensions");
+		if (len == 3 && strncmp(d, "src", 3) == 0)
+			;
+		else if (len == 3 && strncmp(d, "dst", 3) == 0)
+			sr->dirs |= (uint8_t)(1u << sr->ndims);
+		else
+			return bad(e, 1, "expected src or dst");
+		sr->ndims++;
+		if (d[len] == '\0')
+			return 0;
+		d += len + 1;
+	}
+}
+
+static int
+p_chunks(const char *const v[], struct rule_x_sctp *c, struct rule_xerr *e)
+{
+	int64_t mode = name_of(rx_xn_chunkmode, v[0], strlen(v[0]));
+	const char *s = v[1];
+
+	memset(c, 0, sizeof(*c));
+	if (mode < 0)
+		return bad(e, 0, "expected all, any or only");
+	c->mode = (uint8_t)mode;
+	if (strcasecmp(s, "NONE") == 0)
+		return 0;
+	if (strcasecmp(s, "ALL") == 0) {
+		for (unsigned int i = 0; rx_xn_chunks[i].name != NULL; i++)
+			c->chunks[rx_xn_chunks[i].value / 8] |= (uint8_t)(1u << (rx_xn_chunks[i].value % 8));
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		int64_t x;
+
+		if (memchr(s, ':', len) != NULL)
+			return bad(e, 1, "SCTP chunk flags are not supported");
+		x = name_of(rx_xn_chunks, s, len);
+		if (x < 0)
+			return bad(e, 1, "unknown SCTP chunk type");
+		c->chunks[x / 8] |= (uint8_t)(1u << (x % 8));
+		if (s[len] == '\0')
+			return 0;
+		s += len + 1;
+	}
+}
+
+static int
+p_xmark(const struct rule_xopt *o, const char *s, unsigned int bits, void *at,
+	struct rule_xerr *e)
+{
+	const char *slash = strchr(s, '/');
+	uint64_t all = width_max(bits / 8), v, m = all;
+
+	if (o->vt == VT_TOS && (s[0] < '0' || s[0] > '9')) {
+		int64_t t = name_of(rx_xn_tos, s, strlen(s));
+
+		if (t < 0 || o->arg != XM_XSET)
+			return bad(e, 0, "bad TOS value");
+		put(at, 1, (uint64_t)t);
+		put((uint8_t *)at + 1, 1, 0x3f);
+		return 0;
+	}
+	if (!num(s, slash != NULL ? (size_t)(slash - s) : strlen(s), all, &v))
+		return bad(e, 0, "bad value");
+	if (slash != NULL) {
+		if (o->arg != XM_XSET && o->arg != XM_SET)
+			return bad(e, 0, "bad value");
+		if (!num(slash + 1, strlen(slash + 1), all, &m))
+			return bad(e, 0, "bad mask");
+	}
+	switch (o->arg) {
+	case XM_SET:
+		m |= v;
+		break;
+	case XM_AND:
+		m = ~v & all;
+		v = 0;
+		break;
+	case XM_OR:
+		m = v;
+		break;
+	case XM_XOR:
+		m = 0;
+		break;
+	default:
+		break;
+	}
+	put(at, bits / 8, v);
+	put((uint8_t *)at + bits / 8, bits / 8, m);
+	return 0;
+}
+
+int
+rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r,
+	struct rule_x *x, struct rule_xerr *e)
+{
+	uint8_t *at = (uint8_t *)x + o->off;
+	struct lex_prefix lp;
+	uint64_t n;
+	uint32_t set;
+	uint8_t fam;
+
+	switch (o->vt) {
+	case VT_FLAG:
+		return 0;
+	case VT_NATFLAG:
+		r->nat.flags |= (uint8_t)o->arg;
+		return 0;
+	case VT_UINT:
+	case VT_HEX:
+		if (!num(v[0], strlen(v[0]), o->arg != 0 ? o->arg : width_max(o->size), &n))
+			return bad(e, 0, "bad number");
+		put(at, o->size, n);
+		return 0;
+	case VT_MARK: {
+		const char *slash = strchr(v[0], '/');
+		uint64_t m = UINT32_MAX;
+
+		if (!num(v[0], slash != NULL ? (size_t)(slash - v[0]) : strlen(v[0]), UINT32_MAX,
+			    &n) ||
+			(slash != NULL && !num(slash + 1, strlen(slash + 1), UINT32_MAX, &m)))
+			return bad(e, 0, "bad mark");
+		put(at, 4, n);
+		put(at + 4, 4, m);
+		return 0;
+	}
+	case VT_XMARK:
+		return p_xmark(o, v[0], 32, at, e);
+	case VT_TOS:
+		return p_xmark(o, v[0], 8, at, e);
+	case VT_RANGE:
+		return p_range(o, v[0], at, e);
+	case VT_NAMES:
+		if (!names_of(o->names, v[0], &set))
+			return bad(e, 0, "unknown name");
+		put(at, o->size, set);
+		return 0;
+	case VT_NAME: {
+		int64_t val = name_of(o->names, v[0], strlen(v[0]));
+
+		if (val < 0 && o->arg == 1 && num(v[0], strlen(v[0]), width_max(o->size), &n))
+			val = (int64_t)n;
+		if (val < 0)
+			return bad(e, 0, "unknown name");
+		put(at, o->size, (uint64_t)val);
+		return 0;
+	}
+	case VT_STR: {
+		size_t len = strlen(v[0]);
+
+		if (len >= o->size)
+			return bad(e, 0, "too long");
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)v[0][i] < 0x20 || v[0][i] == 0x7f)
+				return bad(e, 0, "control character");
+		memset(at, 0, o->size);
+		memcpy(at, v[0], len);
+		return 0;
+	}
+	case VT_PREFIX: {
+		struct rule_prefix *pf = (struct rule_prefix *)(void *)at;
+
+		if (lex_prefix(v[0], strlen(v[0]),
+			    LEX_PFX_HOST_CLEAR | LEX_PFX_NETMASK | LEX_PFX_NO_LEAD_ZERO, &lp, NULL) != 0)
+			return bad(e, 0, "bad address");
+		if (!family_set(r, lp.family))
+			return bad(e, 0, "address family mismatch");
+		memcpy(pf->addr, lp.addr, sizeof(pf->addr));
+		pf->len = lp.len;
+		return 0;
+	}
+	case VT_ADDR:
+		if (lex_addr(v[0], strlen(v[0]), &fam, at, NULL) != 0)
+			return bad(e, 0, "bad address");
+		if (!family_set(r, fam))
+			return bad(e, 0, "address family mismatch");
+		return 0;
+	case VT_ARANGE: {
+		const char *dash = strchr(v[0], '-');
+		uint8_t f2;
+
+		if (dash == NULL || lex_addr(v[0], (size_t)(dash - v[0]), &fam, at, NULL) != 0 ||
+			lex_addr(dash + 1, strlen(dash + 1), &f2, at + 16, NULL) != 0 || f2 != fam ||
+			memcmp(at, at + 16, 16) > 0)
+			return bad(e, 0, "bad address range");
+		if (!family_set(r, fam))
+			return bad(e, 0, "address family mismatch");
+		return 0;
+	}
+	case VT_MAC: {
+		unsigned int b[6];
+		char tail;
+
+		if (strlen(v[0]) != 17 ||
+			sscanf(v[0], "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+				&b[5], &tail) != 6)
+			return bad(e, 0, "bad MAC address");
+		for (unsigned int i = 0; i < 6; i++)
+			at[i] = (uint8_t)b[i];
+		return 0;
+	}
+	case VT_RATE:
+		return p_rate(v[0], at, e);
+	case VT_PROB: {
+		char *end;
+		double p = strtod(v[0], &end);
+
+		if (*end != '\0' || end == v[0] || !(p >= 0.0 && p <= 1.0))
+			return bad(e, 0, "bad probability");
+		put(at, 4, (uint64_t)(p * 2147483648.0 + 0.5)); /* lround() */
+		return 0;
+	}
+	case VT_ICMP:
+		return p_icmp(o, v[0], (struct rule_x_icmp *)(void *)at, e);
+	case VT_TCPFLAGS: {
+		uint32_t m, c;
+
+		if (!names_of(rx_xn_tcpflags, v[0], &m))
+			return bad(e, 0, "unknown TCP flag");
+		if (!names_of(rx_xn_tcpflags, v[1], &c))
+			return bad(e, 1, "unknown TCP flag");
+		at[0] = (uint8_t)m;
+		at[1] = (uint8_t)c;
+		return 0;
+	}
+	case VT_SYN:
+		at[0] = RULE_TCP_FIN | RULE_TCP_SYN | RULE_TCP_RST | RULE_TCP_ACK;
+		at[1] = RULE_TCP_SYN;
+		return 0;
+	case VT_SETREF:
+		return p_setref(v, (struct rule_x_set *)(void *)at, e);
+	case VT_CHUNKS:
+		return p_chunks(v, (struct rule_x_sctp *)(void *)at, e);
+	case VT_TOD: {
+		unsigned int h, m, sec = 0;
+		int used = 0;
+
+		if ((sscanf(v[0], "%2u:%2u:%2u%n", &h, &m, &sec, &used) != 3 &&
+			    sscanf(v[0], "%2u:%2u%n", &h, &m, &used) != 2) ||
+			(size_t)used != strlen(v[0]) || h > 23 || m > 59 || sec > 59)
+			return bad(e, 0, "bad time of day");
+		put(at, 4, h * 3600 + m * 60 + sec);
+		return 0;
+	}
+	case VT_CLASS: {
+		unsigned int maj, min;
+		int used = 0;
+
+		if (sscanf(v[0], "%4x:%4x%n", &maj, &min, &used) != 2 || (size_t)used != strlen(v[0]))
+			return bad(e, 0, "bad class");
+		put(at, 4, (uint64_t)maj << 16 | min);
+		return 0;
+	}
+	case VT_PROTO: {
+		int pn = rule_proto_lookup(v[0]);
+
+		if (pn <= 0)
+			return bad(e, 0, "unknown protocol");
+		at[0] = (uint8_t)pn;
+		return 0;
+	}
+	case VT_NAT_TO: {
+		uint8_t flags = r->nat.flags;
+		const char *why = nat_target(v[0], &r->nat);
+
+		if (why != NULL)
+			return bad(e, 0, why);
+		r->nat.flags = flags;
+		if (!family_set(r, r->nat.family))
+			return bad(e, 0, "address family mismatch");
+		return 0;
+	}
+	case VT_NAT_PORTS: {
+		struct lex_port_range pr;
+		unsigned int cnt;
+
+		if (lex_ports(&lex_ports_nat, v[0], strlen(v[0]), &pr, &cnt, NULL) != 0)
+			return bad(e, 0, "bad nat port range");
+		r->nat.port_min = pr.lo;
+		r->nat.port_max = pr.hi;
+		return 0;
+	}
+	case VT_NETMAP: {
+		unsigned int nb;
+
+		if (lex_prefix(v[0], strlen(v[0]), LEX_PFX_HOST_CLEAR | LEX_PFX_NETMASK, &lp, NULL) !=
+			0)
+			return bad(e, 0, "bad netmap prefix");
+		if (!family_set(r, lp.family))
+			return bad(e, 0, "address family mismatch");
+		nb = fc_af_addr_len(lp.family);
+		r->nat.family = lp.family;
+		r->nat.flags |= RULE_NAT_F_NETMAP;
+		memcpy(r->nat.addr_min, lp.addr, 16);
+		memcpy(r->nat.addr_max, lp.addr, 16);
+		for (unsigned int i = lp.len; i < nb * 8; i++)
+			r->nat.addr_max[i / 8] |= (uint8_t)(0x80 >> (i % 8));
+		return 0;
+	}
+	default:
+		return bad(e, 0, "bad option");
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Formatting                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void
+buf_name(struct rule_buf *b, const char *name, bool lower)
+{
+	for (const char *c = name; *c != '\0'; c++)
+		rule_buf_printf(b, "%c",
+			lower && *c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+}
+
+static void
+buf_names(struct rule_buf *b, const struct rule_xname *t, uint32_t set, bool lower)
+{
+	const char *sep = "";
+	uint32_t done = 0;
+
+	if (set == 0) {
+		for (unsigned int i = 0; t[i].name != NULL; i++)
+			if (t[i].value == 0) {
+				buf_name(b, t[i].name, lower);
+				return;
+			}
+	}
+	for (unsigned int i = 0; t[i].name != NULL; i++) {
+		uint32_t v = t[i].value;
+
+		/* Single bits only, each once (aliases and "ALL" are read, not written). */
+		if (v == 0 || (v & (v - 1)) != 0 || !(set & v) || (done & v))
+			continue;
+		done |= v;
+		rule_buf_printf(b, "%s", sep);
+		buf_name(b, t[i].name, lower);
+		sep = ",";
+	}
+}
+
+static void
+buf_range(struct rule_buf *b, const struct rule_xopt *o, const uint8_t *at)
+{
+	uint64_t lo = get(at, o->size), hi = get(at + o->size, o->size);
+
+	if (o->arg == 1 && hi == width_max(o->size))
+		rule_buf_printf(b, "%llu", (unsigned long long)lo);
+	else if (lo == hi)
+		rule_buf_printf(b, "%llu", (unsigned long long)lo);
+	else
+		rule_buf_printf(b, "%llu:%llu", (unsigned long long)lo, (unsigned long long)hi);
+}
+
+static void
+buf_string(struct rule_buf *b, const char *s, bool native)
+{
+	/* Both languages read "..." with \" and \\ escaped. */
+	(void)native;
+	rule_buf_printf(b, "\"");
+	for (const char *c = s; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\')
+			rule_buf_printf(b, "\\%c", *c);
+		else
+			rule_buf_printf(b, "%c", *c);
+	}
+	rule_buf_printf(b, "\"");
+}
+
+static void
+buf_setref(struct rule_buf *b, const struct rule_x_set *sr)
+{
+	rule_buf_printf(b, "%s ", sr->name);
+	for (unsigned int i = 0; i < sr->ndims; i++)
+		rule_buf_printf(b, "%s%s", i ? "," : "", (sr->dirs >> i) & 1 ? "dst" : "src");
+}
+
+void
+rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rule *r,
+	const struct rule_x *x, bool native)
+{
+	const uint8_t *at = (const uint8_t *)x + o->off;
+	bool lower = native || (o->flags & XO_LOWER);
+	char a[LEX_ADDR_STRLEN] = "", c[LEX_ADDR_STRLEN] = "";
+	uint8_t fam = r->family != 0 ? r->family : FC_AF_INET4;
+
+	switch (o->vt) {
+	case VT_FLAG:
+	case VT_SYN:
+	case VT_NATFLAG:
+		return;
+	case VT_NAT_TO:
+		buf_nat_target(b, &r->nat, native);
+		return;
+	default:
+		break;
+	}
+	switch (o->vt) {
+	case VT_UINT:
+		rule_buf_printf(b, "%llu", (unsigned long long)get(at, o->size));
+		break;
+	case VT_HEX:
+		rule_buf_printf(b, "0x%llx", (unsigned long long)get(at, o->size));
+		break;
+	case VT_MARK:
+		rule_buf_printf(b, "0x%x", (unsigned int)get(at, 4));
+		if (get(at + 4, 4) != UINT32_MAX)
+			rule_buf_printf(b, "/0x%x", (unsigned int)get(at + 4, 4));
+		break;
+	case VT_XMARK:
+		rule_buf_printf(b, "0x%x/0x%x", (unsigned int)get(at, 4), (unsigned int)get(at + 4, 4));
+		break;
+	case VT_TOS:
+		rule_buf_printf(b, "0x%02x/0x%02x", at[0], at[1]);
+		break;
+	case VT_RANGE:
+		buf_range(b, o, at);
+		break;
+	case VT_NAMES:
+		buf_names(b, o->names, (uint32_t)get(at, o->size), lower);
+		break;
+	case VT_NAME: {
+		uint64_t v = get(at, o->size);
+		unsigned int i;
+
+		for (i = 0; o->names[i].name != NULL; i++)
+			if (o->names[i].value == v)
+				break;
+		if (o->names[i].name != NULL)
+			buf_name(b, o->names[i].name, lower);
+		else
+			rule_buf_printf(b, "%llu", (unsigned long long)v);
+		break;
+	}
+	case VT_STR:
+		buf_string(b, (const char *)at, native);
+		break;
+	case VT_PREFIX: {
+		const struct rule_prefix *pf = (const void *)at;
+
+		lex_addr_format(fam, pf->addr, a, sizeof(a));
+		rule_buf_printf(b, "%s", a);
+		if (pf->len != fc_af_max_depth(fam))
+			rule_buf_printf(b, "/%u", pf->len);
+		break;
+	}
+	case VT_ADDR:
+		lex_addr_format(fam, at, a, sizeof(a));
+		rule_buf_printf(b, "%s", a);
+		break;
+	case VT_ARANGE:
+		lex_addr_format(fam, at, a, sizeof(a));
+		lex_addr_format(fam, at + 16, c, sizeof(c));
+		rule_buf_printf(b, "%s-%s", a, c);
+		break;
+	case VT_MAC:
+		rule_buf_printf(b, "%02X:%02X:%02X:%02X:%02X:%02X", at[0], at[1], at[2], at[3],
+			at[4], at[5]);
+		break;
+	case VT_RATE:
+		rule_buf_printf(b, "%u/%s", (unsigned int)get(at, 4),
+			at[4] < RTE_DIM(rx_rate_units) ? rx_rate_units[at[4]] : "sec");
+		break;
+	case VT_PROB:
+		rule_buf_printf(b, "%.11f", (double)get(at, 4) / 2147483648.0);
+		break;
+	case VT_ICMP: {
+		const struct rule_x_icmp *ic = (const void *)at;
+
+		if (ic->any)
+			rule_buf_printf(b, "any");
+		else if (ic->code_min == 0 && ic->code_max == 0xff)
+			rule_buf_printf(b, "%u", ic->type);
+		else
+			rule_buf_printf(b, "%u/%u", ic->type, ic->code_min);
+		break;
+	}
+	case VT_TCPFLAGS:
+		buf_names(b, rx_xn_tcpflags, at[0], lower);
+		rule_buf_printf(b, " ");
+		buf_names(b, rx_xn_tcpflags, at[1], lower);
+		break;
+	case VT_SETREF:
+		buf_setref(b, (const struct rule_x_set *)(const void *)at);
+		break;
+	case VT_CHUNKS: {
+		const struct rule_x_sctp *cs = (const void *)at;
+		const char *sep = "";
+		bool any = false;
+
+		buf_name(b, rx_xn_chunkmode[cs->mode < 3 ? cs->mode : 0].name, false);
+		rule_buf_printf(b, " ");
+		for (unsigned int v = 0; v < 256; v++) {
+			if (!(cs->chunks[v / 8] & (1u << (v % 8))))
+				continue;
+			for (unsigned int i = 0; rx_xn_chunks[i].name != NULL; i++)
+				if (rx_xn_chunks[i].value == v) {
+					rule_buf_printf(b, "%s", sep);
+					buf_name(b, rx_xn_chunks[i].name, lower);
+					sep = ",";
+					any = true;
+				}
+		}
+		if (!any)
+			buf_name(b, "NONE", lower);
+		break;
+	}
+	case VT_TOD: {
+		unsigned int t = (unsigned int)get(at, 4);
+
+		rule_buf_printf(b, "%02u:%02u:%02u", t / 3600, t / 60 % 60, t % 60);
+		break;
+	}
+	case VT_CLASS: {
+		unsigned int cl = (unsigned int)get(at, 4);
+
+		rule_buf_printf(b, "%04x:%04x", cl >> 16, cl & 0xffff);
+		break;
+	}
+	case VT_PROTO: {
+		const char *pn = rule_proto_name(at[0]);
+
+		if (pn != NULL)
+			rule_buf_printf(b, "%s", pn);
+		else
+			rule_buf_printf(b, "%u", at[0]);
+		break;
+	}
+	case VT_NAT_PORTS:
+		rule_buf_printf(b, "%u", r->nat.port_min);
+		if (r->nat.port_max != r->nat.port_min)
+			rule_buf_printf(b, "-%u", r->nat.port_max);
+		break;
+	case VT_NETMAP: {
+		unsigned int len = 0, nb = fc_af_addr_len(r->nat.family);
+
+		while (len < nb * 8 &&
+			((r->nat.addr_min[len / 8] ^ r->nat.addr_max[len / 8]) & (0x80 >> (len % 8))) ==
+				0)
+			len++;
+		lex_addr_format(r->nat.family, r->nat.addr_min, a, sizeof(a));
+		rule_buf_printf(b, "%s/%u", a, len);
+		break;
+	}
+	default:
+		break;
+	}
+}

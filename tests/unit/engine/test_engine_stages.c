@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the rules engine's rule stages on the app's module stack
+ * (tests/unit/common/eng_stack.c): a decision that depends on per-packet
+ * fields (TCP flags) is not cached as is (an accept gets entries decided
+ * per packet, a drop gets none), marks set in mangle are matched in filter,
+ * input and output ports by name (the paired port when no route says
+ * otherwise), ctstate DNAT after the nat module translated, and NETMAP
+ * through the nat module.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "rule_lang.h"
+
+#define TCP_FIN 0x01
+#define TCP_SYN 0x02
+#define TCP_ACK 0x10
+
+static int eng_seq;
+
+static struct rule_upcall
+up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport,
+	uint8_t tcp_flags, uint16_t in_port)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
+	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
+	u.pkt.key.v4.sport = htons(sport);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = proto;
+	u.pkt.tcp_flags = tcp_flags;
+	u.pkt.key.v4.in_port = in_port; /* the key holds the input port */
+	u.in_port = in_port;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+/* The app's port pairs: 0<->1. */
+static int
+pair_fn(void *arg, uint16_t port)
+{
+	(void)arg;
+	return port < 2 ? port ^ 1 : -ENOENT;
+}
+
+static struct rule_engine *
+mk_engine(bool ct, uint32_t nat)
+{
+	struct eng_stack_params p;
+	char name[16];
+	struct rule_engine *eng;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "ts%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.conntrack = ct;
+	p.nat_bindings = nat;
+	p.nat_seed = 1;
+	p.eng.default_channel = 1;
+	p.eng.port_pair_fn = pair_fn;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	return eng;
+}
+
+/* Commit a native set whose ports are named p0 and p1. */
+static void
+load(struct rule_engine *eng, const char *text)
+{
+	static const char *const ports[] = {"p0", "p1"};
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse(text, "test", &err);
+
+	if (s == NULL) {
+		char buf[256];
+
+		rule_error_format(&err, buf, sizeof(buf));
+		fail_msg("%s", buf);
+	}
+	assert_int_equal(rule_set_ports(s, 2, ports), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+}
+
+static struct rule_decision
+decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+static const struct fc_entry *
+entry_of(struct rule_engine *eng, const struct fc_key *k)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
+}
+
+static void
+test_per_packet(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall syn = up4(6, "10.0.0.1", 1234, "10.0.0.2", 80, TCP_SYN, 0);
+	struct rule_upcall ack = up4(6, "10.0.0.1", 1234, "10.0.0.2", 80, TCP_ACK, 0);
+	struct rule_upcall fin = up4(6, "10.0.0.1", 1234, "10.0.0.2", 80, TCP_FIN | TCP_ACK, 0);
+	const struct fc_entry *e;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "drop proto tcp dport 80 tcp_flags fin fin\n"
+		  "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
+	/* Accepted, but by a walk that looked at the flags: decided per packet. */
+	d = decide(eng, syn, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &syn.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	d = decide(eng, ack, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.rule_id, RULE_ID_POLICY);
+	d = decide(eng, fin, 3);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	assert_int_equal(d.rule_id, 1);
+	/* A drop that depended on the flags gets no entry. */
+	syn = up4(6, "10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN, 0);
+	d = decide(eng, syn, 4);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 2);
+	assert_null(entry_of(eng, &syn.pkt.key));
+	eng_stack_free(eng);
+}
+
+static void
+test_marks_and_ports(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "drop mark 0x5\n"
+		  "drop proto udp in p1 dport 9\n"
+		  "drop proto udp out p0 dport 10\n"
+		  "table mangle\n"
+		  "chain P hook prerouting\n"
+		  "mark set_mark 0x5 proto udp dport 53\n");
+	d = decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 1);
+	d = decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	/* Input port by name. */
+	d = decide(eng, up4(17, "10.0.0.1", 1001, "10.0.0.2", 9, 0, 1), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 2);
+	d = decide(eng, up4(17, "10.0.0.1", 1002, "10.0.0.2", 9, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	/* No route: the paired port is the output port (0 <-> 1). */
+	d = decide(eng, up4(17, "10.0.0.1", 1003, "10.0.0.2", 10, 0, 1), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 3);
+	d = decide(eng, up4(17, "10.0.0.1", 1004, "10.0.0.2", 10, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	eng_stack_free(eng);
+}
+
+static void
+test_nat_stages(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 64);
+	struct rule_upcall u = up4(17, "192.0.2.1", 4000, "10.8.0.7", 53, 0, 0);
+	struct rule_upcall r = up4(17, "10.9.0.7", 53, "192.0.2.1", 4000, 0, 1);
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "policy drop\n"
+		  "accept ctstate established\n"
+		  "accept ctstate dnat proto udp\n"
+		  "netmap to 10.9.0.0/24 dst 10.8.0.0/24\n");
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.rule_id, 2);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	/* The reply comes from the mapped address: it is the flow's reply entry. */
+	assert_non_null(entry_of(eng, &r.pkt.key));
+	/* Without the translation, ctstate dnat does not match. */
+	d = decide(eng, up4(17, "192.0.2.1", 4001, "10.7.0.7", 53, 0, 0), 2);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_per_packet),
+		cmocka_unit_test(test_marks_and_ports),
+		cmocka_unit_test(test_nat_stages),
+	};
+
+	if (gufc_test_eal_init("engine_stages", "0") < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
