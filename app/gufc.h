@@ -98,6 +98,9 @@ enum gufc_auto { GUFC_OFF, GUFC_ON, GUFC_AUTO };
 	X(idle_exit, "idle-exit", U32, 0) \
 	X(conntrack, "conntrack", BOOL, 1) \
 	X(tcp_strict, "tcp-strict", BOOL, 0) \
+	X(tcp_loose, "tcp-loose", BOOL, 1) \
+	X(tcp_be_liberal, "tcp-be-liberal", BOOL, 0) \
+	X(tcp_max_retrans, "tcp-max-retrans", U32, MOD_CT_MAX_RETRANS_DEFAULT) \
 	X(full_policy, "full-policy", FULL, FC_FULL_EVICT_IDLE) \
 	X(fragments, "fragments", FRAG, GUFC_FRAG_REASSEMBLE) \
 	X(frag_timeout, "frag-timeout", U32, 2000) \

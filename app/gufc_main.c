@@ -306,7 +306,9 @@ engine_init(struct gufc_app *app)
 
 		memset(&cp, 0, sizeof(cp));
 		mod_ct_cfg_init(&cp.cfg);
-		cp.cfg.tcp_strict = s->tcp_strict != 0;
+		cp.cfg.tcp_strict = s->tcp_strict != 0 || s->tcp_loose == 0;
+		cp.cfg.tcp_be_liberal = s->tcp_be_liberal != 0;
+		cp.cfg.tcp_max_retrans = (uint8_t)s->tcp_max_retrans;
 		memcpy(cp.cfg.timeout, s->ct_timeout, sizeof(cp.cfg.timeout));
 		app->ctm = mod_ct_module_create(app->eng, &cp);
 		if (app->ctm == NULL) {

@@ -179,6 +179,12 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 			return -EINVAL;
 		}
 		break;
+	case GUFC_SET_tcp_max_retrans:
+		if (v > 255) {
+			*err = "tcp-max-retrans must be 0..255";
+			return -EINVAL;
+		}
+		break;
 	case GUFC_SET_neighbours:
 		if (v < 1 || v > MOD_NEIGH_MAX) {
 			*err = "neighbours must be 1..65534";
@@ -401,7 +407,8 @@ gufc_usage(FILE *f, const char *prog)
 		"Settings (--set KEY=VALUE, config 'set KEY VALUE'): flows, burst, rxq, rxd, txd,\n"
 		"mbufs, upcall-ring, pending-queue, channel-size, perflow-ring-size, stats-period,\n"
 		"idle-exit,"
-		" conntrack, tcp-strict, full-policy, fragments reassemble|drop, frag-timeout MS,\n"
+		" conntrack, tcp-strict, tcp-loose, tcp-be-liberal, tcp-max-retrans N,\n"
+		"full-policy, fragments reassemble|drop, frag-timeout MS,\n"
 		"non-ip pass|drop, flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"
 		"offload off|rteflow|swnic[:SIZE], offload-pps, offload-max-flows, offload-interval,\n"
 		"mode bridge|router, icmp-rate N/s, neighbours, neigh-queue, neigh-reachable MS,\n"

@@ -24,6 +24,7 @@ dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
 	c->tab4 = app->tab4;
 	c->tab6 = app->tab6;
 	c->nat = app->nat;
+	c->ct_fast = mod_ct_module_fast(app->ctm);
 	c->locals = app->locals;
 	c->chans = app->chans;
 	c->def_chan = app->def_chan;

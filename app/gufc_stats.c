@@ -319,6 +319,24 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (s->frag_in != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (datagrams %" PRIu64 ")\n",
 			"fragments reassembled", s->frag_in, s->frag_out);
+	if (app->ctm != NULL) {
+		uint64_t inv = 0;
+
+		for (unsigned int w = 0; w < MOD_CT_WHY__COUNT; w++)
+			inv += t->cts.invalid[w];
+		fprintf(f, "%-28s %14" PRIu64 "  (refused %" PRIu64 ", ignored segments %" PRIu64
+			", reopened %" PRIu64 ", removed by rst %" PRIu64 ")\n", "tcp connections now",
+			t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored, t->cts.reopened,
+			t->cts.removed);
+		if (inv != 0) {
+			fprintf(f, "%-28s %14" PRIu64 "  (", "conntrack invalid", inv);
+			for (unsigned int w = 1, k = 0; w < MOD_CT_WHY__COUNT; w++)
+				if (t->cts.invalid[w] != 0)
+					fprintf(f, "%s%s %" PRIu64, k++ ? ", " : "", mod_ct_why_name(w),
+						t->cts.invalid[w]);
+			fprintf(f, ")\n");
+		}
+	}
 	if (s->non_ip_pass != 0)
 		fprintf(f, "%-28s %14" PRIu64 "\n", "non-ip passed", s->non_ip_pass);
 	fprintf(f, "%-28s %14" PRIu64 "\n", "transmitted (tx channels)", s->tx_pkts);
@@ -480,6 +498,16 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",
 		s->frag_in, s->frag_out, s->frag_dropped);
+	fprintf(f,
+		"  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"tcp_conns\": %" PRIu64
+		", \"tcp_refused\": %" PRIu64 ", \"ignored\": %" PRIu64 ", \"reopened\": %" PRIu64
+		", \"removed\": %" PRIu64 ", \"invalid\": {",
+		t->cts.related, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored, t->cts.reopened,
+		t->cts.removed);
+	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
+		fprintf(f, "%s\"%s\": %" PRIu64, w > 1 ? ", " : "", mod_ct_why_name(w),
+			t->cts.invalid[w]);
+	fprintf(f, "}},\n");
 	fprintf(f, "  \"transmitted\": %" PRIu64 ",\n  \"non_ip_passed\": %" PRIu64 ",\n",
 		s->tx_pkts, s->non_ip_pass);
 	fprintf(f, "  \"reject\": {\"replies\": %" PRIu64 ", \"suppressed\": %" PRIu64 "},\n",

@@ -99,6 +99,17 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("refreshed", t.es.refreshed);
 	U("icmp_related", t.cts.related);
 	U("icmp_related_nat", t.nats.related_nat);
+	U("ct_tcp_conns", t.cts.tcp_conns);
+	U("ct_tcp_refused", t.cts.tcp_full);
+	U("ct_ignored", t.cts.ignored);
+	U("ct_reopened", t.cts.reopened);
+	U("ct_removed", t.cts.removed);
+	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "ct_invalid_%s", mod_ct_why_name(w));
+		U(name, t.cts.invalid[w]);
+	}
 	U("rerouted", t.rts.rerouted);
 	U("route_walks", t.rts.route_walks);
 	U("frag_in", s->frag_in);

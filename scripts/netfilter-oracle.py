@@ -12,6 +12,10 @@ the NAT decision of each NAT stage. gufc's reference evaluator is tested against
 Commands:
   netfilter-oracle.py run [-4|-6] [-v] [--tag T] RULES PACKETS
   netfilter-oracle.py gen [-4|-6] RULES            (print a packet list)
+  netfilter-oracle.py conv [-v] [--tag T] CONVS    (whole TCP conversations,
+                                                    see "Conversations" below)
+  netfilter-oracle.py frames CONVS                 (their frames, in hex)
+  netfilter-oracle.py convgen SEED [COUNT]         (random conversations)
 
 Lab (namespaces created per run, removed on exit, also on failure/signal):
   nfo-l-T  --l1 [veth] l0--  nfo-fw-T  --r0 [veth] r1--  nfo-r-T
@@ -1170,6 +1174,675 @@ def cmd_run(args):
 
 
 # --------------------------------------------------------------------------
+# Conversations (commands "conv" and "frames"): whole TCP connections
+# --------------------------------------------------------------------------
+#
+# A conversation list holds whole TCP connections, segment by segment, in
+# both directions, stray and out-of-window segments included. "conv" sends
+# them through the firewall namespace, which forwards between a client on
+# the left and a server on the right under a fixed rule set that shows the
+# ctstate of every segment in its counters:
+#
+#   -A FORWARD -m conntrack --ctstate INVALID -j DROP       (invalid)
+#   -A FORWARD -m conntrack --ctstate NEW -j ACCEPT         (new)
+#   -A FORWARD -m conntrack --ctstate ESTABLISHED -j ACCEPT (established)
+#   -A FORWARD -m conntrack --ctstate RELATED -j ACCEPT     (related)
+#   policy DROP                                             (untracked)
+#
+# and prints, per segment, its ctstate, the verdict and the TCP state of
+# the connection's conntrack entry afterwards ("-" if there is none), read
+# with ctnetlink. Conntrack is flushed at the start of each conversation
+# only, so a conversation's segments meet the state its earlier segments
+# left. "frames" prints the same segments as Ethernet frames in hex, for
+# gufc's side of the comparison (tests/integration/netfilter/ct_eval.c).
+#
+# Conversation list format ('#' starts a comment):
+#   conv NAME CLIENT:PORT -> SERVER:PORT [isn=C,S] [loose=0|1] [be_liberal=0|1]
+#        [max_retrans=N]
+#   > FLAGS seq=E [ack=E] [win=N] [len=N] [mss=N] [wscale=N] [sackperm] [ts]
+#          [sack=E-E[,E-E...]]
+#   < FLAGS ...
+# '>' is a segment from the client, '<' one from the server. FLAGS are
+# letters of FSRPAUEC, or "-" for none. E is a number, or c, s (the
+# client's and the server's initial sequence numbers from isn=, default
+# 1000 and 5000) with an optional +N or -N, modulo 2^32. ack defaults to 0,
+# win to 65535, len (payload bytes) to 0. The settings after the addresses
+# are the conntrack sysctls of that conversation (Linux's defaults
+# otherwise). IPv6 addresses in brackets, as in packet lists.
+#
+# Output, one line per segment, numbered from 1 over the whole list:
+#   N DIR CTSTATE VERDICT STATE
+# e.g. "3 > established accept ESTABLISHED"; "N error MESSAGE" when the
+# kernel's answer could not be read.
+
+CONV_CTSTATES = {1: "invalid", 2: "new", 3: "established", 4: "related"}
+TCP_CT_STATES = ("NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLOSE_WAIT",
+                 "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2")
+CONV_SYSCTLS = {"loose": ("nf_conntrack_tcp_loose", 1),
+                "be_liberal": ("nf_conntrack_tcp_be_liberal", 0),
+                "max_retrans": ("nf_conntrack_tcp_max_retrans", 3)}
+
+
+def conv_rules():
+    """The fixed rule set of "conv", for both families."""
+    return ("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+            "-A FORWARD -m conntrack --ctstate INVALID -j DROP\n"
+            "-A FORWARD -m conntrack --ctstate NEW -j ACCEPT\n"
+            "-A FORWARD -m conntrack --ctstate ESTABLISHED -j ACCEPT\n"
+            "-A FORWARD -m conntrack --ctstate RELATED -j ACCEPT\nCOMMIT\n")
+
+
+class Segment:
+    """One TCP segment of a conversation."""
+
+    def __init__(self, n, lineno, frm_client):
+        self.n = n
+        self.lineno = lineno
+        self.frm_client = frm_client
+        self.flags = ""
+        self.seq = 0
+        self.ack = 0
+        self.win = 65535
+        self.dlen = 0
+        self.opts = b""
+
+
+class Conversation:
+    def __init__(self, name, lineno):
+        self.name = name
+        self.lineno = lineno
+        self.client = None  # (ip, port)
+        self.server = None
+        self.isn = (1000, 5000)
+        self.sysctl = {k: v[1] for k, v in CONV_SYSCTLS.items()}
+        self.segs = []
+
+    def family(self):
+        return self.client[0].version
+
+
+def conv_number(text, conv, where):
+    """E: a number, or c/s with +N/-N."""
+    base, rest = 0, text
+    if text[:1] in ("c", "s"):
+        base = conv.isn[0] if text[0] == "c" else conv.isn[1]
+        rest = text[1:]
+        if rest and rest[0] not in "+-":
+            raise OracleError("%s: bad number %r" % (where, text))
+    try:
+        return (base + (int(rest, 0) if rest else 0)) & 0xFFFFFFFF
+    except ValueError:
+        raise OracleError("%s: bad number %r" % (where, text)) from None
+
+
+def tcp_options(seg_opts):
+    """TCP option bytes (padded with NOPs to 4) of [(kind, value)]."""
+    out = b""
+    for kind, val in seg_opts:
+        if kind == "mss":
+            out += struct.pack("!BBH", 2, 4, val)
+        elif kind == "sackperm":
+            out += b"\x04\x02"
+        elif kind == "wscale":
+            out += b"\x01" + struct.pack("!BBB", 3, 3, val)
+        elif kind == "ts":
+            out += b"\x01\x01" + struct.pack("!BBII", 8, 10, val, 0)
+        elif kind == "sack":
+            out += b"\x01\x01" + struct.pack("!BB", 5, 2 + 8 * len(val))
+            for lo, hi in val:
+                out += struct.pack("!II", lo, hi)
+    while len(out) % 4:
+        out += b"\x01"
+    if len(out) > 40:
+        raise OracleError("TCP options longer than 40 bytes")
+    return out
+
+
+def parse_conv(path):
+    """Read a conversation list: [Conversation]."""
+    convs, cur, n = [], None, 0
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    for lineno, raw in enumerate(lines, 1):
+        where = "%s:%d" % (path, lineno)
+        w = raw.split("#", 1)[0].split()
+        if not w:
+            continue
+        if w[0] == "conv":
+            if len(w) < 5 or w[3] != "->":
+                raise OracleError("%s: expected 'conv NAME CLIENT:PORT -> SERVER:PORT'" % where)
+            cur = Conversation(w[1], lineno)
+            cur.client = parse_endpoint(w[2], True, where)
+            cur.server = parse_endpoint(w[4], True, where)
+            if cur.client[0].version != cur.server[0].version:
+                raise OracleError("%s: addresses of two families" % where)
+            for opt in w[5:]:
+                key, _, val = opt.partition("=")
+                if key == "isn" and val.count(",") == 1:
+                    try:
+                        cur.isn = tuple(int(x, 0) & 0xFFFFFFFF for x in val.split(","))
+                    except ValueError:
+                        raise OracleError("%s: bad isn %r" % (where, val)) from None
+                elif key in CONV_SYSCTLS and val.isdigit():
+                    cur.sysctl[key] = int(val)
+                else:
+                    raise OracleError("%s: unknown option %r" % (where, opt))
+            convs.append(cur)
+            continue
+        if w[0] not in (">", "<"):
+            raise OracleError("%s: expected 'conv', '>' or '<'" % where)
+        if cur is None:
+            raise OracleError("%s: segment before any 'conv' line" % where)
+        if len(w) < 2 or (w[1] != "-" and any(c not in "FSRPAUEC" for c in w[1])):
+            raise OracleError("%s: bad TCP flags" % where)
+        n += 1
+        s = Segment(n, lineno, w[0] == ">")
+        s.flags = "" if w[1] == "-" else w[1]
+        opts, seen = [], set()
+        for opt in w[2:]:
+            key, _, val = opt.partition("=")
+            if key in seen:
+                raise OracleError("%s: %s given twice" % (where, key))
+            seen.add(key)
+            if key in ("seq", "ack"):
+                setattr(s, key, conv_number(val, cur, where))
+            elif key in ("win", "len", "mss", "wscale"):
+                if not val.isdigit():
+                    raise OracleError("%s: bad %s %r" % (where, key, val))
+                v = int(val)
+                lim = {"win": 65535, "len": 1400, "mss": 65535, "wscale": 255}[key]
+                if v > lim:
+                    raise OracleError("%s: %s above %d" % (where, key, lim))
+                if key == "win":
+                    s.win = v
+                elif key == "len":
+                    s.dlen = v
+                else:
+                    opts.append((key, v))
+            elif key in ("sackperm", "ts") and not val:
+                opts.append((key, 1 + s.n))
+            elif key == "sack" and val:
+                blocks = []
+                for b in val.split(","):
+                    lo, _, hi = b.partition("-")
+                    blocks.append((conv_number(lo, cur, where), conv_number(hi, cur, where)))
+                if len(blocks) > 3:
+                    raise OracleError("%s: at most 3 SACK blocks" % where)
+                opts.append(("sack", blocks))
+            else:
+                raise OracleError("%s: unknown option %r" % (where, opt))
+        if "seq" not in seen:
+            raise OracleError("%s: seq= missing" % where)
+        s.opts = tcp_options(opts)
+        cur.segs.append(s)
+    return convs
+
+
+def conv_frame(conv, s):
+    """The Ethernet frame of segment @s, as its sender puts it on the wire."""
+    src, dst = (conv.client, conv.server) if s.frm_client else (conv.server, conv.client)
+    fam = conv.family()
+    fl = sum(1 << "FSRPAUEC".index(c) for c in set(s.flags))
+    hlen = 20 + len(s.opts)
+    payload = bytes((s.n + i) & 0xFF for i in range(s.dlen))
+    tcp = struct.pack("!HHIIHHHH", src[1], dst[1], s.seq, s.ack, (hlen // 4) << 12 | fl, s.win,
+                      0, 0) + s.opts + payload
+    if fam == 4:
+        pseudo = src[0].packed + dst[0].packed + struct.pack("!BBH", 0, 6, len(tcp))
+    else:
+        pseudo = src[0].packed + dst[0].packed + struct.pack("!IxxxB", len(tcp), 6)
+    c = csum16(pseudo + tcp)
+    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+    if fam == 4:
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), s.n & 0xFFFF, 0x4000, 64, 6, 0,
+                         src[0].packed, dst[0].packed)
+        ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
+        et = b"\x08\x00"
+    else:
+        ip = struct.pack("!IHBB16s16s", 0x60000000 | (s.n & 0xFFFFF), len(tcp), 6, 64,
+                         src[0].packed, dst[0].packed)
+        et = b"\x86\xdd"
+    macs = MAC_FW_L + MAC_L if s.frm_client else MAC_FW_R + MAC_R
+    return macs + et + ip + tcp
+
+
+def conv_seen(frame, conv, s):
+    """Is @frame segment @s, forwarded (its IP id or flow label, addresses, ports)?"""
+    if len(frame) < 14 + 40:
+        return False
+    src, dst = (conv.client, conv.server) if s.frm_client else (conv.server, conv.client)
+    d = frame[14:]
+    if conv.family() == 4:
+        if frame[12:14] != b"\x08\x00" or d[0] != 0x45 or d[9] != 6:
+            return False
+        ident = struct.unpack("!H", d[4:6])[0]
+        ok = ident == s.n & 0xFFFF and d[12:16] == src[0].packed and d[16:20] == dst[0].packed
+        t = d[20:]
+    else:
+        if frame[12:14] != b"\x86\xdd" or d[0] >> 4 != 6 or d[6] != 6:
+            return False
+        label = struct.unpack("!I", d[0:4])[0] & 0xFFFFF
+        ok = label == s.n & 0xFFFFF and d[8:24] == src[0].packed and d[24:40] == dst[0].packed
+        t = d[40:]
+    return ok and len(t) >= 4 and struct.unpack("!HH", t[:4]) == (src[1], dst[1])
+
+
+def nla_walk(data):
+    """Netlink attributes of @data: [(type without flags, payload)]."""
+    out, off = [], 0
+    while off + 4 <= len(data):
+        ln, typ = struct.unpack_from("=HH", data, off)
+        if ln < 4:
+            break
+        out.append((typ & 0x3FFF, data[off + 4:off + ln]))
+        off += (ln + 3) & ~3
+    return out
+
+
+def ct_entry(attrs):
+    """(src, dst, proto, sport, dport, tcp state name or None) of a ctnetlink entry."""
+    src = dst = None
+    proto = sport = dport = 0
+    state = None
+    for typ, val in attrs:
+        if typ == 1:  # CTA_TUPLE_ORIG
+            for t2, v2 in nla_walk(val):
+                if t2 == 1:  # CTA_TUPLE_IP
+                    for t3, v3 in nla_walk(v2):
+                        if t3 in (1, 3):
+                            src = ipaddress.ip_address(v3)
+                        elif t3 in (2, 4):
+                            dst = ipaddress.ip_address(v3)
+                elif t2 == 2:  # CTA_TUPLE_PROTO
+                    for t3, v3 in nla_walk(v2):
+                        if t3 == 1:
+                            proto = v3[0]
+                        elif t3 == 2:
+                            sport = struct.unpack("!H", v3[:2])[0]
+                        elif t3 == 3:
+                            dport = struct.unpack("!H", v3[:2])[0]
+        elif typ == 4:  # CTA_PROTOINFO
+            for t2, v2 in nla_walk(val):
+                if t2 == 1:  # CTA_PROTOINFO_TCP
+                    for t3, v3 in nla_walk(v2):
+                        if t3 == 1 and v3:
+                            state = TCP_CT_STATES[v3[0]] if v3[0] < len(TCP_CT_STATES) else "?"
+    return src, dst, proto, sport, dport, state
+
+
+def ct_dump(lab, family):
+    """The firewall's conntrack entries of @family (ctnetlink dump)."""
+    lab.seq += 1
+    af = socket.AF_INET if family == 4 else socket.AF_INET6
+    lab.nl.send(struct.pack("=IHHII", 20, 1 << 8 | 1, 1 | 0x300, lab.seq, 0) +
+                struct.pack("!BBH", af, 0, 0))
+    out = []
+    while True:
+        data = lab.nl.recv(1 << 20)
+        off = 0
+        while off + 16 <= len(data):
+            ln, typ, _, seq, _ = struct.unpack_from("=IHHII", data, off)
+            if ln < 16:
+                return out
+            if seq == lab.seq:
+                if typ == 3:  # NLMSG_DONE
+                    return out
+                if typ == 2:  # NLMSG_ERROR
+                    err = struct.unpack_from("=i", data, off + 16)[0]
+                    if err:
+                        raise OracleError("conntrack dump failed: %s" % os.strerror(-err))
+                    return out
+                out.append(ct_entry(nla_walk(data[off + 20:off + ln])))
+            off += (ln + 3) & ~3
+
+
+def conv_state(lab, conv):
+    """TCP state of the conversation's entry (either orientation), or '-'."""
+    ends = {conv.client, conv.server}
+    for src, dst, proto, sport, dport, state in ct_dump(lab, conv.family()):
+        if proto == 6 and {(src, sport), (dst, dport)} == ends:
+            return state or "?"
+    return "-"
+
+
+class ConvLab:
+    """The lab of "conv": sockets on both hosts, routes back to the clients."""
+
+    def __init__(self, lab, convs):
+        self.lab = lab
+        fw = lab.fw
+        mac = ":".join("%02x" % x for x in MAC_L)
+        for a in sorted({c.client[0] for c in convs}, key=lambda a: (a.version, a)):
+            sh("ip -n %s -%d route replace %s/%d dev l0" % (fw, a.version, a, a.max_prefixlen))
+            sh("ip -n %s -%d neigh replace %s lladdr %s dev l0 nud permanent"
+               % (fw, a.version, a, mac))
+        self.inject, self.sniff = {}, {}
+        for side, ns, dev in (("left", lab.left, "l1"), ("right", lab.right, "r1")):
+            with InNetns(ns):
+                i = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+                i.bind((dev, 0))
+                s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+                s.bind((dev, 0))
+                s.setblocking(False)
+            lab.socks += [i, s]
+            self.inject[side], self.sniff[side] = i, s
+        sh(["iptables-restore"], ns=fw, stdin=conv_rules())
+        sh(["ip6tables-restore"], ns=fw, stdin=conv_rules())
+        for tool in ("iptables", "ip6tables"):
+            sh("%s -t mangle -A OUTPUT -m mark ! --mark %d -j DROP" % (tool, MARK), ns=fw)
+
+    def drain(self):
+        for s in self.sniff.values():
+            try:
+                while True:
+                    s.recv(65536)
+            except BlockingIOError:
+                pass
+
+    def counters(self, family):
+        t = parse_save(self.lab.save(family)).get("filter")
+        if t is None or len(t.rules.get("FORWARD", [])) != 4:
+            raise OracleError("the kernel's FORWARD chain is not the conv rule set")
+        return [r.pkts for r in t.rules["FORWARD"]] + [t.chains["FORWARD"][1]]
+
+    def seen(self, conv, s, timeout):
+        """Wait up to @timeout s for segment @s on the far side."""
+        sock = self.sniff["right" if s.frm_client else "left"]
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            r, _, _ = select.select([sock], [], [], max(left, 0))
+            if r:
+                try:
+                    while True:
+                        data, addr = sock.recvfrom(65536)
+                        if addr[2] != socket.PACKET_OUTGOING and conv_seen(data, conv, s):
+                            return True
+                except BlockingIOError:
+                    pass
+            if left <= 0:
+                return False
+
+    def segment(self, conv, s):
+        """Send segment @s; its output line."""
+        fam = conv.family()
+        self.drain()
+        before = self.counters(fam)
+        self.inject["left" if s.frm_client else "right"].send(conv_frame(conv, s))
+        seen, deadline, delta = False, time.monotonic() + 2.0, None
+        while time.monotonic() < deadline:
+            seen = self.seen(conv, s, 0.01)
+            delta = [a - b for a, b in zip(self.counters(fam), before)]
+            if seen or delta[0] or delta[4]:
+                break
+        if seen and not any(delta[1:4]):
+            delta = [a - b for a, b in zip(self.counters(fam), before)]
+        hit = [i for i, d in enumerate(delta) if d]
+        d = ">" if s.frm_client else "<"
+        if len(hit) != 1 or delta[hit[0]] != 1:
+            return "%d error counters moved %s" % (s.n, delta)
+        rule = hit[0] + 1
+        verdict = "accept" if rule in (2, 3, 4) else "drop"
+        if (verdict == "accept") != seen:
+            if verdict == "accept":
+                seen = self.seen(conv, s, 1.0)
+            if (verdict == "accept") != seen:
+                return "%d error verdict %s but %s" % (s.n, verdict,
+                                                       "forwarded" if seen else "not forwarded")
+        cs = CONV_CTSTATES.get(rule, "untracked")
+        return "%d %s %s %s %s" % (s.n, d, cs, verdict, conv_state(self.lab, conv))
+
+
+def cmd_conv(args):
+    convs = parse_conv(args.conv)
+    if os.geteuid() != 0:
+        raise SkipError("needs root (network namespaces, iptables)")
+    lab = Lab(args.tag or str(os.getpid()), args.verbose)
+    rc = 0
+    try:
+        lab.setup(set(), set())
+        cl = ConvLab(lab, convs)
+        for conv in convs:
+            with InNetns(lab.fw):
+                for key, (name, _) in CONV_SYSCTLS.items():
+                    write_sysctl("net.netfilter." + name, conv.sysctl[key])
+            lab.ct_flush()
+            for s in conv.segs:
+                line = cl.segment(conv, s)
+                if " error " in line:
+                    rc = 1
+                    log("%s:%d: %s" % (args.conv, s.lineno, line))
+                print(line, flush=True)
+    finally:
+        lab.close()
+    return rc
+
+
+def cmd_frames(args):
+    for conv in parse_conv(args.conv):
+        print("conv %s %s %d %s %d loose=%d be_liberal=%d max_retrans=%d" % (
+            conv.name, conv.client[0], conv.client[1], conv.server[0], conv.server[1],
+            conv.sysctl["loose"], conv.sysctl["be_liberal"], conv.sysctl["max_retrans"]))
+        for s in conv.segs:
+            print("%d %s %s" % (s.n, ">" if s.frm_client else "<", conv_frame(conv, s).hex()))
+    return 0
+
+
+# --------------------------------------------------------------------------
+# Random conversations (command "convgen")
+# --------------------------------------------------------------------------
+#
+# "convgen SEED [COUNT]" writes COUNT (default 10) random conversations in
+# the conversation list format, reproducible from SEED: two endpoints that
+# keep the usual TCP variables (next sequence number to send, the oldest
+# unacknowledged one, what they received, their window and window scale)
+# exchange data and ACKs within each other's windows, with, at random,
+# retransmissions, duplicate ACKs, window updates (zero windows included),
+# SACK blocks, keepalives, and segments that do not fit: beyond the window,
+# just past its edge, below it, ACKs of data never sent, invalid flag
+# combinations, stray SYNs, RSTs in and out of window; some open mid-stream
+# (pickup), some simultaneously; most close with FINs in either order.
+# Segments that do not fit change nothing at the endpoints (the firewall
+# drops what conntrack calls invalid).
+
+class GenSide:
+    def __init__(self, rng, isn):
+        self.isn = isn
+        self.nxt = isn        # next sequence number to send
+        self.una = isn        # oldest not acknowledged by the peer
+        self.rcv = 0          # next expected from the peer
+        self.win = rng.choice((502, 509, 1024, 8192, 65535))
+        self.wscale = rng.choice((None, 0, 2, 7, 9, 14))
+        self.sent = []        # (seq, len) of data sent
+
+
+def gen_conversation(rng, idx, family):
+    """One random conversation: its lines."""
+    if family == 4:
+        cli, srv = "192.0.2.%d:%d" % (10 + idx % 200, 30000 + idx), "198.51.100.%d:%d" % (
+            10 + idx % 100, rng.choice((80, 443, 22, 8080)))
+    else:
+        cli, srv = "[2001:db8:e1::%x]:%d" % (10 + idx, 30000 + idx), "[2001:db8:e2::%x]:%d" % (
+            10 + idx, rng.choice((80, 443)))
+    c = GenSide(rng, rng.getrandbits(32))
+    s = GenSide(rng, rng.getrandbits(32))
+    opts = []
+    if rng.random() < 0.15:
+        opts.append("loose=0")
+    if rng.random() < 0.1:
+        opts.append("be_liberal=1")
+    if rng.random() < 0.1:
+        opts.append("max_retrans=%d" % rng.randint(0, 3))
+    lines = ["", ("conv gen%d %s -> %s isn=%d,%d %s" % (idx, cli, srv, c.isn, s.isn,
+                                                      " ".join(opts))).rstrip()]
+    M = 0xFFFFFFFF
+
+    def num(v):
+        return "%d" % (v & M)
+
+    def scaled(x, y):
+        # window scaling holds only if both SYNs carried the option
+        if x.wscale is None or y.wscale is None:
+            return 0
+        return min(x.wscale, 14)
+
+    def out(x, flags, seq, ack=None, win=None, dlen=0, extra=""):
+        d = ">" if x is c else "<"
+        parts = [d, flags or "-", "seq=" + num(seq)]
+        if ack is not None:
+            parts.append("ack=" + num(ack))
+        parts.append("win=%d" % (x.win if win is None else win))
+        if dlen:
+            parts.append("len=%d" % dlen)
+        if extra:
+            parts.append(extra)
+        lines.append(" ".join(parts))
+
+    def send_data(x, y, n):
+        room = (x.una + (y.win << scaled(y, x))) - x.nxt
+        n = max(0, min(n, room & M if room < (1 << 31) else 0, 1400))
+        if n == 0:
+            return False
+        out(x, rng.choice(("A", "PA")), x.nxt, y_ack(x), dlen=n)
+        x.sent.append((x.nxt, n))
+        x.nxt = (x.nxt + n) & M
+        y.rcv = x.nxt
+        return True
+
+    def y_ack(x):
+        return x.rcv
+
+    def ack(x, y, win=None):
+        if win is not None:
+            x.win = win
+        out(x, "A", x.nxt, x.rcv)
+        y.una = x.rcv
+
+    # Opening.
+    mode = rng.random()
+    syn_opts = lambda x: "mss=1460 sackperm" + (" wscale=%d" % x.wscale if x.wscale is not None else "")
+    if mode < 0.12:
+        # picked up mid-stream: no SYN seen
+        c.nxt = c.una = (c.isn + 1) & M
+        s.nxt = s.una = (s.isn + 1) & M
+        c.rcv, s.rcv = s.nxt, c.nxt
+        c.wscale = s.wscale = None
+    elif mode < 0.2:
+        out(c, "S", c.nxt, win=64240, extra=syn_opts(c))
+        out(s, "S", s.nxt, win=65160, extra=syn_opts(s))
+        c.nxt = (c.nxt + 1) & M
+        s.nxt = (s.nxt + 1) & M
+        c.rcv, s.rcv = s.nxt, c.nxt
+        out(c, "SA", c.isn, c.rcv, win=64240, extra=syn_opts(c))
+        out(s, "SA", s.isn, s.rcv, win=65160, extra=syn_opts(s))
+        c.una, s.una = c.nxt, s.nxt
+    else:
+        out(c, "S", c.nxt, win=64240, extra=syn_opts(c))
+        if rng.random() < 0.2:
+            out(c, "S", c.nxt, win=64240, extra=syn_opts(c))
+        c.nxt = (c.nxt + 1) & M
+        s.rcv = c.nxt
+        out(s, "SA", s.nxt, s.rcv, win=65160, extra=syn_opts(s))
+        s.nxt = (s.nxt + 1) & M
+        c.rcv = s.nxt
+        c.una = c.nxt
+        ack(c, s)
+    # The middle.
+    closed = False
+    for _ in range(rng.randint(10, 70)):
+        x, y = (c, s) if rng.random() < 0.55 else (s, c)
+        r = rng.random()
+        if r < 0.35:
+            if not send_data(x, y, rng.randint(1, 1400)):
+                ack(y, x)
+        elif r < 0.55:
+            ack(x, y, win=rng.choice((x.win, x.win, min(65535, x.win + 17), max(1, x.win - 100), 0))
+                if rng.random() < 0.3 else None)
+        elif r < 0.62 and x.sent:
+            seq, n = rng.choice(x.sent[-8:])
+            out(x, "PA", seq, x.rcv, dlen=n)  # retransmission
+        elif r < 0.66:
+            out(x, "A", x.nxt, x.rcv)  # duplicate ACK / keepalive-ish
+            if rng.random() < 0.5:
+                out(x, "A", (x.nxt - 1) & M, x.rcv, dlen=rng.choice((0, 1)))
+        elif r < 0.70 and y.sent:
+            seq, n = y.sent[-1]
+            out(x, "A", x.nxt, x.rcv, extra="sack=%s-%s" % (
+                num(seq), num(seq + n + rng.choice((0, 0, 1, 5000)))))
+        elif r < 0.80:
+            # does not fit
+            k = rng.randint(0, 7)
+            edge = y.una + (y.win << scaled(y, x))
+            if k == 0:
+                out(x, "PA", rng.getrandbits(32), x.rcv, dlen=100)
+            elif k == 1:
+                out(x, "PA", x.nxt + (2 << 20), x.rcv, dlen=50)
+            elif k == 2:
+                out(x, "PA", edge + rng.choice((1, 100, 70000, 140000)), x.rcv, dlen=10)
+            elif k == 3:
+                out(x, "A", x.nxt, x.rcv + rng.choice((1, 1000, 1 << 20)))
+            elif k == 4:
+                out(x, "A", x.nxt, rng.getrandbits(32))
+            elif k == 5:
+                out(x, rng.choice(("-", "F", "SF", "SR", "FPU", "SAU", "RU")), x.nxt, x.rcv)
+            elif k == 6:
+                out(x, "PA", x.nxt - (3 << 20), x.rcv, dlen=20)
+            else:
+                out(x, "S", rng.getrandbits(32), win=1024)
+        elif r < 0.83:
+            # a RST: in window (exact), in window (inexact), or out of window
+            k = rng.randint(0, 2)
+            seq = x.nxt if k == 0 else x.nxt + rng.randint(1, 3000) if k == 1 else \
+                rng.getrandbits(32)
+            out(x, rng.choice(("R", "RA")), seq, x.rcv if rng.random() < 0.5 else None, win=0)
+            if k == 0:
+                closed = True
+                break
+        elif r < 0.85 and x is s:
+            out(x, "SA", s.isn, (c.isn + 1) & M, win=65160)  # a late SYN/ACK
+        else:
+            ack(x, y)
+    if closed:
+        if rng.random() < 0.5:
+            out(c, "S", c.nxt + 100000, win=64240)  # a new SYN on the tuple
+        return lines
+    # Closing, either side first; sometimes simultaneous.
+    x, y = (c, s) if rng.random() < 0.6 else (s, c)
+    out(x, "FA", x.nxt, x.rcv)
+    x.nxt = (x.nxt + 1) & M
+    y.rcv = x.nxt
+    if rng.random() < 0.25:
+        out(y, "FA", y.nxt, (y.rcv - 1) & M)  # crosses the other FIN
+        y.nxt = (y.nxt + 1) & M
+        x.rcv = y.nxt
+        ack(x, y)
+        ack(y, x)
+    else:
+        ack(y, x)
+        if rng.random() < 0.5:
+            send_data(y, x, rng.randint(1, 500))
+            ack(x, y)
+        out(y, "FA", y.nxt, y.rcv)
+        y.nxt = (y.nxt + 1) & M
+        x.rcv = y.nxt
+        ack(x, y)
+    if rng.random() < 0.3:
+        out(c, "S", c.nxt + 100000, win=64240)  # reopens in TIME_WAIT
+        out(s, "SA", s.nxt + 200000, (c.nxt + 100001) & M, win=65160)
+    return lines
+
+
+def cmd_convgen(args):
+    import random
+    rng = random.Random(args.seed)
+    print("# generated by netfilter-oracle.py convgen %d %d" % (args.seed, args.count))
+    for i in range(args.count):
+        for line in gen_conversation(rng, i + 1, 6 if rng.random() < 0.2 else 4):
+            print(line)
+    return 0
+
+
+# --------------------------------------------------------------------------
 # Packet list generator
 # --------------------------------------------------------------------------
 
@@ -1480,12 +2153,22 @@ def main(argv):
             sp.add_argument("packets")
             sp.add_argument("-v", "--verbose", action="store_true")
             sp.add_argument("--tag", help="namespace name suffix (default: the pid)")
+    sp = sub.add_parser("convgen")
+    sp.add_argument("seed", type=int)
+    sp.add_argument("count", type=int, nargs="?", default=10)
+    for name in ("conv", "frames"):
+        sp = sub.add_parser(name)
+        sp.add_argument("conv", help="conversation list")
+        if name == "conv":
+            sp.add_argument("-v", "--verbose", action="store_true")
+            sp.add_argument("--tag", help="namespace name suffix (default: the pid)")
     args = ap.parse_args(argv)
     os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGHUP, _on_signal)
     try:
-        return cmd_run(args) if args.cmd == "run" else cmd_gen(args)
+        return {"run": cmd_run, "gen": cmd_gen, "conv": cmd_conv, "frames": cmd_frames,
+                "convgen": cmd_convgen}[args.cmd](args)
     except SkipError as e:
         log("skip: %s" % e)
         return EXIT_SKIP

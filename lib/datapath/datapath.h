@@ -95,6 +95,7 @@
 #include "flowcache.h"
 #include "engine.h"
 #include "nat.h"
+#include "conntrack.h"
 #include "neigh.h"
 
 #ifdef __cplusplus
@@ -448,6 +449,11 @@ struct dp_ctx {
 	struct fc_table *tab4;      /**< rule_engine_table(eng, FC_AF_INET4) */
 	struct fc_table *tab6;      /**< rule_engine_table(eng, FC_AF_INET6) */
 	const struct mod_nat *nat;  /**< NAT table (mod_nat_apply()), or NULL: no NAT */
+	/**
+	 * Conntrack's TCP window view (mod_ct_module_fast()), or NULL: every
+	 * segment of an entry with FC_INTEREST_TCP_WIN goes to the slow path.
+	 */
+	struct mod_ct_fast *ct_fast;
 	const struct fc_locals *locals; /**< local addresses (the key's local bits) */
 	struct chan_table *chans;   /**< where packets are delivered */
 	const struct dp_marks *marks; /**< offload marks view, or NULL: step 0 off */

@@ -298,6 +298,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		return;
 	fc_table_hash_bulk(f->t, f->keys, sigs, nk);
 	fc_table_lookup_bulk(f->t, c->reader_id, f->keys, sigs, nk, &hit_mask, acts, idx);
+	/* The window-checked connections' lines, fetched for the whole burst at once. */
+	for (unsigned int j = 0; j < nk; j++)
+		if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
+			mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
 
 	for (unsigned int j = 0; j < nk; j++) {
 		unsigned int i = f->sel[j];
@@ -328,7 +332,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
 			continue;
 		}
-		if (rule_engine_wants(a, pkt)) {
+		if (rule_engine_wants(a, pkt) ||
+			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt))) {
 			st->upcall_interest++;
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
@@ -378,18 +383,19 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 }
 
 /*
- * Would the entry's interest mask select this packet (rule_engine_wants())?
- * Without a parse the TCP flags are peeked at their fixed place: the NIC
- * matched an untagged Ethernet frame with an IPv4 header (any IHL, not a
- * fragment) or an IPv6 header without extension header. Anything that does
- * not look like that counts as wanted: the software path decides.
+ * Would the entry's interest mask select this packet (rule_engine_wants()),
+ * or the conntrack module's window check send it to the slow path? Without
+ * a parse the TCP header is read at its fixed place: the NIC matched an
+ * untagged Ethernet frame with an IPv4 header (any IHL, not a fragment) or
+ * an IPv6 header without extension header. Anything that does not look
+ * like that counts as wanted: the software path decides.
  */
 static inline bool
-dp_marked_wants(const struct fc_action *a, const struct rte_mbuf *mb)
+dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(mb);
-	uint32_t l4;
+	uint32_t l4, end, hlen;
 	uint8_t proto;
 	struct fc_pkt pk;
 
@@ -399,20 +405,40 @@ dp_marked_wants(const struct fc_action *a, const struct rte_mbuf *mb)
 		return true;
 	if (p[12] == 0x08 && p[13] == 0x00) {
 		l4 = RTE_ETHER_HDR_LEN + (uint32_t)(p[14] & 0x0f) * 4;
+		end = RTE_ETHER_HDR_LEN + ((uint32_t)p[16] << 8 | p[17]);
 		proto = p[RTE_ETHER_HDR_LEN + 9];
 	} else if (p[12] == 0x86 && p[13] == 0xdd) {
 		l4 = RTE_ETHER_HDR_LEN + 40;
+		end = l4 + ((uint32_t)p[18] << 8 | p[19]);
 		proto = p[RTE_ETHER_HDR_LEN + 6];
 	} else {
 		return true;
 	}
 	pk.tcp_flags = 0;
 	if (proto == IPPROTO_TCP) {
-		if (len < l4 + 14)
+		if (len < l4 + 20)
 			return true;
 		pk.tcp_flags = p[l4 + 13];
 	}
-	return rule_engine_wants(a, &pk);
+	if (rule_engine_wants(a, &pk))
+		return true;
+	if (!(a->interest & FC_INTEREST_TCP_WIN))
+		return false;
+	/* A window-checked segment: the numbers the check needs, as the parser
+	 * gives them (payload up to the datagram's end, options plain or not). */
+	hlen = (uint32_t)(p[l4 + 12] >> 4) * 4;
+	if (proto != IPPROTO_TCP || hlen < 20 || end > len || end < l4 + hlen)
+		return true;
+	pk.tcp_seq = (uint32_t)p[l4 + 4] << 24 | (uint32_t)p[l4 + 5] << 16 |
+		     (uint32_t)p[l4 + 6] << 8 | p[l4 + 7];
+	pk.tcp_ack = (uint32_t)p[l4 + 8] << 24 | (uint32_t)p[l4 + 9] << 16 |
+		     (uint32_t)p[l4 + 10] << 8 | p[l4 + 11];
+	pk.tcp_win = (uint16_t)(p[l4 + 14] << 8 | p[l4 + 15]);
+	pk.tcp_dlen = (uint16_t)(end - l4 - hlen);
+	pk.tcp_opt = (hlen == 20 || (hlen == 32 && p[l4 + 20] == 1 && p[l4 + 21] == 1 &&
+					    p[l4 + 22] == 8 && p[l4 + 23] == 10)) ?
+		FC_TCP_OPT_PLAIN : 0;
+	return !mod_ct_fast_check(c->ct_fast, a, &pk);
 }
 
 /*
@@ -428,6 +454,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 {
 	const struct dp_marks *mk = c->marks;
 	struct dp_stats *st = &c->st;
+	const struct fc_entry *ents[DP_BURST_MAX];
 	uint32_t marks[DP_BURST_MAX];
 	uint64_t marked = 0;
 	unsigned int left = 0;
@@ -438,17 +465,17 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		uint32_t mark, ix;
 		unsigned int f;
 
+		ents[i] = NULL;
 		if (!dp_mbuf_mark(m[i], &mark))
 			continue;
 		marks[i] = mark;
 		marked |= UINT64_C(1) << i;
 		dp_mark_split(mark, &f, &ix);
 		if (ix < mk->cap[f]) {
-			const struct fc_entry *e = fc_table_slot(f ? c->tab6 : c->tab4, ix);
-
+			ents[i] = fc_table_slot(f ? c->tab6 : c->tab4, ix);
 			rte_prefetch0(&mk->live[f][ix]);
-			if (e != NULL)
-				rte_prefetch0(e);
+			if (ents[i] != NULL)
+				rte_prefetch0(ents[i]);
 		}
 	}
 	if (marked == 0)
@@ -458,6 +485,19 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 	 * their connection) too. */
 	if (c->lossless && c->pend != NULL && c->pend->n != 0)
 		return n;
+	/* The window-checked connections' lines, fetched for the burst at once
+	 * (a hint: the entries are read again, consistently, below). */
+	for (i = 0; c->ct_fast != NULL && i < n; i++) {
+		struct fc_action h;
+
+		if (ents[i] == NULL)
+			continue;
+		h.interest = __atomic_load_n(&ents[i]->act.interest, __ATOMIC_RELAXED);
+		h.ct_state = __atomic_load_n(&ents[i]->act.ct_state, __ATOMIC_RELAXED);
+		h.ext = __atomic_load_n(&ents[i]->act.ext, __ATOMIC_RELAXED);
+		if (h.interest & FC_INTEREST_TCP_WIN)
+			mod_ct_fast_prefetch(c->ct_fast, &h);
+	}
 
 	gen = rule_engine_generation(c->eng);
 	for (i = 0; i < n; i++) {
@@ -480,7 +520,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		/* A router's packets need their parse (TTL, rewrite): the software path. */
 		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
 			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER)) ||
-			    dp_marked_wants(&a, mb))) {
+			    dp_marked_wants(c, &a, mb))) {
 			st->hw_fallback++;
 			m[left++] = mb;
 			continue;

@@ -611,7 +611,9 @@ rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
 /**
  * Does the entry's interest mask select this packet (upcall it with
  * RULE_UPCALL_INTEREST)? FC_INTEREST_ALL selects all, the TCP bits a TCP
- * packet with that flag (SYN/ACK included).
+ * packet with that flag (SYN/ACK included), FC_INTEREST_TCP_NOACK one
+ * without ACK. FC_INTEREST_TCP_WIN selects nothing here: the fast path
+ * asks the conntrack module (mod_ct_fast_check()).
  * @param a  the entry's action
  * @param p  the parsed packet
  * @return true to upcall.
@@ -629,7 +631,8 @@ rule_engine_wants(const struct fc_action *a, const struct fc_pkt *p)
 	/* tcp_flags is 0 for every other protocol. */
 	return ((i & FC_INTEREST_TCP_SYN) && (p->tcp_flags & 0x02)) ||
 		((i & FC_INTEREST_TCP_FIN) && (p->tcp_flags & 0x01)) ||
-		((i & FC_INTEREST_TCP_RST) && (p->tcp_flags & 0x04));
+		((i & FC_INTEREST_TCP_RST) && (p->tcp_flags & 0x04)) ||
+		((i & FC_INTEREST_TCP_NOACK) && !(p->tcp_flags & 0x10));
 }
 
 /* ------------------------------------------------------------------------ */

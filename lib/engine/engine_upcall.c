@@ -431,7 +431,9 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
 	cs = eng_entry_ctstate(eng, &a);
-	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW) {
+	/* A segment of a window-checked entry here is one the fast path could not vouch for. */
+	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
+		(a.interest & FC_INTEREST_TCP_WIN)) {
 		rc = run_packet(eng, ti, idx, ek, up, &a, &cs);
 		if (rc == -EAGAIN)
 			return false;

@@ -367,8 +367,26 @@ enum fc_parse_result {
 #define FC_PARSE_MAX_HDR 512
 
 /**
+ * struct fc_pkt::tcp_opt: the TCP options are none, or exactly the aligned
+ * timestamp option (NOP, NOP, TS), so the segment carries no SACK block.
+ * The fast path checks such segments against a connection's windows; any
+ * other option layout goes to the slow path.
+ */
+#define FC_TCP_OPT_PLAIN 0x01
+/** struct fc_pkt::tcp_opt: a SYN segment with a window-scale option (tcp_wscale). */
+#define FC_TCP_OPT_WSCALE 0x02
+/** struct fc_pkt::tcp_opt: a SYN segment with the SACK-permitted option. */
+#define FC_TCP_OPT_SACK_PERM 0x04
+/** Largest window-scale shift (RFC 7323); larger values are read as this. */
+#define FC_TCP_MAX_WSCALE 14
+
+/**
  * What the parser learned about one packet. Filled on success; on error
- * only @c family and the offsets reached so far are meaningful.
+ * only @c family and the offsets reached so far are meaningful. The TCP
+ * fields are 0 for other protocols and for non-first fragments; the
+ * options of a SYN are walked (at most the 40 option bytes, stopping at
+ * the end-of-list option or a malformed length), those of other segments
+ * only classified (FC_TCP_OPT_PLAIN).
  */
 struct fc_pkt {
 	struct fc_key key;  /**< normalized; local bits and input port 0 (the
@@ -378,6 +396,13 @@ struct fc_pkt {
 	uint16_t ip_len;    /**< IP datagram length from the header (v4 total, v6 40+payload) */
 	uint16_t frag_off;  /**< fragment offset in bytes */
 	uint32_t frag_id;   /**< IPv4 id or IPv6 fragment identification */
+	uint32_t tcp_seq;   /**< TCP sequence number, host order */
+	uint32_t tcp_ack;   /**< TCP acknowledgment number, host order */
+	uint16_t tcp_win;   /**< TCP window field, host order, unscaled */
+	uint16_t tcp_dlen;  /**< TCP payload bytes: the datagram's end minus the TCP header's */
+	uint8_t tcp_hlen;   /**< TCP header length in bytes (data offset * 4) */
+	uint8_t tcp_opt;    /**< FC_TCP_OPT_* */
+	uint8_t tcp_wscale; /**< with FC_TCP_OPT_WSCALE: the shift, at most FC_TCP_MAX_WSCALE */
 	uint8_t frag;       /**< FC_FRAG_* */
 	uint8_t n_vlan;     /**< VLAN tags seen */
 	uint8_t tcp_flags;  /**< TCP flags byte, 0 for other protocols */
@@ -440,6 +465,25 @@ const char *fc_parse_result_name(unsigned int res);
  * Context: any lcore.
  */
 const char *fc_parse_result_id(unsigned int res);
+
+/**
+ * The highest right edge of a TCP segment's SACK blocks (RFC 2018), which
+ * connection tracking checks against what the other side sent. Walks the
+ * options of the TCP header at @p pkt->l4_off (at most its data offset,
+ * never past @p len; the aligned timestamp layout is skipped at once) and
+ * stops at the first well-formed SACK option, the end-of-list option or a
+ * malformed length.
+ * @param frame  the frame @p pkt was parsed from
+ * @param len    bytes in @p frame
+ * @param pkt    its fc_parse() result, a TCP segment (tcp_hlen set)
+ * @param edge   in: the value to beat (the ACK number); out: raised to any
+ *   right edge after it (modulo 2^32)
+ * @return true if a SACK option was found; false otherwise (also for NULL
+ *   arguments or a header that does not fit in @p len).
+ * Context: any lcore; pure code.
+ */
+bool fc_tcp_sack_edge(const uint8_t *frame, uint32_t len, const struct fc_pkt *pkt,
+	uint32_t *edge);
 
 /* ------------------------------------------------------------------------ */
 /* Local-address table                                                       */

@@ -38,6 +38,14 @@ extern "C" {
 #define FC_INTEREST_TCP_SYN 0x0001
 #define FC_INTEREST_TCP_FIN 0x0002
 #define FC_INTEREST_TCP_RST 0x0004
+/** TCP segments without ACK (invalid ones but for SYN and RST). */
+#define FC_INTEREST_TCP_NOACK 0x0008
+/**
+ * Not a packet selector: the fast path checks each TCP segment against the
+ * connection's windows (the conntrack module's mod_ct_fast_check()) and
+ * upcalls the ones the check cannot vouch for.
+ */
+#define FC_INTEREST_TCP_WIN 0x0010
 #define FC_INTEREST_ALL 0x8000
 
 /** Action flags. */
@@ -59,21 +67,23 @@ extern "C" {
  * copy from fc_table_lookup_bulk(). What only the slow path reads lives in
  * the entry's struct fc_entry_aux, beside the action, not in it.
  *
- * @c ext is a per-flow extension record the fast path reads for its
- * per-packet checks (0 = none): the conntrack module's TCP window record.
- * Marks are not in the action (the fast path never needs them; the rules
- * engine keeps them per slot). @c adj is the adjacency (next hop) whose
- * Ethernet rewrite a router applies (router mode: lib/modules/neigh's
- * index, written by the route module; 0 in bridge mode). @c pkt_class:
- * class of the per-packet predicates (TCP flag classes and the like) under
- * which the cached verdict holds; with FC_ACT_F_METER, the rules engine's
- * meter plus 1. Inserts, updates and revalidation carry all three.
+ * @c ext names a per-flow extension record for per-packet checks the fast
+ * path makes: on a TCP connection's entries (fc_action::ct_state bit 7),
+ * the conntrack module's record, whose windows the fast path checks
+ * (FC_INTEREST_TCP_WIN); 0 elsewhere. Marks are not in the action (the
+ * fast path never needs them; the rules engine keeps them per slot).
+ * @c adj is the adjacency (next hop) whose Ethernet rewrite a router
+ * applies (router mode: lib/modules/neigh's index, written by the route
+ * module; 0 in bridge mode). @c pkt_class: class of the per-packet
+ * predicates under which the cached verdict holds; with FC_ACT_F_METER,
+ * the rules engine's meter plus 1. Inserts, updates and revalidation
+ * carry all three.
  */
 struct fc_action {
 	uint32_t gen;       /**< rule-set generation it was validated under */
 	uint32_t rule_id;   /**< matched filter rule (per-rule counters) */
 	uint32_t nat_id;    /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
-	uint32_t ext;       /**< per-flow extension record; 0 = none (conntrack's TCP record) */
+	uint32_t ext;       /**< per-flow extension record index; 0 = none */
 	uint16_t channel;   /**< net channel id */
 	uint16_t out_port;  /**< output port */
 	uint16_t interest;  /**< FC_INTEREST_* */

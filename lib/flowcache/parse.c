@@ -69,9 +69,25 @@
 		(1ULL << PROTO_DSTOPTS))
 
 #define TCP_HLEN  20
+#define TCP_OPT_MAX 40 /* option bytes after the fixed header: data offset 15 */
 #define UDP_HLEN  8
 #define SCTP_HLEN 12
 #define ICMP_HLEN 8 /* type, code, checksum, 4 bytes (identifier, sequence) */
+
+/* TCP flags and options. */
+#define TCP_F_SYN	      0x02
+#define TCPOPT_EOL	      0
+#define TCPOPT_NOP	      1
+#define TCPOPT_WINDOW	      3
+#define TCPOPT_SACK_PERM      4
+#define TCPOPT_SACK	      5
+#define TCPOLEN_WINDOW	      3
+#define TCPOLEN_SACK_PERM     2
+#define TCPOLEN_SACK_BASE     2
+#define TCPOLEN_SACK_BLOCK    8
+#define TCPOLEN_TS_ALIGNED    12
+/* NOP, NOP, timestamp kind 8, length 10: the one option layout of most segments. */
+#define TCP_TS_ALIGNED_WORD RTE_BE32(0x0101080a)
 
 #define ICMP_ECHO_REPLY	    0
 #define ICMP_ECHO_REQUEST   8
@@ -143,6 +159,60 @@ short_hdr(uint32_t need, uint32_t bound, enum fc_parse_result err)
 	return need > bound ? err : FC_PARSE_ERR_HDR_TOO_LONG;
 }
 
+/*
+ * The options of a SYN segment that connection tracking keeps: window
+ * scale and SACK permitted. Bounded by @p n (at most TCP_OPT_MAX): stops
+ * at the end-of-list option, a length below 2 or one past the end. Out of
+ * line: SYNs are rare and the common segment stays short.
+ */
+static __rte_noinline void
+parse_tcp_syn_opts(const uint8_t *o, uint32_t n, struct fc_pkt *pkt)
+{
+	uint32_t i = 0, sz;
+
+	while (i < n) {
+		if (o[i] == TCPOPT_EOL)
+			return;
+		if (o[i] == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (n - i < 2)
+			return;
+		sz = o[i + 1];
+		if (sz < 2 || sz > n - i)
+			return;
+		if (o[i] == TCPOPT_SACK_PERM && sz == TCPOLEN_SACK_PERM) {
+			pkt->tcp_opt |= FC_TCP_OPT_SACK_PERM;
+		} else if (o[i] == TCPOPT_WINDOW && sz == TCPOLEN_WINDOW) {
+			pkt->tcp_wscale = RTE_MIN(o[i + 2], (uint8_t)FC_TCP_MAX_WSCALE);
+			pkt->tcp_opt |= FC_TCP_OPT_WSCALE;
+		}
+		i += sz;
+	}
+}
+
+/*
+ * The TCP fields of a header at @p off, @p hlen bytes long (checked to lie
+ * within the datagram, which ends at @p end): sequence and acknowledgment
+ * numbers, window, payload length, and what the options are.
+ */
+static __rte_always_inline void
+parse_tcp_fields(const uint8_t *p, uint32_t off, uint32_t hlen, uint32_t end, struct fc_pkt *pkt)
+{
+	pkt->tcp_flags = p[off + 13];
+	pkt->tcp_seq = rte_be_to_cpu_32(ld32(p + off + 4));
+	pkt->tcp_ack = rte_be_to_cpu_32(ld32(p + off + 8));
+	pkt->tcp_win = be16(p + off + 14);
+	pkt->tcp_hlen = (uint8_t)hlen;
+	pkt->tcp_dlen = (uint16_t)(end - off - hlen);
+	if (hlen == TCP_HLEN ||
+		(hlen == TCP_HLEN + TCPOLEN_TS_ALIGNED && ld32(p + off + TCP_HLEN) == TCP_TS_ALIGNED_WORD))
+		pkt->tcp_opt = FC_TCP_OPT_PLAIN;
+	if (unlikely(pkt->tcp_flags & TCP_F_SYN) && hlen > TCP_HLEN)
+		parse_tcp_syn_opts(p + off + TCP_HLEN, hlen - TCP_HLEN, pkt);
+}
+
 /* ICMP and ICMPv6: the echo identifier stands in for both ports. */
 static __rte_always_inline enum fc_parse_result
 parse_icmp(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t echo_req,
@@ -191,7 +261,7 @@ parse_l4(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t pro
 			return short_hdr(off + doff, end, FC_PARSE_ERR_TCP_DOFF);
 		*sport = ld16(p + off);
 		*dport = ld16(p + off + 2);
-		pkt->tcp_flags = p[off + 13];
+		parse_tcp_fields(p, off, doff, end, pkt);
 		return FC_PARSE_OK;
 	case PROTO_UDP:
 		if (unlikely(off + UDP_HLEN > lim))
@@ -458,7 +528,7 @@ parse_fast_v4(const uint8_t *p, uint32_t cap, uint32_t wire, struct fc_pkt *pkt)
 	pkt->l4_off = l4;
 	pkt->ip_len = (uint16_t)tot;
 	if (proto == PROTO_TCP)
-		pkt->tcp_flags = p[l4 + 13];
+		parse_tcp_fields(p, l4, hl, ETH_HLEN + tot, pkt);
 	return true;
 }
 
@@ -524,6 +594,45 @@ fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkt
 		ok += r == FC_PARSE_OK;
 	}
 	return ok;
+}
+
+bool
+fc_tcp_sack_edge(const uint8_t *frame, uint32_t len, const struct fc_pkt *pkt, uint32_t *edge)
+{
+	const uint8_t *o;
+	uint32_t n, i, sz, j, e;
+
+	if (frame == NULL || pkt == NULL || edge == NULL || pkt->tcp_hlen <= TCP_HLEN ||
+		pkt->l4_off == 0 || (uint32_t)pkt->l4_off + pkt->tcp_hlen > len)
+		return false;
+	o = frame + pkt->l4_off + TCP_HLEN;
+	n = RTE_MIN((uint32_t)pkt->tcp_hlen - TCP_HLEN, (uint32_t)TCP_OPT_MAX);
+	if (n == TCPOLEN_TS_ALIGNED && ld32(o) == TCP_TS_ALIGNED_WORD)
+		return false;
+	for (i = 0; i < n;) {
+		if (o[i] == TCPOPT_EOL)
+			return false;
+		if (o[i] == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (n - i < 2)
+			return false;
+		sz = o[i + 1];
+		if (sz < 2 || sz > n - i)
+			return false;
+		if (o[i] == TCPOPT_SACK && sz >= TCPOLEN_SACK_BASE + TCPOLEN_SACK_BLOCK &&
+			(sz - TCPOLEN_SACK_BASE) % TCPOLEN_SACK_BLOCK == 0) {
+			for (j = i + TCPOLEN_SACK_BASE; j < i + sz; j += TCPOLEN_SACK_BLOCK) {
+				e = rte_be_to_cpu_32(ld32(o + j + 4)); /* the block's right edge */
+				if ((int32_t)(e - *edge) > 0)
+					*edge = e;
+			}
+			return true;
+		}
+		i += sz;
+	}
+	return false;
 }
 
 /* Result names and identifiers, from the one X-macro list. */

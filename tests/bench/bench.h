@@ -59,6 +59,13 @@ struct bench_plan {
 	uint32_t skip_flows_min; /**< ... flows >= this are skipped (0: none) */
 	double zipf_s;
 	uint32_t seed;
+	/**
+	 * TCP flows are established connections (handshake seen both ways,
+	 * window scale 14): the fast path checks every segment against their
+	 * windows; their data segments advance in sequence. Default: the
+	 * flows are picked up mid-stream, one way, as before.
+	 */
+	bool tcp_established;
 };
 
 /** One measured (rules, flows) point. */
@@ -73,6 +80,13 @@ struct bench_point {
 	double matched_frac;     /**< packets decided by a rule, not the policy */
 	uint64_t unexpected_upcalls; /**< gufc upcalls during measurement (should be 0) */
 	uint64_t trimmed_bursts;     /**< timed bursts left out as preempted */
+	/**
+	 * tcp_established: the gufc path with the fast path's window check
+	 * ([0]) and without it ([1]), median cycles per packet
+	 * (bench_measure_win()); 0 otherwise
+	 */
+	double win_cpp[BENCH_DIST__COUNT][2];
+	uint64_t win_upcalls;        /**< upcalls of the passes with the check */
 	/** Stage prefixes of the gufc path (enum bench_stage order), uniform; 1000-rule points. */
 	double stages[7];
 	bool staged;
@@ -173,6 +187,13 @@ void bench_key_random(struct bench_rng *rng, unsigned int family, struct fc_key 
 uint32_t bench_frame_write(uint8_t *buf, uint32_t cap, const struct fc_key *k,
 	uint8_t tcp_flags);
 
+/**
+ * A TCP segment of key @p k with these numbers, window and, if @p wscale
+ * is not negative, a window-scale option; no payload. @return the length.
+ */
+uint32_t bench_frame_tcp(uint8_t *buf, uint32_t cap, const struct fc_key *k, uint8_t flags,
+	uint32_t seq, uint32_t ack, uint16_t win, int wscale);
+
 /** Bytes bench_frame_write() may need. */
 #define BENCH_FRAME_MAX 128
 
@@ -201,6 +222,7 @@ struct bench_env {
 	uint8_t route_depth[256];
 	uint16_t route_port[256];
 	unsigned int eng_seq;
+	bool tcp_established;      /**< bench_engine_fill() opens TCP flows by handshakes */
 };
 
 int bench_env_init(struct bench_env *env);
@@ -258,6 +280,12 @@ struct bench_ctx {
 	struct dp_marks marks;
 	uint32_t *key_mark;
 	bool marks_built;
+	/* tcp_established: the next sequence number of each key's data segments */
+	uint32_t *seq;
+	/* ... and the IPv4 entries that had FC_INTEREST_TCP_WIN (by index), for
+	 * bench_measure_win(); built on its first pass */
+	uint8_t *win_armed;
+	uint32_t win_cap;
 };
 
 /** Free what the marked path built (ctx->marks, ctx->key_mark). */
@@ -277,6 +305,18 @@ struct rte_hash *bench_ct_build(struct bench_env *env, const char *name);
  * @param upcalls  receives the upcalls the gufc path made (0 in steady state)
  */
 void bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *upcalls);
+
+/**
+ * The fast path's TCP window check, side by side (tcp_established): median
+ * cycles per packet of the gufc path over ctx->repeats passes with the
+ * entries' FC_INTEREST_TCP_WIN as conntrack set it ([0]) and cleared ([1]),
+ * taking turns pass by pass. Before each pass (untimed) the same walk over
+ * the IPv4 table sets or clears the bit, so both see the same cache state.
+ * The bits are left set. @return 0, -ENOMEM.
+ * @param upcalls  receives the upcalls of the passes with the check (0:
+ *   every segment passed it)
+ */
+int bench_measure_win(struct bench_ctx *ctx, double cpp[2], uint64_t *upcalls);
 
 /**
  * One burst of the trace from @p from through both roles of the bench lcore,

@@ -377,27 +377,64 @@ bench_engine_fill(struct bench_env *env, unsigned int family, const struct fc_ke
 	memset(up, 0, sizeof(up));
 	while (done < n_keys) {
 		unsigned int n = RTE_MIN((uint32_t)BENCH_BURST, n_keys - done);
+		unsigned int ki[BENCH_BURST];
+		bool open[BENCH_BURST];
 		uint64_t t0;
 
 		fc_table_stats_get(t, &st);
 		if (st.occupancy >= target)
 			break;
-		for (unsigned int i = 0; i < n; i++) {
-			uint32_t len = bench_frame_write(frames[i], BENCH_FRAME_MAX, &keys[done + i],
-				0x10 /* ACK: loose pick-up */);
+		/*
+		 * One burst per segment of the opening: a pickup's ACK; or with
+		 * tcp_established a handshake (window scale 14 both ways) and the
+		 * server's first ACK, which opens its scaled window. A segment the
+		 * rules drop never reaches the other side: that connection's
+		 * opening ends there, as it would on a wire.
+		 */
+		for (unsigned int i = 0; i < n; i++)
+			open[i] = true;
+		for (unsigned int step = 0; step < (env->tcp_established ? 4u : 1u); step++) {
+			unsigned int m = 0;
 
-			fc_parse(frames[i], len, &up[i].pkt);
-			fc_locals_mark_burst(app->locals, &up[i].pkt, 1);
-			fc_key_set_in_port(&up[i].pkt.key, env->port); /* as the RX path keys it */
-			up[i].frame = frames[i];
-			up[i].frame_len = len;
-			up[i].len = len;
-			up[i].in_port = env->port;
-			up[i].reason = RULE_UPCALL_MISS;
+			for (unsigned int i = 0; i < n; i++) {
+				const struct fc_key *k = &keys[done + i];
+				struct fc_key rk;
+				uint32_t len;
+
+				if (!env->tcp_established) {
+					len = bench_frame_write(frames[m], BENCH_FRAME_MAX, k,
+						0x10 /* ACK: loose pick-up */);
+				} else if (!open[i]) {
+					continue;
+				} else if (fc_key_proto(k) != 6) {
+					if (step != 0)
+						continue;
+					len = bench_frame_write(frames[m], BENCH_FRAME_MAX, k, 0);
+				} else {
+					static const uint8_t fl[4] = {0x02, 0x12, 0x10, 0x10};
+
+					fc_key_reverse(k, &rk);
+					len = bench_frame_tcp(frames[m], BENCH_FRAME_MAX,
+						step % 2 ? &rk : k, fl[step], step == 0 ? 0 : 1,
+						step == 0 ? 0 : 1, 65535, step < 2 ? 14 : -1);
+				}
+				fc_parse(frames[m], len, &up[m].pkt);
+				fc_locals_mark_burst(app->locals, &up[m].pkt, 1);
+				fc_key_set_in_port(&up[m].pkt.key, env->port); /* as the RX path keys it */
+				up[m].frame = frames[m];
+				up[m].frame_len = len;
+				up[m].len = len;
+				up[m].in_port = env->port;
+				up[m].reason = RULE_UPCALL_MISS;
+				ki[m++] = i;
+			}
+			t0 = rte_rdtsc();
+			rule_engine_upcall_burst(app->eng, up, m, dec, 1000);
+			spent += rte_rdtsc() - t0;
+			for (unsigned int j = 0; j < m; j++)
+				if (dec[j].verdict != FC_VERDICT_ACCEPT)
+					open[ki[j]] = false;
 		}
-		t0 = rte_rdtsc();
-		rule_engine_upcall_burst(app->eng, up, n, dec, 1000);
-		spent += rte_rdtsc() - t0;
 		done += n;
 	}
 	*cycles = spent;

@@ -109,6 +109,20 @@ mbuf_write(struct bench_ctx *ctx, struct rte_mbuf *m, uint32_t ki)
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = bench_frame_write(d, rte_pktmbuf_tailroom(m), &ctx->keys[ki], 0x18);
 
+	if (ctx->seq != NULL && fc_key_proto(&ctx->keys[ki]) == 6) {
+		/* The next segment of the established connection: in sequence. */
+		bool v4 = ctx->keys[ki].family == FC_AF_INET4;
+		uint8_t *ip = d + 14, *l4 = ip + (v4 ? 20 : 40);
+		uint32_t seq = ctx->seq[ki], dlen;
+
+		l4[4] = (uint8_t)(seq >> 24);
+		l4[5] = (uint8_t)(seq >> 16);
+		l4[6] = (uint8_t)(seq >> 8);
+		l4[7] = (uint8_t)seq;
+		dlen = v4 ? ((uint32_t)ip[2] << 8 | ip[3]) - 40 : ((uint32_t)ip[4] << 8 | ip[5]) - 20;
+		ctx->seq[ki] = seq + dlen;
+	}
+
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	m->port = ctx->env->port;
@@ -497,6 +511,80 @@ bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *up
 		cpp[k] = reps == 0 ? 0 :
 			(reps & 1) ? v[k][reps / 2] : (v[k][reps / 2 - 1] + v[k][reps / 2]) / 2;
 	}
+}
+
+/*
+ * Set (@p on) or clear FC_INTEREST_TCP_WIN on the IPv4 entries that had it
+ * when first walked. Every call walks the whole table the same way, so a
+ * pass with the check and one without start from the same cache state.
+ */
+static int
+win_walk(struct bench_ctx *ctx, bool on)
+{
+	struct fc_table *t = ctx->env->app->tab4;
+	struct fc_table_stats st;
+	const void *key;
+	uint32_t next = 0, idx;
+
+	if (ctx->win_armed == NULL) {
+		fc_table_stats_get(t, &st);
+		ctx->win_cap = st.capacity + RTE_MAX(st.capacity / 8, 64u);
+		ctx->win_armed = calloc(ctx->win_cap, 1);
+		if (ctx->win_armed == NULL)
+			return -ENOMEM;
+		while (fc_table_iterate(t, &next, &key, &idx) == 0) {
+			const struct fc_entry *e = fc_table_entry(t, idx);
+
+			if (idx < ctx->win_cap && e != NULL && (e->act.interest & FC_INTEREST_TCP_WIN))
+				ctx->win_armed[idx] = 1;
+		}
+		next = 0;
+	}
+	while (fc_table_iterate(t, &next, &key, &idx) == 0) {
+		const struct fc_entry *e = fc_table_entry(t, idx);
+		struct fc_action a;
+
+		if (idx >= ctx->win_cap || e == NULL)
+			continue;
+		a = e->act;
+		if (ctx->win_armed[idx] && on == !(a.interest & FC_INTEREST_TCP_WIN)) {
+			a.interest ^= FC_INTEREST_TCP_WIN;
+			fc_table_update(t, idx, &a, fc_table_aux(t, idx)->timeout);
+		}
+	}
+	return 0;
+}
+
+int
+bench_measure_win(struct bench_ctx *ctx, double cpp[2], uint64_t *upcalls)
+{
+	double v[2][64];
+	unsigned int reps = RTE_MIN(ctx->repeats, 64u);
+	uint64_t up = 0, up0;
+
+	/* Warm-up, one pass each. */
+	for (unsigned int k = 0; k < 2; k++) {
+		if (win_walk(ctx, k == 0) != 0)
+			return -ENOMEM;
+		bench_pass_run(ctx, bench_burst_gufc);
+	}
+	for (unsigned int r = 0; r < reps; r++) {
+		for (unsigned int k = 0; k < 2; k++) {
+			win_walk(ctx, k == 0);
+			up0 = ctx->env->lc->rx_dp.st.upcalls;
+			v[k][r] = bench_pass_run(ctx, bench_burst_gufc);
+			if (k == 0)
+				up += ctx->env->lc->rx_dp.st.upcalls - up0;
+		}
+	}
+	win_walk(ctx, true);
+	*upcalls = up;
+	for (unsigned int k = 0; k < 2; k++) {
+		qsort(v[k], reps, sizeof(v[k][0]), cmp_double);
+		cpp[k] = reps == 0 ? 0 :
+			(reps & 1) ? v[k][reps / 2] : (v[k][reps / 2 - 1] + v[k][reps / 2]) / 2;
+	}
+	return 0;
 }
 
 void

@@ -52,6 +52,13 @@ count_fmt(char *buf, size_t len, uint32_t v)
 		snprintf(buf, len, "%u", v);
 }
 
+/* The gufc path with the window check over without it (tcp_established). */
+static double
+win_ratio(const struct bench_point *p, unsigned int d)
+{
+	return p->win_cpp[d][1] > 0 ? p->win_cpp[d][0] / p->win_cpp[d][1] : 0;
+}
+
 void
 bench_table_print(const struct bench_results *r, FILE *f)
 {
@@ -117,6 +124,19 @@ bench_table_print(const struct bench_results *r, FILE *f)
 			r->commit.max_us, r->commit.prepare_p50_us, r->commit.reval_pass_p50_ms,
 			r->commit.steady_cpp, r->commit.reval_cpp, r->commit.fraction,
 			r->commit.steady_rx_cpp, r->commit.reval_rx_cpp, r->commit.rx_fraction);
+	for (unsigned int i = 0; r->plan.tcp_established && i < r->n_points; i++) {
+		const struct bench_point *p = &r->pt[i];
+
+		if (!p->measured)
+			continue;
+		count_fmt(a, sizeof(a), p->rules);
+		count_fmt(b, sizeof(b), p->flows_target);
+		fprintf(f, "window check: %s rules, %s flows: gufc %.1f with, %.1f without (%.3f) "
+			"uniform; %.1f with, %.1f without (%.3f) zipf; %" PRIu64 " upcalls\n", a, b,
+			p->win_cpp[BENCH_UNIFORM][0], p->win_cpp[BENCH_UNIFORM][1],
+			win_ratio(p, BENCH_UNIFORM), p->win_cpp[BENCH_ZIPF][0],
+			p->win_cpp[BENCH_ZIPF][1], win_ratio(p, BENCH_ZIPF), p->win_upcalls);
+	}
 	if (r->mem.measured)
 		fprintf(f, "memory: %.1f bytes/flow IPv4, %.1f bytes/flow IPv6 (capacity %u)\n",
 			r->mem.bytes_per_flow[0], r->mem.bytes_per_flow[1], r->mem.capacity);
@@ -242,6 +262,15 @@ bench_summary(struct bench_results *r, double out[])
 		"of parse, hash and lookup, per packet gufc received; marked_over_software is its "
 		"median cycles/packet over the gufc path's, uniform traffic, 1M flows, 1000 rules");
 
+	a = point_find(r, 1000, m1);
+	if (r->plan.tcp_established && a != NULL)
+		bench_note(r, "window_check",
+			"%.3f: at %u rules, %u flows, uniform traffic, the gufc path's median "
+			"cycles/packet with the fast path's TCP window check over the same without it "
+			"(FC_INTEREST_TCP_WIN cleared on the entries), passes taking turns (zipf: "
+			"%.3f); %" PRIu64 " upcalls with the check",
+			win_ratio(a, BENCH_UNIFORM), a->rules, a->flows_target, win_ratio(a, BENCH_ZIPF),
+			a->win_upcalls);
 	bench_note(r, "method_stages",
 		"stages_cycles_per_packet (1000-rule points): cumulative prefixes of the gufc path "
 		"run on the same packets through the datapath's public functions, taking turns "
@@ -373,6 +402,17 @@ bench_json_write(const struct bench_results *r, const double summary[], const ch
 			fputc('}', f);
 		}
 		fputc('}', f);
+		if (pl->tcp_established) {
+			fprintf(f, ",\n      \"window_check\": {");
+			for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
+				fprintf(f, "\"%s\": {\"with\": ", bench_dist_name(d));
+				json_num(f, p->measured ? p->win_cpp[d][0] : NAN);
+				fprintf(f, ", \"without\": ");
+				json_num(f, p->measured ? p->win_cpp[d][1] : NAN);
+				fprintf(f, "}, ");
+			}
+			fprintf(f, "\"upcalls\": %" PRIu64 "}", p->win_upcalls);
+		}
 		if (p->measured && p->staged) {
 			/* Cumulative prefixes of the gufc path (bench_stages.c). */
 			fprintf(f, ",\n      \"stages_cycles_per_packet\": {");

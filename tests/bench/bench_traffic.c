@@ -302,6 +302,45 @@ bench_frame_write(uint8_t *buf, uint32_t cap, const struct fc_key *k, uint8_t tc
 	return len;
 }
 
+uint32_t
+bench_frame_tcp(uint8_t *buf, uint32_t cap, const struct fc_key *k, uint8_t flags, uint32_t seq,
+	uint32_t ack, uint16_t win, int wscale)
+{
+	bool v4 = k->family == FC_AF_INET4;
+	uint32_t l3_len = v4 ? 20 : 40, hlen = wscale >= 0 ? 24 : 20;
+	uint32_t len = bench_frame_write(buf, cap, k, flags), l4 = 14 + l3_len;
+
+	if (len == 0 || cap < 14 + l3_len + hlen + 60)
+		return 0;
+	len = 14 + l3_len + hlen;
+	memset(buf + l4 + 4, 0, hlen - 4);
+	put16(buf + l4 + 4, (uint16_t)(seq >> 16));
+	put16(buf + l4 + 6, (uint16_t)seq);
+	put16(buf + l4 + 8, (uint16_t)(ack >> 16));
+	put16(buf + l4 + 10, (uint16_t)ack);
+	buf[l4 + 12] = (uint8_t)((hlen / 4) << 4);
+	buf[l4 + 13] = flags;
+	put16(buf + l4 + 14, win);
+	if (wscale >= 0) {
+		buf[l4 + 20] = 1; /* NOP */
+		buf[l4 + 21] = 3; /* window scale */
+		buf[l4 + 22] = 3;
+		buf[l4 + 23] = (uint8_t)wscale;
+	}
+	if (v4) {
+		put16(buf + 14 + 2, (uint16_t)(l3_len + hlen));
+		put16(buf + 14 + 10, 0);
+		put16(buf + 14 + 10, ipv4_csum(buf + 14));
+	} else {
+		put16(buf + 14 + 4, (uint16_t)hlen);
+	}
+	if (len < 60) {
+		memset(buf + len, 0, 60 - len);
+		len = 60;
+	}
+	return len;
+}
+
 /* Zipf(s) ranks by inversion of the cumulative weights (binary search). */
 static int
 zipf_fill(struct bench_rng *rng, double s, uint32_t pop, uint32_t *out, uint32_t n)

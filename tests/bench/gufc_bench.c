@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ struct bench_opts {
 	unsigned int mem_mb;
 	const char *lcores;
 	bool huge;
+	bool tcp_established;
 };
 
 static void
@@ -54,7 +56,7 @@ usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
-		"          [--mem MB] [--huge] [--lcores LIST]\n"
+		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -63,7 +65,10 @@ usage(FILE *f, const char *prog)
 		"  --mem MB     EAL memory (default 8192; smoke 512)\n"
 		"  --huge       take EAL memory from hugepages (set up beforehand) instead\n"
 		"               of anonymous 4 KiB pages (--no-huge, the default)\n"
-		"  --lcores L   EAL core list (default: the first core of this process)\n",
+		"  --lcores L   EAL core list (default: the first core of this process)\n"
+		"  --tcp-established  TCP flows opened by handshakes (window scale 14), their\n"
+		"               segments in sequence and checked against the windows by the\n"
+		"               fast path (default: picked up mid-stream, one way)\n",
 		prog);
 }
 
@@ -95,6 +100,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"mem", required_argument, NULL, 'm'},
 		{"lcores", required_argument, NULL, 'l'},
 		{"huge", no_argument, NULL, 'H'},
+		{"tcp-established", no_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -132,6 +138,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		case 'H':
 			o->huge = true;
 			break;
+		case 'T':
+			o->tcp_established = true;
+			break;
 		case 'l':
 			o->lcores = optarg;
 			break;
@@ -158,6 +167,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 	memset(p, 0, sizeof(*p));
 	p->mode = o->mode;
 	p->huge = o->huge;
+	p->tcp_established = o->tcp_established;
 	p->seed = o->seed;
 	p->zipf_s = 1.0;
 	p->n_rules = 4;
@@ -540,6 +550,7 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 
 	if (copy == NULL)
 		return -ENOMEM;
+	memset(&ctx, 0, sizeof(ctx));
 	rc = bench_engine_start(env, pt->flows_target + pt->flows_target / 8, 64);
 	if (rc == 0)
 		rc = bench_engine_rules(env, copy, &build_s);
@@ -562,13 +573,22 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 	ctx.n_keys = pt->conns;
 	/* Every pass of every path gets packets of its own (see bench_pass_run()). */
 	ctx.pass_len = pl->packets;
-	ctx.trace_len = pl->packets * (pl->repeats + 1) * BENCH_PATH__COUNT;
+	ctx.trace_len = pl->packets * (pl->repeats + 1) *
+			(BENCH_PATH__COUNT + (pl->tcp_established ? 2 : 0));
 	ctx.pass_budget = pl->pass_budget;
 	ctx.repeats = pl->repeats;
 	ctx.now = 1000;
 	rc = -ENOMEM;
 	if (ctx.ct == NULL)
 		goto out;
+	if (pl->tcp_established) {
+		/* Data starts right after the SYN: sequence number 1 of every key. */
+		ctx.seq = malloc(sizeof(*ctx.seq) * (pt->conns + 1));
+		if (ctx.seq == NULL)
+			goto out;
+		for (uint32_t i = 0; i <= pt->conns; i++)
+			ctx.seq[i] = 1;
+	}
 	bench_rng_seed(&rng, pl->seed * 31 + pt->rules + pt->flows_target);
 	for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
 		trace[d] = bench_trace_make(&rng, d, pl->zipf_s, pt->conns, ctx.trace_len);
@@ -582,6 +602,12 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 			bench_trace_verdicts(&ctx, &pt->accept_frac, &pt->matched_frac);
 		bench_measure(&ctx, pt->cpp[d], &up);
 		pt->unexpected_upcalls += up;
+		if (pl->tcp_established) {
+			rc = bench_measure_win(&ctx, pt->win_cpp[d], &up);
+			if (rc != 0)
+				goto out;
+			pt->win_upcalls += up;
+		}
 	}
 	if (pt->rules == 1000 || pl->mode == BENCH_MODE_SMOKE) {
 		/* Where the gufc path's cycles go (bench_stages.c). */
@@ -598,6 +624,12 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 		pt->cpp[0][BENCH_LINEAR], pt->cpp[0][BENCH_PIPELINE], pt->cpp[0][BENCH_MARKED],
 		pt->setup_flows_per_s,
 		build_s);
+	if (pl->tcp_established)
+		fprintf(stderr, "  %5u rules %8u flows: gufc with the window check %.1f, without %.1f "
+			"(uniform), ratio %.3f; %" PRIu64 " upcalls\n", pt->rules, pt->flows_target,
+			pt->win_cpp[0][0], pt->win_cpp[0][1],
+			pt->win_cpp[0][1] > 0 ? pt->win_cpp[0][0] / pt->win_cpp[0][1] : 0,
+			pt->win_upcalls);
 
 	if (!pt->ext && pt->rules == pl->commit_rules && pt->flows_target == pl->commit_flows) {
 		ctx.trace = trace[BENCH_UNIFORM];
@@ -612,6 +644,8 @@ out:
 		free(trace[d]);
 	rte_hash_free(ctx.ct);
 	bench_marks_free(&ctx);
+	free(ctx.seq);
+	free(ctx.win_armed);
 	bench_engine_stop(env);
 	return rc;
 }
@@ -782,6 +816,11 @@ main(int argc, char **argv)
 	plan_init(&res.plan, &o, res.tsc_hz);
 	t0 = rte_rdtsc();
 	rc = bench_env_init(&env);
+	env.tcp_established = res.plan.tcp_established;
+	if (res.plan.tcp_established)
+		bench_note(&res, "tcp_established",
+			"TCP flows opened by handshakes (window scale 14 both ways); their data "
+			"segments in sequence, checked against the windows by the fast path");
 	if (rc != 0) {
 		fprintf(stderr, "gufc-bench: setup: %s\n", strerror(-rc));
 		goto out;

@@ -7,13 +7,16 @@
  * and the IP datagram, the key normalized, a non-first fragment without
  * ports. The same frame, split into a two-segment mbuf built by hand (no
  * EAL), must give the same answer through fc_parse_mbuf(), except that
- * headers beyond FC_PARSE_MAX_HDR may be refused. The key, with an input
- * port, reads back from its text form. The replies lib/reply writes about
- * it (an ICMP error and a TCP reset, when allowed) fit their bound and parse
- * back as the reply they are; the neighbour module's ARP/ND parser reads the
- * same bytes. Violations abort().
+ * headers beyond FC_PARSE_MAX_HDR may be refused. The TCP fields are
+ * checked against the header's bytes, the SYN options and the SACK edge
+ * against walks of this file's own. The key, with an input port, reads
+ * back from its text form. The replies lib/reply writes about it (an ICMP
+ * error and a TCP reset, when allowed) fit their bound and parse back as
+ * the reply they are; the neighbour module's ARP/ND parser reads the same
+ * bytes. Violations abort().
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,120 @@ rd16(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+static uint32_t
+rd32be(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * A second option walk, written apart from the parser's: each option is
+ * (kind, length, body) unless NOP; EOL, a length below 2 or past @p n end
+ * it. Calls @p fn for each complete option; stops when it returns true.
+ */
+static void
+walk_opts(const uint8_t *o, uint32_t n, bool (*fn)(const uint8_t *opt, void *arg), void *arg)
+{
+	uint32_t i = 0;
+
+	while (i < n && o[i] != 0) {
+		if (o[i] == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n || o[i + 1] < 2 || o[i + 1] > n - i)
+			return;
+		if (fn(o + i, arg))
+			return;
+		i += o[i + 1];
+	}
+}
+
+struct syn_opts {
+	uint8_t opt;
+	uint8_t wscale;
+};
+
+static bool
+syn_opt(const uint8_t *opt, void *arg)
+{
+	struct syn_opts *s = arg;
+
+	if (opt[0] == 4 && opt[1] == 2)
+		s->opt |= FC_TCP_OPT_SACK_PERM;
+	if (opt[0] == 3 && opt[1] == 3) {
+		s->opt |= FC_TCP_OPT_WSCALE;
+		s->wscale = opt[2] > FC_TCP_MAX_WSCALE ? FC_TCP_MAX_WSCALE : opt[2];
+	}
+	return false;
+}
+
+struct sack_walk {
+	uint32_t edge;
+	bool found;
+};
+
+static bool
+sack_opt(const uint8_t *opt, void *arg)
+{
+	struct sack_walk *s = arg;
+	uint32_t j, e;
+
+	if (opt[0] != 5 || opt[1] < 10 || (opt[1] - 2) % 8 != 0)
+		return false;
+	for (j = 2; j < opt[1]; j += 8) {
+		e = rd32be(opt + j + 4);
+		if ((int32_t)(e - s->edge) > 0)
+			s->edge = e;
+	}
+	s->found = true;
+	return true;
+}
+
+/* The TCP fields of segment @p p (header at l4_off, datagram ending at @p end). */
+static void
+check_tcp(const uint8_t *data, uint32_t len, uint32_t end, const struct fc_pkt *p)
+{
+	const uint8_t *t = data + p->l4_off, *o = t + 20;
+	struct syn_opts so = {0, 0};
+	struct sack_walk sw;
+	uint32_t hlen = (uint32_t)(t[12] >> 4) * 4, n = hlen - 20, edge;
+	bool plain;
+
+	CHECK(p->tcp_flags == t[13]);
+	CHECK(p->tcp_seq == rd32be(t + 4));
+	CHECK(p->tcp_ack == rd32be(t + 8));
+	CHECK(p->tcp_win == ((uint32_t)t[14] << 8 | t[15]));
+	CHECK(hlen >= 20 && p->tcp_hlen == hlen);
+	CHECK((uint32_t)p->l4_off + hlen <= end);
+	CHECK(p->tcp_dlen == end - p->l4_off - hlen);
+	plain = n == 0 || (n == 12 && rd32be(o) == 0x0101080a);
+	CHECK(((p->tcp_opt & FC_TCP_OPT_PLAIN) != 0) == plain);
+	if (t[13] & 0x02)
+		walk_opts(o, n, syn_opt, &so);
+	CHECK((p->tcp_opt & ~FC_TCP_OPT_PLAIN) == so.opt);
+	CHECK(p->tcp_wscale == so.wscale);
+
+	/* The SACK edge: on an exactly sized heap copy, so ASan sees any overread. */
+	sw.edge = edge = p->tcp_ack;
+	sw.found = false;
+	if (!(n == 12 && rd32be(o) == 0x0101080a))
+		walk_opts(o, n, sack_opt, &sw);
+	{
+		uint8_t *copy = malloc(len ? len : 1);
+
+		if (copy == NULL)
+			abort();
+		memcpy(copy, data, len);
+		CHECK(fc_tcp_sack_edge(copy, len, p, &edge) == sw.found);
+		CHECK(edge == sw.edge);
+		/* Cut inside the header: never found, never read. */
+		edge = p->tcp_ack;
+		CHECK(!fc_tcp_sack_edge(copy, p->l4_off + hlen - 1, p, &edge) && edge == p->tcp_ack);
+		free(copy);
+	}
 }
 
 static void
@@ -120,6 +237,8 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 		CHECK(p->l4_off == 0);
 		CHECK(sport == 0 && dport == 0);
 		CHECK(p->tcp_flags == 0 && p->icmp_type == 0 && p->icmp_code == 0);
+		CHECK(p->tcp_seq == 0 && p->tcp_ack == 0 && p->tcp_win == 0 && p->tcp_dlen == 0);
+		CHECK(p->tcp_hlen == 0 && p->tcp_opt == 0 && p->tcp_wscale == 0);
 		return;
 	}
 
@@ -148,10 +267,12 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 	}
 	if (need == 0 || (proto != 1 && proto != 58))
 		CHECK(p->icmp_type == 0 && p->icmp_code == 0);
-	if (proto == 6)
-		CHECK(p->tcp_flags == data[p->l4_off + 13]);
-	else
-		CHECK(p->tcp_flags == 0);
+	if (proto == 6) {
+		check_tcp(data, len, end, p);
+	} else {
+		CHECK(p->tcp_flags == 0 && p->tcp_seq == 0 && p->tcp_ack == 0 && p->tcp_win == 0);
+		CHECK(p->tcp_dlen == 0 && p->tcp_hlen == 0 && p->tcp_opt == 0 && p->tcp_wscale == 0);
+	}
 }
 
 /*

@@ -87,6 +87,11 @@ int
 main(int argc, char **argv)
 {
 	static const uint8_t opts[8] = {0x94, 4, 0, 0, 1, 1, 1, 0};
+	static const uint8_t syn_opts[20] = {2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0,
+		1, 3, 3, 7};
+	static const uint8_t ts_opts[12] = {1, 1, 8, 10, 0, 0, 0, 2, 0, 0, 0, 1};
+	static const uint8_t sack_opts[32] = {1, 1, 8, 10, 0, 0, 0, 3, 0, 0, 0, 2, 1, 1, 5, 18,
+		0x30, 0, 0x10, 0, 0x30, 0, 0x20, 0, 0x30, 0, 0, 0, 0x30, 0, 0, 0x10};
 	uint8_t f[FRAME_MAX], full[FRAME_MAX];
 	struct pb b;
 	int len;
@@ -144,6 +149,27 @@ main(int argc, char **argv)
 	ip6(&b);
 	pb_tcp(&b, 40000, 443, PB_TCP_ACK, 5, 6, 0);
 	emit("v6_tcp", f, pb_finish(&b));
+
+	/* TCP options: a SYN's (MSS, SACK permitted, timestamps, window scale),
+	 * the aligned timestamps of data segments, SACK blocks */
+	start(&b, f, 0);
+	ip4(&b, 0, false, NULL, 0);
+	pb_tcp(&b, 1234, 80, PB_TCP_SYN, 0x10000000, 0, 20);
+	pb_tcp_opts(&b, syn_opts, sizeof(syn_opts));
+	emit("v4_tcp_syn_opts", f, pb_finish(&b));
+
+	start(&b, f, 0);
+	ip4(&b, 0, false, NULL, 0);
+	pb_tcp(&b, 80, 1234, PB_TCP_ACK | PB_TCP_PSH, 0x20000001, 0x10000001, 12);
+	pb_tcp_opts(&b, ts_opts, sizeof(ts_opts));
+	pb_payload(&b, NULL, 100);
+	emit("v4_tcp_ts_data", f, pb_finish(&b));
+
+	start(&b, f, 0);
+	ip6(&b);
+	pb_tcp(&b, 443, 40000, PB_TCP_ACK, 7, 0x30000000, 32);
+	pb_tcp_opts(&b, sack_opts, sizeof(sack_opts));
+	emit("v6_tcp_sack", f, pb_finish(&b));
 
 	start(&b, f, 1);
 	ip6(&b);

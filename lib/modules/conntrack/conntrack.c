@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/modules/conntrack/conntrack.c — the conntrack module's core:
- * per-connection state machines (TCP like Linux's nf_conntrack without
- * window tracking, UDP, ICMP echo, other protocols), their timeouts and
- * interest masks, and the key of the packet an ICMP error quotes (for
- * RELATED).
+ * configuration, connections of UDP, ICMP echo and other protocols, the
+ * dispatch to the TCP machine (ct_tcp.c), timeouts and interest masks,
+ * the key of the packet an ICMP error quotes (for RELATED), names.
  *
  * Pure and stateless: a connection is a struct mod_ct_conn that the
- * conntrack module (ct_module.c) keeps, packed into one byte, in both flow
- * entries of the connection and hands back with each packet its interest
- * mask selects. Called on the rules lcore. Behaviour for users:
+ * conntrack module (ct_module.c) keeps and hands back with each packet the
+ * slow path sees. Called on the rules lcore. Behaviour for users:
  * doc/conntrack.md.
  */
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,23 +22,7 @@
 #include <rte_common.h>
 #include <rte_debug.h>
 
-#include "conntrack.h"
-
-/* TCP flags byte. */
-#define TCP_FIN 0x01
-#define TCP_SYN 0x02
-#define TCP_RST 0x04
-#define TCP_PSH 0x08
-#define TCP_ACK 0x10
-#define TCP_URG 0x20
-#define TCP_ECE 0x40
-#define TCP_CWR 0x80
-
-#define PROTO_ICMP   1
-#define PROTO_TCP    6
-#define PROTO_UDP    17
-#define PROTO_ICMPV6 58
-#define PROTO_SCTP   132
+#include "ct_priv.h"
 
 /* IPv6 extension headers walked inside a quoted packet. */
 #define PROTO_HOPOPTS  0
@@ -86,14 +69,6 @@
 static_assert(MOD_CT_S__COUNT <= CONN_STATE_MASK + 1, "states must fit in 4 bits");
 static_assert((MOD_CT_C_ALL << CONN_FLAGS_SHIFT) <= 0x7f, "flags must fit in bits 4-6");
 
-/* Protocol classes: which state machine a key's protocol gets. */
-enum ct_class {
-	CT_CLASS_TCP,
-	CT_CLASS_UDP,
-	CT_CLASS_ICMP,
-	CT_CLASS_GENERIC,
-};
-
 /* ------------------------------------------------------------------------ */
 /* Configuration                                                             */
 /* ------------------------------------------------------------------------ */
@@ -110,11 +85,19 @@ static const uint32_t timeout_defaults[MOD_CT_TO__COUNT] = {
 #undef MOD_CT_TO_DEFAULT
 };
 
+static const char *const why_names[MOD_CT_WHY__COUNT] = {
+#define MOD_CT_WHY_NAME(name, text) [MOD_CT_WHY_##name] = text,
+	MOD_CT_INVALID_REASONS(MOD_CT_WHY_NAME)
+#undef MOD_CT_WHY_NAME
+};
+
 void
 mod_ct_cfg_init(struct mod_ct_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->tcp_strict = false;
+	cfg->tcp_be_liberal = false;
+	cfg->tcp_max_retrans = MOD_CT_MAX_RETRANS_DEFAULT;
 	memcpy(cfg->timeout, timeout_defaults, sizeof(cfg->timeout));
 }
 
@@ -137,6 +120,14 @@ mod_ct_timeout_name(unsigned int to)
 	if (to >= MOD_CT_TO__COUNT)
 		return "?";
 	return timeout_names[to];
+}
+
+const char *
+mod_ct_why_name(unsigned int why)
+{
+	if (why >= MOD_CT_WHY__COUNT)
+		return "?";
+	return why_names[why];
 }
 
 int
@@ -170,8 +161,7 @@ mod_ct_conn_unpack(uint8_t b, struct mod_ct_conn *c)
 	uint8_t state = b & CONN_STATE_MASK;
 	uint8_t flags = b >> CONN_FLAGS_SHIFT;
 
-	c->state = MOD_CT_S_NONE;
-	c->flags = 0;
+	memset(c, 0, sizeof(*c));
 	if (state >= MOD_CT_S__COUNT || (flags & ~MOD_CT_C_ALL) != 0)
 		return -EINVAL;
 	c->state = state;
@@ -185,29 +175,6 @@ conn_valid(const struct mod_ct_conn *c)
 	return c->state < MOD_CT_S__COUNT && (c->flags & ~MOD_CT_C_ALL) == 0;
 }
 
-static bool
-is_tcp_state(unsigned int state)
-{
-	return state >= MOD_CT_S_SYN_SENT && state <= MOD_CT_S_SYN_SENT2;
-}
-
-static enum ct_class
-proto_class(uint8_t family, uint8_t proto)
-{
-	switch (proto) {
-	case PROTO_TCP:
-		return CT_CLASS_TCP;
-	case PROTO_UDP:
-		return CT_CLASS_UDP;
-	case PROTO_ICMP:
-		return family == FC_AF_INET4 ? CT_CLASS_ICMP : CT_CLASS_GENERIC;
-	case PROTO_ICMPV6:
-		return family == FC_AF_INET6 ? CT_CLASS_ICMP : CT_CLASS_GENERIC;
-	default:
-		return CT_CLASS_GENERIC;
-	}
-}
-
 unsigned int
 mod_ct_conn_ctstate(const struct mod_ct_conn *c, unsigned int dir)
 {
@@ -218,228 +185,50 @@ mod_ct_conn_ctstate(const struct mod_ct_conn *c, unsigned int dir)
 	return RULE_CT_NEW;
 }
 
-/* Timeout slot of each TCP state. */
-static const uint8_t tcp_state_timeout[MOD_CT_S__COUNT] = {
-	[MOD_CT_S_SYN_SENT] = MOD_CT_TO_TCP_SYN_SENT,
-	[MOD_CT_S_SYN_RECV] = MOD_CT_TO_TCP_SYN_RECV,
-	[MOD_CT_S_ESTABLISHED] = MOD_CT_TO_TCP_ESTABLISHED,
-	[MOD_CT_S_FIN_WAIT] = MOD_CT_TO_TCP_FIN_WAIT,
-	[MOD_CT_S_CLOSE_WAIT] = MOD_CT_TO_TCP_CLOSE_WAIT,
-	[MOD_CT_S_LAST_ACK] = MOD_CT_TO_TCP_LAST_ACK,
-	[MOD_CT_S_TIME_WAIT] = MOD_CT_TO_TCP_TIME_WAIT,
-	[MOD_CT_S_CLOSE] = MOD_CT_TO_TCP_CLOSE,
-	[MOD_CT_S_SYN_SENT2] = MOD_CT_TO_TCP_SYN_SENT2,
-};
-
 uint32_t
 mod_ct_timeout(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,
 	const struct mod_ct_conn *c)
 {
 	bool replied = (c->flags & MOD_CT_C_REPLIED) != 0;
-	uint32_t to;
 
-	if (!conn_valid(c))
+	if (cfg == NULL || c == NULL || !conn_valid(c))
 		return 0;
-	switch (proto_class(family, proto)) {
+	switch (ct_proto_class(family, proto)) {
 	case CT_CLASS_TCP:
-		if (!is_tcp_state(c->state))
+		if (!ct_is_tcp_state(c->state))
 			return c->state == MOD_CT_S_NONE ? cfg->timeout[MOD_CT_TO_GENERIC] : 0;
-		to = cfg->timeout[tcp_state_timeout[c->state]];
-		/* Until the other side answers, never the long timeouts. */
-		if (!replied)
-			to = RTE_MIN(to, cfg->timeout[MOD_CT_TO_TCP_UNREPLIED]);
-		return to;
+		return ct_tcp_timeout(cfg, c);
 	case CT_CLASS_UDP:
-		if (is_tcp_state(c->state))
+		if (ct_is_tcp_state(c->state))
 			return 0;
 		return cfg->timeout[replied ? MOD_CT_TO_UDP_REPLIED : MOD_CT_TO_UDP];
 	case CT_CLASS_ICMP:
-		if (is_tcp_state(c->state))
+		if (ct_is_tcp_state(c->state))
 			return 0;
 		return cfg->timeout[MOD_CT_TO_ICMP];
 	default:
-		if (is_tcp_state(c->state))
+		if (ct_is_tcp_state(c->state))
 			return 0;
 		return cfg->timeout[MOD_CT_TO_GENERIC];
 	}
 }
 
 void
-mod_ct_interest(uint8_t family, uint8_t proto, const struct mod_ct_conn *c, uint16_t interest[2])
+mod_ct_interest(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,
+	const struct mod_ct_conn *c, uint16_t interest[2])
 {
-	const uint16_t base = FC_INTEREST_TCP_SYN | FC_INTEREST_TCP_FIN | FC_INTEREST_TCP_RST;
-	unsigned int closer, peer;
-
 	interest[MOD_CT_DIR_ORIG] = 0;
 	interest[MOD_CT_DIR_REPLY] = 0;
-	if (c->state == MOD_CT_S_NONE || !conn_valid(c) ||
-	    (proto_class(family, proto) == CT_CLASS_TCP) != is_tcp_state(c->state))
+	if (cfg == NULL || c == NULL || c->state == MOD_CT_S_NONE || !conn_valid(c) ||
+		(ct_proto_class(family, proto) == CT_CLASS_TCP) != ct_is_tcp_state(c->state))
 		return;
-	if (proto_class(family, proto) != CT_CLASS_TCP) {
-		/* Only the first reply changes anything. */
-		if (!(c->flags & MOD_CT_C_REPLIED))
-			interest[MOD_CT_DIR_REPLY] = FC_INTEREST_ALL;
+	if (ct_proto_class(family, proto) == CT_CLASS_TCP) {
+		ct_tcp_interest(cfg, c, interest);
 		return;
 	}
-	interest[MOD_CT_DIR_ORIG] = base;
-	interest[MOD_CT_DIR_REPLY] = base;
-	/* The first reply packet, whatever its flags, makes original packets ESTABLISHED. */
+	/* Only the first reply changes anything. */
 	if (!(c->flags & MOD_CT_C_REPLIED))
-		interest[MOD_CT_DIR_REPLY] |= FC_INTEREST_ALL;
-	/* States that a bare ACK from one side moves on. */
-	closer = (c->flags & MOD_CT_C_CLOSER_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
-	peer = closer ^ 1;
-	switch (c->state) {
-	case MOD_CT_S_SYN_RECV:
-		interest[MOD_CT_DIR_ORIG] |= FC_INTEREST_ALL; /* the handshake's final ACK */
-		break;
-	case MOD_CT_S_FIN_WAIT:
-		interest[peer] |= FC_INTEREST_ALL; /* the ACK of the first FIN */
-		break;
-	case MOD_CT_S_LAST_ACK:
-		interest[closer] |= FC_INTEREST_ALL; /* the ACK of the second FIN */
-		break;
-	default:
-		break;
-	}
-}
-
-/* ------------------------------------------------------------------------ */
-/* TCP                                                                       */
-/* ------------------------------------------------------------------------ */
-
-/* What a segment's flags make of it. */
-enum tcp_class {
-	TC_SYN,
-	TC_SYNACK,
-	TC_FIN, /* FIN with ACK */
-	TC_ACK,
-	TC_RST, /* with or without ACK */
-	TC_BAD, /* no valid combination: INVALID in every state */
-};
-
-/*
- * Classify the flags byte. PSH, ECE and CWR never matter; URG is fine with
- * a SYN, an ACK or a FIN+ACK. The valid cores are SYN, SYN+ACK, FIN+ACK,
- * ACK, RST and RST+ACK: anything else (no flags, FIN alone, SYN+FIN,
- * SYN+RST, the "Xmas" set, ...) is a scan or garbage.
- */
-static enum tcp_class
-tcp_classify(uint8_t flags)
-{
-	uint8_t f = flags & ~(TCP_PSH | TCP_ECE | TCP_CWR);
-	bool urg = (f & TCP_URG) != 0;
-
-	switch (f & ~TCP_URG) {
-	case TCP_SYN:
-		return TC_SYN;
-	case TCP_SYN | TCP_ACK:
-		return urg ? TC_BAD : TC_SYNACK;
-	case TCP_FIN | TCP_ACK:
-		return TC_FIN;
-	case TCP_ACK:
-		return TC_ACK;
-	case TCP_RST:
-	case TCP_RST | TCP_ACK:
-		return urg ? TC_BAD : TC_RST;
-	default:
-		return TC_BAD;
-	}
-}
-
-/* Results of tcp_step() that are not states. */
-#define STEP_INVALID (-1)
-#define STEP_REOPEN  (-2)
-
-/*
- * The TCP transition of a connection in @p state for a segment of class
- * @p cls from direction @p dir: the next state (possibly the same), or
- * STEP_INVALID (the segment does not fit; nothing changes), or STEP_REOPEN.
- * @p by_closer: the segment comes from the side that sent the first FIN
- * (meaningful in FIN_WAIT, CLOSE_WAIT and LAST_ACK).
- */
-static int
-tcp_step(unsigned int state, unsigned int dir, bool by_closer, enum tcp_class cls)
-{
-	const bool orig = dir == MOD_CT_DIR_ORIG;
-
-	if (cls == TC_BAD)
-		return STEP_INVALID;
-	if (cls == TC_RST)
-		return MOD_CT_S_CLOSE; /* no sequence check: every RST closes */
-
-	switch (state) {
-	case MOD_CT_S_SYN_SENT:
-		if (cls == TC_SYN) /* retransmission, or the peer's SYN: simultaneous open */
-			return orig ? MOD_CT_S_SYN_SENT : MOD_CT_S_SYN_SENT2;
-		if (cls == TC_SYNACK && !orig)
-			return MOD_CT_S_SYN_RECV;
-		/* SYN/ACK from the opener; FIN or ACK before the peer answered. */
-		return STEP_INVALID;
-
-	case MOD_CT_S_SYN_SENT2:
-		if (cls == TC_SYN)
-			return MOD_CT_S_SYN_SENT2;
-		if (cls == TC_SYNACK)
-			return MOD_CT_S_SYN_RECV;
-		if (cls == TC_ACK && !orig)
-			return MOD_CT_S_SYN_SENT2; /* ignored, as Linux does */
-		return STEP_INVALID;
-
-	case MOD_CT_S_SYN_RECV:
-		switch (cls) {
-		case TC_SYN: /* a retransmitted SYN is ignored; the responder may not send one */
-			return orig ? MOD_CT_S_SYN_RECV : STEP_INVALID;
-		case TC_SYNACK: /* retransmission, or the other half of a simultaneous open */
-			return MOD_CT_S_SYN_RECV;
-		case TC_FIN:
-			return MOD_CT_S_FIN_WAIT;
-		default: /* TC_ACK: only the opener's completes the handshake */
-			return orig ? MOD_CT_S_ESTABLISHED : MOD_CT_S_SYN_RECV;
-		}
-
-	case MOD_CT_S_ESTABLISHED:
-	case MOD_CT_S_FIN_WAIT:
-	case MOD_CT_S_CLOSE_WAIT:
-	case MOD_CT_S_LAST_ACK:
-		/*
-		 * A SYN from the opener is ignored (a new attempt on a reused
-		 * port, or our state is stale); a SYN/ACK from the responder is a
-		 * late retransmission. The reverse of either is INVALID.
-		 */
-		if (cls == TC_SYN)
-			return orig ? (int)state : STEP_INVALID;
-		if (cls == TC_SYNACK)
-			return orig ? STEP_INVALID : (int)state;
-		break;
-
-	case MOD_CT_S_TIME_WAIT:
-	case MOD_CT_S_CLOSE:
-		/* RFC 1122 4.2.2.13: a new SYN may reopen a closed connection. */
-		if (cls == TC_SYN)
-			return STEP_REOPEN;
-		if (cls == TC_SYNACK)
-			return orig ? STEP_INVALID : (int)state;
-		return (int)state; /* late FINs and ACKs */
-
-	default:
-		return STEP_INVALID;
-	}
-
-	/* ESTABLISHED and the closing states: FIN+ACK or ACK. */
-	switch (state) {
-	case MOD_CT_S_ESTABLISHED:
-		return cls == TC_FIN ? MOD_CT_S_FIN_WAIT : MOD_CT_S_ESTABLISHED;
-	case MOD_CT_S_FIN_WAIT:
-		if (by_closer) /* retransmitted FIN, or more ACKs from the closer */
-			return MOD_CT_S_FIN_WAIT;
-		/* The peer's own FIN (maybe acknowledging ours), or its ACK of ours. */
-		return cls == TC_FIN ? MOD_CT_S_LAST_ACK : MOD_CT_S_CLOSE_WAIT;
-	case MOD_CT_S_CLOSE_WAIT:
-		return cls == TC_FIN && !by_closer ? MOD_CT_S_LAST_ACK : MOD_CT_S_CLOSE_WAIT;
-	default: /* LAST_ACK: the closer acknowledges the peer's FIN */
-		return cls == TC_ACK && by_closer ? MOD_CT_S_TIME_WAIT : MOD_CT_S_LAST_ACK;
-	}
+		interest[MOD_CT_DIR_REPLY] = FC_INTEREST_ALL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -513,49 +302,42 @@ verdict_from_conn(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,
 	const struct mod_ct_conn *c, struct mod_ct_verdict *v)
 {
 	v->timeout = mod_ct_timeout(cfg, family, proto, c);
-	mod_ct_interest(family, proto, c, v->interest);
+	mod_ct_interest(cfg, family, proto, c, v->interest);
 }
 
 int
-mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, struct mod_ct_conn *c,
-	struct mod_ct_verdict *v)
+mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t *frame,
+	uint32_t frame_len, struct mod_ct_conn *c, struct mod_ct_verdict *v)
 {
 	const uint8_t family = pkt != NULL ? pkt->key.family : FC_AF_NONE;
-	struct mod_ct_conn none = {.state = MOD_CT_S_NONE};
 	unsigned int state = MOD_CT_S_NONE;
-	uint8_t ctstate = RULE_CT_INVALID;
+	uint8_t ctstate = RULE_CT_INVALID, why = MOD_CT_WHY_NEW;
 	uint8_t proto;
 
 	if (cfg == NULL || pkt == NULL || c == NULL || v == NULL || !pkt_proto(pkt, &proto))
 		return -EINVAL;
 	memset(v, 0, sizeof(*v));
-	*c = none;
+	memset(c, 0, sizeof(*c));
 
 	if (pkt->frag == FC_FRAG_LATER) {
 		ctstate = 0; /* no L4 header: not tracked here */
 	} else {
-		switch (proto_class(family, proto)) {
+		switch (ct_proto_class(family, proto)) {
 		case CT_CLASS_TCP:
-			switch (tcp_classify(pkt->tcp_flags)) {
-			case TC_SYN:
-				state = MOD_CT_S_SYN_SENT;
-				break;
-			case TC_ACK:
-				if (!cfg->tcp_strict) {
-					state = MOD_CT_S_ESTABLISHED;
-					c->flags = MOD_CT_C_PICKUP;
-				}
-				break;
-			default: /* SYN/ACK, FIN, RST, garbage: never a start */
-				break;
+			ct_tcp_new(cfg, pkt, frame, frame_len, c, v);
+			if (v->flags & MOD_CT_VF_CREATED) {
+				verdict_from_conn(cfg, family, proto, c, v);
+				return 0;
 			}
+			why = v->why;
 			break;
 		case CT_CLASS_ICMP:
 			if (icmp_is_request(family, pkt->icmp_type))
 				state = MOD_CT_S_OPEN;
 			else if (family == FC_AF_INET6 && icmp6_is_untracked(pkt->icmp_type))
 				ctstate = 0;
-			/* else an unsolicited reply, or an error that relates to nothing */
+			else /* an unsolicited reply, or an error that relates to nothing */
+				why = MOD_CT_WHY_ICMP;
 			break;
 		default:
 			state = MOD_CT_S_OPEN;
@@ -570,10 +352,12 @@ mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, struct mod_ct
 		verdict_from_conn(cfg, family, proto, c, v);
 		return 0;
 	}
-	c->flags = 0;
+	memset(c, 0, sizeof(*c));
+	memset(v, 0, sizeof(*v));
 	v->ctstate = ctstate;
 	v->timeout = mod_ct_timeout(cfg, family, proto, c);
 	if (ctstate == RULE_CT_INVALID) {
+		v->why = why;
 		v->interest[MOD_CT_DIR_ORIG] = FC_INTEREST_ALL;
 		v->interest[MOD_CT_DIR_REPLY] = FC_INTEREST_ALL;
 	}
@@ -593,65 +377,140 @@ other_valid(enum ct_class cls, uint8_t family, unsigned int dir, const struct fc
 
 int
 mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int dir,
-	const struct fc_pkt *pkt, struct mod_ct_verdict *v)
+	const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len,
+	struct mod_ct_verdict *v)
 {
-	struct mod_ct_conn next;
+	struct mod_ct_verdict before;
+	uint8_t family, proto, state, flags;
 	enum ct_class cls;
-	uint8_t family, proto;
-	bool by_closer;
-	int step;
 
 	if (cfg == NULL || c == NULL || pkt == NULL || v == NULL || !pkt_proto(pkt, &proto) ||
 	    dir > MOD_CT_DIR_REPLY || !conn_valid(c) || c->state == MOD_CT_S_NONE)
 		return -EINVAL;
 	family = pkt->key.family;
-	cls = proto_class(family, proto);
-	if ((cls == CT_CLASS_TCP) != is_tcp_state(c->state))
+	cls = ct_proto_class(family, proto);
+	if ((cls == CT_CLASS_TCP) != ct_is_tcp_state(c->state))
 		return -EINVAL;
 
 	memset(v, 0, sizeof(*v));
-	verdict_from_conn(cfg, family, proto, c, v);
-	next = *c;
+	verdict_from_conn(cfg, family, proto, c, &before);
+	state = c->state;
+	flags = c->flags;
 	if (cls == CT_CLASS_TCP) {
-		by_closer = (dir == MOD_CT_DIR_REPLY) == ((c->flags & MOD_CT_C_CLOSER_REPLY) != 0);
-		step = tcp_step(c->state, dir, by_closer, tcp_classify(pkt->tcp_flags));
-		if (step == STEP_REOPEN) {
-			v->ctstate = RULE_CT_NEW;
-			v->flags = MOD_CT_VF_REOPEN;
+		ct_tcp_packet(cfg, c, dir, pkt, frame, frame_len, v);
+		if (v->flags & MOD_CT_VF_REOPEN) {
+			v->timeout = before.timeout;
+			memcpy(v->interest, before.interest, sizeof(v->interest));
 			return 0;
 		}
-		if (step != STEP_INVALID) {
-			next.state = (uint8_t)step;
-			if (step == MOD_CT_S_FIN_WAIT && c->state != MOD_CT_S_FIN_WAIT) {
-				/* Remember who closed first. */
-				next.flags &= ~MOD_CT_C_CLOSER_REPLY;
-				if (dir == MOD_CT_DIR_REPLY)
-					next.flags |= MOD_CT_C_CLOSER_REPLY;
-			}
-		}
+	} else if (other_valid(cls, family, dir, pkt)) {
+		v->ctstate = ct_pkt_ctstate(c, dir);
+		if (dir == MOD_CT_DIR_REPLY)
+			c->flags |= MOD_CT_C_REPLIED;
 	} else {
-		step = other_valid(cls, family, dir, pkt) ? (int)c->state : STEP_INVALID;
-	}
-	if (step == STEP_INVALID) {
 		v->ctstate = RULE_CT_INVALID;
-		if (c->state == MOD_CT_S_CLOSE)
-			v->flags |= MOD_CT_VF_CLOSED;
-		return 0;
+		v->why = MOD_CT_WHY_ICMP;
 	}
 
-	if (dir == MOD_CT_DIR_REPLY)
-		next.flags |= MOD_CT_C_REPLIED;
-	v->ctstate = (uint8_t)mod_ct_conn_ctstate(&next, dir);
-	if (mod_ct_conn_pack(&next) != mod_ct_conn_pack(c)) {
+	verdict_from_conn(cfg, family, proto, c, v);
+	if (c->state != state || c->flags != flags || v->timeout != before.timeout ||
+		memcmp(v->interest, before.interest, sizeof(v->interest)) != 0)
 		v->flags |= MOD_CT_VF_CHANGED;
-		if ((next.flags ^ c->flags) & MOD_CT_C_REPLIED)
-			v->flags |= MOD_CT_VF_CTSTATE;
-		*c = next;
-		verdict_from_conn(cfg, family, proto, c, v);
-	}
+	if ((c->flags ^ flags) & MOD_CT_C_REPLIED)
+		v->flags |= MOD_CT_VF_CTSTATE;
 	if (c->state == MOD_CT_S_CLOSE)
 		v->flags |= MOD_CT_VF_CLOSED;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The fast path's line                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* struct mod_ct_fast_line::pad[0]: the progress fields hold values the record saw. */
+#define LINE_ARMED pad[0]
+
+void
+mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
+{
+	struct mod_ct_tcp *t = &c->tcp;
+	uint8_t last;
+
+	if (!l->LINE_ARMED)
+		return;
+	for (unsigned int d = 0; d < 2; d++) {
+		struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
+		uint32_t end = MOD_CT_LD(l->fp_end[d]), edge = MOD_CT_LD(l->fp_edge[d]);
+		uint32_t ack = MOD_CT_LD(l->fp_ack[d]), win = MOD_CT_LD(l->fp_win[d]);
+
+		if (mod_ct_seq_after(end, s->end)) {
+			s->end = end;
+			s->flags |= MOD_CT_TS_UNACKED;
+		}
+		if (mod_ct_seq_after(edge, r->maxend))
+			r->maxend = edge;
+		if (MOD_CT_LD(l->fp_seen[d]) != 0 &&
+			(!(s->flags & MOD_CT_TS_MAXACK) || mod_ct_seq_after(ack, s->maxack))) {
+			s->maxack = ack;
+			s->flags |= MOD_CT_TS_MAXACK;
+		}
+		if (win > s->maxwin)
+			s->maxwin = win;
+	}
+	for (unsigned int d = 0; d < 2; d++)
+		if (MOD_CT_LD(l->fp_ack[d ^ 1]) == t->side[d].end)
+			t->side[d].flags &= (uint8_t)~MOD_CT_TS_UNACKED;
+	/* The numbers Linux remembers are the last recorded segment's: it ended
+	 * where its direction's end is (the fast path records no other); its
+	 * other numbers are unknown, so that no retransmission matches it. */
+	last = MOD_CT_LD(l->fp_rec);
+	if (last != 0) {
+		unsigned int d = (last - 1u) & 1;
+
+		t->last_dir = (uint8_t)d;
+		t->last_end = MOD_CT_LD(l->fp_end[d]);
+		t->last_ack = MOD_CT_LD(l->fp_ack[d]);
+		t->last_seq = t->last_end + 1;
+		t->retrans = 0;
+	}
+	/* Its kind and direction are the last passed segment's, recorded or
+	 * passed as liberal (an ACK either way). */
+	last = MOD_CT_LD(l->fp_last);
+	if (last != 0) {
+		t->last_index = MOD_CT_TI_ACK;
+		t->last_dir = (uint8_t)((last - 1u) & 1);
+	}
+}
+
+void
+mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed,
+	bool be_liberal)
+{
+	const struct mod_ct_tcp *t;
+
+	if (!armed || c == NULL) {
+		l->LINE_ARMED = 0;
+		return;
+	}
+	t = &c->tcp;
+	for (unsigned int d = 0; d < 2; d++) {
+		const struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
+
+		MOD_CT_ST(l->scale[d], s->scale);
+		MOD_CT_ST(l->fp_end[d], s->end);
+		MOD_CT_ST(l->fp_edge[d], r->maxend);
+		MOD_CT_ST(l->fp_ack[d], s->maxack);
+		MOD_CT_ST(l->fp_win[d], s->maxwin);
+	}
+	MOD_CT_ST(l->fp_last, 0);
+	MOD_CT_ST(l->fp_rec, 0);
+	MOD_CT_ST(l->fp_seen[0], 0);
+	MOD_CT_ST(l->fp_seen[1], 0);
+	l->pad[1] = 0;
+	for (unsigned int d = 0; d < 2; d++)
+		if (be_liberal || (t->side[d].flags & MOD_CT_TS_LIBERAL))
+			l->pad[1] |= (uint8_t)(1u << d);
+	l->LINE_ARMED = 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -842,24 +701,44 @@ mod_ct_state_name(unsigned int state)
 	return state_names[state];
 }
 
+/* Append to @p buf (@p n used of @p len); @return the new length, -ENOSPC or -EINVAL. */
+static int
+fmt_add(size_t len, int n, int m)
+{
+	if (n < 0 || m < 0)
+		return -EINVAL;
+	if ((size_t)n + (size_t)m >= len)
+		return -ENOSPC;
+	return n + m;
+}
+
 int
 mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len)
 {
-	bool closing;
+	const struct mod_ct_tcp *t;
 	int n;
 
-	if (c == NULL || buf == NULL || !conn_valid(c))
+	if (c == NULL || buf == NULL || len == 0 || !conn_valid(c))
 		return -EINVAL;
-	closing = c->state == MOD_CT_S_FIN_WAIT || c->state == MOD_CT_S_CLOSE_WAIT ||
-		  c->state == MOD_CT_S_LAST_ACK;
-	n = snprintf(buf, len, "%s %s%s%s", state_names[c->state],
-		(c->flags & MOD_CT_C_REPLIED) ? "replied" : "unreplied",
-		closing ? ((c->flags & MOD_CT_C_CLOSER_REPLY) ? " closer=reply" : " closer=orig")
-			: "",
-		(c->flags & MOD_CT_C_PICKUP) ? " pickup" : "");
-	if (n < 0)
-		return -EINVAL;
-	if ((size_t)n >= len)
-		return -ENOSPC;
+	n = fmt_add(len, 0,
+		snprintf(buf, len, "%s %s%s%s", state_names[c->state],
+			(c->flags & MOD_CT_C_REPLIED) ? "replied" : "unreplied",
+			(c->flags & MOD_CT_C_ASSURED) ? " assured" : "",
+			(c->flags & MOD_CT_C_PICKUP) ? " pickup" : ""));
+	if (n < 0 || !ct_is_tcp_state(c->state))
+		return n;
+	t = &c->tcp;
+	n = fmt_add(len, n, snprintf(buf + n, len - (size_t)n, " retrans=%u", t->retrans));
+	for (unsigned int d = 0; d < 2 && n >= 0; d++) {
+		const struct mod_ct_tcp_side *sd = &t->side[d];
+
+		n = fmt_add(len, n,
+			snprintf(buf + n, len - (size_t)n,
+				" %s=[end=%" PRIu32 " maxend=%" PRIu32 " maxwin=%" PRIu32
+				" scale=%u%s%s]",
+				d == 0 ? "orig" : "reply", sd->end, sd->maxend, sd->maxwin, sd->scale,
+				(sd->flags & MOD_CT_TS_LIBERAL) ? " liberal" : "",
+				(sd->flags & MOD_CT_TS_SACK_PERM) ? " sack" : ""));
+	}
 	return n;
 }

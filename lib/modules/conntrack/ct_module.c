@@ -1,27 +1,178 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/modules/conntrack/ct_module.c — the conntrack module: the state
- * machine of conntrack.c as a struct rule_module of the rules engine (see
- * "The module" in conntrack.h). A connection lives, packed, in
- * fc_action::ct_state of its two entries; everything else it needs comes
- * through struct rule_flow and the engine's services (the RELATED lookup
- * of an ICMP error's quoted packet is rule_engine_flow_lookup_any(): a
- * connection is one per tuple, whatever the ports its entries have).
+ * machine of conntrack.c and ct_tcp.c as a struct rule_module of the rules
+ * engine (see "The module" in conntrack.h).
+ *
+ * A UDP, ICMP or other connection lives, packed, in fc_action::ct_state of
+ * its two entries. A TCP connection lives in a record of this module (a
+ * struct mod_ct_conn) beside its fast-path line (struct mod_ct_fast_line);
+ * both entries carry the record's id. Records and lines come in chunks
+ * allocated on the rules lcore as ids are first used; a freed id waits for
+ * a grace period of the engine's readers (an RX lcore may still write its
+ * line) before it is used again. Everything else comes through struct
+ * rule_flow and the engine's services (the RELATED lookup of an ICMP
+ * error's quoted packet is rule_engine_flow_lookup_any(): a connection is
+ * one per tuple, whatever the ports its entries have).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "conntrack.h"
 #include "engine.h"
 
+#define CHUNK (1u << MOD_CT_FAST_CHUNK_SHIFT)
+#define CHUNK_MASK (CHUNK - 1)
+#define PROTO_TCP 6
+
 struct mod_ct_module {
 	struct rule_engine *eng;
 	struct mod_ct_cfg cfg;
+	uint32_t max_tcp;  /* ids 1 .. max_tcp */
+	uint32_t next_id;  /* the lowest id never used */
+	uint32_t *free_ids; /* ids back from their grace period, as a stack */
+	uint32_t n_free;
+	uint32_t cap_free;
+	int socket;
+	struct mod_ct_conn *rec[MOD_CT_FAST_CHUNKS]; /* records by id, chunked */
+	struct mod_ct_fast fast;                      /* fast-path lines by id, chunked */
 	struct mod_ct_module_stats st; /* written by the rules lcore, read relaxed */
 };
+
+static void
+count(uint64_t *c)
+{
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
+static struct mod_ct_conn *
+rec_of(const struct mod_ct_module *ct, uint32_t id)
+{
+	return &ct->rec[id >> MOD_CT_FAST_CHUNK_SHIFT][id & CHUNK_MASK];
+}
+
+static struct mod_ct_fast_line *
+line_of(const struct mod_ct_module *ct, uint32_t id)
+{
+	return &ct->fast.chunk[id >> MOD_CT_FAST_CHUNK_SHIFT][id & CHUNK_MASK];
+}
+
+/* The record of an entry's TCP connection, or NULL. */
+static struct mod_ct_conn *
+entry_rec(const struct mod_ct_module *ct, const struct fc_action *a)
+{
+	uint32_t id = mod_ct_entry_id(a);
+
+	if (id == 0 || id > ct->max_tcp || ct->rec[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL)
+		return NULL;
+	return rec_of(ct, id);
+}
+
+static void
+entry_set_id(struct fc_action *a, uint32_t id)
+{
+	a->ct_state = MOD_CT_ENTRY_ID;
+	a->ext = id;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int
+chunk_alloc(struct mod_ct_module *ct, uint32_t c)
+{
+	struct mod_ct_fast_line *lines;
+	struct mod_ct_conn *recs;
+
+	recs = calloc(CHUNK, sizeof(*recs));
+	lines = rte_zmalloc_socket("ct_fast", CHUNK * sizeof(*lines), RTE_CACHE_LINE_SIZE,
+		ct->socket);
+	if (recs == NULL || lines == NULL) {
+		free(recs);
+		rte_free(lines);
+		return -ENOMEM;
+	}
+	ct->rec[c] = recs;
+	/* Readers find the lines only through ids published after this. */
+	__atomic_store_n(&ct->fast.chunk[c], lines, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* A free record id, or 0 (none left, or no memory). */
+static uint32_t
+id_alloc(struct mod_ct_module *ct)
+{
+	uint32_t id;
+
+	if (ct->n_free != 0)
+		return ct->free_ids[--ct->n_free];
+	if (ct->next_id > ct->max_tcp)
+		return 0;
+	id = ct->next_id;
+	if (ct->rec[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL &&
+		chunk_alloc(ct, id >> MOD_CT_FAST_CHUNK_SHIFT) < 0)
+		return 0;
+	ct->next_id++;
+	return id;
+}
+
+/* Id @p val is free again (no reader can hold it any more). */
+static void
+id_release(void *arg, uint64_t val)
+{
+	struct mod_ct_module *ct = arg;
+	uint32_t id = (uint32_t)val;
+
+	memset(rec_of(ct, id), 0, sizeof(struct mod_ct_conn));
+	memset(line_of(ct, id), 0, sizeof(struct mod_ct_fast_line));
+	if (ct->n_free == ct->cap_free) {
+		uint32_t cap = ct->cap_free ? ct->cap_free * 2 : 1024;
+		uint32_t *n = realloc(ct->free_ids, cap * sizeof(*n));
+
+		if (n == NULL)
+			return; /* never used again: counted as tracked for ever */
+		ct->free_ids = n;
+		ct->cap_free = cap;
+	}
+	ct->free_ids[ct->n_free++] = id;
+	__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns - 1, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The fast path's line                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------------ */
+/* Callbacks                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* An entry's connection (a copy, the fast path's progress folded in); false if none. */
+static bool
+entry_conn(const struct mod_ct_module *ct, const struct fc_action *a, struct mod_ct_conn *c)
+{
+	const struct mod_ct_conn *r = entry_rec(ct, a);
+
+	if (r != NULL) {
+		*c = *r;
+		mod_ct_fast_fold(c, line_of(ct, mod_ct_entry_id(a)));
+		return c->state != MOD_CT_S_NONE;
+	}
+	if (a->ct_state & MOD_CT_ENTRY_ID)
+		return false;
+	return mod_ct_conn_unpack(a->ct_state, c) == 0 && c->state != MOD_CT_S_NONE;
+}
+
+static unsigned int
+entry_dir(const struct fc_action *a)
+{
+	return (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
+}
 
 /*
  * Mark both entries of connection @p c as not established yet (a TCP
@@ -44,13 +195,15 @@ ct_mark_early(struct rule_flow *f, const struct mod_ct_conn *c)
 static unsigned int
 ct_entry_ctstate(void *priv, const struct fc_action *a)
 {
+	const struct mod_ct_module *ct = priv;
+	const struct mod_ct_conn *r = entry_rec(ct, a);
 	struct mod_ct_conn c;
 
-	RTE_SET_USED(priv);
-	if (mod_ct_conn_unpack(a->ct_state, &c) < 0 || c.state == MOD_CT_S_NONE)
+	if (r != NULL)
+		return mod_ct_conn_ctstate(r, entry_dir(a));
+	if ((a->ct_state & MOD_CT_ENTRY_ID) || mod_ct_conn_unpack(a->ct_state, &c) < 0)
 		return 0;
-	return mod_ct_conn_ctstate(&c, (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY
-								   : MOD_CT_DIR_ORIG);
+	return mod_ct_conn_ctstate(&c, entry_dir(a));
 }
 
 static int
@@ -58,8 +211,7 @@ ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 {
 	struct mod_ct_conn c;
 
-	RTE_SET_USED(priv);
-	if (mod_ct_conn_unpack(a->ct_state, &c) < 0 || c.state == MOD_CT_S_NONE)
+	if (!entry_conn(priv, a, &c))
 		return 0;
 	return mod_ct_conn_format(&c, buf, len);
 }
@@ -94,8 +246,7 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 				f->related = true;
 				f->rel_way = rev != 0;
 				f->rel_act = info.act;
-				__atomic_store_n(&ct->st.related, ct->st.related + 1,
-					__ATOMIC_RELAXED);
+				count(&ct->st.related);
 				return RULE_CT_RELATED;
 			}
 		}
@@ -103,27 +254,52 @@ icmp_error_state(struct mod_ct_module *ct, struct rule_flow *f)
 	return RULE_CT_INVALID;
 }
 
+static void
+count_verdict(struct mod_ct_module *ct, const struct mod_ct_verdict *v)
+{
+	if (v->ctstate == RULE_CT_INVALID && v->why < MOD_CT_WHY__COUNT)
+		count(&ct->st.invalid[v->why]);
+	if (v->flags & MOD_CT_VF_IGNORED)
+		count(&ct->st.ignored);
+	if (v->flags & MOD_CT_VF_REOPEN)
+		count(&ct->st.reopened);
+	if (v->flags & MOD_CT_VF_REMOVE)
+		count(&ct->st.removed);
+}
+
 static int
 ct_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_ct_module *ct = priv;
+	const struct rule_upcall *up = f->up;
 	struct mod_ct_verdict v;
 	struct mod_ct_conn c;
+	uint32_t id = 0;
 	int rc;
 
 	/* Decided without an entry by the engine (non-first fragments): untracked. */
 	if (f->nocache)
 		return 0;
-	if (mod_ct_icmp_is_error(&f->up->pkt)) {
+	if (mod_ct_icmp_is_error(&up->pkt)) {
 		/* Errors belong to a connection or to none: never cached. */
 		f->ctstate = (uint8_t)icmp_error_state(ct, f);
 		f->untracked = true;
 		f->nocache = true;
 		return 0;
 	}
-	rc = mod_ct_new(&ct->cfg, &f->up->pkt, &c, &v);
+	rc = mod_ct_new(&ct->cfg, &up->pkt, up->frame, up->frame_len, &c, &v);
 	if (rc < 0)
 		return rc;
+	if ((v.flags & MOD_CT_VF_CREATED) && fc_key_proto(&up->pkt.key) == PROTO_TCP) {
+		id = id_alloc(ct);
+		if (id == 0) {
+			/* No record left: as Linux when its table is full, no connection. */
+			count(&ct->st.tcp_full);
+			v.ctstate = RULE_CT_INVALID;
+			v.flags = 0;
+		}
+	}
+	count_verdict(ct, &v);
 	f->ctstate = v.ctstate;
 	if (!(v.flags & MOD_CT_VF_CREATED)) {
 		f->untracked = true;
@@ -132,8 +308,19 @@ ct_on_insert(void *priv, struct rule_flow *f)
 			f->nocache = true;
 		return 0;
 	}
+	if (id != 0) {
+		*rec_of(ct, id) = c;
+		/* Armed now when the first packet already lets the fast path
+		 * check the next ones (a pickup's seen side). */
+		mod_ct_fast_arm(line_of(ct, id), &c,
+			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
+		__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns + 1, __ATOMIC_RELAXED);
+	}
 	for (unsigned int d = 0; d < 2; d++) {
-		f->act[d].ct_state = mod_ct_conn_pack(&c);
+		if (id != 0)
+			entry_set_id(&f->act[d], id);
+		else
+			f->act[d].ct_state = mod_ct_conn_pack(&c);
 		f->act[d].interest |= v.interest[d];
 	}
 	ct_mark_early(f, &c);
@@ -144,37 +331,114 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	return 0;
 }
 
+/* The flow got no entry: its record was never seen by a reader. */
+static void
+ct_on_abort(void *priv, struct rule_flow *f)
+{
+	struct mod_ct_module *ct = priv;
+	uint32_t id = mod_ct_entry_id(&f->act[RULE_DIR_ORIG]);
+
+	if (id == 0 || entry_rec(ct, &f->act[RULE_DIR_ORIG]) == NULL)
+		return;
+	id_release(ct, id);
+	/* On abort the two entries hold the same id: release it once. */
+	for (unsigned int d = 0; d < 2; d++) {
+		f->act[d].ct_state = 0;
+		f->act[d].ext = 0;
+	}
+}
+
+static void
+ct_on_remove(void *priv, const struct rule_flow_gone *g)
+{
+	struct mod_ct_module *ct = priv;
+	uint32_t id = mod_ct_entry_id(&g->act);
+
+	/* The original direction's entry owns the record. */
+	if (id == 0 || (g->act.flags & FC_ACT_F_REPLY) || entry_rec(ct, &g->act) == NULL)
+		return;
+	rec_of(ct, id)->state = MOD_CT_S_NONE;
+	mod_ct_fast_arm(line_of(ct, id), NULL, false, false);
+	if (rule_engine_defer(ct->eng, id_release, ct, id) < 0)
+		return; /* no memory: the id is not used again */
+}
+
 static int
 ct_on_packet(void *priv, struct rule_flow *f)
 {
 	struct mod_ct_module *ct = priv;
+	const struct rule_upcall *up = f->up;
+	uint32_t id = mod_ct_entry_id(&f->act[f->dir]);
 	struct mod_ct_verdict v;
-	struct mod_ct_conn c;
+	struct mod_ct_conn packed, *c;
 	int rc;
 
-	if (mod_ct_conn_unpack(f->act[f->dir].ct_state, &c) < 0 || c.state == MOD_CT_S_NONE)
-		return 0;
-	rc = mod_ct_packet(&ct->cfg, &c, f->dir, &f->up->pkt, &v);
+	if (id != 0) {
+		c = entry_rec(ct, &f->act[f->dir]);
+		if (c == NULL || c->state == MOD_CT_S_NONE)
+			return 0;
+		mod_ct_fast_fold(c, line_of(ct, id));
+	} else {
+		if (mod_ct_conn_unpack(f->act[f->dir].ct_state, &packed) < 0 ||
+			packed.state == MOD_CT_S_NONE)
+			return 0;
+		c = &packed;
+	}
+	rc = mod_ct_packet(&ct->cfg, c, f->dir, &up->pkt, up->frame, up->frame_len, &v);
 	if (rc < 0)
 		return rc;
+	count_verdict(ct, &v);
 	f->ctstate = v.ctstate;
-	if (v.flags & MOD_CT_VF_REOPEN) {
-		f->reopen = true;
+	if (v.flags & (MOD_CT_VF_REOPEN | MOD_CT_VF_REMOVE)) {
+		f->reopen = (v.flags & MOD_CT_VF_REOPEN) != 0;
 		f->remove = true;
 		return 0;
 	}
+	if (id != 0)
+		mod_ct_fast_arm(line_of(ct, id), c,
+			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
+	for (unsigned int d = 0; d < 2; d++)
+		if (v.interest[d] != (f->act[d].interest & ~f->interest_kept[d]))
+			v.flags |= MOD_CT_VF_CHANGED; /* e.g. what folding the fast path's progress moved */
+	if (v.timeout != f->timeout)
+		v.flags |= MOD_CT_VF_CHANGED;
 	if (v.flags & MOD_CT_VF_CHANGED) {
 		for (unsigned int d = 0; d < 2; d++) {
-			f->act[d].ct_state = mod_ct_conn_pack(&c);
+			if (id == 0)
+				f->act[d].ct_state = mod_ct_conn_pack(c);
 			f->act[d].interest = v.interest[d] | f->interest_kept[d];
 		}
-		ct_mark_early(f, &c);
+		ct_mark_early(f, c);
 		f->timeout = v.timeout;
 		f->store = true;
 	}
 	if (v.flags & MOD_CT_VF_CTSTATE)
 		f->refilter = true;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Two entries per connection: half the capacities of the engine's tables. */
+static uint32_t
+default_max_tcp(const struct rule_engine *eng)
+{
+	uint64_t n = 0;
+
+	for (unsigned int f = 0; f < 2; f++) {
+		struct fc_table *t = rule_engine_table(eng, f == 0 ? FC_AF_INET4 : FC_AF_INET6);
+		struct fc_table_stats st;
+
+		if (t == NULL)
+			continue;
+		fc_table_stats_get(t, &st);
+		n += st.capacity / 2;
+	}
+	if (n == 0)
+		n = 1;
+	return n >= MOD_CT_ID_MAX ? MOD_CT_ID_MAX - 1 : (uint32_t)n;
 }
 
 struct mod_ct_module *
@@ -184,7 +448,7 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 	struct rule_module m;
 	int rc;
 
-	if (eng == NULL || p == NULL) {
+	if (eng == NULL || p == NULL || p->max_tcp >= MOD_CT_ID_MAX) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -198,7 +462,13 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 	if (ct->cfg.timeout[0] == 0) {
 		mod_ct_cfg_init(&ct->cfg);
 		ct->cfg.tcp_strict = p->cfg.tcp_strict;
+		ct->cfg.tcp_be_liberal = p->cfg.tcp_be_liberal;
+		if (p->cfg.tcp_max_retrans != 0)
+			ct->cfg.tcp_max_retrans = p->cfg.tcp_max_retrans;
 	}
+	ct->max_tcp = p->max_tcp != 0 ? p->max_tcp : default_max_tcp(eng);
+	ct->next_id = 1;
+	ct->socket = (int)rte_socket_id();
 	rc = mod_ct_cfg_check(&ct->cfg);
 	if (rc == 0) {
 		memset(&m, 0, sizeof(m));
@@ -206,7 +476,9 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 		m.order = RULE_MOD_ORDER_CT;
 		m.flags = RULE_MOD_F_OWN_INTEREST;
 		m.on_insert = ct_on_insert;
+		m.on_abort = ct_on_abort;
 		m.on_packet = ct_on_packet;
+		m.on_remove = ct_on_remove;
 		m.entry_ctstate = ct_entry_ctstate;
 		m.ct_format = ct_format;
 		m.priv = ct;
@@ -223,6 +495,13 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 void
 mod_ct_module_free(struct mod_ct_module *ct)
 {
+	if (ct == NULL)
+		return;
+	for (unsigned int c = 0; c < MOD_CT_FAST_CHUNKS; c++) {
+		free(ct->rec[c]);
+		rte_free(ct->fast.chunk[c]);
+	}
+	free(ct->free_ids);
 	free(ct);
 }
 
@@ -235,4 +514,26 @@ mod_ct_module_stats_get(const struct mod_ct_module *ct, struct mod_ct_module_sta
 	if (ct == NULL)
 		return;
 	st->related = __atomic_load_n(&ct->st.related, __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < MOD_CT_WHY__COUNT; i++)
+		st->invalid[i] = __atomic_load_n(&ct->st.invalid[i], __ATOMIC_RELAXED);
+	st->ignored = __atomic_load_n(&ct->st.ignored, __ATOMIC_RELAXED);
+	st->reopened = __atomic_load_n(&ct->st.reopened, __ATOMIC_RELAXED);
+	st->removed = __atomic_load_n(&ct->st.removed, __ATOMIC_RELAXED);
+	st->tcp_conns = __atomic_load_n(&ct->st.tcp_conns, __ATOMIC_RELAXED);
+	st->tcp_full = __atomic_load_n(&ct->st.tcp_full, __ATOMIC_RELAXED);
+}
+
+int
+mod_ct_module_conn_get(const struct mod_ct_module *ct, const struct fc_action *a,
+	struct mod_ct_conn *c)
+{
+	if (ct == NULL || a == NULL || c == NULL)
+		return -EINVAL;
+	return entry_conn(ct, a, c) ? 0 : -ENOENT;
+}
+
+struct mod_ct_fast *
+mod_ct_module_fast(struct mod_ct_module *ct)
+{
+	return ct != NULL ? &ct->fast : NULL;
 }

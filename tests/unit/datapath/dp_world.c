@@ -97,6 +97,7 @@ world_up(bool conntrack, uint32_t upcall_ring)
 	W.rx.tab4 = rule_engine_table(W.eng, FC_AF_INET4);
 	W.rx.tab6 = rule_engine_table(W.eng, FC_AF_INET6);
 	W.rx.nat = eng_stack_nat(W.eng);
+	W.rx.ct_fast = mod_ct_module_fast(eng_stack_ct(W.eng));
 	W.rx.locals = W.locals;
 	W.rx.chans = W.chans;
 	W.rx.def_chan = W.def_chan;
@@ -184,6 +185,16 @@ ip4(const char *s)
 	return ntohl(a.s_addr);
 }
 
+/* TCP sequence and acknowledgment numbers of the next segment pkt4()/pkt6() build. */
+static uint32_t next_seq = 1000, next_ack = 2000;
+
+void
+tcp_numbers(uint32_t seq, uint32_t ack)
+{
+	next_seq = seq;
+	next_ack = ack;
+}
+
 /* IPv4 TCP (flags) or UDP (flags 0xff) packet; 4 payload bytes carry @p tag. */
 struct rte_mbuf *
 pkt4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport,
@@ -199,7 +210,7 @@ pkt4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t d
 	pb_eth(&b, NULL, NULL);
 	pb_ipv4(&b, &ip);
 	if (proto == PB_PROTO_TCP)
-		pb_tcp(&b, sport, dport, flags, 1000, 2000, 0);
+		pb_tcp(&b, sport, dport, flags, next_seq, next_ack, 0);
 	else
 		pb_udp(&b, sport, dport);
 	pb_payload(&b, pl, sizeof(pl));
@@ -236,7 +247,7 @@ pkt6(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t d
 	pb_eth(&b, NULL, NULL);
 	pb_ipv6(&b, &ip);
 	if (proto == PB_PROTO_TCP)
-		pb_tcp(&b, sport, dport, flags, 1000, 2000, 0);
+		pb_tcp(&b, sport, dport, flags, next_seq, next_ack, 0);
 	else
 		pb_udp(&b, sport, dport);
 	pb_payload(&b, pl, sizeof(pl));

@@ -48,6 +48,11 @@ int teardown(void **state);
 unsigned int pool_in_use(void);
 /** An mbuf holding @p len bytes of @p frame, from input port IN_PORT. */
 struct rte_mbuf *mbuf_of(const uint8_t *frame, int len);
+/**
+ * Sequence and acknowledgment numbers of the TCP segments pkt4()/pkt6()
+ * build from now on (initially 1000 and 2000).
+ */
+void tcp_numbers(uint32_t seq, uint32_t ack);
 /** IPv4 TCP or UDP packet (@p proto), 8 payload bytes starting with @p tag. */
 struct rte_mbuf *pkt4(uint8_t proto, const char *src, uint16_t sport, const char *dst,
 	uint16_t dport, uint8_t flags, uint32_t tag);

@@ -259,7 +259,11 @@ test_meter(void **state)
 	check_accounting();
 }
 
-/* Conntrack's interest: SYN, FIN and RST go to the slow path, the rest does not. */
+/*
+ * Conntrack's interest: SYN, FIN and RST go to the slow path; segments of
+ * an established connection within its windows do not (the window check of
+ * the fast path), segments beyond them do. Every segment carries 8 bytes.
+ */
 static void
 test_interest(void **state)
 {
@@ -270,29 +274,45 @@ test_interest(void **state)
 	(void)state;
 	world_up(true, 64);
 	load("accept\n");
+	tcp_numbers(100, 0);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1));
 	assert_int_equal(W.rx.st.misses, 1);
 	slow();
+	tcp_numbers(500, 109);
 	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
 	assert_int_equal(W.rx.st.upcall_interest, 1);
 	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
 	slow();
+	tcp_numbers(109, 509);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3)); /* completes the handshake */
 	slow();
 	up = W.rx.st.upcalls;
 
 	/* Established: data both ways on the fast path. */
+	tcp_numbers(117, 509);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 4));
+	tcp_numbers(509, 125);
 	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_ACK | PB_TCP_PSH, 5));
+	tcp_numbers(125, 517);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 6));
 	assert_int_equal(W.rx.st.upcalls, up);
 	assert_int_equal(rte_ring_count(W.up), 0);
 
+	/* Beyond the window: to the slow path, which calls it INVALID. */
+	tcp_numbers(125 + 1000000, 517);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 9));
+	assert_int_equal(W.rx.st.upcalls, up + 1);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
+	slow();
+	up++;
+
 	/* A FIN and a RST are wanted; a SYN on the established flow too. */
+	tcp_numbers(133, 517);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_FIN | PB_TCP_ACK, 7));
 	assert_int_equal(W.rx.st.upcalls, up + 1);
 	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
 	slow();
+	tcp_numbers(517, 0);
 	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_RST, 8));
 	assert_int_equal(W.rx.st.upcalls, up + 2);
 	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
@@ -301,10 +321,15 @@ test_interest(void **state)
 	assert_int_equal(W.rx.st.upcall_stale, 0);
 	assert_int_equal(W.rx.st.upcall_interest, W.rx.st.upcalls - 1);
 
-	assert_int_equal(take(W.out, o, 16), 8);
-	for (unsigned int i = 0; i < 8; i++)
+	/* "accept" takes INVALID packets too: all nine went out, in order. */
+	assert_int_equal(take(W.out, o, 16), 9);
+	for (unsigned int i = 0; i < 6; i++)
 		assert_int_equal(tag_of(o[i]), i + 1);
-	rte_pktmbuf_free_bulk(o, 8);
+	assert_int_equal(tag_of(o[6]), 9);
+	assert_int_equal(tag_of(o[7]), 7);
+	assert_int_equal(tag_of(o[8]), 8);
+	rte_pktmbuf_free_bulk(o, 9);
+	tcp_numbers(1000, 2000);
 	check_accounting();
 }
 
@@ -332,6 +357,7 @@ nat_run(unsigned int fam, uint8_t proto)
 #define P(s, sp, d, dp, fl, tag) \
 	(fam == 4 ? pkt4(proto, s, sp, d, dp, fl, tag) : pkt6(proto, s, sp, d, dp, fl, tag))
 	/* Slow path: the new connection's first packet. */
+	tcp_numbers(100, 0);
 	rx1(P(cli, 5555, vip, 80, syn, 1));
 	assert_int_equal(slow(), 1);
 	o = take1(W.out);
@@ -340,6 +366,7 @@ nat_run(unsigned int fam, uint8_t proto)
 	rte_pktmbuf_free(o);
 
 	/* The reply, translated back (its first packet is the slow path's too). */
+	tcp_numbers(500, 109);
 	rx1(P(srv, 8080, cli, 5555, syn | ack, 2));
 	slow();
 	o = take1(W.out);
@@ -347,6 +374,7 @@ nat_run(unsigned int fam, uint8_t proto)
 	rte_pktmbuf_free(o);
 
 	/* Fast path: cached entries, mod_nat_apply() in dp_rx_burst(). */
+	tcp_numbers(109, 509);
 	rx1(P(cli, 5555, vip, 80, ack, 3));
 	slow(); /* a TCP handshake's last ACK may still be wanted */
 	o = take1(W.out);
@@ -355,8 +383,11 @@ nat_run(unsigned int fam, uint8_t proto)
 	{
 		uint64_t hits = W.rx.st.hits, up = W.rx.st.upcalls;
 
+		tcp_numbers(117, 509);
 		assert_int_equal(rx1(P(cli, 5555, vip, 80, ack, 4)), 1);
+		tcp_numbers(509, 125);
 		assert_int_equal(rx1(P(srv, 8080, cli, 5555, ack, 5)), 1);
+		tcp_numbers(1000, 2000);
 		assert_int_equal(W.rx.st.hits, hits + 2);
 		assert_int_equal(W.rx.st.upcalls, up);
 	}
@@ -477,6 +508,91 @@ test_marked(void **state)
 	assert_int_equal(tag_of(o[3]), 6);
 	assert_int_equal(tag_of(o[4]), 7);
 	rte_pktmbuf_free_bulk(o, 5);
+	check_accounting();
+}
+
+/*
+ * A marked segment of a window-checked TCP connection: the window check
+ * runs on the fields read at their fixed place (no parse); what it passes
+ * is taken with the mark and moves the windows, the rest falls back.
+ */
+static void
+test_marked_tcp(void **state)
+{
+	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
+	static uint32_t live4[4096], live6[4096];
+	struct dp_marks mk = {.live = {live4, live6}, .cap = {4096, 4096}};
+	struct rte_mbuf *m, *o[8];
+	const struct fc_entry *e;
+	struct fc_key k;
+	uint32_t idx, good;
+	uint64_t up;
+
+	(void)state;
+	memset(live4, 0, sizeof(live4));
+	memset(live6, 0, sizeof(live6));
+	world_up(true, 64);
+	load("accept\n");
+	tcp_numbers(100, 0);
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
+	k = key_of(m);
+	rx1(m);
+	slow();
+	tcp_numbers(500, 109);
+	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
+	slow();
+	tcp_numbers(109, 509);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3)); /* completes the handshake */
+	slow();
+	e = entry_of(&k, &idx);
+	assert_non_null(e);
+	assert_true(e->act.interest & FC_INTEREST_TCP_WIN);
+	assert_true(idx < 4096);
+	good = dp_mark_make(0, idx, 7);
+	live4[idx] = good;
+	W.rx.marks = &mk;
+	up = W.rx.st.upcalls;
+
+	/* New data in the window: taken with the mark, no upcall. */
+	tcp_numbers(117, 509);
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 4);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_classified, 1);
+	assert_int_equal(W.rx.st.upcalls, up);
+
+	/* The same segment again: the check saw it pass (its progress is
+	 * recorded), so this is a retransmission, the slow path's. */
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 5);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_classified, 1);
+	assert_int_equal(W.rx.st.hw_fallback, 1);
+	assert_int_equal(W.rx.st.upcalls, up + 1);
+	slow();
+
+	/* Beyond the window: falls back, and the slow path calls it INVALID. */
+	tcp_numbers(125 + 1000000, 509);
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 6);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_fallback, 2);
+	assert_int_equal(W.rx.st.upcalls, up + 2);
+	slow();
+
+	/* The next segment in sequence is still taken with the mark. */
+	tcp_numbers(125, 509);
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 7);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_classified, 2);
+	assert_int_equal(W.rx.st.upcalls, up + 2);
+
+	/* "accept" takes INVALID packets too: all seven went out. */
+	assert_int_equal(take(W.out, o, 8), 7);
+	rte_pktmbuf_free_bulk(o, 7);
+	W.rx.marks = NULL;
+	tcp_numbers(1000, 2000);
 	check_accounting();
 }
 
@@ -995,6 +1111,7 @@ main(void)
 		cmocka_unit_test_teardown(test_nat4, teardown),
 		cmocka_unit_test_teardown(test_nat6, teardown),
 		cmocka_unit_test_teardown(test_marked, teardown),
+		cmocka_unit_test_teardown(test_marked_tcp, teardown),
 		cmocka_unit_test_teardown(test_grouping, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_upcall_full, teardown),

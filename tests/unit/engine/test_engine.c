@@ -231,7 +231,7 @@ test_tcp_handshake(void **state)
 	/* Conntrack wants SYN/FIN/RST of both, every reply packet until the first. */
 	assert_true(fe->act.interest & FC_INTEREST_TCP_FIN);
 	assert_true(re->act.interest & FC_INTEREST_ALL);
-	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
+	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_SYN_SENT);
 	/* Not established: a full table evicts both before established flows. */
 	assert_true(fe->act.flags & FC_ACT_F_EARLY);
@@ -247,7 +247,7 @@ test_tcp_handshake(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	fe = entry_of(eng, &syn.pkt.key, NULL);
-	assert_int_equal(mod_ct_conn_unpack(fe->act.ct_state, &c), 0);
+	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
 	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
 	assert_false(fe->act.flags & FC_ACT_F_EARLY);
 	assert_false(entry_of(eng, &synack.pkt.key, NULL)->act.flags & FC_ACT_F_EARLY);

@@ -268,6 +268,34 @@ pb_tcp(struct pb *b, uint16_t sport, uint16_t dport, uint8_t flags, uint32_t seq
 }
 
 void
+pb_tcp_opts(struct pb *b, const uint8_t *opts, uint8_t len)
+{
+	uint8_t *p;
+
+	if (b->err != 0)
+		return;
+	if (b->l4_proto != PB_PROTO_TCP || b->l4_off + 20u + len > b->len ||
+		20u + len > (uint32_t)(b->buf[b->l4_off + 12] >> 4) * 4) {
+		b->err = -EINVAL;
+		return;
+	}
+	p = b->buf + b->l4_off + 20;
+	memcpy(p, opts, len);
+}
+
+void
+pb_tcp_win(struct pb *b, uint16_t win)
+{
+	if (b->err != 0)
+		return;
+	if (b->l4_proto != PB_PROTO_TCP) {
+		b->err = -EINVAL;
+		return;
+	}
+	put16(b->buf + b->l4_off + 14, win);
+}
+
+void
 pb_udp(struct pb *b, uint16_t sport, uint16_t dport)
 {
 	uint8_t *p = pb_l4(b, PB_PROTO_UDP, 8);

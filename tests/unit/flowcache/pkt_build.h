@@ -125,6 +125,15 @@ void pb_ipv6_frag(struct pb *b, uint16_t off, bool more, uint32_t id);
 void pb_tcp(struct pb *b, uint16_t sport, uint16_t dport, uint8_t flags, uint32_t seq, uint32_t ack,
 	uint8_t opts_len);
 
+/**
+ * Overwrite the first @p len option bytes of the TCP header just pushed
+ * (the rest stay NOPs); @p len must fit in the header's option space.
+ */
+void pb_tcp_opts(struct pb *b, const uint8_t *opts, uint8_t len);
+
+/** Set the window field of the TCP header just pushed (pb_tcp() writes 65535). */
+void pb_tcp_win(struct pb *b, uint16_t win);
+
 /** UDP header; pb_finish() sets the length. */
 void pb_udp(struct pb *b, uint16_t sport, uint16_t dport);
 

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/conntrack — the fast path's window check: the TCP
+ * connections' fast-path lines and mod_ct_fast_check(), which RX lcores
+ * call for entries with FC_INTEREST_TCP_WIN. Part of conntrack.h's manual,
+ * which includes this header at its end: include conntrack.h.
+ */
+#ifndef GUFC_CONNTRACK_FAST_H
+#define GUFC_CONNTRACK_FAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_prefetch.h>
+
+#include "conntrack.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* The fast path's window check                                              */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * fc_action::ct_state bit 7: the entry belongs to a TCP connection whose
+ * record id is fc_action::ext (the entry's per-flow extension record: the
+ * conntrack module owns it on TCP entries). Clear: the byte is
+ * mod_ct_conn_pack()'s and ext is 0.
+ */
+#define MOD_CT_ENTRY_ID 0x80
+/** Record ids are below this (0 is no record). */
+#define MOD_CT_ID_MAX (1u << 23)
+/** Fast-path lines per chunk (log2). */
+#define MOD_CT_FAST_CHUNK_SHIFT 12
+/** Chunks of fast-path lines (enough for every id). */
+#define MOD_CT_FAST_CHUNKS (MOD_CT_ID_MAX >> MOD_CT_FAST_CHUNK_SHIFT)
+
+/**
+ * One TCP connection's window state as the fast path sees it. [d] is a
+ * direction (MOD_CT_DIR_*); all sequence numbers compare modulo 2^32.
+ * Owner: the conntrack module. The rules lcore writes the whole line when
+ * it (re-)arms it (mod_ct_fast_arm(): the windows as the record knows
+ * them, after each packet it decides); the RX lcore serving direction d
+ * then moves fp_*[d] forward and writes fp_last and fp_seen[d] when a
+ * segment of d passes (relaxed atomics; a value only moves forward, so a
+ * stale read only sends a segment to the slow path). The fast path reads
+ * one value per bound, nothing twice. Reclaimed with its record, after a
+ * grace period.
+ */
+struct mod_ct_fast_line {
+	uint32_t fp_end[2];  /**< highest sequence number [d] sent (+ 1) */
+	uint32_t fp_edge[2]; /**< highest ACK + scaled window of [d]: what [d ^ 1] may send */
+	uint32_t fp_ack[2];  /**< highest ACK of [d] */
+	uint32_t fp_win[2];  /**< largest scaled window [d] advertised */
+	uint8_t scale[2];    /**< window-scale shift of [d]'s windows (rules lcore) */
+	uint8_t pad[2];      /**< [0]: armed (mod_ct_fast_arm()); [1]: bit d: [d] liberal */
+	/**
+	 * The last segment passed since re-armed: 0 none, 1 + its direction if
+	 * recorded, 3 + its direction if passed as liberal out of bounds
+	 */
+	uint8_t fp_last;
+	uint8_t fp_seen[2];  /**< [d] recorded a segment (an ACK) since re-armed */
+	/** The last segment recorded (not passed as liberal) since re-armed: 0 none, 1 + its direction */
+	uint8_t fp_rec;
+} __rte_cache_aligned;
+
+/**
+ * The fast path's view of the TCP connections: chunks of lines by id
+ * (mod_ct_module_fast()). A chunk pointer is published (release) before
+ * any entry carries an id in it, and stays until the module is freed.
+ */
+struct mod_ct_fast {
+	struct mod_ct_fast_line *chunk[MOD_CT_FAST_CHUNKS];
+};
+
+/**
+ * Fold the progress the fast path recorded on line @p l since it was armed
+ * into TCP connection @p c, as Linux's window updates would have made it
+ * (windows forward; the last packet an ACK of the direction that passed
+ * last, whose exact numbers are unknown). Nothing if @p l is not armed.
+ * @param c  the connection (its record)
+ * @param l  its line
+ * Context: rules lcore (the pure state machine's caller).
+ */
+void mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l);
+
+/**
+ * Write line @p l from connection @p c for the fast path (@p armed: its
+ * entries carry FC_INTEREST_TCP_WIN), or mark it unarmed (@p c may be NULL).
+ * @param l      the line
+ * @param c      the connection, after the packet the slow path decided
+ * @param armed  whether the fast path checks the connection's segments
+ * @param be_liberal  the configuration's tcp_be_liberal (with the sides'
+ *   MOD_CT_TS_LIBERAL: which directions accept out-of-window segments)
+ * Context: rules lcore, before the entries that name the line are stored.
+ */
+void mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed,
+	bool be_liberal);
+
+/**
+ * The module's fast-path view, for the datapath.
+ * @param ct  the module
+ * @return the view, or NULL for NULL.
+ * Context: any (the pointer stays valid until mod_ct_module_free()).
+ */
+struct mod_ct_fast *mod_ct_module_fast(struct mod_ct_module *ct);
+
+/** TCP record id of an entry's connection, 0 if none. Context: any. */
+static inline uint32_t
+mod_ct_entry_id(const struct fc_action *a)
+{
+	if (!(a->ct_state & MOD_CT_ENTRY_ID))
+		return 0;
+	return a->ext;
+}
+
+/**
+ * Start fetching the fast-path line of an entry's TCP connection, ahead
+ * of mod_ct_fast_check(): the datapath does it for a whole
+ * burst before checking its segments, so that their misses overlap.
+ * @param f  the module's view; NULL: nothing
+ * @param a  the entry's action
+ * Context: registered reader (RX lcore).
+ */
+static inline void
+mod_ct_fast_prefetch(const struct mod_ct_fast *f, const struct fc_action *a)
+{
+	uint32_t id = mod_ct_entry_id(a);
+	struct mod_ct_fast_line *chunk;
+
+	if (f == NULL || id == 0 || id >= MOD_CT_ID_MAX)
+		return;
+	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
+	if (chunk != NULL)
+		rte_prefetch0(&chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)]);
+}
+
+/** Sequence number @p a is after @p b (modulo 2^32). Context: any. */
+static inline bool
+mod_ct_seq_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(b - a) < 0;
+}
+
+/** The later of two sequence numbers. */
+static inline uint32_t
+mod_ct_seq_max(uint32_t a, uint32_t b)
+{
+	return mod_ct_seq_after(a, b) ? a : b;
+}
+
+#define MOD_CT_LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define MOD_CT_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/** The window assumed for old ACKs when the sender's own is smaller (as Linux). */
+#define MOD_CT_OLD_ACK_WINDOW 66000u
+
+/**
+ * May the fast path pass this TCP segment of an entry with
+ * FC_INTEREST_TCP_WIN with the entry's cached verdict? The connection's
+ * windows are what the slow path last knew, moved by the progress the fast
+ * path recorded since. A segment without SACK blocks (FC_TCP_OPT_PLAIN)
+ * whose end lies within the receiver's window, whose ACK acknowledges
+ * nothing the other direction did not send, neither below the windows,
+ * carrying new data or none, passes and its progress is recorded, as
+ * Linux moves the windows. One below the windows passes and records
+ * nothing (Linux ignores it). On a liberal connection (be_liberal, a
+ * pickup) a segment out of bounds passes too, recording nothing (Linux
+ * accepts it without moving the windows), unless it overshoots the window
+ * a little (Linux moves the sender's end then). Everything else goes to
+ * the slow path: beyond the window, an ACK of data never sent, old data
+ * (retransmissions, which the slow path counts), SACK blocks. The caller
+ * has already sent segments with SYN, FIN or RST or without ACK to the
+ * slow path (the entry's other interest bits).
+ *
+ * @param f  the module's view (mod_ct_module_fast()); NULL: never
+ * @param a  the entry's action (a consistent copy)
+ * @param p  the parsed segment
+ * @return true to pass it, false to send it to the slow path.
+ * Context: registered reader (RX lcore) serving the segment's direction.
+ */
+static inline bool
+mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct fc_pkt *p)
+{
+	const unsigned int s = (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
+	const unsigned int r = s ^ 1;
+	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
+	struct mod_ct_fast_line *chunk, *l;
+	bool liberal, below;
+	uint8_t seen;
+
+	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX ||
+		    !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
+		return false;
+	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
+	if (unlikely(chunk == NULL))
+		return false;
+	l = &chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)];
+	seq = p->tcp_seq;
+	end = seq + p->tcp_dlen;
+	ack = p->tcp_ack;
+	liberal = (l->pad[1] >> s) & 1;
+	end_s = MOD_CT_LD(l->fp_end[s]);
+	end_r = MOD_CT_LD(l->fp_end[r]);
+	win_s = MOD_CT_LD(l->fp_win[s]);
+	win_r = MOD_CT_LD(l->fp_win[r]);
+	lim = MOD_CT_LD(l->fp_edge[r]);
+	/* Below the window, or a very old ACK: ignored. */
+	below = (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1);
+	/* The common case in one branch: new data or a plain ACK at the sender's
+	 * end, in the window, acknowledging what the other side sent. */
+	if (likely(!liberal && !below && !mod_ct_seq_after(end, lim) &&
+		   !mod_ct_seq_after(seq, lim) && !mod_ct_seq_after(ack, end_r) &&
+		   (p->tcp_dlen != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
+		goto record;
+	if (mod_ct_seq_after(seq, lim)) {
+		/* Beyond the receiver's window: invalid, or (liberal) accepted as
+		 * is, unless a small overshoot moves the sender's end. */
+		if (!liberal || !(below || end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
+			return false;
+		goto liberal_pass;
+	}
+	if (mod_ct_seq_after(end, lim))
+		return false; /* overshoots the window: it grows */
+	if (mod_ct_seq_after(ack, end_r)) {
+		if (!liberal)
+			return false; /* acknowledges data not sent */
+		goto liberal_pass;
+	}
+	if (below) {
+		if (liberal)
+			goto liberal_pass;
+		return true; /* ignored: nothing moves, not even the last segment */
+	}
+	/* New data or a plain ACK at the sender's end: what Linux remembers of
+	 * the last segment is then the recorded end. Anything else (old data,
+	 * retransmissions, keepalives) is the slow path's. */
+	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
+		return false;
+record:
+	/* Passed: record the progress, as Linux's window update would (only
+	 * this lcore writes fp_*[s]: the values read above are current). */
+	if (mod_ct_seq_after(end, end_s))
+		MOD_CT_ST(l->fp_end[s], end);
+	w = (uint32_t)p->tcp_win << l->scale[s];
+	edge = ack + w + (w == 0);
+	if (mod_ct_seq_after(edge, MOD_CT_LD(l->fp_edge[s])))
+		MOD_CT_ST(l->fp_edge[s], edge);
+	seen = MOD_CT_LD(l->fp_seen[s]);
+	if (seen == 0 || mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
+		MOD_CT_ST(l->fp_ack[s], ack);
+	if (w > win_s)
+		MOD_CT_ST(l->fp_win[s], w);
+	if (MOD_CT_LD(l->fp_last) != s + 1)
+		MOD_CT_ST(l->fp_last, (uint8_t)(s + 1));
+	if (MOD_CT_LD(l->fp_rec) != s + 1)
+		MOD_CT_ST(l->fp_rec, (uint8_t)(s + 1));
+	if (seen == 0)
+		MOD_CT_ST(l->fp_seen[s], 1);
+	return true;
+liberal_pass:
+	/* Accepted, the windows unmoved; Linux still takes it as the last segment. */
+	if (MOD_CT_LD(l->fp_last) != s + 3)
+		MOD_CT_ST(l->fp_last, (uint8_t)(s + 3));
+	return true;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_CONNTRACK_FAST_H */

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ct_eval: gufc's side of "netfilter-oracle.py conv": whole TCP
+ * conversations through the rules engine with the conntrack module, each
+ * segment decided as the datapath decides it (dp_rx_burst()'s checks on a
+ * cached entry: stale, interest, the conntrack window check; the slow path
+ * otherwise), printed exactly as the oracle prints what Linux did:
+ *
+ *   ct_eval FRAMES
+ *
+ * FRAMES is what "netfilter-oracle.py frames CONVS" writes: a "conv NAME
+ * CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M" line
+ * starting each conversation (a fresh engine with those conntrack
+ * settings), then one "N DIR HEX" line per segment. The rule set is the
+ * oracle's, in gufc's language: invalid dropped (rule 1), new (2),
+ * established (3) and related (4) accepted, the rest dropped by the
+ * policy, so the deciding rule tells the segment's ctstate. Output per
+ * segment: "N DIR CTSTATE VERDICT STATE", STATE being the TCP state of the
+ * conversation's connection after the segment, "-" if none; on stderr at
+ * the end, how many segments the cached entries decided (the fast path).
+ *
+ * Needs EAL (the flow tables): started with --no-huge --no-pci.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_memory.h>
+
+#include "conntrack.h"
+#include "engine.h"
+#include "rule_lang.h"
+#include "rules.h"
+
+#define LINE_MAX_LEN 8192
+#define FRAME_MAX 4096
+
+static const char rules_text[] = "policy drop\n"
+				 "drop ctstate invalid\n"
+				 "accept ctstate new\n"
+				 "accept ctstate established\n"
+				 "accept ctstate related\n";
+
+struct conv {
+	struct rule_engine *eng;
+	struct mod_ct_module *ct;
+	struct fc_key keys[2]; /* client -> server, server -> client */
+	uint32_t rule_of[5];   /* rule ids of the four rules */
+	uint32_t now;
+	unsigned int seq;
+	uint64_t segments; /* over all conversations */
+	uint64_t fast;     /* of those: decided by the cached entry */
+};
+
+static void
+conv_end(struct conv *cv)
+{
+	if (cv->eng != NULL) {
+		rule_engine_reader_unregister(cv->eng, 0);
+		rule_engine_free(cv->eng);
+	}
+	mod_ct_module_free(cv->ct);
+	cv->eng = NULL;
+	cv->ct = NULL;
+}
+
+static int
+addr_key(struct fc_key *k, const char *a, unsigned int ap, const char *b, unsigned int bp)
+{
+	memset(k, 0, sizeof(*k));
+	if (inet_pton(AF_INET, a, &k->v4.src) == 1 && inet_pton(AF_INET, b, &k->v4.dst) == 1) {
+		k->family = FC_AF_INET4;
+		k->v4.sport = htons((uint16_t)ap);
+		k->v4.dport = htons((uint16_t)bp);
+		k->v4.proto = 6;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, a, k->v6.src) == 1 && inet_pton(AF_INET6, b, k->v6.dst) == 1) {
+		k->family = FC_AF_INET6;
+		k->v6.sport = htons((uint16_t)ap);
+		k->v6.dport = htons((uint16_t)bp);
+		k->v6.proto = 6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* "conv NAME CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M" */
+static int
+conv_start(struct conv *cv, const char *line)
+{
+	char name[128], cli[64], srv[64];
+	unsigned int cp, sp, loose, liberal, retrans;
+	struct rule_engine_params ep;
+	struct mod_ct_module_params cp_;
+	struct rule_error err;
+	struct rule_set *s;
+	char ename[17];
+
+	if (sscanf(line, "conv %127s %63s %u %63s %u loose=%u be_liberal=%u max_retrans=%u", name,
+		    cli, &cp, srv, &sp, &loose, &liberal, &retrans) != 8 ||
+		addr_key(&cv->keys[0], cli, cp, srv, sp) < 0 ||
+		addr_key(&cv->keys[1], srv, sp, cli, cp) < 0) {
+		fprintf(stderr, "ct_eval: bad line: %s\n", line);
+		return -EINVAL;
+	}
+	conv_end(cv);
+	memset(&ep, 0, sizeof(ep));
+	snprintf(ename, sizeof(ename), "cte%u", cv->seq++);
+	ep.name = ename;
+	ep.capacity_v4 = 256;
+	ep.capacity_v6 = 256;
+	ep.full_policy = FC_FULL_REFUSE;
+	ep.max_readers = 1;
+	ep.socket_id = SOCKET_ID_ANY;
+	cv->eng = rule_engine_create(&ep);
+	if (cv->eng == NULL) {
+		fprintf(stderr, "ct_eval: engine: %s\n", rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	memset(&cp_, 0, sizeof(cp_));
+	mod_ct_cfg_init(&cp_.cfg);
+	cp_.cfg.tcp_strict = loose == 0;
+	cp_.cfg.tcp_be_liberal = liberal != 0;
+	cp_.cfg.tcp_max_retrans = (uint8_t)(retrans > 255 ? 255 : retrans);
+	cv->ct = mod_ct_module_create(cv->eng, &cp_);
+	if (cv->ct == NULL || rule_engine_reader_register(cv->eng, 0) < 0) {
+		fprintf(stderr, "ct_eval: conntrack: %s\n", rte_strerror(rte_errno));
+		return -EINVAL;
+	}
+	s = rule_set_parse(rules_text, "ct_eval", &err);
+	if (s == NULL) {
+		char buf[256];
+
+		rule_error_format(&err, buf, sizeof(buf));
+		fprintf(stderr, "ct_eval: %s\n", buf);
+		return -EINVAL;
+	}
+	/* The rules' ids, in order: they tell the ctstate. */
+	for (unsigned int i = 0; i < 4; i++) {
+		const struct rule_chain *c = rule_set_chain_at(s, RULE_TABLE_FILTER, 0);
+
+		if (c == NULL || c->n_rules != 4) {
+			fprintf(stderr, "ct_eval: unexpected rule set\n");
+			rule_set_free(s);
+			return -EINVAL;
+		}
+		cv->rule_of[i + 1] = c->rules[i].id;
+	}
+	if (rule_engine_commit(cv->eng, s) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static int
+unhex(const char *h, uint8_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+	unsigned int b;
+
+	while (h[0] != '\0' && h[0] != '\n' && h[1] != '\0') {
+		if (n == max || sscanf(h, "%2x", &b) != 1)
+			return -EINVAL;
+		out[n++] = (uint8_t)b;
+		h += 2;
+	}
+	return (int)n;
+}
+
+/* The TCP state of the conversation's connection, "-" if none. */
+static const char *
+conv_state(const struct conv *cv)
+{
+	struct rule_flow_info fi;
+	struct mod_ct_conn c;
+
+	for (unsigned int i = 0; i < 2; i++)
+		if (rule_engine_flow_lookup(cv->eng, &cv->keys[i], &fi) == 0 &&
+			mod_ct_module_conn_get(cv->ct, &fi.act, &c) == 0)
+			return mod_ct_state_name(c.state);
+	return "-";
+}
+
+/* One segment, as dp_rx_burst() and the slow path decide it. */
+static int
+segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_t len)
+{
+	struct fc_table *t;
+	struct rule_upcall up;
+	struct rule_decision d;
+	struct fc_action a;
+	const void *key;
+	uint32_t sig, idx, rule;
+	uint64_t hit = 0;
+	bool fast = false;
+	const char *cs = "untracked";
+
+	memset(&up, 0, sizeof(up));
+	if (fc_parse(frame, len, &up.pkt) != FC_PARSE_OK) {
+		printf("%u error unparsable frame\n", n);
+		return -EINVAL;
+	}
+	cv->now++;
+	t = rule_engine_table(cv->eng, up.pkt.key.family);
+	key = fc_key_raw(&up.pkt.key);
+	sig = fc_table_hash(t, key);
+	fc_table_lookup_bulk(t, 0, &key, &sig, 1, &hit, &a, &idx);
+	up.reason = RULE_UPCALL_MISS;
+	if (hit & 1) {
+		if (rule_engine_stale(cv->eng, &a, &up.pkt.key))
+			up.reason = RULE_UPCALL_STALE;
+		else if (a.verdict == FC_VERDICT_SLOW)
+			up.reason = RULE_UPCALL_MISS;
+		else if (rule_engine_wants(&a, &up.pkt) ||
+			 ((a.interest & FC_INTEREST_TCP_WIN) &&
+				 !mod_ct_fast_check(mod_ct_module_fast(cv->ct), &a, &up.pkt)))
+			up.reason = RULE_UPCALL_INTEREST;
+		else
+			fast = true;
+	}
+	cv->segments++;
+	if (fast) {
+		cv->fast++;
+		fc_table_touch(t, idx, len, cv->now);
+		rule = a.rule_id;
+		d.verdict = a.verdict;
+	} else {
+		up.frame = frame;
+		up.frame_len = len;
+		up.len = len;
+		rule_engine_upcall_burst(cv->eng, &up, 1, &d, cv->now);
+		rule = d.rule_id;
+	}
+	rule_engine_quiescent(cv->eng, 0);
+	rule_engine_step(cv->eng, cv->now, 64);
+	for (unsigned int i = 1; i <= 4; i++)
+		if (rule == cv->rule_of[i])
+			cs = i == 1 ? "invalid" : i == 2 ? "new" : i == 3 ? "established" : "related";
+	printf("%u %c %s %s %s\n", n, dir, cs, d.verdict == FC_VERDICT_ACCEPT ? "accept" : "drop",
+		conv_state(cv));
+	if (getenv("CT_EVAL_DEBUG") != NULL) {
+		/* The connection as the module keeps it, fast-path progress folded in. */
+		struct rule_flow_info fi;
+		struct mod_ct_conn c;
+		char buf[MOD_CT_FORMAT_MAX];
+
+		for (unsigned int i = 0; i < 2; i++)
+			if (rule_engine_flow_lookup(cv->eng, &cv->keys[i], &fi) == 0 &&
+				mod_ct_module_conn_get(cv->ct, &fi.act, &c) == 0 &&
+				mod_ct_conn_format(&c, buf, sizeof(buf)) > 0) {
+				fprintf(stderr, "%u %s %s last=%u/%u maxack=%u/%u\n", n,
+					fast ? "fast" : "slow", buf, c.tcp.last_index,
+					c.tcp.last_dir, c.tcp.side[0].maxack, c.tcp.side[1].maxack);
+				break;
+			}
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64], line[LINE_MAX_LEN];
+	char *eal_argv[] = {argv[0], "--no-huge", "-m", "256", "--no-pci", "--file-prefix", prefix,
+		"--log-level", "*:error", NULL};
+	static uint8_t frame[FRAME_MAX];
+	struct conv cv;
+	FILE *f;
+	int rc = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s FRAMES\n", argv[0]);
+		return 2;
+	}
+	snprintf(prefix, sizeof(prefix), "ct_eval_%d", (int)getpid());
+	if (rte_eal_init((int)RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
+		fprintf(stderr, "ct_eval: EAL: %s\n", rte_strerror(rte_errno));
+		return 2;
+	}
+	f = fopen(argv[1], "r");
+	if (f == NULL) {
+		perror(argv[1]);
+		return 2;
+	}
+	memset(&cv, 0, sizeof(cv));
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		unsigned int n;
+		char dir, hex[LINE_MAX_LEN];
+		int len;
+
+		if (strncmp(line, "conv ", 5) == 0) {
+			rc = conv_start(&cv, line);
+			continue;
+		}
+		if (sscanf(line, "%u %c %8191s", &n, &dir, hex) != 3 || cv.eng == NULL ||
+			(len = unhex(hex, frame, sizeof(frame))) <= 0) {
+			fprintf(stderr, "ct_eval: bad line: %s", line);
+			rc = -EINVAL;
+			break;
+		}
+		rc = segment(&cv, n, dir, frame, (uint32_t)len);
+	}
+	fclose(f);
+	fprintf(stderr, "ct_eval: %" PRIu64 " segments, %" PRIu64 " decided on the fast path\n",
+		cv.segments, cv.fast);
+	conv_end(&cv);
+	rte_eal_cleanup();
+	return rc == 0 ? 0 : 1;
+}
