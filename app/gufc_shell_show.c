@@ -59,6 +59,8 @@ show_stats(struct sh_ctx *c)
 		t.es.revalidated, t.es.refreshed);
 	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",
 		t.cts.related, t.nats.related_nat);
+	fprintf(f, "%-20s %" PRIu64 " new flows untracked by the raw table\n", "notrack",
+		t.cts.notrack);
 	fprintf(f, "%-20s %" PRIu64 " rerouted, %" PRIu64 " walks%s\n", "route changes",
 		t.rts.rerouted, t.rts.route_walks, t.rts.rerouting ? " (walking)" : "");
 	fprintf(f, "%-20s %" PRIu64 " in, %" PRIu64 " datagrams, %" PRIu64 " failed\n",

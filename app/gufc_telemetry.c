@@ -93,6 +93,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("revalidated", t.es.revalidated);
 	U("refreshed", t.es.refreshed);
 	U("icmp_related", t.cts.related);
+	U("conntrack_notrack", t.cts.notrack);
 	U("icmp_related_nat", t.nats.related_nat);
 	U("rerouted", t.rts.rerouted);
 	U("route_walks", t.rts.route_walks);

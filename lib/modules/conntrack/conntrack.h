@@ -430,6 +430,7 @@ struct mod_ct_module_params {
 /** Counters of the conntrack module. */
 struct mod_ct_module_stats {
 	uint64_t related; /**< ICMP errors found RELATED */
+	uint64_t notrack; /**< new flows the raw table made untracked (CT --notrack, NOTRACK) */
 };
 
 /**
