@@ -74,12 +74,14 @@ extern int gufc_logtype;
 enum gufc_frag_mode { GUFC_FRAG_REASSEMBLE, GUFC_FRAG_DROP };
 enum gufc_nonip_mode { GUFC_NONIP_DEFAULT, GUFC_NONIP_DROP };
 enum gufc_mode { GUFC_MODE_BRIDGE, GUFC_MODE_ROUTER };
+/** AUTO settings: off, on, or chosen at start (e.g. lossless: every RX port a file). */
+enum gufc_auto { GUFC_OFF, GUFC_ON, GUFC_AUTO };
 
 /**
  * X(field, "key", kind, default) — kinds: U32 (number), BOOL (on|off),
  * FULL (evict|refuse), FRAG (reassemble|drop), NONIP (pass|drop),
  * OFFLOAD (off|rteflow|swnic[:SIZE], stored by gufc_offload_encode()),
- * MODE (bridge|router).
+ * MODE (bridge|router), AUTO (on|off|auto).
  */
 #define GUFC_SETTINGS(X) \
 	X(flows, "flows", U32, 65536) \
@@ -89,6 +91,7 @@ enum gufc_mode { GUFC_MODE_BRIDGE, GUFC_MODE_ROUTER };
 	X(txd, "txd", U32, 1024) \
 	X(mbufs, "mbufs", U32, 16383) \
 	X(upcall_ring, "upcall-ring", U32, 4096) \
+	X(pending_queue, "pending-queue", U32, 2048) \
 	X(channel_size, "channel-size", U32, 4096) \
 	X(perflow_ring, "perflow-ring-size", U32, 256) \
 	X(stats_period, "stats-period", U32, 0) \
@@ -112,7 +115,8 @@ enum gufc_mode { GUFC_MODE_BRIDGE, GUFC_MODE_ROUTER };
 	X(neigh_queue, "neigh-queue", U32, 16) \
 	X(neigh_reachable, "neigh-reachable", U32, 30000) \
 	X(neigh_retrans, "neigh-retrans", U32, 1000) \
-	X(neigh_probes, "neigh-probes", U32, 3)
+	X(neigh_probes, "neigh-probes", U32, 3) \
+	X(lossless, "lossless", AUTO, GUFC_AUTO)
 
 /** The "offload" setting: backend in bits 0..1, swnic size (0: default) above. */
 static inline uint32_t
@@ -304,6 +308,9 @@ struct gufc_sum {
 	uint64_t upcalls;	/**< packets put on the upcall ring */
 	uint64_t upcall_stale;
 	uint64_t upcall_interest;
+	uint64_t upcall_pending;	/**< upcalled behind their connection's upcall in flight */
+	uint64_t waited;	/**< packets that waited for their connection's upcall */
+	uint64_t waiting;	/**< of them waiting now */
 	uint64_t slow_pkts;	/**< packets handled by the rules lcore */
 	uint64_t fwd_pkts;	/**< packets handed to chan_enqueue_burst() */
 	uint64_t frag_in;	/**< fragments given to reassembly */
@@ -315,6 +322,8 @@ struct gufc_sum {
 	uint64_t busy_loops;
 	uint64_t hw_classified;	/**< marked packets that skipped parse and lookup */
 	uint64_t hw_fallback;	/**< marked packets the mark check sent to the software path */
+	uint64_t ll_held;	/**< lossless: packets waiting for room in a ring now */
+	uint64_t ll_bursts;	/**< lossless: times a full ring held packets back */
 	/* Router mode (struct dp_stats' router counters, summed). */
 	uint64_t neigh_in;	/**< ARP/ND frames handed to the neighbour module */
 	uint64_t l3_slow;	/**< hits sent to the slow path (resolving, TTL, MTU) */
@@ -350,6 +359,8 @@ struct gufc_lcore {
 	unsigned int n_rxq;
 	struct gufc_rxq rxq[GUFC_MAX_PORTS * GUFC_MAX_RXQ];
 	struct rte_ring *upcall; /**< RX lcores: SPSC ring to the rules lcore */
+	struct rte_ring *done;   /**< RX lcores: SPSC completion ring from the rules lcore */
+	struct dp_pending *pend; /**< RX lcores: upcalls in flight per connection */
 	volatile int rx_done;    /**< RX role stopped (shutdown) */
 	struct gufc_app *app;
 } __rte_cache_aligned;
@@ -457,6 +468,7 @@ struct gufc_app {
 	struct gufc_lcore *rules_lc;
 	unsigned int rules_producer; /**< producer id of the rules lcore (= n_rx) */
 	volatile int phase;          /**< enum gufc_phase */
+	bool lossless;               /**< backpressure instead of ring-full drops (--lossless) */
 	uint64_t app_grace_tsc;      /**< stopping: app channels are waited for until then (0: not yet set) */
 	volatile int quit;           /**< signal or shell asked to stop */
 	/** Offload (gufc_offload.c): per port, NULL when off; created by main, freed at stop. */
@@ -552,6 +564,12 @@ void gufc_offload_dump(const struct gufc_app *app, FILE *f);
  * the engine, channels, offload policy and upcall rings exist.
  */
 void gufc_dp_init(struct gufc_app *app);
+/**
+ * Stopping: take completions and offer what the RX context holds again.
+ * @return true when it holds nothing and no packet waits (the RX role may
+ *   end; upcalls still in flight are the rules lcore's to finish).
+ */
+bool gufc_rx_idle(struct gufc_lcore *lc, uint32_t now_ms);
 /** One RX iteration over the lcore's queues. @return packets received. */
 unsigned int gufc_rx_poll(struct gufc_lcore *lc, uint32_t now_ms);
 /** TSC cycles as microseconds. */
@@ -575,10 +593,9 @@ void gufc_slow_fini(struct gufc_app *app);
 unsigned int gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now_ms);
 /** Channel consumers (TX, pcap, discard): chan_consume_all(). @return packets consumed. */
 unsigned int gufc_consume(struct gufc_app *app, struct gufc_lcore *lc);
-/** Anything still in flight (upcall rings, channel rings)? */
 /*
- * Is there still work between RX and the consumers (upcall rings, channel
- * rings)? App channels are drained by another process: while running they
+ * Is there still work between RX and the consumers (upcall rings, packets
+ * a lossless context holds, channel rings)? App channels are drained by another process: while running they
  * never hold gufc up; once stopping, one with an attached consumer is waited
  * for at most GUFC_APP_GRACE_MS, after which what is left counts as
  * app_unconsumed.

@@ -537,7 +537,9 @@ lcore_loop(void *arg)
 		uint64_t it0 = rte_rdtsc(), w0 = worker_cycles(lc);
 		unsigned int work;
 
-		if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done && phase != GUFC_PHASE_RUN) {
+		/* Stopping: RX ends once what it holds or keeps waiting went on. */
+		if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done && phase != GUFC_PHASE_RUN &&
+			gufc_rx_idle(lc, gufc_now_ms(app))) {
 			rule_engine_reader_unregister(app->eng, lc->rx_index);
 			__atomic_store_n(&lc->rx_done, 1, __ATOMIC_RELEASE);
 		}
@@ -618,6 +620,59 @@ direct_tx_assign(struct gufc_app *app)
 	return 0;
 }
 
+/*
+ * Lossless (backpressure instead of ring-full drops) when asked, or, for
+ * "auto", when every port that receives reads a file: a replay can wait,
+ * a live port cannot (its NIC would drop instead, uncounted by gufc).
+ */
+static bool
+lossless_decide(const struct gufc_app *app)
+{
+	unsigned int files = 0, live = 0;
+
+	if (app->cfg.set.lossless != GUFC_AUTO)
+		return app->cfg.set.lossless == GUFC_ON;
+	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
+		if (!app->ports[p].used)
+			continue;
+		files += app->ports[p].rx_src == GUFC_RX_FILE;
+		live += app->ports[p].rx_src == GUFC_RX_LIVE;
+	}
+	return files != 0 && live == 0;
+}
+
+/*
+ * Per-connection order across the slow path (struct dp_pending): RX lcore
+ * @p lc's table of upcalls in flight, its wait queues (pending-queue
+ * packets) and its completion ring. Upcalls in
+ * flight are at most what its upcall ring holds, plus what it holds back
+ * (lossless) and the rules lcore's batch, plus the tokens not taken yet,
+ * at most one pass of its queues' bursts beyond that: both sized with room.
+ */
+static int
+pending_init(struct gufc_app *app, struct gufc_lcore *lc)
+{
+	uint32_t inflight = app->cfg.set.upcall_ring * 2 + (lc->n_rxq + 4) * GUFC_BURST_MAX;
+	uint32_t wait_cap = app->cfg.set.pending_queue;
+	char name[RTE_RING_NAMESIZE];
+	void *mem;
+
+	snprintf(name, sizeof(name), "gufc_done%u", lc->rx_index);
+	lc->done = rte_ring_create(name, rte_align32pow2(inflight),
+		(int)rte_lcore_to_socket_id(lc->lcore_id), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	mem = rte_zmalloc_socket("gufc_pending", dp_pending_memsize(inflight, wait_cap),
+		RTE_CACHE_LINE_SIZE,
+		(int)rte_lcore_to_socket_id(lc->lcore_id));
+	if (lc->done == NULL || mem == NULL) {
+		GUFC_LOG(ERR, "completion ring / pending table of RX lcore %u: %s", lc->lcore_id,
+			rte_strerror(rte_errno));
+		rte_free(mem);
+		return -1;
+	}
+	lc->pend = dp_pending_init(mem, inflight, wait_cap);
+	return 0;
+}
+
 static int
 setup(struct gufc_app *app, struct rule_set *set)
 {
@@ -639,6 +694,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 	if (rc != 0)
 		goto fail_set;
 	queues_assign(app);
+	app->lossless = lossless_decide(app);
 
 	app->locals = fc_locals_create("gufc", GUFC_MAX_LOCALS, GUFC_MAX_LOCALS,
 		(int)rte_socket_id());
@@ -673,6 +729,8 @@ setup(struct gufc_app *app, struct rule_set *set)
 			GUFC_LOG(ERR, "upcall ring: %s", rte_strerror(rte_errno));
 			return -1;
 		}
+		if (pending_init(app, app->rx[i]) != 0)
+			return -1;
 	}
 	if (gufc_ctl_init(app) != 0)
 		return -1;
@@ -706,8 +764,9 @@ describe(const struct gufc_app *app)
 		if (n >= (int)sizeof(buf))
 			break;
 	}
-	GUFC_LOG(INFO, "lcores (M main, R rules, X rx): %s; %u port(s), burst %u, flows %u",
-		buf, app->n_ports, app->cfg.set.burst, app->cfg.set.flows);
+	GUFC_LOG(INFO, "lcores (M main, R rules, X rx): %s; %u port(s), burst %u, flows %u%s",
+		buf, app->n_ports, app->cfg.set.burst, app->cfg.set.flows,
+		app->lossless ? ", lossless (full rings hold RX back)" : "");
 }
 
 static void
@@ -715,8 +774,11 @@ teardown(struct gufc_app *app)
 {
 	gufc_ctl_fini(app);
 	gufc_slow_fini(app);
-	for (unsigned int i = 0; i < app->n_rx; i++)
+	for (unsigned int i = 0; i < app->n_rx; i++) {
 		rte_ring_free(app->rx[i]->upcall);
+		rte_ring_free(app->rx[i]->done);
+		rte_free(app->rx[i]->pend);
+	}
 	/* The engine first: it calls its modules until it goes. */
 	rule_engine_free(app->eng);
 	gufc_router_fini(app);

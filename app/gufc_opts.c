@@ -69,6 +69,10 @@ static const char *const nonip_words[] = { [GUFC_NONIP_DEFAULT] = "pass",
 
 static const char *const mode_words[] = { [GUFC_MODE_BRIDGE] = "bridge",
 	[GUFC_MODE_ROUTER] = "router" };
+#define KIND_AUTO 7
+
+static const char *const auto_words[] = { [GUFC_OFF] = "off", [GUFC_ON] = "on",
+	[GUFC_AUTO] = "auto" };
 
 /* "off", "rteflow", "swnic", "swnic:SIZE" -> gufc_offload_encode(). */
 static int
@@ -138,6 +142,12 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 	case GUFC_SET_mbufs:
 		if (v < 1024) {
 			*err = "mbufs must be at least 1024";
+			return -EINVAL;
+		}
+		break;
+	case GUFC_SET_pending_queue:
+		if (v < 64 || v > (1u << 20)) {
+			*err = "pending-queue must be 64..1048576";
 			return -EINVAL;
 		}
 		break;
@@ -258,6 +268,11 @@ gufc_setting_set(struct gufc_settings *s, const char *key, const char *value, bo
 			if (rc != 0)
 				*err = "expected reassemble or drop";
 			break;
+		case KIND_AUTO:
+			rc = parse_word(value, auto_words, RTE_DIM(auto_words), &v);
+			if (rc != 0)
+				*err = "expected on, off or auto";
+			break;
 		case KIND_OFFLOAD:
 			rc = parse_offload(value, &v);
 			if (rc != 0)
@@ -306,6 +321,9 @@ gufc_settings_dump(const struct gufc_settings *s, FILE *f)
 			break;
 		case KIND_FRAG:
 			fprintf(f, "%s %s\n", setting_desc[id].key, frag_words[v]);
+			break;
+		case KIND_AUTO:
+			fprintf(f, "%s %s\n", setting_desc[id].key, auto_words[v]);
 			break;
 		case KIND_OFFLOAD:
 			if ((v >> 2) != 0)
@@ -375,15 +393,19 @@ gufc_usage(FILE *f, const char *prog)
 		"  --stats-json FILE      write the final statistics as JSON to FILE\n"
 		"  --idle-exit MS         exit once no packet arrived for MS ms and every queue\n"
 		"                         and ring is drained (pcap replays)\n"
+		"  --lossless on|off|auto a full upcall or channel ring holds RX back instead of\n"
+		"                         dropping (auto, the default: on when every RX port\n"
+		"                         reads a file)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Settings (--set KEY=VALUE, config 'set KEY VALUE'): flows, burst, rxq, rxd, txd,\n"
-		"mbufs, upcall-ring, channel-size, perflow-ring-size, stats-period, idle-exit,\n"
-		"conntrack, tcp-strict, full-policy, fragments reassemble|drop, frag-timeout MS,\n"
+		"mbufs, upcall-ring, pending-queue, channel-size, perflow-ring-size, stats-period,\n"
+		"idle-exit,"
+		" conntrack, tcp-strict, full-policy, fragments reassemble|drop, frag-timeout MS,\n"
 		"non-ip pass|drop, flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"
 		"offload off|rteflow|swnic[:SIZE], offload-pps, offload-max-flows, offload-interval,\n"
 		"mode bridge|router, icmp-rate N/s, neighbours, neigh-queue, neigh-reachable MS,\n"
-		"neigh-retrans MS, neigh-probes.\n"
+		"neigh-retrans MS, neigh-probes, lossless on|off|auto.\n"
 		"Command-line values win over the config file.\n"
 		"\n"
 		"Exit status: 0 done, 1 setup failure, 2 bad arguments or config,\n"
@@ -412,6 +434,7 @@ enum {
 	OPT_PCAP_DIR,
 	OPT_SET,
 	OPT_OFFLOAD,
+	OPT_LOSSLESS,
 };
 
 static const struct option long_opts[] = {
@@ -436,6 +459,7 @@ static const struct option long_opts[] = {
 	{ "channel-pcap-dir", required_argument, NULL, OPT_PCAP_DIR },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "offload", required_argument, NULL, OPT_OFFLOAD },
+	{ "lossless", required_argument, NULL, OPT_LOSSLESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -537,6 +561,9 @@ gufc_opts_parse(struct gufc_config *cfg, int argc, char **argv)
 			break;
 		case OPT_OFFLOAD:
 			rc = cli_set(cfg, "--offload", "offload", optarg);
+			break;
+		case OPT_LOSSLESS:
+			rc = cli_set(cfg, "--lossless", "lossless", optarg);
 			break;
 		case OPT_SET:
 			if (strlen(optarg) >= sizeof(kv) || (eq = strchr(optarg, '=')) == NULL) {

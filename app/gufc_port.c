@@ -164,7 +164,9 @@ port_setup(struct gufc_app *app, uint16_t pid)
 		conf.rx_adv_conf.rss_conf.rss_hf =
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
 			info.flow_type_rss_offloads;
-	} else if (p->n_rxq > 1) {
+	} else if (p->n_rxq > 1 && p->rx_src != GUFC_RX_FILE) {
+		/* A file-backed port's queues are its files (net_pcap: one per
+		 * rx_pcap): they need no RSS to spread flows. */
 		GUFC_LOG(NOTICE, "port %u (%s): no RSS, using 1 RX queue", pid, p->name);
 		p->n_rxq = 1;
 	}

@@ -3,7 +3,8 @@
  * app/gufc_rx.c — the RX lcore: rte_eth_rx_burst on each of its queues,
  * every burst handed to lib/datapath's fast path (dp_rx_burst: parse,
  * lookup, cached actions, delivery, upcalls), and one quiescent report per
- * loop. Also sets up every lcore's datapath contexts (gufc_dp_init).
+ * loop. Lossless (--lossless): a burst a full ring held back is offered
+ * again before the queues are polled again. Also sets up every lcore's datapath contexts (gufc_dp_init).
  */
 
 #include <string.h>
@@ -31,6 +32,21 @@ dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
 	c->non_ip_mode = app->cfg.set.non_ip == GUFC_NONIP_DROP ? DP_NONIP_DROP : DP_NONIP_PASS;
 }
 
+/*
+ * Does RX lcore @p lc poll live ports only? Reading a file (or a FIFO)
+ * may block in rte_eth_rx_burst() until more input comes: packets waiting
+ * on the lcore for their connection's upcall would wait for that too, so
+ * such lcores send them up behind the upcall instead (struct dp_ctx::pend_wait).
+ */
+static bool
+rx_live(const struct gufc_app *app, const struct gufc_lcore *lc)
+{
+	for (unsigned int q = 0; q < lc->n_rxq; q++)
+		if (app->ports[lc->rxq[q].port].rx_src != GUFC_RX_LIVE)
+			return false;
+	return true;
+}
+
 void
 gufc_dp_init(struct gufc_app *app)
 {
@@ -44,9 +60,23 @@ gufc_dp_init(struct gufc_app *app)
 		lc->rx_dp.upcall = lc->upcall;
 		lc->rx_dp.reader_id = (uint16_t)lc->rx_index;
 		lc->rx_dp.producer_id = (uint16_t)lc->rx_index;
+		lc->rx_dp.lossless = app->lossless;
+		lc->rx_dp.pend = lc->pend;
+		lc->rx_dp.done = lc->done;
+		lc->rx_dp.pend_wait = rx_live(app, lc);
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
+		lc->slow_dp.lossless = app->lossless;
 	}
+}
+
+bool
+gufc_rx_idle(struct gufc_lcore *lc, uint32_t now)
+{
+	dp_done_poll(&lc->rx_dp, now);
+	if (dp_held(&lc->rx_dp) != 0 && dp_hold_retry(&lc->rx_dp) != 0)
+		return false;
+	return lc->rx_dp.st.waiting == 0;
 }
 
 unsigned int
@@ -57,15 +87,37 @@ gufc_rx_poll(struct gufc_lcore *lc, uint32_t now)
 	uint16_t burst = (uint16_t)app->cfg.set.burst;
 	unsigned int total = 0;
 
+	/* Connections whose upcalls the slow path finished: their waiting
+	 * packets go on first. */
+	dp_done_poll(&lc->rx_dp, now);
+	/* Lossless: packets a full ring held back go first; until they are
+	 * gone, nothing more is pulled (the queue, or the file, waits). Once
+	 * stopping, nothing more is pulled either. */
+	if (dp_held(&lc->rx_dp) != 0 && dp_hold_retry(&lc->rx_dp) != 0)
+		goto out;
+	if (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_RUN)
+		goto out;
 	for (unsigned int q = 0; q < lc->n_rxq; q++) {
 		const struct gufc_rxq *rq = &lc->rxq[q];
-		uint16_t n = rte_eth_rx_burst(rq->port, rq->queue, m, burst);
+		uint16_t n;
+
+		/* Lossless: pull only what could wait behind its connection. */
+		if (lc->rx_dp.lossless && dp_wait_room(&lc->rx_dp) < burst)
+			break;
+		n = rte_eth_rx_burst(rq->port, rq->queue, m, burst);
 
 		if (n == 0)
 			continue;
+		/* A file's read may have blocked: completions since count too
+		 * (nothing waits on such an lcore, so nothing runs again here). */
+		if (!lc->rx_dp.pend_wait)
+			dp_done_poll(&lc->rx_dp, now);
 		total += n;
 		dp_rx_burst(&lc->rx_dp, rq->port, m, n, now);
+		if (dp_held(&lc->rx_dp) != 0)
+			break;
 	}
+out:
 	if (total != 0)
 		lc->st.last_rx_tsc = rte_get_tsc_cycles();
 	rule_engine_quiescent(app->eng, lc->rx_index);

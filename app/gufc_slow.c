@@ -187,18 +187,25 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 	return d;
 }
 
+/*
+ * Decide a burst from RX lcore @p rx's upcall ring, then hand the RX lcore
+ * its completion tokens: the connections whose upcalls are done (their
+ * next packets may use the entries again, see struct dp_pending).
+ */
 static unsigned int
-slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct rte_ring *r, uint32_t now,
+slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct gufc_lcore *rx, uint32_t now,
 	uint64_t tsc)
 {
 	struct rte_mbuf *m[GUFC_BURST_MAX];
 	struct rte_mbuf *batch[GUFC_BURST_MAX];
-	unsigned int n, nb = 0;
+	void *tok[GUFC_BURST_MAX];
+	unsigned int n, nb = 0, nt = 0;
 
-	n = rte_ring_sc_dequeue_burst(r, (void **)m, app->cfg.set.burst, NULL);
+	n = rte_ring_sc_dequeue_burst(rx->upcall, (void **)m, app->cfg.set.burst, NULL);
 	for (unsigned int i = 0; i < n; i++) {
 		uint8_t res = dp_meta(m[i])->res;
 
+		nt = dp_done_collect(m[i], tok, nt);
 		if (res == FC_PARSE_FRAG_FIRST || res == FC_PARSE_FRAG_LATER) {
 			struct rte_mbuf *d = reassemble(app, lc, m[i], tsc);
 
@@ -209,6 +216,9 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct rte_ring *r, ui
 		}
 	}
 	dp_upcall_burst(&lc->slow_dp, batch, nb, now);
+	if (dp_done_post(rx->rx_dp.done, tok, nt) != 0)
+		GUFC_LOG(ERR, "completion ring of RX lcore %u full: connections stay pending",
+			rx->lcore_id);
 	return n;
 }
 
@@ -220,8 +230,11 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	unsigned int work = 0;
 
 	gufc_ctl_serve(app);
-	for (unsigned int i = 0; i < app->n_rx; i++)
-		work += slow_upcalls(app, lc, app->rx[i]->upcall, now, tsc);
+	/* Lossless: decisions a full channel held back go first, and no new
+	 * upcall is taken while some wait (the RX lcores wait in turn). */
+	if (dp_held(&lc->slow_dp) == 0 || dp_hold_retry(&lc->slow_dp) == 0)
+		for (unsigned int i = 0; i < app->n_rx && dp_held(&lc->slow_dp) == 0; i++)
+			work += slow_upcalls(app, lc, app->rx[i], now, tsc);
 	if (s->frag != NULL && tsc >= s->next_expire_tsc) {
 		s->next_expire_tsc = tsc + app->hz / 100;
 		rte_ip_frag_table_del_expired_entries(s->frag, &s->dr, tsc);
@@ -253,8 +266,13 @@ gufc_slow_busy(struct gufc_app *app)
 	uint64_t now = rte_get_tsc_cycles();
 
 	for (unsigned int i = 0; i < app->n_rx; i++)
-		if (rte_ring_count(app->rx[i]->upcall) != 0)
+		if (rte_ring_count(app->rx[i]->upcall) != 0 ||
+			__atomic_load_n(&app->rx[i]->rx_dp.st.ll_held, __ATOMIC_RELAXED) != 0 ||
+			__atomic_load_n(&app->rx[i]->rx_dp.st.waiting, __ATOMIC_RELAXED) != 0)
 			return true;
+	if (app->rules_lc != NULL &&
+		__atomic_load_n(&app->rules_lc->slow_dp.st.ll_held, __ATOMIC_RELAXED) != 0)
+		return true;
 	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
 		struct chan_info ci;
 		struct chan_stats cs;

@@ -119,11 +119,16 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->upcalls = dp.upcalls;
 	s->upcall_stale = dp.upcall_stale;
 	s->upcall_interest = dp.upcall_interest;
+	s->upcall_pending = dp.upcall_pending;
+	s->waited = dp.waited;
+	s->waiting = dp.waiting;
 	s->slow_pkts = dp.slow_pkts;
 	s->fwd_pkts = dp.fwd_pkts;
 	s->non_ip_pass = dp.non_ip_pass;
 	s->hw_classified = dp.hw_classified;
 	s->hw_fallback = dp.hw_fallback;
+	s->ll_held = dp.ll_held;
+	s->ll_bursts = dp.ll_bursts;
 	s->neigh_in = dp.neigh_in;
 	s->l3_slow = dp.l3_slow;
 	s->held = dp.held;
@@ -296,8 +301,11 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		t->t4.capacity);
 	fprintf(f, "%-28s %13.1f%%  (hits %" PRIu64 ", misses %" PRIu64 ")\n", "cache hit rate",
 		hit_rate(t), s->hits, s->misses);
-	fprintf(f, "%-28s %14" PRIu64 "  (stale %" PRIu64 ", interest %" PRIu64 ")\n",
-		"upcalls", s->upcalls, s->upcall_stale, s->upcall_interest);
+	fprintf(f, "%-28s %14" PRIu64 "  (stale %" PRIu64 ", interest %" PRIu64
+		", behind their connection's %" PRIu64 ")\n",
+		"upcalls", s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending);
+	fprintf(f, "%-28s %14" PRIu64 "  (behind their connection's upcall)\n", "waited",
+		s->waited);
 	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref);
 	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0)
@@ -311,6 +319,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (s->non_ip_pass != 0)
 		fprintf(f, "%-28s %14" PRIu64 "\n", "non-ip passed", s->non_ip_pass);
 	fprintf(f, "%-28s %14" PRIu64 "\n", "transmitted (tx channels)", s->tx_pkts);
+	if (app->lossless)
+		fprintf(f, "%-28s %14" PRIu64 "  (times a full ring held RX back)\n",
+			"lossless: held bursts", s->ll_bursts);
 	if (t->ofl.on) {
 		const struct ofl_policy_stats *p = &t->ofl.pol;
 
@@ -451,10 +462,13 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->hits, s->misses, hit_rate(t) / 100.0);
 	fprintf(f,
 		"  \"slow_path\": {\"upcalls\": %" PRIu64 ", \"stale\": %" PRIu64
-		", \"interest\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
+		", \"interest\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
+		", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
 		", \"port_mismatch\": %" PRIu64 "},\n",
-		s->upcalls, s->upcall_stale, s->upcall_interest, s->slow_pkts, t->es.classify_cls,
+		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending, s->waited,
+		s->waiting, s->slow_pkts,
+		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
@@ -462,6 +476,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f, "  \"transmitted\": %" PRIu64 ",\n  \"non_ip_passed\": %" PRIu64 ",\n",
 		s->tx_pkts, s->non_ip_pass);
+	fprintf(f, "  \"lossless\": {\"on\": %s, \"held_bursts\": %" PRIu64 ", \"held\": %" PRIu64
+		"},\n", app->lossless ? "true" : "false", s->ll_bursts, s->ll_held);
 	{
 		const struct ofl_policy_stats *p = &t->ofl.pol;
 		const struct ofl_port_stats *ps = &t->ofl.port;

@@ -70,11 +70,16 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("delivered", t.delivered);
 	U("drops_total", t.drops_total);
 	U("in_ring", t.ct.in_ring);
+	U("lossless_held", s->ll_held);
+	U("lossless_held_bursts", s->ll_bursts);
 	U("hits", s->hits);
 	U("misses", s->misses);
 	U("upcalls", s->upcalls);
 	U("upcall_stale", s->upcall_stale);
 	U("upcall_interest", s->upcall_interest);
+	U("upcall_pending", s->upcall_pending);
+	U("waited", s->waited);
+	U("waiting", s->waiting);
 	U("slow_packets", s->slow_pkts);
 	U("classify_cls", t.es.classify_cls);
 	U("classify_ref", t.es.classify_ref);

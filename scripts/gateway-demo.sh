@@ -139,7 +139,7 @@ for _ in $(seq 50); do
 		2>/dev/null && break
 	sleep 0.1
 done
-in_c curl -s -o "$W/blob" -w 'fetched %{size_download} bytes in %{time_total} s: %{speed_download} bytes/s\n' \
+in_c curl -s --max-time 120 -o "$W/blob" -w 'fetched %{size_download} bytes in %{time_total} s: %{speed_download} bytes/s\n' \
 	http://198.51.100.2/blob
 if cmp -s "$W/blob" "$W/www-server/blob"; then
 	echo "the file arrived intact (cmp)"
@@ -154,7 +154,7 @@ for _ in $(seq 50); do
 		2>/dev/null && break
 	sleep 0.1
 done
-in_s curl -s http://198.51.100.1:8080/
+in_s curl -s --max-time 20 http://198.51.100.1:8080/
 gsh "show flows proto tcp dport 8080"
 
 if command -v iperf3 >/dev/null; then
@@ -162,7 +162,7 @@ if command -v iperf3 >/dev/null; then
 	in_s iperf3 -s -1 -B 198.51.100.2 >/dev/null 2>&1 &
 	PIDS="$PIDS $!"
 	sleep 0.5
-	in_c iperf3 -c 198.51.100.2 -t 5 -f m | grep -E "sender|receiver"
+	in_c iperf3 -c 198.51.100.2 -t 5 -f m --connect-timeout 5000 | grep -E "sender|receiver"
 fi
 
 say "gufc's view"
@@ -174,4 +174,5 @@ say "done: stopping gufc"
 printf 'quit\n' >&4
 wait "$GUFC_PID" || true
 GUFC_PID=
-sed -n '/gufc summary/,$p' "$W/gufc.out" | sed -n '1,12p'
+sed -n '/gufc summary/,/^transmitted/p' "$W/gufc.out"
+grep -E '^(accounting|mempool)' "$W/gufc.out"

@@ -362,6 +362,27 @@ unsigned int chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t prod
 	struct rte_mbuf **mbufs, unsigned int n);
 
 /**
+ * chan_enqueue_burst() for a producer that applies backpressure (lossless
+ * replay): the mbufs the ring (or, in direct TX, the queue after 4 tries)
+ * did not take are not dropped but left to the caller, uncounted, to be
+ * offered again later in the same order. Exception: an APP channel with no
+ * consumer attached drops them as chan_enqueue_burst() does (drop_full),
+ * since nobody would ever make room. A bad channel or producer id drops
+ * every mbuf (drop_invalid) as chan_enqueue_burst() does.
+ *
+ * @param t            the table
+ * @param id           channel id
+ * @param producer_id  0..CHAN_MAX_PRODUCERS-1; one thread per id at a time
+ * @param mbufs        the packets
+ * @param n            how many
+ * @return how many of the first mbufs the channel took (enqueued, sent, or
+ *   dropped as above); mbufs[ret..n-1] still belong to the caller.
+ * Context: any lcore of the primary process (lock-free).
+ */
+unsigned int chan_enqueue_burst_hold(struct chan_table *t, uint16_t id, uint16_t producer_id,
+	struct rte_mbuf **mbufs, unsigned int n);
+
+/**
  * Give a producer a TX queue of its own on a port, or take it back: the
  * direct TX mode of chan_enqueue_burst(). The queue must be set up and used
  * by no other thread; the producer's thread is the only one that transmits

@@ -66,9 +66,31 @@ chan_producer_txq_set(struct chan_table *t, uint16_t producer_id, uint16_t port,
 	return 0;
 }
 
-unsigned int
-chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
-	unsigned int n)
+/*
+ * Direct TX that keeps what the queue refused (chan_enqueue_burst_hold()):
+ * only what went out counts (enqueued, consumed, sent); the caller counts
+ * the bytes (the driver may have freed what it sent).
+ */
+static unsigned int
+chan_tx_direct_hold(struct chan_prod_ctr *pc, uint16_t port, uint16_t queue,
+	struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int sent = 0;
+
+	for (int tries = 0; tries < 4 && sent < n; tries++)
+		sent += rte_eth_tx_burst(port, queue, &m[sent], (uint16_t)(n - sent));
+	if (sent == 0)
+		return 0;
+	chan_ctr_add(&pc->enqueued, sent);
+	chan_ctr_add(&pc->direct_consumed, sent);
+	chan_ctr_add(&pc->tx_sent, sent);
+	return sent;
+}
+
+/* The body of chan_enqueue_burst() and chan_enqueue_burst_hold(). */
+static inline unsigned int
+chan_enqueue(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
+	unsigned int n, bool hold)
 {
 	struct chan_prod_ctr *pc;
 	struct chan_slot *s;
@@ -84,7 +106,7 @@ chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, stru
 		     !chan_slot_live(&t->slots[id]))) {
 		rte_pktmbuf_free_bulk(mbufs, n);
 		__atomic_fetch_add(&t->drop_invalid, n, __ATOMIC_RELAXED);
-		return 0;
+		return hold ? n : 0;
 	}
 	s = &t->slots[id];
 
@@ -97,6 +119,17 @@ chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, stru
 		int16_t q = __atomic_load_n(&t->prod[producer_id].txq[s->tx_port],
 			__ATOMIC_RELAXED);
 
+		if (q >= 0 && hold) {
+			uint64_t sent_bytes = bytes;
+			unsigned int sent;
+
+			sent = chan_tx_direct_hold(pc, s->tx_port, (uint16_t)q, mbufs, n);
+			for (i = sent; i < n; i++)
+				sent_bytes -= mbufs[i]->pkt_len;
+			chan_ctr_add(&pc->bytes, sent_bytes);
+			chan_ctr_add(&pc->direct_bytes, sent_bytes);
+			return sent;
+		}
 		if (q >= 0)
 			return chan_tx_direct(pc, s->tx_port, (uint16_t)q, mbufs, n, bytes);
 	}
@@ -104,6 +137,18 @@ chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, stru
 	done = rte_ring_mp_enqueue_burst(s->ring, (void **)mbufs, n, NULL);
 
 	if (unlikely(done < n)) {
+		/* Held back for the caller unless nobody will ever drain the ring
+		 * (an app channel without consumer). */
+		if (hold && (s->kind != CHAN_CONS_APP ||
+				    __atomic_load_n(&s->desc->attached, __ATOMIC_RELAXED) != 0)) {
+			for (i = done; i < n; i++)
+				bytes -= mbufs[i]->pkt_len;
+			if (done > 0) {
+				chan_ctr_add(&pc->enqueued, done);
+				chan_ctr_add(&pc->bytes, bytes);
+			}
+			return done;
+		}
 		for (i = done; i < n; i++)
 			dropped_bytes += mbufs[i]->pkt_len;
 		rte_pktmbuf_free_bulk(&mbufs[done], n - done);
@@ -113,7 +158,21 @@ chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, stru
 		chan_ctr_add(&pc->enqueued, done);
 		chan_ctr_add(&pc->bytes, bytes - dropped_bytes);
 	}
-	return done;
+	return hold ? n : done;
+}
+
+unsigned int
+chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
+	unsigned int n)
+{
+	return chan_enqueue(t, id, producer_id, mbufs, n, false);
+}
+
+unsigned int
+chan_enqueue_burst_hold(struct chan_table *t, uint16_t id, uint16_t producer_id,
+	struct rte_mbuf **mbufs, unsigned int n)
+{
+	return chan_enqueue(t, id, producer_id, mbufs, n, true);
 }
 
 unsigned int

@@ -68,6 +68,14 @@
  * slow path's verdict) or the parser's (FC_PARSE_RESULTS errors). Packets
  * the datapath makes itself (ICMP errors, the fragments beyond the first
  * of a datagram) are counted in originated.
+ *
+ * Lossless contexts (struct dp_ctx::lossless: replaying files, where the
+ * input can wait): what an upcall ring or a channel ring did not take is
+ * not dropped but held in the context (struct dp_hold), decided and
+ * rewritten, in order; the caller stops feeding the context bursts while
+ * it holds packets (dp_held()) and offers them again first
+ * (dp_hold_retry()). Nothing of a burst is reordered: what a ring took is
+ * a prefix of what was offered to it, the rest waits for the next try.
  */
 #ifndef GUFC_DATAPATH_H
 #define GUFC_DATAPATH_H
@@ -105,6 +113,7 @@ struct rte_ring;
 	X(NON_IP, "non_ip", "not IPv4/IPv6 (non-ip drop)") \
 	X(FRAGMENT, "fragment", "IP fragment (fragments drop)") \
 	X(UPCALL_FULL, "upcall_full", "upcall ring to the rules lcore full") \
+	X(PENDING_FULL, "pending_full", "no room to wait for its connection's upcall") \
 	X(NO_ROUTE, "no_route", "router mode: no route, or no neighbour entry, to the destination") \
 	X(TTL_EXCEEDED, "ttl_exceeded", "router mode: TTL or hop limit expired (ICMP time exceeded sent)") \
 	X(FRAG_NEEDED, "frag_needed", "router mode: over the egress MTU, DF set or IPv6 (ICMP sent)") \
@@ -239,6 +248,9 @@ struct dp_meta {
 	uint8_t res;       /**< enum fc_parse_result: FC_PARSE_OK, a fragment, or
 			        FC_PARSE_NOT_IP (an ARP frame, with DP_UPCALL_NEIGH) */
 	uint8_t why;       /**< enum rule_upcall_reason, or DP_UPCALL_NEIGH */
+	uint8_t pend;      /**< 1: the RX context counts this upcall pending under
+			        @c conn; the slow path owes it a completion (dp_done_collect()) */
+	uint64_t conn;     /**< with @c pend: the connection (dp_conn_hash()) */
 };
 
 /** Private area an mbuf pool needs for struct dp_meta. */
@@ -255,6 +267,100 @@ dp_meta(struct rte_mbuf *m)
 {
 	return (struct dp_meta *)rte_mbuf_to_priv(m);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Pending connections: per-connection order across the slow path            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A packet the fast path upcalls may change what its connection's entries
+ * say (the first packet creates them; a SYN/ACK or a FIN moves conntrack
+ * on). Had the next packets of the connection used the entries before the
+ * slow path was done, they would overtake it: a verdict from before the
+ * change, and an order that depends on timing. So an RX context counts the
+ * upcalls in flight per connection (struct dp_pending, keyed by
+ * dp_conn_hash(): both directions, any input port), and while a connection
+ * has some, its next packets wait on the RX context, in order, in a bounded
+ * per-connection queue (hits included: a hit of another connection never
+ * waits). The slow path hands each counted upcall back as a completion token
+ * on the context's completion ring (@c done, dp_done_post()); when the last
+ * one of a connection is back, dp_done_poll() runs its waiting packets
+ * through the fast path again, in order, now with the entries the slow path
+ * made: one upcall per new flow, not one per packet. What cannot wait (the
+ * queue pool is full) goes up behind the upcall instead when nothing of its
+ * connection waits yet (the FIFO ring keeps the order), else it is dropped
+ * as pending_full; a lossless context pulls no burst while the pool has no
+ * room for one (dp_wait_room()). A connection without upcalls in flight
+ * costs its packets one load (the table's count of connections).
+ */
+
+/** "No wait-queue entry". */
+#define DP_WAIT_NONE UINT32_MAX
+
+/**
+ * The upcalls in flight and waiting packets per connection of one RX
+ * context: open addressing (linear probing) over @c mask + 1 slots, a pool
+ * of wait-queue entries (per-connection singly linked lists) and the
+ * queue of connections whose packets may go again. Owner: the
+ * application, which sizes and places it (dp_pending_memsize(),
+ * dp_pending_init()); written by the context's thread only.
+ */
+struct dp_pending {
+	uint32_t mask;	     /**< slots - 1 */
+	uint32_t n;	     /**< connections with upcalls in flight or packets waiting */
+	uint32_t wait_cap;   /**< wait-queue entries */
+	uint32_t wait_free;  /**< of them free */
+	uint32_t free_head;  /**< free list */
+	uint32_t ready_head; /**< ready queue (ring of ready_cap) */
+	uint32_t ready_n;
+	uint32_t ready_cap;
+	bool reinject;	     /**< dp_done_poll() is running a connection's packets */
+	uint16_t n_back;     /**< reinject: packets that had to wait again */
+	uint64_t full;	     /**< upcalls not counted: no free slot (never expected) */
+	struct dp_pending_slot {
+		uint64_t conn;	/**< dp_conn_hash(), 0: free */
+		uint32_t count; /**< upcalls in flight */
+		uint32_t nwait; /**< packets waiting */
+		uint32_t head;	/**< first waiting (a pool index), DP_WAIT_NONE */
+		uint32_t tail;	/**< last waiting */
+	} *slot;
+	struct rte_mbuf **wm; /**< pool: the waiting packets */
+	uint32_t *wnext;      /**< pool: next in the list */
+	uint16_t *wport;      /**< pool: input port */
+	uint64_t *ready;      /**< connections whose packets may go again */
+	struct rte_mbuf *back[DP_BURST_MAX]; /**< reinject: packets that wait again */
+};
+
+/**
+ * Bytes a struct dp_pending needs.
+ * @param max_inflight  most upcalls in flight at once (ring sizes and holds)
+ * @param wait_cap      packets that can wait at once
+ * @return the size.
+ * Context: any.
+ */
+size_t dp_pending_memsize(uint32_t max_inflight, uint32_t wait_cap);
+
+/**
+ * Set up a pending table in @p mem (dp_pending_memsize() bytes, zeroed or
+ * not).
+ * @param mem           the memory, cache-line aligned
+ * @param max_inflight  as given to dp_pending_memsize()
+ * @param wait_cap      as given to dp_pending_memsize()
+ * @return the table (= @p mem).
+ * Context: any, before the context runs.
+ */
+struct dp_pending *dp_pending_init(void *mem, uint32_t max_inflight, uint32_t wait_cap);
+
+/**
+ * The connection of a parsed packet: a hash of family, protocol and the
+ * two (address, port) ends in either order, never 0. Both directions of a
+ * connection share it (through NAT they do not: the reply's addresses are
+ * the translated ones), the input port is left out.
+ * @param k  a parsed key
+ * @return the connection hash.
+ * Context: any.
+ */
+uint64_t dp_conn_hash(const struct fc_key *k);
 
 /**
  * Counters of one context. Written by the context's thread only (plain
@@ -288,6 +394,25 @@ struct dp_stats {
 	uint64_t drops[DP_DROP__COUNT];	       /**< by enum dp_drop */
 	uint64_t rule_drops[RULE_DROP__COUNT]; /**< verdicts applied, by enum rule_drop */
 	uint64_t parse_drops[FC_PARSE__COUNT]; /**< parse errors, by enum fc_parse_result */
+	uint64_t upcall_pending;  /**< packets upcalled behind their connection's upcall */
+	uint64_t waited;	  /**< packets that waited for their connection's upcall */
+	uint64_t waiting;	  /**< packets waiting now (a gauge) */
+	uint64_t ll_held;	  /**< lossless: packets held back now (a gauge) */
+	uint64_t ll_bursts;	  /**< lossless: times a ring was full and packets were held */
+};
+
+/**
+ * Packets a lossless context decided but could not hand on yet: for
+ * channels (with their destinations) and for the upcall ring, each list in
+ * the order the packets came. At most DP_BURST_MAX in all: a context holds
+ * what one burst left over and takes no new burst until it is gone.
+ */
+struct dp_hold {
+	uint16_t n_out;			    /**< packets in out[] / dest[] */
+	uint16_t n_up;			    /**< packets in up[] */
+	uint16_t dest[DP_BURST_MAX];	    /**< channel of each out[] */
+	struct rte_mbuf *out[DP_BURST_MAX]; /**< for channels */
+	struct rte_mbuf *up[DP_BURST_MAX];  /**< for the upcall ring */
 };
 
 /**
@@ -328,13 +453,58 @@ struct dp_ctx {
 	uint16_t producer_id;       /**< channel producer id (delivery) */
 	uint8_t frag_mode;          /**< enum dp_frag_mode */
 	uint8_t non_ip_mode;        /**< enum dp_nonip_mode */
+	/**
+	 * Hold back what a full upcall or channel ring did not take instead of
+	 * dropping it (see dp_hold_retry()); the caller then feeds no burst
+	 * while dp_held(). Channels use chan_enqueue_burst_hold().
+	 */
+	bool lossless;
+	/**
+	 * RX contexts: upcalls in flight per connection (see struct
+	 * dp_pending), or NULL: no per-connection order across the slow path.
+	 * With it, @c done.
+	 */
+	struct dp_pending *pend;
+	/** With @c pend: SP/SC ring of completion tokens from the slow path. */
+	struct rte_ring *done;
+	/**
+	 * With @c pend: packets behind an upcall of their connection wait on
+	 * the context (true), or go up behind it (false: for an input that
+	 * may block the context's thread, a file or a FIFO, where waiting
+	 * packets would wait for the next packet to arrive).
+	 */
+	bool pend_wait;
 	uint8_t router;             /**< router mode (needs @c neigh), else bridge */
 	/** Router: adjacencies (RX), ports, hold and input (slow path). */
 	struct mod_neigh *neigh;
 	uint16_t local_chan;        /**< router: accepted local traffic's channel */
 	struct dp_icmp_limit icmp;  /**< router, slow path: ICMP errors budget */
 	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
+	struct dp_hold hold;        /**< lossless: what waits for room (datapath's) */
 };
+
+/**
+ * Packets a lossless context holds back (0 for any other).
+ * @param c  the context
+ * @return the number held.
+ * Context: the context's thread.
+ */
+static inline unsigned int
+dp_held(const struct dp_ctx *c)
+{
+	return (unsigned int)c->hold.n_out + c->hold.n_up;
+}
+
+/**
+ * Offer what a lossless context holds to its channels and upcall ring
+ * again, in order; what still does not fit stays held.
+ *
+ * @param c  the context
+ * @return the number of packets still held (0: the context may take a
+ *   burst again).
+ * Context: the context's thread.
+ */
+unsigned int dp_hold_retry(struct dp_ctx *c);
 
 /**
  * Channel for an accepted packet received on @p in_port: the flow's named
@@ -360,7 +530,9 @@ dp_dest(const struct dp_ctx *c, uint16_t channel, uint16_t out_port, uint16_t in
 
 /**
  * Run the fast path over one received burst (steps 0-4 above). The
- * datapath owns every mbuf afterwards: delivered, upcalled or freed.
+ * datapath owns every mbuf afterwards: delivered, upcalled or freed (or,
+ * lossless, held: see dp_hold_retry()). A lossless context must not be
+ * given a burst while dp_held() is not 0.
  *
  * @param c        the context (a registered engine reader: @c reader_id)
  * @param in_port  the port the burst came from
@@ -385,7 +557,9 @@ unsigned int dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m
  * reason), or the NAT rewrite (mod_nat_apply(), or mod_nat_icmp_error()
  * for an ICMP error of a translated connection; a chained mbuf is
  * linearized when the rewrite needs it; failure drops it as nat_error) and
- * delivery to its channel. The datapath owns every mbuf afterwards.
+ * delivery to its channel. The datapath owns every mbuf afterwards (a
+ * lossless context holds what a full channel did not take; give it no
+ * burst while dp_held() is not 0).
  *
  * @param c    the context (the engine's writer)
  * @param m    the packets, with their meta data
@@ -401,7 +575,9 @@ unsigned int dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int
  * Deliver packets grouped by destination: one chan_enqueue_burst() per
  * distinct channel of @p dest, in order of first appearance, the packets
  * of each in their order. Counted in fwd_pkts; what a channel drops is
- * counted by the channel (enum chan_drop).
+ * counted by the channel (enum chan_drop). A lossless context offers them
+ * with chan_enqueue_burst_hold() and holds what a channel did not take
+ * (counted in fwd_pkts once taken).
  *
  * @param c     the context (its channel table and producer id)
  * @param m     the packets
@@ -412,6 +588,66 @@ unsigned int dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int
  */
 unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest,
 	unsigned int n);
+
+/**
+ * Take the completion tokens the slow path posted on @p c->done (all of
+ * them): each ends one upcall in flight of its connection; then run the
+ * packets of connections with no upcall in flight left through the fast
+ * path again, in order (they may go up or wait again), as long as the
+ * context holds nothing (lossless).
+ * @param c    an RX context with @c pend
+ * @param now  coarse time, as for dp_rx_burst()
+ * @return the number of tokens taken.
+ * Context: as dp_rx_burst().
+ */
+unsigned int dp_done_poll(struct dp_ctx *c, uint32_t now);
+
+/**
+ * Room for waiting packets (a lossless context pulls a burst only when a
+ * whole burst could wait).
+ * @param c  the context
+ * @return free wait-queue entries; UINT32_MAX without @c pend.
+ * Context: the context's thread.
+ */
+static inline uint32_t
+dp_wait_room(const struct dp_ctx *c)
+{
+	return c->pend != NULL ? c->pend->wait_free : UINT32_MAX;
+}
+
+/**
+ * Collect the completion token an upcalled packet owes its RX context, if
+ * any (its meta's @c pend): call for every packet taken off an upcall
+ * ring, before dp_upcall_burst() (or a drop) consumes the mbuf, then post
+ * the tokens with dp_done_post().
+ * @param m       the upcalled packet
+ * @param tokens  token array
+ * @param n       tokens in it so far
+ * @return the new count.
+ * Context: the slow path's thread.
+ */
+static inline unsigned int
+dp_done_collect(struct rte_mbuf *m, void **tokens, unsigned int n)
+{
+	struct dp_meta *meta = dp_meta(m);
+
+	if (meta->pend) {
+		meta->pend = 0;
+		tokens[n++] = (void *)(uintptr_t)meta->conn;
+	}
+	return n;
+}
+
+/**
+ * Post completion tokens to an RX context's completion ring.
+ * @param done    the ring (struct dp_ctx::done of the RX context)
+ * @param tokens  tokens from dp_done_collect()
+ * @param n       how many
+ * @return 0, or -ENOBUFS: the ring was full (sized too small: a bug); the
+ *   tokens not posted are lost and their connections stay pending.
+ * Context: the slow path's thread (the ring's one producer).
+ */
+int dp_done_post(struct rte_ring *done, void *const *tokens, unsigned int n);
 
 /**
  * Add one context's counters to a sum.

@@ -50,6 +50,20 @@ dp_burst_free(struct dp_burst *b)
 		rte_pktmbuf_free_bulk(b->drop, b->nd);
 }
 
+/* Pending connections (dp_pending.c). */
+
+/* The slot of @p conn, or NULL. */
+struct dp_pending_slot *dp_pending_find(struct dp_pending *p, uint64_t conn);
+/* One more upcall in flight for @p conn. @return false: no room (not counted). */
+bool dp_pending_add(struct dp_pending *p, uint64_t conn);
+/* One upcall of @p conn done: the last one frees the slot or readies its packets. */
+void dp_pending_sub(struct dp_pending *p, uint64_t conn);
+/* Queue @p m behind @p s's upcalls. @return false: no room. */
+bool dp_pending_wait(struct dp_pending *p, struct dp_pending_slot *s, struct rte_mbuf *m,
+	uint16_t port);
+/* dp_rx_burst() for packets that waited: not counted as received again (dp_rx.c). */
+void dp_rx_reinject(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n,
+	uint32_t now);
 /*
  * NAT rewrite in the slow path (dp_upcall.c): may linearize a chained
  * packet first. @return 0, or the rewrite's -errno.

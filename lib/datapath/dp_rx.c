@@ -12,6 +12,7 @@
  */
 
 #include <errno.h>
+#include <string.h>
 #include <netinet/in.h>
 
 #include <rte_branch_prediction.h>
@@ -24,11 +25,30 @@
 #include "dp_l3.h"
 #include "dp_priv.h"
 
-/* One hand-over to channel @p ch. */
+/*
+ * One hand-over to channel @p ch. Lossless: what the channel did not take
+ * joins the context's hold, in order (it is offered first next time).
+ */
 static inline unsigned int
 dp_deliver_group(struct dp_ctx *c, uint16_t ch, struct rte_mbuf **m, unsigned int n)
 {
-	return chan_enqueue_burst(c->chans, ch, c->producer_id, m, n);
+	struct dp_hold *h = &c->hold;
+	unsigned int took;
+
+	if (likely(!c->lossless)) {
+		c->st.fwd_pkts += n;
+		return chan_enqueue_burst(c->chans, ch, c->producer_id, m, n);
+	}
+	took = chan_enqueue_burst_hold(c->chans, ch, c->producer_id, m, n);
+	c->st.fwd_pkts += took;
+	if (unlikely(took < n)) {
+		c->st.ll_bursts++;
+		for (unsigned int i = took; i < n; i++) {
+			h->out[h->n_out] = m[i];
+			h->dest[h->n_out++] = ch;
+		}
+	}
+	return took;
 }
 
 unsigned int
@@ -41,7 +61,6 @@ dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest, un
 
 	if (n == 0)
 		return 0;
-	c->st.fwd_pkts += n;
 	/* Common case: the whole burst goes to one channel. */
 	for (i = 1; i < n && dest[i] == dest[0]; i++)
 		;
@@ -65,6 +84,65 @@ dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest, un
 	return done;
 }
 
+/*
+ * Put @p n packets on the upcall ring. What does not fit is a named drop,
+ * or, lossless, joins the context's hold in order.
+ */
+static void
+dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
+{
+	struct dp_hold *h = &c->hold;
+	unsigned int sent;
+
+	if (n == 0)
+		return;
+	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)up, n, NULL);
+	c->st.upcalls += sent;
+	if (likely(sent == n))
+		return;
+	if (c->lossless) {
+		c->st.ll_bursts++;
+		for (unsigned int i = sent; i < n; i++)
+			h->up[h->n_up++] = up[i];
+		return;
+	}
+	c->st.drops[DP_DROP_UPCALL_FULL] += n - sent;
+	for (unsigned int i = sent; i < n; i++) {
+		struct dp_meta *meta = dp_meta(up[i]);
+
+		if (meta->pend)
+			dp_pending_sub(c->pend, meta->conn);
+	}
+	rte_pktmbuf_free_bulk(&up[sent], n - sent);
+}
+
+unsigned int
+dp_hold_retry(struct dp_ctx *c)
+{
+	struct dp_hold *h = &c->hold;
+	struct rte_mbuf *m[DP_BURST_MAX];
+	uint16_t dest[DP_BURST_MAX];
+	uint64_t events = c->st.ll_bursts; /* counted when first held, not per try */
+	unsigned int n;
+
+	if (h->n_up != 0) {
+		n = h->n_up;
+		memcpy(m, h->up, n * sizeof(m[0]));
+		h->n_up = 0;
+		dp_upcall_put(c, m, n);
+	}
+	if (h->n_out != 0) {
+		n = h->n_out;
+		memcpy(m, h->out, n * sizeof(m[0]));
+		memcpy(dest, h->dest, n * sizeof(dest[0]));
+		h->n_out = 0;
+		dp_deliver_burst(c, m, dest, n);
+	}
+	c->st.ll_bursts = events;
+	c->st.ll_held = dp_held(c);
+	return dp_held(c);
+}
+
 static inline void
 dp_drop(struct dp_burst *b, uint64_t *ctr, struct rte_mbuf *m)
 {
@@ -81,7 +159,71 @@ dp_upcall(struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt, uint
 	meta->pkt = *pkt;
 	meta->res = res;
 	meta->why = why;
+	meta->pend = 0;
 	b->up[b->nu++] = m;
+}
+
+/*
+ * Upcall a parsed packet of connection @p conn (0: not hashed yet) and
+ * count it pending, so the connection's next packets follow it.
+ */
+static inline void
+dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	uint8_t why, uint64_t conn)
+{
+	struct dp_meta *meta;
+
+	dp_upcall(b, m, pkt, FC_PARSE_OK, why);
+	if (c->pend == NULL)
+		return;
+	if (conn == 0)
+		conn = dp_conn_hash(&pkt->key);
+	if (dp_pending_add(c->pend, conn)) {
+		meta = dp_meta(m);
+		meta->conn = conn;
+		meta->pend = 1;
+	}
+}
+
+/*
+ * Does packet @p m of connection @p conn wait behind its connection (an
+ * upcall in flight, or packets already waiting)? Then it waits in the
+ * connection's queue, or, with no room, goes up behind the upcall (when
+ * nothing of it waits yet: the ring keeps the order) or is dropped as
+ * pending_full. While dp_done_poll() runs a connection's packets again,
+ * only an upcall of this run makes the rest wait (handed back in order).
+ * @return true when the packet was taken care of.
+ */
+static bool
+dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	uint64_t conn)
+{
+	struct dp_pending *p = c->pend;
+	struct dp_pending_slot *s = dp_pending_find(p, conn);
+	struct dp_stats *st = &c->st;
+
+	if (s == NULL)
+		return false;
+	if (unlikely(p->reinject)) {
+		if (s->count == 0)
+			return false;
+		p->back[p->n_back++] = m;
+		return true;
+	}
+	if (s->count == 0 && s->nwait == 0)
+		return false;
+	if (likely(c->pend_wait && dp_pending_wait(p, s, m, b->in_port))) {
+		st->waited++;
+		st->waiting++;
+		return true;
+	}
+	if (s->nwait == 0) {
+		st->upcall_pending++;
+		dp_upcall_conn(c, b, m, pkt, RULE_UPCALL_MISS, conn);
+		return true;
+	}
+	dp_drop(b, &st->drops[DP_DROP_PENDING_FULL], m);
+	return true;
 }
 
 /* The keys of one family in a burst: which packets, and their keys. */
@@ -158,26 +300,33 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		struct rte_mbuf *mb = m[i];
 		struct fc_pkt *pkt = &pkts[i];
 		const struct fc_action *a = &acts[j];
+		uint64_t conn = 0;
 		enum dp_l3_way way = DP_L3_OUT;
 
+		/* Behind an upcall of its connection still in flight: wait for it. */
+		if (c->pend != NULL && c->pend->n != 0) {
+			conn = dp_conn_hash(&pkt->key);
+			if (dp_behind(c, b, mb, pkt, conn))
+				continue;
+		}
 		if (!(hit_mask & (UINT64_C(1) << j))) {
 			st->misses++;
-			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
 			continue;
 		}
 		st->hits++;
 		if (unlikely(a->verdict == FC_VERDICT_SLOW)) {
-			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
 			continue;
 		}
 		if (unlikely(rule_engine_stale(c->eng, a, &pkt->key))) {
 			st->upcall_stale++;
-			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_STALE);
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
 			continue;
 		}
 		if (rule_engine_wants(a, pkt)) {
 			st->upcall_interest++;
-			dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_INTEREST);
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
 		}
 		/* A metered entry's verdict flips while its meter is exceeded. */
@@ -191,7 +340,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			way = dp_l3_way(c, mb, pkt, a->out_port, a->adj, &adj);
 			if (unlikely(way == DP_L3_SLOW)) {
 				st->l3_slow++;
-				dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
 				continue;
 			}
 			if (unlikely(way == DP_L3_NO_ROUTE)) {
@@ -209,7 +358,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				/* Chained or SCTP: the slow path linearizes and retries
 				 * (an upcall of a cached flow gets the cached decision). */
 				if (rc == -ENOTSUP || mb->nb_segs > 1)
-					dp_upcall(b, mb, pkt, FC_PARSE_OK, RULE_UPCALL_MISS);
+					dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
 				else
 					dp_drop(b, &st->rule_drops[RULE_DROP_NAT_ERROR], mb);
 				continue;
@@ -300,6 +449,11 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 	}
 	if (marked == 0)
 		return n;
+	/* Lossless replays keep per-connection order strictly: while upcalls
+	 * are in flight, marked packets take the software path (which knows
+	 * their connection) too. */
+	if (c->lossless && c->pend != NULL && c->pend->n != 0)
+		return n;
 
 	gen = rule_engine_generation(c->eng);
 	for (i = 0; i < n; i++) {
@@ -336,24 +490,10 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 	return left;
 }
 
-/* Hand the burst's upcalls to the slow path; what does not fit is a named drop. */
-static void
-dp_upcall_flush(struct dp_ctx *c, struct dp_burst *b)
-{
-	unsigned int sent;
-
-	if (b->nu == 0)
-		return;
-	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)b->up, b->nu, NULL);
-	c->st.upcalls += sent;
-	if (unlikely(sent < b->nu)) {
-		c->st.drops[DP_DROP_UPCALL_FULL] += b->nu - sent;
-		rte_pktmbuf_free_bulk(&b->up[sent], b->nu - sent);
-	}
-}
-
-unsigned int
-dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n, uint32_t now)
+/* dp_rx_burst(), and dp_rx_reinject() with @p fresh false: not counted as received again. */
+static inline unsigned int
+dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n,
+	uint32_t now, bool fresh)
 {
 	struct dp_stats *st = &c->st;
 	struct fc_pkt pkts[DP_BURST_MAX];
@@ -362,12 +502,13 @@ dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned in
 	struct dp_burst b;
 	unsigned int i;
 
-	RTE_ASSERT(n <= DP_BURST_MAX);
+	RTE_ASSERT(n <= DP_BURST_MAX && dp_held(c) == 0);
 	b.in_port = in_port;
 	b.now = now;
 	b.no = b.nu = b.nd = 0;
-	st->rx += n;
-	if (c->marks != NULL)
+	if (fresh)
+		st->rx += n;
+	if (c->marks != NULL && fresh)
 		n = dp_marked(c, &b, m, n);
 	fc_parse_burst(m, n, pkts, res);
 	fc_locals_mark_burst(c->locals, pkts, n);
@@ -377,7 +518,8 @@ dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned in
 	f6.t = c->tab6;
 	f6.n = 0;
 	for (i = 0; i < n; i++) {
-		st->rx_bytes += m[i]->pkt_len;
+		if (fresh)
+			st->rx_bytes += m[i]->pkt_len;
 		switch (res[i]) {
 		case FC_PARSE_OK:
 			/* The input port is part of the key: set before hashing. */
@@ -424,7 +566,22 @@ dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned in
 	dp_apply_family(c, &b, &f6, m, pkts);
 
 	dp_deliver_burst(c, b.out, b.dest, b.no);
-	dp_upcall_flush(c, &b);
+	dp_upcall_put(c, b.up, b.nu);
 	dp_burst_free(&b);
+	if (unlikely(c->lossless))
+		c->st.ll_held = dp_held(c);
 	return b.no;
+}
+
+unsigned int
+dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n, uint32_t now)
+{
+	return dp_rx_common(c, in_port, m, n, now, true);
+}
+
+void
+dp_rx_reinject(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n,
+	uint32_t now)
+{
+	(void)dp_rx_common(c, in_port, m, n, now, false);
 }

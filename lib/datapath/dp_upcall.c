@@ -79,7 +79,7 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 	struct dp_burst b;
 	unsigned int i;
 
-	RTE_ASSERT(n <= DP_BURST_MAX);
+	RTE_ASSERT(n <= DP_BURST_MAX && dp_held(c) == 0);
 	if (c->router)
 		n = dp_neigh_frames(c, m, n, now);
 	if (n == 0)
@@ -121,6 +121,8 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 	}
 	dp_deliver_burst(c, b.out, b.dest, b.no);
 	dp_burst_free(&b);
+	if (unlikely(c->lossless))
+		c->st.ll_held = dp_held(c);
 	return b.no;
 }
 
@@ -134,6 +136,9 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->upcalls += s->upcalls;
 	sum->upcall_stale += s->upcall_stale;
 	sum->upcall_interest += s->upcall_interest;
+	sum->upcall_pending += s->upcall_pending;
+	sum->waited += s->waited;
+	sum->waiting += s->waiting;
 	sum->slow_pkts += s->slow_pkts;
 	sum->fwd_pkts += s->fwd_pkts;
 	sum->non_ip_pass += s->non_ip_pass;
@@ -155,4 +160,6 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 		sum->rule_drops[d] += s->rule_drops[d];
 	for (unsigned int d = 0; d < FC_PARSE__COUNT; d++)
 		sum->parse_drops[d] += s->parse_drops[d];
+	sum->ll_held += s->ll_held;
+	sum->ll_bursts += s->ll_bursts;
 }

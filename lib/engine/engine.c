@@ -182,7 +182,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	/* Per-packet fields: each packet on its own. */
 	if (pd != 0)
 		a->verdict = FC_VERDICT_SLOW;
-	a->ext = mk.mark;
+	eng->fmark[ti][idx] = mk.mark;
 	if (mk.ctmark != eng->ctmark[ti][idx]) {
 		uint32_t peer = eng_peer(eng, ti, idx);
 
@@ -493,7 +493,8 @@ tables_create(struct rule_engine *eng)
 		n_slots = ((const struct fc_table_view *)(const void *)eng->t[ti])->n_slots;
 		eng->cred[ti] = calloc(n_slots, sizeof(*eng->cred[ti]));
 		eng->ctmark[ti] = calloc(n_slots, sizeof(*eng->ctmark[ti]));
-		if (eng->cred[ti] == NULL || eng->ctmark[ti] == NULL)
+		eng->fmark[ti] = calloc(n_slots, sizeof(*eng->fmark[ti]));
+		if (eng->cred[ti] == NULL || eng->ctmark[ti] == NULL || eng->fmark[ti] == NULL)
 			return -ENOMEM;
 	}
 	return 0;
@@ -582,6 +583,7 @@ rule_engine_free(struct rule_engine *eng)
 	for (unsigned int ti = 0; ti < 2; ti++) {
 		free(eng->cred[ti]);
 		free(eng->ctmark[ti]);
+		free(eng->fmark[ti]);
 	}
 	free(eng->chan_parent);
 	eng_meters_fini(eng);

@@ -688,7 +688,8 @@ struct rule_flow_info {
 	uint32_t timeout;
 	uint32_t created;
 	uint32_t last_seen;
-	uint32_t ctmark;       /**< its connection's mark (the flow's own: act.ext) */
+	uint32_t ctmark;       /**< its connection's mark */
+	uint32_t mark;         /**< the mark its packets leave the rules' walk with */
 	uint64_t packets;
 	uint64_t bytes;
 };

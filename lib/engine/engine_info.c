@@ -186,6 +186,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->created = fc_table_created(t, idx);
 	info->last_seen = e->last_seen;
 	info->ctmark = eng->ctmark[ti][idx];
+	info->mark = eng->fmark[ti][idx];
 	info->packets = e->packets;
 	info->bytes = e->bytes;
 	return true;
@@ -337,9 +338,9 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 		rule, a->channel, port, ct, (a->flags & FC_ACT_F_NAT) ? "slot" : "none",
 		(a->flags & FC_ACT_F_NAT) ? a->nat_id : 0, a->interest, a->gen, info->packets,
 		info->bytes);
-	if (n >= 0 && (size_t)n < len && (a->ext != 0 || info->ctmark != 0))
+	if (n >= 0 && (size_t)n < len && (info->mark != 0 || info->ctmark != 0))
 		n += snprintf(buf + n, len - (size_t)n, " mark=0x%" PRIx32 " ctmark=0x%" PRIx32,
-			a->ext, info->ctmark);
+			info->mark, info->ctmark);
 	if (n < 0)
 		return -EINVAL;
 	return (size_t)n >= len ? -ENOSPC : n;

@@ -362,7 +362,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
-	f->act[1].ext = p.mark;
+	eng_flow_of(f)->mark[1] = p.mark;
 	eng_flow_of(f)->ctmark = p.ctmark;
 	snprintf(f->chan[1], sizeof(f->chan[1]), "%s", ev[RULE_STAGE_FILTER].channel);
 	return 0;
@@ -386,7 +386,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		all |= ef->ev[s].deps;
 	deps = ENG_DEPS_PER_PACKET(all);
 	/* The flow's packets leave the walk with this mark; the connection's is kept. */
-	f->act[0].ext = ef->pkt.mark;
+	ef->mark[0] = ef->pkt.mark;
 	ef->ctmark = ef->pkt.ctmark;
 	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
 	f->act[0].rule_id = ef->ev[d].rule_id;

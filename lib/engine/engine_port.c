@@ -221,6 +221,7 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 	/* The counters moved with the entry: so does what they credited. */
 	eng->cred[ti][nidx] = eng->cred[ti][idx];
 	eng->ctmark[ti][nidx] = eng->ctmark[ti][idx];
+	eng->fmark[ti][nidx] = eng->fmark[ti][idx];
 	eng_ctr_reset(eng, ti, idx);
 	eng_port_note(eng, port);
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;

@@ -192,7 +192,10 @@ struct rule_engine {
 	uint32_t n_meters;
 	struct eng_cred *cred[2];     /**< per slot of t[ti]: credited to the entry's rule */
 	uint32_t *ctmark[2];          /**< per slot of t[ti]: its connection's mark (both
-				           entries hold it; the flow's own mark is act.ext) */
+				           entries hold it) */
+	uint32_t *fmark[2];           /**< per slot of t[ti]: the mark its packets leave the
+				           walk with (slow path only: the fast path never needs
+				           it, so it is not in the entry) */
 	uint32_t ctr_gen;             /**< the commit that began the current rule ids (a set
 				           that is no descendant): entries validated before it
 				           count for no rule of it */
@@ -276,6 +279,7 @@ struct eng_flow {
 	struct rule_pkt pkt;          /**< the packet as the stages saw it (marks carry over) */
 	struct rule_eval ev[RULE_STAGE__COUNT]; /**< each stage's result */
 	uint32_t ctmark;              /**< the connection's mark after both directions' walks */
+	uint32_t mark[2];             /**< per direction: the mark its packets leave the walk with */
 };
 
 /** The eng_flow around @p f. */
@@ -374,6 +378,7 @@ eng_ctr_reset(struct rule_engine *eng, unsigned int ti, uint32_t idx)
 	eng->cred[ti][idx].packets = 0;
 	eng->cred[ti][idx].bytes = 0;
 	eng->ctmark[ti][idx] = 0;
+	eng->fmark[ti][idx] = 0;
 }
 int eng_retire(struct rule_engine *eng, void *ptr);
 int eng_retire_chan(struct rule_engine *eng, uint16_t chan);

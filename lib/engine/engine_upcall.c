@@ -95,6 +95,7 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 	f->kflags = up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0;
 	ef->chan_flow = -1;
 	ef->ctmark = 0;
+	ef->mark[0] = ef->mark[1] = 0;
 	eng_pv_init(&ef->pv, eng, ENG_PV_TAKE);
 }
 
@@ -274,9 +275,11 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		}
 		eng_link(eng, (unsigned int)ti, (uint32_t)idx, (uint32_t)ridx);
 		eng->ctmark[ti][ridx] = ef.ctmark;
+		eng->fmark[ti][ridx] = ef.mark[1];
 		eng->st.replies++;
 	}
 	eng->ctmark[ti][idx] = ef.ctmark;
+	eng->fmark[ti][idx] = ef.mark[0];
 	eng->st.flows++;
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
 }

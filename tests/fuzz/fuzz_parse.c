@@ -8,7 +8,10 @@
  * ports. The same frame, split into a two-segment mbuf built by hand (no
  * EAL), must give the same answer through fc_parse_mbuf(), except that
  * headers beyond FC_PARSE_MAX_HDR may be refused. The key, with an input
- * port, reads back from its text form. Violations abort().
+ * port, reads back from its text form. The replies lib/reply writes about
+ * it (an ICMP error and a TCP reset, when allowed) fit their bound and parse
+ * back as the reply they are; the neighbour module's ARP/ND parser reads the
+ * same bytes. Violations abort().
  */
 
 #include <stdint.h>
@@ -18,6 +21,8 @@
 #include <rte_mbuf.h>
 
 #include "flowcache.h"
+#include "neigh.h"
+#include "reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -213,9 +218,38 @@ check_mbuf(const uint8_t *data, uint32_t len, uint32_t cut, enum fc_parse_result
 		CHECK(memcmp(&p, pw, sizeof(p)) == 0);
 }
 
+/* The replies about a parsed frame: within REPLY_FRAME_MAX, parsing back as what they are. */
+static void
+check_replies(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struct fc_pkt *p)
+{
+	static uint8_t out[REPLY_FRAME_MAX];
+	static const uint8_t src6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const uint8_t src4[4] = { 192, 0, 2, 1 };
+
+	if (r != FC_PARSE_OK && r != FC_PARSE_FRAG_FIRST && r != FC_PARSE_FRAG_LATER)
+		return;
+	for (unsigned int kind = REPLY_ICMP; kind <= REPLY_TCP_RST; kind++) {
+		struct reply_spec s = { .kind = (uint8_t)kind, .type = 3, .code = 3,
+			.src = p->key.family == FC_AF_INET4 ? src4 : src6 };
+		bool ok = reply_allowed(data, len, p, kind);
+		int n = reply_build(out, sizeof(out), data, len, p, &s);
+		struct fc_pkt q;
+
+		CHECK(ok == (n > 0));
+		if (n <= 0)
+			continue;
+		CHECK((uint32_t)n <= sizeof(out));
+		CHECK(fc_parse(out, (uint32_t)n, &q) == FC_PARSE_OK);
+		CHECK(q.key.family == p->key.family);
+		CHECK(q.l3_off == p->l3_off);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct mod_neigh_msg nm;
+
 	struct fc_pkt p;
 	enum fc_parse_result r;
 	uint32_t len, cut;
@@ -227,6 +261,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = fc_parse(data, len, &p);
 	check_pkt(data, len, r, &p);
 	check_text(data, len, r, &p);
+	check_replies(data, len, r, &p);
+	(void)mod_neigh_parse(data, len, &nm);
 
 	/* the split point comes from the frame itself: last byte, scaled */
 	cut = len == 0 ? 0 : (uint32_t)(((uint64_t)data[len - 1] * (len + 1)) >> 8);

@@ -123,7 +123,10 @@ class Gateway:
             # net_tap gives the host side the port's MAC: a MAC of its own.
             self.ns(ns, ["ip", "link", "set", tap, "address", mac])
             self.ns(ns, ["ip", "link", "set", "lo", "up"])
+            # Announce a new MAC (gratuitous ARP, unsolicited NA) as hosts may.
             self.ns(ns, ["sysctl", "-qw", "net.ipv4.conf.all.arp_notify=1"])
+            self.ns(ns, ["sysctl", "-qw", "net.ipv6.conf.all.ndisc_notify=1"])
+            self.ns(ns, ["sysctl", "-qw", "net.ipv6.conf.default.ndisc_notify=1"])
             self.ns(ns, ["ip", "addr", "add", a4 + "/24", "dev", tap])
             self.ns(ns, ["ip", "addr", "add", a6 + "/64", "dev", tap, "nodad"])
             self.ns(ns, ["ip", "link", "set", tap, "up"])
@@ -228,6 +231,36 @@ class Gateway:
         for c in commands:
             check(isinstance(answers.get(c), dict), "telemetry %s: %s" % (c, r.stdout[-500:]))
         return answers
+
+    def scrape(self, exporter):
+        """One /metrics scrape through scripts/gufc-prometheus.py: {sample: value}."""
+        import urllib.request
+
+        log = os.path.join(self.dir, "exporter.log")
+        with open(log, "w") as lf:
+            p = subprocess.Popen([sys.executable, exporter, "--file-prefix", self.prefix,
+                                  "--listen", "127.0.0.1:0"], stdout=lf, stderr=subprocess.STDOUT)
+        try:
+            deadline, port = time.time() + 20, None
+            while port is None:
+                with open(log) as f:
+                    t = f.read()
+                if "serving http://127.0.0.1:" in t:
+                    port = int(t.split("serving http://127.0.0.1:")[1].split("/")[0])
+                    break
+                check(p.poll() is None and time.time() < deadline, "exporter: " + t)
+                time.sleep(0.05)
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+                body = r.read().decode()
+        finally:
+            p.kill()
+            p.wait()
+        samples = {}
+        for line in body.splitlines():
+            if line and not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                samples[name] = float(value)
+        return samples
 
     def stats(self):
         """The final --stats-json (after stop())."""

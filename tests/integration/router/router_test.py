@@ -14,17 +14,22 @@ a server namespace over net_tap ports):
           too big reach the sender, whose transfers complete; a datagram
           without DF is fragmented
   neigh   the server changes its MAC: the router learns it from the
-          gratuitous ARP and the cached flow follows at once
+          gratuitous ARP and the unsolicited neighbour advertisement, and
+          the cached IPv4 and IPv6 flows follow at once
 
 Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 """
 
+import os
 import re
 import sys
 import time
 
 from router_lib import (CLIENT4, CLIENT6, GW_IN4, GW_IN6, GW_OUT4, GW_OUT6, SERVER4,
                         SERVER6, Fail, Gateway, check, main)
+
+EXPORTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts",
+                        "gufc-prometheus.py")
 
 BASE_CONF = """set mode router
 port 0 name inside address 10.0.1.1/24 2001:db8:1::1/64
@@ -221,6 +226,7 @@ def t_ping(build):
         check("error" not in out, out)
         check("10.0.3." not in gw.shell("show routes"), "the connected route stayed")
         tel = gw.telemetry(["/gufc/ports", "/gufc/neighbours", "/gufc/routes", "/gufc/stats"])
+        metrics = gw.scrape(EXPORTER)
         gw.stop()
         st = gw.stats()
         if tel is not None:
@@ -232,6 +238,10 @@ def t_ping(build):
             check(sorted(tel["/gufc/neighbours"]["address"]) ==
                   sorted(n["address"] for n in st["neighbours"]), "tel neighbours")
             check(tel["/gufc/stats"]["mode"] == "router", "tel mode")
+        check(metrics.get("gufc_router_echo_replies_total") == st["router"]["echo_replies"] and
+              metrics.get('gufc_router_icmp_errors_total{result="sent"}') ==
+              st["router"]["icmp_errors"], "metrics: %s" % {
+                  k: v for k, v in metrics.items() if "router" in k})
         check(st["mode"] == "router", "mode")
         check(st["router"]["echo_replies"] >= 12, "echo replies: %s" % st["router"])
         check(st["router"]["icmp_errors"] >= 2, "icmp errors: %s" % st["router"])
@@ -324,21 +334,28 @@ def t_pmtu(build):
 
 def t_neigh(build):
     with Gateway(build, BASE_CONF, ACCEPT) as gw:
-        r = ping(gw, SERVER4, count=2)
-        check(r.returncode == 0, r.stdout)
+        for dst in (SERVER4, SERVER6):
+            r = ping(gw, dst, count=2)
+            check(r.returncode == 0, r.stdout)
         before = gw.shell("show neighbours")
-        p = gw.spawn(gw.cns, ["ping", "-4", "-c", "30", "-i", "0.1", "-W", "1", SERVER4])
+        pings = [gw.spawn(gw.cns, ["ping", "-4" if ":" not in dst else "-6", "-c", "30", "-i",
+                                   "0.1", "-W", "1", dst]) for dst in (SERVER4, SERVER6)]
         time.sleep(1.0)
+        # The server announces its new MAC (arp_notify, ndisc_notify).
         gw.server(["ip", "link", "set", gw.stap, "address", "02:00:5e:10:00:99"])
-        out, _ = p.communicate(timeout=30)
-        m = re.search(r"(\d+) received", out)
-        check(m and int(m.group(1)) >= 29, "pings lost over the MAC change:\n" + out)
+        for dst, p in zip((SERVER4, SERVER6), pings):
+            out, _ = p.communicate(timeout=30)
+            m = re.search(r"(\d+) received", out)
+            check(m and int(m.group(1)) >= 29,
+                  "pings to %s lost over the MAC change:\n%s" % (dst, out))
         after = gw.shell("show neighbours")
-        check(re.search(r"%s\s+02:00:5e:10:00:99" % re.escape(SERVER4), after),
-              "the new MAC is not in the table:\nbefore:\n%s\nafter:\n%s" % (before, after))
+        for dst in (SERVER4, SERVER6):
+            check(re.search(r"%s\s+02:00:5e:10:00:99" % re.escape(dst), after),
+                  "the new MAC of %s is not in the table:\nbefore:\n%s\nafter:\n%s" % (
+                      dst, before, after))
         gw.stop()
         st = gw.stats()
-        check(st["router"]["mac_changes"] >= 1, "mac_changes: %s" % st["router"])
+        check(st["router"]["mac_changes"] >= 2, "mac_changes: %s" % st["router"])
 
 
 TESTS = {"ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,

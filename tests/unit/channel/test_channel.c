@@ -442,6 +442,53 @@ test_bad_params(void **state)
 	assert_int_equal(totals().flow_pool_size, 4);
 }
 
+/*
+ * chan_enqueue_burst_hold(): what a full ring does not take stays with the
+ * caller, uncounted, and goes in later in order; an app channel without
+ * consumer drops as usual (nobody would make room).
+ */
+static void
+test_enqueue_hold(void **state)
+{
+	struct rte_mbuf *m[8], *o[8];
+	struct chan_stats st;
+	int id, app;
+
+	(void)state;
+	tbl = make_table(8, 0, 0);
+	id = make_chan("hold", CHAN_CONS_TX, 4); /* holds 3; port 0 has no direct TX */
+	app = make_chan("happ", CHAN_CONS_APP, 4);
+	assert_true(id > 0 && app > 0);
+	for (unsigned int i = 0; i < 5; i++)
+		m[i] = pkt_make(60, i);
+	assert_int_equal(chan_enqueue_burst_hold(tbl, (uint16_t)id, 0, m, 5), 3);
+	st = stats_of((uint16_t)id);
+	assert_int_equal(st.enqueued, 3);
+	assert_int_equal(st.drop_full, 0);
+	assert_int_equal(st.enq_bytes, 180);
+	assert_int_equal(pool_in_use(), 5); /* two still ours */
+	assert_int_equal(chan_enqueue_burst_hold(tbl, (uint16_t)id, 0, m + 3, 2), 0);
+	assert_int_equal(chan_dequeue_burst(tbl, (uint16_t)id, o, 8), 3);
+	assert_int_equal(chan_enqueue_burst_hold(tbl, (uint16_t)id, 0, m + 3, 2), 2);
+	assert_int_equal(chan_dequeue_burst(tbl, (uint16_t)id, o + 3, 8), 2);
+	for (unsigned int i = 0; i < 5; i++)
+		assert_ptr_equal(o[i], m[i]);
+	rte_pktmbuf_free_bulk(o, 5);
+	assert_int_equal(stats_of((uint16_t)id).drop_full, 0);
+	/* App channel, nobody attached: the rest is dropped (and taken). */
+	for (unsigned int i = 0; i < 5; i++)
+		m[i] = pkt_make(60, i);
+	assert_int_equal(chan_enqueue_burst_hold(tbl, (uint16_t)app, 0, m, 5), 5);
+	assert_int_equal(stats_of((uint16_t)app).drop_full, 2);
+	assert_int_equal(pool_in_use(), 3);
+	/* A bad id: everything dropped, counted invalid, all taken. */
+	pkts_make(m, 2, 64, 100);
+	assert_int_equal(chan_enqueue_burst_hold(tbl, 7, 0, m, 2), 2);
+	assert_int_equal(totals().drop_invalid, 2);
+	assert_int_equal(chan_flush(tbl, (uint16_t)app), 3);
+	assert_int_equal(pool_in_use(), 0);
+}
+
 static void
 test_enqueue_full(void **state)
 {
@@ -1514,6 +1561,7 @@ main(void)
 		cmocka_unit_test_teardown(test_duplicate_name, teardown),
 		cmocka_unit_test_teardown(test_bad_params, teardown),
 		cmocka_unit_test_teardown(test_enqueue_full, teardown),
+		cmocka_unit_test_teardown(test_enqueue_hold, teardown),
 		cmocka_unit_test_teardown(test_discard_drain, teardown),
 		cmocka_unit_test_teardown(test_tx_channel, teardown),
 #ifdef GUFC_HAVE_NET_RING

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -141,6 +142,8 @@ teardown(void **state)
 	}
 	chan_table_free(W.chans);
 	fc_locals_free(W.locals);
+	rte_ring_free(W.rx.done);
+	rte_free(W.rx.pend);
 	memset(&W, 0, sizeof(W));
 	if (rte_mempool_avail_count(pool) != POOL_SIZE) {
 		fprintf(stderr, "mempool not whole after the test: %u of %u free\n",
@@ -272,14 +275,40 @@ rx1(struct rte_mbuf *m)
 	return rx(&m, 1);
 }
 
-/* The slow path: everything on the upcall ring through dp_upcall_burst(). */
+/* The RX context keeps per-connection order: a pending table and a completion ring. */
+void
+world_pending(void)
+{
+	W.rx.done = rte_ring_create("dp_test_done", 256, SOCKET_ID_ANY,
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	assert_non_null(W.rx.done);
+	W.rx.pend = dp_pending_init(rte_zmalloc(NULL, dp_pending_memsize(128, 8), 64), 128, 8);
+	assert_non_null(W.rx.pend);
+	W.rx.pend_wait = true;
+}
+
+/*
+ * The slow path: everything on the upcall ring through dp_upcall_burst(),
+ * then the completion tokens back to the RX context (with world_pending()).
+ */
 unsigned int
 slow(void)
 {
 	struct rte_mbuf *m[DP_BURST_MAX];
-	unsigned int n = rte_ring_sc_dequeue_burst(W.up, (void **)m, DP_BURST_MAX, NULL);
+	void *tok[DP_BURST_MAX];
+	unsigned int n, nt = 0, done;
 
-	return dp_upcall_burst(&W.slow, m, n, NOW);
+	if (dp_held(&W.slow) != 0 && dp_hold_retry(&W.slow) != 0)
+		return 0;
+	n = rte_ring_sc_dequeue_burst(W.up, (void **)m, DP_BURST_MAX, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		nt = dp_done_collect(m[i], tok, nt);
+	done = dp_upcall_burst(&W.slow, m, n, NOW);
+	if (W.rx.done != NULL)
+		assert_int_equal(dp_done_post(W.rx.done, tok, nt), 0);
+	else
+		assert_int_equal(nt, 0);
+	return done;
 }
 
 /* Take what channel @p ch holds (at most @p max). */
@@ -336,8 +365,11 @@ sum_drops(const struct dp_stats *s)
 void
 check_accounting(void)
 {
-	assert_int_equal(W.rx.st.rx, W.rx.st.fwd_pkts + W.rx.st.upcalls + sum_drops(&W.rx.st));
-	assert_int_equal(W.slow.st.slow_pkts, W.slow.st.fwd_pkts + sum_drops(&W.slow.st));
+	assert_int_equal(W.rx.st.rx,
+		W.rx.st.fwd_pkts + W.rx.st.upcalls + sum_drops(&W.rx.st) + dp_held(&W.rx) +
+			W.rx.st.waiting);
+	assert_int_equal(W.slow.st.slow_pkts,
+		W.slow.st.fwd_pkts + sum_drops(&W.slow.st) + dp_held(&W.slow));
 }
 
 /* The entry of a key (family of @p k), or NULL. */

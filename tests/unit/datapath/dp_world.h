@@ -36,6 +36,11 @@ extern struct rte_mempool *pool;
 
 /** Set up the world: conntrack or not, an upcall ring of @p upcall_ring slots. */
 void world_up(bool conntrack, uint32_t upcall_ring);
+/**
+ * Give the RX context a pending table (8 packets can wait) and a completion
+ * ring: per-connection order.
+ */
+void world_pending(void);
 /** Commit native rules @p text (fails the test on a parse error). */
 void load(const char *text);
 /** cmocka teardown: free the world; fails unless the mempool is whole. */

@@ -10,8 +10,11 @@
  * and UDP, on the slow and the fast path); offload marks (a live mark skips
  * parse and lookup, a stale one falls back); grouping per channel (order
  * kept); drops with their reasons (cached and slow-path verdicts, parse
- * errors, non-IP and fragments per setting, a full upcall ring); and direct
- * TX of a TX channel on the producer's own queue.
+ * errors, non-IP and fragments per setting, a full upcall ring); lossless
+ * contexts holding what full rings refuse, in order; per-connection order
+ * across the slow path (a hit behind its connection's upcall follows it
+ * until the completion comes back); and direct TX of a TX channel on the
+ * producer's own queue.
  *
  * Each test checks the accounting: every packet given to the datapath is
  * delivered, upcalled or counted under one reason, exactly; the teardown
@@ -630,6 +633,181 @@ test_upcall_full(void **state)
 	check_accounting();
 }
 
+/*
+ * Lossless: what a full upcall ring does not take is held, in order, not
+ * dropped, and goes up once there is room; a full channel holds the slow
+ * path's decisions the same way. Nothing is lost, nothing reordered.
+ */
+static void
+test_lossless_hold(void **state)
+{
+	struct rte_mbuf *m[5], *o[8];
+	struct chan_params cp = {.name = "tiny", .kind = CHAN_CONS_TX, .ring_size = 4};
+	int tiny;
+
+	(void)state;
+	world_up(false, 4); /* holds 3 */
+	W.rx.lossless = true;
+	W.slow.lossless = true;
+	tiny = chan_create(W.chans, &cp); /* holds 3 */
+	assert_true(tiny > 0);
+	load("accept channel tiny\n");
+	for (unsigned int i = 0; i < 5; i++)
+		m[i] = udp4("10.0.0.1", (uint16_t)(100 + i), "10.9.0.7", 53, i);
+	assert_int_equal(rx(m, 5), 0);
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(dp_held(&W.rx), 2);
+	assert_int_equal(W.rx.st.ll_held, 2);
+	assert_int_equal(W.rx.st.ll_bursts, 1);
+	assert_int_equal(W.rx.st.drops[DP_DROP_UPCALL_FULL], 0);
+	check_accounting();
+	/* Still no room: the retry keeps them and counts no new event. */
+	assert_int_equal(dp_hold_retry(&W.rx), 2);
+	assert_int_equal(W.rx.st.ll_bursts, 1);
+	/* The slow path decides 3; the channel takes 3. */
+	assert_int_equal(slow(), 3);
+	assert_int_equal(dp_held(&W.slow), 0);
+	assert_int_equal(dp_hold_retry(&W.rx), 0);
+	assert_int_equal(W.rx.st.upcalls, 5);
+	/* The channel is full: the slow path holds its decisions. */
+	assert_int_equal(slow(), 2);
+	assert_int_equal(dp_held(&W.slow), 2);
+	check_accounting();
+	assert_int_equal(take((uint16_t)tiny, o, 8), 3);
+	assert_int_equal(slow(), 0); /* retries the hold: both fit now */
+	assert_int_equal(dp_held(&W.slow), 0);
+	assert_int_equal(take((uint16_t)tiny, o + 3, 5), 2);
+	for (unsigned int i = 0; i < 5; i++)
+		assert_int_equal(tag_of(o[i]), i);
+	rte_pktmbuf_free_bulk(o, 5);
+	assert_int_equal(sum_drops(&W.rx.st) + sum_drops(&W.slow.st), 0);
+	check_accounting();
+}
+
+/*
+ * Per-connection order: while an upcall of a connection is in flight, its
+ * next packets, hits included and either direction, wait on the RX context;
+ * once the slow path hands back the completion, they take the fast path in
+ * order. Another connection's hits never wait.
+ */
+static void
+test_pending_order(void **state)
+{
+	struct rte_mbuf *m[2], *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	/* Flows A (10.0.0.1) and B (10.0.0.2) get their entries. */
+	rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 0));
+	rx1(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 1));
+	assert_int_equal(W.rx.pend->n, 2);
+	assert_int_equal(slow(), 2);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 2);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 2)), 1); /* a hit */
+	/* A's reply misses; A's hit right behind it waits. */
+	m[0] = udp4("10.9.0.1", 53, "10.0.0.1", 1000, 3);
+	m[1] = udp4("10.0.0.1", 1000, "10.9.0.1", 53, 4);
+	assert_int_equal(rx(m, 2), 0);
+	assert_int_equal(W.rx.st.waited, 1);
+	assert_int_equal(W.rx.st.waiting, 1);
+	assert_int_equal(W.rx.st.upcalls, 3);
+	check_accounting();
+	/* B's hit does not wait. */
+	assert_int_equal(rx1(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 5)), 1);
+	assert_int_equal(slow(), 1);
+	/* The completion lets A's packet go, through the fast path (a hit). */
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.st.hits, 3);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 6)), 1);
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(W.rx.st.rx, 7);
+	/* A's packets in their order: 0, 2, 3, 4, 6; B's 1, 5. */
+	assert_int_equal(take(W.out, o, 8), 7);
+	{
+		static const uint32_t want[] = { 0, 1, 2, 5, 3, 4, 6 };
+
+		for (unsigned int i = 0; i < 7; i++)
+			assert_int_equal(tag_of(o[i]), want[i]);
+	}
+	rte_pktmbuf_free_bulk(o, 7);
+	check_accounting();
+}
+
+/*
+ * Without waiting (an input that may block: files, FIFOs), a hit behind
+ * its connection's upcall goes up behind it, on the same FIFO ring, and
+ * keeps the connection pending until its own completion.
+ */
+static void
+test_pending_behind(void **state)
+{
+	struct rte_mbuf *m[2], *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	W.rx.pend_wait = false;
+	load("accept\n");
+	rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 0));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	m[0] = udp4("10.9.0.1", 53, "10.0.0.1", 1000, 1);
+	m[1] = udp4("10.0.0.1", 1000, "10.9.0.1", 53, 2);
+	assert_int_equal(rx(m, 2), 0);
+	assert_int_equal(W.rx.st.upcall_pending, 1);
+	assert_int_equal(W.rx.st.waited, 0);
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(slow(), 2);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 2);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 3)), 1);
+	assert_int_equal(take(W.out, o, 8), 4);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(tag_of(o[i]), i);
+	rte_pktmbuf_free_bulk(o, 4);
+	check_accounting();
+}
+
+/*
+ * One upcall per new flow: a burst of a new flow's packets sends the first
+ * up and keeps the rest waiting (8 can wait: the rest is pending_full);
+ * the completion sends them on as hits, in order.
+ */
+static void
+test_pending_one_upcall(void **state)
+{
+	struct rte_mbuf *m[12], *o[16];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	for (unsigned int i = 0; i < 12; i++)
+		m[i] = udp4("10.0.0.1", 1000, "10.9.0.1", 53, i);
+	assert_int_equal(rx(m, 12), 0);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.waiting, 8);
+	assert_int_equal(dp_wait_room(&W.rx), 0);
+	assert_int_equal(W.rx.st.drops[DP_DROP_PENDING_FULL], 3);
+	check_accounting();
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(dp_wait_room(&W.rx), 8);
+	assert_int_equal(W.rx.st.hits, 8);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(take(W.out, o, 16), 9);
+	for (unsigned int i = 0; i < 9; i++)
+		assert_int_equal(tag_of(o[i]), i);
+	rte_pktmbuf_free_bulk(o, 9);
+	check_accounting();
+}
+
 /* The slow path drops under the engine's reason (here nat_error), not as filter. */
 static void
 test_slow_drop_reason(void **state)
@@ -737,6 +915,10 @@ main(void)
 		cmocka_unit_test_teardown(test_grouping, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_upcall_full, teardown),
+		cmocka_unit_test_teardown(test_lossless_hold, teardown),
+		cmocka_unit_test_teardown(test_pending_order, teardown),
+		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
+		cmocka_unit_test_teardown(test_pending_behind, teardown),
 		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
 #ifdef GUFC_HAVE_NET_RING
 		cmocka_unit_test_teardown(test_direct_tx, teardown),

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath/dp_pending.c — per-connection order across the slow path:
+ * the connection hash, the RX context's table of upcalls in flight per
+ * connection (struct dp_pending) and the completion tokens the slow path
+ * hands back (dp_done_post(), dp_done_poll()). See datapath.h.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "datapath.h"
+#include "dp_priv.h"
+
+/*
+ * Ready-queue entries: a connection is queued when its last upcall is back
+ * and packets wait (at most one per waiting packet), and at most once more
+ * while its packets run (an upcall of the run dropped as upcall_full).
+ */
+#define DP_READY_CAP(wait_cap) (2 * (size_t)(wait_cap) + 2)
+
+static inline uint64_t
+dp_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* One end of a connection: its address words and port. */
+static inline uint64_t
+dp_end_hash(const uint8_t *addr, unsigned int len, uint16_t port)
+{
+	uint64_t h = port;
+
+	for (unsigned int i = 0; i < len; i += 8) {
+		uint64_t w = 0;
+
+		memcpy(&w, addr + i, len - i < 8 ? len - i : 8);
+		h = dp_mix64(h ^ w) + i;
+	}
+	return dp_mix64(h);
+}
+
+uint64_t
+dp_conn_hash(const struct fc_key *k)
+{
+	uint64_t a, b, h;
+	uint8_t proto;
+
+	if (k->family == FC_AF_INET4) {
+		a = dp_end_hash((const uint8_t *)&k->v4.src, 4, k->v4.sport);
+		b = dp_end_hash((const uint8_t *)&k->v4.dst, 4, k->v4.dport);
+		proto = k->v4.proto;
+	} else {
+		a = dp_end_hash(k->v6.src, 16, k->v6.sport);
+		b = dp_end_hash(k->v6.dst, 16, k->v6.dport);
+		proto = k->v6.proto;
+	}
+	/* Either order: the ends sorted. */
+	if (a > b) {
+		uint64_t t = a;
+
+		a = b;
+		b = t;
+	}
+	h = dp_mix64(a ^ dp_mix64(b + ((uint64_t)proto << 8 | k->family)));
+	return h | 1;
+}
+
+/* Where the parts of a struct dp_pending go: slots, wm, ready, wnext, wport, end. */
+static uint64_t
+dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[6])
+{
+	uint64_t slots = rte_align64pow2((uint64_t)max_inflight * 2 + (uint64_t)wait_cap * 2 + 16);
+
+	off[0] = RTE_ALIGN(sizeof(struct dp_pending), 64);
+	off[1] = off[0] + (size_t)slots * sizeof(struct dp_pending_slot);
+	off[2] = off[1] + (size_t)wait_cap * sizeof(struct rte_mbuf *);
+	off[3] = off[2] + DP_READY_CAP(wait_cap) * sizeof(uint64_t);
+	off[4] = off[3] + (size_t)wait_cap * sizeof(uint32_t);
+	off[5] = off[4] + (size_t)wait_cap * sizeof(uint16_t);
+	return slots;
+}
+
+size_t
+dp_pending_memsize(uint32_t max_inflight, uint32_t wait_cap)
+{
+	size_t off[6];
+
+	dp_pending_layout(max_inflight, wait_cap, off);
+	return off[5];
+}
+
+struct dp_pending *
+dp_pending_init(void *mem, uint32_t max_inflight, uint32_t wait_cap)
+{
+	struct dp_pending *p = mem;
+	uint8_t *base = mem;
+	size_t off[6];
+	uint64_t slots = dp_pending_layout(max_inflight, wait_cap, off);
+
+	memset(p, 0, off[5]);
+	p->mask = (uint32_t)(slots - 1);
+	p->slot = (struct dp_pending_slot *)(base + off[0]);
+	p->wm = (struct rte_mbuf **)(base + off[1]);
+	p->ready = (uint64_t *)(base + off[2]);
+	p->wnext = (uint32_t *)(base + off[3]);
+	p->wport = (uint16_t *)(base + off[4]);
+	p->wait_cap = wait_cap;
+	p->wait_free = wait_cap;
+	p->ready_cap = (uint32_t)DP_READY_CAP(wait_cap);
+	for (uint32_t i = 0; i < wait_cap; i++)
+		p->wnext[i] = i + 1 < wait_cap ? i + 1 : DP_WAIT_NONE;
+	p->free_head = wait_cap ? 0 : DP_WAIT_NONE;
+	return p;
+}
+
+struct dp_pending_slot *
+dp_pending_find(struct dp_pending *p, uint64_t conn)
+{
+	for (uint32_t i = (uint32_t)conn & p->mask;; i = (i + 1) & p->mask) {
+		if (p->slot[i].conn == conn)
+			return &p->slot[i];
+		if (p->slot[i].conn == 0)
+			return NULL;
+	}
+}
+
+/* The slot of @p conn, created when missing. NULL: the table is half full. */
+static struct dp_pending_slot *
+dp_pending_get(struct dp_pending *p, uint64_t conn)
+{
+	uint32_t i = (uint32_t)conn & p->mask;
+
+	for (;; i = (i + 1) & p->mask) {
+		struct dp_pending_slot *s = &p->slot[i];
+
+		if (s->conn == conn)
+			return s;
+		if (s->conn == 0) {
+			/* Half full at most, so probes stay short. */
+			if (p->n >= (p->mask + 1) / 2)
+				return NULL;
+			s->conn = conn;
+			s->count = 0;
+			s->nwait = 0;
+			s->head = s->tail = DP_WAIT_NONE;
+			p->n++;
+			return s;
+		}
+	}
+}
+
+bool
+dp_pending_add(struct dp_pending *p, uint64_t conn)
+{
+	struct dp_pending_slot *s = dp_pending_get(p, conn);
+
+	if (s == NULL) {
+		p->full++;
+		return false;
+	}
+	s->count++;
+	return true;
+}
+
+/* Free slot @p s (nothing in flight, nothing waiting): backward shift. */
+static void
+dp_pending_del(struct dp_pending *p, struct dp_pending_slot *s)
+{
+	uint32_t i = (uint32_t)(s - p->slot), j;
+
+	p->n--;
+	/* Move later entries of the probe run back over the hole. */
+	for (j = (i + 1) & p->mask; p->slot[j].conn != 0; j = (j + 1) & p->mask) {
+		uint32_t home = (uint32_t)p->slot[j].conn & p->mask;
+
+		/* Entry j may fill hole i if its home is not in (i, j]. */
+		if (((j - home) & p->mask) >= ((j - i) & p->mask)) {
+			p->slot[i] = p->slot[j];
+			i = j;
+		}
+	}
+	p->slot[i].conn = 0;
+}
+
+void
+dp_pending_sub(struct dp_pending *p, uint64_t conn)
+{
+	struct dp_pending_slot *s = dp_pending_find(p, conn);
+
+	if (s == NULL || s->count == 0)
+		return; /* not counted (cannot happen) */
+	if (--s->count != 0)
+		return;
+	if (s->nwait == 0) {
+		dp_pending_del(p, s);
+		return;
+	}
+	/* Its waiting packets may go: queue the connection. */
+	p->ready[(p->ready_head + p->ready_n) % p->ready_cap] = conn;
+	p->ready_n++;
+}
+
+bool
+dp_pending_wait(struct dp_pending *p, struct dp_pending_slot *s, struct rte_mbuf *m,
+	uint16_t port)
+{
+	uint32_t e = p->free_head;
+
+	if (e == DP_WAIT_NONE)
+		return false;
+	p->free_head = p->wnext[e];
+	p->wait_free--;
+	p->wm[e] = m;
+	p->wport[e] = port;
+	p->wnext[e] = DP_WAIT_NONE;
+	if (s->tail == DP_WAIT_NONE)
+		s->head = e;
+	else
+		p->wnext[s->tail] = e;
+	s->tail = e;
+	s->nwait++;
+	return true;
+}
+
+/* Put @p n packets back at the head of @p s's queue, in order (room is there). */
+static void
+dp_pending_unwait(struct dp_pending *p, struct dp_pending_slot *s, struct rte_mbuf **m,
+	unsigned int n, uint16_t port)
+{
+	for (unsigned int k = n; k-- > 0;) {
+		uint32_t e = p->free_head;
+
+		p->free_head = p->wnext[e];
+		p->wait_free--;
+		p->wm[e] = m[k];
+		p->wport[e] = port;
+		p->wnext[e] = s->head;
+		if (s->head == DP_WAIT_NONE)
+			s->tail = e;
+		s->head = e;
+		s->nwait++;
+	}
+}
+
+/*
+ * Run the waiting packets of ready connections through the fast path, one
+ * run of packets of one connection and port at a time, while the context
+ * holds nothing. A packet that goes up again makes the rest of the run
+ * wait again (dp_rx_burst() hands them back in p->back), ahead of what
+ * still waits.
+ */
+static void
+dp_pending_run(struct dp_ctx *c, uint32_t now)
+{
+	struct dp_pending *p = c->pend;
+	struct rte_mbuf *m[DP_BURST_MAX];
+
+	while (p->ready_n != 0 && dp_held(c) == 0) {
+		uint64_t conn = p->ready[p->ready_head];
+		struct dp_pending_slot *s = dp_pending_find(p, conn);
+		unsigned int k = 0;
+		uint16_t port;
+
+		if (s == NULL || s->count != 0 || s->nwait == 0) {
+			/* Pending again (it is queued once more when done), or gone. */
+			p->ready_head = (p->ready_head + 1) % p->ready_cap;
+			p->ready_n--;
+			if (s != NULL && s->count == 0 && s->nwait == 0)
+				dp_pending_del(p, s);
+			continue;
+		}
+		port = p->wport[s->head];
+		while (k < DP_BURST_MAX && s->head != DP_WAIT_NONE && p->wport[s->head] == port) {
+			uint32_t e = s->head;
+
+			m[k++] = p->wm[e];
+			s->head = p->wnext[e];
+			p->wnext[e] = p->free_head;
+			p->free_head = e;
+			p->wait_free++;
+			s->nwait--;
+		}
+		if (s->head == DP_WAIT_NONE)
+			s->tail = DP_WAIT_NONE;
+		c->st.waiting -= k;
+		p->reinject = true;
+		p->n_back = 0;
+		dp_rx_reinject(c, port, m, k, now);
+		p->reinject = false;
+		/* Slots may have moved (a dropped upcall freed one): find it again. */
+		s = p->n_back != 0 ? dp_pending_get(p, conn) : dp_pending_find(p, conn);
+		if (s == NULL) {
+			/* Gone (nothing left of it), or, with packets back, no slot
+			 * (cannot happen: this connection's was just in use). */
+			for (unsigned int i = 0; i < p->n_back; i++)
+				c->st.drops[DP_DROP_PENDING_FULL]++;
+			if (p->n_back != 0)
+				rte_pktmbuf_free_bulk(p->back, p->n_back);
+			p->ready_head = (p->ready_head + 1) % p->ready_cap;
+			p->ready_n--;
+			continue;
+		}
+		if (p->n_back != 0) {
+			dp_pending_unwait(p, s, p->back, p->n_back, port);
+			c->st.waiting += p->n_back;
+		}
+		if (s->count == 0 && s->nwait == 0) {
+			p->ready_head = (p->ready_head + 1) % p->ready_cap;
+			p->ready_n--;
+			dp_pending_del(p, s);
+		} else if (s->count != 0) {
+			/* Waits again: queued once more when its upcalls are done. */
+			p->ready_head = (p->ready_head + 1) % p->ready_cap;
+			p->ready_n--;
+		}
+	}
+}
+
+unsigned int
+dp_done_poll(struct dp_ctx *c, uint32_t now)
+{
+	void *tok[DP_BURST_MAX];
+	unsigned int n, total = 0;
+
+	if (c->pend == NULL)
+		return 0;
+	do {
+		n = rte_ring_sc_dequeue_burst(c->done, tok, DP_BURST_MAX, NULL);
+		for (unsigned int i = 0; i < n; i++)
+			dp_pending_sub(c->pend, (uint64_t)(uintptr_t)tok[i]);
+		total += n;
+	} while (n == DP_BURST_MAX);
+	dp_pending_run(c, now);
+	return total;
+}
+
+int
+dp_done_post(struct rte_ring *done, void *const *tokens, unsigned int n)
+{
+	if (n == 0)
+		return 0;
+	return rte_ring_sp_enqueue_bulk(done, tokens, n, NULL) == n ? 0 : -ENOBUFS;
+}
