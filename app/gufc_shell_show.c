@@ -69,6 +69,8 @@ show_stats(struct sh_ctx *c)
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
 		fprintf(f, " %s %" PRIu64 "%s", mod_ct_why_name(w), t.cts.invalid[w],
 			w + 1 < MOD_CT_WHY__COUNT ? "," : "\n");
+	fprintf(f, "%-20s %" PRIu64 " new flows untracked by the raw table\n", "notrack",
+		t.cts.notrack);
 	fprintf(f, "%-20s %" PRIu64 " rerouted, %" PRIu64 " walks%s\n", "route changes",
 		t.rts.rerouted, t.rts.route_walks, t.rts.rerouting ? " (walking)" : "");
 	fprintf(f, "%-20s %" PRIu64 " in, %" PRIu64 " datagrams, %" PRIu64 " failed\n",

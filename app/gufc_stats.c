@@ -548,6 +548,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"last_rules\": %u, \"last_generation\": %u, \"last_us\": %" PRIu64 "},\n",
 		t->reload.ok, t->reload.failed, t->reload.last_rules, t->reload.last_gen,
 		t->reload.last_us);
+	fprintf(f, "  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"notrack\": %" PRIu64 "},\n",
+		t->cts.related, t->cts.notrack);
 	{
 		const struct mod_ipfix_stats *x = &t->ipfix.st;
 

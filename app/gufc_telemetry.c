@@ -98,6 +98,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("revalidated", t.es.revalidated);
 	U("refreshed", t.es.refreshed);
 	U("icmp_related", t.cts.related);
+	U("conntrack_notrack", t.cts.notrack);
 	U("icmp_related_nat", t.nats.related_nat);
 	U("ct_tcp_conns", t.cts.tcp_conns);
 	U("ct_tcp_refused", t.cts.tcp_full);

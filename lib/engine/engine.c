@@ -156,7 +156,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	struct fc_action *a)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
-	struct eng_marks mk = { .ctmark = eng->ctmark[ti][idx] };
+	struct eng_marks mk = {.ctmark = eng->ctmark[ti][idx]};
 	unsigned int d, cs = eng_entry_ctstate(eng, a);
 	uint32_t deps, pd;
 	struct eng_pv pv;

@@ -308,6 +308,8 @@ struct rule_flow_moved {
  * - entry_ctstate: the ctstate packets taking the fast path get from an
  *   entry (its cached verdict must be computed with it); 0 if untracked.
  *   The first non-zero answer counts.
+ * - entry_ctstatus: the status of an entry's connection (RULE_CTS_*, what
+ *   -m conntrack --ctstatus matches); 0 if untracked. First non-zero counts.
  * - filter_key: for an entry with FC_ACT_F_NAT, write the destination side
  *   (address, port) the filter saw into @p fk (the engine has put the
  *   entry's key there and sets the local bits itself). Called from
@@ -327,6 +329,7 @@ struct rule_module {
 	void (*on_remove)(void *priv, const struct rule_flow_gone *g);
 	void (*on_move)(void *priv, const struct rule_flow_moved *mv);
 	unsigned int (*entry_ctstate)(void *priv, const struct fc_action *a);
+	unsigned int (*entry_ctstatus)(void *priv, const struct fc_action *a);
 	void (*filter_key)(void *priv, const struct fc_action *a, struct fc_key *fk);
 	int (*ct_format)(void *priv, const struct fc_action *a, char *buf, size_t len);
 	unsigned int (*step)(void *priv, uint32_t now, unsigned int budget);

@@ -330,7 +330,8 @@ eng_hooks_used(struct rule_engine *eng)
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
 		eng->hooks_used[t] = 0;
 		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++)
-			if (rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h) != NULL)
+			if (rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h) !=
+				NULL)
 				eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
 	}
 }

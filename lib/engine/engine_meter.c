@@ -67,8 +67,11 @@ meter_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
 	}
 	if (eng->n_meters == RULE_METERS_MAX || l->rate == 0)
 		return -ENOSPC;
-	eng->mkeys[i] = (struct eng_meter_key){ .rule_id = r->id, .rate = l->rate,
-		.burst = l->burst, .xi = (uint8_t)xi, .unit = l->unit };
+	eng->mkeys[i] = (struct eng_meter_key){.rule_id = r->id,
+		.rate = l->rate,
+		.burst = l->burst,
+		.xi = (uint8_t)xi,
+		.unit = l->unit};
 	m = &eng->view.meters[i];
 	m->interval = unit_cycles(l->unit) / l->rate;
 	if (m->interval == 0)

@@ -35,7 +35,7 @@ extern "C" {
  * by whoever takes a token (RX lcores, the rules lcore), with a CAS.
  */
 struct rule_meter {
-	uint64_t tat;       /**< when the bucket is full again */
+	uint64_t tat;	    /**< when the bucket is full again */
 	uint64_t interval;  /**< cycles per token (1 / rate) */
 	uint64_t tolerance; /**< (burst - 1) * interval */
 } __rte_cache_aligned;
@@ -64,8 +64,8 @@ rule_engine_meter_take(const struct rule_engine *eng, uint16_t id, uint64_t now)
 		if (t - now > m->tolerance)
 			return false;
 		next = t + m->interval;
-	} while (!__atomic_compare_exchange_n(&m->tat, &tat, next, true, __ATOMIC_RELAXED,
-		__ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(
+		&m->tat, &tat, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return true;
 }
 

@@ -37,6 +37,20 @@ eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a)
 	return 0;
 }
 
+/* The status of an entry's connection (RULE_CTS_*), as the modules know it. */
+static unsigned int
+eng_entry_ctstatus(const struct rule_engine *eng, const struct fc_action *a)
+{
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+		unsigned int s;
+
+		if (m->entry_ctstatus != NULL && (s = m->entry_ctstatus(m->priv, a)) != 0)
+			return s;
+	}
+	return 0;
+}
+
 /* The flow gets no entry: the modules that saw it release what they took. */
 void
 eng_abort(struct rule_engine *eng, struct eng_flow *ef)
@@ -74,8 +88,8 @@ eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsig
 	struct rule_pkt *p)
 {
 	RTE_SET_USED(eng);
-	rule_pkt_init(p, &up->pkt.key, ctstate,
-		up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0);
+	rule_pkt_init(
+		p, &up->pkt.key, ctstate, up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0);
 	p->in_port = fc_key_in_port(&up->pkt.key);
 	p->tcp_flags = up->pkt.tcp_flags;
 	p->icmp_type = up->pkt.icmp_type;
@@ -115,8 +129,8 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 		rule_eval_init(res);
 		return 0;
 	}
-	return rule_engine_classify(eng, (enum rule_stage)stage, p, pv != NULL ? &pv->pv : NULL,
-		res);
+	return rule_engine_classify(
+		eng, (enum rule_stage)stage, p, pv != NULL ? &pv->pv : NULL, res);
 }
 
 /* The stage whose result is the verdict: the first that dropped, else filter. */
@@ -170,6 +184,15 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 		p.ct_orig = *k;
 	p.mark = 0;
 	p.ctmark = mk->ctmark;
+	/* A cached flow's connection is confirmed (the first packet's was not yet). */
+	p.ctstatus = (uint8_t)eng_entry_ctstatus(eng, a);
+	p.ct_expire = p.ctstatus != 0 ? mk->ct_expire : 0;
+	/* A reply's connection: its original tuple is the reply reversed (without NAT). */
+	if (p.ctstatus != 0 && (a->flags & FC_ACT_F_REPLY)) {
+		p.ct_repl = *k;
+		if (!(a->flags & FC_ACT_F_NAT))
+			fc_key_reverse(k, &p.ct_orig);
+	}
 	*deps = 0;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
@@ -199,7 +222,7 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 	uint8_t v[2];
 
 	for (unsigned int i = 0; i < 2; i++) {
-		struct eng_marks mk = { .ctmark = ctmark };
+		struct eng_marks mk = {.ctmark = ctmark};
 		struct eng_pv pv;
 		uint32_t deps;
 		int rc;
@@ -212,7 +235,8 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 		if (ENG_DEPS_PER_PACKET(deps) & ~RULE_DEP_METER || pv.other || pv.n_meter > 1 ||
 			(pv.n_meter == 1 && pv.meter != meter))
 			return -ENOTSUP;
-		v[i] = ev[i][d[i]].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+		v[i] = ev[i][d[i]].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
+								  : FC_VERDICT_DROP;
 	}
 	if (v[0] == v[1])
 		return 0;
@@ -247,12 +271,11 @@ flow_fkey(struct rule_flow *f)
 	fc_key_set_in_port(&f->fkey[0], fc_key_in_port(&f->key));
 	fc_key_reverse(&f->fkey[0], &f->fkey[1]);
 	fc_key_set_in_port(&f->fkey[1], rule_engine_out_port(f->eng, f->act[RULE_DIR_ORIG].out_port,
-						 fc_key_in_port(&f->key)));
+						fc_key_in_port(&f->key)));
 }
 
 int
-rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
-	const struct rule_eval **res)
+rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const struct rule_eval **res)
 {
 	struct eng_flow *ef;
 	struct rule_engine *eng;
@@ -281,14 +304,18 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
 				cs |= RULE_CT_DNAT;
 			ef->pkt.ct_orig = f->key;
 			ef->pkt.ct_repl = f->reply_key;
+			/* --ctexpire: a new connection's whole timeout (conntrack set it). */
+			ef->pkt.ct_expire =
+				f->untracked || f->ctstate == 0 ? 0 : (f->timeout + 999) / 1000;
 		}
 		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->pv, &ef->ev[s]);
 		if (rc < 0)
 			return rc;
 		ef->stages |= (uint8_t)(1u << s);
-		/* A nat rule counts the connections it decides (their first packet), as in Linux. */
+		/* A nat rule counts the connections it decides (first packets), as Linux. */
 		if ((s == RULE_STAGE_DST || s == RULE_STAGE_SRC) &&
-			ef->ev[s].nat_rule_id != RULE_ID_NONE && ef->ev[s].nat_rule_id != RULE_ID_POLICY)
+			ef->ev[s].nat_rule_id != RULE_ID_NONE &&
+			ef->ev[s].nat_rule_id != RULE_ID_POLICY)
 			eng_rule_count(eng, ef->ev[s].nat_rule_id, 1, f->up->len);
 	}
 	*res = &ef->ev[stage];
@@ -331,8 +358,8 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	}
 	d = eng_decider(ev, n);
 	f->act[1].rule_id = ev[d].rule_id;
-	f->act[1].verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
-								 : FC_VERDICT_DROP;
+	f->act[1].verdict =
+		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	eng_flow_of(f)->mark[1] = p.mark;
@@ -374,8 +401,8 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		struct fc_action m = f->act[0];
 		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
 
-		rc = eng_meter_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0,
-			ef->pv.meter);
+		rc = eng_meter_decide(
+			eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, ef->pv.meter);
 		if (rc == 0) {
 			deps = 0;
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {

@@ -309,10 +309,11 @@ int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
 	struct rule_eval *res);
 unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
-/** A packet's marks: its own (0 off the wire) and its connection's. */
+/** A packet's marks: its own (0 off the wire) and its connection's; its seconds left. */
 struct eng_marks {
 	uint32_t mark;
 	uint32_t ctmark;
+	uint32_t ct_expire; /**< in: seconds the connection has left (0: none known) */
 };
 int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,

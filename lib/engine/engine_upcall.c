@@ -365,6 +365,20 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 }
 
 /*
+ * Seconds entry @p idx's connection has left (-m conntrack --ctexpire): as
+ * in Linux, where conntrack refreshes the timer before the filter tables
+ * see the packet, its whole idle timeout (for its state now), rounded up;
+ * 0 without one.
+ */
+static uint32_t
+ct_expire_s(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	uint32_t to = eng_timeout(eng, ti, idx);
+
+	return to == 0 ? 0 : (to + 999) / 1000;
+}
+
+/*
  * A packet of a cached flow decided on its own (every stage, on its own key).
  * @return false on an error (@p d says so).
  */
@@ -373,7 +387,8 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	const struct fc_action *a, unsigned int cs, struct rule_decision *d)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
-	struct eng_marks mk = { .ctmark = eng->ctmark[ti][idx] };
+	struct eng_marks mk = {
+		.ctmark = eng->ctmark[ti][idx], .ct_expire = ct_expire_s(eng, ti, idx)};
 	struct eng_pv pv;
 	unsigned int i;
 	uint32_t deps;
@@ -458,8 +473,10 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		dec_from_act(d, &a, cs);
 		/* As on the fast path: a metered entry asks its meter. */
 		if ((a.flags & FC_ACT_F_METER) && rule_engine_verdict(eng, &a, 0) != a.verdict) {
-			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
-			d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP
+								     : FC_VERDICT_ACCEPT;
+			d->drop =
+				d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 			if (d->verdict != FC_VERDICT_ACCEPT)
 				d->nat_slot = RULE_NAT_NONE;
 		}

@@ -616,6 +616,7 @@ struct mod_ct_module_stats {
 	uint64_t removed;   /**< TCP connections ended by a RST before any reply */
 	uint64_t tcp_conns; /**< TCP connections (records) tracked now */
 	uint64_t tcp_full;  /**< TCP connections refused: max_tcp reached */
+	uint64_t notrack;   /**< new flows the raw table made untracked (CT --notrack, NOTRACK) */
 };
 
 /**

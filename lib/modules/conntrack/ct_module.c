@@ -206,6 +206,28 @@ ct_entry_ctstate(void *priv, const struct fc_action *a)
 	return mod_ct_conn_ctstate(&c, entry_dir(a));
 }
 
+/*
+ * The status -m conntrack --ctstatus sees: CONFIRMED once the connection
+ * has an entry, SEEN_REPLY once a reply came, ASSURED for an established
+ * TCP connection (or one closing after it) and for another protocol's
+ * that had a reply.
+ */
+static unsigned int
+ct_entry_ctstatus(void *priv, const struct fc_action *a)
+{
+	struct mod_ct_conn c;
+	unsigned int s = RULE_CTS_CONFIRMED;
+
+	if (!entry_conn(priv, a, &c))
+		return 0;
+	if (c.flags & MOD_CT_C_REPLIED)
+		s |= RULE_CTS_SEEN_REPLY;
+	if ((c.state >= MOD_CT_S_ESTABLISHED && c.state <= MOD_CT_S_TIME_WAIT) ||
+		(c.state == MOD_CT_S_OPEN && (c.flags & MOD_CT_C_REPLIED)))
+		s |= RULE_CTS_ASSURED;
+	return s;
+}
+
 static int
 ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 {
@@ -267,6 +289,29 @@ count_verdict(struct mod_ct_module *ct, const struct mod_ct_verdict *v)
 		count(&ct->st.removed);
 }
 
+/*
+ * Did the raw table (PREROUTING, OUTPUT) make this packet untracked (-j CT
+ * --notrack, -j NOTRACK)? Raw runs before conntrack: it sees INVALID, as in
+ * Linux where the packet has no connection yet.
+ */
+static bool
+ct_notrack(struct rule_flow *f)
+{
+	const struct rule_eval *raw;
+
+	f->ctstate = RULE_CT_NEW; /* tracked so far: raw sees INVALID */
+	if (rule_engine_classify_flow(f, RULE_STAGE_RAW, &raw) < 0)
+		return false;
+	for (unsigned int i = 0; i < raw->n_acts && i < RULE_ACTS_MAX; i++) {
+		const struct rule_act *a = &raw->acts[i];
+
+		if (a->action == RULE_ACT_NOTRACK ||
+			(a->action == RULE_ACT_CT && a->tgt != NULL && (a->tgt->given & 1)))
+			return true;
+	}
+	return false;
+}
+
 static int
 ct_on_insert(void *priv, struct rule_flow *f)
 {
@@ -280,6 +325,14 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	/* Decided without an entry by the engine (non-first fragments): untracked. */
 	if (f->nocache)
 		return 0;
+	/* NOTRACK: conntrack leaves the flow alone (UNTRACKED to the later tables). */
+	if (ct_notrack(f)) {
+		f->ctstate = 0;
+		f->untracked = true;
+		__atomic_store_n(&ct->st.notrack, ct->st.notrack + 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	f->ctstate = 0;
 	if (mod_ct_icmp_is_error(&up->pkt)) {
 		/* Errors belong to a connection or to none: never cached. */
 		f->ctstate = (uint8_t)icmp_error_state(ct, f);
@@ -480,6 +533,7 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 		m.on_packet = ct_on_packet;
 		m.on_remove = ct_on_remove;
 		m.entry_ctstate = ct_entry_ctstate;
+		m.entry_ctstatus = ct_entry_ctstatus;
 		m.ct_format = ct_format;
 		m.priv = ct;
 		rc = rule_engine_module_register(eng, &m);
@@ -521,6 +575,7 @@ mod_ct_module_stats_get(const struct mod_ct_module *ct, struct mod_ct_module_sta
 	st->removed = __atomic_load_n(&ct->st.removed, __ATOMIC_RELAXED);
 	st->tcp_conns = __atomic_load_n(&ct->st.tcp_conns, __ATOMIC_RELAXED);
 	st->tcp_full = __atomic_load_n(&ct->st.tcp_full, __ATOMIC_RELAXED);
+	st->notrack = __atomic_load_n(&ct->st.notrack, __ATOMIC_RELAXED);
 }
 
 int

@@ -397,6 +397,75 @@ test_meters(void **state)
 	eng_stack_free(eng);
 }
 
+/* NOTRACK in raw: conntrack leaves the flow alone; later tables see UNTRACKED. */
+static void
+test_notrack(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall u = up4(17, "10.0.0.1", 1000, "10.0.0.2", 5353, 0, 0);
+	struct rule_upcall ur = up4(17, "10.0.0.2", 5353, "10.0.0.1", 1000, 0, 1);
+	struct rule_upcall t = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall tr = up4(17, "10.0.0.2", 53, "10.0.0.1", 1001, 0, 1);
+	struct mod_ct_module_stats st;
+	const struct fc_entry *e;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "accept ctstate untracked proto udp dport 5353\n"
+		  "accept ctstate new proto udp dport 53\n"
+		  "policy drop\n"
+		  "table raw\n"
+		  "chain R hook prerouting\n"
+		  "notrack proto udp dport 5353\n");
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.rule_id, 1);
+	e = entry_of(eng, &u.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.ct_state, 0); /* no connection */
+	assert_null(entry_of(eng, &ur.pkt.key));
+	/* A tracked flow beside it: NEW, with its reply entry. */
+	d = decide(eng, t, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.rule_id, 2);
+	assert_non_null(entry_of(eng, &tr.pkt.key));
+	mod_ct_module_stats_get(eng_stack_ct(eng), &st);
+	assert_int_equal(st.notrack, 1);
+	eng_stack_free(eng);
+}
+
+/*
+ * -m conntrack --ctstatus sees the connection's status (SEEN_REPLY once a
+ * reply came), --ctexpire its seconds left.
+ */
+static void
+test_ctstatus(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall q = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall r = up4(17, "10.0.0.2", 53, "10.0.0.1", 1000, 0, 1);
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "drop proto udp ctstatus seen_reply\n"
+		  "drop proto udp dport 54 ctexpire 0:10\n"
+		  "accept\n");
+	d = decide(eng, q, 1); /* its connection is not even confirmed yet */
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, q, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, r, 3);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 1);
+	d = rx(eng, q, 4);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* --ctexpire: a UDP connection without reply has 30 s (its whole timeout) left. */
+	q = up4(17, "10.0.0.1", 1001, "10.0.0.2", 54, 0, 0);
+	assert_int_equal(decide(eng, q, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, q, 6).verdict, FC_VERDICT_ACCEPT);
+	eng_stack_free(eng);
+}
+
 static void
 test_nat_stages(void **state)
 {
@@ -430,6 +499,8 @@ main(void)
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
 		cmocka_unit_test(test_meters),
+		cmocka_unit_test(test_notrack),
+		cmocka_unit_test(test_ctstatus),
 		cmocka_unit_test(test_nat_stages),
 	};
 
