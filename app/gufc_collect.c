@@ -59,6 +59,9 @@ rules_fn(struct gufc_app *app, void *arg)
 				r->packets = 0;
 				r->bytes = 0;
 				rule_counters_snap_get(snap, r->id, &r->packets, &r->bytes);
+				/* Plus the rule's own (an import's [pkts:bytes]), as iptables -L -v. */
+				r->packets += chain->rules[i].pkts;
+				r->bytes += chain->rules[i].bytes;
 				if (rule_format(&chain->rules[i], r->text, sizeof(r->text)) < 0)
 					snprintf(r->text, sizeof(r->text), "?");
 			}

@@ -3,8 +3,8 @@
  * app/gufc_rules.c — rule sets as the app loads them: a native file, or an
  * iptables file and an ip6tables file (each deciding its own family, as on
  * a Linux host), the ipsets their "-m set" rules name (one "ipset save"
- * file, loaded once at start), and the port names their -i/-o match
- * ("port N name NAME", default the PMD's name). A pattern no port has
+ * file, loaded at start and by SIGHUP), and the port names their -i/-o
+ * match ("port N name NAME", default the PMD's name). A pattern no port has
  * loads with a warning (netfilter does the same: it never matches); so do
  * actions and stateful matches whose run-time side gufc does not carry out
  * yet (warn_pending()).
@@ -43,10 +43,6 @@ pending_action(unsigned int a)
 	case RULE_ACT_LOG:
 	case RULE_ACT_NFLOG:
 		return "logs nothing yet (the walk goes on, as in netfilter)";
-	case RULE_ACT_MARK:
-	case RULE_ACT_CONNMARK:
-		return "marks are seen by the later rules of the same walk, not kept with "
-		       "flows or connections yet";
 	case RULE_ACT_TCPMSS:
 	case RULE_ACT_CHECKSUM:
 	case RULE_ACT_DSCP:
@@ -72,7 +68,6 @@ static const char *
 pending_match(const struct rule_x *x)
 {
 	switch (x->kind) {
-	case RULE_XM_LIMIT:
 	case RULE_XM_HASHLIMIT:
 	case RULE_XM_RECENT:
 	case RULE_XM_CONNLIMIT:
@@ -82,9 +77,6 @@ pending_match(const struct rule_x *x)
 		return x->u.stat.mode == RULE_STAT_NTH
 			       ? "keeps no counter yet: it answers as right after loading"
 			       : NULL;
-	case RULE_XM_CONNMARK:
-		return "sees the mark set in the same walk only (connection marks are not "
-		       "kept yet)";
 	default:
 		return NULL;
 	}

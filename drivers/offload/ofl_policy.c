@@ -229,8 +229,8 @@ eligible(const struct ofl_policy *pol, unsigned int fam, const struct fc_key *k,
 	} else {
 		return false;
 	}
-	/* NAT needs header offsets the marked path does not compute. */
-	if (a->flags & FC_ACT_F_NAT)
+	/* NAT needs header offsets the marked path does not compute; a meter, its packets. */
+	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER))
 		return false;
 	if (proto != 6 && proto != 17 && proto != 132)
 		return false;

@@ -329,7 +329,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
 		}
-		if (a->verdict != FC_VERDICT_ACCEPT) {
+		/* A metered entry's verdict flips while its meter is exceeded. */
+		if (rule_engine_verdict(c->eng, a, 0) != FC_VERDICT_ACCEPT) {
 			fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
 			dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
 			continue;
@@ -474,7 +475,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		t = fam ? c->tab6 : c->tab4;
 		/* A router's packets need their parse (TTL, rewrite): the software path. */
 		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
-			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & FC_ACT_F_NAT) ||
+			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER)) ||
 			    dp_marked_wants(&a, mb))) {
 			st->hw_fallback++;
 			m[left++] = mb;

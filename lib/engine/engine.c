@@ -55,6 +55,18 @@ eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint
 	eng->rctr[i].bytes += bytes;
 }
 
+void
+eng_ctr_fold(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e)
+{
+	struct eng_cred *c = &eng->cred[ti][idx];
+	uint64_t p, b;
+
+	eng_ctr_delta(eng, ti, idx, e, &p, &b);
+	eng_rule_count(eng, e->act.rule_id, p, b);
+	c->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+	c->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+}
+
 uint16_t
 eng_channel(struct rule_engine *eng, const char *name)
 {
@@ -107,34 +119,88 @@ eng_filter_key(const struct rule_engine *eng, const struct fc_key *k, const stru
 		fc_key_set_flags(fk, fl);
 }
 
+/*
+ * The connection of live entry @p idx has mark @p ctmark now: both entries
+ * hold it. When it changed, the other direction's cached verdict is
+ * decided again under it (its packets would see the new mark).
+ */
+void
+eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t ctmark)
+{
+	uint32_t peer = eng_peer(eng, ti, idx);
+	const struct fc_entry *pe;
+	const void *raw;
+	struct fc_action a;
+	struct fc_key k;
+
+	if (eng->ctmark[ti][idx] == ctmark)
+		return;
+	eng->ctmark[ti][idx] = ctmark;
+	pe = peer != FC_INDEX_NONE ? fc_table_entry(eng->t[ti], peer) : NULL;
+	raw = pe != NULL ? fc_table_key(eng->t[ti], peer) : NULL;
+	if (raw == NULL || eng_peer(eng, ti, peer) != idx)
+		return;
+	eng->ctmark[ti][peer] = ctmark;
+	memset(&k, 0, sizeof(k));
+	k.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+	memcpy(&k.v4, raw, fc_table_key_size(eng->t[ti]));
+	a = pe->act;
+	/* One level: the peer's walk may set the mark once more; it is kept, not chased. */
+	if (eng_refilter(eng, ti, peer, &k, &a) < 0)
+		a.verdict = FC_VERDICT_SLOW;
+	eng_entry_set(eng, ti, peer, &a, eng_timeout(eng, ti, peer));
+}
+
 int
-eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a)
+eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
-	uint32_t deps;
-	unsigned int d;
+	struct eng_marks mk = { .ctmark = eng->ctmark[ti][idx] };
+	unsigned int d, cs = eng_entry_ctstate(eng, a);
+	uint32_t deps, pd;
+	struct eng_pv pv;
 	struct fc_key fk;
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
-	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, eng_entry_ctstate(eng, a), ev, &d, &deps);
+	eng_pv_init(&pv, eng, ENG_PV_CONFORM);
+	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, cs, ev, &d, &deps, &mk, &pv);
 	if (rc < 0)
 		return rc;
+	if (a->flags & FC_ACT_F_METER) {
+		a->flags &= (uint8_t)~FC_ACT_F_METER;
+		a->pkt_class = 0;
+	}
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	/* Per-packet fields: each packet on its own. */
-	if (deps != 0)
-		a->verdict = FC_VERDICT_SLOW;
 	a->rule_id = ev[d].rule_id;
+	pd = ENG_DEPS_PER_PACKET(deps);
+	/* One meter decided: the verdict while it conforms, the fast path asks it. */
+	if (eng_pv_one_meter(&pv, deps) && !(pd & ~RULE_DEP_METER) &&
+		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng->ctmark[ti][idx], pv.meter) >= 0)
+		pd = 0;
+	/* Per-packet fields: each packet on its own. */
+	if (pd != 0)
+		a->verdict = FC_VERDICT_SLOW;
+	eng->fmark[ti][idx] = mk.mark;
+	if (mk.ctmark != eng->ctmark[ti][idx]) {
+		uint32_t peer = eng_peer(eng, ti, idx);
+
+		/* Kept on both entries; a peer refiltering right now sees it too. */
+		eng->ctmark[ti][idx] = mk.ctmark;
+		if (peer != FC_INDEX_NONE)
+			eng->ctmark[ti][peer] = mk.ctmark;
+	}
 	a->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
 	a->gen = eng->gen;
 	return 0;
 }
 
 /*
- * Replace an entry's action. When its rule changes, the packets counted so
- * far stay with the old rule: they move to the old rule's bank, and the new
- * rule's bank is debited as much (modular arithmetic), so that "bank + live
- * entries" stays right for both.
+ * Replace an entry's action. When its rule changes (or the entry was
+ * validated under rule ids no longer current), what it counted so far is
+ * folded into the old rule's counter (or dropped): the new rule counts
+ * from now on.
  */
 void
 eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,
@@ -145,12 +211,8 @@ eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const stru
 
 	if (e == NULL)
 		return;
-	if (e->act.rule_id != a->rule_id) {
-		uint64_t p = e->packets, b = e->bytes;
-
-		eng_rule_count(eng, e->act.rule_id, p, b);
-		eng_rule_count(eng, a->rule_id, -p, -b);
-	}
+	if (e->act.rule_id != a->rule_id || !eng_ctr_live(eng, &e->act))
+		eng_ctr_fold(eng, ti, idx, e);
 	fc_table_update(t, idx, a, timeout);
 }
 
@@ -314,7 +376,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 			e->act.channel);
 	}
 
-	eng_rule_count(eng, e->act.rule_id, e->packets, e->bytes);
+	eng_ctr_fold(eng, ti, idx, e);
 	eng->st.removed++;
 	g.key = *k;
 	g.act = e->act;
@@ -411,6 +473,7 @@ tables_create(struct rule_engine *eng)
 {
 	for (unsigned int ti = 0; ti < 2; ti++) {
 		struct fc_table_params tp = {0};
+		uint32_t n_slots;
 		char name[48];
 
 		tp.capacity = ti == 0 ? eng->p.capacity_v4 : eng->p.capacity_v6;
@@ -427,6 +490,12 @@ tables_create(struct rule_engine *eng)
 		eng->t[ti] = fc_table_create(&tp);
 		if (eng->t[ti] == NULL)
 			return -rte_errno;
+		n_slots = ((const struct fc_table_view *)(const void *)eng->t[ti])->n_slots;
+		eng->cred[ti] = calloc(n_slots, sizeof(*eng->cred[ti]));
+		eng->ctmark[ti] = calloc(n_slots, sizeof(*eng->ctmark[ti]));
+		eng->fmark[ti] = calloc(n_slots, sizeof(*eng->fmark[ti]));
+		if (eng->cred[ti] == NULL || eng->ctmark[ti] == NULL || eng->fmark[ti] == NULL)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -478,6 +547,8 @@ rule_engine_create(const struct rule_engine_params *p)
 	if (eng->qsv == NULL || rte_rcu_qsbr_init(eng->qsv, eng->p.max_readers) != 0)
 		goto fail;
 	rc = tables_create(eng);
+	if (rc == 0)
+		rc = eng_meters_init(eng);
 	if (rc < 0)
 		goto fail;
 	rc = eng_commit_init(eng);
@@ -509,7 +580,13 @@ rule_engine_free(struct rule_engine *eng)
 	free(eng->ret);
 	eng_commit_fini(eng);
 	free(eng->rctr);
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		free(eng->cred[ti]);
+		free(eng->ctmark[ti]);
+		free(eng->fmark[ti]);
+	}
 	free(eng->chan_parent);
+	eng_meters_fini(eng);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }

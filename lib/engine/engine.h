@@ -409,9 +409,12 @@ struct rule_engine_params {
 };
 
 /** The fast path's view of an engine: the first member of struct rule_engine. */
+struct rule_meter;
+
 struct rule_engine_view {
 	uint32_t gen; /**< current generation (acquire/release) */
 	uint32_t pad;
+	struct rule_meter *meters; /**< RULE_METERS_MAX token buckets (engine_meter.h) */
 };
 
 /**
@@ -687,6 +690,8 @@ struct rule_flow_info {
 	uint32_t timeout;
 	uint32_t created;
 	uint32_t last_seen;
+	uint32_t ctmark;       /**< its connection's mark */
+	uint32_t mark;         /**< the mark its packets leave the rules' walk with */
 	uint64_t packets;
 	uint64_t bytes;
 };
@@ -786,5 +791,6 @@ int rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint
 #endif
 
 #include "engine_info.h"
+#include "engine_meter.h"
 
 #endif /* GUFC_ENGINE_H */

@@ -256,6 +256,15 @@ env_differs(const struct rule_set *a, const struct rule_set *b)
 	return false;
 }
 
+/* Do @a and its clone-descendant @b name the same rules by the same ids? */
+static bool
+same_ids(const struct rule_set *a, const struct rule_set *b)
+{
+	const struct rule_log *la = rule_set_log(a), *lb = rule_set_log(b);
+
+	return la != NULL && lb != NULL && la->token == lb->token;
+}
+
 /* Append the changes from the current set to @ns under generation @gen. */
 static int
 record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen, bool *full)
@@ -353,6 +362,18 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 		eng->n_chg = n_before;
 		rule_set_free(s);
 		return rc;
+	}
+	/*
+	 * A set that is no descendant of the current one numbers its rules
+	 * anew: counters start over (as iptables-restore does; imported
+	 * [pkts:bytes] are the rules' own), and entries validated before count
+	 * for no rule of it (eng_ctr_live()).
+	 */
+	if (!same_ids(eng->set, s)) {
+		eng->ctr_gen = gen;
+		eng_meters_reset(eng);
+		if (eng->n_rctr != 0)
+			memset(eng->rctr, 0, (size_t)eng->n_rctr * sizeof(*eng->rctr));
 	}
 	old = eng->set;
 	rule_set_generation_set(s, gen);
@@ -487,7 +508,7 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			eng_flow_delete(eng, eng->pass_tbl, idx);
 			continue;
 		}
-		if (eng_refilter(eng, &k, &a) < 0)
+		if (eng_refilter(eng, eng->pass_tbl, idx, &k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		a.gen = eng->gen;
 		eng_entry_set(eng, eng->pass_tbl, idx, &a, eng_timeout(eng, eng->pass_tbl, idx));

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/engine: the rules engine's counters and introspection — engine
- * counters, per-rule packet/byte counters (live entries + entries gone +
- * packets decided without an entry), the flow listing the shell and
+ * counters, per-rule packet/byte counters (the bank: what entries credited
+ * when their rule changed or they went, packets decided without an entry,
+ * connections nat rules translated; plus what live entries counted since
+ * they last credited), the flow listing the shell and
  * telemetry print, and the entry lookups modules use.
  */
 #include <errno.h>
@@ -62,8 +64,11 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 			const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
 
 			if (e != NULL && e->act.rule_id == rule_id) {
-				p += e->packets;
-				b += e->bytes;
+				uint64_t dp, db;
+
+				eng_ctr_delta(eng, ti, idx, e, &dp, &db);
+				p += dp;
+				b += db;
 			}
 		}
 	}
@@ -123,13 +128,16 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 			const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
 			uint32_t slot;
 
+			uint64_t dp, db;
+
 			if (e == NULL || e->act.rule_id == RULE_ID_NONE)
 				continue;
 			slot = e->act.rule_id == RULE_ID_POLICY ? 0 : e->act.rule_id;
 			if (slot >= n)
 				continue;
-			s->c[slot].packets += e->packets;
-			s->c[slot].bytes += e->bytes;
+			eng_ctr_delta(eng, ti, idx, e, &dp, &db);
+			s->c[slot].packets += dp;
+			s->c[slot].bytes += db;
 		}
 	}
 	return s;
@@ -177,6 +185,8 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->timeout = x->timeout;
 	info->created = fc_table_created(t, idx);
 	info->last_seen = e->last_seen;
+	info->ctmark = eng->ctmark[ti][idx];
+	info->mark = eng->fmark[ti][idx];
 	info->packets = e->packets;
 	info->bytes = e->bytes;
 	return true;
@@ -328,6 +338,9 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 		rule, a->channel, port, ct, (a->flags & FC_ACT_F_NAT) ? "slot" : "none",
 		(a->flags & FC_ACT_F_NAT) ? a->nat_id : 0, a->interest, a->gen, info->packets,
 		info->bytes);
+	if (n >= 0 && (size_t)n < len && (info->mark != 0 || info->ctmark != 0))
+		n += snprintf(buf + n, len - (size_t)n, " mark=0x%" PRIx32 " ctmark=0x%" PRIx32,
+			info->mark, info->ctmark);
 	if (n < 0)
 		return -EINVAL;
 	return (size_t)n >= len ? -ENOSPC : n;

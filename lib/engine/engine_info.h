@@ -66,9 +66,15 @@ void rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_sta
 const char *rule_upcall_name(unsigned int reason);
 
 /**
- * Per-rule counters: packets and bytes of the live entries naming the rule,
- * plus those of entries gone, plus packets decided without an entry.
- * Walks the tables (O(flows)).
+ * Per-rule counters, as iptables keeps them: the packets and bytes a rule
+ * decided since it did (since the commit that brought it, for a set that
+ * is no descendant of the one before: such a commit starts every counter
+ * over, as iptables-restore does), not a flow's whole history. A cached
+ * flow counts on the rule its entry names from the moment it names it
+ * (revalidation to another rule hands over then); packets decided without
+ * an entry count one by one; a nat-table rule counts the connections it
+ * decided (one packet each: their first). The rules' own counters (an
+ * import's [pkts:bytes]) are not included. Walks the tables (O(flows)).
  * @param eng      the engine
  * @param rule_id  a rule id or RULE_ID_POLICY
  * @param packets  receives the packets

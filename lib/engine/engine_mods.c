@@ -94,7 +94,8 @@ eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsig
  */
 int
 eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
-	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct rule_eval *res)
+	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
+	struct rule_eval *res)
 {
 	struct rule_step steps[RULE_STEPS_MAX];
 	bool any = false;
@@ -114,7 +115,8 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 		rule_eval_init(res);
 		return 0;
 	}
-	return rule_engine_classify(eng, (enum rule_stage)stage, p, NULL, res);
+	return rule_engine_classify(eng, (enum rule_stage)stage, p, pv != NULL ? &pv->pv : NULL,
+		res);
 }
 
 /* The stage whose result is the verdict: the first that dropped, else filter. */
@@ -148,7 +150,8 @@ ct_nat_bits(unsigned int ctstate, const struct fc_key *k, const struct fc_key *f
 int
 eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
-	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps)
+	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,
+	struct eng_marks *mk, struct eng_pv *pv)
 {
 	uint16_t in = fc_key_in_port(k); /* the entry's (the packet's) input port */
 	uint16_t out = out_port_of(eng, a->out_port, in);
@@ -165,12 +168,14 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 	p.ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
 	if (!(a->flags & FC_ACT_F_REPLY))
 		p.ct_orig = *k;
+	p.mark = 0;
+	p.ctmark = mk->ctmark;
 	*deps = 0;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
 
 		rc = eng_pkt_stage(eng, s, &p, pre ? k : fk, pre ? RULE_IF_NONE : out,
-			pre ? ctstate : cs, &ev[s]);
+			pre ? ctstate : cs, pv, &ev[s]);
 		if (rc < 0)
 			return rc;
 		*deps |= ev[s].deps;
@@ -179,7 +184,43 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 			break;
 	}
 	*decider = eng_decider(ev, n);
+	mk->mark = p.mark;
+	mk->ctmark = p.ctmark;
 	return 0;
+}
+
+int
+eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark,
+	uint16_t meter)
+{
+	struct rule_eval ev[2][RULE_STAGE__COUNT];
+	unsigned int d[2];
+	uint8_t v[2];
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct eng_marks mk = { .ctmark = ctmark };
+		struct eng_pv pv;
+		uint32_t deps;
+		int rc;
+
+		eng_pv_init(&pv, eng, i == 0 ? ENG_PV_CONFORM : ENG_PV_EXCEED);
+		rc = eng_pkt_verdict(eng, up, k, fk, a, ctstate, ev[i], &d[i], &deps, &mk, &pv);
+		if (rc < 0)
+			return rc;
+		/* The other answer may lead the walk to another meter: per packet then. */
+		if (ENG_DEPS_PER_PACKET(deps) & ~RULE_DEP_METER || pv.other || pv.n_meter > 1 ||
+			(pv.n_meter == 1 && pv.meter != meter))
+			return -ENOTSUP;
+		v[i] = ev[i][d[i]].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	}
+	if (v[0] == v[1])
+		return 0;
+	a->verdict = v[0];
+	a->rule_id = ev[0][d[0]].rule_id;
+	a->flags |= FC_ACT_F_METER;
+	a->pkt_class = (uint16_t)(meter + 1);
+	return 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -241,10 +282,14 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
 			ef->pkt.ct_orig = f->key;
 			ef->pkt.ct_repl = f->reply_key;
 		}
-		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->ev[s]);
+		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->pv, &ef->ev[s]);
 		if (rc < 0)
 			return rc;
 		ef->stages |= (uint8_t)(1u << s);
+		/* A nat rule counts the connections it decides (their first packet), as in Linux. */
+		if ((s == RULE_STAGE_DST || s == RULE_STAGE_SRC) &&
+			ef->ev[s].nat_rule_id != RULE_ID_NONE && ef->ev[s].nat_rule_id != RULE_ID_POLICY)
+			eng_rule_count(eng, ef->ev[s].nat_rule_id, 1, f->up->len);
 	}
 	*res = &ef->ev[stage];
 	return 0;
@@ -268,13 +313,15 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	rule_pkt_init(&p, &f->reply_key, cs, f->kflags);
 	p.in_port = fwd_out;
 	p.ctdir = RULE_CTDIR_REPLY;
+	/* A reply starts with mark 0 and the connection's mark as the forward walk left it. */
+	p.ctmark = eng_flow_of(f)->ctmark;
 	p.ct_orig = f->key;
 	p.ct_repl = f->reply_key;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
 
 		rc = eng_pkt_stage(eng, s, &p, pre ? &f->reply_key : &f->fkey[1],
-			pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs, &ev[s]);
+			pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs, NULL, &ev[s]);
 		if (rc < 0)
 			return rc;
 		deps |= ev[s].deps;
@@ -286,8 +333,10 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	f->act[1].rule_id = ev[d].rule_id;
 	f->act[1].verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
 								 : FC_VERDICT_DROP;
-	if (deps != 0)
+	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
+	eng_flow_of(f)->mark[1] = p.mark;
+	eng_flow_of(f)->ctmark = p.ctmark;
 	snprintf(f->chan[1], sizeof(f->chan[1]), "%s", ev[RULE_STAGE_FILTER].channel);
 	return 0;
 }
@@ -298,7 +347,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	struct rule_engine *eng = priv;
 	struct eng_flow *ef = eng_flow_of(f);
 	const struct rule_eval *res;
-	uint32_t deps = 0;
+	uint32_t all = 0, deps;
 	unsigned int d;
 	int rc;
 
@@ -307,9 +356,34 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	if (rc < 0)
 		return rc;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++)
-		deps |= ef->ev[s].deps;
+		all |= ef->ev[s].deps;
+	deps = ENG_DEPS_PER_PACKET(all);
+	/* The flow's packets leave the walk with this mark; the connection's is kept. */
+	ef->mark[0] = ef->pkt.mark;
+	ef->ctmark = ef->pkt.ctmark;
 	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
 	f->act[0].rule_id = ef->ev[d].rule_id;
+	/*
+	 * One meter decided (this packet took its token): the entry holds the
+	 * verdict while it conforms (an accept: a new flow's cached drop holds
+	 * no meter), the fast path asks the meter. Otherwise, where the meter
+	 * changes the verdict, the flow is decided per packet (a drop: no
+	 * entry; an accept: FC_VERDICT_SLOW).
+	 */
+	if (eng_pv_one_meter(&ef->pv, all) && !(deps & ~RULE_DEP_METER)) {
+		struct fc_action m = f->act[0];
+		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
+
+		rc = eng_meter_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0,
+			ef->pv.meter);
+		if (rc == 0) {
+			deps = 0;
+		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
+			f->act[0].flags |= FC_ACT_F_METER;
+			f->act[0].pkt_class = m.pkt_class;
+			deps = 0;
+		}
+	}
 	snprintf(f->chan[0], sizeof(f->chan[0]), "%s", ef->ev[RULE_STAGE_FILTER].channel);
 	if (ef->ev[d].verdict != RULE_VERDICT_ACCEPT) {
 		f->act[0].verdict = FC_VERDICT_DROP;

@@ -106,6 +106,39 @@ struct eng_rule_ctr {
 	uint64_t bytes;
 };
 
+/**
+ * What of a live entry's packets and bytes its rule's counter holds already
+ * (eng_ctr_fold()), per table slot; rules lcore only.
+ */
+struct eng_cred {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+/** What a meter was made for (engine_meter.c): one rule's limit match. */
+struct eng_meter_key {
+	uint32_t rule_id;
+	uint32_t rate;
+	uint32_t burst;
+	uint8_t xi;   /**< the match's index in the rule */
+	uint8_t unit; /**< RULE_RATE_* */
+};
+
+/** A stateful-match provider for a walk (engine_meter.c). */
+enum eng_pv_mode {
+	ENG_PV_TAKE,      /**< a packet: meters take a token */
+	ENG_PV_CONFORM,   /**< a cached verdict: every meter conforms */
+	ENG_PV_EXCEED,    /**< ... every meter is exceeded */
+};
+struct eng_pv {
+	struct rule_providers pv; /**< first: what the evaluators get */
+	struct rule_engine *eng;
+	uint8_t mode;             /**< enum eng_pv_mode */
+	uint8_t n_meter;          /**< meters the walk reached (1: @c meter) */
+	uint8_t other;            /**< other stateful matches it reached (fresh answers) */
+	uint16_t meter;
+};
+
 /** Most per-rule counter slots (rule ids past it are not counted). */
 #define ENG_RULE_CTR_MAX (1u << 22)
 
@@ -155,6 +188,17 @@ struct rule_engine {
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
 	uint32_t n_rctr;
+	struct eng_meter_key *mkeys;  /**< RULE_METERS_MAX: meter i's rule (view.meters[i]) */
+	uint32_t n_meters;
+	struct eng_cred *cred[2];     /**< per slot of t[ti]: credited to the entry's rule */
+	uint32_t *ctmark[2];          /**< per slot of t[ti]: its connection's mark (both
+				           entries hold it) */
+	uint32_t *fmark[2];           /**< per slot of t[ti]: the mark its packets leave the
+				           walk with (slow path only: the fast path never needs
+				           it, so it is not in the entry) */
+	uint32_t ctr_gen;             /**< the commit that began the current rule ids (a set
+				           that is no descendant): entries validated before it
+				           count for no rule of it */
 
 	/* Removal context: why entries removed right now go. */
 	uint8_t gone_why;
@@ -229,10 +273,13 @@ struct eng_flow {
 	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
 	uint16_t kept[2];             /**< per direction: interest of the modules without
 				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
+	struct eng_pv pv;             /**< the flow's first packet's walk: it takes tokens */
 	uint8_t stages;               /**< bit per enum rule_stage evaluated (rule_engine_classify_flow()) */
 	/* Not cleared by flow_init(): valid per the bits of @c stages. */
 	struct rule_pkt pkt;          /**< the packet as the stages saw it (marks carry over) */
 	struct rule_eval ev[RULE_STAGE__COUNT]; /**< each stage's result */
+	uint32_t ctmark;              /**< the connection's mark after both directions' walks */
+	uint32_t mark[2];             /**< per direction: the mark its packets leave the walk with */
 };
 
 /** The eng_flow around @p f. */
@@ -242,21 +289,96 @@ eng_flow_of(struct rule_flow *f)
 	return (struct eng_flow *)(void *)f;
 }
 
+/* engine_meter.c */
+int eng_meters_init(struct rule_engine *eng);
+void eng_meters_fini(struct rule_engine *eng);
+void eng_meters_reset(struct rule_engine *eng);
+void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode);
+/* Can a cached verdict hold @p deps with the meters @p pv saw (one, nothing else)? */
+static inline bool
+eng_pv_one_meter(const struct eng_pv *pv, uint32_t deps)
+{
+	return (deps & RULE_DEP_METER) && pv->n_meter == 1 && pv->other == 0;
+}
+
 /* engine_mods.c: the module registry's calls and the built-in stages. */
 int eng_mods_register(struct rule_engine *eng);
 void eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up,
 	unsigned int ctstate, struct rule_pkt *p);
 int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
-	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct rule_eval *res);
+	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
+	struct rule_eval *res);
 unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
+/** A packet's marks: its own (0 off the wire) and its connection's. */
+struct eng_marks {
+	uint32_t mark;
+	uint32_t ctmark;
+};
 int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
-	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps);
+	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,
+	struct eng_marks *mk, struct eng_pv *pv);
+/*
+ * A cached verdict's walks when one meter decided (eng_pv_one_meter()):
+ * the walk with it conforming and exceeded, on @p a's flow. @return 1 when
+ * they differ (@p a gets FC_ACT_F_METER and the meter, the conforming
+ * verdict and rule), 0 when not (@p a is not changed), or -errno.
+ */
+int eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up,
+	const struct fc_key *k, const struct fc_key *fk, struct fc_action *a, unsigned int ctstate,
+	uint32_t ctmark, uint16_t meter);
+/*
+ * Per-packet fields a decision depended on that make a cached verdict
+ * per packet: marks are not among them (a packet starts with mark 0, the
+ * connection's mark is kept with its entries: the walk gives every packet
+ * of the flow the same ones).
+ */
+#define ENG_DEPS_PER_PACKET(deps) ((deps) & ~(RULE_DEP_MARK | RULE_DEP_CTMARK))
 void eng_abort(struct rule_engine *eng, struct eng_flow *ef);
 unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a);
 
 /* engine.c */
 void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);
+
+/** Does entry action @p a name a rule of the current ids (validated since ctr_gen)? */
+static inline bool
+eng_ctr_live(const struct rule_engine *eng, const struct fc_action *a)
+{
+	return (int32_t)(a->gen - eng->ctr_gen) >= 0;
+}
+
+/* What live entry @p e of slot @p idx counted that its rule does not hold yet. */
+static inline void
+eng_ctr_delta(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_entry *e, uint64_t *packets, uint64_t *bytes)
+{
+	const struct eng_cred *c = &eng->cred[ti][idx];
+
+	if (!eng_ctr_live(eng, &e->act)) {
+		*packets = 0;
+		*bytes = 0;
+		return;
+	}
+	*packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED) - c->packets;
+	*bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED) - c->bytes;
+}
+
+/*
+ * engine.c: credit live entry @p e (slot @p idx)'s new packets to its rule
+ * (none when it was validated under older rule ids), remembered credited.
+ */
+void eng_ctr_fold(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_entry *e);
+
+/* A slot's entry begins (insert): nothing credited, no connection mark. */
+static inline void
+eng_ctr_reset(struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	eng->cred[ti][idx].packets = 0;
+	eng->cred[ti][idx].bytes = 0;
+	eng->ctmark[ti][idx] = 0;
+	eng->fmark[ti][idx] = 0;
+}
 int eng_retire(struct rule_engine *eng, void *ptr);
 int eng_retire_chan(struct rule_engine *eng, uint16_t chan);
 uint16_t eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name);
@@ -267,7 +389,9 @@ void eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const
 	uint32_t timeout);
 void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
-int eng_refilter(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a);
+int eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a);
+void eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t ctmark);
 uint16_t eng_channel(struct rule_engine *eng, const char *name);
 
 /* engine_upcall.c */

@@ -95,6 +95,9 @@ flow_init(struct rule_engine *eng, struct eng_flow *ef, const struct rule_upcall
 	f->timeout = eng->p.untracked_timeout;
 	f->kflags = up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0;
 	ef->chan_flow = -1;
+	ef->ctmark = 0;
+	ef->mark[0] = ef->mark[1] = 0;
+	eng_pv_init(&ef->pv, eng, ENG_PV_TAKE);
 }
 
 /*
@@ -145,8 +148,10 @@ insert_entry(struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
 		eng_flow_delete(eng, ti, (uint32_t)old);
 		rc = fc_table_insert(t, &k->v4, sig, a, timeout, now);
 	}
-	if (rc >= 0)
+	if (rc >= 0) {
+		eng_ctr_reset(eng, ti, (uint32_t)rc);
 		eng_port_note(eng, fc_key_in_port(k));
+	}
 	return rc;
 }
 
@@ -271,8 +276,12 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 		eng_link(eng, (unsigned int)ti, (uint32_t)idx, (uint32_t)ridx);
+		eng->ctmark[ti][ridx] = ef.ctmark;
+		eng->fmark[ti][ridx] = ef.mark[1];
 		eng->st.replies++;
 	}
+	eng->ctmark[ti][idx] = ef.ctmark;
+	eng->fmark[ti][idx] = ef.mark[0];
 	eng->st.flows++;
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
 }
@@ -344,7 +353,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 					continue;
 				k = &pk;
 			}
-			if (eng_refilter(eng, k, &f->act[d]) < 0)
+			if (eng_refilter(eng, ti, f->idx[d], k, &f->act[d]) < 0)
 				f->act[d].verdict = FC_VERDICT_SLOW;
 		}
 		if (f->refilter || f->store)
@@ -360,19 +369,24 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
  * @return false on an error (@p d says so).
  */
 static bool
-pkt_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_action *a,
-	unsigned int cs, struct rule_decision *d)
+pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct rule_upcall *up,
+	const struct fc_action *a, unsigned int cs, struct rule_decision *d)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
+	struct eng_marks mk = { .ctmark = eng->ctmark[ti][idx] };
+	struct eng_pv pv;
 	unsigned int i;
 	uint32_t deps;
 	struct fc_key fk;
 
 	eng_filter_key(eng, &up->pkt.key, a, &fk);
-	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps) < 0) {
+	eng_pv_init(&pv, eng, ENG_PV_TAKE); /* a packet: its meters take tokens */
+	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps, &mk, &pv) < 0) {
 		dec_drop(d, RULE_DROP_ERROR);
 		return false;
 	}
+	/* A CONNMARK of this packet's walk is the connection's from now on. */
+	eng_ctmark_store(eng, ti, idx, mk.ctmark);
 	dec_from_act(d, a, cs);
 	d->rule_id = ev[i].rule_id;
 	d->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
@@ -412,7 +426,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 			eng_flow_delete(eng, ti, idx);
 			return false;
 		}
-		if (eng_refilter(eng, k, &a) < 0)
+		if (eng_refilter(eng, ti, idx, k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
@@ -429,7 +443,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		if (rc == -ENOENT) {
 			/* Removed without a new connection: decide from what it was. */
 			if (a.verdict == FC_VERDICT_SLOW) {
-				if (pkt_decide(eng, up, &a, cs, d))
+				if (pkt_decide(eng, ti, idx, up, &a, cs, d))
 					eng_rule_count(eng, d->rule_id, 1, up->len);
 			} else {
 				dec_from_act(d, &a, cs);
@@ -440,13 +454,20 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	}
 	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
 		dec_from_act(d, &a, cs);
+		/* As on the fast path: a metered entry asks its meter. */
+		if ((a.flags & FC_ACT_F_METER) && rule_engine_verdict(eng, &a, 0) != a.verdict) {
+			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
+			d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+			if (d->verdict != FC_VERDICT_ACCEPT)
+				d->nat_slot = RULE_NAT_NONE;
+		}
 	} else {
 		/*
 		 * Decided per packet, or the packet's own ctstate (e.g. INVALID)
 		 * differs from the entry's, or it came on a port the
 		 * connection's entries lack.
 		 */
-		if (!pkt_decide(eng, up, &a, cs, d))
+		if (!pkt_decide(eng, ti, idx, up, &a, cs, d))
 			return true;
 		/* The connection's packet on another port keeps it alive, as a hit would. */
 		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id)

@@ -50,6 +50,8 @@ extern "C" {
  * SYNs) cannot push established flows out.
  */
 #define FC_ACT_F_EARLY 0x04
+/** The verdict holds while the rules engine's meter pkt_class - 1 conforms; else the other one. */
+#define FC_ACT_F_METER 0x08
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a
@@ -57,21 +59,21 @@ extern "C" {
  * copy from fc_table_lookup_bulk(). What only the slow path reads lives in
  * the entry's struct fc_entry_aux, beside the action, not in it.
  *
- * @c adj is the adjacency (next hop) whose Ethernet rewrite a router
- * applies (router mode: lib/modules/neigh's index, written by the route
- * module; 0 in bridge mode). Reserved for the next features (zero
- * everywhere for now; inserts, updates and revalidation carry them, and
- * @c adj, unchanged):
- *  - @c ext: per-flow extension record for per-packet checks the fast path
- *    makes (meters, issue 11);
- *  - @c pkt_class: class of the per-packet predicates (TCP flag classes and
- *    the like, issue 11) under which the cached verdict holds.
+ * @c ext is a per-flow extension record the fast path reads for its
+ * per-packet checks (0 = none): the conntrack module's TCP window record.
+ * Marks are not in the action (the fast path never needs them; the rules
+ * engine keeps them per slot). @c adj is the adjacency (next hop) whose
+ * Ethernet rewrite a router applies (router mode: lib/modules/neigh's
+ * index, written by the route module; 0 in bridge mode). @c pkt_class:
+ * class of the per-packet predicates (TCP flag classes and the like) under
+ * which the cached verdict holds; with FC_ACT_F_METER, the rules engine's
+ * meter plus 1. Inserts, updates and revalidation carry all three.
  */
 struct fc_action {
 	uint32_t gen;       /**< rule-set generation it was validated under */
 	uint32_t rule_id;   /**< matched filter rule (per-rule counters) */
 	uint32_t nat_id;    /**< NAT rewrite slot, valid with FC_ACT_F_NAT */
-	uint32_t ext;       /**< per-flow extension record index; 0 = none (reserved) */
+	uint32_t ext;       /**< per-flow extension record; 0 = none (conntrack's TCP record) */
 	uint16_t channel;   /**< net channel id */
 	uint16_t out_port;  /**< output port */
 	uint16_t interest;  /**< FC_INTEREST_* */

@@ -77,6 +77,7 @@ struct bench_point {
 	double stages[7];
 	bool staged;
 	bool measured;
+	bool ext;                /**< the set of bench_rules_ext(): interfaces, marks, meters */
 };
 
 /** Rule-commit figures. */
@@ -148,6 +149,16 @@ uint32_t bench_rng_below(struct bench_rng *r, uint32_t n);
  * 70% accept, 30% drop. NULL on error.
  */
 struct rule_set *bench_rules_make(struct bench_rng *rng, uint32_t n);
+
+/**
+ * @p base with what real sets add that the random one lacks: rules that
+ * name the input port (@p port, named "wan0"), a mangle PREROUTING chain
+ * marking UDP and TCP flows and filter rules matching the marks, and a
+ * "-m limit" rule (rate high enough to conform) that about 10% of the
+ * flows reach: their entries ask a meter on every packet.
+ * @return the new set, or NULL (no memory, or a format or parse error).
+ */
+struct rule_set *bench_rules_ext(const struct rule_set *base, uint16_t port);
 
 /** A rule of the same distribution (for commits). */
 void bench_rule_random(struct bench_rng *rng, struct rule *r);
@@ -332,7 +343,8 @@ int bench_mbufs_fill(struct bench_ctx *ctx, struct rte_mbuf **m, uint32_t from, 
 	X(commit_p99_us_10k_rules_1m_flows) \
 	X(revalidation_throughput_fraction) \
 	X(bytes_per_flow_ipv4) \
-	X(marked_over_software)
+	X(marked_over_software) \
+	X(gufc_ext_over_plain_1k_rules)
 
 void bench_table_print(const struct bench_results *r, FILE *f);
 /** Compute the summary (notes added where a figure comes from a stand-in point). */

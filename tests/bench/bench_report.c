@@ -69,6 +69,8 @@ bench_table_print(const struct bench_results *r, FILE *f)
 		const struct bench_point *p = &r->pt[i];
 
 		count_fmt(a, sizeof(a), p->rules);
+		if (p->ext)
+			strncat(a, "x", sizeof(a) - strlen(a) - 1);
 		count_fmt(b, sizeof(b), p->flows_target);
 		if (!p->measured) {
 			fprintf(f, "%6s %6s %8s | skipped\n", a, b, "-");
@@ -92,6 +94,8 @@ bench_table_print(const struct bench_results *r, FILE *f)
 			fprintf(f, "stages of the gufc path (uniform, cycles per packet): "
 				   "rx, parse, local bits, port+hash, lookup, the rest; floor beside it\n");
 		count_fmt(a, sizeof(a), p->rules);
+		if (p->ext)
+			strncat(a, "x", sizeof(a) - strlen(a) - 1);
 		count_fmt(b, sizeof(b), p->flows_target);
 		fprintf(f, "%6s %6s: rx %.1f parse %.1f locals %.1f hash %.1f lookup %.1f rest %.1f "
 			   "= %.1f | floor %.1f\n", a, b, st[BENCH_ST_RX],
@@ -118,9 +122,9 @@ bench_table_print(const struct bench_results *r, FILE *f)
 			r->mem.bytes_per_flow[0], r->mem.bytes_per_flow[1], r->mem.capacity);
 }
 
-/* The measured point closest to (rules, flows): flows first, then rules. */
+/* The measured point closest to (rules, flows): flows first, then rules; plain or extended. */
 static const struct bench_point *
-point_find(const struct bench_results *r, uint32_t rules, uint32_t flows)
+point_find_kind(const struct bench_results *r, uint32_t rules, uint32_t flows, bool ext)
 {
 	const struct bench_point *best = NULL;
 	double bd = 0;
@@ -129,7 +133,7 @@ point_find(const struct bench_results *r, uint32_t rules, uint32_t flows)
 		const struct bench_point *p = &r->pt[i];
 		double d;
 
-		if (!p->measured)
+		if (!p->measured || p->ext != ext)
 			continue;
 		d = fabs(log((double)p->flows_target / flows)) * 100 +
 			fabs(log((double)p->rules / rules));
@@ -139,6 +143,12 @@ point_find(const struct bench_results *r, uint32_t rules, uint32_t flows)
 		}
 	}
 	return best;
+}
+
+static const struct bench_point *
+point_find(const struct bench_results *r, uint32_t rules, uint32_t flows)
+{
+	return point_find_kind(r, rules, flows, false);
 }
 
 static double
@@ -204,6 +214,27 @@ bench_summary(struct bench_results *r, double out[])
 	out[i++] = r->commit.fraction;
 	out[i++] = r->mem.bytes_per_flow[0];
 	out[i++] = ratio(r, "marked_over_software", 1000, m1, BENCH_MARKED, BENCH_GUFC);
+	/* Interfaces, marks and a meter: each point's gufc over its own floor (drift cancels). */
+	a = point_find_kind(r, 1000, m1, true);
+	b = a != NULL ? point_find(r, a->rules, a->flows_target) : NULL;
+	out[i] = 0;
+	if (a != NULL && b != NULL && a->cpp[BENCH_UNIFORM][BENCH_FLOOR] > 0 &&
+		b->cpp[BENCH_UNIFORM][BENCH_FLOOR] > 0 && b->cpp[BENCH_UNIFORM][BENCH_GUFC] > 0) {
+		out[i] = (a->cpp[BENCH_UNIFORM][BENCH_GUFC] / a->cpp[BENCH_UNIFORM][BENCH_FLOOR]) /
+			 (b->cpp[BENCH_UNIFORM][BENCH_GUFC] / b->cpp[BENCH_UNIFORM][BENCH_FLOOR]);
+		if (a->rules != 1000 || a->flows_target != m1)
+			bench_note(r, "gufc_ext_over_plain_1k_rules",
+				"not measured in this mode: at %u rules, %u flows", a->rules,
+				a->flows_target);
+		bench_note(r, "method_ext",
+			"gufc_ext_over_plain_1k_rules: the gufc path's cycles/packet over the floor "
+			"measured beside it, on the 1000-rule set with rules naming the input port, a "
+			"mangle chain marking flows with filter rules matching the marks, and a "
+			"-m limit rule about 10%% of the flows reach (their entries take a token per "
+			"packet), over the same on the plain set; uniform traffic; the extended point "
+			"is the row marked x");
+	}
+	i++;
 	bench_note(r, "method_marked",
 		"marked: the gufc path with every accepted flow's packets marked as a MARK rule "
 		"(swnic model or NIC) marks them, and the dropped flows' packets kept in the NIC "
@@ -324,9 +355,10 @@ bench_json_write(const struct bench_results *r, const double summary[], const ch
 		const struct bench_point *p = &r->pt[i];
 
 		fprintf(f,
-			"    {\"rules\": %u, \"flows\": %u, \"measured\": %s, \"entries\": %u, "
-			"\"connections\": %u, \"setup_flows_per_s\": ",
-			p->rules, p->flows_target, p->measured ? "true" : "false", p->flows, p->conns);
+			"    {\"rules\": %u, \"ext\": %s, \"flows\": %u, \"measured\": %s, "
+			"\"entries\": %u, \"connections\": %u, \"setup_flows_per_s\": ",
+			p->rules, p->ext ? "true" : "false", p->flows_target,
+			p->measured ? "true" : "false", p->flows, p->conns);
 		json_num(f, p->setup_flows_per_s);
 		fprintf(f, ", \"accept_frac\": %.4f, \"matched_frac\": %.4f, "
 			   "\"unexpected_upcalls\": %" PRIu64 ", \"trimmed_bursts\": %" PRIu64

@@ -20,6 +20,7 @@
 #include <rte_byteorder.h>
 
 #include "bench.h"
+#include "rule_lang.h"
 
 void
 bench_rng_seed(struct bench_rng *r, uint64_t seed)
@@ -185,6 +186,48 @@ bench_rules_make(struct bench_rng *rng, uint32_t n)
 			rule_set_free(s);
 			return NULL;
 		}
+	}
+	return s;
+}
+
+struct rule_set *
+bench_rules_ext(const struct rule_set *base, uint16_t port)
+{
+	static const char head[] =
+		"drop in wan0 mark 0x3\n"
+		"accept in wan0 proto udp dport 1-6000 limit 100000000/sec limit_burst 10000\n"
+		"drop in !wan0 proto tcp mark 0x2 dport 1-3\n";
+	static const char tail[] = "table mangle\n"
+				   "chain P hook prerouting\n"
+				   "mark set_mark 0x1 proto udp\n"
+				   "mark set_mark 0x2 in wan0 proto tcp\n";
+	const char *names[GUFC_MAX_PORTS];
+	size_t cap = (size_t)rule_set_rule_count(base) * 256 + 4096;
+	char *text = malloc(cap);
+	struct rule_error err;
+	struct rule_set *s = NULL;
+	int n;
+
+	if (text == NULL)
+		return NULL;
+	memcpy(text, head, sizeof(head) - 1);
+	n = rule_set_format(base, text + sizeof(head) - 1, cap - sizeof(head) - sizeof(tail));
+	if (n > 0) {
+		memcpy(text + sizeof(head) - 1 + n, tail, sizeof(tail));
+		s = rule_set_parse(text, "bench-ext", &err);
+		if (s == NULL) {
+			char msg[512];
+
+			rule_error_format(&err, msg, sizeof(msg));
+			fprintf(stderr, "gufc-bench: extended rule set: %s\n", msg);
+		}
+	}
+	free(text);
+	for (unsigned int p = 0; s != NULL && p <= port && p < GUFC_MAX_PORTS; p++)
+		names[p] = p == port ? "wan0" : "";
+	if (s != NULL && rule_set_ports(s, (unsigned int)port + 1, names) != 0) {
+		rule_set_free(s);
+		s = NULL;
 	}
 	return s;
 }

@@ -599,7 +599,7 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 		pt->setup_flows_per_s,
 		build_s);
 
-	if (pt->rules == pl->commit_rules && pt->flows_target == pl->commit_flows) {
+	if (!pt->ext && pt->rules == pl->commit_rules && pt->flows_target == pl->commit_flows) {
 		ctx.trace = trace[BENCH_UNIFORM];
 		ctx.cursor = 0;
 		rc = commit_bench(&ctx, res, pt->rules, pt->flows_target);
@@ -613,6 +613,45 @@ out:
 	rte_hash_free(ctx.ct);
 	bench_marks_free(&ctx);
 	bench_engine_stop(env);
+	return rc;
+}
+
+/* The rule count whose points get an extended twin (1000; smoke: its largest). */
+static uint32_t
+ext_rules(const struct bench_plan *pl)
+{
+	return pl->mode == BENCH_MODE_SMOKE ? pl->rules[pl->n_rules - 1] : 1000;
+}
+
+/* The point of bench_rules_ext(@p base) at @p flows, beside the plain one. */
+static int
+ext_point(struct bench_env *env, struct bench_results *res, const struct rule_set *base,
+	const struct fc_key *keys, uint32_t flows)
+{
+	struct bench_point *pt = &res->pt[res->n_points++];
+	struct rule_set *ext = bench_rules_ext(base, env->port);
+	struct rule_cls *cls;
+	int rc;
+
+	pt->rules = rule_set_rule_count(base);
+	pt->flows_target = flows;
+	pt->ext = true;
+	if (ext == NULL) {
+		fprintf(stderr, "gufc-bench: the extended rule set could not be made\n");
+		return -ENOMEM;
+	}
+	cls = rule_cls_build(ext, "pipe_ext", SOCKET_ID_ANY);
+	if (cls == NULL) {
+		rc = -rte_errno;
+		rule_set_free(ext);
+		return rc;
+	}
+	rc = point_run(env, res, pt, ext, cls, keys, flows);
+	if (rc != 0)
+		fprintf(stderr, "gufc-bench: extended point %u rules, %u flows: %s\n", pt->rules,
+			flows, strerror(-rc));
+	rule_cls_free(cls);
+	rule_set_free(ext);
 	return rc;
 }
 
@@ -667,6 +706,12 @@ grid_run(struct bench_env *env, struct bench_results *res)
 					pt->rules, flows, strerror(-rc));
 				goto out;
 			}
+			/* The same set with interfaces, marks and a meter beside it. */
+			if (pl->rules[r] == ext_rules(pl) && res->n_points < BENCH_MAX_POINTS) {
+				rc = ext_point(env, res, sets[r], keys, flows);
+				if (rc != 0)
+					goto out;
+			}
 		}
 	}
 	rc = 0;
@@ -696,7 +741,7 @@ setup_fill(struct bench_results *res)
 			const struct bench_point *p = &res->pt[j];
 			double d;
 
-			if (!p->measured)
+			if (!p->measured || p->ext)
 				continue;
 			d = fabs(log((double)p->rules / want[i])) * 100 +
 				fabs(log((double)p->flows_target / res->plan.commit_flows));

@@ -4,7 +4,8 @@
  * through dp_rx_burst() and dp_upcall_burst() with a real rules engine,
  * channel table and upcall ring: a miss (upcall with its reason and meta
  * data) then hits of the cached flow; a stale hit after a commit; conntrack's
- * interest (SYN, FIN, RST to the slow path, other packets not); DNAT with
+ * interest (SYN, FIN, RST to the slow path, other packets not); a metered
+ * flow (-m limit) dropped on the fast path once its bucket is empty; DNAT with
  * both directions rewritten and every checksum verified (IPv4 and IPv6, TCP
  * and UDP, on the slow and the fast path); offload marks (a live mark skips
  * parse and lookup, a stale one falls back); grouping per channel (order
@@ -222,6 +223,39 @@ test_stale_after_commit(void **state)
 	assert_int_equal(W.rx.st.upcall_stale, 1);
 	assert_int_equal(take(W.out, o, 4), 2);
 	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
+/*
+ * -m limit on the fast path: a flow cached with its rule's meter; hits
+ * take its tokens and are dropped once the bucket is empty, on the fast
+ * path (no upcall), counted as filter drops.
+ */
+static void
+test_meter(void **state)
+{
+	struct rte_mbuf *m[4], *o[4];
+	const struct fc_entry *e;
+	struct fc_key k;
+
+	(void)state;
+	world_up(false, 64);
+	load("accept proto udp dport 53 limit 1/hour limit_burst 3\ndrop\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	k = key_of(m[0]);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1); /* token 1 */
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	for (unsigned int i = 0; i < 4; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
+	assert_int_equal(rx(m, 4), 2); /* tokens 2 and 3, then none */
+	assert_int_equal(W.rx.st.hits, 4);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 2);
+	assert_int_equal(take(W.out, o, 4), 3);
+	rte_pktmbuf_free_bulk(o, 3);
 	check_accounting();
 }
 
@@ -873,6 +907,7 @@ main(void)
 		cmocka_unit_test_teardown(test_miss_then_hit, teardown),
 		cmocka_unit_test_teardown(test_in_port, teardown),
 		cmocka_unit_test_teardown(test_stale_after_commit, teardown),
+		cmocka_unit_test_teardown(test_meter, teardown),
 		cmocka_unit_test_teardown(test_interest, teardown),
 		cmocka_unit_test_teardown(test_nat4, teardown),
 		cmocka_unit_test_teardown(test_nat6, teardown),

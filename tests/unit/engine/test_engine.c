@@ -1362,13 +1362,12 @@ test_modules(void **state)
 	eng_stack_free(eng);
 }
 
-/* A module that fills the action's reserved fields (as issues 11 and 13 will). */
+/* A module that fills the action's reserved fields (ext is the flow's mark: the engine's). */
 static int
 reserved_insert(void *priv, struct rule_flow *f)
 {
 	(void)priv;
 	for (unsigned int d = 0; d < 2; d++) {
-		f->act[d].ext = 70 + d;
 		f->act[d].adj = (uint16_t)(90 + d);
 		f->act[d].pkt_class = (uint16_t)(30 + d);
 	}
@@ -1381,13 +1380,13 @@ check_reserved(struct rule_engine *eng, const struct rule_upcall *u, unsigned in
 	const struct fc_entry *e = entry_of(eng, &u->pkt.key, NULL);
 
 	assert_non_null(e);
-	assert_int_equal(e->act.ext, 70 + d);
+	assert_int_equal(e->act.ext, 0); /* no rule marks these flows */
 	assert_int_equal(e->act.adj, 90 + d);
 	assert_int_equal(e->act.pkt_class, 30 + d);
 }
 
 /*
- * fc_action's reserved fields (ext, adj, pkt_class): zero unless a module
+ * fc_action's reserved fields (adj, pkt_class): zero unless a module
  * sets them; what it sets is cached in both entries and kept by the
  * engine's rewrites: conntrack's on_packet stores, a revalidation after a
  * commit, a route change.

@@ -5,8 +5,9 @@
  * fields (TCP flags) is not cached as is (an accept gets entries decided
  * per packet, a drop gets none), marks set in mangle are matched in filter,
  * input and output ports by name (the paired port when no route says
- * otherwise), ctstate DNAT after the nat module translated, and NETMAP
- * through the nat module.
+ * otherwise), marks and connection marks kept with flows and connections,
+ * -m limit meters the fast path asks, ctstate DNAT after the nat module translated, and NETMAP through the nat
+ * module.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -117,6 +118,17 @@ entry_of(struct rule_engine *eng, const struct fc_key *k)
 	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
 }
 
+/* The mark the rules' walk gives a flow's packets (the engine keeps it per slot). */
+static uint32_t
+mark_of(struct rule_engine *eng, const struct fc_key *k)
+{
+	struct rule_flow_info info;
+
+	assert_int_equal(rule_engine_flow_lookup(eng, k, &info), 0);
+	assert_int_equal(info.act.ext, 0); /* not in the action: the fast path never reads it */
+	return info.mark;
+}
+
 static void
 test_per_packet(void **state)
 {
@@ -185,6 +197,206 @@ test_marks_and_ports(void **state)
 	eng_stack_free(eng);
 }
 
+/* What the RX lcore does: a hit neither stale nor wanted is decided by its entry. */
+static struct rule_decision
+rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
+	const void *keys[1] = {&u.pkt.key.v4};
+	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
+	struct fc_action a;
+	struct rule_decision d;
+	uint64_t hit;
+
+	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
+	if (!(hit & 1)) {
+		u.reason = RULE_UPCALL_MISS;
+	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
+		u.reason = RULE_UPCALL_STALE;
+	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW) {
+		u.reason = RULE_UPCALL_INTEREST;
+	} else {
+		memset(&d, 0, sizeof(d));
+		d.verdict = rule_engine_verdict(eng, &a, 0); /* as lib/datapath: meters asked */
+		d.rule_id = a.rule_id;
+		d.flags = RULE_DEC_F_CACHED;
+		fc_table_touch(t, idx, u.len, now);
+		return d;
+	}
+	return decide(eng, u, now);
+}
+
+/*
+ * Marks kept with flows and connections: a flow whose filter rule matches
+ * the mark mangle sets is cached (the walk gives its packets the same
+ * mark, kept per slot by the engine); a connection mark saved by the first packet (a rule for
+ * NEW only) is restored for the connection's later packets in both
+ * directions, cached verdicts included, and survives revalidation.
+ */
+static void
+test_marks_kept(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall q = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall r = up4(17, "10.0.0.2", 53, "10.0.0.1", 1000, 0, 1);
+	struct rule_upcall o = up4(17, "10.0.0.1", 1001, "10.0.0.2", 54, 0, 0);
+	const struct fc_entry *e;
+	struct rule_decision d;
+	struct rule_set *s;
+
+	(void)state;
+	load(eng, "drop connmark 0x7 ctstate established\n"
+		  "accept mark 0x5\n"
+		  "drop mark 0x6\n"
+		  "table mangle\n"
+		  "chain P hook prerouting\n"
+		  "connmark restore_mark\n"
+		  "mark set_mark 0x5 proto udp dport 54\n"
+		  "mark set_mark 0x7 ctstate new proto udp dport 53\n"
+		  "connmark save_mark\n");
+	/* -m mark on a cached flow: the mark is the flow's, no per-packet decision. */
+	d = decide(eng, o, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.rule_id, 2);
+	e = entry_of(eng, &o.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(mark_of(eng, &o.pkt.key), 0x5);
+	/* The query is NEW: marked 7, saved to the connection; not dropped. */
+	d = decide(eng, q, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &q.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(mark_of(eng, &q.pkt.key), 0x7);
+	/* The reply is ESTABLISHED: the rule for NEW does not run, the connection's mark does. */
+	d = rx(eng, r, 3);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 1);
+	/* Later packets of both directions: their cached verdicts say the same. */
+	d = rx(eng, q, 4);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 1);
+	d = rx(eng, r, 5);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* Revalidation after a commit keeps the connection's mark. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	{
+		struct rule rl;
+		struct rule_error err;
+
+		assert_int_equal(rule_parse("accept proto udp dport 53", &rl, &err), 0);
+		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN,
+					 RULE_POS_END, &rl, NULL),
+			0);
+	}
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	{
+		struct rule_engine_stats st;
+		unsigned int rounds = 0;
+
+		do {
+			rule_engine_step(eng, 6, 64);
+			rule_engine_stats_get(eng, &st);
+			assert_true(++rounds < 1000);
+		} while (st.pending != 0);
+		assert_true(st.revalidated > 0);
+	}
+	d = rx(eng, q, 7);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 1);
+	eng_stack_free(eng);
+}
+
+/*
+ * -m limit: a flow whose verdict one meter decides is cached with it; the
+ * fast path takes the tokens and gets the other verdict once the bucket is
+ * empty, without an upcall. The meter is the rule's: another flow's first
+ * packet finds it empty. Revalidation keeps it. A walk that may reach two
+ * meters is decided per packet. (1/hour: no token comes back in a test.)
+ */
+static void
+test_meters(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall q = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall q2 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall w = up4(17, "10.0.0.1", 1002, "10.0.0.2", 54, 0, 0);
+	struct rule_engine_stats st;
+	const struct fc_entry *e;
+	struct rule_decision d;
+	struct rule_set *s;
+	struct rule rl;
+	struct rule_error err;
+	uint64_t upcalls;
+
+	(void)state;
+	load(eng, "accept proto udp dport 53 limit 1/hour limit_burst 3\n"
+		  "drop proto udp dport 53\n"
+		  "accept proto udp dport 54 limit 1/hour\n"
+		  "accept proto udp dport 54 limit 2/hour\n"
+		  "drop proto udp dport 54\n");
+	d = decide(eng, q, 1); /* token 1 */
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.rule_id, 1);
+	e = entry_of(eng, &q.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(e->act.pkt_class, 0);
+	rule_engine_stats_get(eng, &st);
+	upcalls = st.upcalls[RULE_UPCALL_MISS] + st.upcalls[RULE_UPCALL_INTEREST] +
+		  st.upcalls[RULE_UPCALL_STALE];
+	/* Tokens 2 and 3 on the fast path, then the bucket is empty: dropped there. */
+	for (int i = 0; i < 2; i++) {
+		d = rx(eng, q, 2);
+		assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	}
+	d = rx(eng, q, 3);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.upcalls[RULE_UPCALL_MISS] + st.upcalls[RULE_UPCALL_INTEREST] +
+				 st.upcalls[RULE_UPCALL_STALE],
+		upcalls);
+	/* The meter is the rule's: a new flow's first packet finds it empty (no entry). */
+	d = decide(eng, q2, 4);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.rule_id, 2);
+	assert_null(entry_of(eng, &q2.pkt.key));
+	/* Revalidation after a commit that touches the flow keeps the meter and its state. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_parse("accept proto udp dport 53 src 192.0.2.0/24", &rl, &err), 0);
+	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END,
+				 &rl, NULL),
+		0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	{
+		unsigned int rounds = 0;
+
+		do {
+			rule_engine_step(eng, 5, 64);
+			rule_engine_stats_get(eng, &st);
+			assert_true(++rounds < 1000);
+		} while (st.pending != 0);
+	}
+	e = entry_of(eng, &q.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	d = rx(eng, q, 6);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* Two meters on the way: per packet. */
+	d = decide(eng, w, 7);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &w.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	eng_stack_free(eng);
+}
+
 static void
 test_nat_stages(void **state)
 {
@@ -216,6 +428,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_packet),
 		cmocka_unit_test(test_marks_and_ports),
+		cmocka_unit_test(test_marks_kept),
+		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_nat_stages),
 	};
 

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/engine: rule meters (engine_meter.h) — the token buckets of "-m
+ * limit" matches, one per rule and match, made on the rules lcore the first
+ * time a walk reaches the match, and the stateful-match provider the
+ * engine's walks use: a packet's walk takes tokens; the walks that decide a
+ * cached verdict ask "conforming" and "exceeded" instead and note which
+ * meter they reached. Other stateful matches keep their answers right
+ * after loading (rule_x_fresh()) and leave the decision per packet.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "engine_priv.h"
+
+int
+eng_meters_init(struct rule_engine *eng)
+{
+	eng->view.meters = rte_zmalloc_socket("eng_meters",
+		sizeof(*eng->view.meters) * RULE_METERS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	eng->mkeys = calloc(RULE_METERS_MAX, sizeof(*eng->mkeys));
+	if (eng->view.meters == NULL || eng->mkeys == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+eng_meters_fini(struct rule_engine *eng)
+{
+	rte_free(eng->view.meters);
+	free(eng->mkeys);
+}
+
+/* Rule ids are numbered anew: meters start over (stale entries reach none before revalidation). */
+void
+eng_meters_reset(struct rule_engine *eng)
+{
+	eng->n_meters = 0;
+}
+
+/* Cycles of one unit of a rate. */
+static uint64_t
+unit_cycles(uint8_t unit)
+{
+	static const uint64_t secs[] = {1, 60, 3600, 86400};
+
+	return rte_get_tsc_hz() * secs[unit < RTE_DIM(secs) ? unit : 0];
+}
+
+/* The meter of match @p xi of @p r, made if new. @return its id, or -ENOSPC. */
+static int
+meter_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
+{
+	const struct rule_x_limit *l = &r->xm[xi].u.limit;
+	struct rule_meter *m;
+	uint32_t i;
+
+	for (i = 0; i < eng->n_meters; i++) {
+		const struct eng_meter_key *k = &eng->mkeys[i];
+
+		if (k->rule_id == r->id && k->xi == xi && k->rate == l->rate &&
+			k->unit == l->unit && k->burst == l->burst)
+			return (int)i;
+	}
+	if (eng->n_meters == RULE_METERS_MAX || l->rate == 0)
+		return -ENOSPC;
+	eng->mkeys[i] = (struct eng_meter_key){ .rule_id = r->id, .rate = l->rate,
+		.burst = l->burst, .xi = (uint8_t)xi, .unit = l->unit };
+	m = &eng->view.meters[i];
+	m->interval = unit_cycles(l->unit) / l->rate;
+	if (m->interval == 0)
+		m->interval = 1;
+	m->tolerance = m->interval * (l->burst > 0 ? l->burst - 1 : 0);
+	/* Full: as netfilter's limit after loading. */
+	__atomic_store_n(&m->tat, 0, __ATOMIC_RELAXED);
+	eng->n_meters++;
+	return (int)i;
+}
+
+static int
+pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
+{
+	struct eng_pv *pv = arg;
+	const struct rule_x *x = &r->xm[xi];
+	int id;
+	bool ok;
+
+	RTE_SET_USED(p);
+	if (x->kind != RULE_XM_LIMIT) {
+		pv->other = 1;
+		return -ENOTSUP;
+	}
+	id = meter_get(pv->eng, r, xi);
+	if (id < 0) {
+		pv->other = 1; /* no room: decided per packet, answered as after loading */
+		return -ENOTSUP;
+	}
+	if (pv->n_meter == 0 || pv->meter != (uint16_t)id)
+		pv->n_meter = (uint8_t)(pv->n_meter < UINT8_MAX ? pv->n_meter + 1 : UINT8_MAX);
+	pv->meter = (uint16_t)id;
+	if (pv->mode == ENG_PV_TAKE)
+		ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc());
+	else
+		ok = pv->mode == ENG_PV_CONFORM;
+	return (ok ? 1 : 0) ^ (x->neg ? 1 : 0);
+}
+
+void
+eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode)
+{
+	memset(pv, 0, sizeof(*pv));
+	pv->pv.arg = pv;
+	pv->pv.match = pv_match;
+	pv->eng = eng;
+	pv->mode = (uint8_t)mode;
+}

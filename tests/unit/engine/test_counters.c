@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the per-rule counters (engine_info.h,
+ * rule_engine_rule_counters()): a rule counts the packets it decides from
+ * the moment it decides them, not a cached flow's whole history; the
+ * counts stay with a rule across revalidation and removal; a set that is
+ * no descendant of the one before (a reload, whose ids start at 1 again)
+ * starts every counter over, as iptables-restore does; nat-table rules
+ * count the connections they translate. Fast-path hits are simulated with
+ * fc_table_touch() on the flow's entry, as an RX lcore makes them.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "rule_lang.h"
+
+#define LEN 100
+
+static int eng_seq;
+
+static struct rule_upcall
+up4(const char *src, uint16_t sport, const char *dst, uint16_t dport)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
+	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
+	u.pkt.key.v4.sport = htons(sport);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = 17;
+	u.len = LEN;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+static struct rule_engine *
+mk_engine(uint32_t nat)
+{
+	struct eng_stack_params p;
+	char name[16];
+	struct rule_engine *eng;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "tc%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.nat_bindings = nat;
+	p.nat_seed = 1;
+	p.eng.default_channel = 1;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	return eng;
+}
+
+static struct rule_set *
+parse(const char *text)
+{
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse(text, "test", &err);
+
+	if (s == NULL) {
+		char buf[256];
+
+		rule_error_format(&err, buf, sizeof(buf));
+		fail_msg("%s", buf);
+	}
+	return s;
+}
+
+static struct rule_decision
+decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+/* @p n fast-path hits on the entry of @p k. */
+static void
+hits(struct rule_engine *eng, const struct fc_key *k, unsigned int n, uint32_t now)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int idx = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	assert_true(idx >= 0);
+	for (unsigned int i = 0; i < n; i++)
+		fc_table_touch(t, (uint32_t)idx, LEN, now);
+}
+
+static uint64_t
+pkts(struct rule_engine *eng, uint32_t rule_id)
+{
+	uint64_t p, b;
+	struct rule_counters_snap *s;
+	uint64_t sp, sb;
+
+	assert_int_equal(rule_engine_rule_counters(eng, rule_id, &p, &b), 0);
+	assert_int_equal(b, p * LEN);
+	/* The snapshot says the same. */
+	s = rule_engine_counters_snap(eng);
+	assert_non_null(s);
+	assert_int_equal(rule_counters_snap_get(s, rule_id, &sp, &sb), 0);
+	rule_counters_snap_free(s);
+	assert_int_equal(sp, p);
+	assert_int_equal(sb, b);
+	return p;
+}
+
+/* Revalidate everything pending. */
+static void
+settle(struct rule_engine *eng, uint32_t now)
+{
+	struct rule_engine_stats st;
+	unsigned int rounds = 0;
+
+	do {
+		rule_engine_step(eng, now, 64);
+		rule_engine_stats_get(eng, &st);
+		assert_true(++rounds < 1000);
+	} while (st.pending != 0);
+}
+
+/* A rule added in front counts from its commit on, not the flow's history. */
+static void
+test_added_rule(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_set *s;
+	struct rule r;
+	struct rule_error err;
+	struct rule_decision d;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n")), 0);
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.rule_id, 1);
+	hits(eng, &u.pkt.key, 99, 2);
+	assert_int_equal(pkts(eng, 1), 100);
+
+	/* rule add pos 1 drop proto udp dport 53; commit. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_parse("drop proto udp dport 53", &r, &err), 0);
+	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	/* Right after the commit, and after revalidation: nothing decided yet. */
+	assert_int_equal(pkts(eng, 2), 0);
+	settle(eng, 3);
+	assert_int_equal(pkts(eng, 2), 0);
+	assert_int_equal(pkts(eng, 1), 100);
+	/* From now on the flow's packets are the new rule's. */
+	hits(eng, &u.pkt.key, 7, 4);
+	assert_int_equal(pkts(eng, 2), 7);
+	assert_int_equal(pkts(eng, 1), 100);
+	/* Deleting the new rule hands the flow back: each keeps what it counted. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_int_equal(rule_set_rule_del_id(s, 2), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle(eng, 5);
+	hits(eng, &u.pkt.key, 3, 6);
+	assert_int_equal(pkts(eng, 1), 103);
+	assert_int_equal(pkts(eng, 2), 7);
+	/* The flow goes: its counts stay with the rules. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, 1), 103);
+	eng_stack_free(eng);
+}
+
+/* A reload (ids from 1 again) starts the counters over, as iptables-restore does. */
+static void
+test_reload(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp dport 53\n"
+						       "accept proto udp\n")),
+		0);
+	decide(eng, u, 1);
+	hits(eng, &u.pkt.key, 9, 2);
+	decide(eng, v, 2);
+	assert_int_equal(pkts(eng, 1), 10);
+	assert_int_equal(pkts(eng, 2), 1);
+	/* The new file's rule 1 is another rule: dport 54 (the flow v). */
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp dport 54\n"
+						       "accept proto udp\n")),
+		0);
+	assert_int_equal(pkts(eng, 1), 0);
+	assert_int_equal(pkts(eng, 2), 0);
+	settle(eng, 3);
+	assert_int_equal(pkts(eng, 1), 0);
+	assert_int_equal(pkts(eng, 2), 0);
+	hits(eng, &u.pkt.key, 4, 4);
+	hits(eng, &v.pkt.key, 2, 4);
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 2), 4);
+	/* Entries that go after the reload credit what they counted since. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 2), 4);
+	eng_stack_free(eng);
+}
+
+/* A stale hit goes to the slow path before revalidation reached the entry: same counts. */
+static void
+test_stale_hit(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_set *s;
+	struct rule r;
+	struct rule_error err;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n")), 0);
+	decide(eng, u, 1);
+	hits(eng, &u.pkt.key, 49, 2);
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_int_equal(rule_parse("drop proto udp", &r, &err), 0);
+	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	u.reason = RULE_UPCALL_STALE;
+	assert_int_equal(decide(eng, u, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, 1), 50);
+	eng_stack_free(eng);
+}
+
+/* A nat rule counts the connections it translates; the filter rule their packets. */
+static void
+test_nat_connections(void **state)
+{
+	struct rule_engine *eng = mk_engine(64);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n"
+						       "table nat\n"
+						       "snat to 203.0.113.1 src 10.0.0.0/8\n")),
+		0);
+	for (uint16_t i = 0; i < 3; i++) {
+		struct rule_upcall u = up4("10.0.0.1", (uint16_t)(2000 + i), "192.0.2.9", 53);
+		struct rule_decision d = decide(eng, u, 1);
+
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+		hits(eng, &u.pkt.key, 4, 2);
+	}
+	/* Not translated: counted on no nat rule. */
+	decide(eng, up4("192.0.2.7", 3000, "192.0.2.9", 53), 3);
+	assert_int_equal(pkts(eng, 2), 3);
+	assert_int_equal(pkts(eng, 1), 16);
+	eng_stack_free(eng);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_added_rule),
+		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_stale_hit),
+		cmocka_unit_test(test_nat_connections),
+	};
+
+	if (gufc_test_eal_init("counters", "0") < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
