@@ -32,7 +32,7 @@ gufc_port_names_init(struct gufc_app *app)
 
 /*
  * What a loaded set asks that gufc does not carry out yet: actions whose
- * effect beyond the verdict (a log line, a reply, a rewrite) is not made,
+ * effect beyond the verdict (a log line, a rewrite) is not made,
  * and stateful matches evaluated as right after loading (rule_x_fresh()).
  * The verdicts and the rule walk are netfilter's either way.
  */
