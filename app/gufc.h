@@ -296,6 +296,9 @@ struct gufc_stats {
 	uint64_t loops;
 	uint64_t busy_loops;
 	uint64_t last_rx_tsc;
+	/** When the RX role last polled every queue and found nothing (--idle-exit:
+	 * an lcore the OS did not run for a while has not been idle). */
+	uint64_t last_empty_tsc;
 	/** TSC cycles of each role this lcore holds, busy or idle (gufc_cycles.h). */
 	struct gufc_cycles cyc[GUFC_CYC__COUNT];
 	/** Drops the app counts itself (reassembly), by enum gufc_drop. */

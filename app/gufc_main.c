@@ -451,6 +451,20 @@ last_rx_tsc(const struct gufc_app *app)
 	return last;
 }
 
+/*
+ * Has every RX lcore polled its queues empty since @p since? A file's
+ * replay on a loaded host may leave an RX lcore unscheduled for longer
+ * than --idle-exit: no packet arrived, but nobody looked either.
+ */
+static bool
+rx_seen_idle(const struct gufc_app *app, uint64_t since)
+{
+	for (unsigned int i = 0; i < app->n_rx; i++)
+		if (__atomic_load_n(&app->rx[i]->st.last_empty_tsc, __ATOMIC_RELAXED) <= since)
+			return false;
+	return true;
+}
+
 struct main_state {
 	uint64_t next_tsc;
 	uint64_t next_stats_tsc;
@@ -500,7 +514,8 @@ main_duties(struct gufc_app *app, struct main_state *ms)
 	/* The shell may have run the lcore's other roles meanwhile: read the clock again. */
 	tsc = rte_get_tsc_cycles();
 	idle_tsc = last_rx_tsc(app) + app->hz / 1000 * s->idle_exit;
-	if (s->idle_exit != 0 && tsc > idle_tsc && !gufc_slow_busy(app) &&
+	if (s->idle_exit != 0 && tsc > idle_tsc && rx_seen_idle(app, idle_tsc) &&
+		!gufc_slow_busy(app) &&
 		(tsc > idle_tsc + app->hz / 1000 * GUFC_APP_WAIT_MS || !gufc_slow_app_pending(app))) {
 		GUFC_LOG(INFO, "stopping: no packet for %u ms", s->idle_exit);
 		__atomic_store_n(&app->phase, GUFC_PHASE_STOP_RX, __ATOMIC_RELEASE);

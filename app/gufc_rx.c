@@ -118,6 +118,8 @@ gufc_rx_poll(struct gufc_lcore *lc, uint32_t now)
 		if (dp_held(&lc->rx_dp) != 0)
 			break;
 	}
+	if (total == 0)
+		__atomic_store_n(&lc->st.last_empty_tsc, rte_get_tsc_cycles(), __ATOMIC_RELAXED);
 out:
 	if (total != 0)
 		lc->st.last_rx_tsc = rte_get_tsc_cycles();
