@@ -8,14 +8,15 @@
 #  2. dropped by the policy, offloaded as a hardware DROP: "rule add accept"
 #     + "commit"; every packet fed after the acknowledgement is delivered
 #     (ofl_policy_commit_sync took the DROP rule out before the ack).
-# Batch 1 is fed in chunks over ~2 s, the rate window is 1.5 s: the flow is
-# offloaded during batch 1 and not yet cold (idle for a window) at the commit.
+# Batch 1 is fed in chunks over ~4 s, the rate window is 1.5 s: the flow is
+# offloaded during batch 1 (its later chunks are marked) and not yet cold
+# (idle for a window) at the commit, which follows the last chunk at once.
 # usage: test_commit.sh GUFC GUFC_GEN LIB_SH
 LIB=${3:?usage: $0 GUFC GUFC_GEN LIB_SH}
 # shellcheck source=../shell/lib.sh
 . "$LIB" "$1" "$2"
 
-CH=8    # chunks of batch 1
+CH=16   # chunks of batch 1
 CN=32   # packets per chunk
 N1=$((CH * CN))
 N2=64
@@ -55,7 +56,7 @@ run() {
 		cat "$W/b1.$i" >&3
 	done
 	wait_rx $N1
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 200); do
 		ask show offload
 		echo "$ASK" | grep -Eq "^flows +1 in hardware" && break
 		sleep 0.1
