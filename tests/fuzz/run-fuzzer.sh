@@ -8,6 +8,10 @@ seeds=$2
 secs=${FUZZ_SECONDS:-60}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# A finding's input is kept where the run started (meson: the build
+# directory), named after the target, so that it can be replayed.
+artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
+mkdir -p "$artifacts"
 mkdir -p "$work/corpus"
 if [ -d "$seeds" ]; then
 	cp -r "$seeds"/. "$work/corpus"/
@@ -16,4 +20,5 @@ cd "$work"
 # libFuzzer's own error exit code is 77, which meson reads as "skipped": 1.
 "$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 	-error_exitcode=1 -timeout_exitcode=1 \
+	-artifact_prefix="$artifacts/$(basename "$exe")-" \
 	-print_final_stats=1 "$work/corpus"
