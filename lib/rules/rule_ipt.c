@@ -153,50 +153,8 @@ struct ipt_rl {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Port sets                                                                 */
+/* Port sets (the bitmaps: rule_ipt_value.c)                                 */
 /* ------------------------------------------------------------------------ */
-
-static void
-bm_set_list(uint64_t *bm, const struct rule_ports *l)
-{
-	memset(bm, 0, RULE_IPT_PORT_WORDS * sizeof(*bm));
-	for (unsigned int i = 0; i < l->n; i++)
-		for (uint32_t v = l->r[i].lo; v <= l->r[i].hi; v++)
-			bm[v / 64] |= 1ull << (v % 64);
-}
-
-static bool
-bm_get(const uint64_t *bm, uint32_t v)
-{
-	return (bm[v / 64] >> (v % 64)) & 1;
-}
-
-/* Runs of ports whose bit is @val; the first RULE_PORTS_MAX go to @out. */
-static unsigned int
-bm_runs(const uint64_t *bm, bool val, struct rule_ports *out)
-{
-	unsigned int n = 0;
-
-	memset(out, 0, sizeof(*out));
-	for (uint32_t v = 0; v < 65536;) {
-		uint32_t lo;
-
-		if (bm_get(bm, v) != val) {
-			v++;
-			continue;
-		}
-		lo = v;
-		while (v < 65536 && bm_get(bm, v) == val)
-			v++;
-		if (n < RULE_PORTS_MAX) {
-			out->r[n].lo = (uint16_t)lo;
-			out->r[n].hi = (uint16_t)(v - 1);
-		}
-		n++;
-	}
-	out->n = (uint16_t)(n < RULE_PORTS_MAX ? n : RULE_PORTS_MAX);
-	return n;
-}
 
 /*
  * The conjunction of @n port matches on one direction as one (possibly
@@ -218,14 +176,14 @@ ports_and(struct ipt *p, const struct ipt_pmatch *const *pm, unsigned int n, str
 	for (unsigned int w = 0; w < RULE_IPT_PORT_WORDS; w++)
 		p->bm[w] = ~0ull;
 	for (unsigned int i = 0; i < n; i++) {
-		bm_set_list(p->tmp, &pm[i]->ports);
+		rule_ipt_bm_set(p->tmp, &pm[i]->ports);
 		for (unsigned int w = 0; w < RULE_IPT_PORT_WORDS; w++)
 			p->bm[w] &= pm[i]->neg ? ~p->tmp[w] : p->tmp[w];
 	}
-	pos = bm_runs(p->bm, true, out);
+	pos = rule_ipt_bm_runs(p->bm, true, out);
 	if (pos == 0)
 		return 0;
-	inv = bm_runs(p->bm, false, &other);
+	inv = rule_ipt_bm_runs(p->bm, false, &other);
 	if (pos <= RULE_PORTS_MAX && (pos <= inv || inv == 0)) {
 		*neg = false;
 		return 1;

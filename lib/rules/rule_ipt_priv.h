@@ -139,6 +139,13 @@ int rule_ipt_xopt(struct ipt *p, struct rule *r, struct rule_x *x, unsigned int 
 int rule_ipt_ext_finish(struct ipt *p, struct rule *r, const struct lex_tok *const x_at[],
 	const struct lex_tok *at);
 
+/* rule_ipt_value.c: port sets as bitmaps of RULE_IPT_PORT_WORDS words. */
+
+/** Set @p bm to the ports of list @p l. */
+void rule_ipt_bm_set(uint64_t *bm, const struct rule_ports *l);
+/** Runs of ports whose bit is @p val; the first RULE_PORTS_MAX go to @p out. @return runs. */
+unsigned int rule_ipt_bm_runs(const uint64_t *bm, bool val, struct rule_ports *out);
+
 /* rule_ipt.c: rule lines. */
 
 /**

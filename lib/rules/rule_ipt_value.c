@@ -196,3 +196,49 @@ rule_ipt_ctstate(struct ipt *p, const struct lex_tok *a, uint8_t *set)
 		c += len + 1;
 	}
 }
+
+/* ------------------------------------------------------------------------ */
+/* Port sets as bitmaps (multiport conjunctions)                             */
+/* ------------------------------------------------------------------------ */
+
+void
+rule_ipt_bm_set(uint64_t *bm, const struct rule_ports *l)
+{
+	memset(bm, 0, RULE_IPT_PORT_WORDS * sizeof(*bm));
+	for (unsigned int i = 0; i < l->n; i++)
+		for (uint32_t v = l->r[i].lo; v <= l->r[i].hi; v++)
+			bm[v / 64] |= 1ull << (v % 64);
+}
+
+static bool
+bm_get(const uint64_t *bm, uint32_t v)
+{
+	return (bm[v / 64] >> (v % 64)) & 1;
+}
+
+/* Runs of ports whose bit is @val; the first RULE_PORTS_MAX go to @out. */
+unsigned int
+rule_ipt_bm_runs(const uint64_t *bm, bool val, struct rule_ports *out)
+{
+	unsigned int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t v = 0; v < 65536;) {
+		uint32_t lo;
+
+		if (bm_get(bm, v) != val) {
+			v++;
+			continue;
+		}
+		lo = v;
+		while (v < 65536 && bm_get(bm, v) == val)
+			v++;
+		if (n < RULE_PORTS_MAX) {
+			out->r[n].lo = (uint16_t)lo;
+			out->r[n].hi = (uint16_t)(v - 1);
+		}
+		n++;
+	}
+	out->n = (uint16_t)(n < RULE_PORTS_MAX ? n : RULE_PORTS_MAX);
+	return n;
+}
