@@ -308,6 +308,83 @@ test_marks_kept(void **state)
 	eng_stack_free(eng);
 }
 
+/* The mark mangle gives flow @p i of test_marks_many (sport 1000 + i). */
+static uint32_t
+many_mark(unsigned int i)
+{
+	if (i % 3 == 0)
+		return 0;
+	return i < 50 ? 0x9 : 0x5;
+}
+
+static struct rule_upcall
+many_flow(unsigned int i)
+{
+	return up4(17, "10.0.0.1", (uint16_t)(1000 + i), "10.0.0.2", i % 3 == 0 ? 54 : 53, 0, 0);
+}
+
+/*
+ * Marks are side records of the few slots that have one: many marked
+ * flows among unmarked ones keep theirs while others come and go (aged
+ * out in between, their slots reused by unmarked flows), and a flush
+ * leaves no mark to the next flows.
+ */
+static void
+test_marks_many(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	const unsigned int n = 240;
+
+	(void)state;
+	load(eng, "accept\n"
+		  "table mangle\n"
+		  "chain P hook prerouting\n"
+		  "mark set_mark 0x5 proto udp dport 53\n"
+		  "mark set_mark 0x9 proto udp dport 53 sport 1000-1049\n");
+	/* Even flows at 1 s, odd ones at 20 s: the even ones age out first. */
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(decide(eng, many_flow(i), i % 2 ? 20000 : 1000).verdict,
+			FC_VERDICT_ACCEPT);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rule_upcall u = many_flow(i);
+
+		assert_int_equal(mark_of(eng, &u.pkt.key), many_mark(i));
+	}
+	for (unsigned int k = 0; k < 64; k++)
+		rule_engine_step(eng, 40000, 64);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rule_upcall u = many_flow(i);
+		struct rule_flow_info info;
+
+		if (i % 2 == 0) {
+			assert_int_equal(rule_engine_flow_lookup(eng, &u.pkt.key, &info), -ENOENT);
+			continue;
+		}
+		assert_int_equal(mark_of(eng, &u.pkt.key), many_mark(i));
+	}
+	/* Unmarked flows take the freed slots: none inherits a mark. */
+	for (unsigned int i = 0; i < n / 2; i++) {
+		struct rule_upcall u = up4(17, "10.0.0.3", (uint16_t)(2000 + i), "10.0.0.2", 54, 0, 0);
+
+		assert_int_equal(decide(eng, u, 40001).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
+	}
+	for (unsigned int i = 1; i < n; i += 2) {
+		struct rule_upcall u = many_flow(i);
+
+		assert_int_equal(mark_of(eng, &u.pkt.key), many_mark(i));
+	}
+	rule_engine_flush(eng);
+	load(eng, "accept\n");
+	for (unsigned int i = 0; i < n; i++) {
+		struct rule_upcall u = many_flow(i);
+
+		assert_int_equal(decide(eng, u, 50000).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
+	}
+	eng_stack_free(eng);
+}
+
 /*
  * -m limit: a flow whose verdict one meter decides is cached with it; the
  * fast path takes the tokens and gets the other verdict once the bucket is
@@ -498,6 +575,7 @@ main(void)
 		cmocka_unit_test(test_per_packet),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
+		cmocka_unit_test(test_marks_many),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),
