@@ -129,6 +129,15 @@ struct eng_meter_key {
 	uint8_t unit; /**< RULE_RATE_* */
 };
 
+/** The state of one "-m statistic --mode nth" match (engine_meter.c). */
+struct eng_nth {
+	uint32_t rule_id;
+	uint32_t every;
+	uint32_t packet;
+	uint32_t count; /**< packets that reached it, modulo every (rule_x_nth_step()) */
+	uint8_t xi;     /**< the match's index in the rule */
+};
+
 /** A stateful-match provider for a walk (engine_meter.c). */
 enum eng_pv_mode {
 	ENG_PV_TAKE,      /**< a packet: meters take a token */

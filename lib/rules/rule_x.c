@@ -784,7 +784,7 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			return "statistic random takes --probability";
 		if (x->u.stat.mode == RULE_STAT_NTH && !(x->given & B(2)))
 			return "statistic nth needs --every";
-		if (x->u.stat.mode == RULE_STAT_NTH && x->u.stat.packet > x->u.stat.every)
+		if (x->u.stat.mode == RULE_STAT_NTH && x->u.stat.packet >= x->u.stat.every)
 			return "statistic --packet must be below --every";
 		break;
 	case RULE_XM_TIME:

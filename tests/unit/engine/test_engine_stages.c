@@ -385,6 +385,69 @@ test_marks_many(void **state)
 	eng_stack_free(eng);
 }
 
+/* Revalidate everything pending. */
+static void
+settle_all(struct rule_engine *eng, uint32_t now)
+{
+	struct rule_engine_stats st;
+	unsigned int rounds = 0;
+
+	do {
+		rule_engine_step(eng, now, 64);
+		rule_engine_stats_get(eng, &st);
+		assert_true(++rounds < 1000);
+	} while (st.pending != 0);
+}
+
+/*
+ * -m statistic --mode nth counts the packets that reach it, as netfilter
+ * does: the first packet of a new flow steps the rule's counter and the
+ * flow is decided per packet (an accepted one gets an entry decided on the
+ * slow path, whose packets step it too); the counter is the rule's,
+ * whatever the flow. Revalidation after a commit does not step it; a set
+ * numbered anew (a reload) starts it over.
+ */
+static void
+test_nth(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall b = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	/* Packets reaching the rule: a a a b a b | commit | a a | reload | a b */
+	static const uint8_t want[] = {FC_VERDICT_ACCEPT, FC_VERDICT_DROP, FC_VERDICT_ACCEPT,
+		FC_VERDICT_ACCEPT, FC_VERDICT_DROP, FC_VERDICT_ACCEPT};
+	const struct rule_upcall *seq[] = {&a, &a, &a, &b, &a, &b};
+	const char *text = "drop proto udp statistic_mode nth statistic_every 3 statistic_packet 1\n";
+	const struct fc_entry *e;
+	struct rule_set *s;
+	struct rule rl;
+	struct rule_error err;
+
+	(void)state;
+	load(eng, text);
+	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(rx(eng, *seq[i], 1 + i).verdict, want[i]);
+	e = entry_of(eng, &a.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	/* A commit of a descendant: the cached flows are decided again, the count goes on. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_parse("accept proto tcp", &rl, &err), 0);
+	assert_int_equal(
+		rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END, &rl, NULL), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle_all(eng, 10);
+	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, a, 12).verdict, FC_VERDICT_DROP);
+	/* A reload numbers the rules anew: the count starts over. */
+	load(eng, text);
+	settle_all(eng, 13);
+	assert_int_equal(rx(eng, a, 14).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, b, 15).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
 /*
  * -m limit: a flow whose verdict one meter decides is cached with it; the
  * fast path takes the tokens and gets the other verdict once the bucket is
@@ -576,6 +639,7 @@ main(void)
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
 		cmocka_unit_test(test_marks_many),
+		cmocka_unit_test(test_nth),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),
