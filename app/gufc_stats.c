@@ -500,11 +500,12 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"failed\": %" PRIu64 "},\n",
 		s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f,
-		"  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"tcp_conns\": %" PRIu64
+		"  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"notrack\": %" PRIu64
+		", \"tcp_conns\": %" PRIu64
 		", \"tcp_refused\": %" PRIu64 ", \"ignored\": %" PRIu64 ", \"reopened\": %" PRIu64
 		", \"removed\": %" PRIu64 ", \"invalid\": {",
-		t->cts.related, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored, t->cts.reopened,
-		t->cts.removed);
+		t->cts.related, t->cts.notrack, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored,
+		t->cts.reopened, t->cts.removed);
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
 		fprintf(f, "%s\"%s\": %" PRIu64, w > 1 ? ", " : "", mod_ct_why_name(w),
 			t->cts.invalid[w]);
@@ -558,8 +559,6 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"last_rules\": %u, \"last_generation\": %u, \"last_us\": %" PRIu64 "},\n",
 		t->reload.ok, t->reload.failed, t->reload.last_rules, t->reload.last_gen,
 		t->reload.last_us);
-	fprintf(f, "  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"notrack\": %" PRIu64 "},\n",
-		t->cts.related, t->cts.notrack);
 	{
 		const struct mod_ipfix_stats *x = &t->ipfix.st;
 

@@ -16,6 +16,7 @@
  * one per tuple, whatever the ports its entries have).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,9 +249,20 @@ ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 {
 	struct mod_ct_conn c;
 
+	int n;
+
 	if (!entry_conn(priv, a, &c))
 		return 0;
-	return mod_ct_conn_format(&c, buf, len);
+	n = mod_ct_conn_format(&c, buf, len);
+	if (n != -ENOSPC)
+		return n;
+	/* A listing's short field: the state, flags and helpers without the windows. */
+	n = snprintf(buf, len, "%s %s%s%s%s%s%s", mod_ct_state_name(c.state),
+		(c.flags & MOD_CT_C_REPLIED) ? "replied" : "unreplied",
+		(c.flags & MOD_CT_C_ASSURED) ? " assured" : "",
+		c.helper != 0 ? " helper=" : "", mod_ct_helper_name(c.helper),
+		c.master_helper != 0 ? " expected=" : "", mod_ct_helper_name(c.master_helper));
+	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 }
 
 /*
