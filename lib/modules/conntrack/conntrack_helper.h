@@ -193,17 +193,31 @@ struct mod_ct_seqadj {
  * Record a rewrite of @p delta bytes in the segment of direction @p dir
  * starting at @p seq (the sender's space). A repeated rewrite of the same
  * segment (a retransmission) or of an older one changes nothing.
+ * @param a      the connection's adjustment
+ * @param dir    MOD_CT_DIR_ORIG or MOD_CT_DIR_REPLY
+ * @param seq    the rewritten segment's sequence number (host order)
+ * @param delta  new length minus old length (0: nothing)
  * Context: any.
  */
 void mod_ct_seqadj_set(struct mod_ct_seqadj *a, unsigned int dir, uint32_t seq, int32_t delta);
 
-/** The sequence number a segment of @p dir starting at @p seq leaves with. Context: any. */
+/**
+ * The sequence number a segment of @p dir starting at @p seq leaves with.
+ * @param a    the adjustment (NULL: @p seq)
+ * @param dir  MOD_CT_DIR_ORIG or MOD_CT_DIR_REPLY
+ * @param seq  the segment's sequence number, the sender's space (host order)
+ * @return the shifted number. Context: any.
+ */
 uint32_t mod_ct_seqadj_seq(const struct mod_ct_seqadj *a, unsigned int dir, uint32_t seq);
 
 /**
  * The acknowledgment number a segment of @p dir carrying @p ack (in the
  * receiver's adjusted space, what the other side saw) leaves with: the
- * other direction's offset taken back. Context: any.
+ * other direction's offset taken back.
+ * @param a    the adjustment (NULL: @p ack)
+ * @param dir  the direction of the segment carrying the ACK
+ * @param ack  its acknowledgment number (host order)
+ * @return the number in the other side's own space. Context: any.
  */
 uint32_t mod_ct_seqadj_ack(const struct mod_ct_seqadj *a, unsigned int dir, uint32_t ack);
 
@@ -232,7 +246,7 @@ uint32_t mod_ct_seqadj_ack(const struct mod_ct_seqadj *a, unsigned int dir, uint
 int mod_ct_tcp_rewrite(uint8_t *l3, uint32_t room, const struct fc_pkt *pkt, uint32_t seq,
 	uint32_t ack, uint32_t off, uint32_t len_old, const char *text, uint32_t len_new);
 
-/** Does @p a shift anything? Context: any. */
+/** Does @p a shift anything? @param a the adjustment @return true if so. Context: any. */
 static inline bool
 mod_ct_seqadj_active(const struct mod_ct_seqadj *a)
 {
@@ -316,19 +330,28 @@ int mod_ct_expect_take(struct mod_ct_expect *t, const struct fc_key *k, uint32_t
 
 /**
  * Remove expectations that expired, visiting at most @p budget slots.
+ * @param t       the table (NULL: nothing)
+ * @param now     current time (ms)
+ * @param budget  most slots visited
  * @return slots visited. Context: the rules lcore.
  */
 unsigned int mod_ct_expect_expire(struct mod_ct_expect *t, uint32_t now, unsigned int budget);
 
 /**
  * Remove every expectation of master @p master (its connection went).
+ * @param t       the table (NULL: nothing)
+ * @param master  the master's connection id
  * @return how many. Context: the rules lcore.
  */
 unsigned int mod_ct_expect_remove_master(struct mod_ct_expect *t, uint32_t master);
 
 /**
  * Expectation @p i (0 .. capacity - 1) for listings.
- * @return 0, -ENOENT (slot empty), -EINVAL. Context: the rules lcore.
+ * @param t    the table
+ * @param i    slot
+ * @param out  receives it
+ * @return 0, -ENOENT (slot empty), -EINVAL (NULL, @p i out of range).
+ * Context: the rules lcore.
  */
 int mod_ct_expect_at(const struct mod_ct_expect *t, uint32_t i, struct mod_ct_exp *out);
 
