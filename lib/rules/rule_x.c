@@ -811,6 +811,9 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		if (x->given == 0)
 			return "CT needs --notrack, --helper or --zone";
 		break;
+	case RULE_XT_SYNPROXY:
+		/* Kept and ignored would leave SYN floods unanswered while the set looks loaded. */
+		return "SYNPROXY is refused: gufc answers no TCP handshakes (no SYN cookies, no TCP stack)";
 	default:
 		break;
 	}

@@ -633,7 +633,8 @@ refused(const char *name)
 {
 	return strcmp(name, "ipsec-gateway.v4") == 0 ||
 	       strcmp(name, "desktop-killswitch.v4") == 0 ||
-	       strcmp(name, "payload-inspection.v4") == 0;
+	       strcmp(name, "payload-inspection.v4") == 0 ||
+	       strcmp(name, "hardening-synproxy.v4") == 0;
 }
 
 static void
