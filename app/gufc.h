@@ -48,6 +48,7 @@
 #include "nat.h"
 #include "neigh.h"
 #include "offload.h"
+#include "pktlog.h"
 #include "route.h"
 #include "rule_lang.h"
 #include "rules.h"
@@ -119,7 +120,10 @@ enum gufc_auto { GUFC_OFF, GUFC_ON, GUFC_AUTO };
 	X(neigh_reachable, "neigh-reachable", U32, 30000) \
 	X(neigh_retrans, "neigh-retrans", U32, 1000) \
 	X(neigh_probes, "neigh-probes", U32, 3) \
-	X(lossless, "lossless", AUTO, GUFC_AUTO)
+	X(lossless, "lossless", AUTO, GUFC_AUTO) \
+	X(log_ring, "log-ring", U32, 1024) \
+	X(log_lines, "log-lines", U32, 10000) \
+	X(log_interval, "log-interval", U32, 30000)
 
 /** The "offload" setting: backend in bits 0..1, swnic size (0: default) above. */
 static inline uint32_t
@@ -201,6 +205,25 @@ struct gufc_chan_cfg {
 	uint32_t perflow_pool; /**< rings this channel adds to the pool (perflow N; default 256) */
 };
 
+/** Log channels, LOG's and NFLOG groups' (config "log ..."; gufc_log.c). */
+#define GUFC_LOG_CHANS_MAX 8
+#define GUFC_LOG_GROUPS_MAX 16
+#define GUFC_LOG_GROUP_ANY UINT32_MAX
+struct gufc_log_cfg {
+	unsigned int n_chans;
+	struct {
+		char name[CHAN_NAME_MAX + 1];
+		uint8_t kind;              /**< enum plog_file_kind */
+		char file[GUFC_PATH_MAX];
+	} chan[GUFC_LOG_CHANS_MAX];
+	uint8_t target;                    /**< LOG's channel + 1; 0: lines only */
+	unsigned int n_groups;
+	struct {
+		uint32_t group;            /**< NFLOG group, or GUFC_LOG_GROUP_ANY */
+		uint8_t chan;              /**< channel index */
+	} group[GUFC_LOG_GROUPS_MAX];
+};
+
 /** Where IPFIX records go (config "ipfix ..."; gufc_ipfix.c). */
 enum gufc_ipfix_mode {
 	GUFC_IPFIX_OFF,
@@ -248,6 +271,7 @@ struct gufc_config {
 	unsigned int n_chans;
 	struct gufc_chan_cfg chans[GUFC_MAX_CHANNELS_CFG];
 	struct gufc_ipfix_cfg ipfix;
+	struct gufc_log_cfg log;
 };
 
 /**
@@ -340,6 +364,10 @@ struct gufc_sum {
 	uint64_t icmp_suppressed; /**< ICMP errors not sent (rate limit, ...) */
 	uint64_t frag_datagrams; /**< datagrams fragmented for the egress MTU */
 	uint64_t frag_made;	/**< fragments they became */
+	uint64_t log_queued;     /**< LOG/NFLOG records queued for the main lcore */
+	uint64_t log_dropped;    /**< LOG/NFLOG records lost (ring full, no mbuf) */
+	uint64_t rewritten;      /**< packets TOS/DSCP/TTL/HL/CHECKSUM/TCPMSS changed */
+	uint64_t rewrite_skipped; /**< rewrites that could not apply */
 	uint64_t reject_replies; /**< REJECT: ICMP errors and TCP resets sent */
 	uint64_t reject_suppressed; /**< REJECT: replies not sent */
 	uint64_t originated;	/**< packets the datapath made (ICMP errors, resets, fragments) */
@@ -493,8 +521,39 @@ struct gufc_app {
 	struct mod_ipfix_module *ipfix;
 	FILE *ipfix_file;                   /**< "ipfix file": the open file */
 	struct gufc_ipfix_io ipfix_io;      /**< the sender's counters (rules lcore writes) */
+	struct gufc_log *log;               /**< LOG/NFLOG drain (gufc_log.c); main lcore */
 	int exit_code;
 };
+
+/* gufc_log.c: LOG lines and log channels, drained from the datapath's log ring. */
+/** What the drain counted (main lcore writes; readers take whole values). */
+struct gufc_log_stats {
+	uint64_t queued;     /**< records the datapath queued (struct dp_stats::log_queued) */
+	uint64_t dropped;    /**< records lost before the ring: log_dropped */
+	uint64_t drained;    /**< records taken off the ring */
+	uint64_t lines;      /**< LOG lines written through rte_log (gufc.log) */
+	uint64_t suppressed; /**< LOG lines over log-lines per log-interval (not written) */
+	uint64_t written;    /**< packets written to log channels */
+	uint64_t no_chan;    /**< NFLOG records of groups no channel takes */
+	uint64_t errors;     /**< log channel writes that failed */
+};
+/** Ring, pool, channels; the datapath contexts get the ring. @return 0 or -errno (logged). */
+int gufc_log_init(struct gufc_app *app);
+/** Drain at most @p budget records. @return records drained. Context: main lcore. */
+unsigned int gufc_log_poll(struct gufc_app *app, unsigned int budget);
+/** Drain everything, close the channels (counters kept). Context: main lcore, lcores stopped. */
+void gufc_log_fini(struct gufc_app *app);
+/** gufc_log_fini(), then free the ring, pool and state. */
+void gufc_log_free(struct gufc_app *app);
+/** The counters; @p queued and @p dropped: the datapath's (struct gufc_stats). */
+void gufc_log_stats_get(const struct gufc_app *app, uint64_t queued, uint64_t dropped,
+	struct gufc_log_stats *st);
+/** Records of rule @p rule_id drained so far. */
+uint64_t gufc_log_rule_logged(const struct gufc_app *app, uint32_t rule_id);
+/** Per LOG/NFLOG rule: logged and dropped records; "show log". */
+void gufc_log_dump(const struct gufc_app *app, FILE *f);
+/** The same as JSON members ("\"log\": {...}"), for the stats file and telemetry. */
+void gufc_log_json(const struct gufc_app *app, uint64_t queued, uint64_t dropped, FILE *f);
 
 /* gufc_ipfix.c: IPFIX export (lib/modules/ipfix) wired to a port or a file. */
 /** Create the exporter after the engine: open the file, register the module. @return 0 or -errno (logged). */

@@ -379,6 +379,95 @@ cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
 	return 0;
 }
 
+/* A log channel's index by name, -1 if none. */
+static int
+cfg_logchan_find(const struct gufc_log_cfg *l, const char *name)
+{
+	for (unsigned int i = 0; i < l->n_chans; i++)
+		if (strcmp(l->chan[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * log channel NAME kind pcap|pcapng file FILE
+ * log target NAME          (LOG rules' packets also go to NAME)
+ * log group N|any NAME     (NFLOG group N's packets go to NAME)
+ */
+static int
+cfg_log(struct cfg_ctx *c, struct gufc_config *cfg)
+{
+	struct gufc_log_cfg *l = &cfg->log;
+	const char *what;
+	uint32_t g;
+	int rc, ci;
+
+	if ((rc = cfg_need(c, 3)) != 0)
+		return rc;
+	what = c->tok[1].s;
+	if (strcmp(what, "channel") == 0) {
+		const char *name = c->tok[2].s;
+		unsigned int i = l->n_chans;
+
+		if (c->n != 7 || strcmp(c->tok[3].s, "kind") != 0 || strcmp(c->tok[5].s, "file") != 0)
+			return cfg_err(c, c->tok[c->n > 3 ? 3 : 2].col,
+				"expected 'log channel NAME kind pcap|pcapng file FILE'",
+				c->tok[c->n > 3 ? 3 : 2].s);
+		if (name[0] == '\0' || strlen(name) > CHAN_NAME_MAX)
+			return cfg_err(c, c->tok[2].col, "bad log channel name", name);
+		if (cfg_logchan_find(l, name) >= 0)
+			return cfg_err(c, c->tok[2].col, "log channel defined twice", name);
+		if (i == GUFC_LOG_CHANS_MAX)
+			return cfg_err(c, c->tok[2].col, "too many log channels", name);
+		if (strcmp(c->tok[4].s, "pcap") == 0)
+			l->chan[i].kind = PLOG_PCAP;
+		else if (strcmp(c->tok[4].s, "pcapng") == 0)
+			l->chan[i].kind = PLOG_PCAPNG;
+		else
+			return cfg_err(c, c->tok[4].col, "log channel kind must be pcap or pcapng",
+				c->tok[4].s);
+		if ((rc = cfg_path(c, 6, true, l->chan[i].file)) != 0)
+			return rc;
+		snprintf(l->chan[i].name, sizeof(l->chan[i].name), "%s", name);
+		l->n_chans++;
+		return 0;
+	}
+	if (strcmp(what, "target") == 0) {
+		if (c->n > 3)
+			return cfg_err(c, c->tok[3].col, "unexpected token", c->tok[3].s);
+		ci = cfg_logchan_find(l, c->tok[2].s);
+		if (ci < 0)
+			return cfg_err(c, c->tok[2].col, "no such log channel (define it first)",
+				c->tok[2].s);
+		l->target = (uint8_t)(ci + 1);
+		return 0;
+	}
+	if (strcmp(what, "group") == 0) {
+		if ((rc = cfg_need(c, 4)) != 0)
+			return rc;
+		if (c->n > 4)
+			return cfg_err(c, c->tok[4].col, "unexpected token", c->tok[4].s);
+		if (strcmp(c->tok[2].s, "any") == 0)
+			g = GUFC_LOG_GROUP_ANY;
+		else if ((rc = cfg_u32(c, 2, UINT16_MAX, &g)) != 0)
+			return rc;
+		ci = cfg_logchan_find(l, c->tok[3].s);
+		if (ci < 0)
+			return cfg_err(c, c->tok[3].col, "no such log channel (define it first)",
+				c->tok[3].s);
+		for (unsigned int i = 0; i < l->n_groups; i++)
+			if (l->group[i].group == g)
+				return cfg_err(c, c->tok[2].col, "log group given twice", c->tok[2].s);
+		if (l->n_groups == GUFC_LOG_GROUPS_MAX)
+			return cfg_err(c, c->tok[2].col, "too many log groups", c->tok[2].s);
+		l->group[l->n_groups].group = g;
+		l->group[l->n_groups].chan = (uint8_t)ci;
+		l->n_groups++;
+		return 0;
+	}
+	return cfg_err(c, c->tok[1].col, "expected log channel, log target or log group", what);
+}
+
 /* After the last line: the port of each route "via" (port lines may follow routes). */
 static int
 cfg_routes_resolve(struct cfg_ctx *c, struct gufc_config *cfg)
@@ -431,6 +520,8 @@ cfg_line(struct cfg_ctx *c, struct gufc_config *cfg)
 		return cfg_channel(c, cfg);
 	if (strcmp(kw, "ipfix") == 0)
 		return cfg_ipfix(c, cfg);
+	if (strcmp(kw, "log") == 0)
+		return cfg_log(c, cfg);
 	if (strcmp(kw, "rules") == 0 || strcmp(kw, "iptables") == 0 ||
 		strcmp(kw, "ip6tables") == 0) {
 		/* rules: the native set; iptables and ip6tables: one family each. */

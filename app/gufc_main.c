@@ -486,6 +486,8 @@ main_duties(struct gufc_app *app, struct main_state *ms)
 	ms->next_tsc = tsc + app->hz / 1000;
 	gufc_ctl_main_poll(app);
 	work += (unsigned int)gufc_telemetry_poll(app);
+	/* LOG lines and log channels: after forwarding, a bounded amount per pass. */
+	work += gufc_log_poll(app, 512);
 	if (ms->shell) {
 		rc = gufc_shell_poll(app);
 		if (rc < 0)
@@ -757,6 +759,8 @@ setup(struct gufc_app *app, struct rule_set *set)
 			gufc_router_dp(app, &app->lc[i]->rx_dp);
 			gufc_router_dp(app, &app->lc[i]->slow_dp);
 		}
+	if (gufc_log_init(app) != 0)
+		return -1;
 	return gufc_slow_init(app);
 
 fail_set:
@@ -791,6 +795,7 @@ teardown(struct gufc_app *app)
 {
 	gufc_ctl_fini(app);
 	gufc_slow_fini(app);
+	gufc_log_free(app);
 	for (unsigned int i = 0; i < app->n_rx; i++) {
 		rte_ring_free(app->rx[i]->upcall);
 		rte_ring_free(app->rx[i]->done);
@@ -938,6 +943,7 @@ main(int argc, char **argv)
 		;
 	gufc_ports_fini(app);
 	gufc_ctl_drain(app);
+	gufc_log_fini(app); /* the last records: lines and log channels complete */
 
 	gufc_stats_sum(app, &tot);
 	tot.pool_size = app->pool->size;

@@ -40,20 +40,10 @@ static const char *
 pending_action(unsigned int a)
 {
 	switch (a) {
-	case RULE_ACT_LOG:
-	case RULE_ACT_NFLOG:
-		return "logs nothing yet (the walk goes on, as in netfilter)";
 	case RULE_ACT_TCPMSS:
-	case RULE_ACT_CHECKSUM:
-	case RULE_ACT_DSCP:
-	case RULE_ACT_TOS:
-	case RULE_ACT_TTL:
-	case RULE_ACT_HL:
-		return "does not rewrite packets yet (later rules see the new value)";
+		return "lowers an MSS option a SYN has; it adds none to a SYN without one (Linux does)";
 	case RULE_ACT_CLASSIFY:
 		return "gufc has no traffic control: the class is not used";
-	case RULE_ACT_SYNPROXY:
-		return "drops what it would answer; the proxy is not there yet";
 	case RULE_ACT_SET:
 		return "does not change the ipsets yet";
 	default:

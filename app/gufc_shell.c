@@ -297,7 +297,7 @@ static cmdline_parse_token_hdr_t t_end = { .ops = &sh_end_ops, .offset = 0 };
 SH_TOK(t_show, w0, "show");
 SH_TOK(t_show_what, w1,
 	"stats#ports#neighbours#neighbors#flows#flow#rules#channels#drops#locals#routes#pending#"
-	"offload#lcores#ipfix");
+	"offload#lcores#ipfix#log");
 SH_TOK(t_rule, w0, "rule");
 SH_TOK(t_rule_op, w1, "add#del#replace#load");
 SH_TOK(t_commit, w0, "commit");

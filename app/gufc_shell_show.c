@@ -89,6 +89,16 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 "\n", "non-ip passed", s->non_ip_pass);
 	fprintf(f, "%-20s %" PRIu64 " sent, %" PRIu64 " suppressed\n", "reject replies",
 		s->reject_replies, s->reject_suppressed);
+	{
+		struct gufc_log_stats ls;
+
+		gufc_log_stats_get(c->app, s->log_queued, s->log_dropped, &ls);
+		fprintf(f, "%-20s %" PRIu64 " logged, %" PRIu64 " log_dropped, %" PRIu64
+			" lines (%" PRIu64 " suppressed), %" PRIu64 " to log channels\n", "log",
+			ls.queued, ls.dropped, ls.lines, ls.suppressed, ls.written);
+	}
+	fprintf(f, "%-20s %" PRIu64 " packets, %" PRIu64 " skipped\n", "rewrites", s->rewritten,
+		s->rewrite_skipped);
 	fprintf(f, "%-20s %" PRIu64 " ok, %" PRIu64 " failed", "reloads (SIGHUP)", t.reload.ok,
 		t.reload.failed);
 	if (t.reload.ok != 0)
@@ -283,7 +293,7 @@ sh_cmd_show(struct sh_ctx *c)
 	if (what == NULL)
 		return sh_err(c, -EINVAL, c->l->tok[0],
 			"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
-			"locals, routes, pending, offload, lcores, ipfix");
+			"locals, routes, pending, offload, lcores, ipfix, log");
 	if (strcmp(what, "stats") == 0)
 		return show_stats(c);
 	if (strcmp(what, "drops") == 0)
@@ -338,7 +348,13 @@ sh_cmd_show(struct sh_ctx *c)
 			gufc_ipfix_dump(c->app, c->out);
 		return rc;
 	}
+	if (strcmp(what, "log") == 0) {
+		rc = no_more(c, 2);
+		if (rc == 0)
+			gufc_log_dump(c->app, c->out);
+		return rc;
+	}
 	return sh_err(c, -EINVAL, what,
 		"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
-		"locals, routes, pending, offload, lcores, ipfix");
+		"locals, routes, pending, offload, lcores, ipfix, log");
 }

@@ -138,6 +138,10 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->icmp_suppressed = dp.icmp_suppressed;
 	s->frag_datagrams = dp.frag_datagrams;
 	s->frag_made = dp.frag_made;
+	s->log_queued = dp.log_queued;
+	s->log_dropped = dp.log_dropped;
+	s->rewritten = dp.rewritten;
+	s->rewrite_skipped = dp.rewrite_skipped;
 	s->reject_replies = dp.reject_replies;
 	s->reject_suppressed = dp.reject_suppressed;
 	s->originated = dp.originated;
@@ -370,6 +374,17 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (s->reject_replies + s->reject_suppressed != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (suppressed %" PRIu64 ")\n", "reject replies",
 			s->reject_replies, s->reject_suppressed);
+	if (s->log_queued + s->log_dropped != 0) {
+		struct gufc_log_stats ls;
+
+		gufc_log_stats_get(app, s->log_queued, s->log_dropped, &ls);
+		fprintf(f, "%-28s %14" PRIu64 "  (log_dropped %" PRIu64 ", lines %" PRIu64
+			", suppressed %" PRIu64 ", to log channels %" PRIu64 ")\n", "logged (LOG, NFLOG)",
+			ls.queued, ls.dropped, ls.lines, ls.suppressed, ls.written);
+	}
+	if (s->rewritten + s->rewrite_skipped != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (skipped %" PRIu64 ")\n", "rewritten packets",
+			s->rewritten, s->rewrite_skipped);
 	if (app->neigh != NULL)
 		gufc_router_stats_text(t, f, 28);
 	gufc_lcores_dump(app, f, false);
@@ -523,6 +538,10 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->tx_pkts, s->non_ip_pass);
 	fprintf(f, "  \"reject\": {\"replies\": %" PRIu64 ", \"suppressed\": %" PRIu64 "},\n",
 		s->reject_replies, s->reject_suppressed);
+	fprintf(f, "  ");
+	gufc_log_json(app, s->log_queued, s->log_dropped, f);
+	fprintf(f, ",\n  \"rewrite\": {\"packets\": %" PRIu64 ", \"skipped\": %" PRIu64 "},\n",
+		s->rewritten, s->rewrite_skipped);
 	fprintf(f, "  \"lossless\": {\"on\": %s, \"held_bursts\": %" PRIu64 ", \"held\": %" PRIu64
 		"},\n", app->lossless ? "true" : "false", s->ll_bursts, s->ll_held);
 	{

@@ -130,6 +130,10 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("frag_failed", s->frag_dropped);
 	U("transmitted", s->tx_pkts);
 	U("non_ip_passed", s->non_ip_pass);
+	U("logged", s->log_queued);
+	U("log_dropped", s->log_dropped);
+	U("rewritten", s->rewritten);
+	U("rewrite_skipped", s->rewrite_skipped);
 	U("reject_replies", s->reject_replies);
 	U("reject_suppressed", s->reject_suppressed);
 	U("reloads_ok", t.reload.ok);
@@ -463,6 +467,41 @@ tel_ipfix(struct gufc_app *app, struct tel_req *r)
 	return 0;
 }
 
+/* /gufc/log: LOG/NFLOG counters, and per LOG/NFLOG rule its records logged and dropped. */
+static int
+tel_log(struct gufc_app *app, struct tel_req *r)
+{
+	struct rte_tel_data *d = r->d;
+	struct gufc_log_stats ls;
+	struct gufc_totals t;
+	struct rule_logspec sp;
+	uint64_t dropped, logged;
+	char key[48];
+
+	gufc_stats_sum(app, &t);
+	gufc_log_stats_get(app, t.sum.log_queued, t.sum.log_dropped, &ls);
+	rte_tel_data_start_dict(d);
+#define U(name, val) rte_tel_data_add_dict_u64(d, name, (uint64_t)(val))
+	U("logged", ls.queued);
+	U("log_dropped", ls.dropped);
+	U("drained", ls.drained);
+	U("lines", ls.lines);
+	U("lines_suppressed", ls.suppressed);
+	U("channel_packets", ls.written);
+	U("no_channel", ls.no_chan);
+	U("channel_errors", ls.errors);
+	for (uint32_t id = 0; id < 64 && rule_engine_logspec_get(app->eng, id, &sp, &dropped) == 0;
+		id++) {
+		logged = gufc_log_rule_logged(app, sp.rule_id);
+		snprintf(key, sizeof(key), "rule_%u_logged", sp.rule_id);
+		U(key, logged);
+		snprintf(key, sizeof(key), "rule_%u_log_dropped", sp.rule_id);
+		U(key, dropped);
+	}
+#undef U
+	return 0;
+}
+
 /* /gufc/ports: one row per port: name, device, MAC, MTU, addresses. */
 static int
 tel_ports(struct gufc_app *app, struct tel_req *r)
@@ -605,6 +644,8 @@ tel_answer(struct gufc_app *app, struct tel_req *r)
 		return tel_lcores(app, r);
 	if (strcmp(r->cmd, "/gufc/ipfix") == 0)
 		return tel_ipfix(app, r);
+	if (strcmp(r->cmd, "/gufc/log") == 0)
+		return tel_log(app, r);
 	return -ENOENT;
 }
 
@@ -690,6 +731,8 @@ gufc_telemetry_init(struct gufc_app *app)
 			"(the shell's 'show lcores'). No parameters" },
 		{ "/gufc/ipfix", "gufc IPFIX export counters (the shell's 'show ipfix'). "
 			"No parameters" },
+		{ "/gufc/log", "gufc LOG/NFLOG counters, per rule logged and log_dropped "
+			"(the shell's 'show log'). No parameters" },
 		{ "/gufc/ports", "gufc ports: name, device, MAC, MTU, addresses, as columns "
 			"(the shell's 'show ports'). No parameters" },
 		{ "/gufc/neighbours", "gufc router mode's neighbours (ARP/ND), as columns, at "

@@ -229,8 +229,9 @@ eligible(const struct ofl_policy *pol, unsigned int fam, const struct fc_key *k,
 	} else {
 		return false;
 	}
-	/* NAT needs header offsets the marked path does not compute; a meter, its packets. */
-	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER))
+	/* NAT needs header offsets the marked path does not compute; a meter or a
+	 * packet program (LOG, rewrites), its packets. */
+	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT))
 		return false;
 	if (proto != 6 && proto != 17 && proto != 132)
 		return false;

@@ -400,6 +400,13 @@ struct dp_stats {
 				       about this packet, no mbuf, a kind of the other family) */
 	uint64_t originated;	  /**< packets made here: ICMP errors (router's, REJECT's),
 				       TCP resets, fragments beyond the first */
+	uint64_t log_queued;	  /**< LOG/NFLOG records put on the log ring */
+	uint64_t log_dropped;	  /**< LOG/NFLOG records lost: ring full, no mbuf, no ring
+				       (the packet itself goes on) */
+	uint64_t rewritten;	  /**< packets a rewrite target changed (TOS, DSCP, TTL, HL,
+				       CHECKSUM, TCPMSS) */
+	uint64_t rewrite_skipped; /**< rewrites not done: headers beyond the first segment,
+				       a fragment, or not TCP/UDP for CHECKSUM */
 	uint64_t drops[DP_DROP__COUNT];	       /**< by enum dp_drop */
 	uint64_t rule_drops[RULE_DROP__COUNT]; /**< verdicts applied, by enum rule_drop */
 	uint64_t parse_drops[FC_PARSE__COUNT]; /**< parse errors, by enum fc_parse_result */
@@ -495,9 +502,61 @@ struct dp_ctx {
 	struct mod_neigh *neigh;
 	uint16_t local_chan;        /**< router: accepted local traffic's channel */
 	struct dp_icmp_limit icmp;  /**< router, slow path: ICMP errors budget */
+	/** LOG/NFLOG records (struct dp_logrec mbufs), MP/SC; NULL: records are lost, counted */
+	struct rte_ring *log_ring;
+	struct rte_mempool *log_pool; /**< their mbufs (DP_LOG_PRIV_SIZE private bytes) */
+	uint16_t port_mtu[DP_MAX_PORTS]; /**< TCPMSS --clamp-mss-to-pmtu: per port (0: 1500) */
 	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
 	struct dp_hold hold;        /**< lossless: what waits for room (datapath's) */
 };
+
+/**
+ * A LOG or NFLOG record: a copy of the packet as the rule saw it (the
+ * mbuf's data, at most the spec's snap length) with this in its private
+ * area. Made by the datapath (dp_rx_burst(), dp_upcall_burst()) on the
+ * context's log ring; the consumer (the application) frees the mbuf.
+ */
+struct dp_logrec {
+	struct rule_logspec spec; /**< the rule's LOG / NFLOG options */
+	uint64_t tsc;             /**< rte_rdtsc() when it was made */
+	uint32_t wire_len;        /**< the packet's length (the copy may be shorter) */
+	uint16_t in_port;         /**< input port */
+	uint16_t out_port;        /**< the decision's output port, or a RULE_PORT_* marker */
+	uint16_t l3_off;          /**< IP header offset in the copy */
+	uint8_t key_flags;        /**< the key's FC_KEY_F_* local bits */
+};
+
+/** Private area the log ring's mbuf pool needs. */
+#define DP_LOG_PRIV_SIZE RTE_ALIGN(sizeof(struct dp_logrec), RTE_MBUF_PRIV_ALIGN)
+
+/**
+ * The record of log mbuf @p m. @param m a log ring's mbuf @return it.
+ * Context: any.
+ */
+static inline struct dp_logrec *
+dp_logrec(struct rte_mbuf *m)
+{
+	return (struct dp_logrec *)rte_mbuf_to_priv(m);
+}
+
+/**
+ * Apply one rewrite operation of a packet program (TOS, TTL, HL,
+ * CHECKSUM, TCPMSS; others are no-ops) to contiguous headers, checksums
+ * updated incrementally (CHECKSUM: computed whole). TCPMSS lowers an MSS
+ * option of a TCP SYN only (a SYN without one is left alone).
+ * @param op    the operation
+ * @param l3    the IP header
+ * @param len   bytes at @p l3 (through the end of the datagram for CHECKSUM)
+ * @param pkt   the packet's parse (family, l4 offset relative to the frame,
+ *   protocol, TCP flags, fragment)
+ * @param l3_off  offset of @p l3 in the frame (to place the L4 header)
+ * @param mtu   egress MTU for TCPMSS --clamp-mss-to-pmtu
+ * @return 1 changed, 0 nothing to change, -EINVAL (headers cut short, a
+ *   fragment, not TCP/UDP for CHECKSUM).
+ * Context: any.
+ */
+int dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len,
+	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu);
 
 /**
  * Packets a lossless context holds back (0 for any other).

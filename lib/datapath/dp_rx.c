@@ -23,6 +23,7 @@
 
 #include "datapath.h"
 #include "dp_l3.h"
+#include "dp_pktact.h"
 #include "dp_priv.h"
 
 /*
@@ -308,8 +309,11 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		struct rte_mbuf *mb = m[i];
 		struct fc_pkt *pkt = &pkts[i];
 		const struct fc_action *a = &acts[j];
+		const struct rule_pktprog *prog = NULL;
+		unsigned int list = 0;
 		uint64_t conn = 0;
 		enum dp_l3_way way = DP_L3_OUT;
+		uint8_t verdict;
 
 		/* Behind an upcall of its connection still in flight: wait for it. */
 		if (c->pend != NULL && c->pend->n != 0) {
@@ -338,8 +342,19 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
 		}
-		/* A metered entry's verdict flips while its meter is exceeded. */
-		if (rule_engine_verdict(c->eng, a, 0) != FC_VERDICT_ACCEPT) {
+		/*
+		 * A metered entry's verdict flips while its meter is exceeded. An
+		 * entry with a packet program (LOG, rewrites) runs it: its meter,
+		 * if any, picks the list; the records go out whatever the verdict.
+		 */
+		if (likely(!(a->flags & FC_ACT_F_PKTACT))) {
+			verdict = rule_engine_verdict(c->eng, a, 0);
+		} else {
+			prog = rule_engine_pktprog(c->eng, a->pkt_class);
+			verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, &list);
+			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port);
+		}
+		if (verdict != FC_VERDICT_ACCEPT) {
 			fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
 			dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
 			continue;
@@ -373,6 +388,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				continue;
 			}
 		}
+		if (unlikely(prog != NULL) && (prog->rewrite & (1u << list)))
+			dp_pkt_rewrite(c, mb, pkt, prog, list,
+				c->router && way == DP_L3_OUT ? adj.mtu :
+				dp_pkt_mtu(c, a->out_port, b->in_port));
 		fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
 		if (c->router) {
 			dp_l3_fast_out(c, b, mb, pkt, a, way, &adj);
@@ -519,7 +538,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		t = fam ? c->tab6 : c->tab4;
 		/* A router's packets need their parse (TTL, rewrite): the software path. */
 		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
-			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER)) ||
+			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT)) ||
 			    dp_marked_wants(c, &a, mb))) {
 			st->hw_fallback++;
 			m[left++] = mb;

@@ -17,6 +17,7 @@
 
 #include "datapath.h"
 #include "dp_l3.h"
+#include "dp_pktact.h"
 #include "dp_priv.h"
 
 /* NAT rewrite in the slow path: may linearize a chained packet first. */
@@ -104,7 +105,14 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 	rule_engine_upcall_burst(c->eng, up, n, dec, now);
 	for (i = 0; i < n; i++) {
 		const struct rule_decision *d = &dec[i];
+		const struct rule_pktprog *prog = NULL;
 
+		/* The walk's LOG/NFLOG records go out whatever the verdict. */
+		if (d->pkt_prog != 0) {
+			prog = rule_engine_pktprog(c->eng, d->pkt_prog);
+			dp_pkt_log(c, m[i], &up[i].pkt, prog, d->pkt_list, up[i].in_port,
+				d->out_port);
+		}
 		if (d->verdict != FC_VERDICT_ACCEPT) {
 			(*dp_rule_drop_ctr(st, d->drop))++;
 			if (d->reject != RULE_REJECT_NONE)
@@ -112,7 +120,11 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 			dp_free_later(&b, m[i]);
 			continue;
 		}
+		/* Router mode: rewritten before dp_l3_slow() (NAT, the router's TTL). */
 		if (c->router) {
+			if (prog != NULL && (prog->rewrite & (1u << d->pkt_list)))
+				dp_pkt_rewrite(c, m[i], &up[i].pkt, prog, d->pkt_list,
+					dp_pkt_mtu(c, d->out_port, up[i].in_port));
 			dp_l3_slow(c, &b, m[i], &up[i].pkt, d, up[i].in_port);
 			continue;
 		}
@@ -123,6 +135,9 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 			dp_free_later(&b, m[i]);
 			continue;
 		}
+		if (prog != NULL && (prog->rewrite & (1u << d->pkt_list)))
+			dp_pkt_rewrite(c, m[i], &up[i].pkt, prog, d->pkt_list,
+				dp_pkt_mtu(c, d->out_port, up[i].in_port));
 		dp_out(&b, m[i], dp_dest(c, d->channel, d->out_port, up[i].in_port));
 	}
 	dp_deliver_burst(c, b.out, b.dest, b.no);
@@ -162,6 +177,10 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->reject_replies += s->reject_replies;
 	sum->reject_suppressed += s->reject_suppressed;
 	sum->originated += s->originated;
+	sum->log_queued += s->log_queued;
+	sum->log_dropped += s->log_dropped;
+	sum->rewritten += s->rewritten;
+	sum->rewrite_skipped += s->rewrite_skipped;
 	for (unsigned int d = 0; d < DP_DROP__COUNT; d++)
 		sum->drops[d] += s->drops[d];
 	for (unsigned int d = 0; d < RULE_DROP__COUNT; d++)

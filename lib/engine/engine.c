@@ -182,12 +182,13 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, cs, ev, &d, &deps, &mk, &pv);
 	if (rc < 0)
 		return rc;
-	if (a->flags & FC_ACT_F_METER) {
-		a->flags &= (uint8_t)~FC_ACT_F_METER;
+	if (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)) {
+		a->flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
 		a->pkt_class = 0;
 	}
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	a->rule_id = ev[d].rule_id;
+	eng_act_prog(a, eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
 	pd = ENG_DEPS_PER_PACKET(deps);
 	/* One meter decided: the verdict while it conforms, the fast path asks it. */
 	if (eng_pv_one_meter(&pv, deps) && !(pd & ~RULE_DEP_METER) &&
@@ -560,6 +561,8 @@ rule_engine_create(const struct rule_engine_params *p)
 	rc = tables_create(eng);
 	if (rc == 0)
 		rc = eng_meters_init(eng);
+	if (rc == 0)
+		rc = eng_pktact_init(eng);
 	if (rc < 0)
 		goto fail;
 	rc = eng_commit_init(eng);
@@ -594,6 +597,7 @@ rule_engine_free(struct rule_engine *eng)
 	eng_side_fini(eng);
 	free(eng->chan_parent);
 	eng_meters_fini(eng);
+	eng_pktact_fini(eng);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }

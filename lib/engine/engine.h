@@ -61,10 +61,8 @@
  * their rules name the same channel, owned by the forward entry and handed
  * back (rule_chan_flow_free_fn) a grace period after the flow goes.
  *
- * Insert clash: a new flow whose reply key is another flow's entry (on any
- * input port) is dropped as RULE_DROP_CT_CLASH (Linux's nf_conntrack
- * insert clash).
- *
+ * Insert clash: a new flow whose reply key is another flow's entry (any
+ * input port) is dropped as RULE_DROP_CT_CLASH (nf_conntrack's clash).
  * Input ports: a key holds the port its packets arrive on (fc_key_in_port()),
  * so a flow seen on two ports is two flows. A reply entry's key has the
  * port its replies will arrive on: the forward flow's output port as
@@ -96,9 +94,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
 #include <rte_branch_prediction.h>
-
 #include "classifier.h"
 #include "flowcache.h"
 #include "rules.h"
@@ -108,7 +104,6 @@ extern "C" {
 #endif
 
 struct rule_engine;
-
 /* ------------------------------------------------------------------------ */
 /* Upcalls and decisions                                                     */
 /* ------------------------------------------------------------------------ */
@@ -179,6 +174,8 @@ struct rule_decision {
 	uint8_t flags;     /**< RULE_DEC_F_* */
 	uint8_t reject;    /**< a drop by REJECT: enum rule_reject, the reply the app
 			        sends (the family's default filled in); else RULE_REJECT_NONE */
+	uint8_t pkt_list;  /**< the list of @c pkt_prog to run (engine_pktact.h) */
+	uint16_t pkt_prog; /**< packet program + 1 the app runs on the packet; 0: none */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -412,11 +409,15 @@ struct rule_engine_params {
 
 /** The fast path's view of an engine: the first member of struct rule_engine. */
 struct rule_meter;
-
+struct rule_pktprog;
+struct rule_logspec;
 struct rule_engine_view {
 	uint32_t gen; /**< current generation (acquire/release) */
 	uint32_t pad;
 	struct rule_meter *meters; /**< RULE_METERS_MAX token buckets (engine_meter.h) */
+	struct rule_pktprog *progs; /**< RULE_PKTPROGS_MAX packet programs (engine_pktact.h) */
+	struct rule_logspec *specs; /**< RULE_LOGSPECS_MAX log specifications */
+	uint64_t *spec_dropped;     /**< per spec: records not queued */
 };
 
 /**
@@ -788,13 +789,12 @@ typedef void (*rule_defer_fn)(void *arg, uint64_t val);
  */
 int rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t val);
 
-/* Counters and listing: engine_info.h, part of this manual. */
-
+/* Counters and listing: engine_info.h; meters and packet programs: part of this manual. */
 #ifdef __cplusplus
 }
 #endif
-
 #include "engine_info.h"
 #include "engine_meter.h"
+#include "engine_pktact.h"
 
 #endif /* GUFC_ENGINE_H */

@@ -373,6 +373,7 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	if (!same_ids(eng->set, s)) {
 		eng->ctr_gen = gen;
 		eng_meters_reset(eng);
+		eng_pktact_reset(eng);
 		if (eng->n_rctr != 0)
 			memset(eng->rctr, 0, (size_t)eng->n_rctr * sizeof(*eng->rctr));
 	}

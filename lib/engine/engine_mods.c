@@ -230,14 +230,22 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 	return 0;
 }
 
+unsigned int
+eng_walked(const struct rule_eval ev[], unsigned int decider)
+{
+	return ev[decider].verdict != RULE_VERDICT_ACCEPT ? decider + 1 : RULE_STAGE__COUNT;
+}
+
 int
 eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark,
 	uint16_t meter)
 {
 	struct rule_eval ev[2][RULE_STAGE__COUNT];
+	struct rule_pktop ops[2][RULE_PKTOPS_MAX];
 	unsigned int d[2];
-	uint8_t v[2];
+	uint8_t v[2], n[2];
+	int prog;
 
 	for (unsigned int i = 0; i < 2; i++) {
 		struct eng_marks mk = {.ctmark = ctmark};
@@ -255,13 +263,27 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 			return -ENOTSUP;
 		v[i] = ev[i][d[i]].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
 								  : FC_VERDICT_DROP;
+		eng_walk_ops(eng, ev[i], eng_walked(ev[i], d[i]), ops[i], &n[i]);
 	}
-	if (v[0] == v[1])
-		return 0;
+	/* The same actions either way (none, or not gated by the meter). */
+	if (n[0] == n[1] && memcmp(ops[0], ops[1], n[0] * sizeof(ops[0][0])) == 0) {
+		if (v[0] == v[1])
+			return 0;
+		if (n[0] == 0) {
+			a->verdict = v[0];
+			a->rule_id = ev[0][d[0]].rule_id;
+			a->flags |= FC_ACT_F_METER;
+			a->pkt_class = (uint16_t)(meter + 1);
+			return 1;
+		}
+	}
+	/* A program: the meter picks the list (and, when they differ, the verdict). */
+	prog = eng_prog_make(eng, (uint16_t)(meter + 1), v[0] != v[1], ops[0], n[0], ops[1], n[1]);
+	if (prog < 0)
+		return prog;
 	a->verdict = v[0];
 	a->rule_id = ev[0][d[0]].rule_id;
-	a->flags |= FC_ACT_F_METER;
-	a->pkt_class = (uint16_t)(meter + 1);
+	eng_act_prog(a, prog);
 	return 1;
 }
 
@@ -386,6 +408,8 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
+	else
+		eng_act_prog(&f->act[1], eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
 	eng_flow_of(f)->mark[1] = p.mark;
 	eng_flow_of(f)->ctmark = p.ctmark;
 	snprintf(f->chan[1], sizeof(f->chan[1]), "%s", ev[RULE_STAGE_FILTER].channel);
@@ -400,7 +424,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	const struct rule_eval *res;
 	uint32_t all = 0, deps;
 	unsigned int d;
-	int rc;
+	int rc, prog;
 
 	/* Every stage: a later one (mangle POSTROUTING) may drop too. */
 	rc = rule_engine_classify_flow(f, RULE_STAGE_SRC, &res);
@@ -414,6 +438,10 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	ef->ctmark = ef->pkt.ctmark;
 	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
 	f->act[0].rule_id = ef->ev[d].rule_id;
+	/* This packet's actions (its walk took the meters' tokens), and the entry's default. */
+	prog = eng_prog_of_walk(eng, ef->ev, eng_walked(ef->ev, d));
+	ef->prog_first = (uint16_t)(prog > 0 ? prog : 0);
+	eng_act_prog(&f->act[0], prog);
 	/*
 	 * One meter decided (this packet took its token): the entry holds the
 	 * verdict while it conforms (an accept: a new flow's cached drop holds
@@ -429,8 +457,14 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, ef->pv.meter);
 		if (rc == 0) {
 			deps = 0;
+		} else if (rc == 1 && (m.flags & FC_ACT_F_PKTACT) &&
+			   !rule_engine_pktprog(eng, m.pkt_class)->flip) {
+			/* The meter picks the actions only. */
+			eng_act_prog(&f->act[0], m.pkt_class);
+			deps = 0;
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
-			f->act[0].flags |= FC_ACT_F_METER;
+			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
+			f->act[0].flags |= m.flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].pkt_class = m.pkt_class;
 			deps = 0;
 		}

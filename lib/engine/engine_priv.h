@@ -210,6 +210,11 @@ struct rule_engine {
 	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have
 				           one (slow path only: the fast path never needs them,
 				           so they are not in the entry) */
+	uint32_t *prog_ix;            /**< packet programs' hash index (id + 1; 0 free) */
+	uint32_t *spec_ix;            /**< log specs' hash index (id + 1; 0 free) */
+	uint32_t n_progs;             /**< programs in view.progs */
+	uint32_t n_specs;             /**< specs in view.specs */
+	struct rule_engine_pktact_stats pst;
 	uint32_t ctr_gen;             /**< the commit that began the current rule ids (a set
 				           that is no descendant): entries validated before it
 				           count for no rule of it */
@@ -287,6 +292,8 @@ struct eng_flow {
 	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
 	uint16_t kept[2];             /**< per direction: interest of the modules without
 				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
+	uint16_t prog_first;          /**< the first packet's own program + 1 (its walk's
+				           actions), 0: none (the filter stage sets it) */
 	struct eng_pv pv;             /**< the flow's first packet's walk: it takes tokens */
 	uint8_t stages;               /**< bit per enum rule_stage evaluated (rule_engine_classify_flow()) */
 	/* Not cleared by flow_init(): valid per the bits of @c stages. */
@@ -315,6 +322,24 @@ eng_pv_one_meter(const struct eng_pv *pv, uint32_t deps)
 	return (deps & RULE_DEP_METER) && pv->n_meter == 1 && pv->other == 0;
 }
 
+/* engine_pktact.c: packet programs and log specs (engine_pktact.h). */
+int eng_pktact_init(struct rule_engine *eng);
+void eng_pktact_fini(struct rule_engine *eng);
+void eng_pktact_reset(struct rule_engine *eng);
+/* Intern program @p p. @return its id + 1 (a pkt_class), or -ENOSPC (counted). */
+int eng_prog_intern(struct rule_engine *eng, const struct rule_pktprog *p);
+/* The packet operations of the actions of walk @p ev[0..n). @return how many. */
+int eng_walk_ops(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n,
+	struct rule_pktop ops[RULE_PKTOPS_MAX], uint8_t *n_ops);
+/* A program of lists @p ops0 and (with @p meter) @p ops1. @return id + 1, 0 (nothing
+   to do), -ENOSPC. */
+int eng_prog_make(struct rule_engine *eng, uint16_t meter, bool flip, const struct rule_pktop ops0[],
+	unsigned int n0, const struct rule_pktop ops1[], unsigned int n1);
+/* The meter-less program of walk @p ev[0..n). @return id + 1, 0, -ENOSPC. */
+int eng_prog_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n);
+/* Give action @p a program @p prog (id + 1; <= 0: none): FC_ACT_F_PKTACT and pkt_class. */
+void eng_act_prog(struct fc_action *a, int prog);
+
 /* engine_mods.c: the module registry's calls and the built-in stages. */
 int eng_mods_register(struct rule_engine *eng);
 void eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up,
@@ -323,6 +348,8 @@ int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
 	struct rule_eval *res);
 unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
+/* Stages a packet walked: through the first that dropped (@p decider), else all. */
+unsigned int eng_walked(const struct rule_eval ev[], unsigned int decider);
 /** A packet's marks: its own (0 off the wire) and its connection's; its seconds left. */
 struct eng_marks {
 	uint32_t mark;

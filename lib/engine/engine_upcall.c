@@ -49,6 +49,34 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
 	d->ctstate = (uint8_t)ctstate;
 	d->flags = RULE_DEC_F_CACHED;
 	d->reject = RULE_REJECT_NONE;
+	d->pkt_prog = 0;
+	d->pkt_list = 0;
+}
+
+/*
+ * A packet decided from entry action @p a on the slow path: its program
+ * runs as on the fast path (a meter takes a token and picks the list, and
+ * with the program's flip the verdict).
+ */
+static void
+dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a)
+{
+	const struct rule_pktprog *p;
+	unsigned int list;
+	uint8_t v;
+
+	if (!(a->flags & FC_ACT_F_PKTACT) || a->verdict == FC_VERDICT_SLOW)
+		return;
+	p = rule_engine_pktprog(eng, a->pkt_class);
+	v = rule_engine_pktprog_take(eng, a, p, 0, &list);
+	d->pkt_prog = a->pkt_class;
+	d->pkt_list = (uint8_t)list;
+	if (v == d->verdict || !p->flip)
+		return;
+	d->verdict = v;
+	d->drop = v == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+	if (v != FC_VERDICT_ACCEPT)
+		d->nat_slot = RULE_NAT_NONE;
 }
 
 static void
@@ -164,9 +192,11 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 	if (rc == -EEXIST && ef->f.want_reply && d->verdict == FC_VERDICT_ACCEPT) {
 		/* Insert clash: the tuple belongs to another connection. */
 		uint32_t rule = d->rule_id;
+		uint16_t prog = d->pkt_prog;
 
 		dec_drop(d, RULE_DROP_CT_CLASH);
 		d->rule_id = rule;
+		d->pkt_prog = prog; /* its walk's actions ran (conntrack's clash comes after) */
 		d->ctstate = ef->f.ctstate;
 		uncached(eng, up, d);
 		return;
@@ -203,6 +233,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 
 		eng_abort(eng, &ef);
 		dec_drop(d, f->drop);
+		d->pkt_prog = ef.prog_first;
 		d->reject = f->reject;
 		d->rule_id = f->act[0].rule_id;
 		d->ctstate = f->ctstate;
@@ -214,7 +245,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		a0.verdict = FC_VERDICT_DROP;
 		a0.ct_state = 0;
 		a0.interest = 0;
-		a0.flags = 0;
+		a0.flags &= FC_ACT_F_PKTACT; /* its packets still run the walk's actions */
 		a0.nat_id = 0;
 		a0.adj = 0; /* a drop never leaves: no adjacency (on_abort gave it back) */
 		memset(a0.mod, 0, sizeof(a0.mod));
@@ -231,6 +262,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		return;
 	}
 	dec_from_act(d, &f->act[0], f->ctstate);
+	d->pkt_prog = ef.prog_first;
 	/* An entry decided per packet (FC_VERDICT_SLOW): this packet was accepted. */
 	d->verdict = FC_VERDICT_ACCEPT;
 	d->drop = RULE_DROP_NONE;
@@ -407,6 +439,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	unsigned int i;
 	uint32_t deps;
 	struct fc_key fk;
+	int prog;
 
 	eng_filter_key(eng, &up->pkt.key, a, &fk);
 	eng_pv_init(&pv, eng, ENG_PV_TAKE); /* a packet: its meters take tokens */
@@ -426,6 +459,9 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	d->reject = d->verdict != FC_VERDICT_ACCEPT && ev[i].action == RULE_ACT_REJECT ?
 		ev[i].reject : RULE_REJECT_NONE;
 	d->flags = 0;
+	/* This packet's own actions (its walk took the meters' tokens). */
+	prog = eng_prog_of_walk(eng, ev, eng_walked(ev, i));
+	d->pkt_prog = (uint16_t)(prog > 0 ? prog : 0);
 	return true;
 }
 
@@ -478,6 +514,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 					eng_rule_count(eng, d->rule_id, 1, up->len);
 			} else {
 				dec_from_act(d, &a, cs);
+				dec_prog(eng, d, &a);
 				uncached(eng, up, d);
 			}
 			return true;
@@ -494,6 +531,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 			if (d->verdict != FC_VERDICT_ACCEPT)
 				d->nat_slot = RULE_NAT_NONE;
 		}
+		dec_prog(eng, d, &a);
 	} else {
 		/*
 		 * Decided per packet, or the packet's own ctstate (e.g. INVALID)

@@ -62,6 +62,8 @@ extern "C" {
 #define FC_ACT_F_EARLY 0x04
 /** The verdict holds while the rules engine's meter pkt_class - 1 conforms; else the other one. */
 #define FC_ACT_F_METER 0x08
+/** pkt_class - 1 names the rules engine's packet program: every hit runs it (log, rewrites). */
+#define FC_ACT_F_PKTACT 0x10
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a

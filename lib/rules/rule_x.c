@@ -835,6 +835,9 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		if (x->given & B(1))
 			return ct_helper_check(x->u.ct_t.helper);
 		break;
+	case RULE_XT_SYNPROXY:
+		/* Kept and ignored would leave SYN floods unanswered while the set looks loaded. */
+		return "SYNPROXY is refused: gufc answers no TCP handshakes (no SYN cookies, no TCP stack)";
 	default:
 		break;
 	}

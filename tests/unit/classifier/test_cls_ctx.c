@@ -5,7 +5,7 @@
  * (rule_ref_eval()), the oracle: random rule sets of all five tables with
  * interfaces, extension matches (marks, TCP flags, ICMP types, lengths,
  * TTLs, sets, meters, addrtype, conntrack tuples, ...), non-terminal
- * actions (LOG, MARK, CONNMARK, NOTRACK, DSCP, ...), REJECT, SYNPROXY and
+ * actions (LOG, MARK, CONNMARK, NOTRACK, DSCP, ...), REJECT and
  * guarded jumps, written in the native language; random packet contexts
  * for every stage. The whole result must be equal (verdict, deciding
  * rule, NAT, actions run in order, dependencies) and so must the updated
@@ -266,9 +266,6 @@ gen_rule(struct gen *g, const char *const *users, unsigned int n_users)
 			out(g, "tos set_tos 0x10/0x3f");
 		else if (k < 92 && t == RULE_TABLE_MANGLE)
 			out(g, "%s", "ttl ttl_dec 1 ipv4");
-		else if (k < 95 && io && (t == RULE_TABLE_FILTER || t == RULE_TABLE_SECURITY) &&
-			 !(g->hooks & RULE_HOOK_F(RULE_HOOK_OUTPUT)))
-			out(g, "synproxy proto tcp");
 		else
 			out(g, "accept");
 	}
@@ -278,10 +275,6 @@ gen_rule(struct gen *g, const char *const *users, unsigned int n_users)
 		out(g, " src_local %s", "any");
 		if (chance(50))
 			out(g, " proto %d", 17);
-		return;
-	}
-	if (strstr(g->buf + at, "synproxy") != NULL) {
-		out(g, " ipv4");
 		return;
 	}
 	gen_matches(g);

@@ -640,7 +640,8 @@ refused(const char *name)
 	       strcmp(name, "desktop-killswitch.v4") == 0 ||
 	       strcmp(name, "payload-inspection.v4") == 0 ||
 	       strcmp(name, "openwrt-fw3.v4") == 0 || strcmp(name, "openwrt-fw3.v6") == 0 ||
-	       strcmp(name, "shorewall.v4") == 0 || strcmp(name, "ftp-dns-server.v4") == 0;
+	       strcmp(name, "shorewall.v4") == 0 || strcmp(name, "ftp-dns-server.v4") == 0 ||
+	       strcmp(name, "hardening-synproxy.v4") == 0;
 }
 
 static void

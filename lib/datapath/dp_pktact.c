@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath/dp_pktact.c — packet programs (lib/engine's
+ * engine_pktact.h) carried out on a packet: LOG and NFLOG records onto the
+ * context's log ring (a copy of the packet with the rule's options, for
+ * the application to write out), and the rewrites of TOS/DSCP, TTL, hop
+ * limit, CHECKSUM and TCPMSS with their checksums. Called by the fast path
+ * for entries with FC_ACT_F_PKTACT only (other hits never come here) and
+ * by the slow path for its decisions' programs. A record that finds no
+ * room is counted (log_dropped, and per rule), never the packet's loss.
+ */
+#include <errno.h>
+#include <string.h>
+#include <netinet/in.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "datapath.h"
+#include "dp_l3.h"
+#include "dp_pktact.h"
+
+/* A checksum at @p at after the 16-bit word at @p w changed from @p old. */
+static inline void
+csum_fix(uint8_t *at, uint16_t old, const uint8_t *w)
+{
+	uint16_t nw, c;
+
+	memcpy(&nw, w, 2);
+	memcpy(&c, at, 2);
+	c = dp_csum_update16(c, old, nw);
+	memcpy(at, &c, 2);
+}
+
+/* TOS (IPv4) or traffic class (IPv6) = (v & ~and_not) ^ x. */
+static int
+rw_tos(uint8_t *l3, uint32_t len, bool v4, uint8_t and_not, uint8_t x)
+{
+	uint16_t old;
+	uint8_t tos, nt;
+
+	if (len < (v4 ? 20u : 40u))
+		return -EINVAL;
+	if (v4) {
+		tos = l3[1];
+		nt = (uint8_t)((tos & ~and_not) ^ x);
+		if (nt == tos)
+			return 0;
+		memcpy(&old, l3, 2);
+		l3[1] = nt;
+		csum_fix(l3 + 10, old, l3);
+		return 1;
+	}
+	tos = (uint8_t)((l3[0] & 0x0f) << 4 | l3[1] >> 4);
+	nt = (uint8_t)((tos & ~and_not) ^ x);
+	if (nt == tos)
+		return 0;
+	l3[0] = (uint8_t)((l3[0] & 0xf0) | nt >> 4);
+	l3[1] = (uint8_t)((l3[1] & 0x0f) | (nt & 0x0f) << 4);
+	return 1;
+}
+
+/* TTL or hop limit: set (0), minus (1), plus (2) @p v, within 0..255. */
+static int
+rw_ttl(uint8_t *l3, uint32_t len, bool v4, uint8_t mode, uint8_t v)
+{
+	unsigned int at = v4 ? 8 : 7;
+	unsigned int t, nt;
+	uint16_t old;
+
+	if (len < (v4 ? 20u : 40u))
+		return -EINVAL;
+	t = l3[at];
+	nt = mode == 0 ? v : mode == 1 ? (t > v ? t - v : 0) : (t + v > 255 ? 255 : t + v);
+	if (nt == t)
+		return 0;
+	if (!v4) {
+		l3[at] = (uint8_t)nt;
+		return 1;
+	}
+	memcpy(&old, l3 + 8, 2);
+	l3[at] = (uint8_t)nt;
+	csum_fix(l3 + 10, old, l3 + 8);
+	return 1;
+}
+
+/* The L4 checksum of a whole TCP or UDP datagram, written in. */
+static int
+rw_checksum(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4)
+{
+	bool v4 = pkt->key.family == FC_AF_INET4;
+	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
+	uint32_t end = pkt->ip_len, l4len, sum;
+	unsigned int at;
+	uint16_t c, old;
+
+	if (pkt->frag != FC_FRAG_NONE || (proto != IPPROTO_TCP && proto != IPPROTO_UDP))
+		return -EINVAL;
+	at = proto == IPPROTO_TCP ? 16 : 6;
+	if (end > len || l4 + at + 2 > end)
+		return -EINVAL;
+	l4len = end - l4;
+	memcpy(&old, l3 + l4 + at, 2);
+	memset(l3 + l4 + at, 0, 2);
+	if (v4) {
+		uint8_t ph[12];
+
+		memcpy(ph, l3 + 12, 8);
+		ph[8] = 0;
+		ph[9] = proto;
+		ph[10] = (uint8_t)(l4len >> 8);
+		ph[11] = (uint8_t)l4len;
+		sum = rte_raw_cksum(ph, sizeof(ph));
+	} else {
+		uint8_t ph[40];
+
+		memcpy(ph, l3 + 8, 32);
+		ph[32] = (uint8_t)(l4len >> 24);
+		ph[33] = (uint8_t)(l4len >> 16);
+		ph[34] = (uint8_t)(l4len >> 8);
+		ph[35] = (uint8_t)l4len;
+		ph[36] = ph[37] = ph[38] = 0;
+		ph[39] = proto;
+		sum = rte_raw_cksum(ph, sizeof(ph));
+	}
+	sum += rte_raw_cksum(l3 + l4, l4len);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	/* Summed in memory order (rte_raw_cksum()): stored as it is. */
+	c = (uint16_t)~sum;
+	if (proto == IPPROTO_UDP && c == 0)
+		c = 0xffff;
+	memcpy(l3 + l4 + at, &c, 2);
+	return c != old ? 1 : 0;
+}
+
+/* TCP SYN: lower the MSS option to @p mss (0: the MTU less the headers). */
+static int
+rw_tcpmss(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4, uint32_t mss,
+	uint16_t mtu)
+{
+	bool v4 = pkt->key.family == FC_AF_INET4;
+	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
+	uint32_t hl, i;
+
+	if (proto != IPPROTO_TCP || !(pkt->tcp_flags & 0x02) || pkt->frag != FC_FRAG_NONE)
+		return 0;
+	if (l4 + 20 > len)
+		return -EINVAL;
+	hl = (uint32_t)(l3[l4 + 12] >> 4) * 4;
+	if (hl < 20 || l4 + hl > len)
+		return -EINVAL;
+	if (mss == 0) {
+		uint32_t m = mtu != 0 ? mtu : 1500, h = v4 ? 40 : 60;
+
+		mss = m > h ? m - h : 0;
+	}
+	for (i = 20; i + 1 < hl;) {
+		uint8_t kind = l3[l4 + i], olen;
+
+		if (kind == 0)
+			break;
+		if (kind == 1) {
+			i++;
+			continue;
+		}
+		olen = l3[l4 + i + 1];
+		if (olen < 2 || i + olen > hl)
+			break;
+		if (kind == 2 && olen == 4) {
+			uint8_t *tcp = l3 + l4, old[6];
+			uint32_t cur = (uint32_t)tcp[i + 2] << 8 | tcp[i + 3];
+			/* The 16-bit words (from the TCP header's start) the value touches. */
+			uint32_t ws = (i + 2) & ~1u, we = (i + 5) & ~1u;
+
+			if (cur <= mss)
+				return 0;
+			memcpy(old, tcp + ws, we - ws);
+			tcp[i + 2] = (uint8_t)(mss >> 8);
+			tcp[i + 3] = (uint8_t)mss;
+			for (uint32_t w = ws; w < we; w += 2) {
+				uint16_t ow;
+
+				memcpy(&ow, old + (w - ws), 2);
+				csum_fix(tcp + 16, ow, tcp + w);
+			}
+			return 1;
+		}
+		i += olen;
+	}
+	return 0;
+}
+
+int
+dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, const struct fc_pkt *pkt,
+	uint32_t l3_off, uint16_t mtu)
+{
+	bool v4 = pkt->key.family == FC_AF_INET4;
+	uint32_t l4 = pkt->l4_off > l3_off ? pkt->l4_off - l3_off : 0;
+
+	switch (op->kind) {
+	case RULE_PKTOP_TOS:
+		return rw_tos(l3, len, v4, op->a, op->b);
+	case RULE_PKTOP_TTL:
+		return v4 ? rw_ttl(l3, len, true, op->a, op->b) : 0;
+	case RULE_PKTOP_HL:
+		return v4 ? 0 : rw_ttl(l3, len, false, op->a, op->b);
+	case RULE_PKTOP_CHECKSUM:
+		return l4 == 0 ? -EINVAL : rw_checksum(l3, len, pkt, l4);
+	case RULE_PKTOP_TCPMSS:
+		return l4 == 0 ? 0 : rw_tcpmss(l3, len, pkt, l4, op->ref, mtu);
+	default:
+		return 0;
+	}
+}
+
+void
+dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port)
+{
+	for (unsigned int i = 0; i < p->n[list]; i++) {
+		const struct rule_pktop *op = &p->op[list][i];
+		const struct rule_logspec *spec;
+		struct rte_mbuf *cp = NULL;
+		struct dp_logrec *rec;
+
+		if (op->kind != RULE_PKTOP_LOG && op->kind != RULE_PKTOP_NFLOG)
+			continue;
+		spec = rule_engine_logspec(c->eng, op->ref);
+		if (likely(c->log_ring != NULL && c->log_pool != NULL))
+			cp = rte_pktmbuf_copy(m, c->log_pool, 0,
+				spec->snaplen != 0 ? spec->snaplen : UINT32_MAX);
+		if (unlikely(cp == NULL)) {
+			c->st.log_dropped++;
+			rule_engine_logspec_drop(c->eng, op->ref);
+			continue;
+		}
+		rec = dp_logrec(cp);
+		rec->spec = *spec;
+		rec->tsc = rte_rdtsc();
+		rec->wire_len = m->pkt_len;
+		rec->in_port = in_port;
+		rec->out_port = out_port;
+		rec->l3_off = pkt->l3_off;
+		rec->key_flags = fc_key_flags(&pkt->key);
+		if (unlikely(rte_ring_mp_enqueue(c->log_ring, cp) != 0)) {
+			rte_pktmbuf_free(cp);
+			c->st.log_dropped++;
+			rule_engine_logspec_drop(c->eng, op->ref);
+			continue;
+		}
+		c->st.log_queued++;
+	}
+}
+
+void
+dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct rule_pktprog *p, unsigned int list, uint16_t mtu)
+{
+	bool changed = false;
+
+	for (unsigned int i = 0; i < p->n[list]; i++) {
+		const struct rule_pktop *op = &p->op[list][i];
+		uint32_t len;
+		int rc;
+
+		if (op->kind < RULE_PKTOP_TOS)
+			continue;
+		if (unlikely(m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
+			c->st.rewrite_skipped++;
+			continue;
+		}
+		len = rte_pktmbuf_data_len(m) > pkt->l3_off ? rte_pktmbuf_data_len(m) - pkt->l3_off : 0;
+		rc = dp_pktop_apply(op, rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), len, pkt,
+			pkt->l3_off, mtu);
+		if (rc < 0)
+			c->st.rewrite_skipped++;
+		else if (rc > 0)
+			changed = true;
+	}
+	if (changed)
+		c->st.rewritten++;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath private: running a packet program (engine_pktact.h) on a
+ * packet, shared by the fast path (dp_rx.c: entries with FC_ACT_F_PKTACT)
+ * and the slow path (dp_upcall.c: a decision's program). dp_pktact.c.
+ * Not installed.
+ */
+#ifndef GUFC_DP_PKTACT_H
+#define GUFC_DP_PKTACT_H
+
+#include <rte_mbuf.h>
+
+#include "datapath.h"
+
+/*
+ * Queue a record for each LOG/NFLOG operation of list @p list of @p p: a
+ * copy of @p m (up to the spec's snap length) on the context's log ring.
+ * No room (ring, mbufs): counted log_dropped and on the rule's spec.
+ */
+void dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port);
+
+/*
+ * Apply the rewrites of list @p list of @p p to @p m (a chained mbuf is
+ * linearized first); @p mtu for TCPMSS's clamp. Counted rewritten (the
+ * packet changed) and rewrite_skipped (an operation could not apply).
+ */
+void dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct rule_pktprog *p, unsigned int list, uint16_t mtu);
+
+/* The egress MTU TCPMSS clamps to: the output port's, else the input port's, else 1500. */
+static inline uint16_t
+dp_pkt_mtu(const struct dp_ctx *c, uint16_t out_port, uint16_t in_port)
+{
+	if (out_port < DP_MAX_PORTS && c->port_mtu[out_port] != 0)
+		return c->port_mtu[out_port];
+	if (in_port < DP_MAX_PORTS && c->port_mtu[in_port] != 0)
+		return c->port_mtu[in_port];
+	return 1500;
+}
+
+#endif /* GUFC_DP_PKTACT_H */

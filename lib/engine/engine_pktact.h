@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/engine: packet programs, part of engine.h's manual (included at its
+ * end) — what a cached entry does to each of its packets beyond the
+ * verdict: the non-terminal targets that report or change packets (LOG,
+ * NFLOG, TOS, DSCP, TTL, HL, CHECKSUM; TCPMSS on the slow path only).
+ *
+ * A walk records the non-terminal actions that ran (struct rule_eval::acts);
+ * the engine turns those of LOG ... TCPMSS into a list of packet operations
+ * and interns it as a program (deduplicated by content). An entry whose
+ * walk ran some carries FC_ACT_F_PKTACT and fc_action::pkt_class = program
+ * + 1: every packet that hits it runs the program on the RX lcore (a log
+ * record onto a bounded ring, rewrites with incremental checksums), never
+ * on the slow path. Where one meter (-m limit) decides which actions run
+ * (the usual "-m limit -j LOG"), the program holds both lists, the meter
+ * and whether it also flips the verdict (FC_ACT_F_METER's job for entries
+ * without actions): the RX lcore takes a token per packet and runs the
+ * list of the answer. Packets the slow path decides get the exact program
+ * of their own walk (struct rule_decision::pkt_prog, ::pkt_list).
+ *
+ * Log specifications (what a LOG or NFLOG rule says: prefix, level,
+ * flags, group, snap length, the rule and hook) are interned the same way;
+ * an operation names one. Programs and specifications live as long as the
+ * engine; a commit of a set that is no descendant of the running one
+ * starts them over (as meters: entries naming old ones are stale and run
+ * nothing before revalidation). When a table is full, a flow's actions
+ * are not carried out, counted (struct rule_engine_pktact_stats).
+ */
+#ifndef GUFC_ENGINE_PKTACT_H
+#define GUFC_ENGINE_PKTACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Kinds of packet operations (struct rule_pktop::kind). */
+enum rule_pktop_kind {
+	RULE_PKTOP_NONE,
+	RULE_PKTOP_LOG,      /**< a log line (and log channel) record of spec @c ref */
+	RULE_PKTOP_NFLOG,    /**< a record for NFLOG group of spec @c ref */
+	RULE_PKTOP_TOS,      /**< TOS / traffic class = (tos & ~@c a) ^ @c b (TOS, DSCP) */
+	RULE_PKTOP_TTL,      /**< IPv4 TTL: @c a 0 set, 1 minus, 2 plus @c b (floor 0, ceiling 255) */
+	RULE_PKTOP_HL,       /**< IPv6 hop limit, the same */
+	RULE_PKTOP_CHECKSUM, /**< fill in the TCP/UDP checksum */
+	RULE_PKTOP_TCPMSS,   /**< TCP SYN: MSS option to @c ref, or 0: the route's MTU less
+				  the headers; only lowered (slow path only) */
+};
+
+/** One packet operation. */
+struct rule_pktop {
+	uint8_t kind; /**< enum rule_pktop_kind */
+	uint8_t a, b; /**< operands (see the kinds) */
+	uint8_t pad;
+	uint32_t ref; /**< LOG, NFLOG: the spec id; TCPMSS: the MSS */
+};
+
+/** Most operations a program list holds (more: the rest are lost, counted). */
+#define RULE_PKTOPS_MAX 8
+/** Most programs of an engine; fc_action::pkt_class names one plus 1. */
+#define RULE_PKTPROGS_MAX 4096
+/** Most log specifications of an engine. */
+#define RULE_LOGSPECS_MAX 1024
+
+/**
+ * A packet program: one or two lists of operations. Immutable once an entry
+ * or a decision names it. Owned by the engine (rules lcore writes it before
+ * any entry names it; RX lcores read it).
+ */
+struct rule_pktprog {
+	uint16_t meter;  /**< meter + 1 whose answer picks the list: conforming [0],
+			      exceeded [1]; 0: list 0 always */
+	uint8_t flip;    /**< an exceeded meter also gives the entry's other verdict */
+	uint8_t rewrite; /**< bit l: list l changes the packet */
+	uint8_t n[2];    /**< operations per list */
+	uint8_t pad[2];
+	struct rule_pktop op[2][RULE_PKTOPS_MAX];
+};
+
+/** struct rule_logspec::flags: LOG's options. */
+#define RULE_LOGF_TCPSEQ 0x01   /**< --log-tcp-sequence */
+#define RULE_LOGF_TCPOPT 0x02   /**< --log-tcp-options */
+#define RULE_LOGF_IPOPT 0x04    /**< --log-ip-options */
+#define RULE_LOGF_UID 0x08      /**< --log-uid (gufc has no sockets: never a UID) */
+#define RULE_LOGF_MACDECODE 0x10 /**< --log-macdecode */
+
+/** What one LOG or NFLOG rule logs. A plain value (copied into each record). */
+struct rule_logspec {
+	uint32_t rule_id;
+	uint8_t kind;     /**< RULE_PKTOP_LOG or RULE_PKTOP_NFLOG */
+	uint8_t level;    /**< LOG: syslog level 0..7 (--log-level; default 4, warning) */
+	uint8_t flags;    /**< RULE_LOGF_* */
+	uint8_t hook;     /**< enum rule_hook the rule ran at */
+	uint16_t group;   /**< NFLOG: --nflog-group */
+	uint16_t threshold; /**< NFLOG: --nflog-threshold (records go one by one) */
+	uint32_t snaplen; /**< NFLOG: --nflog-range / --nflog-size; 0: whole packet */
+	char prefix[64];  /**< --log-prefix (29 characters at most), --nflog-prefix */
+};
+
+/** Counters of the program and spec tables. */
+struct rule_engine_pktact_stats {
+	uint32_t progs;      /**< programs in use */
+	uint32_t specs;      /**< log specifications in use */
+	uint64_t prog_full;  /**< flows whose actions found the program table full (not done) */
+	uint64_t ops_lost;   /**< operations past RULE_PKTOPS_MAX or the walk's record (not done) */
+};
+
+/**
+ * The program an entry names (FC_ACT_F_PKTACT) or a decision does.
+ * @param eng    the engine
+ * @param class  fc_action::pkt_class or rule_decision::pkt_prog (program + 1; not 0)
+ * @return the program.
+ * Context: any lcore (lock-free).
+ */
+static inline const struct rule_pktprog *
+rule_engine_pktprog(const struct rule_engine *eng, uint16_t class)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	return &v->progs[class - 1];
+}
+
+/**
+ * A log specification.
+ * @param eng  the engine
+ * @param id   struct rule_pktop::ref of a LOG or NFLOG operation
+ * @return the specification.
+ * Context: any lcore (lock-free).
+ */
+static inline const struct rule_logspec *
+rule_engine_logspec(const struct rule_engine *eng, uint32_t id)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	return &v->specs[id];
+}
+
+/**
+ * Count a log record of spec @p id that could not be queued (ring full, no
+ * mbuf): per rule, read by rule_engine_logspec_dropped().
+ * @param eng  the engine
+ * @param id   the spec
+ * Context: any lcore (lock-free).
+ */
+static inline void
+rule_engine_logspec_drop(const struct rule_engine *eng, uint32_t id)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	__atomic_fetch_add(&v->spec_dropped[id], 1, __ATOMIC_RELAXED);
+}
+
+/**
+ * For a hit on an entry with FC_ACT_F_PKTACT: which list of its program
+ * runs for this packet (a meter takes a token) and the verdict.
+ * @param eng   the engine
+ * @param a     the entry's action
+ * @param p     its program (rule_engine_pktprog())
+ * @param now   TSC cycles (0: read here when a meter needs it)
+ * @param list  receives the list to run (0 or 1)
+ * @return FC_VERDICT_ACCEPT or FC_VERDICT_DROP.
+ * Context: any lcore (lock-free).
+ */
+static inline uint8_t
+rule_engine_pktprog_take(const struct rule_engine *eng, const struct fc_action *a,
+	const struct rule_pktprog *p, uint64_t now, unsigned int *list)
+{
+	if (p->meter == 0) {
+		*list = 0;
+		return a->verdict;
+	}
+	if (rule_engine_meter_take(eng, (uint16_t)(p->meter - 1), now != 0 ? now : rte_rdtsc())) {
+		*list = 0;
+		return a->verdict;
+	}
+	*list = 1;
+	if (!p->flip)
+		return a->verdict;
+	return a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
+}
+
+/**
+ * Copy log specification @p id (valid: below the count in use).
+ * @param eng      the engine
+ * @param id       the spec
+ * @param spec     receives it
+ * @param dropped  receives its records not queued (may be NULL)
+ * @return 0, -ENOENT (no such spec), -EINVAL.
+ * Context: any (a spec is never changed; the table starts over after a
+ *   commit of an unrelated set).
+ */
+int rule_engine_logspec_get(const struct rule_engine *eng, uint32_t id,
+	struct rule_logspec *spec, uint64_t *dropped);
+
+/**
+ * Counters of the program and specification tables.
+ * @param eng  the engine
+ * @param st   receives them
+ * Context: any (values may be a little behind).
+ */
+void rule_engine_pktact_stats_get(const struct rule_engine *eng,
+	struct rule_engine_pktact_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_ENGINE_PKTACT_H */

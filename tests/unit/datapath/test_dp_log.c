@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of packet programs through the datapath (dp_rx_burst(),
+ * dp_upcall_burst()): a LOG rule's records for every packet of a cached
+ * flow with no upcall after the first (the entry runs its program on the
+ * fast path), a "-m limit" before LOG taking its tokens per packet on the
+ * fast path, a full log ring losing records but not packets (counted,
+ * per rule), LOG before a DROP logging the cached drop's packets, and the
+ * rewrites (DSCP in mangle, TTL) applied to every packet of a cached flow
+ * with their checksums, the next rules seeing the value.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dp_world.h"
+#include "eal_test.h"
+
+
+static struct rte_mempool *log_pool;
+static struct rte_ring *log_ring;
+
+/* The world, plus a log ring of @p slots - 1 records for both contexts. */
+static void
+log_world(unsigned int slots)
+{
+	static int n;
+	char name[32];
+
+	world_up(false, 64);
+	snprintf(name, sizeof(name), "dplog%d", n++);
+	log_ring = rte_ring_create(name, slots, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	assert_non_null(log_ring);
+	W.rx.log_ring = W.slow.log_ring = log_ring;
+	W.rx.log_pool = W.slow.log_pool = log_pool;
+}
+
+/* Take the log records; @return how many, checking each is rule @p rule's with @p prefix. */
+static unsigned int
+records(uint32_t rule, const char *prefix)
+{
+	struct rte_mbuf *m;
+	unsigned int n = 0;
+
+	while (rte_ring_dequeue(log_ring, (void **)&m) == 0) {
+		const struct dp_logrec *r = dp_logrec(m);
+
+		assert_int_equal(r->spec.rule_id, rule);
+		assert_string_equal(r->spec.prefix, prefix);
+		assert_int_equal(r->spec.kind, RULE_PKTOP_LOG);
+		assert_int_equal(r->l3_off, 14);
+		assert_int_equal(r->in_port, IN_PORT);
+		assert_true(rte_pktmbuf_pkt_len(m) == r->wire_len);
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	return n;
+}
+
+static int
+log_teardown(void **state)
+{
+	struct rte_mbuf *m;
+
+	while (log_ring != NULL && rte_ring_dequeue(log_ring, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(log_ring);
+	log_ring = NULL;
+	return teardown(state);
+}
+
+/* Every packet that reaches LOG is logged; after the first, on the fast path. */
+static void
+test_log_cached(void **state)
+{
+	struct rte_mbuf *m[6], *o[8];
+	const struct fc_entry *e;
+	struct fc_key k;
+
+	(void)state;
+	log_world(64);
+	load("log log_prefix \"dns: \" proto udp dport 53\naccept proto udp\ndrop\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	k = key_of(m[0]);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	for (unsigned int i = 0; i < 6; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
+	assert_int_equal(rx(m, 6), 6);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.log_queued, 6);
+	assert_int_equal(W.slow.st.log_queued, 1);
+	assert_int_equal(records(1, "dns: "), 7);
+	assert_int_equal(take(W.out, o, 8), 7);
+	rte_pktmbuf_free_bulk(o, 7);
+	/* Another port's flow is not logged: no program on its entry. */
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 54, 9);
+	k = key_of(m[0]);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_false(e->act.flags & FC_ACT_F_PKTACT);
+	assert_int_equal(records(1, ""), 0);
+	assert_int_equal(take(W.out, o, 8), 1);
+	rte_pktmbuf_free_bulk(o, 1);
+	check_accounting();
+}
+
+/* "-m limit" before LOG: the fast path takes the tokens; the verdict does not change. */
+static void
+test_log_limit(void **state)
+{
+	struct rte_mbuf *m[8], *o[16];
+	const struct fc_entry *e;
+	const struct rule_pktprog *p;
+	struct fc_key k;
+
+	(void)state;
+	log_world(64);
+	load("log log_prefix \"lim \" proto udp limit 1/hour limit_burst 3\naccept\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	k = key_of(m[0]);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1); /* token 1 */
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	assert_false(e->act.flags & FC_ACT_F_METER);
+	p = rule_engine_pktprog(W.eng, e->act.pkt_class);
+	assert_int_not_equal(p->meter, 0);
+	assert_int_equal(p->flip, 0);
+	assert_int_equal(p->n[0], 1);
+	assert_int_equal(p->n[1], 0);
+	for (unsigned int i = 0; i < 8; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
+	assert_int_equal(rx(m, 8), 8); /* all accepted */
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(records(1, "lim "), 3); /* the bucket's three tokens */
+	assert_int_equal(take(W.out, o, 16), 9);
+	rte_pktmbuf_free_bulk(o, 9);
+	check_accounting();
+}
+
+/* A full ring loses records, counted, never packets. */
+static void
+test_log_full(void **state)
+{
+	struct rte_mbuf *m[10], *o[16];
+	uint64_t dropped = 0;
+	struct rule_logspec sp;
+
+	(void)state;
+	log_world(4); /* 3 records fit */
+	load("log log_prefix \"x\" proto udp\naccept\n");
+	for (unsigned int i = 0; i < 10; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1 + i);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(rx(m + 1, 9), 9);
+	assert_int_equal(W.slow.st.log_queued + W.rx.st.log_queued, 3);
+	assert_int_equal(W.slow.st.log_dropped + W.rx.st.log_dropped, 7);
+	assert_int_equal(rule_engine_logspec_get(W.eng, 0, &sp, &dropped), 0);
+	assert_int_equal(dropped, 7);
+	assert_int_equal(sp.rule_id, 1);
+	assert_int_equal(rule_engine_logspec_get(W.eng, 1, &sp, NULL), -ENOENT);
+	assert_int_equal(records(1, "x"), 3);
+	assert_int_equal(take(W.out, o, 16), 10);
+	rte_pktmbuf_free_bulk(o, 10);
+	check_accounting();
+}
+
+/* LOG then DROP: the cached drop's packets are logged too. */
+static void
+test_log_drop(void **state)
+{
+	struct rte_mbuf *m[4];
+	const struct fc_entry *e;
+	struct fc_key k;
+
+	(void)state;
+	log_world(64);
+	load("log log_prefix \"bad \" proto udp dport 23\ndrop proto udp dport 23\naccept\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 23, 1);
+	k = key_of(m[0]);
+	rx1(m[0]);
+	assert_int_equal(slow(), 0);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_DROP);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	for (unsigned int i = 0; i < 4; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 23, 2 + i);
+	assert_int_equal(rx(m, 4), 0);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 4);
+	assert_int_equal(records(1, "bad "), 5);
+	check_accounting();
+}
+
+/* DSCP in mangle PREROUTING and TTL in mangle FORWARD: every packet, checksums right. */
+static void
+test_rewrite(void **state)
+{
+	struct rte_mbuf *m[4], *o[8];
+	const struct fc_entry *e;
+	struct fc_key k;
+
+	(void)state;
+	log_world(64);
+	load("table mangle\nchain P hook prerouting\ndscp set_dscp 0x2e proto udp\n"
+	     "chain F hook forward\nttl ttl_set 9 ipv4 proto udp\n"
+	     "table filter\naccept proto udp\ndrop\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	k = key_of(m[0]);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	for (unsigned int i = 0; i < 3; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
+	assert_int_equal(rx(m, 3), 3);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.rewritten, 3);
+	assert_int_equal(take(W.out, o, 8), 4);
+	for (unsigned int i = 0; i < 4; i++) {
+		const uint8_t *ip = rte_pktmbuf_mtod_offset(o[i], const uint8_t *, 14);
+
+		assert_int_equal(ip[1] >> 2, 0x2e);
+		assert_int_equal(ip[8], 9);
+		check_csums(o[i]);
+	}
+	rte_pktmbuf_free_bulk(o, 4);
+	check_accounting();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_log_cached, log_teardown),
+		cmocka_unit_test_teardown(test_log_limit, log_teardown),
+		cmocka_unit_test_teardown(test_log_full, log_teardown),
+		cmocka_unit_test_teardown(test_log_drop, log_teardown),
+		cmocka_unit_test_teardown(test_rewrite, log_teardown),
+	};
+	int ret;
+
+	if (gufc_test_eal_init("dp_log", "0") != 0)
+		return 1;
+	pool = rte_pktmbuf_pool_create("dp_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	log_pool = rte_pktmbuf_pool_create("dp_log", 255, 0, DP_LOG_PRIV_SIZE,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (pool == NULL || log_pool == NULL) {
+		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_mempool_free(log_pool);
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	return ret;
+}

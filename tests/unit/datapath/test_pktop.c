@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the datapath's packet rewrites (dp_pktop_apply(): TOS,
+ * DSCP, TTL, hop limit, CHECKSUM, TCPMSS) on frames the packet builder
+ * makes: each field as netfilter's targets set it, and a property check
+ * over random frames and operations that every rewritten packet's
+ * checksums (IPv4 header, TCP, UDP, ICMP) still verify, computed whole.
+ * Pure functions: no EAL.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "datapath.h"
+#include "pkt_build.h"
+
+static uint8_t frame[2048];
+static uint32_t flen;
+static struct fc_pkt pk;
+
+static uint32_t
+sum16(const uint8_t *p, uint32_t len, uint32_t s)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		s += (uint32_t)p[len - 1] << 8;
+	return s;
+}
+
+static uint16_t
+fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* Do the frame's IPv4 header and L4 checksums verify? */
+static bool
+csums_ok(void)
+{
+	const uint8_t *l3 = frame + pk.l3_off, *l4 = frame + pk.l4_off;
+	bool v4 = pk.key.family == FC_AF_INET4;
+	uint8_t proto = v4 ? pk.key.v4.proto : pk.key.v6.proto;
+	uint32_t end = pk.l3_off + pk.ip_len, l4len = end - pk.l4_off, s = 0;
+
+	if (v4 && fold(sum16(l3, (uint32_t)(l3[0] & 15) * 4, 0)) != 0xffff)
+		return false;
+	if (proto == 1)
+		return fold(sum16(l4, l4len, 0)) == 0xffff;
+	if (proto != 6 && proto != 17 && proto != 58)
+		return true;
+	if (proto == 17 && v4 && l4[6] == 0 && l4[7] == 0)
+		return true;
+	if (v4) {
+		s = sum16(l3 + 12, 8, 0) + proto + l4len;
+	} else {
+		s = sum16(l3 + 8, 32, 0) + proto + l4len;
+	}
+	return fold(sum16(l4, l4len, s)) == 0xffff;
+}
+
+static void
+parse(void)
+{
+	assert_int_equal(fc_parse(frame, flen, &pk), FC_PARSE_OK);
+}
+
+static void
+build4(uint8_t proto, uint8_t tos, uint8_t ttl, uint8_t opts_len, uint32_t payload)
+{
+	struct pb b;
+	struct pb_ipv4 ip = {.src = 0x0a000002, .dst = 0xc0000201, .tos = tos, .ttl = ttl, .df = true};
+	static const uint8_t ra[4] = {0x94, 0x04, 0, 0};
+
+	if (opts_len != 0) {
+		ip.opts = ra;
+		ip.opts_len = 4;
+	}
+	pb_init(&b, frame, sizeof(frame));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	if (proto == 6)
+		pb_tcp(&b, 40000, 22, PB_TCP_ACK, 100, 200, opts_len);
+	else if (proto == 17)
+		pb_udp(&b, 1234, 53);
+	else
+		pb_icmp(&b, 8, 0, 1, 2);
+	pb_payload(&b, NULL, payload);
+	flen = (uint32_t)pb_finish(&b);
+	parse();
+}
+
+static void
+build6(uint8_t proto, uint8_t tc, uint8_t hl, uint32_t payload)
+{
+	struct pb b;
+	struct pb_ipv6 ip = {.src = {0x20, 0x01, 0x0d, 0xb8, [15] = 1},
+		.dst = {0x20, 0x01, 0x0d, 0xb8, [15] = 2}, .tclass = tc, .hlim = hl, .flow = 0x12345};
+
+	pb_init(&b, frame, sizeof(frame));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv6(&b, &ip);
+	if (proto == 6)
+		pb_tcp(&b, 40000, 22, PB_TCP_ACK, 100, 200, 0);
+	else if (proto == 17)
+		pb_udp(&b, 1234, 53);
+	else
+		pb_icmp6(&b, 128, 0, 1, 2);
+	pb_payload(&b, NULL, payload);
+	flen = (uint32_t)pb_finish(&b);
+	parse();
+}
+
+static int
+apply(uint8_t kind, uint8_t a, uint8_t bb, uint32_t ref, uint16_t mtu)
+{
+	struct rule_pktop op = {.kind = kind, .a = a, .b = bb, .ref = ref};
+
+	return dp_pktop_apply(&op, frame + pk.l3_off, flen - pk.l3_off, &pk, pk.l3_off, mtu);
+}
+
+static void
+test_tos(void **state)
+{
+	(void)state;
+	/* DSCP EF (46): the top six bits, ECN kept. */
+	build4(6, 0x03, 64, 0, 10);
+	assert_int_equal(apply(RULE_PKTOP_TOS, 0xfc, 46 << 2, 0, 0), 1);
+	assert_int_equal(frame[pk.l3_off + 1], 0xbb);
+	assert_true(csums_ok());
+	/* Already so: nothing changes. */
+	assert_int_equal(apply(RULE_PKTOP_TOS, 0xfc, 46 << 2, 0, 0), 0);
+	/* --and-tos 0x0f: (tos & ~0xf0) ^ 0. */
+	assert_int_equal(apply(RULE_PKTOP_TOS, 0xf0, 0, 0, 0), 1);
+	assert_int_equal(frame[pk.l3_off + 1], 0x0b);
+	assert_true(csums_ok());
+	/* IPv6 traffic class across the first two bytes; the flow label stays. */
+	build6(17, 0x00, 64, 7);
+	assert_int_equal(apply(RULE_PKTOP_TOS, 0xff, 0xa5, 0, 0), 1);
+	assert_int_equal(frame[pk.l3_off] & 0x0f, 0x0a);
+	assert_int_equal(frame[pk.l3_off + 1] >> 4, 0x05);
+	assert_int_equal((frame[pk.l3_off + 1] & 0x0f) << 16 | frame[pk.l3_off + 2] << 8 |
+				 frame[pk.l3_off + 3], 0x12345);
+	assert_int_equal(frame[pk.l3_off] >> 4, 6);
+	assert_true(csums_ok());
+}
+
+static void
+test_ttl(void **state)
+{
+	(void)state;
+	build4(17, 0, 64, 0, 5);
+	assert_int_equal(apply(RULE_PKTOP_TTL, 0, 10, 0, 0), 1);
+	assert_int_equal(frame[pk.l3_off + 8], 10);
+	assert_true(csums_ok());
+	assert_int_equal(apply(RULE_PKTOP_TTL, 1, 20, 0, 0), 1); /* floor 0 */
+	assert_int_equal(frame[pk.l3_off + 8], 0);
+	assert_true(csums_ok());
+	assert_int_equal(apply(RULE_PKTOP_TTL, 2, 255, 0, 0), 1); /* ceiling 255 */
+	assert_int_equal(frame[pk.l3_off + 8], 255);
+	assert_true(csums_ok());
+	assert_int_equal(apply(RULE_PKTOP_HL, 0, 1, 0, 0), 0); /* HL: IPv6 only */
+	build6(6, 0, 64, 3);
+	assert_int_equal(apply(RULE_PKTOP_HL, 1, 1, 0, 0), 1);
+	assert_int_equal(frame[pk.l3_off + 7], 63);
+	assert_int_equal(apply(RULE_PKTOP_TTL, 0, 1, 0, 0), 0);
+	assert_true(csums_ok());
+}
+
+static void
+test_checksum(void **state)
+{
+	(void)state;
+	build4(17, 0, 64, 0, 33);
+	frame[pk.l4_off + 6] ^= 0x5a; /* a wrong (partial) checksum */
+	assert_false(csums_ok());
+	assert_int_equal(apply(RULE_PKTOP_CHECKSUM, 0, 0, 0, 0), 1);
+	assert_true(csums_ok());
+	assert_int_equal(apply(RULE_PKTOP_CHECKSUM, 0, 0, 0, 0), 0);
+	build6(6, 0, 64, 101);
+	memset(frame + pk.l4_off + 16, 0, 2);
+	assert_int_equal(apply(RULE_PKTOP_CHECKSUM, 0, 0, 0, 0), 1);
+	assert_true(csums_ok());
+	build4(1, 0, 64, 0, 8);
+	assert_int_equal(apply(RULE_PKTOP_CHECKSUM, 0, 0, 0, 0), -EINVAL); /* not TCP/UDP */
+}
+
+static void
+syn(const uint8_t *opts, uint8_t len, uint8_t opts_len)
+{
+	struct pb b;
+	struct pb_ipv4 ip = {.src = 0x0a000002, .dst = 0xc0000201};
+
+	pb_init(&b, frame, sizeof(frame));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_tcp(&b, 40000, 80, PB_TCP_SYN, 1, 0, opts_len);
+	pb_tcp_opts(&b, opts, len);
+	flen = (uint32_t)pb_finish(&b);
+	parse();
+}
+
+static uint16_t
+mss_at(unsigned int i)
+{
+	return (uint16_t)(frame[pk.l4_off + 20 + i] << 8 | frame[pk.l4_off + 21 + i]);
+}
+
+static void
+test_tcpmss(void **state)
+{
+	static const uint8_t even[] = {2, 4, 0x05, 0xb4};
+	static const uint8_t odd[] = {1, 2, 4, 0x05, 0xb4, 1, 1, 1};
+
+	(void)state;
+	syn(even, sizeof(even), 4);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 1400, 0), 1);
+	assert_int_equal(mss_at(2), 1400);
+	assert_true(csums_ok());
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 1452, 0), 0); /* only lowered */
+	/* --clamp-mss-to-pmtu: MTU 1280 less 40. */
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 0, 1280), 1);
+	assert_int_equal(mss_at(2), 1240);
+	assert_true(csums_ok());
+	/* The option at an odd offset: the checksum over the words it straddles. */
+	syn(odd, sizeof(odd), 8);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 536, 0), 1);
+	assert_int_equal(mss_at(3), 536);
+	assert_true(csums_ok());
+	/* Not a SYN: left alone. */
+	build4(6, 0, 64, 4, 0);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 536, 0), 0);
+}
+
+/* Random frames, random operations: every checksum still verifies. */
+static void
+test_property(void **state)
+{
+	(void)state;
+	srand(11);
+	for (unsigned int it = 0; it < 20000; it++) {
+		unsigned int r = (unsigned int)rand();
+		uint8_t protos[] = {6, 17, 1};
+		uint8_t proto = protos[r % 3];
+		uint8_t kind = (uint8_t)(RULE_PKTOP_TOS + (r >> 2) % 4);
+		int rc;
+
+		if ((r >> 8) & 1)
+			build4(proto, (uint8_t)rand(), (uint8_t)rand(), (r >> 9) & 1 ? 4 : 0,
+				(uint32_t)rand() % 200);
+		else
+			build6(proto, (uint8_t)rand(), (uint8_t)rand(), (uint32_t)rand() % 200);
+		rc = apply(kind, (uint8_t)rand(), (uint8_t)rand(), 0, 0);
+		assert_true(rc >= -EINVAL && rc <= 1);
+		assert_true(csums_ok());
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tos),
+		cmocka_unit_test(test_ttl),
+		cmocka_unit_test(test_checksum),
+		cmocka_unit_test(test_tcpmss),
+		cmocka_unit_test(test_property),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
