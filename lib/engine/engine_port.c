@@ -223,6 +223,9 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 	eng->ctmark[ti][nidx] = eng->ctmark[ti][idx];
 	eng->fmark[ti][nidx] = eng->fmark[ti][idx];
 	eng_ctr_reset(eng, ti, idx);
+	/* And its per-flow channel (a reader of the new slot before this upcalls). */
+	eng_flow_chan_set(eng, ti, (uint32_t)nidx, eng_flow_chan(eng, ti, idx));
+	eng_flow_chan_set(eng, ti, idx, RULE_CHAN_NONE);
 	eng_port_note(eng, port);
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
 	if (pe != NULL && eng_peer(eng, ti, peer) == idx)

@@ -140,6 +140,13 @@ bench_table_print(const struct bench_results *r, FILE *f)
 	if (r->mem.measured)
 		fprintf(f, "memory: %.1f bytes/flow IPv4, %.1f bytes/flow IPv6 (capacity %u)\n",
 			r->mem.bytes_per_flow[0], r->mem.bytes_per_flow[1], r->mem.capacity);
+	if (r->perflow.measured)
+		fprintf(f, "per-flow channels: %u rings of %u slots live (%u memzones), %u bytes "
+			"per ring, %.0f ns to make and give one; delivery %.1f cycles/packet per-flow, "
+			"%.1f shared (%.2fx)\n",
+			r->perflow.rings, r->perflow.ring_size, r->perflow.chunks,
+			r->perflow.bytes_per_ring, r->perflow.alloc_ns, r->perflow.perflow_cpp,
+			r->perflow.shared_cpp, r->perflow.ratio);
 }
 
 /* The measured point closest to (rules, flows): flows first, then rules; plain or extended. */
@@ -255,6 +262,7 @@ bench_summary(struct bench_results *r, double out[])
 			"is the row marked x");
 	}
 	i++;
+	out[i++] = r->perflow.ratio;
 	bench_note(r, "method_marked",
 		"marked: the gufc path with every accepted flow's packets marked as a MARK rule "
 		"(swnic model or NIC) marks them, and the dropped flows' packets kept in the NIC "
@@ -465,6 +473,14 @@ bench_json_write(const struct bench_results *r, const double summary[], const ch
 	json_num(f, r->mem.bytes_per_flow[0]);
 	fprintf(f, ", \"bytes_per_flow_ipv6\": ");
 	json_num(f, r->mem.bytes_per_flow[1]);
+	fprintf(f, "},\n  \"perflow\": {\"rings\": %u, \"chunks\": %u, \"ring_size\": %u, "
+		   "\"bytes_per_ring\": %u, \"alloc_ns\": ",
+		r->perflow.rings, r->perflow.chunks, r->perflow.ring_size, r->perflow.bytes_per_ring);
+	json_num(f, r->perflow.alloc_ns);
+	fprintf(f, ", \"shared_cycles_per_packet\": ");
+	json_num(f, r->perflow.shared_cpp);
+	fprintf(f, ", \"perflow_cycles_per_packet\": ");
+	json_num(f, r->perflow.perflow_cpp);
 	fprintf(f, "}\n}\n");
 	if (fclose(f) != 0)
 		return -errno;

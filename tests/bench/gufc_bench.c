@@ -36,6 +36,7 @@
 #include <rte_malloc.h>
 
 #include "bench.h"
+#include "channel.h"
 
 #define K1 1024u
 #define M1 (1024u * 1024u)
@@ -186,6 +187,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 		p->pass_budget = (uint64_t)(hz * 0.2);
 		p->commits = 200;
 		p->mem_capacity = 4 * M1;
+		p->perflow_rings = 100000;
 		break;
 	case BENCH_MODE_QUICK:
 		p->n_flows = 3;
@@ -197,6 +199,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 		p->pass_budget = (uint64_t)(hz * 0.03);
 		p->commits = 50;
 		p->mem_capacity = M1;
+		p->perflow_rings = 100000;
 		break;
 	case BENCH_MODE_SMOKE:
 		p->n_rules = 2;
@@ -209,6 +212,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 		p->commit_rules = 100;
 		p->commit_flows = K1;
 		p->mem_capacity = 4 * K1;
+		p->perflow_rings = 2 * CHAN_FLOW_CHUNK + 100; /* the pool grows twice */
 		break;
 	}
 	if (o->repeats != 0)
@@ -833,6 +837,8 @@ main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = mem_bench(&env, &res);
+	if (rc == 0)
+		rc = bench_perflow(&env, &res);
 	if (rc != 0) {
 		fprintf(stderr, "gufc-bench: %s\n", strerror(-rc));
 		goto out;
