@@ -132,6 +132,7 @@ struct bench_perflow {
 	double alloc_ns;         /**< making and giving one ring, growth included */
 	double shared_cpp;       /**< delivery to one shared channel: cycles per packet */
 	double perflow_cpp;      /**< delivery to per-flow rings: cycles per packet */
+	double hot_cpp;          /**< the same among PF_HOT of the rings (in cache) */
 	double ratio;            /**< perflow_cpp / shared_cpp */
 	bool measured;
 };
