@@ -95,6 +95,7 @@ enum gufc_auto { GUFC_OFF, GUFC_ON, GUFC_AUTO };
 	X(pending_queue, "pending-queue", U32, 2048) \
 	X(channel_size, "channel-size", U32, 4096) \
 	X(perflow_ring, "perflow-ring-size", U32, 256) \
+	X(perflow_max, "perflow-max", U32, 131072) \
 	X(stats_period, "stats-period", U32, 0) \
 	X(idle_exit, "idle-exit", U32, 0) \
 	X(conntrack, "conntrack", BOOL, 1) \
@@ -202,7 +203,7 @@ struct gufc_chan_cfg {
 	bool tx_queue_set;
 	uint32_t size;  /**< ring slots, 0 = channel-size setting */
 	bool perflow;   /**< give each flow its own ring from the pool ("<name>.<n>") */
-	uint32_t perflow_pool; /**< rings this channel adds to the pool (perflow N; default 256) */
+	uint32_t perflow_pool; /**< rings made for it at start (perflow N; default 256) */
 };
 
 /** Log channels, LOG's and NFLOG groups' (config "log ..."; gufc_log.c). */
@@ -496,7 +497,8 @@ struct gufc_app {
 	uint16_t port_chan[GUFC_MAX_PORTS];
 	/** Named channel id -> flows accepted into it get a per-flow channel ("perflow"). */
 	bool chan_perflow[CHAN_MAX_CHANNELS];
-	unsigned int chan_flow_pool; /**< rings in the per-flow channel pool (fixed at start) */
+	/** The per-flow pool's cap (0: no per-flow channel); it grows up to it on demand. */
+	unsigned int chan_flow_pool;
 	unsigned int n_lcores;
 	struct gufc_lcore *lc[RTE_MAX_LCORE];
 	unsigned int n_rx;
@@ -699,7 +701,7 @@ void gufc_slow_neigh_unreach(void *arg, struct rte_mbuf *m);
  * Context: rules lcore.
  */
 int gufc_chan_flow_alloc(void *arg, uint16_t channel);
-int gufc_chan_flow_free(void *arg, uint16_t id);
+int gufc_chan_flow_free(void *arg, uint32_t id);
 
 /* gufc_stats.c */
 struct gufc_totals {
@@ -707,6 +709,7 @@ struct gufc_totals {
 	uint64_t delivered;
 	uint64_t drops_total;
 	struct chan_totals ct;
+	struct chan_flow_pool fp;     /**< the per-flow ring pool */
 	struct fc_table_stats t4, t6;
 	struct rule_engine_stats es;
 	struct mod_ct_module_stats cts;

@@ -155,7 +155,7 @@ gufc_chan_parse(const struct lex_tok *w, unsigned int n, unsigned int first,
 				if (rc != 0)
 					return rc;
 				if (v == 0)
-					return chan_err(e, i, 0, 0, "per-flow pool must be 1..1024");
+					return chan_err(e, i, 0, 0, "per-flow pool must be 1..4194304");
 				c->perflow_pool = v;
 				i++;
 			}
@@ -255,8 +255,11 @@ gufc_chan_init(struct gufc_app *app)
 			app->def_chan_configured = true;
 		}
 	}
-	tp.flow_pool_size = (uint16_t)RTE_MIN(perflow, (unsigned int)CHAN_FLOW_POOL_MAX);
-	app->chan_flow_pool = tp.flow_pool_size;
+	/* The perflow counts are made at start; the pool grows on demand up to
+	 * perflow-max (or what they add up to, if more). */
+	tp.flow_pool_size = RTE_MIN(perflow, (unsigned int)CHAN_FLOW_POOL_MAX);
+	tp.flow_pool_max = perflow == 0 ? 0 : RTE_MAX(tp.flow_pool_size, app->cfg.set.perflow_max);
+	app->chan_flow_pool = tp.flow_pool_max;
 	app->chans = chan_table_create(&tp);
 	if (app->chans == NULL) {
 		GUFC_LOG(ERR, "channel table: %s", rte_strerror(rte_errno));

@@ -290,8 +290,10 @@ engine_init(struct gufc_app *app)
 	p.untracked_timeout = s->flow_timeout;
 	p.default_channel = CHAN_ID_DEFAULT;
 	p.channel_fn = eng_channel_fn;
-	p.chan_flow_alloc_fn = gufc_chan_flow_alloc;
-	p.chan_flow_free_fn = gufc_chan_flow_free;
+	if (app->chan_flow_pool != 0) { /* a per-flow channel in the config */
+		p.chan_flow_alloc_fn = gufc_chan_flow_alloc;
+		p.chan_flow_free_fn = gufc_chan_flow_free;
+	}
 	p.port_pair_fn = eng_port_pair_fn;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);

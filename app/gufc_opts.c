@@ -159,6 +159,12 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 			return -EINVAL;
 		}
 		break;
+	case GUFC_SET_perflow_max:
+		if (v < 1 || v > CHAN_FLOW_POOL_MAX) {
+			*err = "perflow-max must be 1..4194304";
+			return -EINVAL;
+		}
+		break;
 	case GUFC_SET_frag_timeout:
 	case GUFC_SET_flow_timeout:
 		if (v < 1) {
@@ -405,8 +411,8 @@ gufc_usage(FILE *f, const char *prog)
 		"  -h, --help             this text\n"
 		"\n"
 		"Settings (--set KEY=VALUE, config 'set KEY VALUE'): flows, burst, rxq, rxd, txd,\n"
-		"mbufs, upcall-ring, pending-queue, channel-size, perflow-ring-size, stats-period,\n"
-		"idle-exit,"
+		"mbufs, upcall-ring, pending-queue, channel-size, perflow-ring-size, perflow-max,\nstats-period,"
+		" idle-exit,"
 		" conntrack, tcp-strict, tcp-loose, tcp-be-liberal, tcp-max-retrans N,\n"
 		"full-policy, fragments reassemble|drop, frag-timeout MS,\n"
 		"non-ip pass|drop, flow-timeout MS, nat-bindings, promisc on|off, timeout.NAME MS (conntrack),\n"

@@ -320,7 +320,8 @@ sh_cmd_show(struct sh_ctx *c)
 		return show_flow(c);
 	if (strcmp(what, "channels") == 0) {
 		rc = no_more(c, 2);
-		if (rc == 0 && chan_dump(c->app->chans, c->out) != 0)
+		/* Named channels, the first per-flow ones, the pool's line. */
+		if (rc == 0 && chan_dump(c->app->chans, c->out, 32) != 0)
 			rc = sh_err(c, -EIO, NULL, "cannot list the channels");
 		return rc;
 	}

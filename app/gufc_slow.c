@@ -119,13 +119,9 @@ gufc_slow_flush(struct gufc_app *app, struct gufc_lcore *lc)
 
 	/* Packets still waiting for a next hop that did not answer (neigh_failed). */
 	mod_neigh_flush(app->neigh);
-	/* App channels nobody drains any more: free what is left (flushed). */
-	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
-		struct chan_info ci;
-
-		if (chan_info_get(app->chans, (uint16_t)id, &ci) == 0 && ci.kind == CHAN_CONS_APP)
-			(void)chan_flush(app->chans, (uint16_t)id); /* -EBUSY: consumer attached */
-	}
+	/* App channels nobody drains any more: free what is left (flushed;
+	 * a channel with a consumer attached keeps its packets). */
+	(void)chan_flush_app(app->chans);
 	if (s == NULL || s->frag == NULL)
 		return;
 	do {
@@ -289,6 +285,7 @@ gufc_slow_busy(struct gufc_app *app)
 {
 	bool stopping = __atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_RUN;
 	uint64_t now = rte_get_tsc_cycles();
+	struct chan_backlog bl;
 
 	for (unsigned int i = 0; i < app->n_rx; i++)
 		if (rte_ring_count(app->rx[i]->upcall) != 0 ||
@@ -298,39 +295,26 @@ gufc_slow_busy(struct gufc_app *app)
 	if (app->rules_lc != NULL &&
 		__atomic_load_n(&app->rules_lc->slow_dp.st.ll_held, __ATOMIC_RELAXED) != 0)
 		return true;
-	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
-		struct chan_info ci;
-		struct chan_stats cs;
-
-		if (chan_info_get(app->chans, (uint16_t)id, &ci) != 0 ||
-			chan_stats_get(app->chans, (uint16_t)id, &cs) != 0 || cs.in_ring == 0)
-			continue;
-		if (ci.kind != CHAN_CONS_APP)
-			return true;
-		/* Another process drains it: only worth waiting for when stopping,
-		 * with a consumer attached, and not forever. */
-		if (!stopping || cs.attached == 0)
-			continue;
-		if (app->app_grace_tsc == 0)
-			app->app_grace_tsc = now + app->hz / 1000 * GUFC_APP_GRACE_MS;
-		if (now < app->app_grace_tsc)
-			return true;
-	}
-	return false;
+	/* One pass over the rings (per-flow ones included), no lock per channel. */
+	if (chan_backlog_get(app->chans, &bl) != 0)
+		return false;
+	if (bl.primary != 0)
+		return true;
+	/* Another process drains app channels: only worth waiting for when
+	 * stopping, with a consumer attached, and not forever. */
+	if (!stopping || bl.app_attached == 0)
+		return false;
+	if (app->app_grace_tsc == 0)
+		app->app_grace_tsc = now + app->hz / 1000 * GUFC_APP_GRACE_MS;
+	return now < app->app_grace_tsc;
 }
 
 bool
 gufc_slow_app_pending(struct gufc_app *app)
 {
-	for (int id = chan_next(app->chans, 0); id >= 0; id = chan_next(app->chans, id + 1)) {
-		struct chan_info ci;
-		struct chan_stats cs;
+	struct chan_backlog bl;
 
-		if (chan_info_get(app->chans, (uint16_t)id, &ci) == 0 && ci.kind == CHAN_CONS_APP &&
-			chan_stats_get(app->chans, (uint16_t)id, &cs) == 0 && cs.in_ring != 0)
-			return true;
-	}
-	return false;
+	return chan_backlog_get(app->chans, &bl) == 0 && bl.app_attached + bl.app_detached != 0;
 }
 
 int
@@ -344,7 +328,7 @@ gufc_chan_flow_alloc(void *arg, uint16_t channel)
 }
 
 int
-gufc_chan_flow_free(void *arg, uint16_t id)
+gufc_chan_flow_free(void *arg, uint32_t id)
 {
 	struct gufc_app *app = arg;
 

@@ -148,6 +148,7 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	mod_neigh_stats_get(app->neigh, &t->nb);
 	t->originated = dp.originated + t->nb.originated;
 	chan_totals_get(app->chans, &t->ct);
+	chan_flow_pool_get(app->chans, &t->fp);
 	s->tx_pkts = t->ct.tx_sent;
 	gufc_offload_totals(app, &t->ofl);
 	drops_gather(app, t, &dp);
@@ -391,18 +392,25 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 
 	fprintf(f, "\nchannels:\n  %-18s %-8s %12s %12s %10s %10s\n", "name", "kind", "enqueued",
 		"consumed", "full", "flushed");
-	for (int id = chan_next(app->chans, 0); id >= 0;
-		id = chan_next(app->chans, (unsigned int)id + 1)) {
+	for (int id = chan_next_named(app->chans, 0); id >= 0;
+		id = chan_next_named(app->chans, (unsigned int)id + 1)) {
 		struct chan_info ci;
 		struct chan_stats cs;
 
-		if (chan_info_get(app->chans, (uint16_t)id, &ci) != 0 ||
-			chan_stats_get(app->chans, (uint16_t)id, &cs) != 0)
+		if (chan_info_get(app->chans, (uint32_t)id, &ci) != 0 ||
+			chan_stats_get(app->chans, (uint32_t)id, &cs) != 0)
 			continue;
 		fprintf(f, "  %-18s %-8s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
 			ci.name, chan_kind_name(ci.kind), cs.enqueued, cs.consumed, cs.drop_full,
 			cs.flushed);
 	}
+	if (t->fp.max != 0)
+		fprintf(f,
+			"  per-flow channels: in use %" PRIu32 ", free %" PRIu32 ", cap %" PRIu32
+			", %" PRIu32 " bytes per ring; given %" PRIu64 ", fallback %" PRIu64
+			" (refused: cap %" PRIu64 ", memory %" PRIu64 ")\n",
+			t->fp.in_use, t->fp.free, t->fp.max, t->fp.bytes_per_ring, t->es.chan_flows,
+			t->es.chan_flow_fallback, t->fp.refused_cap, t->fp.refused_nomem);
 
 	if (set != NULL && rule_set_rule_count(set) != 0) {
 		/* One walk of the flows for all rules (NULL: no memory, zeros printed). */
@@ -493,9 +501,15 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		t->es.reply_moved);
 	fprintf(f,
 		"  \"perflow\": {\"given\": %" PRIu64 ", \"fallback\": %" PRIu64
-		", \"freed\": %" PRIu64 ", \"free_failed\": %" PRIu64 ", \"live\": %u},\n",
+		", \"freed\": %" PRIu64 ", \"free_failed\": %" PRIu64 ", \"live\": %u"
+		", \"rings\": %" PRIu32 ", \"in_use\": %" PRIu32 ", \"free\": %" PRIu32
+		", \"cap\": %" PRIu32 ", \"chunks\": %" PRIu32 ", \"ring_size\": %" PRIu32
+		", \"bytes_per_ring\": %" PRIu32 ", \"refused_cap\": %" PRIu64
+		", \"refused_nomem\": %" PRIu64 "},\n",
 		t->es.chan_flows, t->es.chan_flow_fallback, t->es.chan_flow_freed,
-		t->es.chan_flow_free_fail, t->ct.flow_channels);
+		t->es.chan_flow_free_fail, t->ct.flow_channels, t->fp.rings, t->fp.in_use,
+		t->fp.free, t->fp.max, t->fp.chunks, t->fp.ring_size, t->fp.bytes_per_ring,
+		t->fp.refused_cap, t->fp.refused_nomem);
 	fprintf(f,
 		"  \"cache\": {\"hits\": %" PRIu64 ", \"misses\": %" PRIu64
 		", \"hit_rate\": %.4f},\n",
@@ -620,13 +634,14 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 
 	fprintf(f, "  \"channels\": [");
 	first = true;
+	/* Named channels, then per-flow ones (live at exit). */
 	for (int id = chan_next(app->chans, 0); id >= 0;
 		id = chan_next(app->chans, (unsigned int)id + 1)) {
 		struct chan_info ci;
 		struct chan_stats cs;
 
-		if (chan_info_get(app->chans, (uint16_t)id, &ci) != 0 ||
-			chan_stats_get(app->chans, (uint16_t)id, &cs) != 0)
+		if (chan_info_get(app->chans, (uint32_t)id, &ci) != 0 ||
+			chan_stats_get(app->chans, (uint32_t)id, &cs) != 0)
 			continue;
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
 		json_str(f, ci.name);

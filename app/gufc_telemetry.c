@@ -92,10 +92,20 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("flows_active_v4", t.t4.occupancy);
 	U("flows_active_v6", t.t6.occupancy);
 	U("flows_capacity", t.t4.capacity);
+	U("perflow_given", t.es.chan_flows);
+	U("perflow_fallback", t.es.chan_flow_fallback);
+	U("perflow_in_use", t.fp.in_use);
+	U("perflow_free", t.fp.free);
+	U("perflow_rings", t.fp.rings);
+	U("perflow_cap", t.fp.max);
+	U("perflow_bytes_per_ring", t.fp.bytes_per_ring);
+	U("perflow_refused_cap", t.fp.refused_cap);
+	U("perflow_refused_nomem", t.fp.refused_nomem);
 	U("evictions", t.t4.evictions + t.t6.evictions);
 	U("commits", t.es.commits);
 	U("generation", t.es.gen);
 	U("revalidated", t.es.revalidated);
+	U("reval_pending", t.es.pending);
 	U("refreshed", t.es.refreshed);
 	U("icmp_related", t.cts.related);
 	U("conntrack_notrack", t.cts.notrack);
@@ -236,13 +246,14 @@ tel_channels(struct gufc_app *app, struct tel_req *r)
 	in_ring = tel_col(&c, "in_ring", RTE_TEL_U64_VAL);
 	if (in_ring == NULL)
 		return tel_cols_end(&c, r->d, -ENOMEM);
-	for (int i = chan_next(app->chans, 0); i >= 0 && n < TEL_ROWS_MAX;
-		i = chan_next(app->chans, (unsigned int)i + 1)) {
+	/* Named channels; per-flow ones are summed in /gufc/stats (perflow_*). */
+	for (int i = chan_next_named(app->chans, 0); i >= 0 && n < TEL_ROWS_MAX;
+		i = chan_next_named(app->chans, (unsigned int)i + 1)) {
 		struct chan_info ci;
 		struct chan_stats cs;
 
-		if (chan_info_get(app->chans, (uint16_t)i, &ci) != 0 ||
-			chan_stats_get(app->chans, (uint16_t)i, &cs) != 0)
+		if (chan_info_get(app->chans, (uint32_t)i, &ci) != 0 ||
+			chan_stats_get(app->chans, (uint32_t)i, &cs) != 0)
 			continue;
 		rte_tel_data_add_array_string(name, ci.name);
 		rte_tel_data_add_array_u64(id, (uint64_t)i);
@@ -337,7 +348,7 @@ tel_flows(struct gufc_app *app, struct tel_req *r)
 		rte_tel_data_add_array_string(verdict, a->verdict == FC_VERDICT_ACCEPT ? "accept" :
 			a->verdict == FC_VERDICT_DROP ? "drop" : "slow");
 		rte_tel_data_add_array_u64(rule, a->rule_id);
-		rte_tel_data_add_array_u64(chan, a->channel);
+		rte_tel_data_add_array_u64(chan, rows[i].info.channel);
 		rte_tel_data_add_array_u64(pk, rows[i].info.packets);
 		rte_tel_data_add_array_u64(by, rows[i].info.bytes);
 	}

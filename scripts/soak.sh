@@ -20,10 +20,17 @@
 #
 # Checks: every second, counters only grow, and what is in flight
 # (rx - delivered - drops) stays within the mbuf pool; every commit is
-# acknowledged with a new generation; RSS stays flat after the warm-up (a
-# third of the run; at most 16 MiB of growth); at the end gufc exits 0,
-# which means the accounting rx == delivered + drops holds exactly and the
-# mempool is whole, and the JSON says so. Figures go to --json.
+# acknowledged with a new generation; every 5 s, once the commit's
+# background revalidation is done (telemetry reval_pending 0), cached flows
+# sampled from `show flows` (UDP to port 53, TCP to port 80, any) must hold
+# the verdict (and, accepted, the channel) the reference evaluator gives
+# their keys under the rule set just committed (gufc-eval): no verdict
+# older than the commit that changed it; every packet the secondary consumer received from the app channel
+# must be one the rule set naming that channel sends there (sampled
+# output); RSS stays flat after the warm-up (a third of the run; at most
+# 16 MiB of growth); at the end gufc exits 0, which means the accounting
+# rx == delivered + drops holds exactly and the mempool is whole, and the
+# JSON says so. Figures go to --json.
 #
 # Usage: scripts/soak.sh [--seconds N] [--build DIR] [--json FILE] [--refuse]
 set -euo pipefail
@@ -39,13 +46,13 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--json) json=$2; shift 2 ;;
 	--refuse) policy=refuse; shift ;;
-	-h|--help) sed -n '3,29p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,35p' "$0"; exit 0 ;;
 	*) echo "soak.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
 case $secs in '' | *[!0-9]*) echo "soak.sh: --seconds takes a number" >&2; exit 2 ;; esac
 [ "$secs" -ge 10 ] || { echo "soak.sh: --seconds must be at least 10" >&2; exit 2; }
-for t in app/gufc app/tools/gufc-gen app/tools/gufc-consume; do
+for t in app/gufc app/tools/gufc-gen app/tools/gufc-consume app/tools/gufc-eval; do
 	[ -x "$build/$t" ] || { echo "soak.sh: $build/$t not built" >&2; exit 1; }
 done
 mkdir -p "$(dirname "$json")"
@@ -73,6 +80,7 @@ build, work, secs, out_json, policy = sys.argv[1], sys.argv[2], int(sys.argv[3])
     sys.argv[5]
 gufc = os.path.join(build, "app", "gufc")
 consume = os.path.join(build, "app", "tools", "gufc-consume")
+evaluator = os.path.join(build, "app", "tools", "gufc-eval")
 prefix = "soak%d" % os.getpid()
 violations = []
 
@@ -122,6 +130,76 @@ outf = open(os.path.join(work, "out.txt"), "w")
 p = subprocess.Popen(eal + args, stdin=subprocess.PIPE, stdout=outf, stderr=subprocess.STDOUT,
                      text=True)
 mark = 0
+cons_pcaps = []
+checked = {"flows": 0, "stale_gen": 0, "mismatch": 0, "rounds": 0, "walk_ms_max": 0.0,
+           "app_packets": 0}
+KEY_RE = re.compile(r"^((?:tcp|udp|sctp|icmp|icmpv6|proto \d+) \S+ -> \S+ src_local=\d "
+                    r"dst_local=\d in_port=\d+) (orig|reply) verdict=(\w+) rule=(\S+) "
+                    r"channel=(\d+) .* gen=(\d+) ")
+
+
+def reference(rules_file, keys):
+    """The reference evaluator's verdict and channel for each key (gufc-eval)."""
+    r = subprocess.run([evaluator, rules_file], input="".join(k + "\n" for k in keys),
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        violation("gufc-eval %s: exit %d: %s" % (rules_file, r.returncode, r.stderr[-300:]))
+        return None
+    out = r.stdout.splitlines()
+    if len(out) != len(keys):
+        violation("gufc-eval: %d answers for %d keys" % (len(out), len(keys)))
+        return None
+    return [l.split() for l in out]
+
+
+def verdict_check(sec, gen, rs):
+    """After the commit of rule set @rs (generation @gen) and its
+    revalidation: sampled cached verdicts against the reference evaluator."""
+    t0 = time.monotonic()
+    while True:
+        tel = telemetry("/gufc/stats")
+        if isinstance(tel, dict) and tel.get("generation", 0) >= gen and \
+                tel.get("reval_pending", 1) == 0:
+            break
+        if time.monotonic() - t0 > 10:
+            violation("second %d: revalidation of generation %d not done after 10 s (%s)" %
+                      (sec, gen, tel if not isinstance(tel, dict) else
+                       {k: tel.get(k) for k in ("generation", "reval_pending")}))
+            return
+        time.sleep(0.02)
+    checked["walk_ms_max"] = max(checked["walk_ms_max"], (time.monotonic() - t0) * 1000)
+    rows = []
+    for sel in ("proto udp dport 53 limit 48", "proto tcp dport 80 limit 48", "limit 48"):
+        text = ask("show flows " + sel)
+        if text is None:
+            violation("second %d: show flows %s not answered" % (sec, sel))
+            return
+        for line in text.splitlines():
+            m = KEY_RE.match(line.strip())
+            if m:
+                rows.append(m.groups())
+    # Channel names to ids (the cached entry names its channel by id).
+    ids = {"-": "0"}
+    for line in (ask("show channels") or "").splitlines():
+        f = line.split()
+        if len(f) > 2 and f[1].isdigit():
+            ids[f[0]] = f[1]
+    ref = reference(os.path.join(work, rs + ".rules"), [r[0] for r in rows])
+    if ref is None:
+        return
+    checked["rounds"] += 1
+    for (key, dirn, verdict, rule, chan, egen), rv in zip(rows, ref):
+        if verdict == "slow":
+            continue
+        checked["flows"] += 1
+        if int(egen) < gen:
+            checked["stale_gen"] += 1
+        want_chan = ids.get(rv[2].split("=", 1)[1], "?") if len(rv) > 2 else "?"
+        if rv[0] != verdict or (verdict == "accept" and chan != want_chan):
+            checked["mismatch"] += 1
+            violation("second %d: generation %d (rules %s): cached %s entry %s says %s "
+                      "channel %s (gen %s), the reference evaluator %s (channel %s)" %
+                      (sec, gen, rs, dirn, key, verdict, chan, egen, " ".join(rv), want_chan))
 
 
 def ask(line, timeout=10.0):
@@ -178,6 +256,7 @@ last = {}
 rss = []
 commits = gens = routes = attaches = polls = 0
 gen_last = 0
+cur_rs = None
 cons = None
 sec = 0
 while time.monotonic() - start < secs:
@@ -190,6 +269,7 @@ while time.monotonic() - start < secs:
         violation("second %d: commit not acknowledged: %r %r" % (sec, r, c))
     else:
         commits += 1
+        cur_rs = "b" if sec % 2 else "a"
         g = int(m.group(1))
         if g <= gen_last:
             violation("second %d: generation %d after %d" % (sec, g, gen_last))
@@ -203,23 +283,36 @@ while time.monotonic() - start < secs:
     if huge and sec % 5 == 1 and cons is None:
         # An lcore id of its own: mempool caches are per lcore id, and the
         # consumer frees gufc's mbufs (lcores 0 and 1 are gufc's).
+        # Each attach writes a pcap of its own (checked at the end); its
+        # log tells when it attached: a loaded host may take seconds to
+        # start a secondary process, and a SIGINT before the attach would
+        # be a test artefact, not a fault of gufc's.
+        cons_log = os.path.join(work, "cons%d.log" % sec)
+        cons_pcaps.append(os.path.join(work, "app%d.pcap" % sec))
         cons = subprocess.Popen([consume, "--file-prefix", prefix, "--proc-type=secondary",
-                                 "--lcores", "7@%d" % min(os.sched_getaffinity(0)), "--no-pci", "--log-level=lib.*:warning", "--", "--channel",
-                                 "app", "-o", os.path.join(work, "app.pcap"), "-q",
-                                 "--attach-wait", "2000"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                 "--lcores", "7@%d" % min(os.sched_getaffinity(0)), "--no-pci",
+                                 "--log-level=lib.*:warning", "--", "--channel", "app",
+                                 "-o", cons_pcaps[-1], "--attach-wait", "30000"],
+                                stdout=subprocess.DEVNULL, stderr=open(cons_log, "w"),
+                                text=True)
         cons_t = time.monotonic()
     if cons is not None and time.monotonic() - cons_t >= 2:
-        cons.send_signal(signal.SIGINT)
-        try:
-            rc = cons.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            cons.kill()
-            rc = -1
-        if rc != 0:
-            violation("second %d: gufc-consume exit %s: %s" % (sec, rc, cons.stderr.read()[-500:]))
-        attaches += 1
-        cons = None
+        attached = "attached to channel" in open(cons_log).read()
+        if attached or time.monotonic() - cons_t >= 40 or cons.poll() is not None:
+            cons.send_signal(signal.SIGINT)
+            try:
+                rc = cons.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                cons.kill()
+                rc = -1
+            if rc != 0 or not attached:
+                violation("second %d: gufc-consume %s, exit %s: %s" %
+                          (sec, "attached" if attached else "never attached", rc,
+                           open(cons_log).read()[-500:]))
+            attaches += 1
+            cons = None
+    if sec % 5 == 3 and cur_rs is not None:
+        verdict_check(sec, gen_last, cur_rs)
     # Polls: shell and telemetry, counters only grow, in flight bounded.
     st = ask("show stats")
     tel = telemetry("/gufc/stats")
@@ -253,12 +346,57 @@ except subprocess.TimeoutExpired:
 if rc != 0:
     violation("gufc exit status %d (3: accounting or mempool)" % rc)
     print(open(os.path.join(work, "out.txt")).read()[-3000:])
+# Sampled output: every packet the consumer got from the app channel is one
+# that rule set "a" (the only one naming it) sends there.
+app_keys = []
+for path in cons_pcaps:
+    try:
+        d = open(path, "rb").read()
+    except OSError:
+        continue
+    off = 24
+    while off + 16 <= len(d):
+        n = int.from_bytes(d[off + 8:off + 12], "little")
+        fr = d[off + 16:off + 16 + n]
+        off += 16 + n
+        et = fr[12:14]
+        if et == b"\x08\x00" and len(fr) >= 14 + 28:
+            ihl = (fr[14] & 15) * 4
+            proto, src, dst = fr[23], ".".join(map(str, fr[26:30])), ".".join(map(str, fr[30:34]))
+            l4 = 14 + ihl
+            fam = 4
+        elif et == b"\x86\xdd" and len(fr) >= 14 + 48:
+            import ipaddress
+            proto = fr[20]
+            src = "[%s]" % ipaddress.IPv6Address(fr[22:38])
+            dst = "[%s]" % ipaddress.IPv6Address(fr[38:54])
+            l4 = 54
+            fam = 6
+        else:
+            violation("app channel: a frame that is no IP packet")
+            continue
+        if proto != 17:
+            violation("app channel: protocol %d from %s" % (proto, src))
+            continue
+        sp, dp = int.from_bytes(fr[l4:l4 + 2], "big"), int.from_bytes(fr[l4 + 2:l4 + 4], "big")
+        local = lambda a: int(fam == 4 and a.startswith("192.0.2."))
+        app_keys.append("udp %s:%d -> %s:%d src_local=%d dst_local=%d in_port=0" %
+                        (src, sp, dst, dp, local(src), local(dst)))
+if app_keys:
+    sample = app_keys[::max(1, len(app_keys) // 2000)]
+    ref = reference(os.path.join(work, "a.rules"), sample)
+    for k, rv in zip(sample, ref or []):
+        if rv[0] != "accept" or rv[2] != "channel=app":
+            violation("app channel: packet %s is not one rule set a sends there (%s)" %
+                      (k, " ".join(rv)))
+    checked["app_packets"] = len(sample)
 grow = (max(rss) - min(rss)) if rss else 0
 if grow > 16 * 1024:
     violation("RSS grew %d KiB after the warm-up (%d -> %d)" % (grow, rss[0], rss[-1]))
 res = {"seconds": secs, "full_policy": policy, "hugepages": huge, "commits": commits,
        "generation": gen_last, "route_changes": routes, "consumer_attaches": attaches,
        "polls": polls, "rss_kib_after_warmup": [min(rss or [0]), max(rss or [0])],
+       "verdict_checks": checked,
        "violations": violations}
 try:
     s = json.load(open(stats_json))
@@ -273,8 +411,11 @@ except (OSError, ValueError, KeyError) as e:
     violation("no usable --stats-json: %s" % e)
 json.dump(res, open(out_json, "w"), indent=2)
 print("soak: %d s, %s packets in, %d commits, %d route changes, %d consumer attaches, "
-      "RSS %s KiB after warm-up, %d violation(s); %s" %
+      "RSS %s KiB after warm-up; %d sampled flows checked against the reference "
+      "evaluator in %d rounds (revalidation done within %.0f ms), %d app-channel packets "
+      "checked; %d violation(s); %s" %
       (secs, res.get("rx", "?"), commits, routes, attaches, res["rss_kib_after_warmup"],
+       checked["flows"], checked["rounds"], checked["walk_ms_max"], checked["app_packets"],
        len(violations), out_json))
 sys.exit(1 if violations else 0)
 PY

@@ -2,12 +2,13 @@
 /*
  * app/tools/gufc_consume.c — gufc-consume, an example consumer of gufc's net
  * channels: a DPDK secondary process that attaches to an APP channel of a
- * running gufc by name (chan_attach), receives bursts (chan_recv_burst),
+ * running gufc by name (chan_attach), or a per-flow channel by its flow id
+ * (chan_attach_id), receives bursts (chan_recv_burst),
  * writes every packet to a pcap file with libpcap and frees it, until
  * SIGINT/SIGTERM, a packet count or an idle timeout; then it detaches
  * (chan_detach) and prints its counts.
  *
- *   gufc-consume [EAL options] -- --channel NAME -o FILE [options]
+ *   gufc-consume [EAL options] -- --channel NAME|--flow ID -o FILE [options]
  *
  * The EAL options must name the primary's --file-prefix and
  * --proc-type=secondary. Our own options are parsed before EAL starts, so
@@ -42,6 +43,7 @@
 
 struct cons_opts {
 	const char *channel;
+	uint32_t flow;         /**< --flow: attach by id (CHAN_ID_NONE: by --channel) */
 	const char *output;
 	uint64_t count;        /**< stop after this many packets; 0 = no limit */
 	uint32_t idle_ms;      /**< stop after this long without a packet; 0 = never */
@@ -63,12 +65,14 @@ static void
 usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [EAL options] -- --channel NAME -o FILE [options]\n"
+		"Usage: %s [EAL options] -- --channel NAME|--flow ID -o FILE [options]\n"
 		"Attach to an 'app' channel of a running gufc (a DPDK secondary process:\n"
 		"give EAL the primary's --file-prefix and --proc-type=secondary), write\n"
 		"every packet it receives to a pcap file, then detach and print counts.\n"
 		"\n"
 		"  -c, --channel NAME     channel to attach to (config: channel NAME kind app)\n"
+		"      --flow ID          a per-flow channel, by its flow id (show flow, show\n"
+		"                         channels: the channel's id)\n"
 		"  -o, --output FILE      pcap file to write (truncated)\n"
 		"  -n, --count N          stop after N packets (default 0: no limit)\n"
 		"      --idle-timeout MS  stop once no packet came for MS ms (default 0: never)\n"
@@ -105,10 +109,11 @@ parse_u64(const char *opt, const char *v, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-enum { OPT_IDLE = 256, OPT_ATTACH_WAIT, OPT_SNAPLEN };
+enum { OPT_IDLE = 256, OPT_ATTACH_WAIT, OPT_SNAPLEN, OPT_FLOW };
 
 static const struct option long_opts[] = {
 	{ "channel", required_argument, NULL, 'c' },
+	{ "flow", required_argument, NULL, OPT_FLOW },
 	{ "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
@@ -128,6 +133,7 @@ parse_args(struct cons_opts *o, int argc, char **argv, const char *prog)
 
 	memset(o, 0, sizeof(*o));
 	o->snaplen = CONS_SNAPLEN_DEFAULT;
+	o->flow = CHAN_ID_NONE;
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":c:o:n:qh", long_opts, NULL)) != -1) {
@@ -152,6 +158,11 @@ parse_args(struct cons_opts *o, int argc, char **argv, const char *prog)
 		case 'n':
 			if (parse_u64("--count", optarg, UINT64_MAX, &o->count) != 0)
 				return -EINVAL;
+			break;
+		case OPT_FLOW:
+			if (parse_u64("--flow", optarg, UINT32_MAX - 1, &v) != 0)
+				return -EINVAL;
+			o->flow = (uint32_t)v;
 			break;
 		case OPT_IDLE:
 			if (parse_u64("--idle-timeout", optarg, UINT32_MAX, &v) != 0)
@@ -190,8 +201,8 @@ parse_args(struct cons_opts *o, int argc, char **argv, const char *prog)
 			argv[optind]);
 		return -EINVAL;
 	}
-	if (o->channel == NULL) {
-		fprintf(stderr, "gufc-consume: --channel is required (see --help)\n");
+	if ((o->channel == NULL) == (o->flow == CHAN_ID_NONE)) {
+		fprintf(stderr, "gufc-consume: one of --channel and --flow is required (see --help)\n");
 		return -EINVAL;
 	}
 	if (o->output == NULL) {
@@ -209,7 +220,7 @@ attach(const struct cons_opts *o)
 	struct chan_consumer *c;
 
 	for (;;) {
-		c = chan_attach(o->channel);
+		c = o->channel != NULL ? chan_attach(o->channel) : chan_attach_id(o->flow);
 		if (c != NULL || quit)
 			return c;
 		if ((rte_errno != ENOENT && rte_errno != EBUSY) || rte_get_tsc_cycles() >= until)
@@ -242,6 +253,7 @@ main(int argc, char **argv)
 	struct rte_mbuf *m[CONS_BURST];
 	struct cons_opts o;
 	struct chan_consumer *c = NULL;
+	char cname[CHAN_NAMESIZE] = "";
 	pcap_dumper_t *d = NULL;
 	pcap_t *pd = NULL;
 	uint8_t *buf = NULL;
@@ -298,13 +310,17 @@ main(int argc, char **argv)
 	}
 	c = attach(&o);
 	if (c == NULL) {
-		fprintf(stderr, "gufc-consume: --channel '%s': cannot attach: %s\n", o.channel,
-			quit ? "interrupted" : rte_strerror(rte_errno));
+		if (o.channel != NULL)
+			fprintf(stderr, "gufc-consume: --channel '%s': cannot attach: %s\n",
+				o.channel, quit ? "interrupted" : rte_strerror(rte_errno));
+		else
+			fprintf(stderr, "gufc-consume: --flow %" PRIu32 ": cannot attach: %s\n",
+				o.flow, quit ? "interrupted" : rte_strerror(rte_errno));
 		goto out;
 	}
+	snprintf(cname, sizeof(cname), "%s", chan_consumer_name(c));
 	if (!o.quiet)
-		fprintf(stderr, "gufc-consume: attached to channel '%s'\n",
-			chan_consumer_name(c));
+		fprintf(stderr, "gufc-consume: attached to channel '%s'\n", cname);
 
 	hz = rte_get_tsc_hz();
 	last = rte_get_tsc_cycles();
@@ -343,7 +359,7 @@ main(int argc, char **argv)
 	if (!o.quiet)
 		printf("gufc-consume: channel %s: received %" PRIu64 " packets (%" PRIu64
 		       " bytes), wrote %" PRIu64 " to %s; stopped: %s\n",
-			o.channel, pkts, bytes, pkts, o.output, why);
+			cname, pkts, bytes, pkts, o.output, why);
 out:
 	if (d != NULL)
 		pcap_dump_close(d);

@@ -17,7 +17,10 @@
  *    Id 0 is always the default channel, created with the table and never
  *    deleted, so a zeroed flow action points at a channel that exists;
  *  - named channels (create, delete, lookup, iterate) and per-flow channels
- *    taken from a pool of rings preallocated with the table;
+ *    taken from a pool of rings that grows in chunks up to a cap (rings are
+ *    made on the slow path when a flow asks for one and the pool has no free
+ *    ring, and reused after the flow ends; never created or freed on the
+ *    fast path);
  *  - the fast path: chan_enqueue_burst(), lock-free, no allocation;
  *  - consumers in the primary: chan_drain() (discard, pcap), chan_tx_poll()
  *    (TX: dequeue and rte_eth_tx_burst) and chan_consume_all() (every one of
@@ -37,8 +40,17 @@
  * finds a channel by looking up that memzone and the channel's ring by name;
  * nothing in shared memory is a process-local pointer.
  *
- * Rings are named CHAN_RING_PREFIX "<name>" for named channels and
- * CHAN_FLOW_RING_PREFIX "<slot>" for the per-flow pool.
+ * Rings of named channels are rte_rings named CHAN_RING_PREFIX "<name>".
+ * The per-flow pool is made of chunks of CHAN_FLOW_CHUNK rings: one memzone
+ * each, CHAN_FLOW_MZ_PREFIX "<chunk>", holding the chunk's descriptors and
+ * its rings (initialized in place, so a pool of 100,000 rings costs about
+ * 100 memzones, not 100,000). A per-flow channel's descriptor says which
+ * chunk and where in it its ring is; chan_attach() and chan_attach_id()
+ * find it from there.
+ *
+ * Ids: named channels 0..max_channels-1, per-flow channels max_channels and
+ * up (the pool index plus max_channels): a per-flow channel's id is the
+ * flow id an application attaches by (chan_attach_id()).
  *
  * Accounting: every mbuf handed to chan_enqueue_burst() is, exactly once,
  * enqueued or dropped (drop_full: the ring was full; drop_invalid: bad
@@ -85,8 +97,10 @@ struct rte_mbuf;
 #define CHAN_TX_BURST_MAX 64
 /** Most named channels in a table, the default channel included. */
 #define CHAN_MAX_CHANNELS 1024
-/** Most rings in the per-flow pool. */
-#define CHAN_FLOW_POOL_MAX 1024
+/** Most rings in the per-flow pool (the cap's upper bound). */
+#define CHAN_FLOW_POOL_MAX (1u << 22)
+/** Rings added to the per-flow pool at a time (one memzone). */
+#define CHAN_FLOW_CHUNK 1024u
 /** Smallest and largest ring size (slots; a power of two). */
 #define CHAN_RING_SIZE_MIN 2u
 #define CHAN_RING_SIZE_MAX (1u << 24)
@@ -104,8 +118,10 @@ struct rte_mbuf;
 #define CHAN_DIR_MZ_NAME "gufc.chan"
 /** rte_ring name prefix of named channels: "gufc.ch.<name>". */
 #define CHAN_RING_PREFIX "gufc.ch."
-/** rte_ring name prefix of the per-flow pool: "gufc.chf.<slot>". */
-#define CHAN_FLOW_RING_PREFIX "gufc.chf."
+/** Memzone name prefix of the per-flow pool's chunks: "gufc.chf.<chunk>". */
+#define CHAN_FLOW_MZ_PREFIX "gufc.chf."
+/** No channel (a per-flow channel id not given). */
+#define CHAN_ID_NONE UINT32_MAX
 
 /**
  * The channels' drop reasons, X(NAME, "id", "text"): the channel library's
@@ -164,8 +180,17 @@ struct chan_params {
 struct chan_table_params {
 	/** Named channel slots, default channel included; 0 means CHAN_DEFAULT_MAX_CHANNELS. */
 	uint16_t max_channels;
-	/** Rings in the per-flow pool, 0..CHAN_FLOW_POOL_MAX. */
-	uint16_t flow_pool_size;
+	/**
+	 * Rings of the per-flow pool made with the table, 0..CHAN_FLOW_POOL_MAX
+	 * (rounded up to whole chunks of CHAN_FLOW_CHUNK, within the cap).
+	 */
+	uint32_t flow_pool_size;
+	/**
+	 * The pool's cap: it grows (a chunk at a time, in chan_flow_alloc()) up
+	 * to this many rings; 0 means flow_pool_size (no growth). At most
+	 * CHAN_FLOW_POOL_MAX, at least flow_pool_size.
+	 */
+	uint32_t flow_pool_max;
 	/** Slots of each per-flow ring (power of two); 0 means CHAN_DEFAULT_FLOW_RING_SIZE. */
 	uint32_t flow_ring_size;
 	/** NUMA socket of rings and memory, or SOCKET_ID_ANY. */
@@ -181,7 +206,7 @@ struct chan_table;
  * channel (id 0) and the per-flow ring pool.
  *
  * Ids: named channels get ids 0..max_channels-1 (0 is the default channel);
- * per-flow channels get ids max_channels..max_channels+flow_pool_size-1.
+ * per-flow channels get ids max_channels..max_channels+flow_pool_max-1.
  *
  * @param p  parameters
  * @return the table, or NULL with rte_errno set: EINVAL (bad parameter),
@@ -234,7 +259,7 @@ int chan_create(struct chan_table *t, const struct chan_params *p);
  *   attached).
  * Context: control thread.
  */
-int chan_delete(struct chan_table *t, uint16_t id);
+int chan_delete(struct chan_table *t, uint32_t id);
 
 /**
  * Find a channel (named or per-flow) by name.
@@ -249,6 +274,8 @@ int chan_lookup(struct chan_table *t, const char *name);
 /**
  * Iterate over live channels in id order:
  * `for (id = chan_next(t, 0); id >= 0; id = chan_next(t, id + 1))`.
+ * Named channels come first, then per-flow ones (the walk over the pool is
+ * O(rings made); chan_next_named() stops after the named ones).
  *
  * @param t     the table
  * @param from  first id to consider
@@ -257,10 +284,20 @@ int chan_lookup(struct chan_table *t, const char *name);
  */
 int chan_next(const struct chan_table *t, unsigned int from);
 
+/**
+ * chan_next() over the named channels only.
+ *
+ * @param t     the table
+ * @param from  first id to consider
+ * @return the smallest live named id >= @p from, or -ENOENT.
+ * Context: as chan_next().
+ */
+int chan_next_named(const struct chan_table *t, unsigned int from);
+
 /** What a channel is, for the shell and for applications. */
 struct chan_info {
 	char name[CHAN_NAMESIZE];
-	uint16_t id;
+	uint32_t id;
 	uint16_t parent; /**< per-flow channels: the parent's id; else id */
 	bool per_flow;
 	enum chan_cons_kind kind;
@@ -279,7 +316,7 @@ struct chan_info {
  * @return 0, or -EINVAL (NULL argument, id out of range), -ENOENT.
  * Context: control thread.
  */
-int chan_info_get(struct chan_table *t, uint16_t id, struct chan_info *info);
+int chan_info_get(struct chan_table *t, uint32_t id, struct chan_info *info);
 
 /**
  * Consumer kind as text.
@@ -310,10 +347,19 @@ int chan_kind_parse(const char *s);
  *
  * @param t          the table
  * @param parent_id  a named channel
- * @return the new channel's id, or -EINVAL (parent id out of range or itself
- *   per-flow), -ENOENT (no such parent), -ENOSPC (pool empty; counted in
- *   chan_totals::flow_alloc_fail).
- * Context: control thread (e.g. the rules lcore).
+ * A free ring of the pool is reused; without one the pool grows by a chunk
+ * (a memzone of CHAN_FLOW_CHUNK rings, or what the cap leaves), unless it
+ * is at its cap.
+ *
+ * @param t          the table
+ * @param parent_id  a named channel
+ * @return the new channel's id (the flow id), or -EINVAL (parent id out of
+ *   range or itself per-flow), -ENOENT (no such parent), -ENOSPC (every
+ *   ring in use and the pool at its cap: counted in
+ *   chan_flow_pool::refused_cap), -ENOMEM (the pool could not grow: no
+ *   memory or memzone; counted in chan_flow_pool::refused_nomem).
+ * Context: control thread (e.g. the rules lcore): growing reserves a
+ *   memzone, never on the fast path.
  */
 int chan_flow_alloc(struct chan_table *t, uint16_t parent_id);
 
@@ -329,7 +375,32 @@ int chan_flow_alloc(struct chan_table *t, uint16_t parent_id);
  *   -EBUSY (a consumer is attached).
  * Context: control thread.
  */
-int chan_flow_free(struct chan_table *t, uint16_t id);
+int chan_flow_free(struct chan_table *t, uint32_t id);
+
+/** The per-flow pool's figures (chan_flow_pool_get()). */
+struct chan_flow_pool {
+	uint32_t rings;		/**< rings made so far */
+	uint32_t in_use;	/**< given to flows now */
+	uint32_t free;		/**< made and free (reused first) */
+	uint32_t max;		/**< the cap */
+	uint32_t chunks;	/**< memzones of the pool */
+	uint32_t ring_size;	/**< slots of each ring */
+	uint32_t bytes_per_ring; /**< shared memory per ring: ring and descriptor */
+	uint64_t alloc;		/**< rings given */
+	uint64_t freed;		/**< rings returned */
+	uint64_t refused_cap;	/**< refused: every ring in use, at the cap */
+	uint64_t refused_nomem; /**< refused: the pool could not grow */
+};
+
+/**
+ * Read the per-flow pool's figures.
+ *
+ * @param t   the table
+ * @param fp  receives them
+ * @return 0, or -EINVAL.
+ * Context: any thread of the primary process (takes the control lock).
+ */
+int chan_flow_pool_get(struct chan_table *t, struct chan_flow_pool *fp);
 
 /* ------------------------------------------------------------------------ */
 /* Fast path and consumers in the primary process                            */
@@ -358,7 +429,7 @@ int chan_flow_free(struct chan_table *t, uint16_t id);
  *   the number the queue took.
  * Context: any lcore of the primary process (lock-free).
  */
-unsigned int chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id,
+unsigned int chan_enqueue_burst(struct chan_table *t, uint32_t id, uint16_t producer_id,
 	struct rte_mbuf **mbufs, unsigned int n);
 
 /**
@@ -379,7 +450,7 @@ unsigned int chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t prod
  *   dropped as above); mbufs[ret..n-1] still belong to the caller.
  * Context: any lcore of the primary process (lock-free).
  */
-unsigned int chan_enqueue_burst_hold(struct chan_table *t, uint16_t id, uint16_t producer_id,
+unsigned int chan_enqueue_burst_hold(struct chan_table *t, uint32_t id, uint16_t producer_id,
 	struct rte_mbuf **mbufs, unsigned int n);
 
 /**
@@ -410,10 +481,11 @@ int chan_producer_txq_set(struct chan_table *t, uint16_t producer_id, uint16_t p
  * Context: any lcore of the primary process (one consumer per channel is
  *   enforced with a try-lock).
  */
-unsigned int chan_drain(struct chan_table *t, uint16_t id, unsigned int max);
+unsigned int chan_drain(struct chan_table *t, uint32_t id, unsigned int max);
 
 /**
- * chan_drain() every live channel, at most @p max_per_chan packets each.
+ * chan_drain() every live channel, at most @p max_per_chan packets each
+ * (per-flow channels: those that got packets since the last pass).
  * @param t             the table
  * @param max_per_chan  most packets per channel
  * @return the number of packets consumed in all.
@@ -435,13 +507,16 @@ unsigned int chan_drain_all(struct chan_table *t, unsigned int max_per_chan);
  * Context: any lcore of the primary process (one consumer per channel, a
  *   try-lock); the only thread transmitting on the channel's port/queue.
  */
-unsigned int chan_tx_poll(struct chan_table *t, uint16_t id, unsigned int max);
+unsigned int chan_tx_poll(struct chan_table *t, uint32_t id, unsigned int max);
 
 /**
  * Every consumer of the primary process in one pass over the live
  * channels, in id order: TX channels as chan_tx_poll() (at most @p max_tx
  * packets each), DISCARD and PCAP ones as chan_drain() (at most
- * @p max_drain each). APP channels belong to their process.
+ * @p max_drain each). APP channels belong to their process. Per-flow
+ * channels are visited when they got packets since they were last
+ * emptied (a bit per ring that producers set), so a pass costs the named
+ * channels plus the busy flows, not the whole pool.
  *
  * @param t          the table
  * @param max_tx     most packets per TX channel
@@ -464,7 +539,7 @@ unsigned int chan_consume_all(struct chan_table *t, unsigned int max_tx, unsigne
  * Context: any lcore of the primary process (one consumer per channel).
  */
 unsigned int chan_dequeue_burst(
-	struct chan_table *t, uint16_t id, struct rte_mbuf **mbufs, unsigned int n);
+	struct chan_table *t, uint32_t id, struct rte_mbuf **mbufs, unsigned int n);
 
 /**
  * Free whatever is in a channel's ring without a consumer, counting it
@@ -477,7 +552,35 @@ unsigned int chan_dequeue_burst(
  *   drain or TX dequeue running in another thread is waited for.
  * Context: control thread.
  */
-int chan_flush(struct chan_table *t, uint16_t id);
+int chan_flush(struct chan_table *t, uint32_t id);
+
+/** Packets in the rings, by who takes them out (chan_backlog_get()). */
+struct chan_backlog {
+	uint64_t primary;      /**< in DISCARD, PCAP and TX channels */
+	uint64_t app_attached; /**< in APP channels with a live consumer attached */
+	uint64_t app_detached; /**< in APP channels nobody consumes now */
+};
+
+/**
+ * Count what waits in the live channels' rings (one pass, no per-channel
+ * lock: a moving snapshot).
+ *
+ * @param t  the table
+ * @param b  receives the counts
+ * @return 0, or -EINVAL.
+ * Context: any thread of the primary process.
+ */
+int chan_backlog_get(struct chan_table *t, struct chan_backlog *b);
+
+/**
+ * Free what waits in every APP channel that has no live consumer
+ * attached, counted flushed (shutdown).
+ *
+ * @param t  the table
+ * @return the number of packets freed.
+ * Context: control thread.
+ */
+uint64_t chan_flush_app(struct chan_table *t);
 
 /* ------------------------------------------------------------------------ */
 /* Consumer API (secondary or primary process)                               */
@@ -498,6 +601,17 @@ struct chan_consumer;
  * Context: any thread of a primary or secondary process (control path).
  */
 struct chan_consumer *chan_attach(const char *name);
+
+/**
+ * Attach by id: for a per-flow channel, its flow id (what `show flow`,
+ * `show channels` and the telemetry give), found in O(1) rather than by a
+ * walk over the names. Otherwise as chan_attach().
+ *
+ * @param id  channel id
+ * @return a handle, or NULL with rte_errno set as chan_attach() does.
+ * Context: as chan_attach().
+ */
+struct chan_consumer *chan_attach_id(uint32_t id);
 
 /**
  * Receive a burst from an attached channel; counts the packets consumed.
@@ -557,21 +671,22 @@ struct chan_stats {
  * @return 0, or -EINVAL (NULL argument, id out of range), -ENOENT.
  * Context: any thread of the primary process.
  */
-int chan_stats_get(struct chan_table *t, uint16_t id, struct chan_stats *stats);
+int chan_stats_get(struct chan_table *t, uint32_t id, struct chan_stats *stats);
 
 /**
  * Read one producer's counters on a channel.
  *
  * @param t            the table
  * @param id           channel id
- * @param producer_id  0..CHAN_MAX_PRODUCERS-1
+ * @param producer_id  0..CHAN_MAX_PRODUCERS-1 (a per-flow channel's
+ *                     producers share one set: any id reads it)
  * @param enqueued     receives packets enqueued (may be NULL)
  * @param bytes        receives bytes enqueued (may be NULL)
  * @param drop_full    receives packets dropped because full (may be NULL)
  * @return 0, or -EINVAL, -ENOENT.
  * Context: any thread of the primary process.
  */
-int chan_producer_stats_get(const struct chan_table *t, uint16_t id, uint16_t producer_id,
+int chan_producer_stats_get(const struct chan_table *t, uint32_t id, uint16_t producer_id,
 	uint64_t *enqueued, uint64_t *bytes, uint64_t *drop_full);
 
 /**
@@ -594,10 +709,10 @@ struct chan_totals {
 	uint64_t in_ring;	  /**< packets in live channels' rings now */
 	uint64_t flow_alloc;	  /**< successful chan_flow_alloc() */
 	uint64_t flow_free;	  /**< successful chan_flow_free() */
-	uint64_t flow_alloc_fail; /**< chan_flow_alloc() refused: pool empty */
+	uint64_t flow_alloc_fail; /**< chan_flow_alloc() refused (cap or memory) */
 	uint32_t channels;	  /**< live named channels, default included */
 	uint32_t flow_channels;	  /**< live per-flow channels */
-	uint32_t flow_pool_size;
+	uint32_t flow_pool_size;  /**< per-flow rings made so far */
 };
 
 /**
@@ -626,17 +741,21 @@ int chan_totals_get(struct chan_table *t, struct chan_totals *tot);
  *   -ENOSPC (truncated).
  * Context: control thread.
  */
-int chan_format(struct chan_table *t, uint16_t id, char *buf, size_t len);
+int chan_format(struct chan_table *t, uint32_t id, char *buf, size_t len);
 
 /**
- * Write a header line, one line per live channel and a totals line.
+ * Write a header line, one line per live named channel, at most
+ * @p max_flow lines of live per-flow channels (lowest ids first), the
+ * per-flow pool's line (rings in use, free, cap, memory per ring) and a
+ * totals line.
  *
- * @param t  the table
- * @param f  output stream
+ * @param t         the table
+ * @param f         output stream
+ * @param max_flow  per-flow channels listed at most (UINT32_MAX: all)
  * @return 0, or -EINVAL, -EIO (write error).
  * Context: control thread.
  */
-int chan_dump(struct chan_table *t, FILE *f);
+int chan_dump(struct chan_table *t, FILE *f, uint32_t max_flow);
 
 #ifdef __cplusplus
 }

@@ -41,18 +41,18 @@ chan_tx_send(uint16_t port, uint16_t queue, struct rte_mbuf **m, unsigned int n)
 
 /* Direct TX: the producer is the consumer, on a queue of its own. */
 static unsigned int
-chan_tx_direct(struct chan_prod_ctr *pc, uint16_t port, uint16_t queue, struct rte_mbuf **m,
-	unsigned int n, uint64_t bytes)
+chan_tx_direct(const struct chan_slot *s, struct chan_prod_ctr *pc, uint16_t queue,
+	struct rte_mbuf **m, unsigned int n, uint64_t bytes)
 {
-	unsigned int sent = chan_tx_send(port, queue, m, n);
+	unsigned int sent = chan_tx_send(s->tx_port, queue, m, n);
 
-	chan_ctr_add(&pc->enqueued, n);
-	chan_ctr_add(&pc->bytes, bytes);
-	chan_ctr_add(&pc->direct_consumed, n);
-	chan_ctr_add(&pc->direct_bytes, bytes);
-	chan_ctr_add(&pc->tx_sent, sent);
+	chan_pc_add(s, &pc->enqueued, n);
+	chan_pc_add(s, &pc->bytes, bytes);
+	chan_pc_add(s, &pc->direct_consumed, n);
+	chan_pc_add(s, &pc->direct_bytes, bytes);
+	chan_pc_add(s, &pc->tx_sent, sent);
 	if (unlikely(sent < n))
-		chan_ctr_add(&pc->tx_full, n - sent);
+		chan_pc_add(s, &pc->tx_full, n - sent);
 	return sent;
 }
 
@@ -72,24 +72,24 @@ chan_producer_txq_set(struct chan_table *t, uint16_t producer_id, uint16_t port,
  * the bytes (the driver may have freed what it sent).
  */
 static unsigned int
-chan_tx_direct_hold(struct chan_prod_ctr *pc, uint16_t port, uint16_t queue,
+chan_tx_direct_hold(const struct chan_slot *s, struct chan_prod_ctr *pc, uint16_t queue,
 	struct rte_mbuf **m, unsigned int n)
 {
 	unsigned int sent = 0;
 
 	for (int tries = 0; tries < 4 && sent < n; tries++)
-		sent += rte_eth_tx_burst(port, queue, &m[sent], (uint16_t)(n - sent));
+		sent += rte_eth_tx_burst(s->tx_port, queue, &m[sent], (uint16_t)(n - sent));
 	if (sent == 0)
 		return 0;
-	chan_ctr_add(&pc->enqueued, sent);
-	chan_ctr_add(&pc->direct_consumed, sent);
-	chan_ctr_add(&pc->tx_sent, sent);
+	chan_pc_add(s, &pc->enqueued, sent);
+	chan_pc_add(s, &pc->direct_consumed, sent);
+	chan_pc_add(s, &pc->tx_sent, sent);
 	return sent;
 }
 
 /* The body of chan_enqueue_burst() and chan_enqueue_burst_hold(). */
 static inline unsigned int
-chan_enqueue(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
+chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
 	unsigned int n, bool hold)
 {
 	struct chan_prod_ctr *pc;
@@ -102,18 +102,17 @@ chan_enqueue(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte
 	RTE_ASSERT(t != NULL);
 	if (unlikely(n == 0))
 		return 0;
-	if (unlikely(id >= t->n_total || producer_id >= CHAN_MAX_PRODUCERS ||
-		     !chan_slot_live(&t->slots[id]))) {
+	s = chan_slot_of(t, id);
+	if (unlikely(s == NULL || producer_id >= CHAN_MAX_PRODUCERS || !chan_slot_live(s))) {
 		rte_pktmbuf_free_bulk(mbufs, n);
 		__atomic_fetch_add(&t->drop_invalid, n, __ATOMIC_RELAXED);
 		return hold ? n : 0;
 	}
-	s = &t->slots[id];
 
 	/* Bytes before the enqueue: once enqueued, the consumer owns the mbufs. */
 	for (i = 0; i < n; i++)
 		bytes += mbufs[i]->pkt_len;
-	pc = &s->desc->prod[producer_id];
+	pc = chan_desc_prod(s->desc, producer_id);
 
 	if (s->kind == CHAN_CONS_TX && s->tx_port < CHAN_MAX_TX_PORTS) {
 		int16_t q = __atomic_load_n(&t->prod[producer_id].txq[s->tx_port],
@@ -123,15 +122,15 @@ chan_enqueue(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte
 			uint64_t sent_bytes = bytes;
 			unsigned int sent;
 
-			sent = chan_tx_direct_hold(pc, s->tx_port, (uint16_t)q, mbufs, n);
+			sent = chan_tx_direct_hold(s, pc, (uint16_t)q, mbufs, n);
 			for (i = sent; i < n; i++)
 				sent_bytes -= mbufs[i]->pkt_len;
-			chan_ctr_add(&pc->bytes, sent_bytes);
-			chan_ctr_add(&pc->direct_bytes, sent_bytes);
+			chan_pc_add(s, &pc->bytes, sent_bytes);
+			chan_pc_add(s, &pc->direct_bytes, sent_bytes);
 			return sent;
 		}
 		if (q >= 0)
-			return chan_tx_direct(pc, s->tx_port, (uint16_t)q, mbufs, n, bytes);
+			return chan_tx_direct(s, pc, (uint16_t)q, mbufs, n, bytes);
 	}
 
 	done = rte_ring_mp_enqueue_burst(s->ring, (void **)mbufs, n, NULL);
@@ -144,32 +143,36 @@ chan_enqueue(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte
 			for (i = done; i < n; i++)
 				bytes -= mbufs[i]->pkt_len;
 			if (done > 0) {
-				chan_ctr_add(&pc->enqueued, done);
-				chan_ctr_add(&pc->bytes, bytes);
+				chan_pc_add(s, &pc->enqueued, done);
+				chan_pc_add(s, &pc->bytes, bytes);
+				if (s->per_flow)
+					chan_flow_ready_set(t, id);
 			}
 			return done;
 		}
 		for (i = done; i < n; i++)
 			dropped_bytes += mbufs[i]->pkt_len;
 		rte_pktmbuf_free_bulk(&mbufs[done], n - done);
-		chan_ctr_add(&pc->drop_full, n - done);
+		chan_pc_add(s, &pc->drop_full, n - done);
 	}
 	if (likely(done > 0)) {
-		chan_ctr_add(&pc->enqueued, done);
-		chan_ctr_add(&pc->bytes, bytes - dropped_bytes);
+		chan_pc_add(s, &pc->enqueued, done);
+		chan_pc_add(s, &pc->bytes, bytes - dropped_bytes);
+		if (s->per_flow)
+			chan_flow_ready_set(t, id);
 	}
 	return hold ? n : done;
 }
 
 unsigned int
-chan_enqueue_burst(struct chan_table *t, uint16_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
+chan_enqueue_burst(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
 	unsigned int n)
 {
 	return chan_enqueue(t, id, producer_id, mbufs, n, false);
 }
 
 unsigned int
-chan_enqueue_burst_hold(struct chan_table *t, uint16_t id, uint16_t producer_id,
+chan_enqueue_burst_hold(struct chan_table *t, uint32_t id, uint16_t producer_id,
 	struct rte_mbuf **mbufs, unsigned int n)
 {
 	return chan_enqueue(t, id, producer_id, mbufs, n, true);
@@ -219,14 +222,13 @@ chan_slot_flush(struct chan_slot *s)
 }
 
 unsigned int
-chan_drain(struct chan_table *t, uint16_t id, unsigned int max)
+chan_drain(struct chan_table *t, uint32_t id, unsigned int max)
 {
 	struct chan_slot *s;
 	unsigned int n = 0;
 
-	if (t == NULL || id >= t->n_total)
+	if (t == NULL || (s = chan_slot_of(t, id)) == NULL)
 		return 0;
-	s = &t->slots[id];
 	if (s->kind != CHAN_CONS_DISCARD && s->kind != CHAN_CONS_PCAP)
 		return 0;
 	if (!rte_spinlock_trylock(&s->cons_lock))
@@ -246,24 +248,25 @@ chan_drain_all(struct chan_table *t, unsigned int max_per_chan)
 
 	if (t == NULL)
 		return 0;
-	for (id = 0; id < t->n_total; id++) {
+	for (id = 0; id < t->n_named; id++) {
 		if (chan_slot_live(&t->slots[id]))
-			total += chan_drain(t, (uint16_t)id, max_per_chan);
+			total += chan_drain(t, id, max_per_chan);
 	}
+	if (t->flow_ready != NULL)
+		total += chan_pool_consume(t, 0, max_per_chan);
 	return total;
 }
 
 unsigned int
-chan_dequeue_burst(struct chan_table *t, uint16_t id, struct rte_mbuf **mbufs, unsigned int n)
+chan_dequeue_burst(struct chan_table *t, uint32_t id, struct rte_mbuf **mbufs, unsigned int n)
 {
 	struct chan_slot *s;
 	unsigned int got = 0;
 	uint64_t bytes = 0;
 	unsigned int i;
 
-	if (t == NULL || id >= t->n_total || n == 0)
+	if (t == NULL || n == 0 || (s = chan_slot_of(t, id)) == NULL)
 		return 0;
-	s = &t->slots[id];
 	if (!rte_spinlock_trylock(&s->cons_lock))
 		return 0;
 	if (chan_slot_live(s) && s->kind == CHAN_CONS_TX) {
@@ -303,14 +306,13 @@ chan_slot_tx(struct chan_slot *s, unsigned int max)
 }
 
 unsigned int
-chan_tx_poll(struct chan_table *t, uint16_t id, unsigned int max)
+chan_tx_poll(struct chan_table *t, uint32_t id, unsigned int max)
 {
 	struct chan_slot *s;
 	unsigned int n = 0;
 
-	if (t == NULL || id >= t->n_total || max == 0)
+	if (t == NULL || max == 0 || (s = chan_slot_of(t, id)) == NULL)
 		return 0;
-	s = &t->slots[id];
 	if (s->kind != CHAN_CONS_TX || !rte_spinlock_trylock(&s->cons_lock))
 		return 0;
 	/* Kind is re-read under the lock: the slot may have been reused. */
@@ -328,15 +330,17 @@ chan_consume_all(struct chan_table *t, unsigned int max_tx, unsigned int max_dra
 
 	if (t == NULL)
 		return 0;
-	for (id = 0; id < t->n_total; id++) {
+	for (id = 0; id < t->n_named; id++) {
 		const struct chan_slot *s = &t->slots[id];
 
 		if (!chan_slot_live(s))
 			continue;
 		if (s->kind == CHAN_CONS_TX)
-			total += chan_tx_poll(t, (uint16_t)id, max_tx);
+			total += chan_tx_poll(t, id, max_tx);
 		else
-			total += chan_drain(t, (uint16_t)id, max_drain);
+			total += chan_drain(t, id, max_drain);
 	}
+	if (t->flow_ready != NULL)
+		total += chan_pool_consume(t, max_tx, max_drain);
 	return total;
 }

@@ -25,18 +25,20 @@
 #define CHAN_FMT_COLS "%-20s %5s %-7s %-28s %8s %8s %12s %12s %12s %12s"
 
 static void
-chan_desc_sum(const struct chan_desc *d, struct chan_stats *st)
+chan_desc_sum(struct chan_desc *d, struct chan_stats *st)
 {
 	unsigned int i;
 
-	for (i = 0; i < CHAN_MAX_PRODUCERS; i++) {
-		st->enqueued += chan_ctr_read(&d->prod[i].enqueued);
-		st->enq_bytes += chan_ctr_read(&d->prod[i].bytes);
-		st->drop_full += chan_ctr_read(&d->prod[i].drop_full);
-		st->consumed += chan_ctr_read(&d->prod[i].direct_consumed);
-		st->consumed_bytes += chan_ctr_read(&d->prod[i].direct_bytes);
-		st->tx_sent += chan_ctr_read(&d->prod[i].tx_sent);
-		st->tx_full += chan_ctr_read(&d->prod[i].tx_full);
+	for (i = 0; i < chan_desc_n_prod(d); i++) {
+		const struct chan_prod_ctr *pc = chan_desc_prod(d, i);
+
+		st->enqueued += chan_ctr_read(&pc->enqueued);
+		st->enq_bytes += chan_ctr_read(&pc->bytes);
+		st->drop_full += chan_ctr_read(&pc->drop_full);
+		st->consumed += chan_ctr_read(&pc->direct_consumed);
+		st->consumed_bytes += chan_ctr_read(&pc->direct_bytes);
+		st->tx_sent += chan_ctr_read(&pc->tx_sent);
+		st->tx_full += chan_ctr_read(&pc->tx_full);
 	}
 	st->consumed += chan_ctr_read(&d->consumed);
 	st->consumed_bytes += chan_ctr_read(&d->consumed_bytes);
@@ -57,16 +59,16 @@ chan_stats_locked(const struct chan_slot *s, struct chan_stats *stats)
 }
 
 int
-chan_stats_get(struct chan_table *t, uint16_t id, struct chan_stats *stats)
+chan_stats_get(struct chan_table *t, uint32_t id, struct chan_stats *stats)
 {
 	const struct chan_slot *s;
 	int ret = 0;
 
-	if (t == NULL || stats == NULL || id >= t->n_total)
+	if (t == NULL || stats == NULL || id >= t->n_named + t->flow_max)
 		return -EINVAL;
 	rte_spinlock_lock(&t->ctl_lock);
-	s = &t->slots[id];
-	if (chan_slot_live(s))
+	s = chan_slot_of(t, id);
+	if (s != NULL && chan_slot_live(s))
 		chan_stats_locked(s, stats);
 	else
 		ret = -ENOENT;
@@ -75,18 +77,18 @@ chan_stats_get(struct chan_table *t, uint16_t id, struct chan_stats *stats)
 }
 
 int
-chan_producer_stats_get(const struct chan_table *t, uint16_t id, uint16_t producer_id,
+chan_producer_stats_get(const struct chan_table *t, uint32_t id, uint16_t producer_id,
 	uint64_t *enqueued, uint64_t *bytes, uint64_t *drop_full)
 {
 	const struct chan_prod_ctr *pc;
 	const struct chan_slot *s;
 
-	if (t == NULL || id >= t->n_total || producer_id >= CHAN_MAX_PRODUCERS)
+	if (t == NULL || id >= t->n_named + t->flow_max || producer_id >= CHAN_MAX_PRODUCERS)
 		return -EINVAL;
-	s = &t->slots[id];
-	if (!chan_slot_live(s))
+	s = chan_slot_of(t, id);
+	if (s == NULL || !chan_slot_live(s))
 		return -ENOENT;
-	pc = &s->desc->prod[producer_id];
+	pc = chan_desc_prod(s->desc, producer_id);
 	if (enqueued != NULL)
 		*enqueued = chan_ctr_read(&pc->enqueued);
 	if (bytes != NULL)
@@ -111,8 +113,8 @@ chan_totals_get(struct chan_table *t, struct chan_totals *tot)
 	 * Descriptors of free slots hold zeros (their counters were retired),
 	 * so summing every slot counts each packet once.
 	 */
-	for (id = 0; id < t->n_total; id++) {
-		const struct chan_slot *s = &t->slots[id];
+	for (id = 0; id < t->n_named + t->n_flow; id++) {
+		const struct chan_slot *s = chan_slot_of(t, id);
 
 		chan_desc_sum(s->desc, &st);
 		if (s->ring != NULL)
@@ -139,7 +141,7 @@ chan_totals_get(struct chan_table *t, struct chan_totals *tot)
 	tot->drops[CHAN_DROP_TX_FULL] = tot->tx_full;
 	tot->flow_alloc = t->flow_alloc;
 	tot->flow_free = t->flow_free_count;
-	tot->flow_alloc_fail = t->flow_alloc_fail;
+	tot->flow_alloc_fail = t->flow_alloc_cap + t->flow_alloc_nomem;
 	tot->flow_pool_size = t->n_flow;
 	rte_spinlock_unlock(&t->ctl_lock);
 	return 0;
@@ -178,20 +180,20 @@ chan_format_consumer(const struct chan_slot *s, char *buf, size_t len)
 }
 
 int
-chan_format(struct chan_table *t, uint16_t id, char *buf, size_t len)
+chan_format(struct chan_table *t, uint32_t id, char *buf, size_t len)
 {
 	char cons[CHAN_FMT_PATH_MAX + 4];
 	char num[6][24];
-	char idbuf[8];
+	char idbuf[12];
 	struct chan_stats st;
 	const struct chan_slot *s;
 	int ret;
 
-	if (t == NULL || buf == NULL || len == 0 || id >= t->n_total)
+	if (t == NULL || buf == NULL || len == 0 || id >= t->n_named + t->flow_max)
 		return -EINVAL;
 	rte_spinlock_lock(&t->ctl_lock);
-	s = &t->slots[id];
-	if (!chan_slot_live(s)) {
+	s = chan_slot_of(t, id);
+	if (s == NULL || !chan_slot_live(s)) {
 		rte_spinlock_unlock(&t->ctl_lock);
 		return -ENOENT;
 	}
@@ -216,10 +218,12 @@ chan_format(struct chan_table *t, uint16_t id, char *buf, size_t len)
 }
 
 int
-chan_dump(struct chan_table *t, FILE *f)
+chan_dump(struct chan_table *t, FILE *f, uint32_t max_flow)
 {
 	char line[CHAN_FORMAT_LEN];
+	struct chan_flow_pool fp;
 	struct chan_totals tot;
+	uint32_t listed = 0;
 	int id;
 
 	if (t == NULL || f == NULL)
@@ -227,9 +231,20 @@ chan_dump(struct chan_table *t, FILE *f)
 	fprintf(f, CHAN_FMT_COLS "\n", "name", "id", "kind", "consumer", "ring", "used", "enqueued",
 		"consumed", "drop_full", "flushed");
 	for (id = chan_next(t, 0); id >= 0; id = chan_next(t, (unsigned int)id + 1)) {
-		if (chan_format(t, (uint16_t)id, line, sizeof(line)) >= 0)
+		if ((uint32_t)id >= t->n_named && listed++ >= max_flow)
+			break;
+		if (chan_format(t, (uint32_t)id, line, sizeof(line)) >= 0)
 			fprintf(f, "%s\n", line);
 	}
+	chan_flow_pool_get(t, &fp);
+	if (fp.max != 0)
+		fprintf(f,
+			"per-flow pool: in use %" PRIu32 " free %" PRIu32 " rings %" PRIu32
+			" cap %" PRIu32 " ring %" PRIu32 " slots, %" PRIu32
+			" bytes per ring, chunks %" PRIu32 ", refused: cap %" PRIu64
+			" memory %" PRIu64 "\n",
+			fp.in_use, fp.free, fp.rings, fp.max, fp.ring_size, fp.bytes_per_ring,
+			fp.chunks, fp.refused_cap, fp.refused_nomem);
 	chan_totals_get(t, &tot);
 	fprintf(f,
 		"total: channels %" PRIu32 " per-flow %" PRIu32 "/%" PRIu32 " enqueued %" PRIu64
@@ -240,4 +255,57 @@ chan_dump(struct chan_table *t, FILE *f)
 	if (ferror(f))
 		return -EIO;
 	return 0;
+}
+
+int
+chan_backlog_get(struct chan_table *t, struct chan_backlog *b)
+{
+	uint32_t end;
+	uint32_t id;
+
+	if (t == NULL || b == NULL)
+		return -EINVAL;
+	memset(b, 0, sizeof(*b));
+	end = t->n_named + __atomic_load_n(&t->n_flow, __ATOMIC_ACQUIRE);
+	for (id = 0; id < end; id++) {
+		const struct chan_slot *s = chan_slot_of(t, id);
+		uint32_t n;
+
+		if (s == NULL || !chan_slot_live(s) || s->ring == NULL)
+			continue;
+		n = rte_ring_count(s->ring);
+		if (n == 0)
+			continue;
+		if (s->kind != CHAN_CONS_APP)
+			b->primary += n;
+		else if (__atomic_load_n(&s->desc->attached, __ATOMIC_RELAXED) != 0)
+			b->app_attached += n;
+		else
+			b->app_detached += n;
+	}
+	return 0;
+}
+
+uint64_t
+chan_flush_app(struct chan_table *t)
+{
+	uint64_t total = 0;
+	uint32_t end;
+	uint32_t id;
+
+	if (t == NULL)
+		return 0;
+	end = t->n_named + __atomic_load_n(&t->n_flow, __ATOMIC_ACQUIRE);
+	for (id = 0; id < end; id++) {
+		const struct chan_slot *s = chan_slot_of(t, id);
+		int rc;
+
+		if (s == NULL || !chan_slot_live(s) || s->kind != CHAN_CONS_APP ||
+			rte_ring_count(s->ring) == 0)
+			continue;
+		rc = chan_flush(t, id); /* -EBUSY: a consumer is attached */
+		if (rc > 0)
+			total += (uint64_t)rc;
+	}
+	return total;
 }

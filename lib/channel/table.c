@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/channel/table.c — the channel table: the shared directory memzone, named
- * channels (create, delete, lookup, iterate), the per-flow ring pool and the
- * end of a channel's life (drain or flush, counters folded into the totals).
+ * channels (create, delete, lookup, iterate) and the end of a channel's life
+ * (drain or flush, counters folded into the totals). The per-flow ring pool
+ * is pool.c.
  *
  * Control functions serialize on the table's ctl_lock. Changes to a
  * descriptor's control fields also take the directory lock, which secondary
@@ -108,8 +109,14 @@ chan_find(const struct chan_table *t, const char *name)
 {
 	uint32_t id;
 
-	for (id = 0; id < t->n_total; id++) {
+	for (id = 0; id < t->n_named; id++) {
 		if (chan_slot_live(&t->slots[id]) && strcmp(t->slots[id].desc->name, name) == 0)
+			return (int)id;
+	}
+	for (id = t->n_named; id < t->n_named + t->n_flow; id++) {
+		const struct chan_slot *s = chan_slot_of(t, id);
+
+		if (s != NULL && chan_slot_live(s) && strcmp(s->desc->name, name) == 0)
 			return (int)id;
 	}
 	return -ENOENT;
@@ -135,14 +142,14 @@ chan_params_check(const struct chan_table *t, const struct chan_params *p)
 }
 
 /* Move the counters of a dead channel into the totals and zero them. */
-static void
+void
 chan_retire_counters(struct chan_table *t, struct chan_desc *d)
 {
 	struct chan_retired *r = &t->retired;
 	unsigned int i;
 
-	for (i = 0; i < CHAN_MAX_PRODUCERS; i++) {
-		struct chan_prod_ctr *pc = &d->prod[i];
+	for (i = 0; i < chan_desc_n_prod(d); i++) {
+		struct chan_prod_ctr *pc = chan_desc_prod(d, i);
 
 		r->enqueued += chan_ctr_read(&pc->enqueued);
 		r->enq_bytes += chan_ctr_read(&pc->bytes);
@@ -175,7 +182,7 @@ chan_retire_counters(struct chan_table *t, struct chan_desc *d)
  * Take the descriptor away from attaching consumers before a channel ends.
  * @return 0, or -EBUSY if a live consumer is attached (unless @p force).
  */
-static int
+int
 chan_desc_close(struct chan_table *t, struct chan_desc *d, bool force)
 {
 	int ret = 0;
@@ -197,7 +204,7 @@ chan_desc_close(struct chan_table *t, struct chan_desc *d, bool force)
  * empty its ring (the consumer runs one last time for DISCARD and PCAP, the
  * rest is flushed) and fold its counters into the totals.
  */
-static void
+void
 chan_slot_finish(struct chan_table *t, struct chan_slot *s)
 {
 	__atomic_store_n(&s->live, 0, __ATOMIC_RELEASE);
@@ -246,7 +253,8 @@ chan_create_at(struct chan_table *t, uint16_t id, const struct chan_params *p)
 
 	d = s->desc;
 	rte_spinlock_lock(&t->dir->lock);
-	memset(d, 0, sizeof(*d));
+	memset(container_of(d, struct chan_named_desc, d), 0, sizeof(struct chan_named_desc));
+	d->chunk = CHAN_CHUNK_NONE;
 	d->id = id;
 	d->parent = id;
 	d->kind = (uint8_t)p->kind;
@@ -278,9 +286,9 @@ fail_ring:
 struct chan_table *
 chan_table_create(const struct chan_table_params *p)
 {
-	char ring_name[RTE_RING_NAMESIZE];
 	struct chan_params def;
 	struct chan_table *t;
+	uint32_t flow_max;
 	size_t dir_size;
 	uint32_t i;
 	int ret;
@@ -293,7 +301,9 @@ chan_table_create(const struct chan_table_params *p)
 		rte_errno = E_RTE_SECONDARY;
 		return NULL;
 	}
+	flow_max = p->flow_pool_max != 0 ? p->flow_pool_max : p->flow_pool_size;
 	if (p->max_channels > CHAN_MAX_CHANNELS || p->flow_pool_size > CHAN_FLOW_POOL_MAX ||
+		flow_max > CHAN_FLOW_POOL_MAX || flow_max < p->flow_pool_size ||
 		(p->flow_ring_size != 0 && !chan_ring_size_valid(p->flow_ring_size))) {
 		rte_errno = EINVAL;
 		return NULL;
@@ -305,10 +315,11 @@ chan_table_create(const struct chan_table_params *p)
 		return NULL;
 	}
 	t->n_named = p->max_channels != 0 ? p->max_channels : CHAN_DEFAULT_MAX_CHANNELS;
-	t->n_flow = p->flow_pool_size;
-	t->n_total = t->n_named + t->n_flow;
+	t->flow_max = flow_max;
+	t->flow_chunk = CHAN_FLOW_CHUNK;
 	t->flow_ring_size =
 		p->flow_ring_size != 0 ? p->flow_ring_size : CHAN_DEFAULT_FLOW_RING_SIZE;
+	t->flow_free_head = UINT32_MAX;
 	t->socket_id = p->socket_id;
 	rte_spinlock_init(&t->ctl_lock);
 	for (i = 0; i < CHAN_MAX_PRODUCERS; i++)
@@ -316,21 +327,13 @@ chan_table_create(const struct chan_table_params *p)
 			t->prod[i].txq[port] = -1; /* no direct TX until asked */
 
 	t->slots = rte_zmalloc_socket(
-		"chan_slots", t->n_total * sizeof(t->slots[0]), RTE_CACHE_LINE_SIZE, p->socket_id);
+		"chan_slots", t->n_named * sizeof(t->slots[0]), RTE_CACHE_LINE_SIZE, p->socket_id);
 	if (t->slots == NULL) {
 		ret = ENOMEM;
 		goto fail;
 	}
-	if (t->n_flow > 0) {
-		t->flow_free = rte_zmalloc_socket(
-			"chan_flow_free", t->n_flow * sizeof(t->flow_free[0]), 0, p->socket_id);
-		if (t->flow_free == NULL) {
-			ret = ENOMEM;
-			goto fail;
-		}
-	}
 
-	dir_size = sizeof(struct chan_dir) + t->n_total * sizeof(struct chan_desc);
+	dir_size = sizeof(struct chan_dir) + t->n_named * sizeof(struct chan_named_desc);
 	t->mz = rte_memzone_reserve(CHAN_DIR_MZ_NAME, dir_size, p->socket_id, 0);
 	if (t->mz == NULL) {
 		ret = rte_errno == EEXIST ? EEXIST : ENOMEM;
@@ -338,39 +341,25 @@ chan_table_create(const struct chan_table_params *p)
 	}
 	t->dir = t->mz->addr;
 	memset(t->dir, 0, dir_size);
-	t->dir->n_desc = t->n_total;
+	t->dir->n_desc = t->n_named;
+	t->dir->flow_chunk = t->flow_chunk;
+	t->dir->flow_max = t->flow_max;
 	rte_spinlock_init(&t->dir->lock);
 
-	for (i = 0; i < t->n_total; i++) {
+	for (i = 0; i < t->n_named; i++) {
 		struct chan_slot *s = &t->slots[i];
 
-		s->desc = &t->dir->desc[i];
-		s->desc->id = (uint16_t)i;
+		s->desc = &t->dir->desc[i].d;
+		s->desc->id = i;
+		s->desc->chunk = CHAN_CHUNK_NONE;
 		s->parent = (uint16_t)i;
 		rte_spinlock_init(&s->cons_lock);
 	}
 
-	/* The per-flow pool: rings live as long as the table. */
-	for (i = 0; i < t->n_flow; i++) {
-		uint16_t id = (uint16_t)(t->n_named + i);
-		struct chan_slot *s = &t->slots[id];
-
-		snprintf(ring_name, sizeof(ring_name), "%s%u", CHAN_FLOW_RING_PREFIX, i);
-		s->ring =
-			rte_ring_create(ring_name, t->flow_ring_size, p->socket_id, RING_F_SC_DEQ);
-		if (s->ring == NULL) {
-			ret = rte_errno == EEXIST ? EEXIST : ENOMEM;
-			goto fail;
-		}
-		s->per_flow = 1;
-		s->desc->per_flow = 1;
-		s->desc->ring_size = t->flow_ring_size;
-		snprintf(s->desc->ring_name, sizeof(s->desc->ring_name), "%s", ring_name);
-	}
-	/* Lowest id on top of the stack. */
-	for (i = 0; i < t->n_flow; i++)
-		t->flow_free[i] = (uint16_t)(t->n_total - 1 - i);
-	t->n_flow_free = t->n_flow;
+	/* The per-flow pool: what is asked for now, more later up to the cap. */
+	ret = chan_pool_init(t, p->flow_pool_size);
+	if (ret != 0)
+		goto fail;
 
 	def = p->def;
 	if (def.name == NULL)
@@ -399,31 +388,28 @@ chan_table_free(struct chan_table *t)
 		return;
 	if (t->dir != NULL)
 		__atomic_store_n(&t->dir->magic, 0, __ATOMIC_RELEASE);
-	if (t->slots != NULL) {
-		/* First empty every ring: per-flow PCAP channels write to their parent's file. */
-		for (id = 0; id < t->n_total; id++) {
-			struct chan_slot *s = &t->slots[id];
+	/* First empty every ring, named ones then the per-flow pool, before any
+	 * pcap file closes: per-flow PCAP channels write to their parent's file. */
+	for (id = 0; t->slots != NULL && id < t->n_named; id++) {
+		struct chan_slot *s = &t->slots[id];
 
-			if (chan_slot_live(s)) {
-				chan_desc_close(t, s->desc, true);
-				chan_slot_finish(t, s);
-			} else if (s->ring != NULL) {
-				/* A free pool ring: anything a late producer left. */
-				chan_slot_flush(s);
-			}
+		if (chan_slot_live(s)) {
+			chan_desc_close(t, s->desc, true);
+			chan_slot_finish(t, s);
 		}
-		for (id = 0; id < t->n_total; id++) {
+	}
+	chan_pool_free(t);
+	if (t->slots != NULL) {
+		for (id = 0; id < t->n_named; id++) {
 			struct chan_slot *s = &t->slots[id];
 
-			if (!s->per_flow)
-				chan_pcap_close(s->pcap);
+			chan_pcap_close(s->pcap);
 			s->pcap = NULL;
 			rte_ring_free(s->ring);
 			s->ring = NULL;
 		}
 	}
 	rte_memzone_free(t->mz);
-	rte_free(t->flow_free);
 	rte_free(t->slots);
 	rte_free(t);
 }
@@ -453,7 +439,7 @@ out:
 }
 
 int
-chan_delete(struct chan_table *t, uint16_t id)
+chan_delete(struct chan_table *t, uint32_t id)
 {
 	struct chan_slot *s;
 	int ret;
@@ -499,13 +485,13 @@ chan_lookup(struct chan_table *t, const char *name)
 }
 
 int
-chan_next(const struct chan_table *t, unsigned int from)
+chan_next_named(const struct chan_table *t, unsigned int from)
 {
 	uint32_t id;
 
 	if (t == NULL)
 		return -EINVAL;
-	for (id = from; id < t->n_total; id++) {
+	for (id = from; id < t->n_named; id++) {
 		if (chan_slot_live(&t->slots[id]))
 			return (int)id;
 	}
@@ -513,21 +499,43 @@ chan_next(const struct chan_table *t, unsigned int from)
 }
 
 int
-chan_info_get(struct chan_table *t, uint16_t id, struct chan_info *info)
+chan_next(const struct chan_table *t, unsigned int from)
+{
+	uint32_t end;
+	uint32_t id;
+	int ret;
+
+	if (t == NULL)
+		return -EINVAL;
+	ret = chan_next_named(t, from);
+	if (ret >= 0)
+		return ret;
+	end = t->n_named + __atomic_load_n(&t->n_flow, __ATOMIC_ACQUIRE);
+	for (id = RTE_MAX(from, t->n_named); id < end; id++) {
+		const struct chan_slot *s = chan_slot_of(t, id);
+
+		if (s != NULL && chan_slot_live(s))
+			return (int)id;
+	}
+	return -ENOENT;
+}
+
+int
+chan_info_get(struct chan_table *t, uint32_t id, struct chan_info *info)
 {
 	const struct chan_slot *s;
 	const struct chan_desc *d;
 	int ret = 0;
 
-	if (t == NULL || info == NULL || id >= t->n_total)
+	if (t == NULL || info == NULL || id >= t->n_named + t->flow_max)
 		return -EINVAL;
 	rte_spinlock_lock(&t->ctl_lock);
-	s = &t->slots[id];
-	d = s->desc;
-	if (!chan_slot_live(s)) {
+	s = chan_slot_of(t, id);
+	if (s == NULL || !chan_slot_live(s)) {
 		ret = -ENOENT;
 		goto out;
 	}
+	d = s->desc;
 	memset(info, 0, sizeof(*info));
 	snprintf(info->name, sizeof(info->name), "%s", d->name);
 	info->id = id;
@@ -544,106 +552,22 @@ out:
 }
 
 int
-chan_flow_alloc(struct chan_table *t, uint16_t parent_id)
-{
-	struct chan_slot *parent;
-	struct chan_desc *pd;
-	struct chan_desc *d;
-	struct chan_slot *s;
-	uint16_t id;
-	int ret;
-
-	if (t == NULL || parent_id >= t->n_named)
-		return -EINVAL;
-	rte_spinlock_lock(&t->ctl_lock);
-	parent = &t->slots[parent_id];
-	if (!chan_slot_live(parent)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	if (t->n_flow_free == 0) {
-		t->flow_alloc_fail++;
-		ret = -ENOSPC;
-		goto out;
-	}
-	id = t->flow_free[--t->n_flow_free];
-	s = &t->slots[id];
-	d = s->desc;
-	pd = parent->desc;
-
-	rte_spinlock_lock(&t->dir->lock);
-	snprintf(d->name, sizeof(d->name), "%.*s.%" PRIu64, CHAN_NAME_MAX, pd->name,
-		parent->flow_seq);
-	d->parent = parent_id;
-	d->kind = pd->kind;
-	d->tx_port = pd->tx_port;
-	d->tx_queue = pd->tx_queue;
-	d->attached = 0;
-	d->owner_pid = 0;
-	d->state = CHAN_DESC_LIVE;
-	rte_spinlock_unlock(&t->dir->lock);
-
-	parent->flow_seq++;
-	parent->children++;
-	s->kind = parent->kind;
-	s->tx_port = parent->tx_port;
-	s->tx_queue = parent->tx_queue;
-	s->parent = parent_id;
-	s->children = 0;
-	s->pcap = parent->pcap;
-	__atomic_store_n(&s->live, 1, __ATOMIC_RELEASE);
-	t->flow_alloc++;
-	ret = id;
-out:
-	rte_spinlock_unlock(&t->ctl_lock);
-	return ret;
-}
-
-int
-chan_flow_free(struct chan_table *t, uint16_t id)
-{
-	struct chan_slot *s;
-	int ret;
-
-	if (t == NULL || id < t->n_named || id >= t->n_total)
-		return -EINVAL;
-	rte_spinlock_lock(&t->ctl_lock);
-	s = &t->slots[id];
-	if (!chan_slot_live(s)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	ret = chan_desc_close(t, s->desc, false);
-	if (ret < 0)
-		goto out;
-	chan_slot_finish(t, s);
-	t->slots[s->parent].children--;
-	s->pcap = NULL;
-	s->parent = id;
-	t->flow_free[t->n_flow_free++] = id;
-	t->flow_free_count++;
-out:
-	rte_spinlock_unlock(&t->ctl_lock);
-	return ret;
-}
-
-int
-chan_flush(struct chan_table *t, uint16_t id)
+chan_flush(struct chan_table *t, uint32_t id)
 {
 	struct chan_slot *s;
 	struct chan_desc *d;
 	bool claimed = false;
 	int ret;
 
-	if (t == NULL || id >= t->n_total)
+	if (t == NULL || id >= t->n_named + t->flow_max)
 		return -EINVAL;
 	rte_spinlock_lock(&t->ctl_lock);
-	s = &t->slots[id];
-	d = s->desc;
-	if (!chan_slot_live(s)) {
+	s = chan_slot_of(t, id);
+	if (s == NULL || !chan_slot_live(s)) {
 		ret = -ENOENT;
 		goto out;
 	}
+	d = s->desc;
 	if (s->kind == CHAN_CONS_APP) {
 		/* Become the channel's consumer for the time of the flush. */
 		rte_spinlock_lock(&t->dir->lock);

@@ -426,7 +426,7 @@ struct dp_stats {
 struct dp_hold {
 	uint16_t n_out;			    /**< packets in out[] / dest[] */
 	uint16_t n_up;			    /**< packets in up[] */
-	uint16_t dest[DP_BURST_MAX];	    /**< channel of each out[] */
+	uint32_t dest[DP_BURST_MAX];	    /**< channel of each out[] */
 	struct rte_mbuf *out[DP_BURST_MAX]; /**< for channels */
 	struct rte_mbuf *up[DP_BURST_MAX];  /**< for the upcall ring */
 };
@@ -593,8 +593,8 @@ unsigned int dp_hold_retry(struct dp_ctx *c);
  * @return the channel id.
  * Context: any.
  */
-static inline uint16_t
-dp_dest(const struct dp_ctx *c, uint16_t channel, uint16_t out_port, uint16_t in_port)
+static inline uint32_t
+dp_dest(const struct dp_ctx *c, uint32_t channel, uint16_t out_port, uint16_t in_port)
 {
 	if (channel != CHAN_ID_DEFAULT)
 		return channel;
@@ -675,7 +675,7 @@ void dp_l3_held_failed(struct dp_ctx *c, struct rte_mbuf *m, uint32_t now);
  * @return the number the channels took (enqueued, or sent by direct TX).
  * Context: the context's thread.
  */
-unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest,
+unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint32_t *dest,
 	unsigned int n);
 
 /**

@@ -269,7 +269,7 @@ ttl_dec(struct rte_mbuf *m, const struct fc_pkt *p)
 /* Out by the adjacency (MACs written), or held until its next hop answers. */
 static void
 l3_out(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct mod_neigh_adj *adj,
-	uint16_t adj_idx, uint16_t ch)
+	uint16_t adj_idx, uint32_t ch)
 {
 	if (adj->valid) {
 		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
@@ -290,10 +290,10 @@ l3_out(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct mo
  */
 static int
 l3_fragment(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
-	const struct mod_neigh_adj *adj, uint16_t adj_idx, uint16_t ch)
+	const struct mod_neigh_adj *adj, uint16_t adj_idx, uint32_t ch)
 {
 	struct rte_mbuf *f[DP_FRAGS_MAX];
-	uint16_t dest[DP_FRAGS_MAX];
+	uint32_t dest[DP_FRAGS_MAX];
 	uint8_t l2[FC_PARSE_MAX_HDR];
 	uint32_t ihl, mtu;
 	int32_t nf;
@@ -381,7 +381,7 @@ dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struc
 	struct mod_neigh_adj adj;
 	const uint8_t *l3;
 	bool frag = false;
-	uint16_t ch;
+	uint32_t ch;
 	uint8_t ttl;
 
 	if (d->out_port == RULE_PORT_LOCAL) {

@@ -22,14 +22,14 @@ struct dp_burst {
 	unsigned int nu; /**< packets in up[] */
 	unsigned int nd; /**< packets in drop[] */
 	struct rte_mbuf *out[DP_BURST_MAX];
-	uint16_t dest[DP_BURST_MAX];
+	uint32_t dest[DP_BURST_MAX];
 	struct rte_mbuf *up[DP_BURST_MAX];
 	struct rte_mbuf *drop[DP_BURST_MAX];
 };
 
 /* Queue @p m for delivery to channel @p ch. */
 static inline void
-dp_out(struct dp_burst *b, struct rte_mbuf *m, uint16_t ch)
+dp_out(struct dp_burst *b, struct rte_mbuf *m, uint32_t ch)
 {
 	b->out[b->no] = m;
 	b->dest[b->no++] = ch;

@@ -31,7 +31,7 @@
  * joins the context's hold, in order (it is offered first next time).
  */
 static inline unsigned int
-dp_deliver_group(struct dp_ctx *c, uint16_t ch, struct rte_mbuf **m, unsigned int n)
+dp_deliver_group(struct dp_ctx *c, uint32_t ch, struct rte_mbuf **m, unsigned int n)
 {
 	struct dp_hold *h = &c->hold;
 	unsigned int took;
@@ -53,7 +53,7 @@ dp_deliver_group(struct dp_ctx *c, uint16_t ch, struct rte_mbuf **m, unsigned in
 }
 
 unsigned int
-dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest, unsigned int n)
+dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint32_t *dest, unsigned int n)
 {
 	struct rte_mbuf *grp[DP_BURST_MAX];
 	unsigned int done = 0;
@@ -71,7 +71,7 @@ dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint16_t *dest, un
 	left = (n == 64) ? UINT64_MAX : ((UINT64_C(1) << n) - 1);
 	while (left != 0) {
 		unsigned int first = (unsigned int)__builtin_ctzll(left);
-		uint16_t ch = dest[first];
+		uint32_t ch = dest[first];
 		unsigned int k = 0;
 
 		for (unsigned int j = first; j < n; j++) {
@@ -122,7 +122,7 @@ dp_hold_retry(struct dp_ctx *c)
 {
 	struct dp_hold *h = &c->hold;
 	struct rte_mbuf *m[DP_BURST_MAX];
-	uint16_t dest[DP_BURST_MAX];
+	uint32_t dest[DP_BURST_MAX];
 	uint64_t events = c->st.ll_bursts; /* counted when first held, not per try */
 	unsigned int n;
 
@@ -245,23 +245,23 @@ struct dp_family {
  */
 static inline void
 dp_l3_fast_out(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb,
-	const struct fc_pkt *pkt, const struct fc_action *a, enum dp_l3_way way,
+	const struct fc_pkt *pkt, uint32_t ch, enum dp_l3_way way,
 	const struct mod_neigh_adj *adj)
 {
 	if (likely(way == DP_L3_OUT)) {
 		dp_l3_forward(mb, pkt, adj);
-		dp_out(b, mb, dp_dest(c, a->channel, adj->port, b->in_port));
+		dp_out(b, mb, dp_dest(c, ch, adj->port, b->in_port));
 		return;
 	}
 	/* (dp_l3_way() checked that the reply can be made in place) */
-	if (way == DP_L3_ECHO && a->channel == CHAN_ID_DEFAULT &&
+	if (way == DP_L3_ECHO && ch == CHAN_ID_DEFAULT &&
 		dp_l3_echo_reply(mb, pkt, NULL) == 0) {
 		c->st.echo_replies++;
 		dp_out(b, mb, dp_dest(c, CHAN_ID_DEFAULT, b->in_port, b->in_port));
 		return;
 	}
 	c->st.local_in++;
-	dp_out(b, mb, a->channel != CHAN_ID_DEFAULT ? a->channel : c->local_chan);
+	dp_out(b, mb, ch != CHAN_ID_DEFAULT ? ch : c->local_chan);
 }
 
 /* Router mode: an ICMPv6 neighbour discovery message, for the neighbour module? */
@@ -293,6 +293,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 	uint32_t idx[DP_BURST_MAX];
 	uint64_t hit_mask = 0;
 	unsigned int nk = f->n;
+	unsigned int fam = f->t == c->tab6;
 	struct mod_neigh_adj adj = { .seq = 0 };
 
 	if (nk == 0)
@@ -314,6 +315,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		uint64_t conn = 0;
 		enum dp_l3_way way = DP_L3_OUT;
 		uint8_t verdict;
+		uint32_t ch;
 
 		/* Behind an upcall of its connection still in flight: wait for it. */
 		if (c->pend != NULL && c->pend->n != 0) {
@@ -359,6 +361,14 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
 			continue;
 		}
+		/* Its channel; a per-flow channel a moment too new to be published
+		 * is the slow path's to deliver (it follows the insert). */
+		ch = rule_engine_channel(c->eng, a, fam, idx[j]);
+		if (unlikely(ch == RULE_CHAN_NONE)) {
+			st->upcall_stale++;
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+			continue;
+		}
 		if (c->router) {
 			/* Before any rewrite: can it leave by its adjacency? */
 			way = dp_l3_way(c, mb, pkt, a->out_port, a->adj, &adj);
@@ -394,10 +404,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				dp_pkt_mtu(c, a->out_port, b->in_port));
 		fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
 		if (c->router) {
-			dp_l3_fast_out(c, b, mb, pkt, a, way, &adj);
+			dp_l3_fast_out(c, b, mb, pkt, ch, way, &adj);
 			continue;
 		}
-		dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
+		dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
 	}
 }
 
@@ -525,6 +535,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		struct fc_action a;
 		unsigned int fam;
 		uint32_t idx;
+		uint32_t ch = CHAN_ID_DEFAULT;
 
 		if (!(marked & (UINT64_C(1) << i))) {
 			m[left++] = mb;
@@ -539,7 +550,8 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		/* A router's packets need their parse (TTL, rewrite): the software path. */
 		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
 			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT)) ||
-			    dp_marked_wants(c, &a, mb))) {
+			    dp_marked_wants(c, &a, mb) ||
+			    (ch = rule_engine_channel(c->eng, &a, fam, idx)) == RULE_CHAN_NONE)) {
 			st->hw_fallback++;
 			m[left++] = mb;
 			continue;
@@ -547,7 +559,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		st->hw_classified++;
 		st->rx_bytes += mb->pkt_len;
 		fc_table_touch(t, idx, mb->pkt_len, b->now);
-		dp_out(b, mb, dp_dest(c, a.channel, a.out_port, b->in_port));
+		dp_out(b, mb, dp_dest(c, ch, a.out_port, b->in_port));
 	}
 	return left;
 }

@@ -88,16 +88,22 @@ eng_channel(struct rule_engine *eng, const char *name)
 }
 
 /*
- * Channel @p name for an entry that may hold a per-flow channel: the flow
- * keeps its own ring as long as its rule still names the ring's parent.
+ * Channel @p name for a packet of entry @p idx that may hold a per-flow
+ * channel: the flow keeps its own ring as long as its rule still names the
+ * ring's parent (the entry's fc_action::channel).
  */
-uint16_t
-eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name)
+uint32_t
+eng_channel_keep(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_action *a, const char *name)
 {
 	uint16_t id = eng_channel(eng, name);
+	uint32_t fc;
 
-	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == eng_chan_parent(eng, a->channel))
-		return a->channel;
+	if ((a->mod[0] & ENG_M0_CHAN_FLOW) && id == a->channel) {
+		fc = eng_flow_chan(eng, ti, idx);
+		if (fc != RULE_CHAN_NONE)
+			return fc;
+	}
 	return id;
 }
 
@@ -175,6 +181,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	uint32_t deps, pd;
 	struct eng_pv pv;
 	struct fc_key fk;
+	uint16_t ch;
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
@@ -210,7 +217,12 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	rc = eng_side_marks_set(eng, ti, idx, mk.mark, mk.ctmark);
 	if (rc < 0)
 		return rc;
-	a->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
+	/* A rule that names another channel now: the flow leaves its own ring
+	 * (still owned: it goes back when the flow goes). */
+	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);
+	if (ch != a->channel)
+		a->mod[0] &= (uint8_t)~ENG_M0_CHAN_FLOW;
+	a->channel = ch;
 	a->gen = eng->gen;
 	return 0;
 }
@@ -307,24 +319,7 @@ rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t
 
 /* A per-flow channel goes back to the app after a grace period. */
 int
-eng_chan_parent_set(struct rule_engine *eng, uint16_t id, uint16_t parent)
-{
-	if (id >= eng->n_chan_parent) {
-		uint32_t n = RTE_MAX(64u, rte_align32pow2((uint32_t)id + 1));
-		uint16_t *p = realloc(eng->chan_parent, n * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		memset(p + eng->n_chan_parent, 0, (n - eng->n_chan_parent) * sizeof(*p));
-		eng->chan_parent = p;
-		eng->n_chan_parent = n;
-	}
-	eng->chan_parent[id] = parent;
-	return 0;
-}
-
-int
-eng_retire_chan(struct rule_engine *eng, uint16_t chan)
+eng_retire_chan(struct rule_engine *eng, uint32_t chan)
 {
 	struct eng_retire *r = retire_push(eng);
 
@@ -339,7 +334,7 @@ static bool
 retire_now(struct rule_engine *eng, const struct eng_retire *r)
 {
 	if (r->chan >= 0 && eng->p.chan_flow_free_fn != NULL) {
-		int rc = eng->p.chan_flow_free_fn(eng->p.cb_arg, (uint16_t)r->chan);
+		int rc = eng->p.chan_flow_free_fn(eng->p.cb_arg, (uint32_t)r->chan);
 
 		if (rc == -EBUSY)
 			return false;
@@ -357,14 +352,14 @@ retire_now(struct rule_engine *eng, const struct eng_retire *r)
 void
 eng_retire_poll(struct rule_engine *eng)
 {
-	uint16_t busy[32];
+	uint32_t busy[32];
 	uint32_t done = 0, n_busy = 0;
 
 	/* Tokens grow: stop at the first grace period still running. */
 	while (done < eng->n_ret && n_busy < RTE_DIM(busy) &&
 		rte_rcu_qsbr_check(eng->qsv, eng->ret[done].token, false) == 1) {
 		if (!retire_now(eng, &eng->ret[done]))
-			busy[n_busy++] = (uint16_t)eng->ret[done].chan;
+			busy[n_busy++] = (uint32_t)eng->ret[done].chan;
 		done++;
 	}
 	if (done == 0)
@@ -386,13 +381,18 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 	const struct fc_entry *e, const struct fc_key *peer_k)
 {
 	struct rule_flow_gone g;
+	uint32_t fc;
 
 	/* No reader can reach the entry after a grace period: the ring goes then. */
-	if ((e->act.mod[0] & ENG_M0_CHAN_OWN) && eng_retire_chan(eng, e->act.channel) < 0) {
+	fc = eng_flow_chan(eng, ti, idx);
+	if ((e->act.mod[0] & ENG_M0_CHAN_OWN) && fc != RULE_CHAN_NONE &&
+		eng_retire_chan(eng, fc) < 0) {
 		eng->st.chan_flow_free_fail++;
-		ENG_LOG(DEBUG, "%s: per-flow channel %u leaks (no memory)", eng->name,
-			e->act.channel);
+		ENG_LOG(DEBUG, "%s: per-flow channel %u leaks (no memory)", eng->name, fc);
 	}
+	/* A slot is free with no per-flow channel: its next entry starts clean. */
+	if (fc != RULE_CHAN_NONE)
+		eng_flow_chan_set(eng, ti, idx, RULE_CHAN_NONE);
 
 	eng_ctr_switch(eng, e, NULL);
 	eng->st.removed++;
@@ -508,6 +508,16 @@ tables_create(struct rule_engine *eng)
 		eng->t[ti] = fc_table_create(&tp);
 		if (eng->t[ti] == NULL)
 			return -rte_errno;
+		if (eng->p.chan_flow_alloc_fn != NULL) {
+			/* Per-flow channels: a 32-bit id per slot, none to begin with. */
+			uint32_t n_slots =
+				((const struct fc_table_view *)(const void *)eng->t[ti])->n_slots;
+
+			eng->view.flow_chan[ti] = malloc(n_slots * sizeof(uint32_t));
+			if (eng->view.flow_chan[ti] == NULL)
+				return -ENOMEM;
+			memset(eng->view.flow_chan[ti], 0xff, n_slots * sizeof(uint32_t));
+		}
 	}
 	return 0;
 }
@@ -595,7 +605,8 @@ rule_engine_free(struct rule_engine *eng)
 	eng_commit_fini(eng);
 	free(eng->rctr);
 	eng_side_fini(eng);
-	free(eng->chan_parent);
+	for (unsigned int ti = 0; ti < 2; ti++)
+		free(eng->view.flow_chan[ti]);
 	eng_meters_fini(eng);
 	eng_pktact_fini(eng);
 	rte_free(eng->qsv);

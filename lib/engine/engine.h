@@ -59,7 +59,11 @@
  * Per-flow channels (rule_chan_flow_alloc_fn): a new flow accepted into a
  * channel marked per-flow gets one of its own, shared by both entries when
  * their rules name the same channel, owned by the forward entry and handed
- * back (rule_chan_flow_free_fn) a grace period after the flow goes.
+ * back (rule_chan_flow_free_fn) a grace period after the flow goes. The
+ * entries keep the named channel (the parent) in fc_action::channel and a
+ * bit (RULE_ACT_M0_CHAN_FLOW); the per-flow channel's id (32 bits: the
+ * pool is not bounded by the action's 16-bit field) is kept per table slot
+ * beside the entry, where rule_engine_channel() finds it.
  *
  * Insert clash: a new flow whose reply key is another flow's entry (any
  * input port) is dropped as RULE_DROP_CT_CLASH (nf_conntrack's clash).
@@ -165,7 +169,7 @@ struct rule_upcall {
 struct rule_decision {
 	uint32_t rule_id;  /**< deciding filter rule, RULE_ID_POLICY, or RULE_ID_NONE */
 	uint32_t nat_slot; /**< mod_nat_apply() slot, or RULE_NAT_NONE */
-	uint16_t channel;  /**< channel id */
+	uint32_t channel;  /**< channel id (a per-flow channel's: 32 bits) */
 	uint16_t out_port; /**< output port or RULE_PORT_* */
 	uint16_t adj;      /**< router mode: the next hop's adjacency (fc_action::adj), 0: none */
 	uint8_t verdict;   /**< FC_VERDICT_ACCEPT or FC_VERDICT_DROP */
@@ -374,7 +378,7 @@ typedef int (*rule_chan_flow_alloc_fn)(void *arg, uint16_t channel);
  * @return 0; -EBUSY: try again later (e.g. a consumer is still attached);
  *   other -errno: given up, counted in chan_flow_free_fail.
  */
-typedef int (*rule_chan_flow_free_fn)(void *arg, uint16_t id);
+typedef int (*rule_chan_flow_free_fn)(void *arg, uint32_t id);
 
 /**
  * Port pairing: the port paired with @p port, where accepted packets with
@@ -418,7 +422,24 @@ struct rule_engine_view {
 	struct rule_pktprog *progs; /**< RULE_PKTPROGS_MAX packet programs (engine_pktact.h) */
 	struct rule_logspec *specs; /**< RULE_LOGSPECS_MAX log specifications */
 	uint64_t *spec_dropped;     /**< per spec: records not queued */
+	/**
+	 * Per table slot ([0] IPv4, [1] IPv6): the per-flow channel of the
+	 * entry there (RULE_CHAN_NONE: none yet), or NULL without per-flow
+	 * channels. Written by the rules lcore (release) after the entry's
+	 * insert and cleared when it goes; read by rule_engine_channel().
+	 */
+	uint32_t *flow_chan[2];
 };
+
+/** No per-flow channel in struct rule_engine_view::flow_chan. */
+#define RULE_CHAN_NONE UINT32_MAX
+
+/**
+ * fc_action::mod[0] bit the fast path reads (the rest of mod[] is the
+ * engine's): the entry's packets go to its flow's own channel
+ * (rule_engine_channel()); fc_action::channel holds the parent.
+ */
+#define RULE_ACT_M0_CHAN_FLOW 0x10
 
 /**
  * Create an engine: two flow tables, an RCU variable for readers, the
@@ -612,6 +633,30 @@ rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
 }
 
 /**
+ * The channel an entry's accepted packets go to: fc_action::channel, or for
+ * an entry with a per-flow channel (RULE_ACT_M0_CHAN_FLOW) the one kept
+ * for its table slot.
+ * @param eng  the engine
+ * @param a    the entry's action (as read under its sequence count)
+ * @param fam  0: IPv4 table, 1: IPv6 table
+ * @param idx  the entry's index
+ * @return the channel id; RULE_CHAN_NONE for an entry whose per-flow channel
+ *   is not published yet (its insert is a moment old): upcall the packet,
+ *   the slow path knows.
+ * Context: any lcore, a registered reader between two quiescent reports.
+ */
+static inline uint32_t
+rule_engine_channel(const struct rule_engine *eng, const struct fc_action *a, unsigned int fam,
+	uint32_t idx)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	if (likely(!(a->mod[0] & RULE_ACT_M0_CHAN_FLOW) || v->flow_chan[fam] == NULL))
+		return a->channel;
+	return __atomic_load_n(&v->flow_chan[fam][idx], __ATOMIC_ACQUIRE);
+}
+
+/**
  * Does the entry's interest mask select this packet (upcall it with
  * RULE_UPCALL_INTEREST)? FC_INTEREST_ALL selects all, the TCP bits a TCP
  * packet with that flag (SYN/ACK included), FC_INTEREST_TCP_NOACK one
@@ -688,45 +733,6 @@ int rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
 int rule_engine_classify_filter(struct rule_engine *eng, const struct fc_key *k,
 	unsigned int ctstate, unsigned int kflags, struct rule_result *res);
 
-/** One flow entry (listings and module services). A copy. */
-struct rule_flow_info {
-	struct fc_key key;
-	uint32_t idx;          /**< entry index in its family's table */
-	struct fc_action act;
-	uint32_t peer;         /**< entry index of the other direction, or FC_INDEX_NONE */
-	uint32_t timeout, created, last_seen; /**< as the entry keeps them (fc_entry_aux) */
-	uint32_t ctmark;       /**< its connection's mark */
-	uint32_t mark;         /**< the mark its packets leave the rules' walk with */
-	uint64_t packets;
-	uint64_t bytes;
-};
-
-/**
- * Look up the entry of a key.
- * @param eng   the engine
- * @param k     the key (normalized, local bits set)
- * @param info  receives a copy of the entry; may be NULL (existence only)
- * @return 0, -ENOENT (no entry, or no table for the family), -EINVAL.
- * Context: rules lcore.
- */
-int rule_engine_flow_lookup(const struct rule_engine *eng, const struct fc_key *k,
-	struct rule_flow_info *info);
-
-/**
- * Look up the entry of a key's tuple on any input port: the key as it is
- * first, then with every other port an entry of the engine has had (see
- * "Input ports" at the top). For what is one per tuple whatever the port
- * (a connection an ICMP error quotes, a NAT tuple in use).
- * @param eng   the engine
- * @param k     the key (normalized, local bits set; its input port is tried first)
- * @param info  receives a copy of the entry (its key has the port found);
- *   may be NULL (existence only)
- * @return 0, -ENOENT (no entry on any port, or no table for the family), -EINVAL.
- * Context: rules lcore.
- */
-int rule_engine_flow_lookup_any(const struct rule_engine *eng, const struct fc_key *k,
-	struct rule_flow_info *info);
-
 /**
  * The port an entry's packets leave by, as a port id: @p out_port itself
  * when it is a port, the pair of @p in_port for RULE_PORT_PAIRED or a port
@@ -741,18 +747,6 @@ int rule_engine_flow_lookup_any(const struct rule_engine *eng, const struct fc_k
  */
 uint16_t rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port,
 	uint16_t in_port);
-
-/**
- * The entry at index @p idx (e.g. a flow's peer, struct rule_flow_info::peer).
- * @param eng     the engine
- * @param family  FC_AF_INET4 or FC_AF_INET6
- * @param idx     entry index
- * @param info    receives a copy of the entry
- * @return 0, -ENOENT (no live entry there), -EINVAL.
- * Context: rules lcore.
- */
-int rule_engine_flow_get(const struct rule_engine *eng, unsigned int family, uint32_t idx,
-	struct rule_flow_info *info);
 
 /**
  * Replace a live entry's action and timeout (seqlocked for readers). When

@@ -187,6 +187,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->last_seen = e->last_seen;
 	info->ctmark = eng_side_ctmark(eng, ti, idx);
 	info->mark = eng_side_fmark(eng, ti, idx);
+	info->channel = rule_engine_channel(eng, &info->act, ti, idx);
 	info->packets = e->packets;
 	info->bytes = e->bytes;
 	return true;
@@ -329,13 +330,13 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 	if (a->adj != 0)
 		snprintf(port + strlen(port), sizeof(port) - strlen(port), " adj=%u", a->adj);
 	n = snprintf(buf, len,
-		"%s %s verdict=%s rule=%s channel=%u port=%s ct=%s nat=%s%" PRIu32
+		"%s %s verdict=%s rule=%s channel=%" PRIu32 " port=%s ct=%s nat=%s%" PRIu32
 		" interest=0x%04x gen=%" PRIu32 " packets=%" PRIu64 " bytes=%" PRIu64,
 		key, (a->flags & FC_ACT_F_REPLY) ? "reply" : "orig",
 		a->verdict == FC_VERDICT_ACCEPT ? "accept"
 		: a->verdict == FC_VERDICT_DROP ? "drop"
 						: "slow",
-		rule, a->channel, port, ct, (a->flags & FC_ACT_F_NAT) ? "slot" : "none",
+		rule, info->channel, port, ct, (a->flags & FC_ACT_F_NAT) ? "slot" : "none",
 		(a->flags & FC_ACT_F_NAT) ? a->nat_id : 0, a->interest, a->gen, info->packets,
 		info->bytes);
 	if (n >= 0 && (size_t)n < len && (info->mark != 0 || info->ctmark != 0))

@@ -2,8 +2,9 @@
 /*
  * lib/engine — the rules engine's counters and listing: engine counters,
  * per-rule packet and byte counters (one by one or as a snapshot), the walk
- * over cached flows and their text. Part of engine.h's manual, which
- * includes this header at its end: include engine.h.
+ * over cached flows and their text, one flow by key or index. Part of
+ * engine.h's manual, which includes this header at its end: include
+ * engine.h.
  */
 #ifndef GUFC_ENGINE_INFO_H
 #define GUFC_ENGINE_INFO_H
@@ -16,6 +17,67 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------------------------------ */
+/* One flow                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** One flow entry (listings and module services). A copy. */
+struct rule_flow_info {
+	struct fc_key key;
+	uint32_t idx;          /**< entry index in its family's table */
+	struct fc_action act;
+	uint32_t peer;         /**< entry index of the other direction, or FC_INDEX_NONE */
+	uint32_t timeout, created, last_seen; /**< as the entry keeps them (fc_entry_aux) */
+	uint32_t ctmark;       /**< its connection's mark */
+	uint32_t mark;         /**< the mark its packets leave the rules' walk with */
+	/**
+	 * The channel its packets go to: act.channel, or its per-flow channel
+	 * (the flow id an application attaches by); RULE_CHAN_NONE: none yet.
+	 */
+	uint32_t channel;
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+/**
+ * Look up the entry of a key.
+ * @param eng   the engine
+ * @param k     the key (normalized, local bits set)
+ * @param info  receives a copy of the entry; may be NULL (existence only)
+ * @return 0, -ENOENT (no entry, or no table for the family), -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_lookup(const struct rule_engine *eng, const struct fc_key *k,
+	struct rule_flow_info *info);
+
+/**
+ * Look up the entry of a key's tuple on any input port: the key as it is
+ * first, then with every other port an entry of the engine has had (see
+ * "Input ports" at the top). For what is one per tuple whatever the port
+ * (a connection an ICMP error quotes, a NAT tuple in use).
+ * @param eng   the engine
+ * @param k     the key (normalized, local bits set; its input port is tried first)
+ * @param info  receives a copy of the entry (its key has the port found);
+ *   may be NULL (existence only)
+ * @return 0, -ENOENT (no entry on any port, or no table for the family), -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_lookup_any(const struct rule_engine *eng, const struct fc_key *k,
+	struct rule_flow_info *info);
+
+/**
+ * The entry at index @p idx (e.g. a flow's peer, struct rule_flow_info::peer).
+ * @param eng     the engine
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param idx     entry index
+ * @param info    receives a copy of the entry
+ * @return 0, -ENOENT (no live entry there), -EINVAL.
+ * Context: rules lcore.
+ */
+int rule_engine_flow_get(const struct rule_engine *eng, unsigned int family, uint32_t idx,
+	struct rule_flow_info *info);
+
 
 /* ------------------------------------------------------------------------ */
 /* Counters and listing                                                      */

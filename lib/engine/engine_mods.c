@@ -497,8 +497,12 @@ filter_on_insert(void *priv, struct rule_flow *f)
 /*
  * A per-flow channel for a flow accepted into one marked per-flow: the
  * forward entry owns it (returns it when the flow goes, flow_gone()); the
- * reply entry shares it when its rule names the same channel. Pool empty:
- * the flow stays on the parent, counted.
+ * reply entry shares it when its rule names the same channel. The entries
+ * keep the parent in fc_action::channel and a bit; the id goes to their
+ * slots (view.flow_chan) once they are inserted (eng_flow_chan_publish()).
+ * Pool refused (at its cap, or no memory to grow): the flow stays on the
+ * parent, counted, rather than dropped: the parent is the channel its rule
+ * named, so its packets still reach that channel's consumer.
  */
 static void
 chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
@@ -513,28 +517,28 @@ chan_flow_give(struct rule_engine *eng, struct eng_flow *ef)
 	id = eng->p.chan_flow_alloc_fn(eng->p.cb_arg, parent);
 	if (id == -ENOTSUP)
 		return;
-	if (id < 0 || id > UINT16_MAX) {
-		eng->st.chan_flow_fallback++;
-		return;
-	}
-	if (eng_chan_parent_set(eng, (uint16_t)id, parent) < 0) {
-		/* Cannot remember its parent: keep the flow on the parent. */
-		(void)eng_retire_chan(eng, (uint16_t)id);
+	if (id < 0) {
 		eng->st.chan_flow_fallback++;
 		return;
 	}
 	eng->st.chan_flows++;
 	ef->chan_flow = id;
-	ef->chan_parent = parent;
 	for (unsigned int d = 0; d < 2; d++) {
 		struct fc_action *a = &f->act[d];
 
 		if (d == RULE_DIR_REPLY && (!f->want_reply || a->channel != parent))
 			continue;
-		a->channel = (uint16_t)id;
-		a->mod[0] |= ENG_M0_CHAN_FLOW; /* its parent: eng_chan_parent() */
+		a->mod[0] |= ENG_M0_CHAN_FLOW; /* the id: eng_flow_chan() of its slot */
 	}
 	f->act[RULE_DIR_ORIG].mod[0] |= ENG_M0_CHAN_OWN;
+}
+
+void
+eng_flow_chan_publish(struct rule_engine *eng, unsigned int ti, const struct eng_flow *ef,
+	const struct fc_action *a, uint32_t idx)
+{
+	if (ef->chan_flow >= 0 && (a->mod[0] & ENG_M0_CHAN_FLOW))
+		eng_flow_chan_set(eng, ti, idx, (uint32_t)ef->chan_flow);
 }
 
 /* Take back the per-flow channel of a flow that got no entry (the decision goes to the parent). */
@@ -546,16 +550,10 @@ eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef)
 
 	if (ef->chan_flow < 0)
 		return;
-	for (unsigned int d = 0; d < 2; d++) {
-		struct fc_action *a = &f->act[d];
-
-		if (!(a->mod[0] & ENG_M0_CHAN_FLOW) || a->channel != (uint16_t)ef->chan_flow)
-			continue;
-		a->channel = ef->chan_parent;
-		a->mod[0] &= (uint8_t)~(ENG_M0_CHAN_FLOW | ENG_M0_CHAN_OWN);
-	}
+	for (unsigned int d = 0; d < 2; d++)
+		f->act[d].mod[0] &= (uint8_t)~(ENG_M0_CHAN_FLOW | ENG_M0_CHAN_OWN);
 	/* A reply entry inserted before the forward one failed was visible: grace period. */
-	rc = eng_retire_chan(eng, (uint16_t)ef->chan_flow);
+	rc = eng_retire_chan(eng, (uint32_t)ef->chan_flow);
 	if (rc < 0)
 		eng->st.chan_flow_free_fail++;
 	ef->chan_flow = -1;

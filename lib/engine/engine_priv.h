@@ -24,14 +24,14 @@ extern int rule_engine_logtype;
  * fc_action::mod[] bytes the engine owns (modules have ct_state, nat_id,
  * out_port and interest bits): mod[0], ENG_M0_* flags, read by the stale
  * check on RX lcores too; mod[1..2], the interest other modules asked for
- * (eng_extra_interest() below). The parent of a per-flow channel is the
- * engine's own map (eng_chan_parent()).
+ * (eng_extra_interest() below). A per-flow channel's id is kept per slot
+ * (view.flow_chan), fc_action::channel holds its parent.
  */
 #define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (FC_ACT_F_NAT entries) */
 #define ENG_M0_FK_DST_LOCAL 0x02
 #define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
-#define ENG_M0_CHAN_FLOW 0x10 /**< channel is a per-flow one; its parent: eng_chan_parent() */
+#define ENG_M0_CHAN_FLOW RULE_ACT_M0_CHAN_FLOW /**< delivered to the slot's per-flow channel */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
 
 /*
@@ -82,7 +82,7 @@ struct eng_retire {
 	rule_defer_fn fn; /**< fn(arg, val), or NULL */
 	void *arg;
 	uint64_t val;
-	int32_t chan;     /**< chan_flow_free_fn() it, or -1 */
+	int64_t chan;     /**< chan_flow_free_fn() it, or -1 */
 };
 
 /** Most input ports listed for port-agnostic lookups (more: exact-match only). */
@@ -194,10 +194,6 @@ struct rule_engine {
 	struct eng_mod mods[RULE_MODULES_MAX];
 	unsigned int n_mods;
 
-	/* Per-flow channels: parent of each id given (eng_chan_parent()). */
-	uint16_t *chan_parent;
-	uint32_t n_chan_parent;
-
 	/* Counters. */
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
@@ -264,15 +260,24 @@ eng_link(struct rule_engine *eng, unsigned int ti, uint32_t a, uint32_t b)
 		xb->peer = a;
 }
 
-/** Parent of per-flow channel @p id as recorded by eng_chan_parent_set(); 0 if none. */
-static inline uint16_t
-eng_chan_parent(const struct rule_engine *eng, uint16_t id)
+/** Per-flow channel of slot @p idx of table @p ti (RULE_CHAN_NONE: none). */
+static inline uint32_t
+eng_flow_chan(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 {
-	return id < eng->n_chan_parent ? eng->chan_parent[id] : 0;
+	const uint32_t *fc = eng->view.flow_chan[ti];
+
+	return fc != NULL ? fc[idx] : RULE_CHAN_NONE;
 }
 
-/* engine.c: remember per-flow channel @p id's parent. @return 0, -ENOMEM. */
-int eng_chan_parent_set(struct rule_engine *eng, uint16_t id, uint16_t parent);
+/** Publish (or clear, RULE_CHAN_NONE) the per-flow channel of slot @p idx. */
+static inline void
+eng_flow_chan_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t id)
+{
+	uint32_t *fc = eng->view.flow_chan[ti];
+
+	if (fc != NULL)
+		__atomic_store_n(&fc[idx], id, __ATOMIC_RELEASE);
+}
 
 /** Table index of a family: 0 IPv4, 1 IPv6, -1 otherwise. */
 static inline int
@@ -289,7 +294,6 @@ struct eng_flow {
 	struct rule_flow f;
 	unsigned int n_ran;           /**< modules whose on_insert was called (for on_abort) */
 	int32_t chan_flow;            /**< per-flow channel given to the flow, or -1 */
-	uint16_t chan_parent;         /**< its parent, with chan_flow >= 0 */
 	uint16_t kept[2];             /**< per direction: interest of the modules without
 				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
 	uint16_t prog_first;          /**< the first packet's own program + 1 (its walk's
@@ -435,9 +439,13 @@ void eng_side_move(struct rule_engine *eng, unsigned int ti, uint32_t from, uint
 void eng_side_fini(struct rule_engine *eng);
 
 int eng_retire(struct rule_engine *eng, void *ptr);
-int eng_retire_chan(struct rule_engine *eng, uint16_t chan);
-uint16_t eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name);
+int eng_retire_chan(struct rule_engine *eng, uint32_t chan);
+uint32_t eng_channel_keep(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_action *a, const char *name);
 void eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef);
+/* The flow's per-flow channel, for inserted entry @p idx whose action is @p a. */
+void eng_flow_chan_publish(struct rule_engine *eng, unsigned int ti, const struct eng_flow *ef,
+	const struct fc_action *a, uint32_t idx);
 void eng_retire_poll(struct rule_engine *eng);
 void eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx);
 void eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,

@@ -79,6 +79,15 @@ dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_actio
 		d->nat_slot = RULE_NAT_NONE;
 }
 
+/* The channel of live entry @p idx's accepted packets (its per-flow channel, if any). */
+static uint32_t
+dec_channel(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a)
+{
+	uint32_t c = rule_engine_channel(eng, a, ti, idx);
+
+	return c != RULE_CHAN_NONE ? c : a->channel;
+}
+
 static void
 dec_drop(struct rule_decision *d, unsigned int reason)
 {
@@ -318,9 +327,13 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		/* Reserved above (deletions since only shrink to a table with room). */
 		(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)ridx, ef.mark[1],
 			ef.ctmark);
+		eng_flow_chan_publish(eng, (unsigned int)ti, &ef, &a1, (uint32_t)ridx);
 		eng->st.replies++;
 	}
 	(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)idx, ef.mark[0], ef.ctmark);
+	eng_flow_chan_publish(eng, (unsigned int)ti, &ef, &a0, (uint32_t)idx);
+	if (ef.chan_flow >= 0 && (a0.mod[0] & ENG_M0_CHAN_FLOW))
+		d->channel = (uint32_t)ef.chan_flow;
 	eng->st.flows++;
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
 }
@@ -451,7 +464,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	eng_ctmark_store(eng, ti, idx, mk.ctmark);
 	dec_from_act(d, a, cs);
 	d->rule_id = ev[i].rule_id;
-	d->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
+	d->channel = eng_channel_keep(eng, ti, idx, a, ev[RULE_STAGE_FILTER].channel);
 	d->verdict = ev[i].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
 	if (d->verdict != FC_VERDICT_ACCEPT)
@@ -522,6 +535,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	}
 	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
 		dec_from_act(d, &a, cs);
+		d->channel = dec_channel(eng, ti, idx, &a);
 		/* As on the fast path: a metered entry asks its meter. */
 		if ((a.flags & FC_ACT_F_METER) && rule_engine_verdict(eng, &a, 0) != a.verdict) {
 			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP

@@ -66,6 +66,7 @@ struct bench_plan {
 	 * flows are picked up mid-stream, one way, as before.
 	 */
 	bool tcp_established;
+	uint32_t perflow_rings;  /**< per-flow channel rings live at once (bench_perflow()) */
 };
 
 /** One measured (rules, flows) point. */
@@ -126,6 +127,20 @@ struct bench_mem {
 	bool measured;
 };
 
+/** Net channels at scale (bench_chan.c). */
+struct bench_perflow {
+	uint32_t rings;          /**< per-flow rings live at once */
+	uint32_t chunks;         /**< memzones the pool grew to */
+	uint32_t ring_size;      /**< slots per ring */
+	uint32_t bytes_per_ring; /**< shared memory per ring (ring and descriptor) */
+	double alloc_ns;         /**< making and giving one ring, growth included */
+	double shared_cpp;       /**< delivery to one shared channel: cycles per packet */
+	double perflow_cpp;      /**< delivery to per-flow rings: cycles per packet */
+	double hot_cpp;          /**< the same among PF_HOT of the rings (in cache) */
+	double ratio;            /**< perflow_cpp / shared_cpp */
+	bool measured;
+};
+
 /** Everything a run measured. */
 struct bench_results {
 	struct bench_plan plan;
@@ -137,6 +152,7 @@ struct bench_results {
 	uint32_t setup_flows[2];
 	struct bench_commit commit;
 	struct bench_mem mem;
+	struct bench_perflow perflow;
 	unsigned int n_notes;
 	char note_key[BENCH_MAX_NOTES][64];
 	char note[BENCH_MAX_NOTES][BENCH_NOTE_LEN];
@@ -230,6 +246,13 @@ struct bench_env {
 };
 
 int bench_env_init(struct bench_env *env);
+
+/**
+ * Net channels at scale: plan.perflow_rings per-flow rings made and live at
+ * once, their memory, and per-flow against shared delivery (res->perflow).
+ * @return 0 or -errno (-ENOMEM: the pool could not grow that far).
+ */
+int bench_perflow(struct bench_env *env, struct bench_results *res);
 void bench_env_fini(struct bench_env *env);
 
 /**
@@ -388,7 +411,8 @@ int bench_mbufs_fill(struct bench_ctx *ctx, struct rte_mbuf **m, uint32_t from, 
 	X(revalidation_throughput_fraction) \
 	X(bytes_per_flow_ipv4) \
 	X(marked_over_software) \
-	X(gufc_ext_over_plain_1k_rules)
+	X(gufc_ext_over_plain_1k_rules) \
+	X(perflow_over_shared_delivery)
 
 void bench_table_print(const struct bench_results *r, FILE *f);
 /** Compute the summary (notes added where a figure comes from a stand-in point). */

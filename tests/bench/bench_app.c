@@ -163,6 +163,8 @@ bench_env_init(struct bench_env *env)
 	tp.def.name = CHAN_DEFAULT_NAME;
 	tp.def.kind = CHAN_CONS_DISCARD;
 	tp.def.ring_size = 4096;
+	/* No per-flow ring at start; bench_perflow() grows the pool on demand. */
+	tp.flow_pool_max = CHAN_FLOW_POOL_MAX;
 	app->chans = chan_table_create(&tp);
 	if (app->chans == NULL)
 		return -rte_errno;

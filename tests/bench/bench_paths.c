@@ -306,7 +306,7 @@ burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 
 /* Delivery shared by linear and pipeline: the datapath's own grouping and enqueue. */
 static void
-deliver(struct bench_ctx *ctx, struct dp_ctx *dp, struct rte_mbuf **out, uint16_t *dest,
+deliver(struct bench_ctx *ctx, struct dp_ctx *dp, struct rte_mbuf **out, uint32_t *dest,
 	unsigned int no, struct rte_mbuf **dropped, unsigned int nd)
 {
 	RTE_SET_USED(ctx);
@@ -325,7 +325,7 @@ burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	struct rte_mbuf *m[BENCH_BURST], *out[BENCH_BURST], *dropped[BENCH_BURST];
 	struct fc_pkt pkts[BENCH_BURST];
 	uint8_t res[BENCH_BURST];
-	uint16_t dest[BENCH_BURST];
+	uint32_t dest[BENCH_BURST];
 	unsigned int no = 0, nd = 0, nr;
 	uint64_t t0, t1;
 
@@ -379,7 +379,7 @@ burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	struct rule_result rr[BENCH_BURST];
 	uint8_t res[BENCH_BURST], ctstate[BENCH_BURST];
 	uint32_t ips[BENCH_BURST], hops[BENCH_BURST];
-	uint16_t dest[BENCH_BURST];
+	uint32_t dest[BENCH_BURST];
 	unsigned int no = 0, nd = 0, nk = 0, nr;
 	uint64_t hit = 0, t0, t1;
 

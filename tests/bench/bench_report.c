@@ -144,6 +144,13 @@ bench_table_print(const struct bench_results *r, FILE *f)
 			r->mem.bytes_per_flow[0], r->mem.bytes_per_flow[1], r->mem.capacity,
 			r->mem.tcp_records[0], r->mem.tcp_records[1], r->mem.tcp_conns[0],
 			r->mem.tcp_conns[1], r->mem.tcp_record_size);
+	if (r->perflow.measured)
+		fprintf(f, "per-flow channels: %u rings of %u slots live (%u memzones), %u bytes "
+			"per ring, %.0f ns to make and give one; delivery %.1f cycles/packet per-flow "
+			"(%.1f among 1,000 hot rings), %.1f shared (%.2fx)\n",
+			r->perflow.rings, r->perflow.ring_size, r->perflow.chunks,
+			r->perflow.bytes_per_ring, r->perflow.alloc_ns, r->perflow.perflow_cpp,
+			r->perflow.hot_cpp, r->perflow.shared_cpp, r->perflow.ratio);
 }
 
 /* The measured point closest to (rules, flows): flows first, then rules; plain or extended. */
@@ -259,6 +266,7 @@ bench_summary(struct bench_results *r, double out[])
 			"is the row marked x");
 	}
 	i++;
+	out[i++] = r->perflow.ratio;
 	bench_note(r, "method_marked",
 		"marked: the gufc path with every accepted flow's packets marked as a MARK rule "
 		"(swnic model or NIC) marks them, and the dropped flows' packets kept in the NIC "
@@ -479,8 +487,19 @@ bench_json_write(const struct bench_results *r, const double summary[], const ch
 	fprintf(f, ", \"tcp_records_per_flow_ipv6\": ");
 	json_num(f, r->mem.tcp_records[1]);
 	fprintf(f, ", \"tcp_conns_ipv4\": %" PRIu64 ", \"tcp_conns_ipv6\": %" PRIu64
-		   ", \"tcp_record_bytes\": %u}\n}\n",
+		   ", \"tcp_record_bytes\": %u},\n",
 		r->mem.tcp_conns[0], r->mem.tcp_conns[1], r->mem.tcp_record_size);
+	fprintf(f, "  \"perflow\": {\"rings\": %u, \"chunks\": %u, \"ring_size\": %u, "
+		   "\"bytes_per_ring\": %u, \"alloc_ns\": ",
+		r->perflow.rings, r->perflow.chunks, r->perflow.ring_size, r->perflow.bytes_per_ring);
+	json_num(f, r->perflow.alloc_ns);
+	fprintf(f, ", \"shared_cycles_per_packet\": ");
+	json_num(f, r->perflow.shared_cpp);
+	fprintf(f, ", \"perflow_cycles_per_packet\": ");
+	json_num(f, r->perflow.perflow_cpp);
+	fprintf(f, ", \"perflow_hot_cycles_per_packet\": ");
+	json_num(f, r->perflow.hot_cpp);
+	fprintf(f, "}\n}\n");
 	if (fclose(f) != 0)
 		return -errno;
 	return 0;

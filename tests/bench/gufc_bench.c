@@ -36,6 +36,7 @@
 #include <rte_malloc.h>
 
 #include "bench.h"
+#include "channel.h"
 
 #define K1 1024u
 #define M1 (1024u * 1024u)
@@ -49,6 +50,7 @@ struct bench_opts {
 	const char *lcores;
 	bool huge;
 	bool tcp_established;
+	bool perflow_only;
 };
 
 static void
@@ -57,6 +59,7 @@ usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
+		"          [--perflow-only]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -68,7 +71,9 @@ usage(FILE *f, const char *prog)
 		"  --lcores L   EAL core list (default: the first core of this process)\n"
 		"  --tcp-established  TCP flows opened by handshakes (window scale 14), their\n"
 		"               segments in sequence and checked against the windows by the\n"
-		"               fast path (default: picked up mid-stream, one way)\n",
+		"               fast path (default: picked up mid-stream, one way)\n"
+		"  --perflow-only  only the per-flow channel point (100,000 rings; --smoke:\n"
+		"               2,148): memory per ring, per-flow against shared delivery\n",
 		prog);
 }
 
@@ -101,6 +106,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"lcores", required_argument, NULL, 'l'},
 		{"huge", no_argument, NULL, 'H'},
 		{"tcp-established", no_argument, NULL, 'T'},
+		{"perflow-only", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -140,6 +146,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			break;
 		case 'T':
 			o->tcp_established = true;
+			break;
+		case 'P':
+			o->perflow_only = true;
 			break;
 		case 'l':
 			o->lcores = optarg;
@@ -186,6 +195,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 		p->pass_budget = (uint64_t)(hz * 0.2);
 		p->commits = 200;
 		p->mem_capacity = 4 * M1;
+		p->perflow_rings = 100000;
 		break;
 	case BENCH_MODE_QUICK:
 		p->n_flows = 3;
@@ -197,6 +207,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 		p->pass_budget = (uint64_t)(hz * 0.03);
 		p->commits = 50;
 		p->mem_capacity = M1;
+		p->perflow_rings = 100000;
 		break;
 	case BENCH_MODE_SMOKE:
 		p->n_rules = 2;
@@ -209,6 +220,7 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 		p->commit_rules = 100;
 		p->commit_flows = K1;
 		p->mem_capacity = 4 * K1;
+		p->perflow_rings = 2 * CHAN_FLOW_CHUNK + 100; /* the pool grows twice */
 		break;
 	}
 	if (o->repeats != 0)
@@ -835,6 +847,14 @@ main(int argc, char **argv)
 		fprintf(stderr, "gufc-bench: setup: %s\n", strerror(-rc));
 		goto out;
 	}
+	if (o.perflow_only) {
+		rc = bench_perflow(&env, &res);
+		if (rc == 0)
+			bench_table_print(&res, stdout);
+		for (unsigned int i = 0; i < res.n_notes; i++)
+			printf("note: %s: %s\n", res.note_key[i], res.note[i]);
+		goto out;
+	}
 	rc = grid_run(&env, &res);
 	if (rc == 0 && !res.commit.measured) {
 		bench_note(&res, "commit", "no point at %u rules, %u flows in this mode",
@@ -843,6 +863,8 @@ main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = mem_bench(&env, &res);
+	if (rc == 0)
+		rc = bench_perflow(&env, &res);
 	if (rc != 0) {
 		fprintf(stderr, "gufc-bench: %s\n", strerror(-rc));
 		goto out;

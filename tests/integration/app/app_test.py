@@ -883,10 +883,11 @@ accept
 
 
 def test_perflow(ctx):
-    """Five UDP flows into `channel pf kind pcap pf.pcap perflow 3`: the first
-    three (in arrival order) get pf.0, pf.1, pf.2 (a reply shares its flow's
-    ring), the pool is then empty and the last two stay on pf, counted as
-    fallbacks; every packet ends in the parent's pcap file."""
+    """Five UDP flows into `channel pf kind pcap pf.pcap perflow 3` with
+    `set perflow-max 3`: the first three (in arrival order) get pf.0, pf.1,
+    pf.2 (a reply shares its flow's ring), the pool is then at its cap and
+    the last two stay on pf, counted as fallbacks; every packet ends in the
+    parent's pcap file."""
     counts = [2, 3, 4, 5, 6]
     frames, ident = [], 0
     # First packets in flow order (that is the allocation order), then the rest.
@@ -902,7 +903,8 @@ def test_perflow(ctx):
     inp = ctx.path("pf.pcap.in")
     pcap_write(inp, frames)
     rules = write(ctx, "pf.rules", PF_RULES)
-    cfg = write(ctx, "pf.conf", "rules %s\nchannel pf kind pcap pf.pcap perflow 3\n" % rules)
+    cfg = write(ctx, "pf.conf", "rules %s\nchannel pf kind pcap pf.pcap perflow 3\n"
+                "set perflow-max 3\n" % rules)
     stats, _, pdir, _ = ctx.gufc_run(inp, ["--config", cfg], "perflow")
     check(stats["rx"] == len(frames), "rx %d, input has %d" % (stats["rx"], len(frames)))
     check(nz_drops(stats) == {}, "drops %s, expected none" % nz_drops(stats))
@@ -918,8 +920,10 @@ def test_perflow(ctx):
     check(not any(n.startswith("pf.") and n not in want for n in names),
           "unexpected per-flow channels: %s" % names)
     pf = stats["perflow"]
-    check(pf["given"] == 3 and pf["fallback"] == 2 and pf["live"] == 3,
-          "perflow counters %s, expected given 3, fallback 2, live 3" % pf)
+    check(pf["given"] == 3 and pf["fallback"] == 2 and pf["live"] == 3 and
+          pf["refused_cap"] == 2 and pf["rings"] == 3 and pf["cap"] == 3,
+          "perflow counters %s, expected given 3, fallback 2, live 3, refused at the cap 2" %
+          pf)
     got = ctx.pcap_read(os.path.join(pdir, "pf.pcap"))
     check(len(got) == len(frames), "pf.pcap has %d packets, expected %d" %
           (len(got), len(frames)))
@@ -932,6 +936,67 @@ def test_perflow(ctx):
               (per_src.get(src, 0), src, n))
     print("perflow: %s, fallback %d, all %d packets in pf.pcap" %
           ({k: chan(stats, k)["enqueued"] for k in want}, pf["fallback"], len(got)))
+
+
+def test_perflow_scale(ctx):
+    """3,000 UDP flows into a pcap channel with perflow: more per-flow rings
+    than a pool of 1,024 ever held. The pool starts with one chunk and grows
+    on demand: every flow gets a ring of its own (pf.0 .. pf.2999, two
+    packets each), nothing falls back, every packet ends in pf.pcap. Then
+    the same with `set perflow-max 2000`: the first 2,000 flows get rings,
+    the pool refuses the rest at its cap (counted) and they stay on pf."""
+    n_flows = 3000
+    frames, ident = [], 0
+    # Two packets per flow, every flow's first before any second (allocation order).
+    for rnd in range(2):
+        for i in range(n_flows):
+            ident += 1
+            frames.append(l4_frame("udp", "10.%d.%d.%d" % (1 + i // 65536, (i // 256) % 256,
+                                                           i % 256), 2000,
+                                   "192.0.2.9", 53, payload=b"y" * (8 + rnd), ident=ident))
+    inp = ctx.path("pfs.pcap.in")
+    pcap_write(inp, frames)
+    rules = write(ctx, "pfs.rules", PF_RULES)
+    for cap, tag in ((0, "perflow-scale"), (2000, "perflow-cap")):
+        conf = "rules %s\nchannel pf kind pcap %s.pcap perflow 16\n" % (rules, tag)
+        if cap:
+            conf += "set perflow-max %d\n" % cap
+        cfg = write(ctx, tag + ".conf", conf)
+        stats, _, pdir, _ = ctx.gufc_run(inp, ["--config", cfg, "--conntrack", "off",
+                                               "--flows", "8192"], tag, timeout=120)
+        check(stats["rx"] == len(frames), "%s: rx %d, input has %d" %
+              (tag, stats["rx"], len(frames)))
+        check(nz_drops(stats) == {}, "%s: drops %s, expected none" % (tag, nz_drops(stats)))
+        pf = stats["perflow"]
+        given = min(n_flows, cap) if cap else n_flows
+        check(pf["given"] == given and pf["fallback"] == n_flows - given,
+              "%s: perflow %s, expected given %d, fallback %d" %
+              (tag, pf, given, n_flows - given))
+        check(pf["live"] == given and pf["in_use"] == given,
+              "%s: perflow %s: %d live rings expected" % (tag, pf, given))
+        check(pf["rings"] >= given and pf["rings"] <= (cap or 1 << 30) and
+              pf["chunks"] >= (given + 1023) // 1024,
+              "%s: perflow %s: the pool did not grow to %d rings" % (tag, pf, given))
+        check(pf["refused_cap"] == n_flows - given and pf["refused_nomem"] == 0,
+              "%s: perflow %s: refusals" % (tag, pf))
+        check(pf["bytes_per_ring"] > 256 * 8, "%s: bytes per ring %d" %
+              (tag, pf["bytes_per_ring"]))
+        per = [c for c in stats["channels"] if c["name"].startswith("pf.")]
+        check(len(per) == given, "%s: %d per-flow channels listed, expected %d" %
+              (tag, len(per), given))
+        bad = [c["name"] for c in per if c["enqueued"] != 2 or c["consumed"] != 2]
+        check(not bad, "%s: per-flow channels without their 2 packets: %s" % (tag, bad[:5]))
+        parent = chan(stats, "pf")
+        check(parent["enqueued"] == 2 * (n_flows - given),
+              "%s: pf enqueued %d, expected %d" % (tag, parent["enqueued"],
+                                                   2 * (n_flows - given)))
+        got = ctx.pcap_read(os.path.join(pdir, tag + ".pcap"))
+        check(len(got) == len(frames), "%s: %s.pcap has %d packets, expected %d" %
+              (tag, tag, len(got), len(frames)))
+        print("%s: %d per-flow rings (%d chunks, %d bytes each), fallback %d, refused at "
+              "the cap %d, all %d packets in %s.pcap" %
+              (tag, pf["in_use"], pf["chunks"], pf["bytes_per_ring"], pf["fallback"],
+               pf["refused_cap"], len(got), tag))
 
 
 LL_RULES = """\
@@ -1041,7 +1106,8 @@ def test_lossless(ctx):
 
 TESTS = {"rules": test_rules, "conntrack": test_conntrack, "nat": test_nat,
          "iptables": test_iptables, "consumer": test_consumer, "badargs": test_badargs,
-         "perflow": test_perflow, "lossless": test_lossless}
+         "perflow": test_perflow, "perflow_scale": test_perflow_scale,
+         "lossless": test_lossless}
 
 
 def main():

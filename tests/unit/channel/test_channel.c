@@ -153,7 +153,7 @@ make_table(uint16_t max_channels, uint16_t pool_size, uint32_t flow_ring)
 }
 
 static struct chan_stats
-stats_of(uint16_t id)
+stats_of(uint32_t id)
 {
 	struct chan_stats st;
 
@@ -1191,8 +1191,8 @@ desc_of(const char *name)
 	assert_non_null(mz);
 	dir = mz->addr;
 	for (i = 0; i < dir->n_desc; i++) {
-		if (dir->desc[i].state == CHAN_DESC_LIVE && strcmp(dir->desc[i].name, name) == 0)
-			return &dir->desc[i];
+		if (dir->desc[i].d.state == CHAN_DESC_LIVE && strcmp(dir->desc[i].d.name, name) == 0)
+			return &dir->desc[i].d;
 	}
 	fail_msg("no descriptor %s", name);
 	return NULL;
@@ -1303,7 +1303,7 @@ test_table_free_returns_mbufs(void **state)
 	tbl = NULL;
 	assert_int_equal(pool_in_use(), 0);
 	assert_null(rte_ring_lookup(CHAN_RING_PREFIX "d"));
-	assert_null(rte_ring_lookup(CHAN_FLOW_RING_PREFIX "0"));
+	assert_null(rte_memzone_lookup(CHAN_FLOW_MZ_PREFIX "0"));
 #ifdef GUFC_HAVE_PCAP
 	/* The pcap consumer ran one last time, for the parent and its flow. */
 	assert_int_equal(pcap_check(path, exp, len, 9, 65535), 9);
@@ -1351,16 +1351,16 @@ test_format_dump(void **state)
 
 	f = open_memstream(&text, &size);
 	assert_non_null(f);
-	assert_int_equal(chan_dump(tbl, f), 0);
+	assert_int_equal(chan_dump(tbl, f, UINT32_MAX), 0);
 	fclose(f);
 	for (i = 0; i < size; i++)
 		lines += text[i] == '\n';
-	assert_int_equal(lines, 1 + 4 + 1); /* header, default/web/eth1/web.0, totals */
+	assert_int_equal(lines, 1 + 4 + 1 + 1); /* header, default/web/eth1/web.0, pool, totals */
 	assert_non_null(strstr(text, "consumer"));
 	assert_non_null(strstr(text, "web.0"));
 	assert_non_null(strstr(text, "total: channels 3 per-flow 1/2 enqueued 5"));
 	free(text);
-	assert_int_equal(chan_dump(tbl, NULL), -EINVAL);
+	assert_int_equal(chan_dump(tbl, NULL, UINT32_MAX), -EINVAL);
 
 	assert_string_equal(chan_kind_name(CHAN_CONS_PCAP), "pcap");
 	assert_string_equal(chan_kind_name((enum chan_cons_kind)42), "?");
@@ -1368,6 +1368,229 @@ test_format_dump(void **state)
 		assert_int_equal(chan_kind_parse(chan_kind_name((enum chan_cons_kind)r)), r);
 	assert_int_equal(chan_kind_parse("bogus"), -EINVAL);
 	assert_int_equal(chan_kind_parse(NULL), -EINVAL);
+}
+
+static struct chan_table *
+make_pool_table(uint16_t max_channels, uint32_t prealloc, uint32_t cap, uint32_t flow_ring)
+{
+	struct chan_table_params p = {
+		.max_channels = max_channels,
+		.flow_pool_size = prealloc,
+		.flow_pool_max = cap,
+		.flow_ring_size = flow_ring,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct chan_table *t = chan_table_create(&p);
+
+	assert_non_null(t);
+	return t;
+}
+
+static struct chan_flow_pool
+pool_figures(void)
+{
+	struct chan_flow_pool fp;
+
+	assert_int_equal(chan_flow_pool_get(tbl, &fp), 0);
+	return fp;
+}
+
+/*
+ * The pool grows a chunk at a time when a flow asks and no ring is free,
+ * up to its cap (counted refusal); ids are contiguous after the named
+ * ones; a freed ring is reused before the pool grows; per-flow rings of a
+ * grown chunk are consumed (the ready bits), attached by name and by id.
+ */
+static void
+test_flow_pool_grow(void **state)
+{
+	const uint32_t cap = 2 * CHAN_FLOW_CHUNK + 100;
+	struct rte_mbuf *m[4];
+	struct chan_flow_pool fp;
+	struct chan_consumer *c;
+	struct chan_info info;
+	int web, app, id, last = -1;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(chan_flow_pool_get(NULL, &fp), -EINVAL);
+	tbl = make_pool_table(4, 1, cap, 8);
+	web = make_chan("web", CHAN_CONS_DISCARD, 0);
+	app = make_chan("app", CHAN_CONS_APP, 0);
+	fp = pool_figures();
+	assert_int_equal(fp.rings, CHAN_FLOW_CHUNK); /* one chunk made at start */
+	assert_int_equal(fp.free, CHAN_FLOW_CHUNK);
+	assert_int_equal(fp.in_use, 0);
+	assert_int_equal(fp.max, cap);
+	assert_int_equal(fp.chunks, 1);
+	assert_int_equal(fp.ring_size, 8);
+	assert_true(fp.bytes_per_ring > 8 * sizeof(void *));
+	assert_non_null(rte_memzone_lookup(CHAN_FLOW_MZ_PREFIX "0"));
+	assert_null(rte_memzone_lookup(CHAN_FLOW_MZ_PREFIX "1"));
+
+	for (i = 0; i < cap; i++) {
+		id = chan_flow_alloc(tbl, (uint16_t)web);
+		assert_int_equal(id, 4 + (int)i); /* contiguous ids after the named slots */
+		if (i == CHAN_FLOW_CHUNK - 1)
+			assert_int_equal(pool_figures().chunks, 1); /* no growth while one is free */
+		if (i == CHAN_FLOW_CHUNK)
+			assert_int_equal(pool_figures().chunks, 2); /* grown on demand */
+		last = id;
+	}
+	fp = pool_figures();
+	assert_int_equal(fp.rings, cap);
+	assert_int_equal(fp.chunks, 3); /* the last one holds what the cap leaves */
+	assert_int_equal(fp.in_use, cap);
+	assert_int_equal(fp.free, 0);
+	assert_non_null(rte_memzone_lookup(CHAN_FLOW_MZ_PREFIX "2"));
+	/* At the cap: refused and counted, nothing made. */
+	assert_int_equal(chan_flow_alloc(tbl, (uint16_t)web), -ENOSPC);
+	fp = pool_figures();
+	assert_int_equal(fp.refused_cap, 1);
+	assert_int_equal(fp.refused_nomem, 0);
+	assert_int_equal(fp.rings, cap);
+	assert_int_equal(totals().flow_alloc_fail, 1);
+	assert_int_equal(chan_flow_free(tbl, (uint32_t)(4 + cap)), -EINVAL);
+	assert_int_equal(chan_info_get(tbl, (uint32_t)last, &info), 0);
+	assert_int_equal(info.id, (uint32_t)last);
+	assert_string_equal(info.name, "web.2147");
+
+	/* A ring of the last chunk takes packets; the consumers find it by its bit. */
+	pkts_make(m, 4, 70, 0);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint32_t)last, 1, m, 4), 4);
+	assert_int_equal(stats_of(last).in_ring, 4);
+	assert_int_equal(chan_consume_all(tbl, 32, 32), 4);
+	assert_int_equal(stats_of(last).consumed, 4);
+	assert_int_equal(pool_in_use(), 0);
+	assert_int_equal(chan_consume_all(tbl, 32, 32), 0);
+
+	/* Freed rings are reused (most recent first) before any growth. */
+	assert_int_equal(chan_flow_free(tbl, (uint32_t)last), 0);
+	assert_int_equal(chan_flow_free(tbl, 4 + 5), 0);
+	assert_int_equal(chan_flow_alloc(tbl, (uint16_t)app), 4 + 5);
+	id = chan_flow_alloc(tbl, (uint16_t)app);
+	assert_int_equal(id, last);
+	assert_int_equal(pool_figures().rings, cap);
+
+	/* An app attaches to a grown chunk's ring by name and by flow id. */
+	assert_int_equal(chan_info_get(tbl, (uint32_t)id, &info), 0);
+	c = chan_attach(info.name);
+	assert_non_null(c);
+	assert_null(chan_attach_id((uint32_t)id));
+	assert_int_equal(rte_errno, EBUSY);
+	chan_detach(c);
+	c = chan_attach_id((uint32_t)id);
+	assert_non_null(c);
+	assert_string_equal(chan_consumer_name(c), info.name);
+	pkts_make(m, 2, 70, 10);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint32_t)id, 0, m, 2), 2);
+	assert_int_equal(chan_recv_burst(c, m, 4), 2);
+	rte_pktmbuf_free_bulk(m, 2);
+	chan_detach(c);
+	assert_null(chan_attach_id(4 + cap));
+	assert_int_equal(rte_errno, ENOENT);
+	assert_null(chan_attach_id((uint32_t)web));
+	assert_int_equal(rte_errno, EPERM);
+
+	chan_table_free(tbl);
+	tbl = NULL;
+	assert_null(rte_memzone_lookup(CHAN_FLOW_MZ_PREFIX "0"));
+	assert_null(rte_memzone_lookup(CHAN_FLOW_MZ_PREFIX "2"));
+}
+
+/* A pool that cannot grow (no memory for a chunk): refused, counted apart from the cap. */
+static void
+test_flow_pool_nomem(void **state)
+{
+	struct chan_flow_pool fp;
+	int web;
+
+	(void)state;
+	/* 1,024 rings of 2^16 slots need more than the test's whole EAL memory. */
+	tbl = make_pool_table(4, 0, CHAN_FLOW_POOL_MAX, 1u << 16);
+	web = make_chan("web", CHAN_CONS_DISCARD, 0);
+	assert_int_equal(pool_figures().rings, 0);
+	assert_int_equal(chan_flow_alloc(tbl, (uint16_t)web), -ENOMEM);
+	fp = pool_figures();
+	assert_int_equal(fp.refused_nomem, 1);
+	assert_int_equal(fp.refused_cap, 0);
+	assert_int_equal(fp.rings, 0);
+	assert_int_equal(fp.chunks, 0);
+	/* Bad pools: a cap under what is made at start, or over the maximum. */
+	{
+		struct chan_table_params p = {.max_channels = 4, .flow_pool_size = 8,
+			.flow_pool_max = 4, .socket_id = SOCKET_ID_ANY};
+
+		assert_null(chan_table_create(&p));
+		p.flow_pool_max = CHAN_FLOW_POOL_MAX + 1;
+		assert_null(chan_table_create(&p));
+	}
+}
+
+/*
+ * Churn: flows come and go at random; the pool never grows past the live
+ * peak (rounded to a chunk), every ring is in use or free, counters add up
+ * and no mbuf is lost.
+ */
+static void
+test_flow_pool_churn(void **state)
+{
+	enum { LIVE_MAX = 1500, ROUNDS = 20000 };
+	static int live[LIVE_MAX];
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	struct rte_mbuf *m[3];
+	struct chan_flow_pool fp;
+	struct chan_totals tot;
+	uint32_t n_live = 0, peak = 0, r;
+	int web;
+
+	(void)state;
+	tbl = make_pool_table(4, 0, 8 * CHAN_FLOW_CHUNK, 4);
+	web = make_chan("web", CHAN_CONS_DISCARD, 0);
+	for (r = 0; r < ROUNDS; r++) {
+		uint64_t x;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		x = seed;
+		if (n_live < LIVE_MAX && (n_live == 0 || (x & 3) != 0 || r < ROUNDS / 4)) {
+			int id = chan_flow_alloc(tbl, (uint16_t)web);
+
+			assert_true(id >= 4);
+			live[n_live++] = id;
+			peak = RTE_MAX(peak, n_live);
+			if ((x >> 8) % 5 == 0) {
+				pkts_make(m, 3, 64, r);
+				chan_enqueue_burst(tbl, (uint32_t)id, (uint16_t)((x >> 16) % 2), m, 3);
+			}
+		} else {
+			uint32_t k = (uint32_t)((x >> 20) % n_live);
+
+			assert_int_equal(chan_flow_free(tbl, (uint32_t)live[k]), 0);
+			live[k] = live[--n_live];
+		}
+		if (r % 97 == 0)
+			chan_drain_all(tbl, 8);
+		if (r % 1000 == 0) {
+			fp = pool_figures();
+			assert_int_equal(fp.in_use, n_live);
+			assert_int_equal(fp.in_use + fp.free, fp.rings);
+		}
+	}
+	fp = pool_figures();
+	assert_int_equal(fp.in_use, n_live);
+	assert_true(fp.rings <= RTE_ALIGN_CEIL(peak, CHAN_FLOW_CHUNK));
+	assert_true(fp.rings >= peak);
+	assert_int_equal(fp.alloc - fp.freed, n_live);
+	while (n_live > 0)
+		assert_int_equal(chan_flow_free(tbl, (uint32_t)live[--n_live]), 0);
+	chan_drain_all(tbl, UINT32_MAX);
+	assert_int_equal(pool_in_use(), 0);
+	tot = totals();
+	assert_int_equal(tot.enqueued, tot.consumed + tot.flushed);
+	assert_int_equal(tot.flow_channels, 0);
+	assert_int_equal(pool_figures().free, pool_figures().rings);
 }
 
 /* Deterministic PRNG for the random mix. */
@@ -1572,6 +1795,9 @@ main(void)
 		cmocka_unit_test_teardown(test_pcap_sink, teardown),
 #endif
 		cmocka_unit_test_teardown(test_flow_pool, teardown),
+		cmocka_unit_test_teardown(test_flow_pool_grow, teardown),
+		cmocka_unit_test_teardown(test_flow_pool_nomem, teardown),
+		cmocka_unit_test_teardown(test_flow_pool_churn, teardown),
 		cmocka_unit_test_teardown(test_attach_recv_detach, teardown),
 		cmocka_unit_test_teardown(test_stale_consumer, teardown),
 		cmocka_unit_test_teardown(test_table_free_returns_mbufs, teardown),

@@ -173,7 +173,8 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *slow)
 			memset(&d, 0, sizeof(d));
 			d.verdict = a.verdict;
 			d.rule_id = a.rule_id;
-			d.channel = a.channel;
+			/* As the datapath does: the slot's per-flow channel if any. */
+			d.channel = rule_engine_channel(eng, &a, u.pkt.key.family == FC_AF_INET6, idx);
 			d.out_port = a.out_port;
 			d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
 			d.flags = RULE_DEC_F_CACHED;
@@ -1125,7 +1126,7 @@ test_ct_clash(void **state)
 /* ------------------------------------------------------------------------ */
 
 #define PF_PARENT 5
-#define PF_BASE 100
+#define PF_BASE 100000 /* per-flow ids past 16 bits */
 #define PF_POOL 2
 
 /* A pool of PF_POOL per-flow ids for channel "pf" (PF_PARENT). */
@@ -1163,7 +1164,7 @@ pf_alloc(void *arg, uint16_t channel)
 }
 
 static int
-pf_free(void *arg, uint16_t id)
+pf_free(void *arg, uint32_t id)
 {
 	struct pf_pool *p = arg;
 
@@ -1186,6 +1187,9 @@ test_perflow_channels(void **state)
 	const struct fc_entry *fe, *re;
 	struct rule_upcall f1 = up4(17, "10.0.0.1", 1, "10.9.0.1", 53, 0, 0);
 	struct rule_upcall r1 = up4(17, "10.9.0.1", 53, "10.0.0.1", 1, 0, 0);
+	struct rule_upcall t1;
+	struct rule_flow_info fi;
+	uint32_t fidx, ridx;
 	bool slow;
 
 	(void)state;
@@ -1208,20 +1212,29 @@ test_perflow_channels(void **state)
 	d = decide(eng, f1, 1000);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.channel, PF_BASE);
-	fe = entry_of(eng, &f1.pkt.key, NULL);
-	re = entry_of(eng, &r1.pkt.key, NULL);
+	fe = entry_of(eng, &f1.pkt.key, &fidx);
+	re = entry_of(eng, &r1.pkt.key, &ridx);
 	assert_non_null(fe);
 	assert_non_null(re);
-	assert_int_equal(fe->act.channel, PF_BASE);
-	assert_int_equal(re->act.channel, PF_BASE);
+	/* The entries keep the parent; their slots name the ring. */
+	assert_int_equal(fe->act.channel, PF_PARENT);
+	assert_int_equal(re->act.channel, PF_PARENT);
+	assert_int_equal(rule_engine_channel(eng, &fe->act, 0, fidx), PF_BASE);
+	assert_int_equal(rule_engine_channel(eng, &re->act, 0, ridx), PF_BASE);
+	assert_int_equal(rule_engine_flow_lookup(eng, &f1.pkt.key, &fi), 0);
+	assert_int_equal(fi.channel, PF_BASE);
 	d = rx(eng, r1, 1000, &slow);
 	assert_int_equal(d.channel, PF_BASE);
 	d = rx(eng, f1, 1000, &slow);
 	assert_false(slow);
 	assert_int_equal(d.channel, PF_BASE);
 	/* A channel not marked per-flow is shared. */
-	d = decide(eng, tcp4("10.0.0.1", 2, "10.9.0.1", 80, TCP_SYN), 1000);
+	t1 = tcp4("10.0.0.1", 2, "10.9.0.1", 80, TCP_SYN);
+	d = decide(eng, t1, 1000);
 	assert_int_equal(d.channel, 6);
+	fe = entry_of(eng, &t1.pkt.key, &fidx);
+	assert_non_null(fe);
+	assert_int_equal(rule_engine_channel(eng, &fe->act, 0, fidx), 6);
 	/* Flow 2 takes the last ring; flow 3 finds the pool empty: the parent, counted. */
 	d = decide(eng, up4(17, "10.0.0.2", 1, "10.9.0.1", 53, 0, 0), 50000);
 	assert_int_equal(d.channel, PF_BASE + 1);
@@ -1235,6 +1248,16 @@ test_perflow_channels(void **state)
 	load(eng, "accept channel pf proto udp\naccept channel shared proto tcp\naccept\n");
 	d = rx(eng, up4(17, "10.0.0.2", 1, "10.9.0.1", 53, 0, 0), 50000, &slow);
 	assert_int_equal(d.channel, PF_BASE + 1);
+	/* A commit that names another channel moves the flow off its ring
+	 * (kept until the flow goes: returned with it). */
+	load(eng, "accept channel shared proto udp src 10.0.0.2\n"
+		  "accept channel pf proto udp\naccept channel shared proto tcp\naccept\n");
+	d = rx(eng, up4(17, "10.0.0.2", 1, "10.9.0.1", 53, 0, 0), 50000, &slow);
+	assert_int_equal(d.channel, 6);
+	d = rx(eng, up4(17, "10.0.0.2", 1, "10.9.0.1", 53, 0, 0), 50000, &slow);
+	assert_false(slow);
+	assert_int_equal(d.channel, 6);
+	assert_true(pool.used[1]);
 
 	/*
 	 * Flow 1 ages out (120 s after its reply), flow 2 too (unreplied, 30 s):
