@@ -606,6 +606,13 @@ fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uin
 	return found;
 }
 
+/* Is victim @p a a better one than @p b (not established first, then idle longer)? */
+static inline bool
+victim_better(const struct fc_table_victim *a, const struct fc_table_victim *b)
+{
+	return (a->early && !b->early) || (a->early == b->early && a->idle > b->idle);
+}
+
 /*
  * Evict among the next evict_scan live entries from the rotating cursor:
  * the one idle the longest among those not established yet
@@ -613,37 +620,66 @@ fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uin
  * the longest (all entries are candidates, whatever their timeout: the
  * table is a cache, the slow path can rebuild any flow). A flood of new
  * flows, spoofed SYNs say, so evicts its own kind before established flows.
+ *
+ * One scan chooses the FC_TABLE_EVICT_BATCH best: a table full under a
+ * storm of new flows evicts once per insert, and scanning a thousand
+ * entries each time was most of a new flow's cost. The next evictions take
+ * the scan's next victims, best first, each only while it is as the scan
+ * saw it (live, not hit since, the same entry, established or not as it
+ * was); an insert of a
+ * not-established entry drops queued established victims (table_insert),
+ * so a flood still evicts its own kind first.
  */
 static int
 table_evict(struct fc_table *t, uint32_t now)
 {
-	uint32_t cur = t->evict_cursor, seen = 0, visited;
-	uint32_t best = FC_INDEX_NONE, best_idle = 0;
-	bool best_early = false;
+	uint32_t cur = t->evict_cursor, seen = 0, visited, n = 0;
+	struct fc_table_victim *v = t->victims;
 
+	while (t->victim_next < t->n_victims) {
+		const struct fc_table_victim *q = &t->victims[t->victim_next++];
+		const struct fc_entry *e = &t->entries[q->idx];
+
+		if (e->seq != 0 && __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
+			t->created[q->idx] == q->created &&
+			((e->act.flags & FC_ACT_F_EARLY) != 0) == (q->early != 0)) {
+			if (table_remove(t, q->idx, true) == 0)
+				wr_add64(&t->evictions, 1);
+			return 0;
+		}
+	}
 	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
 		const struct fc_entry *e = &t->entries[cur];
-		uint32_t i = cur, idle;
-		bool early;
+		struct fc_table_victim c;
+		uint32_t k;
 
+		c.idx = cur;
 		if (++cur == t->n_slots)
 			cur = 0;
 		if (e->seq == 0)
 			continue;
 		seen++;
-		idle = idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED));
-		early = (e->act.flags & FC_ACT_F_EARLY) != 0;
-		if (best == FC_INDEX_NONE || (early && !best_early) ||
-			(early == best_early && idle > best_idle)) {
-			best = i;
-			best_idle = idle;
-			best_early = early;
+		c.last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
+		c.idle = idle_time(now, c.last_seen);
+		c.early = (e->act.flags & FC_ACT_F_EARLY) != 0;
+		if (n == FC_TABLE_EVICT_BATCH && !victim_better(&c, &v[n - 1]))
+			continue;
+		/* Into the sorted list (best first), the last one out if it is full. */
+		k = n < FC_TABLE_EVICT_BATCH ? n++ : n - 1;
+		while (k > 0 && victim_better(&c, &v[k - 1])) {
+			v[k] = v[k - 1];
+			k--;
 		}
+		c.created = t->created[c.idx];
+		v[k] = c;
 	}
 	t->evict_cursor = cur;
-	if (best == FC_INDEX_NONE)
+	t->n_victims = n;
+	t->victim_next = 0;
+	if (n == 0)
 		return -ENOENT;
-	if (table_remove(t, best, true) == 0)
+	t->victim_next = 1;
+	if (table_remove(t, v[0].idx, true) == 0)
 		wr_add64(&t->evictions, 1);
 	return 0;
 }
@@ -688,6 +724,10 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 
 	e = &t->entries[pos];
 	RTE_ASSERT(e->seq == 0);
+	/* A not-established entry goes before queued established victims. */
+	if ((act->flags & FC_ACT_F_EARLY) && t->victim_next < t->n_victims &&
+		!t->victims[t->victim_next].early)
+		t->n_victims = t->victim_next;
 	e->act = *act;
 	e->last_seen = now;
 	e->packets = 0;

@@ -37,6 +37,21 @@ extern int fc_table_logtype;
 #define FC_TABLE_HEADROOM_DIV 64u
 /** Default entries examined by an eviction. */
 #define FC_TABLE_EVICT_SCAN_DEFAULT 1024u
+/**
+ * Victims one eviction scan chooses: the best goes at once, the others,
+ * best first, serve the next evictions while they are as the scan saw them
+ * (a full table under churn evicts once per insert: one scan for this many).
+ */
+#define FC_TABLE_EVICT_BATCH 16u
+
+/** A victim an eviction scan chose (struct fc_table::victims). */
+struct fc_table_victim {
+	uint32_t idx;
+	uint32_t last_seen; /**< as the scan saw them: changed, the entry is skipped */
+	uint32_t created;
+	uint32_t idle;      /**< at the scan */
+	uint8_t early;      /**< FC_ACT_F_EARLY at the scan */
+};
 /** Slots waiting for a grace period that make an insert try to reclaim. */
 #define FC_TABLE_DQ_TRIGGER 8u
 /** Most slots reclaimed in one go. */
@@ -106,6 +121,9 @@ struct fc_table {
 	uint32_t count;	       /**< live entries */
 	uint32_t evict_scan;   /**< live entries examined per eviction */
 	uint32_t evict_cursor; /**< next slot the eviction scan looks at */
+	uint32_t n_victims;    /**< victims the last scan chose ... */
+	uint32_t victim_next;  /**< ... and the next one to take */
+	struct fc_table_victim victims[FC_TABLE_EVICT_BATCH]; /**< best first */
 	uint32_t age_cursor;   /**< next slot aging looks at */
 	enum fc_full_policy full_policy;
 	fc_remove_cb remove_cb;

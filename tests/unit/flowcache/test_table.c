@@ -839,6 +839,50 @@ test_evict_prefers_early(void **state)
 	fc_table_free(t);
 }
 
+/*
+ * A storm of new flows through a full table: one scan chooses a batch of
+ * victims, the oldest first, and the next evictions take them in order; a
+ * queued victim hit since the scan is spared, and once the batch is used
+ * a new scan finds the next oldest (and queues those after it).
+ */
+static void
+test_evict_batch(void **state)
+{
+	enum { CAP = 64, MORE = 16 };
+	struct fc_table *t = new_table("evict_batch", FC_AF_INET4, CAP, FC_FULL_EVICT_IDLE, NULL);
+	int idx3;
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < CAP; i++)
+		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, i) >= 0); /* idle since i */
+	/* The first new flow: the oldest goes, the next ones are queued. */
+	assert_true(insert_v(t, FC_AF_INET4, 1000, 0, 0, 5000) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 0), -ENOENT);
+	/* Entry 3, queued, gets a packet: no longer a victim. */
+	idx3 = lookup_i(t, FC_AF_INET4, 3);
+	assert_true(idx3 >= 0);
+	fc_table_touch(t, (uint32_t)idx3, 64, 5001);
+	for (i = 1; i < MORE; i++)
+		assert_true(insert_v(t, FC_AF_INET4, 1000 + i, 0, 0, 5002) >= 0);
+	assert_int_equal(stats(t).evictions, MORE);
+	assert_int_equal(stats(t).occupancy, CAP);
+	assert_true(lookup_i(t, FC_AF_INET4, 3) >= 0);
+	/* 0..15 but 3 from the batch, then a new scan: the oldest left, 16. */
+	for (i = 0; i <= MORE; i++)
+		if (i != 3)
+			assert_int_equal(lookup_i(t, FC_AF_INET4, i), -ENOENT);
+	/* That scan's batch goes on: 17, then 18. */
+	assert_true(lookup_i(t, FC_AF_INET4, MORE + 1) >= 0);
+	assert_true(insert_v(t, FC_AF_INET4, 2000, 0, 0, 5003) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, MORE + 1), -ENOENT);
+	assert_true(lookup_i(t, FC_AF_INET4, MORE + 2) >= 0);
+	assert_true(insert_v(t, FC_AF_INET4, 2001, 0, 0, 5003) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, MORE + 2), -ENOENT);
+	assert_true(lookup_i(t, FC_AF_INET4, 3) >= 0);
+	fc_table_free(t);
+}
+
 static void
 test_full_evict(void **state)
 {
@@ -1348,6 +1392,7 @@ main(void)
 		cmocka_unit_test(test_full_refuse),
 		cmocka_unit_test(test_full_evict),
 		cmocka_unit_test(test_evict_prefers_early),
+		cmocka_unit_test(test_evict_batch),
 		cmocka_unit_test(test_evict_scan_bounded),
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_aging_bounded),
