@@ -42,8 +42,6 @@ pending_action(unsigned int a)
 	switch (a) {
 	case RULE_ACT_TCPMSS:
 		return "lowers an MSS option a SYN has; it adds none to a SYN without one (Linux does)";
-	case RULE_ACT_CT:
-		return "--helper and --zone are not acted on yet (--notrack is)";
 	case RULE_ACT_CLASSIFY:
 		return "gufc has no traffic control: the class is not used";
 	case RULE_ACT_SET:
@@ -62,10 +60,6 @@ pending_match(const struct rule_x *x)
 	case RULE_XM_CONNLIMIT:
 	case RULE_XM_CONNBYTES:
 		return "keeps no run-time state yet: it answers as right after loading";
-	case RULE_XM_STATISTIC:
-		return x->u.stat.mode == RULE_STAT_NTH
-			       ? "keeps no counter yet: it answers as right after loading"
-			       : NULL;
 	default:
 		return NULL;
 	}
@@ -86,11 +80,7 @@ warn_pending(const struct rule_set *s, FILE *warn)
 			for (uint32_t j = 0; j < c->n_rules; j++) {
 				const struct rule *r = &c->rules[j];
 
-				/* CT --notrack alone is carried out (conntrack skips the flow). */
-				bool ct_notrack_only = r->action == RULE_ACT_CT && r->tgt.given == 1;
-
-				if (pending_action(r->action) != NULL && !ct_notrack_only &&
-					n_act[r->action]++ == 0)
+				if (pending_action(r->action) != NULL && n_act[r->action]++ == 0)
 					first_act[r->action] = r->id;
 				for (unsigned int k = 0; k < r->n_xm; k++) {
 					const char *why = pending_match(&r->xm[k]);

@@ -177,7 +177,8 @@ insert_entry(struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
 		rc = fc_table_insert(t, &k->v4, sig, a, timeout, now);
 	}
 	if (rc >= 0) {
-		eng_ctr_reset(eng, ti, (uint32_t)rc);
+		/* A new entry counts from 0 for its rule; its marks come after. */
+		eng_side_drop(eng, ti, (uint32_t)rc);
 		eng_port_note(eng, fc_key_in_port(k));
 	}
 	return rc;
@@ -278,6 +279,12 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		uncached(eng, up, d);
 		return;
 	}
+	/* Marks are side records: room for both entries' before either goes in. */
+	if ((ef.ctmark != 0 || ef.mark[0] != 0 || ef.mark[1] != 0) &&
+		eng_side_reserve(eng, (unsigned int)ti, 2) < 0) {
+		insert_failed(eng, &ef, -ENOMEM, up, d);
+		return;
+	}
 	a0 = f->act[0];
 	a1 = f->act[1];
 	eng_set_extra_interest(&a0, ef.kept[RULE_DIR_ORIG]);
@@ -308,12 +315,12 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 		eng_link(eng, (unsigned int)ti, (uint32_t)idx, (uint32_t)ridx);
-		eng->ctmark[ti][ridx] = ef.ctmark;
-		eng->fmark[ti][ridx] = ef.mark[1];
+		/* Reserved above (deletions since only shrink to a table with room). */
+		(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)ridx, ef.mark[1],
+			ef.ctmark);
 		eng->st.replies++;
 	}
-	eng->ctmark[ti][idx] = ef.ctmark;
-	eng->fmark[ti][idx] = ef.mark[0];
+	(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)idx, ef.mark[0], ef.ctmark);
 	eng->st.flows++;
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
 }
@@ -338,7 +345,8 @@ entry_key(const struct rule_engine *eng, unsigned int ti, uint32_t idx, struct f
  */
 static int
 run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
-	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate)
+	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate,
+	unsigned int *drop)
 {
 	struct fc_table *t = eng->t[ti];
 	struct eng_flow ef;
@@ -374,6 +382,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 		eng_flow_delete(eng, ti, idx);
 		return f->reopen ? -EAGAIN : -ENOENT;
 	}
+
 	for (unsigned int d = 0; d < 2; d++) {
 		if (f->idx[d] == FC_INDEX_NONE)
 			continue;
@@ -393,6 +402,11 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	*a = f->act[dir];
 	*ctstate = f->ctstate;
+	/* A module dropped this packet (a helper's): the flow stays. */
+	if (f->drop != RULE_DROP_NONE) {
+		*drop = f->drop;
+		return -EPERM;
+	}
 	return 0;
 }
 
@@ -420,7 +434,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = {
-		.ctmark = eng->ctmark[ti][idx], .ct_expire = ct_expire_s(eng, ti, idx)};
+		.ctmark = eng_side_ctmark(eng, ti, idx), .ct_expire = ct_expire_s(eng, ti, idx)};
 	struct eng_pv pv;
 	unsigned int i;
 	uint32_t deps;
@@ -465,7 +479,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	const struct fc_entry *e = fc_table_entry(t, idx);
 	const struct fc_key *k = ek;
 	struct fc_action a;
-	unsigned int cs;
+	unsigned int cs, drop = RULE_DROP_NONE;
 	int rc;
 
 	if (e == NULL)
@@ -485,11 +499,11 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	/* A segment of a window-checked entry here is one the fast path could not vouch for. */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
 		(a.interest & FC_INTEREST_TCP_WIN)) {
-		rc = run_packet(eng, ti, idx, ek, up, &a, &cs);
+		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &drop);
 		if (rc == -EAGAIN)
 			return false;
-		if (rc == -EINVAL) {
-			dec_drop(d, RULE_DROP_ERROR);
+		if (rc == -EINVAL || rc == -EPERM) {
+			dec_drop(d, rc == -EPERM ? drop : RULE_DROP_ERROR);
 			uncached(eng, up, d);
 			return true;
 		}
