@@ -56,7 +56,6 @@ pending_match(const struct rule_x *x)
 {
 	switch (x->kind) {
 	case RULE_XM_HASHLIMIT:
-	case RULE_XM_RECENT:
 	case RULE_XM_CONNLIMIT:
 	case RULE_XM_CONNBYTES:
 		return "keeps no run-time state yet: it answers as right after loading";

@@ -10,8 +10,11 @@
  * flow whose walk reaches it is decided per packet (each of its packets
  * steps the counter, on the slow path); the walks that decide a cached
  * verdict again (revalidation) do not step it and take the answer right
- * after loading. Other stateful matches keep their answers right after
- * loading (rule_x_fresh()) and leave the decision per packet.
+ * after loading. "-m recent" lists (rule_recent_match(), one per name,
+ * kept across rule loads as netfilter keeps a list while a rule names it)
+ * change with each packet's walk that reaches them, and the flow is decided
+ * per packet likewise. Other stateful matches keep their answers right
+ * after loading (rule_x_fresh()) and leave the decision per packet.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,6 +42,7 @@ eng_meters_fini(struct rule_engine *eng)
 	rte_free(eng->view.meters);
 	free(eng->mkeys);
 	free(eng->nth);
+	rule_recent_free(eng->recent);
 }
 
 /*
@@ -127,16 +131,24 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 {
 	struct eng_pv *pv = arg;
 	const struct rule_x *x = &r->xm[xi];
-	int id;
+	int id, rc;
 	bool ok;
 
-	RTE_SET_USED(p);
 	if (x->kind == RULE_XM_STATISTIC && x->u.stat.mode == RULE_STAT_NTH &&
 		pv->mode == ENG_PV_TAKE) {
 		struct eng_nth *n = nth_get(pv->eng, r, xi);
 
 		pv->other = 1; /* every packet of the flow steps it: per packet */
 		return n != NULL ? rule_x_nth_step(x, &n->count) : -ENOTSUP;
+	}
+	if (x->kind == RULE_XM_RECENT && pv->mode == ENG_PV_TAKE) {
+		pv->other = 1; /* its list changes with every packet: per packet */
+		if (pv->eng->recent == NULL)
+			pv->eng->recent = rule_recent_new();
+		if (pv->eng->recent == NULL)
+			return -ENOTSUP;
+		rc = rule_recent_match(pv->eng->recent, x, p, rte_rdtsc(), rte_get_tsc_hz());
+		return rc >= 0 ? rc : -ENOTSUP;
 	}
 	if (x->kind != RULE_XM_LIMIT) {
 		pv->other = 1;

@@ -210,6 +210,51 @@ int rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned 
  */
 int rule_x_nth_step(const struct rule_x *x, uint32_t *count);
 
+/** Addresses one "-m recent" list holds (netfilter's ip_list_tot default). */
+#define RULE_RECENT_ENTRIES 100
+/** Hits remembered per address (netfilter's ip_pkt_list_tot default). */
+#define RULE_RECENT_STAMPS 20
+
+/** The lists of "-m recent" matches, one per --name (rule_recent_match()). */
+struct rule_recent;
+
+/**
+ * Empty lists.
+ * @return the lists, or NULL without memory.
+ * Context: any.
+ */
+struct rule_recent *rule_recent_new(void);
+
+/**
+ * Free lists made by rule_recent_new().
+ * @param rr  the lists, or NULL
+ * Context: any (the caller owns @p rr).
+ */
+void rule_recent_free(struct rule_recent *rr);
+
+/**
+ * One packet reaches "-m recent" match @p x, as netfilter's recent match
+ * decides and changes its list (made empty the first time its name is
+ * seen): the source address (--rdest: destination) under --mask, with
+ * --rttl also its TTL, is looked up; --set adds it (the least recently
+ * set or updated of RULE_RECENT_ENTRIES addresses gives way) or stamps it
+ * and matches; --remove deletes it and matches if it was there; --rcheck
+ * and --update match if it holds a stamp (--hitcount: that many) newer
+ * than --seconds; --update then stamps it; --reap also deletes the list's
+ * least recently stamped address if its newest stamp is older than
+ * --seconds. A list keeps the last RULE_RECENT_STAMPS stamps per address.
+ * @param rr   the lists
+ * @param x    the match (kind RULE_XM_RECENT)
+ * @param p    the packet (key, ttl)
+ * @param now  the time, in ticks, never decreasing between calls
+ * @param hz   ticks per second
+ * @return 1 (match) or 0, negation applied; -ENOMEM if a new list could
+ *   not be made.
+ * Context: any (the caller owns @p rr).
+ */
+int rule_recent_match(struct rule_recent *rr, const struct rule_x *x, const struct rule_pkt *p,
+	uint64_t now, uint64_t hz);
+
 /**
  * Look a packet up in an ipset: the fields @p ref names (source or
  * destination address, port) of @p p. Entries whose timeout passed

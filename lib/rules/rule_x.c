@@ -806,6 +806,15 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		if (x->u.stat.mode == RULE_STAT_NTH && x->u.stat.packet >= x->u.stat.every)
 			return "statistic --packet must be below --every";
 		break;
+	case RULE_XM_RECENT:
+		/* The kernel's checks (set, rcheck, update, remove are options 0-3). */
+		if ((x->given & B(6)) && x->u.recent.hitcount > RULE_RECENT_STAMPS)
+			return "recent --hitcount above 20 (the hits kept per address)";
+		if ((x->given & B(5)) && x->u.recent.seconds == 0)
+			return "recent --reap needs --seconds";
+		if ((x->given & (B(0) | B(3))) && (x->given & (B(4) | B(5) | B(6) | B(7))))
+			return "recent --seconds, --reap, --hitcount and --rttl go with --rcheck or --update";
+		break;
 	case RULE_XM_TIME:
 		if (x->given == 0)
 			return "time needs an option";

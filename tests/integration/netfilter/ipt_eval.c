@@ -619,7 +619,10 @@ route_port(const struct fc_key *k)
  * "-m statistic --mode nth" as netfilter counts: one counter per rule and
  * match, from the file's loading on, stepped by every packet that reaches
  * it (the oracle loads the file once per packet list, and so does this).
- * The other stateful matches take their answers right after loading.
+ * "-m recent" lists as netfilter keeps them (rule_recent_match()), the
+ * packets taken to come 1 ms apart (the oracle's replay is about as fast:
+ * rule files use --seconds far above the list's length). The other
+ * stateful matches take their answers right after loading.
  */
 struct nth_ctr {
 	uint32_t rule_id;
@@ -629,6 +632,8 @@ struct nth_ctr {
 
 static struct nth_ctr nth_ctrs[256];
 static unsigned int n_nth;
+static struct rule_recent *recent;
+static uint64_t recent_now; /* ms: the packet's number */
 
 static int
 nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
@@ -637,7 +642,11 @@ nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pk
 	struct nth_ctr *c = NULL;
 
 	(void)arg;
-	(void)p;
+	if (x->kind == RULE_XM_RECENT) {
+		if (recent == NULL && (recent = rule_recent_new()) == NULL)
+			return -ENOMEM;
+		return rule_recent_match(recent, x, p, recent_now, 1000);
+	}
 	if (x->kind != RULE_XM_STATISTIC || x->u.stat.mode != RULE_STAT_NTH)
 		return -ENOTSUP;
 	for (unsigned int i = 0; i < n_nth && c == NULL; i++)
@@ -664,6 +673,7 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 	bool from_fw;
 	int rc = 0;
 
+	recent_now = p->n;
 	key_build(p, &k);
 	from_fw = fc_key_flags(&k) & FC_KEY_F_SRC_LOCAL;
 	pkt_context(p, &k, &pk);

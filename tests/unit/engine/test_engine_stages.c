@@ -449,6 +449,37 @@ test_nth(void **state)
 }
 
 /*
+ * -m recent: a flow whose walk reaches a list is decided per packet (the
+ * list changes with every packet that reaches it): b is accepted until a
+ * sets its source, then b's next packet (same flow) is dropped; a reload
+ * keeps the lists, as netfilter keeps a list while a rule names it.
+ */
+static void
+test_recent(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall b = up4(17, "10.0.0.1", 1001, "10.0.0.2", 54, 0, 0);
+	const char *text = "drop proto udp dport 54 recent_rcheck recent_seconds 600 recent_name S\n"
+			   "accept proto udp dport 53 recent_set recent_name S\n";
+	const struct fc_entry *e;
+
+	(void)state;
+	load(eng, text);
+	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, b, 2).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &b.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, b, 4).verdict, FC_VERDICT_DROP);
+	load(eng, text);
+	settle_all(eng, 5);
+	assert_int_equal(rx(eng, b, 6).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
+/*
  * -m limit: a flow whose verdict one meter decides is cached with it; the
  * fast path takes the tokens and gets the other verdict once the bucket is
  * empty, without an upcall. The meter is the rule's: another flow's first
@@ -640,6 +671,7 @@ main(void)
 		cmocka_unit_test(test_marks_kept),
 		cmocka_unit_test(test_marks_many),
 		cmocka_unit_test(test_nth),
+		cmocka_unit_test(test_recent),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),
