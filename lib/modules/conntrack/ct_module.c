@@ -245,6 +245,14 @@ ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
 	if (r == NULL || r->state == MOD_CT_S_NONE)
 		return timeout;
 	l = line_of(ct, mod_ct_entry_id(a));
+	/* The common case, cheaply: an assured ESTABLISHED connection whose
+	 * state and retransmission count the fast path left alone keeps its
+	 * timeout (no cap there depends on the windows). */
+	if (r->state == MOD_CT_S_ESTABLISHED && (r->flags & MOD_CT_C_ASSURED) &&
+		__atomic_load_n(&l->fp_retrans, __ATOMIC_RELAXED) == r->tcp.retrans &&
+		(!__atomic_load_n(&l->st_ok, __ATOMIC_RELAXED) ||
+			__atomic_load_n(&l->fp_state, __ATOMIC_RELAXED) == r->state))
+		return timeout;
 	c = *r;
 	mod_ct_fast_fold(&c, l); /* nothing if the line is not armed */
 	return mod_ct_timeout(&ct->cfg, FC_AF_INET4, PROTO_TCP, &c);
