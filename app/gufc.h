@@ -623,6 +623,14 @@ bool gufc_slow_app_pending(struct gufc_app *app);
 /** At shutdown: fragments still waiting, and app channels nobody drains, counted as drops. */
 void gufc_slow_flush(struct gufc_app *app, struct gufc_lcore *lc);
 
+/**
+ * The neighbour module's unreach_fn (@p arg the app): a packet whose next
+ * hop did not answer gets its ICMP host unreachable (dp_l3_held_failed())
+ * from the slow path context running the module's step; @p m is freed.
+ * Context: the lcore running gufc_slow_poll().
+ */
+void gufc_slow_neigh_unreach(void *arg, struct rte_mbuf *m);
+
 /* The control layer (control ring, channels, collectors) is gufc_ctl.h's. */
 
 /**

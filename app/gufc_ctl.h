@@ -436,6 +436,29 @@ int gufc_router_routes(struct gufc_app *app);
 /** A datapath context's ICMP budget, and in router mode its router fields. */
 void gufc_router_dp(const struct gufc_app *app, struct dp_ctx *c);
 
+/** gufc_ctl_mode()'s request (rules lcore). */
+struct gufc_mode_arg {
+	enum gufc_mode mode;
+	unsigned int flushed;
+};
+
+/**
+ * Switch between bridge and router mode at run time ("set mode"): in
+ * router mode the neighbour module (made on the first switch) answers and
+ * resolves, the route module takes adjacencies, the datapath rewrites;
+ * then every cached flow is flushed so that the next packets set them up
+ * in the new mode (connections' conntrack state goes with them, as after
+ * "flush flows"). Packets waiting for a next hop are dropped when leaving
+ * router mode (neigh_failed).
+ * @param app      the application
+ * @param mode     the new mode (the current one: nothing happens)
+ * @param flushed  receives the number of flows flushed
+ * @return 0, -ENOMEM (neighbour table or "local" channel), or an error of
+ *   gufc_ctl_call(); on error the mode is unchanged.
+ * Context: main lcore (the shell).
+ */
+int gufc_ctl_mode(struct gufc_app *app, enum gufc_mode mode, unsigned int *flushed);
+
 /** Free the neighbour module. Context: main lcore, after rule_engine_free(). */
 void gufc_router_fini(struct gufc_app *app);
 

@@ -334,16 +334,16 @@ engine_init(struct gufc_app *app)
 	memset(&rp, 0, sizeof(rp));
 	rp.name = "gufc";
 	rp.socket_id = (int)rte_socket_id();
-	if (app->neigh != NULL) {
-		rp.adj_get_fn = gufc_router_adj_get;
-		rp.adj_put_fn = gufc_router_adj_put;
-		rp.adj_arg = app;
-	}
+	/* Always able to take adjacencies: "set mode" may turn router mode on. */
+	rp.adj_get_fn = gufc_router_adj_get;
+	rp.adj_put_fn = gufc_router_adj_put;
+	rp.adj_arg = app;
 	app->route = mod_route_module_create(app->eng, &rp);
 	if (app->route == NULL) {
 		GUFC_LOG(ERR, "routes: %s", rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	(void)mod_route_router_set(app->route, app->cfg.set.mode == GUFC_MODE_ROUTER);
 	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
 	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
 	app->nat = mod_nat_module_table(app->natm);

@@ -239,6 +239,7 @@ neigh_create(struct gufc_app *app)
 	np.pool = app->pool;
 	np.send_fn = neigh_send;
 	np.send_arg = app;
+	np.unreach_fn = gufc_slow_neigh_unreach;
 	np.eng = app->eng;
 	np.socket_id = (int)rte_socket_id();
 	app->neigh = mod_neigh_create(&np);
@@ -261,7 +262,16 @@ neigh_create(struct gufc_app *app)
 			return rc;
 		}
 	}
-	/* Accepted local traffic nothing answers: the "local" channel (discard by default). */
+	return 0;
+}
+
+/* Accepted local traffic nothing answers: the "local" channel (discard by default). */
+static int
+local_chan_create(struct gufc_app *app)
+{
+	const struct gufc_settings *s = &app->cfg.set;
+	int rc;
+
 	rc = chan_lookup(app->chans, GUFC_LOCAL_CHAN);
 	if (rc < 0) {
 		struct chan_params cp = { .name = GUFC_LOCAL_CHAN, .kind = CHAN_CONS_DISCARD,
@@ -280,6 +290,8 @@ neigh_create(struct gufc_app *app)
 int
 gufc_router_init(struct gufc_app *app)
 {
+	int rc;
+
 	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 		const struct gufc_port_cfg *pc = &app->cfg.port[p];
 		uint16_t mtu = 0;
@@ -298,7 +310,6 @@ gufc_router_init(struct gufc_app *app)
 		app->ports[p].mtu = mtu;
 		for (unsigned int i = 0; i < pc->n_addr; i++) {
 			struct lex_prefix h;
-			int rc;
 
 			if (pc->addr[i].family == LEX_AF_INET6 && mtu < 1280) {
 				GUFC_LOG(ERR, "port %u: IPv6 needs an MTU of 1280 at least (%u)", p, mtu);
@@ -314,7 +325,8 @@ gufc_router_init(struct gufc_app *app)
 	}
 	if (app->cfg.set.mode != GUFC_MODE_ROUTER)
 		return 0;
-	return neigh_create(app);
+	rc = neigh_create(app);
+	return rc != 0 ? rc : local_chan_create(app);
 }
 
 int
@@ -362,9 +374,71 @@ gufc_router_dp(const struct gufc_app *app, struct dp_ctx *c)
 	c->icmp.burst = rate / 20 > 0 ? rate / 20 : 1;
 	if (app->neigh == NULL)
 		return;
-	c->router = 1;
 	c->neigh = app->neigh;
 	c->local_chan = app->local_chan;
+	__atomic_store_n(&c->router, app->cfg.set.mode == GUFC_MODE_ROUTER, __ATOMIC_RELEASE);
+}
+
+/* Rules lcore: the switch itself (gufc_ctl_mode()). */
+static int
+mode_fn(struct gufc_app *app, void *arg)
+{
+	struct gufc_mode_arg *ma = arg;
+	bool on = ma->mode == GUFC_MODE_ROUTER;
+	int rc;
+
+	if (app->cfg.set.mode == ma->mode)
+		return 0;
+	if (on && app->neigh == NULL) {
+		rc = neigh_create(app);
+		if (rc != 0) {
+			mod_neigh_free(app->neigh);
+			app->neigh = NULL;
+			return rc;
+		}
+	} else if (on) {
+		/* Back to router mode: the ports announce themselves again. */
+		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++)
+			if (app->ports[p].used)
+				(void)mod_neigh_port_set(app->neigh, p, app->ports[p].mac.addr_bytes,
+					app->ports[p].mtu);
+	}
+	rc = mod_route_router_set(app->route, on);
+	if (rc != 0)
+		return rc;
+	app->cfg.set.mode = ma->mode;
+	/* The neighbour pointer first, the flag after it (release): RX lcores read them per burst. */
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		if (app->lc[i] != NULL) {
+			gufc_router_dp(app, &app->lc[i]->rx_dp);
+			gufc_router_dp(app, &app->lc[i]->slow_dp);
+		}
+	/* Packets that waited for a next hop go (neigh_failed); cached flows set up again. */
+	if (!on)
+		mod_neigh_flush(app->neigh);
+	ma->flushed = rule_engine_flush(app->eng);
+	return 0;
+}
+
+int
+gufc_ctl_mode(struct gufc_app *app, enum gufc_mode mode, unsigned int *flushed)
+{
+	struct gufc_mode_arg ma = { .mode = mode };
+	bool made = false;
+	int rc;
+
+	*flushed = 0;
+	if (mode == GUFC_MODE_ROUTER && app->neigh == NULL) {
+		made = chan_lookup(app->chans, GUFC_LOCAL_CHAN) < 0;
+		rc = local_chan_create(app);
+		if (rc != 0)
+			return rc;
+	}
+	rc = gufc_ctl_call(app, mode_fn, &ma);
+	if (rc != 0 && made) /* nothing half-applied */
+		(void)chan_delete(app->chans, app->local_chan);
+	*flushed = ma.flushed;
+	return rc;
 }
 
 void

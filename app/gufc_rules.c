@@ -72,10 +72,6 @@ pending_match(const struct rule_x *x)
 	case RULE_XM_CONNLIMIT:
 	case RULE_XM_CONNBYTES:
 		return "keeps no run-time state yet: it answers as right after loading";
-	case RULE_XM_STATISTIC:
-		return x->u.stat.mode == RULE_STAT_NTH
-			       ? "keeps no counter yet: it answers as right after loading"
-			       : NULL;
 	default:
 		return NULL;
 	}

@@ -99,6 +99,7 @@ static const struct sh_cmd sh_cmds[] = {
 	{ "port", sh_cmd_port,
 		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24\n"
 		"                                     (a new name reaches rules' -i/-o at the next commit)" },
+	{ "set", sh_cmd_set, "set mode bridge|router                switch mode (cached flows are flushed)" },
 	{ "flush", sh_cmd_flush, "flush flows                          remove every cached flow" },
 	{ "log", sh_cmd_log, "log level TYPE LEVEL                 TYPE: gufc.app, gufc.*, ...; LEVEL: debug..emerg" },
 	{ "echo", sh_cmd_echo, "echo TEXT" },
@@ -308,6 +309,7 @@ SH_TOK(t_addel, w1, "add#del");
 SH_TOK(t_route, w0, "route");
 SH_TOK(t_port, w0, "port");
 SH_TOK(t_flush, w0, "flush");
+SH_TOK(t_set, w0, "set");
 SH_TOK(t_flows, w1, "flows");
 SH_TOK(t_log, w0, "log");
 SH_TOK(t_level, w1, "level");
@@ -344,6 +346,7 @@ SH_INST(i_route, SH_W0 | SH_W1 | SH_REST,
 	(void *)&t_route, (void *)&t_addel, (void *)&t_rest);
 SH_INST(i_port, SH_W0 | SH_REST, "port N [name NAME] [address [add|del] PREFIX...] [mtu M]",
 	(void *)&t_port, (void *)&t_rest);
+SH_INST(i_set, SH_W0 | SH_REST, "set mode bridge|router", (void *)&t_set, (void *)&t_rest);
 SH_INST(i_flush, SH_W0 | SH_W1, "flush flows: remove every cached flow", (void *)&t_flush,
 	(void *)&t_flows);
 SH_INST(i_log, SH_W0 | SH_W1 | SH_REST, "log level TYPE LEVEL", (void *)&t_log,
@@ -361,7 +364,7 @@ static cmdline_parse_inst_t i_any = {
 
 static cmdline_parse_ctx_t sh_ctx_list[] = {
 	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route, &i_port,
-	&i_flush, &i_log, &i_echo, &i_help, &i_quit, &i_any, NULL,
+	&i_set, &i_flush, &i_log, &i_echo, &i_help, &i_quit, &i_any, NULL,
 };
 
 /* ------------------------------------------------------------------------ */

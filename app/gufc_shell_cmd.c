@@ -226,10 +226,83 @@ rule_replace(struct sh_ctx *c)
 	return 0;
 }
 
+/** carry_fn()'s work: a copy of the working set, the family whose counts it keeps. */
+struct carry_arg {
+	struct rule_set *s;
+	unsigned int family;
+};
+
+/*
+ * On the rules lcore: the rules of a->family in a->s (a copy of the
+ * working set) get what they counted so far into their own counters (an
+ * import's [pkts:bytes]), so that the commit of a set that numbers the
+ * rules anew, which starts every run-time counter over, leaves that
+ * family's counts as they were. Only where the working set's rule ids are
+ * the committed set's (it descends from it); packets counted between this
+ * and the commit are not carried.
+ */
+static int
+carry_fn(struct gufc_app *app, void *arg)
+{
+	struct carry_arg *a = arg;
+	const struct rule_log *cl = rule_set_log(rule_engine_rules(app->eng));
+	const struct rule_log *wl = rule_set_log(a->s);
+	struct rule_counters_snap *snap;
+	int rc = 0;
+
+	if (cl == NULL || wl == NULL || cl->token != wl->token)
+		return 0;
+	snap = rule_engine_counters_snap(app->eng);
+	if (snap == NULL)
+		return -ENOMEM;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT && rc == 0; t++)
+		for (unsigned int ch = 0; ch < rule_set_chain_count(a->s, t) && rc == 0; ch++) {
+			const struct rule_chain *chain = rule_set_chain_at(a->s, t, ch);
+
+			for (uint32_t i = 0; i < chain->n_rules && rc == 0; i++) {
+				struct rule r = chain->rules[i];
+				uint64_t p = 0, b = 0;
+
+				if (r.family != a->family ||
+					rule_counters_snap_get(snap, r.id, &p, &b) != 0 ||
+					(p == 0 && b == 0))
+					continue;
+				r.pkts += p;
+				r.bytes += b;
+				rc = rule_set_rule_replace(a->s, r.id, &r);
+			}
+		}
+	rule_counters_snap_free(snap);
+	return rc;
+}
+
+/* The other family's part of the working set @p cur, with its counts (carry_fn()). */
+static struct rule_set *
+family_part(struct sh_ctx *c, const struct rule_set *cur, unsigned int other)
+{
+	struct carry_arg a = {.s = rule_set_clone(cur), .family = other};
+	struct rule_set *part;
+	int rc;
+
+	if (a.s == NULL)
+		return NULL;
+	rc = gufc_ctl_call(c->app, carry_fn, &a);
+	if (rc != 0) {
+		rule_set_free(a.s);
+		errno = -rc;
+		return NULL;
+	}
+	part = rule_set_family(a.s, other);
+	rc = errno;
+	rule_set_free(a.s);
+	errno = rc;
+	return part;
+}
+
 /*
  * iptables/ip6tables FILE: FILE's rules and policies for its family, the
- * other family's as the working set has them (as iptables-restore leaves
- * ip6tables alone on a Linux host).
+ * other family's as the working set has them, with their counters (as
+ * iptables-restore leaves ip6tables alone on a Linux host).
  */
 static int
 rule_load_family(struct sh_ctx *c, unsigned int family, struct rule_set **out)
@@ -253,7 +326,7 @@ rule_load_family(struct sh_ctx *c, unsigned int family, struct rule_set **out)
 		rule_set_free(s);
 		return rc;
 	}
-	part = rule_set_family(cur, other);
+	part = family_part(c, cur, other);
 	if (part == NULL) {
 		rc = -errno;
 		rule_set_free(s);

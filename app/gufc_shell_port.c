@@ -145,3 +145,39 @@ sh_cmd_port(struct sh_ctx *c)
 	fprintf(c->out, "\n");
 	return 0;
 }
+
+/*
+ * "set KEY VALUE": the settings of the config's "set" lines. Only "mode"
+ * changes at run time (bridge <-> router, cached flows flushed); the others
+ * are start-time and say so.
+ */
+int
+sh_cmd_set(struct sh_ctx *c)
+{
+	const struct sh_line *l = c->l;
+	struct gufc_settings s = c->app->cfg.set;
+	const char *why = NULL;
+	unsigned int flushed;
+	int rc;
+
+	if (l->n != 3)
+		return sh_err(c, -EINVAL, l->n > 3 ? l->tok[3] : l->tok[l->n - 1],
+			"usage: set KEY VALUE");
+	rc = gufc_setting_set(&s, l->tok[1], l->tok[2], false, &why);
+	if (rc == -ENOENT)
+		return sh_err(c, rc, l->tok[1], "no such setting");
+	if (rc != 0)
+		return sh_err(c, rc, l->tok[2], "%s", why != NULL ? why : "bad value");
+	if (strcmp(l->tok[1], "mode") != 0)
+		return sh_err(c, -EPERM, l->tok[1],
+			"set at start only (the config's 'set' line or --set); 'mode' changes at run time");
+	if (s.mode == c->app->cfg.set.mode) {
+		fprintf(c->out, "mode %s already\n", l->tok[2]);
+		return 0;
+	}
+	rc = gufc_ctl_mode(c->app, (enum gufc_mode)s.mode, &flushed);
+	if (rc != 0)
+		return sh_err(c, rc, l->tok[2], "%s", strerror(-rc));
+	fprintf(c->out, "mode %s: %u flows flushed\n", l->tok[2], flushed);
+	return 0;
+}

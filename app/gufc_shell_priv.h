@@ -73,6 +73,7 @@ int sh_cmd_route(struct sh_ctx *c);
 int sh_working_set(struct sh_ctx *c, struct rule_set **s);
 /* gufc_shell_port.c */
 int sh_cmd_port(struct sh_ctx *c);
+int sh_cmd_set(struct sh_ctx *c);
 int sh_cmd_flush(struct sh_ctx *c);
 int sh_cmd_log(struct sh_ctx *c);
 /** Uncommitted edits (NULL: none). */

@@ -39,6 +39,7 @@ show_stats(struct sh_ctx *c)
 	FILE *f = c->out;
 
 	gufc_stats_sum(c->app, &t);
+	fprintf(f, "%-20s %s\n", "mode", gufc_mode_name(c->app));
 	fprintf(f, "%-20s %" PRIu64 " (%" PRIu64 " bytes)\n", "rx", s->rx, s->rx_bytes);
 	fprintf(f, "%-20s %" PRIu64 "\n", "delivered", t.delivered);
 	fprintf(f, "%-20s %" PRIu64 "\n", "drops", t.drops_total);

@@ -60,6 +60,8 @@ struct gufc_slow {
 	struct rte_ip_frag_death_row dr;
 	uint64_t next_expire_tsc;
 	uint64_t next_step_tsc;
+	struct gufc_lcore *step_lc; /**< running the neighbour module's step (unreach_fn) */
+	uint32_t step_now;
 };
 
 int
@@ -263,7 +265,12 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 		s->next_step_tsc = tsc + app->hz / 1000;
 		rule_engine_step(app->eng, now, STEP_BUDGET);
 		/* Router mode: neighbours' retries, probes, aging, announcements. */
-		mod_neigh_step(app->neigh, now, STEP_BUDGET);
+		if (app->cfg.set.mode == GUFC_MODE_ROUTER) {
+			s->step_lc = lc;
+			s->step_now = now;
+			mod_neigh_step(app->neigh, now, STEP_BUDGET);
+			s->step_lc = NULL;
+		}
 	}
 	gufc_offload_poll(app, now); /* heavy hitters to hardware, about every ms */
 	gufc_ctl_cls_request(app, tsc);
@@ -342,4 +349,17 @@ gufc_chan_flow_free(void *arg, uint16_t id)
 	struct gufc_app *app = arg;
 
 	return chan_flow_free(app->chans, id);
+}
+
+void
+gufc_slow_neigh_unreach(void *arg, struct rte_mbuf *m)
+{
+	struct gufc_app *app = arg;
+	struct gufc_slow *s = app->slow;
+
+	if (s == NULL || s->step_lc == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	dp_l3_held_failed(&s->step_lc->slow_dp, m, s->step_now);
 }

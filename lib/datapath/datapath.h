@@ -120,7 +120,8 @@ struct rte_ring;
 	X(FRAGMENT, "fragment", "IP fragment (fragments drop)") \
 	X(UPCALL_FULL, "upcall_full", "upcall ring to the rules lcore full") \
 	X(PENDING_FULL, "pending_full", "no room to wait for its connection's upcall") \
-	X(NO_ROUTE, "no_route", "router mode: no route, or no neighbour entry, to the destination") \
+	X(NO_ROUTE, "no_route", "router mode: no route, or no neighbour entry, to the destination (ICMP unreachable sent)") \
+	X(NOT_FORWARDED, "not_forwarded", "router mode: multicast, broadcast or IPv6 link-local destination (not forwarded)") \
 	X(TTL_EXCEEDED, "ttl_exceeded", "router mode: TTL or hop limit expired (ICMP time exceeded sent)") \
 	X(FRAG_NEEDED, "frag_needed", "router mode: over the egress MTU, DF set or IPv6 (ICMP sent)") \
 	X(L3_ERROR, "l3_error", "router mode: headers beyond the first segment, or fragmenting failed")
@@ -583,6 +584,20 @@ unsigned int dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m
  */
 unsigned int dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n,
 	uint32_t now);
+
+/**
+ * Router mode: a packet that waited for a next hop that did not answer
+ * (the neighbour module's unreach_fn): an ICMP host unreachable (ICMPv6
+ * address unreachable) goes back to its source out of its input port
+ * (@c m->port), within the ICMP budget, unless the source is one of the
+ * router's local addresses (a packet gufc made, or one SNAT or masquerade
+ * translated: no error is sent for those). Frees @p m.
+ * @param c    the slow path's context (its ICMP budget)
+ * @param m    the packet
+ * @param now  milliseconds (the budget's clock)
+ * Context: the lcore that runs the neighbour module's step.
+ */
+void dp_l3_held_failed(struct dp_ctx *c, struct rte_mbuf *m, uint32_t now);
 
 /**
  * Deliver packets grouped by destination: one chan_enqueue_burst() per

@@ -123,6 +123,66 @@ icmp_error(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struc
 	c->st.icmp_errors++;
 }
 
+/* A destination a router never forwards: multicast, broadcast, IPv6 link-local. */
+static bool
+not_forwarded(const struct rte_mbuf *m, const struct fc_pkt *p)
+{
+	const uint8_t *d;
+
+	if (p->key.family == FC_AF_INET4) {
+		d = rte_pktmbuf_mtod_offset(m, const uint8_t *, p->l3_off + 16);
+		return (d[0] & 0xf0) == 0xe0 || (d[0] == 0xff && d[1] == 0xff && d[2] == 0xff &&
+			d[3] == 0xff);
+	}
+	d = rte_pktmbuf_mtod_offset(m, const uint8_t *, p->l3_off + 24);
+	return d[0] == 0xff || (d[0] == 0xfe && (d[1] & 0xc0) == 0x80);
+}
+
+void
+dp_l3_no_route(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
+	uint16_t out_port, uint16_t in_port)
+{
+	bool v4 = p->key.family == FC_AF_INET4;
+
+	if ((uint32_t)p->l3_off + dp_l3_hdr_min(p) > rte_pktmbuf_data_len(m)) {
+		l3_drop(c, b, m, DP_DROP_NO_ROUTE);
+		return;
+	}
+	if (not_forwarded(m, p)) {
+		l3_drop(c, b, m, DP_DROP_NOT_FORWARDED);
+		return;
+	}
+	if (out_port == RULE_PORT_PAIRED)
+		icmp_error(c, b, m, p, in_port, v4 ? REPLY_ICMP_UNREACH : REPLY_ICMP6_UNREACH,
+			v4 ? REPLY_ICMP_UNREACH_NET : REPLY_ICMP6_UNREACH_NOROUTE, 0);
+	else
+		icmp_error(c, b, m, p, in_port, v4 ? REPLY_ICMP_UNREACH : REPLY_ICMP6_UNREACH,
+			v4 ? REPLY_ICMP_UNREACH_HOST : REPLY_ICMP6_UNREACH_ADDR, 0);
+	l3_drop(c, b, m, DP_DROP_NO_ROUTE);
+}
+
+void
+dp_l3_held_failed(struct dp_ctx *c, struct rte_mbuf *m, uint32_t now)
+{
+	struct dp_burst b;
+	struct fc_pkt p;
+
+	b.no = b.nu = b.nd = 0;
+	b.now = now;
+	b.in_port = m->port;
+	if (c->router && fc_parse_mbuf(m, &p) == FC_PARSE_OK &&
+		(uint32_t)p.l3_off + dp_l3_hdr_min(&p) <= rte_pktmbuf_data_len(m) &&
+		!fc_locals_match(c->locals, p.key.family, pkt_src(m, &p))) {
+		bool v4 = p.key.family == FC_AF_INET4;
+
+		icmp_error(c, &b, m, &p, m->port, v4 ? REPLY_ICMP_UNREACH : REPLY_ICMP6_UNREACH,
+			v4 ? REPLY_ICMP_UNREACH_HOST : REPLY_ICMP6_UNREACH_ADDR, 0);
+	}
+	rte_pktmbuf_free(m);
+	if (b.no != 0)
+		dp_deliver_burst(c, b.out, b.dest, b.no);
+}
+
 /* REJECT --reject-with: the ICMP type and code of each kind, of its family. */
 static const struct {
 	uint8_t family; /**< FC_AF_*; 0: either (tcp-reset) */
@@ -329,7 +389,7 @@ dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struc
 		return;
 	}
 	if (d->adj == 0 || !mod_neigh_adj_read(c->neigh, d->adj, &adj)) {
-		l3_drop(c, b, m, DP_DROP_NO_ROUTE);
+		dp_l3_no_route(c, b, m, p, d->out_port, in_port);
 		return;
 	}
 	if ((uint32_t)p->l3_off + dp_l3_hdr_min(p) > rte_pktmbuf_data_len(m) &&

@@ -182,6 +182,19 @@ void dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const 
 	const struct rule_decision *d, uint16_t in_port);
 
 /**
+ * Router mode: a packet with nowhere to go (no adjacency: @p out_port is
+ * RULE_PORT_PAIRED when no route holds its destination). Multicast,
+ * broadcast and IPv6 link-local destinations are dropped silently
+ * (not_forwarded), as a router does not forward them; the others get an
+ * ICMP destination unreachable (no route: net unreachable / ICMPv6 no
+ * route; a route but no neighbour entry: host / address unreachable) from
+ * the input port's address, within the ICMP budget, and count no_route.
+ * The packet is freed with the burst.
+ */
+void dp_l3_no_route(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m,
+	const struct fc_pkt *p, uint16_t out_port, uint16_t in_port);
+
+/**
  * Answer a packet a REJECT rule dropped (either mode): the ICMP/ICMPv6
  * error or TCP reset of kind @p with (enum rule_reject), written by
  * lib/reply as Linux writes it, out of the input port's TX channel; ICMP

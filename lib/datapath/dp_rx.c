@@ -354,7 +354,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			}
 			if (unlikely(way == DP_L3_NO_ROUTE)) {
 				fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
-				dp_drop(b, &st->drops[DP_DROP_NO_ROUTE], mb);
+				dp_l3_no_route(c, b, mb, pkt, a->out_port, b->in_port);
 				continue;
 			}
 		}

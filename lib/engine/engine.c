@@ -56,15 +56,20 @@ eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint
 }
 
 void
-eng_ctr_fold(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e)
+eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const struct fc_action *a)
 {
-	struct eng_cred *c = &eng->cred[ti][idx];
+	uint32_t was = eng_ctr_live(eng, &e->act) ? e->act.rule_id : RULE_ID_NONE;
+	uint32_t will = a != NULL && eng_ctr_live(eng, a) ? a->rule_id : RULE_ID_NONE;
 	uint64_t p, b;
 
-	eng_ctr_delta(eng, ti, idx, e, &p, &b);
-	eng_rule_count(eng, e->act.rule_id, p, b);
-	c->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
-	c->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	if (was == will)
+		return;
+	p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+	b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	if (was != RULE_ID_NONE)
+		eng_rule_count(eng, was, p, b);
+	if (will != RULE_ID_NONE)
+		eng_rule_count(eng, will, 0 - p, 0 - b);
 }
 
 uint16_t
@@ -133,18 +138,27 @@ eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_
 	struct fc_action a;
 	struct fc_key k;
 
-	if (eng->ctmark[ti][idx] == ctmark)
+	if (eng_side_ctmark(eng, ti, idx) == ctmark)
 		return;
-	eng->ctmark[ti][idx] = ctmark;
+	/* Without memory for the record the connection keeps its old mark. */
+	if (eng_side_marks_set(eng, ti, idx, eng_side_fmark(eng, ti, idx), ctmark) < 0) {
+		ENG_LOG(DEBUG, "%s: no memory for a connection mark", eng->name);
+		return;
+	}
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(eng->t[ti], peer) : NULL;
 	raw = pe != NULL ? fc_table_key(eng->t[ti], peer) : NULL;
 	if (raw == NULL || eng_peer(eng, ti, peer) != idx)
 		return;
-	eng->ctmark[ti][peer] = ctmark;
 	memset(&k, 0, sizeof(k));
 	k.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
 	memcpy(&k.v4, raw, fc_table_key_size(eng->t[ti]));
 	a = pe->act;
+	if (eng_side_marks_set(eng, ti, peer, eng_side_fmark(eng, ti, peer), ctmark) < 0) {
+		/* The peer cannot hold it: its packets are decided one by one. */
+		a.verdict = FC_VERDICT_SLOW;
+		eng_entry_set(eng, ti, peer, &a, eng_timeout(eng, ti, peer));
+		return;
+	}
 	/* One level: the peer's walk may set the mark once more; it is kept, not chased. */
 	if (eng_refilter(eng, ti, peer, &k, &a) < 0)
 		a.verdict = FC_VERDICT_SLOW;
@@ -156,7 +170,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	struct fc_action *a)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
-	struct eng_marks mk = {.ctmark = eng->ctmark[ti][idx]};
+	struct eng_marks mk = {.ctmark = eng_side_ctmark(eng, ti, idx)};
 	unsigned int d, cs = eng_entry_ctstate(eng, a);
 	uint32_t deps, pd;
 	struct eng_pv pv;
@@ -177,20 +191,24 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	pd = ENG_DEPS_PER_PACKET(deps);
 	/* One meter decided: the verdict while it conforms, the fast path asks it. */
 	if (eng_pv_one_meter(&pv, deps) && !(pd & ~RULE_DEP_METER) &&
-		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng->ctmark[ti][idx], pv.meter) >= 0)
+		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
+			pv.meter) >= 0)
 		pd = 0;
 	/* Per-packet fields: each packet on its own. */
 	if (pd != 0)
 		a->verdict = FC_VERDICT_SLOW;
-	eng->fmark[ti][idx] = mk.mark;
-	if (mk.ctmark != eng->ctmark[ti][idx]) {
+	if (mk.ctmark != eng_side_ctmark(eng, ti, idx)) {
 		uint32_t peer = eng_peer(eng, ti, idx);
 
 		/* Kept on both entries; a peer refiltering right now sees it too. */
-		eng->ctmark[ti][idx] = mk.ctmark;
-		if (peer != FC_INDEX_NONE)
-			eng->ctmark[ti][peer] = mk.ctmark;
+		if (peer != FC_INDEX_NONE && eng_side_marks_set(eng, ti, peer,
+			eng_side_fmark(eng, ti, peer), mk.ctmark) < 0)
+			return -ENOMEM;
 	}
+	/* Without memory for its marks the flow is not cached with them (the caller). */
+	rc = eng_side_marks_set(eng, ti, idx, mk.mark, mk.ctmark);
+	if (rc < 0)
+		return rc;
 	a->channel = eng_channel_keep(eng, a, ev[RULE_STAGE_FILTER].channel);
 	a->gen = eng->gen;
 	return 0;
@@ -211,8 +229,7 @@ eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const stru
 
 	if (e == NULL)
 		return;
-	if (e->act.rule_id != a->rule_id || !eng_ctr_live(eng, &e->act))
-		eng_ctr_fold(eng, ti, idx, e);
+	eng_ctr_switch(eng, e, a);
 	fc_table_update(t, idx, a, timeout);
 }
 
@@ -376,7 +393,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 			e->act.channel);
 	}
 
-	eng_ctr_fold(eng, ti, idx, e);
+	eng_ctr_switch(eng, e, NULL);
 	eng->st.removed++;
 	g.key = *k;
 	g.act = e->act;
@@ -393,6 +410,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 	for (unsigned int i = 0; i < eng->n_mods; i++)
 		if (eng->mods[i].m.on_remove != NULL)
 			eng->mods[i].m.on_remove(eng->mods[i].m.priv, &g);
+	eng_side_drop(eng, ti, idx);
 }
 
 static void
@@ -473,7 +491,6 @@ tables_create(struct rule_engine *eng)
 {
 	for (unsigned int ti = 0; ti < 2; ti++) {
 		struct fc_table_params tp = {0};
-		uint32_t n_slots;
 		char name[48];
 
 		tp.capacity = ti == 0 ? eng->p.capacity_v4 : eng->p.capacity_v6;
@@ -490,12 +507,6 @@ tables_create(struct rule_engine *eng)
 		eng->t[ti] = fc_table_create(&tp);
 		if (eng->t[ti] == NULL)
 			return -rte_errno;
-		n_slots = ((const struct fc_table_view *)(const void *)eng->t[ti])->n_slots;
-		eng->cred[ti] = calloc(n_slots, sizeof(*eng->cred[ti]));
-		eng->ctmark[ti] = calloc(n_slots, sizeof(*eng->ctmark[ti]));
-		eng->fmark[ti] = calloc(n_slots, sizeof(*eng->fmark[ti]));
-		if (eng->cred[ti] == NULL || eng->ctmark[ti] == NULL || eng->fmark[ti] == NULL)
-			return -ENOMEM;
 	}
 	return 0;
 }
@@ -580,11 +591,7 @@ rule_engine_free(struct rule_engine *eng)
 	free(eng->ret);
 	eng_commit_fini(eng);
 	free(eng->rctr);
-	for (unsigned int ti = 0; ti < 2; ti++) {
-		free(eng->cred[ti]);
-		free(eng->ctmark[ti]);
-		free(eng->fmark[ti]);
-	}
+	eng_side_fini(eng);
 	free(eng->chan_parent);
 	eng_meters_fini(eng);
 	rte_free(eng->qsv);

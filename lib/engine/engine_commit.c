@@ -497,6 +497,9 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 		memcpy(&k.v4, raw, fc_table_key_size(t));
 		if (!eng_entry_stale(eng, eng->pending, &e->act, &k)) {
 			/* Unaffected: only the generation moves (no seqlock write). */
+			a = e->act;
+			a.gen = eng->gen;
+			eng_ctr_switch(eng, e, &a); /* older rule ids: it counts from now on */
 			fc_table_set_gen(t, idx, eng->gen);
 			eng->st.refreshed++;
 			continue;

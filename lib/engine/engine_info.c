@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/engine: the rules engine's counters and introspection — engine
- * counters, per-rule packet/byte counters (the bank: what entries credited
- * when their rule changed or they went, packets decided without an entry,
- * connections nat rules translated; plus what live entries counted since
- * they last credited), the flow listing the shell and
+ * counters, per-rule packet/byte counters (the bank: what entries counted
+ * for a rule before they left it, less what they had counted before they
+ * joined it, packets decided without an entry, connections nat rules
+ * translated; plus the live entries' own counters), the flow listing the shell and
  * telemetry print, and the entry lookups modules use.
  */
 #include <errno.h>
@@ -66,7 +66,7 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 			if (e != NULL && e->act.rule_id == rule_id) {
 				uint64_t dp, db;
 
-				eng_ctr_delta(eng, ti, idx, e, &dp, &db);
+				eng_ctr_delta(eng, e, &dp, &db);
 				p += dp;
 				b += db;
 			}
@@ -135,7 +135,7 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 			slot = e->act.rule_id == RULE_ID_POLICY ? 0 : e->act.rule_id;
 			if (slot >= n)
 				continue;
-			eng_ctr_delta(eng, ti, idx, e, &dp, &db);
+			eng_ctr_delta(eng, e, &dp, &db);
 			s->c[slot].packets += dp;
 			s->c[slot].bytes += db;
 		}
@@ -185,8 +185,8 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->timeout = x->timeout;
 	info->created = fc_table_created(t, idx);
 	info->last_seen = e->last_seen;
-	info->ctmark = eng->ctmark[ti][idx];
-	info->mark = eng->fmark[ti][idx];
+	info->ctmark = eng_side_ctmark(eng, ti, idx);
+	info->mark = eng_side_fmark(eng, ti, idx);
 	info->packets = e->packets;
 	info->bytes = e->bytes;
 	return true;

@@ -5,10 +5,16 @@
  * time a walk reaches the match, and the stateful-match provider the
  * engine's walks use: a packet's walk takes tokens; the walks that decide a
  * cached verdict ask "conforming" and "exceeded" instead and note which
- * meter they reached. Other stateful matches keep their answers right
- * after loading (rule_x_fresh()) and leave the decision per packet.
+ * meter they reached. "-m statistic --mode nth" counts the packets that
+ * reach it, as netfilter does: a packet's walk steps its counter, and a
+ * flow whose walk reaches it is decided per packet (each of its packets
+ * steps the counter, on the slow path); the walks that decide a cached
+ * verdict again (revalidation) do not step it and take the answer right
+ * after loading. Other stateful matches keep their answers right after
+ * loading (rule_x_fresh()) and leave the decision per packet.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -32,13 +38,46 @@ eng_meters_fini(struct rule_engine *eng)
 {
 	rte_free(eng->view.meters);
 	free(eng->mkeys);
+	free(eng->nth);
 }
 
-/* Rule ids are numbered anew: meters start over (stale entries reach none before revalidation). */
+/*
+ * Rule ids are numbered anew: meters and nth counters start over (stale
+ * entries reach none before revalidation).
+ */
 void
 eng_meters_reset(struct rule_engine *eng)
 {
 	eng->n_meters = 0;
+	eng->n_nth = 0;
+}
+
+/* The counter of nth match @p xi of @p r, made (at 0) if new; NULL without memory. */
+static struct eng_nth *
+nth_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
+{
+	const struct rule_x_statistic *st = &r->xm[xi].u.stat;
+	struct eng_nth *n;
+
+	for (uint32_t i = 0; i < eng->n_nth; i++) {
+		n = &eng->nth[i];
+		if (n->rule_id == r->id && n->xi == xi && n->every == st->every &&
+			n->packet == st->packet)
+			return n;
+	}
+	if (eng->n_nth == eng->cap_nth) {
+		uint32_t cap = eng->cap_nth ? eng->cap_nth * 2 : 8;
+		struct eng_nth *p = realloc(eng->nth, cap * sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		eng->nth = p;
+		eng->cap_nth = cap;
+	}
+	n = &eng->nth[eng->n_nth++];
+	*n = (struct eng_nth){.rule_id = r->id, .every = st->every, .packet = st->packet,
+		.xi = (uint8_t)xi};
+	return n;
 }
 
 /* Cycles of one unit of a rate. */
@@ -92,6 +131,13 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 	bool ok;
 
 	RTE_SET_USED(p);
+	if (x->kind == RULE_XM_STATISTIC && x->u.stat.mode == RULE_STAT_NTH &&
+		pv->mode == ENG_PV_TAKE) {
+		struct eng_nth *n = nth_get(pv->eng, r, xi);
+
+		pv->other = 1; /* every packet of the flow steps it: per packet */
+		return n != NULL ? rule_x_nth_step(x, &n->count) : -ENOTSUP;
+	}
 	if (x->kind != RULE_XM_LIMIT) {
 		pv->other = 1;
 		return -ENOTSUP;

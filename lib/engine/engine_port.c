@@ -218,11 +218,8 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 	nidx = fc_table_move(t, idx, fc_key_raw(&nk), sig);
 	if (nidx < 0)
 		return nidx;
-	/* The counters moved with the entry: so does what they credited. */
-	eng->cred[ti][nidx] = eng->cred[ti][idx];
-	eng->ctmark[ti][nidx] = eng->ctmark[ti][idx];
-	eng->fmark[ti][nidx] = eng->fmark[ti][idx];
-	eng_ctr_reset(eng, ti, idx);
+	/* The counters moved with the entry (its rule's count is unchanged); so do its marks. */
+	eng_side_move(eng, ti, idx, (uint32_t)nidx);
 	eng_port_note(eng, port);
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
 	if (pe != NULL && eng_peer(eng, ti, peer) == idx)

@@ -106,13 +106,18 @@ struct eng_rule_ctr {
 	uint64_t bytes;
 };
 
-/**
- * What of a live entry's packets and bytes its rule's counter holds already
- * (eng_ctr_fold()), per table slot; rules lcore only.
- */
-struct eng_cred {
-	uint64_t packets;
-	uint64_t bytes;
+/** One slot's side state (engine_side.c): kept only while a value is not zero. */
+struct eng_side_rec {
+	uint32_t slot;   /**< entry index + 1; 0: a free record */
+	uint32_t fmark;  /**< the mark the flow's packets leave the walk with */
+	uint32_t ctmark; /**< its connection's mark (both entries hold it) */
+};
+
+/** A flow table's side records: open addressing by slot, at most half full. */
+struct eng_side {
+	struct eng_side_rec *r;
+	uint32_t cap; /**< a power of two, or 0 */
+	uint32_t n;   /**< records in use */
 };
 
 /** What a meter was made for (engine_meter.c): one rule's limit match. */
@@ -122,6 +127,15 @@ struct eng_meter_key {
 	uint32_t burst;
 	uint8_t xi;   /**< the match's index in the rule */
 	uint8_t unit; /**< RULE_RATE_* */
+};
+
+/** The state of one "-m statistic --mode nth" match (engine_meter.c). */
+struct eng_nth {
+	uint32_t rule_id;
+	uint32_t every;
+	uint32_t packet;
+	uint32_t count; /**< packets that reached it, modulo every (rule_x_nth_step()) */
+	uint8_t xi;     /**< the match's index in the rule */
 };
 
 /** A stateful-match provider for a walk (engine_meter.c). */
@@ -190,12 +204,12 @@ struct rule_engine {
 	uint32_t n_rctr;
 	struct eng_meter_key *mkeys;  /**< RULE_METERS_MAX: meter i's rule (view.meters[i]) */
 	uint32_t n_meters;
-	struct eng_cred *cred[2];     /**< per slot of t[ti]: credited to the entry's rule */
-	uint32_t *ctmark[2];          /**< per slot of t[ti]: its connection's mark (both
-				           entries hold it) */
-	uint32_t *fmark[2];           /**< per slot of t[ti]: the mark its packets leave the
-				           walk with (slow path only: the fast path never needs
-				           it, so it is not in the entry) */
+	struct eng_nth *nth;          /**< nth matches' counters, by (rule, match) */
+	uint32_t n_nth;
+	uint32_t cap_nth;
+	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have
+				           one (slow path only: the fast path never needs them,
+				           so they are not in the entry) */
 	uint32_t ctr_gen;             /**< the commit that began the current rule ids (a set
 				           that is no descendant): entries validated before it
 				           count for no rule of it */
@@ -350,38 +364,51 @@ eng_ctr_live(const struct rule_engine *eng, const struct fc_action *a)
 	return (int32_t)(a->gen - eng->ctr_gen) >= 0;
 }
 
-/* What live entry @p e of slot @p idx counted that its rule does not hold yet. */
-static inline void
-eng_ctr_delta(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
-	const struct fc_entry *e, uint64_t *packets, uint64_t *bytes)
-{
-	const struct eng_cred *c = &eng->cred[ti][idx];
+/*
+ * Per-rule counters without a per-flow snapshot: a rule's count is its
+ * bank (eng->rctr) plus the whole counters of the live entries it decides
+ * (eng_ctr_delta()). An entry that starts counting for a rule when it has
+ * counted P packets already (its rule changed, or it was validated under
+ * older rule ids) takes P off that rule's bank; one that stops counting
+ * for its rule (its rule changes, it goes) adds its P to it. Banks are
+ * unsigned and may be "below zero" for a while: only their sums with the
+ * live entries are read, and those are exact (modulo 2^64).
+ */
 
+/* What live entry @p e counts for its rule now (nothing under older rule ids). */
+static inline void
+eng_ctr_delta(const struct rule_engine *eng, const struct fc_entry *e, uint64_t *packets,
+	uint64_t *bytes)
+{
 	if (!eng_ctr_live(eng, &e->act)) {
 		*packets = 0;
 		*bytes = 0;
 		return;
 	}
-	*packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED) - c->packets;
-	*bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED) - c->bytes;
+	*packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+	*bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
 }
 
 /*
- * engine.c: credit live entry @p e (slot @p idx)'s new packets to its rule
- * (none when it was validated under older rule ids), remembered credited.
+ * engine.c: live entry @p e is about to count for action @p a's rule (@p a
+ * NULL: it goes): what it counted so far stays with its old rule, none of
+ * it goes to the new one.
  */
-void eng_ctr_fold(struct rule_engine *eng, unsigned int ti, uint32_t idx,
-	const struct fc_entry *e);
+void eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const struct fc_action *a);
 
-/* A slot's entry begins (insert): nothing credited, no connection mark. */
-static inline void
-eng_ctr_reset(struct rule_engine *eng, unsigned int ti, uint32_t idx)
-{
-	eng->cred[ti][idx].packets = 0;
-	eng->cred[ti][idx].bytes = 0;
-	eng->ctmark[ti][idx] = 0;
-	eng->fmark[ti][idx] = 0;
-}
+/* engine_side.c: the slots' marks (0 when none). */
+uint32_t eng_side_fmark(const struct rule_engine *eng, unsigned int ti, uint32_t idx);
+uint32_t eng_side_ctmark(const struct rule_engine *eng, unsigned int ti, uint32_t idx);
+/* Room for @p n more records without allocating. @return 0, -ENOMEM. */
+int eng_side_reserve(struct rule_engine *eng, unsigned int ti, uint32_t n);
+/* Slot @p idx's marks (both 0: no record). @return 0, -ENOMEM (a record was needed). */
+int eng_side_marks_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t fmark,
+	uint32_t ctmark);
+void eng_side_drop(struct rule_engine *eng, unsigned int ti, uint32_t idx);
+/* The entry of slot @p from moved to slot @p to: so do its records (never allocates). */
+void eng_side_move(struct rule_engine *eng, unsigned int ti, uint32_t from, uint32_t to);
+void eng_side_fini(struct rule_engine *eng);
+
 int eng_retire(struct rule_engine *eng, void *ptr);
 int eng_retire_chan(struct rule_engine *eng, uint16_t chan);
 uint16_t eng_channel_keep(struct rule_engine *eng, const struct fc_action *a, const char *name);

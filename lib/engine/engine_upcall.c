@@ -149,7 +149,8 @@ insert_entry(struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
 		rc = fc_table_insert(t, &k->v4, sig, a, timeout, now);
 	}
 	if (rc >= 0) {
-		eng_ctr_reset(eng, ti, (uint32_t)rc);
+		/* A new entry counts from 0 for its rule; its marks come after. */
+		eng_side_drop(eng, ti, (uint32_t)rc);
 		eng_port_note(eng, fc_key_in_port(k));
 	}
 	return rc;
@@ -246,6 +247,12 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		uncached(eng, up, d);
 		return;
 	}
+	/* Marks are side records: room for both entries' before either goes in. */
+	if ((ef.ctmark != 0 || ef.mark[0] != 0 || ef.mark[1] != 0) &&
+		eng_side_reserve(eng, (unsigned int)ti, 2) < 0) {
+		insert_failed(eng, &ef, -ENOMEM, up, d);
+		return;
+	}
 	a0 = f->act[0];
 	a1 = f->act[1];
 	eng_set_extra_interest(&a0, ef.kept[RULE_DIR_ORIG]);
@@ -276,12 +283,12 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 		eng_link(eng, (unsigned int)ti, (uint32_t)idx, (uint32_t)ridx);
-		eng->ctmark[ti][ridx] = ef.ctmark;
-		eng->fmark[ti][ridx] = ef.mark[1];
+		/* Reserved above (deletions since only shrink to a table with room). */
+		(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)ridx, ef.mark[1],
+			ef.ctmark);
 		eng->st.replies++;
 	}
-	eng->ctmark[ti][idx] = ef.ctmark;
-	eng->fmark[ti][idx] = ef.mark[0];
+	(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)idx, ef.mark[0], ef.ctmark);
 	eng->st.flows++;
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
 }
@@ -388,7 +395,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = {
-		.ctmark = eng->ctmark[ti][idx], .ct_expire = ct_expire_s(eng, ti, idx)};
+		.ctmark = eng_side_ctmark(eng, ti, idx), .ct_expire = ct_expire_s(eng, ti, idx)};
 	struct eng_pv pv;
 	unsigned int i;
 	uint32_t deps;

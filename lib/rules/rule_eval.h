@@ -182,7 +182,7 @@ bool rule_x_stateful(unsigned int kind);
 /**
  * The answer of stateful match @p xi of @p r without a provider: the state
  * right after loading. statistic random: p->rand & 0x7fffffff < prob; nth:
- * matches if @c packet == @c every; recent: --set matches, --rcheck,
+ * the first packet to reach it, matches if @c packet is 0; recent: --set matches, --rcheck,
  * --update and --remove do not (empty list); connlimit: one connection;
  * limit and hashlimit-upto: match (full bucket); hashlimit-above: no match;
  * set: a lookup in @p sets; rpfilter: passes.
@@ -196,6 +196,19 @@ bool rule_x_stateful(unsigned int kind);
  */
 int rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned int xi,
 	const struct rule_pkt *p);
+
+/**
+ * One packet reaches "-m statistic --mode nth" match @p x, as netfilter
+ * counts them: of every @c every packets that reach the match, the one
+ * numbered @c packet (from 0) matches; the first packet after loading is
+ * number 0.
+ * @param x      the match (kind RULE_XM_STATISTIC, mode RULE_STAT_NTH)
+ * @param count  its state: packets that reached it so far, modulo @c every
+ *   (0 after loading); advanced by one
+ * @return 1 (match) or 0, negation applied.
+ * Context: any (the caller owns @p count).
+ */
+int rule_x_nth_step(const struct rule_x *x, uint32_t *count);
 
 /**
  * Look a packet up in an ipset: the fields @p ref names (source or

@@ -121,30 +121,6 @@ buf_x(struct rule_buf *b, const struct rule *r, const struct rule_x *x)
 	}
 }
 
-/* NAT target and flags, through the kind's options. */
-static void
-buf_nat(struct rule_buf *b, const struct rule *r)
-{
-	const struct rule_xkind *k = &rule_xkinds[rule_x_kind_of_action(r->action)];
-	struct rule_x none;
-
-	memset(&none, 0, sizeof(none));
-	for (unsigned int i = 0; i < k->n; i++) {
-		const struct rule_xopt *o = &k->o[i];
-
-		if (o->vt == VT_NATFLAG) {
-			if (r->nat.flags & o->arg)
-				rule_buf_printf(b, " %s", o->nat);
-			continue;
-		}
-		if ((o->vt == VT_NAT_PORTS && r->nat.port_min == 0) ||
-			((o->vt == VT_NAT_TO || o->vt == VT_NETMAP) && r->nat.family == 0))
-			continue;
-		rule_buf_printf(b, " %s ", o->nat);
-		rule_xval_format(b, o, r, &none, true);
-	}
-}
-
 void
 rule_buf_rule(struct rule_buf *b, const struct rule *r)
 {
@@ -163,7 +139,7 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 		break;
 	default:
 		if (rule_action_nat(r->action))
-			buf_nat(b, r);
+			rule_x_nat_format(b, r, true);
 		else if (r->tgt.kind != RULE_X_NONE)
 			buf_x(b, r, &r->tgt);
 		break;

@@ -90,29 +90,6 @@ buf_xopts(struct rule_buf *b, const struct rule *r, const struct rule_x *x)
 }
 
 static void
-buf_nat(struct rule_buf *b, const struct rule *r)
-{
-	const struct rule_xkind *k = &rule_xkinds[rule_x_kind_of_action(r->action)];
-	struct rule_x none;
-
-	memset(&none, 0, sizeof(none));
-	for (unsigned int i = 0; i < k->n; i++) {
-		const struct rule_xopt *o = &k->o[i];
-
-		if (o->vt == VT_NATFLAG) {
-			if (r->nat.flags & o->arg)
-				rule_buf_printf(b, " %s", o->ipt);
-			continue;
-		}
-		if ((o->vt == VT_NAT_PORTS && r->nat.port_min == 0) ||
-			((o->vt == VT_NAT_TO || o->vt == VT_NETMAP) && r->nat.family == 0))
-			continue;
-		rule_buf_printf(b, " %s ", o->ipt);
-		rule_xval_format(b, o, r, &none, false);
-	}
-}
-
-static void
 buf_comment(struct rule_buf *b, const char *c)
 {
 	rule_buf_printf(b, " -m comment --comment \"");
@@ -298,7 +275,7 @@ buf_rule_opts(struct rule_buf *b, const struct rule *r, unsigned int family,
 	default:
 		rule_buf_printf(b, " -j %s", rule_xkinds[rule_x_kind_of_action(r->action)].ipt);
 		if (rule_action_nat(r->action))
-			buf_nat(b, r);
+			rule_x_nat_format(b, r, false);
 		else if (r->tgt.kind != RULE_X_NONE)
 			buf_xopts(b, r, &r->tgt);
 		break;

@@ -160,6 +160,15 @@ void rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struc
 	const struct rule_x *x, bool native);
 
 /**
+ * Write the NAT target options of @p r (addresses, ports, flags) through
+ * its kind's option table, in the native or the iptables spelling.
+ * @param b       the buffer
+ * @param r       a rule whose action is a NAT action
+ * @param native  the native language's names, else iptables'
+ */
+void rule_x_nat_format(struct rule_buf *b, const struct rule *r, bool native);
+
+/**
  * Check an extension of @p r: a known kind, options of that kind only,
  * exclusions, required options, family and protocol.
  * @return NULL if fine, else a static message.

@@ -281,6 +281,16 @@ x_eui64(const struct rule_pkt *p)
 /* ------------------------------------------------------------------------ */
 
 int
+rule_x_nth_step(const struct rule_x *x, uint32_t *count)
+{
+	uint32_t every = x->u.stat.every != 0 ? x->u.stat.every : 1;
+	bool hit = *count % every == x->u.stat.packet;
+
+	*count = (*count + 1) % every;
+	return hit != NEG(x, 2);
+}
+
+int
 rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned int xi,
 	const struct rule_pkt *p)
 {
@@ -291,7 +301,8 @@ rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned int 
 	case RULE_XM_STATISTIC:
 		if (x->u.stat.mode == RULE_STAT_RANDOM)
 			return ((p->rand & 0x7fffffffu) < x->u.stat.prob) != NEG(x, 1);
-		return (x->u.stat.packet + 1 == x->u.stat.every) != NEG(x, 2);
+		/* The first packet to reach it: packet number 0 of every N. */
+		return (x->u.stat.packet == 0) != NEG(x, 2);
 	case RULE_XM_RECENT:
 		/* An empty list: --set adds and matches, the others find nothing. */
 		for (unsigned int i = 0; i < 4; i++)

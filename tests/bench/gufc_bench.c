@@ -489,6 +489,7 @@ mem_bench(struct bench_env *env, struct bench_results *res)
 	if (keys == NULL)
 		return rc;
 	m->capacity = cap;
+	m->tcp_record_size = (uint32_t)(sizeof(struct mod_ct_conn) + sizeof(struct mod_ct_fast_line));
 	for (unsigned int f = 0; f < 2; f++) {
 		unsigned int fam = f == 0 ? FC_AF_INET4 : FC_AF_INET6;
 		struct fc_table_stats st;
@@ -511,9 +512,18 @@ mem_bench(struct bench_env *env, struct bench_results *res)
 		bench_engine_fill(env, fam, keys, cap, cap, &cyc);
 		m1 = mem_in_use() - m1;
 		fc_table_stats_get(f == 0 ? env->app->tab4 : env->app->tab6, &st);
+		m->tcp_conns[f] = 0;
+		if (env->app->ctm != NULL) {
+			struct mod_ct_module_stats cs;
+
+			mod_ct_module_stats_get(env->app->ctm, &cs);
+			m->tcp_conns[f] = cs.tcp_conns;
+		}
 		bench_engine_stop(env);
 		m->occupancy[f] = st.occupancy;
 		m->bytes_per_flow[f] = st.occupancy ? (double)(m1 - m0) / st.occupancy : 0;
+		m->tcp_records[f] = st.occupancy ?
+			(double)m->tcp_conns[f] * m->tcp_record_size / st.occupancy : 0;
 	}
 	m->measured = true;
 	rc = 0;

@@ -310,7 +310,7 @@ nb_release(struct mod_neigh *n, struct nb_ent *e)
 
 	if (n->p.eng != NULL && rule_engine_defer(n->p.eng, nb_slot_free, n, slot) != 0)
 		return; /* no memory for the deferral: try again at the next pass */
-	nb_drop_queue(n, e);
+	nb_drop_queue(n, e, false);
 	while (*pp != 0 && *pp != slot + 1)
 		pp = &n->ent[*pp - 1].next;
 	if (*pp != 0)

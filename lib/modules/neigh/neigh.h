@@ -276,6 +276,13 @@ enum mod_neigh_state {
 typedef void (*mod_neigh_send_fn)(void *arg, uint16_t port, struct rte_mbuf **m, unsigned int n);
 
 /** Module parameters. Zero means "default" where one is given. */
+/**
+ * A packet that waited for a next hop that did not answer (resolution
+ * failed): the callee owns @p m (e.g. answers it with an ICMP host
+ * unreachable and frees it). It is counted neigh_failed either way.
+ */
+typedef void (*mod_neigh_unreach_fn)(void *arg, struct rte_mbuf *m);
+
 struct mod_neigh_params {
 	uint32_t max_neigh;    /**< neighbours, 1..MOD_NEIGH_MAX; 0 = 1024 */
 	uint32_t queue_len;    /**< packets held per unresolved neighbour, 1..1024; 0 = 16 */
@@ -285,7 +292,8 @@ struct mod_neigh_params {
 	uint32_t gc_ms;        /**< an unreferenced neighbour idle this long goes; 0 = 60000 */
 	struct rte_mempool *pool;  /**< mbufs of the frames the module makes */
 	mod_neigh_send_fn send_fn; /**< how frames (and released packets) leave */
-	void *send_arg;            /**< its first argument */
+	void *send_arg;            /**< its first argument (and unreach_fn's) */
+	mod_neigh_unreach_fn unreach_fn; /**< packets whose next hop failed; NULL: freed */
 	struct rule_engine *eng;   /**< grace periods before an index is reused
 				        (rule_engine_defer()); NULL: reused at once (no readers) */
 	int socket_id;             /**< NUMA socket of the adjacency array */

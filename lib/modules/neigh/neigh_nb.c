@@ -36,12 +36,15 @@ nb_queue(struct mod_neigh *n, const struct nb_ent *e)
 }
 
 void
-nb_drop_queue(struct mod_neigh *n, struct nb_ent *e)
+nb_drop_queue(struct mod_neigh *n, struct nb_ent *e, bool failed)
 {
 	struct rte_mbuf **q = nb_queue(n, e);
 
 	while (e->qlen > 0) {
-		rte_pktmbuf_free(q[e->qhead]);
+		if (failed && n->p.unreach_fn != NULL)
+			n->p.unreach_fn(n->p.send_arg, q[e->qhead]);
+		else
+			rte_pktmbuf_free(q[e->qhead]);
 		e->qhead = (e->qhead + 1) % n->p.queue_len;
 		e->qlen--;
 		n->st.drops[MOD_NEIGH_DROP_NEIGH_FAILED]++;
@@ -92,7 +95,7 @@ nb_fail(struct mod_neigh *n, struct nb_ent *e, uint32_t now)
 	e->timer = 0;
 	n->st.failed++;
 	nb_adj_write(n, e);
-	nb_drop_queue(n, e);
+	nb_drop_queue(n, e, true);
 }
 
 uint16_t
@@ -271,6 +274,6 @@ mod_neigh_flush(struct mod_neigh *n)
 	before = n->st.drops[MOD_NEIGH_DROP_NEIGH_FAILED];
 	for (uint32_t i = 0; i < n->p.max_neigh; i++)
 		if (n->ent[i].qlen > 0)
-			nb_drop_queue(n, &n->ent[i]);
+			nb_drop_queue(n, &n->ent[i], false);
 	return (unsigned int)(n->st.drops[MOD_NEIGH_DROP_NEIGH_FAILED] - before);
 }

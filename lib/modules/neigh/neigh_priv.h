@@ -78,7 +78,7 @@ nb_adj_idx(const struct mod_neigh *n, const struct nb_ent *e)
 /* neigh_nb.c */
 void nb_learn(struct mod_neigh *n, uint16_t port, uint8_t family, const uint8_t *addr,
 	const uint8_t mac[6], bool create, bool confirm, uint32_t now);
-void nb_drop_queue(struct mod_neigh *n, struct nb_ent *e);
+void nb_drop_queue(struct mod_neigh *n, struct nb_ent *e, bool failed);
 
 /* neigh_io.c */
 void nb_send_frame(struct mod_neigh *n, uint16_t port, const uint8_t *frame, unsigned int len,

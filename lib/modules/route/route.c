@@ -244,7 +244,7 @@ mod_route_del(struct mod_route *rt, unsigned int family, const uint8_t *addr, ui
 static bool
 not_routed(const struct mod_route *rt, unsigned int family, const uint8_t *addr)
 {
-	if (rt->p.adj_get_fn == NULL)
+	if (!rt->router)
 		return false;
 	if (family == FC_AF_INET4)
 		return (addr[0] & 0xf0) == 0xe0 ||

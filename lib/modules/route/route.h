@@ -12,7 +12,8 @@
  * RULE_PORT_LOCAL (the flow's channel consumes it). The routes are also
  * kept in a plain list, since the LPM tables cannot be listed.
  *
- * Router mode (struct mod_route_params::adj_get_fn given): each entry also
+ * Router mode (struct mod_route_params::adj_get_fn given, and on: see
+ * mod_route_router_set()): each entry also
  * caches the adjacency of its next hop (fc_action::adj: the gateway's, or
  * the destination's when it is connected), which the callback finds or
  * makes (lib/modules/neigh through the app) with a reference per entry,
@@ -123,6 +124,27 @@ struct mod_route_stats {
  */
 struct mod_route *mod_route_module_create(struct rule_engine *eng,
 	const struct mod_route_params *p);
+
+/**
+ * Turn router mode on or off (it starts on when adj_get_fn was given). Off,
+ * new entries take no adjacency, a walk keeps the ones entries hold, and
+ * multicast and broadcast destinations are routed like any other; the
+ * adjacencies entries already hold are still given back when they go.
+ * Cached flows keep what they have: flush them (rule_engine_flush()) for
+ * the change to reach them.
+ * @param rt  the module
+ * @param on  router mode on
+ * @return 0, -EINVAL (@p rt NULL), -ENOTSUP (on without adj_get_fn).
+ * Context: the lcore that runs the engine's slow path.
+ */
+int mod_route_router_set(struct mod_route *rt, bool on);
+
+/**
+ * @param rt  the module; NULL is accepted (false)
+ * @return whether router mode is on.
+ * Context: any.
+ */
+bool mod_route_router(const struct mod_route *rt);
 
 /**
  * Free the module and its tables.

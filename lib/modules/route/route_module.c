@@ -55,7 +55,7 @@ route_port(const struct mod_route *rt, const struct fc_key *k, const uint8_t *ad
 static uint16_t
 hop_adj(const struct mod_route *rt, const struct route_hop *hop)
 {
-	if (rt->p.adj_get_fn == NULL || hop->family == 0)
+	if (!rt->router || hop->family == 0)
 		return 0;
 	return rt->p.adj_get_fn(rt->p.adj_arg, hop->port, hop->family, hop->addr);
 }
@@ -193,7 +193,7 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 		}
 		/* (drops too: a later commit may accept them) */
 		to = entry_route(rt, &e);
-		if (rt->p.adj_get_fn == NULL)
+		if (!rt->router)
 			to.adj = e.act.adj; /* bridge mode: not the module's (adj_put() does nothing) */
 		if (to.port == e.act.out_port && to.adj == e.act.adj) {
 			adj_put(rt, to.adj);
@@ -244,6 +244,7 @@ mod_route_module_create(struct rule_engine *eng, const struct mod_route_params *
 	}
 	rt->eng = eng;
 	rt->p = *p;
+	rt->router = p->adj_get_fn != NULL;
 	snprintf(rt->name, sizeof(rt->name), "%s", p->name);
 	rt->p.name = rt->name;
 	if (rt->p.max_routes_v4 == 0)
@@ -279,6 +280,23 @@ mod_route_module_create(struct rule_engine *eng, const struct mod_route_params *
 		return NULL;
 	}
 	return rt;
+}
+
+int
+mod_route_router_set(struct mod_route *rt, bool on)
+{
+	if (rt == NULL)
+		return -EINVAL;
+	if (on && rt->p.adj_get_fn == NULL)
+		return -ENOTSUP;
+	rt->router = on;
+	return 0;
+}
+
+bool
+mod_route_router(const struct mod_route *rt)
+{
+	return rt != NULL && rt->router;
 }
 
 void

@@ -61,6 +61,7 @@ struct mod_route {
 	struct route_hop hop[2];
 	uint16_t taken[2];
 	struct mod_route_stats st;
+	bool router;              /**< adjacencies taken (mod_route_router_set()) */
 };
 
 /* route.c */

@@ -17,6 +17,8 @@
  * port) with its local bits recomputed, filter (mangle, filter, security),
  * then, if accepted, src. The verdict is the first drop of any stage, else
  * the filter table's. Every packet is the first of a new connection (NEW).
+ * "-m statistic --mode nth" counts the list's packets in order, as the
+ * kernel does (nth_match()).
  *
  * Rule ids of the imported set are mapped back to file positions (the
  * n-th "-A" line of the file) by importing each rule line on its own with
@@ -613,6 +615,45 @@ route_port(const struct fc_key *k)
 	return PORT_R0;
 }
 
+/*
+ * "-m statistic --mode nth" as netfilter counts: one counter per rule and
+ * match, from the file's loading on, stepped by every packet that reaches
+ * it (the oracle loads the file once per packet list, and so does this).
+ * The other stateful matches take their answers right after loading.
+ */
+struct nth_ctr {
+	uint32_t rule_id;
+	unsigned int xi;
+	uint32_t count;
+};
+
+static struct nth_ctr nth_ctrs[256];
+static unsigned int n_nth;
+
+static int
+nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
+{
+	const struct rule_x *x = &r->xm[xi];
+	struct nth_ctr *c = NULL;
+
+	(void)arg;
+	(void)p;
+	if (x->kind != RULE_XM_STATISTIC || x->u.stat.mode != RULE_STAT_NTH)
+		return -ENOTSUP;
+	for (unsigned int i = 0; i < n_nth && c == NULL; i++)
+		if (nth_ctrs[i].rule_id == r->id && nth_ctrs[i].xi == xi)
+			c = &nth_ctrs[i];
+	if (c == NULL) {
+		if (n_nth == sizeof(nth_ctrs) / sizeof(nth_ctrs[0]))
+			return -ENOSPC;
+		c = &nth_ctrs[n_nth++];
+		*c = (struct nth_ctr){.rule_id = r->id, .xi = xi, .count = 0};
+	}
+	return rule_x_nth_step(x, &c->count);
+}
+
+static const struct rule_providers nth_pv = {.arg = NULL, .match = nth_match};
+
 static int
 eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 {
@@ -637,7 +678,7 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 		if (st == RULE_STAGE_FILTER && (fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && from_fw)
 			pk.in_port = PORT_LO;
 		pk.key = k;
-		rc = rule_ref_eval(s, (enum rule_stage)st, &pk, NULL, &ev[st]);
+		rc = rule_ref_eval(s, (enum rule_stage)st, &pk, &nth_pv, &ev[st]);
 		if (rc < 0)
 			goto err;
 		n = st + 1;

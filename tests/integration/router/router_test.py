@@ -16,6 +16,11 @@ a server namespace over net_tap ports):
   reject  REJECT answers: TCP resets (IPv4, IPv6), ICMP/ICMPv6 port
           unreachable, ICMP host prohibited from the gateway's address, a
           port unreachable from the gateway's own address for a packet to it
+  unreach no route: ICMP net unreachable (ICMPv6 no route); a connected
+          address nobody answers: host (address) unreachable; multicast
+          not forwarded
+  mode    "set mode router" / "set mode bridge" at run time, and the
+          settings "set" refuses
   neigh   the server changes its MAC: the router learns it from the
           gratuitous ARP and the unsolicited neighbour advertisement, and
           the cached IPv4 and IPv6 flows follow at once
@@ -293,7 +298,8 @@ def t_nat(build):
         check("dnat" in flows or "nat=" in flows, "no DNAT flow:\n" + flows)
         gw.stop()
         st = gw.stats()
-        check(st["drops_total"] == st["drops"]["no_route"], "drops: %s" % {
+        # Only the hosts' multicast (MLD reports, ...), which a router does not forward.
+        check(st["drops_total"] == st["drops"]["not_forwarded"], "drops: %s" % {
             k: v for k, v in st["drops"].items() if v})
 
 
@@ -407,7 +413,70 @@ def t_reject(build):
         check(st["drops"]["filter"] >= 6, "filter drops: %d" % st["drops"]["filter"])
 
 
-TESTS = {"reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+def t_unreach(build):
+    conf = BASE_CONF + "set neigh-retrans 200\nset neigh-probes 2\n"
+    with Gateway(build, conf, ACCEPT) as gw:
+        # No route: net unreachable (ICMPv6 no route), from the gateway.
+        for dst, word in (("10.99.0.1", "Net Unreachable"), ("2001:db8:99::1", "No route")):
+            r = ping(gw, dst, count=2)
+            check("From %s" % (GW_IN4 if ":" not in dst else GW_IN6) in r.stdout and
+                  word.lower() in r.stdout.lower(),
+                  "ping %s: no '%s' from the gateway:\n%s" % (dst, word, r.stdout))
+        # A connected address nobody answers: host (address) unreachable once
+        # resolution fails, for the packets that waited.
+        for dst, word in (("10.0.2.77", "Host Unreachable"), ("2001:db8:2::77", "Address unreachable")):
+            r = ping(gw, dst, ("-W", "5"), count=1)
+            check("From %s" % (GW_IN4 if ":" not in dst else GW_IN6) in r.stdout and
+                  word.lower() in r.stdout.lower(),
+                  "ping %s: no '%s' from the gateway:\n%s" % (dst, word, r.stdout))
+        # A multicast destination is not forwarded, and gets no error.
+        gw.client(["ping", "-4", "-c", "1", "-W", "1", "-t", "8", "239.1.2.3"], check_rc=False)
+        gw.stop()
+        st = gw.stats()
+        check(st["drops"]["no_route"] >= 4, "no_route: %s" % st["drops"])
+        check(st["drops"]["not_forwarded"] >= 1, "not_forwarded: %s" % st["drops"])
+        check(st["drops"]["neigh_failed"] >= 2, "neigh_failed: %s" % st["drops"])
+        check(st["router"]["icmp_errors"] >= 6, "icmp errors: %s" % st["router"])
+
+
+def t_mode(build):
+    conf = BASE_CONF.replace("set mode router", "set mode bridge")
+    with Gateway(build, conf, ACCEPT) as gw:
+        # A bridge answers no ARP: the gateway's address is nobody's.
+        r = ping(gw, GW_IN4, count=1)
+        check(r.returncode != 0, "bridge mode answered a ping of its address:\n" + r.stdout)
+        check("no neighbours" in gw.shell("show neighbours"), "bridge: a neighbour table")
+        for line, err in (("set mode sideways", "sideways"), ("set icmp-rate 5", "start only"),
+                          ("set nosuch 1", "no such setting"), ("set mode", "usage")):
+            out = gw.shell(line)
+            check("error" in out and err in out, "'%s': %s" % (line, out))
+        out = gw.shell("set mode router")
+        check("error" not in out and "flushed" in out, "set mode router: " + out)
+        stats = gw.shell("show stats")
+        check(re.search(r"^mode\s+router$", stats, re.M), "show stats: " + stats)
+        for dst in (GW_IN4, GW_IN6, SERVER4, SERVER6):
+            r = ping(gw, dst)
+            check(r.returncode == 0, "router mode, ping %s:\n%s" % (dst, r.stdout))
+            if dst in (SERVER4, SERVER6):
+                check(re.search(r"(ttl|hlim)=63", r.stdout), "TTL not one lower:\n" + r.stdout)
+        got, _ = transfer(gw, SERVER4, 5003, 2)
+        check("mode router already" in gw.shell("set mode router"), "set twice")
+        # Back to a bridge: the gateway stops answering; the flows were flushed.
+        out = gw.shell("set mode bridge")
+        check("error" not in out and "flushed" in out, "set mode bridge: " + out)
+        gw.client(["ip", "neigh", "flush", "all"], check_rc=False)
+        r = ping(gw, GW_IN4, count=1)
+        check(r.returncode != 0, "bridge again, the gateway answered:\n" + r.stdout)
+        # And router mode once more: the kept neighbour module answers again.
+        gw.shell("set mode router")
+        r = ping(gw, SERVER4)
+        check(r.returncode == 0 and "ttl=63" in r.stdout, "router again:\n" + r.stdout)
+        gw.stop()
+        st = gw.stats()
+        check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
+
+
+TESTS = {"unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

@@ -465,6 +465,12 @@ test_route_channel(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "10.1.0.0/16 port 3"));
 	assert_non_null(strstr(buf, "0.0.0.0/0 port 9"));
+	/* Bridge mode (no adjacency callbacks): router mode cannot be turned on. */
+	assert_false(mod_route_router(eng_stack_route(eng)));
+	assert_int_equal(mod_route_router_set(eng_stack_route(eng), true), -ENOTSUP);
+	assert_int_equal(mod_route_router_set(eng_stack_route(eng), false), 0);
+	assert_int_equal(mod_route_router_set(NULL, false), -EINVAL);
+	assert_false(mod_route_router(NULL));
 	eng_stack_free(eng);
 }
 

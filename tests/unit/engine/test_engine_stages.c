@@ -308,6 +308,146 @@ test_marks_kept(void **state)
 	eng_stack_free(eng);
 }
 
+/* The mark mangle gives flow @p i of test_marks_many (sport 1000 + i). */
+static uint32_t
+many_mark(unsigned int i)
+{
+	if (i % 3 == 0)
+		return 0;
+	return i < 50 ? 0x9 : 0x5;
+}
+
+static struct rule_upcall
+many_flow(unsigned int i)
+{
+	return up4(17, "10.0.0.1", (uint16_t)(1000 + i), "10.0.0.2", i % 3 == 0 ? 54 : 53, 0, 0);
+}
+
+/*
+ * Marks are side records of the few slots that have one: many marked
+ * flows among unmarked ones keep theirs while others come and go (aged
+ * out in between, their slots reused by unmarked flows), and a flush
+ * leaves no mark to the next flows.
+ */
+static void
+test_marks_many(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	const unsigned int n = 240;
+
+	(void)state;
+	load(eng, "accept\n"
+		  "table mangle\n"
+		  "chain P hook prerouting\n"
+		  "mark set_mark 0x5 proto udp dport 53\n"
+		  "mark set_mark 0x9 proto udp dport 53 sport 1000-1049\n");
+	/* Even flows at 1 s, odd ones at 20 s: the even ones age out first. */
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(decide(eng, many_flow(i), i % 2 ? 20000 : 1000).verdict,
+			FC_VERDICT_ACCEPT);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rule_upcall u = many_flow(i);
+
+		assert_int_equal(mark_of(eng, &u.pkt.key), many_mark(i));
+	}
+	for (unsigned int k = 0; k < 64; k++)
+		rule_engine_step(eng, 40000, 64);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rule_upcall u = many_flow(i);
+		struct rule_flow_info info;
+
+		if (i % 2 == 0) {
+			assert_int_equal(rule_engine_flow_lookup(eng, &u.pkt.key, &info), -ENOENT);
+			continue;
+		}
+		assert_int_equal(mark_of(eng, &u.pkt.key), many_mark(i));
+	}
+	/* Unmarked flows take the freed slots: none inherits a mark. */
+	for (unsigned int i = 0; i < n / 2; i++) {
+		struct rule_upcall u = up4(17, "10.0.0.3", (uint16_t)(2000 + i), "10.0.0.2", 54, 0, 0);
+
+		assert_int_equal(decide(eng, u, 40001).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
+	}
+	for (unsigned int i = 1; i < n; i += 2) {
+		struct rule_upcall u = many_flow(i);
+
+		assert_int_equal(mark_of(eng, &u.pkt.key), many_mark(i));
+	}
+	rule_engine_flush(eng);
+	load(eng, "accept\n");
+	for (unsigned int i = 0; i < n; i++) {
+		struct rule_upcall u = many_flow(i);
+
+		assert_int_equal(decide(eng, u, 50000).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
+	}
+	eng_stack_free(eng);
+}
+
+/* Revalidate everything pending. */
+static void
+settle_all(struct rule_engine *eng, uint32_t now)
+{
+	struct rule_engine_stats st;
+	unsigned int rounds = 0;
+
+	do {
+		rule_engine_step(eng, now, 64);
+		rule_engine_stats_get(eng, &st);
+		assert_true(++rounds < 1000);
+	} while (st.pending != 0);
+}
+
+/*
+ * -m statistic --mode nth counts the packets that reach it, as netfilter
+ * does: the first packet of a new flow steps the rule's counter and the
+ * flow is decided per packet (an accepted one gets an entry decided on the
+ * slow path, whose packets step it too); the counter is the rule's,
+ * whatever the flow. Revalidation after a commit does not step it; a set
+ * numbered anew (a reload) starts it over.
+ */
+static void
+test_nth(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall b = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	/* Packets reaching the rule: a a a b a b | commit | a a | reload | a b */
+	static const uint8_t want[] = {FC_VERDICT_ACCEPT, FC_VERDICT_DROP, FC_VERDICT_ACCEPT,
+		FC_VERDICT_ACCEPT, FC_VERDICT_DROP, FC_VERDICT_ACCEPT};
+	const struct rule_upcall *seq[] = {&a, &a, &a, &b, &a, &b};
+	const char *text = "drop proto udp statistic_mode nth statistic_every 3 statistic_packet 1\n";
+	const struct fc_entry *e;
+	struct rule_set *s;
+	struct rule rl;
+	struct rule_error err;
+
+	(void)state;
+	load(eng, text);
+	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(rx(eng, *seq[i], 1 + i).verdict, want[i]);
+	e = entry_of(eng, &a.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	/* A commit of a descendant: the cached flows are decided again, the count goes on. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_parse("accept proto tcp", &rl, &err), 0);
+	assert_int_equal(
+		rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END, &rl, NULL), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle_all(eng, 10);
+	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, a, 12).verdict, FC_VERDICT_DROP);
+	/* A reload numbers the rules anew: the count starts over. */
+	load(eng, text);
+	settle_all(eng, 13);
+	assert_int_equal(rx(eng, a, 14).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, b, 15).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
 /*
  * -m limit: a flow whose verdict one meter decides is cached with it; the
  * fast path takes the tokens and gets the other verdict once the bucket is
@@ -498,6 +638,8 @@ main(void)
 		cmocka_unit_test(test_per_packet),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
+		cmocka_unit_test(test_marks_many),
+		cmocka_unit_test(test_nth),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),

@@ -56,6 +56,17 @@ send_cb(void *arg, uint16_t port, struct rte_mbuf **m, unsigned int n)
 	}
 }
 
+/* Packets whose next hop failed, handed back (unreach_fn). */
+static unsigned int unreached;
+
+static void
+unreach_cb(void *arg, struct rte_mbuf *m)
+{
+	(void)arg;
+	unreached++;
+	rte_pktmbuf_free(m);
+}
+
 static const uint8_t PORT_MAC[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const uint8_t HOST_MAC[6] = { 0x02, 0, 0, 0, 0, 0x22 };
 static const uint8_t HOST_MAC2[6] = { 0x02, 0, 0, 0, 0, 0x33 };
@@ -73,7 +84,7 @@ make(uint32_t queue_len)
 	struct mod_neigh_params p = {
 		.max_neigh = 16, .queue_len = queue_len, .reachable_ms = 1000, .retrans_ms = 100,
 		.probes = 3, .gc_ms = 5000, .pool = pool, .send_fn = send_cb,
-		.socket_id = (int)rte_socket_id(),
+		.unreach_fn = unreach_cb, .socket_id = (int)rte_socket_id(),
 	};
 	struct mod_neigh *n = mod_neigh_create(&p);
 
@@ -82,6 +93,7 @@ make(uint32_t queue_len)
 	assert_int_equal(mod_neigh_port_addr_add(n, 0, FC_AF_INET4, MY4, 24), 0);
 	assert_int_equal(mod_neigh_port_addr_add(n, 0, FC_AF_INET6, MY6, 64), 0);
 	memset(&sent, 0, sizeof(sent));
+	unreached = 0;
 	return n;
 }
 
@@ -295,6 +307,7 @@ test_retries_and_failure(void **state)
 	mod_neigh_stats_get(n, &st);
 	assert_int_equal(st.failed, 1);
 	assert_int_equal(st.drops[MOD_NEIGH_DROP_NEIGH_FAILED], 1);
+	assert_int_equal(unreached, 1); /* handed back for its ICMP error */
 	/* The next packet starts resolving afresh. */
 	assert_int_equal(mod_neigh_hold(n, adj, packet(2), 2000), 0);
 	assert_int_equal(sent.n, 4);
@@ -302,8 +315,9 @@ test_retries_and_failure(void **state)
 	assert_int_equal(mod_neigh_next(n, &it, 2000, &info), 0);
 	assert_int_equal(info.state, MOD_NEIGH_INCOMPLETE);
 	assert_int_equal(info.queued, 1);
-	/* Exit: what waits is dropped, counted. */
+	/* Exit: what waits is dropped, counted, and not reported unreachable. */
 	assert_int_equal(mod_neigh_flush(n), 1);
+	assert_int_equal(unreached, 1);
 	mod_neigh_adj_put(n, adj);
 	mod_neigh_free(n);
 	assert_int_equal(rte_mempool_avail_count(pool), pool->size);

@@ -1288,6 +1288,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT -m mac --mac-source 00:11 -j DROP\n", 2, 30, "00:11", "bad MAC address"},
 	{"*filter\n-A INPUT -m conntrack --ctstate NEW --ctdir SIDEWAYS -j DROP\n", 2, 45, "SIDEWAYS", "unknown name"},
 	{"*filter\n-A INPUT -m statistic --mode nth -j DROP\n", 2, 13, "statistic", "statistic nth needs --every"},
+	{"*filter\n-A INPUT -m statistic --mode nth --every 2 --packet 2 -j DROP\n", 2, 13, "statistic", "statistic --packet must be below --every"},
 	{"*filter\n-A INPUT -m statistic --mode random --probability 2 -j DROP\n", 2, 51, "2", "bad probability"},
 	{"*filter\n-A INPUT -j CT --notrack\n", 2, 13, "CT", "this target is only allowed in the raw table"},
 	{"*filter\n-A INPUT -j CHECKSUM --checksum-fill\n", 2, 13, "CHECKSUM", "this target is only allowed in the mangle table"},

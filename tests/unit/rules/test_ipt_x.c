@@ -210,6 +210,10 @@ test_matches_v4(void **state)
 		/* A connection match on a packet without a connection fails. */
 		{"-m conntrack --ctdir ORIGINAL", FWD4, .drop = false},
 		{"-m statistic --mode random --probability 0", FWD4, .drop = false},
+		/* nth right after loading: the first packet is number 0 (netfilter's count). */
+		{"-m statistic --mode nth --every 3 --packet 0", FWD4, .drop = true},
+		{"-m statistic --mode nth --every 3 --packet 2", FWD4, .drop = false},
+		{"-m statistic --mode nth ! --every 3 --packet 2", FWD4, .drop = true},
 		{"-m limit --limit 1/sec", FWD4, .drop = true},
 		{"-m recent --name x --rcheck", FWD4, .drop = false},
 		{"-m recent --name x --set", FWD4, .drop = true},
