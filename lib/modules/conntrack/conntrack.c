@@ -442,10 +442,8 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 		uint32_t end = MOD_CT_LD(l->fp_end[d]), edge = MOD_CT_LD(l->fp_edge[d]);
 		uint32_t ack = MOD_CT_LD(l->fp_ack[d]), win = MOD_CT_LD(l->fp_win[d]);
 
-		if (mod_ct_seq_after(end, s->end)) {
+		if (mod_ct_seq_after(end, s->end))
 			s->end = end;
-			s->flags |= MOD_CT_TS_UNACKED;
-		}
 		if (mod_ct_seq_after(edge, r->maxend))
 			r->maxend = edge;
 		if (MOD_CT_LD(l->fp_seen[d]) != 0 &&
@@ -456,9 +454,10 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 		if (win > s->maxwin)
 			s->maxwin = win;
 	}
+	/* Data outstanding, as the segments the fast path passed left it. */
 	for (unsigned int d = 0; d < 2; d++)
-		if (MOD_CT_LD(l->fp_ack[d ^ 1]) == t->side[d].end)
-			t->side[d].flags &= (uint8_t)~MOD_CT_TS_UNACKED;
+		t->side[d].flags = (uint8_t)((t->side[d].flags & ~MOD_CT_TS_UNACKED) |
+			(((MOD_CT_LD(l->fp_unacked) >> d) & 1) ? MOD_CT_TS_UNACKED : 0));
 	/* Linux's memory of the last segment and the retransmissions in a
 	 * row: the line holds them (armed with the record's). */
 	t->last_dir = MOD_CT_LD(l->fp_ldir);
@@ -537,6 +536,8 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 	MOD_CT_ST(l->fp_seen[1], 0);
 	MOD_CT_ST(l->fp_state, c->state);
 	MOD_CT_ST(l->fp_cflags, 0);
+	MOD_CT_ST(l->fp_unacked, (uint8_t)(((t->side[0].flags & MOD_CT_TS_UNACKED) ? 1u : 0u) |
+					   ((t->side[1].flags & MOD_CT_TS_UNACKED) ? 2u : 0u)));
 	MOD_CT_ST(l->st_ok, mod_ct_fast_states(c, be_liberal) ? 1 : 0);
 	l->pad[1] = 0;
 	for (unsigned int d = 0; d < 2; d++)

@@ -75,6 +75,8 @@ struct mod_ct_fast_line {
 	uint8_t fp_cflags;
 	/** The fast path moves the state (mod_ct_fast_states(): conntrack wants no FIN) */
 	uint8_t st_ok;
+	/** Bit d: [d] sent data not acknowledged yet (MOD_CT_TS_UNACKED) */
+	uint8_t fp_unacked;
 } __rte_cache_aligned;
 
 /** struct mod_ct_fast_line::fp_cflags: the connection became ASSURED. */
@@ -370,6 +372,12 @@ record:
 		MOD_CT_ST(l->fp_win[s], w);
 	if (seen == 0)
 		MOD_CT_ST(l->fp_seen[s], 1);
+	/* Data outstanding: [s]'s when its end moved, no longer [r]'s when
+	 * this acknowledges all of it (as the slow path, segment by segment). */
+	if (mod_ct_seq_after(end, end_s) && !((MOD_CT_LD(l->fp_unacked) >> s) & 1))
+		__atomic_fetch_or(&l->fp_unacked, (uint8_t)(1u << s), __ATOMIC_RELAXED);
+	if (ack == end_r && ((MOD_CT_LD(l->fp_unacked) >> r) & 1))
+		__atomic_fetch_and(&l->fp_unacked, (uint8_t)~(1u << r), __ATOMIC_RELAXED);
 	/* What Linux remembers: the kind and direction of every accepted
 	 * segment; of an ACK its numbers, or, the same ACK segment again, one
 	 * more retransmission in a row. */
