@@ -651,6 +651,7 @@ struct gufc_totals {
 	struct fc_table_stats t4, t6;
 	struct rule_engine_stats es;
 	struct mod_ct_module_stats cts;
+	struct mod_ct_helper_stats cth; /**< conntrack helpers (FTP) and expectations */
 	struct mod_nat_module_stats nats;
 	struct mod_route_stats rts;
 	struct mod_neigh_stats nb;   /**< router mode's neighbour module (zeros in bridge mode) */

@@ -50,8 +50,6 @@ pending_action(unsigned int a)
 	case RULE_ACT_TTL:
 	case RULE_ACT_HL:
 		return "does not rewrite packets yet (later rules see the new value)";
-	case RULE_ACT_CT:
-		return "--helper and --zone are not acted on yet (--notrack is)";
 	case RULE_ACT_CLASSIFY:
 		return "gufc has no traffic control: the class is not used";
 	case RULE_ACT_SYNPROXY:
@@ -92,11 +90,7 @@ warn_pending(const struct rule_set *s, FILE *warn)
 			for (uint32_t j = 0; j < c->n_rules; j++) {
 				const struct rule *r = &c->rules[j];
 
-				/* CT --notrack alone is carried out (conntrack skips the flow). */
-				bool ct_notrack_only = r->action == RULE_ACT_CT && r->tgt.given == 1;
-
-				if (pending_action(r->action) != NULL && !ct_notrack_only &&
-					n_act[r->action]++ == 0)
+				if (pending_action(r->action) != NULL && n_act[r->action]++ == 0)
 					first_act[r->action] = r->id;
 				for (unsigned int k = 0; k < r->n_xm; k++) {
 					const char *why = pending_match(&r->xm[k]);

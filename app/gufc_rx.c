@@ -25,6 +25,7 @@ dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
 	c->tab6 = app->tab6;
 	c->nat = app->nat;
 	c->ct_fast = mod_ct_module_fast(app->ctm);
+	c->ct = app->ctm;
 	c->locals = app->locals;
 	c->chans = app->chans;
 	c->def_chan = app->def_chan;

@@ -72,6 +72,15 @@ show_stats(struct sh_ctx *c)
 			w + 1 < MOD_CT_WHY__COUNT ? "," : "\n");
 	fprintf(f, "%-20s %" PRIu64 " new flows untracked by the raw table\n", "notrack",
 		t.cts.notrack);
+	fprintf(f, "%-20s %" PRIu64 " connections, %" PRIu64 " segments read, %" PRIu64
+		" commands (%" PRIu64 " foreign), %" PRIu64 " dropped, %" PRIu64 " nat rewrites (%" PRIu64
+		" failed), %" PRIu64 " related\n", "helpers", t.cth.conns, t.cth.segments,
+		t.cth.commands, t.cth.foreign, t.cth.dropped, t.cth.nat_rewrites, t.cth.nat_failed,
+		t.cth.related);
+	fprintf(f, "%-20s %u held (of %u), %" PRIu64 " created, %" PRIu64 " matched, %" PRIu64
+		" expired, %" PRIu64 " evicted, %" PRIu64 " removed, %" PRIu64 " full\n", "expectations",
+		t.cth.exp.active, t.cth.exp.capacity, t.cth.exp.created, t.cth.exp.matched,
+		t.cth.exp.expired, t.cth.exp.evicted, t.cth.exp.removed, t.cth.exp.full);
 	fprintf(f, "%-20s %" PRIu64 " rerouted, %" PRIu64 " walks%s\n", "route changes",
 		t.rts.rerouted, t.rts.route_walks, t.rts.rerouting ? " (walking)" : "");
 	fprintf(f, "%-20s %" PRIu64 " in, %" PRIu64 " datagrams, %" PRIu64 " failed\n",

@@ -165,6 +165,7 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	if (app->eng != NULL)
 		rule_engine_stats_get(app->eng, &t->es);
 	mod_ct_module_stats_get(app->ctm, &t->cts);
+	mod_ct_module_helper_stats_get(app->ctm, &t->cth);
 	mod_nat_module_stats_get(app->natm, &t->nats);
 	mod_route_stats_get(app->route, &t->rts);
 	gufc_ipfix_totals(app, &t->ipfix);
@@ -499,15 +500,25 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"failed\": %" PRIu64 "},\n",
 		s->frag_in, s->frag_out, s->frag_dropped);
 	fprintf(f,
-		"  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"tcp_conns\": %" PRIu64
+		"  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"notrack\": %" PRIu64
+		", \"tcp_conns\": %" PRIu64
 		", \"tcp_refused\": %" PRIu64 ", \"ignored\": %" PRIu64 ", \"reopened\": %" PRIu64
 		", \"removed\": %" PRIu64 ", \"invalid\": {",
-		t->cts.related, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored, t->cts.reopened,
-		t->cts.removed);
+		t->cts.related, t->cts.notrack, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored,
+		t->cts.reopened, t->cts.removed);
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
 		fprintf(f, "%s\"%s\": %" PRIu64, w > 1 ? ", " : "", mod_ct_why_name(w),
 			t->cts.invalid[w]);
-	fprintf(f, "}},\n");
+	fprintf(f, "}, \"helper\": {\"conns\": %" PRIu64 ", \"segments\": %" PRIu64
+		", \"commands\": %" PRIu64 ", \"foreign\": %" PRIu64 ", \"dropped\": %" PRIu64
+		", \"nat_rewrites\": %" PRIu64 ", \"nat_failed\": %" PRIu64 ", \"related\": %" PRIu64
+		", \"expectations\": {\"created\": %" PRIu64 ", \"matched\": %" PRIu64
+		", \"expired\": %" PRIu64 ", \"evicted\": %" PRIu64 ", \"removed\": %" PRIu64
+		", \"full\": %" PRIu64 ", \"active\": %u}}},\n",
+		t->cth.conns, t->cth.segments, t->cth.commands, t->cth.foreign, t->cth.dropped,
+		t->cth.nat_rewrites, t->cth.nat_failed, t->cth.related, t->cth.exp.created,
+		t->cth.exp.matched, t->cth.exp.expired, t->cth.exp.evicted, t->cth.exp.removed,
+		t->cth.exp.full, t->cth.exp.active);
 	fprintf(f, "  \"transmitted\": %" PRIu64 ",\n  \"non_ip_passed\": %" PRIu64 ",\n",
 		s->tx_pkts, s->non_ip_pass);
 	fprintf(f, "  \"reject\": {\"replies\": %" PRIu64 ", \"suppressed\": %" PRIu64 "},\n",
@@ -548,8 +559,6 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"last_rules\": %u, \"last_generation\": %u, \"last_us\": %" PRIu64 "},\n",
 		t->reload.ok, t->reload.failed, t->reload.last_rules, t->reload.last_gen,
 		t->reload.last_us);
-	fprintf(f, "  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"notrack\": %" PRIu64 "},\n",
-		t->cts.related, t->cts.notrack);
 	{
 		const struct mod_ipfix_stats *x = &t->ipfix.st;
 

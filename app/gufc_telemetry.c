@@ -105,6 +105,18 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("ct_ignored", t.cts.ignored);
 	U("ct_reopened", t.cts.reopened);
 	U("ct_removed", t.cts.removed);
+	U("ct_helper_conns", t.cth.conns);
+	U("ct_helper_segments", t.cth.segments);
+	U("ct_helper_commands", t.cth.commands);
+	U("ct_helper_foreign", t.cth.foreign);
+	U("ct_helper_dropped", t.cth.dropped);
+	U("ct_helper_nat_rewrites", t.cth.nat_rewrites);
+	U("ct_helper_nat_failed", t.cth.nat_failed);
+	U("ct_helper_related", t.cth.related);
+	U("ct_expect_created", t.cth.exp.created);
+	U("ct_expect_matched", t.cth.exp.matched);
+	U("ct_expect_expired", t.cth.exp.expired);
+	U("ct_expect_active", t.cth.exp.active);
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++) {
 		char name[48];
 

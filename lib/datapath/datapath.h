@@ -455,6 +455,8 @@ struct dp_ctx {
 	 * segment of an entry with FC_INTEREST_TCP_WIN goes to the slow path.
 	 */
 	struct mod_ct_fast *ct_fast;
+	/** Conntrack module: its helpers' rewrites (mod_ct_module_mangle()), or NULL. */
+	struct mod_ct_module *ct;
 	const struct fc_locals *locals; /**< local addresses (the key's local bits) */
 	struct chan_table *chans;   /**< where packets are delivered */
 	const struct dp_marks *marks; /**< offload marks view, or NULL: step 0 off */

@@ -5,7 +5,8 @@
  * and applies the decisions exactly as the fast path applies cached ones
  * (named drop, NAT rewrite, delivery through dp_deliver_burst()), plus what
  * only the slow path does: ICMP errors of translated connections
- * (mod_nat_icmp_error()) and linearizing a chained packet for a rewrite.
+ * (mod_nat_icmp_error()), a conntrack helper's rewrite behind NAT
+ * (mod_ct_module_mangle()) and linearizing a chained packet for a rewrite.
  * In router mode ARP/ND frames go to the neighbour module first, and
  * accepted decisions to dp_l3_slow() (dp_l3.c).
  * Also dp_stats_add(), for readers of the counters.
@@ -34,6 +35,9 @@ dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt
 		if (rc == 0 || m->nb_segs == 1 || rte_pktmbuf_linearize(m) != 0)
 			break;
 	}
+	/* A conntrack helper behind NAT: the announced address, the shifted numbers. */
+	if (rc == 0 && !icmp_err && c->ct != NULL)
+		rc = mod_ct_module_mangle(c->ct, m, pkt);
 	return rc;
 }
 

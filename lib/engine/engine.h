@@ -126,6 +126,7 @@ struct rule_engine;
 	X(MODULE, "module", "dropped by a rules-engine module") \
 	X(BAD_PACKET, "bad_packet", "rules engine: malformed packet") \
 	X(CT_CLASH, "ct_clash", "conntrack: new flow clashes with another connection's tuple") \
+	X(CT_HELPER, "ct_helper", "conntrack helper: partial or malformed command, or no room to expect") \
 	X(ERROR, "engine_error", "rules engine: internal error")
 
 /** Drop reasons: RULE_DROP_NONE, then RULE_DROP_<NAME> of RULE_DROP_REASONS. */
@@ -203,40 +204,36 @@ struct rule_flow {
 	const struct rule_upcall *up; /**< the packet */
 	struct fc_key key;            /**< the original key (the forward entry's) */
 	struct fc_key xkey;           /**< the key as later modules see it; set by DNAT */
-	struct fc_key reply_key;      /**< the reply entry's key (with @c want_reply);
-				           set by translating modules */
+	struct fc_key reply_key;      /**< the reply entry's key (@c want_reply); set by NAT */
 	struct fc_key fkey[2];        /**< the keys the filter saw per direction; set by filter */
 	struct fc_action act[2];      /**< the entries' actions: [RULE_DIR_ORIG], [_REPLY] */
-	struct fc_action rel_act;     /**< with @c related: the connection's entry the
-				           packet (an ICMP error) quotes; set by a tracker */
+	struct fc_action rel_act;     /**< with @c related: the entry an ICMP error quotes */
 	char chan[2][RULE_NAME_MAX];  /**< channel names per direction; set by filter */
 	uint32_t timeout;             /**< idle timeout of the entries, ms */
 	uint32_t idx[2];              /**< on_packet: entry indexes (FC_INDEX_NONE if none) */
-	uint16_t interest_kept[2];    /**< on_packet: interest of the modules without
-				           RULE_MOD_F_OWN_INTEREST, per direction */
+	uint16_t interest_kept[2];    /**< on_packet: interest of the other modules */
 	uint8_t dir;                  /**< on_packet: the direction the packet hit */
 	uint8_t ctstate;              /**< the packet's RULE_CT_* bit, 0 if untracked */
-	uint8_t reply_ctstate;        /**< ctstate of the reply entry's packets (its cached
-				           verdict); set by a tracker */
+	uint8_t reply_ctstate;        /**< ctstate of the reply entry's packets; a tracker's */
 	uint8_t kflags;               /**< RULE_KEY_F_* of the packet */
-	uint8_t drop;                 /**< enum rule_drop; a module's stops insertion */
+	uint8_t drop;                 /**< enum rule_drop; stops insertion (on_packet: drops) */
 	uint8_t dec_flags;            /**< RULE_DEC_F_* a module adds to the decision */
-	uint8_t reject;               /**< filter stage: enum rule_reject of a REJECT that
-				           dropped the flow (it gets no entry: each packet
-				           is decided, and answered, on its own) */
+	uint8_t reject;               /**< filter: enum rule_reject of a REJECT that dropped
+				           the flow (no entry: each packet is answered) */
 	bool want_reply;              /**< insert a reply entry */
 	bool nocache;                 /**< decide without an entry (see the top) */
-	bool untracked;               /**< a tracker made no connection of the packet:
-				           modules that need one (NAT) leave it alone */
+	bool untracked;               /**< no connection (NAT leaves such flows alone) */
 	bool xdst;                    /**< the destination side of @c xkey was translated */
 	bool related;                 /**< @c rel_act is valid ... */
-	bool rel_way;                 /**< ... and the packet travels its way (its key is
-				           the quoted packet reversed) */
+	bool rel_way;                 /**< ... and the packet travels its way (quote reversed) */
 	bool refilter;                /**< on_packet: re-run the filter for both entries */
 	bool remove;                  /**< on_packet: remove the flow (both entries) */
-	bool reopen;                  /**< on_packet, with @c remove: the packet opens a
-				           new connection (decided as a new flow) */
+	bool reopen;                  /**< on_packet, with @c remove: a new connection opens */
 	bool store;                   /**< on_packet: store act[] and timeout in both entries */
+	uint8_t ctstatus;             /**< RULE_CTS_* a tracker adds (EXPECTED) */
+	bool exp_nat;                 /**< an expected connection's DNAT: @c exp_dnat */
+	char ct_helper[16];           /**< -m helper: its master's helper ("" none) */
+	struct rule_nat exp_dnat;
 };
 
 /** Why an entry went (struct rule_flow_gone::why). */
@@ -307,6 +304,7 @@ struct rule_flow_moved {
  *   get from an entry (its cached verdict is computed with it), the status of
  *   its connection (RULE_CTS_*, what --ctstatus matches); 0 if untracked.
  *   The first non-zero answer counts.
+ * - entry_helper: what -m helper matches for an entry's connection; first non-empty.
  * - filter_key: for an entry with FC_ACT_F_NAT, write the destination side
  *   (address, port) the filter saw into @p fk (the engine has put the
  *   entry's key there and sets the local bits itself). Called from
@@ -329,6 +327,7 @@ struct rule_module {
 	void (*on_move)(void *priv, const struct rule_flow_moved *mv);
 	unsigned int (*entry_ctstate)(void *priv, const struct fc_action *a);
 	unsigned int (*entry_ctstatus)(void *priv, const struct fc_action *a);
+	const char *(*entry_helper)(void *priv, const struct fc_action *a);
 	void (*filter_key)(void *priv, const struct fc_action *a, struct fc_key *fk);
 	int (*ct_format)(void *priv, const struct fc_action *a, char *buf, size_t len);
 	uint32_t (*entry_timeout)(void *priv, const struct fc_action *a, uint32_t timeout);
@@ -635,7 +634,8 @@ rule_engine_wants(const struct fc_action *a, const struct fc_pkt *p)
 	return ((i & FC_INTEREST_TCP_SYN) && (p->tcp_flags & 0x02)) ||
 		((i & FC_INTEREST_TCP_FIN) && (p->tcp_flags & 0x01)) ||
 		((i & FC_INTEREST_TCP_RST) && (p->tcp_flags & 0x04)) ||
-		((i & FC_INTEREST_TCP_NOACK) && !(p->tcp_flags & 0x10));
+		((i & FC_INTEREST_TCP_NOACK) && !(p->tcp_flags & 0x10)) ||
+		((i & FC_INTEREST_TCP_DATA) && p->tcp_dlen != 0);
 }
 
 /* ------------------------------------------------------------------------ */

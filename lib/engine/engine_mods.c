@@ -64,6 +64,23 @@ eng_entry_timeout(const struct rule_engine *eng, const struct fc_action *a, uint
 	return timeout;
 }
 
+/* The helper -m helper sees for an entry's connection (its master's), "" if none. */
+static void
+eng_entry_helper(const struct rule_engine *eng, const struct fc_action *a, char *name, size_t len)
+{
+	name[0] = '\0';
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+		const char *h;
+
+		if (m->entry_helper != NULL && (h = m->entry_helper(m->priv, a)) != NULL &&
+			h[0] != '\0') {
+			snprintf(name, len, "%s", h);
+			return;
+		}
+	}
+}
+
 /* The flow gets no entry: the modules that saw it release what they took. */
 void
 eng_abort(struct rule_engine *eng, struct eng_flow *ef)
@@ -199,6 +216,7 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 	p.ctmark = mk->ctmark;
 	/* A cached flow's connection is confirmed (the first packet's was not yet). */
 	p.ctstatus = (uint8_t)eng_entry_ctstatus(eng, a);
+	eng_entry_helper(eng, a, p.ct_helper, sizeof(p.ct_helper));
 	p.ct_expire = p.ctstatus != 0 ? mk->ct_expire : 0;
 	/* A reply's connection: its original tuple is the reply reversed (without NAT). */
 	if (p.ctstatus != 0 && (a->flags & FC_ACT_F_REPLY)) {
@@ -309,6 +327,11 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 
 		if (ef->stages & (1u << s))
 			continue;
+		/* After conntrack: what a helper's expectation made of the connection. */
+		if (s != RULE_STAGE_RAW) {
+			ef->pkt.ctstatus = f->ctstatus;
+			memcpy(ef->pkt.ct_helper, f->ct_helper, sizeof(ef->pkt.ct_helper));
+		}
 		if (s >= RULE_STAGE_FILTER) {
 			flow_fkey(f);
 			k = s == RULE_STAGE_FILTER ? &f->fkey[0] : &f->xkey;
@@ -357,6 +380,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	p.ctmark = eng_flow_of(f)->ctmark;
 	p.ct_orig = f->key;
 	p.ct_repl = f->reply_key;
+	memcpy(p.ct_helper, f->ct_helper, sizeof(p.ct_helper));
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
 

@@ -313,7 +313,8 @@ entry_key(const struct rule_engine *eng, unsigned int ti, uint32_t idx, struct f
  */
 static int
 run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
-	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate)
+	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate,
+	unsigned int *drop)
 {
 	struct fc_table *t = eng->t[ti];
 	struct eng_flow ef;
@@ -349,6 +350,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 		eng_flow_delete(eng, ti, idx);
 		return f->reopen ? -EAGAIN : -ENOENT;
 	}
+
 	for (unsigned int d = 0; d < 2; d++) {
 		if (f->idx[d] == FC_INDEX_NONE)
 			continue;
@@ -368,6 +370,11 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	*a = f->act[dir];
 	*ctstate = f->ctstate;
+	/* A module dropped this packet (a helper's): the flow stays. */
+	if (f->drop != RULE_DROP_NONE) {
+		*drop = f->drop;
+		return -EPERM;
+	}
 	return 0;
 }
 
@@ -436,7 +443,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	const struct fc_entry *e = fc_table_entry(t, idx);
 	const struct fc_key *k = ek;
 	struct fc_action a;
-	unsigned int cs;
+	unsigned int cs, drop = RULE_DROP_NONE;
 	int rc;
 
 	if (e == NULL)
@@ -456,11 +463,11 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	/* A segment of a window-checked entry here is one the fast path could not vouch for. */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
 		(a.interest & FC_INTEREST_TCP_WIN)) {
-		rc = run_packet(eng, ti, idx, ek, up, &a, &cs);
+		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &drop);
 		if (rc == -EAGAIN)
 			return false;
-		if (rc == -EINVAL) {
-			dec_drop(d, RULE_DROP_ERROR);
+		if (rc == -EINVAL || rc == -EPERM) {
+			dec_drop(d, rc == -EPERM ? drop : RULE_DROP_ERROR);
 			uncached(eng, up, d);
 			return true;
 		}

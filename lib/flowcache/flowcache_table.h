@@ -46,6 +46,8 @@ extern "C" {
  * upcalls the ones the check cannot vouch for.
  */
 #define FC_INTEREST_TCP_WIN 0x0010
+/** TCP segments that carry payload (a connection helper reads them). */
+#define FC_INTEREST_TCP_DATA 0x0020
 #define FC_INTEREST_ALL 0x8000
 
 /** Action flags. */

@@ -363,9 +363,9 @@ struct rule_nat_result {
  *    nat POSTROUTING: the source NAT.
  *
  * Walking stops at the first drop. Nat tables see the first packet of a
- * connection only: they are left out for a ctstate ESTABLISHED, RELATED,
- * INVALID or UNTRACKED (a caller without a tracker passes 0: every packet
- * is a first one).
+ * connection only: they are left out for a ctstate ESTABLISHED, INVALID
+ * or UNTRACKED (a caller without a tracker passes 0: every packet is a
+ * first one; RELATED is the first packet of an expected connection).
  */
 enum rule_stage {
 	RULE_STAGE_RAW,

@@ -26,10 +26,13 @@ rule_stage_steps(unsigned int stage, unsigned int lbits, unsigned int ctstate,
 	struct rule_step steps[])
 {
 	bool sl = lbits & FC_KEY_F_SRC_LOCAL, dl = lbits & FC_KEY_F_DST_LOCAL;
-	/* Nat sees a connection's first packet: not one of a known or untracked one. */
+	/*
+	 * Nat sees a connection's first packet: not one of a known or untracked
+	 * one. A RELATED first packet (a connection a helper expected) is one,
+	 * as in Linux (an ICMP error is decided without the nat tables).
+	 */
 	bool nat = ctstate == RULE_CT_IGNORE ||
-		   !(ctstate & (RULE_CT_ESTABLISHED | RULE_CT_RELATED | RULE_CT_INVALID |
-				       RULE_CT_UNTRACKED));
+		   !(ctstate & (RULE_CT_ESTABLISHED | RULE_CT_INVALID | RULE_CT_UNTRACKED));
 	int n = 0;
 
 	switch (stage) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rule_x_priv.h"
 
@@ -723,6 +724,24 @@ rule_x_finish(struct rule *r, struct rule_x *x)
 	}
 }
 
+/*
+ * CT --helper NAME: the helpers gufc has (conntrack_helper.h: ftp); the
+ * others Linux has are an error that says so, not a silent accept.
+ */
+static const char *
+ct_helper_check(const char *name)
+{
+	static const char *const linux_only[] = {"tftp", "sip", "h323", "ras", "q.931", "h.245",
+		"irc", "pptp", "amanda", "netbios-ns", "snmp", "snmp_trap", "sane", "broadcast"};
+
+	if (strcmp(name, "ftp") == 0)
+		return NULL;
+	for (unsigned int i = 0; i < RTE_DIM(linux_only); i++)
+		if (strcasecmp(name, linux_only[i]) == 0)
+			return "CT --helper: this helper is not built in gufc (it has ftp only)";
+	return "CT --helper: no such helper (gufc has ftp)";
+}
+
 static bool
 reject_family_ok(uint8_t with, uint8_t family)
 {
@@ -810,6 +829,11 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 	case RULE_XT_CT:
 		if (x->given == 0)
 			return "CT needs --notrack, --helper or --zone";
+		if (x->given & B(2))
+			return "CT --zone: gufc has no conntrack zones (a connection is one per "
+			       "tuple: the flow key has no room for a zone)";
+		if (x->given & B(1))
+			return ct_helper_check(x->u.ct_t.helper);
 		break;
 	default:
 		break;

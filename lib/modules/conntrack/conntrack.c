@@ -180,9 +180,7 @@ mod_ct_conn_ctstate(const struct mod_ct_conn *c, unsigned int dir)
 {
 	if (c->state == MOD_CT_S_NONE || !conn_valid(c))
 		return 0;
-	if (dir == MOD_CT_DIR_REPLY || (c->flags & MOD_CT_C_REPLIED))
-		return RULE_CT_ESTABLISHED;
-	return RULE_CT_NEW;
+	return ct_pkt_ctstate(c, dir);
 }
 
 uint32_t
@@ -754,10 +752,13 @@ mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len)
 	if (c == NULL || buf == NULL || len == 0 || !conn_valid(c))
 		return -EINVAL;
 	n = fmt_add(len, 0,
-		snprintf(buf, len, "%s %s%s%s", state_names[c->state],
+		snprintf(buf, len, "%s %s%s%s%s%s%s%s", state_names[c->state],
 			(c->flags & MOD_CT_C_REPLIED) ? "replied" : "unreplied",
 			(c->flags & MOD_CT_C_ASSURED) ? " assured" : "",
-			(c->flags & MOD_CT_C_PICKUP) ? " pickup" : ""));
+			(c->flags & MOD_CT_C_PICKUP) ? " pickup" : "",
+			c->helper != 0 ? " helper=" : "", mod_ct_helper_name(c->helper),
+			c->master_helper != 0 ? " expected=" : "",
+			mod_ct_helper_name(c->master_helper)));
 	if (n < 0 || !ct_is_tcp_state(c->state))
 		return n;
 	t = &c->tcp;

@@ -148,6 +148,13 @@ enum mod_ct_tcp_index {
 struct mod_ct_conn {
 	uint8_t state;      /**< enum mod_ct_state */
 	uint8_t flags;      /**< MOD_CT_C_* */
+	uint8_t helper;     /**< TCP: its own helper (enum mod_ct_helper, conntrack_helper.h) */
+	/**
+	 * TCP: not 0 for a connection a helper expected (its master's helper):
+	 * its original side is RELATED until the first reply, --ctstatus
+	 * EXPECTED, -m helper matches that helper. Neither byte is packed.
+	 */
+	uint8_t master_helper;
 	struct mod_ct_tcp tcp; /**< TCP: window tracking; zero otherwise */
 };
 
@@ -669,12 +676,14 @@ void mod_ct_module_stats_get(const struct mod_ct_module *ct, struct mod_ct_modul
 int mod_ct_module_conn_get(const struct mod_ct_module *ct, const struct fc_action *a,
 	struct mod_ct_conn *c);
 
-/* The fast path's window check: conntrack_fast.h, part of this manual. */
+/* The fast path's window check: conntrack_fast.h; helpers (FTP) and
+ * expectations: conntrack_helper.h; both part of this manual. */
 
 #ifdef __cplusplus
 }
 #endif
 
 #include "conntrack_fast.h"
+#include "conntrack_helper.h"
 
 #endif /* GUFC_CONNTRACK_H */

@@ -16,6 +16,7 @@
  * one per tuple, whatever the ports its entries have).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include <rte_malloc.h>
 
 #include "conntrack.h"
+#include "ct_help_priv.h"
 #include "engine.h"
 
 #define CHUNK (1u << MOD_CT_FAST_CHUNK_SHIFT)
@@ -42,6 +44,7 @@ struct mod_ct_module {
 	struct mod_ct_conn *rec[MOD_CT_FAST_CHUNKS]; /* records by id, chunked */
 	struct mod_ct_fast fast;                      /* fast-path lines by id, chunked */
 	struct mod_ct_module_stats st; /* written by the rules lcore, read relaxed */
+	struct ct_helpers hlp;         /* helpers and expectations (ct_helper.c) */
 };
 
 static void
@@ -128,6 +131,8 @@ id_release(void *arg, uint64_t val)
 {
 	struct mod_ct_module *ct = arg;
 	uint32_t id = (uint32_t)val;
+
+	ct_help_gone(&ct->hlp, id);
 
 	memset(rec_of(ct, id), 0, sizeof(struct mod_ct_conn));
 	memset(line_of(ct, id), 0, sizeof(struct mod_ct_fast_line));
@@ -226,6 +231,8 @@ ct_entry_ctstatus(void *priv, const struct fc_action *a)
 	if ((c.state >= MOD_CT_S_ESTABLISHED && c.state <= MOD_CT_S_TIME_WAIT) ||
 		(c.state == MOD_CT_S_OPEN && (c.flags & MOD_CT_C_REPLIED)))
 		s |= RULE_CTS_ASSURED;
+	if (c.master_helper != 0)
+		s |= RULE_CTS_EXPECTED;
 	return s;
 }
 
@@ -258,14 +265,34 @@ ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
 	return mod_ct_timeout(&ct->cfg, FC_AF_INET4, PROTO_TCP, &c);
 }
 
+/* -m helper: the helper of the master that expected the entry's connection (Linux). */
+static const char *
+ct_entry_helper(void *priv, const struct fc_action *a)
+{
+	const struct mod_ct_conn *r = entry_rec(priv, a);
+
+	return r != NULL ? mod_ct_helper_name(r->master_helper) : NULL;
+}
+
 static int
 ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 {
 	struct mod_ct_conn c;
 
+	int n;
+
 	if (!entry_conn(priv, a, &c))
 		return 0;
-	return mod_ct_conn_format(&c, buf, len);
+	n = mod_ct_conn_format(&c, buf, len);
+	if (n != -ENOSPC)
+		return n;
+	/* A listing's short field: the state, flags and helpers without the windows. */
+	n = snprintf(buf, len, "%s %s%s%s%s%s%s", mod_ct_state_name(c.state),
+		(c.flags & MOD_CT_C_REPLIED) ? "replied" : "unreplied",
+		(c.flags & MOD_CT_C_ASSURED) ? " assured" : "",
+		c.helper != 0 ? " helper=" : "", mod_ct_helper_name(c.helper),
+		c.master_helper != 0 ? " expected=" : "", mod_ct_helper_name(c.master_helper));
+	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 }
 
 /*
@@ -325,13 +352,16 @@ count_verdict(struct mod_ct_module *ct, const struct mod_ct_verdict *v)
  * Linux where the packet has no connection yet.
  */
 static bool
-ct_notrack(struct rule_flow *f)
+ct_notrack(struct rule_flow *f, uint8_t *helper)
 {
 	const struct rule_eval *raw;
 
 	f->ctstate = RULE_CT_NEW; /* tracked so far: raw sees INVALID */
+	*helper = 0;
 	if (rule_engine_classify_flow(f, RULE_STAGE_RAW, &raw) < 0)
 		return false;
+	/* -j CT --helper: the connection's helper (Linux's template). */
+	*helper = ct_help_assigned(raw);
 	for (unsigned int i = 0; i < raw->n_acts && i < RULE_ACTS_MAX; i++) {
 		const struct rule_act *a = &raw->acts[i];
 
@@ -350,13 +380,14 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	struct mod_ct_verdict v;
 	struct mod_ct_conn c;
 	uint32_t id = 0;
+	uint8_t helper;
 	int rc;
 
 	/* Decided without an entry by the engine (non-first fragments): untracked. */
 	if (f->nocache)
 		return 0;
 	/* NOTRACK: conntrack leaves the flow alone (UNTRACKED to the later tables). */
-	if (ct_notrack(f)) {
+	if (ct_notrack(f, &helper)) {
 		f->ctstate = 0;
 		f->untracked = true;
 		__atomic_store_n(&ct->st.notrack, ct->st.notrack + 1, __ATOMIC_RELAXED);
@@ -380,6 +411,9 @@ ct_on_insert(void *priv, struct rule_flow *f)
 			count(&ct->st.tcp_full);
 			v.ctstate = RULE_CT_INVALID;
 			v.flags = 0;
+		} else if (ct_help_created(&ct->hlp, f, id, helper, &c, &v) == 0) {
+			/* An expectation taken (RELATED), a helper given: its interest. */
+			ct_help_interest(&ct->hlp, &c, id, v.interest);
 		}
 	}
 	count_verdict(ct, &v);
@@ -423,7 +457,7 @@ ct_on_abort(void *priv, struct rule_flow *f)
 
 	if (id == 0 || entry_rec(ct, &f->act[RULE_DIR_ORIG]) == NULL)
 		return;
-	id_release(ct, id);
+	id_release(ct, id); /* the helper's part too */
 	/* On abort the two entries hold the same id: release it once. */
 	for (unsigned int d = 0; d < 2; d++) {
 		f->act[d].ct_state = 0;
@@ -452,8 +486,10 @@ ct_on_packet(void *priv, struct rule_flow *f)
 	struct mod_ct_module *ct = priv;
 	const struct rule_upcall *up = f->up;
 	uint32_t id = mod_ct_entry_id(&f->act[f->dir]);
+	const struct fc_pkt *pkt = &up->pkt;
 	struct mod_ct_verdict v;
 	struct mod_ct_conn packed, *c;
+	struct fc_pkt view;
 	int rc;
 
 	if (id != 0) {
@@ -461,13 +497,15 @@ ct_on_packet(void *priv, struct rule_flow *f)
 		if (c == NULL || c->state == MOD_CT_S_NONE)
 			return 0;
 		mod_ct_fast_fold(c, line_of(ct, id));
+		/* Behind a helper's rewrite, the ACK as the other side counts. */
+		pkt = ct_help_view(&ct->hlp, c, id, f->dir, pkt, &view);
 	} else {
 		if (mod_ct_conn_unpack(f->act[f->dir].ct_state, &packed) < 0 ||
 			packed.state == MOD_CT_S_NONE)
 			return 0;
 		c = &packed;
 	}
-	rc = mod_ct_packet(&ct->cfg, c, f->dir, &up->pkt, up->frame, up->frame_len, &v);
+	rc = mod_ct_packet(&ct->cfg, c, f->dir, pkt, up->frame, up->frame_len, &v);
 	if (rc < 0)
 		return rc;
 	count_verdict(ct, &v);
@@ -477,9 +515,14 @@ ct_on_packet(void *priv, struct rule_flow *f)
 		f->remove = true;
 		return 0;
 	}
-	if (id != 0)
+	if (id != 0) {
+		/* The helper reads what conntrack accepted. */
+		if (v.ctstate != RULE_CT_INVALID)
+			ct_help_packet(&ct->hlp, f, c, id);
+		ct_help_interest(&ct->hlp, c, id, v.interest);
 		mod_ct_fast_arm(line_of(ct, id), c,
 			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
+	}
 	for (unsigned int d = 0; d < 2; d++)
 		if (v.interest[d] != (f->act[d].interest & ~f->interest_kept[d]))
 			v.flags |= MOD_CT_VF_CHANGED; /* e.g. what folding the fast path's progress moved */
@@ -498,6 +541,15 @@ ct_on_packet(void *priv, struct rule_flow *f)
 	if (v.flags & MOD_CT_VF_CTSTATE)
 		f->refilter = true;
 	return 0;
+}
+
+/* Expectations that timed out go; the helpers' clock is the engine's. */
+static unsigned int
+ct_step(void *priv, uint32_t now, unsigned int budget)
+{
+	struct mod_ct_module *ct = priv;
+
+	return ct_help_step(&ct->hlp, now, budget);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -553,6 +605,8 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 	ct->next_id = 1;
 	ct->socket = (int)rte_socket_id();
 	rc = mod_ct_cfg_check(&ct->cfg);
+	if (rc == 0)
+		rc = ct_help_init(&ct->hlp, eng);
 	if (rc == 0) {
 		memset(&m, 0, sizeof(m));
 		m.name = "conntrack";
@@ -564,12 +618,15 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 		m.on_remove = ct_on_remove;
 		m.entry_ctstate = ct_entry_ctstate;
 		m.entry_ctstatus = ct_entry_ctstatus;
+		m.entry_helper = ct_entry_helper;
+		m.step = ct_step;
 		m.ct_format = ct_format;
 		m.entry_timeout = ct_entry_timeout;
 		m.priv = ct;
 		rc = rule_engine_module_register(eng, &m);
 	}
 	if (rc < 0) {
+		ct_help_fini(&ct->hlp);
 		free(ct);
 		rte_errno = -rc;
 		return NULL;
@@ -587,6 +644,7 @@ mod_ct_module_free(struct mod_ct_module *ct)
 		rte_free(ct->fast.chunk[c]);
 	}
 	free(ct->free_ids);
+	ct_help_fini(&ct->hlp);
 	free(ct);
 }
 
@@ -622,4 +680,36 @@ struct mod_ct_fast *
 mod_ct_module_fast(struct mod_ct_module *ct)
 {
 	return ct != NULL ? &ct->fast : NULL;
+}
+
+int
+mod_ct_module_mangle(struct mod_ct_module *ct, struct rte_mbuf *m, const struct fc_pkt *pkt)
+{
+	if (ct == NULL || m == NULL || pkt == NULL)
+		return -EINVAL;
+	if (ct->hlp.n_plan == 0)
+		return 0;
+	return ct_help_mangle(&ct->hlp, m, pkt);
+}
+
+void
+mod_ct_module_helper_stats_get(const struct mod_ct_module *ct, struct mod_ct_helper_stats *st)
+{
+	const struct mod_ct_helper_stats *h;
+
+	if (st == NULL)
+		return;
+	memset(st, 0, sizeof(*st));
+	if (ct == NULL)
+		return;
+	h = &ct->hlp.st;
+	st->conns = __atomic_load_n(&h->conns, __ATOMIC_RELAXED);
+	st->segments = __atomic_load_n(&h->segments, __ATOMIC_RELAXED);
+	st->commands = __atomic_load_n(&h->commands, __ATOMIC_RELAXED);
+	st->foreign = __atomic_load_n(&h->foreign, __ATOMIC_RELAXED);
+	st->dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
+	st->nat_rewrites = __atomic_load_n(&h->nat_rewrites, __ATOMIC_RELAXED);
+	st->nat_failed = __atomic_load_n(&h->nat_failed, __ATOMIC_RELAXED);
+	st->related = __atomic_load_n(&h->related, __ATOMIC_RELAXED);
+	mod_ct_expect_stats_get(ct->hlp.exp, &st->exp);
 }

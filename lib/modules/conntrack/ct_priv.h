@@ -64,9 +64,10 @@ ct_is_tcp_state(unsigned int state)
 static inline uint8_t
 ct_pkt_ctstate(const struct mod_ct_conn *c, unsigned int dir)
 {
-	return (uint8_t)(dir == MOD_CT_DIR_REPLY || (c->flags & MOD_CT_C_REPLIED) ?
-				 RULE_CT_ESTABLISHED :
-				 RULE_CT_NEW);
+	if (dir == MOD_CT_DIR_REPLY || (c->flags & MOD_CT_C_REPLIED))
+		return RULE_CT_ESTABLISHED;
+	/* An expected connection's original side is RELATED until replied (Linux). */
+	return c->master_helper != 0 ? RULE_CT_RELATED : RULE_CT_NEW;
 }
 
 /* ct_tcp.c: the TCP state machine (see mod_ct_new() / mod_ct_packet()). */

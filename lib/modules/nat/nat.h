@@ -443,7 +443,9 @@ mod_nat_apply(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3
  * - "nat_dst" (RULE_MOD_ORDER_NAT_DST, before route and filter): the nat
  *   table's PREROUTING/OUTPUT verdict; a DNAT binds and makes the
  *   translated key what later stages see (struct rule_flow::xkey, xdst)
- *   and the reply key the binding's. It also releases bindings: on_abort
+ *   and the reply key the binding's. A connection a conntrack helper
+ *   expected behind NAT (struct rule_flow::exp_nat) is bound to the
+ *   helper's target instead of the nat table's verdict. It also releases bindings: on_abort
  *   for a flow that got no entry (at once: no reader saw it), on_remove
  *   when an entry with FC_ACT_F_NAT goes (unbound at once, released after
  *   a grace period, rule_engine_defer()); and it tells the stale check the

@@ -150,6 +150,11 @@ nat_dst_on_insert(void *priv, struct rule_flow *f)
 	/* NAT applies to flows that make a connection (or to all without a tracker). */
 	if (f->nocache || f->untracked)
 		return 0;
+	/* A connection a helper expected behind NAT: the master's translation (nf_nat_ftp). */
+	if (f->exp_nat) {
+		tgt = f->exp_dnat;
+		goto bind;
+	}
 	rc = rule_engine_classify_flow(f, RULE_STAGE_DST, &res);
 	if (rc < 0)
 		return rc;
@@ -163,6 +168,7 @@ nat_dst_on_insert(void *priv, struct rule_flow *f)
 	} else {
 		return 0;
 	}
+bind:
 	rc = mod_nat_bind(m->nat, &f->key, &tgt, NULL, NULL, &nb);
 	if (rc < 0)
 		return bind_err(f, rc);

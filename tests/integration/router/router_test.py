@@ -24,6 +24,13 @@ a server namespace over net_tap ports):
   neigh   the server changes its MAC: the router learns it from the
           gratuitous ARP and the unsolicited neighbour advertisement, and
           the cached IPv4 and IPv6 flows follow at once
+  ftp     FTP through a FORWARD DROP / ESTABLISHED,RELATED rule set with
+          masquerade and CT --helper ftp in raw: passive and active
+          transfers (IPv4 PASV/PORT, IPv6 EPSV/EPRT) complete and their
+          data connections are RELATED; without the CT rule the passive
+          data connection is refused
+  ftp_linux  the same through a Linux router (nf_conntrack_ftp, nf_nat_ftp)
+          with the same rules as iptables: the behaviour gufc matches
 
 Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 """
@@ -34,7 +41,7 @@ import sys
 import time
 
 from router_lib import (CLIENT4, CLIENT6, GW_IN4, GW_IN6, GW_OUT4, GW_OUT6, SERVER4,
-                        SERVER6, Fail, Gateway, check, main)
+                        SERVER6, Fail, Gateway, Skip, check, main)
 
 EXPORTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts",
                         "gufc-prometheus.py")
@@ -158,6 +165,99 @@ try:
 except socket.timeout:
     print("CUT", flush=True)
 """
+
+
+# A small FTP server (RFC 959 and 2428, what ftplib sends): one file, "f",
+# of N seeded bytes; PORT/EPRT (it connects back) and PASV/EPSV; one session.
+FTPD = r"""
+import random, socket, sys
+host, size = sys.argv[1], int(sys.argv[2])
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+data = random.Random(11).randbytes(size)
+ls = socket.socket(fam, socket.SOCK_STREAM)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind((host, 21))
+ls.listen(4)
+print("LISTEN", flush=True)
+while True:
+    c, peer = ls.accept()
+    f = c.makefile("rwb")
+    def say(t):
+        f.write((t + "\r\n").encode()); f.flush()
+    say("220 gufc test ftpd")
+    active, pasv = None, None
+    for line in f:
+        cmd, _, arg = line.decode().strip().partition(" ")
+        cmd = cmd.upper()
+        if cmd in ("USER", "PASS", "TYPE"):
+            say("331 ok" if cmd == "USER" else "230 ok" if cmd == "PASS" else "200 ok")
+        elif cmd == "PORT":
+            n = [int(x) for x in arg.split(",")]
+            active = ("%d.%d.%d.%d" % tuple(n[:4]), n[4] * 256 + n[5])
+            say("200 PORT ok")
+        elif cmd == "EPRT":
+            d = arg[0]
+            _, _, a, p, _ = arg.split(d)
+            active = (a, int(p))
+            say("200 EPRT ok")
+        elif cmd in ("PASV", "EPSV"):
+            pasv = socket.socket(fam, socket.SOCK_STREAM)
+            pasv.bind((host, 0))
+            pasv.listen(1)
+            p = pasv.getsockname()[1]
+            if cmd == "PASV":
+                say("227 Entering Passive Mode (%s,%d,%d)." % (host.replace(".", ","), p >> 8, p & 255))
+            else:
+                say("229 Entering Extended Passive Mode (|||%d|)" % p)
+        elif cmd == "RETR":
+            try:
+                if pasv is not None:
+                    pasv.settimeout(10)
+                    d, _ = pasv.accept()
+                else:
+                    d = socket.create_connection(active, timeout=10)
+            except OSError as e:
+                say("425 no data connection")
+                print("NODATA", e, flush=True)
+                pasv = active = None
+                continue
+            say("150 sending")
+            d.sendall(data)
+            d.close()
+            pasv = active = None
+            say("226 done")
+            print("SENT", cmd, peer[0], flush=True)
+        elif cmd == "QUIT":
+            say("221 bye")
+            break
+        else:
+            say("502 no")
+    c.close()
+"""
+
+# An FTP client (ftplib): fetch "f" passive or active (argv[2]); SHA-256.
+FTP_GET = r"""
+import ftplib, hashlib, socket, sys
+host, mode = sys.argv[1], sys.argv[2]
+ftp = ftplib.FTP()
+ftp.connect(host, 21, timeout=float(sys.argv[3]))
+ftp.login("ftp", "x")
+ftp.set_pasv(mode == "passive")
+h, n = hashlib.sha256(), [0]
+def got(b):
+    h.update(b); n[0] += len(b)
+try:
+    ftp.retrbinary("RETR f", got)
+    print("GOT", n[0], h.hexdigest(), flush=True)
+except (OSError, ftplib.Error) as e:
+    print("FAILED", type(e).__name__, flush=True)
+try:
+    ftp.quit()
+except (OSError, ftplib.Error):
+    pass
+"""
+
+FTP_SIZE = 1 << 20
 
 
 def wait_line(proc, word, timeout=15):
@@ -301,6 +401,147 @@ def t_nat(build):
         # Only the hosts' multicast (MLD reports, ...), which a router does not forward.
         check(st["drops_total"] == st["drops"]["not_forwarded"], "drops: %s" % {
             k: v for k, v in st["drops"].items() if v})
+
+
+def ftp_rules(helper):
+    """-P FORWARD DROP, ESTABLISHED,RELATED, the control port, masquerade on
+    the egress, and (@helper) CT --helper ftp in raw."""
+    r = ("policy drop\n"
+         "accept ctstate established,related\n"
+         "accept proto tcp dport 21 ctstate new out outside\n"
+         "accept proto icmpv6\n"
+         "masquerade src 10.0.1.0/24 out outside\n"
+         "masquerade src 2001:db8:1::/64 out outside\n")
+    if helper:
+        r += "table raw\nchain pre hook prerouting\nct ct_helper ftp proto tcp dport 21\n"
+    return r
+
+
+def t_ftp(build):
+    import hashlib
+    import random
+
+    want = hashlib.sha256(random.Random(11).randbytes(FTP_SIZE)).hexdigest()
+    with Gateway(build, BASE_CONF, ftp_rules(True), server_default_route=False) as gw:
+        for host in (SERVER4, SERVER6):
+            srv = gw.python(gw.sns, FTPD, host, str(FTP_SIZE))
+            wait_line(srv, "LISTEN")
+            for mode in ("passive", "active"):
+                cl = gw.python(gw.cns, FTP_GET, host, mode, "10")
+                w = wait_line(cl, "GOT", timeout=30)
+                cl.wait(10)
+                check(int(w[1]) == FTP_SIZE and w[2] == want,
+                      "ftp %s %s: got %s %s" % (host, mode, w[1], w[2]))
+                print("ftp %s %s: %s bytes, SHA-256 equal" % (host, mode, w[1]))
+            srv.kill()
+            srv.wait()
+        flows = gw.shell("show flows proto tcp")
+        check("helper=ftp" in flows, "no control connection with the helper:\n" + flows)
+        check(flows.count("expected=ftp") >= 4,
+              "the data connections are not RELATED (expected=ftp):\n" + flows)
+        stats = gw.shell("show stats")
+        print("\n".join(l for l in stats.splitlines() if l.startswith(("helpers", "expect"))))
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["related"] >= 4 and st["nat_rewrites"] >= 2 and st["nat_failed"] == 0,
+              "helper counters: %s" % st)
+    # Without the CT rule nothing is expected: the data connection is refused.
+    with Gateway(build, BASE_CONF, ftp_rules(False), server_default_route=False) as gw:
+        srv = gw.python(gw.sns, FTPD, SERVER4, str(FTP_SIZE))
+        wait_line(srv, "LISTEN")
+        cl = gw.python(gw.cns, FTP_GET, SERVER4, "passive", "3")
+        w = wait_line(cl, "FAILED", timeout=30)
+        cl.wait(10)
+        srv.kill()
+        srv.wait()
+        print("ftp without the helper: data connection refused (%s)" % w[1])
+        gw.stop()
+
+
+def t_ftp_linux(build):
+    """The same FTP transfers through a Linux router (nf_conntrack_ftp and
+    nf_nat_ftp) with the same rule set as iptables: what gufc must match."""
+    import hashlib
+    import random
+    import shutil
+    import subprocess
+
+    from router_lib import sh
+
+    if shutil.which("iptables") is None or shutil.which("ip6tables") is None:
+        raise Skip("no iptables")
+    want = hashlib.sha256(random.Random(11).randbytes(FTP_SIZE)).hexdigest()
+    tag = "%d" % (os.getpid() % 100000)
+    cns, rns, sns = "ftpl-c" + tag, "ftpl-r" + tag, "ftpl-s" + tag
+    nss = (cns, rns, sns)
+
+    def ns(n, args, check_rc=True):
+        return sh(["ip", "netns", "exec", n] + args, check_rc)
+
+    def spawn(n, code, *args):
+        return subprocess.Popen(["ip", "netns", "exec", n, sys.executable, "-u", "-c", code]
+                                + list(args), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+
+    def rules(helper):
+        for cmd, fam in (("iptables-restore", "4"), ("ip6tables-restore", "6")):
+            src = "10.0.1.0/24" if fam == "4" else "2001:db8:1::/64"
+            text = ("*raw\n" + ("-A PREROUTING -p tcp --dport 21 -j CT --helper ftp\n"
+                                 if helper else "") + "COMMIT\n"
+                    "*nat\n-A POSTROUTING -s %s -o out -j MASQUERADE\nCOMMIT\n"
+                    "*filter\n:FORWARD DROP [0:0]\n"
+                    "-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
+                    "-A FORWARD -o out -p tcp --dport 21 -m conntrack --ctstate NEW -j ACCEPT\n"
+                    "COMMIT\n" % src)
+            r = subprocess.run(["ip", "netns", "exec", rns, cmd], input=text, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if r.returncode != 0:
+                raise Skip("%s: %s" % (cmd, r.stdout.strip()))
+
+    try:
+        for n in nss:
+            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+            sh(["ip", "netns", "add", n])
+            ns(n, ["ip", "link", "set", "lo", "up"])
+        sh(["ip", "link", "add", "in", "netns", rns, "type", "veth", "peer", "name", "eth0",
+            "netns", cns])
+        sh(["ip", "link", "add", "out", "netns", rns, "type", "veth", "peer", "name", "eth0",
+            "netns", sns])
+        for n, dev, a4, a6 in ((cns, "eth0", CLIENT4, CLIENT6), (rns, "in", GW_IN4, GW_IN6),
+                               (rns, "out", GW_OUT4, GW_OUT6), (sns, "eth0", SERVER4, SERVER6)):
+            ns(n, ["ip", "addr", "add", a4 + "/24", "dev", dev])
+            ns(n, ["ip", "addr", "add", a6 + "/64", "dev", dev, "nodad"])
+            ns(n, ["ip", "link", "set", dev, "up"])
+        ns(cns, ["ip", "route", "add", "default", "via", GW_IN4])
+        ns(cns, ["ip", "-6", "route", "add", "default", "via", GW_IN6])
+        ns(rns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"])
+        ns(rns, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"])
+        rules(True)
+        for host in (SERVER4, SERVER6):
+            srv = spawn(sns, FTPD, host, str(FTP_SIZE))
+            wait_line(srv, "LISTEN")
+            for mode in ("passive", "active"):
+                cl = spawn(cns, FTP_GET, host, mode, "10")
+                w = wait_line(cl, "GOT", timeout=30)
+                cl.wait(10)
+                check(w[2] == want, "linux ftp %s %s: %s" % (host, mode, w))
+                print("linux: ftp %s %s: %s bytes, SHA-256 equal" % (host, mode, w[1]))
+            srv.kill()
+            srv.wait()
+        ns(rns, ["iptables", "-t", "raw", "-F"])
+        ns(rns, ["ip6tables", "-t", "raw", "-F"])
+        ns(rns, ["conntrack", "-F"], check_rc=False)
+        srv = spawn(sns, FTPD, SERVER4, str(FTP_SIZE))
+        wait_line(srv, "LISTEN")
+        cl = spawn(cns, FTP_GET, SERVER4, "passive", "3")
+        w = wait_line(cl, "FAILED", timeout=30)
+        cl.wait(10)
+        srv.kill()
+        srv.wait()
+        print("linux: ftp without the helper: data connection refused (%s)" % w[1])
+    finally:
+        for n in nss:
+            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
 
 
 def t_commit(build):
@@ -476,7 +717,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

@@ -443,18 +443,18 @@ test_names(void **state)
 		struct mod_ct_conn c;
 		const char *text;
 	} fmt[] = {
-		{{OP, MOD_CT_C_REPLIED, {{{0}}}}, "OPEN replied"},
-		{{OP, 0, {{{0}}}}, "OPEN unreplied"},
-		{{NO, 0, {{{0}}}}, "NONE unreplied"},
-		{{ES, MOD_CT_C_REPLIED | MOD_CT_C_ASSURED, {{{1001, 66536, 64240, 0, 7, 0},
+		{{OP, MOD_CT_C_REPLIED, 0, 0, {{{0}}}}, "OPEN replied"},
+		{{OP, 0, 0, 0, {{{0}}}}, "OPEN unreplied"},
+		{{NO, 0, 0, 0, {{{0}}}}, "NONE unreplied"},
+		{{ES, MOD_CT_C_REPLIED | MOD_CT_C_ASSURED, 0, 0, {{{1001, 66536, 64240, 0, 7, 0},
 			  {2002, 3003, 1000, 0, 0, MOD_CT_TS_LIBERAL | MOD_CT_TS_SACK_PERM}}}},
 			"ESTABLISHED replied assured retrans=0 orig=[end=1001 maxend=66536 "
 			"maxwin=64240 scale=7] reply=[end=2002 maxend=3003 maxwin=1000 scale=0 "
 			"liberal sack]"},
-		{{FW, MOD_CT_C_PICKUP, {{{0}}}}, "FIN_WAIT unreplied pickup retrans=0 orig=[end=0 "
+		{{FW, MOD_CT_C_PICKUP, 0, 0, {{{0}}}}, "FIN_WAIT unreplied pickup retrans=0 orig=[end=0 "
 			"maxend=0 maxwin=0 scale=0] reply=[end=0 maxend=0 maxwin=0 scale=0]"},
 	};
-	struct mod_ct_conn bad = {MOD_CT_S__COUNT, 0, {{{0}}}};
+	struct mod_ct_conn bad = {MOD_CT_S__COUNT, 0, 0, 0, {{{0}}}};
 	char buf[MOD_CT_FORMAT_MAX];
 	unsigned int i;
 

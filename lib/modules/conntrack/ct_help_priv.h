@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/conntrack private: the helpers' part of the conntrack module
+ * (ct_helper.c), as ct_module.c calls it. Rules lcore only.
+ */
+#ifndef GUFC_CT_HELP_PRIV_H
+#define GUFC_CT_HELP_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conntrack.h"
+#include "engine.h"
+
+/* Linux's FTP expectation policy: one per master, 300 s. */
+#define CT_FTP_MAX_EXPECTED 1
+#define CT_FTP_EXP_TIMEOUT_MS 300000u
+/* Expectations held at once. */
+#define CT_EXP_MAX 4096u
+/* Upcalls of one burst whose packets the helper rewrites. */
+#define CT_PLANS 64
+
+/* A helped connection: the helper's memory, and the NAT shift it caused. */
+struct ct_help {
+	struct mod_ct_ftp ftp;
+	struct mod_ct_seqadj adj;
+};
+
+/*
+ * What mod_ct_module_mangle() does to one upcalled packet: found by the
+ * upcall's parse (its address, then its key and numbers: an upcall array
+ * slot is reused by later bursts).
+ */
+struct ct_plan {
+	const struct rule_upcall *up;
+	struct fc_key key; /* the packet's key, sequence, ack and length */
+	uint32_t oseq;
+	uint32_t oack;
+	uint16_t odlen;
+	uint32_t seq;      /* with adjust: the TCP sequence number it leaves with */
+	uint32_t ack;      /* and the acknowledgment number */
+	uint16_t off;      /* with edit: payload bytes [off, off + len_old) ... */
+	uint16_t len_old;
+	uint8_t len_new;   /* ... become text[0, len_new) */
+	bool edit;
+	bool adjust;
+	char text[64];
+};
+
+struct ct_helpers {
+	struct rule_engine *eng;
+	struct mod_ct_expect *exp;
+	struct ct_help **help[MOD_CT_FAST_CHUNKS]; /* by record id, chunked */
+	uint32_t now;                               /* the engine's clock, from step */
+	struct ct_plan plan[CT_PLANS];
+	unsigned int n_plan;
+	struct mod_ct_helper_stats st; /* written by the rules lcore, read relaxed */
+};
+
+int ct_help_init(struct ct_helpers *h, struct rule_engine *eng);
+void ct_help_fini(struct ct_helpers *h);
+
+/* The raw table's helper for a new flow (-j CT --helper): 0 none. */
+uint8_t ct_help_assigned(const struct rule_eval *raw);
+
+/*
+ * A TCP connection was created (record @p id, @p c and @p v as mod_ct_new()
+ * made them): take the expectation it may match (RELATED, its DNAT), give
+ * it the raw table's helper @p helper. @return 0 or -ENOMEM.
+ */
+int ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t helper,
+	struct mod_ct_conn *c, struct mod_ct_verdict *v);
+
+/* The interest a helped connection adds to its entries. */
+void ct_help_interest(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32_t id,
+	uint16_t interest[2]);
+
+/*
+ * The packet conntrack sees for a helped connection: its ACK moved back to
+ * the other side's own space (a rewrite shifted it). @return @p pkt or @p tmp.
+ */
+const struct fc_pkt *ct_help_view(const struct ct_helpers *h, const struct mod_ct_conn *c,
+	uint32_t id, unsigned int dir, const struct fc_pkt *pkt, struct fc_pkt *tmp);
+
+/*
+ * A packet of a helped connection the state machine accepted: read it,
+ * expect, plan its rewrite; a segment to drop gets f->drop.
+ */
+void ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
+	uint32_t id);
+
+/* Apply the plan made for the packet parsed as @p pkt, if any. @return 0, -ENOSPC. */
+struct rte_mbuf;
+int ct_help_mangle(struct ct_helpers *h, struct rte_mbuf *m, const struct fc_pkt *pkt);
+
+/* Connection @p id went (its record is released after a grace period). */
+void ct_help_gone(struct ct_helpers *h, uint32_t id);
+
+/* Expire expectations. */
+unsigned int ct_help_step(struct ct_helpers *h, uint32_t now, unsigned int budget);
+
+#endif /* GUFC_CT_HELP_PRIV_H */

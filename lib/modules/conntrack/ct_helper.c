@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/conntrack/ct_helper.c — the helpers in the conntrack module
+ * ("Helpers in the module" in conntrack_helper.h): which connections get a
+ * helper (the raw table's -j CT --helper), the FTP helper reading their
+ * segments on the slow path, the expectations it makes and the new flows
+ * that take them (RELATED), and, behind NAT, the rewrite of the announced
+ * address and port with the sequence shift it leaves
+ * (mod_ct_module_mangle(), called by the datapath after the NAT rewrite).
+ *
+ * A helped connection is TCP: its state lives beside the conntrack
+ * record, by the same id (struct ct_help, allocated when the helper is
+ * assigned, freed with the record).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include "ct_help_priv.h"
+
+#define CHUNK (1u << MOD_CT_FAST_CHUNK_SHIFT)
+#define CHUNK_MASK (CHUNK - 1)
+#define PROTO_TCP 6
+
+static void
+count(uint64_t *c)
+{
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
+int
+ct_help_init(struct ct_helpers *h, struct rule_engine *eng)
+{
+	memset(h, 0, sizeof(*h));
+	h->eng = eng;
+	h->exp = mod_ct_expect_create(CT_EXP_MAX, CT_FTP_MAX_EXPECTED);
+	return h->exp == NULL ? -ENOMEM : 0;
+}
+
+void
+ct_help_fini(struct ct_helpers *h)
+{
+	for (unsigned int c = 0; c < MOD_CT_FAST_CHUNKS; c++) {
+		if (h->help[c] == NULL)
+			continue;
+		for (unsigned int i = 0; i < CHUNK; i++)
+			free(h->help[c][i]);
+		free(h->help[c]);
+	}
+	mod_ct_expect_free(h->exp);
+	memset(h, 0, sizeof(*h));
+}
+
+static struct ct_help *
+help_of(const struct ct_helpers *h, uint32_t id)
+{
+	struct ct_help **c = h->help[id >> MOD_CT_FAST_CHUNK_SHIFT];
+
+	return c == NULL ? NULL : c[id & CHUNK_MASK];
+}
+
+uint8_t
+ct_help_assigned(const struct rule_eval *raw)
+{
+	uint8_t helper = 0;
+
+	/* The last CT --helper of the walk counts (each sets the template's). */
+	for (unsigned int i = 0; i < raw->n_acts && i < RULE_ACTS_MAX; i++) {
+		const struct rule_act *a = &raw->acts[i];
+		int hl;
+
+		if (a->action != RULE_ACT_CT || a->tgt == NULL || !(a->tgt->given & 2))
+			continue;
+		hl = mod_ct_helper_find(a->tgt->u.ct_t.helper);
+		if (hl > 0)
+			helper = (uint8_t)hl;
+	}
+	return helper;
+}
+
+int
+ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t helper,
+	struct mod_ct_conn *c, struct mod_ct_verdict *v)
+{
+	struct mod_ct_exp e;
+
+	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0) {
+		c->master_helper = e.helper;
+		if (v->ctstate == RULE_CT_NEW)
+			v->ctstate = RULE_CT_RELATED;
+		f->ctstatus |= RULE_CTS_EXPECTED;
+		snprintf(f->ct_helper, sizeof(f->ct_helper), "%s", mod_ct_helper_name(e.helper));
+		if (e.nat) {
+			memset(&f->exp_dnat, 0, sizeof(f->exp_dnat));
+			f->exp_dnat.family = e.tuple.family;
+			memcpy(f->exp_dnat.addr_min, e.nat_addr, sizeof(e.nat_addr));
+			memcpy(f->exp_dnat.addr_max, e.nat_addr, sizeof(e.nat_addr));
+			f->exp_dnat.port_min = f->exp_dnat.port_max = e.nat_port;
+			f->exp_nat = true;
+		}
+		count(&h->st.related);
+	}
+	if (helper == MOD_CT_HELPER_NONE)
+		return 0;
+	if (h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL) {
+		h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] = calloc(CHUNK, sizeof(struct ct_help *));
+		if (h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL)
+			return -ENOMEM;
+	}
+	free(help_of(h, id));
+	h->help[id >> MOD_CT_FAST_CHUNK_SHIFT][id & CHUNK_MASK] = calloc(1, sizeof(struct ct_help));
+	if (help_of(h, id) == NULL)
+		return -ENOMEM;
+	c->helper = helper;
+	count(&h->st.conns);
+	return 0;
+}
+
+void
+ct_help_interest(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32_t id,
+	uint16_t interest[2])
+{
+	const struct ct_help *hp;
+	uint16_t i;
+
+	if (c->helper == MOD_CT_HELPER_NONE || (hp = help_of(h, id)) == NULL)
+		return;
+	/* Payload to the helper; every packet once a rewrite shifted the numbers. */
+	i = mod_ct_seqadj_active(&hp->adj) ? FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
+	interest[0] |= i;
+	interest[1] |= i;
+}
+
+const struct fc_pkt *
+ct_help_view(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32_t id,
+	unsigned int dir, const struct fc_pkt *pkt, struct fc_pkt *tmp)
+{
+	const struct ct_help *hp;
+
+	if (c->helper == MOD_CT_HELPER_NONE || (hp = help_of(h, id)) == NULL ||
+		!mod_ct_seqadj_active(&hp->adj) || !(pkt->tcp_flags & 0x10))
+		return pkt;
+	*tmp = *pkt;
+	tmp->tcp_ack = mod_ct_seqadj_ack(&hp->adj, dir, pkt->tcp_ack);
+	return tmp;
+}
+
+/* A plan for this packet's rewrite (the oldest one gives way). */
+static struct ct_plan *
+plan_new(struct ct_helpers *h, const struct rule_upcall *up)
+{
+	struct ct_plan *p = NULL;
+
+	for (unsigned int i = 0; i < h->n_plan; i++)
+		if (h->plan[i].up == up)
+			p = &h->plan[i];
+	if (p == NULL) {
+		if (h->n_plan < CT_PLANS) {
+			p = &h->plan[h->n_plan++];
+		} else {
+			memmove(&h->plan[0], &h->plan[1], (CT_PLANS - 1) * sizeof(h->plan[0]));
+			p = &h->plan[CT_PLANS - 1];
+		}
+	}
+	memset(p, 0, sizeof(*p));
+	p->up = up;
+	p->key = up->pkt.key;
+	p->oseq = up->pkt.tcp_seq;
+	p->oack = up->pkt.tcp_ack;
+	p->odlen = up->pkt.tcp_dlen;
+	return p;
+}
+
+/* The other entry's key (the peer's view of the connection), or the packet's reversed. */
+static void
+other_key(struct ct_helpers *h, const struct rule_flow *f, struct fc_key *k)
+{
+	struct rule_flow_info info;
+	uint32_t idx = f->idx[f->dir ^ 1];
+
+	if (idx != FC_INDEX_NONE &&
+		rule_engine_flow_get(h->eng, f->up->pkt.key.family, idx, &info) == 0) {
+		*k = info.key;
+		return;
+	}
+	fc_key_reverse(&f->up->pkt.key, k);
+}
+
+/*
+ * A command that announced the sender's address: the expectation (behind
+ * NAT for the address and port the peer will use) and the rewrite.
+ * @return 0, or a drop reason.
+ */
+static unsigned int
+ftp_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	const struct mod_ct_ftp_cmd *cmd)
+{
+	const struct fc_pkt *pkt = &f->up->pkt;
+	unsigned int dir = f->dir, alen = fc_af_addr_len(pkt->key.family);
+	bool nat = (f->act[dir].flags & FC_ACT_F_NAT) != 0;
+	struct mod_ct_exp e;
+	struct fc_key ok;
+	struct ct_plan *p;
+	uint16_t port = cmd->port;
+	char text[64];
+	int rc = -EEXIST, n;
+
+	/* The data connection comes from the peer, to the sender as the peer sees it. */
+	other_key(h, f, &ok);
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = pkt->key.family;
+	memcpy(fc_key_src_w(&e.tuple), fc_key_src(&ok), alen);
+	memcpy(fc_key_dst_w(&e.tuple), fc_key_dst(&ok), alen);
+	fc_key_set_proto(&e.tuple, PROTO_TCP);
+	e.helper = MOD_CT_HELPER_FTP;
+	e.master = id;
+	e.expires = h->now + CT_FTP_EXP_TIMEOUT_MS;
+	nat = nat && (memcmp(fc_key_dst(&ok), cmd->addr, alen) != 0);
+	if (nat) {
+		memcpy(e.nat_addr, cmd->addr, alen);
+		e.nat_port = cmd->port;
+		e.nat = true;
+	}
+	/* The announced port, else the next one no other master expects (nf_nat_ftp). */
+	for (unsigned int tries = 0; tries < (nat ? 128u : 1u) && port != 0; tries++, port++) {
+		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
+		rc = mod_ct_expect_add(h->exp, &e, h->now);
+		if (rc != -EEXIST)
+			break;
+	}
+	if (rc < 0)
+		return RULE_DROP_CT_HELPER; /* Linux: "cannot add expectation" */
+	count(&h->st.commands);
+	if (!nat)
+		return 0;
+	n = mod_ct_ftp_format(cmd->kind, pkt->key.family, fc_key_dst(&ok), port,
+		text, sizeof(text));
+	if (n < 0) {
+		count(&h->st.nat_failed);
+		return RULE_DROP_NAT_ERROR;
+	}
+	p = plan_new(h, f->up);
+	p->edit = true;
+	p->off = cmd->off;
+	p->len_old = cmd->len;
+	p->len_new = (uint8_t)n;
+	memcpy(p->text, text, (size_t)n);
+	mod_ct_seqadj_set(&hp->adj, dir, pkt->tcp_seq, (int32_t)n - (int32_t)cmd->len);
+	count(&h->st.nat_rewrites);
+	return 0;
+}
+
+void
+ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
+	uint32_t id)
+{
+	const struct rule_upcall *up = f->up;
+	const struct fc_pkt *pkt = &up->pkt;
+	unsigned int dir = f->dir, drop = 0;
+	struct ct_help *hp;
+	struct mod_ct_ftp_cmd cmd;
+	enum mod_ct_ftp_result r;
+	uint32_t pay;
+
+	if (c->helper != MOD_CT_HELPER_FTP || (hp = help_of(h, id)) == NULL)
+		return;
+	/* Linux's helper sees what the filter accepted, once traffic went both ways. */
+	if (pkt->tcp_dlen != 0 && f->act[dir].verdict != FC_VERDICT_DROP &&
+		(c->flags & MOD_CT_C_REPLIED) && up->frame != NULL) {
+		pay = (uint32_t)pkt->l4_off + pkt->tcp_hlen;
+		if (pay + pkt->tcp_dlen <= up->frame_len) {
+			count(&h->st.segments);
+			r = mod_ct_ftp_segment(&hp->ftp, dir, pkt->tcp_seq, up->frame + pay,
+				pkt->tcp_dlen, pkt->key.family, fc_key_src(&pkt->key), &cmd);
+			if (r == MOD_CT_FTP_R_CMD)
+				drop = ftp_expect(h, f, id, hp, &cmd);
+			else if (r == MOD_CT_FTP_R_FOREIGN)
+				count(&h->st.foreign);
+			else if (r == MOD_CT_FTP_R_PARTIAL || r == MOD_CT_FTP_R_BAD)
+				drop = RULE_DROP_CT_HELPER;
+		}
+	}
+	if (drop != 0) {
+		if (drop == RULE_DROP_CT_HELPER)
+			count(&h->st.dropped);
+		f->drop = (uint8_t)drop;
+		return;
+	}
+	/* Behind a length-changing rewrite every packet's numbers move. */
+	if (mod_ct_seqadj_active(&hp->adj)) {
+		struct ct_plan *p = NULL;
+
+		for (unsigned int i = 0; i < h->n_plan; i++)
+			if (h->plan[i].up == up && h->plan[i].key.family != 0 &&
+				memcmp(&h->plan[i].key, &pkt->key, sizeof(pkt->key)) == 0)
+				p = &h->plan[i];
+		if (p == NULL || p->oseq != pkt->tcp_seq)
+			p = plan_new(h, up);
+		p->seq = mod_ct_seqadj_seq(&hp->adj, dir, pkt->tcp_seq);
+		p->ack = (pkt->tcp_flags & 0x10) ? mod_ct_seqadj_ack(&hp->adj, dir, pkt->tcp_ack) :
+						   pkt->tcp_ack;
+		p->adjust = true;
+	}
+}
+
+void
+ct_help_gone(struct ct_helpers *h, uint32_t id)
+{
+	struct ct_help **c = h->help[id >> MOD_CT_FAST_CHUNK_SHIFT];
+
+	if (c == NULL || c[id & CHUNK_MASK] == NULL)
+		return;
+	free(c[id & CHUNK_MASK]);
+	c[id & CHUNK_MASK] = NULL;
+	mod_ct_expect_remove_master(h->exp, id);
+}
+
+unsigned int
+ct_help_step(struct ct_helpers *h, uint32_t now, unsigned int budget)
+{
+	h->now = now;
+	return mod_ct_expect_expire(h->exp, now, budget);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The rewrite, on the packet                                                */
+/* ------------------------------------------------------------------------ */
+
+int
+ct_help_mangle(struct ct_helpers *h, struct rte_mbuf *m, const struct fc_pkt *pkt)
+{
+	struct ct_plan *p = NULL, c;
+	uint32_t need, have, seq, ack;
+	int32_t delta;
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < h->n_plan; i++)
+		if (&h->plan[i].up->pkt == pkt && h->plan[i].oseq == pkt->tcp_seq &&
+			h->plan[i].oack == pkt->tcp_ack && h->plan[i].odlen == pkt->tcp_dlen &&
+			memcmp(&h->plan[i].key, &pkt->key, sizeof(pkt->key)) == 0) {
+			p = &h->plan[i];
+			break;
+		}
+	if (p == NULL)
+		return 0;
+	/* Consumed: the plan goes whatever happens. */
+	c = *p;
+	memmove(&h->plan[i], &h->plan[i + 1], (h->n_plan - i - 1) * sizeof(h->plan[0]));
+	h->n_plan--;
+	seq = c.adjust ? c.seq : pkt->tcp_seq;
+	ack = c.adjust ? c.ack : pkt->tcp_ack;
+	delta = c.edit ? (int32_t)c.len_new - (int32_t)c.len_old : 0;
+	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)
+		goto fail;
+	need = (uint32_t)pkt->l3_off + pkt->ip_len + (uint32_t)RTE_MAX(delta, 0);
+	have = rte_pktmbuf_data_len(m);
+	if (need > have && rte_pktmbuf_append(m, (uint16_t)(need - have)) == NULL)
+		goto fail;
+	n = mod_ct_tcp_rewrite(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off),
+		rte_pktmbuf_data_len(m) - pkt->l3_off, pkt, seq, ack, c.off, c.edit ? c.len_old : 0,
+		c.text, c.edit ? c.len_new : 0);
+	if (n < 0)
+		goto fail;
+	have = rte_pktmbuf_data_len(m);
+	if (have > pkt->l3_off + (uint32_t)n)
+		rte_pktmbuf_trim(m, (uint16_t)(have - pkt->l3_off - (uint32_t)n));
+	return 0;
+fail:
+	count(&h->st.nat_failed);
+	return -ENOSPC;
+}

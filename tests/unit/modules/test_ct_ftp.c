@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/unit/modules/test_ct_ftp.c — the conntrack helpers' pure parts
+ * (lib/modules/conntrack/ct_ftp.c, ct_expect.c): helper names, the FTP
+ * command parser (every command, split, malformed and hostile lines, the
+ * address check), the line tracking in order of arrival, the text a NAT
+ * writes, the sequence adjustment, the expectation table (once, wildcard
+ * source port, limits, timeouts, masters), and the segment rewrite whose
+ * checksums must equal a full recomputation.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "conntrack.h"
+#include "pkt_build.h"
+
+#define ORIG MOD_CT_DIR_ORIG
+#define REPLY MOD_CT_DIR_REPLY
+
+static const uint8_t client4[4] = {10, 0, 0, 1};
+static const uint8_t server4[4] = {192, 0, 2, 7};
+
+static int
+parse(const char *s, unsigned int dir, struct mod_ct_ftp_cmd *c)
+{
+	return mod_ct_ftp_parse((const uint8_t *)s, (uint32_t)strlen(s), dir, FC_AF_INET4,
+		dir == ORIG ? client4 : server4, c);
+}
+
+static void
+test_helper_names(void **state)
+{
+	(void)state;
+	assert_int_equal(mod_ct_helper_find("ftp"), MOD_CT_HELPER_FTP);
+	assert_int_equal(mod_ct_helper_find("tftp"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("sip"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("netbios-ns"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("nosuch"), -ENOENT);
+	assert_int_equal(mod_ct_helper_find(""), -EINVAL);
+	assert_int_equal(mod_ct_helper_find(NULL), -EINVAL);
+	assert_true(mod_ct_helper_known("h323"));
+	assert_false(mod_ct_helper_known("http"));
+	assert_string_equal(mod_ct_helper_name(MOD_CT_HELPER_FTP), "ftp");
+	assert_string_equal(mod_ct_helper_name(99), "");
+}
+
+static void
+test_parse_commands(void **state)
+{
+	struct mod_ct_ftp_cmd c;
+	uint8_t v6[16];
+
+	(void)state;
+	assert_int_equal(parse("PORT 10,0,0,1,4,1\r\n", ORIG, &c), 1);
+	assert_int_equal(c.kind, MOD_CT_FTP_PORT);
+	assert_memory_equal(c.addr, client4, 4);
+	assert_int_equal(c.port, 1025);
+	assert_int_equal(c.off, 5);
+	assert_int_equal(c.len, 12);
+	/* Case-insensitive, as Linux. */
+	assert_int_equal(parse("port 10,0,0,1,200,3\r\n", ORIG, &c), 1);
+	assert_int_equal(c.port, 200 * 256 + 3);
+	assert_int_equal(parse("EPRT |1|10.0.0.1|6275|\r\n", ORIG, &c), 1);
+	assert_int_equal(c.kind, MOD_CT_FTP_EPRT);
+	assert_int_equal(c.port, 6275);
+	assert_memory_equal(c.addr, client4, 4);
+	assert_int_equal(c.off, 5);
+	assert_int_equal(c.len, strlen("|1|10.0.0.1|6275|"));
+	/* 227 with and without parentheses (RFC 1123). */
+	assert_int_equal(parse("227 Entering Passive Mode (192,0,2,7,19,137).\r\n", REPLY, &c), 1);
+	assert_int_equal(c.kind, MOD_CT_FTP_PASV);
+	assert_memory_equal(c.addr, server4, 4);
+	assert_int_equal(c.port, 19 * 256 + 137);
+	assert_int_equal(c.len, strlen("192,0,2,7,19,137"));
+	assert_int_equal(parse("227 =192,0,2,7,4,1\r\n", REPLY, &c), 1);
+	assert_int_equal(c.port, 1025);
+	/* 229: the sender's address, the port. */
+	assert_int_equal(parse("229 Entering Extended Passive Mode (|||6446|)\r\n", REPLY, &c), 1);
+	assert_int_equal(c.kind, MOD_CT_FTP_EPSV);
+	assert_memory_equal(c.addr, server4, 4);
+	assert_int_equal(c.port, 6446);
+	assert_int_equal(c.len, strlen("|||6446|"));
+	/* Other lines, and commands of the other side, are no commands. */
+	assert_int_equal(parse("USER anonymous\r\n", ORIG, &c), 0);
+	assert_int_equal(parse("227 x\r\n", ORIG, &c), 0);
+	assert_int_equal(parse("PORT 10,0,0,1,4,1\r\n", REPLY, &c), 0);
+	assert_int_equal(parse("230 Login successful.\r\n", REPLY, &c), 0);
+	/* IPv6: EPRT |2|, EPSV. */
+	inet_pton(AF_INET6, "2001:db8::1", v6);
+	assert_int_equal(mod_ct_ftp_parse((const uint8_t *)"EPRT |2|2001:db8::1|5282|\r\n", 27,
+				 ORIG, FC_AF_INET6, v6, &c),
+		1);
+	assert_int_equal(c.family, FC_AF_INET6);
+	assert_memory_equal(c.addr, v6, 16);
+	assert_int_equal(c.port, 5282);
+	assert_int_equal(mod_ct_ftp_parse((const uint8_t *)"229 (|||5000|)\r\n", 16, REPLY,
+				 FC_AF_INET6, v6, &c),
+		1);
+	assert_memory_equal(c.addr, v6, 16);
+	/* An EPRT of the other family, PORT on IPv6: malformed. */
+	assert_int_equal(mod_ct_ftp_parse((const uint8_t *)"EPRT |1|10.0.0.1|5282|\r\n", 24,
+				 ORIG, FC_AF_INET6, v6, &c),
+		-EBADMSG);
+	assert_int_equal(mod_ct_ftp_parse((const uint8_t *)"PORT 10,0,0,1,4,1\r\n", 19, ORIG,
+				 FC_AF_INET6, v6, &c),
+		-EBADMSG);
+	assert_int_equal(mod_ct_ftp_parse(NULL, 1, ORIG, FC_AF_INET4, client4, &c), -EINVAL);
+	assert_int_equal(mod_ct_ftp_parse((const uint8_t *)"x", 1, 2, FC_AF_INET4, client4, &c),
+		-EINVAL);
+}
+
+static void
+test_parse_split_and_hostile(void **state)
+{
+	static const char *const bad[] = {
+		"PORT 10,0,0,1,4\r\n",          /* five numbers */
+		"PORT 10,0,0,1,4,1,7\r\n",      /* seven */
+		"PORT 10,0,0,256,4,1\r\n",      /* over 255 */
+		"PORT 10,0,0,1,4,1000\r\n",     /* over 255 */
+		"PORT 10,0,0,1,0,0\r\n",        /* port 0 */
+		"PORT 10,,0,1,4,1\r\n",         /* an empty number */
+		"PORT 10,0,0,1,4,1 \r\n",       /* junk before CR */
+		"PORT 00000010,0,0,1,4,1\r\n",  /* too many digits */
+		"PORTX\r\n",                    /* no space */
+		"EPRT |1|10.0.0.1|99999|\r\n",  /* port over 65535 */
+		"EPRT |1|10.0.0.1||\r\n",       /* no port */
+		"EPRT 1|1|10.0.0.1|5|\r\n",     /* a digit as delimiter */
+		"EPRT |3|10.0.0.1|5|\r\n",      /* no such family */
+		"EPRT |1|10.0.0.300|5|\r\n",
+	};
+	static const char *const bad_reply[] = {
+		"227 Entering Passive Mode\r\n", /* no numbers (Linux drops it too) */
+		"229 Entering Extended Passive Mode (|||0|)\r\n",
+		"229 (||6446|)\r\n",
+	};
+	static const char *const partial[] = {
+		"P", "PORT", "PORT 10,0,", "PORT 10,0,0,1,4,1", "port 1", "EPRT |1|10.0.0.1|62",
+	};
+	struct mod_ct_ftp_cmd c;
+	uint8_t big[2 * MOD_CT_FTP_LINE_MAX];
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++)
+		assert_int_equal(parse(bad[i], ORIG, &c), -EBADMSG);
+	for (unsigned int i = 0; i < RTE_DIM(bad_reply); i++)
+		assert_int_equal(parse(bad_reply[i], REPLY, &c), -EBADMSG);
+	/* A command cut by the segment's end: partial. */
+	for (unsigned int i = 0; i < RTE_DIM(partial); i++)
+		assert_int_equal(parse(partial[i], ORIG, &c), -EAGAIN);
+	assert_int_equal(parse("22", REPLY, &c), -EAGAIN);
+	assert_int_equal(parse("227 (192,0,2", REPLY, &c), -EAGAIN);
+	/* An oversize line without end: malformed, never read past the segment. */
+	memset(big, '1', sizeof(big));
+	memcpy(big, "PORT ", 5);
+	assert_int_equal(mod_ct_ftp_parse(big, sizeof(big), ORIG, FC_AF_INET4, client4, &c),
+		-EBADMSG);
+	memset(big, ' ', sizeof(big));
+	memcpy(big, "227 ", 4);
+	assert_int_equal(mod_ct_ftp_parse(big, sizeof(big), REPLY, FC_AF_INET4, server4, &c),
+		-EBADMSG);
+	/* Every prefix of a good command is partial or the command, never an overread. */
+	{
+		const char *good = "EPRT |1|10.0.0.1|6275|\r\n";
+
+		for (uint32_t n = 1; n < strlen(good); n++) {
+			int rc = mod_ct_ftp_parse((const uint8_t *)good, n, ORIG, FC_AF_INET4,
+				client4, &c);
+
+			assert_true(rc == -EAGAIN || rc == 1);
+		}
+	}
+}
+
+static void
+test_segments_in_order(void **state)
+{
+	struct mod_ct_ftp s;
+	struct mod_ct_ftp_cmd c;
+	const char *user = "USER ftp\r\n", *pass = "PASS x\r\n", *port = "PORT 10,0,0,1,4,1\r\n";
+	const char *evil = "PORT 192,0,2,99,0,22\r\n";
+	uint32_t seq = 100;
+
+#define SEG(dir, sq, txt)                                                                   \
+	mod_ct_ftp_segment(&s, dir, sq, (const uint8_t *)(txt), (uint32_t)strlen(txt),         \
+		FC_AF_INET4, (dir) == ORIG ? client4 : server4, &c)
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	/* The first segment is never read (Linux: no line start known yet). */
+	assert_int_equal(SEG(ORIG, seq, port), MOD_CT_FTP_R_PASS);
+	seq += (uint32_t)strlen(port);
+	/* Now at a line start. */
+	assert_int_equal(SEG(ORIG, seq, port), MOD_CT_FTP_R_CMD);
+	assert_int_equal(c.port, 1025);
+	seq += (uint32_t)strlen(port);
+	/* A command naming another host (bounce): not expected. */
+	assert_int_equal(SEG(ORIG, seq, evil), MOD_CT_FTP_R_FOREIGN);
+	seq += (uint32_t)strlen(evil);
+	/* A split command: the first part is partial (dropped, nothing remembered). */
+	assert_int_equal(SEG(ORIG, seq, "PORT 10,0,"), MOD_CT_FTP_R_PARTIAL);
+	/* The rest, out of line: not read. */
+	assert_int_equal(SEG(ORIG, seq + 10, "0,1,4,1\r\n"), MOD_CT_FTP_R_PASS);
+	/* The retransmission whole: read. */
+	assert_int_equal(SEG(ORIG, seq, port), MOD_CT_FTP_R_CMD);
+	/* Malformed at a line start: dropped. */
+	seq += (uint32_t)strlen(port);
+	assert_int_equal(SEG(ORIG, seq, "PORT 1,2\r\n"), MOD_CT_FTP_R_BAD);
+	/* A segment out of order (a gap): not read; nor what follows it. */
+	assert_int_equal(SEG(ORIG, seq + 1000, port), MOD_CT_FTP_R_PASS);
+	assert_int_equal(SEG(ORIG, seq + 1000 + (uint32_t)strlen(port), port), MOD_CT_FTP_R_CMD);
+	/* Other lines at a line start are passed. */
+	assert_int_equal(SEG(ORIG, seq, user), MOD_CT_FTP_R_PASS);
+	assert_int_equal(SEG(ORIG, seq + (uint32_t)strlen(user), pass), MOD_CT_FTP_R_PASS);
+	/* The server's side is tracked apart. */
+	assert_int_equal(SEG(REPLY, 7, "220 hi\r\n"), MOD_CT_FTP_R_PASS);
+	assert_int_equal(SEG(REPLY, 15, "227 (192,0,2,7,4,2)\r\n"), MOD_CT_FTP_R_CMD);
+	assert_int_equal(c.port, 1026);
+	assert_int_equal(SEG(REPLY, 15 + 21, "227 (10,9,9,9,4,2)\r\n"), MOD_CT_FTP_R_FOREIGN);
+	/* No payload: nothing. */
+	assert_int_equal(mod_ct_ftp_segment(&s, ORIG, seq, (const uint8_t *)"", 0, FC_AF_INET4,
+				 client4, &c),
+		MOD_CT_FTP_R_PASS);
+#undef SEG
+}
+
+static void
+test_format(void **state)
+{
+	static const uint8_t a4[4] = {198, 51, 100, 1};
+	uint8_t a6[16];
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(mod_ct_ftp_format(MOD_CT_FTP_PORT, FC_AF_INET4, a4, 1025, buf, sizeof(buf)),
+		(int)strlen("198,51,100,1,4,1"));
+	assert_string_equal(buf, "198,51,100,1,4,1");
+	mod_ct_ftp_format(MOD_CT_FTP_EPRT, FC_AF_INET4, a4, 6275, buf, sizeof(buf));
+	assert_string_equal(buf, "|1|198.51.100.1|6275|");
+	inet_pton(AF_INET6, "2001:db8::1", a6);
+	mod_ct_ftp_format(MOD_CT_FTP_EPRT, FC_AF_INET6, a6, 80, buf, sizeof(buf));
+	assert_string_equal(buf, "|2|2001:db8::1|80|");
+	mod_ct_ftp_format(MOD_CT_FTP_EPSV, FC_AF_INET6, a6, 5000, buf, sizeof(buf));
+	assert_string_equal(buf, "|||5000|");
+	assert_int_equal(mod_ct_ftp_format(MOD_CT_FTP_PASV, FC_AF_INET6, a6, 1, buf, sizeof(buf)),
+		-EINVAL);
+	assert_int_equal(mod_ct_ftp_format(MOD_CT_FTP_PORT, FC_AF_INET4, a4, 1, buf, 4), -ENOSPC);
+	/* What the parser reads back. */
+	{
+		struct mod_ct_ftp_cmd c;
+		char line[96];
+
+		mod_ct_ftp_format(MOD_CT_FTP_PORT, FC_AF_INET4, a4, 40000, buf, sizeof(buf));
+		snprintf(line, sizeof(line), "PORT %s\r\n", buf);
+		assert_int_equal(mod_ct_ftp_parse((const uint8_t *)line, (uint32_t)strlen(line), ORIG,
+					 FC_AF_INET4, a4, &c),
+			1);
+		assert_int_equal(c.port, 40000);
+		assert_memory_equal(c.addr, a4, 4);
+	}
+}
+
+static void
+test_seqadj(void **state)
+{
+	struct mod_ct_seqadj a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_false(mod_ct_seqadj_active(&a));
+	assert_int_equal(mod_ct_seqadj_seq(&a, ORIG, 500), 500);
+	/* The segment at 1000 grew by 4. */
+	mod_ct_seqadj_set(&a, ORIG, 1000, 4);
+	assert_true(mod_ct_seqadj_active(&a));
+	assert_int_equal(mod_ct_seqadj_seq(&a, ORIG, 1000), 1000); /* itself, retransmitted */
+	assert_int_equal(mod_ct_seqadj_seq(&a, ORIG, 900), 900);
+	assert_int_equal(mod_ct_seqadj_seq(&a, ORIG, 1030), 1034);
+	assert_int_equal(mod_ct_seqadj_seq(&a, REPLY, 1030), 1030);
+	/* The server acknowledges in the shifted space: taken back. */
+	assert_int_equal(mod_ct_seqadj_ack(&a, REPLY, 1034), 1030);
+	assert_int_equal(mod_ct_seqadj_ack(&a, REPLY, 1000), 1000);
+	/* A retransmitted rewrite changes nothing; a later one adds. */
+	mod_ct_seqadj_set(&a, ORIG, 1000, 4);
+	assert_int_equal(mod_ct_seqadj_seq(&a, ORIG, 1030), 1034);
+	mod_ct_seqadj_set(&a, ORIG, 2000, -2);
+	assert_int_equal(mod_ct_seqadj_seq(&a, ORIG, 2000), 2004);
+	assert_int_equal(mod_ct_seqadj_seq(&a, ORIG, 2100), 2102);
+	assert_int_equal(mod_ct_seqadj_ack(&a, REPLY, 2102), 2100);
+	/* Across the wrap. */
+	memset(&a, 0, sizeof(a));
+	mod_ct_seqadj_set(&a, REPLY, 0xfffffff0u, 3);
+	assert_int_equal(mod_ct_seqadj_seq(&a, REPLY, 0x10), 0x13);
+	assert_int_equal(mod_ct_seqadj_ack(&a, ORIG, 0x13), 0x10);
+}
+
+static struct mod_ct_exp
+exp_make(uint32_t master, uint16_t dport, uint32_t expires)
+{
+	struct mod_ct_exp e;
+
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = FC_AF_INET4;
+	memcpy(fc_key_src_w(&e.tuple), server4, 4);
+	memcpy(fc_key_dst_w(&e.tuple), client4, 4);
+	fc_key_set_proto(&e.tuple, 6);
+	fc_key_set_ports(&e.tuple, 0, htons(dport));
+	e.master = master;
+	e.helper = MOD_CT_HELPER_FTP;
+	e.expires = expires;
+	return e;
+}
+
+static struct fc_key
+flow(uint16_t sport, uint16_t dport)
+{
+	struct mod_ct_exp e = exp_make(0, dport, 0);
+	struct fc_key k = e.tuple;
+
+	fc_key_set_ports(&k, htons(sport), htons(dport));
+	fc_key_set_flags(&k, FC_KEY_F_DST_LOCAL);
+	fc_key_set_in_port(&k, 3);
+	return k;
+}
+
+static void
+test_expect_table(void **state)
+{
+	struct mod_ct_expect *t = mod_ct_expect_create(4, 1);
+	struct mod_ct_expect_stats st;
+	struct mod_ct_exp e, out;
+	struct fc_key k;
+
+	(void)state;
+	assert_non_null(t);
+	e = exp_make(1, 1025, 1000);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	/* Any source port, local bits and input port; the exact destination port. */
+	k = flow(1026, 1026);
+	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
+	k = flow(20, 1025);
+	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), 0);
+	assert_int_equal(out.master, 1);
+	/* Consumed once. */
+	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
+	/* Another protocol or source address: no. */
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	fc_key_set_proto(&k, 17);
+	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
+	k = flow(20, 1025);
+	fc_key_src_w(&k)[3] ^= 1;
+	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
+	/* Timed out: gone (at take, or by the expiry walk). */
+	k = flow(20, 1025);
+	assert_int_equal(mod_ct_expect_take(t, &k, 1000, &out), -ENOENT);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	mod_ct_expect_expire(t, 999, 16);
+	mod_ct_expect_stats_get(t, &st);
+	assert_int_equal(st.active, 1);
+	mod_ct_expect_expire(t, 1000, 16);
+	mod_ct_expect_stats_get(t, &st);
+	assert_int_equal(st.active, 0);
+	assert_int_equal(st.expired, 2);
+	/* One per master: a newer one evicts the older. */
+	e = exp_make(1, 2000, 5000);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	e = exp_make(1, 2001, 5000);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	mod_ct_expect_stats_get(t, &st);
+	assert_int_equal(st.active, 1);
+	assert_int_equal(st.evicted, 1);
+	k = flow(20, 2000);
+	assert_int_equal(mod_ct_expect_take(t, &k, 1, &out), -ENOENT);
+	/* The same tuple of another master: refused; of the same: refreshed. */
+	e = exp_make(2, 2001, 5000);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), -EEXIST);
+	e = exp_make(1, 2001, 9000);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	/* Full: refused, counted. */
+	for (uint32_t m = 10; m < 13; m++) {
+		e = exp_make(m, (uint16_t)(3000 + m), 5000);
+		assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	}
+	e = exp_make(20, 4000, 5000);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), -ENOSPC);
+	mod_ct_expect_stats_get(t, &st);
+	assert_int_equal(st.full, 1);
+	/* A master's go with it. */
+	assert_int_equal(mod_ct_expect_remove_master(t, 11), 1);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	k = flow(20, 4000);
+	assert_int_equal(mod_ct_expect_take(t, &k, 1, &out), 0);
+	assert_int_equal(out.master, 20);
+	/* Bad arguments. */
+	e = exp_make(1, 0, 1);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), -EINVAL);
+	assert_int_equal(mod_ct_expect_add(NULL, &e, 0), -EINVAL);
+	assert_int_equal(mod_ct_expect_take(t, NULL, 0, &out), -EINVAL);
+	assert_null(mod_ct_expect_create(0, 1));
+	assert_null(mod_ct_expect_create(4, 0));
+	mod_ct_expect_free(t);
+	mod_ct_expect_free(NULL);
+}
+
+/* One's complement sum check of a whole TCP segment (pseudo-header included). */
+static bool
+tcp_csum_ok(const uint8_t *l3, bool v4)
+{
+	uint32_t s = 0, tl, hl;
+	const uint8_t *tcp;
+
+	if (v4) {
+		hl = (uint32_t)(l3[0] & 0xf) * 4;
+		tl = (uint32_t)(l3[2] << 8 | l3[3]) - hl;
+		for (unsigned int i = 12; i < 20; i += 2)
+			s += (uint32_t)l3[i] << 8 | l3[i + 1];
+	} else {
+		hl = 40;
+		tl = (uint32_t)(l3[4] << 8 | l3[5]);
+		for (unsigned int i = 8; i < 40; i += 2)
+			s += (uint32_t)l3[i] << 8 | l3[i + 1];
+	}
+	s += 6 + tl;
+	tcp = l3 + hl;
+	for (uint32_t i = 0; i + 1 < tl; i += 2)
+		s += (uint32_t)tcp[i] << 8 | tcp[i + 1];
+	if (tl & 1)
+		s += (uint32_t)tcp[tl - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+static bool
+ip4_csum_ok(const uint8_t *l3)
+{
+	uint32_t s = 0;
+
+	for (unsigned int i = 0; i < 20; i += 2)
+		s += (uint32_t)l3[i] << 8 | l3[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+static void
+rewrite_case(bool v4, const char *payload, uint32_t off, uint32_t len_old, const char *text)
+{
+	uint8_t frame[512];
+	struct fc_pkt p;
+	struct pb b;
+	int n, len;
+	uint32_t plen = (uint32_t)strlen(payload), tlen = (uint32_t)strlen(text);
+	char want[256];
+
+	memset(frame, 0, sizeof(frame));
+	pb_init(&b, frame, sizeof(frame));
+	pb_eth(&b, NULL, NULL);
+	if (v4) {
+		struct pb_ipv4 ip = {.src = 0x0a000001, .dst = 0xc0000207};
+
+		pb_ipv4(&b, &ip);
+	} else {
+		struct pb_ipv6 ip;
+
+		memset(&ip, 0, sizeof(ip));
+		inet_pton(AF_INET6, "2001:db8::1", ip.src);
+		inet_pton(AF_INET6, "2001:db8::7", ip.dst);
+		pb_ipv6(&b, &ip);
+	}
+	pb_tcp(&b, 40000, 21, PB_TCP_ACK | PB_TCP_PSH, 1000, 5000, 0);
+	pb_payload(&b, payload, plen);
+	len = pb_finish(&b);
+	assert_true(len > 0);
+	assert_int_equal(fc_parse(frame, (uint32_t)len, &p), FC_PARSE_OK);
+	n = mod_ct_tcp_rewrite(frame + p.l3_off, sizeof(frame) - p.l3_off, &p, 1004, 4990, off,
+		len_old, text, tlen);
+	assert_int_equal(n, (int)(p.ip_len - len_old + tlen));
+	assert_true(tcp_csum_ok(frame + p.l3_off, v4));
+	if (v4)
+		assert_true(ip4_csum_ok(frame + p.l3_off));
+	/* The payload is the edit, the rest in place. */
+	snprintf(want, sizeof(want), "%.*s%s%s", (int)off, payload, text, payload + off + len_old);
+	assert_memory_equal(frame + p.l4_off + p.tcp_hlen, want, strlen(want));
+	/* The numbers. */
+	assert_int_equal(frame[p.l4_off + 7], 1004 & 0xff);
+	assert_int_equal(frame[p.l4_off + 11], 4990 & 0xff);
+	/* It parses again to the new lengths. */
+	assert_int_equal(fc_parse(frame, (uint32_t)(p.l3_off + n), &p), FC_PARSE_OK);
+	assert_int_equal(p.tcp_dlen, plen - len_old + tlen);
+}
+
+static void
+test_rewrite(void **state)
+{
+	const char *port = "PORT 10,0,0,1,4,1\r\n";
+	struct fc_pkt p;
+
+	(void)state;
+	/* Grow, shrink, odd and even deltas and offsets, both families. */
+	rewrite_case(true, port, 5, 12, "198,51,100,1,4,1");
+	rewrite_case(true, port, 5, 12, "1,2,3,4,4,1");
+	rewrite_case(true, port, 5, 12, "10,0,0,1,4,1");
+	rewrite_case(true, "PORT 10,0,0,1,4,1\r\n ", 5, 12, "198,51,100,11,4,1");
+	rewrite_case(true, "227 Entering Passive Mode (10,0,0,1,4,1).\r\n", 27, 12,
+		"198,51,100,1,4,1");
+	rewrite_case(false, "EPRT |2|2001:db8::1|5282|\r\n", 5, 20, "|2|2001:db8:ffff::abcd|5282|");
+	rewrite_case(false, "229 (|||5000|)\r\n", 5, 8, "|||50001|");
+	/* Numbers only. */
+	rewrite_case(true, "NOOP\r\n", 0, 0, "");
+	/* Bad edits. */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(mod_ct_tcp_rewrite(NULL, 0, &p, 0, 0, 0, 0, NULL, 0), -EINVAL);
+	{
+		uint8_t frame[256];
+		struct pb b;
+		int len;
+		struct pb_ipv4 ip = {.src = 1, .dst = 2};
+
+		pb_init(&b, frame, sizeof(frame));
+		pb_eth(&b, NULL, NULL);
+		pb_ipv4(&b, &ip);
+		pb_tcp(&b, 1, 2, PB_TCP_ACK, 1, 1, 0);
+		pb_payload(&b, "abc", 3);
+		len = pb_finish(&b);
+		assert_int_equal(fc_parse(frame, (uint32_t)len, &p), FC_PARSE_OK);
+		/* Past the payload. */
+		assert_int_equal(mod_ct_tcp_rewrite(frame + p.l3_off, 200, &p, 1, 1, 2, 2, "x", 1),
+			-EINVAL);
+		/* No room. */
+		assert_int_equal(mod_ct_tcp_rewrite(frame + p.l3_off, p.ip_len, &p, 1, 1, 0, 1, "xy",
+					 2),
+			-ENOSPC);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_helper_names),
+		cmocka_unit_test(test_parse_commands),
+		cmocka_unit_test(test_parse_split_and_hostile),
+		cmocka_unit_test(test_segments_in_order),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_seqadj),
+		cmocka_unit_test(test_expect_table),
+		cmocka_unit_test(test_rewrite),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

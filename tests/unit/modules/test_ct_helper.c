@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/unit/modules/test_ct_helper.c — the FTP helper in the rules engine
+ * (lib/modules/conntrack/ct_helper.c), with EAL: a control connection
+ * assigned the helper by the raw table, its PORT / 227 making
+ * expectations, the data connections that take them (RELATED, --ctstatus
+ * EXPECTED, -m helper), once; without the CT rule nothing is expected; a
+ * partial command dropped; and behind masquerade the PORT rewritten
+ * (address, port, lengths, checksums), the control connection's numbers
+ * shifted both ways, conntrack's windows kept valid, and the data
+ * connection translated back to the client.
+ *
+ * Each frame goes through what the datapath does: lookup, interest, the
+ * cached verdict or rule_engine_upcall_burst(), then on the slow path the
+ * NAT rewrite and mod_ct_module_mangle() on an mbuf.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "pkt_build.h"
+#include "rule_lang.h"
+
+#define CLIENT 0x0a000001u /* 10.0.0.1 */
+#define SERVER 0xc0000207u /* 192.0.2.7 */
+#define MASQ   0xc6336401u /* 198.51.100.1 */
+#define FRAME_MAX 512
+
+static int eng_seq;
+static struct rte_mempool *pool;
+
+struct world {
+	struct rule_engine *eng;
+	struct mod_ct_module *ct;
+	uint32_t now;
+	uint8_t frame[FRAME_MAX]; /* the last frame as it left */
+	uint32_t len;
+	bool fast;                /* the last frame took the fast path */
+};
+
+static int
+masq_addr(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
+{
+	uint32_t a = htonl(MASQ);
+
+	(void)arg;
+	(void)port;
+	(void)in_port;
+	if (family != FC_AF_INET4)
+		return -EAFNOSUPPORT;
+	memcpy(addr, &a, 4);
+	return 0;
+}
+
+static void
+world_up(struct world *w, const char *rules)
+{
+	struct eng_stack_params p;
+	struct rule_error err;
+	struct rule_set *s;
+	char name[16];
+
+	memset(w, 0, sizeof(*w));
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "cth%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.eng.default_channel = 1;
+	p.conntrack = true;
+	p.nat_bindings = 64;
+	p.port_addr_fn = masq_addr;
+	w->eng = eng_stack_create(&p);
+	assert_non_null(w->eng);
+	w->ct = eng_stack_ct(w->eng);
+	assert_non_null(w->ct);
+	assert_int_equal(rule_engine_reader_register(w->eng, 0), 0);
+	s = rule_set_parse(rules, "test", &err);
+	if (s == NULL)
+		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
+	assert_int_equal(rule_engine_commit(w->eng, s), 0);
+	w->now = 1000;
+	rule_engine_step(w->eng, w->now, 16);
+}
+
+static void
+world_down(struct world *w)
+{
+	rule_engine_reader_unregister(w->eng, 0);
+	eng_stack_free(w->eng);
+}
+
+/* A TCP frame from @p src:@p sp to @p dst:@p dp with @p payload. */
+static uint32_t
+tcp_frame(uint8_t *buf, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
+	uint32_t seq, uint32_t ack, const char *payload)
+{
+	struct pb_ipv4 ip = {.src = src, .dst = dst};
+	struct pb b;
+	int n;
+
+	pb_init(&b, buf, FRAME_MAX);
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_tcp(&b, sp, dp, flags, seq, ack, 0);
+	pb_tcp_win(&b, 8000);
+	if (payload != NULL && payload[0] != '\0')
+		pb_payload(&b, payload, (uint32_t)strlen(payload));
+	n = pb_finish(&b);
+	assert_true(n > 0);
+	return (uint32_t)n;
+}
+
+/*
+ * What the datapath does with one frame; the frame as it leaves is in
+ * w->frame (accepted) and the decision is returned.
+ */
+static struct rule_decision
+rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
+	uint32_t seq, uint32_t ack, const char *payload)
+{
+	struct fc_table *t = rule_engine_table(w->eng, FC_AF_INET4);
+	struct rule_upcall up;
+	struct rule_decision d;
+	struct fc_action a;
+	struct rte_mbuf *m;
+	uint64_t hit = 0;
+	uint32_t sig, idx;
+	const void *key;
+	uint8_t *data;
+
+	w->now++;
+	w->fast = false;
+	memset(&up, 0, sizeof(up));
+	w->len = tcp_frame(w->frame, src, sp, dst, dp, flags, seq, ack, payload);
+	assert_int_equal(fc_parse(w->frame, w->len, &up.pkt), FC_PARSE_OK);
+	key = &up.pkt.key.v4;
+	sig = fc_table_hash(t, key);
+	fc_table_lookup_bulk(t, 0, &key, &sig, 1, &hit, &a, &idx);
+	up.reason = RULE_UPCALL_MISS;
+	if (hit & 1) {
+		up.reason = RULE_UPCALL_INTEREST;
+		if (!rule_engine_stale(w->eng, &a, &up.pkt.key) && a.verdict != FC_VERDICT_SLOW &&
+			!rule_engine_wants(&a, &up.pkt) &&
+			(!(a.interest & FC_INTEREST_TCP_WIN) ||
+				mod_ct_fast_check(mod_ct_module_fast(w->ct), &a, &up.pkt))) {
+			memset(&d, 0, sizeof(d));
+			d.verdict = a.verdict;
+			d.rule_id = a.rule_id;
+			d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
+			w->fast = true;
+			if (d.verdict == FC_VERDICT_ACCEPT && d.nat_slot != RULE_NAT_NONE)
+				assert_int_equal(mod_nat_apply(eng_stack_nat(w->eng), d.nat_slot,
+							 w->frame + up.pkt.l3_off,
+							 w->len - up.pkt.l3_off, &up.pkt),
+					0);
+			return d;
+		}
+	}
+	up.frame = w->frame;
+	up.frame_len = w->len;
+	up.len = w->len;
+	up.in_port = 0;
+	assert_int_equal(rule_engine_upcall_burst(w->eng, &up, 1, &d, w->now), 1);
+	if (d.verdict != FC_VERDICT_ACCEPT)
+		return d;
+	/* The slow path's application: NAT, then the helper's rewrite, on an mbuf. */
+	m = rte_pktmbuf_alloc(pool);
+	assert_non_null(m);
+	data = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)w->len);
+	memcpy(data, w->frame, w->len);
+	if (d.nat_slot != RULE_NAT_NONE)
+		assert_int_equal(mod_nat_apply(eng_stack_nat(w->eng), d.nat_slot,
+					 data + up.pkt.l3_off, w->len - up.pkt.l3_off, &up.pkt),
+			0);
+	assert_int_equal(mod_ct_module_mangle(w->ct, m, &up.pkt), 0);
+	w->len = rte_pktmbuf_data_len(m);
+	assert_true(w->len <= FRAME_MAX);
+	memcpy(w->frame, rte_pktmbuf_mtod(m, uint8_t *), w->len);
+	rte_pktmbuf_free(m);
+	return d;
+}
+
+static bool
+accepted(struct rule_decision d)
+{
+	return d.verdict == FC_VERDICT_ACCEPT;
+}
+
+/* The control connection opened, the banner and the login exchanged. */
+struct ctl {
+	uint16_t cport;
+	uint32_t seen; /* the client's address as the server sees it */
+	uint32_t cseq, sseq; /* next sequence numbers of client and server (their own space) */
+};
+
+static void
+ctl_open(struct world *w, struct ctl *c, uint16_t cport, uint32_t seen)
+{
+	c->cport = cport;
+	c->seen = seen;
+	c->cseq = 1000;
+	c->sseq = 9000;
+	assert_true(accepted(rx(w, CLIENT, cport, SERVER, 21, PB_TCP_SYN, c->cseq, 0, NULL)));
+	c->cseq++;
+	assert_true(accepted(rx(w, SERVER, 21, seen, cport, PB_TCP_SYN | PB_TCP_ACK, c->sseq,
+		c->cseq, NULL)));
+	c->sseq++;
+	assert_true(accepted(rx(w, CLIENT, cport, SERVER, 21, PB_TCP_ACK, c->cseq, c->sseq, NULL)));
+}
+
+/* One line of the client (@p from_client) or the server; @return its decision. */
+static struct rule_decision
+ctl_say(struct world *w, struct ctl *c, bool from_client, const char *line)
+{
+	struct rule_decision d;
+
+	if (from_client) {
+		d = rx(w, CLIENT, c->cport, SERVER, 21, PB_TCP_ACK | PB_TCP_PSH, c->cseq, c->sseq,
+			line);
+		if (accepted(d))
+			c->cseq += (uint32_t)strlen(line);
+	} else {
+		d = rx(w, SERVER, 21, c->seen, c->cport, PB_TCP_ACK | PB_TCP_PSH, c->sseq, c->cseq,
+			line);
+		if (accepted(d))
+			c->sseq += (uint32_t)strlen(line);
+	}
+	return d;
+}
+
+static const char *ftp_rules = "policy drop\n"
+			       "accept ctstate established,related\n"
+			       "accept proto tcp dport 21 ctstate new\n"
+			       "table raw\n"
+			       "chain pre hook prerouting\n"
+			       "ct ct_helper ftp proto tcp dport 21\n";
+
+static void
+test_active_and_passive(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct rule_flow_info fi;
+	struct mod_ct_conn conn;
+	struct world w;
+	struct ctl c;
+	struct fc_pkt p;
+
+	(void)state;
+	world_up(&w, ftp_rules);
+	ctl_open(&w, &c, 40000, CLIENT);
+	assert_true(accepted(ctl_say(&w, &c, false, "220 welcome\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "USER ftp\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, false, "331 go on\r\n")));
+	/* Without an expectation the server cannot connect back (another source
+	 * port: a dropped new flow's drop is cached for its tuple). */
+	assert_false(accepted(rx(&w, SERVER, 2020, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	/* Active: PORT makes the expectation; the server's data connection is RELATED. */
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,1\r\n")));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_int_equal(tcp_frame(w.frame, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL),
+		w.len);
+	assert_int_equal(fc_parse(w.frame, w.len, &p), FC_PARSE_OK);
+	assert_int_equal(rule_engine_flow_lookup(w.eng, &p.key, &fi), 0);
+	assert_int_equal(mod_ct_module_conn_get(w.ct, &fi.act, &conn), 0);
+	assert_int_equal(conn.master_helper, MOD_CT_HELPER_FTP);
+	assert_int_equal(mod_ct_conn_ctstate(&conn, MOD_CT_DIR_ORIG), RULE_CT_RELATED);
+	/* Its handshake completes; the reply makes it ESTABLISHED. */
+	assert_true(accepted(rx(&w, CLIENT, 1025, SERVER, 20, PB_TCP_SYN | PB_TCP_ACK, 7, 2, NULL)));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_ACK, 2, 8, NULL)));
+	/* Consumed: a second connection to the port is not related. */
+	assert_false(accepted(rx(&w, SERVER, 21000, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	/* Passive: 227 lets the client connect to the announced port, once. */
+	assert_true(accepted(ctl_say(&w, &c, true, "PASV\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, false, "227 Entering Passive Mode (192,0,2,7,19,137).\r\n")));
+	assert_true(accepted(rx(&w, CLIENT, 40100, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, CLIENT, 40101, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	/* A bounce (PORT naming another host) expects nothing. */
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 192,0,2,99,0,22\r\n")));
+	assert_false(accepted(rx(&w, SERVER, 20, 0xc0000263u, 22, PB_TCP_SYN, 1, 0, NULL)));
+	/* A split command: the first part is dropped (as Linux), the whole one counts. */
+	assert_false(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,")));
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,9\r\n")));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1033, PB_TCP_SYN, 1, 0, NULL)));
+	/* Segments without payload stay on the fast path. */
+	rx(&w, CLIENT, c.cport, SERVER, 21, PB_TCP_ACK, c.cseq, c.sseq, NULL);
+	assert_true(w.fast);
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.conns, 1);
+	assert_int_equal(st.commands, 3);
+	assert_int_equal(st.foreign, 1);
+	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.related, 3);
+	assert_int_equal(st.exp.matched, 3);
+	assert_int_equal(st.exp.active, 0);
+	world_down(&w);
+}
+
+static void
+test_no_helper(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	struct ctl c;
+
+	(void)state;
+	/* Without CT --helper (nf_conntrack_helper=0): nothing is expected. */
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto tcp dport 21 ctstate new\n");
+	ctl_open(&w, &c, 40000, CLIENT);
+	assert_true(accepted(ctl_say(&w, &c, false, "220 welcome\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "USER ftp\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,1\r\n")));
+	assert_false(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	/* The control connection's segments never leave the fast path for a helper. */
+	ctl_say(&w, &c, true, "PORT 10,0,0,1,4,2\r\n");
+	assert_true(w.fast);
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.conns, 0);
+	assert_int_equal(st.exp.created, 0);
+	world_down(&w);
+}
+
+static void
+test_ctstatus_and_helper_match(void **state)
+{
+	struct world w;
+	struct ctl c;
+
+	(void)state;
+	/* RELATED alone is not accepted: only by --ctstatus EXPECTED or -m helper. */
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established\n"
+		     "accept proto tcp dport 21 ctstate new\n"
+		     "accept proto tcp dport 1025 ctstatus expected\n"
+		     "accept proto tcp dport 1026 helper ftp ctstate related\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper ftp proto tcp dport 21\n");
+	ctl_open(&w, &c, 40000, CLIENT);
+	assert_true(accepted(ctl_say(&w, &c, false, "220 welcome\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "USER ftp\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,1\r\n")));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,2\r\n")));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1026, PB_TCP_SYN, 1, 0, NULL)));
+	/* Expected, but to a port neither rule accepts. */
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,3\r\n")));
+	assert_false(accepted(rx(&w, SERVER, 20, CLIENT, 1027, PB_TCP_SYN, 1, 0, NULL)));
+	world_down(&w);
+}
+
+/* One's complement check of the TCP segment in @p f (IPv4, Ethernet first). */
+static bool
+csum_ok(const uint8_t *f)
+{
+	const uint8_t *ip = f + 14, *tcp = ip + 20;
+	uint32_t s = 0, tl = (uint32_t)(ip[2] << 8 | ip[3]) - 20;
+
+	for (unsigned int i = 12; i < 20; i += 2)
+		s += (uint32_t)ip[i] << 8 | ip[i + 1];
+	s += 6 + tl;
+	for (uint32_t i = 0; i + 1 < tl; i += 2)
+		s += (uint32_t)tcp[i] << 8 | tcp[i + 1];
+	if (tl & 1)
+		s += (uint32_t)tcp[tl - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void
+test_masquerade(void **state)
+{
+	const char *port = "PORT 10,0,0,1,4,1\r\n", *want = "PORT 198,51,100,1,4,1\r\n";
+	int32_t delta = (int32_t)strlen(want) - (int32_t)strlen(port);
+	struct mod_ct_helper_stats st;
+	struct rule_decision d;
+	struct world w;
+	struct ctl c;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto tcp dport 21 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper ftp proto tcp dport 21\n");
+	ctl_open(&w, &c, 40000, MASQ);
+	/* The server talks to the masquerade address; replies come back to it. */
+	assert_true(accepted(ctl_say(&w, &c, false, "220 welcome\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "USER ftp\r\n")));
+	/* PORT: rewritten to the address the server sees, checksums right. */
+	assert_true(accepted(ctl_say(&w, &c, true, port)));
+	assert_memory_equal(w.frame + 14 + 20 + 20, want, strlen(want));
+	assert_int_equal(rd32(w.frame + 14 + 12), MASQ);
+	assert_true(csum_ok(w.frame));
+	assert_int_equal(w.len, 14 + 20 + 20 + strlen(want));
+	/* The client's next segment leaves shifted by the growth ... */
+	assert_true(accepted(ctl_say(&w, &c, true, "LIST\r\n")));
+	assert_false(w.fast);
+	assert_int_equal(rd32(w.frame + 14 + 20 + 4), c.cseq - 6 + (uint32_t)delta);
+	assert_true(csum_ok(w.frame));
+	/* ... and the server's ACK of it, in the shifted space, comes back unshifted,
+	 * valid for conntrack's windows (else INVALID, dropped). */
+	d = rx(&w, SERVER, 21, MASQ, 40000, PB_TCP_ACK, c.sseq, c.cseq + (uint32_t)delta, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 20 + 8), c.cseq);
+	assert_int_equal(rd32(w.frame + 14 + 16), CLIENT);
+	assert_true(csum_ok(w.frame));
+	/* The data connection to the announced (rewritten) port goes to the client. */
+	d = rx(&w, SERVER, 20, MASQ, 1025, PB_TCP_SYN, 1, 0, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 16), CLIENT);
+	assert_int_equal(w.frame[14 + 20 + 2] << 8 | w.frame[14 + 20 + 3], 1025);
+	assert_true(csum_ok(w.frame));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.nat_rewrites, 1);
+	assert_int_equal(st.nat_failed, 0);
+	assert_int_equal(st.related, 1);
+	world_down(&w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_active_and_passive),
+		cmocka_unit_test(test_no_helper),
+		cmocka_unit_test(test_ctstatus_and_helper_match),
+		cmocka_unit_test(test_masquerade),
+	};
+	int rc;
+
+	if (gufc_test_eal_init("ct_helper", "0") < 0)
+		return 1;
+	pool = rte_pktmbuf_pool_create("cth_pool", 256, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		(int)rte_socket_id());
+	if (pool == NULL)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_mempool_free(pool);
+	return rc;
+}
