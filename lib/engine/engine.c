@@ -751,6 +751,7 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 		timeout = eng_timeout(eng, ti, idx);
 		if (e == NULL || timeout == 0)
 			continue;
+		timeout = eng_entry_timeout(eng, &e->act, timeout);
 		last = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 		peer = eng_peer(eng, ti, idx);
 		pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;

@@ -295,19 +295,16 @@ struct rule_flow_moved {
  *   later modules are then not called.
  * - on_abort: the flow whose on_insert ran gets no entry (decided without
  *   one, dropped, or its insert failed; a cached drop counts). Release what
- *   on_insert took. Called for every module whose on_insert was called for
- *   it, in order.
+ *   on_insert took. Called for every module whose on_insert ran, in order.
  * - on_packet: a packet of a cached flow that an interest bit selected
- *   (every module's on_packet is called; each ignores what it did not ask
- *   for).
+ *   (every module's on_packet is called; each ignores what it did not ask).
  * - on_remove: an entry went (a flow's two entries go together: one call each).
  * - on_move: an entry moved to another input port: nothing went, but what a
  *   module keeps by entry index or key (a hardware rule) must follow.
- * - entry_ctstate: the ctstate packets taking the fast path get from an
- *   entry (its cached verdict must be computed with it); 0 if untracked.
+ * - entry_ctstate, entry_ctstatus: the ctstate packets taking the fast path
+ *   get from an entry (its cached verdict is computed with it), the status of
+ *   its connection (RULE_CTS_*, what --ctstatus matches); 0 if untracked.
  *   The first non-zero answer counts.
- * - entry_ctstatus: the status of an entry's connection (RULE_CTS_*, what
- *   -m conntrack --ctstatus matches); 0 if untracked. First non-zero counts.
  * - entry_helper: what -m helper matches for an entry's connection; first non-empty.
  * - filter_key: for an entry with FC_ACT_F_NAT, write the destination side
  *   (address, port) the filter saw into @p fk (the engine has put the
@@ -315,6 +312,8 @@ struct rule_flow_moved {
  *   rule_engine_stale_check(), so by RX lcores too: read-only, lock-free.
  * - ct_format: text of an entry's fc_action::ct_state for listings
  *   (rule_engine_flow_format()); returns characters written or -errno.
+ * - entry_timeout: aging asks the idle timeout in force for an entry stored
+ *   with @p timeout (a fast path may move a connection's state).
  * - step: bounded background work from rule_engine_step(), at most about
  *   @p budget entries visited; returns the work done.
  */
@@ -332,6 +331,7 @@ struct rule_module {
 	const char *(*entry_helper)(void *priv, const struct fc_action *a);
 	void (*filter_key)(void *priv, const struct fc_action *a, struct fc_key *fk);
 	int (*ct_format)(void *priv, const struct fc_action *a, char *buf, size_t len);
+	uint32_t (*entry_timeout)(void *priv, const struct fc_action *a, uint32_t timeout);
 	unsigned int (*step)(void *priv, uint32_t now, unsigned int budget);
 	void *priv;
 };

@@ -51,6 +51,19 @@ eng_entry_ctstatus(const struct rule_engine *eng, const struct fc_action *a)
 	return 0;
 }
 
+/* The idle timeout in force for entry action @p a, stored with @p timeout. */
+uint32_t
+eng_entry_timeout(const struct rule_engine *eng, const struct fc_action *a, uint32_t timeout)
+{
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+
+		if (m->entry_timeout != NULL)
+			timeout = m->entry_timeout(m->priv, a, timeout);
+	}
+	return timeout;
+}
+
 /* The helper -m helper sees for an entry's connection (its master's), "" if none. */
 static void
 eng_entry_helper(const struct rule_engine *eng, const struct fc_action *a, char *name, size_t len)

@@ -383,6 +383,8 @@ int eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up,
 #define ENG_DEPS_PER_PACKET(deps) ((deps) & ~(RULE_DEP_MARK | RULE_DEP_CTMARK))
 void eng_abort(struct rule_engine *eng, struct eng_flow *ef);
 unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a);
+uint32_t eng_entry_timeout(const struct rule_engine *eng, const struct fc_action *a,
+	uint32_t timeout);
 
 /* engine.c */
 void eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint64_t bytes);

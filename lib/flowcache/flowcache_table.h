@@ -54,8 +54,9 @@ extern "C" {
 #define FC_ACT_F_NAT 0x01   /**< nat_id names a rewrite */
 #define FC_ACT_F_REPLY 0x02 /**< this entry is the reply direction of a connection */
 /**
- * A flow not established yet (a TCP handshake, a flow without a reply: set
- * by the conntrack module): a full table evicts such entries before
+ * A flow not established yet (no reply seen: a TCP connection in SYN_SENT
+ * or SYN_SENT2, another flow without a reply; set by the conntrack
+ * module): a full table evicts such entries before
  * established ones (FC_FULL_EVICT_IDLE), so a flood of new flows (spoofed
  * SYNs) cannot push established flows out.
  */

@@ -432,7 +432,6 @@ void
 mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 {
 	struct mod_ct_tcp *t = &c->tcp;
-	uint8_t last;
 
 	if (!l->LINE_ARMED)
 		return;
@@ -441,10 +440,8 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 		uint32_t end = MOD_CT_LD(l->fp_end[d]), edge = MOD_CT_LD(l->fp_edge[d]);
 		uint32_t ack = MOD_CT_LD(l->fp_ack[d]), win = MOD_CT_LD(l->fp_win[d]);
 
-		if (mod_ct_seq_after(end, s->end)) {
+		if (mod_ct_seq_after(end, s->end))
 			s->end = end;
-			s->flags |= MOD_CT_TS_UNACKED;
-		}
 		if (mod_ct_seq_after(edge, r->maxend))
 			r->maxend = edge;
 		if (MOD_CT_LD(l->fp_seen[d]) != 0 &&
@@ -455,29 +452,54 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 		if (win > s->maxwin)
 			s->maxwin = win;
 	}
+	/* Data outstanding, as the segments the fast path passed left it. */
 	for (unsigned int d = 0; d < 2; d++)
-		if (MOD_CT_LD(l->fp_ack[d ^ 1]) == t->side[d].end)
-			t->side[d].flags &= (uint8_t)~MOD_CT_TS_UNACKED;
-	/* The numbers Linux remembers are the last recorded segment's: it ended
-	 * where its direction's end is (the fast path records no other); its
-	 * other numbers are unknown, so that no retransmission matches it. */
-	last = MOD_CT_LD(l->fp_rec);
-	if (last != 0) {
-		unsigned int d = (last - 1u) & 1;
+		t->side[d].flags = (uint8_t)((t->side[d].flags & ~MOD_CT_TS_UNACKED) |
+			(((MOD_CT_LD(l->fp_unacked) >> d) & 1) ? MOD_CT_TS_UNACKED : 0));
+	/* Linux's memory of the last segment and the retransmissions in a
+	 * row: the line holds them (armed with the record's). */
+	t->last_dir = MOD_CT_LD(l->fp_ldir);
+	t->last_index = MOD_CT_LD(l->fp_lidx);
+	t->last_seq = MOD_CT_LD(l->fp_lseq);
+	t->last_ack = MOD_CT_LD(l->fp_lack);
+	t->last_end = MOD_CT_LD(l->fp_lend);
+	t->last_win = MOD_CT_LD(l->fp_lwin);
+	t->retrans = MOD_CT_LD(l->fp_retrans);
+	if (MOD_CT_LD(l->st_ok)) {
+		uint8_t cf = MOD_CT_LD(l->fp_cflags);
 
-		t->last_dir = (uint8_t)d;
-		t->last_end = MOD_CT_LD(l->fp_end[d]);
-		t->last_ack = MOD_CT_LD(l->fp_ack[d]);
-		t->last_seq = t->last_end + 1;
-		t->retrans = 0;
+		c->state = MOD_CT_LD(l->fp_state);
+		if (cf & MOD_CT_FAST_ASSURED)
+			c->flags |= MOD_CT_C_ASSURED;
+		for (unsigned int d = 0; d < 2; d++)
+			if (cf & (MOD_CT_FAST_CLOSE_INIT << d))
+				t->side[d].flags |= MOD_CT_TS_CLOSE_INIT;
 	}
-	/* Its kind and direction are the last passed segment's, recorded or
-	 * passed as liberal (an ACK either way). */
-	last = MOD_CT_LD(l->fp_last);
-	if (last != 0) {
-		t->last_index = MOD_CT_TI_ACK;
-		t->last_dir = (uint8_t)((last - 1u) & 1);
+}
+
+bool
+mod_ct_fast_states(const struct mod_ct_conn *c, bool be_liberal)
+{
+	const struct mod_ct_tcp *t = &c->tcp;
+
+	switch (c->state) {
+	case MOD_CT_S_SYN_RECV:
+		if (t->last_flags & MOD_CT_TS_SIMOPEN)
+			return false; /* the reply side's ACK establishes it */
+		break;
+	case MOD_CT_S_ESTABLISHED:
+	case MOD_CT_S_FIN_WAIT:
+	case MOD_CT_S_CLOSE_WAIT:
+	case MOD_CT_S_LAST_ACK:
+	case MOD_CT_S_TIME_WAIT:
+	case MOD_CT_S_CLOSE:
+		break;
+	default:
+		return false;
 	}
+	return (c->flags & MOD_CT_C_REPLIED) && !be_liberal &&
+		!((t->side[0].flags | t->side[1].flags) & MOD_CT_TS_LIBERAL) &&
+		t->side[0].maxwin != 0 && t->side[1].maxwin != 0 && t->last_index != MOD_CT_TI_SYN;
 }
 
 void
@@ -488,6 +510,7 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 
 	if (!armed || c == NULL) {
 		l->LINE_ARMED = 0;
+		MOD_CT_ST(l->st_ok, 0);
 		return;
 	}
 	t = &c->tcp;
@@ -500,10 +523,20 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 		MOD_CT_ST(l->fp_ack[d], s->maxack);
 		MOD_CT_ST(l->fp_win[d], s->maxwin);
 	}
-	MOD_CT_ST(l->fp_last, 0);
-	MOD_CT_ST(l->fp_rec, 0);
+	MOD_CT_ST(l->fp_lseq, t->last_seq);
+	MOD_CT_ST(l->fp_lack, t->last_ack);
+	MOD_CT_ST(l->fp_lend, t->last_end);
+	MOD_CT_ST(l->fp_lwin, t->last_win);
+	MOD_CT_ST(l->fp_ldir, t->last_dir);
+	MOD_CT_ST(l->fp_lidx, t->last_index);
+	MOD_CT_ST(l->fp_retrans, t->retrans);
 	MOD_CT_ST(l->fp_seen[0], 0);
 	MOD_CT_ST(l->fp_seen[1], 0);
+	MOD_CT_ST(l->fp_state, c->state);
+	MOD_CT_ST(l->fp_cflags, 0);
+	MOD_CT_ST(l->fp_unacked, (uint8_t)(((t->side[0].flags & MOD_CT_TS_UNACKED) ? 1u : 0u) |
+					   ((t->side[1].flags & MOD_CT_TS_UNACKED) ? 2u : 0u)));
+	MOD_CT_ST(l->st_ok, mod_ct_fast_states(c, be_liberal) ? 1 : 0);
 	l->pad[1] = 0;
 	for (unsigned int d = 0; d < 2; d++)
 		if (be_liberal || (t->side[d].flags & MOD_CT_TS_LIBERAL))

@@ -445,16 +445,19 @@ uint32_t mod_ct_timeout(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t pr
 
 /**
  * Interest masks of a connection's two entries in its current state.
- * TCP: SYN, FIN, RST and segments without ACK (FC_INTEREST_TCP_NOACK)
- * always; every packet (FC_INTEREST_ALL) of both sides during the
- * handshake (SYN_SENT, SYN_SENT2, SYN_RECV), in FIN_WAIT and LAST_ACK
- * (where any ACK moves the state), after the first reply until the
- * connection is assured, and after tcp_max_retrans retransmissions; every
- * packet of the reply side until it was seen. Otherwise, unless the
- * connection is liberal (be_liberal, a pickup), FC_INTEREST_TCP_WIN: the
- * fast path checks each segment against the windows (mod_ct_fast_check())
- * and sends the ones it cannot vouch for. Other protocols want every reply
- * packet until the first, then nothing. NONE: nothing.
+ * TCP: SYN, RST and segments without ACK (FC_INTEREST_TCP_NOACK) always;
+ * every packet (FC_INTEREST_ALL) of both sides after tcp_max_retrans
+ * retransmissions, and of the reply side until it was seen. Where the
+ * fast path moves the state (mod_ct_fast_states(): from the first reply
+ * on, neither side liberal), FC_INTEREST_TCP_WIN and no FIN: the fast
+ * path checks each segment against the windows and moves the state
+ * (mod_ct_fast_check()), sending what it cannot vouch for. Otherwise FIN
+ * too, and every packet during the handshake (SYN_SENT, SYN_SENT2,
+ * SYN_RECV), in FIN_WAIT and LAST_ACK (where any ACK moves the state) and
+ * after the first reply until the connection is assured; else, both
+ * windows known or the connection liberal (be_liberal, a pickup),
+ * FC_INTEREST_TCP_WIN. Other protocols want every reply packet until the
+ * first, then nothing. NONE: nothing.
  *
  * @param cfg       configuration
  * @param family    as mod_ct_timeout()
@@ -566,23 +569,29 @@ int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
  *   connection is stored (struct rule_flow::store), both entries refiltered
  *   when the ctstate changed, the flow removed (and the packet decided as a
  *   new one on a reopen).
+ * - entry_timeout: a TCP connection's timeout is its record's with the
+ *   fast path's progress folded in (its state, retransmissions in a row,
+ *   unacknowledged data: what the fast path moves), for aging.
  * - on_abort, on_remove: a TCP record goes back to the free list after a
  *   grace period of the engine's readers (rule_engine_defer()): an RX
  *   lcore may still be writing to its fast-path line.
  * - entry_ctstate, ct_format: what an entry's connection means.
  *
  * The fast path and TCP windows: an entry with FC_INTEREST_TCP_WIN hands
- * each TCP segment (one with ACK and without SYN, FIN or RST: the other
- * interest bits send those to the slow path) to mod_ct_fast_check(), which
- * reads the connection's fast-path line (struct mod_ct_fast_line, one
- * cache line per TCP connection): the windows as the slow path last knew
- * them, and the progress RX lcores made since (the highest sequence number
+ * each TCP segment (one with ACK and without SYN or RST, and without FIN
+ * unless the fast path moves the connection's state: the other interest
+ * bits send those to the slow path) to mod_ct_fast_check(), which reads
+ * the connection's fast-path line (struct mod_ct_fast_line, one cache
+ * line per TCP connection): the windows as the slow path last knew them,
+ * and the progress RX lcores made since (the highest sequence number
  * sent, ACK + window, ACK and window passed per direction, each written by
- * the lcore that serves that direction only). A segment within both passes
- * and advances that progress; anything the check cannot vouch for (beyond
- * the receiver's window, an ACK beyond what the other side sent, old or
- * retransmitted data, options that may hold SACK blocks) goes to the slow
- * path, which folds the progress into the record and decides as Linux.
+ * the lcore that serves that direction only; the memory of the last
+ * segment; from the first reply on, the state). A segment within both
+ * passes and advances that progress (and the state, as the slow path
+ * would); anything the check cannot vouch for (beyond the receiver's
+ * window, an ACK beyond what the other side sent, old or retransmitted
+ * data, options that may hold SACK blocks) goes to the slow path, which
+ * folds the progress into the record and decides as Linux.
  *
  * Ownership: the module belongs to whoever created it (the app); it keeps
  * a pointer to its engine and must outlive it: free it after

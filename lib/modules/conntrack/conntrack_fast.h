@@ -40,33 +40,49 @@ extern "C" {
 #define MOD_CT_FAST_CHUNKS (MOD_CT_ID_MAX >> MOD_CT_FAST_CHUNK_SHIFT)
 
 /**
- * One TCP connection's window state as the fast path sees it. [d] is a
- * direction (MOD_CT_DIR_*); all sequence numbers compare modulo 2^32.
+ * One TCP connection's window state, and from the first reply on its
+ * state, as the fast path sees it. [d] is a direction (MOD_CT_DIR_*); all
+ * sequence numbers compare modulo 2^32.
  * Owner: the conntrack module. The rules lcore writes the whole line when
- * it (re-)arms it (mod_ct_fast_arm(): the windows as the record knows
- * them, after each packet it decides); the RX lcore serving direction d
- * then moves fp_*[d] forward and writes fp_last and fp_seen[d] when a
- * segment of d passes (relaxed atomics; a value only moves forward, so a
- * stale read only sends a segment to the slow path). The fast path reads
- * one value per bound, nothing twice. Reclaimed with its record, after a
- * grace period.
+ * it (re-)arms it (mod_ct_fast_arm(): the windows, Linux's memory of the
+ * last segment and the state as the record knows them, after each packet
+ * it decides); the RX lcore serving direction d then moves fp_*[d] forward
+ * and writes the memory of the last segment when a segment of d passes,
+ * and, with @c st_ok, moves the state as the slow path would (relaxed
+ * atomics; a window value only moves forward, so a stale read only sends
+ * a segment to the slow path; the state moves by compare-and-swap). The
+ * fast path reads one value per bound, nothing twice. Reclaimed with its
+ * record, after a grace period.
  */
 struct mod_ct_fast_line {
 	uint32_t fp_end[2];  /**< highest sequence number [d] sent (+ 1) */
 	uint32_t fp_edge[2]; /**< highest ACK + scaled window of [d]: what [d ^ 1] may send */
 	uint32_t fp_ack[2];  /**< highest ACK of [d] */
 	uint32_t fp_win[2];  /**< largest scaled window [d] advertised */
+	uint32_t fp_lseq;    /**< Linux's memory of the last segment: struct mod_ct_tcp::last_seq */
+	uint32_t fp_lack;    /**< ... last_ack */
+	uint32_t fp_lend;    /**< ... last_end */
+	uint16_t fp_lwin;    /**< ... last_win */
 	uint8_t scale[2];    /**< window-scale shift of [d]'s windows (rules lcore) */
 	uint8_t pad[2];      /**< [0]: armed (mod_ct_fast_arm()); [1]: bit d: [d] liberal */
-	/**
-	 * The last segment passed since re-armed: 0 none, 1 + its direction if
-	 * recorded, 3 + its direction if passed as liberal out of bounds
-	 */
-	uint8_t fp_last;
+	uint8_t fp_ldir;     /**< ... last_dir */
+	uint8_t fp_lidx;     /**< ... last_index */
+	uint8_t fp_retrans;  /**< ... retrans: the same ACK segment in a row, saturating */
 	uint8_t fp_seen[2];  /**< [d] recorded a segment (an ACK) since re-armed */
-	/** The last segment recorded (not passed as liberal) since re-armed: 0 none, 1 + its direction */
-	uint8_t fp_rec;
+	/** With @c st_ok: the connection's state (enum mod_ct_state) */
+	uint8_t fp_state;
+	/** With @c st_ok: MOD_CT_FAST_ASSURED, MOD_CT_FAST_CLOSE_INIT << d set since re-armed */
+	uint8_t fp_cflags;
+	/** The fast path moves the state (mod_ct_fast_states(): conntrack wants no FIN) */
+	uint8_t st_ok;
+	/** Bit d: [d] sent data not acknowledged yet (MOD_CT_TS_UNACKED) */
+	uint8_t fp_unacked;
 } __rte_cache_aligned;
+
+/** struct mod_ct_fast_line::fp_cflags: the connection became ASSURED. */
+#define MOD_CT_FAST_ASSURED 0x01
+/** struct mod_ct_fast_line::fp_cflags: side d sent the first FIN (shifted by d). */
+#define MOD_CT_FAST_CLOSE_INIT 0x02
 
 /**
  * The fast path's view of the TCP connections: chunks of lines by id
@@ -79,18 +95,37 @@ struct mod_ct_fast {
 
 /**
  * Fold the progress the fast path recorded on line @p l since it was armed
- * into TCP connection @p c, as Linux's window updates would have made it
- * (windows forward; the last packet an ACK of the direction that passed
- * last, whose exact numbers are unknown). Nothing if @p l is not armed.
- * @param c  the connection (its record)
+ * into TCP connection @p c, as the slow path would have made it: the
+ * windows forward, Linux's memory of the last segment (its kind,
+ * direction and numbers; a recorded ACK resets the retransmission count)
+ * and, with @c st_ok, the state and the ASSURED and first-FIN flags.
+ * Nothing if @p l is not armed.
+ * @param c  the connection (its record, or a copy of it)
  * @param l  its line
  * Context: rules lcore (the pure state machine's caller).
  */
 void mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l);
 
 /**
+ * May the fast path move connection @p c through its states (the line's
+ * @c st_ok; conntrack then wants no FIN of it)? From the first reply on,
+ * both sides' windows known and neither liberal, in SYN_RECV (not after a
+ * simultaneous open), ESTABLISHED, FIN_WAIT, CLOSE_WAIT, LAST_ACK,
+ * TIME_WAIT or CLOSE, unless the last segment the tracker remembers is a
+ * SYN it ignored (the answer may be a challenge ACK). The caller also
+ * requires fewer than tcp_max_retrans retransmissions in a row (the
+ * interest masks do).
+ * @param c           the connection
+ * @param be_liberal  the configuration's tcp_be_liberal
+ * @return true if it may.
+ * Context: any.
+ */
+bool mod_ct_fast_states(const struct mod_ct_conn *c, bool be_liberal);
+
+/**
  * Write line @p l from connection @p c for the fast path (@p armed: its
  * entries carry FC_INTEREST_TCP_WIN), or mark it unarmed (@p c may be NULL).
+ * The line's @c st_ok is @p armed and mod_ct_fast_states().
  * @param l      the line
  * @param c      the connection, after the packet the slow path decided
  * @param armed  whether the fast path checks the connection's segments
@@ -160,6 +195,73 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
 #define MOD_CT_OLD_ACK_WINDOW 66000u
 
 /**
+ * Line @p l's state after a segment of direction @p s (an ACK, or with
+ * @p fin a FIN+ACK) that passed the window check: the transitions of the
+ * states mod_ct_fast_states() allows, as the slow path makes them
+ * (SYN_RECV: the original side's ACK establishes and assures the
+ * connection; ESTABLISHED: an ACK assures it, a FIN starts closing;
+ * FIN_WAIT: an ACK to CLOSE_WAIT, a FIN to LAST_ACK; CLOSE_WAIT: a FIN to
+ * LAST_ACK; LAST_ACK: an ACK to TIME_WAIT; TIME_WAIT and CLOSE stay).
+ * @return false to send the segment to the slow path instead (a FIN in
+ *   CLOSE, or another lcore moved the state meanwhile).
+ * Context: registered reader (RX lcore) serving the segment's direction.
+ */
+static inline bool
+mod_ct_fast_state_move(struct mod_ct_fast_line *l, unsigned int s, bool fin)
+{
+	uint8_t st = MOD_CT_LD(l->fp_state), next = st, cf = 0;
+
+	if (fin) {
+		switch (st) {
+		case MOD_CT_S_SYN_RECV:
+		case MOD_CT_S_ESTABLISHED:
+			next = MOD_CT_S_FIN_WAIT;
+			cf = (uint8_t)(MOD_CT_FAST_CLOSE_INIT << s);
+			break;
+		case MOD_CT_S_FIN_WAIT:
+		case MOD_CT_S_CLOSE_WAIT:
+		case MOD_CT_S_LAST_ACK:
+			next = MOD_CT_S_LAST_ACK;
+			break;
+		case MOD_CT_S_TIME_WAIT:
+			break;
+		default:
+			return false;
+		}
+	} else {
+		switch (st) {
+		case MOD_CT_S_SYN_RECV:
+			if (s == MOD_CT_DIR_ORIG) {
+				next = MOD_CT_S_ESTABLISHED;
+				cf = MOD_CT_FAST_ASSURED;
+			}
+			break;
+		case MOD_CT_S_ESTABLISHED:
+			cf = MOD_CT_FAST_ASSURED;
+			break;
+		case MOD_CT_S_FIN_WAIT:
+		case MOD_CT_S_CLOSE_WAIT:
+			next = MOD_CT_S_CLOSE_WAIT;
+			break;
+		case MOD_CT_S_LAST_ACK:
+			next = MOD_CT_S_TIME_WAIT;
+			break;
+		case MOD_CT_S_TIME_WAIT:
+		case MOD_CT_S_CLOSE:
+			break;
+		default:
+			return false;
+		}
+	}
+	if (next != st && !__atomic_compare_exchange_n(&l->fp_state, &st, next, false,
+				  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return false;
+	if (cf != 0 && (MOD_CT_LD(l->fp_cflags) & cf) != cf)
+		__atomic_fetch_or(&l->fp_cflags, cf, __ATOMIC_RELAXED);
+	return true;
+}
+
+/**
  * May the fast path pass this TCP segment of an entry with
  * FC_INTEREST_TCP_WIN with the entry's cached verdict? The connection's
  * windows are what the slow path last knew, moved by the progress the fast
@@ -167,15 +269,20 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
  * whose end lies within the receiver's window, whose ACK acknowledges
  * nothing the other direction did not send, neither below the windows,
  * carrying new data or none, passes and its progress is recorded, as
- * Linux moves the windows. One below the windows passes and records
- * nothing (Linux ignores it). On a liberal connection (be_liberal, a
- * pickup) a segment out of bounds passes too, recording nothing (Linux
- * accepts it without moving the windows), unless it overshoots the window
- * a little (Linux moves the sender's end then). Everything else goes to
- * the slow path: beyond the window, an ACK of data never sent, old data
- * (retransmissions, which the slow path counts), SACK blocks. The caller
- * has already sent segments with SYN, FIN or RST or without ACK to the
- * slow path (the entry's other interest bits).
+ * Linux moves the windows and remembers the segment (the same ACK segment
+ * again counts as a retransmission, as in Linux); with the
+ * line's @c st_ok it also moves the connection's state
+ * (mod_ct_fast_state_move()), FIN+ACK segments included. One below the
+ * windows passes and records nothing (Linux ignores it). On a liberal
+ * connection (be_liberal, a pickup) a segment out of bounds passes too,
+ * recording nothing but its kind (Linux accepts it without moving the
+ * windows), unless it overshoots the window a little (Linux moves the
+ * sender's end then). Everything else goes to the slow path: beyond the
+ * window, an ACK of data never sent, old data (retransmissions, which the
+ * slow path counts), SACK blocks, a FIN the state cannot take here. The
+ * caller has already sent segments with SYN or RST or without ACK (and
+ * FINs, unless conntrack wants none) to the slow path (the entry's other
+ * interest bits).
  *
  * @param f  the module's view (mod_ct_module_fast()); NULL: never
  * @param a  the entry's action (a consistent copy)
@@ -188,7 +295,9 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 {
 	const unsigned int s = (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
 	const unsigned int r = s ^ 1;
+	const bool fin = (p->tcp_flags & 0x01) != 0;
 	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
+	uint32_t len;
 	struct mod_ct_fast_line *chunk, *l;
 	bool liberal, below;
 	uint8_t seen;
@@ -201,7 +310,8 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 		return false;
 	l = &chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)];
 	seq = p->tcp_seq;
-	end = seq + p->tcp_dlen;
+	len = (uint32_t)p->tcp_dlen + fin;
+	end = seq + len;
 	ack = p->tcp_ack;
 	liberal = (l->pad[1] >> s) & 1;
 	end_s = MOD_CT_LD(l->fp_end[s]);
@@ -216,8 +326,10 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	 * end, in the window, acknowledging what the other side sent. */
 	if (likely(!liberal && !below && !mod_ct_seq_after(end, lim) &&
 		   !mod_ct_seq_after(seq, lim) && !mod_ct_seq_after(ack, end_r) &&
-		   (p->tcp_dlen != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
+		   (len != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
 		goto record;
+	if (fin)
+		return false; /* a FIN: only as new data in the window */
 	if (mod_ct_seq_after(seq, lim)) {
 		/* Beyond the receiver's window: invalid, or (liberal) accepted as
 		 * is, unless a small overshoot moves the sender's end. */
@@ -243,6 +355,8 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
 		return false;
 record:
+	if (MOD_CT_LD(l->st_ok) ? !mod_ct_fast_state_move(l, s, fin) : fin)
+		return false;
 	/* Passed: record the progress, as Linux's window update would (only
 	 * this lcore writes fp_*[s]: the values read above are current). */
 	if (mod_ct_seq_after(end, end_s))
@@ -256,17 +370,42 @@ record:
 		MOD_CT_ST(l->fp_ack[s], ack);
 	if (w > win_s)
 		MOD_CT_ST(l->fp_win[s], w);
-	if (MOD_CT_LD(l->fp_last) != s + 1)
-		MOD_CT_ST(l->fp_last, (uint8_t)(s + 1));
-	if (MOD_CT_LD(l->fp_rec) != s + 1)
-		MOD_CT_ST(l->fp_rec, (uint8_t)(s + 1));
 	if (seen == 0)
 		MOD_CT_ST(l->fp_seen[s], 1);
-	return true;
+	/* Data outstanding: [s]'s when its end moved, no longer [r]'s when
+	 * this acknowledges all of it (as the slow path, segment by segment). */
+	if (mod_ct_seq_after(end, end_s) && !((MOD_CT_LD(l->fp_unacked) >> s) & 1))
+		__atomic_fetch_or(&l->fp_unacked, (uint8_t)(1u << s), __ATOMIC_RELAXED);
+	if (ack == end_r && ((MOD_CT_LD(l->fp_unacked) >> r) & 1))
+		__atomic_fetch_and(&l->fp_unacked, (uint8_t)~(1u << r), __ATOMIC_RELAXED);
+	/* What Linux remembers: the kind and direction of every accepted
+	 * segment; of an ACK its numbers, or, the same ACK segment again, one
+	 * more retransmission in a row. */
+	if (!fin) {
+		uint8_t rt = MOD_CT_LD(l->fp_retrans);
+
+		if (MOD_CT_LD(l->fp_ldir) == s && MOD_CT_LD(l->fp_lseq) == seq &&
+			MOD_CT_LD(l->fp_lack) == ack && MOD_CT_LD(l->fp_lend) == end &&
+			MOD_CT_LD(l->fp_lwin) == p->tcp_win) {
+			if (rt != UINT8_MAX)
+				MOD_CT_ST(l->fp_retrans, (uint8_t)(rt + 1));
+		} else {
+			MOD_CT_ST(l->fp_lseq, seq);
+			MOD_CT_ST(l->fp_lack, ack);
+			MOD_CT_ST(l->fp_lend, end);
+			MOD_CT_ST(l->fp_lwin, p->tcp_win);
+			if (rt != 0)
+				MOD_CT_ST(l->fp_retrans, 0);
+		}
+	}
+	goto last;
 liberal_pass:
 	/* Accepted, the windows unmoved; Linux still takes it as the last segment. */
-	if (MOD_CT_LD(l->fp_last) != s + 3)
-		MOD_CT_ST(l->fp_last, (uint8_t)(s + 3));
+last:
+	if (MOD_CT_LD(l->fp_ldir) != s)
+		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
+	if (MOD_CT_LD(l->fp_lidx) != (fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK))
+		MOD_CT_ST(l->fp_lidx, (uint8_t)(fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK));
 	return true;
 }
 

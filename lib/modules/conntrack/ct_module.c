@@ -181,14 +181,15 @@ entry_dir(const struct fc_action *a)
 
 /*
  * Mark both entries of connection @p c as not established yet (a TCP
- * handshake, a non-TCP flow without reply) or not: a full table evicts the
- * former first (FC_ACT_F_EARLY).
+ * connection before its first reply: SYN_SENT, SYN_SENT2; a non-TCP flow
+ * without reply) or not: a full table evicts the former first
+ * (FC_ACT_F_EARLY). From the first reply on the state may move on the fast
+ * path, which cannot rewrite the entries: by then they are never early.
  */
 static void
 ct_mark_early(struct rule_flow *f, const struct mod_ct_conn *c)
 {
-	bool early = c->state == MOD_CT_S_SYN_SENT || c->state == MOD_CT_S_SYN_RECV ||
-		c->state == MOD_CT_S_SYN_SENT2 ||
+	bool early = c->state == MOD_CT_S_SYN_SENT || c->state == MOD_CT_S_SYN_SENT2 ||
 		(c->state == MOD_CT_S_OPEN && !(c->flags & MOD_CT_C_REPLIED));
 
 	for (unsigned int d = 0; d < 2; d++)
@@ -233,6 +234,35 @@ ct_entry_ctstatus(void *priv, const struct fc_action *a)
 	if (c.master_helper != 0)
 		s |= RULE_CTS_EXPECTED;
 	return s;
+}
+
+/*
+ * The idle timeout in force: the fast path may have moved a TCP connection
+ * (its state, the data it left unacknowledged, its retransmission count)
+ * since its entries were stored with @p timeout.
+ */
+static uint32_t
+ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
+{
+	const struct mod_ct_module *ct = priv;
+	const struct mod_ct_conn *r = entry_rec(ct, a);
+	const struct mod_ct_fast_line *l;
+	struct mod_ct_conn c;
+
+	if (r == NULL || r->state == MOD_CT_S_NONE)
+		return timeout;
+	l = line_of(ct, mod_ct_entry_id(a));
+	/* The common case, cheaply: an assured ESTABLISHED connection whose
+	 * state and retransmission count the fast path left alone keeps its
+	 * timeout (no cap there depends on the windows). */
+	if (r->state == MOD_CT_S_ESTABLISHED && (r->flags & MOD_CT_C_ASSURED) &&
+		__atomic_load_n(&l->fp_retrans, __ATOMIC_RELAXED) == r->tcp.retrans &&
+		(!__atomic_load_n(&l->st_ok, __ATOMIC_RELAXED) ||
+			__atomic_load_n(&l->fp_state, __ATOMIC_RELAXED) == r->state))
+		return timeout;
+	c = *r;
+	mod_ct_fast_fold(&c, l); /* nothing if the line is not armed */
+	return mod_ct_timeout(&ct->cfg, FC_AF_INET4, PROTO_TCP, &c);
 }
 
 /* -m helper: the helper of the master that expected the entry's connection (Linux). */
@@ -591,6 +621,7 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 		m.entry_helper = ct_entry_helper;
 		m.step = ct_step;
 		m.ct_format = ct_format;
+		m.entry_timeout = ct_entry_timeout;
 		m.priv = ct;
 		rc = rule_engine_module_register(eng, &m);
 	}

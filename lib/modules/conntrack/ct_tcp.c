@@ -642,7 +642,12 @@ ct_tcp_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t
 	v->flags |= MOD_CT_VF_CREATED | MOD_CT_VF_CHANGED;
 }
 
-/* States whose every packet the slow path sees (the interest masks below). */
+/*
+ * States whose every packet the slow path sees (the interest masks below),
+ * unless the fast path moves the connection's state (mod_ct_fast_states():
+ * it then records what the timeout caps below read, so the timeouts stay
+ * the same functions of the connection).
+ */
 static bool
 tcp_all_seen(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c)
 {
@@ -713,6 +718,14 @@ ct_tcp_interest(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c, uint1
 	/* The first reply packet, whatever its flags, makes original packets ESTABLISHED. */
 	if (!(c->flags & MOD_CT_C_REPLIED))
 		interest[MOD_CT_DIR_REPLY] |= FC_INTEREST_ALL;
+	if (!(t->retrans != 0 && t->retrans >= cfg->tcp_max_retrans) &&
+		mod_ct_fast_states(c, cfg->tcp_be_liberal)) {
+		/* The fast path checks the windows and moves the state, FINs
+		 * included (mod_ct_fast_check()). */
+		for (unsigned int d = 0; d < 2; d++)
+			interest[d] = (uint16_t)((base & ~FC_INTEREST_TCP_FIN) | FC_INTEREST_TCP_WIN);
+		return;
+	}
 	if (tcp_all_seen(cfg, c)) {
 		interest[MOD_CT_DIR_ORIG] |= FC_INTEREST_ALL;
 		interest[MOD_CT_DIR_REPLY] |= FC_INTEREST_ALL;

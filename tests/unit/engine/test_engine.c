@@ -80,7 +80,23 @@ up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dp
 static struct rule_upcall
 tcp4(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint8_t tf)
 {
-	return up4(6, src, sport, dst, dport, 0, tf);
+	struct rule_upcall u = up4(6, src, sport, dst, dport, 0, tf);
+
+	u.pkt.tcp_opt = FC_TCP_OPT_PLAIN;
+	u.pkt.tcp_win = 1000;
+	return u;
+}
+
+/* A TCP segment with its numbers. */
+static struct rule_upcall
+tcp4n(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint8_t tf, uint32_t seq,
+	uint32_t ack)
+{
+	struct rule_upcall u = tcp4(src, sport, dst, dport, tf);
+
+	u.pkt.tcp_seq = seq;
+	u.pkt.tcp_ack = ack;
+	return u;
 }
 
 static struct rule_engine *
@@ -167,7 +183,10 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *slow)
 	if (hit & 1) {
 		if (rule_engine_stale(eng, &a, &u.pkt.key))
 			u.reason = RULE_UPCALL_STALE;
-		else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW)
+		else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
+			 ((a.interest & FC_INTEREST_TCP_WIN) &&
+				 !mod_ct_fast_check(mod_ct_module_fast(eng_stack_ct(eng)), &a,
+					 &u.pkt)))
 			u.reason = RULE_UPCALL_INTEREST;
 		else {
 			memset(&d, 0, sizeof(d));
@@ -204,9 +223,10 @@ static void
 test_tcp_handshake(void **state)
 {
 	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 0);
-	struct rule_upcall syn = tcp4("10.0.0.1", 1234, "10.0.0.2", 80, TCP_SYN);
-	struct rule_upcall synack = tcp4("10.0.0.2", 80, "10.0.0.1", 1234, TCP_SYN | TCP_ACK);
-	struct rule_upcall ack = tcp4("10.0.0.1", 1234, "10.0.0.2", 80, TCP_ACK);
+	struct rule_upcall syn = tcp4n("10.0.0.1", 1234, "10.0.0.2", 80, TCP_SYN, 1000, 0);
+	struct rule_upcall synack =
+		tcp4n("10.0.0.2", 80, "10.0.0.1", 1234, TCP_SYN | TCP_ACK, 5000, 1001);
+	struct rule_upcall ack = tcp4n("10.0.0.1", 1234, "10.0.0.2", 80, TCP_ACK, 1001, 5001);
 	const struct fc_entry *fe, *re;
 	struct rule_decision d;
 	struct mod_ct_conn c;
@@ -244,11 +264,11 @@ test_tcp_handshake(void **state)
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	assert_int_equal(d.rule_id, 1);
 	d = rx(eng, ack, 3, &slow);
-	assert_true(slow); /* SYN_RECV: the original side's ACK completes */
+	assert_false(slow); /* SYN_RECV: the original side's ACK completes, on the fast path */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	fe = entry_of(eng, &syn.pkt.key, NULL);
 	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
+	assert_int_equal(mod_ct_conn_ctstate(&c, MOD_CT_DIR_ORIG), RULE_CT_ESTABLISHED);
 	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
 	assert_false(fe->act.flags & FC_ACT_F_EARLY);
 	assert_false(entry_of(eng, &synack.pkt.key, NULL)->act.flags & FC_ACT_F_EARLY);
@@ -258,7 +278,7 @@ test_tcp_handshake(void **state)
 	d = rx(eng, ack, 4, &slow);
 	assert_false(slow);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = rx(eng, tcp4("10.0.0.2", 80, "10.0.0.1", 1234, TCP_ACK), 4, &slow);
+	d = rx(eng, tcp4n("10.0.0.2", 80, "10.0.0.1", 1234, TCP_ACK, 5001, 1001), 4, &slow);
 	assert_false(slow);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 

@@ -292,11 +292,14 @@ test_fast_path(void **state)
 	d = rx(&w, seg(&w, false, PB_TCP_SYN | PB_TCP_ACK, S0, C0 + 1, 0), &fast);
 	assert_false(fast);
 	d = rx(&w, seg(&w, true, PB_TCP_ACK, cs, ss, 0), &fast);
-	assert_false(fast); /* SYN_RECV: the handshake's last ACK */
+	assert_true(fast); /* SYN_RECV: the handshake's last ACK, on the fast path */
 	p = seg(&w, true, PB_TCP_ACK, cs, ss, 0);
 	c = conn_of(&w, &p, &a);
 	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
+	assert_true(c.flags & MOD_CT_C_ASSURED);
 	assert_true(a.interest & FC_INTEREST_TCP_WIN);
+	assert_false(a.interest & FC_INTEREST_TCP_FIN);
+	assert_false(a.flags & FC_ACT_F_EARLY); /* replied: no longer early */
 
 	/* Data both ways within the windows: the cached entries decide. */
 	for (unsigned int i = 0; i < 20; i++) {
@@ -341,15 +344,24 @@ test_fast_path(void **state)
 	assert_int_equal(st.invalid[MOD_CT_WHY_FLAGS], 1);
 	assert_int_equal(st.tcp_conns, 1);
 
-	/* Close: FINs go to the slow path, state by state. */
+	/* Close: the fast path moves the state, FINs included. */
 	d = rx(&w, seg(&w, true, PB_TCP_FIN | PB_TCP_ACK, cs, ss, 0), &fast);
-	assert_false(fast);
+	assert_true(fast);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_FIN_WAIT);
+	d = rx(&w, seg(&w, false, PB_TCP_FIN | PB_TCP_ACK, ss, cs + 1, 0), &fast);
+	assert_true(fast);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_LAST_ACK);
+	/* The FIN again: a retransmission, the slow path's. */
 	d = rx(&w, seg(&w, false, PB_TCP_FIN | PB_TCP_ACK, ss, cs + 1, 0), &fast);
 	assert_false(fast);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = rx(&w, seg(&w, true, PB_TCP_ACK, cs + 1, ss + 1, 0), &fast);
-	assert_false(fast);
-	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_TIME_WAIT);
-	/* A new SYN reopens the tuple: the old record goes, a new one comes. */
+	assert_true(fast);
+	c = conn_of(&w, &p, NULL);
+	assert_int_equal(c.state, MOD_CT_S_TIME_WAIT);
+	assert_true(c.tcp.side[MOD_CT_DIR_ORIG].flags & MOD_CT_TS_CLOSE_INIT);
+	/* A new SYN reopens the tuple (closed by a FIN, as the fast path
+	 * recorded): the old record goes, a new one comes. */
 	d = rx(&w, seg(&w, true, PB_TCP_SYN, C0 + 500000, 0, 0), &fast);
 	assert_int_equal(d.ctstate, RULE_CT_NEW);
 	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_SYN_SENT);
@@ -357,6 +369,37 @@ test_fast_path(void **state)
 	mod_ct_module_stats_get(w.ct, &st);
 	assert_int_equal(st.reopened, 1);
 	assert_int_equal(st.tcp_conns, 1);
+
+	/* Two upcalls for the whole connection: the SYN and the first reply. */
+	cs = C0 + 500001;
+	d = rx(&w, seg(&w, false, PB_TCP_SYN | PB_TCP_ACK, S0, cs, 0), &fast);
+	assert_false(fast);
+	d = rx(&w, seg(&w, true, PB_TCP_ACK, cs, ss = S0 + 1, 0), &fast);
+	assert_true(fast);
+	d = rx(&w, seg(&w, true, PB_TCP_ACK | PB_TCP_PSH, cs, ss, 100), &fast);
+	assert_true(fast);
+	cs += 100;
+	d = rx(&w, seg(&w, true, PB_TCP_FIN | PB_TCP_ACK, cs, ss, 0), &fast);
+	assert_true(fast);
+	d = rx(&w, seg(&w, false, PB_TCP_FIN | PB_TCP_ACK, ss, cs + 1, 0), &fast);
+	assert_true(fast);
+	d = rx(&w, seg(&w, true, PB_TCP_ACK, cs + 1, ss + 1, 0), &fast);
+	assert_true(fast);
+	c = conn_of(&w, &p, &a);
+	assert_int_equal(c.state, MOD_CT_S_TIME_WAIT);
+	/* Its entries still hold the timeout the slow path stored (SYN_RECV's);
+	 * aging asks the module for the one in force, TIME_WAIT's. */
+	w.now += 100000; /* 100 s: beyond SYN_RECV's 60 s, within TIME_WAIT's 120 s */
+	for (unsigned int i = 0; i < 1024; i++)
+		rule_engine_step(w.eng, w.now, 64);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_TIME_WAIT);
+	w.now += 30000;
+	for (unsigned int i = 0; i < 1024; i++)
+		rule_engine_step(w.eng, w.now, 64);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_NONE);
+	grace(&w);
+	mod_ct_module_stats_get(w.ct, &st);
+	assert_int_equal(st.tcp_conns, 0);
 	world_down(&w);
 }
 
