@@ -269,6 +269,26 @@ rule_name_valid(const char *name)
 	return true;
 }
 
+bool
+rule_chain_name_valid(const char *name)
+{
+	size_t n;
+
+	/* As iptables: any printable character but blanks, not starting with
+	 * '-' or '!'; gufc also keeps quotes and '#' out (its own languages
+	 * read them as strings and comments) and '.' first (a channel file). */
+	if (name == NULL || name[0] == '\0' || name[0] == '-' || name[0] == '!' || name[0] == '.')
+		return false;
+	for (n = 0; name[n] != '\0'; n++) {
+		unsigned char c = (unsigned char)name[n];
+
+		if (n >= RULE_NAME_MAX - 1 || c <= ' ' || c >= 0x7f || c == '"' || c == '\'' ||
+			c == '#')
+			return false;
+	}
+	return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Interfaces                                                                */
 /* ------------------------------------------------------------------------ */
@@ -532,7 +552,7 @@ rule_check_msg(const struct rule *r, const char **msg)
 	if (nat_check(r, msg) < 0)
 		return -EINVAL;
 	if (r->action == RULE_ACT_JUMP || r->action == RULE_ACT_GOTO) {
-		if (!rule_name_valid(r->chain)) {
+		if (!rule_chain_name_valid(r->chain)) {
 			*msg = "bad chain name";
 			return -EINVAL;
 		}

@@ -212,8 +212,11 @@ int rule_x_nth_step(const struct rule_x *x, uint32_t *count);
 
 /** Addresses one "-m recent" list holds (netfilter's ip_list_tot default). */
 #define RULE_RECENT_ENTRIES 100
-/** Hits remembered per address (netfilter's ip_pkt_list_tot default). */
-#define RULE_RECENT_STAMPS 20
+/** Hits remembered per address: the largest --hitcount Linux takes. Linux
+ *  keeps per list the next power of two above its largest --hitcount
+ *  (at least ip_pkt_list_tot, 20); keeping more changes no answer, since
+ *  a check only needs the newest --hitcount stamps. */
+#define RULE_RECENT_STAMPS 255
 
 /** The lists of "-m recent" matches, one per --name (rule_recent_match()). */
 struct rule_recent;

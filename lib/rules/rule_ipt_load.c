@@ -179,7 +179,7 @@ user_chain(struct ipt *p, const struct lex_tok *name)
 		return rule_ipt_err(p, name, "chain name is a target name");
 	if (builtin_of(p, name->s) >= 0)
 		return rule_ipt_err(p, name, "chain declared twice");
-	if (!rule_name_valid(name->s))
+	if (!rule_chain_name_valid(name->s))
 		return rule_ipt_err(p, name, "unsupported chain name");
 	rc = rule_set_chain_add(p->s, p->table, name->s, 0, RULE_POLICY_ACCEPT);
 	if (rc == -EEXIST)

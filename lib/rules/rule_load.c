@@ -146,7 +146,7 @@ stmt_chain(struct parser *p, const struct toks *ts)
 
 	if (ts->n < 2)
 		return rule_perr(p, &ts->t[0], "missing value");
-	rc = rule_parse_name(p, &ts->t[1], name, "bad chain name");
+	rc = rule_parse_chain_name(p, &ts->t[1], name);
 	if (rc < 0)
 		return rc;
 	i = rule_tbl_find(p->s, p->table, name);

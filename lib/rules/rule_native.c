@@ -158,15 +158,27 @@ parse_proto(struct parser *p, const struct lex_tok *t, struct rule *r)
 	return 0;
 }
 
-int
-rule_parse_name(struct parser *p, const struct lex_tok *t, char *out, const char *what)
+static int
+parse_name(struct parser *p, const struct lex_tok *t, char *out, const char *what, bool chain)
 {
 	if (t->neg)
 		return rule_perr(p, t, "negation not allowed here");
-	if (t->quoted || !rule_name_valid(t->s))
+	if (t->quoted || !(chain ? rule_chain_name_valid(t->s) : rule_name_valid(t->s)))
 		return rule_perr(p, t, what);
 	snprintf(out, RULE_NAME_MAX, "%s", t->s);
 	return 0;
+}
+
+int
+rule_parse_name(struct parser *p, const struct lex_tok *t, char *out, const char *what)
+{
+	return parse_name(p, t, out, what, false);
+}
+
+int
+rule_parse_chain_name(struct parser *p, const struct lex_tok *t, char *out)
+{
+	return parse_name(p, t, out, "bad chain name", true);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -467,7 +479,7 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 		const struct lex_tok *k = &ts->t[i];
 
 		if (i == first + 1 && (act == RULE_ACT_JUMP || act == RULE_ACT_GOTO)) {
-			rc = rule_parse_name(p, k, r->chain, "bad chain name");
+			rc = rule_parse_chain_name(p, k, r->chain);
 			if (rc < 0)
 				return rc;
 			where = k;

@@ -46,8 +46,10 @@ int rule_perr(struct parser *p, const struct lex_tok *t, const char *msg);
 /** Split @p line (decoded in place) into tokens by the native syntax. @return 0 or -EINVAL. */
 int rule_tokenize(struct parser *p, char *line, struct toks *ts);
 
-/** Copy a chain/channel name token into @p out (RULE_NAME_MAX); @p what is the error. */
+/** Copy a channel name token into @p out (RULE_NAME_MAX); @p what is the error. */
 int rule_parse_name(struct parser *p, const struct lex_tok *t, char *out, const char *what);
+/** The same for a chain name (rule_chain_name_valid()). */
+int rule_parse_chain_name(struct parser *p, const struct lex_tok *t, char *out);
 
 /** Action number of @p s ("accept" ...), or -1. */
 int rule_action_of(const char *s);

@@ -67,6 +67,11 @@ unsigned int rule_action_hooks(unsigned int action);
 /** True if @p name is a valid chain/channel name. */
 bool rule_name_valid(const char *name);
 
+/** True if @p name is a valid chain name: what iptables takes (any printable
+ *  character but blanks, not starting with '-' or '!'), less quotes, '#' and
+ *  a leading '.'; at most RULE_NAME_MAX - 1 characters. */
+bool rule_chain_name_valid(const char *name);
+
 /** Index of chain @p name in @p table, or -1. */
 int rule_tbl_find(const struct rule_set *s, unsigned int table, const char *name);
 

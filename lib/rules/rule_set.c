@@ -339,7 +339,7 @@ int
 rule_set_chain_add(struct rule_set *s, enum rule_table table, const char *name, unsigned int hooks,
 	enum rule_policy policy)
 {
-	if (s == NULL || (unsigned int)table >= RULE_TABLE__COUNT || !rule_name_valid(name))
+	if (s == NULL || (unsigned int)table >= RULE_TABLE__COUNT || !rule_chain_name_valid(name))
 		return -EINVAL;
 	if ((hooks & ~rule_table_hooks(table)) != 0)
 		return -EINVAL;

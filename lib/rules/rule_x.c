@@ -333,7 +333,7 @@ static const struct rule_xopt xo_pkttype[] = {
 static const struct rule_xopt xo_time[] = {
 	{"--timestart", NULL, "timestart", VT_TOD, 0, 0, 4, XOFF(time.start), 0, 0, NULL},
 	{"--timestop", NULL, "timestop", VT_TOD, 0, 0, 4, XOFF(time.stop), 0, 0, NULL},
-	{"--weekdays", NULL, "weekdays", VT_NAMES, XO_NEG, 0, 1, XOFF(time.weekdays), 0, 0, xn_weekdays},
+	{"--weekdays", "--days", "weekdays", VT_NAMES, XO_NEG, 0, 1, XOFF(time.weekdays), 0, 0, xn_weekdays},
 	{"--monthdays", NULL, "monthdays", VT_NAMES, XO_NEG, 0, 4, XOFF(time.monthdays), 0, 0, xn_monthdays},
 	{"--kerneltz", NULL, "kerneltz", VT_FLAG, 0, 0, 0, 0, B(5), 0, NULL},
 	{"--utc", NULL, "utc", VT_FLAG, 0, 0, 0, 0, B(4), 0, NULL},
@@ -809,7 +809,7 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 	case RULE_XM_RECENT:
 		/* The kernel's checks (set, rcheck, update, remove are options 0-3). */
 		if ((x->given & B(6)) && x->u.recent.hitcount > RULE_RECENT_STAMPS)
-			return "recent --hitcount above 20 (the hits kept per address)";
+			return "recent --hitcount above 255 (Linux's maximum)";
 		if ((x->given & B(5)) && x->u.recent.seconds == 0)
 			return "recent --reap needs --seconds";
 		if ((x->given & (B(0) | B(3))) && (x->given & (B(4) | B(5) | B(6) | B(7))))

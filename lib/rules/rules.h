@@ -456,8 +456,8 @@ const struct rule_chain *rule_set_hook_chain(const struct rule_set *s, enum rule
  * Add a user chain at the end of the table's chain list.
  *
  * @param table   enum rule_table
- * @param name    chain name: letters, digits, '_', '-', '.', at most
- *   RULE_NAME_MAX - 1 characters, not starting with '-' or '.'
+ * @param name    chain name: printable characters but blanks, quotes and
+ *   '#', at most RULE_NAME_MAX - 1, not starting with '-', '!' or '.'
  * @param hooks   RULE_HOOK_F() bits this chain claims (0: a chain only
  *   reached by JUMP/GOTO); must be hooks of @p table
  * @param policy  enum rule_policy of both families; DROP only for a chain

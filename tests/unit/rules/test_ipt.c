@@ -979,6 +979,56 @@ test_chain_mapping(void **state)
 	rule_set_free(s);
 }
 
+/* Chain names as iptables takes them (any printable character but blanks,
+ * not starting with '-' or '!'), seen in real files ("GOOD~STUFF",
+ * "DOS~Pro-t_ect"): loaded, written back in both languages and read again. */
+static void
+test_chain_name_chars(void **state)
+{
+	static const char text[] = "*filter\n"
+				   ":INPUT DROP [0:0]\n"
+				   ":GOOD~STUFF - [0:0]\n"
+				   ":DOS~Pro-t_ect - [0:0]\n"
+				   ":a:b@c[1]%+=,/ - [0:0]\n"
+				   "-A INPUT -j DOS~Pro-t_ect\n"
+				   "-A INPUT -j a:b@c[1]%+=,/\n"
+				   "-A INPUT -p tcp -m time --timestart 06:59 --timestop 23:59 "
+				   "--days Sun,Mon,Tue -j GOOD~STUFF\n"
+				   "-A GOOD~STUFF -j ACCEPT\n"
+				   "COMMIT\n";
+	static const char *const bad[] = {
+		"*filter\n:-X - [0:0]\nCOMMIT\n",
+		"*filter\n:!X - [0:0]\nCOMMIT\n",
+		"*filter\n:A\"B - [0:0]\nCOMMIT\n",
+		"*filter\n:A#B - [0:0]\nCOMMIT\n",
+	};
+	struct rule_set *s = parse(text), *b;
+	struct rule_error err;
+	char buf[4096];
+
+	(void)state;
+	assert_non_null(chain(s, RULE_TABLE_FILTER, "GOOD~STUFF"));
+	assert_non_null(chain(s, RULE_TABLE_FILTER, "a:b@c[1]%+=,/"));
+	/* --days is the old time match's name of --weekdays */
+	assert_true(rule_set_format_iptables(s, 4, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--weekdays Mon,Tue,Sun -j GOOD~STUFF"));
+	b = parse(buf);
+	rule_set_free(b);
+	assert_true(rule_set_format(s, buf, sizeof(buf)) > 0);
+	b = rule_set_parse(buf, "native", &err);
+	if (b == NULL)
+		fail_msg("%u:%u %s '%s'\n%s", err.line, err.col, err.msg, err.token, buf);
+	assert_int_equal(rule_set_rule_count(b), rule_set_rule_count(s));
+	assert_non_null(chain(b, RULE_TABLE_FILTER, "DOS~Pro-t_ect"));
+	rule_set_free(b);
+	rule_set_free(s);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = rule_set_parse_iptables(bad[i], "t", &err);
+		if (b != NULL)
+			fail_msg("loaded: %s", bad[i]);
+	}
+}
+
 static void
 test_family(void **state)
 {
@@ -1233,7 +1283,7 @@ static const struct bad bad_inputs[] = {
 	{"*nat\n:PREROUTING DROP [0:0]\n", 2, 13, "DROP", "nat chains cannot have a DROP policy"},
 	{"*filter\n:main - [0:0]\n", 2, 2, "main", "chain name reserved by gufc"},
 	{"*filter\n:LOG - [0:0]\n", 2, 2, "LOG", "chain name is a target name"},
-	{"*filter\n:bad/name - [0:0]\n", 2, 2, "bad/name", "unsupported chain name"},
+	{"*filter\n:-bad - [0:0]\n", 2, 2, "-bad", "unsupported chain name"},
 	{"*filter\n:INPUT DROP [x:0]\n", 2, 13, "[x:0]", "bad counters"},
 	{"*filter\n:INPUT DROP [0:0] extra\n", 2, 19, "extra", "junk after chain"},
 	{"*filter\n:A - [0:0]\n:B - [0:0]\n-A A -j B\n-A B -j A\nCOMMIT\n", 5, 9, "A",
@@ -1281,7 +1331,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT -m mark --mark 0x1/zz -j DROP\n", 2, 25, "0x1/zz", "bad mark"},
 	{"*filter\n-A INPUT -m ttl --ttl-eq 1 --ttl-lt 2 -j DROP\n", 2, 28, "--ttl-lt", "option excludes one given before"},
 	{"*filter\n-A INPUT -m recent --set --rcheck -j DROP\n", 2, 26, "--rcheck", "option excludes one given before"},
-	{"*filter\n-A INPUT -m recent --rcheck --hitcount 21 -j DROP\n", 2, 13, "recent", "recent --hitcount above 20 (the hits kept per address)"},
+	{"*filter\n-A INPUT -m recent --rcheck --hitcount 256 -j DROP\n", 2, 13, "recent", "recent --hitcount above 255 (Linux's maximum)"},
 	{"*filter\n-A INPUT -m recent --update --reap -j DROP\n", 2, 13, "recent", "recent --reap needs --seconds"},
 	{"*filter\n-A INPUT -m recent --set --seconds 9 -j DROP\n", 2, 13, "recent", "recent --seconds, --reap, --hitcount and --rttl go with --rcheck or --update"},
 	{"*filter\n-A INPUT -m hashlimit --hashlimit-name x -j DROP\n", 2, 13, "hashlimit", "hashlimit needs --hashlimit-upto or --hashlimit-above"},
@@ -1444,6 +1494,7 @@ main(void)
 		cmocka_unit_test(test_sample_docker),
 		cmocka_unit_test(test_sample_ipv6),
 		cmocka_unit_test(test_samples_native_roundtrip),
+		cmocka_unit_test(test_chain_name_chars),
 		cmocka_unit_test(test_negation_forms),
 		cmocka_unit_test(test_protocols),
 		cmocka_unit_test(test_addresses),

@@ -85,6 +85,40 @@ test_brute_force(void **state)
 	rule_recent_free(rr);
 }
 
+/* A --hitcount above ip_pkt_list_tot (20), as TUM's SSH rules use (41): the
+ * list keeps enough hits, and the 41st within --seconds matches, not the
+ * 40th. The oldest hits beyond the 255 kept roll off. */
+static void
+test_large_hitcount(void **state)
+{
+	struct rule_recent *rr = rule_recent_new();
+	struct rule_x set = rx(B(SET), "SSH", 0, 0);
+	struct rule_x upd = rx(B(UPDATE) | B(SECONDS) | B(HITCOUNT), "SSH", 60, 41);
+	struct rule_x max = rx(B(RCHECK) | B(HITCOUNT), "SSH", 0, 255);
+	struct rule_pkt a = pkt(A, 64);
+	uint64_t t = 1000 * HZ;
+
+	(void)state;
+	assert_non_null(rr);
+	for (int i = 0; i < 40; i++, t += 10) {
+		assert_int_equal(rule_recent_match(rr, &set, &a, t, HZ), 1);
+		assert_int_equal(rule_recent_match(rr, &upd, &a, t, HZ), 0);
+	}
+	assert_int_equal(rule_recent_match(rr, &set, &a, t, HZ), 1);
+	assert_int_equal(rule_recent_match(rr, &upd, &a, t, HZ), 1);
+	/* 42 hits now (the update stamped one); 255 needs 213 more. */
+	assert_int_equal(rule_recent_match(rr, &max, &a, t, HZ), 0);
+	for (int i = 0; i < 212; i++)
+		assert_int_equal(rule_recent_match(rr, &set, &a, ++t, HZ), 1);
+	assert_int_equal(rule_recent_match(rr, &max, &a, t, HZ), 0);
+	assert_int_equal(rule_recent_match(rr, &set, &a, ++t, HZ), 1);
+	assert_int_equal(rule_recent_match(rr, &max, &a, t, HZ), 1);
+	/* More hits keep the newest 255: still a match. */
+	assert_int_equal(rule_recent_match(rr, &set, &a, ++t, HZ), 1);
+	assert_int_equal(rule_recent_match(rr, &max, &a, t, HZ), 1);
+	rule_recent_free(rr);
+}
+
 static void
 test_check_remove_neg(void **state)
 {
@@ -205,6 +239,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_check_remove_neg),
+		cmocka_unit_test(test_large_hitcount),
 		cmocka_unit_test(test_mask_rdest_ttl),
 		cmocka_unit_test(test_lru_stamps_reap),
 		cmocka_unit_test(test_families),
