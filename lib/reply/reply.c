@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fc_wire.h"
 #include "reply.h"
 
 #define IP4_HLEN 20
@@ -23,69 +24,11 @@
 #define QUOTE_V4 (576 - IP4_HLEN - ICMP_HLEN)
 #define QUOTE_V6 (1280 - IP6_HLEN - ICMP_HLEN)
 
-static uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
-wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* Ones' complement sum of @p len bytes, added to @p sum (not folded). */
-static uint32_t
-sum_add(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += rd16(p + i);
-	if (i < len)
-		sum += (uint32_t)p[i] << 8;
-	return sum;
-}
-
-static uint16_t
-sum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* Checksum of an L4 segment @p l4 (@p len bytes) under @p ip's pseudo header. */
 static uint16_t
 l4_csum(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t *l4, uint32_t len)
 {
-	uint32_t sum = 0;
-
-	if (v4)
-		sum = sum_add(sum, ip + 12, 8);
-	else
-		sum = sum_add(sum, ip + 8, 32);
-	sum += proto;
-	sum += len & 0xffff;
-	sum += len >> 16;
-	return sum_fold(sum_add(sum, l4, len));
+	return fc_csum_fold(fc_csum_add(fc_csum_pseudo(ip, v4, proto, len), l4, len));
 }
 
 static bool
@@ -166,19 +109,19 @@ ip_hdr(uint8_t *ip, const uint8_t *oip, bool v4, uint8_t proto, uint32_t l4len,
 		ip[0] = 0x45;
 		/* An error keeps the original's TOS bits, at internetwork-control precedence. */
 		ip[1] = rst ? 0 : (uint8_t)((oip[1] & 0x1e) | 0xc0);
-		wr16(ip + 2, (uint16_t)(IP4_HLEN + l4len));
+		fc_wr16(ip + 2, (uint16_t)(IP4_HLEN + l4len));
 		if (rst)
-			wr16(ip + 6, 0x4000); /* DF */
+			fc_wr16(ip + 6, 0x4000); /* DF */
 		ip[8] = 64;
 		ip[9] = proto;
 		memcpy(ip + 12, src, 4);
 		memcpy(ip + 16, oip + 12, 4);
-		wr16(ip + 10, sum_fold(sum_add(0, ip, IP4_HLEN)));
+		fc_wr16(ip + 10, fc_csum_fold(fc_csum_add(0, ip, IP4_HLEN)));
 		return;
 	}
 	memset(ip, 0, IP6_HLEN);
 	ip[0] = 0x60;
-	wr16(ip + 4, (uint16_t)l4len);
+	fc_wr16(ip + 4, (uint16_t)l4len);
 	ip[6] = proto;
 	ip[7] = 64;
 	memcpy(ip + 8, src, 16);
@@ -235,22 +178,22 @@ reply_build(uint8_t *out, uint32_t room, const uint8_t *frame, uint32_t len,
 			uint32_t l4_in = (uint32_t)p->ip_len - (uint32_t)(p->l4_off - p->l3_off);
 			uint32_t payload = l4_in > doff ? l4_in - doff : 0;
 
-			wr32(l4 + 8, rd32(oth + 4) + payload + !!(flags & TCP_SYN) +
+			fc_wr32(l4 + 8, fc_rd32(oth + 4) + payload + !!(flags & TCP_SYN) +
 				!!(flags & TCP_FIN));
 			l4[13] = TCP_RST | TCP_ACK;
 		}
-		wr16(l4 + 16, l4_csum(ip, v4, PROTO_TCP, l4, TCP_HLEN));
+		fc_wr16(l4 + 16, l4_csum(ip, v4, PROTO_TCP, l4, TCP_HLEN));
 		return (int)total;
 	}
 	l4[0] = s->type;
 	l4[1] = s->code;
 	l4[2] = 0;
 	l4[3] = 0;
-	wr32(l4 + 4, s->info);
+	fc_wr32(l4 + 4, s->info);
 	memcpy(l4 + ICMP_HLEN, oip, quote);
 	if (v4)
-		wr16(l4 + 2, sum_fold(sum_add(0, l4, l4len)));
+		fc_wr16(l4 + 2, fc_csum_fold(fc_csum_add(0, l4, l4len)));
 	else
-		wr16(l4 + 2, l4_csum(ip, false, PROTO_ICMPV6, l4, l4len));
+		fc_wr16(l4 + 2, l4_csum(ip, false, PROTO_ICMPV6, l4, l4len));
 	return (int)total;
 }

@@ -7,19 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fc_wire.h"
 #include "rules.h"
-
-static uint16_t
-rd16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-static uint32_t
-rd32(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
 
 static void
 set_bit(uint8_t *map, unsigned int i)
@@ -67,7 +56,7 @@ tcp_fields(struct rule_pkt *p, const uint8_t *t, uint32_t n)
 		if (i + 1 >= hlen || t[i + 1] < 2 || i + t[i + 1] > hlen)
 			break;
 		if (kind == 2 && t[i + 1] == 4) {
-			p->tcp_mss = rd16(t + i + 2);
+			p->tcp_mss = fc_rd16(t + i + 2);
 			p->flags |= RULE_PKT_F_MSS;
 		}
 		i += t[i + 1];
@@ -78,7 +67,7 @@ static void
 sctp_fields(struct rule_pkt *p, const uint8_t *s, uint32_t n)
 {
 	for (uint32_t i = 12; i + 4 <= n;) {
-		uint32_t clen = rd16(s + i + 2);
+		uint32_t clen = fc_rd16(s + i + 2);
 
 		set_bit(p->sctp_chunks, s[i]);
 		if (clen < 4)
@@ -106,13 +95,13 @@ l4_fields(struct rule_pkt *p, unsigned int proto, const uint8_t *l4, uint32_t n)
 		break;
 	case 50:
 		if (n >= 4) {
-			p->spi = rd32(l4);
+			p->spi = fc_rd32(l4);
 			p->flags |= RULE_PKT_F_SPI;
 		}
 		break;
 	case 51:
 		if (n >= 8) {
-			p->spi = rd32(l4 + 4);
+			p->spi = fc_rd32(l4 + 4);
 			p->flags |= RULE_PKT_F_SPI;
 		}
 		break;
@@ -143,7 +132,7 @@ ip6_walk(struct rule_pkt *p, const uint8_t *f, uint32_t len, uint32_t off, unsig
 		case 50:
 			p->ip6_hdrs |= RULE_IP6H_ESP;
 			if (off + 4 <= len) {
-				p->spi = rd32(h);
+				p->spi = fc_rd32(h);
 				p->flags |= RULE_PKT_F_SPI;
 			}
 			return;
@@ -160,13 +149,13 @@ ip6_walk(struct rule_pkt *p, const uint8_t *f, uint32_t len, uint32_t off, unsig
 		if (off + 8 > len)
 			return;
 		if (nh == 44) {
-			uint16_t fo = rd16(h + 2);
+			uint16_t fo = fc_rd16(h + 2);
 
 			hl = 8;
 			p->ip6_hdrs |= RULE_IP6H_FRAG;
 			p->flags |= RULE_PKT_F_FRAGHDR;
 			p->frag_hdrlen = h[1];
-			p->frag_id = rd32(h + 4);
+			p->frag_id = fc_rd32(h + 4);
 			if (h[1] != 0 || (fo & 6))
 				p->frag_flags |= RULE_FRAG_F_RES;
 			if ((fo >> 3) == 0)
@@ -176,7 +165,7 @@ ip6_walk(struct rule_pkt *p, const uint8_t *f, uint32_t len, uint32_t off, unsig
 		} else if (nh == 51) {
 			hl = ((uint32_t)h[1] + 2) * 4;
 			p->ip6_hdrs |= RULE_IP6H_AH;
-			p->spi = rd32(h + 4);
+			p->spi = fc_rd32(h + 4);
 			p->flags |= RULE_PKT_F_SPI;
 		} else {
 			hl = ((uint32_t)h[1] + 1) * 8;
@@ -214,16 +203,16 @@ rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsigned 
 		return -EINVAL;
 	if ((ip[0] >> 4) == 4) {
 		p->tos = ip[1];
-		p->l3_len = rd16(ip + 2);
+		p->l3_len = fc_rd16(ip + 2);
 		p->ttl = ip[8];
-		if (rd16(ip + 6) & 0x1fff)
+		if (fc_rd16(ip + 6) & 0x1fff)
 			p->flags |= RULE_PKT_F_NOPORTS;
 		proto = ip[9];
 	} else if ((ip[0] >> 4) == 6) {
 		if ((uint64_t)l3_off + 40 > len)
 			return -EINVAL;
 		p->tos = (uint8_t)((ip[0] & 0x0f) << 4 | ip[1] >> 4);
-		p->l3_len = (uint16_t)(40 + rd16(ip + 4));
+		p->l3_len = (uint16_t)(40 + fc_rd16(ip + 4));
 		p->ttl = ip[7];
 		ip6_walk(p, frame, len, l3_off + 40, ip[6]);
 		proto = fc_key_proto(&p->key);

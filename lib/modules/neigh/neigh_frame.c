@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fc_wire.h"
 #include "flowcache.h"
 #include "neigh.h"
 
@@ -21,46 +22,11 @@
 #define ND_OPT_TLLA 2
 #define ND_BODY 24 /* type, code, checksum, flags/reserved, target */
 
-static inline uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline void
-wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* One's complement sum of @p len bytes (big-endian words), not folded. */
-static uint32_t
-csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += rd16(p + i);
-	if (i < len)
-		sum += (uint32_t)p[i] << 8;
-	return sum;
-}
-
 /* The ICMPv6 checksum of the message at @p ip6 + 40 (@p plen bytes), the field included. */
 static uint16_t
 icmp6_csum(const uint8_t *ip6, uint32_t plen)
 {
-	uint32_t sum = 0;
-
-	sum = csum_add(sum, ip6 + 8, 32); /* source and destination */
-	sum += plen >> 16;
-	sum += plen & 0xffff;
-	sum += 58;
-	sum = csum_add(sum, ip6 + IP6_HLEN, plen);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	return fc_csum_fold(fc_csum_add(fc_csum_pseudo(ip6, 0, 58, plen), ip6 + IP6_HLEN, plen));
 }
 
 static int
@@ -71,9 +37,9 @@ parse_arp(const uint8_t *p, uint32_t len, struct mod_neigh_msg *m)
 	if (len < ARP_BODY)
 		return -EINVAL;
 	/* Ethernet hardware, IPv4 protocol, 6 and 4 byte addresses. */
-	if (rd16(p) != 1 || rd16(p + 2) != 0x0800 || p[4] != 6 || p[5] != 4)
+	if (fc_rd16(p) != 1 || fc_rd16(p + 2) != 0x0800 || p[4] != 6 || p[5] != 4)
 		return -EINVAL;
-	op = rd16(p + 6);
+	op = fc_rd16(p + 6);
 	if (op != 1 && op != 2)
 		return -EINVAL;
 	m->kind = op == 1 ? MOD_NEIGH_MSG_ARP_REQUEST : MOD_NEIGH_MSG_ARP_REPLY;
@@ -122,7 +88,7 @@ parse_nd(const uint8_t *ip6, uint32_t len, struct mod_neigh_msg *m)
 		return -EINVAL;
 	if (ip6[6] != 58) /* extension headers before ND: not ND as we take it */
 		return -ENOTSUP;
-	plen = rd16(ip6 + 4);
+	plen = fc_rd16(ip6 + 4);
 	if (plen < 4 || IP6_HLEN + plen > len)
 		return -EINVAL;
 	type = icmp[0];
@@ -164,7 +130,7 @@ mod_neigh_parse(const uint8_t *frame, uint32_t len, struct mod_neigh_msg *m)
 		return -EINVAL;
 	memcpy(m->eth_dst, frame, 6);
 	memcpy(m->eth_src, frame + 6, 6);
-	et = rd16(frame + 12);
+	et = fc_rd16(frame + 12);
 	if (et == MOD_NEIGH_ETH_ARP)
 		return parse_arp(frame + ETH_HLEN, len - ETH_HLEN, m);
 	if (et == MOD_NEIGH_ETH_IPV6)
@@ -177,7 +143,7 @@ eth_hdr(uint8_t *buf, const uint8_t dst[6], const uint8_t src[6], uint16_t type)
 {
 	memcpy(buf, dst, 6);
 	memcpy(buf + 6, src, 6);
-	wr16(buf + 12, type);
+	fc_wr16(buf + 12, type);
 }
 
 unsigned int
@@ -188,11 +154,11 @@ mod_neigh_build_arp(uint8_t *buf, uint16_t op, const uint8_t eth_dst[6], const u
 
 	memset(buf, 0, MOD_NEIGH_ARP_LEN);
 	eth_hdr(buf, eth_dst, sha, MOD_NEIGH_ETH_ARP);
-	wr16(a, 1);
-	wr16(a + 2, 0x0800);
+	fc_wr16(a, 1);
+	fc_wr16(a + 2, 0x0800);
 	a[4] = 6;
 	a[5] = 4;
-	wr16(a + 6, op);
+	fc_wr16(a + 6, op);
 	memcpy(a + 8, sha, 6);
 	memcpy(a + 14, spa, 4);
 	memcpy(a + 18, tha, 6);
@@ -211,7 +177,7 @@ build_nd(uint8_t *buf, const uint8_t eth_dst[6], const uint8_t eth_src[6], const
 	memset(buf, 0, MOD_NEIGH_ND_LEN);
 	eth_hdr(buf, eth_dst, eth_src, MOD_NEIGH_ETH_IPV6);
 	ip6[0] = 0x60;
-	wr16(ip6 + 4, plen);
+	fc_wr16(ip6 + 4, plen);
 	ip6[6] = 58;
 	ip6[7] = 255;
 	memcpy(ip6 + 8, src, 16);
@@ -223,7 +189,7 @@ build_nd(uint8_t *buf, const uint8_t eth_dst[6], const uint8_t eth_src[6], const
 	icmp[ND_BODY + 1] = 1;
 	memcpy(icmp + ND_BODY + 2, eth_src, 6);
 	c = icmp6_csum(ip6, plen);
-	wr16(icmp + 2, c);
+	fc_wr16(icmp + 2, c);
 	return MOD_NEIGH_ND_LEN;
 }
 
