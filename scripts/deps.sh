@@ -6,7 +6,8 @@ set -euo pipefail
 
 pkgs=(dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc clang
 	libclang-rt-14-dev libcmocka-dev libnuma-dev libpcap-dev python3
-	iproute2 iptables ipset tcpdump tshark)
+	iproute2 iptables ipset nftables conntrack iputils-ping curl ethtool
+	tcpdump tshark)
 
 missing=()
 for p in "${pkgs[@]}"; do

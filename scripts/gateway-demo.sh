@@ -17,13 +17,14 @@
 # installed), and shows the flows, neighbours and routes in gufc's shell. Everything it started goes away at the end, also on Ctrl-C.
 #
 # Usage: scripts/gateway-demo.sh [MB]   (MB: the size of the file, default 64)
-# Needs: ip (iproute2), python3, curl, ping; iperf3 if installed (a 5 s
-# throughput run); builds build/ when missing.
+# Installs what it needs (scripts/deps.sh: iproute2, python3, curl, ping);
+# iperf3 if installed (a 5 s throughput run); builds build/ when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MB=${1:-64}
 [ "$(id -u)" = 0 ] || { echo "gateway-demo: run as root (namespaces, taps)" >&2; exit 1; }
+bash scripts/deps.sh
 for p in ip python3 curl ping; do
 	command -v "$p" >/dev/null || { echo "gateway-demo: $p is missing" >&2; exit 1; }
 done
