@@ -28,6 +28,7 @@
 
 #include "conntrack.h"
 #include "engine.h"
+#include "fc_wire.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \
@@ -58,26 +59,6 @@ struct world {
 	struct fc_pkt pkt;
 };
 
-static uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
-wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-wr32(uint8_t *p, uint32_t v)
-{
-	wr16(p, (uint16_t)(v >> 16));
-	wr16(p + 2, (uint16_t)v);
-}
-
 /*
  * A number of record bytes @p b (4 bytes, the first a mode): absolute, or
  * the low 24 bits as a signed offset from one of the connection's values.
@@ -86,12 +67,12 @@ static uint32_t
 pick_num(const struct world *w, unsigned int dir, const uint8_t *b)
 {
 	const struct mod_ct_tcp *t = &w->all.c.tcp;
-	int32_t off = (int32_t)((rd32(b) & 0xffffff) << 8) >> 8;
+	int32_t off = (int32_t)((fc_rd32(b) & 0xffffff) << 8) >> 8;
 	uint32_t base;
 
 	switch (b[0] >> 5) {
 	case 0:
-		return rd32(b);
+		return fc_rd32(b);
 	case 1:
 		base = t->side[dir].end;
 		break;
@@ -151,8 +132,8 @@ build(struct world *w, const uint8_t *r)
 		uint32_t left = ack + (uint32_t)(int8_t)r[14] * 64;
 
 		opts[olen + 2] = 5, opts[olen + 3] = 10;
-		wr32(opts + olen + 4, left);
-		wr32(opts + olen + 8, left + (uint32_t)r[15] * 16);
+		fc_wr32(opts + olen + 4, left);
+		fc_wr32(opts + olen + 8, left + (uint32_t)r[15] * 16);
 		olen += 12;
 	}
 	if (r[0] & 0x40)
@@ -160,10 +141,10 @@ build(struct world *w, const uint8_t *r)
 	if (olen > 40)
 		olen = 40;
 	memset(f, 0, 14 + l3 + 20 + olen + dlen);
-	wr16(f + 12, w->v6 ? 0x86dd : 0x0800);
+	fc_wr16(f + 12, w->v6 ? 0x86dd : 0x0800);
 	if (w->v6) {
 		f[14] = 0x60;
-		wr16(f + 18, (uint16_t)(20 + olen + dlen));
+		fc_wr16(f + 18, (uint16_t)(20 + olen + dlen));
 		f[20] = 6;
 		f[21] = 64;
 		f[22] = 0x20, f[23] = 0x01, f[24] = 0x0d, f[25] = 0xb8;
@@ -172,19 +153,19 @@ build(struct world *w, const uint8_t *r)
 		f[53] = dir == MOD_CT_DIR_ORIG ? 2 : 1;
 	} else {
 		f[14] = 0x45;
-		wr16(f + 16, (uint16_t)(20 + 20 + olen + dlen));
+		fc_wr16(f + 16, (uint16_t)(20 + 20 + olen + dlen));
 		f[22] = 64;
 		f[23] = 6;
-		wr32(f + 26, dir == MOD_CT_DIR_ORIG ? 0xc0000201 : 0xc6336402);
-		wr32(f + 30, dir == MOD_CT_DIR_ORIG ? 0xc6336402 : 0xc0000201);
+		fc_wr32(f + 26, dir == MOD_CT_DIR_ORIG ? 0xc0000201 : 0xc6336402);
+		fc_wr32(f + 30, dir == MOD_CT_DIR_ORIG ? 0xc6336402 : 0xc0000201);
 	}
-	wr16(f + l4, dir == MOD_CT_DIR_ORIG ? 40000 : 80);
-	wr16(f + l4 + 2, dir == MOD_CT_DIR_ORIG ? 80 : 40000);
-	wr32(f + l4 + 4, seq);
-	wr32(f + l4 + 8, ack);
+	fc_wr16(f + l4, dir == MOD_CT_DIR_ORIG ? 40000 : 80);
+	fc_wr16(f + l4 + 2, dir == MOD_CT_DIR_ORIG ? 80 : 40000);
+	fc_wr32(f + l4 + 4, seq);
+	fc_wr32(f + l4 + 8, ack);
 	f[l4 + 12] = (uint8_t)(((20 + olen) / 4) << 4);
 	f[l4 + 13] = r[1];
-	wr16(f + l4 + 14, (uint16_t)(r[10] << 8 | r[11]));
+	fc_wr16(f + l4 + 14, (uint16_t)(r[10] << 8 | r[11]));
 	memcpy(f + l4 + 20, opts, olen);
 	w->len = l4 + 20 + olen + dlen;
 	if (w->len < 60)
