@@ -256,7 +256,7 @@ static const struct rule_xopt xo_tcpmss[] = {
 };
 
 static const struct rule_xopt xo_length[] = {
-	{"--length", NULL, "length", VT_RANGE, XO_NEG, 0, 4, XOFF(range), 0, 1, NULL},
+	{"--length", NULL, "length", VT_RANGE, XO_NEG, 0, 4, XOFF(range), 0, 0xffff, NULL},
 };
 
 static const struct rule_xopt xo_ttl[] = {

@@ -280,8 +280,13 @@ buf_nat_target(struct rule_buf *b, const struct rule_nat *n, bool native)
 static int
 p_range(const struct rule_xopt *o, const char *s, void *at, struct rule_xerr *e)
 {
+	/* @c arg 0: "a" is that one value, "a:b" a range. @c arg 1
+	 * (connbytes): "a" is a lower bound, "a:" the same and ":b" from 0.
+	 * Any other @c arg (length: 65535) caps the values and lets either
+	 * end be left open, the open top standing for @c arg; "a" is still
+	 * one value, as iptables reads "--length 100". */
 	const char *colon = strchr(s, ':');
-	uint64_t max = width_max(o->size), lo, hi;
+	uint64_t max = o->arg > 1 ? o->arg : width_max(o->size), lo, hi;
 
 	if (colon == NULL) {
 		if (!num(s, strlen(s), max, &lo))
@@ -289,14 +294,14 @@ p_range(const struct rule_xopt *o, const char *s, void *at, struct rule_xerr *e)
 		hi = o->arg == 1 ? max : lo;
 	} else {
 		if (colon == s) {
-			if (o->arg != 1)
+			if (o->arg == 0)
 				return bad(e, 0, "bad range");
 			lo = 0;
 		} else if (!num(s, (size_t)(colon - s), max, &lo)) {
 			return bad(e, 0, "bad range");
 		}
 		if (colon[1] == '\0') {
-			if (o->arg != 1)
+			if (o->arg == 0)
 				return bad(e, 0, "bad range");
 			hi = max;
 		} else if (!num(colon + 1, strlen(colon + 1), max, &hi)) {
@@ -739,9 +744,8 @@ buf_range(struct rule_buf *b, const struct rule_xopt *o, const uint8_t *at)
 {
 	uint64_t lo = get(at, o->size), hi = get(at + o->size, o->size);
 
-	if (o->arg == 1 && hi == width_max(o->size))
-		rule_buf_printf(b, "%llu", (unsigned long long)lo);
-	else if (lo == hi)
+	/* With @c arg 1 a lone number is a lower bound (p_range()). */
+	if (o->arg == 1 ? hi == width_max(o->size) : lo == hi)
 		rule_buf_printf(b, "%llu", (unsigned long long)lo);
 	else
 		rule_buf_printf(b, "%llu:%llu", (unsigned long long)lo, (unsigned long long)hi);

@@ -241,6 +241,10 @@ test_matches_v6(void **state)
 			.icmp_type = 1, .icmp_code = 3, .drop = false},
 		{"-m hl --hl-eq 255", FWD6, .ttl = 255, .drop = true},
 		{"-m length --length 48", FWD6, .len = 48, .drop = true},
+		/* A lone length is that length only, as in iptables. */
+		{"-m length --length 48", FWD6, .len = 49, .drop = false},
+		{"-m length --length 49:", FWD6, .len = 1280, .drop = true},
+		{"-m length --length :47", FWD6, .len = 48, .drop = false},
 		{"-m iprange --dst-range 2001:db8:1::-2001:db8:1::9", FWD6, .drop = true},
 	};
 
