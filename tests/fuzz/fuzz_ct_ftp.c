@@ -4,8 +4,10 @@
  * parts (lib/modules/conntrack/ct_ftp.c): the command parser on any bytes
  * in both directions and families, the line tracking over the input cut
  * into segments, and the segment rewrite of a parsed command, whose TCP
- * and IPv4 checksums must verify afterwards. Never a read or write out of
- * bounds (ASan), never undefined behaviour (UBSan).
+ * and IPv4 checksums must verify afterwards; and the SACK blocks of any
+ * option bytes moved back as a sequence shift says, the checksum intact.
+ * Never a read or write out of bounds (ASan), never undefined behaviour
+ * (UBSan).
  */
 
 #include <stdint.h>
@@ -129,6 +131,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(uint32_t)n);
 		if (r != (int)(p.ip_len - cmd.len + (uint32_t)n) || sum_tcp(f + 14) != 0xffff)
 			abort();
+	}
+	/* The input's first bytes as TCP options: SACK blocks moved back as a
+	 * shifted connection's ACKs are, and the checksum still verifies. */
+	if (size >= 4) {
+		uint32_t k = (size < 40 ? (uint32_t)size : 40) & ~3u, len = frame_of(f, copy, (uint32_t)size);
+		uint8_t *tcp = f + 34;
+		struct mod_ct_seqadj adj;
+		struct fc_pkt p;
+		uint32_t sum;
+
+		tcp[12] = (uint8_t)((5 + k / 4) << 4);
+		tcp[16] = tcp[17] = 0;
+		sum = sum_tcp(f + 14);
+		tcp[16] = (uint8_t)(~sum >> 8);
+		tcp[17] = (uint8_t)~sum;
+		memset(&adj, 0, sizeof(adj));
+		mod_ct_seqadj_set(&adj, 0, 0x100, 7);
+		mod_ct_seqadj_set(&adj, 1, 0x80000000u, -3);
+		if (fc_parse(f, len, &p) == FC_PARSE_OK && p.tcp_hlen == 20 + k)
+			for (unsigned int dir = 0; dir < 2; dir++)
+				if (mod_ct_tcp_sack_adjust(f + 14, &p, &adj, dir) < 0 ||
+					sum_tcp(f + 14) != 0xffff)
+					abort();
 	}
 	free(copy);
 	return 0;

@@ -246,6 +246,22 @@ uint32_t mod_ct_seqadj_ack(const struct mod_ct_seqadj *a, unsigned int dir, uint
 int mod_ct_tcp_rewrite(uint8_t *l3, uint32_t room, const struct fc_pkt *pkt, uint32_t seq,
 	uint32_t ack, uint32_t off, uint32_t len_old, const char *text, uint32_t len_new);
 
+/**
+ * Move the SACK blocks of a segment's TCP options back into the other
+ * side's own sequence space, as its acknowledgment number is moved
+ * (mod_ct_seqadj_ack(); Linux's seqadj does the same), and update the TCP
+ * checksum incrementally. Other options and a malformed option list are
+ * left alone.
+ * @param l3   the IP header, writable (options unmoved since the parse)
+ * @param pkt  the segment's fc_parse() result
+ * @param a    the connection's adjustment
+ * @param dir  the direction of the segment
+ * @return the number of edges changed; -EINVAL (not TCP, bad arguments).
+ * Context: any.
+ */
+int mod_ct_tcp_sack_adjust(uint8_t *l3, const struct fc_pkt *pkt, const struct mod_ct_seqadj *a,
+	unsigned int dir);
+
 /** Does @p a shift anything? @param a the adjustment @return true if so. Context: any. */
 static inline bool
 mod_ct_seqadj_active(const struct mod_ct_seqadj *a)

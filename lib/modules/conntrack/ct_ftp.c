@@ -513,3 +513,59 @@ mod_ct_tcp_rewrite(uint8_t *l3, uint32_t room, const struct fc_pkt *pkt, uint32_
 	}
 	return (int)n_new;
 }
+
+int
+mod_ct_tcp_sack_adjust(uint8_t *l3, const struct fc_pkt *pkt, const struct mod_ct_seqadj *a,
+	unsigned int dir)
+{
+	uint32_t l4, n, i, sz, j, old_sum, acc, e, ne;
+	uint8_t *tcp, *o;
+	int changed = 0;
+
+	if (l3 == NULL || pkt == NULL || a == NULL || dir > 1 || pkt->l4_off <= pkt->l3_off ||
+		fc_key_proto(&pkt->key) != PROTO_TCP)
+		return -EINVAL;
+	if (pkt->tcp_hlen <= 20)
+		return 0;
+	l4 = (uint32_t)pkt->l4_off - pkt->l3_off;
+	tcp = l3 + l4;
+	o = tcp + 20;
+	n = (uint32_t)pkt->tcp_hlen - 20;
+	/* A block need not start on an even offset: the checksum follows the
+	 * whole option area (a multiple of 4 bytes from an even offset). */
+	old_sum = ones_sum(o, n);
+	for (i = 0; i < n;) {
+		if (o[i] == 0) /* end of the options */
+			break;
+		if (o[i] == 1) { /* NOP */
+			i++;
+			continue;
+		}
+		if (n - i < 2 || o[i + 1] < 2 || o[i + 1] > n - i)
+			break;
+		sz = o[i + 1];
+		/* SACK (kind 5): blocks of two edges in the other side's space,
+		 * moved back as the acknowledgment number is. */
+		if (o[i] == 5 && sz >= 10 && (sz - 2) % 8 == 0) {
+			for (j = i + 2; j + 4 <= i + sz; j += 4) {
+				e = (uint32_t)o[j] << 24 | (uint32_t)o[j + 1] << 16 |
+				    (uint32_t)o[j + 2] << 8 | o[j + 3];
+				ne = mod_ct_seqadj_ack(a, dir, e);
+				if (ne == e)
+					continue;
+				o[j] = (uint8_t)(ne >> 24);
+				o[j + 1] = (uint8_t)(ne >> 16);
+				o[j + 2] = (uint8_t)(ne >> 8);
+				o[j + 3] = (uint8_t)ne;
+				changed++;
+			}
+		}
+		i += sz;
+	}
+	if (changed != 0) {
+		acc = (uint16_t)~rd16(tcp + 16);
+		acc += (uint16_t)~old_sum + ones_sum(o, n);
+		wr16(tcp + 16, (uint16_t)~fold(acc));
+	}
+	return changed;
+}

@@ -44,6 +44,8 @@ struct ct_plan {
 	uint8_t len_new;   /* ... become text[0, len_new) */
 	bool edit;
 	bool adjust;
+	uint8_t dir;       /* with adjust: the segment's direction ... */
+	struct mod_ct_seqadj adj; /* ... and the connection's shift (SACK blocks) */
 	char text[64];
 };
 

@@ -304,6 +304,8 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 		p->ack = (pkt->tcp_flags & 0x10) ? mod_ct_seqadj_ack(&hp->adj, dir, pkt->tcp_ack) :
 						   pkt->tcp_ack;
 		p->adjust = true;
+		p->dir = (uint8_t)dir;
+		p->adj = hp->adj;
 	}
 }
 
@@ -366,6 +368,9 @@ ct_help_mangle(struct ct_helpers *h, struct rte_mbuf *m, const struct fc_pkt *pk
 		c.text, c.edit ? c.len_new : 0);
 	if (n < 0)
 		goto fail;
+	if (c.adjust && (pkt->tcp_flags & 0x10))
+		(void)mod_ct_tcp_sack_adjust(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), pkt,
+			&c.adj, c.dir);
 	have = rte_pktmbuf_data_len(m);
 	if (have > pkt->l3_off + (uint32_t)n)
 		rte_pktmbuf_trim(m, (uint16_t)(have - pkt->l3_off - (uint32_t)n));

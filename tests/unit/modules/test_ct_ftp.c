@@ -540,6 +540,48 @@ test_rewrite(void **state)
 	}
 }
 
+/* SACK blocks of the reply direction, moved back as its ACK is. */
+static void
+test_sack_adjust(void **state)
+{
+	/* NOP, NOP, SACK with two blocks: [1040, 1060) after the shifted
+	 * segment, [900, 950) before it. */
+	static const uint8_t opts[20] = {1, 1, 5, 18, 0, 0, 0x04, 0x10, 0, 0, 0x04, 0x24, 0, 0,
+		0x03, 0x84, 0, 0, 0x03, 0xb6};
+	uint8_t frame[256];
+	struct mod_ct_seqadj a;
+	struct pb_ipv4 ip = {.src = 0xc0000207, .dst = 0x0a000001};
+	struct fc_pkt p;
+	struct pb b;
+	uint8_t *o;
+	int len;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	mod_ct_seqadj_set(&a, ORIG, 1000, 4);
+	memset(frame, 0, sizeof(frame));
+	pb_init(&b, frame, sizeof(frame));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_tcp(&b, 21, 40000, PB_TCP_ACK, 5000, 1034, sizeof(opts));
+	pb_tcp_opts(&b, opts, sizeof(opts));
+	len = pb_finish(&b);
+	assert_true(len > 0);
+	assert_int_equal(fc_parse(frame, (uint32_t)len, &p), FC_PARSE_OK);
+	assert_int_equal(p.tcp_hlen, 40);
+	assert_int_equal(mod_ct_tcp_sack_adjust(frame + p.l3_off, &p, &a, REPLY), 2);
+	assert_true(tcp_csum_ok(frame + p.l3_off, true));
+	o = frame + p.l4_off + 20;
+	assert_int_equal(o[6] << 8 | o[7], 1036);  /* 1040 - 4 */
+	assert_int_equal(o[10] << 8 | o[11], 1056); /* 1060 - 4 */
+	assert_int_equal(o[14] << 8 | o[15], 900);  /* before the shift: as it was */
+	assert_int_equal(o[18] << 8 | o[19], 950);
+	/* The original direction's SACK blocks are in the reply's space,
+	 * which nothing shifted. */
+	assert_int_equal(mod_ct_tcp_sack_adjust(frame + p.l3_off, &p, &a, ORIG), 0);
+	assert_int_equal(mod_ct_tcp_sack_adjust(NULL, &p, &a, ORIG), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -552,6 +594,7 @@ main(void)
 		cmocka_unit_test(test_seqadj),
 		cmocka_unit_test(test_expect_table),
 		cmocka_unit_test(test_rewrite),
+		cmocka_unit_test(test_sack_adjust),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
