@@ -330,6 +330,11 @@ line_comment(struct ipt *p, const char *line)
 		fam = FC_AF_INET4;
 	else
 		return 0;
+	/* Told which tool reads the file, the line is a comment, as it is to
+	 * iptables-restore (a saved v4 set with no address may sit in a file
+	 * some other tool's header names). */
+	if (p->o != NULL && p->o->family != 0)
+		return 0;
 	if (p->family == 0) {
 		p->family = fam;
 		return 0;

@@ -820,9 +820,11 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			return "time needs an option";
 		break;
 	case RULE_XT_REJECT:
-		if (!reject_family_ok(x->u.reject.with, r->family))
+		/* Without --reject-with each family takes its own port unreachable. */
+		if ((x->given & B(0)) && !reject_family_ok(x->u.reject.with, r->family))
 			return "reject type of the other address family";
-		if (x->u.reject.with == RULE_REJECT_TCP_RESET && !proto_is(r, RULE_PROTO_TCP))
+		if ((x->given & B(0)) && x->u.reject.with == RULE_REJECT_TCP_RESET &&
+			!proto_is(r, RULE_PROTO_TCP))
 			return "tcp-reset needs -p tcp";
 		break;
 	case RULE_XT_TCPMSS:
