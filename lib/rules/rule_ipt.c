@@ -19,6 +19,7 @@
 
 #define IPT_PM_MAX    8	 /**< port matches in one rule */
 #define IPT_CT_MAX    8	 /**< ctstate matches in one rule */
+#define IPT_ALIST_MAX 64 /**< addresses in one -s or -d list */
 
 enum ipt_mod {
 	MOD_NONE,
@@ -150,6 +151,10 @@ struct ipt_rl {
 	} ct[IPT_CT_MAX];
 	const struct lex_tok *ct_at;
 	bool has_comment;
+	/* -s/-d a,b,...: one rule per source and destination, as iptables
+	 * adds them (sources outer); n_addr 0 while no list was given. */
+	unsigned int n_addr[2];
+	struct rule_prefix addr[2][IPT_ALIST_MAX];
 };
 
 /* ------------------------------------------------------------------------ */
@@ -595,6 +600,52 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	return rule_ipt_err(p, o, o->s[0] == '-' ? "unsupported option" : "unexpected word");
 }
 
+/*
+ * -s/-d with a comma-separated list: each item as a lone -s/-d would be
+ * (errors placed on the item), kept for rule_finish(), which adds one
+ * rule per address; the first stands in the rule meanwhile.
+ */
+static int
+addr_list(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v, bool dst, bool neg)
+{
+	struct rule_prefix *pf = dst ? &rl->r.dst : &rl->r.src;
+	const char *c = v->s, *e;
+	unsigned int n = 0;
+	char item[128];
+	int rc;
+
+	if (neg)
+		return rule_ipt_err(p, v, "! cannot be used with an address list");
+	for (;;) {
+		struct lex_tok t = *v;
+		size_t len;
+
+		e = strchr(c, ',');
+		len = e != NULL ? (size_t)(e - c) : strlen(c);
+		t.col = v->col + (unsigned int)(c - v->s);
+		if (n == IPT_ALIST_MAX)
+			return rule_ipt_err(p, v, "too many addresses in a list");
+		if (len == 0 || len >= sizeof(item)) {
+			item[0] = '\0';
+			t.s = item;
+			return rule_ipt_err(p, &t, "bad address");
+		}
+		memcpy(item, c, len);
+		item[len] = '\0';
+		t.s = item;
+		rc = rule_ipt_prefix(p, &t, &rl->r, pf);
+		if (rc < 0)
+			return rc;
+		rl->addr[dst][n++] = *pf;
+		if (e == NULL)
+			break;
+		c = e + 1;
+	}
+	rl->n_addr[dst] = n;
+	*pf = rl->addr[dst][0];
+	return 0;
+}
+
 /* One option at a[*i] (and its values), @neg if a '!' came before it. */
 static int
 rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
@@ -650,7 +701,10 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	switch (id) {
 	case O_SRC:
 	case O_DST:
-		rc = rule_ipt_prefix(p, v, &rl->r, id == O_SRC ? &rl->r.src : &rl->r.dst);
+		if (strchr(v->s, ',') != NULL)
+			rc = addr_list(p, rl, v, id == O_DST, neg);
+		else
+			rc = rule_ipt_prefix(p, v, &rl->r, id == O_SRC ? &rl->r.src : &rl->r.dst);
 		if (rc < 0)
 			return rc;
 		rl->r.match |= id == O_SRC ? RULE_M_SRC : RULE_M_DST;
@@ -831,7 +885,7 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 	const struct ipt_pmatch *either = NULL;
 	const struct lex_tok *at = rl->target ? rl->target : rl->cmd;
 	struct rule_chain *chain;
-	unsigned int n_var = 1, added = 0;
+	unsigned int n_var = 1, added = 0, n_src, n_dst;
 	uint32_t pos = rl->at;
 	int rc, ci;
 
@@ -881,11 +935,18 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 	if (pos != RULE_POS_END && pos > chain->n_rules)
 		return rule_ipt_err(p, &p->args.a[(unsigned int)(rl->chain - p->args.a) + 1],
 			"index of insertion too big");
-	for (unsigned int v = 0; v < n_var; v++) {
+	n_src = rl->n_addr[0] ? rl->n_addr[0] : 1;
+	n_dst = rl->n_addr[1] ? rl->n_addr[1] : 1;
+	for (unsigned int k = 0; k < n_src * n_dst * n_var; k++) {
+		unsigned int v = k % n_var, si = k / n_var / n_dst, di = k / n_var % n_dst;
 		struct rule r = rl->r;
 		const char *msg;
 		uint32_t id;
 
+		if (rl->n_addr[0] != 0)
+			r.src = rl->addr[0][si];
+		if (rl->n_addr[1] != 0)
+			r.dst = rl->addr[1][di];
 		rc = rule_ports_variant(p, rl, v == 0 ? PM_SRC : PM_DST, &r);
 		if (rc < 0)
 			return rc;
