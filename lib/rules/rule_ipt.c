@@ -594,6 +594,35 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 			return xi;
 		return rule_ipt_xopt(p, &rl->r, &rl->r.xm[xi], (unsigned int)oi, i, neg);
 	}
+	/* getopt_long's unique prefix of a long option ("DNAT --to",
+	 * "REDIRECT --to-port"): the target's, the last match's, -p's. */
+	if (rl->tkind != RULE_X_NONE && (oi = rule_x_opt_prefix(rl->tkind, o->s)) != -1) {
+		if (oi < 0)
+			return rule_ipt_err(p, o, "ambiguous option");
+		return rule_ipt_xopt(p, &rl->r,
+			rule_action_nat(rl->r.action) ? &rl->natx : &rl->r.tgt, (unsigned int)oi, i,
+			neg);
+	}
+	if (rl->cur_kind != RULE_X_NONE && (oi = rule_x_opt_prefix(rl->cur_kind, o->s)) != -1) {
+		if (oi < 0)
+			return rule_ipt_err(p, o, "ambiguous option");
+		if (rl->cur_x < 0) {
+			xi = x_new(p, rl, rl->cur_kind, rl->cur_at);
+			if (xi < 0)
+				return xi;
+			rl->cur_x = xi;
+		}
+		rl->cur_used = true;
+		return rule_ipt_xopt(p, &rl->r, &rl->r.xm[rl->cur_x], (unsigned int)oi, i, neg);
+	}
+	if ((oi = rule_x_opt_prefix(kind, o->s)) != -1) {
+		if (oi < 0)
+			return rule_ipt_err(p, o, "ambiguous option");
+		xi = x_for(p, rl, kind, (unsigned int)oi, o);
+		if (xi < 0)
+			return xi;
+		return rule_ipt_xopt(p, &rl->r, &rl->r.xm[xi], (unsigned int)oi, i, neg);
+	}
 	for (size_t k = 0; k < RTE_DIM(ipt_refused); k++)
 		if (strcmp(ipt_refused[k].name, o->s) == 0)
 			return rule_ipt_err(p, o, ipt_refused[k].msg);
@@ -646,6 +675,38 @@ addr_list(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v, bool dst, b
 	return 0;
 }
 
+/*
+ * "--opt=value", as getopt_long reads an extension's option: the word
+ * a[i] becomes "--opt" and the value a word of its own after it. The
+ * rule line's own options (-A, -s, --in-interface, ...) keep the form
+ * unread, as iptables does (its error then names the word).
+ */
+static int
+split_eq(struct ipt *p, unsigned int i)
+{
+	struct ipt_args *as = &p->args;
+	struct lex_tok *o = &as->a[i];
+	char *eq;
+	size_t k;
+
+	if (strncmp(o->s, "--", 2) != 0 || (eq = strchr(o->s, '=')) == NULL || eq == o->s + 2)
+		return 0;
+	for (k = 0; k < RTE_DIM(ipt_opts); k++)
+		if (strncmp(ipt_opts[k].name, o->s, (size_t)(eq - o->s)) == 0 &&
+			ipt_opts[k].name[eq - o->s] == '\0' && ipt_opts[k].id <= O_OUT)
+			return 0;
+	if (as->n == RULE_IPT_ARGS_MAX)
+		return rule_ipt_err(p, o, "too many words");
+	memmove(&as->a[i + 2], &as->a[i + 1], (as->n - i - 1) * sizeof(as->a[0]));
+	as->n++;
+	*eq = '\0';
+	as->a[i + 1].s = eq + 1;
+	as->a[i + 1].col = o->col + (unsigned int)(eq + 1 - o->s);
+	as->a[i + 1].neg = false;
+	as->a[i + 1].quoted = o->quoted;
+	return 0;
+}
+
 /* One option at a[*i] (and its values), @neg if a '!' came before it. */
 static int
 rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
@@ -655,15 +716,26 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	unsigned int id;
 	size_t k;
 	int proto = 0, rc;
+	bool multi;
 
+	rc = split_eq(p, *i);
+	if (rc < 0)
+		return rc;
 	for (k = 0; k < RTE_DIM(ipt_opts); k++)
 		if (strcmp(ipt_opts[k].name, o->s) == 0)
 			break;
+	/* A prefix of multiport's --sports/--dports while it waits for its
+	 * option and no port match holds --sport/--dport yet, as getopt_long
+	 * reads "-m multiport --dport 53,953" (iptables saves --dports). */
+	multi = k < RTE_DIM(ipt_opts) && (ipt_opts[k].id == O_SPORT || ipt_opts[k].id == O_DPORT) &&
+		rl->cur == MOD_MULTIPORT && !rl->cur_used && rl->pmod == MOD_NONE;
 	/* Target options first: "--to" is NETMAP's, not an abbreviation. */
 	if (k == RTE_DIM(ipt_opts) ||
 		(rl->tkind != RULE_X_NONE && rule_x_opt_find(rl->tkind, o->s, false) >= 0))
 		return opt_ext(p, rl, i, neg);
 	id = ipt_opts[k].id;
+	if (multi)
+		id = id == O_SPORT ? O_SPORTS : O_DPORTS;
 	if (neg && !ipt_opts[k].inv)
 		return rule_ipt_err(p, o, "option cannot be negated");
 	if (id == O_FRAG) {

@@ -631,6 +631,29 @@ rule_x_opt_find(unsigned int kind, const char *word, bool native)
 }
 
 int
+rule_x_opt_prefix(unsigned int kind, const char *word)
+{
+	const struct rule_xkind *k;
+	size_t n = strlen(word);
+	int found = -1;
+
+	if (kind == RULE_X_NONE || kind >= RULE_X__COUNT || n < 3 || strncmp(word, "--", 2) != 0)
+		return -1;
+	k = &rule_xkinds[kind];
+	for (unsigned int i = 0; i < k->n; i++) {
+		const struct rule_xopt *o = &k->o[i];
+
+		if ((o->ipt != NULL && strncmp(o->ipt, word, n) == 0) ||
+			(o->ipt2 != NULL && strncmp(o->ipt2, word, n) == 0)) {
+			if (found >= 0 && found != (int)i)
+				return -2;
+			found = (int)i;
+		}
+	}
+	return found;
+}
+
+int
 rule_x_native_match(const char *word, unsigned int *kind)
 {
 	for (unsigned int k = RULE_X_NONE + 1; k < RULE_XM__END; k++) {

@@ -118,6 +118,15 @@ unsigned int rule_x_kind_of_action(unsigned int action);
 int rule_x_opt_find(unsigned int kind, const char *word, bool native);
 
 /**
+ * Find the iptables option a word abbreviates, as getopt_long reads a
+ * unique prefix of a long option ("--to" for DNAT's --to-destination).
+ * @param kind  enum rule_x_kind
+ * @param word  "--" and at least one more character
+ * @return the option index; -1 if no option starts so, -2 if several do.
+ */
+int rule_x_opt_prefix(unsigned int kind, const char *word);
+
+/**
  * Find the match option a native keyword names, in any match kind.
  * @param word  the keyword
  * @param kind  receives the kind

@@ -681,6 +681,75 @@ test_address_lists(void **state)
 	rule_set_free(s);
 }
 
+/*
+ * getopt_long's forms as iptables reads extension options: "--opt=value",
+ * a unique prefix of a long option, and multiport's --dports reached by
+ * "--dport" while only multiport is loaded; each written back as
+ * iptables-save writes it.
+ */
+static void
+test_getopt_forms(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"*filter\n-A INPUT -p udp -m udp --sport=137 --dport=137 -j DROP\nCOMMIT\n",
+			"--sport 137 -m udp --dport 137 -j DROP"},
+		{"*filter\n-A INPUT -j LOG -m limit --limit 5/min --log-prefix=\"[INPUT] \"\nCOMMIT\n",
+			"--log-prefix \"[INPUT] \""},
+		{"*nat\n-A PREROUTING -d 172.17.1.1/32 -p tcp --dport 80 -j DNAT --to 172.17.2.2\nCOMMIT\n",
+			"-j DNAT --to-destination 172.17.2.2"},
+		{"*nat\n-A PREROUTING -p tcp --dport 443 -j REDIRECT --to-port 9443\nCOMMIT\n",
+			"-j REDIRECT --to-ports 9443"},
+		{"*filter\n-A INPUT -p tcp -m state --state NEW -m multiport --dport 53,953 -j ACCEPT\n"
+		 "COMMIT\n",
+			"-m multiport --dports 53,953"},
+		{"*filter\n-A INPUT -p tcp -m multiport ! --sport 1:10,20 -j ACCEPT\nCOMMIT\n",
+			"-m multiport ! --sports 1:10,20"},
+		{"*filter\n-A INPUT -m comment --comment=\"a b\" -j ACCEPT\nCOMMIT\n",
+			"--comment \"a b\""},
+	};
+	static const struct {
+		const char *in;
+		unsigned int col;
+		const char *token, *msg;
+	} bad[] = {
+		/* Two of SNAT's options start so: getopt_long refuses it too. */
+		{"*nat\n-A POSTROUTING -j SNAT --to-source 1.2.3.4 --rand\nCOMMIT\n", 44, "--rand",
+			"ambiguous option"},
+		/* The rule line's own options take no "=". */
+		{"*filter\n-A INPUT --in-interface=lo -j ACCEPT\nCOMMIT\n", 10, "--in-interface=lo",
+			"unsupported option"},
+	};
+	char buf[4096], buf2[4096];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule_set *s = parse(cases[i].in), *b;
+
+		assert_true(rule_set_format_iptables(s, 4, buf, sizeof(buf)) > 0);
+		if (strstr(buf, cases[i].out) == NULL)
+			fail_msg("case %zu: no '%s' in\n%s", i, cases[i].out, buf);
+		/* Read back, it writes the same. */
+		b = parse(buf);
+		assert_true(rule_set_format_iptables(b, 4, buf2, sizeof(buf2)) > 0);
+		assert_string_equal(buf, buf2);
+		rule_set_free(b);
+		rule_set_free(s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rule_error err;
+
+		struct rule_set *s = rule_set_parse_iptables(bad[i].in, "t", &err);
+
+		if (s != NULL)
+			fail_msg("bad %zu: loaded", i);
+		if (err.line != 2 || err.col != bad[i].col || strcmp(err.token, bad[i].token) != 0 ||
+			strcmp(err.msg, bad[i].msg) != 0)
+			fail_msg("bad %zu: got %u:%u '%s' %s", i, err.line, err.col, err.token, err.msg);
+	}
+}
+
 /* "-s 0.0.0.0/0" matches every IPv4 packet, "! -s 0.0.0.0/0" none. */
 static void
 test_zero_prefix(void **state)
@@ -1560,6 +1629,7 @@ main(void)
 		cmocka_unit_test(test_chain_mapping),
 		cmocka_unit_test(test_family),
 		cmocka_unit_test(test_address_lists),
+		cmocka_unit_test(test_getopt_forms),
 		cmocka_unit_test(test_nat_targets),
 		cmocka_unit_test(test_words_and_counters),
 		cmocka_unit_test(test_long_comment),
