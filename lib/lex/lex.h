@@ -427,9 +427,21 @@ struct lex_port_syntax {
 	bool strict;           /**< a range needs lo < hi (else lo <= hi) */
 	bool nonzero;          /**< ports start at 1 */
 	bool no_lead_zero;     /**< numbers are written without a leading zero */
+	bool names;            /**< service names too ("ssh", "domain": lex_service_port()) */
 	uint8_t range_weight;  /**< what a range counts against @c max (a port counts 1) */
 	unsigned int max;      /**< most items, by weight (LEX_E_TOO_MANY_PORTS) */
 };
+
+/**
+ * The port of a well-known service name, as iptables finds it in netbase's
+ * /etc/services ("ssh" 22, "domain" 53, "https" 443, ...), from a table of
+ * its common names built in, so a rule set reads the same on any host.
+ * @param s    the name (case matters, as for getservbyname())
+ * @param len  its length
+ * @param port receives the port
+ * @return true if @p s names a service. Context: any.
+ */
+bool lex_service_port(const char *s, size_t len, uint16_t *port);
 
 /** The native rule language: "22", "8000-8080", "22,80,8000-8080", 16 items at most. */
 extern const struct lex_port_syntax lex_ports_native;

@@ -229,12 +229,43 @@ const struct lex_port_syntax lex_ports_nat = {
 	.range = '-', .nonzero = true, .range_weight = 1, .max = 1,
 };
 const struct lex_port_syntax lex_ports_ipt = {
-	.range = ':', .open_ends = true, .no_lead_zero = true, .range_weight = 1, .max = 1,
+	.range = ':', .open_ends = true, .no_lead_zero = true, .names = true, .range_weight = 1,
+	.max = 1,
 };
 const struct lex_port_syntax lex_ports_ipt_multi = {
-	.range = ':', .list = ',', .strict = true, .no_lead_zero = true, .range_weight = 2,
-	.max = 15,
+	.range = ':', .list = ',', .strict = true, .no_lead_zero = true, .names = true,
+	.range_weight = 2, .max = 15,
 };
+
+/* Service names seen in rule sets, with their IANA ports (netbase's names and aliases). */
+static const struct {
+	const char *name;
+	uint16_t port;
+} services[] = {
+	{"ftp-data", 20}, {"ftp", 21}, {"ssh", 22}, {"telnet", 23}, {"smtp", 25},
+	{"domain", 53}, {"bootps", 67}, {"bootpc", 68}, {"tftp", 69}, {"gopher", 70},
+	{"finger", 79}, {"http", 80}, {"www", 80}, {"kerberos", 88}, {"pop3", 110},
+	{"sunrpc", 111}, {"auth", 113}, {"ident", 113}, {"ntp", 123}, {"netbios-ns", 137},
+	{"netbios-dgm", 138}, {"netbios-ssn", 139}, {"imap", 143}, {"imap2", 143},
+	{"snmp", 161}, {"snmp-trap", 162}, {"bgp", 179}, {"ldap", 389}, {"https", 443},
+	{"microsoft-ds", 445}, {"submissions", 465}, {"smtps", 465}, {"isakmp", 500},
+	{"syslog", 514}, {"printer", 515}, {"submission", 587}, {"ldaps", 636}, {"rsync", 873},
+	{"imaps", 993}, {"pop3s", 995}, {"openvpn", 1194}, {"ms-sql-s", 1433}, {"nfs", 2049},
+	{"mysql", 3306}, {"ms-wbt-server", 3389}, {"epmd", 4369}, {"ipsec-nat-t", 4500},
+	{"sip", 5060}, {"xmpp-client", 5222}, {"xmpp-server", 5269}, {"postgresql", 5432},
+	{"http-alt", 8080},
+};
+
+bool
+lex_service_port(const char *s, size_t len, uint16_t *port)
+{
+	for (size_t i = 0; i < sizeof(services) / sizeof(services[0]); i++)
+		if (strlen(services[i].name) == len && memcmp(services[i].name, s, len) == 0) {
+			*port = services[i].port;
+			return true;
+		}
+	return false;
+}
 const struct lex_port_syntax lex_ports_ipt_nat = {
 	.range = '-', .nonzero = true, .no_lead_zero = true, .range_weight = 1, .max = 1,
 };
@@ -249,6 +280,8 @@ port_end(const struct lex_port_syntax *sx, const char *s, size_t len, int open, 
 		*port = (uint16_t)open;
 		return true;
 	}
+	if (sx->names && len != 0 && !(s[0] >= '0' && s[0] <= '9'))
+		return lex_service_port(s, len, port);
 	if (lex_u32(s, len, 65535, sx->no_lead_zero ? LEX_NUM_NO_LEAD_ZERO : LEX_NUM_DEC, &v,
 		    NULL) != 0 || (sx->nonzero && v == 0))
 		return false;

@@ -123,9 +123,10 @@ rule_ipt_iface(struct ipt *p, const struct lex_tok *a, char *out)
 }
 
 /*
- * Port values (numbers only: service names would depend on /etc/services),
- * the whole word quoted on error: "bad port", "bad port range", "too many
- * ports".
+ * Port values: numbers, or service names as iptables reads them from
+ * /etc/services (lex_service_port(): a built-in table of the common
+ * names, so a set reads the same on any host); the whole word quoted on
+ * error: "bad port", "bad port range", "too many ports".
  */
 static int
 ports_parse(struct ipt *p, const struct lex_tok *a, const struct lex_port_syntax *sx,

@@ -1524,7 +1524,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT ! -p all -j DROP\n", 2, 15, "all", "rule would never match protocol"},
 	{"*filter\n-A INPUT -p tcp --dport 70000 -j ACCEPT\n", 2, 25, "70000", "bad port"},
 	{"*filter\n-A INPUT -p tcp --dport 90:80 -j ACCEPT\n", 2, 25, "90:80", "bad port range"},
-	{"*filter\n-A INPUT -p tcp --dport ssh -j ACCEPT\n", 2, 25, "ssh", "bad port"},
+	{"*filter\n-A INPUT -p tcp --dport sshd -j ACCEPT\n", 2, 25, "sshd", "bad port"},
 	{"*filter\n-A INPUT -p tcp --dport 022 -j ACCEPT\n", 2, 25, "022", "bad port"},
 	{"*filter\n-A INPUT --dport 22 -j ACCEPT\n", 2, 10, "--dport",
 		"port match needs -p tcp, udp or sctp"},
