@@ -111,6 +111,7 @@ rule_ipt_xopt(struct ipt *p, struct rule *r, struct rule_x *x, unsigned int oi, 
 	const char *v[2] = {NULL, NULL};
 	struct rule_xerr e = {NULL, 0};
 	uint8_t fam = r->family;
+	char cut[64];
 	int rc;
 
 	if (neg && !(o->flags & XO_NEG))
@@ -130,6 +131,14 @@ rule_ipt_xopt(struct ipt *p, struct rule *r, struct rule_x *x, unsigned int oi, 
 			continue;
 		}
 		v[k] = w[k]->s;
+	}
+	/* iptables cuts a LOG prefix to the kernel's 29 bytes without a word. */
+	if (nw > 0 && o->vt == VT_STR && (o->flags & XO_TRUNC) && strlen(v[0]) >= o->size) {
+		if (o->size > sizeof(cut))
+			return rule_ipt_err(p, w[0], "too long");
+		memcpy(cut, v[0], o->size - 1u);
+		cut[o->size - 1u] = '\0';
+		v[0] = cut;
 	}
 	if (nw > 0) {
 		rc = rule_xval_parse(o, v, r, x, &e);

@@ -399,7 +399,7 @@ static const struct rule_xopt xo_reject[] = {
 
 static const struct rule_xopt xo_log[] = {
 	{"--log-level", NULL, "log_level", VT_NAME, 0, 0, 1, XOFF(log.level), 0, 0, xn_loglevel},
-	{"--log-prefix", NULL, "log_prefix", VT_STR, 0, 0, 30, XOFF(log.prefix), 0, 0, NULL},
+	{"--log-prefix", NULL, "log_prefix", VT_STR, XO_TRUNC, 0, 30, XOFF(log.prefix), 0, 0, NULL},
 	{"--log-tcp-sequence", NULL, "log_tcp_sequence", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
 	{"--log-tcp-options", NULL, "log_tcp_options", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
 	{"--log-ip-options", NULL, "log_ip_options", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},

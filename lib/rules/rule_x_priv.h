@@ -57,6 +57,7 @@ enum { XM_XSET, XM_SET, XM_AND, XM_OR, XM_XOR };
 #define XO_PARSE 0x02   /**< read only: written as option @c alias (e.g. --syn) */
 #define XO_NAT 0x04     /**< the value lives in struct rule::nat, not in rule_x::u */
 #define XO_LOWER 0x08   /**< names are written in lower case in iptables form too */
+#define XO_TRUNC 0x10   /**< iptables form: a string too long is cut to fit, as iptables does */
 
 /** A name and its value (name tables of VT_NAME/VT_NAMES; the first of a value is written). */
 struct rule_xname {
