@@ -256,9 +256,10 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	}
 }
 
-void
+bool
 dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t mtu)
+	const struct rule_pktprog *p, unsigned int list, uint16_t mtu, enum dp_rw_phase phase,
+	bool counted)
 {
 	bool changed = false;
 
@@ -268,6 +269,8 @@ dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 		int rc;
 
 		if (op->kind < RULE_PKTOP_TOS)
+			continue;
+		if (phase != DP_RW_ALL && (op->late != 0) != (phase == DP_RW_LATE))
 			continue;
 		if (unlikely(m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
 			c->st.rewrite_skipped++;
@@ -281,6 +284,7 @@ dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 		else if (rc > 0)
 			changed = true;
 	}
-	if (changed)
+	if (changed && !(phase == DP_RW_LATE && counted))
 		c->st.rewritten++;
+	return changed;
 }

@@ -20,13 +20,24 @@
 void dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port);
 
+/* Which rewrites of a list dp_pkt_rewrite() applies (rule_pktop::late). */
+enum dp_rw_phase {
+	DP_RW_ALL,   /**< all of them, in order: no TTL decrement comes between */
+	DP_RW_EARLY, /**< a router's, before its TTL decrement: all but the late ones */
+	DP_RW_LATE,  /**< a router's, after its TTL decrement: the late ones */
+};
+
 /*
  * Apply the rewrites of list @p list of @p p to @p m (a chained mbuf is
- * linearized first); @p mtu for TCPMSS's clamp. Counted rewritten (the
- * packet changed) and rewrite_skipped (an operation could not apply).
+ * linearized first) that @p phase selects; @p mtu for TCPMSS's clamp.
+ * Counted rewritten (the packet changed; a DP_RW_LATE call only when
+ * @p counted is false: the DP_RW_EARLY one did not count it) and
+ * rewrite_skipped (an operation could not apply).
+ * @return true if the packet changed.
  */
-void dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t mtu);
+bool dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct rule_pktprog *p, unsigned int list, uint16_t mtu, enum dp_rw_phase phase,
+	bool counted);
 
 /* The egress MTU TCPMSS clamps to: the output port's, else the input port's, else 1500. */
 static inline uint16_t

@@ -241,15 +241,20 @@ struct dp_family {
 
 /*
  * Router mode, after NAT: the delivery dp_l3_way() chose. An echo request
- * to us becomes its reply, in place, back out of its input port.
+ * to us becomes its reply, in place, back out of its input port. @p late:
+ * a program with late rewrites in list @p list (rule_pktop::late), applied
+ * after the TTL decrement (@p rewritten: the early ones changed the packet).
  */
 static inline void
 dp_l3_fast_out(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb,
 	const struct fc_pkt *pkt, uint32_t ch, enum dp_l3_way way,
-	const struct mod_neigh_adj *adj)
+	const struct mod_neigh_adj *adj, const struct rule_pktprog *late, unsigned int list,
+	bool rewritten)
 {
 	if (likely(way == DP_L3_OUT)) {
 		dp_l3_forward(mb, pkt, adj);
+		if (unlikely(late != NULL))
+			dp_pkt_rewrite(c, mb, pkt, late, list, adj->mtu, DP_RW_LATE, rewritten);
 		dp_out(b, mb, dp_dest(c, ch, adj->port, b->in_port));
 		return;
 	}
@@ -314,6 +319,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		unsigned int list = 0;
 		uint64_t conn = 0;
 		enum dp_l3_way way = DP_L3_OUT;
+		bool rewritten;
 		uint8_t verdict;
 		uint32_t ch;
 
@@ -398,13 +404,18 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				continue;
 			}
 		}
+		rewritten = false;
 		if (unlikely(prog != NULL) && (prog->rewrite & (1u << list)))
-			dp_pkt_rewrite(c, mb, pkt, prog, list,
+			rewritten = dp_pkt_rewrite(c, mb, pkt, prog, list,
 				c->router && way == DP_L3_OUT ? adj.mtu :
-				dp_pkt_mtu(c, a->out_port, b->in_port));
+				dp_pkt_mtu(c, a->out_port, b->in_port),
+				c->router && way == DP_L3_OUT ? DP_RW_EARLY : DP_RW_ALL, false);
 		fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
 		if (c->router) {
-			dp_l3_fast_out(c, b, mb, pkt, ch, way, &adj);
+			/* TTL, HL at FORWARD, POSTROUTING: after the decrement, as Linux. */
+			dp_l3_fast_out(c, b, mb, pkt, ch, way, &adj,
+				unlikely(prog != NULL) && (prog->late & (1u << list)) ? prog : NULL,
+				list, rewritten);
 			continue;
 		}
 		dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));

@@ -53,7 +53,13 @@ enum rule_pktop_kind {
 struct rule_pktop {
 	uint8_t kind; /**< enum rule_pktop_kind */
 	uint8_t a, b; /**< operands (see the kinds) */
-	uint8_t pad;
+	/**
+	 * TTL, HL: 1 when the rule ran at FORWARD or POSTROUTING, which in a
+	 * router come after its own TTL (hop limit) decrement, as in Linux
+	 * (ip_forward() takes one off before the FORWARD hook): the datapath
+	 * applies it to the decremented value. 0 otherwise.
+	 */
+	uint8_t late;
 	uint32_t ref; /**< LOG, NFLOG: the spec id; TCPMSS: the MSS */
 };
 
@@ -75,7 +81,8 @@ struct rule_pktprog {
 	uint8_t flip;    /**< an exceeded meter also gives the entry's other verdict */
 	uint8_t rewrite; /**< bit l: list l changes the packet */
 	uint8_t n[2];    /**< operations per list */
-	uint8_t pad[2];
+	uint8_t late;    /**< bit l: list l has a late operation (rule_pktop::late) */
+	uint8_t pad;
 	struct rule_pktop op[2][RULE_PKTOPS_MAX];
 };
 
