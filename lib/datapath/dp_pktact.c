@@ -137,10 +137,63 @@ rw_checksum(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4)
 	return c != old ? 1 : 0;
 }
 
-/* TCP SYN: lower the MSS option to @p mss (0: the MTU less the headers). */
+/*
+ * TCP SYN with header @p hl bytes long and nothing after it: an MSS option
+ * of @p mss as the first option, the header 4 bytes longer (the options
+ * after it moved up), the IP length and both checksums updated. @return 2
+ * (grown), 0 no room (a full header, or @p cap short).
+ */
 static int
-rw_tcpmss(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4, uint32_t mss,
-	uint16_t mtu)
+tcpmss_insert(uint8_t *l3, uint32_t cap, bool v4, uint32_t l4, uint32_t hl, uint16_t mss)
+{
+	uint8_t *tcp = l3 + l4;
+	uint16_t old, w, l_old, l_new;
+
+	if (hl + 4 > 60 || l4 + hl + 4 > cap)
+		return 0;
+	memmove(tcp + 24, tcp + 20, hl - 20);
+	tcp[20] = 2;
+	tcp[21] = 4;
+	tcp[22] = (uint8_t)(mss >> 8);
+	tcp[23] = (uint8_t)mss;
+	/* Moved words keep their sum; the two new ones join it (from zero). */
+	memcpy(&old, tcp + 16, 2);
+	w = 0;
+	old = dp_csum_update16(old, w, *(const unaligned_uint16_t *)(tcp + 20));
+	old = dp_csum_update16(old, w, *(const unaligned_uint16_t *)(tcp + 22));
+	memcpy(tcp + 16, &old, 2);
+	/* Data offset one word more. */
+	memcpy(&old, tcp + 12, 2);
+	tcp[12] = (uint8_t)(tcp[12] + 0x10);
+	csum_fix(tcp + 16, old, tcp + 12);
+	/* The pseudo-header's TCP length (its low 16 bits, both families). */
+	l_old = rte_cpu_to_be_16((uint16_t)hl);
+	l_new = rte_cpu_to_be_16((uint16_t)(hl + 4));
+	memcpy(&old, tcp + 16, 2);
+	old = dp_csum_update16(old, l_old, l_new);
+	memcpy(tcp + 16, &old, 2);
+	/* The IP length: IPv4 total length (header checksum), IPv6 payload length. */
+	if (v4) {
+		memcpy(&old, l3 + 2, 2);
+		w = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(old) + 4));
+		memcpy(l3 + 2, &w, 2);
+		csum_fix(l3 + 10, old, l3 + 2);
+	} else {
+		memcpy(&old, l3 + 4, 2);
+		w = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(old) + 4));
+		memcpy(l3 + 4, &w, 2);
+	}
+	return 2;
+}
+
+/*
+ * TCP SYN: lower the MSS option to @p mss (0: the MTU less the headers);
+ * without one, and without data after the header, add one (at most 536 for
+ * IPv4, 1220 for IPv6: what the peer assumes without it), as Linux does.
+ */
+static int
+rw_tcpmss(uint8_t *l3, uint32_t len, uint32_t cap, const struct fc_pkt *pkt, uint32_t l4,
+	uint32_t mss, uint16_t mtu)
 {
 	bool v4 = pkt->key.family == FC_AF_INET4;
 	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
@@ -191,12 +244,17 @@ rw_tcpmss(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4, uint
 		}
 		i += olen;
 	}
-	return 0;
+	/* No MSS option: only a SYN without data, whole in @p len, gets one. */
+	if (pkt->ip_len != l4 + hl || pkt->ip_len > len)
+		return 0;
+	if (mss > (v4 ? 536u : 1220u))
+		mss = v4 ? 536u : 1220u;
+	return tcpmss_insert(l3, cap, v4, l4, hl, (uint16_t)mss);
 }
 
 int
-dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, const struct fc_pkt *pkt,
-	uint32_t l3_off, uint16_t mtu)
+dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t cap,
+	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu)
 {
 	bool v4 = pkt->key.family == FC_AF_INET4;
 	uint32_t l4 = pkt->l4_off > l3_off ? pkt->l4_off - l3_off : 0;
@@ -211,7 +269,7 @@ dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, const str
 	case RULE_PKTOP_CHECKSUM:
 		return l4 == 0 ? -EINVAL : rw_checksum(l3, len, pkt, l4);
 	case RULE_PKTOP_TCPMSS:
-		return l4 == 0 ? 0 : rw_tcpmss(l3, len, pkt, l4, op->ref, mtu);
+		return l4 == 0 ? 0 : rw_tcpmss(l3, len, cap > len ? cap : len, pkt, l4, op->ref, mtu);
 	default:
 		return 0;
 	}
@@ -261,11 +319,12 @@ dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	const struct rule_pktprog *p, unsigned int list, uint16_t mtu, enum dp_rw_phase phase,
 	bool counted)
 {
+	struct fc_pkt grown;
 	bool changed = false;
 
 	for (unsigned int i = 0; i < p->n[list]; i++) {
 		const struct rule_pktop *op = &p->op[list][i];
-		uint32_t len;
+		uint32_t len, cap;
 		int rc;
 
 		if (op->kind < RULE_PKTOP_TOS)
@@ -277,8 +336,19 @@ dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 			continue;
 		}
 		len = rte_pktmbuf_data_len(m) > pkt->l3_off ? rte_pktmbuf_data_len(m) - pkt->l3_off : 0;
-		rc = dp_pktop_apply(op, rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), len, pkt,
-			pkt->l3_off, mtu);
+		cap = len + rte_pktmbuf_tailroom(m);
+		rc = dp_pktop_apply(op, rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), len, cap,
+			pkt, pkt->l3_off, mtu);
+		if (rc == 2) {
+			/* The datagram grew by 4 bytes (TCPMSS added an option): the
+			 * frame ends with it now (no Ethernet padding after it), and
+			 * the later operations see its new length. */
+			m->data_len = (uint16_t)(pkt->l3_off + pkt->ip_len + 4);
+			m->pkt_len = m->data_len;
+			grown = *pkt;
+			grown.ip_len = (uint16_t)(grown.ip_len + 4);
+			pkt = &grown;
+		}
 		if (rc < 0)
 			c->st.rewrite_skipped++;
 		else if (rc > 0)

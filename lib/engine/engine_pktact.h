@@ -46,7 +46,8 @@ enum rule_pktop_kind {
 	RULE_PKTOP_HL,       /**< IPv6 hop limit, the same */
 	RULE_PKTOP_CHECKSUM, /**< fill in the TCP/UDP checksum */
 	RULE_PKTOP_TCPMSS,   /**< TCP SYN: MSS option to @c ref, or 0: the route's MTU less
-				  the headers; only lowered (slow path only) */
+				  the headers; only lowered, added (at most 536 / 1220) to
+				  a SYN without one and without data (slow path only) */
 };
 
 /** One packet operation. */
