@@ -524,6 +524,7 @@ struct dp_logrec {
 	uint16_t out_port;        /**< the decision's output port, or a RULE_PORT_* marker */
 	uint16_t l3_off;          /**< IP header offset in the copy */
 	uint8_t key_flags;        /**< the key's FC_KEY_F_* local bits */
+	uint32_t mark;            /**< the packet's mark when the rule ran (rule_pktop::mark) */
 };
 
 /** Private area the log ring's mbuf pool needs. */

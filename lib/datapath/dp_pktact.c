@@ -304,6 +304,7 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 		rec->out_port = out_port;
 		rec->l3_off = pkt->l3_off;
 		rec->key_flags = fc_key_flags(&pkt->key);
+		rec->mark = op->mark;
 		if (unlikely(rte_ring_mp_enqueue(c->log_ring, cp) != 0)) {
 			rte_pktmbuf_free(cp);
 			c->st.log_dropped++;

@@ -159,6 +159,7 @@ act_op(struct rule_engine *eng, const struct rule_act *ra, struct rule_pktop *op
 			return id;
 		op->kind = s.kind;
 		op->ref = (uint32_t)id;
+		op->mark = ra->mark;
 		return 0;
 	case RULE_ACT_DSCP:
 		op->kind = RULE_PKTOP_TOS;

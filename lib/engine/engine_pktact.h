@@ -62,6 +62,7 @@ struct rule_pktop {
 	 */
 	uint8_t late;
 	uint32_t ref; /**< LOG, NFLOG: the spec id; TCPMSS: the MSS */
+	uint32_t mark; /**< LOG, NFLOG: the packet's mark when the rule ran (MARK= of the line) */
 };
 
 /** Most operations a program list holds (more: the rest are lost, counted). */

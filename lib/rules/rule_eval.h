@@ -342,6 +342,8 @@ struct rule_act {
 	uint8_t action;           /**< enum rule_action */
 	uint8_t table;            /**< enum rule_table */
 	uint8_t hook;             /**< enum rule_hook */
+	uint32_t mark;            /**< the packet's mark when it ran (after it, for MARK):
+				       what a LOG line shows as MARK= */
 	const struct rule_x *tgt; /**< its options (kind RULE_XT_*); valid as long as
 				       the set or classifier that evaluated */
 };

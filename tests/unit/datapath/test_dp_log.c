@@ -27,6 +27,7 @@
 
 static struct rte_mempool *log_pool;
 static struct rte_ring *log_ring;
+static uint32_t want_mark; /* the mark records() expects (MARK= of the line) */
 
 /* The world, plus a log ring of @p slots - 1 records for both contexts. */
 static void
@@ -58,6 +59,7 @@ records(uint32_t rule, const char *prefix)
 		assert_int_equal(r->spec.kind, RULE_PKTOP_LOG);
 		assert_int_equal(r->l3_off, 14);
 		assert_int_equal(r->in_port, IN_PORT);
+		assert_int_equal(r->mark, want_mark);
 		assert_true(rte_pktmbuf_pkt_len(m) == r->wire_len);
 		rte_pktmbuf_free(m);
 		n++;
@@ -74,6 +76,7 @@ log_teardown(void **state)
 		rte_pktmbuf_free(m);
 	rte_ring_free(log_ring);
 	log_ring = NULL;
+	want_mark = 0;
 	return teardown(state);
 }
 
@@ -115,6 +118,31 @@ test_log_cached(void **state)
 	assert_int_equal(records(1, ""), 0);
 	assert_int_equal(take(W.out, o, 8), 1);
 	rte_pktmbuf_free_bulk(o, 1);
+	check_accounting();
+}
+
+/* The packet's mark when LOG ran goes with each record (the line's MARK=), cached or not. */
+static void
+test_log_mark(void **state)
+{
+	struct rte_mbuf *m[4], *o[8];
+
+	(void)state;
+	log_world(64);
+	load("table mangle\nchain P hook prerouting\nmark set_mark 0x2a proto udp\n"
+	     "chain F hook forward\nlog log_prefix \"mk \" proto udp\n"
+	     "mark set_mark 0x7 proto udp\n"
+	     "table filter\naccept proto udp\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	for (unsigned int i = 0; i < 3; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
+	assert_int_equal(rx(m, 3), 3);
+	want_mark = 0x2a; /* set before the LOG rule; the one after it is not seen */
+	assert_int_equal(records(2, "mk "), 4);
+	assert_int_equal(take(W.out, o, 8), 4);
+	rte_pktmbuf_free_bulk(o, 4);
 	check_accounting();
 }
 
@@ -251,6 +279,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_log_cached, log_teardown),
+		cmocka_unit_test_teardown(test_log_mark, log_teardown),
 		cmocka_unit_test_teardown(test_log_limit, log_teardown),
 		cmocka_unit_test_teardown(test_log_full, log_teardown),
 		cmocka_unit_test_teardown(test_log_drop, log_teardown),
