@@ -275,9 +275,80 @@ dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t 
 	}
 }
 
+/* Word @p w of a header (2 bytes at @p at) back to @p orig, checksum @p ck (NULL: none) fixed. */
+static void
+word_back(uint8_t *at, const uint8_t *orig, uint8_t *ck)
+{
+	uint16_t old;
+
+	memcpy(&old, at, 2);
+	memcpy(at, orig, 2);
+	if (ck != NULL)
+		csum_fix(ck, old, at);
+}
+
+/*
+ * Log copy @p cp of a packet of a translated flow, for a rule after the
+ * destination NAT: rewrite slot @p slot applied, then the source (address;
+ * port or echo identifier) put back as it came, checksums right. A copy
+ * the rewrite cannot apply to (cut short by the snap length, SCTP) is
+ * left as it came.
+ */
+static void
+log_dnat_view(const struct dp_ctx *c, struct rte_mbuf *cp, const struct fc_pkt *pkt,
+	uint32_t slot)
+{
+	bool v4 = pkt->key.family == FC_AF_INET4;
+	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
+	uint32_t so = v4 ? 12 : 8, al = v4 ? 4 : 16, l4 = pkt->l4_off - pkt->l3_off;
+	uint32_t len = rte_pktmbuf_data_len(cp) > pkt->l3_off ?
+		rte_pktmbuf_data_len(cp) - pkt->l3_off : 0;
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(cp, uint8_t *, pkt->l3_off), *ck = NULL;
+	uint8_t src[16], port[2] = {0, 0};
+	uint32_t po = UINT32_MAX;
+	bool l4_ok;
+
+	if (c->nat == NULL || proto == IPPROTO_SCTP || len < so + al)
+		return;
+	l4_ok = pkt->frag != FC_FRAG_LATER && pkt->l4_off > pkt->l3_off;
+	if (l4_ok && (proto == IPPROTO_TCP || proto == IPPROTO_UDP) && l4 + 8 <= len) {
+		po = l4;
+		ck = l3 + l4 + (proto == IPPROTO_TCP ? 16 : 6);
+		if (proto == IPPROTO_TCP && l4 + 18 > len)
+			return;
+		if (proto == IPPROTO_UDP && ck[0] == 0 && ck[1] == 0)
+			ck = NULL; /* no checksum: stays none */
+	} else if (l4_ok && (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) && l4 + 8 <= len) {
+		ck = l3 + l4 + 2;
+		if ((proto == IPPROTO_ICMP && pkt->icmp_type == 8) ||
+			(proto == IPPROTO_ICMP && pkt->icmp_type == 0) ||
+			(proto == IPPROTO_ICMPV6 && (pkt->icmp_type == 128 || pkt->icmp_type == 129)))
+			po = l4 + 4;
+	}
+	memcpy(src, l3 + so, al);
+	if (po != UINT32_MAX)
+		memcpy(port, l3 + po, 2);
+	if (mod_nat_apply(c->nat, slot, l3, len, pkt) != 0)
+		return;
+	if (memcmp(l3 + so, src, al) == 0)
+		return; /* only the destination changed: what the rule sees */
+	for (uint32_t w = 0; w < al; w += 2) {
+		uint16_t before;
+
+		memcpy(&before, l3 + so + w, 2);
+		word_back(l3 + so + w, src + w, v4 ? l3 + 10 : NULL);
+		/* The pseudo-header (not ICMPv4's): the L4 checksum too. */
+		if (ck != NULL && proto != IPPROTO_ICMP)
+			csum_fix(ck, before, l3 + so + w);
+	}
+	if (po != UINT32_MAX)
+		word_back(l3 + po, port, ck);
+}
+
 void
 dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port)
+	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port,
+	uint32_t nat_slot)
 {
 	for (unsigned int i = 0; i < p->n[list]; i++) {
 		const struct rule_pktop *op = &p->op[list][i];
@@ -296,6 +367,8 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 			rule_engine_logspec_drop(c->eng, op->ref);
 			continue;
 		}
+		if (op->a != 0 && nat_slot != RULE_NAT_NONE)
+			log_dnat_view(c, cp, pkt, nat_slot);
 		rec = dp_logrec(cp);
 		rec->spec = *spec;
 		rec->tsc = rte_rdtsc();

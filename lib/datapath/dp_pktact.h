@@ -14,11 +14,16 @@
 
 /*
  * Queue a record for each LOG/NFLOG operation of list @p list of @p p: a
- * copy of @p m (up to the spec's snap length) on the context's log ring.
- * No room (ring, mbufs): counted log_dropped and on the rule's spec.
+ * copy of @p m (up to the spec's snap length) on the context's log ring;
+ * for a rule that ran after the destination NAT (rule_pktop::a), the copy
+ * has the destination NAT rewrite slot @p nat_slot (RULE_NAT_NONE: none)
+ * would give it, the source as it came (a source NAT comes after every
+ * rule, as in Linux). No room (ring, mbufs): counted log_dropped and on
+ * the rule's spec.
  */
 void dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port);
+	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port,
+	uint32_t nat_slot);
 
 /* Which rewrites of a list dp_pkt_rewrite() applies (rule_pktop::late). */
 enum dp_rw_phase {

@@ -360,7 +360,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		} else {
 			prog = rule_engine_pktprog(c->eng, a->pkt_class);
 			verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, &list);
-			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port);
+			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port,
+				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
 		}
 		if (verdict != FC_VERDICT_ACCEPT) {
 			fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);

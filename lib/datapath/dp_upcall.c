@@ -111,7 +111,8 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		if (d->pkt_prog != 0) {
 			prog = rule_engine_pktprog(c->eng, d->pkt_prog);
 			dp_pkt_log(c, m[i], &up[i].pkt, prog, d->pkt_list, up[i].in_port,
-				d->out_port);
+				d->out_port, (d->flags & RULE_DEC_F_ICMP_ERR) ? RULE_NAT_NONE :
+				d->nat_slot);
 		}
 		if (d->verdict != FC_VERDICT_ACCEPT) {
 			(*dp_rule_drop_ctr(st, d->drop))++;

@@ -160,6 +160,10 @@ act_op(struct rule_engine *eng, const struct rule_act *ra, struct rule_pktop *op
 		op->kind = s.kind;
 		op->ref = (uint32_t)id;
 		op->mark = ra->mark;
+		op->a = ra->hook == RULE_HOOK_INPUT || ra->hook == RULE_HOOK_FORWARD ||
+			ra->hook == RULE_HOOK_POSTROUTING ||
+			(ra->hook == RULE_HOOK_OUTPUT && (ra->table == RULE_TABLE_FILTER ||
+							   ra->table == RULE_TABLE_SECURITY));
 		return 0;
 	case RULE_ACT_DSCP:
 		op->kind = RULE_PKTOP_TOS;

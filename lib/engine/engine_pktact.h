@@ -39,8 +39,11 @@ extern "C" {
 /** Kinds of packet operations (struct rule_pktop::kind). */
 enum rule_pktop_kind {
 	RULE_PKTOP_NONE,
-	RULE_PKTOP_LOG,      /**< a log line (and log channel) record of spec @c ref */
-	RULE_PKTOP_NFLOG,    /**< a record for NFLOG group of spec @c ref */
+	RULE_PKTOP_LOG,      /**< a log line (and log channel) record of spec @c ref; @c a 1:
+				  the rule ran after the destination NAT (INPUT, FORWARD,
+				  POSTROUTING; filter and security OUTPUT), so the record
+				  shows the destination as translated, as Linux's */
+	RULE_PKTOP_NFLOG,    /**< a record for NFLOG group of spec @c ref; @c a as LOG's */
 	RULE_PKTOP_TOS,      /**< TOS / traffic class = (tos & ~@c a) ^ @c b (TOS, DSCP) */
 	RULE_PKTOP_TTL,      /**< IPv4 TTL: @c a 0 set, 1 minus, 2 plus @c b (floor 0, ceiling 255) */
 	RULE_PKTOP_HL,       /**< IPv6 hop limit, the same */
