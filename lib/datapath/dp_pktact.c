@@ -63,6 +63,27 @@ rw_tos(uint8_t *l3, uint32_t len, bool v4, uint8_t and_not, uint8_t x)
 	return 1;
 }
 
+/* @p t set (0), minus (1), plus (2) @p v, within 0..255. */
+static inline unsigned int
+ttl_op(unsigned int t, uint8_t mode, uint8_t v)
+{
+	return mode == 0 ? v : mode == 1 ? (t > v ? t - v : 0) : (t + v > 255 ? 255 : t + v);
+}
+
+uint8_t
+dp_pkt_ttl_early(const struct rule_pktprog *p, unsigned int list, bool v4, uint8_t ttl)
+{
+	unsigned int t = ttl;
+
+	for (unsigned int i = 0; i < p->n[list]; i++) {
+		const struct rule_pktop *op = &p->op[list][i];
+
+		if (op->kind == (v4 ? RULE_PKTOP_TTL : RULE_PKTOP_HL) && op->late == 0)
+			t = ttl_op(t, op->a, op->b);
+	}
+	return (uint8_t)t;
+}
+
 /* TTL or hop limit: set (0), minus (1), plus (2) @p v, within 0..255. */
 static int
 rw_ttl(uint8_t *l3, uint32_t len, bool v4, uint8_t mode, uint8_t v)
@@ -74,7 +95,7 @@ rw_ttl(uint8_t *l3, uint32_t len, bool v4, uint8_t mode, uint8_t v)
 	if (len < (v4 ? 20u : 40u))
 		return -EINVAL;
 	t = l3[at];
-	nt = mode == 0 ? v : mode == 1 ? (t > v ? t - v : 0) : (t + v > 255 ? 255 : t + v);
+	nt = ttl_op(t, mode, v);
 	if (nt == t)
 		return 0;
 	if (!v4) {

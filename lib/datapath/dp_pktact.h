@@ -25,6 +25,13 @@ void dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port,
 	uint32_t nat_slot);
 
+/*
+ * The TTL (@p v4; else the hop limit) that the early operations of list
+ * @p list of @p p (TTL or HL not late: PREROUTING's) leave of @p ttl: what
+ * a router's expiry check sees, after them, as in Linux.
+ */
+uint8_t dp_pkt_ttl_early(const struct rule_pktprog *p, unsigned int list, bool v4, uint8_t ttl);
+
 /* Which rewrites of a list dp_pkt_rewrite() applies (rule_pktop::late). */
 enum dp_rw_phase {
 	DP_RW_ALL,   /**< all of them, in order: no TTL decrement comes between */

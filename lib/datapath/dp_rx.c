@@ -379,6 +379,13 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		if (c->router) {
 			/* Before any rewrite: can it leave by its adjacency? */
 			way = dp_l3_way(c, mb, pkt, a->out_port, a->adj, &adj);
+			/* A PREROUTING TTL/HL rule comes before the expiry check. */
+			if (unlikely(prog != NULL) && way == DP_L3_OUT &&
+				(prog->rewrite & (1u << list)) &&
+				dp_pkt_ttl_early(prog, list, fam == 0,
+					rte_pktmbuf_mtod_offset(mb, const uint8_t *,
+						pkt->l3_off)[fam == 0 ? 8 : 7]) <= 1)
+				way = DP_L3_SLOW;
 			if (unlikely(way == DP_L3_SLOW)) {
 				st->l3_slow++;
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);

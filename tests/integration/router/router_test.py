@@ -31,7 +31,8 @@ a server namespace over net_tap ports):
           data connection is refused
   ttl     TTL / HL targets in mangle FORWARD and POSTROUTING act after the
           router's own decrement (as Linux's ip_forward), one in PREROUTING
-          before it, on the first (slow path) and later (cached) packets
+          before it and before the expiry check (a set to 1: time
+          exceeded), on the first (slow path) and later (cached) packets
   ftp_linux  the same through a Linux router (nf_conntrack_ftp, nf_nat_ftp)
           with the same rules as iptables: the behaviour gufc matches
 
@@ -379,6 +380,17 @@ def t_ttl(build):
             check(len(seen) == 4 and all(s == want for s in seen),
                   "ping %s: replies want %s: %s" % (dst, want, r.stdout))
         gw.stop()
+    # A PREROUTING set to 1 comes before the expiry check: time exceeded for
+    # every packet, the first (slow path) and the later ones (cached flow).
+    rules = ("table mangle\nchain R hook prerouting\nttl ttl_set 1 ipv4 proto icmp src %s\n"
+             "table filter\npolicy accept\n" % CLIENT4)
+    with Gateway(build, BASE_CONF, rules) as gw:
+        r = ping(gw, SERVER4, count=3)
+        n = len(re.findall(r"From %s.*[Tt]ime to live exceeded" % re.escape(GW_IN4), r.stdout))
+        check(n == 3 and " 0 received" in r.stdout,
+              "PREROUTING ttl_set 1: want 3 time exceeded, 0 replies: %s" % r.stdout)
+        gw.stop()
+        check(gw.stats()["drops"]["ttl_exceeded"] == 3, "ttl_exceeded drops")
 
 
 def t_tcp(build):
