@@ -176,6 +176,7 @@ log_line(struct gufc_app *app, struct gufc_log *lg, struct rte_mbuf *m, const st
 		.frame = rte_pktmbuf_mtod(m, const uint8_t *),
 		.len = rte_pktmbuf_data_len(m),
 		.l3_off = r->l3_off,
+		.mark = r->mark,
 	};
 	uint64_t now = rte_rdtsc();
 

@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 
 #include "dp_l3.h"
+#include "dp_pktact.h"
 #include "reply.h"
 
 /** The most fragments one datagram becomes. */
@@ -376,14 +377,18 @@ l3_local(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct 
 
 void
 dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
-	const struct rule_decision *d, uint16_t in_port)
+	const struct rule_decision *d, const struct rule_pktprog *prog, uint16_t in_port)
 {
+	unsigned int list = d->pkt_list;
 	struct mod_neigh_adj adj;
+	bool frag = false, rewritten = false;
 	const uint8_t *l3;
-	bool frag = false;
 	uint32_t ch;
 	uint8_t ttl;
 
+	if (prog != NULL && (prog->rewrite & (1u << list)))
+		rewritten = dp_pkt_rewrite(c, m, p, prog, list, dp_pkt_mtu(c, d->out_port, in_port),
+			DP_RW_EARLY, false);
 	if (d->out_port == RULE_PORT_LOCAL) {
 		l3_local(c, b, m, p, d, in_port);
 		return;
@@ -421,6 +426,8 @@ dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struc
 		return;
 	}
 	ttl_dec(m, p);
+	if (prog != NULL && (prog->late & (1u << list)))
+		dp_pkt_rewrite(c, m, p, prog, list, adj.mtu, DP_RW_LATE, rewritten);
 	ch = dp_dest(c, d->channel, adj.port, in_port);
 	if (frag) {
 		if (l3_fragment(c, b, m, p, &adj, d->adj, ch) != 0)

@@ -176,10 +176,13 @@ dp_l3_echo_reply(struct rte_mbuf *m, const struct fc_pkt *p, const uint8_t *src)
  * (parse @p p, from @p in_port): local delivery or echo reply, hold for a
  * resolving next hop, ICMP time exceeded or too big, NAT, fragmentation,
  * the rewrite; output queued in @p b (fragments are delivered at once,
- * after what @p b holds), drops counted.
+ * after what @p b holds), drops counted. The rewrites of @p prog (NULL:
+ * none; the list is d->pkt_list) come first, before the TTL check, but
+ * for the late ones (TTL, HL at FORWARD or POSTROUTING): those right after
+ * the TTL (hop limit) decrement, as in Linux.
  */
 void dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *p,
-	const struct rule_decision *d, uint16_t in_port);
+	const struct rule_decision *d, const struct rule_pktprog *prog, uint16_t in_port);
 
 /**
  * Router mode: a packet with nowhere to go (no adjacency: @p out_port is

@@ -63,6 +63,27 @@ rw_tos(uint8_t *l3, uint32_t len, bool v4, uint8_t and_not, uint8_t x)
 	return 1;
 }
 
+/* @p t set (0), minus (1), plus (2) @p v, within 0..255. */
+static inline unsigned int
+ttl_op(unsigned int t, uint8_t mode, uint8_t v)
+{
+	return mode == 0 ? v : mode == 1 ? (t > v ? t - v : 0) : (t + v > 255 ? 255 : t + v);
+}
+
+uint8_t
+dp_pkt_ttl_early(const struct rule_pktprog *p, unsigned int list, bool v4, uint8_t ttl)
+{
+	unsigned int t = ttl;
+
+	for (unsigned int i = 0; i < p->n[list]; i++) {
+		const struct rule_pktop *op = &p->op[list][i];
+
+		if (op->kind == (v4 ? RULE_PKTOP_TTL : RULE_PKTOP_HL) && op->late == 0)
+			t = ttl_op(t, op->a, op->b);
+	}
+	return (uint8_t)t;
+}
+
 /* TTL or hop limit: set (0), minus (1), plus (2) @p v, within 0..255. */
 static int
 rw_ttl(uint8_t *l3, uint32_t len, bool v4, uint8_t mode, uint8_t v)
@@ -74,7 +95,7 @@ rw_ttl(uint8_t *l3, uint32_t len, bool v4, uint8_t mode, uint8_t v)
 	if (len < (v4 ? 20u : 40u))
 		return -EINVAL;
 	t = l3[at];
-	nt = mode == 0 ? v : mode == 1 ? (t > v ? t - v : 0) : (t + v > 255 ? 255 : t + v);
+	nt = ttl_op(t, mode, v);
 	if (nt == t)
 		return 0;
 	if (!v4) {
@@ -137,10 +158,63 @@ rw_checksum(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4)
 	return c != old ? 1 : 0;
 }
 
-/* TCP SYN: lower the MSS option to @p mss (0: the MTU less the headers). */
+/*
+ * TCP SYN with header @p hl bytes long and nothing after it: an MSS option
+ * of @p mss as the first option, the header 4 bytes longer (the options
+ * after it moved up), the IP length and both checksums updated. @return 2
+ * (grown), 0 no room (a full header, or @p cap short).
+ */
 static int
-rw_tcpmss(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4, uint32_t mss,
-	uint16_t mtu)
+tcpmss_insert(uint8_t *l3, uint32_t cap, bool v4, uint32_t l4, uint32_t hl, uint16_t mss)
+{
+	uint8_t *tcp = l3 + l4;
+	uint16_t old, w, l_old, l_new;
+
+	if (hl + 4 > 60 || l4 + hl + 4 > cap)
+		return 0;
+	memmove(tcp + 24, tcp + 20, hl - 20);
+	tcp[20] = 2;
+	tcp[21] = 4;
+	tcp[22] = (uint8_t)(mss >> 8);
+	tcp[23] = (uint8_t)mss;
+	/* Moved words keep their sum; the two new ones join it (from zero). */
+	memcpy(&old, tcp + 16, 2);
+	w = 0;
+	old = dp_csum_update16(old, w, *(const unaligned_uint16_t *)(tcp + 20));
+	old = dp_csum_update16(old, w, *(const unaligned_uint16_t *)(tcp + 22));
+	memcpy(tcp + 16, &old, 2);
+	/* Data offset one word more. */
+	memcpy(&old, tcp + 12, 2);
+	tcp[12] = (uint8_t)(tcp[12] + 0x10);
+	csum_fix(tcp + 16, old, tcp + 12);
+	/* The pseudo-header's TCP length (its low 16 bits, both families). */
+	l_old = rte_cpu_to_be_16((uint16_t)hl);
+	l_new = rte_cpu_to_be_16((uint16_t)(hl + 4));
+	memcpy(&old, tcp + 16, 2);
+	old = dp_csum_update16(old, l_old, l_new);
+	memcpy(tcp + 16, &old, 2);
+	/* The IP length: IPv4 total length (header checksum), IPv6 payload length. */
+	if (v4) {
+		memcpy(&old, l3 + 2, 2);
+		w = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(old) + 4));
+		memcpy(l3 + 2, &w, 2);
+		csum_fix(l3 + 10, old, l3 + 2);
+	} else {
+		memcpy(&old, l3 + 4, 2);
+		w = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(old) + 4));
+		memcpy(l3 + 4, &w, 2);
+	}
+	return 2;
+}
+
+/*
+ * TCP SYN: lower the MSS option to @p mss (0: the MTU less the headers);
+ * without one, and without data after the header, add one (at most 536 for
+ * IPv4, 1220 for IPv6: what the peer assumes without it), as Linux does.
+ */
+static int
+rw_tcpmss(uint8_t *l3, uint32_t len, uint32_t cap, const struct fc_pkt *pkt, uint32_t l4,
+	uint32_t mss, uint16_t mtu)
 {
 	bool v4 = pkt->key.family == FC_AF_INET4;
 	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
@@ -191,12 +265,17 @@ rw_tcpmss(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4, uint
 		}
 		i += olen;
 	}
-	return 0;
+	/* No MSS option: only a SYN without data, whole in @p len, gets one. */
+	if (pkt->ip_len != l4 + hl || pkt->ip_len > len)
+		return 0;
+	if (mss > (v4 ? 536u : 1220u))
+		mss = v4 ? 536u : 1220u;
+	return tcpmss_insert(l3, cap, v4, l4, hl, (uint16_t)mss);
 }
 
 int
-dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, const struct fc_pkt *pkt,
-	uint32_t l3_off, uint16_t mtu)
+dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t cap,
+	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu)
 {
 	bool v4 = pkt->key.family == FC_AF_INET4;
 	uint32_t l4 = pkt->l4_off > l3_off ? pkt->l4_off - l3_off : 0;
@@ -211,15 +290,86 @@ dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, const str
 	case RULE_PKTOP_CHECKSUM:
 		return l4 == 0 ? -EINVAL : rw_checksum(l3, len, pkt, l4);
 	case RULE_PKTOP_TCPMSS:
-		return l4 == 0 ? 0 : rw_tcpmss(l3, len, pkt, l4, op->ref, mtu);
+		return l4 == 0 ? 0 : rw_tcpmss(l3, len, cap > len ? cap : len, pkt, l4, op->ref, mtu);
 	default:
 		return 0;
 	}
 }
 
+/* Word @p w of a header (2 bytes at @p at) back to @p orig, checksum @p ck (NULL: none) fixed. */
+static void
+word_back(uint8_t *at, const uint8_t *orig, uint8_t *ck)
+{
+	uint16_t old;
+
+	memcpy(&old, at, 2);
+	memcpy(at, orig, 2);
+	if (ck != NULL)
+		csum_fix(ck, old, at);
+}
+
+/*
+ * Log copy @p cp of a packet of a translated flow, for a rule after the
+ * destination NAT: rewrite slot @p slot applied, then the source (address;
+ * port or echo identifier) put back as it came, checksums right. A copy
+ * the rewrite cannot apply to (cut short by the snap length, SCTP) is
+ * left as it came.
+ */
+static void
+log_dnat_view(const struct dp_ctx *c, struct rte_mbuf *cp, const struct fc_pkt *pkt,
+	uint32_t slot)
+{
+	bool v4 = pkt->key.family == FC_AF_INET4;
+	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
+	uint32_t so = v4 ? 12 : 8, al = v4 ? 4 : 16, l4 = pkt->l4_off - pkt->l3_off;
+	uint32_t len = rte_pktmbuf_data_len(cp) > pkt->l3_off ?
+		rte_pktmbuf_data_len(cp) - pkt->l3_off : 0;
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(cp, uint8_t *, pkt->l3_off), *ck = NULL;
+	uint8_t src[16], port[2] = {0, 0};
+	uint32_t po = UINT32_MAX;
+	bool l4_ok;
+
+	if (c->nat == NULL || proto == IPPROTO_SCTP || len < so + al)
+		return;
+	l4_ok = pkt->frag != FC_FRAG_LATER && pkt->l4_off > pkt->l3_off;
+	if (l4_ok && (proto == IPPROTO_TCP || proto == IPPROTO_UDP) && l4 + 8 <= len) {
+		po = l4;
+		ck = l3 + l4 + (proto == IPPROTO_TCP ? 16 : 6);
+		if (proto == IPPROTO_TCP && l4 + 18 > len)
+			return;
+		if (proto == IPPROTO_UDP && ck[0] == 0 && ck[1] == 0)
+			ck = NULL; /* no checksum: stays none */
+	} else if (l4_ok && (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) && l4 + 8 <= len) {
+		ck = l3 + l4 + 2;
+		if ((proto == IPPROTO_ICMP && pkt->icmp_type == 8) ||
+			(proto == IPPROTO_ICMP && pkt->icmp_type == 0) ||
+			(proto == IPPROTO_ICMPV6 && (pkt->icmp_type == 128 || pkt->icmp_type == 129)))
+			po = l4 + 4;
+	}
+	memcpy(src, l3 + so, al);
+	if (po != UINT32_MAX)
+		memcpy(port, l3 + po, 2);
+	if (mod_nat_apply(c->nat, slot, l3, len, pkt) != 0)
+		return;
+	if (memcmp(l3 + so, src, al) == 0)
+		return; /* only the destination changed: what the rule sees */
+	for (uint32_t w = 0; w < al; w += 2) {
+		uint16_t before;
+
+		memcpy(&before, l3 + so + w, 2);
+		word_back(l3 + so + w, src + w, v4 ? l3 + 10 : NULL);
+		/* The pseudo-header (not ICMPv4's): the L4 checksum too. */
+		if (ck != NULL && proto != IPPROTO_ICMP)
+			csum_fix(ck, before, l3 + so + w);
+	}
+	if (po != UINT32_MAX)
+		word_back(l3 + po, port, ck);
+}
+
 void
 dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port)
+	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port,
+	uint32_t nat_slot)
 {
 	for (unsigned int i = 0; i < p->n[list]; i++) {
 		const struct rule_pktop *op = &p->op[list][i];
@@ -238,6 +388,8 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 			rule_engine_logspec_drop(c->eng, op->ref);
 			continue;
 		}
+		if (op->a != 0 && nat_slot != RULE_NAT_NONE)
+			log_dnat_view(c, cp, pkt, nat_slot);
 		rec = dp_logrec(cp);
 		rec->spec = *spec;
 		rec->tsc = rte_rdtsc();
@@ -246,6 +398,7 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 		rec->out_port = out_port;
 		rec->l3_off = pkt->l3_off;
 		rec->key_flags = fc_key_flags(&pkt->key);
+		rec->mark = op->mark;
 		if (unlikely(rte_ring_mp_enqueue(c->log_ring, cp) != 0)) {
 			rte_pktmbuf_free(cp);
 			c->st.log_dropped++;
@@ -256,31 +409,47 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	}
 }
 
-void
+bool
 dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t mtu)
+	const struct rule_pktprog *p, unsigned int list, uint16_t mtu, enum dp_rw_phase phase,
+	bool counted)
 {
+	struct fc_pkt grown;
 	bool changed = false;
 
 	for (unsigned int i = 0; i < p->n[list]; i++) {
 		const struct rule_pktop *op = &p->op[list][i];
-		uint32_t len;
+		uint32_t len, cap;
 		int rc;
 
 		if (op->kind < RULE_PKTOP_TOS)
+			continue;
+		if (phase != DP_RW_ALL && (op->late != 0) != (phase == DP_RW_LATE))
 			continue;
 		if (unlikely(m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
 			c->st.rewrite_skipped++;
 			continue;
 		}
 		len = rte_pktmbuf_data_len(m) > pkt->l3_off ? rte_pktmbuf_data_len(m) - pkt->l3_off : 0;
-		rc = dp_pktop_apply(op, rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), len, pkt,
-			pkt->l3_off, mtu);
+		cap = len + rte_pktmbuf_tailroom(m);
+		rc = dp_pktop_apply(op, rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), len, cap,
+			pkt, pkt->l3_off, mtu);
+		if (rc == 2) {
+			/* The datagram grew by 4 bytes (TCPMSS added an option): the
+			 * frame ends with it now (no Ethernet padding after it), and
+			 * the later operations see its new length. */
+			m->data_len = (uint16_t)(pkt->l3_off + pkt->ip_len + 4);
+			m->pkt_len = m->data_len;
+			grown = *pkt;
+			grown.ip_len = (uint16_t)(grown.ip_len + 4);
+			pkt = &grown;
+		}
 		if (rc < 0)
 			c->st.rewrite_skipped++;
 		else if (rc > 0)
 			changed = true;
 	}
-	if (changed)
+	if (changed && !(phase == DP_RW_LATE && counted))
 		c->st.rewritten++;
+	return changed;
 }

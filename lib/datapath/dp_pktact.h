@@ -14,19 +14,42 @@
 
 /*
  * Queue a record for each LOG/NFLOG operation of list @p list of @p p: a
- * copy of @p m (up to the spec's snap length) on the context's log ring.
- * No room (ring, mbufs): counted log_dropped and on the rule's spec.
+ * copy of @p m (up to the spec's snap length) on the context's log ring;
+ * for a rule that ran after the destination NAT (rule_pktop::a), the copy
+ * has the destination NAT rewrite slot @p nat_slot (RULE_NAT_NONE: none)
+ * would give it, the source as it came (a source NAT comes after every
+ * rule, as in Linux). No room (ring, mbufs): counted log_dropped and on
+ * the rule's spec.
  */
 void dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port);
+	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port,
+	uint32_t nat_slot);
+
+/*
+ * The TTL (@p v4; else the hop limit) that the early operations of list
+ * @p list of @p p (TTL or HL not late: PREROUTING's) leave of @p ttl: what
+ * a router's expiry check sees, after them, as in Linux.
+ */
+uint8_t dp_pkt_ttl_early(const struct rule_pktprog *p, unsigned int list, bool v4, uint8_t ttl);
+
+/* Which rewrites of a list dp_pkt_rewrite() applies (rule_pktop::late). */
+enum dp_rw_phase {
+	DP_RW_ALL,   /**< all of them, in order: no TTL decrement comes between */
+	DP_RW_EARLY, /**< a router's, before its TTL decrement: all but the late ones */
+	DP_RW_LATE,  /**< a router's, after its TTL decrement: the late ones */
+};
 
 /*
  * Apply the rewrites of list @p list of @p p to @p m (a chained mbuf is
- * linearized first); @p mtu for TCPMSS's clamp. Counted rewritten (the
- * packet changed) and rewrite_skipped (an operation could not apply).
+ * linearized first) that @p phase selects; @p mtu for TCPMSS's clamp.
+ * Counted rewritten (the packet changed; a DP_RW_LATE call only when
+ * @p counted is false: the DP_RW_EARLY one did not count it) and
+ * rewrite_skipped (an operation could not apply).
+ * @return true if the packet changed.
  */
-void dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct rule_pktprog *p, unsigned int list, uint16_t mtu);
+bool dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct rule_pktprog *p, unsigned int list, uint16_t mtu, enum dp_rw_phase phase,
+	bool counted);
 
 /* The egress MTU TCPMSS clamps to: the output port's, else the input port's, else 1500. */
 static inline uint16_t

@@ -241,15 +241,20 @@ struct dp_family {
 
 /*
  * Router mode, after NAT: the delivery dp_l3_way() chose. An echo request
- * to us becomes its reply, in place, back out of its input port.
+ * to us becomes its reply, in place, back out of its input port. @p late:
+ * a program with late rewrites in list @p list (rule_pktop::late), applied
+ * after the TTL decrement (@p rewritten: the early ones changed the packet).
  */
 static inline void
 dp_l3_fast_out(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb,
 	const struct fc_pkt *pkt, uint32_t ch, enum dp_l3_way way,
-	const struct mod_neigh_adj *adj)
+	const struct mod_neigh_adj *adj, const struct rule_pktprog *late, unsigned int list,
+	bool rewritten)
 {
 	if (likely(way == DP_L3_OUT)) {
 		dp_l3_forward(mb, pkt, adj);
+		if (unlikely(late != NULL))
+			dp_pkt_rewrite(c, mb, pkt, late, list, adj->mtu, DP_RW_LATE, rewritten);
 		dp_out(b, mb, dp_dest(c, ch, adj->port, b->in_port));
 		return;
 	}
@@ -314,6 +319,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		unsigned int list = 0;
 		uint64_t conn = 0;
 		enum dp_l3_way way = DP_L3_OUT;
+		bool rewritten;
 		uint8_t verdict;
 		uint32_t ch;
 
@@ -354,7 +360,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		} else {
 			prog = rule_engine_pktprog(c->eng, a->pkt_class);
 			verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, &list);
-			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port);
+			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port,
+				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
 		}
 		if (verdict != FC_VERDICT_ACCEPT) {
 			fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
@@ -372,6 +379,13 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		if (c->router) {
 			/* Before any rewrite: can it leave by its adjacency? */
 			way = dp_l3_way(c, mb, pkt, a->out_port, a->adj, &adj);
+			/* A PREROUTING TTL/HL rule comes before the expiry check. */
+			if (unlikely(prog != NULL) && way == DP_L3_OUT &&
+				(prog->rewrite & (1u << list)) &&
+				dp_pkt_ttl_early(prog, list, fam == 0,
+					rte_pktmbuf_mtod_offset(mb, const uint8_t *,
+						pkt->l3_off)[fam == 0 ? 8 : 7]) <= 1)
+				way = DP_L3_SLOW;
 			if (unlikely(way == DP_L3_SLOW)) {
 				st->l3_slow++;
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
@@ -398,13 +412,18 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				continue;
 			}
 		}
+		rewritten = false;
 		if (unlikely(prog != NULL) && (prog->rewrite & (1u << list)))
-			dp_pkt_rewrite(c, mb, pkt, prog, list,
+			rewritten = dp_pkt_rewrite(c, mb, pkt, prog, list,
 				c->router && way == DP_L3_OUT ? adj.mtu :
-				dp_pkt_mtu(c, a->out_port, b->in_port));
+				dp_pkt_mtu(c, a->out_port, b->in_port),
+				c->router && way == DP_L3_OUT ? DP_RW_EARLY : DP_RW_ALL, false);
 		fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
 		if (c->router) {
-			dp_l3_fast_out(c, b, mb, pkt, ch, way, &adj);
+			/* TTL, HL at FORWARD, POSTROUTING: after the decrement, as Linux. */
+			dp_l3_fast_out(c, b, mb, pkt, ch, way, &adj,
+				unlikely(prog != NULL) && (prog->late & (1u << list)) ? prog : NULL,
+				list, rewritten);
 			continue;
 		}
 		dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));

@@ -111,7 +111,8 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		if (d->pkt_prog != 0) {
 			prog = rule_engine_pktprog(c->eng, d->pkt_prog);
 			dp_pkt_log(c, m[i], &up[i].pkt, prog, d->pkt_list, up[i].in_port,
-				d->out_port);
+				d->out_port, (d->flags & RULE_DEC_F_ICMP_ERR) ? RULE_NAT_NONE :
+				d->nat_slot);
 		}
 		if (d->verdict != FC_VERDICT_ACCEPT) {
 			(*dp_rule_drop_ctr(st, d->drop))++;
@@ -120,12 +121,9 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 			dp_free_later(&b, m[i]);
 			continue;
 		}
-		/* Router mode: rewritten before dp_l3_slow() (NAT, the router's TTL). */
+		/* Router mode: dp_l3_slow() rewrites around the router's TTL decrement. */
 		if (c->router) {
-			if (prog != NULL && (prog->rewrite & (1u << d->pkt_list)))
-				dp_pkt_rewrite(c, m[i], &up[i].pkt, prog, d->pkt_list,
-					dp_pkt_mtu(c, d->out_port, up[i].in_port));
-			dp_l3_slow(c, &b, m[i], &up[i].pkt, d, up[i].in_port);
+			dp_l3_slow(c, &b, m[i], &up[i].pkt, d, prog, up[i].in_port);
 			continue;
 		}
 		if (d->nat_slot != RULE_NAT_NONE &&
@@ -137,7 +135,7 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		}
 		if (prog != NULL && (prog->rewrite & (1u << d->pkt_list)))
 			dp_pkt_rewrite(c, m[i], &up[i].pkt, prog, d->pkt_list,
-				dp_pkt_mtu(c, d->out_port, up[i].in_port));
+				dp_pkt_mtu(c, d->out_port, up[i].in_port), DP_RW_ALL, false);
 		dp_out(&b, m[i], dp_dest(c, d->channel, d->out_port, up[i].in_port));
 	}
 	dp_deliver_burst(c, b.out, b.dest, b.no);

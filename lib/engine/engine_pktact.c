@@ -159,6 +159,11 @@ act_op(struct rule_engine *eng, const struct rule_act *ra, struct rule_pktop *op
 			return id;
 		op->kind = s.kind;
 		op->ref = (uint32_t)id;
+		op->mark = ra->mark;
+		op->a = ra->hook == RULE_HOOK_INPUT || ra->hook == RULE_HOOK_FORWARD ||
+			ra->hook == RULE_HOOK_POSTROUTING ||
+			(ra->hook == RULE_HOOK_OUTPUT && (ra->table == RULE_TABLE_FILTER ||
+							   ra->table == RULE_TABLE_SECURITY));
 		return 0;
 	case RULE_ACT_DSCP:
 		op->kind = RULE_PKTOP_TOS;
@@ -175,6 +180,7 @@ act_op(struct rule_engine *eng, const struct rule_act *ra, struct rule_pktop *op
 		op->kind = ra->action == RULE_ACT_TTL ? RULE_PKTOP_TTL : RULE_PKTOP_HL;
 		op->a = (x->given & 1) ? 0 : (x->given & 2) ? 1 : 2;
 		op->b = x->u.ttl.value;
+		op->late = ra->hook == RULE_HOOK_FORWARD || ra->hook == RULE_HOOK_POSTROUTING;
 		return 0;
 	case RULE_ACT_CHECKSUM:
 		op->kind = RULE_PKTOP_CHECKSUM;
@@ -217,6 +223,16 @@ eng_walk_ops(struct rule_engine *eng, const struct rule_eval ev[], unsigned int 
 	return (int)k;
 }
 
+/* Has list @p ops an operation for after the router's TTL decrement? */
+static bool
+ops_late(const struct rule_pktop *ops, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ops[i].late)
+			return true;
+	return false;
+}
+
 /* Does list @p ops change the packet? */
 static bool
 ops_rewrite(const struct rule_pktop *ops, unsigned int n)
@@ -246,6 +262,7 @@ eng_prog_make(struct rule_engine *eng, uint16_t meter, bool flip, const struct r
 	}
 	p.rewrite = (uint8_t)((ops_rewrite(p.op[0], p.n[0]) ? 1 : 0) |
 			      (ops_rewrite(p.op[1], p.n[1]) ? 2 : 0));
+	p.late = (uint8_t)((ops_late(p.op[0], p.n[0]) ? 1 : 0) | (ops_late(p.op[1], p.n[1]) ? 2 : 0));
 	return eng_prog_intern(eng, &p);
 }
 

@@ -39,22 +39,33 @@ extern "C" {
 /** Kinds of packet operations (struct rule_pktop::kind). */
 enum rule_pktop_kind {
 	RULE_PKTOP_NONE,
-	RULE_PKTOP_LOG,      /**< a log line (and log channel) record of spec @c ref */
-	RULE_PKTOP_NFLOG,    /**< a record for NFLOG group of spec @c ref */
+	RULE_PKTOP_LOG,      /**< a log line (and log channel) record of spec @c ref; @c a 1:
+				  the rule ran after the destination NAT (INPUT, FORWARD,
+				  POSTROUTING; filter and security OUTPUT), so the record
+				  shows the destination as translated, as Linux's */
+	RULE_PKTOP_NFLOG,    /**< a record for NFLOG group of spec @c ref; @c a as LOG's */
 	RULE_PKTOP_TOS,      /**< TOS / traffic class = (tos & ~@c a) ^ @c b (TOS, DSCP) */
 	RULE_PKTOP_TTL,      /**< IPv4 TTL: @c a 0 set, 1 minus, 2 plus @c b (floor 0, ceiling 255) */
 	RULE_PKTOP_HL,       /**< IPv6 hop limit, the same */
 	RULE_PKTOP_CHECKSUM, /**< fill in the TCP/UDP checksum */
 	RULE_PKTOP_TCPMSS,   /**< TCP SYN: MSS option to @c ref, or 0: the route's MTU less
-				  the headers; only lowered (slow path only) */
+				  the headers; only lowered, added (at most 536 / 1220) to
+				  a SYN without one and without data (slow path only) */
 };
 
 /** One packet operation. */
 struct rule_pktop {
 	uint8_t kind; /**< enum rule_pktop_kind */
 	uint8_t a, b; /**< operands (see the kinds) */
-	uint8_t pad;
+	/**
+	 * TTL, HL: 1 when the rule ran at FORWARD or POSTROUTING, which in a
+	 * router come after its own TTL (hop limit) decrement, as in Linux
+	 * (ip_forward() takes one off before the FORWARD hook): the datapath
+	 * applies it to the decremented value. 0 otherwise.
+	 */
+	uint8_t late;
 	uint32_t ref; /**< LOG, NFLOG: the spec id; TCPMSS: the MSS */
+	uint32_t mark; /**< LOG, NFLOG: the packet's mark when the rule ran (MARK= of the line) */
 };
 
 /** Most operations a program list holds (more: the rest are lost, counted). */
@@ -75,7 +86,8 @@ struct rule_pktprog {
 	uint8_t flip;    /**< an exceeded meter also gives the entry's other verdict */
 	uint8_t rewrite; /**< bit l: list l changes the packet */
 	uint8_t n[2];    /**< operations per list */
-	uint8_t pad[2];
+	uint8_t late;    /**< bit l: list l has a late operation (rule_pktop::late) */
+	uint8_t pad;
 	struct rule_pktop op[2][RULE_PKTOPS_MAX];
 };
 

@@ -143,8 +143,9 @@ int rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsig
  * extension matches before it):
  *
  *  - statistic: random: true with probability prob / 2^31 (the default
- *    answer uses p->rand); nth: every @c every + 1-th new connection,
- *    counting from @c packet (per rule and match);
+ *    answer uses p->rand); nth: one of every @c every packets that reach
+ *    the match, counting from @c packet (per rule and match; see
+ *    rule_x_nth_step());
  *  - recent: the list @c name of source (or --rdest destination) addresses
  *    under @c mask: --set adds the address (and matches), --rcheck and
  *    --update test it (within --seconds, with at least --hitcount hits,
@@ -341,6 +342,8 @@ struct rule_act {
 	uint8_t action;           /**< enum rule_action */
 	uint8_t table;            /**< enum rule_table */
 	uint8_t hook;             /**< enum rule_hook */
+	uint32_t mark;            /**< the packet's mark when it ran (after it, for MARK):
+				       what a LOG line shows as MARK= */
 	const struct rule_x *tgt; /**< its options (kind RULE_XT_*); valid as long as
 				       the set or classifier that evaluated */
 };

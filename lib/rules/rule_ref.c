@@ -177,7 +177,8 @@ rule_eval_merge(struct rule_eval *res, unsigned int primary, unsigned int table,
 /* ------------------------------------------------------------------------ */
 
 static void
-record(const struct rule *r, unsigned int table, unsigned int hook, struct rule_eval *res)
+record(const struct rule *r, unsigned int table, unsigned int hook, const struct rule_pkt *p,
+	struct rule_eval *res)
 {
 	struct rule_act *a;
 
@@ -190,6 +191,7 @@ record(const struct rule *r, unsigned int table, unsigned int hook, struct rule_
 	a->action = r->action;
 	a->table = (uint8_t)table;
 	a->hook = (uint8_t)hook;
+	a->mark = p->mark;
 	a->tgt = r->tgt.kind != RULE_X_NONE ? &r->tgt : NULL;
 }
 
@@ -268,7 +270,7 @@ rule_apply(const struct rule *r, unsigned int table, unsigned int hook, struct r
 	default:
 		return 1; /* terminal */
 	}
-	record(r, table, hook, res);
+	record(r, table, hook, p, res);
 	return 0;
 }
 

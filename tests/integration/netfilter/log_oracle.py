@@ -36,7 +36,8 @@ A4, H4 = "10.78.0.1", "10.78.0.2"
 A6, H6 = "fd78::1", "fd78::2"
 ALL_NETNS = "/proc/sys/net/netfilter/nf_log_all_netns"
 
-# (prefix, iptables command, match, PLOG_F_* flags)
+# (prefix, iptables command, match, PLOG_F_* flags); MARKS: marks set in mangle
+# PREROUTING (the line's MARK=) for the packets of rule index i.
 RULES = [
     ("la%s: " % TAG, "iptables", ["-p", "tcp", "--dport", "22"], ["--log-tcp-sequence",
                                                                    "--log-tcp-options"], 3),
@@ -46,7 +47,10 @@ RULES = [
     ("le%s: " % TAG, "ip6tables", ["-p", "udp"], [], 0),
     ("lf%s: " % TAG, "ip6tables", ["-p", "tcp"], ["--log-tcp-sequence"], 1),
     ("lg%s: " % TAG, "ip6tables", ["-p", "ipv6-icmp", "--icmpv6-type", "echo-request"], [], 0),
+    ("lh%s: " % TAG, "iptables", ["-p", "tcp", "--dport", "54"], ["--log-tcp-sequence"], 1),
+    ("li%s: " % TAG, "ip6tables", ["-p", "ipv6-icmp", "--icmpv6-type", "echo-reply"], [], 0),
 ]
+MARKS = {7: 0x2a, 8: 0x8000001f}
 
 SEND = r"""
 import socket, sys, time
@@ -119,6 +123,8 @@ def cases():
         (frame(A6, H6, 17, udp(5353, 53, b"query6"), tc=0x28, flow=0x12345), 4),
         (frame(A6, H6, 6, tcp(40010, 443, 0x02, 99, 0), ttl=5), 5),
         (frame(A6, H6, 58, struct.pack("!BBHHH", 128, 0, 0, 5, 6) + b"ping6"), 6),
+        (frame(A4, H4, 6, tcp(40011, 54, 0x02, 7, 0), ident=13), 7),
+        (frame(A6, H6, 58, struct.pack("!BBHHH", 129, 0, 0, 7, 8) + b"pong6"), 8),
     ]
 
 
@@ -145,8 +151,12 @@ def setup():
         ns(n, ["ip", "addr", "add", a6 + "/64", "dev", dev, "nodad"])
         ns(n, ["ip", "link", "set", dev, "up"])
     ns(HNS, ["sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0"], check=False)
-    for prefix, tool, match, opts, _ in RULES:
-        ns(HNS, [tool, "-A", "INPUT"] + match + ["-j", "LOG", "--log-prefix", prefix] + opts)
+    for i, (prefix, tool, match, opts, _) in enumerate(RULES):
+        if i in MARKS:
+            ns(HNS, [tool, "-t", "mangle", "-A", "PREROUTING"] + match +
+               ["-j", "MARK", "--set-mark", "0x%x" % MARKS[i]])
+        ns(HNS, [tool, "-A", "INPUT"] + match +
+           ["-j", "LOG", "--log-prefix", prefix] + opts)
 
 
 def cleanup():
@@ -216,7 +226,8 @@ def main():
                 break
         path = os.path.join(work, "frames.pcap")
         pcap(path, [fr for fr, _ in cs])
-        r = run([args.eval, path, HDEV] + ["%s:%d" % (RULES[i][0], RULES[i][4]) for _, i in cs])
+        r = run([args.eval, path, HDEV] + ["%s:%d:%d" % (RULES[i][0], RULES[i][4], MARKS.get(i, 0))
+                                     for _, i in cs])
         ours = r.stdout.splitlines()
         # The kernel log keeps each message's trailing space; compare as written.
         bad = 0

@@ -15,6 +15,12 @@ rule at PREROUTING leaves gufc's one above Linux's, a rule after it
 Linux's own value - gufc in bridge mode does not route-decrement), on the
 payload, and both IPv4 header checksums must verify.
 
+TCPMSS (--set-mss, --clamp-mss-to-pmtu at FORWARD and POSTROUTING) on TCP
+SYNs without an MSS option (Linux adds one: at most 536 for IPv4, 1220 for
+IPv6), with one (lowered only), with other options, and with data after the
+header (left alone): the IP length and the whole TCP header must be the
+same bytes, the TCP checksum must verify in both.
+
 Usage: rewrite_oracle.py --gufc GUFC
 Exit: 0 equal, 1 a difference or error, 77 (skip) when not root, or
 network namespaces or iptables are not available.
@@ -54,6 +60,22 @@ RULES = [
     (6, "FORWARD", 1006, ["HL", "--hl-set", "7"]),
     (6, "PREROUTING", 1007, ["HL", "--hl-dec", "3"]),
     (6, "POSTROUTING", 1008, ["HL", "--hl-inc", "1"]),
+]
+
+# TCPMSS: (family, chain, port, target options); SYNs to PORT get it.
+TCP_RULES = [
+    (4, "FORWARD", 2001, ["TCPMSS", "--set-mss", "1300"]),
+    (4, "POSTROUTING", 2002, ["TCPMSS", "--clamp-mss-to-pmtu"]),
+    (6, "FORWARD", 2001, ["TCPMSS", "--set-mss", "1300"]),
+    (6, "POSTROUTING", 2002, ["TCPMSS", "--clamp-mss-to-pmtu"]),
+]
+# (TCP options, data bytes) of the SYNs sent to each TCPMSS rule.
+SYNS = [
+    (b"", 0),                                    # no option: Linux adds one
+    (b"\x02\x04\x05\xb4", 0),                    # MSS 1460: lowered
+    (b"\x02\x04\x01\x00", 0),                    # MSS 256: kept
+    (b"\x01\x01\x04\x02\x01\x03\x03\x07", 0),    # NOP NOP SACK-OK NOP WS: MSS added first
+    (b"", 12),                                   # data after the header: left alone
 ]
 
 SEND = r"""
@@ -116,6 +138,45 @@ def udp_frame(fam, dport, tos, ttl, n):
     return eth + b"\x08\x00" + ip + l4
 
 
+def tcp_syn(fam, dport, sport, opts, data):
+    src, dst = (S4, D4) if fam == 4 else (S6, D6)
+    s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    hl = 20 + len(opts)
+    l4 = struct.pack("!HHIIBBHHH", sport, dport, 1000 + sport, 0, (hl // 4) << 4, 0x02,
+                     64240, 0, 0) + opts + b"d" * data
+    if fam == 6:
+        pseudo = s.packed + d.packed + struct.pack("!IxxxB", len(l4), 6)
+    else:
+        pseudo = s.packed + d.packed + struct.pack("!xBH", 6, len(l4))
+    l4 = l4[:16] + struct.pack("!H", csum(pseudo + l4)) + l4[18:]
+    eth = mac(R1MAC) + mac(SMAC)
+    if fam == 6:
+        ip = struct.pack("!IHBB", 0x60000000, len(l4), 6, 64) + s.packed + d.packed
+        return eth + b"\x86\xdd" + ip + l4
+    ip = struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(l4), sport, 0, 64, 6, 0) + s.packed + \
+        d.packed
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return eth + b"\x08\x00" + ip + l4
+
+
+def tcp_fields(fr):
+    """(family, sport, IP length, TCP segment, TCP checksum ok) of a TCP frame, or None."""
+    ip = fr[14:]
+    if fr[12:14] == b"\x08\x00" and ip[9] == 6:
+        ihl, end = (ip[0] & 15) * 4, struct.unpack("!H", ip[2:4])[0]
+        fam, seg = 4, ip[ihl:end]
+        pseudo = ip[12:20] + struct.pack("!xBH", 6, len(seg))
+    elif fr[12:14] == b"\x86\xdd" and ip[6] == 6:
+        end = 40 + struct.unpack("!H", ip[4:6])[0]
+        fam, seg = 6, ip[40:end]
+        pseudo = ip[8:40] + struct.pack("!IxxxB", len(seg), 6)
+    else:
+        return None
+    if len(seg) < 20 or struct.unpack("!H", seg[2:4])[0] not in (2001, 2002):
+        return None
+    return (fam, struct.unpack("!H", seg[0:2])[0], end, seg, csum(pseudo + seg) == 0)
+
+
 def fields(fr):
     """(family, dport, tos, ttl, payload, ipv4 checksum ok) of a frame."""
     if fr[12:14] == b"\x08\x00":
@@ -166,6 +227,10 @@ def setup():
         tool = "iptables" if fam == 4 else "ip6tables"
         ns(RNS, [tool, "-t", "mangle", "-A", chain, "-p", "udp", "--dport", str(port), "-j"] +
            tgt)
+    for fam, chain, port, tgt in TCP_RULES:
+        tool = "iptables" if fam == 4 else "ip6tables"
+        ns(RNS, [tool, "-t", "mangle", "-A", chain, "-p", "tcp", "--dport", str(port),
+                 "--tcp-flags", "SYN,RST", "SYN", "-j"] + tgt)
 
 
 def cleanup():
@@ -216,6 +281,11 @@ def main():
         for fam, chain, port, tgt in RULES:
             for n, (tos, ttl) in enumerate(((0x00, 64), (0xff, 10), (0x13, 200))):
                 frames.append(udp_frame(fam, port, tos, ttl, n))
+        syns = []
+        for fam, chain, port, tgt in TCP_RULES:
+            for opts, data in SYNS:
+                syns.append(tcp_syn(fam, port, 6000 + len(syns), opts, data))
+        frames += syns
         cap = os.path.join(work, "linux.hex")
         rx = subprocess.Popen(["ip", "netns", "exec", DNS, "python3", "-c", RECV, DDEV, "3",
                                cap])
@@ -225,6 +295,8 @@ def main():
         with open(cap) as f:
             linux = [bytes.fromhex(ln.strip()) for ln in f if ln.strip()]
         # Only the test's datagrams (the namespaces' own ND/MLD traffic aside).
+        linux_tcp = {tcp_fields(fr)[:2]: tcp_fields(fr) for fr in linux
+                     if tcp_fields(fr) is not None}
         linux = [fr for fr in linux if b"rw-" + TAG.encode() in fr]
         v4, v6 = os.path.join(work, "r.v4"), os.path.join(work, "r.v6")
         with open(v4, "w") as f:
@@ -242,6 +314,9 @@ def main():
             print("gufc failed:\n%s" % r.stdout[-3000:])
             return 1
         ours = pcap_read(tx)
+        ours_tcp = {tcp_fields(fr)[:2]: tcp_fields(fr) for fr in ours
+                    if tcp_fields(fr) is not None}
+        ours = [fr for fr in ours if tcp_fields(fr) is None]
         key = lambda fr: (fields(fr)[0], fields(fr)[4])
         lk = {key(fr): fields(fr) for fr in linux}
         gk = {key(fr): fields(fr) for fr in ours}
@@ -250,7 +325,19 @@ def main():
         set_after = {(fam, port) for fam, chain, port, tgt in RULES
                      if chain != "PREROUTING" and tgt[1] in ("--ttl-set", "--hl-set")}
         bad = 0
+        for fr in syns:
+            k = tcp_fields(fr)[:2]
+            l, g = linux_tcp.get(k), ours_tcp.get(k)
+            if l is None or g is None:
+                print("SYN %s: linux %s, gufc %s" % (k, l is not None, g is not None))
+                bad += 1
+            elif l[2:] != g[2:] or not l[4]:
+                print("SYN %s: linux ip length %d tcp %s csum %s; gufc ip length %d tcp %s "
+                      "csum %s" % (k, l[2], l[3].hex(), l[4], g[2], g[3].hex(), g[4]))
+                bad += 1
         for fr in frames:
+            if fr in syns:
+                continue
             k = key(fr)
             l, g = lk.get(k), gk.get(k)
             if l is None or g is None:
@@ -264,8 +351,9 @@ def main():
                       "csum %s (want ttl %d)" % (k, l[2], l[3], l[5], g[2], g[3], g[5],
                                                   want_ttl))
                 bad += 1
-        print("rewrite_oracle: %d packets compared (Linux forwarded %d frames, gufc %d), "
-              "%d differences" % (len(frames), len(linux), len(ours), bad))
+        print("rewrite_oracle: %d packets compared (Linux forwarded %d frames and %d SYNs, "
+              "gufc %d and %d), %d differences" % (len(frames), len(linux), len(linux_tcp),
+                                                   len(ours), len(ours_tcp), bad))
         ok = bad == 0
     finally:
         cleanup()

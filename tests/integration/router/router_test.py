@@ -29,6 +29,10 @@ a server namespace over net_tap ports):
           transfers (IPv4 PASV/PORT, IPv6 EPSV/EPRT) complete and their
           data connections are RELATED; without the CT rule the passive
           data connection is refused
+  ttl     TTL / HL targets in mangle FORWARD and POSTROUTING act after the
+          router's own decrement (as Linux's ip_forward), one in PREROUTING
+          before it and before the expiry check (a set to 1: time
+          exceeded), on the first (slow path) and later (cached) packets
   ftp_linux  the same through a Linux router (nf_conntrack_ftp, nf_nat_ftp)
           with the same rules as iptables: the behaviour gufc matches
 
@@ -355,6 +359,38 @@ def t_ping(build):
         check(st["router"]["icmp_errors"] >= 2, "icmp errors: %s" % st["router"])
         check(st["drops"]["ttl_exceeded"] >= 2, "ttl_exceeded drops")
         check(len(st["ports"]) == 2 and st["ports"][0]["name"] == "inside", "ports in JSON")
+
+
+def t_ttl(build):
+    # Echo replies from the server come back through FORWARD and POSTROUTING: a
+    # set there is what the client sees (not one less). A set in PREROUTING
+    # comes before the router's own decrement: the server sees one less.
+    rules = ("table mangle\n"
+             "chain F hook forward\nttl ttl_set 9 ipv4 proto icmp src %s\n"
+             "chain P hook postrouting\nhl hl_set 7 ipv6 proto icmpv6 src %s\n"
+             "chain R hook prerouting\nttl ttl_set 20 ipv4 proto icmp src %s\n"
+             "table filter\npolicy accept\n" % (SERVER4, SERVER6, CLIENT4))
+    with Gateway(build, BASE_CONF, rules) as gw:
+        for who, dst, want in ((gw.client, SERVER4, "ttl=9"), (gw.client, SERVER6, "ttl=7"),
+                               (gw.server, CLIENT4, "ttl=19")):
+            fam = ["-6"] if ":" in dst else ["-4"]
+            r = who(["ping"] + fam + ["-c", "4", "-i", "0.2", "-W", "2", dst], check_rc=False)
+            check(r.returncode == 0, "ping %s: %s" % (dst, r.stdout))
+            seen = re.findall(r"(?:ttl|hlim)=\d+", r.stdout)
+            check(len(seen) == 4 and all(s == want for s in seen),
+                  "ping %s: replies want %s: %s" % (dst, want, r.stdout))
+        gw.stop()
+    # A PREROUTING set to 1 comes before the expiry check: time exceeded for
+    # every packet, the first (slow path) and the later ones (cached flow).
+    rules = ("table mangle\nchain R hook prerouting\nttl ttl_set 1 ipv4 proto icmp src %s\n"
+             "table filter\npolicy accept\n" % CLIENT4)
+    with Gateway(build, BASE_CONF, rules) as gw:
+        r = ping(gw, SERVER4, count=3)
+        n = len(re.findall(r"From %s.*[Tt]ime to live exceeded" % re.escape(GW_IN4), r.stdout))
+        check(n == 3 and " 0 received" in r.stdout,
+              "PREROUTING ttl_set 1: want 3 time exceeded, 0 replies: %s" % r.stdout)
+        gw.stop()
+        check(gw.stats()["drops"]["ttl_exceeded"] == 3, "ttl_exceeded drops")
 
 
 def t_tcp(build):
@@ -717,7 +753,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@
 
 static struct rte_mempool *log_pool;
 static struct rte_ring *log_ring;
+static uint32_t want_mark; /* the mark records() expects (MARK= of the line) */
 
 /* The world, plus a log ring of @p slots - 1 records for both contexts. */
 static void
@@ -58,6 +59,7 @@ records(uint32_t rule, const char *prefix)
 		assert_int_equal(r->spec.kind, RULE_PKTOP_LOG);
 		assert_int_equal(r->l3_off, 14);
 		assert_int_equal(r->in_port, IN_PORT);
+		assert_int_equal(r->mark, want_mark);
 		assert_true(rte_pktmbuf_pkt_len(m) == r->wire_len);
 		rte_pktmbuf_free(m);
 		n++;
@@ -74,6 +76,7 @@ log_teardown(void **state)
 		rte_pktmbuf_free(m);
 	rte_ring_free(log_ring);
 	log_ring = NULL;
+	want_mark = 0;
 	return teardown(state);
 }
 
@@ -115,6 +118,99 @@ test_log_cached(void **state)
 	assert_int_equal(records(1, ""), 0);
 	assert_int_equal(take(W.out, o, 8), 1);
 	rte_pktmbuf_free_bulk(o, 1);
+	check_accounting();
+}
+
+/* The packet's mark when LOG ran goes with each record (the line's MARK=), cached or not. */
+static void
+test_log_mark(void **state)
+{
+	struct rte_mbuf *m[4], *o[8];
+
+	(void)state;
+	log_world(64);
+	load("table mangle\nchain P hook prerouting\nmark set_mark 0x2a proto udp\n"
+	     "chain F hook forward\nlog log_prefix \"mk \" proto udp\n"
+	     "mark set_mark 0x7 proto udp\n"
+	     "table filter\naccept proto udp\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	for (unsigned int i = 0; i < 3; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
+	assert_int_equal(rx(m, 3), 3);
+	want_mark = 0x2a; /* set before the LOG rule; the one after it is not seen */
+	assert_int_equal(records(2, "mk "), 4);
+	assert_int_equal(take(W.out, o, 8), 4);
+	rte_pktmbuf_free_bulk(o, 4);
+	check_accounting();
+}
+
+/* One's complement sum of @p len bytes (even) at @p p, from @p s. */
+static uint32_t
+sum16(const uint8_t *p, uint32_t len, uint32_t s)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+/*
+ * A LOG rule after the destination NAT logs the packet with its
+ * destination translated, its source as it came (SNAT comes after every
+ * rule), as Linux; one before it (mangle PREROUTING) the packet as it
+ * came; the copies' checksums verify. First packet and cached ones.
+ */
+static void
+test_log_dnat_view(void **state)
+{
+	struct rte_mbuf *m[3], *o[8], *r;
+	unsigned int n = 0;
+
+	(void)state;
+	log_world(64);
+	load("dnat to 10.9.0.7:5353 proto udp dport 53\n"
+	     "snat to 203.0.113.1 proto udp\n"
+	     "log log_prefix \"fwd \" proto udp\n"
+	     "accept proto udp\n"
+	     "table mangle\nchain P hook prerouting\nlog log_prefix \"pre \" proto udp\n"
+	     "chain O hook postrouting\nlog log_prefix \"post \" proto udp\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	for (unsigned int i = 0; i < 2; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
+	assert_int_equal(rx(m, 2), 2);
+	while (rte_ring_dequeue(log_ring, (void **)&r) == 0) {
+		const struct dp_logrec *rec = dp_logrec(r);
+		const uint8_t *l3 = rte_pktmbuf_mtod_offset(r, const uint8_t *, rec->l3_off);
+		const uint8_t *l4 = l3 + 20;
+		bool pre = strcmp(rec->spec.prefix, "pre ") == 0;
+		static const uint8_t src[4] = {10, 0, 0, 1}, orig[4] = {10, 9, 0, 3},
+				     xlat[4] = {10, 9, 0, 7};
+		uint32_t ulen = (uint32_t)(l4[4] << 8 | l4[5]);
+
+		assert_memory_equal(l3 + 12, src, 4);
+		assert_memory_equal(l3 + 16, pre ? orig : xlat, 4);
+		assert_int_equal(l4[0] << 8 | l4[1], 1111);
+		assert_int_equal(l4[2] << 8 | l4[3], pre ? 53 : 5353);
+		assert_int_equal(sum16(l3, 20, 0), 0xffff);
+		assert_int_equal(sum16(l4, ulen, sum16(l3 + 12, 8, 17 + ulen)), 0xffff);
+		rte_pktmbuf_free(r);
+		n++;
+	}
+	assert_int_equal(n, 9); /* three packets, three rules */
+	/* What left: both translated (SNAT too). */
+	assert_int_equal(take(W.out, o, 8), 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		const uint8_t *l3 = rte_pktmbuf_mtod_offset(o[i], const uint8_t *, 14);
+		static const uint8_t snat[4] = {203, 0, 113, 1};
+
+		assert_memory_equal(l3 + 12, snat, 4);
+	}
+	rte_pktmbuf_free_bulk(o, 3);
 	check_accounting();
 }
 
@@ -251,6 +347,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_log_cached, log_teardown),
+		cmocka_unit_test_teardown(test_log_mark, log_teardown),
+		cmocka_unit_test_teardown(test_log_dnat_view, log_teardown),
 		cmocka_unit_test_teardown(test_log_limit, log_teardown),
 		cmocka_unit_test_teardown(test_log_full, log_teardown),
 		cmocka_unit_test_teardown(test_log_drop, log_teardown),

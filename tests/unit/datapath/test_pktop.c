@@ -123,8 +123,16 @@ static int
 apply(uint8_t kind, uint8_t a, uint8_t bb, uint32_t ref, uint16_t mtu)
 {
 	struct rule_pktop op = {.kind = kind, .a = a, .b = bb, .ref = ref};
+	int rc;
 
-	return dp_pktop_apply(&op, frame + pk.l3_off, flen - pk.l3_off, &pk, pk.l3_off, mtu);
+	rc = dp_pktop_apply(&op, frame + pk.l3_off, flen - pk.l3_off,
+		(uint32_t)sizeof(frame) - pk.l3_off, &pk, pk.l3_off, mtu);
+	if (rc == 2) {
+		/* Grown by an MSS option: the frame ends with the datagram. */
+		flen = pk.l3_off + pk.ip_len + 4;
+		parse();
+	}
+	return rc;
 }
 
 static void
@@ -203,7 +211,27 @@ syn(const uint8_t *opts, uint8_t len, uint8_t opts_len)
 	pb_eth(&b, NULL, NULL);
 	pb_ipv4(&b, &ip);
 	pb_tcp(&b, 40000, 80, PB_TCP_SYN, 1, 0, opts_len);
-	pb_tcp_opts(&b, opts, len);
+	if (len != 0)
+		pb_tcp_opts(&b, opts, len);
+	flen = (uint32_t)pb_finish(&b);
+	parse();
+}
+
+/* An IPv6 TCP SYN with options @p opts (@p len bytes, @p opts_len with padding) and @p data bytes. */
+static void
+syn6(const uint8_t *opts, uint8_t len, uint8_t opts_len, uint32_t data)
+{
+	struct pb b;
+	struct pb_ipv6 ip = {.src = {0x20, 0x01, 0x0d, 0xb8, [15] = 1},
+		.dst = {0x20, 0x01, 0x0d, 0xb8, [15] = 2}, .hlim = 64};
+
+	pb_init(&b, frame, sizeof(frame));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv6(&b, &ip);
+	pb_tcp(&b, 40000, 80, PB_TCP_SYN, 1, 0, opts_len);
+	if (len != 0)
+		pb_tcp_opts(&b, opts, len);
+	pb_payload(&b, NULL, data);
 	flen = (uint32_t)pb_finish(&b);
 	parse();
 }
@@ -240,6 +268,65 @@ test_tcpmss(void **state)
 	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 536, 0), 0);
 }
 
+/* A SYN without an MSS option gets one, as Linux adds it. */
+static void
+test_tcpmss_insert(void **state)
+{
+	static const uint8_t nops[] = {1, 1, 4, 2}; /* NOP NOP SACK-permitted */
+	static const uint8_t full[40] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+
+	(void)state;
+	/* IPv4, no options: --set-mss 1400 adds 536 (RFC 879's default, at most). */
+	syn(NULL, 0, 0);
+	assert_int_equal(pk.ip_len, 40);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 1400, 0), 2);
+	assert_int_equal(pk.ip_len, 44);
+	assert_int_equal(frame[pk.l4_off + 12] >> 4, 6);
+	assert_int_equal(frame[pk.l4_off + 20], 2);
+	assert_int_equal(frame[pk.l4_off + 21], 4);
+	assert_int_equal(mss_at(2), 536);
+	assert_true(csums_ok());
+	/* Now it has one: only lowered. */
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 1400, 0), 0);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 500, 0), 1);
+	assert_int_equal(mss_at(2), 500);
+	assert_true(csums_ok());
+	/* A value under the default is the one added; the other options follow it. */
+	syn(nops, sizeof(nops), 4);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 400, 0), 2);
+	assert_int_equal(mss_at(2), 400);
+	assert_memory_equal(frame + pk.l4_off + 24, nops, sizeof(nops));
+	assert_true(csums_ok());
+	/* --clamp-mss-to-pmtu: 1500 less 40, then at most 536. */
+	syn(NULL, 0, 0);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 0, 1500), 2);
+	assert_int_equal(mss_at(2), 536);
+	assert_true(csums_ok());
+	/* IPv6: at most 1220; the payload length grows. */
+	syn6(NULL, 0, 0, 0);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 1400, 0), 2);
+	assert_int_equal(pk.ip_len, 40 + 24);
+	assert_int_equal(mss_at(2), 1220);
+	assert_true(csums_ok());
+	syn6(nops, sizeof(nops), 4, 0);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 0, 1280), 2);
+	assert_int_equal(mss_at(2), 1220);
+	assert_true(csums_ok());
+	/* Data after the header, a full header, no room: left alone. */
+	syn6(NULL, 0, 0, 10);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 1400, 0), 0);
+	syn(full, sizeof(full), 40);
+	assert_int_equal(apply(RULE_PKTOP_TCPMSS, 0, 0, 1400, 0), 0);
+	syn(NULL, 0, 0);
+	{
+		struct rule_pktop op = {.kind = RULE_PKTOP_TCPMSS, .ref = 1400};
+
+		assert_int_equal(dp_pktop_apply(&op, frame + pk.l3_off, flen - pk.l3_off,
+					 flen - pk.l3_off + 3, &pk, pk.l3_off, 0), 0);
+	}
+}
+
 /* Random frames, random operations: every checksum still verifies. */
 static void
 test_property(void **state)
@@ -259,7 +346,7 @@ test_property(void **state)
 		else
 			build6(proto, (uint8_t)rand(), (uint8_t)rand(), (uint32_t)rand() % 200);
 		rc = apply(kind, (uint8_t)rand(), (uint8_t)rand(), 0, 0);
-		assert_true(rc >= -EINVAL && rc <= 1);
+		assert_true(rc >= -EINVAL && rc <= 2);
 		assert_true(csums_ok());
 	}
 }
@@ -270,6 +357,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tos),
 		cmocka_unit_test(test_ttl),
+		cmocka_unit_test(test_tcpmss_insert),
 		cmocka_unit_test(test_checksum),
 		cmocka_unit_test(test_tcpmss),
 		cmocka_unit_test(test_property),
