@@ -323,16 +323,43 @@ set_free_cb(void *arg, uint64_t val)
 	rule_set_free(arg);
 }
 
-/* Which hooks of which tables enter a chain of the current set (stages without one are skipped). */
+/*
+ * Which hooks of which tables enter a chain of the current set, and which
+ * stages have a step worth walking (eng_stage_walks()): stages without one
+ * are skipped, with no packet context built for them.
+ */
 void
 eng_hooks_used(struct rule_engine *eng)
 {
+	uint8_t walk[RULE_TABLE__COUNT] = {0};
+
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
 		eng->hooks_used[t] = 0;
-		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++)
-			if (rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h) !=
-				NULL)
-				eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
+			const struct rule_chain *c =
+				rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h);
+
+			if (c == NULL)
+				continue;
+			eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
+			/* An empty chain that accepts: only filter's accept names a rule (the policy). */
+			if (t == RULE_TABLE_FILTER || c->n_rules != 0 ||
+				c->policy != RULE_POLICY_ACCEPT || c->policy6 != RULE_POLICY_ACCEPT)
+				walk[t] |= (uint8_t)RULE_HOOK_F(h);
+		}
+	}
+	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
+		eng->stage_walk[s] = 0;
+		for (unsigned int bit = 0; bit < 8; bit++) {
+			struct rule_step steps[RULE_STEPS_MAX];
+			/* NEW: the nat tables see it; ESTABLISHED: they do not. */
+			unsigned int cs = bit & 4 ? RULE_CT_NEW : RULE_CT_ESTABLISHED;
+			int n = rule_stage_steps(s, bit & 3, cs, steps);
+
+			for (int i = 0; i < n; i++)
+				if (walk[steps[i].table] & RULE_HOOK_F(steps[i].hook))
+					eng->stage_walk[s] |= (uint8_t)(1u << bit);
+		}
 	}
 }
 
