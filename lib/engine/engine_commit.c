@@ -336,9 +336,11 @@ eng_hooks_used(struct rule_engine *eng)
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
 		eng->hooks_used[t] = 0;
 		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
-			const struct rule_chain *c =
-				rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h);
+			const struct rule_chain *c;
 
+			if (!(rule_table_hooks(t) & RULE_HOOK_F(h)))
+				continue;
+			c = rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h);
 			if (c == NULL)
 				continue;
 			eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
