@@ -363,11 +363,15 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 {
 	struct eng_flow *ef;
 	struct rule_engine *eng;
+	uint16_t fk_out;
+	bool fk_done;
 
 	if (f == NULL || res == NULL || (unsigned int)stage >= RULE_STAGE__COUNT || f->up == NULL)
 		return -EINVAL;
 	ef = eng_flow_of(f);
 	eng = f->eng;
+	fk_done = false;
+	fk_out = RULE_IF_NONE;
 	for (unsigned int s = 0; s <= (unsigned int)stage; s++) {
 		const struct fc_key *k = &f->key;
 		uint16_t out = RULE_IF_NONE;
@@ -377,9 +381,14 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 		if (ef->stages & (1u << s))
 			continue;
 		if (s >= RULE_STAGE_FILTER) {
-			flow_fkey(f);
+			/* Once per call: no module runs between this call's stages. */
+			if (!fk_done) {
+				flow_fkey(f);
+				fk_out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
+				fk_done = true;
+			}
 			k = s == RULE_STAGE_FILTER ? &f->fkey[0] : &f->xkey;
-			out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
+			out = fk_out;
 			if (f->xdst && cs != 0)
 				cs |= RULE_CT_DNAT;
 		}

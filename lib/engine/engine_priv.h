@@ -60,7 +60,7 @@ struct eng_change {
 	uint32_t gen;  /**< generation of the commit that made it */
 	uint8_t table; /**< enum rule_table */
 	uint8_t all;   /**< matches every key */
-	struct rule r;
+	struct rule_keym r; /**< the changed rule's key fields (rule_keym_match()) */
 };
 
 /**
