@@ -182,6 +182,15 @@ int rule_cls_nat(const struct rule_cls *c, enum rule_nat_stage stage, const stru
 	unsigned int ctstate, unsigned int kflags, struct rule_nat_result *res);
 
 /**
+ * What a packet context must hold for the rules of the set @p c was built
+ * from (rule_set_pkt_needs()).
+ * @param c  the classifier, or NULL (RULE_PKT_NEED_ALL)
+ * @return RULE_PKT_NEED_* bits.
+ * Context: any thread.
+ */
+uint32_t rule_cls_pkt_needs(const struct rule_cls *c);
+
+/**
  * Figures of a classifier.
  * @param c   the classifier
  * @param st  receives the figures

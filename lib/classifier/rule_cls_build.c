@@ -723,6 +723,7 @@ rule_cls_build(const struct rule_set *s, const char *name, int socket)
 		c->stats.n_entries += c->progs[i].n_entries;
 		c->stats.n_segments += c->progs[i].n_seg;
 	}
+	c->pkt_needs = rule_set_pkt_needs(s);
 	c->stats.n_programs = c->n_progs;
 	c->stats.n_contexts = b.env.n_ctx;
 	c->stats.n_checked = b.n_checked;
@@ -756,6 +757,12 @@ rule_cls_free(struct rule_cls *c)
 	rte_free(c->rules);
 	rule_ipsets_free(c->sets);
 	rte_free(c);
+}
+
+uint32_t
+rule_cls_pkt_needs(const struct rule_cls *c)
+{
+	return c != NULL ? c->pkt_needs : RULE_PKT_NEED_ALL;
 }
 
 int

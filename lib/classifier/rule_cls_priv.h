@@ -207,6 +207,7 @@ struct rule_cls {
 	uint32_t n_rules;
 	struct rule *rules;        /**< copies of the rules entries check or run */
 	struct rule_ipsets *sets;  /**< the set's ipsets (a reference), or NULL */
+	uint32_t pkt_needs;        /**< RULE_PKT_NEED_* of the set's rules */
 	struct rule_cls_stats stats;
 };
 

@@ -12,7 +12,8 @@
  * for a table whose chain hooks or policies changed, and for both tables
  * when the new set is no descendant of the current one (a whole file load)
  * or lists more than max_pending rules. A key k "meets" a change when
- * rule_match_key(rule, k, RULE_CT_IGNORE, kflags) holds (or the change is
+ * rule_match_key(rule, k, RULE_CT_IGNORE, kflags) holds (rule_keym_match()
+ * on the compact copy the change keeps; or the change is
  * "all").
  *
  * Why the overlay is exact. Let S_c be the set the classifier was built
@@ -66,7 +67,7 @@ overlay_meets(const struct rule_engine *eng, unsigned int table, const struct fc
 			break;
 		if (table != RULE_TABLE__COUNT && c->table != table)
 			continue;
-		if (c->all || rule_match_key(&c->r, k, RULE_CT_IGNORE, kflags))
+		if (c->all || rule_keym_match(&c->r, k, kflags))
 			return true;
 	}
 	return false;
@@ -121,7 +122,7 @@ eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 		if (c->table == RULE_TABLE_NAT) {
 			/* Bindings are not redone; a new flow's cached drop is. */
 			if ((a->mod[0] & ENG_M0_NEWDROP) &&
-				(c->all || rule_match_key(&c->r, k, RULE_CT_IGNORE, 0)))
+				(c->all || rule_keym_match(&c->r, k, 0)))
 				return true;
 			continue;
 		}
@@ -136,11 +137,11 @@ eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 				fkp = k;
 			}
 		}
-		if (rule_match_key(&c->r, fkp, RULE_CT_IGNORE, 0))
+		if (rule_keym_match(&c->r, fkp, 0))
 			return true;
 		/* Raw and mangle also run before the destination NAT: on the entry's key. */
 		if ((c->table == RULE_TABLE_RAW || c->table == RULE_TABLE_MANGLE) && fkp != k &&
-			rule_match_key(&c->r, k, RULE_CT_IGNORE, 0))
+			rule_keym_match(&c->r, k, 0))
 			return true;
 	}
 	return false;
@@ -311,7 +312,7 @@ record_changes(struct rule_engine *eng, const struct rule_set *ns, uint32_t gen,
 		c->gen = gen;
 		c->table = nl->e[i].table;
 		c->all = 0;
-		c->r = nl->e[i].r;
+		rule_keym_of(&nl->e[i].r, &c->r);
 	}
 	return 0;
 }
@@ -323,16 +324,45 @@ set_free_cb(void *arg, uint64_t val)
 	rule_set_free(arg);
 }
 
-/* Which hooks of which tables enter a chain of the current set (stages without one are skipped). */
+/*
+ * Which hooks of which tables enter a chain of the current set, and which
+ * stages have a step worth walking (eng_stage_walks()): stages without one
+ * are skipped, with no packet context built for them.
+ */
 void
 eng_hooks_used(struct rule_engine *eng)
 {
+	uint8_t walk[RULE_TABLE__COUNT] = {0};
+
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
 		eng->hooks_used[t] = 0;
-		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++)
-			if (rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h) !=
-				NULL)
-				eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
+			const struct rule_chain *c;
+
+			if (!(rule_table_hooks(t) & RULE_HOOK_F(h)))
+				continue;
+			c = rule_set_hook_chain(eng->set, (enum rule_table)t, (enum rule_hook)h);
+			if (c == NULL)
+				continue;
+			eng->hooks_used[t] |= (uint8_t)RULE_HOOK_F(h);
+			/* An empty chain that accepts: only filter's accept names a rule (the policy). */
+			if (t == RULE_TABLE_FILTER || c->n_rules != 0 ||
+				c->policy != RULE_POLICY_ACCEPT || c->policy6 != RULE_POLICY_ACCEPT)
+				walk[t] |= (uint8_t)RULE_HOOK_F(h);
+		}
+	}
+	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
+		eng->stage_walk[s] = 0;
+		for (unsigned int bit = 0; bit < 8; bit++) {
+			struct rule_step steps[RULE_STEPS_MAX];
+			/* NEW: the nat tables see it; ESTABLISHED: they do not. */
+			unsigned int cs = bit & 4 ? RULE_CT_NEW : RULE_CT_ESTABLISHED;
+			int n = rule_stage_steps(s, bit & 3, cs, steps);
+
+			for (int i = 0; i < n; i++)
+				if (walk[steps[i].table] & RULE_HOOK_F(steps[i].hook))
+					eng->stage_walk[s] |= (uint8_t)(1u << bit);
+		}
 	}
 }
 

@@ -112,12 +112,17 @@ out_port_of(const struct rule_engine *eng, uint16_t out, uint16_t in)
 	return rule_engine_out_port(eng, out, in);
 }
 
-/* A context for packet @p up (its frame's fields), or for key @p k alone (@p up NULL). */
+/*
+ * A context for packet @p up: the parsed packet's fields, and only what
+ * the set's rules read of the rest (eng_pkt_needs()): the frame's header
+ * fields, a random number, the clock.
+ */
 void
 eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsigned int ctstate,
 	struct rule_pkt *p)
 {
-	RTE_SET_USED(eng);
+	uint32_t needs = eng_pkt_needs(eng);
+
 	rule_pkt_init(
 		p, &up->pkt.key, ctstate, up->pkt.frag == FC_FRAG_LATER ? RULE_KEY_F_NOPORTS : 0);
 	p->in_port = fc_key_in_port(&up->pkt.key);
@@ -125,11 +130,22 @@ eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsig
 	p->icmp_type = up->pkt.icmp_type;
 	p->icmp_code = up->pkt.icmp_code;
 	p->l3_len = up->pkt.ip_len;
-	if (up->frame != NULL)
+	if (up->frame != NULL && (needs & RULE_PKT_NEED_FRAME))
 		(void)rule_pkt_parse(p, up->frame, up->frame_len, up->pkt.l3_off,
 			up->pkt.frag == FC_FRAG_LATER ? 0 : up->pkt.l4_off);
-	p->rand = (uint32_t)rte_rand();
-	p->time_s = (uint64_t)time(NULL);
+	if (needs & RULE_PKT_NEED_RAND)
+		p->rand = (uint32_t)rte_rand();
+	if (needs & RULE_PKT_NEED_TIME)
+		p->time_s = (uint64_t)time(NULL);
+}
+
+/* The ctstate stage @p stage's tables see (as eng_pkt_stage() sets it), for a fresh context. */
+static unsigned int
+stage_ctstate(unsigned int stage, unsigned int ctstate)
+{
+	if (stage == RULE_STAGE_RAW)
+		return ctstate != 0 ? RULE_CT_INVALID : 0;
+	return ctstate;
 }
 
 /*
@@ -141,21 +157,14 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
 	struct rule_eval *res)
 {
-	struct rule_step steps[RULE_STEPS_MAX];
-	bool any = false;
-	int n;
-
 	p->key = *k;
 	p->out_port = out_port;
 	if (stage == RULE_STAGE_RAW)
 		p->ctstate = ctstate != 0 ? RULE_CT_INVALID : 0;
 	else if (!(p->ctstate & RULE_CT_UNTRACKED))
 		p->ctstate = (uint8_t)ctstate;
-	/* No chain at any of the stage's hooks: nothing to walk (what a walk would say). */
-	n = rule_stage_steps(stage, fc_key_flags(k), p->ctstate, steps);
-	for (int i = 0; i < n && !any; i++)
-		any = eng->hooks_used[steps[i].table] & RULE_HOOK_F(steps[i].hook);
-	if (!any) {
+	/* Nothing worth walking at the stage's hooks: what a walk would say. */
+	if (!eng_stage_walks(eng, stage, fc_key_flags(k), p->ctstate)) {
 		rule_eval_init(res);
 		return 0;
 	}
@@ -191,6 +200,35 @@ ct_nat_bits(unsigned int ctstate, const struct fc_key *k, const struct fc_key *f
  * per-packet fields; the input port is the key's). Nat steps follow the
  * ctstate (rule_stage_steps()); their decisions are not used here.
  */
+/* The context of eng_pkt_verdict(), built when a stage first has something to walk. */
+static void
+pkt_verdict_start(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_action *a, unsigned int ctstate, const struct eng_marks *mk,
+	struct rule_pkt *p)
+{
+	if (up != NULL) {
+		eng_pkt_start(eng, up, ctstate, p);
+	} else {
+		rule_pkt_init(p, k, ctstate, 0);
+		p->in_port = fc_key_in_port(k);
+	}
+	p->ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
+	if (!(a->flags & FC_ACT_F_REPLY))
+		p->ct_orig = *k;
+	p->mark = 0;
+	p->ctmark = mk->ctmark;
+	/* A cached flow's connection is confirmed (the first packet's was not yet). */
+	p->ctstatus = (uint8_t)eng_entry_ctstatus(eng, a);
+	eng_entry_helper(eng, a, p->ct_helper, sizeof(p->ct_helper));
+	p->ct_expire = p->ctstatus != 0 ? mk->ct_expire : 0;
+	/* A reply's connection: its original tuple is the reply reversed (without NAT). */
+	if (p->ctstatus != 0 && (a->flags & FC_ACT_F_REPLY)) {
+		p->ct_repl = *k;
+		if (!(a->flags & FC_ACT_F_NAT))
+			fc_key_reverse(k, &p->ct_orig);
+	}
+}
+
 int
 eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
@@ -200,36 +238,27 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 	uint16_t in = fc_key_in_port(k); /* the entry's (the packet's) input port */
 	uint16_t out = out_port_of(eng, a->out_port, in);
 	unsigned int n = 0, cs = ct_nat_bits(ctstate, k, fk);
+	bool built = false;
 	struct rule_pkt p;
 	int rc;
 
-	if (up != NULL) {
-		eng_pkt_start(eng, up, ctstate, &p);
-	} else {
-		rule_pkt_init(&p, k, ctstate, 0);
-		p.in_port = in;
-	}
-	p.ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
-	if (!(a->flags & FC_ACT_F_REPLY))
-		p.ct_orig = *k;
-	p.mark = 0;
-	p.ctmark = mk->ctmark;
-	/* A cached flow's connection is confirmed (the first packet's was not yet). */
-	p.ctstatus = (uint8_t)eng_entry_ctstatus(eng, a);
-	eng_entry_helper(eng, a, p.ct_helper, sizeof(p.ct_helper));
-	p.ct_expire = p.ctstatus != 0 ? mk->ct_expire : 0;
-	/* A reply's connection: its original tuple is the reply reversed (without NAT). */
-	if (p.ctstatus != 0 && (a->flags & FC_ACT_F_REPLY)) {
-		p.ct_repl = *k;
-		if (!(a->flags & FC_ACT_F_NAT))
-			fc_key_reverse(k, &p.ct_orig);
-	}
 	*deps = 0;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
+		const struct fc_key *sk = pre ? k : fk;
+		unsigned int scs = pre ? ctstate : cs;
 
-		rc = eng_pkt_stage(eng, s, &p, pre ? k : fk, pre ? RULE_IF_NONE : out,
-			pre ? ctstate : cs, pv, &ev[s]);
+		/* Stages before the first with something to walk need no context. */
+		if (!built) {
+			if (!eng_stage_walks(eng, s, fc_key_flags(sk), stage_ctstate(s, scs))) {
+				rule_eval_init(&ev[s]);
+				n = s + 1;
+				continue;
+			}
+			pkt_verdict_start(eng, up, k, a, ctstate, mk, &p);
+			built = true;
+		}
+		rc = eng_pkt_stage(eng, s, &p, sk, pre ? RULE_IF_NONE : out, scs, pv, &ev[s]);
 		if (rc < 0)
 			return rc;
 		*deps |= ev[s].deps;
@@ -238,8 +267,10 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 			break;
 	}
 	*decider = eng_decider(ev, n);
-	mk->mark = p.mark;
-	mk->ctmark = p.ctmark;
+	/* Without a walk the packet keeps mark 0 and its connection's mark. */
+	mk->mark = built ? p.mark : 0;
+	if (built)
+		mk->ctmark = p.ctmark;
 	return 0;
 }
 
@@ -332,15 +363,15 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 {
 	struct eng_flow *ef;
 	struct rule_engine *eng;
+	uint16_t fk_out;
+	bool fk_done;
 
 	if (f == NULL || res == NULL || (unsigned int)stage >= RULE_STAGE__COUNT || f->up == NULL)
 		return -EINVAL;
 	ef = eng_flow_of(f);
 	eng = f->eng;
-	if (ef->stages == 0) {
-		eng_pkt_start(eng, f->up, f->ctstate, &ef->pkt);
-		ef->pkt.ctdir = RULE_CTDIR_ORIGINAL;
-	}
+	fk_done = false;
+	fk_out = RULE_IF_NONE;
 	for (unsigned int s = 0; s <= (unsigned int)stage; s++) {
 		const struct fc_key *k = &f->key;
 		uint16_t out = RULE_IF_NONE;
@@ -349,17 +380,35 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 
 		if (ef->stages & (1u << s))
 			continue;
+		if (s >= RULE_STAGE_FILTER) {
+			/* Once per call: no module runs between this call's stages. */
+			if (!fk_done) {
+				flow_fkey(f);
+				fk_out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
+				fk_done = true;
+			}
+			k = s == RULE_STAGE_FILTER ? &f->fkey[0] : &f->xkey;
+			out = fk_out;
+			if (f->xdst && cs != 0)
+				cs |= RULE_CT_DNAT;
+		}
+		/* The packet's context from the first stage with something to walk on. */
+		if (!ef->pkt_built) {
+			if (!eng_stage_walks(eng, s, fc_key_flags(k), stage_ctstate(s, cs))) {
+				rule_eval_init(&ef->ev[s]);
+				ef->stages |= (uint8_t)(1u << s);
+				continue;
+			}
+			eng_pkt_start(eng, f->up, f->ctstate, &ef->pkt);
+			ef->pkt.ctdir = RULE_CTDIR_ORIGINAL;
+			ef->pkt_built = true;
+		}
 		/* After conntrack: what a helper's expectation made of the connection. */
 		if (s != RULE_STAGE_RAW) {
 			ef->pkt.ctstatus = f->ctstatus;
 			memcpy(ef->pkt.ct_helper, f->ct_helper, sizeof(ef->pkt.ct_helper));
 		}
 		if (s >= RULE_STAGE_FILTER) {
-			flow_fkey(f);
-			k = s == RULE_STAGE_FILTER ? &f->fkey[0] : &f->xkey;
-			out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
-			if (f->xdst && cs != 0)
-				cs |= RULE_CT_DNAT;
 			ef->pkt.ct_orig = f->key;
 			ef->pkt.ct_repl = f->reply_key;
 			/* --ctexpire: a new connection's whole timeout (conntrack set it). */
@@ -380,6 +429,16 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 	return 0;
 }
 
+/* A channel name (RULE_NAME_MAX with its NUL) into @p dst, of the same size. */
+static inline void
+chan_name_copy(char dst[RULE_NAME_MAX], const char *src)
+{
+	size_t n = strnlen(src, RULE_NAME_MAX - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 /*
  * The reply entry's cached verdict: its packets' ctstate (a tracker's),
  * arriving where the flow leaves and leaving where it came in. Per-packet
@@ -391,23 +450,34 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	uint16_t fwd_out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
 	unsigned int d, cs = f->reply_ctstate, n = 0;
+	bool built = false;
 	uint32_t deps = 0;
 	struct rule_pkt p;
 	int rc;
 
-	rule_pkt_init(&p, &f->reply_key, cs, f->kflags);
-	p.in_port = fwd_out;
-	p.ctdir = RULE_CTDIR_REPLY;
-	/* A reply starts with mark 0 and the connection's mark as the forward walk left it. */
-	p.ctmark = eng_flow_of(f)->ctmark;
-	p.ct_orig = f->key;
-	p.ct_repl = f->reply_key;
-	memcpy(p.ct_helper, f->ct_helper, sizeof(p.ct_helper));
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
+		const struct fc_key *k = pre ? &f->reply_key : &f->fkey[1];
 
-		rc = eng_pkt_stage(eng, s, &p, pre ? &f->reply_key : &f->fkey[1],
-			pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs, NULL, &ev[s]);
+		/* A context from the first stage with something to walk on. */
+		if (!built) {
+			if (!eng_stage_walks(eng, s, fc_key_flags(k), stage_ctstate(s, cs))) {
+				rule_eval_init(&ev[s]);
+				n = s + 1;
+				continue;
+			}
+			rule_pkt_init(&p, &f->reply_key, cs, f->kflags);
+			p.in_port = fwd_out;
+			p.ctdir = RULE_CTDIR_REPLY;
+			/* A reply starts with mark 0 and the connection's mark as the forward walk left it. */
+			p.ctmark = eng_flow_of(f)->ctmark;
+			p.ct_orig = f->key;
+			p.ct_repl = f->reply_key;
+			memcpy(p.ct_helper, f->ct_helper, sizeof(p.ct_helper));
+			built = true;
+		}
+		rc = eng_pkt_stage(eng, s, &p, k, pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs,
+			NULL, &ev[s]);
 		if (rc < 0)
 			return rc;
 		deps |= ev[s].deps;
@@ -423,9 +493,11 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	else
 		eng_act_prog(&f->act[1], eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
-	eng_flow_of(f)->mark[1] = p.mark;
-	eng_flow_of(f)->ctmark = p.ctmark;
-	snprintf(f->chan[1], sizeof(f->chan[1]), "%s", ev[RULE_STAGE_FILTER].channel);
+	if (built) {
+		eng_flow_of(f)->mark[1] = p.mark;
+		eng_flow_of(f)->ctmark = p.ctmark;
+	}
+	chan_name_copy(f->chan[1], ev[RULE_STAGE_FILTER].channel);
 	return 0;
 }
 
@@ -447,8 +519,8 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		all |= ef->ev[s].deps;
 	deps = ENG_DEPS_PER_PACKET(all);
 	/* The flow's packets leave the walk with this mark; the connection's is kept. */
-	ef->mark[0] = ef->pkt.mark;
-	ef->ctmark = ef->pkt.ctmark;
+	ef->mark[0] = ef->pkt_built ? ef->pkt.mark : 0;
+	ef->ctmark = ef->pkt_built ? ef->pkt.ctmark : 0;
 	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
 	f->act[0].rule_id = ef->ev[d].rule_id;
 	/* This packet's actions (its walk took the meters' tokens), and the entry's default. */
@@ -482,7 +554,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			deps = 0;
 		}
 	}
-	snprintf(f->chan[0], sizeof(f->chan[0]), "%s", ef->ev[RULE_STAGE_FILTER].channel);
+	chan_name_copy(f->chan[0], ef->ev[RULE_STAGE_FILTER].channel);
 	if (ef->ev[d].verdict != RULE_VERDICT_ACCEPT) {
 		f->act[0].verdict = FC_VERDICT_DROP;
 		f->drop = RULE_DROP_FILTER;

@@ -60,7 +60,7 @@ struct eng_change {
 	uint32_t gen;  /**< generation of the commit that made it */
 	uint8_t table; /**< enum rule_table */
 	uint8_t all;   /**< matches every key */
-	struct rule r;
+	struct rule_keym r; /**< the changed rule's key fields (rule_keym_match()) */
 };
 
 /**
@@ -171,6 +171,15 @@ struct rule_engine {
 	/* Rule sets and classification. */
 	struct rule_set *set;
 	uint8_t hooks_used[RULE_TABLE__COUNT]; /**< RULE_HOOK_F() of the hooks a chain of @c set claims */
+	/**
+	 * Per enum rule_stage, bit (lbits | nat << 2) (eng_stage_walks()): the
+	 * stage has a step whose walk can say more than nothing, for a key with
+	 * local bits lbits (FC_KEY_F_*) and a ctstate the nat tables see (nat)
+	 * or not. Steps whose chain has no rule and accepts are left out where
+	 * their table's accept decides nothing (every table but filter): such a
+	 * walk would only note the nat policy (nat_rule_id RULE_ID_POLICY).
+	 */
+	uint8_t stage_walk[RULE_STAGE__COUNT];
 	struct rule_cls *cls;
 	uint32_t gen;
 	uint32_t cls_gen;
@@ -301,6 +310,7 @@ struct eng_flow {
 				           actions), 0: none (the filter stage sets it) */
 	struct eng_pv pv;             /**< the flow's first packet's walk: it takes tokens */
 	uint8_t stages;               /**< bit per enum rule_stage evaluated (rule_engine_classify_flow()) */
+	bool pkt_built;               /**< @c pkt holds the context (built at the first stage walked) */
 	/* Not cleared by flow_init(): valid per the bits of @c stages. */
 	struct rule_pkt pkt;          /**< the packet as the stages saw it (marks carry over) */
 	struct rule_eval ev[RULE_STAGE__COUNT]; /**< each stage's result */
@@ -479,6 +489,29 @@ void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 /* engine_commit.c */
 int eng_commit_init(struct rule_engine *eng);
 void eng_hooks_used(struct rule_engine *eng);
+
+/** Does @p stage walk any chain for a key with local bits @p lbits and ctstate @p cs? */
+static inline bool
+eng_stage_walks(const struct rule_engine *eng, unsigned int stage, unsigned int lbits,
+	unsigned int cs)
+{
+	bool nat = cs == RULE_CT_IGNORE ||
+		   !(cs & (RULE_CT_ESTABLISHED | RULE_CT_INVALID | RULE_CT_UNTRACKED));
+	unsigned int bit = (lbits & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) | (nat ? 4u : 0u);
+
+	return (eng->stage_walk[stage] >> bit) & 1;
+}
+
+/**
+ * RULE_PKT_NEED_* of the set classified now: the classifier's when it is
+ * the current set's, else all (the reference evaluator walks the set).
+ */
+static inline uint32_t
+eng_pkt_needs(const struct rule_engine *eng)
+{
+	return eng->cls != NULL && eng->cls_gen == eng->gen ? rule_cls_pkt_needs(eng->cls)
+							    : RULE_PKT_NEED_ALL;
+}
 void eng_commit_fini(struct rule_engine *eng);
 unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
 bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,

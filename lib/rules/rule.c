@@ -700,9 +700,12 @@ rule_ctstate_match(const struct rule *r, unsigned int ctstate)
 	return ((ctstate & r->ctstate) != 0) != neg;
 }
 
-bool
-rule_match_key(
-	const struct rule *r, const struct fc_key *k, unsigned int ctstate, unsigned int kflags)
+/* The key fields of a rule (struct rule or struct rule_keym) against key @p k. */
+static inline bool
+key_fields_match(uint8_t family, uint8_t src_local, uint8_t dst_local, uint8_t match, uint8_t rneg,
+	uint8_t rproto, const struct rule_prefix *rsrc, const struct rule_prefix *rdst,
+	const struct rule_ports *rsport, const struct rule_ports *rdport, const struct fc_key *k,
+	unsigned int kflags)
 {
 	const uint8_t *src, *dst;
 	uint16_t sport, dport;
@@ -717,40 +720,75 @@ rule_match_key(
 	dport = fc_key_dport(k);
 	proto = fc_key_proto(k);
 	flags = fc_key_flags(k);
-	if (r->family != 0 && r->family != k->family)
+	if (family != 0 && family != k->family)
 		return false;
-	if (!local_match(r->src_local, flags & FC_KEY_F_SRC_LOCAL) ||
-		!local_match(r->dst_local, flags & FC_KEY_F_DST_LOCAL))
+	if (!local_match(src_local, flags & FC_KEY_F_SRC_LOCAL) ||
+		!local_match(dst_local, flags & FC_KEY_F_DST_LOCAL))
 		return false;
-	if (r->match & RULE_M_SRC) {
-		neg = r->neg & RULE_M_SRC;
-		if (rule_prefix_match(src, &r->src) == neg)
+	if (match & RULE_M_SRC) {
+		neg = rneg & RULE_M_SRC;
+		if (rule_prefix_match(src, rsrc) == neg)
 			return false;
 	}
-	if (r->match & RULE_M_DST) {
-		neg = r->neg & RULE_M_DST;
-		if (rule_prefix_match(dst, &r->dst) == neg)
+	if (match & RULE_M_DST) {
+		neg = rneg & RULE_M_DST;
+		if (rule_prefix_match(dst, rdst) == neg)
 			return false;
 	}
-	if (r->match & RULE_M_PROTO) {
-		neg = r->neg & RULE_M_PROTO;
-		if ((proto == r->proto) == neg)
+	if (match & RULE_M_PROTO) {
+		neg = rneg & RULE_M_PROTO;
+		if ((proto == rproto) == neg)
 			return false;
 	}
-	if (r->match & (RULE_M_SPORT | RULE_M_DPORT)) {
+	if (match & (RULE_M_SPORT | RULE_M_DPORT)) {
 		/* Netfilter: no ports, no port match, negated or not. */
 		if (kflags & RULE_KEY_F_NOPORTS)
 			return false;
-		if (r->match & RULE_M_SPORT) {
-			neg = r->neg & RULE_M_SPORT;
-			if (ports_match(&r->sport, ntohs(sport)) == neg)
+		if (match & RULE_M_SPORT) {
+			neg = rneg & RULE_M_SPORT;
+			if (ports_match(rsport, ntohs(sport)) == neg)
 				return false;
 		}
-		if (r->match & RULE_M_DPORT) {
-			neg = r->neg & RULE_M_DPORT;
-			if (ports_match(&r->dport, ntohs(dport)) == neg)
+		if (match & RULE_M_DPORT) {
+			neg = rneg & RULE_M_DPORT;
+			if (ports_match(rdport, ntohs(dport)) == neg)
 				return false;
 		}
 	}
+	return true;
+}
+
+bool
+rule_match_key(
+	const struct rule *r, const struct fc_key *k, unsigned int ctstate, unsigned int kflags)
+{
+	if (!key_fields_match(r->family, r->src_local, r->dst_local, r->match, r->neg, r->proto,
+		    &r->src, &r->dst, &r->sport, &r->dport, k, kflags))
+		return false;
 	return rule_ctstate_match(r, ctstate);
+}
+
+void
+rule_keym_of(const struct rule *r, struct rule_keym *m)
+{
+	const uint8_t keyf = RULE_M_SRC | RULE_M_DST | RULE_M_PROTO | RULE_M_SPORT | RULE_M_DPORT;
+
+	memset(m, 0, sizeof(*m));
+	m->family = r->family;
+	m->proto = r->proto;
+	m->src_local = r->src_local;
+	m->dst_local = r->dst_local;
+	m->match = r->match & keyf;
+	m->neg = r->neg & keyf;
+	m->src = r->src;
+	m->dst = r->dst;
+	m->sport = r->sport;
+	m->dport = r->dport;
+}
+
+bool
+rule_keym_match(const struct rule_keym *m, const struct fc_key *k, unsigned int kflags)
+{
+	return key_fields_match(m->family, m->src_local, m->dst_local, m->match, m->neg, m->proto,
+		&m->src, &m->dst, &m->sport, &m->dport, k, kflags);
 }

@@ -101,6 +101,34 @@ struct rule_pkt {
 };
 
 /**
+ * What a packet context must hold for a set's rules (rule_set_pkt_needs()):
+ * a context without one of these is enough for a set that needs none of
+ * them. Without RULE_PKT_NEED_FRAME the context's TCP flags, ICMP type and
+ * code and IP length come from the parsed packet (struct fc_pkt), which
+ * the extension matches that need no more read.
+ */
+#define RULE_PKT_NEED_FRAME 1u /**< the frame's fields (rule_pkt_parse()) */
+#define RULE_PKT_NEED_RAND 2u  /**< rand (statistic --mode random) */
+#define RULE_PKT_NEED_TIME 4u  /**< time_s (the time match, ipset timeouts) */
+#define RULE_PKT_NEED_ALL (RULE_PKT_NEED_FRAME | RULE_PKT_NEED_RAND | RULE_PKT_NEED_TIME)
+
+/**
+ * The RULE_PKT_NEED_* the extension matches of @p r read.
+ * @param r  the rule
+ * @return RULE_PKT_NEED_* bits (0 for a rule without extension matches).
+ * Context: any.
+ */
+uint32_t rule_pkt_needs(const struct rule *r);
+
+/**
+ * The RULE_PKT_NEED_* of every rule of @p s (O(rules)).
+ * @param s  the set, or NULL (RULE_PKT_NEED_ALL)
+ * @return RULE_PKT_NEED_* bits.
+ * Context: any thread holding @p s read-only.
+ */
+uint32_t rule_set_pkt_needs(const struct rule_set *s);
+
+/**
  * A context for key @p k: the key, no ports known (RULE_IF_NONE both),
  * @p ctstate, @p kflags as flags, every other field zero.
  * @param p        the context

@@ -514,6 +514,67 @@ rule_has_ext(const struct rule *r)
 	       ((r->match & RULE_M_CTSTATE) && (r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT)));
 }
 
+/* What extension match @p x reads beyond the key, the ctstate and the parsed packet. */
+static uint32_t
+x_needs(const struct rule_x *x)
+{
+	switch (x->kind) {
+	case RULE_XM_ADDRTYPE:
+	case RULE_XM_IPRANGE:
+	case RULE_XM_ICMP:
+	case RULE_XM_ICMP6:
+	case RULE_XM_MARK:
+	case RULE_XM_CONNMARK:
+	case RULE_XM_CONNTRACK:
+	case RULE_XM_HELPER:
+	case RULE_XM_CONNBYTES:
+	case RULE_XM_FRAGMENT:
+	case RULE_XM_LIMIT:
+	case RULE_XM_HASHLIMIT:
+	case RULE_XM_CONNLIMIT:
+		return 0;
+	case RULE_XM_TCP:
+		return OPT(x, 2) ? RULE_PKT_NEED_FRAME : 0; /* options: flags are the packet's */
+	case RULE_XM_STATISTIC:
+		return x->u.stat.mode == RULE_STAT_RANDOM ? RULE_PKT_NEED_RAND : 0;
+	case RULE_XM_TIME:
+		return RULE_PKT_NEED_TIME;
+	case RULE_XM_SET:
+		return RULE_PKT_NEED_FRAME | RULE_PKT_NEED_TIME;
+	default:
+		/* Header fields (TTL, TOS, MAC, options, extension headers, ...). */
+		return RULE_PKT_NEED_FRAME;
+	}
+}
+
+uint32_t
+rule_pkt_needs(const struct rule *r)
+{
+	uint32_t n = 0;
+
+	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++)
+		n |= x_needs(&r->xm[i]);
+	return n;
+}
+
+uint32_t
+rule_set_pkt_needs(const struct rule_set *s)
+{
+	uint32_t n = 0;
+
+	if (s == NULL)
+		return RULE_PKT_NEED_ALL;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		const struct rule_chain *c = rule_set_chain_at(s, (enum rule_table)t, 0);
+		unsigned int nc = rule_set_chain_count(s, (enum rule_table)t);
+
+		for (unsigned int i = 0; c != NULL && i < nc; i++)
+			for (uint32_t j = 0; j < c[i].n_rules && n != RULE_PKT_NEED_ALL; j++)
+				n |= rule_pkt_needs(&c[i].rules[j]);
+	}
+	return n;
+}
+
 int
 rule_match_ext(const struct rule_ipsets *sets, const struct rule *r, const struct rule_pkt *p,
 	const struct rule_providers *pv, uint32_t *deps)

@@ -322,6 +322,42 @@ int rule_check(const struct rule *r, const char **msg);
 bool rule_match_key(const struct rule *r, const struct fc_key *k, unsigned int ctstate,
 	unsigned int kflags);
 
+/**
+ * What rule_match_key() with RULE_CT_IGNORE reads of a rule: a compact
+ * copy for lists of changes that keys are tested against (the rules
+ * engine's pending changes), a fraction of struct rule's size.
+ */
+struct rule_keym {
+	uint8_t family;
+	uint8_t proto;
+	uint8_t src_local;
+	uint8_t dst_local;
+	uint8_t match; /**< RULE_M_* of the key fields only */
+	uint8_t neg;
+	struct rule_prefix src;
+	struct rule_prefix dst;
+	struct rule_ports sport;
+	struct rule_ports dport;
+};
+
+/**
+ * The key fields of @p r.
+ * @param r  the rule
+ * @param m  receives them
+ * Context: any.
+ */
+void rule_keym_of(const struct rule *r, struct rule_keym *m);
+
+/**
+ * rule_match_key(r, k, RULE_CT_IGNORE, kflags) for the rule @p m was made from.
+ * @param m       rule_keym_of() the rule
+ * @param k       the key
+ * @param kflags  RULE_KEY_F_* flags of the packet
+ * @return true on a (possible) match.
+ * Context: any lcore.
+ */
+bool rule_keym_match(const struct rule_keym *m, const struct fc_key *k, unsigned int kflags);
+
 /** Name of an action ("accept", ..., "count"); "?" if out of range. Context: any. */
 const char *rule_action_name(unsigned int action);
 /** Name of a table ("filter", "nat", "mangle", "raw", "security"); "?" if out of range. Context: any. */

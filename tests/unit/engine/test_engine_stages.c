@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include <rte_memory.h>
+
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "rule_lang.h"
@@ -662,6 +664,100 @@ test_nat_stages(void **state)
 	eng_stack_free(eng);
 }
 
+/* An Ethernet + IPv4 + UDP frame 10.0.0.1:1000 -> 10.0.0.2:@p dport with TTL @p ttl. */
+static uint32_t
+udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
+{
+	static const uint8_t ip[20] = {0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1,
+		10, 0, 0, 2};
+	uint32_t sum = 0;
+
+	memset(f, 0, 42);
+	f[0] = 0x02;
+	f[6] = 0x02;
+	f[11] = 1;
+	f[12] = 0x08;
+	memcpy(f + 14, ip, sizeof(ip));
+	f[14 + 8] = ttl;
+	for (unsigned int i = 0; i < 20; i += 2)
+		sum += (uint32_t)f[14 + i] << 8 | f[14 + i + 1];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	f[14 + 10] = (uint8_t)(~sum >> 8);
+	f[14 + 11] = (uint8_t)~sum;
+	f[34] = 0x03;
+	f[35] = 0xe8;
+	f[36] = (uint8_t)(dport >> 8);
+	f[37] = (uint8_t)dport;
+	f[39] = 8;
+	return 42;
+}
+
+/* Give @p eng a classifier of its current set (as the app's background build does). */
+static void
+cls_catch_up(struct rule_engine *eng)
+{
+	uint32_t gen;
+	struct rule_set *w = rule_engine_cls_wanted(eng, &gen);
+	struct rule_cls *c;
+
+	assert_non_null(w);
+	c = rule_cls_build(w, "ts", SOCKET_ID_ANY);
+	rule_set_free(w);
+	assert_non_null(c);
+	assert_int_equal(rule_engine_cls_ready(eng, c, gen), 0);
+}
+
+/*
+ * The packet context is built only for what the set reads: with the
+ * classifier current, a rule on the frame's TTL still sees it, and a set
+ * that reads no frame field decides the same without it.
+ */
+static void
+test_lazy_context(void **state)
+{
+	static const struct {
+		const char *rules;
+		uint8_t ttl;
+		bool drop;
+	} c[] = {
+		{"drop proto udp ttl_lt 10\n", 5, true},
+		{"drop proto udp ttl_lt 10\n", 64, false},
+		{"drop proto udp ttl_gt 10\n", 64, true},
+		{"drop proto udp dport 9\n", 5, true},
+		{"table mangle\nchain P hook prerouting\nmark set_mark 0x1 ttl_lt 10\n"
+		 "table filter\ndrop mark 0x1\n", 5, true},
+		{"table mangle\nchain P hook prerouting\nmark set_mark 0x1 ttl_lt 10\n"
+		 "table filter\ndrop mark 0x1\n", 64, false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		for (unsigned int with_cls = 0; with_cls < 2; with_cls++) {
+			struct rule_engine *eng = mk_engine(true, 0);
+			uint8_t f[64];
+			uint32_t len = udp_frame(f, 9, c[i].ttl);
+			struct rule_upcall u;
+			struct rule_decision d;
+
+			load(eng, c[i].rules);
+			if (with_cls)
+				cls_catch_up(eng);
+			memset(&u, 0, sizeof(u));
+			assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+			u.frame = f;
+			u.frame_len = len;
+			u.len = len;
+			u.reason = RULE_UPCALL_MISS;
+			d = decide(eng, u, 1000);
+			if ((d.verdict != FC_VERDICT_ACCEPT) != c[i].drop)
+				fail_msg("case %zu (%s): verdict %u", i, with_cls ? "classifier" : "reference",
+					d.verdict);
+			eng_stack_free(eng);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -676,6 +772,7 @@ main(void)
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),
 		cmocka_unit_test(test_nat_stages),
+		cmocka_unit_test(test_lazy_context),
 	};
 
 	if (gufc_test_eal_init("engine_stages", "0") < 0)

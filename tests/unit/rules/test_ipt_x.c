@@ -574,6 +574,50 @@ test_ipsets_and_ports(void **state)
 /* rule_pkt_parse()                                                          */
 /* ------------------------------------------------------------------------ */
 
+/* What a set's rules need of a packet context beyond the parsed packet. */
+static void
+test_pkt_needs(void **state)
+{
+	static const struct {
+		const char *matches;
+		uint32_t needs;
+	} c[] = {
+		{"-p tcp --dport 80", 0},
+		{"-p tcp --tcp-flags SYN,ACK SYN", 0},
+		{"-p icmp --icmp-type echo-request", 0},
+		{"-m conntrack --ctstate NEW", 0},
+		{"-m mark --mark 0x1", 0},
+		{"-m iprange --src-range 10.0.0.1-10.0.0.9", 0},
+		{"-m limit --limit 10/sec", 0},
+		{"-m statistic --mode nth --every 3 --packet 0", 0},
+		{"-p tcp --tcp-option 2", RULE_PKT_NEED_FRAME},
+		{"-m ttl --ttl-lt 10", RULE_PKT_NEED_FRAME},
+		{"-m length --length 100", RULE_PKT_NEED_FRAME},
+		{"-m dscp --dscp 10", RULE_PKT_NEED_FRAME},
+		{"-m recent --name x --set", RULE_PKT_NEED_FRAME},
+		{"-m statistic --mode random --probability 0.5", RULE_PKT_NEED_RAND},
+		{"-m time --weekdays Mon", RULE_PKT_NEED_TIME},
+	};
+
+	(void)state;
+	assert_int_equal(rule_set_pkt_needs(NULL), RULE_PKT_NEED_ALL);
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		char text[512];
+		struct rule_set *s;
+
+		snprintf(text, sizeof(text),
+			"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+			"-A FORWARD -p tcp --dport 22 -j DROP\n-A FORWARD %s -j DROP\nCOMMIT\n",
+			c[i].matches);
+		s = parse_opts(text, FC_AF_INET4, NULL);
+		assert_non_null(s);
+		if (rule_set_pkt_needs(s) != c[i].needs)
+			fail_msg("%s: needs %#x, expected %#x", c[i].matches, rule_set_pkt_needs(s),
+				c[i].needs);
+		rule_set_free(s);
+	}
+}
+
 static void
 test_pkt_parse(void **state)
 {
@@ -732,6 +776,7 @@ main(void)
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_ipsets_and_ports),
 		cmocka_unit_test(test_pkt_parse),
+		cmocka_unit_test(test_pkt_needs),
 		cmocka_unit_test(test_corpus_roundtrip),
 	};
 
