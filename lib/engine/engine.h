@@ -496,6 +496,17 @@ struct fc_table *rule_engine_table(const struct rule_engine *eng, unsigned int f
 const struct rule_set *rule_engine_rules(const struct rule_engine *eng);
 
 /**
+ * The engine's "-m recent" lists (rule_recent_info(), rule_recent_entry();
+ * stamps in TSC cycles), and its "-m hashlimit" tables (rule_hashlimit_info()).
+ * @param eng  the engine
+ * @return them, or NULL (none made yet).
+ * Context: rules lcore (they change with the packets it decides).
+ */
+const struct rule_recent *rule_engine_recent(const struct rule_engine *eng);
+/** See rule_engine_recent(). Context: rules lcore. */
+const struct rule_hashlimit *rule_engine_hashlimit(const struct rule_engine *eng);
+
+/**
  * Register the calling thread as reader @p reader_id with the engine's RCU
  * variable and both tables.
  * @param eng        the engine

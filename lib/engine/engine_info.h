@@ -107,6 +107,8 @@ struct rule_engine_stats {
 	uint64_t reply_moved;  /**< reply entries moved to the port their replies came on */
 	uint64_t port_mismatch; /**< packets of a connection on a port its entries lack
 				     (decided uncached, see "Input ports") */
+	uint64_t recent_dropped;    /**< "-m recent" lists dropped by a commit (no rule names them) */
+	uint64_t hashlimit_dropped; /**< "-m hashlimit" tables dropped by a commit (likewise) */
 	uint64_t walk_slots;   /**< table slots (free ones included) examined by the
 				    background walks of rule_engine_step(): aging, revalidation */
 	uint32_t gen;          /**< current generation */

@@ -43,6 +43,7 @@ eng_meters_fini(struct rule_engine *eng)
 	free(eng->mkeys);
 	free(eng->nth);
 	rule_recent_free(eng->recent);
+	rule_hashlimit_free(eng->hashlimit);
 }
 
 /*
@@ -149,6 +150,16 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 			return -ENOTSUP;
 		rc = rule_recent_match(pv->eng->recent, x, p, rte_rdtsc(), rte_get_tsc_hz());
 		return rc >= 0 ? rc : -ENOTSUP;
+	}
+	if (x->kind == RULE_XM_HASHLIMIT && pv->mode == ENG_PV_TAKE) {
+		pv->other = 1; /* a bucket per key, on the slow path: per packet */
+		if (pv->eng->hashlimit == NULL)
+			pv->eng->hashlimit = rule_hashlimit_new();
+		if (pv->eng->hashlimit == NULL)
+			return -ENOTSUP;
+		rc = rule_hashlimit_match(pv->eng->hashlimit, x, p, rte_rdtsc(), rte_get_tsc_hz());
+		/* A full table: netfilter drops the packet (an error drop here). */
+		return rc == -ENOMEM ? -ENOTSUP : rc;
 	}
 	if (x->kind != RULE_XM_LIMIT) {
 		pv->other = 1;

@@ -204,6 +204,8 @@ struct rule_engine {
 	uint32_t n_nth;
 	uint32_t cap_nth;
 	struct rule_recent *recent;   /**< "-m recent" lists (made at first use; kept across loads) */
+	struct rule_hashlimit *hashlimit; /**< "-m hashlimit" tables (made at first use; kept
+					 across loads while a rule names them) */
 	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have
 				           one (slow path only: the fast path never needs them,
 				           so they are not in the entry) */

@@ -621,7 +621,9 @@ route_port(const struct fc_key *k)
  * it (the oracle loads the file once per packet list, and so does this).
  * "-m recent" lists as netfilter keeps them (rule_recent_match()), the
  * packets taken to come 1 ms apart (the oracle's replay is about as fast:
- * rule files use --seconds far above the list's length). The other
+ * rule files use --seconds far above the list's length). "-m hashlimit"
+ * tables likewise (rule_hashlimit_match(); rule files use rates far below
+ * the replay's, so no bucket refills during it). The other
  * stateful matches take their answers right after loading.
  */
 struct nth_ctr {
@@ -633,6 +635,7 @@ struct nth_ctr {
 static struct nth_ctr nth_ctrs[256];
 static unsigned int n_nth;
 static struct rule_recent *recent;
+static struct rule_hashlimit *hashlimit;
 static uint64_t recent_now; /* ms: the packet's number */
 
 static int
@@ -646,6 +649,11 @@ nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pk
 		if (recent == NULL && (recent = rule_recent_new()) == NULL)
 			return -ENOMEM;
 		return rule_recent_match(recent, x, p, recent_now, 1000);
+	}
+	if (x->kind == RULE_XM_HASHLIMIT) {
+		if (hashlimit == NULL && (hashlimit = rule_hashlimit_new()) == NULL)
+			return -ENOMEM;
+		return rule_hashlimit_match(hashlimit, x, p, recent_now, 1000);
 	}
 	if (x->kind != RULE_XM_STATISTIC || x->u.stat.mode != RULE_STAT_NTH)
 		return -ENOTSUP;
@@ -794,6 +802,14 @@ main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	/* The hashlimit tables, with their first rules' settings, as the kernel loads them. */
+	hashlimit = rule_hashlimit_new();
+	if (hashlimit == NULL) {
+		fprintf(stderr, "ipt_eval: no memory\n");
+		rc = 2;
+		goto out;
+	}
+	(void)rule_hashlimit_load(hashlimit, s, 0, 1000);
 	f = fopen(packets, "r");
 	if (f == NULL) {
 		fprintf(stderr, "ipt_eval: %s: %s\n", packets, strerror(errno));
@@ -819,6 +835,7 @@ main(int argc, char **argv)
 	fclose(f);
 out:
 	free(pos);
+	rule_hashlimit_free(hashlimit);
 	rule_set_free(s);
 	free(text);
 	return rc;
