@@ -476,6 +476,65 @@ test_recent(void **state)
 	load(eng, text);
 	settle_all(eng, 5);
 	assert_int_equal(rx(eng, b, 6).verdict, FC_VERDICT_DROP);
+	{
+		struct rule_recent_info li;
+		struct rule_recent_entry re;
+		struct rule_engine_stats st;
+
+		assert_int_equal(rule_recent_info(rule_engine_recent(eng), 0, &li), 0);
+		assert_string_equal(li.name, "S");
+		assert_int_equal(li.entries, 1);
+		assert_int_equal(rule_recent_entry(rule_engine_recent(eng), 0, 0, &re), 0);
+		assert_int_equal(re.family, FC_AF_INET4);
+		assert_memory_equal(re.addr, &a.pkt.key.v4.src, 4);
+		/* A set that names no list: the list goes, as Linux frees it with its last rule. */
+		load(eng, "accept proto udp\n");
+		assert_int_equal(rule_recent_info(rule_engine_recent(eng), 0, &li), -ENOENT);
+		rule_engine_stats_get(eng, &st);
+		assert_int_equal(st.recent_dropped, 1);
+		/* Named again: an empty list, b is accepted. */
+		load(eng, text);
+		settle_all(eng, 7);
+		assert_int_equal(rx(eng, b, 8).verdict, FC_VERDICT_ACCEPT);
+	}
+	eng_stack_free(eng);
+}
+
+/*
+ * -m hashlimit: a bucket per source; a flow whose walk reaches one is
+ * decided per packet on the slow path (Linux's answers, tokens per packet):
+ * a gets 2 packets of burst 2, then drops; c's source has its own bucket.
+ */
+static void
+test_hashlimit(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall a2 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall c = up4(17, "10.0.0.3", 1000, "10.0.0.2", 53, 0, 0);
+	const char *text = "accept proto udp hashlimit_upto 1/hour hashlimit_burst 2 "
+			   "hashlimit_mode srcip hashlimit_name H\n"
+			   "drop proto udp\n";
+	struct rule_hashlimit_info hi;
+	const struct fc_entry *e;
+
+	(void)state;
+	load(eng, text);
+	/* The table is made at the commit, with its rule's settings. */
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), 0);
+	assert_string_equal(hi.name, "H");
+	assert_int_equal(hi.buckets, 0);
+	assert_int_equal(hi.cfg.burst, 2);
+	assert_int_equal(rx(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &a.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_int_equal(rx(eng, a, 2).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, a2, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx(eng, a, 4).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx(eng, c, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), 0);
+	assert_int_equal(hi.buckets, 2);
 	eng_stack_free(eng);
 }
 
@@ -672,6 +731,7 @@ main(void)
 		cmocka_unit_test(test_marks_many),
 		cmocka_unit_test(test_nth),
 		cmocka_unit_test(test_recent),
+		cmocka_unit_test(test_hashlimit),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),
