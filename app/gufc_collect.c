@@ -396,6 +396,8 @@ gufc_show_recent(struct gufc_app *app, FILE *f)
 		rule_engine_stats_get(app->eng, &st);
 		fprintf(f, "dropped by rule loads (no rule names them): %" PRIu64 " recent lists, %"
 			   PRIu64 " hashlimit tables\n", st.recent_dropped, st.hashlimit_dropped);
+		fprintf(f, "connlimit: %u connections held, %" PRIu64 " counts asked\n",
+			st.connlimit_conns, st.connlimit_checks);
 	}
 	return 0;
 }
@@ -435,5 +437,6 @@ gufc_recent_json(const struct gufc_app *app, const struct gufc_totals *t, FILE *
 			   ", \"expire_ms\": %u, \"gcinterval_ms\": %u}", i ? ", " : "", hi.name,
 			hi.family == FC_AF_INET6 ? "ipv6" : "ipv4", hi.buckets, hi.cfg.max, hi.cfg.size,
 			hi.cfg.rate, hi.cfg.unit, hi.cfg.burst, hi.cfg.expire, hi.cfg.gcinterval);
-	fprintf(f, "]}");
+	fprintf(f, "]},\n  \"connlimit\": {\"conns\": %u, \"checks\": %" PRIu64 "}",
+		t->es.connlimit_conns, t->es.connlimit_checks);
 }

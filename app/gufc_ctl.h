@@ -426,8 +426,9 @@ int gufc_collect_hashlimit(struct gufc_app *app, struct rule_hashlimit_info **ro
 int gufc_show_recent(struct gufc_app *app, FILE *f);
 
 /**
- * Write the recent lists and hashlimit tables as two JSON members
- * ("recent": {...}, "hashlimit": {...}; no trailing comma) for --stats-json.
+ * Write the recent lists, hashlimit tables and connlimit counts as JSON
+ * members ("recent": {...}, "hashlimit": {...}, "connlimit": {...}; no
+ * trailing comma) for --stats-json.
  * @param app  the application
  * @param t    the totals (the dropped counts)
  * @param f    where

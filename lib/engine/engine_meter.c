@@ -44,6 +44,7 @@ eng_meters_fini(struct rule_engine *eng)
 	free(eng->nth);
 	rule_recent_free(eng->recent);
 	rule_hashlimit_free(eng->hashlimit);
+	eng_connlimit_free(eng);
 }
 
 /*
@@ -55,6 +56,7 @@ eng_meters_reset(struct rule_engine *eng)
 {
 	eng->n_meters = 0;
 	eng->n_nth = 0;
+	eng_connlimit_reset(eng);
 }
 
 /* The counter of nth match @p xi of @p r, made (at 0) if new; NULL without memory. */
@@ -160,6 +162,11 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 		rc = rule_hashlimit_match(pv->eng->hashlimit, x, p, rte_rdtsc(), rte_get_tsc_hz());
 		/* A full table: netfilter drops the packet (an error drop here). */
 		return rc == -ENOMEM ? -ENOTSUP : rc;
+	}
+	if (x->kind == RULE_XM_CONNLIMIT) {
+		/* The connection's count: the first packet's walk adds it, revalidation asks. */
+		rc = eng_connlimit_match(pv->eng, r, xi, p, pv->mode == ENG_PV_TAKE);
+		return rc >= 0 ? rc : -ENOTSUP;
 	}
 	if (x->kind != RULE_XM_LIMIT) {
 		pv->other = 1;

@@ -206,6 +206,8 @@ struct rule_engine {
 	struct rule_recent *recent;   /**< "-m recent" lists (made at first use; kept across loads) */
 	struct rule_hashlimit *hashlimit; /**< "-m hashlimit" tables (made at first use; kept
 					 across loads while a rule names them) */
+	struct eng_connlimit *connlimit; /**< "-m connlimit" counts (engine_connlimit.c; made
+					 at first use; start over with the meters) */
 	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have
 				           one (slow path only: the fast path never needs them,
 				           so they are not in the entry) */
@@ -316,6 +318,17 @@ eng_flow_of(struct rule_flow *f)
 {
 	return (struct eng_flow *)(void *)f;
 }
+
+/* engine_connlimit.c: "-m connlimit" as Linux's nf_conncount counts. */
+struct eng_connlimit;
+/* Match @p xi of @p r (kind connlimit) for packet @p p; @p add: count its connection in.
+   @return 1, 0, -ENOMEM. */
+int eng_connlimit_match(struct rule_engine *eng, const struct rule *r, unsigned int xi,
+	const struct rule_pkt *p, bool add);
+void eng_connlimit_reset(struct rule_engine *eng);
+void eng_connlimit_free(struct rule_engine *eng);
+/* Connections the counts hold. */
+uint32_t eng_connlimit_count(const struct rule_engine *eng);
 
 /* engine_meter.c */
 int eng_meters_init(struct rule_engine *eng);

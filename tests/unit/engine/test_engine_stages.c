@@ -539,6 +539,54 @@ test_hashlimit(void **state)
 }
 
 /*
+ * -m connlimit: connections per source /24, counted from the engine's live
+ * connections that reached the rule (nf_conncount): the third connection of
+ * a /24 is dropped; a dropped one is no connection; the verdict is the
+ * connection's (cached, later packets on the fast path); once the flows
+ * are gone (flushed) the source may connect again. A new set (ids
+ * numbered anew) starts the counts over.
+ */
+static void
+test_connlimit(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall c1 = up4(6, "10.0.0.1", 1000, "10.0.0.2", 80, TCP_SYN, 0);
+	struct rule_upcall c2 = up4(6, "10.0.0.7", 1001, "10.0.0.2", 80, TCP_SYN, 0);
+	struct rule_upcall c3 = up4(6, "10.0.0.1", 1002, "10.0.0.2", 80, TCP_SYN, 0);
+	struct rule_upcall c4 = up4(6, "10.0.1.1", 1003, "10.0.0.2", 80, TCP_SYN, 0);
+	const char *text = "drop proto tcp dport 80 connlimit_above 2 connlimit_mask 24\n"
+			   "accept proto tcp\n";
+	const struct fc_entry *e;
+	struct rule_engine_stats st;
+
+	(void)state;
+	load(eng, text);
+	assert_int_equal(rx(eng, c1, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, c2, 2).verdict, FC_VERDICT_ACCEPT);
+	/* Cached with its verdict: not decided per packet. */
+	e = entry_of(eng, &c1.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, c3, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx(eng, c3, 4).verdict, FC_VERDICT_DROP);
+	/* Another /24. */
+	assert_int_equal(rx(eng, c4, 5).verdict, FC_VERDICT_ACCEPT);
+	/* Held: c1, c2, c3 (dropped: forgotten when its group is counted next), c4. */
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.connlimit_conns, 4);
+	/* The connections go: c3 (a new flow again) is the first of its /24. */
+	rule_engine_flush(eng);
+	assert_int_equal(rx(eng, c3, 6).verdict, FC_VERDICT_ACCEPT);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.connlimit_conns, 2); /* c3, and c4 until its /24 is counted */
+	/* A set numbered anew: counts start over (as iptables-restore). */
+	load(eng, "accept proto tcp dport 81\n");
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.connlimit_conns, 0);
+	eng_stack_free(eng);
+}
+
+/*
  * -m limit: a flow whose verdict one meter decides is cached with it; the
  * fast path takes the tokens and gets the other verdict once the bucket is
  * empty, without an upcall. The meter is the rule's: another flow's first
@@ -732,6 +780,7 @@ main(void)
 		cmocka_unit_test(test_nth),
 		cmocka_unit_test(test_recent),
 		cmocka_unit_test(test_hashlimit),
+		cmocka_unit_test(test_connlimit),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),
