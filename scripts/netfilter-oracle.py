@@ -48,6 +48,9 @@ ports within the range, masquerade to r0's address).
 
 Packet list format (one packet per line, '#' starts a comment):
   local ADDR [ADDR...]          addresses of the firewall itself
+  keep-conntrack                from here on, conntrack is not flushed before
+                                each packet: the connections of the packets
+                                before stay (-m connlimit counts them)
   tcp SRC:PORT -> DST:PORT [flags=S] [mss=N]  (flags from FSRPAUEC, default S;
                                            mss: an MSS option)
   udp SRC:PORT -> DST:PORT
@@ -219,6 +222,7 @@ def parse_endpoint(text, with_port, where):
 def parse_packets(path):
     """Read a packet list: (set of local addresses, [Packet])."""
     locals_, pkts = set(), []
+    keep_ct = False
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
     for lineno, raw in enumerate(lines, 1):
@@ -227,6 +231,9 @@ def parse_packets(path):
         if not line:
             continue
         w = line.split()
+        if w == ["keep-conntrack"]:
+            keep_ct = True
+            continue
         if w[0] == "local":
             for a in w[1:]:
                 try:
@@ -235,6 +242,7 @@ def parse_packets(path):
                     raise OracleError("%s: bad address %r" % (where, a)) from None
             continue
         p = Packet(len(pkts) + 1, lineno)
+        p.keep_ct = keep_ct
         if w[0] == "proto":
             if len(w) < 2 or not w[1].isdigit() or not 0 <= int(w[1]) <= 255:
                 raise OracleError("%s: 'proto' needs a number 0..255" % where)
@@ -1082,7 +1090,10 @@ def check_delivery(p, d, seen, family, locals_):
 
 def run_packet(lab, p, locals_, family_tables, verbose):
     from_fw = p.src in locals_
-    lab.ct_flush()
+    # "keep-conntrack" lists keep the connections the packets before made
+    # (connlimit counts them); the first packet still starts from none.
+    if p.n == 1 or not getattr(p, "keep_ct", False):
+        lab.ct_flush()
     lab.drain()
 
     def snap():

@@ -6,7 +6,8 @@
  * destination) under --connlimit-mask. A walk that reaches the match
  * counts its group's connections that are still live (an entry of the
  * engine holds their original tuple and does not drop: a connection the
- * filter dropped never became one), forgetting the others, and adds its
+ * filter dropped never became one; and the connection is not closed, TCP
+ * TIME_WAIT or CLOSE, as nf_conncount skips those), forgetting the others, and adds its
  * own connection to the group if it is not there yet: the count includes
  * it. --connlimit-above N matches above N, --connlimit-upto N up to N.
  *
@@ -80,7 +81,8 @@ group_hash(uint32_t rule_id, unsigned int xi, unsigned int family, const uint8_t
 	return h % CL_CHAINS;
 }
 
-/* Is the connection of @p k live: an entry keyed so that does not drop? */
+/* Is the connection of @p k live: an entry keyed so that does not drop, not closed (TCP
+   TIME_WAIT, CLOSE)? */
 static bool
 conn_live(const struct rule_engine *eng, const struct fc_key *k)
 {
@@ -88,7 +90,7 @@ conn_live(const struct rule_engine *eng, const struct fc_key *k)
 
 	if (rule_engine_flow_lookup_any(eng, k, &fi) != 0)
 		return false;
-	return fi.act.verdict != FC_VERDICT_DROP;
+	return fi.act.verdict != FC_VERDICT_DROP && !eng_entry_closed(eng, &fi.act);
 }
 
 static int

@@ -319,6 +319,9 @@ eng_flow_of(struct rule_flow *f)
 	return (struct eng_flow *)(void *)f;
 }
 
+/* Is the connection of entry action @p a closed, its entry lingering (rule_module::entry_closed)? */
+bool eng_entry_closed(const struct rule_engine *eng, const struct fc_action *a);
+
 /* engine_connlimit.c: "-m connlimit" as Linux's nf_conncount counts. */
 struct eng_connlimit;
 /* Match @p xi of @p r (kind connlimit) for packet @p p; @p add: count its connection in.
