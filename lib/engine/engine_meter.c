@@ -165,6 +165,7 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 	}
 	if (x->kind == RULE_XM_CONNLIMIT) {
 		/* The connection's count: the first packet's walk adds it, revalidation asks. */
+		pv->connlimit = 1;
 		rc = eng_connlimit_match(pv->eng, r, xi, p, pv->mode == ENG_PV_TAKE);
 		return rc >= 0 ? rc : -ENOTSUP;
 	}

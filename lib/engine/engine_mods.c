@@ -501,6 +501,9 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		/* Another packet of the flow may be decided otherwise: no entry. */
 		if (deps != 0)
 			f->nocache = true;
+		/* A connection connlimit may have refused: Linux asks again for its next packet. */
+		if (ef->pv.connlimit)
+			f->nocache = true;
 		/* REJECT answers every packet, as netfilter does: none is cached. */
 		if (ef->ev[d].action == RULE_ACT_REJECT) {
 			f->reject = ef->ev[d].reject;

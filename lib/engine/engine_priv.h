@@ -150,6 +150,7 @@ struct eng_pv {
 	uint8_t mode;             /**< enum eng_pv_mode */
 	uint8_t n_meter;          /**< meters the walk reached (1: @c meter) */
 	uint8_t other;            /**< other stateful matches it reached (fresh answers) */
+	uint8_t connlimit;        /**< it reached a connlimit match */
 	uint16_t meter;
 };
 

@@ -568,10 +568,12 @@ test_connlimit(void **state)
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, c3, 3).verdict, FC_VERDICT_DROP);
+	/* Refused: no entry, its next packet (a retransmitted SYN) is asked again. */
+	assert_null(entry_of(eng, &c3.pkt.key));
 	assert_int_equal(rx(eng, c3, 4).verdict, FC_VERDICT_DROP);
 	/* Another /24. */
 	assert_int_equal(rx(eng, c4, 5).verdict, FC_VERDICT_ACCEPT);
-	/* Held: c1, c2, c3 (dropped: forgotten when its group is counted next), c4. */
+	/* Held: c1, c2, c3 (refused: forgotten when its group is counted next), c4. */
 	rule_engine_stats_get(eng, &st);
 	assert_int_equal(st.connlimit_conns, 4);
 	/* The connections go: c3 (a new flow again) is the first of its /24. */
