@@ -58,6 +58,7 @@ Packet list format (one packet per line, '#' starts a comment):
   icmp SRC -> DST [type=8] [code=0] [id=N] (echo request by default)
   icmpv6 SRC -> DST [type=128] [code=0] [id=N]
   proto N SRC -> DST
+  (any of them: [ttl=N], the IP TTL or hop limit, 64 by default)
 IPv6 addresses are written in brackets: [2001:db8::1]:80, [2001:db8::1].
 The hook follows from the local addresses: dst local -> INPUT, src local
 -> OUTPUT (sent from inside the firewall), both -> OUTPUT then INPUT,
@@ -171,6 +172,7 @@ class Packet:
         self.sport = 0
         self.dport = 0
         self.flags = "S"
+        self.ttl = 64
         self.mss = None
         self.icmp_type = None
         self.icmp_code = 0
@@ -271,6 +273,10 @@ def parse_packets(path):
                 if not val.isdigit() or not 0 <= int(val) <= 65535:
                     raise OracleError("%s: bad MSS %r" % (where, val))
                 p.mss = int(val)
+            elif key == "ttl":
+                if not val.isdigit() or not 1 <= int(val) <= 255:
+                    raise OracleError("%s: bad TTL %r" % (where, val))
+                p.ttl = int(val)
             elif key in ("type", "code", "id") and p.proto in (1, 58):
                 try:
                     v = int(val, 0)
@@ -560,11 +566,11 @@ def build_ip(p, tag):
     else:
         l4 = tag
     if p.family == 4:
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), p.n & 0xFFFF, 0x4000, 64,
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), p.n & 0xFFFF, 0x4000, p.ttl,
                          p.proto, 0, src, dst)
         ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
     else:
-        ip = struct.pack("!IHBB16s16s", 0x60000000 | (p.n & 0xFFFFF), len(l4), p.proto, 64,
+        ip = struct.pack("!IHBB16s16s", 0x60000000 | (p.n & 0xFFFFF), len(l4), p.proto, p.ttl,
                          src, dst)
     return ip + l4
 

@@ -50,6 +50,7 @@ struct pkt {
 	uint8_t proto;
 	uint8_t tcp_flags;
 	int mss;               /* -1: no MSS option */
+	int ttl;               /* the IP TTL or hop limit (64 unless ttl=N) */
 	struct addr src, dst;
 	uint16_t sport, dport; /* host order; icmp: see key_build() */
 	int icmp_type, icmp_code, icmp_id;
@@ -364,6 +365,7 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 	p->icmp_type = -1;
 	p->icmp_id = -1;
 	p->mss = -1;
+	p->ttl = 64;
 	p->tcp_flags = RULE_TCP_SYN;
 	if (strcmp(w[0], "proto") == 0) {
 		char *end;
@@ -414,6 +416,13 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 					goto bad;
 				p->tcp_flags |= (uint8_t)(1u << (at - letters));
 			}
+			continue;
+		}
+		if (strcmp(w[i], "ttl") == 0) {
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == '\0' || *end != '\0' || v < 1 || v > 255)
+				goto bad;
+			p->ttl = (int)v;
 			continue;
 		}
 		if (strcmp(w[i], "mss") == 0 && p->proto == 6) {
@@ -592,7 +601,7 @@ pkt_context(const struct pkt *p, const struct fc_key *k, struct rule_pkt *pk)
 	rule_pkt_init(pk, k, RULE_CT_NEW, 0);
 	pk->in_port = from_fw ? RULE_IF_NONE : PORT_L0;
 	pk->l3_len = ip_len(p);
-	pk->ttl = 64;
+	pk->ttl = (uint8_t)p->ttl;
 	if (p->proto == 6) {
 		pk->tcp_flags = p->tcp_flags;
 		pk->tcp_opts[0] |= p->mss >= 0 ? 1u << 2 : 0;
