@@ -794,8 +794,8 @@ gufc_telemetry_init(struct gufc_app *app)
 			"most 128 (the shell's 'show neighbours'). No parameters" },
 		{ "/gufc/routes", "gufc routes, as columns, at most 128 (the shell's "
 			"'show routes'). No parameters" },
-		{ "/gufc/recent", "gufc -m recent lists: one row per address (list, addr, ttl, "
-			"hits, ms ago), at most 128 (the shell's 'show recent'). No parameters" },
+		{ "/gufc/recent", "gufc -m recent lists, a row per address, as columns, at most 128 "
+			"(the shell's 'show recent'). No parameters" },
 	};
 	int rc;
 
