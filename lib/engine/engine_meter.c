@@ -13,8 +13,14 @@
  * after loading. "-m recent" lists (rule_recent_match(), one per name,
  * kept across rule loads as netfilter keeps a list while a rule names it)
  * change with each packet's walk that reaches them, and the flow is decided
- * per packet likewise. Other stateful matches keep their answers right
- * after loading (rule_x_fresh()) and leave the decision per packet.
+ * per packet likewise. "-m hashlimit" tables (rule_hashlimit_match(), one
+ * per name and family, made at the commit, dropped with their last rule)
+ * give a token per packet from the packet's bucket, and the flow is
+ * decided per packet too (a bucket of its own per key: no fast-path meter
+ * yet). "-m connlimit" asks engine_connlimit.c: the connection's count,
+ * decided with the connection and cached. Other stateful matches keep
+ * their answers right after loading (rule_x_fresh()) and leave the
+ * decision per packet.
  */
 #include <errno.h>
 #include <stdlib.h>
