@@ -396,6 +396,7 @@ gufc_show_recent(struct gufc_app *app, FILE *f)
 		rule_engine_stats_get(app->eng, &st);
 		fprintf(f, "dropped by rule loads (no rule names them): %" PRIu64 " recent lists, %"
 			   PRIu64 " hashlimit tables\n", st.recent_dropped, st.hashlimit_dropped);
+		fprintf(f, "hashlimit buckets kept as meters (fast path): %u\n", st.hashlimit_meters);
 		fprintf(f, "connlimit: %u connections held, %" PRIu64 " counts asked\n",
 			st.connlimit_conns, st.connlimit_checks);
 	}
@@ -429,8 +430,8 @@ gufc_recent_json(const struct gufc_app *app, const struct gufc_totals *t, FILE *
 		}
 		fprintf(f, "]}");
 	}
-	fprintf(f, "]},\n  \"hashlimit\": {\"dropped\": %" PRIu64 ", \"tables\": [",
-		t->es.hashlimit_dropped);
+	fprintf(f, "]},\n  \"hashlimit\": {\"dropped\": %" PRIu64 ", \"meters\": %u, \"tables\": [",
+		t->es.hashlimit_dropped, t->es.hashlimit_meters);
 	for (unsigned int i = 0; rule_hashlimit_info(h, i, &hi) == 0; i++)
 		fprintf(f, "%s{\"name\": \"%s\", \"family\": \"%s\", \"buckets\": %u, \"max\": %u"
 			   ", \"size\": %u, \"rate\": %u, \"unit\": %u, \"burst\": %u"

@@ -105,6 +105,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("commits", t.es.commits);
 	U("recent_dropped", t.es.recent_dropped);
 	U("hashlimit_dropped", t.es.hashlimit_dropped);
+	U("hashlimit_meters", t.es.hashlimit_meters);
 	U("connlimit_conns", t.es.connlimit_conns);
 	U("connlimit_checks", t.es.connlimit_checks);
 	U("generation", t.es.gen);

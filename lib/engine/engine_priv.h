@@ -129,6 +129,14 @@ struct eng_meter_key {
 	uint8_t unit; /**< RULE_RATE_* */
 };
 
+/** A hashlimit bucket kept as a meter (engine_meter.c): its table and key. */
+struct eng_hl_meter {
+	char name[RULE_XNAME_MAX];
+	uint8_t family;
+	uint8_t key[RULE_HASHLIMIT_KEY_LEN];
+	uint16_t meter;
+};
+
 /** The state of one "-m statistic --mode nth" match (engine_meter.c). */
 struct eng_nth {
 	uint32_t rule_id;
@@ -207,6 +215,8 @@ struct rule_engine {
 	struct rule_recent *recent;   /**< "-m recent" lists (made at first use; kept across loads) */
 	struct rule_hashlimit *hashlimit; /**< "-m hashlimit" tables (made at first use; kept
 					 across loads while a rule names them) */
+	struct eng_hl_meter *hlm;     /**< RULE_METERS_MAX: hashlimit buckets kept as meters */
+	uint32_t n_hlm;
 	struct eng_connlimit *connlimit; /**< "-m connlimit" counts (engine_connlimit.c; made
 					 at first use; start over with the meters) */
 	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have

@@ -382,6 +382,28 @@ void rule_hashlimit_cfg_of(const struct rule_x *x, unsigned int family,
 int rule_hashlimit_match(struct rule_hashlimit *h, const struct rule_x *x,
 	const struct rule_pkt *p, uint64_t now, uint64_t hz);
 
+/** Bytes of a hashlimit bucket key (rule_hashlimit_key()). */
+#define RULE_HASHLIMIT_KEY_LEN 36
+
+/**
+ * The bucket key of packet @p p in the table of match @p x (made with
+ * @p x's settings if new), and the table's settings: what
+ * rule_hashlimit_match() would look up, for a caller that keeps the
+ * bucket's tokens itself (the rules engine's meters).
+ * @param h    the tables
+ * @param x    the match (kind RULE_XM_HASHLIMIT)
+ * @param p    the packet
+ * @param now  the time, in ticks (a new table's first sweep)
+ * @param hz   ticks per second
+ * @param key  receives the key (equal keys: the same bucket of the table)
+ * @param cfg  receives the table's settings
+ * @return 0, or -ENOMEM.
+ * Context: any (the caller owns @p h).
+ */
+int rule_hashlimit_key(struct rule_hashlimit *h, const struct rule_x *x, const struct rule_pkt *p,
+	uint64_t now, uint64_t hz, uint8_t key[RULE_HASHLIMIT_KEY_LEN],
+	struct rule_hashlimit_cfg *cfg);
+
 /**
  * A rule set is loaded: drop the tables no rule of @p s names any more
  * (--hashlimit-name), as netfilter frees a table with its last rule, and

@@ -33,6 +33,8 @@ struct hl_key {
 	uint16_t sport, dport; /* network order */
 };
 
+_Static_assert(sizeof(struct hl_key) == RULE_HASHLIMIT_KEY_LEN, "hashlimit key size");
+
 struct hl_entry {
 	struct hl_key k;
 	uint32_t next;  /* chain, or the free list */
@@ -293,6 +295,22 @@ entry_get(struct hl_table *t, const struct hl_key *hk, uint64_t now)
 	t->head[c] = i;
 	t->n++;
 	return e;
+}
+
+int
+rule_hashlimit_key(struct rule_hashlimit *h, const struct rule_x *x, const struct rule_pkt *p,
+	uint64_t now, uint64_t hz, uint8_t key[RULE_HASHLIMIT_KEY_LEN],
+	struct rule_hashlimit_cfg *cfg)
+{
+	struct hl_table *t;
+	struct hl_key hk;
+
+	if (h == NULL || (t = table_get(h, x, p->key.family, now, hz)) == NULL)
+		return -ENOMEM;
+	key_of(t, p, &hk);
+	memcpy(key, &hk, sizeof(hk));
+	*cfg = t->cfg;
+	return 0;
 }
 
 int

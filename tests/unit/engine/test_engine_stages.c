@@ -539,6 +539,68 @@ test_hashlimit(void **state)
 }
 
 /*
+ * -m hashlimit with an expire no shorter than a bucket's refill (here 1/hour,
+ * burst 2, expire 3 hours): each bucket is a meter, as -m limit's, and a
+ * flow whose verdict one bucket decides is cached with it: the fast path
+ * takes its tokens and drops once the bucket is empty, without an upcall.
+ * Another flow of the same source shares the bucket (found empty);
+ * --hashlimit-above answers the other way round; another source has its
+ * own bucket. --hashlimit-htable-max 2: a third source finds the table
+ * full and is dropped (netfilter's hotdrop).
+ */
+static void
+test_hashlimit_meter(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall a2 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall c = up4(17, "10.0.0.3", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall x = up4(17, "10.0.0.5", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall b = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0);
+	const char *text = "accept proto udp dport 53 hashlimit_upto 1/hour hashlimit_burst 2 "
+			   "hashlimit_mode srcip hashlimit_name H hashlimit_htable_expire 10800000 "
+			   "hashlimit_htable_max 2\n"
+			   "drop proto udp dport 53\n"
+			   "drop proto udp dport 54 hashlimit_above 1/hour hashlimit_burst 1 "
+			   "hashlimit_mode srcip hashlimit_name A hashlimit_htable_expire 10800000\n";
+	const struct fc_entry *e;
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, text);
+	d = decide(eng, a, 1); /* token 1 */
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &a.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	d = rx(eng, a, 2); /* token 2, on the fast path */
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, a, 3);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* The same source's other flow: the same bucket, empty. */
+	assert_int_equal(rx(eng, a2, 4).verdict, FC_VERDICT_DROP);
+	/* Another source: its own. */
+	assert_int_equal(rx(eng, c, 5).verdict, FC_VERDICT_ACCEPT);
+	/* The table holds 2 buckets at most: a third source is dropped. */
+	assert_int_equal(rx(eng, x, 6).verdict, FC_VERDICT_DROP);
+	/* --hashlimit-above: the first packet is under (not dropped), the second over. */
+	assert_int_equal(rx(eng, b, 7).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &b.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	d = rx(eng, b, 8);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.hashlimit_meters, 3);
+	eng_stack_free(eng);
+}
+
+/*
  * -m connlimit: connections per source /24, counted from the engine's live
  * connections that reached the rule (nf_conncount): the third connection of
  * a /24 is dropped; a dropped one is no connection; the verdict is the
@@ -782,6 +844,7 @@ main(void)
 		cmocka_unit_test(test_nth),
 		cmocka_unit_test(test_recent),
 		cmocka_unit_test(test_hashlimit),
+		cmocka_unit_test(test_hashlimit_meter),
 		cmocka_unit_test(test_connlimit),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
