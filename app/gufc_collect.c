@@ -10,9 +10,13 @@
  * Context: main lcore (the callers); the *_fn functions run on the rules lcore.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_cycles.h>
 
 #include "gufc_ctl.h"
 
@@ -222,4 +226,218 @@ gufc_collect_flows(struct gufc_app *app, const struct rule *match, const struct 
 	*n = a.n;
 	*total = a.total;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Recent lists, hashlimit tables                                            */
+/* ------------------------------------------------------------------------ */
+
+struct recent_arg {
+	unsigned int max, n, total;
+	struct gufc_recent_row *rows;
+};
+
+static uint64_t
+ms_ago(uint64_t now, uint64_t then, uint64_t hz)
+{
+	return now > then && hz != 0 ? (now - then) * 1000 / hz : 0;
+}
+
+/* An address of a recent row as text. */
+static void
+recent_addr(const struct rule_recent_entry *e, char *buf, size_t len)
+{
+	if (inet_ntop(e->family == FC_AF_INET6 ? AF_INET6 : AF_INET, e->addr, buf,
+		    (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+}
+
+static int
+recent_fn(struct gufc_app *app, void *arg)
+{
+	struct recent_arg *a = arg;
+	const struct rule_recent *rr = rule_engine_recent(app->eng);
+	struct rule_recent_info li;
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+
+	a->rows = calloc(a->max ? a->max : 1, sizeof(*a->rows));
+	if (a->rows == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; rule_recent_info(rr, i, &li) == 0; i++) {
+		unsigned int j = 0;
+
+		do {
+			struct gufc_recent_row *r;
+
+			a->total++;
+			if (a->n == a->max)
+				continue;
+			r = &a->rows[a->n];
+			memset(r, 0, sizeof(*r));
+			memcpy(r->name, li.name, sizeof(r->name));
+			r->entries = li.entries;
+			if (li.entries != 0 && rule_recent_entry(rr, i, j, &r->e) == 0) {
+				r->has = 1;
+				recent_addr(&r->e, r->addr, sizeof(r->addr));
+				r->last_ms = ms_ago(now, r->e.last, hz);
+				r->first_ms = ms_ago(now, r->e.first, hz);
+			}
+			a->n++;
+		} while (++j < li.entries);
+	}
+	return 0;
+}
+
+int
+gufc_collect_recent(struct gufc_app *app, unsigned int max, struct gufc_recent_row **rows,
+	unsigned int *n, unsigned int *total)
+{
+	struct recent_arg a = { .max = max };
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	*total = 0;
+	rc = gufc_ctl_call(app, recent_fn, &a);
+	if (rc != 0) {
+		free(a.rows);
+		return rc;
+	}
+	*rows = a.rows;
+	*n = a.n;
+	*total = a.total;
+	return 0;
+}
+
+struct hl_arg {
+	unsigned int n;
+	struct rule_hashlimit_info *rows;
+};
+
+static int
+hashlimit_fn(struct gufc_app *app, void *arg)
+{
+	struct hl_arg *a = arg;
+	const struct rule_hashlimit *h = rule_engine_hashlimit(app->eng);
+	struct rule_hashlimit_info info;
+	unsigned int n = 0;
+
+	while (rule_hashlimit_info(h, n, &info) == 0)
+		n++;
+	if (n == 0)
+		return 0;
+	a->rows = calloc(n, sizeof(*a->rows));
+	if (a->rows == NULL)
+		return -ENOMEM;
+	for (a->n = 0; a->n < n; a->n++)
+		(void)rule_hashlimit_info(h, a->n, &a->rows[a->n]);
+	return 0;
+}
+
+int
+gufc_collect_hashlimit(struct gufc_app *app, struct rule_hashlimit_info **rows, unsigned int *n)
+{
+	struct hl_arg a = { 0 };
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	rc = gufc_ctl_call(app, hashlimit_fn, &a);
+	if (rc != 0) {
+		free(a.rows);
+		return rc;
+	}
+	*rows = a.rows;
+	*n = a.n;
+	return 0;
+}
+
+int
+gufc_show_recent(struct gufc_app *app, FILE *f)
+{
+	struct gufc_recent_row *rows;
+	struct rule_hashlimit_info *hl;
+	unsigned int n, total, nh;
+	int rc;
+
+	rc = gufc_collect_recent(app, GUFC_RECENT_ROWS_MAX, &rows, &n, &total);
+	if (rc != 0)
+		return rc;
+	if (n == 0)
+		fprintf(f, "no recent lists\n");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct gufc_recent_row *r = &rows[i];
+
+		if (i == 0 || strcmp(r->name, rows[i - 1].name) != 0)
+			fprintf(f, "recent %s: %u addresses\n", r->name, r->entries);
+		if (!r->has)
+			continue;
+		fprintf(f, "  %s ttl %u hits %u last %" PRIu64 " ms ago first %" PRIu64 " ms ago\n",
+			r->addr, r->e.ttl, r->e.hits, r->last_ms, r->first_ms);
+	}
+	if (total > n)
+		fprintf(f, "(%u of %u rows)\n", n, total);
+	free(rows);
+	rc = gufc_collect_hashlimit(app, &hl, &nh);
+	if (rc != 0)
+		return rc;
+	for (unsigned int i = 0; i < nh; i++)
+		fprintf(f, "hashlimit %s (%s): %u buckets of at most %u, rate %u/%s burst %u, "
+			   "expire %u ms, gc every %u ms\n", hl[i].name,
+			hl[i].family == FC_AF_INET6 ? "ipv6" : "ipv4", hl[i].buckets, hl[i].cfg.max,
+			hl[i].cfg.rate, hl[i].cfg.unit == RULE_RATE_MIN ? "min" :
+				hl[i].cfg.unit == RULE_RATE_HOUR ? "hour" :
+				hl[i].cfg.unit == RULE_RATE_DAY ? "day" : "sec",
+			hl[i].cfg.burst, hl[i].cfg.expire, hl[i].cfg.gcinterval);
+	free(hl);
+	{
+		struct rule_engine_stats st;
+
+		rule_engine_stats_get(app->eng, &st);
+		fprintf(f, "dropped by rule loads (no rule names them): %" PRIu64 " recent lists, %"
+			   PRIu64 " hashlimit tables\n", st.recent_dropped, st.hashlimit_dropped);
+		fprintf(f, "hashlimit buckets kept as meters (fast path): %u\n", st.hashlimit_meters);
+		fprintf(f, "connlimit: %u connections held, %" PRIu64 " counts asked\n",
+			st.connlimit_conns, st.connlimit_checks);
+	}
+	return 0;
+}
+
+void
+gufc_recent_json(const struct gufc_app *app, const struct gufc_totals *t, FILE *f)
+{
+	const struct rule_recent *rr = app->eng ? rule_engine_recent(app->eng) : NULL;
+	const struct rule_hashlimit *h = app->eng ? rule_engine_hashlimit(app->eng) : NULL;
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	struct rule_recent_info li;
+	struct rule_hashlimit_info hi;
+
+	fprintf(f, "\"recent\": {\"dropped\": %" PRIu64 ", \"lists\": [", t->es.recent_dropped);
+	for (unsigned int i = 0; rule_recent_info(rr, i, &li) == 0; i++) {
+		fprintf(f, "%s{\"name\": \"%s\", \"entries\": %u, \"addresses\": [", i ? ", " : "",
+			li.name, li.entries);
+		for (unsigned int j = 0; j < li.entries; j++) {
+			struct rule_recent_entry e;
+			char a[INET6_ADDRSTRLEN];
+
+			if (rule_recent_entry(rr, i, j, &e) != 0)
+				break;
+			recent_addr(&e, a, sizeof(a));
+			fprintf(f, "%s{\"addr\": \"%s\", \"ttl\": %u, \"hits\": %u"
+				   ", \"last_ms_ago\": %" PRIu64 ", \"first_ms_ago\": %" PRIu64 "}",
+				j ? ", " : "", a, e.ttl, e.hits, ms_ago(now, e.last, hz),
+				ms_ago(now, e.first, hz));
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]},\n  \"hashlimit\": {\"dropped\": %" PRIu64 ", \"meters\": %u, \"tables\": [",
+		t->es.hashlimit_dropped, t->es.hashlimit_meters);
+	for (unsigned int i = 0; rule_hashlimit_info(h, i, &hi) == 0; i++)
+		fprintf(f, "%s{\"name\": \"%s\", \"family\": \"%s\", \"buckets\": %u, \"max\": %u"
+			   ", \"size\": %u, \"rate\": %u, \"unit\": %u, \"burst\": %u"
+			   ", \"expire_ms\": %u, \"gcinterval_ms\": %u}", i ? ", " : "", hi.name,
+			hi.family == FC_AF_INET6 ? "ipv6" : "ipv4", hi.buckets, hi.cfg.max, hi.cfg.size,
+			hi.cfg.rate, hi.cfg.unit, hi.cfg.burst, hi.cfg.expire, hi.cfg.gcinterval);
+	fprintf(f, "]},\n  \"connlimit\": {\"conns\": %u, \"checks\": %" PRIu64 "}",
+		t->es.connlimit_conns, t->es.connlimit_checks);
 }

@@ -380,6 +380,62 @@ struct gufc_flow_row {
 int gufc_collect_flows(struct gufc_app *app, const struct rule *match, const struct fc_key *exact,
 	unsigned int max, struct gufc_flow_row **rows, unsigned int *n, uint64_t *total);
 
+/** Most rows "show recent" prints. */
+#define GUFC_RECENT_ROWS_MAX 1024
+
+/** One address of a "-m recent" list, or (has == 0) an empty list. */
+struct gufc_recent_row {
+	char name[RULE_XNAME_MAX];   /**< the list */
+	uint32_t entries;            /**< addresses the list holds */
+	int has;                     /**< 1: @c e is an address of it */
+	struct rule_recent_entry e;
+	char addr[46];               /**< e's address as text (INET6_ADDRSTRLEN) */
+	uint64_t last_ms;            /**< how long ago its newest stamp was */
+	uint64_t first_ms;           /**< how long ago its oldest stamp held was */
+};
+
+/**
+ * Read the "-m recent" lists (on the rules lcore): a row per address,
+ * least recently set or updated first per list, a row per empty list.
+ * @param app   the application
+ * @param max   most rows
+ * @param rows  receives a malloc'ed array (the caller frees it)
+ * @param n     receives the number of rows
+ * @param total receives the number of rows there were (>= @p n)
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_collect_recent(struct gufc_app *app, unsigned int max, struct gufc_recent_row **rows,
+	unsigned int *n, unsigned int *total);
+
+/**
+ * Read the "-m hashlimit" tables (on the rules lcore), one row each.
+ * @param app   the application
+ * @param rows  receives a malloc'ed array (the caller frees it; NULL for none)
+ * @param n     receives the number of rows
+ * @return 0, -ENOMEM, or an error of gufc_ctl_call().
+ */
+int gufc_collect_hashlimit(struct gufc_app *app, struct rule_hashlimit_info **rows,
+	unsigned int *n);
+
+/**
+ * Print the recent lists and hashlimit tables (the shell's "show recent").
+ * @param app  the application
+ * @param f    where
+ * @return 0, or an error of the collectors.
+ */
+int gufc_show_recent(struct gufc_app *app, FILE *f);
+
+/**
+ * Write the recent lists, hashlimit tables and connlimit counts as JSON
+ * members ("recent": {...}, "hashlimit": {...}, "connlimit": {...}; no
+ * trailing comma) for --stats-json.
+ * @param app  the application
+ * @param t    the totals (the dropped counts)
+ * @param f    where
+ * Context: main lcore, once the other lcores stopped (reads the engine directly).
+ */
+void gufc_recent_json(const struct gufc_app *app, const struct gufc_totals *t, FILE *f);
+
 /* ------------------------------------------------------------------------ */
 /* Ports and router mode (gufc_router.c)                                     */
 /* ------------------------------------------------------------------------ */

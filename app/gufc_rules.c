@@ -33,7 +33,7 @@ gufc_port_names_init(struct gufc_app *app)
 /*
  * What a loaded set asks that gufc does not carry out yet: actions whose
  * effect beyond the verdict (a log line, a rewrite) is not made,
- * and stateful matches evaluated as right after loading (rule_x_fresh()).
+ * and connbytes, which sees no connection counters yet.
  * The verdicts and the rule walk are netfilter's either way.
  */
 static const char *
@@ -55,10 +55,9 @@ static const char *
 pending_match(const struct rule_x *x)
 {
 	switch (x->kind) {
-	case RULE_XM_HASHLIMIT:
-	case RULE_XM_CONNLIMIT:
 	case RULE_XM_CONNBYTES:
-		return "keeps no run-time state yet: it answers as right after loading";
+		return "compares with connection counters gufc does not keep yet: it sees 0 "
+		       "packets and bytes";
 	default:
 		return NULL;
 	}

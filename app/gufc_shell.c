@@ -77,7 +77,7 @@ struct sh_cmd {
 
 static const struct sh_cmd sh_cmds[] = {
 	{ "show", sh_cmd_show,
-		"show stats|ports|neighbours|drops|channels|locals|routes|pending|offload|lcores|ipfix\n"
+		"show stats|ports|neighbours|drops|channels|locals|routes|pending|offload|lcores|ipfix|log|recent\n"
 		"show rules                           committed rules with packet/byte counters\n"
 		"show rules iptables|ip6tables        the same as iptables-save -c writes it\n"
 		"show flows [limit N] [filter] [MATCH...]   flows; MATCH: rule match words\n"

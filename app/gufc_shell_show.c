@@ -293,7 +293,7 @@ sh_cmd_show(struct sh_ctx *c)
 	if (what == NULL)
 		return sh_err(c, -EINVAL, c->l->tok[0],
 			"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
-			"locals, routes, pending, offload, lcores, ipfix, log");
+			"locals, routes, pending, offload, lcores, ipfix, log, recent");
 	if (strcmp(what, "stats") == 0)
 		return show_stats(c);
 	if (strcmp(what, "drops") == 0)
@@ -355,7 +355,15 @@ sh_cmd_show(struct sh_ctx *c)
 			gufc_log_dump(c->app, c->out);
 		return rc;
 	}
+	if (strcmp(what, "recent") == 0) {
+		rc = no_more(c, 2);
+		if (rc == 0)
+			rc = gufc_show_recent(c->app, c->out);
+		if (rc < 0)
+			return sh_err(c, rc, NULL, "%s", strerror(-rc));
+		return rc;
+	}
 	return sh_err(c, -EINVAL, what,
 		"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
-		"locals, routes, pending, offload, lcores, ipfix, log");
+		"locals, routes, pending, offload, lcores, ipfix, log, recent");
 }

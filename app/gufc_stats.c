@@ -554,6 +554,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->reject_replies, s->reject_suppressed);
 	fprintf(f, "  ");
 	gufc_log_json(app, s->log_queued, s->log_dropped, f);
+	fprintf(f, ",\n  ");
+	gufc_recent_json(app, t, f);
 	fprintf(f, ",\n  \"rewrite\": {\"packets\": %" PRIu64 ", \"skipped\": %" PRIu64 "},\n",
 		s->rewritten, s->rewrite_skipped);
 	fprintf(f, "  \"lossless\": {\"on\": %s, \"held_bursts\": %" PRIu64 ", \"held\": %" PRIu64

@@ -3,7 +3,7 @@
  * app/gufc_telemetry.c — gufc's rte_telemetry commands: /gufc/stats,
  * /gufc/drops, /gufc/channels, /gufc/rules, /gufc/flows (param: how
  * many flows, default 32), /gufc/offload, /gufc/lcores, /gufc/ipfix,
- * /gufc/ports, /gufc/neighbours and /gufc/routes.
+ * /gufc/ports, /gufc/neighbours, /gufc/routes and /gufc/recent.
  * dpdk-telemetry.py -f PREFIX queries them (so does scripts/gufc-prometheus.py).
  *
  * Telemetry callbacks run in the telemetry library's socket thread, which
@@ -103,6 +103,11 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("perflow_refused_nomem", t.fp.refused_nomem);
 	U("evictions", t.t4.evictions + t.t6.evictions);
 	U("commits", t.es.commits);
+	U("recent_dropped", t.es.recent_dropped);
+	U("hashlimit_dropped", t.es.hashlimit_dropped);
+	U("hashlimit_meters", t.es.hashlimit_meters);
+	U("connlimit_conns", t.es.connlimit_conns);
+	U("connlimit_checks", t.es.connlimit_checks);
 	U("generation", t.es.gen);
 	U("revalidated", t.es.revalidated);
 	U("reval_pending", t.es.pending);
@@ -630,6 +635,44 @@ tel_routes(struct gufc_app *app, struct tel_req *r)
 	return tel_cols_end(&c, r->d, rc);
 }
 
+/* /gufc/recent: one row per address of a "-m recent" list (at most TEL_ROWS_MAX). */
+static int
+tel_recent(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *list, *addr, *ttl, *hits, *last, *first;
+	struct gufc_recent_row *rows;
+	unsigned int n, total;
+	int rc;
+
+	rc = gufc_collect_recent(app, TEL_ROWS_MAX, &rows, &n, &total);
+	if (rc != 0)
+		return rc;
+	rte_tel_data_start_dict(r->d);
+	list = tel_col(&c, "list", RTE_TEL_STRING_VAL);
+	addr = tel_col(&c, "addr", RTE_TEL_STRING_VAL);
+	ttl = tel_col(&c, "ttl", RTE_TEL_U64_VAL);
+	hits = tel_col(&c, "hits", RTE_TEL_U64_VAL);
+	last = tel_col(&c, "last_ms_ago", RTE_TEL_U64_VAL);
+	first = tel_col(&c, "first_ms_ago", RTE_TEL_U64_VAL);
+	if (first == NULL) {
+		free(rows);
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		/* An empty list is a row with no address. */
+		rte_tel_data_add_array_string(list, rows[i].name);
+		rte_tel_data_add_array_string(addr, rows[i].has ? rows[i].addr : "");
+		rte_tel_data_add_array_u64(ttl, rows[i].e.ttl);
+		rte_tel_data_add_array_u64(hits, rows[i].e.hits);
+		rte_tel_data_add_array_u64(last, rows[i].last_ms);
+		rte_tel_data_add_array_u64(first, rows[i].first_ms);
+	}
+	free(rows);
+	rte_tel_data_add_dict_u64(r->d, "rows", total);
+	return tel_cols_end(&c, r->d, 0);
+}
+
 static int
 tel_answer(struct gufc_app *app, struct tel_req *r)
 {
@@ -657,6 +700,8 @@ tel_answer(struct gufc_app *app, struct tel_req *r)
 		return tel_ipfix(app, r);
 	if (strcmp(r->cmd, "/gufc/log") == 0)
 		return tel_log(app, r);
+	if (strcmp(r->cmd, "/gufc/recent") == 0)
+		return tel_recent(app, r);
 	return -ENOENT;
 }
 
@@ -750,6 +795,8 @@ gufc_telemetry_init(struct gufc_app *app)
 			"most 128 (the shell's 'show neighbours'). No parameters" },
 		{ "/gufc/routes", "gufc routes, as columns, at most 128 (the shell's "
 			"'show routes'). No parameters" },
+		{ "/gufc/recent", "gufc -m recent lists, a row per address, as columns, at most 128 "
+			"(the shell's 'show recent'). No parameters" },
 	};
 	int rc;
 

@@ -48,6 +48,9 @@ ports within the range, masquerade to r0's address).
 
 Packet list format (one packet per line, '#' starts a comment):
   local ADDR [ADDR...]          addresses of the firewall itself
+  keep-conntrack                from here on, conntrack is not flushed before
+                                each packet: the connections of the packets
+                                before stay (-m connlimit counts them)
   tcp SRC:PORT -> DST:PORT [flags=S] [mss=N]  (flags from FSRPAUEC, default S;
                                            mss: an MSS option)
   udp SRC:PORT -> DST:PORT
@@ -55,6 +58,7 @@ Packet list format (one packet per line, '#' starts a comment):
   icmp SRC -> DST [type=8] [code=0] [id=N] (echo request by default)
   icmpv6 SRC -> DST [type=128] [code=0] [id=N]
   proto N SRC -> DST
+  (any of them: [ttl=N], the IP TTL or hop limit, 64 by default)
 IPv6 addresses are written in brackets: [2001:db8::1]:80, [2001:db8::1].
 The hook follows from the local addresses: dst local -> INPUT, src local
 -> OUTPUT (sent from inside the firewall), both -> OUTPUT then INPUT,
@@ -168,6 +172,7 @@ class Packet:
         self.sport = 0
         self.dport = 0
         self.flags = "S"
+        self.ttl = 64
         self.mss = None
         self.icmp_type = None
         self.icmp_code = 0
@@ -219,6 +224,7 @@ def parse_endpoint(text, with_port, where):
 def parse_packets(path):
     """Read a packet list: (set of local addresses, [Packet])."""
     locals_, pkts = set(), []
+    keep_ct = False
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
     for lineno, raw in enumerate(lines, 1):
@@ -227,6 +233,9 @@ def parse_packets(path):
         if not line:
             continue
         w = line.split()
+        if w == ["keep-conntrack"]:
+            keep_ct = True
+            continue
         if w[0] == "local":
             for a in w[1:]:
                 try:
@@ -235,6 +244,7 @@ def parse_packets(path):
                     raise OracleError("%s: bad address %r" % (where, a)) from None
             continue
         p = Packet(len(pkts) + 1, lineno)
+        p.keep_ct = keep_ct
         if w[0] == "proto":
             if len(w) < 2 or not w[1].isdigit() or not 0 <= int(w[1]) <= 255:
                 raise OracleError("%s: 'proto' needs a number 0..255" % where)
@@ -263,6 +273,10 @@ def parse_packets(path):
                 if not val.isdigit() or not 0 <= int(val) <= 65535:
                     raise OracleError("%s: bad MSS %r" % (where, val))
                 p.mss = int(val)
+            elif key == "ttl":
+                if not val.isdigit() or not 1 <= int(val) <= 255:
+                    raise OracleError("%s: bad TTL %r" % (where, val))
+                p.ttl = int(val)
             elif key in ("type", "code", "id") and p.proto in (1, 58):
                 try:
                     v = int(val, 0)
@@ -552,11 +566,11 @@ def build_ip(p, tag):
     else:
         l4 = tag
     if p.family == 4:
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), p.n & 0xFFFF, 0x4000, 64,
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), p.n & 0xFFFF, 0x4000, p.ttl,
                          p.proto, 0, src, dst)
         ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
     else:
-        ip = struct.pack("!IHBB16s16s", 0x60000000 | (p.n & 0xFFFFF), len(l4), p.proto, 64,
+        ip = struct.pack("!IHBB16s16s", 0x60000000 | (p.n & 0xFFFFF), len(l4), p.proto, p.ttl,
                          src, dst)
     return ip + l4
 
@@ -1082,7 +1096,10 @@ def check_delivery(p, d, seen, family, locals_):
 
 def run_packet(lab, p, locals_, family_tables, verbose):
     from_fw = p.src in locals_
-    lab.ct_flush()
+    # "keep-conntrack" lists keep the connections the packets before made
+    # (connlimit counts them); the first packet still starts from none.
+    if p.n == 1 or not getattr(p, "keep_ct", False):
+        lab.ct_flush()
     lab.drain()
 
     def snap():

@@ -621,6 +621,18 @@ rule_engine_table(const struct rule_engine *eng, unsigned int family)
 	return eng == NULL || ti < 0 ? NULL : eng->t[ti];
 }
 
+const struct rule_recent *
+rule_engine_recent(const struct rule_engine *eng)
+{
+	return eng != NULL ? eng->recent : NULL;
+}
+
+const struct rule_hashlimit *
+rule_engine_hashlimit(const struct rule_engine *eng)
+{
+	return eng != NULL ? eng->hashlimit : NULL;
+}
+
 const struct rule_set *
 rule_engine_rules(const struct rule_engine *eng)
 {

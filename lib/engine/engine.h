@@ -306,6 +306,9 @@ struct rule_flow_moved {
  *   its connection (RULE_CTS_*, what --ctstatus matches); 0 if untracked.
  *   The first non-zero answer counts.
  * - entry_helper: what -m helper matches for an entry's connection; first non-empty.
+ * - entry_closed: the entry's connection is closed though its entry lingers
+ *   (TCP TIME_WAIT or CLOSE): -m connlimit counts it no more, as Linux's
+ *   nf_conncount skips such connections. Any module saying so counts.
  * - filter_key: for an entry with FC_ACT_F_NAT, write the destination side
  *   (address, port) the filter saw into @p fk (the engine has put the
  *   entry's key there and sets the local bits itself). Called from
@@ -329,6 +332,7 @@ struct rule_module {
 	unsigned int (*entry_ctstate)(void *priv, const struct fc_action *a);
 	unsigned int (*entry_ctstatus)(void *priv, const struct fc_action *a);
 	const char *(*entry_helper)(void *priv, const struct fc_action *a);
+	bool (*entry_closed)(void *priv, const struct fc_action *a);
 	void (*filter_key)(void *priv, const struct fc_action *a, struct fc_key *fk);
 	int (*ct_format)(void *priv, const struct fc_action *a, char *buf, size_t len);
 	uint32_t (*entry_timeout)(void *priv, const struct fc_action *a, uint32_t timeout);
@@ -494,6 +498,17 @@ struct fc_table *rule_engine_table(const struct rule_engine *eng, unsigned int f
  * Context: rules lcore.
  */
 const struct rule_set *rule_engine_rules(const struct rule_engine *eng);
+
+/**
+ * The engine's "-m recent" lists (rule_recent_info(), rule_recent_entry();
+ * stamps in TSC cycles), and its "-m hashlimit" tables (rule_hashlimit_info()).
+ * @param eng  the engine
+ * @return them, or NULL (none made yet).
+ * Context: rules lcore (they change with the packets it decides).
+ */
+const struct rule_recent *rule_engine_recent(const struct rule_engine *eng);
+/** See rule_engine_recent(). Context: rules lcore. */
+const struct rule_hashlimit *rule_engine_hashlimit(const struct rule_engine *eng);
 
 /**
  * Register the calling thread as reader @p reader_id with the engine's RCU

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_rcu_qsbr.h>
 
@@ -413,6 +414,12 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	(void)rule_set_log_start(s);
 	eng->set = s;
 	eng_hooks_used(eng);
+	/* Lists and tables no rule names any more go, as netfilter frees them with their last rule. */
+	eng->st.recent_dropped += rule_recent_prune(eng->recent, s);
+	if (eng->hashlimit == NULL)
+		eng->hashlimit = rule_hashlimit_new(); /* without memory: made at first use */
+	eng->st.hashlimit_dropped +=
+		rule_hashlimit_load(eng->hashlimit, s, rte_rdtsc(), rte_get_tsc_hz());
 	eng->gen = gen;
 	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);
 	/* Only the rules lcore reads sets: freed at the next step, not in the commit's time. */

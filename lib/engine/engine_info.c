@@ -36,6 +36,8 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 	st->gen = eng->gen;
 	st->cls_gen = eng->cls != NULL ? eng->cls_gen : 0;
 	st->pending = eng->pending != NULL ? eng->pending->n : 0;
+	st->connlimit_conns = eng_connlimit_count(eng);
+	st->hashlimit_meters = eng->n_hlm;
 	st->overlay = 0;
 	for (uint32_t i = 0; i < eng->n_chg; i++)
 		if (eng->cls == NULL || (int32_t)(eng->chg[i].gen - eng->cls_gen) > 0)

@@ -107,6 +107,13 @@ struct rule_engine_stats {
 	uint64_t reply_moved;  /**< reply entries moved to the port their replies came on */
 	uint64_t port_mismatch; /**< packets of a connection on a port its entries lack
 				     (decided uncached, see "Input ports") */
+	uint64_t recent_dropped;    /**< "-m recent" lists dropped by a commit (no rule names them) */
+	uint64_t hashlimit_dropped; /**< "-m hashlimit" tables dropped by a commit (likewise) */
+	uint32_t hashlimit_meters;  /**< hashlimit buckets kept as meters (the fast path takes
+					 their tokens) */
+	uint64_t connlimit_checks;  /**< walks that asked a "-m connlimit" count */
+	uint32_t connlimit_conns;   /**< connections the connlimit counts hold now (gone ones
+					 are forgotten when their group is counted next) */
 	uint64_t walk_slots;   /**< table slots (free ones included) examined by the
 				    background walks of rule_engine_step(): aging, revalidation */
 	uint32_t gen;          /**< current generation */

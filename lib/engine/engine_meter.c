@@ -13,8 +13,16 @@
  * after loading. "-m recent" lists (rule_recent_match(), one per name,
  * kept across rule loads as netfilter keeps a list while a rule names it)
  * change with each packet's walk that reaches them, and the flow is decided
- * per packet likewise. Other stateful matches keep their answers right
- * after loading (rule_x_fresh()) and leave the decision per packet.
+ * per packet likewise. "-m hashlimit" tables (rule_hashlimit_match(), one
+ * per name and family, made at the commit, dropped with their last rule)
+ * keep a bucket per key: where the table's expire is no shorter than a
+ * bucket's refill, the bucket is a meter like a limit's (hl_meter_get(),
+ * the flow cached with it, the fast path takes its tokens); otherwise
+ * each packet takes its token from the table on the slow path and the
+ * flow is decided per packet. "-m connlimit" asks engine_connlimit.c: the connection's count,
+ * decided with the connection and cached. Other stateful matches keep
+ * their answers right after loading (rule_x_fresh()) and leave the
+ * decision per packet.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,7 +39,8 @@ eng_meters_init(struct rule_engine *eng)
 	eng->view.meters = rte_zmalloc_socket("eng_meters",
 		sizeof(*eng->view.meters) * RULE_METERS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
 	eng->mkeys = calloc(RULE_METERS_MAX, sizeof(*eng->mkeys));
-	if (eng->view.meters == NULL || eng->mkeys == NULL)
+	eng->hlm = calloc(RULE_METERS_MAX, sizeof(*eng->hlm));
+	if (eng->view.meters == NULL || eng->mkeys == NULL || eng->hlm == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -41,8 +50,11 @@ eng_meters_fini(struct rule_engine *eng)
 {
 	rte_free(eng->view.meters);
 	free(eng->mkeys);
+	free(eng->hlm);
 	free(eng->nth);
 	rule_recent_free(eng->recent);
+	rule_hashlimit_free(eng->hashlimit);
+	eng_connlimit_free(eng);
 }
 
 /*
@@ -54,6 +66,8 @@ eng_meters_reset(struct rule_engine *eng)
 {
 	eng->n_meters = 0;
 	eng->n_nth = 0;
+	eng->n_hlm = 0;
+	eng_connlimit_reset(eng);
 }
 
 /* The counter of nth match @p xi of @p r, made (at 0) if new; NULL without memory. */
@@ -91,6 +105,75 @@ unit_cycles(uint8_t unit)
 	static const uint64_t secs[] = {1, 60, 3600, 86400};
 
 	return rte_get_tsc_hz() * secs[unit < RTE_DIM(secs) ? unit : 0];
+}
+
+/* A new meter of @p interval cycles per token, @p burst deep, full, owned by no rule. */
+static int
+meter_new(struct rule_engine *eng, uint64_t interval, uint32_t burst)
+{
+	struct rule_meter *m;
+	uint32_t i = eng->n_meters;
+
+	if (i == RULE_METERS_MAX)
+		return -ENOSPC;
+	/* No limit match names it (no rule has the id RULE_ID_NONE). */
+	eng->mkeys[i] = (struct eng_meter_key){.rule_id = RULE_ID_NONE};
+	m = &eng->view.meters[i];
+	m->interval = interval != 0 ? interval : 1;
+	m->tolerance = m->interval * (burst > 0 ? burst - 1 : 0);
+	__atomic_store_n(&m->tat, 0, __ATOMIC_RELAXED);
+	eng->n_meters++;
+	return (int)i;
+}
+
+/*
+ * The meter of packet @p p's bucket of hashlimit match @p x, made if new,
+ * when a meter answers exactly as the table's bucket would: a bucket idle
+ * for --hashlimit-htable-expire is new and full in Linux, and a meter is
+ * full again after burst tokens' time, so the two agree when expire is no
+ * shorter than that. The table's --hashlimit-htable-max bounds its meters
+ * too (they live until the meters start over). @return the meter id;
+ * -ENOTSUP: decide per packet from the table (rule_hashlimit_match());
+ * -ENOSPC: the table is full (netfilter drops the packet).
+ */
+static int
+hl_meter_get(struct rule_engine *eng, const struct rule_x *x, const struct rule_pkt *p)
+{
+	static const uint64_t secs[] = {1, 60, 3600, 86400};
+	struct rule_hashlimit_cfg cfg;
+	uint8_t key[RULE_HASHLIMIT_KEY_LEN];
+	uint64_t hz = rte_get_tsc_hz(), interval;
+	uint32_t in_table = 0;
+	struct eng_hl_meter *h;
+	int id;
+
+	if (rule_hashlimit_key(eng->hashlimit, x, p, rte_rdtsc(), hz, key, &cfg) < 0 ||
+		cfg.rate == 0)
+		return -ENOTSUP;
+	interval = hz * secs[cfg.unit < RTE_DIM(secs) ? cfg.unit : 0] / cfg.rate;
+	if ((uint64_t)cfg.expire * hz / 1000 < interval * cfg.burst)
+		return -ENOTSUP;
+	for (uint32_t i = 0; i < eng->n_hlm; i++) {
+		h = &eng->hlm[i];
+		if (h->family != p->key.family ||
+			strncmp(h->name, x->u.hashlimit.name, RULE_XNAME_MAX) != 0)
+			continue;
+		if (memcmp(h->key, key, sizeof(key)) == 0)
+			return h->meter;
+		in_table++;
+	}
+	if (in_table >= cfg.max)
+		return -ENOSPC;
+	id = meter_new(eng, interval, cfg.burst);
+	if (id < 0)
+		return -ENOTSUP;
+	h = &eng->hlm[eng->n_hlm++];
+	memset(h, 0, sizeof(*h));
+	memcpy(h->name, x->u.hashlimit.name, strnlen(x->u.hashlimit.name, RULE_XNAME_MAX - 1));
+	h->family = p->key.family;
+	memcpy(h->key, key, sizeof(key));
+	h->meter = (uint16_t)id;
+	return id;
 }
 
 /* The meter of match @p xi of @p r, made if new. @return its id, or -ENOSPC. */
@@ -148,6 +231,43 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 		if (pv->eng->recent == NULL)
 			return -ENOTSUP;
 		rc = rule_recent_match(pv->eng->recent, x, p, rte_rdtsc(), rte_get_tsc_hz());
+		return rc >= 0 ? rc : -ENOTSUP;
+	}
+	if (x->kind == RULE_XM_HASHLIMIT) {
+		if (pv->eng->hashlimit == NULL)
+			pv->eng->hashlimit = rule_hashlimit_new();
+		if (pv->eng->hashlimit == NULL) {
+			pv->other = 1;
+			return -ENOTSUP;
+		}
+		id = hl_meter_get(pv->eng, x, p);
+		if (id >= 0) {
+			/* The bucket is a meter: as -m limit's (the fast path takes its tokens). */
+			bool above = (x->given >> 1) & 1; /* --hashlimit-above */
+
+			if (pv->n_meter == 0 || pv->meter != (uint16_t)id)
+				pv->n_meter = (uint8_t)(pv->n_meter < UINT8_MAX ? pv->n_meter + 1
+										: UINT8_MAX);
+			pv->meter = (uint16_t)id;
+			if (pv->mode == ENG_PV_TAKE)
+				ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc());
+			else
+				ok = pv->mode == ENG_PV_CONFORM;
+			return (ok ? 1 : 0) ^ (above ? 1 : 0);
+		}
+		pv->other = 1; /* a bucket of the table, on the slow path: per packet */
+		/* A full table: netfilter drops the packet (an error drop here). */
+		if (id == -ENOSPC)
+			return pv->mode == ENG_PV_TAKE ? -ENOSPC : -ENOTSUP;
+		if (pv->mode != ENG_PV_TAKE)
+			return -ENOTSUP;
+		rc = rule_hashlimit_match(pv->eng->hashlimit, x, p, rte_rdtsc(), rte_get_tsc_hz());
+		return rc == -ENOMEM ? -ENOTSUP : rc;
+	}
+	if (x->kind == RULE_XM_CONNLIMIT) {
+		/* The connection's count: the first packet's walk adds it, revalidation asks. */
+		pv->connlimit = 1;
+		rc = eng_connlimit_match(pv->eng, r, xi, p, pv->mode == ENG_PV_TAKE);
 		return rc >= 0 ? rc : -ENOTSUP;
 	}
 	if (x->kind != RULE_XM_LIMIT) {

@@ -51,6 +51,18 @@ eng_entry_ctstatus(const struct rule_engine *eng, const struct fc_action *a)
 	return 0;
 }
 
+bool
+eng_entry_closed(const struct rule_engine *eng, const struct fc_action *a)
+{
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		const struct rule_module *m = &eng->mods[i].m;
+
+		if (m->entry_closed != NULL && m->entry_closed(m->priv, a))
+			return true;
+	}
+	return false;
+}
+
 /* The idle timeout in force for entry action @p a, stored with @p timeout. */
 uint32_t
 eng_entry_timeout(const struct rule_engine *eng, const struct fc_action *a, uint32_t timeout)
@@ -560,6 +572,9 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		f->drop = RULE_DROP_FILTER;
 		/* Another packet of the flow may be decided otherwise: no entry. */
 		if (deps != 0)
+			f->nocache = true;
+		/* A connection connlimit may have refused: Linux asks again for its next packet. */
+		if (ef->pv.connlimit)
 			f->nocache = true;
 		/* REJECT answers every packet, as netfilter does: none is cached. */
 		if (ef->ev[d].action == RULE_ACT_REJECT) {

@@ -129,6 +129,14 @@ struct eng_meter_key {
 	uint8_t unit; /**< RULE_RATE_* */
 };
 
+/** A hashlimit bucket kept as a meter (engine_meter.c): its table and key. */
+struct eng_hl_meter {
+	char name[RULE_XNAME_MAX];
+	uint8_t family;
+	uint8_t key[RULE_HASHLIMIT_KEY_LEN];
+	uint16_t meter;
+};
+
 /** The state of one "-m statistic --mode nth" match (engine_meter.c). */
 struct eng_nth {
 	uint32_t rule_id;
@@ -150,6 +158,7 @@ struct eng_pv {
 	uint8_t mode;             /**< enum eng_pv_mode */
 	uint8_t n_meter;          /**< meters the walk reached (1: @c meter) */
 	uint8_t other;            /**< other stateful matches it reached (fresh answers) */
+	uint8_t connlimit;        /**< it reached a connlimit match */
 	uint16_t meter;
 };
 
@@ -213,6 +222,12 @@ struct rule_engine {
 	uint32_t n_nth;
 	uint32_t cap_nth;
 	struct rule_recent *recent;   /**< "-m recent" lists (made at first use; kept across loads) */
+	struct rule_hashlimit *hashlimit; /**< "-m hashlimit" tables (made at first use; kept
+					 across loads while a rule names them) */
+	struct eng_hl_meter *hlm;     /**< RULE_METERS_MAX: hashlimit buckets kept as meters */
+	uint32_t n_hlm;
+	struct eng_connlimit *connlimit; /**< "-m connlimit" counts (engine_connlimit.c; made
+					 at first use; start over with the meters) */
 	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have
 				           one (slow path only: the fast path never needs them,
 				           so they are not in the entry) */
@@ -324,6 +339,20 @@ eng_flow_of(struct rule_flow *f)
 {
 	return (struct eng_flow *)(void *)f;
 }
+
+/* Is the connection of entry action @p a closed, its entry lingering (rule_module::entry_closed)? */
+bool eng_entry_closed(const struct rule_engine *eng, const struct fc_action *a);
+
+/* engine_connlimit.c: "-m connlimit" as Linux's nf_conncount counts. */
+struct eng_connlimit;
+/* Match @p xi of @p r (kind connlimit) for packet @p p; @p add: count its connection in.
+   @return 1, 0, -ENOMEM. */
+int eng_connlimit_match(struct rule_engine *eng, const struct rule *r, unsigned int xi,
+	const struct rule_pkt *p, bool add);
+void eng_connlimit_reset(struct rule_engine *eng);
+void eng_connlimit_free(struct rule_engine *eng);
+/* Connections the counts hold. */
+uint32_t eng_connlimit_count(const struct rule_engine *eng);
 
 /* engine_meter.c */
 int eng_meters_init(struct rule_engine *eng);

@@ -200,3 +200,67 @@ rule_recent_match(struct rule_recent *rr, const struct rule_x *x, const struct r
 	}
 	return ret;
 }
+
+int
+rule_recent_info(const struct rule_recent *rr, unsigned int i, struct rule_recent_info *info)
+{
+	if (rr == NULL || i >= rr->n)
+		return -ENOENT;
+	memset(info, 0, sizeof(*info));
+	memcpy(info->name, rr->t[i]->name, sizeof(info->name));
+	info->entries = rr->t[i]->n;
+	return 0;
+}
+
+int
+rule_recent_entry(const struct rule_recent *rr, unsigned int i, unsigned int j,
+	struct rule_recent_entry *e)
+{
+	const struct recent_table *t;
+	const struct recent_entry *c, *order[RULE_RECENT_ENTRIES];
+	unsigned int n = 0;
+
+	if (rr == NULL || i >= rr->n || j >= rr->t[i]->n)
+		return -ENOENT;
+	t = rr->t[i];
+	/* Least recently set or updated first: the j-th smallest lru. */
+	for (uint32_t a = 0; a < t->n; a++) {
+		unsigned int k = n++;
+
+		while (k > 0 && order[k - 1]->lru > t->e[a].lru) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = &t->e[a];
+	}
+	c = order[j];
+	memset(e, 0, sizeof(*e));
+	e->family = c->family;
+	e->ttl = c->ttl;
+	e->hits = c->nstamps;
+	memcpy(e->addr, c->addr, sizeof(e->addr));
+	e->last = entry_last(c);
+	e->first = c->nstamps < RULE_RECENT_STAMPS ? c->stamps[0]
+						    : c->stamps[c->index % RULE_RECENT_STAMPS];
+	return 0;
+}
+
+unsigned int
+rule_recent_prune(struct rule_recent *rr, const struct rule_set *s)
+{
+	unsigned int gone = 0;
+	uint32_t j = 0;
+
+	if (rr == NULL)
+		return 0;
+	for (uint32_t i = 0; i < rr->n; i++) {
+		if (rule_set_names_match(s, RULE_XM_RECENT, rr->t[i]->name)) {
+			rr->t[j++] = rr->t[i];
+		} else {
+			free(rr->t[i]);
+			gone++;
+		}
+	}
+	rr->n = j;
+	return gone;
+}

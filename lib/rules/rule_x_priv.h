@@ -213,4 +213,7 @@ extern const struct rule_xname rx_xn_tos[];
 extern const char *const rx_rate_units[RX_RATE_UNITS];
 extern const char *const rx_rate_words[RX_RATE_UNITS];
 
+/** Does a rule of @p s have a match of @p kind (recent, hashlimit) named @p name? (rule_hashlimit.c) */
+bool rule_set_names_match(const struct rule_set *s, unsigned int kind, const char *name);
+
 #endif /* GUFC_RULE_X_PRIV_H */

@@ -339,9 +339,11 @@ x_match(const struct rule_ipsets *sets, const struct rule *r, unsigned int xi,
 	int rc;
 
 	if (rule_x_stateful(x->kind)) {
-		*deps |= x->kind == RULE_XM_SET ? RULE_DEP_SET
-			 : x->kind == RULE_XM_RPFILTER ? RULE_DEP_ROUTE
-						       : RULE_DEP_METER;
+		/* connlimit: the connection's count, decided with the connection (no per-packet dep). */
+		if (x->kind != RULE_XM_CONNLIMIT)
+			*deps |= x->kind == RULE_XM_SET	       ? RULE_DEP_SET
+				 : x->kind == RULE_XM_RPFILTER ? RULE_DEP_ROUTE
+							       : RULE_DEP_METER;
 		if (pv != NULL && pv->match != NULL) {
 			rc = pv->match(pv->arg, r, xi, p);
 			if (rc != -ENOTSUP)

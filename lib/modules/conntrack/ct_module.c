@@ -274,6 +274,17 @@ ct_entry_helper(void *priv, const struct fc_action *a)
 	return r != NULL ? mod_ct_helper_name(r->master_helper) : NULL;
 }
 
+/* A TCP connection closed (TIME_WAIT, CLOSE) while its entries linger. */
+static bool
+ct_entry_closed(void *priv, const struct fc_action *a)
+{
+	struct mod_ct_conn c;
+
+	if (!entry_conn(priv, a, &c))
+		return false;
+	return c.state == MOD_CT_S_TIME_WAIT || c.state == MOD_CT_S_CLOSE;
+}
+
 static int
 ct_format(void *priv, const struct fc_action *a, char *buf, size_t len)
 {
@@ -619,6 +630,7 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 		m.entry_ctstate = ct_entry_ctstate;
 		m.entry_ctstatus = ct_entry_ctstatus;
 		m.entry_helper = ct_entry_helper;
+		m.entry_closed = ct_entry_closed;
 		m.step = ct_step;
 		m.ct_format = ct_format;
 		m.entry_timeout = ct_entry_timeout;

@@ -50,6 +50,7 @@ struct pkt {
 	uint8_t proto;
 	uint8_t tcp_flags;
 	int mss;               /* -1: no MSS option */
+	int ttl;               /* the IP TTL or hop limit (64 unless ttl=N) */
 	struct addr src, dst;
 	uint16_t sport, dport; /* host order; icmp: see key_build() */
 	int icmp_type, icmp_code, icmp_id;
@@ -317,6 +318,8 @@ is_local(const struct addr *a)
 	return false;
 }
 
+static bool keep_ct; /* the list said keep-conntrack (else the oracle flushes per packet) */
+
 /*
  * Parse one line of a packet list. @return 1 (a packet), 0 (nothing:
  * blank, comment, local line), -1 (bad line, message printed).
@@ -337,6 +340,11 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 	}
 	if (n == 0)
 		return 0;
+	/* From here on the oracle keeps conntrack between packets: connections stay. */
+	if (n == 1 && strcmp(w[0], "keep-conntrack") == 0) {
+		keep_ct = true;
+		return 0;
+	}
 	if (strcmp(w[0], "local") == 0) {
 		for (i = 1; i < n; i++) {
 			char *a = w[i];
@@ -357,6 +365,7 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 	p->icmp_type = -1;
 	p->icmp_id = -1;
 	p->mss = -1;
+	p->ttl = 64;
 	p->tcp_flags = RULE_TCP_SYN;
 	if (strcmp(w[0], "proto") == 0) {
 		char *end;
@@ -407,6 +416,13 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 					goto bad;
 				p->tcp_flags |= (uint8_t)(1u << (at - letters));
 			}
+			continue;
+		}
+		if (strcmp(w[i], "ttl") == 0) {
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == '\0' || *end != '\0' || v < 1 || v > 255)
+				goto bad;
+			p->ttl = (int)v;
 			continue;
 		}
 		if (strcmp(w[i], "mss") == 0 && p->proto == 6) {
@@ -585,7 +601,7 @@ pkt_context(const struct pkt *p, const struct fc_key *k, struct rule_pkt *pk)
 	rule_pkt_init(pk, k, RULE_CT_NEW, 0);
 	pk->in_port = from_fw ? RULE_IF_NONE : PORT_L0;
 	pk->l3_len = ip_len(p);
-	pk->ttl = 64;
+	pk->ttl = (uint8_t)p->ttl;
 	if (p->proto == 6) {
 		pk->tcp_flags = p->tcp_flags;
 		pk->tcp_opts[0] |= p->mss >= 0 ? 1u << 2 : 0;
@@ -621,7 +637,9 @@ route_port(const struct fc_key *k)
  * it (the oracle loads the file once per packet list, and so does this).
  * "-m recent" lists as netfilter keeps them (rule_recent_match()), the
  * packets taken to come 1 ms apart (the oracle's replay is about as fast:
- * rule files use --seconds far above the list's length). The other
+ * rule files use --seconds far above the list's length). "-m hashlimit"
+ * tables likewise (rule_hashlimit_match(); rule files use rates far below
+ * the replay's, so no bucket refills during it). The other
  * stateful matches take their answers right after loading.
  */
 struct nth_ctr {
@@ -633,7 +651,61 @@ struct nth_ctr {
 static struct nth_ctr nth_ctrs[256];
 static unsigned int n_nth;
 static struct rule_recent *recent;
+static struct rule_hashlimit *hashlimit;
 static uint64_t recent_now; /* ms: the packet's number */
+
+/*
+ * "-m connlimit": every packet of a list is a new connection; the oracle
+ * flushes conntrack before each unless the list says "keep-conntrack",
+ * and then the kernel keeps the ones it accepted (UDP: never closed
+ * during the replay); a
+ * match counts, per rule and match, the accepted connections that reached
+ * it from the same masked source (or destination), plus the packet's own.
+ */
+struct cl_conn {
+	uint32_t rule_id;
+	unsigned int xi;
+	struct fc_key key;
+};
+static struct cl_conn cl_conns[1024], cl_pending[8];
+static unsigned int n_cl, n_cl_pending;
+
+static bool
+cl_same_group(const struct rule_x *x, const struct fc_key *a, const struct fc_key *b)
+{
+	unsigned int len = a->family == FC_AF_INET6 ? 16 : 4;
+	unsigned int bits = (x->given & 4) && x->u.connlimit.mask < len * 8 ? x->u.connlimit.mask
+									 : len * 8;
+	bool dst = (x->given & 16) != 0; /* --connlimit-daddr */
+	const uint8_t *pa = dst ? fc_key_dst(a) : fc_key_src(a);
+	const uint8_t *pb = dst ? fc_key_dst(b) : fc_key_src(b);
+
+	if (a->family != b->family)
+		return false;
+	for (unsigned int i = 0; i < len && bits > 0; i++) {
+		uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
+
+		if ((pa[i] & m) != (pb[i] & m))
+			return false;
+		bits = bits >= 8 ? bits - 8 : 0;
+	}
+	return true;
+}
+
+static int
+cl_match(const struct rule *r, unsigned int xi, const struct rule_pkt *p)
+{
+	const struct rule_x *x = &r->xm[xi];
+	uint32_t count = 1;
+
+	for (unsigned int i = 0; i < n_cl; i++)
+		if (cl_conns[i].rule_id == r->id && cl_conns[i].xi == xi &&
+			cl_same_group(x, &cl_conns[i].key, &p->key))
+			count++;
+	if (n_cl_pending < sizeof(cl_pending) / sizeof(cl_pending[0]))
+		cl_pending[n_cl_pending++] = (struct cl_conn){.rule_id = r->id, .xi = xi, .key = p->key};
+	return (x->given & 2) ? count > x->u.connlimit.limit : count <= x->u.connlimit.limit;
+}
 
 static int
 nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
@@ -646,6 +718,13 @@ nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pk
 		if (recent == NULL && (recent = rule_recent_new()) == NULL)
 			return -ENOMEM;
 		return rule_recent_match(recent, x, p, recent_now, 1000);
+	}
+	if (x->kind == RULE_XM_CONNLIMIT)
+		return cl_match(r, xi, p);
+	if (x->kind == RULE_XM_HASHLIMIT) {
+		if (hashlimit == NULL && (hashlimit = rule_hashlimit_new()) == NULL)
+			return -ENOMEM;
+		return rule_hashlimit_match(hashlimit, x, p, recent_now, 1000);
 	}
 	if (x->kind != RULE_XM_STATISTIC || x->u.stat.mode != RULE_STAT_NTH)
 		return -ENOTSUP;
@@ -674,6 +753,7 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 	int rc = 0;
 
 	recent_now = p->n;
+	n_cl_pending = 0;
 	key_build(p, &k);
 	from_fw = fc_key_flags(&k) & FC_KEY_F_SRC_LOCAL;
 	pkt_context(p, &k, &pk);
@@ -716,6 +796,13 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 				pk.in_port = PORT_LO;
 		}
 	}
+	/* An accepted packet is a connection the kernel keeps: the counts it reached hold it. */
+	for (unsigned int i = 0; keep_ct && i < n_cl_pending &&
+				 ev[decider].verdict == RULE_VERDICT_ACCEPT &&
+				 n_cl < sizeof(cl_conns) / sizeof(cl_conns[0]);
+		i++)
+		cl_conns[n_cl++] = cl_pending[i];
+	n_cl_pending = 0;
 	printf("%u %s %s ", p->n, rule_hook_name(ev[decider].hook),
 		ev[decider].verdict == RULE_VERDICT_ACCEPT ? "accept" : "drop");
 	if (ev[decider].rule_id == RULE_ID_POLICY)
@@ -794,6 +881,14 @@ main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	/* The hashlimit tables, with their first rules' settings, as the kernel loads them. */
+	hashlimit = rule_hashlimit_new();
+	if (hashlimit == NULL) {
+		fprintf(stderr, "ipt_eval: no memory\n");
+		rc = 2;
+		goto out;
+	}
+	(void)rule_hashlimit_load(hashlimit, s, 0, 1000);
 	f = fopen(packets, "r");
 	if (f == NULL) {
 		fprintf(stderr, "ipt_eval: %s: %s\n", packets, strerror(errno));
@@ -819,6 +914,7 @@ main(int argc, char **argv)
 	fclose(f);
 out:
 	free(pos);
+	rule_hashlimit_free(hashlimit);
 	rule_set_free(s);
 	free(text);
 	return rc;

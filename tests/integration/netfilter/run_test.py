@@ -40,7 +40,7 @@ def packet_lines(path):
     with open(path, encoding="utf-8") as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.split("#", 1)[0].strip()
-            if line and not line.startswith("local "):
+            if line and not line.startswith("local ") and line != "keep-conntrack":
                 out.append("%s:%d: %s" % (os.path.basename(path), lineno, line))
     return out
 

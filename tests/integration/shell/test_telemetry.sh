@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Telemetry: /gufc/stats, /gufc/drops, /gufc/channels, /gufc/rules and
-# /gufc/flows answered through dpdk-telemetry.py with the expected keys, and
+# Telemetry: /gufc/stats, /gufc/drops, /gufc/channels, /gufc/rules,
+# /gufc/flows and /gufc/recent answered through dpdk-telemetry.py with the expected keys, and
 # numbers equal to the --stats-json file written at exit (traffic is over
 # when they are read).
 . "$(dirname "$0")/lib.sh"
@@ -9,12 +9,13 @@
 TEL=$(command -v dpdk-telemetry.py) || { echo "SKIP: dpdk-telemetry.py missing"; exit 77; }
 
 "$GEN" -o "$W/in.pcap" -n 4 -p 40 --mix udp=100 > /dev/null 2>&1 || fail "gufc-gen"
-printf '%s\n' 'drop proto udp dport 53' 'accept proto tcp dport 22' > "$W/r.rules"
+printf '%s\n' 'drop proto udp dport 53' 'accept proto tcp dport 22' \
+	'accept proto udp recent_set recent_name U' > "$W/r.rules"
 start_gufc $(eal_args "$W/in.pcap" "$W/out.pcap") -- --rules "$W/r.rules" \
 	--stats-json "$W/st.json"
 wait_rx 40
 
-printf '%s\n' /gufc/stats /gufc/drops /gufc/channels /gufc/rules /gufc/flows,3 |
+printf '%s\n' /gufc/stats /gufc/drops /gufc/channels /gufc/rules /gufc/flows,3 /gufc/recent |
 	timeout 30 python3 "$TEL" -f "$PREFIX" > "$W/tel.txt" 2>&1 || {
 	cat "$W/tel.txt"
 	fail "dpdk-telemetry.py"
@@ -38,7 +39,8 @@ def need(cond, what):
         print("FAIL:", what)
         sys.exit(1)
 
-for c in ('/gufc/stats', '/gufc/drops', '/gufc/channels', '/gufc/rules', '/gufc/flows'):
+for c in ('/gufc/stats', '/gufc/drops', '/gufc/channels', '/gufc/rules', '/gufc/flows',
+          '/gufc/recent'):
     need(isinstance(tel.get(c), dict), c + ' answered')
 s = tel['/gufc/stats']
 for k in ('rx', 'rx_bytes', 'delivered', 'drops_total', 'hits', 'misses', 'upcalls',
@@ -62,7 +64,7 @@ for i, c in enumerate(st['channels']):
     need(ch['name'][i] == c['name'] and ch['enqueued'][i] == c['enqueued'] and
          ch['consumed'][i] == c['consumed'], 'channel ' + c['name'])
 r = tel['/gufc/rules']
-need(len(r['id']) == len(st['rules']) == 2, 'rules')
+need(len(r['id']) == len(st['rules']) == 3, 'rules')
 for i, x in enumerate(st['rules']):
     need(r['id'][i] == x['id'] and r['packets'][i] == x['packets'] and
          r['bytes'][i] == x['bytes'] and r['rule'][i] == x['rule'], 'rule %d' % x['id'])
@@ -73,6 +75,13 @@ f = tel['/gufc/flows']
 need(f['total'] == st['flows']['active'], 'flows total')
 for k in ('key', 'dir', 'verdict', 'rule', 'channel', 'packets', 'bytes'):
     need(len(f[k]) == min(3, f['total']), 'flows column ' + k)
+rc = tel['/gufc/recent']
+lists = st['recent']['lists']
+need(len(lists) == 1 and lists[0]['name'] == 'U' and lists[0]['entries'] > 0, 'recent list U')
+need(rc['rows'] == lists[0]['entries'] == len(rc['addr']), 'recent rows')
+need(sorted(rc['addr']) == sorted(a['addr'] for a in lists[0]['addresses']), 'recent addresses')
+need(all(x == 'U' for x in rc['list']), 'recent list names')
+need(s['recent_dropped'] == st['recent']['dropped'] == 0, 'recent_dropped')
 print("telemetry consistent")
 PY
 echo "PASS"

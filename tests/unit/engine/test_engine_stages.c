@@ -478,6 +478,177 @@ test_recent(void **state)
 	load(eng, text);
 	settle_all(eng, 5);
 	assert_int_equal(rx(eng, b, 6).verdict, FC_VERDICT_DROP);
+	{
+		struct rule_recent_info li;
+		struct rule_recent_entry re;
+		struct rule_engine_stats st;
+
+		assert_int_equal(rule_recent_info(rule_engine_recent(eng), 0, &li), 0);
+		assert_string_equal(li.name, "S");
+		assert_int_equal(li.entries, 1);
+		assert_int_equal(rule_recent_entry(rule_engine_recent(eng), 0, 0, &re), 0);
+		assert_int_equal(re.family, FC_AF_INET4);
+		assert_memory_equal(re.addr, &a.pkt.key.v4.src, 4);
+		/* A set that names no list: the list goes, as Linux frees it with its last rule. */
+		load(eng, "accept proto udp\n");
+		assert_int_equal(rule_recent_info(rule_engine_recent(eng), 0, &li), -ENOENT);
+		rule_engine_stats_get(eng, &st);
+		assert_int_equal(st.recent_dropped, 1);
+		/* Named again: an empty list, b is accepted. */
+		load(eng, text);
+		settle_all(eng, 7);
+		assert_int_equal(rx(eng, b, 8).verdict, FC_VERDICT_ACCEPT);
+	}
+	eng_stack_free(eng);
+}
+
+/*
+ * -m hashlimit: a bucket per source; a flow whose walk reaches one is
+ * decided per packet on the slow path (Linux's answers, tokens per packet):
+ * a gets 2 packets of burst 2, then drops; c's source has its own bucket.
+ */
+static void
+test_hashlimit(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall a2 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall c = up4(17, "10.0.0.3", 1000, "10.0.0.2", 53, 0, 0);
+	const char *text = "accept proto udp hashlimit_upto 1/hour hashlimit_burst 2 "
+			   "hashlimit_mode srcip hashlimit_name H\n"
+			   "drop proto udp\n";
+	struct rule_hashlimit_info hi;
+	const struct fc_entry *e;
+
+	(void)state;
+	load(eng, text);
+	/* The table is made at the commit, with its rule's settings. */
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), 0);
+	assert_string_equal(hi.name, "H");
+	assert_int_equal(hi.buckets, 0);
+	assert_int_equal(hi.cfg.burst, 2);
+	assert_int_equal(rx(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &a.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_int_equal(rx(eng, a, 2).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, a2, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx(eng, a, 4).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx(eng, c, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), 0);
+	assert_int_equal(hi.buckets, 2);
+	eng_stack_free(eng);
+}
+
+/*
+ * -m hashlimit with an expire no shorter than a bucket's refill (here 1/hour,
+ * burst 2, expire 3 hours): each bucket is a meter, as -m limit's, and a
+ * flow whose verdict one bucket decides is cached with it: the fast path
+ * takes its tokens and drops once the bucket is empty, without an upcall.
+ * Another flow of the same source shares the bucket (found empty);
+ * --hashlimit-above answers the other way round; another source has its
+ * own bucket. --hashlimit-htable-max 2: a third source finds the table
+ * full and is dropped (netfilter's hotdrop).
+ */
+static void
+test_hashlimit_meter(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall a2 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall c = up4(17, "10.0.0.3", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall x = up4(17, "10.0.0.5", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall b = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0);
+	const char *text = "accept proto udp dport 53 hashlimit_upto 1/hour hashlimit_burst 2 "
+			   "hashlimit_mode srcip hashlimit_name H hashlimit_htable_expire 10800000 "
+			   "hashlimit_htable_max 2\n"
+			   "drop proto udp dport 53\n"
+			   "drop proto udp dport 54 hashlimit_above 1/hour hashlimit_burst 1 "
+			   "hashlimit_mode srcip hashlimit_name A hashlimit_htable_expire 10800000\n";
+	const struct fc_entry *e;
+	struct rule_engine_stats st;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, text);
+	d = decide(eng, a, 1); /* token 1 */
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &a.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	d = rx(eng, a, 2); /* token 2, on the fast path */
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, a, 3);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* The same source's other flow: the same bucket, empty. */
+	assert_int_equal(rx(eng, a2, 4).verdict, FC_VERDICT_DROP);
+	/* Another source: its own. */
+	assert_int_equal(rx(eng, c, 5).verdict, FC_VERDICT_ACCEPT);
+	/* The table holds 2 buckets at most: a third source is dropped. */
+	assert_int_equal(rx(eng, x, 6).verdict, FC_VERDICT_DROP);
+	/* --hashlimit-above: the first packet is under (not dropped), the second over. */
+	assert_int_equal(rx(eng, b, 7).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &b.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	d = rx(eng, b, 8);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.hashlimit_meters, 3);
+	eng_stack_free(eng);
+}
+
+/*
+ * -m connlimit: connections per source /24, counted from the engine's live
+ * connections that reached the rule (nf_conncount): the third connection of
+ * a /24 is dropped; a dropped one is no connection; the verdict is the
+ * connection's (cached, later packets on the fast path); once the flows
+ * are gone (flushed) the source may connect again. A new set (ids
+ * numbered anew) starts the counts over.
+ */
+static void
+test_connlimit(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall c1 = up4(6, "10.0.0.1", 1000, "10.0.0.2", 80, TCP_SYN, 0);
+	struct rule_upcall c2 = up4(6, "10.0.0.7", 1001, "10.0.0.2", 80, TCP_SYN, 0);
+	struct rule_upcall c3 = up4(6, "10.0.0.1", 1002, "10.0.0.2", 80, TCP_SYN, 0);
+	struct rule_upcall c4 = up4(6, "10.0.1.1", 1003, "10.0.0.2", 80, TCP_SYN, 0);
+	const char *text = "drop proto tcp dport 80 connlimit_above 2 connlimit_mask 24\n"
+			   "accept proto tcp\n";
+	const struct fc_entry *e;
+	struct rule_engine_stats st;
+
+	(void)state;
+	load(eng, text);
+	assert_int_equal(rx(eng, c1, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, c2, 2).verdict, FC_VERDICT_ACCEPT);
+	/* Cached with its verdict: not decided per packet. */
+	e = entry_of(eng, &c1.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, c3, 3).verdict, FC_VERDICT_DROP);
+	/* Refused: no entry, its next packet (a retransmitted SYN) is asked again. */
+	assert_null(entry_of(eng, &c3.pkt.key));
+	assert_int_equal(rx(eng, c3, 4).verdict, FC_VERDICT_DROP);
+	/* Another /24. */
+	assert_int_equal(rx(eng, c4, 5).verdict, FC_VERDICT_ACCEPT);
+	/* Held: c1, c2, c3 (refused: forgotten when its group is counted next), c4. */
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.connlimit_conns, 4);
+	/* The connections go: c3 (a new flow again) is the first of its /24. */
+	rule_engine_flush(eng);
+	assert_int_equal(rx(eng, c3, 6).verdict, FC_VERDICT_ACCEPT);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.connlimit_conns, 2); /* c3, and c4 until its /24 is counted */
+	/* A set numbered anew: counts start over (as iptables-restore). */
+	load(eng, "accept proto tcp dport 81\n");
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.connlimit_conns, 0);
 	eng_stack_free(eng);
 }
 
@@ -768,6 +939,9 @@ main(void)
 		cmocka_unit_test(test_marks_many),
 		cmocka_unit_test(test_nth),
 		cmocka_unit_test(test_recent),
+		cmocka_unit_test(test_hashlimit),
+		cmocka_unit_test(test_hashlimit_meter),
+		cmocka_unit_test(test_connlimit),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),
 		cmocka_unit_test(test_ctstatus),
