@@ -724,22 +724,34 @@ rule_x_finish(struct rule *r, struct rule_x *x)
 	}
 }
 
+static bool
+proto_is(const struct rule *r, uint8_t proto)
+{
+	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) && r->proto == proto;
+}
+
 /*
- * CT --helper NAME: the helpers gufc has (conntrack_helper.h: ftp); the
- * others Linux has are an error that says so, not a silent accept.
+ * CT --helper NAME: the helpers gufc has (conntrack_helper.h: ftp, tftp),
+ * each for its protocol, as Linux finds a helper by name and protocol
+ * (-p tcp for ftp, -p udp for tftp); the others Linux has are an error
+ * that says so, not a silent accept.
  */
 static const char *
-ct_helper_check(const char *name)
+ct_helper_check(const struct rule *r, const char *name)
 {
-	static const char *const linux_only[] = {"tftp", "sip", "h323", "ras", "q.931", "h.245",
-		"irc", "pptp", "amanda", "netbios-ns", "snmp", "snmp_trap", "sane", "broadcast"};
+	static const char *const linux_only[] = {"sip", "h323", "ras", "q.931", "h.245", "irc",
+		"pptp", "amanda", "netbios-ns", "snmp", "snmp_trap", "sane", "broadcast"};
 
 	if (strcmp(name, "ftp") == 0)
-		return NULL;
+		return proto_is(r, RULE_PROTO_TCP) ? NULL :
+			"CT --helper ftp needs -p tcp (a helper serves one protocol)";
+	if (strcmp(name, "tftp") == 0)
+		return proto_is(r, RULE_PROTO_UDP) ? NULL :
+			"CT --helper tftp needs -p udp (a helper serves one protocol)";
 	for (unsigned int i = 0; i < RTE_DIM(linux_only); i++)
 		if (strcasecmp(name, linux_only[i]) == 0)
-			return "CT --helper: this helper is not built in gufc (it has ftp only)";
-	return "CT --helper: no such helper (gufc has ftp)";
+			return "CT --helper: this helper is not built in gufc (it has ftp and tftp)";
+	return "CT --helper: no such helper (gufc has ftp and tftp)";
 }
 
 static bool
@@ -750,12 +762,6 @@ reject_family_ok(uint8_t with, uint8_t family)
 	if (family == FC_AF_INET6)
 		return with >= RULE_REJECT_ICMP6_NO_ROUTE;
 	return with < RULE_REJECT_TCP_RESET;
-}
-
-static bool
-proto_is(const struct rule *r, uint8_t proto)
-{
-	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) && r->proto == proto;
 }
 
 const char *
@@ -842,7 +848,7 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			return "CT --zone: gufc has no conntrack zones (a connection is one per "
 			       "tuple: the flow key has no room for a zone)";
 		if (x->given & B(1))
-			return ct_helper_check(x->u.ct_t.helper);
+			return ct_helper_check(r, x->u.ct_t.helper);
 		break;
 	case RULE_XT_SYNPROXY:
 		/* Kept and ignored would leave SYN floods unanswered while the set looks loaded. */

@@ -2,13 +2,13 @@
 /*
  * lib/modules/conntrack — connection tracking helpers (Linux's
  * nf_conntrack_helper): a connection assigned a helper in the raw table
- * (-j CT --helper ftp; native `ct ct_helper ftp`) has its payload read by
- * the helper, which expects the related connections the protocol announces
- * (FTP's data connections). Part of conntrack.h's manual, which includes
+ * (-j CT --helper ftp|tftp; native `ct ct_helper ftp`) has its payload
+ * read by the helper, which expects the related connections the protocol
+ * announces (FTP's data connections, TFTP's transfers). Part of conntrack.h's manual, which includes
  * this header at its end: include conntrack.h.
  *
- * Pure parts (ct_ftp.c, ct_expect.c; no EAL, no state of their own): the
- * FTP command parser, the FTP helper's per-connection line tracking, the
+ * Pure parts (ct_ftp.c, ct_tftp.c, ct_expect.c; no EAL, no state of their
+ * own): the FTP command parser, the TFTP request parser, the FTP helper's per-connection line tracking, the
  * expectation table, the sequence-number adjustment a rewrite that changes
  * a segment's length leaves on the control connection (Linux's seqadj).
  * The module's part (ct_helper.c) is described under "Helpers in the
@@ -30,14 +30,15 @@ extern "C" {
 enum mod_ct_helper {
 	MOD_CT_HELPER_NONE, /**< no helper */
 	MOD_CT_HELPER_FTP,  /**< "ftp": PORT, EPRT, 227, 229 (Linux's nf_conntrack_ftp) */
+	MOD_CT_HELPER_TFTP, /**< "tftp": RRQ, WRQ (Linux's nf_conntrack_tftp) */
 	MOD_CT_HELPER__COUNT
 };
 
 /**
  * Find a helper by the name -j CT --helper gives.
  * @param name  NUL-terminated name
- * @return MOD_CT_HELPER_FTP for "ftp"; -ENOTSUP for a helper Linux has and
- *   gufc has not (tftp, sip, h323, irc, pptp, amanda, netbios-ns, snmp,
+ * @return MOD_CT_HELPER_FTP for "ftp", MOD_CT_HELPER_TFTP for "tftp";
+ *   -ENOTSUP for a helper Linux has and gufc has not (sip, h323, irc, pptp, amanda, netbios-ns, snmp,
  *   sane, ...: mod_ct_helper_known()); -ENOENT for a name no helper has;
  *   -EINVAL for NULL or "".
  * Context: any.
@@ -58,6 +59,15 @@ bool mod_ct_helper_known(const char *name);
  * @return a static string; "" for NONE or out of range. Context: any.
  */
 const char *mod_ct_helper_name(unsigned int h);
+
+/**
+ * The transport protocol a helper serves (Linux finds a helper by name and
+ * protocol: -j CT --helper tftp needs -p udp).
+ * @param h  enum mod_ct_helper
+ * @return 6 (TCP: ftp), 17 (UDP: tftp); 0 for NONE or out of range.
+ * Context: any.
+ */
+uint8_t mod_ct_helper_proto(unsigned int h);
 
 /* ------------------------------------------------------------------------ */
 /* FTP                                                                       */
@@ -173,6 +183,26 @@ enum mod_ct_ftp_result mod_ct_ftp_segment(struct mod_ct_ftp *s, unsigned int dir
 	struct mod_ct_ftp_cmd *cmd);
 
 /* ------------------------------------------------------------------------ */
+/* TFTP                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** TFTP opcodes that open a transfer (RFC 1350). */
+#define MOD_CT_TFTP_RRQ 1 /**< read request */
+#define MOD_CT_TFTP_WRQ 2 /**< write request */
+
+/**
+ * Is a UDP payload of a TFTP connection a request that opens a transfer?
+ * As Linux's nf_conntrack_tftp reads it: the first two bytes, the opcode,
+ * and nothing else (neither file name nor mode is checked).
+ * @param data  the UDP payload
+ * @param len   its length
+ * @return MOD_CT_TFTP_RRQ or MOD_CT_TFTP_WRQ; 0 for any other opcode or a
+ *   payload shorter than an opcode; -EINVAL for NULL with @p len > 0.
+ * Context: any.
+ */
+int mod_ct_tftp_parse(const uint8_t *data, uint32_t len);
+
+/* ------------------------------------------------------------------------ */
 /* Sequence adjustment (a rewrite changed a segment's length)                */
 /* ------------------------------------------------------------------------ */
 
@@ -259,15 +289,18 @@ mod_ct_seqadj_active(const struct mod_ct_seqadj *a)
 
 /**
  * An expected connection: its first packet's tuple with the source port
- * wildcarded (as Linux's FTP helper expects data connections), what its
- * destination is translated to when the master is behind NAT, its master
- * and when it expires.
+ * wildcarded (as Linux's FTP and TFTP helpers expect), what its
+ * destination (and source) is translated to when the master is behind
+ * NAT, its master and when it expires.
  */
 struct mod_ct_exp {
 	struct fc_key tuple;  /**< family, proto, src, dst, dport; sport, local bits, in_port 0 */
 	uint8_t nat_addr[16]; /**< with @c nat: the destination it is translated to ... */
 	uint16_t nat_port;    /**< ... and port (host order) */
 	bool nat;             /**< the data connection gets a DNAT binding (the master's NAT) */
+	bool snat;            /**< with @c nat: and its source becomes @c snat_addr (the
+				   master's destination was translated: Linux's follow_master) */
+	uint8_t snat_addr[16]; /**< network order */
 	uint8_t helper;       /**< the master's helper (enum mod_ct_helper) */
 	uint32_t master;      /**< the master's connection id (its TCP record) */
 	uint32_t expires;     /**< time (ms, the caller's clock) it is gone at */
@@ -329,6 +362,16 @@ int mod_ct_expect_take(struct mod_ct_expect *t, const struct fc_key *k, uint32_t
 	struct mod_ct_exp *out);
 
 /**
+ * Is there an expectation a new flow's first packet would take (as
+ * mod_ct_expect_take() matches), without taking it?
+ * @param t    the table (NULL: none)
+ * @param k    the packet's key
+ * @param now  current time
+ * @return true if so. Context: one thread at a time (the rules lcore).
+ */
+bool mod_ct_expect_has(const struct mod_ct_expect *t, const struct fc_key *k, uint32_t now);
+
+/**
  * Remove expectations that expired, visiting at most @p budget slots.
  * @param t       the table (NULL: nothing)
  * @param now     current time (ms)
@@ -366,7 +409,10 @@ void mod_ct_expect_stats_get(const struct mod_ct_expect *t, struct mod_ct_expect
  * In the conntrack module (ct_helper.c):
  *
  * - A new TCP connection whose raw-table walk ran -j CT --helper ftp gets
- *   the helper (Linux's template; nf_conntrack_helper=0: never by port).
+ *   the helper (Linux's template; nf_conntrack_helper=0: never by port);
+ *   a UDP one, -j CT --helper tftp (a helper of another protocol is not
+ *   given). A UDP connection with a helper, or one a helper expected, is
+ *   kept in a record as TCP connections are (its id in both entries).
  *   Its entries keep FC_INTEREST_TCP_DATA: segments with payload go to the
  *   slow path, where mod_ct_ftp_segment() reads them after the TCP state
  *   machine accepted them and only when the cached verdict accepts (Linux's
@@ -389,13 +435,26 @@ void mod_ct_expect_stats_get(const struct mod_ct_expect *t, struct mod_ct_expect
  *   (struct mod_ct_seqadj): from then on every packet of the control
  *   connection takes the slow path (FC_INTEREST_ALL), where
  *   mod_ct_module_mangle() applies the shift (incremental checksums).
+ * - TFTP (nf_conntrack_tftp, nf_nat_tftp): every packet of a helped
+ *   connection goes to the slow path (FC_INTEREST_ALL: in practice the
+ *   client's request and its retransmissions; the server answers from
+ *   another port, another connection). After NAT decided the flow (Linux's
+ *   helper runs after NAT), a read or write request the filter accepted
+ *   expects the server's answer: from the address the connection's reply
+ *   comes from, any source port, to the address and port replies go to
+ *   (the translated client behind SNAT/masquerade), UDP, for 300 s, one
+ *   per master. The answer that takes it is RELATED, --ctstatus EXPECTED,
+ *   -m helper tftp; behind NAT it is translated to the client's own
+ *   address and port (and, when the master's destination was translated,
+ *   from the address the client asked: follow_master). Nothing in a TFTP
+ *   packet is rewritten. No room for an expectation drops the request.
  */
 
 /** Helper counters of the module (mod_ct_module_helper_stats_get()). */
 struct mod_ct_helper_stats {
 	uint64_t conns;      /**< connections assigned a helper */
 	uint64_t segments;   /**< segments the helper read */
-	uint64_t commands;   /**< commands that made an expectation */
+	uint64_t commands;   /**< commands (FTP) and requests (TFTP) that made an expectation */
 	uint64_t foreign;    /**< commands naming another address: not expected */
 	uint64_t dropped;    /**< segments dropped: partial or malformed commands,
 				  no room for an expectation */

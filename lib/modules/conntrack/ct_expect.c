@@ -224,6 +224,19 @@ mod_ct_expect_take(struct mod_ct_expect *t, const struct fc_key *k, uint32_t now
 	return 0;
 }
 
+bool
+mod_ct_expect_has(const struct mod_ct_expect *t, const struct fc_key *k, uint32_t now)
+{
+	struct fc_key nk;
+	uint32_t i;
+
+	if (t == NULL || k == NULL || t->st.active == 0)
+		return false;
+	norm(k, &nk);
+	i = find(t, &nk);
+	return i != NONE && !expired(&t->slot[i], now);
+}
+
 unsigned int
 mod_ct_expect_expire(struct mod_ct_expect *t, uint32_t now, unsigned int budget)
 {

@@ -24,6 +24,12 @@
 static const char *const helper_names[MOD_CT_HELPER__COUNT] = {
 	[MOD_CT_HELPER_NONE] = "",
 	[MOD_CT_HELPER_FTP] = "ftp",
+	[MOD_CT_HELPER_TFTP] = "tftp",
+};
+
+static const uint8_t helper_protos[MOD_CT_HELPER__COUNT] = {
+	[MOD_CT_HELPER_FTP] = 6,
+	[MOD_CT_HELPER_TFTP] = 17,
 };
 
 /* Linux's helpers (nf_conntrack_*.c), those gufc has not among them. */
@@ -58,6 +64,12 @@ const char *
 mod_ct_helper_name(unsigned int h)
 {
 	return h < MOD_CT_HELPER__COUNT ? helper_names[h] : "";
+}
+
+uint8_t
+mod_ct_helper_proto(unsigned int h)
+{
+	return h < MOD_CT_HELPER__COUNT ? helper_protos[h] : 0;
 }
 
 /* ------------------------------------------------------------------------ */

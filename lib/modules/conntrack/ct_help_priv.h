@@ -12,9 +12,10 @@
 #include "conntrack.h"
 #include "engine.h"
 
-/* Linux's FTP expectation policy: one per master, 300 s. */
+/* Linux's FTP and TFTP expectation policies: one per master, 300 s. */
 #define CT_FTP_MAX_EXPECTED 1
 #define CT_FTP_EXP_TIMEOUT_MS 300000u
+#define CT_TFTP_EXP_TIMEOUT_MS 300000u
 /* Expectations held at once. */
 #define CT_EXP_MAX 4096u
 /* Upcalls of one burst whose packets the helper rewrites. */
@@ -64,7 +65,13 @@ void ct_help_fini(struct ct_helpers *h);
 uint8_t ct_help_assigned(const struct rule_eval *raw);
 
 /*
- * A TCP connection was created (record @p id, @p c and @p v as mod_ct_new()
+ * Does a new UDP flow need a record: the raw table gave it a helper of
+ * UDP's (@p helper), or it takes an expectation?
+ */
+bool ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t helper);
+
+/*
+ * A TCP connection (or a UDP one ct_help_wants()) was created (record @p id, @p c and @p v as mod_ct_new()
  * made them): take the expectation it may match (RELATED, its DNAT), give
  * it the raw table's helper @p helper. @return 0 or -ENOMEM.
  */
@@ -88,6 +95,14 @@ const struct fc_pkt *ct_help_view(const struct ct_helpers *h, const struct mod_c
  */
 void ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id);
+
+/*
+ * A packet of a helped UDP connection (TFTP), once NAT decided it
+ * (@p first: the flow's first packet, on insertion): a request the filter
+ * accepted expects the answer; no room drops it (f->drop).
+ */
+void ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
+	uint32_t id, bool first);
 
 /* Apply the plan made for the packet parsed as @p pkt, if any. @return 0, -ENOSPC. */
 struct rte_mbuf;

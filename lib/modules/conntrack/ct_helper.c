@@ -8,9 +8,11 @@
  * address and port with the sequence shift it leaves
  * (mod_ct_module_mangle(), called by the datapath after the NAT rewrite).
  *
- * A helped connection is TCP: its state lives beside the conntrack
- * record, by the same id (struct ct_help, allocated when the helper is
- * assigned, freed with the record).
+ * A helped connection is TCP (FTP) or UDP (TFTP): its state lives beside
+ * the conntrack record, by the same id (struct ct_help, allocated when the
+ * helper is assigned, freed with the record). The TFTP helper reads the
+ * flow after NAT (ct_help_udp(), from a module of its own after the NAT
+ * stages): it needs the reply's translated tuple.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #define CHUNK (1u << MOD_CT_FAST_CHUNK_SHIFT)
 #define CHUNK_MASK (CHUNK - 1)
 #define PROTO_TCP 6
+#define PROTO_UDP 17
 
 static void
 count(uint64_t *c)
@@ -82,6 +85,15 @@ ct_help_assigned(const struct rule_eval *raw)
 	return helper;
 }
 
+bool
+ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t helper)
+{
+	const struct fc_key *k = &f->up->pkt.key;
+
+	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_proto(helper) == fc_key_proto(k)) ||
+	       mod_ct_expect_has(h->exp, k, h->now);
+}
+
 int
 ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t helper,
 	struct mod_ct_conn *c, struct mod_ct_verdict *v)
@@ -100,11 +112,19 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 			memcpy(f->exp_dnat.addr_min, e.nat_addr, sizeof(e.nat_addr));
 			memcpy(f->exp_dnat.addr_max, e.nat_addr, sizeof(e.nat_addr));
 			f->exp_dnat.port_min = f->exp_dnat.port_max = e.nat_port;
+			memset(&f->exp_snat, 0, sizeof(f->exp_snat));
+			if (e.snat) {
+				f->exp_snat.family = e.tuple.family;
+				memcpy(f->exp_snat.addr_min, e.snat_addr, sizeof(e.snat_addr));
+				memcpy(f->exp_snat.addr_max, e.snat_addr, sizeof(e.snat_addr));
+			}
 			f->exp_nat = true;
 		}
 		count(&h->st.related);
 	}
-	if (helper == MOD_CT_HELPER_NONE)
+	/* A helper serves one protocol (Linux finds it by name and protocol). */
+	if (helper == MOD_CT_HELPER_NONE ||
+		mod_ct_helper_proto(helper) != fc_key_proto(&f->up->pkt.key))
 		return 0;
 	if (h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL) {
 		h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] = calloc(CHUNK, sizeof(struct ct_help *));
@@ -129,8 +149,10 @@ ct_help_interest(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32
 
 	if (c->helper == MOD_CT_HELPER_NONE || (hp = help_of(h, id)) == NULL)
 		return;
-	/* Payload to the helper; every packet once a rewrite shifted the numbers. */
-	i = mod_ct_seqadj_active(&hp->adj) ? FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
+	/* Payload to the helper; every packet once a rewrite shifted the numbers;
+	 * a UDP helper reads every packet. */
+	i = (c->helper != MOD_CT_HELPER_FTP || mod_ct_seqadj_active(&hp->adj)) ?
+		FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
 	interest[0] |= i;
 	interest[1] |= i;
 }
@@ -305,6 +327,81 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 						   pkt->tcp_ack;
 		p->adjust = true;
 	}
+}
+
+static bool
+addr_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
+{
+	return memcmp(a, b, len) == 0;
+}
+
+void
+ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
+	uint32_t id, bool first)
+{
+	const struct rule_upcall *up = f->up;
+	const struct fc_pkt *pkt = &up->pkt;
+	unsigned int dir = first ? RULE_DIR_ORIG : f->dir, alen = fc_af_addr_len(pkt->key.family);
+	struct fc_key ok, rk;
+	struct mod_ct_exp e;
+	uint32_t pay;
+	int op;
+
+	if (c->helper != MOD_CT_HELPER_TFTP || help_of(h, id) == NULL || up->frame == NULL ||
+		f->act[dir].verdict == FC_VERDICT_DROP || fc_key_proto(&pkt->key) != PROTO_UDP)
+		return;
+	/* The UDP payload: after the 8-byte header, to the datagram's end. */
+	pay = (uint32_t)pkt->l4_off + 8;
+	if (pay > up->frame_len || (uint32_t)pkt->l3_off + pkt->ip_len < pay ||
+		(uint32_t)pkt->l3_off + pkt->ip_len > up->frame_len)
+		return;
+	count(&h->st.segments);
+	op = mod_ct_tftp_parse(up->frame + pay, (uint32_t)pkt->l3_off + pkt->ip_len - pay);
+	if (op <= 0)
+		return;
+	/* The connection's two tuples: the original (client -> server as the
+	 * client sent it) and the reply (server -> client as the server sees
+	 * it, after NAT). */
+	if (first) {
+		ok = f->key;
+		rk = f->reply_key;
+	} else if (dir == RULE_DIR_ORIG) {
+		ok = pkt->key;
+		other_key(h, f, &rk);
+	} else {
+		rk = pkt->key;
+		other_key(h, f, &ok);
+	}
+	/* nf_conntrack_tftp: from the reply's source, any port, to its destination and port. */
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = pkt->key.family;
+	memcpy(fc_key_src_w(&e.tuple), fc_key_src(&rk), alen);
+	memcpy(fc_key_dst_w(&e.tuple), fc_key_dst(&rk), alen);
+	fc_key_set_proto(&e.tuple, PROTO_UDP);
+	fc_key_set_ports(&e.tuple, 0, fc_key_dport(&rk));
+	e.helper = MOD_CT_HELPER_TFTP;
+	e.master = id;
+	e.expires = h->now + CT_TFTP_EXP_TIMEOUT_MS;
+	/* nf_nat_tftp: the answer goes to the client's own address and port,
+	 * from the address the client asked. */
+	if (!addr_eq(fc_key_dst(&rk), fc_key_src(&ok), alen) ||
+		fc_key_dport(&rk) != fc_key_sport(&ok) ||
+		!addr_eq(fc_key_src(&rk), fc_key_dst(&ok), alen)) {
+		e.nat = true;
+		memcpy(e.nat_addr, fc_key_src(&ok), alen);
+		e.nat_port = rte_be_to_cpu_16(fc_key_sport(&ok));
+		if (!addr_eq(fc_key_src(&rk), fc_key_dst(&ok), alen)) {
+			e.snat = true;
+			memcpy(e.snat_addr, fc_key_dst(&ok), alen);
+		}
+	}
+	if (mod_ct_expect_add(h->exp, &e, h->now) < 0) {
+		/* Linux: "cannot add expectation": the request is dropped. */
+		count(&h->st.dropped);
+		f->drop = RULE_DROP_CT_HELPER;
+		return;
+	}
+	count(&h->st.commands);
 }
 
 void

@@ -40,7 +40,11 @@ test_helper_names(void **state)
 {
 	(void)state;
 	assert_int_equal(mod_ct_helper_find("ftp"), MOD_CT_HELPER_FTP);
-	assert_int_equal(mod_ct_helper_find("tftp"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("tftp"), MOD_CT_HELPER_TFTP);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_FTP), 6);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_TFTP), 17);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_NONE), 0);
+	assert_string_equal(mod_ct_helper_name(MOD_CT_HELPER_TFTP), "tftp");
 	assert_int_equal(mod_ct_helper_find("sip"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("netbios-ns"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("nosuch"), -ENOENT);
@@ -50,6 +54,34 @@ test_helper_names(void **state)
 	assert_false(mod_ct_helper_known("http"));
 	assert_string_equal(mod_ct_helper_name(MOD_CT_HELPER_FTP), "ftp");
 	assert_string_equal(mod_ct_helper_name(99), "");
+}
+
+/* TFTP: the opcode alone decides (Linux reads nothing else). */
+static void
+test_tftp_parse(void **state)
+{
+	static const uint8_t rrq[] = "\0\1boot.img\0octet";
+	static const uint8_t wrq[] = "\0\2x\0netascii";
+	static const uint8_t bare_rrq[] = {0, 1};
+	static const uint8_t data[] = {0, 3, 0, 1, 'a'};
+	static const uint8_t ack[] = {0, 4, 0, 1};
+	static const uint8_t err[] = {0, 5, 0, 1, 'n', 0};
+	static const uint8_t oack[] = {0, 6, 'b', 0};
+	static const uint8_t high[] = {1, 1};
+
+	(void)state;
+	assert_int_equal(mod_ct_tftp_parse(rrq, sizeof(rrq)), MOD_CT_TFTP_RRQ);
+	assert_int_equal(mod_ct_tftp_parse(wrq, sizeof(wrq)), MOD_CT_TFTP_WRQ);
+	assert_int_equal(mod_ct_tftp_parse(bare_rrq, 2), MOD_CT_TFTP_RRQ);
+	assert_int_equal(mod_ct_tftp_parse(bare_rrq, 1), 0);
+	assert_int_equal(mod_ct_tftp_parse(bare_rrq, 0), 0);
+	assert_int_equal(mod_ct_tftp_parse(NULL, 0), 0);
+	assert_int_equal(mod_ct_tftp_parse(NULL, 2), -EINVAL);
+	assert_int_equal(mod_ct_tftp_parse(data, sizeof(data)), 0);
+	assert_int_equal(mod_ct_tftp_parse(ack, sizeof(ack)), 0);
+	assert_int_equal(mod_ct_tftp_parse(err, sizeof(err)), 0);
+	assert_int_equal(mod_ct_tftp_parse(oack, sizeof(oack)), 0);
+	assert_int_equal(mod_ct_tftp_parse(high, sizeof(high)), 0);
 }
 
 static void
@@ -345,9 +377,15 @@ test_expect_table(void **state)
 	k = flow(1026, 1026);
 	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
 	k = flow(20, 1025);
+	/* Looked at without taking it, as often as asked. */
+	assert_true(mod_ct_expect_has(t, &k, 10));
+	assert_true(mod_ct_expect_has(t, &k, 10));
+	assert_false(mod_ct_expect_has(t, &k, 1000));
+	assert_false(mod_ct_expect_has(NULL, &k, 10));
 	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), 0);
 	assert_int_equal(out.master, 1);
 	/* Consumed once. */
+	assert_false(mod_ct_expect_has(t, &k, 10));
 	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
 	/* Another protocol or source address: no. */
 	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
@@ -545,6 +583,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_helper_names),
+		cmocka_unit_test(test_tftp_parse),
 		cmocka_unit_test(test_parse_commands),
 		cmocka_unit_test(test_parse_split_and_hostile),
 		cmocka_unit_test(test_segments_in_order),
