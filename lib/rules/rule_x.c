@@ -739,8 +739,15 @@ proto_is(const struct rule *r, uint8_t proto)
 static const char *
 ct_helper_check(const struct rule *r, const char *name)
 {
-	static const char *const linux_only[] = {"sip", "h323", "ras", "q.931", "h.245", "irc",
-		"pptp", "amanda", "netbios-ns", "snmp", "snmp_trap", "sane", "broadcast"};
+#define NOT_BUILT(n) {n, "CT --helper " n ": this helper is not built in gufc (it has ftp and tftp)"}
+	static const struct {
+		const char *name;
+		const char *msg;
+	} linux_only[] = {NOT_BUILT("sip"), NOT_BUILT("h323"), NOT_BUILT("RAS"),
+		NOT_BUILT("Q.931"), NOT_BUILT("H.245"), NOT_BUILT("irc"), NOT_BUILT("pptp"),
+		NOT_BUILT("amanda"), NOT_BUILT("netbios-ns"), NOT_BUILT("snmp"),
+		NOT_BUILT("snmp_trap"), NOT_BUILT("sane"), NOT_BUILT("broadcast")};
+#undef NOT_BUILT
 
 	if (strcmp(name, "ftp") == 0)
 		return proto_is(r, RULE_PROTO_TCP) ? NULL :
@@ -749,8 +756,8 @@ ct_helper_check(const struct rule *r, const char *name)
 		return proto_is(r, RULE_PROTO_UDP) ? NULL :
 			"CT --helper tftp needs -p udp (a helper serves one protocol)";
 	for (unsigned int i = 0; i < RTE_DIM(linux_only); i++)
-		if (strcasecmp(name, linux_only[i]) == 0)
-			return "CT --helper: this helper is not built in gufc (it has ftp and tftp)";
+		if (strcasecmp(name, linux_only[i].name) == 0)
+			return linux_only[i].msg;
 	return "CT --helper: no such helper (gufc has ftp and tftp)";
 }
 
