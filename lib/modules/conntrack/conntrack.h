@@ -637,7 +637,8 @@ struct mod_ct_module_stats {
 	uint64_t reopened;  /**< TCP connections replaced by a new SYN */
 	uint64_t removed;   /**< TCP connections ended by a RST before any reply */
 	uint64_t tcp_conns; /**< TCP connections (records) tracked now */
-	uint64_t tcp_full;  /**< TCP connections refused: max_tcp reached */
+	uint64_t tcp_full;  /**< TCP connections refused: max_tcp reached (and UDP ones
+				 tracked without their helper for want of a record) */
 	uint64_t notrack;   /**< new flows the raw table made untracked (CT --notrack, NOTRACK) */
 };
 
