@@ -31,6 +31,13 @@ a server namespace over net_tap ports):
           data connection is refused
   ftp_linux  the same through a Linux router (nf_conntrack_ftp, nf_nat_ftp)
           with the same rules as iptables: the behaviour gufc matches
+  tftp    TFTP (RFC 1350) through a FORWARD DROP / ESTABLISHED,RELATED rule
+          set with masquerade and CT --helper tftp in raw: read requests
+          over IPv4 and IPv6 complete (the server answers from a port of its
+          own, the answer is RELATED); without the CT rule the answer is
+          refused
+  tftp_linux  the same through a Linux router (nf_conntrack_tftp,
+          nf_nat_tftp) with the same rules as iptables
 
 Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 """
@@ -458,11 +465,12 @@ def t_ftp(build):
         gw.stop()
 
 
-def t_ftp_linux(build):
-    """The same FTP transfers through a Linux router (nf_conntrack_ftp and
-    nf_nat_ftp) with the same rule set as iptables: what gufc must match."""
-    import hashlib
-    import random
+def linux_router(tag, raw, port, body):
+    """A Linux router between a client and a server namespace (the
+    addresses of gufc's tests) with -P FORWARD DROP, RELATED,ESTABLISHED,
+    NEW to UDP/TCP @port (@raw[0]: "tcp" or "udp") on the egress,
+    masquerade, and in raw the CT rule @raw[1] (None: none); then
+    body(spawn, flush_raw) runs. Skips without iptables."""
     import shutil
     import subprocess
 
@@ -470,33 +478,37 @@ def t_ftp_linux(build):
 
     if shutil.which("iptables") is None or shutil.which("ip6tables") is None:
         raise Skip("no iptables")
-    want = hashlib.sha256(random.Random(11).randbytes(FTP_SIZE)).hexdigest()
-    tag = "%d" % (os.getpid() % 100000)
-    cns, rns, sns = "ftpl-c" + tag, "ftpl-r" + tag, "ftpl-s" + tag
+    tag = tag + "%d" % (os.getpid() % 100000)
+    cns, rns, sns = tag + "-c", tag + "-r", tag + "-s"
     nss = (cns, rns, sns)
 
     def ns(n, args, check_rc=True):
         return sh(["ip", "netns", "exec", n] + args, check_rc)
 
-    def spawn(n, code, *args):
-        return subprocess.Popen(["ip", "netns", "exec", n, sys.executable, "-u", "-c", code]
-                                + list(args), stdout=subprocess.PIPE,
+    def spawn(server, code, *args):
+        return subprocess.Popen(["ip", "netns", "exec", sns if server else cns, sys.executable,
+                                 "-u", "-c", code] + list(args), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
 
-    def rules(helper):
+    def rules():
         for cmd, fam in (("iptables-restore", "4"), ("ip6tables-restore", "6")):
             src = "10.0.1.0/24" if fam == "4" else "2001:db8:1::/64"
-            text = ("*raw\n" + ("-A PREROUTING -p tcp --dport 21 -j CT --helper ftp\n"
-                                 if helper else "") + "COMMIT\n"
+            text = ("*raw\n" + ("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
+                                 % (raw[0], port, raw[1]) if raw[1] else "") + "COMMIT\n"
                     "*nat\n-A POSTROUTING -s %s -o out -j MASQUERADE\nCOMMIT\n"
                     "*filter\n:FORWARD DROP [0:0]\n"
                     "-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
-                    "-A FORWARD -o out -p tcp --dport 21 -m conntrack --ctstate NEW -j ACCEPT\n"
-                    "COMMIT\n" % src)
+                    "-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW -j ACCEPT\n"
+                    "COMMIT\n" % (src, raw[0], port))
             r = subprocess.run(["ip", "netns", "exec", rns, cmd], input=text, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if r.returncode != 0:
                 raise Skip("%s: %s" % (cmd, r.stdout.strip()))
+
+    def flush_raw():
+        ns(rns, ["iptables", "-t", "raw", "-F"])
+        ns(rns, ["ip6tables", "-t", "raw", "-F"])
+        ns(rns, ["conntrack", "-F"], check_rc=False)
 
     try:
         for n in nss:
@@ -516,32 +528,205 @@ def t_ftp_linux(build):
         ns(cns, ["ip", "-6", "route", "add", "default", "via", GW_IN6])
         ns(rns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"])
         ns(rns, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"])
-        rules(True)
+        rules()
+        body(spawn, flush_raw)
+    finally:
+        for n in nss:
+            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+
+
+def t_ftp_linux(build):
+    """The same FTP transfers through a Linux router (nf_conntrack_ftp and
+    nf_nat_ftp) with the same rule set as iptables: what gufc must match."""
+    import hashlib
+    import random
+
+    want = hashlib.sha256(random.Random(11).randbytes(FTP_SIZE)).hexdigest()
+
+    def body(spawn, flush_raw):
         for host in (SERVER4, SERVER6):
-            srv = spawn(sns, FTPD, host, str(FTP_SIZE))
+            srv = spawn(True, FTPD, host, str(FTP_SIZE))
             wait_line(srv, "LISTEN")
             for mode in ("passive", "active"):
-                cl = spawn(cns, FTP_GET, host, mode, "10")
+                cl = spawn(False, FTP_GET, host, mode, "10")
                 w = wait_line(cl, "GOT", timeout=30)
                 cl.wait(10)
                 check(w[2] == want, "linux ftp %s %s: %s" % (host, mode, w))
                 print("linux: ftp %s %s: %s bytes, SHA-256 equal" % (host, mode, w[1]))
             srv.kill()
             srv.wait()
-        ns(rns, ["iptables", "-t", "raw", "-F"])
-        ns(rns, ["ip6tables", "-t", "raw", "-F"])
-        ns(rns, ["conntrack", "-F"], check_rc=False)
-        srv = spawn(sns, FTPD, SERVER4, str(FTP_SIZE))
+        flush_raw()
+        srv = spawn(True, FTPD, SERVER4, str(FTP_SIZE))
         wait_line(srv, "LISTEN")
-        cl = spawn(cns, FTP_GET, SERVER4, "passive", "3")
+        cl = spawn(False, FTP_GET, SERVER4, "passive", "3")
         w = wait_line(cl, "FAILED", timeout=30)
         cl.wait(10)
         srv.kill()
         srv.wait()
         print("linux: ftp without the helper: data connection refused (%s)" % w[1])
-    finally:
-        for n in nss:
-            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+
+    linux_router("ftpl", ("tcp", "ftp"), 21, body)
+
+
+# A small TFTP server (RFC 1350): read requests for one file of N seeded
+# bytes, each answered from a port of its own; a request at a time.
+TFTPD = r"""
+import random, socket, struct, sys
+host, size = sys.argv[1], int(sys.argv[2])
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+data = random.Random(13).randbytes(size)
+ls = socket.socket(fam, socket.SOCK_DGRAM)
+ls.bind((host, 69))
+print("LISTEN", flush=True)
+while True:
+    req, peer = ls.recvfrom(600)
+    if struct.unpack("!H", req[:2])[0] != 1:
+        continue
+    t = socket.socket(fam, socket.SOCK_DGRAM)
+    t.bind((host, 0))
+    t.settimeout(1)
+    block, ok = 1, True
+    while ok:
+        chunk = data[(block - 1) * 512:block * 512]
+        for _ in range(5):
+            t.sendto(struct.pack("!HH", 3, block & 0xffff) + chunk, peer)
+            try:
+                a, frm = t.recvfrom(100)
+            except socket.timeout:
+                continue
+            if frm == peer and a[:2] == b"\0\4" and struct.unpack("!H", a[2:4])[0] == block & 0xffff:
+                break
+        else:
+            ok = False
+            print("NOACK", block, flush=True)
+        if len(chunk) < 512:
+            break
+        block += 1
+    t.close()
+    if ok:
+        print("SENT", peer[0], flush=True)
+"""
+
+# A TFTP client: read "f" (octet) from argv[1]; the SHA-256 of what came.
+TFTP_GET = r"""
+import hashlib, socket, struct, sys
+host, tmo = sys.argv[1], float(sys.argv[2])
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.settimeout(tmo)
+rrq = b"\0\1f\0octet\0"
+h, n, want, server = hashlib.sha256(), 0, 1, None
+s.sendto(rrq, (host, 69))
+try:
+    while True:
+        d, frm = s.recvfrom(600)
+        if server is None:
+            server = frm
+        if frm != server or d[:2] != b"\0\3":
+            continue
+        blk = struct.unpack("!H", d[2:4])[0]
+        s.sendto(struct.pack("!HH", 4, blk), server)
+        if blk != want & 0xffff:
+            continue
+        h.update(d[4:]); n += len(d) - 4; want += 1
+        if len(d) - 4 < 512:
+            break
+    print("GOT", n, h.hexdigest(), "from-port", server[1], flush=True)
+except socket.timeout:
+    print("FAILED timeout", flush=True)
+"""
+
+TFTP_SIZE = 200 * 512 + 100
+
+
+def tftp_rules(helper):
+    """-P FORWARD DROP, ESTABLISHED,RELATED, UDP port 69, masquerade on the
+    egress, and (@helper) CT --helper tftp in raw."""
+    r = ("policy drop\n"
+         "accept ctstate established,related\n"
+         "accept proto udp dport 69 ctstate new out outside\n"
+         "accept proto icmpv6\n"
+         "masquerade src 10.0.1.0/24 out outside\n"
+         "masquerade src 2001:db8:1::/64 out outside\n")
+    if helper:
+        r += "table raw\nchain pre hook prerouting\nct ct_helper tftp proto udp dport 69\n"
+    return r
+
+
+def t_tftp(build):
+    import hashlib
+    import random
+
+    want = hashlib.sha256(random.Random(13).randbytes(TFTP_SIZE)).hexdigest()
+    with Gateway(build, BASE_CONF, tftp_rules(True), server_default_route=False) as gw:
+        for host in (SERVER4, SERVER6):
+            srv = gw.python(gw.sns, TFTPD, host, str(TFTP_SIZE))
+            wait_line(srv, "LISTEN")
+            cl = gw.python(gw.cns, TFTP_GET, host, "5")
+            w = wait_line(cl, "GOT", timeout=60)
+            cl.wait(10)
+            check(int(w[1]) == TFTP_SIZE and w[2] == want, "tftp %s: got %s" % (host, w))
+            sent = wait_line(srv, "SENT", timeout=10)
+            print("tftp %s: %s bytes from port %s, SHA-256 equal; the server saw %s"
+                  % (host, w[1], w[4], sent[1]))
+            check(sent[1] in (GW_OUT4, GW_OUT6), "not masqueraded: %s" % sent[1])
+            srv.kill()
+            srv.wait()
+        flows = gw.shell("show flows proto udp")
+        check("helper=tftp" in flows, "no request connection with the helper:\n" + flows)
+        check(flows.count("expected=tftp") >= 2,
+              "the transfers are not RELATED (expected=tftp):\n" + flows)
+        stats = gw.shell("show stats")
+        print("\n".join(l for l in stats.splitlines() if l.startswith(("helpers", "expect"))))
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["related"] >= 2 and st["commands"] >= 2 and st["dropped"] == 0,
+              "helper counters: %s" % st)
+    # Without the CT rule nothing is expected: the answer is refused.
+    with Gateway(build, BASE_CONF, tftp_rules(False), server_default_route=False) as gw:
+        srv = gw.python(gw.sns, TFTPD, SERVER4, str(TFTP_SIZE))
+        wait_line(srv, "LISTEN")
+        cl = gw.python(gw.cns, TFTP_GET, SERVER4, "3")
+        w = wait_line(cl, "FAILED", timeout=30)
+        cl.wait(10)
+        srv.kill()
+        srv.wait()
+        print("tftp without the helper: the answer is refused (%s)" % w[1])
+        gw.stop()
+
+
+def t_tftp_linux(build):
+    """The same TFTP reads through a Linux router (nf_conntrack_tftp and
+    nf_nat_tftp) with the same rule set as iptables: what gufc must match."""
+    import hashlib
+    import random
+
+    want = hashlib.sha256(random.Random(13).randbytes(TFTP_SIZE)).hexdigest()
+
+    def body(spawn, flush_raw):
+        for host in (SERVER4, SERVER6):
+            srv = spawn(True, TFTPD, host, str(TFTP_SIZE))
+            wait_line(srv, "LISTEN")
+            cl = spawn(False, TFTP_GET, host, "5")
+            w = wait_line(cl, "GOT", timeout=60)
+            cl.wait(10)
+            check(w[2] == want, "linux tftp %s: %s" % (host, w))
+            sent = wait_line(srv, "SENT", timeout=10)
+            print("linux: tftp %s: %s bytes from port %s, SHA-256 equal; the server saw %s"
+                  % (host, w[1], w[4], sent[1]))
+            srv.kill()
+            srv.wait()
+        flush_raw()
+        srv = spawn(True, TFTPD, SERVER4, str(TFTP_SIZE))
+        wait_line(srv, "LISTEN")
+        cl = spawn(False, TFTP_GET, SERVER4, "3")
+        w = wait_line(cl, "FAILED", timeout=30)
+        cl.wait(10)
+        srv.kill()
+        srv.wait()
+        print("linux: tftp without the helper: the answer is refused (%s)" % w[1])
+
+    linux_router("tftpl", ("udp", "tftp"), 69, body)
 
 
 def t_commit(build):
@@ -717,7 +902,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":
