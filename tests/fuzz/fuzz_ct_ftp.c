@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tests/fuzz/fuzz_ct_ftp.c — libFuzzer target for the FTP helper's pure
- * parts (lib/modules/conntrack/ct_ftp.c): the command parser on any bytes
+ * parts (lib/modules/conntrack/ct_ftp.c) and the TFTP helper's request
+ * check (ct_tftp.c): the command parser on any bytes
  * in both directions and families, the line tracking over the input cut
  * into segments, and the segment rewrite of a parsed command, whose TCP
  * and IPv4 checksums must verify afterwards. Never a read or write out of
@@ -96,6 +97,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (copy == NULL)
 		return 0;
 	memcpy(copy, data, size);
+	/* The TFTP helper's request check: the opcode, nothing past the end. */
+	{
+		int op = mod_ct_tftp_parse(copy, (uint32_t)size);
+
+		if (op < 0 || op > MOD_CT_TFTP_WRQ ||
+			(op != 0) != (size >= 2 && copy[0] == 0 && (copy[1] == 1 || copy[1] == 2)))
+			abort();
+	}
 	for (unsigned int dir = 0; dir < 2; dir++) {
 		if (mod_ct_ftp_parse(copy, (uint32_t)size, dir, FC_AF_INET4, a4, &cmd) == 1 &&
 			(cmd.off + cmd.len > size || cmd.port == 0))
