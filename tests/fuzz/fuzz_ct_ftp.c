@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tests/fuzz/fuzz_ct_ftp.c — libFuzzer target for the FTP helper's pure
- * parts (lib/modules/conntrack/ct_ftp.c) and the TFTP helper's request
- * check (ct_tftp.c): the command parser on any bytes
+ * parts (lib/modules/conntrack/ct_ftp.c), the TFTP helper's request
+ * check (ct_tftp.c) and the SIP reader (ct_sip.c): the command parser on any bytes
  * in both directions and families, the line tracking over the input cut
  * into segments, and the segment rewrite of a parsed command, whose TCP
  * and IPv4 checksums must verify afterwards. Never a read or write out of
  * bounds (ASan), never undefined behaviour (UBSan).
  */
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (op < 0 || op > MOD_CT_TFTP_WRQ ||
 			(op != 0) != (size >= 2 && copy[0] == 0 && (copy[1] == 1 || copy[1] == 2)))
 			abort();
+	}
+	/* The SIP reader, both families: what it reports stays in range. */
+	for (unsigned int fam = 0; fam < 2; fam++) {
+		struct mod_ct_sip_msg sm;
+		int r = mod_ct_sip_parse(copy, (uint32_t)size, fam ? FC_AF_INET6 : FC_AF_INET4, &sm);
+
+		if (r > 1 || r < -EBADMSG || sm.n_media > MOD_CT_SIP_MEDIA_MAX ||
+			sm.method >= MOD_CT_SIP_METHODS)
+			abort();
+		for (unsigned int i = 0; r == 1 && i < sm.n_media; i++)
+			if (sm.media[i].port < 1024 || sm.media[i].type == 0 ||
+				sm.media[i].type > MOD_CT_SIP_IMAGE)
+				abort();
 	}
 	for (unsigned int dir = 0; dir < 2; dir++) {
 		if (mod_ct_ftp_parse(copy, (uint32_t)size, dir, FC_AF_INET4, a4, &cmd) == 1 &&

@@ -203,6 +203,74 @@ enum mod_ct_ftp_result mod_ct_ftp_segment(struct mod_ct_ftp *s, unsigned int dir
 int mod_ct_tftp_parse(const uint8_t *data, uint32_t len);
 
 /* ------------------------------------------------------------------------ */
+/* SIP (parser only: the helper is not built, CT --helper sip is refused)    */
+/* ------------------------------------------------------------------------ */
+
+/** SIP methods (RFC 3261, 3262, 3311) the SIP helper tells apart. */
+enum mod_ct_sip_method {
+	MOD_CT_SIP_OTHER,
+	MOD_CT_SIP_INVITE,
+	MOD_CT_SIP_ACK,
+	MOD_CT_SIP_BYE,
+	MOD_CT_SIP_CANCEL,
+	MOD_CT_SIP_REGISTER,
+	MOD_CT_SIP_UPDATE,
+	MOD_CT_SIP_PRACK,
+	MOD_CT_SIP_OPTIONS,
+	MOD_CT_SIP_METHODS
+};
+
+/** Media types whose streams a session description makes expected (Linux's). */
+#define MOD_CT_SIP_AUDIO 1
+#define MOD_CT_SIP_VIDEO 2
+#define MOD_CT_SIP_IMAGE 3 /**< T.38 fax */
+/** Most media streams read per message (Linux's: one per type). */
+#define MOD_CT_SIP_MEDIA_MAX 3
+
+/** One announced media stream: RTP to addr:port (RTCP to the next odd port). */
+struct mod_ct_sip_media {
+	uint8_t type;     /**< MOD_CT_SIP_AUDIO, _VIDEO, _IMAGE */
+	uint8_t addr[16]; /**< the stream's c= address, else the session's; network order */
+	uint16_t port;    /**< host order, 1024 .. 65535 */
+};
+
+/** What mod_ct_sip_parse() reads of a message. */
+struct mod_ct_sip_msg {
+	bool response;   /**< a response (status line), else a request */
+	bool sdp;        /**< a session description was read (see mod_ct_sip_parse()) */
+	uint8_t method;  /**< enum mod_ct_sip_method: a request's; a response's CSeq method */
+	uint16_t status; /**< a response's code */
+	uint32_t cseq;   /**< the CSeq number */
+	uint8_t n_media; /**< streams in @c media (ports of 0, other types left out) */
+	struct mod_ct_sip_media media[MOD_CT_SIP_MEDIA_MAX];
+};
+
+/**
+ * Read a SIP message (one UDP payload) as Linux's nf_conntrack_sip does:
+ * the start line ("SIP/2.0 CODE" is a response, else a request named by
+ * its method, case-insensitive, followed by a space and a letter); the
+ * CSeq header (at a line start, "CSeq", blanks, ':', blanks, digits; a
+ * response's answered method one character after them); and, in an
+ * INVITE, UPDATE, ACK or PRACK request or a 1xx/2xx response to INVITE,
+ * UPDATE or PRACK, the session description from its "v=" line: the
+ * session's "c=... IN IP4|IP6 ADDR" (of @p family), then each "m=audio|
+ * video|image PORT" line (exact case, as Linux) with its own c= line
+ * before the next m=, else the session's; at most
+ * MOD_CT_SIP_MEDIA_MAX streams; a port of 0 is an inactive stream.
+ * @param data    the UDP payload
+ * @param len     its length
+ * @param family  the connection's family (the addresses read are of it)
+ * @param m       receives the message
+ * @return 1: a response, or a request of a method listed in enum
+ *   mod_ct_sip_method; 0: a request of another method, or no SIP
+ *   (nothing read); -EBADMSG: what Linux drops: a response code of 0, no
+ *   CSeq number, a media port below 1024 or above 65535, a stream with no
+ *   address; -EINVAL: NULL or a bad @p family.
+ * Context: any.
+ */
+int mod_ct_sip_parse(const uint8_t *data, uint32_t len, uint8_t family, struct mod_ct_sip_msg *m);
+
+/* ------------------------------------------------------------------------ */
 /* Sequence adjustment (a rewrite changed a segment's length)                */
 /* ------------------------------------------------------------------------ */
 

@@ -84,6 +84,103 @@ test_tftp_parse(void **state)
 	assert_int_equal(mod_ct_tftp_parse(high, sizeof(high)), 0);
 }
 
+static int
+sip(const char *s, uint8_t family, struct mod_ct_sip_msg *m)
+{
+	return mod_ct_sip_parse((const uint8_t *)s, (uint32_t)strlen(s), family, m);
+}
+
+/* SIP: start line, CSeq, and the SDP's media streams, as Linux reads them. */
+static void
+test_sip_parse(void **state)
+{
+	static const char invite[] =
+		"INVITE sip:bob@192.0.2.7 SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP 10.0.0.1:5060;branch=z9hG4bK1\r\n"
+		"Call-ID: a@10.0.0.1\r\n"
+		"cseq:  7 INVITE\r\n"
+		"Content-Type: application/sdp\r\n"
+		"\r\n"
+		"v=0\r\n"
+		"o=- 1 1 IN IP4 10.0.0.1\r\n"
+		"c=IN IP4 10.0.0.1\r\n"
+		"t=0 0\r\n"
+		"m=audio 4000 RTP/AVP 0\r\n"
+		"m=video 0 RTP/AVP 31\r\n"
+		"m=text 5000 RTP/AVP 98\r\n"
+		"m=image 6000 udptl t38\r\n"
+		"c=IN IP4 10.0.0.9\r\n";
+	static const char ok6[] = "SIP/2.0 200 OK\n"
+				  "CSeq: 7 INVITE\n"
+				  "\n"
+				  "v=0\n"
+				  "m=audio 7002 RTP/AVP 0\n"
+				  "c=IN IP6 2001:db8::7\n";
+	struct mod_ct_sip_msg m;
+	uint8_t a[16];
+
+	(void)state;
+	assert_int_equal(sip(invite, FC_AF_INET4, &m), 1);
+	assert_false(m.response);
+	assert_int_equal(m.method, MOD_CT_SIP_INVITE);
+	assert_int_equal(m.cseq, 7);
+	assert_true(m.sdp);
+	/* video on port 0 is inactive, text is no type Linux expects. */
+	assert_int_equal(m.n_media, 2);
+	assert_int_equal(m.media[0].type, MOD_CT_SIP_AUDIO);
+	assert_int_equal(m.media[0].port, 4000);
+	inet_pton(AF_INET, "10.0.0.1", a);
+	assert_memory_equal(m.media[0].addr, a, 4);
+	assert_int_equal(m.media[1].type, MOD_CT_SIP_IMAGE);
+	assert_int_equal(m.media[1].port, 6000);
+	inet_pton(AF_INET, "10.0.0.9", a);
+	assert_memory_equal(m.media[1].addr, a, 4); /* its own c= line */
+	/* A response over IPv6 with LF line ends: the stream's own address. */
+	assert_int_equal(sip(ok6, FC_AF_INET6, &m), 1);
+	assert_true(m.response);
+	assert_int_equal(m.status, 200);
+	assert_int_equal(m.method, MOD_CT_SIP_INVITE);
+	assert_int_equal(m.n_media, 1);
+	inet_pton(AF_INET6, "2001:db8::7", a);
+	assert_memory_equal(m.media[0].addr, a, 16);
+	assert_int_equal(m.media[0].port, 7002);
+	/* An IPv6 address in an IPv4 connection's SDP is none: dropped. */
+	assert_int_equal(sip(ok6, FC_AF_INET4, &m), -EBADMSG);
+	/* No SDP read where Linux reads none: a BYE, a 486 to INVITE, a 200 to BYE. */
+	assert_int_equal(sip("BYE sip:a@b SIP/2.0\r\nCSeq: 8 BYE\r\n\r\nv=0\r\n"
+			     "m=audio 4000 RTP/AVP 0\r\n", FC_AF_INET4, &m), 1);
+	assert_int_equal(m.method, MOD_CT_SIP_BYE);
+	assert_false(m.sdp);
+	assert_int_equal(sip("SIP/2.0 486 Busy\r\nCSeq: 7 INVITE\r\n\r\nv=0\r\nm=audio 1 x\r\n",
+				 FC_AF_INET4, &m), 1);
+	assert_int_equal(m.status, 486);
+	assert_false(m.sdp);
+	assert_int_equal(sip("SIP/2.0 200 OK\r\nCSeq: 8 BYE\r\n", FC_AF_INET4, &m), 1);
+	assert_int_equal(m.method, MOD_CT_SIP_BYE);
+	assert_int_equal(sip("register sip:r SIP/2.0\r\nCSeq: 1 REGISTER\r\n", FC_AF_INET4, &m), 1);
+	assert_int_equal(m.method, MOD_CT_SIP_REGISTER);
+	/* Not acted on: another method, not SIP, a method without its space. */
+	assert_int_equal(sip("MESSAGE sip:a@b SIP/2.0\r\n", FC_AF_INET4, &m), 0);
+	assert_int_equal(sip("GET / HTTP/1.1\r\n", FC_AF_INET4, &m), 0);
+	assert_int_equal(sip("INVITES sip:a SIP/2.0\r\nCSeq: 1 INVITE\r\n", FC_AF_INET4, &m), 0);
+	assert_int_equal(sip("", FC_AF_INET4, &m), 0);
+	/* What Linux drops. */
+	assert_int_equal(sip("INVITE sip:a SIP/2.0\r\nVia: x\r\n\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("SIP/2.0 abc\r\nCSeq: 1 INVITE\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("SIP/2.0 200 OK\r\nCSeq: x INVITE\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("ACK sip:a SIP/2.0\r\nCSeq: 1 ACK\r\n\r\nv=0\r\nc=IN IP4 10.0.0.1\r\n"
+			     "m=audio 80 RTP/AVP 0\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("ACK sip:a SIP/2.0\r\nCSeq: 1 ACK\r\n\r\nv=0\r\n"
+			     "m=audio 4000 RTP/AVP 0\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("ACK sip:a SIP/2.0\r\nCSeq: 1 ACK\r\n\r\nv=0\r\nc=IN IP4 10.0.0.1\r\n"
+			     "m=audio 70000 RTP/AVP 0\r\n", FC_AF_INET4, &m), -EBADMSG);
+	/* A CSeq after the blank line is the body's, not a header. */
+	assert_int_equal(sip("INVITE sip:a SIP/2.0\r\n\r\nCSeq: 1 INVITE\r\n", FC_AF_INET4, &m),
+		-EBADMSG);
+	assert_int_equal(sip(invite, 9, &m), -EINVAL);
+	assert_int_equal(mod_ct_sip_parse(NULL, 3, FC_AF_INET4, &m), -EINVAL);
+}
+
 static void
 test_parse_commands(void **state)
 {
@@ -584,6 +681,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_helper_names),
 		cmocka_unit_test(test_tftp_parse),
+		cmocka_unit_test(test_sip_parse),
 		cmocka_unit_test(test_parse_commands),
 		cmocka_unit_test(test_parse_split_and_hostile),
 		cmocka_unit_test(test_segments_in_order),
