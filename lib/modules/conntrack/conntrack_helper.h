@@ -31,14 +31,16 @@ enum mod_ct_helper {
 	MOD_CT_HELPER_NONE, /**< no helper */
 	MOD_CT_HELPER_FTP,  /**< "ftp": PORT, EPRT, 227, 229 (Linux's nf_conntrack_ftp) */
 	MOD_CT_HELPER_TFTP, /**< "tftp": RRQ, WRQ (Linux's nf_conntrack_tftp) */
+	MOD_CT_HELPER_SIP,  /**< "sip" over UDP: SDP media streams (Linux's nf_conntrack_sip) */
 	MOD_CT_HELPER__COUNT
 };
 
 /**
  * Find a helper by the name -j CT --helper gives.
  * @param name  NUL-terminated name
- * @return MOD_CT_HELPER_FTP for "ftp", MOD_CT_HELPER_TFTP for "tftp";
- *   -ENOTSUP for a helper Linux has and gufc has not (sip, h323, irc, pptp, amanda, netbios-ns, snmp,
+ * @return MOD_CT_HELPER_FTP for "ftp", MOD_CT_HELPER_TFTP for "tftp",
+ *   MOD_CT_HELPER_SIP for "sip"; -ENOTSUP for a helper Linux has and gufc
+ *   has not (h323, irc, pptp, amanda, netbios-ns, snmp,
  *   sane, ...: mod_ct_helper_known()); -ENOENT for a name no helper has;
  *   -EINVAL for NULL or "".
  * Context: any.
@@ -64,7 +66,7 @@ const char *mod_ct_helper_name(unsigned int h);
  * The transport protocol a helper serves (Linux finds a helper by name and
  * protocol: -j CT --helper tftp needs -p udp).
  * @param h  enum mod_ct_helper
- * @return 6 (TCP: ftp), 17 (UDP: tftp); 0 for NONE or out of range.
+ * @return 6 (TCP: ftp), 17 (UDP: tftp, sip); 0 for NONE or out of range.
  * Context: any.
  */
 uint8_t mod_ct_helper_proto(unsigned int h);
@@ -203,7 +205,7 @@ enum mod_ct_ftp_result mod_ct_ftp_segment(struct mod_ct_ftp *s, unsigned int dir
 int mod_ct_tftp_parse(const uint8_t *data, uint32_t len);
 
 /* ------------------------------------------------------------------------ */
-/* SIP (parser only: the helper is not built, CT --helper sip is refused)    */
+/* SIP                                                                       */
 /* ------------------------------------------------------------------------ */
 
 /** SIP methods (RFC 3261, 3262, 3311) the SIP helper tells apart. */

@@ -16,6 +16,12 @@
 #define CT_FTP_MAX_EXPECTED 1
 #define CT_FTP_EXP_TIMEOUT_MS 300000u
 #define CT_TFTP_EXP_TIMEOUT_MS 300000u
+/* Linux's SIP policy: media expectations 180 s (4 per class per master:
+ * here 12 per master in a table of their own); the signalling connection
+ * lives 3600 s after its last packet (sip_timeout). */
+#define CT_SIP_MAX_EXPECTED 12
+#define CT_SIP_EXP_TIMEOUT_MS 180000u
+#define CT_SIP_TIMEOUT_MS 3600000u
 /* Expectations held at once. */
 #define CT_EXP_MAX 4096u
 /* Upcalls of one burst whose packets the helper rewrites. */
@@ -25,6 +31,8 @@
 struct ct_help {
 	struct mod_ct_ftp ftp;
 	struct mod_ct_seqadj adj;
+	uint32_t sip_invite_cseq; /* SIP: the CSeq of the last INVITE that expected media */
+	bool sip_invite;          /* ... valid */
 };
 
 /*
@@ -50,7 +58,8 @@ struct ct_plan {
 
 struct ct_helpers {
 	struct rule_engine *eng;
-	struct mod_ct_expect *exp;
+	struct mod_ct_expect *exp;     /* FTP's and TFTP's expectations */
+	struct mod_ct_expect *exp_sip; /* SIP's media expectations (a per-master limit of their own) */
 	struct ct_help **help[MOD_CT_FAST_CHUNKS]; /* by record id, chunked */
 	uint32_t now;                               /* the engine's clock, from step */
 	struct ct_plan plan[CT_PLANS];
@@ -97,9 +106,10 @@ void ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_
 	uint32_t id);
 
 /*
- * A packet of a helped UDP connection (TFTP), once NAT decided it
- * (@p first: the flow's first packet, on insertion): a request the filter
- * accepted expects the answer; no room drops it (f->drop).
+ * A packet of a helped UDP connection (TFTP, SIP), once NAT decided it
+ * (@p first: the flow's first packet, on insertion): a TFTP request the
+ * filter accepted expects the answer, a SIP message's session description
+ * its media streams; what Linux drops gets f->drop.
  */
 void ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id, bool first);

@@ -8,9 +8,9 @@
  * address and port with the sequence shift it leaves
  * (mod_ct_module_mangle(), called by the datapath after the NAT rewrite).
  *
- * A helped connection is TCP (FTP) or UDP (TFTP): its state lives beside
+ * A helped connection is TCP (FTP) or UDP (TFTP, SIP): its state lives beside
  * the conntrack record, by the same id (struct ct_help, allocated when the
- * helper is assigned, freed with the record). The TFTP helper reads the
+ * helper is assigned, freed with the record). The UDP helpers read the
  * flow after NAT (ct_help_udp(), from a module of its own after the NAT
  * stages): it needs the reply's translated tuple.
  */
@@ -41,7 +41,8 @@ ct_help_init(struct ct_helpers *h, struct rule_engine *eng)
 	memset(h, 0, sizeof(*h));
 	h->eng = eng;
 	h->exp = mod_ct_expect_create(CT_EXP_MAX, CT_FTP_MAX_EXPECTED);
-	return h->exp == NULL ? -ENOMEM : 0;
+	h->exp_sip = mod_ct_expect_create(CT_EXP_MAX, CT_SIP_MAX_EXPECTED);
+	return h->exp == NULL || h->exp_sip == NULL ? -ENOMEM : 0;
 }
 
 void
@@ -55,6 +56,7 @@ ct_help_fini(struct ct_helpers *h)
 		free(h->help[c]);
 	}
 	mod_ct_expect_free(h->exp);
+	mod_ct_expect_free(h->exp_sip);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -91,7 +93,7 @@ ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t hel
 	const struct fc_key *k = &f->up->pkt.key;
 
 	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_proto(helper) == fc_key_proto(k)) ||
-	       mod_ct_expect_has(h->exp, k, h->now);
+	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now);
 }
 
 int
@@ -100,7 +102,8 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 {
 	struct mod_ct_exp e;
 
-	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0) {
+	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0 ||
+		mod_ct_expect_take(h->exp_sip, &f->up->pkt.key, h->now, &e) == 0) {
 		c->master_helper = e.helper;
 		if (v->ctstate == RULE_CT_NEW)
 			v->ctstate = RULE_CT_RELATED;
@@ -335,30 +338,141 @@ addr_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 	return memcmp(a, b, len) == 0;
 }
 
+/*
+ * TFTP (nf_conntrack_tftp, nf_nat_tftp): a read or write request expects
+ * the answer, from the reply's source, any port, to its destination and
+ * port; behind NAT translated to the client's own address and port.
+ */
+static void
+tftp_packet(struct ct_helpers *h, struct rule_flow *f, uint32_t id, const uint8_t *pay,
+	uint32_t plen, const struct fc_key *ok, const struct fc_key *rk)
+{
+	unsigned int alen = fc_af_addr_len(ok->family);
+	struct mod_ct_exp e;
+
+	if (mod_ct_tftp_parse(pay, plen) <= 0)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = ok->family;
+	memcpy(fc_key_src_w(&e.tuple), fc_key_src(rk), alen);
+	memcpy(fc_key_dst_w(&e.tuple), fc_key_dst(rk), alen);
+	fc_key_set_proto(&e.tuple, PROTO_UDP);
+	fc_key_set_ports(&e.tuple, 0, fc_key_dport(rk));
+	e.helper = MOD_CT_HELPER_TFTP;
+	e.master = id;
+	e.expires = h->now + CT_TFTP_EXP_TIMEOUT_MS;
+	/* nf_nat_tftp: the answer goes to the client's own address and port,
+	 * from the address the client asked. */
+	if (!addr_eq(fc_key_dst(rk), fc_key_src(ok), alen) ||
+		fc_key_dport(rk) != fc_key_sport(ok) ||
+		!addr_eq(fc_key_src(rk), fc_key_dst(ok), alen)) {
+		e.nat = true;
+		memcpy(e.nat_addr, fc_key_src(ok), alen);
+		e.nat_port = rte_be_to_cpu_16(fc_key_sport(ok));
+		if (!addr_eq(fc_key_src(rk), fc_key_dst(ok), alen)) {
+			e.snat = true;
+			memcpy(e.snat_addr, fc_key_dst(ok), alen);
+		}
+	}
+	if (mod_ct_expect_add(h->exp, &e, h->now) < 0) {
+		/* Linux: "cannot add expectation": the request is dropped. */
+		count(&h->st.dropped);
+		f->drop = RULE_DROP_CT_HELPER;
+		return;
+	}
+	count(&h->st.commands);
+}
+
+/*
+ * SIP over UDP (nf_conntrack_sip with its defaults): a session
+ * description's media streams announced at the sender's own address
+ * (sip_direct_media) expect RTP (the even port) and RTCP (the next) from
+ * the other side's address, any port; a new INVITE, a BYE and a failure
+ * answer to the INVITE take them back. Nothing is rewritten behind NAT.
+ */
+static void
+sip_packet(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk)
+{
+	unsigned int alen = fc_af_addr_len(ok->family);
+	const struct fc_key *snd = dir == RULE_DIR_ORIG ? ok : rk, *peer = dir == RULE_DIR_ORIG ? rk : ok;
+	struct mod_ct_sip_msg m;
+	struct mod_ct_exp e;
+	int r;
+
+	r = mod_ct_sip_parse(pay, plen, ok->family, &m);
+	if (r < 0) {
+		/* Linux drops what it cannot parse (no CSeq, a bad media port, ...). */
+		count(&h->st.dropped);
+		f->drop = RULE_DROP_CT_HELPER;
+		return;
+	}
+	if (r == 0)
+		return;
+	if (!m.response && (m.method == MOD_CT_SIP_BYE || m.method == MOD_CT_SIP_INVITE)) {
+		mod_ct_expect_remove_master(h->exp_sip, id);
+		hp->sip_invite = false;
+	}
+	if (m.response && m.status >= 300 && hp->sip_invite && m.cseq == hp->sip_invite_cseq &&
+		(m.method == MOD_CT_SIP_INVITE || m.method == MOD_CT_SIP_UPDATE ||
+			m.method == MOD_CT_SIP_PRACK)) {
+		mod_ct_expect_remove_master(h->exp_sip, id);
+		hp->sip_invite = false;
+	}
+	for (unsigned int i = 0; i < m.n_media; i++) {
+		const struct mod_ct_sip_media *md = &m.media[i];
+
+		if (!addr_eq(md->addr, fc_key_src(snd), alen))
+			continue; /* media of another host: not expected (direct media) */
+		memset(&e, 0, sizeof(e));
+		e.tuple.family = ok->family;
+		memcpy(fc_key_src_w(&e.tuple), fc_key_src(peer), alen);
+		memcpy(fc_key_dst_w(&e.tuple), md->addr, alen);
+		fc_key_set_proto(&e.tuple, PROTO_UDP);
+		e.helper = MOD_CT_HELPER_SIP;
+		e.master = id;
+		e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
+		for (uint16_t p = md->port & ~1u; p <= (md->port | 1u); p++) {
+			fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(p));
+			r = mod_ct_expect_add(h->exp_sip, &e, h->now);
+			if (r == -EEXIST)
+				break; /* another call expects the stream: Linux skips it */
+			if (r < 0) {
+				count(&h->st.dropped);
+				f->drop = RULE_DROP_CT_HELPER;
+				return;
+			}
+		}
+		if (r == 0)
+			count(&h->st.commands);
+	}
+	if (!m.response && m.method == MOD_CT_SIP_INVITE && m.sdp) {
+		hp->sip_invite_cseq = m.cseq;
+		hp->sip_invite = true;
+	}
+}
+
 void
 ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id, bool first)
 {
 	const struct rule_upcall *up = f->up;
 	const struct fc_pkt *pkt = &up->pkt;
-	unsigned int dir = first ? RULE_DIR_ORIG : f->dir, alen = fc_af_addr_len(pkt->key.family);
+	unsigned int dir = first ? RULE_DIR_ORIG : f->dir;
+	struct ct_help *hp;
 	struct fc_key ok, rk;
-	struct mod_ct_exp e;
-	uint32_t pay;
-	int op;
+	uint32_t pay, end;
 
-	if (c->helper != MOD_CT_HELPER_TFTP || help_of(h, id) == NULL || up->frame == NULL ||
+	if ((hp = help_of(h, id)) == NULL || up->frame == NULL ||
 		f->act[dir].verdict == FC_VERDICT_DROP || fc_key_proto(&pkt->key) != PROTO_UDP)
 		return;
 	/* The UDP payload: after the 8-byte header, to the datagram's end. */
 	pay = (uint32_t)pkt->l4_off + 8;
-	if (pay > up->frame_len || (uint32_t)pkt->l3_off + pkt->ip_len < pay ||
-		(uint32_t)pkt->l3_off + pkt->ip_len > up->frame_len)
+	end = (uint32_t)pkt->l3_off + pkt->ip_len;
+	if (pkt->l4_off == 0 || pay > end || end > up->frame_len)
 		return;
 	count(&h->st.segments);
-	op = mod_ct_tftp_parse(up->frame + pay, (uint32_t)pkt->l3_off + pkt->ip_len - pay);
-	if (op <= 0)
-		return;
 	/* The connection's two tuples: the original (client -> server as the
 	 * client sent it) and the reply (server -> client as the server sees
 	 * it, after NAT). */
@@ -372,36 +486,10 @@ ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn 
 		rk = pkt->key;
 		other_key(h, f, &ok);
 	}
-	/* nf_conntrack_tftp: from the reply's source, any port, to its destination and port. */
-	memset(&e, 0, sizeof(e));
-	e.tuple.family = pkt->key.family;
-	memcpy(fc_key_src_w(&e.tuple), fc_key_src(&rk), alen);
-	memcpy(fc_key_dst_w(&e.tuple), fc_key_dst(&rk), alen);
-	fc_key_set_proto(&e.tuple, PROTO_UDP);
-	fc_key_set_ports(&e.tuple, 0, fc_key_dport(&rk));
-	e.helper = MOD_CT_HELPER_TFTP;
-	e.master = id;
-	e.expires = h->now + CT_TFTP_EXP_TIMEOUT_MS;
-	/* nf_nat_tftp: the answer goes to the client's own address and port,
-	 * from the address the client asked. */
-	if (!addr_eq(fc_key_dst(&rk), fc_key_src(&ok), alen) ||
-		fc_key_dport(&rk) != fc_key_sport(&ok) ||
-		!addr_eq(fc_key_src(&rk), fc_key_dst(&ok), alen)) {
-		e.nat = true;
-		memcpy(e.nat_addr, fc_key_src(&ok), alen);
-		e.nat_port = rte_be_to_cpu_16(fc_key_sport(&ok));
-		if (!addr_eq(fc_key_src(&rk), fc_key_dst(&ok), alen)) {
-			e.snat = true;
-			memcpy(e.snat_addr, fc_key_dst(&ok), alen);
-		}
-	}
-	if (mod_ct_expect_add(h->exp, &e, h->now) < 0) {
-		/* Linux: "cannot add expectation": the request is dropped. */
-		count(&h->st.dropped);
-		f->drop = RULE_DROP_CT_HELPER;
-		return;
-	}
-	count(&h->st.commands);
+	if (c->helper == MOD_CT_HELPER_TFTP)
+		tftp_packet(h, f, id, up->frame + pay, end - pay, &ok, &rk);
+	else if (c->helper == MOD_CT_HELPER_SIP)
+		sip_packet(h, f, id, hp, dir, up->frame + pay, end - pay, &ok, &rk);
 }
 
 void
@@ -414,13 +502,15 @@ ct_help_gone(struct ct_helpers *h, uint32_t id)
 	free(c[id & CHUNK_MASK]);
 	c[id & CHUNK_MASK] = NULL;
 	mod_ct_expect_remove_master(h->exp, id);
+	mod_ct_expect_remove_master(h->exp_sip, id);
 }
 
 unsigned int
 ct_help_step(struct ct_helpers *h, uint32_t now, unsigned int budget)
 {
 	h->now = now;
-	return mod_ct_expect_expire(h->exp, now, budget);
+	return mod_ct_expect_expire(h->exp, now, budget) +
+	       mod_ct_expect_expire(h->exp_sip, now, budget);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -427,6 +427,8 @@ ct_on_insert(void *priv, struct rule_flow *f)
 		} else if (ct_help_created(&ct->hlp, f, id, helper, &c, &v) == 0) {
 			/* An expectation taken (RELATED), a helper given: its interest. */
 			ct_help_interest(&ct->hlp, &c, id, v.interest);
+			if (c.helper == MOD_CT_HELPER_SIP)
+				v.timeout = CT_SIP_TIMEOUT_MS; /* Linux's sip_timeout */
 		}
 	}
 	count_verdict(ct, &v);
@@ -534,6 +536,8 @@ ct_on_packet(void *priv, struct rule_flow *f)
 		if (v.ctstate != RULE_CT_INVALID)
 			ct_help_packet(&ct->hlp, f, c, id);
 		ct_help_interest(&ct->hlp, c, id, v.interest);
+		if (c->helper == MOD_CT_HELPER_SIP)
+			v.timeout = CT_SIP_TIMEOUT_MS; /* refreshed by each packet (Linux) */
 		mod_ct_fast_arm(line_of(ct, id), c,
 			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
 	}
@@ -559,7 +563,7 @@ ct_on_packet(void *priv, struct rule_flow *f)
 
 /*
  * The helpers that read a flow once NAT decided it (Linux's helpers run
- * after NAT): TFTP's request. A module of its own, after the NAT stages.
+ * after NAT): TFTP's request, SIP's messages. A module of its own, after the NAT stages.
  */
 static int
 ct_help_on_insert(void *priv, struct rule_flow *f)
@@ -567,7 +571,7 @@ ct_help_on_insert(void *priv, struct rule_flow *f)
 	struct mod_ct_module *ct = priv;
 	struct mod_ct_conn *c = entry_rec(ct, &f->act[RULE_DIR_ORIG]);
 
-	if (c != NULL && c->helper == MOD_CT_HELPER_TFTP)
+	if (c != NULL && mod_ct_helper_proto(c->helper) == PROTO_UDP)
 		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[RULE_DIR_ORIG]), true);
 	return 0;
 }
@@ -578,7 +582,7 @@ ct_help_on_packet(void *priv, struct rule_flow *f)
 	struct mod_ct_module *ct = priv;
 	struct mod_ct_conn *c = entry_rec(ct, &f->act[f->dir]);
 
-	if (c != NULL && c->state != MOD_CT_S_NONE && c->helper == MOD_CT_HELPER_TFTP &&
+	if (c != NULL && c->state != MOD_CT_S_NONE && mod_ct_helper_proto(c->helper) == PROTO_UDP &&
 		f->ctstate != RULE_CT_INVALID && !f->remove)
 		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[f->dir]), false);
 	return 0;
@@ -764,4 +768,17 @@ mod_ct_module_helper_stats_get(const struct mod_ct_module *ct, struct mod_ct_hel
 	st->nat_failed = __atomic_load_n(&h->nat_failed, __ATOMIC_RELAXED);
 	st->related = __atomic_load_n(&h->related, __ATOMIC_RELAXED);
 	mod_ct_expect_stats_get(ct->hlp.exp, &st->exp);
+	{
+		struct mod_ct_expect_stats x;
+
+		mod_ct_expect_stats_get(ct->hlp.exp_sip, &x);
+		st->exp.created += x.created;
+		st->exp.matched += x.matched;
+		st->exp.expired += x.expired;
+		st->exp.evicted += x.evicted;
+		st->exp.removed += x.removed;
+		st->exp.full += x.full;
+		st->exp.active += x.active;
+		st->exp.capacity += x.capacity;
+	}
 }

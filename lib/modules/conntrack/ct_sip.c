@@ -8,8 +8,8 @@
  * provisional and success answers to INVITE, UPDATE, PRACK) the media
  * streams it announces: type, port and connection address.
  *
- * Pure and stateless. Not yet used by the module: CT --helper sip is still
- * refused (conntrack_helper.h). See conntrack_helper.h.
+ * Pure and stateless; what the helper makes of it is the module's
+ * (ct_helper.c). See conntrack_helper.h.
  */
 
 #include <arpa/inet.h>

@@ -45,7 +45,9 @@ test_helper_names(void **state)
 	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_TFTP), 17);
 	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_NONE), 0);
 	assert_string_equal(mod_ct_helper_name(MOD_CT_HELPER_TFTP), "tftp");
-	assert_int_equal(mod_ct_helper_find("sip"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("sip"), MOD_CT_HELPER_SIP);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_SIP), 17);
+	assert_int_equal(mod_ct_helper_find("pptp"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("netbios-ns"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("nosuch"), -ENOENT);
 	assert_int_equal(mod_ct_helper_find(""), -EINVAL);

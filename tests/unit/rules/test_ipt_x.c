@@ -639,11 +639,10 @@ test_pkt_parse(void **state)
 static bool
 refused(const char *name)
 {
-	/* tests/iptables-corpus/expectations: refused (openwrt's: CT --helper sip). */
+	/* tests/iptables-corpus/expectations: refused. */
 	return strcmp(name, "ipsec-gateway.v4") == 0 ||
 	       strcmp(name, "desktop-killswitch.v4") == 0 ||
 	       strcmp(name, "payload-inspection.v4") == 0 ||
-	       strcmp(name, "openwrt-fw3.v4") == 0 || strcmp(name, "openwrt-fw3.v6") == 0 ||
 	       strcmp(name, "hardening-synproxy.v4") == 0;
 }
 

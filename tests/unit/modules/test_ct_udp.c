@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tests/unit/modules/test_ct_tftp.c — the TFTP helper in the rules engine
- * (lib/modules/conntrack/ct_helper.c), with EAL: a client's read or write
+ * tests/unit/modules/test_ct_udp.c — the UDP helpers in the rules engine
+ * (lib/modules/conntrack/ct_helper.c), with EAL. TFTP: a client's read or write
  * request to port 69, on a connection the raw table gave the helper,
  * expects the server's answer from any port to the client's address and
  * port; the answer is RELATED, --ctstatus EXPECTED, -m helper tftp, and
@@ -10,6 +10,10 @@
  * nothing. Behind masquerade the answer to the translated client goes to
  * the client itself; behind a DNAT of the server, it leaves from the
  * address the client asked (Linux's nf_nat_tftp and follow_master).
+ * SIP: an INVITE's and its answer's session descriptions expect RTP and
+ * RTCP from the other side to the announced address (the sender's own
+ * only), RELATED, -m helper sip; a BYE, a new INVITE and a failure answer
+ * take them back; a message Linux cannot parse is dropped.
  *
  * Each frame goes through what the datapath does: lookup, interest, the
  * cached verdict or rule_engine_upcall_burst(), the NAT rewrite.
@@ -378,6 +382,111 @@ test_dnat_server(void **state)
 	world_down(&w);
 }
 
+static const char *sip_rules = "policy drop\n"
+			       "accept ctstate established\n"
+			       "accept ctstate related helper sip\n"
+			       "accept proto udp dport 5060 ctstate new\n"
+			       "table raw\n"
+			       "chain pre hook prerouting\n"
+			       "ct ct_helper sip proto udp dport 5060\n";
+
+/* A SIP message with CSeq @p cseq and, if @p rtp, an SDP announcing @p addr:@p rtp. */
+static uint32_t
+sip_msg(char *buf, size_t size, const char *start, unsigned int cseq, const char *method,
+	const char *addr, unsigned int rtp)
+{
+	int n = snprintf(buf, size, "%s\r\nVia: SIP/2.0/UDP x\r\nCSeq: %u %s\r\n", start, cseq,
+		method);
+
+	if (rtp != 0)
+		n += snprintf(buf + n, size - (size_t)n,
+			"Content-Type: application/sdp\r\n\r\nv=0\r\nc=IN IP4 %s\r\nt=0 0\r\n"
+			"m=audio %u RTP/AVP 0\r\n", addr, rtp);
+	else
+		n += snprintf(buf + n, size - (size_t)n, "\r\n");
+	return (uint32_t)n;
+}
+
+static void
+test_sip_media(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	char b[400];
+	uint32_t n;
+
+	(void)state;
+	world_up(&w, sip_rules);
+	/* The caller's INVITE: RTP and RTCP from the callee to 10.0.0.1:4000/4001. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_false(w.fast);
+	/* The callee's 200 OK: its media at 192.0.2.7:7001 (the pair 7000/7001). */
+	n = sip_msg(b, sizeof(b), "SIP/2.0 200 OK", 1, "INVITE", "192.0.2.7", 7001);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	assert_true(accepted(rx(&w, SERVER, 30000, CLIENT, 4000, "rtp", 3)));
+	assert_true(accepted(rx(&w, SERVER, 30001, CLIENT, 4001, "rtcp", 4)));
+	assert_true(accepted(rx(&w, CLIENT, 4000, SERVER, 7000, "rtp", 3)));
+	assert_true(accepted(rx(&w, CLIENT, 4001, SERVER, 7001, "rtcp", 4)));
+	/* Only from the other side, only those ports. */
+	assert_false(accepted(rx(&w, SERVER + 1, 30000, CLIENT, 4002, "rtp", 3)));
+	assert_false(accepted(rx(&w, SERVER, 30000, CLIENT, 4002, "rtp", 3)));
+	/* Media announced at another host than the sender: not expected (direct media). */
+	n = sip_msg(b, sizeof(b), "SIP/2.0 200 OK", 2, "UPDATE", "192.0.2.99", 8000);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	assert_false(accepted(rx(&w, CLIENT, 4000, 0xc0000263u, 8000, "rtp", 3)));
+	/* What Linux cannot parse is dropped: no CSeq, a media port below 1024. */
+	assert_false(accepted(rx(&w, CLIENT, 5060, SERVER, 5060,
+		"INVITE sip:b@x SIP/2.0\r\n\r\n", 26)));
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 3, "INVITE", "10.0.0.1", 80);
+	assert_false(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.commands, 2);
+	assert_int_equal(st.related, 4);
+	assert_int_equal(st.dropped, 2);
+	world_down(&w);
+}
+
+static void
+test_sip_teardown(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	char b[400];
+	uint32_t n;
+
+	(void)state;
+	world_up(&w, sip_rules);
+	/* A BYE takes the media expectations back. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	n = sip_msg(b, sizeof(b), "BYE sip:bob@192.0.2.7 SIP/2.0", 2, "BYE", NULL, 0);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_false(accepted(rx(&w, SERVER, 30000, CLIENT, 4000, "rtp", 3)));
+	/* A failure answer to the INVITE too. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 3, "INVITE", "10.0.0.1", 4100);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	n = sip_msg(b, sizeof(b), "SIP/2.0 486 Busy Here", 3, "INVITE", NULL, 0);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	assert_false(accepted(rx(&w, SERVER, 30002, CLIENT, 4100, "rtp", 3)));
+	/* An answer to another CSeq leaves them. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 4, "INVITE", "10.0.0.1", 4200);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	n = sip_msg(b, sizeof(b), "SIP/2.0 481 Gone", 3, "INVITE", NULL, 0);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.exp.active, 2);
+	assert_true(accepted(rx(&w, SERVER, 30004, CLIENT, 4200, "rtp", 3)));
+	/* Without the helper: nothing expected. */
+	world_down(&w);
+	world_up(&w, "policy drop\naccept ctstate established,related\n"
+		     "accept proto udp dport 5060 ctstate new\n");
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_false(accepted(rx(&w, SERVER, 30000, CLIENT, 4000, "rtp", 3)));
+	world_down(&w);
+}
+
 int
 main(void)
 {
@@ -387,9 +496,11 @@ main(void)
 		cmocka_unit_test(test_ctstatus_and_helper_match),
 		cmocka_unit_test(test_masquerade),
 		cmocka_unit_test(test_dnat_server),
+		cmocka_unit_test(test_sip_media),
+		cmocka_unit_test(test_sip_teardown),
 	};
 
-	if (gufc_test_eal_init("ct_tftp", "0") < 0)
+	if (gufc_test_eal_init("ct_udp", "0") < 0)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
