@@ -38,6 +38,11 @@ a server namespace over net_tap ports):
           refused
   tftp_linux  the same through a Linux router (nf_conntrack_tftp,
           nf_nat_tftp) with the same rules as iptables
+  sip     a SIP call over UDP (IPv4, IPv6) through a FORWARD DROP /
+          ESTABLISHED,RELATED rule set with CT --helper sip in raw, no NAT:
+          the INVITE's and the 200 OK's SDP make the callee's RTP and the
+          caller's RTCP RELATED; without the CT rule both are refused
+  sip_linux  the same through a Linux router (nf_conntrack_sip)
 
 Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 """
@@ -465,12 +470,13 @@ def t_ftp(build):
         gw.stop()
 
 
-def linux_router(tag, raw, port, body):
+def linux_router(tag, raw, port, body, nat=True):
     """A Linux router between a client and a server namespace (the
     addresses of gufc's tests) with -P FORWARD DROP, RELATED,ESTABLISHED,
     NEW to UDP/TCP @port (@raw[0]: "tcp" or "udp") on the egress,
-    masquerade, and in raw the CT rule @raw[1] (None: none); then
-    body(spawn, flush_raw) runs. Skips without iptables."""
+    masquerade (@nat; else the server routes back through the router),
+    and in raw the CT rule @raw[1] (None: none); then body(spawn,
+    flush_raw) runs. Skips without iptables."""
     import shutil
     import subprocess
 
@@ -495,11 +501,12 @@ def linux_router(tag, raw, port, body):
             src = "10.0.1.0/24" if fam == "4" else "2001:db8:1::/64"
             text = ("*raw\n" + ("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
                                  % (raw[0], port, raw[1]) if raw[1] else "") + "COMMIT\n"
-                    "*nat\n-A POSTROUTING -s %s -o out -j MASQUERADE\nCOMMIT\n"
+                    "*nat\n" + ("-A POSTROUTING -s %s -o out -j MASQUERADE\n" % src if nat else "")
+                    + "COMMIT\n"
                     "*filter\n:FORWARD DROP [0:0]\n"
                     "-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
                     "-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW -j ACCEPT\n"
-                    "COMMIT\n" % (src, raw[0], port))
+                    "COMMIT\n" % (raw[0], port))
             r = subprocess.run(["ip", "netns", "exec", rns, cmd], input=text, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if r.returncode != 0:
@@ -526,6 +533,9 @@ def linux_router(tag, raw, port, body):
             ns(n, ["ip", "link", "set", dev, "up"])
         ns(cns, ["ip", "route", "add", "default", "via", GW_IN4])
         ns(cns, ["ip", "-6", "route", "add", "default", "via", GW_IN6])
+        if not nat:
+            ns(sns, ["ip", "route", "add", "default", "via", GW_OUT4])
+            ns(sns, ["ip", "-6", "route", "add", "default", "via", GW_OUT6])
         ns(rns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"])
         ns(rns, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"])
         rules()
@@ -729,6 +739,143 @@ def t_tftp_linux(build):
     linux_router("tftpl", ("udp", "tftp"), 69, body)
 
 
+# A SIP callee: answers one INVITE with 200 OK and its media at port 50000,
+# then sends RTP to the caller's announced port and listens for its RTCP.
+SIP_UAS = r"""
+import socket, sys, time
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+ipv = "IP6" if ":" in host else "IP4"
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((host, 5060))
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((host, 50000))
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((host, 50001))
+rtcp.settimeout(0.2)
+print("LISTEN", flush=True)
+msg, peer = sig.recvfrom(4096)
+lines = msg.decode().split("\r\n")
+cseq = [l for l in lines if l.lower().startswith("cseq:")][0]
+port = int([l for l in lines if l.startswith("m=audio ")][0].split()[1])
+caddr = [l for l in lines if l.startswith("c=IN ")][0].split()[2]
+sdp = "v=0\r\no=- 2 2 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 50000 RTP/AVP 0\r\n" % (ipv, host, ipv, host)
+sig.sendto(("SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP x\r\n%s\r\nContent-Type: application/sdp\r\n"
+            "Content-Length: %d\r\n\r\n%s" % (cseq, len(sdp), sdp)).encode(), peer)
+got = 0
+for _ in range(25):
+    rtp.sendto(b"rtp", (caddr, port))
+    try:
+        rtcp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAS rtcp=%d" % got, flush=True)
+"""
+
+# A SIP caller: INVITE with its media at port 40000, then RTCP from 40001
+# to the callee's announced port + 1 while listening for the callee's RTP.
+SIP_UAC = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+ipv = "IP6" if ":" in host else "IP4"
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((me, 0))
+sig.settimeout(5)
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((me, 40000))
+rtp.settimeout(0.2)
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((me, 40001))
+sdp = "v=0\r\no=- 1 1 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n" % (ipv, me, ipv, me)
+h = host if fam == socket.AF_INET else "[%s]" % host
+sig.sendto(("INVITE sip:bob@%s SIP/2.0\r\nVia: SIP/2.0/UDP x\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
+            "Content-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s" % (h, len(sdp), sdp)).encode(),
+           (host, 5060))
+try:
+    ans = sig.recv(4096).decode()
+except socket.timeout:
+    print("UAC no-answer", flush=True)
+    sys.exit(0)
+port = int([l for l in ans.split("\r\n") if l.startswith("m=audio ")][0].split()[1])
+got = 0
+for _ in range(25):
+    rtcp.sendto(b"rtcp", (host, port + 1))
+    try:
+        rtp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAC %s rtp=%d" % (ans.split("\r\n")[0].split()[1], got), flush=True)
+"""
+
+
+def sip_call(spawn_server, spawn_client, host, me):
+    """One call: (the caller's words, the callee's words)."""
+    srv = spawn_server(SIP_UAS, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(SIP_UAC, host, me)
+    c = wait_line(cl, "UAC", timeout=30)
+    s = wait_line(srv, "UAS", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    return c, s
+
+
+def sip_rules(helper):
+    """-P FORWARD DROP, ESTABLISHED,RELATED, UDP port 5060 out, and
+    (@helper) CT --helper sip in raw; no NAT (the server routes back)."""
+    r = ("policy drop\n"
+         "accept ctstate established,related\n"
+         "accept proto udp dport 5060 ctstate new out outside\n"
+         "accept proto icmpv6\n")
+    if helper:
+        r += "table raw\nchain pre hook prerouting\nct ct_helper sip proto udp dport 5060\n"
+    return r
+
+
+def t_sip(build):
+    with Gateway(build, BASE_CONF, sip_rules(True)) as gw:
+        for host, me in ((SERVER4, CLIENT4), (SERVER6, CLIENT6)):
+            c, s = sip_call(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                            host, me)
+            print("sip %s: answer %s, callee's RTP %s, caller's RTCP %s" % (host, c[1], c[2], s[1]))
+            check(c[1] == "200" and c[2] == "rtp=1" and s[1] == "rtcp=1",
+                  "sip %s: %s / %s" % (host, c, s))
+        flows = gw.shell("show flows proto udp")
+        check("helper=sip" in flows, "no signalling connection with the helper:\n" + flows)
+        check(flows.count("expected=sip") >= 4, "the media are not RELATED:\n" + flows)
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["related"] >= 4 and st["dropped"] == 0, "helper counters: %s" % st)
+    # Without the CT rule the media are refused both ways.
+    with Gateway(build, BASE_CONF, sip_rules(False)) as gw:
+        c, s = sip_call(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                        SERVER4, CLIENT4)
+        check(c[1] == "200" and c[2] == "rtp=0" and s[1] == "rtcp=0", "%s / %s" % (c, s))
+        print("sip without the helper: media refused (%s, %s)" % (c[2], s[1]))
+        gw.stop()
+
+
+def t_sip_linux(build):
+    """The same calls through a Linux router (nf_conntrack_sip, its
+    defaults) with the same rule set as iptables."""
+    def body(spawn, flush_raw):
+        for host, me in ((SERVER4, CLIENT4), (SERVER6, CLIENT6)):
+            c, s = sip_call(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), host, me)
+            print("linux: sip %s: answer %s, callee's RTP %s, caller's RTCP %s"
+                  % (host, c[1], c[2], s[1]))
+            check(c[1] == "200" and c[2] == "rtp=1" and s[1] == "rtcp=1",
+                  "linux sip %s: %s / %s" % (host, c, s))
+        flush_raw()
+        c, s = sip_call(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), SERVER4, CLIENT4)
+        check(c[1] == "200" and c[2] == "rtp=0" and s[1] == "rtcp=0", "%s / %s" % (c, s))
+        print("linux: sip without the helper: media refused (%s, %s)" % (c[2], s[1]))
+
+    linux_router("sipl", ("udp", "sip"), 5060, body, nat=False)
+
+
 def t_commit(build):
     with Gateway(build, BASE_CONF, ACCEPT) as gw:
         go = gw.dir + "/go"
@@ -902,7 +1049,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":
