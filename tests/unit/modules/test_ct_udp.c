@@ -487,6 +487,50 @@ test_sip_teardown(void **state)
 	world_down(&w);
 }
 
+/*
+ * SIP behind masquerade: nothing inside the messages is rewritten (no
+ * nf_nat_sip), the verdicts work: signalling and the caller's media go
+ * out translated, the callee's media come back as their replies.
+ */
+static void
+test_sip_masquerade(void **state)
+{
+	struct world w;
+	char b[400];
+	uint16_t sig, med;
+	uint32_t n;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dport 5060 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sip proto udp dport 5060\n");
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	assert_int_equal(w.len, 14 + 20 + 8 + n); /* not rewritten */
+	assert_memory_equal(w.frame + 14 + 28, b, n);
+	sig = UDP_SP(&w);
+	n = sip_msg(b, sizeof(b), "SIP/2.0 200 OK", 1, "INVITE", "192.0.2.7", 7000);
+	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, n)));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 5060);
+	assert_true(udp_csum_ok(&w));
+	/* The caller's RTP to the callee's announced port: RELATED, masqueraded. */
+	assert_true(accepted(rx(&w, CLIENT, 4000, SERVER, 7000, "rtp", 3)));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	med = UDP_SP(&w);
+	assert_true(udp_csum_ok(&w));
+	/* The callee's RTP back to the translated port: a reply. */
+	assert_true(accepted(rx(&w, SERVER, 7000, MASQ, med, "rtp", 3)));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 4000);
+	world_down(&w);
+}
+
 int
 main(void)
 {
@@ -498,6 +542,7 @@ main(void)
 		cmocka_unit_test(test_dnat_server),
 		cmocka_unit_test(test_sip_media),
 		cmocka_unit_test(test_sip_teardown),
+		cmocka_unit_test(test_sip_masquerade),
 	};
 
 	if (gufc_test_eal_init("ct_udp", "0") < 0)
