@@ -273,6 +273,44 @@ struct mod_ct_sip_msg {
 int mod_ct_sip_parse(const uint8_t *data, uint32_t len, uint8_t family, struct mod_ct_sip_msg *m);
 
 /* ------------------------------------------------------------------------ */
+/* IRC                                                                       */
+/* ------------------------------------------------------------------------ */
+
+/** A DCC offer: the address and port the client announces, and where their text is. */
+struct mod_ct_irc_dcc {
+	uint32_t addr; /**< IPv4 address, host order (as DCC writes it: one decimal number) */
+	uint16_t port; /**< host order, not 0 */
+	uint16_t off;  /**< offset in the payload of "ADDR PORT" ... */
+	uint16_t len;  /**< ... and its length (what a NAT rewrites) */
+};
+
+/**
+ * Find a DCC offer in a segment a client sends its IRC server, as Linux's
+ * nf_conntrack_irc does (with its 2022 tightening): after leading blanks
+ * the segment is a "PRIVMSG " (case-insensitive), the text after its
+ * first " :" starts with "\1DCC " and a type (SEND, CHAT, MOVE, TSEND,
+ * SCHAT), then an argument, a space, the address as one decimal number,
+ * blanks, the port; a newline must follow somewhere in the segment. One
+ * offer per segment (the first). Stricter than Linux where it would wrap:
+ * an address above 2^32 - 1 or a port above 65535 is no offer.
+ * @param data  the payload (one segment, from its start)
+ * @param len   its length
+ * @param d     receives the offer on 1
+ * @return 1: an offer; 0: none; -EINVAL: NULL. Context: any.
+ */
+int mod_ct_irc_parse(const uint8_t *data, uint32_t len, struct mod_ct_irc_dcc *d);
+
+/**
+ * The text a NAT writes in place of an offer's: "ADDR PORT" in decimal.
+ * @param addr  IPv4 address, host order
+ * @param port  host order
+ * @param buf   destination
+ * @param size  its size (24 always suffices)
+ * @return characters written (no NUL), -EINVAL, -ENOSPC. Context: any.
+ */
+int mod_ct_irc_format(uint32_t addr, uint16_t port, char *buf, unsigned int size);
+
+/* ------------------------------------------------------------------------ */
 /* Sequence adjustment (a rewrite changed a segment's length)                */
 /* ------------------------------------------------------------------------ */
 

@@ -183,6 +183,48 @@ test_sip_parse(void **state)
 	assert_int_equal(mod_ct_sip_parse(NULL, 3, FC_AF_INET4, &m), -EINVAL);
 }
 
+static int
+irc(const char *s, struct mod_ct_irc_dcc *d)
+{
+	return mod_ct_irc_parse((const uint8_t *)s, (uint32_t)strlen(s), d);
+}
+
+/* IRC: the DCC offer of a PRIVMSG, as Linux's tightened helper finds it. */
+static void
+test_irc_parse(void **state)
+{
+	static const char send[] = "PRIVMSG bob :\1DCC SEND file.txt 167772161 40000 1234\1\r\n";
+	struct mod_ct_irc_dcc d;
+	char buf[24];
+
+	(void)state;
+	assert_int_equal(irc(send, &d), 1);
+	assert_int_equal(d.addr, 0x0a000001u);
+	assert_int_equal(d.port, 40000);
+	assert_int_equal(d.off, strstr(send, "1677") - send);
+	assert_int_equal(d.len, strlen("167772161 40000"));
+	assert_int_equal(irc("\r\n privmsg #c :\1DCC CHAT chat 167772161  5000\1\n", &d), 1);
+	assert_int_equal(d.port, 5000);
+	assert_int_equal(d.len, strlen("167772161  5000"));
+	assert_int_equal(irc("PRIVMSG bob :\1DCC TSEND f 167772161 40001 9\1\r\n", &d), 1);
+	/* Not an offer: another command, CTCP not at the text's start, no
+	 * newline, port 0 or too big, address too big, unknown type, short. */
+	assert_int_equal(irc("NOTICE bob :\1DCC SEND f 167772161 40000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :hi \1DCC SEND f 167772161 40000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PING :\1DCC SEND f 167772161 40000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 167772161 40000 1\1", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 167772161 0 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 167772161 70000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 4294967296 4000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC RESUME f 167772161 4000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG b :\1DCC SEND f 1 2\1\n", &d), 0);
+	assert_int_equal(irc("", &d), 0);
+	assert_int_equal(mod_ct_irc_parse(NULL, 4, &d), -EINVAL);
+	assert_int_equal(mod_ct_irc_format(0xc6336401u, 40000, buf, sizeof(buf)), 16);
+	assert_string_equal(buf, "3325256705 40000");
+	assert_int_equal(mod_ct_irc_format(1, 2, buf, 3), -ENOSPC);
+}
+
 static void
 test_parse_commands(void **state)
 {
@@ -486,6 +528,17 @@ test_expect_table(void **state)
 	/* Consumed once. */
 	assert_false(mod_ct_expect_has(t, &k, 10));
 	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
+	/* From any source address (IRC's): any source matches, once. */
+	e = exp_make(7, 1025, 1000);
+	memset(fc_key_src_w(&e.tuple), 0, 4);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	k = flow(20, 1025);
+	fc_key_src_w(&k)[0] ^= 0x55;
+	assert_true(mod_ct_expect_has(t, &k, 10));
+	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), 0);
+	assert_int_equal(out.master, 7);
+	assert_false(mod_ct_expect_has(t, &k, 10));
+	e = exp_make(1, 1025, 1000);
 	/* Another protocol or source address: no. */
 	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
 	fc_key_set_proto(&k, 17);
@@ -684,6 +737,7 @@ main(void)
 		cmocka_unit_test(test_helper_names),
 		cmocka_unit_test(test_tftp_parse),
 		cmocka_unit_test(test_sip_parse),
+		cmocka_unit_test(test_irc_parse),
 		cmocka_unit_test(test_parse_commands),
 		cmocka_unit_test(test_parse_split_and_hostile),
 		cmocka_unit_test(test_segments_in_order),
