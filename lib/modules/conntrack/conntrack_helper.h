@@ -32,6 +32,7 @@ enum mod_ct_helper {
 	MOD_CT_HELPER_FTP,  /**< "ftp": PORT, EPRT, 227, 229 (Linux's nf_conntrack_ftp) */
 	MOD_CT_HELPER_TFTP, /**< "tftp": RRQ, WRQ (Linux's nf_conntrack_tftp) */
 	MOD_CT_HELPER_SIP,  /**< "sip" over UDP: SDP media streams (Linux's nf_conntrack_sip) */
+	MOD_CT_HELPER_IRC,  /**< "irc": DCC offers, IPv4 (Linux's nf_conntrack_irc) */
 	MOD_CT_HELPER__COUNT
 };
 
@@ -39,8 +40,8 @@ enum mod_ct_helper {
  * Find a helper by the name -j CT --helper gives.
  * @param name  NUL-terminated name
  * @return MOD_CT_HELPER_FTP for "ftp", MOD_CT_HELPER_TFTP for "tftp",
- *   MOD_CT_HELPER_SIP for "sip"; -ENOTSUP for a helper Linux has and gufc
- *   has not (h323, irc, pptp, amanda, netbios-ns, snmp,
+ *   MOD_CT_HELPER_SIP for "sip", MOD_CT_HELPER_IRC for "irc"; -ENOTSUP for
+ *   a helper Linux has and gufc has not (h323, irc, pptp, amanda, netbios-ns, snmp,
  *   sane, ...: mod_ct_helper_known()); -ENOENT for a name no helper has;
  *   -EINVAL for NULL or "".
  * Context: any.
@@ -66,7 +67,7 @@ const char *mod_ct_helper_name(unsigned int h);
  * The transport protocol a helper serves (Linux finds a helper by name and
  * protocol: -j CT --helper tftp needs -p udp).
  * @param h  enum mod_ct_helper
- * @return 6 (TCP: ftp), 17 (UDP: tftp, sip); 0 for NONE or out of range.
+ * @return 6 (TCP: ftp, irc), 17 (UDP: tftp, sip); 0 for NONE or out of range.
  * Context: any.
  */
 uint8_t mod_ct_helper_proto(unsigned int h);

@@ -22,6 +22,9 @@
 #define CT_SIP_MAX_EXPECTED 12
 #define CT_SIP_EXP_TIMEOUT_MS 180000u
 #define CT_SIP_TIMEOUT_MS 3600000u
+/* Linux's IRC policy: max_dcc_channels 8, dcc_timeout 300 s. */
+#define CT_IRC_MAX_EXPECTED 8
+#define CT_IRC_EXP_TIMEOUT_MS 300000u
 /* Expectations held at once. */
 #define CT_EXP_MAX 4096u
 /* Upcalls of one burst whose packets the helper rewrites. */
@@ -60,6 +63,7 @@ struct ct_helpers {
 	struct rule_engine *eng;
 	struct mod_ct_expect *exp;     /* FTP's and TFTP's expectations */
 	struct mod_ct_expect *exp_sip; /* SIP's media expectations (a per-master limit of their own) */
+	struct mod_ct_expect *exp_irc; /* IRC's DCC expectations (from any address) */
 	struct ct_help **help[MOD_CT_FAST_CHUNKS]; /* by record id, chunked */
 	uint32_t now;                               /* the engine's clock, from step */
 	struct ct_plan plan[CT_PLANS];

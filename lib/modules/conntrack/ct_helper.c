@@ -42,7 +42,8 @@ ct_help_init(struct ct_helpers *h, struct rule_engine *eng)
 	h->eng = eng;
 	h->exp = mod_ct_expect_create(CT_EXP_MAX, CT_FTP_MAX_EXPECTED);
 	h->exp_sip = mod_ct_expect_create(CT_EXP_MAX, CT_SIP_MAX_EXPECTED);
-	return h->exp == NULL || h->exp_sip == NULL ? -ENOMEM : 0;
+	h->exp_irc = mod_ct_expect_create(CT_EXP_MAX, CT_IRC_MAX_EXPECTED);
+	return h->exp == NULL || h->exp_sip == NULL || h->exp_irc == NULL ? -ENOMEM : 0;
 }
 
 void
@@ -57,6 +58,7 @@ ct_help_fini(struct ct_helpers *h)
 	}
 	mod_ct_expect_free(h->exp);
 	mod_ct_expect_free(h->exp_sip);
+	mod_ct_expect_free(h->exp_irc);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -94,6 +96,7 @@ ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t hel
 
 	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_proto(helper) == fc_key_proto(k)) ||
 	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now);
+	/* (IRC's expectations are TCP: every TCP connection has a record.) */
 }
 
 int
@@ -103,7 +106,8 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 	struct mod_ct_exp e;
 
 	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0 ||
-		mod_ct_expect_take(h->exp_sip, &f->up->pkt.key, h->now, &e) == 0) {
+		mod_ct_expect_take(h->exp_sip, &f->up->pkt.key, h->now, &e) == 0 ||
+		mod_ct_expect_take(h->exp_irc, &f->up->pkt.key, h->now, &e) == 0) {
 		c->master_helper = e.helper;
 		if (v->ctstate == RULE_CT_NEW)
 			v->ctstate = RULE_CT_RELATED;
@@ -128,6 +132,9 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 	/* A helper serves one protocol (Linux finds it by name and protocol). */
 	if (helper == MOD_CT_HELPER_NONE ||
 		mod_ct_helper_proto(helper) != fc_key_proto(&f->up->pkt.key))
+		return 0;
+	/* Linux's IRC helper is IPv4 only. */
+	if (helper == MOD_CT_HELPER_IRC && f->up->pkt.key.family != FC_AF_INET4)
 		return 0;
 	if (h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL) {
 		h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] = calloc(CHUNK, sizeof(struct ct_help *));
@@ -154,7 +161,7 @@ ct_help_interest(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32
 		return;
 	/* Payload to the helper; every packet once a rewrite shifted the numbers;
 	 * a UDP helper reads every packet. */
-	i = (c->helper != MOD_CT_HELPER_FTP || mod_ct_seqadj_active(&hp->adj)) ?
+	i = (mod_ct_helper_proto(c->helper) != PROTO_TCP || mod_ct_seqadj_active(&hp->adj)) ?
 		FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
 	interest[0] |= i;
 	interest[1] |= i;
@@ -279,6 +286,77 @@ ftp_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	return 0;
 }
 
+/*
+ * IRC (nf_conntrack_irc, nf_nat_irc): a DCC offer of the client's own
+ * address (as it sent it, or as NAT made it) expects a connection from
+ * any address to the client as the outside sees it; behind NAT the offer
+ * is rewritten to that address and a free port. @return 0 or a drop reason.
+ */
+static unsigned int
+irc_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	const struct mod_ct_irc_dcc *d)
+{
+	const struct fc_pkt *pkt = &f->up->pkt;
+	bool nat = (f->act[f->dir].flags & FC_ACT_F_NAT) != 0;
+	uint32_t own, seen, out_addr;
+	struct mod_ct_exp e;
+	struct ct_plan *p;
+	struct fc_key rk;
+	uint16_t port = d->port;
+	char text[24];
+	int rc = -EEXIST, n;
+
+	other_key(h, f, &rk); /* the reply entry: rk's destination is the client as seen */
+	memcpy(&own, fc_key_src(&pkt->key), 4);
+	memcpy(&seen, fc_key_dst(&rk), 4);
+	if (d->addr != rte_be_to_cpu_32(own) && d->addr != rte_be_to_cpu_32(seen)) {
+		count(&h->st.foreign); /* Linux: "forged DCC command" */
+		return 0;
+	}
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = FC_AF_INET4;
+	memcpy(fc_key_dst_w(&e.tuple), &seen, 4); /* from any address */
+	fc_key_set_proto(&e.tuple, PROTO_TCP);
+	e.helper = MOD_CT_HELPER_IRC;
+	e.master = id;
+	e.expires = h->now + CT_IRC_EXP_TIMEOUT_MS;
+	if (nat) {
+		/* follow_master: to the client's own address and offered port,
+		 * from the address the client sends to (its server). */
+		e.nat = true;
+		memcpy(e.nat_addr, &own, 4);
+		e.nat_port = d->port;
+		e.snat = true;
+		memcpy(e.snat_addr, fc_key_dst(&pkt->key), 4);
+	}
+	for (unsigned int tries = 0; tries < (nat ? 128u : 1u) && port != 0; tries++, port++) {
+		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
+		rc = mod_ct_expect_add(h->exp_irc, &e, h->now);
+		if (rc != -EEXIST)
+			break;
+	}
+	if (rc < 0)
+		return RULE_DROP_CT_HELPER;
+	count(&h->st.commands);
+	if (!nat)
+		return 0;
+	out_addr = rte_be_to_cpu_32(seen);
+	n = mod_ct_irc_format(out_addr, port, text, sizeof(text));
+	if (n < 0) {
+		count(&h->st.nat_failed);
+		return RULE_DROP_NAT_ERROR;
+	}
+	p = plan_new(h, f->up);
+	p->edit = true;
+	p->off = d->off;
+	p->len_old = d->len;
+	p->len_new = (uint8_t)n;
+	memcpy(p->text, text, (size_t)n);
+	mod_ct_seqadj_set(&hp->adj, f->dir, pkt->tcp_seq, (int32_t)n - (int32_t)d->len);
+	count(&h->st.nat_rewrites);
+	return 0;
+}
+
 void
 ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id)
@@ -291,13 +369,23 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 	enum mod_ct_ftp_result r;
 	uint32_t pay;
 
-	if (c->helper != MOD_CT_HELPER_FTP || (hp = help_of(h, id)) == NULL)
+	if ((c->helper != MOD_CT_HELPER_FTP && c->helper != MOD_CT_HELPER_IRC) ||
+		(hp = help_of(h, id)) == NULL)
 		return;
 	/* Linux's helper sees what the filter accepted, once traffic went both ways. */
 	if (pkt->tcp_dlen != 0 && f->act[dir].verdict != FC_VERDICT_DROP &&
 		(c->flags & MOD_CT_C_REPLIED) && up->frame != NULL) {
 		pay = (uint32_t)pkt->l4_off + pkt->tcp_hlen;
-		if (pay + pkt->tcp_dlen <= up->frame_len) {
+		if (c->helper == MOD_CT_HELPER_IRC) {
+			struct mod_ct_irc_dcc d;
+
+			/* IRC: the client's segments only, each on its own. */
+			if (dir == RULE_DIR_ORIG && pay + pkt->tcp_dlen <= up->frame_len) {
+				count(&h->st.segments);
+				if (mod_ct_irc_parse(up->frame + pay, pkt->tcp_dlen, &d) == 1)
+					drop = irc_expect(h, f, id, hp, &d);
+			}
+		} else if (pay + pkt->tcp_dlen <= up->frame_len) {
 			count(&h->st.segments);
 			r = mod_ct_ftp_segment(&hp->ftp, dir, pkt->tcp_seq, up->frame + pay,
 				pkt->tcp_dlen, pkt->key.family, fc_key_src(&pkt->key), &cmd);
@@ -503,6 +591,7 @@ ct_help_gone(struct ct_helpers *h, uint32_t id)
 	c[id & CHUNK_MASK] = NULL;
 	mod_ct_expect_remove_master(h->exp, id);
 	mod_ct_expect_remove_master(h->exp_sip, id);
+	mod_ct_expect_remove_master(h->exp_irc, id);
 }
 
 unsigned int
@@ -510,7 +599,8 @@ ct_help_step(struct ct_helpers *h, uint32_t now, unsigned int budget)
 {
 	h->now = now;
 	return mod_ct_expect_expire(h->exp, now, budget) +
-	       mod_ct_expect_expire(h->exp_sip, now, budget);
+	       mod_ct_expect_expire(h->exp_sip, now, budget) +
+	       mod_ct_expect_expire(h->exp_irc, now, budget);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -771,14 +771,16 @@ mod_ct_module_helper_stats_get(const struct mod_ct_module *ct, struct mod_ct_hel
 	{
 		struct mod_ct_expect_stats x;
 
-		mod_ct_expect_stats_get(ct->hlp.exp_sip, &x);
-		st->exp.created += x.created;
-		st->exp.matched += x.matched;
-		st->exp.expired += x.expired;
-		st->exp.evicted += x.evicted;
-		st->exp.removed += x.removed;
-		st->exp.full += x.full;
-		st->exp.active += x.active;
-		st->exp.capacity += x.capacity;
+		for (unsigned int t = 0; t < 2; t++) {
+			mod_ct_expect_stats_get(t == 0 ? ct->hlp.exp_sip : ct->hlp.exp_irc, &x);
+			st->exp.created += x.created;
+			st->exp.matched += x.matched;
+			st->exp.expired += x.expired;
+			st->exp.evicted += x.evicted;
+			st->exp.removed += x.removed;
+			st->exp.full += x.full;
+			st->exp.active += x.active;
+			st->exp.capacity += x.capacity;
+		}
 	}
 }

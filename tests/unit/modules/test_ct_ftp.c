@@ -48,6 +48,8 @@ test_helper_names(void **state)
 	assert_int_equal(mod_ct_helper_find("sip"), MOD_CT_HELPER_SIP);
 	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_SIP), 17);
 	assert_int_equal(mod_ct_helper_find("pptp"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("irc"), MOD_CT_HELPER_IRC);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_IRC), 6);
 	assert_int_equal(mod_ct_helper_find("netbios-ns"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("nosuch"), -ENOENT);
 	assert_int_equal(mod_ct_helper_find(""), -EINVAL);
