@@ -43,6 +43,11 @@ a server namespace over net_tap ports):
           the INVITE's and the 200 OK's SDP make the callee's RTP and the
           caller's RTCP RELATED; without the CT rule both are refused
   sip_linux  the same through a Linux router (nf_conntrack_sip)
+  irc     an IRC DCC SEND offer through masquerade with CT --helper irc:
+          the offer is rewritten to the gateway's outside address and the
+          peer's connection reaches the client; without the CT rule the
+          offer is unchanged and the connection refused
+  irc_linux  the same through a Linux router (nf_conntrack_irc, nf_nat_irc)
 
 Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 """
@@ -470,13 +475,13 @@ def t_ftp(build):
         gw.stop()
 
 
-def linux_router(tag, raw, port, body, nat=True):
+def linux_router(tag, raw, port, body, nat=True, v6=True):
     """A Linux router between a client and a server namespace (the
     addresses of gufc's tests) with -P FORWARD DROP, RELATED,ESTABLISHED,
     NEW to UDP/TCP @port (@raw[0]: "tcp" or "udp") on the egress,
     masquerade (@nat; else the server routes back through the router),
-    and in raw the CT rule @raw[1] (None: none); then body(spawn,
-    flush_raw) runs. Skips without iptables."""
+    and in raw the CT rule @raw[1] (None: none; IPv4 only without @v6);
+    then body(spawn, flush_raw) runs. Skips without iptables."""
     import shutil
     import subprocess
 
@@ -500,7 +505,8 @@ def linux_router(tag, raw, port, body, nat=True):
         for cmd, fam in (("iptables-restore", "4"), ("ip6tables-restore", "6")):
             src = "10.0.1.0/24" if fam == "4" else "2001:db8:1::/64"
             text = ("*raw\n" + ("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
-                                 % (raw[0], port, raw[1]) if raw[1] else "") + "COMMIT\n"
+                                 % (raw[0], port, raw[1]) if raw[1] and (v6 or fam == "4")
+                                 else "") + "COMMIT\n"
                     "*nat\n" + ("-A POSTROUTING -s %s -o out -j MASQUERADE\n" % src if nat else "")
                     + "COMMIT\n"
                     "*filter\n:FORWARD DROP [0:0]\n"
@@ -876,6 +882,121 @@ def t_sip_linux(build):
     linux_router("sipl", ("udp", "sip"), 5060, body, nat=False)
 
 
+# An IRC server that takes one client, reads its DCC SEND offer and, as the
+# peer of the offer, connects to the address and port it names.
+IRCD = r"""
+import socket, sys
+host = sys.argv[1]
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind((host, 6667))
+ls.listen(1)
+print("LISTEN", flush=True)
+c, peer = ls.accept()
+c.sendall(b":srv 001 alice :welcome\r\n")
+f = c.makefile("rb")
+for line in f:
+    if b"\1DCC SEND" in line:
+        w = line.split(b"\1")[1].split()
+        addr = socket.inet_ntoa(int(w[3]).to_bytes(4, "big"))
+        port = int(w[4])
+        print("OFFER", addr, port, flush=True)
+        try:
+            d = socket.create_connection((addr, port), timeout=5)
+            d.sendall(b"dcc-data")
+            d.close()
+            print("SENT", flush=True)
+        except OSError as e:
+            print("NOCONN", type(e).__name__, flush=True)
+        break
+c.close()
+"""
+
+# An IRC client: offers a DCC SEND of its own address, port 40000, and
+# waits for the connection; prints what came and from where.
+IRC_CLIENT = r"""
+import socket, sys
+host, me, tmo = sys.argv[1], sys.argv[2], float(sys.argv[3])
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+ls.bind((me, 40000))
+ls.listen(1)
+ls.settimeout(tmo)
+c = socket.create_connection((host, 6667), timeout=5)
+c.recv(100)
+addr = int.from_bytes(socket.inet_aton(me), "big")
+c.sendall(("PRIVMSG bob :\1DCC SEND f %d 40000 8\1\r\n" % addr).encode())
+try:
+    d, peer = ls.accept()
+    print("GOT", d.recv(100).decode(), peer[0], flush=True)
+except socket.timeout:
+    print("FAILED timeout", flush=True)
+c.close()
+"""
+
+
+def irc_rules(helper):
+    """-P FORWARD DROP, ESTABLISHED,RELATED, TCP port 6667 out, masquerade
+    on the egress, and (@helper) CT --helper irc in raw."""
+    r = ("policy drop\n"
+         "accept ctstate established,related\n"
+         "accept proto tcp dport 6667 ctstate new out outside\n"
+         "masquerade src 10.0.1.0/24 out outside\n")
+    if helper:
+        r += "table raw\nchain pre hook prerouting\nct ct_helper irc proto tcp dport 6667\n"
+    return r
+
+
+def irc_dcc(spawn_server, spawn_client, tmo):
+    srv = spawn_server(IRCD, SERVER4)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(IRC_CLIENT, SERVER4, CLIENT4, tmo)
+    offer = wait_line(srv, "OFFER", timeout=20)
+    w = wait_line(cl, "GOT" if tmo == "10" else "FAILED", timeout=30)
+    cl.wait(10)
+    srv.kill()
+    srv.wait()
+    return offer, w
+
+
+def t_irc(build):
+    with Gateway(build, BASE_CONF, irc_rules(True), server_default_route=False) as gw:
+        offer, w = irc_dcc(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                           "10")
+        print("irc: the server saw the offer %s %s; the client got %s from %s"
+              % (offer[1], offer[2], w[1], w[2]))
+        check(offer[1] == GW_OUT4, "the offer was not rewritten: %s" % offer)
+        check(w[1] == "dcc-data", "dcc: %s" % w)
+        stats = gw.shell("show stats")
+        print("\n".join(l for l in stats.splitlines() if l.startswith(("helpers", "expect"))))
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["related"] >= 1 and st["nat_rewrites"] >= 1 and st["nat_failed"] == 0,
+              "helper counters: %s" % st)
+    with Gateway(build, BASE_CONF, irc_rules(False), server_default_route=False) as gw:
+        offer, w = irc_dcc(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                           "3")
+        print("irc without the helper: offer %s unchanged, the connection refused"
+              % offer[1])
+        check(offer[1] == CLIENT4, "rewritten without the helper: %s" % offer)
+        gw.stop()
+
+
+def t_irc_linux(build):
+    """The same DCC through a Linux router (nf_conntrack_irc, nf_nat_irc)."""
+    def body(spawn, flush_raw):
+        offer, w = irc_dcc(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), "10")
+        print("linux: irc: the server saw the offer %s %s; the client got %s from %s"
+              % (offer[1], offer[2], w[1], w[2]))
+        check(offer[1] == GW_OUT4 and w[1] == "dcc-data", "linux irc: %s / %s" % (offer, w))
+        flush_raw()
+        offer, w = irc_dcc(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), "3")
+        print("linux: irc without the helper: offer %s unchanged, the connection refused"
+              % offer[1])
+
+    # Linux's IRC helper is IPv4 only (ip6tables refuses CT --helper irc).
+    linux_router("ircl", ("tcp", "irc"), 6667, body, v6=False)
+
+
 def t_commit(build):
     with Gateway(build, BASE_CONF, ACCEPT) as gw:
         go = gw.dir + "/go"
@@ -1049,7 +1170,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":
