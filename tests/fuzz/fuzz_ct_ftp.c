@@ -2,7 +2,8 @@
 /*
  * tests/fuzz/fuzz_ct_ftp.c — libFuzzer target for the FTP helper's pure
  * parts (lib/modules/conntrack/ct_ftp.c), the TFTP helper's request
- * check (ct_tftp.c) and the SIP reader (ct_sip.c): the command parser on any bytes
+ * check (ct_tftp.c), the SIP reader (ct_sip.c) and the IRC DCC reader
+ * (ct_irc.c): the command parser on any bytes
  * in both directions and families, the line tracking over the input cut
  * into segments, and the segment rewrite of a parsed command, whose TCP
  * and IPv4 checksums must verify afterwards. Never a read or write out of
@@ -104,6 +105,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (op < 0 || op > MOD_CT_TFTP_WRQ ||
 			(op != 0) != (size >= 2 && copy[0] == 0 && (copy[1] == 1 || copy[1] == 2)))
+			abort();
+	}
+	/* The IRC DCC reader: an offer lies inside the payload, its port not 0. */
+	{
+		struct mod_ct_irc_dcc dcc;
+
+		if (mod_ct_irc_parse(copy, (uint32_t)size, &dcc) == 1 &&
+			(dcc.port == 0 || dcc.len == 0 || (size_t)dcc.off + dcc.len > size))
 			abort();
 	}
 	/* The SIP reader, both families: what it reports stays in range. */
