@@ -732,22 +732,22 @@ proto_is(const struct rule *r, uint8_t proto)
 
 /*
  * CT --helper NAME: the helpers gufc has (conntrack_helper.h: ftp, tftp,
- * sip, irc), each for its protocol, as Linux finds a helper by name and
- * protocol (-p tcp for ftp and irc, -p udp for tftp and for sip: gufc's
+ * sip, irc, sane), each for its protocol, as Linux finds a helper by name
+ * and protocol (-p tcp for ftp, irc and sane, -p udp for tftp and for sip: gufc's
  * SIP helper reads UDP only; irc is IPv4 only, as Linux's); the others Linux has are an error
  * that says so, not a silent accept.
  */
 static const char *
 ct_helper_check(const struct rule *r, const char *name)
 {
-#define NOT_BUILT(n) {n, "CT --helper " n ": this helper is not built in gufc (it has ftp, tftp, sip and irc)"}
+#define NOT_BUILT(n) {n, "CT --helper " n ": this helper is not built in gufc (it has ftp, tftp, sip, irc and sane)"}
 	static const struct {
 		const char *name;
 		const char *msg;
 	} linux_only[] = {NOT_BUILT("h323"), NOT_BUILT("RAS"),
 		NOT_BUILT("Q.931"), NOT_BUILT("H.245"), NOT_BUILT("pptp"),
 		NOT_BUILT("amanda"), NOT_BUILT("netbios-ns"), NOT_BUILT("snmp"),
-		NOT_BUILT("snmp_trap"), NOT_BUILT("sane"), NOT_BUILT("broadcast")};
+		NOT_BUILT("snmp_trap"), NOT_BUILT("broadcast")};
 #undef NOT_BUILT
 
 	if (strcmp(name, "ftp") == 0)
@@ -756,6 +756,9 @@ ct_helper_check(const struct rule *r, const char *name)
 	if (strcmp(name, "tftp") == 0)
 		return proto_is(r, RULE_PROTO_UDP) ? NULL :
 			"CT --helper tftp needs -p udp (a helper serves one protocol)";
+	if (strcmp(name, "sane") == 0)
+		return proto_is(r, RULE_PROTO_TCP) ? NULL :
+			"CT --helper sane needs -p tcp (a helper serves one protocol)";
 	if (strcmp(name, "irc") == 0) {
 		if (r->family == FC_AF_INET6)
 			return "CT --helper irc: Linux's IRC helper is IPv4 only";
@@ -768,7 +771,7 @@ ct_helper_check(const struct rule *r, const char *name)
 	for (unsigned int i = 0; i < RTE_DIM(linux_only); i++)
 		if (strcasecmp(name, linux_only[i].name) == 0)
 			return linux_only[i].msg;
-	return "CT --helper: no such helper (gufc has ftp, tftp, sip and irc)";
+	return "CT --helper: no such helper (gufc has ftp, tftp, sip, irc and sane)";
 }
 
 static bool

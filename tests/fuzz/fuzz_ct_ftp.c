@@ -2,8 +2,8 @@
 /*
  * tests/fuzz/fuzz_ct_ftp.c — libFuzzer target for the FTP helper's pure
  * parts (lib/modules/conntrack/ct_ftp.c), the TFTP helper's request
- * check (ct_tftp.c), the SIP reader (ct_sip.c) and the IRC DCC reader
- * (ct_irc.c): the command parser on any bytes
+ * check (ct_tftp.c), the SIP reader (ct_sip.c), the IRC DCC reader
+ * (ct_irc.c) and the SANE reader (ct_sane.c): the command parser on any bytes
  * in both directions and families, the line tracking over the input cut
  * into segments, and the segment rewrite of a parsed command, whose TCP
  * and IPv4 checksums must verify afterwards. Never a read or write out of
@@ -105,6 +105,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (op < 0 || op > MOD_CT_TFTP_WRQ ||
 			(op != 0) != (size >= 2 && copy[0] == 0 && (copy[1] == 1 || copy[1] == 2)))
+			abort();
+	}
+	/* The SANE reader: any bytes both ways, any state. */
+	for (uint8_t st0 = 0; st0 < 2; st0++) {
+		uint8_t st = st0;
+
+		mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, copy, (uint32_t)size);
+		mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, copy, (uint32_t)size);
+		if (st > MOD_CT_SANE_START)
 			abort();
 	}
 	/* The IRC DCC reader: an offer lies inside the payload, its port not 0. */

@@ -33,6 +33,7 @@ enum mod_ct_helper {
 	MOD_CT_HELPER_TFTP, /**< "tftp": RRQ, WRQ (Linux's nf_conntrack_tftp) */
 	MOD_CT_HELPER_SIP,  /**< "sip" over UDP: SDP media streams (Linux's nf_conntrack_sip) */
 	MOD_CT_HELPER_IRC,  /**< "irc": DCC offers, IPv4 (Linux's nf_conntrack_irc) */
+	MOD_CT_HELPER_SANE, /**< "sane": SANE_NET_START's data port (Linux's nf_conntrack_sane) */
 	MOD_CT_HELPER__COUNT
 };
 
@@ -40,8 +41,9 @@ enum mod_ct_helper {
  * Find a helper by the name -j CT --helper gives.
  * @param name  NUL-terminated name
  * @return MOD_CT_HELPER_FTP for "ftp", MOD_CT_HELPER_TFTP for "tftp",
- *   MOD_CT_HELPER_SIP for "sip", MOD_CT_HELPER_IRC for "irc"; -ENOTSUP for
- *   a helper Linux has and gufc has not (h323, irc, pptp, amanda, netbios-ns, snmp,
+ *   MOD_CT_HELPER_SIP for "sip", MOD_CT_HELPER_IRC for "irc",
+ *   MOD_CT_HELPER_SANE for "sane"; -ENOTSUP for a helper Linux has and gufc
+ *   has not (h323, irc, pptp, amanda, netbios-ns, snmp,
  *   sane, ...: mod_ct_helper_known()); -ENOENT for a name no helper has;
  *   -EINVAL for NULL or "".
  * Context: any.
@@ -67,7 +69,7 @@ const char *mod_ct_helper_name(unsigned int h);
  * The transport protocol a helper serves (Linux finds a helper by name and
  * protocol: -j CT --helper tftp needs -p udp).
  * @param h  enum mod_ct_helper
- * @return 6 (TCP: ftp, irc), 17 (UDP: tftp, sip); 0 for NONE or out of range.
+ * @return 6 (TCP: ftp, irc, sane), 17 (UDP: tftp, sip); 0 for NONE or out of range.
  * Context: any.
  */
 uint8_t mod_ct_helper_proto(unsigned int h);
@@ -310,6 +312,29 @@ int mod_ct_irc_parse(const uint8_t *data, uint32_t len, struct mod_ct_irc_dcc *d
  * @return characters written (no NUL), -EINVAL, -ENOSPC. Context: any.
  */
 int mod_ct_irc_format(uint32_t addr, uint16_t port, char *buf, unsigned int size);
+
+/* ------------------------------------------------------------------------ */
+/* SANE                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** What the SANE helper remembers of a connection (zero: NORMAL). */
+#define MOD_CT_SANE_NORMAL 0
+#define MOD_CT_SANE_START 1 /**< the client asked SANE_NET_START */
+
+/**
+ * One payload segment of a SANE connection, as Linux's nf_conntrack_sane
+ * reads it: from the client (MOD_CT_DIR_ORIG) a segment of exactly 8 bytes
+ * is a request: SANE_NET_START (code 7) sets @p state to START, another
+ * code to NORMAL (other lengths leave it); from the server, in state
+ * START, the reply: back to NORMAL, and a status of 0 with 16 zero bits
+ * then announces the data port.
+ * @param state  the connection's memory, updated
+ * @param dir    MOD_CT_DIR_ORIG or MOD_CT_DIR_REPLY
+ * @param data   the payload
+ * @param len    its length
+ * @return the announced port (host order), 0 if none. Context: any.
+ */
+uint16_t mod_ct_sane_segment(uint8_t *state, unsigned int dir, const uint8_t *data, uint32_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Sequence adjustment (a rewrite changed a segment's length)                */

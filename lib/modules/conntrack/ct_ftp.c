@@ -27,6 +27,7 @@ static const char *const helper_names[MOD_CT_HELPER__COUNT] = {
 	[MOD_CT_HELPER_TFTP] = "tftp",
 	[MOD_CT_HELPER_SIP] = "sip",
 	[MOD_CT_HELPER_IRC] = "irc",
+	[MOD_CT_HELPER_SANE] = "sane",
 };
 
 static const uint8_t helper_protos[MOD_CT_HELPER__COUNT] = {
@@ -34,6 +35,7 @@ static const uint8_t helper_protos[MOD_CT_HELPER__COUNT] = {
 	[MOD_CT_HELPER_TFTP] = 17,
 	[MOD_CT_HELPER_SIP] = 17,
 	[MOD_CT_HELPER_IRC] = 6,
+	[MOD_CT_HELPER_SANE] = 6,
 };
 
 /* Linux's helpers (nf_conntrack_*.c), those gufc has not among them. */

@@ -25,6 +25,8 @@
 /* Linux's IRC policy: max_dcc_channels 8, dcc_timeout 300 s. */
 #define CT_IRC_MAX_EXPECTED 8
 #define CT_IRC_EXP_TIMEOUT_MS 300000u
+/* Linux's SANE policy: one per master, 300 s. */
+#define CT_SANE_EXP_TIMEOUT_MS 300000u
 /* Expectations held at once. */
 #define CT_EXP_MAX 4096u
 /* Upcalls of one burst whose packets the helper rewrites. */
@@ -36,6 +38,7 @@ struct ct_help {
 	struct mod_ct_seqadj adj;
 	uint32_t sip_invite_cseq; /* SIP: the CSeq of the last INVITE that expected media */
 	bool sip_invite;          /* ... valid */
+	uint8_t sane_state;       /* SANE: MOD_CT_SANE_* */
 };
 
 /*

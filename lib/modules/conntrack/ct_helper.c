@@ -357,6 +357,39 @@ irc_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	return 0;
 }
 
+/*
+ * SANE (nf_conntrack_sane): the port a SANE_NET_START reply announces
+ * expects the client's data connection: from the client to the server as
+ * the connection's original direction names them, TCP, that port, 300 s,
+ * one per connection. No rewrite (Linux has no nf_nat_sane: the data
+ * connection goes through the nat table as any flow). @return 0 or a drop
+ * reason.
+ */
+static unsigned int
+sane_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint16_t port)
+{
+	const struct fc_pkt *pkt = &f->up->pkt;
+	unsigned int alen = fc_af_addr_len(pkt->key.family);
+	struct mod_ct_exp e;
+	struct fc_key ok;
+
+	/* The original direction's key: the other entry's, this being a reply. */
+	other_key(h, f, &ok);
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = pkt->key.family;
+	memcpy(fc_key_src_w(&e.tuple), fc_key_src(&ok), alen);
+	memcpy(fc_key_dst_w(&e.tuple), fc_key_dst(&ok), alen);
+	fc_key_set_proto(&e.tuple, PROTO_TCP);
+	fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
+	e.helper = MOD_CT_HELPER_SANE;
+	e.master = id;
+	e.expires = h->now + CT_SANE_EXP_TIMEOUT_MS;
+	if (mod_ct_expect_add(h->exp, &e, h->now) < 0)
+		return RULE_DROP_CT_HELPER; /* Linux: "cannot add expectation" */
+	count(&h->st.commands);
+	return 0;
+}
+
 void
 ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id)
@@ -369,14 +402,23 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 	enum mod_ct_ftp_result r;
 	uint32_t pay;
 
-	if ((c->helper != MOD_CT_HELPER_FTP && c->helper != MOD_CT_HELPER_IRC) ||
-		(hp = help_of(h, id)) == NULL)
+	if (mod_ct_helper_proto(c->helper) != PROTO_TCP || (hp = help_of(h, id)) == NULL)
 		return;
 	/* Linux's helper sees what the filter accepted, once traffic went both ways. */
 	if (pkt->tcp_dlen != 0 && f->act[dir].verdict != FC_VERDICT_DROP &&
 		(c->flags & MOD_CT_C_REPLIED) && up->frame != NULL) {
 		pay = (uint32_t)pkt->l4_off + pkt->tcp_hlen;
-		if (c->helper == MOD_CT_HELPER_IRC) {
+		if (c->helper == MOD_CT_HELPER_SANE) {
+			uint16_t port;
+
+			if (pay + pkt->tcp_dlen <= up->frame_len) {
+				count(&h->st.segments);
+				port = mod_ct_sane_segment(&hp->sane_state, dir, up->frame + pay,
+					pkt->tcp_dlen);
+				if (port != 0)
+					drop = sane_expect(h, f, id, port);
+			}
+		} else if (c->helper == MOD_CT_HELPER_IRC) {
 			struct mod_ct_irc_dcc d;
 
 			/* IRC: the client's segments only, each on its own. */

@@ -50,6 +50,8 @@ test_helper_names(void **state)
 	assert_int_equal(mod_ct_helper_find("pptp"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("irc"), MOD_CT_HELPER_IRC);
 	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_IRC), 6);
+	assert_int_equal(mod_ct_helper_find("sane"), MOD_CT_HELPER_SANE);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_SANE), 6);
 	assert_int_equal(mod_ct_helper_find("netbios-ns"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("nosuch"), -ENOENT);
 	assert_int_equal(mod_ct_helper_find(""), -EINVAL);
@@ -225,6 +227,44 @@ test_irc_parse(void **state)
 	assert_int_equal(mod_ct_irc_format(0xc6336401u, 40000, buf, sizeof(buf)), 16);
 	assert_string_equal(buf, "3325256705 40000");
 	assert_int_equal(mod_ct_irc_format(1, 2, buf, 3), -ENOSPC);
+}
+
+/* SANE: SANE_NET_START, then its success reply's port, as Linux reads them. */
+static void
+test_sane_segment(void **state)
+{
+	static const uint8_t start[8] = {0, 0, 0, 7, 0, 0, 0, 1};
+	static const uint8_t other[8] = {0, 0, 0, 4, 0, 0, 0, 1};
+	static const uint8_t ok[16] = {0, 0, 0, 0, 0, 0, 0x1f, 0x40};
+	static const uint8_t fail[16] = {0, 0, 0, 4, 0, 0, 0x1f, 0x40};
+	static const uint8_t nonzero[16] = {0, 0, 0, 0, 0, 1, 0x1f, 0x40};
+	uint8_t st = MOD_CT_SANE_NORMAL;
+
+	(void)state;
+	/* A reply without the request: nothing. */
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, sizeof(ok)), 0);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8), 0);
+	assert_int_equal(st, MOD_CT_SANE_START);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, sizeof(ok)), 8000);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	/* Once: the next reply is no answer to it. */
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, sizeof(ok)), 0);
+	/* A request of another length leaves the state; another code clears it. */
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, other, 7), 0);
+	assert_int_equal(st, MOD_CT_SANE_START);
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, other, 8);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	/* A failure status, non-zero padding, a short reply: nothing, state cleared. */
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, fail, sizeof(fail)), 0);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, nonzero, sizeof(nonzero)), 0);
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, 7), 0);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	assert_int_equal(mod_ct_sane_segment(NULL, MOD_CT_DIR_ORIG, start, 8), 0);
 }
 
 static void
@@ -740,6 +780,7 @@ main(void)
 		cmocka_unit_test(test_tftp_parse),
 		cmocka_unit_test(test_sip_parse),
 		cmocka_unit_test(test_irc_parse),
+		cmocka_unit_test(test_sane_segment),
 		cmocka_unit_test(test_parse_commands),
 		cmocka_unit_test(test_parse_split_and_hostile),
 		cmocka_unit_test(test_segments_in_order),

@@ -104,10 +104,10 @@ world_down(struct world *w)
 	eng_stack_free(w->eng);
 }
 
-/* A TCP frame from @p src:@p sp to @p dst:@p dp with @p payload. */
+/* A TCP frame from @p src:@p sp to @p dst:@p dp with @p plen bytes of @p payload. */
 static uint32_t
 tcp_frame(uint8_t *buf, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
-	uint32_t seq, uint32_t ack, const char *payload)
+	uint32_t seq, uint32_t ack, const void *payload, uint32_t plen)
 {
 	struct pb_ipv4 ip = {.src = src, .dst = dst};
 	struct pb b;
@@ -118,8 +118,8 @@ tcp_frame(uint8_t *buf, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, ui
 	pb_ipv4(&b, &ip);
 	pb_tcp(&b, sp, dp, flags, seq, ack, 0);
 	pb_tcp_win(&b, 8000);
-	if (payload != NULL && payload[0] != '\0')
-		pb_payload(&b, payload, (uint32_t)strlen(payload));
+	if (payload != NULL && plen != 0)
+		pb_payload(&b, payload, plen);
 	n = pb_finish(&b);
 	assert_true(n > 0);
 	return (uint32_t)n;
@@ -130,8 +130,8 @@ tcp_frame(uint8_t *buf, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, ui
  * w->frame (accepted) and the decision is returned.
  */
 static struct rule_decision
-rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
-	uint32_t seq, uint32_t ack, const char *payload)
+rx_n(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
+	uint32_t seq, uint32_t ack, const void *payload, uint32_t plen)
 {
 	struct fc_table *t = rule_engine_table(w->eng, FC_AF_INET4);
 	struct rule_upcall up;
@@ -146,7 +146,7 @@ rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_
 	w->now++;
 	w->fast = false;
 	memset(&up, 0, sizeof(up));
-	w->len = tcp_frame(w->frame, src, sp, dst, dp, flags, seq, ack, payload);
+	w->len = tcp_frame(w->frame, src, sp, dst, dp, flags, seq, ack, payload, plen);
 	assert_int_equal(fc_parse(w->frame, w->len, &up.pkt), FC_PARSE_OK);
 	key = &up.pkt.key.v4;
 	sig = fc_table_hash(t, key);
@@ -193,6 +193,14 @@ rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_
 	memcpy(w->frame, rte_pktmbuf_mtod(m, uint8_t *), w->len);
 	rte_pktmbuf_free(m);
 	return d;
+}
+
+static struct rule_decision
+rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
+	uint32_t seq, uint32_t ack, const char *payload)
+{
+	return rx_n(w, src, sp, dst, dp, flags, seq, ack, payload,
+		payload != NULL ? (uint32_t)strlen(payload) : 0);
 }
 
 static bool
@@ -281,7 +289,7 @@ test_active_and_passive(void **state)
 	/* Active: PORT makes the expectation; the server's data connection is RELATED. */
 	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,1\r\n")));
 	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
-	assert_int_equal(tcp_frame(w.frame, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL),
+	assert_int_equal(tcp_frame(w.frame, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL, 0),
 		w.len);
 	assert_int_equal(fc_parse(w.frame, w.len, &p), FC_PARSE_OK);
 	assert_int_equal(rule_engine_flow_lookup(w.eng, &p.key, &fi), 0);
@@ -528,6 +536,45 @@ test_irc_masquerade(void **state)
 	world_down(&w);
 }
 
+/* SANE: a data connection to the port SANE_NET_START's reply names. */
+static void
+test_sane(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	struct ctl c;
+	uint8_t req[8] = {0, 0, 0, 7, 0, 0, 0, 1}, rep[16] = {0, 0, 0, 0, 0, 0, 0x1f, 0x40};
+	struct rule_decision d;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established\n"
+		     "accept proto tcp dport 6566 ctstate new\n"
+		     "accept proto tcp ctstate related helper sane\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sane proto tcp dport 6566\n");
+	ctl_open_port(&w, &c, 40200, MASQ, 6566);
+	/* SANE_NET_START (8 bytes), the reply with port 8000. */
+	assert_true(accepted(rx_n(&w, CLIENT, 40200, SERVER, 6566, PB_TCP_ACK | PB_TCP_PSH, c.cseq,
+		c.sseq, req, 8)));
+	c.cseq += 8;
+	assert_true(accepted(rx_n(&w, SERVER, 6566, MASQ, 40200, PB_TCP_ACK | PB_TCP_PSH, c.sseq,
+		c.cseq, rep, 16)));
+	c.sseq += 16;
+	/* The client's data connection to that port: RELATED, masqueraded as any flow. */
+	d = rx(&w, CLIENT, 40201, SERVER, 8000, PB_TCP_SYN, 1, 0, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 12), MASQ);
+	/* Once, and only to that port. */
+	assert_false(accepted(rx(&w, CLIENT, 40202, SERVER, 8000, PB_TCP_SYN, 1, 0, NULL)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.commands, 1);
+	assert_int_equal(st.related, 1);
+	world_down(&w);
+}
+
 int
 main(void)
 {
@@ -538,6 +585,7 @@ main(void)
 		cmocka_unit_test(test_masquerade),
 		cmocka_unit_test(test_irc_dcc),
 		cmocka_unit_test(test_irc_masquerade),
+		cmocka_unit_test(test_sane),
 	};
 	int rc;
 
