@@ -232,9 +232,12 @@ struct rule_flow {
 	bool reopen;                  /**< on_packet, with @c remove: a new connection opens */
 	bool store;                   /**< on_packet: store act[] and timeout in both entries */
 	uint8_t ctstatus;             /**< RULE_CTS_* a tracker adds (EXPECTED) */
-	bool exp_nat;                 /**< an expected connection's DNAT: @c exp_dnat */
+	bool exp_nat;                 /**< an expected connection's NAT (the master's):
+				           @c exp_dnat, and @c exp_snat when its family
+				           is not 0; the nat table is not consulted */
 	char ct_helper[16];           /**< -m helper: its master's helper ("" none) */
 	struct rule_nat exp_dnat;
+	struct rule_nat exp_snat;
 };
 
 /** Why an entry went (struct rule_flow_gone::why). */

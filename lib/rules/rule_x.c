@@ -747,22 +747,54 @@ rule_x_finish(struct rule *r, struct rule_x *x)
 	}
 }
 
+static bool
+proto_is(const struct rule *r, uint8_t proto)
+{
+	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) && r->proto == proto;
+}
+
 /*
- * CT --helper NAME: the helpers gufc has (conntrack_helper.h: ftp); the
- * others Linux has are an error that says so, not a silent accept.
+ * CT --helper NAME: the helpers gufc has (conntrack_helper.h: ftp, tftp,
+ * sip, irc, sane), each for its protocol, as Linux finds a helper by name
+ * and protocol (-p tcp for ftp, irc and sane, -p udp for tftp and for sip: gufc's
+ * SIP helper reads UDP only; irc is IPv4 only, as Linux's); the others Linux has are an error
+ * that says so, not a silent accept.
  */
 static const char *
-ct_helper_check(const char *name)
+ct_helper_check(const struct rule *r, const char *name)
 {
-	static const char *const linux_only[] = {"tftp", "sip", "h323", "ras", "q.931", "h.245",
-		"irc", "pptp", "amanda", "netbios-ns", "snmp", "snmp_trap", "sane", "broadcast"};
+#define NOT_BUILT(n) {n, "CT --helper " n ": this helper is not built in gufc (it has ftp, tftp, sip, irc and sane)"}
+	static const struct {
+		const char *name;
+		const char *msg;
+	} linux_only[] = {NOT_BUILT("h323"), NOT_BUILT("RAS"),
+		NOT_BUILT("Q.931"), NOT_BUILT("H.245"), NOT_BUILT("pptp"),
+		NOT_BUILT("amanda"), NOT_BUILT("netbios-ns"), NOT_BUILT("snmp"),
+		NOT_BUILT("snmp_trap"), NOT_BUILT("broadcast")};
+#undef NOT_BUILT
 
 	if (strcmp(name, "ftp") == 0)
-		return NULL;
+		return proto_is(r, RULE_PROTO_TCP) ? NULL :
+			"CT --helper ftp needs -p tcp (a helper serves one protocol)";
+	if (strcmp(name, "tftp") == 0)
+		return proto_is(r, RULE_PROTO_UDP) ? NULL :
+			"CT --helper tftp needs -p udp (a helper serves one protocol)";
+	if (strcmp(name, "sane") == 0)
+		return proto_is(r, RULE_PROTO_TCP) ? NULL :
+			"CT --helper sane needs -p tcp (a helper serves one protocol)";
+	if (strcmp(name, "irc") == 0) {
+		if (r->family == FC_AF_INET6)
+			return "CT --helper irc: Linux's IRC helper is IPv4 only";
+		return proto_is(r, RULE_PROTO_TCP) ? NULL :
+			"CT --helper irc needs -p tcp (a helper serves one protocol)";
+	}
+	if (strcmp(name, "sip") == 0)
+		return proto_is(r, RULE_PROTO_UDP) ? NULL :
+			"CT --helper sip needs -p udp (gufc's SIP helper reads SIP over UDP)";
 	for (unsigned int i = 0; i < RTE_DIM(linux_only); i++)
-		if (strcasecmp(name, linux_only[i]) == 0)
-			return "CT --helper: this helper is not built in gufc (it has ftp only)";
-	return "CT --helper: no such helper (gufc has ftp)";
+		if (strcasecmp(name, linux_only[i].name) == 0)
+			return linux_only[i].msg;
+	return "CT --helper: no such helper (gufc has ftp, tftp, sip, irc and sane)";
 }
 
 static bool
@@ -773,12 +805,6 @@ reject_family_ok(uint8_t with, uint8_t family)
 	if (family == FC_AF_INET6)
 		return with >= RULE_REJECT_ICMP6_NO_ROUTE;
 	return with < RULE_REJECT_TCP_RESET;
-}
-
-static bool
-proto_is(const struct rule *r, uint8_t proto)
-{
-	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) && r->proto == proto;
 }
 
 const char *
@@ -867,7 +893,7 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			return "CT --zone: gufc has no conntrack zones (a connection is one per "
 			       "tuple: the flow key has no room for a zone)";
 		if (x->given & B(1))
-			return ct_helper_check(x->u.ct_t.helper);
+			return ct_helper_check(r, x->u.ct_t.helper);
 		break;
 	case RULE_XT_SYNPROXY:
 		/* Kept and ignored would leave SYN floods unanswered while the set looks loaded. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tests/fuzz/fuzz_ct_ftp.c — libFuzzer target for the FTP helper's pure
- * parts (lib/modules/conntrack/ct_ftp.c): the command parser on any bytes
+ * parts (lib/modules/conntrack/ct_ftp.c), the TFTP helper's request
+ * check (ct_tftp.c), the SIP reader (ct_sip.c), the IRC DCC reader
+ * (ct_irc.c) and the SANE reader (ct_sane.c): the command parser on any bytes
  * in both directions and families, the line tracking over the input cut
  * into segments, and the segment rewrite of a parsed command, whose TCP
  * and IPv4 checksums must verify afterwards; and the SACK blocks of any
@@ -10,6 +12,7 @@
  * (UBSan).
  */
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +101,44 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (copy == NULL)
 		return 0;
 	memcpy(copy, data, size);
+	/* The TFTP helper's request check: the opcode, nothing past the end. */
+	{
+		int op = mod_ct_tftp_parse(copy, (uint32_t)size);
+
+		if (op < 0 || op > MOD_CT_TFTP_WRQ ||
+			(op != 0) != (size >= 2 && copy[0] == 0 && (copy[1] == 1 || copy[1] == 2)))
+			abort();
+	}
+	/* The SANE reader: any bytes both ways, any state. */
+	for (uint8_t st0 = 0; st0 < 2; st0++) {
+		uint8_t st = st0;
+
+		mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, copy, (uint32_t)size);
+		mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, copy, (uint32_t)size);
+		if (st > MOD_CT_SANE_START)
+			abort();
+	}
+	/* The IRC DCC reader: an offer lies inside the payload, its port not 0. */
+	{
+		struct mod_ct_irc_dcc dcc;
+
+		if (mod_ct_irc_parse(copy, (uint32_t)size, &dcc) == 1 &&
+			(dcc.port == 0 || dcc.len == 0 || (size_t)dcc.off + dcc.len > size))
+			abort();
+	}
+	/* The SIP reader, both families: what it reports stays in range. */
+	for (unsigned int fam = 0; fam < 2; fam++) {
+		struct mod_ct_sip_msg sm;
+		int r = mod_ct_sip_parse(copy, (uint32_t)size, fam ? FC_AF_INET6 : FC_AF_INET4, &sm);
+
+		if (r > 1 || r < -EBADMSG || sm.n_media > MOD_CT_SIP_MEDIA_MAX ||
+			sm.method >= MOD_CT_SIP_METHODS)
+			abort();
+		for (unsigned int i = 0; r == 1 && i < sm.n_media; i++)
+			if (sm.media[i].port < 1024 || sm.media[i].type == 0 ||
+				sm.media[i].type > MOD_CT_SIP_IMAGE)
+				abort();
+	}
 	for (unsigned int dir = 0; dir < 2; dir++) {
 		if (mod_ct_ftp_parse(copy, (uint32_t)size, dir, FC_AF_INET4, a4, &cmd) == 1 &&
 			(cmd.off + cmd.len > size || cmd.port == 0))

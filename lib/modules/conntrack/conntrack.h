@@ -148,14 +148,20 @@ enum mod_ct_tcp_index {
 struct mod_ct_conn {
 	uint8_t state;      /**< enum mod_ct_state */
 	uint8_t flags;      /**< MOD_CT_C_* */
-	uint8_t helper;     /**< TCP: its own helper (enum mod_ct_helper, conntrack_helper.h) */
+	uint8_t helper;     /**< a record's own helper (enum mod_ct_helper, conntrack_helper.h) */
 	/**
-	 * TCP: not 0 for a connection a helper expected (its master's helper):
-	 * its original side is RELATED until the first reply, --ctstatus
-	 * EXPECTED, -m helper matches that helper. Neither byte is packed.
+	 * A record's: not 0 for a connection a helper expected (its master's
+	 * helper): its original side is RELATED until the first reply,
+	 * --ctstatus EXPECTED, -m helper matches that helper. Neither byte is
+	 * packed.
 	 */
 	uint8_t master_helper;
 	struct mod_ct_tcp tcp; /**< TCP: window tracking; zero otherwise */
+	/**
+	 * The module's records: their protocol (TCP; UDP with a helper or a
+	 * master). 0 where mod_ct_new() and mod_ct_conn_unpack() leave it.
+	 */
+	uint8_t proto;
 };
 
 /** Packet directions: the entry's key is the original or the reply key. */
@@ -631,7 +637,8 @@ struct mod_ct_module_stats {
 	uint64_t reopened;  /**< TCP connections replaced by a new SYN */
 	uint64_t removed;   /**< TCP connections ended by a RST before any reply */
 	uint64_t tcp_conns; /**< TCP connections (records) tracked now */
-	uint64_t tcp_full;  /**< TCP connections refused: max_tcp reached */
+	uint64_t tcp_full;  /**< TCP connections refused: max_tcp reached (and UDP ones
+				 tracked without their helper for want of a record) */
 	uint64_t notrack;   /**< new flows the raw table made untracked (CT --notrack, NOTRACK) */
 };
 

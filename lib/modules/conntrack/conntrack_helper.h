@@ -2,13 +2,13 @@
 /*
  * lib/modules/conntrack — connection tracking helpers (Linux's
  * nf_conntrack_helper): a connection assigned a helper in the raw table
- * (-j CT --helper ftp; native `ct ct_helper ftp`) has its payload read by
- * the helper, which expects the related connections the protocol announces
- * (FTP's data connections). Part of conntrack.h's manual, which includes
+ * (-j CT --helper ftp|tftp; native `ct ct_helper ftp`) has its payload
+ * read by the helper, which expects the related connections the protocol
+ * announces (FTP's data connections, TFTP's transfers). Part of conntrack.h's manual, which includes
  * this header at its end: include conntrack.h.
  *
- * Pure parts (ct_ftp.c, ct_expect.c; no EAL, no state of their own): the
- * FTP command parser, the FTP helper's per-connection line tracking, the
+ * Pure parts (ct_ftp.c, ct_tftp.c, ct_expect.c; no EAL, no state of their
+ * own): the FTP command parser, the TFTP request parser, the FTP helper's per-connection line tracking, the
  * expectation table, the sequence-number adjustment a rewrite that changes
  * a segment's length leaves on the control connection (Linux's seqadj).
  * The module's part (ct_helper.c) is described under "Helpers in the
@@ -30,14 +30,20 @@ extern "C" {
 enum mod_ct_helper {
 	MOD_CT_HELPER_NONE, /**< no helper */
 	MOD_CT_HELPER_FTP,  /**< "ftp": PORT, EPRT, 227, 229 (Linux's nf_conntrack_ftp) */
+	MOD_CT_HELPER_TFTP, /**< "tftp": RRQ, WRQ (Linux's nf_conntrack_tftp) */
+	MOD_CT_HELPER_SIP,  /**< "sip" over UDP: SDP media streams (Linux's nf_conntrack_sip) */
+	MOD_CT_HELPER_IRC,  /**< "irc": DCC offers, IPv4 (Linux's nf_conntrack_irc) */
+	MOD_CT_HELPER_SANE, /**< "sane": SANE_NET_START's data port (Linux's nf_conntrack_sane) */
 	MOD_CT_HELPER__COUNT
 };
 
 /**
  * Find a helper by the name -j CT --helper gives.
  * @param name  NUL-terminated name
- * @return MOD_CT_HELPER_FTP for "ftp"; -ENOTSUP for a helper Linux has and
- *   gufc has not (tftp, sip, h323, irc, pptp, amanda, netbios-ns, snmp,
+ * @return MOD_CT_HELPER_FTP for "ftp", MOD_CT_HELPER_TFTP for "tftp",
+ *   MOD_CT_HELPER_SIP for "sip", MOD_CT_HELPER_IRC for "irc",
+ *   MOD_CT_HELPER_SANE for "sane"; -ENOTSUP for a helper Linux has and gufc
+ *   has not (h323, irc, pptp, amanda, netbios-ns, snmp,
  *   sane, ...: mod_ct_helper_known()); -ENOENT for a name no helper has;
  *   -EINVAL for NULL or "".
  * Context: any.
@@ -58,6 +64,15 @@ bool mod_ct_helper_known(const char *name);
  * @return a static string; "" for NONE or out of range. Context: any.
  */
 const char *mod_ct_helper_name(unsigned int h);
+
+/**
+ * The transport protocol a helper serves (Linux finds a helper by name and
+ * protocol: -j CT --helper tftp needs -p udp).
+ * @param h  enum mod_ct_helper
+ * @return 6 (TCP: ftp, irc, sane), 17 (UDP: tftp, sip); 0 for NONE or out of range.
+ * Context: any.
+ */
+uint8_t mod_ct_helper_proto(unsigned int h);
 
 /* ------------------------------------------------------------------------ */
 /* FTP                                                                       */
@@ -173,6 +188,155 @@ enum mod_ct_ftp_result mod_ct_ftp_segment(struct mod_ct_ftp *s, unsigned int dir
 	struct mod_ct_ftp_cmd *cmd);
 
 /* ------------------------------------------------------------------------ */
+/* TFTP                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** TFTP opcodes that open a transfer (RFC 1350). */
+#define MOD_CT_TFTP_RRQ 1 /**< read request */
+#define MOD_CT_TFTP_WRQ 2 /**< write request */
+
+/**
+ * Is a UDP payload of a TFTP connection a request that opens a transfer?
+ * As Linux's nf_conntrack_tftp reads it: the first two bytes, the opcode,
+ * and nothing else (neither file name nor mode is checked).
+ * @param data  the UDP payload
+ * @param len   its length
+ * @return MOD_CT_TFTP_RRQ or MOD_CT_TFTP_WRQ; 0 for any other opcode or a
+ *   payload shorter than an opcode; -EINVAL for NULL with @p len > 0.
+ * Context: any.
+ */
+int mod_ct_tftp_parse(const uint8_t *data, uint32_t len);
+
+/* ------------------------------------------------------------------------ */
+/* SIP                                                                       */
+/* ------------------------------------------------------------------------ */
+
+/** SIP methods (RFC 3261, 3262, 3311) the SIP helper tells apart. */
+enum mod_ct_sip_method {
+	MOD_CT_SIP_OTHER,
+	MOD_CT_SIP_INVITE,
+	MOD_CT_SIP_ACK,
+	MOD_CT_SIP_BYE,
+	MOD_CT_SIP_CANCEL,
+	MOD_CT_SIP_REGISTER,
+	MOD_CT_SIP_UPDATE,
+	MOD_CT_SIP_PRACK,
+	MOD_CT_SIP_OPTIONS,
+	MOD_CT_SIP_METHODS
+};
+
+/** Media types whose streams a session description makes expected (Linux's). */
+#define MOD_CT_SIP_AUDIO 1
+#define MOD_CT_SIP_VIDEO 2
+#define MOD_CT_SIP_IMAGE 3 /**< T.38 fax */
+/** Most media streams read per message (Linux's: one per type). */
+#define MOD_CT_SIP_MEDIA_MAX 3
+
+/** One announced media stream: RTP to addr:port (RTCP to the next odd port). */
+struct mod_ct_sip_media {
+	uint8_t type;     /**< MOD_CT_SIP_AUDIO, _VIDEO, _IMAGE */
+	uint8_t addr[16]; /**< the stream's c= address, else the session's; network order */
+	uint16_t port;    /**< host order, 1024 .. 65535 */
+};
+
+/** What mod_ct_sip_parse() reads of a message. */
+struct mod_ct_sip_msg {
+	bool response;   /**< a response (status line), else a request */
+	bool sdp;        /**< a session description was read (see mod_ct_sip_parse()) */
+	uint8_t method;  /**< enum mod_ct_sip_method: a request's; a response's CSeq method */
+	uint16_t status; /**< a response's code */
+	uint32_t cseq;   /**< the CSeq number */
+	uint8_t n_media; /**< streams in @c media (ports of 0, other types left out) */
+	struct mod_ct_sip_media media[MOD_CT_SIP_MEDIA_MAX];
+};
+
+/**
+ * Read a SIP message (one UDP payload) as Linux's nf_conntrack_sip does:
+ * the start line ("SIP/2.0 CODE" is a response, else a request named by
+ * its method, case-insensitive, followed by a space and a letter); the
+ * CSeq header (at a line start, "CSeq", blanks, ':', blanks, digits; a
+ * response's answered method one character after them); and, in an
+ * INVITE, UPDATE, ACK or PRACK request or a 1xx/2xx response to INVITE,
+ * UPDATE or PRACK, the session description from its "v=" line: the
+ * session's "c=... IN IP4|IP6 ADDR" (of @p family), then each "m=audio|
+ * video|image PORT" line (exact case, as Linux) with its own c= line
+ * before the next m=, else the session's; at most
+ * MOD_CT_SIP_MEDIA_MAX streams; a port of 0 is an inactive stream.
+ * @param data    the UDP payload
+ * @param len     its length
+ * @param family  the connection's family (the addresses read are of it)
+ * @param m       receives the message
+ * @return 1: a response, or a request of a method listed in enum
+ *   mod_ct_sip_method; 0: a request of another method, or no SIP
+ *   (nothing read); -EBADMSG: what Linux drops: a response code of 0, no
+ *   CSeq number, a media port below 1024 or above 65535, a stream with no
+ *   address; -EINVAL: NULL or a bad @p family.
+ * Context: any.
+ */
+int mod_ct_sip_parse(const uint8_t *data, uint32_t len, uint8_t family, struct mod_ct_sip_msg *m);
+
+/* ------------------------------------------------------------------------ */
+/* IRC                                                                       */
+/* ------------------------------------------------------------------------ */
+
+/** A DCC offer: the address and port the client announces, and where their text is. */
+struct mod_ct_irc_dcc {
+	uint32_t addr; /**< IPv4 address, host order (as DCC writes it: one decimal number) */
+	uint16_t port; /**< host order, not 0 */
+	uint16_t off;  /**< offset in the payload of "ADDR PORT" ... */
+	uint16_t len;  /**< ... and its length (what a NAT rewrites) */
+};
+
+/**
+ * Find a DCC offer in a segment a client sends its IRC server, as Linux's
+ * nf_conntrack_irc does (with its 2022 tightening): after leading blanks
+ * the segment is a "PRIVMSG " (case-insensitive), the text after its
+ * first " :" starts with "\1DCC " and a type (SEND, CHAT, MOVE, TSEND,
+ * SCHAT), then an argument, a space, the address as one decimal number,
+ * blanks, the port; a newline must follow somewhere in the segment. One
+ * offer per segment (the first). Stricter than Linux where it would wrap:
+ * an address above 2^32 - 1 or a port above 65535 is no offer.
+ * @param data  the payload (one segment, from its start)
+ * @param len   its length
+ * @param d     receives the offer on 1
+ * @return 1: an offer; 0: none; -EINVAL: NULL. Context: any.
+ */
+int mod_ct_irc_parse(const uint8_t *data, uint32_t len, struct mod_ct_irc_dcc *d);
+
+/**
+ * The text a NAT writes in place of an offer's: "ADDR PORT" in decimal.
+ * @param addr  IPv4 address, host order
+ * @param port  host order
+ * @param buf   destination
+ * @param size  its size (24 always suffices)
+ * @return characters written (no NUL), -EINVAL, -ENOSPC. Context: any.
+ */
+int mod_ct_irc_format(uint32_t addr, uint16_t port, char *buf, unsigned int size);
+
+/* ------------------------------------------------------------------------ */
+/* SANE                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** What the SANE helper remembers of a connection (zero: NORMAL). */
+#define MOD_CT_SANE_NORMAL 0
+#define MOD_CT_SANE_START 1 /**< the client asked SANE_NET_START */
+
+/**
+ * One payload segment of a SANE connection, as Linux's nf_conntrack_sane
+ * reads it: from the client (MOD_CT_DIR_ORIG) a segment of exactly 8 bytes
+ * is a request: SANE_NET_START (code 7) sets @p state to START, another
+ * code to NORMAL (other lengths leave it); from the server, in state
+ * START, the reply: back to NORMAL, and a status of 0 with 16 zero bits
+ * then announces the data port.
+ * @param state  the connection's memory, updated
+ * @param dir    MOD_CT_DIR_ORIG or MOD_CT_DIR_REPLY
+ * @param data   the payload
+ * @param len    its length
+ * @return the announced port (host order), 0 if none. Context: any.
+ */
+uint16_t mod_ct_sane_segment(uint8_t *state, unsigned int dir, const uint8_t *data, uint32_t len);
+
+/* ------------------------------------------------------------------------ */
 /* Sequence adjustment (a rewrite changed a segment's length)                */
 /* ------------------------------------------------------------------------ */
 
@@ -275,15 +439,18 @@ mod_ct_seqadj_active(const struct mod_ct_seqadj *a)
 
 /**
  * An expected connection: its first packet's tuple with the source port
- * wildcarded (as Linux's FTP helper expects data connections), what its
- * destination is translated to when the master is behind NAT, its master
- * and when it expires.
+ * wildcarded (as Linux's FTP and TFTP helpers expect), what its
+ * destination (and source) is translated to when the master is behind
+ * NAT, its master and when it expires.
  */
 struct mod_ct_exp {
 	struct fc_key tuple;  /**< family, proto, src, dst, dport; sport, local bits, in_port 0 */
 	uint8_t nat_addr[16]; /**< with @c nat: the destination it is translated to ... */
 	uint16_t nat_port;    /**< ... and port (host order) */
 	bool nat;             /**< the data connection gets a DNAT binding (the master's NAT) */
+	bool snat;            /**< with @c nat: and its source becomes @c snat_addr (the
+				   master's destination was translated: Linux's follow_master) */
+	uint8_t snat_addr[16]; /**< network order */
 	uint8_t helper;       /**< the master's helper (enum mod_ct_helper) */
 	uint32_t master;      /**< the master's connection id (its TCP record) */
 	uint32_t expires;     /**< time (ms, the caller's clock) it is gone at */
@@ -345,6 +512,16 @@ int mod_ct_expect_take(struct mod_ct_expect *t, const struct fc_key *k, uint32_t
 	struct mod_ct_exp *out);
 
 /**
+ * Is there an expectation a new flow's first packet would take (as
+ * mod_ct_expect_take() matches), without taking it?
+ * @param t    the table (NULL: none)
+ * @param k    the packet's key
+ * @param now  current time
+ * @return true if so. Context: one thread at a time (the rules lcore).
+ */
+bool mod_ct_expect_has(const struct mod_ct_expect *t, const struct fc_key *k, uint32_t now);
+
+/**
  * Remove expectations that expired, visiting at most @p budget slots.
  * @param t       the table (NULL: nothing)
  * @param now     current time (ms)
@@ -382,7 +559,10 @@ void mod_ct_expect_stats_get(const struct mod_ct_expect *t, struct mod_ct_expect
  * In the conntrack module (ct_helper.c):
  *
  * - A new TCP connection whose raw-table walk ran -j CT --helper ftp gets
- *   the helper (Linux's template; nf_conntrack_helper=0: never by port).
+ *   the helper (Linux's template; nf_conntrack_helper=0: never by port);
+ *   a UDP one, -j CT --helper tftp (a helper of another protocol is not
+ *   given). A UDP connection with a helper, or one a helper expected, is
+ *   kept in a record as TCP connections are (its id in both entries).
  *   Its entries keep FC_INTEREST_TCP_DATA: segments with payload go to the
  *   slow path, where mod_ct_ftp_segment() reads them after the TCP state
  *   machine accepted them and only when the cached verdict accepts (Linux's
@@ -405,13 +585,26 @@ void mod_ct_expect_stats_get(const struct mod_ct_expect *t, struct mod_ct_expect
  *   (struct mod_ct_seqadj): from then on every packet of the control
  *   connection takes the slow path (FC_INTEREST_ALL), where
  *   mod_ct_module_mangle() applies the shift (incremental checksums).
+ * - TFTP (nf_conntrack_tftp, nf_nat_tftp): every packet of a helped
+ *   connection goes to the slow path (FC_INTEREST_ALL: in practice the
+ *   client's request and its retransmissions; the server answers from
+ *   another port, another connection). After NAT decided the flow (Linux's
+ *   helper runs after NAT), a read or write request the filter accepted
+ *   expects the server's answer: from the address the connection's reply
+ *   comes from, any source port, to the address and port replies go to
+ *   (the translated client behind SNAT/masquerade), UDP, for 300 s, one
+ *   per master. The answer that takes it is RELATED, --ctstatus EXPECTED,
+ *   -m helper tftp; behind NAT it is translated to the client's own
+ *   address and port (and, when the master's destination was translated,
+ *   from the address the client asked: follow_master). Nothing in a TFTP
+ *   packet is rewritten. No room for an expectation drops the request.
  */
 
 /** Helper counters of the module (mod_ct_module_helper_stats_get()). */
 struct mod_ct_helper_stats {
 	uint64_t conns;      /**< connections assigned a helper */
 	uint64_t segments;   /**< segments the helper read */
-	uint64_t commands;   /**< commands that made an expectation */
+	uint64_t commands;   /**< commands (FTP) and requests (TFTP) that made an expectation */
 	uint64_t foreign;    /**< commands naming another address: not expected */
 	uint64_t dropped;    /**< segments dropped: partial or malformed commands,
 				  no room for an expectation */

@@ -4,7 +4,9 @@
  * connections helpers announced (conntrack_helper.h). A fixed array of
  * slots with hash chains on the wildcarded tuple (family, protocol,
  * addresses, destination port): a new flow's first packet finds its
- * expectation with one hash and a short chain, whatever its source port.
+ * expectation with one hash and a short chain, whatever its source port
+ * (and a second one with the source address zeroed when the table holds
+ * expectations from any address, IRC's).
  * Pure C on the heap; one thread at a time (the rules lcore).
  */
 
@@ -31,6 +33,7 @@ struct mod_ct_expect {
 	uint32_t free_head;
 	uint32_t cursor; /* expiry walk */
 	uint64_t born;
+	uint32_t n_wild; /* expectations from any source address */
 	uint32_t *bucket;
 	struct exp_slot *slot;
 	struct mod_ct_expect_stats st;
@@ -119,6 +122,15 @@ mod_ct_expect_free(struct mod_ct_expect *t)
 	free(t);
 }
 
+/* An expectation from any source address (its source is all zeros). */
+static bool
+src_any(const struct fc_key *k)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(fc_key_src(k), zero, fc_af_addr_len(k->family)) == 0;
+}
+
 /* Take slot @p i out of its chain and free it. */
 static void
 unlink_slot(struct mod_ct_expect *t, uint32_t i)
@@ -129,6 +141,8 @@ unlink_slot(struct mod_ct_expect *t, uint32_t i)
 		pp = &t->slot[*pp].next;
 	if (*pp == i)
 		*pp = t->slot[i].next;
+	if (src_any(&t->slot[i].e.tuple))
+		t->n_wild--;
 	t->slot[i].bucket = NONE;
 	t->slot[i].next = t->free_head;
 	t->free_head = i;
@@ -142,6 +156,22 @@ find(const struct mod_ct_expect *t, const struct fc_key *nk)
 		if (same(&t->slot[i].e.tuple, nk))
 			return i;
 	return NONE;
+}
+
+/* The slot a new flow's key @p k matches: exact source, else any source. */
+static uint32_t
+lookup(const struct mod_ct_expect *t, const struct fc_key *k)
+{
+	struct fc_key nk;
+	uint32_t i;
+
+	norm(k, &nk);
+	i = find(t, &nk);
+	if (i == NONE && t->n_wild != 0) {
+		memset(fc_key_src_w(&nk), 0, fc_af_addr_len(nk.family));
+		i = find(t, &nk);
+	}
+	return i;
 }
 
 int
@@ -193,6 +223,8 @@ mod_ct_expect_add(struct mod_ct_expect *t, const struct mod_ct_exp *e, uint32_t 
 	t->slot[i].born = ++t->born;
 	t->slot[i].next = t->bucket[b];
 	t->bucket[b] = i;
+	if (src_any(&nk))
+		t->n_wild++;
 	t->st.active++;
 	t->st.created++;
 	return 0;
@@ -202,15 +234,13 @@ int
 mod_ct_expect_take(struct mod_ct_expect *t, const struct fc_key *k, uint32_t now,
 	struct mod_ct_exp *out)
 {
-	struct fc_key nk;
 	uint32_t i;
 
 	if (t == NULL || k == NULL || out == NULL)
 		return -EINVAL;
 	if (t->st.active == 0)
 		return -ENOENT;
-	norm(k, &nk);
-	i = find(t, &nk);
+	i = lookup(t, k);
 	if (i == NONE)
 		return -ENOENT;
 	if (expired(&t->slot[i], now)) {
@@ -222,6 +252,17 @@ mod_ct_expect_take(struct mod_ct_expect *t, const struct fc_key *k, uint32_t now
 	unlink_slot(t, i);
 	t->st.matched++;
 	return 0;
+}
+
+bool
+mod_ct_expect_has(const struct mod_ct_expect *t, const struct fc_key *k, uint32_t now)
+{
+	uint32_t i;
+
+	if (t == NULL || k == NULL || t->st.active == 0)
+		return false;
+	i = lookup(t, k);
+	return i != NONE && !expired(&t->slot[i], now);
 }
 
 unsigned int

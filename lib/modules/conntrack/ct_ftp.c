@@ -24,6 +24,18 @@
 static const char *const helper_names[MOD_CT_HELPER__COUNT] = {
 	[MOD_CT_HELPER_NONE] = "",
 	[MOD_CT_HELPER_FTP] = "ftp",
+	[MOD_CT_HELPER_TFTP] = "tftp",
+	[MOD_CT_HELPER_SIP] = "sip",
+	[MOD_CT_HELPER_IRC] = "irc",
+	[MOD_CT_HELPER_SANE] = "sane",
+};
+
+static const uint8_t helper_protos[MOD_CT_HELPER__COUNT] = {
+	[MOD_CT_HELPER_FTP] = 6,
+	[MOD_CT_HELPER_TFTP] = 17,
+	[MOD_CT_HELPER_SIP] = 17,
+	[MOD_CT_HELPER_IRC] = 6,
+	[MOD_CT_HELPER_SANE] = 6,
 };
 
 /* Linux's helpers (nf_conntrack_*.c), those gufc has not among them. */
@@ -58,6 +70,12 @@ const char *
 mod_ct_helper_name(unsigned int h)
 {
 	return h < MOD_CT_HELPER__COUNT ? helper_names[h] : "";
+}
+
+uint8_t
+mod_ct_helper_proto(unsigned int h)
+{
+	return h < MOD_CT_HELPER__COUNT ? helper_protos[h] : 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -12,9 +12,21 @@
 #include "conntrack.h"
 #include "engine.h"
 
-/* Linux's FTP expectation policy: one per master, 300 s. */
+/* Linux's FTP and TFTP expectation policies: one per master, 300 s. */
 #define CT_FTP_MAX_EXPECTED 1
 #define CT_FTP_EXP_TIMEOUT_MS 300000u
+#define CT_TFTP_EXP_TIMEOUT_MS 300000u
+/* Linux's SIP policy: media expectations 180 s (4 per class per master:
+ * here 12 per master in a table of their own); the signalling connection
+ * lives 3600 s after its last packet (sip_timeout). */
+#define CT_SIP_MAX_EXPECTED 12
+#define CT_SIP_EXP_TIMEOUT_MS 180000u
+#define CT_SIP_TIMEOUT_MS 3600000u
+/* Linux's IRC policy: max_dcc_channels 8, dcc_timeout 300 s. */
+#define CT_IRC_MAX_EXPECTED 8
+#define CT_IRC_EXP_TIMEOUT_MS 300000u
+/* Linux's SANE policy: one per master, 300 s. */
+#define CT_SANE_EXP_TIMEOUT_MS 300000u
 /* Expectations held at once. */
 #define CT_EXP_MAX 4096u
 /* Upcalls of one burst whose packets the helper rewrites. */
@@ -24,6 +36,9 @@
 struct ct_help {
 	struct mod_ct_ftp ftp;
 	struct mod_ct_seqadj adj;
+	uint32_t sip_invite_cseq; /* SIP: the CSeq of the last INVITE that expected media */
+	bool sip_invite;          /* ... valid */
+	uint8_t sane_state;       /* SANE: MOD_CT_SANE_* */
 };
 
 /*
@@ -51,7 +66,9 @@ struct ct_plan {
 
 struct ct_helpers {
 	struct rule_engine *eng;
-	struct mod_ct_expect *exp;
+	struct mod_ct_expect *exp;     /* FTP's and TFTP's expectations */
+	struct mod_ct_expect *exp_sip; /* SIP's media expectations (a per-master limit of their own) */
+	struct mod_ct_expect *exp_irc; /* IRC's DCC expectations (from any address) */
 	struct ct_help **help[MOD_CT_FAST_CHUNKS]; /* by record id, chunked */
 	uint32_t now;                               /* the engine's clock, from step */
 	struct ct_plan plan[CT_PLANS];
@@ -66,7 +83,13 @@ void ct_help_fini(struct ct_helpers *h);
 uint8_t ct_help_assigned(const struct rule_eval *raw);
 
 /*
- * A TCP connection was created (record @p id, @p c and @p v as mod_ct_new()
+ * Does a new UDP flow need a record: the raw table gave it a helper of
+ * UDP's (@p helper), or it takes an expectation?
+ */
+bool ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t helper);
+
+/*
+ * A TCP connection (or a UDP one ct_help_wants()) was created (record @p id, @p c and @p v as mod_ct_new()
  * made them): take the expectation it may match (RELATED, its DNAT), give
  * it the raw table's helper @p helper. @return 0 or -ENOMEM.
  */
@@ -90,6 +113,15 @@ const struct fc_pkt *ct_help_view(const struct ct_helpers *h, const struct mod_c
  */
 void ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id);
+
+/*
+ * A packet of a helped UDP connection (TFTP, SIP), once NAT decided it
+ * (@p first: the flow's first packet, on insertion): a TFTP request the
+ * filter accepted expects the answer, a SIP message's session description
+ * its media streams; what Linux drops gets f->drop.
+ */
+void ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
+	uint32_t id, bool first);
 
 /* Apply the plan made for the packet parsed as @p pkt, if any. @return 0, -ENOSPC. */
 struct rte_mbuf;

@@ -8,9 +8,11 @@
  * address and port with the sequence shift it leaves
  * (mod_ct_module_mangle(), called by the datapath after the NAT rewrite).
  *
- * A helped connection is TCP: its state lives beside the conntrack
- * record, by the same id (struct ct_help, allocated when the helper is
- * assigned, freed with the record).
+ * A helped connection is TCP (FTP) or UDP (TFTP, SIP): its state lives beside
+ * the conntrack record, by the same id (struct ct_help, allocated when the
+ * helper is assigned, freed with the record). The UDP helpers read the
+ * flow after NAT (ct_help_udp(), from a module of its own after the NAT
+ * stages): it needs the reply's translated tuple.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #define CHUNK (1u << MOD_CT_FAST_CHUNK_SHIFT)
 #define CHUNK_MASK (CHUNK - 1)
 #define PROTO_TCP 6
+#define PROTO_UDP 17
 
 static void
 count(uint64_t *c)
@@ -38,7 +41,9 @@ ct_help_init(struct ct_helpers *h, struct rule_engine *eng)
 	memset(h, 0, sizeof(*h));
 	h->eng = eng;
 	h->exp = mod_ct_expect_create(CT_EXP_MAX, CT_FTP_MAX_EXPECTED);
-	return h->exp == NULL ? -ENOMEM : 0;
+	h->exp_sip = mod_ct_expect_create(CT_EXP_MAX, CT_SIP_MAX_EXPECTED);
+	h->exp_irc = mod_ct_expect_create(CT_EXP_MAX, CT_IRC_MAX_EXPECTED);
+	return h->exp == NULL || h->exp_sip == NULL || h->exp_irc == NULL ? -ENOMEM : 0;
 }
 
 void
@@ -52,6 +57,8 @@ ct_help_fini(struct ct_helpers *h)
 		free(h->help[c]);
 	}
 	mod_ct_expect_free(h->exp);
+	mod_ct_expect_free(h->exp_sip);
+	mod_ct_expect_free(h->exp_irc);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -82,13 +89,25 @@ ct_help_assigned(const struct rule_eval *raw)
 	return helper;
 }
 
+bool
+ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t helper)
+{
+	const struct fc_key *k = &f->up->pkt.key;
+
+	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_proto(helper) == fc_key_proto(k)) ||
+	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now);
+	/* (IRC's expectations are TCP: every TCP connection has a record.) */
+}
+
 int
 ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t helper,
 	struct mod_ct_conn *c, struct mod_ct_verdict *v)
 {
 	struct mod_ct_exp e;
 
-	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0) {
+	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0 ||
+		mod_ct_expect_take(h->exp_sip, &f->up->pkt.key, h->now, &e) == 0 ||
+		mod_ct_expect_take(h->exp_irc, &f->up->pkt.key, h->now, &e) == 0) {
 		c->master_helper = e.helper;
 		if (v->ctstate == RULE_CT_NEW)
 			v->ctstate = RULE_CT_RELATED;
@@ -100,11 +119,22 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 			memcpy(f->exp_dnat.addr_min, e.nat_addr, sizeof(e.nat_addr));
 			memcpy(f->exp_dnat.addr_max, e.nat_addr, sizeof(e.nat_addr));
 			f->exp_dnat.port_min = f->exp_dnat.port_max = e.nat_port;
+			memset(&f->exp_snat, 0, sizeof(f->exp_snat));
+			if (e.snat) {
+				f->exp_snat.family = e.tuple.family;
+				memcpy(f->exp_snat.addr_min, e.snat_addr, sizeof(e.snat_addr));
+				memcpy(f->exp_snat.addr_max, e.snat_addr, sizeof(e.snat_addr));
+			}
 			f->exp_nat = true;
 		}
 		count(&h->st.related);
 	}
-	if (helper == MOD_CT_HELPER_NONE)
+	/* A helper serves one protocol (Linux finds it by name and protocol). */
+	if (helper == MOD_CT_HELPER_NONE ||
+		mod_ct_helper_proto(helper) != fc_key_proto(&f->up->pkt.key))
+		return 0;
+	/* Linux's IRC helper is IPv4 only. */
+	if (helper == MOD_CT_HELPER_IRC && f->up->pkt.key.family != FC_AF_INET4)
 		return 0;
 	if (h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL) {
 		h->help[id >> MOD_CT_FAST_CHUNK_SHIFT] = calloc(CHUNK, sizeof(struct ct_help *));
@@ -129,8 +159,10 @@ ct_help_interest(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32
 
 	if (c->helper == MOD_CT_HELPER_NONE || (hp = help_of(h, id)) == NULL)
 		return;
-	/* Payload to the helper; every packet once a rewrite shifted the numbers. */
-	i = mod_ct_seqadj_active(&hp->adj) ? FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
+	/* Payload to the helper; every packet once a rewrite shifted the numbers;
+	 * a UDP helper reads every packet. */
+	i = (mod_ct_helper_proto(c->helper) != PROTO_TCP || mod_ct_seqadj_active(&hp->adj)) ?
+		FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
 	interest[0] |= i;
 	interest[1] |= i;
 }
@@ -254,6 +286,110 @@ ftp_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	return 0;
 }
 
+/*
+ * IRC (nf_conntrack_irc, nf_nat_irc): a DCC offer of the client's own
+ * address (as it sent it, or as NAT made it) expects a connection from
+ * any address to the client as the outside sees it; behind NAT the offer
+ * is rewritten to that address and a free port. @return 0 or a drop reason.
+ */
+static unsigned int
+irc_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	const struct mod_ct_irc_dcc *d)
+{
+	const struct fc_pkt *pkt = &f->up->pkt;
+	bool nat = (f->act[f->dir].flags & FC_ACT_F_NAT) != 0;
+	uint32_t own, seen, out_addr;
+	struct mod_ct_exp e;
+	struct ct_plan *p;
+	struct fc_key rk;
+	uint16_t port = d->port;
+	char text[24];
+	int rc = -EEXIST, n;
+
+	other_key(h, f, &rk); /* the reply entry: rk's destination is the client as seen */
+	memcpy(&own, fc_key_src(&pkt->key), 4);
+	memcpy(&seen, fc_key_dst(&rk), 4);
+	if (d->addr != rte_be_to_cpu_32(own) && d->addr != rte_be_to_cpu_32(seen)) {
+		count(&h->st.foreign); /* Linux: "forged DCC command" */
+		return 0;
+	}
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = FC_AF_INET4;
+	memcpy(fc_key_dst_w(&e.tuple), &seen, 4); /* from any address */
+	fc_key_set_proto(&e.tuple, PROTO_TCP);
+	e.helper = MOD_CT_HELPER_IRC;
+	e.master = id;
+	e.expires = h->now + CT_IRC_EXP_TIMEOUT_MS;
+	if (nat) {
+		/* follow_master: to the client's own address and offered port,
+		 * from the address the client sends to (its server). */
+		e.nat = true;
+		memcpy(e.nat_addr, &own, 4);
+		e.nat_port = d->port;
+		e.snat = true;
+		memcpy(e.snat_addr, fc_key_dst(&pkt->key), 4);
+	}
+	for (unsigned int tries = 0; tries < (nat ? 128u : 1u) && port != 0; tries++, port++) {
+		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
+		rc = mod_ct_expect_add(h->exp_irc, &e, h->now);
+		if (rc != -EEXIST)
+			break;
+	}
+	if (rc < 0)
+		return RULE_DROP_CT_HELPER;
+	count(&h->st.commands);
+	if (!nat)
+		return 0;
+	out_addr = rte_be_to_cpu_32(seen);
+	n = mod_ct_irc_format(out_addr, port, text, sizeof(text));
+	if (n < 0) {
+		count(&h->st.nat_failed);
+		return RULE_DROP_NAT_ERROR;
+	}
+	p = plan_new(h, f->up);
+	p->edit = true;
+	p->off = d->off;
+	p->len_old = d->len;
+	p->len_new = (uint8_t)n;
+	memcpy(p->text, text, (size_t)n);
+	mod_ct_seqadj_set(&hp->adj, f->dir, pkt->tcp_seq, (int32_t)n - (int32_t)d->len);
+	count(&h->st.nat_rewrites);
+	return 0;
+}
+
+/*
+ * SANE (nf_conntrack_sane): the port a SANE_NET_START reply announces
+ * expects the client's data connection: from the client to the server as
+ * the connection's original direction names them, TCP, that port, 300 s,
+ * one per connection. No rewrite (Linux has no nf_nat_sane: the data
+ * connection goes through the nat table as any flow). @return 0 or a drop
+ * reason.
+ */
+static unsigned int
+sane_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint16_t port)
+{
+	const struct fc_pkt *pkt = &f->up->pkt;
+	unsigned int alen = fc_af_addr_len(pkt->key.family);
+	struct mod_ct_exp e;
+	struct fc_key ok;
+
+	/* The original direction's key: the other entry's, this being a reply. */
+	other_key(h, f, &ok);
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = pkt->key.family;
+	memcpy(fc_key_src_w(&e.tuple), fc_key_src(&ok), alen);
+	memcpy(fc_key_dst_w(&e.tuple), fc_key_dst(&ok), alen);
+	fc_key_set_proto(&e.tuple, PROTO_TCP);
+	fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
+	e.helper = MOD_CT_HELPER_SANE;
+	e.master = id;
+	e.expires = h->now + CT_SANE_EXP_TIMEOUT_MS;
+	if (mod_ct_expect_add(h->exp, &e, h->now) < 0)
+		return RULE_DROP_CT_HELPER; /* Linux: "cannot add expectation" */
+	count(&h->st.commands);
+	return 0;
+}
+
 void
 ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id)
@@ -266,13 +402,32 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 	enum mod_ct_ftp_result r;
 	uint32_t pay;
 
-	if (c->helper != MOD_CT_HELPER_FTP || (hp = help_of(h, id)) == NULL)
+	if (mod_ct_helper_proto(c->helper) != PROTO_TCP || (hp = help_of(h, id)) == NULL)
 		return;
 	/* Linux's helper sees what the filter accepted, once traffic went both ways. */
 	if (pkt->tcp_dlen != 0 && f->act[dir].verdict != FC_VERDICT_DROP &&
 		(c->flags & MOD_CT_C_REPLIED) && up->frame != NULL) {
 		pay = (uint32_t)pkt->l4_off + pkt->tcp_hlen;
-		if (pay + pkt->tcp_dlen <= up->frame_len) {
+		if (c->helper == MOD_CT_HELPER_SANE) {
+			uint16_t port;
+
+			if (pay + pkt->tcp_dlen <= up->frame_len) {
+				count(&h->st.segments);
+				port = mod_ct_sane_segment(&hp->sane_state, dir, up->frame + pay,
+					pkt->tcp_dlen);
+				if (port != 0)
+					drop = sane_expect(h, f, id, port);
+			}
+		} else if (c->helper == MOD_CT_HELPER_IRC) {
+			struct mod_ct_irc_dcc d;
+
+			/* IRC: the client's segments only, each on its own. */
+			if (dir == RULE_DIR_ORIG && pay + pkt->tcp_dlen <= up->frame_len) {
+				count(&h->st.segments);
+				if (mod_ct_irc_parse(up->frame + pay, pkt->tcp_dlen, &d) == 1)
+					drop = irc_expect(h, f, id, hp, &d);
+			}
+		} else if (pay + pkt->tcp_dlen <= up->frame_len) {
 			count(&h->st.segments);
 			r = mod_ct_ftp_segment(&hp->ftp, dir, pkt->tcp_seq, up->frame + pay,
 				pkt->tcp_dlen, pkt->key.family, fc_key_src(&pkt->key), &cmd);
@@ -309,6 +464,166 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 	}
 }
 
+static bool
+addr_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
+{
+	return memcmp(a, b, len) == 0;
+}
+
+/*
+ * TFTP (nf_conntrack_tftp, nf_nat_tftp): a read or write request expects
+ * the answer, from the reply's source, any port, to its destination and
+ * port; behind NAT translated to the client's own address and port.
+ */
+static void
+tftp_packet(struct ct_helpers *h, struct rule_flow *f, uint32_t id, const uint8_t *pay,
+	uint32_t plen, const struct fc_key *ok, const struct fc_key *rk)
+{
+	unsigned int alen = fc_af_addr_len(ok->family);
+	struct mod_ct_exp e;
+
+	if (mod_ct_tftp_parse(pay, plen) <= 0)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = ok->family;
+	memcpy(fc_key_src_w(&e.tuple), fc_key_src(rk), alen);
+	memcpy(fc_key_dst_w(&e.tuple), fc_key_dst(rk), alen);
+	fc_key_set_proto(&e.tuple, PROTO_UDP);
+	fc_key_set_ports(&e.tuple, 0, fc_key_dport(rk));
+	e.helper = MOD_CT_HELPER_TFTP;
+	e.master = id;
+	e.expires = h->now + CT_TFTP_EXP_TIMEOUT_MS;
+	/* nf_nat_tftp: the answer goes to the client's own address and port,
+	 * from the address the client asked. */
+	if (!addr_eq(fc_key_dst(rk), fc_key_src(ok), alen) ||
+		fc_key_dport(rk) != fc_key_sport(ok) ||
+		!addr_eq(fc_key_src(rk), fc_key_dst(ok), alen)) {
+		e.nat = true;
+		memcpy(e.nat_addr, fc_key_src(ok), alen);
+		e.nat_port = rte_be_to_cpu_16(fc_key_sport(ok));
+		if (!addr_eq(fc_key_src(rk), fc_key_dst(ok), alen)) {
+			e.snat = true;
+			memcpy(e.snat_addr, fc_key_dst(ok), alen);
+		}
+	}
+	if (mod_ct_expect_add(h->exp, &e, h->now) < 0) {
+		/* Linux: "cannot add expectation": the request is dropped. */
+		count(&h->st.dropped);
+		f->drop = RULE_DROP_CT_HELPER;
+		return;
+	}
+	count(&h->st.commands);
+}
+
+/*
+ * SIP over UDP (nf_conntrack_sip with its defaults): a session
+ * description's media streams announced at the sender's own address
+ * (sip_direct_media) expect RTP (the even port) and RTCP (the next) from
+ * the other side's address, any port; a new INVITE, a BYE and a failure
+ * answer to the INVITE take them back. Nothing is rewritten behind NAT.
+ */
+static void
+sip_packet(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk)
+{
+	unsigned int alen = fc_af_addr_len(ok->family);
+	const struct fc_key *snd = dir == RULE_DIR_ORIG ? ok : rk, *peer = dir == RULE_DIR_ORIG ? rk : ok;
+	struct mod_ct_sip_msg m;
+	struct mod_ct_exp e;
+	int r;
+
+	r = mod_ct_sip_parse(pay, plen, ok->family, &m);
+	if (r < 0) {
+		/* Linux drops what it cannot parse (no CSeq, a bad media port, ...). */
+		count(&h->st.dropped);
+		f->drop = RULE_DROP_CT_HELPER;
+		return;
+	}
+	if (r == 0)
+		return;
+	if (!m.response && (m.method == MOD_CT_SIP_BYE || m.method == MOD_CT_SIP_INVITE)) {
+		mod_ct_expect_remove_master(h->exp_sip, id);
+		hp->sip_invite = false;
+	}
+	if (m.response && m.status >= 300 && hp->sip_invite && m.cseq == hp->sip_invite_cseq &&
+		(m.method == MOD_CT_SIP_INVITE || m.method == MOD_CT_SIP_UPDATE ||
+			m.method == MOD_CT_SIP_PRACK)) {
+		mod_ct_expect_remove_master(h->exp_sip, id);
+		hp->sip_invite = false;
+	}
+	for (unsigned int i = 0; i < m.n_media; i++) {
+		const struct mod_ct_sip_media *md = &m.media[i];
+
+		if (!addr_eq(md->addr, fc_key_src(snd), alen))
+			continue; /* media of another host: not expected (direct media) */
+		memset(&e, 0, sizeof(e));
+		e.tuple.family = ok->family;
+		memcpy(fc_key_src_w(&e.tuple), fc_key_src(peer), alen);
+		memcpy(fc_key_dst_w(&e.tuple), md->addr, alen);
+		fc_key_set_proto(&e.tuple, PROTO_UDP);
+		e.helper = MOD_CT_HELPER_SIP;
+		e.master = id;
+		e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
+		for (uint16_t p = md->port & ~1u; p <= (md->port | 1u); p++) {
+			fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(p));
+			r = mod_ct_expect_add(h->exp_sip, &e, h->now);
+			if (r == -EEXIST)
+				break; /* another call expects the stream: Linux skips it */
+			if (r < 0) {
+				count(&h->st.dropped);
+				f->drop = RULE_DROP_CT_HELPER;
+				return;
+			}
+		}
+		if (r == 0)
+			count(&h->st.commands);
+	}
+	if (!m.response && m.method == MOD_CT_SIP_INVITE && m.sdp) {
+		hp->sip_invite_cseq = m.cseq;
+		hp->sip_invite = true;
+	}
+}
+
+void
+ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
+	uint32_t id, bool first)
+{
+	const struct rule_upcall *up = f->up;
+	const struct fc_pkt *pkt = &up->pkt;
+	unsigned int dir = first ? RULE_DIR_ORIG : f->dir;
+	struct ct_help *hp;
+	struct fc_key ok, rk;
+	uint32_t pay, end;
+
+	if ((hp = help_of(h, id)) == NULL || up->frame == NULL ||
+		f->act[dir].verdict == FC_VERDICT_DROP || fc_key_proto(&pkt->key) != PROTO_UDP)
+		return;
+	/* The UDP payload: after the 8-byte header, to the datagram's end. */
+	pay = (uint32_t)pkt->l4_off + 8;
+	end = (uint32_t)pkt->l3_off + pkt->ip_len;
+	if (pkt->l4_off == 0 || pay > end || end > up->frame_len)
+		return;
+	count(&h->st.segments);
+	/* The connection's two tuples: the original (client -> server as the
+	 * client sent it) and the reply (server -> client as the server sees
+	 * it, after NAT). */
+	if (first) {
+		ok = f->key;
+		rk = f->reply_key;
+	} else if (dir == RULE_DIR_ORIG) {
+		ok = pkt->key;
+		other_key(h, f, &rk);
+	} else {
+		rk = pkt->key;
+		other_key(h, f, &ok);
+	}
+	if (c->helper == MOD_CT_HELPER_TFTP)
+		tftp_packet(h, f, id, up->frame + pay, end - pay, &ok, &rk);
+	else if (c->helper == MOD_CT_HELPER_SIP)
+		sip_packet(h, f, id, hp, dir, up->frame + pay, end - pay, &ok, &rk);
+}
+
 void
 ct_help_gone(struct ct_helpers *h, uint32_t id)
 {
@@ -319,13 +634,17 @@ ct_help_gone(struct ct_helpers *h, uint32_t id)
 	free(c[id & CHUNK_MASK]);
 	c[id & CHUNK_MASK] = NULL;
 	mod_ct_expect_remove_master(h->exp, id);
+	mod_ct_expect_remove_master(h->exp_sip, id);
+	mod_ct_expect_remove_master(h->exp_irc, id);
 }
 
 unsigned int
 ct_help_step(struct ct_helpers *h, uint32_t now, unsigned int budget)
 {
 	h->now = now;
-	return mod_ct_expect_expire(h->exp, now, budget);
+	return mod_ct_expect_expire(h->exp, now, budget) +
+	       mod_ct_expect_expire(h->exp_sip, now, budget) +
+	       mod_ct_expect_expire(h->exp_irc, now, budget);
 }
 
 /* ------------------------------------------------------------------------ */

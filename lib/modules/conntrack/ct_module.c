@@ -7,7 +7,9 @@
  * A UDP, ICMP or other connection lives, packed, in fc_action::ct_state of
  * its two entries. A TCP connection lives in a record of this module (a
  * struct mod_ct_conn) beside its fast-path line (struct mod_ct_fast_line);
- * both entries carry the record's id. Records and lines come in chunks
+ * both entries carry the record's id. So does a UDP connection with a
+ * helper or a master (a helper's state is kept by record id; its line is
+ * never armed). Records and lines come in chunks
  * allocated on the rules lcore as ids are first used; a freed id waits for
  * a grace period of the engine's readers (an RX lcore may still write its
  * line) before it is used again. Everything else comes through struct
@@ -31,6 +33,7 @@
 #define CHUNK (1u << MOD_CT_FAST_CHUNK_SHIFT)
 #define CHUNK_MASK (CHUNK - 1)
 #define PROTO_TCP 6
+#define PROTO_UDP 17
 
 struct mod_ct_module {
 	struct rule_engine *eng;
@@ -131,9 +134,11 @@ id_release(void *arg, uint64_t val)
 {
 	struct mod_ct_module *ct = arg;
 	uint32_t id = (uint32_t)val;
+	bool tcp;
 
 	ct_help_gone(&ct->hlp, id);
 
+	tcp = rec_of(ct, id)->proto == PROTO_TCP;
 	memset(rec_of(ct, id), 0, sizeof(struct mod_ct_conn));
 	memset(line_of(ct, id), 0, sizeof(struct mod_ct_fast_line));
 	if (ct->n_free == ct->cap_free) {
@@ -146,7 +151,8 @@ id_release(void *arg, uint64_t val)
 		ct->cap_free = cap;
 	}
 	ct->free_ids[ct->n_free++] = id;
-	__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns - 1, __ATOMIC_RELAXED);
+	if (tcp)
+		__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns - 1, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -249,7 +255,7 @@ ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
 	const struct mod_ct_fast_line *l;
 	struct mod_ct_conn c;
 
-	if (r == NULL || r->state == MOD_CT_S_NONE)
+	if (r == NULL || r->state == MOD_CT_S_NONE || r->proto != PROTO_TCP)
 		return timeout;
 	l = line_of(ct, mod_ct_entry_id(a));
 	/* The common case, cheaply: an assured ESTABLISHED connection whose
@@ -391,7 +397,7 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	struct mod_ct_verdict v;
 	struct mod_ct_conn c;
 	uint32_t id = 0;
-	uint8_t helper;
+	uint8_t helper, proto;
 	int rc;
 
 	/* Decided without an entry by the engine (non-first fragments): untracked. */
@@ -415,16 +421,25 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	rc = mod_ct_new(&ct->cfg, &up->pkt, up->frame, up->frame_len, &c, &v);
 	if (rc < 0)
 		return rc;
-	if ((v.flags & MOD_CT_VF_CREATED) && fc_key_proto(&up->pkt.key) == PROTO_TCP) {
+	proto = fc_key_proto(&up->pkt.key);
+	if ((v.flags & MOD_CT_VF_CREATED) &&
+		(proto == PROTO_TCP || (proto == PROTO_UDP && ct_help_wants(&ct->hlp, f, helper)))) {
 		id = id_alloc(ct);
-		if (id == 0) {
+		c.proto = proto;
+		if (id == 0 && proto == PROTO_TCP) {
 			/* No record left: as Linux when its table is full, no connection. */
 			count(&ct->st.tcp_full);
 			v.ctstate = RULE_CT_INVALID;
 			v.flags = 0;
+		} else if (id == 0) {
+			/* UDP: tracked packed, without its helper or master. */
+			count(&ct->st.tcp_full);
+			c.proto = 0;
 		} else if (ct_help_created(&ct->hlp, f, id, helper, &c, &v) == 0) {
 			/* An expectation taken (RELATED), a helper given: its interest. */
 			ct_help_interest(&ct->hlp, &c, id, v.interest);
+			if (c.helper == MOD_CT_HELPER_SIP)
+				v.timeout = CT_SIP_TIMEOUT_MS; /* Linux's sip_timeout */
 		}
 	}
 	count_verdict(ct, &v);
@@ -442,7 +457,8 @@ ct_on_insert(void *priv, struct rule_flow *f)
 		 * check the next ones (a pickup's seen side). */
 		mod_ct_fast_arm(line_of(ct, id), &c,
 			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
-		__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns + 1, __ATOMIC_RELAXED);
+		if (proto == PROTO_TCP)
+			__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns + 1, __ATOMIC_RELAXED);
 	}
 	for (unsigned int d = 0; d < 2; d++) {
 		if (id != 0)
@@ -531,6 +547,8 @@ ct_on_packet(void *priv, struct rule_flow *f)
 		if (v.ctstate != RULE_CT_INVALID)
 			ct_help_packet(&ct->hlp, f, c, id);
 		ct_help_interest(&ct->hlp, c, id, v.interest);
+		if (c->helper == MOD_CT_HELPER_SIP)
+			v.timeout = CT_SIP_TIMEOUT_MS; /* refreshed by each packet (Linux) */
 		mod_ct_fast_arm(line_of(ct, id), c,
 			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
 	}
@@ -551,6 +569,33 @@ ct_on_packet(void *priv, struct rule_flow *f)
 	}
 	if (v.flags & MOD_CT_VF_CTSTATE)
 		f->refilter = true;
+	return 0;
+}
+
+/*
+ * The helpers that read a flow once NAT decided it (Linux's helpers run
+ * after NAT): TFTP's request, SIP's messages. A module of its own, after the NAT stages.
+ */
+static int
+ct_help_on_insert(void *priv, struct rule_flow *f)
+{
+	struct mod_ct_module *ct = priv;
+	struct mod_ct_conn *c = entry_rec(ct, &f->act[RULE_DIR_ORIG]);
+
+	if (c != NULL && mod_ct_helper_proto(c->helper) == PROTO_UDP)
+		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[RULE_DIR_ORIG]), true);
+	return 0;
+}
+
+static int
+ct_help_on_packet(void *priv, struct rule_flow *f)
+{
+	struct mod_ct_module *ct = priv;
+	struct mod_ct_conn *c = entry_rec(ct, &f->act[f->dir]);
+
+	if (c != NULL && c->state != MOD_CT_S_NONE && mod_ct_helper_proto(c->helper) == PROTO_UDP &&
+		f->ctstate != RULE_CT_INVALID && !f->remove)
+		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[f->dir]), false);
 	return 0;
 }
 
@@ -636,6 +681,17 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 		m.entry_timeout = ct_entry_timeout;
 		m.priv = ct;
 		rc = rule_engine_module_register(eng, &m);
+	}
+	if (rc == 0) {
+		memset(&m, 0, sizeof(m));
+		m.name = "ct_helper";
+		m.order = RULE_MOD_ORDER_NAT_SRC + 10;
+		m.on_insert = ct_help_on_insert;
+		m.on_packet = ct_help_on_packet;
+		m.priv = ct;
+		rc = rule_engine_module_register(eng, &m);
+		if (rc < 0)
+			rule_engine_module_unregister(eng, "conntrack");
 	}
 	if (rc < 0) {
 		ct_help_fini(&ct->hlp);
@@ -724,4 +780,19 @@ mod_ct_module_helper_stats_get(const struct mod_ct_module *ct, struct mod_ct_hel
 	st->nat_failed = __atomic_load_n(&h->nat_failed, __ATOMIC_RELAXED);
 	st->related = __atomic_load_n(&h->related, __ATOMIC_RELAXED);
 	mod_ct_expect_stats_get(ct->hlp.exp, &st->exp);
+	{
+		struct mod_ct_expect_stats x;
+
+		for (unsigned int t = 0; t < 2; t++) {
+			mod_ct_expect_stats_get(t == 0 ? ct->hlp.exp_sip : ct->hlp.exp_irc, &x);
+			st->exp.created += x.created;
+			st->exp.matched += x.matched;
+			st->exp.expired += x.expired;
+			st->exp.evicted += x.evicted;
+			st->exp.removed += x.removed;
+			st->exp.full += x.full;
+			st->exp.active += x.active;
+			st->exp.capacity += x.capacity;
+		}
+	}
 }

@@ -254,7 +254,7 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_nat_module *m = priv;
 	struct mod_nat_binding_result nb;
-	const struct rule_eval *res;
+	const struct rule_eval *res = NULL;
 	const struct rule_nat *snat = NULL;
 	struct rule_nat tgt;
 	uint8_t masq[16];
@@ -267,6 +267,14 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 	}
 	if (f->untracked)
 		return 0;
+	/* A connection a helper expected behind NAT: the master's translation
+	 * both ways, none of the nat table (Linux's follow_master). */
+	if (f->exp_nat) {
+		if (f->exp_snat.family == 0)
+			goto keep;
+		snat = &f->exp_snat;
+		goto bind;
+	}
 	rc = rule_engine_classify_flow(f, RULE_STAGE_SRC, &res);
 	if (rc < 0)
 		return rc;
@@ -280,8 +288,9 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 		}
 		snat = &tgt;
 	}
-	if (snat != NULL || res->nat_action == RULE_ACT_MASQUERADE) {
-		if (res->nat_action == RULE_ACT_MASQUERADE) {
+bind:
+	if (snat != NULL || (res != NULL && res->nat_action == RULE_ACT_MASQUERADE)) {
+		if (res != NULL && res->nat_action == RULE_ACT_MASQUERADE) {
 			if (m->p.port_addr_fn == NULL ||
 				m->p.port_addr_fn(m->p.cb_arg, f->act[RULE_DIR_ORIG].out_port,
 					f->up->in_port, f->key.family, masq) < 0) {
@@ -305,13 +314,15 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 		}
 		f->reply_key = nb.reply;
 		f->want_reply = true;
-	} else if (m->binding == RULE_NAT_NONE) {
-		return 0;
-	} else {
-		rc = mod_nat_binding_get(m->nat, m->binding, &nb);
-		if (rc < 0)
-			return rc;
+		goto done;
 	}
+keep:
+	if (m->binding == RULE_NAT_NONE)
+		return 0;
+	rc = mod_nat_binding_get(m->nat, m->binding, &nb);
+	if (rc < 0)
+		return rc;
+done:
 	f->act[RULE_DIR_ORIG].flags |= FC_ACT_F_NAT;
 	f->act[RULE_DIR_ORIG].nat_id = nb.fwd_slot;
 	f->act[RULE_DIR_REPLY].flags |= FC_ACT_F_NAT;

@@ -35,6 +35,23 @@ a server namespace over net_tap ports):
           exceeded), on the first (slow path) and later (cached) packets
   ftp_linux  the same through a Linux router (nf_conntrack_ftp, nf_nat_ftp)
           with the same rules as iptables: the behaviour gufc matches
+  tftp    TFTP (RFC 1350) through a FORWARD DROP / ESTABLISHED,RELATED rule
+          set with masquerade and CT --helper tftp in raw: read requests
+          over IPv4 and IPv6 complete (the server answers from a port of its
+          own, the answer is RELATED); without the CT rule the answer is
+          refused
+  tftp_linux  the same through a Linux router (nf_conntrack_tftp,
+          nf_nat_tftp) with the same rules as iptables
+  sip     a SIP call over UDP (IPv4, IPv6) through a FORWARD DROP /
+          ESTABLISHED,RELATED rule set with CT --helper sip in raw, no NAT:
+          the INVITE's and the 200 OK's SDP make the callee's RTP and the
+          caller's RTCP RELATED; without the CT rule both are refused
+  sip_linux  the same through a Linux router (nf_conntrack_sip)
+  irc     an IRC DCC SEND offer through masquerade with CT --helper irc:
+          the offer is rewritten to the gateway's outside address and the
+          peer's connection reaches the client; without the CT rule the
+          offer is unchanged and the connection refused
+  irc_linux  the same through a Linux router (nf_conntrack_irc, nf_nat_irc)
 
 Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 """
@@ -494,11 +511,13 @@ def t_ftp(build):
         gw.stop()
 
 
-def t_ftp_linux(build):
-    """The same FTP transfers through a Linux router (nf_conntrack_ftp and
-    nf_nat_ftp) with the same rule set as iptables: what gufc must match."""
-    import hashlib
-    import random
+def linux_router(tag, raw, port, body, nat=True, v6=True):
+    """A Linux router between a client and a server namespace (the
+    addresses of gufc's tests) with -P FORWARD DROP, RELATED,ESTABLISHED,
+    NEW to UDP/TCP @port (@raw[0]: "tcp" or "udp") on the egress,
+    masquerade (@nat; else the server routes back through the router),
+    and in raw the CT rule @raw[1] (None: none; IPv4 only without @v6);
+    then body(spawn, flush_raw) runs. Skips without iptables."""
     import shutil
     import subprocess
 
@@ -506,33 +525,39 @@ def t_ftp_linux(build):
 
     if shutil.which("iptables") is None or shutil.which("ip6tables") is None:
         raise Skip("no iptables")
-    want = hashlib.sha256(random.Random(11).randbytes(FTP_SIZE)).hexdigest()
-    tag = "%d" % (os.getpid() % 100000)
-    cns, rns, sns = "ftpl-c" + tag, "ftpl-r" + tag, "ftpl-s" + tag
+    tag = tag + "%d" % (os.getpid() % 100000)
+    cns, rns, sns = tag + "-c", tag + "-r", tag + "-s"
     nss = (cns, rns, sns)
 
     def ns(n, args, check_rc=True):
         return sh(["ip", "netns", "exec", n] + args, check_rc)
 
-    def spawn(n, code, *args):
-        return subprocess.Popen(["ip", "netns", "exec", n, sys.executable, "-u", "-c", code]
-                                + list(args), stdout=subprocess.PIPE,
+    def spawn(server, code, *args):
+        return subprocess.Popen(["ip", "netns", "exec", sns if server else cns, sys.executable,
+                                 "-u", "-c", code] + list(args), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
 
-    def rules(helper):
+    def rules():
         for cmd, fam in (("iptables-restore", "4"), ("ip6tables-restore", "6")):
             src = "10.0.1.0/24" if fam == "4" else "2001:db8:1::/64"
-            text = ("*raw\n" + ("-A PREROUTING -p tcp --dport 21 -j CT --helper ftp\n"
-                                 if helper else "") + "COMMIT\n"
-                    "*nat\n-A POSTROUTING -s %s -o out -j MASQUERADE\nCOMMIT\n"
+            text = ("*raw\n" + ("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
+                                 % (raw[0], port, raw[1]) if raw[1] and (v6 or fam == "4")
+                                 else "") + "COMMIT\n"
+                    "*nat\n" + ("-A POSTROUTING -s %s -o out -j MASQUERADE\n" % src if nat else "")
+                    + "COMMIT\n"
                     "*filter\n:FORWARD DROP [0:0]\n"
                     "-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
-                    "-A FORWARD -o out -p tcp --dport 21 -m conntrack --ctstate NEW -j ACCEPT\n"
-                    "COMMIT\n" % src)
+                    "-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW -j ACCEPT\n"
+                    "COMMIT\n" % (raw[0], port))
             r = subprocess.run(["ip", "netns", "exec", rns, cmd], input=text, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if r.returncode != 0:
                 raise Skip("%s: %s" % (cmd, r.stdout.strip()))
+
+    def flush_raw():
+        ns(rns, ["iptables", "-t", "raw", "-F"])
+        ns(rns, ["ip6tables", "-t", "raw", "-F"])
+        ns(rns, ["conntrack", "-F"], check_rc=False)
 
     try:
         for n in nss:
@@ -550,34 +575,462 @@ def t_ftp_linux(build):
             ns(n, ["ip", "link", "set", dev, "up"])
         ns(cns, ["ip", "route", "add", "default", "via", GW_IN4])
         ns(cns, ["ip", "-6", "route", "add", "default", "via", GW_IN6])
+        if not nat:
+            ns(sns, ["ip", "route", "add", "default", "via", GW_OUT4])
+            ns(sns, ["ip", "-6", "route", "add", "default", "via", GW_OUT6])
         ns(rns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"])
         ns(rns, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"])
-        rules(True)
+        rules()
+        body(spawn, flush_raw)
+    finally:
+        for n in nss:
+            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+
+
+def t_ftp_linux(build):
+    """The same FTP transfers through a Linux router (nf_conntrack_ftp and
+    nf_nat_ftp) with the same rule set as iptables: what gufc must match."""
+    import hashlib
+    import random
+
+    want = hashlib.sha256(random.Random(11).randbytes(FTP_SIZE)).hexdigest()
+
+    def body(spawn, flush_raw):
         for host in (SERVER4, SERVER6):
-            srv = spawn(sns, FTPD, host, str(FTP_SIZE))
+            srv = spawn(True, FTPD, host, str(FTP_SIZE))
             wait_line(srv, "LISTEN")
             for mode in ("passive", "active"):
-                cl = spawn(cns, FTP_GET, host, mode, "10")
+                cl = spawn(False, FTP_GET, host, mode, "10")
                 w = wait_line(cl, "GOT", timeout=30)
                 cl.wait(10)
                 check(w[2] == want, "linux ftp %s %s: %s" % (host, mode, w))
                 print("linux: ftp %s %s: %s bytes, SHA-256 equal" % (host, mode, w[1]))
             srv.kill()
             srv.wait()
-        ns(rns, ["iptables", "-t", "raw", "-F"])
-        ns(rns, ["ip6tables", "-t", "raw", "-F"])
-        ns(rns, ["conntrack", "-F"], check_rc=False)
-        srv = spawn(sns, FTPD, SERVER4, str(FTP_SIZE))
+        flush_raw()
+        srv = spawn(True, FTPD, SERVER4, str(FTP_SIZE))
         wait_line(srv, "LISTEN")
-        cl = spawn(cns, FTP_GET, SERVER4, "passive", "3")
+        cl = spawn(False, FTP_GET, SERVER4, "passive", "3")
         w = wait_line(cl, "FAILED", timeout=30)
         cl.wait(10)
         srv.kill()
         srv.wait()
         print("linux: ftp without the helper: data connection refused (%s)" % w[1])
-    finally:
-        for n in nss:
-            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+
+    linux_router("ftpl", ("tcp", "ftp"), 21, body)
+
+
+# A small TFTP server (RFC 1350): read requests for one file of N seeded
+# bytes, each answered from a port of its own; a request at a time.
+TFTPD = r"""
+import random, socket, struct, sys
+host, size = sys.argv[1], int(sys.argv[2])
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+data = random.Random(13).randbytes(size)
+ls = socket.socket(fam, socket.SOCK_DGRAM)
+ls.bind((host, 69))
+print("LISTEN", flush=True)
+while True:
+    req, peer = ls.recvfrom(600)
+    if struct.unpack("!H", req[:2])[0] != 1:
+        continue
+    t = socket.socket(fam, socket.SOCK_DGRAM)
+    t.bind((host, 0))
+    t.settimeout(1)
+    block, ok = 1, True
+    while ok:
+        chunk = data[(block - 1) * 512:block * 512]
+        for _ in range(5):
+            t.sendto(struct.pack("!HH", 3, block & 0xffff) + chunk, peer)
+            try:
+                a, frm = t.recvfrom(100)
+            except socket.timeout:
+                continue
+            if frm == peer and a[:2] == b"\0\4" and struct.unpack("!H", a[2:4])[0] == block & 0xffff:
+                break
+        else:
+            ok = False
+            print("NOACK", block, flush=True)
+        if len(chunk) < 512:
+            break
+        block += 1
+    t.close()
+    if ok:
+        print("SENT", peer[0], flush=True)
+"""
+
+# A TFTP client: read "f" (octet) from argv[1]; the SHA-256 of what came.
+TFTP_GET = r"""
+import hashlib, socket, struct, sys
+host, tmo = sys.argv[1], float(sys.argv[2])
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.settimeout(tmo)
+rrq = b"\0\1f\0octet\0"
+h, n, want, server = hashlib.sha256(), 0, 1, None
+s.sendto(rrq, (host, 69))
+try:
+    while True:
+        d, frm = s.recvfrom(600)
+        if server is None:
+            server = frm
+        if frm != server or d[:2] != b"\0\3":
+            continue
+        blk = struct.unpack("!H", d[2:4])[0]
+        s.sendto(struct.pack("!HH", 4, blk), server)
+        if blk != want & 0xffff:
+            continue
+        h.update(d[4:]); n += len(d) - 4; want += 1
+        if len(d) - 4 < 512:
+            break
+    print("GOT", n, h.hexdigest(), "from-port", server[1], flush=True)
+except socket.timeout:
+    print("FAILED timeout", flush=True)
+"""
+
+TFTP_SIZE = 200 * 512 + 100
+
+
+def tftp_rules(helper):
+    """-P FORWARD DROP, ESTABLISHED,RELATED, UDP port 69, masquerade on the
+    egress, and (@helper) CT --helper tftp in raw."""
+    r = ("policy drop\n"
+         "accept ctstate established,related\n"
+         "accept proto udp dport 69 ctstate new out outside\n"
+         "accept proto icmpv6\n"
+         "masquerade src 10.0.1.0/24 out outside\n"
+         "masquerade src 2001:db8:1::/64 out outside\n")
+    if helper:
+        r += "table raw\nchain pre hook prerouting\nct ct_helper tftp proto udp dport 69\n"
+    return r
+
+
+def t_tftp(build):
+    import hashlib
+    import random
+
+    want = hashlib.sha256(random.Random(13).randbytes(TFTP_SIZE)).hexdigest()
+    with Gateway(build, BASE_CONF, tftp_rules(True), server_default_route=False) as gw:
+        for host in (SERVER4, SERVER6):
+            srv = gw.python(gw.sns, TFTPD, host, str(TFTP_SIZE))
+            wait_line(srv, "LISTEN")
+            cl = gw.python(gw.cns, TFTP_GET, host, "5")
+            w = wait_line(cl, "GOT", timeout=60)
+            cl.wait(10)
+            check(int(w[1]) == TFTP_SIZE and w[2] == want, "tftp %s: got %s" % (host, w))
+            sent = wait_line(srv, "SENT", timeout=10)
+            print("tftp %s: %s bytes from port %s, SHA-256 equal; the server saw %s"
+                  % (host, w[1], w[4], sent[1]))
+            check(sent[1] in (GW_OUT4, GW_OUT6), "not masqueraded: %s" % sent[1])
+            srv.kill()
+            srv.wait()
+        flows = gw.shell("show flows proto udp")
+        check("helper=tftp" in flows, "no request connection with the helper:\n" + flows)
+        check(flows.count("expected=tftp") >= 2,
+              "the transfers are not RELATED (expected=tftp):\n" + flows)
+        stats = gw.shell("show stats")
+        print("\n".join(l for l in stats.splitlines() if l.startswith(("helpers", "expect"))))
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["related"] >= 2 and st["commands"] >= 2 and st["dropped"] == 0,
+              "helper counters: %s" % st)
+    # Without the CT rule nothing is expected: the answer is refused.
+    with Gateway(build, BASE_CONF, tftp_rules(False), server_default_route=False) as gw:
+        srv = gw.python(gw.sns, TFTPD, SERVER4, str(TFTP_SIZE))
+        wait_line(srv, "LISTEN")
+        cl = gw.python(gw.cns, TFTP_GET, SERVER4, "3")
+        w = wait_line(cl, "FAILED", timeout=30)
+        cl.wait(10)
+        srv.kill()
+        srv.wait()
+        print("tftp without the helper: the answer is refused (%s)" % w[1])
+        gw.stop()
+
+
+def t_tftp_linux(build):
+    """The same TFTP reads through a Linux router (nf_conntrack_tftp and
+    nf_nat_tftp) with the same rule set as iptables: what gufc must match."""
+    import hashlib
+    import random
+
+    want = hashlib.sha256(random.Random(13).randbytes(TFTP_SIZE)).hexdigest()
+
+    def body(spawn, flush_raw):
+        for host in (SERVER4, SERVER6):
+            srv = spawn(True, TFTPD, host, str(TFTP_SIZE))
+            wait_line(srv, "LISTEN")
+            cl = spawn(False, TFTP_GET, host, "5")
+            w = wait_line(cl, "GOT", timeout=60)
+            cl.wait(10)
+            check(w[2] == want, "linux tftp %s: %s" % (host, w))
+            sent = wait_line(srv, "SENT", timeout=10)
+            print("linux: tftp %s: %s bytes from port %s, SHA-256 equal; the server saw %s"
+                  % (host, w[1], w[4], sent[1]))
+            srv.kill()
+            srv.wait()
+        flush_raw()
+        srv = spawn(True, TFTPD, SERVER4, str(TFTP_SIZE))
+        wait_line(srv, "LISTEN")
+        cl = spawn(False, TFTP_GET, SERVER4, "3")
+        w = wait_line(cl, "FAILED", timeout=30)
+        cl.wait(10)
+        srv.kill()
+        srv.wait()
+        print("linux: tftp without the helper: the answer is refused (%s)" % w[1])
+
+    linux_router("tftpl", ("udp", "tftp"), 69, body)
+
+
+# A SIP callee: answers one INVITE with 200 OK and its media at port 50000,
+# then sends RTP to the caller's announced port and listens for its RTCP.
+SIP_UAS = r"""
+import socket, sys, time
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+ipv = "IP6" if ":" in host else "IP4"
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((host, 5060))
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((host, 50000))
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((host, 50001))
+rtcp.settimeout(0.2)
+print("LISTEN", flush=True)
+msg, peer = sig.recvfrom(4096)
+lines = msg.decode().split("\r\n")
+cseq = [l for l in lines if l.lower().startswith("cseq:")][0]
+port = int([l for l in lines if l.startswith("m=audio ")][0].split()[1])
+caddr = [l for l in lines if l.startswith("c=IN ")][0].split()[2]
+sdp = "v=0\r\no=- 2 2 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 50000 RTP/AVP 0\r\n" % (ipv, host, ipv, host)
+sig.sendto(("SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP x\r\n%s\r\nContent-Type: application/sdp\r\n"
+            "Content-Length: %d\r\n\r\n%s" % (cseq, len(sdp), sdp)).encode(), peer)
+got = 0
+for _ in range(25):
+    rtp.sendto(b"rtp", (caddr, port))
+    try:
+        rtcp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAS rtcp=%d" % got, flush=True)
+"""
+
+# A SIP caller: INVITE with its media at port 40000, then RTCP from 40001
+# to the callee's announced port + 1 while listening for the callee's RTP.
+SIP_UAC = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+ipv = "IP6" if ":" in host else "IP4"
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((me, 0))
+sig.settimeout(5)
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((me, 40000))
+rtp.settimeout(0.2)
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((me, 40001))
+sdp = "v=0\r\no=- 1 1 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n" % (ipv, me, ipv, me)
+h = host if fam == socket.AF_INET else "[%s]" % host
+sig.sendto(("INVITE sip:bob@%s SIP/2.0\r\nVia: SIP/2.0/UDP x\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
+            "Content-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s" % (h, len(sdp), sdp)).encode(),
+           (host, 5060))
+try:
+    ans = sig.recv(4096).decode()
+except socket.timeout:
+    print("UAC no-answer", flush=True)
+    sys.exit(0)
+port = int([l for l in ans.split("\r\n") if l.startswith("m=audio ")][0].split()[1])
+got = 0
+for _ in range(25):
+    rtcp.sendto(b"rtcp", (host, port + 1))
+    try:
+        rtp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAC %s rtp=%d" % (ans.split("\r\n")[0].split()[1], got), flush=True)
+"""
+
+
+def sip_call(spawn_server, spawn_client, host, me):
+    """One call: (the caller's words, the callee's words)."""
+    srv = spawn_server(SIP_UAS, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(SIP_UAC, host, me)
+    c = wait_line(cl, "UAC", timeout=30)
+    s = wait_line(srv, "UAS", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    return c, s
+
+
+def sip_rules(helper):
+    """-P FORWARD DROP, ESTABLISHED,RELATED, UDP port 5060 out, and
+    (@helper) CT --helper sip in raw; no NAT (the server routes back)."""
+    r = ("policy drop\n"
+         "accept ctstate established,related\n"
+         "accept proto udp dport 5060 ctstate new out outside\n"
+         "accept proto icmpv6\n")
+    if helper:
+        r += "table raw\nchain pre hook prerouting\nct ct_helper sip proto udp dport 5060\n"
+    return r
+
+
+def t_sip(build):
+    with Gateway(build, BASE_CONF, sip_rules(True)) as gw:
+        for host, me in ((SERVER4, CLIENT4), (SERVER6, CLIENT6)):
+            c, s = sip_call(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                            host, me)
+            print("sip %s: answer %s, callee's RTP %s, caller's RTCP %s" % (host, c[1], c[2], s[1]))
+            check(c[1] == "200" and c[2] == "rtp=1" and s[1] == "rtcp=1",
+                  "sip %s: %s / %s" % (host, c, s))
+        flows = gw.shell("show flows proto udp")
+        check("helper=sip" in flows, "no signalling connection with the helper:\n" + flows)
+        check(flows.count("expected=sip") >= 4, "the media are not RELATED:\n" + flows)
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["related"] >= 4 and st["dropped"] == 0, "helper counters: %s" % st)
+    # Without the CT rule the media are refused both ways.
+    with Gateway(build, BASE_CONF, sip_rules(False)) as gw:
+        c, s = sip_call(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                        SERVER4, CLIENT4)
+        check(c[1] == "200" and c[2] == "rtp=0" and s[1] == "rtcp=0", "%s / %s" % (c, s))
+        print("sip without the helper: media refused (%s, %s)" % (c[2], s[1]))
+        gw.stop()
+
+
+def t_sip_linux(build):
+    """The same calls through a Linux router (nf_conntrack_sip, its
+    defaults) with the same rule set as iptables."""
+    def body(spawn, flush_raw):
+        for host, me in ((SERVER4, CLIENT4), (SERVER6, CLIENT6)):
+            c, s = sip_call(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), host, me)
+            print("linux: sip %s: answer %s, callee's RTP %s, caller's RTCP %s"
+                  % (host, c[1], c[2], s[1]))
+            check(c[1] == "200" and c[2] == "rtp=1" and s[1] == "rtcp=1",
+                  "linux sip %s: %s / %s" % (host, c, s))
+        flush_raw()
+        c, s = sip_call(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), SERVER4, CLIENT4)
+        check(c[1] == "200" and c[2] == "rtp=0" and s[1] == "rtcp=0", "%s / %s" % (c, s))
+        print("linux: sip without the helper: media refused (%s, %s)" % (c[2], s[1]))
+
+    linux_router("sipl", ("udp", "sip"), 5060, body, nat=False)
+
+
+# An IRC server that takes one client, reads its DCC SEND offer and, as the
+# peer of the offer, connects to the address and port it names.
+IRCD = r"""
+import socket, sys
+host = sys.argv[1]
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind((host, 6667))
+ls.listen(1)
+print("LISTEN", flush=True)
+c, peer = ls.accept()
+c.sendall(b":srv 001 alice :welcome\r\n")
+f = c.makefile("rb")
+for line in f:
+    if b"\1DCC SEND" in line:
+        w = line.split(b"\1")[1].split()
+        addr = socket.inet_ntoa(int(w[3]).to_bytes(4, "big"))
+        port = int(w[4])
+        print("OFFER", addr, port, flush=True)
+        try:
+            d = socket.create_connection((addr, port), timeout=5)
+            d.sendall(b"dcc-data")
+            d.close()
+            print("SENT", flush=True)
+        except OSError as e:
+            print("NOCONN", type(e).__name__, flush=True)
+        break
+c.close()
+"""
+
+# An IRC client: offers a DCC SEND of its own address, port 40000, and
+# waits for the connection; prints what came and from where.
+IRC_CLIENT = r"""
+import socket, sys
+host, me, tmo = sys.argv[1], sys.argv[2], float(sys.argv[3])
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+ls.bind((me, 40000))
+ls.listen(1)
+ls.settimeout(tmo)
+c = socket.create_connection((host, 6667), timeout=5)
+c.recv(100)
+addr = int.from_bytes(socket.inet_aton(me), "big")
+c.sendall(("PRIVMSG bob :\1DCC SEND f %d 40000 8\1\r\n" % addr).encode())
+try:
+    d, peer = ls.accept()
+    print("GOT", d.recv(100).decode(), peer[0], flush=True)
+except socket.timeout:
+    print("FAILED timeout", flush=True)
+c.close()
+"""
+
+
+def irc_rules(helper):
+    """-P FORWARD DROP, ESTABLISHED,RELATED, TCP port 6667 out, masquerade
+    on the egress, and (@helper) CT --helper irc in raw."""
+    r = ("policy drop\n"
+         "accept ctstate established,related\n"
+         "accept proto tcp dport 6667 ctstate new out outside\n"
+         "masquerade src 10.0.1.0/24 out outside\n")
+    if helper:
+        r += "table raw\nchain pre hook prerouting\nct ct_helper irc proto tcp dport 6667\n"
+    return r
+
+
+def irc_dcc(spawn_server, spawn_client, tmo):
+    srv = spawn_server(IRCD, SERVER4)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(IRC_CLIENT, SERVER4, CLIENT4, tmo)
+    offer = wait_line(srv, "OFFER", timeout=20)
+    w = wait_line(cl, "GOT" if tmo == "10" else "FAILED", timeout=30)
+    cl.wait(10)
+    srv.kill()
+    srv.wait()
+    return offer, w
+
+
+def t_irc(build):
+    with Gateway(build, BASE_CONF, irc_rules(True), server_default_route=False) as gw:
+        offer, w = irc_dcc(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                           "10")
+        print("irc: the server saw the offer %s %s; the client got %s from %s"
+              % (offer[1], offer[2], w[1], w[2]))
+        check(offer[1] == GW_OUT4, "the offer was not rewritten: %s" % offer)
+        check(w[1] == "dcc-data", "dcc: %s" % w)
+        stats = gw.shell("show stats")
+        print("\n".join(l for l in stats.splitlines() if l.startswith(("helpers", "expect"))))
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["related"] >= 1 and st["nat_rewrites"] >= 1 and st["nat_failed"] == 0,
+              "helper counters: %s" % st)
+    with Gateway(build, BASE_CONF, irc_rules(False), server_default_route=False) as gw:
+        offer, w = irc_dcc(lambda *a: gw.python(gw.sns, *a), lambda *a: gw.python(gw.cns, *a),
+                           "3")
+        print("irc without the helper: offer %s unchanged, the connection refused"
+              % offer[1])
+        check(offer[1] == CLIENT4, "rewritten without the helper: %s" % offer)
+        gw.stop()
+
+
+def t_irc_linux(build):
+    """The same DCC through a Linux router (nf_conntrack_irc, nf_nat_irc)."""
+    def body(spawn, flush_raw):
+        offer, w = irc_dcc(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), "10")
+        print("linux: irc: the server saw the offer %s %s; the client got %s from %s"
+              % (offer[1], offer[2], w[1], w[2]))
+        check(offer[1] == GW_OUT4 and w[1] == "dcc-data", "linux irc: %s / %s" % (offer, w))
+        flush_raw()
+        offer, w = irc_dcc(lambda *a: spawn(True, *a), lambda *a: spawn(False, *a), "3")
+        print("linux: irc without the helper: offer %s unchanged, the connection refused"
+              % offer[1])
+
+    # Linux's IRC helper is IPv4 only (ip6tables refuses CT --helper irc).
+    linux_router("ircl", ("tcp", "irc"), 6667, body, v6=False)
 
 
 def t_commit(build):
@@ -753,7 +1206,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

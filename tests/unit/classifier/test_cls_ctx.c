@@ -258,8 +258,13 @@ gen_rule(struct gen *g, const char *const *users, unsigned int n_users)
 			out(g, "count");
 		else if (k < 78)
 			out(g, "nflog nflog_group %u", rn(4));
-		else if (k < 83 && t == RULE_TABLE_RAW)
-			out(g, "%s", chance(50) ? "notrack" : "ct ct_helper ftp");
+		else if (k < 83 && t == RULE_TABLE_RAW && chance(50))
+			out(g, "notrack");
+		else if (k < 83 && t == RULE_TABLE_RAW) {
+			/* A helper serves one protocol: the rule names it. */
+			out(g, "ct ct_helper %s", chance(50) ? "ftp proto 6" : "tftp proto 17");
+			return;
+		}
 		else if (k < 86 && t == RULE_TABLE_MANGLE)
 			out(g, "dscp set_dscp 0x%x", rn(8));
 		else if (k < 89 && t == RULE_TABLE_MANGLE)

@@ -40,8 +40,18 @@ test_helper_names(void **state)
 {
 	(void)state;
 	assert_int_equal(mod_ct_helper_find("ftp"), MOD_CT_HELPER_FTP);
-	assert_int_equal(mod_ct_helper_find("tftp"), -ENOTSUP);
-	assert_int_equal(mod_ct_helper_find("sip"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("tftp"), MOD_CT_HELPER_TFTP);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_FTP), 6);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_TFTP), 17);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_NONE), 0);
+	assert_string_equal(mod_ct_helper_name(MOD_CT_HELPER_TFTP), "tftp");
+	assert_int_equal(mod_ct_helper_find("sip"), MOD_CT_HELPER_SIP);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_SIP), 17);
+	assert_int_equal(mod_ct_helper_find("pptp"), -ENOTSUP);
+	assert_int_equal(mod_ct_helper_find("irc"), MOD_CT_HELPER_IRC);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_IRC), 6);
+	assert_int_equal(mod_ct_helper_find("sane"), MOD_CT_HELPER_SANE);
+	assert_int_equal(mod_ct_helper_proto(MOD_CT_HELPER_SANE), 6);
 	assert_int_equal(mod_ct_helper_find("netbios-ns"), -ENOTSUP);
 	assert_int_equal(mod_ct_helper_find("nosuch"), -ENOENT);
 	assert_int_equal(mod_ct_helper_find(""), -EINVAL);
@@ -50,6 +60,211 @@ test_helper_names(void **state)
 	assert_false(mod_ct_helper_known("http"));
 	assert_string_equal(mod_ct_helper_name(MOD_CT_HELPER_FTP), "ftp");
 	assert_string_equal(mod_ct_helper_name(99), "");
+}
+
+/* TFTP: the opcode alone decides (Linux reads nothing else). */
+static void
+test_tftp_parse(void **state)
+{
+	static const uint8_t rrq[] = "\0\1boot.img\0octet";
+	static const uint8_t wrq[] = "\0\2x\0netascii";
+	static const uint8_t bare_rrq[] = {0, 1};
+	static const uint8_t data[] = {0, 3, 0, 1, 'a'};
+	static const uint8_t ack[] = {0, 4, 0, 1};
+	static const uint8_t err[] = {0, 5, 0, 1, 'n', 0};
+	static const uint8_t oack[] = {0, 6, 'b', 0};
+	static const uint8_t high[] = {1, 1};
+
+	(void)state;
+	assert_int_equal(mod_ct_tftp_parse(rrq, sizeof(rrq)), MOD_CT_TFTP_RRQ);
+	assert_int_equal(mod_ct_tftp_parse(wrq, sizeof(wrq)), MOD_CT_TFTP_WRQ);
+	assert_int_equal(mod_ct_tftp_parse(bare_rrq, 2), MOD_CT_TFTP_RRQ);
+	assert_int_equal(mod_ct_tftp_parse(bare_rrq, 1), 0);
+	assert_int_equal(mod_ct_tftp_parse(bare_rrq, 0), 0);
+	assert_int_equal(mod_ct_tftp_parse(NULL, 0), 0);
+	assert_int_equal(mod_ct_tftp_parse(NULL, 2), -EINVAL);
+	assert_int_equal(mod_ct_tftp_parse(data, sizeof(data)), 0);
+	assert_int_equal(mod_ct_tftp_parse(ack, sizeof(ack)), 0);
+	assert_int_equal(mod_ct_tftp_parse(err, sizeof(err)), 0);
+	assert_int_equal(mod_ct_tftp_parse(oack, sizeof(oack)), 0);
+	assert_int_equal(mod_ct_tftp_parse(high, sizeof(high)), 0);
+}
+
+static int
+sip(const char *s, uint8_t family, struct mod_ct_sip_msg *m)
+{
+	return mod_ct_sip_parse((const uint8_t *)s, (uint32_t)strlen(s), family, m);
+}
+
+/* SIP: start line, CSeq, and the SDP's media streams, as Linux reads them. */
+static void
+test_sip_parse(void **state)
+{
+	static const char invite[] =
+		"INVITE sip:bob@192.0.2.7 SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP 10.0.0.1:5060;branch=z9hG4bK1\r\n"
+		"Call-ID: a@10.0.0.1\r\n"
+		"cseq:  7 INVITE\r\n"
+		"Content-Type: application/sdp\r\n"
+		"\r\n"
+		"v=0\r\n"
+		"o=- 1 1 IN IP4 10.0.0.1\r\n"
+		"c=IN IP4 10.0.0.1\r\n"
+		"t=0 0\r\n"
+		"m=audio 4000 RTP/AVP 0\r\n"
+		"m=video 0 RTP/AVP 31\r\n"
+		"m=text 5000 RTP/AVP 98\r\n"
+		"m=image 6000 udptl t38\r\n"
+		"c=IN IP4 10.0.0.9\r\n";
+	static const char ok6[] = "SIP/2.0 200 OK\n"
+				  "CSeq: 7 INVITE\n"
+				  "\n"
+				  "v=0\n"
+				  "m=audio 7002 RTP/AVP 0\n"
+				  "c=IN IP6 2001:db8::7\n";
+	struct mod_ct_sip_msg m;
+	uint8_t a[16];
+
+	(void)state;
+	assert_int_equal(sip(invite, FC_AF_INET4, &m), 1);
+	assert_false(m.response);
+	assert_int_equal(m.method, MOD_CT_SIP_INVITE);
+	assert_int_equal(m.cseq, 7);
+	assert_true(m.sdp);
+	/* video on port 0 is inactive, text is no type Linux expects. */
+	assert_int_equal(m.n_media, 2);
+	assert_int_equal(m.media[0].type, MOD_CT_SIP_AUDIO);
+	assert_int_equal(m.media[0].port, 4000);
+	inet_pton(AF_INET, "10.0.0.1", a);
+	assert_memory_equal(m.media[0].addr, a, 4);
+	assert_int_equal(m.media[1].type, MOD_CT_SIP_IMAGE);
+	assert_int_equal(m.media[1].port, 6000);
+	inet_pton(AF_INET, "10.0.0.9", a);
+	assert_memory_equal(m.media[1].addr, a, 4); /* its own c= line */
+	/* A response over IPv6 with LF line ends: the stream's own address. */
+	assert_int_equal(sip(ok6, FC_AF_INET6, &m), 1);
+	assert_true(m.response);
+	assert_int_equal(m.status, 200);
+	assert_int_equal(m.method, MOD_CT_SIP_INVITE);
+	assert_int_equal(m.n_media, 1);
+	inet_pton(AF_INET6, "2001:db8::7", a);
+	assert_memory_equal(m.media[0].addr, a, 16);
+	assert_int_equal(m.media[0].port, 7002);
+	/* An IPv6 address in an IPv4 connection's SDP is none: dropped. */
+	assert_int_equal(sip(ok6, FC_AF_INET4, &m), -EBADMSG);
+	/* No SDP read where Linux reads none: a BYE, a 486 to INVITE, a 200 to BYE. */
+	assert_int_equal(sip("BYE sip:a@b SIP/2.0\r\nCSeq: 8 BYE\r\n\r\nv=0\r\n"
+			     "m=audio 4000 RTP/AVP 0\r\n", FC_AF_INET4, &m), 1);
+	assert_int_equal(m.method, MOD_CT_SIP_BYE);
+	assert_false(m.sdp);
+	assert_int_equal(sip("SIP/2.0 486 Busy\r\nCSeq: 7 INVITE\r\n\r\nv=0\r\nm=audio 1 x\r\n",
+				 FC_AF_INET4, &m), 1);
+	assert_int_equal(m.status, 486);
+	assert_false(m.sdp);
+	assert_int_equal(sip("SIP/2.0 200 OK\r\nCSeq: 8 BYE\r\n", FC_AF_INET4, &m), 1);
+	assert_int_equal(m.method, MOD_CT_SIP_BYE);
+	assert_int_equal(sip("register sip:r SIP/2.0\r\nCSeq: 1 REGISTER\r\n", FC_AF_INET4, &m), 1);
+	assert_int_equal(m.method, MOD_CT_SIP_REGISTER);
+	/* Not acted on: another method, not SIP, a method without its space. */
+	assert_int_equal(sip("MESSAGE sip:a@b SIP/2.0\r\n", FC_AF_INET4, &m), 0);
+	assert_int_equal(sip("GET / HTTP/1.1\r\n", FC_AF_INET4, &m), 0);
+	assert_int_equal(sip("INVITES sip:a SIP/2.0\r\nCSeq: 1 INVITE\r\n", FC_AF_INET4, &m), 0);
+	assert_int_equal(sip("", FC_AF_INET4, &m), 0);
+	/* What Linux drops. */
+	assert_int_equal(sip("INVITE sip:a SIP/2.0\r\nVia: x\r\n\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("SIP/2.0 abc\r\nCSeq: 1 INVITE\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("SIP/2.0 200 OK\r\nCSeq: x INVITE\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("ACK sip:a SIP/2.0\r\nCSeq: 1 ACK\r\n\r\nv=0\r\nc=IN IP4 10.0.0.1\r\n"
+			     "m=audio 80 RTP/AVP 0\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("ACK sip:a SIP/2.0\r\nCSeq: 1 ACK\r\n\r\nv=0\r\n"
+			     "m=audio 4000 RTP/AVP 0\r\n", FC_AF_INET4, &m), -EBADMSG);
+	assert_int_equal(sip("ACK sip:a SIP/2.0\r\nCSeq: 1 ACK\r\n\r\nv=0\r\nc=IN IP4 10.0.0.1\r\n"
+			     "m=audio 70000 RTP/AVP 0\r\n", FC_AF_INET4, &m), -EBADMSG);
+	/* A CSeq after the blank line is the body's, not a header. */
+	assert_int_equal(sip("INVITE sip:a SIP/2.0\r\n\r\nCSeq: 1 INVITE\r\n", FC_AF_INET4, &m),
+		-EBADMSG);
+	assert_int_equal(sip(invite, 9, &m), -EINVAL);
+	assert_int_equal(mod_ct_sip_parse(NULL, 3, FC_AF_INET4, &m), -EINVAL);
+}
+
+static int
+irc(const char *s, struct mod_ct_irc_dcc *d)
+{
+	return mod_ct_irc_parse((const uint8_t *)s, (uint32_t)strlen(s), d);
+}
+
+/* IRC: the DCC offer of a PRIVMSG, as Linux's tightened helper finds it. */
+static void
+test_irc_parse(void **state)
+{
+	static const char send[] = "PRIVMSG bob :\1DCC SEND file.txt 167772161 40000 1234\1\r\n";
+	struct mod_ct_irc_dcc d;
+	char buf[24];
+
+	(void)state;
+	assert_int_equal(irc(send, &d), 1);
+	assert_int_equal(d.addr, 0x0a000001u);
+	assert_int_equal(d.port, 40000);
+	assert_int_equal(d.off, strstr(send, "1677") - send);
+	assert_int_equal(d.len, strlen("167772161 40000"));
+	assert_int_equal(irc("\r\n privmsg #c :\1DCC CHAT chat 167772161  5000\1\n", &d), 1);
+	assert_int_equal(d.port, 5000);
+	assert_int_equal(d.len, strlen("167772161  5000"));
+	assert_int_equal(irc("PRIVMSG bob :\1DCC TSEND f 167772161 40001 9\1\r\n", &d), 1);
+	/* Not an offer: another command, CTCP not at the text's start, no
+	 * newline, port 0 or too big, address too big, unknown type, short. */
+	assert_int_equal(irc("NOTICE bob :\1DCC SEND f 167772161 40000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :hi \1DCC SEND f 167772161 40000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PING :\1DCC SEND f 167772161 40000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 167772161 40000 1\1", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 167772161 0 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 167772161 70000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC SEND f 4294967296 4000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG bob :\1DCC RESUME f 167772161 4000 1\1\r\n", &d), 0);
+	assert_int_equal(irc("PRIVMSG b :\1DCC SEND f 1 2\1\n", &d), 0);
+	assert_int_equal(irc("", &d), 0);
+	assert_int_equal(mod_ct_irc_parse(NULL, 4, &d), -EINVAL);
+	assert_int_equal(mod_ct_irc_format(0xc6336401u, 40000, buf, sizeof(buf)), 16);
+	assert_string_equal(buf, "3325256705 40000");
+	assert_int_equal(mod_ct_irc_format(1, 2, buf, 3), -ENOSPC);
+}
+
+/* SANE: SANE_NET_START, then its success reply's port, as Linux reads them. */
+static void
+test_sane_segment(void **state)
+{
+	static const uint8_t start[8] = {0, 0, 0, 7, 0, 0, 0, 1};
+	static const uint8_t other[8] = {0, 0, 0, 4, 0, 0, 0, 1};
+	static const uint8_t ok[16] = {0, 0, 0, 0, 0, 0, 0x1f, 0x40};
+	static const uint8_t fail[16] = {0, 0, 0, 4, 0, 0, 0x1f, 0x40};
+	static const uint8_t nonzero[16] = {0, 0, 0, 0, 0, 1, 0x1f, 0x40};
+	uint8_t st = MOD_CT_SANE_NORMAL;
+
+	(void)state;
+	/* A reply without the request: nothing. */
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, sizeof(ok)), 0);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8), 0);
+	assert_int_equal(st, MOD_CT_SANE_START);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, sizeof(ok)), 8000);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	/* Once: the next reply is no answer to it. */
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, sizeof(ok)), 0);
+	/* A request of another length leaves the state; another code clears it. */
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, other, 7), 0);
+	assert_int_equal(st, MOD_CT_SANE_START);
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, other, 8);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	/* A failure status, non-zero padding, a short reply: nothing, state cleared. */
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, fail, sizeof(fail)), 0);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, nonzero, sizeof(nonzero)), 0);
+	mod_ct_sane_segment(&st, MOD_CT_DIR_ORIG, start, 8);
+	assert_int_equal(mod_ct_sane_segment(&st, MOD_CT_DIR_REPLY, ok, 7), 0);
+	assert_int_equal(st, MOD_CT_SANE_NORMAL);
+	assert_int_equal(mod_ct_sane_segment(NULL, MOD_CT_DIR_ORIG, start, 8), 0);
 }
 
 static void
@@ -345,10 +560,27 @@ test_expect_table(void **state)
 	k = flow(1026, 1026);
 	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
 	k = flow(20, 1025);
+	/* Looked at without taking it, as often as asked. */
+	assert_true(mod_ct_expect_has(t, &k, 10));
+	assert_true(mod_ct_expect_has(t, &k, 10));
+	assert_false(mod_ct_expect_has(t, &k, 1000));
+	assert_false(mod_ct_expect_has(NULL, &k, 10));
 	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), 0);
 	assert_int_equal(out.master, 1);
 	/* Consumed once. */
+	assert_false(mod_ct_expect_has(t, &k, 10));
 	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), -ENOENT);
+	/* From any source address (IRC's): any source matches, once. */
+	e = exp_make(7, 1025, 1000);
+	memset(fc_key_src_w(&e.tuple), 0, 4);
+	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
+	k = flow(20, 1025);
+	fc_key_src_w(&k)[0] ^= 0x55;
+	assert_true(mod_ct_expect_has(t, &k, 10));
+	assert_int_equal(mod_ct_expect_take(t, &k, 10, &out), 0);
+	assert_int_equal(out.master, 7);
+	assert_false(mod_ct_expect_has(t, &k, 10));
+	e = exp_make(1, 1025, 1000);
 	/* Another protocol or source address: no. */
 	assert_int_equal(mod_ct_expect_add(t, &e, 0), 0);
 	fc_key_set_proto(&k, 17);
@@ -587,6 +819,10 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_helper_names),
+		cmocka_unit_test(test_tftp_parse),
+		cmocka_unit_test(test_sip_parse),
+		cmocka_unit_test(test_irc_parse),
+		cmocka_unit_test(test_sane_segment),
 		cmocka_unit_test(test_parse_commands),
 		cmocka_unit_test(test_parse_split_and_hostile),
 		cmocka_unit_test(test_segments_in_order),

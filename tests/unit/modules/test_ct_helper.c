@@ -104,10 +104,10 @@ world_down(struct world *w)
 	eng_stack_free(w->eng);
 }
 
-/* A TCP frame from @p src:@p sp to @p dst:@p dp with @p payload. */
+/* A TCP frame from @p src:@p sp to @p dst:@p dp with @p plen bytes of @p payload. */
 static uint32_t
 tcp_frame(uint8_t *buf, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
-	uint32_t seq, uint32_t ack, const char *payload)
+	uint32_t seq, uint32_t ack, const void *payload, uint32_t plen)
 {
 	struct pb_ipv4 ip = {.src = src, .dst = dst};
 	struct pb b;
@@ -118,8 +118,8 @@ tcp_frame(uint8_t *buf, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, ui
 	pb_ipv4(&b, &ip);
 	pb_tcp(&b, sp, dp, flags, seq, ack, 0);
 	pb_tcp_win(&b, 8000);
-	if (payload != NULL && payload[0] != '\0')
-		pb_payload(&b, payload, (uint32_t)strlen(payload));
+	if (payload != NULL && plen != 0)
+		pb_payload(&b, payload, plen);
 	n = pb_finish(&b);
 	assert_true(n > 0);
 	return (uint32_t)n;
@@ -130,8 +130,8 @@ tcp_frame(uint8_t *buf, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, ui
  * w->frame (accepted) and the decision is returned.
  */
 static struct rule_decision
-rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
-	uint32_t seq, uint32_t ack, const char *payload)
+rx_n(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
+	uint32_t seq, uint32_t ack, const void *payload, uint32_t plen)
 {
 	struct fc_table *t = rule_engine_table(w->eng, FC_AF_INET4);
 	struct rule_upcall up;
@@ -146,7 +146,7 @@ rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_
 	w->now++;
 	w->fast = false;
 	memset(&up, 0, sizeof(up));
-	w->len = tcp_frame(w->frame, src, sp, dst, dp, flags, seq, ack, payload);
+	w->len = tcp_frame(w->frame, src, sp, dst, dp, flags, seq, ack, payload, plen);
 	assert_int_equal(fc_parse(w->frame, w->len, &up.pkt), FC_PARSE_OK);
 	key = &up.pkt.key.v4;
 	sig = fc_table_hash(t, key);
@@ -195,6 +195,14 @@ rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_
 	return d;
 }
 
+static struct rule_decision
+rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, uint8_t flags,
+	uint32_t seq, uint32_t ack, const char *payload)
+{
+	return rx_n(w, src, sp, dst, dp, flags, seq, ack, payload,
+		payload != NULL ? (uint32_t)strlen(payload) : 0);
+}
+
 static bool
 accepted(struct rule_decision d)
 {
@@ -204,23 +212,32 @@ accepted(struct rule_decision d)
 /* The control connection opened, the banner and the login exchanged. */
 struct ctl {
 	uint16_t cport;
+	uint16_t sport; /* the server's port */
 	uint32_t seen; /* the client's address as the server sees it */
 	uint32_t cseq, sseq; /* next sequence numbers of client and server (their own space) */
 };
 
 static void
-ctl_open(struct world *w, struct ctl *c, uint16_t cport, uint32_t seen)
+ctl_open_port(struct world *w, struct ctl *c, uint16_t cport, uint32_t seen, uint16_t sport)
 {
 	c->cport = cport;
+	c->sport = sport;
 	c->seen = seen;
 	c->cseq = 1000;
 	c->sseq = 9000;
-	assert_true(accepted(rx(w, CLIENT, cport, SERVER, 21, PB_TCP_SYN, c->cseq, 0, NULL)));
+	assert_true(accepted(rx(w, CLIENT, cport, SERVER, sport, PB_TCP_SYN, c->cseq, 0, NULL)));
 	c->cseq++;
-	assert_true(accepted(rx(w, SERVER, 21, seen, cport, PB_TCP_SYN | PB_TCP_ACK, c->sseq,
+	assert_true(accepted(rx(w, SERVER, sport, seen, cport, PB_TCP_SYN | PB_TCP_ACK, c->sseq,
 		c->cseq, NULL)));
 	c->sseq++;
-	assert_true(accepted(rx(w, CLIENT, cport, SERVER, 21, PB_TCP_ACK, c->cseq, c->sseq, NULL)));
+	assert_true(accepted(rx(w, CLIENT, cport, SERVER, sport, PB_TCP_ACK, c->cseq, c->sseq,
+		NULL)));
+}
+
+static void
+ctl_open(struct world *w, struct ctl *c, uint16_t cport, uint32_t seen)
+{
+	ctl_open_port(w, c, cport, seen, 21);
 }
 
 /* One line of the client (@p from_client) or the server; @return its decision. */
@@ -230,13 +247,13 @@ ctl_say(struct world *w, struct ctl *c, bool from_client, const char *line)
 	struct rule_decision d;
 
 	if (from_client) {
-		d = rx(w, CLIENT, c->cport, SERVER, 21, PB_TCP_ACK | PB_TCP_PSH, c->cseq, c->sseq,
-			line);
+		d = rx(w, CLIENT, c->cport, SERVER, c->sport, PB_TCP_ACK | PB_TCP_PSH, c->cseq,
+			c->sseq, line);
 		if (accepted(d))
 			c->cseq += (uint32_t)strlen(line);
 	} else {
-		d = rx(w, SERVER, 21, c->seen, c->cport, PB_TCP_ACK | PB_TCP_PSH, c->sseq, c->cseq,
-			line);
+		d = rx(w, SERVER, c->sport, c->seen, c->cport, PB_TCP_ACK | PB_TCP_PSH, c->sseq,
+			c->cseq, line);
 		if (accepted(d))
 			c->sseq += (uint32_t)strlen(line);
 	}
@@ -272,7 +289,7 @@ test_active_and_passive(void **state)
 	/* Active: PORT makes the expectation; the server's data connection is RELATED. */
 	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,1\r\n")));
 	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
-	assert_int_equal(tcp_frame(w.frame, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL),
+	assert_int_equal(tcp_frame(w.frame, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL, 0),
 		w.len);
 	assert_int_equal(fc_parse(w.frame, w.len, &p), FC_PARSE_OK);
 	assert_int_equal(rule_engine_flow_lookup(w.eng, &p.key, &fi), 0);
@@ -443,6 +460,121 @@ test_masquerade(void **state)
 	world_down(&w);
 }
 
+/* IRC: a DCC offer of the client's own address expects a connection from anywhere. */
+static void
+test_irc_dcc(void **state)
+{
+	const char *offer = "PRIVMSG bob :\1DCC SEND f 167772161 40000 10\1\r\n";
+	struct mod_ct_helper_stats st;
+	struct world w;
+	struct ctl c;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established\n"
+		     "accept proto tcp dport 6667 ctstate new\n"
+		     "accept proto tcp ctstate related helper irc\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper irc proto tcp dport 6667\n");
+	ctl_open_port(&w, &c, 40100, CLIENT, 6667);
+	assert_true(accepted(ctl_say(&w, &c, false, ":srv 001 alice :hi\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, offer)));
+	/* From any host, once. */
+	assert_true(accepted(rx(&w, 0xcb007101u, 5555, CLIENT, 40000, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, 0xcb007102u, 5555, CLIENT, 40000, PB_TCP_SYN, 1, 0, NULL)));
+	/* An offer of another host's address expects nothing; nor one from the server. */
+	assert_true(accepted(ctl_say(&w, &c, true,
+		"PRIVMSG bob :\1DCC SEND f 167772162 40001 10\1\r\n")));
+	assert_false(accepted(rx(&w, 0xcb007101u, 5555, CLIENT + 1, 40001, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(accepted(ctl_say(&w, &c, false,
+		"PRIVMSG alice :\1DCC SEND f 167772161 40002 10\1\r\n")));
+	assert_false(accepted(rx(&w, 0xcb007101u, 5555, CLIENT, 40002, PB_TCP_SYN, 1, 0, NULL)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.commands, 1);
+	assert_int_equal(st.foreign, 1);
+	assert_int_equal(st.related, 1);
+	world_down(&w);
+}
+
+/* IRC behind masquerade: the offer rewritten to the outside address (nf_nat_irc). */
+static void
+test_irc_masquerade(void **state)
+{
+	const char *offer = "PRIVMSG bob :\1DCC SEND f 167772161 40000 10\1\r\n";
+	const char *want = "PRIVMSG bob :\1DCC SEND f 3325256705 40000 10\1\r\n";
+	int32_t delta = (int32_t)strlen(want) - (int32_t)strlen(offer);
+	struct rule_decision d;
+	struct world w;
+	struct ctl c;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto tcp dport 6667 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper irc proto tcp dport 6667\n");
+	ctl_open_port(&w, &c, 40100, MASQ, 6667);
+	assert_true(accepted(ctl_say(&w, &c, false, ":srv 001 alice :hi\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, offer)));
+	assert_memory_equal(w.frame + 14 + 20 + 20, want, strlen(want));
+	assert_int_equal(w.len, 14 + 20 + 20 + strlen(want));
+	assert_true(csum_ok(w.frame));
+	/* The server's ACK of it comes back unshifted. */
+	d = rx(&w, SERVER, 6667, MASQ, 40100, PB_TCP_ACK, c.sseq, c.cseq + (uint32_t)delta, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 20 + 8), c.cseq);
+	/* A peer's connection to the outside address reaches the client, from the server's address. */
+	d = rx(&w, 0xcb007101u, 5555, MASQ, 40000, PB_TCP_SYN, 1, 0, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 16), CLIENT);
+	assert_int_equal(rd32(w.frame + 14 + 12), SERVER);
+	assert_int_equal(w.frame[14 + 20 + 2] << 8 | w.frame[14 + 20 + 3], 40000);
+	assert_true(csum_ok(w.frame));
+	world_down(&w);
+}
+
+/* SANE: a data connection to the port SANE_NET_START's reply names. */
+static void
+test_sane(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	struct ctl c;
+	uint8_t req[8] = {0, 0, 0, 7, 0, 0, 0, 1}, rep[16] = {0, 0, 0, 0, 0, 0, 0x1f, 0x40};
+	struct rule_decision d;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established\n"
+		     "accept proto tcp dport 6566 ctstate new\n"
+		     "accept proto tcp ctstate related helper sane\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sane proto tcp dport 6566\n");
+	ctl_open_port(&w, &c, 40200, MASQ, 6566);
+	/* SANE_NET_START (8 bytes), the reply with port 8000. */
+	assert_true(accepted(rx_n(&w, CLIENT, 40200, SERVER, 6566, PB_TCP_ACK | PB_TCP_PSH, c.cseq,
+		c.sseq, req, 8)));
+	c.cseq += 8;
+	assert_true(accepted(rx_n(&w, SERVER, 6566, MASQ, 40200, PB_TCP_ACK | PB_TCP_PSH, c.sseq,
+		c.cseq, rep, 16)));
+	c.sseq += 16;
+	/* The client's data connection to that port: RELATED, masqueraded as any flow. */
+	d = rx(&w, CLIENT, 40201, SERVER, 8000, PB_TCP_SYN, 1, 0, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 12), MASQ);
+	/* Once, and only to that port. */
+	assert_false(accepted(rx(&w, CLIENT, 40202, SERVER, 8000, PB_TCP_SYN, 1, 0, NULL)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.commands, 1);
+	assert_int_equal(st.related, 1);
+	world_down(&w);
+}
+
 int
 main(void)
 {
@@ -451,6 +583,9 @@ main(void)
 		cmocka_unit_test(test_no_helper),
 		cmocka_unit_test(test_ctstatus_and_helper_match),
 		cmocka_unit_test(test_masquerade),
+		cmocka_unit_test(test_irc_dcc),
+		cmocka_unit_test(test_irc_masquerade),
+		cmocka_unit_test(test_sane),
 	};
 	int rc;
 

@@ -685,12 +685,10 @@ test_pkt_parse(void **state)
 static bool
 refused(const char *name)
 {
-	/* tests/iptables-corpus/expectations: refused (the last four: CT --helper tftp, sip). */
+	/* tests/iptables-corpus/expectations: refused. */
 	return strcmp(name, "ipsec-gateway.v4") == 0 ||
 	       strcmp(name, "desktop-killswitch.v4") == 0 ||
 	       strcmp(name, "payload-inspection.v4") == 0 ||
-	       strcmp(name, "openwrt-fw3.v4") == 0 || strcmp(name, "openwrt-fw3.v6") == 0 ||
-	       strcmp(name, "shorewall.v4") == 0 || strcmp(name, "ftp-dns-server.v4") == 0 ||
 	       strcmp(name, "hardening-synproxy.v4") == 0;
 }
 

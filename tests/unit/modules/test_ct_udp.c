@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/unit/modules/test_ct_udp.c — the UDP helpers in the rules engine
+ * (lib/modules/conntrack/ct_helper.c), with EAL. TFTP: a client's read or write
+ * request to port 69, on a connection the raw table gave the helper,
+ * expects the server's answer from any port to the client's address and
+ * port; the answer is RELATED, --ctstatus EXPECTED, -m helper tftp, and
+ * its connection carries the transfer both ways; once. Other opcodes, a
+ * request the filter dropped, a connection without the helper expect
+ * nothing. Behind masquerade the answer to the translated client goes to
+ * the client itself; behind a DNAT of the server, it leaves from the
+ * address the client asked (Linux's nf_nat_tftp and follow_master).
+ * SIP: an INVITE's and its answer's session descriptions expect RTP and
+ * RTCP from the other side to the announced address (the sender's own
+ * only), RELATED, -m helper sip; a BYE, a new INVITE and a failure answer
+ * take them back; a message Linux cannot parse is dropped.
+ *
+ * Each frame goes through what the datapath does: lookup, interest, the
+ * cached verdict or rule_engine_upcall_burst(), the NAT rewrite.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "pkt_build.h"
+#include "rule_lang.h"
+
+#define CLIENT 0x0a000001u /* 10.0.0.1 */
+#define SERVER 0xc0000207u /* 192.0.2.7 */
+#define MASQ   0xc6336401u /* 198.51.100.1 */
+#define INNER  0x0a090005u /* 10.9.0.5: the server behind a DNAT of SERVER */
+#define FRAME_MAX 512
+
+#define RRQ "\0\1boot.img\0octet"
+#define WRQ "\0\2up.txt\0octet"
+#define DATA1 "\0\3\0\1payload"
+#define ACK1 "\0\4\0\1"
+#define OP_LEN(s) (sizeof(s) - 1)
+
+static int eng_seq;
+
+struct world {
+	struct rule_engine *eng;
+	struct mod_ct_module *ct;
+	uint32_t now;
+	uint8_t frame[FRAME_MAX]; /* the last frame as it left */
+	uint32_t len;
+	bool fast;                /* the last frame took the fast path */
+};
+
+static int
+masq_addr(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
+{
+	uint32_t a = htonl(MASQ);
+
+	(void)arg;
+	(void)port;
+	(void)in_port;
+	if (family != FC_AF_INET4)
+		return -EAFNOSUPPORT;
+	memcpy(addr, &a, 4);
+	return 0;
+}
+
+static void
+world_up(struct world *w, const char *rules)
+{
+	struct eng_stack_params p;
+	struct rule_error err;
+	struct rule_set *s;
+	char name[16];
+
+	memset(w, 0, sizeof(*w));
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "ctt%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.eng.default_channel = 1;
+	p.conntrack = true;
+	p.nat_bindings = 64;
+	p.port_addr_fn = masq_addr;
+	w->eng = eng_stack_create(&p);
+	assert_non_null(w->eng);
+	w->ct = eng_stack_ct(w->eng);
+	assert_non_null(w->ct);
+	assert_int_equal(rule_engine_reader_register(w->eng, 0), 0);
+	s = rule_set_parse(rules, "test", &err);
+	if (s == NULL)
+		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
+	assert_int_equal(rule_engine_commit(w->eng, s), 0);
+	w->now = 1000;
+	rule_engine_step(w->eng, w->now, 16);
+}
+
+static void
+world_down(struct world *w)
+{
+	rule_engine_reader_unregister(w->eng, 0);
+	eng_stack_free(w->eng);
+}
+
+/* What the datapath does with one UDP datagram; it leaves in w->frame. */
+static struct rule_decision
+rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, const char *payload,
+	uint32_t plen)
+{
+	struct fc_table *t = rule_engine_table(w->eng, FC_AF_INET4);
+	struct pb_ipv4 ip = {.src = src, .dst = dst};
+	struct rule_upcall up;
+	struct rule_decision d;
+	struct fc_action a;
+	uint64_t hit = 0;
+	uint32_t sig, idx;
+	const void *key;
+	struct pb b;
+	int n;
+
+	w->now++;
+	w->fast = false;
+	pb_init(&b, w->frame, FRAME_MAX);
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_udp(&b, sp, dp);
+	pb_payload(&b, payload, plen);
+	n = pb_finish(&b);
+	assert_true(n > 0);
+	w->len = (uint32_t)n;
+	memset(&up, 0, sizeof(up));
+	assert_int_equal(fc_parse(w->frame, w->len, &up.pkt), FC_PARSE_OK);
+	key = &up.pkt.key.v4;
+	sig = fc_table_hash(t, key);
+	fc_table_lookup_bulk(t, 0, &key, &sig, 1, &hit, &a, &idx);
+	if ((hit & 1) && !rule_engine_stale(w->eng, &a, &up.pkt.key) &&
+		a.verdict != FC_VERDICT_SLOW && !rule_engine_wants(&a, &up.pkt)) {
+		memset(&d, 0, sizeof(d));
+		d.verdict = a.verdict;
+		d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
+		w->fast = true;
+	} else {
+		up.reason = (hit & 1) ? RULE_UPCALL_INTEREST : RULE_UPCALL_MISS;
+		up.frame = w->frame;
+		up.frame_len = w->len;
+		up.len = w->len;
+		assert_int_equal(rule_engine_upcall_burst(w->eng, &up, 1, &d, w->now), 1);
+	}
+	if (d.verdict == FC_VERDICT_ACCEPT && d.nat_slot != RULE_NAT_NONE)
+		assert_int_equal(mod_nat_apply(eng_stack_nat(w->eng), d.nat_slot,
+					 w->frame + up.pkt.l3_off, w->len - up.pkt.l3_off, &up.pkt),
+			0);
+	return d;
+}
+
+static bool
+accepted(struct rule_decision d)
+{
+	return d.verdict == FC_VERDICT_ACCEPT;
+}
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The frame as it left: addresses, ports, and a valid UDP checksum. */
+#define IP_SRC(w) rd32((w)->frame + 14 + 12)
+#define IP_DST(w) rd32((w)->frame + 14 + 16)
+#define UDP_SP(w) rd16((w)->frame + 14 + 20)
+#define UDP_DP(w) rd16((w)->frame + 14 + 22)
+
+static bool
+udp_csum_ok(const struct world *w)
+{
+	const uint8_t *ip = w->frame + 14, *udp = ip + 20;
+	uint32_t s = 0, ul = rd16(udp + 4);
+
+	for (unsigned int i = 12; i < 20; i += 2)
+		s += rd16(ip + i);
+	s += 17 + ul;
+	for (uint32_t i = 0; i + 1 < ul; i += 2)
+		s += rd16(udp + i);
+	if (ul & 1)
+		s += (uint32_t)udp[ul - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+static const char *tftp_rules = "policy drop\n"
+				"accept ctstate established,related\n"
+				"accept proto udp dport 69 ctstate new\n"
+				"table raw\n"
+				"chain pre hook prerouting\n"
+				"ct ct_helper tftp proto udp dport 69\n";
+
+static void
+test_read_and_write(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+
+	(void)state;
+	world_up(&w, tftp_rules);
+	/* RRQ: the server answers from a port of its own, the client acks it. */
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_true(accepted(rx(&w, SERVER, 50000, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 50000, ACK1, OP_LEN(ACK1))));
+	assert_true(accepted(rx(&w, SERVER, 50000, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
+	assert_true(w.fast); /* the transfer is an ordinary connection now */
+	/* Once: another port of the server is not expected any more. */
+	assert_false(accepted(rx(&w, SERVER, 50001, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
+	/* WRQ too, from another client port. */
+	assert_true(accepted(rx(&w, CLIENT, 40001, SERVER, 69, WRQ, OP_LEN(WRQ))));
+	assert_true(accepted(rx(&w, SERVER, 50002, CLIENT, 40001, ACK1, OP_LEN(ACK1))));
+	/* An answer to another client port, or from another host: not expected. */
+	assert_true(accepted(rx(&w, CLIENT, 40002, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_false(accepted(rx(&w, SERVER, 50003, CLIENT, 40009, DATA1, OP_LEN(DATA1))));
+	assert_false(accepted(rx(&w, SERVER + 1, 50003, CLIENT, 40002, DATA1, OP_LEN(DATA1))));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.conns, 3);
+	assert_int_equal(st.commands, 3);
+	assert_int_equal(st.related, 2);
+	assert_int_equal(st.exp.created, 3);
+	assert_int_equal(st.exp.active, 1);
+	assert_int_equal(st.dropped, 0);
+	world_down(&w);
+}
+
+static void
+test_nothing_expected(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+
+	(void)state;
+	/* Without the helper: no expectation, the answer is a new flow (dropped). */
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dport 69 ctstate new\n");
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_false(accepted(rx(&w, SERVER, 50000, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
+	world_down(&w);
+
+	/* Other opcodes, a short datagram: nothing. A request the filter
+	 * dropped: nothing (Linux's helper sees what was accepted). */
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dport 69 src 10.0.0.1 ctstate new\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper tftp proto udp dport 69\n");
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 69, DATA1, OP_LEN(DATA1))));
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 69, "\0", 1)));
+	assert_false(w.fast); /* every packet of a helped connection is read */
+	assert_false(accepted(rx(&w, SERVER, 50000, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
+	assert_false(accepted(rx(&w, CLIENT + 1, 40000, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_false(accepted(rx(&w, SERVER, 50000, CLIENT + 1, 40000, DATA1, OP_LEN(DATA1))));
+	/* A later request on the same connection (a retransmission) does expect. */
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_false(w.fast);
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.commands, 2);
+	assert_int_equal(st.exp.created, 2);
+	assert_int_equal(st.exp.active, 1); /* the retransmission's replaced the first */
+	/* (From another port: the dropped 50000 flow above stays cached as dropped.) */
+	assert_true(accepted(rx(&w, SERVER, 50005, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
+	world_down(&w);
+}
+
+static void
+test_ctstatus_and_helper_match(void **state)
+{
+	struct world w;
+
+	(void)state;
+	/* RELATED alone is not accepted: only by --ctstatus EXPECTED or -m helper. */
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established\n"
+		     "accept proto udp dport 69 ctstate new\n"
+		     "accept proto udp dport 41000 ctstatus expected\n"
+		     "accept proto udp dport 41001 helper tftp ctstate related\n"
+		     "accept proto udp dport 41002 helper ftp\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper tftp proto udp dport 69\n");
+	for (uint16_t p = 41000; p <= 41002; p++)
+		assert_true(accepted(rx(&w, CLIENT, p, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_true(accepted(rx(&w, SERVER, 50000, CLIENT, 41000, DATA1, OP_LEN(DATA1))));
+	assert_true(accepted(rx(&w, SERVER, 50001, CLIENT, 41001, DATA1, OP_LEN(DATA1))));
+	/* Expected by tftp: -m helper ftp does not match it. */
+	assert_false(accepted(rx(&w, SERVER, 50002, CLIENT, 41002, DATA1, OP_LEN(DATA1))));
+	world_down(&w);
+}
+
+static void
+test_masquerade(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	uint16_t tport;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dport 69 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper tftp proto udp dport 69\n");
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	tport = UDP_SP(&w);
+	/* The answer to the translated client reaches the client itself. */
+	assert_true(accepted(rx(&w, SERVER, 50000, MASQ, tport, DATA1, OP_LEN(DATA1))));
+	assert_int_equal(IP_SRC(&w), SERVER);
+	assert_int_equal(UDP_SP(&w), 50000);
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 40000);
+	assert_true(udp_csum_ok(&w));
+	/* The client's ACK leaves as the translated client, to the server's port. */
+	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 50000, ACK1, OP_LEN(ACK1))));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	assert_int_equal(UDP_SP(&w), tport);
+	assert_int_equal(IP_DST(&w), SERVER);
+	assert_int_equal(UDP_DP(&w), 50000);
+	assert_true(udp_csum_ok(&w));
+	/* Not to the client's own address from outside. */
+	assert_false(accepted(rx(&w, SERVER, 50001, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.related, 1);
+	world_down(&w);
+}
+
+static void
+test_dnat_server(void **state)
+{
+	const uint32_t outside = 0xcb007105u; /* 203.0.113.5 */
+	struct world w;
+
+	(void)state;
+	/* The server behind a DNAT of SERVER: its answer leaves from SERVER. */
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dport 69 ctstate new,dnat\n"
+		     "table nat\n"
+		     "chain pre hook prerouting\n"
+		     "dnat to 10.9.0.5 proto udp dst 192.0.2.7 dport 69\n"
+		     "table raw\n"
+		     "chain rpre hook prerouting\n"
+		     "ct ct_helper tftp proto udp dport 69\n");
+	assert_true(accepted(rx(&w, outside, 40000, SERVER, 69, RRQ, OP_LEN(RRQ))));
+	assert_int_equal(IP_DST(&w), INNER);
+	assert_true(accepted(rx(&w, INNER, 50000, outside, 40000, DATA1, OP_LEN(DATA1))));
+	assert_int_equal(IP_SRC(&w), SERVER);
+	assert_int_equal(UDP_SP(&w), 50000);
+	assert_int_equal(IP_DST(&w), outside);
+	assert_int_equal(UDP_DP(&w), 40000);
+	assert_true(udp_csum_ok(&w));
+	assert_true(accepted(rx(&w, outside, 40000, SERVER, 50000, ACK1, OP_LEN(ACK1))));
+	assert_int_equal(IP_DST(&w), INNER);
+	assert_int_equal(UDP_DP(&w), 50000);
+	assert_true(udp_csum_ok(&w));
+	world_down(&w);
+}
+
+static const char *sip_rules = "policy drop\n"
+			       "accept ctstate established\n"
+			       "accept ctstate related helper sip\n"
+			       "accept proto udp dport 5060 ctstate new\n"
+			       "table raw\n"
+			       "chain pre hook prerouting\n"
+			       "ct ct_helper sip proto udp dport 5060\n";
+
+/* A SIP message with CSeq @p cseq and, if @p rtp, an SDP announcing @p addr:@p rtp. */
+static uint32_t
+sip_msg(char *buf, size_t size, const char *start, unsigned int cseq, const char *method,
+	const char *addr, unsigned int rtp)
+{
+	int n = snprintf(buf, size, "%s\r\nVia: SIP/2.0/UDP x\r\nCSeq: %u %s\r\n", start, cseq,
+		method);
+
+	if (rtp != 0)
+		n += snprintf(buf + n, size - (size_t)n,
+			"Content-Type: application/sdp\r\n\r\nv=0\r\nc=IN IP4 %s\r\nt=0 0\r\n"
+			"m=audio %u RTP/AVP 0\r\n", addr, rtp);
+	else
+		n += snprintf(buf + n, size - (size_t)n, "\r\n");
+	return (uint32_t)n;
+}
+
+static void
+test_sip_media(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	char b[400];
+	uint32_t n;
+
+	(void)state;
+	world_up(&w, sip_rules);
+	/* The caller's INVITE: RTP and RTCP from the callee to 10.0.0.1:4000/4001. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_false(w.fast);
+	/* The callee's 200 OK: its media at 192.0.2.7:7001 (the pair 7000/7001). */
+	n = sip_msg(b, sizeof(b), "SIP/2.0 200 OK", 1, "INVITE", "192.0.2.7", 7001);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	assert_true(accepted(rx(&w, SERVER, 30000, CLIENT, 4000, "rtp", 3)));
+	assert_true(accepted(rx(&w, SERVER, 30001, CLIENT, 4001, "rtcp", 4)));
+	assert_true(accepted(rx(&w, CLIENT, 4000, SERVER, 7000, "rtp", 3)));
+	assert_true(accepted(rx(&w, CLIENT, 4001, SERVER, 7001, "rtcp", 4)));
+	/* Only from the other side, only those ports. */
+	assert_false(accepted(rx(&w, SERVER + 1, 30000, CLIENT, 4002, "rtp", 3)));
+	assert_false(accepted(rx(&w, SERVER, 30000, CLIENT, 4002, "rtp", 3)));
+	/* Media announced at another host than the sender: not expected (direct media). */
+	n = sip_msg(b, sizeof(b), "SIP/2.0 200 OK", 2, "UPDATE", "192.0.2.99", 8000);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	assert_false(accepted(rx(&w, CLIENT, 4000, 0xc0000263u, 8000, "rtp", 3)));
+	/* What Linux cannot parse is dropped: no CSeq, a media port below 1024. */
+	assert_false(accepted(rx(&w, CLIENT, 5060, SERVER, 5060,
+		"INVITE sip:b@x SIP/2.0\r\n\r\n", 26)));
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 3, "INVITE", "10.0.0.1", 80);
+	assert_false(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.commands, 2);
+	assert_int_equal(st.related, 4);
+	assert_int_equal(st.dropped, 2);
+	world_down(&w);
+}
+
+static void
+test_sip_teardown(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	char b[400];
+	uint32_t n;
+
+	(void)state;
+	world_up(&w, sip_rules);
+	/* A BYE takes the media expectations back. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	n = sip_msg(b, sizeof(b), "BYE sip:bob@192.0.2.7 SIP/2.0", 2, "BYE", NULL, 0);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_false(accepted(rx(&w, SERVER, 30000, CLIENT, 4000, "rtp", 3)));
+	/* A failure answer to the INVITE too. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 3, "INVITE", "10.0.0.1", 4100);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	n = sip_msg(b, sizeof(b), "SIP/2.0 486 Busy Here", 3, "INVITE", NULL, 0);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	assert_false(accepted(rx(&w, SERVER, 30002, CLIENT, 4100, "rtp", 3)));
+	/* An answer to another CSeq leaves them. */
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 4, "INVITE", "10.0.0.1", 4200);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	n = sip_msg(b, sizeof(b), "SIP/2.0 481 Gone", 3, "INVITE", NULL, 0);
+	assert_true(accepted(rx(&w, SERVER, 5060, CLIENT, 5060, b, n)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.exp.active, 2);
+	assert_true(accepted(rx(&w, SERVER, 30004, CLIENT, 4200, "rtp", 3)));
+	/* Without the helper: nothing expected. */
+	world_down(&w);
+	world_up(&w, "policy drop\naccept ctstate established,related\n"
+		     "accept proto udp dport 5060 ctstate new\n");
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_false(accepted(rx(&w, SERVER, 30000, CLIENT, 4000, "rtp", 3)));
+	world_down(&w);
+}
+
+/*
+ * SIP behind masquerade: nothing inside the messages is rewritten (no
+ * nf_nat_sip), the verdicts work: signalling and the caller's media go
+ * out translated, the callee's media come back as their replies.
+ */
+static void
+test_sip_masquerade(void **state)
+{
+	struct world w;
+	char b[400];
+	uint16_t sig, med;
+	uint32_t n;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dport 5060 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sip proto udp dport 5060\n");
+	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	assert_int_equal(w.len, 14 + 20 + 8 + n); /* not rewritten */
+	assert_memory_equal(w.frame + 14 + 28, b, n);
+	sig = UDP_SP(&w);
+	n = sip_msg(b, sizeof(b), "SIP/2.0 200 OK", 1, "INVITE", "192.0.2.7", 7000);
+	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, n)));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 5060);
+	assert_true(udp_csum_ok(&w));
+	/* The caller's RTP to the callee's announced port: RELATED, masqueraded. */
+	assert_true(accepted(rx(&w, CLIENT, 4000, SERVER, 7000, "rtp", 3)));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	med = UDP_SP(&w);
+	assert_true(udp_csum_ok(&w));
+	/* The callee's RTP back to the translated port: a reply. */
+	assert_true(accepted(rx(&w, SERVER, 7000, MASQ, med, "rtp", 3)));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 4000);
+	world_down(&w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_and_write),
+		cmocka_unit_test(test_nothing_expected),
+		cmocka_unit_test(test_ctstatus_and_helper_match),
+		cmocka_unit_test(test_masquerade),
+		cmocka_unit_test(test_dnat_server),
+		cmocka_unit_test(test_sip_media),
+		cmocka_unit_test(test_sip_teardown),
+		cmocka_unit_test(test_sip_masquerade),
+	};
+
+	if (gufc_test_eal_init("ct_udp", "0") < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
