@@ -55,6 +55,16 @@ builtin_of(const struct ipt *p, const char *name)
 	return -1;
 }
 
+/* Is @name a built-in chain of any table (FORWARD, PREROUTING, ...)? */
+static bool
+builtin_name(const char *name)
+{
+	for (size_t i = 0; i < RTE_DIM(ipt_builtins); i++)
+		if (strcmp(ipt_builtins[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Words                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -205,14 +215,28 @@ line_chain(struct ipt *p)
 		return rule_ipt_err(p, ca, "missing chain name");
 	if (as->n < 2)
 		return rule_ipt_err(p, ca, "missing policy");
+	b = builtin_of(p, name.s);
+	/* ":NAME [0:0]", no policy field: iptables-nft reads a user chain. */
+	if (b < 0 && as->n == 2 && as->a[1].s[0] == '[') {
+		if (!rule_ipt_counters(as->a[1].s, &pk, &by))
+			return rule_ipt_err(p, &as->a[1], "bad counters");
+		rc = user_chain(p, &name);
+		if (rc == 0)
+			chain_of(p, name.s)->pkts = pk, chain_of(p, name.s)->bytes = by;
+		return rc;
+	}
 	pol = &as->a[1];
 	if (as->n > 2 && !rule_ipt_counters(as->a[2].s, &pk, &by))
 		return rule_ipt_err(p, &as->a[2], "bad counters");
 	if (as->n > 3)
 		return rule_ipt_err(p, &as->a[3], "junk after chain");
-	b = builtin_of(p, name.s);
 	if (b < 0) {
-		if (strcmp(pol->s, "-") != 0)
+		/* A built-in name of another table (":FORWARD ACCEPT" in *nat):
+		 * iptables-nft makes it a user chain, its policy without effect
+		 * (nothing enters a user chain but by a jump). */
+		if (strcmp(pol->s, "-") != 0 &&
+			!((strcmp(pol->s, "ACCEPT") == 0 || strcmp(pol->s, "DROP") == 0) &&
+				builtin_name(name.s)))
 			return rule_ipt_err(p, pol, "user-defined chains have no policy");
 		rc = user_chain(p, &name);
 		if (rc == 0)

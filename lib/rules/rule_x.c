@@ -587,6 +587,9 @@ rule_x_opt_name(unsigned int kind, unsigned int i)
 unsigned int
 rule_x_kind_of_match(const char *name)
 {
+	/* ip6tables takes "-m icmpv6" for its icmp6 match too. */
+	if (strcmp(name, "icmpv6") == 0)
+		name = "icmp6";
 	for (unsigned int k = RULE_X_NONE + 1; k < RULE_XM__END; k++)
 		if (rule_xkinds[k].ipt != NULL && strcmp(rule_xkinds[k].ipt, name) == 0)
 			return k;

@@ -753,6 +753,37 @@ test_getopt_forms(void **state)
 	}
 }
 
+/* What iptables-nft (Debian's iptables) loads beyond iptables-legacy. */
+static void
+test_nft_leniency(void **state)
+{
+	struct rule_set *s;
+	const struct rule_chain *c;
+
+	(void)state;
+	/* A chain line without a policy field: a user chain. */
+	s = parse("*nat\n:PREROUTING ACCEPT [0:0]\n:NF_PERSIST_POSTROUTING [3:120]\n"
+		  "-A NF_PERSIST_POSTROUTING -j MASQUERADE\nCOMMIT\n");
+	c = chain(s, RULE_TABLE_NAT, "NF_PERSIST_POSTROUTING");
+	assert_false(c->builtin);
+	assert_int_equal(c->pkts, 3);
+	assert_int_equal(c->n_rules, 1);
+	rule_set_free(s);
+	/* Another table's built-in name with a policy: a user chain too. */
+	s = parse("*nat\n:PREROUTING ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\nCOMMIT\n");
+	c = chain(s, RULE_TABLE_NAT, "FORWARD");
+	assert_false(c->builtin);
+	assert_int_equal(c->hooks, 0);
+	rule_set_free(s);
+	/* ip6tables' "-m icmpv6" is its icmp6 match. */
+	s = rule_set_parse_iptables_af("*filter\n-A INPUT -p icmpv6 -m icmpv6 --icmpv6-type "
+				       "destination-unreachable -j ACCEPT\nCOMMIT\n",
+		"t", FC_AF_INET6, NULL);
+	assert_non_null(s);
+	assert_int_equal(only_rule(s, RULE_TABLE_FILTER)->n_xm, 1);
+	rule_set_free(s);
+}
+
 /* "-s 0.0.0.0/0" matches every IPv4 packet, "! -s 0.0.0.0/0" none. */
 static void
 test_zero_prefix(void **state)
@@ -1397,6 +1428,8 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n:INPUT - [0:0]\nCOMMIT\n", 2, 8, "-", "built-in chain needs a policy"},
 	{"*filter\n:INPUT\nCOMMIT\n", 2, 1, ":INPUT", "missing policy"},
 	{"*filter\n:MINE ACCEPT [0:0]\n", 2, 7, "ACCEPT", "user-defined chains have no policy"},
+	{"*filter\n:MINE [0_0]\nCOMMIT\n", 2, 7, "[0_0]", "bad counters"},
+	{"*filter\n:INPUT [0:0]\nCOMMIT\n", 2, 8, "[0:0]", "bad policy"},
 	{"*filter\n:MINE - [0:0]\n:MINE - [0:0]\n", 3, 2, "MINE", "chain declared twice"},
 	{"*filter\n:INPUT DROP [0:0]\n:INPUT ACCEPT [0:0]\n", 3, 2, "INPUT",
 		"chain declared twice"},
@@ -1639,6 +1672,7 @@ main(void)
 		cmocka_unit_test(test_family),
 		cmocka_unit_test(test_address_lists),
 		cmocka_unit_test(test_getopt_forms),
+		cmocka_unit_test(test_nft_leniency),
 		cmocka_unit_test(test_nat_targets),
 		cmocka_unit_test(test_words_and_counters),
 		cmocka_unit_test(test_long_comment),
