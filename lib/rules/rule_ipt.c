@@ -139,6 +139,10 @@ struct ipt_rl {
 	const struct lex_tok *x_at[RULE_XM_MAX]; /**< the word each extension match came from */
 	const struct lex_tok *cur_at;
 	bool cur_used;			/**< the last -m got an option */
+	/* Modules a later -m left waiting for their option (1 << MOD_*), as
+	 * iptables reads "-m state -m udp --dport 53 --state NEW". */
+	unsigned int open;
+	const struct lex_tok *open_at[MOD_X];
 	bool cur_ct;			/**< the last -m got its --ctstate/--state */
 	const struct lex_tok *multi_at; /**< first -m multiport, for errors */
 	const struct lex_tok *if_at[2]; /**< the -i and -o words, for errors */
@@ -257,31 +261,45 @@ x_new(struct ipt *p, struct ipt_rl *rl, unsigned int kind, const struct lex_tok 
 	return rl->r.n_xm++;
 }
 
-/* A -m module got no option where it needs one. */
-static int
-mod_finish(struct ipt *p, struct ipt_rl *rl)
+/* The message for module @mod left without the option it needs, or NULL. */
+static const char *
+mod_need_msg(unsigned int mod)
 {
-	const char *msg = NULL;
-
-	if (rl->cur_used)
-		return 0;
-	switch (rl->cur) {
+	switch (mod) {
 	case MOD_MULTIPORT:
-		msg = "multiport needs --sports, --dports or --ports";
-		break;
+		return "multiport needs --sports, --dports or --ports";
 	case MOD_CONNTRACK:
-		msg = "conntrack needs an option";
-		break;
+		return "conntrack needs an option";
 	case MOD_STATE:
-		msg = "state needs --state";
-		break;
+		return "state needs --state";
 	case MOD_COMMENT:
-		msg = "comment needs --comment";
-		break;
+		return "comment needs --comment";
 	default:
-		return 0;
+		return NULL;
 	}
-	return rule_ipt_err(p, rl->cur_at, msg);
+}
+
+/*
+ * The last -m got no option where it needs one: at the next -m it waits
+ * for one (an option may come after a later -m, as getopt reads it); at
+ * the end of the rule (@p end) that, and any module still waiting, is an
+ * error at its -m.
+ */
+static int
+mod_finish(struct ipt *p, struct ipt_rl *rl, bool end)
+{
+	if (!rl->cur_used && mod_need_msg(rl->cur) != NULL) {
+		if (end || (rl->open & (1u << rl->cur)))
+			return rule_ipt_err(p, rl->cur_at, mod_need_msg(rl->cur));
+		rl->open |= 1u << rl->cur;
+		rl->open_at[rl->cur] = rl->cur_at;
+		rl->cur_used = true;
+	}
+	if (end && rl->open != 0)
+		for (unsigned int m = 0; m < MOD_X; m++)
+			if (rl->open & (1u << m))
+				return rule_ipt_err(p, rl->open_at[m], mod_need_msg(m));
+	return 0;
 }
 
 static int
@@ -305,7 +323,7 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 	const char *msg;
 	int rc;
 
-	rc = mod_finish(p, rl);
+	rc = mod_finish(p, rl, false);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < RTE_DIM(mods); i++)
@@ -461,11 +479,14 @@ static int
 opt_multiport(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
-	if (rl->cur != MOD_MULTIPORT)
+	if (rl->cur != MOD_MULTIPORT && (rl->open & (1u << MOD_MULTIPORT)))
+		rl->open &= ~(1u << MOD_MULTIPORT);
+	else if (rl->cur != MOD_MULTIPORT)
 		return rule_ipt_err(p, o, "option needs -m multiport");
-	if (rl->cur_used)
+	else if (rl->cur_used)
 		return rule_ipt_err(p, o, "multiport takes one option");
-	rl->cur_used = true;
+	else
+		rl->cur_used = true;
 	return pm_add(p, rl, o, v,
 		id == O_SPORTS	 ? PM_SRC
 		: id == O_DPORTS ? PM_DST
@@ -478,12 +499,13 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const str
 	unsigned int id, bool neg)
 {
 	uint8_t want = id == O_CTSTATE ? MOD_CONNTRACK : MOD_STATE;
+	bool waiting = rl->cur != want && (rl->open & (1u << want));
 	int rc;
 
-	if (rl->cur != want)
+	if (rl->cur != want && !waiting)
 		return rule_ipt_err(p, o,
 			id == O_CTSTATE ? "option needs -m conntrack" : "option needs -m state");
-	if (rl->cur_ct)
+	if (!waiting && rl->cur_ct)
 		return rule_ipt_err(p, o, "option given twice");
 	if (rl->n_ct == IPT_CT_MAX)
 		return rule_ipt_err(p, o, "too many state matches");
@@ -496,6 +518,10 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const str
 	rl->n_ct++;
 	if (rl->ct_at == NULL)
 		rl->ct_at = o;
+	if (waiting) {
+		rl->open &= ~(1u << want);
+		return 0;
+	}
 	rl->cur_used = true;
 	rl->cur_ct = true;
 	return 0;
@@ -504,9 +530,10 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const str
 static int
 opt_comment(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v)
 {
+	bool waiting = rl->cur != MOD_COMMENT && (rl->open & (1u << MOD_COMMENT));
 	size_t n = strlen(v->s);
 
-	if (rl->cur != MOD_COMMENT)
+	if (rl->cur != MOD_COMMENT && !waiting)
 		return rule_ipt_err(p, o, "option needs -m comment");
 	if (rl->has_comment)
 		return rule_ipt_err(p, o, "only one comment per rule");
@@ -517,7 +544,10 @@ opt_comment(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const str
 			return rule_ipt_err(p, v, "control character in comment");
 	memcpy(rl->r.comment, v->s, n + 1);
 	rl->has_comment = true;
-	rl->cur_used = true;
+	if (waiting)
+		rl->open &= ~(1u << MOD_COMMENT);
+	else
+		rl->cur_used = true;
 	return 0;
 }
 
@@ -728,7 +758,9 @@ rule_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	 * option and no port match holds --sport/--dport yet, as getopt_long
 	 * reads "-m multiport --dport 53,953" (iptables saves --dports). */
 	multi = k < RTE_DIM(ipt_opts) && (ipt_opts[k].id == O_SPORT || ipt_opts[k].id == O_DPORT) &&
-		rl->cur == MOD_MULTIPORT && !rl->cur_used && rl->pmod == MOD_NONE;
+		((rl->cur == MOD_MULTIPORT && !rl->cur_used) ||
+			(rl->open & (1u << MOD_MULTIPORT))) &&
+		rl->pmod == MOD_NONE;
 	/* Target options first: "--to" is NETMAP's, not an abbreviation. */
 	if (k == RTE_DIM(ipt_opts) ||
 		(rl->tkind != RULE_X_NONE && rule_x_opt_find(rl->tkind, o->s, false) >= 0))
@@ -961,7 +993,7 @@ rule_finish(struct ipt *p, struct ipt_rl *rl)
 	uint32_t pos = rl->at;
 	int rc, ci;
 
-	rc = mod_finish(p, rl);
+	rc = mod_finish(p, rl, true);
 	if (rc < 0)
 		return rc;
 	if (rl->pmod != MOD_NONE &&

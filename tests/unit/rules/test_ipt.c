@@ -708,6 +708,16 @@ test_getopt_forms(void **state)
 			"-m multiport ! --sports 1:10,20"},
 		{"*filter\n-A INPUT -m comment --comment=\"a b\" -j ACCEPT\nCOMMIT\n",
 			"--comment \"a b\""},
+		/* A module's option after a later -m, as getopt reads it. */
+		{"*filter\n-A INPUT -p udp -m state -m udp -i eth0 --dport 1194 --state NEW -j ACCEPT\n"
+		 "COMMIT\n",
+			"--dport 1194 -m conntrack --ctstate NEW"},
+		{"*filter\n-A INPUT -p tcp -m tcp -m state -m comment --dport 2222 --state "
+		 "NEW,ESTABLISHED -j ACCEPT --comment \"SSH Server\"\nCOMMIT\n",
+			"--comment \"SSH Server\""},
+		{"*filter\n-A INPUT -p tcp -m multiport -m comment --comment x --dports 1,2 -j ACCEPT\n"
+		 "COMMIT\n",
+			"--dports 1,2"},
 		/* Not getopt's, but iptables' too: a LOG prefix cut to 29 bytes. */
 		{"*filter\n-A INPUT -j LOG --log-prefix \"iptables_ICMP_DROPPED_TRAFFIC: \"\nCOMMIT\n",
 			"--log-prefix \"iptables_ICMP_DROPPED_TRAFFIC\"\n"},
@@ -720,6 +730,9 @@ test_getopt_forms(void **state)
 		/* Two of SNAT's options start so: getopt_long refuses it too. */
 		{"*nat\n-A POSTROUTING -j SNAT --to-source 1.2.3.4 --rand\nCOMMIT\n", 44, "--rand",
 			"ambiguous option"},
+		/* A module still waiting at the end of the rule. */
+		{"*filter\n-A INPUT -m state -m comment --comment x -j ACCEPT\nCOMMIT\n", 13, "state",
+			"state needs --state"},
 		/* The rule line's own options take no "=". */
 		{"*filter\n-A INPUT --in-interface=lo -j ACCEPT\nCOMMIT\n", 10, "--in-interface=lo",
 			"unsupported option"},
