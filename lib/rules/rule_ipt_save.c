@@ -43,14 +43,19 @@ is_builtin_as(const struct rule_chain *c, unsigned int h)
 	return !c->builtin && c->hooks == RULE_HOOK_F(h) && strcmp(c->name, hook_chain[h]) == 0;
 }
 
-/* The name chain @c has in the export. */
+/*
+ * The name chain @c of table @t has in the export: "gufc-" before a name
+ * iptables would read as a target or as one of the table's own built-in
+ * chains (another table's built-in name is a user chain to iptables).
+ */
 static void
-export_name(const struct rule_chain *c, char *out, size_t len)
+export_name(const struct rule_chain *c, unsigned int t, char *out, size_t len)
 {
 	bool clash = c->builtin || rule_ipt_is_target(c->name);
 
 	for (unsigned int h = 0; h < RULE_HOOK__COUNT && !clash; h++)
-		if (strcmp(c->name, hook_chain[h]) == 0 && !is_builtin_as(c, h))
+		if ((rule_table_hooks(t) & RULE_HOOK_F(h)) && strcmp(c->name, hook_chain[h]) == 0 &&
+			!is_builtin_as(c, h))
 			clash = true;
 	snprintf(out, len, "%s%s", clash ? "gufc-" : "", c->name);
 }
@@ -400,7 +405,7 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 		if (as_builtin || (c->builtin && !user[i]))
 			continue;
 		user[i] = true;
-		export_name(c, name, sizeof(name));
+		export_name(c, t, name, sizeof(name));
 		rule_buf_printf(b, ":%s - [%llu:%llu]\n", name, (unsigned long long)c->pkts,
 			(unsigned long long)c->bytes);
 	}
@@ -413,7 +418,7 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 		c = rule_set_hook_chain(s, t, h);
 		if (c == NULL || is_builtin_as(c, h))
 			continue;
-		export_name(c, name, sizeof(name));
+		export_name(c, t, name, sizeof(name));
 		rule_buf_printf(b, "[0:0] -A %s -j %s\n", hook_chain[h], name);
 	}
 	for (unsigned int i = 0; i < tb->n; i++) {
@@ -429,7 +434,7 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 				continue;
 			snprintf(name, sizeof(name), "%s", c->name);
 		} else {
-			export_name(c, name, sizeof(name));
+			export_name(c, t, name, sizeof(name));
 		}
 		for (uint32_t j = 0; j < c->n_rules; j++) {
 			const struct rule *r = &c->rules[j];
@@ -438,7 +443,7 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 				continue;
 			target[0] = '\0';
 			if (r->action == RULE_ACT_JUMP || r->action == RULE_ACT_GOTO)
-				export_name(rule_set_chain_find(s, t, r->chain), target, sizeof(target));
+				export_name(rule_set_chain_find(s, t, r->chain), t, target, sizeof(target));
 			rc = buf_rule(b, r, family, name, target, cs);
 			if (rc < 0)
 				goto out;
