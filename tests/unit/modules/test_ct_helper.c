@@ -33,76 +33,12 @@
 #include "eng_stack.h"
 #include "pkt_build.h"
 #include "rule_lang.h"
+#include "ct_world.h"
 
 #define CLIENT 0x0a000001u /* 10.0.0.1 */
 #define SERVER 0xc0000207u /* 192.0.2.7 */
-#define MASQ   0xc6336401u /* 198.51.100.1 */
-#define FRAME_MAX 512
 
-static int eng_seq;
 static struct rte_mempool *pool;
-
-struct world {
-	struct rule_engine *eng;
-	struct mod_ct_module *ct;
-	uint32_t now;
-	uint8_t frame[FRAME_MAX]; /* the last frame as it left */
-	uint32_t len;
-	bool fast;                /* the last frame took the fast path */
-};
-
-static int
-masq_addr(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
-{
-	uint32_t a = htonl(MASQ);
-
-	(void)arg;
-	(void)port;
-	(void)in_port;
-	if (family != FC_AF_INET4)
-		return -EAFNOSUPPORT;
-	memcpy(addr, &a, 4);
-	return 0;
-}
-
-static void
-world_up(struct world *w, const char *rules)
-{
-	struct eng_stack_params p;
-	struct rule_error err;
-	struct rule_set *s;
-	char name[16];
-
-	memset(w, 0, sizeof(*w));
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "cth%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.eng.default_channel = 1;
-	p.conntrack = true;
-	p.nat_bindings = 64;
-	p.port_addr_fn = masq_addr;
-	w->eng = eng_stack_create(&p);
-	assert_non_null(w->eng);
-	w->ct = eng_stack_ct(w->eng);
-	assert_non_null(w->ct);
-	assert_int_equal(rule_engine_reader_register(w->eng, 0), 0);
-	s = rule_set_parse(rules, "test", &err);
-	if (s == NULL)
-		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
-	assert_int_equal(rule_engine_commit(w->eng, s), 0);
-	w->now = 1000;
-	rule_engine_step(w->eng, w->now, 16);
-}
-
-static void
-world_down(struct world *w)
-{
-	rule_engine_reader_unregister(w->eng, 0);
-	eng_stack_free(w->eng);
-}
 
 /* A TCP frame from @p src:@p sp to @p dst:@p dp with @p plen bytes of @p payload. */
 static uint32_t
