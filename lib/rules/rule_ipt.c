@@ -588,54 +588,17 @@ x_for(struct ipt *p, struct ipt_rl *rl, unsigned int kind, unsigned int oi,
 	return x_new(p, rl, kind, at);
 }
 
-/* An option that is none of the rule line's own: a target's, a match's, or -p's implicit match. */
+/* Option @oi of the target (@role 0), the last -m (1) or -p's implicit match (2, of @kind). */
 static int
-opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
+opt_apply(struct ipt *p, struct ipt_rl *rl, unsigned int role, unsigned int kind, int oi,
+	unsigned int *i, bool neg)
 {
-	const struct lex_tok *o = &p->args.a[*i];
-	unsigned int kind;
-	int oi, xi;
+	int xi;
 
-	if (rl->tkind != RULE_X_NONE) {
-		oi = rule_x_opt_find(rl->tkind, o->s, false);
-		if (oi >= 0)
-			return rule_ipt_xopt(p, &rl->r,
-				rule_action_nat(rl->r.action) ? &rl->natx : &rl->r.tgt,
-				(unsigned int)oi, i, neg);
-	}
-	if (rl->cur_kind != RULE_X_NONE) {
-		oi = rule_x_opt_find(rl->cur_kind, o->s, false);
-		if (oi >= 0) {
-			if (rl->cur_x < 0) {
-				xi = x_new(p, rl, rl->cur_kind, rl->cur_at);
-				if (xi < 0)
-					return xi;
-				rl->cur_x = xi;
-			}
-			rl->cur_used = true;
-			return rule_ipt_xopt(p, &rl->r, &rl->r.xm[rl->cur_x], (unsigned int)oi, i, neg);
-		}
-	}
-	kind = implicit_kind(&rl->r);
-	oi = rule_x_opt_find(kind, o->s, false);
-	if (oi >= 0) {
-		xi = x_for(p, rl, kind, (unsigned int)oi, o);
-		if (xi < 0)
-			return xi;
-		return rule_ipt_xopt(p, &rl->r, &rl->r.xm[xi], (unsigned int)oi, i, neg);
-	}
-	/* getopt_long's unique prefix of a long option ("DNAT --to",
-	 * "REDIRECT --to-port"): the target's, the last match's, -p's. */
-	if (rl->tkind != RULE_X_NONE && (oi = rule_x_opt_prefix(rl->tkind, o->s)) != -1) {
-		if (oi < 0)
-			return rule_ipt_err(p, o, "ambiguous option");
-		return rule_ipt_xopt(p, &rl->r,
-			rule_action_nat(rl->r.action) ? &rl->natx : &rl->r.tgt, (unsigned int)oi, i,
-			neg);
-	}
-	if (rl->cur_kind != RULE_X_NONE && (oi = rule_x_opt_prefix(rl->cur_kind, o->s)) != -1) {
-		if (oi < 0)
-			return rule_ipt_err(p, o, "ambiguous option");
+	if (role == 0)
+		return rule_ipt_xopt(p, &rl->r, rule_action_nat(rl->r.action) ? &rl->natx : &rl->r.tgt,
+			(unsigned int)oi, i, neg);
+	if (role == 1) {
 		if (rl->cur_x < 0) {
 			xi = x_new(p, rl, rl->cur_kind, rl->cur_at);
 			if (xi < 0)
@@ -645,14 +608,37 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 		rl->cur_used = true;
 		return rule_ipt_xopt(p, &rl->r, &rl->r.xm[rl->cur_x], (unsigned int)oi, i, neg);
 	}
-	if ((oi = rule_x_opt_prefix(kind, o->s)) != -1) {
-		if (oi < 0)
-			return rule_ipt_err(p, o, "ambiguous option");
-		xi = x_for(p, rl, kind, (unsigned int)oi, o);
-		if (xi < 0)
-			return xi;
-		return rule_ipt_xopt(p, &rl->r, &rl->r.xm[xi], (unsigned int)oi, i, neg);
-	}
+	xi = x_for(p, rl, kind, (unsigned int)oi, &p->args.a[*i]);
+	if (xi < 0)
+		return xi;
+	return rule_ipt_xopt(p, &rl->r, &rl->r.xm[xi], (unsigned int)oi, i, neg);
+}
+
+/*
+ * An option that is none of the rule line's own: the target's, the last
+ * match's or -p's implicit match's, by its exact name first, then, as
+ * getopt_long reads it, by a unique prefix of one ("DNAT --to",
+ * "REDIRECT --to-port").
+ */
+static int
+opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
+{
+	const struct lex_tok *o = &p->args.a[*i];
+	const unsigned int kinds[3] = {rl->tkind, rl->cur_kind, implicit_kind(&rl->r)};
+
+	for (unsigned int prefix = 0; prefix < 2; prefix++)
+		for (unsigned int role = 0; role < 3; role++) {
+			int oi;
+
+			if (kinds[role] == RULE_X_NONE)
+				continue;
+			oi = prefix ? rule_x_opt_prefix(kinds[role], o->s)
+				    : rule_x_opt_find(kinds[role], o->s, false);
+			if (oi == -2)
+				return rule_ipt_err(p, o, "ambiguous option");
+			if (oi >= 0)
+				return opt_apply(p, rl, role, kinds[role], oi, i, neg);
+		}
 	for (size_t k = 0; k < RTE_DIM(ipt_refused); k++)
 		if (strcmp(ipt_refused[k].name, o->s) == 0)
 			return rule_ipt_err(p, o, ipt_refused[k].msg);
