@@ -217,6 +217,8 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	rc = eng_side_marks_set(eng, ti, idx, mk.mark, mk.ctmark);
 	if (rc < 0)
 		return rc;
+	/* The rules it passed without deciding count its packets from now on. */
+	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, eng_walked(ev, d)));
 	/* A rule that names another channel now: the flow leaves its own ring
 	 * (still owned: it goes back when the flow goes). */
 	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);
@@ -395,6 +397,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 		eng_flow_chan_set(eng, ti, idx, RULE_CHAN_NONE);
 
 	eng_ctr_switch(eng, e, NULL);
+	eng_trace_switch(eng, ti, idx, 0);
 	eng->st.removed++;
 	g.key = *k;
 	g.act = e->act;
@@ -605,6 +608,7 @@ rule_engine_free(struct rule_engine *eng)
 	eng_commit_fini(eng);
 	free(eng->rctr);
 	eng_side_fini(eng);
+	eng_trace_fini(eng);
 	for (unsigned int ti = 0; ti < 2; ti++)
 		free(eng->view.flow_chan[ti]);
 	eng_meters_fini(eng);

@@ -538,6 +538,7 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			a = e->act;
 			a.gen = eng->gen;
 			eng_ctr_switch(eng, e, &a); /* older rule ids: it counts from now on */
+			eng_trace_refresh(eng, eng->pass_tbl, idx);
 			fc_table_set_gen(t, idx, eng->gen);
 			eng->st.refreshed++;
 			continue;

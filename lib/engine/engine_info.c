@@ -44,6 +44,59 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 			st->overlay++;
 }
 
+/*
+ * The packets of the live entries whose trace names rule slot @p slot
+ * (once per time it does), or of every rule of theirs (@p c, @p n slots).
+ */
+static void
+trace_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
+	uint64_t *bytes, struct eng_rule_ctr *c, uint32_t n)
+{
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		const struct eng_side *s = &eng->side[ti];
+
+		if (eng->t[ti] == NULL)
+			continue;
+		for (uint32_t i = 0; i < s->cap; i++) {
+			const struct eng_side_rec *r = &s->r[i];
+			const struct eng_trace *t;
+			const struct fc_entry *e;
+			uint64_t p, b;
+
+			if (r->slot == 0 || r->trace == 0 || (int32_t)(r->tgen - eng->ctr_gen) < 0)
+				continue;
+			t = eng_trace_get(eng, r->trace);
+			e = fc_table_entry(eng->t[ti], r->slot - 1);
+			if (t == NULL || e == NULL)
+				continue;
+			p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+			b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+			for (uint32_t j = 0; j < t->n; j++) {
+				if (c != NULL && t->id[j] < n) {
+					c[t->id[j]].packets += p;
+					c[t->id[j]].bytes += b;
+				} else if (c == NULL && t->id[j] == rule_id) {
+					*packets += p;
+					*bytes += b;
+				}
+			}
+		}
+	}
+}
+
+/* One more than the largest rule id a trace names (bounded). */
+static uint32_t
+trace_slots(const struct rule_engine *eng)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < eng->n_traces; i++)
+		for (uint32_t j = 0; j < eng->traces[i].n; j++)
+			if (eng->traces[i].id[j] < ENG_RULE_CTR_MAX && eng->traces[i].id[j] >= n)
+				n = eng->traces[i].id[j] + 1;
+	return n;
+}
+
 int
 rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
 	uint64_t *bytes)
@@ -74,6 +127,8 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 			}
 		}
 	}
+	if (rule_id != RULE_ID_POLICY)
+		trace_credit(eng, rule_id, &p, &b, NULL, 0);
 	*packets = p;
 	*bytes = b;
 	return 0;
@@ -113,6 +168,8 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 				n = slot + 1;
 		}
 	}
+	if (trace_slots(eng) > n)
+		n = trace_slots(eng);
 	s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->c[0]));
 	if (s == NULL) {
 		rte_errno = ENOMEM;
@@ -142,6 +199,7 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 			s->c[slot].bytes += db;
 		}
 	}
+	trace_credit(eng, RULE_ID_NONE, NULL, NULL, s->c, n);
 	return s;
 }
 

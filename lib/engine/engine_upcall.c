@@ -289,7 +289,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		return;
 	}
 	/* Marks are side records: room for both entries' before either goes in. */
-	if ((ef.ctmark != 0 || ef.mark[0] != 0 || ef.mark[1] != 0) &&
+	if ((ef.ctmark != 0 || ef.mark[0] != 0 || ef.mark[1] != 0 || ef.trace[0] != 0 ||
+		    ef.trace[1] != 0) &&
 		eng_side_reserve(eng, (unsigned int)ti, 2) < 0) {
 		insert_failed(eng, &ef, -ENOMEM, up, d);
 		return;
@@ -327,10 +328,12 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		/* Reserved above (deletions since only shrink to a table with room). */
 		(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)ridx, ef.mark[1],
 			ef.ctmark);
+		eng_trace_switch(eng, (unsigned int)ti, (uint32_t)ridx, ef.trace[1]);
 		eng_flow_chan_publish(eng, (unsigned int)ti, &ef, &a1, (uint32_t)ridx);
 		eng->st.replies++;
 	}
 	(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)idx, ef.mark[0], ef.ctmark);
+	eng_trace_switch(eng, (unsigned int)ti, (uint32_t)idx, ef.trace[0]);
 	eng_flow_chan_publish(eng, (unsigned int)ti, &ef, &a0, (uint32_t)idx);
 	if (ef.chan_flow >= 0 && (a0.mod[0] & ENG_M0_CHAN_FLOW))
 		d->channel = (uint32_t)ef.chan_flow;

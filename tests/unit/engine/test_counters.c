@@ -270,6 +270,84 @@ test_nat_connections(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * Rules that do not decide (LOG in filter, MARK in mangle) count every
+ * packet that passes them, cached flows' hits included, as iptables does;
+ * the deciding rule counts its own. Revalidation to a walk without the
+ * LOG rule leaves it what it counted; a flow that goes leaves its counts;
+ * a reload starts them over.
+ */
+static void
+test_non_deciding(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	const char *text = "log log_prefix \"dns: \" proto udp dport 53\n"
+			   "accept proto udp\n"
+			   "drop\n"
+			   "table mangle\n"
+			   "chain P hook prerouting\n"
+			   "mark set_mark 0x5 proto udp\n";
+	struct rule_set *s;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse(text)), 0);
+	assert_int_equal(decide(eng, u, 1).rule_id, 2);
+	hits(eng, &u.pkt.key, 9, 2);
+	assert_int_equal(decide(eng, v, 2).rule_id, 2);
+	hits(eng, &v.pkt.key, 4, 2);
+	assert_int_equal(pkts(eng, 1), 10); /* LOG: the dport 53 flow */
+	assert_int_equal(pkts(eng, 2), 15); /* accept: both */
+	assert_int_equal(pkts(eng, 3), 0);
+	assert_int_equal(pkts(eng, 4), 15); /* MARK: both */
+
+	/* The LOG rule goes: it keeps what it counted, the others go on. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_set_rule_del_id(s, 1), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle(eng, 3);
+	hits(eng, &u.pkt.key, 3, 4);
+	assert_int_equal(pkts(eng, 1), 10);
+	assert_int_equal(pkts(eng, 2), 18);
+	assert_int_equal(pkts(eng, 4), 18);
+
+	/* An unrelated commit (a rule added at the end) changes nothing. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	{
+		struct rule r;
+		struct rule_error err;
+
+		assert_int_equal(rule_parse("drop proto tcp", &r, &err), 0);
+		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r,
+					 NULL),
+			0);
+	}
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle(eng, 5);
+	hits(eng, &v.pkt.key, 2, 6);
+	assert_int_equal(pkts(eng, 2), 20);
+	assert_int_equal(pkts(eng, 4), 20);
+
+	/* The flows go: their counts stay with the rules. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, 1), 10);
+	assert_int_equal(pkts(eng, 2), 20);
+	assert_int_equal(pkts(eng, 4), 20);
+
+	/* A reload starts them over; a new flow counts from its first packet. */
+	assert_int_equal(rule_engine_commit(eng, parse(text)), 0);
+	assert_int_equal(pkts(eng, 1), 0);
+	assert_int_equal(pkts(eng, 4), 0);
+	decide(eng, u, 7);
+	hits(eng, &u.pkt.key, 1, 8);
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 2), 2);
+	assert_int_equal(pkts(eng, 4), 2);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -278,6 +356,7 @@ main(void)
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_stale_hit),
 		cmocka_unit_test(test_nat_connections),
+		cmocka_unit_test(test_non_deciding),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
