@@ -441,12 +441,14 @@ ct_expire_s(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 }
 
 /*
- * A packet of a cached flow decided on its own (every stage, on its own key).
+ * A packet of a cached flow decided on its own (every stage, on its own key);
+ * @p trace receives the trace of its walk (the rules it passed without
+ * deciding: the caller counts them with the deciding rule).
  * @return false on an error (@p d says so).
  */
 static bool
 pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct rule_upcall *up,
-	const struct fc_action *a, unsigned int cs, struct rule_decision *d)
+	const struct fc_action *a, unsigned int cs, struct rule_decision *d, uint32_t *trace)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = {
@@ -478,6 +480,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	/* This packet's own actions (its walk took the meters' tokens). */
 	prog = eng_prog_of_walk(eng, ev, eng_walked(ev, i));
 	d->pkt_prog = (uint16_t)(prog > 0 ? prog : 0);
+	*trace = eng_trace_of_walk(eng, ev, eng_walked(ev, i));
 	return true;
 }
 
@@ -496,6 +499,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	const struct fc_key *k = ek;
 	struct fc_action a;
 	unsigned int cs, drop = RULE_DROP_NONE;
+	uint32_t trace = 0;
 	int rc;
 
 	if (e == NULL)
@@ -526,8 +530,10 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		if (rc == -ENOENT) {
 			/* Removed without a new connection: decide from what it was. */
 			if (a.verdict == FC_VERDICT_SLOW) {
-				if (pkt_decide(eng, ti, idx, up, &a, cs, d))
+				if (pkt_decide(eng, ti, idx, up, &a, cs, d, &trace)) {
 					eng_rule_count(eng, d->rule_id, 1, up->len);
+					eng_trace_count(eng, trace, 1, up->len);
+				}
 			} else {
 				dec_from_act(d, &a, cs);
 				dec_prog(eng, d, &a);
@@ -555,13 +561,15 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		 * differs from the entry's, or it came on a port the
 		 * connection's entries lack.
 		 */
-		if (!pkt_decide(eng, ti, idx, up, &a, cs, d))
+		if (!pkt_decide(eng, ti, idx, up, &a, cs, d, &trace))
 			return true;
 		/* The connection's packet on another port keeps it alive, as a hit would. */
-		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id)
+		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id) {
 			fc_table_touch(t, idx, up->len, now);
-		else
+		} else {
 			eng_rule_count(eng, d->rule_id, 1, up->len);
+			eng_trace_count(eng, trace, 1, up->len);
+		}
 		return true;
 	}
 	fc_table_touch(t, idx, up->len, now);

@@ -348,6 +348,39 @@ test_non_deciding(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A flow decided per packet (a length match): each packet's own walk
+ * counts its non-deciding rules, as it counts the deciding one.
+ */
+static void
+test_non_deciding_per_packet(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("log proto udp length 0:150\n"
+						       "accept proto udp\n")),
+		0);
+	for (unsigned int i = 0; i < 5; i++) {
+		u.len = i < 3 ? LEN : 200;
+		u.pkt.ip_len = (uint16_t)u.len;
+		decide(eng, u, 1 + i);
+	}
+	/* The entry's own packets are 100 bytes long, the later ones 200. */
+	{
+		uint64_t p, b;
+
+		assert_int_equal(rule_engine_rule_counters(eng, 1, &p, &b), 0);
+		assert_int_equal(p, 3);
+		assert_int_equal(b, 3 * LEN);
+		assert_int_equal(rule_engine_rule_counters(eng, 2, &p, &b), 0);
+		assert_int_equal(p, 5);
+		assert_int_equal(b, 3 * LEN + 2 * 200);
+	}
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -357,6 +390,7 @@ main(void)
 		cmocka_unit_test(test_stale_hit),
 		cmocka_unit_test(test_nat_connections),
 		cmocka_unit_test(test_non_deciding),
+		cmocka_unit_test(test_non_deciding_per_packet),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
