@@ -34,6 +34,15 @@ eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint
 
 	if (packets == 0 && bytes == 0)
 		return;
+	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
+		uint32_t t = (rule_id >> 8) & 0xff, h = rule_id & 0xff;
+
+		if (t < RULE_TABLE__COUNT && h < RULE_HOOK__COUNT) {
+			eng->pctr[t][h].packets += packets;
+			eng->pctr[t][h].bytes += bytes;
+		}
+		return;
+	}
 	if (i >= eng->n_rctr) {
 		uint32_t n = eng->n_rctr ? eng->n_rctr : 64;
 		struct eng_rule_ctr *p;

@@ -407,6 +407,7 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 		eng_pktact_reset(eng);
 		if (eng->n_rctr != 0)
 			memset(eng->rctr, 0, (size_t)eng->n_rctr * sizeof(*eng->rctr));
+		memset(eng->pctr, 0, sizeof(eng->pctr));
 	}
 	old = eng->set;
 	rule_set_generation_set(s, gen);

@@ -44,13 +44,32 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 			st->overlay++;
 }
 
+/* A snapshot: counters by slot (0: the policy, else the rule id), the chains' policies. */
+struct rule_counters_snap {
+	uint32_t n;
+	struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT];
+	struct eng_rule_ctr c[];
+};
+
+/* The counter of chain policy id @p id in @p pol, or NULL. */
+static struct eng_rule_ctr *
+pol_ctr(struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT], uint32_t id)
+{
+	uint32_t t = (id >> 8) & 0xff, h = id & 0xff;
+
+	if (!RULE_ID_IS_CHAIN_POLICY(id) || t >= RULE_TABLE__COUNT || h >= RULE_HOOK__COUNT)
+		return NULL;
+	return &pol[t][h];
+}
+
 /*
- * The packets of the live entries whose trace names rule slot @p slot
- * (once per time it does), or of every rule of theirs (@p c, @p n slots).
+ * The packets of the live entries whose trace names rule (or chain policy)
+ * @p rule_id, once per time it does; or, with @p snap, of every id of
+ * theirs, into the snapshot.
  */
 static void
 trace_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
-	uint64_t *bytes, struct eng_rule_ctr *c, uint32_t n)
+	uint64_t *bytes, struct rule_counters_snap *snap)
 {
 	for (unsigned int ti = 0; ti < 2; ti++) {
 		const struct eng_side *s = &eng->side[ti];
@@ -72,10 +91,15 @@ trace_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
 			p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 			b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
 			for (uint32_t j = 0; j < t->n; j++) {
-				if (c != NULL && t->id[j] < n) {
-					c[t->id[j]].packets += p;
-					c[t->id[j]].bytes += b;
-				} else if (c == NULL && t->id[j] == rule_id) {
+				struct eng_rule_ctr *c = NULL;
+
+				if (snap != NULL)
+					c = t->id[j] < snap->n ? &snap->c[t->id[j]]
+							       : pol_ctr(snap->pol, t->id[j]);
+				if (c != NULL) {
+					c->packets += p;
+					c->bytes += b;
+				} else if (snap == NULL && t->id[j] == rule_id) {
 					*packets += p;
 					*bytes += b;
 				}
@@ -106,6 +130,19 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 
 	if (eng == NULL || packets == NULL || bytes == NULL || rule_id == RULE_ID_NONE)
 		return -EINVAL;
+	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
+		const struct eng_rule_ctr *pc =
+			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])eng->pctr, rule_id);
+
+		*packets = 0;
+		*bytes = 0;
+		if (pc != NULL) {
+			*packets = pc->packets;
+			*bytes = pc->bytes;
+			trace_credit(eng, rule_id, packets, bytes, NULL);
+		}
+		return 0;
+	}
 	if (slot < eng->n_rctr) {
 		p = eng->rctr[slot].packets;
 		b = eng->rctr[slot].bytes;
@@ -128,17 +165,12 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 		}
 	}
 	if (rule_id != RULE_ID_POLICY)
-		trace_credit(eng, rule_id, &p, &b, NULL, 0);
+		trace_credit(eng, rule_id, &p, &b, NULL);
 	*packets = p;
 	*bytes = b;
 	return 0;
 }
 
-/* A snapshot: counters by slot (0: the policy, else the rule id). */
-struct rule_counters_snap {
-	uint32_t n;
-	struct eng_rule_ctr c[];
-};
 
 struct rule_counters_snap *
 rule_engine_counters_snap(const struct rule_engine *eng)
@@ -199,7 +231,8 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 			s->c[slot].bytes += db;
 		}
 	}
-	trace_credit(eng, RULE_ID_NONE, NULL, NULL, s->c, n);
+	memcpy(s->pol, eng->pctr, sizeof(s->pol));
+	trace_credit(eng, RULE_ID_NONE, NULL, NULL, s);
 	return s;
 }
 
@@ -211,6 +244,14 @@ rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id, uin
 
 	if (s == NULL || packets == NULL || bytes == NULL || rule_id == RULE_ID_NONE)
 		return -EINVAL;
+	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
+		const struct eng_rule_ctr *pc =
+			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])s->pol, rule_id);
+
+		*packets = pc != NULL ? pc->packets : 0;
+		*bytes = pc != NULL ? pc->bytes : 0;
+		return 0;
+	}
 	*packets = slot < s->n ? s->c[slot].packets : 0;
 	*bytes = slot < s->n ? s->c[slot].bytes : 0;
 	return 0;

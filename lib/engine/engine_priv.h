@@ -115,8 +115,8 @@ struct eng_side_rec {
 	uint32_t tgen;   /**< the generation @c trace was set or refreshed under */
 };
 
-/** Rule ids a trace holds at most (the acts of every stage). */
-#define ENG_TRACE_IDS (RULE_ACTS_MAX * RULE_STAGE__COUNT)
+/** Ids a trace holds at most (the acts of every stage, and a policy per stage). */
+#define ENG_TRACE_IDS ((RULE_ACTS_MAX + 1) * RULE_STAGE__COUNT)
 
 /** One trace: the non-deciding rules one walk passed, in order (engine_trace.c). */
 struct eng_trace {
@@ -227,6 +227,8 @@ struct rule_engine {
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
 	uint32_t n_rctr;
+	struct eng_rule_ctr pctr[RULE_TABLE__COUNT][RULE_HOOK__COUNT]; /**< built-in chains'
+				           policies' banks (RULE_ID_CHAIN_POLICY()) */
 	struct eng_trace *traces;     /**< interned traces (id - 1) */
 	uint32_t n_traces;
 	uint32_t cap_traces;

@@ -121,6 +121,10 @@ eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned
 				continue;
 			ids[k++] = id;
 		}
+	/* Then the built-in chains whose policy decided a stage (room for one per stage). */
+	for (unsigned int s = 0; s < n; s++)
+		if (ev[s].rule_id == RULE_ID_POLICY)
+			ids[k++] = RULE_ID_CHAIN_POLICY(ev[s].table, ev[s].hook);
 	return eng_trace_intern(eng, ids, k);
 }
 

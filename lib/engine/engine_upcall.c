@@ -198,6 +198,8 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 	struct rule_decision *d)
 {
 	eng_abort(eng, ef);
+	/* Its walk's non-deciding rules count it, as its rule does. */
+	eng_trace_count(eng, ef->trace[0], 1, up->len);
 	if (rc == -EEXIST && ef->f.want_reply && d->verdict == FC_VERDICT_ACCEPT) {
 		/* Insert clash: the tuple belongs to another connection. */
 		uint32_t rule = d->rule_id;
@@ -247,6 +249,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		d->rule_id = f->act[0].rule_id;
 		d->ctstate = f->ctstate;
 		if (!cache) {
+			eng_trace_count(eng, ef.trace[0], 1, up->len);
 			uncached(eng, up, d);
 			return;
 		}
@@ -266,6 +269,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 		eng->st.cached_drops++;
+		eng_trace_switch(eng, (unsigned int)ti, (uint32_t)idx, ef.trace[0]);
 		d->flags = RULE_DEC_F_CACHED;
 		fc_table_touch(t, (uint32_t)idx, up->len, now);
 		return;
@@ -285,6 +289,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		d->flags |= f->dec_flags;
 		if (!(d->flags & RULE_DEC_F_ICMP_ERR))
 			d->nat_slot = RULE_NAT_NONE;
+		eng_trace_count(eng, ef.trace[0], 1, up->len);
 		uncached(eng, up, d);
 		return;
 	}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -381,6 +382,71 @@ test_non_deciding_per_packet(void **state)
 	eng_stack_free(eng);
 }
 
+static void
+snap_fn(void *arg, uint32_t id, uint64_t *p, uint64_t *b)
+{
+	rule_counters_snap_get(arg, id, p, b);
+}
+
+/*
+ * A built-in chain's policy counts the packets it decides, per chain, and
+ * the iptables export (iptables-save -c) adds them to the imported
+ * ":CHAIN POLICY [p:b]" counters; rules that pass the packet on before it
+ * count too.
+ */
+static void
+test_policy(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	const uint32_t fwd = RULE_ID_CHAIN_POLICY(RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
+	struct rule_counters_snap *snap;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("policy drop\n"
+						       "log proto udp\n"
+						       "accept proto udp dport 53\n"
+						       "table mangle\n"
+						       "chain P hook prerouting\n"
+						       "mark set_mark 0x5 proto udp\n")),
+		0);
+	assert_int_equal(decide(eng, u, 1).verdict, FC_VERDICT_ACCEPT);
+	hits(eng, &u.pkt.key, 4, 2);
+	assert_int_equal(decide(eng, v, 2).verdict, FC_VERDICT_DROP);
+	hits(eng, &v.pkt.key, 2, 3);
+	assert_int_equal(pkts(eng, 1), 8);  /* LOG: both flows */
+	assert_int_equal(pkts(eng, 2), 5);  /* accept: dport 53 */
+	assert_int_equal(pkts(eng, fwd), 3); /* filter FORWARD's policy: dport 54 */
+	assert_int_equal(pkts(eng, 3), 8);  /* MARK */
+	assert_int_equal(pkts(eng, RULE_ID_CHAIN_POLICY(RULE_TABLE_FILTER, RULE_HOOK_INPUT)), 0);
+
+	snap = rule_engine_counters_snap(eng);
+	assert_non_null(snap);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(rule_set_dump_iptables_ctr(rule_engine_rules(eng), FC_AF_INET4, snap_fn,
+				 snap, f),
+		0);
+	fclose(f);
+	rule_counters_snap_free(snap);
+	assert_non_null(strstr(text, ":FORWARD DROP [3:300]\n"));
+	assert_non_null(strstr(text, ":INPUT DROP [0:0]\n"));
+	assert_non_null(strstr(text, "[5:500] -A gufc-main -p udp -m udp --dport 53 -j ACCEPT\n"));
+	assert_non_null(strstr(text, "[8:800] -A gufc-main -p udp -j LOG\n"));
+	free(text);
+
+	/* The flows go: the policies keep their counts; a reload starts over. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, fwd), 3);
+	assert_int_equal(rule_engine_commit(eng, parse("policy drop\n")), 0);
+	assert_int_equal(pkts(eng, fwd), 0);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -391,6 +457,7 @@ main(void)
 		cmocka_unit_test(test_nat_connections),
 		cmocka_unit_test(test_non_deciding),
 		cmocka_unit_test(test_non_deciding_per_packet),
+		cmocka_unit_test(test_policy),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
