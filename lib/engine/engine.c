@@ -406,7 +406,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 		eng_flow_chan_set(eng, ti, idx, RULE_CHAN_NONE);
 
 	eng_ctr_switch(eng, e, NULL);
-	eng_trace_switch(eng, ti, idx, 0);
+	eng_trace_gone(eng, ti, idx, e);
 	eng->st.removed++;
 	g.key = *k;
 	g.act = e->act;

@@ -500,6 +500,8 @@ const struct eng_trace *eng_trace_get(const struct rule_engine *eng, uint32_t tr
 void eng_trace_count(struct rule_engine *eng, uint32_t trace, uint64_t packets, uint64_t bytes);
 /* Live entry @p idx takes @p trace (0: none, or it goes): banks as eng_ctr_switch(). */
 void eng_trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t trace);
+/* Entry @p e (slot @p idx) goes: its trace's rules keep what it counted. */
+void eng_trace_gone(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e);
 /* Entry @p idx moves to the current rule ids unchanged: its trace counts from now on. */
 void eng_trace_refresh(struct rule_engine *eng, unsigned int ti, uint32_t idx);
 void eng_trace_fini(struct rule_engine *eng);

@@ -147,10 +147,10 @@ eng_trace_count(struct rule_engine *eng, uint32_t trace, uint64_t packets, uint6
 		eng_rule_count(eng, t->id[i], packets, bytes);
 }
 
-void
-eng_trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t trace)
+static void
+trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e,
+	uint32_t trace)
 {
-	const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
 	uint32_t tgen, was = eng_side_trace(eng, ti, idx, &tgen);
 	bool live = was != 0 && (int32_t)(tgen - eng->ctr_gen) >= 0;
 	uint64_t p = 0, b = 0;
@@ -170,6 +170,18 @@ eng_trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_
 	}
 	if (trace != 0)
 		eng_trace_count(eng, trace, 0 - p, 0 - b);
+}
+
+void
+eng_trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t trace)
+{
+	trace_switch(eng, ti, idx, fc_table_entry(eng->t[ti], idx), trace);
+}
+
+void
+eng_trace_gone(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e)
+{
+	trace_switch(eng, ti, idx, e, 0);
 }
 
 void
