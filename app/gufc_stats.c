@@ -683,6 +683,22 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 				first = false;
 			}
 		}
+	/* The built-in chains' policies: what they decided (their imported counts are the set's). */
+	fprintf(f, "\n  ],\n  \"policies\": [");
+	first = true;
+	for (unsigned int tb = 0; snap != NULL && tb < RULE_TABLE__COUNT; tb++)
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
+			uint64_t pk = 0, by = 0;
+
+			if (!(rule_table_hooks(tb) & RULE_HOOK_F(h)))
+				continue;
+			rule_counters_snap_get(snap, RULE_ID_CHAIN_POLICY(tb, h), &pk, &by);
+			fprintf(f,
+				"%s\n    {\"table\": \"%s\", \"hook\": \"%s\", \"packets\": %" PRIu64
+				", \"bytes\": %" PRIu64 "}",
+				first ? "" : ",", rule_table_name(tb), rule_hook_name(h), pk, by);
+			first = false;
+		}
 	rule_counters_snap_free(snap);
 	fprintf(f, "\n  ],\n");
 	gufc_router_json(app, t, f);
