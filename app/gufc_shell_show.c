@@ -54,6 +54,8 @@ show_stats(struct sh_ctx *c)
 		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref);
 	fprintf(f, "%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved\n",
 		"input ports", t.es.port_mismatch, t.es.reply_moved);
+	fprintf(f, "%-20s %" PRIu64 " (no memory: non-deciding rules miss their packets)\n",
+		"rule traces lost", t.es.trace_lost);
 	fprintf(f, "%-20s %u active (v4 %u, v6 %u), %" PRIu64 " created, %" PRIu64
 		" removed\n", "flows", t.t4.occupancy + t.t6.occupancy, t.t4.occupancy,
 		t.t6.occupancy, t.es.flows, t.es.removed);

@@ -322,6 +322,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
 			")\n",
 			"port mismatch packets", t->es.port_mismatch, t->es.reply_moved);
+	if (t->es.trace_lost != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (non-deciding rules miss their packets)\n",
+			"rule traces lost", t->es.trace_lost);
 	if (s->frag_in != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (datagrams %" PRIu64 ")\n",
 			"fragments reassembled", s->frag_in, s->frag_out);
@@ -519,11 +522,12 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"interest\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
 		", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
-		", \"port_mismatch\": %" PRIu64 "},\n",
+		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,
-		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch);
+		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
+		t->es.trace_lost);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",
@@ -678,6 +682,22 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 				fputc('}', f);
 				first = false;
 			}
+		}
+	/* The built-in chains' policies: what they decided (their imported counts are the set's). */
+	fprintf(f, "\n  ],\n  \"policies\": [");
+	first = true;
+	for (unsigned int tb = 0; snap != NULL && tb < RULE_TABLE__COUNT; tb++)
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
+			uint64_t pk = 0, by = 0;
+
+			if (!(rule_table_hooks(tb) & RULE_HOOK_F(h)))
+				continue;
+			rule_counters_snap_get(snap, RULE_ID_CHAIN_POLICY(tb, h), &pk, &by);
+			fprintf(f,
+				"%s\n    {\"table\": \"%s\", \"hook\": \"%s\", \"packets\": %" PRIu64
+				", \"bytes\": %" PRIu64 "}",
+				first ? "" : ",", rule_table_name(tb), rule_hook_name(h), pk, by);
+			first = false;
 		}
 	rule_counters_snap_free(snap);
 	fprintf(f, "\n  ],\n");

@@ -88,6 +88,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("flows_removed", t.es.removed);
 	U("reply_moved", t.es.reply_moved);
 	U("port_mismatch", t.es.port_mismatch);
+	U("rule_trace_lost", t.es.trace_lost);
 	U("flows_active", t.t4.occupancy + t.t6.occupancy);
 	U("flows_active_v4", t.t4.occupancy);
 	U("flows_active_v6", t.t6.occupancy);

@@ -34,6 +34,15 @@ eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint
 
 	if (packets == 0 && bytes == 0)
 		return;
+	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
+		uint32_t t = (rule_id >> 8) & 0xff, h = rule_id & 0xff;
+
+		if (t < RULE_TABLE__COUNT && h < RULE_HOOK__COUNT) {
+			eng->pctr[t][h].packets += packets;
+			eng->pctr[t][h].bytes += bytes;
+		}
+		return;
+	}
 	if (i >= eng->n_rctr) {
 		uint32_t n = eng->n_rctr ? eng->n_rctr : 64;
 		struct eng_rule_ctr *p;
@@ -217,6 +226,8 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	rc = eng_side_marks_set(eng, ti, idx, mk.mark, mk.ctmark);
 	if (rc < 0)
 		return rc;
+	/* The rules it passed without deciding count its packets from now on. */
+	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, eng_walked(ev, d)));
 	/* A rule that names another channel now: the flow leaves its own ring
 	 * (still owned: it goes back when the flow goes). */
 	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);
@@ -395,6 +406,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 		eng_flow_chan_set(eng, ti, idx, RULE_CHAN_NONE);
 
 	eng_ctr_switch(eng, e, NULL);
+	eng_trace_gone(eng, ti, idx, e);
 	eng->st.removed++;
 	g.key = *k;
 	g.act = e->act;
@@ -605,6 +617,7 @@ rule_engine_free(struct rule_engine *eng)
 	eng_commit_fini(eng);
 	free(eng->rctr);
 	eng_side_fini(eng);
+	eng_trace_fini(eng);
 	for (unsigned int ti = 0; ti < 2; ti++)
 		free(eng->view.flow_chan[ti]);
 	eng_meters_fini(eng);

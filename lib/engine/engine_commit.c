@@ -407,6 +407,7 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 		eng_pktact_reset(eng);
 		if (eng->n_rctr != 0)
 			memset(eng->rctr, 0, (size_t)eng->n_rctr * sizeof(*eng->rctr));
+		memset(eng->pctr, 0, sizeof(eng->pctr));
 	}
 	old = eng->set;
 	rule_set_generation_set(s, gen);
@@ -538,6 +539,7 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			a = e->act;
 			a.gen = eng->gen;
 			eng_ctr_switch(eng, e, &a); /* older rule ids: it counts from now on */
+			eng_trace_refresh(eng, eng->pass_tbl, idx);
 			fc_table_set_gen(t, idx, eng->gen);
 			eng->st.refreshed++;
 			continue;

@@ -44,6 +44,83 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 			st->overlay++;
 }
 
+/* A snapshot: counters by slot (0: the policy, else the rule id), the chains' policies. */
+struct rule_counters_snap {
+	uint32_t n;
+	struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT];
+	struct eng_rule_ctr c[];
+};
+
+/* The counter of chain policy id @p id in @p pol, or NULL. */
+static struct eng_rule_ctr *
+pol_ctr(struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT], uint32_t id)
+{
+	uint32_t t = (id >> 8) & 0xff, h = id & 0xff;
+
+	if (!RULE_ID_IS_CHAIN_POLICY(id) || t >= RULE_TABLE__COUNT || h >= RULE_HOOK__COUNT)
+		return NULL;
+	return &pol[t][h];
+}
+
+/*
+ * The packets of the live entries whose trace names rule (or chain policy)
+ * @p rule_id, once per time it does; or, with @p snap, of every id of
+ * theirs, into the snapshot.
+ */
+static void
+trace_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
+	uint64_t *bytes, struct rule_counters_snap *snap)
+{
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		const struct eng_side *s = &eng->side[ti];
+
+		if (eng->t[ti] == NULL)
+			continue;
+		for (uint32_t i = 0; i < s->cap; i++) {
+			const struct eng_side_rec *r = &s->r[i];
+			const struct eng_trace *t;
+			const struct fc_entry *e;
+			uint64_t p, b;
+
+			if (r->slot == 0 || r->trace == 0 || (int32_t)(r->tgen - eng->ctr_gen) < 0)
+				continue;
+			t = eng_trace_get(eng, r->trace);
+			e = fc_table_entry(eng->t[ti], r->slot - 1);
+			if (t == NULL || e == NULL)
+				continue;
+			p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+			b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+			for (uint32_t j = 0; j < t->n; j++) {
+				struct eng_rule_ctr *c = NULL;
+
+				if (snap != NULL)
+					c = t->id[j] < snap->n ? &snap->c[t->id[j]]
+							       : pol_ctr(snap->pol, t->id[j]);
+				if (c != NULL) {
+					c->packets += p;
+					c->bytes += b;
+				} else if (snap == NULL && t->id[j] == rule_id) {
+					*packets += p;
+					*bytes += b;
+				}
+			}
+		}
+	}
+}
+
+/* One more than the largest rule id a trace names (bounded). */
+static uint32_t
+trace_slots(const struct rule_engine *eng)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < eng->n_traces; i++)
+		for (uint32_t j = 0; j < eng->traces[i].n; j++)
+			if (eng->traces[i].id[j] < ENG_RULE_CTR_MAX && eng->traces[i].id[j] >= n)
+				n = eng->traces[i].id[j] + 1;
+	return n;
+}
+
 int
 rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
 	uint64_t *bytes)
@@ -53,6 +130,19 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 
 	if (eng == NULL || packets == NULL || bytes == NULL || rule_id == RULE_ID_NONE)
 		return -EINVAL;
+	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
+		const struct eng_rule_ctr *pc =
+			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])eng->pctr, rule_id);
+
+		*packets = 0;
+		*bytes = 0;
+		if (pc != NULL) {
+			*packets = pc->packets;
+			*bytes = pc->bytes;
+			trace_credit(eng, rule_id, packets, bytes, NULL);
+		}
+		return 0;
+	}
 	if (slot < eng->n_rctr) {
 		p = eng->rctr[slot].packets;
 		b = eng->rctr[slot].bytes;
@@ -74,16 +164,13 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 			}
 		}
 	}
+	if (rule_id != RULE_ID_POLICY)
+		trace_credit(eng, rule_id, &p, &b, NULL);
 	*packets = p;
 	*bytes = b;
 	return 0;
 }
 
-/* A snapshot: counters by slot (0: the policy, else the rule id). */
-struct rule_counters_snap {
-	uint32_t n;
-	struct eng_rule_ctr c[];
-};
 
 struct rule_counters_snap *
 rule_engine_counters_snap(const struct rule_engine *eng)
@@ -113,6 +200,8 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 				n = slot + 1;
 		}
 	}
+	if (trace_slots(eng) > n)
+		n = trace_slots(eng);
 	s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->c[0]));
 	if (s == NULL) {
 		rte_errno = ENOMEM;
@@ -142,6 +231,8 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 			s->c[slot].bytes += db;
 		}
 	}
+	memcpy(s->pol, eng->pctr, sizeof(s->pol));
+	trace_credit(eng, RULE_ID_NONE, NULL, NULL, s);
 	return s;
 }
 
@@ -153,6 +244,14 @@ rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id, uin
 
 	if (s == NULL || packets == NULL || bytes == NULL || rule_id == RULE_ID_NONE)
 		return -EINVAL;
+	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
+		const struct eng_rule_ctr *pc =
+			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])s->pol, rule_id);
+
+		*packets = pc != NULL ? pc->packets : 0;
+		*bytes = pc != NULL ? pc->bytes : 0;
+		return 0;
+	}
 	*packets = slot < s->n ? s->c[slot].packets : 0;
 	*bytes = slot < s->n ? s->c[slot].bytes : 0;
 	return 0;

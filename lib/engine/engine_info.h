@@ -114,6 +114,8 @@ struct rule_engine_stats {
 	uint64_t connlimit_checks;  /**< walks that asked a "-m connlimit" count */
 	uint32_t connlimit_conns;   /**< connections the connlimit counts hold now (gone ones
 					 are forgotten when their group is counted next) */
+	uint64_t trace_lost;   /**< walks whose non-deciding rules an entry could not keep
+				    (no memory): those rules miss the entry's packets */
 	uint64_t walk_slots;   /**< table slots (free ones included) examined by the
 				    background walks of rule_engine_step(): aging, revalidation */
 	uint32_t gen;          /**< current generation */

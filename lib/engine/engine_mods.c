@@ -505,6 +505,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	else
 		eng_act_prog(&f->act[1], eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
+	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, eng_walked(ev, d));
 	if (built) {
 		eng_flow_of(f)->mark[1] = p.mark;
 		eng_flow_of(f)->ctmark = p.ctmark;
@@ -538,6 +539,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	/* This packet's actions (its walk took the meters' tokens), and the entry's default. */
 	prog = eng_prog_of_walk(eng, ef->ev, eng_walked(ef->ev, d));
 	ef->prog_first = (uint16_t)(prog > 0 ? prog : 0);
+	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, eng_walked(ef->ev, d));
 	eng_act_prog(&f->act[0], prog);
 	/*
 	 * One meter decided (this packet took its token): the entry holds the

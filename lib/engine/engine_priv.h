@@ -111,6 +111,17 @@ struct eng_side_rec {
 	uint32_t slot;   /**< entry index + 1; 0: a free record */
 	uint32_t fmark;  /**< the mark the flow's packets leave the walk with */
 	uint32_t ctmark; /**< its connection's mark (both entries hold it) */
+	uint32_t trace;  /**< the trace of the walk that set its action (engine_trace.c) */
+	uint32_t tgen;   /**< the generation @c trace was set or refreshed under */
+};
+
+/** Ids a trace holds at most (the acts of every stage, and a policy per stage). */
+#define ENG_TRACE_IDS ((RULE_ACTS_MAX + 1) * RULE_STAGE__COUNT)
+
+/** One trace: the non-deciding rules one walk passed, in order (engine_trace.c). */
+struct eng_trace {
+	uint32_t n;
+	uint32_t id[ENG_TRACE_IDS];
 };
 
 /** A flow table's side records: open addressing by slot, at most half full. */
@@ -216,6 +227,13 @@ struct rule_engine {
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
 	uint32_t n_rctr;
+	struct eng_rule_ctr pctr[RULE_TABLE__COUNT][RULE_HOOK__COUNT]; /**< built-in chains'
+				           policies' banks (RULE_ID_CHAIN_POLICY()) */
+	struct eng_trace *traces;     /**< interned traces (id - 1) */
+	uint32_t n_traces;
+	uint32_t cap_traces;
+	uint32_t *trace_ix;           /**< their hash index (id; 0 free) */
+	uint32_t cap_trace_ix;
 	struct eng_meter_key *mkeys;  /**< RULE_METERS_MAX: meter i's rule (view.meters[i]) */
 	uint32_t n_meters;
 	struct eng_nth *nth;          /**< nth matches' counters, by (rule, match) */
@@ -321,6 +339,7 @@ struct eng_flow {
 	int32_t chan_flow;            /**< per-flow channel given to the flow, or -1 */
 	uint16_t kept[2];             /**< per direction: interest of the modules without
 				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
+	uint32_t trace[2];            /**< per direction: the trace of its entry's walk */
 	uint16_t prog_first;          /**< the first packet's own program + 1 (its walk's
 				           actions), 0: none (the filter stage sets it) */
 	struct eng_pv pv;             /**< the flow's first packet's walk: it takes tokens */
@@ -467,6 +486,26 @@ eng_ctr_delta(const struct rule_engine *eng, const struct fc_entry *e, uint64_t 
  */
 void eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const struct fc_action *a);
 
+/*
+ * engine_trace.c: the counters of the rules that do not decide. A trace
+ * id (0: none) names an interned list of rule ids; a slot's side record
+ * keeps its entry's trace, live while its generation is not older than
+ * ctr_gen.
+ */
+uint32_t eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t n);
+/* The trace of the non-deciding rules of stages ev[0..n-1] (0: none, or no memory). */
+uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n);
+const struct eng_trace *eng_trace_get(const struct rule_engine *eng, uint32_t trace);
+/* Add @p packets, @p bytes to every rule of @p trace (unsigned: may subtract). */
+void eng_trace_count(struct rule_engine *eng, uint32_t trace, uint64_t packets, uint64_t bytes);
+/* Live entry @p idx takes @p trace (0: none, or it goes): banks as eng_ctr_switch(). */
+void eng_trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t trace);
+/* Entry @p e (slot @p idx) goes: its trace's rules keep what it counted. */
+void eng_trace_gone(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_entry *e);
+/* Entry @p idx moves to the current rule ids unchanged: its trace counts from now on. */
+void eng_trace_refresh(struct rule_engine *eng, unsigned int ti, uint32_t idx);
+void eng_trace_fini(struct rule_engine *eng);
+
 /* engine_side.c: the slots' marks (0 when none). */
 uint32_t eng_side_fmark(const struct rule_engine *eng, unsigned int ti, uint32_t idx);
 uint32_t eng_side_ctmark(const struct rule_engine *eng, unsigned int ti, uint32_t idx);
@@ -476,6 +515,12 @@ int eng_side_reserve(struct rule_engine *eng, unsigned int ti, uint32_t n);
 int eng_side_marks_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t fmark,
 	uint32_t ctmark);
 void eng_side_drop(struct rule_engine *eng, unsigned int ti, uint32_t idx);
+/* The slot's trace (0: none) and its generation (@p tgen). */
+uint32_t eng_side_trace(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	uint32_t *tgen);
+/* Set it. @return 0, -ENOMEM (nothing changed). */
+int eng_side_trace_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t trace,
+	uint32_t tgen);
 /* The entry of slot @p from moved to slot @p to: so do its records (never allocates). */
 void eng_side_move(struct rule_engine *eng, unsigned int ti, uint32_t from, uint32_t to);
 void eng_side_fini(struct rule_engine *eng);

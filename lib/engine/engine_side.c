@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/engine: the slots' side state — what few entries have and the fast
- * path never reads: the mark a flow's packets leave the walk with and its
- * connection's mark. Most flows have neither, so they are not kept per
+ * path never reads: the mark a flow's packets leave the walk with, its
+ * connection's mark and the trace of the rules its walk passed without
+ * deciding (engine_trace.c). Most flows have none, so they are not kept per
  * table slot but in a small open-addressing table per flow table, keyed
  * by slot, holding a record only while one of its values is not zero
  * (linear probing, deletion by backward shift, grown at half full and
@@ -137,7 +138,7 @@ eng_side_marks_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint3
 	int rc;
 
 	if (r != NULL) {
-		if (fmark == 0 && ctmark == 0) {
+		if (fmark == 0 && ctmark == 0 && r->trace == 0) {
 			side_remove_at(s, (uint32_t)(r - s->r));
 			return 0;
 		}
@@ -146,6 +147,42 @@ eng_side_marks_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint3
 		return 0;
 	}
 	if (fmark == 0 && ctmark == 0)
+		return 0;
+	rc = eng_side_reserve(eng, ti, 1);
+	if (rc < 0)
+		return rc;
+	side_put(s, &rec);
+	return 0;
+}
+
+uint32_t
+eng_side_trace(const struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t *tgen)
+{
+	const struct eng_side_rec *r = side_find(&eng->side[ti], idx);
+
+	*tgen = r != NULL ? r->tgen : 0;
+	return r != NULL ? r->trace : 0;
+}
+
+int
+eng_side_trace_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t trace,
+	uint32_t tgen)
+{
+	struct eng_side *s = &eng->side[ti];
+	struct eng_side_rec *r = side_find(s, idx);
+	struct eng_side_rec rec = {.slot = idx + 1, .trace = trace, .tgen = tgen};
+	int rc;
+
+	if (r != NULL) {
+		if (r->fmark == 0 && r->ctmark == 0 && trace == 0) {
+			side_remove_at(s, (uint32_t)(r - s->r));
+			return 0;
+		}
+		r->trace = trace;
+		r->tgen = tgen;
+		return 0;
+	}
+	if (trace == 0)
 		return 0;
 	rc = eng_side_reserve(eng, ti, 1);
 	if (rc < 0)

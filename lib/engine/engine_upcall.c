@@ -198,6 +198,8 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 	struct rule_decision *d)
 {
 	eng_abort(eng, ef);
+	/* Its walk's non-deciding rules count it, as its rule does. */
+	eng_trace_count(eng, ef->trace[0], 1, up->len);
 	if (rc == -EEXIST && ef->f.want_reply && d->verdict == FC_VERDICT_ACCEPT) {
 		/* Insert clash: the tuple belongs to another connection. */
 		uint32_t rule = d->rule_id;
@@ -247,6 +249,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		d->rule_id = f->act[0].rule_id;
 		d->ctstate = f->ctstate;
 		if (!cache) {
+			eng_trace_count(eng, ef.trace[0], 1, up->len);
 			uncached(eng, up, d);
 			return;
 		}
@@ -266,6 +269,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 		eng->st.cached_drops++;
+		eng_trace_switch(eng, (unsigned int)ti, (uint32_t)idx, ef.trace[0]);
 		d->flags = RULE_DEC_F_CACHED;
 		fc_table_touch(t, (uint32_t)idx, up->len, now);
 		return;
@@ -285,11 +289,13 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		d->flags |= f->dec_flags;
 		if (!(d->flags & RULE_DEC_F_ICMP_ERR))
 			d->nat_slot = RULE_NAT_NONE;
+		eng_trace_count(eng, ef.trace[0], 1, up->len);
 		uncached(eng, up, d);
 		return;
 	}
 	/* Marks are side records: room for both entries' before either goes in. */
-	if ((ef.ctmark != 0 || ef.mark[0] != 0 || ef.mark[1] != 0) &&
+	if ((ef.ctmark != 0 || ef.mark[0] != 0 || ef.mark[1] != 0 || ef.trace[0] != 0 ||
+		    ef.trace[1] != 0) &&
 		eng_side_reserve(eng, (unsigned int)ti, 2) < 0) {
 		insert_failed(eng, &ef, -ENOMEM, up, d);
 		return;
@@ -327,10 +333,12 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		/* Reserved above (deletions since only shrink to a table with room). */
 		(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)ridx, ef.mark[1],
 			ef.ctmark);
+		eng_trace_switch(eng, (unsigned int)ti, (uint32_t)ridx, ef.trace[1]);
 		eng_flow_chan_publish(eng, (unsigned int)ti, &ef, &a1, (uint32_t)ridx);
 		eng->st.replies++;
 	}
 	(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)idx, ef.mark[0], ef.ctmark);
+	eng_trace_switch(eng, (unsigned int)ti, (uint32_t)idx, ef.trace[0]);
 	eng_flow_chan_publish(eng, (unsigned int)ti, &ef, &a0, (uint32_t)idx);
 	if (ef.chan_flow >= 0 && (a0.mod[0] & ENG_M0_CHAN_FLOW))
 		d->channel = (uint32_t)ef.chan_flow;
@@ -438,12 +446,14 @@ ct_expire_s(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 }
 
 /*
- * A packet of a cached flow decided on its own (every stage, on its own key).
+ * A packet of a cached flow decided on its own (every stage, on its own key);
+ * @p trace receives the trace of its walk (the rules it passed without
+ * deciding: the caller counts them with the deciding rule).
  * @return false on an error (@p d says so).
  */
 static bool
 pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct rule_upcall *up,
-	const struct fc_action *a, unsigned int cs, struct rule_decision *d)
+	const struct fc_action *a, unsigned int cs, struct rule_decision *d, uint32_t *trace)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = {
@@ -475,6 +485,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	/* This packet's own actions (its walk took the meters' tokens). */
 	prog = eng_prog_of_walk(eng, ev, eng_walked(ev, i));
 	d->pkt_prog = (uint16_t)(prog > 0 ? prog : 0);
+	*trace = eng_trace_of_walk(eng, ev, eng_walked(ev, i));
 	return true;
 }
 
@@ -493,6 +504,7 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	const struct fc_key *k = ek;
 	struct fc_action a;
 	unsigned int cs, drop = RULE_DROP_NONE;
+	uint32_t trace = 0;
 	int rc;
 
 	if (e == NULL)
@@ -523,8 +535,10 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		if (rc == -ENOENT) {
 			/* Removed without a new connection: decide from what it was. */
 			if (a.verdict == FC_VERDICT_SLOW) {
-				if (pkt_decide(eng, ti, idx, up, &a, cs, d))
+				if (pkt_decide(eng, ti, idx, up, &a, cs, d, &trace)) {
 					eng_rule_count(eng, d->rule_id, 1, up->len);
+					eng_trace_count(eng, trace, 1, up->len);
+				}
 			} else {
 				dec_from_act(d, &a, cs);
 				dec_prog(eng, d, &a);
@@ -552,13 +566,15 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		 * differs from the entry's, or it came on a port the
 		 * connection's entries lack.
 		 */
-		if (!pkt_decide(eng, ti, idx, up, &a, cs, d))
+		if (!pkt_decide(eng, ti, idx, up, &a, cs, d, &trace))
 			return true;
 		/* The connection's packet on another port keeps it alive, as a hit would. */
-		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id)
+		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id) {
 			fc_table_touch(t, idx, up->len, now);
-		else
+		} else {
 			eng_rule_count(eng, d->rule_id, 1, up->len);
+			eng_trace_count(eng, trace, 1, up->len);
+		}
 		return true;
 	}
 	fc_table_touch(t, idx, up->len, now);

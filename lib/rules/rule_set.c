@@ -455,7 +455,7 @@ int
 rule_chain_insert(
 	struct rule_set *s, struct rule_chain *c, uint32_t pos, const struct rule *r, uint32_t *id)
 {
-	if (s->next_id == RULE_ID_POLICY || c->n_rules == UINT32_MAX - 1)
+	if (s->next_id >= RULE_ID_CHAIN_POLICY_BASE || c->n_rules == UINT32_MAX - 1)
 		return -ENOSPC;
 	if (c->n_rules == c->cap) {
 		uint32_t cap = c->cap ? c->cap * 2 : 8;

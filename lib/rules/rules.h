@@ -76,6 +76,17 @@ extern "C" {
 #define RULE_ID_NONE 0
 /** Result marker: the verdict came from a chain policy (or chain end). */
 #define RULE_ID_POLICY UINT32_MAX
+/**
+ * Counter ids of the built-in chains' policies, one per (table, hook),
+ * above every rule id (rule ids stay below RULE_ID_CHAIN_POLICY_BASE): what
+ * a counter callback (rule_counters_fn) is asked for a ":CHAIN POLICY" line.
+ */
+#define RULE_ID_CHAIN_POLICY_BASE 0xffff0000u
+#define RULE_ID_CHAIN_POLICY(table, hook) \
+	(RULE_ID_CHAIN_POLICY_BASE | (uint32_t)(table) << 8 | (uint32_t)(hook))
+/** Is @p id a chain policy's counter id (RULE_ID_CHAIN_POLICY())? */
+#define RULE_ID_IS_CHAIN_POLICY(id) \
+	((id) != RULE_ID_POLICY && ((id) & 0xffff0000u) == RULE_ID_CHAIN_POLICY_BASE)
 /** Position marker for rule_set_rule_add(): append. */
 #define RULE_POS_END UINT32_MAX
 

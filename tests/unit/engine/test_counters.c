@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -270,6 +271,182 @@ test_nat_connections(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * Rules that do not decide (LOG in filter, MARK in mangle) count every
+ * packet that passes them, cached flows' hits included, as iptables does;
+ * the deciding rule counts its own. Revalidation to a walk without the
+ * LOG rule leaves it what it counted; a flow that goes leaves its counts;
+ * a reload starts them over.
+ */
+static void
+test_non_deciding(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	const char *text = "log log_prefix \"dns: \" proto udp dport 53\n"
+			   "accept proto udp\n"
+			   "drop\n"
+			   "table mangle\n"
+			   "chain P hook prerouting\n"
+			   "mark set_mark 0x5 proto udp\n";
+	struct rule_set *s;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse(text)), 0);
+	assert_int_equal(decide(eng, u, 1).rule_id, 2);
+	hits(eng, &u.pkt.key, 9, 2);
+	assert_int_equal(decide(eng, v, 2).rule_id, 2);
+	hits(eng, &v.pkt.key, 4, 2);
+	assert_int_equal(pkts(eng, 1), 10); /* LOG: the dport 53 flow */
+	assert_int_equal(pkts(eng, 2), 15); /* accept: both */
+	assert_int_equal(pkts(eng, 3), 0);
+	assert_int_equal(pkts(eng, 4), 15); /* MARK: both */
+
+	/* The LOG rule goes: it keeps what it counted, the others go on. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_set_rule_del_id(s, 1), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle(eng, 3);
+	hits(eng, &u.pkt.key, 3, 4);
+	assert_int_equal(pkts(eng, 1), 10);
+	assert_int_equal(pkts(eng, 2), 18);
+	assert_int_equal(pkts(eng, 4), 18);
+
+	/* An unrelated commit (a rule added at the end) changes nothing. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	{
+		struct rule r;
+		struct rule_error err;
+
+		assert_int_equal(rule_parse("drop proto tcp", &r, &err), 0);
+		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r,
+					 NULL),
+			0);
+	}
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle(eng, 5);
+	hits(eng, &v.pkt.key, 2, 6);
+	assert_int_equal(pkts(eng, 2), 20);
+	assert_int_equal(pkts(eng, 4), 20);
+
+	/* The flows go: their counts stay with the rules. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, 1), 10);
+	assert_int_equal(pkts(eng, 2), 20);
+	assert_int_equal(pkts(eng, 4), 20);
+
+	/* A reload starts them over; a new flow counts from its first packet. */
+	assert_int_equal(rule_engine_commit(eng, parse(text)), 0);
+	assert_int_equal(pkts(eng, 1), 0);
+	assert_int_equal(pkts(eng, 4), 0);
+	decide(eng, u, 7);
+	hits(eng, &u.pkt.key, 1, 8);
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 2), 2);
+	assert_int_equal(pkts(eng, 4), 2);
+	eng_stack_free(eng);
+}
+
+/*
+ * A flow decided per packet (a length match): each packet's own walk
+ * counts its non-deciding rules, as it counts the deciding one.
+ */
+static void
+test_non_deciding_per_packet(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("log proto udp length 0:150\n"
+						       "accept proto udp\n")),
+		0);
+	for (unsigned int i = 0; i < 5; i++) {
+		u.len = i < 3 ? LEN : 200;
+		u.pkt.ip_len = (uint16_t)u.len;
+		decide(eng, u, 1 + i);
+	}
+	/* The entry's own packets are 100 bytes long, the later ones 200. */
+	{
+		uint64_t p, b;
+
+		assert_int_equal(rule_engine_rule_counters(eng, 1, &p, &b), 0);
+		assert_int_equal(p, 3);
+		assert_int_equal(b, 3 * LEN);
+		assert_int_equal(rule_engine_rule_counters(eng, 2, &p, &b), 0);
+		assert_int_equal(p, 5);
+		assert_int_equal(b, 3 * LEN + 2 * 200);
+	}
+	eng_stack_free(eng);
+}
+
+static void
+snap_fn(void *arg, uint32_t id, uint64_t *p, uint64_t *b)
+{
+	rule_counters_snap_get(arg, id, p, b);
+}
+
+/*
+ * A built-in chain's policy counts the packets it decides, per chain, and
+ * the iptables export (iptables-save -c) adds them to the imported
+ * ":CHAIN POLICY [p:b]" counters; rules that pass the packet on before it
+ * count too.
+ */
+static void
+test_policy(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	const uint32_t fwd = RULE_ID_CHAIN_POLICY(RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
+	struct rule_counters_snap *snap;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("policy drop\n"
+						       "log proto udp\n"
+						       "accept proto udp dport 53\n"
+						       "table mangle\n"
+						       "chain P hook prerouting\n"
+						       "mark set_mark 0x5 proto udp\n")),
+		0);
+	assert_int_equal(decide(eng, u, 1).verdict, FC_VERDICT_ACCEPT);
+	hits(eng, &u.pkt.key, 4, 2);
+	assert_int_equal(decide(eng, v, 2).verdict, FC_VERDICT_DROP);
+	hits(eng, &v.pkt.key, 2, 3);
+	assert_int_equal(pkts(eng, 1), 8);  /* LOG: both flows */
+	assert_int_equal(pkts(eng, 2), 5);  /* accept: dport 53 */
+	assert_int_equal(pkts(eng, fwd), 3); /* filter FORWARD's policy: dport 54 */
+	assert_int_equal(pkts(eng, 3), 8);  /* MARK */
+	assert_int_equal(pkts(eng, RULE_ID_CHAIN_POLICY(RULE_TABLE_FILTER, RULE_HOOK_INPUT)), 0);
+
+	snap = rule_engine_counters_snap(eng);
+	assert_non_null(snap);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(rule_set_dump_iptables_ctr(rule_engine_rules(eng), FC_AF_INET4, snap_fn,
+				 snap, f),
+		0);
+	fclose(f);
+	rule_counters_snap_free(snap);
+	assert_non_null(strstr(text, ":FORWARD DROP [3:300]\n"));
+	assert_non_null(strstr(text, ":INPUT DROP [0:0]\n"));
+	assert_non_null(strstr(text, "[5:500] -A gufc-main -p udp -m udp --dport 53 -j ACCEPT\n"));
+	assert_non_null(strstr(text, "[8:800] -A gufc-main -p udp -j LOG\n"));
+	free(text);
+
+	/* The flows go: the policies keep their counts; a reload starts over. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, fwd), 3);
+	assert_int_equal(rule_engine_commit(eng, parse("policy drop\n")), 0);
+	assert_int_equal(pkts(eng, fwd), 0);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -278,6 +455,9 @@ main(void)
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_stale_hit),
 		cmocka_unit_test(test_nat_connections),
+		cmocka_unit_test(test_non_deciding),
+		cmocka_unit_test(test_non_deciding_per_packet),
+		cmocka_unit_test(test_policy),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
