@@ -114,6 +114,10 @@ struct rule_engine_stats {
 	uint64_t connlimit_checks;  /**< walks that asked a "-m connlimit" count */
 	uint32_t connlimit_conns;   /**< connections the connlimit counts hold now (gone ones
 					 are forgotten when their group is counted next) */
+	uint64_t set_added;    /**< ipset members "-j SET --add-set" added (or brought back
+				    past their timeout) */
+	uint64_t set_deleted;  /**< ipset members "-j SET --del-set" deleted */
+	uint64_t set_failed;   /**< "-j SET" changes not made (out of memory, no such set) */
 	uint64_t walk_slots;   /**< table slots (free ones included) examined by the
 				    background walks of rule_engine_step(): aging, revalidation */
 	uint32_t gen;          /**< current generation */

@@ -298,3 +298,27 @@ eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode)
 	pv->eng = eng;
 	pv->mode = (uint8_t)mode;
 }
+
+void
+eng_set_targets(struct rule_engine *eng, const struct rule_pkt *p, const struct rule_eval *res)
+{
+	/* The rule sets share one collection; the rules lcore alone looks members up. */
+	struct rule_ipsets *sets = (struct rule_ipsets *)(uintptr_t)rule_set_ipsets_get(eng->set);
+
+	for (unsigned int i = 0; i < res->n_acts && i < RULE_ACTS_MAX; i++) {
+		const struct rule_act *ra = &res->acts[i];
+		int rc;
+
+		if (ra->action != RULE_ACT_SET || ra->tgt == NULL)
+			continue;
+		rc = rule_ipsets_apply(sets, ra->tgt, p);
+		if (rc < 0) {
+			eng->st.set_failed++;
+			continue;
+		}
+		if (rc & 1)
+			eng->st.set_added++;
+		if (rc & 2)
+			eng->st.set_deleted++;
+	}
+}

@@ -263,8 +263,11 @@ rule_apply(const struct rule *r, unsigned int table, unsigned int hook, struct r
 	case RULE_ACT_NFLOG:
 	case RULE_ACT_TCPMSS:
 	case RULE_ACT_CHECKSUM:
-	case RULE_ACT_CLASSIFY:
 	case RULE_ACT_SET:
+		/* Every packet that reaches it changes the sets: decided per packet. */
+		res->deps |= RULE_DEP_SET;
+		break;
+	case RULE_ACT_CLASSIFY:
 	case RULE_ACT_COUNT:
 		break;
 	default:
