@@ -169,8 +169,6 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
 	struct rule_eval *res)
 {
-	int rc;
-
 	p->key = *k;
 	p->out_port = out_port;
 	if (stage == RULE_STAGE_RAW)
@@ -182,11 +180,8 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 		rule_eval_init(res);
 		return 0;
 	}
-	rc = rule_engine_classify(eng, (enum rule_stage)stage, p, pv != NULL ? &pv->pv : NULL, res);
-	/* A packet's walk (not a question about one) changes the ipsets its SET targets name. */
-	if (rc == 0 && pv != NULL && pv->mode == ENG_PV_TAKE)
-		eng_set_targets(eng, p, res);
-	return rc;
+	return rule_engine_classify(
+		eng, (enum rule_stage)stage, p, pv != NULL ? &pv->pv : NULL, res);
 }
 
 /* The stage whose result is the verdict: the first that dropped, else filter. */

@@ -359,14 +359,7 @@ int eng_meters_init(struct rule_engine *eng);
 void eng_meters_fini(struct rule_engine *eng);
 void eng_meters_reset(struct rule_engine *eng);
 void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode);
-/*
- * Carry out the "-j SET" targets one stage's walk of packet @p p ran
- * (@p res->acts) on the loaded ipsets. Such a walk depends on RULE_DEP_SET,
- * as every "-m set" one: no cached verdict reads a set, so the next packet
- * of any flow sees the change.
- */
-void eng_set_targets(struct rule_engine *eng, const struct rule_pkt *p,
-	const struct rule_eval *res);
+
 /* Can a cached verdict hold @p deps with the meters @p pv saw (one, nothing else)? */
 static inline bool
 eng_pv_one_meter(const struct eng_pv *pv, uint32_t deps)

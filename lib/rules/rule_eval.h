@@ -198,6 +198,12 @@ int rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsig
 struct rule_providers {
 	void *arg; /**< first argument of the callbacks */
 	int (*match)(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p);
+	/**
+	 * Optional: carry out the "-j SET" of matching rule @p r for @p p, at
+	 * once, so that the rest of the walk sees the sets changed (as in
+	 * Linux); NULL: the walk only records it. Its result is not used.
+	 */
+	void (*act)(void *arg, const struct rule *r, const struct rule_pkt *p);
 };
 
 /**

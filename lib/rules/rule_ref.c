@@ -337,6 +337,8 @@ walk(const struct rule_set *s, unsigned int table, unsigned int hook, struct rul
 		case RULE_ACT_RETURN:
 			goto chain_end;
 		default:
+			if (r->action == RULE_ACT_SET && pv != NULL && pv->act != NULL)
+				pv->act(pv->arg, r, p);
 			if (rule_apply(r, table, hook, p, res) == 0)
 				continue;
 			if (!rule_action_in_table(r->action, table))

@@ -743,7 +743,15 @@ nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pk
 	return rule_x_nth_step(x, &c->count);
 }
 
-static const struct rule_providers nth_pv = {.arg = NULL, .match = nth_match};
+/* -j SET: the sets change at once, the rest of the walk sees them changed (as the engine's). */
+static void
+set_act(void *arg, const struct rule *r, const struct rule_pkt *p)
+{
+	(void)arg;
+	(void)rule_ipsets_apply(ipsets, &r->tgt, p);
+}
+
+static const struct rule_providers nth_pv = {.arg = NULL, .match = nth_match, .act = set_act};
 
 
 static int
@@ -775,10 +783,6 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 		rc = rule_ref_eval(s, (enum rule_stage)st, &pk, &nth_pv, &ev[st]);
 		if (rc < 0)
 			goto err;
-		/* -j SET: the stage's targets change the sets, as the engine carries them out. */
-		for (unsigned int i = 0; i < ev[st].n_acts && i < RULE_ACTS_MAX; i++)
-			if (ev[st].acts[i].action == RULE_ACT_SET && ev[st].acts[i].tgt != NULL)
-				(void)rule_ipsets_apply(ipsets, ev[st].acts[i].tgt, &pk);
 		n = st + 1;
 		if (ev[st].verdict != RULE_VERDICT_ACCEPT) {
 			decider = st;
