@@ -523,7 +523,8 @@ load_sets(struct rule_engine *eng, const char *text, struct rule_ipsets *sets)
  * it from their next packet (decided per packet, as every set match):
  * b is accepted until a adds its source, dropped after, accepted again
  * once c deletes it. A re-add of a live member without --exist changes
- * nothing; a hash:ip,port target takes both dimensions; a reload that
+ * nothing; a hash:ip,port target takes both dimensions; a -m set after
+ * the SET in the same walk sees the change; a reload that
  * keeps the ipsets keeps what -j SET changed.
  */
 static void
@@ -535,7 +536,9 @@ test_set_target(void **state)
 	struct rule_upcall c = up4(17, "10.0.0.1", 1002, "10.0.0.2", 55, 0, 0);
 	struct rule_upcall d = up4(17, "10.0.0.9", 1003, "10.0.0.2", 56, 0, 0);
 	struct rule_upcall e = up4(17, "10.0.0.9", 1004, "10.0.0.2", 57, 0, 0);
-	const char *text = "set proto udp dport 53 add_set S src\n"
+	const char *text = "set proto udp dport 58 add_set S src\n"
+			   "drop proto udp dport 58 match_set S src\n"
+			   "set proto udp dport 53 add_set S src\n"
 			   "set proto udp dport 55 del_set S src\n"
 			   "set proto udp dport 56 add_set P src,dst\n"
 			   "drop proto udp dport 54 match_set S src\n"
@@ -582,6 +585,15 @@ test_set_target(void **state)
 		assert_int_equal(rule_ipsets_test(sets, &ref, &q), 1);
 		ref.dirs = 0;
 		assert_int_equal(rule_ipsets_test(sets, &ref, &q), 0);
+	}
+	/* The match after the SET in the same walk sees the change (as Linux): f is dropped. */
+	{
+		struct rule_upcall f = up4(17, "10.0.0.7", 1005, "10.0.0.2", 58, 0, 0);
+		struct rule_upcall g = up4(17, "10.0.0.7", 1006, "10.0.0.2", 54, 0, 0);
+
+		assert_int_equal(rx(eng, g, 10).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(rx(eng, f, 10).verdict, FC_VERDICT_DROP);
+		assert_int_equal(rx(eng, g, 10).verdict, FC_VERDICT_DROP);
 	}
 	/* A reload sharing the ipsets keeps a's member. */
 	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
