@@ -725,6 +725,22 @@ test_pkt_needs(void **state)
 				c[i].needs);
 		rule_set_free(s);
 	}
+	{
+		/* -j SET: its members' timeouts count from the clock. */
+		struct rule_error err;
+		struct rule_ipsets *sets =
+			rule_ipsets_parse("create t hash:ip family inet timeout 60\n", "s", 0, &err);
+		struct rule_set *s;
+
+		assert_non_null(sets);
+		s = parse_opts("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+			       ":OUTPUT ACCEPT [0:0]\n-A FORWARD -j SET --add-set t src\nCOMMIT\n",
+			FC_AF_INET4, sets);
+		assert_non_null(s);
+		assert_int_equal(rule_set_pkt_needs(s), RULE_PKT_NEED_TIME);
+		rule_set_free(s);
+		rule_ipsets_free(sets);
+	}
 }
 
 static void
