@@ -44,8 +44,6 @@ pending_action(unsigned int a)
 		return "lowers an MSS option a SYN has; it adds none to a SYN without one (Linux does)";
 	case RULE_ACT_CLASSIFY:
 		return "gufc has no traffic control: the class is not used";
-	case RULE_ACT_SET:
-		return "does not change the ipsets yet";
 	default:
 		return NULL;
 	}

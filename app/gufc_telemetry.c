@@ -109,6 +109,9 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("hashlimit_meters", t.es.hashlimit_meters);
 	U("connlimit_conns", t.es.connlimit_conns);
 	U("connlimit_checks", t.es.connlimit_checks);
+	U("set_added", t.es.set_added);
+	U("set_deleted", t.es.set_deleted);
+	U("set_failed", t.es.set_failed);
 	U("generation", t.es.gen);
 	U("revalidated", t.es.revalidated);
 	U("reval_pending", t.es.pending);

@@ -10,7 +10,9 @@ the NAT decision of each NAT stage. gufc's reference evaluator is tested against
 (tests/integration/netfilter/ipt_eval.c prints the same format).
 
 Commands:
-  netfilter-oracle.py run [-4|-6] [-v] [--tag T] RULES PACKETS
+  netfilter-oracle.py run [-4|-6] [-v] [--tag T] [--ipset FILE] RULES PACKETS
+                                                   (FILE: "ipset save" text the
+                                                    firewall loads first)
   netfilter-oracle.py gen [-4|-6] RULES            (print a packet list)
   netfilter-oracle.py conv [-v] [--tag T] CONVS    (whole TCP conversations,
                                                     see "Conversations" below)
@@ -1163,6 +1165,10 @@ def cmd_run(args):
     t0 = time.monotonic()
     try:
         lab.setup(locals_, protos)
+        if args.ipset:
+            # The sets first: iptables-restore refuses a rule naming one not there.
+            with open(args.ipset, encoding="utf-8") as f:
+                sh(["ipset", "restore"], ns=lab.fw, stdin=f.read())
         lab.restore(family, strip_counters(text), skeleton(tables))
         # The kernel's view must be the file's, rule for rule.
         for fam in (4, 6):
@@ -2170,6 +2176,8 @@ def main(argv):
             sp.add_argument("packets")
             sp.add_argument("-v", "--verbose", action="store_true")
             sp.add_argument("--tag", help="namespace name suffix (default: the pid)")
+            sp.add_argument("--ipset", help="an \"ipset save\" file loaded into the "
+                            "firewall namespace before the rules (-m set, -j SET)")
     sp = sub.add_parser("convgen")
     sp.add_argument("seed", type=int)
     sp.add_argument("count", type=int, nargs="?", default=10)

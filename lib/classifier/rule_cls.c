@@ -243,6 +243,9 @@ bank_walk(const struct walk *w, const struct cls_prog *p, const struct cls_bank 
 			s = e->seg + 1;
 			continue;
 		case CLS_K_ACT:
+			if (w->c->rules[e->rule].action == RULE_ACT_SET && w->pv != NULL &&
+				w->pv->act != NULL)
+				w->pv->act(w->pv->arg, &w->c->rules[e->rule], w->pk[k]);
 			if (rule_apply(&w->c->rules[e->rule], p->table, w->hook[k], w->pk[k],
 				    w->res[k]) != 0) {
 				w->dec[k] = u - 1;

@@ -116,6 +116,10 @@ struct rule_engine_stats {
 					 are forgotten when their group is counted next) */
 	uint64_t trace_lost;   /**< walks whose non-deciding rules an entry could not keep
 				    (no memory): those rules miss the entry's packets */
+	uint64_t set_added;    /**< ipset members "-j SET --add-set" added (or brought back
+				    past their timeout) */
+	uint64_t set_deleted;  /**< ipset members "-j SET --del-set" deleted */
+	uint64_t set_failed;   /**< "-j SET" changes not made (out of memory, no such set) */
 	uint64_t walk_slots;   /**< table slots (free ones included) examined by the
 				    background walks of rule_engine_step(): aging, revalidation */
 	uint32_t gen;          /**< current generation */

@@ -289,12 +289,42 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 	return (ok ? 1 : 0) ^ (x->neg ? 1 : 0);
 }
 
+/*
+ * "-j SET" in a packet's walk (not in a question about one: revalidation,
+ * a meter's two answers): the loaded ipsets change at once, so the rest of
+ * the walk sees them changed. Such a walk depends on RULE_DEP_SET, as every
+ * "-m set" one: no cached verdict reads a set, so the next packet of any
+ * flow sees the change.
+ */
+static void
+pv_act(void *arg, const struct rule *r, const struct rule_pkt *p)
+{
+	struct eng_pv *pv = arg;
+	struct rule_engine *eng = pv->eng;
+	/* The rule sets share one collection; the rules lcore alone looks members up. */
+	struct rule_ipsets *sets = (struct rule_ipsets *)(uintptr_t)rule_set_ipsets_get(eng->set);
+	int rc;
+
+	if (pv->mode != ENG_PV_TAKE)
+		return;
+	rc = rule_ipsets_apply(sets, &r->tgt, p);
+	if (rc < 0) {
+		eng->st.set_failed++;
+		return;
+	}
+	if (rc & 1)
+		eng->st.set_added++;
+	if (rc & 2)
+		eng->st.set_deleted++;
+}
+
 void
 eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode)
 {
 	memset(pv, 0, sizeof(*pv));
 	pv->pv.arg = pv;
 	pv->pv.match = pv_match;
+	pv->pv.act = pv_act;
 	pv->eng = eng;
 	pv->mode = (uint8_t)mode;
 }

@@ -378,6 +378,7 @@ int eng_meters_init(struct rule_engine *eng);
 void eng_meters_fini(struct rule_engine *eng);
 void eng_meters_reset(struct rule_engine *eng);
 void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode);
+
 /* Can a cached verdict hold @p deps with the meters @p pv saw (one, nothing else)? */
 static inline bool
 eng_pv_one_meter(const struct eng_pv *pv, uint32_t deps)

@@ -198,6 +198,12 @@ int rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsig
 struct rule_providers {
 	void *arg; /**< first argument of the callbacks */
 	int (*match)(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p);
+	/**
+	 * Optional: carry out the "-j SET" of matching rule @p r for @p p, at
+	 * once, so that the rest of the walk sees the sets changed (as in
+	 * Linux); NULL: the walk only records it. Its result is not used.
+	 */
+	void (*act)(void *arg, const struct rule *r, const struct rule_pkt *p);
 };
 
 /**
@@ -474,6 +480,24 @@ int rule_hashlimit_info(const struct rule_hashlimit *h, unsigned int i,
  * Context: any.
  */
 int rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
+	const struct rule_pkt *p);
+
+/**
+ * Carry out a "-j SET" target for a packet: add the fields its --add-set
+ * names (a live member stays as it is unless --exist, which starts its
+ * timeout again; --timeout, else the set's default, for a set made with
+ * timeouts), delete those its --del-set names. A packet without such
+ * fields (another family, no ports) changes nothing.
+ * @param sets  the ipsets (changed in place: every rule set sharing them sees it)
+ * @param tgt   the target's options (kind RULE_XT_SET)
+ * @param p     the packet (p->time_s: the clock timeouts count in)
+ * @return what changed: 1 a member was added (or came back past its
+ *   timeout), 2 one was deleted, both, 0 nothing; -ENOENT (no such set),
+ *   -EINVAL (fewer dimensions than the set needs), -ENOMEM.
+ * Context: the one thread that looks @p sets up while it runs (the engine's
+ *   rules lcore); names and types do not change, so others may read those.
+ */
+int rule_ipsets_apply(struct rule_ipsets *sets, const struct rule_x *tgt,
 	const struct rule_pkt *p);
 
 /* ------------------------------------------------------------------------ */

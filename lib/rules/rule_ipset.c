@@ -4,8 +4,10 @@
  * in, read from the files "ipset save" writes ("create NAME TYPE ..." and
  * "add NAME ENTRY ..." lines): hash:ip, hash:net, hash:ip,port and
  * bitmap:port, IPv4 and IPv6, with per-entry timeouts counted from the
- * load. A loaded collection is immutable and reference counted: rule sets
- * that use it share it (rule_set_ipsets()). Lookups are rule_ipsets_test().
+ * load. A loaded collection is reference counted: rule sets that use it
+ * share it (rule_set_ipsets()). Lookups are rule_ipsets_test(); "-j SET"
+ * changes members with rule_ipsets_apply(), from the one thread that
+ * looks members up (the engine's rules lcore); names and types never change.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -149,80 +151,229 @@ mask_to(uint8_t *a, unsigned int len)
 		a[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
 }
 
-int
-rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
-	const struct rule_pkt *p)
+/*
+ * The member a packet stands for in set @p st (the fields @p ref names):
+ * 1 with @p key filled (len: the host's; a hash:net caller sets its own),
+ * 0 when the packet has no such member (another family, no ports),
+ * -EINVAL for fewer dimensions than the set needs.
+ */
+static int
+pkt_member(const struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt *p,
+	struct ipset_ent *key)
 {
 	const struct fc_key *k = &p->key;
-	int idx = rule_ipsets_find(sets, ref->name);
-	const struct ipset *st;
-	struct ipset_ent key;
-	bool dst;
+	uint8_t proto = fc_key_proto(k);
+	bool dst = ref->dirs & 1;
 
-	if (idx < 0)
-		return -ENOENT;
-	st = &sets->s[idx];
-	memset(&key, 0, sizeof(key));
-	dst = ref->dirs & 1;
+	memset(key, 0, sizeof(*key));
 	if (st->type == IPSET_BITMAP_PORT) {
-		uint8_t proto = fc_key_proto(k);
-		uint16_t port;
-
 		if ((proto != RULE_PROTO_TCP && proto != RULE_PROTO_UDP && proto != RULE_PROTO_SCTP &&
 			    proto != 136) ||
 			(p->flags & RULE_PKT_F_NOPORTS))
 			return 0;
-		port = ntohs(dst ? fc_key_dport(k) : fc_key_sport(k));
-		if (port < st->port_min || port > st->port_max)
-			return 0;
-		if (!(st->bits[port / 64] & (1ull << (port % 64))))
-			return 0;
-		return st->bit_exp == NULL || alive(st->bit_exp[port], p->time_s);
+		key->port = ntohs(dst ? fc_key_dport(k) : fc_key_sport(k));
+		return key->port >= st->port_min && key->port <= st->port_max;
 	}
 	if (k->family != st->family)
 		return 0;
-	memcpy(key.addr, dst ? fc_key_dst(k) : fc_key_src(k), fc_af_addr_len(k->family));
-	switch (st->type) {
-	case IPSET_HASH_IP:
-		key.len = (uint8_t)fc_af_max_depth(k->family);
-		return ent_find(st, &key, p->time_s);
-	case IPSET_HASH_IP_PORT: {
-		uint8_t proto = fc_key_proto(k);
+	memcpy(key->addr, dst ? fc_key_dst(k) : fc_key_src(k), fc_af_addr_len(k->family));
+	key->len = (uint8_t)fc_af_max_depth(k->family);
+	if (st->type == IPSET_HASH_IP_PORT) {
 		bool pdst;
 
 		if (ref->ndims < 2)
 			return -EINVAL;
 		pdst = (ref->dirs >> 1) & 1;
-		key.len = (uint8_t)fc_af_max_depth(k->family);
-		key.proto = proto;
+		key->proto = proto;
 		if (proto == RULE_PROTO_TCP || proto == RULE_PROTO_UDP || proto == RULE_PROTO_SCTP ||
 			proto == 136) {
 			if (p->flags & RULE_PKT_F_NOPORTS)
 				return 0;
-			key.port = ntohs(pdst ? fc_key_dport(k) : fc_key_sport(k));
+			key->port = ntohs(pdst ? fc_key_dport(k) : fc_key_sport(k));
 		} else if (proto == 1 || proto == 58) {
-			key.port = (uint16_t)(p->icmp_type << 8 | p->icmp_code);
+			key->port = (uint16_t)(p->icmp_type << 8 | p->icmp_code);
 		}
-		return ent_find(st, &key, p->time_s);
 	}
-	default: {
-		uint8_t lens[129] = {0};
+	return 1;
+}
 
-		/* hash:net: every prefix length present, longest first. */
-		for (uint32_t i = 0; i < st->n; i++)
-			lens[st->e[i].len] = 1;
-		for (int len = 128; len >= 0; len--) {
-			if (!lens[len])
-				continue;
-			memcpy(key.addr, dst ? fc_key_dst(k) : fc_key_src(k), fc_af_addr_len(k->family));
-			mask_to(key.addr, (unsigned int)len);
-			key.len = (uint8_t)len;
-			if (ent_find(st, &key, p->time_s))
-				return 1;
+int
+rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
+	const struct rule_pkt *p)
+{
+	int idx = rule_ipsets_find(sets, ref->name);
+	const struct ipset *st;
+	struct ipset_ent key;
+	uint8_t lens[129] = {0};
+	uint8_t addr[16];
+	int rc;
+
+	if (idx < 0)
+		return -ENOENT;
+	st = &sets->s[idx];
+	rc = pkt_member(st, ref, p, &key);
+	if (rc <= 0)
+		return rc;
+	if (st->type == IPSET_BITMAP_PORT) {
+		if (!(st->bits[key.port / 64] & (1ull << (key.port % 64))))
+			return 0;
+		return st->bit_exp == NULL || alive(st->bit_exp[key.port], p->time_s);
+	}
+	if (st->type != IPSET_HASH_NET)
+		return ent_find(st, &key, p->time_s);
+	/* hash:net: every prefix length present, longest first. */
+	memcpy(addr, key.addr, sizeof(addr));
+	for (uint32_t i = 0; i < st->n; i++)
+		lens[st->e[i].len] = 1;
+	for (int len = 128; len >= 0; len--) {
+		if (!lens[len])
+			continue;
+		memcpy(key.addr, addr, sizeof(addr));
+		mask_to(key.addr, (unsigned int)len);
+		key.len = (uint8_t)len;
+		if (ent_find(st, &key, p->time_s))
+			return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Changes at run time (-j SET)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Where @p k is in the sorted members, or where it would go (*found false). */
+static uint32_t
+ent_pos(const struct ipset *st, const struct ipset_ent *k, bool *found)
+{
+	uint32_t lo = 0, hi = st->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = ent_cmp(&st->e[mid], k);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
 		}
-		return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	*found = false;
+	return lo;
+}
+
+/*
+ * Add (@p add) or delete the packet's member of one set. An add keeps a
+ * live member as it is unless @p exist (then its timeout starts again);
+ * a member past its timeout counts as absent. A hash:net member is the
+ * packet's address under the longest prefix length the set holds (the
+ * host's when it holds none), as the kernel's set does.
+ */
+static int
+set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt *p, bool add,
+	bool exist, uint32_t timeout)
+{
+	uint64_t exp = st->timeout != 0 && timeout != 0 ? p->time_s + timeout : 0;
+	struct ipset_ent key;
+	bool found;
+	uint32_t at;
+	int rc = pkt_member(st, ref, p, &key);
+
+	if (rc <= 0)
+		return rc;
+	if (st->type == IPSET_BITMAP_PORT) {
+		uint64_t bit = 1ull << (key.port % 64);
+		bool live = (st->bits[key.port / 64] & bit) &&
+			    (st->bit_exp == NULL || alive(st->bit_exp[key.port], p->time_s));
+
+		if (!add) {
+			st->bits[key.port / 64] &= ~bit;
+			return live ? 1 : 0;
+		}
+		if (live && !exist)
+			return 0;
+		if (exp != 0 && st->bit_exp == NULL) {
+			st->bit_exp = calloc(65536, sizeof(*st->bit_exp));
+			if (st->bit_exp == NULL)
+				return -ENOMEM;
+		}
+		st->bits[key.port / 64] |= bit;
+		if (st->bit_exp != NULL)
+			st->bit_exp[key.port] = exp;
+		return live ? 0 : 1;
 	}
+	if (st->type == IPSET_HASH_NET) {
+		uint8_t len = 0;
+
+		for (uint32_t i = 0; i < st->n; i++)
+			if (st->e[i].len > len)
+				len = st->e[i].len;
+		if (len != 0 && len < key.len) {
+			key.len = len;
+			mask_to(key.addr, len);
+		}
+	}
+	at = ent_pos(st, &key, &found);
+	if (!add) {
+		bool live = found && alive(st->e[at].expires, p->time_s);
+
+		if (found) {
+			memmove(&st->e[at], &st->e[at + 1], (st->n - at - 1) * sizeof(*st->e));
+			st->n--;
+		}
+		return live ? 1 : 0;
+	}
+	if (found) {
+		bool live = alive(st->e[at].expires, p->time_s);
+
+		if (live && !exist)
+			return 0;
+		st->e[at].expires = exp;
+		return live ? 0 : 1;
+	}
+	if (st->n == st->cap) {
+		uint32_t cap = st->cap ? st->cap * 2 : 16;
+		struct ipset_ent *ne = realloc(st->e, cap * sizeof(*ne));
+
+		if (ne == NULL)
+			return -ENOMEM;
+		st->e = ne;
+		st->cap = cap;
+	}
+	memmove(&st->e[at + 1], &st->e[at], (st->n - at) * sizeof(*st->e));
+	key.expires = exp;
+	st->e[at] = key;
+	st->n++;
+	return 1;
+}
+
+int
+rule_ipsets_apply(struct rule_ipsets *sets, const struct rule_x *tgt, const struct rule_pkt *p)
+{
+	const struct rule_x_set_t *t = &tgt->u.set_t;
+	bool exist = tgt->given & 8;
+	int changed = 0;
+
+	if (sets == NULL || tgt->kind != RULE_XT_SET)
+		return -EINVAL;
+	for (unsigned int i = 0; i < 2; i++) {
+		const struct rule_x_set *ref = i == 0 ? &t->add : &t->del;
+		int idx, rc;
+
+		if (!(tgt->given & (1u << i)))
+			continue;
+		idx = rule_ipsets_find(sets, ref->name);
+		if (idx < 0)
+			return -ENOENT;
+		rc = set_change(&sets->s[idx], ref, p, i == 0, exist,
+			(tgt->given & 4) ? t->timeout : sets->s[idx].timeout);
+		if (rc < 0)
+			return rc;
+		changed |= rc << i;
+	}
+	return changed;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -259,12 +259,15 @@ rule_apply(const struct rule *r, unsigned int table, unsigned int hook, struct r
 		if (!(p->flags & RULE_PKT_F_NOPORTS) && (f == RULE_TCP_SYN || f == RULE_TCP_ACK))
 			return 1;
 		return 0;
+	case RULE_ACT_SET:
+		/* Every packet that reaches it changes the sets: decided per packet. */
+		res->deps |= RULE_DEP_SET;
+		break;
 	case RULE_ACT_LOG:
 	case RULE_ACT_NFLOG:
 	case RULE_ACT_TCPMSS:
 	case RULE_ACT_CHECKSUM:
 	case RULE_ACT_CLASSIFY:
-	case RULE_ACT_SET:
 	case RULE_ACT_COUNT:
 		break;
 	default:
@@ -334,6 +337,8 @@ walk(const struct rule_set *s, unsigned int table, unsigned int hook, struct rul
 		case RULE_ACT_RETURN:
 			goto chain_end;
 		default:
+			if (r->action == RULE_ACT_SET && pv != NULL && pv->act != NULL)
+				pv->act(pv->arg, r, p);
 			if (rule_apply(r, table, hook, p, res) == 0)
 				continue;
 			if (!rule_action_in_table(r->action, table))

@@ -556,6 +556,9 @@ rule_pkt_needs(const struct rule *r)
 
 	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++)
 		n |= x_needs(&r->xm[i]);
+	/* -j SET: the timeouts of the members it adds count from the clock. */
+	if (r->action == RULE_ACT_SET)
+		n |= RULE_PKT_NEED_TIME;
 	return n;
 }
 

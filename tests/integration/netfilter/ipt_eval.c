@@ -137,6 +137,8 @@ set_family(const struct rule_set *s)
 	return 0;
 }
 
+static struct rule_ipsets *ipsets; /* --ipset FILE: what -m set reads and -j SET changes */
+
 /*
  * Fill pos[id] with the file position of every rule of @s. @return 0, or
  * -1 after printing why.
@@ -196,7 +198,8 @@ map_positions(const struct rule_set *s, const char *text, const char *path, uint
 			m += mlen + (me != NULL);
 		}
 		*w = '\0';
-		one = rule_set_parse_iptables_af(buf, path, family, &err);
+		one = rule_set_parse_iptables_opts(buf, path,
+			&(struct rule_ipt_opts){.family = family, .sets = ipsets}, &err);
 		if (one == NULL) {
 			char msg[512];
 
@@ -740,7 +743,16 @@ nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pk
 	return rule_x_nth_step(x, &c->count);
 }
 
-static const struct rule_providers nth_pv = {.arg = NULL, .match = nth_match};
+/* -j SET: the sets change at once, the rest of the walk sees them changed (as the engine's). */
+static void
+set_act(void *arg, const struct rule *r, const struct rule_pkt *p)
+{
+	(void)arg;
+	(void)rule_ipsets_apply(ipsets, &r->tgt, p);
+}
+
+static const struct rule_providers nth_pv = {.arg = NULL, .match = nth_match, .act = set_act};
+
 
 static int
 eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
@@ -829,7 +841,7 @@ err:
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: ipt_eval [-4|-6] RULES PACKETS\n");
+	fprintf(stderr, "usage: ipt_eval [-4|-6] [--ipset FILE] RULES PACKETS\n");
 	exit(2);
 }
 
@@ -852,6 +864,17 @@ main(int argc, char **argv)
 		family = FC_AF_INET6;
 		argi++;
 	}
+	if (argc - argi == 4 && strcmp(argv[argi], "--ipset") == 0) {
+		ipsets = rule_ipsets_load(argv[argi + 1], 0, &err);
+		if (ipsets == NULL) {
+			char msg[512];
+
+			rule_error_format(&err, msg, sizeof(msg));
+			fprintf(stderr, "ipt_eval: %s\n", msg);
+			return 2;
+		}
+		argi += 2;
+	}
 	if (argc - argi != 2)
 		usage();
 	rules = argv[argi];
@@ -861,7 +884,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "ipt_eval: %s: %s\n", rules, strerror(errno));
 		return 2;
 	}
-	s = rule_set_parse_iptables_af(text, rules, family, &err);
+	s = rule_set_parse_iptables_opts(text, rules,
+		&(struct rule_ipt_opts){.family = family, .sets = ipsets}, &err);
 	if (s == NULL) {
 		char msg[512];
 
@@ -916,6 +940,7 @@ out:
 	free(pos);
 	rule_hashlimit_free(hashlimit);
 	rule_set_free(s);
+	rule_ipsets_free(ipsets);
 	free(text);
 	return rc;
 }

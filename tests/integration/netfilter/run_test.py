@@ -100,8 +100,11 @@ def main():
             for pkts in lists:
                 n += 1
                 what = "%s with %s" % (os.path.relpath(rules), os.path.basename(pkts))
-                k = run([sys.executable, args.oracle, "run", "--tag", "%sx%d" % (tag, n),
-                         rules, pkts], 120)
+                # NAME.ipset beside NAME.rules: the sets both sides load.
+                sets = os.path.splitext(rules)[0] + ".ipset"
+                sets_opt = ["--ipset", sets] if os.path.exists(sets) else []
+                k = run([sys.executable, args.oracle, "run", "--tag", "%sx%d" % (tag, n)] +
+                        sets_opt + [rules, pkts], 120)
                 if k.returncode == SKIP:
                     if runs == 0:
                         why = k.stderr.strip().splitlines()[-1] if k.stderr.strip() else ""
@@ -111,7 +114,7 @@ def main():
                     failures += 1
                     continue
                 runs += 1
-                g = run([args.eval, rules, pkts], 60)
+                g = run([args.eval] + sets_opt + [rules, pkts], 60)
                 if k.returncode not in (0, 1):
                     print("FAIL: %s: the oracle failed (exit %d):\n%s" % (what, k.returncode,
                                                                           k.stderr))

@@ -502,6 +502,108 @@ test_recent(void **state)
 	eng_stack_free(eng);
 }
 
+/* Commit native @p text with ipsets @p sets (shared: the engine changes them). */
+static void
+load_sets(struct rule_engine *eng, const char *text, struct rule_ipsets *sets)
+{
+	static const char *const ports[] = {"p0", "p1"};
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse(text, "test", &err);
+
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	assert_int_equal(rule_set_ports(s, 2, ports), 0);
+	rule_set_ipsets(s, sets);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+}
+
+/*
+ * -j SET: a packet that reaches --add-set adds its source to the loaded
+ * set, one that reaches --del-set deletes it, and the "-m set" flows see
+ * it from their next packet (decided per packet, as every set match):
+ * b is accepted until a adds its source, dropped after, accepted again
+ * once c deletes it. A re-add of a live member without --exist changes
+ * nothing; a hash:ip,port target takes both dimensions; a -m set after
+ * the SET in the same walk sees the change; a reload that
+ * keeps the ipsets keeps what -j SET changed.
+ */
+static void
+test_set_target(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall b = up4(17, "10.0.0.1", 1001, "10.0.0.2", 54, 0, 0);
+	struct rule_upcall c = up4(17, "10.0.0.1", 1002, "10.0.0.2", 55, 0, 0);
+	struct rule_upcall d = up4(17, "10.0.0.9", 1003, "10.0.0.2", 56, 0, 0);
+	struct rule_upcall e = up4(17, "10.0.0.9", 1004, "10.0.0.2", 57, 0, 0);
+	const char *text = "set proto udp dport 58 add_set S src\n"
+			   "drop proto udp dport 58 match_set S src\n"
+			   "set proto udp dport 53 add_set S src\n"
+			   "set proto udp dport 55 del_set S src\n"
+			   "set proto udp dport 56 add_set P src,dst\n"
+			   "drop proto udp dport 54 match_set S src\n"
+			   "drop proto udp dport 57 match_set P src,dst\n"
+			   "accept proto udp\n";
+	struct rule_error err;
+	struct rule_ipsets *sets = rule_ipsets_parse(
+		"create S hash:ip family inet\ncreate P hash:ip,port family inet\n", "sets", 0, &err);
+	struct rule_engine_stats st;
+	const struct fc_entry *ent;
+
+	(void)state;
+	assert_non_null(sets);
+	load_sets(eng, text, sets);
+	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
+	ent = entry_of(eng, &b.pkt.key);
+	assert_non_null(ent);
+	assert_int_equal(ent->act.verdict, FC_VERDICT_SLOW);
+	assert_int_equal(rx(eng, a, 2).verdict, FC_VERDICT_ACCEPT);
+	/* a's flow runs the target per packet too (each packet changes the set in Linux). */
+	ent = entry_of(eng, &a.pkt.key);
+	assert_non_null(ent);
+	assert_int_equal(ent->act.verdict, FC_VERDICT_SLOW);
+	assert_int_equal(rx(eng, b, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx(eng, a, 4).verdict, FC_VERDICT_ACCEPT);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.set_added, 1); /* the second add found it live */
+	assert_int_equal(rx(eng, c, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, b, 6).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, c, 7).verdict, FC_VERDICT_ACCEPT);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.set_deleted, 1);
+	assert_int_equal(st.set_failed, 0);
+	/* hash:ip,port: d adds 10.0.0.9,udp:56; e (port 57) does not match it, ... */
+	assert_int_equal(rx(eng, e, 8).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, d, 9).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, e, 10).verdict, FC_VERDICT_ACCEPT);
+	{
+		/* ... the member is its source and destination port. */
+		struct rule_pkt q;
+		struct rule_x_set ref = {.name = "P", .ndims = 2, .dirs = 2};
+
+		rule_pkt_init(&q, &d.pkt.key, 0, 0);
+		assert_int_equal(rule_ipsets_test(sets, &ref, &q), 1);
+		ref.dirs = 0;
+		assert_int_equal(rule_ipsets_test(sets, &ref, &q), 0);
+	}
+	/* The match after the SET in the same walk sees the change (as Linux): f is dropped. */
+	{
+		struct rule_upcall f = up4(17, "10.0.0.7", 1005, "10.0.0.2", 58, 0, 0);
+		struct rule_upcall g = up4(17, "10.0.0.7", 1006, "10.0.0.2", 54, 0, 0);
+
+		assert_int_equal(rx(eng, g, 10).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(rx(eng, f, 10).verdict, FC_VERDICT_DROP);
+		assert_int_equal(rx(eng, g, 10).verdict, FC_VERDICT_DROP);
+	}
+	/* A reload sharing the ipsets keeps a's member. */
+	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
+	load_sets(eng, text, sets);
+	settle_all(eng, 12);
+	assert_int_equal(rx(eng, b, 13).verdict, FC_VERDICT_DROP);
+	rule_ipsets_free(sets);
+	eng_stack_free(eng);
+}
+
 /*
  * -m hashlimit: a bucket per source; a flow whose walk reaches one is
  * decided per packet on the slow path (Linux's answers, tokens per packet):
@@ -939,6 +1041,7 @@ main(void)
 		cmocka_unit_test(test_marks_many),
 		cmocka_unit_test(test_nth),
 		cmocka_unit_test(test_recent),
+		cmocka_unit_test(test_set_target),
 		cmocka_unit_test(test_hashlimit),
 		cmocka_unit_test(test_hashlimit_meter),
 		cmocka_unit_test(test_connlimit),

@@ -572,6 +572,113 @@ test_ipsets_and_ports(void **state)
 	rule_ipsets_free(sets);
 }
 
+/* A -j SET target's options: add (@p add) or delete in set @p name, one dimension or two. */
+static struct rule_x
+set_tgt(bool add, const char *name, uint8_t ndims, uint8_t dirs, uint32_t timeout, bool exist)
+{
+	struct rule_x x;
+	struct rule_x_set *ref;
+
+	memset(&x, 0, sizeof(x));
+	x.kind = RULE_XT_SET;
+	x.given = (uint32_t)((add ? 1 : 2) | (timeout != 0 ? 4 : 0) | (exist ? 8 : 0));
+	ref = add ? &x.u.set_t.add : &x.u.set_t.del;
+	snprintf(ref->name, sizeof(ref->name), "%s", name);
+	ref->ndims = ndims;
+	ref->dirs = dirs;
+	x.u.set_t.timeout = timeout;
+	return x;
+}
+
+static int
+set_has(struct rule_ipsets *sets, const char *name, uint8_t ndims, uint8_t dirs, const char *pkt,
+	uint64_t now)
+{
+	struct rule_x_set ref = {.ndims = ndims, .dirs = dirs};
+	struct fc_key k = key(pkt);
+	struct rule_pkt p;
+
+	snprintf(ref.name, sizeof(ref.name), "%s", name);
+	rule_pkt_init(&p, &k, 0, 0);
+	p.time_s = now;
+	return rule_ipsets_test(sets, &ref, &p);
+}
+
+static int
+set_apply(struct rule_ipsets *sets, struct rule_x x, const char *pkt, uint64_t now)
+{
+	struct fc_key k = key(pkt);
+	struct rule_pkt p;
+
+	rule_pkt_init(&p, &k, 0, 0);
+	p.time_s = now;
+	return rule_ipsets_apply(sets, &x, &p);
+}
+
+/*
+ * rule_ipsets_apply(): -j SET adds and deletes the packet's member; a live
+ * member is kept as it is without --exist (its timeout goes on), started
+ * again with it; --timeout, else the set's default, counts from the
+ * packet; a member past its timeout is added again; hash:net adds under
+ * the longest prefix the set holds; bitmap:port, hash:ip,port; another
+ * family changes nothing; a set not loaded is -ENOENT.
+ */
+static void
+test_ipset_apply(void **state)
+{
+	static const char text[] = "create t hash:ip family inet timeout 100\n"
+				   "create n hash:net family inet\n"
+				   "add n 10.1.0.0/16\n"
+				   "create bp bitmap:port range 1000-2000\n"
+				   "create ipp hash:ip,port family inet\n";
+	struct rule_error err;
+	struct rule_ipsets *sets = rule_ipsets_parse(text, "s", 1000, &err);
+	const char *a = "udp 192.0.2.1:5000 -> 198.51.100.1:1500";
+
+	(void)state;
+	assert_non_null(sets);
+	/* Default timeout 100 from the packet's second. */
+	assert_int_equal(set_has(sets, "t", 1, 0, a, 1000), 0);
+	assert_int_equal(set_apply(sets, set_tgt(true, "t", 1, 0, 0, false), a, 1000), 1);
+	assert_int_equal(set_has(sets, "t", 1, 0, a, 1099), 1);
+	/* Without --exist a re-add keeps the first timeout ... */
+	assert_int_equal(set_apply(sets, set_tgt(true, "t", 1, 0, 0, false), a, 1050), 0);
+	assert_int_equal(set_has(sets, "t", 1, 0, a, 1100), 0);
+	/* ... past it the member is added again; --exist starts --timeout over. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "t", 1, 0, 0, false), a, 1100), 1);
+	assert_int_equal(set_apply(sets, set_tgt(true, "t", 1, 0, 5, true), a, 1150), 0);
+	assert_int_equal(set_has(sets, "t", 1, 0, a, 1154), 1);
+	assert_int_equal(set_has(sets, "t", 1, 0, a, 1155), 0);
+	/* Delete: the destination is not a member, the source is (once). */
+	assert_int_equal(set_apply(sets, set_tgt(true, "t", 1, 0, 0, false), a, 1200), 1);
+	assert_int_equal(set_apply(sets, set_tgt(false, "t", 1, 1, 0, false), a, 1200), 0);
+	assert_int_equal(set_apply(sets, set_tgt(false, "t", 1, 0, 0, false), a, 1200), 2);
+	assert_int_equal(set_has(sets, "t", 1, 0, a, 1200), 0);
+	assert_int_equal(set_apply(sets, set_tgt(false, "t", 1, 0, 0, false), a, 1200), 0);
+	/* hash:net: the source under /16, the longest prefix held. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "n", 1, 0, 0, false), a, 1200), 1);
+	assert_int_equal(set_has(sets, "n", 1, 0, "udp 192.0.77.9:1 -> 1.1.1.1:2", 1200), 1);
+	assert_int_equal(set_has(sets, "n", 1, 0, "udp 192.1.0.1:1 -> 1.1.1.1:2", 1200), 0);
+	/* bitmap:port: the destination port, in range only. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "bp", 1, 1, 0, false), a, 1200), 1);
+	assert_int_equal(set_has(sets, "bp", 1, 1, a, 1200), 1);
+	assert_int_equal(set_apply(sets, set_tgt(true, "bp", 1, 0, 0, false), a, 1200), 0);
+	assert_int_equal(set_has(sets, "bp", 1, 0, a, 1200), 0);
+	assert_int_equal(set_apply(sets, set_tgt(false, "bp", 1, 1, 0, false), a, 1200), 2);
+	assert_int_equal(set_has(sets, "bp", 1, 1, a, 1200), 0);
+	/* hash:ip,port: destination address and port; one dimension is too few. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "ipp", 2, 3, 0, false), a, 1200), 1);
+	assert_int_equal(set_has(sets, "ipp", 2, 3, a, 1200), 1);
+	assert_int_equal(set_has(sets, "ipp", 2, 2, a, 1200), 0);
+	assert_int_equal(set_apply(sets, set_tgt(true, "ipp", 1, 1, 0, false), a, 1200), -EINVAL);
+	/* Another family: nothing; no such set: -ENOENT. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "t", 1, 0, 0, false),
+				 "udp [2001:db8::1]:1 -> [2001:db8::2]:2", 1200),
+		0);
+	assert_int_equal(set_apply(sets, set_tgt(true, "nosuch", 1, 0, 0, false), a, 1200), -ENOENT);
+	rule_ipsets_free(sets);
+}
+
 /* ------------------------------------------------------------------------ */
 /* rule_pkt_parse()                                                          */
 /* ------------------------------------------------------------------------ */
@@ -617,6 +724,22 @@ test_pkt_needs(void **state)
 			fail_msg("%s: needs %#x, expected %#x", c[i].matches, rule_set_pkt_needs(s),
 				c[i].needs);
 		rule_set_free(s);
+	}
+	{
+		/* -j SET: its members' timeouts count from the clock. */
+		struct rule_error err;
+		struct rule_ipsets *sets =
+			rule_ipsets_parse("create t hash:ip family inet timeout 60\n", "s", 0, &err);
+		struct rule_set *s;
+
+		assert_non_null(sets);
+		s = parse_opts("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+			       ":OUTPUT ACCEPT [0:0]\n-A FORWARD -j SET --add-set t src\nCOMMIT\n",
+			FC_AF_INET4, sets);
+		assert_non_null(s);
+		assert_int_equal(rule_set_pkt_needs(s), RULE_PKT_NEED_TIME);
+		rule_set_free(s);
+		rule_ipsets_free(sets);
 	}
 }
 
@@ -775,6 +898,7 @@ main(void)
 		cmocka_unit_test(test_restore_commands),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_ipsets_and_ports),
+		cmocka_unit_test(test_ipset_apply),
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
 		cmocka_unit_test(test_corpus_roundtrip),
