@@ -58,6 +58,7 @@ Usage: router_test.py TEST --build BUILD_DIR (exit 77: namespaces impossible)
 
 import os
 import re
+import select
 import sys
 import time
 
@@ -285,6 +286,9 @@ def wait_line(proc, word, timeout=15):
     deadline = time.time() + timeout
     lines = []
     while time.time() < deadline:
+        # A process that neither prints nor ends must not hold the test past its deadline.
+        if not select.select([proc.stdout], [], [], max(0.0, deadline - time.time()))[0]:
+            break
         line = proc.stdout.readline()
         if not line:
             break
