@@ -191,6 +191,16 @@ int rule_cls_nat(const struct rule_cls *c, enum rule_nat_stage stage, const stru
 uint32_t rule_cls_pkt_needs(const struct rule_cls *c);
 
 /**
+ * Which parts of a packet's source the rules of the set @p c was built
+ * from may read (rule_set_key_reads()): contexts that differ only in the
+ * others get the same results from rule_cls_eval().
+ * @param c  the classifier, or NULL (RULE_READS_ALL)
+ * @return RULE_READS_* bits.
+ * Context: any thread.
+ */
+uint32_t rule_cls_key_reads(const struct rule_cls *c);
+
+/**
  * Figures of a classifier.
  * @param c   the classifier
  * @param st  receives the figures

@@ -208,6 +208,7 @@ struct rule_cls {
 	struct rule *rules;        /**< copies of the rules entries check or run */
 	struct rule_ipsets *sets;  /**< the set's ipsets (a reference), or NULL */
 	uint32_t pkt_needs;        /**< RULE_PKT_NEED_* of the set's rules */
+	uint32_t key_reads;        /**< RULE_READS_* of the set's rules */
 	struct rule_cls_stats stats;
 };
 
