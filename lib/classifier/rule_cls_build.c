@@ -724,7 +724,9 @@ rule_cls_build(const struct rule_set *s, const char *name, int socket)
 		c->stats.n_segments += c->progs[i].n_seg;
 	}
 	c->pkt_needs = rule_set_pkt_needs(s);
-	c->key_reads = rule_set_key_reads(s);
+	rc = cls_proj_build(c, s);
+	if (rc < 0)
+		goto fail;
 	c->stats.n_programs = c->n_progs;
 	c->stats.n_contexts = b.env.n_ctx;
 	c->stats.n_checked = b.n_checked;
@@ -757,6 +759,7 @@ rule_cls_free(struct rule_cls *c)
 	rte_free(c->results);
 	rte_free(c->rules);
 	rule_ipsets_free(c->sets);
+	cls_proj_free(c);
 	rte_free(c);
 }
 

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/engine: the classification cache — a compiled classifier's results
- * reused across packet contexts that differ only in what no rule reads.
+ * reused across packet contexts that differ only in what no rule tells apart.
  *
  * New connections of a storm often differ in the source port alone (and
- * the source address, where no rule looks at it): their walks through the
- * classifier give the same verdict, deciding rule, NAT decision, actions
- * and context changes. The cache keeps, per stage, the walk's result for
- * the context with the parts the classifier's rules do not read
- * (rule_cls_key_reads()) cleared: the source address and port in the key,
- * and the connection tuples (read by the conntrack match alone, which
- * counts as reading all of the source). Every other field of the context
- * is part of the key, so a context that differs in anything else misses.
+ * the source address): their walks through the classifier give the same
+ * verdict, deciding rule, NAT decision, actions and context changes. The
+ * cache keeps, per stage, the walk's result for the context with its key
+ * projected onto what the rules tell apart (rule_cls_key_project(): ports
+ * and IPv4 addresses become the number of their interval among the rules'
+ * port ranges and prefixes; the reply direction's walk sees the client's
+ * port as its destination port) and the connection tuples cleared (read
+ * by the conntrack match alone, which turns the projection off). Every
+ * other field of the context is part of the cache's key: a context that
+ * differs in anything else misses.
  *
  * What is never cached: a walk that asked a provider (statistic, recent,
  * connlimit, limit, hashlimit, set, rpfilter: their answer changes from
@@ -108,14 +110,18 @@ eng_clsc_flush(struct rule_engine *eng)
 	eng->st.clsc_flushes++;
 }
 
-/* Clear the parts of a context that the rules (RULE_READS_* @p reads) do not look at. */
+/*
+ * The cache's key for context @p p: the key projected onto what the
+ * rules tell apart (rule_cls_key_project()), the connection tuples
+ * cleared but for their family; unchanged when the set may read all of
+ * the source.
+ */
 static void
-project(struct rule_pkt *k, const struct rule_pkt *p, uint32_t reads)
+project(const struct rule_cls *cls, struct rule_pkt *k, const struct rule_pkt *p)
 {
 	memcpy(k, p, sizeof(*k));
-	if (reads == RULE_READS_ALL)
+	if (!rule_cls_key_project(cls, &k->key))
 		return;
-	/* Only the conntrack match reads the tuples (beyond their family): it reads all. */
 	for (unsigned int i = 0; i < 2; i++) {
 		struct fc_key *t = i == 0 ? &k->ct_orig : &k->ct_repl;
 		uint8_t fam = t->family;
@@ -123,10 +129,6 @@ project(struct rule_pkt *k, const struct rule_pkt *p, uint32_t reads)
 		memset(t, 0, sizeof(*t));
 		t->family = fam;
 	}
-	if (!(reads & RULE_READS_SRC) && fc_af_index(k->key.family) >= 0)
-		memset(fc_key_src_w(&k->key), 0, fc_af_addr_len(k->key.family));
-	if (!(reads & RULE_READS_SPORT) && fc_af_index(k->key.family) >= 0)
-		fc_key_set_ports(&k->key, 0, fc_key_dport(&k->key));
 }
 
 static size_t
@@ -154,7 +156,7 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 	}
 	if (c->gen != eng->gen || c->cls != eng->cls)
 		eng_clsc_flush(eng);
-	project(&k, p, rule_cls_key_reads(eng->cls));
+	project(eng->cls, &k, p);
 	h = rte_hash_crc(&k, sizeof(k), (uint32_t)stage);
 	e = &c->e[h & (ENG_CLSC_SIZE - 1)];
 	if (e->epoch == c->epoch && e->hash == h && e->stage == stage &&

@@ -129,21 +129,24 @@ uint32_t rule_pkt_needs(const struct rule *r);
 uint32_t rule_set_pkt_needs(const struct rule_set *s);
 
 /**
- * Which parts of a packet's source the rules of a set may read
- * (rule_set_key_reads()): a packet context that differs from another only
- * in a part no rule reads gets the same evaluation (verdict, rule,
- * actions, context changes). Conservative: a rule with an extension match
- * not known to leave the source alone counts as reading all of it.
+ * Which addresses and ports of a packet the rules of a set may read
+ * (rule_set_key_reads()), so that the classifier can tell which packet
+ * contexts must get the same evaluation (rule_cls_key_project()).
+ * Conservative: a rule with an extension match not known to leave the
+ * key's addresses and ports alone counts as reading all of them.
  */
-#define RULE_READS_SRC 1u   /**< the source address (and ct_orig / ct_repl) */
-#define RULE_READS_SPORT 2u /**< the source port (and ct_orig / ct_repl) */
-#define RULE_READS_ALL (RULE_READS_SRC | RULE_READS_SPORT)
+#define RULE_READS_SRC 1u   /**< the source address (-s) */
+#define RULE_READS_SPORT 2u /**< the source port (--sport) */
+#define RULE_READS_EXT 4u   /**< an extension match may read any address or port, and
+			       the connection's tuples (ct_orig, ct_repl) */
+#define RULE_READS_ALL (RULE_READS_SRC | RULE_READS_SPORT | RULE_READS_EXT)
 
 /**
  * The RULE_READS_* of rule @p r: -s reads the source address, --sport the
- * source port, an extension match of a kind that may look at either
- * (addrtype, iprange, conntrack, set, recent, connlimit, hashlimit,
- * eui64, rpfilter, and any kind not known to leave them alone) both.
+ * source port, an extension match of a kind that may look at addresses or
+ * ports (addrtype, iprange, conntrack, set, recent, connlimit, hashlimit,
+ * eui64, rpfilter, and any kind not known to leave them alone) all of
+ * them (RULE_READS_ALL).
  * @param r  the rule
  * @return RULE_READS_* bits.
  * Context: any.

@@ -577,9 +577,9 @@ rule_set_pkt_needs(const struct rule_set *s)
 	return n;
 }
 
-/* Does an extension match of kind @p kind leave the packet's source alone? */
+/* Does an extension match of kind @p kind leave the key's addresses and ports alone? */
 static bool
-x_source_blind(unsigned int kind)
+x_key_blind(unsigned int kind)
 {
 	switch (kind) {
 	case RULE_XM_TCP:
@@ -625,7 +625,7 @@ rule_key_reads(const struct rule *r)
 	if (r->match & RULE_M_SPORT)
 		n |= RULE_READS_SPORT;
 	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++)
-		if (!x_source_blind(r->xm[i].kind))
+		if (!x_key_blind(r->xm[i].kind))
 			return RULE_READS_ALL;
 	return n;
 }
