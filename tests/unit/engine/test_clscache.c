@@ -203,6 +203,35 @@ test_fields_read(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * Ports and addresses that fall in the same interval of every rule's
+ * ranges and prefixes share a result; across a boundary they do not (the
+ * reply direction's client port is a destination port).
+ */
+static void
+test_intervals(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+
+	(void)state;
+	load(eng, "drop proto tcp dport 2000-3000\ndrop src 10.0.1.0/24\naccept\n");
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 2100).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.0.7", 1001, 2900).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(stats(eng).clsc_hits, 1);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 1999).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 3001).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 1);
+	assert_int_equal(filter(eng, "10.0.1.0", 1000, 80).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.1.255", 1000, 81).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(stats(eng).clsc_hits, 2);
+	assert_int_equal(filter(eng, "10.0.2.0", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 2);
+	/* Below both boundaries, as 10.0.0.1 with port 1999 was. */
+	assert_int_equal(filter(eng, "10.0.0.255", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 3);
+	eng_stack_free(eng);
+}
+
 /* A walk that asked a provider is the packet's own. */
 static void
 test_stateful(void **state)
@@ -228,6 +257,7 @@ main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_commit),
 		cmocka_unit_test(test_fields_read),
+		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_stateful),
 	};
 
