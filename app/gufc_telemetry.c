@@ -86,6 +86,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("clsc_hits", t.es.clsc_hits);
 	U("clsc_misses", t.es.clsc_misses);
 	U("clsc_uncacheable", t.es.clsc_uncacheable);
+	U("clsc_skipped", t.es.clsc_skipped);
 	U("clsc_flushes", t.es.clsc_flushes);
 	U("flows_created", t.es.flows);
 	U("flows_replies", t.es.replies);

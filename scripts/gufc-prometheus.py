@@ -125,6 +125,8 @@ STATS = [
      "Classifier walks, by what the classification cache did.", {"result": "miss"}),
     ("clsc_uncacheable", "gufc_classifier_cache_total", "counter",
      "Classifier walks, by what the classification cache did.", {"result": "per_packet"}),
+    ("clsc_skipped", "gufc_classifier_cache_total", "counter",
+     "Classifier walks, by what the classification cache did.", {"result": "skipped"}),
     ("clsc_flushes", "gufc_classifier_cache_flushes_total", "counter",
      "Times the classification cache was emptied (commits, classifier installs).", None),
     ("flows_created", "gufc_flows_created_total", "counter", "Flows created (forward entries).",

@@ -211,8 +211,8 @@ struct rule_cls {
 	uint32_t key_reads;        /**< RULE_READS_* of the set's rules */
 	/* Key projection (rule_cls_proj.c): interval starts, sorted, [0] == 0. */
 	/* [0] source, [1] destination */
-	uint32_t *proj_port[2];    /**< of the rules' --sport / --dport ranges */
-	uint32_t n_proj_port[2];
+	uint16_t *proj_port[2];    /**< per port (host order): its interval among the rules'
+				    --sport / --dport ranges (65536 entries) */
 	uint32_t *proj_addr4[2];   /**< of the IPv4 rules' -s / -d prefixes (host order) */
 	uint32_t n_proj_addr4[2];
 	bool proj_addr4_full[2];   /**< an IPv4 address no interval holds: keep it */

@@ -142,8 +142,19 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 		}
 		bounds_finish(&port[d]);
 		bounds_finish(&a4[d]);
-		c->proj_port[d] = port[d].v;
-		c->n_proj_port[d] = port[d].n;
+		/* Ports: a table, one lookup per key. */
+		c->proj_port[d] = malloc(65536 * sizeof(*c->proj_port[d]));
+		if (c->proj_port[d] == NULL) {
+			rc = -ENOMEM;
+		} else {
+			for (uint32_t i = 0; i < port[d].n; i++) {
+				uint32_t end = i + 1 < port[d].n ? port[d].v[i + 1] : 65536;
+
+				for (uint32_t x = port[d].v[i]; x < end; x++)
+					c->proj_port[d][x] = (uint16_t)i;
+			}
+		}
+		free(port[d].v);
 		c->proj_addr4[d] = a4[d].v;
 		c->n_proj_addr4[d] = a4[d].n;
 	}
@@ -186,10 +197,8 @@ rule_cls_key_project(const struct rule_cls *c, struct fc_key *k)
 	if (c == NULL || k == NULL || (c->key_reads & RULE_READS_EXT) ||
 		fc_af_index(k->family) < 0)
 		return false;
-	port[0] = (uint16_t)interval_of(
-		c->proj_port[0], c->n_proj_port[0], rte_be_to_cpu_16(fc_key_sport(k)));
-	port[1] = (uint16_t)interval_of(
-		c->proj_port[1], c->n_proj_port[1], rte_be_to_cpu_16(fc_key_dport(k)));
+	port[0] = c->proj_port[0][rte_be_to_cpu_16(fc_key_sport(k))];
+	port[1] = c->proj_port[1][rte_be_to_cpu_16(fc_key_dport(k))];
 	fc_key_set_ports(k, port[0], port[1]);
 	for (unsigned int d = 0; d < 2; d++) {
 		uint8_t *a = d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k);

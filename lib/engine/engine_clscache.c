@@ -38,6 +38,17 @@
 /** Entries of an engine's classification cache (a power of two). */
 #define ENG_CLSC_SIZE 1024u
 
+/*
+ * Traffic whose contexts seldom repeat (every connection to another
+ * destination interval) would pay for lookups and stores and gain
+ * nothing: after ENG_CLSC_WINDOW lookups with fewer than one hit in
+ * ENG_CLSC_MIN_RATE, the next ENG_CLSC_REST walks go around the cache;
+ * then it is tried again. A flush tries it again at once.
+ */
+#define ENG_CLSC_WINDOW 512u
+#define ENG_CLSC_MIN_RATE 8u
+#define ENG_CLSC_REST 8192u
+
 /** Dependencies that make a walk's result the packet's own. */
 #define ENG_CLSC_DEPS_PER_PKT (RULE_DEP_METER | RULE_DEP_SET | RULE_DEP_TIME | RULE_DEP_ROUTE)
 
@@ -54,6 +65,9 @@ struct eng_clsc {
 	uint32_t epoch;              /**< current epoch, never 0 */
 	uint32_t gen;                /**< the engine generation the epoch belongs to */
 	const struct rule_cls *cls;  /**< the classifier it belongs to */
+	uint32_t n_look;             /**< lookups in the current window */
+	uint32_t n_hit;              /**< of those, hits */
+	uint32_t rest;               /**< walks left to go around the cache */
 	struct eng_clsc_ent e[ENG_CLSC_SIZE];
 };
 
@@ -107,6 +121,7 @@ eng_clsc_flush(struct rule_engine *eng)
 	}
 	c->gen = eng->gen;
 	c->cls = eng->cls;
+	c->n_look = c->n_hit = c->rest = 0;
 	eng->st.clsc_flushes++;
 }
 
@@ -156,8 +171,19 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 	}
 	if (c->gen != eng->gen || c->cls != eng->cls)
 		eng_clsc_flush(eng);
+	if (c->rest != 0) {
+		c->rest--;
+		eng->st.clsc_skipped++;
+		return rule_cls_eval(eng->cls, stage, p, pv, res);
+	}
+	if (++c->n_look == ENG_CLSC_WINDOW) {
+		if (c->n_hit * ENG_CLSC_MIN_RATE < c->n_look)
+			c->rest = ENG_CLSC_REST;
+		c->n_look = c->n_hit = 0;
+	}
 	project(eng->cls, &k, p);
-	h = rte_hash_crc(&k, sizeof(k), (uint32_t)stage);
+	/* The projected key and the fields next to it spread the entries; memcmp() decides. */
+	h = rte_hash_crc(&k, offsetof(struct rule_pkt, mac_src), (uint32_t)stage);
 	e = &c->e[h & (ENG_CLSC_SIZE - 1)];
 	if (e->epoch == c->epoch && e->hash == h && e->stage == stage &&
 		memcmp(&e->in, &k, sizeof(k)) == 0) {
@@ -170,6 +196,7 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 		p->ct_repl = repl;
 		memcpy(res, &e->res, res_len(&e->res));
 		eng->st.clsc_hits++;
+		c->n_hit++;
 		return 0;
 	}
 	w.pv.arg = &w;

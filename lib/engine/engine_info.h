@@ -102,6 +102,7 @@ struct rule_engine_stats {
 	uint64_t clsc_misses;  /**< of classify_cls: walked, result kept for reuse */
 	uint64_t clsc_uncacheable; /**< of classify_cls: walked, result the packet's own (a
 				        stateful match, meter, ipset, clock or route) */
+	uint64_t clsc_skipped; /**< of classify_cls: walked around the cache (too few hits lately) */
 	uint64_t clsc_flushes; /**< times the classification cache was emptied (commits,
 				    classifier installs) */
 	uint64_t channel_unknown; /**< channel names the callback did not know */

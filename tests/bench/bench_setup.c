@@ -201,9 +201,11 @@ main(int argc, char **argv)
 	printf("setup: %u new flows, %lu flows and %lu entries inserted, %.0f flows/s\n", done,
 		(unsigned long)st.flows, (unsigned long)st.replies + (unsigned long)st.flows,
 		cyc ? done / ((double)cyc / hz) : 0);
-	printf("classifier: %lu walks asked, %lu results reused, %lu kept, %lu per packet\n",
+	printf("classifier: %lu walks asked, %lu results reused, %lu kept, %lu per packet, "
+	       "%lu around the cache\n",
 		(unsigned long)st.classify_cls, (unsigned long)st.clsc_hits,
-		(unsigned long)st.clsc_misses, (unsigned long)st.clsc_uncacheable);
+		(unsigned long)st.clsc_misses, (unsigned long)st.clsc_uncacheable,
+		(unsigned long)st.clsc_skipped);
 
 	/* Each commit: the current set with one rule replaced (prepared untimed). */
 	settle(eng);
