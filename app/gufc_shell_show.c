@@ -52,6 +52,9 @@ show_stats(struct sh_ctx *c)
 		")\n", "upcalls", s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending);
 	fprintf(f, "%-20s %" PRIu64 " (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref);
+	fprintf(f, "%-20s %" PRIu64 " reused, %" PRIu64 " kept, %" PRIu64 " per packet, %" PRIu64
+		" around, %" PRIu64 " flushes\n", "classifier cache", t.es.clsc_hits,
+		t.es.clsc_misses, t.es.clsc_uncacheable, t.es.clsc_skipped, t.es.clsc_flushes);
 	fprintf(f, "%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved\n",
 		"input ports", t.es.port_mismatch, t.es.reply_moved);
 	fprintf(f, "%-20s %" PRIu64 " (no memory: non-deciding rules miss their packets)\n",

@@ -317,6 +317,10 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		s->waited);
 	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref);
+	fprintf(f, "%-28s %14" PRIu64 "  (walked and kept %" PRIu64 ", per packet %" PRIu64
+		", around the cache %" PRIu64 ", emptied %" PRIu64 " times)\n",
+		"classifier results reused", t->es.clsc_hits, t->es.clsc_misses,
+		t->es.clsc_uncacheable, t->es.clsc_skipped, t->es.clsc_flushes);
 	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0)
 		fprintf(f,
 			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
@@ -522,12 +526,15 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"interest\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
 		", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
-		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 "},\n",
+		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
+		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
+		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
-		t->es.trace_lost);
+		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,
+		t->es.clsc_skipped, t->es.clsc_flushes);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",

@@ -83,6 +83,11 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("slow_packets", s->slow_pkts);
 	U("classify_cls", t.es.classify_cls);
 	U("classify_ref", t.es.classify_ref);
+	U("clsc_hits", t.es.clsc_hits);
+	U("clsc_misses", t.es.clsc_misses);
+	U("clsc_uncacheable", t.es.clsc_uncacheable);
+	U("clsc_skipped", t.es.clsc_skipped);
+	U("clsc_flushes", t.es.clsc_flushes);
 	U("flows_created", t.es.flows);
 	U("flows_replies", t.es.replies);
 	U("flows_removed", t.es.removed);

@@ -191,6 +191,32 @@ int rule_cls_nat(const struct rule_cls *c, enum rule_nat_stage stage, const stru
 uint32_t rule_cls_pkt_needs(const struct rule_cls *c);
 
 /**
+ * Which parts of a packet's source the rules of the set @p c was built
+ * from may read (rule_set_key_reads()): contexts that differ only in the
+ * others get the same results from rule_cls_eval().
+ * @param c  the classifier, or NULL (RULE_READS_ALL)
+ * @return RULE_READS_* bits.
+ * Context: any thread.
+ */
+uint32_t rule_cls_key_reads(const struct rule_cls *c);
+
+/**
+ * Project a key onto what the rules of @p c tell apart: the source port,
+ * and the IPv4 source address, become the number of their interval among
+ * the rules' --sport ranges and -s prefixes (so two keys with the same
+ * projection match every rule's -s and --sport alike); an IPv6 source
+ * address no IPv6 rule reads is cleared. Two contexts that differ only in
+ * their keys' projected fields, and in the connection tuples (ct_orig,
+ * ct_repl), get the same results from rule_cls_eval().
+ * @param c  the classifier
+ * @param k  the key, projected in place when the function returns true
+ * @return false (nothing changed) for a set with an extension match that
+ *   may read the source (RULE_READS_EXT), a key of no family, or NULL.
+ * Context: any thread.
+ */
+bool rule_cls_key_project(const struct rule_cls *c, struct fc_key *k);
+
+/**
  * Figures of a classifier.
  * @param c   the classifier
  * @param st  receives the figures

@@ -724,6 +724,9 @@ rule_cls_build(const struct rule_set *s, const char *name, int socket)
 		c->stats.n_segments += c->progs[i].n_seg;
 	}
 	c->pkt_needs = rule_set_pkt_needs(s);
+	rc = cls_proj_build(c, s);
+	if (rc < 0)
+		goto fail;
 	c->stats.n_programs = c->n_progs;
 	c->stats.n_contexts = b.env.n_ctx;
 	c->stats.n_checked = b.n_checked;
@@ -756,6 +759,7 @@ rule_cls_free(struct rule_cls *c)
 	rte_free(c->results);
 	rte_free(c->rules);
 	rule_ipsets_free(c->sets);
+	cls_proj_free(c);
 	rte_free(c);
 }
 
@@ -763,6 +767,12 @@ uint32_t
 rule_cls_pkt_needs(const struct rule_cls *c)
 {
 	return c != NULL ? c->pkt_needs : RULE_PKT_NEED_ALL;
+}
+
+uint32_t
+rule_cls_key_reads(const struct rule_cls *c)
+{
+	return c != NULL ? c->key_reads : RULE_READS_ALL;
 }
 
 int

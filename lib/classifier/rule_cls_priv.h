@@ -208,6 +208,15 @@ struct rule_cls {
 	struct rule *rules;        /**< copies of the rules entries check or run */
 	struct rule_ipsets *sets;  /**< the set's ipsets (a reference), or NULL */
 	uint32_t pkt_needs;        /**< RULE_PKT_NEED_* of the set's rules */
+	uint32_t key_reads;        /**< RULE_READS_* of the set's rules */
+	/* Key projection (rule_cls_proj.c): interval starts, sorted, [0] == 0. */
+	/* [0] source, [1] destination */
+	uint16_t *proj_port[2];    /**< per port (host order): its interval among the rules'
+				    --sport / --dport ranges (65536 entries) */
+	uint32_t *proj_addr4[2];   /**< of the IPv4 rules' -s / -d prefixes (host order) */
+	uint32_t n_proj_addr4[2];
+	bool proj_addr4_full[2];   /**< an IPv4 address no interval holds: keep it */
+	bool proj_addr6[2];        /**< an IPv6 rule reads the address: keep it */
 	struct rule_cls_stats stats;
 };
 
@@ -311,5 +320,9 @@ int rule_cls_bank_acl(struct cls_acl_env *e, struct cls_prog *p, struct cls_bank
 /** Does run-time term @p t of program @p p match the key @p in? */
 bool rule_cls_term_match(
 	const struct cls_prog *p, const struct cls_rterm *t, const union cls_in *in);
+
+/* rule_cls_proj.c */
+int cls_proj_build(struct rule_cls *c, const struct rule_set *s);
+void cls_proj_free(struct rule_cls *c);
 
 #endif /* GUFC_RULE_CLS_PRIV_H */

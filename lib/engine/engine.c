@@ -585,6 +585,8 @@ rule_engine_create(const struct rule_engine_params *p)
 		rc = eng_meters_init(eng);
 	if (rc == 0)
 		rc = eng_pktact_init(eng);
+	if (rc == 0)
+		rc = eng_clsc_init(eng);
 	if (rc < 0)
 		goto fail;
 	rc = eng_commit_init(eng);
@@ -622,6 +624,7 @@ rule_engine_free(struct rule_engine *eng)
 		free(eng->view.flow_chan[ti]);
 	eng_meters_fini(eng);
 	eng_pktact_fini(eng);
+	eng_clsc_fini(eng);
 	rte_free(eng->qsv);
 	rte_free(eng);
 }

@@ -84,7 +84,7 @@ rule_engine_classify(struct rule_engine *eng, enum rule_stage stage, struct rule
 	if (eng->cls != NULL &&
 		!overlay_meets(eng, RULE_TABLE__COUNT, &p->key, p->flags & RULE_PKT_F_NOPORTS)) {
 		eng->st.classify_cls++;
-		return rule_cls_eval(eng->cls, stage, p, pv, res);
+		return eng_clsc_eval(eng, stage, p, pv, res);
 	}
 	eng->st.classify_ref++;
 	return rule_ref_eval(eng->set, stage, p, pv, res);
@@ -422,6 +422,7 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	eng->st.hashlimit_dropped +=
 		rule_hashlimit_load(eng->hashlimit, s, rte_rdtsc(), rte_get_tsc_hz());
 	eng->gen = gen;
+	eng_clsc_flush(eng);
 	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);
 	/* Only the rules lcore reads sets: freed at the next step, not in the commit's time. */
 	if (rule_engine_defer(eng, set_free_cb, old, 0) < 0)
@@ -471,6 +472,7 @@ rule_engine_cls_ready(struct rule_engine *eng, struct rule_cls *cls, uint32_t ge
 	rule_cls_free(eng->cls);
 	eng->cls = cls;
 	eng->cls_gen = gen;
+	eng_clsc_flush(eng);
 	prune_changes(eng);
 	return 0;
 }

@@ -98,6 +98,13 @@ struct rule_engine_stats {
 	uint64_t commits_full; /**< commits taken as "everything changed" */
 	uint64_t classify_cls; /**< classifications by the compiled classifier */
 	uint64_t classify_ref; /**< classifications by the reference evaluator (overlay) */
+	uint64_t clsc_hits;    /**< of classify_cls: results reused from the classification cache */
+	uint64_t clsc_misses;  /**< of classify_cls: walked, result kept for reuse */
+	uint64_t clsc_uncacheable; /**< of classify_cls: walked, result the packet's own (a
+				        stateful match, meter, ipset, clock or route) */
+	uint64_t clsc_skipped; /**< of classify_cls: walked around the cache (too few hits lately) */
+	uint64_t clsc_flushes; /**< times the classification cache was emptied (commits,
+				    classifier installs) */
 	uint64_t channel_unknown; /**< channel names the callback did not know */
 	uint64_t aged;         /**< entries aged out (both directions idle) */
 	uint64_t chan_flows;   /**< per-flow channels given to flows */

@@ -201,6 +201,7 @@ struct rule_engine {
 	 */
 	uint8_t stage_walk[RULE_STAGE__COUNT];
 	struct rule_cls *cls;
+	struct eng_clsc *clsc;        /**< classification cache (engine_clscache.c) */
 	uint32_t gen;
 	uint32_t cls_gen;
 	struct eng_change *chg;       /**< changes newer than min(cls_gen, reval_gen), ascending */
@@ -385,6 +386,16 @@ eng_pv_one_meter(const struct eng_pv *pv, uint32_t deps)
 {
 	return (deps & RULE_DEP_METER) && pv->n_meter == 1 && pv->other == 0;
 }
+
+/* engine_clscache.c: the classifier's results reused across connections. */
+struct eng_clsc;
+int eng_clsc_init(struct rule_engine *eng);
+void eng_clsc_fini(struct rule_engine *eng);
+/* Forget every result (a commit, another classifier). */
+void eng_clsc_flush(struct rule_engine *eng);
+/* rule_cls_eval() with eng->cls, through the cache. */
+int eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p,
+	const struct rule_providers *pv, struct rule_eval *res);
 
 /* engine_pktact.c: packet programs and log specs (engine_pktact.h). */
 int eng_pktact_init(struct rule_engine *eng);

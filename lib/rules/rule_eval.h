@@ -129,6 +129,39 @@ uint32_t rule_pkt_needs(const struct rule *r);
 uint32_t rule_set_pkt_needs(const struct rule_set *s);
 
 /**
+ * Which addresses and ports of a packet the rules of a set may read
+ * (rule_set_key_reads()), so that the classifier can tell which packet
+ * contexts must get the same evaluation (rule_cls_key_project()).
+ * Conservative: a rule with an extension match not known to leave the
+ * key's addresses and ports alone counts as reading all of them.
+ */
+#define RULE_READS_SRC 1u   /**< the source address (-s) */
+#define RULE_READS_SPORT 2u /**< the source port (--sport) */
+#define RULE_READS_EXT 4u   /**< an extension match may read any address or port, and
+			       the connection's tuples (ct_orig, ct_repl) */
+#define RULE_READS_ALL (RULE_READS_SRC | RULE_READS_SPORT | RULE_READS_EXT)
+
+/**
+ * The RULE_READS_* of rule @p r: -s reads the source address, --sport the
+ * source port, an extension match of a kind that may look at addresses or
+ * ports (addrtype, iprange, conntrack, set, recent, connlimit, hashlimit,
+ * eui64, rpfilter, and any kind not known to leave them alone) all of
+ * them (RULE_READS_ALL).
+ * @param r  the rule
+ * @return RULE_READS_* bits.
+ * Context: any.
+ */
+uint32_t rule_key_reads(const struct rule *r);
+
+/**
+ * The RULE_READS_* of every rule of @p s (O(rules)).
+ * @param s  the set, or NULL (RULE_READS_ALL)
+ * @return RULE_READS_* bits.
+ * Context: any thread holding @p s read-only.
+ */
+uint32_t rule_set_key_reads(const struct rule_set *s);
+
+/**
  * A context for key @p k: the key, no ports known (RULE_IF_NONE both),
  * @p ctstate, @p kflags as flags, every other field zero.
  * @param p        the context

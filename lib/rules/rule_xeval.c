@@ -580,6 +580,77 @@ rule_set_pkt_needs(const struct rule_set *s)
 	return n;
 }
 
+/* Does an extension match of kind @p kind leave the key's addresses and ports alone? */
+static bool
+x_key_blind(unsigned int kind)
+{
+	switch (kind) {
+	case RULE_XM_TCP:
+	case RULE_XM_SCTP:
+	case RULE_XM_ICMP:
+	case RULE_XM_ICMP6:
+	case RULE_XM_MAC:
+	case RULE_XM_MARK:
+	case RULE_XM_CONNMARK:
+	case RULE_XM_STATISTIC:
+	case RULE_XM_LIMIT:
+	case RULE_XM_TCPMSS:
+	case RULE_XM_LENGTH:
+	case RULE_XM_TTL:
+	case RULE_XM_HL:
+	case RULE_XM_FRAGMENT:
+	case RULE_XM_RT:
+	case RULE_XM_FRAG:
+	case RULE_XM_IPV6HEADER:
+	case RULE_XM_HBH:
+	case RULE_XM_DST:
+	case RULE_XM_ESP:
+	case RULE_XM_AH:
+	case RULE_XM_MH:
+	case RULE_XM_PKTTYPE:
+	case RULE_XM_TIME:
+	case RULE_XM_DSCP:
+	case RULE_XM_CONNBYTES:
+	case RULE_XM_HELPER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint32_t
+rule_key_reads(const struct rule *r)
+{
+	uint32_t n = 0;
+
+	if (r->match & RULE_M_SRC)
+		n |= RULE_READS_SRC;
+	if (r->match & RULE_M_SPORT)
+		n |= RULE_READS_SPORT;
+	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++)
+		if (!x_key_blind(r->xm[i].kind))
+			return RULE_READS_ALL;
+	return n;
+}
+
+uint32_t
+rule_set_key_reads(const struct rule_set *s)
+{
+	uint32_t n = 0;
+
+	if (s == NULL)
+		return RULE_READS_ALL;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		const struct rule_chain *c = rule_set_chain_at(s, (enum rule_table)t, 0);
+		unsigned int nc = rule_set_chain_count(s, (enum rule_table)t);
+
+		for (unsigned int i = 0; c != NULL && i < nc; i++)
+			for (uint32_t j = 0; j < c[i].n_rules && n != RULE_READS_ALL; j++)
+				n |= rule_key_reads(&c[i].rules[j]);
+	}
+	return n;
+}
+
 int
 rule_match_ext(const struct rule_ipsets *sets, const struct rule *r, const struct rule_pkt *p,
 	const struct rule_providers *pv, uint32_t *deps)

@@ -17,7 +17,11 @@
  * revalidated) and the cycles each phase took (noisy on a shared machine:
  * instruction counts are the figures to compare).
  *
- * usage: gufc-bench-setup [RULES [FLOWS [COMMITS]]]   (default 1000 20000 8)
+ * usage: gufc-bench-setup [RULES [FLOWS [COMMITS [SHAPE]]]]   (default 1000 20000 8 random)
+ *
+ * SHAPE: "random" (every field of each connection drawn at random) or
+ * "sport" (a storm: the first random connection, again and again, with
+ * only the source port changed).
  */
 #include <errno.h>
 #include <sched.h>
@@ -150,13 +154,17 @@ main(int argc, char **argv)
 	double build_s, hz;
 	unsigned int steps;
 	uint32_t done;
+	bool sport_only;
 	int rc;
 
-	for (int i = 1; i < argc && i <= 3; i++)
-		if (num(argv[i], &v[i - 1]) != 0) {
-			fprintf(stderr, "usage: %s [RULES [FLOWS [COMMITS]]]\n", argv[0]);
+	for (int i = 1; i < argc && i <= 4; i++)
+		if (i == 4 ? strcmp(argv[i], "random") != 0 && strcmp(argv[i], "sport") != 0
+			   : num(argv[i], &v[i - 1]) != 0) {
+			fprintf(stderr, "usage: %s [RULES [FLOWS [COMMITS [random|sport]]]]\n",
+				argv[0]);
 			return 2;
 		}
+	sport_only = argc > 4 && strcmp(argv[4], "sport") == 0;
 	snprintf(lcore, sizeof(lcore), "%d", sched_getcpu() >= 0 ? sched_getcpu() : 0);
 	snprintf(prefix, sizeof(prefix), "--file-prefix=gufc-bench-setup-%d", (int)getpid());
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
@@ -180,14 +188,24 @@ main(int argc, char **argv)
 		return 1;
 	}
 	bench_rng_seed(&rng, 7 + v[1]);
-	for (unsigned long i = 0; i < v[1]; i++)
+	for (unsigned long i = 0; i < v[1]; i++) {
 		bench_key_random(&rng, FC_AF_INET4, &keys[i]);
+		if (sport_only) {
+			keys[i] = keys[0];
+			keys[i].v4.sport = rte_cpu_to_be_16((uint16_t)(1024 + i % 64512));
+		}
+	}
 
 	done = setup_phase(&env, keys, (uint32_t)v[1], &cyc);
 	rule_engine_stats_get(eng, &st);
 	printf("setup: %u new flows, %lu flows and %lu entries inserted, %.0f flows/s\n", done,
 		(unsigned long)st.flows, (unsigned long)st.replies + (unsigned long)st.flows,
 		cyc ? done / ((double)cyc / hz) : 0);
+	printf("classifier: %lu walks asked, %lu results reused, %lu kept, %lu per packet, "
+	       "%lu around the cache\n",
+		(unsigned long)st.classify_cls, (unsigned long)st.clsc_hits,
+		(unsigned long)st.clsc_misses, (unsigned long)st.clsc_uncacheable,
+		(unsigned long)st.clsc_skipped);
 
 	/* Each commit: the current set with one rule replaced (prepared untimed). */
 	settle(eng);

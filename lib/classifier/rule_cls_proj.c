@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/classifier: the projection of a key onto what the rules tell apart
+ * (rule_cls_key_project()).
+ *
+ * The rules' source port ranges cut 0..65535 into intervals; two ports in
+ * one interval are in or out of every range together, so every rule's
+ * --sport answers the same for both. Likewise --dport, and the IPv4 -s
+ * and -d prefixes cut the address space. A key's ports and IPv4 addresses
+ * are replaced by the number of their interval; an IPv6 address is
+ * cleared when no IPv6 rule reads that side, kept otherwise. A set with an
+ * extension match that may read addresses or ports (rule_set_key_reads():
+ * RULE_READS_EXT) gets no projection at all.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "rule_cls_priv.h"
+
+struct bounds {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+static int
+bound_add(struct bounds *b, uint32_t x)
+{
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap != 0 ? b->cap * 2 : 64;
+		uint32_t *v = realloc(b->v, (size_t)cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = x;
+	return 0;
+}
+
+/* Interval [lo, hi] of a space whose top is @p top: its start and the start after it. */
+static int
+interval_add(struct bounds *b, uint32_t lo, uint32_t hi, uint32_t top)
+{
+	int rc = bound_add(b, lo);
+
+	if (rc == 0 && hi < top)
+		rc = bound_add(b, hi + 1);
+	return rc;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted, without duplicates; 0 always present. */
+static void
+bounds_finish(struct bounds *b)
+{
+	uint32_t n = 0;
+
+	qsort(b->v, b->n, sizeof(*b->v), cmp_u32);
+	for (uint32_t i = 0; i < b->n; i++)
+		if (n == 0 || b->v[i] != b->v[n - 1])
+			b->v[n++] = b->v[i];
+	b->n = n;
+}
+
+/* Bounds of the address prefix @p pf of rule @p r as side @p d (0 source, 1 destination). */
+static int
+addr_bounds(struct rule_cls *c, const struct rule *r, const struct rule_prefix *pf, unsigned int d,
+	struct bounds *a4)
+{
+	uint32_t lo, mask;
+
+	if (r->family != FC_AF_INET4)
+		c->proj_addr6[d] = true;
+	if (r->family == FC_AF_INET6)
+		return 0;
+	if (pf->len > 32) {
+		c->proj_addr4_full[d] = true;
+		return 0;
+	}
+	memcpy(&lo, pf->addr, 4);
+	lo = rte_be_to_cpu_32(lo);
+	mask = pf->len == 0 ? 0 : UINT32_MAX << (32 - pf->len);
+	lo &= mask;
+	return interval_add(a4, lo, lo | ~mask, UINT32_MAX);
+}
+
+static int
+rule_bounds(struct rule_cls *c, const struct rule *r, struct bounds port[2], struct bounds a4[2])
+{
+	static const uint8_t mport[2] = {RULE_M_SPORT, RULE_M_DPORT};
+	static const uint8_t maddr[2] = {RULE_M_SRC, RULE_M_DST};
+	int rc = 0;
+
+	for (unsigned int d = 0; d < 2 && rc == 0; d++) {
+		const struct rule_ports *rp = d == 0 ? &r->sport : &r->dport;
+
+		if (r->match & mport[d])
+			for (unsigned int i = 0; i < rp->n && i < RULE_PORTS_MAX && rc == 0; i++)
+				rc = interval_add(&port[d], rp->r[i].lo, rp->r[i].hi, UINT16_MAX);
+		if (rc == 0 && (r->match & maddr[d]))
+			rc = addr_bounds(c, r, d == 0 ? &r->src : &r->dst, d, &a4[d]);
+	}
+	return rc;
+}
+
+int
+cls_proj_build(struct rule_cls *c, const struct rule_set *s)
+{
+	struct bounds port[2] = {{0}}, a4[2] = {{0}};
+	int rc = 0;
+
+	c->key_reads = rule_set_key_reads(s);
+	for (unsigned int d = 0; d < 2 && rc == 0; d++) {
+		rc = bound_add(&port[d], 0);
+		if (rc == 0)
+			rc = bound_add(&a4[d], 0);
+	}
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT && rc == 0; t++) {
+		const struct rule_chain *ch = rule_set_chain_at(s, (enum rule_table)t, 0);
+		unsigned int nc = rule_set_chain_count(s, (enum rule_table)t);
+
+		for (unsigned int i = 0; ch != NULL && i < nc && rc == 0; i++)
+			for (uint32_t j = 0; j < ch[i].n_rules && rc == 0; j++)
+				rc = rule_bounds(c, &ch[i].rules[j], port, a4);
+	}
+	for (unsigned int d = 0; d < 2; d++) {
+		if (rc != 0) {
+			free(port[d].v);
+			free(a4[d].v);
+			continue;
+		}
+		bounds_finish(&port[d]);
+		bounds_finish(&a4[d]);
+		/* Ports: a table, one lookup per key. */
+		c->proj_port[d] = malloc(65536 * sizeof(*c->proj_port[d]));
+		if (c->proj_port[d] == NULL) {
+			rc = -ENOMEM;
+		} else {
+			for (uint32_t i = 0; i < port[d].n; i++) {
+				uint32_t end = i + 1 < port[d].n ? port[d].v[i + 1] : 65536;
+
+				for (uint32_t x = port[d].v[i]; x < end; x++)
+					c->proj_port[d][x] = (uint16_t)i;
+			}
+		}
+		free(port[d].v);
+		c->proj_addr4[d] = a4[d].v;
+		c->n_proj_addr4[d] = a4[d].n;
+	}
+	return rc;
+}
+
+void
+cls_proj_free(struct rule_cls *c)
+{
+	for (unsigned int d = 0; d < 2; d++) {
+		free(c->proj_port[d]);
+		free(c->proj_addr4[d]);
+		c->proj_port[d] = NULL;
+		c->proj_addr4[d] = NULL;
+	}
+}
+
+/* Number of the interval of @p x: the last bound at or below it. */
+static uint32_t
+interval_of(const uint32_t *b, uint32_t n, uint32_t x)
+{
+	uint32_t lo = 0, hi = n; /* b[0] == 0 <= x: answer in [lo, hi) */
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool
+rule_cls_key_project(const struct rule_cls *c, struct fc_key *k)
+{
+	uint16_t port[2];
+
+	if (c == NULL || k == NULL || (c->key_reads & RULE_READS_EXT) ||
+		fc_af_index(k->family) < 0)
+		return false;
+	port[0] = c->proj_port[0][rte_be_to_cpu_16(fc_key_sport(k))];
+	port[1] = c->proj_port[1][rte_be_to_cpu_16(fc_key_dport(k))];
+	fc_key_set_ports(k, port[0], port[1]);
+	for (unsigned int d = 0; d < 2; d++) {
+		uint8_t *a = d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k);
+
+		if (k->family == FC_AF_INET4) {
+			uint32_t v;
+
+			if (c->proj_addr4_full[d])
+				continue;
+			memcpy(&v, a, 4);
+			v = interval_of(c->proj_addr4[d], c->n_proj_addr4[d], rte_be_to_cpu_32(v));
+			memcpy(a, &v, 4);
+		} else if (!c->proj_addr6[d]) {
+			memset(a, 0, 16);
+		}
+	}
+	return true;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/engine: the classification cache — a compiled classifier's results
+ * reused across packet contexts that differ only in what no rule tells apart.
+ *
+ * New connections of a storm often differ in the source port alone (and
+ * the source address): their walks through the classifier give the same
+ * verdict, deciding rule, NAT decision, actions and context changes. The
+ * cache keeps, per stage, the walk's result for the context with its key
+ * projected onto what the rules tell apart (rule_cls_key_project(): ports
+ * and IPv4 addresses become the number of their interval among the rules'
+ * port ranges and prefixes; the reply direction's walk sees the client's
+ * port as its destination port) and the connection tuples cleared (read
+ * by the conntrack match alone, which turns the projection off). Every
+ * other field of the context is part of the cache's key: a context that
+ * differs in anything else misses.
+ *
+ * What is never cached: a walk that asked a provider (statistic, recent,
+ * connlimit, limit, hashlimit, set, rpfilter: their answer changes from
+ * packet to packet) or depended on a meter, an ipset, the clock or a route
+ * (struct rule_eval::deps), and any walk of a set whose rules read the
+ * random number or the clock (rule_cls_pkt_needs()).
+ *
+ * Invalidation: wholesale, at every commit (the generation) and whenever
+ * another classifier is installed; an entry is tagged with the epoch it
+ * was made in. Only the rules lcore classifies: no locks. Direct-mapped,
+ * ENG_CLSC_SIZE entries; a collision replaces the older entry.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_hash_crc.h>
+
+#include "engine_priv.h"
+
+/** Entries of an engine's classification cache (a power of two). */
+#define ENG_CLSC_SIZE 1024u
+
+/*
+ * Traffic whose contexts seldom repeat (every connection to another
+ * destination interval) would pay for lookups and stores and gain
+ * nothing: after ENG_CLSC_WINDOW lookups with fewer than one hit in
+ * ENG_CLSC_MIN_RATE, the next ENG_CLSC_REST walks go around the cache;
+ * then it is tried again. A flush tries it again at once.
+ */
+#define ENG_CLSC_WINDOW 512u
+#define ENG_CLSC_MIN_RATE 8u
+#define ENG_CLSC_REST 8192u
+
+/** Dependencies that make a walk's result the packet's own. */
+#define ENG_CLSC_DEPS_PER_PKT (RULE_DEP_METER | RULE_DEP_SET | RULE_DEP_TIME | RULE_DEP_ROUTE)
+
+struct eng_clsc_ent {
+	uint32_t epoch;       /**< valid when the cache's epoch (0: never filled) */
+	uint32_t hash;
+	uint8_t stage;
+	struct rule_pkt in;   /**< the context before the walk, projected */
+	struct rule_pkt out;  /**< the context after it (projected parts are the packet's own) */
+	struct rule_eval res; /**< the walk's result, acts[] up to n_acts */
+};
+
+struct eng_clsc {
+	uint32_t epoch;              /**< current epoch, never 0 */
+	uint32_t gen;                /**< the engine generation the epoch belongs to */
+	const struct rule_cls *cls;  /**< the classifier it belongs to */
+	uint32_t n_look;             /**< lookups in the current window */
+	uint32_t n_hit;              /**< of those, hits */
+	uint32_t rest;               /**< walks left to go around the cache */
+	struct eng_clsc_ent e[ENG_CLSC_SIZE];
+};
+
+/* A provider that counts the calls, then asks the engine's (or takes the fresh answer). */
+struct clsc_pv {
+	struct rule_providers pv;
+	const struct rule_providers *inner;
+	unsigned int calls;
+};
+
+static int
+clsc_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
+{
+	struct clsc_pv *w = arg;
+
+	w->calls++;
+	if (w->inner == NULL || w->inner->match == NULL)
+		return -ENOTSUP;
+	return w->inner->match(w->inner->arg, r, xi, p);
+}
+
+int
+eng_clsc_init(struct rule_engine *eng)
+{
+	/* Only the rules lcore reads it: the C heap, not DPDK's. */
+	eng->clsc = calloc(1, sizeof(*eng->clsc));
+	if (eng->clsc == NULL)
+		return -ENOMEM;
+	eng->clsc->epoch = 1;
+	return 0;
+}
+
+void
+eng_clsc_fini(struct rule_engine *eng)
+{
+	free(eng->clsc);
+	eng->clsc = NULL;
+}
+
+void
+eng_clsc_flush(struct rule_engine *eng)
+{
+	struct eng_clsc *c = eng->clsc;
+
+	if (c == NULL)
+		return;
+	if (++c->epoch == 0) {
+		/* Wrapped: entries of epoch 1 and later could look valid again. */
+		memset(c->e, 0, sizeof(c->e));
+		c->epoch = 1;
+	}
+	c->gen = eng->gen;
+	c->cls = eng->cls;
+	c->n_look = c->n_hit = c->rest = 0;
+	eng->st.clsc_flushes++;
+}
+
+/*
+ * The cache's key for context @p p: the key projected onto what the
+ * rules tell apart (rule_cls_key_project()), the connection tuples
+ * cleared but for their family; unchanged when the set may read all of
+ * the source.
+ */
+static void
+project(const struct rule_cls *cls, struct rule_pkt *k, const struct rule_pkt *p)
+{
+	memcpy(k, p, sizeof(*k));
+	if (!rule_cls_key_project(cls, &k->key))
+		return;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct fc_key *t = i == 0 ? &k->ct_orig : &k->ct_repl;
+		uint8_t fam = t->family;
+
+		memset(t, 0, sizeof(*t));
+		t->family = fam;
+	}
+}
+
+static size_t
+res_len(const struct rule_eval *r)
+{
+	unsigned int n = r->n_acts <= RULE_ACTS_MAX ? r->n_acts : RULE_ACTS_MAX;
+
+	return offsetof(struct rule_eval, acts) + n * sizeof(r->acts[0]);
+}
+
+int
+eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p,
+	const struct rule_providers *pv, struct rule_eval *res)
+{
+	struct eng_clsc *c = eng->clsc;
+	struct clsc_pv w = {.pv = {.match = clsc_match}, .inner = pv};
+	struct eng_clsc_ent *e;
+	struct rule_pkt k;
+	uint32_t h;
+	int rc;
+
+	if (c == NULL || (rule_cls_pkt_needs(eng->cls) & (RULE_PKT_NEED_RAND | RULE_PKT_NEED_TIME))) {
+		eng->st.clsc_uncacheable++;
+		return rule_cls_eval(eng->cls, stage, p, pv, res);
+	}
+	if (c->gen != eng->gen || c->cls != eng->cls)
+		eng_clsc_flush(eng);
+	if (c->rest != 0) {
+		c->rest--;
+		eng->st.clsc_skipped++;
+		return rule_cls_eval(eng->cls, stage, p, pv, res);
+	}
+	if (++c->n_look == ENG_CLSC_WINDOW) {
+		if (c->n_hit * ENG_CLSC_MIN_RATE < c->n_look)
+			c->rest = ENG_CLSC_REST;
+		c->n_look = c->n_hit = 0;
+	}
+	project(eng->cls, &k, p);
+	/* The projected key and the fields next to it spread the entries; memcmp() decides. */
+	h = rte_hash_crc(&k, offsetof(struct rule_pkt, mac_src), (uint32_t)stage);
+	e = &c->e[h & (ENG_CLSC_SIZE - 1)];
+	if (e->epoch == c->epoch && e->hash == h && e->stage == stage &&
+		memcmp(&e->in, &k, sizeof(k)) == 0) {
+		/* The projected parts are the packet's own: the walk left them as they were. */
+		struct fc_key key = p->key, orig = p->ct_orig, repl = p->ct_repl;
+
+		*p = e->out;
+		p->key = key;
+		p->ct_orig = orig;
+		p->ct_repl = repl;
+		memcpy(res, &e->res, res_len(&e->res));
+		eng->st.clsc_hits++;
+		c->n_hit++;
+		return 0;
+	}
+	w.pv.arg = &w;
+	rc = rule_cls_eval(eng->cls, stage, p, &w.pv, res);
+	if (rc < 0)
+		return rc;
+	if (w.calls != 0 || (res->deps & ENG_CLSC_DEPS_PER_PKT)) {
+		eng->st.clsc_uncacheable++;
+		return 0;
+	}
+	eng->st.clsc_misses++;
+	e->epoch = c->epoch;
+	e->hash = h;
+	e->stage = (uint8_t)stage;
+	e->in = k;
+	e->out = *p;
+	memcpy(&e->res, res, res_len(res));
+	return 0;
+}

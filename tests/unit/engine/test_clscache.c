@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the rules engine's classification cache
+ * (lib/engine/engine_clscache.c), through rule_engine_classify() with the
+ * compiled classifier current: contexts that differ only in what no rule
+ * reads share a result; a commit that changes the verdict is seen at once;
+ * a field a rule reads is never projected away; a walk that asked a
+ * provider is not kept.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_memory.h>
+
+#include "classifier.h"
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "rule_lang.h"
+
+static int eng_seq;
+
+static struct rule_engine *
+mk_engine(void)
+{
+	struct eng_stack_params p;
+	char name[16];
+	struct rule_engine *eng;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "cc%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 64;
+	p.eng.capacity_v6 = 64;
+	p.eng.default_channel = 1;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	return eng;
+}
+
+/* Give @p eng a classifier of its current set (as the app's background build does). */
+static void
+cls_catch_up(struct rule_engine *eng)
+{
+	uint32_t gen;
+	struct rule_set *w = rule_engine_cls_wanted(eng, &gen);
+	struct rule_cls *c;
+
+	assert_non_null(w);
+	c = rule_cls_build(w, "cc", SOCKET_ID_ANY);
+	rule_set_free(w);
+	assert_non_null(c);
+	assert_int_equal(rule_engine_cls_ready(eng, c, gen), 0);
+}
+
+/* Commit a native set and compile it. */
+static void
+load(struct rule_engine *eng, const char *text)
+{
+	static const char *const ports[] = {"p0", "p1"};
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse(text, "test", &err);
+
+	if (s == NULL) {
+		char buf[256];
+
+		rule_error_format(&err, buf, sizeof(buf));
+		fail_msg("%s", buf);
+	}
+	assert_int_equal(rule_set_ports(s, 2, ports), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	cls_catch_up(eng);
+}
+
+/* The filter stage for a forwarded TCP packet from @p src:@p sport to 10.9.0.1:@p dport. */
+static struct rule_eval
+filter(struct rule_engine *eng, const char *src, uint16_t sport, uint16_t dport)
+{
+	struct fc_key k;
+	struct rule_pkt p;
+	struct rule_eval ev;
+
+	memset(&k, 0, sizeof(k));
+	k.family = FC_AF_INET4;
+	inet_pton(AF_INET, src, &k.v4.src);
+	inet_pton(AF_INET, "10.9.0.1", &k.v4.dst);
+	k.v4.sport = htons(sport);
+	k.v4.dport = htons(dport);
+	k.v4.proto = 6;
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	p.in_port = 0;
+	p.out_port = 1;
+	assert_int_equal(rule_engine_classify(eng, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+	return ev;
+}
+
+static struct rule_engine_stats
+stats(struct rule_engine *eng)
+{
+	struct rule_engine_stats st;
+
+	rule_engine_stats_get(eng, &st);
+	return st;
+}
+
+/* Connections that differ in the source only share one walk; others do not. */
+static void
+test_reuse(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_engine_stats st;
+	struct rule_eval ev;
+
+	(void)state;
+	load(eng, "drop proto tcp dport 22\naccept proto tcp dport 80\n");
+	ev = filter(eng, "10.0.0.1", 1000, 80);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	st = stats(eng);
+	assert_int_equal(st.clsc_misses, 1);
+	assert_int_equal(st.clsc_hits, 0);
+	for (uint16_t sp = 1001; sp < 1010; sp++) {
+		ev = filter(eng, sp & 1 ? "10.0.0.2" : "10.0.0.1", sp, 80);
+		assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+		assert_int_not_equal(ev.rule_id, RULE_ID_POLICY);
+	}
+	st = stats(eng);
+	assert_int_equal(st.clsc_misses, 1);
+	assert_int_equal(st.clsc_hits, 9);
+	/* Another destination port is another result. */
+	ev = filter(eng, "10.0.0.1", 1000, 22);
+	assert_int_equal(ev.verdict, RULE_VERDICT_DROP);
+	st = stats(eng);
+	assert_int_equal(st.clsc_misses, 2);
+	assert_int_equal(st.clsc_hits, 9);
+	eng_stack_free(eng);
+}
+
+/* A commit that changes the verdict is seen by the very next connection. */
+static void
+test_commit(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_engine_stats st0, st;
+	struct rule_eval ev;
+
+	(void)state;
+	load(eng, "accept proto tcp dport 80\n");
+	ev = filter(eng, "10.0.0.1", 1000, 80);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	ev = filter(eng, "10.0.0.1", 1001, 80);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	st0 = stats(eng);
+	assert_int_equal(st0.clsc_hits, 1);
+	load(eng, "drop proto tcp dport 80\n");
+	ev = filter(eng, "10.0.0.1", 1002, 80);
+	assert_int_equal(ev.verdict, RULE_VERDICT_DROP);
+	st = stats(eng);
+	assert_int_equal(st.clsc_hits, st0.clsc_hits);
+	assert_true(st.clsc_flushes > st0.clsc_flushes);
+	/* The new result is kept in turn. */
+	ev = filter(eng, "10.0.0.1", 1003, 80);
+	assert_int_equal(ev.verdict, RULE_VERDICT_DROP);
+	st = stats(eng);
+	assert_int_equal(st.clsc_hits, st0.clsc_hits + 1);
+	eng_stack_free(eng);
+}
+
+/* A rule that reads the source port or address keeps it in the cache's key. */
+static void
+test_fields_read(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_eval ev;
+
+	(void)state;
+	load(eng, "drop proto tcp sport 1001\naccept\n");
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(filter(eng, "10.0.0.1", 1001, 80).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 1);
+
+	load(eng, "drop src 10.0.0.9\naccept\n");
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(filter(eng, "10.0.0.9", 1000, 80).verdict, RULE_VERDICT_DROP);
+	/* The source port is still nobody's: shared. */
+	ev = filter(eng, "10.0.0.9", 1001, 80);
+	assert_int_equal(ev.verdict, RULE_VERDICT_DROP);
+	assert_int_equal(stats(eng).clsc_hits, 2);
+
+	/* An extension match that reads the source (iprange) keeps all of it. */
+	load(eng, "drop src_range 10.0.0.5-10.0.0.6\naccept\n");
+	assert_int_equal(filter(eng, "10.0.0.4", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(filter(eng, "10.0.0.5", 1000, 80).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.0.5", 1001, 80).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(stats(eng).clsc_hits, 2);
+	eng_stack_free(eng);
+}
+
+/*
+ * Ports and addresses that fall in the same interval of every rule's
+ * ranges and prefixes share a result; across a boundary they do not (the
+ * reply direction's client port is a destination port).
+ */
+static void
+test_intervals(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+
+	(void)state;
+	load(eng, "drop proto tcp dport 2000-3000\ndrop src 10.0.1.0/24\naccept\n");
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 2100).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.0.7", 1001, 2900).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(stats(eng).clsc_hits, 1);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 1999).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 3001).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 1);
+	assert_int_equal(filter(eng, "10.0.1.0", 1000, 80).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.1.255", 1000, 81).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(stats(eng).clsc_hits, 2);
+	assert_int_equal(filter(eng, "10.0.2.0", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 2);
+	/* Below both boundaries, as 10.0.0.1 with port 1999 was. */
+	assert_int_equal(filter(eng, "10.0.0.255", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 3);
+	eng_stack_free(eng);
+}
+
+/* A walk that asked a provider is the packet's own. */
+static void
+test_stateful(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_engine_stats st;
+
+	(void)state;
+	load(eng, "drop proto tcp statistic_mode nth statistic_every 2 statistic_packet 1\n");
+	for (uint16_t sp = 1000; sp < 1004; sp++)
+		(void)filter(eng, "10.0.0.1", sp, 80);
+	st = stats(eng);
+	assert_int_equal(st.clsc_hits, 0);
+	assert_int_equal(st.clsc_misses, 0);
+	assert_int_equal(st.clsc_uncacheable, 4);
+	eng_stack_free(eng);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_commit),
+		cmocka_unit_test(test_fields_read),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_stateful),
+	};
+
+	if (gufc_test_eal_init("clscache", "0") < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
