@@ -207,8 +207,15 @@ gufc_rules_load(const struct gufc_app *app, const char *native, const char *ipt4
 		}
 		return s;
 	}
-	if (ipt4 == NULL)
-		return ipt6 != NULL ? ipt_load(app, ipt6, FC_AF_INET6, err) : rule_set_create();
+	if (ipt4 == NULL && ipt6 != NULL)
+		return ipt_load(app, ipt6, FC_AF_INET6, err);
+	if (ipt4 == NULL) {
+		/* No file: an empty set that the shell's rules may fill, with the ipsets. */
+		s = rule_set_create();
+		if (s != NULL)
+			rule_set_ipsets(s, app->ipsets);
+		return s;
+	}
 	s = ipt_load(app, ipt4, FC_AF_INET4, err);
 	if (s == NULL || ipt6 == NULL)
 		return s;

@@ -31,4 +31,11 @@ drops=$(awk '!/^#/ && $5 ~ /:443$/ { sub("frames=", "", $10); n += $10 } END { p
 [ "$drops" -gt 0 ] || fail "generator gave no flows to 443"
 [ "$(json_get "$W/st.json" "j['drops']['filter']")" = "$drops" ] || fail "filter drops != $drops"
 [ "$(json_get "$W/st.json" "j['accounting']['ok']")" = "True" ] || fail "accounting"
+# No rules file: the shell's rules find the loaded ipsets too.
+printf 'rule add drop proto udp dport 443 match_set SEEN src\ncommit\n' > "$W/s2.txt"
+# shellcheck disable=SC2046
+"$GUFC" $(eal_args "$W/in.pcap" "$W/out2.pcap") -- --ipset "$W/sets.txt" --script "$W/s2.txt" \
+	--idle-exit 300 > "$W/out2.txt" 2>&1 || fail "gufc exit status $? (no rules file)"
+grep -q "no such ipset" "$W/out2.txt" && fail "the shell's rule did not find the ipset"
+grep -q "committed" "$W/out2.txt" || fail "the shell's rule naming an ipset was not committed"
 echo "PASS"
