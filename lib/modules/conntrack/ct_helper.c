@@ -207,6 +207,26 @@ plan_new(struct ct_helpers *h, const struct rule_upcall *up)
 	return p;
 }
 
+/*
+ * Plan this packet's rewrite behind NAT: payload bytes [@p off, @p off +
+ * @p len_old) become @p text (@p n bytes), and the connection's sequence
+ * numbers in direction @p dir shift by the difference from this segment on.
+ */
+static void
+plan_edit(struct ct_helpers *h, struct ct_help *hp, const struct rule_upcall *up, unsigned int dir,
+	uint32_t off, uint32_t len_old, const char *text, int n)
+{
+	struct ct_plan *p = plan_new(h, up);
+
+	p->edit = true;
+	p->off = (uint16_t)off;
+	p->len_old = (uint16_t)len_old;
+	p->len_new = (uint8_t)n;
+	memcpy(p->text, text, (size_t)n);
+	mod_ct_seqadj_set(&hp->adj, dir, up->pkt.tcp_seq, (int32_t)n - (int32_t)len_old);
+	count(&h->st.nat_rewrites);
+}
+
 /* The other entry's key (the peer's view of the connection), or the packet's reversed. */
 static void
 other_key(struct ct_helpers *h, const struct rule_flow *f, struct fc_key *k)
@@ -236,7 +256,6 @@ ftp_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	bool nat = (f->act[dir].flags & FC_ACT_F_NAT) != 0;
 	struct mod_ct_exp e;
 	struct fc_key ok;
-	struct ct_plan *p;
 	uint16_t port = cmd->port;
 	char text[64];
 	int rc = -EEXIST, n;
@@ -275,14 +294,7 @@ ftp_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 		count(&h->st.nat_failed);
 		return RULE_DROP_NAT_ERROR;
 	}
-	p = plan_new(h, f->up);
-	p->edit = true;
-	p->off = cmd->off;
-	p->len_old = cmd->len;
-	p->len_new = (uint8_t)n;
-	memcpy(p->text, text, (size_t)n);
-	mod_ct_seqadj_set(&hp->adj, dir, pkt->tcp_seq, (int32_t)n - (int32_t)cmd->len);
-	count(&h->st.nat_rewrites);
+	plan_edit(h, hp, f->up, dir, cmd->off, cmd->len, text, n);
 	return 0;
 }
 
@@ -300,7 +312,6 @@ irc_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	bool nat = (f->act[f->dir].flags & FC_ACT_F_NAT) != 0;
 	uint32_t own, seen, out_addr;
 	struct mod_ct_exp e;
-	struct ct_plan *p;
 	struct fc_key rk;
 	uint16_t port = d->port;
 	char text[24];
@@ -346,14 +357,7 @@ irc_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 		count(&h->st.nat_failed);
 		return RULE_DROP_NAT_ERROR;
 	}
-	p = plan_new(h, f->up);
-	p->edit = true;
-	p->off = d->off;
-	p->len_old = d->len;
-	p->len_new = (uint8_t)n;
-	memcpy(p->text, text, (size_t)n);
-	mod_ct_seqadj_set(&hp->adj, f->dir, pkt->tcp_seq, (int32_t)n - (int32_t)d->len);
-	count(&h->st.nat_rewrites);
+	plan_edit(h, hp, f->up, f->dir, d->off, d->len, text, n);
 	return 0;
 }
 
