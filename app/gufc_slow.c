@@ -43,7 +43,6 @@
 #define FRAG_BUCKETS 1024
 #define FRAG_BUCKET_ENTRIES 16
 #define FRAG_MAX_ENTRIES 4096
-#define STEP_BUDGET 512
 /*
  * Upcall bursts taken from each RX lcore's ring per pass, at most: enough to
  * spread the pass's fixed costs (control ring, background step, offload
@@ -229,6 +228,12 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct gufc_lcore *rx,
 	return n;
 }
 
+static inline unsigned int
+step_budget(const struct gufc_app *app)
+{
+	return app->step_budget != 0 ? app->step_budget : GUFC_STEP_BUDGET;
+}
+
 unsigned int
 gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 {
@@ -259,12 +264,12 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	/* Background work when idle, else about every millisecond. */
 	if (work == 0 || tsc >= s->next_step_tsc) {
 		s->next_step_tsc = tsc + app->hz / 1000;
-		rule_engine_step(app->eng, now, STEP_BUDGET);
+		rule_engine_step(app->eng, now, step_budget(app));
 		/* Router mode: neighbours' retries, probes, aging, announcements. */
 		if (app->cfg.set.mode == GUFC_MODE_ROUTER) {
 			s->step_lc = lc;
 			s->step_now = now;
-			mod_neigh_step(app->neigh, now, STEP_BUDGET);
+			mod_neigh_step(app->neigh, now, step_budget(app));
 			s->step_lc = NULL;
 		}
 	}

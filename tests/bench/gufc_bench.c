@@ -51,6 +51,9 @@ struct bench_opts {
 	bool huge;
 	bool tcp_established;
 	bool perflow_only;
+	uint32_t point_rules; /* --point: the one grid point to run (0: the mode's grid) */
+	uint32_t point_flows;
+	unsigned int step_budget; /* --step-budget: the rules lcore's background step (0: its default) */
 };
 
 static void
@@ -59,7 +62,7 @@ usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
-		"          [--perflow-only]\n"
+		"          [--perflow-only] [--point RULES,FLOWS] [--step-budget N]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -73,7 +76,12 @@ usage(FILE *f, const char *prog)
 		"               segments in sequence and checked against the windows by the\n"
 		"               fast path (default: picked up mid-stream, one way)\n"
 		"  --perflow-only  only the per-flow channel point (100,000 rings; --smoke:\n"
-		"               2,148): memory per ring, per-flow against shared delivery\n",
+		"               2,148): memory per ring, per-flow against shared delivery\n"
+		"  --point R,F  only the grid point of R rules and F flows (the mode's\n"
+		"               repeats and sizes; with the commit figure when R,F is the\n"
+		"               mode's commit point); no memory or per-flow figures\n"
+		"  --step-budget N  table slots a background step of the rules lcore may\n"
+		"               examine (rule_engine_step(); default the application's)\n",
 		prog);
 }
 
@@ -107,6 +115,8 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"huge", no_argument, NULL, 'H'},
 		{"tcp-established", no_argument, NULL, 'T'},
 		{"perflow-only", no_argument, NULL, 'P'},
+		{"point", required_argument, NULL, 'p'},
+		{"step-budget", required_argument, NULL, 'B'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -152,6 +162,27 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			break;
 		case 'l':
 			o->lcores = optarg;
+			break;
+		case 'p': {
+			char *comma = strchr(optarg, ',');
+
+			if (comma == NULL) {
+				fprintf(stderr, "gufc-bench: --point: '%s' is not RULES,FLOWS\n", optarg);
+				return -EINVAL;
+			}
+			*comma = '\0';
+			if (num_arg("--point (rules)", optarg, 1, 100000, &v) != 0)
+				return -EINVAL;
+			o->point_rules = (uint32_t)v;
+			if (num_arg("--point (flows)", comma + 1, 16, 1u << 24, &v) != 0)
+				return -EINVAL;
+			o->point_flows = (uint32_t)v;
+			break;
+		}
+		case 'B':
+			if (num_arg("--step-budget", optarg, 1, 1u << 20, &v) != 0)
+				return -EINVAL;
+			o->step_budget = (unsigned int)v;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -225,6 +256,13 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 	}
 	if (o->repeats != 0)
 		p->repeats = o->repeats;
+	if (o->point_rules != 0) {
+		p->n_rules = 1;
+		p->rules[0] = o->point_rules;
+		p->n_flows = 1;
+		p->flows[0] = o->point_flows;
+		p->point_only = true;
+	}
 }
 
 static int
@@ -763,7 +801,8 @@ grid_run(struct bench_env *env, struct bench_results *res)
 				goto out;
 			}
 			/* The same set with interfaces, marks and a meter beside it. */
-			if (pl->rules[r] == ext_rules(pl) && res->n_points < BENCH_MAX_POINTS) {
+			if (pl->rules[r] == ext_rules(pl) && !pl->point_only &&
+				res->n_points < BENCH_MAX_POINTS) {
 				rc = ext_point(env, res, sets[r], keys, flows);
 				if (rc != 0)
 					goto out;
@@ -855,15 +894,17 @@ main(int argc, char **argv)
 			printf("note: %s: %s\n", res.note_key[i], res.note[i]);
 		goto out;
 	}
+	if (o.step_budget != 0)
+		env.app->step_budget = o.step_budget;
 	rc = grid_run(&env, &res);
-	if (rc == 0 && !res.commit.measured) {
+	if (rc == 0 && !res.commit.measured && !res.plan.point_only) {
 		bench_note(&res, "commit", "no point at %u rules, %u flows in this mode",
 			res.plan.commit_rules, res.plan.commit_flows);
 		rc = -ENOENT;
 	}
-	if (rc == 0)
+	if (rc == 0 && !res.plan.point_only)
 		rc = mem_bench(&env, &res);
-	if (rc == 0)
+	if (rc == 0 && !res.plan.point_only)
 		rc = bench_perflow(&env, &res);
 	if (rc != 0) {
 		fprintf(stderr, "gufc-bench: %s\n", strerror(-rc));
