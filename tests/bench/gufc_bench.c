@@ -53,7 +53,7 @@ struct bench_opts {
 	bool perflow_only;
 	uint32_t point_rules; /* --point: the one grid point to run (0: the mode's grid) */
 	uint32_t point_flows;
-	unsigned int step_budget; /* --step-budget: the rules lcore's background step (0: its default) */
+	unsigned int idle_step_budget; /* --idle-step-budget: the idle background step (0: the default) */
 };
 
 static void
@@ -62,7 +62,7 @@ usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
-		"          [--perflow-only] [--point RULES,FLOWS] [--step-budget N]\n"
+		"          [--perflow-only] [--point RULES,FLOWS] [--idle-step-budget N]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -80,8 +80,8 @@ usage(FILE *f, const char *prog)
 		"  --point R,F  only the grid point of R rules and F flows (the mode's\n"
 		"               repeats and sizes; with the commit figure when R,F is the\n"
 		"               mode's commit point); no memory or per-flow figures\n"
-		"  --step-budget N  table slots a background step of the rules lcore may\n"
-		"               examine (rule_engine_step(); default the application's)\n",
+		"  --idle-step-budget N  table slots the rules lcore's background step\n"
+		"               examines on an idle pass (default the application's)\n",
 		prog);
 }
 
@@ -116,7 +116,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"tcp-established", no_argument, NULL, 'T'},
 		{"perflow-only", no_argument, NULL, 'P'},
 		{"point", required_argument, NULL, 'p'},
-		{"step-budget", required_argument, NULL, 'B'},
+		{"idle-step-budget", required_argument, NULL, 'B'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -180,9 +180,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			break;
 		}
 		case 'B':
-			if (num_arg("--step-budget", optarg, 1, 1u << 20, &v) != 0)
+			if (num_arg("--idle-step-budget", optarg, 1, 1u << 20, &v) != 0)
 				return -EINVAL;
-			o->step_budget = (unsigned int)v;
+			o->idle_step_budget = (unsigned int)v;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -894,8 +894,8 @@ main(int argc, char **argv)
 			printf("note: %s: %s\n", res.note_key[i], res.note[i]);
 		goto out;
 	}
-	if (o.step_budget != 0)
-		env.app->step_budget = o.step_budget;
+	if (o.idle_step_budget != 0)
+		env.app->idle_step_budget = o.idle_step_budget;
 	rc = grid_run(&env, &res);
 	if (rc == 0 && !res.commit.measured && !res.plan.point_only) {
 		bench_note(&res, "commit", "no point at %u rules, %u flows in this mode",
