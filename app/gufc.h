@@ -66,7 +66,7 @@ extern int gufc_logtype;
  * ... and on each idle pass in between, by default (struct
  * gufc_app::idle_step_budget; README, "Latest figures", on the choice).
  */
-#define GUFC_IDLE_STEP_BUDGET 512
+#define GUFC_IDLE_STEP_BUDGET 16
 #define GUFC_MAX_RX_LCORES 30	/**< producer ids 0..29; the rules lcore is the next */
 #define GUFC_BURST_MAX DP_BURST_MAX	/**< fc_table_lookup_bulk() takes at most 64 */
 #define GUFC_BURST_DEFAULT 32
