@@ -301,6 +301,23 @@ mod_ct_expect_remove_master(struct mod_ct_expect *t, uint32_t master)
 }
 
 int
+mod_ct_expect_remove(struct mod_ct_expect *t, const struct fc_key *tuple, uint32_t master)
+{
+	struct fc_key nk;
+	uint32_t i;
+
+	if (t == NULL || tuple == NULL)
+		return -EINVAL;
+	norm(tuple, &nk);
+	i = find(t, &nk);
+	if (i == NONE || t->slot[i].e.master != master)
+		return -ENOENT;
+	unlink_slot(t, i);
+	t->st.removed++;
+	return 0;
+}
+
+int
 mod_ct_expect_at(const struct mod_ct_expect *t, uint32_t i, struct mod_ct_exp *out)
 {
 	if (t == NULL || out == NULL || i >= t->cap)

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/conntrack/ct_help_sip.c — the SIP helper in the conntrack
+ * module (nf_conntrack_sip and nf_nat_sip with Linux's defaults:
+ * sip_direct_media=1, sip_direct_signalling=1): the media streams a
+ * session description announces become expectations; behind NAT the
+ * message is rewritten (ct_sip_nat.c plans the edits, ct_help_mangle()
+ * applies them after the NAT rewrite of the headers) and the expected
+ * media get the NAT binding that brings them to the announcing host.
+ * Rules lcore only.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "ct_help_priv.h"
+
+#define PROTO_UDP 17
+#define count ct_help_count
+
+/* How many even ports past the announced one a NATed stream may take. */
+#define SIP_PORT_TRIES 512u
+
+static bool
+addr_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
+{
+	return memcmp(a, b, len) == 0;
+}
+
+/*
+ * Linux's two tuples for a message in direction @p dir: this direction as
+ * it was sent, the other as its sender sees it.
+ */
+static void
+sip_conn(struct mod_ct_sip_conn *c, const struct fc_key *ok, const struct fc_key *rk,
+	unsigned int dir)
+{
+	const struct fc_key *t = dir == RULE_DIR_ORIG ? ok : rk, *o = dir == RULE_DIR_ORIG ? rk : ok;
+	unsigned int alen = fc_af_addr_len(ok->family);
+
+	memset(c, 0, sizeof(*c));
+	c->family = ok->family;
+	c->proto = fc_key_proto(ok);
+	memcpy(c->src, fc_key_src(t), alen);
+	memcpy(c->dst, fc_key_dst(t), alen);
+	c->sport = rte_be_to_cpu_16(fc_key_sport(t));
+	c->dport = rte_be_to_cpu_16(fc_key_dport(t));
+	memcpy(c->osrc, fc_key_src(o), alen);
+	memcpy(c->odst, fc_key_dst(o), alen);
+	c->osport = rte_be_to_cpu_16(fc_key_sport(o));
+	c->odport = rte_be_to_cpu_16(fc_key_dport(o));
+}
+
+/* Is the connection translated (Linux's IPS_NAT_MASK)? */
+static bool
+sip_natted(const struct mod_ct_sip_conn *c)
+{
+	unsigned int alen = fc_af_addr_len(c->family);
+
+	return !addr_eq(c->src, c->odst, alen) || !addr_eq(c->dst, c->osrc, alen) ||
+	       c->sport != c->odport || c->dport != c->osport;
+}
+
+/*
+ * A stream at the sender's own address, without NAT: RTP (the even port)
+ * and RTCP (the next) from the other side's address, any port. @return 0,
+ * or -1 (no room: drop).
+ */
+static int
+media_expect(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn *c,
+	const struct mod_ct_sip_media *md)
+{
+	unsigned int alen = fc_af_addr_len(c->family);
+	uint32_t base = md->port & ~1u;
+	struct mod_ct_exp e;
+	int r = 0;
+
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = c->family;
+	memcpy(fc_key_src_w(&e.tuple), c->osrc, alen);
+	memcpy(fc_key_dst_w(&e.tuple), md->addr, alen);
+	fc_key_set_proto(&e.tuple, PROTO_UDP);
+	e.helper = MOD_CT_HELPER_SIP;
+	e.master = id;
+	e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
+	for (uint32_t p = base; p <= base + 1; p++) {
+		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16((uint16_t)p));
+		r = mod_ct_expect_add(h->exp_sip, &e, h->now);
+		if (r == -EEXIST)
+			return 0; /* another call expects the stream: Linux skips it */
+		if (r < 0)
+			return -1;
+	}
+	count(&h->st.commands);
+	return 0;
+}
+
+/*
+ * A stream at the sender's own address on a translated connection
+ * (nf_nat_sdp_media): expected at the address the other side knows the
+ * sender by, the announced even port or the next free pair, with a DNAT
+ * binding back to the announced address and port (and, when the sender
+ * sent to a translated address, an SNAT binding from that one). @p mn
+ * receives the address and port the description must announce.
+ * @return 0, or -1 (no free pair, no room: drop).
+ */
+static int
+media_expect_nat(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn *c,
+	const struct mod_ct_sip_media *md, struct mod_ct_sip_media_nat *mn)
+{
+	unsigned int alen = fc_af_addr_len(c->family);
+	uint16_t base = md->port & (uint16_t)~1u, p = base;
+	struct mod_ct_exp e, rtcp;
+	unsigned int tries;
+	int r = -1;
+
+	/* "Connection will come from reply": the sender's outside address. */
+	memcpy(mn->addr, addr_eq(c->src, c->odst, alen) ? md->addr : c->odst, alen);
+	memset(&e, 0, sizeof(e));
+	e.tuple.family = c->family;
+	memcpy(fc_key_src_w(&e.tuple), c->osrc, alen);
+	memcpy(fc_key_dst_w(&e.tuple), mn->addr, alen);
+	fc_key_set_proto(&e.tuple, PROTO_UDP);
+	e.helper = MOD_CT_HELPER_SIP;
+	e.master = id;
+	e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
+	e.nat = true;
+	memcpy(e.nat_addr, md->addr, alen);
+	if (!addr_eq(c->dst, c->osrc, alen)) {
+		e.snat = true;
+		memcpy(e.snat_addr, c->dst, alen);
+	}
+	for (tries = 0; tries < SIP_PORT_TRIES && p != 0; tries++, p = (uint16_t)(p + 2)) {
+		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(p));
+		e.nat_port = base;
+		r = mod_ct_expect_add(h->exp_sip, &e, h->now);
+		if (r == -EEXIST)
+			continue;
+		if (r < 0)
+			break;
+		rtcp = e;
+		fc_key_set_ports(&rtcp.tuple, 0, rte_cpu_to_be_16((uint16_t)(p + 1)));
+		rtcp.nat_port = (uint16_t)(base + 1);
+		r = mod_ct_expect_add(h->exp_sip, &rtcp, h->now);
+		if (r == 0)
+			break;
+		mod_ct_expect_remove(h->exp_sip, &e.tuple, id);
+		if (r != -EEXIST)
+			break;
+	}
+	if (r != 0)
+		return -1; /* Linux: "all ports in use for SDP media" */
+	count(&h->st.commands);
+	mn->new_port = p != base;
+	mn->port = p;
+	return 0;
+}
+
+/* Drop the message as Linux does (counted). */
+static void
+sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
+{
+	count(nat ? &h->st.nat_failed : &h->st.dropped);
+	f->drop = nat ? RULE_DROP_NAT_ERROR : RULE_DROP_CT_HELPER;
+}
+
+void
+ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk)
+{
+	struct mod_ct_edit ed[MOD_CT_SIP_EDITS_MAX];
+	struct mod_ct_sip_media_nat mn[MOD_CT_SIP_MEDIA_MAX];
+	struct mod_ct_sip_conn c;
+	struct mod_ct_sip_msg m;
+	unsigned int alen = fc_af_addr_len(ok->family);
+	bool nat;
+	int r, n = 0;
+
+	/* Linux reads nothing shorter than "SIP/2.0 200". */
+	if (plen < 11)
+		return;
+	sip_conn(&c, ok, rk, dir);
+	nat = sip_natted(&c);
+	r = mod_ct_sip_parse(pay, plen, ok->family, &m);
+	if (r < 0) {
+		/* Linux drops what it cannot parse (no CSeq, a bad media port, ...). */
+		sip_drop(h, f, false);
+		return;
+	}
+	if (r > 0) {
+		if (!m.response && (m.method == MOD_CT_SIP_BYE || m.method == MOD_CT_SIP_INVITE)) {
+			mod_ct_expect_remove_master(h->exp_sip, id);
+			hp->sip_invite = false;
+		}
+		if (m.response && m.status >= 300 && hp->sip_invite &&
+			m.cseq == hp->sip_invite_cseq &&
+			(m.method == MOD_CT_SIP_INVITE || m.method == MOD_CT_SIP_UPDATE ||
+				m.method == MOD_CT_SIP_PRACK)) {
+			mod_ct_expect_remove_master(h->exp_sip, id);
+			hp->sip_invite = false;
+		}
+		for (unsigned int i = 0; i < m.n_media; i++) {
+			const struct mod_ct_sip_media *md = &m.media[i];
+
+			memset(&mn[i], 0, sizeof(mn[i]));
+			memcpy(mn[i].addr, md->addr, alen);
+			if (!addr_eq(md->addr, c.src, alen))
+				continue; /* media of another host: not expected (direct media) */
+			if ((nat ? media_expect_nat(h, id, &c, md, &mn[i]) :
+				   media_expect(h, id, &c, md)) < 0) {
+				sip_drop(h, f, false);
+				return;
+			}
+		}
+		if (!m.response && m.method == MOD_CT_SIP_INVITE && m.sdp) {
+			hp->sip_invite_cseq = m.cseq;
+			hp->sip_invite = true;
+		}
+		if (nat && m.sdp)
+			n = mod_ct_sip_nat_sdp(pay, plen, ok->family, &m, mn, ed, 0,
+				MOD_CT_SIP_EDITS_MAX);
+	}
+	if (!nat)
+		return;
+	/* nf_nat_sip: every message of a translated connection. */
+	if (n >= 0)
+		n = mod_ct_sip_nat_headers(pay, plen, &c, ed, (unsigned int)n, MOD_CT_SIP_EDITS_MAX);
+	if (n < 0) {
+		sip_drop(h, f, true);
+		return;
+	}
+	ct_help_plan_edits(h, hp, f->up, dir, ed, (unsigned int)n);
+}
