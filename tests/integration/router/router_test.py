@@ -47,6 +47,14 @@ a server namespace over net_tap ports):
           the INVITE's and the 200 OK's SDP make the callee's RTP and the
           caller's RTCP RELATED; without the CT rule both are refused
   sip_linux  the same through a Linux router (nf_conntrack_sip)
+  sip_nat a SIP call from behind masquerade (IPv4, IPv6): the INVITE's Via,
+          From, Contact and SDP arrive with the gateway's address and port,
+          the answer's Via, received=, rport= and From go back to the
+          caller's own, byte for byte what nf_nat_sip writes; the callee's
+          RTP reaches the caller through the gateway and the caller's RTCP
+          the callee
+  sip_nat_linux  the same through a Linux router (nf_conntrack_sip,
+          nf_nat_sip): the oracle
   irc     an IRC DCC SEND offer through masquerade with CT --helper irc:
           the offer is rewritten to the gateway's outside address and the
           peer's connection reaches the client; without the CT rule the
@@ -922,6 +930,185 @@ def t_sip_linux(build):
     linux_router("sipl", ("udp", "sip"), 5060, body, nat=False)
 
 
+
+# SIP behind a masquerade: a caller whose INVITE names its own address in
+# Via, From, Contact and the session description, and a callee that answers
+# with the Via it got (rport and received filled in, RFC 3581) and its
+# media at port 50000. Each side prints the message as it arrived (hex).
+def sip_invite(host, me, me_port, from_port, sdp_addr):
+    """The INVITE as the caller writes it (@me_port: Via and Contact;
+    @from_port: None for no port in From)."""
+    v6 = ":" in host
+    b = (lambda a: "[%s]" % a) if v6 else (lambda a: a)
+    ipv = "IP6" if v6 else "IP4"
+    sdp = ("v=0\r\no=- 1 1 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n"
+           % (ipv, sdp_addr, ipv, sdp_addr))
+    frm = b(me) + ("" if from_port is None else ":%d" % from_port)
+    return ("INVITE sip:bob@%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:%d;branch=z9hG4bK1;rport\r\n"
+            "From: <sip:alice@%s>;tag=1\r\nTo: <sip:bob@%s>\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
+            "Contact: <sip:alice@%s:%d>\r\nContent-Type: application/sdp\r\n"
+            "Content-Length: %d\r\n\r\n%s" % (b(host), b(me), me_port, frm, b(host), b(me),
+                                              me_port, len(sdp), sdp))
+
+
+def sip_answer(invite, host, peer, peer_port):
+    """The callee's 200 OK to @invite as it arrived from @peer:@peer_port."""
+    v6 = ":" in host
+    ipv = "IP6" if v6 else "IP4"
+    lines = invite.split("\r\n")
+    hdr = lambda n: [l for l in lines if l.lower().startswith(n.lower() + ":")][0]
+    via = hdr("Via").replace(";rport", ";rport=%d" % peer_port) + ";received=%s" % peer
+    sdp = ("v=0\r\no=- 2 2 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 50000 RTP/AVP 0\r\n"
+           % (ipv, host, ipv, host))
+    return ("SIP/2.0 200 OK\r\n%s\r\n%s\r\n%s;tag=2\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
+            "Contact: <sip:bob@%s:5060>\r\nContent-Type: application/sdp\r\n"
+            "Content-Length: %d\r\n\r\n%s" % (via, hdr("From"), hdr("To"),
+                                              "[%s]" % host if v6 else host, len(sdp), sdp))
+
+
+SIP_NAT_COMMON = r"""
+import socket, sys
+def sip_invite(host, me, me_port, from_port, sdp_addr):
+%s
+def sip_answer(invite, host, peer, peer_port):
+%s
+"""
+
+SIP_UAS_NAT = r"""
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((host, 5060))
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((host, 50000))
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((host, 50001))
+rtcp.settimeout(0.2)
+print("LISTEN", flush=True)
+msg, peer = sig.recvfrom(4096)
+inv = msg.decode()
+print("INV", peer[0], peer[1], msg.hex(), flush=True)
+lines = inv.split("\r\n")
+port = int([l for l in lines if l.startswith("m=audio ")][0].split()[1])
+caddr = [l for l in lines if l.startswith("c=IN ")][0].split()[2]
+sig.sendto(sip_answer(inv, host, peer[0], peer[1]).encode(), peer)
+got = 0
+for _ in range(25):
+    rtp.sendto(b"rtp", (caddr, port))
+    try:
+        rtcp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAS rtcp=%d" % got, flush=True)
+"""
+
+SIP_UAC_NAT = r"""
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((me, 5060))
+sig.settimeout(5)
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((me, 40000))
+rtp.settimeout(0.2)
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((me, 40001))
+sig.sendto(sip_invite(host, me, 5060, None, me).encode(), (host, 5060))
+try:
+    ans = sig.recv(4096)
+except socket.timeout:
+    print("UAC no-answer", flush=True)
+    sys.exit(0)
+print("ANS", ans.hex(), flush=True)
+port = int([l for l in ans.decode().split("\r\n") if l.startswith("m=audio ")][0].split()[1])
+got = 0
+for _ in range(25):
+    rtcp.sendto(b"rtcp", (host, port + 1))
+    try:
+        rtp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAC %s rtp=%d" % (ans.decode().split("\r\n")[0].split()[1], got), flush=True)
+"""
+
+
+def sip_nat_scripts():
+    import inspect
+    import textwrap
+
+    body = lambda f: textwrap.indent(
+        textwrap.dedent("".join(inspect.getsourcelines(f)[0][1:])), "    ")
+    common = SIP_NAT_COMMON % (body(sip_invite), body(sip_answer))
+    return common + SIP_UAS_NAT, common + SIP_UAC_NAT
+
+
+def sip_nat_call(spawn_server, spawn_client, host, me, gw):
+    """A call from behind the masquerade: what each side received must be
+    what Linux's nf_nat_sip makes of it (the caller's addresses in Via,
+    From, Contact and the SDP become the gateway's, the answer's go back),
+    and the media flow both ways. Returns a line to print."""
+    uas, uac = sip_nat_scripts()
+    srv = spawn_server(uas, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(uac, host, me)
+    inv = wait_line(srv, "INV", timeout=30)
+    ans = wait_line(cl, "ANS", timeout=30)
+    c = wait_line(cl, "UAC", timeout=30)
+    s = wait_line(srv, "UAS", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    got_inv, got_ans = bytes.fromhex(inv[3]).decode(), bytes.fromhex(ans[1]).decode()
+    check(inv[1] == gw, "sip nat %s: not masqueraded: %s" % (host, inv[1:3]))
+    mp = int(inv[2])
+    want_inv = sip_invite(host, gw, mp, mp, gw)
+    check(got_inv == want_inv, "sip nat %s: the INVITE arrived as\n%r\nnot\n%r"
+          % (host, got_inv, want_inv))
+    want_ans = sip_answer(sip_invite(host, me, 5060, 5060, me), host, me, 5060)
+    check(got_ans == want_ans, "sip nat %s: the answer arrived as\n%r\nnot\n%r"
+          % (host, got_ans, want_ans))
+    check(c[1] == "200" and c[2] == "rtp=1" and s[1] == "rtcp=1",
+          "sip nat %s: media %s / %s" % (host, c, s))
+    return ("sip nat %s: INVITE from %s:%d rewritten as Linux does, answer restored, "
+            "callee's RTP %s, caller's RTCP %s" % (host, gw, mp, c[2], s[1]))
+
+
+def sip_nat_rules():
+    """-P FORWARD DROP, ESTABLISHED,RELATED, UDP 5060 out, masquerade on the
+    egress, CT --helper sip in raw."""
+    return ("policy drop\n"
+            "accept ctstate established,related\n"
+            "accept proto udp dport 5060 ctstate new out outside\n"
+            "accept proto icmpv6\n"
+            "masquerade src 10.0.1.0/24 out outside\n"
+            "masquerade src 2001:db8:1::/64 out outside\n"
+            "table raw\nchain pre hook prerouting\nct ct_helper sip proto udp dport 5060\n")
+
+
+def t_sip_nat(build):
+    with Gateway(build, BASE_CONF, sip_nat_rules(), server_default_route=False) as gw:
+        for host, me, out in ((SERVER4, CLIENT4, GW_OUT4), (SERVER6, CLIENT6, GW_OUT6)):
+            print(sip_nat_call(lambda *a: gw.python(gw.sns, *a),
+                               lambda *a: gw.python(gw.cns, *a), host, me, out))
+        flows = gw.shell("show flows proto udp")
+        check(flows.count("expected=sip") >= 4, "the media are not RELATED:\n" + flows)
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["nat_rewrites"] >= 4 and st["nat_failed"] == 0 and st["dropped"] == 0,
+              "helper counters: %s" % st)
+
+
+def t_sip_nat_linux(build):
+    """The same calls through a Linux router (nf_conntrack_sip, nf_nat_sip)
+    with masquerade: the oracle for the bytes gufc writes."""
+    def body(spawn, flush_raw):
+        for host, me, out in ((SERVER4, CLIENT4, GW_OUT4), (SERVER6, CLIENT6, GW_OUT6)):
+            print("linux: " + sip_nat_call(lambda *a: spawn(True, *a),
+                                           lambda *a: spawn(False, *a), host, me, out))
+
+    linux_router("sipn", ("udp", "sip"), 5060, body, nat=True)
+
 # An IRC server that takes one client, reads its DCC SEND offer and, as the
 # peer of the offer, connects to the address and port it names.
 IRCD = r"""
@@ -1210,7 +1397,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "sip_nat": t_sip_nat, "sip_nat_linux": t_sip_nat_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":
