@@ -574,9 +574,17 @@ struct mod_ct_exp {
 				   master's destination was translated: Linux's follow_master) */
 	uint8_t snat_addr[16]; /**< network order */
 	uint8_t helper;       /**< the master's helper (enum mod_ct_helper) */
+	uint8_t flags;        /**< MOD_CT_EXP_F_* */
 	uint32_t master;      /**< the master's connection id (its TCP record) */
 	uint32_t expires;     /**< time (ms, the caller's clock) it is gone at */
 };
+
+/** An expectation that stays when taken (Linux's NF_CT_EXPECT_PERMANENT). */
+#define MOD_CT_EXP_F_PERMANENT 0x01
+/** One that matches nothing until refreshed (NF_CT_EXPECT_INACTIVE). */
+#define MOD_CT_EXP_F_INACTIVE 0x02
+/** The connection taking it gets the master's helper (SIP's signalling). */
+#define MOD_CT_EXP_F_HELPER 0x04
 
 /** A table of expectations. */
 struct mod_ct_expect;
@@ -622,7 +630,8 @@ int mod_ct_expect_add(struct mod_ct_expect *t, const struct mod_ct_exp *e, uint3
 /**
  * Take the expectation a new flow's first packet matches (family, proto,
  * addresses, destination port; any source port, local bits and input
- * port): it is consumed, once.
+ * port): it is consumed, once (a MOD_CT_EXP_F_PERMANENT one stays; a
+ * MOD_CT_EXP_F_INACTIVE one matches nothing).
  * @param t    the table
  * @param k    the packet's key
  * @param now  current time: an expired expectation matches nothing
@@ -659,6 +668,19 @@ unsigned int mod_ct_expect_expire(struct mod_ct_expect *t, uint32_t now, unsigne
  * @return how many. Context: the rules lcore.
  */
 unsigned int mod_ct_expect_remove_master(struct mod_ct_expect *t, uint32_t master);
+
+/**
+ * Make master @p master's expectation of exactly @p tuple active (clear
+ * MOD_CT_EXP_F_INACTIVE) until @p expires.
+ * @param t        the table
+ * @param tuple    its tuple
+ * @param master   the master's connection id
+ * @param expires  the new expiry time (ms)
+ * @return 0, -ENOENT (none of that master), -EINVAL.
+ * Context: the rules lcore.
+ */
+int mod_ct_expect_refresh(struct mod_ct_expect *t, const struct fc_key *tuple, uint32_t master,
+	uint32_t expires);
 
 /**
  * Remove master @p master's expectation of exactly @p tuple (normalized as

@@ -22,6 +22,8 @@
 #define CT_SIP_MAX_EXPECTED 12
 #define CT_SIP_EXP_TIMEOUT_MS 180000u
 #define CT_SIP_TIMEOUT_MS 3600000u
+/* Linux's SIP signalling class: one per master. */
+#define CT_SIP_SIG_MAX_EXPECTED 1
 /* Linux's IRC policy: max_dcc_channels 8, dcc_timeout 300 s. */
 #define CT_IRC_MAX_EXPECTED 8
 #define CT_IRC_EXP_TIMEOUT_MS 300000u
@@ -38,6 +40,9 @@ struct ct_help {
 	struct mod_ct_seqadj adj;
 	uint32_t sip_invite_cseq; /* SIP: the CSeq of the last INVITE that expected media */
 	bool sip_invite;          /* ... valid */
+	uint32_t sip_register_cseq; /* SIP: the CSeq of the last REGISTER that expected */
+	bool sip_register;          /* ... valid */
+	bool expected;              /* the connection took an expectation (it registers nothing) */
 	uint8_t sane_state;       /* SANE: MOD_CT_SANE_* */
 };
 
@@ -68,6 +73,7 @@ struct ct_helpers {
 	struct rule_engine *eng;
 	struct mod_ct_expect *exp;     /* FTP's and TFTP's expectations */
 	struct mod_ct_expect *exp_sip; /* SIP's media expectations (a per-master limit of their own) */
+	struct mod_ct_expect *exp_sig; /* SIP's signalling expectations (REGISTER: one per master) */
 	struct mod_ct_expect *exp_irc; /* IRC's DCC expectations (from any address) */
 	struct ct_help **help[MOD_CT_FAST_CHUNKS]; /* by record id, chunked */
 	uint32_t now;                               /* the engine's clock, from step */

@@ -15,12 +15,15 @@
 #include <rte_byteorder.h>
 
 #include "ct_help_priv.h"
+#include "ct_priv.h"
 
-#define PROTO_UDP 17
 #define count ct_help_count
 
 /* How many even ports past the announced one a NATed stream may take. */
 #define SIP_PORT_TRIES 512u
+
+/* The longest registration the clock's wrap lets an expectation hold (s). */
+#define SIP_EXPIRES_MAX 2000000u
 
 static bool
 addr_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
@@ -80,7 +83,7 @@ media_expect(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn *c,
 	e.tuple.family = c->family;
 	memcpy(fc_key_src_w(&e.tuple), c->osrc, alen);
 	memcpy(fc_key_dst_w(&e.tuple), md->addr, alen);
-	fc_key_set_proto(&e.tuple, PROTO_UDP);
+	fc_key_set_proto(&e.tuple, 17);
 	e.helper = MOD_CT_HELPER_SIP;
 	e.master = id;
 	e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
@@ -121,7 +124,7 @@ media_expect_nat(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn
 	e.tuple.family = c->family;
 	memcpy(fc_key_src_w(&e.tuple), c->osrc, alen);
 	memcpy(fc_key_dst_w(&e.tuple), mn->addr, alen);
-	fc_key_set_proto(&e.tuple, PROTO_UDP);
+	fc_key_set_proto(&e.tuple, 17);
 	e.helper = MOD_CT_HELPER_SIP;
 	e.master = id;
 	e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
@@ -157,7 +160,151 @@ media_expect_nat(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn
 	return 0;
 }
 
-/* Drop the message as Linux does (counted). */
+/*
+ * A REGISTER (process_register_request, nf_nat_sip_expect): the phone's
+ * Contact, at its own address, becomes a permanent expectation, inactive
+ * until the registrar's answer: incoming signalling from the registrar's
+ * address (sip_direct_signalling), any port, to the Contact's address and
+ * port over the connection's transport, for 3600 s. Behind NAT it is
+ * expected at the phone's outside address (and the masquerade's port when
+ * the Contact names the phone's source port), the next free port if taken,
+ * with a DNAT binding back; the Contact is rewritten to it.
+ * @return 0, or -1: drop.
+ */
+static int
+register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
+	const struct mod_ct_sip_conn *c, bool nat, const uint8_t *pay, uint32_t plen,
+	const struct mod_ct_sip_msg *m, struct mod_ct_edit *ed, int *n)
+{
+	unsigned int alen = fc_af_addr_len(c->family);
+	uint32_t expires = 0, moff, mlen, at = 0, v;
+	uint8_t addr[16], proto;
+	struct mod_ct_exp e;
+	uint16_t port, p;
+	unsigned int tries;
+	int r = -1;
+
+	if (hp->expected)
+		return 0; /* an expected connection registers nothing (Linux) */
+	if (ct_sip_header_num(pay, plen, CT_SIP_H_EXPIRES, &moff, &mlen, &v) == 1)
+		expires = v;
+	r = ct_sip_header_uri(pay, plen, &at, CT_SIP_H_CONTACT, c->family, NULL, &moff, &mlen, addr,
+		&port);
+	if (r <= 0)
+		return r;
+	if (!addr_eq(addr, c->src, alen))
+		return 0; /* a third-party registration: not expected */
+	if (ct_sip_param_transport(pay, plen, moff + mlen, c->proto, &proto) == 0)
+		return 0;
+	if (ct_sip_param_num(pay, plen, moff + mlen, "expires=", &v) == 1)
+		expires = v;
+	if (expires != 0) {
+		memset(&e, 0, sizeof(e));
+		e.tuple.family = c->family;
+		memcpy(fc_key_src_w(&e.tuple), c->osrc, alen);
+		memcpy(fc_key_dst_w(&e.tuple), addr, alen);
+		fc_key_set_proto(&e.tuple, proto);
+		e.helper = MOD_CT_HELPER_SIP;
+		e.flags = MOD_CT_EXP_F_PERMANENT | MOD_CT_EXP_F_INACTIVE | MOD_CT_EXP_F_HELPER;
+		e.master = id;
+		e.expires = h->now + CT_SIP_TIMEOUT_MS;
+		p = port;
+		if (nat) {
+			/* "Connection will come from reply": the outside address; the
+			 * masquerade's port when the Contact is the source port. */
+			if (!addr_eq(c->src, c->odst, alen))
+				memcpy(fc_key_dst_w(&e.tuple), c->odst, alen);
+			if (port == c->sport)
+				p = c->odport;
+			e.nat = true;
+			memcpy(e.nat_addr, addr, alen);
+			e.nat_port = port;
+			if (!addr_eq(c->dst, c->osrc, alen)) {
+				e.snat = true;
+				memcpy(e.snat_addr, c->dst, alen);
+			}
+		}
+		r = -1;
+		for (tries = 0; tries < (nat ? SIP_PORT_TRIES : 1u) && p != 0; tries++, p++) {
+			fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(p));
+			r = mod_ct_expect_add(h->exp_sig, &e, h->now);
+			if (r != -EEXIST)
+				break;
+		}
+		if (r != 0)
+			return -1;
+		count(&h->st.commands);
+		if (nat && (!addr_eq(fc_key_dst(&e.tuple), addr, alen) || p != port)) {
+			char buf[64];
+			int w = ct_sip_fmt_addr_port(c->family, fc_key_dst(&e.tuple), p, buf,
+				sizeof(buf));
+
+			if (w < 0 || ct_sip_edit_add(ed, (unsigned int *)n, MOD_CT_SIP_EDITS_MAX, moff,
+					     mlen, buf, (uint32_t)w) < 0)
+				return -1;
+		}
+	}
+	hp->sip_register_cseq = m->cseq;
+	hp->sip_register = true;
+	return 0;
+}
+
+/*
+ * The registrar's answer to the last REGISTER (process_register_response):
+ * a 2xx activates the expectation of a Contact it lists at the phone's
+ * address (as the registrar sees it) for its expires= (else Expires:); a
+ * failure, an expiry of 0 or no such Contact takes it back. @return 0, -1: drop.
+ */
+static int
+register_response(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
+	const struct mod_ct_sip_conn *c, const uint8_t *pay, uint32_t plen,
+	const struct mod_ct_sip_msg *m)
+{
+	unsigned int alen = fc_af_addr_len(c->family);
+	uint32_t expires = 0, moff, mlen, at = 0, v;
+	uint8_t addr[16], proto;
+	struct fc_key t;
+	bool in_hdr = false;
+	uint16_t port;
+	int r;
+
+	if (!hp->sip_register || hp->sip_register_cseq != m->cseq || m->status < 200)
+		return 0;
+	if (m->status <= 299) {
+		if (ct_sip_header_num(pay, plen, CT_SIP_H_EXPIRES, &moff, &mlen, &v) == 1)
+			expires = v;
+		for (;;) {
+			uint32_t ce = expires;
+
+			r = ct_sip_header_uri(pay, plen, &at, CT_SIP_H_CONTACT, c->family, &in_hdr,
+				&moff, &mlen, addr, &port);
+			if (r < 0)
+				return -1;
+			if (r == 0)
+				break;
+			if (!addr_eq(addr, c->dst, alen) ||
+				ct_sip_param_transport(pay, plen, moff + mlen, c->proto, &proto) == 0)
+				continue;
+			if (ct_sip_param_num(pay, plen, moff + mlen, "expires=", &v) == 1)
+				ce = v;
+			if (ce == 0)
+				break;
+			memset(&t, 0, sizeof(t));
+			t.family = c->family;
+			memcpy(fc_key_src_w(&t), c->src, alen);
+			memcpy(fc_key_dst_w(&t), addr, alen);
+			fc_key_set_proto(&t, proto);
+			fc_key_set_ports(&t, 0, rte_cpu_to_be_16(port));
+			if (mod_ct_expect_refresh(h->exp_sig, &t, id,
+				    h->now + (ce > SIP_EXPIRES_MAX ? SIP_EXPIRES_MAX : ce) * 1000u) == 0)
+				return 0;
+		}
+	}
+	mod_ct_expect_remove_master(h->exp_sig, id);
+	return 0;
+}
+
+/* Drop the message as Linux does (counted). *//* Drop the message as Linux does (counted). */
 static void
 sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
 {
@@ -218,8 +365,14 @@ ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 			hp->sip_invite_cseq = m.cseq;
 			hp->sip_invite = true;
 		}
+		if (m.method == MOD_CT_SIP_REGISTER &&
+			(m.response ? register_response(h, id, hp, &c, pay, plen, &m) :
+				      register_request(h, id, hp, &c, nat, pay, plen, &m, ed, &n)) < 0) {
+			sip_drop(h, f, false);
+			return;
+		}
 		if (nat && m.sdp)
-			n = mod_ct_sip_nat_sdp(pay, plen, ok->family, &m, mn, ed, 0,
+			n = mod_ct_sip_nat_sdp(pay, plen, ok->family, &m, mn, ed, (unsigned int)n,
 				MOD_CT_SIP_EDITS_MAX);
 	}
 	if (!nat)

@@ -38,9 +38,11 @@ ct_help_init(struct ct_helpers *h, struct rule_engine *eng)
 	h->eng = eng;
 	h->exp = mod_ct_expect_create(CT_EXP_MAX, CT_FTP_MAX_EXPECTED);
 	h->exp_sip = mod_ct_expect_create(CT_EXP_MAX, CT_SIP_MAX_EXPECTED);
+	h->exp_sig = mod_ct_expect_create(CT_EXP_MAX, CT_SIP_SIG_MAX_EXPECTED);
 	h->exp_irc = mod_ct_expect_create(CT_EXP_MAX, CT_IRC_MAX_EXPECTED);
 	h->scratch = malloc(CT_SCRATCH);
-	return h->exp == NULL || h->exp_sip == NULL || h->exp_irc == NULL || h->scratch == NULL ?
+	return h->exp == NULL || h->exp_sip == NULL || h->exp_sig == NULL || h->exp_irc == NULL ||
+			       h->scratch == NULL ?
 		       -ENOMEM :
 		       0;
 }
@@ -57,6 +59,7 @@ ct_help_fini(struct ct_helpers *h)
 	}
 	mod_ct_expect_free(h->exp);
 	mod_ct_expect_free(h->exp_sip);
+	mod_ct_expect_free(h->exp_sig);
 	mod_ct_expect_free(h->exp_irc);
 	free(h->scratch);
 	memset(h, 0, sizeof(*h));
@@ -97,7 +100,8 @@ ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t hel
 	const struct fc_key *k = &f->up->pkt.key;
 
 	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_proto(helper) == fc_key_proto(k)) ||
-	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now);
+	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now) ||
+	       mod_ct_expect_has(h->exp_sig, k, h->now);
 	/* (IRC's expectations are TCP: every TCP connection has a record.) */
 }
 
@@ -106,9 +110,11 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 	struct mod_ct_conn *c, struct mod_ct_verdict *v)
 {
 	struct mod_ct_exp e;
+	bool expected = false;
 
 	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0 ||
 		mod_ct_expect_take(h->exp_sip, &f->up->pkt.key, h->now, &e) == 0 ||
+		mod_ct_expect_take(h->exp_sig, &f->up->pkt.key, h->now, &e) == 0 ||
 		mod_ct_expect_take(h->exp_irc, &f->up->pkt.key, h->now, &e) == 0) {
 		c->master_helper = e.helper;
 		if (v->ctstate == RULE_CT_NEW)
@@ -129,6 +135,10 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 			}
 			f->exp_nat = true;
 		}
+		/* SIP's signalling expectation gives the connection the helper. */
+		if ((e.flags & MOD_CT_EXP_F_HELPER) && helper == MOD_CT_HELPER_NONE)
+			helper = e.helper;
+		expected = true;
 		count(&h->st.related);
 	}
 	/* A helper serves one protocol (Linux finds it by name and protocol). */
@@ -147,6 +157,7 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 	h->help[id >> MOD_CT_FAST_CHUNK_SHIFT][id & CHUNK_MASK] = calloc(1, sizeof(struct ct_help));
 	if (help_of(h, id) == NULL)
 		return -ENOMEM;
+	help_of(h, id)->expected = expected;
 	c->helper = helper;
 	count(&h->st.conns);
 	return 0;
@@ -592,6 +603,7 @@ ct_help_gone(struct ct_helpers *h, uint32_t id)
 	c[id & CHUNK_MASK] = NULL;
 	mod_ct_expect_remove_master(h->exp, id);
 	mod_ct_expect_remove_master(h->exp_sip, id);
+	mod_ct_expect_remove_master(h->exp_sig, id);
 	mod_ct_expect_remove_master(h->exp_irc, id);
 }
 
@@ -601,6 +613,7 @@ ct_help_step(struct ct_helpers *h, uint32_t now, unsigned int budget)
 	h->now = now;
 	return mod_ct_expect_expire(h->exp, now, budget) +
 	       mod_ct_expect_expire(h->exp_sip, now, budget) +
+	       mod_ct_expect_expire(h->exp_sig, now, budget) +
 	       mod_ct_expect_expire(h->exp_irc, now, budget);
 }
 

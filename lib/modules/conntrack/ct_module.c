@@ -783,8 +783,11 @@ mod_ct_module_helper_stats_get(const struct mod_ct_module *ct, struct mod_ct_hel
 	{
 		struct mod_ct_expect_stats x;
 
-		for (unsigned int t = 0; t < 2; t++) {
-			mod_ct_expect_stats_get(t == 0 ? ct->hlp.exp_sip : ct->hlp.exp_irc, &x);
+		const struct mod_ct_expect *more[] = {ct->hlp.exp_sip, ct->hlp.exp_sig,
+			ct->hlp.exp_irc};
+
+		for (unsigned int t = 0; t < RTE_DIM(more); t++) {
+			mod_ct_expect_stats_get(more[t], &x);
 			st->exp.created += x.created;
 			st->exp.matched += x.matched;
 			st->exp.expired += x.expired;

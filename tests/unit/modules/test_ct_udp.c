@@ -591,6 +591,124 @@ test_sip_masquerade(void **state)
 	world_down(&w);
 }
 
+/* A SIP message's payload as it left is @p want. */
+static void
+left_as(const struct world *w, const char *want)
+{
+	assert_int_equal(w->len, 14 + 20 + 8 + strlen(want));
+	assert_memory_equal(w->frame + 14 + 28, want, strlen(want));
+	assert_true(udp_csum_ok(w));
+	assert_true(ip_ok(w));
+}
+
+/*
+ * REGISTER behind masquerade (sip_direct_signalling): the Contact becomes
+ * the gateway's, the registrar's 2xx activates the expectation, and calls
+ * from the registrar's address (any port) reach the phone, RELATED, while
+ * the registration lasts; an un-REGISTER takes it back.
+ */
+static void
+test_sip_register(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	char b[800], want[800];
+	uint16_t sig;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dst 192.0.2.7 dport 5060 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sip proto udp dport 5060\n");
+	snprintf(b, sizeof(b), "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 10.0.0.1:5060;branch=r1\r\n"
+			       "From: <sip:alice@192.0.2.7>;tag=1\r\n"
+			       "To: <sip:alice@192.0.2.7>\r\n"
+			       "Call-ID: r1\r\n"
+			       "CSeq: 1 REGISTER\r\n"
+			       "Contact: <sip:alice@10.0.0.1:5060>\r\n"
+			       "Expires: 600\r\n"
+			       "Content-Length: 0\r\n\r\n");
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	sig = UDP_SP(&w);
+	snprintf(want, sizeof(want), "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+				     "Via: SIP/2.0/UDP 198.51.100.1:%u;branch=r1\r\n"
+				     "From: <sip:alice@192.0.2.7>;tag=1\r\n"
+				     "To: <sip:alice@192.0.2.7>\r\n"
+				     "Call-ID: r1\r\n"
+				     "CSeq: 1 REGISTER\r\n"
+				     "Contact: <sip:alice@198.51.100.1:%u>\r\n"
+				     "Expires: 600\r\n"
+				     "Content-Length: 0\r\n\r\n",
+		sig, sig);
+	left_as(&w, want);
+	/* Until the registrar answers, the expectation is inactive. */
+	snprintf(b, sizeof(b), "INVITE sip:alice@198.51.100.1:%u SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 192.0.2.7:5070;branch=i0\r\n"
+			       "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n",
+		sig);
+	assert_false(accepted(rx(&w, SERVER, 5070, MASQ, sig, b, (uint32_t)strlen(b))));
+	/* The registrar's 200 OK lists the gateway's Contact: back to the phone's own. */
+	snprintf(b, sizeof(b), "SIP/2.0 200 OK\r\n"
+			       "Via: SIP/2.0/UDP 198.51.100.1:%u;branch=r1\r\n"
+			       "CSeq: 1 REGISTER\r\n"
+			       "Contact: <sip:alice@198.51.100.1:%u>;expires=300\r\n"
+			       "Content-Length: 0\r\n\r\n",
+		sig, sig);
+	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	left_as(&w, "SIP/2.0 200 OK\r\n"
+		    "Via: SIP/2.0/UDP 10.0.0.1:5060;branch=r1\r\n"
+		    "CSeq: 1 REGISTER\r\n"
+		    "Contact: <sip:alice@10.0.0.1:5060>;expires=300\r\n"
+		    "Content-Length: 0\r\n\r\n");
+	/* A call from the registrar's address, another port: RELATED, to the phone. */
+	snprintf(b, sizeof(b), "INVITE sip:alice@198.51.100.1:%u SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 192.0.2.7:5080;branch=i1\r\n"
+			       "To: <sip:alice@198.51.100.1:%u>\r\n"
+			       "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n",
+		sig, sig);
+	assert_true(accepted(rx(&w, SERVER, 5080, MASQ, sig, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 5060);
+	left_as(&w, "INVITE sip:alice@10.0.0.1:5060 SIP/2.0\r\n"
+		    "Via: SIP/2.0/UDP 192.0.2.7:5080;branch=i1\r\n"
+		    "To: <sip:alice@10.0.0.1:5060>\r\n"
+		    "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n");
+	/* Permanent: another one; from another host: not expected. */
+	assert_true(accepted(rx(&w, SERVER, 5081, MASQ, sig, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_false(accepted(rx(&w, SERVER + 1, 5080, MASQ, sig, b, (uint32_t)strlen(b))));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.related, 2);
+	assert_int_equal(st.dropped, 0);
+	/* Un-registering (Expires: 0) takes the expectation back on the answer. */
+	snprintf(b, sizeof(b), "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 10.0.0.1:5060;branch=r2\r\n"
+			       "CSeq: 2 REGISTER\r\n"
+			       "Contact: <sip:alice@10.0.0.1:5060>\r\n"
+			       "Expires: 0\r\n"
+			       "Content-Length: 0\r\n\r\n");
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, (uint32_t)strlen(b))));
+	snprintf(b, sizeof(b), "SIP/2.0 200 OK\r\n"
+			       "Via: SIP/2.0/UDP 198.51.100.1:%u;branch=r2\r\n"
+			       "CSeq: 2 REGISTER\r\n"
+			       "Expires: 0\r\n"
+			       "Content-Length: 0\r\n\r\n",
+		sig);
+	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, (uint32_t)strlen(b))));
+	snprintf(b, sizeof(b), "INVITE sip:alice@198.51.100.1:%u SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 192.0.2.7:5082;branch=i2\r\n"
+			       "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n",
+		sig);
+	assert_false(accepted(rx(&w, SERVER, 5082, MASQ, sig, b, (uint32_t)strlen(b))));
+	world_down(&w);
+}
+
 int
 main(void)
 {
@@ -603,6 +721,7 @@ main(void)
 		cmocka_unit_test(test_sip_media),
 		cmocka_unit_test(test_sip_teardown),
 		cmocka_unit_test(test_sip_masquerade),
+		cmocka_unit_test(test_sip_register),
 	};
 
 	int rc;
