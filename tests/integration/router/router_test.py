@@ -52,7 +52,9 @@ a server namespace over net_tap ports):
           the answer's Via, received=, rport= and From go back to the
           caller's own, byte for byte what nf_nat_sip writes; the callee's
           RTP reaches the caller through the gateway and the caller's RTCP
-          the callee
+          the callee; then the caller REGISTERs (its Contact becomes the
+          gateway's) and the registrar's call from another port of its
+          address reaches it (sip_direct_signalling)
   sip_nat_linux  the same through a Linux router (nf_conntrack_sip,
           nf_nat_sip): the oracle
   irc     an IRC DCC SEND offer through masquerade with CT --helper irc:
@@ -1074,6 +1076,108 @@ def sip_nat_call(spawn_server, spawn_client, host, me, gw):
             "callee's RTP %s, caller's RTCP %s" % (host, gw, mp, c[2], s[1]))
 
 
+
+def sip_register(host, me, port):
+    """The phone's REGISTER (@me:@port in Via and Contact)."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("REGISTER sip:%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:%d;branch=r1\r\n"
+            "From: <sip:alice@%s>;tag=1\r\nTo: <sip:alice@%s>\r\nCall-ID: r1\r\n"
+            "CSeq: 1 REGISTER\r\nContact: <sip:alice@%s:%d>\r\nExpires: 600\r\n"
+            "Content-Length: 0\r\n\r\n" % (b(host), b(me), port, b(host), b(host), b(me), port))
+
+
+def sip_register_answer(host, me, port):
+    """The registrar's 200 OK to a REGISTER from @me:@port."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP %s:%d;branch=r1\r\nCSeq: 1 REGISTER\r\n"
+            "Contact: <sip:alice@%s:%d>;expires=600\r\nContent-Length: 0\r\n\r\n"
+            % (b(me), port, b(me), port))
+
+
+def sip_incoming(host, contact):
+    """The registrar's call to the registered @contact ("ADDR:PORT"), from port 5070."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("INVITE sip:alice@%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:5070;branch=i1\r\n"
+            "From: <sip:bob@%s>;tag=9\r\nTo: <sip:alice@%s>\r\nCall-ID: i1\r\nCSeq: 1 INVITE\r\n"
+            "Content-Length: 0\r\n\r\n" % (contact, b(host), b(host), contact))
+
+
+# A registrar: answers one REGISTER, then calls the Contact it registered
+# from another port of its address (the incoming call of sip_direct_signalling).
+SIP_REGISTRAR = r"""
+import socket, sys, time
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((host, 5060))
+call = socket.socket(fam, socket.SOCK_DGRAM)
+call.bind((host, 5070))
+print("LISTEN", flush=True)
+msg, peer = sig.recvfrom(4096)
+print("REG", peer[0], peer[1], msg.hex(), flush=True)
+contact = [l for l in msg.decode().split("\r\n") if l.startswith("Contact:")][0]
+contact = contact.split("@", 1)[1].rstrip(">")
+a, p = contact.rsplit(":", 1)
+sig.sendto(sip_register_answer(host, a.strip("[]"), int(p)).encode(), peer)
+time.sleep(0.5)
+call.sendto(sip_incoming(host, contact).encode(), (a.strip("[]"), int(p)))
+print("CALL", flush=True)
+"""
+
+# A phone: registers its own address, then waits for the call.
+SIP_PHONE = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((me, 5060))
+sig.settimeout(5)
+sig.sendto(sip_register(host, me, 5060).encode(), (host, 5060))
+try:
+    print("ANS", sig.recv(4096).hex(), flush=True)
+    inv, frm = sig.recvfrom(4096)
+    print("INV", frm[0], frm[1], inv.hex(), flush=True)
+except socket.timeout:
+    print("ANS none", flush=True)
+    print("INV none", flush=True)
+"""
+
+
+def sip_register_call(spawn_server, spawn_client, host, me, gw):
+    """REGISTER from behind the masquerade, then a call from the registrar
+    (another port of its address) to the registered Contact: what each side
+    receives must be what nf_nat_sip makes of it, and the call must arrive."""
+    import inspect
+    import textwrap
+
+    body = lambda f: textwrap.indent(
+        textwrap.dedent("".join(inspect.getsourcelines(f)[0][1:])), "    ")
+    common = ("import socket, sys\n" + "".join(
+        "def %s(%s):\n%s\n" % (f.__name__, ", ".join(inspect.signature(f).parameters), body(f))
+        for f in (sip_register, sip_register_answer, sip_incoming)))
+    srv = spawn_server(common + SIP_REGISTRAR, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(common + SIP_PHONE, host, me)
+    reg = wait_line(srv, "REG", timeout=30)
+    ans = wait_line(cl, "ANS", timeout=30)
+    inv = wait_line(cl, "INV", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    check(reg[1] == gw, "sip register %s: not masqueraded: %s" % (host, reg[1:3]))
+    mp = int(reg[2])
+    got = bytes.fromhex(reg[3]).decode()
+    check(got == sip_register(host, gw, mp),
+          "sip register %s: the REGISTER arrived as\n%r" % (host, got))
+    check(ans[1] != "none" and bytes.fromhex(ans[1]).decode() == sip_register_answer(host, me, 5060),
+          "sip register %s: the answer arrived as %s" % (host, ans[1:]))
+    check(inv[1] != "none", "sip register %s: the registrar's call did not arrive" % host)
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    got = bytes.fromhex(inv[3]).decode()
+    check(inv[1] == host and got == sip_incoming(host, "%s:5060" % b(me)),
+          "sip register %s: the call arrived from %s as\n%r" % (host, inv[1:3], got))
+    return ("sip register %s: Contact %s:%d registered, the registrar's call from port 5070 "
+            "reached the phone with its URI restored" % (host, gw, mp))
+
 def sip_nat_rules():
     """-P FORWARD DROP, ESTABLISHED,RELATED, UDP 5060 out, masquerade on the
     egress, CT --helper sip in raw."""
@@ -1091,6 +1195,8 @@ def t_sip_nat(build):
         for host, me, out in ((SERVER4, CLIENT4, GW_OUT4), (SERVER6, CLIENT6, GW_OUT6)):
             print(sip_nat_call(lambda *a: gw.python(gw.sns, *a),
                                lambda *a: gw.python(gw.cns, *a), host, me, out))
+            print(sip_register_call(lambda *a: gw.python(gw.sns, *a),
+                                    lambda *a: gw.python(gw.cns, *a), host, me, out))
         flows = gw.shell("show flows proto udp")
         check(flows.count("expected=sip") >= 4, "the media are not RELATED:\n" + flows)
         gw.stop()
@@ -1106,6 +1212,8 @@ def t_sip_nat_linux(build):
         for host, me, out in ((SERVER4, CLIENT4, GW_OUT4), (SERVER6, CLIENT6, GW_OUT6)):
             print("linux: " + sip_nat_call(lambda *a: spawn(True, *a),
                                            lambda *a: spawn(False, *a), host, me, out))
+            print("linux: " + sip_register_call(lambda *a: spawn(True, *a),
+                                                lambda *a: spawn(False, *a), host, me, out))
 
     linux_router("sipn", ("udp", "sip"), 5060, body, nat=True)
 
