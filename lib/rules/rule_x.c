@@ -759,8 +759,8 @@ proto_is(const struct rule *r, uint8_t proto)
 /*
  * CT --helper NAME: the helpers gufc has (conntrack_helper.h: ftp, tftp,
  * sip, irc, sane), each for its protocol, as Linux finds a helper by name
- * and protocol (-p tcp for ftp, irc and sane, -p udp for tftp and for sip: gufc's
- * SIP helper reads UDP only; irc is IPv4 only, as Linux's); the others Linux has are an error
+ * and protocol (-p tcp for ftp, irc and sane, -p udp for tftp, either for sip;
+ * irc is IPv4 only, as Linux's); the others Linux has are an error
  * that says so, not a silent accept.
  */
 static const char *
@@ -792,8 +792,8 @@ ct_helper_check(const struct rule *r, const char *name)
 			"CT --helper irc needs -p tcp (a helper serves one protocol)";
 	}
 	if (strcmp(name, "sip") == 0)
-		return proto_is(r, RULE_PROTO_UDP) ? NULL :
-			"CT --helper sip needs -p udp (gufc's SIP helper reads SIP over UDP)";
+		return proto_is(r, RULE_PROTO_UDP) || proto_is(r, RULE_PROTO_TCP) ? NULL :
+			"CT --helper sip needs -p udp or -p tcp (Linux's SIP helper serves both)";
 	for (unsigned int i = 0; i < RTE_DIM(linux_only); i++)
 		if (strcasecmp(name, linux_only[i].name) == 0)
 			return linux_only[i].msg;

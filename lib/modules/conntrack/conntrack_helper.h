@@ -31,7 +31,7 @@ enum mod_ct_helper {
 	MOD_CT_HELPER_NONE, /**< no helper */
 	MOD_CT_HELPER_FTP,  /**< "ftp": PORT, EPRT, 227, 229 (Linux's nf_conntrack_ftp) */
 	MOD_CT_HELPER_TFTP, /**< "tftp": RRQ, WRQ (Linux's nf_conntrack_tftp) */
-	MOD_CT_HELPER_SIP,  /**< "sip" over UDP: SDP media streams (Linux's nf_conntrack_sip) */
+	MOD_CT_HELPER_SIP,  /**< "sip" over UDP and TCP: media, REGISTER (Linux's nf_conntrack_sip) */
 	MOD_CT_HELPER_IRC,  /**< "irc": DCC offers, IPv4 (Linux's nf_conntrack_irc) */
 	MOD_CT_HELPER_SANE, /**< "sane": SANE_NET_START's data port (Linux's nf_conntrack_sane) */
 	MOD_CT_HELPER__COUNT
@@ -69,10 +69,20 @@ const char *mod_ct_helper_name(unsigned int h);
  * The transport protocol a helper serves (Linux finds a helper by name and
  * protocol: -j CT --helper tftp needs -p udp).
  * @param h  enum mod_ct_helper
- * @return 6 (TCP: ftp, irc, sane), 17 (UDP: tftp, sip); 0 for NONE or out of range.
+ * @return 6 (TCP: ftp, irc, sane), 17 (UDP: tftp; sip, which serves TCP too:
+ *   mod_ct_helper_serves()); 0 for NONE or out of range.
  * Context: any.
  */
 uint8_t mod_ct_helper_proto(unsigned int h);
+
+/**
+ * Does helper @p h serve transport protocol @p proto (Linux finds a helper
+ * by name and protocol: "sip" serves UDP and TCP, the others one)?
+ * @param h      enum mod_ct_helper
+ * @param proto  IP protocol number
+ * @return true if so. Context: any.
+ */
+bool mod_ct_helper_serves(unsigned int h, uint8_t proto);
 
 /* ------------------------------------------------------------------------ */
 /* FTP                                                                       */

@@ -78,6 +78,15 @@ mod_ct_helper_proto(unsigned int h)
 	return h < MOD_CT_HELPER__COUNT ? helper_protos[h] : 0;
 }
 
+bool
+mod_ct_helper_serves(unsigned int h, uint8_t proto)
+{
+	/* Linux registers "sip" for UDP and for TCP. */
+	if (h == MOD_CT_HELPER_SIP)
+		return proto == 17 || proto == 6;
+	return proto != 0 && mod_ct_helper_proto(h) == proto;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Parser                                                                    */
 /* ------------------------------------------------------------------------ */

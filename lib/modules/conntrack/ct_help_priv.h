@@ -153,6 +153,15 @@ void ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct 
 	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
 	const struct fc_key *rk);
 
+/*
+ * SIP over TCP: the whole messages a segment holds (Content-Length after
+ * the headers' blank line), each as ct_help_sip() reads one; the edits of
+ * all of them shift the connection's sequence numbers once.
+ */
+void ct_help_sip_tcp(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk);
+
 static inline void
 ct_help_count(uint64_t *c)
 {

@@ -312,29 +312,27 @@ sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
 	f->drop = nat ? RULE_DROP_NAT_ERROR : RULE_DROP_CT_HELPER;
 }
 
-void
-ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
-	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
-	const struct fc_key *rk)
+/*
+ * One SIP message (Linux's process_sip_msg): its expectations, and behind
+ * NAT its edits, added to @p ed (*n of them) at offset @p base of the
+ * payload. @return 0, or -1: f->drop is set.
+ */
+static int
+sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	const struct mod_ct_sip_conn *c, bool nat, const uint8_t *pay, uint32_t plen,
+	uint32_t base, struct mod_ct_edit *ed, unsigned int *n)
 {
-	struct mod_ct_edit ed[MOD_CT_SIP_EDITS_MAX];
+	struct mod_ct_edit le[MOD_CT_SIP_EDITS_MAX];
 	struct mod_ct_sip_media_nat mn[MOD_CT_SIP_MEDIA_MAX];
-	struct mod_ct_sip_conn c;
 	struct mod_ct_sip_msg m;
-	unsigned int alen = fc_af_addr_len(ok->family);
-	bool nat;
-	int r, n = 0;
+	unsigned int alen = fc_af_addr_len(c->family);
+	int r, k = 0;
 
-	/* Linux reads nothing shorter than "SIP/2.0 200". */
-	if (plen < 11)
-		return;
-	sip_conn(&c, ok, rk, dir);
-	nat = sip_natted(&c);
-	r = mod_ct_sip_parse(pay, plen, ok->family, &m);
+	r = mod_ct_sip_parse(pay, plen, c->family, &m);
 	if (r < 0) {
 		/* Linux drops what it cannot parse (no CSeq, a bad media port, ...). */
 		sip_drop(h, f, false);
-		return;
+		return -1;
 	}
 	if (r > 0) {
 		if (!m.response && (m.method == MOD_CT_SIP_BYE || m.method == MOD_CT_SIP_INVITE)) {
@@ -353,12 +351,12 @@ ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 
 			memset(&mn[i], 0, sizeof(mn[i]));
 			memcpy(mn[i].addr, md->addr, alen);
-			if (!addr_eq(md->addr, c.src, alen))
+			if (!addr_eq(md->addr, c->src, alen))
 				continue; /* media of another host: not expected (direct media) */
-			if ((nat ? media_expect_nat(h, id, &c, md, &mn[i]) :
-				   media_expect(h, id, &c, md)) < 0) {
+			if ((nat ? media_expect_nat(h, id, c, md, &mn[i]) :
+				   media_expect(h, id, c, md)) < 0) {
 				sip_drop(h, f, false);
-				return;
+				return -1;
 			}
 		}
 		if (!m.response && m.method == MOD_CT_SIP_INVITE && m.sdp) {
@@ -366,23 +364,94 @@ ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 			hp->sip_invite = true;
 		}
 		if (m.method == MOD_CT_SIP_REGISTER &&
-			(m.response ? register_response(h, id, hp, &c, pay, plen, &m) :
-				      register_request(h, id, hp, &c, nat, pay, plen, &m, ed, &n)) < 0) {
+			(m.response ? register_response(h, id, hp, c, pay, plen, &m) :
+				      register_request(h, id, hp, c, nat, pay, plen, &m, le, &k)) < 0) {
 			sip_drop(h, f, false);
-			return;
+			return -1;
 		}
 		if (nat && m.sdp)
-			n = mod_ct_sip_nat_sdp(pay, plen, ok->family, &m, mn, ed, (unsigned int)n,
+			k = mod_ct_sip_nat_sdp(pay, plen, c->family, &m, mn, le, (unsigned int)k,
 				MOD_CT_SIP_EDITS_MAX);
 	}
 	if (!nat)
-		return;
+		return 0;
 	/* nf_nat_sip: every message of a translated connection. */
-	if (n >= 0)
-		n = mod_ct_sip_nat_headers(pay, plen, &c, ed, (unsigned int)n, MOD_CT_SIP_EDITS_MAX);
-	if (n < 0) {
+	if (k >= 0)
+		k = mod_ct_sip_nat_headers(pay, plen, c, le, (unsigned int)k, MOD_CT_SIP_EDITS_MAX);
+	if (k < 0 || *n + (unsigned int)k > MOD_CT_SIP_EDITS_MAX) {
 		sip_drop(h, f, true);
-		return;
+		return -1;
 	}
-	ct_help_plan_edits(h, hp, f->up, dir, ed, (unsigned int)n);
+	for (int i = 0; i < k; i++) {
+		ed[*n] = le[i];
+		ed[*n].off = (uint16_t)(ed[*n].off + base);
+		(*n)++;
+	}
+	return 0;
+}
+
+void
+ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk)
+{
+	struct mod_ct_edit ed[MOD_CT_SIP_EDITS_MAX];
+	struct mod_ct_sip_conn c;
+	unsigned int n = 0;
+
+	/* Linux reads nothing shorter than "SIP/2.0 200". */
+	if (plen < 11)
+		return;
+	sip_conn(&c, ok, rk, dir);
+	if (sip_message(h, f, id, hp, &c, sip_natted(&c), pay, plen, 0, ed, &n) == 0)
+		ct_help_plan_edits(h, hp, f->up, dir, ed, n);
+}
+
+/*
+ * The end of the SIP message at @p s (Linux's sip_help_tcp): after its
+ * Content-Length header's digits, the first blank line, then that many
+ * bytes. @return its length; 0: no Content-Length or blank line (nothing
+ * more is read); > @p len: the message goes on in a later segment.
+ */
+static uint64_t
+tcp_msg_len(const uint8_t *s, uint32_t len)
+{
+	uint32_t moff, mlen, clen, e;
+
+	if (ct_sip_header_num(s, len, CT_SIP_H_CONTENT_LENGTH, &moff, &mlen, &clen) != 1 ||
+		mlen == 0)
+		return 0;
+	for (e = moff + mlen; e + 4 <= len; e++)
+		if (s[e] == '\r' && s[e + 1] == '\n' && s[e + 2] == '\r' && s[e + 3] == '\n')
+			return (uint64_t)e + 4 + clen;
+	return 0;
+}
+
+void
+ct_help_sip_tcp(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk)
+{
+	struct mod_ct_edit ed[MOD_CT_SIP_EDITS_MAX];
+	struct mod_ct_sip_conn c;
+	unsigned int n = 0;
+	uint32_t at = 0;
+	bool nat;
+
+	if (plen < 11)
+		return;
+	sip_conn(&c, ok, rk, dir);
+	nat = sip_natted(&c);
+	/* Each whole message in turn; a message cut by the segment's end is
+	 * left alone, and so is all that follows it (Linux). */
+	while (at < plen) {
+		uint64_t ml = tcp_msg_len(pay + at, plen - at);
+
+		if (ml == 0 || ml > plen - at)
+			break;
+		if (sip_message(h, f, id, hp, &c, nat, pay + at, (uint32_t)ml, at, ed, &n) < 0)
+			return;
+		at += (uint32_t)ml;
+	}
+	ct_help_plan_edits(h, hp, f->up, dir, ed, n);
 }

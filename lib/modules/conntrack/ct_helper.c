@@ -99,7 +99,7 @@ ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t hel
 {
 	const struct fc_key *k = &f->up->pkt.key;
 
-	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_proto(helper) == fc_key_proto(k)) ||
+	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_serves(helper, fc_key_proto(k))) ||
 	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now) ||
 	       mod_ct_expect_has(h->exp_sig, k, h->now);
 	/* (IRC's expectations are TCP: every TCP connection has a record.) */
@@ -143,7 +143,7 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 	}
 	/* A helper serves one protocol (Linux finds it by name and protocol). */
 	if (helper == MOD_CT_HELPER_NONE ||
-		mod_ct_helper_proto(helper) != fc_key_proto(&f->up->pkt.key))
+		!mod_ct_helper_serves(helper, fc_key_proto(&f->up->pkt.key)))
 		return 0;
 	/* Linux's IRC helper is IPv4 only. */
 	if (helper == MOD_CT_HELPER_IRC && f->up->pkt.key.family != FC_AF_INET4)
@@ -174,7 +174,7 @@ ct_help_interest(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32
 		return;
 	/* Payload to the helper; every packet once a rewrite shifted the numbers;
 	 * a UDP helper reads every packet. */
-	i = (mod_ct_helper_proto(c->helper) != PROTO_TCP || mod_ct_seqadj_active(&hp->adj)) ?
+	i = (c->proto != PROTO_TCP || mod_ct_seqadj_active(&hp->adj)) ?
 		FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
 	interest[0] |= i;
 	interest[1] |= i;
@@ -440,7 +440,7 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 	enum mod_ct_ftp_result r;
 	uint32_t pay;
 
-	if (mod_ct_helper_proto(c->helper) != PROTO_TCP || (hp = help_of(h, id)) == NULL)
+	if (c->proto != PROTO_TCP || (hp = help_of(h, id)) == NULL)
 		return;
 	/* Linux's helper sees what the filter accepted, once traffic went both ways. */
 	if (pkt->tcp_dlen != 0 && f->act[dir].verdict != FC_VERDICT_DROP &&
@@ -455,6 +455,24 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 					pkt->tcp_dlen);
 				if (port != 0)
 					drop = sane_expect(h, f, id, port);
+			}
+		} else if (c->helper == MOD_CT_HELPER_SIP) {
+			struct fc_key ok, rk;
+
+			/* SIP over TCP: the whole messages a segment holds. */
+			if (pay + pkt->tcp_dlen <= up->frame_len) {
+				count(&h->st.segments);
+				if (dir == RULE_DIR_ORIG) {
+					ok = pkt->key;
+					other_key(h, f, &rk);
+				} else {
+					rk = pkt->key;
+					other_key(h, f, &ok);
+				}
+				ct_help_sip_tcp(h, f, id, hp, dir, up->frame + pay, pkt->tcp_dlen, &ok,
+					&rk);
+				if (f->drop != 0)
+					return; /* counted */
 			}
 		} else if (c->helper == MOD_CT_HELPER_IRC) {
 			struct mod_ct_irc_dcc d;

@@ -1525,7 +1525,7 @@ static const struct bad bad_inputs[] = {
 	{"*nat\n-A POSTROUTING -j SNAT --to-source 1.2.3.4 --random --random\n", 2, 53, "--random", "option given twice"},
 	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.4 --random-fully\n", 2, 48, "--random-fully", "unsupported option"},
 	{"*raw\n-A PREROUTING -j CT --ctevents new\n", 2, 21, "--ctevents", "unsupported option"},
-	{"*raw\n-A PREROUTING -p tcp -j CT --helper sip\n", 2, 25, "CT", "CT --helper sip needs -p udp (gufc's SIP helper reads SIP over UDP)"},
+	{"*raw\n-A PREROUTING -p icmp -j CT --helper sip\n", 2, 26, "CT", "CT --helper sip needs -p udp or -p tcp (Linux's SIP helper serves both)"},
 	{"*raw\n-A PREROUTING -p udp -j CT --helper pptp\n", 2, 25, "CT", "CT --helper pptp: this helper is not built in gufc (it has ftp, tftp, sip, irc and sane)"},
 	{"*raw\n-A PREROUTING -p udp -j CT --helper irc\n", 2, 25, "CT", "CT --helper irc needs -p tcp (a helper serves one protocol)"},
 	{"*raw\n-A PREROUTING -p udp -j CT --helper nosuch\n", 2, 25, "CT", "CT --helper: no such helper (gufc has ftp, tftp, sip, irc and sane)"},
