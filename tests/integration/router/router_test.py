@@ -54,7 +54,10 @@ a server namespace over net_tap ports):
           RTP reaches the caller through the gateway and the caller's RTCP
           the callee; then the caller REGISTERs (its Contact becomes the
           gateway's) and the registrar's call from another port of its
-          address reaches it (sip_direct_signalling)
+          address reaches it (sip_direct_signalling); over TCP, a REGISTER
+          and an OPTIONS in one segment are rewritten (the stream's
+          numbers follow) and the registrar's connection to the Contact
+          reaches the phone
   sip_nat_linux  the same through a Linux router (nf_conntrack_sip,
           nf_nat_sip): the oracle
   irc     an IRC DCC SEND offer through masquerade with CT --helper irc:
@@ -554,15 +557,17 @@ def linux_router(tag, raw, port, body, nat=True, v6=True):
     def rules():
         for cmd, fam in (("iptables-restore", "4"), ("ip6tables-restore", "6")):
             src = "10.0.1.0/24" if fam == "4" else "2001:db8:1::/64"
-            text = ("*raw\n" + ("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
-                                 % (raw[0], port, raw[1]) if raw[1] and (v6 or fam == "4")
-                                 else "") + "COMMIT\n"
+            # @raw[0]: "tcp", "udp" or both ("udp+tcp").
+            protos = raw[0].split("+")
+            text = ("*raw\n" + "".join("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
+                                        % (p, port, raw[1]) for p in protos
+                                        if raw[1] and (v6 or fam == "4")) + "COMMIT\n"
                     "*nat\n" + ("-A POSTROUTING -s %s -o out -j MASQUERADE\n" % src if nat else "")
                     + "COMMIT\n"
                     "*filter\n:FORWARD DROP [0:0]\n"
                     "-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
-                    "-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW -j ACCEPT\n"
-                    "COMMIT\n" % (raw[0], port))
+                    + "".join("-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW "
+                              "-j ACCEPT\n" % (p, port) for p in protos) + "COMMIT\n")
             r = subprocess.run(["ip", "netns", "exec", rns, cmd], input=text, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if r.returncode != 0:
@@ -1178,16 +1183,138 @@ def sip_register_call(spawn_server, spawn_client, host, me, gw):
     return ("sip register %s: Contact %s:%d registered, the registrar's call from port 5070 "
             "reached the phone with its URI restored" % (host, gw, mp))
 
+
+def sip_tcp_msgs(host, via, contact):
+    """A REGISTER (Contact @contact "ADDR:PORT", over TCP) and an OPTIONS
+    in one segment, both with Via @via "ADDR:PORT"."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("REGISTER sip:%s SIP/2.0\r\nVia: SIP/2.0/TCP %s;branch=t1\r\nCSeq: 1 REGISTER\r\n"
+            "Contact: <sip:alice@%s;transport=tcp>\r\nExpires: 60\r\nContent-Length: 0\r\n\r\n"
+            "OPTIONS sip:%s SIP/2.0\r\nVia: SIP/2.0/TCP %s;branch=t2\r\nCSeq: 2 OPTIONS\r\n"
+            "Content-Length: 0\r\n\r\n" % (b(host), via, contact, b(host), via))
+
+
+def sip_tcp_answer(via, contact):
+    return ("SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP %s;branch=t1\r\nCSeq: 1 REGISTER\r\n"
+            "Contact: <sip:alice@%s;transport=tcp>;expires=60\r\nContent-Length: 0\r\n\r\n"
+            % (via, contact))
+
+
+# SIP over TCP: the registrar reads both messages, answers the REGISTER,
+# then connects to the registered Contact (TCP).
+SIP_TCP_REGISTRAR = r"""
+import socket, sys, time
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+ls = socket.socket(fam, socket.SOCK_STREAM)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind((host, 5060))
+ls.listen(1)
+print("LISTEN", flush=True)
+c, peer = ls.accept()
+c.settimeout(5)
+data = b""
+while not data.endswith(b"CSeq: 2 OPTIONS\r\nContent-Length: 0\r\n\r\n"):
+    d = c.recv(4096)
+    if not d:
+        break
+    data += d
+print("REG", peer[0], peer[1], data.hex(), flush=True)
+lines = data.decode().split("\r\n")
+via = [l for l in lines if l.startswith("Via:")][0].split()[2].split(";")[0]
+contact = [l for l in lines if l.startswith("Contact:")][0].split("@", 1)[1].split(";")[0]
+c.sendall(sip_tcp_answer(via, contact).encode())
+time.sleep(0.5)
+a, p = contact.rsplit(":", 1)
+t = socket.socket(fam, socket.SOCK_STREAM)
+t.settimeout(5)
+try:
+    t.connect((a.strip("[]"), int(p)))
+    print("CALL ok", flush=True)
+except OSError as e:
+    print("CALL failed", e, flush=True)
+time.sleep(0.5)
+"""
+
+SIP_TCP_PHONE = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+b = (lambda a: "[%s]" % a) if fam == socket.AF_INET6 else (lambda a: a)
+ls = socket.socket(fam, socket.SOCK_STREAM)
+ls.bind((me, 5062))
+ls.listen(1)
+ls.settimeout(8)
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.bind((me, 0))
+port = s.getsockname()[1]
+s.settimeout(5)
+s.connect((host, 5060))
+s.sendall(sip_tcp_msgs(host, "%s:%d" % (b(me), port), "%s:5062" % b(me)).encode())
+ans = b""
+try:
+    while not ans.endswith(b"\r\n\r\n"):
+        d = s.recv(4096)
+        if not d:
+            break
+        ans += d
+    print("ANS", port, ans.hex(), flush=True)
+    c, frm = ls.accept()
+    print("INCOMING", frm[0], flush=True)
+except socket.timeout:
+    print("ANS", port, ans.hex() or "none", flush=True)
+    print("INCOMING none", flush=True)
+"""
+
+
+def sip_tcp_call(spawn_server, spawn_client, host, me, gw):
+    """SIP over TCP from behind the masquerade: two messages in one segment
+    rewritten (the sequence numbers follow: the answer and the rest of the
+    stream arrive), the answer's Via restored, and the registrar's TCP
+    connection to the registered Contact reaches the phone."""
+    import inspect
+    import textwrap
+
+    body = lambda f: textwrap.indent(
+        textwrap.dedent("".join(inspect.getsourcelines(f)[0][1:])), "    ")
+    common = ("import socket, sys\n" + "".join(
+        "def %s(%s):\n%s\n" % (f.__name__, ", ".join(inspect.signature(f).parameters), body(f))
+        for f in (sip_tcp_msgs, sip_tcp_answer)))
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    srv = spawn_server(common + SIP_TCP_REGISTRAR, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(common + SIP_TCP_PHONE, host, me)
+    reg = wait_line(srv, "REG", timeout=30)
+    ans = wait_line(cl, "ANS", timeout=30)
+    inc = wait_line(cl, "INCOMING", timeout=30)
+    call = wait_line(srv, "CALL", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    check(reg[1] == gw, "sip tcp %s: not masqueraded: %s" % (host, reg[1:3]))
+    mp, cp = int(reg[2]), int(ans[1])
+    got = bytes.fromhex(reg[3]).decode()
+    want = sip_tcp_msgs(host, "%s:%d" % (b(gw), mp), "%s:5062" % b(gw))
+    check(got == want, "sip tcp %s: the segment arrived as\n%r\nnot\n%r" % (host, got, want))
+    got = bytes.fromhex(ans[2]).decode() if ans[2] != "none" else ""
+    want = sip_tcp_answer("%s:%d" % (b(me), cp), "%s:5062" % b(gw))
+    check(got == want, "sip tcp %s: the answer arrived as\n%r\nnot\n%r" % (host, got, want))
+    check(call[1] == "ok" and inc[1] != "none",
+          "sip tcp %s: the registrar's connection: %s / %s" % (host, call, inc))
+    return ("sip tcp %s: REGISTER and OPTIONS in one segment rewritten, answer restored, "
+            "the registrar's connection to %s:5062 reached the phone" % (host, gw))
+
 def sip_nat_rules():
     """-P FORWARD DROP, ESTABLISHED,RELATED, UDP 5060 out, masquerade on the
     egress, CT --helper sip in raw."""
     return ("policy drop\n"
             "accept ctstate established,related\n"
             "accept proto udp dport 5060 ctstate new out outside\n"
+            "accept proto tcp dport 5060 ctstate new out outside\n"
             "accept proto icmpv6\n"
             "masquerade src 10.0.1.0/24 out outside\n"
             "masquerade src 2001:db8:1::/64 out outside\n"
-            "table raw\nchain pre hook prerouting\nct ct_helper sip proto udp dport 5060\n")
+            "table raw\nchain pre hook prerouting\nct ct_helper sip proto udp dport 5060\n"
+            "ct ct_helper sip proto tcp dport 5060\n")
 
 
 def t_sip_nat(build):
@@ -1197,6 +1324,8 @@ def t_sip_nat(build):
                                lambda *a: gw.python(gw.cns, *a), host, me, out))
             print(sip_register_call(lambda *a: gw.python(gw.sns, *a),
                                     lambda *a: gw.python(gw.cns, *a), host, me, out))
+            print(sip_tcp_call(lambda *a: gw.python(gw.sns, *a),
+                               lambda *a: gw.python(gw.cns, *a), host, me, out))
         flows = gw.shell("show flows proto udp")
         check(flows.count("expected=sip") >= 4, "the media are not RELATED:\n" + flows)
         gw.stop()
@@ -1214,8 +1343,10 @@ def t_sip_nat_linux(build):
                                            lambda *a: spawn(False, *a), host, me, out))
             print("linux: " + sip_register_call(lambda *a: spawn(True, *a),
                                                 lambda *a: spawn(False, *a), host, me, out))
+            print("linux: " + sip_tcp_call(lambda *a: spawn(True, *a),
+                                           lambda *a: spawn(False, *a), host, me, out))
 
-    linux_router("sipn", ("udp", "sip"), 5060, body, nat=True)
+    linux_router("sipn", ("udp+tcp", "sip"), 5060, body, nat=True)
 
 # An IRC server that takes one client, reads its DCC SEND offer and, as the
 # peer of the offer, connects to the address and port it names.
