@@ -763,6 +763,13 @@ void mod_ct_expect_stats_get(const struct mod_ct_expect *t, struct mod_ct_expect
  *   address and port (and, when the master's destination was translated,
  *   from the address the client asked: follow_master). Nothing in a TFTP
  *   packet is rewritten. No room for an expectation drops the request.
+ * - SIP (nf_conntrack_sip, nf_nat_sip; ct_help_sip.c): every packet of a
+ *   UDP signalling connection, every payload segment of a TCP one (its
+ *   whole messages), is read after NAT: media streams at the sender's own
+ *   address and a REGISTER's Contact are expected (the REGISTER's
+ *   permanent, inactive until the registrar's 2xx); behind NAT the
+ *   message is rewritten (mod_ct_sip_nat_headers(), mod_ct_sip_nat_sdp())
+ *   and the expectations carry the binding back to the announcing host.
  */
 
 /** Helper counters of the module (mod_ct_module_helper_stats_get()). */
