@@ -88,6 +88,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("clsc_uncacheable", t.es.clsc_uncacheable);
 	U("clsc_skipped", t.es.clsc_skipped);
 	U("clsc_flushes", t.es.clsc_flushes);
+	U("refilter_kept", t.es.refilter_kept);
 	U("flows_created", t.es.flows);
 	U("flows_replies", t.es.replies);
 	U("flows_removed", t.es.removed);

@@ -105,6 +105,8 @@ struct rule_engine_stats {
 	uint64_t clsc_skipped; /**< of classify_cls: walked around the cache (too few hits lately) */
 	uint64_t clsc_flushes; /**< times the classification cache was emptied (commits,
 				    classifier installs) */
+	uint64_t refilter_kept; /**< entries a change of their connection's ctstate left as
+				     they were: their walk would have come out the same */
 	uint64_t channel_unknown; /**< channel names the callback did not know */
 	uint64_t aged;         /**< entries aged out (both directions idle) */
 	uint64_t chan_flows;   /**< per-flow channels given to flows */

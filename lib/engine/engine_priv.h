@@ -568,7 +568,8 @@ int eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct eng_tu
 	const struct fc_key *reply);
 bool eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
 	struct eng_tuple *others, struct rule_decision *d, uint32_t now);
-int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port);
+int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port,
+	bool absent);
 void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_action *old, const struct fc_action *a);
 
