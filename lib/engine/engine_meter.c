@@ -147,8 +147,9 @@ hl_meter_get(struct rule_engine *eng, const struct rule_x *x, const struct rule_
 	struct eng_hl_meter *h;
 	int id;
 
+	/* A byte rate's bucket costs each packet its length: the table's, per packet. */
 	if (rule_hashlimit_key(eng->hashlimit, x, p, rte_rdtsc(), hz, key, &cfg) < 0 ||
-		cfg.rate == 0)
+		cfg.rate == 0 || cfg.unit == RULE_RATE_BYTES)
 		return -ENOTSUP;
 	interval = hz * secs[cfg.unit < RTE_DIM(secs) ? cfg.unit : 0] / cfg.rate;
 	if ((uint64_t)cfg.expire * hz / 1000 < interval * cfg.burst)
