@@ -378,6 +378,9 @@ uint32_t eng_connlimit_count(const struct rule_engine *eng);
 int eng_meters_init(struct rule_engine *eng);
 void eng_meters_fini(struct rule_engine *eng);
 void eng_meters_reset(struct rule_engine *eng);
+/** Meters across a commit of @p ns that numbers rules anew (engine_meter.c). */
+void eng_meters_renumber(struct rule_engine *eng, const struct rule_set *old,
+	const struct rule_set *ns);
 void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode);
 
 /* Can a cached verdict hold @p deps with the meters @p pv saw (one, nothing else)? */
