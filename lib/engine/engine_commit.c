@@ -154,6 +154,8 @@ rule_engine_stale_check(const struct rule_engine *eng, const struct fc_action *a
 {
 	const struct eng_pending *pl = __atomic_load_n(&eng->pending, __ATOMIC_ACQUIRE);
 
+	if ((a->mod[0] & RULE_ACT_M0_NEWDROP) && rule_engine_drop_expected(eng, a, k))
+		return true;
 	return eng_entry_stale(eng, pl, a, k);
 }
 
