@@ -89,6 +89,8 @@ struct rule_engine_stats {
 	uint64_t flows;        /**< forward entries created */
 	uint64_t replies;      /**< reply entries created */
 	uint64_t cached_drops; /**< new flows cached as DROP */
+	uint64_t drops_expected; /**< of those: taken back because an expectation noted after
+				      them may cover their tuple (the packet decided anew) */
 	uint64_t uncached;     /**< packets decided without an entry (any cause) */
 	uint64_t table_full;   /**< of those: the table refused the insert */
 	uint64_t revalidated;  /**< entries re-run through the filter after a commit */

@@ -258,7 +258,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		a0.ct_state = 0;
 		a0.interest = 0;
 		a0.flags &= FC_ACT_F_PKTACT; /* its packets still run the walk's actions */
-		a0.nat_id = 0;
+		/* The expectations it was decided under (rule_engine_drop_expected()). */
+		a0.nat_id = eng->view.exp_epoch;
 		a0.adj = 0; /* a drop never leaves: no adjacency (on_abort gave it back) */
 		memset(a0.mod, 0, sizeof(a0.mod));
 		a0.mod[0] = ENG_M0_NEWDROP | (xdst ? ENG_M0_FK_UNKNOWN : 0);
@@ -550,6 +551,12 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	if (e == NULL)
 		return false;
 	a = e->act;
+	/* A new flow's cached drop older than an expectation of its slot: a new flow again. */
+	if ((a.mod[0] & ENG_M0_NEWDROP) && rule_engine_drop_expected(eng, &a, k)) {
+		eng->st.drops_expected++;
+		eng_flow_delete(eng, ti, idx);
+		return false;
+	}
 	if (a.gen != eng->gen && eng_entry_stale(eng, eng->pending, &a, k)) {
 		eng->st.revalidated++;
 		if (a.mod[0] & ENG_M0_NEWDROP) {
