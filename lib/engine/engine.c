@@ -203,7 +203,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		a->pkt_class = 0;
 	}
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	a->rule_id = ev[d].rule_id;
+	a->rule_id = eng_dec_id(&ev[d]);
 	eng_act_prog(a, eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
 	pd = ENG_DEPS_PER_PACKET(deps);
 	/* One meter decided: the verdict while it conforms, the fast path asks it. */
@@ -227,7 +227,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	if (rc < 0)
 		return rc;
 	/* The rules it passed without deciding count its packets from now on. */
-	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, eng_walked(ev, d)));
+	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, d));
 	/* A rule that names another channel now: the flow leaves its own ring
 	 * (still owned: it goes back when the flow goes). */
 	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);
