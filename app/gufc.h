@@ -416,9 +416,21 @@ enum gufc_rx_src {
 	GUFC_RX_NONE, /**< no RX (net_pcap without RX source, net_null no-rx=1) */
 };
 
+/** Link types of a port's capture files (gufc_l2.c): what its frames are read as. */
+enum gufc_l2 {
+	GUFC_L2_ETH,  /**< Ethernet: as received */
+	GUFC_L2_SLL,  /**< Linux cooked ("tcpdump -i any") */
+	GUFC_L2_SLL2, /**< Linux cooked v2 */
+	GUFC_L2_RAW,  /**< raw IPv4/IPv6 */
+	GUFC_L2_NULL, /**< BSD loopback, host-order address family */
+	GUFC_L2_LOOP, /**< OpenBSD loopback, network-order address family */
+};
+
 struct gufc_port {
 	bool used;
 	uint8_t rx_src;    /**< enum gufc_rx_src */
+	bool l2_conv;      /**< some RX queue's frames are not Ethernet (l2) */
+	uint8_t l2[GUFC_MAX_RXQ]; /**< per RX queue: enum gufc_l2 of its capture file */
 	uint16_t n_rxq;
 	uint16_t n_txq;
 	uint16_t pair;     /**< paired port (default forwarding) */
@@ -607,6 +619,22 @@ void gufc_vdevs_note(int argc, char **argv);
  * Context: main, right after rte_eal_init().
  */
 int gufc_vdevs_check(void);
+/** The --vdev argument ("net_pcap0,rx_pcap=...") of vdev @p name, or NULL. */
+const char *gufc_vdev_args(const char *name);
+
+/* gufc_l2.c */
+/**
+ * Read the link type of each rx_pcap file of port @p pid (net_pcap: one
+ * RX queue per file) into its l2[]; l2_conv when one is not Ethernet.
+ * @return 0, or -EINVAL (a link type gufc cannot read; logged).
+ * Context: main, port set-up.
+ */
+int gufc_l2_setup(struct gufc_app *app, uint16_t pid);
+/** Turn the @p n frames received on @p rq into Ethernet frames (its file's link type). */
+void gufc_l2_rx(const struct gufc_app *app, const struct gufc_rxq *rq, struct rte_mbuf **m,
+	unsigned int n);
+/** The name of link type kind @p l2 (enum gufc_l2). */
+const char *gufc_l2_name(unsigned int l2);
 int gufc_ports_init(struct gufc_app *app);
 void gufc_ports_fini(struct gufc_app *app);
 

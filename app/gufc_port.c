@@ -11,10 +11,15 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+
+#ifdef GUFC_HAVE_PCAP
+#include <pcap/pcap.h>
+#endif
 
 #include "gufc.h"
 
@@ -52,6 +57,15 @@ gufc_vdevs_note(int argc, char **argv)
 		snprintf(vdevs[n_vdevs].arg, sizeof(vdevs[0].arg), "%s", v);
 		n_vdevs++;
 	}
+}
+
+const char *
+gufc_vdev_args(const char *name)
+{
+	for (unsigned int i = 0; i < n_vdevs; i++)
+		if (strcmp(vdevs[i].name, name) == 0)
+			return vdevs[i].arg;
+	return NULL;
 }
 
 /* Does the devargs text @p arg have key @p key ("rx_pcap")? */
@@ -92,6 +106,109 @@ port_rx_src(const char *name)
 		return GUFC_RX_LIVE;
 	}
 	return GUFC_RX_LIVE;
+}
+
+/* Capture files that are not Ethernet (the frames: gufc_l2.c) */
+
+#ifdef GUFC_HAVE_PCAP
+/* The kind of libpcap link type @p dlt, or -1 if gufc cannot read it. */
+static int
+l2_of_dlt(int dlt)
+{
+	switch (dlt) {
+	case DLT_EN10MB:
+		return GUFC_L2_ETH;
+	case DLT_LINUX_SLL:
+		return GUFC_L2_SLL;
+#ifdef DLT_LINUX_SLL2
+	case DLT_LINUX_SLL2:
+		return GUFC_L2_SLL2;
+#endif
+	case DLT_RAW:
+#ifdef DLT_IPV4
+	case DLT_IPV4:
+	case DLT_IPV6:
+#endif
+		return GUFC_L2_RAW;
+	case DLT_NULL:
+		return GUFC_L2_NULL;
+#ifdef DLT_LOOP
+	case DLT_LOOP:
+		return GUFC_L2_LOOP;
+#endif
+	default:
+		return -1;
+	}
+}
+
+/* The link type of capture @p file: its kind in *l2. @return 0 or -EINVAL (logged). */
+static int
+file_l2(uint16_t pid, const char *pname, const char *file, uint8_t *l2)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline(file, err);
+	int dlt, k;
+
+	if (pc == NULL) {
+		/* net_pcap reports what it cannot open; a FIFO is opened once. */
+		*l2 = GUFC_L2_ETH;
+		return 0;
+	}
+	dlt = pcap_datalink(pc);
+	pcap_close(pc);
+	k = l2_of_dlt(dlt);
+	if (k < 0) {
+		const char *n = pcap_datalink_val_to_name(dlt);
+
+		GUFC_LOG(ERR, "port %u (%s): rx_pcap=%s: link type %s (%d) cannot be read: gufc "
+			"reads Ethernet, Linux cooked (SLL, SLL2), raw IP and BSD loopback "
+			"captures; nothing started", pid, pname, file, n != NULL ? n : "unknown", dlt);
+		return -EINVAL;
+	}
+	*l2 = (uint8_t)k;
+	return 0;
+}
+#endif
+
+int
+gufc_l2_setup(struct gufc_app *app, uint16_t pid)
+{
+	struct gufc_port *p = &app->ports[pid];
+	const char *a = gufc_vdev_args(p->name);
+	unsigned int q = 0;
+
+	memset(p->l2, GUFC_L2_ETH, sizeof(p->l2));
+	p->l2_conv = false;
+	if (a == NULL || strncmp(p->name, "net_pcap", 8) != 0)
+		return 0;
+	/* net_pcap makes one RX queue per rx_pcap, in the order given. */
+	for (const char *c = strchr(a, ','); c != NULL; c = strchr(c + 1, ',')) {
+		char file[PATH_MAX];
+		size_t len;
+
+		if (strncmp(c + 1, "rx_pcap=", 8) != 0)
+			continue;
+		len = strcspn(c + 9, ",");
+		if (len == 0 || len >= sizeof(file) || q == GUFC_MAX_RXQ)
+			continue;
+		memcpy(file, c + 9, len);
+		file[len] = '\0';
+#ifdef GUFC_HAVE_PCAP
+		if (file_l2(pid, p->name, file, &p->l2[q]) != 0)
+			return -EINVAL;
+		if (p->l2[q] != GUFC_L2_ETH) {
+			p->l2_conv = true;
+			GUFC_LOG(NOTICE, "port %u (%s): rx_pcap=%s is a %s capture: its frames "
+				"are read as Ethernet frames made from it", pid, p->name, file,
+				gufc_l2_name(p->l2[q]));
+		}
+#else
+		GUFC_LOG(WARNING, "port %u (%s): rx_pcap=%s: built without libpcap, its link "
+			"type is not checked (read as Ethernet)", pid, p->name, file);
+#endif
+		q++;
+	}
+	return 0;
 }
 
 int
@@ -145,6 +262,9 @@ port_setup(struct gufc_app *app, uint16_t pid)
 	}
 	rte_eth_dev_get_name_by_port(pid, p->name);
 	p->rx_src = (uint8_t)port_rx_src(p->name);
+	rc = gufc_l2_setup(app, pid);
+	if (rc != 0)
+		return rc;
 	p->n_rxq = (uint16_t)RTE_MIN(s->rxq, (uint32_t)info.max_rx_queues);
 	if (p->n_rxq < s->rxq)
 		GUFC_LOG(NOTICE, "port %u (%s): %u RX queue(s) only (asked for %u)", pid, p->name,

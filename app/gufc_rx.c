@@ -115,6 +115,8 @@ gufc_rx_poll(struct gufc_lcore *lc, uint32_t now)
 		if (!lc->rx_dp.pend_wait)
 			dp_done_poll(&lc->rx_dp, now);
 		total += n;
+		if (unlikely(app->ports[rq->port].l2_conv))
+			gufc_l2_rx(app, rq, m, n);
 		dp_rx_burst(&lc->rx_dp, rq->port, m, n, now);
 		if (dp_held(&lc->rx_dp) != 0)
 			break;

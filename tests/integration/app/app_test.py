@@ -1104,7 +1104,118 @@ def test_lossless(ctx):
     check(held > 0, "no run ever held a burst back: the rings were never full")
 
 
-TESTS = {"rules": test_rules, "conntrack": test_conntrack, "nat": test_nat,
+
+# Link types of real captures, and how each one's frames are written.
+LT_ETH, LT_RAW, LT_NULL, LT_SLL, LT_SLL2 = 1, 101, 0, 113, 276
+
+
+def pcap_frames(path):
+    """The frames of an Ethernet pcap (list of bytes)."""
+    out = []
+    with open(path, "rb") as f:
+        h = f.read(24)
+        e = "<" if h[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+        while True:
+            r = f.read(16)
+            if len(r) < 16:
+                break
+            out.append(f.read(struct.unpack(e + "IIII", r)[2]))
+    return out
+
+
+def cooked(lt, fr, i):
+    """Ethernet frame @fr as a frame of link type @lt (the i-th of the capture)."""
+    et, l3 = fr[12:14], fr[14:]
+    # packet types as Linux sees them: 0 to us, 4 sent by us, 1 broadcast
+    ptype = 4 if i % 3 == 1 else 0
+    if lt == LT_SLL:
+        return struct.pack("!HHH", ptype, 1, 6) + fr[6:12] + b"\0\0" + et + l3
+    if lt == LT_SLL2:
+        return et + b"\0\0" + struct.pack("!IHBB", 2, 1, ptype, 6) + fr[6:12] + b"\0\0" + l3
+    if lt == LT_RAW:
+        return l3
+    af = 2 if et == b"\x08\x00" else 30
+    return struct.pack("<I" if i % 2 else ">I", af) + l3   # NULL: either byte order
+
+
+def pcap_write_lt(path, lt, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, lt))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000, i * 10, len(fr), len(fr)))
+            f.write(fr)
+
+
+def pcapng_write(path, lt, frames):
+    """A pcapng file (Wireshark's default format): one section, one interface."""
+    def block(t, body):
+        body += b"\0" * (-len(body) % 4)
+        n = 12 + len(body)
+        return struct.pack("<II", t, n) + body + struct.pack("<I", n)
+    with open(path, "wb") as f:
+        f.write(block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)))
+        f.write(block(1, struct.pack("<HHI", lt, 0, 0)))
+        for i, fr in enumerate(frames):
+            f.write(block(6, struct.pack("<IIIII", 0, 0, i * 10, len(fr), len(fr)) + fr))
+
+
+def test_linktypes(ctx):
+    """Captures that are not Ethernet pcaps (tcpdump -i any: Linux cooked SLL
+    and SLL2; raw IP; BSD loopback; pcapng) replay as their Ethernet original
+    does: the same packets out (EtherType and everything after it), the same
+    counters; a link type gufc cannot read stops it, naming the file."""
+    inp = ctx.path("lt-eth.pcap")
+    r = subprocess.run([ctx.gen, "-o", inp, "-n", "60", "-p", "3000", "--seed", "77",
+                        "--ipv6", "30", "--mix", "tcp=60,udp=30,icmp=10"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "gufc-gen: %s" % r.stderr)
+    frames = pcap_frames(inp)
+    check(len(frames) >= 3000, "gufc-gen wrote %d frames" % len(frames))
+    rules = write(ctx, "lt.rules", "drop proto udp dport 1024-20000\n"
+                  "drop proto tcp dport 443\n")
+
+    def run(path, tag):
+        stats, tx, _, out = ctx.gufc_run(path, ["--rules", rules], tag)
+        body = collections.Counter(hashlib.sha1(fr[12:]).hexdigest()
+                                   for fr in pcap_frames(tx))
+        return stats, body, out
+
+    ref, ref_body, _ = run(inp, "lt-eth")
+    check(ref["delivered"] > 0 and nz_drops(ref), "reference run: nothing delivered or "
+          "nothing dropped: %s" % nz_drops(ref))
+    cases = [("sll", LT_SLL, False), ("sll2", LT_SLL2, False), ("raw", LT_RAW, False),
+             ("null", LT_NULL, False), ("ng-eth", LT_ETH, True), ("ng-sll", LT_SLL, True)]
+    for name, lt, ng in cases:
+        path = ctx.path("lt-%s.%s" % (name, "pcapng" if ng else "pcap"))
+        fr = frames if lt == LT_ETH else [cooked(lt, f, i) for i, f in enumerate(frames)]
+        (pcapng_write if ng else pcap_write_lt)(path, lt, fr)
+        st, body, out = run(path, "lt-" + name)
+        check(st["rx"] == ref["rx"] and st["delivered"] == ref["delivered"],
+              "%s: rx %d delivered %d, Ethernet original: rx %d delivered %d" %
+              (name, st["rx"], st["delivered"], ref["rx"], ref["delivered"]))
+        check(nz_drops(st) == nz_drops(ref), "%s: drops %s, Ethernet original %s" %
+              (name, nz_drops(st), nz_drops(ref)))
+        check(body == ref_body, "%s: %d frames out differ from the Ethernet original's" %
+              (name, sum((body - ref_body).values()) + sum((ref_body - body).values())))
+        if lt != LT_ETH:
+            check("capture: its frames" in out, "%s: no notice of the link type:\n%s" %
+                  (name, out[-1500:]))
+    # 802.11 radiotap (127): refused at start, the file and the type named
+    bad = ctx.path("lt-wifi.pcap")
+    pcap_write_lt(bad, 127, frames[:10])
+    r = subprocess.run([ctx.gufc] + EAL_BASE + ["--no-huge", "-m", "512", "--file-prefix",
+                        ctx.prefix(), "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" %
+                        (bad, ctx.path("lt-wifi.tx.pcap")), "--", "--idle-exit", "300"],
+                       capture_output=True, text=True, timeout=60)
+    out = r.stdout + r.stderr
+    check(r.returncode != 0 and "lt-wifi.pcap: link type" in out and "(127)" in out,
+          "radiotap capture: exit %d, output:\n%s" % (r.returncode, out[-1500:]))
+    print("linktypes: %d frames; SLL, SLL2, raw IP, NULL, pcapng (Ethernet, SLL) as the "
+          "Ethernet original (delivered %d, drops %s); radiotap refused" %
+          (len(frames), ref["delivered"], nz_drops(ref)))
+
+
+TESTS = {"linktypes": test_linktypes, "rules": test_rules, "conntrack": test_conntrack, "nat": test_nat,
          "iptables": test_iptables, "consumer": test_consumer, "badargs": test_badargs,
          "perflow": test_perflow, "perflow_scale": test_perflow_scale,
          "lossless": test_lossless}
