@@ -47,19 +47,19 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 /* A snapshot: counters by slot (0: the policy, else the rule id), the chains' policies. */
 struct rule_counters_snap {
 	uint32_t n;
-	struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT];
+	struct eng_rule_ctr pol[2][RULE_TABLE__COUNT][RULE_HOOK__COUNT];
 	struct eng_rule_ctr c[];
 };
 
-/* The counter of chain policy id @p id in @p pol, or NULL. */
+/* The counter of chain policy id @p id in @p pol ([IPv6][table][hook]), or NULL. */
 static struct eng_rule_ctr *
-pol_ctr(struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT], uint32_t id)
+pol_ctr(struct eng_rule_ctr pol[2][RULE_TABLE__COUNT][RULE_HOOK__COUNT], uint32_t id)
 {
-	uint32_t t = (id >> 8) & 0xff, h = id & 0xff;
+	uint32_t t = RULE_ID_CHAIN_POLICY_TABLE(id), h = RULE_ID_CHAIN_POLICY_HOOK(id);
 
 	if (!RULE_ID_IS_CHAIN_POLICY(id) || t >= RULE_TABLE__COUNT || h >= RULE_HOOK__COUNT)
 		return NULL;
-	return &pol[t][h];
+	return &pol[RULE_ID_CHAIN_POLICY_FAMILY(id) == FC_AF_INET6][t][h];
 }
 
 /*
@@ -131,7 +131,7 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 		return -EINVAL;
 	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
 		const struct eng_rule_ctr *pc =
-			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])eng->pctr, rule_id);
+			pol_ctr((struct eng_rule_ctr(*)[RULE_TABLE__COUNT][RULE_HOOK__COUNT])eng->pctr, rule_id);
 
 		if (pc == NULL) {
 			*packets = 0;
@@ -246,7 +246,7 @@ rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id, uin
 		return -EINVAL;
 	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
 		const struct eng_rule_ctr *pc =
-			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])s->pol, rule_id);
+			pol_ctr((struct eng_rule_ctr(*)[RULE_TABLE__COUNT][RULE_HOOK__COUNT])s->pol, rule_id);
 
 		*packets = pc != NULL ? pc->packets : 0;
 		*bytes = pc != NULL ? pc->bytes : 0;
@@ -421,7 +421,8 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 		snprintf(rule, sizeof(rule), "policy");
 	else if (RULE_ID_IS_CHAIN_POLICY(a->rule_id))
 		snprintf(rule, sizeof(rule), "policy:%s:%s",
-			rule_table_name((a->rule_id >> 8) & 0xff), rule_hook_name(a->rule_id & 0xff));
+			rule_table_name(RULE_ID_CHAIN_POLICY_TABLE(a->rule_id)),
+			rule_hook_name(RULE_ID_CHAIN_POLICY_HOOK(a->rule_id)));
 	else
 		snprintf(rule, sizeof(rule), "%" PRIu32, a->rule_id);
 	if (a->out_port == RULE_PORT_PAIRED)

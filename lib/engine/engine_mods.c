@@ -327,7 +327,7 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 			return 0;
 		if (n[0] == 0) {
 			a->verdict = v[0];
-			a->rule_id = eng_dec_id(&ev[0][d[0]]);
+			a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
 			a->flags |= FC_ACT_F_METER;
 			a->pkt_class = (uint16_t)(meter + 1);
 			return 1;
@@ -338,7 +338,7 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 	if (prog < 0)
 		return prog;
 	a->verdict = v[0];
-	a->rule_id = eng_dec_id(&ev[0][d[0]]);
+	a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
 	eng_act_prog(a, prog);
 	return 1;
 }
@@ -433,15 +433,10 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 		ef->stages |= (uint8_t)(1u << s);
 		/*
 		 * A nat rule, or a nat chain's policy, counts the connections it
-		 * decides (first packets), as Linux.
+		 * decides (first packets), as Linux; so do the nat rules passed.
 		 */
-		if ((s == RULE_STAGE_DST || s == RULE_STAGE_SRC) &&
-			ef->ev[s].nat_rule_id != RULE_ID_NONE)
-			eng_rule_count(eng,
-				ef->ev[s].nat_rule_id == RULE_ID_POLICY
-					? RULE_ID_CHAIN_POLICY(RULE_TABLE_NAT, ef->ev[s].nat_hook)
-					: ef->ev[s].nat_rule_id,
-				1, f->up->len);
+		if (s == RULE_STAGE_DST || s == RULE_STAGE_SRC)
+			eng_count_nat_walk(eng, &ef->ev[s], f->key.family, f->up->len);
 	}
 	*res = &ef->ev[stage];
 	return 0;
@@ -504,14 +499,14 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 			break;
 	}
 	d = eng_decider(ev, n);
-	f->act[1].rule_id = eng_dec_id(&ev[d]);
+	f->act[1].rule_id = eng_dec_id(&ev[d], f->key.family);
 	f->act[1].verdict =
 		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	else
 		eng_act_prog(&f->act[1], eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
-	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, d);
+	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, d, f->key.family);
 	if (built) {
 		eng_flow_of(f)->mark[1] = p.mark;
 		eng_flow_of(f)->ctmark = p.ctmark;
@@ -541,11 +536,11 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	ef->mark[0] = ef->pkt_built ? ef->pkt.mark : 0;
 	ef->ctmark = ef->pkt_built ? ef->pkt.ctmark : 0;
 	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
-	f->act[0].rule_id = eng_dec_id(&ef->ev[d]);
+	f->act[0].rule_id = eng_dec_id(&ef->ev[d], f->key.family);
 	/* This packet's actions (its walk took the meters' tokens), and the entry's default. */
 	prog = eng_prog_of_walk(eng, ef->ev, eng_walked(ef->ev, d));
 	ef->prog_first = (uint16_t)(prog > 0 ? prog : 0);
-	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, d);
+	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, d, f->key.family);
 	eng_act_prog(&f->act[0], prog);
 	/*
 	 * One meter decided (this packet took its token): the entry holds the

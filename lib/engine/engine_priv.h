@@ -115,8 +115,8 @@ struct eng_side_rec {
 	uint32_t tgen;   /**< the generation @c trace was set or refreshed under */
 };
 
-/** Ids a trace holds at most (the acts of every stage, and a decision per stage). */
-#define ENG_TRACE_IDS ((RULE_ACTS_MAX + 1) * RULE_STAGE__COUNT)
+/** Ids a trace holds at most (the acts and notes of every stage, and a decision per stage). */
+#define ENG_TRACE_IDS ((RULE_ACTS_MAX + RULE_NOTES_MAX + 1) * RULE_STAGE__COUNT)
 
 /**
  * One trace: the counters one walk passed without them deciding, in order
@@ -231,8 +231,8 @@ struct rule_engine {
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
 	uint32_t n_rctr;
-	struct eng_rule_ctr pctr[RULE_TABLE__COUNT][RULE_HOOK__COUNT]; /**< built-in chains'
-				           policies' banks (RULE_ID_CHAIN_POLICY()) */
+	/** built-in chains' policies' banks (RULE_ID_CHAIN_POLICY()): [IPv6][table][hook] */
+	struct eng_rule_ctr pctr[2][RULE_TABLE__COUNT][RULE_HOOK__COUNT];
 	struct eng_trace *traces;     /**< interned traces (id - 1) */
 	uint32_t n_traces;
 	uint32_t cap_traces;
@@ -430,14 +430,15 @@ int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *
 	struct rule_eval *res);
 unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
 /*
- * The counter id of stage result @p ev's decision, as an entry keeps it in
- * fc_action::rule_id: its rule, its chain's policy (RULE_ID_CHAIN_POLICY()
- * of the table and hook that decided), or RULE_ID_NONE.
+ * The counter id of stage result @p ev's decision for a packet of
+ * @p family, as an entry keeps it in fc_action::rule_id: its rule, its
+ * chain's policy (RULE_ID_CHAIN_POLICY() of the table and hook that
+ * decided), or RULE_ID_NONE.
  */
 static inline uint32_t
-eng_dec_id(const struct rule_eval *ev)
+eng_dec_id(const struct rule_eval *ev, unsigned int family)
 {
-	return ev->rule_id == RULE_ID_POLICY ? RULE_ID_CHAIN_POLICY(ev->table, ev->hook)
+	return ev->rule_id == RULE_ID_POLICY ? RULE_ID_CHAIN_POLICY(family, ev->table, ev->hook)
 					     : ev->rule_id;
 }
 /* Stages a packet walked: through the first that dropped (@p decider), else all. */
@@ -523,11 +524,21 @@ void eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const str
  */
 uint32_t eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t n);
 /*
- * The trace of walk @p ev decided by stage @p d (eng_decider()): what its
+ * The trace of walk @p ev (a packet of @p family) decided by stage @p d
+ * (eng_decider()): what its
  * stages through eng_walked() passed besides that decision (0: none, or
  * no memory).
  */
-uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d);
+uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+	unsigned int family);
+/*
+ * A connection's first packet (@p bytes long) passed nat stage @p ev: its
+ * nat rule or nat chain's policy, and the nat table's rules it passed
+ * (acts, jumps, RETURN) count it, once, as Linux's nat chains see only
+ * that packet.
+ */
+void eng_count_nat_walk(struct rule_engine *eng, const struct rule_eval *ev, unsigned int family,
+	uint64_t bytes);
 const struct eng_trace *eng_trace_get(const struct rule_engine *eng, uint32_t trace);
 /* The ids of trace @p t. */
 static inline const uint32_t *

@@ -126,31 +126,62 @@ eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t n)
 }
 
 uint32_t
-eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d)
+eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+	unsigned int family)
 {
 	unsigned int n = eng_walked(ev, d);
 	uint32_t ids[ENG_TRACE_IDS];
 	uint32_t k = 0;
 
-	for (unsigned int s = 0; s < n; s++)
+	/*
+	 * What acted, and what was passed (jumps, RETURN, other tables'
+	 * accepts and policies, decisions replaced): the nat table's only
+	 * count a connection's first packet (eng_count_nat_walk()).
+	 */
+	for (unsigned int s = 0; s < n; s++) {
 		for (unsigned int i = 0; i < ev[s].n_acts && i < RULE_ACTS_MAX; i++) {
 			uint32_t id = ev[s].acts[i].rule_id;
 
-			if (id == RULE_ID_NONE || id == RULE_ID_POLICY)
+			if (id == RULE_ID_NONE || id == RULE_ID_POLICY ||
+				ev[s].acts[i].table == RULE_TABLE_NAT)
 				continue;
 			ids[k++] = id;
 		}
+		for (unsigned int i = 0; i < ev[s].n_notes && i < RULE_NOTES_MAX; i++)
+			if (ev[s].notes[i].table != RULE_TABLE_NAT)
+				ids[k++] = ev[s].notes[i].id;
+		if (ev[s].notes_lost != 0)
+			eng->st.trace_lost++;
+	}
 	/*
 	 * Then what the other stages decided (an accept of raw, a rule or a
 	 * chain's policy): the entry keeps stage @p d's in fc_action::rule_id.
 	 */
 	for (unsigned int s = 0; s < n; s++) {
-		uint32_t id = eng_dec_id(&ev[s]);
+		uint32_t id = eng_dec_id(&ev[s], family);
 
 		if (s != d && id != RULE_ID_NONE)
 			ids[k++] = id;
 	}
 	return eng_trace_intern(eng, ids, k);
+}
+
+void
+eng_count_nat_walk(struct rule_engine *eng, const struct rule_eval *ev, unsigned int family,
+	uint64_t bytes)
+{
+	if (ev->nat_rule_id != RULE_ID_NONE)
+		eng_rule_count(eng,
+			ev->nat_rule_id == RULE_ID_POLICY
+				? RULE_ID_CHAIN_POLICY(family, RULE_TABLE_NAT, ev->nat_hook)
+				: ev->nat_rule_id,
+			1, bytes);
+	for (unsigned int i = 0; i < ev->n_acts && i < RULE_ACTS_MAX; i++)
+		if (ev->acts[i].table == RULE_TABLE_NAT)
+			eng_rule_count(eng, ev->acts[i].rule_id, 1, bytes);
+	for (unsigned int i = 0; i < ev->n_notes && i < RULE_NOTES_MAX; i++)
+		if (ev->notes[i].table == RULE_TABLE_NAT)
+			eng_rule_count(eng, ev->notes[i].id, 1, bytes);
 }
 
 const struct eng_trace *
