@@ -461,8 +461,19 @@ def test_metrics(ctx):
                 check(metric(fams, m, channel=name, kind=ch["kind"][i]) == ch[col][i],
                       "channel %s %s" % (name, col))
         ru = a["/gufc/rules"]
-        check(len(ru["id"]) == 2, "two rules")
+        check(sum(1 for h in ru["hook"] if not h) == 2, "two rules")
+        # The base chain's policies after the rules: filter main's three hooks, per family.
+        check(sorted(h for h in ru["hook"] if h) == ["forward", "forward", "input", "input",
+                                                     "output", "output"],
+              "three policies per family")
         for i, rid in enumerate(ru["id"]):
+            if ru["hook"][i]:
+                lab = dict(family=ru["family"][i], table=ru["table"][i], hook=ru["hook"][i],
+                           chain=ru["chain"][i])
+                check(metric(fams, "gufc_policy_packets_total", **lab) == ru["packets"][i] and
+                      metric(fams, "gufc_policy_bytes_total", **lab) == ru["bytes"][i],
+                      "policy %s" % ru["hook"][i])
+                continue
             lab = dict(id=rid, table=ru["table"][i], chain=ru["chain"][i])
             check(metric(fams, "gufc_rule_packets_total", **lab) == ru["packets"][i] and
                   metric(fams, "gufc_rule_bytes_total", **lab) == ru["bytes"][i], "rule %d" % rid)
