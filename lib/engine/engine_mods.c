@@ -161,6 +161,28 @@ stage_ctstate(unsigned int stage, unsigned int ctstate)
 }
 
 /*
+ * What a walk of @p stage would say where nothing there is worth walking
+ * (eng_stage_walks()) for a key of @p family with local bits @p lbits and
+ * ctstate @p cs: accept, and the chains it would enter (empty, accepting)
+ * each left by its end: their policies count the packet (noted, or the
+ * stage's decision).
+ */
+static void
+stage_skip(const struct rule_engine *eng, unsigned int stage, unsigned int lbits,
+	unsigned int cs, unsigned int family, struct rule_eval *res)
+{
+	struct rule_step steps[RULE_STEPS_MAX];
+	unsigned int primary = rule_stage_table(stage);
+	int n = rule_stage_steps(stage, lbits, cs, steps);
+
+	rule_eval_init(res);
+	for (int i = 0; i < n; i++)
+		if (eng->hooks_used[steps[i].table] & RULE_HOOK_F(steps[i].hook))
+			(void)rule_eval_merge(res, primary, steps[i].table, steps[i].hook, family,
+				true, NULL, RULE_POLICY_ACCEPT);
+}
+
+/*
  * Run @p stage on @p p with key @p k: raw sees the state before conntrack
  * (INVALID; a NOTRACK there makes the packet UNTRACKED for the rest).
  */
@@ -177,7 +199,7 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 		p->ctstate = (uint8_t)ctstate;
 	/* Nothing worth walking at the stage's hooks: what a walk would say. */
 	if (!eng_stage_walks(eng, stage, fc_key_flags(k), p->ctstate)) {
-		rule_eval_init(res);
+		stage_skip(eng, stage, fc_key_flags(k), p->ctstate, k->family, res);
 		return 0;
 	}
 	return rule_engine_classify(
@@ -263,7 +285,8 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 		/* Stages before the first with something to walk need no context. */
 		if (!built) {
 			if (!eng_stage_walks(eng, s, fc_key_flags(sk), stage_ctstate(s, scs))) {
-				rule_eval_init(&ev[s]);
+				stage_skip(eng, s, fc_key_flags(sk), stage_ctstate(s, scs), k->family,
+					&ev[s]);
 				n = s + 1;
 				continue;
 			}
@@ -407,8 +430,11 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 		/* The packet's context from the first stage with something to walk on. */
 		if (!ef->pkt_built) {
 			if (!eng_stage_walks(eng, s, fc_key_flags(k), stage_ctstate(s, cs))) {
-				rule_eval_init(&ef->ev[s]);
+				stage_skip(eng, s, fc_key_flags(k), stage_ctstate(s, cs), k->family,
+					&ef->ev[s]);
 				ef->stages |= (uint8_t)(1u << s);
+				if (s == RULE_STAGE_DST || s == RULE_STAGE_SRC)
+					eng_count_nat_walk(eng, &ef->ev[s], k->family, f->up->len);
 				continue;
 			}
 			eng_pkt_start(eng, f->up, f->ctstate, &ef->pkt);
@@ -475,7 +501,8 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		/* A context from the first stage with something to walk on. */
 		if (!built) {
 			if (!eng_stage_walks(eng, s, fc_key_flags(k), stage_ctstate(s, cs))) {
-				rule_eval_init(&ev[s]);
+				stage_skip(eng, s, fc_key_flags(k), stage_ctstate(s, cs), k->family,
+					&ev[s]);
 				n = s + 1;
 				continue;
 			}

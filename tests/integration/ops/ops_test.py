@@ -462,10 +462,13 @@ def test_metrics(ctx):
                       "channel %s %s" % (name, col))
         ru = a["/gufc/rules"]
         check(sum(1 for h in ru["hook"] if not h) == 2, "two rules")
-        # The base chain's policies after the rules: filter main's three hooks, per family.
-        check(sorted(h for h in ru["hook"] if h) == ["forward", "forward", "input", "input",
-                                                     "output", "output"],
-              "three policies per family")
+        # The base chains' policies after the rules.
+        check(sorted((f, t, h) for f, t, h in zip(ru["family"], ru["table"], ru["hook"]) if h) ==
+              sorted((f, t, h) for f in ("ipv4", "ipv6")
+                     for t, h in (("filter", "input"), ("filter", "forward"),
+                                  ("filter", "output"), ("nat", "prerouting"),
+                                  ("nat", "postrouting"))),
+              "the policies of filter main's hooks and nat's dnat and snat, per family")
         for i, rid in enumerate(ru["id"]):
             if ru["hook"][i]:
                 lab = dict(family=ru["family"][i], table=ru["table"][i], hook=ru["hook"][i],

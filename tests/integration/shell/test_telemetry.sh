@@ -77,8 +77,11 @@ pol = {(x['family'], x['table'], x['hook']): x for x in st['policies']}
 shell_pol = {(l.split()[7], l.split()[1], l.split()[8].rstrip(':')): int(l.split()[4])
              for l in open(sys.argv[3]) if len(l.split()) > 9 and l.split()[0] == '-'}
 rows = [i for i, h in enumerate(r['hook']) if h]
-need(sorted(r['hook'][i] for i in rows) == ['forward', 'forward', 'input', 'input', 'output',
-                                            'output'], 'policy rows')
+# filter main's three hooks, nat's dnat and snat chains, per family.
+need(sorted((r['family'][i], r['table'][i], r['hook'][i]) for i in rows) ==
+     sorted((f, t, h) for f in ('ipv4', 'ipv6')
+            for t, h in (('filter', 'input'), ('filter', 'forward'), ('filter', 'output'),
+                         ('nat', 'prerouting'), ('nat', 'postrouting'))), 'policy rows')
 for i in rows:
     k = (r['family'][i], r['table'][i], r['hook'][i])
     need(r['packets'][i] == pol[k]['packets'] == shell_pol[k] and

@@ -529,6 +529,48 @@ test_traversal(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * Chains with no rule that accept, which the engine does not walk: every
+ * packet leaves them by their end, so their policies count it (raw and
+ * mangle: every packet; nat's built-in chains: a connection's first).
+ */
+static void
+test_empty_chains(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	const uint32_t raw = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_RAW, RULE_HOOK_PREROUTING);
+	const uint32_t mpre =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_MANGLE, RULE_HOOK_PREROUTING);
+	const uint32_t npre = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_PREROUTING);
+	const uint32_t npost =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_POSTROUTING);
+	const uint32_t mpre6 =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET6, RULE_TABLE_MANGLE, RULE_HOOK_PREROUTING);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n"
+						       "table raw\n"
+						       "chain R hook prerouting\n"
+						       "table mangle\n"
+						       "chain P hook prerouting\n")),
+		0);
+	assert_int_equal(decide(eng, u, 1).rule_id, 1);
+	hits(eng, &u.pkt.key, 4, 2);
+	assert_int_equal(decide(eng, v, 2).rule_id, 1);
+	hits(eng, &v.pkt.key, 2, 2);
+	assert_int_equal(pkts(eng, 1), 8);
+	assert_int_equal(pkts(eng, raw), 8);
+	assert_int_equal(pkts(eng, mpre), 8);
+	assert_int_equal(pkts(eng, npre), 2);  /* the connections */
+	assert_int_equal(pkts(eng, npost), 2);
+	assert_int_equal(pkts(eng, mpre6), 0); /* IPv6's are apart */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, mpre), 8);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -541,6 +583,7 @@ main(void)
 		cmocka_unit_test(test_non_deciding_per_packet),
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_traversal),
+		cmocka_unit_test(test_empty_chains),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
