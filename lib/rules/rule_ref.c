@@ -166,14 +166,16 @@ rule_eval_merge(struct rule_eval *res, unsigned int primary, unsigned int table,
 	drop = t == NULL ? policy == RULE_POLICY_DROP : t->action != RULE_ACT_ACCEPT;
 	if (!drop && table != primary) {
 		/* Another table's accept: the packet goes on; its rule or policy counts it. */
-		rule_eval_note(res, t == NULL ? RULE_ID_CHAIN_POLICY(family, table, hook) : t->rule_id, table);
+		rule_eval_note(res, t == NULL ? RULE_ID_CHAIN_POLICY(family, table, hook) : t->rule_id,
+			table);
 		return 0;
 	}
 	/* A decision this one replaces (filter OUTPUT's accept, then INPUT's) counted it. */
 	if (res->rule_id != RULE_ID_NONE)
 		rule_eval_note(res,
-			res->rule_id == RULE_ID_POLICY ? RULE_ID_CHAIN_POLICY(family, res->table, res->hook)
-						       : res->rule_id,
+			res->rule_id == RULE_ID_POLICY
+				? RULE_ID_CHAIN_POLICY(family, res->table, res->hook)
+				: res->rule_id,
 			res->table);
 	res->verdict = drop ? RULE_VERDICT_DROP : RULE_VERDICT_ACCEPT;
 	res->table = (uint8_t)table;
