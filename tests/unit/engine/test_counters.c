@@ -571,6 +571,40 @@ test_empty_chains(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * The nat table's rules count a connection's first packet only, as Linux's
+ * nat chains see no other: a jump into a nat chain, the snat rule there,
+ * and snat's policy for the connection that no rule translates.
+ */
+static void
+test_nat_traversal(void **state)
+{
+	struct rule_engine *eng = mk_engine(64);
+	const uint32_t npost =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_POSTROUTING);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n"       /* 1 */
+						       "table nat\n"
+						       "chain snat\n"
+						       "jump S src 10.0.0.0/8\n"   /* 2 */
+						       "chain S\n"
+						       "snat to 203.0.113.1\n")), /* 3 */
+		0);
+	for (uint16_t i = 0; i < 3; i++) {
+		struct rule_upcall u = up4("10.0.0.1", (uint16_t)(2000 + i), "192.0.2.9", 53);
+
+		assert_int_not_equal(decide(eng, u, 1).nat_slot, RULE_NAT_NONE);
+		hits(eng, &u.pkt.key, 4, 2);
+	}
+	decide(eng, up4("192.0.2.7", 3000, "192.0.2.9", 53), 3);
+	assert_int_equal(pkts(eng, 1), 16);
+	assert_int_equal(pkts(eng, 2), 3);
+	assert_int_equal(pkts(eng, 3), 3);
+	assert_int_equal(pkts(eng, npost), 1);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -584,6 +618,7 @@ main(void)
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_traversal),
 		cmocka_unit_test(test_empty_chains),
+		cmocka_unit_test(test_nat_traversal),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
