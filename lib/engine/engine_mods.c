@@ -393,6 +393,23 @@ flow_fkey(struct rule_flow *f)
 						fc_key_in_port(&f->key)));
 }
 
+/*
+ * A nat rule, or a nat chain's policy, counts the connections it decides
+ * (first packets), as Linux; so do the nat rules passed. Only if the
+ * packet got there: no stage before @p s dropped it (the filter walks
+ * the source stage of a dropped flow too: a later table may drop).
+ */
+static void
+nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, unsigned int family)
+{
+	if (s != RULE_STAGE_DST && s != RULE_STAGE_SRC)
+		return;
+	for (unsigned int i = 0; i < s; i++)
+		if (ef->ev[i].verdict != RULE_VERDICT_ACCEPT)
+			return;
+	eng_count_nat_walk(eng, &ef->ev[s], family, ef->f.up->len);
+}
+
 int
 rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const struct rule_eval **res)
 {
@@ -433,8 +450,7 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 				stage_skip(eng, s, fc_key_flags(k), stage_ctstate(s, cs), k->family,
 					&ef->ev[s]);
 				ef->stages |= (uint8_t)(1u << s);
-				if (s == RULE_STAGE_DST || s == RULE_STAGE_SRC)
-					eng_count_nat_walk(eng, &ef->ev[s], k->family, f->up->len);
+				nat_count(eng, ef, s, k->family);
 				continue;
 			}
 			eng_pkt_start(eng, f->up, f->ctstate, &ef->pkt);
@@ -457,12 +473,7 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 		if (rc < 0)
 			return rc;
 		ef->stages |= (uint8_t)(1u << s);
-		/*
-		 * A nat rule, or a nat chain's policy, counts the connections it
-		 * decides (first packets), as Linux; so do the nat rules passed.
-		 */
-		if (s == RULE_STAGE_DST || s == RULE_STAGE_SRC)
-			eng_count_nat_walk(eng, &ef->ev[s], f->key.family, f->up->len);
+		nat_count(eng, ef, s, f->key.family);
 	}
 	*res = &ef->ev[stage];
 	return 0;
