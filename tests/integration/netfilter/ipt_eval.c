@@ -16,9 +16,18 @@
  * of the range; the port kept when inside the port range, else its first
  * port) with its local bits recomputed, filter (mangle, filter, security),
  * then, if accepted, src. The verdict is the first drop of any stage, else
- * the filter table's. Every packet is the first of a new connection (NEW).
+ * the filter table's. Every packet is the first of a new connection.
  * "-m statistic --mode nth" counts the list's packets in order, as the
  * kernel does (nth_match()).
+ *
+ * After the packets, the counters they added, as the oracle prints them:
+ * per rule line and built-in chain policy of the file's tables, what the
+ * walks passed (decisions, nat decisions, acting rules, jumps, RETURN,
+ * other tables' accepts and policies), with each packet's IP length;
+ * packets of the other family and packets from the firewall to itself
+ * that reach INPUT are not counted (see count_walk()'s caller). The stages
+ * after raw see the ctstate conntrack would give the packet
+ * (kernel_ctstate()).
  *
  * Rule ids of the imported set are mapped back to file positions (the
  * n-th "-A" line of the file) by importing each rule line on its own with
