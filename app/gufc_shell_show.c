@@ -142,7 +142,7 @@ static int
 show_rules(struct sh_ctx *c)
 {
 	struct gufc_rule_row *rows;
-	unsigned int n;
+	unsigned int n, i, n_rules;
 	int rc;
 
 	if (c->l->n > 2 && (strcmp(c->l->tok[2], "iptables") == 0 ||
@@ -176,11 +176,19 @@ show_rules(struct sh_ctx *c)
 		return sh_err(c, rc, NULL, "%s", strerror(-rc));
 	fprintf(c->out, "%6s %-6s %-12s %4s %12s %14s  %s\n", "id", "table", "chain", "pos",
 		"packets", "bytes", "rule");
-	for (unsigned int i = 0; i < n; i++)
+	for (i = 0; i < n && rows[i].hook == RULE_HOOK__COUNT; i++)
 		fprintf(c->out, "%6u %-6s %-12s %4u %12" PRIu64 " %14" PRIu64 "  %s\n", rows[i].id,
 			rule_table_name(rows[i].table), rows[i].chain, rows[i].pos,
 			rows[i].packets, rows[i].bytes, rows[i].text);
-	fprintf(c->out, "%u rules, generation %u%s\n", n, rule_engine_generation(c->app->eng),
+	n_rules = i;
+	/* The base chains' policies: the packets that left each by its end. */
+	for (; i < n; i++)
+		fprintf(c->out, "%6s %-6s %-12s %4s %12" PRIu64 " %14" PRIu64 "  policy %s %s: %s\n",
+			"-", rule_table_name(rows[i].table), rows[i].chain, "-", rows[i].packets,
+			rows[i].bytes, rows[i].family == FC_AF_INET6 ? "ipv6" : "ipv4",
+			rule_hook_name(rows[i].hook), rows[i].text);
+	fprintf(c->out, "%u rules, generation %u%s\n", n_rules,
+		rule_engine_generation(c->app->eng),
 		sh_pending() ? "; uncommitted changes pending ('show pending', 'commit')" : "");
 	free(rows);
 	return 0;

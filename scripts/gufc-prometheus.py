@@ -274,12 +274,24 @@ def collect(answers):
                 f.add(name, kind, help_text, int(row[col]), labels)
 
     for row in columns(answers.get("/gufc/rules") or {}):
+        if row.get("hook"):
+            # A built-in chain's policy: the packets that left the chain by its end.
+            labels = {"family": row.get("family", ""), "table": row.get("table", ""),
+                      "hook": row.get("hook", ""), "chain": row.get("chain", "")}
+            f.add("gufc_policy_packets_total", "counter",
+                  "Packets each base chain's policy decided or let through.",
+                  int(row.get("packets", 0)), labels)
+            f.add("gufc_policy_bytes_total", "counter",
+                  "Bytes each base chain's policy decided or let through.",
+                  int(row.get("bytes", 0)), labels)
+            continue
         labels = {"id": row.get("id"), "table": row.get("table", ""), "chain": row.get("chain", "")}
         f.add("gufc_rule_packets_total", "counter",
-              "Packets of the flows each committed rule decided.", int(row.get("packets", 0)),
-              labels)
+              "Packets each committed rule counted (decided or passed).",
+              int(row.get("packets", 0)), labels)
         f.add("gufc_rule_bytes_total", "counter",
-              "Bytes of the flows each committed rule decided.", int(row.get("bytes", 0)), labels)
+              "Bytes each committed rule counted (decided or passed).",
+              int(row.get("bytes", 0)), labels)
 
     off = answers.get("/gufc/offload")
     if off:

@@ -35,11 +35,12 @@ eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint
 	if (packets == 0 && bytes == 0)
 		return;
 	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
-		uint32_t t = (rule_id >> 8) & 0xff, h = rule_id & 0xff;
+		uint32_t t = RULE_ID_CHAIN_POLICY_TABLE(rule_id), h = RULE_ID_CHAIN_POLICY_HOOK(rule_id);
+		unsigned int f = RULE_ID_CHAIN_POLICY_FAMILY(rule_id) == FC_AF_INET6;
 
 		if (t < RULE_TABLE__COUNT && h < RULE_HOOK__COUNT) {
-			eng->pctr[t][h].packets += packets;
-			eng->pctr[t][h].bytes += bytes;
+			eng->pctr[f][t][h].packets += packets;
+			eng->pctr[f][t][h].bytes += bytes;
 		}
 		return;
 	}
@@ -203,7 +204,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		a->pkt_class = 0;
 	}
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	a->rule_id = ev[d].rule_id;
+	a->rule_id = eng_dec_id(&ev[d], k->family);
 	eng_act_prog(a, eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
 	pd = ENG_DEPS_PER_PACKET(deps);
 	/* One meter decided: the verdict while it conforms, the fast path asks it. */
@@ -227,7 +228,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	if (rc < 0)
 		return rc;
 	/* The rules it passed without deciding count its packets from now on. */
-	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, eng_walked(ev, d)));
+	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, d, k->family));
 	/* A rule that names another channel now: the flow leaves its own ring
 	 * (still owned: it goes back when the flow goes). */
 	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);

@@ -116,13 +116,16 @@ struct eng_side_rec {
 	uint32_t tgen;   /**< the generation @c trace was set or refreshed under */
 };
 
-/** Ids a trace holds at most (the acts of every stage, and a policy per stage). */
-#define ENG_TRACE_IDS ((RULE_ACTS_MAX + 1) * RULE_STAGE__COUNT)
+/** Ids a trace holds at most (the acts and notes of every stage, and a decision per stage). */
+#define ENG_TRACE_IDS ((RULE_ACTS_MAX + RULE_NOTES_MAX + 1) * RULE_STAGE__COUNT)
 
-/** One trace: the non-deciding rules one walk passed, in order (engine_trace.c). */
+/**
+ * One trace: the counters one walk passed without them deciding, in order
+ * (engine_trace.c); its ids are rule_engine::trace_pool[off .. off + n).
+ */
 struct eng_trace {
 	uint32_t n;
-	uint32_t id[ENG_TRACE_IDS];
+	uint32_t off;
 };
 
 /** A flow table's side records: open addressing by slot, at most half full. */
@@ -229,11 +232,14 @@ struct rule_engine {
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
 	uint32_t n_rctr;
-	struct eng_rule_ctr pctr[RULE_TABLE__COUNT][RULE_HOOK__COUNT]; /**< built-in chains'
-				           policies' banks (RULE_ID_CHAIN_POLICY()) */
+	/** built-in chains' policies' banks (RULE_ID_CHAIN_POLICY()): [IPv6][table][hook] */
+	struct eng_rule_ctr pctr[2][RULE_TABLE__COUNT][RULE_HOOK__COUNT];
 	struct eng_trace *traces;     /**< interned traces (id - 1) */
 	uint32_t n_traces;
 	uint32_t cap_traces;
+	uint32_t *trace_pool;         /**< their ids, one after the other */
+	uint32_t n_trace_pool;
+	uint32_t cap_trace_pool;
 	uint32_t *trace_ix;           /**< their hash index (id; 0 free) */
 	uint32_t cap_trace_ix;
 	struct eng_meter_key *mkeys;  /**< RULE_METERS_MAX: meter i's rule (view.meters[i]) */
@@ -427,6 +433,18 @@ int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
 	struct rule_eval *res);
 unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
+/*
+ * The counter id of stage result @p ev's decision for a packet of
+ * @p family, as an entry keeps it in fc_action::rule_id: its rule, its
+ * chain's policy (RULE_ID_CHAIN_POLICY() of the table and hook that
+ * decided), or RULE_ID_NONE.
+ */
+static inline uint32_t
+eng_dec_id(const struct rule_eval *ev, unsigned int family)
+{
+	return ev->rule_id == RULE_ID_POLICY ? RULE_ID_CHAIN_POLICY(family, ev->table, ev->hook)
+					     : ev->rule_id;
+}
 /* Stages a packet walked: through the first that dropped (@p decider), else all. */
 unsigned int eng_walked(const struct rule_eval ev[], unsigned int decider);
 /** A packet's marks: its own (0 off the wire) and its connection's; its seconds left. */
@@ -509,9 +527,29 @@ void eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const str
  * ctr_gen.
  */
 uint32_t eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t n);
-/* The trace of the non-deciding rules of stages ev[0..n-1] (0: none, or no memory). */
-uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n);
+/*
+ * The trace of walk @p ev (a packet of @p family) decided by stage @p d
+ * (eng_decider()): what its
+ * stages through eng_walked() passed besides that decision (0: none, or
+ * no memory).
+ */
+uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+	unsigned int family);
+/*
+ * A connection's first packet (@p bytes long) passed nat stage @p ev: its
+ * nat rule or nat chain's policy, and the nat table's rules it passed
+ * (acts, jumps, RETURN) count it, once, as Linux's nat chains see only
+ * that packet.
+ */
+void eng_count_nat_walk(struct rule_engine *eng, const struct rule_eval *ev, unsigned int family,
+	uint64_t bytes);
 const struct eng_trace *eng_trace_get(const struct rule_engine *eng, uint32_t trace);
+/* The ids of trace @p t. */
+static inline const uint32_t *
+eng_trace_ids(const struct rule_engine *eng, const struct eng_trace *t)
+{
+	return eng->trace_pool + t->off;
+}
 /* Add @p packets, @p bytes to every rule of @p trace (unsigned: may subtract). */
 void eng_trace_count(struct rule_engine *eng, uint32_t trace, uint64_t packets, uint64_t bytes);
 /* Live entry @p idx takes @p trace (0: none, or it goes): banks as eng_ctr_switch(). */

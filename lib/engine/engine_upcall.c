@@ -514,7 +514,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	/* A CONNMARK of this packet's walk is the connection's from now on. */
 	eng_ctmark_store(eng, ti, idx, mk.ctmark);
 	dec_from_act(d, a, cs);
-	d->rule_id = ev[i].rule_id;
+	d->rule_id = eng_dec_id(&ev[i], up->pkt.key.family);
 	d->channel = eng_channel_keep(eng, ti, idx, a, ev[RULE_STAGE_FILTER].channel);
 	d->verdict = ev[i].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
@@ -526,7 +526,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	/* This packet's own actions (its walk took the meters' tokens). */
 	prog = eng_prog_of_walk(eng, ev, eng_walked(ev, i));
 	d->pkt_prog = (uint16_t)(prog > 0 ? prog : 0);
-	*trace = eng_trace_of_walk(eng, ev, eng_walked(ev, i));
+	*trace = eng_trace_of_walk(eng, ev, i, up->pkt.key.family);
 	return true;
 }
 

@@ -397,7 +397,7 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 		if (cs != NULL && cs->fn != NULL) {
 			uint64_t p = 0, by = 0;
 
-			cs->fn(cs->arg, RULE_ID_CHAIN_POLICY(t, h), &p, &by);
+			cs->fn(cs->arg, RULE_ID_CHAIN_POLICY(family, t, h), &p, &by);
 			pp += p;
 			pb += by;
 		}

@@ -473,6 +473,7 @@ same(const struct rule_eval *a, const struct rule_eval *b, const struct rule_pkt
 		  a->nat_action == b->nat_action && a->nat_hook == b->nat_hook &&
 		  a->nat_rule_id == b->nat_rule_id && memcmp(&a->nat, &b->nat, sizeof(a->nat)) == 0 &&
 		  a->deps == b->deps && a->n_acts == b->n_acts && a->acts_lost == b->acts_lost &&
+		  a->n_notes == b->n_notes && a->notes_lost == b->notes_lost &&
 		  strcmp(a->channel, b->channel) == 0 && (a->tgt == NULL) == (b->tgt == NULL) &&
 		  (a->tgt == NULL || memcmp(a->tgt, b->tgt, sizeof(*a->tgt)) == 0) &&
 		  pa->mark == pb->mark && pa->ctmark == pb->ctmark && pa->ctstate == pb->ctstate &&
@@ -485,15 +486,19 @@ same(const struct rule_eval *a, const struct rule_eval *b, const struct rule_pkt
 		     (a->acts[i].tgt == NULL) == (b->acts[i].tgt == NULL) &&
 		     (a->acts[i].tgt == NULL ||
 			     memcmp(a->acts[i].tgt, b->acts[i].tgt, sizeof(*a->acts[i].tgt)) == 0);
+	/* What the walks passed (jumps, RETURN, other tables' accepts): the counters. */
+	for (unsigned int i = 0; ok && i < a->n_notes && i < RULE_NOTES_MAX; i++)
+		ok = a->notes[i].id == b->notes[i].id && a->notes[i].table == b->notes[i].table;
 	if (ok)
 		return;
 	fail_msg("stage %u, packet ctstate %#x flags %#x lbits %#x in %u out %u mark %u: "
-		 "ref verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u mark %u; "
-		 "cls verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u mark %u\n%s",
+		 "ref verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u notes %u "
+		 "mark %u; cls verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u "
+		 "notes %u mark %u\n%s",
 		stage, pa->ctstate, pa->flags, fc_key_flags(&pa->key), pa->in_port, pa->out_port,
 		pa->mark, a->verdict, a->rule_id, a->table, a->hook, a->nat_action, a->nat_rule_id,
-		a->deps, a->n_acts, pa->mark, b->verdict, b->rule_id, b->table, b->hook,
-		b->nat_action, b->nat_rule_id, b->deps, b->n_acts, pb->mark, text);
+		a->deps, a->n_acts, a->n_notes, pa->mark, b->verdict, b->rule_id, b->table, b->hook,
+		b->nat_action, b->nat_rule_id, b->deps, b->n_acts, b->n_notes, pb->mark, text);
 }
 
 struct tally {
@@ -501,6 +506,7 @@ struct tally {
 	uint64_t drops;
 	uint64_t by_rule;
 	uint64_t acts;
+	uint64_t notes;
 	uint64_t nat;
 	uint64_t provider;
 	uint64_t portless; /**< evaluations checked again on other ports (a set reading none) */
@@ -550,6 +556,7 @@ compare_set(const char *text, struct rule_ipsets *sets, unsigned int n_pkts, str
 		t->drops += ra.verdict == RULE_VERDICT_DROP;
 		t->by_rule += ra.rule_id != RULE_ID_NONE && ra.rule_id != RULE_ID_POLICY;
 		t->acts += ra.n_acts;
+		t->notes += ra.n_notes;
 		t->nat += ra.nat_action != RULE_ACT_ACCEPT;
 	}
 	/* A burst gives what single packets give. */
@@ -612,15 +619,16 @@ test_random_contexts(void **state)
 	no_ports = false;
 	rule_ipsets_free(sets);
 	printf("  %" PRIu64 " evaluations: %.1f%% dropped, %.1f%% by a rule, %.2f actions each, "
-	       "%" PRIu64 " translated, %" PRIu64 " provider calls, %" PRIu64
+	       "%.2f notes each, %" PRIu64 " translated, %" PRIu64 " provider calls, %" PRIu64
 	       " checked on other ports\n",
 		t.evals, 100.0 * (double)t.drops / (double)t.evals,
-		100.0 * (double)t.by_rule / (double)t.evals, (double)t.acts / (double)t.evals, t.nat,
-		t.provider, t.portless);
+		100.0 * (double)t.by_rule / (double)t.evals, (double)t.acts / (double)t.evals,
+		(double)t.notes / (double)t.evals, t.nat, t.provider, t.portless);
 	/* The sets did things: drops, rules, actions, translations, providers. */
 	assert_true(t.drops * 100 > t.evals * 5);
 	assert_true(t.by_rule * 100 > t.evals * 10);
 	assert_true(t.acts > t.evals / 10);
+	assert_true(t.notes > t.evals / 10);
 	assert_true(t.nat > 0);
 	assert_true(t.provider > 0);
 	assert_true(t.portless > 0);

@@ -152,7 +152,8 @@ test_per_packet(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	d = decide(eng, ack, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(d.rule_id, RULE_ID_POLICY);
+	assert_int_equal(d.rule_id,
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
 	d = decide(eng, fin, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
