@@ -539,6 +539,8 @@ struct gufc_app {
 	struct ofl_policy *ofl_pol;         /**< heavy-hitter policy; rules lcore only */
 	const struct dp_marks *dp_marks;  /**< RX fast path's view (struct dp_ctx::marks), NULL when off */
 	uint64_t ofl_next_tsc;              /**< rules lcore: next policy pass */
+	uint32_t ofl_exp_count;             /**< rules lcore: rule_engine_expect_count() the
+						 hardware drops were last checked at */
 	bool ofl_frozen;                    /**< objects freed: ofl_final holds the counters */
 	struct gufc_ofl_totals ofl_final;
 	uint64_t epoch_ms;                  /**< wall clock (ms since the Unix epoch) at start_tsc */
