@@ -424,13 +424,16 @@ gufc_show_recent(struct gufc_app *app, FILE *f)
 	if (rc != 0)
 		return rc;
 	for (unsigned int i = 0; i < nh; i++)
-		fprintf(f, "hashlimit %s (%s): %u buckets of at most %u, rate %u/%s burst %u, "
+		/* A byte rate's burst counts refills of a second's credit (netfilter's). */
+		fprintf(f, "hashlimit %s (%s): %u buckets of at most %u, rate %u%s burst %u%s, "
 			   "expire %u ms, gc every %u ms\n", hl[i].name,
 			hl[i].family == FC_AF_INET6 ? "ipv6" : "ipv4", hl[i].buckets, hl[i].cfg.max,
-			hl[i].cfg.rate, hl[i].cfg.unit == RULE_RATE_MIN ? "min" :
-				hl[i].cfg.unit == RULE_RATE_HOUR ? "hour" :
-				hl[i].cfg.unit == RULE_RATE_DAY ? "day" : "sec",
-			hl[i].cfg.burst, hl[i].cfg.expire, hl[i].cfg.gcinterval);
+			hl[i].cfg.rate, hl[i].cfg.unit == RULE_RATE_MIN ? "/min" :
+				hl[i].cfg.unit == RULE_RATE_HOUR ? "/hour" :
+				hl[i].cfg.unit == RULE_RATE_DAY ? "/day" :
+				hl[i].cfg.unit == RULE_RATE_BYTES ? "b/s" : "/sec",
+			hl[i].cfg.burst, hl[i].cfg.unit == RULE_RATE_BYTES ? " refills" : "",
+			hl[i].cfg.expire, hl[i].cfg.gcinterval);
 	free(hl);
 	{
 		struct rule_engine_stats st;

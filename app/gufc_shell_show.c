@@ -55,6 +55,8 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " reused, %" PRIu64 " kept, %" PRIu64 " per packet, %" PRIu64
 		" around, %" PRIu64 " flushes\n", "classifier cache", t.es.clsc_hits,
 		t.es.clsc_misses, t.es.clsc_uncacheable, t.es.clsc_skipped, t.es.clsc_flushes);
+	fprintf(f, "%-20s %" PRIu64 " (ctstate changed, walk would not)\n", "refilters saved",
+		t.es.refilter_kept);
 	fprintf(f, "%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved\n",
 		"input ports", t.es.port_mismatch, t.es.reply_moved);
 	fprintf(f, "%-20s %" PRIu64 " (no memory: non-deciding rules miss their packets)\n",
@@ -66,6 +68,8 @@ show_stats(struct sh_ctx *c)
 		t.es.commits, t.es.gen, t.es.cls_gen, t.es.pending);
 	fprintf(f, "%-20s %" PRIu64 " revalidated, %" PRIu64 " refreshed\n", "after commits",
 		t.es.revalidated, t.es.refreshed);
+	fprintf(f, "%-20s %" PRIu64 " new flows, %" PRIu64 " taken back for an expectation\n",
+		"cached drops", t.es.cached_drops, t.es.drops_expected);
 	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",
 		t.cts.related, t.nats.related_nat);
 	fprintf(f, "%-20s %" PRIu64 " tcp connections (refused %" PRIu64 "), ignored %" PRIu64

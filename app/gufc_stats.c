@@ -321,6 +321,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		", around the cache %" PRIu64 ", emptied %" PRIu64 " times)\n",
 		"classifier results reused", t->es.clsc_hits, t->es.clsc_misses,
 		t->es.clsc_uncacheable, t->es.clsc_skipped, t->es.clsc_flushes);
+	if (t->es.refilter_kept != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (their connection's ctstate changed, their walk would not)\n",
+			"entries kept, not refiltered", t->es.refilter_kept);
 	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0)
 		fprintf(f,
 			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
@@ -530,13 +533,16 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
 		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
 		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
-		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64 "},\n",
+		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64
+		", \"refilter_kept\": %" PRIu64
+		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
 		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,
-		t->es.clsc_skipped, t->es.clsc_flushes);
+		t->es.clsc_skipped, t->es.clsc_flushes, t->es.refilter_kept, t->es.cached_drops,
+		t->es.drops_expected);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",

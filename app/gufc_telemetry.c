@@ -89,6 +89,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("clsc_uncacheable", t.es.clsc_uncacheable);
 	U("clsc_skipped", t.es.clsc_skipped);
 	U("clsc_flushes", t.es.clsc_flushes);
+	U("refilter_kept", t.es.refilter_kept);
 	U("flows_created", t.es.flows);
 	U("flows_replies", t.es.replies);
 	U("flows_removed", t.es.removed);
@@ -120,6 +121,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("set_failed", t.es.set_failed);
 	U("generation", t.es.gen);
 	U("revalidated", t.es.revalidated);
+	U("cached_drops", t.es.cached_drops);
+	U("drops_expected", t.es.drops_expected);
 	U("reval_pending", t.es.pending);
 	U("refreshed", t.es.refreshed);
 	U("icmp_related", t.cts.related);

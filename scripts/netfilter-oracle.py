@@ -88,7 +88,8 @@ and --ctstate other than NEW can never match.
 Output, one line per packet, numbered from 1 in list order:
   N HOOK VERDICT DECIDER [NATHOOK ACTION rule=K [to=SPEC|ports=P]]...
   HOOK     the hook that decided: input, forward or output for the filter
-           table's verdict; any hook where raw, mangle or security dropped
+           table's verdict; any hook where raw, mangle or security dropped,
+           or where a nat chain's DROP policy did
   VERDICT  accept or drop (REJECT counts as drop)
   DECIDER  rule=K (K: the K-th rule line of the file, counting every
            -A line of every table from 1) or policy
@@ -987,7 +988,10 @@ def decide(p, from_fw, locals_, before, after):
         if nat is None or not nat.entered(hook):
             return
         res = nat.walk(hook)
-        if res[0] == "rule":
+        if res[0] == "policy" and res[2] != "ACCEPT":
+            # A nat chain's DROP policy: the new connection no rule took goes.
+            drops.append((hook.lower(), None))
+        elif res[0] == "rule":
             _, c, i, r = res
             d.nat.append((hook.lower(), r.target, nat.t.file_no[c][i], r))
 

@@ -789,6 +789,12 @@ rule_cls_key_reads(const struct rule_cls *c)
 	return c != NULL ? c->key_reads : RULE_READS_ALL;
 }
 
+bool
+rule_cls_reads_ports(const struct rule_cls *c)
+{
+	return c == NULL || c->reads_ports;
+}
+
 int
 rule_cls_stats(const struct rule_cls *c, struct rule_cls_stats *st)
 {

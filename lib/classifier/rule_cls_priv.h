@@ -213,6 +213,7 @@ struct rule_cls {
 	struct rule_ipsets *sets;  /**< the set's ipsets (a reference), or NULL */
 	uint32_t pkt_needs;        /**< RULE_PKT_NEED_* of the set's rules */
 	uint32_t key_reads;        /**< RULE_READS_* of the set's rules */
+	bool reads_ports;          /**< a rule may read the input or output port */
 	/* Key projection (rule_cls_proj.c): interval starts, sorted, [0] == 0. */
 	/* [0] source, [1] destination */
 	uint16_t *proj_port[2];    /**< per port (host order): its interval among the rules'

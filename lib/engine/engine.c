@@ -313,6 +313,22 @@ eng_retire(struct rule_engine *eng, void *ptr)
 	return 0;
 }
 
+void
+rule_engine_expect_note(struct rule_engine *eng, const struct fc_key *k)
+{
+	uint32_t e;
+
+	if (eng == NULL || k == NULL ||
+		(k->family != FC_AF_INET4 && k->family != FC_AF_INET6))
+		return;
+	e = eng->view.exp_epoch + 1;
+	if (e == 0)
+		e = 1;
+	/* The slot first: a reader that sees the new count finds it (release). */
+	__atomic_store_n(&eng->view.exp_slots[rule_engine_exp_slot(k)], e, __ATOMIC_RELAXED);
+	__atomic_store_n(&eng->view.exp_epoch, e, __ATOMIC_RELEASE);
+}
+
 int
 rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t val)
 {
@@ -582,6 +598,13 @@ rule_engine_create(const struct rule_engine_params *p)
 	if (eng->qsv == NULL || rte_rcu_qsbr_init(eng->qsv, eng->p.max_readers) != 0)
 		goto fail;
 	rc = tables_create(eng);
+	if (rc == 0) {
+		eng->view.exp_slots = rte_zmalloc_socket("rule_engine_exp",
+			RULE_EXP_SLOTS * sizeof(*eng->view.exp_slots), RTE_CACHE_LINE_SIZE,
+			eng->p.socket_id);
+		if (eng->view.exp_slots == NULL)
+			rc = -ENOMEM;
+	}
 	if (rc == 0)
 		rc = eng_meters_init(eng);
 	if (rc == 0)
@@ -624,6 +647,7 @@ rule_engine_free(struct rule_engine *eng)
 	for (unsigned int ti = 0; ti < 2; ti++)
 		free(eng->view.flow_chan[ti]);
 	eng_meters_fini(eng);
+	rte_free(eng->view.exp_slots);
 	eng_pktact_fini(eng);
 	eng_clsc_fini(eng);
 	rte_free(eng->qsv);

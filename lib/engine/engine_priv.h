@@ -29,7 +29,8 @@ extern int rule_engine_logtype;
  */
 #define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (FC_ACT_F_NAT entries) */
 #define ENG_M0_FK_DST_LOCAL 0x02
-#define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
+#define ENG_M0_NEWDROP RULE_ACT_M0_NEWDROP /**< a new flow cached as DROP: delete, not
+					     refilter; nat_id: the expectation count */
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
 #define ENG_M0_CHAN_FLOW RULE_ACT_M0_CHAN_FLOW /**< delivered to the slot's per-flow channel */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
@@ -384,6 +385,9 @@ uint32_t eng_connlimit_count(const struct rule_engine *eng);
 int eng_meters_init(struct rule_engine *eng);
 void eng_meters_fini(struct rule_engine *eng);
 void eng_meters_reset(struct rule_engine *eng);
+/** Meters across a commit of @p ns that numbers rules anew (engine_meter.c). */
+void eng_meters_renumber(struct rule_engine *eng, const struct rule_set *old,
+	const struct rule_set *ns);
 void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode);
 
 /* Can a cached verdict hold @p deps with the meters @p pv saw (one, nothing else)? */
@@ -606,7 +610,8 @@ int eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct eng_tu
 	const struct fc_key *reply);
 bool eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
 	struct eng_tuple *others, struct rule_decision *d, uint32_t now);
-int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port);
+int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port,
+	bool absent);
 void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_action *old, const struct fc_action *a);
 

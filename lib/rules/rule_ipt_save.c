@@ -402,8 +402,7 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 			pb += by;
 		}
 		rule_buf_printf(b, ":%s %s [%llu:%llu]\n", hook_chain[h],
-			policy_name[c != NULL && t != RULE_TABLE_NAT ? rule_chain_policy(c, family) & 1
-								      : 0],
+			policy_name[c != NULL ? rule_chain_policy(c, family) & 1 : 0],
 			(unsigned long long)pp, (unsigned long long)pb);
 		if (c != NULL && !is_builtin_as(c, h))
 			user[c - tb->chains] = true;

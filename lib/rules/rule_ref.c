@@ -155,7 +155,18 @@ rule_eval_merge(struct rule_eval *res, unsigned int primary, unsigned int table,
 		res->nat_hook = (uint8_t)hook;
 		if (t == NULL) {
 			res->nat_rule_id = RULE_ID_POLICY;
-			return 0;
+			if (policy != RULE_POLICY_DROP)
+				return 0;
+			/* A DROP policy: the new connection no rule took goes, as in Linux. */
+			res->verdict = RULE_VERDICT_DROP;
+			res->table = (uint8_t)table;
+			res->hook = (uint8_t)hook;
+			res->rule_id = RULE_ID_POLICY;
+			res->action = RULE_ACT_DROP;
+			res->tgt = NULL;
+			res->reject = RULE_REJECT_NONE;
+			res->channel[0] = '\0';
+			return 1;
 		}
 		res->nat_rule_id = t->rule_id;
 		res->nat_action = t->action;

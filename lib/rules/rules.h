@@ -425,7 +425,8 @@ struct rule_chain {
 	uint8_t builtin;   /**< main, dnat or snat; cannot be deleted or given hooks */
 	uint8_t hooks;     /**< RULE_HOOK_F() bits claimed by this user chain */
 	uint8_t policy;    /**< enum rule_policy of IPv4 packets (and of both, by default);
-			        base chains only, never DROP in nat */
+			        base chains only; in nat, DROP drops the new
+			        connections no rule of the chain takes */
 	uint8_t policy6;   /**< enum rule_policy of IPv6 packets */
 	uint64_t pkts;     /**< initial policy counters (an import's [pkts:bytes]) */
 	uint64_t bytes;
@@ -538,7 +539,7 @@ int rule_set_chain_del(struct rule_set *s, enum rule_table table, const char *na
 /**
  * Set the policy of a base chain (main, or a user chain with hooks) for
  * both families.
- * @return 0; -EINVAL (nat table, chain without hooks, bad policy), -ENOENT.
+ * @return 0; -EINVAL (chain without hooks, bad policy), -ENOENT.
  * Context: main lcore.
  */
 int rule_set_chain_policy(struct rule_set *s, enum rule_table table, const char *name,
@@ -552,7 +553,7 @@ int rule_set_chain_policy(struct rule_set *s, enum rule_table table, const char 
  * @param name    the chain
  * @param family  FC_AF_INET4 or FC_AF_INET6
  * @param policy  enum rule_policy
- * @return 0; -EINVAL (nat table, chain without hooks, bad policy or
+ * @return 0; -EINVAL (chain without hooks, bad policy or
  *   family), -ENOENT.
  * Context: main lcore.
  */

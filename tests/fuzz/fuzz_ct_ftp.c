@@ -136,8 +136,54 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (unsigned int i = 0; r == 1 && i < sm.n_media; i++)
 			if (sm.media[i].port < 1024 || sm.media[i].type == 0 ||
-				sm.media[i].type > MOD_CT_SIP_IMAGE)
+				sm.media[i].type > MOD_CT_SIP_IMAGE ||
+				sm.media[i].port_off + sm.media[i].port_len > size ||
+				sm.media[i].c_off + sm.media[i].c_len > size)
 				abort();
+		/* Its rewrite behind NAT: edits in order, inside the message. */
+		{
+			static const uint8_t in4[16] = {10, 0, 0, 1}, out4[16] = {198, 51, 100, 1},
+					     peer[16] = {192, 0, 2, 7};
+			struct mod_ct_sip_conn sc = {.family = fam ? FC_AF_INET6 : FC_AF_INET4,
+				.proto = 17, .sport = 5060, .dport = 5060, .osport = 5060,
+				.odport = 1024};
+			struct mod_ct_sip_media_nat mn[MOD_CT_SIP_MEDIA_MAX];
+			struct mod_ct_edit ed[MOD_CT_SIP_EDITS_MAX];
+			static uint8_t out[4096];
+			int n = 0, w;
+
+			memcpy(sc.src, in4, 16);
+			memcpy(sc.dst, peer, 16);
+			memcpy(sc.osrc, peer, 16);
+			memcpy(sc.odst, out4, 16);
+			if (fam) {
+				sc.src[0] = sc.odst[0] = 0xfd;
+				sc.dst[0] = sc.osrc[0] = 0x20;
+			}
+			memset(mn, 0, sizeof(mn));
+			for (unsigned int i = 0; r == 1 && i < sm.n_media; i++) {
+				memcpy(mn[i].addr, sc.odst, 16);
+				mn[i].new_port = i & 1;
+				mn[i].port = 65534;
+			}
+			if (r == 1 && sm.sdp)
+				n = mod_ct_sip_nat_sdp(copy, (uint32_t)size, sc.family, &sm, mn, ed, 0,
+					MOD_CT_SIP_EDITS_MAX);
+			if (n >= 0)
+				n = mod_ct_sip_nat_headers(copy, (uint32_t)size, &sc, ed,
+					(unsigned int)n, MOD_CT_SIP_EDITS_MAX);
+			if (n > MOD_CT_SIP_EDITS_MAX || (n < 0 && n != -EBADMSG && n != -ENOSPC))
+				abort();
+			for (int i = 0; i < n; i++)
+				if ((i > 0 && ed[i].off < ed[i - 1].off + ed[i - 1].len_old) ||
+					ed[i].off + ed[i].len_old > size || ed[i].len_new > sizeof(ed[i].text))
+					abort();
+			w = n > 0 ? mod_ct_edit_apply(copy, (uint32_t)size, ed, (unsigned int)n, out,
+					    sizeof(out)) :
+				    0;
+			if (w < 0)
+				abort();
+		}
 	}
 	for (unsigned int dir = 0; dir < 2; dir++) {
 		if (mod_ct_ftp_parse(copy, (uint32_t)size, dir, FC_AF_INET4, a4, &cmd) == 1 &&

@@ -31,7 +31,7 @@ enum mod_ct_helper {
 	MOD_CT_HELPER_NONE, /**< no helper */
 	MOD_CT_HELPER_FTP,  /**< "ftp": PORT, EPRT, 227, 229 (Linux's nf_conntrack_ftp) */
 	MOD_CT_HELPER_TFTP, /**< "tftp": RRQ, WRQ (Linux's nf_conntrack_tftp) */
-	MOD_CT_HELPER_SIP,  /**< "sip" over UDP: SDP media streams (Linux's nf_conntrack_sip) */
+	MOD_CT_HELPER_SIP,  /**< "sip" over UDP and TCP: media, REGISTER (Linux's nf_conntrack_sip) */
 	MOD_CT_HELPER_IRC,  /**< "irc": DCC offers, IPv4 (Linux's nf_conntrack_irc) */
 	MOD_CT_HELPER_SANE, /**< "sane": SANE_NET_START's data port (Linux's nf_conntrack_sane) */
 	MOD_CT_HELPER__COUNT
@@ -69,10 +69,20 @@ const char *mod_ct_helper_name(unsigned int h);
  * The transport protocol a helper serves (Linux finds a helper by name and
  * protocol: -j CT --helper tftp needs -p udp).
  * @param h  enum mod_ct_helper
- * @return 6 (TCP: ftp, irc, sane), 17 (UDP: tftp, sip); 0 for NONE or out of range.
+ * @return 6 (TCP: ftp, irc, sane), 17 (UDP: tftp; sip, which serves TCP too:
+ *   mod_ct_helper_serves()); 0 for NONE or out of range.
  * Context: any.
  */
 uint8_t mod_ct_helper_proto(unsigned int h);
+
+/**
+ * Does helper @p h serve transport protocol @p proto (Linux finds a helper
+ * by name and protocol: "sip" serves UDP and TCP, the others one)?
+ * @param h      enum mod_ct_helper
+ * @param proto  IP protocol number
+ * @return true if so. Context: any.
+ */
+bool mod_ct_helper_serves(unsigned int h, uint8_t proto);
 
 /* ------------------------------------------------------------------------ */
 /* FTP                                                                       */
@@ -234,9 +244,13 @@ enum mod_ct_sip_method {
 
 /** One announced media stream: RTP to addr:port (RTCP to the next odd port). */
 struct mod_ct_sip_media {
-	uint8_t type;     /**< MOD_CT_SIP_AUDIO, _VIDEO, _IMAGE */
-	uint8_t addr[16]; /**< the stream's c= address, else the session's; network order */
-	uint16_t port;    /**< host order, 1024 .. 65535 */
+	uint8_t type;      /**< MOD_CT_SIP_AUDIO, _VIDEO, _IMAGE */
+	uint8_t addr[16];  /**< the stream's c= address, else the session's; network order */
+	uint16_t port;     /**< host order, 1024 .. 65535 */
+	uint16_t port_off; /**< offset of the port's digits on the m= line ... */
+	uint16_t port_len; /**< ... and their count (what a NAT rewrites) */
+	uint16_t c_off;    /**< the stream's own c= address text (0 length: none) ... */
+	uint16_t c_len;    /**< ... its length */
 };
 
 /** What mod_ct_sip_parse() reads of a message. */
@@ -247,6 +261,7 @@ struct mod_ct_sip_msg {
 	uint16_t status; /**< a response's code */
 	uint32_t cseq;   /**< the CSeq number */
 	uint8_t n_media; /**< streams in @c media (ports of 0, other types left out) */
+	uint16_t sdp_off; /**< with @c sdp: offset just after the "v=" */
 	struct mod_ct_sip_media media[MOD_CT_SIP_MEDIA_MAX];
 };
 
@@ -274,6 +289,104 @@ struct mod_ct_sip_msg {
  * Context: any.
  */
 int mod_ct_sip_parse(const uint8_t *data, uint32_t len, uint8_t family, struct mod_ct_sip_msg *m);
+
+/** Most text edits one SIP message gets behind NAT. */
+#define MOD_CT_SIP_EDITS_MAX 16
+
+/**
+ * One edit a helper makes to a payload behind NAT: bytes [@c off, @c off +
+ * @c len_old) become @c text[0, @c len_new). Lists of edits are kept in
+ * order of offset, none overlapping.
+ */
+struct mod_ct_edit {
+	uint16_t off;
+	uint16_t len_old;
+	uint8_t len_new;
+	char text[55]; /**< "[IPv6]:port" at most; not NUL-terminated */
+};
+
+/**
+ * A SIP connection as the NAT rewrite sees it (Linux's two tuples): the
+ * message's own direction as it was sent, and the other direction as its
+ * sender sees it (after NAT). Addresses network order, ports host order.
+ */
+struct mod_ct_sip_conn {
+	uint8_t family;  /**< FC_AF_INET4 or FC_AF_INET6 */
+	uint8_t proto;   /**< 17 (Via ".../UDP") or 6 (".../TCP") */
+	uint8_t src[16]; /**< this direction: source ... */
+	uint8_t dst[16]; /**< ... destination */
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t osrc[16]; /**< the other direction: source ... */
+	uint8_t odst[16]; /**< ... destination */
+	uint16_t osport;
+	uint16_t odport;
+};
+
+/**
+ * The header rewrite of a SIP message on a connection behind NAT (Linux's
+ * nf_nat_sip): in a request the Request-URI's address; the topmost Via of
+ * the connection's transport when it names this side (a request's source,
+ * a response's destination), with its maddr=, received= and rport=
+ * parameters; every Contact; From and To. An address:port (a missing port
+ * is 5060) that is this direction's source becomes the other direction's
+ * destination, one that is its destination the other's source, always
+ * written "ADDR:PORT" ("[ADDR]:PORT" for IPv6); others stay.
+ * @param data  the message
+ * @param len   its length
+ * @param c     the connection
+ * @param e     the edit list: the edits are added in order
+ * @param n     edits already in @p e (an edit overlapping one is skipped)
+ * @param max   room in @p e
+ * @return the new count; -ENOSPC (more than @p max); -EINVAL (NULL).
+ * Context: any.
+ */
+int mod_ct_sip_nat_headers(const uint8_t *data, uint32_t len, const struct mod_ct_sip_conn *c,
+	struct mod_ct_edit *e, unsigned int n, unsigned int max);
+
+/** What the NAT makes of one media stream of a session description. */
+struct mod_ct_sip_media_nat {
+	uint8_t addr[16]; /**< the address the stream is announced at (Linux's rtp_addr) */
+	uint16_t port;    /**< with @c new_port: the port written on its m= line */
+	bool new_port;
+};
+
+/**
+ * The session description's rewrite behind NAT (Linux's nf_nat_sdp_*):
+ * per stream of @p m, the port (with new_port) and its own c= address (to
+ * @p mn[i].addr, when it has one); then, when @p m has streams, the
+ * session's o= address (required) and c= address (if any) to the last
+ * stream's address; and Content-Length to the description's new length
+ * (from its "v=" to the message's end).
+ * @param data    the message
+ * @param len     its length (the message's end)
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param m       its parse (mod_ct_sip_parse(), with @c sdp)
+ * @param mn      one per stream of @p m
+ * @param e       the edit list
+ * @param n       edits already in it
+ * @param max     its room
+ * @return the new count; -EBADMSG (what Linux drops: no o= line with an
+ *   address, no Content-Length); -ENOSPC; -EINVAL.
+ * Context: any.
+ */
+int mod_ct_sip_nat_sdp(const uint8_t *data, uint32_t len, uint8_t family,
+	const struct mod_ct_sip_msg *m, const struct mod_ct_sip_media_nat *mn, struct mod_ct_edit *e,
+	unsigned int n, unsigned int max);
+
+/**
+ * Write @p data with the edits @p e applied to @p out.
+ * @param data  the original bytes
+ * @param len   their count
+ * @param e     edits, in order, not overlapping, inside @p len
+ * @param n     their count
+ * @param out   destination (not overlapping @p data)
+ * @param size  its size
+ * @return bytes written; -ENOSPC; -EINVAL (an edit out of order or range).
+ * Context: any.
+ */
+int mod_ct_edit_apply(const uint8_t *data, uint32_t len, const struct mod_ct_edit *e,
+	unsigned int n, uint8_t *out, uint32_t size);
 
 /* ------------------------------------------------------------------------ */
 /* IRC                                                                       */
@@ -411,6 +524,25 @@ int mod_ct_tcp_rewrite(uint8_t *l3, uint32_t room, const struct fc_pkt *pkt, uin
 	uint32_t ack, uint32_t off, uint32_t len_old, const char *text, uint32_t len_new);
 
 /**
+ * Rewrite one UDP datagram in place, as a helper behind NAT does: payload
+ * bytes [@p off, @p off + @p len_old) become @p text (@p len_new bytes);
+ * the UDP length, the IPv4 total length (and header checksum) or the IPv6
+ * payload length follow, and the UDP checksum is computed again (an IPv4
+ * datagram without one stays without).
+ * @param l3       the IP header, writable
+ * @param room     bytes writable from @p l3
+ * @param pkt      the datagram's fc_parse() result
+ * @param off      edit offset in the UDP payload
+ * @param len_old  bytes replaced
+ * @param text     the new bytes
+ * @param len_new  their count
+ * @return the new IP datagram length; -EINVAL (not UDP, a fragment, edit
+ *   outside the payload), -ENOSPC. Context: any.
+ */
+int mod_ct_udp_rewrite(uint8_t *l3, uint32_t room, const struct fc_pkt *pkt, uint32_t off,
+	uint32_t len_old, const uint8_t *text, uint32_t len_new);
+
+/**
  * Move the SACK blocks of a segment's TCP options back into the other
  * side's own sequence space, as its acknowledgment number is moved
  * (mod_ct_seqadj_ack(); Linux's seqadj does the same), and update the TCP
@@ -452,9 +584,17 @@ struct mod_ct_exp {
 				   master's destination was translated: Linux's follow_master) */
 	uint8_t snat_addr[16]; /**< network order */
 	uint8_t helper;       /**< the master's helper (enum mod_ct_helper) */
+	uint8_t flags;        /**< MOD_CT_EXP_F_* */
 	uint32_t master;      /**< the master's connection id (its TCP record) */
 	uint32_t expires;     /**< time (ms, the caller's clock) it is gone at */
 };
+
+/** An expectation that stays when taken (Linux's NF_CT_EXPECT_PERMANENT). */
+#define MOD_CT_EXP_F_PERMANENT 0x01
+/** One that matches nothing until refreshed (NF_CT_EXPECT_INACTIVE). */
+#define MOD_CT_EXP_F_INACTIVE 0x02
+/** The connection taking it gets the master's helper (SIP's signalling). */
+#define MOD_CT_EXP_F_HELPER 0x04
 
 /** A table of expectations. */
 struct mod_ct_expect;
@@ -500,7 +640,8 @@ int mod_ct_expect_add(struct mod_ct_expect *t, const struct mod_ct_exp *e, uint3
 /**
  * Take the expectation a new flow's first packet matches (family, proto,
  * addresses, destination port; any source port, local bits and input
- * port): it is consumed, once.
+ * port): it is consumed, once (a MOD_CT_EXP_F_PERMANENT one stays; a
+ * MOD_CT_EXP_F_INACTIVE one matches nothing).
  * @param t    the table
  * @param k    the packet's key
  * @param now  current time: an expired expectation matches nothing
@@ -537,6 +678,30 @@ unsigned int mod_ct_expect_expire(struct mod_ct_expect *t, uint32_t now, unsigne
  * @return how many. Context: the rules lcore.
  */
 unsigned int mod_ct_expect_remove_master(struct mod_ct_expect *t, uint32_t master);
+
+/**
+ * Make master @p master's expectation of exactly @p tuple active (clear
+ * MOD_CT_EXP_F_INACTIVE) until @p expires.
+ * @param t        the table
+ * @param tuple    its tuple
+ * @param master   the master's connection id
+ * @param expires  the new expiry time (ms)
+ * @return 0, -ENOENT (none of that master), -EINVAL.
+ * Context: the rules lcore.
+ */
+int mod_ct_expect_refresh(struct mod_ct_expect *t, const struct fc_key *tuple, uint32_t master,
+	uint32_t expires);
+
+/**
+ * Remove master @p master's expectation of exactly @p tuple (normalized as
+ * mod_ct_expect_add() files it).
+ * @param t       the table
+ * @param tuple   its tuple
+ * @param master  the master's connection id
+ * @return 0, -ENOENT (none of that master), -EINVAL.
+ * Context: the rules lcore.
+ */
+int mod_ct_expect_remove(struct mod_ct_expect *t, const struct fc_key *tuple, uint32_t master);
 
 /**
  * Expectation @p i (0 .. capacity - 1) for listings.
@@ -598,6 +763,13 @@ void mod_ct_expect_stats_get(const struct mod_ct_expect *t, struct mod_ct_expect
  *   address and port (and, when the master's destination was translated,
  *   from the address the client asked: follow_master). Nothing in a TFTP
  *   packet is rewritten. No room for an expectation drops the request.
+ * - SIP (nf_conntrack_sip, nf_nat_sip; ct_help_sip.c): every packet of a
+ *   UDP signalling connection, every payload segment of a TCP one (its
+ *   whole messages), is read after NAT: media streams at the sender's own
+ *   address and a REGISTER's Contact are expected (the REGISTER's
+ *   permanent, inactive until the registrar's 2xx); behind NAT the
+ *   message is rewritten (mod_ct_sip_nat_headers(), mod_ct_sip_nat_sdp())
+ *   and the expectations carry the binding back to the announcing host.
  */
 
 /** Helper counters of the module (mod_ct_module_helper_stats_get()). */

@@ -248,8 +248,11 @@ mod_ct_expect_take(struct mod_ct_expect *t, const struct fc_key *k, uint32_t now
 		t->st.expired++;
 		return -ENOENT;
 	}
+	if (t->slot[i].e.flags & MOD_CT_EXP_F_INACTIVE)
+		return -ENOENT;
 	*out = t->slot[i].e;
-	unlink_slot(t, i);
+	if (!(t->slot[i].e.flags & MOD_CT_EXP_F_PERMANENT))
+		unlink_slot(t, i);
 	t->st.matched++;
 	return 0;
 }
@@ -262,7 +265,8 @@ mod_ct_expect_has(const struct mod_ct_expect *t, const struct fc_key *k, uint32_
 	if (t == NULL || k == NULL || t->st.active == 0)
 		return false;
 	i = lookup(t, k);
-	return i != NONE && !expired(&t->slot[i], now);
+	return i != NONE && !expired(&t->slot[i], now) &&
+	       !(t->slot[i].e.flags & MOD_CT_EXP_F_INACTIVE);
 }
 
 unsigned int
@@ -298,6 +302,41 @@ mod_ct_expect_remove_master(struct mod_ct_expect *t, uint32_t master)
 		}
 	t->st.removed += n;
 	return n;
+}
+
+int
+mod_ct_expect_refresh(struct mod_ct_expect *t, const struct fc_key *tuple, uint32_t master,
+	uint32_t expires)
+{
+	struct fc_key nk;
+	uint32_t i;
+
+	if (t == NULL || tuple == NULL)
+		return -EINVAL;
+	norm(tuple, &nk);
+	i = find(t, &nk);
+	if (i == NONE || t->slot[i].e.master != master)
+		return -ENOENT;
+	t->slot[i].e.flags &= (uint8_t)~MOD_CT_EXP_F_INACTIVE;
+	t->slot[i].e.expires = expires;
+	return 0;
+}
+
+int
+mod_ct_expect_remove(struct mod_ct_expect *t, const struct fc_key *tuple, uint32_t master)
+{
+	struct fc_key nk;
+	uint32_t i;
+
+	if (t == NULL || tuple == NULL)
+		return -EINVAL;
+	norm(tuple, &nk);
+	i = find(t, &nk);
+	if (i == NONE || t->slot[i].e.master != master)
+		return -ENOENT;
+	unlink_slot(t, i);
+	t->st.removed++;
+	return 0;
 }
 
 int

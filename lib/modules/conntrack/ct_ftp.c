@@ -78,6 +78,15 @@ mod_ct_helper_proto(unsigned int h)
 	return h < MOD_CT_HELPER__COUNT ? helper_protos[h] : 0;
 }
 
+bool
+mod_ct_helper_serves(unsigned int h, uint8_t proto)
+{
+	/* Linux registers "sip" for UDP and for TCP. */
+	if (h == MOD_CT_HELPER_SIP)
+		return proto == 17 || proto == 6;
+	return proto != 0 && mod_ct_helper_proto(h) == proto;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Parser                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -528,6 +537,53 @@ mod_ct_tcp_rewrite(uint8_t *l3, uint32_t room, const struct fc_pkt *pkt, uint32_
 		} else {
 			wr16(l3 + 4, (uint16_t)(n_new - 40));
 		}
+	}
+	return (int)n_new;
+}
+
+int
+mod_ct_udp_rewrite(uint8_t *l3, uint32_t room, const struct fc_pkt *pkt, uint32_t off,
+	uint32_t len_old, const uint8_t *text, uint32_t len_new)
+{
+	uint32_t l4 = (uint32_t)pkt->l4_off - pkt->l3_off, dlen, n_new, ulen, sum;
+	uint8_t *udp;
+	bool v4;
+
+	if (l3 == NULL || pkt == NULL || (len_new != 0 && text == NULL) ||
+		fc_key_proto(&pkt->key) != PROTO_UDP || pkt->frag != FC_FRAG_NONE ||
+		pkt->l4_off <= pkt->l3_off)
+		return -EINVAL;
+	v4 = pkt->key.family == FC_AF_INET4;
+	if (pkt->ip_len < l4 + 8 || pkt->ip_len > room)
+		return -EINVAL;
+	dlen = pkt->ip_len - l4 - 8;
+	if (off > dlen || len_old > dlen - off)
+		return -EINVAL;
+	n_new = pkt->ip_len - len_old + len_new;
+	if (n_new > room || n_new > 65535 || (!v4 && n_new - 40 > 65535))
+		return -ENOSPC;
+	udp = l3 + l4;
+	memmove(udp + 8 + off + len_new, udp + 8 + off + len_old, dlen - off - len_old);
+	if (len_new != 0)
+		memcpy(udp + 8 + off, text, len_new);
+	ulen = n_new - l4;
+	wr16(udp + 4, (uint16_t)ulen);
+	if (!v4 || rd16(udp + 6) != 0) {
+		/* The pseudo-header, then the datagram with its checksum zeroed. */
+		wr16(udp + 6, 0);
+		sum = v4 ? ones_sum(l3 + 12, 8) : ones_sum(l3 + 8, 32);
+		sum += PROTO_UDP + (ulen >> 16) + (ulen & 0xffff) + ones_sum(udp, ulen);
+		sum = (uint16_t)~fold(sum);
+		wr16(udp + 6, (uint16_t)(sum == 0 ? 0xffff : sum));
+	}
+	if (v4) {
+		uint32_t h = (uint16_t)~rd16(l3 + 10);
+
+		h = word_delta(h, rd16(l3 + 2), (uint16_t)n_new);
+		wr16(l3 + 2, (uint16_t)n_new);
+		wr16(l3 + 10, (uint16_t)~fold(h));
+	} else {
+		wr16(l3 + 4, (uint16_t)(n_new - 40));
 	}
 	return (int)n_new;
 }

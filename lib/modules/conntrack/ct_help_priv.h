@@ -22,6 +22,8 @@
 #define CT_SIP_MAX_EXPECTED 12
 #define CT_SIP_EXP_TIMEOUT_MS 180000u
 #define CT_SIP_TIMEOUT_MS 3600000u
+/* Linux's SIP signalling class: one per master. */
+#define CT_SIP_SIG_MAX_EXPECTED 1
 /* Linux's IRC policy: max_dcc_channels 8, dcc_timeout 300 s. */
 #define CT_IRC_MAX_EXPECTED 8
 #define CT_IRC_EXP_TIMEOUT_MS 300000u
@@ -38,6 +40,9 @@ struct ct_help {
 	struct mod_ct_seqadj adj;
 	uint32_t sip_invite_cseq; /* SIP: the CSeq of the last INVITE that expected media */
 	bool sip_invite;          /* ... valid */
+	uint32_t sip_register_cseq; /* SIP: the CSeq of the last REGISTER that expected */
+	bool sip_register;          /* ... valid */
+	bool expected;              /* the connection took an expectation (it registers nothing) */
 	uint8_t sane_state;       /* SANE: MOD_CT_SANE_* */
 };
 
@@ -54,25 +59,27 @@ struct ct_plan {
 	uint16_t odlen;
 	uint32_t seq;      /* with adjust: the TCP sequence number it leaves with */
 	uint32_t ack;      /* and the acknowledgment number */
-	uint16_t off;      /* with edit: payload bytes [off, off + len_old) ... */
-	uint16_t len_old;
-	uint8_t len_new;   /* ... become text[0, len_new) */
-	bool edit;
 	bool adjust;
 	uint8_t dir;       /* with adjust: the segment's direction ... */
 	struct mod_ct_seqadj adj; /* ... and the connection's shift (SACK blocks) */
-	char text[64];
+	uint8_t n_edit;    /* payload edits, in order of offset */
+	struct mod_ct_edit edit[MOD_CT_SIP_EDITS_MAX];
 };
+
+/* Room to build a rewritten payload in. */
+#define CT_SCRATCH (65536u + MOD_CT_SIP_EDITS_MAX * 64u)
 
 struct ct_helpers {
 	struct rule_engine *eng;
 	struct mod_ct_expect *exp;     /* FTP's and TFTP's expectations */
 	struct mod_ct_expect *exp_sip; /* SIP's media expectations (a per-master limit of their own) */
+	struct mod_ct_expect *exp_sig; /* SIP's signalling expectations (REGISTER: one per master) */
 	struct mod_ct_expect *exp_irc; /* IRC's DCC expectations (from any address) */
 	struct ct_help **help[MOD_CT_FAST_CHUNKS]; /* by record id, chunked */
 	uint32_t now;                               /* the engine's clock, from step */
 	struct ct_plan plan[CT_PLANS];
 	unsigned int n_plan;
+	uint8_t *scratch; /* CT_SCRATCH bytes: a payload being rewritten */
 	struct mod_ct_helper_stats st; /* written by the rules lcore, read relaxed */
 };
 
@@ -122,6 +129,50 @@ void ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_
  */
 void ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn *c,
 	uint32_t id, bool first);
+
+/* The helper state of connection @p id, or NULL. */
+struct ct_help *ct_help_of(const struct ct_helpers *h, uint32_t id);
+/**
+ * Add expectation @p e to table @p t of @p h, and tell the engine, so that
+ * a cached drop of a tuple it covers is decided anew. @return as
+ * mod_ct_expect_add().
+ */
+int ct_help_exp_add(struct ct_helpers *h, struct mod_ct_expect *t, const struct mod_ct_exp *e);
+
+/* The other entry's key (the peer's view of the connection), or the packet's reversed. */
+void ct_help_other_key(struct ct_helpers *h, const struct rule_flow *f, struct fc_key *k);
+
+/*
+ * Plan the rewrite of the upcalled packet of @p up: the payload edits @p e
+ * (in order); on a TCP connection the sequence numbers in direction @p dir
+ * shift by their total from this segment on. @return 0.
+ */
+int ct_help_plan_edits(struct ct_helpers *h, struct ct_help *hp, const struct rule_upcall *up,
+	unsigned int dir, const struct mod_ct_edit *e, unsigned int n);
+
+/*
+ * SIP (ct_help_sip.c): one message of a helped connection in direction
+ * @p dir, payload @p pay (@p plen bytes), the connection's original and
+ * reply tuples @p ok, @p rk; what Linux drops gets f->drop.
+ */
+void ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk);
+
+/*
+ * SIP over TCP: the whole messages a segment holds (Content-Length after
+ * the headers' blank line), each as ct_help_sip() reads one; the edits of
+ * all of them shift the connection's sequence numbers once.
+ */
+void ct_help_sip_tcp(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
+	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
+	const struct fc_key *rk);
+
+static inline void
+ct_help_count(uint64_t *c)
+{
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
 
 /* Apply the plan made for the packet parsed as @p pkt, if any. @return 0, -ENOSPC. */
 struct rte_mbuf;

@@ -29,11 +29,7 @@
 #define PROTO_TCP 6
 #define PROTO_UDP 17
 
-static void
-count(uint64_t *c)
-{
-	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
-}
+#define count ct_help_count
 
 int
 ct_help_init(struct ct_helpers *h, struct rule_engine *eng)
@@ -42,8 +38,13 @@ ct_help_init(struct ct_helpers *h, struct rule_engine *eng)
 	h->eng = eng;
 	h->exp = mod_ct_expect_create(CT_EXP_MAX, CT_FTP_MAX_EXPECTED);
 	h->exp_sip = mod_ct_expect_create(CT_EXP_MAX, CT_SIP_MAX_EXPECTED);
+	h->exp_sig = mod_ct_expect_create(CT_EXP_MAX, CT_SIP_SIG_MAX_EXPECTED);
 	h->exp_irc = mod_ct_expect_create(CT_EXP_MAX, CT_IRC_MAX_EXPECTED);
-	return h->exp == NULL || h->exp_sip == NULL || h->exp_irc == NULL ? -ENOMEM : 0;
+	h->scratch = malloc(CT_SCRATCH);
+	return h->exp == NULL || h->exp_sip == NULL || h->exp_sig == NULL || h->exp_irc == NULL ||
+			       h->scratch == NULL ?
+		       -ENOMEM :
+		       0;
 }
 
 void
@@ -58,12 +59,32 @@ ct_help_fini(struct ct_helpers *h)
 	}
 	mod_ct_expect_free(h->exp);
 	mod_ct_expect_free(h->exp_sip);
+	mod_ct_expect_free(h->exp_sig);
 	mod_ct_expect_free(h->exp_irc);
+	free(h->scratch);
 	memset(h, 0, sizeof(*h));
 }
 
-static struct ct_help *
-help_of(const struct ct_helpers *h, uint32_t id)
+/*
+ * Add expectation @p e to table @p t; once made, the engine hears of it
+ * (rule_engine_expect_note()): a tuple it covers whose drop was cached
+ * before is decided anew at its next packet, as in Linux where the next
+ * packet of a dropped connection is a new one and meets the expectation.
+ */
+int
+ct_help_exp_add(struct ct_helpers *h, struct mod_ct_expect *t, const struct mod_ct_exp *e)
+{
+	int rc = mod_ct_expect_add(t, e, h->now);
+
+	if (rc == 0)
+		rule_engine_expect_note(h->eng, &e->tuple);
+	return rc;
+}
+
+#define help_of ct_help_of
+
+struct ct_help *
+ct_help_of(const struct ct_helpers *h, uint32_t id)
 {
 	struct ct_help **c = h->help[id >> MOD_CT_FAST_CHUNK_SHIFT];
 
@@ -94,8 +115,9 @@ ct_help_wants(const struct ct_helpers *h, const struct rule_flow *f, uint8_t hel
 {
 	const struct fc_key *k = &f->up->pkt.key;
 
-	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_proto(helper) == fc_key_proto(k)) ||
-	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now);
+	return (helper != MOD_CT_HELPER_NONE && mod_ct_helper_serves(helper, fc_key_proto(k))) ||
+	       mod_ct_expect_has(h->exp, k, h->now) || mod_ct_expect_has(h->exp_sip, k, h->now) ||
+	       mod_ct_expect_has(h->exp_sig, k, h->now);
 	/* (IRC's expectations are TCP: every TCP connection has a record.) */
 }
 
@@ -104,9 +126,11 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 	struct mod_ct_conn *c, struct mod_ct_verdict *v)
 {
 	struct mod_ct_exp e;
+	bool expected = false;
 
 	if (mod_ct_expect_take(h->exp, &f->up->pkt.key, h->now, &e) == 0 ||
 		mod_ct_expect_take(h->exp_sip, &f->up->pkt.key, h->now, &e) == 0 ||
+		mod_ct_expect_take(h->exp_sig, &f->up->pkt.key, h->now, &e) == 0 ||
 		mod_ct_expect_take(h->exp_irc, &f->up->pkt.key, h->now, &e) == 0) {
 		c->master_helper = e.helper;
 		if (v->ctstate == RULE_CT_NEW)
@@ -127,11 +151,15 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 			}
 			f->exp_nat = true;
 		}
+		/* SIP's signalling expectation gives the connection the helper. */
+		if ((e.flags & MOD_CT_EXP_F_HELPER) && helper == MOD_CT_HELPER_NONE)
+			helper = e.helper;
+		expected = true;
 		count(&h->st.related);
 	}
 	/* A helper serves one protocol (Linux finds it by name and protocol). */
 	if (helper == MOD_CT_HELPER_NONE ||
-		mod_ct_helper_proto(helper) != fc_key_proto(&f->up->pkt.key))
+		!mod_ct_helper_serves(helper, fc_key_proto(&f->up->pkt.key)))
 		return 0;
 	/* Linux's IRC helper is IPv4 only. */
 	if (helper == MOD_CT_HELPER_IRC && f->up->pkt.key.family != FC_AF_INET4)
@@ -145,6 +173,7 @@ ct_help_created(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint8_t 
 	h->help[id >> MOD_CT_FAST_CHUNK_SHIFT][id & CHUNK_MASK] = calloc(1, sizeof(struct ct_help));
 	if (help_of(h, id) == NULL)
 		return -ENOMEM;
+	help_of(h, id)->expected = expected;
 	c->helper = helper;
 	count(&h->st.conns);
 	return 0;
@@ -161,7 +190,7 @@ ct_help_interest(const struct ct_helpers *h, const struct mod_ct_conn *c, uint32
 		return;
 	/* Payload to the helper; every packet once a rewrite shifted the numbers;
 	 * a UDP helper reads every packet. */
-	i = (mod_ct_helper_proto(c->helper) != PROTO_TCP || mod_ct_seqadj_active(&hp->adj)) ?
+	i = (c->proto != PROTO_TCP || mod_ct_seqadj_active(&hp->adj)) ?
 		FC_INTEREST_ALL : FC_INTEREST_TCP_DATA;
 	interest[0] |= i;
 	interest[1] |= i;
@@ -207,6 +236,27 @@ plan_new(struct ct_helpers *h, const struct rule_upcall *up)
 	return p;
 }
 
+int
+ct_help_plan_edits(struct ct_helpers *h, struct ct_help *hp, const struct rule_upcall *up,
+	unsigned int dir, const struct mod_ct_edit *e, unsigned int n)
+{
+	struct ct_plan *p;
+	int32_t delta = 0;
+
+	if (n == 0)
+		return 0;
+	p = plan_new(h, up);
+	n = RTE_MIN(n, (unsigned int)MOD_CT_SIP_EDITS_MAX);
+	memcpy(p->edit, e, n * sizeof(e[0]));
+	p->n_edit = (uint8_t)n;
+	for (unsigned int i = 0; i < n; i++)
+		delta += (int32_t)e[i].len_new - (int32_t)e[i].len_old;
+	if (fc_key_proto(&up->pkt.key) == PROTO_TCP && delta != 0)
+		mod_ct_seqadj_set(&hp->adj, dir, up->pkt.tcp_seq, delta);
+	count(&h->st.nat_rewrites);
+	return 0;
+}
+
 /*
  * Plan this packet's rewrite behind NAT: payload bytes [@p off, @p off +
  * @p len_old) become @p text (@p n bytes), and the connection's sequence
@@ -216,20 +266,20 @@ static void
 plan_edit(struct ct_helpers *h, struct ct_help *hp, const struct rule_upcall *up, unsigned int dir,
 	uint32_t off, uint32_t len_old, const char *text, int n)
 {
-	struct ct_plan *p = plan_new(h, up);
+	struct mod_ct_edit e;
 
-	p->edit = true;
-	p->off = (uint16_t)off;
-	p->len_old = (uint16_t)len_old;
-	p->len_new = (uint8_t)n;
-	memcpy(p->text, text, (size_t)n);
-	mod_ct_seqadj_set(&hp->adj, dir, up->pkt.tcp_seq, (int32_t)n - (int32_t)len_old);
-	count(&h->st.nat_rewrites);
+	memset(&e, 0, sizeof(e));
+	e.off = (uint16_t)off;
+	e.len_old = (uint16_t)len_old;
+	e.len_new = (uint8_t)RTE_MIN((size_t)n, sizeof(e.text));
+	memcpy(e.text, text, e.len_new);
+	ct_help_plan_edits(h, hp, up, dir, &e, 1);
 }
 
-/* The other entry's key (the peer's view of the connection), or the packet's reversed. */
-static void
-other_key(struct ct_helpers *h, const struct rule_flow *f, struct fc_key *k)
+#define other_key ct_help_other_key
+
+void
+ct_help_other_key(struct ct_helpers *h, const struct rule_flow *f, struct fc_key *k)
 {
 	struct rule_flow_info info;
 	uint32_t idx = f->idx[f->dir ^ 1];
@@ -279,7 +329,7 @@ ftp_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	/* The announced port, else the next one no other master expects (nf_nat_ftp). */
 	for (unsigned int tries = 0; tries < (nat ? 128u : 1u) && port != 0; tries++, port++) {
 		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
-		rc = mod_ct_expect_add(h->exp, &e, h->now);
+		rc = ct_help_exp_add(h, h->exp, &e);
 		if (rc != -EEXIST)
 			break;
 	}
@@ -342,7 +392,7 @@ irc_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	}
 	for (unsigned int tries = 0; tries < (nat ? 128u : 1u) && port != 0; tries++, port++) {
 		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
-		rc = mod_ct_expect_add(h->exp_irc, &e, h->now);
+		rc = ct_help_exp_add(h, h->exp_irc, &e);
 		if (rc != -EEXIST)
 			break;
 	}
@@ -388,7 +438,7 @@ sane_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint16_t por
 	e.helper = MOD_CT_HELPER_SANE;
 	e.master = id;
 	e.expires = h->now + CT_SANE_EXP_TIMEOUT_MS;
-	if (mod_ct_expect_add(h->exp, &e, h->now) < 0)
+	if (ct_help_exp_add(h, h->exp, &e) < 0)
 		return RULE_DROP_CT_HELPER; /* Linux: "cannot add expectation" */
 	count(&h->st.commands);
 	return 0;
@@ -406,7 +456,7 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 	enum mod_ct_ftp_result r;
 	uint32_t pay;
 
-	if (mod_ct_helper_proto(c->helper) != PROTO_TCP || (hp = help_of(h, id)) == NULL)
+	if (c->proto != PROTO_TCP || (hp = help_of(h, id)) == NULL)
 		return;
 	/* Linux's helper sees what the filter accepted, once traffic went both ways. */
 	if (pkt->tcp_dlen != 0 && f->act[dir].verdict != FC_VERDICT_DROP &&
@@ -421,6 +471,24 @@ ct_help_packet(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_co
 					pkt->tcp_dlen);
 				if (port != 0)
 					drop = sane_expect(h, f, id, port);
+			}
+		} else if (c->helper == MOD_CT_HELPER_SIP) {
+			struct fc_key ok, rk;
+
+			/* SIP over TCP: the whole messages a segment holds. */
+			if (pay + pkt->tcp_dlen <= up->frame_len) {
+				count(&h->st.segments);
+				if (dir == RULE_DIR_ORIG) {
+					ok = pkt->key;
+					other_key(h, f, &rk);
+				} else {
+					rk = pkt->key;
+					other_key(h, f, &ok);
+				}
+				ct_help_sip_tcp(h, f, id, hp, dir, up->frame + pay, pkt->tcp_dlen, &ok,
+					&rk);
+				if (f->drop != 0)
+					return; /* counted */
 			}
 		} else if (c->helper == MOD_CT_HELPER_IRC) {
 			struct mod_ct_irc_dcc d;
@@ -510,83 +578,13 @@ tftp_packet(struct ct_helpers *h, struct rule_flow *f, uint32_t id, const uint8_
 			memcpy(e.snat_addr, fc_key_dst(ok), alen);
 		}
 	}
-	if (mod_ct_expect_add(h->exp, &e, h->now) < 0) {
+	if (ct_help_exp_add(h, h->exp, &e) < 0) {
 		/* Linux: "cannot add expectation": the request is dropped. */
 		count(&h->st.dropped);
 		f->drop = RULE_DROP_CT_HELPER;
 		return;
 	}
 	count(&h->st.commands);
-}
-
-/*
- * SIP over UDP (nf_conntrack_sip with its defaults): a session
- * description's media streams announced at the sender's own address
- * (sip_direct_media) expect RTP (the even port) and RTCP (the next) from
- * the other side's address, any port; a new INVITE, a BYE and a failure
- * answer to the INVITE take them back. Nothing is rewritten behind NAT.
- */
-static void
-sip_packet(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
-	unsigned int dir, const uint8_t *pay, uint32_t plen, const struct fc_key *ok,
-	const struct fc_key *rk)
-{
-	unsigned int alen = fc_af_addr_len(ok->family);
-	const struct fc_key *snd = dir == RULE_DIR_ORIG ? ok : rk, *peer = dir == RULE_DIR_ORIG ? rk : ok;
-	struct mod_ct_sip_msg m;
-	struct mod_ct_exp e;
-	int r;
-
-	r = mod_ct_sip_parse(pay, plen, ok->family, &m);
-	if (r < 0) {
-		/* Linux drops what it cannot parse (no CSeq, a bad media port, ...). */
-		count(&h->st.dropped);
-		f->drop = RULE_DROP_CT_HELPER;
-		return;
-	}
-	if (r == 0)
-		return;
-	if (!m.response && (m.method == MOD_CT_SIP_BYE || m.method == MOD_CT_SIP_INVITE)) {
-		mod_ct_expect_remove_master(h->exp_sip, id);
-		hp->sip_invite = false;
-	}
-	if (m.response && m.status >= 300 && hp->sip_invite && m.cseq == hp->sip_invite_cseq &&
-		(m.method == MOD_CT_SIP_INVITE || m.method == MOD_CT_SIP_UPDATE ||
-			m.method == MOD_CT_SIP_PRACK)) {
-		mod_ct_expect_remove_master(h->exp_sip, id);
-		hp->sip_invite = false;
-	}
-	for (unsigned int i = 0; i < m.n_media; i++) {
-		const struct mod_ct_sip_media *md = &m.media[i];
-
-		if (!addr_eq(md->addr, fc_key_src(snd), alen))
-			continue; /* media of another host: not expected (direct media) */
-		memset(&e, 0, sizeof(e));
-		e.tuple.family = ok->family;
-		memcpy(fc_key_src_w(&e.tuple), fc_key_src(peer), alen);
-		memcpy(fc_key_dst_w(&e.tuple), md->addr, alen);
-		fc_key_set_proto(&e.tuple, PROTO_UDP);
-		e.helper = MOD_CT_HELPER_SIP;
-		e.master = id;
-		e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
-		for (uint16_t p = md->port & ~1u; p <= (md->port | 1u); p++) {
-			fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(p));
-			r = mod_ct_expect_add(h->exp_sip, &e, h->now);
-			if (r == -EEXIST)
-				break; /* another call expects the stream: Linux skips it */
-			if (r < 0) {
-				count(&h->st.dropped);
-				f->drop = RULE_DROP_CT_HELPER;
-				return;
-			}
-		}
-		if (r == 0)
-			count(&h->st.commands);
-	}
-	if (!m.response && m.method == MOD_CT_SIP_INVITE && m.sdp) {
-		hp->sip_invite_cseq = m.cseq;
-		hp->sip_invite = true;
-	}
 }
 
 void
@@ -625,7 +623,7 @@ ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_conn 
 	if (c->helper == MOD_CT_HELPER_TFTP)
 		tftp_packet(h, f, id, up->frame + pay, end - pay, &ok, &rk);
 	else if (c->helper == MOD_CT_HELPER_SIP)
-		sip_packet(h, f, id, hp, dir, up->frame + pay, end - pay, &ok, &rk);
+		ct_help_sip(h, f, id, hp, dir, up->frame + pay, end - pay, &ok, &rk);
 }
 
 void
@@ -639,6 +637,7 @@ ct_help_gone(struct ct_helpers *h, uint32_t id)
 	c[id & CHUNK_MASK] = NULL;
 	mod_ct_expect_remove_master(h->exp, id);
 	mod_ct_expect_remove_master(h->exp_sip, id);
+	mod_ct_expect_remove_master(h->exp_sig, id);
 	mod_ct_expect_remove_master(h->exp_irc, id);
 }
 
@@ -648,6 +647,7 @@ ct_help_step(struct ct_helpers *h, uint32_t now, unsigned int budget)
 	h->now = now;
 	return mod_ct_expect_expire(h->exp, now, budget) +
 	       mod_ct_expect_expire(h->exp_sip, now, budget) +
+	       mod_ct_expect_expire(h->exp_sig, now, budget) +
 	       mod_ct_expect_expire(h->exp_irc, now, budget);
 }
 
@@ -659,10 +659,11 @@ int
 ct_help_mangle(struct ct_helpers *h, struct rte_mbuf *m, const struct fc_pkt *pkt)
 {
 	struct ct_plan *p = NULL, c;
-	uint32_t need, have, seq, ack;
-	int32_t delta;
+	uint32_t need, have, seq, ack, pay, dlen = 0;
+	int32_t delta = 0;
+	bool tcp = fc_key_proto(&pkt->key) == PROTO_TCP;
 	unsigned int i;
-	int n;
+	int n, nt = 0;
 
 	for (i = 0; i < h->n_plan; i++)
 		if (&h->plan[i].up->pkt == pkt && h->plan[i].oseq == pkt->tcp_seq &&
@@ -679,19 +680,36 @@ ct_help_mangle(struct ct_helpers *h, struct rte_mbuf *m, const struct fc_pkt *pk
 	h->n_plan--;
 	seq = c.adjust ? c.seq : pkt->tcp_seq;
 	ack = c.adjust ? c.ack : pkt->tcp_ack;
-	delta = c.edit ? (int32_t)c.len_new - (int32_t)c.len_old : 0;
 	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)
 		goto fail;
+	/* The new payload, whole, from the edits. */
+	if (c.n_edit != 0) {
+		pay = (uint32_t)pkt->l4_off + (tcp ? pkt->tcp_hlen : 8u);
+		dlen = tcp ? pkt->tcp_dlen : (uint32_t)pkt->l3_off + pkt->ip_len - pay;
+		if ((uint32_t)pkt->l3_off + pkt->ip_len > rte_pktmbuf_data_len(m) ||
+			pay + dlen > rte_pktmbuf_data_len(m))
+			goto fail;
+		nt = mod_ct_edit_apply(rte_pktmbuf_mtod_offset(m, uint8_t *, pay), dlen, c.edit,
+			c.n_edit, h->scratch, CT_SCRATCH);
+		if (nt < 0)
+			goto fail;
+		delta = nt - (int32_t)dlen;
+	}
 	need = (uint32_t)pkt->l3_off + pkt->ip_len + (uint32_t)RTE_MAX(delta, 0);
 	have = rte_pktmbuf_data_len(m);
 	if (need > have && rte_pktmbuf_append(m, (uint16_t)(need - have)) == NULL)
 		goto fail;
-	n = mod_ct_tcp_rewrite(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off),
-		rte_pktmbuf_data_len(m) - pkt->l3_off, pkt, seq, ack, c.off, c.edit ? c.len_old : 0,
-		c.text, c.edit ? c.len_new : 0);
+	if (tcp)
+		n = mod_ct_tcp_rewrite(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off),
+			rte_pktmbuf_data_len(m) - pkt->l3_off, pkt, seq, ack, 0,
+			c.n_edit != 0 ? dlen : 0, (const char *)h->scratch, (uint32_t)nt);
+	else
+		n = mod_ct_udp_rewrite(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off),
+			rte_pktmbuf_data_len(m) - pkt->l3_off, pkt, 0, dlen, h->scratch,
+			(uint32_t)nt);
 	if (n < 0)
 		goto fail;
-	if (c.adjust && (pkt->tcp_flags & 0x10))
+	if (tcp && c.adjust && (pkt->tcp_flags & 0x10))
 		(void)mod_ct_tcp_sack_adjust(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), pkt,
 			&c.adj, c.dir);
 	have = rte_pktmbuf_data_len(m);

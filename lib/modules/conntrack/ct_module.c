@@ -582,7 +582,7 @@ ct_help_on_insert(void *priv, struct rule_flow *f)
 	struct mod_ct_module *ct = priv;
 	struct mod_ct_conn *c = entry_rec(ct, &f->act[RULE_DIR_ORIG]);
 
-	if (c != NULL && mod_ct_helper_proto(c->helper) == PROTO_UDP)
+	if (c != NULL && c->helper != MOD_CT_HELPER_NONE && c->proto == PROTO_UDP)
 		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[RULE_DIR_ORIG]), true);
 	return 0;
 }
@@ -593,7 +593,8 @@ ct_help_on_packet(void *priv, struct rule_flow *f)
 	struct mod_ct_module *ct = priv;
 	struct mod_ct_conn *c = entry_rec(ct, &f->act[f->dir]);
 
-	if (c != NULL && c->state != MOD_CT_S_NONE && mod_ct_helper_proto(c->helper) == PROTO_UDP &&
+	if (c != NULL && c->state != MOD_CT_S_NONE && c->helper != MOD_CT_HELPER_NONE &&
+		c->proto == PROTO_UDP &&
 		f->ctstate != RULE_CT_INVALID && !f->remove)
 		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[f->dir]), false);
 	return 0;
@@ -783,8 +784,11 @@ mod_ct_module_helper_stats_get(const struct mod_ct_module *ct, struct mod_ct_hel
 	{
 		struct mod_ct_expect_stats x;
 
-		for (unsigned int t = 0; t < 2; t++) {
-			mod_ct_expect_stats_get(t == 0 ? ct->hlp.exp_sip : ct->hlp.exp_irc, &x);
+		const struct mod_ct_expect *more[] = {ct->hlp.exp_sip, ct->hlp.exp_sig,
+			ct->hlp.exp_irc};
+
+		for (unsigned int t = 0; t < RTE_DIM(more); t++) {
+			mod_ct_expect_stats_get(more[t], &x);
 			st->exp.created += x.created;
 			st->exp.matched += x.matched;
 			st->exp.expired += x.expired;

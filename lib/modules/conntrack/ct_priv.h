@@ -82,4 +82,53 @@ void ct_tcp_interest(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c,
 /* The segment's flags are a valid combination (Linux's table). */
 bool ct_tcp_flags_valid(uint8_t flags);
 
+/*
+ * SIP (ct_sip_nat.c): the headers its helper reads, by Linux's names, and
+ * the header walk nf_conntrack_sip does.
+ */
+enum ct_sip_hdr {
+	CT_SIP_H_FROM,
+	CT_SIP_H_TO,
+	CT_SIP_H_CONTACT,
+	CT_SIP_H_VIA_UDP,
+	CT_SIP_H_VIA_TCP,
+	CT_SIP_H_CONTENT_LENGTH,
+	CT_SIP_H_EXPIRES,
+};
+
+/*
+ * The next parsable header @p type (a URI's: From, To, Contact, Via) from
+ * offset *from, and with *in_hdr first the next ','-separated value of the
+ * header in hand: its address and port (5060 if none), *moff and *mlen
+ * where "ADDR[:PORT]" is, *from past it. @return 1, 0 none, -1 a bad port.
+ */
+int ct_sip_header_uri(const uint8_t *s, uint32_t len, uint32_t *from, unsigned int type,
+	uint8_t family, bool *in_hdr, uint32_t *moff, uint32_t *mlen, uint8_t *addr, uint16_t *port);
+
+/* A numeric header (Content-Length, Expires): 1 and its value, 0 none. */
+int ct_sip_header_num(const uint8_t *s, uint32_t len, unsigned int type, uint32_t *moff,
+	uint32_t *mlen, uint32_t *v);
+
+/*
+ * A numeric parameter "name" ("expires=") of the header value from @p from
+ * up to its next ',': 1 and *v, 0 none.
+ */
+int ct_sip_param_num(const uint8_t *s, uint32_t len, uint32_t from, const char *name,
+	uint32_t *v);
+
+/*
+ * The transport= parameter of a header value from @p from: 1 and *proto
+ * (6, 17; @p dflt without one), 0 another transport.
+ */
+int ct_sip_param_transport(const uint8_t *s, uint32_t len, uint32_t from, uint8_t dflt,
+	uint8_t *proto);
+
+/* Add an edit to a list in order (one overlapping an edit there is left out). @return 0, -ENOSPC. */
+int ct_sip_edit_add(struct mod_ct_edit *e, unsigned int *n, unsigned int max, uint32_t off,
+	uint32_t len_old, const char *text, uint32_t len_new);
+
+/* "ADDR:PORT" ("[ADDR]:PORT" for IPv6) in @p buf: its length, or -EINVAL. */
+int ct_sip_fmt_addr_port(uint8_t family, const uint8_t *addr, uint16_t port, char *buf,
+	size_t size);
+
 #endif /* GUFC_CT_PRIV_H */

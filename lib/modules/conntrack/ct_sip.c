@@ -112,8 +112,11 @@ cseq_at(const uint8_t *s, uint32_t len)
 	return -1;
 }
 
-/* An address of @p family at @p s (up to the first character no address has). */
-static bool
+/*
+ * An address of @p family at @p s (up to the first character no address
+ * has): its length, 0 if none.
+ */
+static uint32_t
 addr_at(const uint8_t *s, uint32_t len, uint8_t family, uint8_t *addr)
 {
 	char buf[48];
@@ -125,19 +128,21 @@ addr_at(const uint8_t *s, uint32_t len, uint8_t family, uint8_t *addr)
 							  (s[n] >= 'A' && s[n] <= 'F')))))
 		n++;
 	if (n == 0 || n == sizeof(buf) - 1)
-		return false;
+		return 0;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
-	return inet_pton(family == FC_AF_INET6 ? AF_INET6 : AF_INET, buf, addr) == 1;
+	return inet_pton(family == FC_AF_INET6 ? AF_INET6 : AF_INET, buf, addr) == 1 ? n : 0;
 }
 
 /*
  * The first "c=" line of an SDP section, lines from @p off up to the next
- * "m=" line: its address of @p family ("IN IP4 " / "IN IP6 " on that line).
+ * "m=" line: its address of @p family ("IN IP4 " / "IN IP6 " on that line),
+ * where its text is (*aoff, *alen).
  * @return 1 found, 0 none (or not parsable: as Linux, then none).
  */
 static int
-sdp_conn(const uint8_t *s, uint32_t len, uint32_t off, uint8_t family, uint8_t *addr)
+sdp_conn(const uint8_t *s, uint32_t len, uint32_t off, uint8_t family, uint8_t *addr,
+	uint16_t *aoff, uint16_t *alen)
 {
 	const char *tag = family == FC_AF_INET6 ? "IN IP6 " : "IN IP4 ";
 
@@ -148,9 +153,16 @@ sdp_conn(const uint8_t *s, uint32_t len, uint32_t off, uint8_t family, uint8_t *
 			return 0;
 		if (len - o < 2 || strncasecmp((const char *)s + o, "c=", 2) != 0)
 			continue;
-		for (p = o + 2; p + 7 <= len && s[p] != '\r' && s[p] != '\n'; p++)
-			if (memcmp(s + p, tag, 7) == 0)
-				return addr_at(s + p + 7, len - p - 7, family, addr) ? 1 : 0;
+		for (p = o + 2; p + 7 <= len && s[p] != '\r' && s[p] != '\n'; p++) {
+			uint32_t n;
+
+			if (memcmp(s + p, tag, 7) != 0)
+				continue;
+			n = addr_at(s + p + 7, len - p - 7, family, addr);
+			*aoff = (uint16_t)(p + 7);
+			*alen = (uint16_t)n;
+			return n != 0 ? 1 : 0;
+		}
 		return 0;
 	}
 	return 0;
@@ -162,6 +174,7 @@ sdp_media(const uint8_t *s, uint32_t len, uint8_t family, struct mod_ct_sip_msg 
 {
 	static const char *const types[] = {NULL, "audio ", "video ", "image "};
 	uint8_t caddr[16];
+	uint16_t coff, clen;
 	bool have_c;
 	uint32_t v;
 
@@ -172,7 +185,8 @@ sdp_media(const uint8_t *s, uint32_t len, uint8_t family, struct mod_ct_sip_msg 
 	if (v >= len)
 		return 0;
 	m->sdp = true;
-	have_c = sdp_conn(s, len, v, family, caddr) == 1;
+	m->sdp_off = (uint16_t)(v + 2);
+	have_c = sdp_conn(s, len, v, family, caddr, &coff, &clen) == 1;
 	for (uint32_t o = next_line(s, len, v); o < len && m->n_media < MOD_CT_SIP_MEDIA_MAX;
 		o = next_line(s, len, o)) {
 		struct mod_ct_sip_media *md = &m->media[m->n_media];
@@ -193,13 +207,16 @@ sdp_media(const uint8_t *s, uint32_t len, uint8_t family, struct mod_ct_sip_msg 
 			return -EBADMSG;
 		/* The stream's own c= line, else the session's. */
 		memset(md, 0, sizeof(*md));
-		if (sdp_conn(s, len, o, family, md->addr) != 1) {
+		if (sdp_conn(s, len, o, family, md->addr, &md->c_off, &md->c_len) != 1) {
 			if (!have_c)
 				return -EBADMSG;
 			memcpy(md->addr, caddr, sizeof(caddr));
+			md->c_off = md->c_len = 0;
 		}
 		md->type = (uint8_t)t;
 		md->port = (uint16_t)port;
+		md->port_off = (uint16_t)(o + 8);
+		md->port_len = (uint16_t)n;
 		m->n_media++;
 	}
 	return 0;

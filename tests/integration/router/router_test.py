@@ -47,6 +47,19 @@ a server namespace over net_tap ports):
           the INVITE's and the 200 OK's SDP make the callee's RTP and the
           caller's RTCP RELATED; without the CT rule both are refused
   sip_linux  the same through a Linux router (nf_conntrack_sip)
+  sip_nat a SIP call from behind masquerade (IPv4, IPv6): the INVITE's Via,
+          From, Contact and SDP arrive with the gateway's address and port,
+          the answer's Via, received=, rport= and From go back to the
+          caller's own, byte for byte what nf_nat_sip writes; the callee's
+          RTP reaches the caller through the gateway and the caller's RTCP
+          the callee; then the caller REGISTERs (its Contact becomes the
+          gateway's) and the registrar's call from another port of its
+          address reaches it (sip_direct_signalling); over TCP, a REGISTER
+          and an OPTIONS in one segment are rewritten (the stream's
+          numbers follow) and the registrar's connection to the Contact
+          reaches the phone
+  sip_nat_linux  the same through a Linux router (nf_conntrack_sip,
+          nf_nat_sip): the oracle
   irc     an IRC DCC SEND offer through masquerade with CT --helper irc:
           the offer is rewritten to the gateway's outside address and the
           peer's connection reaches the client; without the CT rule the
@@ -544,15 +557,17 @@ def linux_router(tag, raw, port, body, nat=True, v6=True):
     def rules():
         for cmd, fam in (("iptables-restore", "4"), ("ip6tables-restore", "6")):
             src = "10.0.1.0/24" if fam == "4" else "2001:db8:1::/64"
-            text = ("*raw\n" + ("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
-                                 % (raw[0], port, raw[1]) if raw[1] and (v6 or fam == "4")
-                                 else "") + "COMMIT\n"
+            # @raw[0]: "tcp", "udp" or both ("udp+tcp").
+            protos = raw[0].split("+")
+            text = ("*raw\n" + "".join("-A PREROUTING -p %s --dport %d -j CT --helper %s\n"
+                                        % (p, port, raw[1]) for p in protos
+                                        if raw[1] and (v6 or fam == "4")) + "COMMIT\n"
                     "*nat\n" + ("-A POSTROUTING -s %s -o out -j MASQUERADE\n" % src if nat else "")
                     + "COMMIT\n"
                     "*filter\n:FORWARD DROP [0:0]\n"
                     "-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
-                    "-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW -j ACCEPT\n"
-                    "COMMIT\n" % (raw[0], port))
+                    + "".join("-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW "
+                              "-j ACCEPT\n" % (p, port) for p in protos) + "COMMIT\n")
             r = subprocess.run(["ip", "netns", "exec", rns, cmd], input=text, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if r.returncode != 0:
@@ -922,6 +937,417 @@ def t_sip_linux(build):
     linux_router("sipl", ("udp", "sip"), 5060, body, nat=False)
 
 
+
+# SIP behind a masquerade: a caller whose INVITE names its own address in
+# Via, From, Contact and the session description, and a callee that answers
+# with the Via it got (rport and received filled in, RFC 3581) and its
+# media at port 50000. Each side prints the message as it arrived (hex).
+def sip_invite(host, me, me_port, from_port, sdp_addr):
+    """The INVITE as the caller writes it (@me_port: Via and Contact;
+    @from_port: None for no port in From)."""
+    v6 = ":" in host
+    b = (lambda a: "[%s]" % a) if v6 else (lambda a: a)
+    ipv = "IP6" if v6 else "IP4"
+    sdp = ("v=0\r\no=- 1 1 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n"
+           % (ipv, sdp_addr, ipv, sdp_addr))
+    frm = b(me) + ("" if from_port is None else ":%d" % from_port)
+    return ("INVITE sip:bob@%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:%d;branch=z9hG4bK1;rport\r\n"
+            "From: <sip:alice@%s>;tag=1\r\nTo: <sip:bob@%s>\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
+            "Contact: <sip:alice@%s:%d>\r\nContent-Type: application/sdp\r\n"
+            "Content-Length: %d\r\n\r\n%s" % (b(host), b(me), me_port, frm, b(host), b(me),
+                                              me_port, len(sdp), sdp))
+
+
+def sip_answer(invite, host, peer, peer_port):
+    """The callee's 200 OK to @invite as it arrived from @peer:@peer_port."""
+    v6 = ":" in host
+    ipv = "IP6" if v6 else "IP4"
+    lines = invite.split("\r\n")
+    hdr = lambda n: [l for l in lines if l.lower().startswith(n.lower() + ":")][0]
+    via = hdr("Via").replace(";rport", ";rport=%d" % peer_port) + ";received=%s" % peer
+    sdp = ("v=0\r\no=- 2 2 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\nm=audio 50000 RTP/AVP 0\r\n"
+           % (ipv, host, ipv, host))
+    return ("SIP/2.0 200 OK\r\n%s\r\n%s\r\n%s;tag=2\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
+            "Contact: <sip:bob@%s:5060>\r\nContent-Type: application/sdp\r\n"
+            "Content-Length: %d\r\n\r\n%s" % (via, hdr("From"), hdr("To"),
+                                              "[%s]" % host if v6 else host, len(sdp), sdp))
+
+
+SIP_NAT_COMMON = r"""
+import socket, sys
+def sip_invite(host, me, me_port, from_port, sdp_addr):
+%s
+def sip_answer(invite, host, peer, peer_port):
+%s
+"""
+
+SIP_UAS_NAT = r"""
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((host, 5060))
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((host, 50000))
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((host, 50001))
+rtcp.settimeout(0.2)
+print("LISTEN", flush=True)
+msg, peer = sig.recvfrom(4096)
+inv = msg.decode()
+print("INV", peer[0], peer[1], msg.hex(), flush=True)
+lines = inv.split("\r\n")
+port = int([l for l in lines if l.startswith("m=audio ")][0].split()[1])
+caddr = [l for l in lines if l.startswith("c=IN ")][0].split()[2]
+sig.sendto(sip_answer(inv, host, peer[0], peer[1]).encode(), peer)
+got = 0
+for _ in range(25):
+    rtp.sendto(b"rtp", (caddr, port))
+    try:
+        rtcp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAS rtcp=%d" % got, flush=True)
+"""
+
+SIP_UAC_NAT = r"""
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((me, 5060))
+sig.settimeout(5)
+rtp = socket.socket(fam, socket.SOCK_DGRAM)
+rtp.bind((me, 40000))
+rtp.settimeout(0.2)
+rtcp = socket.socket(fam, socket.SOCK_DGRAM)
+rtcp.bind((me, 40001))
+sig.sendto(sip_invite(host, me, 5060, None, me).encode(), (host, 5060))
+try:
+    ans = sig.recv(4096)
+except socket.timeout:
+    print("UAC no-answer", flush=True)
+    sys.exit(0)
+print("ANS", ans.hex(), flush=True)
+port = int([l for l in ans.decode().split("\r\n") if l.startswith("m=audio ")][0].split()[1])
+got = 0
+for _ in range(25):
+    rtcp.sendto(b"rtcp", (host, port + 1))
+    try:
+        rtp.recvfrom(100)
+        got = 1
+    except socket.timeout:
+        pass
+print("UAC %s rtp=%d" % (ans.decode().split("\r\n")[0].split()[1], got), flush=True)
+"""
+
+
+def sip_nat_scripts():
+    import inspect
+    import textwrap
+
+    body = lambda f: textwrap.indent(
+        textwrap.dedent("".join(inspect.getsourcelines(f)[0][1:])), "    ")
+    common = SIP_NAT_COMMON % (body(sip_invite), body(sip_answer))
+    return common + SIP_UAS_NAT, common + SIP_UAC_NAT
+
+
+def sip_nat_call(spawn_server, spawn_client, host, me, gw):
+    """A call from behind the masquerade: what each side received must be
+    what Linux's nf_nat_sip makes of it (the caller's addresses in Via,
+    From, Contact and the SDP become the gateway's, the answer's go back),
+    and the media flow both ways. Returns a line to print."""
+    uas, uac = sip_nat_scripts()
+    srv = spawn_server(uas, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(uac, host, me)
+    inv = wait_line(srv, "INV", timeout=30)
+    ans = wait_line(cl, "ANS", timeout=30)
+    c = wait_line(cl, "UAC", timeout=30)
+    s = wait_line(srv, "UAS", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    got_inv, got_ans = bytes.fromhex(inv[3]).decode(), bytes.fromhex(ans[1]).decode()
+    check(inv[1] == gw, "sip nat %s: not masqueraded: %s" % (host, inv[1:3]))
+    mp = int(inv[2])
+    want_inv = sip_invite(host, gw, mp, mp, gw)
+    check(got_inv == want_inv, "sip nat %s: the INVITE arrived as\n%r\nnot\n%r"
+          % (host, got_inv, want_inv))
+    want_ans = sip_answer(sip_invite(host, me, 5060, 5060, me), host, me, 5060)
+    check(got_ans == want_ans, "sip nat %s: the answer arrived as\n%r\nnot\n%r"
+          % (host, got_ans, want_ans))
+    check(c[1] == "200" and c[2] == "rtp=1" and s[1] == "rtcp=1",
+          "sip nat %s: media %s / %s" % (host, c, s))
+    return ("sip nat %s: INVITE from %s:%d rewritten as Linux does, answer restored, "
+            "callee's RTP %s, caller's RTCP %s" % (host, gw, mp, c[2], s[1]))
+
+
+
+def sip_register(host, me, port):
+    """The phone's REGISTER (@me:@port in Via and Contact)."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("REGISTER sip:%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:%d;branch=r1\r\n"
+            "From: <sip:alice@%s>;tag=1\r\nTo: <sip:alice@%s>\r\nCall-ID: r1\r\n"
+            "CSeq: 1 REGISTER\r\nContact: <sip:alice@%s:%d>\r\nExpires: 600\r\n"
+            "Content-Length: 0\r\n\r\n" % (b(host), b(me), port, b(host), b(host), b(me), port))
+
+
+def sip_register_answer(host, me, port):
+    """The registrar's 200 OK to a REGISTER from @me:@port."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP %s:%d;branch=r1\r\nCSeq: 1 REGISTER\r\n"
+            "Contact: <sip:alice@%s:%d>;expires=600\r\nContent-Length: 0\r\n\r\n"
+            % (b(me), port, b(me), port))
+
+
+def sip_incoming(host, contact):
+    """The registrar's call to the registered @contact ("ADDR:PORT"), from port 5070."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("INVITE sip:alice@%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:5070;branch=i1\r\n"
+            "From: <sip:bob@%s>;tag=9\r\nTo: <sip:alice@%s>\r\nCall-ID: i1\r\nCSeq: 1 INVITE\r\n"
+            "Content-Length: 0\r\n\r\n" % (contact, b(host), b(host), contact))
+
+
+# A registrar: answers one REGISTER, then calls the Contact it registered
+# from another port of its address (the incoming call of sip_direct_signalling).
+SIP_REGISTRAR = r"""
+import socket, sys, time
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((host, 5060))
+call = socket.socket(fam, socket.SOCK_DGRAM)
+call.bind((host, 5070))
+print("LISTEN", flush=True)
+msg, peer = sig.recvfrom(4096)
+print("REG", peer[0], peer[1], msg.hex(), flush=True)
+contact = [l for l in msg.decode().split("\r\n") if l.startswith("Contact:")][0]
+contact = contact.split("@", 1)[1].rstrip(">")
+a, p = contact.rsplit(":", 1)
+sig.sendto(sip_register_answer(host, a.strip("[]"), int(p)).encode(), peer)
+time.sleep(0.5)
+call.sendto(sip_incoming(host, contact).encode(), (a.strip("[]"), int(p)))
+print("CALL", flush=True)
+"""
+
+# A phone: registers its own address, then waits for the call.
+SIP_PHONE = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((me, 5060))
+sig.settimeout(5)
+sig.sendto(sip_register(host, me, 5060).encode(), (host, 5060))
+try:
+    print("ANS", sig.recv(4096).hex(), flush=True)
+    inv, frm = sig.recvfrom(4096)
+    print("INV", frm[0], frm[1], inv.hex(), flush=True)
+except socket.timeout:
+    print("ANS none", flush=True)
+    print("INV none", flush=True)
+"""
+
+
+def sip_register_call(spawn_server, spawn_client, host, me, gw):
+    """REGISTER from behind the masquerade, then a call from the registrar
+    (another port of its address) to the registered Contact: what each side
+    receives must be what nf_nat_sip makes of it, and the call must arrive."""
+    import inspect
+    import textwrap
+
+    body = lambda f: textwrap.indent(
+        textwrap.dedent("".join(inspect.getsourcelines(f)[0][1:])), "    ")
+    common = ("import socket, sys\n" + "".join(
+        "def %s(%s):\n%s\n" % (f.__name__, ", ".join(inspect.signature(f).parameters), body(f))
+        for f in (sip_register, sip_register_answer, sip_incoming)))
+    srv = spawn_server(common + SIP_REGISTRAR, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(common + SIP_PHONE, host, me)
+    reg = wait_line(srv, "REG", timeout=30)
+    ans = wait_line(cl, "ANS", timeout=30)
+    inv = wait_line(cl, "INV", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    check(reg[1] == gw, "sip register %s: not masqueraded: %s" % (host, reg[1:3]))
+    mp = int(reg[2])
+    got = bytes.fromhex(reg[3]).decode()
+    check(got == sip_register(host, gw, mp),
+          "sip register %s: the REGISTER arrived as\n%r" % (host, got))
+    check(ans[1] != "none" and bytes.fromhex(ans[1]).decode() == sip_register_answer(host, me, 5060),
+          "sip register %s: the answer arrived as %s" % (host, ans[1:]))
+    check(inv[1] != "none", "sip register %s: the registrar's call did not arrive" % host)
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    got = bytes.fromhex(inv[3]).decode()
+    check(inv[1] == host and got == sip_incoming(host, "%s:5060" % b(me)),
+          "sip register %s: the call arrived from %s as\n%r" % (host, inv[1:3], got))
+    return ("sip register %s: Contact %s:%d registered, the registrar's call from port 5070 "
+            "reached the phone with its URI restored" % (host, gw, mp))
+
+
+def sip_tcp_msgs(host, via, contact):
+    """A REGISTER (Contact @contact "ADDR:PORT", over TCP) and an OPTIONS
+    in one segment, both with Via @via "ADDR:PORT"."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    return ("REGISTER sip:%s SIP/2.0\r\nVia: SIP/2.0/TCP %s;branch=t1\r\nCSeq: 1 REGISTER\r\n"
+            "Contact: <sip:alice@%s;transport=tcp>\r\nExpires: 60\r\nContent-Length: 0\r\n\r\n"
+            "OPTIONS sip:%s SIP/2.0\r\nVia: SIP/2.0/TCP %s;branch=t2\r\nCSeq: 2 OPTIONS\r\n"
+            "Content-Length: 0\r\n\r\n" % (b(host), via, contact, b(host), via))
+
+
+def sip_tcp_answer(via, contact):
+    return ("SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP %s;branch=t1\r\nCSeq: 1 REGISTER\r\n"
+            "Contact: <sip:alice@%s;transport=tcp>;expires=60\r\nContent-Length: 0\r\n\r\n"
+            % (via, contact))
+
+
+# SIP over TCP: the registrar reads both messages, answers the REGISTER,
+# then connects to the registered Contact (TCP).
+SIP_TCP_REGISTRAR = r"""
+import socket, sys, time
+host = sys.argv[1]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+ls = socket.socket(fam, socket.SOCK_STREAM)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind((host, 5060))
+ls.listen(1)
+print("LISTEN", flush=True)
+c, peer = ls.accept()
+c.settimeout(5)
+data = b""
+while not data.endswith(b"CSeq: 2 OPTIONS\r\nContent-Length: 0\r\n\r\n"):
+    d = c.recv(4096)
+    if not d:
+        break
+    data += d
+print("REG", peer[0], peer[1], data.hex(), flush=True)
+lines = data.decode().split("\r\n")
+via = [l for l in lines if l.startswith("Via:")][0].split()[2].split(";")[0]
+contact = [l for l in lines if l.startswith("Contact:")][0].split("@", 1)[1].split(";")[0]
+c.sendall(sip_tcp_answer(via, contact).encode())
+time.sleep(0.5)
+a, p = contact.rsplit(":", 1)
+t = socket.socket(fam, socket.SOCK_STREAM)
+t.settimeout(5)
+try:
+    t.connect((a.strip("[]"), int(p)))
+    print("CALL ok", flush=True)
+except OSError as e:
+    print("CALL failed", e, flush=True)
+time.sleep(0.5)
+"""
+
+SIP_TCP_PHONE = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+b = (lambda a: "[%s]" % a) if fam == socket.AF_INET6 else (lambda a: a)
+ls = socket.socket(fam, socket.SOCK_STREAM)
+ls.bind((me, 5062))
+ls.listen(1)
+ls.settimeout(8)
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.bind((me, 0))
+port = s.getsockname()[1]
+s.settimeout(5)
+s.connect((host, 5060))
+s.sendall(sip_tcp_msgs(host, "%s:%d" % (b(me), port), "%s:5062" % b(me)).encode())
+ans = b""
+try:
+    while not ans.endswith(b"\r\n\r\n"):
+        d = s.recv(4096)
+        if not d:
+            break
+        ans += d
+    print("ANS", port, ans.hex(), flush=True)
+    c, frm = ls.accept()
+    print("INCOMING", frm[0], flush=True)
+except socket.timeout:
+    print("ANS", port, ans.hex() or "none", flush=True)
+    print("INCOMING none", flush=True)
+"""
+
+
+def sip_tcp_call(spawn_server, spawn_client, host, me, gw):
+    """SIP over TCP from behind the masquerade: two messages in one segment
+    rewritten (the sequence numbers follow: the answer and the rest of the
+    stream arrive), the answer's Via restored, and the registrar's TCP
+    connection to the registered Contact reaches the phone."""
+    import inspect
+    import textwrap
+
+    body = lambda f: textwrap.indent(
+        textwrap.dedent("".join(inspect.getsourcelines(f)[0][1:])), "    ")
+    common = ("import socket, sys\n" + "".join(
+        "def %s(%s):\n%s\n" % (f.__name__, ", ".join(inspect.signature(f).parameters), body(f))
+        for f in (sip_tcp_msgs, sip_tcp_answer)))
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    srv = spawn_server(common + SIP_TCP_REGISTRAR, host)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(common + SIP_TCP_PHONE, host, me)
+    reg = wait_line(srv, "REG", timeout=30)
+    ans = wait_line(cl, "ANS", timeout=30)
+    inc = wait_line(cl, "INCOMING", timeout=30)
+    call = wait_line(srv, "CALL", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    check(reg[1] == gw, "sip tcp %s: not masqueraded: %s" % (host, reg[1:3]))
+    mp, cp = int(reg[2]), int(ans[1])
+    got = bytes.fromhex(reg[3]).decode()
+    want = sip_tcp_msgs(host, "%s:%d" % (b(gw), mp), "%s:5062" % b(gw))
+    check(got == want, "sip tcp %s: the segment arrived as\n%r\nnot\n%r" % (host, got, want))
+    got = bytes.fromhex(ans[2]).decode() if ans[2] != "none" else ""
+    want = sip_tcp_answer("%s:%d" % (b(me), cp), "%s:5062" % b(gw))
+    check(got == want, "sip tcp %s: the answer arrived as\n%r\nnot\n%r" % (host, got, want))
+    check(call[1] == "ok" and inc[1] != "none",
+          "sip tcp %s: the registrar's connection: %s / %s" % (host, call, inc))
+    return ("sip tcp %s: REGISTER and OPTIONS in one segment rewritten, answer restored, "
+            "the registrar's connection to %s:5062 reached the phone" % (host, gw))
+
+def sip_nat_rules():
+    """-P FORWARD DROP, ESTABLISHED,RELATED, UDP 5060 out, masquerade on the
+    egress, CT --helper sip in raw."""
+    return ("policy drop\n"
+            "accept ctstate established,related\n"
+            "accept proto udp dport 5060 ctstate new out outside\n"
+            "accept proto tcp dport 5060 ctstate new out outside\n"
+            "accept proto icmpv6\n"
+            "masquerade src 10.0.1.0/24 out outside\n"
+            "masquerade src 2001:db8:1::/64 out outside\n"
+            "table raw\nchain pre hook prerouting\nct ct_helper sip proto udp dport 5060\n"
+            "ct ct_helper sip proto tcp dport 5060\n")
+
+
+def t_sip_nat(build):
+    with Gateway(build, BASE_CONF, sip_nat_rules(), server_default_route=False) as gw:
+        for host, me, out in ((SERVER4, CLIENT4, GW_OUT4), (SERVER6, CLIENT6, GW_OUT6)):
+            print(sip_nat_call(lambda *a: gw.python(gw.sns, *a),
+                               lambda *a: gw.python(gw.cns, *a), host, me, out))
+            print(sip_register_call(lambda *a: gw.python(gw.sns, *a),
+                                    lambda *a: gw.python(gw.cns, *a), host, me, out))
+            print(sip_tcp_call(lambda *a: gw.python(gw.sns, *a),
+                               lambda *a: gw.python(gw.cns, *a), host, me, out))
+        flows = gw.shell("show flows proto udp")
+        check(flows.count("expected=sip") >= 4, "the media are not RELATED:\n" + flows)
+        gw.stop()
+        st = gw.stats()["conntrack"]["helper"]
+        check(st["nat_rewrites"] >= 4 and st["nat_failed"] == 0 and st["dropped"] == 0,
+              "helper counters: %s" % st)
+
+
+def t_sip_nat_linux(build):
+    """The same calls through a Linux router (nf_conntrack_sip, nf_nat_sip)
+    with masquerade: the oracle for the bytes gufc writes."""
+    def body(spawn, flush_raw):
+        for host, me, out in ((SERVER4, CLIENT4, GW_OUT4), (SERVER6, CLIENT6, GW_OUT6)):
+            print("linux: " + sip_nat_call(lambda *a: spawn(True, *a),
+                                           lambda *a: spawn(False, *a), host, me, out))
+            print("linux: " + sip_register_call(lambda *a: spawn(True, *a),
+                                                lambda *a: spawn(False, *a), host, me, out))
+            print("linux: " + sip_tcp_call(lambda *a: spawn(True, *a),
+                                           lambda *a: spawn(False, *a), host, me, out))
+
+    linux_router("sipn", ("udp+tcp", "sip"), 5060, body, nat=True)
+
 # An IRC server that takes one client, reads its DCC SEND offer and, as the
 # peer of the offer, connects to the address and port it names.
 IRCD = r"""
@@ -1210,7 +1636,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "sip_nat": t_sip_nat, "sip_nat_linux": t_sip_nat_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define MASQ 0xc6336401u /* 198.51.100.1: the masquerade address */
-#define FRAME_MAX 512
+#define FRAME_MAX 1024
 
 struct world {
 	struct rule_engine *eng;

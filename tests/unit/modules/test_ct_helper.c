@@ -263,6 +263,56 @@ test_active_and_passive(void **state)
 	world_down(&w);
 }
 
+/*
+ * A data connection whose exact tuple was dropped (and cached) before its
+ * expectation existed: the expectation takes the cached drop away, so the
+ * next SYN of that tuple goes up and meets it (RELATED), as in Linux where
+ * a dropped packet leaves nothing behind. Active (PORT) and passive (227).
+ */
+static void
+test_expect_after_cached_drop(void **state)
+{
+	struct rule_engine_stats st;
+	struct world w;
+	struct ctl c;
+	struct fc_pkt p;
+	struct rule_flow_info fi;
+
+	(void)state;
+	world_up(&w, ftp_rules);
+	ctl_open(&w, &c, 40000, CLIENT);
+	assert_true(accepted(ctl_say(&w, &c, false, "220 welcome\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "USER ftp\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, false, "331 go on\r\n")));
+	/* Too early: dropped, and the drop is cached for the tuple ... */
+	assert_false(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(w.fast);
+	assert_int_equal(tcp_frame(w.frame, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL, 0),
+		w.len);
+	assert_int_equal(fc_parse(w.frame, w.len, &p), FC_PARSE_OK);
+	assert_int_equal(rule_engine_flow_lookup(w.eng, &p.key, &fi), 0);
+	/* ... until PORT expects it: the retransmitted SYN is RELATED, accepted. */
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,1\r\n")));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(accepted(rx(&w, CLIENT, 1025, SERVER, 20, PB_TCP_SYN | PB_TCP_ACK, 7, 2, NULL)));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_ACK, 2, 8, NULL)));
+	/* Passive: the client's early SYN to the port the server will announce. */
+	assert_false(accepted(rx(&w, CLIENT, 40100, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, CLIENT, 40100, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(w.fast);
+	assert_true(accepted(ctl_say(&w, &c, true, "PASV\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, false, "227 Entering Passive Mode (192,0,2,7,19,137).\r\n")));
+	assert_true(accepted(rx(&w, CLIENT, 40100, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	/* Another flow's cached drop to another port stays. */
+	assert_false(accepted(rx(&w, CLIENT, 40102, SERVER, 5002, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, CLIENT, 40102, SERVER, 5002, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(w.fast);
+	rule_engine_stats_get(w.eng, &st);
+	assert_int_equal(st.drops_expected, 2);
+	world_down(&w);
+}
+
 static void
 test_no_helper(void **state)
 {
@@ -472,6 +522,101 @@ test_irc_masquerade(void **state)
 	world_down(&w);
 }
 
+/*
+ * SIP over TCP behind masquerade: a segment with two whole messages and
+ * the start of a third: both whole ones rewritten (the REGISTER's Contact
+ * expected over TCP), the cut one left; the sequence numbers shift once
+ * for the segment; the registrar's answer is rewritten back and its
+ * connection to the registered Contact reaches the phone.
+ */
+static void
+test_sip_tcp(void **state)
+{
+	const char *in = "OPTIONS sip:192.0.2.7 SIP/2.0\r\n"
+			 "Via: SIP/2.0/TCP 10.0.0.1:40300;branch=a\r\n"
+			 "CSeq: 1 OPTIONS\r\n"
+			 "Content-Length: 0\r\n\r\n"
+			 "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+			 "Via: SIP/2.0/TCP 10.0.0.1:40300;branch=b\r\n"
+			 "CSeq: 2 REGISTER\r\n"
+			 "Contact: <sip:alice@10.0.0.1:40300;transport=tcp>\r\n"
+			 "Expires: 60\r\n"
+			 "Content-Length: 0\r\n\r\n"
+			 "OPTIONS sip:192.0.2.7 SIP/2.0\r\n"
+			 "Via: SIP/2.0/TCP 10.0.0.1:40300\r\n";
+	const char *out = "OPTIONS sip:192.0.2.7 SIP/2.0\r\n"
+			  "Via: SIP/2.0/TCP 198.51.100.1:40300;branch=a\r\n"
+			  "CSeq: 1 OPTIONS\r\n"
+			  "Content-Length: 0\r\n\r\n"
+			  "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+			  "Via: SIP/2.0/TCP 198.51.100.1:40300;branch=b\r\n"
+			  "CSeq: 2 REGISTER\r\n"
+			  "Contact: <sip:alice@198.51.100.1:40300;transport=tcp>\r\n"
+			  "Expires: 60\r\n"
+			  "Content-Length: 0\r\n\r\n"
+			  "OPTIONS sip:192.0.2.7 SIP/2.0\r\n"
+			  "Via: SIP/2.0/TCP 10.0.0.1:40300\r\n";
+	const char *ok = "SIP/2.0 200 OK\r\n"
+			 "Via: SIP/2.0/TCP 198.51.100.1:40300;branch=b\r\n"
+			 "CSeq: 2 REGISTER\r\n"
+			 "Contact: <sip:alice@198.51.100.1:40300;transport=tcp>;expires=60\r\n"
+			 "Content-Length: 0\r\n\r\n";
+	const char *ok_in = "SIP/2.0 200 OK\r\n"
+			    "Via: SIP/2.0/TCP 10.0.0.1:40300;branch=b\r\n"
+			    "CSeq: 2 REGISTER\r\n"
+			    "Contact: <sip:alice@10.0.0.1:40300;transport=tcp>;expires=60\r\n"
+			    "Content-Length: 0\r\n\r\n";
+	uint32_t lin = (uint32_t)strlen(in), lout = (uint32_t)strlen(out);
+	struct mod_ct_helper_stats st;
+	struct rule_decision d;
+	struct world w;
+	struct ctl c;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto tcp dport 5060 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sip proto tcp dport 5060\n");
+	ctl_open_port(&w, &c, 40300, MASQ, 5060);
+	assert_true(accepted(rx(&w, CLIENT, 40300, SERVER, 5060, PB_TCP_ACK | PB_TCP_PSH, c.cseq,
+		c.sseq, in)));
+	assert_int_equal(w.len, 14 + 20 + 20 + lout);
+	assert_memory_equal(w.frame + 14 + 20 + 20, out, lout);
+	assert_true(csum_ok(w.frame));
+	/* The server's ACK of it comes back in the client's own numbers. */
+	d = rx(&w, SERVER, 5060, MASQ, 40300, PB_TCP_ACK, c.sseq, c.cseq + lout, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 20 + 8), c.cseq + lin);
+	/* The registrar's 200 OK: Via and Contact back to the phone's own. */
+	d = rx(&w, SERVER, 5060, MASQ, 40300, PB_TCP_ACK | PB_TCP_PSH, c.sseq, c.cseq + lout, ok);
+	assert_true(accepted(d));
+	assert_int_equal(w.len, 14 + 20 + 20 + strlen(ok_in));
+	assert_memory_equal(w.frame + 14 + 20 + 20, ok_in, strlen(ok_in));
+	assert_int_equal(rd32(w.frame + 14 + 20 + 4), c.sseq);
+	assert_int_equal(rd32(w.frame + 14 + 20 + 8), c.cseq + lin);
+	assert_true(csum_ok(w.frame));
+	/* The client's next segment: its numbers shifted, its ACK moved back. */
+	d = rx(&w, CLIENT, 40300, SERVER, 5060, PB_TCP_ACK, c.cseq + lin,
+		c.sseq + (uint32_t)strlen(ok_in), NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 20 + 4), c.cseq + lout);
+	assert_int_equal(rd32(w.frame + 14 + 20 + 8), c.sseq + (uint32_t)strlen(ok));
+	/* The registrar's connection to the registered Contact: RELATED, to the phone. */
+	d = rx(&w, SERVER, 5555, MASQ, 40300, PB_TCP_SYN, 1, 0, NULL);
+	assert_true(accepted(d));
+	assert_int_equal(rd32(w.frame + 14 + 16), CLIENT);
+	assert_int_equal(w.frame[14 + 20 + 2] << 8 | w.frame[14 + 20 + 3], 40300);
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.related, 1);
+	assert_int_equal(st.nat_rewrites, 2);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.nat_failed, 0);
+	world_down(&w);
+}
+
 /* SANE: a data connection to the port SANE_NET_START's reply names. */
 static void
 test_sane(void **state)
@@ -516,12 +661,14 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_active_and_passive),
+		cmocka_unit_test(test_expect_after_cached_drop),
 		cmocka_unit_test(test_no_helper),
 		cmocka_unit_test(test_ctstatus_and_helper_match),
 		cmocka_unit_test(test_masquerade),
 		cmocka_unit_test(test_irc_dcc),
 		cmocka_unit_test(test_irc_masquerade),
 		cmocka_unit_test(test_sane),
+		cmocka_unit_test(test_sip_tcp),
 	};
 	int rc;
 

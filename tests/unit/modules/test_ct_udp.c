@@ -30,6 +30,10 @@
 
 #include <cmocka.h>
 
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "pkt_build.h"
@@ -46,6 +50,8 @@
 #define ACK1 "\0\4\0\1"
 #define OP_LEN(s) (sizeof(s) - 1)
 
+static struct rte_mempool *pool;
+
 /* What the datapath does with one UDP datagram; it leaves in w->frame. */
 static struct rule_decision
 rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, const char *payload,
@@ -59,6 +65,8 @@ rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, const 
 	uint64_t hit = 0;
 	uint32_t sig, idx;
 	const void *key;
+	struct rte_mbuf *m;
+	uint8_t *data;
 	struct pb b;
 	int n;
 
@@ -90,10 +98,31 @@ rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, const 
 		up.len = w->len;
 		assert_int_equal(rule_engine_upcall_burst(w->eng, &up, 1, &d, w->now), 1);
 	}
-	if (d.verdict == FC_VERDICT_ACCEPT && d.nat_slot != RULE_NAT_NONE)
+	if (d.verdict != FC_VERDICT_ACCEPT)
+		return d;
+	if (w->fast) {
+		if (d.nat_slot != RULE_NAT_NONE)
+			assert_int_equal(mod_nat_apply(eng_stack_nat(w->eng), d.nat_slot,
+						 w->frame + up.pkt.l3_off, w->len - up.pkt.l3_off,
+						 &up.pkt),
+				0);
+		return d;
+	}
+	/* The slow path's application: NAT, then the helper's rewrite, on an mbuf. */
+	m = rte_pktmbuf_alloc(pool);
+	assert_non_null(m);
+	data = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)w->len);
+	memcpy(data, w->frame, w->len);
+	if (d.nat_slot != RULE_NAT_NONE) {
 		assert_int_equal(mod_nat_apply(eng_stack_nat(w->eng), d.nat_slot,
-					 w->frame + up.pkt.l3_off, w->len - up.pkt.l3_off, &up.pkt),
+					 data + up.pkt.l3_off, w->len - up.pkt.l3_off, &up.pkt),
 			0);
+		assert_int_equal(mod_ct_module_mangle(w->ct, m, &up.pkt), 0);
+	}
+	w->len = rte_pktmbuf_data_len(m);
+	assert_true(w->len <= FRAME_MAX);
+	memcpy(w->frame, rte_pktmbuf_mtod(m, uint8_t *), w->len);
+	rte_pktmbuf_free(m);
 	return d;
 }
 
@@ -427,12 +456,35 @@ test_sip_teardown(void **state)
  * nf_nat_sip), the verdicts work: signalling and the caller's media go
  * out translated, the callee's media come back as their replies.
  */
+/* The IP header's checksum and lengths agree with the frame. */
+static bool
+ip_ok(const struct world *w)
+{
+	const uint8_t *ip = w->frame + 14;
+	uint32_t s = 0;
+
+	for (unsigned int i = 0; i < 20; i += 2)
+		s += rd16(ip + i);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff && rd16(ip + 2) == w->len - 14 && rd16(ip + 20 + 4) == w->len - 34;
+}
+
+/* A SIP message: @p head's lines, then a Content-Length and @p sdp. */
+static uint32_t
+sip_full(char *buf, size_t size, const char *head, const char *sdp)
+{
+	return (uint32_t)snprintf(buf, size, "%sContent-Length: %zu\r\n\r\n%s", head, strlen(sdp),
+		sdp);
+}
+
 static void
 test_sip_masquerade(void **state)
 {
+	struct mod_ct_helper_stats st;
 	struct world w;
-	char b[400];
-	uint16_t sig, med;
+	char b[800], want[800], head[600], sdp[200];
+	uint16_t sig;
 	uint32_t n;
 
 	(void)state;
@@ -443,26 +495,217 @@ test_sip_masquerade(void **state)
 		     "table raw\n"
 		     "chain pre hook prerouting\n"
 		     "ct ct_helper sip proto udp dport 5060\n");
-	n = sip_msg(b, sizeof(b), "INVITE sip:bob@192.0.2.7 SIP/2.0", 1, "INVITE", "10.0.0.1", 4000);
+	/* The caller's INVITE: its Via, Contact and From (port 5060 implied)
+	 * and its session description name the masquerade address. */
+	n = sip_full(b, sizeof(b),
+		"INVITE sip:bob@192.0.2.7 SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP 10.0.0.1:5060;branch=z9hG4bK1;rport\r\n"
+		"From: <sip:alice@10.0.0.1>;tag=1\r\n"
+		"To: <sip:bob@192.0.2.7>\r\n"
+		"Call-ID: c1@10.0.0.1\r\n"
+		"CSeq: 1 INVITE\r\n"
+		"Contact: <sip:alice@10.0.0.1:5060>\r\n"
+		"Content-Type: application/sdp\r\n",
+		"v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nc=IN IP4 10.0.0.1\r\nt=0 0\r\n"
+		"m=audio 4000 RTP/AVP 0\r\n");
 	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
 	assert_int_equal(IP_SRC(&w), MASQ);
-	assert_int_equal(w.len, 14 + 20 + 8 + n); /* not rewritten */
-	assert_memory_equal(w.frame + 14 + 28, b, n);
 	sig = UDP_SP(&w);
-	n = sip_msg(b, sizeof(b), "SIP/2.0 200 OK", 1, "INVITE", "192.0.2.7", 7000);
+	snprintf(head, sizeof(head),
+		"INVITE sip:bob@192.0.2.7 SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP 198.51.100.1:%u;branch=z9hG4bK1;rport\r\n"
+		"From: <sip:alice@198.51.100.1:%u>;tag=1\r\n"
+		"To: <sip:bob@192.0.2.7>\r\n"
+		"Call-ID: c1@10.0.0.1\r\n"
+		"CSeq: 1 INVITE\r\n"
+		"Contact: <sip:alice@198.51.100.1:%u>\r\n"
+		"Content-Type: application/sdp\r\n",
+		sig, sig, sig);
+	n = sip_full(want, sizeof(want), head,
+		"v=0\r\no=- 1 1 IN IP4 198.51.100.1\r\ns=-\r\nc=IN IP4 198.51.100.1\r\nt=0 0\r\n"
+		"m=audio 4000 RTP/AVP 0\r\n");
+	assert_int_equal(w.len, 14 + 20 + 8 + n);
+	assert_memory_equal(w.frame + 14 + 28, want, n);
+	assert_true(udp_csum_ok(&w));
+	assert_true(ip_ok(&w));
+	/* The answer: Via, received= and From back to the caller's own. */
+	snprintf(head, sizeof(head),
+		"SIP/2.0 200 OK\r\n"
+		"Via: SIP/2.0/UDP 198.51.100.1:%u;branch=z9hG4bK1;rport=%u;received=198.51.100.1\r\n"
+		"From: <sip:alice@198.51.100.1:%u>;tag=1\r\n"
+		"To: <sip:bob@192.0.2.7>;tag=2\r\n"
+		"Call-ID: c1@10.0.0.1\r\n"
+		"CSeq: 1 INVITE\r\n"
+		"Contact: <sip:bob@192.0.2.7:5060>\r\n"
+		"Content-Type: application/sdp\r\n",
+		sig, sig, sig);
+	snprintf(sdp, sizeof(sdp),
+		"v=0\r\no=- 2 2 IN IP4 192.0.2.7\r\ns=-\r\nc=IN IP4 192.0.2.7\r\nt=0 0\r\n"
+		"m=audio 7000 RTP/AVP 0\r\n");
+	n = sip_full(b, sizeof(b), head, sdp);
 	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, n)));
 	assert_int_equal(IP_DST(&w), CLIENT);
 	assert_int_equal(UDP_DP(&w), 5060);
+	snprintf(head, sizeof(head),
+		"SIP/2.0 200 OK\r\n"
+		"Via: SIP/2.0/UDP 10.0.0.1:5060;branch=z9hG4bK1;rport=%u;received=10.0.0.1\r\n"
+		"From: <sip:alice@10.0.0.1:5060>;tag=1\r\n"
+		"To: <sip:bob@192.0.2.7>;tag=2\r\n"
+		"Call-ID: c1@10.0.0.1\r\n"
+		"CSeq: 1 INVITE\r\n"
+		"Contact: <sip:bob@192.0.2.7:5060>\r\n"
+		"Content-Type: application/sdp\r\n",
+		sig);
+	n = sip_full(want, sizeof(want), head, sdp);
+	assert_int_equal(w.len, 14 + 20 + 8 + n);
+	assert_memory_equal(w.frame + 14 + 28, want, n);
 	assert_true(udp_csum_ok(&w));
-	/* The caller's RTP to the callee's announced port: RELATED, masqueraded. */
-	assert_true(accepted(rx(&w, CLIENT, 4000, SERVER, 7000, "rtp", 3)));
-	assert_int_equal(IP_SRC(&w), MASQ);
-	med = UDP_SP(&w);
-	assert_true(udp_csum_ok(&w));
-	/* The callee's RTP back to the translated port: a reply. */
-	assert_true(accepted(rx(&w, SERVER, 7000, MASQ, med, "rtp", 3)));
+	assert_true(ip_ok(&w));
+	/* The callee's RTP to the caller's announced address and port: RELATED,
+	 * to the caller's own. */
+	assert_true(accepted(rx(&w, SERVER, 7000, MASQ, 4000, "rtp", 3)));
 	assert_int_equal(IP_DST(&w), CLIENT);
 	assert_int_equal(UDP_DP(&w), 4000);
+	assert_true(udp_csum_ok(&w));
+	/* ... and its reply, the caller's RTP, goes back through the masquerade. */
+	assert_true(accepted(rx(&w, CLIENT, 4000, SERVER, 7000, "rtp", 3)));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	assert_int_equal(UDP_SP(&w), 4000);
+	/* The caller's RTCP to the callee's: RELATED, from the masquerade address. */
+	assert_true(accepted(rx(&w, CLIENT, 4001, SERVER, 7001, "rtcp", 4)));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	assert_true(udp_csum_ok(&w));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.related, 2);
+	assert_int_equal(st.nat_rewrites, 2);
+	assert_int_equal(st.nat_failed, 0);
+	assert_int_equal(st.dropped, 0);
+	/* What Linux drops behind NAT: a session description without o=. */
+	n = sip_full(b, sizeof(b),
+		"INVITE sip:bob@192.0.2.7 SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.0.1:5060\r\n"
+		"CSeq: 2 INVITE\r\nContent-Type: application/sdp\r\n",
+		"v=0\r\nc=IN IP4 10.0.0.1\r\nt=0 0\r\nm=audio 4010 RTP/AVP 0\r\n");
+	assert_false(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.nat_failed, 1);
+	world_down(&w);
+}
+
+/* A SIP message's payload as it left is @p want. */
+static void
+left_as(const struct world *w, const char *want)
+{
+	assert_int_equal(w->len, 14 + 20 + 8 + strlen(want));
+	assert_memory_equal(w->frame + 14 + 28, want, strlen(want));
+	assert_true(udp_csum_ok(w));
+	assert_true(ip_ok(w));
+}
+
+/*
+ * REGISTER behind masquerade (sip_direct_signalling): the Contact becomes
+ * the gateway's, the registrar's 2xx activates the expectation, and calls
+ * from the registrar's address (any port) reach the phone, RELATED, while
+ * the registration lasts; an un-REGISTER takes it back.
+ */
+static void
+test_sip_register(void **state)
+{
+	struct mod_ct_helper_stats st;
+	struct world w;
+	char b[800], want[800];
+	uint16_t sig;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dst 192.0.2.7 dport 5060 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sip proto udp dport 5060\n");
+	snprintf(b, sizeof(b), "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 10.0.0.1:5060;branch=r1\r\n"
+			       "From: <sip:alice@192.0.2.7>;tag=1\r\n"
+			       "To: <sip:alice@192.0.2.7>\r\n"
+			       "Call-ID: r1\r\n"
+			       "CSeq: 1 REGISTER\r\n"
+			       "Contact: <sip:alice@10.0.0.1:5060>\r\n"
+			       "Expires: 600\r\n"
+			       "Content-Length: 0\r\n\r\n");
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_SRC(&w), MASQ);
+	sig = UDP_SP(&w);
+	snprintf(want, sizeof(want), "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+				     "Via: SIP/2.0/UDP 198.51.100.1:%u;branch=r1\r\n"
+				     "From: <sip:alice@192.0.2.7>;tag=1\r\n"
+				     "To: <sip:alice@192.0.2.7>\r\n"
+				     "Call-ID: r1\r\n"
+				     "CSeq: 1 REGISTER\r\n"
+				     "Contact: <sip:alice@198.51.100.1:%u>\r\n"
+				     "Expires: 600\r\n"
+				     "Content-Length: 0\r\n\r\n",
+		sig, sig);
+	left_as(&w, want);
+	/* Until the registrar answers, the expectation is inactive. */
+	snprintf(b, sizeof(b), "INVITE sip:alice@198.51.100.1:%u SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 192.0.2.7:5070;branch=i0\r\n"
+			       "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n",
+		sig);
+	assert_false(accepted(rx(&w, SERVER, 5070, MASQ, sig, b, (uint32_t)strlen(b))));
+	/* The registrar's 200 OK lists the gateway's Contact: back to the phone's own. */
+	snprintf(b, sizeof(b), "SIP/2.0 200 OK\r\n"
+			       "Via: SIP/2.0/UDP 198.51.100.1:%u;branch=r1\r\n"
+			       "CSeq: 1 REGISTER\r\n"
+			       "Contact: <sip:alice@198.51.100.1:%u>;expires=300\r\n"
+			       "Content-Length: 0\r\n\r\n",
+		sig, sig);
+	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	left_as(&w, "SIP/2.0 200 OK\r\n"
+		    "Via: SIP/2.0/UDP 10.0.0.1:5060;branch=r1\r\n"
+		    "CSeq: 1 REGISTER\r\n"
+		    "Contact: <sip:alice@10.0.0.1:5060>;expires=300\r\n"
+		    "Content-Length: 0\r\n\r\n");
+	/* A call from the registrar's address, another port: RELATED, to the phone. */
+	snprintf(b, sizeof(b), "INVITE sip:alice@198.51.100.1:%u SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 192.0.2.7:5080;branch=i1\r\n"
+			       "To: <sip:alice@198.51.100.1:%u>\r\n"
+			       "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n",
+		sig, sig);
+	assert_true(accepted(rx(&w, SERVER, 5080, MASQ, sig, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 5060);
+	left_as(&w, "INVITE sip:alice@10.0.0.1:5060 SIP/2.0\r\n"
+		    "Via: SIP/2.0/UDP 192.0.2.7:5080;branch=i1\r\n"
+		    "To: <sip:alice@10.0.0.1:5060>\r\n"
+		    "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n");
+	/* Permanent: another one; from another host: not expected. */
+	assert_true(accepted(rx(&w, SERVER, 5081, MASQ, sig, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_false(accepted(rx(&w, SERVER + 1, 5080, MASQ, sig, b, (uint32_t)strlen(b))));
+	mod_ct_module_helper_stats_get(w.ct, &st);
+	assert_int_equal(st.related, 2);
+	assert_int_equal(st.dropped, 0);
+	/* Un-registering (Expires: 0) takes the expectation back on the answer. */
+	snprintf(b, sizeof(b), "REGISTER sip:192.0.2.7 SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 10.0.0.1:5060;branch=r2\r\n"
+			       "CSeq: 2 REGISTER\r\n"
+			       "Contact: <sip:alice@10.0.0.1:5060>\r\n"
+			       "Expires: 0\r\n"
+			       "Content-Length: 0\r\n\r\n");
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, (uint32_t)strlen(b))));
+	snprintf(b, sizeof(b), "SIP/2.0 200 OK\r\n"
+			       "Via: SIP/2.0/UDP 198.51.100.1:%u;branch=r2\r\n"
+			       "CSeq: 2 REGISTER\r\n"
+			       "Expires: 0\r\n"
+			       "Content-Length: 0\r\n\r\n",
+		sig);
+	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, (uint32_t)strlen(b))));
+	snprintf(b, sizeof(b), "INVITE sip:alice@198.51.100.1:%u SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 192.0.2.7:5082;branch=i2\r\n"
+			       "CSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n",
+		sig);
+	assert_false(accepted(rx(&w, SERVER, 5082, MASQ, sig, b, (uint32_t)strlen(b))));
 	world_down(&w);
 }
 
@@ -478,9 +721,18 @@ main(void)
 		cmocka_unit_test(test_sip_media),
 		cmocka_unit_test(test_sip_teardown),
 		cmocka_unit_test(test_sip_masquerade),
+		cmocka_unit_test(test_sip_register),
 	};
+
+	int rc;
 
 	if (gufc_test_eal_init("ct_udp", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	pool = rte_pktmbuf_pool_create("ctu_pool", 256, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		(int)rte_socket_id());
+	if (pool == NULL)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_mempool_free(pool);
+	return rc;
 }
