@@ -713,6 +713,21 @@ int rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint
  */
 void rule_engine_expect_note(struct rule_engine *eng, const struct fc_key *k);
 
+/**
+ * How many expectations were noted so far (rule_engine_expect_note(); it
+ * wraps, skipping 0): a caller that keeps cached drops elsewhere (a NIC's)
+ * rechecks them with rule_engine_stale() when it changed.
+ * @param eng  the engine
+ * @return the count. Context: any.
+ */
+static inline uint32_t
+rule_engine_expect_count(const struct rule_engine *eng)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	return __atomic_load_n(&v->exp_epoch, __ATOMIC_ACQUIRE);
+}
+
 /* Counters and listing: engine_info.h; meters and packet programs: part of this manual. */
 #ifdef __cplusplus
 }

@@ -1025,8 +1025,7 @@ test_nat_drop_policy(void **state)
 	d = decide(eng, x, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
-	/* The nat chain's policy, counted on it. */
-	assert_int_equal(d.rule_id,
+	assert_int_equal(d.rule_id, /* the nat chain's policy, counted on it */
 		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_PREROUTING));
 	/* Cached: the next packet is dropped on the fast path. */
 	d = rx(eng, x, 4);
