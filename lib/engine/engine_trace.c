@@ -170,7 +170,10 @@ void
 eng_count_nat_walk(struct rule_engine *eng, const struct rule_eval *ev, unsigned int family,
 	uint64_t bytes)
 {
-	if (ev->nat_rule_id != RULE_ID_NONE)
+	/* A nat DROP policy that decided the stage counts as its decision. */
+	if (ev->nat_rule_id != RULE_ID_NONE &&
+		!(ev->table == RULE_TABLE_NAT && ev->rule_id == RULE_ID_POLICY &&
+			ev->verdict != RULE_VERDICT_ACCEPT))
 		eng_rule_count(eng,
 			ev->nat_rule_id == RULE_ID_POLICY
 				? RULE_ID_CHAIN_POLICY(family, RULE_TABLE_NAT, ev->nat_hook)

@@ -210,8 +210,11 @@ count_walk(const struct rule_eval ev[], unsigned int n, const uint32_t *pos, uin
 					 ? RULE_ID_CHAIN_POLICY(family, e->table, e->hook)
 					 : e->rule_id,
 				pos, n_pos, len);
+		/* A nat DROP policy that decided the stage was counted as its decision. */
 		if ((st == RULE_STAGE_DST || st == RULE_STAGE_SRC) &&
-			e->nat_rule_id != RULE_ID_NONE)
+			e->nat_rule_id != RULE_ID_NONE &&
+			!(e->table == RULE_TABLE_NAT && e->rule_id == RULE_ID_POLICY &&
+				e->verdict != RULE_VERDICT_ACCEPT))
 			count_id(e->nat_rule_id == RULE_ID_POLICY
 					 ? RULE_ID_CHAIN_POLICY(family, RULE_TABLE_NAT, e->nat_hook)
 					 : e->nat_rule_id,

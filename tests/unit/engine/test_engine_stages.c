@@ -1031,6 +1031,17 @@ test_nat_drop_policy(void **state)
 	d = rx(eng, x, 4);
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* Each packet once (a new connection each time, as Linux sees them). */
+	{
+		uint64_t p, b;
+
+		assert_int_equal(rule_engine_rule_counters(eng,
+					 RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT,
+						 RULE_HOOK_PREROUTING),
+					 &p, &b),
+			0);
+		assert_int_equal(p, 2);
+	}
 	eng_stack_free(eng);
 }
 
