@@ -39,7 +39,8 @@ static void
 sip_conn(struct mod_ct_sip_conn *c, const struct fc_key *ok, const struct fc_key *rk,
 	unsigned int dir)
 {
-	const struct fc_key *t = dir == RULE_DIR_ORIG ? ok : rk, *o = dir == RULE_DIR_ORIG ? rk : ok;
+	const struct fc_key *t = dir == RULE_DIR_ORIG ? ok : rk,
+			    *o = dir == RULE_DIR_ORIG ? rk : ok;
 	unsigned int alen = fc_af_addr_len(ok->family);
 
 	memset(c, 0, sizeof(*c));
@@ -188,8 +189,8 @@ register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 		return 0; /* an expected connection registers nothing (Linux) */
 	if (ct_sip_header_num(pay, plen, CT_SIP_H_EXPIRES, &moff, &mlen, &v) == 1)
 		expires = v;
-	r = ct_sip_header_uri(pay, plen, &at, CT_SIP_H_CONTACT, c->family, NULL, &moff, &mlen, addr,
-		&port);
+	r = ct_sip_header_uri(
+		pay, plen, &at, CT_SIP_H_CONTACT, c->family, NULL, &moff, &mlen, addr, &port);
 	if (r <= 0)
 		return r;
 	if (!addr_eq(addr, c->src, alen))
@@ -236,11 +237,11 @@ register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 		count(&h->st.commands);
 		if (nat && (!addr_eq(fc_key_dst(&e.tuple), addr, alen) || p != port)) {
 			char buf[64];
-			int w = ct_sip_fmt_addr_port(c->family, fc_key_dst(&e.tuple), p, buf,
-				sizeof(buf));
+			int w = ct_sip_fmt_addr_port(
+				c->family, fc_key_dst(&e.tuple), p, buf, sizeof(buf));
 
-			if (w < 0 || ct_sip_edit_add(ed, (unsigned int *)n, MOD_CT_SIP_EDITS_MAX, moff,
-					     mlen, buf, (uint32_t)w) < 0)
+			if (w < 0 || ct_sip_edit_add(ed, (unsigned int *)n, MOD_CT_SIP_EDITS_MAX,
+					     moff, mlen, buf, (uint32_t)w) < 0)
 				return -1;
 		}
 	}
@@ -283,7 +284,8 @@ register_response(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 			if (r == 0)
 				break;
 			if (!addr_eq(addr, c->dst, alen) ||
-				ct_sip_param_transport(pay, plen, moff + mlen, c->proto, &proto) == 0)
+				ct_sip_param_transport(pay, plen, moff + mlen, c->proto, &proto) ==
+					0)
 				continue;
 			if (ct_sip_param_num(pay, plen, moff + mlen, "expires=", &v) == 1)
 				ce = v;
@@ -296,7 +298,8 @@ register_response(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 			fc_key_set_proto(&t, proto);
 			fc_key_set_ports(&t, 0, rte_cpu_to_be_16(port));
 			if (mod_ct_expect_refresh(h->exp_sig, &t, id,
-				    h->now + (ce > SIP_EXPIRES_MAX ? SIP_EXPIRES_MAX : ce) * 1000u) == 0)
+				    h->now + (ce > SIP_EXPIRES_MAX ? SIP_EXPIRES_MAX : ce) *
+						     1000u) == 0)
 				return 0;
 		}
 	}
@@ -304,7 +307,7 @@ register_response(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 	return 0;
 }
 
-/* Drop the message as Linux does (counted). *//* Drop the message as Linux does (counted). */
+/* Drop the message as Linux does (counted). */ /* Drop the message as Linux does (counted). */
 static void
 sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
 {
@@ -319,8 +322,8 @@ sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
  */
 static int
 sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
-	const struct mod_ct_sip_conn *c, bool nat, const uint8_t *pay, uint32_t plen,
-	uint32_t base, struct mod_ct_edit *ed, unsigned int *n)
+	const struct mod_ct_sip_conn *c, bool nat, const uint8_t *pay, uint32_t plen, uint32_t base,
+	struct mod_ct_edit *ed, unsigned int *n)
 {
 	struct mod_ct_edit le[MOD_CT_SIP_EDITS_MAX];
 	struct mod_ct_sip_media_nat mn[MOD_CT_SIP_MEDIA_MAX];
@@ -353,8 +356,8 @@ sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 			memcpy(mn[i].addr, md->addr, alen);
 			if (!addr_eq(md->addr, c->src, alen))
 				continue; /* media of another host: not expected (direct media) */
-			if ((nat ? media_expect_nat(h, id, c, md, &mn[i]) :
-				   media_expect(h, id, c, md)) < 0) {
+			if ((nat ? media_expect_nat(h, id, c, md, &mn[i])
+				 : media_expect(h, id, c, md)) < 0) {
 				sip_drop(h, f, false);
 				return -1;
 			}
@@ -364,8 +367,9 @@ sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 			hp->sip_invite = true;
 		}
 		if (m.method == MOD_CT_SIP_REGISTER &&
-			(m.response ? register_response(h, id, hp, c, pay, plen, &m) :
-				      register_request(h, id, hp, c, nat, pay, plen, &m, le, &k)) < 0) {
+			(m.response ? register_response(h, id, hp, c, pay, plen, &m)
+				    : register_request(h, id, hp, c, nat, pay, plen, &m, le, &k)) <
+				0) {
 			sip_drop(h, f, false);
 			return -1;
 		}
