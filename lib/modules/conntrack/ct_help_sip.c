@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_byteorder.h>
 
@@ -215,7 +216,7 @@ register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 			 * masquerade's port when the Contact is the source port. */
 			if (!addr_eq(c->src, c->odst, alen))
 				memcpy(fc_key_dst_w(&e.tuple), c->odst, alen);
-			if (port == c->sport)
+			if (port == (c->forced_dport != 0 ? c->forced_dport : c->sport))
 				p = c->odport;
 			e.nat = true;
 			memcpy(e.nat_addr, addr, alen);
@@ -322,14 +323,29 @@ sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
  */
 static int
 sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
-	const struct mod_ct_sip_conn *c, bool nat, const uint8_t *pay, uint32_t plen, uint32_t base,
-	struct mod_ct_edit *ed, unsigned int *n)
+	const struct mod_ct_sip_conn *cn, bool nat, const uint8_t *pay, uint32_t plen,
+	uint32_t base, struct mod_ct_edit *ed, unsigned int *n)
 {
 	struct mod_ct_edit le[MOD_CT_SIP_EDITS_MAX];
 	struct mod_ct_sip_media_nat mn[MOD_CT_SIP_MEDIA_MAX];
+	struct mod_ct_sip_conn cc = *cn, *c = &cc;
 	struct mod_ct_sip_msg m;
 	unsigned int alen = fc_af_addr_len(c->family);
 	int r, k = 0;
+
+	/* A request whose (UDP) Via names the sender's address and another
+	 * port: the port it listens on (Linux's forced_dport, Cisco phones). */
+	if (plen < 8 || strncasecmp((const char *)pay, "SIP/2.0 ", 8) != 0) {
+		uint32_t at = 0, moff, mlen;
+		uint8_t a[16];
+		uint16_t port;
+
+		if (ct_sip_header_uri(pay, plen, &at, CT_SIP_H_VIA_UDP, c->family, NULL, &moff,
+			    &mlen, a, &port) > 0 &&
+			port != c->sport && addr_eq(a, c->src, alen))
+			hp->sip_forced_dport = port;
+	}
+	c->forced_dport = hp->sip_forced_dport;
 
 	r = mod_ct_sip_parse(pay, plen, c->family, &m);
 	if (r < 0) {
@@ -402,13 +418,19 @@ ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 	struct mod_ct_edit ed[MOD_CT_SIP_EDITS_MAX];
 	struct mod_ct_sip_conn c;
 	unsigned int n = 0;
+	bool nat;
 
 	/* Linux reads nothing shorter than "SIP/2.0 200". */
 	if (plen < 11)
 		return;
 	sip_conn(&c, ok, rk, dir);
-	if (sip_message(h, f, id, hp, &c, sip_natted(&c), pay, plen, 0, ed, &n) == 0)
-		ct_help_plan_edits(h, hp, f->up, dir, ed, n);
+	nat = sip_natted(&c);
+	if (sip_message(h, f, id, hp, &c, nat, pay, plen, 0, ed, &n) != 0)
+		return;
+	ct_help_plan_edits(h, hp, f->up, dir, ed, n);
+	/* Answers go to the port the phone listens on (nf_nat_sip). */
+	if (nat && dir == RULE_DIR_REPLY && hp->sip_forced_dport != 0)
+		ct_help_plan_dport(h, f->up, hp->sip_forced_dport);
 }
 
 /*

@@ -590,7 +590,7 @@ map_addr(const struct mod_ct_sip_conn *c, const uint8_t *addr, uint16_t port, ui
 		np = c->odport;
 	} else if (memcmp(addr, c->dst, alen) == 0 && port == c->dport) {
 		na = c->osrc;
-		np = c->osport;
+		np = c->forced_dport != 0 ? c->forced_dport : c->osport;
 	} else {
 		return 0;
 	}
