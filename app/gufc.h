@@ -60,6 +60,13 @@ extern int gufc_logtype;
 
 #define GUFC_MAX_PORTS DP_MAX_PORTS
 #define GUFC_MAX_RXQ 16		/**< RX queues per port */
+/** Table slots the rules lcore's background step examines about every millisecond. */
+#define GUFC_STEP_BUDGET 512
+/**
+ * ... and on each idle pass in between, by default (struct
+ * gufc_app::idle_step_budget; README, "Latest figures", on the choice).
+ */
+#define GUFC_IDLE_STEP_BUDGET 16
 #define GUFC_MAX_RX_LCORES 30	/**< producer ids 0..29; the rules lcore is the next */
 #define GUFC_BURST_MAX DP_BURST_MAX	/**< fc_table_lookup_bulk() takes at most 64 */
 #define GUFC_BURST_DEFAULT 32
@@ -474,6 +481,12 @@ struct gufc_ofl_totals {
 struct gufc_app {
 	struct gufc_config cfg;
 	uint64_t hz;
+	/**
+	 * Table slots the rules lcore's background step examines on an idle
+	 * pass (rule_engine_step(), mod_neigh_step()); 0: GUFC_IDLE_STEP_BUDGET.
+	 * Set before the lcores start (gufc-bench sweeps it).
+	 */
+	unsigned int idle_step_budget;
 	uint64_t start_tsc;
 	struct rte_mempool *pool;
 	uint16_t n_ports;
@@ -526,6 +539,8 @@ struct gufc_app {
 	struct ofl_policy *ofl_pol;         /**< heavy-hitter policy; rules lcore only */
 	const struct dp_marks *dp_marks;  /**< RX fast path's view (struct dp_ctx::marks), NULL when off */
 	uint64_t ofl_next_tsc;              /**< rules lcore: next policy pass */
+	uint32_t ofl_exp_count;             /**< rules lcore: rule_engine_expect_count() the
+						 hardware drops were last checked at */
 	bool ofl_frozen;                    /**< objects freed: ofl_final holds the counters */
 	struct gufc_ofl_totals ofl_final;
 	uint64_t epoch_ms;                  /**< wall clock (ms since the Unix epoch) at start_tsc */

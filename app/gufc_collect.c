@@ -30,6 +30,42 @@ struct rules_arg {
 	unsigned int max;
 };
 
+/*
+ * The row of the @p family policy of table @p t's base chain at hook @p h,
+ * if the hook has one: its imported counters (a chain that stands for that
+ * hook alone, as an import's built-in chain: as the export adds them)
+ * plus what it counted.
+ */
+static void
+policy_row(const struct rule_set *s, const struct rule_counters_snap *snap, unsigned int family,
+	unsigned int t, unsigned int h, struct gufc_rule_row *rows, unsigned int *n)
+{
+	const struct rule_chain *c;
+	struct gufc_rule_row *r;
+	unsigned int p;
+
+	if (!(rule_table_hooks(t) & RULE_HOOK_F(h)))
+		return;
+	c = rule_set_hook_chain(s, t, h);
+	if (c == NULL)
+		return;
+	r = &rows[(*n)++];
+	memset(r, 0, sizeof(*r));
+	r->id = RULE_ID_CHAIN_POLICY(family, t, h);
+	r->table = (uint8_t)t;
+	r->hook = (uint8_t)h;
+	r->family = (uint8_t)family;
+	snprintf(r->chain, sizeof(r->chain), "%s", c->name);
+	rule_counters_snap_get(snap, r->id, &r->packets, &r->bytes);
+	if (!c->builtin && c->hooks == RULE_HOOK_F(h)) {
+		r->packets += c->pkts;
+		r->bytes += c->bytes;
+	}
+	/* nat chains have no drop policy: no translation. */
+	p = t == RULE_TABLE_NAT ? RULE_POLICY_ACCEPT : rule_chain_policy(c, family);
+	snprintf(r->text, sizeof(r->text), "%s", p == RULE_POLICY_DROP ? "drop" : "accept");
+}
+
 static int
 rules_fn(struct gufc_app *app, void *arg)
 {
@@ -39,7 +75,7 @@ rules_fn(struct gufc_app *app, void *arg)
 	struct rule_counters_snap *snap;
 
 	a->max = RTE_MIN(a->max, count);
-	a->rows = calloc(a->max ? a->max : 1, sizeof(*a->rows));
+	a->rows = calloc(a->max + 2 * RULE_TABLE__COUNT * RULE_HOOK__COUNT, sizeof(*a->rows));
 	if (a->rows == NULL)
 		return -ENOMEM;
 	/* One walk of the flows for all rules, not one per rule. */
@@ -58,6 +94,7 @@ rules_fn(struct gufc_app *app, void *arg)
 
 				r->id = chain->rules[i].id;
 				r->table = (uint8_t)t;
+				r->hook = RULE_HOOK__COUNT;
 				r->pos = i + 1;
 				snprintf(r->chain, sizeof(r->chain), "%s", chain->name);
 				r->packets = 0;
@@ -70,6 +107,11 @@ rules_fn(struct gufc_app *app, void *arg)
 					snprintf(r->text, sizeof(r->text), "?");
 			}
 		}
+	for (unsigned int f = 0; s != NULL && f < 2; f++)
+		for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+			for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++)
+				policy_row(s, snap, f == 0 ? FC_AF_INET4 : FC_AF_INET6, t, h, a->rows,
+					&a->n);
 	rule_counters_snap_free(snap);
 	return 0;
 }
@@ -382,13 +424,16 @@ gufc_show_recent(struct gufc_app *app, FILE *f)
 	if (rc != 0)
 		return rc;
 	for (unsigned int i = 0; i < nh; i++)
-		fprintf(f, "hashlimit %s (%s): %u buckets of at most %u, rate %u/%s burst %u, "
+		/* A byte rate's burst counts refills of a second's credit (netfilter's). */
+		fprintf(f, "hashlimit %s (%s): %u buckets of at most %u, rate %u%s burst %u%s, "
 			   "expire %u ms, gc every %u ms\n", hl[i].name,
 			hl[i].family == FC_AF_INET6 ? "ipv6" : "ipv4", hl[i].buckets, hl[i].cfg.max,
-			hl[i].cfg.rate, hl[i].cfg.unit == RULE_RATE_MIN ? "min" :
-				hl[i].cfg.unit == RULE_RATE_HOUR ? "hour" :
-				hl[i].cfg.unit == RULE_RATE_DAY ? "day" : "sec",
-			hl[i].cfg.burst, hl[i].cfg.expire, hl[i].cfg.gcinterval);
+			hl[i].cfg.rate, hl[i].cfg.unit == RULE_RATE_MIN ? "/min" :
+				hl[i].cfg.unit == RULE_RATE_HOUR ? "/hour" :
+				hl[i].cfg.unit == RULE_RATE_DAY ? "/day" :
+				hl[i].cfg.unit == RULE_RATE_BYTES ? "b/s" : "/sec",
+			hl[i].cfg.burst, hl[i].cfg.unit == RULE_RATE_BYTES ? " refills" : "",
+			hl[i].cfg.expire, hl[i].cfg.gcinterval);
 	free(hl);
 	{
 		struct rule_engine_stats st;

@@ -326,23 +326,31 @@ int gufc_chan_commit(struct gufc_app *app, struct rule_set *set);
 /* Collectors (gufc_collect.c)                                               */
 /* ------------------------------------------------------------------------ */
 
-/** One rule with its counters, as "show rules" and /gufc/rules give it. */
+/**
+ * One rule with its counters, as "show rules" and /gufc/rules give it; or
+ * (@c hook below RULE_HOOK__COUNT) a built-in chain's policy: the base
+ * chain of @c table at @c hook, the packets that left it by its end.
+ */
 struct gufc_rule_row {
-	uint32_t id;
+	uint32_t id;  /**< rule id; a policy's: RULE_ID_CHAIN_POLICY() */
 	uint8_t table;
-	uint32_t pos; /**< 1-based position in its chain */
+	uint8_t hook; /**< a policy's hook; RULE_HOOK__COUNT for a rule */
+	uint8_t family; /**< a policy's: FC_AF_INET4 or FC_AF_INET6 (each has its own) */
+	uint32_t pos; /**< 1-based position in its chain (0: a policy) */
 	char chain[RULE_NAME_MAX];
 	uint64_t packets;
 	uint64_t bytes;
-	char text[512];
+	char text[512]; /**< the rule; a policy's "accept" or "drop" */
 };
 
 /**
- * Read the committed rules and their counters (on the rules lcore).
+ * Read the committed rules and their counters (on the rules lcore), then
+ * per family the policies of the hooks that have a base chain (each its
+ * imported counters plus what it counted).
  * @param app   the application
  * @param rows  receives a malloc'ed array (the caller frees it)
  * @param n     receives the number of rows
- * @param max   most rows
+ * @param max   most rule rows (the policies come on top)
  * @return 0, -ENOMEM, or an error of gufc_ctl_call().
  */
 int gufc_collect_rules(struct gufc_app *app, struct gufc_rule_row **rows, unsigned int *n,

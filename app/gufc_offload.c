@@ -108,7 +108,16 @@ gufc_offload_poll(struct gufc_app *app, uint32_t now)
 	if (tsc < app->ofl_next_tsc)
 		return 0;
 	app->ofl_next_tsc = tsc + app->hz / 1000;
-	work = ofl_policy_scan(app->ofl_pol, now, OFL_SCAN_BUDGET);
+	/* A helper expected a connection: a hardware drop of its tuple goes back to software. */
+	if (rule_engine_expect_count(app->eng) != app->ofl_exp_count) {
+		app->ofl_exp_count = rule_engine_expect_count(app->eng);
+		work = ofl_policy_commit_sync(app->ofl_pol);
+		if (work != 0)
+			GUFC_LOG(DEBUG, "expectation: %u hardware DROP rule(s) taken out", work);
+	} else {
+		work = 0;
+	}
+	work += ofl_policy_scan(app->ofl_pol, now, OFL_SCAN_BUDGET);
 	work += ofl_policy_execute(app->ofl_pol, OFL_EXEC_BUDGET);
 	return work;
 }

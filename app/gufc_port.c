@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -146,11 +147,18 @@ static int
 file_l2(uint16_t pid, const char *pname, const char *file, uint8_t *l2)
 {
 	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline(file, err);
+	struct stat st;
+	pcap_t *pc;
 	int dlt, k;
 
+	/* A FIFO is read once, by net_pcap: opening it here would eat its first packets. */
+	if (stat(file, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		*l2 = GUFC_L2_ETH;
+		return 0;
+	}
+	pc = pcap_open_offline(file, err);
 	if (pc == NULL) {
-		/* net_pcap reports what it cannot open; a FIFO is opened once. */
+		/* net_pcap reports what it cannot open. */
 		*l2 = GUFC_L2_ETH;
 		return 0;
 	}

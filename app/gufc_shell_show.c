@@ -55,6 +55,8 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " reused, %" PRIu64 " kept, %" PRIu64 " per packet, %" PRIu64
 		" around, %" PRIu64 " flushes\n", "classifier cache", t.es.clsc_hits,
 		t.es.clsc_misses, t.es.clsc_uncacheable, t.es.clsc_skipped, t.es.clsc_flushes);
+	fprintf(f, "%-20s %" PRIu64 " (ctstate changed, walk would not)\n", "refilters saved",
+		t.es.refilter_kept);
 	fprintf(f, "%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved\n",
 		"input ports", t.es.port_mismatch, t.es.reply_moved);
 	fprintf(f, "%-20s %" PRIu64 " (no memory: non-deciding rules miss their packets)\n",
@@ -66,6 +68,8 @@ show_stats(struct sh_ctx *c)
 		t.es.commits, t.es.gen, t.es.cls_gen, t.es.pending);
 	fprintf(f, "%-20s %" PRIu64 " revalidated, %" PRIu64 " refreshed\n", "after commits",
 		t.es.revalidated, t.es.refreshed);
+	fprintf(f, "%-20s %" PRIu64 " new flows, %" PRIu64 " taken back for an expectation\n",
+		"cached drops", t.es.cached_drops, t.es.drops_expected);
 	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",
 		t.cts.related, t.nats.related_nat);
 	fprintf(f, "%-20s %" PRIu64 " tcp connections (refused %" PRIu64 "), ignored %" PRIu64
@@ -138,7 +142,7 @@ static int
 show_rules(struct sh_ctx *c)
 {
 	struct gufc_rule_row *rows;
-	unsigned int n;
+	unsigned int n, i, n_rules;
 	int rc;
 
 	if (c->l->n > 2 && (strcmp(c->l->tok[2], "iptables") == 0 ||
@@ -172,11 +176,19 @@ show_rules(struct sh_ctx *c)
 		return sh_err(c, rc, NULL, "%s", strerror(-rc));
 	fprintf(c->out, "%6s %-6s %-12s %4s %12s %14s  %s\n", "id", "table", "chain", "pos",
 		"packets", "bytes", "rule");
-	for (unsigned int i = 0; i < n; i++)
+	for (i = 0; i < n && rows[i].hook == RULE_HOOK__COUNT; i++)
 		fprintf(c->out, "%6u %-6s %-12s %4u %12" PRIu64 " %14" PRIu64 "  %s\n", rows[i].id,
 			rule_table_name(rows[i].table), rows[i].chain, rows[i].pos,
 			rows[i].packets, rows[i].bytes, rows[i].text);
-	fprintf(c->out, "%u rules, generation %u%s\n", n, rule_engine_generation(c->app->eng),
+	n_rules = i;
+	/* The base chains' policies: the packets that left each by its end. */
+	for (; i < n; i++)
+		fprintf(c->out, "%6s %-6s %-12s %4s %12" PRIu64 " %14" PRIu64 "  policy %s %s: %s\n",
+			"-", rule_table_name(rows[i].table), rows[i].chain, "-", rows[i].packets,
+			rows[i].bytes, rows[i].family == FC_AF_INET6 ? "ipv6" : "ipv4",
+			rule_hook_name(rows[i].hook), rows[i].text);
+	fprintf(c->out, "%u rules, generation %u%s\n", n_rules,
+		rule_engine_generation(c->app->eng),
 		sh_pending() ? "; uncommitted changes pending ('show pending', 'commit')" : "");
 	free(rows);
 	return 0;

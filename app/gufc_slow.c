@@ -43,7 +43,6 @@
 #define FRAG_BUCKETS 1024
 #define FRAG_BUCKET_ENTRIES 16
 #define FRAG_MAX_ENTRIES 4096
-#define STEP_BUDGET 512
 /*
  * Upcall bursts taken from each RX lcore's ring per pass, at most: enough to
  * spread the pass's fixed costs (control ring, background step, offload
@@ -234,7 +233,7 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 {
 	struct gufc_slow *s = app->slow;
 	uint64_t tsc = rte_get_tsc_cycles();
-	unsigned int work = 0;
+	unsigned int work = 0, budget = 0;
 
 	gufc_ctl_serve(app);
 	/* Lossless: decisions a full channel held back go first, and no new
@@ -256,15 +255,28 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 		rte_ip_frag_table_del_expired_entries(s->frag, &s->dr, tsc);
 		death_row_free(s, &lc->st);
 	}
-	/* Background work when idle, else about every millisecond. */
-	if (work == 0 || tsc >= s->next_step_tsc) {
+	/*
+	 * Background work (aging, revalidation, modules' steps): a step of
+	 * GUFC_STEP_BUDGET slots about every millisecond whatever the load, and
+	 * a smaller one on every idle pass in between (no upcall taken). Where
+	 * the rules role shares its lcore with RX, "idle" is every poll between
+	 * two RX bursts, so the idle step's budget is what a revalidation pass
+	 * takes from the fast path per burst (README, "Latest figures").
+	 */
+	if (tsc >= s->next_step_tsc) {
 		s->next_step_tsc = tsc + app->hz / 1000;
-		rule_engine_step(app->eng, now, STEP_BUDGET);
+		budget = GUFC_STEP_BUDGET;
+	} else if (work == 0) {
+		budget = app->idle_step_budget != 0 ? app->idle_step_budget :
+			GUFC_IDLE_STEP_BUDGET;
+	}
+	if (budget != 0) {
+		rule_engine_step(app->eng, now, budget);
 		/* Router mode: neighbours' retries, probes, aging, announcements. */
 		if (app->cfg.set.mode == GUFC_MODE_ROUTER) {
 			s->step_lc = lc;
 			s->step_now = now;
-			mod_neigh_step(app->neigh, now, STEP_BUDGET);
+			mod_neigh_step(app->neigh, now, budget);
 			s->step_lc = NULL;
 		}
 	}

@@ -321,6 +321,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		", around the cache %" PRIu64 ", emptied %" PRIu64 " times)\n",
 		"classifier results reused", t->es.clsc_hits, t->es.clsc_misses,
 		t->es.clsc_uncacheable, t->es.clsc_skipped, t->es.clsc_flushes);
+	if (t->es.refilter_kept != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (their connection's ctstate changed, their walk would not)\n",
+			"entries kept, not refiltered", t->es.refilter_kept);
 	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0)
 		fprintf(f,
 			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
@@ -423,7 +426,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		/* One walk of the flows for all rules (NULL: no memory, zeros printed). */
 		struct rule_counters_snap *snap = rule_engine_counters_snap(app->eng);
 
-		fprintf(f, "\nrules (packets of flows each rule decided):\n  %6s %12s  %-10s %s\n",
+		fprintf(f,
+			"\nrules (packets each rule counted, deciding or passed):\n"
+			"  %6s %12s  %-10s %s\n",
 			"id", "packets", "chain", "rule");
 		for (unsigned int tb = 0; tb < RULE_TABLE__COUNT; tb++)
 			for (unsigned int c = 0; c < rule_set_chain_count(set, tb); c++) {
@@ -528,13 +533,16 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
 		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
 		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
-		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64 "},\n",
+		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64
+		", \"refilter_kept\": %" PRIu64
+		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
 		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,
-		t->es.clsc_skipped, t->es.clsc_flushes);
+		t->es.clsc_skipped, t->es.clsc_flushes, t->es.refilter_kept, t->es.cached_drops,
+		t->es.drops_expected);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",
@@ -693,19 +701,22 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 	/* The built-in chains' policies: what they decided (their imported counts are the set's). */
 	fprintf(f, "\n  ],\n  \"policies\": [");
 	first = true;
-	for (unsigned int tb = 0; snap != NULL && tb < RULE_TABLE__COUNT; tb++)
-		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
-			uint64_t pk = 0, by = 0;
+	for (unsigned int fam = 0; snap != NULL && fam < 2; fam++)
+		for (unsigned int tb = 0; tb < RULE_TABLE__COUNT; tb++)
+			for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
+				unsigned int af = fam == 0 ? FC_AF_INET4 : FC_AF_INET6;
+				uint64_t pk = 0, by = 0;
 
-			if (!(rule_table_hooks(tb) & RULE_HOOK_F(h)))
-				continue;
-			rule_counters_snap_get(snap, RULE_ID_CHAIN_POLICY(tb, h), &pk, &by);
-			fprintf(f,
-				"%s\n    {\"table\": \"%s\", \"hook\": \"%s\", \"packets\": %" PRIu64
-				", \"bytes\": %" PRIu64 "}",
-				first ? "" : ",", rule_table_name(tb), rule_hook_name(h), pk, by);
-			first = false;
-		}
+				if (!(rule_table_hooks(tb) & RULE_HOOK_F(h)))
+					continue;
+				rule_counters_snap_get(snap, RULE_ID_CHAIN_POLICY(af, tb, h), &pk, &by);
+				fprintf(f,
+					"%s\n    {\"family\": \"%s\", \"table\": \"%s\", \"hook\": "
+					"\"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+					first ? "" : ",", fam == 0 ? "ipv4" : "ipv6",
+					rule_table_name(tb), rule_hook_name(h), pk, by);
+				first = false;
+			}
 	rule_counters_snap_free(snap);
 	fprintf(f, "\n  ],\n");
 	gufc_router_json(app, t, f);

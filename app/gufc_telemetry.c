@@ -32,6 +32,7 @@
 
 #define TEL_FLOWS_DEFAULT 32
 #define TEL_ROWS_MAX 128 /* the reply must fit telemetry's 16 KiB buffer */
+#define TEL_POLICY_ROWS 34 /* /gufc/rules: the built-in hooks of all tables, per family */
 #define TEL_WAIT_MS 5000
 
 struct tel_req {
@@ -88,6 +89,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("clsc_uncacheable", t.es.clsc_uncacheable);
 	U("clsc_skipped", t.es.clsc_skipped);
 	U("clsc_flushes", t.es.clsc_flushes);
+	U("refilter_kept", t.es.refilter_kept);
 	U("flows_created", t.es.flows);
 	U("flows_replies", t.es.replies);
 	U("flows_removed", t.es.removed);
@@ -119,6 +121,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("set_failed", t.es.set_failed);
 	U("generation", t.es.gen);
 	U("revalidated", t.es.revalidated);
+	U("cached_drops", t.es.cached_drops);
+	U("drops_expected", t.es.drops_expected);
 	U("reval_pending", t.es.pending);
 	U("refreshed", t.es.refreshed);
 	U("icmp_related", t.cts.related);
@@ -287,12 +291,13 @@ static int
 tel_rules(struct gufc_app *app, struct tel_req *r)
 {
 	struct tel_cols c = { 0 };
-	struct rte_tel_data *id, *table, *chain, *pos, *pk, *by, *text;
+	struct rte_tel_data *id, *table, *chain, *pos, *pk, *by, *text, *hook, *fam;
 	struct gufc_rule_row *rows;
 	unsigned int n;
 	int rc;
 
-	rc = gufc_collect_rules(app, &rows, &n, TEL_ROWS_MAX);
+	/* The policies (17 hooks per family at most) come on top of the rules. */
+	rc = gufc_collect_rules(app, &rows, &n, TEL_ROWS_MAX - TEL_POLICY_ROWS);
 	if (rc != 0)
 		return rc;
 	rte_tel_data_start_dict(r->d);
@@ -303,13 +308,21 @@ tel_rules(struct gufc_app *app, struct tel_req *r)
 	pk = tel_col(&c, "packets", RTE_TEL_U64_VAL);
 	by = tel_col(&c, "bytes", RTE_TEL_U64_VAL);
 	text = tel_col(&c, "rule", RTE_TEL_STRING_VAL);
-	if (text == NULL) {
+	/* "" for a rule; a policy's row: its hook and family ("rule": its policy, "id": 0). */
+	hook = tel_col(&c, "hook", RTE_TEL_STRING_VAL);
+	fam = tel_col(&c, "family", RTE_TEL_STRING_VAL);
+	if (text == NULL || hook == NULL || fam == NULL) {
 		free(rows);
 		return tel_cols_end(&c, r->d, -ENOMEM);
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		rows[i].text[RTE_TEL_MAX_STRING_LEN - 1] = '\0';
-		rte_tel_data_add_array_u64(id, rows[i].id);
+		bool pol = rows[i].hook < RULE_HOOK__COUNT;
+
+		rte_tel_data_add_array_u64(id, pol ? 0 : rows[i].id);
+		rte_tel_data_add_array_string(hook, pol ? rule_hook_name(rows[i].hook) : "");
+		rte_tel_data_add_array_string(fam, !pol ? ""
+					      : rows[i].family == FC_AF_INET6 ? "ipv6" : "ipv4");
 		rte_tel_data_add_array_string(table, rule_table_name(rows[i].table));
 		rte_tel_data_add_array_string(chain, rows[i].chain);
 		rte_tel_data_add_array_u64(pos, rows[i].pos);

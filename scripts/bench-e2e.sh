@@ -18,7 +18,15 @@
 # transmitted per second); (3) the same established flows mixed with new
 # flows at twice (1) (the mix sized from (1) and (2)): their hit rate during
 # the storm. storm_hit_fraction = (3) / (2). Keys in the JSON beside the
-# storm's own rates.
+# storm's own rates. The mix is replayed as fast as the RX lcore takes it,
+# like (1) and (2) (net_pcap has no pacing): the RX lcore is saturated, so
+# every new-flow packet takes the place of a hit, and new flows at a share
+# S of the trace cap the fraction at 1 - S even when a new-flow packet
+# costs the RX lcore no more than a hit (storm_hit_fraction_at_hit_cost).
+# From the fraction F and S follows what a new-flow packet does cost the
+# RX lcore, in established packets: (1 - S) (1 / F - 1) / S
+# (storm_rx_new_flow_cost_in_hits). With S from (1) and (2) as below, 0.9
+# needs that cost under 0.11 (1 - S) / S.
 #
 # Usage: scripts/bench-e2e.sh [--flows N] [--rounds R] [--seconds S] [--json FILE]
 #                             [--no-storm | --storm-only]
@@ -108,14 +116,17 @@ fi
 # ---- the storm ----------------------------------------------------------
 # gufc -l 0,1 on TRACE with extra gufc arguments for S + 8 seconds (the
 # replay loads its trace into mbufs first); prints the per-second
-# deltas of FIELD ("created" or "tx") from --stats-period 1, one per line.
+# deltas of FIELD ("created" or "tx") from --stats-period 1, one per line;
+# its final statistics go to $work/TRACE-NAME.json (the RX lcore's busy
+# cycles, timed per pass with rte_rdtsc(), and its packets).
 storm_run() {
 	local trace=$1 field=$2 mb=$3
 	shift 3
 	{ timeout -s INT $((secs + 8)) build/app/gufc -l 0,1 --file-prefix "e2e-storm-$$" --no-huge \
 		-m $((mb * 3 / 1024 + 1024)) --no-pci --log-level='lib.*:warning' \
 		--vdev="net_pcap0,rx_pcap=$trace,infinite_rx=1" --vdev=net_null0,no-rx=1 -- \
-		--stats-period 1 --set mbufs="$mb" --conntrack off --flows 2048 "$@" 2>&1 ||
+		--stats-period 1 --stats-json "$work/$(basename "$trace" .pcap).json" \
+		--set mbufs="$mb" --conntrack off --flows 2048 "$@" 2>&1 ||
 		true; } | tee "$work/storm.log" | sed -n "s/^stats: .* $field \([0-9]*\).*/\1/p" |
 		awk 'NR > 1 {print $1 - prev} {prev = $1}' | awk '$1 > 0'
 }
@@ -180,8 +191,9 @@ PY
 fi
 
 python3 - "$json" "$flows" "$rounds" "$secs" "${tp[*]:-}" "${gf[*]:-}" "$storm" "$setup" \
-	"$est_pps" "$mix_pps" "$storm_pps" "$storm_share" <<'PY'
-import json, statistics, sys
+	"$est_pps" "$mix_pps" "$storm_pps" "$storm_share" "$work/storm-est.json" \
+	"$work/storm-mix.json" <<'PY'
+import json, os, statistics, sys
 out, flows, rounds, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 tp = [float(x) for x in sys.argv[5].split()]
 gf = [float(x) for x in sys.argv[6].split()]
@@ -195,11 +207,39 @@ if tp and gf:
 if sys.argv[7] == "1":
     setup, est, mix, spps, share = (float(x or 0) for x in sys.argv[8:13])
     frac = mix / est if est > 0 else 0.0
+    # The RX lcore is saturated in both runs and receives the mix in the
+    # trace's proportions: est x (cost of a hit) = R x ((1 - share) x (cost
+    # of a hit) + share x (cost of a new-flow packet)), R = mix / (1 - share).
+    # Hence what a new-flow packet costs it, in established packets, and the
+    # fraction it would give if it cost what a hit costs (1 - share).
+    cap = 1 - share
+    miss_cost = cap * (1 / frac - 1) / share if frac > 0 and share > 0 else 0.0
     print(f"storm: e2e_setup_flows_per_s {setup:.0f} (target >= 0.8 of gufc-bench's "
-          f"setup_flows_per_s), storm_hit_fraction {frac:.3f} (target >= 0.9)")
+          f"setup_flows_per_s), storm_hit_fraction {frac:.3f} (target >= 0.9; "
+          f"{cap:.3f} if a new-flow packet cost the RX lcore what a hit costs; it costs "
+          f"{miss_cost:.2f} hits)")
+    # The same from the RX lcore's own clock: its busy cycles per packet it
+    # received, established only (2) and the mix (3), whole runs.
+    def rx_cycles(path):
+        try:
+            st = json.load(open(path))
+        except (OSError, ValueError):
+            return 0.0
+        busy = sum(lc["rx"]["busy_cycles"] for lc in st.get("lcores", []) if "rx" in lc)
+        return busy / st["rx"] if st.get("rx") else 0.0
+    c_est, c_mix = rx_cycles(sys.argv[13]), rx_cycles(sys.argv[14])
+    c_new = (c_mix - cap * c_est) / share if c_est > 0 and c_mix > 0 and share > 0 else 0.0
+    if c_new > 0:
+        print(f"storm: RX lcore busy cycles per packet: {c_est:.0f} established only, "
+              f"{c_mix:.0f} in the mix, so {c_new:.0f} per new-flow packet "
+              f"({c_new / c_est:.2f} established ones)")
+        res.update({"storm_rx_cycles_per_established_pkt": c_est,
+                    "storm_rx_cycles_per_mix_pkt": c_mix,
+                    "storm_rx_cycles_per_new_flow_pkt": c_new})
     res.update({"e2e_setup_flows_per_s": setup, "storm_hit_fraction": frac,
                 "storm_established_pps_before": est, "storm_established_pps_during": mix,
-                "storm_new_flows_pps": spps, "storm_new_share": share})
+                "storm_new_flows_pps": spps, "storm_new_share": share,
+                "storm_hit_fraction_at_hit_cost": cap, "storm_rx_new_flow_cost_in_hits": miss_cost})
 json.dump(res, open(out, "w"), indent=2)
 print(f"wrote {out}")
 PY

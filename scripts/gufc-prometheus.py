@@ -129,6 +129,9 @@ STATS = [
      "Classifier walks, by what the classification cache did.", {"result": "skipped"}),
     ("clsc_flushes", "gufc_classifier_cache_flushes_total", "counter",
      "Times the classification cache was emptied (commits, classifier installs).", None),
+    ("refilter_kept", "gufc_refilters_saved_total", "counter",
+     "Entries a change of their connection's ctstate left as they were (their walk would not change).",
+     None),
     ("flows_created", "gufc_flows_created_total", "counter", "Flows created (forward entries).",
      None),
     ("flows_replies", "gufc_flow_reply_entries_total", "counter", "Reply entries created.", None),
@@ -271,12 +274,24 @@ def collect(answers):
                 f.add(name, kind, help_text, int(row[col]), labels)
 
     for row in columns(answers.get("/gufc/rules") or {}):
+        if row.get("hook"):
+            # A built-in chain's policy: the packets that left the chain by its end.
+            labels = {"family": row.get("family", ""), "table": row.get("table", ""),
+                      "hook": row.get("hook", ""), "chain": row.get("chain", "")}
+            f.add("gufc_policy_packets_total", "counter",
+                  "Packets each base chain's policy decided or let through.",
+                  int(row.get("packets", 0)), labels)
+            f.add("gufc_policy_bytes_total", "counter",
+                  "Bytes each base chain's policy decided or let through.",
+                  int(row.get("bytes", 0)), labels)
+            continue
         labels = {"id": row.get("id"), "table": row.get("table", ""), "chain": row.get("chain", "")}
         f.add("gufc_rule_packets_total", "counter",
-              "Packets of the flows each committed rule decided.", int(row.get("packets", 0)),
-              labels)
+              "Packets each committed rule counted (decided or passed).",
+              int(row.get("packets", 0)), labels)
         f.add("gufc_rule_bytes_total", "counter",
-              "Bytes of the flows each committed rule decided.", int(row.get("bytes", 0)), labels)
+              "Bytes each committed rule counted (decided or passed).",
+              int(row.get("bytes", 0)), labels)
 
     off = answers.get("/gufc/offload")
     if off:

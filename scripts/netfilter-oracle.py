@@ -88,7 +88,8 @@ and --ctstate other than NEW can never match.
 Output, one line per packet, numbered from 1 in list order:
   N HOOK VERDICT DECIDER [NATHOOK ACTION rule=K [to=SPEC|ports=P]]...
   HOOK     the hook that decided: input, forward or output for the filter
-           table's verdict; any hook where raw, mangle or security dropped
+           table's verdict; any hook where raw, mangle or security dropped,
+           or where a nat chain's DROP policy did
   VERDICT  accept or drop (REJECT counts as drop)
   DECIDER  rule=K (K: the K-th rule line of the file, counting every
            -A line of every table from 1) or policy
@@ -98,6 +99,15 @@ Output, one line per packet, numbered from 1 in list order:
            in brackets), masquerade [ports=P[-Q]], or accept (a nat ACCEPT:
            no translation). A stage that ended in its policy is not printed.
   N error MESSAGE when the kernel's behaviour could not be pinned down.
+Then what the list's packets added to the counters (iptables-save -c after
+each, less before it), sorted, only those that moved; a packet of the
+other family, or one from the firewall to itself that reached INPUT (gufc
+does not walk POSTROUTING and PREROUTING before INPUT for it), is left out:
+  counters TABLE rule K PACKETS BYTES     (K as above: every rule the
+                                           packets passed, jumps, RETURN,
+                                           LOG, ... included)
+  counters TABLE policy CHAIN PACKETS BYTES   (a built-in chain's policy)
+Bytes are IP datagram lengths.
 Exit status: 0 when every packet got a decision, 1 if any error, 2 on
 usage or setup problems, 77 when the lab cannot be built (not root, no
 namespaces or iptables): the caller may treat that as "skip".
@@ -309,21 +319,30 @@ COUNTERS = "["
 
 def split_counters(line):
     """'[p:b] rest' -> (p, rest); (None, line) without counters."""
+    pk, _, rest = split_counters_pb(line)
+    return pk, rest
+
+
+def split_counters_pb(line):
+    """'[p:b] rest' -> (p, b, rest); (None, None, line) without counters."""
     if line.startswith(COUNTERS):
         end = line.find("]")
         if end > 0:
-            pk = line[1:end].split(":")[0]
-            return int(pk) if pk.isdigit() else 0, line[end + 1:].strip()
-    return None, line
+            v = line[1:end].split(":")
+            pk = int(v[0]) if v[0].isdigit() else 0
+            by = int(v[1]) if len(v) > 1 and v[1].isdigit() else 0
+            return pk, by, line[end + 1:].strip()
+    return None, None, line
 
 
 class Rule:
     """A rule line: chain, target, target options, counter."""
 
-    def __init__(self, chain, words, pkts=0):
+    def __init__(self, chain, words, pkts=0, nbytes=0):
         self.chain = chain
         self.words = words
         self.pkts = pkts
+        self.bytes = nbytes
         self.target = None
         self.goto = False
         self.targs = {}
@@ -345,7 +364,7 @@ class Table:
 
     def __init__(self, name):
         self.name = name
-        self.chains = {}   # name -> [policy, packets]
+        self.chains = {}   # name -> [policy, packets, bytes]
         self.rules = {}    # chain -> [Rule]
         self.file_no = {}  # chain -> [rule line number in the file]
 
@@ -367,14 +386,14 @@ def parse_save(text, where="iptables-save"):
             continue
         if line.startswith(":"):
             w = line[1:].split()
-            pk = 0
+            pk, by = 0, 0
             if len(w) > 2:
-                pk, _ = split_counters(w[2])
-            cur.chains[w[0]] = [w[1] if len(w) > 1 else "-", pk or 0]
+                pk, by, _ = split_counters_pb(w[2])
+            cur.chains[w[0]] = [w[1] if len(w) > 1 else "-", pk or 0, by or 0]
             cur.rules.setdefault(w[0], [])
             cur.file_no.setdefault(w[0], [])
             continue
-        pk, rest = split_counters(line)
+        pk, by, rest = split_counters_pb(line)
         try:
             words = shlex.split(rest)
         except ValueError as e:
@@ -385,7 +404,7 @@ def parse_save(text, where="iptables-save"):
         chain = words[1]
         if chain not in cur.chains:
             raise OracleError("%s:%d: chain %s not declared" % (where, lineno, chain))
-        cur.rules[chain].append(Rule(chain, words[2:], pk or 0))
+        cur.rules[chain].append(Rule(chain, words[2:], pk or 0, by or 0))
         cur.file_no[chain].append(n)
     if cur is not None:
         raise OracleError("%s: table %s without COMMIT" % (where, cur.name))
@@ -955,6 +974,7 @@ class Decision:
         self.rule = None      # file rule number, None for policy
         self.nat = []         # [(stage hook, action, rule number, Rule)]
         self.local_in = False  # delivered locally (INPUT accepted)
+        self.looped = False    # from the firewall to itself: it reached INPUT through lo
 
 
 def decide(p, from_fw, locals_, before, after):
@@ -968,7 +988,10 @@ def decide(p, from_fw, locals_, before, after):
         if nat is None or not nat.entered(hook):
             return
         res = nat.walk(hook)
-        if res[0] == "rule":
+        if res[0] == "policy" and res[2] != "ACCEPT":
+            # A nat chain's DROP policy: the new connection no rule took goes.
+            drops.append((hook.lower(), None))
+        elif res[0] == "rule":
             _, c, i, r = res
             d.nat.append((hook.lower(), r.target, nat.t.file_no[c][i], r))
 
@@ -1002,6 +1025,7 @@ def decide(p, from_fw, locals_, before, after):
             if inp is not None:
                 res = inp
                 d.local_in = inp[1] == "accept"
+                d.looped = True
     else:
         nat_stage("PREROUTING")
         inp, fwd = filter_hook("INPUT"), filter_hook("FORWARD")
@@ -1134,13 +1158,48 @@ def run_packet(lab, p, locals_, family_tables, verbose):
         d.error = check_delivery(p, d, seen, p.family, locals_)
     if verbose:
         log("packet %d: %s %s -> %s seen=%s" % (p.n, p.name(), p.src, p.dst, seen))
+    # Its counts (counter_lines()): not those of a packet from the firewall to
+    # itself (gufc's stages do not walk POSTROUTING and PREROUTING before INPUT).
+    counted = (before, after) if d.error is None and not d.looped else None
     if d.error is not None:
-        return "%d error %s" % (p.n, d.error)
+        return "%d error %s" % (p.n, d.error), counted
     line = "%d %s %s %s" % (p.n, d.hook, d.verdict,
                             "policy" if d.rule is None else "rule=%d" % d.rule)
     for nat in d.nat:
         line += nat_text(*nat)
-    return line
+    return line, counted
+
+
+def counter_lines(deltas, tables):
+    """What the packets added to the file's counters (iptables-save -c after
+    each, less before it; @deltas: the (before, after) snapshots of those
+    counted), the ones that moved: "counters TABLE rule N P B" per rule line
+    of the file (N: its number among the file's rule lines), "counters TABLE
+    policy CHAIN P B" per built-in chain, sorted."""
+    per_line, per_chain = {}, {}
+    for before, after in deltas:
+        for name, t in tables.items():
+            a, b = after.get(name), before.get(name)
+            if a is None or b is None:
+                continue
+            for c, nos in t.file_no.items():
+                ar, br = a.rules.get(c, []), b.rules.get(c, [])
+                if len(ar) != len(nos) or len(br) != len(nos):
+                    raise OracleError("table %s chain %s: the kernel's rules are not the "
+                                      "file's" % (name, c))
+                for no, x, y in zip(nos, ar, br):
+                    pk, by = per_line.get((name, no), (0, 0))
+                    per_line[(name, no)] = (pk + x.pkts - y.pkts, by + x.bytes - y.bytes)
+            for c in BUILTIN.get(name, ()):
+                if c in a.chains and c in b.chains:
+                    pk, by = per_chain.get((name, c), (0, 0))
+                    per_chain[(name, c)] = (pk + a.chains[c][1] - b.chains[c][1],
+                                            by + a.chains[c][2] - b.chains[c][2])
+    out = ["counters %s rule %d %d %d" % (name, no, pk, by)
+           for (name, no), (pk, by) in per_line.items() if pk or by]
+    out += ["counters %s policy %s %d %d" % (name, c, pk, by)
+            for (name, c), (pk, by) in per_chain.items() if pk or by]
+    return sorted(out)
 
 
 def cmd_run(args):
@@ -1183,11 +1242,16 @@ def cmd_run(args):
                         raise OracleError("%s: the kernel's %s %s has other rules than the file"
                                           % (args.rules, name, c))
         family_tables = {family: tables, 10 - family: parse_save(skeleton(tables))}
+        deltas = []
         for p in pkts:
-            line = run_packet(lab, p, locals_, family_tables, args.verbose)
+            line, counted = run_packet(lab, p, locals_, family_tables, args.verbose)
             if " error " in line:
                 rc = 1
                 log("%s:%d: %s" % (args.packets, p.lineno, line))
+            print(line, flush=True)
+            if counted is not None and p.family == family:
+                deltas.append(counted)
+        for line in counter_lines(deltas, tables):
             print(line, flush=True)
     finally:
         lab.close()

@@ -400,6 +400,8 @@ int ofl_policy_remove(struct ofl_policy *pol, const struct fc_key *key);
  * whose key the commit may affect (rule_engine_stale() on its entry) has its
  * rule destroyed now, synchronously, on every port; the flow goes back to
  * software, which revalidates it (and the policy may offload it again).
+ * Call it too when rule_engine_expect_count() changed: a new flow's drop
+ * whose tuple a helper now expects is stale (rule_engine_drop_expected()).
  * MARK rules need nothing: the RX path checks staleness of marked packets.
  * Cost: O(flows in hardware) stale checks plus one destroy per affected rule.
  * @return rules' flows removed.

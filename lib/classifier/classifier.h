@@ -201,6 +201,18 @@ uint32_t rule_cls_pkt_needs(const struct rule_cls *c);
 uint32_t rule_cls_key_reads(const struct rule_cls *c);
 
 /**
+ * May a rule of the set @p c was built from read a packet's input or
+ * output port (-i, -o, or an extension match that may read anything of
+ * the packet's source, RULE_READS_EXT: rpfilter reads the input port)?
+ * When not, two contexts that differ only in their ports get the same
+ * results from rule_cls_eval().
+ * @param c  the classifier, or NULL (true)
+ * @return true if one may.
+ * Context: any thread.
+ */
+bool rule_cls_reads_ports(const struct rule_cls *c);
+
+/**
  * Project a key onto what the rules of @p c tell apart: the source port,
  * and the IPv4 source address, become the number of their interval among
  * the rules' --sport ranges and -s prefixes (so two keys with the same

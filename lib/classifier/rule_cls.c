@@ -237,9 +237,12 @@ bank_walk(const struct walk *w, const struct cls_prog *p, const struct cls_bank 
 		}
 		switch (e->kind) {
 		case CLS_K_RESUME:
+			if (e->note != RULE_ID_NONE)
+				rule_eval_note(w->res[k], e->note, p->table);
 			s = e->arg;
 			continue;
 		case CLS_K_GUARD:
+			rule_eval_note(w->res[k], e->note, p->table);
 			s = e->seg + 1;
 			continue;
 		case CLS_K_ACT:

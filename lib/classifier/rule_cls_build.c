@@ -60,6 +60,7 @@ struct fent {
 	uint8_t dirty; /**< ACT changes the ctstate */
 	uint32_t arg;  /**< result index, or label */
 	uint32_t rule; /**< rule copy index, or UINT32_MAX */
+	uint32_t note; /**< rule id the walk notes when it passes (cls_entry::note) */
 };
 
 /** The whole build. */
@@ -124,10 +125,10 @@ grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 	return 0;
 }
 
-/** Append an entry; takes @p t over (also on failure). */
+/** Append an entry (@p note: cls_entry::note); takes @p t over (also on failure). */
 static int
 flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg, uint32_t rule,
-	bool ext)
+	bool ext, uint32_t note)
 {
 	if (f->n >= CLS_ENTRIES_MAX) {
 		rule_cls_term_free(t);
@@ -142,6 +143,7 @@ flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg, uint32
 	f->e[f->n].arg = arg;
 	f->e[f->n].rule = rule;
 	f->e[f->n].ext = ext;
+	f->e[f->n].note = note;
 	f->e[f->n].dirty = kind == CLS_K_ACT && rule != UINT32_MAX &&
 			   (f->b->rules[rule].action == RULE_ACT_NOTRACK ||
 				   (f->b->rules[rule].action == RULE_ACT_CT &&
@@ -243,15 +245,18 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 				return -EINVAL;
 			}
 			rc = flat_label(f, &y);
-			if (rc >= 0 && ext) {
-				/* Checked once, here: if the matches fail, skip the block. */
+			if (rc >= 0) {
+				/*
+				 * Noted when taken (its counter); extension matches
+				 * are checked once, here: if they fail, skip the block.
+				 */
 				struct cls_term g;
 
 				rc = rule_cls_term_of_rule(s, r, f->fam, &g);
 				if (rc > 0 && path != NULL)
 					rc = rule_cls_term_and(&g, path);
 				if (rc > 0) {
-					rc = flat_push(f, &g, CLS_K_GUARD, y, ri, true);
+					rc = flat_push(f, &g, CLS_K_GUARD, y, ri, ext, r->id);
 				} else {
 					rule_cls_term_free(&g);
 					if (rc == 0)
@@ -266,7 +271,8 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 				/* Never comes back: falling off the target returns from @c. */
 				rc = flat_chain(f, target, &t, ret);
 				if (rc >= 0)
-					rc = flat_push(f, &t, CLS_K_RESUME, ret, UINT32_MAX, false);
+					rc = flat_push(f, &t, CLS_K_RESUME, ret, UINT32_MAX, false,
+						RULE_ID_NONE);
 				rule_cls_term_free(&t);
 				if (rc >= 0)
 					f->label[y] = f->n;
@@ -282,7 +288,7 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 			rule_cls_term_free(&t);
 			break;
 		case RULE_ACT_RETURN:
-			rc = flat_push(f, &t, CLS_K_RESUME, ret, ri, ext);
+			rc = flat_push(f, &t, CLS_K_RESUME, ret, ri, ext, r->id);
 			break;
 		default:
 			x = UINT32_MAX;
@@ -291,7 +297,7 @@ flat_chain(struct flat *f, const struct rule_chain *c, const struct cls_term *pa
 			if (rc >= 0)
 				rc = flat_push(f, &t,
 					rule_action_terminal(r->action) ? CLS_K_RESULT : CLS_K_ACT, x, ri,
-					ext);
+					ext, RULE_ID_NONE);
 			else
 				rule_cls_term_free(&t);
 			break;
@@ -426,14 +432,18 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 		!x.segof || !x.need || !x.dead || !x.tv)
 		goto out;
 
-	/* Drop resume entries that skip no kept entry (the last RETURN of a chain...). */
+	/*
+	 * Drop resume entries that skip no kept entry and count nothing (the
+	 * end of a goto's chain...). A guard without extension matches never
+	 * skips: its block's entries hold the jump's own condition.
+	 */
 	for (uint32_t i = 0; i < n; i++)
-		if (f->e[i].kind == CLS_K_RESUME || f->e[i].kind == CLS_K_GUARD)
+		if (f->e[i].kind == CLS_K_RESUME || (f->e[i].kind == CLS_K_GUARD && f->e[i].ext))
 			x.tgt[i] = f->e[i].arg == LABEL_END ? n : f->label[f->e[i].arg];
 	x.next[n] = n;
 	for (uint32_t i = n; i-- > 0;) {
 		bool skip = f->e[i].kind == CLS_K_RESUME && !f->e[i].ext &&
-			    x.next[i + 1] >= x.tgt[i];
+			    f->e[i].note == RULE_ID_NONE && x.next[i + 1] >= x.tgt[i];
 
 		x.next[i] = skip ? x.next[i + 1] : i;
 	}
@@ -450,7 +460,7 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 	for (uint32_t i = 0; i < m; i++) {
 		const struct fent *e = &f->e[x.old[i]];
 
-		if (e->kind == CLS_K_RESUME || e->kind == CLS_K_GUARD) {
+		if (e->kind == CLS_K_RESUME || (e->kind == CLS_K_GUARD && e->ext)) {
 			uint32_t t = x.next[x.tgt[x.old[i]]];
 
 			x.tgt[x.old[i]] = t == n ? m : x.newi[t];
@@ -487,12 +497,16 @@ prog_build(struct bld *b, const struct flat *f, struct cls_prog *p)
 			ce->ext = e->ext;
 			ce->dirty = e->dirty;
 			ce->rule = e->rule;
+			ce->note = e->note;
 			ce->seg = s;
 			ce->term = UINT32_MAX;
 			/* A resume target is a segment start (or the end). */
-			ce->arg = e->kind == CLS_K_RESULT || e->kind == CLS_K_ACT
-					  ? e->arg
-					  : x.segof[x.tgt[x.old[i]]];
+			if (e->kind == CLS_K_RESULT || e->kind == CLS_K_ACT)
+				ce->arg = e->arg;
+			else if (e->kind == CLS_K_GUARD && !e->ext)
+				ce->arg = s + 1; /* not read: nothing to fail */
+			else
+				ce->arg = x.segof[x.tgt[x.old[i]]];
 		}
 	}
 	shadow(f, &x, m, &b->n_shadowed);
@@ -773,6 +787,12 @@ uint32_t
 rule_cls_key_reads(const struct rule_cls *c)
 {
 	return c != NULL ? c->key_reads : RULE_READS_ALL;
+}
+
+bool
+rule_cls_reads_ports(const struct rule_cls *c)
+{
+	return c == NULL || c->reads_ports;
 }
 
 int

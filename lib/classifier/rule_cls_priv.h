@@ -12,7 +12,8 @@
  * outcome: a result (a terminal rule), "resume at entry X" (a RETURN, or
  * the end of a GOTO target, skipping the rest of an inlined chain), an
  * action (a non-terminal rule: LOG, MARK, ...; the walk goes on after it),
- * or a guard (a jump whose rule has extension matches: checked once, the
+ * or a guard (a jump or goto: the walk notes that it took it, for its
+ * counter; one whose rule has extension matches checks them once, the
  * inlined block skipped if they fail). Entries are cut into segments at
  * every resume target, so a segment is always searched from its start; up
  * to 16 consecutive segments form a bank: one rte_acl context whose
@@ -150,8 +151,9 @@ enum cls_kind {
 	CLS_K_RESUME, /**< @c arg is the segment to go on with (n_seg: the end) */
 	CLS_K_ACT,    /**< rule_apply() the rule: on with the next segment, or (synproxy)
 			   decided: @c arg is the result index */
-	CLS_K_GUARD,  /**< a jump's extension matches: on with the next segment (the
-			   inlined chain) if they hold, else at segment @c arg */
+	CLS_K_GUARD,  /**< a jump or goto: on with the next segment (the inlined chain),
+			   noted; with extension matches, checked here once: if they
+			   fail, on at segment @c arg */
 };
 
 /** One entry of a program. */
@@ -164,6 +166,8 @@ struct cls_entry {
 	uint32_t arg;
 	uint32_t term; /**< index in cls_prog::terms, or UINT32_MAX */
 	uint32_t rule; /**< index in rule_cls::rules (ext, ACT, GUARD), or UINT32_MAX */
+	uint32_t note; /**< GUARD (a jump or goto) passed, RESUME (a RETURN) taken: the
+			    rule id the walk notes (rule_eval_note()), or RULE_ID_NONE */
 };
 
 /** Up to CLS_BANK_SEGS consecutive segments, searched together (bank i: from i * CLS_BANK_SEGS). */
@@ -209,6 +213,7 @@ struct rule_cls {
 	struct rule_ipsets *sets;  /**< the set's ipsets (a reference), or NULL */
 	uint32_t pkt_needs;        /**< RULE_PKT_NEED_* of the set's rules */
 	uint32_t key_reads;        /**< RULE_READS_* of the set's rules */
+	bool reads_ports;          /**< a rule may read the input or output port */
 	/* Key projection (rule_cls_proj.c): interval starts, sorted, [0] == 0. */
 	/* [0] source, [1] destination */
 	uint16_t *proj_port[2];    /**< per port (host order): its interval among the rules'

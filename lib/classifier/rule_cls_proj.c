@@ -121,6 +121,7 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 	int rc = 0;
 
 	c->key_reads = rule_set_key_reads(s);
+	c->reads_ports = s == NULL;
 	for (unsigned int d = 0; d < 2 && rc == 0; d++) {
 		rc = bound_add(&port[d], 0);
 		if (rc == 0)
@@ -131,8 +132,14 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 		unsigned int nc = rule_set_chain_count(s, (enum rule_table)t);
 
 		for (unsigned int i = 0; ch != NULL && i < nc && rc == 0; i++)
-			for (uint32_t j = 0; j < ch[i].n_rules && rc == 0; j++)
-				rc = rule_bounds(c, &ch[i].rules[j], port, a4);
+			for (uint32_t j = 0; j < ch[i].n_rules && rc == 0; j++) {
+				const struct rule *r = &ch[i].rules[j];
+
+				if ((r->match & (RULE_M_IN | RULE_M_OUT)) ||
+					(rule_key_reads(r) & RULE_READS_EXT))
+					c->reads_ports = true;
+				rc = rule_bounds(c, r, port, a4);
+			}
 	}
 	for (unsigned int d = 0; d < 2; d++) {
 		if (rc != 0) {

@@ -35,11 +35,12 @@ eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint
 	if (packets == 0 && bytes == 0)
 		return;
 	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
-		uint32_t t = (rule_id >> 8) & 0xff, h = rule_id & 0xff;
+		uint32_t t = RULE_ID_CHAIN_POLICY_TABLE(rule_id), h = RULE_ID_CHAIN_POLICY_HOOK(rule_id);
+		unsigned int f = RULE_ID_CHAIN_POLICY_FAMILY(rule_id) == FC_AF_INET6;
 
 		if (t < RULE_TABLE__COUNT && h < RULE_HOOK__COUNT) {
-			eng->pctr[t][h].packets += packets;
-			eng->pctr[t][h].bytes += bytes;
+			eng->pctr[f][t][h].packets += packets;
+			eng->pctr[f][t][h].bytes += bytes;
 		}
 		return;
 	}
@@ -203,7 +204,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		a->pkt_class = 0;
 	}
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	a->rule_id = ev[d].rule_id;
+	a->rule_id = eng_dec_id(&ev[d], k->family);
 	eng_act_prog(a, eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
 	pd = ENG_DEPS_PER_PACKET(deps);
 	/* One meter decided: the verdict while it conforms, the fast path asks it. */
@@ -227,7 +228,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	if (rc < 0)
 		return rc;
 	/* The rules it passed without deciding count its packets from now on. */
-	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, eng_walked(ev, d)));
+	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, d, k->family));
 	/* A rule that names another channel now: the flow leaves its own ring
 	 * (still owned: it goes back when the flow goes). */
 	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);
@@ -310,6 +311,22 @@ eng_retire(struct rule_engine *eng, void *ptr)
 		return -ENOMEM;
 	r->ptr = ptr;
 	return 0;
+}
+
+void
+rule_engine_expect_note(struct rule_engine *eng, const struct fc_key *k)
+{
+	uint32_t e;
+
+	if (eng == NULL || k == NULL ||
+		(k->family != FC_AF_INET4 && k->family != FC_AF_INET6))
+		return;
+	e = eng->view.exp_epoch + 1;
+	if (e == 0)
+		e = 1;
+	/* The slot first: a reader that sees the new count finds it (release). */
+	__atomic_store_n(&eng->view.exp_slots[rule_engine_exp_slot(k)], e, __ATOMIC_RELAXED);
+	__atomic_store_n(&eng->view.exp_epoch, e, __ATOMIC_RELEASE);
 }
 
 int
@@ -581,6 +598,13 @@ rule_engine_create(const struct rule_engine_params *p)
 	if (eng->qsv == NULL || rte_rcu_qsbr_init(eng->qsv, eng->p.max_readers) != 0)
 		goto fail;
 	rc = tables_create(eng);
+	if (rc == 0) {
+		eng->view.exp_slots = rte_zmalloc_socket("rule_engine_exp",
+			RULE_EXP_SLOTS * sizeof(*eng->view.exp_slots), RTE_CACHE_LINE_SIZE,
+			eng->p.socket_id);
+		if (eng->view.exp_slots == NULL)
+			rc = -ENOMEM;
+	}
 	if (rc == 0)
 		rc = eng_meters_init(eng);
 	if (rc == 0)
@@ -623,6 +647,7 @@ rule_engine_free(struct rule_engine *eng)
 	for (unsigned int ti = 0; ti < 2; ti++)
 		free(eng->view.flow_chan[ti]);
 	eng_meters_fini(eng);
+	rte_free(eng->view.exp_slots);
 	eng_pktact_fini(eng);
 	eng_clsc_fini(eng);
 	rte_free(eng->qsv);

@@ -256,7 +256,17 @@ struct rule_pktprog;
 struct rule_logspec;
 struct rule_engine_view {
 	uint32_t gen; /**< current generation (acquire/release) */
-	uint32_t pad;
+	/**
+	 * Expectations noted so far (rule_engine_expect_note(); 0: none
+	 * yet), and per RULE_EXP_SLOTS hash of an expected tuple's family,
+	 * protocol, destination and port the count at its latest. A new
+	 * flow's cached drop holds the count it was decided under
+	 * (fc_action::nat_id, RULE_ACT_M0_NEWDROP): one of a tuple expected
+	 * since is stale. Written by the rules lcore (slot, then count,
+	 * release); read by rule_engine_stale().
+	 */
+	uint32_t exp_epoch;
+	uint32_t *exp_slots;
 	struct rule_meter *meters; /**< RULE_METERS_MAX token buckets (engine_meter.h) */
 	struct rule_pktprog *progs; /**< RULE_PKTPROGS_MAX packet programs (engine_pktact.h) */
 	struct rule_logspec *specs; /**< RULE_LOGSPECS_MAX log specifications */
@@ -270,6 +280,9 @@ struct rule_engine_view {
 	uint32_t *flow_chan[2];
 };
 
+/** Slots of struct rule_engine_view::exp_slots (a power of two). */
+#define RULE_EXP_SLOTS 4096
+
 /** No per-flow channel in struct rule_engine_view::flow_chan. */
 #define RULE_CHAN_NONE UINT32_MAX
 
@@ -279,6 +292,13 @@ struct rule_engine_view {
  * (rule_engine_channel()); fc_action::channel holds the parent.
  */
 #define RULE_ACT_M0_CHAN_FLOW 0x10
+
+/**
+ * fc_action::mod[0] bit the fast path reads: the entry is a new flow's
+ * cached drop (no connection); its fc_action::nat_id holds the
+ * expectation count it was decided under (struct rule_engine_view).
+ */
+#define RULE_ACT_M0_NEWDROP 0x04
 
 /**
  * Create an engine: two flow tables, an RCU variable for readers, the
@@ -462,8 +482,55 @@ bool rule_engine_stale_check(const struct rule_engine *eng, const struct fc_acti
 	const struct fc_key *k);
 
 /**
+ * The exp_slots index of the tuple a flow with key @p k may be expected
+ * as: its family, protocol, destination address and port (helpers expect
+ * any source port, and IRC any source address).
+ * @param k  a key (input port, source and flags not read)
+ * @return an index below RULE_EXP_SLOTS. Context: any.
+ */
+static inline uint32_t
+rule_engine_exp_slot(const struct fc_key *k)
+{
+	const uint8_t *d = (const uint8_t *)fc_key_dst(k);
+	unsigned int n = k->family == FC_AF_INET4 ? 4 : 16;
+	uint32_t h = 2166136261u ^ k->family;
+
+	h = (h ^ fc_key_proto(k)) * 16777619u;
+	for (unsigned int i = 0; i < n; i++)
+		h = (h ^ d[i]) * 16777619u;
+	h = (h ^ (uint32_t)fc_key_dport(k)) * 16777619u;
+	return (h ^ (h >> 16)) & (RULE_EXP_SLOTS - 1);
+}
+
+/**
+ * Is a new flow's cached drop (RULE_ACT_M0_NEWDROP) older than an
+ * expectation noted for its tuple's slot (rule_engine_expect_note())? Its
+ * packet then goes up and is decided as a new flow, which may meet the
+ * expectation (Linux keeps no state of a dropped packet: its next one is
+ * a new connection). A slot shared by other tuples costs their cached
+ * drops one such decision each, after which they hold the newer count.
+ * @param eng  the engine
+ * @param a    the entry's action (RULE_ACT_M0_NEWDROP)
+ * @param k    the entry's key
+ * @return true: decide it anew. Context: registered reader, or rules lcore.
+ */
+static inline bool
+rule_engine_drop_expected(const struct rule_engine *eng, const struct fc_action *a,
+	const struct fc_key *k)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	uint32_t e = __atomic_load_n(&v->exp_epoch, __ATOMIC_ACQUIRE);
+
+	if (likely(e == a->nat_id))
+		return false;
+	e = __atomic_load_n(&v->exp_slots[rule_engine_exp_slot(k)], __ATOMIC_RELAXED);
+	return (int32_t)(e - a->nat_id) > 0;
+}
+
+/**
  * Must a hit be decided by the slow path because a commit newer than its
- * entry may change it? One generation compare in the common case; else the
+ * entry may change it, or (a new flow's cached drop) an expectation made
+ * since may? One generation compare in the common case; else the
  * key (as the filter saw it) is checked against the published changes.
  * @param eng  the engine
  * @param a    the action fc_table_lookup_bulk() copied
@@ -478,7 +545,8 @@ rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
 
 	if (likely(a->gen == __atomic_load_n(&v->gen, __ATOMIC_ACQUIRE)))
-		return false;
+		return unlikely(a->mod[0] & RULE_ACT_M0_NEWDROP) &&
+		       rule_engine_drop_expected(eng, a, k);
 	return rule_engine_stale_check(eng, a, k);
 }
 
@@ -632,6 +700,33 @@ typedef void (*rule_defer_fn)(void *arg, uint64_t val);
  * Context: rules lcore.
  */
 int rule_engine_defer(struct rule_engine *eng, rule_defer_fn fn, void *arg, uint64_t val);
+
+/**
+ * A module expects a new flow like @p k (a helper's expectation: any
+ * source port, perhaps any source): the new flows' cached drops of its
+ * slot (rule_engine_exp_slot()) decided before now are stale, so the next
+ * packet of a tuple dropped before the expectation existed is decided as
+ * a new flow and can meet it (rule_engine_drop_expected()). O(1).
+ * @param eng  the engine
+ * @param k    the expected tuple (family, protocol, destination, port)
+ * Context: rules lcore.
+ */
+void rule_engine_expect_note(struct rule_engine *eng, const struct fc_key *k);
+
+/**
+ * How many expectations were noted so far (rule_engine_expect_note(); it
+ * wraps, skipping 0): a caller that keeps cached drops elsewhere (a NIC's)
+ * rechecks them with rule_engine_stale() when it changed.
+ * @param eng  the engine
+ * @return the count. Context: any.
+ */
+static inline uint32_t
+rule_engine_expect_count(const struct rule_engine *eng)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	return __atomic_load_n(&v->exp_epoch, __ATOMIC_ACQUIRE);
+}
 
 /* Counters and listing: engine_info.h; meters and packet programs: part of this manual. */
 #ifdef __cplusplus

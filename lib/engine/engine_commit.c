@@ -154,6 +154,8 @@ rule_engine_stale_check(const struct rule_engine *eng, const struct fc_action *a
 {
 	const struct eng_pending *pl = __atomic_load_n(&eng->pending, __ATOMIC_ACQUIRE);
 
+	if ((a->mod[0] & RULE_ACT_M0_NEWDROP) && rule_engine_drop_expected(eng, a, k))
+		return true;
 	return eng_entry_stale(eng, pl, a, k);
 }
 
@@ -372,7 +374,7 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 {
 	struct rule_set *old;
 	uint32_t gen, n_before;
-	bool full = false;
+	bool full = false, renumbered;
 	int rc;
 
 	if (eng == NULL || s == NULL) {
@@ -401,9 +403,9 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	 * [pkts:bytes] are the rules' own), and entries validated before count
 	 * for no rule of it (eng_ctr_live()).
 	 */
-	if (!same_ids(eng->set, s)) {
+	renumbered = !same_ids(eng->set, s);
+	if (renumbered) {
 		eng->ctr_gen = gen;
-		eng_meters_reset(eng);
 		eng_pktact_reset(eng);
 		if (eng->n_rctr != 0)
 			memset(eng->rctr, 0, (size_t)eng->n_rctr * sizeof(*eng->rctr));
@@ -421,6 +423,9 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 		eng->hashlimit = rule_hashlimit_new(); /* without memory: made at first use */
 	eng->st.hashlimit_dropped +=
 		rule_hashlimit_load(eng->hashlimit, s, rte_rdtsc(), rte_get_tsc_hz());
+	/* Meters stay with rules of the same identity (limit and hashlimit buckets). */
+	if (renumbered)
+		eng_meters_renumber(eng, old, s);
 	eng->gen = gen;
 	eng_clsc_flush(eng);
 	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);

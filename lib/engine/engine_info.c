@@ -47,19 +47,19 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 /* A snapshot: counters by slot (0: the policy, else the rule id), the chains' policies. */
 struct rule_counters_snap {
 	uint32_t n;
-	struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT];
+	struct eng_rule_ctr pol[2][RULE_TABLE__COUNT][RULE_HOOK__COUNT];
 	struct eng_rule_ctr c[];
 };
 
-/* The counter of chain policy id @p id in @p pol, or NULL. */
+/* The counter of chain policy id @p id in @p pol ([IPv6][table][hook]), or NULL. */
 static struct eng_rule_ctr *
-pol_ctr(struct eng_rule_ctr pol[RULE_TABLE__COUNT][RULE_HOOK__COUNT], uint32_t id)
+pol_ctr(struct eng_rule_ctr pol[2][RULE_TABLE__COUNT][RULE_HOOK__COUNT], uint32_t id)
 {
-	uint32_t t = (id >> 8) & 0xff, h = id & 0xff;
+	uint32_t t = RULE_ID_CHAIN_POLICY_TABLE(id), h = RULE_ID_CHAIN_POLICY_HOOK(id);
 
 	if (!RULE_ID_IS_CHAIN_POLICY(id) || t >= RULE_TABLE__COUNT || h >= RULE_HOOK__COUNT)
 		return NULL;
-	return &pol[t][h];
+	return &pol[RULE_ID_CHAIN_POLICY_FAMILY(id) == FC_AF_INET6][t][h];
 }
 
 /*
@@ -91,15 +91,15 @@ trace_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
 			p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 			b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
 			for (uint32_t j = 0; j < t->n; j++) {
+				uint32_t id = eng_trace_ids(eng, t)[j];
 				struct eng_rule_ctr *c = NULL;
 
 				if (snap != NULL)
-					c = t->id[j] < snap->n ? &snap->c[t->id[j]]
-							       : pol_ctr(snap->pol, t->id[j]);
+					c = id < snap->n ? &snap->c[id] : pol_ctr(snap->pol, id);
 				if (c != NULL) {
 					c->packets += p;
 					c->bytes += b;
-				} else if (snap == NULL && t->id[j] == rule_id) {
+				} else if (snap == NULL && id == rule_id) {
 					*packets += p;
 					*bytes += b;
 				}
@@ -114,10 +114,9 @@ trace_slots(const struct rule_engine *eng)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < eng->n_traces; i++)
-		for (uint32_t j = 0; j < eng->traces[i].n; j++)
-			if (eng->traces[i].id[j] < ENG_RULE_CTR_MAX && eng->traces[i].id[j] >= n)
-				n = eng->traces[i].id[j] + 1;
+	for (uint32_t i = 0; i < eng->n_trace_pool; i++)
+		if (eng->trace_pool[i] < ENG_RULE_CTR_MAX && eng->trace_pool[i] >= n)
+			n = eng->trace_pool[i] + 1;
 	return n;
 }
 
@@ -132,18 +131,16 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 		return -EINVAL;
 	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
 		const struct eng_rule_ctr *pc =
-			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])eng->pctr, rule_id);
+			pol_ctr((struct eng_rule_ctr(*)[RULE_TABLE__COUNT][RULE_HOOK__COUNT])eng->pctr, rule_id);
 
-		*packets = 0;
-		*bytes = 0;
-		if (pc != NULL) {
-			*packets = pc->packets;
-			*bytes = pc->bytes;
-			trace_credit(eng, rule_id, packets, bytes, NULL);
+		if (pc == NULL) {
+			*packets = 0;
+			*bytes = 0;
+			return 0;
 		}
-		return 0;
-	}
-	if (slot < eng->n_rctr) {
+		p = pc->packets;
+		b = pc->bytes;
+	} else if (slot < eng->n_rctr) {
 		p = eng->rctr[slot].packets;
 		b = eng->rctr[slot].bytes;
 	}
@@ -210,6 +207,7 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 	s->n = n;
 	if (eng->n_rctr != 0)
 		memcpy(s->c, eng->rctr, (size_t)eng->n_rctr * sizeof(s->c[0]));
+	memcpy(s->pol, eng->pctr, sizeof(s->pol));
 	for (unsigned int ti = 0; ti < 2; ti++) {
 		uint32_t next = 0, idx;
 
@@ -221,17 +219,19 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 
 			uint64_t dp, db;
 
+			struct eng_rule_ctr *c;
+
 			if (e == NULL || e->act.rule_id == RULE_ID_NONE)
 				continue;
 			slot = e->act.rule_id == RULE_ID_POLICY ? 0 : e->act.rule_id;
-			if (slot >= n)
+			c = slot < n ? &s->c[slot] : pol_ctr(s->pol, e->act.rule_id);
+			if (c == NULL)
 				continue;
 			eng_ctr_delta(eng, e, &dp, &db);
-			s->c[slot].packets += dp;
-			s->c[slot].bytes += db;
+			c->packets += dp;
+			c->bytes += db;
 		}
 	}
-	memcpy(s->pol, eng->pctr, sizeof(s->pol));
 	trace_credit(eng, RULE_ID_NONE, NULL, NULL, s);
 	return s;
 }
@@ -246,7 +246,7 @@ rule_counters_snap_get(const struct rule_counters_snap *s, uint32_t rule_id, uin
 		return -EINVAL;
 	if (RULE_ID_IS_CHAIN_POLICY(rule_id)) {
 		const struct eng_rule_ctr *pc =
-			pol_ctr((struct eng_rule_ctr(*)[RULE_HOOK__COUNT])s->pol, rule_id);
+			pol_ctr((struct eng_rule_ctr(*)[RULE_TABLE__COUNT][RULE_HOOK__COUNT])s->pol, rule_id);
 
 		*packets = pc != NULL ? pc->packets : 0;
 		*bytes = pc != NULL ? pc->bytes : 0;
@@ -408,7 +408,7 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 	char *buf, size_t len)
 {
 	const struct fc_action *a;
-	char key[FC_KEY_STRLEN], ct[48], rule[16], port[24];
+	char key[FC_KEY_STRLEN], ct[48], rule[40], port[24];
 	int n;
 
 	if (info == NULL || buf == NULL)
@@ -419,6 +419,10 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 	ct_text(eng, a, ct, sizeof(ct));
 	if (a->rule_id == RULE_ID_POLICY)
 		snprintf(rule, sizeof(rule), "policy");
+	else if (RULE_ID_IS_CHAIN_POLICY(a->rule_id))
+		snprintf(rule, sizeof(rule), "policy:%s:%s",
+			rule_table_name(RULE_ID_CHAIN_POLICY_TABLE(a->rule_id)),
+			rule_hook_name(RULE_ID_CHAIN_POLICY_HOOK(a->rule_id)));
 	else
 		snprintf(rule, sizeof(rule), "%" PRIu32, a->rule_id);
 	if (a->out_port == RULE_PORT_PAIRED)

@@ -89,6 +89,8 @@ struct rule_engine_stats {
 	uint64_t flows;        /**< forward entries created */
 	uint64_t replies;      /**< reply entries created */
 	uint64_t cached_drops; /**< new flows cached as DROP */
+	uint64_t drops_expected; /**< of those: taken back because an expectation noted after
+				      them may cover their tuple (the packet decided anew) */
 	uint64_t uncached;     /**< packets decided without an entry (any cause) */
 	uint64_t table_full;   /**< of those: the table refused the insert */
 	uint64_t revalidated;  /**< entries re-run through the filter after a commit */
@@ -105,6 +107,8 @@ struct rule_engine_stats {
 	uint64_t clsc_skipped; /**< of classify_cls: walked around the cache (too few hits lately) */
 	uint64_t clsc_flushes; /**< times the classification cache was emptied (commits,
 				    classifier installs) */
+	uint64_t refilter_kept; /**< entries a change of their connection's ctstate left as
+				     they were: their walk would have come out the same */
 	uint64_t channel_unknown; /**< channel names the callback did not know */
 	uint64_t aged;         /**< entries aged out (both directions idle) */
 	uint64_t chan_flows;   /**< per-flow channels given to flows */

@@ -70,6 +70,192 @@ eng_meters_reset(struct rule_engine *eng)
 	eng_connlimit_reset(eng);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Meters across a reload that numbers the rules anew                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A rule's identity in a set, whatever its id: its table, its chain's name,
+ * its content (what it matches and does; not its id or imported
+ * counters) and how many rules of the same content come before it in the
+ * chain. 64-bit FNV-1a; rules are built zeroed, so their padding is zero.
+ */
+static uint64_t
+fnv64(uint64_t h, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+static uint64_t
+rule_content_hash(unsigned int table, const struct rule_chain *c, const struct rule *r)
+{
+	struct rule copy = *r;
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	copy.id = RULE_ID_NONE;
+	copy.pkts = 0;
+	copy.bytes = 0;
+	h = fnv64(h, &table, sizeof(table));
+	h = fnv64(h, c->name, strnlen(c->name, sizeof(c->name)));
+	return fnv64(h, &copy, sizeof(copy));
+}
+
+static uint64_t
+rule_ident(unsigned int table, const struct rule_chain *c, uint32_t ri)
+{
+	uint64_t h = rule_content_hash(table, c, &c->rules[ri]);
+	uint32_t before = 0;
+
+	for (uint32_t j = 0; j < ri; j++)
+		if (rule_content_hash(table, c, &c->rules[j]) == h)
+			before++;
+	return fnv64(h, &before, sizeof(before));
+}
+
+static bool
+has_limit(const struct rule *r)
+{
+	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++)
+		if (r->xm[i].kind == RULE_XM_LIMIT)
+			return true;
+	return false;
+}
+
+/* Call @p fn for each rule of @p s with a limit match. */
+static void
+each_limit_rule(const struct rule_set *s,
+	void (*fn)(void *arg, const struct rule *r, uint64_t ident), void *arg)
+{
+	for (unsigned int t = 0; s != NULL && t < RULE_TABLE__COUNT; t++) {
+		unsigned int nc = rule_set_chain_count(s, (enum rule_table)t);
+
+		for (unsigned int ci = 0; ci < nc; ci++) {
+			const struct rule_chain *c = rule_set_chain_at(s, (enum rule_table)t, ci);
+
+			for (uint32_t ri = 0; ri < c->n_rules; ri++)
+				if (has_limit(&c->rules[ri]))
+					fn(arg, &c->rules[ri], rule_ident(t, c, ri));
+		}
+	}
+}
+
+struct renum {
+	struct rule_engine *eng;
+	uint64_t *ident; /* per meter: its rule's identity in the old set (0: none) */
+	uint32_t *new_id; /* per meter: the rule of the new set with that identity */
+};
+
+static void
+renum_old(void *arg, const struct rule *r, uint64_t ident)
+{
+	struct renum *rn = arg;
+
+	for (uint32_t i = 0; i < rn->eng->n_meters; i++)
+		if (rn->eng->mkeys[i].rule_id == r->id && r->id != RULE_ID_NONE)
+			rn->ident[i] = ident;
+}
+
+static void
+renum_new(void *arg, const struct rule *r, uint64_t ident)
+{
+	struct renum *rn = arg;
+
+	for (uint32_t i = 0; i < rn->eng->n_meters; i++)
+		if (rn->ident[i] == ident && rn->new_id[i] == RULE_ID_NONE)
+			rn->new_id[i] = r->id;
+}
+
+/* Is the table of bucket @p h still there (rule_hashlimit_load() keeps the named ones)? */
+static bool
+hl_table_kept(const struct rule_engine *eng, const struct eng_hl_meter *h)
+{
+	struct rule_hashlimit_info info;
+
+	for (unsigned int i = 0; rule_hashlimit_info(eng->hashlimit, i, &info) == 0; i++)
+		if (info.family == h->family && strncmp(info.name, h->name, RULE_XNAME_MAX) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A commit of @p ns, whose rule ids are not @p old's, after the hashlimit
+ * tables were loaded for @p ns: the meters of limit
+ * matches go to the rules of the same identity in @p ns (same table,
+ * chain and content), full or empty as they were; hashlimit buckets kept
+ * as meters stay while a rule names their table; the others are
+ * forgotten and the survivors packed (every entry is stale after such a
+ * commit: none reaches a meter before revalidation gives it its new id).
+ * nth counters and connlimit counts start over. Without memory, every
+ * meter starts over (as before this existed).
+ */
+void
+eng_meters_renumber(struct rule_engine *eng, const struct rule_set *old,
+	const struct rule_set *ns)
+{
+	struct renum rn = {.eng = eng};
+	uint32_t *to = NULL;
+	uint32_t n = 0;
+
+	eng->n_nth = 0;
+	eng_connlimit_reset(eng);
+	if (eng->n_meters == 0)
+		return;
+	rn.ident = calloc(eng->n_meters, sizeof(*rn.ident));
+	rn.new_id = calloc(eng->n_meters, sizeof(*rn.new_id));
+	to = malloc(eng->n_meters * sizeof(*to));
+	if (rn.ident == NULL || rn.new_id == NULL || to == NULL) {
+		eng_meters_reset(eng);
+		goto out;
+	}
+	each_limit_rule(old, renum_old, &rn);
+	each_limit_rule(ns, renum_new, &rn);
+	/* Which meters stay: a limit's with its rule found, a bucket whose table is named. */
+	for (uint32_t i = 0; i < eng->n_meters; i++)
+		to[i] = UINT32_MAX;
+	for (uint32_t h = 0; h < eng->n_hlm; h++)
+		if (hl_table_kept(eng, &eng->hlm[h]))
+			to[eng->hlm[h].meter] = 0;
+	for (uint32_t i = 0; i < eng->n_meters; i++) {
+		if (eng->mkeys[i].rule_id != RULE_ID_NONE && rn.new_id[i] != RULE_ID_NONE)
+			to[i] = 0;
+		if (to[i] == UINT32_MAX)
+			continue;
+		to[i] = n;
+		if (n != i) {
+			struct rule_meter *d = &eng->view.meters[n], *s = &eng->view.meters[i];
+
+			d->interval = s->interval;
+			d->tolerance = s->tolerance;
+			__atomic_store_n(&d->tat, __atomic_load_n(&s->tat, __ATOMIC_RELAXED),
+				__ATOMIC_RELAXED);
+		}
+		eng->mkeys[n] = eng->mkeys[i];
+		if (eng->mkeys[n].rule_id != RULE_ID_NONE)
+			eng->mkeys[n].rule_id = rn.new_id[i];
+		n++;
+	}
+	eng->n_meters = n;
+	n = 0;
+	for (uint32_t h = 0; h < eng->n_hlm; h++) {
+		uint32_t m = to[eng->hlm[h].meter];
+
+		if (m == UINT32_MAX)
+			continue;
+		eng->hlm[n] = eng->hlm[h];
+		eng->hlm[n].meter = (uint16_t)m;
+		n++;
+	}
+	eng->n_hlm = n;
+out:
+	free(rn.ident);
+	free(rn.new_id);
+	free(to);
+}
+
 /* The counter of nth match @p xi of @p r, made (at 0) if new; NULL without memory. */
 static struct eng_nth *
 nth_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
@@ -147,8 +333,9 @@ hl_meter_get(struct rule_engine *eng, const struct rule_x *x, const struct rule_
 	struct eng_hl_meter *h;
 	int id;
 
+	/* A byte rate's bucket costs each packet its length: the table's, per packet. */
 	if (rule_hashlimit_key(eng->hashlimit, x, p, rte_rdtsc(), hz, key, &cfg) < 0 ||
-		cfg.rate == 0)
+		cfg.rate == 0 || cfg.unit == RULE_RATE_BYTES)
 		return -ENOTSUP;
 	interval = hz * secs[cfg.unit < RTE_DIM(secs) ? cfg.unit : 0] / cfg.rate;
 	if ((uint64_t)cfg.expire * hz / 1000 < interval * cfg.burst)

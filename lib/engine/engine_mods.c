@@ -161,6 +161,28 @@ stage_ctstate(unsigned int stage, unsigned int ctstate)
 }
 
 /*
+ * What a walk of @p stage would say where nothing there is worth walking
+ * (eng_stage_walks()) for a key of @p family with local bits @p lbits and
+ * ctstate @p cs: accept, and the chains it would enter (empty, accepting)
+ * each left by its end: their policies count the packet (noted, or the
+ * stage's decision).
+ */
+static void
+stage_skip(const struct rule_engine *eng, unsigned int stage, unsigned int lbits,
+	unsigned int cs, unsigned int family, struct rule_eval *res)
+{
+	struct rule_step steps[RULE_STEPS_MAX];
+	unsigned int primary = rule_stage_table(stage);
+	int n = rule_stage_steps(stage, lbits, cs, steps);
+
+	rule_eval_init(res);
+	for (int i = 0; i < n; i++)
+		if (eng->hooks_used[steps[i].table] & RULE_HOOK_F(steps[i].hook))
+			(void)rule_eval_merge(res, primary, steps[i].table, steps[i].hook, family,
+				true, NULL, RULE_POLICY_ACCEPT);
+}
+
+/*
  * Run @p stage on @p p with key @p k: raw sees the state before conntrack
  * (INVALID; a NOTRACK there makes the packet UNTRACKED for the rest).
  */
@@ -177,7 +199,7 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 		p->ctstate = (uint8_t)ctstate;
 	/* Nothing worth walking at the stage's hooks: what a walk would say. */
 	if (!eng_stage_walks(eng, stage, fc_key_flags(k), p->ctstate)) {
-		rule_eval_init(res);
+		stage_skip(eng, stage, fc_key_flags(k), p->ctstate, k->family, res);
 		return 0;
 	}
 	return rule_engine_classify(
@@ -263,7 +285,8 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 		/* Stages before the first with something to walk need no context. */
 		if (!built) {
 			if (!eng_stage_walks(eng, s, fc_key_flags(sk), stage_ctstate(s, scs))) {
-				rule_eval_init(&ev[s]);
+				stage_skip(eng, s, fc_key_flags(sk), stage_ctstate(s, scs), k->family,
+					&ev[s]);
 				n = s + 1;
 				continue;
 			}
@@ -327,7 +350,7 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 			return 0;
 		if (n[0] == 0) {
 			a->verdict = v[0];
-			a->rule_id = ev[0][d[0]].rule_id;
+			a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
 			a->flags |= FC_ACT_F_METER;
 			a->pkt_class = (uint16_t)(meter + 1);
 			return 1;
@@ -338,7 +361,7 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 	if (prog < 0)
 		return prog;
 	a->verdict = v[0];
-	a->rule_id = ev[0][d[0]].rule_id;
+	a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
 	eng_act_prog(a, prog);
 	return 1;
 }
@@ -368,6 +391,23 @@ flow_fkey(struct rule_flow *f)
 	fc_key_reverse(&f->fkey[0], &f->fkey[1]);
 	fc_key_set_in_port(&f->fkey[1], rule_engine_out_port(f->eng, f->act[RULE_DIR_ORIG].out_port,
 						fc_key_in_port(&f->key)));
+}
+
+/*
+ * A nat rule, or a nat chain's policy, counts the connections it decides
+ * (first packets), as Linux; so do the nat rules passed. Only if the
+ * packet got there: no stage before @p s dropped it (the filter walks
+ * the source stage of a dropped flow too: a later table may drop).
+ */
+static void
+nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, unsigned int family)
+{
+	if (s != RULE_STAGE_DST && s != RULE_STAGE_SRC)
+		return;
+	for (unsigned int i = 0; i < s; i++)
+		if (ef->ev[i].verdict != RULE_VERDICT_ACCEPT)
+			return;
+	eng_count_nat_walk(eng, &ef->ev[s], family, ef->f.up->len);
 }
 
 int
@@ -407,8 +447,10 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 		/* The packet's context from the first stage with something to walk on. */
 		if (!ef->pkt_built) {
 			if (!eng_stage_walks(eng, s, fc_key_flags(k), stage_ctstate(s, cs))) {
-				rule_eval_init(&ef->ev[s]);
+				stage_skip(eng, s, fc_key_flags(k), stage_ctstate(s, cs), k->family,
+					&ef->ev[s]);
 				ef->stages |= (uint8_t)(1u << s);
+				nat_count(eng, ef, s, k->family);
 				continue;
 			}
 			eng_pkt_start(eng, f->up, f->ctstate, &ef->pkt);
@@ -431,11 +473,7 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 		if (rc < 0)
 			return rc;
 		ef->stages |= (uint8_t)(1u << s);
-		/* A nat rule counts the connections it decides (first packets), as Linux. */
-		if ((s == RULE_STAGE_DST || s == RULE_STAGE_SRC) &&
-			ef->ev[s].nat_rule_id != RULE_ID_NONE &&
-			ef->ev[s].nat_rule_id != RULE_ID_POLICY)
-			eng_rule_count(eng, ef->ev[s].nat_rule_id, 1, f->up->len);
+		nat_count(eng, ef, s, f->key.family);
 	}
 	*res = &ef->ev[stage];
 	return 0;
@@ -474,7 +512,8 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		/* A context from the first stage with something to walk on. */
 		if (!built) {
 			if (!eng_stage_walks(eng, s, fc_key_flags(k), stage_ctstate(s, cs))) {
-				rule_eval_init(&ev[s]);
+				stage_skip(eng, s, fc_key_flags(k), stage_ctstate(s, cs), k->family,
+					&ev[s]);
 				n = s + 1;
 				continue;
 			}
@@ -498,14 +537,14 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 			break;
 	}
 	d = eng_decider(ev, n);
-	f->act[1].rule_id = ev[d].rule_id;
+	f->act[1].rule_id = eng_dec_id(&ev[d], f->key.family);
 	f->act[1].verdict =
 		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	else
 		eng_act_prog(&f->act[1], eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
-	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, eng_walked(ev, d));
+	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, d, f->key.family);
 	if (built) {
 		eng_flow_of(f)->mark[1] = p.mark;
 		eng_flow_of(f)->ctmark = p.ctmark;
@@ -535,11 +574,11 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	ef->mark[0] = ef->pkt_built ? ef->pkt.mark : 0;
 	ef->ctmark = ef->pkt_built ? ef->pkt.ctmark : 0;
 	d = eng_decider(ef->ev, RULE_STAGE__COUNT);
-	f->act[0].rule_id = ef->ev[d].rule_id;
+	f->act[0].rule_id = eng_dec_id(&ef->ev[d], f->key.family);
 	/* This packet's actions (its walk took the meters' tokens), and the entry's default. */
 	prog = eng_prog_of_walk(eng, ef->ev, eng_walked(ef->ev, d));
 	ef->prog_first = (uint16_t)(prog > 0 ? prog : 0);
-	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, eng_walked(ef->ev, d));
+	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, d, f->key.family);
 	eng_act_prog(&f->act[0], prog);
 	/*
 	 * One meter decided (this packet took its token): the entry holds the

@@ -182,12 +182,13 @@ moved(struct rule_engine *eng, const struct fc_key *old_key, const struct fc_key
 
 /*
  * Move live entry @p idx to input port @p port (a cached drop holding the
- * new key goes first); the peer is relinked, the modules told.
+ * new key goes first; @p absent: the caller just found no entry has it);
+ * the peer is relinked, the modules told.
  * @return the new index, or -errno (-EEXIST: another flow holds the key;
  *   -ENOSPC: no free slot; nothing changed).
  */
 int
-eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port)
+eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port, bool absent)
 {
 	struct fc_table *t = eng->t[ti];
 	const struct fc_entry *e = fc_table_entry(t, idx), *pe;
@@ -206,7 +207,7 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 	nk = ok;
 	fc_key_set_in_port(&nk, port);
 	sig = fc_table_hash(t, fc_key_raw(&nk));
-	old = fc_table_lookup(t, fc_key_raw(&nk), sig);
+	old = absent ? -ENOENT : fc_table_lookup(t, fc_key_raw(&nk), sig);
 	if (old >= 0) {
 		const struct fc_entry *oe = fc_table_entry(t, (uint32_t)old);
 
@@ -258,7 +259,8 @@ eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcal
 	e = fc_table_entry(eng->t[ti], idx);
 	if ((e->act.flags & FC_ACT_F_REPLY) &&
 		__atomic_load_n(&e->packets, __ATOMIC_RELAXED) == 0) {
-		nidx = eng_entry_move(eng, ti, idx, fc_key_in_port(k));
+		/* upcall_one() found no entry with the packet's key. */
+		nidx = eng_entry_move(eng, ti, idx, fc_key_in_port(k), true);
 		if (nidx >= 0) {
 			eng->st.reply_moved++;
 			if (eng_old_flow(eng, ti, (uint32_t)nidx, k, up, d, now, false))
@@ -310,7 +312,7 @@ eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	memcpy(&k.v4, raw, fc_table_key_size(t));
 	memcpy(&pk.v4, praw, fc_table_key_size(t));
 	want = rule_engine_out_port(eng, a->out_port, fc_key_in_port(&k));
-	if (fc_key_in_port(&pk) != want && eng_entry_move(eng, ti, peer, want) < 0)
+	if (fc_key_in_port(&pk) != want && eng_entry_move(eng, ti, peer, want, false) < 0)
 		ENG_LOG(DEBUG, "%s: reply entry %u stays on port %u", eng->name, peer,
 			fc_key_in_port(&pk));
 }

@@ -29,7 +29,8 @@ extern int rule_engine_logtype;
  */
 #define ENG_M0_FK_SRC_LOCAL 0x01 /**< local bits of the key the filter saw (FC_ACT_F_NAT entries) */
 #define ENG_M0_FK_DST_LOCAL 0x02
-#define ENG_M0_NEWDROP 0x04 /**< a new flow cached as DROP: delete, not refilter */
+#define ENG_M0_NEWDROP RULE_ACT_M0_NEWDROP /**< a new flow cached as DROP: delete, not
+					     refilter; nat_id: the expectation count */
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
 #define ENG_M0_CHAN_FLOW RULE_ACT_M0_CHAN_FLOW /**< delivered to the slot's per-flow channel */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
@@ -115,13 +116,16 @@ struct eng_side_rec {
 	uint32_t tgen;   /**< the generation @c trace was set or refreshed under */
 };
 
-/** Ids a trace holds at most (the acts of every stage, and a policy per stage). */
-#define ENG_TRACE_IDS ((RULE_ACTS_MAX + 1) * RULE_STAGE__COUNT)
+/** Ids a trace holds at most (the acts and notes of every stage, and a decision per stage). */
+#define ENG_TRACE_IDS ((RULE_ACTS_MAX + RULE_NOTES_MAX + 1) * RULE_STAGE__COUNT)
 
-/** One trace: the non-deciding rules one walk passed, in order (engine_trace.c). */
+/**
+ * One trace: the counters one walk passed without them deciding, in order
+ * (engine_trace.c); its ids are rule_engine::trace_pool[off .. off + n).
+ */
 struct eng_trace {
 	uint32_t n;
-	uint32_t id[ENG_TRACE_IDS];
+	uint32_t off;
 };
 
 /** A flow table's side records: open addressing by slot, at most half full. */
@@ -228,11 +232,14 @@ struct rule_engine {
 	struct rule_engine_stats st;
 	struct eng_rule_ctr *rctr;
 	uint32_t n_rctr;
-	struct eng_rule_ctr pctr[RULE_TABLE__COUNT][RULE_HOOK__COUNT]; /**< built-in chains'
-				           policies' banks (RULE_ID_CHAIN_POLICY()) */
+	/** built-in chains' policies' banks (RULE_ID_CHAIN_POLICY()): [IPv6][table][hook] */
+	struct eng_rule_ctr pctr[2][RULE_TABLE__COUNT][RULE_HOOK__COUNT];
 	struct eng_trace *traces;     /**< interned traces (id - 1) */
 	uint32_t n_traces;
 	uint32_t cap_traces;
+	uint32_t *trace_pool;         /**< their ids, one after the other */
+	uint32_t n_trace_pool;
+	uint32_t cap_trace_pool;
 	uint32_t *trace_ix;           /**< their hash index (id; 0 free) */
 	uint32_t cap_trace_ix;
 	struct eng_meter_key *mkeys;  /**< RULE_METERS_MAX: meter i's rule (view.meters[i]) */
@@ -378,6 +385,9 @@ uint32_t eng_connlimit_count(const struct rule_engine *eng);
 int eng_meters_init(struct rule_engine *eng);
 void eng_meters_fini(struct rule_engine *eng);
 void eng_meters_reset(struct rule_engine *eng);
+/** Meters across a commit of @p ns that numbers rules anew (engine_meter.c). */
+void eng_meters_renumber(struct rule_engine *eng, const struct rule_set *old,
+	const struct rule_set *ns);
 void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode);
 
 /* Can a cached verdict hold @p deps with the meters @p pv saw (one, nothing else)? */
@@ -423,6 +433,18 @@ int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *
 	const struct fc_key *k, uint16_t out_port, unsigned int ctstate, struct eng_pv *pv,
 	struct rule_eval *res);
 unsigned int eng_decider(const struct rule_eval ev[], unsigned int n);
+/*
+ * The counter id of stage result @p ev's decision for a packet of
+ * @p family, as an entry keeps it in fc_action::rule_id: its rule, its
+ * chain's policy (RULE_ID_CHAIN_POLICY() of the table and hook that
+ * decided), or RULE_ID_NONE.
+ */
+static inline uint32_t
+eng_dec_id(const struct rule_eval *ev, unsigned int family)
+{
+	return ev->rule_id == RULE_ID_POLICY ? RULE_ID_CHAIN_POLICY(family, ev->table, ev->hook)
+					     : ev->rule_id;
+}
 /* Stages a packet walked: through the first that dropped (@p decider), else all. */
 unsigned int eng_walked(const struct rule_eval ev[], unsigned int decider);
 /** A packet's marks: its own (0 off the wire) and its connection's; its seconds left. */
@@ -505,9 +527,29 @@ void eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const str
  * ctr_gen.
  */
 uint32_t eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t n);
-/* The trace of the non-deciding rules of stages ev[0..n-1] (0: none, or no memory). */
-uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n);
+/*
+ * The trace of walk @p ev (a packet of @p family) decided by stage @p d
+ * (eng_decider()): what its
+ * stages through eng_walked() passed besides that decision (0: none, or
+ * no memory).
+ */
+uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+	unsigned int family);
+/*
+ * A connection's first packet (@p bytes long) passed nat stage @p ev: its
+ * nat rule or nat chain's policy, and the nat table's rules it passed
+ * (acts, jumps, RETURN) count it, once, as Linux's nat chains see only
+ * that packet.
+ */
+void eng_count_nat_walk(struct rule_engine *eng, const struct rule_eval *ev, unsigned int family,
+	uint64_t bytes);
 const struct eng_trace *eng_trace_get(const struct rule_engine *eng, uint32_t trace);
+/* The ids of trace @p t. */
+static inline const uint32_t *
+eng_trace_ids(const struct rule_engine *eng, const struct eng_trace *t)
+{
+	return eng->trace_pool + t->off;
+}
 /* Add @p packets, @p bytes to every rule of @p trace (unsigned: may subtract). */
 void eng_trace_count(struct rule_engine *eng, uint32_t trace, uint64_t packets, uint64_t bytes);
 /* Live entry @p idx takes @p trace (0: none, or it goes): banks as eng_ctr_switch(). */
@@ -568,7 +610,8 @@ int eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct eng_tu
 	const struct fc_key *reply);
 bool eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcall *up,
 	struct eng_tuple *others, struct rule_decision *d, uint32_t now);
-int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port);
+int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t port,
+	bool absent);
 void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_action *old, const struct fc_action *a);
 

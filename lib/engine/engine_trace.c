@@ -34,19 +34,34 @@ trace_hash(const uint32_t *ids, uint32_t n)
 
 /* Index trace @p id (1-based) in a table of @p cap slots. */
 static void
-trace_index(uint32_t *ix, uint32_t cap, const struct eng_trace *t, uint32_t id)
+trace_index(const struct rule_engine *eng, uint32_t *ix, uint32_t cap, const struct eng_trace *t,
+	uint32_t id)
 {
-	uint32_t i = trace_hash(t->id, t->n) & (cap - 1);
+	uint32_t i = trace_hash(eng_trace_ids(eng, t), t->n) & (cap - 1);
 
 	while (ix[i] != 0)
 		i = (i + 1) & (cap - 1);
 	ix[i] = id;
 }
 
-/* Room for one more trace. @return 0 or -ENOMEM (nothing changed). */
+/* Room for one more trace of @p n ids. @return 0 or -ENOMEM (nothing changed). */
 static int
-trace_grow(struct rule_engine *eng)
+trace_grow(struct rule_engine *eng, uint32_t n)
 {
+	if (eng->n_trace_pool + n > eng->cap_trace_pool) {
+		uint32_t cap = eng->cap_trace_pool ? eng->cap_trace_pool : 256;
+		uint32_t *p;
+
+		while (eng->n_trace_pool + n > cap)
+			cap *= 2;
+		if (cap > (1u << 26))
+			return -ENOMEM;
+		p = realloc(eng->trace_pool, (size_t)cap * sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		eng->trace_pool = p;
+		eng->cap_trace_pool = cap;
+	}
 	if (eng->n_traces == eng->cap_traces) {
 		uint32_t cap = eng->cap_traces ? eng->cap_traces * 2 : 16;
 		struct eng_trace *t;
@@ -66,7 +81,7 @@ trace_grow(struct rule_engine *eng)
 		if (ix == NULL)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < eng->n_traces; i++)
-			trace_index(ix, cap, &eng->traces[i], i + 1);
+			trace_index(eng, ix, cap, &eng->traces[i], i + 1);
 		free(eng->trace_ix);
 		eng->trace_ix = ix;
 		eng->cap_trace_ix = cap;
@@ -92,40 +107,81 @@ eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t n)
 			if (id == 0)
 				break;
 			t = &eng->traces[id - 1];
-			if (t->n == n && memcmp(t->id, ids, n * sizeof(ids[0])) == 0)
+			if (t->n == n &&
+				memcmp(eng_trace_ids(eng, t), ids, n * sizeof(ids[0])) == 0)
 				return id;
 		}
 	}
-	if (trace_grow(eng) < 0) {
+	if (trace_grow(eng, n) < 0) {
 		eng->st.trace_lost++;
 		return 0;
 	}
 	t = &eng->traces[eng->n_traces++];
 	t->n = n;
-	memcpy(t->id, ids, n * sizeof(ids[0]));
-	trace_index(eng->trace_ix, eng->cap_trace_ix, t, eng->n_traces);
+	t->off = eng->n_trace_pool;
+	memcpy(eng->trace_pool + t->off, ids, n * sizeof(ids[0]));
+	eng->n_trace_pool += n;
+	trace_index(eng, eng->trace_ix, eng->cap_trace_ix, t, eng->n_traces);
 	return eng->n_traces;
 }
 
 uint32_t
-eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n)
+eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+	unsigned int family)
 {
+	unsigned int n = eng_walked(ev, d);
 	uint32_t ids[ENG_TRACE_IDS];
 	uint32_t k = 0;
 
-	for (unsigned int s = 0; s < n; s++)
+	/*
+	 * What acted, and what was passed (jumps, RETURN, other tables'
+	 * accepts and policies, decisions replaced): the nat table's only
+	 * count a connection's first packet (eng_count_nat_walk()).
+	 */
+	for (unsigned int s = 0; s < n; s++) {
 		for (unsigned int i = 0; i < ev[s].n_acts && i < RULE_ACTS_MAX; i++) {
 			uint32_t id = ev[s].acts[i].rule_id;
 
-			if (id == RULE_ID_NONE || id == RULE_ID_POLICY)
+			if (id == RULE_ID_NONE || id == RULE_ID_POLICY ||
+				ev[s].acts[i].table == RULE_TABLE_NAT)
 				continue;
 			ids[k++] = id;
 		}
-	/* Then the built-in chains whose policy decided a stage (room for one per stage). */
-	for (unsigned int s = 0; s < n; s++)
-		if (ev[s].rule_id == RULE_ID_POLICY)
-			ids[k++] = RULE_ID_CHAIN_POLICY(ev[s].table, ev[s].hook);
+		for (unsigned int i = 0; i < ev[s].n_notes && i < RULE_NOTES_MAX; i++)
+			if (ev[s].notes[i].table != RULE_TABLE_NAT)
+				ids[k++] = ev[s].notes[i].id;
+		if (ev[s].notes_lost != 0)
+			eng->st.trace_lost++;
+	}
+	/*
+	 * Then what the other stages decided (an accept of raw, a rule or a
+	 * chain's policy): the entry keeps stage @p d's in fc_action::rule_id.
+	 */
+	for (unsigned int s = 0; s < n; s++) {
+		uint32_t id = eng_dec_id(&ev[s], family);
+
+		if (s != d && id != RULE_ID_NONE)
+			ids[k++] = id;
+	}
 	return eng_trace_intern(eng, ids, k);
+}
+
+void
+eng_count_nat_walk(struct rule_engine *eng, const struct rule_eval *ev, unsigned int family,
+	uint64_t bytes)
+{
+	if (ev->nat_rule_id != RULE_ID_NONE)
+		eng_rule_count(eng,
+			ev->nat_rule_id == RULE_ID_POLICY
+				? RULE_ID_CHAIN_POLICY(family, RULE_TABLE_NAT, ev->nat_hook)
+				: ev->nat_rule_id,
+			1, bytes);
+	for (unsigned int i = 0; i < ev->n_acts && i < RULE_ACTS_MAX; i++)
+		if (ev->acts[i].table == RULE_TABLE_NAT)
+			eng_rule_count(eng, ev->acts[i].rule_id, 1, bytes);
+	for (unsigned int i = 0; i < ev->n_notes && i < RULE_NOTES_MAX; i++)
+		if (ev->notes[i].table == RULE_TABLE_NAT)
+			eng_rule_count(eng, ev->notes[i].id, 1, bytes);
 }
 
 const struct eng_trace *
@@ -144,7 +200,7 @@ eng_trace_count(struct rule_engine *eng, uint32_t trace, uint64_t packets, uint6
 	if (t == NULL)
 		return;
 	for (uint32_t i = 0; i < t->n; i++)
-		eng_rule_count(eng, t->id[i], packets, bytes);
+		eng_rule_count(eng, eng_trace_ids(eng, t)[i], packets, bytes);
 }
 
 static void
@@ -200,7 +256,10 @@ eng_trace_fini(struct rule_engine *eng)
 {
 	free(eng->traces);
 	free(eng->trace_ix);
+	free(eng->trace_pool);
 	eng->traces = NULL;
 	eng->trace_ix = NULL;
+	eng->trace_pool = NULL;
 	eng->n_traces = eng->cap_traces = eng->cap_trace_ix = 0;
+	eng->n_trace_pool = eng->cap_trace_pool = 0;
 }

@@ -258,7 +258,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		a0.ct_state = 0;
 		a0.interest = 0;
 		a0.flags &= FC_ACT_F_PKTACT; /* its packets still run the walk's actions */
-		a0.nat_id = 0;
+		/* The expectations it was decided under (rule_engine_drop_expected()). */
+		a0.nat_id = eng->view.exp_epoch;
 		a0.adj = 0; /* a drop never leaves: no adjacency (on_abort gave it back) */
 		memset(a0.mod, 0, sizeof(a0.mod));
 		a0.mod[0] = ENG_M0_NEWDROP | (xdst ? ENG_M0_FK_UNKNOWN : 0);
@@ -361,8 +362,38 @@ entry_key(const struct rule_engine *eng, unsigned int ti, uint32_t idx, struct f
 }
 
 /*
+ * Would refiltering direction @p d of @p f give its entry's action back as
+ * it is? A cached entry's walk reads its key, its ctstate, the
+ * connection's mark and, with the set, its ports: with none of these moved
+ * since it was made (@p cs0 and @p cm0: the ctstate and mark before this
+ * packet), it would take the same path through the same rules and come to
+ * the same verdict, deciding rule, actions, marks, trace and channel. A
+ * per-packet or metered entry, a stale one, one whose set is not
+ * classified whole by the classifier (changes in the overlay) and every
+ * entry of a set that reads ports (a reply entry may just have moved to
+ * the port its first reply came on) are refiltered.
+ */
+static bool
+refilter_same(const struct rule_engine *eng, unsigned int ti, const struct rule_flow *f,
+	unsigned int d, unsigned int cs0, uint32_t cm0)
+{
+	const struct fc_action *a = &f->act[d];
+
+	if (a->gen != eng->gen || eng->cls == NULL || eng->cls_gen != eng->gen ||
+		rule_cls_reads_ports(eng->cls))
+		return false;
+	if (a->verdict == FC_VERDICT_SLOW || (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)) ||
+		(a->mod[0] & ENG_M0_NEWDROP))
+		return false;
+	return eng_entry_ctstate(eng, a) == cs0 && eng_side_ctmark(eng, ti, f->idx[d]) == cm0;
+}
+
+/*
  * Modules' on_packet for a packet of a cached flow (entry @p idx, key
- * @p ek); stores what changed.
+ * @p ek); stores what changed. When a module asks for both entries to be
+ * refiltered (a ctstate changed), those whose walk would come out the same
+ * (refilter_same()) keep their action: on a connection's first reply
+ * that is the reply entry, whose ctstate stays `established`.
  */
 static int
 run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
@@ -375,6 +406,8 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	unsigned int dir = (a->flags & FC_ACT_F_REPLY) ? RULE_DIR_REPLY : RULE_DIR_ORIG;
 	const struct fc_entry *pe;
 	struct fc_key pk;
+	unsigned int cs0[2] = {0, 0};
+	uint32_t cm0[2] = {0, 0};
 	uint32_t peer;
 
 	flow_init(eng, &ef, up);
@@ -391,8 +424,14 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	f->timeout = eng_timeout(eng, ti, idx);
 	f->ctstate = (uint8_t)*ctstate;
-	for (unsigned int d = 0; d < 2; d++)
+	for (unsigned int d = 0; d < 2; d++) {
 		f->interest_kept[d] = eng_extra_interest(&f->act[d]);
+		if (f->idx[d] == FC_INDEX_NONE)
+			continue;
+		/* What its walk read, before the modules move the connection. */
+		cs0[d] = eng_entry_ctstate(eng, &f->act[d]);
+		cm0[d] = eng_side_ctmark(eng, ti, f->idx[d]);
+	}
 	for (unsigned int i = 0; i < eng->n_mods; i++) {
 		const struct rule_module *m = &eng->mods[i].m;
 
@@ -407,7 +446,9 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	for (unsigned int d = 0; d < 2; d++) {
 		if (f->idx[d] == FC_INDEX_NONE)
 			continue;
-		if (f->refilter) {
+		if (f->refilter && refilter_same(eng, ti, f, d, cs0[d], cm0[d])) {
+			eng->st.refilter_kept++;
+		} else if (f->refilter) {
 			const struct fc_key *k = ek;
 
 			if (d != dir) {
@@ -473,7 +514,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	/* A CONNMARK of this packet's walk is the connection's from now on. */
 	eng_ctmark_store(eng, ti, idx, mk.ctmark);
 	dec_from_act(d, a, cs);
-	d->rule_id = ev[i].rule_id;
+	d->rule_id = eng_dec_id(&ev[i], up->pkt.key.family);
 	d->channel = eng_channel_keep(eng, ti, idx, a, ev[RULE_STAGE_FILTER].channel);
 	d->verdict = ev[i].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
@@ -485,7 +526,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	/* This packet's own actions (its walk took the meters' tokens). */
 	prog = eng_prog_of_walk(eng, ev, eng_walked(ev, i));
 	d->pkt_prog = (uint16_t)(prog > 0 ? prog : 0);
-	*trace = eng_trace_of_walk(eng, ev, eng_walked(ev, i));
+	*trace = eng_trace_of_walk(eng, ev, i, up->pkt.key.family);
 	return true;
 }
 
@@ -510,6 +551,12 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	if (e == NULL)
 		return false;
 	a = e->act;
+	/* A new flow's cached drop older than an expectation of its slot: a new flow again. */
+	if ((a.mod[0] & ENG_M0_NEWDROP) && rule_engine_drop_expected(eng, &a, k)) {
+		eng->st.drops_expected++;
+		eng_flow_delete(eng, ti, idx);
+		return false;
+	}
 	if (a.gen != eng->gen && eng_entry_stale(eng, eng->pending, &a, k)) {
 		eng->st.revalidated++;
 		if (a.mod[0] & ENG_M0_NEWDROP) {

@@ -594,9 +594,12 @@ fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uin
 	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
 	if (unlikely(n > RTE_HASH_LOOKUP_BULK_MAX))
 		n = RTE_HASH_LOOKUP_BULK_MAX;
-	/* The hash API lacks const on the arrays; it only reads them. */
-	rte_hash_lookup_with_hash_bulk(t->h, (const void **)(uintptr_t)keys,
-		(hash_sig_t *)(uintptr_t)sigs, n, idx);
+	/* One key (a tuple on two ports): the bulk call's set-up costs more than its lookup. */
+	if (n == 1)
+		idx[0] = rte_hash_lookup_with_hash(t->h, keys[0], sigs[0]);
+	else /* The hash API lacks const on the arrays; it only reads them. */
+		rte_hash_lookup_with_hash_bulk(t->h, (const void **)(uintptr_t)keys,
+			(hash_sig_t *)(uintptr_t)sigs, n, idx);
 	for (unsigned int i = 0; i < n; i++) {
 		if (idx[i] >= 0 && slot_live(t, (uint32_t)idx[i]))
 			found++;

@@ -340,6 +340,22 @@ const char *rule_dep_name(unsigned int bit);
 #define RULE_ACTS_MAX 16
 
 /**
+ * What a walk passed that iptables counts but that neither decided nor
+ * acted: a jump or goto it took (the rule), a RETURN it took, the accept
+ * (a rule, or the end of a base chain: its RULE_ID_CHAIN_POLICY()) of a
+ * table that is not the stage's own, and a decision a later table's
+ * replaced (filter OUTPUT's accept, then INPUT's). Both evaluators note
+ * the same, in walk order: they are counted as the rules that act are.
+ */
+struct rule_note {
+	uint32_t id;   /**< rule id or RULE_ID_CHAIN_POLICY() */
+	uint8_t table; /**< enum rule_table walked (nat: a connection's first packet only) */
+};
+
+/** Notes one evaluation records at most (the rest are counted as lost). */
+#define RULE_NOTES_MAX 32
+
+/**
  * A non-terminal action that ran: LOG, NFLOG, MARK, CONNMARK, TCPMSS, CT,
  * NOTRACK, CHECKSUM, DSCP, TOS, CLASSIFY, TTL, HL, SET or COUNT. MARK,
  * CONNMARK, NOTRACK (ctstate), DSCP, TOS, TTL and HL have already been
@@ -380,6 +396,9 @@ struct rule_eval {
 	const struct rule_x *tgt; /**< the deciding rule's target options (REJECT, SYNPROXY), or NULL */
 	struct rule_nat nat;      /**< the nat target */
 	char channel[RULE_NAME_MAX]; /**< accept: channel name, "" = default */
+	uint8_t n_notes;          /**< entries in @c notes */
+	uint32_t notes_lost;      /**< notes that did not fit in @c notes */
+	struct rule_note notes[RULE_NOTES_MAX]; /**< what the walk passed (counters) */
 	struct rule_act acts[RULE_ACTS_MAX];
 };
 
@@ -507,6 +526,16 @@ bool rule_has_ext(const struct rule *r);
  * Context: any.
  */
 void rule_eval_init(struct rule_eval *res);
+
+/**
+ * Note that the walk passed counter @p id (struct rule_note) in @p table;
+ * past RULE_NOTES_MAX, notes_lost counts it.
+ * @param res    the result
+ * @param id     a rule id or RULE_ID_CHAIN_POLICY()
+ * @param table  enum rule_table walked
+ * Context: any.
+ */
+void rule_eval_note(struct rule_eval *res, uint32_t id, unsigned int table);
 
 /** A terminal rule as rule_eval_merge() takes it (the classifier keeps these, not rules). */
 struct rule_term {

@@ -111,6 +111,7 @@ enum rule_x_kind {
 #define RULE_RATE_MIN 1
 #define RULE_RATE_HOUR 2
 #define RULE_RATE_DAY 3
+#define RULE_RATE_BYTES 4 /**< hashlimit: bytes per second (netfilter's byte mode) */
 
 /** hashlimit --hashlimit-mode bits. */
 #define RULE_HL_SRCIP 0x01
@@ -199,11 +200,17 @@ struct rule_x_recent {
 };
 struct rule_x_connlimit { uint32_t limit; uint8_t mask; };
 struct rule_x_limit { uint32_t rate; uint8_t unit; uint32_t burst; };
+/**
+ * hashlimit: @c rate per @c unit; with RULE_RATE_BYTES bytes per second
+ * and @c burst in bytes (0: none). @c burst_bytes: the burst was written
+ * with a byte unit, only while reading (rule_x_finish() clears it).
+ */
 struct rule_x_hashlimit {
 	uint32_t rate;
 	uint8_t unit, mode, srcmask, dstmask;
 	uint32_t burst, size, max, gcinterval, expire;
 	char name[RULE_XNAME_MAX];
+	uint8_t burst_bytes;
 };
 struct rule_x_range { uint32_t lo, hi; };                   /**< length, tcpmss, SPIs, mh */
 struct rule_x_ttl { uint8_t value; };

@@ -214,6 +214,9 @@ rule_format(const struct rule *r, char *buf, size_t len)
 static bool
 chain_only(const struct rule_chain *c, unsigned int a, unsigned int b)
 {
+	/* A chain with a DROP policy is written as a chain, with its policy. */
+	if (c->policy != RULE_POLICY_ACCEPT || c->policy6 != RULE_POLICY_ACCEPT)
+		return false;
 	for (uint32_t i = 0; i < c->n_rules; i++)
 		if (c->rules[i].action != a && c->rules[i].action != b)
 			return false;
@@ -255,7 +258,7 @@ buf_chain(struct rule_buf *b, const struct rule_chain *c)
 			rule_buf_printf(b, "%s%s", sep, rule_hook_name(h));
 			sep = ",";
 		}
-	if (c->table != RULE_TABLE_NAT && rule_chain_is_base(c))
+	if (rule_chain_is_base(c))
 		buf_policy(b, c);
 	rule_buf_printf(b, "\n");
 	buf_chain_rules(b, c);

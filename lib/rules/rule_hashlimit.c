@@ -10,8 +10,12 @@
  * expire ms after its last packet by a sweep every --hashlimit-htable-
  * gcinterval ms. A bucket is a theoretical arrival time (GCRA), which
  * answers as netfilter's credit counter: full after loading, one token
- * per packet, refilled at the rate, at most --hashlimit-burst. Pure: the
- * caller gives the time.
+ * per packet, refilled at the rate, at most --hashlimit-burst. A byte rate
+ * (Nb/s) is netfilter's byte mode, kept as netfilter keeps it: a credit
+ * of one second, a packet costing its IP length in 16-byte chunks (at
+ * most the whole credit), refilled continuously, and --hashlimit-burst
+ * (bytes) as a count of whole refills the bucket may take when the credit
+ * runs short (never given back). Pure: the caller gives the time.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -38,15 +42,24 @@ _Static_assert(sizeof(struct hl_key) == RULE_HASHLIMIT_KEY_LEN, "hashlimit key s
 struct hl_entry {
 	struct hl_key k;
 	uint32_t next;  /* chain, or the free list */
-	uint64_t tat;   /* when the bucket is full again */
+	uint32_t refills; /* byte mode: whole refills left (the burst) */
+	uint64_t tat;   /* when the bucket is full again; byte mode: the credit */
 	uint64_t seen;  /* the last packet */
 };
+
+/*
+ * Byte mode's credit: a second's worth is HL_BYTE_FULL (netfilter's with
+ * HZ 250 or 1000: 2^25 * 125), a 16-byte chunk costs the rate's cost
+ * (rx_hl_byte_cost()) scaled to it.
+ */
+#define HL_BYTE_FULL (UINT64_C(125) << 25)
 
 struct hl_table {
 	char name[RULE_XNAME_MAX];
 	uint8_t family;
 	struct rule_hashlimit_cfg cfg;
-	uint64_t interval, tolerance; /* ticks per token; (burst - 1) * interval */
+	uint64_t interval, tolerance; /* ticks per token; (burst - 1) * interval;
+					 byte mode: credit per chunk, 0 */
 	uint64_t next_gc;
 	uint32_t n, cap, hwm, free; /* live buckets; slots; slots ever used; free list */
 	uint32_t *head;   /* cfg.size chains */
@@ -95,6 +108,14 @@ rule_hashlimit_cfg_of(const struct rule_x *x, unsigned int family, struct rule_h
 	c->rate = hx->rate;
 	c->unit = hx->unit;
 	c->burst = hx->burst != 0 ? hx->burst : 1;
+	if (hx->unit == RULE_RATE_BYTES) {
+		/* Refills of a second's credit: the burst's bytes over the rate's, rounded up. */
+		uint64_t per_s = rx_hl_cost_bytes(rx_hl_byte_cost(hx->rate));
+
+		c->burst = 0;
+		if (OPT(x, HO_BURST) && per_s != 0)
+			c->burst = (uint32_t)((hx->burst + per_s - 1) / per_s);
+	}
 	c->mode = OPT(x, HO_MODE) ? hx->mode : 0;
 	c->srcmask = (uint8_t)(OPT(x, HO_SRCMASK) && hx->srcmask < full ? hx->srcmask : full);
 	c->dstmask = (uint8_t)(OPT(x, HO_DSTMASK) && hx->dstmask < full ? hx->dstmask : full);
@@ -102,6 +123,9 @@ rule_hashlimit_cfg_of(const struct rule_x *x, unsigned int family, struct rule_h
 	c->max = OPT(x, HO_MAX) && hx->max != 0 ? hx->max : 8 * c->size;
 	c->gcinterval = OPT(x, HO_GCINTERVAL) && hx->gcinterval != 0 ? hx->gcinterval : 1000;
 	c->expire = OPT(x, HO_EXPIRE) && hx->expire != 0 ? hx->expire : 10000;
+	/* iptables' defaults for a byte rate: 15 s, 60 s with a burst. */
+	if (hx->unit == RULE_RATE_BYTES && !(OPT(x, HO_EXPIRE) && hx->expire != 0))
+		c->expire = OPT(x, HO_BURST) ? 60000 : 15000;
 }
 
 static struct hl_table *
@@ -144,11 +168,16 @@ table_get(struct rule_hashlimit *h, const struct rule_x *x, unsigned int family,
 	}
 	memset(t->head, 0xff, t->cfg.size * sizeof(*t->head));
 	t->free = HL_NONE;
-	t->interval = t->cfg.rate != 0
-		? hz * secs[t->cfg.unit < RTE_DIM(secs) ? t->cfg.unit : 0] / t->cfg.rate : 0;
-	if (t->interval == 0)
-		t->interval = 1;
-	t->tolerance = t->interval * (t->cfg.burst - 1);
+	if (t->cfg.unit == RULE_RATE_BYTES) {
+		t->interval = (uint64_t)rx_hl_byte_cost(t->cfg.rate) * HL_BYTE_FULL >> 32;
+		t->tolerance = 0;
+	} else {
+		t->interval = t->cfg.rate != 0
+			? hz * secs[t->cfg.unit < RTE_DIM(secs) ? t->cfg.unit : 0] / t->cfg.rate : 0;
+		if (t->interval == 0)
+			t->interval = 1;
+		t->tolerance = t->interval * (t->cfg.burst - 1);
+	}
 	t->next_gc = now + (uint64_t)t->cfg.gcinterval * hz / 1000;
 	h->t[h->n++] = t;
 	return t;
@@ -292,9 +321,41 @@ entry_get(struct hl_table *t, const struct hl_key *hk, uint64_t now)
 	}
 	e = &t->e[i];
 	*e = (struct hl_entry){.k = *hk, .next = t->head[c], .tat = now, .seen = now};
+	if (t->cfg.unit == RULE_RATE_BYTES) {
+		e->tat = HL_BYTE_FULL; /* full */
+		e->refills = t->cfg.burst;
+	}
 	t->head[c] = i;
 	t->n++;
 	return e;
+}
+
+/*
+ * Byte mode: refill bucket @p e for the time since its last packet, then
+ * take a packet of @p len bytes (IP length). @return true under the rate.
+ */
+static bool
+byte_take(const struct hl_table *t, struct hl_entry *e, uint32_t len, uint64_t now, uint64_t hz)
+{
+	uint64_t delta = now > e->seen ? now - e->seen : 0;
+	uint64_t cost = ((uint64_t)(len >> 4) + 1) * t->interval;
+
+	if (delta >= hz)
+		e->tat = HL_BYTE_FULL;
+	else if (delta != 0)
+		e->tat += HL_BYTE_FULL * delta / hz;
+	if (e->tat > HL_BYTE_FULL)
+		e->tat = HL_BYTE_FULL;
+	if (cost > HL_BYTE_FULL)
+		cost = HL_BYTE_FULL;
+	if (e->tat < cost && e->refills != 0) {
+		e->refills--;
+		e->tat = HL_BYTE_FULL;
+	}
+	if (e->tat < cost)
+		return false;
+	e->tat -= cost;
+	return true;
 }
 
 int
@@ -333,6 +394,11 @@ rule_hashlimit_match(struct rule_hashlimit *h, const struct rule_x *x, const str
 	e = entry_get(t, &hk, now);
 	if (e == NULL)
 		return -ENOSPC;
+	if (t->cfg.unit == RULE_RATE_BYTES) {
+		under = byte_take(t, e, p->l3_len, now, hz);
+		e->seen = now;
+		return OPT(x, HO_ABOVE) ? !under : under;
+	}
 	e->seen = now;
 	tat = e->tat > now ? e->tat : now;
 	under = tat - now <= t->tolerance;

@@ -2,9 +2,9 @@
 /*
  * lib/rules: ipsets — the named sets "-m set --match-set" looks packets up
  * in, read from the files "ipset save" writes ("create NAME TYPE ..." and
- * "add NAME ENTRY ..." lines): hash:ip, hash:net, hash:ip,port and
- * bitmap:port, IPv4 and IPv6, with per-entry timeouts counted from the
- * load. A loaded collection is reference counted: rule sets that use it
+ * "add NAME ENTRY ..." lines): hash:ip, hash:net, hash:ip,port,
+ * hash:net,port, hash:ip,port,ip and bitmap:port, IPv4 and IPv6, with
+ * per-entry timeouts counted from the load. A loaded collection is reference counted: rule sets that use it
  * share it (rule_set_ipsets()). Lookups are rule_ipsets_test(); "-j SET"
  * changes members with rule_ipsets_apply(), from the one thread that
  * looks members up (the engine's rules lcore); names and types never change.
@@ -17,19 +17,47 @@
 
 #include "rule_lang.h"
 #include "rule_priv.h"
+#include "rule_x_priv.h"
 
-enum ipset_type { IPSET_HASH_IP, IPSET_HASH_NET, IPSET_HASH_IP_PORT, IPSET_BITMAP_PORT };
+enum ipset_type {
+	IPSET_HASH_IP,
+	IPSET_HASH_NET,
+	IPSET_HASH_IP_PORT,
+	IPSET_HASH_NET_PORT,
+	IPSET_HASH_IP_PORT_IP,
+	IPSET_BITMAP_PORT,
+};
 
 static const char *const ipset_types[] = {
 	[IPSET_HASH_IP] = "hash:ip",
 	[IPSET_HASH_NET] = "hash:net",
 	[IPSET_HASH_IP_PORT] = "hash:ip,port",
+	[IPSET_HASH_NET_PORT] = "hash:net,port",
+	[IPSET_HASH_IP_PORT_IP] = "hash:ip,port,ip",
 	[IPSET_BITMAP_PORT] = "bitmap:port",
 };
 
-/** One member: an address (prefix for hash:net), a port with its protocol. */
+/* What a type's members are made of (bitmap:port aside). */
+#define IPSET_NET   1u /**< the first address is a network (a prefix length per member) */
+#define IPSET_PORT  2u /**< a protocol and port second */
+#define IPSET_ADDR2 4u /**< a second address third */
+
+static const uint8_t ipset_shape[] = {
+	[IPSET_HASH_IP] = 0,
+	[IPSET_HASH_NET] = IPSET_NET,
+	[IPSET_HASH_IP_PORT] = IPSET_PORT,
+	[IPSET_HASH_NET_PORT] = IPSET_NET | IPSET_PORT,
+	[IPSET_HASH_IP_PORT_IP] = IPSET_PORT | IPSET_ADDR2,
+	[IPSET_BITMAP_PORT] = 0,
+};
+
+/**
+ * One member: an address (a prefix for the net types), a port with its
+ * protocol, a second address. Unused fields are zero.
+ */
 struct ipset_ent {
 	uint8_t addr[16];
+	uint8_t addr2[16];
 	uint8_t len;
 	uint8_t proto;
 	uint16_t port;
@@ -99,12 +127,19 @@ rule_ipsets_find(const struct rule_ipsets *sets, const char *name)
 	return -1;
 }
 
+/* Dimensions of a set's members: address, port, second address. */
+static unsigned int
+set_dims(const struct ipset *st)
+{
+	return 1 + !!(ipset_shape[st->type] & IPSET_PORT) + !!(ipset_shape[st->type] & IPSET_ADDR2);
+}
+
 unsigned int
 rule_ipsets_dims(const struct rule_ipsets *sets, int idx)
 {
 	if (sets == NULL || idx < 0 || (unsigned int)idx >= sets->n)
 		return 0;
-	return sets->s[idx].type == IPSET_HASH_IP_PORT ? 2 : 1;
+	return set_dims(&sets->s[idx]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -124,7 +159,9 @@ ent_cmp(const void *a, const void *b)
 		return c;
 	if (x->proto != y->proto)
 		return (int)x->proto - (int)y->proto;
-	return (int)x->port - (int)y->port;
+	if (x->port != y->port)
+		return (int)x->port - (int)y->port;
+	return memcmp(x->addr2, y->addr2, sizeof(x->addr2));
 }
 
 static bool
@@ -178,10 +215,10 @@ pkt_member(const struct ipset *st, const struct rule_x_set *ref, const struct ru
 		return 0;
 	memcpy(key->addr, dst ? fc_key_dst(k) : fc_key_src(k), fc_af_addr_len(k->family));
 	key->len = (uint8_t)fc_af_max_depth(k->family);
-	if (st->type == IPSET_HASH_IP_PORT) {
+	if (ipset_shape[st->type] & IPSET_PORT) {
 		bool pdst;
 
-		if (ref->ndims < 2)
+		if (ref->ndims < set_dims(st))
 			return -EINVAL;
 		pdst = (ref->dirs >> 1) & 1;
 		key->proto = proto;
@@ -194,6 +231,9 @@ pkt_member(const struct ipset *st, const struct rule_x_set *ref, const struct ru
 			key->port = (uint16_t)(p->icmp_type << 8 | p->icmp_code);
 		}
 	}
+	if (ipset_shape[st->type] & IPSET_ADDR2)
+		memcpy(key->addr2, (ref->dirs >> 2) & 1 ? fc_key_dst(k) : fc_key_src(k),
+			fc_af_addr_len(k->family));
 	return 1;
 }
 
@@ -219,9 +259,9 @@ rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
 			return 0;
 		return st->bit_exp == NULL || alive(st->bit_exp[key.port], p->time_s);
 	}
-	if (st->type != IPSET_HASH_NET)
+	if (!(ipset_shape[st->type] & IPSET_NET))
 		return ent_find(st, &key, p->time_s);
-	/* hash:net: every prefix length present, longest first. */
+	/* hash:net, hash:net,port: every prefix length present, longest first. */
 	memcpy(addr, key.addr, sizeof(addr));
 	for (uint32_t i = 0; i < st->n; i++)
 		lens[st->e[i].len] = 1;
@@ -304,7 +344,7 @@ set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt
 			st->bit_exp[key.port] = exp;
 		return live ? 0 : 1;
 	}
-	if (st->type == IPSET_HASH_NET) {
+	if (ipset_shape[st->type] & IPSET_NET) {
 		uint8_t len = 0;
 
 		for (uint32_t i = 0; i < st->n; i++)
@@ -509,9 +549,43 @@ ent_add(struct ipset *st, const struct ipset_ent *e)
 	return 0;
 }
 
+/*
+ * The ICMP (@p v6: ICMPv6) type and code "ipset save" writes by name:
+ * iptables' names of one code, and of a type without codes (code 0);
+ * not iptables' aliases (ping, pong, neighbor-*) nor a whole type of
+ * several codes (ipset knows no such name).
+ */
+static bool
+icmp_named(const char *s, bool v6, uint16_t *port)
+{
+	static const char *const plain4[] = {"echo-reply", "source-quench", "echo-request",
+		"router-advertisement", "router-solicitation", "timestamp-request",
+		"timestamp-reply", "address-mask-request", "address-mask-reply"};
+	static const char *const plain6[] = {"packet-too-big", "echo-request", "echo-reply",
+		"router-solicitation", "router-advertisement", "neighbour-solicitation",
+		"neighbour-advertisement", "redirect"};
+	const struct rx_icmp_name *n = v6 ? rx_icmp6_names : rx_icmp4_names;
+	const char *const *plain = v6 ? plain6 : plain4;
+	size_t np = v6 ? RTE_DIM(plain6) : RTE_DIM(plain4);
+
+	for (; n->name != NULL; n++) {
+		bool ok = n->code_min == n->code_max;
+
+		if (strcmp(n->name, s) != 0)
+			continue;
+		for (size_t i = 0; !ok && i < np; i++)
+			ok = strcmp(plain[i], s) == 0;
+		if (!ok)
+			return false;
+		*port = (uint16_t)(n->type << 8 | n->code_min);
+		return true;
+	}
+	return false;
+}
+
 /* The part of "A,proto:port" after the comma. */
 static bool
-proto_port(const char *s, uint8_t family, struct ipset_ent *e)
+proto_port(const char *s, struct ipset_ent *e)
 {
 	const char *colon = strchr(s, ':');
 	char pname[16];
@@ -531,11 +605,12 @@ proto_port(const char *s, uint8_t family, struct ipset_ent *e)
 		s = colon + 1;
 	}
 	if (e->proto == 1 || e->proto == 58) {
-		/* icmp:TYPE/CODE */
+		/* icmp:TYPE/CODE or a name of one type and code */
 		uint32_t t, c = 0;
 		const char *slash = strchr(s, '/');
 
-		(void)family;
+		if (!(s[0] >= '0' && s[0] <= '9'))
+			return icmp_named(s, e->proto == 58, &e->port);
 		if (lex_u32(s, slash ? (size_t)(slash - s) : strlen(s), 255, LEX_NUM_DEC, &t, NULL) !=
 				0 ||
 			(slash != NULL && !u32_of(slash + 1, 255, &c)))
@@ -545,8 +620,65 @@ proto_port(const char *s, uint8_t family, struct ipset_ent *e)
 	}
 	if (!u32_of(s, 65535, &v))
 		return false;
+	/* A protocol without ports takes the pseudo port 0 only (as ipset). */
+	if (e->proto != RULE_PROTO_TCP && e->proto != RULE_PROTO_UDP &&
+		e->proto != RULE_PROTO_SCTP && e->proto != 136 && v != 0)
+		return false;
 	e->port = (uint16_t)v;
 	return true;
+}
+
+/* One address of an entry: a network (@p net) or a host of the set's family. */
+static bool
+addr_of(const struct ipset *st, const char *s, bool net, uint8_t *addr, uint8_t *len)
+{
+	struct lex_prefix lp;
+
+	if (lex_prefix(s, strlen(s), LEX_PFX_HOST_CLEAR, &lp, NULL) != 0 ||
+		lp.family != st->family || lp.len == 0 ||
+		(!net && lp.len != fc_af_max_depth(lp.family)))
+		return false;
+	memcpy(addr, lp.addr, sizeof(lp.addr));
+	*len = lp.len;
+	return true;
+}
+
+/*
+ * The member an "add" line's entry names: "A", "A/LEN", "A[/LEN],[PROTO:]PORT"
+ * or "A,[PROTO:]PORT,B" as the set's type has it. 0, or -EINVAL with the
+ * error reported.
+ */
+static int
+entry_parse(struct ipset_parser *p, const struct ipset *st, struct ipset_ent *e)
+{
+	unsigned int shape = ipset_shape[st->type];
+	unsigned int want = set_dims(st);
+	const struct lex_tok *t = &p->t[2];
+	char buf[128], *part[3];
+	unsigned int n = 0;
+	uint8_t len2;
+
+	if (strlen(t->s) >= sizeof(buf))
+		return perr(p, t, "bad entry");
+	snprintf(buf, sizeof(buf), "%s", t->s);
+	for (char *c = buf; n < 3; n++) {
+		part[n] = c;
+		c = strchr(c, ',');
+		if (c == NULL) {
+			n++;
+			break;
+		}
+		*c++ = '\0';
+	}
+	if (n != want || strchr(part[n - 1], ',') != NULL)
+		return perr(p, t, "bad entry");
+	if (!addr_of(st, part[0], shape & IPSET_NET, e->addr, &e->len))
+		return perr(p, t, (shape & IPSET_NET) ? "bad network" : "bad address");
+	if ((shape & IPSET_PORT) && !proto_port(part[1], e))
+		return perr(p, t, "bad protocol or port");
+	if ((shape & IPSET_ADDR2) && !addr_of(st, part[2], false, e->addr2, &len2))
+		return perr(p, t, "bad address");
+	return 0;
 }
 
 /* add NAME ENTRY [timeout N] [comment TEXT] [packets N bytes N] ... */
@@ -555,10 +687,8 @@ line_add(struct ipset_parser *p)
 {
 	struct ipset_ent e;
 	struct ipset *st;
-	struct lex_prefix lp;
 	uint32_t timeout;
 	int idx;
-	char *comma;
 
 	if (p->n < 3)
 		return perr(p, &p->t[p->n - 1], "missing value");
@@ -605,28 +735,7 @@ line_add(struct ipset_parser *p)
 		}
 		return 0;
 	}
-	comma = strchr(p->t[2].s, ',');
-	if ((st->type == IPSET_HASH_IP_PORT) != (comma != NULL))
-		return perr(p, &p->t[2], "bad entry");
-	if (comma != NULL) {
-		*comma = '\0';
-		if (!proto_port(comma + 1, st->family, &e)) {
-			*comma = ',';
-			return perr(p, &p->t[2], "bad entry");
-		}
-	}
-	if (lex_prefix(p->t[2].s, strlen(p->t[2].s), LEX_PFX_HOST_CLEAR, &lp, NULL) != 0 ||
-		lp.family != st->family ||
-		(st->type != IPSET_HASH_NET && lp.len != fc_af_max_depth(lp.family))) {
-		if (comma != NULL)
-			*comma = ',';
-		return perr(p, &p->t[2], st->type == IPSET_HASH_NET ? "bad network" : "bad address");
-	}
-	if (comma != NULL)
-		*comma = ',';
-	memcpy(e.addr, lp.addr, sizeof(e.addr));
-	e.len = lp.len;
-	return ent_add(st, &e);
+	return entry_parse(p, st, &e) < 0 ? -EINVAL : ent_add(st, &e);
 }
 
 static int

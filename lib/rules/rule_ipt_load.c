@@ -163,8 +163,6 @@ parse_policy(struct ipt *p, const struct lex_tok *pol, unsigned int *policy)
 		return rule_ipt_err(p, pol, "built-in chain needs a policy");
 	else
 		return rule_ipt_err(p, pol, "bad policy");
-	if (p->table == RULE_TABLE_NAT && *policy != RULE_POLICY_ACCEPT)
-		return rule_ipt_err(p, pol, "nat chains cannot have a DROP policy");
 	return 0;
 }
 

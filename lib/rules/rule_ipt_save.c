@@ -397,13 +397,12 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 		if (cs != NULL && cs->fn != NULL) {
 			uint64_t p = 0, by = 0;
 
-			cs->fn(cs->arg, RULE_ID_CHAIN_POLICY(t, h), &p, &by);
+			cs->fn(cs->arg, RULE_ID_CHAIN_POLICY(family, t, h), &p, &by);
 			pp += p;
 			pb += by;
 		}
 		rule_buf_printf(b, ":%s %s [%llu:%llu]\n", hook_chain[h],
-			policy_name[c != NULL && t != RULE_TABLE_NAT ? rule_chain_policy(c, family) & 1
-								      : 0],
+			policy_name[c != NULL ? rule_chain_policy(c, family) & 1 : 0],
 			(unsigned long long)pp, (unsigned long long)pb);
 		if (c != NULL && !is_builtin_as(c, h))
 			user[c - tb->chains] = true;

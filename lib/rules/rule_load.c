@@ -69,11 +69,11 @@ stmt_policy(struct parser *p, const struct toks *ts)
 		else
 			return rule_perr(p, &ts->t[2], "unexpected token");
 	}
-	if (p->table == RULE_TABLE_NAT || (p->table != RULE_TABLE_FILTER && p->chain < 0))
-		return rule_perr(p, &ts->t[0], "policy only for base chains outside nat");
+	if (p->table != RULE_TABLE_FILTER && p->chain < 0)
+		return rule_perr(p, &ts->t[0], "policy only for base chains");
 	c = p->chain < 0 ? &p->s->t[RULE_TABLE_FILTER].chains[0] : cur_chain(p);
 	if (!rule_chain_is_base(c))
-		return rule_perr(p, &ts->t[0], "policy only for base chains outside nat");
+		return rule_perr(p, &ts->t[0], "policy only for base chains");
 	set_policy(c, family, pol);
 	return 0;
 }
@@ -192,8 +192,8 @@ stmt_chain(struct parser *p, const struct toks *ts)
 	}
 	cur_chain(p)->hooks |= (uint8_t)hooks;
 	if (pol_kw != NULL) {
-		if (p->table == RULE_TABLE_NAT || !rule_chain_is_base(cur_chain(p)))
-			return rule_perr(p, pol_kw, "policy only for base chains outside nat");
+		if (!rule_chain_is_base(cur_chain(p)))
+			return rule_perr(p, pol_kw, "policy only for base chains");
 		if (seen & 2)
 			set_policy(cur_chain(p), 0, pol[0]);
 		if (seen & 4)

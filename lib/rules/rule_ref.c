@@ -131,6 +131,18 @@ reject_default(const struct rule_x *tgt, unsigned int family)
 				     : RULE_REJECT_ICMP_PORT_UNREACHABLE;
 }
 
+void
+rule_eval_note(struct rule_eval *res, uint32_t id, unsigned int table)
+{
+	if (res->n_notes >= RULE_NOTES_MAX) {
+		res->notes_lost++;
+		return;
+	}
+	res->notes[res->n_notes].id = id;
+	res->notes[res->n_notes].table = (uint8_t)table;
+	res->n_notes++;
+}
+
 int
 rule_eval_merge(struct rule_eval *res, unsigned int primary, unsigned int table, unsigned int hook,
 	unsigned int family, bool entered, const struct rule_term *t, unsigned int policy)
@@ -143,7 +155,18 @@ rule_eval_merge(struct rule_eval *res, unsigned int primary, unsigned int table,
 		res->nat_hook = (uint8_t)hook;
 		if (t == NULL) {
 			res->nat_rule_id = RULE_ID_POLICY;
-			return 0;
+			if (policy != RULE_POLICY_DROP)
+				return 0;
+			/* A DROP policy: the new connection no rule took goes, as in Linux. */
+			res->verdict = RULE_VERDICT_DROP;
+			res->table = (uint8_t)table;
+			res->hook = (uint8_t)hook;
+			res->rule_id = RULE_ID_POLICY;
+			res->action = RULE_ACT_DROP;
+			res->tgt = NULL;
+			res->reject = RULE_REJECT_NONE;
+			res->channel[0] = '\0';
+			return 1;
 		}
 		res->nat_rule_id = t->rule_id;
 		res->nat_action = t->action;
@@ -152,8 +175,19 @@ rule_eval_merge(struct rule_eval *res, unsigned int primary, unsigned int table,
 		return 0;
 	}
 	drop = t == NULL ? policy == RULE_POLICY_DROP : t->action != RULE_ACT_ACCEPT;
-	if (!drop && table != primary)
+	if (!drop && table != primary) {
+		/* Another table's accept: the packet goes on; its rule or policy counts it. */
+		rule_eval_note(res, t == NULL ? RULE_ID_CHAIN_POLICY(family, table, hook) : t->rule_id,
+			table);
 		return 0;
+	}
+	/* A decision this one replaces (filter OUTPUT's accept, then INPUT's) counted it. */
+	if (res->rule_id != RULE_ID_NONE)
+		rule_eval_note(res,
+			res->rule_id == RULE_ID_POLICY
+				? RULE_ID_CHAIN_POLICY(family, res->table, res->hook)
+				: res->rule_id,
+			res->table);
 	res->verdict = drop ? RULE_VERDICT_DROP : RULE_VERDICT_ACCEPT;
 	res->table = (uint8_t)table;
 	res->hook = (uint8_t)hook;
@@ -324,17 +358,24 @@ walk(const struct rule_set *s, unsigned int table, unsigned int hook, struct rul
 		case RULE_ACT_JUMP:
 			if (sp == RULE_DEPTH_MAX)
 				return -ELOOP;
+			rule_eval_note(res, r->id, table);
 			stack[sp].chain = c;
 			stack[sp].next = i;
 			sp++;
-			/* fall through */
+			c = rule_set_chain_find(s, table, r->chain);
+			if (c == NULL)
+				return -EINVAL;
+			i = 0;
+			continue;
 		case RULE_ACT_GOTO:
+			rule_eval_note(res, r->id, table);
 			c = rule_set_chain_find(s, table, r->chain);
 			if (c == NULL)
 				return -EINVAL;
 			i = 0;
 			continue;
 		case RULE_ACT_RETURN:
+			rule_eval_note(res, r->id, table);
 			goto chain_end;
 		default:
 			if (r->action == RULE_ACT_SET && pv != NULL && pv->act != NULL)

@@ -343,8 +343,7 @@ rule_set_chain_add(struct rule_set *s, enum rule_table table, const char *name, 
 		return -EINVAL;
 	if ((hooks & ~rule_table_hooks(table)) != 0)
 		return -EINVAL;
-	if (policy != RULE_POLICY_ACCEPT &&
-		(policy != RULE_POLICY_DROP || table == RULE_TABLE_NAT || hooks == 0))
+	if (policy != RULE_POLICY_ACCEPT && (policy != RULE_POLICY_DROP || hooks == 0))
 		return -EINVAL;
 	if (rule_tbl_find(s, table, name) >= 0)
 		return -EEXIST;
@@ -400,7 +399,7 @@ chain_policy(struct rule_set *s, enum rule_table table, const char *name, unsign
 	struct rule_chain *c;
 	int i;
 
-	if (s == NULL || (unsigned int)table >= RULE_TABLE__COUNT || table == RULE_TABLE_NAT ||
+	if (s == NULL || (unsigned int)table >= RULE_TABLE__COUNT ||
 		(policy != RULE_POLICY_ACCEPT && policy != RULE_POLICY_DROP))
 		return -EINVAL;
 	i = rule_tbl_find(s, table, name);

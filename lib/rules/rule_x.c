@@ -238,9 +238,9 @@ static const struct rule_xopt xo_limit[] = {
 };
 
 static const struct rule_xopt xo_hashlimit[] = {
-	{"--hashlimit-upto", "--hashlimit", "hashlimit_upto", VT_RATE, 0, 0, 5, XOFF(hashlimit.rate), B(1), 0, NULL},
-	{"--hashlimit-above", NULL, "hashlimit_above", VT_RATE, 0, 0, 5, XOFF(hashlimit.rate), B(0), 0, NULL},
-	{"--hashlimit-burst", NULL, "hashlimit_burst", VT_UINT, 0, 0, 4, XOFF(hashlimit.burst), 0, 0, NULL},
+	{"--hashlimit-upto", "--hashlimit", "hashlimit_upto", VT_RATE, 0, 0, 5, XOFF(hashlimit.rate), B(1), 1, NULL},
+	{"--hashlimit-above", NULL, "hashlimit_above", VT_RATE, 0, 0, 5, XOFF(hashlimit.rate), B(0), 1, NULL},
+	{"--hashlimit-burst", NULL, "hashlimit_burst", VT_HLBURST, 0, 0, 4, XOFF(hashlimit.burst), 0, 0, NULL},
 	{"--hashlimit-mode", NULL, "hashlimit_mode", VT_NAMES, XO_LOWER, 0, 1, XOFF(hashlimit.mode), 0, 0, xn_hlmode},
 	{"--hashlimit-srcmask", NULL, "hashlimit_srcmask", VT_UINT, 0, 0, 1, XOFF(hashlimit.srcmask), 0, 128, NULL},
 	{"--hashlimit-dstmask", NULL, "hashlimit_dstmask", VT_UINT, 0, 0, 1, XOFF(hashlimit.dstmask), 0, 128, NULL},
@@ -730,10 +730,14 @@ rule_x_finish(struct rule *r, struct rule_x *x)
 		}
 		break;
 	case RULE_XM_HASHLIMIT:
-		if (!(x->given & B(2))) {
+		/* A byte rate has no burst unless given (netfilter's 0: no refills). */
+		if (!(x->given & B(2)) && x->u.hashlimit.unit != RULE_RATE_BYTES) {
 			x->u.hashlimit.burst = 5;
 			x->given |= B(2);
 		}
+		/* A byte rate's burst is in bytes however written. */
+		if (x->u.hashlimit.unit == RULE_RATE_BYTES)
+			x->u.hashlimit.burst_bytes = 0;
 		break;
 	case RULE_XT_CONNMARK:
 		if ((x->given & (B(1) | B(2))) && !(x->given & B(3))) {
@@ -867,6 +871,21 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		if ((x->given & (B(0) | B(3))) && (x->given & (B(4) | B(5) | B(6) | B(7))))
 			return "recent --seconds, --reap, --hitcount and --rttl go with --rcheck or --update";
 		break;
+	case RULE_XM_HASHLIMIT: {
+		const struct rule_x_hashlimit *h = &x->u.hashlimit;
+		uint64_t per_s = rx_hl_cost_bytes(rx_hl_byte_cost(h->rate));
+
+		if (h->burst_bytes && h->unit != RULE_RATE_BYTES)
+			return "hashlimit burst in bytes needs a byte rate (Nb/s)";
+		if (h->unit != RULE_RATE_BYTES || !(x->given & B(2)))
+			break;
+		/* iptables' checks (it cannot count a burst of a rate under 16b/s). */
+		if (per_s == 0)
+			return "hashlimit burst needs a byte rate of 16b/s or more";
+		if (h->burst < per_s)
+			return "hashlimit burst in bytes below the rate's bytes per second";
+		break;
+	}
 	case RULE_XM_TIME:
 		if (x->given == 0)
 			return "time needs an option";

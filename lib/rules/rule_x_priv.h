@@ -32,7 +32,9 @@ enum rule_vt {
 	VT_ADDR,      /**< an address (a mask), 16 bytes (sets the family) */
 	VT_ARANGE,    /**< A-B: two 16-byte addresses, @c off and @c off + 16 */
 	VT_MAC,       /**< xx:xx:xx:xx:xx:xx */
-	VT_RATE,      /**< N/UNIT: u32 rate at @c off, u8 unit at @c off + 4 */
+	VT_RATE,      /**< N/UNIT: u32 rate at @c off, u8 unit at @c off + 4; with @c arg 1
+			   also Nb/s, Nkb/s, Nmb/s, Ngb/s (bytes per second, RULE_RATE_BYTES) */
+	VT_HLBURST,   /**< hashlimit burst: u32 N, or with b/kb/mb/gb bytes (a byte rate's) */
 	VT_PROB,      /**< 0..1 probability, u32 scaled by 2^31 */
 	VT_ICMP,      /**< ICMP type (@c arg: 4 or 6): name, T or T/C; struct rule_x_icmp */
 	VT_TCPFLAGS,  /**< two words: MASK COMP flag lists; two u8 */
@@ -203,6 +205,26 @@ struct rx_icmp_name {
 	const char *name;
 	uint8_t type, code_min, code_max;
 };
+/*
+ * hashlimit's byte mode as netfilter keeps it: a rate of @p bytes per
+ * second is a cost per 16-byte chunk, UINT32_MAX / (chunks per second + 1)
+ * (iptables' conversion), and that cost stands for the rate it gives back
+ * (the bytes a second's credit holds, what a burst is counted in).
+ */
+static inline uint32_t
+rx_hl_byte_cost(uint32_t bytes)
+{
+	return UINT32_MAX / ((bytes >> 4) + 1);
+}
+
+static inline uint64_t
+rx_hl_cost_bytes(uint32_t cost)
+{
+	uint64_t r = cost != 0 ? UINT32_MAX / cost : UINT32_MAX;
+
+	return (r - 1) << 4;
+}
+
 #define RX_RATE_UNITS 4
 extern const struct rx_icmp_name rx_icmp4_names[];
 extern const struct rx_icmp_name rx_icmp6_names[];

@@ -532,9 +532,11 @@ x_needs(const struct rule_x *x)
 	case RULE_XM_CONNBYTES:
 	case RULE_XM_FRAGMENT:
 	case RULE_XM_LIMIT:
-	case RULE_XM_HASHLIMIT:
 	case RULE_XM_CONNLIMIT:
 		return 0;
+	case RULE_XM_HASHLIMIT:
+		/* A byte rate costs each packet its length. */
+		return x->u.hashlimit.unit == RULE_RATE_BYTES ? RULE_PKT_NEED_FRAME : 0;
 	case RULE_XM_TCP:
 		return OPT(x, 2) ? RULE_PKT_NEED_FRAME : 0; /* options: flags are the packet's */
 	case RULE_XM_STATISTIC:

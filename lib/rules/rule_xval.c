@@ -351,16 +351,55 @@ p_icmp(const struct rule_xopt *o, const char *s, struct rule_x_icmp *ic, struct 
 	return bad(e, 0, "unknown ICMP type");
 }
 
+/*
+ * A byte count N, NK, NM or NG (K = 1024) followed by @p tail ("b/s" of a
+ * rate, "b" of a burst), as iptables' hashlimit reads them. @return false
+ * when @p s is not of that form; *v is 0 when the count is out of range.
+ */
+static bool
+bytes_of(const char *s, const char *tail, uint64_t *v)
+{
+	size_t len = strlen(s), tl = strlen(tail), digits = 0;
+	uint64_t n, mult = 1;
+
+	while (digits < len && s[digits] >= '0' && s[digits] <= '9')
+		digits++;
+	if (digits == 0 || len < digits + tl || strcmp(s + len - tl, tail) != 0)
+		return false;
+	if (len == digits + tl + 1) {
+		switch (s[digits]) {
+		case 'k': case 'K': mult = 1ull << 10; break;
+		case 'm': case 'M': mult = 1ull << 20; break;
+		case 'g': case 'G': mult = 1ull << 30; break;
+		default: return false;
+		}
+	} else if (len != digits + tl) {
+		return false;
+	}
+	*v = 0;
+	if (num(s, digits, UINT32_MAX, &n) && n * mult <= UINT32_MAX)
+		*v = n * mult;
+	return true;
+}
+
 static int
-p_rate(const char *s, void *at, struct rule_xerr *e)
+p_rate(const char *s, void *at, bool bytes, struct rule_xerr *e)
 {
 	const char *slash = strchr(s, '/');
 	uint64_t n;
 	uint8_t unit = RULE_RATE_SEC;
 
+	if (bytes && bytes_of(s, "b/s", &n)) {
+		if (n == 0)
+			return bad(e, 0, "bad byte rate (1b/s to 4294967295b/s)");
+		put(at, 4, n);
+		put((uint8_t *)at + 4, 1, RULE_RATE_BYTES);
+		return 0;
+	}
 	if (!num(s, slash != NULL ? (size_t)(slash - s) : strlen(s), UINT32_MAX, &n) || n == 0) {
-		if (slash != NULL && strpbrk(s, "bBkKmMgG") != NULL && strpbrk(s, "bB") != NULL)
-			return bad(e, 0, "byte rates are not supported");
+		if (slash != NULL && strpbrk(s, "bB") != NULL)
+			return bad(e, 0, bytes ? "bad byte rate (Nb/s, Nkb/s, Nmb/s, Ngb/s)"
+					       : "byte rates are hashlimit's only");
 		return bad(e, 0, "bad rate");
 	}
 	if (slash != NULL) {
@@ -599,7 +638,20 @@ rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r
 		return 0;
 	}
 	case VT_RATE:
-		return p_rate(v[0], at, e);
+		return p_rate(v[0], at, o->arg == 1, e);
+	case VT_HLBURST:
+		/* Bytes for a byte rate (checked with the rate: rule_x.c). */
+		if (bytes_of(v[0], "b", &n)) {
+			if (n == 0)
+				return bad(e, 0, "bad burst (bytes up to 4294967295b)");
+			put(at, 4, n);
+			x->u.hashlimit.burst_bytes = 1;
+			return 0;
+		}
+		if (!num(v[0], strlen(v[0]), UINT32_MAX, &n))
+			return bad(e, 0, "bad number");
+		put(at, 4, n);
+		return 0;
 	case VT_PROB: {
 		char *end;
 		double p = strtod(v[0], &end);
@@ -766,6 +818,20 @@ buf_string(struct rule_buf *b, const char *s, bool native)
 	rule_buf_printf(b, "\"");
 }
 
+/* A byte count in the largest of b, kb, mb, gb that writes it exactly. */
+static void
+buf_bytes(struct rule_buf *b, uint64_t n, const char *tail)
+{
+	static const char *const units[] = {"", "k", "m", "g"};
+	unsigned int u = 0;
+
+	while (u + 1 < RTE_DIM(units) && n != 0 && n % 1024 == 0) {
+		n /= 1024;
+		u++;
+	}
+	rule_buf_printf(b, "%llu%s%s", (unsigned long long)n, units[u], tail);
+}
+
 static void
 buf_setref(struct rule_buf *b, const struct rule_x_set *sr)
 {
@@ -857,8 +923,18 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 			at[4], at[5]);
 		break;
 	case VT_RATE:
+		if (at[4] == RULE_RATE_BYTES) {
+			buf_bytes(b, get(at, 4), "b/s");
+			break;
+		}
 		rule_buf_printf(b, "%u/%s", (unsigned int)get(at, 4),
 			at[4] < RTE_DIM(rx_rate_units) ? rx_rate_units[at[4]] : "sec");
+		break;
+	case VT_HLBURST:
+		if (x->u.hashlimit.unit == RULE_RATE_BYTES)
+			buf_bytes(b, get(at, 4), "b");
+		else
+			rule_buf_printf(b, "%llu", (unsigned long long)get(at, 4));
 		break;
 	case VT_PROB:
 		rule_buf_printf(b, "%.11f", (double)get(at, 4) / 2147483648.0);

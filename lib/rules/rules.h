@@ -77,16 +77,26 @@ extern "C" {
 /** Result marker: the verdict came from a chain policy (or chain end). */
 #define RULE_ID_POLICY UINT32_MAX
 /**
- * Counter ids of the built-in chains' policies, one per (table, hook),
- * above every rule id (rule ids stay below RULE_ID_CHAIN_POLICY_BASE): what
- * a counter callback (rule_counters_fn) is asked for a ":CHAIN POLICY" line.
+ * Counter ids of the built-in chains' policies, one per (family, table,
+ * hook) as iptables and ip6tables keep them apart, above every rule id
+ * (rule ids stay below RULE_ID_CHAIN_POLICY_BASE): what a counter callback
+ * (rule_counters_fn) is asked for a ":CHAIN POLICY" line, what a cached
+ * flow a policy decided keeps as its rule.
+ * @p family  FC_AF_INET4 or FC_AF_INET6
  */
 #define RULE_ID_CHAIN_POLICY_BASE 0xffff0000u
-#define RULE_ID_CHAIN_POLICY(table, hook) \
-	(RULE_ID_CHAIN_POLICY_BASE | (uint32_t)(table) << 8 | (uint32_t)(hook))
+#define RULE_ID_CHAIN_POLICY(family, table, hook)                                      \
+	(RULE_ID_CHAIN_POLICY_BASE | ((family) == FC_AF_INET6 ? 0x80u : 0u) |           \
+		(uint32_t)(table) << 8 | (uint32_t)(hook))
 /** Is @p id a chain policy's counter id (RULE_ID_CHAIN_POLICY())? */
 #define RULE_ID_IS_CHAIN_POLICY(id) \
 	((id) != RULE_ID_POLICY && ((id) & 0xffff0000u) == RULE_ID_CHAIN_POLICY_BASE)
+/** The table of chain policy id @p id. */
+#define RULE_ID_CHAIN_POLICY_TABLE(id) (((id) >> 8) & 0xffu)
+/** The hook of chain policy id @p id. */
+#define RULE_ID_CHAIN_POLICY_HOOK(id) ((id) & 0x7fu)
+/** The family (FC_AF_INET4, FC_AF_INET6) of chain policy id @p id. */
+#define RULE_ID_CHAIN_POLICY_FAMILY(id) (((id) & 0x80u) ? FC_AF_INET6 : FC_AF_INET4)
 /** Position marker for rule_set_rule_add(): append. */
 #define RULE_POS_END UINT32_MAX
 
@@ -415,7 +425,8 @@ struct rule_chain {
 	uint8_t builtin;   /**< main, dnat or snat; cannot be deleted or given hooks */
 	uint8_t hooks;     /**< RULE_HOOK_F() bits claimed by this user chain */
 	uint8_t policy;    /**< enum rule_policy of IPv4 packets (and of both, by default);
-			        base chains only, never DROP in nat */
+			        base chains only; in nat, DROP drops the new
+			        connections no rule of the chain takes */
 	uint8_t policy6;   /**< enum rule_policy of IPv6 packets */
 	uint64_t pkts;     /**< initial policy counters (an import's [pkts:bytes]) */
 	uint64_t bytes;
@@ -528,7 +539,7 @@ int rule_set_chain_del(struct rule_set *s, enum rule_table table, const char *na
 /**
  * Set the policy of a base chain (main, or a user chain with hooks) for
  * both families.
- * @return 0; -EINVAL (nat table, chain without hooks, bad policy), -ENOENT.
+ * @return 0; -EINVAL (chain without hooks, bad policy), -ENOENT.
  * Context: main lcore.
  */
 int rule_set_chain_policy(struct rule_set *s, enum rule_table table, const char *name,
@@ -542,7 +553,7 @@ int rule_set_chain_policy(struct rule_set *s, enum rule_table table, const char 
  * @param name    the chain
  * @param family  FC_AF_INET4 or FC_AF_INET6
  * @param policy  enum rule_policy
- * @return 0; -EINVAL (nat table, chain without hooks, bad policy or
+ * @return 0; -EINVAL (chain without hooks, bad policy or
  *   family), -ENOENT.
  * Context: main lcore.
  */

@@ -67,6 +67,8 @@ struct bench_plan {
 	 */
 	bool tcp_established;
 	uint32_t perflow_rings;  /**< per-flow channel rings live at once (bench_perflow()) */
+	bool point_only;         /**< --point: one grid point, no extended twin, memory or per-flow */
+	bool profile;            /**< --profile: that point's floor and gufc passes for callgrind, then exit */
 };
 
 /** One measured (rules, flows) point. */

@@ -36,6 +36,10 @@
 #include <rte_malloc.h>
 
 #include "bench.h"
+
+#ifdef GUFC_HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#endif
 #include "channel.h"
 
 #define K1 1024u
@@ -51,6 +55,10 @@ struct bench_opts {
 	bool huge;
 	bool tcp_established;
 	bool perflow_only;
+	uint32_t point_rules; /* --point: the one grid point to run (0: the mode's grid) */
+	uint32_t point_flows;
+	unsigned int idle_step_budget; /* --idle-step-budget: the idle background step (0: the default) */
+	bool profile; /* --profile: the point's floor and gufc passes alone, for callgrind */
 };
 
 static void
@@ -59,7 +67,7 @@ usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
-		"          [--perflow-only]\n"
+		"          [--perflow-only] [--point RULES,FLOWS] [--idle-step-budget N] [--profile]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -73,7 +81,16 @@ usage(FILE *f, const char *prog)
 		"               segments in sequence and checked against the windows by the\n"
 		"               fast path (default: picked up mid-stream, one way)\n"
 		"  --perflow-only  only the per-flow channel point (100,000 rings; --smoke:\n"
-		"               2,148): memory per ring, per-flow against shared delivery\n",
+		"               2,148): memory per ring, per-flow against shared delivery\n"
+		"  --point R,F  only the grid point of R rules and F flows (the mode's\n"
+		"               repeats and sizes; with the commit figure when R,F is the\n"
+		"               mode's commit point); no memory or per-flow figures\n"
+		"  --idle-step-budget N  table slots the rules lcore's background step\n"
+		"               examines on an idle pass (default the application's)\n"
+		"  --profile    with --point: after the point's set-up, two passes each of\n"
+		"               the floor and the gufc path (uniform) between callgrind's\n"
+		"               client requests, then exit (run under valgrind --tool=callgrind\n"
+		"               --instr-atstart=no [--cache-sim=yes])\n",
 		prog);
 }
 
@@ -107,6 +124,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"huge", no_argument, NULL, 'H'},
 		{"tcp-established", no_argument, NULL, 'T'},
 		{"perflow-only", no_argument, NULL, 'P'},
+		{"point", required_argument, NULL, 'p'},
+		{"idle-step-budget", required_argument, NULL, 'B'},
+		{"profile", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -153,6 +173,35 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		case 'l':
 			o->lcores = optarg;
 			break;
+		case 'p': {
+			char *comma = strchr(optarg, ',');
+
+			if (comma == NULL) {
+				fprintf(stderr, "gufc-bench: --point: '%s' is not RULES,FLOWS\n", optarg);
+				return -EINVAL;
+			}
+			*comma = '\0';
+			if (num_arg("--point (rules)", optarg, 1, 100000, &v) != 0)
+				return -EINVAL;
+			o->point_rules = (uint32_t)v;
+			if (num_arg("--point (flows)", comma + 1, 16, 1u << 24, &v) != 0)
+				return -EINVAL;
+			o->point_flows = (uint32_t)v;
+			break;
+		}
+		case 'F':
+#ifdef GUFC_HAVE_CALLGRIND
+			o->profile = true;
+			break;
+#else
+			fprintf(stderr, "gufc-bench: --profile: built without valgrind/callgrind.h\n");
+			return -EINVAL;
+#endif
+		case 'B':
+			if (num_arg("--idle-step-budget", optarg, 1, 1u << 20, &v) != 0)
+				return -EINVAL;
+			o->idle_step_budget = (unsigned int)v;
+			break;
 		case 'h':
 			usage(stdout, argv[0]);
 			return 1;
@@ -163,6 +212,10 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 	}
 	if (optind != argc) {
 		usage(stderr, argv[0]);
+		return -EINVAL;
+	}
+	if (o->profile && o->point_rules == 0) {
+		fprintf(stderr, "gufc-bench: --profile needs --point\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -225,6 +278,14 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 	}
 	if (o->repeats != 0)
 		p->repeats = o->repeats;
+	if (o->point_rules != 0) {
+		p->n_rules = 1;
+		p->rules[0] = o->point_rules;
+		p->n_flows = 1;
+		p->flows[0] = o->point_flows;
+		p->point_only = true;
+		p->profile = o->profile;
+	}
 }
 
 static int
@@ -554,6 +615,56 @@ point_skipped(const struct bench_plan *p, uint32_t rules, uint32_t flows)
 	return p->skip_rules_min != 0 && rules >= p->skip_rules_min && flows >= p->skip_flows_min;
 }
 
+/*
+ * --profile: the floor and the gufc path on the point's uniform trace, a
+ * warm-up pass each (the simulated caches fill) and two measured passes
+ * each of 16,384 packets (whole passes) between callgrind's client requests, so that the dump holds those
+ * passes alone: instructions and simulated cache misses per packet of each
+ * path (divide by the packet counts printed), which unlike cycles do not
+ * depend on the machine's load.
+ */
+static uint64_t profile_floor_pkts;
+
+static uint64_t
+profile_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
+{
+	profile_floor_pkts += *np;
+	return bench_burst_floor(ctx, from, np);
+}
+
+static void
+profile_run(struct bench_ctx *ctx, uint32_t *trace)
+{
+	const struct dp_stats *st = &ctx->env->lc->rx_dp.st;
+	uint64_t rx0, floor0;
+
+	ctx->trace = trace;
+	ctx->cursor = 0;
+	/* Whole passes of a fixed length: the same packets whatever the clock says. */
+	ctx->pass_len = RTE_MIN(ctx->pass_len, 16384u);
+	ctx->pass_budget = UINT64_MAX;
+#ifdef GUFC_HAVE_CALLGRIND
+	CALLGRIND_START_INSTRUMENTATION;
+#endif
+	bench_pass_run(ctx, bench_burst_floor);
+	bench_pass_run(ctx, bench_burst_gufc);
+#ifdef GUFC_HAVE_CALLGRIND
+	CALLGRIND_ZERO_STATS;
+#endif
+	rx0 = st->rx;
+	floor0 = profile_floor_pkts;
+	for (unsigned int r = 0; r < 2; r++) {
+		bench_pass_run(ctx, profile_floor);
+		bench_pass_run(ctx, bench_burst_gufc);
+	}
+#ifdef GUFC_HAVE_CALLGRIND
+	CALLGRIND_DUMP_STATS;
+	CALLGRIND_STOP_INSTRUMENTATION;
+#endif
+	printf("profile: floor %" PRIu64 " packets (bench_burst_floor), gufc %" PRIu64
+	       " packets (gufc_rx_poll)\n", profile_floor_pkts - floor0, st->rx - rx0);
+}
+
 static int
 point_run(struct bench_env *env, struct bench_results *res, struct bench_point *pt,
 	struct rule_set *set, const struct rule_cls *cls, const struct fc_key *keys,
@@ -616,6 +727,11 @@ point_run(struct bench_env *env, struct bench_results *res, struct bench_point *
 		trace[d] = bench_trace_make(&rng, d, pl->zipf_s, pt->conns, ctx.trace_len);
 		if (trace[d] == NULL)
 			goto out;
+	}
+	if (pl->profile) {
+		profile_run(&ctx, trace[BENCH_UNIFORM]);
+		rc = 0;
+		goto out;
 	}
 	for (unsigned int d = 0; d < BENCH_DIST__COUNT; d++) {
 		ctx.trace = trace[d];
@@ -763,7 +879,8 @@ grid_run(struct bench_env *env, struct bench_results *res)
 				goto out;
 			}
 			/* The same set with interfaces, marks and a meter beside it. */
-			if (pl->rules[r] == ext_rules(pl) && res->n_points < BENCH_MAX_POINTS) {
+			if (pl->rules[r] == ext_rules(pl) && !pl->point_only &&
+				res->n_points < BENCH_MAX_POINTS) {
 				rc = ext_point(env, res, sets[r], keys, flows);
 				if (rc != 0)
 					goto out;
@@ -855,20 +972,24 @@ main(int argc, char **argv)
 			printf("note: %s: %s\n", res.note_key[i], res.note[i]);
 		goto out;
 	}
+	if (o.idle_step_budget != 0)
+		env.app->idle_step_budget = o.idle_step_budget;
 	rc = grid_run(&env, &res);
-	if (rc == 0 && !res.commit.measured) {
+	if (rc == 0 && !res.commit.measured && !res.plan.point_only) {
 		bench_note(&res, "commit", "no point at %u rules, %u flows in this mode",
 			res.plan.commit_rules, res.plan.commit_flows);
 		rc = -ENOENT;
 	}
-	if (rc == 0)
+	if (rc == 0 && !res.plan.point_only)
 		rc = mem_bench(&env, &res);
-	if (rc == 0)
+	if (rc == 0 && !res.plan.point_only)
 		rc = bench_perflow(&env, &res);
 	if (rc != 0) {
 		fprintf(stderr, "gufc-bench: %s\n", strerror(-rc));
 		goto out;
 	}
+	if (res.plan.profile)
+		goto out;
 	setup_fill(&res);
 	res.elapsed_s = cyc_to_s(rte_rdtsc() - t0);
 	bench_summary(&res, summary);

@@ -134,6 +134,12 @@ void ct_help_udp(struct ct_helpers *h, struct rule_flow *f, const struct mod_ct_
 
 /* The helper state of connection @p id, or NULL. */
 struct ct_help *ct_help_of(const struct ct_helpers *h, uint32_t id);
+/**
+ * Add expectation @p e to table @p t of @p h, and tell the engine, so that
+ * a cached drop of a tuple it covers is decided anew. @return as
+ * mod_ct_expect_add().
+ */
+int ct_help_exp_add(struct ct_helpers *h, struct mod_ct_expect *t, const struct mod_ct_exp *e);
 
 /* The other entry's key (the peer's view of the connection), or the packet's reversed. */
 void ct_help_other_key(struct ct_helpers *h, const struct rule_flow *f, struct fc_key *k);

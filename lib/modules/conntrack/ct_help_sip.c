@@ -91,7 +91,7 @@ media_expect(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn *c,
 	e.expires = h->now + CT_SIP_EXP_TIMEOUT_MS;
 	for (uint32_t p = base; p <= base + 1; p++) {
 		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16((uint16_t)p));
-		r = mod_ct_expect_add(h->exp_sip, &e, h->now);
+		r = ct_help_exp_add(h, h->exp_sip, &e);
 		if (r == -EEXIST)
 			return 0; /* another call expects the stream: Linux skips it */
 		if (r < 0)
@@ -139,7 +139,7 @@ media_expect_nat(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn
 	for (tries = 0; tries < SIP_PORT_TRIES && p != 0; tries++, p = (uint16_t)(p + 2)) {
 		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(p));
 		e.nat_port = base;
-		r = mod_ct_expect_add(h->exp_sip, &e, h->now);
+		r = ct_help_exp_add(h, h->exp_sip, &e);
 		if (r == -EEXIST)
 			continue;
 		if (r < 0)
@@ -147,7 +147,7 @@ media_expect_nat(struct ct_helpers *h, uint32_t id, const struct mod_ct_sip_conn
 		rtcp = e;
 		fc_key_set_ports(&rtcp.tuple, 0, rte_cpu_to_be_16((uint16_t)(p + 1)));
 		rtcp.nat_port = (uint16_t)(base + 1);
-		r = mod_ct_expect_add(h->exp_sip, &rtcp, h->now);
+		r = ct_help_exp_add(h, h->exp_sip, &rtcp);
 		if (r == 0)
 			break;
 		mod_ct_expect_remove(h->exp_sip, &e.tuple, id);
@@ -229,7 +229,7 @@ register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 		r = -1;
 		for (tries = 0; tries < (nat ? SIP_PORT_TRIES : 1u) && p != 0; tries++, p++) {
 			fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(p));
-			r = mod_ct_expect_add(h->exp_sig, &e, h->now);
+			r = ct_help_exp_add(h, h->exp_sig, &e);
 			if (r != -EEXIST)
 				break;
 		}

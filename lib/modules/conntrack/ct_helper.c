@@ -65,6 +65,22 @@ ct_help_fini(struct ct_helpers *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/*
+ * Add expectation @p e to table @p t; once made, the engine hears of it
+ * (rule_engine_expect_note()): a tuple it covers whose drop was cached
+ * before is decided anew at its next packet, as in Linux where the next
+ * packet of a dropped connection is a new one and meets the expectation.
+ */
+int
+ct_help_exp_add(struct ct_helpers *h, struct mod_ct_expect *t, const struct mod_ct_exp *e)
+{
+	int rc = mod_ct_expect_add(t, e, h->now);
+
+	if (rc == 0)
+		rule_engine_expect_note(h->eng, &e->tuple);
+	return rc;
+}
+
 #define help_of ct_help_of
 
 struct ct_help *
@@ -326,7 +342,7 @@ ftp_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	/* The announced port, else the next one no other master expects (nf_nat_ftp). */
 	for (unsigned int tries = 0; tries < (nat ? 128u : 1u) && port != 0; tries++, port++) {
 		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
-		rc = mod_ct_expect_add(h->exp, &e, h->now);
+		rc = ct_help_exp_add(h, h->exp, &e);
 		if (rc != -EEXIST)
 			break;
 	}
@@ -389,7 +405,7 @@ irc_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_hel
 	}
 	for (unsigned int tries = 0; tries < (nat ? 128u : 1u) && port != 0; tries++, port++) {
 		fc_key_set_ports(&e.tuple, 0, rte_cpu_to_be_16(port));
-		rc = mod_ct_expect_add(h->exp_irc, &e, h->now);
+		rc = ct_help_exp_add(h, h->exp_irc, &e);
 		if (rc != -EEXIST)
 			break;
 	}
@@ -435,7 +451,7 @@ sane_expect(struct ct_helpers *h, struct rule_flow *f, uint32_t id, uint16_t por
 	e.helper = MOD_CT_HELPER_SANE;
 	e.master = id;
 	e.expires = h->now + CT_SANE_EXP_TIMEOUT_MS;
-	if (mod_ct_expect_add(h->exp, &e, h->now) < 0)
+	if (ct_help_exp_add(h, h->exp, &e) < 0)
 		return RULE_DROP_CT_HELPER; /* Linux: "cannot add expectation" */
 	count(&h->st.commands);
 	return 0;
@@ -575,7 +591,7 @@ tftp_packet(struct ct_helpers *h, struct rule_flow *f, uint32_t id, const uint8_
 			memcpy(e.snat_addr, fc_key_dst(ok), alen);
 		}
 	}
-	if (mod_ct_expect_add(h->exp, &e, h->now) < 0) {
+	if (ct_help_exp_add(h, h->exp, &e) < 0) {
 		/* Linux: "cannot add expectation": the request is dropped. */
 		count(&h->st.dropped);
 		f->drop = RULE_DROP_CT_HELPER;

@@ -234,7 +234,8 @@ rec_fill(const struct mod_ipfix_module *m, const struct fc_key *k, const struct 
 	} else {
 		key_side(k, r, true);
 	}
-	r->rule_id = a->rule_id;
+	/* A chain's policy is "the policy" (gufcRuleId 0xffffffff), whichever chain. */
+	r->rule_id = RULE_ID_IS_CHAIN_POLICY(a->rule_id) ? RULE_ID_POLICY : a->rule_id;
 	r->reply = (a->flags & FC_ACT_F_REPLY) ? 1 : 0;
 	if (a->verdict == FC_VERDICT_DROP) {
 		r->fwd_status = MOD_IPFIX_FWD_DROP_ACL;

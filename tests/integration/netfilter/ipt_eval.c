@@ -16,9 +16,18 @@
  * of the range; the port kept when inside the port range, else its first
  * port) with its local bits recomputed, filter (mangle, filter, security),
  * then, if accepted, src. The verdict is the first drop of any stage, else
- * the filter table's. Every packet is the first of a new connection (NEW).
+ * the filter table's. Every packet is the first of a new connection.
  * "-m statistic --mode nth" counts the list's packets in order, as the
  * kernel does (nth_match()).
+ *
+ * After the packets, the counters they added, as the oracle prints them:
+ * per rule line and built-in chain policy of the file's tables, what the
+ * walks passed (decisions, nat decisions, acting rules, jumps, RETURN,
+ * other tables' accepts and policies), with each packet's IP length;
+ * packets of the other family and packets from the firewall to itself
+ * that reach INPUT are not counted (see count_walk()'s caller). The stages
+ * after raw see the ctstate conntrack would give the packet
+ * (kernel_ctstate()).
  *
  * Rule ids of the imported set are mapped back to file positions (the
  * n-th "-A" line of the file) by importing each rule line on its own with
@@ -26,7 +35,9 @@
  * at the next positions of its chain in the full set.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -143,6 +154,102 @@ static struct rule_ipsets *ipsets; /* --ipset FILE: what -m set reads and -j SET
  * Fill pos[id] with the file position of every rule of @s. @return 0, or
  * -1 after printing why.
  */
+/* ------------------------------------------------------------------------ */
+/* Counters                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Rule lines of a file counted at most. */
+#define RULE_LINES_MAX 4096
+
+struct ctr {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+static uint8_t line_table[RULE_LINES_MAX];  /* per rule line: its table */
+static bool table_in_file[RULE_TABLE__COUNT]; /* the file has "*TABLE" (the kernel too) */
+static unsigned int file_family;            /* the file's family: the counters are its */
+static struct ctr line_ctr[RULE_LINES_MAX]; /* per rule line: what the list added */
+static struct ctr pol_ctr[RULE_TABLE__COUNT][RULE_HOOK__COUNT];
+
+/* One packet of @p len bytes passed rule @p id (or a chain's policy: RULE_ID_CHAIN_POLICY()). */
+static void
+count_id(uint32_t id, const uint32_t *pos, uint32_t n_pos, unsigned int len)
+{
+	struct ctr *c = NULL;
+
+	if (RULE_ID_IS_CHAIN_POLICY(id)) {
+		uint32_t t = RULE_ID_CHAIN_POLICY_TABLE(id), h = RULE_ID_CHAIN_POLICY_HOOK(id);
+
+		if (t < RULE_TABLE__COUNT && h < RULE_HOOK__COUNT)
+			c = &pol_ctr[t][h];
+	} else if (id != RULE_ID_NONE && id < n_pos && pos[id] < RULE_LINES_MAX) {
+		c = &line_ctr[pos[id]];
+	}
+	if (c != NULL) {
+		c->packets++;
+		c->bytes += len;
+	}
+}
+
+/*
+ * What a packet's walk of stages ev[0..n) passed, as the kernel counts it:
+ * each stage's decision (a rule or a chain's policy), the nat decisions,
+ * the rules that acted without deciding and the notes (jumps, RETURN,
+ * other tables' accepts and policies, decisions a later table replaced).
+ */
+static void
+count_walk(const struct rule_eval ev[], unsigned int n, const uint32_t *pos, uint32_t n_pos,
+	unsigned int len, unsigned int family)
+{
+	for (unsigned int st = 0; st < n; st++) {
+		const struct rule_eval *e = &ev[st];
+
+		if (e->rule_id != RULE_ID_NONE)
+			count_id(e->rule_id == RULE_ID_POLICY
+					 ? RULE_ID_CHAIN_POLICY(family, e->table, e->hook)
+					 : e->rule_id,
+				pos, n_pos, len);
+		if ((st == RULE_STAGE_DST || st == RULE_STAGE_SRC) &&
+			e->nat_rule_id != RULE_ID_NONE)
+			count_id(e->nat_rule_id == RULE_ID_POLICY
+					 ? RULE_ID_CHAIN_POLICY(family, RULE_TABLE_NAT, e->nat_hook)
+					 : e->nat_rule_id,
+				pos, n_pos, len);
+		for (unsigned int i = 0; i < e->n_acts && i < RULE_ACTS_MAX; i++)
+			count_id(e->acts[i].rule_id, pos, n_pos, len);
+		for (unsigned int i = 0; i < e->n_notes && i < RULE_NOTES_MAX; i++)
+			count_id(e->notes[i].id, pos, n_pos, len);
+	}
+}
+
+/* The counters that moved, as netfilter-oracle.py prints them (its sort order aside). */
+static void
+print_counters(void)
+{
+	for (unsigned int k = 1; k < RULE_LINES_MAX; k++)
+		if ((line_ctr[k].packets != 0 || line_ctr[k].bytes != 0) &&
+			table_in_file[line_table[k]])
+			printf("counters %s rule %u %" PRIu64 " %" PRIu64 "\n",
+				rule_table_name(line_table[k]), k, line_ctr[k].packets,
+				line_ctr[k].bytes);
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT; h++) {
+			char name[16];
+			const char *hn = rule_hook_name(h);
+			unsigned int i;
+
+			if ((pol_ctr[t][h].packets == 0 && pol_ctr[t][h].bytes == 0) ||
+				!table_in_file[t])
+				continue;
+			for (i = 0; hn[i] != '\0' && i < sizeof(name) - 1; i++)
+				name[i] = (char)toupper((unsigned char)hn[i]);
+			name[i] = '\0';
+			printf("counters %s policy %s %" PRIu64 " %" PRIu64 "\n", rule_table_name(t),
+				name, pol_ctr[t][h].packets, pol_ctr[t][h].bytes);
+		}
+}
+
 static int
 map_positions(const struct rule_set *s, const char *text, const char *path, uint8_t family,
 	uint32_t **pos_out, uint32_t *n_pos)
@@ -227,6 +334,8 @@ map_positions(const struct rule_set *s, const char *text, const char *path, uint
 				}
 				for (uint32_t j = 0; j < c1->n_rules; j++)
 					pos[c->rules[cursor[t][ci]++].id] = k;
+				if (k < RULE_LINES_MAX)
+					line_table[k] = (uint8_t)t;
 			}
 		rule_set_free(one);
 		l += len + (e != NULL);
@@ -754,8 +863,46 @@ set_act(void *arg, const struct rule *r, const struct rule_pkt *p)
 static const struct rule_providers nth_pv = {.arg = NULL, .match = nth_match, .act = set_act};
 
 
+/*
+ * The ctstate conntrack gives packet @p with no connection before it: NEW
+ * for what can open one (a SYN, a bare ACK picked up mid-stream as
+ * nf_conntrack_tcp_loose does, UDP, an SCTP INIT, an ICMP query);
+ * INVALID for TCP flags that cannot (a SYN-ACK, FIN, RST, none, a
+ * combination tcp_error() refuses) and ICMP errors or replies; UNTRACKED
+ * for ICMPv6 neighbour discovery and MLD. The nat chains see only NEW.
+ */
+static unsigned int
+kernel_ctstate(const struct pkt *p)
+{
+	uint8_t f = p->tcp_flags & (uint8_t)~(RULE_TCP_ECE | RULE_TCP_CWR | RULE_TCP_URG);
+
+	switch (p->proto) {
+	case 6:
+		/*
+		 * Of the flags tcp_error() lets through (URG aside), those that
+		 * open a connection: SYN, and ACK (with or without PSH).
+		 */
+		return f == RULE_TCP_SYN || f == RULE_TCP_ACK || f == (RULE_TCP_ACK | RULE_TCP_PSH)
+			       ? RULE_CT_NEW
+			       : RULE_CT_INVALID;
+	case 1:
+		return p->icmp_type < 0 || p->icmp_type == 8 || p->icmp_type == 13 ||
+				       p->icmp_type == 15 || p->icmp_type == 17
+			       ? RULE_CT_NEW
+			       : RULE_CT_INVALID;
+	case 58:
+		if (p->icmp_type < 0 || p->icmp_type == 128 || p->icmp_type == 139)
+			return RULE_CT_NEW;
+		if ((p->icmp_type >= 130 && p->icmp_type <= 137) || p->icmp_type == 143)
+			return RULE_CT_UNTRACKED;
+		return RULE_CT_INVALID;
+	default:
+		return RULE_CT_NEW;
+	}
+}
+
 static int
-eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
+eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, uint32_t n_pos)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	unsigned int decider = RULE_STAGE_FILTER, n = 0;
@@ -775,7 +922,7 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 		if (st == RULE_STAGE_RAW)
 			pk.ctstate = RULE_CT_INVALID;
 		else if (!(pk.ctstate & RULE_CT_UNTRACKED))
-			pk.ctstate = RULE_CT_NEW;
+			pk.ctstate = kernel_ctstate(p);
 		/* Both ends local: the packet comes back in through lo. */
 		if (st == RULE_STAGE_FILTER && (fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && from_fw)
 			pk.in_port = PORT_LO;
@@ -815,6 +962,17 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos)
 		i++)
 		cl_conns[n_cl++] = cl_pending[i];
 	n_cl_pending = 0;
+	/*
+	 * Its counts: a packet of the file's family (the other's chains are
+	 * the lab's skeleton), unless it went from the firewall to itself and
+	 * reached INPUT: Linux walks POSTROUTING and, back in through lo, raw
+	 * and mangle PREROUTING before INPUT; gufc's stages go from OUTPUT to
+	 * INPUT (the oracle leaves such packets out of its counts too).
+	 */
+	if (k.family == file_family &&
+		!(from_fw && (fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && n > RULE_STAGE_FILTER &&
+			ev[RULE_STAGE_FILTER].hook == RULE_HOOK_INPUT))
+		count_walk(ev, n, pos, n_pos, ip_len(p), k.family);
 	printf("%u %s %s ", p->n, rule_hook_name(ev[decider].hook),
 		ev[decider].verdict == RULE_VERDICT_ACCEPT ? "accept" : "drop");
 	if (ev[decider].rule_id == RULE_ID_POLICY)
@@ -896,6 +1054,22 @@ main(int argc, char **argv)
 	}
 	if (family == 0)
 		family = set_family(s);
+	file_family = family;
+	/* The tables the file has: the kernel has no others (gufc's nat has built-in chains). */
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		char head[16];
+		const char *at = text;
+		size_t hl;
+
+		snprintf(head, sizeof(head), "*%s", rule_table_name(t));
+		hl = strlen(head);
+		while ((at = strstr(at, head)) != NULL) {
+			if ((at == text || at[-1] == '\n') &&
+				(at[hl] == '\n' || at[hl] == '\r' || at[hl] == ' ' || at[hl] == '\0'))
+				table_in_file[t] = true;
+			at += hl;
+		}
+	}
 	if (rule_set_ports(s, RTE_DIM(port_names), port_names) < 0) {
 		fprintf(stderr, "ipt_eval: no memory\n");
 		rc = 2;
@@ -932,10 +1106,11 @@ main(int argc, char **argv)
 		if (r == 0)
 			continue;
 		p.n = ++n;
-		if (eval_packet(s, &p, pos) < 0)
+		if (eval_packet(s, &p, pos, n_pos) < 0)
 			rc = 1;
 	}
 	fclose(f);
+	print_counters();
 out:
 	free(pos);
 	rule_hashlimit_free(hashlimit);

@@ -461,8 +461,22 @@ def test_metrics(ctx):
                 check(metric(fams, m, channel=name, kind=ch["kind"][i]) == ch[col][i],
                       "channel %s %s" % (name, col))
         ru = a["/gufc/rules"]
-        check(len(ru["id"]) == 2, "two rules")
+        check(sum(1 for h in ru["hook"] if not h) == 2, "two rules")
+        # The base chains' policies after the rules.
+        check(sorted((f, t, h) for f, t, h in zip(ru["family"], ru["table"], ru["hook"]) if h) ==
+              sorted((f, t, h) for f in ("ipv4", "ipv6")
+                     for t, h in (("filter", "input"), ("filter", "forward"),
+                                  ("filter", "output"), ("nat", "prerouting"),
+                                  ("nat", "postrouting"))),
+              "the policies of filter main's hooks and nat's dnat and snat, per family")
         for i, rid in enumerate(ru["id"]):
+            if ru["hook"][i]:
+                lab = dict(family=ru["family"][i], table=ru["table"][i], hook=ru["hook"][i],
+                           chain=ru["chain"][i])
+                check(metric(fams, "gufc_policy_packets_total", **lab) == ru["packets"][i] and
+                      metric(fams, "gufc_policy_bytes_total", **lab) == ru["bytes"][i],
+                      "policy %s" % ru["hook"][i])
+                continue
             lab = dict(id=rid, table=ru["table"][i], chain=ru["chain"][i])
             check(metric(fams, "gufc_rule_packets_total", **lab) == ru["packets"][i] and
                   metric(fams, "gufc_rule_bytes_total", **lab) == ru["bytes"][i], "rule %d" % rid)

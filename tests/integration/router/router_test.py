@@ -27,7 +27,9 @@ a server namespace over net_tap ports):
   ftp     FTP through a FORWARD DROP / ESTABLISHED,RELATED rule set with
           masquerade and CT --helper ftp in raw: passive and active
           transfers (IPv4 PASV/PORT, IPv6 EPSV/EPRT) complete and their
-          data connections are RELATED; without the CT rule the passive
+          data connections are RELATED; a passive data connection whose
+          tuple was dropped (and cached) before its 227 gets through at
+          its retry (drops_expected); without the CT rule the passive
           data connection is refused
   ttl     TTL / HL targets in mangle FORWARD and POSTROUTING act after the
           router's own decrement (as Linux's ip_forward), one in PREROUTING
@@ -208,6 +210,7 @@ except socket.timeout:
 FTPD = r"""
 import random, socket, sys
 host, size = sys.argv[1], int(sys.argv[2])
+pasv_port = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 fam = socket.AF_INET6 if ":" in host else socket.AF_INET
 data = random.Random(11).randbytes(size)
 ls = socket.socket(fam, socket.SOCK_STREAM)
@@ -238,7 +241,8 @@ while True:
             say("200 EPRT ok")
         elif cmd in ("PASV", "EPSV"):
             pasv = socket.socket(fam, socket.SOCK_STREAM)
-            pasv.bind((host, 0))
+            pasv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            pasv.bind((host, pasv_port))
             pasv.listen(1)
             p = pasv.getsockname()[1]
             if cmd == "PASV":
@@ -291,6 +295,52 @@ try:
     ftp.quit()
 except (OSError, ftplib.Error):
     pass
+"""
+
+# A passive data connection tried too early (argv[2]: the server's passive
+# port, argv[3]: the client's source port): a SYN before PASV (dropped, and
+# the drop cached for its tuple), then after the 227 the same tuple again,
+# which must get through (the expectation takes the cached drop back).
+FTP_EARLY = r"""
+import ftplib, hashlib, socket, sys
+host, dport, sport = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def data_sock(timeout):
+    d = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    d.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    d.bind(("", sport))
+    d.settimeout(timeout)
+    return d
+ftp = ftplib.FTP()
+ftp.connect(host, 21, timeout=10)
+ftp.login("ftp", "x")
+ftp.voidcmd("TYPE I")
+d = data_sock(1.5)
+try:
+    d.connect((host, dport))
+    print("EARLY connected (unexpected)", flush=True)
+except OSError as e:
+    print("EARLY", type(e).__name__, flush=True)
+d.close()
+resp = ftp.sendcmd("PASV")
+port = ftplib.parse227(resp)[1]
+d = data_sock(8)
+try:
+    d.connect((host, port))
+except OSError as e:
+    print("FAILED", type(e).__name__, flush=True)
+    sys.exit(0)
+ftp.sendcmd("RETR f")
+h, n = hashlib.sha256(), 0
+while True:
+    b = d.recv(65536)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+d.close()
+ftp.voidresp()
+print("GOT", n, h.hexdigest(), flush=True)
+ftp.quit()
 """
 
 FTP_SIZE = 1 << 20
@@ -506,6 +556,18 @@ def t_ftp(build):
                 print("ftp %s %s: %s bytes, SHA-256 equal" % (host, mode, w[1]))
             srv.kill()
             srv.wait()
+        # A data connection's tuple dropped before its 227 meets the expectation.
+        srv = gw.python(gw.sns, FTPD, SERVER4, str(FTP_SIZE), "30021")
+        wait_line(srv, "LISTEN")
+        cl = gw.python(gw.cns, FTP_EARLY, SERVER4, "30021", "40021")
+        w = wait_line(cl, "EARLY", timeout=30)
+        check(w[1] == "TimeoutError", "the early data SYN was not dropped: %s" % w)
+        w = wait_line(cl, "GOT", timeout=30)
+        cl.wait(10)
+        check(int(w[1]) == FTP_SIZE and w[2] == want, "ftp early: got %s %s" % (w[1], w[2]))
+        print("ftp passive, the data tuple dropped before the 227: %s bytes" % w[1])
+        srv.kill()
+        srv.wait()
         flows = gw.shell("show flows proto tcp")
         check("helper=ftp" in flows, "no control connection with the helper:\n" + flows)
         check(flows.count("expected=ftp") >= 4,
@@ -514,8 +576,10 @@ def t_ftp(build):
         print("\n".join(l for l in stats.splitlines() if l.startswith(("helpers", "expect"))))
         gw.stop()
         st = gw.stats()["conntrack"]["helper"]
-        check(st["related"] >= 4 and st["nat_rewrites"] >= 2 and st["nat_failed"] == 0,
+        check(st["related"] >= 5 and st["nat_rewrites"] >= 2 and st["nat_failed"] == 0,
               "helper counters: %s" % st)
+        sp = gw.stats()["slow_path"]
+        check(sp["drops_expected"] >= 1, "no cached drop taken back: %s" % sp)
     # Without the CT rule nothing is expected: the data connection is refused.
     with Gateway(build, BASE_CONF, ftp_rules(False), server_default_route=False) as gw:
         srv = gw.python(gw.sns, FTPD, SERVER4, str(FTP_SIZE))
@@ -627,6 +691,18 @@ def t_ftp_linux(build):
                 print("linux: ftp %s %s: %s bytes, SHA-256 equal" % (host, mode, w[1]))
             srv.kill()
             srv.wait()
+        # The data tuple dropped before the 227: Linux keeps nothing of it.
+        srv = spawn(True, FTPD, SERVER4, str(FTP_SIZE), "30021")
+        wait_line(srv, "LISTEN")
+        cl = spawn(False, FTP_EARLY, SERVER4, "30021", "40021")
+        w = wait_line(cl, "EARLY", timeout=30)
+        check(w[1] == "TimeoutError", "linux: the early data SYN was not dropped: %s" % w)
+        w = wait_line(cl, "GOT", timeout=30)
+        cl.wait(10)
+        check(w[2] == want, "linux ftp early: %s" % w)
+        print("linux: ftp passive, the data tuple dropped before the 227: %s bytes" % w[1])
+        srv.kill()
+        srv.wait()
         flush_raw()
         srv = spawn(True, FTPD, SERVER4, str(FTP_SIZE))
         wait_line(srv, "LISTEN")

@@ -49,4 +49,63 @@ v6n=$CTR
 [ "$v6n" = "$v6" ] || fail "IPv6 counters '$v6n' after the IPv4 reload, expected '$v6'"
 stop_gufc || fail "gufc exit status $?"
 [ "$(json_get "$W/st.json" "j['accounting']['ok']")" = "True" ] || fail "accounting"
+
+# 2. What iptables -L -v counts besides the deciding rule: a jump counts every
+#    packet that takes it, RETURN and a rule without a target those that pass
+#    them, each built-in chain's policy the packets that leave it by its end
+#    (mangle's ACCEPT ones too): in "show rules iptables", in "show rules"
+#    (the policies after the rules) and in the JSON's "policies". The IPv4
+#    packets: UDP to ports 53 (RETURN), 123 (accepted) and 443 (the policy).
+exec 4>&-
+rm -f "$W/cmd"
+printf '%s\n' '*mangle' ':PREROUTING ACCEPT [0:0]' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
+	':OUTPUT ACCEPT [0:0]' ':POSTROUTING ACCEPT [0:0]' 'COMMIT' \
+	'*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' ':OUTPUT ACCEPT [0:0]' \
+	':udpchk - [0:0]' '-A FORWARD -p udp -j udpchk' '-A FORWARD -p udp --dport 1:200 -j ACCEPT' \
+	'-A udpchk -p udp --dport 53 -j RETURN' '-A udpchk -p udp' 'COMMIT' > "$W/j4.rules"
+# shellcheck disable=SC2046
+start_gufc $(eal_args "$W/in.pcap" "$W/out2.pcap" 0,1) -- --iptables "$W/j4.rules" \
+	--stats-json "$W/st2.json"
+wait_rx "$total"
+ask show rules iptables
+ipt=$ASK
+ctr() { # "P B" of the export's rule line $1
+	echo "$ipt" | awk -v r="$1" '{ c = $1; $1 = ""; sub(/^ /, "") }
+		$0 == r { gsub(/[][]/, "", c); sub(/:/, " ", c); print c }'
+}
+pol() { # "P B" of table $1's built-in chain $2
+	echo "$ipt" | awk -v t="*$1" -v ch=":$2" '$0 == t { in_t = 1 } $0 == "COMMIT" { in_t = 0 }
+		in_t && $1 == ch && $2 == "ACCEPT" { c = $3; gsub(/[][]/, "", c); sub(/:/, " ", c); print c }'
+}
+jump=$(ctr '-A FORWARD -p udp -j udpchk')
+acc=$(ctr '-A FORWARD -p udp -m udp --dport 1:200 -j ACCEPT')
+ret=$(ctr '-A udpchk -p udp -m udp --dport 53 -j RETURN')
+none=$(ctr '-A udpchk -p udp')
+fwd=$(pol filter FORWARD)
+mpre=$(pol mangle PREROUTING)
+mpost=$(pol mangle POSTROUTING)
+echo "jump '$jump' accept '$acc' return '$ret' no target '$none' FORWARD policy '$fwd'" \
+	"mangle PREROUTING '$mpre' POSTROUTING '$mpost'"
+[ -n "$jump" ] && [ -n "$acc" ] && [ -n "$ret" ] && [ -n "$none" ] && [ -n "$fwd" ] ||
+	fail "missing counters in: $ipt"
+[ "${jump% *}" = "${v4% *}" ] || fail "the jump counts ${jump% *}, expected ${v4% *} (every IPv4 packet)"
+[ $(( ${ret% *} + ${none% *} )) = "${jump% *}" ] || fail "RETURN $ret + no target $none != jump $jump"
+[ $(( ${ret#* } + ${none#* } )) = "${jump#* }" ] || fail "RETURN + no target bytes != jump's"
+[ $(( ${acc% *} + ${fwd% *} )) = "${jump% *}" ] || fail "ACCEPT $acc + policy $fwd != jump $jump"
+[ $(( ${acc#* } + ${fwd#* } )) = "${jump#* }" ] || fail "ACCEPT + policy bytes != jump's"
+[ "${ret% *}" -gt 0 ] && [ "${none% *}" -gt 0 ] && [ "${acc% *}" -gt 0 ] && [ "${fwd% *}" -gt 0 ] ||
+	fail "every counter should count: return $ret, no target $none, accept $acc, policy $fwd"
+# Mangle's chains: every IPv4 packet leaves PREROUTING and POSTROUTING by their end.
+[ "$mpre" = "$jump" ] && [ "$mpost" = "$jump" ] ||
+	fail "mangle PREROUTING '$mpre' / POSTROUTING '$mpost', expected '$jump'"
+# The native listing shows the same policies.
+ask show rules
+echo "$ASK" | grep -Eq "^ +- mangle +PREROUTING +- +${mpre% *} +${mpre#* }  policy ipv4 prerouting: accept\$" ||
+	fail "show rules: no mangle PREROUTING policy row with $mpre: $ASK"
+echo "$ASK" | grep -Eq "^ +- filter +FORWARD +- +${fwd% *} +${fwd#* }  policy ipv4 forward: accept\$" ||
+	fail "show rules: no filter FORWARD policy row with $fwd: $ASK"
+stop_gufc || fail "gufc exit status $?"
+[ "$(json_get "$W/st2.json" "[p['packets'] for p in j['policies'] if p['family'] == 'ipv4' and p['table'] == 'mangle' and p['hook'] == 'prerouting'][0]")" = "${mpre% *}" ] ||
+	fail "JSON policies: mangle prerouting"
+[ "$(json_get "$W/st2.json" "j['accounting']['ok']")" = "True" ] || fail "accounting"
 echo "PASS"

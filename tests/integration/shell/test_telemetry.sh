@@ -64,13 +64,28 @@ for i, c in enumerate(st['channels']):
     need(ch['name'][i] == c['name'] and ch['enqueued'][i] == c['enqueued'] and
          ch['consumed'][i] == c['consumed'], 'channel ' + c['name'])
 r = tel['/gufc/rules']
-need(len(r['id']) == len(st['rules']) == 3, 'rules')
+need(sum(1 for h in r['hook'] if not h) == len(st['rules']) == 3, 'rules')
 for i, x in enumerate(st['rules']):
     need(r['id'][i] == x['id'] and r['packets'][i] == x['packets'] and
-         r['bytes'][i] == x['bytes'] and r['rule'][i] == x['rule'], 'rule %d' % x['id'])
+         r['bytes'][i] == x['bytes'] and r['rule'][i] == x['rule'] and r['hook'][i] == '',
+         'rule %d' % x['id'])
 shell = {int(l.split()[0]): int(l.split()[4]) for l in open(sys.argv[3])
          if len(l.split()) > 6 and l.split()[0].isdigit()}
 need(all(shell[x['id']] == x['packets'] for x in st['rules']), 'show rules counters')
+# The base chains' policies after the rules: telemetry, JSON and the shell agree.
+pol = {(x['family'], x['table'], x['hook']): x for x in st['policies']}
+shell_pol = {(l.split()[7], l.split()[1], l.split()[8].rstrip(':')): int(l.split()[4])
+             for l in open(sys.argv[3]) if len(l.split()) > 9 and l.split()[0] == '-'}
+rows = [i for i, h in enumerate(r['hook']) if h]
+# filter main's three hooks, nat's dnat and snat chains, per family.
+need(sorted((r['family'][i], r['table'][i], r['hook'][i]) for i in rows) ==
+     sorted((f, t, h) for f in ('ipv4', 'ipv6')
+            for t, h in (('filter', 'input'), ('filter', 'forward'), ('filter', 'output'),
+                         ('nat', 'prerouting'), ('nat', 'postrouting'))), 'policy rows')
+for i in rows:
+    k = (r['family'][i], r['table'][i], r['hook'][i])
+    need(r['packets'][i] == pol[k]['packets'] == shell_pol[k] and
+         r['bytes'][i] == pol[k]['bytes'], 'policy %s %s %s' % k)
 f = tel['/gufc/flows']
 need(f['total'] == st['flows']['active'], 'flows total')
 for k in ('key', 'dir', 'verdict', 'rule', 'channel', 'packets', 'bytes'):

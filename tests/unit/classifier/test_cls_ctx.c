@@ -9,7 +9,9 @@
  * guarded jumps, written in the native language; random packet contexts
  * for every stage. The whole result must be equal (verdict, deciding
  * rule, NAT, actions run in order, dependencies) and so must the updated
- * contexts, with and without a provider of stateful matches.
+ * contexts, with and without a provider of stateful matches. A set the
+ * classifier says reads no ports (rule_cls_reads_ports()) gives every
+ * context the same result on other input and output ports.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -113,6 +115,9 @@ xok(struct gen *g, unsigned int pct)
 	return true;
 }
 
+/* Generate sets without -i/-o and the extension matches that read addresses. */
+static bool no_ports;
+
 /* The matches of one rule. */
 static void
 gen_matches(struct gen *g)
@@ -133,10 +138,10 @@ gen_matches(struct gen *g)
 		out(g, " src %s%s", neg(20), g->v6 ? v6_pfx[rn(5)] : v4_pfx[rn(6)]);
 	if (chance(20))
 		out(g, " dst %s%s", neg(20), g->v6 ? v6_pfx[rn(5)] : v4_pfx[rn(6)]);
-	if (chance(25) && !(g->hooks & ~(RULE_HOOK_F(RULE_HOOK_PREROUTING) |
+	if (!no_ports && chance(25) && !(g->hooks & ~(RULE_HOOK_F(RULE_HOOK_PREROUTING) |
 					 RULE_HOOK_F(RULE_HOOK_INPUT) | RULE_HOOK_F(RULE_HOOK_FORWARD))))
 		out(g, " in %s%s", neg(25), ifs[rn(7)]);
-	if (chance(20) && !(g->hooks & ~(RULE_HOOK_F(RULE_HOOK_FORWARD) |
+	if (!no_ports && chance(20) && !(g->hooks & ~(RULE_HOOK_F(RULE_HOOK_FORWARD) |
 					 RULE_HOOK_F(RULE_HOOK_OUTPUT) |
 					 RULE_HOOK_F(RULE_HOOK_POSTROUTING))))
 		out(g, " out %s%s", neg(25), ifs[rn(7)]);
@@ -150,7 +155,18 @@ gen_matches(struct gen *g)
 
 		out(g, " ctstate %s%s", neg(20), cts[rn(7)]);
 	}
-	/* extension matches */
+	/* extension matches (those that read nothing of the source or ports only) */
+	if (no_ports) {
+		if (xok(g, 10))
+			out(g, " mark %s0x%x/0x%x", neg(20), rn(4), chance(50) ? 3 : 0xff);
+		if (xok(g, 5))
+			out(g, " connmark %s0x%x", neg(20), rn(3));
+		if (g->proto == 6 && xok(g, 17))
+			out(g, " tcp_flags %ssyn,rst,ack,fin syn", neg(20));
+		if (xok(g, 7))
+			out(g, " length %s%u:%u", neg(20), rn(100), 100 + rn(1400));
+		return;
+	}
 	if (xok(g, 10))
 		out(g, " mark %s0x%x/0x%x", neg(20), rn(4), chance(50) ? 3 : 0xff);
 	if (xok(g, 5))
@@ -457,6 +473,7 @@ same(const struct rule_eval *a, const struct rule_eval *b, const struct rule_pkt
 		  a->nat_action == b->nat_action && a->nat_hook == b->nat_hook &&
 		  a->nat_rule_id == b->nat_rule_id && memcmp(&a->nat, &b->nat, sizeof(a->nat)) == 0 &&
 		  a->deps == b->deps && a->n_acts == b->n_acts && a->acts_lost == b->acts_lost &&
+		  a->n_notes == b->n_notes && a->notes_lost == b->notes_lost &&
 		  strcmp(a->channel, b->channel) == 0 && (a->tgt == NULL) == (b->tgt == NULL) &&
 		  (a->tgt == NULL || memcmp(a->tgt, b->tgt, sizeof(*a->tgt)) == 0) &&
 		  pa->mark == pb->mark && pa->ctmark == pb->ctmark && pa->ctstate == pb->ctstate &&
@@ -469,15 +486,19 @@ same(const struct rule_eval *a, const struct rule_eval *b, const struct rule_pkt
 		     (a->acts[i].tgt == NULL) == (b->acts[i].tgt == NULL) &&
 		     (a->acts[i].tgt == NULL ||
 			     memcmp(a->acts[i].tgt, b->acts[i].tgt, sizeof(*a->acts[i].tgt)) == 0);
+	/* What the walks passed (jumps, RETURN, other tables' accepts): the counters. */
+	for (unsigned int i = 0; ok && i < a->n_notes && i < RULE_NOTES_MAX; i++)
+		ok = a->notes[i].id == b->notes[i].id && a->notes[i].table == b->notes[i].table;
 	if (ok)
 		return;
 	fail_msg("stage %u, packet ctstate %#x flags %#x lbits %#x in %u out %u mark %u: "
-		 "ref verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u mark %u; "
-		 "cls verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u mark %u\n%s",
+		 "ref verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u notes %u "
+		 "mark %u; cls verdict %u rule %u table %u hook %u nat %u/%u deps %#x acts %u "
+		 "notes %u mark %u\n%s",
 		stage, pa->ctstate, pa->flags, fc_key_flags(&pa->key), pa->in_port, pa->out_port,
 		pa->mark, a->verdict, a->rule_id, a->table, a->hook, a->nat_action, a->nat_rule_id,
-		a->deps, a->n_acts, pa->mark, b->verdict, b->rule_id, b->table, b->hook,
-		b->nat_action, b->nat_rule_id, b->deps, b->n_acts, pb->mark, text);
+		a->deps, a->n_acts, a->n_notes, pa->mark, b->verdict, b->rule_id, b->table, b->hook,
+		b->nat_action, b->nat_rule_id, b->deps, b->n_acts, b->n_notes, pb->mark, text);
 }
 
 struct tally {
@@ -485,8 +506,10 @@ struct tally {
 	uint64_t drops;
 	uint64_t by_rule;
 	uint64_t acts;
+	uint64_t notes;
 	uint64_t nat;
 	uint64_t provider;
+	uint64_t portless; /**< evaluations checked again on other ports (a set reading none) */
 };
 
 static void
@@ -516,10 +539,24 @@ compare_set(const char *text, struct rule_ipsets *sets, unsigned int n_pkts, str
 		assert_int_equal(rule_ref_eval(s, stage, &pa, use, &ra), 0);
 		assert_int_equal(rule_cls_eval(c, stage, &pb, use, &rb), 0);
 		same(&ra, &rb, &pa, &pb, text, stage);
+		/* A set that reads no ports (rule_cls_reads_ports()): other ports, the same result. */
+		if (!rule_cls_reads_ports(c)) {
+			struct rule_pkt pc = p0;
+			struct rule_eval rc;
+
+			pc.in_port = (uint16_t)(chance(20) ? RULE_IF_NONE : rn(RTE_DIM(ports_names) + 2));
+			pc.out_port = (uint16_t)(chance(20) ? RULE_IF_NONE : rn(RTE_DIM(ports_names) + 2));
+			assert_int_equal(rule_ref_eval(s, stage, &pc, use, &rc), 0);
+			pc.in_port = pa.in_port;
+			pc.out_port = pa.out_port;
+			same(&ra, &rc, &pa, &pc, text, stage);
+			t->portless++;
+		}
 		t->evals++;
 		t->drops += ra.verdict == RULE_VERDICT_DROP;
 		t->by_rule += ra.rule_id != RULE_ID_NONE && ra.rule_id != RULE_ID_POLICY;
 		t->acts += ra.n_acts;
+		t->notes += ra.n_notes;
 		t->nat += ra.nat_action != RULE_ACT_ACCEPT;
 	}
 	/* A burst gives what single packets give. */
@@ -569,18 +606,32 @@ test_random_contexts(void **state)
 		compare_set(text, sets, 1500, &t);
 		free(text);
 	}
+	/* Sets that read no ports: their results do not depend on them. */
+	no_ports = true;
+	for (unsigned int i = 0; i < 12; i++) {
+		char *text;
+
+		seed(900 + i);
+		text = gen_set(4 + i % 9);
+		compare_set(text, sets, 800, &t);
+		free(text);
+	}
+	no_ports = false;
 	rule_ipsets_free(sets);
 	printf("  %" PRIu64 " evaluations: %.1f%% dropped, %.1f%% by a rule, %.2f actions each, "
-	       "%" PRIu64 " translated, %" PRIu64 " provider calls\n",
+	       "%.2f notes each, %" PRIu64 " translated, %" PRIu64 " provider calls, %" PRIu64
+	       " checked on other ports\n",
 		t.evals, 100.0 * (double)t.drops / (double)t.evals,
-		100.0 * (double)t.by_rule / (double)t.evals, (double)t.acts / (double)t.evals, t.nat,
-		t.provider);
+		100.0 * (double)t.by_rule / (double)t.evals, (double)t.acts / (double)t.evals,
+		(double)t.notes / (double)t.evals, t.nat, t.provider, t.portless);
 	/* The sets did things: drops, rules, actions, translations, providers. */
 	assert_true(t.drops * 100 > t.evals * 5);
 	assert_true(t.by_rule * 100 > t.evals * 10);
 	assert_true(t.acts > t.evals / 10);
+	assert_true(t.notes > t.evals / 10);
 	assert_true(t.nat > 0);
 	assert_true(t.provider > 0);
+	assert_true(t.portless > 0);
 }
 
 /* Known answers for the new parts, independent of the oracle. */

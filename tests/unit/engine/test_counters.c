@@ -400,7 +400,7 @@ test_policy(void **state)
 	struct rule_engine *eng = mk_engine(0);
 	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
 	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
-	const uint32_t fwd = RULE_ID_CHAIN_POLICY(RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
+	const uint32_t fwd = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
 	struct rule_counters_snap *snap;
 	char *text = NULL;
 	size_t len = 0;
@@ -416,13 +416,15 @@ test_policy(void **state)
 		0);
 	assert_int_equal(decide(eng, u, 1).verdict, FC_VERDICT_ACCEPT);
 	hits(eng, &u.pkt.key, 4, 2);
-	assert_int_equal(decide(eng, v, 2).verdict, FC_VERDICT_DROP);
+	/* The entry keeps the chain's policy as its rule: nothing more per flow. */
+	assert_int_equal(decide(eng, v, 2).rule_id, fwd);
 	hits(eng, &v.pkt.key, 2, 3);
 	assert_int_equal(pkts(eng, 1), 8);  /* LOG: both flows */
 	assert_int_equal(pkts(eng, 2), 5);  /* accept: dport 53 */
 	assert_int_equal(pkts(eng, fwd), 3); /* filter FORWARD's policy: dport 54 */
 	assert_int_equal(pkts(eng, 3), 8);  /* MARK */
-	assert_int_equal(pkts(eng, RULE_ID_CHAIN_POLICY(RULE_TABLE_FILTER, RULE_HOOK_INPUT)), 0);
+	assert_int_equal(
+		pkts(eng, RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_INPUT)), 0);
 
 	snap = rule_engine_counters_snap(eng);
 	assert_non_null(snap);
@@ -447,6 +449,162 @@ test_policy(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * As iptables -L -v counts them: a jump counts every packet that takes it
+ * (the classifier inlines the chain, its walk notes the jump), a RETURN
+ * every packet it sends back, a rule without a target every packet that
+ * passes it, and the policy of every built-in chain a packet leaves by its
+ * end, mangle's ACCEPT one included; cached flows' hits counted when
+ * read. A commit that keeps the rule ids keeps the counts going.
+ */
+static void
+test_traversal(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	struct rule_upcall w = up4("10.0.0.1", 1002, "10.0.0.2", 55);
+	const uint32_t fwd = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
+	const uint32_t mpre = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_MANGLE, RULE_HOOK_PREROUTING);
+	struct rule_set *s;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("jump web proto udp\n"         /* 1 */
+						       "accept proto udp dport 54\n"  /* 2 */
+						       "chain web\n"
+						       "count proto udp\n"            /* 3 */
+						       "return proto udp dport 53\n"  /* 4 */
+						       "drop proto udp dport 55\n"    /* 5 */
+						       "table mangle\n"
+						       "chain P hook prerouting\n"
+						       "mark set_mark 0x5 proto udp\n")), /* 6 */
+		0);
+	/* u: jump, count, return, then off the end of FORWARD: its policy. */
+	assert_int_equal(decide(eng, u, 1).rule_id, fwd);
+	hits(eng, &u.pkt.key, 9, 2);
+	/* v: jump, count, off the end of web, back: rule 2. */
+	assert_int_equal(decide(eng, v, 2).rule_id, 2);
+	hits(eng, &v.pkt.key, 4, 2);
+	/* w: jump, count, rule 5 drops it. */
+	assert_int_equal(decide(eng, w, 3).rule_id, 5);
+	hits(eng, &w.pkt.key, 2, 3);
+	assert_int_equal(pkts(eng, 1), 18);
+	assert_int_equal(pkts(eng, 3), 18);
+	assert_int_equal(pkts(eng, 4), 10);
+	assert_int_equal(pkts(eng, 5), 3);
+	assert_int_equal(pkts(eng, 2), 5);
+	assert_int_equal(pkts(eng, fwd), 10);
+	assert_int_equal(pkts(eng, 6), 18);
+	assert_int_equal(pkts(eng, mpre), 18); /* mangle PREROUTING's ACCEPT policy */
+
+	/* A rule added at the end of web: the walks change, the counts go on. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	{
+		struct rule r;
+		struct rule_error err;
+
+		assert_int_equal(rule_parse("count proto udp dport 54", &r, &err), 0);
+		assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, "web", RULE_POS_END, &r,
+					 NULL),
+			0);
+	}
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	settle(eng, 4);
+	hits(eng, &v.pkt.key, 1, 5);
+	hits(eng, &u.pkt.key, 1, 5);
+	assert_int_equal(pkts(eng, 1), 20);
+	assert_int_equal(pkts(eng, 4), 11);
+	assert_int_equal(pkts(eng, 7), 1); /* the new count rule: v's hit since */
+	assert_int_equal(pkts(eng, fwd), 11);
+	assert_int_equal(pkts(eng, 2), 6);
+	assert_int_equal(pkts(eng, mpre), 20);
+
+	/* The flows go: every counter keeps what it counted. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, 1), 20);
+	assert_int_equal(pkts(eng, 4), 11);
+	assert_int_equal(pkts(eng, fwd), 11);
+	assert_int_equal(pkts(eng, mpre), 20);
+	eng_stack_free(eng);
+}
+
+/*
+ * Chains with no rule that accept, which the engine does not walk: every
+ * packet leaves them by their end, so their policies count it (raw and
+ * mangle: every packet; nat's built-in chains: a connection's first).
+ */
+static void
+test_empty_chains(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	const uint32_t raw = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_RAW, RULE_HOOK_PREROUTING);
+	const uint32_t mpre =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_MANGLE, RULE_HOOK_PREROUTING);
+	const uint32_t npre = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_PREROUTING);
+	const uint32_t npost =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_POSTROUTING);
+	const uint32_t mpre6 =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET6, RULE_TABLE_MANGLE, RULE_HOOK_PREROUTING);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n"
+						       "table raw\n"
+						       "chain R hook prerouting\n"
+						       "table mangle\n"
+						       "chain P hook prerouting\n")),
+		0);
+	assert_int_equal(decide(eng, u, 1).rule_id, 1);
+	hits(eng, &u.pkt.key, 4, 2);
+	assert_int_equal(decide(eng, v, 2).rule_id, 1);
+	hits(eng, &v.pkt.key, 2, 2);
+	assert_int_equal(pkts(eng, 1), 8);
+	assert_int_equal(pkts(eng, raw), 8);
+	assert_int_equal(pkts(eng, mpre), 8);
+	assert_int_equal(pkts(eng, npre), 2);  /* the connections */
+	assert_int_equal(pkts(eng, npost), 2);
+	assert_int_equal(pkts(eng, mpre6), 0); /* IPv6's are apart */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, mpre), 8);
+	eng_stack_free(eng);
+}
+
+/*
+ * The nat table's rules count a connection's first packet only, as Linux's
+ * nat chains see no other: a jump into a nat chain, the snat rule there,
+ * and snat's policy for the connection that no rule translates.
+ */
+static void
+test_nat_traversal(void **state)
+{
+	struct rule_engine *eng = mk_engine(64);
+	const uint32_t npost =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_POSTROUTING);
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n"       /* 1 */
+						       "table nat\n"
+						       "chain snat\n"
+						       "jump S src 10.0.0.0/8\n"   /* 2 */
+						       "chain S\n"
+						       "snat to 203.0.113.1\n")), /* 3 */
+		0);
+	for (uint16_t i = 0; i < 3; i++) {
+		struct rule_upcall u = up4("10.0.0.1", (uint16_t)(2000 + i), "192.0.2.9", 53);
+
+		assert_int_not_equal(decide(eng, u, 1).nat_slot, RULE_NAT_NONE);
+		hits(eng, &u.pkt.key, 4, 2);
+	}
+	decide(eng, up4("192.0.2.7", 3000, "192.0.2.9", 53), 3);
+	assert_int_equal(pkts(eng, 1), 16);
+	assert_int_equal(pkts(eng, 2), 3);
+	assert_int_equal(pkts(eng, 3), 3);
+	assert_int_equal(pkts(eng, npost), 1);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -458,6 +616,9 @@ main(void)
 		cmocka_unit_test(test_non_deciding),
 		cmocka_unit_test(test_non_deciding_per_packet),
 		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_traversal),
+		cmocka_unit_test(test_empty_chains),
+		cmocka_unit_test(test_nat_traversal),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)

@@ -286,7 +286,8 @@ test_tcp_handshake(void **state)
 	d = rx(eng, tcp4("10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN), 5, &slow);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
-	assert_int_equal(d.rule_id, RULE_ID_POLICY);
+	assert_int_equal(d.rule_id,
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
 	syn = tcp4("10.0.0.2", 81, "10.0.0.1", 1235, 0);
 	assert_null(entry_of(eng, &syn.pkt.key, NULL));
 	d = rx(eng, tcp4("10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN), 6, &slow);

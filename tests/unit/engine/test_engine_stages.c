@@ -152,7 +152,8 @@ test_per_packet(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	d = decide(eng, ack, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(d.rule_id, RULE_ID_POLICY);
+	assert_int_equal(d.rule_id,
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
 	d = decide(eng, fin, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
@@ -705,6 +706,57 @@ test_hashlimit_meter(void **state)
 }
 
 /*
+ * A reload that numbers the rules anew (a new file, a rule inserted before)
+ * keeps the buckets: a limit's meter goes with the rule of the same chain
+ * and content (empty stays empty), a hashlimit bucket kept as a meter with
+ * its table; a rule whose limit changed gets a new, full meter.
+ */
+static void
+test_meters_reload(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall q = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall q2 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53, 0, 0);
+	struct rule_upcall h = up4(17, "10.0.0.1", 1000, "10.0.0.2", 55, 0, 0);
+	struct rule_upcall h2 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 55, 0, 0);
+	struct rule_upcall w = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0);
+	static const char lim[] = "accept proto udp dport 53 limit 1/hour limit_burst 2\n"
+				  "drop proto udp dport 53\n"
+				  "accept proto udp dport 55 hashlimit_upto 1/hour hashlimit_burst 1 "
+				  "hashlimit_mode srcip hashlimit_name H "
+				  "hashlimit_htable_expire 10800000\n"
+				  "drop proto udp dport 55\n";
+	char text[1024];
+	struct rule_engine_stats st;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%saccept proto udp dport 54 limit 1/hour limit_burst 1\n"
+				     "drop proto udp dport 54\n", lim);
+	load(eng, text);
+	assert_int_equal(decide(eng, q, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, q, 2).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, q, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(decide(eng, h, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, h, 5).verdict, FC_VERDICT_DROP);
+	assert_int_equal(decide(eng, w, 6).verdict, FC_VERDICT_ACCEPT);
+	/* The same rules behind a new first one, dport 54's limit changed: ids anew. */
+	snprintf(text, sizeof(text), "drop proto tcp dport 22\n%s"
+				     "accept proto udp dport 54 limit 1/hour limit_burst 2\n"
+				     "drop proto udp dport 54\n", lim);
+	load(eng, text);
+	settle_all(eng, 7);
+	/* The limit's meter is still empty; so is the hashlimit bucket. */
+	assert_int_equal(decide(eng, q2, 8).verdict, FC_VERDICT_DROP);
+	assert_int_equal(decide(eng, h2, 9).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rx(eng, q, 10).verdict, FC_VERDICT_DROP);
+	/* dport 54's rule is another: a full meter of its own. */
+	assert_int_equal(rx(eng, w, 11).verdict, FC_VERDICT_ACCEPT);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.hashlimit_meters, 1);
+	eng_stack_free(eng);
+}
+
+/*
  * -m connlimit: connections per source /24, counted from the engine's live
  * connections that reached the rule (nf_conncount): the third connection of
  * a /24 is dropped; a dropped one is no connection; the verdict is the
@@ -937,6 +989,51 @@ test_nat_stages(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A nat chain's DROP policy (iptables: ":PREROUTING DROP"): a new flow no
+ * nat rule takes is dropped (cached as a new flow's drop, counted on the
+ * chain's policy); one a rule takes is translated and accepted, and its
+ * replies (established: they never walk nat) pass.
+ */
+static void
+test_nat_drop_policy(void **state)
+{
+	static const char *const ports[] = {"p0", "p1"};
+	struct rule_engine *eng = mk_engine(true, 64);
+	struct rule_upcall u = up4(17, "192.0.2.1", 4000, "10.8.0.7", 53, 0, 0);
+	struct rule_upcall r = up4(17, "10.9.0.7", 53, "192.0.2.1", 4000, 0, 1);
+	struct rule_upcall x = up4(17, "192.0.2.1", 4001, "10.8.0.7", 54, 0, 0);
+	struct rule_error err;
+	struct rule_decision d;
+	struct rule_set *s = rule_set_parse_iptables(
+		"*nat\n:PREROUTING DROP [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		":POSTROUTING ACCEPT [0:0]\n"
+		"-A PREROUTING -p udp -m udp --dport 53 -j DNAT --to-destination 10.9.0.7\n"
+		"COMMIT\n*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+		":OUTPUT ACCEPT [0:0]\nCOMMIT\n",
+		"t", &err);
+
+	(void)state;
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	assert_int_equal(rule_set_ports(s, 2, ports), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	assert_int_equal(decide(eng, r, 2).verdict, FC_VERDICT_ACCEPT);
+	d = decide(eng, x, 3);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	assert_int_equal(d.rule_id, /* the nat chain's policy, counted on it */
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_PREROUTING));
+	/* Cached: the next packet is dropped on the fast path. */
+	d = rx(eng, x, 4);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
 /* An Ethernet + IPv4 + UDP frame 10.0.0.1:1000 -> 10.0.0.2:@p dport with TTL @p ttl. */
 static uint32_t
 udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
@@ -1044,6 +1141,8 @@ main(void)
 		cmocka_unit_test(test_set_target),
 		cmocka_unit_test(test_hashlimit),
 		cmocka_unit_test(test_hashlimit_meter),
+		cmocka_unit_test(test_meters_reload),
+		cmocka_unit_test(test_nat_drop_policy),
 		cmocka_unit_test(test_connlimit),
 		cmocka_unit_test(test_meters),
 		cmocka_unit_test(test_notrack),

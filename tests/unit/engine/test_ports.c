@@ -9,7 +9,8 @@
  * counted; a flow seen on two ports without a connection is two flows; a
  * new connection clashes with its reply tuple held on another port and
  * replaces the cached drops of its tuples on other ports; ICMP errors find
- * the connection they quote on any port; the port-agnostic lookup.
+ * the connection they quote on any port; the port-agnostic lookup; the
+ * first reply refilters the entries whose walk it changes, and only those.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +23,9 @@
 
 #include <cmocka.h>
 
+#include <rte_memory.h>
+
+#include "classifier.h"
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "rule_lang.h"
@@ -396,6 +400,146 @@ test_claim(void **state)
 	eng_stack_free(eng);
 }
 
+/* Give @p eng a classifier of its current set (as the app's background build does). */
+static void
+cls_catch_up(struct rule_engine *eng)
+{
+	uint32_t gen;
+	struct rule_set *w = rule_engine_cls_wanted(eng, &gen);
+	struct rule_cls *c;
+
+	assert_non_null(w);
+	c = rule_cls_build(w, "tp", SOCKET_ID_ANY);
+	rule_set_free(w);
+	assert_non_null(c);
+	assert_int_equal(rule_engine_cls_ready(eng, c, gen), 0);
+}
+
+/* A connection's SYN and first reply (port @p rport) through @p eng; its entries' actions after. */
+static void
+first_reply(struct rule_engine *eng, uint16_t rport, struct fc_action *fwd_before,
+	struct fc_action *fwd, struct fc_action *rep_before, struct fc_action *rep)
+{
+	struct rule_upcall syn = tcp4("10.0.0.1", 1000, "10.9.0.1", 80, TCP_SYN, 0);
+	struct rule_upcall sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1000, TCP_SYN | TCP_ACK, rport);
+	struct rule_flow_info fi;
+
+	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)idx_on(eng, &syn, 0), &fi),
+		0);
+	*fwd_before = fi.act;
+	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)idx_on(eng, &sa, 1), &fi),
+		0);
+	*rep_before = fi.act;
+	(void)decide(eng, sa, 2);
+	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)idx_on(eng, &syn, 0), &fi),
+		0);
+	*fwd = fi.act;
+	assert_true(idx_on(eng, &sa, rport) >= 0);
+	assert_int_equal(
+		rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)idx_on(eng, &sa, rport), &fi), 0);
+	*rep = fi.act;
+}
+
+static uint64_t
+kept(struct rule_engine *eng)
+{
+	struct rule_engine_stats st;
+
+	rule_engine_stats_get(eng, &st);
+	return st.refilter_kept;
+}
+
+/*
+ * The first reply turns the original direction's ctstate `established`:
+ * its entry is refiltered (the rule for established connections decides it
+ * now), while the reply entry, whose ctstate stays `established` and whose
+ * walk reads nothing else that moved, keeps its action (refilter_kept) —
+ * the same action a refilter gives it in the same set with a rule that
+ * reads ports (which refilters both, the reply entry having moved), on the
+ * port replies were expected on and on the one they came on. Without a
+ * classifier (the reference evaluator: the set is not known whole) both
+ * are refiltered.
+ */
+static void
+test_first_reply_refilter(void **state)
+{
+	static const char *ported = "accept ctstate established,related\n"
+				    "accept proto tcp dport 80 ctstate new\n"
+				    "drop proto udp in p3 dport 7\n"
+				    "policy drop\n";
+	struct fc_action f0, f1, r0, r1, pf0, pf1, pr0, pr1;
+
+	(void)state;
+	for (uint16_t rport = 0; rport < 2; rport++) {
+		struct rule_engine *eng = mk_engine(stateful);
+		struct rule_engine *ref = mk_engine(ported);
+
+		cls_catch_up(eng);
+		cls_catch_up(ref);
+		first_reply(eng, rport, &f0, &f1, &r0, &r1);
+		first_reply(ref, rport, &pf0, &pf1, &pr0, &pr1);
+		assert_int_equal(kept(eng), 1);
+		assert_int_equal(kept(ref), 0);
+		/* The forward entry: from the rule for new connections to the established one. */
+		assert_int_equal(f0.rule_id, 2);
+		assert_int_equal(f1.rule_id, 1);
+		assert_int_equal(pf1.rule_id, 1);
+		/* The reply entry: as it was, as the refiltered one. */
+		assert_int_equal(r1.rule_id, 1);
+		assert_int_equal(r1.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(r1.rule_id, r0.rule_id);
+		assert_int_equal(r1.verdict, r0.verdict);
+		assert_int_equal(r1.channel, r0.channel);
+		assert_int_equal(r1.out_port, r0.out_port);
+		assert_int_equal(r1.gen, r0.gen);
+		assert_int_equal(pr1.rule_id, r1.rule_id);
+		assert_int_equal(pr1.verdict, r1.verdict);
+		assert_int_equal(pr1.channel, r1.channel);
+		assert_int_equal(pr1.out_port, r1.out_port);
+		eng_stack_free(eng);
+		eng_stack_free(ref);
+	}
+	{
+		struct rule_engine *eng = mk_engine(stateful);
+
+		first_reply(eng, 0, &f0, &f1, &r0, &r1);
+		assert_int_equal(kept(eng), 0);
+		assert_int_equal(r1.rule_id, 1);
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * The original direction's new walk sets the connection's mark, which the
+ * reply direction's rules read: the reply entry is refiltered too, and
+ * the reply direction is dropped from then on.
+ */
+static void
+test_first_reply_ctmark(void **state)
+{
+	struct rule_engine *eng = mk_engine("drop connmark 0x9 proto tcp sport 80\n"
+					    "accept ctstate established,related\n"
+					    "accept proto tcp dport 80 ctstate new\n"
+					    "policy drop\n"
+					    "table mangle\n"
+					    "chain P hook prerouting\n"
+					    "mark set_mark 0x9 ctstate established proto tcp dport 80\n"
+					    "connmark save_mark proto tcp dport 80\n");
+	struct fc_action f0, f1, r0, r1;
+
+	(void)state;
+	cls_catch_up(eng);
+	first_reply(eng, 1, &f0, &f1, &r0, &r1);
+	assert_int_equal(kept(eng), 0);
+	assert_int_equal(r0.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(r1.verdict, FC_VERDICT_DROP);
+	assert_int_equal(r1.rule_id, 1);
+	assert_int_equal(f1.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(f1.rule_id, 2);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -405,6 +549,8 @@ main(void)
 		cmocka_unit_test(test_port_mismatch),
 		cmocka_unit_test(test_two_flows),
 		cmocka_unit_test(test_claim),
+		cmocka_unit_test(test_first_reply_refilter),
+		cmocka_unit_test(test_first_reply_ctmark),
 	};
 
 	if (gufc_test_eal_init("ports", "0") < 0)

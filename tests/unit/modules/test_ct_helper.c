@@ -263,6 +263,56 @@ test_active_and_passive(void **state)
 	world_down(&w);
 }
 
+/*
+ * A data connection whose exact tuple was dropped (and cached) before its
+ * expectation existed: the expectation takes the cached drop away, so the
+ * next SYN of that tuple goes up and meets it (RELATED), as in Linux where
+ * a dropped packet leaves nothing behind. Active (PORT) and passive (227).
+ */
+static void
+test_expect_after_cached_drop(void **state)
+{
+	struct rule_engine_stats st;
+	struct world w;
+	struct ctl c;
+	struct fc_pkt p;
+	struct rule_flow_info fi;
+
+	(void)state;
+	world_up(&w, ftp_rules);
+	ctl_open(&w, &c, 40000, CLIENT);
+	assert_true(accepted(ctl_say(&w, &c, false, "220 welcome\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, true, "USER ftp\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, false, "331 go on\r\n")));
+	/* Too early: dropped, and the drop is cached for the tuple ... */
+	assert_false(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(w.fast);
+	assert_int_equal(tcp_frame(w.frame, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL, 0),
+		w.len);
+	assert_int_equal(fc_parse(w.frame, w.len, &p), FC_PARSE_OK);
+	assert_int_equal(rule_engine_flow_lookup(w.eng, &p.key, &fi), 0);
+	/* ... until PORT expects it: the retransmitted SYN is RELATED, accepted. */
+	assert_true(accepted(ctl_say(&w, &c, true, "PORT 10,0,0,1,4,1\r\n")));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(accepted(rx(&w, CLIENT, 1025, SERVER, 20, PB_TCP_SYN | PB_TCP_ACK, 7, 2, NULL)));
+	assert_true(accepted(rx(&w, SERVER, 20, CLIENT, 1025, PB_TCP_ACK, 2, 8, NULL)));
+	/* Passive: the client's early SYN to the port the server will announce. */
+	assert_false(accepted(rx(&w, CLIENT, 40100, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, CLIENT, 40100, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(w.fast);
+	assert_true(accepted(ctl_say(&w, &c, true, "PASV\r\n")));
+	assert_true(accepted(ctl_say(&w, &c, false, "227 Entering Passive Mode (192,0,2,7,19,137).\r\n")));
+	assert_true(accepted(rx(&w, CLIENT, 40100, SERVER, 5001, PB_TCP_SYN, 1, 0, NULL)));
+	/* Another flow's cached drop to another port stays. */
+	assert_false(accepted(rx(&w, CLIENT, 40102, SERVER, 5002, PB_TCP_SYN, 1, 0, NULL)));
+	assert_false(accepted(rx(&w, CLIENT, 40102, SERVER, 5002, PB_TCP_SYN, 1, 0, NULL)));
+	assert_true(w.fast);
+	rule_engine_stats_get(w.eng, &st);
+	assert_int_equal(st.drops_expected, 2);
+	world_down(&w);
+}
+
 static void
 test_no_helper(void **state)
 {
@@ -611,6 +661,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_active_and_passive),
+		cmocka_unit_test(test_expect_after_cached_drop),
 		cmocka_unit_test(test_no_helper),
 		cmocka_unit_test(test_ctstatus_and_helper_match),
 		cmocka_unit_test(test_masquerade),

@@ -1011,6 +1011,51 @@ test_policy_moved_entry(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
+/*
+ * A helper's expectation (rule_engine_expect_note()) makes a new flow's
+ * cached drop of the expected tuple stale: commit_sync takes its hardware
+ * DROP out, so its next packet reaches software; another flow's stays.
+ */
+static void
+test_expect_coherence(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct ring_port rp;
+	struct ofl_port *op;
+	struct ofl_policy *pol;
+	struct fc_key kd = key4(6, "10.0.0.1", 4000, "10.0.0.2", 1025);
+	struct fc_key ko = key4(6, "10.0.0.1", 4001, "10.0.0.2", 1026);
+	struct fc_key exp = kd;
+	uint32_t before;
+
+	(void)state;
+	ring_port_create(&rp);
+	op = swnic(&rp, 16);
+	pol = mk_policy(eng, &op, 16, 1000);
+	fc_key_set_in_port(&kd, rp.id);
+	fc_key_set_in_port(&ko, rp.id);
+	load(eng, "drop proto tcp\npolicy accept\n");
+	assert_int_equal(flow(eng, &kd, 10), FC_VERDICT_DROP);
+	assert_int_equal(flow(eng, &ko, 10), FC_VERDICT_DROP);
+	assert_int_equal(ofl_policy_offload(pol, &kd), 0);
+	assert_int_equal(ofl_policy_offload(pol, &ko), 0);
+	assert_true(ofl_policy_in_hw(pol, &kd));
+	/* Nothing expected: nothing leaves. */
+	assert_int_equal(ofl_policy_commit_sync(pol), 0);
+	/* Any source port, as a helper expects it. */
+	fc_key_set_ports(&exp, 0, fc_key_dport(&kd));
+	before = rule_engine_expect_count(eng);
+	rule_engine_expect_note(eng, &exp);
+	assert_int_not_equal(rule_engine_expect_count(eng), before);
+	assert_int_equal(ofl_policy_commit_sync(pol), 1);
+	assert_false(ofl_policy_in_hw(pol, &kd));
+	assert_true(ofl_policy_in_hw(pol, &ko));
+	eng_stack_free(eng);
+	ofl_policy_free(pol);
+	ofl_port_free(op);
+	ring_port_free(&rp);
+}
+
 static void
 test_commit_coherence(void **state)
 {
@@ -1088,6 +1133,7 @@ main(void)
 		cmocka_unit_test(test_policy_full_fallback),
 		cmocka_unit_test(test_policy_moved_entry),
 		cmocka_unit_test(test_commit_coherence),
+		cmocka_unit_test(test_expect_coherence),
 	};
 
 	if (gufc_test_eal_init("offload", "0") < 0)

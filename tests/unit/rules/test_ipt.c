@@ -457,6 +457,62 @@ test_sample_ipv6(void **state)
 	rule_set_free(s);
 }
 
+/*
+ * A *nat chain with a DROP policy, as both Linux backends load it: a new
+ * connection no rule of the chain takes is dropped at that hook (the dst
+ * stage's verdict); one a rule takes goes on. Written back in both
+ * languages with its policy.
+ */
+static void
+test_nat_drop_policy(void **state)
+{
+	static const char text[] = "*nat\n:PREROUTING DROP [0:0]\n:INPUT ACCEPT [0:0]\n"
+				   ":OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n"
+				   "-A PREROUTING -p tcp -m tcp --dport 80 -j DNAT "
+				   "--to-destination 10.9.0.7:8080\n"
+				   "-A PREROUTING -p udp -m udp --dport 53 -j ACCEPT\n"
+				   "COMMIT\n";
+	struct rule_set *s = parse(text), *back;
+	struct rule_error err;
+	struct rule_eval ev;
+	struct rule_pkt p;
+	struct fc_key k;
+	char buf[4096];
+
+	(void)state;
+	k = key("tcp 10.1.0.2:3001 -> 10.9.0.2:80");
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_DST, &p, NULL, &ev), 0);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(ev.nat_action, RULE_ACT_DNAT);
+	k = key("udp 10.1.0.2:3001 -> 10.9.0.2:53");
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_DST, &p, NULL, &ev), 0);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	k = key("tcp 10.1.0.2:3001 -> 10.9.0.2:81");
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_DST, &p, NULL, &ev), 0);
+	assert_int_equal(ev.verdict, RULE_VERDICT_DROP);
+	assert_int_equal(ev.table, RULE_TABLE_NAT);
+	assert_int_equal(ev.hook, RULE_HOOK_PREROUTING);
+	assert_int_equal(ev.rule_id, RULE_ID_POLICY);
+	/* An established packet never walks nat: no drop there. */
+	rule_pkt_init(&p, &k, RULE_CT_ESTABLISHED, 0);
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_DST, &p, NULL, &ev), 0);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	/* Both languages keep the policy. */
+	assert_true(rule_set_format_iptables(s, FC_AF_INET4, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, ":PREROUTING DROP [0:0]"));
+	assert_true(rule_set_format(s, buf, sizeof(buf)) > 0);
+	back = rule_set_parse(buf, "native", &err);
+	if (back == NULL)
+		fail_msg("%u:%u %s '%s'\n%s", err.line, err.col, err.msg, err.token, buf);
+	assert_int_equal(rule_set_chain_find(back, RULE_TABLE_NAT, "PREROUTING")->policy,
+		RULE_POLICY_DROP);
+	rule_set_free(back);
+	rule_set_free(s);
+}
+
 /* Every sample: the imported set formats in the native language and reads back equal. */
 static void
 test_samples_native_roundtrip(void **state)
@@ -1446,7 +1502,6 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n:MINE - [0:0]\n:MINE - [0:0]\n", 3, 2, "MINE", "chain declared twice"},
 	{"*filter\n:INPUT DROP [0:0]\n:INPUT ACCEPT [0:0]\n", 3, 2, "INPUT",
 		"chain declared twice"},
-	{"*nat\n:PREROUTING DROP [0:0]\n", 2, 13, "DROP", "nat chains cannot have a DROP policy"},
 	{"*filter\n:main - [0:0]\n", 2, 2, "main", "chain name reserved by gufc"},
 	{"*filter\n:LOG - [0:0]\n", 2, 2, "LOG", "chain name is a target name"},
 	{"*filter\n:-bad - [0:0]\n", 2, 2, "-bad", "unsupported chain name"},
@@ -1480,7 +1535,7 @@ static const struct bad bad_inputs[] = {
 	/* matches and targets gufc refuses, or gets wrong */
 	{"*filter\n-A OUTPUT -m owner --uid-owner 0 -j DROP\n", 2, 14, "owner", "gufc has no local sockets, so no packet has an owner (-m owner)"},
 	{"*filter\n-A INPUT -m policy --dir in --pol ipsec -j ACCEPT\n", 2, 13, "policy", "gufc terminates no IPsec: it has no policies for -m policy to look at"},
-	{"*filter\n-A INPUT -m string --string x --algo bm -j DROP\n", 2, 13, "string", "payload matches are refused: a verdict cached per flow cannot hold them (-m string)"},
+	{"*filter\n-A INPUT -m string --string x --algo bm -j DROP\n", 2, 13, "string", "payload matches are refused: no per-packet payload search keeps a cached verdict (-m string)"},
 	{"*filter\n-A INPUT -m u32 --u32 \"0>>22&0x3C@0>>24=0x29\" -j DROP\n", 2, 13, "u32", "payload matches are refused: a verdict cached per flow cannot hold them (-m u32)"},
 	{"*filter\n-A INPUT -j NFQUEUE\n", 2, 13, "NFQUEUE", "gufc has no user-space queues: deliver to a channel (accept channel NAME)"},
 	{"*filter\n-A INPUT -m bogus -j DROP\n", 2, 13, "bogus", "unsupported match"},
@@ -1501,6 +1556,13 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT -m recent --update --reap -j DROP\n", 2, 13, "recent", "recent --reap needs --seconds"},
 	{"*filter\n-A INPUT -m recent --set --seconds 9 -j DROP\n", 2, 13, "recent", "recent --seconds, --reap, --hitcount and --rttl go with --rcheck or --update"},
 	{"*filter\n-A INPUT -m hashlimit --hashlimit-name x -j DROP\n", 2, 13, "hashlimit", "hashlimit needs --hashlimit-upto or --hashlimit-above"},
+	{"*filter\n-A INPUT -m limit --limit 1kb/s -j DROP\n", 2, 27, "1kb/s", "byte rates are hashlimit's only"},
+	{"*filter\n-A INPUT -m hashlimit --hashlimit-upto 0b/s --hashlimit-name x -j DROP\n", 2, 40, "0b/s", "bad byte rate (1b/s to 4294967295b/s)"},
+	{"*filter\n-A INPUT -m hashlimit --hashlimit-upto 4096mb/s --hashlimit-name x -j DROP\n", 2, 40, "4096mb/s", "bad byte rate (1b/s to 4294967295b/s)"},
+	{"*filter\n-A INPUT -m hashlimit --hashlimit-upto 1KB/s --hashlimit-name x -j DROP\n", 2, 40, "1KB/s", "bad byte rate (Nb/s, Nkb/s, Nmb/s, Ngb/s)"},
+	{"*filter\n-A INPUT -m hashlimit --hashlimit-upto 1kb/s --hashlimit-burst 1000 --hashlimit-name x -j DROP\n", 2, 13, "hashlimit", "hashlimit burst in bytes below the rate's bytes per second"},
+	{"*filter\n-A INPUT -m hashlimit --hashlimit-upto 15b/s --hashlimit-burst 32b --hashlimit-name x -j DROP\n", 2, 13, "hashlimit", "hashlimit burst needs a byte rate of 16b/s or more"},
+	{"*filter\n-A INPUT -m hashlimit --hashlimit-upto 5/sec --hashlimit-burst 3kb --hashlimit-name x -j DROP\n", 2, 13, "hashlimit", "hashlimit burst in bytes needs a byte rate (Nb/s)"},
 	{"*filter\n-A INPUT -m set --match-set nosuch src -j DROP\n", 2, 29, "nosuch", "set not loaded (give its ipset file)"},
 	{"*filter\n-A INPUT -m set --match-set s bogus -j DROP\n", 2, 31, "bogus", "expected src or dst"},
 	{"*filter\n-A INPUT -m iprange --src-range 10.0.0.9-10.0.0.1 -j DROP\n", 2, 33, "10.0.0.9-10.0.0.1", "bad address range"},
@@ -1669,6 +1731,7 @@ main(void)
 		cmocka_unit_test(test_sample_docker),
 		cmocka_unit_test(test_sample_ipv6),
 		cmocka_unit_test(test_samples_native_roundtrip),
+		cmocka_unit_test(test_nat_drop_policy),
 		cmocka_unit_test(test_chain_name_chars),
 		cmocka_unit_test(test_negation_forms),
 		cmocka_unit_test(test_protocols),

@@ -679,6 +679,115 @@ test_ipset_apply(void **state)
 	rule_ipsets_free(sets);
 }
 
+/*
+ * hash:net,port and hash:ip,port,ip as "ipset save" writes them: the
+ * longest prefix holding the packet's address with its protocol and port;
+ * ICMP members by name (ipset's names) or type/code; a protocol without
+ * ports has port 0 only; the three dimensions each take their direction;
+ * bad entries are refused naming the entry.
+ */
+static void
+test_ipset_net_port(void **state)
+{
+	static const char text[] = "create np hash:net,port family inet hashsize 1024 maxelem 65536\n"
+				   "add np 10.0.0.0/24,udp:53\n"
+				   "add np 10.0.0.0/16,tcp:80\n"
+				   "add np 10.0.1.1,tcp:22\n"
+				   "add np 10.2.0.0/16,icmp:echo-request\n"
+				   "add np 10.3.0.0/16,icmp:3/1\n"
+				   "add np 10.4.0.0/16,gre:0\n"
+				   "create np6 hash:net,port family inet6\n"
+				   "add np6 2001:db8::/32,ipv6-icmp:packet-too-big\n"
+				   "create ipi hash:ip,port,ip family inet\n"
+				   "add ipi 192.0.2.1,tcp:443,198.51.100.7\n";
+	static const struct {
+		const char *set;
+		uint8_t ndims, dirs;
+		const char *pkt;
+		int want;
+	} c[] = {
+		{"np", 2, 2, "udp 10.0.0.9:1000 -> 1.1.1.1:53", 1},
+		{"np", 2, 0, "udp 10.0.0.9:1000 -> 1.1.1.1:53", 0}, /* source port */
+		{"np", 2, 2, "udp 10.0.1.9:1000 -> 1.1.1.1:53", 0}, /* /24 is udp only */
+		{"np", 2, 2, "tcp 10.0.1.9:1000 -> 1.1.1.1:80", 1}, /* the /16 */
+		{"np", 2, 2, "tcp 10.0.1.1:1000 -> 1.1.1.1:22", 1}, /* the host */
+		{"np", 2, 2, "tcp 10.0.1.2:1000 -> 1.1.1.1:22", 0},
+		{"np", 2, 3, "tcp 1.1.1.1:1000 -> 10.0.1.1:22", 1}, /* dst,dst */
+		{"np", 2, 2, "icmp 10.2.3.4:7 -> 1.1.1.1:7 8/0", 1},
+		{"np", 2, 2, "icmp 10.2.3.4:7 -> 1.1.1.1:7 0/0", 0},
+		{"np", 2, 2, "icmp 10.3.3.4:7 -> 1.1.1.1:7 3/1", 1},
+		{"np", 2, 2, "proto 47 10.4.3.4:0 -> 1.1.1.1:0", 1},
+		{"np", 2, 2, "proto 47 10.5.3.4:0 -> 1.1.1.1:0", 0},
+		{"np", 2, 2, "udp [2001:db8::1]:1 -> [2001:db8::2]:53", 0}, /* another family */
+		{"np6", 2, 0, "icmpv6 [2001:db8::1]:7 -> [2001:db9::2]:7 2/0", 1},
+		{"ipi", 3, 2, "tcp 192.0.2.1:5 -> 198.51.100.7:443", 0}, /* third is the source */
+		{"ipi", 3, 6, "tcp 192.0.2.1:5 -> 198.51.100.7:443", 1},
+		{"ipi", 3, 6, "tcp 192.0.2.1:5 -> 198.51.100.8:443", 0},
+		{"ipi", 3, 6, "udp 192.0.2.1:5 -> 198.51.100.7:443", 0},
+		{"ipi", 3, 3, "tcp 198.51.100.7:5 -> 192.0.2.1:443", 1}, /* dst,dst,src */
+		{"ipi", 2, 6, "tcp 192.0.2.1:5 -> 198.51.100.7:443", -EINVAL}, /* too few */
+	};
+	static const char *const bad[] = {
+		"create s hash:net,port family inet\nadd s 10.0.0.0/24\n",
+		"create s hash:net,port family inet\nadd s 10.0.0.0/0,tcp:1\n",
+		"create s hash:net,port family inet\nadd s 10.0.0.0/24,gre:5\n",
+		"create s hash:net,port family inet\nadd s 10.0.0.0/24,icmp:ping\n",
+		"create s hash:net,port family inet\nadd s 10.0.0.0/24,icmp:destination-unreachable\n",
+		"create s hash:net,port family inet\nadd s 10.0.0.0/24,tcp:1,2\n",
+		"create s hash:ip,port,ip family inet\nadd s 10.0.0.1,tcp:1\n",
+		"create s hash:ip,port,ip family inet\nadd s 10.0.0.1,tcp:1,10.0.0.0/24\n",
+		"create s hash:ip,port,ip family inet\nadd s 10.0.0.0/24,tcp:1,10.0.0.1\n",
+	};
+	struct rule_error err;
+	struct rule_ipsets *sets = rule_ipsets_parse(text, "s", 0, &err);
+
+	(void)state;
+	if (sets == NULL)
+		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		struct rule_x_set ref = {.ndims = c[i].ndims, .dirs = c[i].dirs};
+		const char *slash = strchr(c[i].pkt, '/');
+		char text[128];
+		struct fc_key k;
+		struct rule_pkt p;
+		int got;
+
+		/* "KEY T/C": an ICMP packet's type and code after its key. */
+		snprintf(text, sizeof(text), "%s", c[i].pkt);
+		if (slash != NULL)
+			text[strrchr(c[i].pkt, ' ') - c[i].pkt] = '\0';
+		k = key(text);
+		rule_pkt_init(&p, &k, 0, 0);
+		if (slash != NULL) {
+			p.icmp_type = (uint8_t)atoi(strrchr(c[i].pkt, ' ') + 1);
+			p.icmp_code = (uint8_t)atoi(slash + 1);
+		}
+		snprintf(ref.name, sizeof(ref.name), "%s", c[i].set);
+		got = rule_ipsets_test(sets, &ref, &p);
+
+		if (got != c[i].want)
+			fail_msg("%s %s: %d, expected %d", c[i].set, c[i].pkt, got, c[i].want);
+	}
+	/* -j SET adds under the longest prefix the set holds, with the port. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "np", 2, 2, 0, false),
+				 "udp 172.16.5.5:9 -> 1.1.1.1:5353", 0),
+		1);
+	assert_int_equal(set_has(sets, "np", 2, 2, "udp 172.16.5.6:9 -> 1.1.1.1:5353", 0), 0);
+	assert_int_equal(set_has(sets, "np", 2, 2, "udp 172.16.5.5:7 -> 1.1.1.1:5353", 0), 1);
+	assert_int_equal(set_apply(sets, set_tgt(true, "ipi", 3, 6, 0, false),
+				 "udp 192.0.2.9:5 -> 198.51.100.7:53", 0),
+		1);
+	assert_int_equal(set_has(sets, "ipi", 3, 6, "udp 192.0.2.9:6 -> 198.51.100.7:53", 0), 1);
+	rule_ipsets_free(sets);
+	for (size_t i = 0; i < RTE_DIM(bad); i++) {
+		sets = rule_ipsets_parse(bad[i], "s", 0, &err);
+		if (sets != NULL)
+			fail_msg("loaded: %s", bad[i]);
+		assert_int_equal(err.line, 2);
+		assert_int_equal(err.col, 7);
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* rule_pkt_parse()                                                          */
 /* ------------------------------------------------------------------------ */
@@ -899,6 +1008,7 @@ main(void)
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_ipsets_and_ports),
 		cmocka_unit_test(test_ipset_apply),
+		cmocka_unit_test(test_ipset_net_port),
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
 		cmocka_unit_test(test_corpus_roundtrip),

@@ -340,9 +340,8 @@ test_chains(void **state)
 				 RULE_POLICY_ACCEPT),
 		-EINVAL);
 	assert_int_equal(rule_set_chain_add(s, FILTER, "x", 0, RULE_POLICY_DROP), -EINVAL);
-	assert_int_equal(
-		rule_set_chain_add(s, NAT, "x", RULE_HOOK_F(RULE_HOOK_INPUT), RULE_POLICY_DROP),
-		-EINVAL);
+	/* A policy is a base chain's (nat's too: a DROP there drops new connections). */
+	assert_int_equal(rule_set_chain_add(s, NAT, "x", 0, RULE_POLICY_DROP), -EINVAL);
 	assert_int_equal(rule_set_chain_add(s, FILTER, "bad name", 0, RULE_POLICY_ACCEPT), -EINVAL);
 	assert_int_equal(rule_set_chain_add(s, FILTER, "", 0, RULE_POLICY_ACCEPT), -EINVAL);
 	assert_int_equal(rule_set_chain_add(s, FILTER, "-x", 0, RULE_POLICY_ACCEPT), -EINVAL);
@@ -350,11 +349,13 @@ test_chains(void **state)
 	assert_int_equal(rule_set_chain_add(s, NAT, "in", 0, RULE_POLICY_ACCEPT), 0);
 	assert_int_equal(rule_set_chain_add(s, FILTER, "user", 0, RULE_POLICY_ACCEPT), 0);
 
-	/* Policies: filter base chains only. */
+	/* Policies: base chains only (nat's too). */
 	assert_int_equal(rule_set_chain_policy(s, FILTER, "main", RULE_POLICY_DROP), 0);
 	assert_int_equal(chain(s, FILTER, "main")->policy, RULE_POLICY_DROP);
 	assert_int_equal(rule_set_chain_policy(s, FILTER, "user", RULE_POLICY_DROP), -EINVAL);
-	assert_int_equal(rule_set_chain_policy(s, NAT, "dnat", RULE_POLICY_DROP), -EINVAL);
+	assert_int_equal(rule_set_chain_policy(s, NAT, "dnat", RULE_POLICY_DROP), 0);
+	assert_int_equal(chain(s, NAT, "dnat")->policy, RULE_POLICY_DROP);
+	assert_int_equal(rule_set_chain_policy(s, NAT, "dnat", RULE_POLICY_ACCEPT), 0);
 	assert_int_equal(rule_set_chain_policy(s, FILTER, "nope", RULE_POLICY_DROP), -ENOENT);
 
 	/* Deleting: built-in, non-empty, referenced, then fine. */
