@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "conntrack.h"
+#include "ct_priv.h"
 
 static const uint8_t a4[4] = {10, 0, 0, 1};
 static const uint8_t a6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
@@ -178,6 +179,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if ((i > 0 && ed[i].off < ed[i - 1].off + ed[i - 1].len_old) ||
 					ed[i].off + ed[i].len_old > size || ed[i].len_new > sizeof(ed[i].text))
 					abort();
+			/* The REGISTER reader's walk: every Contact, its parameters. */
+			{
+				uint32_t at = 0, moff, mlen, v, guard = 0;
+				uint8_t a[16], proto;
+				uint16_t port;
+				bool in_hdr = false;
+
+				while (ct_sip_header_uri(copy, (uint32_t)size, &at, CT_SIP_H_CONTACT,
+					       sc.family, &in_hdr, &moff, &mlen, a, &port) > 0) {
+					if (moff + mlen > size || at > size || port < 1024 || ++guard > size)
+						abort();
+					(void)ct_sip_param_transport(copy, (uint32_t)size, moff + mlen, 17,
+						&proto);
+					(void)ct_sip_param_num(copy, (uint32_t)size, moff + mlen, "expires=",
+						&v);
+				}
+				if (ct_sip_header_num(copy, (uint32_t)size, CT_SIP_H_EXPIRES, &moff, &mlen,
+					    &v) == 1 &&
+					moff + mlen > size)
+					abort();
+			}
 			w = n > 0 ? mod_ct_edit_apply(copy, (uint32_t)size, ed, (unsigned int)n, out,
 					    sizeof(out)) :
 				    0;

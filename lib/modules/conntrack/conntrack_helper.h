@@ -321,6 +321,9 @@ struct mod_ct_sip_conn {
 	uint8_t odst[16]; /**< ... destination */
 	uint16_t osport;
 	uint16_t odport;
+	uint16_t forced_dport; /**< not 0: the port this direction's source listens on (a
+				    request's Via named it: Cisco phones); what its
+				    address:port maps to instead of @c osport */
 };
 
 /**

@@ -43,6 +43,7 @@ struct ct_help {
 	uint32_t sip_register_cseq; /* SIP: the CSeq of the last REGISTER that expected */
 	bool sip_register;          /* ... valid */
 	bool expected;              /* the connection took an expectation (it registers nothing) */
+	uint16_t sip_forced_dport;  /* SIP: the port a request's Via named (Linux's forced_dport) */
 	uint8_t sane_state;       /* SANE: MOD_CT_SANE_* */
 };
 
@@ -62,6 +63,7 @@ struct ct_plan {
 	bool adjust;
 	uint8_t dir;       /* with adjust: the segment's direction ... */
 	struct mod_ct_seqadj adj; /* ... and the connection's shift (SACK blocks) */
+	uint16_t udp_dport; /* not 0: the UDP destination port it leaves with */
 	uint8_t n_edit;    /* payload edits, in order of offset */
 	struct mod_ct_edit edit[MOD_CT_SIP_EDITS_MAX];
 };
@@ -149,6 +151,9 @@ void ct_help_other_key(struct ct_helpers *h, const struct rule_flow *f, struct f
  */
 int ct_help_plan_edits(struct ct_helpers *h, struct ct_help *hp, const struct rule_upcall *up,
 	unsigned int dir, const struct mod_ct_edit *e, unsigned int n);
+
+/* Plan the UDP destination port the upcalled packet of @p up leaves with. */
+void ct_help_plan_dport(struct ct_helpers *h, const struct rule_upcall *up, uint16_t port);
 
 /*
  * SIP (ct_help_sip.c): one message of a helped connection in direction

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_byteorder.h>
 
@@ -39,7 +40,8 @@ static void
 sip_conn(struct mod_ct_sip_conn *c, const struct fc_key *ok, const struct fc_key *rk,
 	unsigned int dir)
 {
-	const struct fc_key *t = dir == RULE_DIR_ORIG ? ok : rk, *o = dir == RULE_DIR_ORIG ? rk : ok;
+	const struct fc_key *t = dir == RULE_DIR_ORIG ? ok : rk,
+			    *o = dir == RULE_DIR_ORIG ? rk : ok;
 	unsigned int alen = fc_af_addr_len(ok->family);
 
 	memset(c, 0, sizeof(*c));
@@ -188,8 +190,8 @@ register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 		return 0; /* an expected connection registers nothing (Linux) */
 	if (ct_sip_header_num(pay, plen, CT_SIP_H_EXPIRES, &moff, &mlen, &v) == 1)
 		expires = v;
-	r = ct_sip_header_uri(pay, plen, &at, CT_SIP_H_CONTACT, c->family, NULL, &moff, &mlen, addr,
-		&port);
+	r = ct_sip_header_uri(
+		pay, plen, &at, CT_SIP_H_CONTACT, c->family, NULL, &moff, &mlen, addr, &port);
 	if (r <= 0)
 		return r;
 	if (!addr_eq(addr, c->src, alen))
@@ -214,7 +216,7 @@ register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 			 * masquerade's port when the Contact is the source port. */
 			if (!addr_eq(c->src, c->odst, alen))
 				memcpy(fc_key_dst_w(&e.tuple), c->odst, alen);
-			if (port == c->sport)
+			if (port == (c->forced_dport != 0 ? c->forced_dport : c->sport))
 				p = c->odport;
 			e.nat = true;
 			memcpy(e.nat_addr, addr, alen);
@@ -236,11 +238,11 @@ register_request(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 		count(&h->st.commands);
 		if (nat && (!addr_eq(fc_key_dst(&e.tuple), addr, alen) || p != port)) {
 			char buf[64];
-			int w = ct_sip_fmt_addr_port(c->family, fc_key_dst(&e.tuple), p, buf,
-				sizeof(buf));
+			int w = ct_sip_fmt_addr_port(
+				c->family, fc_key_dst(&e.tuple), p, buf, sizeof(buf));
 
-			if (w < 0 || ct_sip_edit_add(ed, (unsigned int *)n, MOD_CT_SIP_EDITS_MAX, moff,
-					     mlen, buf, (uint32_t)w) < 0)
+			if (w < 0 || ct_sip_edit_add(ed, (unsigned int *)n, MOD_CT_SIP_EDITS_MAX,
+					     moff, mlen, buf, (uint32_t)w) < 0)
 				return -1;
 		}
 	}
@@ -283,7 +285,8 @@ register_response(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 			if (r == 0)
 				break;
 			if (!addr_eq(addr, c->dst, alen) ||
-				ct_sip_param_transport(pay, plen, moff + mlen, c->proto, &proto) == 0)
+				ct_sip_param_transport(pay, plen, moff + mlen, c->proto, &proto) ==
+					0)
 				continue;
 			if (ct_sip_param_num(pay, plen, moff + mlen, "expires=", &v) == 1)
 				ce = v;
@@ -296,7 +299,8 @@ register_response(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 			fc_key_set_proto(&t, proto);
 			fc_key_set_ports(&t, 0, rte_cpu_to_be_16(port));
 			if (mod_ct_expect_refresh(h->exp_sig, &t, id,
-				    h->now + (ce > SIP_EXPIRES_MAX ? SIP_EXPIRES_MAX : ce) * 1000u) == 0)
+				    h->now + (ce > SIP_EXPIRES_MAX ? SIP_EXPIRES_MAX : ce) *
+						     1000u) == 0)
 				return 0;
 		}
 	}
@@ -304,7 +308,7 @@ register_response(struct ct_helpers *h, uint32_t id, struct ct_help *hp,
 	return 0;
 }
 
-/* Drop the message as Linux does (counted). *//* Drop the message as Linux does (counted). */
+/* Drop the message as Linux does (counted). */ /* Drop the message as Linux does (counted). */
 static void
 sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
 {
@@ -319,14 +323,29 @@ sip_drop(struct ct_helpers *h, struct rule_flow *f, bool nat)
  */
 static int
 sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_help *hp,
-	const struct mod_ct_sip_conn *c, bool nat, const uint8_t *pay, uint32_t plen,
+	const struct mod_ct_sip_conn *cn, bool nat, const uint8_t *pay, uint32_t plen,
 	uint32_t base, struct mod_ct_edit *ed, unsigned int *n)
 {
 	struct mod_ct_edit le[MOD_CT_SIP_EDITS_MAX];
 	struct mod_ct_sip_media_nat mn[MOD_CT_SIP_MEDIA_MAX];
+	struct mod_ct_sip_conn cc = *cn, *c = &cc;
 	struct mod_ct_sip_msg m;
 	unsigned int alen = fc_af_addr_len(c->family);
 	int r, k = 0;
+
+	/* A request whose (UDP) Via names the sender's address and another
+	 * port: the port it listens on (Linux's forced_dport, Cisco phones). */
+	if (plen < 8 || strncasecmp((const char *)pay, "SIP/2.0 ", 8) != 0) {
+		uint32_t at = 0, moff, mlen;
+		uint8_t a[16];
+		uint16_t port;
+
+		if (ct_sip_header_uri(pay, plen, &at, CT_SIP_H_VIA_UDP, c->family, NULL, &moff,
+			    &mlen, a, &port) > 0 &&
+			port != c->sport && addr_eq(a, c->src, alen))
+			hp->sip_forced_dport = port;
+	}
+	c->forced_dport = hp->sip_forced_dport;
 
 	r = mod_ct_sip_parse(pay, plen, c->family, &m);
 	if (r < 0) {
@@ -353,8 +372,8 @@ sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 			memcpy(mn[i].addr, md->addr, alen);
 			if (!addr_eq(md->addr, c->src, alen))
 				continue; /* media of another host: not expected (direct media) */
-			if ((nat ? media_expect_nat(h, id, c, md, &mn[i]) :
-				   media_expect(h, id, c, md)) < 0) {
+			if ((nat ? media_expect_nat(h, id, c, md, &mn[i])
+				 : media_expect(h, id, c, md)) < 0) {
 				sip_drop(h, f, false);
 				return -1;
 			}
@@ -364,8 +383,9 @@ sip_message(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 			hp->sip_invite = true;
 		}
 		if (m.method == MOD_CT_SIP_REGISTER &&
-			(m.response ? register_response(h, id, hp, c, pay, plen, &m) :
-				      register_request(h, id, hp, c, nat, pay, plen, &m, le, &k)) < 0) {
+			(m.response ? register_response(h, id, hp, c, pay, plen, &m)
+				    : register_request(h, id, hp, c, nat, pay, plen, &m, le, &k)) <
+				0) {
 			sip_drop(h, f, false);
 			return -1;
 		}
@@ -398,13 +418,19 @@ ct_help_sip(struct ct_helpers *h, struct rule_flow *f, uint32_t id, struct ct_he
 	struct mod_ct_edit ed[MOD_CT_SIP_EDITS_MAX];
 	struct mod_ct_sip_conn c;
 	unsigned int n = 0;
+	bool nat;
 
 	/* Linux reads nothing shorter than "SIP/2.0 200". */
 	if (plen < 11)
 		return;
 	sip_conn(&c, ok, rk, dir);
-	if (sip_message(h, f, id, hp, &c, sip_natted(&c), pay, plen, 0, ed, &n) == 0)
-		ct_help_plan_edits(h, hp, f->up, dir, ed, n);
+	nat = sip_natted(&c);
+	if (sip_message(h, f, id, hp, &c, nat, pay, plen, 0, ed, &n) != 0)
+		return;
+	ct_help_plan_edits(h, hp, f->up, dir, ed, n);
+	/* Answers go to the port the phone listens on (nf_nat_sip). */
+	if (nat && dir == RULE_DIR_REPLY && hp->sip_forced_dport != 0)
+		ct_help_plan_dport(h, f->up, hp->sip_forced_dport);
 }
 
 /*

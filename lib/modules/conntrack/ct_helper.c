@@ -257,6 +257,19 @@ ct_help_plan_edits(struct ct_helpers *h, struct ct_help *hp, const struct rule_u
 	return 0;
 }
 
+void
+ct_help_plan_dport(struct ct_helpers *h, const struct rule_upcall *up, uint16_t port)
+{
+	struct ct_plan *p = NULL;
+
+	for (unsigned int i = 0; i < h->n_plan; i++)
+		if (h->plan[i].up == up && memcmp(&h->plan[i].key, &up->pkt.key, sizeof(up->pkt.key)) == 0)
+			p = &h->plan[i];
+	if (p == NULL)
+		p = plan_new(h, up);
+	p->udp_dport = port;
+}
+
 /*
  * Plan this packet's rewrite behind NAT: payload bytes [@p off, @p off +
  * @p len_old) become @p text (@p n bytes), and the connection's sequence
@@ -682,8 +695,8 @@ ct_help_mangle(struct ct_helpers *h, struct rte_mbuf *m, const struct fc_pkt *pk
 	ack = c.adjust ? c.ack : pkt->tcp_ack;
 	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)
 		goto fail;
-	/* The new payload, whole, from the edits. */
-	if (c.n_edit != 0) {
+	/* The new payload, whole, from the edits (a UDP datagram's always). */
+	if (c.n_edit != 0 || !tcp) {
 		pay = (uint32_t)pkt->l4_off + (tcp ? pkt->tcp_hlen : 8u);
 		dlen = tcp ? pkt->tcp_dlen : (uint32_t)pkt->l3_off + pkt->ip_len - pay;
 		if ((uint32_t)pkt->l3_off + pkt->ip_len > rte_pktmbuf_data_len(m) ||
@@ -703,10 +716,20 @@ ct_help_mangle(struct ct_helpers *h, struct rte_mbuf *m, const struct fc_pkt *pk
 		n = mod_ct_tcp_rewrite(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off),
 			rte_pktmbuf_data_len(m) - pkt->l3_off, pkt, seq, ack, 0,
 			c.n_edit != 0 ? dlen : 0, (const char *)h->scratch, (uint32_t)nt);
-	else
+	else if (c.udp_dport != 0 && pkt->l4_off + 8u > rte_pktmbuf_data_len(m))
+		n = -EINVAL;
+	else {
+		/* The checksum is computed again over the new header too. */
+		if (c.udp_dport != 0) {
+			uint8_t *udp = rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l4_off);
+
+			udp[2] = (uint8_t)(c.udp_dport >> 8);
+			udp[3] = (uint8_t)c.udp_dport;
+		}
 		n = mod_ct_udp_rewrite(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off),
 			rte_pktmbuf_data_len(m) - pkt->l3_off, pkt, 0, dlen, h->scratch,
 			(uint32_t)nt);
+	}
 	if (n < 0)
 		goto fail;
 	if (tcp && c.adjust && (pkt->tcp_flags & 0x10))

@@ -438,7 +438,7 @@ ct_on_insert(void *priv, struct rule_flow *f)
 		} else if (ct_help_created(&ct->hlp, f, id, helper, &c, &v) == 0) {
 			/* An expectation taken (RELATED), a helper given: its interest. */
 			ct_help_interest(&ct->hlp, &c, id, v.interest);
-			if (c.helper == MOD_CT_HELPER_SIP)
+			if (c.helper == MOD_CT_HELPER_SIP && c.proto == PROTO_UDP)
 				v.timeout = CT_SIP_TIMEOUT_MS; /* Linux's sip_timeout */
 		}
 	}
@@ -547,8 +547,12 @@ ct_on_packet(void *priv, struct rule_flow *f)
 		if (v.ctstate != RULE_CT_INVALID)
 			ct_help_packet(&ct->hlp, f, c, id);
 		ct_help_interest(&ct->hlp, c, id, v.interest);
-		if (c->helper == MOD_CT_HELPER_SIP)
-			v.timeout = CT_SIP_TIMEOUT_MS; /* refreshed by each packet (Linux) */
+		/* Linux's sip_timeout, refreshed by each packet (over TCP, by each
+		 * segment with payload of an established connection). */
+		if (c->helper == MOD_CT_HELPER_SIP &&
+			(c->proto == PROTO_UDP ||
+				(f->up->pkt.tcp_dlen != 0 && c->state == MOD_CT_S_ESTABLISHED)))
+			v.timeout = CT_SIP_TIMEOUT_MS;
 		mod_ct_fast_arm(line_of(ct, id), c,
 			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
 	}

@@ -24,13 +24,13 @@
 #define SIP_PORT 5060
 
 /* Headers the helper reads (Linux's names, compact forms, and what their value holds). */
-#define H_FROM CT_SIP_H_FROM
-#define H_TO CT_SIP_H_TO
-#define H_CONTACT CT_SIP_H_CONTACT
-#define H_VIA_UDP CT_SIP_H_VIA_UDP
-#define H_VIA_TCP CT_SIP_H_VIA_TCP
+#define H_FROM		 CT_SIP_H_FROM
+#define H_TO		 CT_SIP_H_TO
+#define H_CONTACT	 CT_SIP_H_CONTACT
+#define H_VIA_UDP	 CT_SIP_H_VIA_UDP
+#define H_VIA_TCP	 CT_SIP_H_VIA_TCP
 #define H_CONTENT_LENGTH CT_SIP_H_CONTENT_LENGTH
-#define H_EXPIRES CT_SIP_H_EXPIRES
+#define H_EXPIRES	 CT_SIP_H_EXPIRES
 
 static const struct {
 	const char *name, *cname, *search;
@@ -230,7 +230,8 @@ skip_ws(const uint8_t *s, uint32_t len, uint32_t o)
 	return o;
 }
 
-/* @p needle (case-insensitive) in a header's value from @p o, across continuations: its offset, -1. */
+/* @p needle (case-insensitive) in a header's value from @p o, across continuations: its offset, -1.
+ */
 static int64_t
 hdr_search(const uint8_t *s, uint32_t len, uint32_t o, const char *needle)
 {
@@ -347,8 +348,8 @@ hdr_next(const uint8_t *s, uint32_t len, uint32_t from, unsigned int type, uint8
  * if none), *from moved past it. @return 1, 0 none, -1 a bad port.
  */
 int
-ct_sip_header_uri(const uint8_t *s, uint32_t len, uint32_t *from, unsigned int type,
-	uint8_t family, bool *in_hdr, uint32_t *moff, uint32_t *mlen, uint8_t *addr, uint16_t *port)
+ct_sip_header_uri(const uint8_t *s, uint32_t len, uint32_t *from, unsigned int type, uint8_t family,
+	bool *in_hdr, uint32_t *moff, uint32_t *mlen, uint8_t *addr, uint16_t *port)
 {
 	uint32_t at = *from, n, v;
 	int r = 0;
@@ -386,8 +387,8 @@ ct_sip_header_uri(const uint8_t *s, uint32_t len, uint32_t *from, unsigned int t
 
 /* A header's numeric value (Content-Length, Expires): 1 and *v, 0 none. */
 int
-ct_sip_header_num(const uint8_t *s, uint32_t len, unsigned int type, uint32_t *moff,
-	uint32_t *mlen, uint32_t *v)
+ct_sip_header_num(const uint8_t *s, uint32_t len, unsigned int type, uint32_t *moff, uint32_t *mlen,
+	uint32_t *v)
 {
 	uint32_t at = 0, n;
 	int r;
@@ -508,8 +509,7 @@ ct_sip_param_num(const uint8_t *s, uint32_t len, uint32_t from, const char *name
 }
 
 int
-ct_sip_param_transport(const uint8_t *s, uint32_t len, uint32_t from, uint8_t dflt,
-	uint8_t *proto)
+ct_sip_param_transport(const uint8_t *s, uint32_t len, uint32_t from, uint8_t dflt, uint8_t *proto)
 {
 	uint32_t limit;
 	int64_t p = param_at(s, len, from, "transport=", &limit);
@@ -590,7 +590,7 @@ map_addr(const struct mod_ct_sip_conn *c, const uint8_t *addr, uint16_t port, ui
 		np = c->odport;
 	} else if (memcmp(addr, c->dst, alen) == 0 && port == c->dport) {
 		na = c->osrc;
-		np = c->osport;
+		np = c->forced_dport != 0 ? c->forced_dport : c->osport;
 	} else {
 		return 0;
 	}
@@ -677,13 +677,14 @@ mod_ct_sip_nat_headers(const uint8_t *s, uint32_t len, const struct mod_ct_sip_c
 	/* Every Contact. */
 	at = 0;
 	in_hdr = false;
-	while (ct_sip_header_uri(s, len, &at, H_CONTACT, c->family, &in_hdr, &moff, &mlen, addr,
-		       &port) > 0)
+	while (ct_sip_header_uri(
+		       s, len, &at, H_CONTACT, c->family, &in_hdr, &moff, &mlen, addr, &port) > 0)
 		if ((r = map_addr(c, addr, port, moff, mlen, e, &n, max)) < 0)
 			return r;
 	for (unsigned int t = H_FROM; t <= H_TO; t++) {
 		at = 0;
-		if (ct_sip_header_uri(s, len, &at, t, c->family, NULL, &moff, &mlen, addr, &port) > 0 &&
+		if (ct_sip_header_uri(s, len, &at, t, c->family, NULL, &moff, &mlen, addr, &port) >
+				0 &&
 			(r = map_addr(c, addr, port, moff, mlen, e, &n, max)) < 0)
 			return r;
 	}
@@ -729,7 +730,8 @@ sdp_line_addr(const uint8_t *s, uint32_t len, uint32_t from, const char *type, u
 
 int
 mod_ct_sip_nat_sdp(const uint8_t *s, uint32_t len, uint8_t family, const struct mod_ct_sip_msg *m,
-	const struct mod_ct_sip_media_nat *mn, struct mod_ct_edit *e, unsigned int n, unsigned int max)
+	const struct mod_ct_sip_media_nat *mn, struct mod_ct_edit *e, unsigned int n,
+	unsigned int max)
 {
 	const struct mod_ct_sip_media_nat *last = NULL;
 	uint32_t moff, mlen, cl, k;
@@ -749,8 +751,8 @@ mod_ct_sip_nat_sdp(const uint8_t *s, uint32_t len, uint8_t family, const struct 
 
 		if (mn[i].new_port) {
 			w = snprintf(buf, sizeof(buf), "%u", mn[i].port);
-			if ((r = ct_sip_edit_add(e, &n, max, md->port_off, md->port_len, buf,
-				     (uint32_t)w)) < 0)
+			if ((r = ct_sip_edit_add(
+				     e, &n, max, md->port_off, md->port_len, buf, (uint32_t)w)) < 0)
 				return r;
 		}
 		if (md->c_len != 0) {

@@ -59,7 +59,8 @@ a server namespace over net_tap ports):
           address reaches it (sip_direct_signalling); over TCP, a REGISTER
           and an OPTIONS in one segment are rewritten (the stream's
           numbers follow) and the registrar's connection to the Contact
-          reaches the phone
+          reaches the phone; a phone sending from another port than the one
+          its Via names gets its answers there (forced_dport)
   sip_nat_linux  the same through a Linux router (nf_conntrack_sip,
           nf_nat_sip): the oracle
   irc     an IRC DCC SEND offer through masquerade with CT --helper irc:
@@ -1379,6 +1380,77 @@ def sip_tcp_call(spawn_server, spawn_client, host, me, gw):
     return ("sip tcp %s: REGISTER and OPTIONS in one segment rewritten, answer restored, "
             "the registrar's connection to %s:5062 reached the phone" % (host, gw))
 
+
+def sip_forced_msgs(host, me, gw, port, peer_port):
+    """An OPTIONS from port 51000 whose Via names @me:5060, and the answer
+    (@gw:@peer_port as the server saw it) as the server writes it."""
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    opt = ("OPTIONS sip:%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:5060;rport\r\nCSeq: 1 OPTIONS\r\n"
+           "Content-Length: 0\r\n\r\n" % (b(host), b(me)))
+    ans = ("SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP %s:5060;rport=%d;received=%s\r\n"
+           "Contact: <sip:alice@%s:%d>\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
+           % (b(me), peer_port, gw, b(gw), port))
+    return opt, ans
+
+
+SIP_FORCED_UAS = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+sig = socket.socket(fam, socket.SOCK_DGRAM)
+sig.bind((host, 5060))
+print("LISTEN", flush=True)
+msg, peer = sig.recvfrom(4096)
+print("OPT", peer[0], peer[1], msg.hex(), flush=True)
+sig.sendto(sip_forced_msgs(host, me, peer[0], peer[1], peer[1])[1].encode(), peer)
+"""
+
+SIP_FORCED_UAC = r"""
+import socket, sys
+host, me = sys.argv[1], sys.argv[2]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+lis = socket.socket(fam, socket.SOCK_DGRAM)
+lis.bind((me, 5060))
+lis.settimeout(5)
+snd = socket.socket(fam, socket.SOCK_DGRAM)
+snd.bind((me, 51000))
+snd.sendto(sip_forced_msgs(host, me, me, 0, 0)[0].encode(), (host, 5060))
+try:
+    print("ANS", lis.recv(4096).hex(), flush=True)
+except socket.timeout:
+    print("ANS none", flush=True)
+"""
+
+
+def sip_forced_call(spawn_server, spawn_client, host, me, gw):
+    """A phone that sends from port 51000 but listens on 5060, the port its
+    Via names (Linux's forced_dport): the answer reaches 5060, the phone's
+    outside address:port in it mapped to its own address and 5060."""
+    import inspect
+    import textwrap
+
+    body = textwrap.indent(textwrap.dedent("".join(inspect.getsourcelines(sip_forced_msgs)[0][1:])),
+                           "    ")
+    common = "def sip_forced_msgs(host, me, gw, port, peer_port):\n%s\n" % body
+    srv = spawn_server(common + SIP_FORCED_UAS, host, me)
+    wait_line(srv, "LISTEN")
+    cl = spawn_client(common + SIP_FORCED_UAC, host, me)
+    opt = wait_line(srv, "OPT", timeout=30)
+    ans = wait_line(cl, "ANS", timeout=30)
+    cl.wait(10)
+    srv.wait(10)
+    check(opt[1] == gw, "sip forced %s: not masqueraded: %s" % (host, opt[1:3]))
+    want_opt, _ = sip_forced_msgs(host, me, gw, 0, 0)
+    got = bytes.fromhex(opt[3]).decode()
+    check(got == want_opt, "sip forced %s: the OPTIONS arrived as\n%r" % (host, got))
+    b = (lambda a: "[%s]" % a) if ":" in host else (lambda a: a)
+    _, ans_sent = sip_forced_msgs(host, me, gw, int(opt[2]), int(opt[2]))
+    want = ans_sent.replace("<sip:alice@%s:%s>" % (b(gw), opt[2]), "<sip:alice@%s:5060>" % b(me))
+    got = bytes.fromhex(ans[1]).decode() if ans[1] != "none" else "none"
+    check(got == want, "sip forced %s: the answer at port 5060: %r\nnot %r" % (host, got, want))
+    return ("sip forced_dport %s: the answer to %s:%s reached the phone's port 5060, "
+            "its Contact mapped there" % (host, gw, opt[2]))
+
 def sip_nat_rules():
     """-P FORWARD DROP, ESTABLISHED,RELATED, UDP 5060 out, masquerade on the
     egress, CT --helper sip in raw."""
@@ -1402,6 +1474,8 @@ def t_sip_nat(build):
                                     lambda *a: gw.python(gw.cns, *a), host, me, out))
             print(sip_tcp_call(lambda *a: gw.python(gw.sns, *a),
                                lambda *a: gw.python(gw.cns, *a), host, me, out))
+            print(sip_forced_call(lambda *a: gw.python(gw.sns, *a),
+                                  lambda *a: gw.python(gw.cns, *a), host, me, out))
         flows = gw.shell("show flows proto udp")
         check(flows.count("expected=sip") >= 4, "the media are not RELATED:\n" + flows)
         gw.stop()
@@ -1421,6 +1495,8 @@ def t_sip_nat_linux(build):
                                                 lambda *a: spawn(False, *a), host, me, out))
             print("linux: " + sip_tcp_call(lambda *a: spawn(True, *a),
                                            lambda *a: spawn(False, *a), host, me, out))
+            print("linux: " + sip_forced_call(lambda *a: spawn(True, *a),
+                                              lambda *a: spawn(False, *a), host, me, out))
 
     linux_router("sipn", ("udp+tcp", "sip"), 5060, body, nat=True)
 

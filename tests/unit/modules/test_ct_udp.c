@@ -602,6 +602,97 @@ left_as(const struct world *w, const char *want)
 }
 
 /*
+ * Two phones behind one masquerade announce the same media port to the
+ * same peer: the second stream is expected at the next free pair and its
+ * m= port (and Content-Length) say so; the peer's RTP to each port
+ * reaches the right phone.
+ */
+static void
+test_sip_media_port_taken(void **state)
+{
+	const char *sdp1 = "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nc=IN IP4 10.0.0.1\r\nt=0 0\r\n"
+			   "m=audio 4000 RTP/AVP 0\r\n";
+	const char *sdp2 = "v=0\r\no=- 1 1 IN IP4 10.0.0.2\r\ns=-\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\n"
+			   "m=audio 4000 RTP/AVP 0\r\n";
+	const char *head = "INVITE sip:bob@192.0.2.7 SIP/2.0\r\nCSeq: 1 INVITE\r\n";
+	char b[800], want[800];
+	struct world w;
+	uint32_t n;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dst 192.0.2.7 dport 5060 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sip proto udp dport 5060\n");
+	n = sip_full(b, sizeof(b), head, sdp1);
+	assert_true(accepted(rx(&w, CLIENT, 5060, SERVER, 5060, b, n)));
+	n = sip_full(want, sizeof(want), head,
+		"v=0\r\no=- 1 1 IN IP4 198.51.100.1\r\ns=-\r\nc=IN IP4 198.51.100.1\r\nt=0 0\r\n"
+		"m=audio 4000 RTP/AVP 0\r\n");
+	left_as(&w, want);
+	n = sip_full(b, sizeof(b), head, sdp2);
+	assert_true(accepted(rx(&w, CLIENT + 1, 5060, SERVER, 5060, b, n)));
+	n = sip_full(want, sizeof(want), head,
+		"v=0\r\no=- 1 1 IN IP4 198.51.100.1\r\ns=-\r\nc=IN IP4 198.51.100.1\r\nt=0 0\r\n"
+		"m=audio 4002 RTP/AVP 0\r\n");
+	left_as(&w, want);
+	/* The peer's RTP to 4002 reaches the second phone at its own 4000. */
+	assert_true(accepted(rx(&w, SERVER, 7000, MASQ, 4002, "rtp", 3)));
+	assert_int_equal(IP_DST(&w), CLIENT + 1);
+	assert_int_equal(UDP_DP(&w), 4000);
+	assert_true(accepted(rx(&w, SERVER, 7001, MASQ, 4001, "rtcp", 4)));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 4001);
+	world_down(&w);
+}
+
+/*
+ * A phone that sends from a high port but listens on the one its Via
+ * names (Linux's forced_dport, Cisco phones): behind NAT its answers are
+ * sent to that port, and its own address:port in them maps to it.
+ */
+static void
+test_sip_forced_dport(void **state)
+{
+	char b[800], want[800];
+	struct world w;
+	uint16_t sig;
+
+	(void)state;
+	world_up(&w, "policy drop\n"
+		     "accept ctstate established,related\n"
+		     "accept proto udp dst 192.0.2.7 dport 5060 ctstate new\n"
+		     "masquerade src 10.0.0.0/8\n"
+		     "table raw\n"
+		     "chain pre hook prerouting\n"
+		     "ct ct_helper sip proto udp dport 5060\n");
+	snprintf(b, sizeof(b), "OPTIONS sip:192.0.2.7 SIP/2.0\r\n"
+			       "Via: SIP/2.0/UDP 10.0.0.1:5060;rport\r\n"
+			       "CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n");
+	assert_true(accepted(rx(&w, CLIENT, 51000, SERVER, 5060, b, (uint32_t)strlen(b))));
+	left_as(&w, b); /* the Via names another port than the source: left */
+	sig = UDP_SP(&w);
+	snprintf(b, sizeof(b), "SIP/2.0 200 OK\r\n"
+			       "Via: SIP/2.0/UDP 10.0.0.1:5060;rport=%u;received=198.51.100.1\r\n"
+			       "Contact: <sip:bob@198.51.100.1:%u>\r\n"
+			       "CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n",
+		sig, sig);
+	assert_true(accepted(rx(&w, SERVER, 5060, MASQ, sig, b, (uint32_t)strlen(b))));
+	assert_int_equal(IP_DST(&w), CLIENT);
+	assert_int_equal(UDP_DP(&w), 5060);
+	snprintf(want, sizeof(want), "SIP/2.0 200 OK\r\n"
+				     "Via: SIP/2.0/UDP 10.0.0.1:5060;rport=%u;received=198.51.100.1\r\n"
+				     "Contact: <sip:bob@10.0.0.1:5060>\r\n"
+				     "CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n",
+		sig);
+	left_as(&w, want);
+	world_down(&w);
+}
+
+/*
  * REGISTER behind masquerade (sip_direct_signalling): the Contact becomes
  * the gateway's, the registrar's 2xx activates the expectation, and calls
  * from the registrar's address (any port) reach the phone, RELATED, while
@@ -722,6 +813,8 @@ main(void)
 		cmocka_unit_test(test_sip_teardown),
 		cmocka_unit_test(test_sip_masquerade),
 		cmocka_unit_test(test_sip_register),
+		cmocka_unit_test(test_sip_media_port_taken),
+		cmocka_unit_test(test_sip_forced_dport),
 	};
 
 	int rc;
