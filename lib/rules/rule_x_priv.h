@@ -13,6 +13,8 @@
 #ifndef GUFC_RULE_X_PRIV_H
 #define GUFC_RULE_X_PRIV_H
 
+#include <string.h>
+
 #include "lex.h"
 #include "rule_priv.h"
 
@@ -223,6 +225,68 @@ rx_hl_cost_bytes(uint32_t cost)
 	uint64_t r = cost != 0 ? UINT32_MAX / cost : UINT32_MAX;
 
 	return (r - 1) << 4;
+}
+
+/* An unsigned value of @p size bytes (1, 2, 4, 8) in an option's field: the largest, write, read. */
+static inline uint64_t
+rx_width_max(unsigned int size)
+{
+	return size >= 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
+}
+
+static inline void
+rx_put(void *p, unsigned int size, uint64_t v)
+{
+	switch (size) {
+	case 1: {
+		uint8_t x = (uint8_t)v;
+
+		memcpy(p, &x, 1);
+		break;
+	}
+	case 2: {
+		uint16_t x = (uint16_t)v;
+
+		memcpy(p, &x, 2);
+		break;
+	}
+	case 4: {
+		uint32_t x = (uint32_t)v;
+
+		memcpy(p, &x, 4);
+		break;
+	}
+	default:
+		memcpy(p, &v, 8);
+		break;
+	}
+}
+
+static inline uint64_t
+rx_get(const void *p, unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		return x;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		return x;
+	}
+	default: {
+		uint64_t x;
+
+		memcpy(&x, p, 8);
+		return x;
+	}
+	}
 }
 
 #define RX_RATE_UNITS 4
