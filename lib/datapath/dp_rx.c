@@ -364,7 +364,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
 		}
 		if (verdict != FC_VERDICT_ACCEPT) {
-			fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
+			fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
 			dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
 			continue;
 		}
@@ -392,7 +392,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				continue;
 			}
 			if (unlikely(way == DP_L3_NO_ROUTE)) {
-				fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
+				fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
 				dp_l3_no_route(c, b, mb, pkt, a->out_port, b->in_port);
 				continue;
 			}
@@ -418,7 +418,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				c->router && way == DP_L3_OUT ? adj.mtu :
 				dp_pkt_mtu(c, a->out_port, b->in_port),
 				c->router && way == DP_L3_OUT ? DP_RW_EARLY : DP_RW_ALL, false);
-		fc_table_touch(f->t, idx[j], mb->pkt_len, b->now);
+		fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
 		if (c->router) {
 			/* TTL, HL at FORWARD, POSTROUTING: after the decrement, as Linux. */
 			dp_l3_fast_out(c, b, mb, pkt, ch, way, &adj,
@@ -577,7 +577,10 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		}
 		st->hw_classified++;
 		st->rx_bytes += mb->pkt_len;
-		fc_table_touch(t, idx, mb->pkt_len, b->now);
+		/* Rule and flow counters count IP datagrams, as iptables does;
+		 * a marked packet is not parsed: its frame less the Ethernet
+		 * header (a VLAN tag or a short frame's padding counts too). */
+		fc_table_touch(t, idx, mb->pkt_len - RTE_ETHER_HDR_LEN, b->now);
 		dp_out(b, mb, dp_dest(c, ch, a.out_port, b->in_port));
 	}
 	return left;

@@ -155,7 +155,7 @@ struct rule_upcall {
 	struct fc_pkt pkt;    /**< parsed (FC_PARSE_OK or a fragment), local bits set */
 	const uint8_t *frame; /**< contiguous headers from the Ethernet header (ICMP errors) */
 	uint32_t frame_len;   /**< bytes at @c frame */
-	uint32_t len;         /**< packet length for byte counters */
+	uint32_t len;         /**< the IP datagram's length, for byte counters (iptables counts those) */
 	uint16_t in_port;     /**< input port */
 	uint8_t reason;       /**< enum rule_upcall_reason */
 };

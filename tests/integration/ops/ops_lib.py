@@ -91,6 +91,21 @@ def pcapng_packets(path):
     return out
 
 
+def frame_ip_len(fr):
+    """The IP datagram's length of an Ethernet frame (what iptables, and so
+    gufc's flow and rule counters, count), from its header; 0 if not IP."""
+    eth = struct.unpack("!H", fr[12:14])[0]
+    off = 14
+    while eth in (0x8100, 0x88A8):
+        eth = struct.unpack("!H", fr[off + 2:off + 4])[0]
+        off += 4
+    if eth == 0x0800:
+        return struct.unpack("!H", fr[off + 2:off + 4])[0]
+    if eth == 0x86DD:
+        return 40 + struct.unpack("!H", fr[off + 4:off + 6])[0]
+    return 0
+
+
 def frame_tuple(fr):
     """(proto, src, sport, dst, dport) of an Ethernet frame as gufc keys it
     (ICMP echo: the identifier both ways; other ICMP: type << 8 | code, 0),

@@ -39,7 +39,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ops_lib import (PCAP_HDR, SKIP, Ctx, Fail, Gufc, Hugepages, Skip, check,  # noqa: E402
-                     frame_tcp_flags, frame_tuple, load_stats, metric, parse_exposition,
+                     frame_ip_len, frame_tcp_flags, frame_tuple, load_stats, metric, parse_exposition,
                      pcap_frames, pcap_records, pcapng_packets, telemetry)
 
 
@@ -225,7 +225,7 @@ def ipfix_check(ctx, tag, msgs, frames, stats, t0, t1):
     for fr in frames:
         t = frame_tuple(fr)
         p, b = want.get(t, (0, 0))
-        want[t] = (p + 1, b + len(fr))
+        want[t] = (p + 1, b + frame_ip_len(fr))
         conn = min(t, (t[0], t[3], t[4], t[1], t[2]))  # a connection's two directions
         flags[conn] = flags.get(conn, 0) | frame_tcp_flags(fr)
     got = {}
@@ -252,7 +252,9 @@ def ipfix_check(ctx, tag, msgs, frames, stats, t0, t1):
     total = sum(r["packets"] for r in recs)
     check(total == stats["rx"], "%s: records count %d packets, gufc received %d" %
           (tag, total, stats["rx"]))
-    check(sum(r["octets"] for r in recs) == stats["rx_bytes"], "%s: bytes" % tag)
+    # IPFIX octets are IP octets (RFC 7012 octetDeltaCount), the port's rx_bytes frames
+    check(sum(r["octets"] for r in recs) == sum(frame_ip_len(fr) for fr in frames),
+          "%s: bytes" % tag)
     for rule in stats["rules"]:
         n = sum(r["packets"] for r in recs if r["rule"] == rule["id"])
         check(n == rule["packets"], "%s: rule %d decided %d packets, records say %d" %
