@@ -345,7 +345,9 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			continue;
 		}
 		if (rule_engine_wants(a, pkt) ||
-			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt))) {
+			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
+			((a->flags & FC_ACT_F_COUNT) &&
+				rule_engine_count_due(c->eng, f->t, fam, idx[j], mb->pkt_len))) {
 			st->upcall_interest++;
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
