@@ -241,11 +241,13 @@ eng_cb_redecide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const st
 	uint32_t peer = eng_peer(eng, ti, idx);
 	const struct fc_entry *pe;
 	struct fc_action a;
+	struct eng_cb_pend pend;
 
 	if (e == NULL)
 		return;
 	eng->st.count_redecided++;
-	eng->cb_pend.on = true;
+	pend = eng->cb_pend;
+	eng->cb_pend.on = true; /* this packet, entry @p idx's next (as eng_old_flow() says) */
 	eng->cb_pend.ti = (uint8_t)ti;
 	eng->cb_pend.idx = idx;
 	eng->cb_pend.ip_len = up->pkt.ip_len;
@@ -269,5 +271,5 @@ eng_cb_redecide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const st
 			eng_entry_set(eng, ti, peer, &a, eng_timeout(eng, ti, peer));
 		}
 	}
-	eng->cb_pend.on = false;
+	eng->cb_pend = pend;
 }

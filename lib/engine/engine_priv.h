@@ -177,6 +177,15 @@ struct eng_pv {
 	uint16_t meter;
 };
 
+/** A packet on its way to entry @c idx, not counted by it yet (connbytes). */
+struct eng_cb_pend {
+	bool on;
+	uint8_t ti;
+	uint32_t idx;
+	uint32_t ip_len; /**< its IP bytes */
+	uint32_t len;    /**< its length as the entry counts it */
+};
+
 /** Most per-rule counter slots (rule ids past it are not counted). */
 #define ENG_RULE_CTR_MAX (1u << 22)
 
@@ -260,13 +269,7 @@ struct rule_engine {
 	uint32_t cap_cb;
 	uint32_t cb_gen;              /**< 0: not collected */
 	/** the packet being decided, not counted by its entry yet (eng_conn_counts()) */
-	struct {
-		bool on;
-		uint8_t ti;
-		uint32_t idx;
-		uint32_t ip_len;
-		uint32_t len;
-	} cb_pend;
+	struct eng_cb_pend cb_pend;
 	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have
 				           one (slow path only: the fast path never needs them,
 				           so they are not in the entry) */

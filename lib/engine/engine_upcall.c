@@ -540,8 +540,8 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
  * then decided on its own key and never from the entry alone).
  * @return false if the flow went and the packet is a new flow's.
  */
-bool
-eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+static bool
+old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
 	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch)
 {
 	struct fc_table *t = eng->t[ti];
@@ -636,6 +636,23 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	}
 	fc_table_touch(t, idx, up->len, now);
 	return true;
+}
+
+bool
+eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch)
+{
+	bool r;
+
+	/* Its entry counts it next: the connection's counters include it (connbytes). */
+	eng->cb_pend.on = !mismatch;
+	eng->cb_pend.ti = (uint8_t)ti;
+	eng->cb_pend.idx = idx;
+	eng->cb_pend.ip_len = up->pkt.ip_len;
+	eng->cb_pend.len = up->len;
+	r = old_flow(eng, ti, idx, ek, up, d, now, mismatch);
+	eng->cb_pend.on = false;
+	return r;
 }
 
 static void
