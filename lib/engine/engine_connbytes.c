@@ -233,6 +233,27 @@ eng_cb_arm(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 }
 
 void
+eng_cb_count_alone(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t len,
+	uint32_t now)
+{
+	const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
+	uint32_t tgen, tr;
+
+	if (e == NULL)
+		return;
+	cb_collect(eng);
+	if (eng->n_cb == 0)
+		return;
+	/* The entry's rule and trace would count it: they give it back. */
+	if (eng_ctr_live(eng, &e->act))
+		eng_rule_count(eng, e->act.rule_id, UINT64_MAX, 0 - (uint64_t)len);
+	tr = eng_side_trace(eng, ti, idx, &tgen);
+	if (tr != 0 && (int32_t)(tgen - eng->ctr_gen) >= 0)
+		eng_trace_count(eng, tr, UINT64_MAX, 0 - (uint64_t)len);
+	fc_table_touch(eng->t[ti], idx, len, now);
+}
+
+void
 eng_cb_redecide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
 	const struct rule_upcall *up)
 {

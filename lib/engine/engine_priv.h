@@ -495,6 +495,13 @@ void eng_cb_arm(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 void eng_cb_redecide(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_key *k, const struct rule_upcall *up);
 void eng_cb_free(struct rule_engine *eng);
+/*
+ * A packet of entry @p idx decided on its own (per packet) in a set with
+ * connbytes matches: its connection's counters count it as a hit would
+ * (the entry's), its rule counters stay its walk's alone.
+ */
+void eng_cb_count_alone(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t len,
+	uint32_t now);
 int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
 	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,

@@ -631,6 +631,9 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		} else {
 			eng_rule_count(eng, d->rule_id, 1, up->len);
 			eng_trace_count(eng, trace, 1, up->len);
+			/* connbytes: the connection counts it all the same. */
+			if (!mismatch)
+				eng_cb_count_alone(eng, ti, idx, up->len, now);
 		}
 		return true;
 	}

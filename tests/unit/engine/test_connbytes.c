@@ -245,6 +245,36 @@ test_avgpkt(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A walk that also reads a per-packet field (the length) is decided per
+ * packet on the slow path: the connection's counters still count every
+ * packet, and the rules count each packet once, as its own walk says.
+ */
+static void
+test_per_packet(void **state)
+{
+	struct rule_engine *eng = mk_engine("drop proto udp length 1000:2000\n"
+		"drop proto udp connbytes 3:4 connbytes_dir original connbytes_mode packets\n");
+	static const uint8_t v[] = {A, A, D, D, A, A, A};
+	uint64_t pk, by;
+	uint32_t pol = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
+
+	(void)state;
+	n_up = 0;
+	for (size_t i = 0; i < RTE_DIM(v); i++)
+		if (rx(eng, orig(86)) != v[i])
+			fail_msg("packet %zu: not %u", i + 1, v[i]);
+	assert_int_equal(n_up, RTE_DIM(v));
+	assert_int_equal(rule_engine_rule_counters(eng, 2, &pk, &by), 0);
+	assert_int_equal(pk, 2);
+	assert_int_equal(by, 200);
+	assert_int_equal(rule_engine_rule_counters(eng, pol, &pk, &by), 0);
+	assert_int_equal(pk, 5);
+	assert_int_equal(rule_engine_rule_counters(eng, 1, &pk, &by), 0);
+	assert_int_equal(pk, 0);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -254,6 +284,7 @@ main(void)
 		cmocka_unit_test(test_packets_reply),
 		cmocka_unit_test(test_bytes_both),
 		cmocka_unit_test(test_avgpkt),
+		cmocka_unit_test(test_per_packet),
 	};
 
 	if (gufc_test_eal_init("connbytes", "0") < 0)
