@@ -6,8 +6,7 @@
  * file, loaded at start and by SIGHUP), and the port names their -i/-o
  * match ("port N name NAME", default the PMD's name). A pattern no port has
  * loads with a warning (netfilter does the same: it never matches); so do
- * actions and stateful matches whose run-time side gufc does not carry out
- * yet (warn_pending()).
+ * actions whose run-time side gufc does not carry out yet (warn_pending()).
  *
  * Context: main lcore.
  */
@@ -32,8 +31,7 @@ gufc_port_names_init(struct gufc_app *app)
 
 /*
  * What a loaded set asks that gufc does not carry out yet: actions whose
- * effect beyond the verdict (a log line, a rewrite) is not made,
- * and connbytes, which sees no connection counters yet.
+ * effect beyond the verdict (a log line, a rewrite) is not made.
  * The verdicts and the rule walk are netfilter's either way.
  */
 static const char *
@@ -49,25 +47,11 @@ pending_action(unsigned int a)
 	}
 }
 
-static const char *
-pending_match(const struct rule_x *x)
-{
-	switch (x->kind) {
-	case RULE_XM_CONNBYTES:
-		return "compares with connection counters gufc does not keep yet: it sees 0 "
-		       "packets and bytes";
-	default:
-		return NULL;
-	}
-}
-
-/* One warning per action or match kind: how many rules, the first one. */
+/* One warning per action kind: how many rules, the first one. */
 static void
 warn_pending(const struct rule_set *s, FILE *warn)
 {
 	uint32_t n_act[RULE_ACT__COUNT] = {0}, first_act[RULE_ACT__COUNT] = {0};
-	uint32_t n_x[RULE_X__COUNT] = {0}, first_x[RULE_X__COUNT] = {0};
-	const char *why_x[RULE_X__COUNT] = {NULL};
 
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
 		for (unsigned int i = 0; i < rule_set_chain_count(s, (enum rule_table)t); i++) {
@@ -78,16 +62,6 @@ warn_pending(const struct rule_set *s, FILE *warn)
 
 				if (pending_action(r->action) != NULL && n_act[r->action]++ == 0)
 					first_act[r->action] = r->id;
-				for (unsigned int k = 0; k < r->n_xm; k++) {
-					const char *why = pending_match(&r->xm[k]);
-
-					if (why == NULL)
-						continue;
-					if (n_x[r->xm[k].kind]++ == 0) {
-						first_x[r->xm[k].kind] = r->id;
-						why_x[r->xm[k].kind] = why;
-					}
-				}
 			}
 		}
 	for (unsigned int a = 0; a < RULE_ACT__COUNT; a++)
@@ -95,11 +69,6 @@ warn_pending(const struct rule_set *s, FILE *warn)
 			fprintf(warn, "gufc: warning: %s (%u rule%s, first: rule %u) %s\n",
 				rule_action_name(a), n_act[a], n_act[a] > 1 ? "s" : "",
 				first_act[a], pending_action(a));
-	for (unsigned int k = 0; k < RULE_X__COUNT; k++)
-		if (n_x[k] != 0)
-			fprintf(warn, "gufc: warning: -m %s (%u rule%s, first: rule %u) %s\n",
-				rule_x_kind_name(k), n_x[k], n_x[k] > 1 ? "s" : "", first_x[k],
-				why_x[k]);
 }
 
 int

@@ -68,6 +68,8 @@ show_stats(struct sh_ctx *c)
 		t.es.commits, t.es.gen, t.es.cls_gen, t.es.pending);
 	fprintf(f, "%-20s %" PRIu64 " revalidated, %" PRIu64 " refreshed\n", "after commits",
 		t.es.revalidated, t.es.refreshed);
+	fprintf(f, "%-20s %" PRIu64 " decided again (connbytes)\n", "counts reached",
+		t.es.count_redecided);
 	fprintf(f, "%-20s %" PRIu64 " new flows, %" PRIu64 " taken back for an expectation\n",
 		"cached drops", t.es.cached_drops, t.es.drops_expected);
 	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",

@@ -535,14 +535,15 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
 		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64
 		", \"refilter_kept\": %" PRIu64
-		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64 "},\n",
+		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64
+		", \"count_redecided\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_pending, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
 		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,
 		t->es.clsc_skipped, t->es.clsc_flushes, t->es.refilter_kept, t->es.cached_drops,
-		t->es.drops_expected);
+		t->es.drops_expected, t->es.count_redecided);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
 		", \"failed\": %" PRIu64 "},\n",

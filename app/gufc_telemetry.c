@@ -121,6 +121,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("set_failed", t.es.set_failed);
 	U("generation", t.es.gen);
 	U("revalidated", t.es.revalidated);
+	U("count_redecided", t.es.count_redecided);
 	U("cached_drops", t.es.cached_drops);
 	U("drops_expected", t.es.drops_expected);
 	U("reval_pending", t.es.pending);

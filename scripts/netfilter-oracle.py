@@ -722,7 +722,10 @@ class Lab:
                          ("net.ipv6.conf.all.accept_dad", 0),
                          ("net.ipv6.conf.default.accept_dad", 0),
                          ("net.ipv6.conf.default.accept_ra", 0),
-                         ("net.ipv6.conf.default.router_solicitations", 0)):
+                         ("net.ipv6.conf.default.router_solicitations", 0),
+                         # -m connbytes reads the connections' counters (its
+                         # rule turns them on too).
+                         ("net.netfilter.nf_conntrack_acct", 1)):
                 write_sysctl(k, v)
         # Everything the firewall sends on its own (RST, ICMP errors, MLD)
         # is dropped before the filter table sees it.

@@ -230,8 +230,9 @@ eligible(const struct ofl_policy *pol, unsigned int fam, const struct fc_key *k,
 		return false;
 	}
 	/* NAT needs header offsets the marked path does not compute; a meter or a
-	 * packet program (LOG, rewrites), its packets. */
-	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT))
+	 * packet program (LOG, rewrites), its packets; connbytes limits, its
+	 * counters (a NIC drop counts nothing). */
+	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT))
 		return false;
 	if (proto != 6 && proto != 17 && proto != 132)
 		return false;

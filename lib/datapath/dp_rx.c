@@ -345,7 +345,9 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			continue;
 		}
 		if (rule_engine_wants(a, pkt) ||
-			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt))) {
+			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
+			((a->flags & FC_ACT_F_COUNT) &&
+				rule_engine_count_due(c->eng, f->t, fam, idx[j], mb->pkt_len))) {
 			st->upcall_interest++;
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
@@ -568,7 +570,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		t = fam ? c->tab6 : c->tab4;
 		/* A router's packets need their parse (TTL, rewrite): the software path. */
 		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
-			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT)) ||
+			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)) ||
 			    dp_marked_wants(c, &a, mb) ||
 			    (ch = rule_engine_channel(c->eng, &a, fam, idx)) == RULE_CHAN_NONE)) {
 			st->hw_fallback++;

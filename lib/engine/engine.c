@@ -195,6 +195,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
+	eng_conn_counts(eng, ti, idx, a, NULL, &mk);
 	eng_pv_init(&pv, eng, ENG_PV_CONFORM);
 	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, cs, ev, &d, &deps, &mk, &pv);
 	if (rc < 0)
@@ -207,6 +208,12 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	a->rule_id = eng_dec_id(&ev[d], k->family);
 	eng_act_prog(a, eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
 	pd = ENG_DEPS_PER_PACKET(deps);
+	/* The counters alone: cached up to the counts where it may change (connbytes). */
+	a->flags &= (uint8_t)~FC_ACT_F_COUNT;
+	if (pd == RULE_DEP_CONNBYTES && eng_cb_ready(eng, ti)) {
+		a->flags |= FC_ACT_F_COUNT;
+		pd = 0;
+	}
 	/* One meter decided: the verdict while it conforms, the fast path asks it. */
 	if (eng_pv_one_meter(&pv, deps) && !(pd & ~RULE_DEP_METER) &&
 		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
@@ -255,6 +262,9 @@ eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const stru
 	if (e == NULL)
 		return;
 	eng_ctr_switch(eng, e, a);
+	/* Its limits before the action that names them. */
+	if (a->flags & FC_ACT_F_COUNT)
+		eng_cb_arm(eng, ti, idx, NULL);
 	fc_table_update(t, idx, a, timeout);
 }
 
@@ -646,6 +656,7 @@ rule_engine_free(struct rule_engine *eng)
 	eng_trace_fini(eng);
 	for (unsigned int ti = 0; ti < 2; ti++)
 		free(eng->view.flow_chan[ti]);
+	eng_cb_free(eng);
 	eng_meters_fini(eng);
 	rte_free(eng->view.exp_slots);
 	eng_pktact_fini(eng);

@@ -278,6 +278,23 @@ struct rule_engine_view {
 	 * insert and cleared when it goes; read by rule_engine_channel().
 	 */
 	uint32_t *flow_chan[2];
+	/**
+	 * Per table slot ([0] IPv4, [1] IPv6): the counts at which an
+	 * FC_ACT_F_COUNT entry's verdict may change (connbytes), or NULL
+	 * before the first such entry. Written by the rules lcore before the
+	 * entry's action names it; read by rule_engine_count_due().
+	 */
+	struct rule_count_limit *count_limit[2];
+};
+
+/**
+ * An entry's limits (struct rule_engine_view::count_limit): its packet
+ * goes up once the entry's packets would reach @c packets or its bytes
+ * @c bytes (the entry's own counters, frames, this packet included).
+ */
+struct rule_count_limit {
+	uint64_t packets;
+	uint64_t bytes;
 };
 
 /** Slots of struct rule_engine_view::exp_slots (a power of two). */
@@ -572,6 +589,31 @@ rule_engine_channel(const struct rule_engine *eng, const struct fc_action *a, un
 	if (likely(!(a->mod[0] & RULE_ACT_M0_CHAN_FLOW) || v->flow_chan[fam] == NULL))
 		return a->channel;
 	return __atomic_load_n(&v->flow_chan[fam][idx], __ATOMIC_ACQUIRE);
+}
+
+/**
+ * Does a packet of @p len bytes bring an FC_ACT_F_COUNT entry's counters to
+ * its limits (upcall it with RULE_UPCALL_INTEREST: its verdict may change)?
+ * @param eng  the engine
+ * @param t    the entry's table
+ * @param fam  0 for IPv4, 1 for IPv6
+ * @param idx  the entry's index
+ * @param len  the packet's length as the entry counts it
+ * @return true to upcall.
+ * Context: the reader that owns the flow, or the rules lcore.
+ */
+static inline bool
+rule_engine_count_due(const struct rule_engine *eng, const struct fc_table *t, unsigned int fam,
+	uint32_t idx, uint32_t len)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	const struct fc_entry *e = &((const struct fc_table_view *)(const void *)t)->entries[idx];
+	const struct rule_count_limit *l = v->count_limit[fam];
+
+	if (unlikely(l == NULL))
+		return true;
+	return e->packets + 1 >= __atomic_load_n(&l[idx].packets, __ATOMIC_ACQUIRE) ||
+		e->bytes + len >= __atomic_load_n(&l[idx].bytes, __ATOMIC_ACQUIRE);
 }
 
 /**

@@ -93,6 +93,8 @@ struct rule_engine_stats {
 				      them may cover their tuple (the packet decided anew) */
 	uint64_t uncached;     /**< packets decided without an entry (any cause) */
 	uint64_t table_full;   /**< of those: the table refused the insert */
+	uint64_t count_redecided; /**< entries decided again: their counters reached the
+				       counts where a connbytes match answers otherwise */
 	uint64_t revalidated;  /**< entries re-run through the filter after a commit */
 	uint64_t refreshed;    /**< entries a commit could not change, moved to its generation */
 	uint64_t removed;      /**< entries gone (aged, evicted, flushed, deleted) */

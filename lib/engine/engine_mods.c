@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_ether.h>
 #include <rte_random.h>
 
 #include "engine_priv.h"
@@ -255,11 +256,47 @@ pkt_verdict_start(struct rule_engine *eng, const struct rule_upcall *up, const s
 	p->ctstatus = (uint8_t)eng_entry_ctstatus(eng, a);
 	eng_entry_helper(eng, a, p->ct_helper, sizeof(p->ct_helper));
 	p->ct_expire = p->ctstatus != 0 ? mk->ct_expire : 0;
+	for (unsigned int i = 0; i < 2; i++) {
+		p->ct_packets[i] = mk->ct_packets[i];
+		p->ct_bytes[i] = mk->ct_bytes[i];
+	}
 	/* A reply's connection: its original tuple is the reply reversed (without NAT). */
 	if (p->ctstatus != 0 && (a->flags & FC_ACT_F_REPLY)) {
 		p->ct_repl = *k;
 		if (!(a->flags & FC_ACT_F_NAT))
 			fc_key_reverse(k, &p->ct_orig);
+	}
+}
+
+void
+eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_action *a, const struct rule_upcall *up, struct eng_marks *mk)
+{
+	unsigned int own = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
+	const struct fc_entry *e = fc_table_entry(eng->t[ti], idx);
+	uint32_t peer = eng_peer(eng, ti, idx);
+	const struct fc_entry *pe = peer != FC_INDEX_NONE ? fc_table_entry(eng->t[ti], peer) : NULL;
+
+	memset(mk->ct_packets, 0, sizeof(mk->ct_packets));
+	memset(mk->ct_bytes, 0, sizeof(mk->ct_bytes));
+	if (e != NULL) {
+		mk->ct_packets[own] = e->packets;
+		mk->ct_bytes[own] = e->bytes;
+	}
+	if (pe != NULL && eng_peer(eng, ti, peer) == idx) {
+		mk->ct_packets[own ^ 1] = pe->packets;
+		mk->ct_bytes[own ^ 1] = pe->bytes;
+	}
+	if (up != NULL) {
+		mk->ct_packets[own]++;
+		mk->ct_bytes[own] += up->pkt.ip_len;
+	} else if (eng->cb_pend.on && eng->cb_pend.ti == ti &&
+		   (eng->cb_pend.idx == idx || eng->cb_pend.idx == peer)) {
+		/* The packet being decided (eng_cb_redecide()): its entry counts it next. */
+		unsigned int d = eng->cb_pend.idx == idx ? own : own ^ 1;
+
+		mk->ct_packets[d]++;
+		mk->ct_bytes[d] += eng->cb_pend.ip_len;
 	}
 }
 
@@ -468,6 +505,9 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 			/* --ctexpire: a new connection's whole timeout (conntrack set it). */
 			ef->pkt.ct_expire =
 				f->untracked || f->ctstate == 0 ? 0 : (f->timeout + 999) / 1000;
+			/* The connection has counted its first packet (connbytes). */
+			ef->pkt.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
+			ef->pkt.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
 		}
 		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->pv, &ef->ev[s]);
 		if (rc < 0)
@@ -524,6 +564,8 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 			p.ctmark = eng_flow_of(f)->ctmark;
 			p.ct_orig = f->key;
 			p.ct_repl = f->reply_key;
+			p.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
+			p.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
 			memcpy(p.ct_helper, f->ct_helper, sizeof(p.ct_helper));
 			built = true;
 		}
@@ -540,6 +582,12 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	f->act[1].rule_id = eng_dec_id(&ev[d], f->key.family);
 	f->act[1].verdict =
 		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	/* The counters alone: cached up to the counts where it may change (connbytes). */
+	if (ENG_DEPS_PER_PACKET(deps) == RULE_DEP_CONNBYTES &&
+		eng_cb_ready(eng, (unsigned int)eng_tbl(f->key.family))) {
+		f->act[1].flags |= FC_ACT_F_COUNT;
+		deps = 0;
+	}
 	if (ENG_DEPS_PER_PACKET(deps) != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	else
@@ -623,6 +671,11 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			f->nocache = true;
 		}
 		return 0;
+	}
+	/* The counters alone: cached up to the counts where it may change (connbytes). */
+	if (deps == RULE_DEP_CONNBYTES && eng_cb_ready(eng, (unsigned int)eng_tbl(f->key.family))) {
+		f->act[0].flags |= FC_ACT_F_COUNT;
+		deps = 0;
 	}
 	if (deps != 0)
 		f->act[0].verdict = FC_VERDICT_SLOW;

@@ -228,6 +228,10 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
 	if (pe != NULL && eng_peer(eng, ti, peer) == idx)
 		eng_link(eng, ti, (uint32_t)nidx, peer);
+	/* connbytes: the limits are per slot. */
+	e = fc_table_entry(t, (uint32_t)nidx);
+	if (e != NULL && (e->act.flags & FC_ACT_F_COUNT))
+		eng_cb_arm(eng, ti, (uint32_t)nidx, NULL);
 	moved(eng, &ok, &nk, idx, (uint32_t)nidx);
 	return nidx;
 }

@@ -177,6 +177,15 @@ struct eng_pv {
 	uint16_t meter;
 };
 
+/** A packet on its way to entry @c idx, not counted by it yet (connbytes). */
+struct eng_cb_pend {
+	bool on;
+	uint8_t ti;
+	uint32_t idx;
+	uint32_t ip_len; /**< its IP bytes */
+	uint32_t len;    /**< its length as the entry counts it */
+};
+
 /** Most per-rule counter slots (rule ids past it are not counted). */
 #define ENG_RULE_CTR_MAX (1u << 22)
 
@@ -254,6 +263,13 @@ struct rule_engine {
 	uint32_t n_hlm;
 	struct eng_connlimit *connlimit; /**< "-m connlimit" counts (engine_connlimit.c; made
 					 at first use; start over with the meters) */
+	/* connbytes (engine_connbytes.c): the set's matches, as of generation cb_gen - 1. */
+	struct rule_x_connbytes *cb;
+	uint32_t n_cb;
+	uint32_t cap_cb;
+	uint32_t cb_gen;              /**< 0: not collected */
+	/** the packet being decided, not counted by its entry yet (eng_conn_counts()) */
+	struct eng_cb_pend cb_pend;
 	struct eng_side side[2];      /**< per flow table: the marks of the few slots that have
 				           one (slow path only: the fast path never needs them,
 				           so they are not in the entry) */
@@ -452,7 +468,40 @@ struct eng_marks {
 	uint32_t mark;
 	uint32_t ctmark;
 	uint32_t ct_expire; /**< in: seconds the connection has left (0: none known) */
+	/** in: the connection's packets and IP bytes per direction (RULE_CTDIR_*), this
+	 *  packet included (connbytes; eng_conn_counts()) */
+	uint64_t ct_packets[2];
+	uint64_t ct_bytes[2];
 };
+/*
+ * Fill @p mk's connection counters for entry @p idx of table @p ti (action
+ * @p a) and its peer, plus packet @p up (NULL: none). Entries count frames:
+ * their IP bytes are the frames' less an Ethernet header each.
+ */
+void eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_action *a, const struct rule_upcall *up, struct eng_marks *mk);
+/*
+ * connbytes (engine_connbytes.c). eng_cb_ready(): can table @p ti's entries
+ * be cached with FC_ACT_F_COUNT (the limits are allocated on first use)?
+ * eng_cb_arm(): set the limits of entry @p idx and its peer from the
+ * connection's counters (and the pending packet, eng->cb_pend, or @p up
+ * for a new flow's first packet). eng_cb_redecide(): a packet of entry
+ * @p idx reached its limits: decide the entry and its peer again.
+ * eng_cb_free(): at the engine's end.
+ */
+bool eng_cb_ready(struct rule_engine *eng, unsigned int ti);
+void eng_cb_arm(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct rule_upcall *up);
+void eng_cb_redecide(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_key *k, const struct rule_upcall *up);
+void eng_cb_free(struct rule_engine *eng);
+/*
+ * A packet of entry @p idx decided on its own (per packet) in a set with
+ * connbytes matches: its connection's counters count it as a hit would
+ * (the entry's), its rule counters stay its walk's alone.
+ */
+void eng_cb_count_alone(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t len,
+	uint32_t now);
 int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
 	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,

@@ -344,6 +344,9 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	if (ef.chan_flow >= 0 && (a0.mod[0] & ENG_M0_CHAN_FLOW))
 		d->channel = (uint32_t)ef.chan_flow;
 	eng->st.flows++;
+	/* connbytes: the entries' limits, this packet counted. */
+	if ((a0.flags | a1.flags) & FC_ACT_F_COUNT)
+		eng_cb_arm(eng, (unsigned int)ti, (uint32_t)idx, up);
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
 }
 
@@ -506,6 +509,7 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	int prog;
 
 	eng_filter_key(eng, &up->pkt.key, a, &fk);
+	eng_conn_counts(eng, ti, idx, a, up, &mk);
 	eng_pv_init(&pv, eng, ENG_PV_TAKE); /* a packet: its meters take tokens */
 	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps, &mk, &pv) < 0) {
 		dec_drop(d, RULE_DROP_ERROR);
@@ -536,8 +540,8 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
  * then decided on its own key and never from the entry alone).
  * @return false if the flow went and the packet is a new flow's.
  */
-bool
-eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+static bool
+old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
 	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch)
 {
 	struct fc_table *t = eng->t[ti];
@@ -566,6 +570,12 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		if (eng_refilter(eng, ti, idx, k, &a) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
+	}
+	/* Its counters reached the counts where its verdict may change (connbytes). */
+	if (!mismatch && (a.flags & FC_ACT_F_COUNT) &&
+		rule_engine_count_due(eng, t, ti, idx, up->len)) {
+		eng_cb_redecide(eng, ti, idx, k, up);
+		a = e->act;
 	}
 	cs = eng_entry_ctstate(eng, &a);
 	/* A segment of a window-checked entry here is one the fast path could not vouch for. */
@@ -621,11 +631,31 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		} else {
 			eng_rule_count(eng, d->rule_id, 1, up->len);
 			eng_trace_count(eng, trace, 1, up->len);
+			/* connbytes: the connection counts it all the same. */
+			if (!mismatch)
+				eng_cb_count_alone(eng, ti, idx, up->len, now);
 		}
 		return true;
 	}
 	fc_table_touch(t, idx, up->len, now);
 	return true;
+}
+
+bool
+eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
+	const struct rule_upcall *up, struct rule_decision *d, uint32_t now, bool mismatch)
+{
+	bool r;
+
+	/* Its entry counts it next: the connection's counters include it (connbytes). */
+	eng->cb_pend.on = !mismatch;
+	eng->cb_pend.ti = (uint8_t)ti;
+	eng->cb_pend.idx = idx;
+	eng->cb_pend.ip_len = up->pkt.ip_len;
+	eng->cb_pend.len = up->len;
+	r = old_flow(eng, ti, idx, ek, up, d, now, mismatch);
+	eng->cb_pend.on = false;
+	return r;
 }
 
 static void

@@ -65,6 +65,11 @@ extern "C" {
 #define FC_ACT_F_METER 0x08
 /** pkt_class - 1 names the rules engine's packet program: every hit runs it (log, rewrites). */
 #define FC_ACT_F_PKTACT 0x10
+/**
+ * The verdict holds until the entry's counters reach the rules engine's
+ * limits for its slot (connbytes): the packet that reaches them goes up.
+ */
+#define FC_ACT_F_COUNT 0x20
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a

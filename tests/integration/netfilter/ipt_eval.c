@@ -904,9 +904,35 @@ kernel_ctstate(const struct pkt *p)
 	}
 }
 
+/*
+ * "-m connbytes": the connections of a list in the original direction, as
+ * the kernel's accounting (nf_conntrack_acct) counts them: this packet
+ * included. Without "keep-conntrack" every packet is a connection's
+ * first; with it, a connection is kept once a packet of it was accepted
+ * (one whose first packet was dropped was never confirmed).
+ */
+struct cb_conn {
+	struct fc_key key;
+	uint64_t packets;
+	uint64_t bytes;
+};
+static struct cb_conn cb_conns[1024];
+static unsigned int n_cb;
+
+static struct cb_conn *
+cb_find(const struct fc_key *k)
+{
+	for (unsigned int i = 0; i < n_cb; i++)
+		if (memcmp(&cb_conns[i].key, k, sizeof(*k)) == 0)
+			return &cb_conns[i];
+	return NULL;
+}
+
 static int
 eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, uint32_t n_pos)
 {
+	struct cb_conn *cb;
+	struct fc_key ck;
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	unsigned int decider = RULE_STAGE_FILTER, n = 0;
 	struct rule_pkt pk;
@@ -919,6 +945,12 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 	key_build(p, &k);
 	from_fw = fc_key_flags(&k) & FC_KEY_F_SRC_LOCAL;
 	pkt_context(p, &k, &pk);
+	ck = k;
+	cb = keep_ct ? cb_find(&ck) : NULL;
+	pk.ct_orig = k;
+	fc_key_reverse(&k, &pk.ct_repl);
+	pk.ct_packets[RULE_CTDIR_ORIGINAL] = (cb != NULL ? cb->packets : 0) + 1;
+	pk.ct_bytes[RULE_CTDIR_ORIGINAL] = (cb != NULL ? cb->bytes : 0) + ip_len(p);
 	for (unsigned int st = 0; st < RULE_STAGE__COUNT; st++) {
 		/* PREROUTING knows no output port; OUTPUT's is routed already. */
 		pk.out_port = st < RULE_STAGE_FILTER && !from_fw ? RULE_IF_NONE : route_port(&k);
@@ -965,6 +997,13 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 		i++)
 		cl_conns[n_cl++] = cl_pending[i];
 	n_cl_pending = 0;
+	if (cb != NULL) {
+		cb->packets++;
+		cb->bytes += ip_len(p);
+	} else if (keep_ct && ev[decider].verdict == RULE_VERDICT_ACCEPT &&
+		   n_cb < sizeof(cb_conns) / sizeof(cb_conns[0])) {
+		cb_conns[n_cb++] = (struct cb_conn){.key = ck, .packets = 1, .bytes = ip_len(p)};
+	}
 	/*
 	 * Its counts: a packet of the file's family (the other's chains are
 	 * the lab's skeleton), unless it went from the firewall to itself and

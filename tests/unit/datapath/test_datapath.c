@@ -262,6 +262,54 @@ test_meter(void **state)
 }
 
 /*
+ * -m connbytes on the fast path: the flow is cached with the count where
+ * its verdict changes (packets 3 and 4 of the connection dropped); hits
+ * compare the entry's counter, the third and the fifth packet go up (one
+ * each), the fourth is dropped and the sixth passes on the fast path.
+ */
+static void
+test_connbytes(void **state)
+{
+	struct rte_mbuf *o[8];
+	const struct fc_entry *e;
+	struct fc_key k;
+	struct rte_mbuf *m;
+
+	(void)state;
+	world_up(true, 64);
+	load("drop proto udp dport 53 connbytes 3:4 connbytes_dir original "
+	     "connbytes_mode packets\naccept\n");
+	m = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	k = key_of(m);
+	rx1(m);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.flags & FC_ACT_F_COUNT);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2)); /* 2: fast */
+	assert_int_equal(W.rx.st.upcalls, 1);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 3)); /* 3: up, dropped */
+	assert_int_equal(W.rx.st.upcall_interest, 1);
+	slow();
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 1);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 4)); /* 4: dropped on the fast path */
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
+	assert_int_equal(W.rx.st.upcall_interest, 1);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 5)); /* 5: up, accepted from now on */
+	assert_int_equal(W.rx.st.upcall_interest, 2);
+	slow();
+	for (unsigned int i = 6; i < 10; i++)
+		rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, (uint16_t)i));
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 1);
+	assert_int_equal(take(W.out, o, 8), 7);
+	rte_pktmbuf_free_bulk(o, 7);
+	check_accounting();
+}
+
+/*
  * Conntrack's interest: SYN, FIN and RST go to the slow path; segments of
  * an established connection within its windows do not (the window check of
  * the fast path), segments beyond them do. Every segment carries 8 bytes.
@@ -1124,6 +1172,7 @@ main(void)
 		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
 #ifdef GUFC_HAVE_NET_RING
 		cmocka_unit_test_teardown(test_direct_tx, teardown),
+		cmocka_unit_test_teardown(test_connbytes, teardown),
 #endif
 	};
 	int ret;
