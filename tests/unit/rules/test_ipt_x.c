@@ -753,7 +753,8 @@ test_ipset_net_port(void **state)
 		int got;
 
 		/* "KEY T/C": an ICMP packet's type and code after its key. */
-		snprintf(text, sizeof(text), "%s", c[i].pkt);
+		assert_true(strlen(c[i].pkt) < sizeof(text));
+		memcpy(text, c[i].pkt, strlen(c[i].pkt) + 1);
 		if (slash != NULL)
 			text[strrchr(c[i].pkt, ' ') - c[i].pkt] = '\0';
 		k = key(text);
