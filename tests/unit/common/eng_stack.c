@@ -4,11 +4,14 @@
  * their engine (tests are single-threaded when they build and free them).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_memory.h>
 
+#include "classifier.h"
 #include "eng_stack.h"
 
 struct eng_stack {
@@ -137,4 +140,23 @@ eng_stack_route(const struct rule_engine *eng)
 	struct eng_stack *s = find(eng);
 
 	return s != NULL ? s->route : NULL;
+}
+
+int
+eng_stack_cls_catch_up(struct rule_engine *eng)
+{
+	static unsigned int n;
+	char name[16];
+	uint32_t gen;
+	struct rule_set *w = rule_engine_cls_wanted(eng, &gen);
+	struct rule_cls *c;
+
+	if (w == NULL)
+		return -1;
+	snprintf(name, sizeof(name), "tc%u", n++);
+	c = rule_cls_build(w, name, SOCKET_ID_ANY);
+	rule_set_free(w);
+	if (c == NULL)
+		return -1;
+	return rule_engine_cls_ready(eng, c, gen) == 0 ? 0 : -1;
 }

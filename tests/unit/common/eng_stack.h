@@ -49,4 +49,10 @@ const struct mod_nat *eng_stack_nat(const struct rule_engine *eng);
 /** The route module of @p eng's stack, or NULL. */
 struct mod_route *eng_stack_route(const struct rule_engine *eng);
 
+/**
+ * Give @p eng a classifier of its current set, as the app's background
+ * build does. @return 0, or -1 (nothing wanted, the build or hand-over failed).
+ */
+int eng_stack_cls_catch_up(struct rule_engine *eng);
+
 #endif /* GUFC_TEST_ENG_STACK_H */

@@ -45,21 +45,6 @@ mk_engine(void)
 	return eng;
 }
 
-/* Give @p eng a classifier of its current set (as the app's background build does). */
-static void
-cls_catch_up(struct rule_engine *eng)
-{
-	uint32_t gen;
-	struct rule_set *w = rule_engine_cls_wanted(eng, &gen);
-	struct rule_cls *c;
-
-	assert_non_null(w);
-	c = rule_cls_build(w, "cc", SOCKET_ID_ANY);
-	rule_set_free(w);
-	assert_non_null(c);
-	assert_int_equal(rule_engine_cls_ready(eng, c, gen), 0);
-}
-
 /* Commit a native set and compile it. */
 static void
 load(struct rule_engine *eng, const char *text)
@@ -76,7 +61,7 @@ load(struct rule_engine *eng, const char *text)
 	}
 	assert_int_equal(rule_set_ports(s, 2, ports), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	cls_catch_up(eng);
+	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
 }
 
 /* The filter stage for a forwarded TCP packet from @p src:@p sport to 10.9.0.1:@p dport. */

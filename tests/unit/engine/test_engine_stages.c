@@ -1074,21 +1074,6 @@ udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
 	return 42;
 }
 
-/* Give @p eng a classifier of its current set (as the app's background build does). */
-static void
-cls_catch_up(struct rule_engine *eng)
-{
-	uint32_t gen;
-	struct rule_set *w = rule_engine_cls_wanted(eng, &gen);
-	struct rule_cls *c;
-
-	assert_non_null(w);
-	c = rule_cls_build(w, "ts", SOCKET_ID_ANY);
-	rule_set_free(w);
-	assert_non_null(c);
-	assert_int_equal(rule_engine_cls_ready(eng, c, gen), 0);
-}
-
 /*
  * The packet context is built only for what the set reads: with the
  * classifier current, a rule on the frame's TTL still sees it, and a set
@@ -1123,7 +1108,7 @@ test_lazy_context(void **state)
 
 			load(eng, c[i].rules);
 			if (with_cls)
-				cls_catch_up(eng);
+				assert_int_equal(eng_stack_cls_catch_up(eng), 0);
 			memset(&u, 0, sizeof(u));
 			assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
 			u.frame = f;

@@ -400,21 +400,6 @@ test_claim(void **state)
 	eng_stack_free(eng);
 }
 
-/* Give @p eng a classifier of its current set (as the app's background build does). */
-static void
-cls_catch_up(struct rule_engine *eng)
-{
-	uint32_t gen;
-	struct rule_set *w = rule_engine_cls_wanted(eng, &gen);
-	struct rule_cls *c;
-
-	assert_non_null(w);
-	c = rule_cls_build(w, "tp", SOCKET_ID_ANY);
-	rule_set_free(w);
-	assert_non_null(c);
-	assert_int_equal(rule_engine_cls_ready(eng, c, gen), 0);
-}
-
 /* A connection's SYN and first reply (port @p rport) through @p eng; its entries' actions after. */
 static void
 first_reply(struct rule_engine *eng, uint16_t rport, struct fc_action *fwd_before,
@@ -475,8 +460,8 @@ test_first_reply_refilter(void **state)
 		struct rule_engine *eng = mk_engine(stateful);
 		struct rule_engine *ref = mk_engine(ported);
 
-		cls_catch_up(eng);
-		cls_catch_up(ref);
+		assert_int_equal(eng_stack_cls_catch_up(eng), 0);
+		assert_int_equal(eng_stack_cls_catch_up(ref), 0);
 		first_reply(eng, rport, &f0, &f1, &r0, &r1);
 		first_reply(ref, rport, &pf0, &pf1, &pr0, &pr1);
 		assert_int_equal(kept(eng), 1);
@@ -529,7 +514,7 @@ test_first_reply_ctmark(void **state)
 	struct fc_action f0, f1, r0, r1;
 
 	(void)state;
-	cls_catch_up(eng);
+	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
 	first_reply(eng, 1, &f0, &f1, &r0, &r1);
 	assert_int_equal(kept(eng), 0);
 	assert_int_equal(r0.verdict, FC_VERDICT_ACCEPT);
