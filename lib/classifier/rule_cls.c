@@ -224,8 +224,8 @@ bank_walk(const struct walk *w, const struct cls_prog *p, const struct cls_bank 
 			continue;
 		}
 		if (e->ext) {
-			rc = rule_match_ext(w->c->sets, &w->c->rules[e->rule], w->pk[k], w->pv,
-				&w->res[k]->deps);
+			rc = rule_match_ext(w->c->sets, &w->c->ifn, &w->c->rules[e->rule],
+				w->pk[k], w->pv, &w->res[k]->deps);
 			if (rc < 0) {
 				w->err[k] = rc;
 				return UINT32_MAX;

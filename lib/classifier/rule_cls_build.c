@@ -732,6 +732,17 @@ rule_cls_build(const struct rule_set *s, const char *name, int socket)
 		c->sets = (struct rule_ipsets *)(uintptr_t)rule_set_ipsets_get(s);
 		rule_ipsets_ref(c->sets);
 	}
+	if (rule_set_ipsets_get(s) != NULL && rule_set_port_count(s) > 0) {
+		struct rule_ifnames ifn = rule_set_ifnames(s);
+		struct rule_portname *names =
+			rule_cls_rt_alloc(&b.env, sizeof(*names) * ifn.n);
+
+		if (names == NULL)
+			goto fail;
+		memcpy(names, ifn.names, sizeof(*names) * ifn.n);
+		c->ifn.n = ifn.n;
+		c->ifn.names = names;
+	}
 	for (uint32_t i = 0; i < c->n_progs; i++) {
 		c->progs[i].base = NULL;
 		c->stats.n_entries += c->progs[i].n_entries;
@@ -773,6 +784,7 @@ rule_cls_free(struct rule_cls *c)
 	rte_free(c->results);
 	rte_free(c->rules);
 	rule_ipsets_free(c->sets);
+	rte_free((void *)(uintptr_t)c->ifn.names);
 	cls_proj_free(c);
 	rte_free(c);
 }

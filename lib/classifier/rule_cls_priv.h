@@ -211,6 +211,7 @@ struct rule_cls {
 	uint32_t n_rules;
 	struct rule *rules;        /**< copies of the rules entries check or run */
 	struct rule_ipsets *sets;  /**< the set's ipsets (a reference), or NULL */
+	struct rule_ifnames ifn;   /**< the set's port names (a copy: hash:net,iface members) */
 	uint32_t pkt_needs;        /**< RULE_PKT_NEED_* of the set's rules */
 	uint32_t key_reads;        /**< RULE_READS_* of the set's rules */
 	bool reads_ports;          /**< a rule may read the input or output port */

@@ -490,11 +490,12 @@ pv_act(void *arg, const struct rule *r, const struct rule_pkt *p)
 	struct rule_engine *eng = pv->eng;
 	/* The rule sets share one collection; the rules lcore alone looks members up. */
 	struct rule_ipsets *sets = (struct rule_ipsets *)(uintptr_t)rule_set_ipsets_get(eng->set);
+	struct rule_ifnames ifn = rule_set_ifnames(eng->set);
 	int rc;
 
 	if (pv->mode != ENG_PV_TAKE)
 		return;
-	rc = rule_ipsets_apply(sets, &r->tgt, p);
+	rc = rule_ipsets_apply(sets, &r->tgt, p, &ifn);
 	if (rc < 0) {
 		eng->st.set_failed++;
 		return;

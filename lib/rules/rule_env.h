@@ -40,6 +40,38 @@ const char *rule_set_port_name(const struct rule_set *s, unsigned int port);
 /** Number of named ports of the set. Context: any. */
 unsigned int rule_set_port_count(const struct rule_set *s);
 
+/** A port name (rule_set_ports()). */
+struct rule_portname {
+	char name[RULE_PORTNAME_MAX];
+};
+
+/**
+ * The names of the ports, as a rule set holds them: what hash:net,iface
+ * ipset members are matched with (the packet's input or output port's
+ * name). A view: valid while its holder (the set, a classifier) is.
+ */
+struct rule_ifnames {
+	unsigned int n;                    /**< ports named */
+	const struct rule_portname *names; /**< port i's name, i < n */
+};
+
+/**
+ * The port names of the set, as a view.
+ * @param s  the set, or NULL (no names)
+ * @return the view (valid until the next rule_set_ports() on @p s).
+ * Context: any thread holding @p s read-only.
+ */
+struct rule_ifnames rule_set_ifnames(const struct rule_set *s);
+
+/**
+ * The name of port @p port in @p ifn ("" for none: NULL, RULE_IF_NONE, past the last).
+ * @param ifn   the names, or NULL
+ * @param port  a port number, or RULE_IF_NONE
+ * @return the name.
+ * Context: any.
+ */
+const char *rule_ifnames_get(const struct rule_ifnames *ifn, unsigned int port);
+
 /**
  * Does interface pattern @p pat ("eth0", or "eth+" for every name that
  * starts with "eth"; "+" matches every name, "" included) match @p name?

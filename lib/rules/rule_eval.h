@@ -257,14 +257,15 @@ bool rule_x_stateful(unsigned int kind);
  * set: a lookup in @p sets; rpfilter: passes.
  * Negations applied.
  * @param sets  the ipsets set matches look in (rule_set_ipsets_get()), or NULL
+ * @param ifn   the port names hash:net,iface members match (rule_set_ifnames()), or NULL
  * @param r     the rule
  * @param xi    index in r->xm
  * @param p     the packet
  * @return 1, 0.
  * Context: any.
  */
-int rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned int xi,
-	const struct rule_pkt *p);
+int rule_x_fresh(const struct rule_ipsets *sets, const struct rule_ifnames *ifn,
+	const struct rule *r, unsigned int xi, const struct rule_pkt *p);
 
 /**
  * One packet reaches "-m statistic --mode nth" match @p x, as netfilter
@@ -500,6 +501,7 @@ int rule_match_pkt(const struct rule_set *s, const struct rule *r, const struct 
  * The extension matches of @p r only (what the compiled classifier checks
  * after its trie found the rule), and ctstate SNAT/DNAT.
  * @param sets  the ipsets of the rule's set (rule_set_ipsets_get()), or NULL
+ * @param ifn   the set's port names (rule_set_ifnames()), or NULL
  * @param r     the rule
  * @param p     the packet
  * @param pv    providers, or NULL
@@ -507,8 +509,9 @@ int rule_match_pkt(const struct rule_set *s, const struct rule *r, const struct 
  * @return as rule_match_pkt().
  * Context: any.
  */
-int rule_match_ext(const struct rule_ipsets *sets, const struct rule *r,
-	const struct rule_pkt *p, const struct rule_providers *pv, uint32_t *deps);
+int rule_match_ext(const struct rule_ipsets *sets, const struct rule_ifnames *ifn,
+	const struct rule *r, const struct rule_pkt *p, const struct rule_providers *pv,
+	uint32_t *deps);
 
 /**
  * Does the rule have matches beyond the 7-tuple, ctstate and interfaces

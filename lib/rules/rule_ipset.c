@@ -3,8 +3,8 @@
  * lib/rules: ipsets — the named sets "-m set --match-set" looks packets up
  * in, read from the files "ipset save" writes ("create NAME TYPE ..." and
  * "add NAME ENTRY ..." lines): hash:ip, hash:net, hash:ip,port,
- * hash:net,port, hash:ip,port,ip and bitmap:port, IPv4 and IPv6, with
- * per-entry timeouts counted from the load. A loaded collection is reference counted: rule sets that use it
+ * hash:net,port, hash:ip,port,ip, hash:net,iface and bitmap:port, IPv4
+ * and IPv6, with per-entry timeouts counted from the load. A loaded collection is reference counted: rule sets that use it
  * share it (rule_set_ipsets()). Lookups are rule_ipsets_test(); "-j SET"
  * changes members with rule_ipsets_apply(), from the one thread that
  * looks members up (the engine's rules lcore); names and types never change.
@@ -25,6 +25,7 @@ enum ipset_type {
 	IPSET_HASH_IP_PORT,
 	IPSET_HASH_NET_PORT,
 	IPSET_HASH_IP_PORT_IP,
+	IPSET_HASH_NET_IFACE,
 	IPSET_BITMAP_PORT,
 };
 
@@ -34,6 +35,7 @@ static const char *const ipset_types[] = {
 	[IPSET_HASH_IP_PORT] = "hash:ip,port",
 	[IPSET_HASH_NET_PORT] = "hash:net,port",
 	[IPSET_HASH_IP_PORT_IP] = "hash:ip,port,ip",
+	[IPSET_HASH_NET_IFACE] = "hash:net,iface",
 	[IPSET_BITMAP_PORT] = "bitmap:port",
 };
 
@@ -41,6 +43,7 @@ static const char *const ipset_types[] = {
 #define IPSET_NET   1u /**< the first address is a network (a prefix length per member) */
 #define IPSET_PORT  2u /**< a protocol and port second */
 #define IPSET_ADDR2 4u /**< a second address third */
+#define IPSET_IFACE 8u /**< an interface name second */
 
 static const uint8_t ipset_shape[] = {
 	[IPSET_HASH_IP] = 0,
@@ -48,12 +51,17 @@ static const uint8_t ipset_shape[] = {
 	[IPSET_HASH_IP_PORT] = IPSET_PORT,
 	[IPSET_HASH_NET_PORT] = IPSET_NET | IPSET_PORT,
 	[IPSET_HASH_IP_PORT_IP] = IPSET_PORT | IPSET_ADDR2,
+	[IPSET_HASH_NET_IFACE] = IPSET_NET | IPSET_IFACE,
 	[IPSET_BITMAP_PORT] = 0,
 };
 
+/** Longest interface name a member holds (Linux's IFNAMSIZ less its NUL). */
+#define IPSET_IFNAME_MAX 16
+
 /**
  * One member: an address (a prefix for the net types), a port with its
- * protocol, a second address. Unused fields are zero.
+ * protocol, a second address, an interface name (hash:net,iface: @c wild
+ * makes it a prefix of the names it matches). Unused fields are zero.
  */
 struct ipset_ent {
 	uint8_t addr[16];
@@ -61,6 +69,8 @@ struct ipset_ent {
 	uint8_t len;
 	uint8_t proto;
 	uint16_t port;
+	uint8_t wild; /**< hash:net,iface "wildcard": @c iface is a prefix */
+	char iface[IPSET_IFNAME_MAX];
 	uint64_t expires; /**< wall-clock second it expires at, 0: never */
 };
 
@@ -127,11 +137,12 @@ rule_ipsets_find(const struct rule_ipsets *sets, const char *name)
 	return -1;
 }
 
-/* Dimensions of a set's members: address, port, second address. */
+/* Dimensions of a set's members: address, port or interface, second address. */
 static unsigned int
 set_dims(const struct ipset *st)
 {
-	return 1 + !!(ipset_shape[st->type] & IPSET_PORT) + !!(ipset_shape[st->type] & IPSET_ADDR2);
+	return 1 + !!(ipset_shape[st->type] & (IPSET_PORT | IPSET_IFACE)) +
+	       !!(ipset_shape[st->type] & IPSET_ADDR2);
 }
 
 unsigned int
@@ -161,7 +172,13 @@ ent_cmp(const void *a, const void *b)
 		return (int)x->proto - (int)y->proto;
 	if (x->port != y->port)
 		return (int)x->port - (int)y->port;
-	return memcmp(x->addr2, y->addr2, sizeof(x->addr2));
+	c = memcmp(x->addr2, y->addr2, sizeof(x->addr2));
+	if (c != 0)
+		return c;
+	c = strncmp(x->iface, y->iface, sizeof(x->iface));
+	if (c != 0)
+		return c;
+	return (int)x->wild - (int)y->wild;
 }
 
 static bool
@@ -170,15 +187,47 @@ alive(uint64_t expires, uint64_t now)
 	return expires == 0 || now == 0 || now < expires;
 }
 
+/* Does member @p e's interface (a name, or a prefix when wild) match @p name? */
 static bool
-ent_find(const struct ipset *st, const struct ipset_ent *k, uint64_t now)
+iface_match(const struct ipset_ent *e, const char *name)
+{
+	if (e->wild)
+		return strncmp(e->iface, name, strnlen(e->iface, sizeof(e->iface))) == 0;
+	return strlen(name) < sizeof(e->iface) && strncmp(e->iface, name, sizeof(e->iface)) == 0;
+}
+
+/*
+ * A live member equal to @p k; for hash:net,iface, one of @p k's network
+ * whose interface matches @p name (the members of a network are adjacent:
+ * the interface sorts last).
+ */
+static bool
+ent_find(const struct ipset *st, const struct ipset_ent *k, const char *name, uint64_t now)
 {
 	const struct ipset_ent *e;
+	uint32_t lo = 0, hi = st->n;
 
 	if (st->n == 0)
 		return false;
-	e = bsearch(k, st->e, st->n, sizeof(*st->e), ent_cmp);
-	return e != NULL && alive(e->expires, now);
+	if (!(ipset_shape[st->type] & IPSET_IFACE)) {
+		e = bsearch(k, st->e, st->n, sizeof(*st->e), ent_cmp);
+		return e != NULL && alive(e->expires, now);
+	}
+	/* The first member of the network (k's interface is empty: it sorts first). */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ent_cmp(&st->e[mid], k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < st->n && st->e[lo].len == k->len &&
+	       memcmp(st->e[lo].addr, k->addr, sizeof(k->addr)) == 0;
+		lo++)
+		if (iface_match(&st->e[lo], name) && alive(st->e[lo].expires, now))
+			return true;
+	return false;
 }
 
 static void
@@ -189,14 +238,15 @@ mask_to(uint8_t *a, unsigned int len)
 }
 
 /*
- * The member a packet stands for in set @p st (the fields @p ref names):
- * 1 with @p key filled (len: the host's; a hash:net caller sets its own),
- * 0 when the packet has no such member (another family, no ports),
- * -EINVAL for fewer dimensions than the set needs.
+ * The member a packet stands for in set @p st (the fields @p ref names;
+ * @p ifn: the names of its ports): 1 with @p key filled (len: the host's;
+ * a hash:net caller sets its own), 0 when the packet has no such member
+ * (another family, no ports, no input or output port of a name), -EINVAL
+ * for fewer dimensions than the set needs.
  */
 static int
 pkt_member(const struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt *p,
-	struct ipset_ent *key)
+	const struct rule_ifnames *ifn, struct ipset_ent *key)
 {
 	const struct fc_key *k = &p->key;
 	uint8_t proto = fc_key_proto(k);
@@ -234,24 +284,36 @@ pkt_member(const struct ipset *st, const struct rule_x_set *ref, const struct ru
 	if (ipset_shape[st->type] & IPSET_ADDR2)
 		memcpy(key->addr2, (ref->dirs >> 2) & 1 ? fc_key_dst(k) : fc_key_src(k),
 			fc_af_addr_len(k->family));
+	if (ipset_shape[st->type] & IPSET_IFACE) {
+		/* src: the input interface, dst: the output one (Linux: none is no member). */
+		const char *name;
+
+		if (ref->ndims < set_dims(st))
+			return -EINVAL;
+		name = rule_ifnames_get(ifn, (ref->dirs >> 1) & 1 ? p->out_port : p->in_port);
+		if (name[0] == '\0' || strlen(name) >= sizeof(key->iface))
+			return 0;
+		memcpy(key->iface, name, strlen(name) + 1);
+	}
 	return 1;
 }
 
 int
 rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
-	const struct rule_pkt *p)
+	const struct rule_pkt *p, const struct rule_ifnames *ifn)
 {
 	int idx = rule_ipsets_find(sets, ref->name);
 	const struct ipset *st;
 	struct ipset_ent key;
 	uint8_t lens[129] = {0};
 	uint8_t addr[16];
+	char name[IPSET_IFNAME_MAX];
 	int rc;
 
 	if (idx < 0)
 		return -ENOENT;
 	st = &sets->s[idx];
-	rc = pkt_member(st, ref, p, &key);
+	rc = pkt_member(st, ref, p, ifn, &key);
 	if (rc <= 0)
 		return rc;
 	if (st->type == IPSET_BITMAP_PORT) {
@@ -259,9 +321,12 @@ rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
 			return 0;
 		return st->bit_exp == NULL || alive(st->bit_exp[key.port], p->time_s);
 	}
+	/* The interface is matched by ent_find() (a member's may be a prefix). */
+	memcpy(name, key.iface, sizeof(name));
+	memset(key.iface, 0, sizeof(key.iface));
 	if (!(ipset_shape[st->type] & IPSET_NET))
-		return ent_find(st, &key, p->time_s);
-	/* hash:net, hash:net,port: every prefix length present, longest first. */
+		return ent_find(st, &key, name, p->time_s);
+	/* hash:net, hash:net,port, hash:net,iface: every prefix length present, longest first. */
 	memcpy(addr, key.addr, sizeof(addr));
 	for (uint32_t i = 0; i < st->n; i++)
 		lens[st->e[i].len] = 1;
@@ -271,7 +336,7 @@ rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
 		memcpy(key.addr, addr, sizeof(addr));
 		mask_to(key.addr, (unsigned int)len);
 		key.len = (uint8_t)len;
-		if (ent_find(st, &key, p->time_s))
+		if (ent_find(st, &key, name, p->time_s))
 			return 1;
 	}
 	return 0;
@@ -312,14 +377,14 @@ ent_pos(const struct ipset *st, const struct ipset_ent *k, bool *found)
  * host's when it holds none), as the kernel's set does.
  */
 static int
-set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt *p, bool add,
-	bool exist, uint32_t timeout)
+set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt *p,
+	const struct rule_ifnames *ifn, bool add, bool exist, uint32_t timeout)
 {
 	uint64_t exp = st->timeout != 0 && timeout != 0 ? p->time_s + timeout : 0;
 	struct ipset_ent key;
 	bool found;
 	uint32_t at;
-	int rc = pkt_member(st, ref, p, &key);
+	int rc = pkt_member(st, ref, p, ifn, &key);
 
 	if (rc <= 0)
 		return rc;
@@ -390,7 +455,8 @@ set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt
 }
 
 int
-rule_ipsets_apply(struct rule_ipsets *sets, const struct rule_x *tgt, const struct rule_pkt *p)
+rule_ipsets_apply(struct rule_ipsets *sets, const struct rule_x *tgt, const struct rule_pkt *p,
+	const struct rule_ifnames *ifn)
 {
 	const struct rule_x_set_t *t = &tgt->u.set_t;
 	bool exist = tgt->given & 8;
@@ -407,7 +473,7 @@ rule_ipsets_apply(struct rule_ipsets *sets, const struct rule_x *tgt, const stru
 		idx = rule_ipsets_find(sets, ref->name);
 		if (idx < 0)
 			return -ENOENT;
-		rc = set_change(&sets->s[idx], ref, p, i == 0, exist,
+		rc = set_change(&sets->s[idx], ref, p, ifn, i == 0, exist,
 			(tgt->given & 4) ? t->timeout : sets->s[idx].timeout);
 		if (rc < 0)
 			return rc;
@@ -628,14 +694,18 @@ proto_port(const char *s, struct ipset_ent *e)
 	return true;
 }
 
-/* One address of an entry: a network (@p net) or a host of the set's family. */
+/*
+ * One address of an entry: a network (@p net) or a host of the set's
+ * family; /0 only in hash:net,iface (as Linux's types).
+ */
 static bool
 addr_of(const struct ipset *st, const char *s, bool net, uint8_t *addr, uint8_t *len)
 {
 	struct lex_prefix lp;
 
 	if (lex_prefix(s, strlen(s), LEX_PFX_HOST_CLEAR, &lp, NULL) != 0 ||
-		lp.family != st->family || lp.len == 0 ||
+		lp.family != st->family ||
+		(lp.len == 0 && !(ipset_shape[st->type] & IPSET_IFACE)) ||
 		(!net && lp.len != fc_af_max_depth(lp.family)))
 		return false;
 	memcpy(addr, lp.addr, sizeof(lp.addr));
@@ -644,9 +714,28 @@ addr_of(const struct ipset *st, const char *s, bool net, uint8_t *addr, uint8_t 
 }
 
 /*
- * The member an "add" line's entry names: "A", "A/LEN", "A[/LEN],[PROTO:]PORT"
- * or "A,[PROTO:]PORT,B" as the set's type has it. 0, or -EINVAL with the
- * error reported.
+ * The interface of a hash:net,iface entry: a name of 1 to 15 characters
+ * (Linux's); "physdev:NAME" (a bridge port's name) is refused: gufc does
+ * not bridge, so no packet has one.
+ */
+static int
+iface_of(struct ipset_parser *p, const char *s, struct ipset_ent *e)
+{
+	const struct lex_tok *t = &p->t[2];
+
+	if (strncmp(s, "physdev:", 8) == 0)
+		return perr(p, t,
+			"physdev: members (bridge ports) are not supported: gufc does not bridge");
+	if (s[0] == '\0' || strlen(s) >= sizeof(e->iface) || strchr(s, '/') != NULL)
+		return perr(p, t, "bad interface name");
+	memcpy(e->iface, s, strlen(s) + 1);
+	return 0;
+}
+
+/*
+ * The member an "add" line's entry names: "A", "A/LEN", "A[/LEN],[PROTO:]PORT",
+ * "A[/LEN],IFACE" or "A,[PROTO:]PORT,B" as the set's type has it. 0, or
+ * -EINVAL with the error reported.
  */
 static int
 entry_parse(struct ipset_parser *p, const struct ipset *st, struct ipset_ent *e)
@@ -676,18 +765,21 @@ entry_parse(struct ipset_parser *p, const struct ipset *st, struct ipset_ent *e)
 		return perr(p, t, (shape & IPSET_NET) ? "bad network" : "bad address");
 	if ((shape & IPSET_PORT) && !proto_port(part[1], e))
 		return perr(p, t, "bad protocol or port");
+	if ((shape & IPSET_IFACE) && iface_of(p, part[1], e) < 0)
+		return -EINVAL;
 	if ((shape & IPSET_ADDR2) && !addr_of(st, part[2], false, e->addr2, &len2))
 		return perr(p, t, "bad address");
 	return 0;
 }
 
-/* add NAME ENTRY [timeout N] [comment TEXT] [packets N bytes N] ... */
+/* add NAME ENTRY [timeout N] [comment TEXT] [packets N bytes N] [wildcard] ... */
 static int
 line_add(struct ipset_parser *p)
 {
 	struct ipset_ent e;
 	struct ipset *st;
 	uint32_t timeout;
+	bool wild = false;
 	int idx;
 
 	if (p->n < 3)
@@ -709,6 +801,8 @@ line_add(struct ipset_parser *p)
 			i++;
 		} else if (strcmp(o, "nomatch") == 0) {
 			return perr(p, &p->t[i], "nomatch entries are not supported");
+		} else if (strcmp(o, "wildcard") == 0 && st->type == IPSET_HASH_NET_IFACE) {
+			wild = true;
 		} else {
 			return perr(p, &p->t[i], "ipset option not supported");
 		}
@@ -735,7 +829,10 @@ line_add(struct ipset_parser *p)
 		}
 		return 0;
 	}
-	return entry_parse(p, st, &e) < 0 ? -EINVAL : ent_add(st, &e);
+	if (entry_parse(p, st, &e) < 0)
+		return -EINVAL;
+	e.wild = wild;
+	return ent_add(st, &e);
 }
 
 static int

@@ -24,11 +24,6 @@ struct rule_tbl {
 	struct rule_chain *chains;
 };
 
-/** A port name (rule_set_ports()). */
-struct rule_portname {
-	char name[RULE_PORTNAME_MAX];
-};
-
 /** The rule set (see rules.h for ownership). */
 struct rule_set {
 	uint64_t gen;

@@ -52,6 +52,26 @@ rule_set_port_count(const struct rule_set *s)
 	return s == NULL ? 0 : s->n_ports;
 }
 
+struct rule_ifnames
+rule_set_ifnames(const struct rule_set *s)
+{
+	struct rule_ifnames ifn = {0};
+
+	if (s != NULL) {
+		ifn.n = s->n_ports;
+		ifn.names = s->ports;
+	}
+	return ifn;
+}
+
+const char *
+rule_ifnames_get(const struct rule_ifnames *ifn, unsigned int port)
+{
+	if (ifn == NULL || port >= ifn->n || ifn->names == NULL)
+		return "";
+	return ifn->names[port].name;
+}
+
 static bool
 if_known(const struct rule_set *s, const char *pat)
 {

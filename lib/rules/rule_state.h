@@ -240,17 +240,21 @@ int rule_hashlimit_info(const struct rule_hashlimit *h, unsigned int i,
 
 /**
  * Look a packet up in an ipset: the fields @p ref names (source or
- * destination address, port) of @p p. Entries whose timeout passed
- * (p->time_s, when not 0) are absent.
+ * destination address, port; hash:net,iface: the name of the input port
+ * for src, of the output port for dst) of @p p. Entries whose timeout
+ * passed (p->time_s, when not 0) are absent. A packet without the port a
+ * hash:net,iface lookup names (a locally generated packet's input, an
+ * output not known yet) is in no such set, as in Linux.
  * @param sets  the ipsets
  * @param ref   the set and dimensions
  * @param p     the packet
+ * @param ifn   the port names (rule_set_ifnames()), or NULL (no names)
  * @return 1 if the set holds the packet's fields, 0 if not, -ENOENT (no
  *   such set), -EINVAL (fewer dimensions than the set needs).
  * Context: any.
  */
 int rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
-	const struct rule_pkt *p);
+	const struct rule_pkt *p, const struct rule_ifnames *ifn);
 
 /**
  * Carry out a "-j SET" target for a packet: add the fields its --add-set
@@ -261,6 +265,7 @@ int rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *re
  * @param sets  the ipsets (changed in place: every rule set sharing them sees it)
  * @param tgt   the target's options (kind RULE_XT_SET)
  * @param p     the packet (p->time_s: the clock timeouts count in)
+ * @param ifn   the port names (hash:net,iface members), or NULL
  * @return what changed: 1 a member was added (or came back past its
  *   timeout), 2 one was deleted, both, 0 nothing; -ENOENT (no such set),
  *   -EINVAL (fewer dimensions than the set needs), -ENOMEM.
@@ -268,7 +273,7 @@ int rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *re
  *   rules lcore); names and types do not change, so others may read those.
  */
 int rule_ipsets_apply(struct rule_ipsets *sets, const struct rule_x *tgt,
-	const struct rule_pkt *p);
+	const struct rule_pkt *p, const struct rule_ifnames *ifn);
 
 #ifdef __cplusplus
 }

@@ -291,8 +291,8 @@ rule_x_nth_step(const struct rule_x *x, uint32_t *count)
 }
 
 int
-rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned int xi,
-	const struct rule_pkt *p)
+rule_x_fresh(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const struct rule *r,
+	unsigned int xi, const struct rule_pkt *p)
 {
 	const struct rule_x *x = &r->xm[xi];
 	int rc;
@@ -316,7 +316,7 @@ rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned int 
 	case RULE_XM_HASHLIMIT:
 		return OPT(x, 0);
 	case RULE_XM_SET:
-		rc = rule_ipsets_test(sets, &x->u.set, p);
+		rc = rule_ipsets_test(sets, &x->u.set, p, ifn);
 		return (rc == 1) != NEG(x, 0);
 	case RULE_XM_RPFILTER:
 		return !OPT(x, 3);
@@ -330,8 +330,8 @@ rule_x_fresh(const struct rule_ipsets *sets, const struct rule *r, unsigned int 
 /* ------------------------------------------------------------------------ */
 
 static int
-x_match(const struct rule_ipsets *sets, const struct rule *r, unsigned int xi,
-	const struct rule_pkt *p, const struct rule_providers *pv, uint32_t *deps)
+x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const struct rule *r,
+	unsigned int xi, const struct rule_pkt *p, const struct rule_providers *pv, uint32_t *deps)
 {
 	const struct rule_x *x = &r->xm[xi];
 	const struct fc_key *k = &p->key;
@@ -349,7 +349,7 @@ x_match(const struct rule_ipsets *sets, const struct rule *r, unsigned int xi,
 			if (rc != -ENOTSUP)
 				return rc;
 		}
-		return rule_x_fresh(sets, r, xi, p);
+		return rule_x_fresh(sets, ifn, r, xi, p);
 	}
 	switch (x->kind) {
 	case RULE_XM_ADDRTYPE:
@@ -654,8 +654,9 @@ rule_set_key_reads(const struct rule_set *s)
 }
 
 int
-rule_match_ext(const struct rule_ipsets *sets, const struct rule *r, const struct rule_pkt *p,
-	const struct rule_providers *pv, uint32_t *deps)
+rule_match_ext(const struct rule_ipsets *sets, const struct rule_ifnames *ifn,
+	const struct rule *r, const struct rule_pkt *p, const struct rule_providers *pv,
+	uint32_t *deps)
 {
 	uint32_t d = 0;
 	int rc = 1;
@@ -666,7 +667,7 @@ rule_match_ext(const struct rule_ipsets *sets, const struct rule *r, const struc
 			rc = 0;
 	}
 	for (unsigned int i = 0; rc == 1 && i < r->n_xm && i < RULE_XM_MAX; i++) {
-		rc = x_match(sets, r, i, p, pv, &d);
+		rc = x_match(sets, ifn, r, i, p, pv, &d);
 		if (rc > 1)
 			rc = 1;
 	}
@@ -680,6 +681,7 @@ rule_match_pkt(const struct rule_set *s, const struct rule *r, const struct rule
 	const struct rule_providers *pv, uint32_t *deps)
 {
 	const struct fc_key *k = &p->key;
+	struct rule_ifnames ifn;
 	bool neg;
 
 	if (!rule_match_key(r, k, (r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT)) ? RULE_CT_IGNORE
@@ -696,5 +698,6 @@ rule_match_pkt(const struct rule_set *s, const struct rule *r, const struct rule
 		if (rule_if_match(r->out_if, rule_set_port_name(s, p->out_port)) == neg)
 			return 0;
 	}
-	return rule_match_ext(rule_set_ipsets_get(s), r, p, pv, deps);
+	ifn = rule_set_ifnames(s);
+	return rule_match_ext(rule_set_ipsets_get(s), &ifn, r, p, pv, deps);
 }

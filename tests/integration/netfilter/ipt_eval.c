@@ -149,6 +149,7 @@ set_family(const struct rule_set *s)
 }
 
 static struct rule_ipsets *ipsets; /* --ipset FILE: what -m set reads and -j SET changes */
+static struct rule_ifnames set_ifn; /* the rule set's port names (hash:net,iface) */
 
 /*
  * Fill pos[id] with the file position of every rule of @s. @return 0, or
@@ -860,7 +861,7 @@ static void
 set_act(void *arg, const struct rule *r, const struct rule_pkt *p)
 {
 	(void)arg;
-	(void)rule_ipsets_apply(ipsets, &r->tgt, p);
+	(void)rule_ipsets_apply(ipsets, &r->tgt, p, &set_ifn);
 }
 
 static const struct rule_providers nth_pv = {.arg = NULL, .match = nth_match, .act = set_act};
@@ -1117,6 +1118,7 @@ main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	set_ifn = rule_set_ifnames(s);
 	if (family != 0 && map_positions(s, text, rules, (uint8_t)family, &pos, &n_pos) < 0) {
 		rc = 2;
 		goto out;

@@ -583,9 +583,9 @@ test_set_target(void **state)
 		struct rule_x_set ref = {.name = "P", .ndims = 2, .dirs = 2};
 
 		rule_pkt_init(&q, &d.pkt.key, 0, 0);
-		assert_int_equal(rule_ipsets_test(sets, &ref, &q), 1);
+		assert_int_equal(rule_ipsets_test(sets, &ref, &q, NULL), 1);
 		ref.dirs = 0;
-		assert_int_equal(rule_ipsets_test(sets, &ref, &q), 0);
+		assert_int_equal(rule_ipsets_test(sets, &ref, &q, NULL), 0);
 	}
 	/* The match after the SET in the same walk sees the change (as Linux): f is dropped. */
 	{

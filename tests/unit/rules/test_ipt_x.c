@@ -601,7 +601,7 @@ set_has(struct rule_ipsets *sets, const char *name, uint8_t ndims, uint8_t dirs,
 	snprintf(ref.name, sizeof(ref.name), "%s", name);
 	rule_pkt_init(&p, &k, 0, 0);
 	p.time_s = now;
-	return rule_ipsets_test(sets, &ref, &p);
+	return rule_ipsets_test(sets, &ref, &p, NULL);
 }
 
 static int
@@ -612,7 +612,7 @@ set_apply(struct rule_ipsets *sets, struct rule_x x, const char *pkt, uint64_t n
 
 	rule_pkt_init(&p, &k, 0, 0);
 	p.time_s = now;
-	return rule_ipsets_apply(sets, &x, &p);
+	return rule_ipsets_apply(sets, &x, &p, NULL);
 }
 
 /*
@@ -677,6 +677,120 @@ test_ipset_apply(void **state)
 		0);
 	assert_int_equal(set_apply(sets, set_tgt(true, "nosuch", 1, 0, 0, false), a, 1200), -ENOENT);
 	rule_ipsets_free(sets);
+}
+
+/*
+ * hash:net,iface as "ipset save" writes it: the longest prefix holding the
+ * packet's address with the name of its input port (src) or output port
+ * (dst); "wildcard" members match names starting with theirs; /0 is a
+ * member; a packet without that port (none, or one without a name) is in
+ * no set; -j SET adds the address under the longest prefix with the port's
+ * name; physdev: members (bridge ports) and bad names are refused.
+ */
+static void
+test_ipset_net_iface(void **state)
+{
+	static const char text[] = "create ni hash:net,iface family inet hashsize 1024 maxelem 65536\n"
+				   "add ni 10.0.0.0/8,l0\n"
+				   "add ni 10.1.0.0/16,r0\n"
+				   "add ni 10.2.0.0/16,veth wildcard\n"
+				   "add ni 0.0.0.0/0,lo\n"
+				   "create ni6 hash:net,iface family inet6\n"
+				   "add ni6 2001:db8::/32,r0\n";
+	static const struct rule_portname names[] = {{"l0"}, {"r0"}, {"lo"}, {"veth7"}, {""},
+		{"averyveryverylongname"}};
+	const struct rule_ifnames ifn = {.n = RTE_DIM(names), .names = names};
+	static const struct {
+		const char *set;
+		uint8_t ndims, dirs;
+		uint16_t in, out;
+		const char *pkt;
+		int want;
+	} c[] = {
+		{"ni", 2, 0, 0, 1, "udp 10.9.0.1:1 -> 1.1.1.1:2", 1},  /* 10/8 from l0 */
+		{"ni", 2, 2, 0, 1, "udp 10.9.0.1:1 -> 1.1.1.1:2", 0},  /* out is r0 */
+		{"ni", 2, 2, 1, 0, "udp 10.9.0.1:1 -> 1.1.1.1:2", 1},  /* out is l0 */
+		{"ni", 2, 0, 1, 0, "udp 10.1.0.1:1 -> 1.1.1.1:2", 1},  /* 10.1/16 from r0 */
+		{"ni", 2, 0, 0, 1, "udp 10.1.0.1:1 -> 1.1.1.1:2", 1},  /* 10/8 from l0 too */
+		{"ni", 2, 0, 2, 1, "udp 10.1.0.1:1 -> 1.1.1.1:2", 1},  /* /0 from lo */
+		{"ni", 2, 0, 2, 1, "udp 192.0.2.1:1 -> 1.1.1.1:2", 1}, /* /0 from lo */
+		{"ni", 2, 0, 1, 0, "udp 192.0.2.1:1 -> 1.1.1.1:2", 0},
+		{"ni", 2, 1, 1, 0, "udp 1.1.1.1:1 -> 10.1.2.3:2", 1},   /* dst,src */
+		{"ni", 2, 0, 3, 0, "udp 10.2.0.1:1 -> 1.1.1.1:2", 1},  /* veth7: wildcard veth */
+		{"ni", 2, 0, 1, 3, "udp 10.2.0.1:1 -> 1.1.1.1:2", 0},  /* r0: no member */
+		{"ni", 2, 0, RULE_IF_NONE, 0, "udp 10.9.0.1:1 -> 1.1.1.1:2", 0}, /* no input */
+		{"ni", 2, 2, 0, RULE_IF_NONE, "udp 10.9.0.1:1 -> 1.1.1.1:2", 0}, /* no output */
+		{"ni", 2, 0, 4, 0, "udp 10.9.0.1:1 -> 1.1.1.1:2", 0},  /* a port without a name */
+		{"ni", 2, 0, 5, 0, "udp 10.9.0.1:1 -> 1.1.1.1:2", 0},  /* no such Linux name */
+		{"ni", 2, 0, 9, 0, "udp 10.9.0.1:1 -> 1.1.1.1:2", 0},  /* past the names */
+		{"ni", 1, 0, 0, 1, "udp 10.9.0.1:1 -> 1.1.1.1:2", -EINVAL}, /* too few */
+		{"ni", 2, 0, 0, 1, "udp [2001:db8::1]:1 -> [::1]:2", 0},    /* another family */
+		{"ni6", 2, 0, 1, 0, "udp [2001:db8::1]:1 -> [::1]:2", 1},
+		{"ni6", 2, 0, 0, 1, "udp [2001:db8::1]:1 -> [::1]:2", 0},
+	};
+	static const char *const bad[] = {
+		"create s hash:net,iface family inet\nadd s 10.0.0.0/24\n",
+		"create s hash:net,iface family inet\nadd s 10.0.0.0/24,physdev:eth0\n",
+		"create s hash:net,iface family inet\nadd s 10.0.0.0/24,abcdefghijklmnop\n",
+		"create s hash:net,iface family inet\nadd s 10.0.0.0/24,\n",
+		"create s hash:net,iface family inet\nadd s 10.0.0.0/24,eth0,eth1\n",
+		"create s hash:net,port family inet\nadd s 10.0.0.0/24,tcp:80 wildcard\n",
+	};
+	struct rule_error err;
+	struct rule_ipsets *sets = rule_ipsets_parse(text, "s", 0, &err);
+	struct rule_x x;
+	struct fc_key k;
+	struct rule_pkt p;
+
+	(void)state;
+	if (sets == NULL)
+		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		struct rule_x_set ref = {.ndims = c[i].ndims, .dirs = c[i].dirs};
+		int got;
+
+		k = key(c[i].pkt);
+		rule_pkt_init(&p, &k, 0, 0);
+		p.in_port = c[i].in;
+		p.out_port = c[i].out;
+		snprintf(ref.name, sizeof(ref.name), "%s", c[i].set);
+		got = rule_ipsets_test(sets, &ref, &p, &ifn);
+		if (got != c[i].want)
+			fail_msg("%zu: %s %s: %d, expected %d", i, c[i].set, c[i].pkt, got, c[i].want);
+		/* Without the names nothing has an interface. */
+		if (c[i].want == 1)
+			assert_int_equal(rule_ipsets_test(sets, &ref, &p, NULL), 0);
+	}
+	/* -j SET src,src from r0: 172.16.5.5 under /16 (the longest held) with r0. */
+	x = set_tgt(true, "ni", 2, 0, 0, false);
+	k = key("udp 172.16.5.5:9 -> 1.1.1.1:53");
+	rule_pkt_init(&p, &k, 0, 0);
+	p.in_port = 1;
+	assert_int_equal(rule_ipsets_apply(sets, &x, &p, &ifn), 1);
+	assert_int_equal(rule_ipsets_apply(sets, &x, &p, &ifn), 0);
+	k = key("udp 172.16.200.1:9 -> 1.1.1.1:53");
+	rule_pkt_init(&p, &k, 0, 0);
+	p.in_port = 1;
+	assert_int_equal(rule_ipsets_test(sets, &x.u.set_t.add, &p, &ifn), 1);
+	p.in_port = 0;
+	assert_int_equal(rule_ipsets_test(sets, &x.u.set_t.add, &p, &ifn), 0);
+	/* No input port: nothing to add. */
+	p.in_port = RULE_IF_NONE;
+	assert_int_equal(rule_ipsets_apply(sets, &x, &p, &ifn), 0);
+	/* --del-set src,src from r0 takes it away. */
+	x = set_tgt(false, "ni", 2, 0, 0, false);
+	p.in_port = 1;
+	assert_int_equal(rule_ipsets_apply(sets, &x, &p, &ifn), 2);
+	assert_int_equal(rule_ipsets_test(sets, &x.u.set_t.del, &p, &ifn), 0);
+	rule_ipsets_free(sets);
+	for (size_t i = 0; i < RTE_DIM(bad); i++) {
+		sets = rule_ipsets_parse(bad[i], "s", 0, &err);
+		if (sets != NULL)
+			fail_msg("loaded: %s", bad[i]);
+		assert_int_equal(err.line, 2);
+		if (strstr(bad[i], "physdev") != NULL)
+			assert_non_null(strstr(err.msg, "gufc does not bridge"));
+	}
 }
 
 /*
@@ -764,7 +878,7 @@ test_ipset_net_port(void **state)
 			p.icmp_code = (uint8_t)atoi(slash + 1);
 		}
 		snprintf(ref.name, sizeof(ref.name), "%s", c[i].set);
-		got = rule_ipsets_test(sets, &ref, &p);
+		got = rule_ipsets_test(sets, &ref, &p, NULL);
 
 		if (got != c[i].want)
 			fail_msg("%s %s: %d, expected %d", c[i].set, c[i].pkt, got, c[i].want);
@@ -1010,6 +1124,7 @@ main(void)
 		cmocka_unit_test(test_ipsets_and_ports),
 		cmocka_unit_test(test_ipset_apply),
 		cmocka_unit_test(test_ipset_net_port),
+		cmocka_unit_test(test_ipset_net_iface),
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
 		cmocka_unit_test(test_corpus_roundtrip),
