@@ -492,6 +492,48 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 }
 
 /*
+ * The IP datagram length of a marked packet: what rule and flow counters
+ * count, as the software path's parse gives it (IPv4 total length, IPv6
+ * 40 + payload length), read where the header sits behind the Ethernet
+ * header and up to FC_PARSE_MAX_VLAN VLAN tags; a short frame's padding
+ * and the tags are not the datagram's. 0 for a frame that does not hold
+ * what its header says (or not in its first segment): the software path
+ * decides such a packet, as it would any other odd one.
+ */
+static inline uint32_t
+dp_marked_ip_len(const struct rte_mbuf *mb)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
+	uint32_t cap = rte_pktmbuf_data_len(mb);
+	uint32_t off = RTE_ETHER_HDR_LEN, ip;
+	uint16_t et;
+
+	if (unlikely(cap < RTE_ETHER_HDR_LEN))
+		return 0;
+	et = (uint16_t)(p[12] << 8 | p[13]);
+	for (unsigned int i = 0; et == RTE_ETHER_TYPE_VLAN || et == RTE_ETHER_TYPE_QINQ ||
+				 et == RTE_ETHER_TYPE_QINQ1;
+		i++) {
+		if (i == FC_PARSE_MAX_VLAN || off + 4 > cap)
+			return 0;
+		et = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
+		off += 4;
+	}
+	if (et == RTE_ETHER_TYPE_IPV4 && off + 20 <= cap) {
+		ip = (uint32_t)p[off + 2] << 8 | p[off + 3];
+		if (ip < 20)
+			return 0;
+	} else if (et == RTE_ETHER_TYPE_IPV6 && off + 40 <= cap) {
+		ip = 40 + ((uint32_t)p[off + 4] << 8 | p[off + 5]);
+		if (ip > UINT16_MAX)
+			return 0;
+	} else {
+		return 0;
+	}
+	return ip <= mb->pkt_len - off ? ip : 0;
+}
+
+/*
  * Step 0 (offload): take the marked packets whose entry decides them alone
  * (see dp_mark_check() for why a live mark is enough: no key compare);
  * compact the others in @p m, in order, for the software path. Two passes,
@@ -555,7 +597,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		struct fc_table *t;
 		struct fc_action a;
 		unsigned int fam;
-		uint32_t idx;
+		uint32_t idx, ip_len = 0;
 		uint32_t ch = CHAN_ID_DEFAULT;
 
 		if (!(marked & (UINT64_C(1) << i))) {
@@ -571,7 +613,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		/* A router's packets need their parse (TTL, rewrite): the software path. */
 		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
 			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)) ||
-			    dp_marked_wants(c, &a, mb) ||
+			    dp_marked_wants(c, &a, mb) || (ip_len = dp_marked_ip_len(mb)) == 0 ||
 			    (ch = rule_engine_channel(c->eng, &a, fam, idx)) == RULE_CHAN_NONE)) {
 			st->hw_fallback++;
 			m[left++] = mb;
@@ -579,10 +621,9 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		}
 		st->hw_classified++;
 		st->rx_bytes += mb->pkt_len;
-		/* Rule and flow counters count IP datagrams, as iptables does;
-		 * a marked packet is not parsed: its frame less the Ethernet
-		 * header (a VLAN tag or a short frame's padding counts too). */
-		fc_table_touch(t, idx, mb->pkt_len - RTE_ETHER_HDR_LEN, b->now);
+		/* Rule and flow counters count IP datagrams, as iptables does,
+		 * the same for a marked packet as for a parsed one. */
+		fc_table_touch(t, idx, ip_len, b->now);
 		dp_out(b, mb, dp_dest(c, ch, a.out_port, b->in_port));
 	}
 	return left;

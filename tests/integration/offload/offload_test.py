@@ -7,7 +7,9 @@
 TEST: same (outputs with and without offload are the same packets, and the
 "hardware" classified a share of them), tablefull (swnic:4 with more heavy
 flows: refusals counted, outputs still the same), aging (short flow timeouts:
-every offloaded flow leaves hardware when its entry ages).
+every offloaded flow leaves hardware when its entry ages), bytes (short
+frames padded to Ethernet's 60 bytes: rule and policy counters count IP
+datagrams, the same with offload as without).
 
 Reuses tests/integration/app/app_test.py's helpers: every run checks the exit
 status and the --stats-json accounting rx == delivered + sum(drops) (hw_drop
@@ -33,10 +35,10 @@ drop src 10.0.128.0/17
 """
 
 
-def gen(ctx, name, flows, packets, mix="tcp=40,udp=60", seed=5):
+def gen(ctx, name, flows, packets, mix="tcp=40,udp=60", seed=5, extra=()):
     p = ctx.path(name)
     r = subprocess.run([ctx.gen, "-o", p, "--flows", str(flows), "--packets", str(packets),
-                        "--mix", mix, "--seed", str(seed)],
+                        "--mix", mix, "--seed", str(seed)] + list(extra),
                        capture_output=True, text=True, timeout=60)
     at.check(r.returncode == 0, "gufc-gen: %s" % r.stderr)
     return p
@@ -116,7 +118,37 @@ def test_aging(ctx):
              (o["removed"], o["offloaded"]))
 
 
-TESTS = {"same": test_same, "tablefull": test_tablefull, "aging": test_aging}
+def test_bytes(ctx):
+    # Payloads of 0-6 bytes: every frame is padded (a 40-byte TCP ACK rides in
+    # 46 bytes), so a marked packet counted as its frame less 14 counts more.
+    inp = gen(ctx, "bytes.pcap", 8, 60000, mix="tcp=50,udp=50", seed=5, extra=("--size", "0-6"))
+    rules = at.write(ctx, "bytes.rules",
+                     "policy accept\naccept proto tcp\naccept proto udp dport 123\n")
+    base = ["--rules", rules, "--conntrack", "off"]
+    s0, _, _, _ = ctx.gufc_run(inp, base, "bytes-off")
+    s1, _, _, _ = ctx.gufc_run(inp, base + OFL + ["--offload", "swnic"], "bytes-on")
+    o = s1["offload"]
+    print("bytes: rx %d, marked %d; rules %s; forward policy %s" %
+          (s1["rx"], o["hw_classified"],
+           [(x["packets"], x["bytes"]) for x in s1["rules"]],
+           [(x["packets"], x["bytes"]) for x in s1["policies"]
+            if x["table"] == "filter" and x["hook"] == "forward" and x["family"] == "ipv4"]))
+    at.check(o["hw_classified"] > 0, "nothing classified by hardware")
+    at.check(s0["rx_bytes"] == s1["rx_bytes"], "rx_bytes %d vs %d" %
+             (s0["rx_bytes"], s1["rx_bytes"]))
+    # Every frame is padded: datagrams are less than frames less 14.
+    total = sum(x["bytes"] for x in s0["rules"]) + sum(x["bytes"] for x in s0["policies"]
+                                                       if x["table"] == "filter")
+    at.check(0 < total < s0["rx_bytes"] - 14 * s0["rx"],
+             "counted %d bytes, frames less 14 are %d" % (total, s0["rx_bytes"] - 14 * s0["rx"]))
+    for what in ("rules", "policies"):
+        a = [(x.get("id"), x.get("hook"), x["packets"], x["bytes"]) for x in s0[what]]
+        b = [(x.get("id"), x.get("hook"), x["packets"], x["bytes"]) for x in s1[what]]
+        at.check(a == b, "%s counters differ with offload: %s vs %s" % (what, a, b))
+
+
+TESTS = {"same": test_same, "tablefull": test_tablefull, "aging": test_aging,
+         "bytes": test_bytes}
 
 
 def main():

@@ -508,19 +508,20 @@ test_marked(void **state)
 	live4[idx] = good;
 	W.rx.marks = &mk;
 
-	/* Live mark: taken without parse (the frame is cut short: no parse could pass). */
+	/* Live mark: taken without parse (an IPv4 header length of 16 that no
+	 * parse passes; only the datagram's length is read). */
 	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 2);
-	assert_int_equal(rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 20)), 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[14] = 0x44;
 	mark(m, good);
 	bytes = W.rx.st.rx_bytes;
 	assert_int_equal(rx1(m), 1);
 	assert_int_equal(W.rx.st.hw_classified, 1);
 	assert_int_equal(W.rx.st.hits, 0);
-	assert_int_equal(W.rx.st.rx_bytes, bytes + 20);
-	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_TRUNC_IPV4], 0);
+	assert_int_equal(W.rx.st.rx_bytes, bytes + 50);
+	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_IPV4_IHL], 0);
 	assert_int_equal(e->packets, 2);
 	m = take1(W.out);
-	assert_int_equal(m->pkt_len, 20);
+	assert_int_equal(m->pkt_len, 50);
 	rte_pktmbuf_free(m);
 
 	/* A stale tag: the software path (parse, lookup, hit). */
@@ -557,6 +558,108 @@ test_marked(void **state)
 	assert_int_equal(tag_of(o[3]), 6);
 	assert_int_equal(tag_of(o[4]), 7);
 	rte_pktmbuf_free_bulk(o, 5);
+	check_accounting();
+}
+
+/* Put @p n VLAN tags (802.1ad outer, 802.1Q inner) in front of @p m's ethertype. */
+static void
+vlan_tags(struct rte_mbuf *m, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(m, 4);
+
+		assert_non_null(p);
+		memmove(p, p + 4, 12);
+		p[12] = i + 1 == n && n > 1 ? 0x88 : 0x81;
+		p[13] = i + 1 == n && n > 1 ? 0xa8 : 0x00;
+		p[14] = 0;
+		p[15] = (uint8_t)(10 + i);
+	}
+}
+
+/*
+ * A marked packet's bytes in the flow's counters are its IP datagram's, as
+ * a parsed packet's: not a short frame's padding nor its VLAN tags (IPv4
+ * total length, IPv6 40 + payload length); a frame shorter than its
+ * datagram says goes to the software path.
+ */
+static void
+test_marked_bytes(void **state)
+{
+	uint32_t live4[256], live6[256];
+	struct dp_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
+	const struct fc_entry *e4, *e6;
+	struct rte_mbuf *m, *o[8];
+	struct fc_key k4, k6;
+	uint32_t i4, i6, mark4, mark6;
+	uint64_t b4, b6;
+
+	(void)state;
+	memset(live4, 0, sizeof(live4));
+	memset(live6, 0, sizeof(live6));
+	world_up(false, 64);
+	load("accept\n");
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 1);
+	k4 = key_of(m);
+	rx1(m);
+	m = pkt6(PB_PROTO_UDP, "2001:db8::1", 1111, "2001:db8::2", 53, 0, 2);
+	k6 = key_of(m);
+	rx1(m);
+	slow();
+	assert_int_equal(take(W.out, o, 8), 2);
+	rte_pktmbuf_free_bulk(o, 2);
+	e4 = entry_of(&k4, &i4);
+	e6 = entry_of(&k6, &i6);
+	assert_non_null(e4);
+	assert_non_null(e6);
+	/* Parsed: a 36-byte datagram (20 + 8 + 8), IPv6 56 (40 + 8 + 8). */
+	b4 = e4->bytes;
+	b6 = e6->bytes;
+	assert_int_equal(b4, 36);
+	assert_int_equal(b6, 56);
+	mark4 = dp_mark_make(0, i4, 7);
+	mark6 = dp_mark_make(1, i6, 7);
+	live4[i4] = mark4;
+	live6[i6] = mark6;
+	W.rx.marks = &mk;
+
+	/* Padded to Ethernet's 60 bytes, one tag, two tags: the datagram each time. */
+	for (unsigned int tags = 0; tags <= FC_PARSE_MAX_VLAN; tags++) {
+		m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 3);
+		assert_non_null(rte_pktmbuf_append(m, 10));
+		vlan_tags(m, tags);
+		mark(m, mark4);
+		o[0] = m;
+		m = pkt6(PB_PROTO_UDP, "2001:db8::1", 1111, "2001:db8::2", 53, 0, 4);
+		assert_non_null(rte_pktmbuf_append(m, 6));
+		vlan_tags(m, tags);
+		mark(m, mark6);
+		o[1] = m;
+		assert_int_equal(rx(o, 2), 2);
+		assert_int_equal(W.rx.st.hw_classified, 2 * (tags + 1));
+		assert_int_equal(e4->bytes, b4 + 36 * (tags + 1));
+		assert_int_equal(e6->bytes, b6 + 56 * (tags + 1));
+	}
+	assert_int_equal(W.rx.st.hw_fallback, 0);
+	assert_int_equal(take(W.out, o, 8), 6);
+	rte_pktmbuf_free_bulk(o, 6);
+
+	/* Three tags (more than a parse takes), a datagram longer than its
+	 * frame: the software path, whose parse refuses both. */
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 5);
+	vlan_tags(m, 3);
+	mark(m, mark4);
+	o[0] = m;
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 6);
+	assert_int_equal(rte_pktmbuf_trim(m, 1), 0);
+	mark(m, mark4);
+	o[1] = m;
+	(void)rx(o, 2); /* both dropped by the parse */
+	assert_int_equal(W.rx.st.hw_fallback, 2);
+	assert_int_equal(W.rx.st.hw_classified, 6);
+	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_VLAN_DEPTH], 1);
+	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_IPV4_TOTLEN], 1);
+	assert_int_equal(e4->bytes, b4 + 36 * 3);
 	check_accounting();
 }
 
@@ -1160,6 +1263,7 @@ main(void)
 		cmocka_unit_test_teardown(test_nat4, teardown),
 		cmocka_unit_test_teardown(test_nat6, teardown),
 		cmocka_unit_test_teardown(test_marked, teardown),
+		cmocka_unit_test_teardown(test_marked_bytes, teardown),
 		cmocka_unit_test_teardown(test_marked_tcp, teardown),
 		cmocka_unit_test_teardown(test_grouping, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
