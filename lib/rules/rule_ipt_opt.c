@@ -449,6 +449,11 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	const struct lex_tok *o = &p->args.a[*i];
 	const unsigned int kinds[3] = {rl->tkind, rl->cur_kind, implicit_kind(&rl->r)};
 
+	/* Whatever its value (a number, "mark"), before the value is read. */
+	if (rl->tkind == RULE_XT_CT && (strcmp(o->s, "--zone") == 0 ||
+					       strcmp(o->s, "--zone-orig") == 0 ||
+					       strcmp(o->s, "--zone-reply") == 0))
+		return rule_ipt_err(p, o, RULE_X_ZONE_MSG);
 	for (unsigned int prefix = 0; prefix < 2; prefix++)
 		for (unsigned int role = 0; role < 3; role++) {
 			int oi;

@@ -912,8 +912,7 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		if (x->given == 0)
 			return "CT needs --notrack, --helper or --zone";
 		if (x->given & B(2))
-			return "CT --zone: gufc has no conntrack zones (a connection is one per "
-			       "tuple: the flow key has no room for a zone)";
+			return RULE_X_ZONE_MSG;
 		if (x->given & B(1))
 			return ct_helper_check(r, x->u.ct_t.helper);
 		break;

@@ -72,6 +72,15 @@ struct rule_xname {
 /** A name table, NULL-terminated. */
 #define XNAMES_END {NULL, 0}
 
+/*
+ * Why CT --zone (--zone-orig, --zone-reply, native ct_zone) is refused: in
+ * Linux a zone makes one tuple several connections, picked per packet and
+ * direction by raw rules; a gufc connection is its tuple, on any port (a
+ * packet of a tracked tuple arriving on another port is that connection's).
+ */
+#define RULE_X_ZONE_MSG "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"
+
+
 /** One option of an extension kind. */
 struct rule_xopt {
 	const char *ipt;   /**< iptables spelling ("--hl-eq"), or NULL (native only) */

@@ -1534,6 +1534,11 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-Q INPUT\nCOMMIT\n", 2, 1, "-Q", "expected a command (-A, -I, -N, -F, -X, -Z, -P)"},
 	/* matches and targets gufc refuses, or gets wrong */
 	{"*filter\n-A OUTPUT -m owner --uid-owner 0 -j DROP\n", 2, 14, "owner", "gufc has no local sockets, so no packet has an owner (-m owner)"},
+	{"*filter\n-A FORWARD -m physdev --physdev-in eth0 -j DROP\n", 2, 15, "physdev", "gufc does not bridge: no bridge ports for -m physdev to name (-i/-o match its ports)"},
+	{"*raw\n-A PREROUTING -i eth1 -j CT --zone 1\n", 2, 29, "--zone", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
+	{"*raw\n-A PREROUTING -i eth1 -j CT --zone mark\n", 2, 29, "--zone", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
+	{"*raw\n-A PREROUTING -j CT --zone-orig 1\n", 2, 21, "--zone-orig", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
+	{"*raw\n-A OUTPUT -j CT --helper ftp --zone-reply 2\n", 2, 30, "--zone-reply", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
 	{"*filter\n-A INPUT -m policy --dir in --pol ipsec -j ACCEPT\n", 2, 13, "policy", "gufc terminates no IPsec: it has no policies for -m policy to look at"},
 	{"*filter\n-A INPUT -m string --string x --algo bm -j DROP\n", 2, 13, "string", "payload matches are refused: no per-packet payload search keeps a cached verdict (-m string)"},
 	{"*filter\n-A INPUT -m u32 --u32 \"0>>22&0x3C@0>>24=0x29\" -j DROP\n", 2, 13, "u32", "payload matches are refused: a verdict cached per flow cannot hold them (-m u32)"},
