@@ -203,7 +203,8 @@ uint32_t rule_cls_key_reads(const struct rule_cls *c);
 /**
  * May a rule of the set @p c was built from read a packet's input or
  * output port (-i, -o, or an extension match that may read anything of
- * the packet's source, RULE_READS_EXT: rpfilter reads the input port)?
+ * the packet's source, RULE_READS_EXT: rpfilter reads the input port, a
+ * hash:net,iface set the input or output port's name)?
  * When not, two contexts that differ only in their ports get the same
  * results from rule_cls_eval().
  * @param c  the classifier, or NULL (true)

@@ -197,6 +197,11 @@ gen_matches(struct gen *g)
 		out(g, " match_set %s%s %s", neg(20), g->v6 ? "n6" : "n4", chance(50) ? "src" : "dst");
 	if ((g->proto == 6 || g->proto == 17) && xok(g, 3))
 		out(g, " match_set %sp dst", neg(20));
+	if (xok(g, 4)) {
+		static const char *const dirs[] = {"src,src", "src,dst", "dst,dst", "dst,src"};
+
+		out(g, " match_set %s%s %s", neg(20), g->v6 ? "i6" : "i4", dirs[rn(4)]);
+	}
 	if (xok(g, 5))
 		out(g, " dst_type %s%s", neg(20), chance(50) ? "local" : "multicast,broadcast");
 	if (!g->v6 && xok(g, 4))
@@ -587,7 +592,15 @@ static const char ipset_text[] = "create n4 hash:net family inet\n"
 				 "add n6 2001:db8::/64\n"
 				 "create p bitmap:port range 0-65535\n"
 				 "add p 22\n"
-				 "add p 443\n";
+				 "add p 443\n"
+				 "create i4 hash:net,iface family inet\n"
+				 "add i4 10.0.0.0/8,eth0\n"
+				 "add i4 192.0.2.0/24,ppp0\n"
+				 "add i4 0.0.0.0/0,lo\n"
+				 "add i4 10.1.0.0/16,eth wildcard\n"
+				 "create i6 hash:net,iface family inet6\n"
+				 "add i6 2001:db8::/32,eth1\n"
+				 "add i6 ::/0,ppp0\n";
 
 static void
 test_random_contexts(void **state)
