@@ -715,8 +715,9 @@ addr_of(const struct ipset *st, const char *s, bool net, uint8_t *addr, uint8_t 
 
 /*
  * The interface of a hash:net,iface entry: a name of 1 to 15 characters
- * (Linux's); "physdev:NAME" (a bridge port's name) is refused: gufc does
- * not bridge, so no packet has one.
+ * (Linux's); "physdev:NAME" (a bridge port's name) is refused: gufc has no
+ * Linux bridge (its bridge mode is a bump in the wire between its own
+ * ports), so no packet has one.
  */
 static int
 iface_of(struct ipset_parser *p, const char *s, struct ipset_ent *e)
@@ -725,7 +726,7 @@ iface_of(struct ipset_parser *p, const char *s, struct ipset_ent *e)
 
 	if (strncmp(s, "physdev:", 8) == 0)
 		return perr(p, t,
-			"physdev: members (bridge ports) are not supported: gufc does not bridge");
+			"physdev: members (bridge ports) are not supported: gufc has no Linux bridge");
 	if (s[0] == '\0' || strlen(s) >= sizeof(e->iface) || strchr(s, '/') != NULL)
 		return perr(p, t, "bad interface name");
 	memcpy(e->iface, s, strlen(s) + 1);

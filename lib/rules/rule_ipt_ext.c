@@ -23,7 +23,7 @@ static const struct {
 	{"string", "payload matches are refused: no per-packet payload search keeps a cached "
 		   "verdict (-m string)"},
 	{"bpf", "payload matches are refused: a verdict cached per flow cannot hold them (-m bpf)"},
-	{"physdev", "gufc does not bridge: no bridge ports for -m physdev to name (-i/-o match its ports)"},
+	{"physdev", "gufc has no Linux bridge: no bridge ports for -m physdev (-i/-o match gufc's own ports)"},
 	{"ipvs", "gufc has no IPVS (-m ipvs)"},
 	{"osf", "passive OS fingerprinting is not supported (-m osf)"},
 	{"quota", "quotas are not supported (-m quota)"},

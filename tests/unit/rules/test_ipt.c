@@ -1534,7 +1534,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-Q INPUT\nCOMMIT\n", 2, 1, "-Q", "expected a command (-A, -I, -N, -F, -X, -Z, -P)"},
 	/* matches and targets gufc refuses, or gets wrong */
 	{"*filter\n-A OUTPUT -m owner --uid-owner 0 -j DROP\n", 2, 14, "owner", "gufc has no local sockets, so no packet has an owner (-m owner)"},
-	{"*filter\n-A FORWARD -m physdev --physdev-in eth0 -j DROP\n", 2, 15, "physdev", "gufc does not bridge: no bridge ports for -m physdev to name (-i/-o match its ports)"},
+	{"*filter\n-A FORWARD -m physdev --physdev-in eth0 -j DROP\n", 2, 15, "physdev", "gufc has no Linux bridge: no bridge ports for -m physdev (-i/-o match gufc's own ports)"},
 	{"*raw\n-A PREROUTING -i eth1 -j CT --zone 1\n", 2, 29, "--zone", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
 	{"*raw\n-A PREROUTING -i eth1 -j CT --zone mark\n", 2, 29, "--zone", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
 	{"*raw\n-A PREROUTING -j CT --zone-orig 1\n", 2, 21, "--zone-orig", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},

@@ -789,7 +789,7 @@ test_ipset_net_iface(void **state)
 			fail_msg("loaded: %s", bad[i]);
 		assert_int_equal(err.line, 2);
 		if (strstr(bad[i], "physdev") != NULL)
-			assert_non_null(strstr(err.msg, "gufc does not bridge"));
+			assert_non_null(strstr(err.msg, "gufc has no Linux bridge"));
 	}
 }
 
