@@ -197,23 +197,17 @@ iface_match(const struct ipset_ent *e, const char *name)
 }
 
 /*
- * A live member equal to @p k; for hash:net,iface, one of @p k's network
- * whose interface matches @p name (the members of a network are adjacent:
- * the interface sorts last).
+ * hash:net,iface: the first member of @p k's network (len, addr) whose
+ * interface matches @p name, live at @p now or (@p any) whether or not;
+ * -1 if none. The members of a network are adjacent (the
+ * interface sorts last; @p k's is empty, so it sorts first).
  */
-static bool
-ent_find(const struct ipset *st, const struct ipset_ent *k, const char *name, uint64_t now)
+static int64_t
+iface_find(const struct ipset *st, const struct ipset_ent *k, const char *name, uint64_t now,
+	bool any)
 {
-	const struct ipset_ent *e;
 	uint32_t lo = 0, hi = st->n;
 
-	if (st->n == 0)
-		return false;
-	if (!(ipset_shape[st->type] & IPSET_IFACE)) {
-		e = bsearch(k, st->e, st->n, sizeof(*st->e), ent_cmp);
-		return e != NULL && alive(e->expires, now);
-	}
-	/* The first member of the network (k's interface is empty: it sorts first). */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -225,9 +219,23 @@ ent_find(const struct ipset *st, const struct ipset_ent *k, const char *name, ui
 	for (; lo < st->n && st->e[lo].len == k->len &&
 	       memcmp(st->e[lo].addr, k->addr, sizeof(k->addr)) == 0;
 		lo++)
-		if (iface_match(&st->e[lo], name) && alive(st->e[lo].expires, now))
-			return true;
-	return false;
+		if (iface_match(&st->e[lo], name) && (any || alive(st->e[lo].expires, now)))
+			return lo;
+	return -1;
+}
+
+/* A live member equal to @p k; for hash:net,iface, one matching @p name (iface_find()). */
+static bool
+ent_find(const struct ipset *st, const struct ipset_ent *k, const char *name, uint64_t now)
+{
+	const struct ipset_ent *e;
+
+	if (st->n == 0)
+		return false;
+	if (ipset_shape[st->type] & IPSET_IFACE)
+		return iface_find(st, k, name, now, false) >= 0;
+	e = bsearch(k, st->e, st->n, sizeof(*st->e), ent_cmp);
+	return e != NULL && alive(e->expires, now);
 }
 
 static void
@@ -421,6 +429,18 @@ set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt
 		}
 	}
 	at = ent_pos(st, &key, &found);
+	if (!found && (ipset_shape[st->type] & IPSET_IFACE)) {
+		/* As the kernel's: a wildcard member holding the name is the member. */
+		struct ipset_ent net = key;
+		int64_t w;
+
+		memset(net.iface, 0, sizeof(net.iface));
+		w = iface_find(st, &net, key.iface, 0, true);
+		if (w >= 0) {
+			at = (uint32_t)w;
+			found = true;
+		}
+	}
 	if (!add) {
 		bool live = found && alive(st->e[at].expires, p->time_s);
 

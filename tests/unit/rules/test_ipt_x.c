@@ -782,6 +782,16 @@ test_ipset_net_iface(void **state)
 	p.in_port = 1;
 	assert_int_equal(rule_ipsets_apply(sets, &x, &p, &ifn), 2);
 	assert_int_equal(rule_ipsets_test(sets, &x.u.set_t.del, &p, &ifn), 0);
+	/* A wildcard member holding the name is the member, as in the kernel:
+	 * adding from veth7 finds 10.2.0.0/16,veth; deleting takes it away. */
+	k = key("udp 10.2.9.9:9 -> 1.1.1.1:53");
+	rule_pkt_init(&p, &k, 0, 0);
+	p.in_port = 3;
+	x = set_tgt(true, "ni", 2, 0, 0, false);
+	assert_int_equal(rule_ipsets_apply(sets, &x, &p, &ifn), 0);
+	x = set_tgt(false, "ni", 2, 0, 0, false);
+	assert_int_equal(rule_ipsets_apply(sets, &x, &p, &ifn), 2);
+	assert_int_equal(rule_ipsets_test(sets, &x.u.set_t.del, &p, &ifn), 0);
 	rule_ipsets_free(sets);
 	for (size_t i = 0; i < RTE_DIM(bad); i++) {
 		sets = rule_ipsets_parse(bad[i], "s", 0, &err);
