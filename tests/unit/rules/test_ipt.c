@@ -1535,7 +1535,7 @@ static const struct bad bad_inputs[] = {
 	/* matches and targets gufc refuses, or gets wrong */
 	{"*filter\n-A OUTPUT -m owner --uid-owner 0 -j DROP\n", 2, 14, "owner", "gufc has no local sockets, so no packet has an owner (-m owner)"},
 	{"*filter\n-A INPUT -m policy --dir in --pol ipsec -j ACCEPT\n", 2, 13, "policy", "gufc terminates no IPsec: it has no policies for -m policy to look at"},
-	{"*filter\n-A INPUT -m string --string x --algo bm -j DROP\n", 2, 13, "string", "payload matches are refused: no per-packet payload search keeps a cached verdict (-m string)"},
+	{"*filter\n-A INPUT -m string --string x -j DROP\n", 2, 13, "string", "string needs --algo (bm or kmp)"},
 	{"*filter\n-A INPUT -m u32 --u32 \"0>>22&0x3C@0>>24=0x29\" -j DROP\n", 2, 13, "u32", "payload matches are refused: a verdict cached per flow cannot hold them (-m u32)"},
 	{"*filter\n-A INPUT -j NFQUEUE\n", 2, 13, "NFQUEUE", "gufc has no user-space queues: deliver to a channel (accept channel NAME)"},
 	{"*filter\n-A INPUT -m bogus -j DROP\n", 2, 13, "bogus", "unsupported match"},
