@@ -55,22 +55,34 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
 
 /*
  * A packet decided from entry action @p a on the slow path: its program
- * runs as on the fast path (a meter takes a token and picks the list, and
- * with the program's flip the verdict).
+ * runs as on the fast path (a meter takes a token and picks the list, a
+ * string predicate searches packet @p up's bytes, and with the program's
+ * flip the verdict). A predicate's list also names the deciding rule.
  */
 static void
-dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a)
+dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a,
+	const struct rule_upcall *up)
 {
 	const struct rule_pktprog *p;
+	const uint8_t *l3 = NULL;
+	uint32_t cap = 0;
 	unsigned int list;
 	uint8_t v;
 
 	if (!(a->flags & FC_ACT_F_PKTACT) || a->verdict == FC_VERDICT_SLOW)
 		return;
 	p = rule_engine_pktprog(eng, a->pkt_class);
-	v = rule_engine_pktprog_take(eng, a, p, 0, &list);
+	if (p->pred != 0 && up->frame != NULL && up->pkt.l3_off < up->frame_len) {
+		l3 = up->frame + up->pkt.l3_off;
+		cap = up->frame_len - up->pkt.l3_off;
+		if (up->pkt.ip_len != 0 && up->pkt.ip_len < cap)
+			cap = up->pkt.ip_len;
+	}
+	v = rule_engine_pktprog_take(eng, a, p, 0, l3, cap, &list);
 	d->pkt_prog = a->pkt_class;
 	d->pkt_list = (uint8_t)list;
+	if (p->pred != 0)
+		d->rule_id = p->pred_rule[list];
 	if (v == d->verdict || !p->flip)
 		return;
 	d->verdict = v;
@@ -348,6 +360,9 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	if ((a0.flags | a1.flags) & FC_ACT_F_COUNT)
 		eng_cb_arm(eng, (unsigned int)ti, (uint32_t)idx, up);
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
+	/* A string predicate's entry: the first packet's outcome counts on its program. */
+	if (ef.first_alt)
+		eng_pred_count(eng, &a0, 1, up->len);
 }
 
 /* The key of live entry @idx. */
@@ -598,7 +613,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 				}
 			} else {
 				dec_from_act(d, &a, cs);
-				dec_prog(eng, d, &a);
+				dec_prog(eng, d, &a, up);
 				uncached(eng, up, d);
 			}
 			return true;
@@ -616,7 +631,9 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			if (d->verdict != FC_VERDICT_ACCEPT)
 				d->nat_slot = RULE_NAT_NONE;
 		}
-		dec_prog(eng, d, &a);
+		dec_prog(eng, d, &a, up);
+		/* The entry counts it (below): a predicate's list 1 on its program too. */
+		eng_pred_count(eng, &a, d->pkt_list, up->len);
 	} else {
 		/*
 		 * Decided per packet, or the packet's own ctstate (e.g. INVALID)
