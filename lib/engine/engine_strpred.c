@@ -44,35 +44,13 @@ eng_strs_reset(struct rule_engine *eng)
 	}
 }
 
-/* The search of string match @p x, as the fast path runs it. */
-static void
-str_make(struct rule_strpred *sp, const struct rule_x *x)
-{
-	const struct rule_x_string *st = &x->u.str;
-	uint8_t shift[256];
-
-	memset(sp, 0, sizeof(*sp));
-	sp->from = st->from;
-	sp->to = st->to;
-	sp->len = st->len;
-	sp->icase = (x->given >> 5) & 1; /* --icase */
-	for (unsigned int i = 0; i < st->len && i < RULE_STR_MAX; i++)
-		sp->pat[i] = sp->icase ? rule_str_fold(st->pat[i]) : st->pat[i];
-	/* Horspool: a window ending in byte b moves to put b's last place in the pattern there. */
-	memset(shift, sp->len, sizeof(shift));
-	for (unsigned int i = 0; i + 1 < sp->len; i++)
-		shift[sp->pat[i]] = (uint8_t)(sp->len - 1 - i);
-	for (unsigned int b = 0; b < 256; b++)
-		sp->shift[b] = sp->icase ? shift[rule_str_fold((uint8_t)b)] : shift[b];
-}
-
 /* The id of the search of @p x, interned. @return it, or -ENOSPC. */
 static int
 str_intern(struct rule_engine *eng, const struct rule_x *x)
 {
 	struct rule_strpred sp;
 
-	str_make(&sp, x);
+	rule_strpred_init(&sp, &x->u.str, (x->given >> 5) & 1); /* --icase */
 	for (uint32_t i = 0; i < eng->n_strs; i++)
 		if (memcmp(&eng->view.strs[i], &sp, sizeof(sp)) == 0)
 			return (int)i;

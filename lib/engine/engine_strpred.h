@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 
@@ -60,6 +61,33 @@ struct rule_pred_ctr {
 	uint64_t packets;
 	uint64_t bytes;
 } __rte_cache_aligned;
+
+/**
+ * Make the search of a string match.
+ * @param sp     receives it (every byte written: searches compare with memcmp)
+ * @param st     the match's pattern and window
+ * @param icase  --icase
+ * Context: any.
+ */
+static inline void
+rule_strpred_init(struct rule_strpred *sp, const struct rule_x_string *st, bool icase)
+{
+	uint8_t shift[256];
+
+	memset(sp, 0, sizeof(*sp));
+	sp->from = st->from;
+	sp->to = st->to;
+	sp->len = st->len <= RULE_STR_MAX ? st->len : RULE_STR_MAX;
+	sp->icase = icase;
+	for (unsigned int i = 0; i < sp->len; i++)
+		sp->pat[i] = icase ? rule_str_fold(st->pat[i]) : st->pat[i];
+	/* Horspool: a window ending in byte b moves to put b's last place in the pattern there. */
+	memset(shift, sp->len, sizeof(shift));
+	for (unsigned int i = 0; i + 1 < sp->len; i++)
+		shift[sp->pat[i]] = (uint8_t)(sp->len - 1 - i);
+	for (unsigned int b = 0; b < 256; b++)
+		sp->shift[b] = icase ? shift[rule_str_fold((uint8_t)b)] : shift[b];
+}
 
 /**
  * Search a packet's bytes as the string match does (rule_str_find()'s
