@@ -52,14 +52,15 @@ bool dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *p
 	bool counted);
 
 /*
- * For a hit on an entry whose program @p p has a string predicate: search
- * @p m's IP datagram, set the verdict and the list to run, and count a
- * packet of list 1 on the program (dp_pred.c).
- * @return false when the fast path cannot search it (the window goes past
+ * For a hit on an entry whose program *@p p has a string predicate:
+ * search @p m's IP datagram as the predicate asks, set the verdict, *@p p
+ * to the outcome's program (NULL: none) and the list to run (0), and
+ * count an outcome but 0 on the predicate (dp_pred.c).
+ * @return false when the fast path cannot search it (a window goes past
  *   the first segment of a chained mbuf): send it to the slow path.
  */
 bool dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_pkt *pkt,
-	const struct fc_action *a, const struct rule_pktprog *p, uint8_t *verdict,
+	const struct fc_action *a, const struct rule_pktprog **p, uint8_t *verdict,
 	unsigned int *list);
 
 /* The egress MTU TCPMSS clamps to: the output port's, else the input port's, else 1500. */

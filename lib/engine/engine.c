@@ -221,9 +221,9 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
 			pv.meter) >= 0)
 		pd = 0;
-	/* One string search decided: both outcomes in a program, the fast path searches. */
-	if (eng_pv_one_str(&pv, deps) && !(pd & ~RULE_DEP_PAYLOAD)) {
-		rc = eng_str_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx), pv.str,
+	/* String searches decided: every outcome in a predicate, the fast path searches. */
+	if (eng_pv_strs(&pv, deps) && !(pd & ~RULE_DEP_PAYLOAD)) {
+		rc = eng_str_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
 			&str_trace);
 		if (rc >= 0) {
 			pd = 0;

@@ -272,7 +272,8 @@ struct rule_engine_view {
 	struct rule_logspec *specs; /**< RULE_LOGSPECS_MAX log specifications */
 	uint64_t *spec_dropped;     /**< per spec: records not queued */
 	struct rule_strpred *strs;  /**< RULE_STRPREDS_MAX string searches (engine_strpred.h) */
-	struct rule_pred_ctr *pred_ctr; /**< per program: packets of its list 1 */
+	struct rule_pred *preds;    /**< RULE_PREDS_MAX string predicates (decision trees) */
+	struct rule_pred_ctr *pred_ctr; /**< per predicate: packets per outcome but 0 */
 	/**
 	 * Per table slot ([0] IPv4, [1] IPv6): the per-flow channel of the
 	 * entry there (RULE_CHAN_NONE: none yet), or NULL without per-flow

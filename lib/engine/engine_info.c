@@ -134,31 +134,33 @@ pred_move(const struct rule_engine *eng, uint32_t id, uint64_t p, uint64_t b, ui
 }
 
 /*
- * The packets of string predicates' list 1 (engine_strpred.h): the entries
- * counted them for list 0's rule and trace; they are list 1's.
+ * The packets of string predicates' outcomes but 0 (engine_strpred.h): the
+ * entries counted them for outcome 0's rule and trace; they are their own
+ * outcome's.
  */
 void
 eng_pred_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
 	uint64_t *bytes, struct rule_counters_snap *snap)
 {
-	for (uint32_t i = 0; i < eng->n_progs; i++) {
-		const struct rule_pktprog *pg = &eng->view.progs[i];
-		uint64_t p, b;
+	for (uint32_t i = 0; i < eng->n_preds; i++) {
+		const struct rule_pred *t = &eng->view.preds[i];
 
-		if (pg->pred == 0)
-			continue;
-		p = __atomic_load_n(&eng->view.pred_ctr[i].packets, __ATOMIC_RELAXED);
-		b = __atomic_load_n(&eng->view.pred_ctr[i].bytes, __ATOMIC_RELAXED);
-		if (p == 0)
-			continue;
-		for (unsigned int l = 0; l < 2; l++) {
-			const struct eng_trace *t = eng_trace_get(eng, pg->pred_trace[l]);
-			uint64_t sp = l == 0 ? 0 - p : p, sb = l == 0 ? 0 - b : b;
+		for (unsigned int l = 1; l < t->n_leaves && l < RULE_PRED_LEAVES; l++) {
+			uint64_t p = __atomic_load_n(&eng->view.pred_ctr[i].packets[l], __ATOMIC_RELAXED);
+			uint64_t b = __atomic_load_n(&eng->view.pred_ctr[i].bytes[l], __ATOMIC_RELAXED);
 
-			pred_move(eng, pg->pred_rule[l], sp, sb, rule_id, packets, bytes, snap);
-			for (uint32_t j = 0; t != NULL && j < t->n; j++)
-				pred_move(eng, eng_trace_ids(eng, t)[j], sp, sb, rule_id, packets, bytes,
-					snap);
+			if (p == 0)
+				continue;
+			for (unsigned int o = 0; o < 2; o++) {
+				const struct rule_pred_leaf *lf = &t->leaf[o == 0 ? 0 : l];
+				const struct eng_trace *tr = eng_trace_get(eng, lf->trace);
+				uint64_t sp = o == 0 ? 0 - p : p, sb = o == 0 ? 0 - b : b;
+
+				pred_move(eng, lf->rule, sp, sb, rule_id, packets, bytes, snap);
+				for (uint32_t j = 0; tr != NULL && j < tr->n; j++)
+					pred_move(eng, eng_trace_ids(eng, tr)[j], sp, sb, rule_id, packets,
+						bytes, snap);
+			}
 		}
 	}
 }

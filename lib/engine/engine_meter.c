@@ -516,5 +516,5 @@ eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode)
 	pv->pv.act = pv_act;
 	pv->eng = eng;
 	pv->mode = (uint8_t)mode;
-	pv->str_found = -1;
+	pv->unknown = -1;
 }

@@ -601,21 +601,24 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	return 0;
 }
 
-/* Which list of its entry's string predicate (program of @p m) the first packet took. */
+/* Which outcome of its entry's string predicate (program of @p m) the first packet had. */
 static void
 str_first(const struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *m)
 {
 	const struct rule_upcall *up = ef->f.up;
 	const struct rule_pktprog *p = rule_engine_pktprog(eng, m->pkt_class);
 	uint32_t off = up->pkt.l3_off, cap;
+	unsigned int leaf;
 
-	ef->first_alt = 0;
+	ef->first_leaf = 0;
 	if (up->frame == NULL || off >= up->frame_len)
 		return;
 	cap = up->frame_len - off;
 	if (up->pkt.ip_len != 0 && up->pkt.ip_len < cap)
 		cap = up->pkt.ip_len;
-	ef->first_alt = rule_engine_pred_list(eng, p, up->frame + off, cap) == 1;
+	(void)rule_engine_pred_leaf(eng, p->pred, up->frame + off, cap, &leaf);
+	ef->first_leaf = (uint8_t)leaf;
+	ef->first_pred = p->pred;
 }
 
 static int
@@ -671,18 +674,17 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			f->act[0].pkt_class = m.pkt_class;
 			deps = 0;
 		}
-	} else if (eng_pv_one_str(&ef->pv, all) && !(deps & ~RULE_DEP_PAYLOAD)) {
+	} else if (eng_pv_strs(&ef->pv, all) && !(deps & ~RULE_DEP_PAYLOAD)) {
 		/*
-		 * One string search decided: the entry holds both outcomes (list
-		 * 0: the accepting one) when this packet was accepted; a drop
-		 * caches nothing (no connection is made, as in Linux).
+		 * String searches decided: the entry holds every outcome (0: an
+		 * accepting one) when this packet was accepted; a drop caches
+		 * nothing (no connection is made, as in Linux).
 		 */
 		struct fc_action m = f->act[0];
 		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
 		uint32_t tr = 0;
 
-		rc = eng_str_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0,
-			ef->pv.str, &tr);
+		rc = eng_str_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, &tr);
 		if (rc == 0) {
 			deps = 0;
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {

@@ -88,12 +88,10 @@ struct rule_pktprog {
 	uint8_t n[2];    /**< operations per list */
 	uint8_t late;    /**< bit l: list l has a late operation (rule_pktop::late) */
 	uint8_t pad;
-	uint16_t pred;   /**< string search + 1 whose answer picks the list (engine_strpred.h);
+	uint16_t pred;   /**< string predicate + 1 (engine_strpred.h): its outcome gives
+			      the verdict, rule and program (this one has no lists);
 			      0: none (never with @c meter) */
-	uint8_t pred_list; /**< the list a found pattern picks (0 or 1; not found: the other) */
-	uint8_t pad2;
-	uint32_t pred_rule[2];  /**< with @c pred: each list's deciding rule (counter id) */
-	uint32_t pred_trace[2]; /**< ... and its trace (engine_trace.c; 0: none) */
+	uint8_t pad2[2];
 	struct rule_pktop op[2][RULE_PKTOPS_MAX];
 };
 
@@ -171,50 +169,21 @@ rule_engine_logspec_drop(const struct rule_engine *eng, uint32_t id)
 }
 
 /**
- * The list of program @p p (with a predicate) that a packet's bytes
- * choose: search them, then the list the answer stands for.
- * @param eng  the engine
- * @param p    a program whose @c pred is not 0
- * @param l3   the IP header's first byte
- * @param len  bytes of the datagram at @p l3
- * @return 0 or 1.
- * Context: any lcore (lock-free).
- */
-static inline unsigned int
-rule_engine_pred_list(const struct rule_engine *eng, const struct rule_pktprog *p,
-	const uint8_t *l3, uint32_t len)
-{
-	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
-	bool found = rule_engine_str_find(&v->strs[p->pred - 1], l3, len);
-
-	return found ? p->pred_list : 1u - p->pred_list;
-}
-
-/**
  * For a hit on an entry with FC_ACT_F_PKTACT: which list of its program
- * runs for this packet (a meter takes a token, a string predicate
- * searches the packet's bytes) and the verdict.
+ * runs for this packet (a meter takes a token) and the verdict. Not for
+ * a program with a string predicate (rule_engine_pred_leaf()).
  * @param eng   the engine
  * @param a     the entry's action
  * @param p     its program (rule_engine_pktprog())
  * @param now   TSC cycles (0: read here when a meter needs it)
- * @param l3    the packet's IP header (read with a predicate only)
- * @param len   bytes of its datagram at @p l3
  * @param list  receives the list to run (0 or 1)
  * @return FC_VERDICT_ACCEPT or FC_VERDICT_DROP.
  * Context: any lcore (lock-free).
  */
 static inline uint8_t
 rule_engine_pktprog_take(const struct rule_engine *eng, const struct fc_action *a,
-	const struct rule_pktprog *p, uint64_t now, const uint8_t *l3, uint32_t len,
-	unsigned int *list)
+	const struct rule_pktprog *p, uint64_t now, unsigned int *list)
 {
-	if (p->pred != 0) {
-		*list = rule_engine_pred_list(eng, p, l3, len);
-		if (*list == 0 || !p->flip)
-			return a->verdict;
-		return a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
-	}
 	if (p->meter == 0) {
 		*list = 0;
 		return a->verdict;

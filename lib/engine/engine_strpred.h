@@ -3,25 +3,27 @@
  * lib/engine: string predicates, part of engine.h's manual (included at
  * its end) — the per-packet check of "-m string" on the fast path.
  *
- * A flow whose walk reaches one string match (and no other per-packet
- * field, meter or stateful match) is cached with both outcomes: the
- * engine walks it once with the pattern found and once with it not found
- * (eng_meter_decide(), as for a meter's conforming and exceeded), and the
- * entry gets a packet program (engine_pktact.h) whose predicate names the
- * search (rule_pktprog::pred): the RX lcore searches each packet's bytes
- * (rule_engine_str_find()) and the answer picks the program's list, and
- * with the program's flip the verdict. The two outcomes' deciding rules
- * and traces are part of the program: the entry counts every packet for
- * the outcome of list 0, the program counts those of list 1
- * (rule_engine_pred_count()), and the rule counters move those from the
- * one outcome's rules to the other's when they are read. A walk that
- * reaches two different searches, or a search and a meter, is decided
- * per packet on the slow path (struct rule_engine_stats::pred_per_packet).
+ * A flow whose walk reaches string matches (and no other per-packet
+ * field, meter or stateful match) is cached with every outcome they can
+ * give: the engine walks it with the searches' answers assigned one by
+ * one (eng_str_decide()), which makes a small decision tree (a node per
+ * search asked, at most RULE_PRED_LEAVES outcomes), and the entry gets a
+ * packet program (engine_pktact.h) whose predicate names the tree
+ * (rule_pktprog::pred). The RX lcore searches each packet's bytes as the
+ * tree asks (rule_engine_pred_leaf()): the outcome gives the verdict, the
+ * deciding rule and the program of the actions. Several string rules in a
+ * row (a blocklist of patterns) are such a tree. The outcomes' deciding
+ * rules and traces are in the tree: the entry counts every packet for
+ * outcome 0 (an accepting one, where one accepts), the tree counts those
+ * of the others (rule_engine_pred_count()), and the rule counters move
+ * those to their outcome's rules when they are read. A walk with a search
+ * and a meter, or more outcomes than a tree holds, is decided per packet
+ * on the slow path (struct rule_engine_stats::pred_per_packet).
  *
  * Searches are interned by content (pattern, case, window; negation is the
- * walks' business) in a table the rules lcore fills and the RX lcores
- * read; it starts over with the programs (a commit that numbers the rules
- * anew).
+ * walks' business), trees likewise, in tables the rules lcore fills and
+ * the RX lcores read; they start over with the programs (a commit that
+ * numbers the rules anew).
  */
 #ifndef GUFC_ENGINE_STRPRED_H
 #define GUFC_ENGINE_STRPRED_H
@@ -56,10 +58,43 @@ struct rule_strpred {
 	uint8_t shift[256]; /**< Horspool: how far a window ending in byte b moves */
 };
 
-/** Counters of a program's packets that took its list 1 (engine_strpred.h). */
+/** Most outcomes of a predicate (searches asked: at most one less). */
+#define RULE_PRED_LEAVES 8
+/** Most predicates (trees) of an engine; rule_pktprog::pred names one plus 1. */
+#define RULE_PREDS_MAX 1024
+/** A tree node's child: a node index, or RULE_PRED_LEAF | a leaf index. */
+#define RULE_PRED_LEAF 0x80
+
+/** One outcome of a predicate. */
+struct rule_pred_leaf {
+	uint32_t rule;   /**< its deciding rule (counter id, as fc_action::rule_id) */
+	uint32_t trace;  /**< the rules it passed (engine_trace.c; 0: none) */
+	uint16_t prog;   /**< its actions' program + 1 (engine_pktact.h), 0: none */
+	uint8_t verdict; /**< FC_VERDICT_ACCEPT or FC_VERDICT_DROP */
+	uint8_t pad;
+};
+
+/**
+ * A predicate: a decision tree of searches, node 0 first; a node's child
+ * [1] when its search finds the pattern, [0] when not. Leaf 0 is the
+ * entry's own outcome (its verdict, rule and trace). Immutable once a
+ * program names it; owned by the engine (rules lcore writes, RX lcores
+ * read).
+ */
+struct rule_pred {
+	uint8_t n_nodes, n_leaves;
+	uint8_t pad[2];
+	struct {
+		uint16_t str;   /**< the search (view.strs) */
+		uint8_t kid[2]; /**< [0] not found, [1] found */
+	} node[RULE_PRED_LEAVES - 1];
+	struct rule_pred_leaf leaf[RULE_PRED_LEAVES];
+};
+
+/** A predicate's packets per outcome but 0 (those the entry counts for another). */
 struct rule_pred_ctr {
-	uint64_t packets;
-	uint64_t bytes;
+	uint64_t packets[RULE_PRED_LEAVES];
+	uint64_t bytes[RULE_PRED_LEAVES];
 } __rte_cache_aligned;
 
 /**
@@ -136,21 +171,54 @@ rule_engine_strpred(const struct rule_engine *eng, uint16_t pred)
 }
 
 /**
- * Count a packet of a cached entry whose program's predicate chose list 1
- * (its rules are list 1's: the counters move it there when read).
+ * The outcome of predicate @p pred (rule_pktprog::pred) for a packet.
+ * @param eng   the engine
+ * @param pred  predicate + 1 (not 0)
+ * @param l3    the IP header's first byte
+ * @param len   bytes of the datagram at @p l3
+ * @param leaf  receives the outcome's index
+ * @return the outcome.
+ * Context: any lcore (lock-free).
+ */
+static inline const struct rule_pred_leaf *
+rule_engine_pred_leaf(const struct rule_engine *eng, uint16_t pred, const uint8_t *l3,
+	uint32_t len, unsigned int *leaf)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	const struct rule_pred *t = &v->preds[pred - 1];
+	unsigned int n = 0;
+
+	for (unsigned int depth = 0; depth < RULE_PRED_LEAVES; depth++) {
+		bool found = rule_engine_str_find(&v->strs[t->node[n].str], l3, len);
+
+		n = t->node[n].kid[found];
+		if (n & RULE_PRED_LEAF)
+			break;
+	}
+	n &= RULE_PRED_LEAF - 1;
+	*leaf = n;
+	return &t->leaf[n];
+}
+
+/**
+ * Count a packet of a cached entry whose predicate gave outcome @p leaf
+ * (not 0: the entry counts it for outcome 0; the counters move it when
+ * read).
  * @param eng    the engine
- * @param class  fc_action::pkt_class (program + 1)
+ * @param pred   predicate + 1
+ * @param leaf   the outcome
  * @param bytes  its IP length, as the entry counts it
  * Context: any lcore (lock-free; one relaxed atomic add per counter).
  */
 static inline void
-rule_engine_pred_count(const struct rule_engine *eng, uint16_t class, uint32_t bytes)
+rule_engine_pred_count(const struct rule_engine *eng, uint16_t pred, unsigned int leaf,
+	uint32_t bytes)
 {
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
-	struct rule_pred_ctr *c = &v->pred_ctr[class - 1];
+	struct rule_pred_ctr *c = &v->pred_ctr[pred - 1];
 
-	__atomic_fetch_add(&c->packets, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c->bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->packets[leaf], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes[leaf], bytes, __ATOMIC_RELAXED);
 }
 
 #ifdef __cplusplus
