@@ -444,8 +444,8 @@ gufc_show_recent(struct gufc_app *app, FILE *f)
 		fprintf(f, "hashlimit buckets kept as meters (fast path): %u\n", st.hashlimit_meters);
 		fprintf(f, "connlimit: %u connections held, %" PRIu64 " counts asked\n",
 			st.connlimit_conns, st.connlimit_checks);
-		fprintf(f, "string searches on the fast path: %u; flow walks left per packet (two "
-			   "searches, or one and a meter): %" PRIu64 "\n",
+		fprintf(f, "string searches on the fast path: %u; flow walks left per packet (a "
+			   "search and a meter, or more than a tree holds): %" PRIu64 "\n",
 			st.str_preds, st.pred_per_packet);
 		fprintf(f, "ipsets changed by -j SET: %" PRIu64 " added, %" PRIu64 " deleted, %" PRIu64
 			   " failed\n", st.set_added, st.set_deleted, st.set_failed);
