@@ -77,6 +77,26 @@ test_fast_path(void **state)
 	/* Each rule counts its own outcome's packets (36-byte datagrams). */
 	counters(1, 3, 3 * 36);
 	counters(2, 4, 4 * 36);
+	/* Another set: the stale entry goes up once, is decided again, hits search again. */
+	load("accept string \"BAD!\" string_algo kmp\ndrop\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD);
+	m[1] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 4);
+	rx(m, 2);
+	slow();
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 5);
+	m[1] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD);
+	assert_int_equal(rx(m, 2), 1);
+	assert_int_equal(take(W.out, o, 8), 2); /* BAD! from the slow path, then the fast one */
+	assert_int_equal(tag_of(o[0]), BAD);
+	assert_int_equal(tag_of(o[1]), BAD);
+	rte_pktmbuf_free_bulk(o, 2);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	assert_int_equal(W.rx.st.upcall_stale, 2); /* the stale burst's two, then hits */
+	assert_int_equal(W.rx.st.upcalls, 3);
+	counters(1, 2, 0);
+	counters(2, 2, 0);
 	check_accounting();
 }
 
