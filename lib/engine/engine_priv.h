@@ -434,9 +434,6 @@ eng_pv_strs(const struct eng_pv *pv, uint32_t deps)
 	return (deps & RULE_DEP_PAYLOAD) && pv->n_str >= 1 && pv->n_meter == 0 && pv->other == 0;
 }
 
-/* The per-packet fields one predicate (a meter or a string search) stands for. */
-#define ENG_DEPS_PRED (RULE_DEP_METER | RULE_DEP_PAYLOAD)
-
 /* engine_strpred.c: "-m string" searches (engine_strpred.h). */
 int eng_strs_init(struct rule_engine *eng);
 void eng_strs_fini(struct rule_engine *eng);
