@@ -222,6 +222,29 @@ test_search_and_meter(void **state)
 	check_accounting();
 }
 
+/* IPv6: offsets from the IPv6 header (UDP data at 48). */
+static void
+test_ipv6(void **state)
+{
+	struct rte_mbuf *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	load("drop string \"BAD!\" string_algo bm string_from 48 string_to 52\naccept\n");
+	rx1(pkt6(PB_PROTO_UDP, "2001:db8::1", 1111, "2001:db8:9::2", 53, 0, 1));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(rx1(pkt6(PB_PROTO_UDP, "2001:db8::1", 1111, "2001:db8:9::2", 53, 0, BAD)),
+		0);
+	assert_int_equal(rx1(pkt6(PB_PROTO_UDP, "2001:db8::1", 1111, "2001:db8:9::2", 53, 0, 2)),
+		1);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
+	counters(1, 1, 56);
+	assert_int_equal(take(W.out, o, 8), 2);
+	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
 int
 main(void)
 {
@@ -231,6 +254,7 @@ main(void)
 		cmocka_unit_test_teardown(test_neg_icase_window, teardown),
 		cmocka_unit_test_teardown(test_two_searches, teardown),
 		cmocka_unit_test_teardown(test_search_and_meter, teardown),
+		cmocka_unit_test_teardown(test_ipv6, teardown),
 	};
 
 	int ret;
