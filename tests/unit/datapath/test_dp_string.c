@@ -222,6 +222,41 @@ test_search_and_meter(void **state)
 	check_accounting();
 }
 
+/* With conntrack: the reply direction gets its predicate at the first reply. */
+static void
+test_replies(void **state)
+{
+	struct rte_mbuf *o[8];
+	const struct fc_entry *e;
+	struct rte_mbuf *m;
+	struct fc_key rk;
+
+	(void)state;
+	world_up(true, 64);
+	load("drop string \"BAD!\" string_algo bm\naccept\n");
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1));
+	assert_int_equal(slow(), 1);
+	m = udp4("10.9.0.2", 53, "10.0.0.1", 1111, 2); /* the first reply */
+	rk = key_of(m);
+	rx1(m);
+	slow();
+	e = entry_of(&rk, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(W.rx.st.upcalls, 2);
+	assert_int_equal(rx1(udp4("10.9.0.2", 53, "10.0.0.1", 1111, BAD)), 0);
+	assert_int_equal(rx1(udp4("10.9.0.2", 53, "10.0.0.1", 1111, 3)), 1);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD)), 0);
+	assert_int_equal(W.rx.st.upcalls, 2);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 2);
+	counters(1, 2, 0);
+	counters(2, 3, 0);
+	assert_int_equal(take(W.out, o, 8), 3);
+	rte_pktmbuf_free_bulk(o, 3);
+	check_accounting();
+}
+
 /* IPv6: offsets from the IPv6 header (UDP data at 48). */
 static void
 test_ipv6(void **state)
@@ -255,6 +290,7 @@ main(void)
 		cmocka_unit_test_teardown(test_two_searches, teardown),
 		cmocka_unit_test_teardown(test_search_and_meter, teardown),
 		cmocka_unit_test_teardown(test_ipv6, teardown),
+		cmocka_unit_test_teardown(test_replies, teardown),
 	};
 
 	int ret;
