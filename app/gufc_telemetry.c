@@ -116,6 +116,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("hashlimit_meters", t.es.hashlimit_meters);
 	U("connlimit_conns", t.es.connlimit_conns);
 	U("connlimit_checks", t.es.connlimit_checks);
+	U("string_searches", t.es.str_preds);
+	U("string_per_packet", t.es.pred_per_packet);
 	U("set_added", t.es.set_added);
 	U("set_deleted", t.es.set_deleted);
 	U("set_failed", t.es.set_failed);

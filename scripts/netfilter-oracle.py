@@ -60,7 +60,10 @@ Packet list format (one packet per line, '#' starts a comment):
   icmp SRC -> DST [type=8] [code=0] [id=N] (echo request by default)
   icmpv6 SRC -> DST [type=128] [code=0] [id=N]
   proto N SRC -> DST
-  (any of them: [ttl=N], the IP TTL or hop limit, 64 by default)
+  (any of them: [ttl=N], the IP TTL or hop limit, 64 by default; but
+   sctp: [data=TEXT], bytes the datagram carries after the 8-byte tag
+   that follows the transport header: TEXT as it is, with "|hex|"
+   blocks for other bytes (|20| a blank, |23| a '#'), for -m string)
 IPv6 addresses are written in brackets: [2001:db8::1]:80, [2001:db8::1].
 The hook follows from the local addresses: dst local -> INPUT, src local
 -> OUTPUT (sent from inside the firewall), both -> OUTPUT then INPUT,
@@ -189,6 +192,7 @@ class Packet:
         self.icmp_type = None
         self.icmp_code = 0
         self.icmp_id = None
+        self.data = b""
 
     def name(self):
         return PROTO_NAMES.get(self.proto, "proto %d" % self.proto)
@@ -231,6 +235,22 @@ def parse_endpoint(text, with_port, where):
     elif port:
         raise OracleError("%s: %r: ports only for tcp, udp and sctp" % (where, text))
     return ip, port
+
+
+def parse_data(text, where):
+    """data=TEXT: the bytes as they are, "|hex|" blocks as the bytes they spell."""
+    out, parts = bytearray(), text.split("|")
+    if len(parts) % 2 == 0:
+        raise OracleError("%s: data: a '|' block is not closed" % where)
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out += part.encode("latin-1")
+            continue
+        try:
+            out += bytes.fromhex(part)
+        except ValueError:
+            raise OracleError("%s: data: bad hex %r" % (where, part)) from None
+    return bytes(out)
 
 
 def parse_packets(path):
@@ -285,6 +305,8 @@ def parse_packets(path):
                 if not val.isdigit() or not 0 <= int(val) <= 65535:
                     raise OracleError("%s: bad MSS %r" % (where, val))
                 p.mss = int(val)
+            elif key == "data" and p.proto != 132:
+                p.data = parse_data(val, where)
             elif key == "ttl":
                 if not val.isdigit() or not 1 <= int(val) <= 255:
                     raise OracleError("%s: bad TTL %r" % (where, val))
@@ -551,8 +573,11 @@ def crc32c(data):
 
 
 def build_ip(p, tag):
-    """The IP datagram of packet @p, carrying @tag (8 bytes) to find it again."""
+    """The IP datagram of packet @p, carrying @tag (8 bytes) to find it again,
+    then its data= bytes (not for SCTP)."""
     src, dst = p.src.packed, p.dst.packed
+    if p.proto != 132:
+        tag = tag + p.data
     if p.family == 4:
         pseudo = lambda ln: src + dst + struct.pack("!BBH", 0, p.proto, ln)  # noqa: E731
     else:

@@ -51,6 +51,18 @@ bool dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *p
 	const struct rule_pktprog *p, unsigned int list, uint16_t mtu, enum dp_rw_phase phase,
 	bool counted);
 
+/*
+ * For a hit on an entry whose program *@p p has a string predicate:
+ * search @p m's IP datagram as the predicate asks, set the verdict, *@p p
+ * to the outcome's program (NULL: none) and the list to run (0), and
+ * count an outcome but 0 on the predicate (dp_pred.c).
+ * @return false when the fast path cannot search it (a window goes past
+ *   the first segment of a chained mbuf): send it to the slow path.
+ */
+bool dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct fc_action *a, const struct rule_pktprog **p, uint8_t *verdict,
+	unsigned int *list);
+
 /* The egress MTU TCPMSS clamps to: the output port's, else the input port's, else 1500. */
 static inline uint16_t
 dp_pkt_mtu(const struct dp_ctx *c, uint16_t out_port, uint16_t in_port)

@@ -361,9 +361,16 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			verdict = rule_engine_verdict(c->eng, a, 0);
 		} else {
 			prog = rule_engine_pktprog(c->eng, a->pkt_class);
-			verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, &list);
-			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port,
-				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
+			if (likely(prog->pred == 0)) {
+				verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, &list);
+			} else if (!dp_pred_take(c, mb, pkt, a, &prog, &verdict, &list)) {
+				st->upcall_interest++;
+				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+				continue;
+			}
+			if (prog != NULL)
+				dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port,
+					(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
 		}
 		if (verdict != FC_VERDICT_ACCEPT) {
 			fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);

@@ -191,6 +191,8 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	uint32_t deps, pd;
 	struct eng_pv pv;
 	struct fc_key fk;
+	uint32_t str_trace = 0;
+	bool str_prog = false;
 	uint16_t ch;
 	int rc;
 
@@ -219,6 +221,17 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
 			pv.meter) >= 0)
 		pd = 0;
+	/* String searches decided: every outcome in a predicate, the fast path searches. */
+	if (eng_pv_strs(&pv, deps) && !(pd & ~RULE_DEP_PAYLOAD)) {
+		rc = eng_str_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
+			&str_trace);
+		if (rc >= 0) {
+			pd = 0;
+			str_prog = rc == 1;
+		}
+	}
+	if (pd & RULE_DEP_PAYLOAD)
+		eng->st.pred_per_packet++;
 	/* Per-packet fields: each packet on its own. */
 	if (pd != 0)
 		a->verdict = FC_VERDICT_SLOW;
@@ -235,7 +248,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	if (rc < 0)
 		return rc;
 	/* The rules it passed without deciding count its packets from now on. */
-	eng_trace_switch(eng, ti, idx, eng_trace_of_walk(eng, ev, d, k->family));
+	eng_trace_switch(eng, ti, idx, str_prog ? str_trace : eng_trace_of_walk(eng, ev, d, k->family));
 	/* A rule that names another channel now: the flow leaves its own ring
 	 * (still owned: it goes back when the flow goes). */
 	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);
@@ -620,6 +633,8 @@ rule_engine_create(const struct rule_engine_params *p)
 	if (rc == 0)
 		rc = eng_pktact_init(eng);
 	if (rc == 0)
+		rc = eng_strs_init(eng);
+	if (rc == 0)
 		rc = eng_clsc_init(eng);
 	if (rc < 0)
 		goto fail;
@@ -660,6 +675,7 @@ rule_engine_free(struct rule_engine *eng)
 	eng_meters_fini(eng);
 	rte_free(eng->view.exp_slots);
 	eng_pktact_fini(eng);
+	eng_strs_fini(eng);
 	eng_clsc_fini(eng);
 	rte_free(eng->qsv);
 	rte_free(eng);

@@ -271,6 +271,9 @@ struct rule_engine_view {
 	struct rule_pktprog *progs; /**< RULE_PKTPROGS_MAX packet programs (engine_pktact.h) */
 	struct rule_logspec *specs; /**< RULE_LOGSPECS_MAX log specifications */
 	uint64_t *spec_dropped;     /**< per spec: records not queued */
+	struct rule_strpred *strs;  /**< RULE_STRPREDS_MAX string searches (engine_strpred.h) */
+	struct rule_pred *preds;    /**< RULE_PREDS_MAX string predicates (decision trees) */
+	struct rule_pred_ctr *pred_ctr; /**< per predicate: packets per outcome but 0 */
 	/**
 	 * Per table slot ([0] IPv4, [1] IPv6): the per-flow channel of the
 	 * entry there (RULE_CHAN_NONE: none yet), or NULL without per-flow
@@ -776,6 +779,7 @@ rule_engine_expect_count(const struct rule_engine *eng)
 #endif
 #include "engine_info.h"
 #include "engine_meter.h"
+#include "engine_strpred.h"
 #include "engine_pktact.h"
 
 #endif /* GUFC_ENGINE_H */

@@ -18,7 +18,7 @@
  * What is never cached: a walk that asked a provider (statistic, recent,
  * connlimit, limit, hashlimit, set, rpfilter: their answer changes from
  * packet to packet) or depended on a meter, an ipset, the clock or a route
- * (struct rule_eval::deps), and any walk of a set whose rules read the
+ * or the packet's bytes (struct rule_eval::deps), and any walk of a set whose rules read the
  * random number or the clock (rule_cls_pkt_needs()).
  *
  * Invalidation: wholesale, at every commit (the generation) and whenever
@@ -50,7 +50,8 @@
 #define ENG_CLSC_REST 8192u
 
 /** Dependencies that make a walk's result the packet's own. */
-#define ENG_CLSC_DEPS_PER_PKT (RULE_DEP_METER | RULE_DEP_SET | RULE_DEP_TIME | RULE_DEP_ROUTE)
+#define ENG_CLSC_DEPS_PER_PKT \
+	(RULE_DEP_METER | RULE_DEP_SET | RULE_DEP_TIME | RULE_DEP_ROUTE | RULE_DEP_PAYLOAD)
 
 struct eng_clsc_ent {
 	uint32_t epoch;       /**< valid when the cache's epoch (0: never filled) */
@@ -135,6 +136,9 @@ static void
 project(const struct rule_cls *cls, struct rule_pkt *k, const struct rule_pkt *p)
 {
 	memcpy(k, p, sizeof(*k));
+	/* Where the packet's bytes are is no part of it (a walk that read them is not kept). */
+	k->l3 = NULL;
+	k->l3_cap = 0;
 	if (!rule_cls_key_project(cls, &k->key))
 		return;
 	for (unsigned int i = 0; i < 2; i++) {
@@ -189,8 +193,12 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 		memcmp(&e->in, &k, sizeof(k)) == 0) {
 		/* The projected parts are the packet's own: the walk left them as they were. */
 		struct fc_key key = p->key, orig = p->ct_orig, repl = p->ct_repl;
+		const uint8_t *l3 = p->l3;
+		uint32_t l3_cap = p->l3_cap;
 
 		*p = e->out;
+		p->l3 = l3;
+		p->l3_cap = l3_cap;
 		p->key = key;
 		p->ct_orig = orig;
 		p->ct_repl = repl;

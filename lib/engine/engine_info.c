@@ -38,6 +38,7 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 	st->pending = eng->pending != NULL ? eng->pending->n : 0;
 	st->connlimit_conns = eng_connlimit_count(eng);
 	st->hashlimit_meters = eng->n_hlm;
+	st->str_preds = eng->n_strs;
 	st->overlay = 0;
 	for (uint32_t i = 0; i < eng->n_chg; i++)
 		if (eng->cls == NULL || (int32_t)(eng->chg[i].gen - eng->cls_gen) > 0)
@@ -108,6 +109,62 @@ trace_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
 	}
 }
 
+/* Add @p p packets, @p b bytes (two's complement: "less") to @p id's count or snapshot slot. */
+static void
+pred_move(const struct rule_engine *eng, uint32_t id, uint64_t p, uint64_t b, uint32_t rule_id,
+	uint64_t *packets, uint64_t *bytes, struct rule_counters_snap *snap)
+{
+	struct eng_rule_ctr *c = NULL;
+
+	(void)eng;
+	if (id == RULE_ID_NONE)
+		return;
+	if (snap != NULL) {
+		uint32_t slot = id == RULE_ID_POLICY ? 0 : id;
+
+		c = slot < snap->n ? &snap->c[slot] : pol_ctr(snap->pol, id);
+		if (c != NULL) {
+			c->packets += p;
+			c->bytes += b;
+		}
+	} else if (id == rule_id) {
+		*packets += p;
+		*bytes += b;
+	}
+}
+
+/*
+ * The packets of string predicates' outcomes but 0 (engine_strpred.h): the
+ * entries counted them for outcome 0's rule and trace; they are their own
+ * outcome's.
+ */
+void
+eng_pred_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
+	uint64_t *bytes, struct rule_counters_snap *snap)
+{
+	for (uint32_t i = 0; i < eng->n_preds; i++) {
+		const struct rule_pred *t = &eng->view.preds[i];
+
+		for (unsigned int l = 1; l < t->n_leaves && l < RULE_PRED_LEAVES; l++) {
+			uint64_t p = __atomic_load_n(&eng->view.pred_ctr[i].packets[l], __ATOMIC_RELAXED);
+			uint64_t b = __atomic_load_n(&eng->view.pred_ctr[i].bytes[l], __ATOMIC_RELAXED);
+
+			if (p == 0)
+				continue;
+			for (unsigned int o = 0; o < 2; o++) {
+				const struct rule_pred_leaf *lf = &t->leaf[o == 0 ? 0 : l];
+				const struct eng_trace *tr = eng_trace_get(eng, lf->trace);
+				uint64_t sp = o == 0 ? 0 - p : p, sb = o == 0 ? 0 - b : b;
+
+				pred_move(eng, lf->rule, sp, sb, rule_id, packets, bytes, snap);
+				for (uint32_t j = 0; tr != NULL && j < tr->n; j++)
+					pred_move(eng, eng_trace_ids(eng, tr)[j], sp, sb, rule_id, packets,
+						bytes, snap);
+			}
+		}
+	}
+}
+
 /* One more than the largest rule id a trace names (bounded). */
 static uint32_t
 trace_slots(const struct rule_engine *eng)
@@ -161,8 +218,10 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 			}
 		}
 	}
-	if (rule_id != RULE_ID_POLICY)
+	if (rule_id != RULE_ID_POLICY) {
 		trace_credit(eng, rule_id, &p, &b, NULL);
+		eng_pred_credit(eng, rule_id, &p, &b, NULL);
+	}
 	*packets = p;
 	*bytes = b;
 	return 0;
@@ -233,6 +292,7 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 		}
 	}
 	trace_credit(eng, RULE_ID_NONE, NULL, NULL, s);
+	eng_pred_credit(eng, RULE_ID_NONE, NULL, NULL, s);
 	return s;
 }
 

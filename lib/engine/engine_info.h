@@ -124,6 +124,11 @@ struct rule_engine_stats {
 	uint64_t hashlimit_dropped; /**< "-m hashlimit" tables dropped by a commit (likewise) */
 	uint32_t hashlimit_meters;  /**< hashlimit buckets kept as meters (the fast path takes
 					 their tokens) */
+	uint32_t str_preds;         /**< "-m string" searches the fast path runs (engine_strpred.h) */
+	uint64_t pred_per_packet;   /**< flow walks that reached a "-m string" search and a
+					 meter, or more searches than a predicate holds (or
+					 found a table full): their packets are decided one by
+					 one on the slow path */
 	uint64_t connlimit_checks;  /**< walks that asked a "-m connlimit" count */
 	uint32_t connlimit_conns;   /**< connections the connlimit counts hold now (gone ones
 					 are forgotten when their group is counted next) */

@@ -404,6 +404,8 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 	int id, rc;
 	bool ok;
 
+	if (x->kind == RULE_XM_STRING)
+		return eng_str_match(pv, r, xi);
 	if (x->kind == RULE_XM_STATISTIC && x->u.stat.mode == RULE_STAT_NTH &&
 		pv->mode == ENG_PV_TAKE) {
 		struct eng_nth *n = nth_get(pv->eng, r, xi);
@@ -515,4 +517,5 @@ eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode)
 	pv->pv.act = pv_act;
 	pv->eng = eng;
 	pv->mode = (uint8_t)mode;
+	pv->unknown = -1;
 }

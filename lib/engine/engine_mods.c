@@ -601,6 +601,26 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	return 0;
 }
 
+/* Which outcome of its entry's string predicate (program of @p m) the first packet had. */
+static void
+str_first(const struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *m)
+{
+	const struct rule_upcall *up = ef->f.up;
+	const struct rule_pktprog *p = rule_engine_pktprog(eng, m->pkt_class);
+	uint32_t off = up->pkt.l3_off, cap;
+	unsigned int leaf;
+
+	ef->first_leaf = 0;
+	if (up->frame == NULL || off >= up->frame_len)
+		return;
+	cap = up->frame_len - off;
+	if (up->pkt.ip_len != 0 && up->pkt.ip_len < cap)
+		cap = up->pkt.ip_len;
+	(void)rule_engine_pred_leaf(eng, p->pred, up->frame + off, cap, &leaf);
+	ef->first_leaf = (uint8_t)leaf;
+	ef->first_pred = p->pred;
+}
+
 static int
 filter_on_insert(void *priv, struct rule_flow *f)
 {
@@ -654,7 +674,31 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			f->act[0].pkt_class = m.pkt_class;
 			deps = 0;
 		}
+	} else if (eng_pv_strs(&ef->pv, all) && !(deps & ~RULE_DEP_PAYLOAD)) {
+		/*
+		 * String searches decided: the entry holds every outcome (0: an
+		 * accepting one) when this packet was accepted; a drop caches
+		 * nothing (no connection is made, as in Linux).
+		 */
+		struct fc_action m = f->act[0];
+		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
+		uint32_t tr = 0;
+
+		rc = eng_str_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, &tr);
+		if (rc == 0) {
+			deps = 0;
+		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
+			str_first(eng, ef, &m);
+			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
+			f->act[0].flags |= FC_ACT_F_PKTACT;
+			f->act[0].pkt_class = m.pkt_class;
+			f->act[0].rule_id = m.rule_id;
+			ef->trace[0] = tr;
+			deps = 0;
+		}
 	}
+	if (deps & RULE_DEP_PAYLOAD)
+		eng->st.pred_per_packet++;
 	chan_name_copy(f->chan[0], ef->ev[RULE_STAGE_FILTER].channel);
 	if (ef->ev[d].verdict != RULE_VERDICT_ACCEPT) {
 		f->act[0].verdict = FC_VERDICT_DROP;

@@ -52,6 +52,7 @@ eng_pktact_reset(struct rule_engine *eng)
 {
 	eng->n_progs = 0;
 	eng->n_specs = 0;
+	eng_strs_reset(eng);
 	memset(eng->prog_ix, 0, PROG_SLOTS * sizeof(*eng->prog_ix));
 	memset(eng->spec_ix, 0, SPEC_SLOTS * sizeof(*eng->spec_ix));
 	for (unsigned int i = 0; i < RULE_LOGSPECS_MAX; i++)

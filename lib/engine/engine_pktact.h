@@ -88,6 +88,10 @@ struct rule_pktprog {
 	uint8_t n[2];    /**< operations per list */
 	uint8_t late;    /**< bit l: list l has a late operation (rule_pktop::late) */
 	uint8_t pad;
+	uint16_t pred;   /**< string predicate + 1 (engine_strpred.h): its outcome gives
+			      the verdict, rule and program (this one has no lists);
+			      0: none (never with @c meter) */
+	uint8_t pad2[2];
 	struct rule_pktop op[2][RULE_PKTOPS_MAX];
 };
 
@@ -166,7 +170,8 @@ rule_engine_logspec_drop(const struct rule_engine *eng, uint32_t id)
 
 /**
  * For a hit on an entry with FC_ACT_F_PKTACT: which list of its program
- * runs for this packet (a meter takes a token) and the verdict.
+ * runs for this packet (a meter takes a token) and the verdict. Not for
+ * a program with a string predicate (rule_engine_pred_leaf()).
  * @param eng   the engine
  * @param a     the entry's action
  * @param p     its program (rule_engine_pktprog())

@@ -175,6 +175,14 @@ struct eng_pv {
 	uint8_t other;            /**< other stateful matches it reached (fresh answers) */
 	uint8_t connlimit;        /**< it reached a connlimit match */
 	uint16_t meter;
+	uint8_t n_str;            /**< string searches the walk reached (1: @c str) */
+	uint16_t str;
+	/* A question about string searches (eng_str_decide()): the answers given so far. */
+	bool asking;              /**< answer from @c ans (else the packet's bytes say) */
+	uint8_t n_ans;
+	uint16_t ans_str[RULE_PRED_LEAVES];
+	uint8_t ans_val[RULE_PRED_LEAVES];
+	int32_t unknown;          /**< the first search reached without an answer, or -1 */
 };
 
 /** A packet on its way to entry @c idx, not counted by it yet (connbytes). */
@@ -276,6 +284,8 @@ struct rule_engine {
 	uint32_t *prog_ix;            /**< packet programs' hash index (id + 1; 0 free) */
 	uint32_t *spec_ix;            /**< log specs' hash index (id + 1; 0 free) */
 	uint32_t n_progs;             /**< programs in view.progs */
+	uint32_t n_strs;              /**< string searches in view.strs */
+	uint32_t n_preds;             /**< string predicates in view.preds */
 	uint32_t n_specs;             /**< specs in view.specs */
 	struct rule_engine_pktact_stats pst;
 	uint32_t ctr_gen;             /**< the commit that began the current rule ids (a set
@@ -364,6 +374,10 @@ struct eng_flow {
 	uint16_t kept[2];             /**< per direction: interest of the modules without
 				           RULE_MOD_F_OWN_INTEREST (into act.mod[1..2]) */
 	uint32_t trace[2];            /**< per direction: the trace of its entry's walk */
+	uint8_t first_leaf;           /**< the outcome of its entry's string predicate
+				           @c first_pred the first packet had (not 0: counted on
+				           the predicate once inserted) */
+	uint16_t first_pred;
 	uint16_t prog_first;          /**< the first packet's own program + 1 (its walk's
 				           actions), 0: none (the filter stage sets it) */
 	struct eng_pv pv;             /**< the flow's first packet's walk: it takes tokens */
@@ -410,8 +424,29 @@ void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mo
 static inline bool
 eng_pv_one_meter(const struct eng_pv *pv, uint32_t deps)
 {
-	return (deps & RULE_DEP_METER) && pv->n_meter == 1 && pv->other == 0;
+	return (deps & RULE_DEP_METER) && pv->n_meter == 1 && pv->n_str == 0 && pv->other == 0;
 }
+
+/* ... or with the string searches it saw (and no meter, nothing else)? */
+static inline bool
+eng_pv_strs(const struct eng_pv *pv, uint32_t deps)
+{
+	return (deps & RULE_DEP_PAYLOAD) && pv->n_str >= 1 && pv->n_meter == 0 && pv->other == 0;
+}
+
+/* engine_strpred.c: "-m string" searches (engine_strpred.h). */
+int eng_strs_init(struct rule_engine *eng);
+void eng_strs_fini(struct rule_engine *eng);
+void eng_strs_reset(struct rule_engine *eng);
+/* A string match reached by walk @p pv (its provider's answer: 1, 0, or -ENOTSUP: search). */
+int eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi);
+/*
+ * Rule counters: move the packets of the predicates' outcomes but 0 from
+ * outcome 0's rule and trace to theirs; into @p snap, or for @p rule_id
+ * alone (engine_info.c).
+ */
+void eng_pred_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
+	uint64_t *bytes, struct rule_counters_snap *snap);
 
 /* engine_clscache.c: the classifier's results reused across connections. */
 struct eng_clsc;
@@ -515,6 +550,19 @@ int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const
 int eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up,
 	const struct fc_key *k, const struct fc_key *fk, struct fc_action *a, unsigned int ctstate,
 	uint32_t ctmark, uint16_t meter);
+/*
+ * The same for a walk that reached string searches (eng_pv_strs()): the
+ * walks with their answers assigned one by one make a decision tree (a
+ * predicate, engine_strpred.h); when its outcomes differ in verdict,
+ * actions, deciding rule or trace, @p a gets a program naming it, the
+ * verdict and rule of its outcome 0 (an accepting one where one accepts),
+ * and @p trace outcome 0's trace.
+ * @return 1 (a predicate), 0 (the same every way: @p a not changed),
+ *   -ENOTSUP (a meter too, or more outcomes than a tree holds), -errno.
+ */
+int eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up,
+	const struct fc_key *k, const struct fc_key *fk, struct fc_action *a, unsigned int ctstate,
+	uint32_t ctmark, uint32_t *trace);
 /*
  * Per-packet fields a decision depended on that make a cached verdict
  * per packet: marks are not among them (a packet starts with mark 0, the

@@ -54,12 +54,46 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
 }
 
 /*
- * A packet decided from entry action @p a on the slow path: its program
- * runs as on the fast path (a meter takes a token and picks the list, and
- * with the program's flip the verdict).
+ * A packet decided from an entry's string predicate @p pred: the outcome
+ * its bytes give (the verdict, rule and program); with @p counted (the
+ * entry counts it) an outcome but 0 counts on the predicate too.
  */
 static void
-dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a)
+dec_pred(struct rule_engine *eng, struct rule_decision *d, uint16_t pred,
+	const struct rule_upcall *up, bool counted)
+{
+	const struct rule_pred_leaf *lf;
+	const uint8_t *l3 = NULL;
+	unsigned int leaf;
+	uint32_t cap = 0;
+
+	if (up->frame != NULL && up->pkt.l3_off < up->frame_len) {
+		l3 = up->frame + up->pkt.l3_off;
+		cap = up->frame_len - up->pkt.l3_off;
+		if (up->pkt.ip_len != 0 && up->pkt.ip_len < cap)
+			cap = up->pkt.ip_len;
+	}
+	lf = rule_engine_pred_leaf(eng, pred, l3, cap, &leaf);
+	d->pkt_prog = lf->prog;
+	d->pkt_list = 0;
+	d->rule_id = lf->rule;
+	d->verdict = lf->verdict;
+	d->drop = lf->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+	if (lf->verdict != FC_VERDICT_ACCEPT)
+		d->nat_slot = RULE_NAT_NONE;
+	if (counted && leaf != 0)
+		rule_engine_pred_count(eng, pred, leaf, up->len);
+}
+
+/*
+ * A packet decided from entry action @p a on the slow path: its program
+ * runs as on the fast path (a meter takes a token and picks the list, a
+ * string predicate searches packet @p up's bytes, and with the program's
+ * flip the verdict). A predicate's list also names the deciding rule.
+ */
+static void
+dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a,
+	const struct rule_upcall *up, bool counted)
 {
 	const struct rule_pktprog *p;
 	unsigned int list;
@@ -68,6 +102,10 @@ dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_actio
 	if (!(a->flags & FC_ACT_F_PKTACT) || a->verdict == FC_VERDICT_SLOW)
 		return;
 	p = rule_engine_pktprog(eng, a->pkt_class);
+	if (p->pred != 0) {
+		dec_pred(eng, d, p->pred, up, counted);
+		return;
+	}
 	v = rule_engine_pktprog_take(eng, a, p, 0, &list);
 	d->pkt_prog = a->pkt_class;
 	d->pkt_list = (uint8_t)list;
@@ -348,6 +386,9 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	if ((a0.flags | a1.flags) & FC_ACT_F_COUNT)
 		eng_cb_arm(eng, (unsigned int)ti, (uint32_t)idx, up);
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
+	/* A string predicate's entry: the first packet's outcome counts on the predicate. */
+	if (ef.first_leaf != 0)
+		rule_engine_pred_count(eng, ef.first_pred, ef.first_leaf, up->len);
 }
 
 /* The key of live entry @idx. */
@@ -598,7 +639,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 				}
 			} else {
 				dec_from_act(d, &a, cs);
-				dec_prog(eng, d, &a);
+				dec_prog(eng, d, &a, up, false);
 				uncached(eng, up, d);
 			}
 			return true;
@@ -616,7 +657,8 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			if (d->verdict != FC_VERDICT_ACCEPT)
 				d->nat_slot = RULE_NAT_NONE;
 		}
-		dec_prog(eng, d, &a);
+		/* The entry counts it (below): a predicate's outcome but 0 on the predicate too. */
+		dec_prog(eng, d, &a, up, true);
 	} else {
 		/*
 		 * Decided per packet, or the packet's own ctstate (e.g. INVALID)

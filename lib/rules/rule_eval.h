@@ -99,6 +99,13 @@ struct rule_pkt {
 	uint8_t sctp_chunks[32]; /**< SCTP chunk types present, same bitmap */
 	uint32_t rand;        /**< a random number (statistic --mode random) */
 	uint64_t time_s;      /**< wall clock, UTC seconds (time match) */
+	/**
+	 * The packet's bytes from its IP header (rule_pkt_parse()), @c l3_cap of
+	 * them (the IP datagram, or what of it is contiguous), for the string
+	 * match; NULL: none (a string match finds nothing).
+	 */
+	const uint8_t *l3;
+	uint32_t l3_cap;
 };
 
 /**
@@ -192,6 +199,30 @@ void rule_pkt_init(struct rule_pkt *p, const struct fc_key *k, unsigned int ctst
  */
 int rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsigned int l3_off,
 	unsigned int l4_off);
+
+/**
+ * Does a string match's pattern occur in a packet, as xt_string finds it:
+ * wholly between offsets @c from and @c to of the IP header (a match may
+ * end at @c to, not past it) and within the datagram; with @p icase
+ * letters compare as the kernel's toupper() folds them (ASCII and
+ * Latin-1). The reference search: plain, obviously right.
+ * @param st     the match's options
+ * @param icase  --icase
+ * @param l3     the IP header's first byte (may be NULL when @p len is 0)
+ * @param len    bytes of the datagram at @p l3
+ * @return true if found.
+ * Context: any.
+ */
+bool rule_str_find(const struct rule_x_string *st, bool icase, const uint8_t *l3, uint32_t len);
+
+/** The kernel's toupper() (lib/ctype.c's Latin-1 table): @p c folded for --icase. */
+static inline uint8_t
+rule_str_fold(uint8_t c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7))
+		return (uint8_t)(c - 0x20);
+	return c;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Providers of stateful matches                                             */
@@ -304,7 +335,7 @@ enum rule_verdict {
 	X(CTSNAT, "ct-nat") X(CONNBYTES, "connbytes") X(FRAG, "fragment") X(MSS, "tcpmss") \
 	X(MAC, "mac") X(IP6HDR, "ip6-headers") X(SPI, "spi") X(PKTTYPE, "pkttype") \
 	X(TCPOPT, "tcp-option") X(SCTP, "sctp-chunks") X(METER, "meter") X(SET, "set") \
-	X(TIME, "time") X(ROUTE, "route")
+	X(TIME, "time") X(ROUTE, "route") X(PAYLOAD, "payload")
 enum {
 #define RULE_DEP_BIT(name, text) RULE_DEP_BIT_##name,
 	RULE_DEPS(RULE_DEP_BIT)
@@ -333,6 +364,7 @@ enum {
 #define RULE_DEP_SET (1u << RULE_DEP_BIT_SET)
 #define RULE_DEP_TIME (1u << RULE_DEP_BIT_TIME)
 #define RULE_DEP_ROUTE (1u << RULE_DEP_BIT_ROUTE)
+#define RULE_DEP_PAYLOAD (1u << RULE_DEP_BIT_PAYLOAD)
 
 /** Name of dependency bit number @p bit ("tcp-flags", ...); "?" out of range. Context: any. */
 const char *rule_dep_name(unsigned int bit);

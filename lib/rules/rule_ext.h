@@ -43,7 +43,8 @@ struct rule_prefix {
 	X(LENGTH, "length") X(TTL, "ttl") X(HL, "hl") X(FRAGMENT, "fragment") X(RT, "rt") \
 	X(FRAG, "frag") X(IPV6HEADER, "ipv6header") X(HBH, "hbh") X(DST, "dst") X(ESP, "esp") \
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
-	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter")
+	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
+	X(STRING, "string")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
@@ -139,6 +140,12 @@ enum rule_x_kind {
 #define RULE_CB_BYTES 1
 #define RULE_CB_AVGPKT 2
 
+/** string --algo (both find every occurrence; kept for the round trip). */
+#define RULE_STR_BM 0
+#define RULE_STR_KMP 1
+/** Longest string pattern (--string, --hex-string), as iptables'. */
+#define RULE_STR_MAX 128
+
 /** sctp --chunk-types modes. */
 #define RULE_SCTP_ALL 0
 #define RULE_SCTP_ANY 1
@@ -223,6 +230,17 @@ struct rule_x_time { uint32_t start, stop, monthdays; uint8_t weekdays; };
 struct rule_x_dscp { uint8_t dscp; };
 struct rule_x_connbytes { uint64_t lo, hi; uint8_t mode, dir; };
 struct rule_x_name { char name[RULE_XNAME_MAX]; };          /**< helper */
+/**
+ * string: @c len bytes of @c pat searched between offsets @c from and
+ * @c to of the IP header (a match lies wholly within [from, to)); @c to
+ * is 65535 unless given (rule_x_finish()).
+ */
+struct rule_x_string {
+	uint16_t from, to;
+	uint8_t algo;  /**< RULE_STR_BM or RULE_STR_KMP */
+	uint8_t len;   /**< 1..RULE_STR_MAX */
+	uint8_t pat[RULE_STR_MAX];
+};
 struct rule_x_log { uint8_t level; char prefix[30]; };
 struct rule_x_nflog { uint16_t group, threshold; uint32_t range; char prefix[64]; };
 struct rule_x_reject { uint8_t with; };                     /**< enum rule_reject */
@@ -280,7 +298,8 @@ struct rule_x {
 		struct rule_x_classify classify;
 		struct rule_x_synproxy synproxy;
 		struct rule_x_set_t set_t;
-		uint8_t raw[96];
+		struct rule_x_string str;
+		uint8_t raw[136];
 	} u;
 };
 

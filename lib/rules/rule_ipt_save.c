@@ -86,6 +86,7 @@ buf_xopts(struct rule_buf *b, const struct rule *r, const struct rule_x *x)
 
 		if (!((x->given >> i) & 1) || (o->flags & XO_PARSE) || o->ipt == NULL)
 			continue;
+		o = rule_x_opt_written(x, i);
 		rule_buf_printf(b, " %s%s", neg ? "! " : "", o->ipt);
 		if (rule_x_opt_words(o) > 0) {
 			rule_buf_printf(b, " ");

@@ -219,6 +219,9 @@ rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsigned 
 	} else {
 		return -EINVAL;
 	}
+	/* The datagram's bytes (not the frame's padding), as far as they are here. */
+	p->l3 = ip;
+	p->l3_cap = len - l3_off < p->l3_len ? len - l3_off : p->l3_len;
 	if (l4_off == 0 || l4_off < l3_off || l4_off >= len || (p->flags & RULE_PKT_F_NOPORTS))
 		return 0;
 	l4_fields(p, proto, frame + l4_off, len - l4_off);

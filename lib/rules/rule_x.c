@@ -363,6 +363,20 @@ static const struct rule_xopt xo_rpfilter[] = {
 	{NULL, NULL, "rpfilter", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
 };
 
+static const struct rule_xname xn_stralgo[] = {
+	{"bm", RULE_STR_BM}, {"kmp", RULE_STR_KMP}, XNAMES_END,
+};
+
+/* --hex-string is read into the same pattern and written as whichever spelling fits it. */
+static const struct rule_xopt xo_string[] = {
+	{"--string", NULL, "string", VT_STRPAT, XO_NEG, 0, RULE_STR_MAX, XOFF(str), 0, 0, NULL},
+	{"--hex-string", NULL, "hex_string", VT_STRPAT, XO_NEG | XO_PARSE, 0, RULE_STR_MAX, XOFF(str), 0, 1, NULL},
+	{"--algo", NULL, "string_algo", VT_NAME, 0, 0, 1, XOFF(str.algo), 0, 0, xn_stralgo},
+	{"--from", NULL, "string_from", VT_UINT, 0, 0, 2, XOFF(str.from), 0, 0, NULL},
+	{"--to", NULL, "string_to", VT_UINT, 0, 0, 2, XOFF(str.to), 0, 0, NULL},
+	{"--icase", NULL, "string_icase", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
+};
+
 /* Targets */
 
 static const struct rule_xopt xo_dnat[] = {
@@ -539,6 +553,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_CONNBYTES] = K("connbytes", 0, 0, xo_connbytes, B(0), "connbytes needs --connbytes, --connbytes-dir and --connbytes-mode"),
 	[RULE_XM_HELPER] = K("helper", 0, 0, xo_helper, B(0), "helper needs --helper"),
 	[RULE_XM_RPFILTER] = K("rpfilter", 0, 0, xo_rpfilter, 0, NULL),
+	[RULE_XM_STRING] = K("string", 0, 0, xo_string, B(0), "string needs --string or --hex-string"),
 	[RULE_XT_DNAT] = KT("DNAT", 0, 0, xo_dnat, RULE_ACT_DNAT, 0, T(RULE_TABLE_NAT), H(PREROUTING) | H(OUTPUT), NULL),
 	[RULE_XT_SNAT] = KT("SNAT", 0, 0, xo_snat, RULE_ACT_SNAT, 0, T(RULE_TABLE_NAT), H(POSTROUTING) | H(INPUT), NULL),
 	[RULE_XT_MASQUERADE] = KT("MASQUERADE", 0, 0, xo_masq, RULE_ACT_MASQUERADE, 0, T(RULE_TABLE_NAT), H(POSTROUTING), NULL),
@@ -739,6 +754,15 @@ rule_x_finish(struct rule *r, struct rule_x *x)
 		if (x->u.hashlimit.unit == RULE_RATE_BYTES)
 			x->u.hashlimit.burst_bytes = 0;
 		break;
+	case RULE_XM_STRING:
+		/* Offsets as iptables-save writes them: only those not the default. */
+		if (!(x->given & B(4)))
+			x->u.str.to = UINT16_MAX;
+		if (x->u.str.to == UINT16_MAX)
+			x->given &= (uint16_t)~B(4);
+		if (x->u.str.from == 0)
+			x->given &= (uint16_t)~B(3);
+		break;
 	case RULE_XT_CONNMARK:
 		if ((x->given & (B(1) | B(2))) && !(x->given & B(3))) {
 			x->u.connmark.nfmask = UINT32_MAX;
@@ -890,6 +914,19 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		if (x->given == 0)
 			return "time needs an option";
 		break;
+	case RULE_XM_STRING:
+		/* iptables' checks, then the kernel's (xt_string refuses these). */
+		if (!(x->given & B(2)))
+			return "string needs --algo (bm or kmp)";
+		if (x->u.str.len == 0 || x->u.str.len > RULE_STR_MAX ||
+			x->u.str.algo > RULE_STR_KMP)
+			return "bad string pattern";
+		if (x->u.str.from > x->u.str.to)
+			return "string --from is past --to";
+		for (unsigned int i = x->u.str.len; i < RULE_STR_MAX; i++)
+			if (x->u.str.pat[i] != 0)
+				return "bad string pattern";
+		break;
 	case RULE_XT_REJECT:
 		/* Without --reject-with each family takes its own port unreachable. */
 		if ((x->given & B(0)) && !reject_family_ok(x->u.reject.with, r->family))
@@ -923,6 +960,16 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		break;
 	}
 	return NULL;
+}
+
+const struct rule_xopt *
+rule_x_opt_written(const struct rule_x *x, unsigned int i)
+{
+	const struct rule_xopt *o = &rule_xkinds[x->kind].o[i];
+
+	if (o->vt == VT_STRPAT && rule_x_str_hex(x->u.str.pat, x->u.str.len))
+		return o + 1;
+	return o;
 }
 
 void

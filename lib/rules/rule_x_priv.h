@@ -51,6 +51,9 @@ enum rule_vt {
 	VT_NAT_PORTS, /**< --to-ports P[-Q]: struct rule::nat ports */
 	VT_NETMAP,    /**< --to ADDR/LEN: struct rule::nat range, RULE_NAT_F_NETMAP */
 	VT_NATFLAG,   /**< a RULE_NAT_F_* flag (@c arg) in struct rule::nat */
+	VT_STRPAT,    /**< a string match's pattern, struct rule_x_string: as --string
+			   (the bytes as they are) or, @c arg 1, as --hex-string ("|..|"
+			   hex blocks, \\ literals); written as either (rule_x_opt_written()) */
 };
 
 /** Spellings VT_XMARK and VT_TOS read (struct rule_xopt::arg). */
@@ -205,6 +208,25 @@ const char *rule_x_check(const struct rule *r, const struct rule_x *x);
  * @param x  the extension
  */
 void rule_x_finish(struct rule *r, struct rule_x *x);
+
+/**
+ * The option that writes option @p i of @p x: itself, but for a string
+ * pattern that --string cannot show (rule_x_str_hex()): --hex-string.
+ */
+const struct rule_xopt *rule_x_opt_written(const struct rule_x *x, unsigned int i);
+
+/**
+ * Is a pattern written as --hex-string? As iptables-save decides: a byte
+ * that is not printable ASCII, or a last byte '\\'.
+ */
+static inline bool
+rule_x_str_hex(const uint8_t *pat, unsigned int len)
+{
+	for (unsigned int i = 0; i < len; i++)
+		if (pat[i] < 0x20 || pat[i] > 0x7e)
+			return true;
+	return len > 0 && pat[len - 1] == '\\';
+}
 
 /** Name tables shared with the evaluator and the formatters. */
 extern const struct rule_xname rule_xn_reject[];

@@ -325,6 +325,28 @@ rule_x_fresh(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, con
 	}
 }
 
+bool
+rule_str_find(const struct rule_x_string *st, bool icase, const uint8_t *l3, uint32_t len)
+{
+	uint32_t end = len < st->to ? len : st->to;
+
+	if (st->len == 0 || st->from > end || end - st->from < st->len)
+		return false;
+	for (uint32_t i = st->from; i + st->len <= end; i++) {
+		uint32_t j = 0;
+
+		if (icase)
+			while (j < st->len && rule_str_fold(l3[i + j]) == rule_str_fold(st->pat[j]))
+				j++;
+		else
+			while (j < st->len && l3[i + j] == st->pat[j])
+				j++;
+		if (j == st->len)
+			return true;
+	}
+	return false;
+}
+
 /* ------------------------------------------------------------------------ */
 /* One extension match                                                       */
 /* ------------------------------------------------------------------------ */
@@ -352,6 +374,16 @@ x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const st
 		return rule_x_fresh(sets, ifn, r, xi, p);
 	}
 	switch (x->kind) {
+	case RULE_XM_STRING:
+		/* The engine may answer for it (a cached entry's two outcomes). */
+		*deps |= RULE_DEP_PAYLOAD;
+		if (pv != NULL && pv->match != NULL) {
+			rc = pv->match(pv->arg, r, xi, p);
+			if (rc != -ENOTSUP)
+				return rc;
+		}
+		return rule_str_find(&x->u.str, OPT(x, 5), p->l3, p->l3 != NULL ? p->l3_cap : 0) !=
+		       NEG(x, 0);
 	case RULE_XM_ADDRTYPE:
 		if (OPT(x, 0) && ((addr_type(k, false) & x->u.addrtype.src) != 0) == NEG(x, 0))
 			return 0;
@@ -614,6 +646,7 @@ x_key_blind(unsigned int kind)
 	case RULE_XM_DSCP:
 	case RULE_XM_CONNBYTES:
 	case RULE_XM_HELPER:
+	case RULE_XM_STRING:
 		return true;
 	default:
 		return false;

@@ -100,6 +100,29 @@ buf_string(struct rule_buf *b, const char *s, bool native)
 	rule_buf_printf(b, "\"");
 }
 
+/*
+ * A string match's pattern as iptables-save writes it: "|hex|" when
+ * rule_x_str_hex() says so, else the text with '"' and '\\' escaped.
+ */
+static void
+buf_strpat(struct rule_buf *b, const struct rule_x_string *st)
+{
+	rule_buf_printf(b, "\"");
+	if (rule_x_str_hex(st->pat, st->len)) {
+		rule_buf_printf(b, "|");
+		for (unsigned int i = 0; i < st->len && i < RULE_STR_MAX; i++)
+			rule_buf_printf(b, "%02x", st->pat[i]);
+		rule_buf_printf(b, "|");
+	} else {
+		for (unsigned int i = 0; i < st->len && i < RULE_STR_MAX; i++) {
+			if (st->pat[i] == '"' || st->pat[i] == '\\')
+				rule_buf_printf(b, "\\");
+			rule_buf_printf(b, "%c", st->pat[i]);
+		}
+	}
+	rule_buf_printf(b, "\"");
+}
+
 /* A byte count in the largest of b, kb, mb, gb that writes it exactly. */
 static void
 buf_bytes(struct rule_buf *b, uint64_t n, const char *tail)
@@ -181,6 +204,9 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 	}
 	case VT_STR:
 		buf_string(b, (const char *)at, native);
+		break;
+	case VT_STRPAT:
+		buf_strpat(b, (const struct rule_x_string *)(const void *)at);
 		break;
 	case VT_PREFIX: {
 		const struct rule_prefix *pf = (const void *)at;

@@ -441,6 +441,95 @@ p_xmark(const struct rule_xopt *o, const char *s, unsigned int bits, void *at,
 	return 0;
 }
 
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * A --hex-string as iptables reads it: '|' opens a block of hex byte pairs
+ * (blanks right after the '|' and one after each pair skipped) and closes
+ * it; outside a block, '\\' takes the next byte as it is and any other
+ * byte stands for itself. A '|' or '\\' right after a closing '|' is a byte.
+ * iptables refuses a 128th byte followed by anything (even the closing
+ * '|' its own iptables-save writes); gufc takes 128 bytes however written.
+ */
+static int
+p_hexpat(const char *s, struct rule_x_string *st, struct rule_xerr *e)
+{
+	size_t n = strlen(s), i = 0;
+	unsigned int len = 0;
+	bool hex = false;
+
+	while (i < n) {
+		bool bar = false;
+		int hi, lo;
+
+		if (s[i] == '\\' && hex)
+			return bad(e, 0, "a \\ literal inside a hex block");
+		if (s[i] == '|') {
+			hex = !hex;
+			if (hex)
+				while (i + 1 < n && s[i + 1] == ' ')
+					i++;
+			if (++i >= n)
+				break;
+			bar = true;
+		}
+		if (len == RULE_STR_MAX)
+			return bad(e, 0, "pattern longer than 128 bytes");
+		/* Right after a '|', iptables takes a '\\' as a byte. */
+		if (!hex && !bar && s[i] == '\\') {
+			if (i + 1 >= n)
+				return bad(e, 0, "a \\ at the end with no byte after it");
+			st->pat[len++] = (uint8_t)s[i + 1];
+			i += 2;
+		} else if (hex) {
+			if (i + 1 >= n)
+				return bad(e, 0, "odd number of hex digits");
+			if (i + 2 >= n)
+				return bad(e, 0, "hex block not closed with '|'");
+			hi = hex_digit(s[i]);
+			lo = hex_digit(s[i + 1]);
+			if (hi < 0 || lo < 0)
+				return bad(e, 0, "bad hex digit");
+			st->pat[len++] = (uint8_t)(hi << 4 | lo);
+			i += s[i + 2] == ' ' ? 3 : 2;
+		} else {
+			st->pat[len++] = (uint8_t)s[i++];
+		}
+	}
+	st->len = (uint8_t)len;
+	return len == 0 ? bad(e, 0, "empty pattern") : 0;
+}
+
+/* A string match's pattern (VT_STRPAT). */
+static int
+p_strpat(const struct rule_xopt *o, const char *s, void *at, struct rule_xerr *e)
+{
+	struct rule_x_string *st = at;
+	size_t n = strlen(s);
+
+	memset(st->pat, 0, sizeof(st->pat));
+	st->len = 0;
+	if (o->arg == 1)
+		return p_hexpat(s, st, e);
+	if (n == 0)
+		return bad(e, 0, "empty pattern");
+	if (n > RULE_STR_MAX)
+		return bad(e, 0, "pattern longer than 128 bytes");
+	memcpy(st->pat, s, n);
+	st->len = (uint8_t)n;
+	return 0;
+}
+
 int
 rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r,
 	struct rule_x *x, struct rule_xerr *e)
@@ -508,6 +597,8 @@ rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r
 		memcpy(at, v[0], len);
 		return 0;
 	}
+	case VT_STRPAT:
+		return p_strpat(o, v[0], at, e);
 	case VT_PREFIX: {
 		struct rule_prefix *pf = (struct rule_prefix *)(void *)at;
 

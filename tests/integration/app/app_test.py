@@ -745,6 +745,80 @@ def ipt_counters(ctx, rules_file, tag, locs, used):
                                                                            len(sub)))
 
 
+def data_of(text):
+    """A packet list's data=TEXT: bytes as they are, "|hex|" blocks as bytes."""
+    out, parts = bytearray(), text.split("|")
+    for i, part in enumerate(parts):
+        out += bytes.fromhex(part) if i % 2 else part.encode("latin-1")
+    return bytes(out)
+
+
+def test_string(ctx):
+    """-m string in the gufc binary: flows of many packets whose payloads match
+    and not (tests/integration/netfilter/string-flows.*, which the netfilter
+    oracle checks against Linux), each packet's verdict and every rule's
+    counters against ipt_eval's for the same bytes (the oracle's tag, then the
+    data), and the packets after each flow's first decided on the fast path
+    (the flow to port 7000 reaches two searches: one predicate; the flow to
+    port 7001 a search and a meter: per packet, counted). One
+    lcore: the flows' first packets and 32 of another flow fill the first
+    burst, whose upcalls are done before the next burst is read."""
+    nf = os.path.join(ctx.src, "tests", "integration", "netfilter")
+    rules, pkts = os.path.join(nf, "string-flows.rules"), os.path.join(nf, "string-flows.pkts")
+    e = subprocess.run([ctx.ipt_eval, rules, pkts], capture_output=True, text=True, timeout=60)
+    check(e.returncode == 0, "string: ipt_eval: %s" % e.stderr)
+    ref, want = {}, {}
+    for line in e.stdout.splitlines():
+        f = line.split()
+        if f[0] == "counters":
+            want["%s rule %s" % (f[1], f[3])] = int(f[4])
+        else:
+            ref[int(f[0])] = f[2]
+    firsts, rest, used, flows, per_packet = [], [], [], set(), 0
+    for raw in open(pkts, encoding="utf-8"):
+        w = raw.split("#", 1)[0].split()
+        if not w or w[0] in ("keep-conntrack", "local"):
+            continue
+        n = len(used) + 1
+        kw = dict(x.split("=", 1) for x in w if "=" in x)
+        src, sport = w[1].split(":")
+        dst, dport = w[3].split(":")
+        data = b"NFO!" + bytes(4) + data_of(kw.get("data", ""))
+        fr = l4_frame(w[0], src, int(sport), dst, int(dport), payload=data, ident=n)
+        (rest if (src, sport, dst, dport) in flows else firsts).append(fr)
+        used.append((n, raw.split("#", 1)[0].strip()))
+        flows.add((src, sport, dst, dport))
+        per_packet += dport == "7001" and len(rest) > 0 and fr is rest[-1]
+    fill = [l4_frame("udp", "10.1.0.9", 5009, "10.9.0.2", 9, payload=b"filler", ident=1000 + i)
+            for i in range(32)]
+    inp = ctx.path("string.pcap")
+    pcap_write(inp, firsts + fill + rest)
+    last = "filter rule %d" % sum(1 for x in open(rules, encoding="utf-8") if x.startswith("-A"))
+    want[last] = want.get(last, 0) + len(fill)  # the last rule accepts the filler
+    stats, tx, _, _ = ctx.gufc_run(inp, ["--iptables", rules], "string")
+    out = {p["id"] for p in ctx.pcap_read(tx)}
+    diffs = ["packet %d (%s): reference %s, gufc %s" % (n, line, ref.get(n),
+             "accept" if n in out else "drop")
+             for n, line in used if (n in out) != (ref.get(n) == "accept")]
+    got = {"%s rule %d" % (r["table"], r["id"]): r["packets"] for r in stats["rules"]
+           if r["packets"]}
+    diffs += ["%s: gufc %d, reference %d" % (k, got.get(k, 0), want.get(k, 0))
+              for k in sorted(set(got) | set(want)) if got.get(k, 0) != want.get(k, 0)]
+    check(not diffs, "string: gufc differs from the reference evaluator:\n  %s" %
+          "\n  ".join(diffs))
+    # The first burst went up; after it only the search-and-meter flow's
+    # packets (its first a hit sent up, the others waiting behind it: not hits).
+    slow, hits = stats["slow_path"]["packets"], stats["cache"]["hits"]
+    want_hits = len(rest) + len(firsts) + len(fill) - 32 - (per_packet - 1)
+    check(slow == 32 + per_packet and hits == want_hits,
+          "string: %d slow-path packets, %d hits; expected %d and %d" %
+          (slow, hits, 32 + per_packet, want_hits))
+    check(stats["string"]["searches"] >= 4 and stats["string"]["per_packet"] >= 1,
+          "string: searches/per_packet counters: %s" % stats["string"])
+    print("string: %d packets of %d flows and %d counters agree with ipt_eval; %d on the "
+          "slow path" % (len(used), len(flows), len(want), slow))
+
+
 def test_iptables(ctx):
     for name in ("host", "router"):
         ipt_case(ctx, os.path.join(ctx.src, "config", "iptables", name + ".rules"), name)
@@ -1306,7 +1380,7 @@ def test_linktypes(ctx):
 
 TESTS = {"linktypes": test_linktypes, "rules": test_rules, "conntrack": test_conntrack,
          "connbytes": test_connbytes, "nat": test_nat,
-         "iptables": test_iptables, "consumer": test_consumer, "badargs": test_badargs,
+         "iptables": test_iptables, "string": test_string, "consumer": test_consumer, "badargs": test_badargs,
          "perflow": test_perflow, "perflow_scale": test_perflow_scale,
          "lossless": test_lossless}
 

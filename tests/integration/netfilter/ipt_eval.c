@@ -18,7 +18,9 @@
  * then, if accepted, src. The verdict is the first drop of any stage, else
  * the filter table's. Every packet is the first of a new connection.
  * "-m statistic --mode nth" counts the list's packets in order, as the
- * kernel does (nth_match()).
+ * kernel does (nth_match()). The context holds the datagram's bytes as
+ * the oracle builds them (build_ip(): headers, its tag with the 4 bytes
+ * that differ per run as zeros, then the data= bytes) for -m string.
  *
  * After the packets, the counters they added, as the oracle prints them:
  * per rule line and built-in chain policy of the file's tables, what the
@@ -65,6 +67,8 @@ struct pkt {
 	struct addr src, dst;
 	uint16_t sport, dport; /* host order; icmp: see key_build() */
 	int icmp_type, icmp_code, icmp_id;
+	uint8_t data[1024];    /* data=: bytes after the oracle's 8-byte tag */
+	unsigned int data_len;
 };
 
 /* The lab's interfaces as gufc ports. */
@@ -440,6 +444,34 @@ static bool keep_ct; /* the list said keep-conntrack (else the oracle flushes pe
  * Parse one line of a packet list. @return 1 (a packet), 0 (nothing:
  * blank, comment, local line), -1 (bad line, message printed).
  */
+/* data=TEXT: bytes as they are, "|hex|" blocks as bytes (the oracle's parse_data()). */
+static bool
+data_parse(const char *s, struct pkt *p)
+{
+	bool hex = false;
+
+	for (; *s != '\0'; s++) {
+		unsigned int v;
+
+		if (*s == '|') {
+			hex = !hex;
+			continue;
+		}
+		if (p->data_len == sizeof(p->data))
+			return false;
+		if (!hex) {
+			p->data[p->data_len++] = (uint8_t)*s;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+			sscanf(s, "%2x", &v) != 1)
+			return false;
+		p->data[p->data_len++] = (uint8_t)v;
+		s++;
+	}
+	return !hex;
+}
+
 static int
 packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 {
@@ -532,6 +564,11 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 					goto bad;
 				p->tcp_flags |= (uint8_t)(1u << (at - letters));
 			}
+			continue;
+		}
+		if (strcmp(w[i], "data") == 0 && p->proto != 132) {
+			if (!data_parse(eq + 1, p))
+				goto bad;
 			continue;
 		}
 		if (strcmp(w[i], "ttl") == 0) {
@@ -704,7 +741,108 @@ ip_len(const struct pkt *p)
 		l4 = 8;
 		break;
 	}
-	return (uint16_t)(l4 + (p->src.family == FC_AF_INET4 ? 20 : 40));
+	return (uint16_t)(l4 + p->data_len + (p->src.family == FC_AF_INET4 ? 20 : 40));
+}
+
+static uint16_t
+csum16(const uint8_t *b, size_t n, uint32_t sum)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void
+put16(uint8_t *b, unsigned int v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+/*
+ * The datagram the oracle's build_ip() sends for @p: its IP header, the
+ * transport header, the tag ("NFO!" and 4 bytes that differ per run,
+ * zeros here) and the data= bytes. The transport checksum covers the
+ * per-run bytes: it is left zero (a string match must not look there).
+ * @return its length.
+ */
+static unsigned int
+datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
+{
+	unsigned int hl = p->src.family == FC_AF_INET4 ? 20 : 40, len = ip_len(p), l4 = hl;
+
+	if (len > cap)
+		return 0;
+	memset(b, 0, len);
+	if (hl == 20) {
+		b[0] = 0x45;
+		put16(b + 2, len);
+		put16(b + 4, p->n & 0xffff);
+		b[6] = 0x40;
+		b[8] = (uint8_t)p->ttl;
+		b[9] = p->proto;
+		memcpy(b + 12, p->src.a, 4);
+		memcpy(b + 16, p->dst.a, 4);
+		put16(b + 10, csum16(b, 20, 0));
+	} else {
+		b[0] = 0x60;
+		b[1] = (uint8_t)((p->n >> 16) & 0x0f);
+		put16(b + 2, p->n & 0xffff);
+		put16(b + 4, len - 40);
+		b[6] = p->proto;
+		b[7] = (uint8_t)p->ttl;
+		memcpy(b + 8, p->src.a, 16);
+		memcpy(b + 24, p->dst.a, 16);
+	}
+	switch (p->proto) {
+	case 6: {
+		unsigned int doff = 5 + (p->mss >= 0 ? 1 : 0);
+
+		put16(b + l4, p->sport);
+		put16(b + l4 + 2, p->dport);
+		put16(b + l4 + 4, 0x1000);
+		put16(b + l4 + 6, p->n & 0xffff);
+		b[l4 + 11] = (p->tcp_flags & RULE_TCP_ACK) ? 1 : 0;
+		b[l4 + 12] = (uint8_t)(doff << 4);
+		b[l4 + 13] = p->tcp_flags;
+		put16(b + l4 + 14, 65535);
+		if (p->mss >= 0) {
+			b[l4 + 20] = 2;
+			b[l4 + 21] = 4;
+			put16(b + l4 + 22, (unsigned int)p->mss);
+		}
+		l4 += doff * 4;
+		break;
+	}
+	case 17:
+		put16(b + l4, p->sport);
+		put16(b + l4 + 2, p->dport);
+		put16(b + l4 + 4, len - hl);
+		l4 += 8;
+		break;
+	case 1:
+	case 58:
+		b[l4] = (uint8_t)(p->icmp_type >= 0 ? p->icmp_type : p->proto == 1 ? 8 : 128);
+		b[l4 + 1] = (uint8_t)p->icmp_code;
+		if ((p->proto == 1 && (b[l4] == 8 || b[l4] == 0)) ||
+			(p->proto == 58 && (b[l4] == 128 || b[l4] == 129))) {
+			put16(b + l4 + 4, (unsigned int)(p->icmp_id >= 0 ? p->icmp_id : (int)(p->n & 0xffff)));
+			put16(b + l4 + 6, p->n & 0xffff);
+		}
+		l4 += 8;
+		break;
+	default:
+		break;
+	}
+	if (p->proto != 132) {
+		memcpy(b + l4, "NFO!", 4);
+		memcpy(b + l4 + 8, p->data, p->data_len);
+	}
+	return len;
 }
 
 /* The packet's context as the lab's firewall sees it at its first hook. */
@@ -714,9 +852,13 @@ pkt_context(const struct pkt *p, const struct fc_key *k, struct rule_pkt *pk)
 	static const uint8_t mac_l[6] = {0x02, 0x4e, 0x46, 0x00, 0x00, 0x02};
 	bool from_fw = fc_key_flags(k) & FC_KEY_F_SRC_LOCAL;
 
+	static uint8_t dgram[2048];
+
 	rule_pkt_init(pk, k, RULE_CT_NEW, 0);
 	pk->in_port = from_fw ? RULE_IF_NONE : PORT_L0;
 	pk->l3_len = ip_len(p);
+	pk->l3_cap = datagram_build(p, dgram, sizeof(dgram));
+	pk->l3 = pk->l3_cap != 0 ? dgram : NULL;
 	pk->ttl = (uint8_t)p->ttl;
 	if (p->proto == 6) {
 		pk->tcp_flags = p->tcp_flags;

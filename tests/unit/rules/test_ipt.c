@@ -1540,7 +1540,7 @@ static const struct bad bad_inputs[] = {
 	{"*raw\n-A PREROUTING -j CT --zone-orig 1\n", 2, 21, "--zone-orig", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
 	{"*raw\n-A OUTPUT -j CT --helper ftp --zone-reply 2\n", 2, 30, "--zone-reply", "CT --zone: gufc has no conntrack zones: one connection per tuple, whatever the port"},
 	{"*filter\n-A INPUT -m policy --dir in --pol ipsec -j ACCEPT\n", 2, 13, "policy", "gufc terminates no IPsec: it has no policies for -m policy to look at"},
-	{"*filter\n-A INPUT -m string --string x --algo bm -j DROP\n", 2, 13, "string", "payload matches are refused: no per-packet payload search keeps a cached verdict (-m string)"},
+	{"*filter\n-A INPUT -m string --string x -j DROP\n", 2, 13, "string", "string needs --algo (bm or kmp)"},
 	{"*filter\n-A INPUT -m u32 --u32 \"0>>22&0x3C@0>>24=0x29\" -j DROP\n", 2, 13, "u32", "payload matches are refused: a verdict cached per flow cannot hold them (-m u32)"},
 	{"*filter\n-A INPUT -j NFQUEUE\n", 2, 13, "NFQUEUE", "gufc has no user-space queues: deliver to a channel (accept channel NAME)"},
 	{"*filter\n-A INPUT -m bogus -j DROP\n", 2, 13, "bogus", "unsupported match"},

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/datapath: the fast path's per-packet predicate (engine_strpred.h) —
+ * a cached entry whose program names a "-m string" predicate: search the
+ * packet's IP datagram as its tree asks, take the outcome's verdict and
+ * program, and count an outcome but 0 on the predicate, as the slow path
+ * does for the packets it decides from the entry.
+ */
+#include <rte_mbuf.h>
+
+#include "dp_pktact.h"
+#include "dp_priv.h"
+
+bool
+dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_pkt *pkt,
+	const struct fc_action *a, const struct rule_pktprog **p, uint8_t *verdict,
+	unsigned int *list)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)c->eng;
+	const struct rule_pred *t = &v->preds[(*p)->pred - 1];
+	uint32_t data = rte_pktmbuf_data_len(m), len, cap;
+	const struct rule_pred_leaf *lf;
+	unsigned int leaf;
+
+	(void)a;
+	if (unlikely(pkt->l3_off >= data))
+		return false;
+	cap = data - pkt->l3_off;
+	len = pkt->ip_len != 0 ? pkt->ip_len : cap;
+	/* A search's window past the first segment of a chained mbuf: the slow path's. */
+	if (len > cap) {
+		if (m->nb_segs > 1)
+			for (unsigned int i = 0; i < t->n_nodes; i++)
+				if (v->strs[t->node[i].str].to > cap)
+					return false;
+		len = cap;
+	}
+	lf = rule_engine_pred_leaf(c->eng, (*p)->pred,
+		rte_pktmbuf_mtod_offset(m, const uint8_t *, pkt->l3_off), len, &leaf);
+	if (leaf != 0)
+		rule_engine_pred_count(c->eng, (*p)->pred, leaf, pkt->ip_len);
+	*verdict = lf->verdict;
+	*p = lf->prog != 0 ? rule_engine_pktprog(c->eng, lf->prog) : NULL;
+	*list = 0;
+	return true;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/engine: "-m string" on the fast path (engine_strpred.h) — the
+ * searches and the predicates (decision trees of searches) interned for
+ * the RX lcores, the walks' provider answer for a string match (a
+ * packet's walk searches its bytes; the walks that build a predicate are
+ * given the answers), and the predicate built from those walks for an
+ * entry.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "engine_priv.h"
+
+int
+eng_strs_init(struct rule_engine *eng)
+{
+	eng->view.strs = rte_zmalloc_socket("eng_strs",
+		sizeof(*eng->view.strs) * RULE_STRPREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	eng->view.preds = rte_zmalloc_socket("eng_preds",
+		sizeof(*eng->view.preds) * RULE_PREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	eng->view.pred_ctr = rte_zmalloc_socket("eng_pred_ctr",
+		sizeof(*eng->view.pred_ctr) * RULE_PREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	if (eng->view.strs == NULL || eng->view.preds == NULL || eng->view.pred_ctr == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+eng_strs_fini(struct rule_engine *eng)
+{
+	rte_free(eng->view.strs);
+	rte_free(eng->view.preds);
+	rte_free(eng->view.pred_ctr);
+}
+
+/* With the programs (eng_pktact_reset()): rule ids numbered anew, counters start over. */
+void
+eng_strs_reset(struct rule_engine *eng)
+{
+	eng->n_strs = 0;
+	eng->n_preds = 0;
+	for (unsigned int i = 0; i < RULE_PREDS_MAX; i++)
+		for (unsigned int l = 0; l < RULE_PRED_LEAVES; l++) {
+			__atomic_store_n(&eng->view.pred_ctr[i].packets[l], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&eng->view.pred_ctr[i].bytes[l], 0, __ATOMIC_RELAXED);
+		}
+}
+
+/* The id of the search of @p x, interned. @return it, or -ENOSPC. */
+static int
+str_intern(struct rule_engine *eng, const struct rule_x *x)
+{
+	struct rule_strpred sp;
+
+	rule_strpred_init(&sp, &x->u.str, (x->given >> 5) & 1); /* --icase */
+	for (uint32_t i = 0; i < eng->n_strs; i++)
+		if (memcmp(&eng->view.strs[i], &sp, sizeof(sp)) == 0)
+			return (int)i;
+	if (eng->n_strs == RULE_STRPREDS_MAX)
+		return -ENOSPC;
+	/* Readers find it through a predicate an entry names (released with the entry). */
+	eng->view.strs[eng->n_strs] = sp;
+	return (int)eng->n_strs++;
+}
+
+/* The id of predicate @p t, interned. @return it, or -ENOSPC. */
+static int
+pred_intern(struct rule_engine *eng, const struct rule_pred *t)
+{
+	for (uint32_t i = 0; i < eng->n_preds; i++)
+		if (memcmp(&eng->view.preds[i], t, sizeof(*t)) == 0)
+			return (int)i;
+	if (eng->n_preds == RULE_PREDS_MAX)
+		return -ENOSPC;
+	eng->view.preds[eng->n_preds] = *t;
+	return (int)eng->n_preds++;
+}
+
+int
+eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi)
+{
+	const struct rule_x *x = &r->xm[xi];
+	int id = str_intern(pv->eng, x);
+
+	if (id < 0) {
+		pv->other = 1; /* no room: decided per packet */
+		return -ENOTSUP;
+	}
+	if (pv->n_str == 0 || pv->str != (uint16_t)id)
+		pv->n_str = (uint8_t)(pv->n_str < UINT8_MAX ? pv->n_str + 1 : UINT8_MAX);
+	pv->str = (uint16_t)id;
+	if (pv->mode == ENG_PV_TAKE || !pv->asking)
+		return -ENOTSUP; /* the evaluator searches the packet's bytes */
+	for (unsigned int i = 0; i < pv->n_ans; i++)
+		if (pv->ans_str[i] == (uint16_t)id)
+			return (pv->ans_val[i] ? 1 : 0) ^ (x->neg & 1);
+	/* Not asked yet: the tree asks it next (this walk's answer is not kept). */
+	if (pv->unknown < 0)
+		pv->unknown = id;
+	return x->neg & 1;
+}
+
+/* Building a predicate: the walk's context and the tree so far. */
+struct tree_ctx {
+	struct rule_engine *eng;
+	const struct rule_upcall *up;
+	const struct fc_key *k, *fk;
+	const struct fc_action *a;
+	unsigned int ctstate;
+	uint32_t ctmark;
+	struct rule_pred t;
+};
+
+/*
+ * The subtree under the answers @p ans_str/@p ans_val[0..n): walk with
+ * them; a search the walk reaches unanswered becomes a node with a subtree
+ * per answer, a walk that reaches none a leaf. @return 0 (@p ref: the
+ * child), -ENOTSUP, -errno.
+ */
+static int
+subtree(struct tree_ctx *c, uint16_t *ans_str, uint8_t *ans_val, unsigned int n, uint8_t *ref)
+{
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	struct eng_marks mk = {.ctmark = c->ctmark};
+	struct rule_pred_leaf *lf;
+	struct eng_pv pv;
+	unsigned int d;
+	uint32_t deps;
+	int rc, prog;
+
+	eng_pv_init(&pv, c->eng, ENG_PV_CONFORM);
+	pv.asking = true;
+	pv.n_ans = (uint8_t)n;
+	memcpy(pv.ans_str, ans_str, n * sizeof(ans_str[0]));
+	memcpy(pv.ans_val, ans_val, n * sizeof(ans_val[0]));
+	rc = eng_pkt_verdict(c->eng, c->up, c->k, c->fk, c->a, c->ctstate, ev, &d, &deps, &mk, &pv);
+	if (rc < 0)
+		return rc;
+	if (ENG_DEPS_PER_PACKET(deps) & ~RULE_DEP_PAYLOAD || pv.other || pv.n_meter != 0)
+		return -ENOTSUP;
+	if (pv.unknown >= 0) {
+		unsigned int node = c->t.n_nodes;
+
+		if (node == RULE_PRED_LEAVES - 1 || n == RULE_PRED_LEAVES - 1)
+			return -ENOTSUP;
+		c->t.n_nodes++;
+		c->t.node[node].str = (uint16_t)pv.unknown;
+		ans_str[n] = (uint16_t)pv.unknown;
+		for (unsigned int v = 0; v < 2; v++) {
+			ans_val[n] = (uint8_t)v;
+			rc = subtree(c, ans_str, ans_val, n + 1, &c->t.node[node].kid[v]);
+			if (rc < 0)
+				return rc;
+		}
+		*ref = (uint8_t)node;
+		return 0;
+	}
+	if (c->t.n_leaves == RULE_PRED_LEAVES)
+		return -ENOTSUP;
+	prog = eng_prog_of_walk(c->eng, ev, eng_walked(ev, d));
+	if (prog < 0)
+		return prog;
+	lf = &c->t.leaf[c->t.n_leaves];
+	lf->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	lf->rule = eng_dec_id(&ev[d], c->k->family);
+	lf->trace = eng_trace_of_walk(c->eng, ev, d, c->k->family);
+	lf->prog = (uint16_t)prog;
+	*ref = (uint8_t)(RULE_PRED_LEAF | c->t.n_leaves++);
+	return 0;
+}
+
+/* Make leaf @p l leaf 0 (the entry's own outcome). */
+static void
+leaf_first(struct rule_pred *t, unsigned int l)
+{
+	struct rule_pred_leaf tmp = t->leaf[0];
+
+	if (l == 0)
+		return;
+	t->leaf[0] = t->leaf[l];
+	t->leaf[l] = tmp;
+	for (unsigned int i = 0; i < t->n_nodes; i++)
+		for (unsigned int v = 0; v < 2; v++) {
+			if (t->node[i].kid[v] == (RULE_PRED_LEAF | l))
+				t->node[i].kid[v] = RULE_PRED_LEAF;
+			else if (t->node[i].kid[v] == RULE_PRED_LEAF)
+				t->node[i].kid[v] = (uint8_t)(RULE_PRED_LEAF | l);
+		}
+}
+
+int
+eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark,
+	uint32_t *trace)
+{
+	struct tree_ctx c = {.eng = eng, .up = up, .k = k, .fk = fk, .a = a, .ctstate = ctstate,
+		.ctmark = ctmark};
+	uint16_t ans_str[RULE_PRED_LEAVES];
+	uint8_t ans_val[RULE_PRED_LEAVES], root;
+	struct rule_pktprog p;
+	bool same = true;
+	int rc, id, prog;
+
+	memset(&c.t, 0, sizeof(c.t));
+	rc = subtree(&c, ans_str, ans_val, 0, &root);
+	if (rc < 0)
+		return rc;
+	if (c.t.n_nodes == 0)
+		return 0; /* no search reached after all */
+	for (unsigned int l = 1; l < c.t.n_leaves; l++)
+		same &= memcmp(&c.t.leaf[l], &c.t.leaf[0], sizeof(c.t.leaf[0])) == 0;
+	if (same)
+		return 0;
+	/* Outcome 0 accepts where one does: the entry's verdict (a new flow's drop caches nothing). */
+	for (unsigned int l = 0; l < c.t.n_leaves; l++)
+		if (c.t.leaf[l].verdict == FC_VERDICT_ACCEPT) {
+			leaf_first(&c.t, l);
+			break;
+		}
+	id = pred_intern(eng, &c.t);
+	if (id < 0)
+		return -ENOTSUP;
+	memset(&p, 0, sizeof(p));
+	p.pred = (uint16_t)(id + 1);
+	prog = eng_prog_intern(eng, &p);
+	if (prog < 0)
+		return prog;
+	a->verdict = c.t.leaf[0].verdict;
+	a->rule_id = c.t.leaf[0].rule;
+	eng_act_prog(a, prog);
+	*trace = c.t.leaf[0].trace;
+	return 1;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/engine: string predicates, part of engine.h's manual (included at
+ * its end) — the per-packet check of "-m string" on the fast path.
+ *
+ * A flow whose walk reaches string matches (and no other per-packet
+ * field, meter or stateful match) is cached with every outcome they can
+ * give: the engine walks it with the searches' answers assigned one by
+ * one (eng_str_decide()), which makes a small decision tree (a node per
+ * search asked, at most RULE_PRED_LEAVES outcomes), and the entry gets a
+ * packet program (engine_pktact.h) whose predicate names the tree
+ * (rule_pktprog::pred). The RX lcore searches each packet's bytes as the
+ * tree asks (rule_engine_pred_leaf()): the outcome gives the verdict, the
+ * deciding rule and the program of the actions. Several string rules in a
+ * row (a blocklist of patterns) are such a tree. The outcomes' deciding
+ * rules and traces are in the tree: the entry counts every packet for
+ * outcome 0 (an accepting one, where one accepts), the tree counts those
+ * of the others (rule_engine_pred_count()), and the rule counters move
+ * those to their outcome's rules when they are read. A walk with a search
+ * and a meter, or more outcomes than a tree holds, is decided per packet
+ * on the slow path (struct rule_engine_stats::pred_per_packet).
+ *
+ * Searches are interned by content (pattern, case, window; negation is the
+ * walks' business), trees likewise, in tables the rules lcore fills and
+ * the RX lcores read; they start over with the programs (a commit that
+ * numbers the rules anew).
+ */
+#ifndef GUFC_ENGINE_STRPRED_H
+#define GUFC_ENGINE_STRPRED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "rule_eval.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most string searches of an engine; rule_pktprog::pred names one plus 1. */
+#define RULE_STRPREDS_MAX 1024
+
+/**
+ * One search: a pattern (folded by rule_str_fold() with @c icase) between
+ * two offsets of the IP header, with its Horspool shift table. Immutable
+ * once a program names it. Owned by the engine (rules lcore writes it
+ * before any program names it; RX lcores read it).
+ */
+struct rule_strpred {
+	uint16_t from, to;  /**< the window: a match lies wholly within [from, to) */
+	uint8_t len;        /**< pattern bytes, 1..RULE_STR_MAX */
+	uint8_t icase;      /**< fold letters (pattern folded already) */
+	uint8_t pad[2];
+	uint8_t pat[RULE_STR_MAX];
+	uint8_t shift[256]; /**< Horspool: how far a window ending in byte b moves */
+};
+
+/** Most outcomes of a predicate (searches asked: at most one less). */
+#define RULE_PRED_LEAVES 8
+/** Most predicates (trees) of an engine; rule_pktprog::pred names one plus 1. */
+#define RULE_PREDS_MAX 1024
+/** A tree node's child: a node index, or RULE_PRED_LEAF | a leaf index. */
+#define RULE_PRED_LEAF 0x80
+
+/** One outcome of a predicate. */
+struct rule_pred_leaf {
+	uint32_t rule;   /**< its deciding rule (counter id, as fc_action::rule_id) */
+	uint32_t trace;  /**< the rules it passed (engine_trace.c; 0: none) */
+	uint16_t prog;   /**< its actions' program + 1 (engine_pktact.h), 0: none */
+	uint8_t verdict; /**< FC_VERDICT_ACCEPT or FC_VERDICT_DROP */
+	uint8_t pad;
+};
+
+/**
+ * A predicate: a decision tree of searches, node 0 first; a node's child
+ * [1] when its search finds the pattern, [0] when not. Leaf 0 is the
+ * entry's own outcome (its verdict, rule and trace). Immutable once a
+ * program names it; owned by the engine (rules lcore writes, RX lcores
+ * read).
+ */
+struct rule_pred {
+	uint8_t n_nodes, n_leaves;
+	uint8_t pad[2];
+	struct {
+		uint16_t str;   /**< the search (view.strs) */
+		uint8_t kid[2]; /**< [0] not found, [1] found */
+	} node[RULE_PRED_LEAVES - 1];
+	struct rule_pred_leaf leaf[RULE_PRED_LEAVES];
+};
+
+/** A predicate's packets per outcome but 0 (those the entry counts for another). */
+struct rule_pred_ctr {
+	uint64_t packets[RULE_PRED_LEAVES];
+	uint64_t bytes[RULE_PRED_LEAVES];
+} __rte_cache_aligned;
+
+/**
+ * Make the search of a string match.
+ * @param sp     receives it (every byte written: searches compare with memcmp)
+ * @param st     the match's pattern and window
+ * @param icase  --icase
+ * Context: any.
+ */
+static inline void
+rule_strpred_init(struct rule_strpred *sp, const struct rule_x_string *st, bool icase)
+{
+	uint8_t shift[256];
+
+	memset(sp, 0, sizeof(*sp));
+	sp->from = st->from;
+	sp->to = st->to;
+	sp->len = st->len <= RULE_STR_MAX ? st->len : RULE_STR_MAX;
+	sp->icase = icase;
+	for (unsigned int i = 0; i < sp->len; i++)
+		sp->pat[i] = icase ? rule_str_fold(st->pat[i]) : st->pat[i];
+	/* Horspool: a window ending in byte b moves to put b's last place in the pattern there. */
+	memset(shift, sp->len, sizeof(shift));
+	for (unsigned int i = 0; i + 1 < sp->len; i++)
+		shift[sp->pat[i]] = (uint8_t)(sp->len - 1 - i);
+	for (unsigned int b = 0; b < 256; b++)
+		sp->shift[b] = icase ? shift[rule_str_fold((uint8_t)b)] : shift[b];
+}
+
+/**
+ * Search a packet's bytes as the string match does (rule_str_find()'s
+ * answer, by Boyer-Moore-Horspool).
+ * @param sp   the search
+ * @param l3   the IP header's first byte
+ * @param len  bytes of the datagram at @p l3
+ * @return true if the pattern is there.
+ * Context: any lcore (lock-free).
+ */
+static inline bool
+rule_engine_str_find(const struct rule_strpred *sp, const uint8_t *l3, uint32_t len)
+{
+	uint32_t end = len < sp->to ? len : sp->to, m = sp->len, i;
+
+	if (m == 0 || sp->from > end || end - sp->from < m)
+		return false;
+	for (i = sp->from + m - 1; i < end; i += sp->shift[l3[i]]) {
+		uint32_t j = 0;
+
+		if (sp->icase)
+			while (j < m && rule_str_fold(l3[i - j]) == sp->pat[m - 1 - j])
+				j++;
+		else
+			while (j < m && l3[i - j] == sp->pat[m - 1 - j])
+				j++;
+		if (j == m)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * The search a program's predicate names.
+ * @param eng   the engine
+ * @param pred  rule_pktprog::pred (search + 1; not 0)
+ * @return the search.
+ * Context: any lcore (lock-free).
+ */
+static inline const struct rule_strpred *
+rule_engine_strpred(const struct rule_engine *eng, uint16_t pred)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+
+	return &v->strs[pred - 1];
+}
+
+/**
+ * The outcome of predicate @p pred (rule_pktprog::pred) for a packet.
+ * @param eng   the engine
+ * @param pred  predicate + 1 (not 0)
+ * @param l3    the IP header's first byte
+ * @param len   bytes of the datagram at @p l3
+ * @param leaf  receives the outcome's index
+ * @return the outcome.
+ * Context: any lcore (lock-free).
+ */
+static inline const struct rule_pred_leaf *
+rule_engine_pred_leaf(const struct rule_engine *eng, uint16_t pred, const uint8_t *l3,
+	uint32_t len, unsigned int *leaf)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	const struct rule_pred *t = &v->preds[pred - 1];
+	unsigned int n = 0;
+
+	for (unsigned int depth = 0; depth < RULE_PRED_LEAVES; depth++) {
+		bool found = rule_engine_str_find(&v->strs[t->node[n].str], l3, len);
+
+		n = t->node[n].kid[found];
+		if (n & RULE_PRED_LEAF)
+			break;
+	}
+	n &= RULE_PRED_LEAF - 1;
+	*leaf = n;
+	return &t->leaf[n];
+}
+
+/**
+ * Count a packet of a cached entry whose predicate gave outcome @p leaf
+ * (not 0: the entry counts it for outcome 0; the counters move it when
+ * read).
+ * @param eng    the engine
+ * @param pred   predicate + 1
+ * @param leaf   the outcome
+ * @param bytes  its IP length, as the entry counts it
+ * Context: any lcore (lock-free; one relaxed atomic add per counter).
+ */
+static inline void
+rule_engine_pred_count(const struct rule_engine *eng, uint16_t pred, unsigned int leaf,
+	uint32_t bytes)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	struct rule_pred_ctr *c = &v->pred_ctr[pred - 1];
+
+	__atomic_fetch_add(&c->packets[leaf], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes[leaf], bytes, __ATOMIC_RELAXED);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUFC_ENGINE_STRPRED_H */

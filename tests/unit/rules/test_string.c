@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of "-m string": the options read as iptables reads them
+ * (--string, --hex-string with its "|..|" blocks and literals, --algo,
+ * --from, --to, --icase, negation), written back as iptables-save writes
+ * them, round trips through both rule languages, the refusals with their
+ * places, and the search itself (rule_str_find()) at its boundaries: a
+ * pattern at offset 0, ending at --to or straddling it, longer than the
+ * packet or the window, case folding; then whole rules on packet bytes
+ * through the reference evaluator.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rule_lang.h"
+#include "rules.h"
+
+#define HEAD "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+
+static char *
+dump(const struct rule_set *s, bool ipt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (ipt)
+		assert_int_equal(rule_set_dump_iptables(s, FC_AF_INET4, f), 0);
+	else
+		assert_int_equal(rule_set_dump(s, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct rule_set *
+load(const char *rule, struct rule_error *err)
+{
+	char text[2048];
+	struct rule_ipt_opts o = {.family = FC_AF_INET4};
+
+	snprintf(text, sizeof(text), HEAD "-A INPUT %s\nCOMMIT\n", rule);
+	return rule_set_parse_iptables_opts(text, "t", &o, err);
+}
+
+/* The rule line of INPUT in an iptables export. */
+static void
+rule_line(const char *exp, char *out, size_t n)
+{
+	const char *a = strstr(exp, "-A INPUT ");
+	const char *e;
+
+	assert_non_null(a);
+	a += strlen("-A INPUT ");
+	e = strchr(a, '\n');
+	assert_non_null(e);
+	snprintf(out, n, "%.*s", (int)(e - a), a);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading and writing                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_options(void **state)
+{
+	static const struct {
+		const char *in, *out; /* the rule as read, as iptables-save writes it */
+	} cases[] = {
+		{"-m string --string \"BitTorrent\" --algo bm -j DROP",
+			"-m string --string \"BitTorrent\" --algo bm -j DROP"},
+		{"-m string --hex-string \"|13|BitTorrent protocol\" --algo kmp -j DROP",
+			"-m string --hex-string \"|13426974546f7272656e742070726f746f636f6c|\" --algo kmp -j DROP"},
+		{"-m string --algo kmp --string \"GET /w00tw00t\" -j DROP",
+			"-m string --string \"GET /w00tw00t\" --algo kmp -j DROP"},
+		{"-m string --hex-string \"|0a 0d|ab|ff|\" --algo bm -j ACCEPT",
+			"-m string --hex-string \"|0a0d6162ff|\" --algo bm -j ACCEPT"},
+		{"-m string --hex-string \"|41 42|\" --algo bm -j ACCEPT",
+			"-m string --string \"AB\" --algo bm -j ACCEPT"},
+		{"-m string --hex-string \"| 41|\" --algo bm -j ACCEPT",
+			"-m string --string \"A\" --algo bm -j ACCEPT"},
+		{"-m string --hex-string \"a\\\\|b\" --algo bm -j ACCEPT",
+			"-m string --string \"a|b\" --algo bm -j ACCEPT"},
+		{"-m string --hex-string \"|41||42|\" --algo bm -j ACCEPT",
+			"-m string --string \"A|42\" --algo bm -j ACCEPT"},
+		{"-m string --hex-string \"|41|  z\" --algo bm -j ACCEPT",
+			"-m string --string \"A  z\" --algo bm -j ACCEPT"},
+		{"-m string --hex-string \"x\\\\y\" --algo bm -j ACCEPT",
+			"-m string --string \"xy\" --algo bm -j ACCEPT"},
+		{"-m string --hex-string \"\\\\\\\\\" --algo bm -j ACCEPT",
+			"-m string --hex-string \"|5c|\" --algo bm -j ACCEPT"},
+		{"-m string --string \"a\\\\b\" --algo bm -j ACCEPT",
+			"-m string --string \"a\\\\b\" --algo bm -j ACCEPT"},
+		{"-m string --string \"a\\\\\" --algo bm -j ACCEPT",
+			"-m string --hex-string \"|615c|\" --algo bm -j ACCEPT"},
+		{"-m string ! --string \"a|b\\\"c d\" --algo bm -j ACCEPT",
+			"-m string ! --string \"a|b\\\"c d\" --algo bm -j ACCEPT"},
+		{"-m string --string \"Hello\" --algo bm --from 0 --to 65535 -j ACCEPT",
+			"-m string --string \"Hello\" --algo bm -j ACCEPT"},
+		{"-m string --string a --algo bm --from 0x10 -j ACCEPT",
+			"-m string --string \"a\" --algo bm --from 16 -j ACCEPT"},
+		{"-m string --string a --algo bm --from 5 --to 5 -j ACCEPT",
+			"-m string --string \"a\" --algo bm --from 5 --to 5 -j ACCEPT"},
+		{"-m string --hex-string \"|13|BitTorrent protocol\" --algo kmp --from 40 --to 100 --icase -j DROP",
+			"-m string --hex-string \"|13426974546f7272656e742070726f746f636f6c|\" --algo kmp --from 40 --to 100 --icase -j DROP"},
+		{"-m string --string a --algo bm -m string --string b --algo kmp --to 0 -j DROP",
+			"-m string --string \"a\" --algo bm -m string --string \"b\" --algo kmp --to 0 -j DROP"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule_error err;
+		struct rule_set *s = load(cases[i].in, &err), *back;
+		char line[1024], *exp, *nat, *nat2;
+
+		if (s == NULL)
+			fail_msg("case %zu: %u:%u: %s '%s'", i, err.line, err.col, err.msg, err.token);
+		exp = dump(s, true);
+		rule_line(exp, line, sizeof(line));
+		if (strcmp(line, cases[i].out) != 0)
+			fail_msg("case %zu: wrote '%s', want '%s'", i, line, cases[i].out);
+		/* The export reads back to the same rules (the same native text). */
+		nat = dump(s, false);
+		back = rule_set_parse_iptables_opts(exp, "t",
+			&(struct rule_ipt_opts){.family = FC_AF_INET4}, &err);
+		if (back == NULL)
+			fail_msg("case %zu: export: %u:%u: %s", i, err.line, err.col, err.msg);
+		nat2 = dump(back, false);
+		assert_string_equal(nat, nat2);
+		free(nat2);
+		rule_set_free(back);
+		/* Native: text -> rules -> the same text. */
+		back = rule_set_parse(nat, "n", &err);
+		if (back == NULL)
+			fail_msg("case %zu: native: %u:%u: %s '%s'\n%s", i, err.line, err.col, err.msg,
+				err.token, nat);
+		nat2 = dump(back, false);
+		assert_string_equal(nat, nat2);
+		free(nat2);
+		free(nat);
+		free(exp);
+		rule_set_free(back);
+		rule_set_free(s);
+	}
+}
+
+static void
+test_native_syntax(void **state)
+{
+	struct rule_error err;
+	struct rule_set *s;
+	char *t;
+
+	(void)state;
+	s = rule_set_parse("drop string \"GET /w00tw00t\" string_algo kmp string_to 512\n"
+			   "drop hex_string !\"|00|x\" string_algo bm string_icase\n",
+		"n", &err);
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	t = dump(s, false);
+	assert_non_null(strstr(t, "string \"GET /w00tw00t\" string_algo kmp string_to 512"));
+	assert_non_null(strstr(t, "hex_string !\"|0078|\" string_algo bm string_icase"));
+	free(t);
+	rule_set_free(s);
+	/* No algorithm: as iptables. */
+	assert_null(rule_set_parse("drop string \"x\"\n", "n", &err));
+	assert_string_equal(err.msg, "string needs --algo (bm or kmp)");
+}
+
+static void
+test_refused(void **state)
+{
+	static const struct {
+		const char *rule, *token, *msg;
+	} cases[] = {
+		{"-m string --string x -j DROP", "string", "string needs --algo (bm or kmp)"},
+		{"-m string --algo bm -j DROP", "string", "string needs --string or --hex-string"},
+		{"-m string --string x --algo fsm -j DROP", "fsm", "unknown name"},
+		{"-m string --string \"\" --algo bm -j DROP", "", "empty pattern"},
+		{"-m string --hex-string \"|4|\" --algo bm -j DROP", "|4|", "hex block not closed with '|'"},
+		{"-m string --hex-string \"|41\" --algo bm -j DROP", "|41", "hex block not closed with '|'"},
+		{"-m string --hex-string \"|zz|\" --algo bm -j DROP", "|zz|", "bad hex digit"},
+		{"-m string --hex-string \"||\" --algo bm -j DROP", "||", "odd number of hex digits"},
+		{"-m string --hex-string \"|41\\\\42|\" --algo bm -j DROP", "|41\\42|", "a \\ literal inside a hex block"},
+		{"-m string --hex-string \"x\\\\\" --algo bm -j DROP", "x\\", "a \\ at the end with no byte after it"},
+		{"-m string --string x --string y --algo bm -j DROP", "--string", "option given twice"},
+		{"-m string --string x --hex-string \"|41|\" --algo bm -j DROP", "--hex-string", "option given twice"},
+		{"-m string --string x --algo bm --from 70000 -j DROP", "70000", "bad number"},
+		{"-m string --string x --algo bm --from 20 --to 10 -j DROP", "string", "string --from is past --to"},
+		{"-m string --string x --algo bm ! --icase -j DROP", "--icase", "option cannot be negated"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule_error err;
+		struct rule_set *s = load(cases[i].rule, &err);
+
+		if (s != NULL)
+			fail_msg("case %zu: '%s' loaded", i, cases[i].rule);
+		if (strcmp(err.msg, cases[i].msg) != 0 || strcmp(err.token, cases[i].token) != 0)
+			fail_msg("case %zu: %s '%s', want %s '%s'", i, err.msg, err.token, cases[i].msg,
+				cases[i].token);
+		assert_int_equal(err.line, 5);
+	}
+}
+
+static void
+test_long_patterns(void **state)
+{
+	char rule[1024], hex[300];
+	struct rule_error err;
+	struct rule_set *s;
+
+	(void)state;
+	/* 128 bytes: iptables' most; 129 refused. */
+	memset(hex, 'x', 128);
+	hex[128] = '\0';
+	snprintf(rule, sizeof(rule), "-m string --string \"%s\" --algo bm -j DROP", hex);
+	s = load(rule, &err);
+	assert_non_null(s);
+	rule_set_free(s);
+	snprintf(rule, sizeof(rule), "-m string --string \"%sx\" --algo bm -j DROP", hex);
+	assert_null(load(rule, &err));
+	assert_string_equal(err.msg, "pattern longer than 128 bytes");
+	/* 128 bytes in hex (what the export writes for them) reads back. */
+	hex[0] = '|';
+	for (unsigned int i = 0; i < 128; i++)
+		memcpy(hex + 1 + 2 * i, "01", 2);
+	hex[257] = '|';
+	hex[258] = '\0';
+	snprintf(rule, sizeof(rule), "-m string --hex-string \"%s\" --algo bm -j DROP", hex);
+	s = load(rule, &err);
+	assert_non_null(s);
+	rule_set_free(s);
+	snprintf(rule, sizeof(rule), "-m string --hex-string \"%s01|\" --algo bm -j DROP", hex);
+	assert_null(load(rule, &err));
+	assert_string_equal(err.msg, "pattern longer than 128 bytes");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The search                                                                */
+/* ------------------------------------------------------------------------ */
+
+static struct rule_x_string
+pat(const char *p, uint16_t from, uint16_t to)
+{
+	struct rule_x_string st;
+
+	memset(&st, 0, sizeof(st));
+	st.len = (uint8_t)strlen(p);
+	memcpy(st.pat, p, st.len);
+	st.from = from;
+	st.to = to;
+	return st;
+}
+
+static void
+test_search(void **state)
+{
+	const uint8_t *pk = (const uint8_t *)"abcdefghij"; /* 10 bytes */
+	struct rule_x_string st;
+
+	(void)state;
+	st = pat("abc", 0, 65535);
+	assert_true(rule_str_find(&st, false, pk, 10)); /* at offset 0 */
+	st = pat("hij", 0, 65535);
+	assert_true(rule_str_find(&st, false, pk, 10)); /* at the end */
+	assert_false(rule_str_find(&st, false, pk, 9)); /* past the datagram */
+	st = pat("def", 0, 6);
+	assert_true(rule_str_find(&st, false, pk, 10)); /* ends at --to */
+	st = pat("def", 0, 5);
+	assert_false(rule_str_find(&st, false, pk, 10)); /* straddles --to */
+	st = pat("def", 3, 65535);
+	assert_true(rule_str_find(&st, false, pk, 10)); /* starts at --from */
+	st = pat("def", 4, 65535);
+	assert_false(rule_str_find(&st, false, pk, 10)); /* starts before --from */
+	st = pat("abcdefghijk", 0, 65535);
+	assert_false(rule_str_find(&st, false, pk, 10)); /* longer than the packet */
+	st = pat("cd", 2, 3);
+	assert_false(rule_str_find(&st, false, pk, 10)); /* longer than the window */
+	st = pat("a", 10, 65535);
+	assert_false(rule_str_find(&st, false, pk, 10)); /* --from past the end */
+	st = pat("a", 5, 5);
+	assert_false(rule_str_find(&st, false, pk, 10));
+	st = pat("DeF", 0, 65535);
+	assert_false(rule_str_find(&st, false, pk, 10));
+	assert_true(rule_str_find(&st, true, pk, 10));
+	assert_false(rule_str_find(&st, true, NULL, 0));
+	/* The kernel's toupper(): Latin-1 letters fold, 0xdf onto 0xbf, 0xf7 not. */
+	assert_int_equal(rule_str_fold(0xe9), 0xc9);
+	assert_int_equal(rule_str_fold(0xdf), 0xbf);
+	assert_int_equal(rule_str_fold(0xff), 0xdf);
+	assert_int_equal(rule_str_fold(0xf7), 0xf7);
+	assert_int_equal(rule_str_fold('['), '[');
+	assert_int_equal(rule_str_fold('{'), '{');
+}
+
+/* Whole rules on a UDP packet's bytes: the reference evaluator. */
+static void
+test_eval(void **state)
+{
+	static const struct {
+		const char *matches;
+		bool drop;
+	} cases[] = {
+		{"-m string --string \"BitTorrent\" --algo bm", true},
+		{"-m string --string \"bittorrent\" --algo kmp", false},
+		{"-m string --string \"bittorrent\" --algo kmp --icase", true},
+		{"-m string ! --string \"BitTorrent\" --algo bm", false},
+		{"-m string ! --string \"nothere\" --algo bm", true},
+		{"-m string --hex-string \"|13|BitT\" --algo bm", true},
+		/* "BitTorrent" is bytes 29..38 of the datagram. */
+		{"-m string --string \"BitTorrent\" --algo bm --from 30", false},
+		{"-m string --string \"BitTorrent\" --algo bm --from 29 --to 39", true},
+		{"-m string --string \"BitTorrent\" --algo bm --to 38", false},
+		/* The IP header is offset 0: its version byte and protocol. */
+		{"-m string --hex-string \"|45|\" --algo bm --to 1", true},
+		{"-m string --hex-string \"|11|\" --algo bm --from 9 --to 10", true},
+		{"-m string --string a --algo bm -m string --string \"Bit\" --algo bm", false},
+	};
+	uint8_t frame[14 + 60];
+	const char *payload = "\x13" "BitTorrent protocol";
+	struct fc_key k;
+
+	(void)state;
+	memset(frame, 0, sizeof(frame));
+	frame[12] = 0x08;
+	frame[14] = 0x45;
+	frame[14 + 3] = 28 + 20; /* total length */
+	frame[14 + 8] = 64;
+	frame[14 + 9] = 17;
+	memcpy(frame + 14 + 12, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+	frame[14 + 20 + 1] = 100;
+	frame[14 + 20 + 3] = 200;
+	frame[14 + 20 + 5] = 28;
+	memcpy(frame + 14 + 28, payload, 20);
+	assert_int_equal(fc_key_parse("udp 192.0.2.1:100 -> 198.51.100.1:200", &k, NULL), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct rule_ipt_opts o = {.family = FC_AF_INET4};
+		struct rule_error err;
+		struct rule_set *s;
+		struct rule_eval ev;
+		struct rule_pkt p;
+
+		snprintf(text, sizeof(text), HEAD "-A FORWARD %s -j DROP\nCOMMIT\n", cases[i].matches);
+		s = rule_set_parse_iptables_opts(text, "t", &o, &err);
+		if (s == NULL)
+			fail_msg("case %zu: %s '%s'", i, err.msg, err.token);
+		rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+		assert_int_equal(rule_pkt_parse(&p, frame, sizeof(frame), 14, 34), 0);
+		assert_int_equal(p.l3_cap, 48); /* the datagram, not the frame's padding */
+		assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+		if ((ev.verdict == RULE_VERDICT_DROP) != cases[i].drop)
+			fail_msg("case %zu '%s': %s", i, cases[i].matches,
+				ev.verdict == RULE_VERDICT_DROP ? "drop" : "accept");
+		assert_true(ev.deps & RULE_DEP_PAYLOAD);
+		rule_set_free(s);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_native_syntax),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_long_patterns),
+		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_eval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
