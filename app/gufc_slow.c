@@ -284,8 +284,8 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 		slow_step(app, lc, now, GUFC_STEP_BUDGET);
 	} else if (work == 0) {
 		/* (Calls of their own, not inlined: profiles tell the two steps apart.) */
-		slow_step(app, lc, now, app->idle_step_budget != 0 ? app->idle_step_budget :
-			GUFC_IDLE_STEP_BUDGET);
+		slow_step(app, lc, now,
+			app->idle_step_budget != 0 ? app->idle_step_budget : GUFC_IDLE_STEP_BUDGET);
 	}
 	gufc_offload_poll(app, now); /* heavy hitters to hardware, about every ms */
 	gufc_ctl_cls_request(app, tsc);
