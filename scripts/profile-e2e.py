@@ -29,6 +29,7 @@ native estimate, which counts it at the rate of a native run instead
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -235,6 +236,8 @@ def main():
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        # The run's DPDK runtime directory stays behind otherwise.
+        shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
     report(a, work)
     if not a.keep:
         for f in os.listdir(work):
