@@ -555,8 +555,14 @@ lcore_loop(void *arg)
 		ms.shell = app->cfg.interactive || app->cfg.script_file[0] != '\0';
 	while (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_DONE) {
 		int phase = __atomic_load_n(&app->phase, __ATOMIC_ACQUIRE);
-		uint64_t it0 = rte_rdtsc(), w0 = worker_cycles(lc);
+		uint64_t it0 = 0, w0 = 0;
 		unsigned int work;
+
+		/* The main role's cycles: an RX lcore without it reads no clock for them. */
+		if (lc->roles & GUFC_ROLE_MAIN) {
+			it0 = rte_rdtsc();
+			w0 = worker_cycles(lc);
+		}
 
 		/* Stopping: RX ends once what it holds or keeps waiting went on. */
 		if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done && phase != GUFC_PHASE_RUN &&

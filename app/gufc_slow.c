@@ -228,12 +228,28 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct gufc_lcore *rx,
 	return n;
 }
 
+/* One background step of @p budget table slots (aging, revalidation, modules). */
+static __rte_noinline void
+slow_step(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now, unsigned int budget)
+{
+	struct gufc_slow *s = app->slow;
+
+	rule_engine_step(app->eng, now, budget);
+	/* Router mode: neighbours' retries, probes, aging, announcements. */
+	if (app->cfg.set.mode == GUFC_MODE_ROUTER) {
+		s->step_lc = lc;
+		s->step_now = now;
+		mod_neigh_step(app->neigh, now, budget);
+		s->step_lc = NULL;
+	}
+}
+
 unsigned int
 gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 {
 	struct gufc_slow *s = app->slow;
 	uint64_t tsc = rte_get_tsc_cycles();
-	unsigned int work = 0, budget = 0;
+	unsigned int work = 0;
 
 	gufc_ctl_serve(app);
 	/* Lossless: decisions a full channel held back go first, and no new
@@ -265,20 +281,11 @@ gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now)
 	 */
 	if (tsc >= s->next_step_tsc) {
 		s->next_step_tsc = tsc + app->hz / 1000;
-		budget = GUFC_STEP_BUDGET;
+		slow_step(app, lc, now, GUFC_STEP_BUDGET);
 	} else if (work == 0) {
-		budget = app->idle_step_budget != 0 ? app->idle_step_budget :
-			GUFC_IDLE_STEP_BUDGET;
-	}
-	if (budget != 0) {
-		rule_engine_step(app->eng, now, budget);
-		/* Router mode: neighbours' retries, probes, aging, announcements. */
-		if (app->cfg.set.mode == GUFC_MODE_ROUTER) {
-			s->step_lc = lc;
-			s->step_now = now;
-			mod_neigh_step(app->neigh, now, budget);
-			s->step_lc = NULL;
-		}
+		/* (Calls of their own, not inlined: profiles tell the two steps apart.) */
+		slow_step(app, lc, now,
+			app->idle_step_budget != 0 ? app->idle_step_budget : GUFC_IDLE_STEP_BUDGET);
 	}
 	gufc_offload_poll(app, now); /* heavy hitters to hardware, about every ms */
 	gufc_ctl_cls_request(app, tsc);

@@ -10,7 +10,8 @@ net_null), the same two cores (MAIN, FWD), the same hugepage memory
 (--socket-mem/--socket-limit M, --in-memory) and the same pcap:
 
   gufc     RX lcore on FWD; main and rules lcores share MAIN (the rules
-           lcore runs the slow path and drains the TX channels)
+           lcore runs the slow path; the RX lcore transmits on a TX queue
+           of its own, net_null having enough)
   gufc1    gufc with every role in one loop on FWD
   ovs      ovs-vswitchd-dpdk, its PMD thread on FWD, the rest on MAIN
   testpmd  io forwarding on FWD: the I/O ceiling
@@ -541,7 +542,7 @@ class Bench:
     # --- gufc ---------------------------------------------------------
     def gufc_argv(self, scn, prefix, rx, tx, one_lcore, once, extra=()):
         """On two lcores the RX lcore polls on FWD and the main and rules
-        lcores share MAIN (the rules lcore also drains the TX channels); on
+        lcores share MAIN (the rules lcore runs the slow path); on
         one lcore every role runs in one loop on FWD."""
         cores = str(self.fwd_core) if one_lcore else "%d,%d" % (self.main_core, self.fwd_core)
         argv = [GUFC, "-l", cores] + self.eal(prefix) + ["--vdev=" + rx, "--vdev=" + tx, "--"]

@@ -160,7 +160,9 @@ struct chan_pcap;
  * read by producers on every burst; @c live is published last (release) on
  * create and cleared first on delete. @c cons_lock is held by whoever
  * consumes the ring in this process (drain, TX dequeue, flush, delete), so
- * there is only ever one consumer.
+ * there is only ever one consumer. It sits on a line of its own: a consumer
+ * polling on another lcore takes it on every pass, and on the producers'
+ * line each take would steal that line from every producer's next burst.
  */
 struct chan_slot {
 	struct rte_ring *ring;	/**< named: own ring, NULL when free; pool: always set */
@@ -175,7 +177,7 @@ struct chan_slot {
 	uint32_t next_free;	/**< per-flow, free: the next free pool index, or UINT32_MAX */
 	uint64_t flow_seq;	/**< allocations made from this one (names) */
 	struct chan_pcap *pcap; /**< PCAP: own sink (named) or the parent's (per-flow) */
-	rte_spinlock_t cons_lock;
+	alignas(RTE_CACHE_LINE_SIZE) rte_spinlock_t cons_lock;
 } __rte_cache_aligned;
 
 /**
@@ -230,6 +232,13 @@ struct chan_table {
 	struct chan_dir *dir;
 	const struct rte_memzone *mz;
 	uint32_t n_named;
+	/**
+	 * One past the highest live named slot: the consumers' passes
+	 * (chan_consume_all(), chan_drain_all()) look at slots below it only.
+	 * Written under ctl_lock (release, after the slot's @c live), read
+	 * with acquire.
+	 */
+	uint32_t named_end;
 	uint32_t n_flow;	/**< pool rings made so far (all chunks) */
 	uint32_t flow_max;	/**< the pool's cap */
 	uint32_t flow_chunk;	/**< rings per chunk */

@@ -244,11 +244,12 @@ unsigned int
 chan_drain_all(struct chan_table *t, unsigned int max_per_chan)
 {
 	unsigned int total = 0;
-	uint32_t id;
+	uint32_t id, end;
 
 	if (t == NULL)
 		return 0;
-	for (id = 0; id < t->n_named; id++) {
+	end = __atomic_load_n(&t->named_end, __ATOMIC_ACQUIRE);
+	for (id = 0; id < end; id++) {
 		if (chan_slot_live(&t->slots[id]))
 			total += chan_drain(t, id, max_per_chan);
 	}
@@ -326,11 +327,14 @@ unsigned int
 chan_consume_all(struct chan_table *t, unsigned int max_tx, unsigned int max_drain)
 {
 	unsigned int total = 0;
-	uint32_t id;
+	uint32_t id, end;
 
 	if (t == NULL)
 		return 0;
-	for (id = 0; id < t->n_named; id++) {
+	/* Live slots only: a pass runs between every two RX bursts where the
+	 * rules role shares the RX lcore, and most of the table is free. */
+	end = __atomic_load_n(&t->named_end, __ATOMIC_ACQUIRE);
+	for (id = 0; id < end; id++) {
 		const struct chan_slot *s = &t->slots[id];
 
 		if (!chan_slot_live(s))

@@ -276,6 +276,8 @@ chan_create_at(struct chan_table *t, uint16_t id, const struct chan_params *p)
 	s->flow_seq = 0;
 	s->pcap = pcap;
 	__atomic_store_n(&s->live, 1, __ATOMIC_RELEASE);
+	if ((uint32_t)id >= t->named_end)
+		__atomic_store_n(&t->named_end, (uint32_t)id + 1, __ATOMIC_RELEASE);
 	return id;
 
 fail_ring:
@@ -438,6 +440,17 @@ out:
 	return ret;
 }
 
+/* After a delete: the consumers' scan ends at the highest live slot again. */
+static void
+chan_named_end_update(struct chan_table *t)
+{
+	uint32_t end = t->named_end;
+
+	while (end > 0 && !chan_slot_live(&t->slots[end - 1]))
+		end--;
+	__atomic_store_n(&t->named_end, end, __ATOMIC_RELEASE);
+}
+
 int
 chan_delete(struct chan_table *t, uint32_t id)
 {
@@ -466,6 +479,7 @@ chan_delete(struct chan_table *t, uint32_t id)
 	s->pcap = NULL;
 	rte_ring_free(s->ring);
 	s->ring = NULL;
+	chan_named_end_update(t);
 out:
 	rte_spinlock_unlock(&t->ctl_lock);
 	return ret;

@@ -788,6 +788,57 @@ test_tx_poll(void **state)
 	assert_int_equal(tot.tx_full, 5);
 }
 
+/*
+ * The consumers' passes look at named slots up to the highest live one:
+ * that bound follows creates (into freed slots below it and new ones above)
+ * and deletes (of the highest and of one below), and nothing live is missed.
+ */
+static void
+test_consume_live_slots(void **state)
+{
+	struct rte_mbuf *m[8];
+	int c[6], low, high;
+
+	(void)state;
+	tbl = make_table(16, 0, 0);
+	for (unsigned int i = 1; i <= 5; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "d%u", i);
+		c[i] = make_chan(name, CHAN_CONS_DISCARD, 64);
+		assert_int_equal(c[i], (int)i);
+	}
+	/* The highest goes, then one below: its packets still drain once. */
+	assert_int_equal(chan_delete(tbl, (uint32_t)c[5]), 0);
+	pkts_make(m, 2, 64, 10);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)c[4], 0, m, 2), 2);
+	assert_int_equal(chan_consume_all(tbl, 32, 64), 2);
+	assert_int_equal(chan_delete(tbl, (uint32_t)c[3]), 0);
+	assert_int_equal(chan_delete(tbl, (uint32_t)c[4]), 0);
+	/* Into the freed slot 3, then 4, then above the old end. */
+	low = make_chan("low", CHAN_CONS_DISCARD, 64);
+	assert_int_equal(low, 3);
+	assert_int_equal(make_chan("mid", CHAN_CONS_DISCARD, 64), 4);
+	assert_int_equal(make_chan("top", CHAN_CONS_DISCARD, 64), 5);
+	high = make_chan("high", CHAN_CONS_DISCARD, 64);
+	assert_int_equal(high, 6);
+	pkts_make(m, 3, 64, 20);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)low, 0, m, 3), 3);
+	pkts_make(m, 4, 64, 30);
+	assert_int_equal(chan_enqueue_burst(tbl, (uint16_t)high, 1, m, 4), 4);
+	assert_int_equal(chan_consume_all(tbl, 32, 64), 7);
+	assert_int_equal(chan_drain_all(tbl, 64), 0);
+	assert_int_equal(pool_in_use(), 0);
+	assert_int_equal(stats_of((uint16_t)high).consumed, 4);
+	/* Everything above the default deleted: the default still drains. */
+	for (int id = 1; id <= high; id++)
+		assert_int_equal(chan_delete(tbl, (uint32_t)id), 0);
+	pkts_make(m, 1, 64, 40);
+	assert_int_equal(chan_enqueue_burst(tbl, CHAN_ID_DEFAULT, 0, m, 1), 1);
+	assert_int_equal(chan_drain_all(tbl, 64), 1);
+	assert_int_equal(pool_in_use(), 0);
+}
+
 /* Direct TX: a producer with a TX queue of its own is the TX channel's consumer. */
 static void
 test_tx_direct(void **state)
@@ -1787,6 +1838,7 @@ main(void)
 		cmocka_unit_test_teardown(test_enqueue_hold, teardown),
 		cmocka_unit_test_teardown(test_discard_drain, teardown),
 		cmocka_unit_test_teardown(test_tx_channel, teardown),
+		cmocka_unit_test_teardown(test_consume_live_slots, teardown),
 #ifdef GUFC_HAVE_NET_RING
 		cmocka_unit_test_teardown(test_tx_poll, teardown),
 		cmocka_unit_test_teardown(test_tx_direct, teardown),
