@@ -973,6 +973,134 @@ test_pending_one_upcall(void **state)
 	check_accounting();
 }
 
+/* The pending filter's word on the connection of packet @p m (freed). */
+static bool
+maybe_pending(struct rte_mbuf *m)
+{
+	struct fc_key k = key_of(m);
+
+	rte_pktmbuf_free(m);
+	return dp_pending_maybe(W.rx.pend, &k);
+}
+
+/* The filter bucket of the connection of packet @p m (freed). */
+static uint32_t
+hint_of(struct rte_mbuf *m)
+{
+	struct fc_key k = key_of(m);
+
+	rte_pktmbuf_free(m);
+	return dp_pending_hint(W.rx.pend, &k);
+}
+
+/*
+ * The pending filter: a hit checks its connection's upcalls in flight only
+ * when its filter bit is set. The bit is set, for either direction, while
+ * the connection has a slot, and clear again once the last one is gone;
+ * another connection's hit sees it clear (so it skips the check) and takes
+ * the fast path at once. A connection that shares the pending one's bucket
+ * (its bit set: the exact check runs) finds no slot and does not wait
+ * either, while the pending connection's hit waits and keeps its order.
+ */
+static void
+test_pending_filter(void **state)
+{
+	struct rte_mbuf *o[8];
+	uint32_t h;
+	uint16_t cport = 0;
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	/* B (10.0.0.2) cached, nothing pending. */
+	rx1(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 0));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_false(maybe_pending(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 99)));
+	/* A (10.0.0.1) misses: pending, its bit set in both directions. */
+	rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 1));
+	assert_int_equal(W.rx.pend->n, 1);
+	h = hint_of(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 99));
+	assert_int_equal(hint_of(udp4("10.9.0.1", 53, "10.0.0.1", 1000, 99)), h);
+	assert_true(maybe_pending(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 99)));
+	assert_true(maybe_pending(udp4("10.9.0.1", 53, "10.0.0.1", 1000, 99)));
+	assert_int_equal(W.rx.pend->hint_count[h], 1);
+	/* B's bit is clear: its hit skips the check and goes at once. */
+	assert_false(maybe_pending(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 99)));
+	assert_int_equal(rx1(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 2)), 1);
+	/* C: another connection in A's bucket (searched by source port). */
+	for (uint16_t p = 2000; p < 12000 && cport == 0; p++)
+		if (hint_of(udp4("10.0.0.3", p, "10.9.0.1", 53, 99)) == h)
+			cport = p;
+	assert_int_not_equal(cport, 0);
+	rx1(udp4("10.0.0.3", cport, "10.9.0.1", 53, 3));
+	assert_int_equal(slow(), 2); /* A's upcall and C's */
+	/* A's completion first: the bucket still counts C's slot. */
+	assert_int_equal(W.rx.pend->n, 2);
+	assert_int_equal(W.rx.pend->hint_count[h], 2);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 2);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->hint_count[h], 0);
+	assert_false(maybe_pending(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 99)));
+	/* A pending again (its reply misses); C's hit has its bit set, finds
+	 * no slot, and goes at once; A's hit waits behind the reply. */
+	assert_int_equal(rx1(udp4("10.9.0.1", 53, "10.0.0.1", 1000, 4)), 0);
+	assert_true(maybe_pending(udp4("10.0.0.3", cport, "10.9.0.1", 53, 99)));
+	assert_int_equal(rx1(udp4("10.0.0.3", cport, "10.9.0.1", 53, 5)), 1);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 6)), 0);
+	assert_int_equal(W.rx.st.waiting, 1);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->hint_count[h], 0);
+	for (unsigned int i = 0; i <= W.rx.pend->mask / 64; i++)
+		assert_int_equal(W.rx.pend->hint_bits[i], 0);
+	/* Delivered: B 0, B 2, then the slow path's A 1, C 3, then C 5, A 4, A 6. */
+	assert_int_equal(take(W.out, o, 8), 7);
+	{
+		static const uint32_t want[] = { 0, 2, 1, 3, 5, 4, 6 };
+
+		for (unsigned int i = 0; i < 7; i++)
+			assert_int_equal(tag_of(o[i]), want[i]);
+	}
+	rte_pktmbuf_free_bulk(o, 7);
+	check_accounting();
+}
+
+/* IPv6: both directions share a bucket; the bit goes with the last slot. */
+static void
+test_pending_filter6(void **state)
+{
+	struct rte_mbuf *o[4];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	rx1(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 0));
+	assert_true(maybe_pending(pkt6(IPPROTO_UDP, "2001:db8:9::1", 53, "2001:db8::1", 1000, 0, 99)));
+	assert_int_equal(hint_of(pkt6(IPPROTO_UDP, "2001:db8:9::1", 53, "2001:db8::1", 1000, 0, 99)),
+		hint_of(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 99)));
+	assert_int_equal(rx1(pkt6(IPPROTO_UDP, "2001:db8:9::1", 53, "2001:db8::1", 1000, 0, 1)), 0);
+	assert_int_equal(W.rx.st.waiting, 1);
+	assert_int_equal(slow(), 1);
+	/* The reply, run again, misses in turn: its own upcall keeps it pending. */
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.pend->n, 1);
+	assert_true(maybe_pending(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 99)));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_false(maybe_pending(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 99)));
+	assert_int_equal(take(W.out, o, 4), 2);
+	assert_int_equal(tag_of(o[0]), 0);
+	assert_int_equal(tag_of(o[1]), 1);
+	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
 /* Take and free what the default channel holds. */
 static unsigned int
 drain_out(void)
@@ -1169,6 +1297,8 @@ main(void)
 		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
 		cmocka_unit_test_teardown(test_pending_behind, teardown),
 		cmocka_unit_test_teardown(test_pending_stress, teardown),
+		cmocka_unit_test_teardown(test_pending_filter, teardown),
+		cmocka_unit_test_teardown(test_pending_filter6, teardown),
 		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
 #ifdef GUFC_HAVE_NET_RING
 		cmocka_unit_test_teardown(test_direct_tx, teardown),
