@@ -33,6 +33,7 @@
 #include <cmocka.h>
 
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -1101,6 +1102,76 @@ test_pending_filter6(void **state)
 	check_accounting();
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The connection hash and the filter's bucket: both directions of a
+ * connection agree (either family), never 0; 20,000 random connections
+ * of each family (and the same ends under another protocol) give 40,000
+ * distinct hashes.
+ */
+static void
+test_conn_hash(void **state)
+{
+	enum { N = 20000 };
+	static uint64_t h[2 * N];
+	struct dp_pending *p = dp_pending_init(rte_zmalloc(NULL, dp_pending_memsize(128, 8), 64),
+		128, 8);
+	uint64_t seed = 88172645463325252ull;
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned int fam = 0; fam < 2; fam++) {
+		for (unsigned int i = 0; i < N; i++) {
+			struct fc_key k, r;
+
+			memset(&k, 0, sizeof(k));
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			if (fam == 0) {
+				k.family = FC_AF_INET4;
+				k.v4.src = (uint32_t)seed;
+				k.v4.dst = (uint32_t)(seed >> 32);
+				k.v4.sport = (uint16_t)(seed >> 7);
+				k.v4.dport = (uint16_t)(seed >> 23);
+				k.v4.proto = i % 2 ? 6 : 17;
+				r = k;
+				r.v4.src = k.v4.dst, r.v4.dst = k.v4.src;
+				r.v4.sport = k.v4.dport, r.v4.dport = k.v4.sport;
+				r.v4.in_port = 3;
+			} else {
+				k.family = FC_AF_INET6;
+				memcpy(k.v6.src + 8, &seed, 8);
+				k.v6.src[0] = 0x20;
+				k.v6.dst[0] = 0x20;
+				k.v6.dst[15] = (uint8_t)i;
+				k.v6.dst[14] = (uint8_t)(i >> 8);
+				k.v6.sport = (uint16_t)(seed >> 9);
+				k.v6.dport = 443;
+				k.v6.proto = 6;
+				r = k;
+				memcpy(r.v6.src, k.v6.dst, 16);
+				memcpy(r.v6.dst, k.v6.src, 16);
+				r.v6.sport = k.v6.dport, r.v6.dport = k.v6.sport;
+			}
+			h[fam * N + i] = dp_conn_hash(&k);
+			assert_int_not_equal(h[fam * N + i], 0);
+			assert_true(h[fam * N + i] == dp_conn_hash(&r));
+			assert_int_equal(dp_pending_hint(p, &k), dp_pending_hint(p, &r));
+			assert_true(dp_pending_hint(p, &k) <= p->mask);
+		}
+	}
+	qsort(h, 2 * N, sizeof(h[0]), cmp_u64);
+	for (unsigned int i = 1; i < 2 * N; i++)
+		assert_true(h[i] != h[i - 1]);
+	rte_free(p);
+}
+
 /* Take and free what the default channel holds. */
 static unsigned int
 drain_out(void)
@@ -1297,6 +1368,7 @@ main(void)
 		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
 		cmocka_unit_test_teardown(test_pending_behind, teardown),
 		cmocka_unit_test_teardown(test_pending_stress, teardown),
+		cmocka_unit_test(test_conn_hash),
 		cmocka_unit_test_teardown(test_pending_filter, teardown),
 		cmocka_unit_test_teardown(test_pending_filter6, teardown),
 		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
