@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--json) json=$2; shift 2 ;;
-	-h|--help) sed -n '3,25p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,40p' "$0"; exit 0 ;;
 	*) echo "bench-e2e.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
