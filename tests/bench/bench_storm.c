@@ -43,28 +43,28 @@
 #include "bench.h"
 
 #define STORM_EST_FLOWS 1000
-#define STORM_CAPACITY 4096   /* IPv4 entries: the established flows and the churn */
+#define STORM_CAPACITY	4096 /* IPv4 entries: the established flows and the churn */
 #define STORM_GEN_BURST 64
-#define STORM_MBUFS 16383     /* the app's default pool (--set mbufs) */
+#define STORM_MBUFS	16383 /* the app's default pool (--set mbufs) */
 
 /* The generator and the RX lcore's loop (written by the main lcore between launches). */
 struct storm_run {
 	struct gufc_app *app;
-	struct gufc_lcore *lc;   /* the RX lcore */
-	struct rte_ring *ring;   /* its port's RX ring */
+	struct gufc_lcore *lc;	  /* the RX lcore */
+	struct rte_ring *ring;	  /* its port's RX ring */
 	struct rte_mempool *pool; /* the generator's mbufs, sized as the app's pool */
 	uint8_t (*est)[BENCH_FRAME_MAX];
 	uint32_t est_len[STORM_EST_FLOWS];
 	uint32_t est_next;
-	uint32_t new_next;       /* new flows made so far (their keys' counter) */
+	uint32_t new_next; /* new flows made so far (their keys' counter) */
 	/* packets per TSC cycle; < 0: as many as the ring takes; 0: none */
 	double est_rate, new_rate;
 	uint64_t t0;
 	uint64_t est_due, new_due; /* generated or missed */
-	uint64_t missed;           /* due, but the ring was full */
-	uint64_t nombuf;           /* due, but the pool was empty */
-	uint64_t busy;             /* cycles of RX polls that did work */
-	uint64_t cpu_ns;           /* the RX thread's CPU time, updated as it runs */
+	uint64_t missed;	   /* due, but the ring was full */
+	uint64_t nombuf;	   /* due, but the pool was empty */
+	uint64_t busy;		   /* cycles of RX polls that did work */
+	uint64_t cpu_ns;	   /* the RX thread's CPU time, updated as it runs */
 	volatile int stop;
 };
 
@@ -109,8 +109,8 @@ storm_gen(struct storm_run *s)
 	while (k < STORM_GEN_BURST && (s->est_due < de || s->new_due < dn)) {
 		/* The one further behind its schedule goes first. */
 		bool nw = s->new_due < dn &&
-			(s->est_due >= de || (double)s->new_due * (double)de <=
-					     (double)s->est_due * (double)dn);
+			  (s->est_due >= de || (double)s->new_due * (double)de <=
+						       (double)s->est_due * (double)dn);
 
 		kind[k++] = nw;
 		if (nw)
@@ -181,8 +181,8 @@ storm_rx_main(void *arg)
 		if (gufc_rx_poll(s->lc, storm_now_ms(s->app)) != 0)
 			__atomic_store_n(&s->busy, s->busy + rte_rdtsc() - t, __ATOMIC_RELAXED);
 		if ((++loops & 255) == 0)
-			__atomic_store_n(&s->cpu_ns, base + storm_thread_ns() - cpu0,
-				__ATOMIC_RELAXED);
+			__atomic_store_n(
+				&s->cpu_ns, base + storm_thread_ns() - cpu0, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -273,8 +273,8 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		gufc_slow_poll(app, rules_lc, storm_now_ms(app));
 		gufc_consume(app, rules_lc);
 	} while (rte_ring_count(s->lc->upcall) != 0 || rte_ring_count(s->ring) != 0 ||
-		rte_ring_count(s->lc->done) != 0 || s->lc->pend->n != 0 ||
-		dp_held(&s->lc->rx_dp) != 0);
+		 rte_ring_count(s->lc->done) != 0 || s->lc->pend->n != 0 ||
+		 dp_held(&s->lc->rx_dp) != 0);
 	{
 		double t = (double)(b.tsc - a.tsc) / hz;
 
@@ -299,8 +299,8 @@ storm_rx_lcore(struct bench_env *env, unsigned int worker)
 	uint32_t inflight = 4096 * 2 + 5 * GUFC_BURST_MAX;
 	uint32_t wait_cap = 2048;
 	struct gufc_lcore *lc = rte_zmalloc("storm_rx", sizeof(*lc), RTE_CACHE_LINE_SIZE);
-	void *mem = rte_zmalloc("storm_pending", dp_pending_memsize(inflight, wait_cap),
-		RTE_CACHE_LINE_SIZE);
+	void *mem = rte_zmalloc(
+		"storm_pending", dp_pending_memsize(inflight, wait_cap), RTE_CACHE_LINE_SIZE);
 
 	if (lc == NULL || mem == NULL)
 		goto fail;
@@ -407,7 +407,7 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 		/* What the figure assumes: the RX lcore had its core in the paced
 		 * phases, and took the established flows alone without a loss. */
 		o->valid = o->before.rx_cpu >= 0.9 && o->during.rx_cpu >= 0.9 &&
-			o->before.missed + o->before.nombuf < 0.01 * o->est_pps;
+			   o->before.missed + o->before.nombuf < 0.01 * o->est_pps;
 		o->measured = true;
 	}
 out:
@@ -437,20 +437,26 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 
 	if (!o->measured)
 		return;
-	fprintf(f, "storm (paced; RX lcore and rules lcore on two lcores; %.1f s a phase), "
-		   "per second:\n", o->secs);
+	fprintf(f,
+		"storm (paced; RX lcore and rules lcore on two lcores; %.1f s a phase), "
+		"per second:\n",
+		o->secs);
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
-		fprintf(f, "  %-40s hits %9.0f  created %8.0f  missed %8.0f  nombuf %7.0f  "
-			   "upcall_full %8.0f  channel_full %8.0f  RX busy %.2f  CPU: RX %.2f, "
-			   "rules %.2f\n",
+		fprintf(f,
+			"  %-40s hits %9.0f  created %8.0f  missed %8.0f  nombuf %7.0f  "
+			"upcall_full %8.0f  channel_full %8.0f  RX busy %.2f  CPU: RX %.2f, "
+			"rules %.2f\n",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu);
-	fprintf(f, "  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
-		   "(2 x setup)\n", o->est_pps, o->load, o->new_pps);
+	fprintf(f,
+		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
+		"(2 x setup)\n",
+		o->est_pps, o->load, o->new_pps);
 	fprintf(f, "  storm_hit_fraction_paced %.3f (target >= 0.9)%s\n", o->fraction,
-		o->valid ? "" : "  NOT VALID: the RX lcore did not have its core, or did not "
-				"take the established flows alone at the paced rate (see CPU, missed)");
+		o->valid ? ""
+			 : "  NOT VALID: the RX lcore did not have its core, or did not "
+			   "take the established flows alone at the paced rate (see CPU, missed)");
 }
 
 int
@@ -463,13 +469,15 @@ bench_storm_json(const struct bench_results *res, const char *path)
 
 	if (f == NULL)
 		return -errno;
-	fprintf(f, "{\"storm_hit_fraction_paced\": %.4f, \"valid\": %s, \"secs\": %.2f, "
-		   "\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f",
+	fprintf(f,
+		"{\"storm_hit_fraction_paced\": %.4f, \"valid\": %s, \"secs\": %.2f, "
+		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f",
 		o->fraction, o->valid ? "true" : "false", o->secs, o->load, o->est_pps, o->new_pps);
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
-		fprintf(f, ", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "
-			   "\"nombuf\": %.0f, \"upcall_full\": %.0f, \"channel_full\": %.0f, "
-			   "\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f}",
+		fprintf(f,
+			", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "
+			"\"nombuf\": %.0f, \"upcall_full\": %.0f, \"channel_full\": %.0f, "
+			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f}",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu);
