@@ -1187,6 +1187,27 @@ drain_out(void)
 }
 
 /*
+ * The pending filter agrees with the slots: each used slot's bucket has its
+ * bit set, the counts add up to the slots in use, and a bucket's bit is set
+ * exactly when its count is not 0.
+ */
+static void
+check_filter(const struct dp_pending *p)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i <= p->mask; i++) {
+		bool bit = (p->hint_bits[i >> 6] >> (i & 63)) & 1;
+
+		sum += p->hint_count[i];
+		assert_int_equal(bit, p->hint_count[i] != 0);
+		if (p->slot[i].conn != 0)
+			assert_true((p->hint_bits[p->slot[i].hint >> 6] >> (p->slot[i].hint & 63)) & 1);
+	}
+	assert_int_equal(sum, p->n);
+}
+
+/*
  * Stress: random bursts of 24 connections (both directions, TCP with
  * conntrack's interest, UDP) through a tiny upcall ring (drops) and a tiny
  * wait pool (fallbacks, pending_full), the slow path and the completions
@@ -1238,6 +1259,7 @@ test_pending_stress(void **state)
 		if ((seed >> 20) % 4 == 0)
 			drain_out();
 		check_accounting();
+		check_filter(W.rx.pend);
 	}
 	for (unsigned int i = 0; i < 1000 && (W.rx.pend->n != 0 || rte_ring_count(W.up) != 0); i++) {
 		slow();
@@ -1249,6 +1271,11 @@ test_pending_stress(void **state)
 	assert_int_equal(W.rx.pend->wait_free, W.rx.pend->wait_cap);
 	assert_int_equal(W.rx.pend->n, 0);
 	assert_int_equal(W.rx.pend->ready_n, 0);
+	/* The filter's counts and bits went with the slots, moved or freed. */
+	for (unsigned int i = 0; i <= W.rx.pend->mask; i++)
+		assert_int_equal(W.rx.pend->hint_count[i], 0);
+	for (unsigned int i = 0; i <= W.rx.pend->mask / 64; i++)
+		assert_int_equal(W.rx.pend->hint_bits[i], 0);
 	assert_true(W.rx.st.waited > 0);
 	assert_true(W.rx.st.drops[DP_DROP_UPCALL_FULL] > 0);
 	drain_out();
