@@ -87,7 +87,7 @@ dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[8])
 	off[3] = off[2] + DP_READY_CAP(wait_cap) * sizeof(uint64_t);
 	off[4] = off[3] + (size_t)wait_cap * sizeof(uint32_t);
 	off[5] = RTE_ALIGN(off[4] + (size_t)wait_cap * sizeof(uint16_t), 64);
-	off[6] = off[5] + (size_t)slots / 8;
+	off[6] = off[5] + RTE_ALIGN_CEIL((size_t)slots / 8, 64); /* whole words, aligned counts */
 	off[7] = off[6] + (size_t)slots * sizeof(uint32_t);
 	return slots;
 }

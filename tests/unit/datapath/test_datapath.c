@@ -974,6 +974,27 @@ test_pending_one_upcall(void **state)
 	check_accounting();
 }
 
+/*
+ * The pending filter agrees with the slots: each used slot's bucket has its
+ * bit set, the counts add up to the slots in use, and a bucket's bit is set
+ * exactly when its count is not 0.
+ */
+static void
+check_filter(const struct dp_pending *p)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i <= p->mask; i++) {
+		bool bit = (p->hint_bits[i >> 6] >> (i & 63)) & 1;
+
+		sum += p->hint_count[i];
+		assert_int_equal(bit, p->hint_count[i] != 0);
+		if (p->slot[i].conn != 0)
+			assert_true((p->hint_bits[p->slot[i].hint >> 6] >> (p->slot[i].hint & 63)) & 1);
+	}
+	assert_int_equal(sum, p->n);
+}
+
 /* The pending filter's word on the connection of packet @p m (freed). */
 static bool
 maybe_pending(struct rte_mbuf *m)
@@ -1067,6 +1088,45 @@ test_pending_filter(void **state)
 			assert_int_equal(tag_of(o[i]), want[i]);
 	}
 	rte_pktmbuf_free_bulk(o, 7);
+	check_accounting();
+}
+
+/* The smallest table (16 slots: its bitmap is still a whole word) filters as well. */
+static void
+test_pending_filter_tiny(void **state)
+{
+	struct rte_mbuf *m[6], *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	rte_free(W.rx.pend);
+	W.rx.pend = dp_pending_init(rte_zmalloc(NULL, dp_pending_memsize(0, 0), 64), 0, 0);
+	assert_non_null(W.rx.pend);
+	assert_int_equal(W.rx.pend->mask, 15);
+	load("accept\n");
+	for (unsigned int i = 0; i < 6; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.0.%u", i + 1);
+		m[i] = udp4(a, 1000, "10.9.0.1", 53, i);
+	}
+	assert_int_equal(rx(m, 6), 0);
+	assert_int_equal(W.rx.pend->n, 6);
+	for (unsigned int i = 0; i < 6; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.0.%u", i + 1);
+		assert_true(maybe_pending(udp4("10.9.0.1", 53, a, 1000, 99)));
+	}
+	check_filter(W.rx.pend);
+	assert_int_equal(slow(), 6);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 6);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->hint_bits[0], 0);
+	check_filter(W.rx.pend);
+	assert_int_equal(take(W.out, o, 8), 6);
+	rte_pktmbuf_free_bulk(o, 6);
 	check_accounting();
 }
 
@@ -1184,27 +1244,6 @@ drain_out(void)
 		total += n;
 	}
 	return total;
-}
-
-/*
- * The pending filter agrees with the slots: each used slot's bucket has its
- * bit set, the counts add up to the slots in use, and a bucket's bit is set
- * exactly when its count is not 0.
- */
-static void
-check_filter(const struct dp_pending *p)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i <= p->mask; i++) {
-		bool bit = (p->hint_bits[i >> 6] >> (i & 63)) & 1;
-
-		sum += p->hint_count[i];
-		assert_int_equal(bit, p->hint_count[i] != 0);
-		if (p->slot[i].conn != 0)
-			assert_true((p->hint_bits[p->slot[i].hint >> 6] >> (p->slot[i].hint & 63)) & 1);
-	}
-	assert_int_equal(sum, p->n);
 }
 
 /*
@@ -1398,6 +1437,7 @@ main(void)
 		cmocka_unit_test(test_conn_hash),
 		cmocka_unit_test_teardown(test_pending_filter, teardown),
 		cmocka_unit_test_teardown(test_pending_filter6, teardown),
+		cmocka_unit_test_teardown(test_pending_filter_tiny, teardown),
 		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
 #ifdef GUFC_HAVE_NET_RING
 		cmocka_unit_test_teardown(test_direct_tx, teardown),
