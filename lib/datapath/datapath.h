@@ -87,7 +87,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
@@ -297,8 +299,11 @@ dp_meta(struct rte_mbuf *m)
  * queue pool is full) goes up behind the upcall instead when nothing of its
  * connection waits yet (the FIFO ring keeps the order), else it is dropped
  * as pending_full; a lossless context pulls no burst while the pool has no
- * room for one (dp_wait_room()). A connection without upcalls in flight
- * costs its packets one load (the table's count of connections).
+ * room for one (dp_wait_room()). While no connection has upcalls in
+ * flight, a packet pays one load (the table's count of connections);
+ * while some have, one cheap hash of its addresses and ports and one bit
+ * (dp_pending_maybe()) before it pays the connection hash and the table
+ * probe, which only a packet whose bit is set does.
  */
 
 /** "No wait-queue entry". */
@@ -322,6 +327,7 @@ struct dp_pending {
 	uint32_t ready_n;
 	uint32_t ready_cap;
 	bool reinject;	     /**< dp_done_poll() is running a connection's packets */
+	uint32_t hint_shift; /**< 64 - log2(hint buckets): dp_pending_hint() */
 	uint64_t full;	     /**< upcalls not counted: no free slot (never expected) */
 	struct dp_pending_slot {
 		uint64_t conn;	/**< dp_conn_hash(), 0: free */
@@ -329,12 +335,72 @@ struct dp_pending {
 		uint32_t nwait; /**< packets waiting */
 		uint32_t head;	/**< first waiting (a pool index), DP_WAIT_NONE */
 		uint32_t tail;	/**< last waiting */
+		uint32_t hint;	/**< its dp_pending_hint() bucket */
 	} *slot;
+	/**
+	 * The "maybe pending" filter: one bit per hint bucket, set while some
+	 * slot of that bucket is in use, and the slots per bucket (a bucket's
+	 * bit is clear only when no connection of it has a slot).
+	 */
+	uint64_t *hint_bits;
+	uint32_t *hint_count;
 	struct rte_mbuf **wm; /**< pool: the waiting packets */
 	uint32_t *wnext;      /**< pool: next in the list */
 	uint16_t *wport;      /**< pool: input port */
 	uint64_t *ready;      /**< connections whose packets may go again */
 };
+
+/**
+ * The filter bucket of a parsed key: a cheap hash of protocol and the two
+ * (address, port) ends in either order (both directions of a connection
+ * share it, as they share dp_conn_hash()), a few instructions where
+ * dp_conn_hash() costs some fifty.
+ * @param p  the table
+ * @param k  a parsed key
+ * @return the bucket, below 2^(64 - p->hint_shift).
+ * Context: any.
+ */
+static inline uint32_t
+dp_pending_hint(const struct dp_pending *p, const struct fc_key *k)
+{
+	uint64_t a, b, lo, hi;
+
+	if (likely(k->family == FC_AF_INET4)) {
+		a = (uint64_t)k->v4.src << 16 | k->v4.sport;
+		b = (uint64_t)k->v4.dst << 16 | k->v4.dport;
+		hi = (uint64_t)k->v4.proto << 56;
+	} else {
+		uint64_t w[4];
+
+		memcpy(w, k->v6.src, 16);
+		memcpy(w + 2, k->v6.dst, 16);
+		a = (w[0] * UINT64_C(0x9e3779b97f4a7c15) ^ w[1]) + k->v6.sport;
+		b = (w[2] * UINT64_C(0x9e3779b97f4a7c15) ^ w[3]) + k->v6.dport;
+		hi = (uint64_t)k->v6.proto << 56;
+	}
+	lo = a < b ? a : b;
+	hi ^= a < b ? b : a;
+	return (uint32_t)(((lo * UINT64_C(0xff51afd7ed558ccd)) ^ hi) *
+		UINT64_C(0xc4ceb9fe1a85ec53) >> p->hint_shift);
+}
+
+/**
+ * May the connection of a parsed key have upcalls in flight or packets
+ * waiting? false is certain (no slot of its connection exists); true
+ * needs dp_conn_hash() and the table to tell (another connection may
+ * share the bucket).
+ * @param p  the table
+ * @param k  a parsed key
+ * @return false when its connection is surely not pending.
+ * Context: the context's thread.
+ */
+static inline bool
+dp_pending_maybe(const struct dp_pending *p, const struct fc_key *k)
+{
+	uint32_t h = dp_pending_hint(p, k);
+
+	return (p->hint_bits[h >> 6] >> (h & 63)) & 1;
+}
 
 /**
  * Bytes a struct dp_pending needs.

@@ -34,50 +34,50 @@ dp_mix64(uint64_t h)
 	return h;
 }
 
-/* One end of a connection: its address words and port. */
+/*
+ * The connection hash: the two (address, port) ends as two words, sorted
+ * (either direction gives the same pair), each folded in by a 64-bit
+ * finalizer (a bijection: two pairs collide only by chance). An IPv4 end
+ * is one word as it is (address and port: 48 bits), so IPv4 costs two
+ * rounds; an IPv6 end is folded from its address words and port first.
+ */
 static inline uint64_t
-dp_end_hash(const uint8_t *addr, unsigned int len, uint16_t port)
+dp_end6(const uint8_t *addr, uint16_t port)
 {
-	uint64_t h = port;
+	uint64_t w[2];
 
-	for (unsigned int i = 0; i < len; i += 8) {
-		uint64_t w = 0;
-
-		memcpy(&w, addr + i, len - i < 8 ? len - i : 8);
-		h = dp_mix64(h ^ w) + i;
-	}
-	return dp_mix64(h);
+	memcpy(w, addr, 16);
+	return dp_mix64(w[0] ^ dp_mix64(w[1] ^ port));
 }
 
 uint64_t
 dp_conn_hash(const struct fc_key *k)
 {
-	uint64_t a, b, h;
-	uint8_t proto;
+	uint64_t a, b, lo, hi, tag;
 
 	if (k->family == FC_AF_INET4) {
-		a = dp_end_hash((const uint8_t *)&k->v4.src, 4, k->v4.sport);
-		b = dp_end_hash((const uint8_t *)&k->v4.dst, 4, k->v4.dport);
-		proto = k->v4.proto;
+		a = (uint64_t)k->v4.src << 16 | k->v4.sport;
+		b = (uint64_t)k->v4.dst << 16 | k->v4.dport;
+		tag = (uint64_t)k->v4.proto << 48;
 	} else {
-		a = dp_end_hash(k->v6.src, 16, k->v6.sport);
-		b = dp_end_hash(k->v6.dst, 16, k->v6.dport);
-		proto = k->v6.proto;
+		a = dp_end6(k->v6.src, k->v6.sport);
+		b = dp_end6(k->v6.dst, k->v6.dport);
+		tag = (uint64_t)k->v6.proto;
 	}
-	/* Either order: the ends sorted. */
-	if (a > b) {
-		uint64_t t = a;
-
-		a = b;
-		b = t;
-	}
-	h = dp_mix64(a ^ dp_mix64(b + ((uint64_t)proto << 8 | k->family)));
-	return h | 1;
+	tag |= (uint64_t)k->family << 56;
+	lo = a < b ? a : b;
+	hi = a < b ? b : a;
+	return dp_mix64(lo ^ dp_mix64(hi ^ tag)) | 1;
 }
 
-/* Where the parts of a struct dp_pending go: slots, wm, ready, wnext, wport, end. */
+/*
+ * Where the parts of a struct dp_pending go: slots, wm, ready, wnext,
+ * wport, hint_bits, hint_count, end. The filter has a bucket per slot, so
+ * that a bit is set for at most half of them (the table is half full at
+ * most) and, with few connections pending, for a small share.
+ */
 static uint64_t
-dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[6])
+dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[8])
 {
 	uint64_t slots = rte_align64pow2((uint64_t)max_inflight * 2 + (uint64_t)wait_cap * 2 + 16);
 
@@ -86,17 +86,19 @@ dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[6])
 	off[2] = off[1] + (size_t)wait_cap * sizeof(struct rte_mbuf *);
 	off[3] = off[2] + DP_READY_CAP(wait_cap) * sizeof(uint64_t);
 	off[4] = off[3] + (size_t)wait_cap * sizeof(uint32_t);
-	off[5] = off[4] + (size_t)wait_cap * sizeof(uint16_t);
+	off[5] = RTE_ALIGN(off[4] + (size_t)wait_cap * sizeof(uint16_t), 64);
+	off[6] = off[5] + RTE_ALIGN_CEIL((size_t)slots / 8, 64); /* whole words, aligned counts */
+	off[7] = off[6] + (size_t)slots * sizeof(uint32_t);
 	return slots;
 }
 
 size_t
 dp_pending_memsize(uint32_t max_inflight, uint32_t wait_cap)
 {
-	size_t off[6];
+	size_t off[8];
 
 	dp_pending_layout(max_inflight, wait_cap, off);
-	return off[5];
+	return off[7];
 }
 
 struct dp_pending *
@@ -104,16 +106,19 @@ dp_pending_init(void *mem, uint32_t max_inflight, uint32_t wait_cap)
 {
 	struct dp_pending *p = mem;
 	uint8_t *base = mem;
-	size_t off[6];
+	size_t off[8];
 	uint64_t slots = dp_pending_layout(max_inflight, wait_cap, off);
 
-	memset(p, 0, off[5]);
+	memset(p, 0, off[7]);
 	p->mask = (uint32_t)(slots - 1);
 	p->slot = (struct dp_pending_slot *)(base + off[0]);
 	p->wm = (struct rte_mbuf **)(base + off[1]);
 	p->ready = (uint64_t *)(base + off[2]);
 	p->wnext = (uint32_t *)(base + off[3]);
 	p->wport = (uint16_t *)(base + off[4]);
+	p->hint_bits = (uint64_t *)(base + off[5]);
+	p->hint_count = (uint32_t *)(base + off[6]);
+	p->hint_shift = 64 - (uint32_t)rte_log2_u64(slots);
 	p->wait_cap = wait_cap;
 	p->wait_free = wait_cap;
 	p->ready_cap = (uint32_t)DP_READY_CAP(wait_cap);
@@ -134,9 +139,12 @@ dp_pending_find(struct dp_pending *p, uint64_t conn)
 	}
 }
 
-/* The slot of @p conn, created when missing. NULL: the table is half full. */
+/*
+ * The slot of @p conn, created when missing (in filter bucket @p hint).
+ * NULL: the table is half full.
+ */
 static struct dp_pending_slot *
-dp_pending_get(struct dp_pending *p, uint64_t conn)
+dp_pending_get(struct dp_pending *p, uint64_t conn, uint32_t hint)
 {
 	uint32_t i = (uint32_t)conn & p->mask;
 
@@ -153,6 +161,9 @@ dp_pending_get(struct dp_pending *p, uint64_t conn)
 			s->count = 0;
 			s->nwait = 0;
 			s->head = s->tail = DP_WAIT_NONE;
+			s->hint = hint;
+			if (p->hint_count[hint]++ == 0)
+				p->hint_bits[hint >> 6] |= UINT64_C(1) << (hint & 63);
 			p->n++;
 			return s;
 		}
@@ -160,9 +171,9 @@ dp_pending_get(struct dp_pending *p, uint64_t conn)
 }
 
 bool
-dp_pending_add(struct dp_pending *p, uint64_t conn)
+dp_pending_add(struct dp_pending *p, uint64_t conn, const struct fc_key *k)
 {
-	struct dp_pending_slot *s = dp_pending_get(p, conn);
+	struct dp_pending_slot *s = dp_pending_get(p, conn, dp_pending_hint(p, k));
 
 	if (s == NULL) {
 		p->full++;
@@ -177,7 +188,10 @@ static void
 dp_pending_del(struct dp_pending *p, struct dp_pending_slot *s)
 {
 	uint32_t i = (uint32_t)(s - p->slot), j;
+	uint32_t hint = s->hint;
 
+	if (--p->hint_count[hint] == 0)
+		p->hint_bits[hint >> 6] &= ~(UINT64_C(1) << (hint & 63));
 	p->n--;
 	/* Move later entries of the probe run back over the hole. */
 	for (j = (i + 1) & p->mask; p->slot[j].conn != 0; j = (j + 1) & p->mask) {

@@ -54,8 +54,11 @@ dp_burst_free(struct dp_burst *b)
 
 /* The slot of @p conn, or NULL. */
 struct dp_pending_slot *dp_pending_find(struct dp_pending *p, uint64_t conn);
-/* One more upcall in flight for @p conn. @return false: no room (not counted). */
-bool dp_pending_add(struct dp_pending *p, uint64_t conn);
+/*
+ * One more upcall in flight for @p conn, the connection of key @p k.
+ * @return false: no room (not counted).
+ */
+bool dp_pending_add(struct dp_pending *p, uint64_t conn, const struct fc_key *k);
 /* One upcall of @p conn done: the last one frees the slot or readies its packets. */
 void dp_pending_sub(struct dp_pending *p, uint64_t conn);
 /* Queue @p m behind @p s's upcalls. @return false: no room. */

@@ -179,7 +179,7 @@ dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const s
 		return;
 	if (conn == 0)
 		conn = dp_conn_hash(&pkt->key);
-	if (dp_pending_add(c->pend, conn)) {
+	if (dp_pending_add(c->pend, conn, &pkt->key)) {
 		meta = dp_meta(m);
 		meta->conn = conn;
 		meta->pend = 1;
@@ -323,8 +323,9 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		uint8_t verdict;
 		uint32_t ch;
 
-		/* Behind an upcall of its connection still in flight: wait for it. */
-		if (c->pend != NULL && c->pend->n != 0) {
+		/* Behind an upcall of its connection still in flight: wait for it
+		 * (the filter's clear bit spares the others the exact check). */
+		if (c->pend != NULL && c->pend->n != 0 && dp_pending_maybe(c->pend, &pkt->key)) {
 			conn = dp_conn_hash(&pkt->key);
 			if (dp_behind(c, b, mb, pkt, conn))
 				continue;

@@ -144,6 +144,31 @@ struct bench_perflow {
 };
 
 /** Everything a run measured. */
+/** One phase of the paced storm (bench_storm.c): rates per second over its measured part. */
+struct bench_storm_phase {
+	double hits;         /**< RX lcore hits */
+	double created;      /**< flows created (forward entries) */
+	double missed;       /**< generated packets the RX ring had no room for */
+	double nombuf;       /**< packets due that the pool had no mbuf for */
+	double rx_cpu;       /**< CPU time the RX lcore's thread had, per second (1: its core) */
+	double rules_cpu;    /**< the same, the rules lcore's */
+	double busy_frac;    /**< share of the RX lcore's time in polls that did work */
+	double upcall_full;  /**< RX drops: upcall ring full */
+	double channel_full; /**< drops: the default channel's ring full */
+};
+
+/** The paced storm (gufc-bench --storm-only). */
+struct bench_storm {
+	double secs;          /**< measured seconds per phase */
+	double load;          /**< established rate as a share of the capacity phase's hits */
+	double est_pps;       /**< established packets per second offered (paced phases) */
+	double new_pps;       /**< new flows per second offered in the storm (2 x setup) */
+	struct bench_storm_phase setup, capacity, before, during;
+	double fraction;      /**< storm_hit_fraction_paced: during.hits / before.hits */
+	bool valid;           /**< the RX lcore had its core and took "before" without loss */
+	bool measured;
+};
+
 struct bench_results {
 	struct bench_plan plan;
 	double tsc_hz;
@@ -155,6 +180,7 @@ struct bench_results {
 	struct bench_commit commit;
 	struct bench_mem mem;
 	struct bench_perflow perflow;
+	struct bench_storm storm;
 	unsigned int n_notes;
 	char note_key[BENCH_MAX_NOTES][64];
 	char note[BENCH_MAX_NOTES][BENCH_NOTE_LEN];
@@ -256,6 +282,18 @@ int bench_env_init(struct bench_env *env);
  */
 int bench_perflow(struct bench_env *env, struct bench_results *res);
 void bench_env_fini(struct bench_env *env);
+/**
+ * The paced new-flow storm on two lcores (see bench_storm.c): res->storm,
+ * or a note when the EAL has one lcore only.
+ * @param secs  measured seconds per phase
+ * @param load  established rate as a share of the RX lcore's capacity
+ * @return 0 or -errno.
+ */
+int bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load);
+/** Print res->storm (nothing when not measured). */
+void bench_storm_print(const struct bench_results *res, FILE *f);
+/** Write res->storm as a JSON object to @p path. @return 0 or -errno. */
+int bench_storm_json(const struct bench_results *res, const char *path);
 
 /**
  * Create a rules engine for @p capacity IPv4 entries (@p capacity6 IPv6) with

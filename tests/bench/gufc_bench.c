@@ -55,6 +55,9 @@ struct bench_opts {
 	bool huge;
 	bool tcp_established;
 	bool perflow_only;
+	bool storm_only;    /* --storm-only: the paced storm alone (two lcores) */
+	unsigned long storm_secs;  /* --storm-seconds */
+	unsigned long storm_load;  /* --storm-load, percent */
 	uint32_t point_rules; /* --point: the one grid point to run (0: the mode's grid) */
 	uint32_t point_flows;
 	unsigned int idle_step_budget; /* --idle-step-budget: the idle background step (0: the default) */
@@ -68,6 +71,7 @@ usage(FILE *f, const char *prog)
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
 		"          [--perflow-only] [--point RULES,FLOWS] [--idle-step-budget N] [--profile]\n"
+		"          [--storm-only [--storm-seconds S] [--storm-load PCT]]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -90,7 +94,13 @@ usage(FILE *f, const char *prog)
 		"  --profile    with --point: after the point's set-up, two passes each of\n"
 		"               the floor and the gufc path (uniform) between callgrind's\n"
 		"               client requests, then exit (run under valgrind --tool=callgrind\n"
-		"               --instr-atstart=no [--cache-sim=yes])\n",
+		"               --instr-atstart=no [--cache-sim=yes])\n"
+		"  --storm-only the paced new-flow storm alone, on two lcores (--lcores A,B:\n"
+		"               RX lcore on B with a TSC-paced generator, rules lcore on A):\n"
+		"               established flows at PCT %% of the RX lcore's measured\n"
+		"               capacity (default 50), new flows at twice the measured\n"
+		"               setup rate; storm_hit_fraction_paced; S seconds a phase\n"
+		"               (default 3; 4 phases)\n",
 		prog);
 }
 
@@ -127,6 +137,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"point", required_argument, NULL, 'p'},
 		{"idle-step-budget", required_argument, NULL, 'B'},
 		{"profile", no_argument, NULL, 'F'},
+		{"storm-only", no_argument, NULL, 'W'},
+		{"storm-seconds", required_argument, NULL, 'X'},
+		{"storm-load", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -135,6 +148,8 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
+	o->storm_secs = 3;
+	o->storm_load = 50;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'q':
@@ -201,6 +216,17 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			if (num_arg("--idle-step-budget", optarg, 1, 1u << 20, &v) != 0)
 				return -EINVAL;
 			o->idle_step_budget = (unsigned int)v;
+			break;
+		case 'W':
+			o->storm_only = true;
+			break;
+		case 'X':
+			if (num_arg("--storm-seconds", optarg, 1, 600, &o->storm_secs) != 0)
+				return -EINVAL;
+			break;
+		case 'Y':
+			if (num_arg("--storm-load", optarg, 1, 100, &o->storm_load) != 0)
+				return -EINVAL;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -970,6 +996,19 @@ main(int argc, char **argv)
 			bench_table_print(&res, stdout);
 		for (unsigned int i = 0; i < res.n_notes; i++)
 			printf("note: %s: %s\n", res.note_key[i], res.note[i]);
+		goto out;
+	}
+	if (o.storm_only) {
+		rc = bench_storm(&env, &res, (double)o.storm_secs, (double)o.storm_load / 100.0);
+		if (rc == 0) {
+			bench_storm_print(&res, stdout);
+			if (!res.storm.measured)
+				rc = -ENODEV;
+		}
+		for (unsigned int i = 0; i < res.n_notes; i++)
+			printf("note: %s: %s\n", res.note_key[i], res.note[i]);
+		if (rc == 0 && o.json != NULL)
+			rc = bench_storm_json(&res, o.json);
 		goto out;
 	}
 	if (o.idle_step_budget != 0)

@@ -33,6 +33,7 @@
 #include <cmocka.h>
 
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -1076,6 +1077,264 @@ test_pending_one_upcall(void **state)
 	check_accounting();
 }
 
+/*
+ * The pending filter agrees with the slots: each used slot's bucket has its
+ * bit set, the counts add up to the slots in use, and a bucket's bit is set
+ * exactly when its count is not 0.
+ */
+static void
+check_filter(const struct dp_pending *p)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i <= p->mask; i++) {
+		bool bit = (p->hint_bits[i >> 6] >> (i & 63)) & 1;
+
+		sum += p->hint_count[i];
+		assert_int_equal(bit, p->hint_count[i] != 0);
+		if (p->slot[i].conn != 0)
+			assert_true((p->hint_bits[p->slot[i].hint >> 6] >> (p->slot[i].hint & 63)) & 1);
+	}
+	assert_int_equal(sum, p->n);
+}
+
+/* The pending filter's word on the connection of packet @p m (freed). */
+static bool
+maybe_pending(struct rte_mbuf *m)
+{
+	struct fc_key k = key_of(m);
+
+	rte_pktmbuf_free(m);
+	return dp_pending_maybe(W.rx.pend, &k);
+}
+
+/* The filter bucket of the connection of packet @p m (freed). */
+static uint32_t
+hint_of(struct rte_mbuf *m)
+{
+	struct fc_key k = key_of(m);
+
+	rte_pktmbuf_free(m);
+	return dp_pending_hint(W.rx.pend, &k);
+}
+
+/*
+ * The pending filter: a hit checks its connection's upcalls in flight only
+ * when its filter bit is set. The bit is set, for either direction, while
+ * the connection has a slot, and clear again once the last one is gone;
+ * another connection's hit sees it clear (so it skips the check) and takes
+ * the fast path at once. A connection that shares the pending one's bucket
+ * (its bit set: the exact check runs) finds no slot and does not wait
+ * either, while the pending connection's hit waits and keeps its order.
+ */
+static void
+test_pending_filter(void **state)
+{
+	struct rte_mbuf *o[8];
+	uint32_t h;
+	uint16_t cport = 0;
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	/* B (10.0.0.2) cached, nothing pending. */
+	rx1(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 0));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_false(maybe_pending(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 99)));
+	/* A (10.0.0.1) misses: pending, its bit set in both directions. */
+	rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 1));
+	assert_int_equal(W.rx.pend->n, 1);
+	h = hint_of(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 99));
+	assert_int_equal(hint_of(udp4("10.9.0.1", 53, "10.0.0.1", 1000, 99)), h);
+	assert_true(maybe_pending(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 99)));
+	assert_true(maybe_pending(udp4("10.9.0.1", 53, "10.0.0.1", 1000, 99)));
+	assert_int_equal(W.rx.pend->hint_count[h], 1);
+	/* B's bit is clear: its hit skips the check and goes at once. */
+	assert_false(maybe_pending(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 99)));
+	assert_int_equal(rx1(udp4("10.0.0.2", 1000, "10.9.0.1", 53, 2)), 1);
+	/* C: another connection in A's bucket (searched by source port). */
+	for (uint16_t p = 2000; p < 12000 && cport == 0; p++)
+		if (hint_of(udp4("10.0.0.3", p, "10.9.0.1", 53, 99)) == h)
+			cport = p;
+	assert_int_not_equal(cport, 0);
+	rx1(udp4("10.0.0.3", cport, "10.9.0.1", 53, 3));
+	assert_int_equal(slow(), 2); /* A's upcall and C's */
+	/* A's completion first: the bucket still counts C's slot. */
+	assert_int_equal(W.rx.pend->n, 2);
+	assert_int_equal(W.rx.pend->hint_count[h], 2);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 2);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->hint_count[h], 0);
+	assert_false(maybe_pending(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 99)));
+	/* A pending again (its reply misses); C's hit has its bit set, finds
+	 * no slot, and goes at once; A's hit waits behind the reply. */
+	assert_int_equal(rx1(udp4("10.9.0.1", 53, "10.0.0.1", 1000, 4)), 0);
+	assert_true(maybe_pending(udp4("10.0.0.3", cport, "10.9.0.1", 53, 99)));
+	assert_int_equal(rx1(udp4("10.0.0.3", cport, "10.9.0.1", 53, 5)), 1);
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 6)), 0);
+	assert_int_equal(W.rx.st.waiting, 1);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->hint_count[h], 0);
+	for (unsigned int i = 0; i <= W.rx.pend->mask / 64; i++)
+		assert_int_equal(W.rx.pend->hint_bits[i], 0);
+	/* Delivered: B 0, B 2, then the slow path's A 1, C 3, then C 5, A 4, A 6. */
+	assert_int_equal(take(W.out, o, 8), 7);
+	{
+		static const uint32_t want[] = { 0, 2, 1, 3, 5, 4, 6 };
+
+		for (unsigned int i = 0; i < 7; i++)
+			assert_int_equal(tag_of(o[i]), want[i]);
+	}
+	rte_pktmbuf_free_bulk(o, 7);
+	check_accounting();
+}
+
+/* The smallest table (16 slots: its bitmap is still a whole word) filters as well. */
+static void
+test_pending_filter_tiny(void **state)
+{
+	struct rte_mbuf *m[6], *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	rte_free(W.rx.pend);
+	W.rx.pend = dp_pending_init(rte_zmalloc(NULL, dp_pending_memsize(0, 0), 64), 0, 0);
+	assert_non_null(W.rx.pend);
+	assert_int_equal(W.rx.pend->mask, 15);
+	load("accept\n");
+	for (unsigned int i = 0; i < 6; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.0.%u", i + 1);
+		m[i] = udp4(a, 1000, "10.9.0.1", 53, i);
+	}
+	assert_int_equal(rx(m, 6), 0);
+	assert_int_equal(W.rx.pend->n, 6);
+	for (unsigned int i = 0; i < 6; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.0.%u", i + 1);
+		assert_true(maybe_pending(udp4("10.9.0.1", 53, a, 1000, 99)));
+	}
+	check_filter(W.rx.pend);
+	assert_int_equal(slow(), 6);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 6);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->hint_bits[0], 0);
+	check_filter(W.rx.pend);
+	assert_int_equal(take(W.out, o, 8), 6);
+	rte_pktmbuf_free_bulk(o, 6);
+	check_accounting();
+}
+
+/* IPv6: both directions share a bucket; the bit goes with the last slot. */
+static void
+test_pending_filter6(void **state)
+{
+	struct rte_mbuf *o[4];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	rx1(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 0));
+	assert_true(maybe_pending(pkt6(IPPROTO_UDP, "2001:db8:9::1", 53, "2001:db8::1", 1000, 0, 99)));
+	assert_int_equal(hint_of(pkt6(IPPROTO_UDP, "2001:db8:9::1", 53, "2001:db8::1", 1000, 0, 99)),
+		hint_of(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 99)));
+	assert_int_equal(rx1(pkt6(IPPROTO_UDP, "2001:db8:9::1", 53, "2001:db8::1", 1000, 0, 1)), 0);
+	assert_int_equal(W.rx.st.waiting, 1);
+	assert_int_equal(slow(), 1);
+	/* The reply, run again, misses in turn: its own upcall keeps it pending. */
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.pend->n, 1);
+	assert_true(maybe_pending(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 99)));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_false(maybe_pending(pkt6(IPPROTO_UDP, "2001:db8::1", 1000, "2001:db8:9::1", 53, 0, 99)));
+	assert_int_equal(take(W.out, o, 4), 2);
+	assert_int_equal(tag_of(o[0]), 0);
+	assert_int_equal(tag_of(o[1]), 1);
+	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The connection hash and the filter's bucket: both directions of a
+ * connection agree (either family), never 0; 20,000 random connections
+ * of each family (and the same ends under another protocol) give 40,000
+ * distinct hashes.
+ */
+static void
+test_conn_hash(void **state)
+{
+	enum { N = 20000 };
+	static uint64_t h[2 * N];
+	struct dp_pending *p = dp_pending_init(rte_zmalloc(NULL, dp_pending_memsize(128, 8), 64),
+		128, 8);
+	uint64_t seed = 88172645463325252ull;
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned int fam = 0; fam < 2; fam++) {
+		for (unsigned int i = 0; i < N; i++) {
+			struct fc_key k, r;
+
+			memset(&k, 0, sizeof(k));
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			if (fam == 0) {
+				k.family = FC_AF_INET4;
+				k.v4.src = (uint32_t)seed;
+				k.v4.dst = (uint32_t)(seed >> 32);
+				k.v4.sport = (uint16_t)(seed >> 7);
+				k.v4.dport = (uint16_t)(seed >> 23);
+				k.v4.proto = i % 2 ? 6 : 17;
+				r = k;
+				r.v4.src = k.v4.dst, r.v4.dst = k.v4.src;
+				r.v4.sport = k.v4.dport, r.v4.dport = k.v4.sport;
+				r.v4.in_port = 3;
+			} else {
+				k.family = FC_AF_INET6;
+				memcpy(k.v6.src + 8, &seed, 8);
+				k.v6.src[0] = 0x20;
+				k.v6.dst[0] = 0x20;
+				k.v6.dst[15] = (uint8_t)i;
+				k.v6.dst[14] = (uint8_t)(i >> 8);
+				k.v6.sport = (uint16_t)(seed >> 9);
+				k.v6.dport = 443;
+				k.v6.proto = 6;
+				r = k;
+				memcpy(r.v6.src, k.v6.dst, 16);
+				memcpy(r.v6.dst, k.v6.src, 16);
+				r.v6.sport = k.v6.dport, r.v6.dport = k.v6.sport;
+			}
+			h[fam * N + i] = dp_conn_hash(&k);
+			assert_int_not_equal(h[fam * N + i], 0);
+			assert_true(h[fam * N + i] == dp_conn_hash(&r));
+			assert_int_equal(dp_pending_hint(p, &k), dp_pending_hint(p, &r));
+			assert_true(dp_pending_hint(p, &k) <= p->mask);
+		}
+	}
+	qsort(h, 2 * N, sizeof(h[0]), cmp_u64);
+	for (unsigned int i = 1; i < 2 * N; i++)
+		assert_true(h[i] != h[i - 1]);
+	rte_free(p);
+}
+
 /* Take and free what the default channel holds. */
 static unsigned int
 drain_out(void)
@@ -1142,6 +1401,7 @@ test_pending_stress(void **state)
 		if ((seed >> 20) % 4 == 0)
 			drain_out();
 		check_accounting();
+		check_filter(W.rx.pend);
 	}
 	for (unsigned int i = 0; i < 1000 && (W.rx.pend->n != 0 || rte_ring_count(W.up) != 0); i++) {
 		slow();
@@ -1153,6 +1413,11 @@ test_pending_stress(void **state)
 	assert_int_equal(W.rx.pend->wait_free, W.rx.pend->wait_cap);
 	assert_int_equal(W.rx.pend->n, 0);
 	assert_int_equal(W.rx.pend->ready_n, 0);
+	/* The filter's counts and bits went with the slots, moved or freed. */
+	for (unsigned int i = 0; i <= W.rx.pend->mask; i++)
+		assert_int_equal(W.rx.pend->hint_count[i], 0);
+	for (unsigned int i = 0; i <= W.rx.pend->mask / 64; i++)
+		assert_int_equal(W.rx.pend->hint_bits[i], 0);
 	assert_true(W.rx.st.waited > 0);
 	assert_true(W.rx.st.drops[DP_DROP_UPCALL_FULL] > 0);
 	drain_out();
@@ -1273,6 +1538,10 @@ main(void)
 		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
 		cmocka_unit_test_teardown(test_pending_behind, teardown),
 		cmocka_unit_test_teardown(test_pending_stress, teardown),
+		cmocka_unit_test(test_conn_hash),
+		cmocka_unit_test_teardown(test_pending_filter, teardown),
+		cmocka_unit_test_teardown(test_pending_filter6, teardown),
+		cmocka_unit_test_teardown(test_pending_filter_tiny, teardown),
 		cmocka_unit_test_teardown(test_slow_drop_reason, teardown),
 #ifdef GUFC_HAVE_NET_RING
 		cmocka_unit_test_teardown(test_direct_tx, teardown),

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/bench/bench_storm.c — the paced new-flow storm (gufc-bench
+ * --storm-only): what a storm of new flows does to the hits of established
+ * flows when the established traffic comes at a fixed rate below what the
+ * RX lcore can take, as on a live port, rather than as fast as a file can
+ * be replayed.
+ *
+ * Two lcores, as the app runs on two cores: the RX role (gufc_rx_poll(),
+ * the app's own, with its pending table and completion ring) on the second
+ * lcore, the rules and main roles (gufc_slow_poll(), gufc_consume()) on
+ * the first. The RX lcore's port is the bench's net_ring ethdev; a
+ * generator on the RX lcore itself (there is no third core) puts packets
+ * on its RX ring before each poll, paced by the TSC: what is due and does
+ * not fit the ring is lost as a NIC would lose it (counted: "missed"), not
+ * sent later. The generator's work (mbuf allocation, the frame's copy) is
+ * the RX lcore's, in every phase alike.
+ *
+ * Phases, each a fresh launch of the RX lcore over the same engine:
+ *  1. setup: new one-packet UDP flows only, unpaced (the ring kept full):
+ *     S = flows created per second end to end (RX lcore + rules lcore);
+ *  2. capacity: the established flows only, unpaced: C = hits per second;
+ *  3. before: the established flows paced at E = load x C: D0 = hits/s;
+ *  4. storm: the same, plus new flows paced at N = 2 x S: D1 = hits/s.
+ * storm_hit_fraction_paced = D1 / D0. Each phase is measured over its
+ * seconds after a warm-up of a quarter second.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_launch.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "bench.h"
+
+#define STORM_EST_FLOWS 1000
+#define STORM_CAPACITY	4096 /* IPv4 entries: the established flows and the churn */
+#define STORM_GEN_BURST 64
+#define STORM_MBUFS	16383 /* the app's default pool (--set mbufs) */
+
+/* The generator and the RX lcore's loop (written by the main lcore between launches). */
+struct storm_run {
+	struct gufc_app *app;
+	struct gufc_lcore *lc;	  /* the RX lcore */
+	struct rte_ring *ring;	  /* its port's RX ring */
+	struct rte_mempool *pool; /* the generator's mbufs, sized as the app's pool */
+	uint8_t (*est)[BENCH_FRAME_MAX];
+	uint32_t est_len[STORM_EST_FLOWS];
+	uint32_t est_next;
+	uint32_t new_next; /* new flows made so far (their keys' counter) */
+	/* packets per TSC cycle; < 0: as many as the ring takes; 0: none */
+	double est_rate, new_rate;
+	uint64_t t0;
+	uint64_t est_due, new_due; /* generated or missed */
+	uint64_t missed;	   /* due, but the ring was full */
+	uint64_t nombuf;	   /* due, but the pool was empty */
+	uint64_t busy;		   /* cycles of RX polls that did work */
+	uint64_t cpu_ns;	   /* the RX thread's CPU time, updated as it runs */
+	volatile int stop;
+};
+
+/* New flow number @p i: UDP from its own source to 198.51.100.0/24. */
+static uint32_t
+storm_new_frame(uint8_t *buf, uint32_t i)
+{
+	struct fc_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.family = FC_AF_INET4;
+	k.v4.src = rte_cpu_to_be_32(0x0b000000u | (i & 0xffffffu));
+	k.v4.dst = rte_cpu_to_be_32(0xc6336400u | ((i >> 24) & 0xff));
+	k.v4.sport = rte_cpu_to_be_16((uint16_t)(1024 + (i % 60000)));
+	k.v4.dport = rte_cpu_to_be_16(53);
+	k.v4.proto = 17;
+	return bench_frame_write(buf, BENCH_FRAME_MAX, &k, 0);
+}
+
+/* Packets due by @p now at @p rate since t0 (the ring's room when unpaced). */
+static uint64_t
+storm_due(const struct storm_run *s, double rate, uint64_t now, uint64_t sent)
+{
+	if (rate < 0)
+		return sent + rte_ring_free_count(s->ring);
+	if (rate == 0)
+		return sent;
+	return (uint64_t)((double)(now - s->t0) * rate);
+}
+
+/* Put what is due on the RX ring, the two kinds interleaved in proportion. */
+static void
+storm_gen(struct storm_run *s)
+{
+	struct rte_mbuf *m[STORM_GEN_BURST];
+	uint64_t now = rte_rdtsc();
+	uint64_t de = storm_due(s, s->est_rate, now, s->est_due);
+	uint64_t dn = storm_due(s, s->new_rate, now, s->new_due);
+	unsigned int k = 0, sent;
+	bool kind[STORM_GEN_BURST];
+
+	while (k < STORM_GEN_BURST && (s->est_due < de || s->new_due < dn)) {
+		/* The one further behind its schedule goes first. */
+		bool nw = s->new_due < dn &&
+			  (s->est_due >= de || (double)s->new_due * (double)de <=
+						       (double)s->est_due * (double)dn);
+
+		kind[k++] = nw;
+		if (nw)
+			s->new_due++;
+		else
+			s->est_due++;
+	}
+	if (k == 0)
+		return;
+	if (rte_pktmbuf_alloc_bulk(s->pool, m, k) != 0) {
+		s->nombuf += k;
+		return;
+	}
+	for (unsigned int i = 0; i < k; i++) {
+		uint8_t *d = rte_pktmbuf_mtod(m[i], uint8_t *);
+		uint32_t len;
+
+		if (kind[i]) {
+			len = storm_new_frame(d, s->new_next++);
+		} else {
+			len = s->est_len[s->est_next];
+			memcpy(d, s->est[s->est_next], len);
+			s->est_next = (s->est_next + 1) % STORM_EST_FLOWS;
+		}
+		m[i]->data_len = (uint16_t)len;
+		m[i]->pkt_len = len;
+	}
+	sent = rte_ring_sp_enqueue_burst(s->ring, (void **)m, k, NULL);
+	if (sent < k) {
+		s->missed += k - sent;
+		rte_pktmbuf_free_bulk(&m[sent], k - sent);
+	}
+}
+
+static uint32_t
+storm_now_ms(const struct gufc_app *app)
+{
+	return (uint32_t)((rte_rdtsc() - app->start_tsc) * 1000 / app->hz);
+}
+
+/* CPU time of the calling thread, ns. */
+static uint64_t
+storm_thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The RX lcore: generate, poll, until told to stop. Its CPU time tells
+ * whether it had its core (on a shared machine it may not have: then the
+ * pacing, and the figure, are the scheduler's).
+ */
+static int
+storm_rx_main(void *arg)
+{
+	struct storm_run *s = arg;
+	uint64_t cpu0 = storm_thread_ns(), base = s->cpu_ns;
+	unsigned int loops = 0;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t t;
+
+		storm_gen(s);
+		t = rte_rdtsc();
+		if (gufc_rx_poll(s->lc, storm_now_ms(s->app)) != 0)
+			__atomic_store_n(&s->busy, s->busy + rte_rdtsc() - t, __ATOMIC_RELAXED);
+		if ((++loops & 255) == 0)
+			__atomic_store_n(
+				&s->cpu_ns, base + storm_thread_ns() - cpu0, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static uint64_t
+storm_created(struct rule_engine *eng)
+{
+	struct rule_engine_stats st;
+
+	rule_engine_stats_get(eng, &st);
+	return st.flows;
+}
+
+static uint64_t
+storm_chan_drops(struct gufc_app *app)
+{
+	struct chan_stats cs;
+
+	if (chan_stats_get(app->chans, CHAN_ID_DEFAULT, &cs) != 0)
+		return 0;
+	return cs.drop_full;
+}
+
+/* A snapshot of the counters a phase reads (RX lcore's, by relaxed loads). */
+struct storm_snap {
+	uint64_t tsc, hits, created, missed, nombuf, busy, upcall_full, channel_full;
+	uint64_t rx_cpu_ns, rules_cpu_ns;
+};
+
+static void
+storm_snap(const struct storm_run *s, struct storm_snap *n)
+{
+	const struct dp_stats *st = &s->lc->rx_dp.st;
+
+	n->tsc = rte_rdtsc();
+	n->hits = __atomic_load_n(&st->hits, __ATOMIC_RELAXED);
+	n->upcall_full = __atomic_load_n(&st->drops[DP_DROP_UPCALL_FULL], __ATOMIC_RELAXED);
+	n->missed = __atomic_load_n(&s->missed, __ATOMIC_RELAXED);
+	n->nombuf = __atomic_load_n(&s->nombuf, __ATOMIC_RELAXED);
+	n->rx_cpu_ns = __atomic_load_n(&s->cpu_ns, __ATOMIC_RELAXED);
+	n->rules_cpu_ns = storm_thread_ns();
+	n->busy = __atomic_load_n(&s->busy, __ATOMIC_RELAXED);
+	n->created = storm_created(s->app->eng);
+	n->channel_full = storm_chan_drops(s->app);
+}
+
+/*
+ * One phase: the RX lcore on @p worker with the generator at the given
+ * rates (packets per second; < 0 unpaced), the rules lcore here, for a
+ * warm-up and @p secs measured seconds.
+ */
+static int
+storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worker, double est_pps,
+	double new_pps, double secs, struct bench_storm_phase *out)
+{
+	struct gufc_app *app = s->app;
+	double hz = (double)app->hz;
+	struct storm_snap a, b;
+	uint64_t warm, end;
+	int rc;
+
+	s->est_rate = est_pps < 0 ? -1 : est_pps / hz;
+	s->new_rate = new_pps < 0 ? -1 : new_pps / hz;
+	s->est_due = s->new_due = 0;
+	s->t0 = rte_rdtsc();
+	s->stop = 0;
+	rc = rte_eal_remote_launch(storm_rx_main, s, worker);
+	if (rc != 0)
+		return rc;
+	warm = s->t0 + (uint64_t)(hz / 4);
+	end = warm + (uint64_t)(hz * secs);
+	memset(&a, 0, sizeof(a));
+	while (rte_rdtsc() < end) {
+		uint32_t now = storm_now_ms(app);
+
+		gufc_slow_poll(app, rules_lc, now);
+		gufc_consume(app, rules_lc);
+		if (a.tsc == 0 && rte_rdtsc() >= warm)
+			storm_snap(s, &a);
+	}
+	storm_snap(s, &b);
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+	rte_eal_wait_lcore(worker);
+	/* Whatever is in flight (the ring, upcalls, their completions, packets
+	 * waiting for them) is finished before the next phase. */
+	do {
+		gufc_rx_poll(s->lc, storm_now_ms(app));
+		gufc_slow_poll(app, rules_lc, storm_now_ms(app));
+		gufc_consume(app, rules_lc);
+	} while (rte_ring_count(s->lc->upcall) != 0 || rte_ring_count(s->ring) != 0 ||
+		 rte_ring_count(s->lc->done) != 0 || s->lc->pend->n != 0 ||
+		 dp_held(&s->lc->rx_dp) != 0);
+	{
+		double t = (double)(b.tsc - a.tsc) / hz;
+
+		out->hits = (double)(b.hits - a.hits) / t;
+		out->created = (double)(b.created - a.created) / t;
+		out->missed = (double)(b.missed - a.missed) / t;
+		out->nombuf = (double)(b.nombuf - a.nombuf) / t;
+		out->rx_cpu = (double)(b.rx_cpu_ns - a.rx_cpu_ns) / 1e9 / t;
+		out->rules_cpu = (double)(b.rules_cpu_ns - a.rules_cpu_ns) / 1e9 / t;
+		out->busy_frac = (double)(b.busy - a.busy) / (double)(b.tsc - a.tsc);
+		out->upcall_full = (double)(b.upcall_full - a.upcall_full) / t;
+		out->channel_full = (double)(b.channel_full - a.channel_full) / t;
+	}
+	return 0;
+}
+
+/* The RX lcore of the storm: the bench lcore's port and upcall ring, its own pending table. */
+static struct gufc_lcore *
+storm_rx_lcore(struct bench_env *env, unsigned int worker)
+{
+	struct gufc_app *app = env->app;
+	uint32_t inflight = 4096 * 2 + 5 * GUFC_BURST_MAX;
+	uint32_t wait_cap = 2048;
+	struct gufc_lcore *lc = rte_zmalloc("storm_rx", sizeof(*lc), RTE_CACHE_LINE_SIZE);
+	void *mem = rte_zmalloc(
+		"storm_pending", dp_pending_memsize(inflight, wait_cap), RTE_CACHE_LINE_SIZE);
+
+	if (lc == NULL || mem == NULL)
+		goto fail;
+	lc->app = app;
+	lc->lcore_id = worker;
+	lc->roles = GUFC_ROLE_RX;
+	lc->rx_index = 0;
+	lc->n_rxq = 1;
+	lc->rxq[0] = env->lc->rxq[0];
+	lc->upcall = env->lc->upcall;
+	lc->done = rte_ring_create("storm_done", rte_align32pow2(inflight), (int)rte_socket_id(),
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (lc->done == NULL)
+		goto fail;
+	lc->pend = dp_pending_init(mem, inflight, wait_cap);
+	return lc;
+fail:
+	rte_free(mem);
+	rte_free(lc);
+	return NULL;
+}
+
+static void
+storm_rx_lcore_free(struct gufc_lcore *lc)
+{
+	if (lc == NULL)
+		return;
+	rte_ring_free(lc->done);
+	rte_free(lc->pend);
+	rte_free(lc);
+}
+
+int
+bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load)
+{
+	struct gufc_app *app = env->app;
+	struct gufc_lcore *main_lc = env->lc;
+	struct storm_run *s = NULL;
+	struct gufc_lcore *rx = NULL;
+	struct bench_rng rng;
+	unsigned int worker = rte_get_next_lcore(rte_lcore_id(), 1, 0);
+	struct bench_storm *o = &res->storm;
+	int rc;
+
+	if (worker >= RTE_MAX_LCORE) {
+		bench_note(res, "storm", "needs two lcores (--lcores A,B): not measured");
+		return 0;
+	}
+	double build_s;
+
+	rc = bench_engine_start(env, STORM_CAPACITY, 1024);
+	if (rc == 0)
+		rc = bench_engine_rules(env, rule_set_create(), &build_s);
+	if (rc != 0)
+		return rc;
+	s = rte_zmalloc("storm_run", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	rx = storm_rx_lcore(env, worker);
+	if (s == NULL || rx == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	s->est = rte_zmalloc("storm_est", (size_t)STORM_EST_FLOWS * BENCH_FRAME_MAX, 64);
+	if (s->est == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	bench_rng_seed(&rng, res->plan.seed + 12);
+	for (unsigned int i = 0; i < STORM_EST_FLOWS; i++) {
+		struct fc_key k;
+
+		bench_key_random(&rng, FC_AF_INET4, &k);
+		k.v4.proto = 17;
+		s->est_len[i] = bench_frame_write(s->est[i], BENCH_FRAME_MAX, &k, 0);
+	}
+	s->pool = rte_pktmbuf_pool_create("storm_mbufs", STORM_MBUFS, 256,
+		(uint16_t)DP_MBUF_PRIV_SIZE, RTE_PKTMBUF_HEADROOM + 256, (int)rte_socket_id());
+	if (s->pool == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	s->app = app;
+	s->lc = rx;
+	s->ring = env->rx_ring;
+	/* The roles split: RX there, rules and main here. */
+	main_lc->roles = GUFC_ROLE_RULES | GUFC_ROLE_MAIN;
+	app->lc[worker] = rx;
+	app->rx[0] = rx;
+	app->n_lcores = 2;
+	gufc_dp_init(app);
+
+	o->secs = secs;
+	o->load = load;
+	rc = storm_phase(s, main_lc, worker, 0, -1, secs, &o->setup);
+	if (rc == 0)
+		rc = storm_phase(s, main_lc, worker, -1, 0, secs, &o->capacity);
+	o->est_pps = load * o->capacity.hits;
+	o->new_pps = 2 * o->setup.created;
+	if (rc == 0)
+		rc = storm_phase(s, main_lc, worker, o->est_pps, 0, secs, &o->before);
+	if (rc == 0)
+		rc = storm_phase(s, main_lc, worker, o->est_pps, o->new_pps, secs, &o->during);
+	if (rc == 0) {
+		o->fraction = o->before.hits > 0 ? o->during.hits / o->before.hits : 0;
+		/* What the figure assumes: the RX lcore had its core in the paced
+		 * phases, and took the established flows alone without a loss. */
+		o->valid = o->before.rx_cpu >= 0.9 && o->during.rx_cpu >= 0.9 &&
+			   o->before.missed + o->before.nombuf < 0.01 * o->est_pps;
+		o->measured = true;
+	}
+out:
+	/* Back to one lcore with every role. */
+	app->lc[worker] = NULL;
+	app->rx[0] = main_lc;
+	app->n_lcores = 1;
+	main_lc->roles = GUFC_ROLE_RX | GUFC_ROLE_RULES | GUFC_ROLE_MAIN;
+	bench_engine_stop(env);
+	storm_rx_lcore_free(rx);
+	if (s != NULL) {
+		rte_free(s->est);
+		rte_mempool_free(s->pool);
+	}
+	rte_free(s);
+	return rc;
+}
+
+void
+bench_storm_print(const struct bench_results *res, FILE *f)
+{
+	const struct bench_storm *o = &res->storm;
+	const struct bench_storm_phase *ph[] = {&o->setup, &o->capacity, &o->before, &o->during};
+	static const char *const name[] = {"setup: new flows, unpaced",
+		"capacity: established, unpaced", "before: established, paced",
+		"during: established + new flows, paced"};
+
+	if (!o->measured)
+		return;
+	fprintf(f,
+		"storm (paced; RX lcore and rules lcore on two lcores; %.1f s a phase), "
+		"per second:\n",
+		o->secs);
+	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
+		fprintf(f,
+			"  %-40s hits %9.0f  created %8.0f  missed %8.0f  nombuf %7.0f  "
+			"upcall_full %8.0f  channel_full %8.0f  RX busy %.2f  CPU: RX %.2f, "
+			"rules %.2f\n",
+			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
+			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
+			ph[i]->rules_cpu);
+	fprintf(f,
+		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
+		"(2 x setup)\n",
+		o->est_pps, o->load, o->new_pps);
+	fprintf(f, "  storm_hit_fraction_paced %.3f (target >= 0.9)%s\n", o->fraction,
+		o->valid ? ""
+			 : "  NOT VALID: the RX lcore did not have its core, or did not "
+			   "take the established flows alone at the paced rate (see CPU, missed)");
+}
+
+int
+bench_storm_json(const struct bench_results *res, const char *path)
+{
+	const struct bench_storm *o = &res->storm;
+	const struct bench_storm_phase *ph[] = {&o->setup, &o->capacity, &o->before, &o->during};
+	static const char *const name[] = {"setup", "capacity", "before", "during"};
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -errno;
+	fprintf(f,
+		"{\"storm_hit_fraction_paced\": %.4f, \"valid\": %s, \"secs\": %.2f, "
+		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f",
+		o->fraction, o->valid ? "true" : "false", o->secs, o->load, o->est_pps, o->new_pps);
+	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
+		fprintf(f,
+			", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "
+			"\"nombuf\": %.0f, \"upcall_full\": %.0f, \"channel_full\": %.0f, "
+			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f}",
+			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
+			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
+			ph[i]->rules_cpu);
+	fprintf(f, "}\n");
+	return fclose(f) == 0 ? 0 : -errno;
+}
