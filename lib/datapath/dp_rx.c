@@ -358,10 +358,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		 * if any, picks the list; the records go out whatever the verdict.
 		 */
 		if (likely(!(a->flags & FC_ACT_F_PKTACT))) {
-			verdict = rule_engine_verdict(c->eng, a, 0);
+			verdict = rule_engine_verdict(c->eng, a, 0, pkt->ip_len);
 		} else {
 			prog = rule_engine_pktprog(c->eng, a->pkt_class);
-			verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, &list);
+			verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, pkt->ip_len, &list);
 			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port,
 				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
 		}

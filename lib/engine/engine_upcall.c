@@ -59,7 +59,8 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
  * with the program's flip the verdict).
  */
 static void
-dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a)
+dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a,
+	uint32_t len)
 {
 	const struct rule_pktprog *p;
 	unsigned int list;
@@ -68,7 +69,7 @@ dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_actio
 	if (!(a->flags & FC_ACT_F_PKTACT) || a->verdict == FC_VERDICT_SLOW)
 		return;
 	p = rule_engine_pktprog(eng, a->pkt_class);
-	v = rule_engine_pktprog_take(eng, a, p, 0, &list);
+	v = rule_engine_pktprog_take(eng, a, p, 0, len, &list);
 	d->pkt_prog = a->pkt_class;
 	d->pkt_list = (uint8_t)list;
 	if (v == d->verdict || !p->flip)
@@ -598,7 +599,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 				}
 			} else {
 				dec_from_act(d, &a, cs);
-				dec_prog(eng, d, &a);
+				dec_prog(eng, d, &a, up->pkt.ip_len);
 				uncached(eng, up, d);
 			}
 			return true;
@@ -608,7 +609,8 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		dec_from_act(d, &a, cs);
 		d->channel = dec_channel(eng, ti, idx, &a);
 		/* As on the fast path: a metered entry asks its meter. */
-		if ((a.flags & FC_ACT_F_METER) && rule_engine_verdict(eng, &a, 0) != a.verdict) {
+		if ((a.flags & FC_ACT_F_METER) &&
+			rule_engine_verdict(eng, &a, 0, up->pkt.ip_len) != a.verdict) {
 			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP
 								     : FC_VERDICT_ACCEPT;
 			d->drop =
@@ -616,7 +618,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			if (d->verdict != FC_VERDICT_ACCEPT)
 				d->nat_slot = RULE_NAT_NONE;
 		}
-		dec_prog(eng, d, &a);
+		dec_prog(eng, d, &a, up->pkt.ip_len);
 	} else {
 		/*
 		 * Decided per packet, or the packet's own ctstate (e.g. INVALID)

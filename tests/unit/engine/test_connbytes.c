@@ -123,7 +123,7 @@ rx(struct rule_engine *eng, struct rule_upcall u)
 		u.reason = RULE_UPCALL_INTEREST;
 	} else {
 		fc_table_touch(t, idx, u.len, 1);
-		return rule_engine_verdict(eng, &a, 0);
+		return rule_engine_verdict(eng, &a, 0, u.pkt.ip_len);
 	}
 	n_up++;
 	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, 1), 1);
