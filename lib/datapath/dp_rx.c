@@ -336,6 +336,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		}
 		st->hits++;
 		if (unlikely(a->verdict == FC_VERDICT_SLOW)) {
+			st->upcall_per_packet++;
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
 			continue;
 		}

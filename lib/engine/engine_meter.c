@@ -17,7 +17,8 @@
  * per name and family, made at the commit, dropped with their last rule)
  * keep a bucket per key: where the table's expire is no shorter than a
  * bucket's refill, the bucket is a meter like a limit's (hl_meter_get(),
- * the flow cached with it, the fast path takes its tokens); otherwise
+ * the flow cached with it, the fast path takes its tokens; a byte rate's
+ * meter charges each packet its IP length as Linux's byte mode); otherwise
  * each packet takes its token from the table on the slow path and the
  * flow is decided per packet. "-m connlimit" asks engine_connlimit.c: the connection's count,
  * decided with the connection and cached. Other stateful matches keep
