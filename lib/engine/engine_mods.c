@@ -494,10 +494,22 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 			ef->pkt.ctdir = RULE_CTDIR_ORIGINAL;
 			ef->pkt_built = true;
 		}
-		/* After conntrack: what a helper's expectation made of the connection. */
+		/*
+		 * After conntrack: what a helper's expectation made of the
+		 * connection, and its counters, which have counted this first
+		 * packet (connbytes: Linux's accounting runs with conntrack,
+		 * before mangle and nat PREROUTING or OUTPUT).
+		 */
 		if (s != RULE_STAGE_RAW) {
 			ef->pkt.ctstatus = f->ctstatus;
 			memcpy(ef->pkt.ct_helper, f->ct_helper, sizeof(ef->pkt.ct_helper));
+			ef->pkt.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
+			ef->pkt.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
+		}
+		/* Before NAT: the connection's tuples as conntrack made them (no NAT yet). */
+		if (s == RULE_STAGE_DST && !f->untracked && f->ctstate != 0) {
+			ef->pkt.ct_orig = f->key;
+			fc_key_reverse(&f->key, &ef->pkt.ct_repl);
 		}
 		if (s >= RULE_STAGE_FILTER) {
 			ef->pkt.ct_orig = f->key;
@@ -505,9 +517,6 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 			/* --ctexpire: a new connection's whole timeout (conntrack set it). */
 			ef->pkt.ct_expire =
 				f->untracked || f->ctstate == 0 ? 0 : (f->timeout + 999) / 1000;
-			/* The connection has counted its first packet (connbytes). */
-			ef->pkt.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
-			ef->pkt.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
 		}
 		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->pv, &ef->ev[s]);
 		if (rc < 0)

@@ -7,7 +7,8 @@ packet at a time through the rule walk. Here the same rule files and
 packet lists go through the whole gufc binary (net_pcap, bridge mode: the
 packets are forwarded) instead, so a flow's later packets are decided by
 its cached entry on the fast path (meters: -m limit, hashlimit buckets,
-byte rates included). The frames are the oracle's own (its build_ip()),
+byte rates included; connbytes limits), and the engine's own first-packet
+walk decides the first (connbytes before the filter: cbpre, cbnat). The frames are the oracle's own (its build_ip()),
 read one per RX burst (--burst 1) so that a flow's first packet is decided
 and cached before the next one arrives.
 
@@ -39,6 +40,8 @@ TAG = b"gufcFP"
 CASES = [
     ("hlbytes", True),
     ("hashlimit", False),
+    ("cbpre", False),
+    ("cbnat", False),
 ]
 
 
