@@ -434,16 +434,28 @@ flow_fkey(struct rule_flow *f)
  * A nat rule, or a nat chain's policy, counts the connections it decides
  * (first packets), as Linux; so do the nat rules passed. Only if the
  * packet got there: no stage before @p s dropped it (the filter walks
- * the source stage of a dropped flow too: a later table may drop).
+ * the source stage of a dropped flow too: a later table may drop), but
+ * a packet from this host to itself dropped back in through lo (raw or
+ * mangle PREROUTING, INPUT) passed nat POSTROUTING before.
  */
 static void
 nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, unsigned int family)
 {
+	uint8_t lb = fc_key_flags(&ef->f.key) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+
 	if (s != RULE_STAGE_DST && s != RULE_STAGE_SRC)
 		return;
-	for (unsigned int i = 0; i < s; i++)
-		if (ef->ev[i].verdict != RULE_VERDICT_ACCEPT)
+	for (unsigned int i = 0; i < s; i++) {
+		const struct rule_eval *e = &ef->ev[i];
+
+		/* From this host to itself: nat POSTROUTING came before lo and INPUT. */
+		if (i == RULE_STAGE_FILTER && s == RULE_STAGE_SRC &&
+			lb == (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) &&
+			(e->hook == RULE_HOOK_PREROUTING || e->hook == RULE_HOOK_INPUT))
+			continue;
+		if (e->verdict != RULE_VERDICT_ACCEPT)
 			return;
+	}
 	eng_count_nat_walk(eng, &ef->ev[s], family, ef->f.up->len);
 }
 
