@@ -826,6 +826,42 @@ test_hashlimit_bytes_meter(void **state)
 }
 
 /*
+ * A packet from this host to one of its own addresses (both local bits)
+ * comes back in as through Linux's lo: raw and mangle PREROUTING see it
+ * after OUTPUT and mangle POSTROUTING, so their drops decide it; one to
+ * elsewhere from this host never comes back in.
+ */
+static void
+test_loopback_way(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall self53 = up4(17, "10.0.0.1", 1000, "10.0.0.1", 53, 0, 0);
+	struct rule_upcall self22 = up4(6, "10.0.0.1", 1001, "10.0.0.1", 22, TCP_SYN, 0);
+	struct rule_upcall self54 = up4(17, "10.0.0.1", 1002, "10.0.0.1", 54, 0, 0);
+	struct rule_upcall out53 = up4(17, "10.0.0.1", 1003, "10.9.0.2", 53, 0, 0);
+	struct rule_decision d;
+
+	(void)state;
+	fc_key_set_flags(&self53.pkt.key, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	fc_key_set_flags(&self22.pkt.key, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	fc_key_set_flags(&self54.pkt.key, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	fc_key_set_flags(&out53.pkt.key, FC_KEY_F_SRC_LOCAL);
+	load(eng, "table raw\n"
+		  "chain R hook prerouting\n"
+		  "drop proto udp dport 53\n"
+		  "table mangle\n"
+		  "chain M hook prerouting\n"
+		  "drop proto tcp dport 22\n");
+	d = decide(eng, self53, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	assert_int_equal(decide(eng, self22, 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(decide(eng, self54, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, out53, 4).verdict, FC_VERDICT_ACCEPT);
+	eng_stack_free(eng);
+}
+
+/*
  * A reload that numbers the rules anew (a new file, a rule inserted before)
  * keeps the buckets: a limit's meter goes with the rule of the same chain
  * and content (empty stays empty), a hashlimit bucket kept as a meter with
@@ -1258,6 +1294,7 @@ main(void)
 		cmocka_unit_test(test_hashlimit),
 		cmocka_unit_test(test_hashlimit_meter),
 		cmocka_unit_test(test_hashlimit_bytes_meter),
+		cmocka_unit_test(test_loopback_way),
 		cmocka_unit_test(test_meters_reload),
 		cmocka_unit_test(test_nat_drop_policy),
 		cmocka_unit_test(test_connlimit),
