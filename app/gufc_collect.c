@@ -58,8 +58,8 @@ policy_row(const struct rule_set *s, const struct rule_counters_snap *snap, unsi
 	snprintf(r->chain, sizeof(r->chain), "%s", c->name);
 	rule_counters_snap_get(snap, r->id, &r->packets, &r->bytes);
 	if (!c->builtin && c->hooks == RULE_HOOK_F(h)) {
-		r->packets += c->pkts;
-		r->bytes += c->bytes;
+		r->packets += family == FC_AF_INET6 ? c->pkts6 : c->pkts;
+		r->bytes += family == FC_AF_INET6 ? c->bytes6 : c->bytes;
 	}
 	/* nat chains have no drop policy: no translation. */
 	p = t == RULE_TABLE_NAT ? RULE_POLICY_ACCEPT : rule_chain_policy(c, family);

@@ -235,9 +235,9 @@ struct carry_arg {
 /*
  * On the rules lcore: the rules of a->family in a->s (a copy of the
  * working set) get what they counted so far into their own counters (an
- * import's [pkts:bytes]), so that the commit of a set that numbers the
- * rules anew, which starts every run-time counter over, leaves that
- * family's counts as they were. Only where the working set's rule ids are
+ * import's [pkts:bytes]), and so do that family's chain policies, so that
+ * the commit of a set that numbers the rules anew, which starts every
+ * run-time counter over, leaves that family's counts as they were. Only where the working set's rule ids are
  * the committed set's (it descends from it); packets counted between this
  * and the commit are not carried.
  */
@@ -271,6 +271,21 @@ carry_fn(struct gufc_app *app, void *arg)
 				r.bytes += b;
 				rc = rule_set_rule_replace(a->s, r.id, &r);
 			}
+		}
+	/* The policies: each hook's base chain, the family's counter. */
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT && rc == 0; t++)
+		for (unsigned int h = 0; h < RULE_HOOK__COUNT && rc == 0; h++) {
+			uint64_t p = 0, b = 0;
+
+			if (!(rule_table_hooks(t) & RULE_HOOK_F(h)) ||
+				rule_counters_snap_get(snap, RULE_ID_CHAIN_POLICY(a->family, t, h),
+					&p, &b) != 0 ||
+				(p == 0 && b == 0))
+				continue;
+			rc = rule_set_policy_counters_add(a->s, (enum rule_table)t,
+				(enum rule_hook)h, a->family, p, b);
+			if (rc == -ENOENT)
+				rc = 0;
 		}
 	rule_counters_snap_free(snap);
 	return rc;

@@ -78,6 +78,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("upcalls", s->upcalls);
 	U("upcall_stale", s->upcall_stale);
 	U("upcall_interest", s->upcall_interest);
+	U("upcall_per_packet", s->upcall_per_packet);
 	U("upcall_pending", s->upcall_pending);
 	U("waited", s->waited);
 	U("waiting", s->waiting);

@@ -113,6 +113,8 @@ STATS = [
      "Upcalls of hits a newer commit may change.", None),
     ("upcall_interest", "gufc_upcalls_interest_total", "counter",
      "Upcalls of hits a module asked to see.", None),
+    ("upcall_per_packet", "gufc_upcalls_per_packet_total", "counter",
+     "Upcalls of hits whose entry decides each packet on the slow path.", None),
     ("slow_packets", "gufc_slow_path_packets_total", "counter",
      "Packets decided by the rules lcore.", None),
     ("classify_cls", "gufc_classifications_total", "counter",

@@ -104,8 +104,8 @@ Output, one line per packet, numbered from 1 in list order:
   N error MESSAGE when the kernel's behaviour could not be pinned down.
 Then what the list's packets added to the counters (iptables-save -c after
 each, less before it), sorted, only those that moved; a packet of the
-other family, or one from the firewall to itself that reached INPUT (gufc
-does not walk POSTROUTING and PREROUTING before INPUT for it), is left out:
+other family is left out (one from the firewall to itself counts its way
+back in through lo too):
   counters TABLE rule K PACKETS BYTES     (K as above: every rule the
                                            packets passed, jumps, RETURN,
                                            LOG, ... included)
@@ -1186,9 +1186,9 @@ def run_packet(lab, p, locals_, family_tables, verbose):
         d.error = check_delivery(p, d, seen, p.family, locals_)
     if verbose:
         log("packet %d: %s %s -> %s seen=%s" % (p.n, p.name(), p.src, p.dst, seen))
-    # Its counts (counter_lines()): not those of a packet from the firewall to
-    # itself (gufc's stages do not walk POSTROUTING and PREROUTING before INPUT).
-    counted = (before, after) if d.error is None and not d.looped else None
+    # Its counts (counter_lines()), a packet from the firewall to itself's
+    # included (POSTROUTING, then raw and mangle PREROUTING on lo, INPUT).
+    counted = (before, after) if d.error is None else None
     if d.error is not None:
         return "%d error %s" % (p.n, d.error), counted
     line = "%d %s %s %s" % (p.n, d.hook, d.verdict,

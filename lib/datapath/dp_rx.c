@@ -337,6 +337,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		}
 		st->hits++;
 		if (unlikely(a->verdict == FC_VERDICT_SLOW)) {
+			st->upcall_per_packet++;
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
 			continue;
 		}
@@ -359,11 +360,11 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		 * if any, picks the list; the records go out whatever the verdict.
 		 */
 		if (likely(!(a->flags & FC_ACT_F_PKTACT))) {
-			verdict = rule_engine_verdict(c->eng, a, 0);
+			verdict = rule_engine_verdict(c->eng, a, 0, pkt->ip_len);
 		} else {
 			prog = rule_engine_pktprog(c->eng, a->pkt_class);
 			if (likely(prog->pred == 0)) {
-				verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, &list);
+				verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, pkt->ip_len, &list);
 			} else if (!dp_pred_take(c, mb, pkt, a, &prog, &verdict, &list)) {
 				st->upcall_interest++;
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);

@@ -156,6 +156,7 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->upcalls += s->upcalls;
 	sum->upcall_stale += s->upcall_stale;
 	sum->upcall_interest += s->upcall_interest;
+	sum->upcall_per_packet += s->upcall_per_packet;
 	sum->upcall_pending += s->upcall_pending;
 	sum->waited += s->waited;
 	sum->waiting += s->waiting;

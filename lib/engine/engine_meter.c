@@ -17,7 +17,8 @@
  * per name and family, made at the commit, dropped with their last rule)
  * keep a bucket per key: where the table's expire is no shorter than a
  * bucket's refill, the bucket is a meter like a limit's (hl_meter_get(),
- * the flow cached with it, the fast path takes its tokens); otherwise
+ * the flow cached with it, the fast path takes its tokens; a byte rate's
+ * meter charges each packet its IP length as Linux's byte mode); otherwise
  * each packet takes its token from the table on the slow path and the
  * flow is decided per packet. "-m connlimit" asks engine_connlimit.c: the connection's count,
  * decided with the connection and cached. Other stateful matches keep
@@ -230,8 +231,15 @@ eng_meters_renumber(struct rule_engine *eng, const struct rule_set *old,
 
 			d->interval = s->interval;
 			d->tolerance = s->tolerance;
+			d->expire = s->expire;
+			d->chunks_max = s->chunks_max;
+			d->burst = s->burst;
 			__atomic_store_n(&d->tat, __atomic_load_n(&s->tat, __ATOMIC_RELAXED),
 				__ATOMIC_RELAXED);
+			__atomic_store_n(&d->seen, __atomic_load_n(&s->seen, __ATOMIC_RELAXED),
+				__ATOMIC_RELAXED);
+			__atomic_store_n(&d->refills,
+				__atomic_load_n(&s->refills, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 		}
 		eng->mkeys[n] = eng->mkeys[i];
 		if (eng->mkeys[n].rule_id != RULE_ID_NONE)
@@ -293,9 +301,50 @@ unit_cycles(uint8_t unit)
 	return rte_get_tsc_hz() * secs[unit < RTE_DIM(secs) ? unit : 0];
 }
 
-/* A new meter of @p interval cycles per token, @p burst deep, full, owned by no rule. */
+/* A packet meter's settings: @p interval cycles per token, @p burst deep. */
+static void
+meter_set_packets(struct rule_meter *m, uint64_t interval, uint32_t burst)
+{
+	m->interval = interval != 0 ? interval : 1;
+	m->tolerance = m->interval * (burst > 0 ? burst - 1 : 0);
+	m->chunks_max = 0;
+	m->burst = 0;
+	m->expire = 0;
+	__atomic_store_n(&m->refills, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->seen, UINT64_MAX, __ATOMIC_RELAXED);
+}
+
+/*
+ * A byte meter's settings (hashlimit's byte mode, rule_hashlimit_cfg_of()'s
+ * @p cfg): the credit is a second (@p hz cycles, RULE_HASHLIMIT_CREDIT in
+ * Linux's units); a chunk costs what Linux charges of that credit
+ * (cfg.chunk_cost), in cycles (fixed point); a packet whose
+ * chunks cost the whole credit or more costs the credit; cfg.burst whole
+ * refills, given back when the bucket is idle cfg.expire ms.
+ * @return 0, or -ENOTSUP (a cost Linux refuses: a rate too high).
+ */
 static int
-meter_new(struct rule_engine *eng, uint64_t interval, uint32_t burst)
+meter_set_bytes(struct rule_meter *m, const struct rule_hashlimit_cfg *cfg, uint64_t hz)
+{
+	uint64_t per_chunk = cfg->chunk_cost;
+
+	if (per_chunk == 0)
+		return -ENOTSUP;
+	m->tolerance = hz;
+	m->interval = (uint64_t)(((unsigned __int128)per_chunk * hz << RULE_METER_CHUNK_SHIFT) /
+		RULE_HASHLIMIT_CREDIT);
+	m->chunks_max = (uint32_t)((RULE_HASHLIMIT_CREDIT + per_chunk - 1) / per_chunk);
+	m->burst = cfg->burst;
+	m->expire = (uint64_t)cfg->expire * hz / 1000;
+	__atomic_store_n(&m->refills, cfg->burst, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->seen, UINT64_MAX, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* A new meter (full, owned by no rule) of hashlimit settings @p cfg; @p interval: per token. */
+static int
+meter_new(struct rule_engine *eng, const struct rule_hashlimit_cfg *cfg, uint64_t interval,
+	uint64_t hz)
 {
 	struct rule_meter *m;
 	uint32_t i = eng->n_meters;
@@ -305,8 +354,12 @@ meter_new(struct rule_engine *eng, uint64_t interval, uint32_t burst)
 	/* No limit match names it (no rule has the id RULE_ID_NONE). */
 	eng->mkeys[i] = (struct eng_meter_key){.rule_id = RULE_ID_NONE};
 	m = &eng->view.meters[i];
-	m->interval = interval != 0 ? interval : 1;
-	m->tolerance = m->interval * (burst > 0 ? burst - 1 : 0);
+	if (cfg->unit == RULE_RATE_BYTES) {
+		if (meter_set_bytes(m, cfg, hz) < 0)
+			return -ENOTSUP;
+	} else {
+		meter_set_packets(m, interval, cfg->burst);
+	}
 	__atomic_store_n(&m->tat, 0, __ATOMIC_RELAXED);
 	eng->n_meters++;
 	return (int)i;
@@ -316,11 +369,13 @@ meter_new(struct rule_engine *eng, uint64_t interval, uint32_t burst)
  * The meter of packet @p p's bucket of hashlimit match @p x, made if new,
  * when a meter answers exactly as the table's bucket would: a bucket idle
  * for --hashlimit-htable-expire is new and full in Linux, and a meter is
- * full again after burst tokens' time, so the two agree when expire is no
- * shorter than that. The table's --hashlimit-htable-max bounds its meters
- * too (they live until the meters start over). @return the meter id;
- * -ENOTSUP: decide per packet from the table (rule_hashlimit_match());
- * -ENOSPC: the table is full (netfilter drops the packet).
+ * full again after burst tokens' time (a byte rate's: a second, its credit;
+ * the refills it took come back after expire idle, struct rule_meter), so
+ * the two agree when expire is no shorter than that. The table's
+ * --hashlimit-htable-max bounds its meters too (they live until the meters
+ * start over). @return the meter id; -ENOTSUP: decide per packet from the
+ * table (rule_hashlimit_match()); -ENOSPC: the table is full (netfilter
+ * drops the packet).
  */
 static int
 hl_meter_get(struct rule_engine *eng, const struct rule_x *x, const struct rule_pkt *p)
@@ -333,13 +388,19 @@ hl_meter_get(struct rule_engine *eng, const struct rule_x *x, const struct rule_
 	struct eng_hl_meter *h;
 	int id;
 
-	/* A byte rate's bucket costs each packet its length: the table's, per packet. */
 	if (rule_hashlimit_key(eng->hashlimit, x, p, rte_rdtsc(), hz, key, &cfg) < 0 ||
-		cfg.rate == 0 || cfg.unit == RULE_RATE_BYTES)
+		cfg.rate == 0)
 		return -ENOTSUP;
-	interval = hz * secs[cfg.unit < RTE_DIM(secs) ? cfg.unit : 0] / cfg.rate;
-	if ((uint64_t)cfg.expire * hz / 1000 < interval * cfg.burst)
-		return -ENOTSUP;
+	if (cfg.unit == RULE_RATE_BYTES) {
+		/* A byte bucket's credit is a second: full again after it. */
+		interval = 0;
+		if ((uint64_t)cfg.expire * hz / 1000 < hz)
+			return -ENOTSUP;
+	} else {
+		interval = hz * secs[cfg.unit < RTE_DIM(secs) ? cfg.unit : 0] / cfg.rate;
+		if ((uint64_t)cfg.expire * hz / 1000 < interval * cfg.burst)
+			return -ENOTSUP;
+	}
 	for (uint32_t i = 0; i < eng->n_hlm; i++) {
 		h = &eng->hlm[i];
 		if (h->family != p->key.family ||
@@ -351,7 +412,7 @@ hl_meter_get(struct rule_engine *eng, const struct rule_x *x, const struct rule_
 	}
 	if (in_table >= cfg.max)
 		return -ENOSPC;
-	id = meter_new(eng, interval, cfg.burst);
+	id = meter_new(eng, &cfg, interval, hz);
 	if (id < 0)
 		return -ENOTSUP;
 	h = &eng->hlm[eng->n_hlm++];
@@ -386,10 +447,7 @@ meter_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
 		.xi = (uint8_t)xi,
 		.unit = l->unit};
 	m = &eng->view.meters[i];
-	m->interval = unit_cycles(l->unit) / l->rate;
-	if (m->interval == 0)
-		m->interval = 1;
-	m->tolerance = m->interval * (l->burst > 0 ? l->burst - 1 : 0);
+	meter_set_packets(m, unit_cycles(l->unit) / l->rate, l->burst);
 	/* Full: as netfilter's limit after loading. */
 	__atomic_store_n(&m->tat, 0, __ATOMIC_RELAXED);
 	eng->n_meters++;
@@ -439,7 +497,8 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 										: UINT8_MAX);
 			pv->meter = (uint16_t)id;
 			if (pv->mode == ENG_PV_TAKE)
-				ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc());
+				ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc(),
+					p->l3_len);
 			else
 				ok = pv->mode == ENG_PV_CONFORM;
 			return (ok ? 1 : 0) ^ (above ? 1 : 0);
@@ -472,7 +531,7 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 		pv->n_meter = (uint8_t)(pv->n_meter < UINT8_MAX ? pv->n_meter + 1 : UINT8_MAX);
 	pv->meter = (uint16_t)id;
 	if (pv->mode == ENG_PV_TAKE)
-		ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc());
+		ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc(), p->l3_len);
 	else
 		ok = pv->mode == ENG_PV_CONFORM;
 	return (ok ? 1 : 0) ^ (x->neg ? 1 : 0);

@@ -11,7 +11,9 @@
  * verdict, on the fast path (rule_engine_verdict()). A walk that reaches
  * more than one meter, or another stateful match, is decided per packet on
  * the slow path, as before. The slow path takes tokens from the same
- * buckets for the packets it decides. Meters live as long as the engine;
+ * buckets for the packets it decides. A hashlimit bucket kept as a meter
+ * (engine_meter.c) counts packets, or, for a byte rate, each packet's IP
+ * length (struct rule_meter): the fast path is given the length. Meters live as long as the engine;
  * a commit of a set that is no descendant of the running one (ids numbered
  * anew) starts them over, as iptables-restore does.
  */
@@ -29,41 +31,113 @@ extern "C" {
 #endif
 
 /**
- * One rule meter (-m limit): a token bucket as a theoretical arrival time
- * (GCRA), in TSC cycles. Owned by the engine; @c interval and @c tolerance
- * are written by the rules lcore before any entry names the meter; @c tat
- * by whoever takes a token (RX lcores, the rules lcore), with a CAS.
+ * One rule meter (-m limit, a hashlimit bucket): a token bucket as a
+ * theoretical arrival time (GCRA), in TSC cycles. A packet meter charges
+ * each packet @c interval; a byte meter (hashlimit's byte mode, @c
+ * chunks_max not 0) charges a packet its IP length in 16-byte chunks, as
+ * Linux's xt_hashlimit: (len / 16 + 1) chunks of @c interval / 2^24 cycles
+ * each, at most the whole credit (@c tolerance: one second), and when the
+ * credit is short it may take one of @c refills whole refills (never given
+ * back; a bucket idle for @c expire cycles is new again, refills included,
+ * as Linux forgets an idle bucket and makes a full one). Owned by the
+ * engine; @c interval, @c tolerance, @c chunks_max, @c burst and @c expire
+ * are written by the rules lcore before any entry names the meter; @c tat,
+ * @c refills and @c seen by whoever takes a token (RX lcores, the rules
+ * lcore), with atomics.
  */
 struct rule_meter {
 	uint64_t tat;	    /**< when the bucket is full again */
-	uint64_t interval;  /**< cycles per token (1 / rate) */
-	uint64_t tolerance; /**< (burst - 1) * interval */
+	uint64_t interval;  /**< cycles per token (1 / rate); byte meter: per chunk, << 24 */
+	uint64_t tolerance; /**< (burst - 1) * interval; byte meter: the credit (cycles) */
+	uint64_t seen;	    /**< byte meter with refills: its last packet (UINT64_MAX: none) */
+	uint64_t expire;    /**< byte meter with refills: idle cycles that make it new */
+	uint32_t chunks_max; /**< byte meter: chunks that cost the whole credit; 0: packet meter */
+	uint32_t refills;   /**< byte meter: whole refills left */
+	uint32_t burst;	    /**< byte meter: the refills of a new bucket */
 } __rte_cache_aligned;
+
+/** Fraction bits of a byte meter's cycles per chunk (rule_meter::interval). */
+#define RULE_METER_CHUNK_SHIFT 24
 
 /** Most meters of an engine; fc_action::pkt_class names one plus 1. */
 #define RULE_METERS_MAX 4096
 
+/* A byte meter's cost for a packet of @p len IP bytes, in cycles. */
+static inline uint64_t
+rule_meter_cost(const struct rule_meter *m, uint32_t len)
+{
+	uint64_t chunks = (uint64_t)(len >> 4) + 1;
+
+	if (chunks >= m->chunks_max)
+		return m->tolerance;
+	return chunks * m->interval >> RULE_METER_CHUNK_SHIFT;
+}
+
+/* Byte meter @p m with refills: as the CAS loop, but a short credit may take a refill. */
+static inline bool
+rule_meter_take_refill(struct rule_meter *m, uint64_t cost, uint64_t now)
+{
+	uint64_t seen = __atomic_exchange_n(&m->seen, now, __ATOMIC_RELAXED);
+	uint64_t tat, t;
+	uint32_t r;
+
+	if (seen != UINT64_MAX && now > seen && now - seen >= m->expire) {
+		/* Idle long enough for Linux to forget the bucket: a new, full one. */
+		__atomic_store_n(&m->refills, m->burst, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->tat, 0, __ATOMIC_RELAXED);
+	}
+	tat = __atomic_load_n(&m->tat, __ATOMIC_RELAXED);
+	for (;;) {
+		t = tat > now ? tat : now;
+		if (t - now + cost <= m->tolerance) {
+			if (__atomic_compare_exchange_n(&m->tat, &tat, t + cost, true,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				return true;
+			continue;
+		}
+		r = __atomic_load_n(&m->refills, __ATOMIC_RELAXED);
+		do {
+			if (r == 0)
+				return false;
+		} while (!__atomic_compare_exchange_n(
+			&m->refills, &r, r - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		/* A whole credit, less this packet's cost. */
+		__atomic_store_n(&m->tat, now + cost, __ATOMIC_RELAXED);
+		return true;
+	}
+}
+
 /**
- * Take a token from meter @p id (fc_action::pkt_class - 1).
+ * Take a packet's tokens from meter @p id (fc_action::pkt_class - 1): one
+ * token, or for a byte meter its length's cost.
  * @param eng  the engine
  * @param id   the meter
  * @param now  the time, TSC cycles (rte_rdtsc())
- * @return true if the packet conforms (a token was taken), false if not.
+ * @param len  the packet's IP length (IPv4 total length, IPv6 40 + payload);
+ *             read by byte meters only
+ * @return true if the packet conforms (its tokens were taken), false if not.
  * Context: any lcore (lock-free).
  */
 static inline bool
-rule_engine_meter_take(const struct rule_engine *eng, uint16_t id, uint64_t now)
+rule_engine_meter_take(const struct rule_engine *eng, uint16_t id, uint64_t now, uint32_t len)
 {
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
 	struct rule_meter *m = &v->meters[id];
 	uint64_t tat = __atomic_load_n(&m->tat, __ATOMIC_RELAXED), next;
+	uint64_t cost = m->interval, tol = m->tolerance;
 
+	if (unlikely(m->chunks_max != 0)) {
+		cost = rule_meter_cost(m, len);
+		if (m->burst != 0)
+			return rule_meter_take_refill(m, cost, now);
+		tol = m->tolerance - cost;
+	}
 	do {
 		uint64_t t = tat > now ? tat : now;
 
-		if (t - now > m->tolerance)
+		if (t - now > tol)
 			return false;
-		next = t + m->interval;
+		next = t + cost;
 	} while (!__atomic_compare_exchange_n(
 		&m->tat, &tat, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return true;
@@ -76,15 +150,18 @@ rule_engine_meter_take(const struct rule_engine *eng, uint16_t id, uint64_t now)
  * @param eng  the engine
  * @param a    the entry's action
  * @param now  TSC cycles, read only for a metered entry (0: read it here)
+ * @param len  the packet's IP length (fc_pkt::ip_len), for byte meters
  * @return FC_VERDICT_ACCEPT or FC_VERDICT_DROP (a's verdict for SLOW).
  * Context: any lcore (lock-free).
  */
 static inline uint8_t
-rule_engine_verdict(const struct rule_engine *eng, const struct fc_action *a, uint64_t now)
+rule_engine_verdict(const struct rule_engine *eng, const struct fc_action *a, uint64_t now,
+	uint32_t len)
 {
 	if (likely(!(a->flags & FC_ACT_F_METER)))
 		return a->verdict;
-	if (rule_engine_meter_take(eng, (uint16_t)(a->pkt_class - 1), now != 0 ? now : rte_rdtsc()))
+	if (rule_engine_meter_take(eng, (uint16_t)(a->pkt_class - 1), now != 0 ? now : rte_rdtsc(),
+		    len))
 		return a->verdict;
 	return a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
 }

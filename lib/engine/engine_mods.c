@@ -434,16 +434,28 @@ flow_fkey(struct rule_flow *f)
  * A nat rule, or a nat chain's policy, counts the connections it decides
  * (first packets), as Linux; so do the nat rules passed. Only if the
  * packet got there: no stage before @p s dropped it (the filter walks
- * the source stage of a dropped flow too: a later table may drop).
+ * the source stage of a dropped flow too: a later table may drop), but
+ * a packet from this host to itself dropped back in through lo (raw or
+ * mangle PREROUTING, INPUT) passed nat POSTROUTING before.
  */
 static void
 nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, unsigned int family)
 {
+	uint8_t lb = fc_key_flags(&ef->f.key) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+
 	if (s != RULE_STAGE_DST && s != RULE_STAGE_SRC)
 		return;
-	for (unsigned int i = 0; i < s; i++)
-		if (ef->ev[i].verdict != RULE_VERDICT_ACCEPT)
+	for (unsigned int i = 0; i < s; i++) {
+		const struct rule_eval *e = &ef->ev[i];
+
+		/* From this host to itself: nat POSTROUTING came before lo and INPUT. */
+		if (i == RULE_STAGE_FILTER && s == RULE_STAGE_SRC &&
+			lb == (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL) &&
+			(e->hook == RULE_HOOK_PREROUTING || e->hook == RULE_HOOK_INPUT))
+			continue;
+		if (e->verdict != RULE_VERDICT_ACCEPT)
 			return;
+	}
 	eng_count_nat_walk(eng, &ef->ev[s], family, ef->f.up->len);
 }
 
@@ -494,10 +506,22 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 			ef->pkt.ctdir = RULE_CTDIR_ORIGINAL;
 			ef->pkt_built = true;
 		}
-		/* After conntrack: what a helper's expectation made of the connection. */
+		/*
+		 * After conntrack: what a helper's expectation made of the
+		 * connection, and its counters, which have counted this first
+		 * packet (connbytes: Linux's accounting runs with conntrack,
+		 * before mangle and nat PREROUTING or OUTPUT).
+		 */
 		if (s != RULE_STAGE_RAW) {
 			ef->pkt.ctstatus = f->ctstatus;
 			memcpy(ef->pkt.ct_helper, f->ct_helper, sizeof(ef->pkt.ct_helper));
+			ef->pkt.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
+			ef->pkt.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
+		}
+		/* Before NAT: the connection's tuples as conntrack made them (no NAT yet). */
+		if (s == RULE_STAGE_DST && !f->untracked && f->ctstate != 0) {
+			ef->pkt.ct_orig = f->key;
+			fc_key_reverse(&f->key, &ef->pkt.ct_repl);
 		}
 		if (s >= RULE_STAGE_FILTER) {
 			ef->pkt.ct_orig = f->key;
@@ -505,9 +529,6 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 			/* --ctexpire: a new connection's whole timeout (conntrack set it). */
 			ef->pkt.ct_expire =
 				f->untracked || f->ctstate == 0 ? 0 : (f->timeout + 999) / 1000;
-			/* The connection has counted its first packet (connbytes). */
-			ef->pkt.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
-			ef->pkt.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
 		}
 		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->pv, &ef->ev[s]);
 		if (rc < 0)

@@ -176,19 +176,21 @@ rule_engine_logspec_drop(const struct rule_engine *eng, uint32_t id)
  * @param a     the entry's action
  * @param p     its program (rule_engine_pktprog())
  * @param now   TSC cycles (0: read here when a meter needs it)
+ * @param len   the packet's IP length (fc_pkt::ip_len), for byte meters
  * @param list  receives the list to run (0 or 1)
  * @return FC_VERDICT_ACCEPT or FC_VERDICT_DROP.
  * Context: any lcore (lock-free).
  */
 static inline uint8_t
 rule_engine_pktprog_take(const struct rule_engine *eng, const struct fc_action *a,
-	const struct rule_pktprog *p, uint64_t now, unsigned int *list)
+	const struct rule_pktprog *p, uint64_t now, uint32_t len, unsigned int *list)
 {
 	if (p->meter == 0) {
 		*list = 0;
 		return a->verdict;
 	}
-	if (rule_engine_meter_take(eng, (uint16_t)(p->meter - 1), now != 0 ? now : rte_rdtsc())) {
+	if (rule_engine_meter_take(eng, (uint16_t)(p->meter - 1), now != 0 ? now : rte_rdtsc(),
+		    len)) {
 		*list = 0;
 		return a->verdict;
 	}

@@ -106,7 +106,7 @@ dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_actio
 		dec_pred(eng, d, p->pred, up, counted);
 		return;
 	}
-	v = rule_engine_pktprog_take(eng, a, p, 0, &list);
+	v = rule_engine_pktprog_take(eng, a, p, 0, up->pkt.ip_len, &list);
 	d->pkt_prog = a->pkt_class;
 	d->pkt_list = (uint8_t)list;
 	if (v == d->verdict || !p->flip)
@@ -649,7 +649,8 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		dec_from_act(d, &a, cs);
 		d->channel = dec_channel(eng, ti, idx, &a);
 		/* As on the fast path: a metered entry asks its meter. */
-		if ((a.flags & FC_ACT_F_METER) && rule_engine_verdict(eng, &a, 0) != a.verdict) {
+		if ((a.flags & FC_ACT_F_METER) &&
+			rule_engine_verdict(eng, &a, 0, up->pkt.ip_len) != a.verdict) {
 			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP
 								     : FC_VERDICT_ACCEPT;
 			d->drop =

@@ -469,9 +469,13 @@ struct rule_nat_result {
  *  - FILTER: to this host: mangle INPUT, filter INPUT, security INPUT;
  *    forwarded: mangle FORWARD, filter FORWARD, security FORWARD;
  *    src_local: filter OUTPUT, security OUTPUT, and for a local address
- *    (both bits) then mangle INPUT, filter INPUT, security INPUT;
- *  - SRC: to this host from elsewhere: nat INPUT; else mangle POSTROUTING,
- *    nat POSTROUTING: the source NAT.
+ *    (both bits) then mangle POSTROUTING and, back in through lo, raw
+ *    PREROUTING, mangle PREROUTING (with the connection's ctstate:
+ *    conntrack saw it at OUTPUT), mangle INPUT, filter INPUT, security
+ *    INPUT;
+ *  - SRC: to this host from elsewhere: nat INPUT; else mangle POSTROUTING
+ *    (not for a local address: see FILTER), nat POSTROUTING: the source
+ *    NAT.
  *
  * Walking stops at the first drop. Nat tables see the first packet of a
  * connection only: they are left out for a ctstate ESTABLISHED, INVALID
@@ -493,7 +497,7 @@ struct rule_step {
 };
 
 /** Most steps a stage takes. */
-#define RULE_STEPS_MAX 6
+#define RULE_STEPS_MAX 8
 
 /**
  * The steps of @p stage for a packet with local bits @p lbits.

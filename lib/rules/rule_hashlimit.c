@@ -52,7 +52,7 @@ struct hl_entry {
  * HZ 250 or 1000: 2^25 * 125), a 16-byte chunk costs the rate's cost
  * (rx_hl_byte_cost()) scaled to it.
  */
-#define HL_BYTE_FULL (UINT64_C(125) << 25)
+#define HL_BYTE_FULL RULE_HASHLIMIT_CREDIT
 
 struct hl_table {
 	char name[RULE_XNAME_MAX];
@@ -112,6 +112,7 @@ rule_hashlimit_cfg_of(const struct rule_x *x, unsigned int family, struct rule_h
 		/* Refills of a second's credit: the burst's bytes over the rate's, rounded up. */
 		uint64_t per_s = rx_hl_cost_bytes(rx_hl_byte_cost(hx->rate));
 
+		c->chunk_cost = (uint32_t)((uint64_t)rx_hl_byte_cost(hx->rate) * HL_BYTE_FULL >> 32);
 		c->burst = 0;
 		if (OPT(x, HO_BURST) && per_s != 0)
 			c->burst = (uint32_t)((hx->burst + per_s - 1) / per_s);
@@ -169,7 +170,7 @@ table_get(struct rule_hashlimit *h, const struct rule_x *x, unsigned int family,
 	memset(t->head, 0xff, t->cfg.size * sizeof(*t->head));
 	t->free = HL_NONE;
 	if (t->cfg.unit == RULE_RATE_BYTES) {
-		t->interval = (uint64_t)rx_hl_byte_cost(t->cfg.rate) * HL_BYTE_FULL >> 32;
+		t->interval = t->cfg.chunk_cost;
 		t->tolerance = 0;
 	} else {
 		t->interval = t->cfg.rate != 0

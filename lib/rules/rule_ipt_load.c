@@ -310,6 +310,7 @@ line_command(struct ipt *p, unsigned int first)
 			for (uint32_t j = 0; j < t->chains[i].n_rules; j++)
 				t->chains[i].rules[j].pkts = t->chains[i].rules[j].bytes = 0;
 			t->chains[i].pkts = t->chains[i].bytes = 0;
+			t->chains[i].pkts6 = t->chains[i].bytes6 = 0;
 		}
 		return 0;
 	default:
@@ -479,10 +480,17 @@ build(struct ipt *p)
 			for (uint32_t j = 0; j < c->n_rules; j++)
 				c->rules[j].family = p->family;
 			/* The other family has no rules here: its tool's defaults, ACCEPT. */
-			if (p->family == FC_AF_INET4)
+			if (p->family == FC_AF_INET4) {
 				c->policy6 = RULE_POLICY_ACCEPT;
-			else
+			} else {
 				c->policy = RULE_POLICY_ACCEPT;
+				/* A base chain's policy counters are the file's family's. */
+				if (rule_chain_is_base(c)) {
+					c->pkts6 = c->pkts;
+					c->bytes6 = c->bytes;
+					c->pkts = c->bytes = 0;
+				}
+			}
 		}
 	if (p->o != NULL && p->o->sets != NULL)
 		rule_set_ipsets(p->s, p->o->sets);

@@ -392,8 +392,8 @@ buf_table(struct rule_buf *b, const struct rule_set *s, unsigned int t, unsigned
 		c = rule_set_hook_chain(s, t, h);
 		/* The policy's own counters (imported) plus what it decided since. */
 		if (c != NULL && is_builtin_as(c, h)) {
-			pp = c->pkts;
-			pb = c->bytes;
+			pp = family == FC_AF_INET6 ? c->pkts6 : c->pkts;
+			pb = family == FC_AF_INET6 ? c->bytes6 : c->bytes;
 		}
 		if (cs != NULL && cs->fn != NULL) {
 			uint64_t p = 0, by = 0;

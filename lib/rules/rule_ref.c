@@ -56,6 +56,16 @@ rule_stage_steps(unsigned int stage, unsigned int lbits, unsigned int ctstate,
 			steps[n++] = STEP(SECURITY, OUTPUT);
 			if (!dl)
 				return n;
+			/*
+			 * To a local address: out through mangle POSTROUTING
+			 * (nat POSTROUTING is the source stage's), then back in
+			 * through lo, where raw and mangle PREROUTING see it
+			 * (conntrack and nat already did at OUTPUT: it has its
+			 * connection, no nat walk).
+			 */
+			steps[n++] = STEP(MANGLE, POSTROUTING);
+			steps[n++] = STEP(RAW, PREROUTING);
+			steps[n++] = STEP(MANGLE, PREROUTING);
 		}
 		if (dl) {
 			steps[n++] = STEP(MANGLE, INPUT);
@@ -71,6 +81,10 @@ rule_stage_steps(unsigned int stage, unsigned int lbits, unsigned int ctstate,
 		if (dl && !sl) {
 			if (nat)
 				steps[n++] = STEP(NAT, INPUT);
+		} else if (dl && sl) {
+			/* Its mangle POSTROUTING came before lo (the filter stage's). */
+			if (nat)
+				steps[n++] = STEP(NAT, POSTROUTING);
 		} else {
 			steps[n++] = STEP(MANGLE, POSTROUTING);
 			if (nat)

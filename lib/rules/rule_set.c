@@ -336,6 +336,31 @@ rule_set_hook_chain(const struct rule_set *s, enum rule_table table, enum rule_h
 }
 
 int
+rule_set_policy_counters_add(struct rule_set *s, enum rule_table table, enum rule_hook hook,
+	unsigned int family, uint64_t pkts, uint64_t bytes)
+{
+	const struct rule_chain *cc;
+	struct rule_chain *c;
+
+	if (s == NULL || (unsigned int)table >= RULE_TABLE__COUNT ||
+		(family != FC_AF_INET4 && family != FC_AF_INET6))
+		return -EINVAL;
+	cc = rule_set_hook_chain(s, table, hook);
+	if (cc == NULL)
+		return -ENOENT;
+	/* The set is the caller's: its chain, found through the table. */
+	c = &s->t[table].chains[cc - s->t[table].chains];
+	if (family == FC_AF_INET6) {
+		c->pkts6 += pkts;
+		c->bytes6 += bytes;
+	} else {
+		c->pkts += pkts;
+		c->bytes += bytes;
+	}
+	return 0;
+}
+
+int
 rule_set_chain_add(struct rule_set *s, enum rule_table table, const char *name, unsigned int hooks,
 	enum rule_policy policy)
 {

@@ -164,11 +164,17 @@ merge_into(struct rule_set *d, const struct rule_set *src, unsigned int family, 
 				return -EINVAL;
 			}
 			dc = &d->t[t].chains[di];
+			/* @family's policy and its counters. */
 			if (rule_chain_is_base(dc)) {
-				if (family == FC_AF_INET6)
+				if (family == FC_AF_INET6) {
 					dc->policy6 = sc->policy6;
-				else
+					dc->pkts6 = sc->pkts6;
+					dc->bytes6 = sc->bytes6;
+				} else {
 					dc->policy = sc->policy;
+					dc->pkts = sc->pkts;
+					dc->bytes = sc->bytes;
+				}
 			}
 		}
 	}

@@ -121,12 +121,20 @@ struct rule_hashlimit_cfg {
 	uint8_t mode;        /**< RULE_HL_* (0: one bucket for every packet) */
 	uint8_t srcmask;     /**< prefix length of the source address (srcip) */
 	uint8_t dstmask;     /**< prefix length of the destination (dstip) */
-	uint32_t burst;      /**< bucket depth, tokens */
+	uint32_t burst;      /**< bucket depth, tokens; byte rate: whole refills of the credit */
+	uint32_t chunk_cost; /**< byte rate: what a 16-byte chunk costs of the credit
+				  (RULE_HASHLIMIT_CREDIT a second), as Linux charges it */
 	uint32_t size;       /**< hash chains (--hashlimit-htable-size; RULE_HASHLIMIT_SIZE) */
 	uint32_t max;        /**< most buckets (--hashlimit-htable-max; 8 * size) */
 	uint32_t gcinterval; /**< ms between sweeps (1000) */
 	uint32_t expire;     /**< ms a bucket lives after its last packet (10000) */
 };
+
+/**
+ * A byte-rate bucket's credit, a second's worth, in Linux's units
+ * (CREDITS_PER_JIFFY_BYTES * HZ: 2^25 * 125 with HZ 100, 250 or 1000).
+ */
+#define RULE_HASHLIMIT_CREDIT (UINT64_C(125) << 25)
 
 /** One hashlimit table as rule_hashlimit_info() shows it. */
 struct rule_hashlimit_info {

@@ -428,8 +428,11 @@ struct rule_chain {
 			        base chains only; in nat, DROP drops the new
 			        connections no rule of the chain takes */
 	uint8_t policy6;   /**< enum rule_policy of IPv6 packets */
-	uint64_t pkts;     /**< initial policy counters (an import's [pkts:bytes]) */
+	uint64_t pkts;     /**< initial policy counters (an import's [pkts:bytes]): of
+			        IPv4 packets in a base chain, a user chain's otherwise */
 	uint64_t bytes;
+	uint64_t pkts6;    /**< a base chain's initial policy counters of IPv6 packets */
+	uint64_t bytes6;
 	uint32_t n_rules;
 	uint32_t cap;      /**< allocated slots in @c rules */
 	struct rule *rules; /**< n_rules rules, first match first */
@@ -509,6 +512,22 @@ const struct rule_chain *rule_set_chain_find(const struct rule_set *s, enum rule
  */
 const struct rule_chain *rule_set_hook_chain(const struct rule_set *s, enum rule_table table,
 	enum rule_hook hook);
+
+/**
+ * Add to the initial policy counters of @p family in the base chain @p
+ * hook of @p table enters (rule_set_hook_chain()): what it counted so far
+ * kept across a commit that starts run-time counters over.
+ * @param s       the set
+ * @param table   the table
+ * @param hook    the hook
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param pkts    packets to add
+ * @param bytes   bytes to add
+ * @return 0; -EINVAL (bad argument); -ENOENT (the hook enters no chain).
+ * Context: any (the caller owns @p s).
+ */
+int rule_set_policy_counters_add(struct rule_set *s, enum rule_table table, enum rule_hook hook,
+	unsigned int family, uint64_t pkts, uint64_t bytes);
 
 /**
  * Add a user chain at the end of the table's chain list.

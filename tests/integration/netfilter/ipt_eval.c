@@ -26,8 +26,8 @@
  * per rule line and built-in chain policy of the file's tables, what the
  * walks passed (decisions, nat decisions, acting rules, jumps, RETURN,
  * other tables' accepts and policies), with each packet's IP length;
- * packets of the other family and packets from the firewall to itself
- * that reach INPUT are not counted (see count_walk()'s caller). The stages
+ * packets of the other family are not counted (see count_walk()'s
+ * caller). The stages
  * after raw see the ctstate conntrack would give the packet
  * (kernel_ctstate()).
  *
@@ -198,16 +198,16 @@ count_id(uint32_t id, const uint32_t *pos, uint32_t n_pos, unsigned int len)
 }
 
 /*
- * What a packet's walk of stages ev[0..n) passed, as the kernel counts it:
+ * What a packet's walk of stages ev[from..n) passed, as the kernel counts it:
  * each stage's decision (a rule or a chain's policy), the nat decisions,
  * the rules that acted without deciding and the notes (jumps, RETURN,
  * other tables' accepts and policies, decisions a later table replaced).
  */
 static void
-count_walk(const struct rule_eval ev[], unsigned int n, const uint32_t *pos, uint32_t n_pos,
-	unsigned int len, unsigned int family)
+count_walk(const struct rule_eval ev[], unsigned int from, unsigned int n, const uint32_t *pos,
+	uint32_t n_pos, unsigned int len, unsigned int family)
 {
-	for (unsigned int st = 0; st < n; st++) {
+	for (unsigned int st = from; st < n; st++) {
 		const struct rule_eval *e = &ev[st];
 
 		if (e->rule_id != RULE_ID_NONE)
@@ -1149,15 +1149,24 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 	}
 	/*
 	 * Its counts: a packet of the file's family (the other's chains are
-	 * the lab's skeleton), unless it went from the firewall to itself and
-	 * reached INPUT: Linux walks POSTROUTING and, back in through lo, raw
-	 * and mangle PREROUTING before INPUT; gufc's stages go from OUTPUT to
-	 * INPUT (the oracle leaves such packets out of its counts too).
+	 * the lab's skeleton). One from the firewall to itself dropped back
+	 * in through lo (raw or mangle PREROUTING, INPUT) had passed nat
+	 * POSTROUTING, the source stage, before: it counts there too.
 	 */
-	if (k.family == file_family &&
-		!(from_fw && (fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && n > RULE_STAGE_FILTER &&
-			ev[RULE_STAGE_FILTER].hook == RULE_HOOK_INPUT))
-		count_walk(ev, n, pos, n_pos, ip_len(p), k.family);
+	if (k.family == file_family) {
+		count_walk(ev, 0, n, pos, n_pos, ip_len(p), k.family);
+		if (from_fw && (fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) &&
+			decider == RULE_STAGE_FILTER && ev[decider].verdict != RULE_VERDICT_ACCEPT &&
+			(ev[decider].hook == RULE_HOOK_PREROUTING ||
+				ev[decider].hook == RULE_HOOK_INPUT)) {
+			pk.key = k;
+			rc = rule_ref_eval(s, RULE_STAGE_SRC, &pk, &nth_pv, &ev[RULE_STAGE_SRC]);
+			if (rc < 0)
+				goto err;
+			count_walk(ev, RULE_STAGE_SRC, RULE_STAGE_SRC + 1, pos, n_pos, ip_len(p),
+				k.family);
+		}
+	}
 	printf("%u %s %s ", p->n, rule_hook_name(ev[decider].hook),
 		ev[decider].verdict == RULE_VERDICT_ACCEPT ? "accept" : "drop");
 	if (ev[decider].rule_id == RULE_ID_POLICY)

@@ -50,6 +50,54 @@ v6n=$CTR
 stop_gufc || fail "gufc exit status $?"
 [ "$(json_get "$W/st.json" "j['accounting']['ok']")" = "True" ] || fail "accounting"
 
+# 1b. The chains' policy counts across the same one-family load: every
+#    packet leaves FORWARD by its end (no rules), so each family's FORWARD
+#    policy counts that family's packets. After "rule load iptables" of a
+#    file with its own policy counters, IPv4's are the file's, IPv6's are
+#    still what they counted (the export, "show rules"), as ip6tables
+#    keeps its counters when iptables-restore loads a file on a Linux host.
+exec 4>&-
+rm -f "$W/cmd"
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' ':OUTPUT ACCEPT [0:0]' \
+	'COMMIT' > "$W/p4.rules"
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [7:700]' ':OUTPUT ACCEPT [0:0]' \
+	'COMMIT' > "$W/p4b.rules"
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' ':OUTPUT ACCEPT [0:0]' \
+	'COMMIT' > "$W/p6.rules"
+# shellcheck disable=SC2046
+start_gufc $(eal_args "$W/in.pcap" "$W/outp.pcap" 0,1) -- --iptables "$W/p4.rules" \
+	--ip6tables "$W/p6.rules" --stats-json "$W/stp.json"
+wait_rx "$total"
+fwd_pol() { # "P B" of family tool $1's filter FORWARD policy, into $CTR
+	ask show rules "$1"
+	CTR=$(echo "$ASK" | sed -n 's/^:FORWARD ACCEPT \[\([0-9]*\):\([0-9]*\)\]$/\1 \2/p')
+}
+fwd_pol iptables
+p4=$CTR
+fwd_pol ip6tables
+p6=$CTR
+[ -n "$p4" ] && [ -n "$p6" ] && [ "${p4% *}" -gt 0 ] && [ "${p6% *}" -gt 0 ] ||
+	fail "FORWARD policies should count: '$p4', '$p6'"
+[ $(( ${p4% *} + ${p6% *} )) = "$total" ] || fail "policies $p4 + $p6 != $total packets"
+ask rule load iptables "$W/p4b.rules"
+ask commit
+echo "$ASK" | grep -q "^committed: generation" || fail "commit: $ASK"
+fwd_pol iptables
+p4n=$CTR
+fwd_pol ip6tables
+p6n=$CTR
+echo "FORWARD policy before: ipv4 '$p4' ipv6 '$p6'; after the IPv4 load: '$p4n' '$p6n'"
+[ "$p4n" = "7 700" ] || fail "the reloaded IPv4 policy counts '$p4n', expected the file's 7 700"
+[ "$p6n" = "$p6" ] || fail "IPv6 FORWARD policy '$p6n' after the IPv4 load, expected '$p6'"
+# The native listing's policy rows (imported counts and what was counted since) agree.
+ask show rules
+echo "$ASK" | grep -Eq "^ +- filter +FORWARD +- +${p6% *} +${p6#* }  policy ipv6 forward: accept\$" ||
+	fail "show rules: no filter FORWARD ipv6 policy row with $p6: $ASK"
+echo "$ASK" | grep -Eq "^ +- filter +FORWARD +- +7 +700  policy ipv4 forward: accept\$" ||
+	fail "show rules: no filter FORWARD ipv4 policy row with 7 700: $ASK"
+stop_gufc || fail "gufc exit status $?"
+[ "$(json_get "$W/stp.json" "j['accounting']['ok']")" = "True" ] || fail "accounting"
+
 # 2. What iptables -L -v counts besides the deciding rule: a jump counts every
 #    packet that takes it, RETURN and a rule without a target those that pass
 #    them, each built-in chain's policy the packets that leave it by its end

@@ -263,6 +263,49 @@ test_meter(void **state)
 }
 
 /*
+ * -m hashlimit with a byte rate on the fast path: the bucket is a meter
+ * charging each packet its IP length (36 bytes: 3 chunks of the 4 a
+ * second's credit holds at 48b/s); the second packet finds 1 chunk left and
+ * is dropped on the fast path, no upcall. A bucket that cannot be a meter
+ * (1/hour with the default 10 s expire) decides each packet on the slow
+ * path: its hits go up, counted as upcall_per_packet.
+ */
+static void
+test_meter_bytes(void **state)
+{
+	struct rte_mbuf *m, *o[2];
+	const struct fc_entry *e;
+	struct fc_key k;
+
+	(void)state;
+	world_up(false, 64);
+	load("accept proto udp dport 53 hashlimit_upto 48b/s hashlimit_mode srcip "
+	     "hashlimit_name B\n"
+	     "accept proto udp dport 54 hashlimit_upto 1/hour hashlimit_name P\n"
+	     "drop\n");
+	m = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	k = key_of(m);
+	rx1(m);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2));
+	assert_int_equal(W.rx.st.hits, 1);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.upcall_per_packet, 0);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 54, 3));
+	assert_int_equal(slow(), 1);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 54, 4));
+	assert_int_equal(W.rx.st.upcall_per_packet, 1);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(take(W.out, o, 2), 2);
+	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
+/*
  * -m connbytes on the fast path: the flow is cached with the count where
  * its verdict changes (packets 3 and 4 of the connection dropped); hits
  * compare the entry's counter, the third and the fifth packet go up (one
@@ -1524,6 +1567,7 @@ main(void)
 		cmocka_unit_test_teardown(test_in_port, teardown),
 		cmocka_unit_test_teardown(test_stale_after_commit, teardown),
 		cmocka_unit_test_teardown(test_meter, teardown),
+		cmocka_unit_test_teardown(test_meter_bytes, teardown),
 		cmocka_unit_test_teardown(test_interest, teardown),
 		cmocka_unit_test_teardown(test_nat4, teardown),
 		cmocka_unit_test_teardown(test_nat6, teardown),

@@ -123,7 +123,7 @@ rx(struct rule_engine *eng, struct rule_upcall u)
 		u.reason = RULE_UPCALL_INTEREST;
 	} else {
 		fc_table_touch(t, idx, u.len, 1);
-		return rule_engine_verdict(eng, &a, 0);
+		return rule_engine_verdict(eng, &a, 0, u.pkt.ip_len);
 	}
 	n_up++;
 	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, 1), 1);
@@ -160,6 +160,33 @@ test_packets_original(void **state)
 	 * third (drop from now), the sixth (accept for good).
 	 */
 	assert_int_equal(n_up, 4);
+	eng_stack_free(eng);
+}
+
+/*
+ * Before the filter: conntrack (and Linux's accounting) runs before mangle
+ * PREROUTING, so a connection's first packet is counted there too: 1:1
+ * drops it in mangle (no entry: it starts over as a first packet); 2:2 in
+ * mangle lets the first through and drops the second.
+ */
+static void
+test_prerouting_first(void **state)
+{
+	struct rule_engine *eng =
+		mk_engine("table mangle\n"
+			  "chain P hook prerouting\n"
+			  "drop proto udp dport 53 connbytes 1:1 connbytes_dir original "
+			  "connbytes_mode packets\n"
+			  "drop proto udp dport 54 connbytes 2:2 connbytes_dir original "
+			  "connbytes_mode packets\n");
+	struct rule_upcall b1 = udp("10.0.0.1", 1001, "10.0.0.2", 54, 0, 86);
+
+	(void)state;
+	assert_int_equal(rx(eng, orig(86)), D);
+	assert_int_equal(rx(eng, orig(86)), D);
+	assert_int_equal(rx(eng, b1), A); /* 1 */
+	assert_int_equal(rx(eng, b1), D); /* 2 */
+	assert_int_equal(rx(eng, b1), A); /* 3 */
 	eng_stack_free(eng);
 }
 
@@ -281,6 +308,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_packets_original),
 		cmocka_unit_test(test_packets_open),
+		cmocka_unit_test(test_prerouting_first),
 		cmocka_unit_test(test_packets_reply),
 		cmocka_unit_test(test_bytes_both),
 		cmocka_unit_test(test_avgpkt),

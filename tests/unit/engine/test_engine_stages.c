@@ -220,7 +220,7 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 		u.reason = RULE_UPCALL_INTEREST;
 	} else {
 		memset(&d, 0, sizeof(d));
-		d.verdict = rule_engine_verdict(eng, &a, 0); /* as lib/datapath: meters asked */
+		d.verdict = rule_engine_verdict(eng, &a, 0, u.pkt.ip_len); /* as lib/datapath: meters asked */
 		d.rule_id = a.rule_id;
 		d.flags = RULE_DEC_F_CACHED;
 		fc_table_touch(t, idx, u.len, now);
@@ -705,6 +705,162 @@ test_hashlimit_meter(void **state)
 	eng_stack_free(eng);
 }
 
+/* A UDP/ICMP/GRE packet of @p ip_len IP bytes (what byte meters charge). */
+static struct rule_upcall
+sized(struct rule_upcall u, uint16_t ip_len)
+{
+	u.pkt.ip_len = ip_len;
+	u.len = ip_len;
+	return u;
+}
+
+/*
+ * -m hashlimit with byte rates (Linux's byte mode) as meters: a packet
+ * costs its IP length in 16-byte chunks ((len / 16) + 1), a bucket holds a
+ * second's credit (48b/s: 4 chunks), a packet costs at most the whole
+ * credit, the burst is a count of whole refills. The first packet of a flow
+ * makes the bucket's meter; the later ones are decided on the fast path
+ * (cached, no upcall) with their own lengths. The same packets as the
+ * netfilter oracle's hlbytes.pkts (each bucket's packets well under a
+ * second apart). Then, with the time given: a drained bucket is full again
+ * a second later, its refills come back only once it was idle for
+ * --hashlimit-htable-expire (60 s with a burst), as Linux forgets an idle
+ * bucket and makes a new one.
+ */
+static void
+test_hashlimit_bytes_meter(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	struct rule_upcall u1 = sized(up4(17, "10.1.0.2", 4001, "10.9.0.2", 53, 0, 0), 44);
+	struct rule_upcall u2 = sized(up4(17, "10.1.0.2", 4002, "10.9.0.2", 53, 0, 0), 44);
+	struct rule_upcall t1 = sized(up4(6, "10.1.0.2", 3001, "10.9.0.2", 80, TCP_ACK, 0), 48);
+	struct rule_upcall t1s = sized(t1, 20); /* a header alone: 2 chunks */
+	struct rule_upcall ic = sized(up4(1, "10.1.0.2", 7, "10.9.0.2", 0, 0, 0), 1500);
+	struct rule_upcall gr = sized(up4(47, "10.1.0.2", 0, "10.9.0.2", 0, 0, 0), 36);
+	const char *text = "accept proto udp hashlimit_upto 48b/s hashlimit_mode srcip,srcport "
+			   "hashlimit_name B48\n"
+			   "drop proto udp\n"
+			   "accept proto tcp hashlimit_upto 48b/s hashlimit_mode srcip,srcport "
+			   "hashlimit_name T48\n"
+			   "drop proto tcp\n"
+			   "accept proto icmp hashlimit_upto 16b/s hashlimit_burst 32b "
+			   "hashlimit_name BURST\n"
+			   "drop proto icmp\n"
+			   "drop proto 47 hashlimit_above 16b/s hashlimit_name ABOVE\n";
+	const struct rule_engine_view *v;
+	const struct fc_entry *e;
+	struct rule_engine_stats st0, st;
+	struct rule_decision d;
+	uint64_t hz = rte_get_tsc_hz(), now, n_up = 0;
+	uint16_t burst_meter;
+
+	(void)state;
+	load(eng, text);
+	rule_engine_stats_get(eng, &st0);
+	/* 44 bytes: 3 of 4 chunks; the first packet makes the meter. */
+	assert_int_equal(decide(eng, u1, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &u1.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	/* 1 chunk left: 44 bytes are refused on the fast path, 15 pass. */
+	d = rx(eng, u1, 2);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	d = rx(eng, sized(u1, 15), 3);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, sized(u1, 1), 4);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* Another source port: a bucket of its own. */
+	assert_int_equal(rx(eng, u2, 5).verdict, FC_VERDICT_ACCEPT);
+	/* 48 bytes: the 4 chunks the credit holds; then not even 2. */
+	assert_int_equal(rx(eng, t1, 6).verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, t1s, 7);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* 1500 bytes cost the whole credit (16b/s), then each of 2 refills, then none. */
+	assert_int_equal(rx(eng, ic, 8).verdict, FC_VERDICT_ACCEPT);
+	for (uint32_t i = 0; i < 2; i++) {
+		d = rx(eng, ic, 9 + i);
+		assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	}
+	d = rx(eng, ic, 11);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* --hashlimit-above: under the rate (not dropped), then over (dropped). */
+	assert_int_equal(rx(eng, gr, 12).verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, gr, 13);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* One upcall per flow: the later packets did not go up. */
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.hashlimit_meters, 5);
+	for (unsigned int r = 0; r < RULE_UPCALL__COUNT; r++)
+		n_up += st.upcalls[r] - st0.upcalls[r];
+	assert_int_equal(n_up, 5);
+
+	/* The BURST bucket, with the time given: a second refills the credit, not the refills. */
+	e = entry_of(eng, &ic.pkt.key);
+	assert_non_null(e);
+	burst_meter = (uint16_t)(e->act.pkt_class - 1);
+	v = (const struct rule_engine_view *)(const void *)eng;
+	now = rte_rdtsc() + hz;
+	assert_true(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	assert_false(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	assert_int_equal(v->meters[burst_meter].refills, 0);
+	/* Idle 30 s: the credit is back, the refills are not. */
+	now += 30 * hz;
+	assert_true(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	assert_false(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	/* Idle 60 s (its expire): a new bucket, the refills back. */
+	now += 60 * hz;
+	assert_true(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	assert_int_equal(v->meters[burst_meter].refills, 2);
+	assert_true(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	assert_true(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	assert_false(rule_engine_meter_take(eng, burst_meter, now, 1500));
+	eng_stack_free(eng);
+}
+
+/*
+ * A packet from this host to one of its own addresses (both local bits)
+ * comes back in as through Linux's lo: raw and mangle PREROUTING see it
+ * after OUTPUT and mangle POSTROUTING, so their drops decide it; one to
+ * elsewhere from this host never comes back in.
+ */
+static void
+test_loopback_way(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	struct rule_upcall self53 = up4(17, "10.0.0.1", 1000, "10.0.0.1", 53, 0, 0);
+	struct rule_upcall self22 = up4(6, "10.0.0.1", 1001, "10.0.0.1", 22, TCP_SYN, 0);
+	struct rule_upcall self54 = up4(17, "10.0.0.1", 1002, "10.0.0.1", 54, 0, 0);
+	struct rule_upcall out53 = up4(17, "10.0.0.1", 1003, "10.9.0.2", 53, 0, 0);
+	struct rule_decision d;
+
+	(void)state;
+	fc_key_set_flags(&self53.pkt.key, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	fc_key_set_flags(&self22.pkt.key, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	fc_key_set_flags(&self54.pkt.key, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	fc_key_set_flags(&out53.pkt.key, FC_KEY_F_SRC_LOCAL);
+	load(eng, "table raw\n"
+		  "chain R hook prerouting\n"
+		  "drop proto udp dport 53\n"
+		  "table mangle\n"
+		  "chain M hook prerouting\n"
+		  "drop proto tcp dport 22\n");
+	d = decide(eng, self53, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	assert_int_equal(decide(eng, self22, 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(decide(eng, self54, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, out53, 4).verdict, FC_VERDICT_ACCEPT);
+	eng_stack_free(eng);
+}
+
 /*
  * A reload that numbers the rules anew (a new file, a rule inserted before)
  * keeps the buckets: a limit's meter goes with the rule of the same chain
@@ -1137,6 +1293,8 @@ main(void)
 		cmocka_unit_test(test_set_target),
 		cmocka_unit_test(test_hashlimit),
 		cmocka_unit_test(test_hashlimit_meter),
+		cmocka_unit_test(test_hashlimit_bytes_meter),
+		cmocka_unit_test(test_loopback_way),
 		cmocka_unit_test(test_meters_reload),
 		cmocka_unit_test(test_nat_drop_policy),
 		cmocka_unit_test(test_connlimit),

@@ -513,6 +513,51 @@ test_nat_drop_policy(void **state)
 	rule_set_free(s);
 }
 
+/*
+ * The policies' counters are per family: an ip6tables file's are IPv6's,
+ * two files merged keep each family's, each family's export shows its own,
+ * and the policy counters added for one family (what it counted before a
+ * reload of the other) stay that family's.
+ */
+static void
+test_policy_counters_family(void **state)
+{
+	struct rule_set *v4 = rule_set_parse_iptables_af(
+		"*filter\n:INPUT ACCEPT [1:100]\n:FORWARD DROP [5:500]\n:OUTPUT ACCEPT [0:0]\n"
+		"COMMIT\n", "v4", FC_AF_INET4, NULL);
+	struct rule_set *v6 = rule_set_parse_iptables_af(
+		"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [7:700]\n:OUTPUT ACCEPT [0:0]\n"
+		"COMMIT\n", "v6", FC_AF_INET6, NULL);
+	char buf[4096];
+
+	(void)state;
+	assert_non_null(v4);
+	assert_non_null(v6);
+	assert_true(rule_set_format_iptables(v6, FC_AF_INET6, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, ":FORWARD ACCEPT [7:700]"));
+	assert_true(rule_set_format_iptables(v6, FC_AF_INET4, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, ":FORWARD ACCEPT [0:0]"));
+	assert_int_equal(rule_set_merge(v4, v6, FC_AF_INET6), 0);
+	assert_true(rule_set_format_iptables(v4, FC_AF_INET4, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, ":FORWARD DROP [5:500]"));
+	assert_non_null(strstr(buf, ":INPUT ACCEPT [1:100]"));
+	assert_true(rule_set_format_iptables(v4, FC_AF_INET6, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, ":FORWARD ACCEPT [7:700]"));
+	assert_non_null(strstr(buf, ":INPUT ACCEPT [0:0]"));
+	assert_int_equal(rule_set_policy_counters_add(v4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD,
+				 FC_AF_INET6, 3, 30),
+		0);
+	assert_int_equal(rule_set_policy_counters_add(v4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD, 9,
+				 3, 30),
+		-EINVAL);
+	assert_true(rule_set_format_iptables(v4, FC_AF_INET6, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, ":FORWARD ACCEPT [10:730]"));
+	assert_true(rule_set_format_iptables(v4, FC_AF_INET4, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, ":FORWARD DROP [5:500]"));
+	rule_set_free(v4);
+	rule_set_free(v6);
+}
+
 /* Every sample: the imported set formats in the native language and reads back equal. */
 static void
 test_samples_native_roundtrip(void **state)
@@ -1737,6 +1782,7 @@ main(void)
 		cmocka_unit_test(test_sample_ipv6),
 		cmocka_unit_test(test_samples_native_roundtrip),
 		cmocka_unit_test(test_nat_drop_policy),
+		cmocka_unit_test(test_policy_counters_family),
 		cmocka_unit_test(test_chain_name_chars),
 		cmocka_unit_test(test_negation_forms),
 		cmocka_unit_test(test_protocols),

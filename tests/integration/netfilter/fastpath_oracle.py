@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""fastpath_oracle test: Linux netfilter vs the gufc binary, fast path included.
+
+netfilter_oracle compares the kernel with gufc's reference evaluator, one
+packet at a time through the rule walk. Here the same rule files and
+packet lists go through the whole gufc binary (net_pcap, bridge mode: the
+packets are forwarded) instead, so a flow's later packets are decided by
+its cached entry on the fast path (meters: -m limit, hashlimit buckets,
+byte rates included; connbytes limits), and the engine's own first-packet
+walk decides the first (connbytes before the filter: cbpre, cbnat). The frames are the oracle's own (its build_ip()),
+read one per RX burst (--burst 1) so that a flow's first packet is decided
+and cached before the next one arrives.
+
+Per packet, the kernel's verdict (scripts/netfilter-oracle.py run: accept
+or drop in FORWARD) must be gufc's (forwarded to the TX pcap or not). For
+the cases marked "cached", no packet may go up because its entry decides
+per packet: the stats JSON's slow_path.per_packet must be 0 (before byte
+meters, every hlbytes packet of a byte-rate flow went up).
+
+Usage: fastpath_oracle.py --gufc GUFC --oracle netfilter-oracle.py --tests DIR
+Exit: 0 equal, 1 a difference or error, 77 (skip) when not root, or the
+oracle cannot run here (namespaces, iptables).
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+TAG = b"gufcFP"
+
+# (rule file stem, the flows' later packets stay on the fast path)
+CASES = [
+    ("hlbytes", True),
+    ("hashlimit", False),
+    ("cbpre", False),
+    ("cbnat", False),
+]
+
+
+def load_oracle(path):
+    spec = importlib.util.spec_from_file_location("nf_oracle", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def pcap_write(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 0, i, len(fr), len(fr)))
+            f.write(fr)
+
+
+def pcap_read(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as f:
+        d = f.read()
+    off, out = 24, []
+    while off + 16 <= len(d):
+        incl = struct.unpack("<I", d[off + 8:off + 12])[0]
+        out.append(d[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+
+
+def frame_of(nfo, p):
+    """An Ethernet frame of packet @p p carrying TAG and its number."""
+    ip = nfo.build_ip(p, TAG + struct.pack("!H", p.n))
+    ether = 0x0800 if p.family == 4 else 0x86DD
+    return bytes.fromhex("020000000002020000000001") + struct.pack("!H", ether) + ip
+
+
+def number_of(frame):
+    i = frame.find(TAG)
+    return struct.unpack("!H", frame[i + len(TAG):i + len(TAG) + 2])[0] if i >= 0 else None
+
+
+def kernel_verdicts(oracle, rules, pkts, tag):
+    """{packet number: 'accept' | 'drop'} from the kernel; None to skip."""
+    r = subprocess.run([sys.executable, oracle, "run", "--tag", tag, rules, pkts],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode == SKIP:
+        return None
+    if r.returncode not in (0, 1):
+        raise RuntimeError("the oracle failed (exit %d):\n%s" % (r.returncode, r.stderr))
+    out = {}
+    for line in r.stdout.splitlines():
+        w = line.split()
+        if len(w) >= 3 and w[0].isdigit() and w[1] != "error":
+            out[int(w[0])] = w[2]
+        elif len(w) >= 2 and w[0].isdigit():
+            raise RuntimeError("the oracle: %s" % line)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gufc", required=True)
+    ap.add_argument("--oracle", required=True)
+    ap.add_argument("--tests", required=True)
+    args = ap.parse_args()
+    if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("iptables-restore"):
+        print("SKIP: needs root, ip and iptables")
+        return SKIP
+    nfo = load_oracle(args.oracle)
+    work = tempfile.mkdtemp(prefix="gufc-fp-oracle-")
+    bad = 0
+    try:
+        for n, (stem, cached) in enumerate(CASES):
+            rules = os.path.join(args.tests, stem + ".rules")
+            pkts = os.path.join(args.tests, stem + ".pkts")
+            kern = kernel_verdicts(args.oracle, rules, pkts, "fp%dx%d" % (os.getpid(), n))
+            if kern is None:
+                print("SKIP: the oracle cannot run here")
+                return SKIP
+            _, plist = nfo.parse_packets(pkts)
+            inp = os.path.join(work, stem + ".in.pcap")
+            tx = os.path.join(work, stem + ".tx.pcap")
+            js = os.path.join(work, stem + ".json")
+            pcap_write(inp, [frame_of(nfo, p) for p in plist])
+            r = subprocess.run(
+                [args.gufc, "--no-pci", "-l", "0", "--no-huge", "-m", "512",
+                 "--log-level=lib.*:warning", "--file-prefix", "gufc-fp-%d" % os.getpid(),
+                 "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" % (inp, tx), "--",
+                 "--idle-exit", "300", "--burst", "1", "--iptables", rules,
+                 "--stats-json", js], capture_output=True, text=True, timeout=60)
+            if r.returncode != 0:
+                print("FAIL: %s: gufc exited %d:\n%s" % (stem, r.returncode,
+                                                         (r.stdout + r.stderr)[-3000:]))
+                bad += 1
+                continue
+            sent = {number_of(fr) for fr in pcap_read(tx)}
+            diffs = 0
+            for p in plist:
+                want = kern.get(p.n)
+                got = "accept" if p.n in sent else "drop"
+                if want != got:
+                    print("  %s packet %d (line %d): linux %s, gufc %s" %
+                          (stem, p.n, p.lineno, want, got))
+                    diffs += 1
+            with open(js, encoding="utf-8") as f:
+                st = json.load(f)
+            sp, cache = st["slow_path"], st["cache"]
+            per_packet = sp["per_packet"]
+            line = ("%s: %d packets, %d differ; cache hits %d, misses %d; upcalls %d "
+                    "(interest %d, per packet %d)" %
+                    (stem, len(plist), diffs, cache["hits"], cache["misses"], sp["upcalls"],
+                     sp["interest"], per_packet))
+            if diffs or (cached and (per_packet != 0 or cache["hits"] == 0)):
+                print("FAIL: " + line + (" (want no per-packet upcall)" if cached else ""))
+                bad += 1
+            else:
+                print("ok: " + line, flush=True)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print("FAIL: %s" % e)
+        bad += 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
