@@ -44,7 +44,7 @@ struct rule_prefix {
 	X(FRAG, "frag") X(IPV6HEADER, "ipv6header") X(HBH, "hbh") X(DST, "dst") X(ESP, "esp") \
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
-	X(STRING, "string")
+	X(STRING, "string") X(TOS, "tos")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
@@ -247,7 +247,7 @@ struct rule_x_reject { uint8_t with; };                     /**< enum rule_rejec
 struct rule_x_connmark_t { uint32_t value, mask, nfmask, ctmask; };
 struct rule_x_tcpmss_t { uint16_t mss; };
 struct rule_x_ct { char helper[16]; uint16_t zone; };
-struct rule_x_tos { uint8_t value, mask; };
+struct rule_x_tos { uint8_t value, mask; };                /**< TOS target; tos: (tos & mask) == value */
 struct rule_x_classify { uint32_t cls; };                   /**< major << 16 | minor */
 struct rule_x_synproxy { uint16_t mss; uint8_t wscale; };
 struct rule_x_set_t { struct rule_x_set add, del; uint32_t timeout; };

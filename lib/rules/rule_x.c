@@ -377,6 +377,11 @@ static const struct rule_xopt xo_string[] = {
 	{"--icase", NULL, "string_icase", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
 };
 
+/* -m tos: VALUE[/MASK] (mask 0xff) or a name (mask 0x3f), as iptables reads them. */
+static const struct rule_xopt xo_tos[] = {
+	{"--tos", NULL, "tos", VT_TOS, XO_NEG, 0, 2, XOFF(tos), 0, XM_XSET, NULL},
+};
+
 /* Targets */
 
 static const struct rule_xopt xo_dnat[] = {
@@ -554,6 +559,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_HELPER] = K("helper", 0, 0, xo_helper, B(0), "helper needs --helper"),
 	[RULE_XM_RPFILTER] = K("rpfilter", 0, 0, xo_rpfilter, 0, NULL),
 	[RULE_XM_STRING] = K("string", 0, 0, xo_string, B(0), "string needs --string or --hex-string"),
+	[RULE_XM_TOS] = K("tos", 0, 0, xo_tos, B(0), "tos needs --tos"),
 	[RULE_XT_DNAT] = KT("DNAT", 0, 0, xo_dnat, RULE_ACT_DNAT, 0, T(RULE_TABLE_NAT), H(PREROUTING) | H(OUTPUT), NULL),
 	[RULE_XT_SNAT] = KT("SNAT", 0, 0, xo_snat, RULE_ACT_SNAT, 0, T(RULE_TABLE_NAT), H(POSTROUTING) | H(INPUT), NULL),
 	[RULE_XT_MASQUERADE] = KT("MASQUERADE", 0, 0, xo_masq, RULE_ACT_MASQUERADE, 0, T(RULE_TABLE_NAT), H(POSTROUTING), NULL),

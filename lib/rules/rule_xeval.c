@@ -521,6 +521,9 @@ x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const st
 	case RULE_XM_DSCP:
 		*deps |= RULE_DEP_TOS;
 		return ((p->tos >> 2) == x->u.dscp.dscp) != NEG(x, 0);
+	case RULE_XM_TOS:
+		*deps |= RULE_DEP_TOS;
+		return ((p->tos & x->u.tos.mask) == x->u.tos.value) != NEG(x, 0);
 	case RULE_XM_CONNBYTES:
 		*deps |= RULE_DEP_CONNBYTES;
 		return x_connbytes(x, p);
@@ -644,6 +647,7 @@ x_key_blind(unsigned int kind)
 	case RULE_XM_PKTTYPE:
 	case RULE_XM_TIME:
 	case RULE_XM_DSCP:
+	case RULE_XM_TOS:
 	case RULE_XM_CONNBYTES:
 	case RULE_XM_HELPER:
 	case RULE_XM_STRING:

@@ -116,7 +116,7 @@ read_text(const char *path)
 struct xcase {
 	const char *matches;
 	const char *key;
-	uint8_t tcp_flags, icmp_type, icmp_code, ttl, ct;
+	uint8_t tcp_flags, icmp_type, icmp_code, ttl, ct, tos;
 	uint16_t len;
 	int mss; /* 0: no MSS option */
 	uint32_t mark;
@@ -143,6 +143,7 @@ check_x(const struct xcase *c, size_t n, unsigned int family)
 		p.icmp_type = c[i].icmp_type;
 		p.icmp_code = c[i].icmp_code;
 		p.ttl = c[i].ttl;
+		p.tos = c[i].tos;
 		p.l3_len = c[i].len;
 		p.mark = c[i].mark;
 		if (c[i].mss > 0) {
@@ -221,6 +222,14 @@ test_matches_v4(void **state)
 		{"-m recent --name x --set", FWD4, .drop = true},
 		{"-m connlimit --connlimit-above 1", FWD4, .drop = false},
 		{"-m hashlimit --hashlimit-above 1/sec --hashlimit-name h", FWD4, .drop = false},
+		/* -m tos: (tos & mask) == value; a name's mask is 0x3f, a number's 0xff */
+		{"-m tos --tos Minimize-Delay", FWD4, .tos = 0xd0, .drop = true},
+		{"-m tos --tos 0x10", FWD4, .tos = 0xd0, .drop = false},
+		{"-m tos --tos 0x10", FWD4, .tos = 0x11, .drop = false},
+		{"-m tos --tos 0x10", FWD4, .tos = 0x10, .drop = true},
+		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x12, .drop = true},
+		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x90, .drop = false},
+		{"-m tos --tos normal-service", FWD4, .tos = 0x00, .drop = true},
 	};
 
 	(void)state;
@@ -1097,6 +1106,45 @@ roundtrip_one(const char *dir, const char *name)
 	rule_ipsets_free(sets);
 }
 
+/*
+ * Rules as iptables-save (1.8.9) prints them, for the matches added last:
+ * loaded, written back to the same line, and through the native language.
+ */
+static void
+test_saved_lines(void **state)
+{
+	static const char *const lines[] = {
+		"-A INPUT -m tos --tos 0x10/0x3f -j DROP",
+		"-A INPUT -m tos ! --tos 0x10/0xff -j DROP",
+	};
+	char text[8192], *out, *n1, *n3;
+	struct rule_set *s, *back;
+	struct rule_error err;
+	size_t len;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "*filter\n:INPUT ACCEPT [0:0]\n");
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\n", lines[i]);
+	snprintf(text + len, sizeof(text) - len, "COMMIT\n");
+	s = parse(text);
+	out = export(s, FC_AF_INET4);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (strstr(out, lines[i]) == NULL)
+			fail_msg("'%s' written back as:\n%s", lines[i], out);
+	n1 = native(s);
+	back = rule_set_parse(n1, "native", &err);
+	if (back == NULL)
+		fail_msg("%u:%u: %s '%s'\n%s", err.line, err.col, err.msg, err.token, n1);
+	n3 = native(back);
+	assert_string_equal(n1, n3);
+	free(n1);
+	free(n3);
+	free(out);
+	rule_set_free(back);
+	rule_set_free(s);
+}
+
 static void
 test_corpus_roundtrip(void **state)
 {
@@ -1137,6 +1185,7 @@ main(void)
 		cmocka_unit_test(test_ipset_net_iface),
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
+		cmocka_unit_test(test_saved_lines),
 		cmocka_unit_test(test_corpus_roundtrip),
 	};
 
