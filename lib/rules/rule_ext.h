@@ -44,7 +44,7 @@ struct rule_prefix {
 	X(FRAG, "frag") X(IPV6HEADER, "ipv6header") X(HBH, "hbh") X(DST, "dst") X(ESP, "esp") \
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
-	X(STRING, "string") X(TOS, "tos")
+	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
@@ -228,6 +228,7 @@ struct rule_x_optlen { uint32_t len; };                     /**< hbh, dst */
 struct rule_x_pkttype { uint8_t type; };
 struct rule_x_time { uint32_t start, stop, monthdays; uint8_t weekdays; };
 struct rule_x_dscp { uint8_t dscp; };
+struct rule_x_ecn { uint8_t ect; };                         /**< the IP header's ECN field, 0..3 */
 struct rule_x_connbytes { uint64_t lo, hi; uint8_t mode, dir; };
 struct rule_x_name { char name[RULE_XNAME_MAX]; };          /**< helper */
 /**
@@ -286,6 +287,7 @@ struct rule_x {
 		struct rule_x_pkttype pkttype;
 		struct rule_x_time time;
 		struct rule_x_dscp dscp;
+		struct rule_x_ecn ecn;
 		struct rule_x_connbytes connbytes;
 		struct rule_x_name helper;
 		struct rule_x_log log;

@@ -230,6 +230,18 @@ test_matches_v4(void **state)
 		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x12, .drop = true},
 		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x90, .drop = false},
 		{"-m tos --tos normal-service", FWD4, .tos = 0x00, .drop = true},
+		/* -m ecn: the IP ECN field, TCP ECE and CWR */
+		{"-m ecn --ecn-ip-ect 3", FWD4, .tos = 0x13, .drop = true},
+		{"-m ecn --ecn-ip-ect 3", FWD4, .tos = 0x12, .drop = false},
+		{"-m ecn ! --ecn-ip-ect 0", FWD4, .tos = 0x01, .drop = true},
+		{"-p tcp -m ecn --ecn-tcp-ece", FWD4, .tcp_flags = 0x52, .drop = true},
+		{"-p tcp -m ecn --ecn-tcp-ece", FWD4, .tcp_flags = 0x82, .drop = false},
+		{"-p tcp -m ecn --ecn-tcp-cwr ! --ecn-tcp-ece", FWD4, .tcp_flags = 0x82, .drop = true},
+		{"-p tcp -m ecn --ecn-tcp-cwr ! --ecn-tcp-ece", FWD4, .tcp_flags = 0xc2, .drop = false},
+		{"-p tcp -m ecn --ecn-tcp-ece --ecn-ip-ect 2", FWD4, .tcp_flags = 0x52, .tos = 2,
+			.drop = true},
+		{"-p tcp -m ecn --ecn-tcp-ece --ecn-ip-ect 2", FWD4, .tcp_flags = 0x52, .tos = 1,
+			.drop = false},
 	};
 
 	(void)state;
@@ -1116,6 +1128,8 @@ test_saved_lines(void **state)
 	static const char *const lines[] = {
 		"-A INPUT -m tos --tos 0x10/0x3f -j DROP",
 		"-A INPUT -m tos ! --tos 0x10/0xff -j DROP",
+		"-A INPUT -p tcp -m ecn ! --ecn-tcp-ece --ecn-tcp-cwr --ecn-ip-ect 2 -j DROP",
+		"-A INPUT -m ecn ! --ecn-ip-ect 1 -j DROP",
 	};
 	char text[8192], *out, *n1, *n3;
 	struct rule_set *s, *back;
