@@ -44,7 +44,8 @@ struct rule_prefix {
 	X(FRAG, "frag") X(IPV6HEADER, "ipv6header") X(HBH, "hbh") X(DST, "dst") X(ESP, "esp") \
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
-	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn")
+	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn") \
+	X(IPCOMP, "ipcomp")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \

@@ -399,6 +399,8 @@ implicit_kind(const struct rule *r)
 		return RULE_XM_ESP;
 	case 51:
 		return RULE_XM_AH;
+	case 108:
+		return RULE_XM_IPCOMP;
 	case 135:
 		return RULE_XM_MH;
 	default:

@@ -389,6 +389,12 @@ static const struct rule_xopt xo_ecn[] = {
 	{"--ecn-ip-ect", NULL, "ecn_ip_ect", VT_UINT, XO_NEG, 0, 1, XOFF(ecn.ect), 0, 3, NULL},
 };
 
+/* -m ipcomp: the IPComp header's CPI (a 16-bit SPI), as esp/ah's SPIs. */
+static const struct rule_xopt xo_ipcomp[] = {
+	{"--ipcompspi", NULL, "ipcompspi", VT_RANGE, XO_NEG, 0, 4, XOFF(range), 0, 0, NULL},
+	{NULL, NULL, "ipcomp", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
+};
+
 /* Targets */
 
 static const struct rule_xopt xo_dnat[] = {
@@ -567,6 +573,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_RPFILTER] = K("rpfilter", 0, 0, xo_rpfilter, 0, NULL),
 	[RULE_XM_STRING] = K("string", 0, 0, xo_string, B(0), "string needs --string or --hex-string"),
 	[RULE_XM_TOS] = K("tos", 0, 0, xo_tos, B(0), "tos needs --tos"),
+	[RULE_XM_IPCOMP] = K("ipcomp", 0, 108, xo_ipcomp, 0, NULL),
 	[RULE_XM_ECN] = K("ecn", 0, 0, xo_ecn, B(0) | B(1) | B(2), "ecn needs --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"),
 	[RULE_XT_DNAT] = KT("DNAT", 0, 0, xo_dnat, RULE_ACT_DNAT, 0, T(RULE_TABLE_NAT), H(PREROUTING) | H(OUTPUT), NULL),
 	[RULE_XT_SNAT] = KT("SNAT", 0, 0, xo_snat, RULE_ACT_SNAT, 0, T(RULE_TABLE_NAT), H(POSTROUTING) | H(INPUT), NULL),

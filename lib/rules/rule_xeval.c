@@ -519,6 +519,7 @@ x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const st
 		return !OPT(x, 0) ||
 		       ((hop ? p->hbh_len : p->dst_len) == x->u.optlen.len) != NEG(x, 0);
 	}
+	case RULE_XM_IPCOMP:
 	case RULE_XM_ESP:
 	case RULE_XM_AH:
 		*deps |= RULE_DEP_SPI;
@@ -668,6 +669,7 @@ x_key_blind(unsigned int kind)
 	case RULE_XM_DST:
 	case RULE_XM_ESP:
 	case RULE_XM_AH:
+	case RULE_XM_IPCOMP:
 	case RULE_XM_MH:
 	case RULE_XM_PKTTYPE:
 	case RULE_XM_TIME:

@@ -1602,6 +1602,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT -m ecn --ecn-tcp-cwr -j DROP\nCOMMIT\n", 2, 13, "ecn", "ecn --ecn-tcp-ece and --ecn-tcp-cwr need -p tcp"},
 	{"*filter\n-A INPUT -m ecn -j DROP\nCOMMIT\n", 2, 13, "ecn", "ecn needs --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"},
 	{"*filter\n-A INPUT -m ecn --ecn-ip-ect 4 -j DROP\n", 2, 30, "4", "bad number"},
+	{"*filter\n-A INPUT -m ipcomp --ipcompspi 1 -j DROP\nCOMMIT\n", 2, 13, "ipcomp", "extension needs its protocol (-p)"},
 	{"*filter\n-A INPUT -p dccp -m dccp --dport 80 -j DROP\n", 2, 21, "dccp", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (-m dccp; use -p dccp)"},
 	{"*filter\n-A INPUT -p dccp --dport 80 -j DROP\n", 2, 18, "--dport", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (use -p dccp alone)"},
 	{"*filter\n-A INPUT -p dccp --dccp-types REQUEST -j DROP\n", 2, 18, "--dccp-types", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (use -p dccp alone)"},

@@ -120,6 +120,7 @@ struct xcase {
 	uint16_t len;
 	int mss; /* 0: no MSS option */
 	uint32_t mark;
+	uint32_t spi; /* 0: no ESP/AH/IPComp header */
 	bool drop;
 };
 
@@ -146,6 +147,10 @@ check_x(const struct xcase *c, size_t n, unsigned int family)
 		p.tos = c[i].tos;
 		p.l3_len = c[i].len;
 		p.mark = c[i].mark;
+		if (c[i].spi != 0) {
+			p.spi = c[i].spi;
+			p.flags |= RULE_PKT_F_SPI;
+		}
 		if (c[i].mss > 0) {
 			p.tcp_mss = (uint16_t)c[i].mss;
 			p.flags |= RULE_PKT_F_MSS;
@@ -165,6 +170,7 @@ check_x(const struct xcase *c, size_t n, unsigned int family)
 }
 
 #define FWD4 "tcp 192.0.2.1:1000 -> 198.51.100.1:80"
+#define IPCOMP4 "proto 108 192.0.2.1:0 -> 198.51.100.1:0"
 
 static void
 test_matches_v4(void **state)
@@ -230,6 +236,12 @@ test_matches_v4(void **state)
 		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x12, .drop = true},
 		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x90, .drop = false},
 		{"-m tos --tos normal-service", FWD4, .tos = 0x00, .drop = true},
+		/* -m ipcomp: the CPI */
+		{"-p ipcomp -m ipcomp --ipcompspi 5:9", IPCOMP4, .spi = 9, .drop = true},
+		{"-p ipcomp -m ipcomp --ipcompspi 5:9", IPCOMP4, .spi = 10, .drop = false},
+		{"-p ipcomp --ipcompspi 7", IPCOMP4, .spi = 7, .drop = true},
+		{"-p ipcomp -m ipcomp ! --ipcompspi 7", IPCOMP4, .spi = 7, .drop = false},
+		{"-p ipcomp -m ipcomp ! --ipcompspi 7", IPCOMP4, .spi = 8, .drop = true},
 		/* -m ecn: the IP ECN field, TCP ECE and CWR */
 		{"-m ecn --ecn-ip-ect 3", FWD4, .tos = 0x13, .drop = true},
 		{"-m ecn --ecn-ip-ect 3", FWD4, .tos = 0x12, .drop = false},
@@ -1130,6 +1142,10 @@ test_saved_lines(void **state)
 		"-A INPUT -m tos ! --tos 0x10/0xff -j DROP",
 		"-A INPUT -p tcp -m ecn ! --ecn-tcp-ece --ecn-tcp-cwr --ecn-ip-ect 2 -j DROP",
 		"-A INPUT -m ecn ! --ecn-ip-ect 1 -j DROP",
+		/* iptables-save's "-p ipcomp": gufc writes the number, which it reads back */
+		"-A INPUT -p 108 -m ipcomp --ipcompspi 5:9 -j DROP",
+		"-A INPUT -p 108 -m ipcomp ! --ipcompspi 7 -j DROP",
+		"-A INPUT -p 108 -j DROP",
 	};
 	char text[8192], *out, *n1, *n3;
 	struct rule_set *s, *back;
