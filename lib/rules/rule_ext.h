@@ -227,7 +227,8 @@ struct rule_x_frag { uint32_t id[2]; uint32_t len; };
 struct rule_x_ipv6header { uint8_t headers; };              /**< RULE_IP6H_* */
 struct rule_x_optlen { uint32_t len; };                     /**< hbh, dst */
 struct rule_x_pkttype { uint8_t type; };
-struct rule_x_time { uint32_t start, stop, monthdays; uint8_t weekdays; };
+/** time: seconds of the day, day bits, and the dates (UTC seconds since the epoch, inclusive). */
+struct rule_x_time { uint32_t start, stop, monthdays; uint8_t weekdays; uint32_t date_start, date_stop; };
 struct rule_x_dscp { uint8_t dscp; };
 struct rule_x_ecn { uint8_t ect; };                         /**< the IP header's ECN field, 0..3 */
 struct rule_x_connbytes { uint64_t lo, hi; uint8_t mode, dir; };

@@ -338,6 +338,8 @@ static const struct rule_xopt xo_time[] = {
 	{"--kerneltz", NULL, "kerneltz", VT_FLAG, 0, 0, 0, 0, B(5), 0, NULL},
 	{"--utc", NULL, "utc", VT_FLAG, 0, 0, 0, 0, B(4), 0, NULL},
 	{"--contiguous", NULL, "contiguous", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
+	{"--datestart", NULL, "datestart", VT_DATE, 0, 0, 4, XOFF(time.date_start), 0, 0, NULL},
+	{"--datestop", NULL, "datestop", VT_DATE, 0, 0, 4, XOFF(time.date_stop), 0, 0, NULL},
 };
 
 static const struct rule_xopt xo_dscp[] = {

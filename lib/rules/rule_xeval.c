@@ -135,6 +135,9 @@ time_match(const struct rule_x *x, uint64_t t)
 	uint32_t sod = (uint32_t)(t % 86400);
 	bool overnight = start > stop;
 
+	/* --datestart, --datestop: both ends in, as xt_time. */
+	if ((OPT(x, 7) && t < tm->date_start) || (OPT(x, 8) && t > tm->date_stop))
+		return false;
 	if (overnight ? (sod < start && sod > stop) : (sod < start || sod > stop))
 		return false;
 	/* --contiguous: after midnight, the days are the range's first day's. */

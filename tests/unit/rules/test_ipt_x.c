@@ -121,6 +121,7 @@ struct xcase {
 	int mss; /* 0: no MSS option */
 	uint32_t mark;
 	uint32_t spi; /* 0: no ESP/AH/IPComp header */
+	uint64_t time_s;
 	bool drop;
 };
 
@@ -147,6 +148,7 @@ check_x(const struct xcase *c, size_t n, unsigned int family)
 		p.tos = c[i].tos;
 		p.l3_len = c[i].len;
 		p.mark = c[i].mark;
+		p.time_s = c[i].time_s;
 		if (c[i].spi != 0) {
 			p.spi = c[i].spi;
 			p.flags |= RULE_PKT_F_SPI;
@@ -236,6 +238,20 @@ test_matches_v4(void **state)
 		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x12, .drop = true},
 		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x90, .drop = false},
 		{"-m tos --tos normal-service", FWD4, .tos = 0x00, .drop = true},
+		/* -m time --datestart/--datestop: UTC, both ends in */
+		{"-m time --datestart 2020-01-01T00:00:00", FWD4, .time_s = 1577836800, .drop = true},
+		{"-m time --datestart 2020-01-01T00:00:00", FWD4, .time_s = 1577836799, .drop = false},
+		{"-m time --datestart 2020", FWD4, .time_s = 1577836800, .drop = true},
+		{"-m time --datestop 2021-02", FWD4, .time_s = 1612137600, .drop = true},
+		{"-m time --datestop 2021-02", FWD4, .time_s = 1612137601, .drop = false},
+		{"-m time --datestart 2021-02-31", FWD4, .time_s = 1614729599, .drop = false},
+		{"-m time --datestart 2021-02-31", FWD4, .time_s = 1614729600, .drop = true},
+		{"-m time --datestart 2038-12-31T23:59:59", FWD4, .time_s = 2177452799, .drop = true},
+		/* 08:00-17:00 and the date range */
+		{"-m time --timestart 08:00 --timestop 17:00 --datestop 2020-01-01T12", FWD4,
+			.time_s = 1577836800 + 9 * 3600, .drop = true},
+		{"-m time --timestart 08:00 --timestop 17:00 --datestop 2020-01-01T12", FWD4,
+			.time_s = 1577836800 + 13 * 3600, .drop = false},
 		/* -m ipcomp: the CPI */
 		{"-p ipcomp -m ipcomp --ipcompspi 5:9", IPCOMP4, .spi = 9, .drop = true},
 		{"-p ipcomp -m ipcomp --ipcompspi 5:9", IPCOMP4, .spi = 10, .drop = false},
@@ -1138,6 +1154,9 @@ static void
 test_saved_lines(void **state)
 {
 	static const char *const lines[] = {
+		"-A INPUT -m time --datestart 2020-01-01T00:00:00 --datestop 2021-02-01T00:00:00 -j DROP",
+		"-A INPUT -m time --timestart 08:00:00 --timestop 17:00:00 --datestop 2038-01-19T03:14:07 -j DROP",
+		"-A INPUT -m time --datestart 2020-01-01T00:00:00 --datestop 2038-01-19T03:14:07 -j DROP",
 		"-A INPUT -m tos --tos 0x10/0x3f -j DROP",
 		"-A INPUT -m tos ! --tos 0x10/0xff -j DROP",
 		"-A INPUT -p tcp -m ecn ! --ecn-tcp-ece --ecn-tcp-cwr --ecn-ip-ect 2 -j DROP",
