@@ -64,6 +64,7 @@ struct pkt {
 	uint8_t tcp_flags;
 	int mss;               /* -1: no MSS option */
 	int ttl;               /* the IP TTL or hop limit (64 unless ttl=N) */
+	int tos;               /* the IPv4 TOS or IPv6 traffic class (0 unless tos=N) */
 	struct addr src, dst;
 	uint16_t sport, dport; /* host order; icmp: see key_build() */
 	int icmp_type, icmp_code, icmp_id;
@@ -571,6 +572,13 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 				goto bad;
 			continue;
 		}
+		if (strcmp(w[i], "tos") == 0) {
+			v = strtoul(eq + 1, &end, 0);
+			if (eq[1] == '\0' || *end != '\0' || v > 255)
+				goto bad;
+			p->tos = (int)v;
+			continue;
+		}
 		if (strcmp(w[i], "ttl") == 0) {
 			v = strtoul(eq + 1, &end, 10);
 			if (eq[1] == '\0' || *end != '\0' || v < 1 || v > 255)
@@ -780,6 +788,7 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 	memset(b, 0, len);
 	if (hl == 20) {
 		b[0] = 0x45;
+		b[1] = (uint8_t)p->tos;
 		put16(b + 2, len);
 		put16(b + 4, p->n & 0xffff);
 		b[6] = 0x40;
@@ -789,8 +798,8 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 		memcpy(b + 16, p->dst.a, 4);
 		put16(b + 10, csum16(b, 20, 0));
 	} else {
-		b[0] = 0x60;
-		b[1] = (uint8_t)((p->n >> 16) & 0x0f);
+		b[0] = (uint8_t)(0x60 | p->tos >> 4);
+		b[1] = (uint8_t)((p->tos & 0x0f) << 4 | ((p->n >> 16) & 0x0f));
 		put16(b + 2, p->n & 0xffff);
 		put16(b + 4, len - 40);
 		b[6] = p->proto;
@@ -860,6 +869,7 @@ pkt_context(const struct pkt *p, const struct fc_key *k, struct rule_pkt *pk)
 	pk->l3_cap = datagram_build(p, dgram, sizeof(dgram));
 	pk->l3 = pk->l3_cap != 0 ? dgram : NULL;
 	pk->ttl = (uint8_t)p->ttl;
+	pk->tos = (uint8_t)p->tos;
 	if (p->proto == 6) {
 		pk->tcp_flags = p->tcp_flags;
 		pk->tcp_opts[0] |= p->mss >= 0 ? 1u << 2 : 0;
