@@ -62,7 +62,8 @@ Packet list format (one packet per line, '#' starts a comment):
   proto N SRC -> DST
   (any of them: [ttl=N], the IP TTL or hop limit, 64 by default;
    [tos=N], the IPv4 TOS byte or IPv6 traffic class (DSCP and ECN), 0
-   by default; but
+   by default; proto 108: [cpi=N], an IPComp header with that CPI before
+   the tag; but
    sctp: [data=TEXT], bytes the datagram carries after the 8-byte tag
    that follows the transport header: TEXT as it is, with "|hex|"
    blocks for other bytes (|20| a blank, |23| a '#'), for -m string)
@@ -191,6 +192,7 @@ class Packet:
         self.flags = "S"
         self.ttl = 64
         self.tos = 0
+        self.cpi = None
         self.mss = None
         self.icmp_type = None
         self.icmp_code = 0
@@ -314,6 +316,10 @@ def parse_packets(path):
                 if not val.isdigit() or not 1 <= int(val) <= 255:
                     raise OracleError("%s: bad TTL %r" % (where, val))
                 p.ttl = int(val)
+            elif key == "cpi" and p.proto == 108:
+                if not val.isdigit() or not 0 <= int(val) <= 65535:
+                    raise OracleError("%s: bad CPI %r" % (where, val))
+                p.cpi = int(val)
             elif key == "tos":
                 try:
                     v = int(val, 0)
@@ -620,6 +626,8 @@ def build_ip(p, tag):
         l4 = struct.pack("!BBH", p.icmp_type, p.icmp_code, 0) + rest + tag
         c = csum16((pseudo(len(l4)) if p.proto == 58 else b"") + l4)
         l4 = l4[:2] + struct.pack("!H", c) + l4[4:]
+    elif p.proto == 108 and p.cpi is not None:
+        l4 = struct.pack("!BBH", 0, 0, p.cpi) + tag
     else:
         l4 = tag
     if p.family == 4:
