@@ -297,6 +297,14 @@ test_matches_v6(void **state)
 		{"-m length --length 49:", FWD6, .len = 1280, .drop = true},
 		{"-m length --length :47", FWD6, .len = 48, .drop = false},
 		{"-m iprange --dst-range 2001:db8:1::-2001:db8:1::9", FWD6, .drop = true},
+		/* the traffic class: -m tos, -m ecn's ECN field */
+		{"-m tos --tos 0xb8", FWD6, .tos = 0xb8, .drop = true},
+		{"-m tos --tos 0xb8", FWD6, .tos = 0xb9, .drop = false},
+		{"-m ecn --ecn-ip-ect 3", FWD6, .tos = 0xbb, .drop = true},
+		{"-m ecn ! --ecn-ip-ect 3", FWD6, .tos = 0xbb, .drop = false},
+		/* -m ipcomp in IPv6 */
+		{"-p ipcomp -m ipcomp --ipcompspi 300", "proto 108 [2001:db8::1]:0 -> [2001:db8:1::1]:0",
+			.spi = 300, .drop = true},
 	};
 
 	(void)state;
@@ -1046,6 +1054,14 @@ test_pkt_parse(void **state)
 		17, 0, 0x00, 0x01, 0, 0, 0x12, 0x34,
 		0, 53, 0, 53, 0, 8, 0, 0,
 	};
+	/* IPv6 traffic class 0xb9 (EF, ECT(1)), IPComp with CPI 0x1234. */
+	static const uint8_t fc[] = {
+		0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x86, 0xdd,
+		0x6b, 0x90, 0, 0, 0, 8, 108, 64,
+		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+		4, 0, 0x12, 0x34, 0, 0, 0, 0,
+	};
 	struct fc_key k = key("tcp 192.0.2.1:1024 -> 198.51.100.1:80");
 	struct rule_pkt p;
 
@@ -1081,6 +1097,17 @@ test_pkt_parse(void **state)
 	assert_true(p.flags & RULE_PKT_F_FRAGHDR);
 	assert_int_equal(p.frag_id, 0x1234);
 	assert_int_equal(p.frag_flags, RULE_FRAG_F_FIRST | RULE_FRAG_F_MORE);
+
+	/* The traffic class and the IPComp CPI; then cut short. */
+	k = key("proto 108 [2001:db8::1]:0 -> [2001:db8::2]:0");
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_pkt_parse(&p, fc, sizeof(fc), 14, 54), 0);
+	assert_int_equal(p.tos, 0xb9);
+	assert_true(p.flags & RULE_PKT_F_SPI);
+	assert_int_equal(p.spi, 0x1234);
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_pkt_parse(&p, fc, 57, 14, 54), 0);
+	assert_false(p.flags & RULE_PKT_F_SPI);
 }
 
 /* ------------------------------------------------------------------------ */
