@@ -464,7 +464,8 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 		return rule_ipt_err(p, o, RULE_X_ZONE_MSG);
 	if (rl->tkind == RULE_XT_CT && strcmp(o->s, "--timeout") == 0)
 		return rule_ipt_err(p, o,
-			"CT --timeout: gufc has no nfct timeout policies (its conntrack timeouts are global)");
+			"CT --timeout: gufc has no nfct timeout policies "
+			"(its conntrack timeouts are global)");
 	if (rl->tkind == RULE_XT_CT && (strcmp(o->s, "--ctevents") == 0 ||
 					       strcmp(o->s, "--expevents") == 0))
 		return rule_ipt_err(p, o,
