@@ -60,7 +60,10 @@ Packet list format (one packet per line, '#' starts a comment):
   icmp SRC -> DST [type=8] [code=0] [id=N] (echo request by default)
   icmpv6 SRC -> DST [type=128] [code=0] [id=N]
   proto N SRC -> DST
-  (any of them: [ttl=N], the IP TTL or hop limit, 64 by default; but
+  (any of them: [ttl=N], the IP TTL or hop limit, 64 by default;
+   [tos=N], the IPv4 TOS byte or IPv6 traffic class (DSCP and ECN), 0
+   by default; proto 108: [cpi=N], an IPComp header with that CPI before
+   the tag; but
    sctp: [data=TEXT], bytes the datagram carries after the 8-byte tag
    that follows the transport header: TEXT as it is, with "|hex|"
    blocks for other bytes (|20| a blank, |23| a '#'), for -m string)
@@ -188,6 +191,8 @@ class Packet:
         self.dport = 0
         self.flags = "S"
         self.ttl = 64
+        self.tos = 0
+        self.cpi = None
         self.mss = None
         self.icmp_type = None
         self.icmp_code = 0
@@ -311,6 +316,18 @@ def parse_packets(path):
                 if not val.isdigit() or not 1 <= int(val) <= 255:
                     raise OracleError("%s: bad TTL %r" % (where, val))
                 p.ttl = int(val)
+            elif key == "cpi" and p.proto == 108:
+                if not val.isdigit() or not 0 <= int(val) <= 65535:
+                    raise OracleError("%s: bad CPI %r" % (where, val))
+                p.cpi = int(val)
+            elif key == "tos":
+                try:
+                    v = int(val, 0)
+                except ValueError:
+                    raise OracleError("%s: bad TOS %r" % (where, val)) from None
+                if not 0 <= v <= 255:
+                    raise OracleError("%s: bad TOS %r" % (where, val))
+                p.tos = v
             elif key in ("type", "code", "id") and p.proto in (1, 58):
                 try:
                     v = int(val, 0)
@@ -609,14 +626,17 @@ def build_ip(p, tag):
         l4 = struct.pack("!BBH", p.icmp_type, p.icmp_code, 0) + rest + tag
         c = csum16((pseudo(len(l4)) if p.proto == 58 else b"") + l4)
         l4 = l4[:2] + struct.pack("!H", c) + l4[4:]
+    elif p.proto == 108 and p.cpi is not None:
+        l4 = struct.pack("!BBH", 0, 0, p.cpi) + tag
     else:
         l4 = tag
     if p.family == 4:
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), p.n & 0xFFFF, 0x4000, p.ttl,
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, p.tos, 20 + len(l4), p.n & 0xFFFF, 0x4000, p.ttl,
                          p.proto, 0, src, dst)
         ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
     else:
-        ip = struct.pack("!IHBB16s16s", 0x60000000 | (p.n & 0xFFFFF), len(l4), p.proto, p.ttl,
+        ip = struct.pack("!IHBB16s16s", 0x60000000 | p.tos << 20 | (p.n & 0xFFFFF), len(l4),
+                         p.proto, p.ttl,
                          src, dst)
     return ip + l4
 

@@ -44,7 +44,7 @@ extern "C" {
 #define RULE_PKT_F_NOPORTS RULE_KEY_F_NOPORTS /**< a non-first fragment: no L4 header (-f) */
 #define RULE_PKT_F_MAC 0x02     /**< @c mac_src is valid (arrived on an Ethernet port) */
 #define RULE_PKT_F_MSS 0x04     /**< @c tcp_mss is valid: the TCP header has an MSS option */
-#define RULE_PKT_F_SPI 0x08     /**< @c spi is valid (an ESP or AH header) */
+#define RULE_PKT_F_SPI 0x08     /**< @c spi is valid (an ESP, AH or IPComp header) */
 #define RULE_PKT_F_FRAGHDR 0x10 /**< an IPv6 fragment header: @c frag_* are valid */
 
 /** struct rule_pkt::frag_flags (IPv6 fragment header). */
@@ -88,7 +88,7 @@ struct rule_pkt {
 	uint16_t hbh_len;     /**< hop-by-hop options header length in bytes (RULE_IP6H_HOP) */
 	uint16_t dst_len;     /**< destination options header length in bytes (RULE_IP6H_DST) */
 	uint32_t frag_id;     /**< fragment identification (RULE_PKT_F_FRAGHDR) */
-	uint32_t spi;         /**< ESP/AH SPI (RULE_PKT_F_SPI) */
+	uint32_t spi;         /**< ESP/AH SPI, IPComp CPI (RULE_PKT_F_SPI) */
 	uint32_t ct_expire;   /**< seconds the connection has left */
 	struct fc_key ct_orig; /**< the connection's original tuple; family 0: no connection */
 	struct fc_key ct_repl; /**< its reply tuple */

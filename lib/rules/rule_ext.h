@@ -44,7 +44,8 @@ struct rule_prefix {
 	X(FRAG, "frag") X(IPV6HEADER, "ipv6header") X(HBH, "hbh") X(DST, "dst") X(ESP, "esp") \
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
-	X(STRING, "string")
+	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn") \
+	X(IPCOMP, "ipcomp")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
@@ -226,8 +227,14 @@ struct rule_x_frag { uint32_t id[2]; uint32_t len; };
 struct rule_x_ipv6header { uint8_t headers; };              /**< RULE_IP6H_* */
 struct rule_x_optlen { uint32_t len; };                     /**< hbh, dst */
 struct rule_x_pkttype { uint8_t type; };
-struct rule_x_time { uint32_t start, stop, monthdays; uint8_t weekdays; };
+/** time: seconds of the day, day bits, and the dates (UTC seconds since the epoch, inclusive). */
+struct rule_x_time {
+	uint32_t start, stop, monthdays;
+	uint8_t weekdays;
+	uint32_t date_start, date_stop;
+};
 struct rule_x_dscp { uint8_t dscp; };
+struct rule_x_ecn { uint8_t ect; };                         /**< the IP header's ECN field, 0..3 */
 struct rule_x_connbytes { uint64_t lo, hi; uint8_t mode, dir; };
 struct rule_x_name { char name[RULE_XNAME_MAX]; };          /**< helper */
 /**
@@ -247,7 +254,7 @@ struct rule_x_reject { uint8_t with; };                     /**< enum rule_rejec
 struct rule_x_connmark_t { uint32_t value, mask, nfmask, ctmask; };
 struct rule_x_tcpmss_t { uint16_t mss; };
 struct rule_x_ct { char helper[16]; uint16_t zone; };
-struct rule_x_tos { uint8_t value, mask; };
+struct rule_x_tos { uint8_t value, mask; };                /**< tos: (tos & mask) == value */
 struct rule_x_classify { uint32_t cls; };                   /**< major << 16 | minor */
 struct rule_x_synproxy { uint16_t mss; uint8_t wscale; };
 struct rule_x_set_t { struct rule_x_set add, del; uint32_t timeout; };
@@ -286,6 +293,7 @@ struct rule_x {
 		struct rule_x_pkttype pkttype;
 		struct rule_x_time time;
 		struct rule_x_dscp dscp;
+		struct rule_x_ecn ecn;
 		struct rule_x_connbytes connbytes;
 		struct rule_x_name helper;
 		struct rule_x_log log;

@@ -26,6 +26,13 @@ static const struct {
 	{"osf", "passive OS fingerprinting is not supported (-m osf)"},
 	{"quota", "quotas are not supported (-m quota)"},
 	{"nfacct", "nfacct objects are not supported (-m nfacct)"},
+	{"devgroup", "gufc's ports are DPDK ports: they have no Linux device group (-m devgroup; match -i/-o)"},
+	{"cluster", "gufc shares no load among cluster nodes: no node mask to match (-m cluster)"},
+	{"connlabel", "gufc's connections carry no labels, only a mark (-m connlabel; use -m connmark)"},
+	{"rateest", "gufc has no rate estimators: -j RATEEST is refused too (-m rateest; use -m limit or hashlimit)"},
+	{"realm", "gufc's routes have no realms (-m realm)"},
+	{"dccp", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (-m dccp; use -p dccp)"},
+	{"cpu", "the CPU that handles a packet is not a rule input: an lcore takes a flow by RSS (-m cpu)"},
 };
 
 /* Targets that cannot apply to gufc, and why. */
@@ -40,6 +47,12 @@ static const struct {
 	{"SECMARK", "gufc has no SELinux (SECMARK)"},
 	{"CONNSECMARK", "gufc has no SELinux (CONNSECMARK)"},
 	{"ULOG", "ULOG is gone from Linux: use NFLOG"},
+	{"AUDIT", "gufc has no Linux audit subsystem to record to (AUDIT): use LOG or NFLOG"},
+	{"IDLETIMER", "gufc has no sysfs idle timers (IDLETIMER)"},
+	{"LED", "gufc drives no LED triggers (LED)"},
+	{"HMARK", "hash marks are not supported: a flow's lcore and channel are not picked by mark (HMARK)"},
+	{"RATEEST", "gufc has no rate estimators (RATEEST; use -m limit or hashlimit)"},
+	{"ECN", "gufc does not rewrite TCP ECN flags (ECN): its rewrites are TOS, DSCP, TTL, HL and TCPMSS"},
 };
 
 /*

@@ -277,6 +277,10 @@ pm_add(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *opt, const struct
 	return 0;
 }
 
+/* Why -p dccp takes no ports, types or options. */
+#define DCCP_MSG \
+	"DCCP is matched by protocol only: gufc's flow key has no DCCP ports (use -p dccp alone)"
+
 /* --sport / --dport: the tcp/udp/sctp match, loaded by -m or implicitly by -p. */
 static int
 opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
@@ -284,7 +288,9 @@ opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct
 {
 	if (rl->pmod == MOD_NONE) {
 		if (!rule_ipt_proto_ports(&rl->r))
-			return rule_ipt_err(p, o, "port match needs -p tcp, udp or sctp");
+			return rule_ipt_err(p, o, rl->r.proto == 33 && (rl->r.match & RULE_M_PROTO)
+							  ? DCCP_MSG
+							  : "port match needs -p tcp, udp or sctp");
 		rl->pmod = rl->r.proto == RULE_PROTO_TCP   ? MOD_TCP
 			   : rl->r.proto == RULE_PROTO_UDP ? MOD_UDP
 							   : MOD_SCTP;
@@ -393,6 +399,8 @@ implicit_kind(const struct rule *r)
 		return RULE_XM_ESP;
 	case 51:
 		return RULE_XM_AH;
+	case 108:
+		return RULE_XM_IPCOMP;
 	case 135:
 		return RULE_XM_MH;
 	default:
@@ -454,6 +462,14 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 					       strcmp(o->s, "--zone-orig") == 0 ||
 					       strcmp(o->s, "--zone-reply") == 0))
 		return rule_ipt_err(p, o, RULE_X_ZONE_MSG);
+	if (rl->tkind == RULE_XT_CT && strcmp(o->s, "--timeout") == 0)
+		return rule_ipt_err(p, o,
+			"CT --timeout: gufc has no nfct timeout policies "
+			"(its conntrack timeouts are global)");
+	if (rl->tkind == RULE_XT_CT && (strcmp(o->s, "--ctevents") == 0 ||
+					       strcmp(o->s, "--expevents") == 0))
+		return rule_ipt_err(p, o,
+			"CT --ctevents/--expevents: gufc sends no conntrack events");
 	for (unsigned int prefix = 0; prefix < 2; prefix++)
 		for (unsigned int role = 0; role < 3; role++) {
 			int oi;
@@ -467,6 +483,8 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 			if (oi >= 0)
 				return opt_apply(p, rl, role, kinds[role], oi, i, neg);
 		}
+	if ((rl->r.match & RULE_M_PROTO) && rl->r.proto == 33 && strncmp(o->s, "--dccp-", 7) == 0)
+		return rule_ipt_err(p, o, DCCP_MSG);
 	for (size_t k = 0; k < RTE_DIM(ipt_refused); k++)
 		if (strcmp(ipt_refused[k].name, o->s) == 0)
 			return rule_ipt_err(p, o, ipt_refused[k].msg);

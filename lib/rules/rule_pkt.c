@@ -105,6 +105,13 @@ l4_fields(struct rule_pkt *p, unsigned int proto, const uint8_t *l4, uint32_t n)
 			p->flags |= RULE_PKT_F_SPI;
 		}
 		break;
+	case 108:
+		/* IPComp: the 16-bit CPI stands in for an SPI (-m ipcomp). */
+		if (n >= 4) {
+			p->spi = fc_rd16(l4 + 2);
+			p->flags |= RULE_PKT_F_SPI;
+		}
+		break;
 	case 135:
 		if (n >= 3)
 			p->mh_type = l4[2];

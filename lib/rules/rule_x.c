@@ -338,6 +338,8 @@ static const struct rule_xopt xo_time[] = {
 	{"--kerneltz", NULL, "kerneltz", VT_FLAG, 0, 0, 0, 0, B(5), 0, NULL},
 	{"--utc", NULL, "utc", VT_FLAG, 0, 0, 0, 0, B(4), 0, NULL},
 	{"--contiguous", NULL, "contiguous", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
+	{"--datestart", NULL, "datestart", VT_DATE, 0, 0, 4, XOFF(time.date_start), 0, 0, NULL},
+	{"--datestop", NULL, "datestop", VT_DATE, 0, 0, 4, XOFF(time.date_stop), 0, 0, NULL},
 };
 
 static const struct rule_xopt xo_dscp[] = {
@@ -375,6 +377,24 @@ static const struct rule_xopt xo_string[] = {
 	{"--from", NULL, "string_from", VT_UINT, 0, 0, 2, XOFF(str.from), 0, 0, NULL},
 	{"--to", NULL, "string_to", VT_UINT, 0, 0, 2, XOFF(str.to), 0, 0, NULL},
 	{"--icase", NULL, "string_icase", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
+};
+
+/* -m tos: VALUE[/MASK] (mask 0xff) or a name (mask 0x3f), as iptables reads them. */
+static const struct rule_xopt xo_tos[] = {
+	{"--tos", NULL, "tos", VT_TOS, XO_NEG, 0, 2, XOFF(tos), 0, XM_XSET, NULL},
+};
+
+/* -m ecn: the TCP header's ECE and CWR flags (-p tcp only), the IP header's ECN field. */
+static const struct rule_xopt xo_ecn[] = {
+	{"--ecn-tcp-ece", NULL, "ecn_tcp_ece", VT_FLAG, XO_NEG, 0, 0, 0, 0, 0, NULL},
+	{"--ecn-tcp-cwr", NULL, "ecn_tcp_cwr", VT_FLAG, XO_NEG, 0, 0, 0, 0, 0, NULL},
+	{"--ecn-ip-ect", NULL, "ecn_ip_ect", VT_UINT, XO_NEG, 0, 1, XOFF(ecn.ect), 0, 3, NULL},
+};
+
+/* -m ipcomp: the IPComp header's CPI (a 16-bit SPI), as esp/ah's SPIs. */
+static const struct rule_xopt xo_ipcomp[] = {
+	{"--ipcompspi", NULL, "ipcompspi", VT_RANGE, XO_NEG, 0, 4, XOFF(range), 0, 0, NULL},
+	{NULL, NULL, "ipcomp", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
 };
 
 /* Targets */
@@ -554,6 +574,9 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_HELPER] = K("helper", 0, 0, xo_helper, B(0), "helper needs --helper"),
 	[RULE_XM_RPFILTER] = K("rpfilter", 0, 0, xo_rpfilter, 0, NULL),
 	[RULE_XM_STRING] = K("string", 0, 0, xo_string, B(0), "string needs --string or --hex-string"),
+	[RULE_XM_TOS] = K("tos", 0, 0, xo_tos, B(0), "tos needs --tos"),
+	[RULE_XM_IPCOMP] = K("ipcomp", 0, 108, xo_ipcomp, 0, NULL),
+	[RULE_XM_ECN] = K("ecn", 0, 0, xo_ecn, B(0) | B(1) | B(2), "ecn needs --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"),
 	[RULE_XT_DNAT] = KT("DNAT", 0, 0, xo_dnat, RULE_ACT_DNAT, 0, T(RULE_TABLE_NAT), H(PREROUTING) | H(OUTPUT), NULL),
 	[RULE_XT_SNAT] = KT("SNAT", 0, 0, xo_snat, RULE_ACT_SNAT, 0, T(RULE_TABLE_NAT), H(POSTROUTING) | H(INPUT), NULL),
 	[RULE_XT_MASQUERADE] = KT("MASQUERADE", 0, 0, xo_masq, RULE_ACT_MASQUERADE, 0, T(RULE_TABLE_NAT), H(POSTROUTING), NULL),
@@ -873,6 +896,11 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		/* IPv4's ah match is for -p ah; IPv6's finds the extension header itself. */
 		if (r->family == FC_AF_INET4 && !proto_is(r, 51))
 			return "extension needs its protocol (-p)";
+		break;
+	case RULE_XM_ECN:
+		/* The kernel's check: the TCP flags only in a rule for TCP. */
+		if ((x->given & (B(0) | B(1))) && !proto_is(r, RULE_PROTO_TCP))
+			return "ecn --ecn-tcp-ece and --ecn-tcp-cwr need -p tcp";
 		break;
 	case RULE_XM_CONNBYTES:
 		if ((x->given & (B(1) | B(2))) != (B(1) | B(2)))

@@ -44,6 +44,8 @@ enum rule_vt {
 	VT_SETREF,    /**< two words: NAME DIR[,DIR...] (name, dirs, ndims at @c off) */
 	VT_CHUNKS,    /**< two words: all|any|only CHUNK[,CHUNK...]; struct rule_x_sctp */
 	VT_TOD,       /**< HH:MM[:SS]: u32 seconds of the day */
+	VT_DATE,      /**< YYYY[-MM[-DD[Thh[:mm[:ss]]]]], UTC, 1970..2038 as iptables:
+			   u32 seconds since the epoch; written in full */
 	VT_CLASS,     /**< MAJOR:MINOR in hex: u32 */
 	VT_TOS,       /**< TOS target (@c arg: XM_*): VALUE[/MASK] or a TOS name; two u8 */
 	VT_PROTO,     /**< a protocol name or number: u8 */

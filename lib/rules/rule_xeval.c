@@ -135,6 +135,9 @@ time_match(const struct rule_x *x, uint64_t t)
 	uint32_t sod = (uint32_t)(t % 86400);
 	bool overnight = start > stop;
 
+	/* --datestart, --datestop: both ends in, as xt_time. */
+	if ((OPT(x, 7) && t < tm->date_start) || (OPT(x, 8) && t > tm->date_stop))
+		return false;
 	if (overnight ? (sod < start && sod > stop) : (sod < start || sod > stop))
 		return false;
 	/* --contiguous: after midnight, the days are the range's first day's. */
@@ -163,6 +166,29 @@ x_ipv6header(const struct rule_x *x, const struct rule_pkt *p)
 	if (OPT(x, 1))
 		return ((have ^ want ^ inv) & want) == 0;
 	return inv != 0 ? have != want : have == want;
+}
+
+/*
+ * -m ecn as xt_ecn: the IP header's ECN field (IPv4 TOS or IPv6 traffic
+ * class, low two bits), then ECE and CWR of the TCP header (the rule is
+ * for -p tcp; a later fragment has no TCP header to look at).
+ */
+static int
+x_ecn(const struct rule_x *x, const struct rule_pkt *p, uint32_t *deps)
+{
+	if (OPT(x, 2)) {
+		*deps |= RULE_DEP_TOS;
+		if (((p->tos & 0x03) == x->u.ecn.ect) == NEG(x, 2))
+			return 0;
+	}
+	if (!OPT(x, 0) && !OPT(x, 1))
+		return 1;
+	*deps |= RULE_DEP_TCPFLAGS;
+	if (p->flags & RULE_PKT_F_NOPORTS)
+		return 0;
+	if (OPT(x, 0) && ((p->tcp_flags & RULE_TCP_ECE) != 0) == NEG(x, 0))
+		return 0;
+	return !OPT(x, 1) || ((p->tcp_flags & RULE_TCP_CWR) != 0) != NEG(x, 1);
 }
 
 static int
@@ -496,6 +522,7 @@ x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const st
 		return !OPT(x, 0) ||
 		       ((hop ? p->hbh_len : p->dst_len) == x->u.optlen.len) != NEG(x, 0);
 	}
+	case RULE_XM_IPCOMP:
 	case RULE_XM_ESP:
 	case RULE_XM_AH:
 		*deps |= RULE_DEP_SPI;
@@ -521,6 +548,11 @@ x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const st
 	case RULE_XM_DSCP:
 		*deps |= RULE_DEP_TOS;
 		return ((p->tos >> 2) == x->u.dscp.dscp) != NEG(x, 0);
+	case RULE_XM_TOS:
+		*deps |= RULE_DEP_TOS;
+		return ((p->tos & x->u.tos.mask) == x->u.tos.value) != NEG(x, 0);
+	case RULE_XM_ECN:
+		return x_ecn(x, p, deps);
 	case RULE_XM_CONNBYTES:
 		*deps |= RULE_DEP_CONNBYTES;
 		return x_connbytes(x, p);
@@ -640,10 +672,13 @@ x_key_blind(unsigned int kind)
 	case RULE_XM_DST:
 	case RULE_XM_ESP:
 	case RULE_XM_AH:
+	case RULE_XM_IPCOMP:
 	case RULE_XM_MH:
 	case RULE_XM_PKTTYPE:
 	case RULE_XM_TIME:
 	case RULE_XM_DSCP:
+	case RULE_XM_TOS:
+	case RULE_XM_ECN:
 	case RULE_XM_CONNBYTES:
 	case RULE_XM_HELPER:
 	case RULE_XM_STRING:

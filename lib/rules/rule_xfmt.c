@@ -294,6 +294,22 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 		rule_buf_printf(b, "%02u:%02u:%02u", t / 3600, t / 60 % 60, t % 60);
 		break;
 	}
+	case VT_DATE: {
+		/* As iptables-save writes it: the ISO 8601 "T" form, UTC. */
+		uint32_t t = (uint32_t)rx_get(at, 4);
+		int64_t z = (int64_t)(t / 86400) + 719468;
+		int64_t era = z / 146097;
+		unsigned int doe = (unsigned int)(z - era * 146097);
+		unsigned int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+		unsigned int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+		unsigned int mp = (5 * doy + 2) / 153;
+		unsigned int d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+		int64_t y = (int64_t)yoe + era * 400 + (m <= 2);
+
+		rule_buf_printf(b, "%04lld-%02u-%02uT%02u:%02u:%02u", (long long)y, m, d,
+			t % 86400 / 3600, t % 3600 / 60, t % 60);
+		break;
+	}
 	case VT_CLASS: {
 		unsigned int cl = (unsigned int)rx_get(at, 4);
 

@@ -46,6 +46,55 @@ num(const char *s, size_t len, uint64_t max, uint64_t *v)
 }
 
 /* A name of @t (any case) in [s, s+len), or -1. */
+/*
+ * A date as iptables' time match reads it: YYYY[-MM[-DD[Thh[:mm[:ss]]]]],
+ * each field's digits (none: 0), year 1970..2038, month up to 12, day up
+ * to 31, then hours, minutes and seconds; out-of-range days and a month 0
+ * carry over as mktime() carries them (2021-02-31 is 2021-03-03). Taken
+ * as UTC. @return seconds since the epoch, or -1.
+ */
+static int64_t
+date_parse(const char *s)
+{
+	static const char seps[6] = {'-', '-', 'T', ':', ':', '\0'};
+	static const unsigned int max[6] = {2038, 12, 31, 23, 59, 59};
+	unsigned int f[6] = {0, 1, 1, 0, 0, 0};
+	int64_t y, m, days, t;
+
+	for (unsigned int i = 0; i < 6; i++) {
+		uint64_t v = 0;
+
+		while (*s >= '0' && *s <= '9') {
+			v = v * 10 + (uint64_t)(*s++ - '0');
+			if (v > 99999)
+				return -1;
+		}
+		if ((*s != seps[i] && *s != '\0') || v > max[i] || (i == 0 && v < 1970))
+			return -1;
+		f[i] = (unsigned int)v;
+		if (*s++ == '\0')
+			break;
+	}
+	y = f[0];
+	m = f[1];
+	if (m == 0) {
+		y--;
+		m = 12;
+	}
+	/* Days from the civil date, proleptic Gregorian (Howard Hinnant's method). */
+	y -= m <= 2;
+	{
+		int64_t era = (y >= 0 ? y : y - 399) / 400;
+		int64_t yoe = y - era * 400;
+		int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5;
+		int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+		days = era * 146097 + doe - 719468;
+	}
+	t = (days + (int64_t)f[2] - 1) * 86400 + (int64_t)f[3] * 3600 + (int64_t)f[4] * 60 + f[5];
+	return t < 0 || t > (int64_t)UINT32_MAX ? -1 : t;
+}
+
 static int64_t
 name_of(const struct rule_xname *t, const char *s, size_t len)
 {
@@ -695,6 +744,14 @@ rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r
 			(size_t)used != strlen(v[0]) || h > 23 || m > 59 || sec > 59)
 			return bad(e, 0, "bad time of day");
 		rx_put(at, 4, h * 3600 + m * 60 + sec);
+		return 0;
+	}
+	case VT_DATE: {
+		int64_t t = date_parse(v[0]);
+
+		if (t < 0)
+			return bad(e, 0, "bad date (YYYY[-MM[-DD[Thh[:mm[:ss]]]]], 1970 to 2038)");
+		rx_put(at, 4, (uint64_t)t);
 		return 0;
 	}
 	case VT_CLASS: {

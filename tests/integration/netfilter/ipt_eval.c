@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rule_lang.h"
 #include "rules.h"
@@ -64,6 +65,8 @@ struct pkt {
 	uint8_t tcp_flags;
 	int mss;               /* -1: no MSS option */
 	int ttl;               /* the IP TTL or hop limit (64 unless ttl=N) */
+	int tos;               /* the IPv4 TOS or IPv6 traffic class (0 unless tos=N) */
+	int cpi;               /* proto 108: the IPComp header's CPI (-1: no header) */
 	struct addr src, dst;
 	uint16_t sport, dport; /* host order; icmp: see key_build() */
 	int icmp_type, icmp_code, icmp_id;
@@ -513,6 +516,7 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 	p->icmp_type = -1;
 	p->icmp_id = -1;
 	p->mss = -1;
+	p->cpi = -1;
 	p->ttl = 64;
 	p->tcp_flags = RULE_TCP_SYN;
 	if (strcmp(w[0], "proto") == 0) {
@@ -569,6 +573,20 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 		if (strcmp(w[i], "data") == 0 && p->proto != 132) {
 			if (!data_parse(eq + 1, p))
 				goto bad;
+			continue;
+		}
+		if (strcmp(w[i], "cpi") == 0 && p->proto == 108) {
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == '\0' || *end != '\0' || v > 65535)
+				goto bad;
+			p->cpi = (int)v;
+			continue;
+		}
+		if (strcmp(w[i], "tos") == 0) {
+			v = strtoul(eq + 1, &end, 0);
+			if (eq[1] == '\0' || *end != '\0' || v > 255)
+				goto bad;
+			p->tos = (int)v;
 			continue;
 		}
 		if (strcmp(w[i], "ttl") == 0) {
@@ -738,7 +756,7 @@ ip_len(const struct pkt *p)
 		l4 = 16;
 		break;
 	default:
-		l4 = 8;
+		l4 = p->proto == 108 && p->cpi >= 0 ? 12 : 8;
 		break;
 	}
 	return (uint16_t)(l4 + p->data_len + (p->src.family == FC_AF_INET4 ? 20 : 40));
@@ -780,6 +798,7 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 	memset(b, 0, len);
 	if (hl == 20) {
 		b[0] = 0x45;
+		b[1] = (uint8_t)p->tos;
 		put16(b + 2, len);
 		put16(b + 4, p->n & 0xffff);
 		b[6] = 0x40;
@@ -789,8 +808,8 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 		memcpy(b + 16, p->dst.a, 4);
 		put16(b + 10, csum16(b, 20, 0));
 	} else {
-		b[0] = 0x60;
-		b[1] = (uint8_t)((p->n >> 16) & 0x0f);
+		b[0] = (uint8_t)(0x60 | p->tos >> 4);
+		b[1] = (uint8_t)((p->tos & 0x0f) << 4 | ((p->n >> 16) & 0x0f));
 		put16(b + 2, p->n & 0xffff);
 		put16(b + 4, len - 40);
 		b[6] = p->proto;
@@ -835,6 +854,12 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 		}
 		l4 += 8;
 		break;
+	case 108:
+		if (p->cpi >= 0) {
+			put16(b + l4 + 2, (unsigned int)p->cpi);
+			l4 += 4;
+		}
+		break;
 	default:
 		break;
 	}
@@ -860,6 +885,12 @@ pkt_context(const struct pkt *p, const struct fc_key *k, struct rule_pkt *pk)
 	pk->l3_cap = datagram_build(p, dgram, sizeof(dgram));
 	pk->l3 = pk->l3_cap != 0 ? dgram : NULL;
 	pk->ttl = (uint8_t)p->ttl;
+	pk->tos = (uint8_t)p->tos;
+	pk->time_s = (uint64_t)time(NULL); /* the kernel's clock: -m time, ipset timeouts */
+	if (p->proto == 108 && p->cpi >= 0) {
+		pk->spi = (uint32_t)p->cpi;
+		pk->flags |= RULE_PKT_F_SPI;
+	}
 	if (p->proto == 6) {
 		pk->tcp_flags = p->tcp_flags;
 		pk->tcp_opts[0] |= p->mss >= 0 ? 1u << 2 : 0;

@@ -116,10 +116,12 @@ read_text(const char *path)
 struct xcase {
 	const char *matches;
 	const char *key;
-	uint8_t tcp_flags, icmp_type, icmp_code, ttl, ct;
+	uint8_t tcp_flags, icmp_type, icmp_code, ttl, ct, tos;
 	uint16_t len;
 	int mss; /* 0: no MSS option */
 	uint32_t mark;
+	uint32_t spi; /* 0: no ESP/AH/IPComp header */
+	uint64_t time_s;
 	bool drop;
 };
 
@@ -143,8 +145,14 @@ check_x(const struct xcase *c, size_t n, unsigned int family)
 		p.icmp_type = c[i].icmp_type;
 		p.icmp_code = c[i].icmp_code;
 		p.ttl = c[i].ttl;
+		p.tos = c[i].tos;
 		p.l3_len = c[i].len;
 		p.mark = c[i].mark;
+		p.time_s = c[i].time_s;
+		if (c[i].spi != 0) {
+			p.spi = c[i].spi;
+			p.flags |= RULE_PKT_F_SPI;
+		}
 		if (c[i].mss > 0) {
 			p.tcp_mss = (uint16_t)c[i].mss;
 			p.flags |= RULE_PKT_F_MSS;
@@ -164,6 +172,7 @@ check_x(const struct xcase *c, size_t n, unsigned int family)
 }
 
 #define FWD4 "tcp 192.0.2.1:1000 -> 198.51.100.1:80"
+#define IPCOMP4 "proto 108 192.0.2.1:0 -> 198.51.100.1:0"
 
 static void
 test_matches_v4(void **state)
@@ -221,6 +230,46 @@ test_matches_v4(void **state)
 		{"-m recent --name x --set", FWD4, .drop = true},
 		{"-m connlimit --connlimit-above 1", FWD4, .drop = false},
 		{"-m hashlimit --hashlimit-above 1/sec --hashlimit-name h", FWD4, .drop = false},
+		/* -m tos: (tos & mask) == value; a name's mask is 0x3f, a number's 0xff */
+		{"-m tos --tos Minimize-Delay", FWD4, .tos = 0xd0, .drop = true},
+		{"-m tos --tos 0x10", FWD4, .tos = 0xd0, .drop = false},
+		{"-m tos --tos 0x10", FWD4, .tos = 0x11, .drop = false},
+		{"-m tos --tos 0x10", FWD4, .tos = 0x10, .drop = true},
+		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x12, .drop = true},
+		{"-m tos ! --tos 0x10/0x3f", FWD4, .tos = 0x90, .drop = false},
+		{"-m tos --tos normal-service", FWD4, .tos = 0x00, .drop = true},
+		/* -m time --datestart/--datestop: UTC, both ends in */
+		{"-m time --datestart 2020-01-01T00:00:00", FWD4, .time_s = 1577836800, .drop = true},
+		{"-m time --datestart 2020-01-01T00:00:00", FWD4, .time_s = 1577836799, .drop = false},
+		{"-m time --datestart 2020", FWD4, .time_s = 1577836800, .drop = true},
+		{"-m time --datestop 2021-02", FWD4, .time_s = 1612137600, .drop = true},
+		{"-m time --datestop 2021-02", FWD4, .time_s = 1612137601, .drop = false},
+		{"-m time --datestart 2021-02-31", FWD4, .time_s = 1614729599, .drop = false},
+		{"-m time --datestart 2021-02-31", FWD4, .time_s = 1614729600, .drop = true},
+		{"-m time --datestart 2038-12-31T23:59:59", FWD4, .time_s = 2177452799, .drop = true},
+		/* 08:00-17:00 and the date range */
+		{"-m time --timestart 08:00 --timestop 17:00 --datestop 2020-01-01T12", FWD4,
+			.time_s = 1577836800 + 9 * 3600, .drop = true},
+		{"-m time --timestart 08:00 --timestop 17:00 --datestop 2020-01-01T12", FWD4,
+			.time_s = 1577836800 + 13 * 3600, .drop = false},
+		/* -m ipcomp: the CPI */
+		{"-p ipcomp -m ipcomp --ipcompspi 5:9", IPCOMP4, .spi = 9, .drop = true},
+		{"-p ipcomp -m ipcomp --ipcompspi 5:9", IPCOMP4, .spi = 10, .drop = false},
+		{"-p ipcomp --ipcompspi 7", IPCOMP4, .spi = 7, .drop = true},
+		{"-p ipcomp -m ipcomp ! --ipcompspi 7", IPCOMP4, .spi = 7, .drop = false},
+		{"-p ipcomp -m ipcomp ! --ipcompspi 7", IPCOMP4, .spi = 8, .drop = true},
+		/* -m ecn: the IP ECN field, TCP ECE and CWR */
+		{"-m ecn --ecn-ip-ect 3", FWD4, .tos = 0x13, .drop = true},
+		{"-m ecn --ecn-ip-ect 3", FWD4, .tos = 0x12, .drop = false},
+		{"-m ecn ! --ecn-ip-ect 0", FWD4, .tos = 0x01, .drop = true},
+		{"-p tcp -m ecn --ecn-tcp-ece", FWD4, .tcp_flags = 0x52, .drop = true},
+		{"-p tcp -m ecn --ecn-tcp-ece", FWD4, .tcp_flags = 0x82, .drop = false},
+		{"-p tcp -m ecn --ecn-tcp-cwr ! --ecn-tcp-ece", FWD4, .tcp_flags = 0x82, .drop = true},
+		{"-p tcp -m ecn --ecn-tcp-cwr ! --ecn-tcp-ece", FWD4, .tcp_flags = 0xc2, .drop = false},
+		{"-p tcp -m ecn --ecn-tcp-ece --ecn-ip-ect 2", FWD4, .tcp_flags = 0x52, .tos = 2,
+			.drop = true},
+		{"-p tcp -m ecn --ecn-tcp-ece --ecn-ip-ect 2", FWD4, .tcp_flags = 0x52, .tos = 1,
+			.drop = false},
 	};
 
 	(void)state;
@@ -248,6 +297,14 @@ test_matches_v6(void **state)
 		{"-m length --length 49:", FWD6, .len = 1280, .drop = true},
 		{"-m length --length :47", FWD6, .len = 48, .drop = false},
 		{"-m iprange --dst-range 2001:db8:1::-2001:db8:1::9", FWD6, .drop = true},
+		/* the traffic class: -m tos, -m ecn's ECN field */
+		{"-m tos --tos 0xb8", FWD6, .tos = 0xb8, .drop = true},
+		{"-m tos --tos 0xb8", FWD6, .tos = 0xb9, .drop = false},
+		{"-m ecn --ecn-ip-ect 3", FWD6, .tos = 0xbb, .drop = true},
+		{"-m ecn ! --ecn-ip-ect 3", FWD6, .tos = 0xbb, .drop = false},
+		/* -m ipcomp in IPv6 */
+		{"-p ipcomp -m ipcomp --ipcompspi 300", "proto 108 [2001:db8::1]:0 -> [2001:db8:1::1]:0",
+			.spi = 300, .drop = true},
 	};
 
 	(void)state;
@@ -997,6 +1054,14 @@ test_pkt_parse(void **state)
 		17, 0, 0x00, 0x01, 0, 0, 0x12, 0x34,
 		0, 53, 0, 53, 0, 8, 0, 0,
 	};
+	/* IPv6 traffic class 0xb9 (EF, ECT(1)), IPComp with CPI 0x1234. */
+	static const uint8_t fc[] = {
+		0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x86, 0xdd,
+		0x6b, 0x90, 0, 0, 0, 8, 108, 64,
+		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+		4, 0, 0x12, 0x34, 0, 0, 0, 0,
+	};
 	struct fc_key k = key("tcp 192.0.2.1:1024 -> 198.51.100.1:80");
 	struct rule_pkt p;
 
@@ -1032,6 +1097,17 @@ test_pkt_parse(void **state)
 	assert_true(p.flags & RULE_PKT_F_FRAGHDR);
 	assert_int_equal(p.frag_id, 0x1234);
 	assert_int_equal(p.frag_flags, RULE_FRAG_F_FIRST | RULE_FRAG_F_MORE);
+
+	/* The traffic class and the IPComp CPI; then cut short. */
+	k = key("proto 108 [2001:db8::1]:0 -> [2001:db8::2]:0");
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_pkt_parse(&p, fc, sizeof(fc), 14, 54), 0);
+	assert_int_equal(p.tos, 0xb9);
+	assert_true(p.flags & RULE_PKT_F_SPI);
+	assert_int_equal(p.spi, 0x1234);
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_pkt_parse(&p, fc, 57, 14, 54), 0);
+	assert_false(p.flags & RULE_PKT_F_SPI);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1097,6 +1173,54 @@ roundtrip_one(const char *dir, const char *name)
 	rule_ipsets_free(sets);
 }
 
+/*
+ * Rules as iptables-save (1.8.9) prints them, for the matches added last:
+ * loaded, written back to the same line, and through the native language.
+ */
+static void
+test_saved_lines(void **state)
+{
+	static const char *const lines[] = {
+		"-A INPUT -m time --datestart 2020-01-01T00:00:00 --datestop 2021-02-01T00:00:00 -j DROP",
+		"-A INPUT -m time --timestart 08:00:00 --timestop 17:00:00 --datestop 2038-01-19T03:14:07 -j DROP",
+		"-A INPUT -m time --datestart 2020-01-01T00:00:00 --datestop 2038-01-19T03:14:07 -j DROP",
+		"-A INPUT -m tos --tos 0x10/0x3f -j DROP",
+		"-A INPUT -m tos ! --tos 0x10/0xff -j DROP",
+		"-A INPUT -p tcp -m ecn ! --ecn-tcp-ece --ecn-tcp-cwr --ecn-ip-ect 2 -j DROP",
+		"-A INPUT -m ecn ! --ecn-ip-ect 1 -j DROP",
+		/* iptables-save's "-p ipcomp": gufc writes the number, which it reads back */
+		"-A INPUT -p 108 -m ipcomp --ipcompspi 5:9 -j DROP",
+		"-A INPUT -p 108 -m ipcomp ! --ipcompspi 7 -j DROP",
+		"-A INPUT -p 108 -j DROP",
+	};
+	char text[8192], *out, *n1, *n3;
+	struct rule_set *s, *back;
+	struct rule_error err;
+	size_t len;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "*filter\n:INPUT ACCEPT [0:0]\n");
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\n", lines[i]);
+	snprintf(text + len, sizeof(text) - len, "COMMIT\n");
+	s = parse(text);
+	out = export(s, FC_AF_INET4);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (strstr(out, lines[i]) == NULL)
+			fail_msg("'%s' written back as:\n%s", lines[i], out);
+	n1 = native(s);
+	back = rule_set_parse(n1, "native", &err);
+	if (back == NULL)
+		fail_msg("%u:%u: %s '%s'\n%s", err.line, err.col, err.msg, err.token, n1);
+	n3 = native(back);
+	assert_string_equal(n1, n3);
+	free(n1);
+	free(n3);
+	free(out);
+	rule_set_free(back);
+	rule_set_free(s);
+}
+
 static void
 test_corpus_roundtrip(void **state)
 {
@@ -1137,6 +1261,7 @@ main(void)
 		cmocka_unit_test(test_ipset_net_iface),
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
+		cmocka_unit_test(test_saved_lines),
 		cmocka_unit_test(test_corpus_roundtrip),
 	};
 
