@@ -69,7 +69,10 @@
  * (gufc-bench's "hash" figures).
  *
  * Other choices: eviction considers every live entry (timeout 0 included)
- * among evict_scan live entries from a rotating cursor; aging counts every
+ * among evict_scan live entries from a rotating cursor, further while it
+ * found no entry not established yet and the table holds some (table_evict);
+ * an insert that finds every spare key slot waiting for a grace period is
+ * refused before anything is evicted (counted as refused_grace); aging counts every
  * slot it visits, live or free, as work; flush removals count as deletes.
  * Table names are at most FC_TABLE_NAME_MAX (27) characters.
  */
@@ -623,6 +626,12 @@ victim_better(const struct fc_table_victim *a, const struct fc_table_victim *b)
  * the longest (all entries are candidates, whatever their timeout: the
  * table is a cache, the slow path can rebuild any flow). A flood of new
  * flows, spoofed SYNs say, so evicts its own kind before established flows.
+ * Its entries gather in the slots their own kind freed, where a window of
+ * evict_scan entries over established ones does not reach: while the table
+ * holds entries not established (n_early) and the window found none, the
+ * scan goes on until it finds one, up to FC_TABLE_EVICT_EARLY_MUL windows
+ * (a table of up to 16 windows, 16,384 entries by default, is searched
+ * whole: an established entry goes only when no entry is early).
  *
  * One scan chooses the FC_TABLE_EVICT_BATCH best: a table full under a
  * storm of new flows evicts once per insert, and scanning a thousand
@@ -651,7 +660,12 @@ table_evict(struct fc_table *t, uint32_t now)
 			return 0;
 		}
 	}
-	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
+	/* No early entry seen while the table holds some: scan on, bounded. */
+	for (visited = 0; visited < t->n_slots &&
+		(seen < t->evict_scan ||
+			(t->n_early != 0 && (n == 0 || !v[0].early) &&
+				seen < t->evict_scan * FC_TABLE_EVICT_EARLY_MUL));
+		visited++) {
 		const struct fc_entry *e = &t->entries[cur];
 		struct fc_table_victim c;
 		uint32_t k;
@@ -687,6 +701,19 @@ table_evict(struct fc_table *t, uint32_t now)
 	return 0;
 }
 
+/*
+ * Is a key slot free for one more key (reclaiming those whose grace period
+ * is over first)? False while every spare one still waits for readers.
+ */
+static bool
+spare_slot(struct fc_table *t)
+{
+	if (t->n_deferred >= FC_TABLE_DQ_TRIGGER ||
+		(t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots))
+		dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
+	return t->count + t->n_deferred < t->n_slots;
+}
+
 int
 fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct fc_action *act,
 	uint32_t timeout, uint32_t now)
@@ -703,18 +730,22 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 		return -EEXIST;
 
 	if (t->count >= t->capacity) {
-		if (t->full_policy != FC_FULL_EVICT_IDLE || table_evict(t, now) != 0 ||
-			t->count >= t->capacity)
+		if (t->full_policy != FC_FULL_EVICT_IDLE)
+			goto refuse;
+		/*
+		 * An eviction moves a slot from the live to the waiting ones:
+		 * with none spare it cannot make room, so nothing is evicted.
+		 */
+		if (!spare_slot(t))
+			goto refuse_grace;
+		if (table_evict(t, now) != 0 || t->count >= t->capacity)
 			goto refuse;
 	}
 
 	for (tries = 0;; tries++) {
-		if (t->n_deferred >= FC_TABLE_DQ_TRIGGER ||
-			(t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots))
-			dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
 		/* Every spare slot still waits for a grace period: refuse, never wait. */
-		if (t->count + t->n_deferred >= t->n_slots)
-			goto refuse;
+		if (!spare_slot(t))
+			goto refuse_grace;
 		pos = rte_hash_add_key_with_hash(t->h, key, sig);
 		if (pos >= 0)
 			break;
@@ -738,12 +769,16 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 	e->aux.peer = FC_INDEX_NONE;
 	e->aux.timeout = timeout;
 	t->created[pos] = now;
+	if (act->flags & FC_ACT_F_EARLY)
+		t->n_early++;
 	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
 
 	wr_set32(&t->count, t->count + 1);
 	wr_add64(&t->inserts, 1);
 	return pos;
 
+refuse_grace:
+	wr_add64(&t->refused_grace, 1);
 refuse:
 	wr_add64(&t->refused, 1);
 	return -ENOSPC;
@@ -762,6 +797,7 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	if (s == 0)
 		return -ENOENT;
 
+	t->n_early += ((act->flags & FC_ACT_F_EARLY) != 0) - ((e->act.flags & FC_ACT_F_EARLY) != 0);
 	__atomic_store_n(&e->seq, s | 1u, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
@@ -803,6 +839,8 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	if (n->act.flags & FC_ACT_F_EARLY)
+		t->n_early++; /* the removal below takes the old one's off */
 	__atomic_store_n(&n->seq, 2u, __ATOMIC_RELEASE);
 	wr_set32(&t->count, t->count + 1);
 	table_remove(t, idx, false);

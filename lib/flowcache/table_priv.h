@@ -43,6 +43,14 @@ extern int fc_table_logtype;
  * (a full table under churn evicts once per insert: one scan for this many).
  */
 #define FC_TABLE_EVICT_BATCH 16u
+/**
+ * A scan that found no entry of a connection not established yet
+ * (FC_ACT_F_EARLY) among its evict_scan live entries goes on, while the
+ * table holds some, up to this many times evict_scan live entries: new
+ * flows' entries sit together in the slots their own kind freed, which a
+ * bounded window over established entries misses.
+ */
+#define FC_TABLE_EVICT_EARLY_MUL 16u
 
 /** A victim an eviction scan chose (struct fc_table::victims). */
 struct fc_table_victim {
@@ -119,6 +127,7 @@ struct fc_table {
 	/* Writer-owned. */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;
 	uint32_t count;	       /**< live entries */
+	uint32_t n_early;      /**< live entries with FC_ACT_F_EARLY */
 	uint32_t evict_scan;   /**< live entries examined per eviction */
 	uint32_t evict_cursor; /**< next slot the eviction scan looks at */
 	uint32_t n_victims;    /**< victims the last scan chose ... */
@@ -132,6 +141,7 @@ struct fc_table {
 	uint64_t deletes;
 	uint64_t evictions;
 	uint64_t refused;
+	uint64_t refused_grace; /**< of refused: every spare key slot waited for a grace period */
 	uint64_t aged;
 
 	/* Deleted slots waiting for a grace period (writer-owned). */
