@@ -56,7 +56,8 @@ extern "C" {
 /**
  * A flow not established yet (no reply seen: a TCP connection in SYN_SENT
  * or SYN_SENT2, another flow without a reply; set by the conntrack
- * module): a full table evicts such entries before
+ * module; a new flow's cached drop, set by the rules engine): a full
+ * table evicts such entries before
  * established ones (FC_FULL_EVICT_IDLE), so a flood of new flows (spoofed
  * SYNs) cannot push established flows out.
  */
