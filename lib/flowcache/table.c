@@ -26,7 +26,7 @@
  *    sees it rewritten for another key.
  *
  * Capacity: the hash has capacity + headroom key slots (headroom =
- * max(capacity / 64, 64)); the table itself refuses or evicts once `capacity`
+ * max(capacity / 64, 1024)); the table itself refuses or evicts once `capacity`
  * entries are live. The headroom lets deleted slots wait out their grace
  * period while the table stays usable at full occupancy: exactly `capacity`
  * flows always fit as long as readers keep reporting quiescence. If readers
