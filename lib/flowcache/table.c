@@ -372,6 +372,7 @@ fc_table_create(const struct fc_table_params *p)
 	t->max_readers = p->max_readers;
 	t->full_policy = p->full_policy;
 	t->evict_scan = p->evict_scan != 0 ? p->evict_scan : FC_TABLE_EVICT_SCAN_DEFAULT;
+	t->last_insert = FC_INDEX_NONE;
 	t->remove_cb = p->remove_cb;
 	t->remove_arg = p->remove_arg;
 	t->seed = p->hash_seed;
@@ -641,7 +642,23 @@ victim_better(const struct fc_table_victim *a, const struct fc_table_victim *b)
  * was); an insert of a
  * not-established entry drops queued established victims (table_insert),
  * so a flood still evicts its own kind first.
+ *
+ * The latest insert's entry is never the victim: the next insert may be
+ * the other direction of its connection (the rules engine inserts a
+ * connection's two entries one after the other), which must not push out
+ * the first.
  */
+/* Are there live FC_ACT_F_EARLY entries an eviction may take (the latest insert's is not one)? */
+static inline bool
+early_evictable(const struct fc_table *t)
+{
+	uint32_t protected = t->last_insert != FC_INDEX_NONE &&
+		t->entries[t->last_insert].seq != 0 &&
+		(t->entries[t->last_insert].act.flags & FC_ACT_F_EARLY) != 0;
+
+	return t->n_early > protected;
+}
+
 static int
 table_evict(struct fc_table *t, uint32_t now)
 {
@@ -652,7 +669,10 @@ table_evict(struct fc_table *t, uint32_t now)
 		const struct fc_table_victim *q = &t->victims[t->victim_next++];
 		const struct fc_entry *e = &t->entries[q->idx];
 
-		if (e->seq != 0 && __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
+		/* An established victim while a not-established entry may go: scan again. */
+		if (!q->early && early_evictable(t))
+			break;
+		if (e->seq != 0 && q->idx != t->last_insert && __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
 			t->created[q->idx] == q->created &&
 			((e->act.flags & FC_ACT_F_EARLY) != 0) == (q->early != 0)) {
 			if (table_remove(t, q->idx, true) == 0)
@@ -663,7 +683,7 @@ table_evict(struct fc_table *t, uint32_t now)
 	/* No early entry seen while the table holds some: scan on, bounded. */
 	for (visited = 0; visited < t->n_slots &&
 		(seen < t->evict_scan ||
-			(t->n_early != 0 && (n == 0 || !v[0].early) &&
+			((n == 0 || !v[0].early) && early_evictable(t) &&
 				seen < t->evict_scan * FC_TABLE_EVICT_EARLY_MUL));
 		visited++) {
 		const struct fc_entry *e = &t->entries[cur];
@@ -673,7 +693,7 @@ table_evict(struct fc_table *t, uint32_t now)
 		c.idx = cur;
 		if (++cur == t->n_slots)
 			cur = 0;
-		if (e->seq == 0)
+		if (e->seq == 0 || c.idx == t->last_insert)
 			continue;
 		seen++;
 		c.last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
@@ -775,6 +795,7 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 
 	wr_set32(&t->count, t->count + 1);
 	wr_add64(&t->inserts, 1);
+	t->last_insert = (uint32_t)pos;
 	return pos;
 
 refuse_grace:

@@ -135,6 +135,7 @@ struct fc_table {
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;
 	uint32_t count;	       /**< live entries */
 	uint32_t n_early;      /**< live entries with FC_ACT_F_EARLY */
+	uint32_t last_insert;  /**< the latest insert's index: never evicted (table_evict) */
 	uint32_t evict_scan;   /**< live entries examined per eviction */
 	uint32_t evict_cursor; /**< next slot the eviction scan looks at */
 	uint32_t n_victims;    /**< victims the last scan chose ... */

@@ -35,6 +35,7 @@ struct gone {
 	unsigned int early;
 	unsigned int est_while_early; /* established ones evicted while early ones were live */
 	unsigned int early_live;
+	bool last_early; /* the latest insert was early: the table keeps it */
 };
 
 static void
@@ -50,7 +51,7 @@ count_gone(struct fc_table *t, const void *key, uint32_t idx, const struct fc_en
 		g->early_live--;
 	} else {
 		g->established++;
-		if (g->early_live != 0)
+		if (g->early_live > (g->last_early ? 1u : 0u))
 			g->est_while_early++;
 	}
 }
@@ -83,6 +84,8 @@ ins(struct fc_table *t, struct gone *g, uint32_t i, bool early, uint32_t now)
 	rc = fc_table_insert(t, &k, fc_table_hash(t, &k), &a, 0, now);
 	if (rc >= 0 && early)
 		g->early_live++;
+	if (rc >= 0)
+		g->last_early = early;
 	return rc;
 }
 
@@ -137,9 +140,11 @@ touch_all(struct fc_table *t, const int *idx, unsigned int n, uint32_t now)
  * A table of 2,048 (one eviction scan sees 1,024) full of established
  * connections that all get packets, then 100,000 spoofed SYNs (a
  * handshake each that never completes), ticks of 64 apart: the first SYN
- * finds no entry but established ones and takes the idlest; from then on
- * the flood's entries evict each other, however far from the scan's
- * window they sit, and no insert is refused.
+ * finds no entry but established ones and takes the idlest, and so does
+ * the second (the latest insert, the first SYN's, is never the victim:
+ * it may be the first of a connection's two entries); from then on the
+ * flood's entries evict each other, however far from the scan's window
+ * they sit, and no insert is refused.
  */
 static void
 test_syn_flood_full(void **state)
@@ -162,11 +167,11 @@ test_syn_flood_full(void **state)
 		assert_true(ins(t, &g, SPOOF_BASE + i, true, now) >= 0);
 	}
 	assert_int_equal(g.est_while_early, 0);
-	assert_int_equal(g.established, 1);
-	assert_int_equal(g.early, FLOOD - 1);
+	assert_int_equal(g.established, 2);
+	assert_int_equal(g.early, FLOOD - 2);
 	for (i = 0; i < CAP; i++)
 		lost += find(t, i) < 0;
-	assert_int_equal(lost, 1);
+	assert_int_equal(lost, 2);
 	assert_true(find(t, SPOOF_BASE + FLOOD - 1) >= 0);
 	assert_int_equal(stats(t).refused, 0);
 	assert_int_equal(stats(t).evictions, FLOOD);
@@ -275,14 +280,43 @@ test_syn_flood_stuck_reader(void **state)
 	assert_true(ok >= 1024 && ok < 1100);
 	assert_int_equal(stats(t).refused, refused);
 	assert_int_equal(stats(t).refused_grace, refused);
-	assert_int_equal(g.established, 1);
+	assert_int_equal(g.established, 2);
 	assert_int_equal(stats(t).occupancy, CAP);
 	/* The reader reports: inserts go in again. */
 	fc_table_quiescent(t, 0);
 	assert_true(ins(t, &g, SPOOF_BASE + FLOOD, true, now) >= 0);
 	assert_int_equal(stats(t).refused_grace, refused);
-	assert_int_equal(g.established, 1);
+	assert_int_equal(g.established, 2);
 	assert_int_equal(fc_table_reader_unregister(t, 0), 0);
+	fc_table_free(t);
+}
+
+/*
+ * The latest insert is never the victim: a connection's two entries go in
+ * one after the other, and the second must not push out the first, even
+ * where the first is the only entry not established.
+ */
+static void
+test_latest_kept(void **state)
+{
+	enum { CAP = 64 };
+	struct gone g = { 0 };
+	struct fc_table *t = storm_table("storm_latest", CAP, &g);
+	int x;
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < CAP; i++)
+		assert_true(ins(t, &g, i, false, 1) >= 0);
+	x = ins(t, &g, SPOOF_BASE, true, 1000);
+	assert_true(x >= 0);
+	assert_true(ins(t, &g, SPOOF_BASE + 1, true, 1000) >= 0);
+	assert_int_equal(find(t, SPOOF_BASE), x);
+	assert_int_equal(g.established, 2);
+	/* The next takes the oldest not-established entry, no longer the latest. */
+	assert_true(ins(t, &g, SPOOF_BASE + 2, true, 1000) >= 0);
+	assert_int_equal(find(t, SPOOF_BASE), -ENOENT);
+	assert_int_equal(g.established, 2);
 	fc_table_free(t);
 }
 
@@ -321,6 +355,7 @@ main(void)
 		cmocka_unit_test(test_syn_flood_room),
 		cmocka_unit_test(test_syn_flood_completed),
 		cmocka_unit_test(test_syn_flood_stuck_reader),
+		cmocka_unit_test(test_latest_kept),
 		cmocka_unit_test(test_refuse_reason),
 	};
 	int ret;
