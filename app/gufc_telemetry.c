@@ -111,6 +111,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("perflow_refused_cap", t.fp.refused_cap);
 	U("perflow_refused_nomem", t.fp.refused_nomem);
 	U("evictions", t.t4.evictions + t.t6.evictions);
+	U("flows_refused", t.t4.refused + t.t6.refused);
+	U("flows_refused_grace", t.t4.refused_grace + t.t6.refused_grace);
 	U("commits", t.es.commits);
 	U("recent_dropped", t.es.recent_dropped);
 	U("hashlimit_dropped", t.es.hashlimit_dropped);

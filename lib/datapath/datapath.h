@@ -308,6 +308,8 @@ dp_meta(struct rte_mbuf *m)
 
 /** "No wait-queue entry". */
 #define DP_WAIT_NONE UINT32_MAX
+/** 1 / this of the wait-queue entries are kept for established flows (dp_pending::wait_reserve). */
+#define DP_WAIT_RESERVE_DIV 8u
 
 /**
  * The upcalls in flight and waiting packets per connection of one RX
@@ -322,6 +324,13 @@ struct dp_pending {
 	uint32_t n;	     /**< connections with upcalls in flight or packets waiting */
 	uint32_t wait_cap;   /**< wait-queue entries */
 	uint32_t wait_free;  /**< of them free */
+	/**
+	 * Of them, the last ones only packets of established flows (a hit on
+	 * an entry not FC_ACT_F_EARLY) take: wait_cap / DP_WAIT_RESERVE_DIV,
+	 * so a storm of new flows cannot leave an established connection's
+	 * packets behind its upcall without room (pending_full).
+	 */
+	uint32_t wait_reserve;
 	uint32_t free_head;  /**< free list */
 	uint32_t ready_head; /**< ready queue (ring of ready_cap) */
 	uint32_t ready_n;
@@ -776,7 +785,11 @@ unsigned int dp_done_poll(struct dp_ctx *c, uint32_t now);
 static inline uint32_t
 dp_wait_room(const struct dp_ctx *c)
 {
-	return c->pend != NULL ? c->pend->wait_free : UINT32_MAX;
+	if (c->pend == NULL)
+		return UINT32_MAX;
+	/* What any packet may take: the reserve is established flows' alone. */
+	return c->pend->wait_free > c->pend->wait_reserve ?
+		c->pend->wait_free - c->pend->wait_reserve : 0;
 }
 
 /**

@@ -121,6 +121,7 @@ dp_pending_init(void *mem, uint32_t max_inflight, uint32_t wait_cap)
 	p->hint_shift = 64 - (uint32_t)rte_log2_u64(slots);
 	p->wait_cap = wait_cap;
 	p->wait_free = wait_cap;
+	p->wait_reserve = wait_cap / DP_WAIT_RESERVE_DIV;
 	p->ready_cap = (uint32_t)DP_READY_CAP(wait_cap);
 	for (uint32_t i = 0; i < wait_cap; i++)
 		p->wnext[i] = i + 1 < wait_cap ? i + 1 : DP_WAIT_NONE;

@@ -191,13 +191,15 @@ dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const s
  * upcall in flight, or packets already waiting)? Then it waits in the
  * connection's queue, or, with no room, goes up behind the upcall (when
  * nothing of it waits yet: the ring keeps the order) or is dropped as
- * pending_full. While dp_done_poll() runs a connection's packets again,
- * only an upcall of this run holds the rest back: they go up behind it.
+ * pending_full. A packet of an established flow (@p est: it hit an entry
+ * not FC_ACT_F_EARLY) may take the pool's reserve, new flows' may not.
+ * While dp_done_poll() runs a connection's packets again, only an upcall
+ * of this run holds the rest back: they go up behind it.
  * @return true when the packet was taken care of.
  */
 static bool
 dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt,
-	uint64_t conn)
+	uint64_t conn, bool est)
 {
 	struct dp_pending *p = c->pend;
 	struct dp_pending_slot *s = dp_pending_find(p, conn);
@@ -217,7 +219,8 @@ dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct
 	}
 	if (s->count == 0 && s->nwait == 0)
 		return false;
-	if (likely(c->pend_wait && dp_pending_wait(p, s, m, b->in_port))) {
+	if (likely(c->pend_wait && (est || p->wait_free > p->wait_reserve) &&
+		    dp_pending_wait(p, s, m, b->in_port))) {
 		st->waited++;
 		st->waiting++;
 		return true;
@@ -327,7 +330,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		 * (the filter's clear bit spares the others the exact check). */
 		if (c->pend != NULL && c->pend->n != 0 && dp_pending_maybe(c->pend, &pkt->key)) {
 			conn = dp_conn_hash(&pkt->key);
-			if (dp_behind(c, b, mb, pkt, conn))
+			if (dp_behind(c, b, mb, pkt, conn,
+				    ((hit_mask >> j) & 1) && !(a->flags & FC_ACT_F_EARLY)))
 				continue;
 		}
 		if (!(hit_mask & (UINT64_C(1) << j))) {

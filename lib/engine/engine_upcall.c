@@ -296,6 +296,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		a0.ct_state = 0;
 		a0.interest = 0;
 		a0.flags &= FC_ACT_F_PKTACT; /* its packets still run the walk's actions */
+		/* Never established: a full table evicts it before established flows. */
+		a0.flags |= FC_ACT_F_EARLY;
 		/* The expectations it was decided under (rule_engine_drop_expected()). */
 		a0.nat_id = eng->view.exp_epoch;
 		a0.adj = 0; /* a drop never leaves: no adjacency (on_abort gave it back) */

@@ -56,7 +56,8 @@ extern "C" {
 /**
  * A flow not established yet (no reply seen: a TCP connection in SYN_SENT
  * or SYN_SENT2, another flow without a reply; set by the conntrack
- * module): a full table evicts such entries before
+ * module; a new flow's cached drop, set by the rules engine): a full
+ * table evicts such entries before
  * established ones (FC_FULL_EVICT_IDLE), so a flood of new flows (spoofed
  * SYNs) cannot push established flows out.
  */
@@ -145,7 +146,9 @@ struct fc_entry {
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
 	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan,
-			         FC_ACT_F_EARLY entries first */
+			         FC_ACT_F_EARLY entries first (the scan goes on, up to
+			         16 times its bound, while it found none and the table
+			         holds some) */
 	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
 };
 
@@ -187,7 +190,13 @@ struct fc_table_stats {
 	uint64_t inserts;
 	uint64_t deletes;   /**< explicit deletes */
 	uint64_t evictions; /**< removed to make room (EVICT_IDLE) */
-	uint64_t refused;   /**< inserts refused because full (REFUSE) */
+	uint64_t refused;   /**< inserts refused: full (REFUSE), or no free key slot */
+	/**
+	 * Of @c refused: every spare key slot still waited for a grace period
+	 * (readers not reporting quiescence as fast as the writer removes),
+	 * whatever the policy.
+	 */
+	uint64_t refused_grace;
 	uint64_t aged;      /**< removed by idle aging */
 	uint32_t occupancy; /**< entries in use now */
 	uint32_t capacity;
@@ -407,8 +416,9 @@ unsigned int fc_table_find_bulk(const struct fc_table *t, const void *const keys
 
 /**
  * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
- * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. The
- * entry gets @p timeout and no peer (struct fc_entry_aux), @p now as its
+ * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. Either
+ * policy returns -ENOSPC, evicting nothing, while every spare key slot waits
+ * for a grace period (fc_table_stats::refused_grace). The entry gets @p timeout and no peer (struct fc_entry_aux), @p now as its
  * creation time (fc_table_created()).
  * @param key      normalized key
  * @param sig      fc_table_hash(t, key)

@@ -26,7 +26,7 @@
  *    sees it rewritten for another key.
  *
  * Capacity: the hash has capacity + headroom key slots (headroom =
- * max(capacity / 64, 64)); the table itself refuses or evicts once `capacity`
+ * max(capacity / 64, 1024)); the table itself refuses or evicts once `capacity`
  * entries are live. The headroom lets deleted slots wait out their grace
  * period while the table stays usable at full occupancy: exactly `capacity`
  * flows always fit as long as readers keep reporting quiescence. If readers
@@ -69,7 +69,10 @@
  * (gufc-bench's "hash" figures).
  *
  * Other choices: eviction considers every live entry (timeout 0 included)
- * among evict_scan live entries from a rotating cursor; aging counts every
+ * among evict_scan live entries from a rotating cursor, further while it
+ * found no entry not established yet and the table holds some (table_evict);
+ * an insert that finds every spare key slot waiting for a grace period is
+ * refused before anything is evicted (counted as refused_grace); aging counts every
  * slot it visits, live or free, as work; flush removals count as deletes.
  * Table names are at most FC_TABLE_NAME_MAX (27) characters.
  */
@@ -369,6 +372,7 @@ fc_table_create(const struct fc_table_params *p)
 	t->max_readers = p->max_readers;
 	t->full_policy = p->full_policy;
 	t->evict_scan = p->evict_scan != 0 ? p->evict_scan : FC_TABLE_EVICT_SCAN_DEFAULT;
+	t->last_insert = FC_INDEX_NONE;
 	t->remove_cb = p->remove_cb;
 	t->remove_arg = p->remove_arg;
 	t->seed = p->hash_seed;
@@ -623,6 +627,12 @@ victim_better(const struct fc_table_victim *a, const struct fc_table_victim *b)
  * the longest (all entries are candidates, whatever their timeout: the
  * table is a cache, the slow path can rebuild any flow). A flood of new
  * flows, spoofed SYNs say, so evicts its own kind before established flows.
+ * Its entries gather in the slots their own kind freed, where a window of
+ * evict_scan entries over established ones does not reach: while the table
+ * holds entries not established (n_early) and the window found none, the
+ * scan goes on until it finds one, up to FC_TABLE_EVICT_EARLY_MUL windows
+ * (a table of up to 16 windows, 16,384 entries by default, is searched
+ * whole: an established entry goes only when no entry is early).
  *
  * One scan chooses the FC_TABLE_EVICT_BATCH best: a table full under a
  * storm of new flows evicts once per insert, and scanning a thousand
@@ -632,7 +642,23 @@ victim_better(const struct fc_table_victim *a, const struct fc_table_victim *b)
  * was); an insert of a
  * not-established entry drops queued established victims (table_insert),
  * so a flood still evicts its own kind first.
+ *
+ * The latest insert's entry is never the victim: the next insert may be
+ * the other direction of its connection (the rules engine inserts a
+ * connection's two entries one after the other), which must not push out
+ * the first.
  */
+/* Are there live FC_ACT_F_EARLY entries an eviction may take (the latest insert's is not one)? */
+static inline bool
+early_evictable(const struct fc_table *t)
+{
+	uint32_t protected = t->last_insert != FC_INDEX_NONE &&
+		t->entries[t->last_insert].seq != 0 &&
+		(t->entries[t->last_insert].act.flags & FC_ACT_F_EARLY) != 0;
+
+	return t->n_early > protected;
+}
+
 static int
 table_evict(struct fc_table *t, uint32_t now)
 {
@@ -643,7 +669,10 @@ table_evict(struct fc_table *t, uint32_t now)
 		const struct fc_table_victim *q = &t->victims[t->victim_next++];
 		const struct fc_entry *e = &t->entries[q->idx];
 
-		if (e->seq != 0 && __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
+		/* An established victim while a not-established entry may go: scan again. */
+		if (!q->early && early_evictable(t))
+			break;
+		if (e->seq != 0 && q->idx != t->last_insert && __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
 			t->created[q->idx] == q->created &&
 			((e->act.flags & FC_ACT_F_EARLY) != 0) == (q->early != 0)) {
 			if (table_remove(t, q->idx, true) == 0)
@@ -651,7 +680,12 @@ table_evict(struct fc_table *t, uint32_t now)
 			return 0;
 		}
 	}
-	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
+	/* No early entry seen while the table holds some: scan on, bounded. */
+	for (visited = 0; visited < t->n_slots &&
+		(seen < t->evict_scan ||
+			((n == 0 || !v[0].early) && early_evictable(t) &&
+				seen < t->evict_scan * FC_TABLE_EVICT_EARLY_MUL));
+		visited++) {
 		const struct fc_entry *e = &t->entries[cur];
 		struct fc_table_victim c;
 		uint32_t k;
@@ -659,7 +693,7 @@ table_evict(struct fc_table *t, uint32_t now)
 		c.idx = cur;
 		if (++cur == t->n_slots)
 			cur = 0;
-		if (e->seq == 0)
+		if (e->seq == 0 || c.idx == t->last_insert)
 			continue;
 		seen++;
 		c.last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
@@ -687,6 +721,19 @@ table_evict(struct fc_table *t, uint32_t now)
 	return 0;
 }
 
+/*
+ * Is a key slot free for one more key (reclaiming those whose grace period
+ * is over first)? False while every spare one still waits for readers.
+ */
+static bool
+spare_slot(struct fc_table *t)
+{
+	if (t->n_deferred >= FC_TABLE_DQ_TRIGGER ||
+		(t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots))
+		dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
+	return t->count + t->n_deferred < t->n_slots;
+}
+
 int
 fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct fc_action *act,
 	uint32_t timeout, uint32_t now)
@@ -703,18 +750,22 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 		return -EEXIST;
 
 	if (t->count >= t->capacity) {
-		if (t->full_policy != FC_FULL_EVICT_IDLE || table_evict(t, now) != 0 ||
-			t->count >= t->capacity)
+		if (t->full_policy != FC_FULL_EVICT_IDLE)
+			goto refuse;
+		/*
+		 * An eviction moves a slot from the live to the waiting ones:
+		 * with none spare it cannot make room, so nothing is evicted.
+		 */
+		if (!spare_slot(t))
+			goto refuse_grace;
+		if (table_evict(t, now) != 0 || t->count >= t->capacity)
 			goto refuse;
 	}
 
 	for (tries = 0;; tries++) {
-		if (t->n_deferred >= FC_TABLE_DQ_TRIGGER ||
-			(t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots))
-			dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
 		/* Every spare slot still waits for a grace period: refuse, never wait. */
-		if (t->count + t->n_deferred >= t->n_slots)
-			goto refuse;
+		if (!spare_slot(t))
+			goto refuse_grace;
 		pos = rte_hash_add_key_with_hash(t->h, key, sig);
 		if (pos >= 0)
 			break;
@@ -738,12 +789,17 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 	e->aux.peer = FC_INDEX_NONE;
 	e->aux.timeout = timeout;
 	t->created[pos] = now;
+	if (act->flags & FC_ACT_F_EARLY)
+		t->n_early++;
 	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
 
 	wr_set32(&t->count, t->count + 1);
 	wr_add64(&t->inserts, 1);
+	t->last_insert = (uint32_t)pos;
 	return pos;
 
+refuse_grace:
+	wr_add64(&t->refused_grace, 1);
 refuse:
 	wr_add64(&t->refused, 1);
 	return -ENOSPC;
@@ -762,6 +818,7 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	if (s == 0)
 		return -ENOENT;
 
+	t->n_early += ((act->flags & FC_ACT_F_EARLY) != 0) - ((e->act.flags & FC_ACT_F_EARLY) != 0);
 	__atomic_store_n(&e->seq, s | 1u, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
@@ -803,6 +860,8 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	if (n->act.flags & FC_ACT_F_EARLY)
+		t->n_early++; /* the removal below takes the old one's off */
 	__atomic_store_n(&n->seq, 2u, __ATOMIC_RELEASE);
 	wr_set32(&t->count, t->count + 1);
 	table_remove(t, idx, false);

@@ -123,6 +123,8 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 	 * release store of the emptied bucket slot inside the delete orders
 	 * this store before the key disappears.
 	 */
+	if (e->act.flags & FC_ACT_F_EARLY)
+		t->n_early--;
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
 	ret = rte_hash_del_key_with_hash(t->h, key, fc_table_hash(t, key));
 	RTE_ASSERT(ret == (int32_t)idx);
@@ -267,6 +269,7 @@ fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s)
 	s->deletes = __atomic_load_n(&t->deletes, __ATOMIC_RELAXED);
 	s->evictions = __atomic_load_n(&t->evictions, __ATOMIC_RELAXED);
 	s->refused = __atomic_load_n(&t->refused, __ATOMIC_RELAXED);
+	s->refused_grace = __atomic_load_n(&t->refused_grace, __ATOMIC_RELAXED);
 	s->aged = __atomic_load_n(&t->aged, __ATOMIC_RELAXED);
 	s->occupancy = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
 	s->capacity = t->capacity;

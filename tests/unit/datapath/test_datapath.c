@@ -1087,8 +1087,9 @@ test_pending_behind(void **state)
 
 /*
  * One upcall per new flow: a burst of a new flow's packets sends the first
- * up and keeps the rest waiting (8 can wait: the rest is pending_full);
- * the completion sends them on as hits, in order.
+ * up and keeps the rest waiting (7 can wait, the eighth wait-queue entry
+ * being kept for established flows: the rest is pending_full); the
+ * completion sends them on as hits, in order.
  */
 static void
 test_pending_one_upcall(void **state)
@@ -1103,20 +1104,78 @@ test_pending_one_upcall(void **state)
 		m[i] = udp4("10.0.0.1", 1000, "10.9.0.1", 53, i);
 	assert_int_equal(rx(m, 12), 0);
 	assert_int_equal(W.rx.st.upcalls, 1);
-	assert_int_equal(W.rx.st.waiting, 8);
+	assert_int_equal(W.rx.st.waiting, 7);
 	assert_int_equal(dp_wait_room(&W.rx), 0);
-	assert_int_equal(W.rx.st.drops[DP_DROP_PENDING_FULL], 3);
+	assert_int_equal(W.rx.st.drops[DP_DROP_PENDING_FULL], 4);
 	check_accounting();
 	assert_int_equal(slow(), 1);
 	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
 	assert_int_equal(W.rx.st.waiting, 0);
-	assert_int_equal(dp_wait_room(&W.rx), 8);
-	assert_int_equal(W.rx.st.hits, 8);
+	assert_int_equal(dp_wait_room(&W.rx), 7);
+	assert_int_equal(W.rx.st.hits, 7);
 	assert_int_equal(W.rx.pend->n, 0);
-	assert_int_equal(take(W.out, o, 16), 9);
-	for (unsigned int i = 0; i < 9; i++)
+	assert_int_equal(take(W.out, o, 16), 8);
+	for (unsigned int i = 0; i < 8; i++)
 		assert_int_equal(tag_of(o[i]), i);
-	rte_pktmbuf_free_bulk(o, 9);
+	rte_pktmbuf_free_bulk(o, 8);
+	check_accounting();
+}
+
+/*
+ * A storm of new flows cannot make an established flow's packets
+ * pending_full: A (an entry) has an upcall in flight (its reply's) and one
+ * packet waiting behind it; a new flow's burst fills the wait pool but for
+ * its reserve (its packets beyond are pending_full); A's next hits still
+ * wait, in the reserve, and leave in order after the completion.
+ */
+static void
+test_pending_reserve(void **state)
+{
+	struct rte_mbuf *m[12], *o[16];
+	unsigned int got;
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 0));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	/* A's reply misses (an upcall of A's connection); A's hit waits behind it. */
+	m[0] = udp4("10.9.0.1", 53, "10.0.0.1", 1000, 1);
+	m[1] = udp4("10.0.0.1", 1000, "10.9.0.1", 53, 2);
+	assert_int_equal(rx(m, 2), 0);
+	assert_int_equal(W.rx.st.waiting, 1);
+	/* The storm: a new flow's 12 packets, one upcall, 6 waiting, 5 pending_full. */
+	for (unsigned int i = 0; i < 12; i++)
+		m[i] = udp4("10.0.0.9", 4000, "10.9.0.1", 53, 100 + i);
+	assert_int_equal(rx(m, 12), 0);
+	assert_int_equal(W.rx.st.waiting, 7);
+	assert_int_equal(W.rx.st.drops[DP_DROP_PENDING_FULL], 5);
+	assert_int_equal(dp_wait_room(&W.rx), 0);
+	/* A's next hit takes the reserve: waits, not dropped. */
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 3)), 0);
+	assert_int_equal(W.rx.st.waiting, 8);
+	assert_int_equal(W.rx.st.drops[DP_DROP_PENDING_FULL], 5);
+	/* The pool is full now: another new-flow packet behind its upcall is dropped. */
+	assert_int_equal(rx1(udp4("10.0.0.9", 4000, "10.9.0.1", 53, 112)), 0);
+	assert_int_equal(W.rx.st.drops[DP_DROP_PENDING_FULL], 6);
+	check_accounting();
+	assert_int_equal(slow(), 2);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 2);
+	assert_int_equal(W.rx.st.waiting, 0);
+	/* A's packets in their order: 0, 1, 2, 3 (among the new flow's 100..106). */
+	got = take(W.out, o, 16);
+	assert_int_equal(got, 4 + 7);
+	{
+		unsigned int next = 0;
+
+		for (unsigned int i = 0; i < got; i++)
+			if (tag_of(o[i]) < 100)
+				assert_int_equal(tag_of(o[i]), next++);
+		assert_int_equal(next, 4);
+	}
+	rte_pktmbuf_free_bulk(o, got);
 	check_accounting();
 }
 
@@ -1580,6 +1639,7 @@ main(void)
 		cmocka_unit_test_teardown(test_lossless_hold, teardown),
 		cmocka_unit_test_teardown(test_pending_order, teardown),
 		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
+		cmocka_unit_test_teardown(test_pending_reserve, teardown),
 		cmocka_unit_test_teardown(test_pending_behind, teardown),
 		cmocka_unit_test_teardown(test_pending_stress, teardown),
 		cmocka_unit_test(test_conn_hash),

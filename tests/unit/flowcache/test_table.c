@@ -1146,7 +1146,7 @@ test_iterate(void **state)
 static void
 test_stuck_reader(void **state)
 {
-	enum { CAP = 16, ROUNDS = 400 };
+	enum { CAP = 16, ROUNDS = 1500 };
 	struct fc_table *t = new_table("stuck", FC_AF_INET4, CAP, FC_FULL_REFUSE, NULL);
 	bool pinned[4096] = { false };
 	uint32_t i, next = CAP, refused = 0, ok = 0;

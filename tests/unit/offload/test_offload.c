@@ -792,13 +792,13 @@ test_policy_heavy_hitters(void **state)
 		assert_int_equal(flow(eng, &k[i], 10), FC_VERDICT_ACCEPT);
 	}
 	/* First visit: baseline. */
-	assert_int_equal(ofl_policy_scan(pol, 10, 1000), 6);
+	assert_int_equal(ofl_policy_scan(pol, 10, 4096), 6);
 	/* One second later: flows 0-2 and the ICMP flow at 1500 pps, 3 at 999, 4 at 0. */
 	for (unsigned int i = 0; i < 3; i++)
 		hits(eng, &k[i], 1500, 500);
 	hits(eng, &k[3], 999, 500);
 	hits(eng, &k[5], 1500, 500);
-	assert_int_equal(ofl_policy_scan(pol, 1010, 1000), 6);
+	assert_int_equal(ofl_policy_scan(pol, 1010, 4096), 6);
 	assert_int_equal(ofl_policy_stats_get(pol, &st), 0);
 	assert_int_equal(st.candidates, 3);
 	assert_int_equal(st.capped, 1); /* max_flows 2 */
@@ -910,10 +910,10 @@ test_policy_full_fallback(void **state)
 	assert_int_equal(st.offloaded, 2);
 	assert_int_equal(st.in_hw, 2);
 	/* Not retried by scans while the entry lives, however hot. */
-	ofl_policy_scan(pol, 10, 1000);
+	ofl_policy_scan(pol, 10, 4096);
 	for (unsigned int i = 0; i < 3; i++)
 		hits(eng, &k[i], 5000, 20);
-	ofl_policy_scan(pol, 1010, 1000);
+	ofl_policy_scan(pol, 1010, 4096);
 	ofl_policy_execute(pol, 16);
 	assert_int_equal(ofl_policy_stats_get(pol, &st), 0);
 	assert_int_equal(st.offload_full, 1);
@@ -921,7 +921,7 @@ test_policy_full_fallback(void **state)
 	/* A flow gone cold leaves (threshold / 2, hysteresis). */
 	hits(eng, &k[0], 5000, 1500);
 	hits(eng, &k[1], 100, 1500);
-	ofl_policy_scan(pol, 2010, 1000);
+	ofl_policy_scan(pol, 2010, 4096);
 	ofl_policy_execute(pol, 16);
 	assert_int_equal(ofl_policy_stats_get(pol, &st), 0);
 	assert_int_equal(st.removed_cold, 1);
