@@ -346,6 +346,13 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
 			continue;
 		}
+		/* Cached for a class of TCP flags: a packet of another is decided on its own. */
+		if (unlikely(a->mod[0] & RULE_ACT_M0_CLASSED) &&
+			!rule_engine_class_ok(c->eng, a, pkt)) {
+			st->upcall_class++;
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+			continue;
+		}
 		if (rule_engine_wants(a, pkt) ||
 			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
 			((a->flags & FC_ACT_F_COUNT) &&

@@ -293,9 +293,13 @@ burst(struct sim *s)
 	for (unsigned int i = 0; i < n; i++) {
 		s->packets++;
 		if (hit & (UINT64_C(1) << i)) {
-			/* Conntrack is off: no interest bits to honour. */
+			struct fc_pkt fp = {.tcp_flags = tf[i]};
+
+			/* Conntrack is off: no interest bits to honour; a flag class, as lib/datapath. */
 			if (!rule_engine_stale(s->eng, &acts[i], &k[i]) &&
-				acts[i].verdict != FC_VERDICT_SLOW) {
+				acts[i].verdict != FC_VERDICT_SLOW &&
+				(!(acts[i].mod[0] & RULE_ACT_M0_CLASSED) ||
+					rule_engine_class_ok(s->eng, &acts[i], &fp))) {
 				s->fast++;
 				fc_table_touch(t, idx[i], 64, s->now);
 				check_one(s, &k[i], tf[i], acts[i].verdict, acts[i].channel);
@@ -405,8 +409,19 @@ settle(struct sim *s)
 		memcpy(&k.v4, raw, sizeof(k.v4));
 		assert_false(rule_engine_stale(s->eng, &e->act, &k));
 		/* An entry decided per packet holds no verdict to check. */
-		if (e->act.verdict != FC_VERDICT_SLOW)
+		if (e->act.verdict == FC_VERDICT_SLOW)
+			continue;
+		if (!(e->act.mod[0] & RULE_ACT_M0_CLASSED)) {
 			check_one(s, &k, k.v4.proto == 6 ? 0x02 : 0, e->act.verdict, e->act.channel);
+			continue;
+		}
+		/* A classed entry: its verdict, for every flag set of its class. */
+		for (unsigned int f = 0; f < RTE_DIM(tcp_flag_sets); f++) {
+			struct fc_pkt fp = {.tcp_flags = tcp_flag_sets[f]};
+
+			if (rule_engine_class_ok(s->eng, &e->act, &fp))
+				check_one(s, &k, fp.tcp_flags, e->act.verdict, e->act.channel);
+		}
 	}
 }
 
