@@ -298,7 +298,9 @@ def parse_packets(path):
         for opt in w[3:]:
             key, _, val = opt.partition("=")
             if key == "flags" and p.proto == 6:
-                if not val or any(c not in "FSRPAUEC" for c in val):
+                if val == "-":  # no flag at all (a NULL scan's)
+                    val = ""
+                elif not val or any(c not in "FSRPAUEC" for c in val):
                     raise OracleError("%s: bad TCP flags %r" % (where, val))
                 p.flags = val
             elif key == "mss" and p.proto == 6:
