@@ -139,13 +139,22 @@ rand_rule(struct rule *r, bool allow_jump)
 			r->neg |= RULE_M_IN;
 	}
 	if ((r->match & RULE_M_PROTO) && r->proto == 6 && !(r->neg & RULE_M_PROTO) && rn(10) == 0) {
-		/* TCP flags: a per-packet dependency. */
+		/* TCP flags: a per-packet dependency (entries cached for a flag class). */
+		static const uint8_t tests[][2] = {
+			{0x12, 0x02}, /* SYN,ACK SYN */
+			{0x3f, 0x00}, /* ALL NONE */
+			{0x3f, 0x29}, /* ALL FIN,PSH,URG */
+			{0x03, 0x03}, /* SYN,FIN SYN,FIN */
+			{0x04, 0x04}, /* RST RST */
+			{0x17, 0x02}, /* --syn */
+		};
 		struct rule_x *x = &r->xm[r->n_xm++];
+		unsigned int t = rn(RTE_DIM(tests));
 
 		x->kind = RULE_XM_TCP;
 		x->given = 1; /* --tcp-flags */
-		x->u.tcp.mask = 0x12; /* SYN,ACK */
-		x->u.tcp.cmp = 0x02;  /* SYN */
+		x->u.tcp.mask = tests[t][0];
+		x->u.tcp.cmp = tests[t][1];
 		x->neg = rn(3) == 0 ? 1 : 0;
 	}
 	if (rn(16) == 0) {
@@ -167,7 +176,8 @@ rand_rule(struct rule *r, bool allow_jump)
 }
 
 static struct fc_key tuples[N_TUPLES];
-static const uint8_t tcp_flag_sets[] = {0x02, 0x10, 0x12, 0x11};
+static const uint8_t tcp_flag_sets[] = {0x02, 0x10, 0x12, 0x11, 0x18, 0x10, 0x18, 0x00,
+	0x29, 0x14, 0x03, 0x04};
 
 static void
 make_tuples(void)
