@@ -465,7 +465,7 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	uint8_t proto;
 	struct fc_pkt pk;
 
-	if (likely(a->interest == 0))
+	if (likely(a->interest == 0 && !(a->mod[0] & RULE_ACT_M0_CLASSED)))
 		return false;
 	if (a->interest & FC_INTEREST_ALL || len < RTE_ETHER_HDR_LEN + 40)
 		return true;
@@ -487,6 +487,9 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 		pk.tcp_flags = p[l4 + 13];
 	}
 	if (rule_engine_wants(a, &pk))
+		return true;
+	/* Cached for a class of TCP flags: another class is the slow path's. */
+	if ((a->mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(c->eng, a, &pk))
 		return true;
 	if (!(a->interest & FC_INTEREST_TCP_WIN))
 		return false;

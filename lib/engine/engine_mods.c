@@ -564,7 +564,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	unsigned int d, cs = f->reply_ctstate, n = 0;
 	bool built = false, guess;
 	uint32_t deps = 0;
-	/* A stand-in's flags: its class is a guess its first packet of another takes over. */
+	/* A stand-in's flags (ACK): the class of the reply's ordinary segments. */
 	uint8_t sf = eng_pktclass_rep(eng, &f->reply_key, &f->act[1], &guess);
 	int prog;
 	struct rule_pkt p;
@@ -753,7 +753,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		f->act[0].flags |= FC_ACT_F_COUNT;
 		deps = 0;
 	}
-	/* The flags alone: cached for the first segment's class (a guess: see engine_pktclass.c). */
+	/* The flags alone: cached for the first segment's class (a SYN's: a guess, engine_pktclass.c). */
 	if (deps != 0)
 		deps = eng_pktclass_take(eng, &f->key, &f->act[0], deps, f->up->pkt.tcp_flags, true);
 	if (deps != 0)

@@ -16,11 +16,13 @@
  * Which flags a walk sees: a real packet's; on an entry's key alone
  * (refiltering after a commit or a ctstate change, a reply entry made with
  * the connection's first packet), a stand-in: a flag byte of the entry's
- * class while that class is current, else ACK (the flag byte of almost
- * every segment of a connection). A class taken from a stand-in, or from a
- * connection's first segment (a SYN), is a guess (ENG_M0_CLASS_GUESS): the
- * entry's first packet of another class takes the entry over (it is
- * refiltered with that packet's flags) instead of going up alone each time.
+ * class while that class is current, else ACK (the flags of almost every
+ * segment of a connection). A class taken from a flow's first segment (a
+ * SYN, a SYN/ACK) that is not an ordinary segment's (ACK without SYN, FIN
+ * or RST) is a guess (ENG_M0_CLASS_GUESS): the entry's first ordinary
+ * segment of another class takes the entry over (it is refiltered with
+ * that segment's flags) instead of going up alone each time; an odd
+ * segment (a FIN, a RST) never takes an entry over.
  *
  * Tables: one current (view.flagclass), replaced only when a commit's
  * tests give another table, the old one freed after a grace period. An
@@ -35,6 +37,14 @@
 #include "engine_priv.h"
 
 #define ENG_TCP_ACK 0x10
+/* SYN, FIN, RST, ACK: an ordinary segment has ACK alone of these. */
+#define ENG_TCP_ODD_MASK 0x17
+
+bool
+eng_pktclass_ordinary(uint8_t flags)
+{
+	return (flags & ENG_TCP_ODD_MASK) == ENG_TCP_ACK;
+}
 
 static const struct rule_flagclass *
 cur(const struct rule_engine *eng)
@@ -100,7 +110,6 @@ eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k, const st
 		*guess = (a->mod[0] & ENG_M0_CLASS_GUESS) != 0;
 		return cur(eng)->rep[(uint8_t)a->pkt_class];
 	}
-	*guess = true;
 	return ENG_TCP_ACK;
 }
 
@@ -123,7 +132,8 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	if (pd != RULE_DEP_TCPFLAGS || fc == NULL || (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)))
 		return pd;
 	a->mod[0] |= ENG_M0_CLASSED;
-	if (guess && fc_key_proto(k) == IPPROTO_TCP)
+	/* A guess only where ordinary segments are of another class. */
+	if (guess && fc_key_proto(k) == IPPROTO_TCP && fc->cls[flags] != fc->cls[ENG_TCP_ACK])
 		a->mod[0] |= ENG_M0_CLASS_GUESS;
 	a->pkt_class = (uint16_t)((unsigned int)fc->serial << 8 | fc->cls[flags]);
 	eng->st.classed++;

@@ -35,7 +35,7 @@ extern int rule_engine_logtype;
 #define ENG_M0_CHAN_FLOW RULE_ACT_M0_CHAN_FLOW /**< delivered to the slot's per-flow channel */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
 #define ENG_M0_CLASSED RULE_ACT_M0_CLASSED /**< verdict for its TCP flag class (engine_pktclass.c) */
-#define ENG_M0_CLASS_GUESS 0x80 /**< that class is a stand-in's, not a real packet's */
+#define ENG_M0_CLASS_GUESS 0x80 /**< that class is a first segment's, not an ordinary one's */
 
 /*
  * mod[1..2]: interest asked by modules without RULE_MOD_F_OWN_INTEREST
@@ -756,6 +756,7 @@ uint8_t eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k,
 uint32_t eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a,
 	uint32_t pd, uint8_t flags, bool guess);
 void eng_pktclass_clear(struct fc_action *a);
+bool eng_pktclass_ordinary(uint8_t flags);
 bool eng_pktclass_holds(const struct rule_engine *eng, const struct fc_action *a, uint8_t flags);
 unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
 bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,

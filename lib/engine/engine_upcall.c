@@ -618,8 +618,9 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
-	/* Its first packet of another class than a guessed one takes the entry over. */
+	/* Its first ordinary segment of another class than a guessed one takes the entry over. */
 	if (!mismatch && (a.mod[0] & ENG_M0_CLASS_GUESS) &&
+		eng_pktclass_ordinary(up->pkt.tcp_flags) &&
 		!eng_pktclass_holds(eng, &a, up->pkt.tcp_flags)) {
 		eng->st.class_taken++;
 		if (eng_refilter_as(eng, ti, idx, k, &a, up->pkt.tcp_flags) < 0)
