@@ -512,11 +512,14 @@ run(uint64_t sd, unsigned int steps, bool with_cls)
 
 		rule_engine_stats_get(s.eng, &st);
 		printf("  engine: %" PRIu64 " cls / %" PRIu64 " reference classifications, %" PRIu64
-		       " revalidated, %" PRIu64 " refreshed, %" PRIu64 " full commits\n",
+		       " revalidated, %" PRIu64 " refreshed, %" PRIu64 " full commits, %" PRIu64
+		       " cached for a flag class (%" PRIu64 " taken over)\n",
 			st.classify_cls, st.classify_ref, st.revalidated, st.refreshed,
-			st.commits_full);
+			st.commits_full, st.classed, st.class_taken);
 		if (with_cls)
 			assert_true(st.classify_cls > 0 && st.classify_ref > 0);
+		/* The random flags tests make entries cached for a class. */
+		assert_true(st.classed > 0);
 	}
 	rule_cls_free(s.late_cls);
 	rule_set_free(s.oracle);
