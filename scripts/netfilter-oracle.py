@@ -53,7 +53,7 @@ Packet list format (one packet per line, '#' starts a comment):
   keep-conntrack                from here on, conntrack is not flushed before
                                 each packet: the connections of the packets
                                 before stay (-m connlimit counts them)
-  tcp SRC:PORT -> DST:PORT [flags=S] [mss=N]  (flags from FSRPAUEC, default S;
+  tcp SRC:PORT -> DST:PORT [flags=S] [mss=N]  (flags from FSRPAUEC, default S, - none;
                                            mss: an MSS option)
   udp SRC:PORT -> DST:PORT
   sctp SRC:PORT -> DST:PORT                (an INIT chunk)
