@@ -120,6 +120,7 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->upcall_stale = dp.upcall_stale;
 	s->upcall_interest = dp.upcall_interest;
 	s->upcall_per_packet = dp.upcall_per_packet;
+	s->upcall_class = dp.upcall_class;
 	s->upcall_pending = dp.upcall_pending;
 	s->waited = dp.waited;
 	s->waiting = dp.waiting;
@@ -316,9 +317,10 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	fprintf(f, "%-28s %13.1f%%  (hits %" PRIu64 ", misses %" PRIu64 ")\n", "cache hit rate",
 		hit_rate(t), s->hits, s->misses);
 	fprintf(f, "%-28s %14" PRIu64 "  (stale %" PRIu64 ", interest %" PRIu64
-		", per packet %" PRIu64 ", behind their connection's %" PRIu64 ")\n",
+		", per packet %" PRIu64 ", flag class %" PRIu64 ", behind their connection's %" PRIu64
+		")\n",
 		"upcalls", s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
-		s->upcall_pending);
+		s->upcall_class, s->upcall_pending);
 	fprintf(f, "%-28s %14" PRIu64 "  (behind their connection's upcall)\n", "waited",
 		s->waited);
 	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
@@ -536,6 +538,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 	fprintf(f,
 		"  \"slow_path\": {\"upcalls\": %" PRIu64 ", \"stale\": %" PRIu64
 		", \"interest\": %" PRIu64 ", \"per_packet\": %" PRIu64
+		", \"class\": %" PRIu64 ", \"classed\": %" PRIu64 ", \"class_taken\": %" PRIu64
 		", \"pending\": %" PRIu64 ", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
 		", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
@@ -546,6 +549,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64
 		", \"count_redecided\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
+		s->upcall_class, t->es.classed, t->es.class_taken,
 		s->upcall_pending, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,

@@ -79,6 +79,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("upcall_stale", s->upcall_stale);
 	U("upcall_interest", s->upcall_interest);
 	U("upcall_per_packet", s->upcall_per_packet);
+	U("upcall_class", s->upcall_class);
 	U("upcall_pending", s->upcall_pending);
 	U("waited", s->waited);
 	U("waiting", s->waiting);
@@ -121,6 +122,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("connlimit_checks", t.es.connlimit_checks);
 	U("string_searches", t.es.str_preds);
 	U("string_per_packet", t.es.pred_per_packet);
+	U("flows_classed", t.es.classed);
+	U("class_taken", t.es.class_taken);
 	U("set_added", t.es.set_added);
 	U("set_deleted", t.es.set_deleted);
 	U("set_failed", t.es.set_failed);

@@ -115,6 +115,8 @@ STATS = [
      "Upcalls of hits a module asked to see.", None),
     ("upcall_per_packet", "gufc_upcalls_per_packet_total", "counter",
      "Upcalls of hits whose entry decides each packet on the slow path.", None),
+    ("upcall_class", "gufc_upcalls_class_total", "counter",
+     "Upcalls of hits whose TCP flags are outside their entry's flag class.", None),
     ("slow_packets", "gufc_slow_path_packets_total", "counter",
      "Packets decided by the rules lcore.", None),
     ("classify_cls", "gufc_classifications_total", "counter",

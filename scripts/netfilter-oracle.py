@@ -53,7 +53,7 @@ Packet list format (one packet per line, '#' starts a comment):
   keep-conntrack                from here on, conntrack is not flushed before
                                 each packet: the connections of the packets
                                 before stay (-m connlimit counts them)
-  tcp SRC:PORT -> DST:PORT [flags=S] [mss=N]  (flags from FSRPAUEC, default S;
+  tcp SRC:PORT -> DST:PORT [flags=S] [mss=N]  (flags from FSRPAUEC, default S, - none;
                                            mss: an MSS option)
   udp SRC:PORT -> DST:PORT
   sctp SRC:PORT -> DST:PORT                (an INIT chunk)
@@ -303,7 +303,9 @@ def parse_packets(path):
         for opt in w[3:]:
             key, _, val = opt.partition("=")
             if key == "flags" and p.proto == 6:
-                if not val or any(c not in "FSRPAUEC" for c in val):
+                if val == "-":  # no flag at all (a NULL scan's)
+                    val = ""
+                elif not val or any(c not in "FSRPAUEC" for c in val):
                     raise OracleError("%s: bad TCP flags %r" % (where, val))
                 p.flags = val
             elif key == "mss" and p.proto == 6:

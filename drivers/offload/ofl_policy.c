@@ -234,6 +234,9 @@ eligible(const struct ofl_policy *pol, unsigned int fam, const struct fc_key *k,
 	 * counters (a NIC drop counts nothing). */
 	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT))
 		return false;
+	/* A drop for a class of TCP flags only: the NIC would drop the others too. */
+	if (a->verdict == FC_VERDICT_DROP && (a->mod[0] & RULE_ACT_M0_CLASSED))
+		return false;
 	if (proto != 6 && proto != 17 && proto != 132)
 		return false;
 	if (rule_engine_stale(pol->p.eng, a, k))

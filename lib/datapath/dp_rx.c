@@ -350,6 +350,13 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
 			continue;
 		}
+		/* Cached for a class of TCP flags: a packet of another is decided on its own. */
+		if (unlikely(a->mod[0] & RULE_ACT_M0_CLASSED) &&
+			!rule_engine_class_ok(c->eng, a, pkt)) {
+			st->upcall_class++;
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+			continue;
+		}
 		if (rule_engine_wants(a, pkt) ||
 			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
 			((a->flags & FC_ACT_F_COUNT) &&
@@ -462,7 +469,7 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	uint8_t proto;
 	struct fc_pkt pk;
 
-	if (likely(a->interest == 0))
+	if (likely(a->interest == 0 && !(a->mod[0] & RULE_ACT_M0_CLASSED)))
 		return false;
 	if (a->interest & FC_INTEREST_ALL || len < RTE_ETHER_HDR_LEN + 40)
 		return true;
@@ -484,6 +491,9 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 		pk.tcp_flags = p[l4 + 13];
 	}
 	if (rule_engine_wants(a, &pk))
+		return true;
+	/* Cached for a class of TCP flags: another class is the slow path's. */
+	if ((a->mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(c->eng, a, &pk))
 		return true;
 	if (!(a->interest & FC_INTEREST_TCP_WIN))
 		return false;

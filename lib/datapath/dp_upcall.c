@@ -157,6 +157,7 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->upcall_stale += s->upcall_stale;
 	sum->upcall_interest += s->upcall_interest;
 	sum->upcall_per_packet += s->upcall_per_packet;
+	sum->upcall_class += s->upcall_class;
 	sum->upcall_pending += s->upcall_pending;
 	sum->waited += s->waited;
 	sum->waiting += s->waiting;

@@ -181,9 +181,34 @@ eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_
 	eng_entry_set(eng, ti, peer, &a, eng_timeout(eng, ti, peer));
 }
 
+static int refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_key *k, struct fc_action *a, uint8_t sf, bool guess);
+
 int
 eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
 	struct fc_action *a)
+{
+	return eng_refilter_as(eng, ti, idx, k, a, -1);
+}
+
+int
+eng_refilter_as(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a, int flags)
+{
+	bool guess = false;
+	uint8_t sf = flags >= 0 ? (uint8_t)flags : eng_pktclass_rep(eng, k, a, &guess);
+	int rc;
+
+	/* Its walk sees these TCP flags: its class is theirs. */
+	eng->synth_flags = sf;
+	rc = refilter(eng, ti, idx, k, a, sf, guess);
+	eng->synth_flags = 0;
+	return rc;
+}
+
+static int
+refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a, uint8_t sf, bool guess)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = {.ctmark = eng_side_ctmark(eng, ti, idx)};
@@ -202,6 +227,7 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, cs, ev, &d, &deps, &mk, &pv);
 	if (rc < 0)
 		return rc;
+	eng_pktclass_clear(a);
 	if (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)) {
 		a->flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
 		a->pkt_class = 0;
@@ -232,6 +258,9 @@ eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	}
 	if (pd & RULE_DEP_PAYLOAD)
 		eng->st.pred_per_packet++;
+	/* The TCP flags alone: cached for their class (engine_pktclass.c). */
+	if (pd != 0)
+		pd = eng_pktclass_take(eng, k, a, pd, sf, guess);
 	/* Per-packet fields: each packet on its own. */
 	if (pd != 0)
 		a->verdict = FC_VERDICT_SLOW;

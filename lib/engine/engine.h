@@ -288,6 +288,28 @@ struct rule_engine_view {
 	 * entry's action names it; read by rule_engine_count_due().
 	 */
 	struct rule_count_limit *count_limit[2];
+	/**
+	 * The current set's TCP flag classes (struct rule_flagclass), or NULL
+	 * (none: no entry is classed). Replaced by a commit whose set tests
+	 * flags otherwise (release), the old one retired after a grace
+	 * period; read by rule_engine_class_ok().
+	 */
+	const struct rule_flagclass *flagclass;
+};
+
+/**
+ * A set's TCP flag classes (rule_set_tcpflag_classes()): an entry whose
+ * walk read the flags and nothing else per packet caches its verdict for
+ * the class of the flags its walk saw (fc_action::pkt_class, low byte; the
+ * table's serial in the high byte; RULE_ACT_M0_CLASSED). Immutable once
+ * published.
+ */
+struct rule_flagclass {
+	uint32_t gen;      /**< generation of the commit that installed it */
+	uint8_t serial;    /**< incremented by each table that replaces another */
+	uint16_t n;        /**< classes, 1..256 */
+	uint8_t cls[256];  /**< class of each flag byte */
+	uint8_t rep[256];  /**< per class, a flag byte of it */
 };
 
 /**
@@ -319,6 +341,14 @@ struct rule_count_limit {
  * expectation count it was decided under (struct rule_engine_view).
  */
 #define RULE_ACT_M0_NEWDROP 0x04
+
+/**
+ * fc_action::mod[0] bit the fast path reads: the entry's verdict holds for
+ * the packets of its TCP flag class only (rule_engine_class_ok()); others
+ * go up and are decided one by one. Never with FC_ACT_F_METER or
+ * FC_ACT_F_PKTACT (fc_action::pkt_class holds the class).
+ */
+#define RULE_ACT_M0_CLASSED 0x40
 
 /**
  * Create an engine: two flow tables, an RCU variable for readers, the
@@ -568,6 +598,28 @@ rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
 		return unlikely(a->mod[0] & RULE_ACT_M0_NEWDROP) &&
 		       rule_engine_drop_expected(eng, a, k);
 	return rule_engine_stale_check(eng, a, k);
+}
+
+/**
+ * Does a classed entry's cached verdict (RULE_ACT_M0_CLASSED) hold for
+ * packet @p p: its TCP flags are in the entry's class, under the table the
+ * class was taken from? If not, upcall it (RULE_UPCALL_INTEREST): the slow
+ * path decides it on its own.
+ * @param eng  the engine
+ * @param a    the entry's action (as read under its sequence count)
+ * @param p    the packet (tcp_flags 0 for other protocols)
+ * @return true when the cached verdict holds.
+ * Context: any lcore, a registered reader between two quiescent reports.
+ */
+static inline bool
+rule_engine_class_ok(const struct rule_engine *eng, const struct fc_action *a,
+	const struct fc_pkt *p)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	const struct rule_flagclass *fc = __atomic_load_n(&v->flagclass, __ATOMIC_ACQUIRE);
+
+	return fc != NULL && (uint8_t)(a->pkt_class >> 8) == fc->serial &&
+	       (int32_t)(a->gen - fc->gen) >= 0 && fc->cls[p->tcp_flags] == (uint8_t)a->pkt_class;
 }
 
 /**

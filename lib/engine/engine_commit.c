@@ -427,6 +427,9 @@ rule_engine_commit(struct rule_engine *eng, struct rule_set *s)
 	if (renumbered)
 		eng_meters_renumber(eng, old, s);
 	eng->gen = gen;
+	/* Its flag classes before the generation (without memory: no entry is classed). */
+	if (eng_pktclass_commit(eng) < 0)
+		ENG_LOG(DEBUG, "%s: no memory for the flag class table", eng->name);
 	eng_clsc_flush(eng);
 	__atomic_store_n(&eng->view.gen, gen, __ATOMIC_RELEASE);
 	/* Only the rules lcore reads sets: freed at the next step, not in the commit's time. */
@@ -541,7 +544,9 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 		memset(&k, 0, sizeof(k));
 		k.family = eng->pass_tbl == 0 ? FC_AF_INET4 : FC_AF_INET6;
 		memcpy(&k.v4, raw, fc_table_key_size(t));
-		if (!eng_entry_stale(eng, eng->pending, &e->act, &k)) {
+		/* A class of a replaced flag table is taken anew (refiltered). */
+		if (!eng_entry_stale(eng, eng->pending, &e->act, &k) &&
+			(!(e->act.mod[0] & ENG_M0_CLASSED) || eng_pktclass_current(eng, &e->act))) {
 			/* Unaffected: only the generation moves (no seqlock write). */
 			a = e->act;
 			a.gen = eng->gen;
@@ -602,4 +607,5 @@ eng_commit_fini(struct rule_engine *eng)
 	eng->chg = NULL;
 	free(eng->pending);
 	eng->pending = NULL;
+	eng_pktclass_fini(eng);
 }

@@ -246,6 +246,7 @@ pkt_verdict_start(struct rule_engine *eng, const struct rule_upcall *up, const s
 	} else {
 		rule_pkt_init(p, k, ctstate, 0);
 		p->in_port = fc_key_in_port(k);
+		p->tcp_flags = eng->synth_flags; /* a stand-in's (eng_refilter()) */
 	}
 	p->ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
 	if (!(a->flags & FC_ACT_F_REPLY))
@@ -561,8 +562,11 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	uint16_t fwd_out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
 	unsigned int d, cs = f->reply_ctstate, n = 0;
-	bool built = false;
+	bool built = false, guess;
 	uint32_t deps = 0;
+	/* A stand-in's flags (ACK): the class of the reply's ordinary segments. */
+	uint8_t sf = eng_pktclass_rep(eng, &f->reply_key, &f->act[1], &guess);
+	int prog;
 	struct rule_pkt p;
 	int rc;
 
@@ -588,6 +592,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 			p.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
 			p.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
 			memcpy(p.ct_helper, f->ct_helper, sizeof(p.ct_helper));
+			p.tcp_flags = sf;
 			built = true;
 		}
 		rc = eng_pkt_stage(eng, s, &p, k, pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs,
@@ -609,10 +614,16 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		f->act[1].flags |= FC_ACT_F_COUNT;
 		deps = 0;
 	}
-	if (ENG_DEPS_PER_PACKET(deps) != 0)
+	deps = ENG_DEPS_PER_PACKET(deps);
+	eng_pktclass_clear(&f->act[1]);
+	prog = deps == 0 || deps == RULE_DEP_TCPFLAGS ? eng_prog_of_walk(eng, ev, eng_walked(ev, d)) : 0;
+	/* The flags alone: cached for their class (without actions: they keep pkt_class). */
+	if (deps != 0 && prog <= 0)
+		deps = eng_pktclass_take(eng, &f->reply_key, &f->act[1], deps, sf, guess);
+	if (deps != 0)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	else
-		eng_act_prog(&f->act[1], eng_prog_of_walk(eng, ev, eng_walked(ev, d)));
+		eng_act_prog(&f->act[1], prog);
 	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, d, f->key.family);
 	if (built) {
 		eng_flow_of(f)->mark[1] = p.mark;
@@ -742,6 +753,9 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		f->act[0].flags |= FC_ACT_F_COUNT;
 		deps = 0;
 	}
+	/* The flags alone: cached for the first segment's class (a SYN's: a guess, engine_pktclass.c). */
+	if (deps != 0)
+		deps = eng_pktclass_take(eng, &f->key, &f->act[0], deps, f->up->pkt.tcp_flags, true);
 	if (deps != 0)
 		f->act[0].verdict = FC_VERDICT_SLOW;
 	if (!f->want_reply)

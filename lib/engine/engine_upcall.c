@@ -614,6 +614,21 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
+	/* Classed under a flag table replaced since: its class is taken anew. */
+	if ((a.mod[0] & ENG_M0_CLASSED) && !eng_pktclass_current(eng, &a)) {
+		if (eng_refilter(eng, ti, idx, k, &a) < 0)
+			a.verdict = FC_VERDICT_SLOW;
+		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
+	}
+	/* Its first ordinary segment of another class than a guessed one takes the entry over. */
+	if (!mismatch && (a.mod[0] & ENG_M0_CLASS_GUESS) &&
+		eng_pktclass_ordinary(up->pkt.tcp_flags) &&
+		!eng_pktclass_holds(eng, &a, up->pkt.tcp_flags)) {
+		eng->st.class_taken++;
+		if (eng_refilter_as(eng, ti, idx, k, &a, up->pkt.tcp_flags) < 0)
+			a.verdict = FC_VERDICT_SLOW;
+		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
+	}
 	/* Its counters reached the counts where its verdict may change (connbytes). */
 	if (!mismatch && (a.flags & FC_ACT_F_COUNT) &&
 		rule_engine_count_due(eng, t, ti, idx, up->len)) {
@@ -647,7 +662,9 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			return true;
 		}
 	}
-	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a)) {
+	/* A classed entry decides the packets of its class only. */
+	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a) &&
+		(!(a.mod[0] & ENG_M0_CLASSED) || eng_pktclass_holds(eng, &a, up->pkt.tcp_flags))) {
 		dec_from_act(d, &a, cs);
 		d->channel = dec_channel(eng, ti, idx, &a);
 		/* As on the fast path: a metered entry asks its meter. */

@@ -481,6 +481,21 @@ void rule_set_generation_set(struct rule_set *s, uint64_t gen);
 /** Total number of rules in all tables. Context: any. */
 unsigned int rule_set_rule_count(const struct rule_set *s);
 
+/**
+ * The TCP flag classes of a set: flag bytes that give every flags test of
+ * its rules (--tcp-flags, --syn, SYNPROXY's) the same results are one
+ * class, numbered densely from 0. A packet's walk through the set reads
+ * its flags only through these tests, so two packets of one class walk it
+ * alike (all else equal).
+ * @param s    the set (NULL: no tests, one class)
+ * @param cls  receives the class of each flag byte
+ * @param rep  receives, for each class, its smallest flag byte
+ * @return the number of classes, 1 to 256.
+ * Context: any.
+ */
+unsigned int rule_set_tcpflag_classes(const struct rule_set *s, uint8_t cls[256],
+	uint8_t rep[256]);
+
 /** Number of chains of @p table (built-in chains first). Context: any. */
 unsigned int rule_set_chain_count(const struct rule_set *s, enum rule_table table);
 

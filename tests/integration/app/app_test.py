@@ -1378,11 +1378,73 @@ def test_linktypes(ctx):
           (len(frames), ref["delivered"], nz_drops(ref)))
 
 
+# --------------------------------------------------------------------------
+# TCP flags tests: cached for the flags' class, not decided per packet
+# --------------------------------------------------------------------------
+
+FLAGS_HEAD = """*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+"""
+
+
+def test_tcpflags(ctx):
+    """A replay of TCP connections through NULL/XMAS scan drops at the top of
+    FORWARD (and, statefully, FIN drops before the ESTABLISHED accept): every
+    verdict as the rules say, no packet decided per packet on the slow path,
+    and the upcalls a handful per connection above the same replay's without
+    the flags rules (before, every packet of such a flow went up)."""
+    n_flows = 100
+    inp = ctx.path("tf.pcap")
+    r = subprocess.run([ctx.gen, "-o", inp, "-n", str(n_flows), "-p", "10000", "--mix", "tcp=100",
+                        "--seed", "3"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "gufc-gen: %s" % r.stderr)
+    in_pk = ctx.pcap_read(inp)
+    n_fin = sum(1 for p in in_pk if "F" in p["flags"])
+    check(n_fin > 0, "the replay has no FIN")
+    cases = [
+        ("base", "-A FORWARD -j ACCEPT\n", 0),
+        ("scan", "-A FORWARD -p tcp --tcp-flags ALL NONE -j DROP\n"
+                 "-A FORWARD -p tcp --tcp-flags ALL FIN,PSH,URG -j DROP\n"
+                 "-A FORWARD -p tcp --tcp-flags SYN,FIN SYN,FIN -j DROP\n"
+                 "-A FORWARD -j ACCEPT\n", 0),
+        ("ctbase", "-A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n"
+                   "-A FORWARD -p tcp --syn -j ACCEPT\n-A FORWARD -j DROP\n", 0),
+        ("ctfin", "-A FORWARD -p tcp --tcp-flags FIN FIN -j DROP\n"
+                  "-A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n"
+                  "-A FORWARD -p tcp --syn -j ACCEPT\n-A FORWARD -j DROP\n", n_fin),
+    ]
+    up = {}
+    for tag, body, drops in cases:
+        rules = write(ctx, "tf-%s.v4" % tag, FLAGS_HEAD + body + "COMMIT\n")
+        stats, tx, _, _ = ctx.gufc_run(inp, ["--iptables", rules], "tf-" + tag)
+        sp = stats["slow_path"]
+        d = nz_drops(stats)
+        check(stats["rx"] == len(in_pk) and sum(d.values()) == drops and
+              d.get("filter", 0) == drops,
+              "%s: rx %d drops %s, expected %d filter drops" % (tag, stats["rx"], d, drops))
+        out = ctx.pcap_read(tx)
+        check(len(out) == len(in_pk) - drops and not any("F" in p["flags"] for p in out if drops),
+              "%s: %d forwarded, expected %d" % (tag, len(out), len(in_pk) - drops))
+        check(sp["per_packet"] == 0, "%s: %d packets decided per packet" % (tag, sp["per_packet"]))
+        up[tag] = sp["upcalls"]
+        print("tcpflags %s: %d packets, %d dropped; upcalls %d (flag class %d, classed %d, "
+              "taken over %d)" % (tag, len(in_pk), drops, sp["upcalls"], sp["class"],
+                                  sp["classed"], sp["class_taken"]))
+    check(up["scan"] <= up["base"] + 2 * n_flows,
+          "scan: %d upcalls, base %d: more than two a connection" % (up["scan"], up["base"]))
+    # Each FIN goes up alone (its class is not the connection's), and a
+    # handful more per connection.
+    check(up["ctfin"] <= up["ctbase"] + n_fin + 3 * n_flows,
+          "ctfin: %d upcalls, ctbase %d, %d FINs" % (up["ctfin"], up["ctbase"], n_fin))
+
+
 TESTS = {"linktypes": test_linktypes, "rules": test_rules, "conntrack": test_conntrack,
          "connbytes": test_connbytes, "nat": test_nat,
          "iptables": test_iptables, "string": test_string, "consumer": test_consumer, "badargs": test_badargs,
          "perflow": test_perflow, "perflow_scale": test_perflow_scale,
-         "lossless": test_lossless}
+         "lossless": test_lossless, "tcpflags": test_tcpflags}
 
 
 def main():

@@ -39,6 +39,7 @@ TAG = b"gufcFP"
 # (rule file stem, the flows' later packets stay on the fast path)
 CASES = [
     ("hlbytes", True),
+    ("tcpflags", True),
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
@@ -153,9 +154,9 @@ def main():
             sp, cache = st["slow_path"], st["cache"]
             per_packet = sp["per_packet"]
             line = ("%s: %d packets, %d differ; cache hits %d, misses %d; upcalls %d "
-                    "(interest %d, per packet %d)" %
+                    "(interest %d, per packet %d, flag class %d)" %
                     (stem, len(plist), diffs, cache["hits"], cache["misses"], sp["upcalls"],
-                     sp["interest"], per_packet))
+                     sp["interest"], per_packet, sp["class"]))
             if diffs or (cached and (per_packet != 0 or cache["hits"] == 0)):
                 print("FAIL: " + line + (" (want no per-packet upcall)" if cached else ""))
                 bad += 1

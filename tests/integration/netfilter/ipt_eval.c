@@ -561,7 +561,8 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 			static const char letters[] = "FSRPAUEC";
 
 			p->tcp_flags = 0;
-			for (const char *c2 = eq + 1; *c2 != '\0'; c2++) {
+			/* "-": no flag at all (a NULL scan's) */
+			for (const char *c2 = eq + 1; strcmp(eq + 1, "-") != 0 && *c2 != '\0'; c2++) {
 				const char *at = strchr(letters, *c2);
 
 				if (at == NULL)

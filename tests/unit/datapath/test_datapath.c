@@ -354,6 +354,51 @@ test_connbytes(void **state)
 }
 
 /*
+ * TCP flags tests (a NULL-scan drop before the accept): the flow is cached
+ * for its flags' class; segments of that class (SYN, ACK, PSH|ACK: any
+ * flag set) are hits, a NULL segment goes up alone (upcall_class) and is
+ * dropped there, the entry kept for the segments after it.
+ */
+static void
+test_tcp_flag_class(void **state)
+{
+	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
+	struct rte_mbuf *o[8];
+	const struct fc_entry *e;
+	struct fc_key k;
+	struct rte_mbuf *m;
+
+	(void)state;
+	world_up(false, 64);
+	load("drop proto tcp tcp_flags fin,syn,rst,psh,ack,urg none\naccept\n");
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
+	k = key_of(m);
+	rx1(m);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 2));
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK | 0x08, 3));
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.upcall_per_packet, 0);
+	rx1(tcp4(cli, 40000, srv, 80, 0, 4)); /* NULL: up alone */
+	assert_int_equal(W.rx.st.upcall_class, 1);
+	assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
+	slow();
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_FIN, 5));
+	assert_int_equal(W.rx.st.upcalls, 2);
+	assert_int_equal(take(W.out, o, 8), 4);
+	rte_pktmbuf_free_bulk(o, 4);
+	check_accounting();
+}
+
+/*
  * Conntrack's interest: SYN, FIN and RST go to the slow path; segments of
  * an established connection within its windows do not (the window check of
  * the fast path), segments beyond them do. Every segment carries 8 bytes.
@@ -1628,6 +1673,7 @@ main(void)
 		cmocka_unit_test_teardown(test_meter, teardown),
 		cmocka_unit_test_teardown(test_meter_bytes, teardown),
 		cmocka_unit_test_teardown(test_interest, teardown),
+		cmocka_unit_test_teardown(test_tcp_flag_class, teardown),
 		cmocka_unit_test_teardown(test_nat4, teardown),
 		cmocka_unit_test_teardown(test_nat6, teardown),
 		cmocka_unit_test_teardown(test_marked, teardown),

@@ -139,13 +139,22 @@ rand_rule(struct rule *r, bool allow_jump)
 			r->neg |= RULE_M_IN;
 	}
 	if ((r->match & RULE_M_PROTO) && r->proto == 6 && !(r->neg & RULE_M_PROTO) && rn(10) == 0) {
-		/* TCP flags: a per-packet dependency. */
+		/* TCP flags: a per-packet dependency (entries cached for a flag class). */
+		static const uint8_t tests[][2] = {
+			{0x12, 0x02}, /* SYN,ACK SYN */
+			{0x3f, 0x00}, /* ALL NONE */
+			{0x3f, 0x29}, /* ALL FIN,PSH,URG */
+			{0x03, 0x03}, /* SYN,FIN SYN,FIN */
+			{0x04, 0x04}, /* RST RST */
+			{0x17, 0x02}, /* --syn */
+		};
 		struct rule_x *x = &r->xm[r->n_xm++];
+		unsigned int t = rn(RTE_DIM(tests));
 
 		x->kind = RULE_XM_TCP;
 		x->given = 1; /* --tcp-flags */
-		x->u.tcp.mask = 0x12; /* SYN,ACK */
-		x->u.tcp.cmp = 0x02;  /* SYN */
+		x->u.tcp.mask = tests[t][0];
+		x->u.tcp.cmp = tests[t][1];
 		x->neg = rn(3) == 0 ? 1 : 0;
 	}
 	if (rn(16) == 0) {
@@ -167,7 +176,8 @@ rand_rule(struct rule *r, bool allow_jump)
 }
 
 static struct fc_key tuples[N_TUPLES];
-static const uint8_t tcp_flag_sets[] = {0x02, 0x10, 0x12, 0x11};
+static const uint8_t tcp_flag_sets[] = {0x02, 0x10, 0x12, 0x11, 0x18, 0x10, 0x18, 0x00,
+	0x29, 0x14, 0x03, 0x04};
 
 static void
 make_tuples(void)
@@ -293,9 +303,13 @@ burst(struct sim *s)
 	for (unsigned int i = 0; i < n; i++) {
 		s->packets++;
 		if (hit & (UINT64_C(1) << i)) {
-			/* Conntrack is off: no interest bits to honour. */
+			struct fc_pkt fp = {.tcp_flags = tf[i]};
+
+			/* Conntrack is off: no interest bits to honour; a flag class, as lib/datapath. */
 			if (!rule_engine_stale(s->eng, &acts[i], &k[i]) &&
-				acts[i].verdict != FC_VERDICT_SLOW) {
+				acts[i].verdict != FC_VERDICT_SLOW &&
+				(!(acts[i].mod[0] & RULE_ACT_M0_CLASSED) ||
+					rule_engine_class_ok(s->eng, &acts[i], &fp))) {
 				s->fast++;
 				fc_table_touch(t, idx[i], 64, s->now);
 				check_one(s, &k[i], tf[i], acts[i].verdict, acts[i].channel);
@@ -405,8 +419,19 @@ settle(struct sim *s)
 		memcpy(&k.v4, raw, sizeof(k.v4));
 		assert_false(rule_engine_stale(s->eng, &e->act, &k));
 		/* An entry decided per packet holds no verdict to check. */
-		if (e->act.verdict != FC_VERDICT_SLOW)
+		if (e->act.verdict == FC_VERDICT_SLOW)
+			continue;
+		if (!(e->act.mod[0] & RULE_ACT_M0_CLASSED)) {
 			check_one(s, &k, k.v4.proto == 6 ? 0x02 : 0, e->act.verdict, e->act.channel);
+			continue;
+		}
+		/* A classed entry: its verdict, for every flag set of its class. */
+		for (unsigned int f = 0; f < RTE_DIM(tcp_flag_sets); f++) {
+			struct fc_pkt fp = {.tcp_flags = tcp_flag_sets[f]};
+
+			if (rule_engine_class_ok(s->eng, &e->act, &fp))
+				check_one(s, &k, fp.tcp_flags, e->act.verdict, e->act.channel);
+		}
 	}
 }
 
@@ -487,11 +512,14 @@ run(uint64_t sd, unsigned int steps, bool with_cls)
 
 		rule_engine_stats_get(s.eng, &st);
 		printf("  engine: %" PRIu64 " cls / %" PRIu64 " reference classifications, %" PRIu64
-		       " revalidated, %" PRIu64 " refreshed, %" PRIu64 " full commits\n",
+		       " revalidated, %" PRIu64 " refreshed, %" PRIu64 " full commits, %" PRIu64
+		       " cached for a flag class (%" PRIu64 " taken over)\n",
 			st.classify_cls, st.classify_ref, st.revalidated, st.refreshed,
-			st.commits_full);
+			st.commits_full, st.classed, st.class_taken);
 		if (with_cls)
 			assert_true(st.classify_cls > 0 && st.classify_ref > 0);
+		/* The random flags tests make entries cached for a class. */
+		assert_true(st.classed > 0);
 	}
 	rule_cls_free(s.late_cls);
 	rule_set_free(s.oracle);

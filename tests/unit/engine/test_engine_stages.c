@@ -144,26 +144,63 @@ test_per_packet(void **state)
 	(void)state;
 	load(eng, "drop proto tcp dport 80 tcp_flags fin fin\n"
 		  "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
-	/* Accepted, but by a walk that looked at the flags: decided per packet. */
+	/*
+	 * Accepted by a walk that looked at the flags alone: cached for the
+	 * flags' class (the first segment's: a guess), not per packet.
+	 */
 	d = decide(eng, syn, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &syn.pkt.key);
 	assert_non_null(e);
-	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	/* The fast path: the SYN's class (the rule at port 81 tells SYN from ACK). */
+	assert_true(rule_engine_class_ok(eng, &e->act, &syn.pkt));
+	assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	/* The first ACK takes the guessed class over. */
 	d = decide(eng, ack, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id,
 		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
+	e = entry_of(eng, &syn.pkt.key);
+	assert_non_null(e);
+	/* ACK and PSH|ACK are one class; FIN|ACK is not. */
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	ack.pkt.tcp_flags = TCP_ACK | 0x08;
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	ack.pkt.tcp_flags = TCP_ACK;
+	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt));
+	/* The odd packet goes up alone: decided on its own, the entry kept. */
 	d = decide(eng, fin, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	assert_int_equal(d.rule_id, 1);
+	e = entry_of(eng, &syn.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt));
+	d = decide(eng, ack, 4);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = decide(eng, fin, 5);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	/* A drop that depended on the flags gets no entry. */
 	syn = up4(6, "10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN, 0);
-	d = decide(eng, syn, 4);
+	d = decide(eng, syn, 6);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
 	assert_null(entry_of(eng, &syn.pkt.key));
+	/* A commit with other flags tests: the old class fails until taken anew. */
+	load(eng, "drop proto tcp dport 80 tcp_flags rst rst\n"
+		  "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
+	e = entry_of(eng, &ack.pkt.key);
+	if (e != NULL)
+		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	d = decide(eng, ack, 9);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &ack.pkt.key);
+	assert_non_null(e);
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
 	eng_stack_free(eng);
 }
 
@@ -216,7 +253,8 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 		u.reason = RULE_UPCALL_MISS;
 	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
 		u.reason = RULE_UPCALL_STALE;
-	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW) {
+	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
+		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt))) {
 		u.reason = RULE_UPCALL_INTEREST;
 	} else {
 		memset(&d, 0, sizeof(d));

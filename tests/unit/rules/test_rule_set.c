@@ -473,6 +473,59 @@ test_dump(void **state)
 	rule_set_free(s);
 }
 
+/*
+ * TCP flag classes: two flag bytes share a class exactly when every flags
+ * test of the set (--tcp-flags, --syn, SYNPROXY's) answers them alike;
+ * classes are dense and each has a representative of its own.
+ */
+static void
+test_tcpflag_classes(void **state)
+{
+	static const uint8_t tests[][2] = {
+		{0x3f, 0x00}, {0x3f, 0x29}, {0x03, 0x03}, {0x17, 0x02}, {0x17, 0x10},
+	};
+	struct rule_set *s = rule_set_create();
+	uint8_t cls[256], rep[256];
+	unsigned int n;
+
+	(void)state;
+	n = rule_set_tcpflag_classes(s, cls, rep);
+	assert_int_equal(n, 1);
+	assert_int_equal(cls[0x02], cls[0x10]);
+	rule_set_free(s);
+	s = rule_set_create();
+	assert_int_equal(rule_set_rule_add(s, FILTER, "main", RULE_POS_END,
+		(struct rule[]){R("drop proto tcp tcp_flags all none")}, NULL), 0);
+	assert_int_equal(rule_set_rule_add(s, FILTER, "main", RULE_POS_END,
+		(struct rule[]){R("drop proto tcp tcp_flags all fin,psh,urg")}, NULL), 0);
+	assert_int_equal(rule_set_rule_add(s, FILTER, "main", RULE_POS_END,
+		(struct rule[]){R("drop proto tcp tcp_flags fin,syn fin,syn")}, NULL), 0);
+	assert_int_equal(rule_set_rule_add(s, FILTER, "main", RULE_POS_END,
+		(struct rule[]){R("accept proto tcp syn")}, NULL), 0);
+	assert_int_equal(rule_set_rule_add(s, FILTER, "main", RULE_POS_END,
+		(struct rule[]){R("drop proto tcp tcp_flags fin,syn,rst,ack ack")}, NULL), 0);
+	n = rule_set_tcpflag_classes(s, cls, rep);
+	assert_true(n > 1 && n <= 32);
+	for (unsigned int a = 0; a < 256; a++) {
+		assert_true(cls[a] < n);
+		assert_int_equal(cls[rep[cls[a]]], cls[a]);
+		for (unsigned int b = 0; b < 256; b++) {
+			bool same = true;
+
+			for (unsigned int t = 0; t < sizeof(tests) / sizeof(tests[0]); t++)
+				same = same && ((a & tests[t][0]) == tests[t][1]) ==
+							((b & tests[t][0]) == tests[t][1]);
+			assert_int_equal(cls[a] == cls[b], same);
+		}
+	}
+	/* ACK and PSH|ACK: one class; SYN, FIN|PSH|URG, NULL: each another. */
+	assert_int_equal(cls[0x10], cls[0x18]);
+	assert_int_not_equal(cls[0x10], cls[0x02]);
+	assert_int_not_equal(cls[0x10], cls[0x29]);
+	assert_int_not_equal(cls[0x10], cls[0x00]);
+	rule_set_free(s);
+}
+
 int
 main(void)
 {
@@ -486,6 +539,7 @@ main(void)
 		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_clone_independent),
 		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_tcpflag_classes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
