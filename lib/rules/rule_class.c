@@ -72,6 +72,11 @@ rule_set_tcpflag_classes(const struct rule_set *s, uint8_t cls[256], uint8_t rep
 					if (x->kind == RULE_XM_TCP && (x->given & 1))
 						n = add_test(cls, n, seen, x->u.tcp.mask,
 							x->u.tcp.cmp);
+					/* -m ecn's TCP tests read the flags byte's ECE and CWR. */
+					if (x->kind == RULE_XM_ECN && (x->given & 1))
+						n = add_test(cls, n, seen, RULE_TCP_ECE, RULE_TCP_ECE);
+					if (x->kind == RULE_XM_ECN && (x->given & 2))
+						n = add_test(cls, n, seen, RULE_TCP_CWR, RULE_TCP_CWR);
 				}
 				if (r->action == RULE_ACT_SYNPROXY) {
 					n = add_test(cls, n, seen, RULE_SYNPROXY_MASK,

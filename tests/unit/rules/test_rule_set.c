@@ -524,6 +524,19 @@ test_tcpflag_classes(void **state)
 	assert_int_not_equal(cls[0x10], cls[0x29]);
 	assert_int_not_equal(cls[0x10], cls[0x00]);
 	rule_set_free(s);
+	/* -m ecn's TCP tests read ECE and CWR: they split the classes too. */
+	s = rule_set_create();
+	assert_int_equal(rule_set_rule_add(s, FILTER, "main", RULE_POS_END,
+		(struct rule[]){R("drop proto tcp ecn_tcp_ece")}, NULL), 0);
+	assert_int_equal(rule_set_rule_add(s, FILTER, "main", RULE_POS_END,
+		(struct rule[]){R("drop proto tcp !ecn_tcp_cwr")}, NULL), 0);
+	n = rule_set_tcpflag_classes(s, cls, rep);
+	assert_int_equal(n, 4);
+	assert_int_equal(cls[0x10], cls[0x18]);
+	assert_int_not_equal(cls[0x10], cls[0x50]);
+	assert_int_not_equal(cls[0x10], cls[0x90]);
+	assert_int_not_equal(cls[0x50], cls[0xd0]);
+	rule_set_free(s);
 }
 
 int
