@@ -5,9 +5,10 @@
  * A walk reads a TCP segment's flags byte only through tests
  * (flags & mask) == cmp (--tcp-flags, --syn, SYNPROXY's SYN/ACK test,
  * -m ecn's ECE and CWR tests), each possibly negated. Two flag bytes that
- * give every test of the set the same result walk the set identically (all else equal): they are in
- * one class. The classes are numbered densely by refining the partition
- * one distinct test at a time, so a set has at most 256 classes.
+ * give every test of the set the same result walk the set identically
+ * (all else equal): they are in one class. The classes are numbered
+ * densely by refining the partition one distinct test at a time, so a set
+ * has at most 256 classes.
  */
 #include <errno.h>
 #include <stdint.h>
