@@ -345,3 +345,38 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 		break;
 	}
 }
+
+/* The option as written back (a pattern needing hex: --hex-string). */
+const struct rule_xopt *
+rule_x_opt_written(const struct rule_x *x, unsigned int i)
+{
+	const struct rule_xopt *o = &rule_xkinds[x->kind].o[i];
+
+	if (o->vt == VT_STRPAT && rule_x_str_hex(x->u.str.pat, x->u.str.len))
+		return o + 1;
+	return o;
+}
+
+void
+rule_x_nat_format(struct rule_buf *b, const struct rule *r, bool native)
+{
+	const struct rule_xkind *k = &rule_xkinds[rule_x_kind_of_action(r->action)];
+	struct rule_x none;
+
+	memset(&none, 0, sizeof(none));
+	for (unsigned int i = 0; i < k->n; i++) {
+		const struct rule_xopt *o = &k->o[i];
+		const char *name = native ? o->nat : o->ipt;
+
+		if (o->vt == VT_NATFLAG) {
+			if (r->nat.flags & o->arg)
+				rule_buf_printf(b, " %s", name);
+			continue;
+		}
+		if ((o->vt == VT_NAT_PORTS && r->nat.port_min == 0) ||
+			((o->vt == VT_NAT_TO || o->vt == VT_NETMAP) && r->nat.family == 0))
+			continue;
+		rule_buf_printf(b, " %s ", name);
+		rule_xval_format(b, o, r, &none, native);
+	}
+}
