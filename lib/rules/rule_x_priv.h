@@ -219,7 +219,9 @@ const struct rule_xopt *rule_x_opt_written(const struct rule_x *x, unsigned int 
 
 /**
  * Is a pattern written as --hex-string? As iptables-save decides: a byte
- * that is not printable ASCII, or a last byte '\\'.
+ * that is not printable ASCII, or a last byte '\\'; and the pattern "!",
+ * which iptables-save writes as --string "!" that a restore (quotes
+ * stripped) reads as a negation: as hex it reads back.
  */
 static inline bool
 rule_x_str_hex(const uint8_t *pat, unsigned int len)
@@ -227,6 +229,8 @@ rule_x_str_hex(const uint8_t *pat, unsigned int len)
 	for (unsigned int i = 0; i < len; i++)
 		if (pat[i] < 0x20 || pat[i] > 0x7e)
 			return true;
+	if (len == 1 && pat[0] == '!')
+		return true;
 	return len > 0 && pat[len - 1] == '\\';
 }
 
