@@ -155,6 +155,19 @@ struct bench_storm_phase {
 	double busy_frac;    /**< share of the RX lcore's time in polls that did work */
 	double upcall_full;  /**< RX drops: upcall ring full */
 	double channel_full; /**< drops: the default channel's ring full */
+	/*
+	 * The RX lcore's cycles by stage (rte_rdtsc() around each stage of each
+	 * loop, after the warm-up), fitted by least squares over its loops as
+	 * fixed + per-packet-of-each-kind costs (0: the kind did not occur).
+	 */
+	double gen_per_est;  /**< generator: cycles per established packet made */
+	double gen_per_new;  /**< generator: cycles per new-flow packet made */
+	double done_per_tok; /**< completions: dp_done_poll() cycles per token */
+	double poll_fixed;   /**< gufc_rx_poll(): cycles per loop, whatever it took */
+	double poll_per_hit; /**< gufc_rx_poll(): cycles per hit */
+	double poll_per_new; /**< gufc_rx_poll(): cycles per miss (a new-flow packet) */
+	double poll_per_pkt; /**< gufc_rx_poll(): cycles per packet received, plain mean */
+	double loops;        /**< RX loops per second */
 };
 
 /** The paced storm (gufc-bench --storm-only). */

@@ -47,6 +47,87 @@
 #define STORM_GEN_BURST 64
 #define STORM_MBUFS	16383 /* the app's default pool (--set mbufs) */
 
+/*
+ * A least-squares fit y = a + b x1 + c x2 over the RX lcore's loops (the
+ * sums only: written by the RX lcore, read once it has stopped).
+ */
+struct storm_fit {
+	double n, s1, s2, sy, s11, s22, s12, s1y, s2y;
+};
+
+static inline void
+storm_fit_add(struct storm_fit *f, double x1, double x2, double y)
+{
+	f->n += 1;
+	f->s1 += x1;
+	f->s2 += x2;
+	f->sy += y;
+	f->s11 += x1 * x1;
+	f->s22 += x2 * x2;
+	f->s12 += x1 * x2;
+	f->s1y += x1 * y;
+	f->s2y += x2 * y;
+}
+
+/*
+ * Solve the normal equations for a, b, c (Cramer's rule). A kind that did
+ * not occur (its x always 0) gets 0 and the fit goes on with the other.
+ */
+static void
+storm_fit_solve(const struct storm_fit *f, double *a, double *b, double *c)
+{
+	double m[3][3] = {{f->n, f->s1, f->s2}, {f->s1, f->s11, f->s12}, {f->s2, f->s12, f->s22}};
+	double v[3] = {f->sy, f->s1y, f->s2y};
+	double det, r[3];
+
+	*a = *b = *c = 0;
+	if (f->n < 3)
+		return;
+	if (f->s22 == 0 || f->s11 == 0) {
+		/* One kind only: y = a + k x. */
+		double sxx = f->s11 != 0 ? f->s11 : f->s22, sx = f->s11 != 0 ? f->s1 : f->s2;
+		double sxy = f->s11 != 0 ? f->s1y : f->s2y, d = f->n * sxx - sx * sx;
+
+		if (sx == 0)
+			return;
+		if (d <= 1e-9 * f->n * sxx) {
+			/* The same count every loop (unpaced): no fixed part to tell. */
+			*(f->s11 != 0 ? b : c) = f->sy / sx;
+			return;
+		}
+		*a = (f->sy * sxx - sx * sxy) / d;
+		*(f->s11 != 0 ? b : c) = (f->n * sxy - sx * f->sy) / d;
+		return;
+	}
+	det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+	      m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+	      m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+	if (det == 0)
+		return;
+	for (unsigned int k = 0; k < 3; k++) {
+		double t[3][3];
+
+		memcpy(t, m, sizeof(t));
+		for (unsigned int i = 0; i < 3; i++)
+			t[i][k] = v[i];
+		r[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) -
+			t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
+			t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
+	}
+	*a = r[0];
+	*b = r[1];
+	*c = r[2];
+}
+
+/* The RX lcore's stage timers of one phase (after its warm-up). */
+struct storm_stages {
+	struct storm_fit gen;  /* cycles ~ established, new-flow packets made */
+	struct storm_fit poll; /* cycles ~ hits, misses */
+	double done_cycles, done_toks;
+	double poll_cycles, poll_pkts;
+	double loops;
+};
+
 /* The generator and the RX lcore's loop (written by the main lcore between launches). */
 struct storm_run {
 	struct gufc_app *app;
@@ -65,6 +146,8 @@ struct storm_run {
 	uint64_t nombuf;	   /* due, but the pool was empty */
 	uint64_t busy;		   /* cycles of RX polls that did work */
 	uint64_t cpu_ns;	   /* the RX thread's CPU time, updated as it runs */
+	uint64_t warm;		   /* TSC from which the stage timers count */
+	struct storm_stages stg;   /* read once the RX lcore has stopped */
 	volatile int stop;
 };
 
@@ -173,13 +256,39 @@ storm_rx_main(void *arg)
 	uint64_t cpu0 = storm_thread_ns(), base = s->cpu_ns;
 	unsigned int loops = 0;
 
-	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t t;
+	const struct dp_stats *st = &s->lc->rx_dp.st;
+	struct storm_stages *g = &s->stg;
 
+	memset(g, 0, sizeof(*g));
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t t0, t1, t2, t3, e0 = s->est_due, n0 = s->new_due;
+		uint64_t h0 = st->hits, m0 = st->misses, r0 = st->rx;
+		unsigned int toks, got;
+		uint32_t now;
+
+		/* Stage timers: generator, completions, the poll (which polls
+		 * the completions again, finding few). */
+		t0 = rte_rdtsc();
 		storm_gen(s);
-		t = rte_rdtsc();
-		if (gufc_rx_poll(s->lc, storm_now_ms(s->app)) != 0)
-			__atomic_store_n(&s->busy, s->busy + rte_rdtsc() - t, __ATOMIC_RELAXED);
+		t1 = rte_rdtsc();
+		now = storm_now_ms(s->app);
+		toks = dp_done_poll(&s->lc->rx_dp, now);
+		t2 = rte_rdtsc();
+		got = gufc_rx_poll(s->lc, now);
+		t3 = rte_rdtsc();
+		if (got != 0)
+			__atomic_store_n(&s->busy, s->busy + t3 - t2, __ATOMIC_RELAXED);
+		if (t0 >= s->warm) {
+			g->loops += 1;
+			storm_fit_add(&g->gen, (double)(s->est_due - e0), (double)(s->new_due - n0),
+				(double)(t1 - t0));
+			g->done_cycles += (double)(t2 - t1);
+			g->done_toks += toks;
+			storm_fit_add(&g->poll, (double)(st->hits - h0), (double)(st->misses - m0),
+				(double)(t3 - t2));
+			g->poll_cycles += (double)(t3 - t2);
+			g->poll_pkts += (double)(st->rx - r0);
+		}
 		if ((++loops & 255) == 0)
 			__atomic_store_n(
 				&s->cpu_ns, base + storm_thread_ns() - cpu0, __ATOMIC_RELAXED);
@@ -248,11 +357,12 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 	s->new_rate = new_pps < 0 ? -1 : new_pps / hz;
 	s->est_due = s->new_due = 0;
 	s->t0 = rte_rdtsc();
+	s->warm = s->t0 + (uint64_t)(hz / 4);
 	s->stop = 0;
 	rc = rte_eal_remote_launch(storm_rx_main, s, worker);
 	if (rc != 0)
 		return rc;
-	warm = s->t0 + (uint64_t)(hz / 4);
+	warm = s->warm;
 	end = warm + (uint64_t)(hz * secs);
 	memset(&a, 0, sizeof(a));
 	while (rte_rdtsc() < end) {
@@ -287,6 +397,16 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		out->busy_frac = (double)(b.busy - a.busy) / (double)(b.tsc - a.tsc);
 		out->upcall_full = (double)(b.upcall_full - a.upcall_full) / t;
 		out->channel_full = (double)(b.channel_full - a.channel_full) / t;
+	}
+	{
+		const struct storm_stages *g = &s->stg;
+		double fixed;
+
+		storm_fit_solve(&g->gen, &fixed, &out->gen_per_est, &out->gen_per_new);
+		storm_fit_solve(&g->poll, &out->poll_fixed, &out->poll_per_hit, &out->poll_per_new);
+		out->done_per_tok = g->done_toks > 0 ? g->done_cycles / g->done_toks : 0;
+		out->poll_per_pkt = g->poll_pkts > 0 ? g->poll_cycles / g->poll_pkts : 0;
+		out->loops = g->loops / ((double)(b.tsc - a.tsc) / hz);
 	}
 	return 0;
 }
@@ -449,6 +569,15 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu);
+	fprintf(f, "  RX lcore's cycles by stage (least squares over its loops):\n");
+	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
+		fprintf(f,
+			"  %-40s generator %5.0f/est %5.0f/new  completions %5.0f/token  "
+			"poll %6.0f/loop + %5.0f/hit + %5.0f/new (mean %5.0f/packet)  "
+			"loops %9.0f/s\n",
+			name[i], ph[i]->gen_per_est, ph[i]->gen_per_new, ph[i]->done_per_tok,
+			ph[i]->poll_fixed, ph[i]->poll_per_hit, ph[i]->poll_per_new,
+			ph[i]->poll_per_pkt, ph[i]->loops);
 	fprintf(f,
 		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
 		"(2 x setup)\n",
@@ -477,10 +606,15 @@ bench_storm_json(const struct bench_results *res, const char *path)
 		fprintf(f,
 			", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "
 			"\"nombuf\": %.0f, \"upcall_full\": %.0f, \"channel_full\": %.0f, "
-			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f}",
+			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f, "
+			"\"cycles\": {\"gen_per_est\": %.1f, \"gen_per_new\": %.1f, "
+			"\"done_per_token\": %.1f, \"poll_fixed\": %.1f, \"poll_per_hit\": %.1f, "
+			"\"poll_per_new\": %.1f, \"poll_per_pkt\": %.1f, \"loops_per_s\": %.0f}}",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
-			ph[i]->rules_cpu);
+			ph[i]->rules_cpu, ph[i]->gen_per_est, ph[i]->gen_per_new,
+			ph[i]->done_per_tok, ph[i]->poll_fixed, ph[i]->poll_per_hit,
+			ph[i]->poll_per_new, ph[i]->poll_per_pkt, ph[i]->loops);
 	fprintf(f, "}\n");
 	return fclose(f) == 0 ? 0 : -errno;
 }
