@@ -21,11 +21,19 @@ struct dp_burst {
 	unsigned int no; /**< packets in out[] / dest[] */
 	unsigned int nu; /**< packets in up[] */
 	unsigned int nd; /**< packets in drop[] */
+	/**
+	 * dp_rx.c: upcalls this burst may put on the upcall ring (read at its
+	 * first upcall, dp_upcall_room()); DP_ROOM_UNREAD until then.
+	 */
+	unsigned int room;
 	struct rte_mbuf *out[DP_BURST_MAX];
 	uint32_t dest[DP_BURST_MAX];
 	struct rte_mbuf *up[DP_BURST_MAX];
 	struct rte_mbuf *drop[DP_BURST_MAX];
 };
+
+/** struct dp_burst::room not read yet. */
+#define DP_ROOM_UNREAD UINT32_MAX
 
 /* Queue @p m for delivery to channel @p ch. */
 static inline void

@@ -165,8 +165,26 @@ dp_upcall(struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt, uint
 }
 
 /*
+ * Room on the upcall ring for this burst's upcalls: read once, at its
+ * first upcall (a burst of hits never reads the ring's lines, which the
+ * rules lcore writes). A lossless context holds what does not fit, so it
+ * has room for the whole burst. The rules lcore only makes room, so an
+ * upcall refused here found the ring full when the burst's upcalls began
+ * (what it frees meanwhile goes to the next burst).
+ */
+static inline unsigned int
+dp_upcall_room(struct dp_ctx *c, struct dp_burst *b)
+{
+	if (b->room == DP_ROOM_UNREAD)
+		b->room = c->lossless ? DP_BURST_MAX : rte_ring_free_count(c->upcall);
+	return b->room > b->nu ? b->room - b->nu : 0;
+}
+
+/*
  * Upcall a parsed packet of connection @p conn (0: not hashed yet) and
- * count it pending, so the connection's next packets follow it.
+ * count it pending, so the connection's next packets follow it. With no
+ * room on the upcall ring it is dropped (upcall_full) at once: no meta
+ * data written, nothing counted pending and taken back.
  */
 static inline void
 dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt,
@@ -174,6 +192,10 @@ dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const s
 {
 	struct dp_meta *meta;
 
+	if (unlikely(dp_upcall_room(c, b) == 0)) {
+		dp_drop(b, &c->st.drops[DP_DROP_UPCALL_FULL], m);
+		return;
+	}
 	dp_upcall(b, m, pkt, FC_PARSE_OK, why);
 	if (c->pend == NULL)
 		return;
@@ -308,6 +330,22 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		return;
 	fc_table_hash_bulk(f->t, f->keys, sigs, nk);
 	fc_table_lookup_bulk(f->t, c->reader_id, f->keys, sigs, nk, &hit_mask, acts, idx);
+	/* The misses that will go up: their meta data lines (written at the
+	 * upcall, last read by the rules lcore), fetched for writing for the
+	 * burst at once rather than one miss after the other. */
+	if (unlikely(hit_mask != (nk == 64 ? UINT64_MAX : (UINT64_C(1) << nk) - 1))) {
+		unsigned int room = dp_upcall_room(c, b);
+
+		for (unsigned int j = 0; j < nk && room != 0; j++) {
+			if (!((hit_mask >> j) & 1)) {
+				uint8_t *mt = (uint8_t *)dp_meta(m[f->sel[j]]);
+
+				__builtin_prefetch(mt, 1, 3);
+				__builtin_prefetch(mt + RTE_CACHE_LINE_SIZE, 1, 3);
+				room--;
+			}
+		}
+	}
 	/* The window-checked connections' lines, fetched for the whole burst at once. */
 	for (unsigned int j = 0; j < nk; j++)
 		if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
@@ -674,6 +712,7 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 	b.in_port = in_port;
 	b.now = now;
 	b.no = b.nu = b.nd = 0;
+	b.room = DP_ROOM_UNREAD;
 	if (fresh)
 		st->rx += n;
 	if (c->marks != NULL && fresh)

@@ -991,6 +991,57 @@ test_upcall_full(void **state)
 }
 
 /*
+ * A full upcall ring, with per-connection order kept: a miss that finds no
+ * room is dropped at once, before its meta data is written or its
+ * connection counted pending (nothing to take back); the ones that went up
+ * are pending, each once.
+ */
+static void
+test_upcall_full_early(void **state)
+{
+	struct rte_mbuf *m[5];
+
+	(void)state;
+	world_up(false, 4); /* holds 3 */
+	world_pending();
+	load("accept\n");
+	for (unsigned int i = 0; i < 5; i++) {
+		m[i] = udp4("10.0.0.1", (uint16_t)(100 + i), "10.9.0.7", 53, i);
+		dp_meta(m[i])->why = 0xee;
+		rte_mbuf_refcnt_update(m[i], 1); /* kept to look at after the drop */
+	}
+	assert_int_equal(rx(m, 5), 0);
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(W.rx.st.drops[DP_DROP_UPCALL_FULL], 2);
+	assert_int_equal(W.rx.pend->n, 3);
+	assert_int_equal(W.rx.pend->full, 0);
+	for (unsigned int i = 0; i < 5; i++) {
+		assert_int_equal(dp_meta(m[i])->why, i < 3 ? RULE_UPCALL_MISS : 0xee);
+		assert_int_equal(dp_meta(m[i])->pend, i < 3 ? 1 : 0);
+		rte_pktmbuf_free(m[i]);
+	}
+	/* Still full: a whole burst of new flows is dropped, nothing pending added. */
+	for (unsigned int i = 0; i < 4; i++)
+		m[i] = udp4("10.0.0.2", (uint16_t)(200 + i), "10.9.0.7", 53, 10 + i);
+	assert_int_equal(rx(m, 4), 0);
+	assert_int_equal(W.rx.st.drops[DP_DROP_UPCALL_FULL], 6);
+	assert_int_equal(W.rx.pend->n, 3);
+	check_accounting();
+	/* The slow path takes the three; their completions empty the table. */
+	assert_int_equal(slow(), 3);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 3);
+	assert_int_equal(W.rx.pend->n, 0);
+	{
+		struct rte_mbuf *o[8];
+
+		assert_int_equal(take(W.out, o, 8), 3);
+		rte_pktmbuf_free_bulk(o, 3);
+	}
+	assert_int_equal(pool_in_use(), 0);
+	check_accounting();
+}
+
+/*
  * Lossless: what a full upcall ring does not take is held, in order, not
  * dropped, and goes up once there is room; a full channel holds the slow
  * path's decisions the same way. Nothing is lost, nothing reordered.
@@ -1682,6 +1733,7 @@ main(void)
 		cmocka_unit_test_teardown(test_grouping, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_upcall_full, teardown),
+		cmocka_unit_test_teardown(test_upcall_full_early, teardown),
 		cmocka_unit_test_teardown(test_lossless_hold, teardown),
 		cmocka_unit_test_teardown(test_pending_order, teardown),
 		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
