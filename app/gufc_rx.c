@@ -15,6 +15,17 @@
 
 #include "gufc.h"
 
+/*
+ * Microseconds an RX lcore lets pass between two reads of its completion
+ * ring while no packet waits for a token (struct dp_ctx::done_gap): in a
+ * storm of new flows the rules lcore posts a token or two a burst, and
+ * each read moves the ring's lines between the two cores; reading every
+ * 10 us moves them once for all the tokens of that time. A packet that
+ * finds its connection still pending waits, and then the ring is read at
+ * once: nothing waits on the gap.
+ */
+#define GUFC_DONE_GAP_US 10
+
 /* What every context of the app shares. */
 static void
 dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
@@ -65,6 +76,7 @@ gufc_dp_init(struct gufc_app *app)
 		lc->rx_dp.lossless = app->lossless;
 		lc->rx_dp.pend = lc->pend;
 		lc->rx_dp.done = lc->done;
+		lc->rx_dp.done_gap = app->hz * GUFC_DONE_GAP_US / 1000000;
 		lc->rx_dp.pend_wait = rx_live(app, lc);
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;

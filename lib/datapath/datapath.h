@@ -406,6 +406,15 @@ struct dp_ctx {
 	/** With @c pend: SP/SC ring of completion tokens from the slow path. */
 	struct rte_ring *done;
 	/**
+	 * With @c done: TSC cycles dp_done_poll() lets pass between two reads
+	 * of the ring while no packet waits (0: it reads at every call). Each
+	 * read of what the slow path posted since the last one moves the
+	 * ring's lines over from the slow path's core: a few microseconds'
+	 * tokens read at once move them once.
+	 */
+	uint64_t done_gap;
+	uint64_t done_tsc; /**< the datapath's: its last read of @c done */
+	/**
 	 * With @c pend: packets behind an upcall of their connection wait on
 	 * the context (true), or go up behind it (false: for an input that
 	 * may block the context's thread, a file or a FIFO, where waiting
@@ -603,7 +612,9 @@ unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint3
 
 /**
  * Take the completion tokens the slow path posted on @p c->done (all of
- * them): each ends one upcall in flight of its connection; then run the
+ * them; nothing while no connection is pending, and, with @c done_gap,
+ * nothing until that many cycles passed since the last read unless
+ * packets wait): each ends one upcall in flight of its connection; then run the
  * packets of connections with no upcall in flight left through the fast
  * path again, in order (they may go up or wait again), as long as the
  * context holds nothing (lossless).

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -316,8 +317,16 @@ dp_done_poll(struct dp_ctx *c, uint32_t now)
 	void *tok[DP_BURST_MAX];
 	unsigned int n, total = 0;
 
-	if (c->pend == NULL)
-		return 0;
+	if (c->pend == NULL || c->pend->n == 0)
+		return 0; /* no upcall in flight: no token to come */
+	if (c->done_gap != 0 && c->st.waiting == 0) {
+		/* Nothing waits for a token: read a few of them at once. */
+		uint64_t t = rte_rdtsc();
+
+		if (t - c->done_tsc < c->done_gap)
+			return 0;
+		c->done_tsc = t;
+	}
 	do {
 		n = rte_ring_sc_dequeue_burst(c->done, tok, DP_BURST_MAX, NULL);
 		for (unsigned int i = 0; i < n; i++)

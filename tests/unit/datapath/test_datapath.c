@@ -1042,6 +1042,45 @@ test_upcall_full_early(void **state)
 }
 
 /*
+ * The completion ring read at most every done_gap cycles while nothing
+ * waits; a packet that waits for its connection's token has it read at
+ * once; with no connection pending it is not read at all.
+ */
+static void
+test_done_gap(void **state)
+{
+	struct rte_mbuf *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	W.rx.done_gap = UINT64_MAX / 2;
+	W.rx.done_tsc = rte_rdtsc();
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 0)), 0);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(rte_ring_count(W.rx.done), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 0); /* within the gap, nothing waits */
+	assert_int_equal(W.rx.pend->n, 1);
+	/* The connection's next packet waits, so the token is read at once. */
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 1)), 0);
+	assert_int_equal(W.rx.st.waiting, 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.st.hits, 1);
+	assert_int_equal(take(W.out, o, 8), 2);
+	assert_int_equal(tag_of(o[0]), 0);
+	assert_int_equal(tag_of(o[1]), 1);
+	rte_pktmbuf_free_bulk(o, 2);
+	/* Nothing pending: nothing to read, whatever the gap. */
+	W.rx.done_gap = 0;
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 0);
+	assert_int_equal(pool_in_use(), 0);
+	check_accounting();
+}
+
+/*
  * Lossless: what a full upcall ring does not take is held, in order, not
  * dropped, and goes up once there is room; a full channel holds the slow
  * path's decisions the same way. Nothing is lost, nothing reordered.
@@ -1734,6 +1773,7 @@ main(void)
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_upcall_full, teardown),
 		cmocka_unit_test_teardown(test_upcall_full_early, teardown),
+		cmocka_unit_test_teardown(test_done_gap, teardown),
 		cmocka_unit_test_teardown(test_lossless_hold, teardown),
 		cmocka_unit_test_teardown(test_pending_order, teardown),
 		cmocka_unit_test_teardown(test_pending_one_upcall, teardown),
