@@ -27,6 +27,7 @@
  */
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -48,85 +49,111 @@
 #define STORM_MBUFS	16383 /* the app's default pool (--set mbufs) */
 
 /*
- * A least-squares fit y = a + b x1 + c x2 over the RX lcore's loops (the
- * sums only: written by the RX lcore, read once it has stopped).
+ * A least-squares fit y = c0 + c1 x1 + ... + cK xK (K = STORM_FIT_VARS)
+ * over the RX lcore's loops: the sums of the normal equations only,
+ * written by the RX lcore, read once it has stopped.
  */
+#define STORM_FIT_VARS 3
+
 struct storm_fit {
-	double n, s1, s2, sy, s11, s22, s12, s1y, s2y;
+	/* [i][j]: sum of xi xj; [i][STORM_FIT_VARS + 1]: sum of xi y (x0 = 1) */
+	double s[STORM_FIT_VARS + 1][STORM_FIT_VARS + 2];
 };
 
 static inline void
-storm_fit_add(struct storm_fit *f, double x1, double x2, double y)
+storm_fit_add(struct storm_fit *f, const double *x, double y)
 {
-	f->n += 1;
-	f->s1 += x1;
-	f->s2 += x2;
-	f->sy += y;
-	f->s11 += x1 * x1;
-	f->s22 += x2 * x2;
-	f->s12 += x1 * x2;
-	f->s1y += x1 * y;
-	f->s2y += x2 * y;
+	double v[STORM_FIT_VARS + 1];
+
+	v[0] = 1;
+	memcpy(&v[1], x, STORM_FIT_VARS * sizeof(*x));
+	for (unsigned int i = 0; i <= STORM_FIT_VARS; i++) {
+		if (v[i] == 0)
+			continue;
+		for (unsigned int j = 0; j <= STORM_FIT_VARS; j++)
+			f->s[i][j] += v[i] * v[j];
+		f->s[i][STORM_FIT_VARS + 1] += v[i] * y;
+	}
 }
 
 /*
- * Solve the normal equations for a, b, c (Cramer's rule). A kind that did
- * not occur (its x always 0) gets 0 and the fit goes on with the other.
+ * The coefficients (c[0]: cycles per loop, c[k]: per unit of x_k), by
+ * Gaussian elimination with partial pivoting over the variables that
+ * occurred. Where the fixed part cannot be told from them (a kind made
+ * the same number of times every loop: unpaced), the fit goes through
+ * the origin (c[0] = 0). What cannot be solved stays 0.
  */
 static void
-storm_fit_solve(const struct storm_fit *f, double *a, double *b, double *c)
+storm_fit_solve(const struct storm_fit *f, double *c)
 {
-	double m[3][3] = {{f->n, f->s1, f->s2}, {f->s1, f->s11, f->s12}, {f->s2, f->s12, f->s22}};
-	double v[3] = {f->sy, f->s1y, f->s2y};
-	double det, r[3];
+	for (unsigned int with0 = 1;; with0 = 0) {
+		double a[STORM_FIT_VARS + 1][STORM_FIT_VARS + 2];
+		unsigned int use[STORM_FIT_VARS + 1], n = 0;
+		bool ok = true;
 
-	*a = *b = *c = 0;
-	if (f->n < 3)
-		return;
-	if (f->s22 == 0 || f->s11 == 0) {
-		/* One kind only: y = a + k x. */
-		double sxx = f->s11 != 0 ? f->s11 : f->s22, sx = f->s11 != 0 ? f->s1 : f->s2;
-		double sxy = f->s11 != 0 ? f->s1y : f->s2y, d = f->n * sxx - sx * sx;
-
-		if (sx == 0)
+		memset(c, 0, (STORM_FIT_VARS + 1) * sizeof(*c));
+		if (f->s[0][0] < 3)
 			return;
-		if (d <= 1e-9 * f->n * sxx) {
-			/* The same count every loop (unpaced): no fixed part to tell. */
-			*(f->s11 != 0 ? b : c) = f->sy / sx;
+		for (unsigned int i = with0 ? 0 : 1; i <= STORM_FIT_VARS; i++)
+			if (f->s[i][i] > 0)
+				use[n++] = i;
+		for (unsigned int i = 0; i < n; i++) {
+			for (unsigned int j = 0; j < n; j++)
+				a[i][j] = f->s[use[i]][use[j]];
+			a[i][n] = f->s[use[i]][STORM_FIT_VARS + 1];
+		}
+		for (unsigned int k = 0; k < n; k++) {
+			unsigned int piv = k;
+
+			for (unsigned int i = k + 1; i < n; i++)
+				if (fabs(a[i][k]) > fabs(a[piv][k]))
+					piv = i;
+			/* Next to nothing left of the diagonal: collinear variables. */
+			if (fabs(a[piv][k]) <= 1e-9 * f->s[use[k]][use[k]]) {
+				ok = false;
+				break;
+			}
+			for (unsigned int j = 0; j <= n; j++) {
+				double t = a[k][j];
+
+				a[k][j] = a[piv][j];
+				a[piv][j] = t;
+			}
+			for (unsigned int i = 0; i < n; i++) {
+				double r = a[i][k] / a[k][k];
+
+				if (i == k)
+					continue;
+				for (unsigned int j = k; j <= n; j++)
+					a[i][j] -= r * a[k][j];
+			}
+		}
+		if (ok) {
+			for (unsigned int i = 0; i < n; i++)
+				c[use[i]] = a[i][n] / a[i][i];
 			return;
 		}
-		*a = (f->sy * sxx - sx * sxy) / d;
-		*(f->s11 != 0 ? b : c) = (f->n * sxy - sx * f->sy) / d;
-		return;
+		if (!with0)
+			return;
 	}
-	det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-	      m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-	      m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-	if (det == 0)
-		return;
-	for (unsigned int k = 0; k < 3; k++) {
-		double t[3][3];
-
-		memcpy(t, m, sizeof(t));
-		for (unsigned int i = 0; i < 3; i++)
-			t[i][k] = v[i];
-		r[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) -
-			t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
-			t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
-	}
-	*a = r[0];
-	*b = r[1];
-	*c = r[2];
 }
 
 /* The RX lcore's stage timers of one phase (after its warm-up). */
 struct storm_stages {
 	struct storm_fit gen;  /* cycles ~ established, new-flow packets made */
-	struct storm_fit poll; /* cycles ~ hits, misses */
+	struct storm_fit poll; /* cycles ~ hits, misses sent up, misses dropped (ring full) */
 	double done_cycles, done_toks;
 	double poll_cycles, poll_pkts;
 	double loops;
+	double preempted; /* loops left out: longer than STORM_LOOP_MAX_US (the thread lost its core) */
 };
+
+/*
+ * A loop longer than this lost its core to another thread (a burst of 64
+ * new flows takes a few tens of microseconds): left out of the fits, which
+ * one such loop would otherwise skew.
+ */
+#define STORM_LOOP_MAX_US 200
 
 /* The generator and the RX lcore's loop (written by the main lcore between launches). */
 struct storm_run {
@@ -147,6 +174,7 @@ struct storm_run {
 	uint64_t busy;		   /* cycles of RX polls that did work */
 	uint64_t cpu_ns;	   /* the RX thread's CPU time, updated as it runs */
 	uint64_t warm;		   /* TSC from which the stage timers count */
+	uint64_t loop_max;	   /* STORM_LOOP_MAX_US in TSC cycles */
 	struct storm_stages stg;   /* read once the RX lcore has stopped */
 	volatile int stop;
 };
@@ -262,7 +290,8 @@ storm_rx_main(void *arg)
 	memset(g, 0, sizeof(*g));
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t t0, t1, t2, t3, e0 = s->est_due, n0 = s->new_due;
-		uint64_t h0 = st->hits, m0 = st->misses, r0 = st->rx;
+		uint64_t h0 = st->hits, u0 = st->upcalls, r0 = st->rx;
+		uint64_t f0 = st->drops[DP_DROP_UPCALL_FULL];
 		unsigned int toks, got;
 		uint32_t now;
 
@@ -278,14 +307,19 @@ storm_rx_main(void *arg)
 		t3 = rte_rdtsc();
 		if (got != 0)
 			__atomic_store_n(&s->busy, s->busy + t3 - t2, __ATOMIC_RELAXED);
-		if (t0 >= s->warm) {
+		if (t0 >= s->warm && t3 - t0 > s->loop_max) {
+			g->preempted += 1;
+		} else if (t0 >= s->warm) {
 			g->loops += 1;
-			storm_fit_add(&g->gen, (double)(s->est_due - e0), (double)(s->new_due - n0),
-				(double)(t1 - t0));
+			double xg[STORM_FIT_VARS] = {(double)(s->est_due - e0),
+				(double)(s->new_due - n0), 0};
+			double xp[STORM_FIT_VARS] = {(double)(st->hits - h0), (double)(st->upcalls - u0),
+				(double)(st->drops[DP_DROP_UPCALL_FULL] - f0)};
+
+			storm_fit_add(&g->gen, xg, (double)(t1 - t0));
 			g->done_cycles += (double)(t2 - t1);
 			g->done_toks += toks;
-			storm_fit_add(&g->poll, (double)(st->hits - h0), (double)(st->misses - m0),
-				(double)(t3 - t2));
+			storm_fit_add(&g->poll, xp, (double)(t3 - t2));
 			g->poll_cycles += (double)(t3 - t2);
 			g->poll_pkts += (double)(st->rx - r0);
 		}
@@ -358,6 +392,7 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 	s->est_due = s->new_due = 0;
 	s->t0 = rte_rdtsc();
 	s->warm = s->t0 + (uint64_t)(hz / 4);
+	s->loop_max = (uint64_t)(hz * STORM_LOOP_MAX_US / 1e6);
 	s->stop = 0;
 	rc = rte_eal_remote_launch(storm_rx_main, s, worker);
 	if (rc != 0)
@@ -400,13 +435,20 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 	}
 	{
 		const struct storm_stages *g = &s->stg;
-		double fixed;
+		double c[STORM_FIT_VARS + 1];
 
-		storm_fit_solve(&g->gen, &fixed, &out->gen_per_est, &out->gen_per_new);
-		storm_fit_solve(&g->poll, &out->poll_fixed, &out->poll_per_hit, &out->poll_per_new);
+		storm_fit_solve(&g->gen, c);
+		out->gen_per_est = c[1];
+		out->gen_per_new = c[2];
+		storm_fit_solve(&g->poll, c);
+		out->poll_fixed = c[0];
+		out->poll_per_hit = c[1];
+		out->poll_per_up = c[2];
+		out->poll_per_full = c[3];
 		out->done_per_tok = g->done_toks > 0 ? g->done_cycles / g->done_toks : 0;
 		out->poll_per_pkt = g->poll_pkts > 0 ? g->poll_cycles / g->poll_pkts : 0;
 		out->loops = g->loops / ((double)(b.tsc - a.tsc) / hz);
+		out->preempted = g->preempted / ((double)(b.tsc - a.tsc) / hz);
 	}
 	return 0;
 }
@@ -573,11 +615,12 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
 			"  %-40s generator %5.0f/est %5.0f/new  completions %5.0f/token  "
-			"poll %6.0f/loop + %5.0f/hit + %5.0f/new (mean %5.0f/packet)  "
-			"loops %9.0f/s\n",
+			"poll %5.0f/loop + %4.0f/hit + %5.0f/upcall + %4.0f/upcall_full "
+			"(mean %4.0f/packet)  "
+			"loops %9.0f/s (left out: %.0f/s)\n",
 			name[i], ph[i]->gen_per_est, ph[i]->gen_per_new, ph[i]->done_per_tok,
-			ph[i]->poll_fixed, ph[i]->poll_per_hit, ph[i]->poll_per_new,
-			ph[i]->poll_per_pkt, ph[i]->loops);
+			ph[i]->poll_fixed, ph[i]->poll_per_hit, ph[i]->poll_per_up,
+			ph[i]->poll_per_full, ph[i]->poll_per_pkt, ph[i]->loops, ph[i]->preempted);
 	fprintf(f,
 		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
 		"(2 x setup)\n",
@@ -609,12 +652,14 @@ bench_storm_json(const struct bench_results *res, const char *path)
 			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f, "
 			"\"cycles\": {\"gen_per_est\": %.1f, \"gen_per_new\": %.1f, "
 			"\"done_per_token\": %.1f, \"poll_fixed\": %.1f, \"poll_per_hit\": %.1f, "
-			"\"poll_per_new\": %.1f, \"poll_per_pkt\": %.1f, \"loops_per_s\": %.0f}}",
+			"\"poll_per_upcall\": %.1f, \"poll_per_upcall_full\": %.1f, "
+			"\"poll_per_pkt\": %.1f, \"loops_per_s\": %.0f, \"preempted_per_s\": %.0f}}",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu, ph[i]->gen_per_est, ph[i]->gen_per_new,
 			ph[i]->done_per_tok, ph[i]->poll_fixed, ph[i]->poll_per_hit,
-			ph[i]->poll_per_new, ph[i]->poll_per_pkt, ph[i]->loops);
+			ph[i]->poll_per_up, ph[i]->poll_per_full, ph[i]->poll_per_pkt, ph[i]->loops,
+			ph[i]->preempted);
 	fprintf(f, "}\n");
 	return fclose(f) == 0 ? 0 : -errno;
 }
