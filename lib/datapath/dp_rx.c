@@ -321,7 +321,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 	struct fc_action acts[DP_BURST_MAX];
 	uint32_t sigs[DP_BURST_MAX];
 	uint32_t idx[DP_BURST_MAX];
-	uint64_t hit_mask = 0;
+	uint64_t hit_mask = 0, miss;
 	unsigned int nk = f->n;
 	unsigned int fam = f->t == c->tab6;
 	struct mod_neigh_adj adj = { .seq = 0 };
@@ -333,17 +333,14 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 	/* The misses that will go up: their meta data lines (written at the
 	 * upcall, last read by the rules lcore), fetched for writing for the
 	 * burst at once rather than one miss after the other. */
-	if (unlikely(hit_mask != (nk == 64 ? UINT64_MAX : (UINT64_C(1) << nk) - 1))) {
-		unsigned int room = dp_upcall_room(c, b);
+	miss = ~hit_mask & (nk == 64 ? UINT64_MAX : (UINT64_C(1) << nk) - 1);
+	if (unlikely(miss != 0)) {
+		for (unsigned int room = dp_upcall_room(c, b); miss != 0 && room != 0; room--) {
+			uint8_t *mt = (uint8_t *)dp_meta(m[f->sel[__builtin_ctzll(miss)]]);
 
-		for (unsigned int j = 0; j < nk && room != 0; j++) {
-			if (!((hit_mask >> j) & 1)) {
-				uint8_t *mt = (uint8_t *)dp_meta(m[f->sel[j]]);
-
-				__builtin_prefetch(mt, 1, 3);
-				__builtin_prefetch(mt + RTE_CACHE_LINE_SIZE, 1, 3);
-				room--;
-			}
+			__builtin_prefetch(mt, 1, 3);
+			__builtin_prefetch(mt + RTE_CACHE_LINE_SIZE, 1, 3);
+			miss &= miss - 1;
 		}
 	}
 	/* The window-checked connections' lines, fetched for the whole burst at once. */
