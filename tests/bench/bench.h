@@ -160,16 +160,16 @@ struct bench_storm_phase {
 	 * loop, after the warm-up), fitted by least squares over its loops as
 	 * fixed + per-packet-of-each-kind costs (0: the kind did not occur).
 	 */
-	double gen_per_est;  /**< generator: cycles per established packet made */
-	double gen_per_new;  /**< generator: cycles per new-flow packet made */
-	double done_per_tok; /**< completions: dp_done_poll() cycles per token */
-	double poll_fixed;   /**< gufc_rx_poll(): cycles per loop, whatever it took */
-	double poll_per_hit; /**< gufc_rx_poll(): cycles per hit */
-	double poll_per_up;  /**< gufc_rx_poll(): cycles per upcall (a miss sent up) */
+	double gen_per_est;   /**< generator: cycles per established packet made */
+	double gen_per_new;   /**< generator: cycles per new-flow packet made */
+	double done_per_tok;  /**< completions: dp_done_poll() cycles per token */
+	double poll_fixed;    /**< gufc_rx_poll(): cycles per loop, whatever it took */
+	double poll_per_hit;  /**< gufc_rx_poll(): cycles per hit */
+	double poll_per_up;   /**< gufc_rx_poll(): cycles per upcall (a miss sent up) */
 	double poll_per_full; /**< gufc_rx_poll(): cycles per miss dropped, upcall ring full */
-	double poll_per_pkt; /**< gufc_rx_poll(): cycles per packet received, plain mean */
-	double loops;        /**< RX loops per second (in the fits) */
-	double preempted;    /**< RX loops per second left out: the thread lost its core */
+	double poll_per_pkt;  /**< gufc_rx_poll(): cycles per packet received, plain mean */
+	double loops;	      /**< RX loops per second (in the fits) */
+	double preempted;     /**< RX loops per second left out: the thread lost its core */
 };
 
 /** The paced storm (gufc-bench --storm-only). */

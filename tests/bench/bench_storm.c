@@ -145,7 +145,7 @@ struct storm_stages {
 	double done_cycles, done_toks;
 	double poll_cycles, poll_pkts;
 	double loops;
-	double preempted; /* loops left out: longer than STORM_LOOP_MAX_US (the thread lost its core) */
+	double preempted; /* loops left out: over STORM_LOOP_MAX_US (lost the core) */
 };
 
 /*
@@ -310,12 +310,13 @@ storm_rx_main(void *arg)
 		if (t0 >= s->warm && t3 - t0 > s->loop_max) {
 			g->preempted += 1;
 		} else if (t0 >= s->warm) {
-			g->loops += 1;
-			double xg[STORM_FIT_VARS] = {(double)(s->est_due - e0),
-				(double)(s->new_due - n0), 0};
-			double xp[STORM_FIT_VARS] = {(double)(st->hits - h0), (double)(st->upcalls - u0),
+			double xg[STORM_FIT_VARS] = {
+				(double)(s->est_due - e0), (double)(s->new_due - n0), 0};
+			double xp[STORM_FIT_VARS] = {(double)(st->hits - h0),
+				(double)(st->upcalls - u0),
 				(double)(st->drops[DP_DROP_UPCALL_FULL] - f0)};
 
+			g->loops += 1;
 			storm_fit_add(&g->gen, xg, (double)(t1 - t0));
 			g->done_cycles += (double)(t2 - t1);
 			g->done_toks += toks;
@@ -653,7 +654,8 @@ bench_storm_json(const struct bench_results *res, const char *path)
 			"\"cycles\": {\"gen_per_est\": %.1f, \"gen_per_new\": %.1f, "
 			"\"done_per_token\": %.1f, \"poll_fixed\": %.1f, \"poll_per_hit\": %.1f, "
 			"\"poll_per_upcall\": %.1f, \"poll_per_upcall_full\": %.1f, "
-			"\"poll_per_pkt\": %.1f, \"loops_per_s\": %.0f, \"preempted_per_s\": %.0f}}",
+			"\"poll_per_pkt\": %.1f, \"loops_per_s\": %.0f, \"preempted_per_s\": "
+			"%.0f}}",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu, ph[i]->gen_per_est, ph[i]->gen_per_new,
