@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/datapath: the fast path's per-packet predicate (engine_strpred.h) —
- * a cached entry whose program names a "-m string" predicate: search the
- * packet's IP datagram as its tree asks, take the outcome's verdict and
+ * a cached entry whose program names a "-m string" or "-m u32" predicate:
+ * search or test the packet's IP datagram as its tree asks, take the outcome's verdict and
  * program, and count an outcome but 0 on the predicate, as the slow path
  * does for the packets it decides from the entry.
  */
@@ -31,7 +31,8 @@ dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_p
 	if (len > cap) {
 		if (m->nb_segs > 1)
 			for (unsigned int i = 0; i < t->n_nodes; i++)
-				if (v->strs[t->node[i].str].to > cap)
+				if ((t->node[i].str & RULE_PRED_U32) ||
+					v->strs[t->node[i].str].to > cap)
 					return false;
 		len = cap;
 	}

@@ -215,6 +215,42 @@ int rule_pkt_parse(struct rule_pkt *p, const uint8_t *frame, uint32_t len, unsig
  */
 bool rule_str_find(const struct rule_x_string *st, bool icase, const uint8_t *l3, uint32_t len);
 
+/**
+ * Do a u32 match's tests pass on a packet, as xt_u32 decides: each test
+ * reads the big-endian 32-bit word at its first number's offset of the IP
+ * header, applies its operators ("@" moves the base by the value so far
+ * and reads at the next number's offset from it; shifts count modulo 32,
+ * as x86 shifts), and passes when the value lies in one of its ranges; a
+ * read past the datagram fails the match. The reference evaluator: reads
+ * the encoded tests as it goes (the fast path's is engine_strpred.h's).
+ * @param u    the tests (without "!")
+ * @param l3   the IP header's first byte (may be NULL when @p len is 0)
+ * @param len  bytes of the datagram at @p l3
+ * @return true if every test passes.
+ * Context: any.
+ */
+bool rule_u32_match(const struct rule_x_u32 *u, const uint8_t *l3, uint32_t len);
+
+/** u32 tests decoded (rule_u32_decode()), for an evaluator that runs per packet. */
+struct rule_u32_prog {
+	uint8_t ntests;
+	struct rule_u32_test {
+		uint8_t nnums, nvals;
+		uint8_t op[RULE_U32_MAX]; /**< RULE_U32_* before number i (i >= 1) */
+		uint32_t num[RULE_U32_MAX];
+		uint32_t lo[RULE_U32_MAX], hi[RULE_U32_MAX];
+	} t[RULE_U32_MAX];
+};
+
+/**
+ * Decode u32 tests.
+ * @param u  the encoded tests
+ * @param p  receives them (every byte written: compared with memcmp)
+ * @return 0, or -EINVAL if @p u is not well formed.
+ * Context: any.
+ */
+int rule_u32_decode(const struct rule_x_u32 *u, struct rule_u32_prog *p);
+
 /** The kernel's toupper() (lib/ctype.c's Latin-1 table): @p c folded for --icase. */
 static inline uint8_t
 rule_str_fold(uint8_t c)

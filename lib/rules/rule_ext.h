@@ -45,7 +45,7 @@ struct rule_prefix {
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
 	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn") \
-	X(IPCOMP, "ipcomp")
+	X(IPCOMP, "ipcomp") X(U32, "u32")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
@@ -248,6 +248,26 @@ struct rule_x_string {
 	uint8_t len;   /**< 1..RULE_STR_MAX */
 	uint8_t pat[RULE_STR_MAX];
 };
+/** Bytes of a u32 match's encoded tests (struct rule_x_u32). */
+#define RULE_U32_CODE_MAX 135
+/** u32: most tests ("&&"), location numbers per test, value ranges per test (iptables'). */
+#define RULE_U32_MAX 10
+/** u32 location operators, as xt_u32 numbers them. */
+#define RULE_U32_AND 0
+#define RULE_U32_SHL 1
+#define RULE_U32_SHR 2
+#define RULE_U32_AT 3
+/**
+ * u32: the tests, encoded (rule_u32.c): a byte of tests, then per test a
+ * byte (numbers << 4 | value ranges), each location number as a LEB128
+ * varint of (number << 2 | operator before it), each range as two varints
+ * (min, max). One spelling per set of tests (numbers are read into values
+ * first), unused bytes zero: compared with memcmp as every extension is.
+ */
+struct rule_x_u32 {
+	uint8_t len; /**< bytes of @c code used */
+	uint8_t code[RULE_U32_CODE_MAX];
+};
 struct rule_x_log { uint8_t level; char prefix[30]; };
 struct rule_x_nflog { uint16_t group, threshold; uint32_t range; char prefix[64]; };
 struct rule_x_reject { uint8_t with; };                     /**< enum rule_reject */
@@ -307,6 +327,7 @@ struct rule_x {
 		struct rule_x_synproxy synproxy;
 		struct rule_x_set_t set_t;
 		struct rule_x_string str;
+		struct rule_x_u32 u32;
 		uint8_t raw[136];
 	} u;
 };

@@ -365,6 +365,11 @@ static const struct rule_xopt xo_rpfilter[] = {
 	{NULL, NULL, "rpfilter", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
 };
 
+/* u32: its tests, one quoted word (rule_u32.c). */
+static const struct rule_xopt xo_u32[] = {
+	{"--u32", NULL, "u32", VT_U32, XO_NEG, 0, 0, XOFF(u32), 0, 0, NULL},
+};
+
 static const struct rule_xname xn_stralgo[] = {
 	{"bm", RULE_STR_BM}, {"kmp", RULE_STR_KMP}, XNAMES_END,
 };
@@ -576,6 +581,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_STRING] = K("string", 0, 0, xo_string, B(0), "string needs --string or --hex-string"),
 	[RULE_XM_TOS] = K("tos", 0, 0, xo_tos, B(0), "tos needs --tos"),
 	[RULE_XM_IPCOMP] = K("ipcomp", 0, 108, xo_ipcomp, 0, NULL),
+	[RULE_XM_U32] = K("u32", 0, 0, xo_u32, B(0), "u32 needs --u32"),
 	[RULE_XM_ECN] = K("ecn", 0, 0, xo_ecn, B(0) | B(1) | B(2), "ecn needs --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"),
 	[RULE_XT_DNAT] = KT("DNAT", 0, 0, xo_dnat, RULE_ACT_DNAT, 0, T(RULE_TABLE_NAT), H(PREROUTING) | H(OUTPUT), NULL),
 	[RULE_XT_SNAT] = KT("SNAT", 0, 0, xo_snat, RULE_ACT_SNAT, 0, T(RULE_TABLE_NAT), H(POSTROUTING) | H(INPUT), NULL),
@@ -955,6 +961,8 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			if (x->u.str.pat[i] != 0)
 				return "bad string pattern";
 		break;
+	case RULE_XM_U32:
+		return rule_u32_check(&x->u.u32);
 	case RULE_XT_REJECT:
 		/* Without --reject-with each family takes its own port unreachable. */
 		if ((x->given & B(0)) && !reject_family_ok(x->u.reject.with, r->family))
