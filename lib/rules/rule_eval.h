@@ -219,8 +219,8 @@ bool rule_str_find(const struct rule_x_string *st, bool icase, const uint8_t *l3
  * Do a u32 match's tests pass on a packet, as xt_u32 decides: each test
  * reads the big-endian 32-bit word at its first number's offset of the IP
  * header, applies its operators ("@" moves the base by the value so far
- * and reads at the next number's offset from it; shifts count modulo 32,
- * as x86 shifts), and passes when the value lies in one of its ranges; a
+ * and reads at the next number's offset from it; shifts are of 31 at
+ * most), and passes when the value lies in one of its ranges; a
  * read past the datagram fails the match. The reference evaluator: reads
  * the encoded tests as it goes (the fast path's is engine_strpred.h's).
  * @param u    the tests (without "!")

@@ -9,7 +9,8 @@
  * Grammar (iptables'): tests := location "=" value { "&&" location "=" value },
  * location := number { ("&" | "<<" | ">>" | "@") number }, value := range
  * { "," range }, range := number [":" number]; blanks between tokens; at
- * most 10 tests, 10 numbers per location, 10 ranges per value.
+ * most 10 tests, 10 numbers per location, 10 ranges per value; shifts of
+ * at most 31 (Linux refuses more when the rule is loaded).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -162,6 +163,13 @@ rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg)
 				*msg = "u32: not a number or out of range";
 				return -EINVAL;
 			}
+			/* Linux refuses the rule (xt_u32's check since the fix of 2026). */
+			if (t->nnums != 0 && (t->op[t->nnums] == RULE_U32_SHL ||
+						     t->op[t->nnums] == RULE_U32_SHR) &&
+				t->num[t->nnums] > 31) {
+				*msg = "u32: a shift of 32 or more (Linux refuses it)";
+				return -EINVAL;
+			}
 			t->nnums++;
 			continue;
 		}
@@ -264,6 +272,8 @@ rule_u32_decode(const struct rule_x_u32 *u, struct rule_u32_prog *p)
 				return -EINVAL;
 			t->num[j] = (uint32_t)(v >> 2);
 			t->op[j] = (uint8_t)(v & 3);
+			if ((t->op[j] == RULE_U32_SHL || t->op[j] == RULE_U32_SHR) && t->num[j] > 31)
+				return -EINVAL;
 		}
 		for (unsigned int j = 0; j < t->nvals; j++) {
 			if (!dec_varint(u->code, len, &i, &v) || v > UINT32_MAX)
@@ -361,7 +371,7 @@ rule_u32_match(const struct rule_x_u32 *u, const uint8_t *l3, uint32_t len)
 				val &= num;
 				break;
 			case RULE_U32_SHL:
-				val <<= num & 31;
+				val <<= num & 31; /* at most 31 (read so) */
 				break;
 			case RULE_U32_SHR:
 				val >>= num & 31;

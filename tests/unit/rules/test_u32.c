@@ -144,6 +144,11 @@ test_native_syntax(void **state)
 	rule_set_free(s);
 	assert_null(rule_set_parse("drop u32 \"6&0xff\"\n", "n", &err));
 	assert_string_equal(err.msg, "u32: abrupt end of input after a location");
+	/* Linux refuses shifts of 32 or more when it loads the rule. */
+	assert_null(rule_set_parse("drop u32 \"0<<32=0\"\n", "n", &err));
+	assert_string_equal(err.msg, "u32: a shift of 32 or more (Linux refuses it)");
+	assert_null(rule_set_parse("drop u32 \"0>>31>>0x20=0\"\n", "n", &err));
+	assert_string_equal(err.msg, "u32: a shift of 32 or more (Linux refuses it)");
 }
 
 static void
