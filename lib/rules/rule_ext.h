@@ -51,7 +51,7 @@ struct rule_prefix {
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
 	X(CONNMARK, "CONNMARK") X(TCPMSS, "TCPMSS") X(CT, "CT") X(CHECKSUM, "CHECKSUM") \
 	X(DSCP, "DSCP") X(TOS, "TOS") X(CLASSIFY, "CLASSIFY") X(TTL, "TTL") X(HL, "HL") \
-	X(SYNPROXY, "SYNPROXY") X(SET, "SET")
+	X(SYNPROXY, "SYNPROXY") X(SET, "SET") X(ECN, "ECN")
 
 /** Extension kinds: 0 is none, then the matches, then the targets. */
 enum rule_x_kind {
@@ -273,6 +273,8 @@ struct rule_x_nflog { uint16_t group, threshold; uint32_t range; char prefix[64]
 struct rule_x_reject { uint8_t with; };                     /**< enum rule_reject */
 struct rule_x_connmark_t { uint32_t value, mask, nfmask, ctmask; };
 struct rule_x_tcpmss_t { uint16_t mss; };
+/** ECN target: TCP ECE and CWR set to @c ece, @c cwr (0 or 1), the IPv4 ECN field to @c ect. */
+struct rule_x_ecn_t { uint8_t ece, cwr, ect; };
 struct rule_x_ct { char helper[16]; uint16_t zone; };
 struct rule_x_tos { uint8_t value, mask; };                /**< tos: (tos & mask) == value */
 struct rule_x_classify { uint32_t cls; };                   /**< major << 16 | minor */
@@ -321,6 +323,7 @@ struct rule_x {
 		struct rule_x_reject reject;
 		struct rule_x_connmark_t connmark;
 		struct rule_x_tcpmss_t tcpmss;
+		struct rule_x_ecn_t ecn_t;
 		struct rule_x_ct ct_t;
 		struct rule_x_tos tos;
 		struct rule_x_classify classify;

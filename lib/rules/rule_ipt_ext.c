@@ -51,7 +51,6 @@ static const struct {
 	{"LED", "gufc drives no LED triggers (LED)"},
 	{"HMARK", "hash marks are not supported: a flow's lcore and channel are not picked by mark (HMARK)"},
 	{"RATEEST", "gufc has no rate estimators (RATEEST; use -m limit or hashlimit)"},
-	{"ECN", "gufc does not rewrite TCP ECN flags (ECN): its rewrites are TOS, DSCP, TTL, HL and TCPMSS"},
 };
 
 /*

@@ -502,6 +502,17 @@ static const struct rule_xopt xo_classify[] = {
 	{"--set-class", NULL, "set_class", VT_CLASS, 0, 0, 4, XOFF(classify.cls), 0, 0, NULL},
 };
 
+/*
+ * ECN target: --ecn-tcp-remove is ECE and CWR set to 0, written so when
+ * that is all (as iptables-save writes it; rule_x_finish()).
+ */
+static const struct rule_xopt xo_ecn_t[] = {
+	{"--ecn-tcp-remove", NULL, "ecn_remove", VT_FLAG, 0, 0, 0, 0, B(1) | B(2), 0, NULL},
+	{"--ecn-tcp-ece", NULL, "ecn_set_ece", VT_UINT, 0, 0, 1, XOFF(ecn_t.ece), B(0), 1, NULL},
+	{"--ecn-tcp-cwr", NULL, "ecn_set_cwr", VT_UINT, 0, 0, 1, XOFF(ecn_t.cwr), B(0), 1, NULL},
+	{"--ecn-ip-ect", NULL, "ecn_set_ect", VT_UINT, 0, 0, 1, XOFF(ecn_t.ect), 0, 3, NULL},
+};
+
 static const struct rule_xopt xo_ttl_t[] = {
 	{"--ttl-set", NULL, "ttl_set", VT_UINT, 0, 0, 1, XOFF(ttl.value), B(1) | B(2), 255, NULL},
 	{"--ttl-dec", NULL, "ttl_dec", VT_UINT, 0, 0, 1, XOFF(ttl.value), B(0) | B(2), 255, NULL},
@@ -603,6 +614,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XT_HL] = KT("HL", FC_AF_INET6, 0, xo_hl_t, RULE_ACT_HL, B(0) | B(1) | B(2), T(RULE_TABLE_MANGLE), 0, "HL needs --hl-set, --hl-dec or --hl-inc"),
 	[RULE_XT_SYNPROXY] = KT("SYNPROXY", 0, RULE_PROTO_TCP, xo_synproxy, RULE_ACT_SYNPROXY, 0, NOT_NAT, H(INPUT) | H(FORWARD), NULL),
 	[RULE_XT_SET] = KT("SET", 0, 0, xo_set_t, RULE_ACT_SET, B(0) | B(1), ALL_TABLES, 0, "SET needs --add-set or --del-set"),
+	[RULE_XT_ECN] = KT("ECN", FC_AF_INET4, 0, xo_ecn_t, RULE_ACT_ECN, B(0) | B(1) | B(2) | B(3), T(RULE_TABLE_MANGLE), 0, "ECN needs --ecn-tcp-remove, --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"),
 };
 /* clang-format on */
 
@@ -791,6 +803,17 @@ rule_x_finish(struct rule *r, struct rule_x *x)
 			x->given &= (uint16_t)~B(4);
 		if (x->u.str.from == 0)
 			x->given &= (uint16_t)~B(3);
+		break;
+	case RULE_XT_ECN:
+		/* One spelling, iptables-save's: "remove" is ECE and CWR 0, and only that. */
+		if (x->given & B(0)) {
+			x->given = (uint16_t)((x->given & ~B(0)) | B(1) | B(2));
+			x->u.ecn_t.ece = 0;
+			x->u.ecn_t.cwr = 0;
+		}
+		if ((x->given & (B(1) | B(2) | B(3))) == (B(1) | B(2)) && x->u.ecn_t.ece == 0 &&
+			x->u.ecn_t.cwr == 0)
+			x->given = (uint16_t)((x->given & ~(B(1) | B(2))) | B(0));
 		break;
 	case RULE_XT_CONNMARK:
 		if ((x->given & (B(1) | B(2))) && !(x->given & B(3))) {
@@ -988,6 +1011,11 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			return RULE_X_ZONE_MSG;
 		if (x->given & B(1))
 			return ct_helper_check(r, x->u.ct_t.helper);
+		break;
+	case RULE_XT_ECN:
+		/* The kernel's check: TCP flags only in a rule for TCP. */
+		if ((x->given & (B(0) | B(1) | B(2))) && !proto_is(r, RULE_PROTO_TCP))
+			return "ECN --ecn-tcp-remove, --ecn-tcp-ece and --ecn-tcp-cwr need -p tcp";
 		break;
 	case RULE_XT_SYNPROXY:
 		/* Kept and ignored would leave SYN floods unanswered while the set looks loaded. */
