@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/datapath: the fast path's per-packet predicate (engine_strpred.h) —
- * a cached entry whose program names a "-m string" or "-m u32" predicate:
+ * a cached entry whose program names a "-m string", "-m u32" or "-m bpf" predicate:
  * search or test the packet's IP datagram as its tree asks, take the outcome's verdict and
  * program, and count an outcome but 0 on the predicate, as the slow path
  * does for the packets it decides from the entry.
@@ -31,7 +31,7 @@ dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_p
 	if (len > cap) {
 		if (m->nb_segs > 1)
 			for (unsigned int i = 0; i < t->n_nodes; i++)
-				if ((t->node[i].str & RULE_PRED_U32) ||
+				if ((t->node[i].str & RULE_PRED_KIND) ||
 					v->strs[t->node[i].str].to > cap)
 					return false;
 		len = cap;

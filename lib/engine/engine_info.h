@@ -126,6 +126,7 @@ struct rule_engine_stats {
 					 their tokens) */
 	uint32_t str_preds;         /**< "-m string" searches the fast path runs (engine_strpred.h) */
 	uint32_t u32_preds;         /**< "-m u32" matches (their tests) the fast path runs */
+	uint32_t bpf_preds;         /**< "-m bpf" programs the fast path runs */
 	uint64_t classed;           /**< entries cached for a TCP flag class (engine_pktclass.c):
 					 walks that read the flags and no other per-packet field */
 	uint64_t class_taken;       /**< classed entries whose guessed class (a first segment's,

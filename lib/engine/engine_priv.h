@@ -291,6 +291,7 @@ struct rule_engine {
 	uint32_t n_progs;             /**< programs in view.progs */
 	uint32_t n_strs;              /**< string searches in view.strs */
 	uint32_t n_u32s;              /**< u32 tests in view.u32s */
+	uint32_t n_bpfs;              /**< bpf programs in view.bpfs */
 	uint32_t n_preds;             /**< string predicates in view.preds */
 	uint32_t n_specs;             /**< specs in view.specs */
 	struct rule_engine_pktact_stats pst;

@@ -20,9 +20,10 @@
  * and a meter, or more outcomes than a tree holds, is decided per packet
  * on the slow path (struct rule_engine_stats::pred_per_packet).
  *
- * A u32 match is such a predicate too: a tree node names a search or,
- * with RULE_PRED_U32, the tests of a u32 match (decoded once,
- * rule_engine_u32_match() runs them on the packet).
+ * u32 and bpf matches are such predicates too: a tree node names a
+ * search or, with RULE_PRED_U32, the tests of a u32 match (decoded once,
+ * rule_engine_u32_match() runs them on the packet) or, with RULE_PRED_BPF,
+ * a bpf match's program (decoded once, rule_bpf_run() runs it).
  *
  * Searches are interned by content (pattern, case, window; negation is the
  * walks' business), u32 tests likewise, trees likewise, in tables the rules lcore fills and
@@ -70,6 +71,12 @@ struct rule_strpred {
 #define RULE_U32PREDS_MAX 256
 /** A tree node's @c str with this bit names u32 tests (view.u32s), else a search. */
 #define RULE_PRED_U32 0x8000
+/** ... with this bit a bpf program (view.bpfs). */
+#define RULE_PRED_BPF 0x4000
+/** The kind bits of a tree node's @c str. */
+#define RULE_PRED_KIND (RULE_PRED_U32 | RULE_PRED_BPF)
+/** Most bpf programs of an engine (view.bpfs). */
+#define RULE_BPFPREDS_MAX 256
 /** A tree node's child: a node index, or RULE_PRED_LEAF | a leaf index. */
 #define RULE_PRED_LEAF 0x80
 
@@ -257,7 +264,9 @@ rule_engine_pred_leaf(const struct rule_engine *eng, uint16_t pred, const uint8_
 	for (unsigned int depth = 0; depth < RULE_PRED_LEAVES; depth++) {
 		uint16_t s = t->node[n].str;
 		bool found = s & RULE_PRED_U32
-				     ? rule_engine_u32_match(&v->u32s[s & ~RULE_PRED_U32], l3, len)
+				     ? rule_engine_u32_match(&v->u32s[s & ~RULE_PRED_KIND], l3, len)
+			     : s & RULE_PRED_BPF
+				     ? rule_bpf_run(&v->bpfs[s & ~RULE_PRED_KIND], l3, len) != 0
 				     : rule_engine_str_find(&v->strs[s], l3, len);
 
 		n = t->node[n].kid[found];

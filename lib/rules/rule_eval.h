@@ -251,6 +251,44 @@ struct rule_u32_prog {
  */
 int rule_u32_decode(const struct rule_x_u32 *u, struct rule_u32_prog *p);
 
+/** One classic BPF instruction. */
+struct rule_bpf_insn {
+	uint16_t code;
+	uint8_t jt, jf;
+	uint32_t k;
+};
+
+/** A bpf match's program decoded (rule_bpf_decode()), checked as Linux checks it. */
+struct rule_bpf_prog {
+	uint8_t n; /**< instructions, 1..RULE_BPF_MAX */
+	struct rule_bpf_insn insn[RULE_BPF_MAX];
+};
+
+/**
+ * Decode a bpf match's program (and check it again).
+ * @param b  the encoded program
+ * @param p  receives it (every byte written: compared with memcmp)
+ * @return 0, or -EINVAL if @p b is not a well-formed, valid program.
+ * Context: any.
+ */
+int rule_bpf_decode(const struct rule_x_bpf *b, struct rule_bpf_prog *p);
+
+/**
+ * Run a checked classic BPF program on a packet from its IP header, as
+ * xt_bpf's bytecode mode does: A and X start at 0, loads are big-endian
+ * and end the program with 0 past the datagram, as does a division by a
+ * zero X; shifts by X count modulo 32.
+ * @param p    the program (rule_bpf_decode())
+ * @param l3   the IP header's first byte (may be NULL when @p len is 0)
+ * @param len  bytes of the datagram at @p l3 (BPF_LEN's value)
+ * @return what the program returns (the match holds when not 0).
+ * Context: any lcore (lock-free; no allocation).
+ */
+uint32_t rule_bpf_run(const struct rule_bpf_prog *p, const uint8_t *l3, uint32_t len);
+
+/** Does a bpf match's program return non-zero on a packet? (the reference: decodes, runs) */
+bool rule_bpf_match(const struct rule_x_bpf *b, const uint8_t *l3, uint32_t len);
+
 /** The kernel's toupper() (lib/ctype.c's Latin-1 table): @p c folded for --icase. */
 static inline uint8_t
 rule_str_fold(uint8_t c)

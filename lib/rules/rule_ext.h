@@ -45,7 +45,7 @@ struct rule_prefix {
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
 	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn") \
-	X(IPCOMP, "ipcomp") X(U32, "u32")
+	X(IPCOMP, "ipcomp") X(U32, "u32") X(BPF, "bpf")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
@@ -268,6 +268,19 @@ struct rule_x_u32 {
 	uint8_t len; /**< bytes of @c code used */
 	uint8_t code[RULE_U32_CODE_MAX];
 };
+/** Most instructions of a bpf match's program (xt_bpf's XT_BPF_MAX_NUM_INSTR). */
+#define RULE_BPF_MAX 64
+/** Bytes of a bpf match's encoded program (struct rule_x_bpf). */
+#define RULE_BPF_CODE_MAX 135
+/**
+ * bpf: a classic BPF program, checked and encoded (rule_bpf.c): a byte of
+ * instructions, then per instruction its code, jt and jf bytes and k as a
+ * LEB128 varint. Unused bytes zero.
+ */
+struct rule_x_bpf {
+	uint8_t len; /**< bytes of @c code used */
+	uint8_t code[RULE_BPF_CODE_MAX];
+};
 struct rule_x_log { uint8_t level; char prefix[30]; };
 struct rule_x_nflog { uint16_t group, threshold; uint32_t range; char prefix[64]; };
 struct rule_x_reject { uint8_t with; };                     /**< enum rule_reject */
@@ -331,6 +344,7 @@ struct rule_x {
 		struct rule_x_set_t set_t;
 		struct rule_x_string str;
 		struct rule_x_u32 u32;
+		struct rule_x_bpf bpf;
 		uint8_t raw[136];
 	} u;
 };

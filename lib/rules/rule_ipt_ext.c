@@ -19,7 +19,6 @@ static const struct {
 	{"socket", "gufc has no local sockets (-m socket)"},
 	{"cgroup", "gufc has no local sockets, so no packet has a cgroup (-m cgroup)"},
 	{"policy", "gufc terminates no IPsec: it has no policies for -m policy to look at"},
-	{"bpf", "payload matches are refused: a verdict cached per flow cannot hold them (-m bpf)"},
 	{"physdev", "gufc has no Linux bridge: no bridge ports for -m physdev (-i/-o match gufc's own ports)"},
 	{"ipvs", "gufc has no IPVS (-m ipvs)"},
 	{"osf", "passive OS fingerprinting is not supported (-m osf)"},

@@ -370,6 +370,12 @@ static const struct rule_xopt xo_u32[] = {
 	{"--u32", NULL, "u32", VT_U32, XO_NEG, 0, 0, XOFF(u32), 0, 0, NULL},
 };
 
+/* bpf: a classic program (rule_bpf.c); --object-pinned (eBPF) refused. */
+static const struct rule_xopt xo_bpf[] = {
+	{"--bytecode", NULL, "bpf_bytecode", VT_BPF, 0, 0, 0, XOFF(bpf), B(1), 0, NULL},
+	{"--object-pinned", NULL, "bpf_object_pinned", VT_BPF, 0, 0, 0, XOFF(bpf), B(0), 1, NULL},
+};
+
 static const struct rule_xname xn_stralgo[] = {
 	{"bm", RULE_STR_BM}, {"kmp", RULE_STR_KMP}, XNAMES_END,
 };
@@ -593,6 +599,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_TOS] = K("tos", 0, 0, xo_tos, B(0), "tos needs --tos"),
 	[RULE_XM_IPCOMP] = K("ipcomp", 0, 108, xo_ipcomp, 0, NULL),
 	[RULE_XM_U32] = K("u32", 0, 0, xo_u32, B(0), "u32 needs --u32"),
+	[RULE_XM_BPF] = K("bpf", 0, 0, xo_bpf, B(0) | B(1), "bpf: missing --bytecode parameter"),
 	[RULE_XM_ECN] = K("ecn", 0, 0, xo_ecn, B(0) | B(1) | B(2), "ecn needs --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"),
 	[RULE_XT_DNAT] = KT("DNAT", 0, 0, xo_dnat, RULE_ACT_DNAT, 0, T(RULE_TABLE_NAT), H(PREROUTING) | H(OUTPUT), NULL),
 	[RULE_XT_SNAT] = KT("SNAT", 0, 0, xo_snat, RULE_ACT_SNAT, 0, T(RULE_TABLE_NAT), H(POSTROUTING) | H(INPUT), NULL),
@@ -986,6 +993,8 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 		break;
 	case RULE_XM_U32:
 		return rule_u32_check(&x->u.u32);
+	case RULE_XM_BPF:
+		return rule_bpf_check(&x->u.bpf);
 	case RULE_XT_REJECT:
 		/* Without --reject-with each family takes its own port unreachable. */
 		if ((x->given & B(0)) && !reject_family_ok(x->u.reject.with, r->family))

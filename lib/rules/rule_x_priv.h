@@ -58,6 +58,8 @@ enum rule_vt {
 			   hex blocks, \\ literals); written as either (rule_x_opt_written()) */
 	VT_U32,       /**< u32 tests, struct rule_x_u32 (rule_u32.c): read and written as
 			   iptables (numbers in hex, "&&" between tests, "," between ranges) */
+	VT_BPF,       /**< a bpf program, struct rule_x_bpf (rule_bpf.c): "N,c jt jf k,...";
+			   @c arg 1: --object-pinned, refused (eBPF) */
 };
 
 /** Spellings VT_XMARK and VT_TOS read (struct rule_xopt::arg). */
@@ -252,6 +254,23 @@ void rule_u32_format(struct rule_buf *b, const struct rule_x_u32 *u);
 
 /** Are encoded u32 tests well formed (rule_x_check())? @return NULL, or why not. */
 const char *rule_u32_check(const struct rule_x_u32 *u);
+
+/* rule_bpf.c: the bpf match's program. */
+/**
+ * Read a classic BPF program as iptables reads --bytecode and check it as
+ * Linux does.
+ * @param s    the text ("4,48 0 0 9,21 0 1 6,6 0 0 1,6 0 0 0")
+ * @param b    receives it (every byte written)
+ * @param msg  receives the reason on failure
+ * @return 0, or -EINVAL.
+ */
+int rule_bpf_parse(const char *s, struct rule_x_bpf *b, const char **msg);
+
+/** Write a bpf program as iptables-save does, quotes included. */
+void rule_bpf_format(struct rule_buf *buf, const struct rule_x_bpf *b);
+
+/** Is an encoded bpf program well formed and valid? @return NULL, or why not. */
+const char *rule_bpf_check(const struct rule_x_bpf *b);
 
 /** Name tables shared with the evaluator and the formatters. */
 extern const struct rule_xname rule_xn_reject[];
