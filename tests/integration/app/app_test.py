@@ -778,6 +778,14 @@ def test_u32(ctx):
           "u32: u32/per_packet counters: %s" % stats["string"])
 
 
+def test_bpf(ctx):
+    """-m bpf in the gufc binary, as test_u32: bpf-flows.* (checked against Linux
+    by the netfilter oracle)."""
+    stats = payload_flows(ctx, "bpf")
+    check(stats["string"]["bpf"] >= 4 and stats["string"]["per_packet"] >= 1,
+          "bpf: bpf/per_packet counters: %s" % stats["string"])
+
+
 def payload_flows(ctx, name):
     """NAME-flows.rules/.pkts through gufc vs ipt_eval (see test_string); the stats."""
     nf = os.path.join(ctx.src, "tests", "integration", "netfilter")
@@ -1459,7 +1467,7 @@ def test_tcpflags(ctx):
 
 TESTS = {"linktypes": test_linktypes, "rules": test_rules, "conntrack": test_conntrack,
          "connbytes": test_connbytes, "nat": test_nat,
-         "iptables": test_iptables, "string": test_string, "u32": test_u32, "consumer": test_consumer, "badargs": test_badargs,
+         "iptables": test_iptables, "string": test_string, "u32": test_u32, "bpf": test_bpf, "consumer": test_consumer, "badargs": test_badargs,
          "perflow": test_perflow, "perflow_scale": test_perflow_scale,
          "lossless": test_lossless, "tcpflags": test_tcpflags}
 

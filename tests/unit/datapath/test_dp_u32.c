@@ -5,7 +5,8 @@
  * outcomes of its u32 match, its hits tested on the RX lcore (no upcall)
  * and counted for their own outcome's rule; negation and a read past the
  * datagram; u32 and string matches in a row (one predicate); a u32 match
- * and a meter decided per packet on the slow path; IPv6. The payload of
+ * and a meter decided per packet on the slow path; IPv6; a bpf program
+ * as a predicate too, mixed with u32 in one tree. The payload of
  * udp4() is its tag (4 bytes, big endian) then 1 2 3 4, at offset 28 of
  * the IPv4 datagram.
  */
@@ -172,6 +173,45 @@ test_u32_and_meter(void **state)
 	check_accounting();
 }
 
+/* A bpf program on the fast path: its hits run on the RX lcore, beside a u32 match. */
+static void
+test_bpf(void **state)
+{
+	static const uint32_t tags[] = {1, BAD, 0x42000000u, 3, BAD};
+	struct rule_engine_stats st;
+	struct rte_mbuf *m[5], *o[8];
+	const struct fc_entry *e;
+	struct fc_key k;
+
+	(void)state;
+	world_up(false, 64);
+	/* bpf: the tag's first byte through LDX MSH and an indexed load is 'B'; then u32: all of it. */
+	load("accept u32 \"28=0x42414421\"\n"
+	     "drop bpf_bytecode \"5,177 0 0 0,80 0 0 8,21 0 1 66,6 0 0 1,6 0 0 0\"\naccept\n");
+	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 7);
+	k = key_of(m[0]);
+	rx1(m[0]);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	for (unsigned int i = 0; i < 5; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, tags[i]);
+	/* BAD! accepted by the u32 rule, 0x42000000 dropped by the program. */
+	assert_int_equal(rx(m, 5), 4);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
+	counters(1, 2, 0);
+	counters(2, 1, 0);
+	counters(3, 3, 0);
+	rule_engine_stats_get(W.eng, &st);
+	assert_int_equal(st.bpf_preds, 1);
+	assert_int_equal(st.u32_preds, 1);
+	assert_int_equal(take(W.out, o, 8), 5);
+	rte_pktmbuf_free_bulk(o, 5);
+	check_accounting();
+}
+
 /* IPv6: offsets from the IPv6 header (UDP data at 48). */
 static void
 test_ipv6(void **state)
@@ -204,6 +244,7 @@ main(void)
 		cmocka_unit_test_teardown(test_mixed, teardown),
 		cmocka_unit_test_teardown(test_u32_and_meter, teardown),
 		cmocka_unit_test_teardown(test_ipv6, teardown),
+		cmocka_unit_test_teardown(test_bpf, teardown),
 	};
 
 	int ret;
