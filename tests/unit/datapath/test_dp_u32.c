@@ -6,7 +6,9 @@
  * and counted for their own outcome's rule; negation and a read past the
  * datagram; u32 and string matches in a row (one predicate); a u32 match
  * and a meter decided per packet on the slow path; IPv6; a bpf program
- * as a predicate too, mixed with u32 in one tree. The payload of
+ * as a predicate too, mixed with u32 in one tree; chained mbufs whose
+ * datagram goes past the first segment where a u32 test or a string
+ * window reads (made one segment, tested on the fast path). The payload of
  * udp4() is its tag (4 bytes, big endian) then 1 2 3 4, at offset 28 of
  * the IPv4 datagram.
  */
@@ -212,6 +214,51 @@ test_bpf(void **state)
 	check_accounting();
 }
 
+/* @p m cut into two segments at frame byte @p at. */
+static struct rte_mbuf *
+chained(struct rte_mbuf *m, uint16_t at)
+{
+	struct rte_mbuf *t = rte_pktmbuf_alloc(pool);
+	uint16_t tail = (uint16_t)(m->data_len - at);
+	char *d;
+
+	assert_non_null(t);
+	d = rte_pktmbuf_append(t, tail);
+	assert_non_null(d);
+	memcpy(d, rte_pktmbuf_mtod_offset(m, const char *, at), tail);
+	assert_int_equal(rte_pktmbuf_trim(m, tail), 0);
+	assert_int_equal(rte_pktmbuf_chain(m, t), 0);
+	return m;
+}
+
+/* A datagram past the first segment: one segment made, tested on the fast path. */
+static void
+test_chained(void **state)
+{
+	struct rte_mbuf *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	/* The tag is frame bytes 42..45: cut at 44, its word straddles the segments. */
+	load("drop u32 \"28=0x42414421\"\ndrop string \"EVIL\" string_algo bm string_from 28\n"
+	     "accept\n");
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1));
+	assert_int_equal(slow(), 1);
+	assert_int_equal(rx1(chained(udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD), 44)), 0);
+	assert_int_equal(rx1(chained(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 0x4556494cu), 43)), 0);
+	assert_int_equal(rx1(chained(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 2), 44)), 1);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 2);
+	counters(1, 1, 36);
+	counters(2, 1, 36);
+	counters(3, 2, 0);
+	assert_int_equal(take(W.out, o, 8), 2);
+	assert_int_equal(o[1]->nb_segs, 1);
+	assert_int_equal(tag_of(o[1]), 2);
+	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
 /* IPv6: offsets from the IPv6 header (UDP data at 48). */
 static void
 test_ipv6(void **state)
@@ -245,6 +292,7 @@ main(void)
 		cmocka_unit_test_teardown(test_u32_and_meter, teardown),
 		cmocka_unit_test_teardown(test_ipv6, teardown),
 		cmocka_unit_test_teardown(test_bpf, teardown),
+		cmocka_unit_test_teardown(test_chained, teardown),
 	};
 
 	int ret;
