@@ -22,41 +22,41 @@
 #include "rule_x_priv.h"
 
 /* Classic BPF opcodes (the instruction set's published numbers). */
-#define C_LD 0x00
-#define C_LDX 0x01
-#define C_ST 0x02
-#define C_STX 0x03
-#define C_ALU 0x04
-#define C_JMP 0x05
-#define C_RET 0x06
-#define C_MISC 0x07
-#define S_W 0x00
-#define S_H 0x08
-#define S_B 0x10
-#define M_IMM 0x00
-#define M_ABS 0x20
-#define M_IND 0x40
-#define M_MEM 0x60
-#define M_LEN 0x80
-#define M_MSH 0xa0
-#define O_ADD 0x00
-#define O_SUB 0x10
-#define O_MUL 0x20
-#define O_DIV 0x30
-#define O_OR 0x40
-#define O_AND 0x50
-#define O_LSH 0x60
-#define O_RSH 0x70
-#define O_NEG 0x80
-#define O_MOD 0x90
-#define O_XOR 0xa0
-#define J_JA 0x00
-#define J_JEQ 0x10
-#define J_JGT 0x20
-#define J_JGE 0x30
-#define J_JSET 0x40
-#define SRC_X 0x08
-#define R_A 0x10
+#define C_LD	 0x00
+#define C_LDX	 0x01
+#define C_ST	 0x02
+#define C_STX	 0x03
+#define C_ALU	 0x04
+#define C_JMP	 0x05
+#define C_RET	 0x06
+#define C_MISC	 0x07
+#define S_W	 0x00
+#define S_H	 0x08
+#define S_B	 0x10
+#define M_IMM	 0x00
+#define M_ABS	 0x20
+#define M_IND	 0x40
+#define M_MEM	 0x60
+#define M_LEN	 0x80
+#define M_MSH	 0xa0
+#define O_ADD	 0x00
+#define O_SUB	 0x10
+#define O_MUL	 0x20
+#define O_DIV	 0x30
+#define O_OR	 0x40
+#define O_AND	 0x50
+#define O_LSH	 0x60
+#define O_RSH	 0x70
+#define O_NEG	 0x80
+#define O_MOD	 0x90
+#define O_XOR	 0xa0
+#define J_JA	 0x00
+#define J_JEQ	 0x10
+#define J_JGT	 0x20
+#define J_JGE	 0x30
+#define J_JSET	 0x40
+#define SRC_X	 0x08
+#define R_A	 0x10
 #define MISC_TXA 0x80
 #define MEMWORDS 16
 /* Loads at or past this offset are ancillary or negative (SKF_*). */
@@ -66,30 +66,55 @@ static bool
 code_known(uint16_t c)
 {
 	switch (c) {
-	case C_ALU | O_ADD: case C_ALU | O_ADD | SRC_X:
-	case C_ALU | O_SUB: case C_ALU | O_SUB | SRC_X:
-	case C_ALU | O_MUL: case C_ALU | O_MUL | SRC_X:
-	case C_ALU | O_DIV: case C_ALU | O_DIV | SRC_X:
-	case C_ALU | O_MOD: case C_ALU | O_MOD | SRC_X:
-	case C_ALU | O_AND: case C_ALU | O_AND | SRC_X:
-	case C_ALU | O_OR: case C_ALU | O_OR | SRC_X:
-	case C_ALU | O_XOR: case C_ALU | O_XOR | SRC_X:
-	case C_ALU | O_LSH: case C_ALU | O_LSH | SRC_X:
-	case C_ALU | O_RSH: case C_ALU | O_RSH | SRC_X:
+	case C_ALU | O_ADD:
+	case C_ALU | O_ADD | SRC_X:
+	case C_ALU | O_SUB:
+	case C_ALU | O_SUB | SRC_X:
+	case C_ALU | O_MUL:
+	case C_ALU | O_MUL | SRC_X:
+	case C_ALU | O_DIV:
+	case C_ALU | O_DIV | SRC_X:
+	case C_ALU | O_MOD:
+	case C_ALU | O_MOD | SRC_X:
+	case C_ALU | O_AND:
+	case C_ALU | O_AND | SRC_X:
+	case C_ALU | O_OR:
+	case C_ALU | O_OR | SRC_X:
+	case C_ALU | O_XOR:
+	case C_ALU | O_XOR | SRC_X:
+	case C_ALU | O_LSH:
+	case C_ALU | O_LSH | SRC_X:
+	case C_ALU | O_RSH:
+	case C_ALU | O_RSH | SRC_X:
 	case C_ALU | O_NEG:
-	case C_LD | S_W | M_ABS: case C_LD | S_H | M_ABS: case C_LD | S_B | M_ABS:
-	case C_LD | S_W | M_IND: case C_LD | S_H | M_IND: case C_LD | S_B | M_IND:
-	case C_LD | S_W | M_LEN: case C_LD | S_W | M_MEM: case C_LD | S_W | M_IMM:
-	case C_LDX | S_W | M_LEN: case C_LDX | S_W | M_MEM: case C_LDX | S_W | M_IMM:
+	case C_LD | S_W | M_ABS:
+	case C_LD | S_H | M_ABS:
+	case C_LD | S_B | M_ABS:
+	case C_LD | S_W | M_IND:
+	case C_LD | S_H | M_IND:
+	case C_LD | S_B | M_IND:
+	case C_LD | S_W | M_LEN:
+	case C_LD | S_W | M_MEM:
+	case C_LD | S_W | M_IMM:
+	case C_LDX | S_W | M_LEN:
+	case C_LDX | S_W | M_MEM:
+	case C_LDX | S_W | M_IMM:
 	case C_LDX | S_B | M_MSH:
-	case C_ST: case C_STX:
-	case C_MISC: case C_MISC | MISC_TXA:
-	case C_RET: case C_RET | R_A:
+	case C_ST:
+	case C_STX:
+	case C_MISC:
+	case C_MISC | MISC_TXA:
+	case C_RET:
+	case C_RET | R_A:
 	case C_JMP | J_JA:
-	case C_JMP | J_JEQ: case C_JMP | J_JEQ | SRC_X:
-	case C_JMP | J_JGT: case C_JMP | J_JGT | SRC_X:
-	case C_JMP | J_JGE: case C_JMP | J_JGE | SRC_X:
-	case C_JMP | J_JSET: case C_JMP | J_JSET | SRC_X:
+	case C_JMP | J_JEQ:
+	case C_JMP | J_JEQ | SRC_X:
+	case C_JMP | J_JGT:
+	case C_JMP | J_JGT | SRC_X:
+	case C_JMP | J_JGE:
+	case C_JMP | J_JGE | SRC_X:
+	case C_JMP | J_JSET:
+	case C_JMP | J_JSET | SRC_X:
 		return true;
 	default:
 		return false;
@@ -142,9 +167,9 @@ prog_check(const struct rule_bpf_prog *p)
 				return "bpf: a jump past the end";
 			break;
 		}
-		if ((cls == C_LD || cls == C_LDX) && ((f->code & 0xe0) == M_ABS ||
-							(f->code & 0xe0) == M_IND ||
-							(f->code & 0xe0) == M_MSH) &&
+		if ((cls == C_LD || cls == C_LDX) &&
+			((f->code & 0xe0) == M_ABS || (f->code & 0xe0) == M_IND ||
+				(f->code & 0xe0) == M_MSH) &&
 			f->k >= ANC_FIRST)
 			return "bpf: ancillary or negative-offset loads (SKF_*) are not supported";
 	}
@@ -296,7 +321,8 @@ rule_bpf_parse(const char *s, struct rule_x_bpf *b, const char **msg)
 		*msg = "bpf: number of instructions exceeds maximum (64)";
 		return -EINVAL;
 	}
-	/* As iptables: each ',' not last starts an instruction; text after its 4 numbers is ignored. */
+	/* As iptables: each ',' not last starts an instruction; text after its 4 numbers is
+	 * ignored. */
 	while ((t = strchr(t, ',')) != NULL && *++t != '\0') {
 		uint32_t code, jt, jf, k;
 		const char *q = t;
@@ -406,7 +432,8 @@ rule_bpf_run(const struct rule_bpf_prog *p, const uint8_t *l3, uint32_t len)
 			switch (f->code & 0xe0) {
 			case M_ABS:
 			case M_IND:
-				if (!load(l3, len, (uint64_t)f->k + ((f->code & 0xe0) == M_IND ? x : 0),
+				if (!load(l3, len,
+					    (uint64_t)f->k + ((f->code & 0xe0) == M_IND ? x : 0),
 					    size, &v))
 					return 0;
 				a = v;

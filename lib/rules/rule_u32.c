@@ -148,13 +148,15 @@ rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg)
 				else if (*s == '@')
 					op = RULE_U32_AT;
 				else {
-					*msg = *s == '<' || *s == '>' ? "u32: a second '<' or '>' expected"
-								      : "u32: operator expected";
+					*msg = *s == '<' || *s == '>'
+						       ? "u32: a second '<' or '>' expected"
+						       : "u32: operator expected";
 					return -EINVAL;
 				}
 				s += op == RULE_U32_SHL || op == RULE_U32_SHR ? 2 : 1;
 				if (t->nnums == RULE_U32_MAX) {
-					*msg = "u32: too many operators (at most 10 numbers in a location)";
+					*msg = "u32: too many operators (at most 10 numbers in a "
+					       "location)";
 					return -EINVAL;
 				}
 				t->op[t->nnums] = op;
@@ -163,9 +165,10 @@ rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg)
 				*msg = "u32: not a number or out of range";
 				return -EINVAL;
 			}
-			/* Linux refuses the rule (xt_u32's check since the fix of 2026). */
-			if (t->nnums != 0 && (t->op[t->nnums] == RULE_U32_SHL ||
-						     t->op[t->nnums] == RULE_U32_SHR) &&
+			/* Linux refuses the rule (xt_u32's check of a rule being loaded). */
+			if (t->nnums != 0 &&
+				(t->op[t->nnums] == RULE_U32_SHL ||
+					t->op[t->nnums] == RULE_U32_SHR) &&
 				t->num[t->nnums] > 31) {
 				*msg = "u32: a shift of 32 or more (Linux refuses it)";
 				return -EINVAL;
@@ -268,11 +271,13 @@ rule_u32_decode(const struct rule_x_u32 *u, struct rule_u32_prog *p)
 			t->nvals > RULE_U32_MAX)
 			return -EINVAL;
 		for (unsigned int j = 0; j < t->nnums; j++) {
-			if (!dec_varint(u->code, len, &i, &v) || v >> 34 != 0 || (j == 0 && (v & 3)))
+			if (!dec_varint(u->code, len, &i, &v) || v >> 34 != 0 ||
+				(j == 0 && (v & 3)))
 				return -EINVAL;
 			t->num[j] = (uint32_t)(v >> 2);
 			t->op[j] = (uint8_t)(v & 3);
-			if ((t->op[j] == RULE_U32_SHL || t->op[j] == RULE_U32_SHR) && t->num[j] > 31)
+			if ((t->op[j] == RULE_U32_SHL || t->op[j] == RULE_U32_SHR) &&
+				t->num[j] > 31)
 				return -EINVAL;
 		}
 		for (unsigned int j = 0; j < t->nvals; j++) {
@@ -376,7 +381,7 @@ rule_u32_match(const struct rule_x_u32 *u, const uint8_t *l3, uint32_t len)
 			case RULE_U32_SHR:
 				val >>= num & 31;
 				break;
-			default: /* "@": move by the value, read at the number's offset from there */
+			default: /* "@": move by the value, read at the number past it */
 				if (at + val < at)
 					return false;
 				at += val;
