@@ -444,9 +444,10 @@ gufc_show_recent(struct gufc_app *app, FILE *f)
 		fprintf(f, "hashlimit buckets kept as meters (fast path): %u\n", st.hashlimit_meters);
 		fprintf(f, "connlimit: %u connections held, %" PRIu64 " counts asked\n",
 			st.connlimit_conns, st.connlimit_checks);
-		fprintf(f, "string searches on the fast path: %u; flow walks left per packet (a "
-			   "search and a meter, or more than a tree holds): %" PRIu64 "\n",
-			st.str_preds, st.pred_per_packet);
+		fprintf(f, "string searches on the fast path: %u, u32 matches: %u, bpf programs: %u; "
+			   "flow walks left per packet (a search and a meter, or more than a tree "
+			   "holds): %" PRIu64 "\n",
+			st.str_preds, st.u32_preds, st.bpf_preds, st.pred_per_packet);
 		fprintf(f, "ipsets changed by -j SET: %" PRIu64 " added, %" PRIu64 " deleted, %" PRIu64
 			   " failed\n", st.set_added, st.set_deleted, st.set_failed);
 	}
@@ -490,8 +491,9 @@ gufc_recent_json(const struct gufc_app *app, const struct gufc_totals *t, FILE *
 			hi.cfg.rate, hi.cfg.unit, hi.cfg.burst, hi.cfg.expire, hi.cfg.gcinterval);
 	fprintf(f, "]},\n  \"connlimit\": {\"conns\": %u, \"checks\": %" PRIu64 "}",
 		t->es.connlimit_conns, t->es.connlimit_checks);
-	fprintf(f, ",\n  \"string\": {\"searches\": %u, \"per_packet\": %" PRIu64 "}",
-		t->es.str_preds, t->es.pred_per_packet);
+	fprintf(f, ",\n  \"string\": {\"searches\": %u, \"u32\": %u, \"bpf\": %u, \"per_packet\": %" PRIu64
+		   "}",
+		t->es.str_preds, t->es.u32_preds, t->es.bpf_preds, t->es.pred_per_packet);
 	fprintf(f, ",\n  \"ipset_target\": {\"added\": %" PRIu64 ", \"deleted\": %" PRIu64
 		   ", \"failed\": %" PRIu64 "}",
 		t->es.set_added, t->es.set_deleted, t->es.set_failed);

@@ -121,6 +121,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("connlimit_conns", t.es.connlimit_conns);
 	U("connlimit_checks", t.es.connlimit_checks);
 	U("string_searches", t.es.str_preds);
+	U("u32_matches", t.es.u32_preds);
+	U("bpf_programs", t.es.bpf_preds);
 	U("string_per_packet", t.es.pred_per_packet);
 	U("flows_classed", t.es.classed);
 	U("class_taken", t.es.class_taken);

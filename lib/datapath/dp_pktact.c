@@ -63,6 +63,38 @@ rw_tos(uint8_t *l3, uint32_t len, bool v4, uint8_t and_not, uint8_t x)
 	return 1;
 }
 
+/*
+ * ECN target (IPv4): the ECN field as @p op says, then a TCP header's ECE
+ * and CWR, each with its checksum; only what differs is written.
+ */
+static int
+rw_ecn(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4,
+	const struct rule_pktop *op)
+{
+	int rc = 0;
+
+	if (op->ref & 4) {
+		rc = rw_tos(l3, len, true, 0x03, (uint8_t)(op->ref & 3));
+		if (rc < 0)
+			return rc;
+	}
+	if (op->a != 0 && fc_key_proto(&pkt->key) == IPPROTO_TCP && l4 != 0) {
+		uint8_t *tcp = l3 + l4, nf;
+		uint16_t old;
+
+		if (l4 + 20 > len)
+			return -EINVAL;
+		nf = (uint8_t)((tcp[13] & ~op->a) | op->b);
+		if (nf != tcp[13]) {
+			memcpy(&old, tcp + 12, 2);
+			tcp[13] = nf;
+			csum_fix(tcp + 16, old, tcp + 12);
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
 /* @p t set (0), minus (1), plus (2) @p v, within 0..255. */
 static inline unsigned int
 ttl_op(unsigned int t, uint8_t mode, uint8_t v)
@@ -291,6 +323,8 @@ dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t 
 		return l4 == 0 ? -EINVAL : rw_checksum(l3, len, pkt, l4);
 	case RULE_PKTOP_TCPMSS:
 		return l4 == 0 ? 0 : rw_tcpmss(l3, len, cap > len ? cap : len, pkt, l4, op->ref, mtu);
+	case RULE_PKTOP_ECN:
+		return v4 ? rw_ecn(l3, len, pkt, l4, op) : 0;
 	default:
 		return 0;
 	}

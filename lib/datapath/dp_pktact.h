@@ -52,14 +52,17 @@ bool dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *p
 	bool counted);
 
 /*
- * For a hit on an entry whose program *@p p has a string predicate:
- * search @p m's IP datagram as the predicate asks, set the verdict, *@p p
- * to the outcome's program (NULL: none) and the list to run (0), and
- * count an outcome but 0 on the predicate (dp_pred.c).
- * @return false when the fast path cannot search it (a window goes past
- *   the first segment of a chained mbuf): send it to the slow path.
+ * For a hit on an entry whose program *@p p has a predicate (string
+ * searches, u32 tests, bpf programs): test @p m's IP datagram as the
+ * predicate asks, set the verdict, *@p p to the outcome's program (NULL:
+ * none) and the list to run (0), and count an outcome but 0 on the
+ * predicate (dp_pred.c). A chained mbuf whose datagram goes past its first
+ * segment where the predicate may read is made one segment first
+ * (rte_pktmbuf_linearize(), as a rewrite does).
+ * @return false when the fast path cannot test it (a chained mbuf that
+ *   does not fit one segment): send it to the slow path.
  */
-bool dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_pkt *pkt,
+bool dp_pred_take(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	const struct fc_action *a, const struct rule_pktprog **p, uint8_t *verdict,
 	unsigned int *list);
 

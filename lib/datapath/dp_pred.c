@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/datapath: the fast path's per-packet predicate (engine_strpred.h) —
- * a cached entry whose program names a "-m string" predicate: search the
- * packet's IP datagram as its tree asks, take the outcome's verdict and
+ * a cached entry whose program names a "-m string", "-m u32" or "-m bpf" predicate:
+ * search or test the packet's IP datagram as its tree asks, take the outcome's verdict and
  * program, and count an outcome but 0 on the predicate, as the slow path
  * does for the packets it decides from the entry.
  */
@@ -12,7 +12,7 @@
 #include "dp_priv.h"
 
 bool
-dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_pkt *pkt,
+dp_pred_take(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	const struct fc_action *a, const struct rule_pktprog **p, uint8_t *verdict,
 	unsigned int *list)
 {
@@ -27,13 +27,26 @@ dp_pred_take(const struct dp_ctx *c, const struct rte_mbuf *m, const struct fc_p
 		return false;
 	cap = data - pkt->l3_off;
 	len = pkt->ip_len != 0 ? pkt->ip_len : cap;
-	/* A search's window past the first segment of a chained mbuf: the slow path's. */
+	/*
+	 * A chained mbuf whose datagram goes past its first segment where the
+	 * tree may read (a search's window, any u32 or bpf read): one segment
+	 * first, or the slow path's when it does not fit.
+	 */
 	if (len > cap) {
+		bool far = false;
+
 		if (m->nb_segs > 1)
-			for (unsigned int i = 0; i < t->n_nodes; i++)
-				if (v->strs[t->node[i].str].to > cap)
-					return false;
-		len = cap;
+			for (unsigned int i = 0; i < t->n_nodes && !far; i++)
+				far = (t->node[i].str & RULE_PRED_KIND) ||
+				      v->strs[t->node[i].str].to > cap;
+		if (far) {
+			if (rte_pktmbuf_linearize(m) != 0)
+				return false;
+			data = rte_pktmbuf_data_len(m);
+			cap = data - pkt->l3_off;
+		}
+		if (len > cap)
+			len = cap;
 	}
 	lf = rule_engine_pred_leaf(c->eng, (*p)->pred,
 		rte_pktmbuf_mtod_offset(m, const uint8_t *, pkt->l3_off), len, &leaf);

@@ -274,6 +274,8 @@ struct rule_engine_view {
 	uint64_t *spec_dropped;     /**< per spec: records not queued */
 	struct rule_strpred *strs;  /**< RULE_STRPREDS_MAX string searches (engine_strpred.h) */
 	struct rule_pred *preds;    /**< RULE_PREDS_MAX string predicates (decision trees) */
+	struct rule_u32_prog *u32s; /**< RULE_U32PREDS_MAX u32 tests (engine_strpred.h) */
+	struct rule_bpf_prog *bpfs; /**< RULE_BPFPREDS_MAX bpf programs (engine_strpred.h) */
 	struct rule_pred_ctr *pred_ctr; /**< per predicate: packets per outcome but 0 */
 	/**
 	 * Per table slot ([0] IPv4, [1] IPv6): the per-flow channel of the

@@ -39,6 +39,8 @@ rule_engine_stats_get(const struct rule_engine *eng, struct rule_engine_stats *s
 	st->connlimit_conns = eng_connlimit_count(eng);
 	st->hashlimit_meters = eng->n_hlm;
 	st->str_preds = eng->n_strs;
+	st->u32_preds = eng->n_u32s;
+	st->bpf_preds = eng->n_bpfs;
 	st->overlay = 0;
 	for (uint32_t i = 0; i < eng->n_chg; i++)
 		if (eng->cls == NULL || (int32_t)(eng->chg[i].gen - eng->cls_gen) > 0)

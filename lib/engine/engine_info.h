@@ -125,12 +125,15 @@ struct rule_engine_stats {
 	uint32_t hashlimit_meters;  /**< hashlimit buckets kept as meters (the fast path takes
 					 their tokens) */
 	uint32_t str_preds;         /**< "-m string" searches the fast path runs (engine_strpred.h) */
+	uint32_t u32_preds;         /**< "-m u32" matches (their tests) the fast path runs */
+	uint32_t bpf_preds;         /**< "-m bpf" programs the fast path runs */
 	uint64_t classed;           /**< entries cached for a TCP flag class (engine_pktclass.c):
 					 walks that read the flags and no other per-packet field */
 	uint64_t class_taken;       /**< classed entries whose guessed class (a first segment's,
 					 a stand-in's) a packet of another class took over */
-	uint64_t pred_per_packet;   /**< flow walks that reached a "-m string" search and a
-					 meter, or more searches than a predicate holds (or
+	uint64_t pred_per_packet;   /**< flow walks that reached a "-m string" search (or a
+					 "-m u32" match) and a meter, or more searches than a
+					 predicate holds (or
 					 found a table full): their packets are decided one by
 					 one on the slow path */
 	uint64_t connlimit_checks;  /**< walks that asked a "-m connlimit" count */

@@ -190,6 +190,22 @@ act_op(struct rule_engine *eng, const struct rule_act *ra, struct rule_pktop *op
 		op->kind = RULE_PKTOP_TCPMSS;
 		op->ref = (x->given & 1) ? x->u.tcpmss.mss : 0;
 		return 0;
+	case RULE_ACT_ECN:
+		/* --ecn-tcp-remove: ECE and CWR to 0 (rule_x_finish()'s spelling). */
+		op->kind = RULE_PKTOP_ECN;
+		if (x->given & 1)
+			op->a = RULE_TCP_ECE | RULE_TCP_CWR;
+		if (x->given & 2) {
+			op->a |= RULE_TCP_ECE;
+			op->b |= x->u.ecn_t.ece ? RULE_TCP_ECE : 0;
+		}
+		if (x->given & 4) {
+			op->a |= RULE_TCP_CWR;
+			op->b |= x->u.ecn_t.cwr ? RULE_TCP_CWR : 0;
+		}
+		if (x->given & 8)
+			op->ref = 4u | (x->u.ecn_t.ect & 3u);
+		return 0;
 	default:
 		return 0;
 	}

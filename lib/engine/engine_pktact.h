@@ -3,7 +3,7 @@
  * lib/engine: packet programs, part of engine.h's manual (included at its
  * end) — what a cached entry does to each of its packets beyond the
  * verdict: the non-terminal targets that report or change packets (LOG,
- * NFLOG, TOS, DSCP, TTL, HL, CHECKSUM; TCPMSS on the slow path only).
+ * NFLOG, TOS, DSCP, TTL, HL, CHECKSUM, ECN; TCPMSS on the slow path only).
  *
  * A walk records the non-terminal actions that ran (struct rule_eval::acts);
  * the engine turns those of LOG ... TCPMSS into a list of packet operations
@@ -51,6 +51,8 @@ enum rule_pktop_kind {
 	RULE_PKTOP_TCPMSS,   /**< TCP SYN: MSS option to @c ref, or 0: the route's MTU less
 				  the headers; only lowered, added (at most 536 / 1220) to
 				  a SYN without one and without data (slow path only) */
+	RULE_PKTOP_ECN,      /**< ECN target: IPv4 ECN field to @c ref & 3 when @c ref & 4;
+				  then, for TCP, flags = (flags & ~@c a) | @c b (ECE, CWR) */
 };
 
 /** One packet operation. */

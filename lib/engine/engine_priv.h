@@ -177,7 +177,8 @@ struct eng_pv {
 	uint8_t other;            /**< other stateful matches it reached (fresh answers) */
 	uint8_t connlimit;        /**< it reached a connlimit match */
 	uint16_t meter;
-	uint8_t n_str;            /**< string searches the walk reached (1: @c str) */
+	uint8_t n_str;            /**< string searches and u32 tests the walk reached (1: @c str;
+				       RULE_PRED_U32 set: a u32 test) */
 	uint16_t str;
 	/* A question about string searches (eng_str_decide()): the answers given so far. */
 	bool asking;              /**< answer from @c ans (else the packet's bytes say) */
@@ -289,6 +290,8 @@ struct rule_engine {
 	uint32_t *spec_ix;            /**< log specs' hash index (id + 1; 0 free) */
 	uint32_t n_progs;             /**< programs in view.progs */
 	uint32_t n_strs;              /**< string searches in view.strs */
+	uint32_t n_u32s;              /**< u32 tests in view.u32s */
+	uint32_t n_bpfs;              /**< bpf programs in view.bpfs */
 	uint32_t n_preds;             /**< string predicates in view.preds */
 	uint32_t n_specs;             /**< specs in view.specs */
 	struct rule_engine_pktact_stats pst;

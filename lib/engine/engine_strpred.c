@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/engine: "-m string" on the fast path (engine_strpred.h) — the
- * searches and the predicates (decision trees of searches) interned for
+ * lib/engine: "-m string", "-m u32" and "-m bpf" on the fast path
+ * (engine_strpred.h) — the searches, the u32 tests, the bpf programs and
+ * the predicates (decision trees of searches) interned for
  * the RX lcores, the walks' provider answer for a string match (a
  * packet's walk searches its bytes; the walks that build a predicate are
  * given the answers), and the predicate built from those walks for an
@@ -23,7 +24,12 @@ eng_strs_init(struct rule_engine *eng)
 		sizeof(*eng->view.preds) * RULE_PREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
 	eng->view.pred_ctr = rte_zmalloc_socket("eng_pred_ctr",
 		sizeof(*eng->view.pred_ctr) * RULE_PREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
-	if (eng->view.strs == NULL || eng->view.preds == NULL || eng->view.pred_ctr == NULL)
+	eng->view.u32s = rte_zmalloc_socket("eng_u32s",
+		sizeof(*eng->view.u32s) * RULE_U32PREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	eng->view.bpfs = rte_zmalloc_socket("eng_bpfs",
+		sizeof(*eng->view.bpfs) * RULE_BPFPREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	if (eng->view.strs == NULL || eng->view.preds == NULL || eng->view.pred_ctr == NULL ||
+		eng->view.u32s == NULL || eng->view.bpfs == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -34,6 +40,8 @@ eng_strs_fini(struct rule_engine *eng)
 	rte_free(eng->view.strs);
 	rte_free(eng->view.preds);
 	rte_free(eng->view.pred_ctr);
+	rte_free(eng->view.u32s);
+	rte_free(eng->view.bpfs);
 }
 
 /* With the programs (eng_pktact_reset()): rule ids numbered anew, counters start over. */
@@ -41,6 +49,8 @@ void
 eng_strs_reset(struct rule_engine *eng)
 {
 	eng->n_strs = 0;
+	eng->n_u32s = 0;
+	eng->n_bpfs = 0;
 	eng->n_preds = 0;
 	for (unsigned int i = 0; i < RULE_PREDS_MAX; i++)
 		for (unsigned int l = 0; l < RULE_PRED_LEAVES; l++) {
@@ -66,6 +76,41 @@ str_intern(struct rule_engine *eng, const struct rule_x *x)
 	return (int)eng->n_strs++;
 }
 
+/* The id of the u32 tests of @p x (RULE_PRED_U32 | index), interned. @return it, or -errno. */
+static int
+u32_intern(struct rule_engine *eng, const struct rule_x *x)
+{
+	struct rule_u32_prog u;
+
+	if (rule_u32_decode(&x->u.u32, &u) < 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < eng->n_u32s; i++)
+		if (memcmp(&eng->view.u32s[i], &u, sizeof(u)) == 0)
+			return (int)(RULE_PRED_U32 | i);
+	if (eng->n_u32s == RULE_U32PREDS_MAX)
+		return -ENOSPC;
+	/* Readers find it through a predicate an entry names (released with the entry). */
+	eng->view.u32s[eng->n_u32s] = u;
+	return (int)(RULE_PRED_U32 | eng->n_u32s++);
+}
+
+/* The id of the bpf program of @p x (RULE_PRED_BPF | index), interned. @return it, or -errno. */
+static int
+bpf_intern(struct rule_engine *eng, const struct rule_x *x)
+{
+	struct rule_bpf_prog b;
+
+	if (rule_bpf_decode(&x->u.bpf, &b) < 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < eng->n_bpfs; i++)
+		if (memcmp(&eng->view.bpfs[i], &b, sizeof(b)) == 0)
+			return (int)(RULE_PRED_BPF | i);
+	if (eng->n_bpfs == RULE_BPFPREDS_MAX)
+		return -ENOSPC;
+	eng->view.bpfs[eng->n_bpfs] = b;
+	return (int)(RULE_PRED_BPF | eng->n_bpfs++);
+}
+
 /* The id of predicate @p t, interned. @return it, or -ENOSPC. */
 static int
 pred_intern(struct rule_engine *eng, const struct rule_pred *t)
@@ -83,7 +128,9 @@ int
 eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi)
 {
 	const struct rule_x *x = &r->xm[xi];
-	int id = str_intern(pv->eng, x);
+	int id = x->kind == RULE_XM_U32	  ? u32_intern(pv->eng, x)
+		 : x->kind == RULE_XM_BPF ? bpf_intern(pv->eng, x)
+					  : str_intern(pv->eng, x);
 
 	if (id < 0) {
 		pv->other = 1; /* no room: decided per packet */

@@ -20,8 +20,13 @@
  * and a meter, or more outcomes than a tree holds, is decided per packet
  * on the slow path (struct rule_engine_stats::pred_per_packet).
  *
+ * u32 and bpf matches are such predicates too: a tree node names a
+ * search or, with RULE_PRED_U32, the tests of a u32 match (decoded once,
+ * rule_engine_u32_match() runs them on the packet) or, with RULE_PRED_BPF,
+ * a bpf match's program (decoded once, rule_bpf_run() runs it).
+ *
  * Searches are interned by content (pattern, case, window; negation is the
- * walks' business), trees likewise, in tables the rules lcore fills and
+ * walks' business), u32 tests likewise, trees likewise, in tables the rules lcore fills and
  * the RX lcores read; they start over with the programs (a commit that
  * numbers the rules anew).
  */
@@ -62,6 +67,16 @@ struct rule_strpred {
 #define RULE_PRED_LEAVES 8
 /** Most predicates (trees) of an engine; rule_pktprog::pred names one plus 1. */
 #define RULE_PREDS_MAX 1024
+/** Most u32 tests of an engine (view.u32s). */
+#define RULE_U32PREDS_MAX 256
+/** A tree node's @c str with this bit names u32 tests (view.u32s), else a search. */
+#define RULE_PRED_U32 0x8000
+/** ... with this bit a bpf program (view.bpfs). */
+#define RULE_PRED_BPF 0x4000
+/** The kind bits of a tree node's @c str. */
+#define RULE_PRED_KIND (RULE_PRED_U32 | RULE_PRED_BPF)
+/** Most bpf programs of an engine (view.bpfs). */
+#define RULE_BPFPREDS_MAX 256
 /** A tree node's child: a node index, or RULE_PRED_LEAF | a leaf index. */
 #define RULE_PRED_LEAF 0x80
 
@@ -85,7 +100,7 @@ struct rule_pred {
 	uint8_t n_nodes, n_leaves;
 	uint8_t pad[2];
 	struct {
-		uint16_t str;   /**< the search (view.strs) */
+		uint16_t str;   /**< the search (view.strs), or RULE_PRED_U32 | u32 tests */
 		uint8_t kid[2]; /**< [0] not found, [1] found */
 	} node[RULE_PRED_LEAVES - 1];
 	struct rule_pred_leaf leaf[RULE_PRED_LEAVES];
@@ -155,6 +170,64 @@ rule_engine_str_find(const struct rule_strpred *sp, const uint8_t *l3, uint32_t 
 	return false;
 }
 
+static inline uint32_t
+rule_engine_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/**
+ * Run a u32 match's tests on a packet (rule_u32_match()'s answer, from
+ * the decoded tests).
+ * @param u    the tests (rule_u32_decode())
+ * @param l3   the IP header's first byte
+ * @param len  bytes of the datagram at @p l3
+ * @return true if every test passes.
+ * Context: any lcore (lock-free).
+ */
+static inline bool
+rule_engine_u32_match(const struct rule_u32_prog *u, const uint8_t *l3, uint32_t len)
+{
+	for (unsigned int n = 0; n < u->ntests; n++) {
+		const struct rule_u32_test *t = &u->t[n];
+		uint32_t pos = t->num[0], at = 0, val;
+		unsigned int j;
+
+		if (len < 4 || pos > len - 4)
+			return false;
+		val = rule_engine_be32(l3 + pos);
+		for (j = 1; j < t->nnums; j++) {
+			uint32_t num = t->num[j];
+
+			switch (t->op[j]) {
+			case RULE_U32_AND:
+				val &= num;
+				break;
+			case RULE_U32_SHL:
+				val <<= num & 31;
+				break;
+			case RULE_U32_SHR:
+				val >>= num & 31;
+				break;
+			default:
+				if (at + val < at)
+					return false;
+				at += val;
+				if (at > len || len - at < 4 || num > len - at - 4)
+					return false;
+				val = rule_engine_be32(l3 + at + num);
+				break;
+			}
+		}
+		for (j = 0; j < t->nvals; j++)
+			if (t->lo[j] <= val && val <= t->hi[j])
+				break;
+		if (j == t->nvals)
+			return false;
+	}
+	return true;
+}
+
 /**
  * The search a program's predicate names.
  * @param eng   the engine
@@ -189,7 +262,12 @@ rule_engine_pred_leaf(const struct rule_engine *eng, uint16_t pred, const uint8_
 	unsigned int n = 0;
 
 	for (unsigned int depth = 0; depth < RULE_PRED_LEAVES; depth++) {
-		bool found = rule_engine_str_find(&v->strs[t->node[n].str], l3, len);
+		uint16_t s = t->node[n].str;
+		bool found = s & RULE_PRED_U32
+				     ? rule_engine_u32_match(&v->u32s[s & ~RULE_PRED_KIND], l3, len)
+			     : s & RULE_PRED_BPF
+				     ? rule_bpf_run(&v->bpfs[s & ~RULE_PRED_KIND], l3, len) != 0
+				     : rule_engine_str_find(&v->strs[s], l3, len);
 
 		n = t->node[n].kid[found];
 		if (n & RULE_PRED_LEAF)

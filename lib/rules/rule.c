@@ -48,6 +48,7 @@ static const char *const action_names[RULE_ACT__COUNT] = {
 	[RULE_ACT_SYNPROXY] = "synproxy",
 	[RULE_ACT_SET] = "set",
 	[RULE_ACT_COUNT] = "count",
+	[RULE_ACT_ECN] = "ecn",
 };
 
 static const char *const table_names[RULE_TABLE__COUNT] = {

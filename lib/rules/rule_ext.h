@@ -45,13 +45,13 @@ struct rule_prefix {
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
 	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn") \
-	X(IPCOMP, "ipcomp")
+	X(IPCOMP, "ipcomp") X(U32, "u32") X(BPF, "bpf")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
 	X(CONNMARK, "CONNMARK") X(TCPMSS, "TCPMSS") X(CT, "CT") X(CHECKSUM, "CHECKSUM") \
 	X(DSCP, "DSCP") X(TOS, "TOS") X(CLASSIFY, "CLASSIFY") X(TTL, "TTL") X(HL, "HL") \
-	X(SYNPROXY, "SYNPROXY") X(SET, "SET")
+	X(SYNPROXY, "SYNPROXY") X(SET, "SET") X(ECN, "ECN")
 
 /** Extension kinds: 0 is none, then the matches, then the targets. */
 enum rule_x_kind {
@@ -248,11 +248,46 @@ struct rule_x_string {
 	uint8_t len;   /**< 1..RULE_STR_MAX */
 	uint8_t pat[RULE_STR_MAX];
 };
+/** Bytes of a u32 match's encoded tests (struct rule_x_u32). */
+#define RULE_U32_CODE_MAX 135
+/** u32: most tests ("&&"), location numbers per test, value ranges per test (iptables'). */
+#define RULE_U32_MAX 10
+/** u32 location operators, as xt_u32 numbers them. */
+#define RULE_U32_AND 0
+#define RULE_U32_SHL 1
+#define RULE_U32_SHR 2
+#define RULE_U32_AT 3
+/**
+ * u32: the tests, encoded (rule_u32.c): a byte of tests, then per test a
+ * byte (numbers << 4 | value ranges), each location number as a LEB128
+ * varint of (number << 2 | operator before it), each range as two varints
+ * (min, max). One spelling per set of tests (numbers are read into values
+ * first), unused bytes zero: compared with memcmp as every extension is.
+ */
+struct rule_x_u32 {
+	uint8_t len; /**< bytes of @c code used */
+	uint8_t code[RULE_U32_CODE_MAX];
+};
+/** Most instructions of a bpf match's program (xt_bpf's XT_BPF_MAX_NUM_INSTR). */
+#define RULE_BPF_MAX 64
+/** Bytes of a bpf match's encoded program (struct rule_x_bpf). */
+#define RULE_BPF_CODE_MAX 135
+/**
+ * bpf: a classic BPF program, checked and encoded (rule_bpf.c): a byte of
+ * instructions, then per instruction its code, jt and jf bytes and k as a
+ * LEB128 varint. Unused bytes zero.
+ */
+struct rule_x_bpf {
+	uint8_t len; /**< bytes of @c code used */
+	uint8_t code[RULE_BPF_CODE_MAX];
+};
 struct rule_x_log { uint8_t level; char prefix[30]; };
 struct rule_x_nflog { uint16_t group, threshold; uint32_t range; char prefix[64]; };
 struct rule_x_reject { uint8_t with; };                     /**< enum rule_reject */
 struct rule_x_connmark_t { uint32_t value, mask, nfmask, ctmask; };
 struct rule_x_tcpmss_t { uint16_t mss; };
+/** ECN target: TCP ECE and CWR set to @c ece, @c cwr (0 or 1), the IPv4 ECN field to @c ect. */
+struct rule_x_ecn_t { uint8_t ece, cwr, ect; };
 struct rule_x_ct { char helper[16]; uint16_t zone; };
 struct rule_x_tos { uint8_t value, mask; };                /**< tos: (tos & mask) == value */
 struct rule_x_classify { uint32_t cls; };                   /**< major << 16 | minor */
@@ -301,12 +336,15 @@ struct rule_x {
 		struct rule_x_reject reject;
 		struct rule_x_connmark_t connmark;
 		struct rule_x_tcpmss_t tcpmss;
+		struct rule_x_ecn_t ecn_t;
 		struct rule_x_ct ct_t;
 		struct rule_x_tos tos;
 		struct rule_x_classify classify;
 		struct rule_x_synproxy synproxy;
 		struct rule_x_set_t set_t;
 		struct rule_x_string str;
+		struct rule_x_u32 u32;
+		struct rule_x_bpf bpf;
 		uint8_t raw[136];
 	} u;
 };

@@ -19,8 +19,6 @@ static const struct {
 	{"socket", "gufc has no local sockets (-m socket)"},
 	{"cgroup", "gufc has no local sockets, so no packet has a cgroup (-m cgroup)"},
 	{"policy", "gufc terminates no IPsec: it has no policies for -m policy to look at"},
-	{"u32", "payload matches are refused: a verdict cached per flow cannot hold them (-m u32)"},
-	{"bpf", "payload matches are refused: a verdict cached per flow cannot hold them (-m bpf)"},
 	{"physdev", "gufc has no Linux bridge: no bridge ports for -m physdev (-i/-o match gufc's own ports)"},
 	{"ipvs", "gufc has no IPVS (-m ipvs)"},
 	{"osf", "passive OS fingerprinting is not supported (-m osf)"},
@@ -52,7 +50,6 @@ static const struct {
 	{"LED", "gufc drives no LED triggers (LED)"},
 	{"HMARK", "hash marks are not supported: a flow's lcore and channel are not picked by mark (HMARK)"},
 	{"RATEEST", "gufc has no rate estimators (RATEEST; use -m limit or hashlimit)"},
-	{"ECN", "gufc does not rewrite TCP ECN flags (ECN): its rewrites are TOS, DSCP, TTL, HL and TCPMSS"},
 };
 
 /*

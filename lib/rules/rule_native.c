@@ -434,7 +434,8 @@ parse_xopt(struct parser *p, const struct toks *ts, unsigned int *i, struct rule
 		w[j] = &ts->t[++*i];
 		if (w[j]->neg && (j > 0 || !(o->flags & XO_NEG)))
 			return rule_perr(p, w[j], "negation not allowed here");
-		if (w[j]->quoted && o->vt != VT_STR && o->vt != VT_STRPAT)
+		if (w[j]->quoted && o->vt != VT_STR && o->vt != VT_STRPAT && o->vt != VT_U32 &&
+			o->vt != VT_BPF)
 			return rule_perr(p, w[j], "unexpected string");
 		neg |= w[j]->neg;
 		v[j] = w[j]->s;

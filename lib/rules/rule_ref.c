@@ -301,6 +301,19 @@ rule_apply(const struct rule *r, unsigned int table, unsigned int hook, struct r
 	case RULE_ACT_HL:
 		p->ttl = ttl_op(x, p->ttl);
 		break;
+	case RULE_ACT_ECN:
+		/* Later rules see the rewritten fields (the kernel's order: IP, then TCP). */
+		if (x->given & 8)
+			p->tos = (uint8_t)((p->tos & ~3u) | (x->u.ecn_t.ect & 3u));
+		if (fc_key_proto(&p->key) == RULE_PROTO_TCP && !(p->flags & RULE_PKT_F_NOPORTS)) {
+			if (x->given & (1 | 2))
+				p->tcp_flags = (uint8_t)((p->tcp_flags & ~RULE_TCP_ECE) |
+							 (x->u.ecn_t.ece ? RULE_TCP_ECE : 0));
+			if (x->given & (1 | 4))
+				p->tcp_flags = (uint8_t)((p->tcp_flags & ~RULE_TCP_CWR) |
+							 (x->u.ecn_t.cwr ? RULE_TCP_CWR : 0));
+		}
+		break;
 	case RULE_ACT_SYNPROXY:
 		res->deps |= RULE_DEP_TCPFLAGS;
 		f = p->tcp_flags & (RULE_TCP_SYN | RULE_TCP_ACK | RULE_TCP_FIN | RULE_TCP_RST);

@@ -365,6 +365,17 @@ static const struct rule_xopt xo_rpfilter[] = {
 	{NULL, NULL, "rpfilter", VT_FLAG, 0, 0, 0, 0, 0, 0, NULL},
 };
 
+/* u32: its tests, one quoted word (rule_u32.c). */
+static const struct rule_xopt xo_u32[] = {
+	{"--u32", NULL, "u32", VT_U32, XO_NEG, 0, 0, XOFF(u32), 0, 0, NULL},
+};
+
+/* bpf: a classic program (rule_bpf.c); --object-pinned (eBPF) refused. */
+static const struct rule_xopt xo_bpf[] = {
+	{"--bytecode", NULL, "bpf_bytecode", VT_BPF, 0, 0, 0, XOFF(bpf), B(1), 0, NULL},
+	{"--object-pinned", NULL, "bpf_object_pinned", VT_BPF, 0, 0, 0, XOFF(bpf), B(0), 1, NULL},
+};
+
 static const struct rule_xname xn_stralgo[] = {
 	{"bm", RULE_STR_BM}, {"kmp", RULE_STR_KMP}, XNAMES_END,
 };
@@ -497,6 +508,17 @@ static const struct rule_xopt xo_classify[] = {
 	{"--set-class", NULL, "set_class", VT_CLASS, 0, 0, 4, XOFF(classify.cls), 0, 0, NULL},
 };
 
+/*
+ * ECN target: --ecn-tcp-remove is ECE and CWR set to 0, written so when
+ * that is all (as iptables-save writes it; rule_x_finish()).
+ */
+static const struct rule_xopt xo_ecn_t[] = {
+	{"--ecn-tcp-remove", NULL, "ecn_remove", VT_FLAG, 0, 0, 0, 0, B(1) | B(2), 0, NULL},
+	{"--ecn-tcp-ece", NULL, "ecn_set_ece", VT_UINT, 0, 0, 1, XOFF(ecn_t.ece), B(0), 1, NULL},
+	{"--ecn-tcp-cwr", NULL, "ecn_set_cwr", VT_UINT, 0, 0, 1, XOFF(ecn_t.cwr), B(0), 1, NULL},
+	{"--ecn-ip-ect", NULL, "ecn_set_ect", VT_UINT, 0, 0, 1, XOFF(ecn_t.ect), 0, 3, NULL},
+};
+
 static const struct rule_xopt xo_ttl_t[] = {
 	{"--ttl-set", NULL, "ttl_set", VT_UINT, 0, 0, 1, XOFF(ttl.value), B(1) | B(2), 255, NULL},
 	{"--ttl-dec", NULL, "ttl_dec", VT_UINT, 0, 0, 1, XOFF(ttl.value), B(0) | B(2), 255, NULL},
@@ -576,6 +598,8 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_STRING] = K("string", 0, 0, xo_string, B(0), "string needs --string or --hex-string"),
 	[RULE_XM_TOS] = K("tos", 0, 0, xo_tos, B(0), "tos needs --tos"),
 	[RULE_XM_IPCOMP] = K("ipcomp", 0, 108, xo_ipcomp, 0, NULL),
+	[RULE_XM_U32] = K("u32", 0, 0, xo_u32, B(0), "u32 needs --u32"),
+	[RULE_XM_BPF] = K("bpf", 0, 0, xo_bpf, B(0) | B(1), "bpf: missing --bytecode parameter"),
 	[RULE_XM_ECN] = K("ecn", 0, 0, xo_ecn, B(0) | B(1) | B(2), "ecn needs --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"),
 	[RULE_XT_DNAT] = KT("DNAT", 0, 0, xo_dnat, RULE_ACT_DNAT, 0, T(RULE_TABLE_NAT), H(PREROUTING) | H(OUTPUT), NULL),
 	[RULE_XT_SNAT] = KT("SNAT", 0, 0, xo_snat, RULE_ACT_SNAT, 0, T(RULE_TABLE_NAT), H(POSTROUTING) | H(INPUT), NULL),
@@ -597,6 +621,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XT_HL] = KT("HL", FC_AF_INET6, 0, xo_hl_t, RULE_ACT_HL, B(0) | B(1) | B(2), T(RULE_TABLE_MANGLE), 0, "HL needs --hl-set, --hl-dec or --hl-inc"),
 	[RULE_XT_SYNPROXY] = KT("SYNPROXY", 0, RULE_PROTO_TCP, xo_synproxy, RULE_ACT_SYNPROXY, 0, NOT_NAT, H(INPUT) | H(FORWARD), NULL),
 	[RULE_XT_SET] = KT("SET", 0, 0, xo_set_t, RULE_ACT_SET, B(0) | B(1), ALL_TABLES, 0, "SET needs --add-set or --del-set"),
+	[RULE_XT_ECN] = KT("ECN", FC_AF_INET4, 0, xo_ecn_t, RULE_ACT_ECN, B(0) | B(1) | B(2) | B(3), T(RULE_TABLE_MANGLE), 0, "ECN needs --ecn-tcp-remove, --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"),
 };
 /* clang-format on */
 
@@ -786,6 +811,17 @@ rule_x_finish(struct rule *r, struct rule_x *x)
 		if (x->u.str.from == 0)
 			x->given &= (uint16_t)~B(3);
 		break;
+	case RULE_XT_ECN:
+		/* One spelling, iptables-save's: "remove" is ECE and CWR 0, and only that. */
+		if (x->given & B(0)) {
+			x->given = (uint16_t)((x->given & ~B(0)) | B(1) | B(2));
+			x->u.ecn_t.ece = 0;
+			x->u.ecn_t.cwr = 0;
+		}
+		if ((x->given & (B(1) | B(2) | B(3))) == (B(1) | B(2)) && x->u.ecn_t.ece == 0 &&
+			x->u.ecn_t.cwr == 0)
+			x->given = (uint16_t)((x->given & ~(B(1) | B(2))) | B(0));
+		break;
 	case RULE_XT_CONNMARK:
 		if ((x->given & (B(1) | B(2))) && !(x->given & B(3))) {
 			x->u.connmark.nfmask = UINT32_MAX;
@@ -955,6 +991,10 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			if (x->u.str.pat[i] != 0)
 				return "bad string pattern";
 		break;
+	case RULE_XM_U32:
+		return rule_u32_check(&x->u.u32);
+	case RULE_XM_BPF:
+		return rule_bpf_check(&x->u.bpf);
 	case RULE_XT_REJECT:
 		/* Without --reject-with each family takes its own port unreachable. */
 		if ((x->given & B(0)) && !reject_family_ok(x->u.reject.with, r->family))
@@ -980,6 +1020,11 @@ rule_x_check(const struct rule *r, const struct rule_x *x)
 			return RULE_X_ZONE_MSG;
 		if (x->given & B(1))
 			return ct_helper_check(r, x->u.ct_t.helper);
+		break;
+	case RULE_XT_ECN:
+		/* The kernel's check: TCP flags only in a rule for TCP. */
+		if ((x->given & (B(0) | B(1) | B(2))) && !proto_is(r, RULE_PROTO_TCP))
+			return "ECN --ecn-tcp-remove, --ecn-tcp-ece and --ecn-tcp-cwr need -p tcp";
 		break;
 	case RULE_XT_SYNPROXY:
 		/* Kept and ignored would leave SYN floods unanswered while the set looks loaded. */

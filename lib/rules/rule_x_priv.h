@@ -56,6 +56,10 @@ enum rule_vt {
 	VT_STRPAT,    /**< a string match's pattern, struct rule_x_string: as --string
 			   (the bytes as they are) or, @c arg 1, as --hex-string ("|..|"
 			   hex blocks, \\ literals); written as either (rule_x_opt_written()) */
+	VT_U32,       /**< u32 tests, struct rule_x_u32 (rule_u32.c): read and written as
+			   iptables (numbers in hex, "&&" between tests, "," between ranges) */
+	VT_BPF,       /**< a bpf program, struct rule_x_bpf (rule_bpf.c): "N,c jt jf k,...";
+			   @c arg 1: --object-pinned, refused (eBPF) */
 };
 
 /** Spellings VT_XMARK and VT_TOS read (struct rule_xopt::arg). */
@@ -233,6 +237,40 @@ rule_x_str_hex(const uint8_t *pat, unsigned int len)
 		return true;
 	return len > 0 && pat[len - 1] == '\\';
 }
+
+/* rule_u32.c: the u32 match's tests. */
+/**
+ * Read u32 tests as iptables reads them ("0>>22&0x3C@12>>26&0x3F=0", blanks
+ * between the tokens, numbers as strtoul with base 0).
+ * @param s    the text
+ * @param u    receives them (every byte written)
+ * @param msg  receives the reason on failure
+ * @return 0, or -EINVAL.
+ */
+int rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg);
+
+/** Write u32 tests as iptables-save does, quotes included. */
+void rule_u32_format(struct rule_buf *b, const struct rule_x_u32 *u);
+
+/** Are encoded u32 tests well formed (rule_x_check())? @return NULL, or why not. */
+const char *rule_u32_check(const struct rule_x_u32 *u);
+
+/* rule_bpf.c: the bpf match's program. */
+/**
+ * Read a classic BPF program as iptables reads --bytecode and check it as
+ * Linux does.
+ * @param s    the text ("4,48 0 0 9,21 0 1 6,6 0 0 1,6 0 0 0")
+ * @param b    receives it (every byte written)
+ * @param msg  receives the reason on failure
+ * @return 0, or -EINVAL.
+ */
+int rule_bpf_parse(const char *s, struct rule_x_bpf *b, const char **msg);
+
+/** Write a bpf program as iptables-save does, quotes included. */
+void rule_bpf_format(struct rule_buf *buf, const struct rule_x_bpf *b);
+
+/** Is an encoded bpf program well formed and valid? @return NULL, or why not. */
+const char *rule_bpf_check(const struct rule_x_bpf *b);
 
 /** Name tables shared with the evaluator and the formatters. */
 extern const struct rule_xname rule_xn_reject[];

@@ -410,6 +410,23 @@ x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const st
 		}
 		return rule_str_find(&x->u.str, OPT(x, 5), p->l3, p->l3 != NULL ? p->l3_cap : 0) !=
 		       NEG(x, 0);
+	case RULE_XM_U32:
+		/* As a string match: a predicate of the packet's bytes. */
+		*deps |= RULE_DEP_PAYLOAD;
+		if (pv != NULL && pv->match != NULL) {
+			rc = pv->match(pv->arg, r, xi, p);
+			if (rc != -ENOTSUP)
+				return rc;
+		}
+		return rule_u32_match(&x->u.u32, p->l3, p->l3 != NULL ? p->l3_cap : 0) != NEG(x, 0);
+	case RULE_XM_BPF:
+		*deps |= RULE_DEP_PAYLOAD;
+		if (pv != NULL && pv->match != NULL) {
+			rc = pv->match(pv->arg, r, xi, p);
+			if (rc != -ENOTSUP)
+				return rc;
+		}
+		return rule_bpf_match(&x->u.bpf, p->l3, p->l3 != NULL ? p->l3_cap : 0);
 	case RULE_XM_ADDRTYPE:
 		if (OPT(x, 0) && ((addr_type(k, false) & x->u.addrtype.src) != 0) == NEG(x, 0))
 			return 0;
@@ -682,6 +699,8 @@ x_key_blind(unsigned int kind)
 	case RULE_XM_CONNBYTES:
 	case RULE_XM_HELPER:
 	case RULE_XM_STRING:
+	case RULE_XM_U32:
+	case RULE_XM_BPF:
 		return true;
 	default:
 		return false;

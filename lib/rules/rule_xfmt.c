@@ -208,6 +208,12 @@ rule_xval_format(struct rule_buf *b, const struct rule_xopt *o, const struct rul
 	case VT_STRPAT:
 		buf_strpat(b, (const struct rule_x_string *)(const void *)at);
 		break;
+	case VT_U32:
+		rule_u32_format(b, (const struct rule_x_u32 *)(const void *)at);
+		break;
+	case VT_BPF:
+		rule_bpf_format(b, (const struct rule_x_bpf *)(const void *)at);
+		break;
 	case VT_PREFIX: {
 		const struct rule_prefix *pf = (const void *)at;
 

@@ -648,6 +648,23 @@ rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r
 	}
 	case VT_STRPAT:
 		return p_strpat(o, v[0], at, e);
+	case VT_U32: {
+		const char *msg = NULL;
+
+		if (rule_u32_parse(v[0], (struct rule_x_u32 *)(void *)at, &msg) < 0)
+			return bad(e, 0, msg);
+		return 0;
+	}
+	case VT_BPF: {
+		const char *msg = NULL;
+
+		if (o->arg == 1)
+			return bad(e, 0, "bpf --object-pinned: eBPF lives in the kernel; gufc runs "
+					 "--bytecode only");
+		if (rule_bpf_parse(v[0], (struct rule_x_bpf *)(void *)at, &msg) < 0)
+			return bad(e, 0, msg);
+		return 0;
+	}
 	case VT_PREFIX: {
 		struct rule_prefix *pf = (struct rule_prefix *)(void *)at;
 

@@ -135,6 +135,7 @@ enum rule_action {
 	RULE_ACT_SYNPROXY,   /**< TCP SYN and ACK: answered by the proxy (terminal); else continue */
 	RULE_ACT_SET,        /**< non-terminal: add to / delete from ipsets */
 	RULE_ACT_COUNT,      /**< non-terminal: no target (iptables' rule without -j): counts only */
+	RULE_ACT_ECN,        /**< non-terminal: set TCP ECE/CWR, the IPv4 ECN field (mangle) */
 	RULE_ACT__COUNT
 };
 

@@ -763,10 +763,36 @@ def test_string(ctx):
     port 7001 a search and a meter: per packet, counted). One
     lcore: the flows' first packets and 32 of another flow fill the first
     burst, whose upcalls are done before the next burst is read."""
+    stats = payload_flows(ctx, "string")
+    check(stats["string"]["searches"] >= 4 and stats["string"]["per_packet"] >= 1,
+          "string: searches/per_packet counters: %s" % stats["string"])
+
+
+def test_u32(ctx):
+    """-m u32 in the gufc binary, as test_string: u32-flows.* (checked against
+    Linux by the netfilter oracle), the flow to port 7000 reaching two u32
+    matches (one predicate), the flow to port 7001 a u32 match and a meter
+    (per packet, counted)."""
+    stats = payload_flows(ctx, "u32")
+    check(stats["string"]["u32"] >= 5 and stats["string"]["per_packet"] >= 1,
+          "u32: u32/per_packet counters: %s" % stats["string"])
+
+
+def test_bpf(ctx):
+    """-m bpf in the gufc binary, as test_u32: bpf-flows.* (checked against Linux
+    by the netfilter oracle)."""
+    stats = payload_flows(ctx, "bpf")
+    check(stats["string"]["bpf"] >= 4 and stats["string"]["per_packet"] >= 1,
+          "bpf: bpf/per_packet counters: %s" % stats["string"])
+
+
+def payload_flows(ctx, name):
+    """NAME-flows.rules/.pkts through gufc vs ipt_eval (see test_string); the stats."""
     nf = os.path.join(ctx.src, "tests", "integration", "netfilter")
-    rules, pkts = os.path.join(nf, "string-flows.rules"), os.path.join(nf, "string-flows.pkts")
+    rules = os.path.join(nf, name + "-flows.rules")
+    pkts = os.path.join(nf, name + "-flows.pkts")
     e = subprocess.run([ctx.ipt_eval, rules, pkts], capture_output=True, text=True, timeout=60)
-    check(e.returncode == 0, "string: ipt_eval: %s" % e.stderr)
+    check(e.returncode == 0, "%s: ipt_eval: %s" % (name, e.stderr))
     ref, want = {}, {}
     for line in e.stdout.splitlines():
         f = line.split()
@@ -791,11 +817,11 @@ def test_string(ctx):
         per_packet += dport == "7001" and len(rest) > 0 and fr is rest[-1]
     fill = [l4_frame("udp", "10.1.0.9", 5009, "10.9.0.2", 9, payload=b"filler", ident=1000 + i)
             for i in range(32)]
-    inp = ctx.path("string.pcap")
+    inp = ctx.path(name + ".pcap")
     pcap_write(inp, firsts + fill + rest)
     last = "filter rule %d" % sum(1 for x in open(rules, encoding="utf-8") if x.startswith("-A"))
     want[last] = want.get(last, 0) + len(fill)  # the last rule accepts the filler
-    stats, tx, _, _ = ctx.gufc_run(inp, ["--iptables", rules], "string")
+    stats, tx, _, _ = ctx.gufc_run(inp, ["--iptables", rules], name)
     out = {p["id"] for p in ctx.pcap_read(tx)}
     diffs = ["packet %d (%s): reference %s, gufc %s" % (n, line, ref.get(n),
              "accept" if n in out else "drop")
@@ -804,19 +830,18 @@ def test_string(ctx):
            if r["packets"]}
     diffs += ["%s: gufc %d, reference %d" % (k, got.get(k, 0), want.get(k, 0))
               for k in sorted(set(got) | set(want)) if got.get(k, 0) != want.get(k, 0)]
-    check(not diffs, "string: gufc differs from the reference evaluator:\n  %s" %
-          "\n  ".join(diffs))
-    # The first burst went up; after it only the search-and-meter flow's
+    check(not diffs, "%s: gufc differs from the reference evaluator:\n  %s" %
+          (name, "\n  ".join(diffs)))
+    # The first burst went up; after it only the predicate-and-meter flow's
     # packets (its first a hit sent up, the others waiting behind it: not hits).
     slow, hits = stats["slow_path"]["packets"], stats["cache"]["hits"]
     want_hits = len(rest) + len(firsts) + len(fill) - 32 - (per_packet - 1)
     check(slow == 32 + per_packet and hits == want_hits,
-          "string: %d slow-path packets, %d hits; expected %d and %d" %
-          (slow, hits, 32 + per_packet, want_hits))
-    check(stats["string"]["searches"] >= 4 and stats["string"]["per_packet"] >= 1,
-          "string: searches/per_packet counters: %s" % stats["string"])
-    print("string: %d packets of %d flows and %d counters agree with ipt_eval; %d on the "
-          "slow path" % (len(used), len(flows), len(want), slow))
+          "%s: %d slow-path packets, %d hits; expected %d and %d" %
+          (name, slow, hits, 32 + per_packet, want_hits) + " %s" % stats["string"])
+    print("%s: %d packets of %d flows and %d counters agree with ipt_eval; %d on the "
+          "slow path" % (name, len(used), len(flows), len(want), slow))
+    return stats
 
 
 def test_iptables(ctx):
@@ -1442,7 +1467,7 @@ def test_tcpflags(ctx):
 
 TESTS = {"linktypes": test_linktypes, "rules": test_rules, "conntrack": test_conntrack,
          "connbytes": test_connbytes, "nat": test_nat,
-         "iptables": test_iptables, "string": test_string, "consumer": test_consumer, "badargs": test_badargs,
+         "iptables": test_iptables, "string": test_string, "u32": test_u32, "bpf": test_bpf, "consumer": test_consumer, "badargs": test_badargs,
          "perflow": test_perflow, "perflow_scale": test_perflow_scale,
          "lossless": test_lossless, "tcpflags": test_tcpflags}
 

@@ -21,6 +21,10 @@ IPv6), with one (lowered only), with other options, and with data after the
 header (left alone): the IP length and the whole TCP header must be the
 same bytes, the TCP checksum must verify in both.
 
+ECN (--ecn-tcp-remove, --ecn-tcp-ece/--ecn-tcp-cwr N, --ecn-ip-ect N; IPv4)
+on SYNs with and without ECE and CWR, ECN fields 0 to 3: the TCP segment,
+the TOS byte and both checksums must be the same.
+
 Usage: rewrite_oracle.py --gufc GUFC
 Exit: 0 equal, 1 a difference or error, 77 (skip) when not root, or
 network namespaces or iptables are not available.
@@ -69,6 +73,16 @@ TCP_RULES = [
     (6, "FORWARD", 2001, ["TCPMSS", "--set-mss", "1300"]),
     (6, "POSTROUTING", 2002, ["TCPMSS", "--clamp-mss-to-pmtu"]),
 ]
+# ECN: (family, chain, port, target options); SYNs to PORT get it (ECN_SYNS).
+ECN_RULES = [
+    (4, "FORWARD", 2003, ["ECN", "--ecn-tcp-remove"]),
+    (4, "PREROUTING", 2004, ["ECN", "--ecn-tcp-ece", "1", "--ecn-tcp-cwr", "0",
+                             "--ecn-ip-ect", "2"]),
+    (4, "POSTROUTING", 2005, ["ECN", "--ecn-tcp-cwr", "1"]),
+    (4, "FORWARD", 2006, ["ECN", "--ecn-ip-ect", "0"]),
+]
+# (TCP flags, TOS byte) of the SYNs sent to each ECN rule.
+ECN_SYNS = [(0x02, 0x00), (0xc2, 0x03), (0x42, 0x01), (0x82, 0x02), (0xc2, 0xfe)]
 # (TCP options, data bytes) of the SYNs sent to each TCPMSS rule.
 SYNS = [
     (b"", 0),                                    # no option: Linux adds one
@@ -138,11 +152,11 @@ def udp_frame(fam, dport, tos, ttl, n):
     return eth + b"\x08\x00" + ip + l4
 
 
-def tcp_syn(fam, dport, sport, opts, data):
+def tcp_syn(fam, dport, sport, opts, data, flags=0x02, tos=0):
     src, dst = (S4, D4) if fam == 4 else (S6, D6)
     s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
     hl = 20 + len(opts)
-    l4 = struct.pack("!HHIIBBHHH", sport, dport, 1000 + sport, 0, (hl // 4) << 4, 0x02,
+    l4 = struct.pack("!HHIIBBHHH", sport, dport, 1000 + sport, 0, (hl // 4) << 4, flags,
                      64240, 0, 0) + opts + b"d" * data
     if fam == 6:
         pseudo = s.packed + d.packed + struct.pack("!IxxxB", len(l4), 6)
@@ -153,28 +167,30 @@ def tcp_syn(fam, dport, sport, opts, data):
     if fam == 6:
         ip = struct.pack("!IHBB", 0x60000000, len(l4), 6, 64) + s.packed + d.packed
         return eth + b"\x86\xdd" + ip + l4
-    ip = struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(l4), sport, 0, 64, 6, 0) + s.packed + \
+    ip = struct.pack("!BBHHHBBH", 0x45, tos, 20 + len(l4), sport, 0, 64, 6, 0) + s.packed + \
         d.packed
     ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
     return eth + b"\x08\x00" + ip + l4
 
 
 def tcp_fields(fr):
-    """(family, sport, IP length, TCP segment, TCP checksum ok) of a TCP frame, or None."""
+    """(family, sport, IP length, TCP segment, TCP checksum ok, TOS, IPv4 checksum ok) of a
+    TCP frame, or None."""
     ip = fr[14:]
     if fr[12:14] == b"\x08\x00" and ip[9] == 6:
         ihl, end = (ip[0] & 15) * 4, struct.unpack("!H", ip[2:4])[0]
-        fam, seg = 4, ip[ihl:end]
+        fam, seg, tos, ipck = 4, ip[ihl:end], ip[1], csum(ip[:ihl]) == 0
         pseudo = ip[12:20] + struct.pack("!xBH", 6, len(seg))
     elif fr[12:14] == b"\x86\xdd" and ip[6] == 6:
         end = 40 + struct.unpack("!H", ip[4:6])[0]
-        fam, seg = 6, ip[40:end]
+        fam, seg, tos, ipck = 6, ip[40:end], 0, True
         pseudo = ip[8:40] + struct.pack("!IxxxB", len(seg), 6)
     else:
         return None
-    if len(seg) < 20 or struct.unpack("!H", seg[2:4])[0] not in (2001, 2002):
+    if len(seg) < 20 or not 2001 <= struct.unpack("!H", seg[2:4])[0] <= 2006:
         return None
-    return (fam, struct.unpack("!H", seg[0:2])[0], end, seg, csum(pseudo + seg) == 0)
+    return (fam, struct.unpack("!H", seg[0:2])[0], end, seg, csum(pseudo + seg) == 0, tos,
+            ipck)
 
 
 def fields(fr):
@@ -227,7 +243,7 @@ def setup():
         tool = "iptables" if fam == 4 else "ip6tables"
         ns(RNS, [tool, "-t", "mangle", "-A", chain, "-p", "udp", "--dport", str(port), "-j"] +
            tgt)
-    for fam, chain, port, tgt in TCP_RULES:
+    for fam, chain, port, tgt in TCP_RULES + ECN_RULES:
         tool = "iptables" if fam == 4 else "ip6tables"
         ns(RNS, [tool, "-t", "mangle", "-A", chain, "-p", "tcp", "--dport", str(port),
                  "--tcp-flags", "SYN,RST", "SYN", "-j"] + tgt)
@@ -285,6 +301,9 @@ def main():
         for fam, chain, port, tgt in TCP_RULES:
             for opts, data in SYNS:
                 syns.append(tcp_syn(fam, port, 6000 + len(syns), opts, data))
+        for fam, chain, port, tgt in ECN_RULES:
+            for flags, tos in ECN_SYNS:
+                syns.append(tcp_syn(fam, port, 6000 + len(syns), b"", 0, flags, tos))
         frames += syns
         cap = os.path.join(work, "linux.hex")
         rx = subprocess.Popen(["ip", "netns", "exec", DNS, "python3", "-c", RECV, DDEV, "3",
@@ -331,9 +350,11 @@ def main():
             if l is None or g is None:
                 print("SYN %s: linux %s, gufc %s" % (k, l is not None, g is not None))
                 bad += 1
-            elif l[2:] != g[2:] or not l[4]:
-                print("SYN %s: linux ip length %d tcp %s csum %s; gufc ip length %d tcp %s "
-                      "csum %s" % (k, l[2], l[3].hex(), l[4], g[2], g[3].hex(), g[4]))
+            elif l[2:] != g[2:] or not l[4] or not l[6]:
+                print("SYN %s: linux ip length %d tcp %s csum %s tos 0x%02x; gufc ip length %d "
+                      "tcp %s csum %s tos 0x%02x ip csum %s" % (k, l[2], l[3].hex(), l[4], l[5],
+                                                                g[2], g[3].hex(), g[4], g[5],
+                                                                g[6]))
                 bad += 1
         for fr in frames:
             if fr in syns:

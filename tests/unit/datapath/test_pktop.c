@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the datapath's packet rewrites (dp_pktop_apply(): TOS,
- * DSCP, TTL, hop limit, CHECKSUM, TCPMSS) on frames the packet builder
+ * DSCP, TTL, hop limit, CHECKSUM, TCPMSS, ECN) on frames the packet builder
  * makes: each field as netfilter's targets set it, and a property check
  * over random frames and operations that every rewritten packet's
  * checksums (IPv4 header, TCP, UDP, ICMP) still verify, computed whole.
@@ -327,6 +327,43 @@ test_tcpmss_insert(void **state)
 	}
 }
 
+/* ECN: TCP ECE and CWR, the IPv4 ECN field; only what differs is written. */
+static void
+test_ecn(void **state)
+{
+	uint8_t *ip, *tcp;
+
+	(void)state;
+	build4(6, 0x03, 64, 0, 10);
+	ip = frame + pk.l3_off;
+	tcp = frame + pk.l4_off;
+	assert_int_equal(tcp[13], PB_TCP_ACK);
+	/* --ecn-tcp-remove on a segment without ECE/CWR: nothing to do. */
+	assert_int_equal(apply(RULE_PKTOP_ECN, RULE_TCP_ECE | RULE_TCP_CWR, 0, 0, 0), 0);
+	/* --ecn-tcp-ece 1 --ecn-tcp-cwr 1: both set, checksum kept right. */
+	assert_int_equal(apply(RULE_PKTOP_ECN, RULE_TCP_ECE | RULE_TCP_CWR,
+				 RULE_TCP_ECE | RULE_TCP_CWR, 0, 0), 1);
+	assert_int_equal(tcp[13], PB_TCP_ACK | RULE_TCP_ECE | RULE_TCP_CWR);
+	assert_true(csums_ok());
+	/* --ecn-tcp-remove: both cleared. */
+	assert_int_equal(apply(RULE_PKTOP_ECN, RULE_TCP_ECE | RULE_TCP_CWR, 0, 0, 0), 1);
+	assert_int_equal(tcp[13], PB_TCP_ACK);
+	assert_true(csums_ok());
+	/* --ecn-ip-ect 1: the ECN field, the rest of the TOS kept, header checksum right. */
+	assert_int_equal(apply(RULE_PKTOP_ECN, 0, 0, 4 | 1, 0), 1);
+	assert_int_equal(ip[1], 0x01);
+	assert_true(csums_ok());
+	assert_int_equal(apply(RULE_PKTOP_ECN, 0, 0, 4 | 1, 0), 0);
+	/* UDP: the TCP part does not apply, the IP part does. */
+	build4(17, 0xfe, 64, 0, 10);
+	assert_int_equal(apply(RULE_PKTOP_ECN, RULE_TCP_ECE | RULE_TCP_CWR, 0, 4 | 0, 0), 1);
+	assert_int_equal(frame[pk.l3_off + 1], 0xfc);
+	assert_true(csums_ok());
+	/* IPv6 (no ECN target in ip6tables): left alone. */
+	build6(6, 0x03, 64, 0);
+	assert_int_equal(apply(RULE_PKTOP_ECN, RULE_TCP_ECE | RULE_TCP_CWR, 0, 4, 0), 0);
+}
+
 /* Random frames, random operations: every checksum still verifies. */
 static void
 test_property(void **state)
@@ -337,7 +374,7 @@ test_property(void **state)
 		unsigned int r = (unsigned int)rand();
 		uint8_t protos[] = {6, 17, 1};
 		uint8_t proto = protos[r % 3];
-		uint8_t kind = (uint8_t)(RULE_PKTOP_TOS + (r >> 2) % 4);
+		uint8_t kind = (uint8_t)((r >> 2) % 5 == 4 ? RULE_PKTOP_ECN : RULE_PKTOP_TOS + (r >> 2) % 5);
 		int rc;
 
 		if ((r >> 8) & 1)
@@ -345,7 +382,8 @@ test_property(void **state)
 				(uint32_t)rand() % 200);
 		else
 			build6(proto, (uint8_t)rand(), (uint8_t)rand(), (uint32_t)rand() % 200);
-		rc = apply(kind, (uint8_t)rand(), (uint8_t)rand(), 0, 0);
+		rc = apply(kind, (uint8_t)rand(), (uint8_t)rand(),
+			kind == RULE_PKTOP_ECN ? (uint32_t)rand() % 8 : 0, 0);
 		assert_true(rc >= -EINVAL && rc <= 2);
 		assert_true(csums_ok());
 	}
@@ -360,6 +398,7 @@ main(void)
 		cmocka_unit_test(test_tcpmss_insert),
 		cmocka_unit_test(test_checksum),
 		cmocka_unit_test(test_tcpmss),
+		cmocka_unit_test(test_ecn),
 		cmocka_unit_test(test_property),
 	};
 

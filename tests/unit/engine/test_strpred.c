@@ -6,7 +6,11 @@
  * windows from a small alphabet (so that matches, near matches, repeats and
  * case folds are frequent), with and without --icase; then the corner
  * cases named: a match at offset 0, ending at --to, straddling it, a
- * pattern longer than the packet, 128-byte patterns. Pure (no EAL).
+ * pattern longer than the packet, 128-byte patterns. And the fast
+ * path's u32 tests (rule_engine_u32_match(), on decoded tests) against
+ * the reference (rule_u32_match(), reading the encoding), on random tests
+ * (offsets near the packet's end, "@" jumps, shifts past 31, ranges) read
+ * from text, whose written form reads back the same. Pure (no EAL).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +23,7 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "rule_x_priv.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -114,12 +119,161 @@ test_corners(void **state)
 	}
 }
 
+/* A random number of the u32 tests' kinds: small offsets, masks, shifts, big values. */
+static uint32_t
+u32_num(void)
+{
+	switch (rnd(6)) {
+	case 0:
+		return rnd(64);
+	case 1:
+		return rnd(8) * 4;
+	case 2:
+		return 0xffu >> rnd(8) << (8 * rnd(4));
+	case 3:
+		return rnd(40);
+	case 4:
+		return 0xffffffffu - rnd(8);
+	default:
+		return (uint32_t)rnd(0x10000) << rnd(17);
+	}
+}
+
+static void
+u32_text(char *t, size_t cap)
+{
+	static const char *const ops[] = {"&", "<<", ">>", "@"};
+	unsigned int nt = 1 + rnd(rnd(4) == 0 ? 10 : 3), n = 0;
+
+	for (unsigned int i = 0; i < nt; i++) {
+		unsigned int nn = 1 + rnd(5), nv = 1 + rnd(3);
+
+		n += (unsigned int)snprintf(t + n, cap - n, "%s%u", i ? " && " : "", rnd(3) ? rnd(48) : u32_num());
+		for (unsigned int j = 1; j < nn; j++) {
+			unsigned int op = rnd(4);
+
+			/* Shifts of 32 or more are refused (a few, to see it). */
+			n += (unsigned int)snprintf(t + n, cap - n, "%s%s0x%x", ops[op],
+				rnd(2) ? " " : "",
+				op == 1 || op == 2 ? rnd(200) == 0 ? 32 + rnd(4) : rnd(32) : u32_num());
+		}
+		n += (unsigned int)snprintf(t + n, cap - n, "=");
+		for (unsigned int j = 0; j < nv; j++) {
+			uint32_t lo = rnd(3) ? rnd(256) : u32_num();
+
+			n += (unsigned int)snprintf(t + n, cap - n, "%s%u", j ? "," : "", lo);
+			/* Wide ranges now and then, so that whole tests pass. */
+			if (rnd(3) == 0)
+				n += (unsigned int)snprintf(t + n, cap - n, ":0x%x", 0xffffffffu >> rnd(32));
+			else if (rnd(2))
+				n += (unsigned int)snprintf(t + n, cap - n, ":%u", lo + rnd(1000));
+		}
+	}
+}
+
+static void
+test_u32_random(void **state)
+{
+	uint8_t pk[128];
+	unsigned int pass = 0, fail = 0, runs = 0;
+
+	(void)state;
+	for (unsigned int it = 0; it < 200000; it++) {
+		struct rule_x_u32 u, u2;
+		struct rule_u32_prog prog;
+		char text[1024], back[1024];
+		struct rule_buf b = {.p = back, .cap = sizeof(back)};
+		const char *msg = NULL;
+		uint32_t len = rnd(sizeof(pk) + 1);
+		bool ref;
+
+		u32_text(text, sizeof(text));
+		if (rule_u32_parse(text, &u, &msg) < 0) {
+			/* Too long to encode, or a shift past 31. */
+			assert_true(strstr(msg, "too long") != NULL || strstr(msg, "shift") != NULL);
+			continue;
+		}
+		runs++;
+		/* Its written form reads back the same. */
+		rule_u32_format(&b, &u);
+		assert_false(b.full);
+		back[b.len - 1] = '\0'; /* the closing quote */
+		assert_int_equal(rule_u32_parse(back + 1, &u2, &msg), 0);
+		assert_memory_equal(&u, &u2, sizeof(u));
+		assert_null(rule_u32_check(&u));
+		assert_int_equal(rule_u32_decode(&u, &prog), 0);
+		/* Words that lead somewhere: small values, jumps within the packet. */
+		for (unsigned int i = 0; i < len; i++)
+			pk[i] = (uint8_t)(rnd(2) ? rnd(16) : rnd(256));
+		ref = rule_u32_match(&u, pk, len);
+		if (rule_engine_u32_match(&prog, pk, len) != ref)
+			fail_msg("u32 \"%s\" on %u bytes: reference %d", text, len, ref);
+		pass += ref;
+		fail += !ref;
+	}
+	assert_true(runs > 150000);
+	assert_true(pass > 1000);
+	assert_true(fail > 1000);
+}
+
+/* The kernel's reading of known tests on a TCP/IPv4 packet. */
+static void
+test_u32_known(void **state)
+{
+	/* IPv4, IHL 5, total 44, proto TCP; TCP 1234 -> 80, data offset 5; 4 payload bytes. */
+	static const uint8_t pk[44] = {
+		0x45, 0x00, 0x00, 0x2c, 0x12, 0x34, 0x40, 0x00, 0x40, 0x06, 0x00, 0x00,
+		10, 0, 0, 1, 10, 0, 0, 2,
+		0x04, 0xd2, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0,
+		0x2a, 0x01, 0x02, 0x03,
+	};
+	static const struct {
+		const char *t;
+		bool match;
+	} cases[] = {
+		{"6&0xFF=6", true},                       /* TCP */
+		{"6&0xFF=17", false},
+		{"6&0xFF=17 && 4&0x3FFF=0", false},
+		{"6&0xFF=1:10 && 4&0x3FFF=0", true},      /* DF only: no fragment */
+		{"0>>22&0x3C@0>>16=1234", true},          /* source port */
+		{"0>>22&0x3C@0&0xFFFF=80", true},         /* destination port */
+		{"0>>22&0x3C@12>>26&0x3C@0>>24=0x2a", true}, /* first payload byte */
+		{"0>>22&0x3C@12>>26&0x3C@0=0x2a010203", true},
+		{"0>>22&0x3C@12>>26&0x3C@1=0", false},    /* a word past the end */
+		{"40=0x2a010203", true},
+		{"41=0:0xffffffff", false},               /* past the end */
+		{"0>>22&0x3C@12>>26&0x3F=0", false},
+		{"0>>22&0x3C@12>>26&0x3C=20", true},      /* TCP header length */
+		{"0<<31=0x80000000", false},
+		{"0<<31=0", true},
+		{"0>>31=0", true},
+		{"3=1,2,0x2c12,4", false},
+		{"2=0x2c1234", true},
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(cases); i++) {
+		struct rule_x_u32 u;
+		struct rule_u32_prog prog;
+		const char *msg = NULL;
+
+		if (rule_u32_parse(cases[i].t, &u, &msg) < 0)
+			fail_msg("\"%s\": %s", cases[i].t, msg);
+		assert_int_equal(rule_u32_decode(&u, &prog), 0);
+		if (rule_u32_match(&u, pk, sizeof(pk)) != cases[i].match ||
+			rule_engine_u32_match(&prog, pk, sizeof(pk)) != cases[i].match)
+			fail_msg("\"%s\": expected %d", cases[i].t, cases[i].match);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_corners),
+		cmocka_unit_test(test_u32_random),
+		cmocka_unit_test(test_u32_known),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1221,6 +1221,53 @@ test_saved_lines(void **state)
 	rule_set_free(s);
 }
 
+/* The ECN target: its options written back as iptables-save writes them (checked with Linux's). */
+static void
+test_ecn_target(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"-A FORWARD -p tcp -j ECN --ecn-tcp-remove", "-A FORWARD -p tcp -j ECN --ecn-tcp-remove"},
+		{"-A FORWARD -p tcp -j ECN --ecn-tcp-ece 0 --ecn-tcp-cwr 0",
+			"-A FORWARD -p tcp -j ECN --ecn-tcp-remove"},
+		{"-A FORWARD -p tcp -j ECN --ecn-tcp-cwr 1 --ecn-tcp-ece 0",
+			"-A FORWARD -p tcp -j ECN --ecn-tcp-ece 0 --ecn-tcp-cwr 1"},
+		{"-A FORWARD -j ECN --ecn-ip-ect 2", "-A FORWARD -j ECN --ecn-ip-ect 2"},
+		{"-A FORWARD -p tcp -j ECN --ecn-tcp-remove --ecn-ip-ect 1",
+			"-A FORWARD -p tcp -j ECN --ecn-tcp-ece 0 --ecn-tcp-cwr 0 --ecn-ip-ect 1"},
+		{"-A POSTROUTING -p tcp -j ECN --ecn-tcp-ece 1",
+			"-A POSTROUTING -p tcp -j ECN --ecn-tcp-ece 1"},
+	};
+	char text[4096], *out, *n1, *n3;
+	struct rule_set *s, *back;
+	struct rule_error err;
+	size_t len;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "*mangle\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\n", cases[i].in);
+	snprintf(text + len, sizeof(text) - len, "COMMIT\n");
+	s = parse(text);
+	out = export(s, FC_AF_INET4);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (strstr(out, cases[i].out) == NULL)
+			fail_msg("'%s' written back as:\n%s", cases[i].in, out);
+	n1 = native(s);
+	assert_non_null(strstr(n1, "ecn ecn_remove"));
+	back = rule_set_parse(n1, "native", &err);
+	if (back == NULL)
+		fail_msg("%u:%u: %s '%s'\n%s", err.line, err.col, err.msg, err.token, n1);
+	n3 = native(back);
+	assert_string_equal(n1, n3);
+	free(n1);
+	free(n3);
+	free(out);
+	rule_set_free(back);
+	rule_set_free(s);
+}
+
 static void
 test_corpus_roundtrip(void **state)
 {
@@ -1262,6 +1309,7 @@ main(void)
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
 		cmocka_unit_test(test_saved_lines),
+		cmocka_unit_test(test_ecn_target),
 		cmocka_unit_test(test_corpus_roundtrip),
 	};
 

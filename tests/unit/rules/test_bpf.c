@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of "-m bpf --bytecode": the program read as iptables reads it
+ * and written back as iptables-save writes it (through both rule
+ * languages), the checks Linux makes before it runs a classic program
+ * (each refusal with its reason), --object-pinned refused, and programs
+ * run on a UDP packet through the reference evaluator: loads, LDX MSH,
+ * indexed loads, scratch memory, ALU operations, jumps, RET A, a load past
+ * the datagram and a division by a zero X ending the program with 0.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rule_lang.h"
+#include "rules.h"
+
+#define HEAD "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+
+static char *
+dump(const struct rule_set *s, bool ipt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (ipt)
+		assert_int_equal(rule_set_dump_iptables(s, FC_AF_INET4, f), 0);
+	else
+		assert_int_equal(rule_set_dump(s, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct rule_set *
+load(const char *rule, struct rule_error *err)
+{
+	char text[4096];
+	struct rule_ipt_opts o = {.family = FC_AF_INET4};
+
+	snprintf(text, sizeof(text), HEAD "-A INPUT %s\nCOMMIT\n", rule);
+	return rule_set_parse_iptables_opts(text, "t", &o, err);
+}
+
+/* The rule line of INPUT in an iptables export. */
+static void
+rule_line(const char *exp, char *out, size_t n)
+{
+	const char *a = strstr(exp, "-A INPUT ");
+	const char *e;
+
+	assert_non_null(a);
+	a += strlen("-A INPUT ");
+	e = strchr(a, '\n');
+	assert_non_null(e);
+	snprintf(out, n, "%.*s", (int)(e - a), a);
+}
+
+static void
+test_options(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"-m bpf --bytecode \"4,48 0 0 9,21 0 1 6,6 0 0 1,6 0 0 0\" -j DROP",
+			"-m bpf --bytecode \"4,48 0 0 9,21 0 1 6,6 0 0 1,6 0 0 0\" -j DROP"},
+		/* blanks, '+', a trailing ',' and text after an instruction's numbers: as iptables */
+		{"-m bpf --bytecode \"2, 48  0 0 +9 x,6 0 0 4294967295,\" -j DROP",
+			"-m bpf --bytecode \"2,48 0 0 9,6 0 0 4294967295\" -j DROP"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule_error err;
+		struct rule_set *s = load(cases[i].in, &err), *back;
+		char line[1024], *exp, *nat, *nat2;
+
+		if (s == NULL)
+			fail_msg("case %zu: %u:%u: %s '%s'", i, err.line, err.col, err.msg, err.token);
+		exp = dump(s, true);
+		rule_line(exp, line, sizeof(line));
+		if (strcmp(line, cases[i].out) != 0)
+			fail_msg("case %zu: wrote '%s', want '%s'", i, line, cases[i].out);
+		nat = dump(s, false);
+		back = rule_set_parse_iptables_opts(exp, "t",
+			&(struct rule_ipt_opts){.family = FC_AF_INET4}, &err);
+		if (back == NULL)
+			fail_msg("case %zu: export: %u:%u: %s", i, err.line, err.col, err.msg);
+		nat2 = dump(back, false);
+		assert_string_equal(nat, nat2);
+		free(nat2);
+		rule_set_free(back);
+		back = rule_set_parse(nat, "n", &err);
+		if (back == NULL)
+			fail_msg("case %zu: native: %u:%u: %s '%s'\n%s", i, err.line, err.col, err.msg,
+				err.token, nat);
+		nat2 = dump(back, false);
+		assert_string_equal(nat, nat2);
+		free(nat2);
+		free(nat);
+		free(exp);
+		rule_set_free(back);
+		rule_set_free(s);
+	}
+}
+
+static void
+test_refused(void **state)
+{
+	static const struct {
+		const char *prog, *msg;
+	} cases[] = {
+		{"x", "bpf: error parsing program length"},
+		{"2 48 0 0 9", "bpf: error parsing program length"},
+		{"0,6 0 0 1", "bpf: illegal zero length program"},
+		{"65,6 0 0 1", "bpf: number of instructions exceeds maximum (64)"},
+		{"1,6 0 0 1,6 0 0 1", "bpf: real program length exceeds the encoded length parameter"},
+		{"2,6 0 0 1", "bpf: parsed program length is less than the encoded length parameter"},
+		{"1,6 0 0", "bpf: error in an instruction (CODE JT JF K)"},
+		{"1,6 256 0 1", "bpf: error in an instruction (CODE JT JF K)"},
+		{"1,255 0 0 1", "bpf: unknown instruction code"},
+		{"1,48 0 0 9", "bpf: the program does not end with a return"},
+		{"2,52 0 0 0,6 0 0 1", "bpf: division by a constant 0"},
+		{"2,148 0 0 0,6 0 0 1", "bpf: division by a constant 0"},
+		{"2,100 0 0 32,6 0 0 1", "bpf: shift by a constant of 32 or more"},
+		{"2,2 0 0 16,6 0 0 1", "bpf: scratch memory has 16 words"},
+		{"2,5 0 0 1,6 0 0 1", "bpf: a jump past the end"},
+		{"2,21 1 0 0,6 0 0 1", "bpf: a jump past the end"},
+		{"2,96 0 0 3,22 0 0 0", "bpf: scratch memory read before it is written"},
+		/* stored on one path only */
+		{"5,21 0 1 0,2 0 0 3,96 0 0 3,22 0 0 0,6 0 0 0", "bpf: scratch memory read before it is written"},
+		{"2,48 0 0 4294963200,22 0 0 0", "bpf: ancillary or negative-offset loads (SKF_*) are not supported"},
+		{"2,32 0 0 4292870144,22 0 0 0", "bpf: ancillary or negative-offset loads (SKF_*) are not supported"},
+	};
+	struct rule_error err_any;
+	struct rule_set *s_any;
+	char rule[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule_error err;
+		struct rule_set *s;
+
+		snprintf(rule, sizeof(rule), "-m bpf --bytecode \"%s\" -j DROP", cases[i].prog);
+		s = load(rule, &err);
+		if (s != NULL)
+			fail_msg("case %zu: '%s' loaded", i, cases[i].prog);
+		if (strcmp(err.msg, cases[i].msg) != 0)
+			fail_msg("case %zu: '%s': %s, want %s", i, cases[i].prog, err.msg, cases[i].msg);
+		assert_int_equal(err.line, 5);
+	}
+	assert_null(load("-m bpf --object-pinned /sys/fs/bpf/p -j DROP", &err_any));
+	assert_string_equal(err_any.msg, "bpf --object-pinned: eBPF lives in the kernel; gufc runs "
+					 "--bytecode only");
+	assert_null(load("-m bpf -j DROP", &err_any));
+	assert_string_equal(err_any.msg, "bpf: missing --bytecode parameter");
+	assert_null(load("-m bpf ! --bytecode \"1,6 0 0 1\" -j DROP", &err_any));
+	/* Scratch memory stored on both paths: fine. */
+	assert_non_null(s_any = load("-m bpf --bytecode \"6,21 0 2 0,2 0 0 3,5 0 0 1,2 0 0 3,96 0 0 3,22 0 0 0\" -j DROP", &err_any));
+	rule_set_free(s_any);
+}
+
+/* Whole rules on a UDP packet's bytes: the reference evaluator. */
+static void
+test_eval(void **state)
+{
+	static const struct {
+		const char *prog;
+		bool drop;
+	} cases[] = {
+		{"4,48 0 0 9,21 0 1 17,6 0 0 1,6 0 0 0", true},                     /* UDP */
+		{"4,48 0 0 9,21 0 1 6,6 0 0 1,6 0 0 0", false},                     /* TCP */
+		{"7,48 0 0 9,21 0 4 17,177 0 0 0,72 0 0 2,21 0 1 200,6 0 0 1,6 0 0 0", true}, /* dport */
+		{"5,177 0 0 0,80 0 0 8,21 0 1 19,6 0 0 1,6 0 0 0", true},          /* the first data byte */
+		{"2,128 0 0 0,22 0 0 0", true},                                    /* RET A: the length */
+		{"4,128 0 0 0,21 0 1 48,6 0 0 1,6 0 0 0", true},
+		{"2,32 0 0 44,6 0 0 1", true},                                     /* the last word */
+		{"2,32 0 0 45,6 0 0 1", false},                                    /* past the end */
+		{"3,177 0 0 0,80 0 0 28,6 0 0 1", false},                          /* X+28 = 48: past */
+		{"4,1 0 0 0,0 0 0 5,60 0 0 0,6 0 0 1", false},                     /* A / X, X = 0 */
+		{"4,1 0 0 0,0 0 0 5,156 0 0 0,6 0 0 1", false},                    /* A % X, X = 0 */
+		{"6,1 0 0 3,0 0 0 7,60 0 0 0,21 0 1 2,6 0 0 1,6 0 0 0", true},
+		{"6,0 0 0 1,132 0 0 0,21 0 1 4294967295,6 0 0 1,6 0 0 0,6 0 0 0", true}, /* NEG */
+		{"5,0 0 0 1,1 0 0 33,108 0 0 0,22 0 0 0,6 0 0 0", true},          /* A << (X & 31) = 2 */
+		{"3,5 0 0 1,6 0 0 0,6 0 0 1", true},                               /* JA */
+		{"8,0 0 0 10,2 0 0 5,0 0 0 0,97 0 0 5,135 0 0 0,21 0 1 10,6 0 0 1,6 0 0 0", true}, /* ST, LDX MEM, TXA */
+		{"4,32 0 0 0,69 0 1 4026531840,6 0 0 1,6 0 0 0", true},            /* JSET 0xf0000000 */
+		{"5,0 0 0 7,7 0 0 0,29 0 1 0,6 0 0 1,6 0 0 0", true},              /* TAX, JEQ X */
+	};
+	uint8_t frame[14 + 60];
+	const char *payload = "\x13" "BitTorrent protocol";
+	struct fc_key k;
+
+	(void)state;
+	memset(frame, 0, sizeof(frame));
+	frame[12] = 0x08;
+	frame[14] = 0x45;
+	frame[14 + 3] = 28 + 20; /* total length */
+	frame[14 + 8] = 64;
+	frame[14 + 9] = 17;
+	memcpy(frame + 14 + 12, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+	frame[14 + 20 + 1] = 100;
+	frame[14 + 20 + 3] = 200;
+	frame[14 + 20 + 5] = 28;
+	memcpy(frame + 14 + 28, payload, 20);
+	assert_int_equal(fc_key_parse("udp 192.0.2.1:100 -> 198.51.100.1:200", &k, NULL), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct rule_ipt_opts o = {.family = FC_AF_INET4};
+		struct rule_error err;
+		struct rule_set *s;
+		struct rule_eval ev;
+		struct rule_pkt p;
+
+		snprintf(text, sizeof(text), HEAD "-A FORWARD -m bpf --bytecode \"%s\" -j DROP\nCOMMIT\n",
+			cases[i].prog);
+		s = rule_set_parse_iptables_opts(text, "t", &o, &err);
+		if (s == NULL)
+			fail_msg("case %zu: %s '%s'", i, err.msg, err.token);
+		rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+		assert_int_equal(rule_pkt_parse(&p, frame, sizeof(frame), 14, 34), 0);
+		assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+		if ((ev.verdict == RULE_VERDICT_DROP) != cases[i].drop)
+			fail_msg("case %zu '%s': %s", i, cases[i].prog,
+				ev.verdict == RULE_VERDICT_DROP ? "drop" : "accept");
+		assert_true(ev.deps & RULE_DEP_PAYLOAD);
+		rule_set_free(s);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_eval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of "-m u32": the tests read as iptables reads them (blanks,
+ * decimal, hex and octal numbers, ranges, "!"), written back as
+ * iptables-save writes them (numbers in hex), round trips through both
+ * rule languages, a refusal of tests too long to keep, and whole rules on
+ * a UDP packet through the reference evaluator (offsets from the IP
+ * header, "@" jumps, a read past the datagram failing the match).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rule_lang.h"
+#include "rules.h"
+
+#define HEAD "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+
+static char *
+dump(const struct rule_set *s, bool ipt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (ipt)
+		assert_int_equal(rule_set_dump_iptables(s, FC_AF_INET4, f), 0);
+	else
+		assert_int_equal(rule_set_dump(s, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct rule_set *
+load(const char *rule, struct rule_error *err)
+{
+	char text[4096];
+	struct rule_ipt_opts o = {.family = FC_AF_INET4};
+
+	snprintf(text, sizeof(text), HEAD "-A INPUT %s\nCOMMIT\n", rule);
+	return rule_set_parse_iptables_opts(text, "t", &o, err);
+}
+
+/* The rule line of INPUT in an iptables export. */
+static void
+rule_line(const char *exp, char *out, size_t n)
+{
+	const char *a = strstr(exp, "-A INPUT ");
+	const char *e;
+
+	assert_non_null(a);
+	a += strlen("-A INPUT ");
+	e = strchr(a, '\n');
+	assert_non_null(e);
+	snprintf(out, n, "%.*s", (int)(e - a), a);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading and writing                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_options(void **state)
+{
+	static const struct {
+		const char *in, *out; /* the rule as read, as iptables-save writes it */
+	} cases[] = {
+		{"-m u32 --u32 \"0>>22&0x3C@12>>26&0x3F=0\" -j DROP",
+			"-m u32 --u32 \"0x0>>0x16&0x3c@0xc>>0x1a&0x3f=0x0\" -j DROP"},
+		{"-m u32 --u32 \"6&0xFF=17 && 4&0x3FFF=0\" -j DROP",
+			"-m u32 --u32 \"0x6&0xff=0x11&&0x4&0x3fff=0x0\" -j DROP"},
+		{"-m u32 ! --u32 \" 0 >> 22 & 0x3C @ 4 = 0x2a \" -j ACCEPT",
+			"-m u32 ! --u32 \"0x0>>0x16&0x3c@0x4=0x2a\" -j ACCEPT"},
+		{"-m u32 --u32 \"0>>22&0x3C@8=1:5,010,0x20:0x10\" -j DROP",
+			"-m u32 --u32 \"0x0>>0x16&0x3c@0x8=0x1:0x5,0x8,0x20:0x10\" -j DROP"},
+		{"-m u32 --u32 0<<4=+4294967295 -j DROP",
+			"-m u32 --u32 \"0x0<<0x4=0xffffffff\" -j DROP"},
+		{"-m u32 --u32 \"0=0&&0=0&&0=0&&0=0&&0=0&&0=0&&0=0&&0=0&&0=0&&0=0\" -j DROP",
+			"-m u32 --u32 \"0x0=0x0&&0x0=0x0&&0x0=0x0&&0x0=0x0&&0x0=0x0&&0x0=0x0&&0x0=0x0&&0x0=0x0&&0x0=0x0&&0x0=0x0\" -j DROP"},
+		{"-m u32 --u32 \"0&1&2&3&4&5&6&7&8&9=0,1,2,3,4,5,6,7,8,9\" -j DROP",
+			"-m u32 --u32 \"0x0&0x1&0x2&0x3&0x4&0x5&0x6&0x7&0x8&0x9=0x0,0x1,0x2,0x3,0x4,0x5,0x6,0x7,0x8,0x9\" -j DROP"},
+		{"-p udp -m u32 --u32 \"0>>22&0x3C@8=0xffffffff\" -m u32 --u32 \"6&0xff=17\" -j DROP",
+			"-p udp -m u32 --u32 \"0x0>>0x16&0x3c@0x8=0xffffffff\" -m u32 --u32 \"0x6&0xff=0x11\" -j DROP"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule_error err;
+		struct rule_set *s = load(cases[i].in, &err), *back;
+		char line[1024], *exp, *nat, *nat2;
+
+		if (s == NULL)
+			fail_msg("case %zu: %u:%u: %s '%s'", i, err.line, err.col, err.msg, err.token);
+		exp = dump(s, true);
+		rule_line(exp, line, sizeof(line));
+		if (strcmp(line, cases[i].out) != 0)
+			fail_msg("case %zu: wrote '%s', want '%s'", i, line, cases[i].out);
+		nat = dump(s, false);
+		back = rule_set_parse_iptables_opts(exp, "t",
+			&(struct rule_ipt_opts){.family = FC_AF_INET4}, &err);
+		if (back == NULL)
+			fail_msg("case %zu: export: %u:%u: %s", i, err.line, err.col, err.msg);
+		nat2 = dump(back, false);
+		assert_string_equal(nat, nat2);
+		free(nat2);
+		rule_set_free(back);
+		back = rule_set_parse(nat, "n", &err);
+		if (back == NULL)
+			fail_msg("case %zu: native: %u:%u: %s '%s'\n%s", i, err.line, err.col, err.msg,
+				err.token, nat);
+		nat2 = dump(back, false);
+		assert_string_equal(nat, nat2);
+		free(nat2);
+		free(nat);
+		free(exp);
+		rule_set_free(back);
+		rule_set_free(s);
+	}
+}
+
+static void
+test_native_syntax(void **state)
+{
+	struct rule_error err;
+	struct rule_set *s;
+	char *t;
+
+	(void)state;
+	s = rule_set_parse("drop u32 \"6 & 0xff = 17\"\ndrop u32 !\"0=1\"\n", "n", &err);
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	t = dump(s, false);
+	assert_non_null(strstr(t, "u32 \"0x6&0xff=0x11\""));
+	assert_non_null(strstr(t, "u32 !\"0x0=0x1\""));
+	free(t);
+	rule_set_free(s);
+	assert_null(rule_set_parse("drop u32 \"6&0xff\"\n", "n", &err));
+	assert_string_equal(err.msg, "u32: abrupt end of input after a location");
+	/* Linux refuses shifts of 32 or more when it loads the rule. */
+	assert_null(rule_set_parse("drop u32 \"0<<32=0\"\n", "n", &err));
+	assert_string_equal(err.msg, "u32: a shift of 32 or more (Linux refuses it)");
+	assert_null(rule_set_parse("drop u32 \"0>>31>>0x20=0\"\n", "n", &err));
+	assert_string_equal(err.msg, "u32: a shift of 32 or more (Linux refuses it)");
+}
+
+static void
+test_too_long(void **state)
+{
+	char rule[2048];
+	size_t n = 0;
+	struct rule_error err;
+
+	(void)state;
+	/* Four tests of ten big numbers and ten big ranges: iptables takes them, gufc cannot keep them. */
+	n += (size_t)snprintf(rule + n, sizeof(rule) - n, "-m u32 --u32 \"");
+	for (unsigned int t = 0; t < 4; t++) {
+		n += (size_t)snprintf(rule + n, sizeof(rule) - n, "%s0xffffffff", t ? "&&" : "");
+		for (unsigned int j = 1; j < 10; j++)
+			n += (size_t)snprintf(rule + n, sizeof(rule) - n, "&0xffffffff");
+		n += (size_t)snprintf(rule + n, sizeof(rule) - n, "=0");
+		for (unsigned int j = 1; j < 10; j++)
+			n += (size_t)snprintf(rule + n, sizeof(rule) - n, ",0xfffffff%u", j);
+	}
+	snprintf(rule + n, sizeof(rule) - n, "\" -j DROP");
+	assert_null(load(rule, &err));
+	assert_string_equal(err.msg, "u32: tests too long for gufc (135 bytes encoded; split them over rules)");
+	assert_int_equal(err.line, 5);
+}
+
+/* Whole rules on a UDP packet's bytes: the reference evaluator. */
+static void
+test_eval(void **state)
+{
+	static const struct {
+		const char *matches;
+		bool drop;
+	} cases[] = {
+		{"-m u32 --u32 \"6&0xFF=17\"", true},
+		{"-m u32 --u32 \"6&0xFF=6\"", false},
+		{"-m u32 ! --u32 \"6&0xFF=6\"", true},
+		{"-m u32 --u32 \"6&0xFF=17 && 4&0x3FFF=0\"", true},
+		{"-m u32 --u32 \"0>>22&0x3C@0>>16=100\"", true},         /* source port */
+		{"-m u32 --u32 \"0>>22&0x3C@0&0xFFFF=200\"", true},      /* destination port */
+		{"-m u32 --u32 \"0>>22&0x3C@8>>24=0x13\"", true},        /* first payload byte */
+		{"-m u32 --u32 \"0>>22&0x3C@8=0x13426974\"", true},
+		{"-m u32 --u32 \"44=0:0xffffffff\"", true},               /* the last word */
+		{"-m u32 --u32 \"45=0:0xffffffff\"", false},              /* past the datagram */
+		{"-m u32 ! --u32 \"45=0:0xffffffff\"", true},
+		{"-m u32 --u32 \"0>>22&0x3C@24=0:0xffffffff\"", true},
+		{"-m u32 --u32 \"0>>22&0x3C@25=0:0xffffffff\"", false},
+		{"-m u32 --u32 \"0>>22&0x3C@8>>24=0x12,0x14\"", false},
+		{"-m u32 --u32 \"0>>22&0x3C@8>>24=0x12,0x13:0x13\"", true},
+	};
+	uint8_t frame[14 + 60];
+	const char *payload = "\x13" "BitTorrent protocol";
+	struct fc_key k;
+
+	(void)state;
+	memset(frame, 0, sizeof(frame));
+	frame[12] = 0x08;
+	frame[14] = 0x45;
+	frame[14 + 3] = 28 + 20; /* total length */
+	frame[14 + 8] = 64;
+	frame[14 + 9] = 17;
+	memcpy(frame + 14 + 12, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+	frame[14 + 20 + 1] = 100;
+	frame[14 + 20 + 3] = 200;
+	frame[14 + 20 + 5] = 28;
+	memcpy(frame + 14 + 28, payload, 20);
+	assert_int_equal(fc_key_parse("udp 192.0.2.1:100 -> 198.51.100.1:200", &k, NULL), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct rule_ipt_opts o = {.family = FC_AF_INET4};
+		struct rule_error err;
+		struct rule_set *s;
+		struct rule_eval ev;
+		struct rule_pkt p;
+
+		snprintf(text, sizeof(text), HEAD "-A FORWARD %s -j DROP\nCOMMIT\n", cases[i].matches);
+		s = rule_set_parse_iptables_opts(text, "t", &o, &err);
+		if (s == NULL)
+			fail_msg("case %zu: %s '%s'", i, err.msg, err.token);
+		rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+		assert_int_equal(rule_pkt_parse(&p, frame, sizeof(frame), 14, 34), 0);
+		assert_int_equal(p.l3_cap, 48);
+		assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+		if ((ev.verdict == RULE_VERDICT_DROP) != cases[i].drop)
+			fail_msg("case %zu '%s': %s", i, cases[i].matches,
+				ev.verdict == RULE_VERDICT_DROP ? "drop" : "accept");
+		assert_true(ev.deps & RULE_DEP_PAYLOAD);
+		rule_set_free(s);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_native_syntax),
+		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_eval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
