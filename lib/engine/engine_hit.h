@@ -16,20 +16,109 @@
 extern "C" {
 #endif
 
+/** Fields a packet class reads: bit numbers of struct rule_flagclass::mask_of. */
+enum rule_pc_field {
+	RULE_PC_FLAGS, /**< the TCP flags byte (0 for other protocols) */
+	RULE_PC_TTL,   /**< IPv4 TTL, IPv6 hop limit */
+	RULE_PC_TOS,   /**< IPv4 TOS byte, IPv6 traffic class */
+	RULE_PC_LEN,   /**< IP length: IPv4 total length, IPv6 40 + payload length */
+	RULE_PC_MSS,   /**< the TCP MSS option: none, its value, or a later fragment */
+	RULE_PC__COUNT
+};
+/** Subsets of the fields. */
+#define RULE_PC_MASKS (1u << RULE_PC__COUNT)
+/** struct rule_flagclass::base of a subset with no ids: not classed. */
+#define RULE_PC_NO_BASE 0xffff
+
+/** A packet's fields a class reads (rule_engine_pkt_fields()). */
+struct rule_pktfields {
+	uint8_t flags;  /**< TCP flags, 0 for other protocols */
+	uint8_t ttl;
+	uint8_t tos;
+	uint8_t mss_st; /**< 0: a later fragment; 1: no MSS option; 2: @c mss holds it */
+	uint16_t len;   /**< IP length */
+	uint16_t mss;
+};
+
 /**
- * A set's TCP flag classes (rule_set_tcpflag_classes()): an entry whose
- * walk read the flags and nothing else per packet caches its verdict for
- * the class of the flags its walk saw (fc_action::pkt_class, low byte; the
- * table's serial in the high byte; RULE_ACT_M0_CLASSED). Immutable once
- * published.
+ * A set's packet classes (engine_pktclass.c): an entry whose walk read
+ * per-packet header fields (TCP flags, TTL, TOS byte, IP length, MSS
+ * option) and nothing else per packet caches its verdict for the joint
+ * class of the values its walk saw, over the fields it read
+ * (fc_action::pkt_class: an id in the low byte, the table's serial in the
+ * high byte; RULE_ACT_M0_CLASSED). The ids of each subset of fields
+ * (a walk's) lie in [base[m], base[m] + the product of their class
+ * counts); mask_of[] gives an id's subset back. Immutable once published.
  */
 struct rule_flagclass {
 	uint32_t gen;      /**< generation of the commit that installed it */
 	uint8_t serial;    /**< incremented by each table that replaces another */
-	uint16_t n;        /**< classes, 1..256 */
+	uint16_t n;        /**< TCP flag classes, 1..256 */
+	uint16_t nf[RULE_PC__COUNT]; /**< classes per field; 0: the field is not classed */
+	uint16_t base[RULE_PC_MASKS]; /**< first id of each subset; RULE_PC_NO_BASE: none */
+	uint8_t mask_of[256];         /**< subset of each id; 0: no such id */
 	uint8_t cls[256];  /**< class of each flag byte */
 	uint8_t rep[256];  /**< per class, a flag byte of it */
+	struct rule_fieldclasses f; /**< the other fields' classes */
 };
+
+/**
+ * The id of the class of @p pf over the fields of @p m in table @p fc.
+ * @return the id, or -1 when @p m has none.
+ * Context: any.
+ */
+static inline int
+rule_pktclass_id(const struct rule_flagclass *fc, unsigned int m, const struct rule_pktfields *pf)
+{
+	unsigned int id = 0, stride = 1, c;
+
+	if (fc->base[m] == RULE_PC_NO_BASE)
+		return -1;
+	for (unsigned int f = 0; f < RULE_PC__COUNT; f++) {
+		if (!(m & 1u << f))
+			continue;
+		switch (f) {
+		case RULE_PC_FLAGS:
+			c = fc->cls[pf->flags];
+			break;
+		case RULE_PC_TTL:
+			c = fc->f.ttl[pf->ttl];
+			break;
+		case RULE_PC_TOS:
+			c = fc->f.tos[pf->tos];
+			break;
+		case RULE_PC_LEN:
+			for (c = 0; c < fc->f.n_len_b && fc->f.len_b[c] <= pf->len; c++)
+				;
+			break;
+		default:
+			c = pf->mss_st;
+			if (c == 2)
+				for (unsigned int i = 0; i < fc->f.n_mss_b && fc->f.mss_b[i] <= pf->mss; i++)
+					c++;
+			break;
+		}
+		id += c * stride;
+		stride *= fc->nf[f];
+	}
+	return (int)(fc->base[m] + id);
+}
+
+/**
+ * The fields of a parsed packet that a class reads, from its frame as the
+ * rule walk reads them (rule_pkt_parse()): TTL and TOS of the IP header,
+ * the parser's IP length, the MSS option (only when @p want_mss).
+ * @param p         the packet's parse
+ * @param frame     its first bytes
+ * @param len       bytes at @p frame
+ * @param whole     @p frame holds the whole frame (not a chained mbuf's first segment)
+ * @param want_mss  read the MSS option
+ * @param pf        receives the fields
+ * @return false when the options lie past @p len of a frame not @p whole.
+ * Context: any.
+ */
+bool rule_engine_pkt_fields(const struct fc_pkt *p, const uint8_t *frame, uint32_t len,
+	bool whole, bool want_mss, struct rule_pktfields *pf);
 
 /**
  * Is a new flow's cached drop (RULE_ACT_M0_NEWDROP) older than an
@@ -81,24 +170,40 @@ rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
 
 /**
  * Does a classed entry's cached verdict (RULE_ACT_M0_CLASSED) hold for
- * packet @p p: its TCP flags are in the entry's class, under the table the
+ * packet @p p: its fields are in the entry's class, under the table the
  * class was taken from? If not, upcall it (RULE_UPCALL_INTEREST): the slow
- * path decides it on its own.
- * @param eng  the engine
- * @param a    the entry's action (as read under its sequence count)
- * @param p    the packet (tcp_flags 0 for other protocols)
+ * path decides it on its own. A class of the TCP flags alone costs a
+ * lookup; the other fields are read from the frame only for the entries
+ * whose class needs them.
+ * @param eng    the engine
+ * @param a      the entry's action (as read under its sequence count)
+ * @param p      the packet (tcp_flags 0 for other protocols)
+ * @param frame  its frame (NULL: only a class of the flags alone holds)
+ * @param len    bytes at @p frame
+ * @param whole  @p frame holds the whole frame
  * @return true when the cached verdict holds.
  * Context: any lcore, a registered reader between two quiescent reports.
  */
 static inline bool
 rule_engine_class_ok(const struct rule_engine *eng, const struct fc_action *a,
-	const struct fc_pkt *p)
+	const struct fc_pkt *p, const uint8_t *frame, uint32_t len, bool whole)
 {
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
 	const struct rule_flagclass *fc = __atomic_load_n(&v->flagclass, __ATOMIC_ACQUIRE);
+	struct rule_pktfields pf;
+	unsigned int id, m;
 
-	return fc != NULL && (uint8_t)(a->pkt_class >> 8) == fc->serial &&
-	       (int32_t)(a->gen - fc->gen) >= 0 && fc->cls[p->tcp_flags] == (uint8_t)a->pkt_class;
+	if (fc == NULL || (uint8_t)(a->pkt_class >> 8) != fc->serial ||
+		(int32_t)(a->gen - fc->gen) < 0)
+		return false;
+	id = (uint8_t)a->pkt_class;
+	m = fc->mask_of[id];
+	if (likely(m == 1u << RULE_PC_FLAGS))
+		return fc->base[m] + fc->cls[p->tcp_flags] == id;
+	if (frame == NULL ||
+		!rule_engine_pkt_fields(p, frame, len, whole, (m >> RULE_PC_MSS) & 1, &pf))
+		return false;
+	return rule_pktclass_id(fc, m, &pf) == (int)id;
 }
 
 #ifdef __cplusplus

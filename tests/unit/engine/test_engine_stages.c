@@ -155,8 +155,8 @@ test_per_packet(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	/* The fast path: the SYN's class (the rule at port 81 tells SYN from ACK). */
-	assert_true(rule_engine_class_ok(eng, &e->act, &syn.pkt));
-	assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &syn.pkt, syn.frame, syn.frame_len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	/* The first ACK takes the guessed class over. */
 	d = decide(eng, ack, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
@@ -165,11 +165,11 @@ test_per_packet(void **state)
 	e = entry_of(eng, &syn.pkt.key);
 	assert_non_null(e);
 	/* ACK and PSH|ACK are one class; FIN|ACK is not. */
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	ack.pkt.tcp_flags = TCP_ACK | 0x08;
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	ack.pkt.tcp_flags = TCP_ACK;
-	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt));
+	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
 	/* The odd packet goes up alone: decided on its own, the entry kept. */
 	d = decide(eng, fin, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
@@ -178,8 +178,8 @@ test_per_packet(void **state)
 	e = entry_of(eng, &syn.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
-	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
 	d = decide(eng, ack, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = decide(eng, fin, 5);
@@ -195,12 +195,12 @@ test_per_packet(void **state)
 		  "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
 	e = entry_of(eng, &ack.pkt.key);
 	if (e != NULL)
-		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	d = decide(eng, ack, 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &ack.pkt.key);
 	assert_non_null(e);
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	eng_stack_free(eng);
 }
 
@@ -254,7 +254,7 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
 		u.reason = RULE_UPCALL_STALE;
 	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt))) {
+		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt, u.frame, u.frame_len, true))) {
 		u.reason = RULE_UPCALL_INTEREST;
 	} else {
 		memset(&d, 0, sizeof(d));
