@@ -40,6 +40,8 @@ TAG = b"gufcFP"
 CASES = [
     ("hlbytes", True),
     ("tcpflags", True),
+    ("fieldclass", True),
+    ("fieldrw", False),
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
