@@ -1268,6 +1268,85 @@ udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
 	return 42;
 }
 
+/* The upcall of frame @p f (parsed, the frame attached). */
+static struct rule_upcall
+frame_up(const uint8_t *f, uint32_t len)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+/*
+ * A walk that read the TTL is cached for the TTL's class, not per packet:
+ * the fast path reads the TTL of the frame; a packet of another class
+ * goes up alone, decided on its own, the entry kept. With a rewrite before
+ * the test (a packet program): decided per packet, rightly.
+ */
+static void
+test_field_class(void **state)
+{
+	static const char *const sets[] = {
+		"drop proto udp ttl_lt 10\n",
+		"table mangle\nchain P hook prerouting\nttl ttl_dec 5\ndrop ttl_lt 10\n",
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_engine *eng = mk_engine(true, 0);
+		uint8_t f64[64], f62[64], low[64], edge[64];
+		uint32_t len = udp_frame(f64, 9, 64);
+		struct rule_upcall u64 = frame_up(f64, len);
+		struct rule_upcall u62, ul, ue;
+		const struct fc_entry *e;
+		struct rule_decision d;
+
+		(void)udp_frame(f62, 9, 62);
+		(void)udp_frame(low, 9, i == 0 ? 9 : 14);
+		(void)udp_frame(edge, 9, i == 0 ? 10 : 15);
+		u62 = frame_up(f62, len);
+		ul = frame_up(low, len);
+		ue = frame_up(edge, len);
+		load(eng, sets[i]);
+		d = decide(eng, u64, 1);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		e = entry_of(eng, &u64.pkt.key);
+		assert_non_null(e);
+		if (i == 1) {
+			/* The rewrite is a packet program, which takes pkt_class: per packet. */
+			assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+			assert_int_equal(decide(eng, ul, 2).verdict, FC_VERDICT_DROP);
+			assert_int_equal(decide(eng, ue, 3).verdict, FC_VERDICT_ACCEPT);
+			eng_stack_free(eng);
+			continue;
+		}
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+		assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+		assert_true(rule_engine_class_ok(eng, &e->act, &u62.pkt, f62, len, true));
+		assert_true(rule_engine_class_ok(eng, &e->act, &ue.pkt, edge, len, true));
+		assert_false(rule_engine_class_ok(eng, &e->act, &ul.pkt, low, len, true));
+		/* No frame: only a class of the flags alone holds. */
+		assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, NULL, 0, true));
+		/* The low TTL goes up alone: dropped, the entry kept. */
+		d = decide(eng, ul, 2);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		e = entry_of(eng, &u64.pkt.key);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+		d = decide(eng, ue, 3);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
 /*
  * The packet context is built only for what the set reads: with the
  * classifier current, a rule on the frame's TTL still sees it, and a set
@@ -1323,6 +1402,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_packet),
+		cmocka_unit_test(test_field_class),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
 		cmocka_unit_test(test_marks_many),
