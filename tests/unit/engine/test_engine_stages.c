@@ -1284,6 +1284,59 @@ frame_up(const uint8_t *f, uint32_t len)
 }
 
 /*
+ * The fields a class reads from a frame (rule_engine_pkt_fields(), the fast
+ * path's) are the walk's (rule_pkt_parse()): TTL, TOS, length, and the MSS
+ * option of random option bytes, data offsets and frame lengths.
+ */
+static void
+test_field_read(void **state)
+{
+	uint32_t seed = 12345;
+
+	(void)state;
+	for (unsigned int it = 0; it < 20000; it++) {
+		uint8_t f[14 + 20 + 60 + 8];
+		unsigned int doff, len;
+		struct fc_pkt pkt;
+		struct rule_pkt p;
+		struct rule_pktfields pf;
+
+		for (unsigned int i = 0; i < sizeof(f); i++) {
+			seed = seed * 1103515245u + 12345u;
+			f[i] = (uint8_t)(seed >> 16);
+		}
+		/* Options mostly MSS, NOP, EOL and short lengths: the parser's edges. */
+		for (unsigned int i = 54; i < sizeof(f); i++)
+			if (f[i] < 0xc0)
+				f[i] = (uint8_t)(f[i] % 6);
+		doff = 5 + (f[0] % 11);
+		len = 54 + (unsigned int)(f[1] % (sizeof(f) - 54 + 1));
+		memset(f, 0, 12);
+		f[12] = 0x08;
+		f[13] = 0x00;
+		f[14] = 0x45;
+		f[16] = (uint8_t)((len - 14) >> 8);
+		f[17] = (uint8_t)(len - 14);
+		f[20] = 0x40;
+		f[21] = 0;
+		f[23] = 6;
+		f[46] = (uint8_t)(doff << 4);
+		if (fc_parse(f, len, &pkt) != FC_PARSE_OK)
+			continue;
+		rule_pkt_init(&p, &pkt.key, 0, 0);
+		p.l3_len = pkt.ip_len;
+		assert_int_equal(rule_pkt_parse(&p, f, len, pkt.l3_off, pkt.l4_off), 0);
+		assert_true(rule_engine_pkt_fields(&pkt, f, len, true, true, &pf));
+		assert_int_equal(pf.ttl, p.ttl);
+		assert_int_equal(pf.tos, p.tos);
+		assert_int_equal(pf.len, p.l3_len);
+		assert_int_equal(pf.mss_st == 2, (p.flags & RULE_PKT_F_MSS) != 0);
+		if (pf.mss_st == 2)
+			assert_int_equal(pf.mss, p.tcp_mss);
+	}
+}
+
+/*
  * A walk that read the TTL is cached for the TTL's class, not per packet:
  * the fast path reads the TTL of the frame; a packet of another class
  * goes up alone, decided on its own, the entry kept. With a rewrite before
@@ -1403,6 +1456,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_packet),
 		cmocka_unit_test(test_field_class),
+		cmocka_unit_test(test_field_read),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
 		cmocka_unit_test(test_marks_many),
