@@ -56,6 +56,7 @@ struct rule_flagclass {
 	uint16_t n;        /**< TCP flag classes, 1..256 */
 	uint16_t nf[RULE_PC__COUNT]; /**< classes per field; 0: the field is not classed */
 	uint16_t base[RULE_PC_MASKS]; /**< first id of each subset; RULE_PC_NO_BASE: none */
+	uint16_t stride[RULE_PC_MASKS][RULE_PC__COUNT]; /**< a field's weight in a subset's ids */
 	uint8_t mask_of[256];         /**< subset of each id; 0: no such id */
 	uint8_t cls[256];  /**< class of each flag byte */
 	uint8_t rep[256];  /**< per class, a flag byte of it */
@@ -70,38 +71,30 @@ struct rule_flagclass {
 static inline int
 rule_pktclass_id(const struct rule_flagclass *fc, unsigned int m, const struct rule_pktfields *pf)
 {
-	unsigned int id = 0, stride = 1, c;
+	const uint16_t *st = fc->stride[m];
+	unsigned int id = fc->base[m], c;
 
-	if (fc->base[m] == RULE_PC_NO_BASE)
+	if (id == RULE_PC_NO_BASE)
 		return -1;
-	for (unsigned int f = 0; f < RULE_PC__COUNT; f++) {
-		if (!(m & 1u << f))
-			continue;
-		switch (f) {
-		case RULE_PC_FLAGS:
-			c = fc->cls[pf->flags];
-			break;
-		case RULE_PC_TTL:
-			c = fc->f.ttl[pf->ttl];
-			break;
-		case RULE_PC_TOS:
-			c = fc->f.tos[pf->tos];
-			break;
-		case RULE_PC_LEN:
-			for (c = 0; c < fc->f.n_len_b && fc->f.len_b[c] <= pf->len; c++)
-				;
-			break;
-		default:
-			c = pf->mss_st;
-			if (c == 2)
-				for (unsigned int i = 0; i < fc->f.n_mss_b && fc->f.mss_b[i] <= pf->mss; i++)
-					c++;
-			break;
-		}
-		id += c * stride;
-		stride *= fc->nf[f];
+	if (m & 1u << RULE_PC_FLAGS)
+		id += fc->cls[pf->flags] * st[RULE_PC_FLAGS];
+	if (m & 1u << RULE_PC_TTL)
+		id += fc->f.ttl[pf->ttl] * st[RULE_PC_TTL];
+	if (m & 1u << RULE_PC_TOS)
+		id += fc->f.tos[pf->tos] * st[RULE_PC_TOS];
+	if (m & 1u << RULE_PC_LEN) {
+		for (c = 0; c < fc->f.n_len_b && fc->f.len_b[c] <= pf->len; c++)
+			;
+		id += c * st[RULE_PC_LEN];
 	}
-	return (int)(fc->base[m] + id);
+	if (m & 1u << RULE_PC_MSS) {
+		c = pf->mss_st;
+		if (c == 2)
+			for (unsigned int i = 0; i < fc->f.n_mss_b && fc->f.mss_b[i] <= pf->mss; i++)
+				c++;
+		id += c * st[RULE_PC_MSS];
+	}
+	return (int)id;
 }
 
 /**
@@ -169,6 +162,15 @@ rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
 }
 
 /**
+ * rule_engine_class_ok() for a class of the MSS option, or of a frame whose
+ * IP header is short: the fields read by rule_engine_pkt_fields().
+ * @return true when the packet's class over fields @p m is @p id.
+ * Context: any.
+ */
+bool rule_engine_class_ok_slow(const struct rule_flagclass *fc, unsigned int m, unsigned int id,
+	const struct fc_pkt *p, const uint8_t *frame, uint32_t len, bool whole);
+
+/**
  * Does a classed entry's cached verdict (RULE_ACT_M0_CLASSED) hold for
  * packet @p p: its fields are in the entry's class, under the table the
  * class was taken from? If not, upcall it (RULE_UPCALL_INTEREST): the slow
@@ -190,8 +192,9 @@ rule_engine_class_ok(const struct rule_engine *eng, const struct fc_action *a,
 {
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
 	const struct rule_flagclass *fc = __atomic_load_n(&v->flagclass, __ATOMIC_ACQUIRE);
-	struct rule_pktfields pf;
-	unsigned int id, m;
+	const uint16_t *st;
+	const uint8_t *l3;
+	unsigned int id, m, got, c;
 
 	if (fc == NULL || (uint8_t)(a->pkt_class >> 8) != fc->serial ||
 		(int32_t)(a->gen - fc->gen) < 0)
@@ -200,10 +203,30 @@ rule_engine_class_ok(const struct rule_engine *eng, const struct fc_action *a,
 	m = fc->mask_of[id];
 	if (likely(m == 1u << RULE_PC_FLAGS))
 		return fc->base[m] + fc->cls[p->tcp_flags] == id;
-	if (frame == NULL ||
-		!rule_engine_pkt_fields(p, frame, len, whole, (m >> RULE_PC_MSS) & 1, &pf))
+	if (m == 0 || frame == NULL)
 		return false;
-	return rule_pktclass_id(fc, m, &pf) == (int)id;
+	/* The MSS option, or a header not where the parse says: out of line. */
+	if (unlikely((m & 1u << RULE_PC_MSS) || (uint32_t)p->l3_off + 40 > len))
+		return rule_engine_class_ok_slow(fc, m, id, p, frame, len, whole);
+	/* The IP header's fields read in place, each a digit of the id. */
+	st = fc->stride[m];
+	l3 = frame + p->l3_off;
+	got = fc->base[m];
+	if (m & 1u << RULE_PC_FLAGS)
+		got += fc->cls[p->tcp_flags] * st[RULE_PC_FLAGS];
+	if (m & 1u << RULE_PC_TTL)
+		got += fc->f.ttl[p->key.family == FC_AF_INET4 ? l3[8] : l3[7]] * st[RULE_PC_TTL];
+	if (m & 1u << RULE_PC_TOS)
+		got += fc->f.tos[p->key.family == FC_AF_INET4
+					 ? l3[1]
+					 : (uint8_t)((l3[0] & 0x0f) << 4 | l3[1] >> 4)] *
+		       st[RULE_PC_TOS];
+	if (m & 1u << RULE_PC_LEN) {
+		for (c = 0; c < fc->f.n_len_b && fc->f.len_b[c] <= p->ip_len; c++)
+			;
+		got += c * st[RULE_PC_LEN];
+	}
+	return got == id;
 }
 
 #ifdef __cplusplus

@@ -126,6 +126,17 @@ rule_engine_pkt_fields(const struct fc_pkt *p, const uint8_t *frame, uint32_t le
 	return true;
 }
 
+bool
+rule_engine_class_ok_slow(const struct rule_flagclass *fc, unsigned int m, unsigned int id,
+	const struct fc_pkt *p, const uint8_t *frame, uint32_t len, bool whole)
+{
+	struct rule_pktfields pf;
+
+	if (!rule_engine_pkt_fields(p, frame, len, whole, (m >> RULE_PC_MSS) & 1, &pf))
+		return false;
+	return rule_pktclass_id(fc, m, &pf) == (int)id;
+}
+
 void
 eng_pktclass_of_up(const struct rule_upcall *up, struct rule_pktfields *pf)
 {
@@ -182,6 +193,13 @@ alloc_ids(struct rule_flagclass *fc)
 			fc->base[m] = (uint16_t)next;
 			memset(&fc->mask_of[next], (int)m, size);
 			next += size;
+			/* Each field of the subset a digit, the first the lowest. */
+			size = 1;
+			for (unsigned int f = 0; f < RULE_PC__COUNT; f++)
+				if (m & 1u << f) {
+					fc->stride[m][f] = (uint16_t)size;
+					size *= fc->nf[f];
+				}
 		}
 }
 
