@@ -290,9 +290,9 @@ struct rule_engine_view {
 	 */
 	struct rule_count_limit *count_limit[2];
 	/**
-	 * The current set's TCP flag classes (struct rule_flagclass), or NULL
-	 * (none: no entry is classed). Replaced by a commit whose set tests
-	 * flags otherwise (release), the old one retired after a grace
+	 * The current set's packet classes (struct rule_flagclass: TCP flags,
+	 * TTL, TOS byte, IP length, MSS option), or NULL (none: no entry is
+	 * classed). Replaced by a commit whose set tests them otherwise (release), the old one retired after a grace
 	 * period; read by rule_engine_class_ok().
 	 */
 	const struct rule_flagclass *flagclass;
@@ -331,7 +331,7 @@ struct rule_count_limit {
 
 /**
  * fc_action::mod[0] bit the fast path reads: the entry's verdict holds for
- * the packets of its TCP flag class only (rule_engine_class_ok()); others
+ * the packets of its class of header fields only (rule_engine_class_ok()); others
  * go up and are decided one by one. Never with FC_ACT_F_METER or
  * FC_ACT_F_PKTACT (fc_action::pkt_class holds the class).
  */

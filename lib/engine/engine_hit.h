@@ -3,8 +3,9 @@
  * lib/engine: what the fast path asks about a hit, part of engine.h's
  * manual (included at its end) — is the entry stale (a newer commit, or an
  * expectation newer than a cached drop), and does a classed entry's
- * verdict hold for the packet's TCP flags (the flag class table a commit
- * publishes: engine_pktclass.c).
+ * verdict hold for the packet's header fields (TCP flags, TTL, TOS byte,
+ * IP length, MSS option: the class table a commit publishes,
+ * engine_pktclass.c).
  */
 #ifndef GUFC_ENGINE_HIT_H
 #define GUFC_ENGINE_HIT_H

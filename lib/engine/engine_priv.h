@@ -34,7 +34,7 @@ extern int rule_engine_logtype;
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
 #define ENG_M0_CHAN_FLOW RULE_ACT_M0_CHAN_FLOW /**< delivered to the slot's per-flow channel */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
-#define ENG_M0_CLASSED RULE_ACT_M0_CLASSED /**< verdict for its TCP flag class (engine_pktclass.c) */
+#define ENG_M0_CLASSED RULE_ACT_M0_CLASSED /**< verdict for its class of header fields (engine_pktclass.c) */
 #define ENG_M0_CLASS_GUESS 0x80 /**< that class is a first segment's, not an ordinary one's */
 
 /*
