@@ -332,8 +332,9 @@ struct rule_count_limit {
 /**
  * fc_action::mod[0] bit the fast path reads: the entry's verdict holds for
  * the packets of its class of header fields only (rule_engine_class_ok()); others
- * go up and are decided one by one. Never with FC_ACT_F_METER or
- * FC_ACT_F_PKTACT (fc_action::pkt_class holds the class).
+ * go up and are decided one by one. Never with FC_ACT_F_METER;
+ * fc_action::pkt_class holds the class, or with FC_ACT_F_PKTACT names a
+ * program that holds it (rule_engine_class_of()).
  */
 #define RULE_ACT_M0_CLASSED 0x40
 
@@ -749,7 +750,7 @@ rule_engine_expect_count(const struct rule_engine *eng)
 #include "engine_info.h"
 #include "engine_meter.h"
 #include "engine_strpred.h"
-#include "engine_hit.h"
 #include "engine_pktact.h"
+#include "engine_hit.h"
 
 #endif /* GUFC_ENGINE_H */

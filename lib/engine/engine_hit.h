@@ -163,6 +163,20 @@ rule_engine_stale(const struct rule_engine *eng, const struct fc_action *a,
 }
 
 /**
+ * The class of a classed entry (RULE_ACT_M0_CLASSED): its pkt_class, or,
+ * where pkt_class names its packet program (FC_ACT_F_PKTACT: a rewrite, a
+ * LOG), the program's (struct rule_pktprog::cls).
+ * Context: any lcore.
+ */
+static inline uint16_t
+rule_engine_class_of(const struct rule_engine *eng, const struct fc_action *a)
+{
+	if (a->flags & FC_ACT_F_PKTACT)
+		return rule_engine_pktprog(eng, a->pkt_class)->cls;
+	return a->pkt_class;
+}
+
+/**
  * rule_engine_class_ok() for a class of the MSS option, or of a frame whose
  * IP header is short: the fields read by rule_engine_pkt_fields().
  * @return true when the packet's class over fields @p m is @p id.
@@ -193,14 +207,14 @@ rule_engine_class_ok(const struct rule_engine *eng, const struct fc_action *a,
 {
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
 	const struct rule_flagclass *fc = __atomic_load_n(&v->flagclass, __ATOMIC_ACQUIRE);
+	uint16_t pc = rule_engine_class_of(eng, a);
 	const uint16_t *st;
 	const uint8_t *l3;
 	unsigned int id, m, got, c;
 
-	if (fc == NULL || (uint8_t)(a->pkt_class >> 8) != fc->serial ||
-		(int32_t)(a->gen - fc->gen) < 0)
+	if (fc == NULL || (uint8_t)(pc >> 8) != fc->serial || (int32_t)(a->gen - fc->gen) < 0)
 		return false;
-	id = (uint8_t)a->pkt_class;
+	id = (uint8_t)pc;
 	m = fc->mask_of[id];
 	if (likely(m == 1u << RULE_PC_FLAGS))
 		return fc->base[m] + fc->cls[p->tcp_flags] == id;

@@ -632,13 +632,14 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	deps = ENG_DEPS_PER_PACKET(deps);
 	eng_pktclass_clear(&f->act[1]);
 	prog = !(deps & ~ENG_PC_DEPS) ? eng_prog_of_walk(eng, ev, eng_walked(ev, d)) : 0;
-	/* Header fields alone: cached for their class (without actions: they keep pkt_class). */
-	if (deps != 0 && prog <= 0)
-		deps = eng_pktclass_take(eng, &f->reply_key, &f->act[1], deps, &sf, unknown, guess);
+	/* Header fields alone: cached for their class (with the walk's program, in it). */
+	eng_act_prog(&f->act[1], prog);
 	if (deps != 0)
+		deps = eng_pktclass_take(eng, &f->reply_key, &f->act[1], deps, &sf, unknown, guess);
+	if (deps != 0) {
+		eng_act_prog(&f->act[1], 0);
 		f->act[1].verdict = FC_VERDICT_SLOW;
-	else
-		eng_act_prog(&f->act[1], prog);
+	}
 	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, d, f->key.family);
 	if (built) {
 		eng_flow_of(f)->mark[1] = p.mark;

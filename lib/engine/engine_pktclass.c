@@ -16,7 +16,10 @@
  * the walk. An entry caches the verdict of its walk together with the
  * joint class of the values that walk saw over the fields it read
  * (fc_action::pkt_class: the id in the low byte, the table's serial in the
- * high one; ENG_M0_CLASSED): each subset of the fields has its own range
+ * high one; ENG_M0_CLASSED; where pkt_class names the entry's packet
+ * program, FC_ACT_F_PKTACT: a rewrite, a LOG, the class is in a program of
+ * its own, the same lists with struct rule_pktprog::cls, read through
+ * rule_engine_class_of()): each subset of the fields has its own range
  * of ids (struct rule_flagclass::base, mask_of), allocated by size, fewest
  * fields first, while they fit in the 256 ids; a walk whose fields have
  * no range (too many classes together) is decided per packet, as are the
@@ -248,7 +251,8 @@ eng_pktclass_current(const struct rule_engine *eng, const struct fc_action *a)
 	const struct rule_flagclass *fc = cur(eng);
 
 	return (a->mod[0] & ENG_M0_CLASSED) && fc != NULL &&
-	       (uint8_t)(a->pkt_class >> 8) == fc->serial && (int32_t)(a->gen - fc->gen) >= 0;
+	       (uint8_t)(rule_engine_class_of(eng, a) >> 8) == fc->serial &&
+	       (int32_t)(a->gen - fc->gen) >= 0;
 }
 
 bool
@@ -256,7 +260,7 @@ eng_pktclass_holds(const struct rule_engine *eng, const struct fc_action *a,
 	const struct rule_pktfields *pf)
 {
 	const struct rule_flagclass *fc = cur(eng);
-	unsigned int id = (uint8_t)a->pkt_class, m;
+	unsigned int id = (uint8_t)rule_engine_class_of(eng, a), m;
 
 	if (!eng_pktclass_current(eng, a))
 		return false;
@@ -268,7 +272,8 @@ bool
 eng_pktclass_known(const struct rule_engine *eng, const struct fc_action *a,
 	const struct rule_pktfields *pf)
 {
-	return eng_pktclass_current(eng, a) && fields_known(pf, cur(eng)->mask_of[(uint8_t)a->pkt_class]);
+	return eng_pktclass_current(eng, a) &&
+	       fields_known(pf, cur(eng)->mask_of[(uint8_t)rule_engine_class_of(eng, a)]);
 }
 
 unsigned int
@@ -287,8 +292,8 @@ eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k, const st
 	if (!eng_pktclass_current(eng, a))
 		return unknown;
 	*guess = (a->mod[0] & ENG_M0_CLASS_GUESS) != 0;
-	m = fc->mask_of[(uint8_t)a->pkt_class];
-	r = (uint8_t)a->pkt_class - fc->base[m];
+	m = fc->mask_of[(uint8_t)rule_engine_class_of(eng, a)];
+	r = (uint8_t)rule_engine_class_of(eng, a) - fc->base[m];
 	/* The id's digits, field by field: a value of each class. */
 	for (unsigned int f = 0; f < RULE_PC__COUNT; f++) {
 		unsigned int c;
@@ -327,7 +332,9 @@ eng_pktclass_clear(struct fc_action *a)
 	if (!(a->mod[0] & ENG_M0_CLASSED))
 		return;
 	a->mod[0] &= (uint8_t)~(ENG_M0_CLASSED | ENG_M0_CLASS_GUESS);
-	a->pkt_class = 0;
+	/* A program keeps naming its lists (its class is not read any more). */
+	if (!(a->flags & FC_ACT_F_PKTACT))
+		a->pkt_class = 0;
 }
 
 uint32_t
@@ -337,16 +344,27 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	const struct rule_flagclass *fc = cur(eng);
 	struct rule_pktfields ord;
 	unsigned int m = mask_of_deps(pd);
-	int id, oid;
+	struct rule_pktprog prog;
+	int id, oid, pid = 0;
 
 	eng_pktclass_clear(a);
-	if ((pd & ~ENG_PC_DEPS) || fc == NULL || (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)) ||
+	if ((pd & ~ENG_PC_DEPS) || fc == NULL || (a->flags & FC_ACT_F_METER) ||
 		!fields_known(pf, m))
 		return pd;
 	id = rule_pktclass_id(fc, m, pf);
 	if (id < 0) {
 		eng->st.class_unfit++;
 		return pd;
+	}
+	/* With a packet program: the class in a program of its own (the same lists). */
+	if (a->flags & FC_ACT_F_PKTACT) {
+		prog = *rule_engine_pktprog(eng, a->pkt_class);
+		if (prog.meter != 0 || prog.pred != 0)
+			return pd;
+		prog.cls = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
+		pid = eng_prog_intern(eng, &prog);
+		if (pid < 0)
+			return pd;
 	}
 	a->mod[0] |= ENG_M0_CLASSED;
 	/*
@@ -360,7 +378,10 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	if ((m & unknown) || (guess && fc_key_proto(k) == IPPROTO_TCP &&
 				     (oid != id || (m & 1u << RULE_PC_LEN))))
 		a->mod[0] |= ENG_M0_CLASS_GUESS;
-	a->pkt_class = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
+	if (pid > 0)
+		a->pkt_class = (uint16_t)pid;
+	else
+		a->pkt_class = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
 	eng->st.classed++;
 	return 0;
 }

@@ -43,7 +43,7 @@ CASES = [
     ("hlbytes", True),
     ("tcpflags", True),
     ("fieldclass", True),
-    ("fieldrw", False),
+    ("fieldrw", True),
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
