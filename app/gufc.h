@@ -111,7 +111,7 @@ struct gufc_sum {
 	uint64_t upcalls;	/**< packets put on the upcall ring */
 	uint64_t upcall_stale;
 	uint64_t upcall_interest;
-	uint64_t upcall_class;		/**< hits whose TCP flags are outside their entry's class */
+	uint64_t upcall_class;		/**< hits whose header fields are outside their entry's class */
 	uint64_t upcall_per_packet;	/**< hits whose entry decides each packet on the slow path */
 	uint64_t upcall_pending;	/**< upcalled behind their connection's upcall in flight */
 	uint64_t waited;	/**< packets that waited for their connection's upcall */

@@ -539,7 +539,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"  \"slow_path\": {\"upcalls\": %" PRIu64 ", \"stale\": %" PRIu64
 		", \"interest\": %" PRIu64 ", \"per_packet\": %" PRIu64
 		", \"class\": %" PRIu64 ", \"classed\": %" PRIu64 ", \"class_taken\": %" PRIu64
-		", \"pending\": %" PRIu64 ", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
+		", \"class_unfit\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
 		", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
 		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
@@ -549,7 +549,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64
 		", \"count_redecided\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
-		s->upcall_class, t->es.classed, t->es.class_taken,
+		s->upcall_class, t->es.classed, t->es.class_taken, t->es.class_unfit,
 		s->upcall_pending, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,

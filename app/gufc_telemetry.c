@@ -126,6 +126,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("string_per_packet", t.es.pred_per_packet);
 	U("flows_classed", t.es.classed);
 	U("class_taken", t.es.class_taken);
+	U("class_unfit", t.es.class_unfit);
 	U("set_added", t.es.set_added);
 	U("set_deleted", t.es.set_deleted);
 	U("set_failed", t.es.set_failed);

@@ -385,9 +385,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
 			continue;
 		}
-		/* Cached for a class of TCP flags: a packet of another is decided on its own. */
+		/* Cached for a class of header fields: a packet of another is decided on its own. */
 		if (unlikely(a->mod[0] & RULE_ACT_M0_CLASSED) &&
-			!rule_engine_class_ok(c->eng, a, pkt)) {
+			!rule_engine_class_ok(c->eng, a, pkt, rte_pktmbuf_mtod(mb, const uint8_t *),
+				rte_pktmbuf_data_len(mb), mb->nb_segs == 1)) {
 			st->upcall_class++;
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
@@ -527,9 +528,26 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	}
 	if (rule_engine_wants(a, &pk))
 		return true;
-	/* Cached for a class of TCP flags: another class is the slow path's. */
-	if ((a->mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(c->eng, a, &pk))
-		return true;
+	/* Cached for a class of header fields: another class is the slow path's. */
+	if (a->mod[0] & RULE_ACT_M0_CLASSED) {
+		/* What the parser gives the class (no extension headers: those go up). */
+		pk.key.family = p[12] == 0x08 ? FC_AF_INET4 : FC_AF_INET6;
+		fc_key_set_proto(&pk.key, proto);
+		pk.l3_off = RTE_ETHER_HDR_LEN;
+		pk.l4_off = (uint16_t)l4;
+		pk.ip_len = (uint16_t)(end - RTE_ETHER_HDR_LEN);
+		pk.frag = FC_FRAG_NONE;
+		if (pk.key.family == FC_AF_INET4 && ((p[20] & 0x1f) | p[21]) != 0) {
+			pk.frag = FC_FRAG_LATER;
+			pk.l4_off = 0;
+			pk.tcp_flags = 0;
+		}
+		if (pk.key.family == FC_AF_INET6 && proto != IPPROTO_TCP && proto != IPPROTO_UDP &&
+			proto != IPPROTO_ICMPV6)
+			return true;
+		if (!rule_engine_class_ok(c->eng, a, &pk, p, len, mb->nb_segs == 1))
+			return true;
+	}
 	if (!(a->interest & FC_INTEREST_TCP_WIN))
 		return false;
 	/* A window-checked segment: the numbers the check needs, as the parser

@@ -182,33 +182,37 @@ eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_
 }
 
 static int refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx,
-	const struct fc_key *k, struct fc_action *a, uint8_t sf, bool guess);
+	const struct fc_key *k, struct fc_action *a, const struct rule_pktfields *pf,
+	unsigned int unknown, bool guess);
 
 int
 eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
 	struct fc_action *a)
 {
-	return eng_refilter_as(eng, ti, idx, k, a, -1);
+	return eng_refilter_as(eng, ti, idx, k, a, NULL);
 }
 
 int
 eng_refilter_as(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
-	struct fc_action *a, int flags)
+	struct fc_action *a, const struct rule_pktfields *pf)
 {
 	bool guess = false;
-	uint8_t sf = flags >= 0 ? (uint8_t)flags : eng_pktclass_rep(eng, k, a, &guess);
+	unsigned int unknown = 0;
 	int rc;
 
-	/* Its walk sees these TCP flags: its class is theirs. */
-	eng->synth_flags = sf;
-	rc = refilter(eng, ti, idx, k, a, sf, guess);
-	eng->synth_flags = 0;
+	if (pf != NULL)
+		eng->synth = *pf;
+	else
+		unknown = eng_pktclass_rep(eng, k, a, &eng->synth, &guess);
+	/* Its walk sees these header fields: its class is theirs. */
+	rc = refilter(eng, ti, idx, k, a, &eng->synth, unknown, guess);
+	memset(&eng->synth, 0, sizeof(eng->synth));
 	return rc;
 }
 
 static int
 refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
-	struct fc_action *a, uint8_t sf, bool guess)
+	struct fc_action *a, const struct rule_pktfields *pf, unsigned int unknown, bool guess)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = {.ctmark = eng_side_ctmark(eng, ti, idx)};
@@ -258,9 +262,9 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	}
 	if (pd & RULE_DEP_PAYLOAD)
 		eng->st.pred_per_packet++;
-	/* The TCP flags alone: cached for their class (engine_pktclass.c). */
+	/* Header fields alone: cached for their class (engine_pktclass.c). */
 	if (pd != 0)
-		pd = eng_pktclass_take(eng, k, a, pd, sf, guess);
+		pd = eng_pktclass_take(eng, k, a, pd, pf, unknown, guess);
 	/* Per-packet fields: each packet on its own. */
 	if (pd != 0)
 		a->verdict = FC_VERDICT_SLOW;

@@ -292,9 +292,9 @@ struct rule_engine_view {
 	 */
 	struct rule_count_limit *count_limit[2];
 	/**
-	 * The current set's TCP flag classes (struct rule_flagclass), or NULL
-	 * (none: no entry is classed). Replaced by a commit whose set tests
-	 * flags otherwise (release), the old one retired after a grace
+	 * The current set's packet classes (struct rule_flagclass: TCP flags,
+	 * TTL, TOS byte, IP length, MSS option), or NULL (none: no entry is
+	 * classed). Replaced by a commit whose set tests them otherwise (release), the old one retired after a grace
 	 * period; read by rule_engine_class_ok().
 	 */
 	const struct rule_flagclass *flagclass;
@@ -333,9 +333,10 @@ struct rule_count_limit {
 
 /**
  * fc_action::mod[0] bit the fast path reads: the entry's verdict holds for
- * the packets of its TCP flag class only (rule_engine_class_ok()); others
- * go up and are decided one by one. Never with FC_ACT_F_METER or
- * FC_ACT_F_PKTACT (fc_action::pkt_class holds the class).
+ * the packets of its class of header fields only (rule_engine_class_ok()); others
+ * go up and are decided one by one. Never with FC_ACT_F_METER;
+ * fc_action::pkt_class holds the class, or with FC_ACT_F_PKTACT names a
+ * program that holds it (rule_engine_class_of()).
  */
 #define RULE_ACT_M0_CLASSED 0x40
 
@@ -751,7 +752,7 @@ rule_engine_expect_count(const struct rule_engine *eng)
 #include "engine_info.h"
 #include "engine_meter.h"
 #include "engine_strpred.h"
-#include "engine_hit.h"
 #include "engine_pktact.h"
+#include "engine_hit.h"
 
 #endif /* GUFC_ENGINE_H */

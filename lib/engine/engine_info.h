@@ -129,6 +129,8 @@ struct rule_engine_stats {
 	uint32_t bpf_preds;         /**< "-m bpf" programs the fast path runs */
 	uint64_t classed;           /**< entries cached for a TCP flag class (engine_pktclass.c):
 					 walks that read the flags and no other per-packet field */
+	uint64_t class_unfit;       /**< walks of per-packet header fields whose classes together
+					  are more than a class id holds: decided per packet */
 	uint64_t class_taken;       /**< classed entries whose guessed class (a first segment's,
 					 a stand-in's) a packet of another class took over */
 	uint64_t pred_per_packet;   /**< flow walks that reached a "-m string" search (or a

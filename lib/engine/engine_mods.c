@@ -235,6 +235,20 @@ ct_nat_bits(unsigned int ctstate, const struct fc_key *k, const struct fc_key *f
  * per-packet fields; the input port is the key's). Nat steps follow the
  * ctstate (rule_stage_steps()); their decisions are not used here.
  */
+/* The header fields @p pf in a context of an entry's key alone. */
+static void
+eng_pkt_synth(struct rule_pkt *p, const struct rule_pktfields *pf)
+{
+	p->tcp_flags = pf->flags;
+	p->ttl = pf->ttl;
+	p->tos = pf->tos;
+	p->l3_len = pf->len;
+	if (pf->mss_st == 2) {
+		p->tcp_mss = pf->mss;
+		p->flags |= RULE_PKT_F_MSS;
+	}
+}
+
 /* The context of eng_pkt_verdict(), built when a stage first has something to walk. */
 static void
 pkt_verdict_start(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
@@ -246,7 +260,7 @@ pkt_verdict_start(struct rule_engine *eng, const struct rule_upcall *up, const s
 	} else {
 		rule_pkt_init(p, k, ctstate, 0);
 		p->in_port = fc_key_in_port(k);
-		p->tcp_flags = eng->synth_flags; /* a stand-in's (eng_refilter()) */
+		eng_pkt_synth(p, &eng->synth); /* a stand-in's (eng_refilter()) */
 	}
 	p->ctdir = (a->flags & FC_ACT_F_REPLY) ? RULE_CTDIR_REPLY : RULE_CTDIR_ORIGINAL;
 	if (!(a->flags & FC_ACT_F_REPLY))
@@ -564,8 +578,9 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	unsigned int d, cs = f->reply_ctstate, n = 0;
 	bool built = false, guess;
 	uint32_t deps = 0;
-	/* A stand-in's flags (ACK): the class of the reply's ordinary segments. */
-	uint8_t sf = eng_pktclass_rep(eng, &f->reply_key, &f->act[1], &guess);
+	struct rule_pktfields sf;
+	/* A stand-in's fields (ACK, no MSS option): the class of the reply's ordinary segments. */
+	unsigned int unknown = eng_pktclass_rep(eng, &f->reply_key, &f->act[1], &sf, &guess);
 	int prog;
 	struct rule_pkt p;
 	int rc;
@@ -592,7 +607,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 			p.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
 			p.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
 			memcpy(p.ct_helper, f->ct_helper, sizeof(p.ct_helper));
-			p.tcp_flags = sf;
+			eng_pkt_synth(&p, &sf);
 			built = true;
 		}
 		rc = eng_pkt_stage(eng, s, &p, k, pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs,
@@ -616,14 +631,15 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	}
 	deps = ENG_DEPS_PER_PACKET(deps);
 	eng_pktclass_clear(&f->act[1]);
-	prog = deps == 0 || deps == RULE_DEP_TCPFLAGS ? eng_prog_of_walk(eng, ev, eng_walked(ev, d)) : 0;
-	/* The flags alone: cached for their class (without actions: they keep pkt_class). */
-	if (deps != 0 && prog <= 0)
-		deps = eng_pktclass_take(eng, &f->reply_key, &f->act[1], deps, sf, guess);
+	prog = !(deps & ~ENG_PC_DEPS) ? eng_prog_of_walk(eng, ev, eng_walked(ev, d)) : 0;
+	/* Header fields alone: cached for their class (with the walk's program, in it). */
+	eng_act_prog(&f->act[1], prog);
 	if (deps != 0)
+		deps = eng_pktclass_take(eng, &f->reply_key, &f->act[1], deps, &sf, unknown, guess);
+	if (deps != 0) {
+		eng_act_prog(&f->act[1], 0);
 		f->act[1].verdict = FC_VERDICT_SLOW;
-	else
-		eng_act_prog(&f->act[1], prog);
+	}
 	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, d, f->key.family);
 	if (built) {
 		eng_flow_of(f)->mark[1] = p.mark;
@@ -753,9 +769,13 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		f->act[0].flags |= FC_ACT_F_COUNT;
 		deps = 0;
 	}
-	/* The flags alone: cached for the first segment's class (a SYN's: a guess, engine_pktclass.c). */
-	if (deps != 0)
-		deps = eng_pktclass_take(eng, &f->key, &f->act[0], deps, f->up->pkt.tcp_flags, true);
+	/* Header fields alone: cached for the first packet's class (a SYN's: a guess, engine_pktclass.c). */
+	if (deps != 0) {
+		struct rule_pktfields pf;
+
+		eng_pktclass_of_up(f->up, &pf);
+		deps = eng_pktclass_take(eng, &f->key, &f->act[0], deps, &pf, 0, true);
+	}
 	if (deps != 0)
 		f->act[0].verdict = FC_VERDICT_SLOW;
 	if (!f->want_reply)

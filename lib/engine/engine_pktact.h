@@ -93,7 +93,9 @@ struct rule_pktprog {
 	uint16_t pred;   /**< string predicate + 1 (engine_strpred.h): its outcome gives
 			      the verdict, rule and program (this one has no lists);
 			      0: none (never with @c meter) */
-	uint8_t pad2[2];
+	uint16_t cls;    /**< an entry's class (engine_pktclass.c: serial << 8 | id) when
+			      the entry is RULE_ACT_M0_CLASSED: its pkt_class names this
+			      program; 0 otherwise */
 	struct rule_pktop op[2][RULE_PKTOPS_MAX];
 };
 

@@ -34,7 +34,7 @@ extern int rule_engine_logtype;
 #define ENG_M0_FK_UNKNOWN 0x08 /**< filter key not derivable: stale on any filter change */
 #define ENG_M0_CHAN_FLOW RULE_ACT_M0_CHAN_FLOW /**< delivered to the slot's per-flow channel */
 #define ENG_M0_CHAN_OWN 0x20  /**< this entry owns that per-flow channel (returns it when it goes) */
-#define ENG_M0_CLASSED RULE_ACT_M0_CLASSED /**< verdict for its TCP flag class (engine_pktclass.c) */
+#define ENG_M0_CLASSED RULE_ACT_M0_CLASSED /**< verdict for its class of header fields (engine_pktclass.c) */
 #define ENG_M0_CLASS_GUESS 0x80 /**< that class is a first segment's, not an ordinary one's */
 
 /*
@@ -214,8 +214,8 @@ struct rule_engine {
 
 	/* Rule sets and classification. */
 	struct rule_set *set;
-	/** TCP flags of a walk on an entry's key alone (eng_refilter()); 0 otherwise */
-	uint8_t synth_flags;
+	/** Header fields of a walk on an entry's key alone (eng_refilter()); 0 otherwise */
+	struct rule_pktfields synth;
 	uint8_t hooks_used[RULE_TABLE__COUNT]; /**< RULE_HOOK_F() of the hooks a chain of @c set claims */
 	/**
 	 * Per enum rule_stage, bit (lbits | nat << 2) (eng_stage_walks()): the
@@ -699,9 +699,9 @@ void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
 int eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
 	struct fc_action *a);
-/* eng_refilter() as a packet with TCP flags @p flags (0..255) would walk it; -1: a stand-in's. */
+/* eng_refilter() as a packet with header fields @p pf would walk it; NULL: a stand-in's. */
 int eng_refilter_as(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
-	struct fc_action *a, int flags);
+	struct fc_action *a, const struct rule_pktfields *pf);
 void eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t ctmark);
 uint16_t eng_channel(struct rule_engine *eng, const char *name);
 
@@ -750,17 +750,26 @@ eng_pkt_needs(const struct rule_engine *eng)
 }
 void eng_commit_fini(struct rule_engine *eng);
 
-/* engine_pktclass.c: entries cached for a TCP flag class. */
+/* engine_pktclass.c: entries cached for a packet class (header fields). */
+/* The per-packet dependencies a class can stand for. */
+#define ENG_PC_DEPS (RULE_DEP_TCPFLAGS | RULE_DEP_TTL | RULE_DEP_TOS | RULE_DEP_LENGTH | RULE_DEP_MSS)
 int eng_pktclass_commit(struct rule_engine *eng);
 void eng_pktclass_fini(struct rule_engine *eng);
 bool eng_pktclass_current(const struct rule_engine *eng, const struct fc_action *a);
-uint8_t eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k,
-	const struct fc_action *a, bool *guess);
+/* A stand-in's fields for an entry's key alone; returns the made-up ones (1 << RULE_PC_*). */
+unsigned int eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k,
+	const struct fc_action *a, struct rule_pktfields *pf, bool *guess);
 uint32_t eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_action *a,
-	uint32_t pd, uint8_t flags, bool guess);
+	uint32_t pd, const struct rule_pktfields *pf, unsigned int unknown, bool guess);
 void eng_pktclass_clear(struct fc_action *a);
 bool eng_pktclass_ordinary(uint8_t flags);
-bool eng_pktclass_holds(const struct rule_engine *eng, const struct fc_action *a, uint8_t flags);
+bool eng_pktclass_holds(const struct rule_engine *eng, const struct fc_action *a,
+	const struct rule_pktfields *pf);
+/* Does the entry's class read only fields @p pf knows (not a missing header's)? */
+bool eng_pktclass_known(const struct rule_engine *eng, const struct fc_action *a,
+	const struct rule_pktfields *pf);
+/* The fields of an upcalled packet (from its frame). */
+void eng_pktclass_of_up(const struct rule_upcall *up, struct rule_pktfields *pf);
 unsigned int eng_revalidate(struct rule_engine *eng, unsigned int budget);
 bool eng_entry_stale(const struct rule_engine *eng, const struct eng_pending *pl,
 	const struct fc_action *a, const struct fc_key *k);

@@ -31,6 +31,7 @@
  * lcore at the same instant may lose one count (plain stores).
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -591,6 +592,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	const struct fc_entry *e = fc_table_entry(t, idx);
 	const struct fc_key *k = ek;
 	struct fc_action a;
+	struct rule_pktfields pf;
 	unsigned int cs, drop = RULE_DROP_NONE;
 	uint32_t trace = 0;
 	int rc;
@@ -621,11 +623,12 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
 	/* Its first ordinary segment of another class than a guessed one takes the entry over. */
+	eng_pktclass_of_up(up, &pf);
 	if (!mismatch && (a.mod[0] & ENG_M0_CLASS_GUESS) &&
-		eng_pktclass_ordinary(up->pkt.tcp_flags) &&
-		!eng_pktclass_holds(eng, &a, up->pkt.tcp_flags)) {
+		(fc_key_proto(k) != IPPROTO_TCP || eng_pktclass_ordinary(up->pkt.tcp_flags)) &&
+		eng_pktclass_known(eng, &a, &pf) && !eng_pktclass_holds(eng, &a, &pf)) {
 		eng->st.class_taken++;
-		if (eng_refilter_as(eng, ti, idx, k, &a, up->pkt.tcp_flags) < 0)
+		if (eng_refilter_as(eng, ti, idx, k, &a, &pf) < 0)
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
@@ -664,7 +667,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	}
 	/* A classed entry decides the packets of its class only. */
 	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a) &&
-		(!(a.mod[0] & ENG_M0_CLASSED) || eng_pktclass_holds(eng, &a, up->pkt.tcp_flags))) {
+		(!(a.mod[0] & ENG_M0_CLASSED) || eng_pktclass_holds(eng, &a, &pf))) {
 		dec_from_act(d, &a, cs);
 		d->channel = dec_channel(eng, ti, idx, &a);
 		/* As on the fast path: a metered entry asks its meter. */

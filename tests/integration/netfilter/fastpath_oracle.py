@@ -13,7 +13,9 @@ read one per RX burst (--burst 1) so that a flow's first packet is decided
 and cached before the next one arrives.
 
 Per packet, the kernel's verdict (scripts/netfilter-oracle.py run: accept
-or drop in FORWARD) must be gufc's (forwarded to the TX pcap or not). For
+or drop in FORWARD) must be gufc's (forwarded to the TX pcap or not); for
+the COUNTED cases, each rule's packets and bytes (and each policy's of
+the file's tables) the kernel's (iptables-save -c) too. For
 the cases marked "cached", no packet may go up because its entry decides
 per packet: the stats JSON's slow_path.per_packet must be 0 (before byte
 meters, every hlbytes packet of a byte-rate flow went up).
@@ -40,10 +42,30 @@ TAG = b"gufcFP"
 CASES = [
     ("hlbytes", True),
     ("tcpflags", True),
+    ("fieldclass", True),
+    ("fieldrw", True),
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
 ]
+# Cases whose rule counters (and the policies of the file's tables) must be
+# the kernel's too: the cached entries count their packets for the rules.
+COUNTED = ("tcpflags", "fieldclass", "fieldrw")
+
+
+def counter_diffs(rules, kern, st):
+    """Differences between the kernel's counters and the stats JSON's."""
+    with open(rules, encoding="utf-8") as f:
+        tables = {ln[1:].strip() for ln in f if ln.startswith("*")}
+    got = {}
+    for r in st.get("rules", []):
+        if r["packets"]:
+            got["%s rule %d" % (r["table"], r["id"])] = (r["packets"], r["bytes"])
+    for p in st.get("policies", []):
+        if p["packets"] and p["family"] == "ipv4" and p["table"] in tables:
+            got["%s policy %s" % (p["table"], p["hook"].upper())] = (p["packets"], p["bytes"])
+    return ["%s: linux %s, gufc %s" % (k, kern.get(k), got.get(k))
+            for k in sorted(set(kern) | set(got)) if kern.get(k) != got.get(k)]
 
 
 def load_oracle(path):
@@ -86,8 +108,9 @@ def number_of(frame):
     return struct.unpack("!H", frame[i + len(TAG):i + len(TAG) + 2])[0] if i >= 0 else None
 
 
-def kernel_verdicts(oracle, rules, pkts, tag):
-    """{packet number: 'accept' | 'drop'} from the kernel; None to skip."""
+def kernel_verdicts(oracle, rules, pkts, tag, counters=None):
+    """{packet number: 'accept' | 'drop'} from the kernel; None to skip.
+    @counters, a dict, receives {"TABLE rule K" or "TABLE policy CHAIN": (packets, bytes)}."""
     r = subprocess.run([sys.executable, oracle, "run", "--tag", tag, rules, pkts],
                        capture_output=True, text=True, timeout=120)
     if r.returncode == SKIP:
@@ -97,6 +120,9 @@ def kernel_verdicts(oracle, rules, pkts, tag):
     out = {}
     for line in r.stdout.splitlines():
         w = line.split()
+        if len(w) == 6 and w[0] == "counters" and counters is not None:
+            counters[" ".join(w[1:4])] = (int(w[4]), int(w[5]))
+            continue
         if len(w) >= 3 and w[0].isdigit() and w[1] != "error":
             out[int(w[0])] = w[2]
         elif len(w) >= 2 and w[0].isdigit():
@@ -120,7 +146,8 @@ def main():
         for n, (stem, cached) in enumerate(CASES):
             rules = os.path.join(args.tests, stem + ".rules")
             pkts = os.path.join(args.tests, stem + ".pkts")
-            kern = kernel_verdicts(args.oracle, rules, pkts, "fp%dx%d" % (os.getpid(), n))
+            kctr = {}
+            kern = kernel_verdicts(args.oracle, rules, pkts, "fp%dx%d" % (os.getpid(), n), kctr)
             if kern is None:
                 print("SKIP: the oracle cannot run here")
                 return SKIP
@@ -157,6 +184,12 @@ def main():
                     "(interest %d, per packet %d, flag class %d)" %
                     (stem, len(plist), diffs, cache["hits"], cache["misses"], sp["upcalls"],
                      sp["interest"], per_packet, sp["class"]))
+            if stem in COUNTED:
+                cdiffs = counter_diffs(rules, kctr, st)
+                for c in cdiffs:
+                    print("  %s counters %s" % (stem, c))
+                diffs += len(cdiffs)
+                line += "; counters %s" % ("differ" if cdiffs else "equal")
             if diffs or (cached and (per_packet != 0 or cache["hits"] == 0)):
                 print("FAIL: " + line + (" (want no per-packet upcall)" if cached else ""))
                 bad += 1

@@ -650,6 +650,89 @@ test_marked(void **state)
 	check_accounting();
 }
 
+/* @p m with TTL @p ttl (the datapath checks no IPv4 header checksum). */
+static struct rte_mbuf *
+with_ttl(struct rte_mbuf *m, uint8_t ttl)
+{
+	uint8_t *p, *pad = (uint8_t *)rte_pktmbuf_append(m, 16);
+	uint16_t ipl, ul;
+
+	/* 16 bytes more: a frame the offload path reads the header of (54 bytes at least). */
+	assert_non_null(pad);
+	memset(pad, 0, 16);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	ipl = (uint16_t)((p[16] << 8 | p[17]) + 16);
+	ul = (uint16_t)((p[38] << 8 | p[39]) + 16);
+	p[16] = (uint8_t)(ipl >> 8);
+	p[17] = (uint8_t)ipl;
+	p[38] = (uint8_t)(ul >> 8);
+	p[39] = (uint8_t)ul;
+	p[14 + 8] = ttl;
+	return m;
+}
+
+/*
+ * A TTL test before the accept: the flow is cached for its TTL's class;
+ * packets of that class are hits, software or offloaded (marked), one of
+ * another goes up alone (upcall_class) and is dropped there, the entry
+ * kept.
+ */
+static void
+test_ttl_class(void **state)
+{
+	uint32_t live4[256], live6[256];
+	struct dp_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
+	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
+	struct rte_mbuf *o[16], *m;
+	const struct fc_entry *e;
+	struct fc_key k;
+	uint32_t idx, good;
+
+	(void)state;
+	memset(live4, 0, sizeof(live4));
+	memset(live6, 0, sizeof(live6));
+	world_up(false, 64);
+	load("drop proto udp ttl_lt 10\naccept\n");
+	m = with_ttl(udp4(cli, 1111, srv, 53, 1), 64);
+	k = key_of(m);
+	rx1(m);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, &idx);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	rx1(with_ttl(udp4(cli, 1111, srv, 53, 2), 64));
+	rx1(with_ttl(udp4(cli, 1111, srv, 53, 3), 10));
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.upcall_per_packet, 0);
+	rx1(with_ttl(udp4(cli, 1111, srv, 53, 4), 9)); /* another class: up alone */
+	assert_int_equal(W.rx.st.upcall_class, 1);
+	slow();
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+	/* Offloaded: the marked packet's class is read from its header too. */
+	good = dp_mark_make(0, idx, 7);
+	live4[idx] = good;
+	W.rx.marks = &mk;
+	m = with_ttl(udp4(cli, 1111, srv, 53, 5), 64);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_classified, 1);
+	m = with_ttl(udp4(cli, 1111, srv, 53, 6), 2);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_classified, 1);
+	assert_int_equal(W.rx.st.upcall_class, 2);
+	slow();
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 2);
+	W.rx.marks = NULL;
+	assert_int_equal(take(W.out, o, 16), 4);
+	rte_pktmbuf_free_bulk(o, 4);
+	check_accounting();
+}
+
 /* Put @p n VLAN tags (802.1ad outer, 802.1Q inner) in front of @p m's ethertype. */
 static void
 vlan_tags(struct rte_mbuf *m, unsigned int n)
@@ -1767,6 +1850,7 @@ main(void)
 		cmocka_unit_test_teardown(test_nat4, teardown),
 		cmocka_unit_test_teardown(test_nat6, teardown),
 		cmocka_unit_test_teardown(test_marked, teardown),
+		cmocka_unit_test_teardown(test_ttl_class, teardown),
 		cmocka_unit_test_teardown(test_marked_bytes, teardown),
 		cmocka_unit_test_teardown(test_marked_tcp, teardown),
 		cmocka_unit_test_teardown(test_grouping, teardown),

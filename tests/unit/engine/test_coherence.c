@@ -309,7 +309,7 @@ burst(struct sim *s)
 			if (!rule_engine_stale(s->eng, &acts[i], &k[i]) &&
 				acts[i].verdict != FC_VERDICT_SLOW &&
 				(!(acts[i].mod[0] & RULE_ACT_M0_CLASSED) ||
-					rule_engine_class_ok(s->eng, &acts[i], &fp))) {
+					rule_engine_class_ok(s->eng, &acts[i], &fp, NULL, 0, true))) {
 				s->fast++;
 				fc_table_touch(t, idx[i], 64, s->now);
 				check_one(s, &k[i], tf[i], acts[i].verdict, acts[i].channel);
@@ -429,7 +429,7 @@ settle(struct sim *s)
 		for (unsigned int f = 0; f < RTE_DIM(tcp_flag_sets); f++) {
 			struct fc_pkt fp = {.tcp_flags = tcp_flag_sets[f]};
 
-			if (rule_engine_class_ok(s->eng, &e->act, &fp))
+			if (rule_engine_class_ok(s->eng, &e->act, &fp, NULL, 0, true))
 				check_one(s, &k, fp.tcp_flags, e->act.verdict, e->act.channel);
 		}
 	}

@@ -119,7 +119,7 @@ rx(struct rule_engine *eng, struct rule_upcall u)
 	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
 		u.reason = RULE_UPCALL_STALE;
 	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt)) ||
+		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt, u.frame, u.frame_len, true)) ||
 		   ((a.flags & FC_ACT_F_COUNT) && rule_engine_count_due(eng, t, 0, idx, u.len))) {
 		u.reason = RULE_UPCALL_INTEREST;
 	} else {

@@ -184,7 +184,7 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *slow)
 		if (rule_engine_stale(eng, &a, &u.pkt.key))
 			u.reason = RULE_UPCALL_STALE;
 		else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-			 ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt)) ||
+			 ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt, u.frame, u.frame_len, true)) ||
 			 ((a.interest & FC_INTEREST_TCP_WIN) &&
 				 !mod_ct_fast_check(mod_ct_module_fast(eng_stack_ct(eng)), &a,
 					 &u.pkt)))

@@ -155,8 +155,8 @@ test_per_packet(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	/* The fast path: the SYN's class (the rule at port 81 tells SYN from ACK). */
-	assert_true(rule_engine_class_ok(eng, &e->act, &syn.pkt));
-	assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &syn.pkt, syn.frame, syn.frame_len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	/* The first ACK takes the guessed class over. */
 	d = decide(eng, ack, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
@@ -165,11 +165,11 @@ test_per_packet(void **state)
 	e = entry_of(eng, &syn.pkt.key);
 	assert_non_null(e);
 	/* ACK and PSH|ACK are one class; FIN|ACK is not. */
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	ack.pkt.tcp_flags = TCP_ACK | 0x08;
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	ack.pkt.tcp_flags = TCP_ACK;
-	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt));
+	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
 	/* The odd packet goes up alone: decided on its own, the entry kept. */
 	d = decide(eng, fin, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
@@ -178,8 +178,8 @@ test_per_packet(void **state)
 	e = entry_of(eng, &syn.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
-	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
 	d = decide(eng, ack, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = decide(eng, fin, 5);
@@ -195,12 +195,12 @@ test_per_packet(void **state)
 		  "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
 	e = entry_of(eng, &ack.pkt.key);
 	if (e != NULL)
-		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	d = decide(eng, ack, 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &ack.pkt.key);
 	assert_non_null(e);
-	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt));
+	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	eng_stack_free(eng);
 }
 
@@ -254,7 +254,7 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
 		u.reason = RULE_UPCALL_STALE;
 	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt))) {
+		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt, u.frame, u.frame_len, true))) {
 		u.reason = RULE_UPCALL_INTEREST;
 	} else {
 		memset(&d, 0, sizeof(d));
@@ -1268,6 +1268,133 @@ udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
 	return 42;
 }
 
+/* The upcall of frame @p f (parsed, the frame attached). */
+static struct rule_upcall
+frame_up(const uint8_t *f, uint32_t len)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+/*
+ * The fields a class reads from a frame (rule_engine_pkt_fields(), the fast
+ * path's) are the walk's (rule_pkt_parse()): TTL, TOS, length, and the MSS
+ * option of random option bytes, data offsets and frame lengths.
+ */
+static void
+test_field_read(void **state)
+{
+	uint32_t seed = 12345;
+
+	(void)state;
+	for (unsigned int it = 0; it < 20000; it++) {
+		uint8_t f[14 + 20 + 60 + 8];
+		unsigned int doff, len;
+		struct fc_pkt pkt;
+		struct rule_pkt p;
+		struct rule_pktfields pf;
+
+		for (unsigned int i = 0; i < sizeof(f); i++) {
+			seed = seed * 1103515245u + 12345u;
+			f[i] = (uint8_t)(seed >> 16);
+		}
+		/* Options mostly MSS, NOP, EOL and short lengths: the parser's edges. */
+		for (unsigned int i = 54; i < sizeof(f); i++)
+			if (f[i] < 0xc0)
+				f[i] = (uint8_t)(f[i] % 6);
+		doff = 5 + (f[0] % 11);
+		len = 54 + (unsigned int)(f[1] % (sizeof(f) - 54 + 1));
+		memset(f, 0, 12);
+		f[12] = 0x08;
+		f[13] = 0x00;
+		f[14] = 0x45;
+		f[16] = (uint8_t)((len - 14) >> 8);
+		f[17] = (uint8_t)(len - 14);
+		f[20] = 0x40;
+		f[21] = 0;
+		f[23] = 6;
+		f[46] = (uint8_t)(doff << 4);
+		if (fc_parse(f, len, &pkt) != FC_PARSE_OK)
+			continue;
+		rule_pkt_init(&p, &pkt.key, 0, 0);
+		p.l3_len = pkt.ip_len;
+		assert_int_equal(rule_pkt_parse(&p, f, len, pkt.l3_off, pkt.l4_off), 0);
+		assert_true(rule_engine_pkt_fields(&pkt, f, len, true, true, &pf));
+		assert_int_equal(pf.ttl, p.ttl);
+		assert_int_equal(pf.tos, p.tos);
+		assert_int_equal(pf.len, p.l3_len);
+		assert_int_equal(pf.mss_st == 2, (p.flags & RULE_PKT_F_MSS) != 0);
+		if (pf.mss_st == 2)
+			assert_int_equal(pf.mss, p.tcp_mss);
+	}
+}
+
+/*
+ * A walk that read the TTL is cached for the TTL's class, not per packet:
+ * the fast path reads the TTL of the frame; a packet of another class
+ * goes up alone, decided on its own, the entry kept. With a rewrite before
+ * the test (a packet program), the class is the received TTL's, kept in
+ * the program.
+ */
+static void
+test_field_class(void **state)
+{
+	static const char *const sets[] = {
+		"drop proto udp ttl_lt 10\n",
+		"table mangle\nchain P hook prerouting\nttl ttl_dec 5\ndrop ttl_lt 10\n",
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_engine *eng = mk_engine(true, 0);
+		uint8_t f64[64], f62[64], low[64], edge[64];
+		uint32_t len = udp_frame(f64, 9, 64);
+		struct rule_upcall u64 = frame_up(f64, len);
+		struct rule_upcall u62, ul, ue;
+		const struct fc_entry *e;
+		struct rule_decision d;
+
+		(void)udp_frame(f62, 9, 62);
+		(void)udp_frame(low, 9, i == 0 ? 9 : 14);
+		(void)udp_frame(edge, 9, i == 0 ? 10 : 15);
+		u62 = frame_up(f62, len);
+		ul = frame_up(low, len);
+		ue = frame_up(edge, len);
+		load(eng, sets[i]);
+		d = decide(eng, u64, 1);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		e = entry_of(eng, &u64.pkt.key);
+		assert_non_null(e);
+		/* The rewrite's program names the class (pkt_class names the program). */
+		assert_int_equal((e->act.flags & FC_ACT_F_PKTACT) != 0, i == 1);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+		assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+		assert_true(rule_engine_class_ok(eng, &e->act, &u62.pkt, f62, len, true));
+		assert_true(rule_engine_class_ok(eng, &e->act, &ue.pkt, edge, len, true));
+		assert_false(rule_engine_class_ok(eng, &e->act, &ul.pkt, low, len, true));
+		/* No frame: only a class of the flags alone holds. */
+		assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, NULL, 0, true));
+		/* The low TTL goes up alone: dropped, the entry kept. */
+		d = decide(eng, ul, 2);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		e = entry_of(eng, &u64.pkt.key);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+		d = decide(eng, ue, 3);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
 /*
  * The packet context is built only for what the set reads: with the
  * classifier current, a rule on the frame's TTL still sees it, and a set
@@ -1323,6 +1450,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_packet),
+		cmocka_unit_test(test_field_class),
+		cmocka_unit_test(test_field_read),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
 		cmocka_unit_test(test_marks_many),
