@@ -256,17 +256,30 @@ found:
 }
 
 /*
- * The readers' lookup, for one key size: (1) each key's buckets,
- * prefetched; (2) their tags compared, the first candidate's key and entry
- * prefetched; (3) keys compared, the action copied under the entry's
- * sequence count; (4) keys not found while a cuckoo move ran, again.
+ * The slot of @p key in bucket @p b (tag @p tag), or -ENOENT. Context: any.
+ */
+static __rte_always_inline int32_t
+bkt_pick1(const struct fc_table *t, const struct fc_bucket *b, uint16_t tag, const void *key,
+	unsigned int ks)
+{
+	return bkt_pick(t, b, b, bkt_tag_match(b, tag), key, ks);
+}
+
+/*
+ * The readers' lookup, for one key size: (1) each key's first bucket,
+ * prefetched; (2) its tags compared: the first candidate's key and entry
+ * prefetched, or, without a candidate, the second bucket; (3) keys
+ * compared, in the first bucket, then the second, the action copied under
+ * the entry's sequence count; (4) keys not found while a cuckoo move ran,
+ * again. Keys go to their first bucket while it has room, so most lookups
+ * read one bucket line, the key's and the entry's.
  */
 static __rte_always_inline unsigned int
 lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs[],
 	unsigned int n, uint64_t *hit_mask, struct fc_action acts[], uint32_t idx[],
 	unsigned int ks)
 {
-	const struct fc_bucket *b1[FC_TABLE_BULK_MAX], *b2[FC_TABLE_BULK_MAX];
+	const struct fc_bucket *b1[FC_TABLE_BULK_MAX];
 	uint32_t m[FC_TABLE_BULK_MAX];
 	const uint32_t mask = t->bkt_mask;
 	const uint64_t all = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
@@ -276,27 +289,22 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 
 	chg = __atomic_load_n(&t->bkt_chg, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++) {
-		uint32_t i1 = sigs[i] & mask;
-
-		b1[i] = &t->bkt[i1];
-		b2[i] = &t->bkt[bkt_alt(mask, i1, sig_tag(sigs[i]))];
+		b1[i] = &t->bkt[sigs[i] & mask];
 		rte_prefetch0(b1[i]);
-		rte_prefetch0(b2[i]);
 	}
 	for (i = 0; i < n; i++) {
-		uint16_t tag = sig_tag(sigs[i]);
-		uint32_t mm = bkt_tag_match(b1[i], tag) | bkt_tag_match(b2[i], tag) << 16;
+		uint32_t mm = bkt_tag_match(b1[i], sig_tag(sigs[i]));
 
 		m[i] = mm;
 		if (likely(mm != 0)) {
-			unsigned int bit = (unsigned int)__builtin_ctz(mm);
-			const struct fc_bucket *b = bit < 16 ? b1[i] : b2[i];
-			uint32_t id = b->idx[(bit & 15) >> 1];
+			uint32_t id = b1[i]->idx[__builtin_ctz(mm) >> 1];
 
 			if (likely(id != 0)) {
 				rte_prefetch0(t->keys + (size_t)(id - 1) * ks);
 				rte_prefetch0(&t->entries[id - 1]);
 			}
+		} else {
+			rte_prefetch0(&t->bkt[bkt_alt(mask, sigs[i] & mask, sig_tag(sigs[i]))]);
 		}
 	}
 	for (;;) {
@@ -308,9 +316,15 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 			if (found & (UINT64_C(1) << i))
 				continue;
 			idx[i] = FC_INDEX_NONE;
-			pos = bkt_pick(t, b1[i], b2[i], m[i], keys[i], ks);
-			if (pos < 0)
-				continue;
+			pos = bkt_pick(t, b1[i], b1[i], m[i], keys[i], ks);
+			if (pos < 0) {
+				uint32_t i1 = sigs[i] & mask;
+				uint16_t tag = sig_tag(sigs[i]);
+
+				pos = bkt_pick1(t, &t->bkt[bkt_alt(mask, i1, tag)], tag, keys[i], ks);
+				if (pos < 0)
+					continue;
+			}
 			found |= UINT64_C(1) << i;
 			e = &t->entries[pos];
 			s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
@@ -333,11 +347,8 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 		/* A key moved meanwhile: the keys not found look again, tags afresh. */
 		chg = chg2;
 		for (i = 0; i < n; i++)
-			if (!(found & (UINT64_C(1) << i))) {
-				uint16_t tag = sig_tag(sigs[i]);
-
-				m[i] = bkt_tag_match(b1[i], tag) | bkt_tag_match(b2[i], tag) << 16;
-			}
+			if (!(found & (UINT64_C(1) << i)))
+				m[i] = bkt_tag_match(b1[i], sig_tag(sigs[i]));
 	}
 	*hit_mask = hits;
 	return (unsigned int)__builtin_popcountll(hits);
