@@ -265,6 +265,48 @@ bkt_pick1(const struct fc_table *t, const struct fc_bucket *b, uint16_t tag, con
 	return bkt_pick(t, b, b, bkt_tag_match(b, tag), key, ks);
 }
 
+/* What a reader's lookup of one key gives (lookup_one()). */
+enum bkt_res {
+	BKT_ABSENT, /**< not in its buckets (a cuckoo move may have hidden it) */
+	BKT_BUSY,   /**< found, but the entry is being published, rewritten or deleted */
+	BKT_HIT,    /**< found, the action copied */
+};
+
+/*
+ * Look @p key up: in bucket @p b1 among the candidates @p m, then in its
+ * second bucket; on a hit copy the action under the entry's sequence count
+ * into @p act and give the slot in @p pos.
+ */
+static __rte_always_inline enum bkt_res
+lookup_one(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, const void *key,
+	uint32_t sig, unsigned int ks, struct fc_action *act, uint32_t *pos)
+{
+	const struct fc_entry *e;
+	uint32_t s1, s2;
+	int32_t p;
+
+	p = bkt_pick(t, b1, b1, m, key, ks);
+	if (unlikely(p < 0)) {
+		uint16_t tag = sig_tag(sig);
+
+		p = bkt_pick1(t, &t->bkt[bkt_alt(t->bkt_mask, sig & t->bkt_mask, tag)], tag, key,
+			ks);
+		if (p < 0)
+			return BKT_ABSENT;
+	}
+	e = &t->entries[p];
+	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	if (unlikely(s1 == 0 || (s1 & 1u) != 0))
+		return BKT_BUSY;
+	*act = e->act;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	if (unlikely(s1 != s2))
+		return BKT_BUSY; /* changed under us: the slow path sorts it out */
+	*pos = (uint32_t)p;
+	return BKT_HIT;
+}
+
 /*
  * The readers' lookup, for one key size: (1) each key's first bucket,
  * prefetched; (2) its tags compared: the first candidate's key and entry
@@ -282,8 +324,7 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 	const struct fc_bucket *b1[FC_TABLE_BULK_MAX];
 	uint32_t m[FC_TABLE_BULK_MAX];
 	const uint32_t mask = t->bkt_mask;
-	const uint64_t all = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
-	uint64_t hits = 0, found = 0; /* found: the key's slot, a hit or not */
+	uint64_t hits = 0, absent = 0;
 	uint32_t chg, chg2;
 	unsigned int i;
 
@@ -307,48 +348,39 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 			rte_prefetch0(&t->bkt[bkt_alt(mask, sigs[i] & mask, sig_tag(sigs[i]))]);
 		}
 	}
-	for (;;) {
-		for (i = 0; i < n; i++) {
-			const struct fc_entry *e;
-			uint32_t s1, s2;
-			int32_t pos;
+	for (i = 0; i < n; i++) {
+		enum bkt_res r = lookup_one(t, b1[i], m[i], keys[i], sigs[i], ks, &acts[i], &idx[i]);
 
-			if (found & (UINT64_C(1) << i))
-				continue;
-			idx[i] = FC_INDEX_NONE;
-			pos = bkt_pick(t, b1[i], b1[i], m[i], keys[i], ks);
-			if (pos < 0) {
-				uint32_t i1 = sigs[i] & mask;
-				uint16_t tag = sig_tag(sigs[i]);
-
-				pos = bkt_pick1(t, &t->bkt[bkt_alt(mask, i1, tag)], tag, keys[i], ks);
-				if (pos < 0)
-					continue;
-			}
-			found |= UINT64_C(1) << i;
-			e = &t->entries[pos];
-			s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-			if (unlikely(s1 == 0 || (s1 & 1u) != 0))
-				continue; /* being published, rewritten or deleted */
-			acts[i] = e->act;
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-			if (unlikely(s1 != s2))
-				continue; /* changed under us: miss, the slow path sorts it out */
-			idx[i] = (uint32_t)pos;
+		if (likely(r == BKT_HIT)) {
 			hits |= UINT64_C(1) << i;
+			continue;
 		}
-		if (likely(found == all))
-			break;
+		idx[i] = FC_INDEX_NONE;
+		absent |= (uint64_t)(r == BKT_ABSENT) << i;
+	}
+	/* Keys not found while a key moved between its buckets: again, until none moved. */
+	while (unlikely(absent != 0)) {
+		uint64_t left = absent;
+
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		chg2 = __atomic_load_n(&t->bkt_chg, __ATOMIC_RELAXED);
 		if (likely(chg2 == chg))
 			break;
-		/* A key moved meanwhile: the keys not found look again, tags afresh. */
 		chg = chg2;
-		for (i = 0; i < n; i++)
-			if (!(found & (UINT64_C(1) << i)))
-				m[i] = bkt_tag_match(b1[i], sig_tag(sigs[i]));
+		absent = 0;
+		while (left != 0) {
+			enum bkt_res r;
+
+			i = (unsigned int)__builtin_ctzll(left);
+			left &= left - 1;
+			r = lookup_one(t, b1[i], bkt_tag_match(b1[i], sig_tag(sigs[i])), keys[i],
+				sigs[i], ks, &acts[i], &idx[i]);
+			if (r == BKT_HIT)
+				hits |= UINT64_C(1) << i;
+			else
+				idx[i] = FC_INDEX_NONE;
+			absent |= (uint64_t)(r == BKT_ABSENT) << i;
+		}
 	}
 	*hit_mask = hits;
 	return (unsigned int)__builtin_popcountll(hits);
