@@ -11,7 +11,8 @@
  * must never be found; keys the writer churns may be found or not, but
  * only with a churned key's whole action (a moved entry carries its old
  * key's action until the writer updates it). The test checks the writer did displace
- * keys (so it cannot pass vacuously).
+ * keys (so it cannot pass vacuously). Before the race, tables filled to
+ * their capacity at the buckets' fullest load keep every key findable.
  */
 
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -297,6 +299,104 @@ stress_run(uint8_t family, const char *name)
 	fc_table_free(r.t);
 }
 
+/*
+ * A table filled to its capacity where the buckets are at their fullest
+ * (15/16 of their slots): every insert succeeds, every key is found by the
+ * readers' bulk lookup under the slot its insert gave, and after half the
+ * keys leave and others take their place, the same holds.
+ */
+static void
+fill_run(uint8_t family, uint32_t cap)
+{
+	struct fc_table_params p = {
+		.name = "fill",
+		.family = family,
+		.capacity = cap,
+		.max_readers = 1,
+		.full_policy = FC_FULL_REFUSE,
+		.socket_id = SOCKET_ID_ANY,
+		.hash_seed = 4242,
+	};
+	uint32_t *slot = calloc(2 * (size_t)cap, sizeof(*slot));
+	uint8_t kbuf[STRESS_BURST][MAX_KEY], key[MAX_KEY];
+	const void *keys[STRESS_BURST];
+	uint32_t sigs[STRESS_BURST], idx[STRESS_BURST];
+	struct fc_action acts[STRESS_BURST], a;
+	struct fc_table *t = fc_table_create(&p);
+	uint64_t hit_mask;
+
+	assert_non_null(t);
+	assert_non_null(slot);
+	assert_int_equal(fc_table_reader_register(t, 0), 0);
+	for (uint32_t i = 0; i < cap; i++) {
+		int pos;
+
+		key_of(family, i, key);
+		act_of(i, &a);
+		pos = fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1);
+		assert_true(pos >= 0);
+		slot[i] = (uint32_t)pos;
+	}
+	key_of(family, cap, key);
+	assert_int_equal(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1), -ENOSPC);
+	for (unsigned int round = 0; round < 2; round++) {
+		uint32_t from = round == 0 ? 0 : cap / 2, to = from + cap;
+
+		for (uint32_t i = from; i < to; i += STRESS_BURST) {
+			unsigned int n = RTE_MIN(STRESS_BURST, to - i);
+
+			for (unsigned int j = 0; j < n; j++) {
+				key_of(family, i + j, kbuf[j]);
+				keys[j] = kbuf[j];
+			}
+			fc_table_hash_bulk(t, keys, sigs, n);
+			assert_int_equal(fc_table_lookup_bulk(t, 0, keys, sigs, n, &hit_mask, acts, idx),
+				n);
+			for (unsigned int j = 0; j < n; j++) {
+				assert_int_equal(idx[j], slot[i + j]);
+				assert_true(act_is(&acts[j], i + j));
+			}
+		}
+		if (round == 1)
+			break;
+		/* The first half leaves; as many new keys come. */
+		for (uint32_t i = 0; i < cap / 2; i++)
+			assert_int_equal(fc_table_delete(t, slot[i]), 0);
+		fc_table_quiescent(t, 0);
+		for (uint32_t i = cap; i < cap + cap / 2; i++) {
+			int pos;
+
+			if ((i & 255) == 0)
+				fc_table_quiescent(t, 0);
+			key_of(family, i, key);
+			act_of(i, &a);
+			pos = fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1);
+			assert_true(pos >= 0);
+			slot[i] = (uint32_t)pos;
+		}
+		/* The keys that left are gone. */
+		for (uint32_t i = 0; i < cap / 2; i += 97) {
+			key_of(family, i, key);
+			assert_int_equal(fc_table_lookup(t, key, fc_table_hash(t, key)), -ENOENT);
+		}
+	}
+	print_message("fill: %u %s entries at 15/16 bucket load, %" PRIu64 " cuckoo moves\n",
+		cap, family == FC_AF_INET4 ? "IPv4" : "IPv6", t->moves);
+	assert_true(t->moves > 0);
+	fc_table_reader_unregister(t, 0);
+	fc_table_free(t);
+	free(slot);
+}
+
+static void
+test_fill(void **state)
+{
+	(void)state;
+	fill_run(FC_AF_INET4, STRESS_CAP);
+	fill_run(FC_AF_INET4, 122000); /* 16,384 buckets */
+	fill_run(FC_AF_INET6, 122000);
+}
+
 static void
 test_stress_v4(void **state)
 {
@@ -315,6 +415,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fill),
 		cmocka_unit_test(test_stress_v4),
 		cmocka_unit_test(test_stress_v6),
 	};
