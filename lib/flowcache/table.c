@@ -292,7 +292,8 @@ fc_table_create(const struct fc_table_params *p)
 	t->bkt_mask = nb - 1;
 	t->bkt = rte_zmalloc_socket("fc_table_buckets", sizeof(struct fc_bucket) * (size_t)nb,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	t->keys = rte_zmalloc_socket("fc_table_keys", (size_t)t->key_size * t->n_slots,
+	t->keys = rte_zmalloc_socket("fc_table_keys",
+		(size_t)FC_KEY_STRIDE(t->key_size) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->free_slots = rte_malloc_socket("fc_table_free", sizeof(uint32_t) * t->n_slots, 0,
 		p->socket_id);
@@ -530,7 +531,7 @@ slot_take(struct fc_table *t, const void *key, uint32_t sig)
 	if (t->n_free == 0)
 		return -ENOSPC;
 	pos = t->free_slots[--t->n_free];
-	memcpy(t->keys + (size_t)pos * t->key_size, key, t->key_size);
+	memcpy(t->keys + (size_t)pos * FC_KEY_STRIDE(t->key_size), key, t->key_size);
 	if (bkt_add(t, sig, pos) != 0) {
 		t->n_free++;
 		return -ENOSPC;

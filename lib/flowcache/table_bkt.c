@@ -143,7 +143,7 @@ bkt_pick(const struct fc_table *t, const struct fc_bucket *b1, const struct fc_b
 		uint32_t id = __atomic_load_n(&b->idx[(bit & 15) >> 1], __ATOMIC_ACQUIRE);
 
 		m &= m - 1;
-		if (id != 0 && key_eq(t->keys + (size_t)(id - 1) * ks, key, ks))
+		if (id != 0 && key_eq(t->keys + (size_t)(id - 1) * FC_KEY_STRIDE(ks), key, ks))
 			return (int32_t)(id - 1);
 	}
 	return -ENOENT;
@@ -350,7 +350,7 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 			uint32_t id = b1[i]->idx[__builtin_ctz(mm) >> 1];
 
 			if (likely(id != 0)) {
-				rte_prefetch0(t->keys + (size_t)(id - 1) * ks);
+				rte_prefetch0(t->keys + (size_t)(id - 1) * FC_KEY_STRIDE(ks));
 				rte_prefetch0(&t->entries[id - 1]);
 			}
 		} else {

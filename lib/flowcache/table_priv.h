@@ -80,6 +80,12 @@ struct fc_table_victim {
 #define FC_TABLE_HASH_WORDS 12
 /** Evict-and-retry rounds after a cuckoo insert failure (EVICT_IDLE). */
 #define FC_TABLE_ADD_RETRIES 4u
+/**
+ * Bytes from one slot's key to the next in fc_table::keys: a 16-byte key
+ * packed four to a line, a 48-byte one alone in its line (packed, half of
+ * them would straddle two lines, two misses for one compare).
+ */
+#define FC_KEY_STRIDE(key_size) ((key_size) == 16 ? 16u : 64u)
 /** Slots per bucket (struct fc_bucket). */
 #define FC_BKT_ENTRIES 8u
 /** Most buckets a cuckoo insert's breadth-first search for a free slot visits. */
@@ -143,7 +149,7 @@ struct fc_table {
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
 	uint32_t seed;			/**< what the hash secret was drawn from (fc_table_params) */
-	uint8_t *keys;			/**< n_slots keys of key_size bytes, indexed by slot */
+	uint8_t *keys;			/**< n_slots keys, FC_KEY_STRIDE(key_size) bytes apart */
 	uint32_t bkt_mask;		/**< buckets - 1 (a power of two) */
 	uint32_t max_readers;
 	uint8_t family;
@@ -242,7 +248,7 @@ slot_live(const struct fc_table *t, uint32_t idx)
 static inline const void *
 slot_key(const struct fc_table *t, uint32_t idx)
 {
-	return t->keys + (size_t)idx * t->key_size;
+	return t->keys + (size_t)idx * FC_KEY_STRIDE(t->key_size);
 }
 
 /* table_remove.c */
