@@ -35,8 +35,10 @@
  *    reading any bucket; when a key is not found, it loads it again after
  *    an acquire fence and looks again if it moved: a reader that saw an
  *    old slot overwritten sees the bump, and one that saw the bump sees
- *    the new slot. Present keys are always found (test_table's stress
- *    test); deletions need no bump (a deleted key may be missed).
+ *    the new slot. Present keys are found (test_table_stress); deletions
+ *    need no bump (a deleted key may be missed). The looks again are
+ *    bounded (FC_BKT_RETRY_MAX): past them a key counts as a miss and the
+ *    slow path, which looks up on the writer, finds it.
  */
 
 #include <errno.h>
@@ -59,6 +61,9 @@
 static_assert(sizeof(struct fc_bucket) == RTE_CACHE_LINE_MIN_SIZE, "a bucket is one cache line");
 static_assert(sizeof(struct fc_key_v4) == 16 && sizeof(struct fc_key_v6) == 48,
 	"the lookup compares keys as 2 or 6 64-bit words");
+
+/* Lookups again after keys moved, at most (lookup_bulk_ks()). */
+#define FC_BKT_RETRY_MAX 8u
 
 /* Odd: a key's two buckets always differ. */
 #define FC_BKT_ALT_MUL 0x9e3779b1u
@@ -367,8 +372,13 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 		idx[i] = FC_INDEX_NONE;
 		absent |= (uint64_t)(r == BKT_ABSENT) << i;
 	}
-	/* Keys not found while a key moved between its buckets: again, until none moved. */
-	while (unlikely(absent != 0)) {
+	/*
+	 * Keys not found while a key moved between its buckets: again, until
+	 * none moved, at most FC_BKT_RETRY_MAX times (the RX lcore never spins
+	 * behind a writer that keeps moving keys: a key missed so goes to the
+	 * slow path, which finds it on the writer).
+	 */
+	for (unsigned int round = 0; unlikely(absent != 0) && round < FC_BKT_RETRY_MAX; round++) {
 		uint64_t left = absent;
 
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
