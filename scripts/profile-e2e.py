@@ -134,7 +134,9 @@ def stages(files, burst):
         rows = [("rx burst (net_pcap)", rx), ("tx burst (net_null: mbuf frees)", tx),
                 ("the forwarding loop", tot - rx - tx)]
         return pk, tot, other, rows, None
-    lookup = g("table.c:fc_table_hash_bulk", 0) + g("table.c:fc_table_lookup_bulk", 0)
+    # The lookup lived in table.c with rte_hash, in table_bkt.c since the table's own buckets.
+    lookup = (g("table.c:fc_table_hash_bulk", 0) + g("table.c:fc_table_lookup_bulk", 0) +
+              g("table_bkt.c:fc_table_lookup_bulk", 0))
     common = g("dp_rx.c:dp_rx_burst", 0)
     deliver = g("dp_rx.c:dp_deliver_burst", 0)
     # TX bursts of the channel consumers (ring path) vs the producers' own (direct TX).
@@ -150,7 +152,7 @@ def stages(files, burst):
         ("rx burst (net_pcap)", rx),
         ("parse", g("parse.c:fc_parse_burst", 0)),
         ("local bits", g("locals.c:fc_locals_mark_burst", 0)),
-        ("hash + lookup (rte_hash, entry, action copy)", lookup),
+        ("hash + lookup (buckets, key, entry, action copy)", lookup),
         ("apply (checks, verdict, counters)", g("dp_rx.c:dp_apply_family", 0) - lookup),
         ("burst bookkeeping (dp_rx_burst's own)", common - g("parse.c:fc_parse_burst", 0)
          - g("locals.c:fc_locals_mark_burst", 0) - g("dp_rx.c:dp_apply_family", 0) - deliver),

@@ -10,8 +10,8 @@
  *    their text form;
  *  - the packet parser (raw buffer, mbuf, burst) and its named results;
  *  - the local-address table that fills the two local bits;
- *  - the flow table: an rte_hash with lock-free readers, RCU reclamation and
- *    a preallocated entry array indexed by the hash position
+ *  - the flow table: a cuckoo hash of its own with lock-free readers, RCU
+ *    reclamation and preallocated key and entry arrays indexed by key slot
  *    (flowcache_table.h, included at the end of this header).
  *
  * Sections below are independent; each says which lcore may call what.
@@ -67,7 +67,7 @@ struct fc_key_v4 {
 };
 
 /**
- * IPv6 flow key, padded to 48 bytes (rte_hash compares 16-byte multiples);
+ * IPv6 flow key, padded to 48 bytes (the table compares six 64-bit words);
  * fields as in struct fc_key_v4, @c pad always zero (fc_key_v6_normalize()).
  */
 struct fc_key_v6 {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/flowcache — the flow table: an rte_hash keyed by the flow keys of
- * flowcache.h, with lock-free concurrent readers, RCU reclamation and a
- * preallocated array of one-cache-line entries indexed by the hash
- * position. Part of flowcache.h's manual, which includes this header at
+ * lib/flowcache — the flow table: a cuckoo hash of its own (one-cache-line
+ * buckets of 16-bit tags and key slot indexes) keyed by the flow keys of
+ * flowcache.h, with lock-free concurrent readers, RCU reclamation, and
+ * preallocated arrays of keys and one-cache-line entries indexed by the
+ * key slot. Part of flowcache.h's manual, which includes this header at
  * its end: include flowcache.h.
  */
 #ifndef GUFC_FLOWCACHE_TABLE_H
@@ -203,9 +204,9 @@ struct fc_table_stats {
 };
 
 /**
- * Create a flow table: rte_hash (lock-free concurrent readers), an RCU QSBR
- * variable for reclamation and a preallocated entry array indexed by the
- * hash position.
+ * Create a flow table: its buckets (lock-free concurrent readers), an RCU
+ * QSBR variable for reclamation and preallocated key and entry arrays
+ * indexed by the key slot.
  * @return the table, or NULL with rte_errno set (EINVAL, ENOMEM, EEXIST).
  * Context: main lcore.
  */

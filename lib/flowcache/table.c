@@ -1,58 +1,55 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/flowcache/table.c — the flow table: an rte_hash (cuckoo, lock-free
- * readers, extendable buckets) keyed by the normalized 7-tuple, whose key
- * position indexes a preallocated array of one-cache-line entries (whose
- * last 8 bytes, struct fc_entry_aux, are the slow path's: the writer's
- * alone, no sequence count) and, beside it, an array of their insertion
- * times.
+ * lib/flowcache/table.c — the flow table: a cuckoo hash of its own
+ * (table_bkt.c: one-cache-line buckets of 16-bit tags and slot indexes,
+ * lock-free readers) keyed by the normalized 7-tuple, whose key slot
+ * indexes a key array, a preallocated array of one-cache-line entries
+ * (whose last 8 bytes, struct fc_entry_aux, are the slow path's: the
+ * writer's alone, no sequence count) and, beside it, an array of their
+ * insertion times.
  *
  * One writer (the rules lcore) inserts, updates, ages and deletes; any number
  * of registered readers (RX lcores) look up bursts and copy the cached action
  * out. How that stays safe without locks:
  *
  *  - Entry publication: struct fc_entry::seq is 0 while the slot is free. The
- *    writer adds the key to the hash, which returns the position, fills the
- *    entry and only then stores an even non-zero seq (release). A reader that
- *    finds the key before that reads seq 0 and treats it as a miss; misses go
- *    to the slow path, which looks up again on the writer.
+ *    writer takes a free key slot, copies the key in, puts the slot in a
+ *    bucket, fills the entry and only then stores an even non-zero seq
+ *    (release). A reader that finds the key before that reads seq 0 and
+ *    treats it as a miss; misses go to the slow path, which looks up again
+ *    on the writer. Cuckoo moves never hide a present key (table_bkt.c).
  *  - Updates are a seqlock write (seq odd, write, seq even). Readers copy the
  *    action between an acquire load of seq and a re-check; any change, an odd
  *    or a zero seq is a miss, never a torn copy.
- *  - Deletion stores seq 0 (release) before the key leaves the hash. The key
- *    slot, and with it the entry, waits out an RCU grace period (see below):
- *    it is handed out again only after every registered reader has reported
- *    a quiescent state, so a reader still copying an entry it found never
- *    sees it rewritten for another key.
+ *  - Deletion stores seq 0 (release) before the key leaves its bucket. The key
+ *    slot, and with it the entry and the key, waits out an RCU grace period
+ *    (see below): it is handed out again only after every registered reader
+ *    has reported a quiescent state, so a reader still comparing a key or
+ *    copying an entry it found never sees it rewritten for another key.
  *
- * Capacity: the hash has capacity + headroom key slots (headroom =
+ * Capacity: the table has capacity + headroom key slots (headroom =
  * max(capacity / 64, 1024)); the table itself refuses or evicts once `capacity`
  * entries are live. The headroom lets deleted slots wait out their grace
  * period while the table stays usable at full occupancy: exactly `capacity`
  * flows always fit as long as readers keep reporting quiescence. If readers
  * stall long enough that the headroom is all waiting for a grace period, an
  * insert fails with -ENOSPC (counted as refused) instead of blocking.
- * No extendable-bucket table: rte_hash sizes its buckets to the next power
- * of two of the key slots, and the key-slot count is raised where needed so
- * that `capacity` live keys fill at most 15/16 of the bucket slots, where a
- * cuckoo insert does not fail in practice. Should one fail anyway, EVICT_IDLE
- * evicts and retries a bounded number of times, then refuses (counted).
+ * The buckets hold live keys only (a deleted key leaves its bucket at
+ * once): a power of two of them, so that `capacity` live keys fill at most
+ * 15/16 of their slots, where a cuckoo insert does not fail in practice.
+ * Should one fail anyway, EVICT_IDLE evicts and retries a bounded number
+ * of times, then refuses (counted).
  *
- * Grace periods are the table's own, not rte_hash's defer queue (whose ring
- * costs 16 bytes per key slot): deleted slots are chained through their
- * (dead) insertion-time records (fc_table::created) into small batches, each with the RCU
- * token started after its latest removal; a batch's slots go back to the
- * hash (rte_hash_free_key_with_position) once every reader has passed that
- * token. A bounded ring of batches, the open one unbounded when the ring is
- * full, so no deletion ever fails for want of queue space.
+ * Grace periods: deleted slots are chained through their (dead)
+ * insertion-time records (fc_table::created) into small batches, each
+ * with the RCU token started after its latest removal; a batch's slots go
+ * back to the free-slot stack once every reader has passed that token. A
+ * bounded ring of batches, the open one unbounded when the ring is full,
+ * so no deletion ever fails for want of queue space.
  *
- * Keys of live entries are read straight from rte_hash's key store (its
- * base and stride are learned and checked at creation), not through
- * rte_hash_get_key_with_position(), which re-hashes and looks the key up.
- *
- * Hashing: rte_hash only stores keys in the buckets a 32-bit signature
- * names (rte_hash_*_with_hash everywhere); the signature is the table's
- * own keyed hash, not rte_hash's CRC32c. CRC is affine over GF(2): keys
+ * Hashing: keys live in the buckets their 32-bit signature names; the
+ * signature is the table's own keyed hash, not a CRC32c (rte_hash's
+ * default, the table's hash before it had buckets of its own). CRC is affine over GF(2): keys
  * whose difference the CRC maps to zero collide under every seed, and a
  * sender who picks source addresses and ports finds 2^16 of them for any
  * flow by solving a linear system (tests/unit/flowcache/test_hostile.c),
@@ -89,14 +86,12 @@
 #include <rte_common.h>
 #include <rte_debug.h>
 #include <rte_errno.h>
-#include <rte_hash.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_memzone.h>
 #include <rte_prefetch.h>
 #include <rte_random.h>
 #include <rte_rcu_qsbr.h>
-#include <rte_spinlock.h>
 
 #include "table_priv.h"
 
@@ -112,7 +107,6 @@ static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
 static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
 static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
 static_assert(offsetof(struct fc_entry, aux) == 56, "the slow path's part ends the line");
-static_assert(RTE_HASH_LOOKUP_BULK_MAX >= 64, "bursts of 64 must fit one hash lookup");
 
 /* ------------------------------------------------------------------------ */
 /* Hashing (see the top: NH, then a keyed finalizer)                         */
@@ -166,50 +160,6 @@ nh_hash(const uint32_t *hk, uint64_t fin, const void *key, unsigned int words)
 	return (uint32_t)acc;
 }
 
-/*
- * rte_hash's own hash function must be the table's too (rte_hash re-hashes
- * a key in rte_hash_get_key_with_position(), say), but it gets only a
- * 32-bit init value: the index of the table in this registry of live
- * tables (main lcore: creation and free).
- */
-#define FC_TABLE_REG_MAX 4096
-static const struct fc_table *hash_reg[FC_TABLE_REG_MAX];
-static rte_spinlock_t hash_reg_lock = RTE_SPINLOCK_INITIALIZER;
-
-static int
-hash_reg_add(const struct fc_table *t)
-{
-	int idx = -ENOSPC;
-
-	rte_spinlock_lock(&hash_reg_lock);
-	for (unsigned int i = 0; i < FC_TABLE_REG_MAX; i++)
-		if (hash_reg[i] == NULL) {
-			hash_reg[i] = t;
-			idx = (int)i;
-			break;
-		}
-	rte_spinlock_unlock(&hash_reg_lock);
-	return idx;
-}
-
-static void
-hash_reg_del(const struct fc_table *t)
-{
-	rte_spinlock_lock(&hash_reg_lock);
-	if (t->reg_idx < FC_TABLE_REG_MAX && hash_reg[t->reg_idx] == t)
-		hash_reg[t->reg_idx] = NULL;
-	rte_spinlock_unlock(&hash_reg_lock);
-}
-
-/* struct rte_hash_parameters::hash_func: @p init is the table's registry index. */
-static uint32_t
-rte_hash_fn(const void *key, uint32_t key_len, uint32_t init)
-{
-	const struct fc_table *t = hash_reg[init % FC_TABLE_REG_MAX];
-
-	return nh_hash(t->hk, t->hk_fin, key, key_len / 4);
-}
-
 /** Hash of one key with this table's secret. Context: any lcore. */
 uint32_t
 fc_table_hash(const struct fc_table *t, const void *key)
@@ -233,71 +183,14 @@ fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t 
 }
 
 /*
- * Key slots for @p capacity live entries: the headroom for slots waiting out
- * a grace period, raised where needed so that the live keys fill at most
- * 15/16 of the bucket slots (rte_hash: the next power of two of the slots).
+ * Key slots for @p capacity live entries: the headroom for slots waiting
+ * out a grace period (the buckets are sized for the live keys alone,
+ * bkt_count_for()).
  */
 static uint32_t
 slots_for(uint32_t capacity)
 {
-	uint32_t n = capacity +
-		     RTE_MAX(capacity / FC_TABLE_HEADROOM_DIV, FC_TABLE_HEADROOM_MIN);
-	uint64_t bucket_slots = rte_align64pow2(n);
-
-	if ((uint64_t)capacity * 16 > bucket_slots * 15)
-		n = (uint32_t)bucket_slots + 1;
-	return n;
-}
-
-/*
- * Learn where rte_hash keeps the key of each position: add three keys,
- * derive base and stride from two and check them on the third, then remove
- * them again. Without a consistent answer key_base stays NULL and keys are
- * read through rte_hash_get_key_with_position().
- */
-static void
-learn_key_store(struct fc_table *t)
-{
-	uint8_t k[3][sizeof(struct fc_key_v6)];
-	void *kp[3];
-	int32_t pos[3];
-	unsigned int i, n;
-	intptr_t d;
-
-	t->key_base = NULL;
-	for (n = 0; n < 3; n++) {
-		memset(k[n], 0, sizeof(k[n]));
-		k[n][0] = (uint8_t)(0xa0 + n);
-		k[n][1] = 0x5a;
-		pos[n] = rte_hash_add_key(t->h, k[n]);
-		if (pos[n] < 0)
-			break;
-		if (rte_hash_get_key_with_position(t->h, pos[n], &kp[n]) != 0) {
-			n++;
-			goto out;
-		}
-	}
-	if (n < 3 || pos[0] == pos[1])
-		goto out;
-	d = (intptr_t)kp[1] - (intptr_t)kp[0];
-	if (d % (pos[1] - pos[0]) != 0)
-		goto out;
-	d /= pos[1] - pos[0];
-	if (d < (intptr_t)t->key_size)
-		goto out;
-	for (i = 0; i < 3; i++)
-		if ((intptr_t)kp[i] - (intptr_t)pos[i] * d != (intptr_t)kp[0] - (intptr_t)pos[0] * d ||
-			memcmp(kp[i], k[i], t->key_size) != 0)
-			goto out;
-	t->key_stride = (size_t)d;
-	t->key_base = (uint8_t *)kp[0] - (intptr_t)pos[0] * d;
-out:
-	for (i = 0; i < n; i++) {
-		if (pos[i] < 0)
-			continue;
-		rte_hash_del_key(t->h, k[i]);
-		rte_hash_free_key_with_position(t->h, pos[i]);
-	}
+	return capacity + RTE_MAX(capacity / FC_TABLE_HEADROOM_DIV, FC_TABLE_HEADROOM_MIN);
 }
 
 static bool
@@ -327,10 +220,6 @@ params_valid(const struct fc_table_params *p)
  * Validation: name 1..FC_TABLE_NAME_MAX characters, family FC_AF_INET4 or
  * FC_AF_INET6, capacity 1..FC_TABLE_CAPACITY_MAX, max_readers
  * 1..RTE_MAX_LCORE, a known full policy; anything else is EINVAL.
- * Internal rte_hash objects are named after the table's memzone address,
- * because rte_hash prefixes its ring and defer-queue names and would
- * truncate (and so collide) longer user names.
- *
  * @param p  parameters
  * @return the table, or NULL with rte_errno EINVAL, ENOMEM or EEXIST.
  * Context: main lcore.
@@ -339,12 +228,11 @@ struct fc_table *
 fc_table_create(const struct fc_table_params *p)
 {
 	char mz_name[RTE_MEMZONE_NAMESIZE];
-	char h_name[RTE_HASH_NAMESIZE];
-	struct rte_hash_parameters hp;
 	const struct rte_memzone *mz;
 	struct fc_table *t;
+	uint32_t nb;
 	size_t sz;
-	int err, rc;
+	int err;
 
 	if (!params_valid(p)) {
 		rte_errno = EINVAL;
@@ -400,30 +288,21 @@ fc_table_create(const struct fc_table_params *p)
 	if (t->entries == NULL || t->created == NULL)
 		goto fail;
 
-	/* Unique within the process and short enough for every derived name. */
-	snprintf(h_name, sizeof(h_name), "fc%" PRIx64, (uint64_t)(uintptr_t)mz->addr >> 6);
-	memset(&hp, 0, sizeof(hp));
-	hp.name = h_name;
-	hp.entries = t->n_slots;
-	hp.key_len = t->key_size;
-	rc = hash_reg_add(t);
-	if (rc < 0) {
-		err = ENOSPC;
+	nb = bkt_count_for(p->capacity);
+	t->bkt_mask = nb - 1;
+	t->bkt = rte_zmalloc_socket("fc_table_buckets", sizeof(struct fc_bucket) * (size_t)nb,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
+	t->keys = rte_zmalloc_socket("fc_table_keys",
+		(size_t)FC_KEY_STRIDE(t->key_size) * t->n_slots,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
+	t->free_slots = rte_malloc_socket("fc_table_free", sizeof(uint32_t) * t->n_slots, 0,
+		p->socket_id);
+	if (t->bkt == NULL || t->keys == NULL || t->free_slots == NULL)
 		goto fail;
-	}
-	t->reg_idx = (uint32_t)rc;
-	hp.hash_func = rte_hash_fn;
-	hp.hash_func_init_val = t->reg_idx;
-	hp.socket_id = p->socket_id;
-	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF;
-	t->h = rte_hash_create(&hp);
-	if (t->h == NULL) {
-		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
-		FC_TABLE_LOG(
-			DEBUG, "table %s: rte_hash_create: %s", p->name, rte_strerror(rte_errno));
-		goto fail;
-	}
-	learn_key_store(t);
+	/* Popped from the top: slot 0 first. */
+	for (uint32_t i = 0; i < t->n_slots; i++)
+		t->free_slots[i] = t->n_slots - 1 - i;
+	t->n_free = t->n_slots;
 	return t;
 
 fail:
@@ -442,8 +321,9 @@ fc_table_free(struct fc_table *t)
 {
 	if (t == NULL)
 		return;
-	rte_hash_free(t->h); /* slots still waiting for a grace period go with it */
-	hash_reg_del(t);
+	rte_free(t->bkt);
+	rte_free(t->keys);
+	rte_free(t->free_slots);
 	rte_free(t->entries);
 	rte_free(t->created);
 	rte_free(t->qsv);
@@ -500,76 +380,6 @@ fc_table_quiescent(struct fc_table *t, unsigned int reader_id)
 }
 
 /*
- * Fast path. Pass 1 (rte_hash): positions of the keys. Pass 2: prefetch the
- * entries of the hits. Pass 3: seqlock copy of each action.
- */
-unsigned int
-fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id, const void *const keys[],
-	const uint32_t sigs[], unsigned int n, uint64_t *hit_mask, struct fc_action acts[],
-	uint32_t idx[])
-{
-	struct fc_reader_stats *rs;
-	int32_t pos[RTE_HASH_LOOKUP_BULK_MAX];
-	uint64_t mask = 0;
-	unsigned int i, hits = 0;
-
-	RTE_ASSERT(reader_id < t->max_readers);
-	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
-
-	if (unlikely(n > RTE_HASH_LOOKUP_BULK_MAX))
-		n = RTE_HASH_LOOKUP_BULK_MAX; /* contract violation: never overrun pos[] */
-	if (unlikely(n == 0)) {
-		*hit_mask = 0;
-		return 0;
-	}
-
-	/*
-	 * In two halves, so the entry lines of the first half load while
-	 * rte_hash walks the buckets and keys of the second. The hash API
-	 * lacks const on the arrays; it only reads them.
-	 */
-	for (unsigned int from = 0; from < n;) {
-		unsigned int cnt = (from == 0 && n > 8) ? n / 2 : n - from;
-
-		rte_hash_lookup_with_hash_bulk(t->h, (const void **)(uintptr_t)&keys[from],
-			(hash_sig_t *)(uintptr_t)&sigs[from], cnt, &pos[from]);
-		for (i = from; i < from + cnt; i++)
-			if (pos[i] >= 0)
-				rte_prefetch0(&t->entries[pos[i]]);
-		from += cnt;
-	}
-
-	for (i = 0; i < n; i++) {
-		const struct fc_entry *e;
-		uint32_t s1, s2;
-
-		idx[i] = FC_INDEX_NONE;
-		if (pos[i] < 0)
-			continue;
-		RTE_ASSERT((uint32_t)pos[i] < t->n_slots);
-		e = &t->entries[pos[i]];
-		s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-		if (unlikely(s1 == 0 || (s1 & 1u) != 0))
-			continue; /* being published, rewritten or deleted */
-		acts[i] = e->act;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-		if (unlikely(s1 != s2))
-			continue; /* changed under us: miss, the slow path will sort it out */
-		idx[i] = (uint32_t)pos[i];
-		mask |= UINT64_C(1) << i;
-		hits++;
-	}
-
-	rs = &t->rstats[reader_id];
-	__atomic_store_n(&rs->lookups, rs->lookups + n, __ATOMIC_RELAXED);
-	__atomic_store_n(&rs->hits, rs->hits + hits, __ATOMIC_RELAXED);
-	__atomic_store_n(&rs->misses, rs->misses + (n - hits), __ATOMIC_RELAXED);
-	*hit_mask = mask;
-	return hits;
-}
-
-/*
  * @p sig must be fc_table_hash(t, key): the hash stores keys in the buckets
  * their signature names.
  */
@@ -581,36 +391,10 @@ fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
 	if (t == NULL || key == NULL)
 		return -ENOENT;
 	RTE_ASSERT(sig == fc_table_hash(t, key));
-	pos = rte_hash_lookup_with_hash(t->h, key, sig);
+	pos = bkt_find(t, key, sig);
 	if (pos < 0 || !slot_live(t, (uint32_t)pos))
 		return -ENOENT;
 	return pos;
-}
-
-unsigned int
-fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uint32_t sigs[],
-	unsigned int n, int32_t idx[])
-{
-	unsigned int found = 0;
-
-	if (t == NULL || n == 0)
-		return 0;
-	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
-	if (unlikely(n > RTE_HASH_LOOKUP_BULK_MAX))
-		n = RTE_HASH_LOOKUP_BULK_MAX;
-	/* One key (a tuple on two ports): the bulk call's set-up costs more than its lookup. */
-	if (n == 1)
-		idx[0] = rte_hash_lookup_with_hash(t->h, keys[0], sigs[0]);
-	else /* The hash API lacks const on the arrays; it only reads them. */
-		rte_hash_lookup_with_hash_bulk(t->h, (const void **)(uintptr_t)keys,
-			(hash_sig_t *)(uintptr_t)sigs, n, idx);
-	for (unsigned int i = 0; i < n; i++) {
-		if (idx[i] >= 0 && slot_live(t, (uint32_t)idx[i]))
-			found++;
-		else
-			idx[i] = -ENOENT;
-	}
-	return found;
 }
 
 /* Is victim @p a a better one than @p b (not established first, then idle longer)? */
@@ -734,6 +518,27 @@ spare_slot(struct fc_table *t)
 	return t->count + t->n_deferred < t->n_slots;
 }
 
+/*
+ * A free key slot for @p key (hash @p sig), the key copied in and put in a
+ * bucket: the slot, or -ENOSPC (no free slot, or no bucket room found;
+ * the slot goes back). Context: writer.
+ */
+static int32_t
+slot_take(struct fc_table *t, const void *key, uint32_t sig)
+{
+	uint32_t pos;
+
+	if (t->n_free == 0)
+		return -ENOSPC;
+	pos = t->free_slots[--t->n_free];
+	memcpy(t->keys + (size_t)pos * FC_KEY_STRIDE(t->key_size), key, t->key_size);
+	if (bkt_add(t, sig, pos) != 0) {
+		t->n_free++;
+		return -ENOSPC;
+	}
+	return (int32_t)pos;
+}
+
 int
 fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct fc_action *act,
 	uint32_t timeout, uint32_t now)
@@ -746,7 +551,7 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 		return -EINVAL;
 	RTE_ASSERT(sig == fc_table_hash(t, key));
 
-	if (rte_hash_lookup_with_hash(t->h, key, sig) >= 0)
+	if (bkt_find(t, key, sig) >= 0)
 		return -EEXIST;
 
 	if (t->count >= t->capacity) {
@@ -766,7 +571,7 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 		/* Every spare slot still waits for a grace period: refuse, never wait. */
 		if (!spare_slot(t))
 			goto refuse_grace;
-		pos = rte_hash_add_key_with_hash(t->h, key, sig);
+		pos = slot_take(t, key, sig);
 		if (pos >= 0)
 			break;
 		/* A cuckoo path failure (rare below 15/16 load): make room, bounded. */
@@ -839,14 +644,14 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	if (idx >= t->n_slots || !slot_live(t, idx))
 		return -ENOENT;
 	RTE_ASSERT(sig == fc_table_hash(t, key));
-	if (rte_hash_lookup_with_hash(t->h, key, sig) >= 0)
+	if (bkt_find(t, key, sig) >= 0)
 		return -EEXIST;
 	/* Both keys live for a moment: one spare slot, never an eviction. */
 	if (t->n_deferred != 0 && t->count + t->n_deferred >= t->n_slots)
 		dq_reclaim(t, FC_TABLE_DQ_RECLAIM_MAX);
 	if (t->count + t->n_deferred >= t->n_slots)
 		return -ENOSPC;
-	pos = rte_hash_add_key_with_hash(t->h, key, sig);
+	pos = slot_take(t, key, sig);
 	if (pos < 0)
 		return -ENOSPC;
 	RTE_ASSERT((uint32_t)pos < t->n_slots && (uint32_t)pos != idx);

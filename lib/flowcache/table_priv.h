@@ -4,7 +4,9 @@
  * files share, table.c (creation, lookups, the writer's per-flow
  * operations) and table_remove.c (how entries leave: removal, the grace
  * periods before their slots return to the hash, aging, flush, walks and
- * counters). Not installed; see table.c for the concurrency design.
+ * counters) and table_bkt.c (the buckets: where each key's slot index
+ * is found, cuckoo displacement, the readers' bulk lookup). Not
+ * installed; see table.c and table_bkt.c for the concurrency design.
  */
 #ifndef GUFC_FC_TABLE_PRIV_H
 #define GUFC_FC_TABLE_PRIV_H
@@ -15,7 +17,6 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
-#include <rte_hash.h>
 #include <rte_log.h>
 #include <rte_memzone.h>
 
@@ -29,7 +30,7 @@ extern int fc_table_logtype;
 #define FC_TABLE_MZ_PREFIX "fct_"
 /** Longest table name accepted (the memzone name must fit). */
 #define FC_TABLE_NAME_MAX (RTE_MEMZONE_NAMESIZE - sizeof(FC_TABLE_MZ_PREFIX))
-/** Largest capacity accepted (capacity + headroom must stay a valid rte_hash size). */
+/** Largest capacity accepted (capacity + headroom key slots, 32-bit bucket indexes). */
 #define FC_TABLE_CAPACITY_MAX (1u << 28)
 /**
  * Fewest spare key slots for deleted entries waiting out their grace
@@ -79,6 +80,32 @@ struct fc_table_victim {
 #define FC_TABLE_HASH_WORDS 12
 /** Evict-and-retry rounds after a cuckoo insert failure (EVICT_IDLE). */
 #define FC_TABLE_ADD_RETRIES 4u
+/**
+ * Bytes from one slot's key to the next in fc_table::keys: a 16-byte key
+ * packed four to a line, a 48-byte one alone in its line (packed, half of
+ * them would straddle two lines, two misses for one compare).
+ */
+#define FC_KEY_STRIDE(key_size) ((key_size) == 16 ? 16u : 64u)
+/** Slots per bucket (struct fc_bucket). */
+#define FC_BKT_ENTRIES 8u
+/** Most buckets a cuckoo insert's breadth-first search for a free slot visits. */
+#define FC_BKT_SEARCH_MAX 512u
+/** Most keys in one fc_table_lookup_bulk() or fc_table_find_bulk() call. */
+#define FC_TABLE_BULK_MAX 64u
+
+/**
+ * One bucket, one cache line: 8 slots, each a 16-bit tag (the upper half
+ * of the key's fc_table_hash()) and the key's slot index plus one (0: the
+ * slot is empty). A key lives in one of its two buckets (table_bkt.c).
+ * Owner: the table. Written by the writer only (tags plain, indexes with
+ * release stores); read by lock-free readers, who check every candidate's
+ * key and re-check fc_table::bkt_chg after a miss.
+ */
+struct fc_bucket {
+	uint16_t tag[FC_BKT_ENTRIES];
+	uint32_t idx[FC_BKT_ENTRIES];
+	uint32_t spare[4];
+} __rte_cache_aligned;
 
 /**
  * Per-reader counters. Owner: the table. Written only by reader `i` (plain
@@ -114,22 +141,28 @@ struct fc_defer_batch {
 struct fc_table {
 	/* Read-mostly, shared with readers. */
 	/* The first four are struct fc_table_view (flowcache_table.h). */
-	struct rte_hash *h;
-	struct fc_entry *entries;	/**< n_slots entries, indexed by hash position */
-	uint32_t n_slots;		/**< hash key slots: capacity + headroom */
+	struct fc_bucket *bkt;		/**< bkt_mask + 1 buckets */
+	struct fc_entry *entries;	/**< n_slots entries, indexed by key slot */
+	uint32_t n_slots;		/**< key slots: capacity + headroom */
 	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch (writer's) */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
 	uint32_t seed;			/**< what the hash secret was drawn from (fc_table_params) */
-	uint8_t *key_base;		/**< key of position 0 in rte_hash's key store, or NULL */
-	size_t key_stride;		/**< bytes from one position's key to the next */
+	uint8_t *keys;			/**< n_slots keys, FC_KEY_STRIDE(key_size) bytes apart */
+	uint32_t bkt_mask;		/**< buckets - 1 (a power of two) */
 	uint32_t max_readers;
 	uint8_t family;
 	/** The hash's secret (table.c, "Hashing"): NH word keys, then the finalizer's. */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t hk[FC_TABLE_HASH_WORDS];
 	uint64_t hk_fin;
-	uint32_t reg_idx;		/**< in table.c's registry (rte_hash's hash function) */
+	/**
+	 * Bumped (release) by the writer after each cuckoo move, before the
+	 * moved key's old bucket slot changes: a reader whose lookup missed
+	 * while it changed looks again (table_bkt.c). A line of its own: the
+	 * writer's other stores never disturb the readers' copy.
+	 */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t bkt_chg;
 
 	/* Writer-owned. */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;
@@ -151,6 +184,9 @@ struct fc_table {
 	uint64_t refused;
 	uint64_t refused_grace; /**< of refused: every spare key slot waited for a grace period */
 	uint64_t aged;
+	uint64_t moves;		/**< cuckoo displacements (table_bkt.c) */
+	uint32_t *free_slots;	/**< stack of free key slots (not live, not waiting) */
+	uint32_t n_free;
 
 	/* Deleted slots waiting for a grace period (writer-owned). */
 	struct fc_defer_batch dq[FC_TABLE_DQ_BATCHES]; /**< ring, oldest at dq_first */
@@ -208,22 +244,22 @@ slot_live(const struct fc_table *t, uint32_t idx)
 	return __atomic_load_n(&t->entries[idx].seq, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* The key of live position @p idx: from the key store, else through rte_hash. */
+/* The key of position @p idx (meaningful while it is live). */
 static inline const void *
 slot_key(const struct fc_table *t, uint32_t idx)
 {
-	void *key;
-
-	if (likely(t->key_base != NULL))
-		return t->key_base + (size_t)idx * t->key_stride;
-	if (rte_hash_get_key_with_position(t->h, (int32_t)idx, &key) != 0)
-		return NULL;
-	return key;
+	return t->keys + (size_t)idx * FC_KEY_STRIDE(t->key_size);
 }
 
 /* table_remove.c */
 int table_remove(struct fc_table *t, uint32_t idx, bool call_cb);
 void dq_defer(struct fc_table *t, uint32_t pos);
 unsigned int dq_reclaim(struct fc_table *t, unsigned int max);
+
+/* table_bkt.c (the writer's side; the readers' is fc_table_lookup_bulk()) */
+int32_t bkt_find(const struct fc_table *t, const void *key, uint32_t sig);
+int bkt_add(struct fc_table *t, uint32_t sig, uint32_t pos);
+void bkt_del(struct fc_table *t, uint32_t sig, uint32_t pos);
+uint32_t bkt_count_for(uint32_t capacity);
 
 #endif /* GUFC_FC_TABLE_PRIV_H */

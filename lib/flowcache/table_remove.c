@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/flowcache/table_remove.c — how entries leave the flow table: removal
- * (seq 0, key out of the hash), the grace periods their slots wait out
- * before rte_hash may hand them out again, idle aging, flush; and the
+ * (seq 0, key out of its bucket), the grace periods their slots wait out
+ * before the table hands them out again, idle aging, flush; and the
  * writer's and control's views of live entries (entry, key, walk) and the
  * counters. The concurrency design is described in table.c.
  */
@@ -15,7 +15,6 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_debug.h>
-#include <rte_hash.h>
 #include <rte_log.h>
 #include <rte_rcu_qsbr.h>
 
@@ -82,7 +81,7 @@ dq_reclaim(struct fc_table *t, unsigned int max)
 			b->head = t->created[pos];
 			b->n--;
 			t->created[pos] = 0;
-			rte_hash_free_key_with_position(t->h, (int32_t)pos);
+			t->free_slots[t->n_free++] = pos;
 		}
 		if (b->n == 0) {
 			t->dq_first = (t->dq_first + 1) % FC_TABLE_DQ_BATCHES;
@@ -103,15 +102,10 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 {
 	struct fc_entry *e = &t->entries[idx];
 	const void *key;
-	int32_t ret;
 
 	if (e->seq == 0)
 		return -ENOENT;
 	key = slot_key(t, idx);
-	if (key == NULL) {
-		FC_TABLE_LOG(DEBUG, "table %s: entry %u has no key", t->name, idx);
-		return -ENOENT;
-	}
 	if (call_cb && t->remove_cb != NULL) {
 		t->remove_cb(t, key, idx, e, t->remove_arg);
 		if (e->seq == 0)
@@ -120,15 +114,13 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 
 	/*
 	 * Invalidate first: a reader that still finds the key sees a miss. The
-	 * release store of the emptied bucket slot inside the delete orders
-	 * this store before the key disappears.
+	 * release store that empties the bucket slot orders this store before
+	 * the key disappears.
 	 */
 	if (e->act.flags & FC_ACT_F_EARLY)
 		t->n_early--;
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
-	ret = rte_hash_del_key_with_hash(t->h, key, fc_table_hash(t, key));
-	RTE_ASSERT(ret == (int32_t)idx);
-	RTE_SET_USED(ret);
+	bkt_del(t, fc_table_hash(t, key), idx);
 	dq_defer(t, idx);
 	wr_set32(&t->count, t->count - 1);
 	return 0;
