@@ -1121,7 +1121,6 @@ refused(const char *name)
 	/* tests/iptables-corpus/expectations: refused. */
 	return strcmp(name, "ipsec-gateway.v4") == 0 ||
 	       strcmp(name, "desktop-killswitch.v4") == 0 ||
-	       strcmp(name, "payload-inspection.v4") == 0 ||
 	       strcmp(name, "hardening-synproxy.v4") == 0;
 }
 
