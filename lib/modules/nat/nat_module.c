@@ -176,7 +176,14 @@ bind:
 	m->dnat = true;
 	m->dnat_tgt = tgt;
 	f->xkey = nb.fwd;
-	f->xdst = true;
+	/*
+	 * Translated only when the destination changed: a DNAT to the address
+	 * and port the packet has already leaves the connection without
+	 * ctstate DNAT, as nf_nat sets IPS_DST_NAT only for a new tuple.
+	 */
+	f->xdst = memcmp(fc_key_dst(&f->xkey), fc_key_dst(&f->key),
+			  fc_af_addr_len(f->key.family)) != 0 ||
+		  fc_key_dport(&f->xkey) != fc_key_dport(&f->key);
 	f->reply_key = nb.reply;
 	f->want_reply = true;
 	return 0;

@@ -43,6 +43,7 @@ CASES = [
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
+    ("natident", False),
 ]
 
 
