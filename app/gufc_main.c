@@ -242,6 +242,7 @@ eng_port_pair_fn(void *arg, uint16_t port)
  * Masquerade source address: the egress port's address of the family
  * ("port N address ..."); for a port without one, the most specific
  * "local" prefix of the family (its first host when it is a network).
+ * REDIRECT (RULE_PORT_LOCAL): the input port's own address or none.
  */
 static int
 eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
@@ -251,6 +252,8 @@ eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uin
 
 	if (gufc_router_masq_addr(app, port, in_port, family, addr) == 0)
 		return 0;
+	if (port == RULE_PORT_LOCAL)
+		return -EADDRNOTAVAIL;
 	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
 		const struct lex_prefix *p = &app->cfg.locals[i];
 

@@ -114,7 +114,7 @@ nat_target(const struct mod_nat_module *m, const struct rule_flow *f, unsigned i
 			else
 				out->addr_min[15] = 1;
 		} else if (m->p.port_addr_fn == NULL ||
-			   m->p.port_addr_fn(m->p.cb_arg, f->up->in_port, f->up->in_port,
+			   m->p.port_addr_fn(m->p.cb_arg, RULE_PORT_LOCAL, f->up->in_port,
 				   f->key.family, out->addr_min) < 0) {
 			return -EADDRNOTAVAIL;
 		}

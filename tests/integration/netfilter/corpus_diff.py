@@ -811,6 +811,7 @@ def main():
     ap.add_argument("--oracle", required=True)
     ap.add_argument("--eval", required=True)
     ap.add_argument("--corpus", required=True)
+    ap.add_argument("--extra", help="a directory of more NAME.v4/.v6 files (regression cases)")
     ap.add_argument("--full", action="store_true", help="more packets, more interface orders")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--count", type=int, default=0, help="packets per file")
@@ -826,6 +827,9 @@ def main():
     files = args.files or sorted(
         os.path.join(args.corpus, f) for f in os.listdir(args.corpus)
         if f.endswith((".v4", ".v6")))
+    if args.extra and not args.files:
+        files += sorted(os.path.join(args.extra, f) for f in os.listdir(args.extra)
+                        if f.endswith((".v4", ".v6")))
     work = tempfile.mkdtemp(prefix="gufc-corpus-diff-")
     counts = collections.Counter()
     bad = 0
