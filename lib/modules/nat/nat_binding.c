@@ -278,6 +278,7 @@ struct nat_plan {
 	uint8_t dst_local; /* FC_KEY_F_DST_LOCAL of the translated key, or 0 */
 	uint32_t port_lo;  /* source port search range, host order ... */
 	uint32_t port_n;   /* ... and its size; 0: nothing to search */
+	bool random;       /* --random, --random-fully: never keep the original port */
 	uint8_t src[16];   /* chosen source */
 	uint16_t sport;	   /* chosen source port / identifier */
 	uint8_t src_local; /* FC_KEY_F_SRC_LOCAL of the translated key, or 0 */
@@ -308,7 +309,8 @@ plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan
 		addr_add(dnat->addr_min, h % n, pl->dst, pl->alen);
 		if (nat_proto_has_ports(pl->proto) && dnat->port_min != 0) {
 			dp = ntohs(fc_key_dport(o));
-			if (dp < dnat->port_min || dp > dnat->port_max) {
+			if (dp < dnat->port_min || dp > dnat->port_max ||
+				(dnat->flags & (RULE_NAT_F_RANDOM | RULE_NAT_F_RANDOM_FULLY))) {
 				pn = (uint32_t)dnat->port_max - dnat->port_min + 1;
 				dp = dnat->port_min + nat_tuple_hash(nat, 0x504f5254, o) % pn;
 			}
@@ -381,7 +383,8 @@ plan_src(const struct mod_nat *nat, const uint8_t *lo, uint64_t n_addr, uint64_t
 	const struct fc_key *o = pl->orig;
 	uint16_t sp_be = fc_key_sport(o);
 	uint32_t sp = ntohs(sp_be), budget = nat->max_probes, start = 0, i, port;
-	bool keep = pl->port_n == 0 || (sp >= pl->port_lo && sp - pl->port_lo < pl->port_n);
+	bool keep = pl->port_n == 0 ||
+		    (!pl->random && sp >= pl->port_lo && sp - pl->port_lo < pl->port_n);
 	bool o_local = (fc_key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0;
 	uint8_t addr[16], flag;
 	uint64_t j;
@@ -496,6 +499,9 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 		lo = fc_key_src(orig); /* source kept unless it clashes */
 	}
 	plan_ports(snat, &pl);
+	/* Linux's NF_NAT_RANGE_PROTO_RANDOM_ALL: the port is drawn, free or not. */
+	pl.random = snat != NULL && pl.port_n != 0 &&
+		    (snat->flags & (RULE_NAT_F_RANDOM | RULE_NAT_F_RANDOM_FULLY)) != 0;
 
 	ts = target_at(nat, tgt_src);
 	td = target_at(nat, tgt_dst);
