@@ -238,6 +238,17 @@ eng_port_pair_fn(void *arg, uint16_t port)
 	return app->ports[port].pair;
 }
 
+/* -m rpfilter's question: the port the routes send @p addr to. */
+static uint16_t
+eng_route_fn(void *arg, uint8_t family, const uint8_t *addr)
+{
+	const struct gufc_app *app = arg;
+
+	if (app->route == NULL)
+		return RULE_PORT_PAIRED;
+	return mod_route_lookup(app->route, family, addr);
+}
+
 /*
  * Masquerade source address: the egress port's address of the family
  * ("port N address ..."); for a port without one, the most specific
@@ -298,6 +309,7 @@ engine_init(struct gufc_app *app)
 		p.chan_flow_free_fn = gufc_chan_flow_free;
 	}
 	p.port_pair_fn = eng_port_pair_fn;
+	p.route_fn = eng_route_fn;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);
 	if (app->eng == NULL) {

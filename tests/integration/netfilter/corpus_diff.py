@@ -614,6 +614,8 @@ def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, 
         f.write("port 0 name %s\n" % names[0])
         f.write("port 1 name %s address %s/%d %s/%d\n" % (
             names[1], nfo.WAN[4][0], nfo.WAN[4][1], nfo.WAN[6][0], nfo.WAN[6][1]))
+        # The lab's default routes, through the outside (-m rpfilter asks them).
+        f.write("route 0.0.0.0/0 port 1\nroute ::/0 port 1\n")
         for a in sorted(locals_, key=lambda a: (a.version, int(a))):
             f.write("local %s\n" % a)
         f.write("channel local kind pcap %s\n" % local)
