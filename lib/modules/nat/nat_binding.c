@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_jhash.h>
 
 #include "nat_priv.h"
 
@@ -294,19 +295,53 @@ addr_is_local(const struct mod_nat *nat, uint8_t family, const uint8_t *addr,
 	return nat->is_local(nat->cb_arg, family, addr);
 }
 
+/*
+ * The address of range @p t a DNAT gives a connection from @p src to
+ * @p dst, as Linux picks it (nf_nat's choice among several addresses): a
+ * lookup3 hash of the source (four 32-bit words, IPv4's first), seeded
+ * with the destination's last word (0 with --persistent), scaled into the
+ * range word by word from the top, each word chosen folded into the hash
+ * (not with --persistent); a word below the range's top opens the next
+ * words to their whole span (so an IPv6 range whose words differ may give
+ * an address outside it, as the kernel's does). Deterministic, so a destination range
+ * spreads connections the way the kernel does and the same client meets
+ * the same server.
+ */
+static void
+pick_addr(const struct rule_nat *t, const uint8_t *src, const uint8_t *dst, uint32_t alen,
+	uint8_t *out)
+{
+	bool persistent = (t->flags & RULE_NAT_F_PERSISTENT) != 0, full = false;
+	uint32_t key[4] = {0, 0, 0, 0}, seed, j, lo, hi, dist, v;
+
+	memcpy(key, src, alen);
+	memcpy(&seed, dst + alen - 4, 4);
+	j = rte_jhash_32b(key, 4, persistent ? 0 : seed);
+	for (uint32_t i = 0; i < alen / 4; i++) {
+		memcpy(&lo, t->addr_min + 4 * i, 4);
+		memcpy(&hi, t->addr_max + 4 * i, 4);
+		lo = full ? 0 : ntohl(lo);
+		dist = full ? UINT32_MAX : ntohl(hi) - lo + 1;
+		v = htonl(lo + (uint32_t)(((uint64_t)j * dist) >> 32));
+		memcpy(out + 4 * i, &v, 4);
+		if (v != hi)
+			full = true;
+		/* The word just chosen: the kernel's tuple holds it by now. */
+		if (!persistent)
+			j ^= v;
+	}
+}
+
 static void
 plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan *pl)
 {
 	const struct fc_key *o = pl->orig;
-	uint64_t n, h;
 	uint32_t pn, dp;
 
 	memcpy(pl->dst, fc_key_dst(o), pl->alen);
 	pl->dport = fc_key_dport(o);
 	if (dnat != NULL) {
-		n = addr_count(dnat->addr_min, dnat->addr_max, pl->alen);
-		h = nat_addr_hash64(nat, 0x444e4154, fc_key_src(o), fc_key_dst(o), pl->alen);
-		addr_add(dnat->addr_min, h % n, pl->dst, pl->alen);
+		pick_addr(dnat, fc_key_src(o), fc_key_dst(o), pl->alen, pl->dst);
 		if (nat_proto_has_ports(pl->proto) && dnat->port_min != 0) {
 			dp = ntohs(fc_key_dport(o));
 			if (dp < dnat->port_min || dp > dnat->port_max ||
