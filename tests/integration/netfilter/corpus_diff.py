@@ -124,11 +124,8 @@ PROTO_NUM = {"tcp": 6, "udp": 17, "icmp": 1, "icmpv6": 58, "ipv6-icmp": 58, "sct
 KNOWN_COUNTER_DIFFS = [
     (r"^netfilter-testdump\.v4$",
      "raw/mangle PREROUTING count 6 packets fewer than Linux, nat and FORWARD 1-2 more"),
-    (r"^(qubes-firewall|docker-ipv6|firewalld|telecom-edge|ufw-before-rules|wireguard-client|"
-     r"wireguard-gateway|dnat-range)\.v6$",
-     "IPv6: gufc's nat (and in telecom-edge FORWARD) policies count 1-5 packets more "
-     "than Linux's; which packets (ICMPv6 types Linux leaves untracked or invalid?) "
-     "is not pinned down yet"),
+    (r"^telecom-edge\.v6$",
+     "filter and mangle FORWARD policies count one packet more than Linux's"),
 ]
 
 
