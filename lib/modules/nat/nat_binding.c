@@ -309,7 +309,7 @@ addr_is_local(const struct mod_nat *nat, uint8_t family, const uint8_t *addr,
  */
 static void
 pick_addr(const struct rule_nat *t, const uint8_t *src, const uint8_t *dst, uint32_t alen,
-	uint8_t *out)
+	bool snat, uint8_t *out)
 {
 	bool persistent = (t->flags & RULE_NAT_F_PERSISTENT) != 0, full = false;
 	uint32_t key[4] = {0, 0, 0, 0}, seed, j, lo, hi, dist, v;
@@ -326,9 +326,16 @@ pick_addr(const struct rule_nat *t, const uint8_t *src, const uint8_t *dst, uint
 		memcpy(out + 4 * i, &v, 4);
 		if (v != hi)
 			full = true;
-		/* The word just chosen: the kernel's tuple holds it by now. */
-		if (!persistent)
-			j ^= v;
+		/*
+		 * The destination's word: for DNAT the one just chosen (the
+		 * kernel's tuple holds it by now), for SNAT the destination's own.
+		 */
+		if (!persistent) {
+			uint32_t dw;
+
+			memcpy(&dw, dst + 4 * i, 4);
+			j ^= snat ? dw : v;
+		}
 	}
 }
 
@@ -341,7 +348,7 @@ plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan
 	memcpy(pl->dst, fc_key_dst(o), pl->alen);
 	pl->dport = fc_key_dport(o);
 	if (dnat != NULL) {
-		pick_addr(dnat, fc_key_src(o), fc_key_dst(o), pl->alen, pl->dst);
+		pick_addr(dnat, fc_key_src(o), fc_key_dst(o), pl->alen, false, pl->dst);
 		if (nat_proto_has_ports(pl->proto) && dnat->port_min != 0) {
 			dp = ntohs(fc_key_dport(o));
 			if (dp < dnat->port_min || dp > dnat->port_max ||
@@ -526,8 +533,34 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 		flags |= MOD_NAT_F_SNAT;
 		lo = snat->addr_min;
 		n_addr = addr_count(snat->addr_min, snat->addr_max, pl.alen);
-		/* one internal host appears under one address while it has ports */
-		first = nat_addr_hash64(nat, 0x534e4154, fc_key_src(orig), NULL, pl.alen) % n_addr;
+		/*
+		 * The first address tried is the one Linux picks for the
+		 * connection (pick_addr(): the source hashed with the destination
+		 * after DNAT; with --persistent the source alone, one outside
+		 * address per inside host); one outside its range (IPv6's word
+		 * by word pick) starts from a hash of the source.
+		 */
+		{
+			uint8_t a[16];
+
+			uint16_t sp = ntohs(fc_key_sport(orig));
+
+			/* Linux keeps a source already in the range (and its port in its range). */
+			if (memcmp(fc_key_src(orig), snat->addr_min, pl.alen) >= 0 &&
+				memcmp(fc_key_src(orig), snat->addr_max, pl.alen) <= 0 &&
+				(snat->port_min == 0 || !nat_proto_has_ports(pl.proto) ||
+					(sp >= snat->port_min && sp <= snat->port_max)))
+				memcpy(a, fc_key_src(orig), pl.alen);
+			else
+				pick_addr(snat, fc_key_src(orig), pl.dst, pl.alen, true, a);
+			if (memcmp(a, snat->addr_min, pl.alen) >= 0 &&
+				memcmp(a, snat->addr_max, pl.alen) <= 0)
+				first = addr_count(snat->addr_min, a, pl.alen) - 1;
+			else
+				first = nat_addr_hash64(nat, 0x534e4154, fc_key_src(orig), NULL,
+						pl.alen) % n_addr;
+			first %= n_addr;
+		}
 		tgt_src = target_get(
 			nat, RULE_ACT_SNAT, pl.family, snat->addr_min, snat->addr_max, snat);
 	} else {
