@@ -238,10 +238,22 @@ eng_port_pair_fn(void *arg, uint16_t port)
 	return app->ports[port].pair;
 }
 
+/* -m rpfilter's question: the port the routes send @p addr to. */
+static uint16_t
+eng_route_fn(void *arg, uint8_t family, const uint8_t *addr)
+{
+	const struct gufc_app *app = arg;
+
+	if (app->route == NULL)
+		return RULE_PORT_PAIRED;
+	return mod_route_lookup(app->route, family, addr);
+}
+
 /*
  * Masquerade source address: the egress port's address of the family
  * ("port N address ..."); for a port without one, the most specific
  * "local" prefix of the family (its first host when it is a network).
+ * REDIRECT (RULE_PORT_LOCAL): the input port's own address or none.
  */
 static int
 eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *addr)
@@ -251,6 +263,8 @@ eng_port_addr_fn(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uin
 
 	if (gufc_router_masq_addr(app, port, in_port, family, addr) == 0)
 		return 0;
+	if (port == RULE_PORT_LOCAL)
+		return -EADDRNOTAVAIL;
 	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
 		const struct lex_prefix *p = &app->cfg.locals[i];
 
@@ -295,6 +309,7 @@ engine_init(struct gufc_app *app)
 		p.chan_flow_free_fn = gufc_chan_flow_free;
 	}
 	p.port_pair_fn = eng_port_pair_fn;
+	p.route_fn = eng_route_fn;
 	p.cb_arg = app;
 	app->eng = rule_engine_create(&p);
 	if (app->eng == NULL) {

@@ -228,6 +228,17 @@ typedef int (*rule_chan_flow_free_fn)(void *arg, uint32_t id);
  */
 typedef int (*rule_port_pair_fn)(void *arg, uint16_t port);
 
+/**
+ * Routes, for -m rpfilter: the port a packet to @p addr would leave by.
+ * Called on the rules lcore while a packet is classified.
+ * @param family  FC_AF_INET4 or FC_AF_INET6
+ * @param addr    4 or 16 bytes, network order
+ * @return a port id; RULE_PORT_PAIRED: no route (such a packet leaves by
+ *   its input port's pair, so the way back to a source without a route is
+ *   the port it came in on).
+ */
+typedef uint16_t (*rule_route_fn)(void *arg, uint8_t family, const uint8_t *addr);
+
 /** Engine parameters. Zero means "default" where one is given. */
 struct rule_engine_params {
 	const char *name;          /**< unique, 1..16 characters (tables derive names from it) */
@@ -247,6 +258,8 @@ struct rule_engine_params {
 	rule_chan_flow_free_fn chan_flow_free_fn;
 	/** optional: port pairs (RULE_PORT_PAIRED); without it a port is its own pair */
 	rule_port_pair_fn port_pair_fn;
+	/** optional: routes for -m rpfilter; without it every source passes the check */
+	rule_route_fn route_fn;
 	void *cb_arg;              /**< first argument of every callback */
 };
 

@@ -518,6 +518,12 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 		rc = eng_connlimit_match(pv->eng, r, xi, p, pv->mode == ENG_PV_TAKE);
 		return rc >= 0 ? rc : -ENOTSUP;
 	}
+	if (x->kind == RULE_XM_RPFILTER) {
+		/* The flow's answer while the routes stay (RULE_DEP_ROUTE revalidates). */
+		rc = eng_rpfilter_match(pv->eng, x, p);
+		if (rc >= 0)
+			return rc;
+	}
 	if (x->kind != RULE_XM_LIMIT) {
 		pv->other = 1;
 		return -ENOTSUP;

@@ -37,6 +37,39 @@ rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port, uint16_t 
 	return pair >= 0 && pair <= UINT16_MAX ? (uint16_t)pair : in_port;
 }
 
+/*
+ * -m rpfilter as ip(6)t_rpfilter: the source must be routed back through
+ * the input port (--loose: routed at all), a source of this host fails
+ * unless --accept-local; a packet of this host's own (no input port) and
+ * an unspecified source (DHCP, DAD) pass. Without a route the way back is
+ * the input port (gufc sends such packets to the pair: replies come back
+ * the way the packet came). --validmark: one routing table, marks select
+ * none. @return 1 or 0 after --invert; -ENOTSUP: no routes to ask.
+ */
+int
+eng_rpfilter_match(const struct rule_engine *eng, const struct rule_x *x,
+	const struct rule_pkt *p)
+{
+	static const uint8_t zero[16];
+	const struct fc_key *k = &p->key;
+	bool loose = x->given & 1, accept_local = (x->given >> 2) & 1;
+	bool invert = (x->given >> 3) & 1, ok;
+	uint16_t port;
+
+	if (eng->p.route_fn == NULL)
+		return -ENOTSUP;
+	if (p->in_port == RULE_IF_NONE ||
+		memcmp(fc_key_src(k), zero, fc_af_addr_len(k->family)) == 0) {
+		ok = true;
+	} else if (fc_key_flags(k) & FC_KEY_F_SRC_LOCAL) {
+		ok = accept_local;
+	} else {
+		port = eng->p.route_fn(eng->p.cb_arg, k->family, fc_key_src(k));
+		ok = loose || port == RULE_PORT_PAIRED || port == p->in_port;
+	}
+	return ok != invert;
+}
+
 void
 eng_port_note(struct rule_engine *eng, uint16_t port)
 {

@@ -711,6 +711,9 @@ bool eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const 
 
 /* engine_port.c */
 void eng_port_note(struct rule_engine *eng, uint16_t port);
+/* -m rpfilter's answer for @p p from the routes (engine_port.c); -ENOTSUP: no routes. */
+int eng_rpfilter_match(const struct rule_engine *eng, const struct rule_x *x,
+	const struct rule_pkt *p);
 void eng_tuple_find(const struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
 	struct eng_tuple *out);
 int eng_conn_claim(struct rule_engine *eng, unsigned int ti, const struct eng_tuple *fwd,

@@ -278,7 +278,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	run_inserts(eng, &ef);
 	if (f->drop != RULE_DROP_NONE) {
 		bool cache = f->drop == RULE_DROP_FILTER && !f->nocache &&
-			     (f->ctstate == RULE_CT_NEW || f->ctstate == 0);
+			     (f->ctstate == RULE_CT_NEW || f->ctstate == 0 ||
+			      f->ctstate == RULE_CT_UNTRACKED);
 		bool xdst = f->xdst;
 
 		eng_abort(eng, &ef);

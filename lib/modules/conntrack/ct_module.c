@@ -446,6 +446,13 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	f->ctstate = v.ctstate;
 	if (!(v.flags & MOD_CT_VF_CREATED)) {
 		f->untracked = true;
+		/*
+		 * Left untracked (ICMPv6 neighbour discovery, MLD): UNTRACKED to
+		 * the tables after raw, as Linux's untracked template, so the nat
+		 * tables do not see it (they see connections' first packets).
+		 */
+		if (v.ctstate == 0)
+			f->ctstate = RULE_CT_UNTRACKED;
 		/* INVALID: a later packet may still open a connection. */
 		if (v.ctstate == RULE_CT_INVALID)
 			f->nocache = true;

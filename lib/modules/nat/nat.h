@@ -477,7 +477,10 @@ struct mod_nat_module;
 /**
  * Masquerade: the address of output port @p port (RULE_PORT_PAIRED: the
  * pair of @p in_port) of @p family, into @p addr (4 or 16 bytes, network
- * order). @return 0, or -errno (the packet is dropped as nat_error).
+ * order). REDIRECT: @p port is RULE_PORT_LOCAL, the address of input port
+ * @p in_port itself (a port without one has none: Linux drops the packet
+ * when the input interface has no address).
+ * @return 0, or -errno (the packet is dropped as nat_error).
  */
 typedef int (*mod_nat_port_addr_fn)(void *arg, uint16_t port, uint16_t in_port, uint8_t family,
 	uint8_t *addr);

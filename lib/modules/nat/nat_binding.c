@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_jhash.h>
 
 #include "nat_priv.h"
 
@@ -278,6 +279,7 @@ struct nat_plan {
 	uint8_t dst_local; /* FC_KEY_F_DST_LOCAL of the translated key, or 0 */
 	uint32_t port_lo;  /* source port search range, host order ... */
 	uint32_t port_n;   /* ... and its size; 0: nothing to search */
+	bool random;       /* --random, --random-fully: never keep the original port */
 	uint8_t src[16];   /* chosen source */
 	uint16_t sport;	   /* chosen source port / identifier */
 	uint8_t src_local; /* FC_KEY_F_SRC_LOCAL of the translated key, or 0 */
@@ -293,22 +295,64 @@ addr_is_local(const struct mod_nat *nat, uint8_t family, const uint8_t *addr,
 	return nat->is_local(nat->cb_arg, family, addr);
 }
 
+/*
+ * The address of range @p t a DNAT gives a connection from @p src to
+ * @p dst, as Linux picks it (nf_nat's choice among several addresses): a
+ * lookup3 hash of the source (four 32-bit words, IPv4's first), seeded
+ * with the destination's last word (0 with --persistent), scaled into the
+ * range word by word from the top, each word chosen folded into the hash
+ * (not with --persistent); a word below the range's top opens the next
+ * words to their whole span (so an IPv6 range whose words differ may give
+ * an address outside it, as the kernel's does). Deterministic, so a destination range
+ * spreads connections the way the kernel does and the same client meets
+ * the same server.
+ */
+static void
+pick_addr(const struct rule_nat *t, const uint8_t *src, const uint8_t *dst, uint32_t alen,
+	bool snat, uint8_t *out)
+{
+	bool persistent = (t->flags & RULE_NAT_F_PERSISTENT) != 0, full = false;
+	uint32_t key[4] = {0, 0, 0, 0}, seed, j, lo, hi, dist, v;
+
+	memcpy(key, src, alen);
+	memcpy(&seed, dst + alen - 4, 4);
+	j = rte_jhash_32b(key, 4, persistent ? 0 : seed);
+	for (uint32_t i = 0; i < alen / 4; i++) {
+		memcpy(&lo, t->addr_min + 4 * i, 4);
+		memcpy(&hi, t->addr_max + 4 * i, 4);
+		lo = full ? 0 : ntohl(lo);
+		dist = full ? UINT32_MAX : ntohl(hi) - lo + 1;
+		v = htonl(lo + (uint32_t)(((uint64_t)j * dist) >> 32));
+		memcpy(out + 4 * i, &v, 4);
+		if (v != hi)
+			full = true;
+		/*
+		 * The destination's word: for DNAT the one just chosen (the
+		 * kernel's tuple holds it by now), for SNAT the destination's own.
+		 */
+		if (!persistent) {
+			uint32_t dw;
+
+			memcpy(&dw, dst + 4 * i, 4);
+			j ^= snat ? dw : v;
+		}
+	}
+}
+
 static void
 plan_dst(const struct mod_nat *nat, const struct rule_nat *dnat, struct nat_plan *pl)
 {
 	const struct fc_key *o = pl->orig;
-	uint64_t n, h;
 	uint32_t pn, dp;
 
 	memcpy(pl->dst, fc_key_dst(o), pl->alen);
 	pl->dport = fc_key_dport(o);
 	if (dnat != NULL) {
-		n = addr_count(dnat->addr_min, dnat->addr_max, pl->alen);
-		h = nat_addr_hash64(nat, 0x444e4154, fc_key_src(o), fc_key_dst(o), pl->alen);
-		addr_add(dnat->addr_min, h % n, pl->dst, pl->alen);
+		pick_addr(dnat, fc_key_src(o), fc_key_dst(o), pl->alen, false, pl->dst);
 		if (nat_proto_has_ports(pl->proto) && dnat->port_min != 0) {
 			dp = ntohs(fc_key_dport(o));
-			if (dp < dnat->port_min || dp > dnat->port_max) {
+			if (dp < dnat->port_min || dp > dnat->port_max ||
+				(dnat->flags & (RULE_NAT_F_RANDOM | RULE_NAT_F_RANDOM_FULLY))) {
 				pn = (uint32_t)dnat->port_max - dnat->port_min + 1;
 				dp = dnat->port_min + nat_tuple_hash(nat, 0x504f5254, o) % pn;
 			}
@@ -381,7 +425,8 @@ plan_src(const struct mod_nat *nat, const uint8_t *lo, uint64_t n_addr, uint64_t
 	const struct fc_key *o = pl->orig;
 	uint16_t sp_be = fc_key_sport(o);
 	uint32_t sp = ntohs(sp_be), budget = nat->max_probes, start = 0, i, port;
-	bool keep = pl->port_n == 0 || (sp >= pl->port_lo && sp - pl->port_lo < pl->port_n);
+	bool keep = pl->port_n == 0 ||
+		    (!pl->random && sp >= pl->port_lo && sp - pl->port_lo < pl->port_n);
 	bool o_local = (fc_key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0;
 	uint8_t addr[16], flag;
 	uint64_t j;
@@ -488,14 +533,43 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 		flags |= MOD_NAT_F_SNAT;
 		lo = snat->addr_min;
 		n_addr = addr_count(snat->addr_min, snat->addr_max, pl.alen);
-		/* one internal host appears under one address while it has ports */
-		first = nat_addr_hash64(nat, 0x534e4154, fc_key_src(orig), NULL, pl.alen) % n_addr;
+		/*
+		 * The first address tried is the one Linux picks for the
+		 * connection (pick_addr(): the source hashed with the destination
+		 * after DNAT; with --persistent the source alone, one outside
+		 * address per inside host); one outside its range (IPv6's word
+		 * by word pick) starts from a hash of the source.
+		 */
+		{
+			uint8_t a[16];
+
+			uint16_t sp = ntohs(fc_key_sport(orig));
+
+			/* Linux keeps a source already in the range (and its port in its range). */
+			if (memcmp(fc_key_src(orig), snat->addr_min, pl.alen) >= 0 &&
+				memcmp(fc_key_src(orig), snat->addr_max, pl.alen) <= 0 &&
+				(snat->port_min == 0 || !nat_proto_has_ports(pl.proto) ||
+					(sp >= snat->port_min && sp <= snat->port_max)))
+				memcpy(a, fc_key_src(orig), pl.alen);
+			else
+				pick_addr(snat, fc_key_src(orig), pl.dst, pl.alen, true, a);
+			if (memcmp(a, snat->addr_min, pl.alen) >= 0 &&
+				memcmp(a, snat->addr_max, pl.alen) <= 0)
+				first = addr_count(snat->addr_min, a, pl.alen) - 1;
+			else
+				first = nat_addr_hash64(nat, 0x534e4154, fc_key_src(orig), NULL,
+						pl.alen) % n_addr;
+			first %= n_addr;
+		}
 		tgt_src = target_get(
 			nat, RULE_ACT_SNAT, pl.family, snat->addr_min, snat->addr_max, snat);
 	} else {
 		lo = fc_key_src(orig); /* source kept unless it clashes */
 	}
 	plan_ports(snat, &pl);
+	/* Linux's NF_NAT_RANGE_PROTO_RANDOM_ALL: the port is drawn, free or not. */
+	pl.random = snat != NULL && pl.port_n != 0 &&
+		    (snat->flags & (RULE_NAT_F_RANDOM | RULE_NAT_F_RANDOM_FULLY)) != 0;
 
 	ts = target_at(nat, tgt_src);
 	td = target_at(nat, tgt_dst);

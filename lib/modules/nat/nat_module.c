@@ -114,7 +114,7 @@ nat_target(const struct mod_nat_module *m, const struct rule_flow *f, unsigned i
 			else
 				out->addr_min[15] = 1;
 		} else if (m->p.port_addr_fn == NULL ||
-			   m->p.port_addr_fn(m->p.cb_arg, f->up->in_port, f->up->in_port,
+			   m->p.port_addr_fn(m->p.cb_arg, RULE_PORT_LOCAL, f->up->in_port,
 				   f->key.family, out->addr_min) < 0) {
 			return -EADDRNOTAVAIL;
 		}
@@ -176,7 +176,14 @@ bind:
 	m->dnat = true;
 	m->dnat_tgt = tgt;
 	f->xkey = nb.fwd;
-	f->xdst = true;
+	/*
+	 * Translated only when the destination changed: a DNAT to the address
+	 * and port the packet has already leaves the connection without
+	 * ctstate DNAT, as nf_nat sets IPS_DST_NAT only for a new tuple.
+	 */
+	f->xdst = memcmp(fc_key_dst(&f->xkey), fc_key_dst(&f->key),
+			  fc_af_addr_len(f->key.family)) != 0 ||
+		  fc_key_dport(&f->xkey) != fc_key_dport(&f->key);
 	f->reply_key = nb.reply;
 	f->want_reply = true;
 	return 0;

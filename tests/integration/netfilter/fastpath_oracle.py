@@ -47,6 +47,7 @@ CASES = [
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
+    ("natident", False),
 ]
 # Cases whose rule counters (and the policies of the file's tables) must be
 # the kernel's too: the cached entries count their packets for the rules.

@@ -1112,7 +1112,7 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 	unsigned int decider = RULE_STAGE_FILTER, n = 0;
 	struct rule_pkt pk;
 	struct fc_key k;
-	bool from_fw;
+	bool from_fw, xdst;
 	int rc = 0;
 
 	recent_now = p->n;
@@ -1126,13 +1126,14 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 	fc_key_reverse(&k, &pk.ct_repl);
 	pk.ct_packets[RULE_CTDIR_ORIGINAL] = (cb != NULL ? cb->packets : 0) + 1;
 	pk.ct_bytes[RULE_CTDIR_ORIGINAL] = (cb != NULL ? cb->bytes : 0) + ip_len(p);
+	xdst = false;
 	for (unsigned int st = 0; st < RULE_STAGE__COUNT; st++) {
 		/* PREROUTING knows no output port; OUTPUT's is routed already. */
 		pk.out_port = st < RULE_STAGE_FILTER && !from_fw ? RULE_IF_NONE : route_port(&k);
 		if (st == RULE_STAGE_RAW)
 			pk.ctstate = RULE_CT_INVALID;
 		else if (!(pk.ctstate & RULE_CT_UNTRACKED))
-			pk.ctstate = kernel_ctstate(p);
+			pk.ctstate = kernel_ctstate(p) | (xdst ? RULE_CT_DNAT : 0);
 		/* Both ends local: the packet comes back in through lo. */
 		if (st == RULE_STAGE_FILTER && (fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && from_fw)
 			pk.in_port = PORT_LO;
@@ -1161,6 +1162,10 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 			if (ev[st].nat_action == RULE_ACT_NETMAP)
 				t.port_min = 0;
 			key_dnat(&k, &t);
+			/* ctstate DNAT from here on: only when something changed (IPS_DST_NAT). */
+			xdst = memcmp(fc_key_dst(&k), fc_key_dst(&pk.ct_orig),
+				       fc_af_addr_len(k.family)) != 0 ||
+			       fc_key_dport(&k) != fc_key_dport(&pk.ct_orig);
 			if ((fc_key_flags(&k) & FC_KEY_F_DST_LOCAL) && from_fw)
 				pk.in_port = PORT_LO;
 		}

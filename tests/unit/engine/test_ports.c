@@ -45,6 +45,18 @@ pair_fn(void *arg, uint16_t port)
 	return port == 4 ? 4 : port ^ 1;
 }
 
+/* Routes for -m rpfilter: 10.1/16 on port 0, 10.2/16 on port 1, nothing else. */
+static uint16_t
+route_fn(void *arg, uint8_t family, const uint8_t *addr)
+{
+	(void)arg;
+	if (family != FC_AF_INET4 || addr[0] != 10 || addr[1] < 1 || addr[1] > 2)
+		return RULE_PORT_PAIRED;
+	return addr[1] - 1;
+}
+
+static bool with_routes;
+
 /* on_move calls, as a module sees them. */
 static struct rule_flow_moved moves[8];
 static unsigned int n_moves;
@@ -77,6 +89,7 @@ mk_engine_ct(const char *rules, bool ct)
 	p.eng.full_policy = FC_FULL_REFUSE;
 	p.eng.default_channel = 1;
 	p.eng.port_pair_fn = pair_fn;
+	p.eng.route_fn = with_routes ? route_fn : NULL;
 	p.conntrack = ct;
 	p.nat_bindings = 16;
 	p.nat_seed = 1;
@@ -525,6 +538,51 @@ test_first_reply_ctmark(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * -m rpfilter asks the routes: a source must be routed back through its
+ * input port (--loose: routed at all); a source without a route passes
+ * (its way back is the input port); one of this host's fails unless
+ * --accept-local. Without routes to ask, every source passes.
+ */
+static void
+test_rpfilter(void **state)
+{
+	static const char rules[] = "table mangle\n"
+				    "chain P hook prerouting\n"
+				    "drop rpfilter rpfilter_invert proto tcp\n"
+				    "drop rpfilter rpfilter_loose rpfilter_invert proto udp\n";
+	struct rule_engine *eng;
+
+	(void)state;
+	with_routes = true;
+	eng = mk_engine_ct(rules, false);
+	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
+	assert_int_equal(decide(eng, tcp4("10.1.0.5", 1000, "198.51.100.1", 80, TCP_SYN, 0), 1)
+				 .verdict,
+		FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, tcp4("10.1.0.5", 1001, "198.51.100.1", 80, TCP_SYN, 1), 1)
+				 .verdict,
+		FC_VERDICT_DROP);
+	assert_int_equal(decide(eng, tcp4("10.2.0.5", 1002, "198.51.100.1", 80, TCP_SYN, 0), 1)
+				 .verdict,
+		FC_VERDICT_DROP);
+	assert_int_equal(decide(eng, tcp4("192.0.2.1", 1003, "198.51.100.1", 80, TCP_SYN, 1), 1)
+				 .verdict,
+		FC_VERDICT_ACCEPT);
+	assert_int_equal(
+		decide(eng, pkt4(17, "10.1.0.5", 1004, "198.51.100.1", 53, 0, 1), 1).verdict,
+		FC_VERDICT_ACCEPT);
+	eng_stack_free(eng);
+	/* No routes to ask: the check passes, as before routes were asked. */
+	with_routes = false;
+	eng = mk_engine_ct(rules, false);
+	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
+	assert_int_equal(decide(eng, tcp4("10.1.0.5", 1001, "198.51.100.1", 80, TCP_SYN, 1), 1)
+				 .verdict,
+		FC_VERDICT_ACCEPT);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -536,6 +594,7 @@ main(void)
 		cmocka_unit_test(test_claim),
 		cmocka_unit_test(test_first_reply_refilter),
 		cmocka_unit_test(test_first_reply_ctmark),
+		cmocka_unit_test(test_rpfilter),
 	};
 
 	if (gufc_test_eal_init("ports", "0") < 0)
