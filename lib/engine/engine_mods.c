@@ -194,6 +194,10 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 {
 	p->key = *k;
 	p->out_port = out_port;
+	/* A router's forwarded packet: FORWARD and POSTROUTING see its TTL decremented. */
+	if (eng->router && stage >= RULE_STAGE_FILTER &&
+		!(fc_key_flags(k) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)))
+		rule_pkt_route_dec(p);
 	if (stage == RULE_STAGE_RAW)
 		p->ctstate = ctstate != 0 ? RULE_CT_INVALID : 0;
 	else if (!(p->ctstate & RULE_CT_UNTRACKED))

@@ -215,7 +215,7 @@ eng_pktclass_commit(struct rule_engine *eng)
 
 	if (fc != NULL) {
 		fc->n = (uint16_t)rule_set_tcpflag_classes(eng->set, fc->cls, fc->rep);
-		rule_set_field_classes(eng->set, &fc->f);
+		rule_set_field_classes(eng->set, eng->router, &fc->f);
 		fc->nf[RULE_PC_FLAGS] = fc->n;
 		fc->nf[RULE_PC_TTL] = fc->f.n_ttl;
 		fc->nf[RULE_PC_TOS] = fc->f.n_tos;
@@ -236,6 +236,18 @@ eng_pktclass_commit(struct rule_engine *eng)
 	if (old != NULL && eng_retire(eng, (void *)(uintptr_t)old) < 0)
 		ENG_LOG(DEBUG, "%s: no memory to retire a packet class table", eng->name);
 	return fc != NULL ? 0 : -ENOMEM;
+}
+
+int
+rule_engine_router_set(struct rule_engine *eng, bool on)
+{
+	if (eng == NULL)
+		return -EINVAL;
+	if (eng->router == on)
+		return 0;
+	eng->router = on;
+	/* The decrement is one more rewrite before FORWARD's tests: other TTL classes. */
+	return eng->set != NULL ? eng_pktclass_commit(eng) : 0;
 }
 
 void

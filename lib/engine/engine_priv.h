@@ -216,6 +216,8 @@ struct rule_engine {
 	struct rule_set *set;
 	/** Header fields of a walk on an entry's key alone (eng_refilter()); 0 otherwise */
 	struct rule_pktfields synth;
+	/** Router mode (rule_engine_router_set()): forwarded walks see the TTL decrement */
+	bool router;
 	uint8_t hooks_used[RULE_TABLE__COUNT]; /**< RULE_HOOK_F() of the hooks a chain of @c set claims */
 	/**
 	 * Per enum rule_stage, bit (lbits | nat << 2) (eng_stage_walks()): the

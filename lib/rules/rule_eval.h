@@ -46,6 +46,12 @@ extern "C" {
 #define RULE_PKT_F_MSS 0x04     /**< @c tcp_mss is valid: the TCP header has an MSS option */
 #define RULE_PKT_F_SPI 0x08     /**< @c spi is valid (an ESP, AH or IPComp header) */
 #define RULE_PKT_F_FRAGHDR 0x10 /**< an IPv6 fragment header: @c frag_* are valid */
+/**
+ * Router mode, a forwarded packet past the router's decrement (FORWARD,
+ * POSTROUTING; rule_pkt_route_dec()): @c ttl is one less than the TTL
+ * (hop limit) the walk had before, as Linux's later hooks see it.
+ */
+#define RULE_PKT_F_ROUTED 0x20
 
 /** struct rule_pkt::frag_flags (IPv6 fragment header). */
 #define RULE_FRAG_F_RES 0x01   /**< reserved bits set */
@@ -107,6 +113,26 @@ struct rule_pkt {
 	const uint8_t *l3;
 	uint32_t l3_cap;
 };
+
+/**
+ * The router's TTL (hop limit) decrement, between a forwarded packet's
+ * PREROUTING and FORWARD hooks, as Linux's ip_forward() and ip6_forward()
+ * do it: the hooks from FORWARD on see the TTL one less (a TTL of 0 stays
+ * 0). Once per walk: a context already past it (RULE_PKT_F_ROUTED) is
+ * left alone. Bridge mode, and a packet to or from this host, never pass
+ * it. The caller (who knows the mode and the route) calls it before the
+ * first forwarded stage it walks.
+ * @param p  the packet context
+ * Context: any.
+ */
+static inline void
+rule_pkt_route_dec(struct rule_pkt *p)
+{
+	if ((p->flags & RULE_PKT_F_ROUTED) || p->ttl == 0)
+		return;
+	p->ttl--;
+	p->flags |= RULE_PKT_F_ROUTED;
+}
 
 /**
  * What a packet context must hold for a set's rules (rule_set_pkt_needs()):
