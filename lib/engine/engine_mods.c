@@ -194,10 +194,18 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 {
 	p->key = *k;
 	p->out_port = out_port;
-	/* A router's forwarded packet: FORWARD and POSTROUTING see its TTL decremented. */
+	/*
+	 * A router's forwarded packet: FORWARD and POSTROUTING see its TTL
+	 * decremented; an expired one never gets there (the router's time
+	 * exceeded: no rule, accept, decided by its TTL).
+	 */
 	if (eng->router && stage >= RULE_STAGE_FILTER &&
-		!(fc_key_flags(k) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)))
-		rule_pkt_route_dec(p);
+		!(fc_key_flags(k) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) &&
+		rule_pkt_route_dec(p)) {
+		rule_eval_init(res);
+		res->deps = RULE_DEP_TTL;
+		return 0;
+	}
 	if (stage == RULE_STAGE_RAW)
 		p->ctstate = ctstate != 0 ? RULE_CT_INVALID : 0;
 	else if (!(p->ctstate & RULE_CT_UNTRACKED))

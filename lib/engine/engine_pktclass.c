@@ -299,6 +299,9 @@ eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k, const st
 	memset(pf, 0, sizeof(*pf));
 	pf->mss_st = 1;
 	pf->flags = fc_key_proto(k) == IPPROTO_TCP ? ENG_TCP_ACK : 0;
+	/* A router's: a TTL that does not expire at its decrement (a packet that never gets to FORWARD). */
+	if (eng->router)
+		pf->ttl = 64;
 	/* A connection's ordinary segments: ACK, no MSS option. */
 	unknown &= ~((1u << RULE_PC_FLAGS) | (1u << RULE_PC_MSS));
 	if (!eng_pktclass_current(eng, a))
@@ -387,8 +390,10 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	ord.flags = ENG_TCP_ACK;
 	ord.mss_st = 1;
 	oid = rule_pktclass_id(fc, m, &ord);
+	/* A router's expired TTL is no flow's own: the first packet of another TTL takes over. */
 	if ((m & unknown) || (guess && fc_key_proto(k) == IPPROTO_TCP &&
-				     (oid != id || (m & 1u << RULE_PC_LEN))))
+				     (oid != id || (m & 1u << RULE_PC_LEN))) ||
+		(eng->router && (m & 1u << RULE_PC_TTL) && pf->ttl <= 1))
 		a->mod[0] |= ENG_M0_CLASS_GUESS;
 	if (pid > 0)
 		a->pkt_class = (uint16_t)pid;

@@ -385,6 +385,10 @@ rule_set_field_classes(const struct rule_set *s, bool router, struct rule_fieldc
 		for (unsigned int t = 0; t < 256; t++)
 			m[t] = (uint8_t)(t > 0 ? t - 1 : 0);
 		f8_op(&fs->ttl, m, true);
+		/* Expired at the decrement (1 or less): no FORWARD, POSTROUTING walk. */
+		for (unsigned int t = 0; t < 256; t++)
+			m[t] = t <= 1;
+		f8_test(&fs->ttl, m);
 	}
 	for (unsigned int t = 0; s != NULL && t < RULE_TABLE__COUNT; t++) {
 		unsigned int nc = rule_set_chain_count(s, (enum rule_table)t);

@@ -52,6 +52,12 @@ extern "C" {
  * (hop limit) the walk had before, as Linux's later hooks see it.
  */
 #define RULE_PKT_F_ROUTED 0x20
+/**
+ * Router mode, a forwarded packet whose TTL (hop limit) was 1 or less at
+ * the router's decrement (rule_pkt_route_dec()): the router drops it with
+ * a time exceeded error before FORWARD, so no later hook sees it.
+ */
+#define RULE_PKT_F_EXPIRED 0x40
 
 /** struct rule_pkt::frag_flags (IPv6 fragment header). */
 #define RULE_FRAG_F_RES 0x01   /**< reserved bits set */
@@ -117,21 +123,29 @@ struct rule_pkt {
 /**
  * The router's TTL (hop limit) decrement, between a forwarded packet's
  * PREROUTING and FORWARD hooks, as Linux's ip_forward() and ip6_forward()
- * do it: the hooks from FORWARD on see the TTL one less (a TTL of 0 stays
- * 0). Once per walk: a context already past it (RULE_PKT_F_ROUTED) is
- * left alone. Bridge mode, and a packet to or from this host, never pass
- * it. The caller (who knows the mode and the route) calls it before the
- * first forwarded stage it walks.
+ * do it: a TTL of 1 or less (after PREROUTING's rewrites) has expired
+ * (RULE_PKT_F_EXPIRED: the router answers time exceeded, FORWARD and
+ * POSTROUTING never see it); any other is one less from FORWARD on
+ * (RULE_PKT_F_ROUTED). Once per walk: a context already past it is left
+ * alone. Bridge mode, and a packet to or from this host, never pass it:
+ * the caller (who knows the mode and the route) calls it before the first
+ * forwarded stage it walks.
  * @param p  the packet context
+ * @return true if the packet expired (walk none of its later hooks).
  * Context: any.
  */
-static inline void
+static inline bool
 rule_pkt_route_dec(struct rule_pkt *p)
 {
-	if ((p->flags & RULE_PKT_F_ROUTED) || p->ttl == 0)
-		return;
+	if (p->flags & (RULE_PKT_F_ROUTED | RULE_PKT_F_EXPIRED))
+		return (p->flags & RULE_PKT_F_EXPIRED) != 0;
+	if (p->ttl <= 1) {
+		p->flags |= RULE_PKT_F_EXPIRED;
+		return true;
+	}
 	p->ttl--;
 	p->flags |= RULE_PKT_F_ROUTED;
+	return false;
 }
 
 /**

@@ -33,7 +33,8 @@ enum field { F_TTL, F_TOS, F_LEN, F_MSS };
 
 /*
  * What every stage decides for a forwarded TCP segment with field @p f at
- * @p v (-1: no MSS); @p router: past PREROUTING its TTL is decremented.
+ * @p v (-1: no MSS); @p router: past PREROUTING its TTL is decremented
+ * (or it expired there).
  */
 static uint64_t
 walk(const struct rule_set *s, bool router, enum field f, int v)
@@ -67,8 +68,9 @@ walk(const struct rule_set *s, bool router, enum field f, int v)
 	}
 	for (unsigned int st = 0; st < RULE_STAGE__COUNT; st++) {
 		p.ctstate = st == RULE_STAGE_RAW ? RULE_CT_INVALID : RULE_CT_NEW;
-		if (router && st >= RULE_STAGE_FILTER)
-			rule_pkt_route_dec(&p);
+		/* Expired at the decrement: time exceeded, no FORWARD or POSTROUTING walk. */
+		if (router && st >= RULE_STAGE_FILTER && rule_pkt_route_dec(&p))
+			return sig * 11 + 5;
 		assert_int_equal(rule_ref_eval(s, (enum rule_stage)st, &p, NULL, &ev), 0);
 		sig = sig * 977 + ev.rule_id * 3 + ev.verdict;
 		if (ev.verdict != RULE_VERDICT_ACCEPT)
@@ -227,7 +229,10 @@ test_router(void **state)
 	struct rule_fieldclasses fc;
 
 	(void)state;
-	/* The walk: received 2 and 64 are dropped in FORWARD, 21 in POSTROUTING, 9 in PREROUTING. */
+	/*
+	 * The walk: received 0 and 1 expire, 2 and 64 are dropped in FORWARD,
+	 * 21 in POSTROUTING, 9 in PREROUTING.
+	 */
 	for (unsigned int v = 0; v < 256; v++) {
 		bool drop = v <= 2 || v == 64 || v == 21 || v == 9;
 
@@ -238,6 +243,8 @@ test_router(void **state)
 	assert_int_not_equal(fc.ttl[64], fc.ttl[65]);
 	assert_int_not_equal(fc.ttl[21], fc.ttl[22]);
 	assert_int_not_equal(fc.ttl[8], fc.ttl[9]);
+	assert_int_not_equal(fc.ttl[1], fc.ttl[2]);
+	assert_int_not_equal(walk(s, true, F_TTL, 1), walk(s, true, F_TTL, 2));
 	rule_set_free(s);
 	check_in(text, true, 16, 1);
 	/* With the set's own rewrites around the decrement. */
