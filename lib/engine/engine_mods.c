@@ -146,6 +146,8 @@ eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsig
 	if (up->frame != NULL && (needs & RULE_PKT_NEED_FRAME))
 		(void)rule_pkt_parse(p, up->frame, up->frame_len, up->pkt.l3_off,
 			up->pkt.frag == FC_FRAG_LATER ? 0 : up->pkt.l4_off);
+	else if (eng->router && !eng_up_ttl(up, &p->ttl))
+		p->ttl = 64; /* the router's expiry check reads it (the slow path's: dp_l3_slow()) */
 	if (needs & RULE_PKT_NEED_RAND)
 		p->rand = (uint32_t)rte_rand();
 	if (needs & RULE_PKT_NEED_TIME)

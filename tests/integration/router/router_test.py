@@ -480,13 +480,17 @@ def t_ttl(build):
 
 # Echo requests of one ICMP id (one flow) with the TTLs (hop limits) of
 # argv[2], one at a time: per request "R" (its reply), "X" (time exceeded
-# for it) or "-" (nothing within 0.6 s).
+# for it) or "-" (nothing within 0.6 s). With argv[3] "udp": UDP datagrams
+# of one flow to port 9 instead ("U": port unreachable for it).
 TTL_PROBE = r"""
 import select, socket, struct, sys, time
 dst, ttls = sys.argv[1], [int(t) for t in sys.argv[2].split(",")]
 v6, ident = ":" in dst, 0x4747
+udp = len(sys.argv) > 3 and sys.argv[3] == "udp"
 s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_RAW,
                   socket.IPPROTO_ICMPV6 if v6 else socket.IPPROTO_ICMP)
+u = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("::" if v6 else "0.0.0.0", ident))
 def csum(b):
     t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
     while t >> 16:
@@ -495,12 +499,18 @@ def csum(b):
 out = []
 for seq, ttl in enumerate(ttls):
     body = struct.pack("!BBHHH", 128 if v6 else 8, 0, 0, ident, seq) + b"gufc-ttl"
-    if v6:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
-    else:
-        s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
+    for k in (s, u):
+        if v6:
+            k.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
+        else:
+            k.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
+    if not v6:
         body = body[:2] + struct.pack("!H", csum(body)) + body[4:]
-    s.sendto(body, (dst, 0))
+    if udp:
+        u.sendto(b"gufc-ttl %d" % seq, (dst, 9))
+    else:
+        s.sendto(body, (dst, 0))
+    want = (ident, 9) if udp else (ident, seq)
     got, end = "-", time.time() + 0.6
     while got == "-" and time.time() < end:
         if not select.select([s], [], [], max(0, end - time.time()))[0]:
@@ -508,28 +518,30 @@ for seq, ttl in enumerate(ttls):
         b = s.recv(2000)
         if not v6:
             b = b[(b[0] & 15) * 4:]
-        if b[0] in (0, 129) and struct.unpack("!HH", b[4:8]) == (ident, seq):
+        if not udp and b[0] in (0, 129) and struct.unpack("!HH", b[4:8]) == (ident, seq):
             got = "R"
-        elif b[0] == (3 if v6 else 11):
+        elif b[0] in ((3, 1) if v6 else (11, 3)):
             inner = b[8:]
-            off = 40 if v6 else (inner[0] & 15) * 4
-            if struct.unpack("!HH", inner[off + 4:off + 8]) == (ident, seq):
-                got = "X"
+            off = (40 if v6 else (inner[0] & 15) * 4) + (0 if udp else 4)
+            if struct.unpack("!HH", inner[off:off + 4]) == want:
+                got = "X" if b[0] == (3 if v6 else 11) else "U"
     out.append("%d%s" % (ttl, got))
 print(" ".join(out), flush=True)
 """
 
 # TTLs at the boundaries of TTLFWD_RULES: FORWARD and POSTROUTING see one less.
 TTLFWD_PROBES = {"4": "65,65,64,3,3,2,2,1,10,11,64,65,1,3",
-                 "6": "64,64,3,2,2,1,41,42,41,64,1"}
+                 "6": "64,64,3,2,2,1,41,42,41,64,1",
+                 "u": "64,64,1,64,1,2"}
 
 
 def ttlfwd_texts():
     """The same rules as iptables-restore input, IPv4 and IPv6."""
     return {"4": "*mangle\n:POSTROUTING ACCEPT [0:0]\n-A POSTROUTING -s %s -p icmp -m ttl --ttl-eq 9 -j DROP\nCOMMIT\n"
                  "*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -s %s -p icmp -m ttl --ttl-lt 2 -j DROP\n"
-                 "-A FORWARD -s %s -p icmp -m ttl --ttl-eq 63 -j DROP\nCOMMIT\n"
-                 % (CLIENT4, CLIENT4, CLIENT4),
+                 "-A FORWARD -s %s -p icmp -m ttl --ttl-eq 63 -j DROP\n"
+                 "-A FORWARD -s %s -p udp --dport 9 -j DROP\nCOMMIT\n"
+                 % (CLIENT4, CLIENT4, CLIENT4, CLIENT4),
             "6": "*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -s %s -p ipv6-icmp -m hl --hl-eq 1 -j DROP\n"
                  "-A FORWARD -s %s -p ipv6-icmp -m hl --hl-eq 40 -j DROP\nCOMMIT\n"
                  % (CLIENT6, CLIENT6)}
@@ -540,16 +552,17 @@ TTLFWD_RULES = ("table mangle\nchain P hook postrouting\n"
                 "table filter\npolicy accept\nchain F hook forward policy accept\n"
                 "drop ipv4 proto icmp src %s ttl_lt 2\n"
                 "drop ipv4 proto icmp src %s ttl_eq 63\n"
+                "drop ipv4 proto udp src %s dport 9\n"
                 "drop ipv6 proto icmpv6 src %s hl_eq 1\n"
                 "drop ipv6 proto icmpv6 src %s hl_eq 40\n"
-                % (CLIENT4, CLIENT4, CLIENT4, CLIENT6, CLIENT6))
+                % (CLIENT4, CLIENT4, CLIENT4, CLIENT4, CLIENT6, CLIENT6))
 
 
 def ttl_probe(spawn):
-    """TTLFWD_PROBES from the client: {"4": answers, "6": answers}."""
+    """TTLFWD_PROBES from the client: {"4": answers, "6": answers, "u": answers}."""
     got = {}
-    for fam, dst in (("4", SERVER4), ("6", SERVER6)):
-        p = spawn(TTL_PROBE, dst, TTLFWD_PROBES[fam])
+    for fam, dst in (("4", SERVER4), ("6", SERVER6), ("u", SERVER4)):
+        p = spawn(TTL_PROBE, dst, TTLFWD_PROBES[fam], "udp" if fam == "u" else "icmp")
         out, _ = p.communicate(timeout=30)
         check(p.returncode == 0, "probe %s: %s" % (dst, out))
         got[fam] = out.strip()
@@ -563,7 +576,9 @@ def t_ttlfwd(build):
     packet of the flow and its later ones (cached, classed by TTL: no
     per-packet upcall)."""
     want = {"4": "65R 65R 64- 3R 3R 2- 2- 1X 10- 11R 64- 65R 1X 3R",
-            "6": "64R 64R 3R 2- 2- 1X 41- 42R 41- 64R 1X"}
+            "6": "64R 64R 3R 2- 2- 1X 41- 42R 41- 64R 1X",
+            # A flow dropped by a rule without a TTL test: expired, time exceeded.
+            "u": "64- 64- 1X 64- 1X 2-"}
     linux = {}
 
     def body(spawn, flush_raw):
@@ -586,7 +601,7 @@ def t_ttlfwd(build):
                                                      "class_taken")})
         check(sp["per_packet"] == 0, "per-packet upcalls: %s" % sp)
         check(sp["classed"] >= 2, "no entry classed by its TTL: %s" % sp)
-        check(st["drops"]["ttl_exceeded"] == 4, "ttl_exceeded drops: %s" % st["drops"])
+        check(st["drops"]["ttl_exceeded"] == 6, "ttl_exceeded drops: %s" % st["drops"])
         hits = st["cache"]["hits"]
         check(hits >= 4, "cache hits: %s" % hits)
 
