@@ -532,7 +532,8 @@ print(" ".join(out), flush=True)
 # TTLs at the boundaries of TTLFWD_RULES: FORWARD and POSTROUTING see one less.
 TTLFWD_PROBES = {"4": "65,65,64,3,3,2,2,1,10,11,64,65,1,3",
                  "6": "64,64,3,2,2,1,41,42,41,64,1",
-                 "u": "64,64,1,64,1,2"}
+                 "u": "64,64,1,64,1,2",
+                 "g": "5,6,4,5,1"}
 
 
 def ttlfwd_texts():
@@ -540,8 +541,9 @@ def ttlfwd_texts():
     return {"4": "*mangle\n:POSTROUTING ACCEPT [0:0]\n-A POSTROUTING -s %s -p icmp -m ttl --ttl-eq 9 -j DROP\nCOMMIT\n"
                  "*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -s %s -p icmp -m ttl --ttl-lt 2 -j DROP\n"
                  "-A FORWARD -s %s -p icmp -m ttl --ttl-eq 63 -j DROP\n"
-                 "-A FORWARD -s %s -p udp --dport 9 -j DROP\nCOMMIT\n"
-                 % (CLIENT4, CLIENT4, CLIENT4, CLIENT4),
+                 "-A FORWARD -s %s -p udp --dport 9 -j DROP\n"
+                 ":INPUT ACCEPT [0:0]\n-A INPUT -d %s -p icmp -m ttl --ttl-eq 5 -j DROP\n"
+                 "COMMIT\n" % (CLIENT4, CLIENT4, CLIENT4, CLIENT4, GW_IN4),
             "6": "*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -s %s -p ipv6-icmp -m hl --hl-eq 1 -j DROP\n"
                  "-A FORWARD -s %s -p ipv6-icmp -m hl --hl-eq 40 -j DROP\nCOMMIT\n"
                  % (CLIENT6, CLIENT6)}
@@ -555,13 +557,15 @@ TTLFWD_RULES = ("table mangle\nchain P hook postrouting\n"
                 "drop ipv4 proto udp src %s dport 9\n"
                 "drop ipv6 proto icmpv6 src %s hl_eq 1\n"
                 "drop ipv6 proto icmpv6 src %s hl_eq 40\n"
-                % (CLIENT4, CLIENT4, CLIENT4, CLIENT4, CLIENT6, CLIENT6))
+                "chain I hook input policy accept\n"
+                "drop ipv4 proto icmp dst %s ttl_eq 5\n"
+                % (CLIENT4, CLIENT4, CLIENT4, CLIENT4, CLIENT6, CLIENT6, GW_IN4))
 
 
 def ttl_probe(spawn):
-    """TTLFWD_PROBES from the client: {"4": answers, "6": answers, "u": answers}."""
+    """TTLFWD_PROBES from the client: {"4": answers, "6": answers, ...}."""
     got = {}
-    for fam, dst in (("4", SERVER4), ("6", SERVER6), ("u", SERVER4)):
+    for fam, dst in (("4", SERVER4), ("6", SERVER6), ("u", SERVER4), ("g", GW_IN4)):
         p = spawn(TTL_PROBE, dst, TTLFWD_PROBES[fam], "udp" if fam == "u" else "icmp")
         out, _ = p.communicate(timeout=30)
         check(p.returncode == 0, "probe %s: %s" % (dst, out))
@@ -578,7 +582,9 @@ def t_ttlfwd(build):
     want = {"4": "65R 65R 64- 3R 3R 2- 2- 1X 10- 11R 64- 65R 1X 3R",
             "6": "64R 64R 3R 2- 2- 1X 41- 42R 41- 64R 1X",
             # A flow dropped by a rule without a TTL test: expired, time exceeded.
-            "u": "64- 64- 1X 64- 1X 2-"}
+            "u": "64- 64- 1X 64- 1X 2-",
+            # To the router itself (INPUT): not decremented, never expired.
+            "g": "5- 6R 4R 5- 1R"}
     linux = {}
 
     def body(spawn, flush_raw):
