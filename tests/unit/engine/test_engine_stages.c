@@ -1445,12 +1445,73 @@ test_lazy_context(void **state)
 	}
 }
 
+/*
+ * Router mode: a forwarded packet's FORWARD walk sees its TTL one less
+ * than received, one of TTL 1 or less never gets there (no rule decides
+ * it: the router's time exceeded); the TTL classes separate what the
+ * decremented tests tell apart. Bridge mode sees the TTL as received.
+ */
+static void
+test_router_ttl(void **state)
+{
+	static const struct {
+		uint8_t ttl;
+		bool drop_router, drop_bridge;
+	} c[] = {
+		{65, false, false}, {64, true, false}, {63, false, true}, {3, false, false},
+		{2, true, false},   {1, false, true},  {0, false, true},
+	};
+
+	(void)state;
+	for (unsigned int router = 0; router < 2; router++) {
+		struct rule_engine *eng = mk_engine(true, 0);
+		uint8_t f65[64], f3[64], f64[64], f1[64];
+		uint32_t len = udp_frame(f65, 9, 65);
+		struct rule_upcall u65 = frame_up(f65, len);
+		const struct fc_entry *e;
+
+		assert_int_equal(rule_engine_router_set(eng, router != 0), 0);
+		load(eng, "drop proto udp ttl_lt 2\ndrop proto udp ttl_eq 63\n");
+		for (size_t i = 0; i < RTE_DIM(c); i++) {
+			uint8_t f[64];
+			struct rule_upcall u;
+			struct rule_decision d;
+
+			(void)udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
+			u = frame_up(f, len);
+			d = decide(eng, u, (uint32_t)(1 + i));
+			if ((d.verdict != FC_VERDICT_ACCEPT) != (router ? c[i].drop_router : c[i].drop_bridge))
+				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge", c[i].ttl,
+					d.verdict);
+		}
+		/* A flow cached for its TTL class: 3 walks as 65, 64 and 1 do not. */
+		(void)udp_frame(f3, 9, 3);
+		(void)udp_frame(f64, 9, 64);
+		(void)udp_frame(f1, 9, 1);
+		assert_int_equal(decide(eng, u65, 20).verdict, FC_VERDICT_ACCEPT);
+		e = entry_of(eng, &u65.pkt.key);
+		assert_non_null(e);
+		assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+		assert_true(rule_engine_class_ok(eng, &e->act, &u65.pkt, f3, len, true));
+		assert_int_equal(rule_engine_class_ok(eng, &e->act, &u65.pkt, f64, len, true), !router);
+		assert_false(rule_engine_class_ok(eng, &e->act, &u65.pkt, f1, len, true));
+		/* The expired packet goes up alone: not dropped by a rule in router mode. */
+		assert_int_equal(decide(eng, frame_up(f1, len), 21).verdict,
+			router ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP);
+		e = entry_of(eng, &u65.pkt.key);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_packet),
 		cmocka_unit_test(test_field_class),
+		cmocka_unit_test(test_router_ttl),
 		cmocka_unit_test(test_field_read),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
