@@ -17,7 +17,7 @@
  * joint class of the values that walk saw over the fields it read
  * (fc_action::pkt_class: the id in the low byte, the table's serial in the
  * high one; ENG_M0_CLASSED; where pkt_class names the entry's packet
- * program, FC_ACT_F_PKTACT: a rewrite, a LOG, the class is in a program of
+ * program, FC_ACT_F_PKTACT: a rewrite, a LOG, a meter, the class is in a program of
  * its own, the same lists with struct rule_pktprog::cls, read through
  * rule_engine_class_of()): each subset of the fields has its own range
  * of ids (struct rule_flagclass::base, mask_of), allocated by size, fewest
@@ -374,7 +374,7 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	/* With a packet program: the class in a program of its own (the same lists). */
 	if (a->flags & FC_ACT_F_PKTACT) {
 		prog = *rule_engine_pktprog(eng, a->pkt_class);
-		if (prog.meter != 0 || prog.pred != 0)
+		if (prog.pred != 0)
 			return pd;
 		prog.cls = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
 		pid = eng_prog_intern(eng, &prog);

@@ -1505,6 +1505,51 @@ test_router_ttl(void **state)
 	}
 }
 
+/*
+ * A walk that reads the TTL and reaches a meter: cached for the TTL's class
+ * with the meter in its program (the class kept in the program), not
+ * decided per packet; the fast path's meter takes the tokens, a packet of
+ * another class goes up alone.
+ */
+static void
+test_class_meter(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	uint8_t f64[64], f5[64];
+	uint32_t len = udp_frame(f64, 9, 64);
+	struct rule_upcall u64 = frame_up(f64, len);
+	const struct rule_pktprog *prog;
+	const struct fc_entry *e;
+	unsigned int list;
+	uint8_t v[3];
+
+	(void)state;
+	(void)udp_frame(f5, 9, 5);
+	load(eng, "accept proto udp ttl_gt 10 limit 1/hour limit_burst 3\ndrop proto udp\n");
+	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	prog = rule_engine_pktprog(eng, e->act.pkt_class);
+	assert_int_not_equal(prog->meter, 0);
+	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
+	/* The fast path: two tokens left, then the meter's other verdict. */
+	for (unsigned int i = 0; i < 3; i++)
+		v[i] = rule_engine_pktprog_take(eng, &e->act, prog, 0, 28, &list);
+	assert_int_equal(v[0], FC_VERDICT_ACCEPT);
+	assert_int_equal(v[1], FC_VERDICT_ACCEPT);
+	assert_int_equal(v[2], FC_VERDICT_DROP);
+	/* Another class goes up alone: dropped by the rule after the meter's. */
+	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -1512,6 +1557,7 @@ main(void)
 		cmocka_unit_test(test_per_packet),
 		cmocka_unit_test(test_field_class),
 		cmocka_unit_test(test_router_ttl),
+		cmocka_unit_test(test_class_meter),
 		cmocka_unit_test(test_field_read),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
