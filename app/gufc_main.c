@@ -361,6 +361,8 @@ engine_init(struct gufc_app *app)
 		return -rte_errno;
 	}
 	(void)mod_route_router_set(app->route, app->cfg.set.mode == GUFC_MODE_ROUTER);
+	/* Without memory for a class table the walks still see the decrement (per packet). */
+	(void)rule_engine_router_set(app->eng, app->cfg.set.mode == GUFC_MODE_ROUTER);
 	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
 	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
 	app->nat = mod_nat_module_table(app->natm);

@@ -406,6 +406,8 @@ mode_fn(struct gufc_app *app, void *arg)
 	rc = mod_route_router_set(app->route, on);
 	if (rc != 0)
 		return rc;
+	/* Forwarded walks see the router's decrement, or not (no class table: per packet). */
+	(void)rule_engine_router_set(app->eng, on);
 	app->cfg.set.mode = ma->mode;
 	/* The neighbour pointer first, the flag after it (release): RX lcores read them per burst. */
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)

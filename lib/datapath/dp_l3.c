@@ -394,6 +394,18 @@ dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struc
 		return;
 	}
 	if (d->adj == 0 || !mod_neigh_adj_read(c->neigh, d->adj, &adj)) {
+		/*
+		 * Routed (a cached drop holds no adjacency) but expired: time
+		 * exceeded, as Linux checks the TTL after the route, before
+		 * FORWARD and the neighbour.
+		 */
+		if (d->out_port != RULE_PORT_PAIRED &&
+			(uint32_t)p->l3_off + dp_l3_hdr_min(p) <= rte_pktmbuf_data_len(m) &&
+			dp_l3_expired(m, p) && !not_forwarded(m, p)) {
+			icmp_error(c, b, m, p, in_port, p->key.family == FC_AF_INET4 ? 11 : 3, 0, 0);
+			l3_drop(c, b, m, DP_DROP_TTL_EXCEEDED);
+			return;
+		}
 		dp_l3_no_route(c, b, m, p, d->out_port, in_port);
 		return;
 	}

@@ -46,6 +46,20 @@ dp_l3_echo_request(const struct fc_pkt *p)
 }
 
 /**
+ * Router mode: has a packet to forward a TTL (hop limit) of 1 or less, as
+ * received (the router answers time exceeded before FORWARD)? A header
+ * beyond the first segment counts as expired (the slow path decides).
+ */
+static inline bool
+dp_l3_expired(const struct rte_mbuf *m, const struct fc_pkt *p)
+{
+	if (unlikely((uint32_t)p->l3_off + dp_l3_hdr_min(p) > rte_pktmbuf_data_len(m)))
+		return true;
+	return rte_pktmbuf_mtod_offset(m, const uint8_t *, p->l3_off)[
+		       p->key.family == FC_AF_INET4 ? 8 : 7] <= 1;
+}
+
+/**
  * Router mode: where an accepted packet of an entry with @p out_port and
  * adjacency @p adj_idx goes; with DP_L3_OUT, @p adj holds the adjacency.
  * Reads the TTL (hop limit) only; changes nothing.

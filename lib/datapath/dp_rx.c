@@ -401,6 +401,13 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 			continue;
 		}
+		/* Router mode: an expired packet of a dropped forwarded flow never met its rule. */
+		if (unlikely(c->router) && a->verdict == FC_VERDICT_DROP &&
+			a->out_port != RULE_PORT_LOCAL && dp_l3_expired(mb, pkt)) {
+			st->l3_slow++;
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+			continue;
+		}
 		/*
 		 * A metered entry's verdict flips while its meter is exceeded. An
 		 * entry with a packet program (LOG, rewrites) runs it: its meter,

@@ -518,6 +518,21 @@ int rule_engine_cls_ready(struct rule_engine *eng, struct rule_cls *cls, uint32_
 unsigned int rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget);
 
 /**
+ * Router mode or bridge mode for the walks: in router mode a forwarded
+ * packet (neither local bit) passes the router's TTL (hop limit) decrement
+ * between its PREROUTING and FORWARD hooks, as in Linux, so the tests of
+ * FORWARD and POSTROUTING (-m ttl, -m hl) see it one less, and the TTL
+ * classes (rule_set_field_classes()) count the decrement among the
+ * rewrites. Bridge mode (the default) decrements nothing. Entries cached
+ * under the other mode are the caller's to flush.
+ * @param eng  the engine
+ * @param on   router mode
+ * @return 0, -EINVAL, or -ENOMEM (no class table: entries are decided per packet).
+ * Context: rules lcore.
+ */
+int rule_engine_router_set(struct rule_engine *eng, bool on);
+
+/**
  * Remove every flow (modules' on_remove are called).
  * @param eng  the engine
  * @return entries removed. Context: rules lcore.

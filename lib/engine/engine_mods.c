@@ -146,6 +146,8 @@ eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up, unsig
 	if (up->frame != NULL && (needs & RULE_PKT_NEED_FRAME))
 		(void)rule_pkt_parse(p, up->frame, up->frame_len, up->pkt.l3_off,
 			up->pkt.frag == FC_FRAG_LATER ? 0 : up->pkt.l4_off);
+	else if (eng->router && !eng_up_ttl(up, &p->ttl))
+		p->ttl = 64; /* the router's expiry check reads it (the slow path's: dp_l3_slow()) */
 	if (needs & RULE_PKT_NEED_RAND)
 		p->rand = (uint32_t)rte_rand();
 	if (needs & RULE_PKT_NEED_TIME)
@@ -194,6 +196,18 @@ eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
 {
 	p->key = *k;
 	p->out_port = out_port;
+	/*
+	 * A router's forwarded packet: FORWARD and POSTROUTING see its TTL
+	 * decremented; an expired one never gets there (the router's time
+	 * exceeded: no rule, accept, decided by its TTL).
+	 */
+	if (eng->router && stage >= RULE_STAGE_FILTER &&
+		!(fc_key_flags(k) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) &&
+		rule_pkt_route_dec(p)) {
+		rule_eval_init(res);
+		res->deps = RULE_DEP_TTL;
+		return 0;
+	}
 	if (stage == RULE_STAGE_RAW)
 		p->ctstate = ctstate != 0 ? RULE_CT_INVALID : 0;
 	else if (!(p->ctstate & RULE_CT_UNTRACKED))
@@ -375,6 +389,7 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 	struct rule_eval ev[2][RULE_STAGE__COUNT];
 	struct rule_pktop ops[2][RULE_PKTOPS_MAX];
 	unsigned int d[2];
+	uint32_t cd[2];
 	uint8_t v[2], n[2];
 	int prog;
 
@@ -388,19 +403,27 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 		rc = eng_pkt_verdict(eng, up, k, fk, a, ctstate, ev[i], &d[i], &deps, &mk, &pv);
 		if (rc < 0)
 			return rc;
-		/* The other answer may lead the walk to another meter: per packet then. */
-		if (ENG_DEPS_PER_PACKET(deps) & ~RULE_DEP_METER || pv.other || pv.n_meter > 1 ||
-			(pv.n_meter == 1 && pv.meter != meter))
+		/*
+		 * The other answer may lead the walk to another meter: per packet
+		 * then. Header fields of a class may be read (the caller classes
+		 * the entry: the same fields either way).
+		 */
+		if (ENG_DEPS_PER_PACKET(deps) & ~(RULE_DEP_METER | ENG_PC_DEPS) || pv.other ||
+			pv.n_meter > 1 || (pv.n_meter == 1 && pv.meter != meter))
 			return -ENOTSUP;
+		cd[i] = deps & ENG_PC_DEPS;
 		v[i] = ev[i][d[i]].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
 								  : FC_VERDICT_DROP;
 		eng_walk_ops(eng, ev[i], eng_walked(ev[i], d[i]), ops[i], &n[i]);
 	}
+	if (cd[0] != cd[1])
+		return -ENOTSUP;
 	/* The same actions either way (none, or not gated by the meter). */
 	if (n[0] == n[1] && memcmp(ops[0], ops[1], n[0] * sizeof(ops[0][0])) == 0) {
 		if (v[0] == v[1])
 			return 0;
-		if (n[0] == 0) {
+		/* A class is kept in a program (rule_pktprog::cls), not beside FC_ACT_F_METER. */
+		if (n[0] == 0 && cd[0] == 0) {
 			a->verdict = v[0];
 			a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
 			a->flags |= FC_ACT_F_METER;
@@ -703,24 +726,24 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	 * changes the verdict, the flow is decided per packet (a drop: no
 	 * entry; an accept: FC_VERDICT_SLOW).
 	 */
-	if (eng_pv_one_meter(&ef->pv, all) && !(deps & ~RULE_DEP_METER)) {
+	if (eng_pv_one_meter(&ef->pv, all) && !(deps & ~(RULE_DEP_METER | ENG_PC_DEPS))) {
 		struct fc_action m = f->act[0];
 		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
 
 		rc = eng_meter_decide(
 			eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, ef->pv.meter);
 		if (rc == 0) {
-			deps = 0;
+			deps &= ENG_PC_DEPS; /* a class: below */
 		} else if (rc == 1 && (m.flags & FC_ACT_F_PKTACT) &&
 			   !rule_engine_pktprog(eng, m.pkt_class)->flip) {
 			/* The meter picks the actions only. */
 			eng_act_prog(&f->act[0], m.pkt_class);
-			deps = 0;
+			deps &= ENG_PC_DEPS; /* a class: below */
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
 			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].flags |= m.flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].pkt_class = m.pkt_class;
-			deps = 0;
+			deps &= ENG_PC_DEPS; /* a class: below */
 		}
 	} else if (eng_pv_strs(&ef->pv, all) && !(deps & ~RULE_DEP_PAYLOAD)) {
 		/*

@@ -17,7 +17,7 @@
  * joint class of the values that walk saw over the fields it read
  * (fc_action::pkt_class: the id in the low byte, the table's serial in the
  * high one; ENG_M0_CLASSED; where pkt_class names the entry's packet
- * program, FC_ACT_F_PKTACT: a rewrite, a LOG, the class is in a program of
+ * program, FC_ACT_F_PKTACT: a rewrite, a LOG, a meter, the class is in a program of
  * its own, the same lists with struct rule_pktprog::cls, read through
  * rule_engine_class_of()): each subset of the fields has its own range
  * of ids (struct rule_flagclass::base, mask_of), allocated by size, fewest
@@ -215,7 +215,7 @@ eng_pktclass_commit(struct rule_engine *eng)
 
 	if (fc != NULL) {
 		fc->n = (uint16_t)rule_set_tcpflag_classes(eng->set, fc->cls, fc->rep);
-		rule_set_field_classes(eng->set, &fc->f);
+		rule_set_field_classes(eng->set, eng->router, &fc->f);
 		fc->nf[RULE_PC_FLAGS] = fc->n;
 		fc->nf[RULE_PC_TTL] = fc->f.n_ttl;
 		fc->nf[RULE_PC_TOS] = fc->f.n_tos;
@@ -236,6 +236,18 @@ eng_pktclass_commit(struct rule_engine *eng)
 	if (old != NULL && eng_retire(eng, (void *)(uintptr_t)old) < 0)
 		ENG_LOG(DEBUG, "%s: no memory to retire a packet class table", eng->name);
 	return fc != NULL ? 0 : -ENOMEM;
+}
+
+int
+rule_engine_router_set(struct rule_engine *eng, bool on)
+{
+	if (eng == NULL)
+		return -EINVAL;
+	if (eng->router == on)
+		return 0;
+	eng->router = on;
+	/* The decrement is one more rewrite before FORWARD's tests: other TTL classes. */
+	return eng->set != NULL ? eng_pktclass_commit(eng) : 0;
 }
 
 void
@@ -287,6 +299,9 @@ eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k, const st
 	memset(pf, 0, sizeof(*pf));
 	pf->mss_st = 1;
 	pf->flags = fc_key_proto(k) == IPPROTO_TCP ? ENG_TCP_ACK : 0;
+	/* A router's: a TTL that does not expire at its decrement (a packet that never gets to FORWARD). */
+	if (eng->router)
+		pf->ttl = 64;
 	/* A connection's ordinary segments: ACK, no MSS option. */
 	unknown &= ~((1u << RULE_PC_FLAGS) | (1u << RULE_PC_MSS));
 	if (!eng_pktclass_current(eng, a))
@@ -359,7 +374,7 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	/* With a packet program: the class in a program of its own (the same lists). */
 	if (a->flags & FC_ACT_F_PKTACT) {
 		prog = *rule_engine_pktprog(eng, a->pkt_class);
-		if (prog.meter != 0 || prog.pred != 0)
+		if (prog.pred != 0)
 			return pd;
 		prog.cls = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
 		pid = eng_prog_intern(eng, &prog);
@@ -375,8 +390,10 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	ord.flags = ENG_TCP_ACK;
 	ord.mss_st = 1;
 	oid = rule_pktclass_id(fc, m, &ord);
+	/* A router's expired TTL is no flow's own: the first packet of another TTL takes over. */
 	if ((m & unknown) || (guess && fc_key_proto(k) == IPPROTO_TCP &&
-				     (oid != id || (m & 1u << RULE_PC_LEN))))
+				     (oid != id || (m & 1u << RULE_PC_LEN))) ||
+		(eng->router && (m & 1u << RULE_PC_TTL) && pf->ttl <= 1))
 		a->mod[0] |= ENG_M0_CLASS_GUESS;
 	if (pid > 0)
 		a->pkt_class = (uint16_t)pid;

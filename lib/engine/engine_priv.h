@@ -216,6 +216,8 @@ struct rule_engine {
 	struct rule_set *set;
 	/** Header fields of a walk on an entry's key alone (eng_refilter()); 0 otherwise */
 	struct rule_pktfields synth;
+	/** Router mode (rule_engine_router_set()): forwarded walks see the TTL decrement */
+	bool router;
 	uint8_t hooks_used[RULE_TABLE__COUNT]; /**< RULE_HOOK_F() of the hooks a chain of @c set claims */
 	/**
 	 * Per enum rule_stage, bit (lbits | nat << 2) (eng_stage_walks()): the
@@ -482,6 +484,18 @@ int eng_prog_make(struct rule_engine *eng, uint16_t meter, bool flip, const stru
 int eng_prog_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n);
 /* Give action @p a program @p prog (id + 1; <= 0: none): FC_ACT_F_PKTACT and pkt_class. */
 void eng_act_prog(struct fc_action *a, int prog);
+
+/* An upcalled packet's TTL (hop limit) as received; false if its IP header is not in @c frame. */
+static inline bool
+eng_up_ttl(const struct rule_upcall *up, uint8_t *ttl)
+{
+	uint32_t off = (uint32_t)up->pkt.l3_off + (up->pkt.key.family == FC_AF_INET4 ? 8 : 7);
+
+	if (up->frame == NULL || off >= up->frame_len)
+		return false;
+	*ttl = up->frame[off];
+	return true;
+}
 
 /* engine_mods.c: the module registry's calls and the built-in stages. */
 int eng_mods_register(struct rule_engine *eng);

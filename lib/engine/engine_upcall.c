@@ -580,6 +580,22 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 }
 
 /*
+ * Router mode: does a forwarded flow's packet arrive with its TTL (hop
+ * limit) expired? Its walk stops before FORWARD (rule_pkt_route_dec()),
+ * so its entry's verdict is not its own: it is decided alone.
+ */
+static bool
+fwd_expired(const struct rule_engine *eng, const struct fc_key *k, const struct fc_action *a,
+	const struct rule_upcall *up)
+{
+	uint8_t ttl;
+
+	return eng->router && a->out_port != RULE_PORT_LOCAL &&
+	       !(fc_key_flags(k) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) &&
+	       eng_up_ttl(up, &ttl) && ttl <= 1;
+}
+
+/*
  * A packet of a cached flow: entry @p idx, key @p ek (the packet's own, or
  * with @p mismatch the connection's entry on another port: the packet is
  * then decided on its own key and never from the entry alone).
@@ -668,7 +684,8 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	}
 	/* A classed entry decides the packets of its class only. */
 	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a) &&
-		(!(a.mod[0] & ENG_M0_CLASSED) || eng_pktclass_holds(eng, &a, &pf))) {
+		(!(a.mod[0] & ENG_M0_CLASSED) || eng_pktclass_holds(eng, &a, &pf)) &&
+		!fwd_expired(eng, k, &a, up)) {
 		dec_from_act(d, &a, cs);
 		d->channel = dec_channel(eng, ti, idx, &a);
 		/* As on the fast path: a metered entry asks its meter. */

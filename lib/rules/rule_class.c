@@ -368,7 +368,7 @@ field8_classes(const struct field8 *f, struct fields *fs, uint8_t cls[256], uint
 }
 
 void
-rule_set_field_classes(const struct rule_set *s, struct rule_fieldclasses *out)
+rule_set_field_classes(const struct rule_set *s, bool router, struct rule_fieldclasses *out)
 {
 	struct fields *fs = calloc(1, sizeof(*fs));
 
@@ -377,6 +377,18 @@ rule_set_field_classes(const struct rule_set *s, struct rule_fieldclasses *out)
 		/* Without memory: nothing classed. */
 		out->n_len_b = out->n_mss_b = 0xff;
 		return;
+	}
+	if (router) {
+		/* The router's decrement before FORWARD (rule_pkt_route_dec()): once a walk. */
+		uint8_t m[256];
+
+		for (unsigned int t = 0; t < 256; t++)
+			m[t] = (uint8_t)(t > 0 ? t - 1 : 0);
+		f8_op(&fs->ttl, m, true);
+		/* Expired at the decrement (1 or less): no FORWARD, POSTROUTING walk. */
+		for (unsigned int t = 0; t < 256; t++)
+			m[t] = t <= 1;
+		f8_test(&fs->ttl, m);
 	}
 	for (unsigned int t = 0; s != NULL && t < RULE_TABLE__COUNT; t++) {
 		unsigned int nc = rule_set_chain_count(s, (enum rule_table)t);

@@ -46,6 +46,18 @@ extern "C" {
 #define RULE_PKT_F_MSS 0x04     /**< @c tcp_mss is valid: the TCP header has an MSS option */
 #define RULE_PKT_F_SPI 0x08     /**< @c spi is valid (an ESP, AH or IPComp header) */
 #define RULE_PKT_F_FRAGHDR 0x10 /**< an IPv6 fragment header: @c frag_* are valid */
+/**
+ * Router mode, a forwarded packet past the router's decrement (FORWARD,
+ * POSTROUTING; rule_pkt_route_dec()): @c ttl is one less than the TTL
+ * (hop limit) the walk had before, as Linux's later hooks see it.
+ */
+#define RULE_PKT_F_ROUTED 0x20
+/**
+ * Router mode, a forwarded packet whose TTL (hop limit) was 1 or less at
+ * the router's decrement (rule_pkt_route_dec()): the router drops it with
+ * a time exceeded error before FORWARD, so no later hook sees it.
+ */
+#define RULE_PKT_F_EXPIRED 0x40
 
 /** struct rule_pkt::frag_flags (IPv6 fragment header). */
 #define RULE_FRAG_F_RES 0x01   /**< reserved bits set */
@@ -107,6 +119,34 @@ struct rule_pkt {
 	const uint8_t *l3;
 	uint32_t l3_cap;
 };
+
+/**
+ * The router's TTL (hop limit) decrement, between a forwarded packet's
+ * PREROUTING and FORWARD hooks, as Linux's ip_forward() and ip6_forward()
+ * do it: a TTL of 1 or less (after PREROUTING's rewrites) has expired
+ * (RULE_PKT_F_EXPIRED: the router answers time exceeded, FORWARD and
+ * POSTROUTING never see it); any other is one less from FORWARD on
+ * (RULE_PKT_F_ROUTED). Once per walk: a context already past it is left
+ * alone. Bridge mode, and a packet to or from this host, never pass it:
+ * the caller (who knows the mode and the route) calls it before the first
+ * forwarded stage it walks.
+ * @param p  the packet context
+ * @return true if the packet expired (walk none of its later hooks).
+ * Context: any.
+ */
+static inline bool
+rule_pkt_route_dec(struct rule_pkt *p)
+{
+	if (p->flags & (RULE_PKT_F_ROUTED | RULE_PKT_F_EXPIRED))
+		return (p->flags & RULE_PKT_F_EXPIRED) != 0;
+	if (p->ttl <= 1) {
+		p->flags |= RULE_PKT_F_EXPIRED;
+		return true;
+	}
+	p->ttl--;
+	p->flags |= RULE_PKT_F_ROUTED;
+	return false;
+}
 
 /**
  * What a packet context must hold for a set's rules (rule_set_pkt_needs()):

@@ -127,7 +127,8 @@ rule_recent_match(struct rule_recent *rr, const struct rule_x *x, const struct r
 	struct recent_table *t;
 	struct recent_entry *e = NULL;
 	uint8_t addr[16] = {0};
-	uint8_t ttl = OPT(x, RO_RTTL) ? p->ttl : 0;
+	/* --rttl: the TTL as received (Linux adds back a router's decrement). */
+	uint8_t ttl = OPT(x, RO_RTTL) ? (uint8_t)(p->ttl + ((p->flags & RULE_PKT_F_ROUTED) != 0)) : 0;
 	uint64_t horizon = 0;
 	unsigned int len;
 

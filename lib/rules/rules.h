@@ -526,11 +526,13 @@ struct rule_fieldclasses {
  * -m ecn --ecn-ip-ect), IP length and MSS option tests: two packets whose
  * values are in one class for each field walk the set alike (all else
  * equal), the rewrites of -j TTL, HL, DSCP and TOS before a test included.
- * @param s    the set (NULL: no tests, one class each)
- * @param out  receives the classes
+ * @param s       the set (NULL: no tests, one class each)
+ * @param router  router mode: the router's TTL decrement (once, between
+ *                PREROUTING and FORWARD) is one more rewrite
+ * @param out     receives the classes
  * Context: any.
  */
-void rule_set_field_classes(const struct rule_set *s, struct rule_fieldclasses *out);
+void rule_set_field_classes(const struct rule_set *s, bool router, struct rule_fieldclasses *out);
 
 /** Number of chains of @p table (built-in chains first). Context: any. */
 unsigned int rule_set_chain_count(const struct rule_set *s, enum rule_table table);

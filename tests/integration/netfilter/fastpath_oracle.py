@@ -44,6 +44,7 @@ CASES = [
     ("tcpflags", True),
     ("fieldclass", True),
     ("fieldrw", True),
+    ("fieldmeter", True),
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
@@ -51,7 +52,7 @@ CASES = [
 ]
 # Cases whose rule counters (and the policies of the file's tables) must be
 # the kernel's too: the cached entries count their packets for the rules.
-COUNTED = ("tcpflags", "fieldclass", "fieldrw")
+COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter")
 
 
 def counter_diffs(rules, kern, st):

@@ -478,6 +478,140 @@ def t_ttl(build):
         check(gw.stats()["drops"]["ttl_exceeded"] == 3, "ttl_exceeded drops")
 
 
+# Echo requests of one ICMP id (one flow) with the TTLs (hop limits) of
+# argv[2], one at a time: per request "R" (its reply), "X" (time exceeded
+# for it) or "-" (nothing within 0.6 s). With argv[3] "udp": UDP datagrams
+# of one flow to port 9 instead ("U": port unreachable for it).
+TTL_PROBE = r"""
+import select, socket, struct, sys, time
+dst, ttls = sys.argv[1], [int(t) for t in sys.argv[2].split(",")]
+v6, ident = ":" in dst, 0x4747
+udp = len(sys.argv) > 3 and sys.argv[3] == "udp"
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_RAW,
+                  socket.IPPROTO_ICMPV6 if v6 else socket.IPPROTO_ICMP)
+u = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("::" if v6 else "0.0.0.0", ident))
+def csum(b):
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while t >> 16:
+        t = (t & 0xffff) + (t >> 16)
+    return ~t & 0xffff
+out = []
+for seq, ttl in enumerate(ttls):
+    body = struct.pack("!BBHHH", 128 if v6 else 8, 0, 0, ident, seq) + b"gufc-ttl"
+    for k in (s, u):
+        if v6:
+            k.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
+        else:
+            k.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
+    if not v6:
+        body = body[:2] + struct.pack("!H", csum(body)) + body[4:]
+    if udp:
+        u.sendto(b"gufc-ttl %d" % seq, (dst, 9))
+    else:
+        s.sendto(body, (dst, 0))
+    want = (ident, 9) if udp else (ident, seq)
+    got, end = "-", time.time() + 0.6
+    while got == "-" and time.time() < end:
+        if not select.select([s], [], [], max(0, end - time.time()))[0]:
+            break
+        b = s.recv(2000)
+        if not v6:
+            b = b[(b[0] & 15) * 4:]
+        if not udp and b[0] in (0, 129) and struct.unpack("!HH", b[4:8]) == (ident, seq):
+            got = "R"
+        elif b[0] in ((3, 1) if v6 else (11, 3)):
+            inner = b[8:]
+            off = (40 if v6 else (inner[0] & 15) * 4) + (0 if udp else 4)
+            if struct.unpack("!HH", inner[off:off + 4]) == want:
+                got = "X" if b[0] == (3 if v6 else 11) else "U"
+    out.append("%d%s" % (ttl, got))
+print(" ".join(out), flush=True)
+"""
+
+# TTLs at the boundaries of TTLFWD_RULES: FORWARD and POSTROUTING see one less.
+TTLFWD_PROBES = {"4": "65,65,64,3,3,2,2,1,10,11,64,65,1,3",
+                 "6": "64,64,3,2,2,1,41,42,41,64,1",
+                 "u": "64,64,1,64,1,2",
+                 "g": "5,6,4,5,1"}
+
+
+def ttlfwd_texts():
+    """The same rules as iptables-restore input, IPv4 and IPv6."""
+    return {"4": "*mangle\n:POSTROUTING ACCEPT [0:0]\n-A POSTROUTING -s %s -p icmp -m ttl --ttl-eq 9 -j DROP\nCOMMIT\n"
+                 "*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -s %s -p icmp -m ttl --ttl-lt 2 -j DROP\n"
+                 "-A FORWARD -s %s -p icmp -m ttl --ttl-eq 63 -j DROP\n"
+                 "-A FORWARD -s %s -p udp --dport 9 -j DROP\n"
+                 ":INPUT ACCEPT [0:0]\n-A INPUT -d %s -p icmp -m ttl --ttl-eq 5 -j DROP\n"
+                 "COMMIT\n" % (CLIENT4, CLIENT4, CLIENT4, CLIENT4, GW_IN4),
+            "6": "*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -s %s -p ipv6-icmp -m hl --hl-eq 1 -j DROP\n"
+                 "-A FORWARD -s %s -p ipv6-icmp -m hl --hl-eq 40 -j DROP\nCOMMIT\n"
+                 % (CLIENT6, CLIENT6)}
+
+
+TTLFWD_RULES = ("table mangle\nchain P hook postrouting\n"
+                "drop ipv4 proto icmp src %s ttl_eq 9\n"
+                "table filter\npolicy accept\nchain F hook forward policy accept\n"
+                "drop ipv4 proto icmp src %s ttl_lt 2\n"
+                "drop ipv4 proto icmp src %s ttl_eq 63\n"
+                "drop ipv4 proto udp src %s dport 9\n"
+                "drop ipv6 proto icmpv6 src %s hl_eq 1\n"
+                "drop ipv6 proto icmpv6 src %s hl_eq 40\n"
+                "chain I hook input policy accept\n"
+                "drop ipv4 proto icmp dst %s ttl_eq 5\n"
+                % (CLIENT4, CLIENT4, CLIENT4, CLIENT4, CLIENT6, CLIENT6, GW_IN4))
+
+
+def ttl_probe(spawn):
+    """TTLFWD_PROBES from the client: {"4": answers, "6": answers, ...}."""
+    got = {}
+    for fam, dst in (("4", SERVER4), ("6", SERVER6), ("u", SERVER4), ("g", GW_IN4)):
+        p = spawn(TTL_PROBE, dst, TTLFWD_PROBES[fam], "udp" if fam == "u" else "icmp")
+        out, _ = p.communicate(timeout=30)
+        check(p.returncode == 0, "probe %s: %s" % (dst, out))
+        got[fam] = out.strip()
+    return got
+
+
+def t_ttlfwd(build):
+    """FORWARD and POSTROUTING -m ttl/-m hl see the TTL decremented, and an
+    expired packet never reaches them (time exceeded): the answers of gufc
+    in router mode are a Linux router's with the same rules, the first
+    packet of the flow and its later ones (cached, classed by TTL: no
+    per-packet upcall)."""
+    want = {"4": "65R 65R 64- 3R 3R 2- 2- 1X 10- 11R 64- 65R 1X 3R",
+            "6": "64R 64R 3R 2- 2- 1X 41- 42R 41- 64R 1X",
+            # A flow dropped by a rule without a TTL test: expired, time exceeded.
+            "u": "64- 64- 1X 64- 1X 2-",
+            # To the router itself (INPUT): not decremented, never expired.
+            "g": "5- 6R 4R 5- 1R"}
+    linux = {}
+
+    def body(spawn, flush_raw):
+        linux.update(ttl_probe(lambda *a: spawn(False, *a)))
+
+    try:
+        linux_router("ttlf", ("udp", None), 9, body, nat=False, texts=ttlfwd_texts())
+        print("linux: %s" % linux)
+        check(linux == want, "linux router: %s, want %s" % (linux, want))
+    except Skip as e:
+        print("linux router skipped (%s): checked against the expected answers" % e)
+    with Gateway(build, BASE_CONF, TTLFWD_RULES) as gw:
+        got = ttl_probe(lambda *a: gw.python(gw.cns, *a))
+        print("gufc: %s" % got)
+        check(got == want, "gufc router: %s, want %s" % (got, want))
+        gw.stop()
+        st = gw.stats()
+        sp = st["slow_path"]
+        print("slow path: %s" % {k: sp[k] for k in ("upcalls", "per_packet", "class", "classed",
+                                                     "class_taken")})
+        check(sp["per_packet"] == 0, "per-packet upcalls: %s" % sp)
+        check(sp["classed"] >= 2, "no entry classed by its TTL: %s" % sp)
+        check(st["drops"]["ttl_exceeded"] == 6, "ttl_exceeded drops: %s" % st["drops"])
+        hits = st["cache"]["hits"]
+        check(hits >= 4, "cache hits: %s" % hits)
+
+
 def t_tcp(build):
     with Gateway(build, BASE_CONF, ACCEPT) as gw:
         for dst, mb in ((SERVER4, 64), (SERVER6, 16)):
@@ -593,13 +727,14 @@ def t_ftp(build):
         gw.stop()
 
 
-def linux_router(tag, raw, port, body, nat=True, v6=True):
+def linux_router(tag, raw, port, body, nat=True, v6=True, texts=None):
     """A Linux router between a client and a server namespace (the
     addresses of gufc's tests) with -P FORWARD DROP, RELATED,ESTABLISHED,
     NEW to UDP/TCP @port (@raw[0]: "tcp" or "udp") on the egress,
     masquerade (@nat; else the server routes back through the router),
     and in raw the CT rule @raw[1] (None: none; IPv4 only without @v6);
-    then body(spawn, flush_raw) runs. Skips without iptables."""
+    then body(spawn, flush_raw) runs; @texts ({"4": ..., "6": ...}): these
+    rule sets instead. Skips without iptables."""
     import shutil
     import subprocess
 
@@ -633,6 +768,8 @@ def linux_router(tag, raw, port, body, nat=True, v6=True):
                     "-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
                     + "".join("-A FORWARD -o out -p %s --dport %d -m conntrack --ctstate NEW "
                               "-j ACCEPT\n" % (p, port) for p in protos) + "COMMIT\n")
+            if texts is not None:
+                text = texts[fam]
             r = subprocess.run(["ip", "netns", "exec", rns, cmd], input=text, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if r.returncode != 0:
@@ -1788,7 +1925,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "sip_nat": t_sip_nat, "sip_nat_linux": t_sip_nat_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "sip_nat": t_sip_nat, "sip_nat_linux": t_sip_nat_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "ttlfwd": t_ttlfwd, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

@@ -1445,12 +1445,119 @@ test_lazy_context(void **state)
 	}
 }
 
+/*
+ * Router mode: a forwarded packet's FORWARD walk sees its TTL one less
+ * than received, one of TTL 1 or less never gets there (no rule decides
+ * it: the router's time exceeded); the TTL classes separate what the
+ * decremented tests tell apart. Bridge mode sees the TTL as received.
+ */
+static void
+test_router_ttl(void **state)
+{
+	static const struct {
+		uint8_t ttl;
+		bool drop_router, drop_bridge;
+	} c[] = {
+		{65, false, false}, {64, true, false}, {63, false, true}, {3, false, false},
+		{2, true, false},   {1, false, true},  {0, false, true},
+	};
+
+	(void)state;
+	for (unsigned int router = 0; router < 2; router++) {
+		struct rule_engine *eng = mk_engine(true, 0);
+		uint8_t f65[64], f3[64], f64[64], f1[64];
+		uint32_t len = udp_frame(f65, 9, 65);
+		struct rule_upcall u65 = frame_up(f65, len);
+		const struct fc_entry *e;
+
+		assert_int_equal(rule_engine_router_set(eng, router != 0), 0);
+		load(eng, "drop proto udp ttl_lt 2\ndrop proto udp ttl_eq 63\n");
+		for (size_t i = 0; i < RTE_DIM(c); i++) {
+			uint8_t f[64];
+			struct rule_upcall u;
+			struct rule_decision d;
+
+			(void)udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
+			u = frame_up(f, len);
+			d = decide(eng, u, (uint32_t)(1 + i));
+			if ((d.verdict != FC_VERDICT_ACCEPT) != (router ? c[i].drop_router : c[i].drop_bridge))
+				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge", c[i].ttl,
+					d.verdict);
+		}
+		/* A flow cached for its TTL class: 3 walks as 65, 64 and 1 do not. */
+		(void)udp_frame(f3, 9, 3);
+		(void)udp_frame(f64, 9, 64);
+		(void)udp_frame(f1, 9, 1);
+		assert_int_equal(decide(eng, u65, 20).verdict, FC_VERDICT_ACCEPT);
+		e = entry_of(eng, &u65.pkt.key);
+		assert_non_null(e);
+		assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+		assert_true(rule_engine_class_ok(eng, &e->act, &u65.pkt, f3, len, true));
+		assert_int_equal(rule_engine_class_ok(eng, &e->act, &u65.pkt, f64, len, true), !router);
+		assert_false(rule_engine_class_ok(eng, &e->act, &u65.pkt, f1, len, true));
+		/* The expired packet goes up alone: not dropped by a rule in router mode. */
+		assert_int_equal(decide(eng, frame_up(f1, len), 21).verdict,
+			router ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP);
+		e = entry_of(eng, &u65.pkt.key);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * A walk that reads the TTL and reaches a meter: cached for the TTL's class
+ * with the meter in its program (the class kept in the program), not
+ * decided per packet; the fast path's meter takes the tokens, a packet of
+ * another class goes up alone.
+ */
+static void
+test_class_meter(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	uint8_t f64[64], f5[64];
+	uint32_t len = udp_frame(f64, 9, 64);
+	struct rule_upcall u64 = frame_up(f64, len);
+	const struct rule_pktprog *prog;
+	const struct fc_entry *e;
+	unsigned int list;
+	uint8_t v[3];
+
+	(void)state;
+	(void)udp_frame(f5, 9, 5);
+	load(eng, "accept proto udp ttl_gt 10 limit 1/hour limit_burst 3\ndrop proto udp\n");
+	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	prog = rule_engine_pktprog(eng, e->act.pkt_class);
+	assert_int_not_equal(prog->meter, 0);
+	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
+	/* The fast path: two tokens left, then the meter's other verdict. */
+	for (unsigned int i = 0; i < 3; i++)
+		v[i] = rule_engine_pktprog_take(eng, &e->act, prog, 0, 28, &list);
+	assert_int_equal(v[0], FC_VERDICT_ACCEPT);
+	assert_int_equal(v[1], FC_VERDICT_ACCEPT);
+	assert_int_equal(v[2], FC_VERDICT_DROP);
+	/* Another class goes up alone: dropped by the rule after the meter's. */
+	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_packet),
 		cmocka_unit_test(test_field_class),
+		cmocka_unit_test(test_router_ttl),
+		cmocka_unit_test(test_class_meter),
 		cmocka_unit_test(test_field_read),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),

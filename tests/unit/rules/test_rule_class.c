@@ -31,9 +31,13 @@ parse(const char *text)
 
 enum field { F_TTL, F_TOS, F_LEN, F_MSS };
 
-/* What every stage decides for a forwarded TCP segment with field @p f at @p v (-1: no MSS). */
+/*
+ * What every stage decides for a forwarded TCP segment with field @p f at
+ * @p v (-1: no MSS); @p router: past PREROUTING its TTL is decremented
+ * (or it expired there).
+ */
 static uint64_t
-walk(const struct rule_set *s, enum field f, int v)
+walk(const struct rule_set *s, bool router, enum field f, int v)
 {
 	struct rule_eval ev;
 	struct rule_pkt p;
@@ -64,6 +68,9 @@ walk(const struct rule_set *s, enum field f, int v)
 	}
 	for (unsigned int st = 0; st < RULE_STAGE__COUNT; st++) {
 		p.ctstate = st == RULE_STAGE_RAW ? RULE_CT_INVALID : RULE_CT_NEW;
+		/* Expired at the decrement: time exceeded, no FORWARD or POSTROUTING walk. */
+		if (router && st >= RULE_STAGE_FILTER && rule_pkt_route_dec(&p))
+			return sig * 11 + 5;
 		assert_int_equal(rule_ref_eval(s, (enum rule_stage)st, &p, NULL, &ev), 0);
 		sig = sig * 977 + ev.rule_id * 3 + ev.verdict;
 		if (ev.verdict != RULE_VERDICT_ACCEPT)
@@ -85,14 +92,14 @@ interval(const uint16_t *b, unsigned int n, unsigned int v)
 
 /* Values of one class walk alike: for the 8-bit fields every pair, for the others each bound's edges. */
 static void
-check(const char *text, unsigned int max_ttl, unsigned int max_tos)
+check_in(const char *text, bool router, unsigned int max_ttl, unsigned int max_tos)
 {
 	struct rule_set *s = parse(text);
 	struct rule_fieldclasses fc;
 	uint64_t sig[256], first[256];
 	bool seen[256];
 
-	rule_set_field_classes(s, &fc);
+	rule_set_field_classes(s, router, &fc);
 	/* A most of 0: not classed (more compositions than kept). */
 	assert_true(max_ttl == 0 ? fc.n_ttl == 0 : fc.n_ttl >= 1 && fc.n_ttl <= max_ttl);
 	assert_true(max_tos == 0 ? fc.n_tos == 0 : fc.n_tos >= 1 && fc.n_tos <= max_tos);
@@ -104,7 +111,7 @@ check(const char *text, unsigned int max_ttl, unsigned int max_tos)
 			continue;
 		memset(seen, 0, sizeof(seen));
 		for (unsigned int v = 0; v < 256; v++) {
-			sig[v] = walk(s, f, (int)v);
+			sig[v] = walk(s, router, f, (int)v);
 			if (!seen[cls[v]]) {
 				seen[cls[v]] = true;
 				first[cls[v]] = sig[v];
@@ -119,11 +126,20 @@ check(const char *text, unsigned int max_ttl, unsigned int max_tos)
 	assert_true(fc.n_len_b != 0xff && fc.n_mss_b != 0xff);
 	for (unsigned int v = 1; v < 1600; v++)
 		if (interval(fc.len_b, fc.n_len_b, v) == interval(fc.len_b, fc.n_len_b, v - 1))
-			assert_true(walk(s, F_LEN, (int)v) == walk(s, F_LEN, (int)v - 1));
+			assert_true(walk(s, router, F_LEN, (int)v) ==
+				    walk(s, router, F_LEN, (int)v - 1));
 	for (unsigned int v = 1; v < 1600; v++)
 		if (interval(fc.mss_b, fc.n_mss_b, v) == interval(fc.mss_b, fc.n_mss_b, v - 1))
-			assert_true(walk(s, F_MSS, (int)v) == walk(s, F_MSS, (int)v - 1));
+			assert_true(walk(s, router, F_MSS, (int)v) ==
+				    walk(s, router, F_MSS, (int)v - 1));
 	rule_set_free(s);
+}
+
+/* Bridge mode: no decrement. */
+static void
+check(const char *text, unsigned int max_ttl, unsigned int max_tos)
+{
+	check_in(text, false, max_ttl, max_tos);
 }
 
 #define FILTER_HDR "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
@@ -150,7 +166,7 @@ test_plain(void **state)
 	s = parse(FILTER_HDR "-A FORWARD -m length --length 0:99 -j DROP\n"
 			     "-A FORWARD -m length --length 1500:65535 -j DROP\n"
 			     "-A FORWARD -m ttl --ttl-lt 2 -j DROP\nCOMMIT\n");
-	rule_set_field_classes(s, &fc);
+	rule_set_field_classes(s, false, &fc);
 	assert_int_equal(fc.n_ttl, 2);
 	assert_int_equal(fc.ttl[0], fc.ttl[1]);
 	assert_int_not_equal(fc.ttl[1], fc.ttl[2]);
@@ -198,12 +214,54 @@ test_rewrites(void **state)
 		4, 1);
 }
 
+/*
+ * Router mode: FORWARD and POSTROUTING see the TTL one less than received,
+ * so their boundaries move up by one, PREROUTING's stay.
+ */
+static void
+test_router(void **state)
+{
+	const char *text = MANGLE_HDR "-A PREROUTING -m ttl --ttl-eq 9 -j DROP\n"
+				      "-A POSTROUTING -m ttl --ttl-eq 20 -j DROP\nCOMMIT\n" FILTER_HDR
+				      "-A FORWARD -m ttl --ttl-lt 2 -j DROP\n"
+				      "-A FORWARD -m ttl --ttl-eq 63 -j DROP\nCOMMIT\n";
+	struct rule_set *s = parse(text);
+	struct rule_fieldclasses fc;
+
+	(void)state;
+	/*
+	 * The walk: received 0 and 1 expire, 2 and 64 are dropped in FORWARD,
+	 * 21 in POSTROUTING, 9 in PREROUTING.
+	 */
+	for (unsigned int v = 0; v < 256; v++) {
+		bool drop = v <= 2 || v == 64 || v == 21 || v == 9;
+
+		assert_int_equal(walk(s, true, F_TTL, (int)v) != walk(s, true, F_TTL, 100), drop);
+	}
+	rule_set_field_classes(s, true, &fc);
+	assert_int_not_equal(fc.ttl[2], fc.ttl[3]);
+	assert_int_not_equal(fc.ttl[64], fc.ttl[65]);
+	assert_int_not_equal(fc.ttl[21], fc.ttl[22]);
+	assert_int_not_equal(fc.ttl[8], fc.ttl[9]);
+	assert_int_not_equal(fc.ttl[1], fc.ttl[2]);
+	assert_int_not_equal(walk(s, true, F_TTL, 1), walk(s, true, F_TTL, 2));
+	rule_set_free(s);
+	check_in(text, true, 16, 1);
+	/* With the set's own rewrites around the decrement. */
+	check_in(MANGLE_HDR "-A PREROUTING -p tcp -j TTL --ttl-set 2\n"
+			    "-A FORWARD -m ttl --ttl-lt 2 -j DROP\n"
+			    "-A FORWARD -p tcp -j TTL --ttl-inc 1\n"
+			    "-A POSTROUTING -m ttl --ttl-eq 64 -j DROP\nCOMMIT\n",
+		true, 16, 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_rewrites),
+		cmocka_unit_test(test_router),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
