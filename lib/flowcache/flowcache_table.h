@@ -146,10 +146,9 @@ struct fc_entry {
 
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
-	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan,
-			         FC_ACT_F_EARLY entries first (the scan goes on, up to
-			         16 times its bound, while it found none and the table
-			         holds some) */
+	FC_FULL_EVICT_IDLE, /**< evict an FC_ACT_F_EARLY entry first (the idlest of
+			         the oldest few inserted), else the oldest idle entry
+			         among a bounded scan */
 	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
 };
 

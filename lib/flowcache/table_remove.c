@@ -118,7 +118,7 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 	 * the key disappears.
 	 */
 	if (e->act.flags & FC_ACT_F_EARLY)
-		t->n_early--;
+		early_unlink(t, idx);
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
 	bkt_del(t, fc_table_hash(t, key), idx);
 	dq_defer(t, idx);
