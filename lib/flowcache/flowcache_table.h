@@ -198,6 +198,12 @@ struct fc_table_stats {
 	 */
 	uint64_t refused_grace;
 	uint64_t aged;      /**< removed by idle aging */
+	/**
+	 * Cuckoo displacements: keys moved to their other bucket to make room
+	 * for an insert (each bumps fc_table::bkt_chg, which makes a reader's
+	 * missed lookup look again).
+	 */
+	uint64_t moves;
 	uint32_t occupancy; /**< entries in use now */
 	uint32_t capacity;
 };

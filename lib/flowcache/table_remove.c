@@ -263,6 +263,7 @@ fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s)
 	s->refused = __atomic_load_n(&t->refused, __ATOMIC_RELAXED);
 	s->refused_grace = __atomic_load_n(&t->refused_grace, __ATOMIC_RELAXED);
 	s->aged = __atomic_load_n(&t->aged, __ATOMIC_RELAXED);
+	s->moves = __atomic_load_n(&t->moves, __ATOMIC_RELAXED);
 	s->occupancy = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
 	s->capacity = t->capacity;
 }
