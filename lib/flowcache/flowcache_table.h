@@ -173,7 +173,7 @@ struct fc_table_params {
 	uint32_t capacity;          /**< most entries; exactly this many fit */
 	uint32_t max_readers;       /**< most reader threads (RCU) */
 	enum fc_full_policy full_policy;
-	uint32_t evict_scan;        /**< entries scanned for the oldest idle; 0 = 1024 */
+	uint32_t evict_scan;        /**< established entries scanned for the oldest idle; 0 = 1024 */
 	uint32_t hash_seed;         /**< the hash's secret (fc_table_hash()) is drawn from
 				         rte_rand() when 0 (hash flooding), else derived
 				         from this (reproducible tests) */
