@@ -307,9 +307,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 				gufc_drop_text(d));
 	fprintf(f, "%-28s %14" PRIu64 "  (reply entries %" PRIu64 ", removed %" PRIu64 ")\n",
 		"flows created", t->es.flows, t->es.replies, t->es.removed);
-	fprintf(f, "%-28s %14u  (ipv4 %u, ipv6 %u, capacity %u each)\n", "flow entries now",
-		t->t4.occupancy + t->t6.occupancy, t->t4.occupancy, t->t6.occupancy,
-		t->t4.capacity);
+	fprintf(f, "%-28s %14u  (ipv4 %u, ipv6 %u, capacity %u each, cuckoo moves %" PRIu64 ")\n",
+		"flow entries now", t->t4.occupancy + t->t6.occupancy, t->t4.occupancy,
+		t->t6.occupancy, t->t4.capacity, t->t4.moves + t->t6.moves);
 	fprintf(f, "%-28s %14" PRIu64 "  (refused %" PRIu64 ", of which %" PRIu64
 		" while every spare slot waited for the RX lcores)\n", "flows evicted",
 		t->t4.evictions + t->t6.evictions, t->t4.refused + t->t6.refused,
@@ -515,11 +515,12 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"removed\": %" PRIu64 ", \"active\": %u, \"active_v4\": %u, \"active_v6\": %u"
 		", \"capacity\": %u, \"evictions\": %" PRIu64 ", \"aged\": %" PRIu64
 		", \"refused\": %" PRIu64 ", \"refused_grace\": %" PRIu64
-		", \"reply_moved\": %" PRIu64 "},\n",
+		", \"cuckoo_moves\": %" PRIu64 ", \"reply_moved\": %" PRIu64 "},\n",
 		t->es.flows, t->es.replies, t->es.removed, t->t4.occupancy + t->t6.occupancy,
 		t->t4.occupancy, t->t6.occupancy, t->t4.capacity, t->t4.evictions + t->t6.evictions,
 		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused,
-		t->t4.refused_grace + t->t6.refused_grace, t->es.reply_moved);
+		t->t4.refused_grace + t->t6.refused_grace, t->t4.moves + t->t6.moves,
+		t->es.reply_moved);
 	fprintf(f,
 		"  \"perflow\": {\"given\": %" PRIu64 ", \"fallback\": %" PRIu64
 		", \"freed\": %" PRIu64 ", \"free_failed\": %" PRIu64 ", \"live\": %u"

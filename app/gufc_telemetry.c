@@ -114,6 +114,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("evictions", t.t4.evictions + t.t6.evictions);
 	U("flows_refused", t.t4.refused + t.t6.refused);
 	U("flows_refused_grace", t.t4.refused_grace + t.t6.refused_grace);
+	U("flow_cuckoo_moves", t.t4.moves + t.t6.moves);
 	U("commits", t.es.commits);
 	U("recent_dropped", t.es.recent_dropped);
 	U("hashlimit_dropped", t.es.hashlimit_dropped);

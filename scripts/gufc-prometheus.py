@@ -149,6 +149,8 @@ STATS = [
      "Flow cache capacity per family.", None),
     ("evictions", "gufc_flow_evictions_total", "counter",
      "Flow entries evicted from a full cache.", None),
+    ("flow_cuckoo_moves", "gufc_flow_cuckoo_moves_total", "counter",
+     "Flow table keys moved to their other bucket to make room for an insert.", None),
     ("commits", "gufc_rule_commits_total", "counter", "Rule-set commits.", None),
     ("generation", "gufc_rule_generation", "gauge", "Generation of the committed rule set.", None),
     ("revalidated", "gufc_flows_revalidated_total", "counter",

@@ -146,10 +146,9 @@ struct fc_entry {
 
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
-	FC_FULL_EVICT_IDLE, /**< evict the oldest idle entry among a bounded scan,
-			         FC_ACT_F_EARLY entries first (the scan goes on, up to
-			         16 times its bound, while it found none and the table
-			         holds some) */
+	FC_FULL_EVICT_IDLE, /**< evict an FC_ACT_F_EARLY entry first (the idlest of
+			         the oldest few inserted), else the oldest idle entry
+			         among a bounded scan */
 	FC_FULL_REFUSE,     /**< refuse the insert (-ENOSPC), counted */
 };
 
@@ -174,7 +173,7 @@ struct fc_table_params {
 	uint32_t capacity;          /**< most entries; exactly this many fit */
 	uint32_t max_readers;       /**< most reader threads (RCU) */
 	enum fc_full_policy full_policy;
-	uint32_t evict_scan;        /**< entries scanned for the oldest idle; 0 = 1024 */
+	uint32_t evict_scan;        /**< established entries scanned for the oldest idle; 0 = 1024 */
 	uint32_t hash_seed;         /**< the hash's secret (fc_table_hash()) is drawn from
 				         rte_rand() when 0 (hash flooding), else derived
 				         from this (reproducible tests) */
@@ -199,6 +198,12 @@ struct fc_table_stats {
 	 */
 	uint64_t refused_grace;
 	uint64_t aged;      /**< removed by idle aging */
+	/**
+	 * Cuckoo displacements: keys moved to their other bucket to make room
+	 * for an insert (each bumps fc_table::bkt_chg, which makes a reader's
+	 * missed lookup look again).
+	 */
+	uint64_t moves;
 	uint32_t occupancy; /**< entries in use now */
 	uint32_t capacity;
 };

@@ -65,9 +65,10 @@
  * finalizer's two, about as cheap as the CRC instructions it replaces
  * (gufc-bench's "hash" figures).
  *
- * Other choices: eviction considers every live entry (timeout 0 included)
- * among evict_scan live entries from a rotating cursor, further while it
- * found no entry not established yet and the table holds some (table_evict);
+ * Other choices: eviction takes an entry not established yet first (the
+ * idlest of the oldest few, from a list in insertion order), else the
+ * idlest among evict_scan live entries from a rotating cursor, timeout 0
+ * included (table_evict);
  * an insert that finds every spare key slot waiting for a grace period is
  * refused before anything is evicted (counted as refused_grace); aging counts every
  * slot it visits, live or free, as work; flush removals count as deletes.
@@ -261,6 +262,8 @@ fc_table_create(const struct fc_table_params *p)
 	t->full_policy = p->full_policy;
 	t->evict_scan = p->evict_scan != 0 ? p->evict_scan : FC_TABLE_EVICT_SCAN_DEFAULT;
 	t->last_insert = FC_INDEX_NONE;
+	t->early_head = FC_INDEX_NONE;
+	t->early_tail = FC_INDEX_NONE;
 	t->remove_cb = p->remove_cb;
 	t->remove_arg = p->remove_arg;
 	t->seed = p->hash_seed;
@@ -285,7 +288,9 @@ fc_table_create(const struct fc_table_params *p)
 		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->created = rte_zmalloc_socket("fc_table_created", sizeof(uint32_t) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (t->entries == NULL || t->created == NULL)
+	t->early = rte_malloc_socket("fc_table_early", sizeof(*t->early) * t->n_slots,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (t->entries == NULL || t->created == NULL || t->early == NULL)
 		goto fail;
 
 	nb = bkt_count_for(p->capacity);
@@ -326,6 +331,7 @@ fc_table_free(struct fc_table *t)
 	rte_free(t->free_slots);
 	rte_free(t->entries);
 	rte_free(t->created);
+	rte_free(t->early);
 	rte_free(t->qsv);
 	rte_free(t->rstats);
 	rte_memzone_free(t->mz);
@@ -397,79 +403,75 @@ fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
 	return pos;
 }
 
-/* Is victim @p a a better one than @p b (not established first, then idle longer)? */
-static inline bool
-victim_better(const struct fc_table_victim *a, const struct fc_table_victim *b)
-{
-	return (a->early && !b->early) || (a->early == b->early && a->idle > b->idle);
-}
-
 /*
- * Evict among the next evict_scan live entries from the rotating cursor:
- * the one idle the longest among those not established yet
- * (FC_ACT_F_EARLY: a handshake, a flow without reply), else the one idle
- * the longest (all entries are candidates, whatever their timeout: the
- * table is a cache, the slow path can rebuild any flow). A flood of new
- * flows, spoofed SYNs say, so evicts its own kind before established flows.
- * Its entries gather in the slots their own kind freed, where a window of
- * evict_scan entries over established ones does not reach: while the table
- * holds entries not established (n_early) and the window found none, the
- * scan goes on until it finds one, up to FC_TABLE_EVICT_EARLY_MUL windows
- * (a table of up to 16 windows, 16,384 entries by default, is searched
- * whole: an established entry goes only when no entry is early).
+ * Evict one entry: the table is a cache, the slow path can rebuild any
+ * flow, so every entry is a candidate whatever its timeout. Entries of
+ * connections not established yet (FC_ACT_F_EARLY: a handshake, a flow
+ * without reply) go first, so a flood of new flows, spoofed SYNs say,
+ * evicts its own kind before any established flow. They are listed in
+ * insertion order (fc_table::early_head): the victim is the one idle the
+ * longest among the first FC_TABLE_EVICT_EARLY_LOOK of the list, found
+ * at once however the table's slots are laid out (a scan over slots had
+ * to cross the established entries to reach them, thousands of entries
+ * per eviction in a large table).
  *
- * One scan chooses the FC_TABLE_EVICT_BATCH best: a table full under a
- * storm of new flows evicts once per insert, and scanning a thousand
- * entries each time was most of a new flow's cost. The next evictions take
- * the scan's next victims, best first, each only while it is as the scan
- * saw it (live, not hit since, the same entry, established or not as it
- * was); an insert of a
- * not-established entry drops queued established victims (table_insert),
- * so a flood still evicts its own kind first.
+ * With none to take, the one idle the longest among the next evict_scan
+ * live entries from a rotating cursor goes. One scan chooses the
+ * FC_TABLE_EVICT_BATCH best: a table full under a storm of new flows
+ * evicts once per insert, and scanning a thousand entries each time was
+ * most of a new flow's cost. The next evictions of established entries
+ * take the scan's next victims, best first, each only while it is as the
+ * scan saw it (live, not hit since, the same entry, still established).
  *
  * The latest insert's entry is never the victim: the next insert may be
  * the other direction of its connection (the rules engine inserts a
  * connection's two entries one after the other), which must not push out
  * the first.
  */
-/* Are there live FC_ACT_F_EARLY entries an eviction may take (the latest insert's is not one)? */
-static inline bool
-early_evictable(const struct fc_table *t)
+static uint32_t
+early_victim(const struct fc_table *t, uint32_t now)
 {
-	uint32_t protected = t->last_insert != FC_INDEX_NONE &&
-		t->entries[t->last_insert].seq != 0 &&
-		(t->entries[t->last_insert].act.flags & FC_ACT_F_EARLY) != 0;
+	uint32_t best = FC_INDEX_NONE, best_idle = 0, i, k = 0;
 
-	return t->n_early > protected;
+	for (i = t->early_head; i != FC_INDEX_NONE && k < FC_TABLE_EVICT_EARLY_LOOK;
+		i = t->early[i].next) {
+		uint32_t idle;
+
+		if (i == t->last_insert)
+			continue;
+		idle = idle_time(now, __atomic_load_n(&t->entries[i].last_seen, __ATOMIC_RELAXED));
+		if (best == FC_INDEX_NONE || idle > best_idle) {
+			best = i;
+			best_idle = idle;
+		}
+		k++;
+	}
+	return best;
 }
 
 static int
 table_evict(struct fc_table *t, uint32_t now)
 {
-	uint32_t cur = t->evict_cursor, seen = 0, visited, n = 0;
+	uint32_t cur = t->evict_cursor, seen = 0, visited, n = 0, idx = FC_INDEX_NONE;
 	struct fc_table_victim *v = t->victims;
 
-	while (t->victim_next < t->n_victims) {
+	if (t->n_early != 0)
+		idx = early_victim(t, now);
+	while (idx == FC_INDEX_NONE && t->victim_next < t->n_victims) {
 		const struct fc_table_victim *q = &t->victims[t->victim_next++];
 		const struct fc_entry *e = &t->entries[q->idx];
 
-		/* An established victim while a not-established entry may go: scan again. */
-		if (!q->early && early_evictable(t))
-			break;
-		if (e->seq != 0 && q->idx != t->last_insert && __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
-			t->created[q->idx] == q->created &&
-			((e->act.flags & FC_ACT_F_EARLY) != 0) == (q->early != 0)) {
-			if (table_remove(t, q->idx, true) == 0)
-				wr_add64(&t->evictions, 1);
-			return 0;
-		}
+		if (e->seq != 0 && q->idx != t->last_insert &&
+			__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
+			t->created[q->idx] == q->created && !(e->act.flags & FC_ACT_F_EARLY))
+			idx = q->idx;
 	}
-	/* No early entry seen while the table holds some: scan on, bounded. */
-	for (visited = 0; visited < t->n_slots &&
-		(seen < t->evict_scan ||
-			((n == 0 || !v[0].early) && early_evictable(t) &&
-				seen < t->evict_scan * FC_TABLE_EVICT_EARLY_MUL));
-		visited++) {
+	if (idx != FC_INDEX_NONE) {
+		if (table_remove(t, idx, true) == 0)
+			wr_add64(&t->evictions, 1);
+		return 0;
+	}
+	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
 		const struct fc_entry *e = &t->entries[cur];
 		struct fc_table_victim c;
 		uint32_t k;
@@ -477,17 +479,17 @@ table_evict(struct fc_table *t, uint32_t now)
 		c.idx = cur;
 		if (++cur == t->n_slots)
 			cur = 0;
-		if (e->seq == 0 || c.idx == t->last_insert)
+		/* An early entry here is the latest insert's: the list had no other. */
+		if (e->seq == 0 || c.idx == t->last_insert || (e->act.flags & FC_ACT_F_EARLY))
 			continue;
 		seen++;
 		c.last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 		c.idle = idle_time(now, c.last_seen);
-		c.early = (e->act.flags & FC_ACT_F_EARLY) != 0;
-		if (n == FC_TABLE_EVICT_BATCH && !victim_better(&c, &v[n - 1]))
+		if (n == FC_TABLE_EVICT_BATCH && c.idle <= v[n - 1].idle)
 			continue;
-		/* Into the sorted list (best first), the last one out if it is full. */
+		/* Into the sorted list (idlest first), the last one out if it is full. */
 		k = n < FC_TABLE_EVICT_BATCH ? n++ : n - 1;
-		while (k > 0 && victim_better(&c, &v[k - 1])) {
+		while (k > 0 && c.idle > v[k - 1].idle) {
 			v[k] = v[k - 1];
 			k--;
 		}
@@ -583,10 +585,6 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 
 	e = &t->entries[pos];
 	RTE_ASSERT(e->seq == 0);
-	/* A not-established entry goes before queued established victims. */
-	if ((act->flags & FC_ACT_F_EARLY) && t->victim_next < t->n_victims &&
-		!t->victims[t->victim_next].early)
-		t->n_victims = t->victim_next;
 	e->act = *act;
 	e->last_seen = now;
 	e->packets = 0;
@@ -595,7 +593,7 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 	e->aux.timeout = timeout;
 	t->created[pos] = now;
 	if (act->flags & FC_ACT_F_EARLY)
-		t->n_early++;
+		early_link(t, (uint32_t)pos, FC_INDEX_NONE);
 	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
 
 	wr_set32(&t->count, t->count + 1);
@@ -623,7 +621,12 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	if (s == 0)
 		return -ENOENT;
 
-	t->n_early += ((act->flags & FC_ACT_F_EARLY) != 0) - ((e->act.flags & FC_ACT_F_EARLY) != 0);
+	if ((act->flags ^ e->act.flags) & FC_ACT_F_EARLY) {
+		if (act->flags & FC_ACT_F_EARLY)
+			early_link(t, idx, FC_INDEX_NONE);
+		else
+			early_unlink(t, idx);
+	}
 	__atomic_store_n(&e->seq, s | 1u, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
@@ -665,8 +668,9 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	/* In the old one's place in the list; the removal below takes that one off. */
 	if (n->act.flags & FC_ACT_F_EARLY)
-		t->n_early++; /* the removal below takes the old one's off */
+		early_link(t, (uint32_t)pos, idx);
 	__atomic_store_n(&n->seq, 2u, __ATOMIC_RELEASE);
 	wr_set32(&t->count, t->count + 1);
 	table_remove(t, idx, false);

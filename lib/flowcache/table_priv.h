@@ -46,19 +46,27 @@ extern int fc_table_logtype;
 /** Default entries examined by an eviction. */
 #define FC_TABLE_EVICT_SCAN_DEFAULT 1024u
 /**
- * Victims one eviction scan chooses: the best goes at once, the others,
- * best first, serve the next evictions while they are as the scan saw them
+ * Victims one eviction scan of established entries chooses: the best goes
+ * at once, the others, best first, serve the next evictions of established
+ * entries while they are as the scan saw them
  * (a full table under churn evicts once per insert: one scan for this many).
  */
 #define FC_TABLE_EVICT_BATCH 16u
 /**
- * A scan that found no entry of a connection not established yet
- * (FC_ACT_F_EARLY) among its evict_scan live entries goes on, while the
- * table holds some, up to this many times evict_scan live entries: new
- * flows' entries sit together in the slots their own kind freed, which a
- * bounded window over established entries misses.
+ * Not-established entries an eviction compares from the oldest end of
+ * their list (fc_table::early_head): the one idle the longest goes, so an
+ * early entry that still gets packets outlives a flood's one-packet ones.
  */
-#define FC_TABLE_EVICT_EARLY_MUL 16u
+#define FC_TABLE_EVICT_EARLY_LOOK 8u
+
+/**
+ * Links of a live FC_ACT_F_EARLY entry in the list of those, oldest
+ * insert first (fc_table::early): FC_INDEX_NONE ends it. Writer-owned.
+ */
+struct fc_early_link {
+	uint32_t prev;
+	uint32_t next;
+};
 
 /** A victim an eviction scan chose (struct fc_table::victims). */
 struct fc_table_victim {
@@ -66,7 +74,6 @@ struct fc_table_victim {
 	uint32_t last_seen; /**< as the scan saw them: changed, the entry is skipped */
 	uint32_t created;
 	uint32_t idle;      /**< at the scan */
-	uint8_t early;      /**< FC_ACT_F_EARLY at the scan */
 };
 /** Slots waiting for a grace period that make an insert try to reclaim. */
 #define FC_TABLE_DQ_TRIGGER 8u
@@ -167,7 +174,10 @@ struct fc_table {
 	/* Writer-owned. */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t capacity;
 	uint32_t count;	       /**< live entries */
-	uint32_t n_early;      /**< live entries with FC_ACT_F_EARLY */
+	uint32_t n_early;      /**< live entries with FC_ACT_F_EARLY ... */
+	uint32_t early_head;   /**< ... listed, the oldest insert first ... */
+	uint32_t early_tail;   /**< ... the latest last */
+	struct fc_early_link *early; /**< n_slots links, meaningful for those entries */
 	uint32_t last_insert;  /**< the latest insert's index: never evicted (table_evict) */
 	uint32_t evict_scan;   /**< live entries examined per eviction */
 	uint32_t evict_cursor; /**< next slot the eviction scan looks at */
@@ -249,6 +259,46 @@ static inline const void *
 slot_key(const struct fc_table *t, uint32_t idx)
 {
 	return t->keys + (size_t)idx * FC_KEY_STRIDE(t->key_size);
+}
+
+/* The live entry @p idx became FC_ACT_F_EARLY: it joins the list after @p after (FC_INDEX_NONE: at the end). */
+static inline void
+early_link(struct fc_table *t, uint32_t idx, uint32_t after)
+{
+	struct fc_early_link *l = &t->early[idx];
+
+	if (after == FC_INDEX_NONE)
+		after = t->early_tail;
+	l->prev = after;
+	if (after == FC_INDEX_NONE) {
+		l->next = t->early_head;
+		t->early_head = idx;
+	} else {
+		l->next = t->early[after].next;
+		t->early[after].next = idx;
+	}
+	if (l->next == FC_INDEX_NONE)
+		t->early_tail = idx;
+	else
+		t->early[l->next].prev = idx;
+	t->n_early++;
+}
+
+/* The live entry @p idx is no longer FC_ACT_F_EARLY (or leaves): out of the list. */
+static inline void
+early_unlink(struct fc_table *t, uint32_t idx)
+{
+	const struct fc_early_link *l = &t->early[idx];
+
+	if (l->prev == FC_INDEX_NONE)
+		t->early_head = l->next;
+	else
+		t->early[l->prev].next = l->next;
+	if (l->next == FC_INDEX_NONE)
+		t->early_tail = l->prev;
+	else
+		t->early[l->next].prev = l->prev;
+	t->n_early--;
 }
 
 /* table_remove.c */

@@ -118,7 +118,7 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 	 * the key disappears.
 	 */
 	if (e->act.flags & FC_ACT_F_EARLY)
-		t->n_early--;
+		early_unlink(t, idx);
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
 	bkt_del(t, fc_table_hash(t, key), idx);
 	dq_defer(t, idx);
@@ -263,6 +263,7 @@ fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s)
 	s->refused = __atomic_load_n(&t->refused, __ATOMIC_RELAXED);
 	s->refused_grace = __atomic_load_n(&t->refused_grace, __ATOMIC_RELAXED);
 	s->aged = __atomic_load_n(&t->aged, __ATOMIC_RELAXED);
+	s->moves = __atomic_load_n(&t->moves, __ATOMIC_RELAXED);
 	s->occupancy = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
 	s->capacity = t->capacity;
 }

@@ -435,7 +435,8 @@ def test_metrics(ctx):
                  ("gufc_cache_hits_total", "hits"), ("gufc_cache_misses_total", "misses"),
                  ("gufc_upcalls_total", "upcalls"), ("gufc_flows_created_total", "flows_created"),
                  ("gufc_rule_generation", "generation"), ("gufc_rule_commits_total", "commits"),
-                 ("gufc_slow_path_packets_total", "slow_packets")]
+                 ("gufc_slow_path_packets_total", "slow_packets"),
+                 ("gufc_flow_cuckoo_moves_total", "flow_cuckoo_moves")]
         for name, key in pairs:
             check(metric(fams, name) == s[key], "%s %s != %s %s" %
                   (name, metric(fams, name), key, s[key]))

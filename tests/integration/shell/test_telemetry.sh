@@ -44,7 +44,8 @@ for c in ('/gufc/stats', '/gufc/drops', '/gufc/channels', '/gufc/rules', '/gufc/
     need(isinstance(tel.get(c), dict), c + ' answered')
 s = tel['/gufc/stats']
 for k in ('rx', 'rx_bytes', 'delivered', 'drops_total', 'hits', 'misses', 'upcalls',
-          'flows_created', 'flows_active', 'commits', 'generation', 'transmitted'):
+          'flows_created', 'flows_active', 'commits', 'generation', 'transmitted',
+          'evictions', 'flow_cuckoo_moves'):
     need(k in s, 'stats key ' + k)
 need(s['rx'] == st['rx'] == 40, 'rx')
 need(s['rx_bytes'] == st['rx_bytes'], 'rx_bytes')
@@ -52,6 +53,7 @@ need(s['delivered'] == st['delivered'], 'delivered')
 need(s['drops_total'] == st['drops_total'] > 0, 'drops_total')
 need(s['flows_created'] == st['flows']['created'], 'flows created')
 need(s['flows_active'] == st['flows']['active'], 'flows active')
+need(s['flow_cuckoo_moves'] == st['flows']['cuckoo_moves'], 'cuckoo moves')
 need(s['transmitted'] == st['transmitted'], 'transmitted')
 d = tel['/gufc/drops']
 need(set(st['drops']) <= set(d), 'every drop reason')

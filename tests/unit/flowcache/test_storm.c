@@ -213,6 +213,42 @@ test_syn_flood_room(void **state)
 }
 
 /*
+ * A table four times the size a scan over slots once searched whole for
+ * not-established entries (16 windows of 1,024), full of established
+ * connections idle longer than any SYN of the flood: the first two SYNs
+ * take the idlest established ones, then the flood's entries evict each
+ * other wherever they sit, oldest first, and no established entry goes.
+ */
+static void
+test_syn_flood_large(void **state)
+{
+	enum { CAP = 65536, FLOOD = 40000 };
+	struct gone g = { 0 };
+	struct fc_table *t = storm_table("storm_large", CAP, &g);
+	unsigned int lost = 0;
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < CAP; i++)
+		assert_true(ins(t, &g, i, false, 1) >= 0);
+	for (i = 0; i < FLOOD; i++)
+		assert_true(ins(t, &g, SPOOF_BASE + i, true, 1000 + i) >= 0);
+	assert_int_equal(g.est_while_early, 0);
+	assert_int_equal(g.established, 2);
+	assert_int_equal(g.early, FLOOD - 2);
+	for (i = 0; i < CAP; i++)
+		lost += find(t, i) < 0;
+	assert_int_equal(lost, 2);
+	/* The flood's latest two are left: the oldest went first. */
+	assert_true(find(t, SPOOF_BASE + FLOOD - 1) >= 0);
+	assert_true(find(t, SPOOF_BASE + FLOOD - 2) >= 0);
+	assert_true(find(t, SPOOF_BASE + FLOOD - 3) < 0);
+	assert_int_equal(stats(t).refused, 0);
+	assert_int_equal(stats(t).evictions, FLOOD);
+	fc_table_free(t);
+}
+
+/*
  * Handshakes that complete (fc_table_update() clears FC_ACT_F_EARLY) are
  * established from then on: the flood that follows evicts only its own,
  * never them, and never the ones of before.
@@ -353,6 +389,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syn_flood_full),
 		cmocka_unit_test(test_syn_flood_room),
+		cmocka_unit_test(test_syn_flood_large),
 		cmocka_unit_test(test_syn_flood_completed),
 		cmocka_unit_test(test_syn_flood_stuck_reader),
 		cmocka_unit_test(test_latest_kept),

@@ -840,6 +840,62 @@ test_evict_prefers_early(void **state)
 }
 
 /*
+ * Not-established entries leave in insertion order, the idlest of the
+ * oldest few first: one established since (fc_table_update()) is no longer
+ * among them, a moved one keeps its place, one that still gets packets
+ * outlives idler ones inserted after it; established entries go only once
+ * none is left.
+ */
+static void
+test_evict_early_list(void **state)
+{
+	enum { CAP = 64, EST = 56 };
+	struct fc_table *t = new_table("evict_list", FC_AF_INET4, CAP, FC_FULL_EVICT_IDLE, NULL);
+	uint8_t key[MAX_KEY];
+	struct fc_action a;
+	uint32_t i;
+	int idx;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < EST; i++)
+		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, i) >= 0);
+	a.flags = FC_ACT_F_EARLY;
+	for (i = 100; i < 100 + CAP - EST; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
+	}
+	a.flags = 0;
+	idx = lookup_i(t, FC_AF_INET4, 101);
+	assert_int_equal(fc_table_update(t, (uint32_t)idx, &a, 0), 0);
+	idx = lookup_i(t, FC_AF_INET4, 102);
+	make_key(FC_AF_INET4, 202, key);
+	assert_true(fc_table_move(t, (uint32_t)idx, key, fc_table_hash(t, key)) >= 0);
+	fc_table_touch(t, (uint32_t)lookup_i(t, FC_AF_INET4, 100), 64, 500);
+
+	/* 202 (102 moved, idle since 102) first, then 103..107; 100 was seen at 500. */
+	assert_true(insert_v(t, FC_AF_INET4, 300, 0, 0, 600) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 202), -ENOENT);
+	assert_true(lookup_i(t, FC_AF_INET4, 103) >= 0);
+	for (i = 301; i < 306; i++)
+		assert_true(insert_v(t, FC_AF_INET4, i, 0, 0, 600) >= 0);
+	for (i = 103; i < 108; i++)
+		assert_int_equal(lookup_i(t, FC_AF_INET4, i), -ENOENT);
+	assert_true(lookup_i(t, FC_AF_INET4, 100) >= 0);
+	/* The last one not established, then the oldest idle established. */
+	assert_true(insert_v(t, FC_AF_INET4, 306, 0, 0, 600) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 100), -ENOENT);
+	for (i = 0; i < EST; i++)
+		assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+	assert_true(lookup_i(t, FC_AF_INET4, 101) >= 0);
+	assert_true(insert_v(t, FC_AF_INET4, 307, 0, 0, 600) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 0), -ENOENT);
+	assert_true(lookup_i(t, FC_AF_INET4, 1) >= 0);
+	assert_int_equal(stats(t).evictions, 8);
+	fc_table_free(t);
+}
+
+/*
  * A storm of new flows through a full table: one scan chooses a batch of
  * victims, the oldest first, and the next evictions take them in order; a
  * queued victim hit since the scan is spared, and once the batch is used
@@ -1392,6 +1448,7 @@ main(void)
 		cmocka_unit_test(test_full_refuse),
 		cmocka_unit_test(test_full_evict),
 		cmocka_unit_test(test_evict_prefers_early),
+		cmocka_unit_test(test_evict_early_list),
 		cmocka_unit_test(test_evict_batch),
 		cmocka_unit_test(test_evict_scan_bounded),
 		cmocka_unit_test(test_aging),

@@ -303,7 +303,8 @@ stress_run(uint8_t family, const char *name)
  * A table filled to its capacity where the buckets are at their fullest
  * (15/16 of their slots): every insert succeeds, every key is found by the
  * readers' bulk lookup under the slot its insert gave, and after half the
- * keys leave and others take their place, the same holds.
+ * keys leave and others take their place, the same holds. The cuckoo
+ * moves it took are in the table's counters (fc_table_stats::moves).
  */
 static void
 fill_run(uint8_t family, uint32_t cap)
@@ -323,10 +324,13 @@ fill_run(uint8_t family, uint32_t cap)
 	uint32_t sigs[STRESS_BURST], idx[STRESS_BURST];
 	struct fc_action acts[STRESS_BURST], a;
 	struct fc_table *t = fc_table_create(&p);
+	struct fc_table_stats st;
 	uint64_t hit_mask;
 
 	assert_non_null(t);
 	assert_non_null(slot);
+	fc_table_stats_get(t, &st);
+	assert_int_equal(st.moves, 0);
 	assert_int_equal(fc_table_reader_register(t, 0), 0);
 	for (uint32_t i = 0; i < cap; i++) {
 		int pos;
@@ -383,6 +387,9 @@ fill_run(uint8_t family, uint32_t cap)
 	print_message("fill: %u %s entries at 15/16 bucket load, %" PRIu64 " cuckoo moves\n",
 		cap, family == FC_AF_INET4 ? "IPv4" : "IPv6", t->moves);
 	assert_true(t->moves > 0);
+	/* The counters show every one of them (shell, telemetry, JSON). */
+	fc_table_stats_get(t, &st);
+	assert_int_equal(st.moves, t->moves);
 	fc_table_reader_unregister(t, 0);
 	fc_table_free(t);
 	free(slot);
