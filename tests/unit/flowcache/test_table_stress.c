@@ -221,8 +221,13 @@ stress_run(uint8_t family, const char *name)
 	while (!__atomic_load_n(&r.reader_ready, __ATOMIC_ACQUIRE))
 		rte_pause();
 
+	/* Until the reader has had its share: bursts, and a churned key seen
+	 * (a reader that gets its core late on a busy machine sees none in
+	 * the first STRESS_OPS; bounded, so a reader that never finds one fails). */
 	for (op = 0; op < STRESS_OPS ||
-		__atomic_load_n(&r.loops, __ATOMIC_RELAXED) < STRESS_MIN_LOOPS; op++) {
+		__atomic_load_n(&r.loops, __ATOMIC_RELAXED) < STRESS_MIN_LOOPS ||
+		(__atomic_load_n(&r.churn_hits, __ATOMIC_RELAXED) == 0 && op < 64u * STRESS_OPS);
+		op++) {
 		uint32_t d = lcg(&seed) % 16;
 		uint32_t c = lcg(&seed) % STRESS_CHURN;
 		int pos;
