@@ -170,7 +170,7 @@ struct gufc_lcore {
 	unsigned int n_rxq;
 	struct gufc_rxq rxq[GUFC_MAX_PORTS * GUFC_MAX_RXQ];
 	struct rte_ring *upcall; /**< RX lcores: SPSC ring to the rules lcore */
-	struct rte_ring *done;   /**< RX lcores: SPSC completion ring from the rules lcore */
+	struct dp_done *done;    /**< RX lcores: completion counter the rules lcore bumps */
 	struct dp_pending *pend; /**< RX lcores: upcalls in flight per connection */
 	volatile int rx_done;    /**< RX role stopped (shutdown) */
 	struct gufc_app *app;

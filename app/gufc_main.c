@@ -688,7 +688,8 @@ lossless_decide(const struct gufc_app *app)
 /*
  * Per-connection order across the slow path (struct dp_pending): RX lcore
  * @p lc's table of upcalls in flight, its wait queues (pending-queue
- * packets) and its completion ring. Upcalls in
+ * packets) and its completion counter (a cache line of its own, which
+ * the rules lcore writes). Upcalls in
  * flight are at most what its upcall ring holds, plus what it holds back
  * (lossless) and the rules lcore's batch, plus the tokens not taken yet,
  * at most one pass of its queues' bursts beyond that: both sized with room.
@@ -698,19 +699,18 @@ pending_init(struct gufc_app *app, struct gufc_lcore *lc)
 {
 	uint32_t inflight = app->cfg.set.upcall_ring * 2 + (lc->n_rxq + 4) * GUFC_BURST_MAX;
 	uint32_t wait_cap = app->cfg.set.pending_queue;
-	char name[RTE_RING_NAMESIZE];
+	int socket = (int)rte_lcore_to_socket_id(lc->lcore_id);
 	void *mem;
 
-	snprintf(name, sizeof(name), "gufc_done%u", lc->rx_index);
-	lc->done = rte_ring_create(name, rte_align32pow2(inflight),
-		(int)rte_lcore_to_socket_id(lc->lcore_id), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	lc->done = rte_zmalloc_socket("gufc_done", sizeof(*lc->done), RTE_CACHE_LINE_SIZE, socket);
 	mem = rte_zmalloc_socket("gufc_pending", dp_pending_memsize(inflight, wait_cap),
-		RTE_CACHE_LINE_SIZE,
-		(int)rte_lcore_to_socket_id(lc->lcore_id));
+		RTE_CACHE_LINE_SIZE, socket);
 	if (lc->done == NULL || mem == NULL) {
-		GUFC_LOG(ERR, "completion ring / pending table of RX lcore %u: %s", lc->lcore_id,
-			rte_strerror(rte_errno));
+		GUFC_LOG(ERR, "completion counter / pending table of RX lcore %u: %s",
+			lc->lcore_id, rte_strerror(rte_errno));
 		rte_free(mem);
+		rte_free(lc->done);
+		lc->done = NULL;
 		return -1;
 	}
 	lc->pend = dp_pending_init(mem, inflight, wait_cap);
@@ -823,7 +823,7 @@ teardown(struct gufc_app *app)
 	gufc_log_free(app);
 	for (unsigned int i = 0; i < app->n_rx; i++) {
 		rte_ring_free(app->rx[i]->upcall);
-		rte_ring_free(app->rx[i]->done);
+		rte_free(app->rx[i]->done);
 		rte_free(app->rx[i]->pend);
 	}
 	/* The engine first: it calls its modules until it goes. */

@@ -17,12 +17,12 @@
 
 /*
  * Microseconds an RX lcore lets pass between two reads of its completion
- * ring while no packet waits for a token (struct dp_ctx::done_gap): in a
- * storm of new flows the rules lcore posts a token or two a burst, and
- * each read moves the ring's lines between the two cores; reading every
- * 10 us moves them once for all the tokens of that time. A packet that
- * finds its connection still pending waits, and then the ring is read at
- * once: nothing waits on the gap.
+ * counter while no packet waits for a completion (struct dp_ctx::done_gap):
+ * in a storm of new flows the rules lcore moves it a burst at a time, and
+ * each read after a move brings its line over from the other core; reading
+ * every 10 us brings it once for all the completions of that time. A
+ * packet that finds its connection still pending waits, and then the
+ * counter is read at once: nothing waits on the gap.
  */
 #define GUFC_DONE_GAP_US 10
 

@@ -194,9 +194,11 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 }
 
 /*
- * Decide a burst from RX lcore @p rx's upcall ring, then hand the RX lcore
- * its completion tokens: the connections whose upcalls are done (their
- * next packets may use the entries again, see struct dp_pending).
+ * Decide a burst from RX lcore @p rx's upcall ring, then tell the RX lcore
+ * how many of its counted upcalls are done (its FIFO knows their
+ * connections: their next packets may use the entries again, see struct
+ * dp_pending). The ring's upcalls are decided in the order taken, each
+ * burst before the next is taken, so a count is always of the oldest.
  */
 static unsigned int
 slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct gufc_lcore *rx, uint32_t now,
@@ -204,14 +206,13 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct gufc_lcore *rx,
 {
 	struct rte_mbuf *m[GUFC_BURST_MAX];
 	struct rte_mbuf *batch[GUFC_BURST_MAX];
-	void *tok[GUFC_BURST_MAX];
 	unsigned int n, nb = 0, nt = 0;
 
 	n = rte_ring_sc_dequeue_burst(rx->upcall, (void **)m, app->cfg.set.burst, NULL);
 	for (unsigned int i = 0; i < n; i++) {
 		uint8_t res = dp_meta(m[i])->res;
 
-		nt = dp_done_collect(m[i], tok, nt);
+		nt = dp_done_collect(m[i], nt);
 		if (res == FC_PARSE_FRAG_FIRST || res == FC_PARSE_FRAG_LATER) {
 			struct rte_mbuf *d = reassemble(app, lc, m[i], tsc);
 
@@ -222,9 +223,7 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct gufc_lcore *rx,
 		}
 	}
 	dp_upcall_burst(&lc->slow_dp, batch, nb, now);
-	if (dp_done_post(rx->rx_dp.done, tok, nt) != 0)
-		GUFC_LOG(ERR, "completion ring of RX lcore %u full: connections stay pending",
-			rx->lcore_id);
+	dp_done_post(rx->rx_dp.done, nt);
 	return n;
 }
 

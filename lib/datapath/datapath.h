@@ -403,14 +403,14 @@ struct dp_ctx {
 	 * With it, @c done.
 	 */
 	struct dp_pending *pend;
-	/** With @c pend: SP/SC ring of completion tokens from the slow path. */
-	struct rte_ring *done;
+	/** With @c pend: the slow path's completion counter for this context. */
+	struct dp_done *done;
 	/**
 	 * With @c done: TSC cycles dp_done_poll() lets pass between two reads
-	 * of the ring while no packet waits (0: it reads at every call). Each
-	 * read of what the slow path posted since the last one moves the
-	 * ring's lines over from the slow path's core: a few microseconds'
-	 * tokens read at once move them once.
+	 * of the counter while no packet waits and the FIFO is under half
+	 * full (0: it reads at every call). Each read after the slow path
+	 * moved it brings its line over from the slow path's core: a few
+	 * microseconds' completions read at once bring it once.
 	 */
 	uint64_t done_gap;
 	uint64_t done_tsc; /**< the datapath's: its last read of @c done */
@@ -611,16 +611,17 @@ unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint3
 	unsigned int n);
 
 /**
- * Take the completion tokens the slow path posted on @p c->done (all of
- * them; nothing while no connection is pending, and, with @c done_gap,
- * nothing until that many cycles passed since the last read unless
- * packets wait): each ends one upcall in flight of its connection; then run the
- * packets of connections with no upcall in flight left through the fast
- * path again, in order (they may go up or wait again), as long as the
- * context holds nothing (lossless).
+ * Read the slow path's completion counter @p c->done (nothing while no
+ * connection is pending, and, with @c done_gap, nothing until that many
+ * cycles passed since the last read unless packets wait or the FIFO is
+ * half full): each completion since the last read ends the oldest counted
+ * upcall of the context's FIFO; then run the packets of connections with
+ * no upcall in flight left through the fast path again, in order (they
+ * may go up or wait again), as long as the context holds nothing
+ * (lossless).
  * @param c    an RX context with @c pend
  * @param now  coarse time, as for dp_rx_burst()
- * @return the number of tokens taken.
+ * @return the number of completions taken.
  * Context: as dp_rx_burst().
  */
 unsigned int dp_done_poll(struct dp_ctx *c, uint32_t now);
@@ -643,38 +644,44 @@ dp_wait_room(const struct dp_ctx *c)
 }
 
 /**
- * Collect the completion token an upcalled packet owes its RX context, if
- * any (its meta's @c pend): call for every packet taken off an upcall
- * ring, before dp_upcall_burst() (or a drop) consumes the mbuf, then post
- * the tokens with dp_done_post().
- * @param m       the upcalled packet
- * @param tokens  token array
- * @param n       tokens in it so far
+ * Count the completion an upcalled packet owes its RX context, if any (its
+ * meta's @c pend): call for every packet taken off an upcall ring, before
+ * dp_upcall_burst() (or a drop) consumes the mbuf, then post the count
+ * with dp_done_post() once the burst is decided.
+ * @param m  the upcalled packet
+ * @param n  completions counted so far
  * @return the new count.
  * Context: the slow path's thread.
  */
 static inline unsigned int
-dp_done_collect(struct rte_mbuf *m, void **tokens, unsigned int n)
+dp_done_collect(struct rte_mbuf *m, unsigned int n)
 {
 	struct dp_meta *meta = dp_meta(m);
 
 	if (meta->pend) {
 		meta->pend = 0;
-		tokens[n++] = (void *)(uintptr_t)meta->conn;
+		n++;
 	}
 	return n;
 }
 
 /**
- * Post completion tokens to an RX context's completion ring.
- * @param done    the ring (struct dp_ctx::done of the RX context)
- * @param tokens  tokens from dp_done_collect()
- * @param n       how many
- * @return 0, or -ENOBUFS: the ring was full (sized too small: a bug); the
- *   tokens not posted are lost and their connections stay pending.
- * Context: the slow path's thread (the ring's one producer).
+ * Post completions to an RX context: its @p n oldest counted upcalls not
+ * posted yet are done (their entries are in the table). The slow path
+ * must decide the upcalls of one ring in the order it took them, and post
+ * a burst's completions only after everything taken before it is decided.
+ * @param done  the counter (struct dp_ctx::done of the RX context)
+ * @param n     how many (0: the line is left alone)
+ * Context: the slow path's thread (the counter's one writer).
  */
-int dp_done_post(struct rte_ring *done, void *const *tokens, unsigned int n);
+static inline void
+dp_done_post(struct dp_done *done, unsigned int n)
+{
+	if (n == 0)
+		return;
+	__atomic_store_n(&done->n, __atomic_load_n(&done->n, __ATOMIC_RELAXED) + n,
+		__ATOMIC_RELEASE);
+}
 
 /**
  * Add one context's counters to a sum.

@@ -2,8 +2,9 @@
 /*
  * lib/datapath/dp_pending.c — per-connection order across the slow path:
  * the connection hash, the RX context's table of upcalls in flight per
- * connection (struct dp_pending) and the completion tokens the slow path
- * hands back (dp_done_post(), dp_done_poll()). See datapath.h.
+ * connection (struct dp_pending), its FIFO of counted upcalls and the
+ * reading of the slow path's completion counter (dp_done_poll()). See
+ * datapath.h and dp_pending.h.
  */
 
 #include <errno.h>
@@ -12,7 +13,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
-#include <rte_ring.h>
+#include <rte_prefetch.h>
 
 #include "datapath.h"
 #include "dp_priv.h"
@@ -71,14 +72,17 @@ dp_conn_hash(const struct fc_key *k)
 	return dp_mix64(lo ^ dp_mix64(hi ^ tag)) | 1;
 }
 
+/* FIFO entries: the upcalls in flight and a burst more, a power of 2. */
+#define DP_FIFO_CAP(max_inflight) rte_align64pow2((uint64_t)(max_inflight) + DP_BURST_MAX)
+
 /*
  * Where the parts of a struct dp_pending go: slots, wm, ready, wnext,
- * wport, hint_bits, hint_count, end. The filter has a bucket per slot, so
- * that a bit is set for at most half of them (the table is half full at
- * most) and, with few connections pending, for a small share.
+ * wport, hint_bits, hint_count, fifo, end. The filter has a bucket per
+ * slot, so that a bit is set for at most half of them (the table is half
+ * full at most) and, with few connections pending, for a small share.
  */
 static uint64_t
-dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[8])
+dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[9])
 {
 	uint64_t slots = rte_align64pow2((uint64_t)max_inflight * 2 + (uint64_t)wait_cap * 2 + 16);
 
@@ -89,17 +93,18 @@ dp_pending_layout(uint32_t max_inflight, uint32_t wait_cap, size_t off[8])
 	off[4] = off[3] + (size_t)wait_cap * sizeof(uint32_t);
 	off[5] = RTE_ALIGN(off[4] + (size_t)wait_cap * sizeof(uint16_t), 64);
 	off[6] = off[5] + RTE_ALIGN_CEIL((size_t)slots / 8, 64); /* whole words, aligned counts */
-	off[7] = off[6] + (size_t)slots * sizeof(uint32_t);
+	off[7] = RTE_ALIGN(off[6] + (size_t)slots * sizeof(uint32_t), 64);
+	off[8] = off[7] + (size_t)DP_FIFO_CAP(max_inflight) * sizeof(uint64_t);
 	return slots;
 }
 
 size_t
 dp_pending_memsize(uint32_t max_inflight, uint32_t wait_cap)
 {
-	size_t off[8];
+	size_t off[9];
 
 	dp_pending_layout(max_inflight, wait_cap, off);
-	return off[7];
+	return off[8];
 }
 
 struct dp_pending *
@@ -107,11 +112,13 @@ dp_pending_init(void *mem, uint32_t max_inflight, uint32_t wait_cap)
 {
 	struct dp_pending *p = mem;
 	uint8_t *base = mem;
-	size_t off[8];
+	size_t off[9];
 	uint64_t slots = dp_pending_layout(max_inflight, wait_cap, off);
 
-	memset(p, 0, off[7]);
+	memset(p, 0, off[8]);
 	p->mask = (uint32_t)(slots - 1);
+	p->fifo = (uint64_t *)(base + off[7]);
+	p->fifo_mask = (uint32_t)(DP_FIFO_CAP(max_inflight) - 1);
 	p->slot = (struct dp_pending_slot *)(base + off[0]);
 	p->wm = (struct rte_mbuf **)(base + off[1]);
 	p->ready = (uint64_t *)(base + off[2]);
@@ -175,14 +182,29 @@ dp_pending_get(struct dp_pending *p, uint64_t conn, uint32_t hint)
 bool
 dp_pending_add(struct dp_pending *p, uint64_t conn, const struct fc_key *k)
 {
-	struct dp_pending_slot *s = dp_pending_get(p, conn, dp_pending_hint(p, k));
+	struct dp_pending_slot *s;
 
+	if (unlikely(p->fifo_tail - p->fifo_head > p->fifo_mask)) {
+		p->full++; /* more in flight than the FIFO was sized for */
+		return false;
+	}
+	s = dp_pending_get(p, conn, dp_pending_hint(p, k));
 	if (s == NULL) {
 		p->full++;
 		return false;
 	}
 	s->count++;
+	p->fifo[p->fifo_tail++ & p->fifo_mask] = conn;
 	return true;
+}
+
+void
+dp_pending_unadd(struct dp_pending *p, uint64_t conn)
+{
+	RTE_ASSERT(p->fifo_tail != p->fifo_head &&
+		   p->fifo[(p->fifo_tail - 1) & p->fifo_mask] == conn);
+	p->fifo_tail--;
+	dp_pending_sub(p, conn);
 }
 
 /* Free slot @p s (nothing in flight, nothing waiting): backward shift. */
@@ -311,36 +333,56 @@ dp_pending_run(struct dp_ctx *c, uint32_t now)
 	}
 }
 
+/*
+ * The @p k oldest counted upcalls are done: each ends one upcall in
+ * flight of its connection. The slots of the next few are fetched ahead
+ * (the table is large, its lines cold).
+ */
+static void
+dp_done_take(struct dp_pending *p, uint32_t k)
+{
+	const uint32_t ahead = 4;
+	uint32_t h = p->fifo_head;
+
+	for (uint32_t i = 0; i < k && i < ahead; i++)
+		rte_prefetch0(&p->slot[(uint32_t)p->fifo[(h + i) & p->fifo_mask] & p->mask]);
+	for (uint32_t i = 0; i < k; i++) {
+		if (i + ahead < k)
+			rte_prefetch0(&p->slot[(uint32_t)p->fifo[(h + i + ahead) & p->fifo_mask] &
+				p->mask]);
+		dp_pending_sub(p, p->fifo[(h + i) & p->fifo_mask]);
+	}
+	p->fifo_head = h + k;
+}
+
 unsigned int
 dp_done_poll(struct dp_ctx *c, uint32_t now)
 {
-	void *tok[DP_BURST_MAX];
-	unsigned int n, total = 0;
+	struct dp_pending *p = c->pend;
+	uint64_t v;
+	uint32_t k;
 
-	if (c->pend == NULL || c->pend->n == 0)
-		return 0; /* no upcall in flight: no token to come */
-	if (c->done_gap != 0 && c->st.waiting == 0) {
-		/* Nothing waits for a token: read a few of them at once. */
+	if (p == NULL || p->n == 0)
+		return 0; /* no upcall in flight: no completion to come */
+	if (c->done_gap != 0 && c->st.waiting == 0 &&
+		p->fifo_tail - p->fifo_head <= (p->fifo_mask + 1) / 2) {
+		/* Nothing waits for a completion: read a few of them at once. */
 		uint64_t t = rte_rdtsc();
 
 		if (t - c->done_tsc < c->done_gap)
 			return 0;
 		c->done_tsc = t;
 	}
-	do {
-		n = rte_ring_sc_dequeue_burst(c->done, tok, DP_BURST_MAX, NULL);
-		for (unsigned int i = 0; i < n; i++)
-			dp_pending_sub(c->pend, (uint64_t)(uintptr_t)tok[i]);
-		total += n;
-	} while (n == DP_BURST_MAX);
+	v = __atomic_load_n(&c->done->n, __ATOMIC_ACQUIRE);
+	k = (uint32_t)(v - p->done_seen);
+	if (k != 0) {
+		/* Never more than were counted (a slow path posting twice: a bug). */
+		RTE_ASSERT(k <= p->fifo_tail - p->fifo_head);
+		if (unlikely(k > p->fifo_tail - p->fifo_head))
+			k = p->fifo_tail - p->fifo_head;
+		p->done_seen = v;
+		dp_done_take(p, k);
+	}
 	dp_pending_run(c, now);
-	return total;
-}
-
-int
-dp_done_post(struct rte_ring *done, void *const *tokens, unsigned int n)
-{
-	if (n == 0)
-		return 0;
-	return rte_ring_sp_enqueue_bulk(done, tokens, n, NULL) == n ? 0 : -ENOBUFS;
+	return k;
 }

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
+
 #include "flowcache.h"
 
 /* ------------------------------------------------------------------------ */
@@ -27,11 +29,17 @@
  * dp_conn_hash(): both directions, any input port), and while a connection
  * has some, its next packets wait on the RX context, in order, in a bounded
  * per-connection queue (hits included: a hit of another connection never
- * waits). The slow path hands each counted upcall back as a completion token
- * on the context's completion ring (@c done, dp_done_post()); when the last
- * one of a connection is back, dp_done_poll() runs its waiting packets
- * through the fast path again, in order, now with the entries the slow path
- * made: one upcall per new flow, not one per packet. What cannot wait (the
+ * waits). The slow path finishes the upcalls of one RX context in the
+ * order they were put on its upcall ring (an SP/SC FIFO, taken in bursts,
+ * each burst decided before the next is taken) and says how many counted
+ * ones it has finished by a counter on a cache line of its own (struct
+ * dp_done, dp_done_post()); the RX context keeps the connections of its
+ * counted upcalls in a FIFO of its own, in ring order, so a move of the
+ * counter by k ends the k oldest (dp_done_poll()): no token crosses the
+ * cores, one line does. When the last upcall of a connection is done,
+ * dp_done_poll() runs its waiting packets through the fast path again, in
+ * order, now with the entries the slow path made: one upcall per new flow,
+ * not one per packet. What cannot wait (the
  * queue pool is full) goes up behind the upcall instead when nothing of its
  * connection waits yet (the FIFO ring keeps the order), else it is dropped
  * as pending_full; a lossless context pulls no burst while the pool has no
@@ -73,7 +81,19 @@ struct dp_pending {
 	uint32_t ready_cap;
 	bool reinject;	     /**< dp_done_poll() is running a connection's packets */
 	uint32_t hint_shift; /**< 64 - log2(hint buckets): dp_pending_hint() */
-	uint64_t full;	     /**< upcalls not counted: no free slot (never expected) */
+	uint64_t full;	     /**< upcalls not counted: no free slot or FIFO entry (never expected) */
+	/**
+	 * The connections of the counted upcalls (a struct dp_meta with
+	 * @c pend) in the order they went on the upcall ring (held ones,
+	 * lossless, last: nothing goes before them): entries fifo_head to
+	 * fifo_tail - 1 (free-running, @c fifo_mask + 1 of them). The oldest
+	 * done_n - done_seen of them are done.
+	 */
+	uint64_t *fifo;
+	uint32_t fifo_mask;
+	uint32_t fifo_head;
+	uint32_t fifo_tail;
+	uint64_t done_seen;  /**< struct dp_done::n when last read */
 	struct dp_pending_slot {
 		uint64_t conn;	/**< dp_conn_hash(), 0: free */
 		uint32_t count; /**< upcalls in flight */
@@ -94,6 +114,19 @@ struct dp_pending {
 	uint16_t *wport;      /**< pool: input port */
 	uint64_t *ready;      /**< connections whose packets may go again */
 };
+
+/**
+ * The completion counter of one RX context: how many of its counted
+ * upcalls the slow path has finished since start. A cache line of its
+ * own. Owner: the application, which allocates it beside the context's
+ * struct dp_pending (zeroed) and frees it after both have stopped;
+ * written by the slow path's thread only (dp_done_post(), a release
+ * store after the burst's entries are in the table), read by the RX
+ * context's (dp_done_poll(), an acquire load).
+ */
+struct dp_done {
+	uint64_t n; /**< counted upcalls finished, ever */
+} __rte_cache_aligned;
 
 /**
  * The filter bucket of a parsed key: a cheap hash of protocol and the two
@@ -149,7 +182,11 @@ dp_pending_maybe(const struct dp_pending *p, const struct fc_key *k)
 
 /**
  * Bytes a struct dp_pending needs.
- * @param max_inflight  most upcalls in flight at once (ring sizes and holds)
+ * @param max_inflight  most upcalls in flight at once (ring sizes and holds,
+ *                      the slow path's batch and completions not read yet):
+ *                      the FIFO has as many entries and a burst more,
+ *                      rounded up to a power of 2; a counted upcall beyond
+ *                      them goes up uncounted (@c full)
  * @param wait_cap      packets that can wait at once
  * @return the size.
  * Context: any.

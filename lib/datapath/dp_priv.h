@@ -63,10 +63,16 @@ dp_burst_free(struct dp_burst *b)
 /* The slot of @p conn, or NULL. */
 struct dp_pending_slot *dp_pending_find(struct dp_pending *p, uint64_t conn);
 /*
- * One more upcall in flight for @p conn, the connection of key @p k.
- * @return false: no room (not counted).
+ * One more upcall in flight for @p conn, the connection of key @p k, at
+ * the tail of the FIFO: the caller puts it on the upcall ring after every
+ * upcall counted before it. @return false: no room (not counted).
  */
 bool dp_pending_add(struct dp_pending *p, uint64_t conn, const struct fc_key *k);
+/*
+ * Take back the last dp_pending_add() (@p conn): its upcall never went on
+ * the ring. Take them back newest first.
+ */
+void dp_pending_unadd(struct dp_pending *p, uint64_t conn);
 /* One upcall of @p conn done: the last one frees the slot or readies its packets. */
 void dp_pending_sub(struct dp_pending *p, uint64_t conn);
 /* Queue @p m behind @p s's upcalls. @return false: no room. */

@@ -108,11 +108,12 @@ dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
 		return;
 	}
 	c->st.drops[DP_DROP_UPCALL_FULL] += n - sent;
-	for (unsigned int i = sent; i < n; i++) {
+	/* The counted ones among them are the FIFO's newest: newest first. */
+	for (unsigned int i = n; i-- > sent;) {
 		struct dp_meta *meta = dp_meta(up[i]);
 
 		if (meta->pend)
-			dp_pending_sub(c->pend, meta->conn);
+			dp_pending_unadd(c->pend, meta->conn);
 	}
 	rte_pktmbuf_free_bulk(&up[sent], n - sent);
 }

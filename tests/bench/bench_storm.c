@@ -419,7 +419,7 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		gufc_slow_poll(app, rules_lc, storm_now_ms(app));
 		gufc_consume(app, rules_lc);
 	} while (rte_ring_count(s->lc->upcall) != 0 || rte_ring_count(s->ring) != 0 ||
-		 rte_ring_count(s->lc->done) != 0 || s->lc->pend->n != 0 ||
+		 s->lc->pend->n != 0 ||
 		 dp_held(&s->lc->rx_dp) != 0);
 	{
 		double t = (double)(b.tsc - a.tsc) / hz;
@@ -474,8 +474,7 @@ storm_rx_lcore(struct bench_env *env, unsigned int worker)
 	lc->n_rxq = 1;
 	lc->rxq[0] = env->lc->rxq[0];
 	lc->upcall = env->lc->upcall;
-	lc->done = rte_ring_create("storm_done", rte_align32pow2(inflight), (int)rte_socket_id(),
-		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	lc->done = rte_zmalloc("storm_done", sizeof(*lc->done), RTE_CACHE_LINE_SIZE);
 	if (lc->done == NULL)
 		goto fail;
 	lc->pend = dp_pending_init(mem, inflight, wait_cap);
@@ -491,7 +490,7 @@ storm_rx_lcore_free(struct gufc_lcore *lc)
 {
 	if (lc == NULL)
 		return;
-	rte_ring_free(lc->done);
+	rte_free(lc->done);
 	rte_free(lc->pend);
 	rte_free(lc);
 }

@@ -38,7 +38,7 @@ extern struct rte_mempool *pool;
 void world_up(bool conntrack, uint32_t upcall_ring);
 /**
  * Give the RX context a pending table (8 packets can wait) and a completion
- * ring: per-connection order.
+ * counter: per-connection order.
  */
 void world_pending(void);
 /** Commit native rules @p text (fails the test on a parse error). */

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the completion counter (struct dp_done): the slow path
+ * says how many of an RX context's counted upcalls it has finished, the
+ * context's own FIFO says whose they were. A count that covers only the
+ * oldest upcalls releases only their connections' waiting packets, in
+ * order; a context with more counted upcalls in flight than its FIFO holds
+ * sends the rest up uncounted (pend->full) and stays exact.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "dp_world.h"
+#include "eal_test.h"
+
+/* The slow path, taking at most @p k upcalls off the ring; @return taken. */
+static unsigned int
+slow_k(unsigned int k)
+{
+	struct rte_mbuf *m[DP_BURST_MAX];
+	unsigned int n, nt = 0;
+
+	n = rte_ring_sc_dequeue_burst(W.up, (void **)m, k, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		nt = dp_done_collect(m[i], nt);
+	dp_upcall_burst(&W.slow, m, n, NOW);
+	dp_done_post(W.rx.done, nt);
+	return n;
+}
+
+/*
+ * Three new flows A, B, C go up, a packet of each waits behind its
+ * upcall. The slow path finishes A's alone: the count moves by one, A's
+ * packet goes (a hit), B's and C's still wait; then B's and C's.
+ */
+static void
+test_done_oldest_first(void **state)
+{
+	struct rte_mbuf *m[3], *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	for (unsigned int i = 0; i < 3; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.0.%u", i + 1);
+		m[i] = udp4(a, 1000, "10.9.0.1", 53, i);
+	}
+	assert_int_equal(rx(m, 3), 0);
+	for (unsigned int i = 0; i < 3; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.0.%u", i + 1);
+		m[i] = udp4(a, 1000, "10.9.0.1", 53, 3 + i);
+	}
+	assert_int_equal(rx(m, 3), 0);
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(W.rx.st.waiting, 3);
+	assert_int_equal(W.rx.pend->n, 3);
+	/* Nothing done yet: nothing moves. */
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 0);
+	assert_int_equal(W.rx.st.waiting, 3);
+	assert_int_equal(slow_k(1), 1);
+	assert_int_equal(W.rx.done->n, 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.st.waiting, 2);
+	assert_int_equal(W.rx.pend->n, 2);
+	assert_int_equal(W.rx.st.hits, 1);
+	assert_int_equal(take(W.out, o, 8), 2);
+	assert_int_equal(tag_of(o[0]), 0);
+	assert_int_equal(tag_of(o[1]), 3);
+	rte_pktmbuf_free_bulk(o, 2);
+	/* A count read again releases nothing more. */
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 0);
+	assert_int_equal(W.rx.st.waiting, 2);
+	assert_int_equal(slow_k(8), 2);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 2);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->fifo_head, W.rx.pend->fifo_tail);
+	assert_int_equal(W.rx.st.hits, 3);
+	assert_int_equal(take(W.out, o, 8), 4);
+	{
+		static const uint32_t want[] = { 1, 2, 4, 5 };
+
+		for (unsigned int i = 0; i < 4; i++)
+			assert_int_equal(tag_of(o[i]), want[i]);
+	}
+	rte_pktmbuf_free_bulk(o, 4);
+	assert_int_equal(W.rx.pend->full, 0);
+	check_accounting();
+}
+
+/*
+ * The smallest table's FIFO holds DP_BURST_MAX (64) counted upcalls. 80
+ * packets of one connection going up behind each other (a context that
+ * does not wait): 64 are counted, 16 go up uncounted (full), in ring order
+ * all the same; the 64 completions empty the table.
+ */
+static void
+test_done_fifo_full(void **state)
+{
+	struct rte_mbuf *m[20], *o[96];
+
+	(void)state;
+	world_up(false, 128);
+	world_pending();
+	rte_free(W.rx.pend);
+	W.rx.pend = dp_pending_init(rte_zmalloc(NULL, dp_pending_memsize(0, 0), 64), 0, 0);
+	assert_non_null(W.rx.pend);
+	assert_int_equal(W.rx.pend->fifo_mask, DP_BURST_MAX - 1);
+	W.rx.pend_wait = false;
+	load("accept\n");
+	for (unsigned int b = 0; b < 4; b++) {
+		for (unsigned int i = 0; i < 20; i++)
+			m[i] = udp4("10.0.0.1", 1000, "10.9.0.1", 53, b * 20 + i);
+		assert_int_equal(rx(m, 20), 0);
+	}
+	assert_int_equal(W.rx.st.upcalls, 80);
+	assert_int_equal(W.rx.pend->full, 16);
+	assert_int_equal(W.rx.pend->fifo_tail - W.rx.pend->fifo_head, DP_BURST_MAX);
+	assert_int_equal(W.rx.pend->n, 1);
+	assert_int_equal(slow_k(40), 40);
+	assert_int_equal(slow_k(40), 40);
+	assert_int_equal(W.rx.done->n, 64);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 64);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.pend->fifo_head, W.rx.pend->fifo_tail);
+	assert_int_equal(take(W.out, o, 96), 80);
+	for (unsigned int i = 0; i < 80; i++)
+		assert_int_equal(tag_of(o[i]), i);
+	rte_pktmbuf_free_bulk(o, 80);
+	check_accounting();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_done_oldest_first, teardown),
+		cmocka_unit_test_teardown(test_done_fifo_full, teardown),
+	};
+	int ret;
+
+	if (gufc_test_eal_init("dp_done", "0") != 0)
+		return 1;
+	pool = rte_pktmbuf_pool_create("dp_done_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (pool == NULL) {
+		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	return ret;
+}
