@@ -162,7 +162,13 @@ struct bench_storm_phase {
 	 */
 	double gen_per_est;   /**< generator: cycles per established packet made */
 	double gen_per_new;   /**< generator: cycles per new-flow packet made */
-	double done_per_tok;  /**< completions: dp_done_poll() cycles per token */
+	double done_fixed;    /**< completions: dp_done_poll() cycles per loop, whatever it took */
+	double done_per_tok;  /**< completions: dp_done_poll() cycles per completion taken */
+	/**
+	 * completions: all of dp_done_poll()'s cycles over the completions
+	 * taken (its per-loop part included: what the earlier figure was)
+	 */
+	double done_mean_per_tok;
 	double poll_fixed;    /**< gufc_rx_poll(): cycles per loop, whatever it took */
 	double poll_per_hit;  /**< gufc_rx_poll(): cycles per hit */
 	double poll_per_up;   /**< gufc_rx_poll(): cycles per upcall (a miss sent up) */
