@@ -333,6 +333,13 @@ dp_pending_run(struct dp_ctx *c, uint32_t now)
 	}
 }
 
+/* Fetch the home slot of the FIFO's entry at @p pos. */
+static inline void
+dp_done_fetch(const struct dp_pending *p, uint32_t pos)
+{
+	rte_prefetch0(&p->slot[(uint32_t)p->fifo[pos & p->fifo_mask] & p->mask]);
+}
+
 /*
  * The @p k oldest counted upcalls are done: each ends one upcall in
  * flight of its connection. The slots of the next few are fetched ahead
@@ -345,11 +352,10 @@ dp_done_take(struct dp_pending *p, uint32_t k)
 	uint32_t h = p->fifo_head;
 
 	for (uint32_t i = 0; i < k && i < ahead; i++)
-		rte_prefetch0(&p->slot[(uint32_t)p->fifo[(h + i) & p->fifo_mask] & p->mask]);
+		dp_done_fetch(p, h + i);
 	for (uint32_t i = 0; i < k; i++) {
 		if (i + ahead < k)
-			rte_prefetch0(&p->slot[(uint32_t)p->fifo[(h + i + ahead) & p->fifo_mask] &
-				p->mask]);
+			dp_done_fetch(p, h + i + ahead);
 		dp_pending_sub(p, p->fifo[(h + i) & p->fifo_mask]);
 	}
 	p->fifo_head = h + k;
