@@ -1145,7 +1145,7 @@ test_done_gap(void **state)
 	assert_int_equal(W.rx.done->n, 1);
 	assert_int_equal(dp_done_poll(&W.rx, NOW), 0); /* within the gap, nothing waits */
 	assert_int_equal(W.rx.pend->n, 1);
-	/* The connection's next packet waits, so the token is read at once. */
+	/* The connection's next packet waits, so the counter is read at once. */
 	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 1)), 0);
 	assert_int_equal(W.rx.st.waiting, 1);
 	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
