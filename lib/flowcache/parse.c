@@ -606,6 +606,13 @@ fc_parse_mbuf(const struct rte_mbuf *m, struct fc_pkt *pkt)
 	return parse_mbuf_full(m, pkt);
 }
 
+/* The common frame without a call; the shortcut is tried once. */
+static __rte_always_inline enum fc_parse_result
+parse_one(const struct rte_mbuf *m, struct fc_pkt *pkt)
+{
+	return likely(parse_mbuf_fast(m, pkt)) ? FC_PARSE_OK : parse_mbuf_full(m, pkt);
+}
+
 unsigned int
 fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkts, uint8_t *res)
 {
@@ -614,14 +621,18 @@ fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkt
 
 	for (i = 0; i < n && i < PARSE_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(mbufs[i], void *));
-	for (i = 0; i < n; i++) {
+	/* The burst but its last packets: both prefetches without a bound check. */
+	for (i = 0; i + 2 * PARSE_PREFETCH_AHEAD < n; i++) {
+		rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + PARSE_PREFETCH_AHEAD], void *));
+		rte_prefetch0(mbufs[i + 2 * PARSE_PREFETCH_AHEAD]);
+		r = parse_one(mbufs[i], &pkts[i]);
+		res[i] = (uint8_t)r;
+		ok += r == FC_PARSE_OK;
+	}
+	for (; i < n; i++) {
 		if (i + PARSE_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + PARSE_PREFETCH_AHEAD], void *));
-		if (i + 2 * PARSE_PREFETCH_AHEAD < n)
-			rte_prefetch0(mbufs[i + 2 * PARSE_PREFETCH_AHEAD]);
-		/* The common frame without a call; the shortcut is tried once. */
-		r = likely(parse_mbuf_fast(mbufs[i], &pkts[i])) ? FC_PARSE_OK :
-								   parse_mbuf_full(mbufs[i], &pkts[i]);
+		r = parse_one(mbufs[i], &pkts[i]);
 		res[i] = (uint8_t)r;
 		ok += r == FC_PARSE_OK;
 	}
