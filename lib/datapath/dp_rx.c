@@ -802,6 +802,13 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 	for (i = 0; i < n; i++) {
 		if (fresh)
 			rx_bytes += m[i]->pkt_len;
+		/* The common packet first, without the switch's dispatch. */
+		if (likely(res[i] == FC_PARSE_OK && pkts[i].key.family == FC_AF_INET4)) {
+			pkts[i].key.v4.in_port = in_port;
+			f4.sel[f4.n] = i;
+			f4.keys[f4.n++] = &pkts[i].key.v4;
+			continue;
+		}
 		switch (res[i]) {
 		case FC_PARSE_OK:
 			/* The input port is part of the key: set before hashing. */
