@@ -488,10 +488,12 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			miss &= miss - 1;
 		}
 	}
-	/* The window-checked connections' lines, fetched for the whole burst at once. */
-	for (unsigned int j = 0; j < nk; j++)
-		if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
-			mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
+	/* The window-checked connections' lines, fetched for the whole burst
+	 * at once (none without conntrack's fast-path lines). */
+	if (c->ct_fast != NULL)
+		for (unsigned int j = 0; j < nk; j++)
+			if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
+				mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
 
 	for (unsigned int j = 0; j < nk; j++) {
 		unsigned int i = f->sel[j];
