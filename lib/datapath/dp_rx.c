@@ -313,6 +313,150 @@ dp_is_arp(const struct dp_ctx *c, const struct rte_mbuf *m)
 		e[13] == 0x06;
 }
 
+/*
+ * What a hit's general path (dp_apply_general()) looks at beyond interest,
+ * the verdict, the channel and the output port: rewrites, meters, packet
+ * programs, counted limits, header classes, per-flow channels. An action
+ * with none of them, in bridge mode, takes the plain path, tested for all
+ * of them at once.
+ */
+#define DP_ACT_F_GENERAL  (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)
+#define DP_ACT_M0_GENERAL (RULE_ACT_M0_CLASSED | RULE_ACT_M0_CHAN_FLOW)
+
+static inline bool
+dp_act_plain(const struct fc_action *a)
+{
+	return ((a->flags & DP_ACT_F_GENERAL) | (a->mod[0] & DP_ACT_M0_GENERAL)) == 0;
+}
+
+/*
+ * A hit's general path, after the checks every hit takes (dp_apply_family()):
+ * header classes, interest, counted limits, router mode's checks and
+ * rewrite, meters and packet programs, per-flow channels, NAT. Out of line:
+ * the plain hits' loop keeps its registers.
+ */
+static __rte_noinline void
+dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsigned int fam,
+	uint32_t idx, struct rte_mbuf *mb, struct fc_pkt *pkt, const struct fc_action *a,
+	uint64_t conn, struct mod_neigh_adj *adj)
+{
+	struct dp_stats *st = &c->st;
+	const bool router = c->router;
+	const struct rule_pktprog *prog = NULL;
+	unsigned int list = 0;
+	enum dp_l3_way way = DP_L3_OUT;
+	bool rewritten;
+	uint8_t verdict;
+	uint32_t ch;
+
+	/* Cached for a class of header fields: a packet of another is decided on its own. */
+	if (unlikely(a->mod[0] & RULE_ACT_M0_CLASSED) &&
+		!rule_engine_class_ok(c->eng, a, pkt, rte_pktmbuf_mtod(mb, const uint8_t *),
+			rte_pktmbuf_data_len(mb), mb->nb_segs == 1)) {
+		st->upcall_class++;
+		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+		return;
+	}
+	if (rule_engine_wants(a, pkt) ||
+		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
+		((a->flags & FC_ACT_F_COUNT) &&
+			rule_engine_count_due(c->eng, t, fam, idx, mb->pkt_len))) {
+		st->upcall_interest++;
+		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+		return;
+	}
+	/* Router mode: an expired packet of a dropped forwarded flow never met its rule. */
+	if (unlikely(router) && a->verdict == FC_VERDICT_DROP && a->out_port != RULE_PORT_LOCAL &&
+		dp_l3_expired(mb, pkt)) {
+		st->l3_slow++;
+		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+		return;
+	}
+	/*
+	 * A metered entry's verdict flips while its meter is exceeded. An
+	 * entry with a packet program (LOG, rewrites) runs it: its meter,
+	 * if any, picks the list; the records go out whatever the verdict.
+	 */
+	if (likely(!(a->flags & FC_ACT_F_PKTACT))) {
+		verdict = rule_engine_verdict(c->eng, a, 0, pkt->ip_len);
+	} else {
+		prog = rule_engine_pktprog(c->eng, a->pkt_class);
+		if (likely(prog->pred == 0)) {
+			verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, pkt->ip_len, &list);
+		} else if (!dp_pred_take(c, mb, pkt, a, &prog, &verdict, &list)) {
+			st->upcall_interest++;
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+			return;
+		}
+		if (prog != NULL)
+			dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port,
+				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
+	}
+	if (verdict != FC_VERDICT_ACCEPT) {
+		fc_table_touch(t, idx, pkt->ip_len, b->now);
+		dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
+		return;
+	}
+	/* Its channel; a per-flow channel a moment too new to be published
+	 * is the slow path's to deliver (it follows the insert). */
+	ch = rule_engine_channel(c->eng, a, fam, idx);
+	if (unlikely(ch == RULE_CHAN_NONE)) {
+		st->upcall_stale++;
+		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+		return;
+	}
+	if (router) {
+		/* Before any rewrite: can it leave by its adjacency? */
+		way = dp_l3_way(c, mb, pkt, a->out_port, a->adj, adj);
+		/* A PREROUTING TTL/HL rule comes before the expiry check. */
+		if (unlikely(prog != NULL) && way == DP_L3_OUT && (prog->rewrite & (1u << list)) &&
+			dp_pkt_ttl_early(prog, list, fam == 0,
+				rte_pktmbuf_mtod_offset(
+					mb, const uint8_t *, pkt->l3_off)[fam == 0 ? 8 : 7]) <= 1)
+			way = DP_L3_SLOW;
+		if (unlikely(way == DP_L3_SLOW)) {
+			st->l3_slow++;
+			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+			return;
+		}
+		if (unlikely(way == DP_L3_NO_ROUTE)) {
+			fc_table_touch(t, idx, pkt->ip_len, b->now);
+			dp_l3_no_route(c, b, mb, pkt, a->out_port, b->in_port);
+			return;
+		}
+	}
+	if (a->flags & FC_ACT_F_NAT) {
+		uint8_t *l3 = rte_pktmbuf_mtod_offset(mb, uint8_t *, pkt->l3_off);
+		uint32_t l3_len = rte_pktmbuf_data_len(mb) - pkt->l3_off;
+		int rc = mod_nat_apply(c->nat, a->nat_id, l3, l3_len, pkt);
+
+		if (unlikely(rc != 0)) {
+			/* Chained or SCTP: the slow path linearizes and retries
+			 * (an upcall of a cached flow gets the cached decision). */
+			if (rc == -ENOTSUP || mb->nb_segs > 1)
+				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+			else
+				dp_drop(b, &st->rule_drops[RULE_DROP_NAT_ERROR], mb);
+			return;
+		}
+	}
+	rewritten = false;
+	if (unlikely(prog != NULL) && (prog->rewrite & (1u << list)))
+		rewritten = dp_pkt_rewrite(c, mb, pkt, prog, list,
+			router && way == DP_L3_OUT ? adj->mtu
+						   : dp_pkt_mtu(c, a->out_port, b->in_port),
+			router && way == DP_L3_OUT ? DP_RW_EARLY : DP_RW_ALL, false);
+	fc_table_touch(t, idx, pkt->ip_len, b->now);
+	if (router) {
+		/* TTL, HL at FORWARD, POSTROUTING: after the decrement, as Linux. */
+		dp_l3_fast_out(c, b, mb, pkt, ch, way, adj,
+			unlikely(prog != NULL) && (prog->late & (1u << list)) ? prog : NULL, list,
+			rewritten);
+		return;
+	}
+	dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
+}
+
 /* Step 2 and 3 for one family's keys: lookup, then the cached actions. */
 static void
 dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
@@ -325,6 +469,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 	uint64_t hit_mask = 0, miss;
 	unsigned int nk = f->n;
 	unsigned int fam = f->t == c->tab6;
+	const bool router = c->router;
 	struct mod_neigh_adj adj = { .seq = 0 };
 
 	if (nk == 0)
@@ -344,23 +489,19 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			miss &= miss - 1;
 		}
 	}
-	/* The window-checked connections' lines, fetched for the whole burst at once. */
-	for (unsigned int j = 0; j < nk; j++)
-		if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
-			mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
+	/* The window-checked connections' lines, fetched for the whole burst
+	 * at once (none without conntrack's fast-path lines). */
+	if (c->ct_fast != NULL)
+		for (unsigned int j = 0; j < nk; j++)
+			if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
+				mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
 
 	for (unsigned int j = 0; j < nk; j++) {
 		unsigned int i = f->sel[j];
 		struct rte_mbuf *mb = m[i];
 		struct fc_pkt *pkt = &pkts[i];
 		const struct fc_action *a = &acts[j];
-		const struct rule_pktprog *prog = NULL;
-		unsigned int list = 0;
 		uint64_t conn = 0;
-		enum dp_l3_way way = DP_L3_OUT;
-		bool rewritten;
-		uint8_t verdict;
-		uint32_t ch;
 
 		/* Behind an upcall of its connection still in flight: wait for it
 		 * (the filter's clear bit spares the others the exact check). */
@@ -386,113 +527,27 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
 			continue;
 		}
-		/* Cached for a class of header fields: a packet of another is decided on its own. */
-		if (unlikely(a->mod[0] & RULE_ACT_M0_CLASSED) &&
-			!rule_engine_class_ok(c->eng, a, pkt, rte_pktmbuf_mtod(mb, const uint8_t *),
-				rte_pktmbuf_data_len(mb), mb->nb_segs == 1)) {
-			st->upcall_class++;
-			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
-			continue;
-		}
-		if (rule_engine_wants(a, pkt) ||
-			((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
-			((a->flags & FC_ACT_F_COUNT) &&
-				rule_engine_count_due(c->eng, f->t, fam, idx[j], mb->pkt_len))) {
-			st->upcall_interest++;
-			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
-			continue;
-		}
-		/* Router mode: an expired packet of a dropped forwarded flow never met its rule. */
-		if (unlikely(c->router) && a->verdict == FC_VERDICT_DROP &&
-			a->out_port != RULE_PORT_LOCAL && dp_l3_expired(mb, pkt)) {
-			st->l3_slow++;
-			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
-			continue;
-		}
 		/*
-		 * A metered entry's verdict flips while its meter is exceeded. An
-		 * entry with a packet program (LOG, rewrites) runs it: its meter,
-		 * if any, picks the list; the records go out whatever the verdict.
+		 * The plain hit (bridge mode, nothing of DP_ACT_*_GENERAL): what
+		 * dp_apply_general() does for it, in its order, without its tests
+		 * (the verdict is the cached one, the channel the action's).
 		 */
-		if (likely(!(a->flags & FC_ACT_F_PKTACT))) {
-			verdict = rule_engine_verdict(c->eng, a, 0, pkt->ip_len);
-		} else {
-			prog = rule_engine_pktprog(c->eng, a->pkt_class);
-			if (likely(prog->pred == 0)) {
-				verdict = rule_engine_pktprog_take(c->eng, a, prog, 0, pkt->ip_len, &list);
-			} else if (!dp_pred_take(c, mb, pkt, a, &prog, &verdict, &list)) {
+		if (likely(!router && dp_act_plain(a))) {
+			if (rule_engine_wants(a, pkt) ||
+				((a->interest & FC_INTEREST_TCP_WIN) &&
+					!mod_ct_fast_check(c->ct_fast, a, pkt))) {
 				st->upcall_interest++;
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 				continue;
 			}
-			if (prog != NULL)
-				dp_pkt_log(c, mb, pkt, prog, list, b->in_port, a->out_port,
-					(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
-		}
-		if (verdict != FC_VERDICT_ACCEPT) {
 			fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
-			dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
+			if (a->verdict != FC_VERDICT_ACCEPT)
+				dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
+			else
+				dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
 			continue;
 		}
-		/* Its channel; a per-flow channel a moment too new to be published
-		 * is the slow path's to deliver (it follows the insert). */
-		ch = rule_engine_channel(c->eng, a, fam, idx[j]);
-		if (unlikely(ch == RULE_CHAN_NONE)) {
-			st->upcall_stale++;
-			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
-			continue;
-		}
-		if (c->router) {
-			/* Before any rewrite: can it leave by its adjacency? */
-			way = dp_l3_way(c, mb, pkt, a->out_port, a->adj, &adj);
-			/* A PREROUTING TTL/HL rule comes before the expiry check. */
-			if (unlikely(prog != NULL) && way == DP_L3_OUT &&
-				(prog->rewrite & (1u << list)) &&
-				dp_pkt_ttl_early(prog, list, fam == 0,
-					rte_pktmbuf_mtod_offset(mb, const uint8_t *,
-						pkt->l3_off)[fam == 0 ? 8 : 7]) <= 1)
-				way = DP_L3_SLOW;
-			if (unlikely(way == DP_L3_SLOW)) {
-				st->l3_slow++;
-				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
-				continue;
-			}
-			if (unlikely(way == DP_L3_NO_ROUTE)) {
-				fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
-				dp_l3_no_route(c, b, mb, pkt, a->out_port, b->in_port);
-				continue;
-			}
-		}
-		if (a->flags & FC_ACT_F_NAT) {
-			uint8_t *l3 = rte_pktmbuf_mtod_offset(mb, uint8_t *, pkt->l3_off);
-			uint32_t l3_len = rte_pktmbuf_data_len(mb) - pkt->l3_off;
-			int rc = mod_nat_apply(c->nat, a->nat_id, l3, l3_len, pkt);
-
-			if (unlikely(rc != 0)) {
-				/* Chained or SCTP: the slow path linearizes and retries
-				 * (an upcall of a cached flow gets the cached decision). */
-				if (rc == -ENOTSUP || mb->nb_segs > 1)
-					dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
-				else
-					dp_drop(b, &st->rule_drops[RULE_DROP_NAT_ERROR], mb);
-				continue;
-			}
-		}
-		rewritten = false;
-		if (unlikely(prog != NULL) && (prog->rewrite & (1u << list)))
-			rewritten = dp_pkt_rewrite(c, mb, pkt, prog, list,
-				c->router && way == DP_L3_OUT ? adj.mtu :
-				dp_pkt_mtu(c, a->out_port, b->in_port),
-				c->router && way == DP_L3_OUT ? DP_RW_EARLY : DP_RW_ALL, false);
-		fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
-		if (c->router) {
-			/* TTL, HL at FORWARD, POSTROUTING: after the decrement, as Linux. */
-			dp_l3_fast_out(c, b, mb, pkt, ch, way, &adj,
-				unlikely(prog != NULL) && (prog->late & (1u << list)) ? prog : NULL,
-				list, rewritten);
-			continue;
-		}
-		dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
+		dp_apply_general(c, b, f->t, fam, idx[j], mb, pkt, a, conn, &adj);
 	}
 }
 
@@ -750,6 +805,13 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 	for (i = 0; i < n; i++) {
 		if (fresh)
 			rx_bytes += m[i]->pkt_len;
+		/* The common packet first, without the switch's dispatch. */
+		if (likely(res[i] == FC_PARSE_OK && pkts[i].key.family == FC_AF_INET4)) {
+			pkts[i].key.v4.in_port = in_port;
+			f4.sel[f4.n] = i;
+			f4.keys[f4.n++] = &pkts[i].key.v4;
+			continue;
+		}
 		switch (res[i]) {
 		case FC_PARSE_OK:
 			/* The input port is part of the key: set before hashing. */

@@ -28,6 +28,10 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "flowcache.h"
 
 /* Wire constants, compared in network byte order. */
@@ -133,6 +137,34 @@ static __rte_always_inline uint16_t
 be16(const uint8_t *p)
 {
 	return rte_be_to_cpu_16(ld16(p));
+}
+
+/*
+ * Zero @p pkt. Sixteen-byte stores, the last one overlapping: what memset()
+ * of its 84 bytes became, a rep stos, cost ten counted instructions a
+ * packet and a string instruction's start-up on a core.
+ */
+static __rte_always_inline void
+pkt_clear(struct fc_pkt *pkt)
+{
+#ifdef __SSE2__
+	uint8_t *d = (uint8_t *)pkt;
+	const __m128i z = _mm_setzero_si128();
+
+	static_assert(sizeof(*pkt) >= 16 && sizeof(*pkt) <= 96, "six stores at most");
+	_mm_storeu_si128((__m128i *)(void *)d, z);
+	if (sizeof(*pkt) > 32)
+		_mm_storeu_si128((__m128i *)(void *)(d + 16), z);
+	if (sizeof(*pkt) > 48)
+		_mm_storeu_si128((__m128i *)(void *)(d + 32), z);
+	if (sizeof(*pkt) > 64)
+		_mm_storeu_si128((__m128i *)(void *)(d + 48), z);
+	if (sizeof(*pkt) > 80)
+		_mm_storeu_si128((__m128i *)(void *)(d + 64), z);
+	_mm_storeu_si128((__m128i *)(void *)(d + sizeof(*pkt) - 16), z);
+#else
+	memset(pkt, 0, sizeof(*pkt));
+#endif
 }
 
 static __rte_always_inline bool
@@ -452,7 +484,7 @@ parse_frame(const uint8_t *p, uint32_t cap, uint32_t wire, struct fc_pkt *pkt)
 	unsigned int i;
 
 	/* Zeroes the key (normalized, local bits 0) and every field. */
-	memset(pkt, 0, sizeof(*pkt));
+	pkt_clear(pkt);
 	if (unlikely(cap < ETH_HLEN))
 		return short_hdr(ETH_HLEN, wire, FC_PARSE_ERR_TRUNC_ETH);
 	et = ld16(p + ETH_TYPE_OFF);
@@ -517,7 +549,7 @@ parse_fast_v4(const uint8_t *p, uint32_t cap, uint32_t wire, struct fc_pkt *pkt)
 	} else {
 		return false;
 	}
-	memset(pkt, 0, sizeof(*pkt));
+	pkt_clear(pkt);
 	pkt->key.family = FC_AF_INET4;
 	pkt->key.v4.src = ld32(p + ETH_HLEN + 12);
 	pkt->key.v4.dst = ld32(p + ETH_HLEN + 16);
@@ -574,6 +606,13 @@ fc_parse_mbuf(const struct rte_mbuf *m, struct fc_pkt *pkt)
 	return parse_mbuf_full(m, pkt);
 }
 
+/* The common frame without a call; the shortcut is tried once. */
+static __rte_always_inline enum fc_parse_result
+parse_one(const struct rte_mbuf *m, struct fc_pkt *pkt)
+{
+	return likely(parse_mbuf_fast(m, pkt)) ? FC_PARSE_OK : parse_mbuf_full(m, pkt);
+}
+
 unsigned int
 fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkts, uint8_t *res)
 {
@@ -582,14 +621,18 @@ fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkt
 
 	for (i = 0; i < n && i < PARSE_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(mbufs[i], void *));
-	for (i = 0; i < n; i++) {
+	/* The burst but its last packets: both prefetches without a bound check. */
+	for (i = 0; i + 2 * PARSE_PREFETCH_AHEAD < n; i++) {
+		rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + PARSE_PREFETCH_AHEAD], void *));
+		rte_prefetch0(mbufs[i + 2 * PARSE_PREFETCH_AHEAD]);
+		r = parse_one(mbufs[i], &pkts[i]);
+		res[i] = (uint8_t)r;
+		ok += r == FC_PARSE_OK;
+	}
+	for (; i < n; i++) {
 		if (i + PARSE_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + PARSE_PREFETCH_AHEAD], void *));
-		if (i + 2 * PARSE_PREFETCH_AHEAD < n)
-			rte_prefetch0(mbufs[i + 2 * PARSE_PREFETCH_AHEAD]);
-		/* The common frame without a call; the shortcut is tried once. */
-		r = likely(parse_mbuf_fast(mbufs[i], &pkts[i])) ? FC_PARSE_OK :
-								   parse_mbuf_full(mbufs[i], &pkts[i]);
+		r = parse_one(mbufs[i], &pkts[i]);
 		res[i] = (uint8_t)r;
 		ok += r == FC_PARSE_OK;
 	}

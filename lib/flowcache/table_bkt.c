@@ -288,26 +288,47 @@ enum bkt_res {
 
 /*
  * Look @p key up: in bucket @p b1 among the candidates @p m, then in its
- * second bucket; on a hit copy the action under the entry's sequence count
- * into @p act and give the slot in @p pos.
+ * second bucket. @return its slot, or -ENOENT.
  */
-static __rte_always_inline enum bkt_res
-lookup_one(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, const void *key,
-	uint32_t sig, unsigned int ks, struct fc_action *act, uint32_t *pos)
+static __rte_always_inline int32_t
+lookup_slot(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, const void *key,
+	uint32_t sig, unsigned int ks)
 {
-	const struct fc_entry *e;
-	uint32_t s1, s2;
-	int32_t p;
+	int32_t p = bkt_pick(t, b1, b1, m, key, ks);
 
-	p = bkt_pick(t, b1, b1, m, key, ks);
 	if (unlikely(p < 0)) {
 		uint16_t tag = sig_tag(sig);
 
 		p = bkt_pick1(t, &t->bkt[bkt_alt(t->bkt_mask, sig & t->bkt_mask, tag)], tag, key,
 			ks);
-		if (p < 0)
-			return BKT_ABSENT;
 	}
+	return p;
+}
+
+/* lookup_slot() out of line: the lookup's third pass when the first candidate was not it. */
+static __rte_noinline int32_t
+lookup_slot_v4(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, const void *key,
+	uint32_t sig)
+{
+	return lookup_slot(t, b1, m, key, sig, sizeof(struct fc_key_v4));
+}
+
+static __rte_noinline int32_t
+lookup_slot_v6(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, const void *key,
+	uint32_t sig)
+{
+	return lookup_slot(t, b1, m, key, sig, sizeof(struct fc_key_v6));
+}
+
+/* On a hit on slot @p p, copy the action under the entry's sequence count into @p act. */
+static __rte_always_inline enum bkt_res
+lookup_copy(const struct fc_table *t, int32_t p, struct fc_action *act, uint32_t *pos)
+{
+	const struct fc_entry *e;
+	uint32_t s1, s2;
+
+	if (p < 0)
+		return BKT_ABSENT;
 	e = &t->entries[p];
 	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
 	if (unlikely(s1 == 0 || (s1 & 1u) != 0))
@@ -322,13 +343,26 @@ lookup_one(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, con
 }
 
 /*
+ * Look @p key up (lookup_slot()); on a hit copy the action under the
+ * entry's sequence count into @p act and give the slot in @p pos.
+ */
+static __rte_always_inline enum bkt_res
+lookup_one(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, const void *key,
+	uint32_t sig, unsigned int ks, struct fc_action *act, uint32_t *pos)
+{
+	return lookup_copy(t, lookup_slot(t, b1, m, key, sig, ks), act, pos);
+}
+
+/*
  * The readers' lookup, for one key size: (1) each key's first bucket,
- * prefetched; (2) its tags compared: the first candidate's key and entry
- * prefetched, or, without a candidate, the second bucket; (3) keys
- * compared, in the first bucket, then the second, the action copied under
- * the entry's sequence count; (4) keys not found while a cuckoo move ran,
- * again. Keys go to their first bucket while it has room, so most lookups
- * read one bucket line, the key's and the entry's.
+ * prefetched; (2) its tags compared: the first candidate's slot (loaded
+ * as the bucket publishes it), key and entry prefetched, or, without a
+ * candidate, the second bucket; (3) the first candidate's key compared,
+ * else (out of line) the first bucket's other candidates, then the
+ * second's; the action copied under the entry's sequence count; (4) keys
+ * not found while a cuckoo move ran, again. Keys go to their first
+ * bucket while it has room, so most lookups read one bucket line, the
+ * key's and the entry's, and compare one key.
  */
 static __rte_always_inline unsigned int
 lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs[],
@@ -337,6 +371,7 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 {
 	const struct fc_bucket *b1[FC_TABLE_BULK_MAX];
 	uint32_t m[FC_TABLE_BULK_MAX];
+	uint32_t first[FC_TABLE_BULK_MAX]; /* the first candidate's slot + 1; 0: none */
 	const uint32_t mask = t->bkt_mask;
 	uint64_t hits = 0, absent = 0;
 	uint32_t chg, chg2;
@@ -351,9 +386,12 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 		uint32_t mm = bkt_tag_match(b1[i], sig_tag(sigs[i]));
 
 		m[i] = mm;
+		first[i] = 0;
 		if (likely(mm != 0)) {
-			uint32_t id = b1[i]->idx[__builtin_ctz(mm) >> 1];
+			uint32_t id = __atomic_load_n(&b1[i]->idx[__builtin_ctz(mm) >> 1],
+				__ATOMIC_ACQUIRE);
 
+			first[i] = id;
 			if (likely(id != 0)) {
 				rte_prefetch0(t->keys + (size_t)(id - 1) * FC_KEY_STRIDE(ks));
 				rte_prefetch0(&t->entries[id - 1]);
@@ -363,8 +401,18 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 		}
 	}
 	for (i = 0; i < n; i++) {
-		enum bkt_res r = lookup_one(t, b1[i], m[i], keys[i], sigs[i], ks, &acts[i], &idx[i]);
+		uint32_t id = first[i];
+		enum bkt_res r;
+		int32_t p;
 
+		if (likely(id != 0 && key_eq(t->keys + (size_t)(id - 1) * FC_KEY_STRIDE(ks), keys[i],
+					      ks)))
+			p = (int32_t)(id - 1);
+		else if (ks == sizeof(struct fc_key_v4))
+			p = lookup_slot_v4(t, b1[i], m[i] & (m[i] - 1), keys[i], sigs[i]);
+		else
+			p = lookup_slot_v6(t, b1[i], m[i] & (m[i] - 1), keys[i], sigs[i]);
+		r = lookup_copy(t, p, &acts[i], &idx[i]);
 		if (likely(r == BKT_HIT)) {
 			hits |= UINT64_C(1) << i;
 			continue;

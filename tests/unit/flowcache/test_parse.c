@@ -1938,6 +1938,31 @@ test_mbuf_burst(void **state)
 		assert_int_equal(parse(f[i], len[i], &want), res[i]);
 		assert_memory_equal(&pkts[i], &want, sizeof(want));
 	}
+	/* bursts long enough for the loop that prefetches without bound checks,
+	 * every length up to 32, each packet as if parsed alone */
+	for (unsigned int n = 7; n <= 32; n++) {
+		struct rte_mbuf *mm[32];
+		struct fc_pkt pp[32];
+		uint8_t rr[32];
+		unsigned int ok = 0;
+
+		for (i = 0; i < n; i++)
+			mm[i] = m[(i * 5 + n) % 6];
+		memset(pp, 0x77, sizeof(pp));
+		memset(rr, 0xee, sizeof(rr));
+		for (i = 0; i < n; i++)
+			ok += res[(i * 5 + n) % 6] == FC_PARSE_OK;
+		assert_int_equal(fc_parse_burst(mm, n, pp, rr), ok);
+		for (i = 0; i < n; i++) {
+			unsigned int k = (i * 5 + n) % 6;
+
+			assert_int_equal(rr[i], res[k]);
+			if (rr[i] < FC_PARSE_ERR_BASE)
+				assert_memory_equal(&pp[i], &pkts[k], sizeof(pp[i]));
+		}
+		if (n < 32)
+			assert_int_equal(rr[n], 0xee); /* nothing written past the burst */
+	}
 	/* a burst of one and an empty burst */
 	assert_int_equal(fc_parse_burst(m, 1, pkts, res), 1);
 	assert_int_equal(fc_parse_burst(m, 0, pkts, res), 0);
