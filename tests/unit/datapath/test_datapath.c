@@ -646,6 +646,36 @@ test_marked(void **state)
 	assert_int_equal(tag_of(o[3]), 6);
 	assert_int_equal(tag_of(o[4]), 7);
 	rte_pktmbuf_free_bulk(o, 5);
+
+	/* A mark never outlives its entry, whoever forgets to withdraw it: the
+	 * table withdraws it when the entry goes, and a slot filled again
+	 * starts with none. The packet with the old mark takes the software
+	 * path (a miss, set up again), and so does the next one, wherever the
+	 * new entry sits. */
+	good = dp_mark_make(0, idx, 9);
+	e = entry_of(&k, &idx);
+	assert_non_null(e);
+	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	assert_int_equal(fc_table_delete(W.rx.tab4, idx), 0);
+	assert_int_equal(fc_table_mark(W.rx.tab4, idx), 0);
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 8);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_fallback, 3);
+	assert_int_equal(W.rx.st.hw_classified, 2);
+	slow();
+	assert_non_null(entry_of(&k, &idx));
+	assert_int_equal(fc_table_mark(W.rx.tab4, idx), 0);
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 9);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_fallback, 4);
+	assert_int_equal(W.rx.st.hw_classified, 2);
+	slow();
+	assert_int_equal(take(W.out, o, 8), 2);
+	assert_int_equal(tag_of(o[0]), 8);
+	assert_int_equal(tag_of(o[1]), 9);
+	rte_pktmbuf_free_bulk(o, 2);
 	check_accounting();
 }
 
