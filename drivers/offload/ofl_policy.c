@@ -15,8 +15,9 @@
  *    the commit may change are destroyed synchronously.
  *
  * Single-threaded: everything runs on the control thread (rules lcore),
- * which is also the flow tables' writer. Shared with RX lcores: only
- * struct dp_marks::live (release stores here, acquire loads there).
+ * which is also the flow tables' writer. Shared with RX lcores: only the
+ * marks in the tables' entries (fc_table_mark_set(): release stores here,
+ * acquire loads there).
  * Per entry index state (rates, tags, hardware slot) lives in arrays sized
  * from the table capacity plus the table's headroom.
  */
@@ -181,8 +182,8 @@ static void
 hw_unmark(struct ofl_policy *pol, struct ofl_hw *h)
 {
 	if (h->mark != 0 && h->idx < pol->marks.cap[h->fam] &&
-		pol->marks.live[h->fam][h->idx] == h->mark)
-		__atomic_store_n(&pol->marks.live[h->fam][h->idx], 0, __ATOMIC_RELEASE);
+		fc_table_mark(pol->t[h->fam], h->idx) == h->mark)
+		(void)fc_table_mark_set(pol->t[h->fam], h->idx, 0);
 }
 
 /*
@@ -286,7 +287,7 @@ hw_add(struct ofl_policy *pol, unsigned int fam, uint32_t idx, const struct fc_k
 	r->slot = s + 1;
 	/* No packet carries the mark before the rule exists: publish it now. */
 	if (h->mark != 0)
-		__atomic_store_n(&pol->marks.live[fam][idx], h->mark, __ATOMIC_RELEASE);
+		(void)fc_table_mark_set(pol->t[fam], idx, h->mark);
 	return 0;
 }
 
@@ -392,9 +393,9 @@ ofl_policy_create(const struct ofl_policy_params *p)
 		fc_table_stats_get(pol->t[f], &ts);
 		/* Entry indexes go past the capacity by the table's headroom (1/8, >= 64). */
 		pol->marks.cap[f] = RTE_MIN(ts.capacity + ts.capacity / 4 + 256, DP_MARK_IDX_MASK + 1);
-		pol->marks.live[f] = calloc(pol->marks.cap[f], sizeof(uint32_t));
+		pol->marks.tab[f] = pol->t[f];
 		pol->rate[f] = calloc(pol->marks.cap[f], sizeof(struct ofl_rate));
-		if (pol->marks.live[f] == NULL || pol->rate[f] == NULL)
+		if (pol->rate[f] == NULL)
 			goto nomem;
 	}
 	pol->hw = calloc(pol->p.max_flows, sizeof(*pol->hw));
@@ -423,10 +424,8 @@ fail:
 	if (pol != NULL) {
 		int e = rte_errno;
 
-		for (unsigned int f = 0; f < 2; f++) {
-			free(pol->marks.live[f]);
+		for (unsigned int f = 0; f < 2; f++)
 			free(pol->rate[f]);
-		}
 		free(pol->hw);
 		free(pol->free_slots);
 		free(pol->q);
@@ -441,13 +440,13 @@ ofl_policy_free(struct ofl_policy *pol)
 {
 	if (pol == NULL)
 		return;
+	/* Marks left in live entries (the tables may be gone already) name
+	 * their own flow's entry: the table withdraws each when its entry goes. */
 	for (uint32_t s = 0; s < pol->p.max_flows; s++)
 		if (pol->hw[s].state != HW_FREE)
 			hw_destroy_rules(pol, &pol->hw[s]);
-	for (unsigned int f = 0; f < 2; f++) {
-		free(pol->marks.live[f]);
+	for (unsigned int f = 0; f < 2; f++)
 		free(pol->rate[f]);
-	}
 	free(pol->hw);
 	free(pol->free_slots);
 	free(pol->q);

@@ -162,15 +162,18 @@ enum dp_nonip_mode {
  * A mark names a flow entry: bits 0..22 the entry index, bit 23 the table
  * (IPv6), bits 24..31 a tag that changes each time that index is offloaded
  * (never 0, so a valid mark is never 0). The offload policy (drivers/offload) keeps, per entry index,
- * the one mark currently valid (struct dp_marks::live). The RX path accepts
- * a marked packet only if live[table][index] == mark: one load, no key
- * compare. Why that is sound: the policy clears live[] in the engine's
- * on_remove callback, which runs before the entry is deleted; the entry's
- * slot is reused only after an RCU grace period, which waits for every RX
- * lcore that might have read the old live value to report quiescence. A
- * packet marked by a rule still in the NIC (its destroy queued) carries the
- * old tag and fails the check, and so does a packet marked long ago in an
- * RX ring when the index has been offloaded again since.
+ * the one mark currently valid in the entry's own cache line (struct
+ * fc_entry::mark, fc_table_mark_set()). The RX path accepts a marked packet
+ * only if that word == mark: one load from the line the packet reads its
+ * action from anyway, no key compare, no other line. Why that is sound:
+ * the policy withdraws the mark in the engine's on_remove callback, which
+ * runs before the entry is deleted (and the table zeroes it when the entry
+ * goes and when the slot is filled again); the entry's slot is reused only
+ * after an RCU grace period, which waits for every RX lcore that might have
+ * read the old word to report quiescence. A packet marked by a rule still
+ * in the NIC (its destroy queued) carries the old tag and fails the check,
+ * and so does a packet marked long ago in an RX ring when the index has
+ * been offloaded again since.
  * NICs with 24-bit marks (mlx5 without extended metadata) refuse the probe's
  * 32-bit mark: the port then reports no OFL_CAP_MARK.
  */
@@ -188,12 +191,13 @@ dp_mark_make(unsigned int fam, uint32_t idx, uint8_t tag)
 
 /**
  * The RX fast path's view of the marks: the first member of the offload
- * policy (ofl_policy_marks()). Arrays owned by the policy (written by the control thread,
- * release stores; read by RX lcores, acquire loads).
+ * policy (ofl_policy_marks()). Set once by the policy; the marks themselves
+ * live in the tables' entries (struct fc_entry::mark: written by the
+ * control thread, release stores; read by RX lcores, acquire loads).
  */
 struct dp_marks {
-	uint32_t *live[2]; /**< per table, per entry index: the valid mark or 0 */
-	uint32_t cap[2];   /**< entries per table */
+	const struct fc_table *tab[2]; /**< the IPv4 and IPv6 tables whose slots marks name */
+	uint32_t cap[2];               /**< per table: indexes below it may carry a mark */
 };
 
 /**
@@ -238,7 +242,7 @@ dp_mark_check(const struct dp_marks *mk, uint32_t mark, unsigned int *fam, uint3
 	 * equal the 0 of a slot nobody offloaded. */
 	if (unlikely(mk == NULL || (mark >> DP_MARK_TAG_SHIFT) == 0 || i >= mk->cap[f]))
 		return false;
-	if (__atomic_load_n(&mk->live[f][i], __ATOMIC_ACQUIRE) != mark)
+	if (fc_table_mark(mk->tab[f], i) != mark)
 		return false;
 	*fam = f;
 	*idx = i;

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -551,6 +552,25 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 	}
 }
 
+/* Big-endian 16- and 32-bit fields of a frame, at any alignment (one load each). */
+static inline uint32_t
+dp_be16_at(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return rte_be_to_cpu_16(v);
+}
+
+static inline uint32_t
+dp_be32_at(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return rte_be_to_cpu_32(v);
+}
+
 /*
  * Would the entry's interest mask select this packet (rule_engine_wants()),
  * or the conntrack module's window check send it to the slow path? Without
@@ -564,7 +584,7 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 {
 	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(mb);
-	uint32_t l4, end, hlen;
+	uint32_t l4, end, hlen, et;
 	uint8_t proto;
 	struct fc_pkt pk;
 
@@ -572,13 +592,14 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 		return false;
 	if (a->interest & FC_INTEREST_ALL || len < RTE_ETHER_HDR_LEN + 40)
 		return true;
-	if (p[12] == 0x08 && p[13] == 0x00) {
+	et = dp_be16_at(p + 12);
+	if (et == RTE_ETHER_TYPE_IPV4) {
 		l4 = RTE_ETHER_HDR_LEN + (uint32_t)(p[14] & 0x0f) * 4;
-		end = RTE_ETHER_HDR_LEN + ((uint32_t)p[16] << 8 | p[17]);
+		end = RTE_ETHER_HDR_LEN + dp_be16_at(p + 16);
 		proto = p[RTE_ETHER_HDR_LEN + 9];
-	} else if (p[12] == 0x86 && p[13] == 0xdd) {
+	} else if (et == RTE_ETHER_TYPE_IPV6) {
 		l4 = RTE_ETHER_HDR_LEN + 40;
-		end = l4 + ((uint32_t)p[18] << 8 | p[19]);
+		end = l4 + dp_be16_at(p + 18);
 		proto = p[RTE_ETHER_HDR_LEN + 6];
 	} else {
 		return true;
@@ -594,7 +615,7 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	/* Cached for a class of header fields: another class is the slow path's. */
 	if (a->mod[0] & RULE_ACT_M0_CLASSED) {
 		/* What the parser gives the class (no extension headers: those go up). */
-		pk.key.family = p[12] == 0x08 ? FC_AF_INET4 : FC_AF_INET6;
+		pk.key.family = et == RTE_ETHER_TYPE_IPV4 ? FC_AF_INET4 : FC_AF_INET6;
 		fc_key_set_proto(&pk.key, proto);
 		pk.l3_off = RTE_ETHER_HDR_LEN;
 		pk.l4_off = (uint16_t)l4;
@@ -618,14 +639,12 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	hlen = (uint32_t)(p[l4 + 12] >> 4) * 4;
 	if (proto != IPPROTO_TCP || hlen < 20 || end > len || end < l4 + hlen)
 		return true;
-	pk.tcp_seq = (uint32_t)p[l4 + 4] << 24 | (uint32_t)p[l4 + 5] << 16 |
-		     (uint32_t)p[l4 + 6] << 8 | p[l4 + 7];
-	pk.tcp_ack = (uint32_t)p[l4 + 8] << 24 | (uint32_t)p[l4 + 9] << 16 |
-		     (uint32_t)p[l4 + 10] << 8 | p[l4 + 11];
-	pk.tcp_win = (uint16_t)(p[l4 + 14] << 8 | p[l4 + 15]);
+	pk.tcp_seq = dp_be32_at(p + l4 + 4);
+	pk.tcp_ack = dp_be32_at(p + l4 + 8);
+	pk.tcp_win = (uint16_t)dp_be16_at(p + l4 + 14);
 	pk.tcp_dlen = (uint16_t)(end - l4 - hlen);
-	pk.tcp_opt = (hlen == 20 || (hlen == 32 && p[l4 + 20] == 1 && p[l4 + 21] == 1 &&
-					    p[l4 + 22] == 8 && p[l4 + 23] == 10)) ?
+	/* Plain: no options, or only a timestamp (NOP, NOP, kind 8 length 10). */
+	pk.tcp_opt = (hlen == 20 || (hlen == 32 && dp_be32_at(p + l4 + 20) == 0x0101080au)) ?
 		FC_TCP_OPT_PLAIN : 0;
 	return !mod_ct_fast_check(c->ct_fast, a, &pk);
 }
@@ -644,30 +663,33 @@ dp_marked_ip_len(const struct rte_mbuf *mb)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
 	uint32_t cap = rte_pktmbuf_data_len(mb);
-	uint32_t off = RTE_ETHER_HDR_LEN, ip;
-	uint16_t et;
+	uint32_t off = RTE_ETHER_HDR_LEN, ip, et;
 
-	if (unlikely(cap < RTE_ETHER_HDR_LEN))
+	/* Shorter than an untagged IPv4 header: nothing to read. */
+	if (unlikely(cap < RTE_ETHER_HDR_LEN + 20))
 		return 0;
-	et = (uint16_t)(p[12] << 8 | p[13]);
-	for (unsigned int i = 0; et == RTE_ETHER_TYPE_VLAN || et == RTE_ETHER_TYPE_QINQ ||
-				 et == RTE_ETHER_TYPE_QINQ1;
+	et = dp_be16_at(p + 12);
+	for (unsigned int i = 0; unlikely(et != RTE_ETHER_TYPE_IPV4 && et != RTE_ETHER_TYPE_IPV6);
 		i++) {
-		if (i == FC_PARSE_MAX_VLAN || off + 4 > cap)
+		if ((et != RTE_ETHER_TYPE_VLAN && et != RTE_ETHER_TYPE_QINQ &&
+			    et != RTE_ETHER_TYPE_QINQ1) ||
+			i == FC_PARSE_MAX_VLAN || off + 4 > cap)
 			return 0;
-		et = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
+		et = dp_be16_at(p + off + 2);
 		off += 4;
 	}
-	if (et == RTE_ETHER_TYPE_IPV4 && off + 20 <= cap) {
-		ip = (uint32_t)p[off + 2] << 8 | p[off + 3];
+	if (et == RTE_ETHER_TYPE_IPV4) {
+		if (off + 20 > cap)
+			return 0;
+		ip = dp_be16_at(p + off + 2);
 		if (ip < 20)
 			return 0;
-	} else if (et == RTE_ETHER_TYPE_IPV6 && off + 40 <= cap) {
-		ip = 40 + ((uint32_t)p[off + 4] << 8 | p[off + 5]);
+	} else {
+		if (off + 40 > cap)
+			return 0;
+		ip = 40 + dp_be16_at(p + off + 4);
 		if (ip > UINT16_MAX)
 			return 0;
-	} else {
-		return 0;
 	}
 	return ip <= mb->pkt_len - off ? ip : 0;
 }
@@ -675,9 +697,15 @@ dp_marked_ip_len(const struct rte_mbuf *mb)
 /*
  * Step 0 (offload): take the marked packets whose entry decides them alone
  * (see dp_mark_check() for why a live mark is enough: no key compare);
- * compact the others in @p m, in order, for the software path. Two passes,
- * so the burst's live[] words and entry lines are fetched all at once
- * rather than one miss after the other.
+ * compact the others in @p m, in order, for the software path. The burst
+ * structure of the software path, without its bucket and key lines: (1)
+ * the marked packets' entry lines (the mark's check and the action are in
+ * the same line) and frames fetched for the burst at once; (2) per packet
+ * the mark's check and the seqlocked copy of the action, and the window-
+ * checked connections' lines fetched; (3) per packet the checks, the
+ * counters and the channel. A marked packet reads its mbuf, its frame's
+ * first line, its entry's line and, for a window-checked TCP segment, its
+ * connection's line: no other.
  * @return packets left in @p m.
  */
 static unsigned int
@@ -686,8 +714,9 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 	const struct dp_marks *mk = c->marks;
 	struct dp_stats *st = &c->st;
 	const struct fc_entry *ents[DP_BURST_MAX];
+	struct fc_action acts[DP_BURST_MAX];
 	uint32_t marks[DP_BURST_MAX];
-	uint64_t marked = 0;
+	uint64_t marked = 0, live = 0;
 	unsigned int left = 0;
 	uint32_t gen;
 	unsigned int i;
@@ -696,17 +725,15 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		uint32_t mark, ix;
 		unsigned int f;
 
-		ents[i] = NULL;
 		if (!dp_mbuf_mark(m[i], &mark))
 			continue;
-		marks[i] = mark;
 		marked |= UINT64_C(1) << i;
+		marks[i] = mark;
 		dp_mark_split(mark, &f, &ix);
-		if (ix < mk->cap[f]) {
-			ents[i] = fc_table_slot(f ? c->tab6 : c->tab4, ix);
-			rte_prefetch0(&mk->live[f][ix]);
-			if (ents[i] != NULL)
-				rte_prefetch0(ents[i]);
+		ents[i] = likely(ix < mk->cap[f]) ? fc_table_slot(f ? c->tab6 : c->tab4, ix) : NULL;
+		if (likely(ents[i] != NULL)) {
+			rte_prefetch0(ents[i]);
+			rte_prefetch0(rte_pktmbuf_mtod(m[i], const void *));
 		}
 	}
 	if (marked == 0)
@@ -716,54 +743,58 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 	 * their connection) too. */
 	if (c->lossless && c->pend != NULL && c->pend->n != 0)
 		return n;
-	/* The window-checked connections' lines, fetched for the burst at once
-	 * (a hint: the entries are read again, consistently, below). */
-	for (i = 0; c->ct_fast != NULL && i < n; i++) {
-		struct fc_action h;
+	/* A router's packets need their parse (TTL, rewrite): the software path. */
+	for (uint64_t todo = likely(!c->router) ? marked : 0; todo != 0; todo &= todo - 1) {
+		const struct fc_entry *e;
 
-		if (ents[i] == NULL)
+		i = (unsigned int)__builtin_ctzll(todo);
+		e = ents[i];
+		/* The mark names this slot now (tag 0 is never made), and the action
+		 * copied consistently. */
+		if (e == NULL || (marks[i] >> DP_MARK_TAG_SHIFT) == 0 ||
+			__atomic_load_n(&e->mark, __ATOMIC_ACQUIRE) != marks[i] ||
+			!fc_table_entry_read(marks[i] & DP_MARK_V6 ? c->tab6 : c->tab4,
+				marks[i] & DP_MARK_IDX_MASK, &acts[i]))
 			continue;
-		h.interest = __atomic_load_n(&ents[i]->act.interest, __ATOMIC_RELAXED);
-		h.ct_state = __atomic_load_n(&ents[i]->act.ct_state, __ATOMIC_RELAXED);
-		h.ext = __atomic_load_n(&ents[i]->act.ext, __ATOMIC_RELAXED);
-		if (h.interest & FC_INTEREST_TCP_WIN)
-			mod_ct_fast_prefetch(c->ct_fast, &h);
+		live |= UINT64_C(1) << i;
+		if ((acts[i].interest & FC_INTEREST_TCP_WIN) && c->ct_fast != NULL)
+			mod_ct_fast_prefetch(c->ct_fast, &acts[i]);
 	}
 
 	gen = rule_engine_generation(c->eng);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
-		struct fc_table *t;
-		struct fc_action a;
+		const struct fc_action *a = &acts[i];
 		unsigned int fam;
 		uint32_t idx, ip_len = 0;
 		uint32_t ch = CHAN_ID_DEFAULT;
+		struct fc_table *t;
 
 		if (!(marked & (UINT64_C(1) << i))) {
 			m[left++] = mb;
 			continue;
 		}
-		if (unlikely(!dp_mark_check(mk, marks[i], &fam, &idx))) {
+		if (unlikely(!(live & (UINT64_C(1) << i)) || a->gen != gen ||
+			    a->verdict != FC_VERDICT_ACCEPT ||
+			    (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)))) {
+			st->hw_fallback++;
+			m[left++] = mb;
+			continue;
+		}
+		dp_mark_split(marks[i], &fam, &idx);
+		if (unlikely(dp_marked_wants(c, a, mb) || (ip_len = dp_marked_ip_len(mb)) == 0 ||
+			    (ch = rule_engine_channel(c->eng, a, fam, idx)) == RULE_CHAN_NONE)) {
 			st->hw_fallback++;
 			m[left++] = mb;
 			continue;
 		}
 		t = fam ? c->tab6 : c->tab4;
-		/* A router's packets need their parse (TTL, rewrite): the software path. */
-		if (unlikely(c->router || !fc_table_entry_read(t, idx, &a) || a.gen != gen ||
-			    a.verdict != FC_VERDICT_ACCEPT || (a.flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)) ||
-			    dp_marked_wants(c, &a, mb) || (ip_len = dp_marked_ip_len(mb)) == 0 ||
-			    (ch = rule_engine_channel(c->eng, &a, fam, idx)) == RULE_CHAN_NONE)) {
-			st->hw_fallback++;
-			m[left++] = mb;
-			continue;
-		}
 		st->hw_classified++;
 		st->rx_bytes += mb->pkt_len;
 		/* Rule and flow counters count IP datagrams, as iptables does,
 		 * the same for a marked packet as for a parsed one. */
 		fc_table_touch(t, idx, ip_len, b->now);
-		dp_out(b, mb, dp_dest(c, ch, a.out_port, b->in_port));
+		dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
 	}
 	return left;
 }

@@ -332,7 +332,6 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 {
 	const struct fc_table *t = eng->t[ti];
 	const struct fc_entry *e = fc_table_entry(t, idx);
-	const struct fc_entry_aux *x;
 
 	if (raw == NULL)
 		raw = fc_table_key(t, idx);
@@ -342,10 +341,9 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->key.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
 	memcpy(&info->key.v4, raw, fc_table_key_size(t));
 	info->idx = idx;
-	x = fc_table_aux(t, idx);
 	info->act = e->act;
-	info->peer = x->peer;
-	info->timeout = x->timeout;
+	info->peer = fc_table_peer(t, idx);
+	info->timeout = fc_table_timeout(t, idx);
 	info->created = fc_table_created(t, idx);
 	info->last_seen = e->last_seen;
 	info->ctmark = eng_side_ctmark(eng, ti, idx);

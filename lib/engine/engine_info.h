@@ -28,7 +28,7 @@ struct rule_flow_info {
 	uint32_t idx;          /**< entry index in its family's table */
 	struct fc_action act;
 	uint32_t peer;         /**< entry index of the other direction, or FC_INDEX_NONE */
-	uint32_t timeout, created, last_seen; /**< as the entry keeps them (fc_entry_aux) */
+	uint32_t timeout, created, last_seen; /**< as the entry keeps them (fc_table_timeout(), fc_table_created(), struct fc_entry) */
 	uint32_t ctmark;       /**< its connection's mark */
 	uint32_t mark;         /**< the mark its packets leave the rules' walk with */
 	/**

@@ -319,31 +319,22 @@ struct rule_engine {
 static inline uint32_t
 eng_peer(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 {
-	const struct fc_entry_aux *x = fc_table_aux(eng->t[ti], idx);
-
-	return x != NULL ? x->peer : FC_INDEX_NONE;
+	return fc_table_peer(eng->t[ti], idx);
 }
 
-/** The idle timeout of live entry @p idx (struct fc_entry_aux), 0 if none. */
+/** The idle timeout of live entry @p idx (fc_table_timeout()), 0 if none. */
 static inline uint32_t
 eng_timeout(const struct rule_engine *eng, unsigned int ti, uint32_t idx)
 {
-	const struct fc_entry_aux *x = fc_table_aux(eng->t[ti], idx);
-
-	return x != NULL ? x->timeout : 0;
+	return fc_table_timeout(eng->t[ti], idx);
 }
 
 /** Link live entries @p a and @p b as each other's peer (either may be FC_INDEX_NONE). */
 static inline void
 eng_link(struct rule_engine *eng, unsigned int ti, uint32_t a, uint32_t b)
 {
-	struct fc_entry_aux *xa = fc_table_aux_w(eng->t[ti], a);
-	struct fc_entry_aux *xb = fc_table_aux_w(eng->t[ti], b);
-
-	if (xa != NULL)
-		xa->peer = b;
-	if (xb != NULL)
-		xb->peer = a;
+	(void)fc_table_peer_set(eng->t[ti], a, b);
+	(void)fc_table_peer_set(eng->t[ti], b, a);
 }
 
 /** Per-flow channel of slot @p idx of table @p ti (RULE_CHAN_NONE: none). */

@@ -10,6 +10,7 @@
 #ifndef GUFC_FLOWCACHE_TABLE_H
 #define GUFC_FLOWCACHE_TABLE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,13 +78,14 @@ extern "C" {
  * The cached decision for a flow: everything the fast path needs to treat a
  * packet (32 bytes, in the entry's cache line). Readers get a consistent
  * copy from fc_table_lookup_bulk(). What only the slow path reads lives in
- * the entry's struct fc_entry_aux, beside the action, not in it.
+ * the entry's fields beside the action (struct fc_entry) or arrays of
+ * their own, not in it.
  *
  * @c ext names a per-flow extension record for per-packet checks the fast
  * path makes: on a TCP connection's entries (fc_action::ct_state bit 7),
  * the conntrack module's record, whose windows the fast path checks
- * (FC_INTEREST_TCP_WIN); 0 elsewhere. Marks are not in the action (the
- * fast path never needs them; the rules engine keeps them per slot).
+ * (FC_INTEREST_TCP_WIN); 0 elsewhere. A NIC mark is not in the action
+ * (struct fc_entry::mark: the offload policy's, beside it).
  * @c adj is the adjacency (next hop) whose Ethernet rewrite a router
  * applies (router mode: lib/modules/neigh's index, written by the route
  * module; 0 in bridge mode). @c pkt_class: class of the per-packet
@@ -108,31 +110,24 @@ struct fc_action {
 };
 
 /**
- * The slow path's part of a flow entry: what the fast path never reads.
- * It sits in the entry's cache line (which a hit touches anyway), outside
- * the action that readers copy under the sequence count.
- *
- * Owner: the table. Written by the single writer only, with plain stores
- * and no sequence count (no RX lcore reads it): the table fills it on
- * insert (@c timeout from the call, no peer), fc_table_update() sets
- * @c timeout, fc_table_move() carries it to the new slot; the owner of the
- * table (lib/engine) writes @c peer. Other threads (control) may read it
- * for display: fields may change underneath, each read whole. The
- * insertion time lives in an array of its own (fc_table_created()), the
- * one per-entry field kept off the entry's line.
- */
-struct fc_entry_aux {
-	uint32_t peer;     /**< entry index of the other direction, or FC_INDEX_NONE */
-	uint32_t timeout;  /**< idle timeout, in the caller's time units (0: never) */
-};
-
-/**
  * One flow entry, one cache line: what the fast path reads and writes.
  * Owned by the table; written by the single writer (rules lcore) under a
  * sequence count; @c packets, @c bytes and @c last_seen are written by the
  * RX lcore that hits it (plain stores: a flow is served by one RX lcore,
  * symmetric RSS). Reclaimed by RCU: a deleted entry's slot is reused only
  * after every reader has reported quiescence.
+ *
+ * Outside the action (no sequence count, each field read whole):
+ * @c timeout is the slow path's (the table fills it on insert,
+ * fc_table_update() sets it, fc_table_move() carries it; aging reads it);
+ * @c mark is the NIC mark that names this slot while its flow is
+ * offloaded, 0 when none (fc_table_mark()): written by the writer's thread
+ * (the offload policy, fc_table_mark_set(), release), compared by RX lcores
+ * (acquire) so that a marked packet reads this one line and no other;
+ * zeroed when the slot is filled and when its entry goes, never carried by
+ * a move (a mark names a slot). The other direction's index (peer) and the
+ * insertion time live in arrays of their own (fc_table_peer(),
+ * fc_table_created()): no hit reads them.
  */
 struct fc_entry {
 	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
@@ -140,7 +135,8 @@ struct fc_entry {
 	struct fc_action act;  /**< the cached decision */
 	uint64_t packets;      /**< packets that hit this entry */
 	uint64_t bytes;        /**< bytes that hit this entry */
-	struct fc_entry_aux aux; /**< the slow path's part (fc_table_aux()) */
+	uint32_t timeout;      /**< idle timeout, in the caller's time units (0: never) */
+	uint32_t mark;         /**< the live NIC mark naming this slot, or 0 */
 } __rte_cache_aligned;
 
 
@@ -273,6 +269,7 @@ struct fc_table_view {
 	struct fc_entry *entries; /**< n_slots entries, indexed by position */
 	uint32_t n_slots;         /**< positions */
 	const uint32_t *created;  /**< n_slots insertion times (fc_table_created()) */
+	uint32_t *peer;           /**< n_slots other directions' indexes (fc_table_peer()) */
 };
 
 /**
@@ -293,21 +290,62 @@ fc_table_slot(const struct fc_table *t, uint32_t idx)
 }
 
 /**
- * The slow path's part of live entry @p idx, read-only.
+ * The entry index of live entry @p idx's other direction (the table's
+ * owner links them, fc_table_peer_set()).
  * @param t    the table
  * @param idx  entry index
- * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
- * Context: the writer; control for display (fields may change underneath).
+ * @return the index, or FC_INDEX_NONE (none linked; @p t NULL, @p idx free
+ *   or out of range).
+ * Context: the writer; control for display (may change underneath).
  */
-static inline const struct fc_entry_aux *
-fc_table_aux(const struct fc_table *t, uint32_t idx)
+static inline uint32_t
+fc_table_peer(const struct fc_table *t, uint32_t idx)
 {
 	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
 
 	if (unlikely(t == NULL || idx >= v->n_slots) ||
 		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
-		return NULL;
-	return &v->entries[idx].aux;
+		return FC_INDEX_NONE;
+	return __atomic_load_n(&v->peer[idx], __ATOMIC_RELAXED);
+}
+
+/**
+ * Link live entry @p idx to its other direction @p peer (FC_INDEX_NONE:
+ * none). Insert sets none; fc_table_move() carries it.
+ * @param t     the table
+ * @param idx   entry index
+ * @param peer  the other direction's index, or FC_INDEX_NONE
+ * @return 0; -ENOENT if @p t is NULL, @p idx free or out of range.
+ * Context: writer only.
+ */
+static inline int
+fc_table_peer_set(struct fc_table *t, uint32_t idx, uint32_t peer)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	if (unlikely(t == NULL || idx >= v->n_slots) || v->entries[idx].seq == 0)
+		return -ENOENT;
+	__atomic_store_n(&v->peer[idx], peer, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/**
+ * Idle timeout of live entry @p idx (the @p timeout of fc_table_insert()
+ * or the latest fc_table_update()).
+ * @param t    the table
+ * @param idx  entry index
+ * @return the timeout, or 0 (never, or @p t NULL, @p idx free or out of range).
+ * Context: the writer; control for display (may change underneath).
+ */
+static inline uint32_t
+fc_table_timeout(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	if (unlikely(t == NULL || idx >= v->n_slots) ||
+		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	return __atomic_load_n(&v->entries[idx].timeout, __ATOMIC_RELAXED);
 }
 
 /**
@@ -329,17 +367,44 @@ fc_table_created(const struct fc_table *t, uint32_t idx)
 }
 
 /**
- * The slow path's part of live entry @p idx, for the writer to change (see
- * struct fc_entry_aux: peer is the table owner's).
+ * The NIC mark that names slot @p idx while its flow is offloaded (struct
+ * fc_entry::mark), live entry or not: one acquire load of the entry's own
+ * line, which the marked packet then reads its action from.
  * @param t    the table
  * @param idx  entry index
- * @return the record, or NULL if @p t is NULL, @p idx free or out of range.
- * Context: writer only.
+ * @return the mark, or 0 (none, or @p idx out of range).
+ * Context: any lcore; an RX lcore between two quiescent reports (the slot
+ * is not reused under it: a reused slot starts with mark 0).
  */
-static inline struct fc_entry_aux *
-fc_table_aux_w(struct fc_table *t, uint32_t idx)
+static inline uint32_t
+fc_table_mark(const struct fc_table *t, uint32_t idx)
 {
-	return (struct fc_entry_aux *)(uintptr_t)fc_table_aux(t, idx);
+	const struct fc_entry *e = fc_table_slot(t, idx);
+
+	return likely(e != NULL) ? __atomic_load_n(&e->mark, __ATOMIC_ACQUIRE) : 0;
+}
+
+/**
+ * Publish (or, with 0, withdraw) the NIC mark naming live slot @p idx.
+ * Withdrawing works on any slot in range; the table also withdraws it
+ * when the entry goes (after the remove callback).
+ * @param t     the table
+ * @param idx   entry index
+ * @param mark  the mark, or 0
+ * @return 0; -ENOENT if @p t is NULL, @p idx out of range, or (a mark
+ *   other than 0) the slot free.
+ * Context: the writer's thread.
+ */
+static inline int
+fc_table_mark_set(struct fc_table *t, uint32_t idx, uint32_t mark)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	if (unlikely(t == NULL || idx >= v->n_slots) ||
+		(mark != 0 && v->entries[idx].seq == 0))
+		return -ENOENT;
+	__atomic_store_n(&v->entries[idx].mark, mark, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /**
@@ -424,7 +489,7 @@ unsigned int fc_table_find_bulk(const struct fc_table *t, const void *const keys
  * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
  * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. Either
  * policy returns -ENOSPC, evicting nothing, while every spare key slot waits
- * for a grace period (fc_table_stats::refused_grace). The entry gets @p timeout and no peer (struct fc_entry_aux), @p now as its
+ * for a grace period (fc_table_stats::refused_grace). The entry gets @p timeout, no peer, no mark, @p now as its
  * creation time (fc_table_created()).
  * @param key      normalized key
  * @param sig      fc_table_hash(t, key)
@@ -439,7 +504,7 @@ int fc_table_insert(struct fc_table *t, const void *key, uint32_t sig,
 
 /**
  * Replace the action of entry @p idx (readers see old or new, never a mix)
- * and its timeout (struct fc_entry_aux). @return 0, -ENOENT.
+ * and its timeout (fc_table_timeout()); its mark stays. @return 0, -ENOENT.
  * Context: writer only.
  */
 int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act,
@@ -448,7 +513,8 @@ int fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *ac
 /**
  * Move live entry @p idx to another key (the same flow under a new key,
  * e.g. another input port): an entry with the same action, last_seen,
- * counters, struct fc_entry_aux and creation time is published under @p key, then @p idx is deleted (no
+ * counters, timeout, peer and creation time (no mark: a mark names a slot)
+ * is published under @p key, then @p idx is deleted (no
  * remove_cb; its slot waits for a grace period). Readers find the old key,
  * the new one or both in between, never a torn entry; a hit counted on the
  * old key meanwhile may be lost. Nothing is evicted: without a free key

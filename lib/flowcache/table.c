@@ -4,9 +4,10 @@
  * (table_bkt.c: one-cache-line buckets of 16-bit tags and slot indexes,
  * lock-free readers) keyed by the normalized 7-tuple, whose key slot
  * indexes a key array, a preallocated array of one-cache-line entries
- * (whose last 8 bytes, struct fc_entry_aux, are the slow path's: the
- * writer's alone, no sequence count) and, beside it, an array of their
- * insertion times.
+ * (whose last 8 bytes, outside the sequence count, are the idle timeout,
+ * the writer's, and the NIC mark naming the slot, the offload policy's:
+ * struct fc_entry) and, beside it, arrays of their insertion times and
+ * their other directions' indexes (peer), which no hit reads.
  *
  * One writer (the rules lcore) inserts, updates, ages and deletes; any number
  * of registered readers (RX lcores) look up bursts and copy the cached action
@@ -107,7 +108,8 @@ static_assert(sizeof(struct fc_entry) == RTE_CACHE_LINE_MIN_SIZE, "entry must be
 static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
 static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
 static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
-static_assert(offsetof(struct fc_entry, aux) == 56, "the slow path's part ends the line");
+static_assert(offsetof(struct fc_entry, timeout) == 56 && offsetof(struct fc_entry, mark) == 60,
+	"timeout and mark end the line");
 
 /* ------------------------------------------------------------------------ */
 /* Hashing (see the top: NH, then a keyed finalizer)                         */
@@ -288,9 +290,11 @@ fc_table_create(const struct fc_table_params *p)
 		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->created = rte_zmalloc_socket("fc_table_created", sizeof(uint32_t) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
+	t->peer = rte_malloc_socket("fc_table_peer", sizeof(uint32_t) * t->n_slots,
+		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->early = rte_malloc_socket("fc_table_early", sizeof(*t->early) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (t->entries == NULL || t->created == NULL || t->early == NULL)
+	if (t->entries == NULL || t->created == NULL || t->peer == NULL || t->early == NULL)
 		goto fail;
 
 	nb = bkt_count_for(p->capacity);
@@ -331,6 +335,7 @@ fc_table_free(struct fc_table *t)
 	rte_free(t->free_slots);
 	rte_free(t->entries);
 	rte_free(t->created);
+	rte_free(t->peer);
 	rte_free(t->early);
 	rte_free(t->qsv);
 	rte_free(t->rstats);
@@ -589,8 +594,9 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 	e->last_seen = now;
 	e->packets = 0;
 	e->bytes = 0;
-	e->aux.peer = FC_INDEX_NONE;
-	e->aux.timeout = timeout;
+	e->timeout = timeout;
+	e->mark = 0;
+	t->peer[pos] = FC_INDEX_NONE;
 	t->created[pos] = now;
 	if (act->flags & FC_ACT_F_EARLY)
 		early_link(t, (uint32_t)pos, FC_INDEX_NONE);
@@ -631,7 +637,7 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
 	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
-	e->aux.timeout = timeout;
+	e->timeout = timeout;
 	return 0;
 }
 
@@ -663,7 +669,9 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	n = &t->entries[pos];
 	RTE_ASSERT(n->seq == 0);
 	n->act = e->act;
-	n->aux = e->aux;
+	n->timeout = e->timeout;
+	n->mark = 0; /* a mark names the old slot */
+	t->peer[pos] = t->peer[idx];
 	t->created[pos] = t->created[idx];
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);

@@ -120,6 +120,8 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 	if (e->act.flags & FC_ACT_F_EARLY)
 		early_unlink(t, idx);
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
+	/* No mark names a free slot (the owner withdrew it in remove_cb, if any). */
+	__atomic_store_n(&e->mark, 0, __ATOMIC_RELEASE);
 	bkt_del(t, fc_table_hash(t, key), idx);
 	dq_defer(t, idx);
 	wr_set32(&t->count, t->count - 1);
@@ -211,10 +213,9 @@ fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work)
 
 		if (++cur == t->n_slots)
 			cur = 0;
-		if (e->seq == 0 || t->entries[i].aux.timeout == 0)
+		if (e->seq == 0 || e->timeout == 0)
 			continue;
-		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <=
-			t->entries[i].aux.timeout)
+		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <= e->timeout)
 			continue;
 		if (table_remove(t, i, true) == 0)
 			removed++;

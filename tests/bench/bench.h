@@ -430,6 +430,11 @@ double bench_pass_run(struct bench_ctx *ctx, bench_burst_fn fn);
 uint64_t bench_burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
 /** The gufc path's burst (gufc_rx_poll(), then the untimed consumer). */
 uint64_t bench_burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
+/**
+ * The marked path's burst: the gufc path with the NIC's marks (every ACCEPT
+ * flow marked, DROP flows kept in the NIC); *n becomes the packets gufc received.
+ */
+uint64_t bench_burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
 /** Put the frames of trace[from..from+n) on the port's RX ring (untimed NIC side). */
 int bench_nic_rx(struct bench_ctx *ctx, uint32_t from, unsigned int n);
 

@@ -217,10 +217,10 @@ marks_build(struct bench_ctx *ctx)
 	fc_table_stats_get(t, &ts);
 	ctx->marks.cap[0] = ts.capacity + ts.capacity / 4 + 256;
 	ctx->marks.cap[1] = 0;
-	ctx->marks.live[0] = calloc(ctx->marks.cap[0], sizeof(uint32_t));
-	ctx->marks.live[1] = NULL;
+	ctx->marks.tab[0] = t;
+	ctx->marks.tab[1] = NULL;
 	ctx->key_mark = calloc(ctx->n_keys + 1, sizeof(uint32_t));
-	if (ctx->marks.live[0] == NULL || ctx->key_mark == NULL) {
+	if (ctx->key_mark == NULL) {
 		bench_marks_free(ctx);
 		return -ENOMEM;
 	}
@@ -241,7 +241,7 @@ marks_build(struct bench_ctx *ctx)
 		if (e->act.verdict != FC_VERDICT_ACCEPT)
 			continue;
 		ctx->key_mark[i] = dp_mark_make(0, (uint32_t)idx, 1);
-		ctx->marks.live[0][idx] = ctx->key_mark[i];
+		fc_table_mark_set(t, (uint32_t)idx, ctx->key_mark[i]);
 	}
 	ctx->marks_built = true;
 	return 0;
@@ -250,7 +250,14 @@ marks_build(struct bench_ctx *ctx)
 void
 bench_marks_free(struct bench_ctx *ctx)
 {
-	free(ctx->marks.live[0]);
+	/* Withdraw the marks from the entries (as a policy's removal would). */
+	for (uint32_t i = 0; ctx->key_mark != NULL && i < ctx->n_keys; i++) {
+		uint32_t mk = ctx->key_mark[i];
+
+		if (mk != 0 && mk != MARK_HW_DROP &&
+			fc_table_mark(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK) == mk)
+			fc_table_mark_set(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK, 0);
+	}
 	free(ctx->key_mark);
 	memset(&ctx->marks, 0, sizeof(ctx->marks));
 	ctx->key_mark = NULL;
@@ -264,8 +271,8 @@ bench_marks_free(struct bench_ctx *ctx)
  * flows stay in the NIC: *np becomes the packets gufc received, so the
  * figure is gufc's cycles per packet it handled.
  */
-static uint64_t
-burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
+uint64_t
+bench_burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
 	struct bench_env *env = ctx->env;
 	struct rte_mbuf *m[BENCH_BURST];
@@ -493,7 +500,7 @@ void
 bench_measure(struct bench_ctx *ctx, double cpp[BENCH_PATH__COUNT], uint64_t *upcalls)
 {
 	static const bench_burst_fn fns[BENCH_PATH__COUNT] = {bench_burst_floor,
-		bench_burst_gufc, burst_linear, burst_pipeline, burst_marked};
+		bench_burst_gufc, burst_linear, burst_pipeline, bench_burst_marked};
 	double v[BENCH_PATH__COUNT][64];
 	unsigned int reps = RTE_MIN(ctx->repeats, 64u);
 	uint64_t up0;
@@ -549,7 +556,7 @@ win_walk(struct bench_ctx *ctx, bool on)
 		a = e->act;
 		if (ctx->win_armed[idx] && on == !(a.interest & FC_INTEREST_TCP_WIN)) {
 			a.interest ^= FC_INTEREST_TCP_WIN;
-			fc_table_update(t, idx, &a, fc_table_aux(t, idx)->timeout);
+			fc_table_update(t, idx, &a, fc_table_timeout(t, idx));
 		}
 	}
 	return 0;

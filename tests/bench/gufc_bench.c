@@ -92,7 +92,8 @@ usage(FILE *f, const char *prog)
 		"  --idle-step-budget N  table slots the rules lcore's background step\n"
 		"               examines on an idle pass (default the application's)\n"
 		"  --profile    with --point: after the point's set-up, two passes each of\n"
-		"               the floor and the gufc path (uniform) between callgrind's\n"
+		"               the floor and the gufc path (uniform), then of the marked\n"
+		"               path (a second dump), between callgrind's\n"
 		"               client requests, then exit (run under valgrind --tool=callgrind\n"
 		"               --instr-atstart=no [--cache-sim=yes])\n"
 		"  --storm-only the paced new-flow storm alone, on two lcores (--lcores A,B:\n"
@@ -642,12 +643,14 @@ point_skipped(const struct bench_plan *p, uint32_t rules, uint32_t flows)
 }
 
 /*
- * --profile: the floor and the gufc path on the point's uniform trace, a
- * warm-up pass each (the simulated caches fill) and two measured passes
- * each of 16,384 packets (whole passes) between callgrind's client requests, so that the dump holds those
- * passes alone: instructions and simulated cache misses per packet of each
- * path (divide by the packet counts printed), which unlike cycles do not
- * depend on the machine's load.
+ * --profile: the floor, the gufc path and the marked path on the point's
+ * uniform trace, a warm-up pass each (the simulated caches fill) and two
+ * measured passes each of 16,384 packets (whole passes) between callgrind's
+ * client requests, in two dumps: the first (out.1) holds the floor's and the
+ * gufc path's passes, the second (out.2) the marked path's alone (its
+ * gufc_rx_poll() is the same function). Instructions and simulated cache
+ * misses per packet of each path (divide by the packet counts printed),
+ * which unlike cycles do not depend on the machine's load.
  */
 static uint64_t profile_floor_pkts;
 
@@ -662,7 +665,7 @@ static void
 profile_run(struct bench_ctx *ctx, uint32_t *trace)
 {
 	const struct dp_stats *st = &ctx->env->lc->rx_dp.st;
-	uint64_t rx0, floor0;
+	uint64_t rx0, rx1, floor0, hw0;
 
 	ctx->trace = trace;
 	ctx->cursor = 0;
@@ -674,6 +677,7 @@ profile_run(struct bench_ctx *ctx, uint32_t *trace)
 #endif
 	bench_pass_run(ctx, bench_burst_floor);
 	bench_pass_run(ctx, bench_burst_gufc);
+	bench_pass_run(ctx, bench_burst_marked);
 #ifdef GUFC_HAVE_CALLGRIND
 	CALLGRIND_ZERO_STATS;
 #endif
@@ -685,10 +689,19 @@ profile_run(struct bench_ctx *ctx, uint32_t *trace)
 	}
 #ifdef GUFC_HAVE_CALLGRIND
 	CALLGRIND_DUMP_STATS;
+#endif
+	rx1 = st->rx;
+	hw0 = st->hw_classified;
+	for (unsigned int r = 0; r < 2; r++)
+		bench_pass_run(ctx, bench_burst_marked);
+#ifdef GUFC_HAVE_CALLGRIND
+	CALLGRIND_DUMP_STATS;
 	CALLGRIND_STOP_INSTRUMENTATION;
 #endif
 	printf("profile: floor %" PRIu64 " packets (bench_burst_floor), gufc %" PRIu64
-	       " packets (gufc_rx_poll)\n", profile_floor_pkts - floor0, st->rx - rx0);
+	       " packets (gufc_rx_poll); second dump: marked %" PRIu64
+	       " packets (gufc_rx_poll), %" PRIu64 " of them marked and taken\n",
+		profile_floor_pkts - floor0, rx1 - rx0, st->rx - rx1, st->hw_classified - hw0);
 }
 
 static int

@@ -570,8 +570,7 @@ mark(struct rte_mbuf *m, uint32_t v)
 static void
 test_marked(void **state)
 {
-	uint32_t live4[256], live6[256];
-	struct dp_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
+	struct dp_marks mk = {.cap = {256, 256}};
 	struct rte_mbuf *m, *o[8];
 	const struct fc_entry *e;
 	struct fc_key k;
@@ -579,8 +578,6 @@ test_marked(void **state)
 	uint64_t bytes;
 
 	(void)state;
-	memset(live4, 0, sizeof(live4));
-	memset(live6, 0, sizeof(live6));
 	world_up(false, 64);
 	load("accept\n");
 	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 1);
@@ -594,7 +591,9 @@ test_marked(void **state)
 	assert_non_null(e);
 	assert_int_equal(e->packets, 1);
 	good = dp_mark_make(0, idx, 7);
-	live4[idx] = good;
+	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	mk.tab[0] = W.rx.tab4;
+	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;
 
 	/* Live mark: taken without parse (an IPv4 header length of 16 that no
@@ -647,6 +646,36 @@ test_marked(void **state)
 	assert_int_equal(tag_of(o[3]), 6);
 	assert_int_equal(tag_of(o[4]), 7);
 	rte_pktmbuf_free_bulk(o, 5);
+
+	/* A mark never outlives its entry, whoever forgets to withdraw it: the
+	 * table withdraws it when the entry goes, and a slot filled again
+	 * starts with none. The packet with the old mark takes the software
+	 * path (a miss, set up again), and so does the next one, wherever the
+	 * new entry sits. */
+	good = dp_mark_make(0, idx, 9);
+	e = entry_of(&k, &idx);
+	assert_non_null(e);
+	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	assert_int_equal(fc_table_delete(W.rx.tab4, idx), 0);
+	assert_int_equal(fc_table_mark(W.rx.tab4, idx), 0);
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 8);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_fallback, 3);
+	assert_int_equal(W.rx.st.hw_classified, 2);
+	slow();
+	assert_non_null(entry_of(&k, &idx));
+	assert_int_equal(fc_table_mark(W.rx.tab4, idx), 0);
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 9);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_fallback, 4);
+	assert_int_equal(W.rx.st.hw_classified, 2);
+	slow();
+	assert_int_equal(take(W.out, o, 8), 2);
+	assert_int_equal(tag_of(o[0]), 8);
+	assert_int_equal(tag_of(o[1]), 9);
+	rte_pktmbuf_free_bulk(o, 2);
 	check_accounting();
 }
 
@@ -680,8 +709,7 @@ with_ttl(struct rte_mbuf *m, uint8_t ttl)
 static void
 test_ttl_class(void **state)
 {
-	uint32_t live4[256], live6[256];
-	struct dp_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
+	struct dp_marks mk = {.cap = {256, 256}};
 	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
 	struct rte_mbuf *o[16], *m;
 	const struct fc_entry *e;
@@ -689,8 +717,6 @@ test_ttl_class(void **state)
 	uint32_t idx, good;
 
 	(void)state;
-	memset(live4, 0, sizeof(live4));
-	memset(live6, 0, sizeof(live6));
 	world_up(false, 64);
 	load("drop proto udp ttl_lt 10\naccept\n");
 	m = with_ttl(udp4(cli, 1111, srv, 53, 1), 64);
@@ -714,7 +740,9 @@ test_ttl_class(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	/* Offloaded: the marked packet's class is read from its header too. */
 	good = dp_mark_make(0, idx, 7);
-	live4[idx] = good;
+	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	mk.tab[0] = W.rx.tab4;
+	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;
 	m = with_ttl(udp4(cli, 1111, srv, 53, 5), 64);
 	mark(m, good);
@@ -758,8 +786,7 @@ vlan_tags(struct rte_mbuf *m, unsigned int n)
 static void
 test_marked_bytes(void **state)
 {
-	uint32_t live4[256], live6[256];
-	struct dp_marks mk = {.live = {live4, live6}, .cap = {256, 256}};
+	struct dp_marks mk = {.cap = {256, 256}};
 	const struct fc_entry *e4, *e6;
 	struct rte_mbuf *m, *o[8];
 	struct fc_key k4, k6;
@@ -767,8 +794,6 @@ test_marked_bytes(void **state)
 	uint64_t b4, b6;
 
 	(void)state;
-	memset(live4, 0, sizeof(live4));
-	memset(live6, 0, sizeof(live6));
 	world_up(false, 64);
 	load("accept\n");
 	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 1);
@@ -791,8 +816,10 @@ test_marked_bytes(void **state)
 	assert_int_equal(b6, 56);
 	mark4 = dp_mark_make(0, i4, 7);
 	mark6 = dp_mark_make(1, i6, 7);
-	live4[i4] = mark4;
-	live6[i6] = mark6;
+	assert_int_equal(fc_table_mark_set(W.rx.tab4, i4, mark4), 0);
+	assert_int_equal(fc_table_mark_set(W.rx.tab6, i6, mark6), 0);
+	mk.tab[0] = W.rx.tab4;
+	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;
 
 	/* Padded to Ethernet's 60 bytes, one tag, two tags: the datagram each time. */
@@ -844,8 +871,7 @@ static void
 test_marked_tcp(void **state)
 {
 	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
-	static uint32_t live4[4096], live6[4096];
-	struct dp_marks mk = {.live = {live4, live6}, .cap = {4096, 4096}};
+	struct dp_marks mk = {.cap = {4096, 4096}};
 	struct rte_mbuf *m, *o[8];
 	const struct fc_entry *e;
 	struct fc_key k;
@@ -853,8 +879,6 @@ test_marked_tcp(void **state)
 	uint64_t up;
 
 	(void)state;
-	memset(live4, 0, sizeof(live4));
-	memset(live6, 0, sizeof(live6));
 	world_up(true, 64);
 	load("accept\n");
 	tcp_numbers(100, 0);
@@ -873,7 +897,9 @@ test_marked_tcp(void **state)
 	assert_true(e->act.interest & FC_INTEREST_TCP_WIN);
 	assert_true(idx < 4096);
 	good = dp_mark_make(0, idx, 7);
-	live4[idx] = good;
+	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	mk.tab[0] = W.rx.tab4;
+	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;
 	up = W.rx.st.upcalls;
 

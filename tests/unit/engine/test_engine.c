@@ -246,8 +246,8 @@ test_tcp_handshake(void **state)
 	assert_non_null(fe);
 	assert_non_null(re);
 	/* Linked through their cold records. */
-	assert_int_equal(fc_table_aux(rule_engine_table(eng, FC_AF_INET4), fi)->peer, ri);
-	assert_int_equal(fc_table_aux(rule_engine_table(eng, FC_AF_INET4), ri)->peer, fi);
+	assert_int_equal(fc_table_peer(rule_engine_table(eng, FC_AF_INET4), fi), ri);
+	assert_int_equal(fc_table_peer(rule_engine_table(eng, FC_AF_INET4), ri), fi);
 	assert_true(re->act.flags & FC_ACT_F_REPLY);
 	assert_false(fe->act.flags & FC_ACT_F_REPLY);
 	/* Conntrack wants SYN/FIN/RST of both, every reply packet until the first. */

@@ -408,9 +408,9 @@ check_basic(uint8_t family)
 		e = fc_table_entry(t, (uint32_t)idx[i]);
 		assert_non_null(e);
 		assert_true(act_is(&e->act, 1000 + i));
-		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->timeout, 60);
+		assert_int_equal(fc_table_timeout(t, (uint32_t)idx[i]), 60);
 		assert_int_equal(fc_table_created(t, (uint32_t)idx[i]), 500 + i);
-		assert_int_equal(fc_table_aux(t, (uint32_t)idx[i])->peer, FC_INDEX_NONE);
+		assert_int_equal(fc_table_peer(t, (uint32_t)idx[i]), FC_INDEX_NONE);
 		assert_int_equal(e->last_seen, 500 + i);
 		assert_int_equal(e->packets, 0);
 		assert_int_equal(e->bytes, 0);
@@ -593,7 +593,7 @@ test_update_visible(void **state)
 	assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 99), 0);
 	assert_true(fc_table_entry(t, (uint32_t)pos)->seq != seq);
 	assert_int_equal(fc_table_entry(t, (uint32_t)pos)->seq & 1, 0);
-	assert_int_equal(fc_table_aux(t, (uint32_t)pos)->timeout, 99);
+	assert_int_equal(fc_table_timeout(t, (uint32_t)pos), 99);
 	memset(&a, 0, sizeof(a));
 	assert_int_equal(fc_table_lookup_bulk(t, 1, kp, &sig, 1, &mask, &a, &idx), 1);
 	assert_true(act_is(&a, 222));
@@ -636,7 +636,8 @@ check_move(uint8_t family)
 	sig = fc_table_hash(t, moved);
 	pos = insert_v(t, family, 3, 333, 77, 10);
 	assert_true(pos >= 0);
-	fc_table_aux_w(t, (uint32_t)pos)->peer = 4242;
+	assert_int_equal(fc_table_peer_set(t, (uint32_t)pos, 4242), 0);
+	assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, 0x01000000u | (uint32_t)pos), 0);
 	fc_table_touch(t, (uint32_t)pos, 100, 12);
 	fc_table_touch(t, (uint32_t)pos, 50, 13);
 	other = insert_v(t, family, 4, 444, 0, 10);
@@ -651,9 +652,12 @@ check_move(uint8_t family)
 	e = fc_table_entry(t, (uint32_t)npos);
 	assert_non_null(e);
 	assert_true(act_is(&e->act, 333));
-	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->timeout, 77);
+	assert_int_equal(fc_table_timeout(t, (uint32_t)npos), 77);
 	assert_int_equal(fc_table_created(t, (uint32_t)npos), 10);
-	assert_int_equal(fc_table_aux(t, (uint32_t)npos)->peer, 4242);
+	assert_int_equal(fc_table_peer(t, (uint32_t)npos), 4242);
+	/* A mark names a slot: the new one has none, the old one's is withdrawn. */
+	assert_int_equal(fc_table_mark(t, (uint32_t)npos), 0);
+	assert_int_equal(fc_table_mark(t, (uint32_t)pos), 0);
 	assert_int_equal(e->last_seen, 13);
 	assert_int_equal(e->packets, 2);
 	assert_int_equal(e->bytes, 150);
@@ -681,54 +685,63 @@ check_move(uint8_t family)
 
 /*
  * The entry's layout (one cache line, the action's reserved fields), its
- * struct fc_entry_aux and creation time: filled by insert, timeout by
- * update, peer the writer's and kept by updates; none for free slots.
+ * timeout, mark, peer and creation time: filled by insert (no peer, no
+ * mark), timeout by update, peer and mark the writer's and kept by
+ * updates; none for free slots, whatever the slot held before.
  */
 static void
 test_aux(void **state)
 {
 	struct fc_table *t = new_table("aux", FC_AF_INET4, 64, FC_FULL_REFUSE, NULL);
-	struct fc_entry_aux *x;
 	struct fc_action a;
 	int pos;
 
 	(void)state;
 	assert_int_equal(sizeof(struct fc_entry), 64);
 	assert_int_equal(sizeof(struct fc_action), 32);
-	assert_int_equal(sizeof(struct fc_entry_aux), 8);
 	assert_int_equal(offsetof(struct fc_entry, last_seen), 4);
 	assert_int_equal(offsetof(struct fc_entry, act), 8);
 	assert_int_equal(offsetof(struct fc_entry, packets), 40);
 	assert_int_equal(offsetof(struct fc_entry, bytes), 48);
-	assert_int_equal(offsetof(struct fc_entry, aux), 56);
+	assert_int_equal(offsetof(struct fc_entry, timeout), 56);
+	assert_int_equal(offsetof(struct fc_entry, mark), 60);
 	assert_int_equal(offsetof(struct fc_action, ext), 12);
 	assert_int_equal(offsetof(struct fc_action, adj), 22);
 	assert_int_equal(offsetof(struct fc_action, pkt_class), 24);
 	assert_int_equal(offsetof(struct fc_action, mod), 29);
 
 	for (uint32_t round = 0; round < 200; round++) {
+		uint32_t mark = ((round % 255 + 1) << 24) | (uint32_t)round;
+
 		pos = insert_v(t, FC_AF_INET4, round, 7 + round, 30, round);
 		assert_true(pos >= 0);
-		x = fc_table_aux_w(t, (uint32_t)pos);
-		assert_non_null(x);
-		assert_ptr_equal(x, fc_table_aux(t, (uint32_t)pos));
 		/* fresh whatever the slot held before */
-		assert_int_equal(x->peer, FC_INDEX_NONE);
-		assert_int_equal(x->timeout, 30);
+		assert_int_equal(fc_table_peer(t, (uint32_t)pos), FC_INDEX_NONE);
+		assert_int_equal(fc_table_mark(t, (uint32_t)pos), 0);
+		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), 30);
 		assert_int_equal(fc_table_created(t, (uint32_t)pos), round);
-		x->peer = round;
+		assert_int_equal(fc_table_peer_set(t, (uint32_t)pos, round), 0);
+		assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, mark), 0);
 		act_from(99, &a);
 		assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 45), 0);
-		assert_int_equal(x->timeout, 45);
-		assert_int_equal(x->peer, round);
+		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), 45);
+		assert_int_equal(fc_table_peer(t, (uint32_t)pos), round);
+		assert_int_equal(fc_table_mark(t, (uint32_t)pos), mark);
 		assert_true(act_is(&fc_table_entry(t, (uint32_t)pos)->act, 99));
 		assert_int_equal(fc_table_delete(t, (uint32_t)pos), 0);
-		assert_null(fc_table_aux(t, (uint32_t)pos));
-		assert_null(fc_table_aux_w(t, (uint32_t)pos));
+		assert_int_equal(fc_table_peer(t, (uint32_t)pos), FC_INDEX_NONE);
+		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), 0);
+		assert_int_equal(fc_table_mark(t, (uint32_t)pos), 0);
+		assert_int_equal(fc_table_peer_set(t, (uint32_t)pos, 1), -ENOENT);
+		assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, mark), -ENOENT);
+		assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, 0), 0);
 		assert_int_equal(fc_table_created(t, (uint32_t)pos), 0);
 	}
-	assert_null(fc_table_aux(t, FC_INDEX_NONE));
-	assert_null(fc_table_aux(NULL, 0));
+	assert_int_equal(fc_table_peer(t, FC_INDEX_NONE), FC_INDEX_NONE);
+	assert_int_equal(fc_table_peer(NULL, 0), FC_INDEX_NONE);
+	assert_int_equal(fc_table_mark(t, FC_INDEX_NONE), 0);
+	assert_int_equal(fc_table_mark_set(t, FC_INDEX_NONE, 0), -ENOENT);
+	assert_int_equal(fc_table_peer_set(NULL, 0, 0), -ENOENT);
 	fc_table_free(t);
 }
 
