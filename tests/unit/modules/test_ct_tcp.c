@@ -599,8 +599,8 @@ struct duo {
 
 /*
  * After every segment: the same ctstate, and the connection as the slow
- * path alone made it and as the fast path left it (its line folded into
- * a copy of the record): state, flags, first FIN, unacknowledged data,
+ * path alone made it and as the fast path left it (its record, the line,
+ * loaded with the progress folded in, as the module reads it): state, flags, first FIN, unacknowledged data,
  * retransmissions and so the timeout.
  */
 static void
@@ -611,7 +611,7 @@ duo_compare(struct duo *d, const struct seg *s, uint8_t want, uint8_t got)
 	struct mod_ct_conn fc = f->c, *ac = &d->all.c;
 
 	if (f->created)
-		mod_ct_fast_fold(&fc, d->line);
+		mod_ct_fast_load(d->line, &fc, true);
 	if (got != want || fc.state != ac->state || fc.flags != ac->flags ||
 		fc.tcp.retrans != ac->tcp.retrans)
 		print_error("segment %" PRIu64 ": dir %u flags %#x seq %u ack %u len %u: all %u %s, "
@@ -654,7 +654,8 @@ duo_seg(struct duo *d, const struct seg *s)
 		slow = false;
 		got = (uint8_t)mod_ct_conn_ctstate(&f->c, s->dir);
 	} else {
-		mod_ct_fast_fold(&f->c, d->line);
+		/* The module's record is the line: what it holds, folded. */
+		mod_ct_fast_load(d->line, &f->c, true);
 		assert_int_equal(mod_ct_packet(&f->cfg, &f->c, s->dir, &f->pkt, f->frame, f->len,
 					 &f->v),
 			0);
@@ -813,6 +814,64 @@ lockstep_one(struct duo *d, unsigned int n_steps)
 	}
 }
 
+/*
+ * A connection's record is its fast-path line: whatever the slow path
+ * stores (armed or not) loads back field for field, with or without
+ * folding (nothing moved since), and the fast path's progress on an armed
+ * line folds in as it did into a record kept apart.
+ */
+static void
+test_record_in_line(void **state)
+{
+	struct mod_ct_fast_line *l = aligned_alloc(64, sizeof(*l));
+	static const uint8_t protos[3] = {0, 6, 17};
+	static const uint8_t last_fl[4] = {0, MOD_CT_TS_WSCALE | MOD_CT_TS_SACK_PERM,
+		MOD_CT_TS_CHALLENGE, MOD_CT_TS_SIMOPEN | MOD_CT_TS_WSCALE};
+
+	(void)state;
+	assert_non_null(l);
+	rng_state = 0x2545f4914f6cdd1dull;
+	for (unsigned int i = 0; i < 2000; i++) {
+		struct mod_ct_conn c, back;
+		struct mod_ct_tcp *t = &c.tcp;
+
+		memset(&c, 0, sizeof(c));
+		memset(l, 0xa5, sizeof(*l));
+		c.state = (uint8_t)(rnd() % MOD_CT_S__COUNT);
+		c.flags = (uint8_t)(rnd() & MOD_CT_C_ALL);
+		c.helper = (uint8_t)(rnd() % MOD_CT_HELPER__COUNT);
+		c.master_helper = (uint8_t)(rnd() % MOD_CT_HELPER__COUNT);
+		c.proto = protos[rnd() % 3];
+		for (unsigned int d = 0; d < 2; d++) {
+			t->side[d].end = (uint32_t)rnd();
+			t->side[d].maxend = (uint32_t)rnd();
+			t->side[d].maxwin = (uint32_t)rnd();
+			t->side[d].maxack = (uint32_t)rnd();
+			t->side[d].scale = (uint8_t)(rnd() % (FC_TCP_MAX_WSCALE + 1));
+			t->side[d].flags = (uint8_t)(rnd() & 0x3f);
+		}
+		t->last_seq = (uint32_t)rnd();
+		t->last_ack = (uint32_t)rnd();
+		t->last_end = (uint32_t)rnd();
+		t->last_win = (uint16_t)rnd();
+		t->last_index = (uint8_t)(rnd() % (MOD_CT_TI_NONE + 1));
+		t->last_dir = (uint8_t)(rnd() % 2);
+		t->last_wscale = (uint8_t)(rnd() % (FC_TCP_MAX_WSCALE + 1));
+		t->last_flags = last_fl[rnd() % 4];
+		t->retrans = (uint8_t)rnd();
+		mod_ct_fast_arm(l, &c, rnd() % 2, rnd() % 2);
+		mod_ct_fast_load(l, &back, false);
+		assert_memory_equal(&back, &c, sizeof(c));
+		mod_ct_fast_load(l, &back, true);
+		assert_memory_equal(&back, &c, sizeof(c));
+		/* Marked unarmed (removal): what it holds stays. */
+		mod_ct_fast_arm(l, NULL, false, false);
+		mod_ct_fast_load(l, &back, true);
+		assert_memory_equal(&back, &c, sizeof(c));
+	}
+	free(l);
+}
+
 static void
 test_lockstep(void **state)
 {
@@ -861,6 +920,7 @@ main(void)
 		cmocka_unit_test(test_reopen),
 		cmocka_unit_test(test_handshake_oddities),
 		cmocka_unit_test(test_interest_timeouts),
+		cmocka_unit_test(test_record_in_line),
 		cmocka_unit_test(test_lockstep),
 	};
 
