@@ -151,7 +151,8 @@ struct fc_table {
 	struct fc_bucket *bkt;		/**< bkt_mask + 1 buckets */
 	struct fc_entry *entries;	/**< n_slots entries, indexed by key slot */
 	uint32_t n_slots;		/**< key slots: capacity + headroom */
-	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch (writer's) */
+	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch,
+					     a free slot's the free list (writer's) */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
@@ -195,7 +196,8 @@ struct fc_table {
 	uint64_t refused_grace; /**< of refused: every spare key slot waited for a grace period */
 	uint64_t aged;
 	uint64_t moves;		/**< cuckoo displacements (table_bkt.c) */
-	uint32_t *free_slots;	/**< stack of free key slots (not live, not waiting) */
+	uint32_t free_head;	/**< the free key slots (not live, not waiting), a stack linked
+				     through their fc_table::created: FC_INDEX_NONE ends it */
 	uint32_t n_free;
 
 	/* Deleted slots waiting for a grace period (writer-owned). */
