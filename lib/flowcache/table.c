@@ -294,7 +294,7 @@ fc_table_create(const struct fc_table_params *p)
 		goto fail;
 
 	nb = bkt_count_for(p->capacity);
-	t->bkt_mask = nb - 1;
+	t->n_bkt = nb;
 	t->bkt = rte_zmalloc_socket("fc_table_buckets", sizeof(struct fc_bucket) * (size_t)nb,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->keys = rte_zmalloc_socket("fc_table_keys",

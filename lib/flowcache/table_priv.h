@@ -148,7 +148,7 @@ struct fc_defer_batch {
 struct fc_table {
 	/* Read-mostly, shared with readers. */
 	/* The first four are struct fc_table_view (flowcache_table.h). */
-	struct fc_bucket *bkt;		/**< bkt_mask + 1 buckets */
+	struct fc_bucket *bkt;		/**< n_bkt buckets */
 	struct fc_entry *entries;	/**< n_slots entries, indexed by key slot */
 	uint32_t n_slots;		/**< key slots: capacity + headroom */
 	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch,
@@ -158,7 +158,7 @@ struct fc_table {
 	uint32_t key_size;		/**< 16 or 48 */
 	uint32_t seed;			/**< what the hash secret was drawn from (fc_table_params) */
 	uint8_t *keys;			/**< n_slots keys, FC_KEY_STRIDE(key_size) bytes apart */
-	uint32_t bkt_mask;		/**< buckets - 1 (a power of two) */
+	uint32_t n_bkt;			/**< buckets (bkt_count_for(): any number from 2) */
 	uint32_t max_readers;
 	uint8_t family;
 	/** The hash's secret (table.c, "Hashing"): NH word keys, then the finalizer's. */
