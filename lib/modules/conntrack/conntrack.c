@@ -514,6 +514,18 @@ static_assert(MOD_CT_HELPER__COUNT <= 16, "two helpers share a byte");
 static_assert(sizeof(struct mod_ct_fast_line) == RTE_CACHE_LINE_MIN_SIZE,
 	"a connection's record is one cache line");
 
+/* The mode's MOD_CT_FAST_M_MAXACK bits of connection @p c. */
+static uint8_t
+maxack_bits(const struct mod_ct_conn *c)
+{
+	uint8_t m = 0;
+
+	for (unsigned int d = 0; d < 2; d++)
+		if (c->tcp.side[d].flags & MOD_CT_TS_MAXACK)
+			m |= (uint8_t)(MOD_CT_FAST_M_MAXACK << d);
+	return m;
+}
+
 void
 mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c)
 {
@@ -550,6 +562,7 @@ mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c)
 	l->rc_last_flags = (uint8_t)((t->last_flags & RC_LAST_FLAGS) |
 		(t->last_wscale << RC_LAST_WSCALE_SHIFT));
 	l->rc_retrans = t->retrans;
+	MOD_CT_ST(l->mode, (uint8_t)((l->mode & ~(3u * MOD_CT_FAST_M_MAXACK)) | maxack_bits(c)));
 }
 
 void
@@ -563,8 +576,9 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 		return;
 	}
 	mod_ct_fast_store(l, c);
+	mode = maxack_bits(c);
 	if (armed) {
-		mode = MOD_CT_FAST_M_ARMED;
+		mode |= MOD_CT_FAST_M_ARMED;
 		if (mod_ct_fast_states(c, be_liberal))
 			mode |= MOD_CT_FAST_M_ST_OK;
 		for (unsigned int d = 0; d < 2; d++)

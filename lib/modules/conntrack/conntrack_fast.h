@@ -101,6 +101,12 @@ struct mod_ct_fast_line {
 #define MOD_CT_FAST_M_ST_OK 0x04
 /** struct mod_ct_fast_line::mode: the entries check the line (FC_INTEREST_TCP_WIN). */
 #define MOD_CT_FAST_M_ARMED 0x08
+/**
+ * struct mod_ct_fast_line::mode: side d's fp_ack holds its highest ACK
+ * (MOD_CT_TS_MAXACK, shifted by d): an ACK the fast path passes moves it
+ * forward only; without, the first one sets it.
+ */
+#define MOD_CT_FAST_M_MAXACK 0x10
 /** struct mod_ct_fast_line::rc_flags: the record is a TCP connection's. */
 #define MOD_CT_FAST_RC_TCP 0x40
 /** struct mod_ct_fast_line::rc_flags: the record is a UDP connection's. */
@@ -411,7 +417,8 @@ record:
 	if (mod_ct_seq_after(edge, MOD_CT_LD(l->fp_edge[s])))
 		MOD_CT_ST(l->fp_edge[s], edge);
 	seen = MOD_CT_LD(l->fp_seen[s]);
-	if (seen == 0 || mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
+	if ((seen == 0 && !((MOD_CT_LD(l->mode) >> s) & MOD_CT_FAST_M_MAXACK)) ||
+		mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
 		MOD_CT_ST(l->fp_ack[s], ack);
 	if (w > win_s)
 		MOD_CT_ST(l->fp_win[s], w);
