@@ -815,6 +815,65 @@ lockstep_one(struct duo *d, unsigned int n_steps)
 }
 
 /*
+ * The highest ACK a side sent, kept in the line: the fast path's first ACK
+ * of a side since the line was stored, below what the record knew, leaves
+ * it where it was (as folding into a record kept apart does); a side with
+ * none yet takes the first one.
+ */
+static void
+test_line_maxack(void **state)
+{
+	struct mod_ct_fast_line *chunk = aligned_alloc(64, sizeof(*chunk) << MOD_CT_FAST_CHUNK_SHIFT);
+	struct mod_ct_fast view;
+	struct mod_ct_conn c, folded, back;
+	struct fc_action a;
+	struct fc_pkt p;
+
+	(void)state;
+	assert_non_null(chunk);
+	memset(chunk, 0, sizeof(*chunk) << MOD_CT_FAST_CHUNK_SHIFT);
+	memset(&view, 0, sizeof(view));
+	view.chunk[0] = chunk;
+	for (unsigned int known = 0; known < 2; known++) {
+		memset(&c, 0, sizeof(c));
+		c.state = MOD_CT_S_ESTABLISHED;
+		c.flags = MOD_CT_C_REPLIED | MOD_CT_C_ASSURED;
+		c.proto = 6;
+		c.tcp.last_index = MOD_CT_TI_ACK;
+		for (unsigned int d = 0; d < 2; d++) {
+			c.tcp.side[d].maxwin = 65535;
+			c.tcp.side[d].flags = known ? MOD_CT_TS_MAXACK : 0;
+		}
+		c.tcp.side[0].end = 1000;
+		c.tcp.side[0].maxend = 1000 + 65535;
+		c.tcp.side[0].maxack = known ? 5000 : 0;
+		c.tcp.side[1].end = 5000;
+		c.tcp.side[1].maxend = 5000 + 65535;
+		c.tcp.side[1].maxack = 1000;
+		mod_ct_fast_arm(&chunk[1], &c, true, false);
+		/* A plain ACK of side 0 at its end, acknowledging up to 4000. */
+		memset(&a, 0, sizeof(a));
+		a.ct_state = MOD_CT_ENTRY_ID;
+		a.ext = 1;
+		memset(&p, 0, sizeof(p));
+		p.tcp_seq = 1000;
+		p.tcp_ack = 4000;
+		p.tcp_win = 1000;
+		p.tcp_flags = 0x10;
+		p.tcp_opt = FC_TCP_OPT_PLAIN;
+		assert_true(mod_ct_fast_check(&view, &a, &p));
+		folded = c;
+		mod_ct_fast_fold(&folded, &chunk[1]);
+		mod_ct_fast_load(&chunk[1], &back, true);
+		assert_int_equal(back.tcp.side[0].maxack, known ? 5000 : 4000);
+		assert_true(back.tcp.side[0].flags & MOD_CT_TS_MAXACK);
+		assert_int_equal(back.tcp.side[0].maxack, folded.tcp.side[0].maxack);
+		assert_int_equal(back.tcp.side[0].flags, folded.tcp.side[0].flags);
+	}
+	free(chunk);
+}
+
+/*
  * A connection's record is its fast-path line: whatever the slow path
  * stores (armed or not) loads back field for field, with or without
  * folding (nothing moved since), and the fast path's progress on an armed
@@ -921,6 +980,7 @@ main(void)
 		cmocka_unit_test(test_handshake_oddities),
 		cmocka_unit_test(test_interest_timeouts),
 		cmocka_unit_test(test_record_in_line),
+		cmocka_unit_test(test_line_maxack),
 		cmocka_unit_test(test_lockstep),
 	};
 
