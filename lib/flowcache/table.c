@@ -298,19 +298,18 @@ fc_table_create(const struct fc_table_params *p)
 		goto fail;
 
 	nb = bkt_count_for(p->capacity);
-	t->bkt_mask = nb - 1;
+	t->n_bkt = nb;
 	t->bkt = rte_zmalloc_socket("fc_table_buckets", sizeof(struct fc_bucket) * (size_t)nb,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->keys = rte_zmalloc_socket("fc_table_keys",
 		(size_t)FC_KEY_STRIDE(t->key_size) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	t->free_slots = rte_malloc_socket("fc_table_free", sizeof(uint32_t) * t->n_slots, 0,
-		p->socket_id);
-	if (t->bkt == NULL || t->keys == NULL || t->free_slots == NULL)
+	if (t->bkt == NULL || t->keys == NULL)
 		goto fail;
 	/* Popped from the top: slot 0 first. */
 	for (uint32_t i = 0; i < t->n_slots; i++)
-		t->free_slots[i] = t->n_slots - 1 - i;
+		t->created[i] = i + 1 < t->n_slots ? i + 1 : FC_INDEX_NONE;
+	t->free_head = 0;
 	t->n_free = t->n_slots;
 	return t;
 
@@ -332,7 +331,6 @@ fc_table_free(struct fc_table *t)
 		return;
 	rte_free(t->bkt);
 	rte_free(t->keys);
-	rte_free(t->free_slots);
 	rte_free(t->entries);
 	rte_free(t->created);
 	rte_free(t->peer);
@@ -537,12 +535,12 @@ slot_take(struct fc_table *t, const void *key, uint32_t sig)
 
 	if (t->n_free == 0)
 		return -ENOSPC;
-	pos = t->free_slots[--t->n_free];
+	pos = t->free_head;
 	memcpy(t->keys + (size_t)pos * FC_KEY_STRIDE(t->key_size), key, t->key_size);
-	if (bkt_add(t, sig, pos) != 0) {
-		t->n_free++;
-		return -ENOSPC;
-	}
+	if (bkt_add(t, sig, pos) != 0)
+		return -ENOSPC; /* still on top of the free list */
+	t->free_head = t->created[pos];
+	t->n_free--;
 	return (int32_t)pos;
 }
 

@@ -7,12 +7,16 @@
  * arrays indexed by slot (table.c); a bucket slot holds a 16-bit tag and
  * the key's slot index plus one.
  *
- * Bucket choice: a key's fc_table_hash() value h names its first bucket,
- * h & bkt_mask, and its tag, h >> 16; its second bucket is the first XOR
- * an odd multiple of the tag (bkt_alt()), so either bucket and the tag
- * give the other (the writer moves a key without its hash) and the two
- * always differ. The hash is keyed and non-linear (table.c, "Hashing"):
- * a sender cannot aim keys at a bucket pair without the secret.
+ * Bucket choice: a key's fc_table_hash() value h names its tag, its low
+ * half, and its first bucket, h scaled to the bucket count (h * n_bkt >>
+ * 32: its high bits decide, independent of the tag), so the buckets need
+ * not be a power of two and the table holds no more of them than its
+ * capacity needs; its second bucket is a function of the tag minus the
+ * first, modulo the bucket count (bkt_alt()), so either bucket and the tag
+ * give the other (the writer moves a key without its hash). For about 2
+ * keys in n_bkt the two are the same bucket: such a key has 8 places, not
+ * 16. The hash is keyed and non-linear (table.c, "Hashing"): a sender
+ * cannot aim keys at a bucket pair without the secret.
  *
  * Insert: the first free slot of the key's two buckets; when both are
  * full, a breadth-first search (at most FC_BKT_SEARCH_MAX buckets, no
@@ -65,32 +69,44 @@ static_assert(sizeof(struct fc_key_v4) == 16 && sizeof(struct fc_key_v6) == 48,
 /* Lookups again after keys moved, at most (lookup_bulk_ks()). */
 #define FC_BKT_RETRY_MAX 8u
 
-/* Odd: a key's two buckets always differ. */
+/* Spreads the tags over the buckets (bkt_alt()). */
 #define FC_BKT_ALT_MUL 0x9e3779b1u
 
+/* A key's tag: the low half of its hash. */
 static __rte_always_inline uint16_t
 sig_tag(uint32_t sig)
 {
-	return (uint16_t)(sig >> 16);
+	return (uint16_t)sig;
 }
 
-/* The other bucket of a key with tag @p tag in bucket @p b (an involution). */
+/* A key's first bucket of @p n: its hash scaled to [0, n), the high bits deciding. */
 static __rte_always_inline uint32_t
-bkt_alt(uint32_t mask, uint32_t b, uint16_t tag)
+bkt_first(uint32_t n, uint32_t sig)
 {
-	return (b ^ (((uint32_t)tag * FC_BKT_ALT_MUL) | 1u)) & mask;
+	return (uint32_t)(((uint64_t)sig * n) >> 32);
+}
+
+/*
+ * The other bucket of @p n of a key with tag @p tag in bucket @p b: the
+ * tag's point in [0, n) minus @p b, modulo @p n (an involution).
+ */
+static __rte_always_inline uint32_t
+bkt_alt(uint32_t n, uint32_t b, uint16_t tag)
+{
+	uint32_t k = (uint32_t)(((uint64_t)((uint32_t)tag * FC_BKT_ALT_MUL) * n) >> 32);
+
+	return k >= b ? k - b : k - b + n;
 }
 
 /*
  * Buckets for @p capacity live keys (one more while fc_table_move() holds
- * both keys): a power of two, the live keys filling at most 15/16 of their
- * slots.
+ * both keys): the live keys filling at most 15/16 of their slots.
  */
 uint32_t
 bkt_count_for(uint32_t capacity)
 {
 	uint64_t slots = ((uint64_t)capacity + 1) * 16 / 15 + 1;
-	uint64_t n = rte_align64pow2((slots + FC_BKT_ENTRIES - 1) / FC_BKT_ENTRIES);
+	uint64_t n = (slots + FC_BKT_ENTRIES - 1) / FC_BKT_ENTRIES;
 
 	return (uint32_t)RTE_MAX(n, (uint64_t)2);
 }
@@ -158,9 +174,9 @@ static __rte_always_inline int32_t
 bkt_find_ks(const struct fc_table *t, const void *key, uint32_t sig, unsigned int ks)
 {
 	uint16_t tag = sig_tag(sig);
-	uint32_t i1 = sig & t->bkt_mask;
+	uint32_t i1 = bkt_first(t->n_bkt, sig);
 	const struct fc_bucket *b1 = &t->bkt[i1];
-	const struct fc_bucket *b2 = &t->bkt[bkt_alt(t->bkt_mask, i1, tag)];
+	const struct fc_bucket *b2 = &t->bkt[bkt_alt(t->n_bkt, i1, tag)];
 
 	return bkt_pick(t, b1, b2, bkt_tag_match(b1, tag) | bkt_tag_match(b2, tag) << 16, key,
 		ks);
@@ -180,8 +196,8 @@ void
 bkt_del(struct fc_table *t, uint32_t sig, uint32_t pos)
 {
 	uint16_t tag = sig_tag(sig);
-	uint32_t i1 = sig & t->bkt_mask;
-	struct fc_bucket *b[2] = {&t->bkt[i1], &t->bkt[bkt_alt(t->bkt_mask, i1, tag)]};
+	uint32_t i1 = bkt_first(t->n_bkt, sig);
+	struct fc_bucket *b[2] = {&t->bkt[i1], &t->bkt[bkt_alt(t->n_bkt, i1, tag)]};
 
 	for (unsigned int k = 0; k < 2; k++)
 		for (unsigned int s = 0; s < FC_BKT_ENTRIES; s++)
@@ -231,13 +247,13 @@ bkt_add(struct fc_table *t, uint32_t sig, uint32_t pos)
 {
 	struct bkt_node nodes[FC_BKT_SEARCH_MAX];
 	uint16_t tag = sig_tag(sig);
-	uint32_t i1 = sig & t->bkt_mask;
+	uint32_t i1 = bkt_first(t->n_bkt, sig);
 	unsigned int head, tail = 0, cur, ds;
 	struct fc_bucket *dst;
 
 	nodes[tail++] = (struct bkt_node){.bkt = i1, .parent = UINT16_MAX, .slot = 0};
 	nodes[tail++] = (struct bkt_node){
-		.bkt = bkt_alt(t->bkt_mask, i1, tag), .parent = UINT16_MAX, .slot = 0};
+		.bkt = bkt_alt(t->n_bkt, i1, tag), .parent = UINT16_MAX, .slot = 0};
 	for (head = 0; head < tail; head++) {
 		const struct fc_bucket *b = &t->bkt[nodes[head].bkt];
 
@@ -245,7 +261,7 @@ bkt_add(struct fc_table *t, uint32_t sig, uint32_t pos)
 			if (b->idx[ds] == 0)
 				goto found;
 		for (unsigned int s = 0; s < FC_BKT_ENTRIES && tail < FC_BKT_SEARCH_MAX; s++) {
-			uint32_t alt = bkt_alt(t->bkt_mask, nodes[head].bkt, b->tag[s]);
+			uint32_t alt = bkt_alt(t->n_bkt, nodes[head].bkt, b->tag[s]);
 
 			if (bkt_on_path(nodes, (uint16_t)head, alt))
 				continue;
@@ -299,8 +315,8 @@ lookup_slot(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, co
 	if (unlikely(p < 0)) {
 		uint16_t tag = sig_tag(sig);
 
-		p = bkt_pick1(t, &t->bkt[bkt_alt(t->bkt_mask, sig & t->bkt_mask, tag)], tag, key,
-			ks);
+		p = bkt_pick1(t, &t->bkt[bkt_alt(t->n_bkt, bkt_first(t->n_bkt, sig), tag)], tag,
+			key, ks);
 	}
 	return p;
 }
@@ -372,14 +388,14 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 	const struct fc_bucket *b1[FC_TABLE_BULK_MAX];
 	uint32_t m[FC_TABLE_BULK_MAX];
 	uint32_t first[FC_TABLE_BULK_MAX]; /* the first candidate's slot + 1; 0: none */
-	const uint32_t mask = t->bkt_mask;
+	const uint32_t nb = t->n_bkt;
 	uint64_t hits = 0, absent = 0;
 	uint32_t chg, chg2;
 	unsigned int i;
 
 	chg = __atomic_load_n(&t->bkt_chg, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++) {
-		b1[i] = &t->bkt[sigs[i] & mask];
+		b1[i] = &t->bkt[bkt_first(nb, sigs[i])];
 		rte_prefetch0(b1[i]);
 	}
 	for (i = 0; i < n; i++) {
@@ -397,7 +413,7 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 				rte_prefetch0(&t->entries[id - 1]);
 			}
 		} else {
-			rte_prefetch0(&t->bkt[bkt_alt(mask, sigs[i] & mask, sig_tag(sigs[i]))]);
+			rte_prefetch0(&t->bkt[bkt_alt(nb, bkt_first(nb, sigs[i]), sig_tag(sigs[i]))]);
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -499,10 +515,10 @@ fc_table_find_bulk(const struct fc_table *t, const void *const keys[], const uin
 	if (unlikely(n > FC_TABLE_BULK_MAX))
 		n = FC_TABLE_BULK_MAX;
 	for (unsigned int i = 0; i < n; i++) {
-		uint32_t i1 = sigs[i] & t->bkt_mask;
+		uint32_t i1 = bkt_first(t->n_bkt, sigs[i]);
 
 		rte_prefetch0(&t->bkt[i1]);
-		rte_prefetch0(&t->bkt[bkt_alt(t->bkt_mask, i1, sig_tag(sigs[i]))]);
+		rte_prefetch0(&t->bkt[bkt_alt(t->n_bkt, i1, sig_tag(sigs[i]))]);
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		idx[i] = bkt_find(t, keys[i], sigs[i]);

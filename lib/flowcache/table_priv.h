@@ -148,17 +148,18 @@ struct fc_defer_batch {
 struct fc_table {
 	/* Read-mostly, shared with readers. */
 	/* The first five are struct fc_table_view (flowcache_table.h). */
-	struct fc_bucket *bkt;		/**< bkt_mask + 1 buckets */
+	struct fc_bucket *bkt;		/**< n_bkt buckets */
 	struct fc_entry *entries;	/**< n_slots entries, indexed by key slot */
 	uint32_t n_slots;		/**< key slots: capacity + headroom */
-	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch (writer's) */
+	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch,
+					     a free slot's the free list (writer's) */
 	uint32_t *peer;			/**< n_slots other directions' indexes (fc_table_peer(); writer's) */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
 	uint32_t seed;			/**< what the hash secret was drawn from (fc_table_params) */
 	uint8_t *keys;			/**< n_slots keys, FC_KEY_STRIDE(key_size) bytes apart */
-	uint32_t bkt_mask;		/**< buckets - 1 (a power of two) */
+	uint32_t n_bkt;			/**< buckets (bkt_count_for(): any number from 2) */
 	uint32_t max_readers;
 	uint8_t family;
 	/** The hash's secret (table.c, "Hashing"): NH word keys, then the finalizer's. */
@@ -196,7 +197,8 @@ struct fc_table {
 	uint64_t refused_grace; /**< of refused: every spare key slot waited for a grace period */
 	uint64_t aged;
 	uint64_t moves;		/**< cuckoo displacements (table_bkt.c) */
-	uint32_t *free_slots;	/**< stack of free key slots (not live, not waiting) */
+	uint32_t free_head;	/**< the free key slots (not live, not waiting), a stack linked
+				     through their fc_table::created: FC_INDEX_NONE ends it */
 	uint32_t n_free;
 
 	/* Deleted slots waiting for a grace period (writer-owned). */

@@ -80,8 +80,9 @@ dq_reclaim(struct fc_table *t, unsigned int max)
 
 			b->head = t->created[pos];
 			b->n--;
-			t->created[pos] = 0;
-			t->free_slots[t->n_free++] = pos;
+			t->created[pos] = t->free_head;
+			t->free_head = pos;
+			t->n_free++;
 		}
 		if (b->n == 0) {
 			t->dq_first = (t->dq_first + 1) % FC_TABLE_DQ_BATCHES;

@@ -121,10 +121,10 @@ struct bench_commit {
 struct bench_mem {
 	uint32_t capacity;
 	double bytes_per_flow[2];  /**< [0] IPv4, [1] IPv6: per table entry at full load */
-	double tcp_records[2];     /**< of bytes_per_flow: conntrack's TCP window records and
-				        fast-path lines (per connection, shared by its 2 entries) */
+	double tcp_records[2];     /**< of bytes_per_flow: conntrack's TCP records, each its
+				        fast-path line (per connection, shared by its 2 entries) */
 	uint64_t tcp_conns[2];     /**< TCP connections with a record at full load */
-	uint32_t tcp_record_size;  /**< bytes per TCP connection: record + fast-path line */
+	uint32_t tcp_record_size;  /**< bytes per TCP connection: its record (one line) */
 	uint32_t occupancy[2];
 	bool measured;
 };

@@ -310,7 +310,7 @@ bench_summary(struct bench_results *r, double out[])
 		"an engine with 64-entry tables, per table entry (conntrack: a connection is a "
 		"forward and a reply entry). Everything is counted: the table, the engine's side "
 		"records (marks: none in this fill), and conntrack's TCP window tracking, a record "
-		"and a fast-path line per TCP connection (tcp_record_bytes), which the traffic's "
+		"per TCP connection that is also its fast-path line (tcp_record_bytes), which the traffic's "
 		"share of TCP flows puts in the figure (tcp_records_per_flow_ipv4: the part of "
 		"bytes_per_flow_ipv4 that is theirs, computed from the connections tracked; "
 		"chunked allocation may add a little)");

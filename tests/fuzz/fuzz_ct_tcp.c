@@ -194,18 +194,18 @@ slow(struct world *w, struct side *s, unsigned int dir)
 }
 
 /*
- * The connection as the fast path left it (its line folded into a copy of
- * the record) against the one that saw every segment: the same state,
+ * The connection as the fast path left it (its record, the line, loaded
+ * with the progress folded in) against the one that saw every segment: the same state,
  * flags, first FIN, unacknowledged data, retransmissions and timeout.
  */
 static void
 compare(struct world *w)
 {
 	const uint8_t side_fl = MOD_CT_TS_CLOSE_INIT | MOD_CT_TS_UNACKED;
-	struct mod_ct_conn fc = w->fast.c;
+	struct mod_ct_conn fc;
 	const struct mod_ct_conn *ac = &w->all.c;
 
-	mod_ct_fast_fold(&fc, &w->lines[1]);
+	mod_ct_fast_load(&w->lines[1], &fc, true);
 	CHECK(fc.state == ac->state);
 	CHECK(fc.flags == ac->flags);
 	CHECK(fc.tcp.retrans == ac->tcp.retrans);
@@ -231,7 +231,7 @@ segment(struct world *w, const uint8_t *r)
 		got = (uint8_t)mod_ct_conn_ctstate(&f->c, dir);
 	} else {
 		if (was)
-			mod_ct_fast_fold(&f->c, &w->lines[1]);
+			mod_ct_fast_load(&w->lines[1], &f->c, true); /* the record is the line */
 		got = slow(w, f, dir);
 		/* What the module stores after the slow path decided. */
 		memset(w->act, 0, sizeof(w->act));

@@ -425,15 +425,12 @@ mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int 
 /* The fast path's line                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* struct mod_ct_fast_line::pad[0]: the progress fields hold values the record saw. */
-#define LINE_ARMED pad[0]
-
 void
 mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 {
 	struct mod_ct_tcp *t = &c->tcp;
 
-	if (!l->LINE_ARMED)
+	if (!(MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ARMED))
 		return;
 	for (unsigned int d = 0; d < 2; d++) {
 		struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
@@ -465,7 +462,7 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 	t->last_end = MOD_CT_LD(l->fp_lend);
 	t->last_win = MOD_CT_LD(l->fp_lwin);
 	t->retrans = MOD_CT_LD(l->fp_retrans);
-	if (MOD_CT_LD(l->st_ok)) {
+	if (MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ST_OK) {
 		uint8_t cf = MOD_CT_LD(l->fp_cflags);
 
 		c->state = MOD_CT_LD(l->fp_state);
@@ -502,18 +499,38 @@ mod_ct_fast_states(const struct mod_ct_conn *c, bool be_liberal)
 		t->side[0].maxwin != 0 && t->side[1].maxwin != 0 && t->last_index != MOD_CT_TI_SYN;
 }
 
-void
-mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed,
-	bool be_liberal)
-{
-	const struct mod_ct_tcp *t;
+/*
+ * struct mod_ct_fast_line::rc_last_flags: struct mod_ct_tcp::last_flags
+ * (the bits below) with last_wscale in bits 2-5.
+ */
+#define RC_LAST_FLAGS (MOD_CT_TS_WSCALE | MOD_CT_TS_SACK_PERM | MOD_CT_TS_CHALLENGE | \
+	MOD_CT_TS_SIMOPEN)
+#define RC_LAST_WSCALE_SHIFT 2
+static_assert((RC_LAST_FLAGS & (0xfu << RC_LAST_WSCALE_SHIFT)) == 0 && FC_TCP_MAX_WSCALE <= 15,
+	"last_flags and last_wscale share a byte");
+static_assert((MOD_CT_C_ALL & (MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP)) == 0,
+	"the protocol's bits are free in the flags");
+static_assert(MOD_CT_HELPER__COUNT <= 16, "two helpers share a byte");
+static_assert(sizeof(struct mod_ct_fast_line) == RTE_CACHE_LINE_MIN_SIZE,
+	"a connection's record is one cache line");
 
-	if (!armed || c == NULL) {
-		l->LINE_ARMED = 0;
-		MOD_CT_ST(l->st_ok, 0);
-		return;
-	}
-	t = &c->tcp;
+/* The mode's MOD_CT_FAST_M_MAXACK bits of connection @p c. */
+static uint8_t
+maxack_bits(const struct mod_ct_conn *c)
+{
+	uint8_t m = 0;
+
+	for (unsigned int d = 0; d < 2; d++)
+		if (c->tcp.side[d].flags & MOD_CT_TS_MAXACK)
+			m |= (uint8_t)(MOD_CT_FAST_M_MAXACK << d);
+	return m;
+}
+
+void
+mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c)
+{
+	const struct mod_ct_tcp *t = &c->tcp;
+
 	for (unsigned int d = 0; d < 2; d++) {
 		const struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
 
@@ -522,6 +539,7 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 		MOD_CT_ST(l->fp_edge[d], r->maxend);
 		MOD_CT_ST(l->fp_ack[d], s->maxack);
 		MOD_CT_ST(l->fp_win[d], s->maxwin);
+		l->rc_sflags[d] = s->flags;
 	}
 	MOD_CT_ST(l->fp_lseq, t->last_seq);
 	MOD_CT_ST(l->fp_lack, t->last_ack);
@@ -536,12 +554,77 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 	MOD_CT_ST(l->fp_cflags, 0);
 	MOD_CT_ST(l->fp_unacked, (uint8_t)(((t->side[0].flags & MOD_CT_TS_UNACKED) ? 1u : 0u) |
 					   ((t->side[1].flags & MOD_CT_TS_UNACKED) ? 2u : 0u)));
-	MOD_CT_ST(l->st_ok, mod_ct_fast_states(c, be_liberal) ? 1 : 0);
-	l->pad[1] = 0;
-	for (unsigned int d = 0; d < 2; d++)
-		if (be_liberal || (t->side[d].flags & MOD_CT_TS_LIBERAL))
-			l->pad[1] |= (uint8_t)(1u << d);
-	l->LINE_ARMED = 1;
+	/* The rest, which the fast path never reads. */
+	l->rc_state = c->state;
+	l->rc_flags = (uint8_t)(c->flags | (c->proto == 6 ? MOD_CT_FAST_RC_TCP : 0) |
+		(c->proto == 17 ? MOD_CT_FAST_RC_UDP : 0));
+	l->rc_helper = (uint8_t)((c->helper & 0xf) | (c->master_helper << 4));
+	l->rc_last_flags = (uint8_t)((t->last_flags & RC_LAST_FLAGS) |
+		(t->last_wscale << RC_LAST_WSCALE_SHIFT));
+	l->rc_retrans = t->retrans;
+	MOD_CT_ST(l->mode, (uint8_t)((l->mode & ~(3u * MOD_CT_FAST_M_MAXACK)) | maxack_bits(c)));
+}
+
+void
+mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed,
+	bool be_liberal)
+{
+	uint8_t mode = 0;
+
+	if (c == NULL) {
+		MOD_CT_ST(l->mode, 0);
+		return;
+	}
+	mod_ct_fast_store(l, c);
+	mode = maxack_bits(c);
+	if (armed) {
+		mode |= MOD_CT_FAST_M_ARMED;
+		if (mod_ct_fast_states(c, be_liberal))
+			mode |= MOD_CT_FAST_M_ST_OK;
+		for (unsigned int d = 0; d < 2; d++)
+			if (be_liberal || (c->tcp.side[d].flags & MOD_CT_TS_LIBERAL))
+				mode |= (uint8_t)(MOD_CT_FAST_M_LIBERAL << d);
+	}
+	MOD_CT_ST(l->mode, mode);
+}
+
+void
+mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool fold)
+{
+	struct mod_ct_tcp *t = &c->tcp;
+
+	memset(c, 0, sizeof(*c));
+	c->state = l->rc_state;
+	c->flags = (uint8_t)(l->rc_flags & ~(MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP));
+	c->proto = (l->rc_flags & MOD_CT_FAST_RC_TCP) ? 6 : (l->rc_flags & MOD_CT_FAST_RC_UDP) ? 17 : 0;
+	c->helper = l->rc_helper & 0xf;
+	c->master_helper = l->rc_helper >> 4;
+	/*
+	 * The windows and the memory of the last segment as the line holds
+	 * them: what was stored, or (armed) the fast path's progress since,
+	 * which only moves them forward (what folding them makes of them).
+	 */
+	for (unsigned int d = 0; d < 2; d++) {
+		struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
+
+		s->scale = MOD_CT_LD(l->scale[d]);
+		s->end = MOD_CT_LD(l->fp_end[d]);
+		r->maxend = MOD_CT_LD(l->fp_edge[d]);
+		s->maxack = MOD_CT_LD(l->fp_ack[d]);
+		s->maxwin = MOD_CT_LD(l->fp_win[d]);
+		s->flags = l->rc_sflags[d];
+	}
+	t->last_seq = MOD_CT_LD(l->fp_lseq);
+	t->last_ack = MOD_CT_LD(l->fp_lack);
+	t->last_end = MOD_CT_LD(l->fp_lend);
+	t->last_win = MOD_CT_LD(l->fp_lwin);
+	t->last_dir = MOD_CT_LD(l->fp_ldir);
+	t->last_index = MOD_CT_LD(l->fp_lidx);
+	t->retrans = l->rc_retrans;
+	t->last_flags = l->rc_last_flags & RC_LAST_FLAGS;
+	t->last_wscale = (uint8_t)((l->rc_last_flags >> RC_LAST_WSCALE_SHIFT) & 0xf);
+	if (fold)
+		mod_ct_fast_fold(c, l);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -29,7 +29,10 @@
  * and updated in place. The module keeps it: UDP, ICMP and other
  * protocols packed into one byte in fc_action::ct_state of both flow
  * entries (mod_ct_conn_pack()); a TCP connection, window tracking and all,
- * in a record of its own whose id the entries carry.
+ * in a record of its own whose id the entries carry: one cache line,
+ * struct mod_ct_fast_line, which is also what the fast path reads
+ * (mod_ct_fast_arm() stores a connection in it, mod_ct_fast_load() loads
+ * it back).
  *
  * Protocol: mod_ct_new() decides the first packet of a flow that no entry
  * knows; mod_ct_packet() each later packet the slow path sees. Each call
@@ -560,7 +563,8 @@ int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
  *
  * - on_insert: mod_ct_new() for a new flow. A UDP, ICMP or other
  *   connection gets its packed state in both entries; a TCP connection a
- *   record (struct mod_ct_conn) of its own, whose id both entries carry
+ *   record (its struct mod_ct_conn stored in a struct mod_ct_fast_line) of
+ *   its own, whose id both entries carry
  *   (mod_ct_entry_id()); both get the timeout and interest masks, a reply
  *   entry and struct rule_flow::reply_ctstate. Without a connection the
  *   flow is marked untracked (and nocache when INVALID: a later packet of
@@ -571,7 +575,8 @@ int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
  *   rule_flow::related, rel_way and rel_act tell which entry, for NAT;
  *   INVALID otherwise; errors are never cached.
  * - on_packet: mod_ct_packet() for a packet the slow path sees: first the
- *   fast path's progress (below) is folded into the TCP record; a changed
+ *   TCP connection is loaded from its record, the fast path's progress
+ *   (below) folded in, and after the packet stored back whole; a changed
  *   connection is stored (struct rule_flow::store), both entries refiltered
  *   when the ctstate changed, the flow removed (and the packet decided as a
  *   new one on a reopen).
@@ -587,8 +592,8 @@ int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
  * each TCP segment (one with ACK and without SYN or RST, and without FIN
  * unless the fast path moves the connection's state: the other interest
  * bits send those to the slow path) to mod_ct_fast_check(), which reads
- * the connection's fast-path line (struct mod_ct_fast_line, one cache
- * line per TCP connection): the windows as the slow path last knew them,
+ * the connection's record (struct mod_ct_fast_line, one cache line per
+ * TCP connection): the windows as the slow path last knew them,
  * and the progress RX lcores made since (the highest sequence number
  * sent, ACK + window, ACK and window passed per direction, each written by
  * the lcore that serves that direction only; the memory of the last
@@ -597,11 +602,11 @@ int mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len);
  * would); anything the check cannot vouch for (beyond the receiver's
  * window, an ACK beyond what the other side sent, old or retransmitted
  * data, options that may hold SACK blocks) goes to the slow path, which
- * folds the progress into the record and decides as Linux.
+ * loads the connection with the progress folded in and decides as Linux.
  *
  * Ownership: the module belongs to whoever created it (the app); it keeps
  * a pointer to its engine and must outlive it: free it after
- * rule_engine_free(). TCP records and fast-path lines are allocated by the
+ * rule_engine_free(). TCP records are allocated by the
  * rules lcore in chunks as connections need them and freed with the
  * module. Its counters are written by the rules lcore and read relaxed by
  * anyone.

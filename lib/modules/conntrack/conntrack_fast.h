@@ -40,19 +40,25 @@ extern "C" {
 #define MOD_CT_FAST_CHUNKS (MOD_CT_ID_MAX >> MOD_CT_FAST_CHUNK_SHIFT)
 
 /**
- * One TCP connection's window state, and from the first reply on its
- * state, as the fast path sees it. [d] is a direction (MOD_CT_DIR_*); all
- * sequence numbers compare modulo 2^32.
- * Owner: the conntrack module. The rules lcore writes the whole line when
- * it (re-)arms it (mod_ct_fast_arm(): the windows, Linux's memory of the
- * last segment and the state as the record knows them, after each packet
- * it decides); the RX lcore serving direction d then moves fp_*[d] forward
- * and writes the memory of the last segment when a segment of d passes,
- * and, with @c st_ok, moves the state as the slow path would (relaxed
+ * One connection's record in one cache line: a TCP connection's window
+ * state and, from the first reply on, its state as the fast path sees it
+ * (the fp_* fields and the mode), and the rest of what the rules lcore
+ * keeps of it (the rc_* fields). [d] is a direction (MOD_CT_DIR_*); all
+ * sequence numbers compare modulo 2^32. A UDP connection with a helper or
+ * a master has one too (never armed: only its rc_* fields mean anything).
+ * Owner: the conntrack module. The rules lcore writes the whole line
+ * after each packet it decides (mod_ct_fast_arm(): the connection as it
+ * left it, armed or not); while it is armed (MOD_CT_FAST_M_ARMED), the RX
+ * lcore serving direction d moves fp_*[d] forward and writes the memory
+ * of the last segment when a segment of d passes, and, with
+ * MOD_CT_FAST_M_ST_OK, moves the state as the slow path would (relaxed
  * atomics; a window value only moves forward, so a stale read only sends
  * a segment to the slow path; the state moves by compare-and-swap). The
- * fast path reads one value per bound, nothing twice. Reclaimed with its
- * record, after a grace period.
+ * rules lcore reads the connection back with mod_ct_fast_load(): the
+ * record as it stored it with the fast path's progress folded in
+ * (mod_ct_fast_fold()). The fast path reads one value per bound, nothing
+ * twice, and never the rc_* fields. Reclaimed, with its id, after a grace
+ * period.
  */
 struct mod_ct_fast_line {
 	uint32_t fp_end[2];  /**< highest sequence number [d] sent (+ 1) */
@@ -64,25 +70,47 @@ struct mod_ct_fast_line {
 	uint32_t fp_lend;    /**< ... last_end */
 	uint16_t fp_lwin;    /**< ... last_win */
 	uint8_t scale[2];    /**< window-scale shift of [d]'s windows (rules lcore) */
-	uint8_t pad[2];      /**< [0]: armed (mod_ct_fast_arm()); [1]: bit d: [d] liberal */
+	uint8_t mode;        /**< MOD_CT_FAST_M_* (rules lcore) */
 	uint8_t fp_ldir;     /**< ... last_dir */
 	uint8_t fp_lidx;     /**< ... last_index */
 	uint8_t fp_retrans;  /**< ... retrans: the same ACK segment in a row, saturating */
 	uint8_t fp_seen[2];  /**< [d] recorded a segment (an ACK) since re-armed */
-	/** With @c st_ok: the connection's state (enum mod_ct_state) */
+	/** With MOD_CT_FAST_M_ST_OK: the connection's state (enum mod_ct_state) */
 	uint8_t fp_state;
-	/** With @c st_ok: MOD_CT_FAST_ASSURED, MOD_CT_FAST_CLOSE_INIT << d set since re-armed */
+	/** With MOD_CT_FAST_M_ST_OK: MOD_CT_FAST_ASSURED, MOD_CT_FAST_CLOSE_INIT << d set since re-armed */
 	uint8_t fp_cflags;
-	/** The fast path moves the state (mod_ct_fast_states(): conntrack wants no FIN) */
-	uint8_t st_ok;
 	/** Bit d: [d] sent data not acknowledged yet (MOD_CT_TS_UNACKED) */
 	uint8_t fp_unacked;
+	/* The rest of the record: the rules lcore's alone. */
+	uint8_t rc_state;       /**< struct mod_ct_conn::state as stored */
+	uint8_t rc_flags;       /**< ::flags (MOD_CT_C_*), MOD_CT_FAST_RC_TCP or _UDP: ::proto */
+	uint8_t rc_helper;      /**< ::helper, ::master_helper << 4 */
+	uint8_t rc_sflags[2];   /**< struct mod_ct_tcp_side::flags of [d] as stored */
+	uint8_t rc_last_flags;  /**< struct mod_ct_tcp::last_flags, last_wscale << 2 */
+	uint8_t rc_retrans;     /**< struct mod_ct_tcp::retrans as stored */
 } __rte_cache_aligned;
 
 /** struct mod_ct_fast_line::fp_cflags: the connection became ASSURED. */
 #define MOD_CT_FAST_ASSURED 0x01
 /** struct mod_ct_fast_line::fp_cflags: side d sent the first FIN (shifted by d). */
 #define MOD_CT_FAST_CLOSE_INIT 0x02
+
+/** struct mod_ct_fast_line::mode: out-of-window segments of side d pass (shifted by d). */
+#define MOD_CT_FAST_M_LIBERAL 0x01
+/** struct mod_ct_fast_line::mode: the fast path moves the state (mod_ct_fast_states()). */
+#define MOD_CT_FAST_M_ST_OK 0x04
+/** struct mod_ct_fast_line::mode: the entries check the line (FC_INTEREST_TCP_WIN). */
+#define MOD_CT_FAST_M_ARMED 0x08
+/**
+ * struct mod_ct_fast_line::mode: side d's fp_ack holds its highest ACK
+ * (MOD_CT_TS_MAXACK, shifted by d): an ACK the fast path passes moves it
+ * forward only; without, the first one sets it.
+ */
+#define MOD_CT_FAST_M_MAXACK 0x10
+/** struct mod_ct_fast_line::rc_flags: the record is a TCP connection's. */
+#define MOD_CT_FAST_RC_TCP 0x40
+/** struct mod_ct_fast_line::rc_flags: the record is a UDP connection's. */
+#define MOD_CT_FAST_RC_UDP 0x80
 
 /**
  * The fast path's view of the TCP connections: chunks of lines by id
@@ -98,8 +126,8 @@ struct mod_ct_fast {
  * into TCP connection @p c, as the slow path would have made it: the
  * windows forward, Linux's memory of the last segment (its kind,
  * direction and numbers; a recorded ACK resets the retransmission count)
- * and, with @c st_ok, the state and the ASSURED and first-FIN flags.
- * Nothing if @p l is not armed.
+ * and, with MOD_CT_FAST_M_ST_OK, the state and the ASSURED and first-FIN
+ * flags. Nothing if @p l is not armed.
  * @param c  the connection (its record, or a copy of it)
  * @param l  its line
  * Context: rules lcore (the pure state machine's caller).
@@ -108,7 +136,7 @@ void mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l);
 
 /**
  * May the fast path move connection @p c through its states (the line's
- * @c st_ok; conntrack then wants no FIN of it)? From the first reply on,
+ * MOD_CT_FAST_M_ST_OK; conntrack then wants no FIN of it)? From the first reply on,
  * both sides' windows known and neither liberal, in SYN_RECV (not after a
  * simultaneous open), ESTABLISHED, FIN_WAIT, CLOSE_WAIT, LAST_ACK,
  * TIME_WAIT or CLOSE, unless the last segment the tracker remembers is a
@@ -123,9 +151,11 @@ void mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l);
 bool mod_ct_fast_states(const struct mod_ct_conn *c, bool be_liberal);
 
 /**
- * Write line @p l from connection @p c for the fast path (@p armed: its
- * entries carry FC_INTEREST_TCP_WIN), or mark it unarmed (@p c may be NULL).
- * The line's @c st_ok is @p armed and mod_ct_fast_states().
+ * Store connection @p c in its line @p l, for the fast path (@p armed: its
+ * entries carry FC_INTEREST_TCP_WIN) or not: the whole record, the fast
+ * path's progress reset to it. The line's MOD_CT_FAST_M_ST_OK is @p armed
+ * and mod_ct_fast_states(). With @p c NULL, only mark the line unarmed
+ * (what it holds stays).
  * @param l      the line
  * @param c      the connection, after the packet the slow path decided
  * @param armed  whether the fast path checks the connection's segments
@@ -135,6 +165,27 @@ bool mod_ct_fast_states(const struct mod_ct_conn *c, bool be_liberal);
  */
 void mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool armed,
 	bool be_liberal);
+
+/**
+ * Store connection @p c in its line @p l as mod_ct_fast_arm() does, the
+ * line's mode (armed, the state's mover, liberal sides) left as it is.
+ * @param l  the line
+ * @param c  the connection
+ * Context: rules lcore.
+ */
+void mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c);
+
+/**
+ * The connection line @p l holds: as mod_ct_fast_arm() or
+ * mod_ct_fast_store() stored it, with (@p fold) the progress the fast path
+ * recorded since folded in (mod_ct_fast_fold()).
+ * @param l     the line
+ * @param c     the connection (written whole)
+ * @param fold  fold the fast path's progress in
+ * Context: rules lcore; another lcore gets a copy whose fields may come
+ *   from different moments.
+ */
+void mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool fold);
 
 /**
  * The module's fast-path view, for the datapath.
@@ -271,7 +322,7 @@ mod_ct_fast_state_move(struct mod_ct_fast_line *l, unsigned int s, bool fin)
  * carrying new data or none, passes and its progress is recorded, as
  * Linux moves the windows and remembers the segment (the same ACK segment
  * again counts as a retransmission, as in Linux); with the
- * line's @c st_ok it also moves the connection's state
+ * line's MOD_CT_FAST_M_ST_OK it also moves the connection's state
  * (mod_ct_fast_state_move()), FIN+ACK segments included. One below the
  * windows passes and records nothing (Linux ignores it). On a liberal
  * connection (be_liberal, a pickup) a segment out of bounds passes too,
@@ -313,7 +364,7 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	len = (uint32_t)p->tcp_dlen + fin;
 	end = seq + len;
 	ack = p->tcp_ack;
-	liberal = (l->pad[1] >> s) & 1;
+	liberal = (MOD_CT_LD(l->mode) >> s) & MOD_CT_FAST_M_LIBERAL;
 	end_s = MOD_CT_LD(l->fp_end[s]);
 	end_r = MOD_CT_LD(l->fp_end[r]);
 	win_s = MOD_CT_LD(l->fp_win[s]);
@@ -355,7 +406,7 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
 		return false;
 record:
-	if (MOD_CT_LD(l->st_ok) ? !mod_ct_fast_state_move(l, s, fin) : fin)
+	if ((MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ST_OK) ? !mod_ct_fast_state_move(l, s, fin) : fin)
 		return false;
 	/* Passed: record the progress, as Linux's window update would (only
 	 * this lcore writes fp_*[s]: the values read above are current). */
@@ -366,7 +417,8 @@ record:
 	if (mod_ct_seq_after(edge, MOD_CT_LD(l->fp_edge[s])))
 		MOD_CT_ST(l->fp_edge[s], edge);
 	seen = MOD_CT_LD(l->fp_seen[s]);
-	if (seen == 0 || mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
+	if ((seen == 0 && !((MOD_CT_LD(l->mode) >> s) & MOD_CT_FAST_M_MAXACK)) ||
+		mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
 		MOD_CT_ST(l->fp_ack[s], ack);
 	if (w > win_s)
 		MOD_CT_ST(l->fp_win[s], w);

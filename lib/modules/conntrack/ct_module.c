@@ -5,11 +5,12 @@
  * engine (see "The module" in conntrack.h).
  *
  * A UDP, ICMP or other connection lives, packed, in fc_action::ct_state of
- * its two entries. A TCP connection lives in a record of this module (a
- * struct mod_ct_conn) beside its fast-path line (struct mod_ct_fast_line);
- * both entries carry the record's id. So does a UDP connection with a
- * helper or a master (a helper's state is kept by record id; its line is
- * never armed). Records and lines come in chunks
+ * its two entries. A TCP connection lives in a record of this module, one
+ * cache line that is also the fast path's (struct mod_ct_fast_line: the
+ * rules lcore works on a struct mod_ct_conn it loads from it and stores
+ * back); both entries carry the record's id. So does a UDP connection with
+ * a helper or a master (a helper's state is kept by record id; its line is
+ * never armed). Lines come in chunks
  * allocated on the rules lcore as ids are first used; a freed id waits for
  * a grace period of the engine's readers (an RX lcore may still write its
  * line) before it is used again. Everything else comes through struct
@@ -44,8 +45,7 @@ struct mod_ct_module {
 	uint32_t n_free;
 	uint32_t cap_free;
 	int socket;
-	struct mod_ct_conn *rec[MOD_CT_FAST_CHUNKS]; /* records by id, chunked */
-	struct mod_ct_fast fast;                      /* fast-path lines by id, chunked */
+	struct mod_ct_fast fast; /* the records (fast-path lines) by id, chunked */
 	struct mod_ct_module_stats st; /* written by the rules lcore, read relaxed */
 	struct ct_helpers hlp;         /* helpers and expectations (ct_helper.c) */
 };
@@ -56,27 +56,21 @@ count(uint64_t *c)
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
-static struct mod_ct_conn *
-rec_of(const struct mod_ct_module *ct, uint32_t id)
-{
-	return &ct->rec[id >> MOD_CT_FAST_CHUNK_SHIFT][id & CHUNK_MASK];
-}
-
 static struct mod_ct_fast_line *
 line_of(const struct mod_ct_module *ct, uint32_t id)
 {
 	return &ct->fast.chunk[id >> MOD_CT_FAST_CHUNK_SHIFT][id & CHUNK_MASK];
 }
 
-/* The record of an entry's TCP connection, or NULL. */
-static struct mod_ct_conn *
+/* The record (line) of an entry's connection, or NULL. */
+static struct mod_ct_fast_line *
 entry_rec(const struct mod_ct_module *ct, const struct fc_action *a)
 {
 	uint32_t id = mod_ct_entry_id(a);
 
-	if (id == 0 || id > ct->max_tcp || ct->rec[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL)
+	if (id == 0 || id > ct->max_tcp || ct->fast.chunk[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL)
 		return NULL;
-	return rec_of(ct, id);
+	return line_of(ct, id);
 }
 
 static void
@@ -94,17 +88,11 @@ static int
 chunk_alloc(struct mod_ct_module *ct, uint32_t c)
 {
 	struct mod_ct_fast_line *lines;
-	struct mod_ct_conn *recs;
 
-	recs = calloc(CHUNK, sizeof(*recs));
 	lines = rte_zmalloc_socket("ct_fast", CHUNK * sizeof(*lines), RTE_CACHE_LINE_SIZE,
 		ct->socket);
-	if (recs == NULL || lines == NULL) {
-		free(recs);
-		rte_free(lines);
+	if (lines == NULL)
 		return -ENOMEM;
-	}
-	ct->rec[c] = recs;
 	/* Readers find the lines only through ids published after this. */
 	__atomic_store_n(&ct->fast.chunk[c], lines, __ATOMIC_RELEASE);
 	return 0;
@@ -121,7 +109,7 @@ id_alloc(struct mod_ct_module *ct)
 	if (ct->next_id > ct->max_tcp)
 		return 0;
 	id = ct->next_id;
-	if (ct->rec[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL &&
+	if (ct->fast.chunk[id >> MOD_CT_FAST_CHUNK_SHIFT] == NULL &&
 		chunk_alloc(ct, id >> MOD_CT_FAST_CHUNK_SHIFT) < 0)
 		return 0;
 	ct->next_id++;
@@ -138,8 +126,7 @@ id_release(void *arg, uint64_t val)
 
 	ct_help_gone(&ct->hlp, id);
 
-	tcp = rec_of(ct, id)->proto == PROTO_TCP;
-	memset(rec_of(ct, id), 0, sizeof(struct mod_ct_conn));
+	tcp = (line_of(ct, id)->rc_flags & MOD_CT_FAST_RC_TCP) != 0;
 	memset(line_of(ct, id), 0, sizeof(struct mod_ct_fast_line));
 	if (ct->n_free == ct->cap_free) {
 		uint32_t cap = ct->cap_free ? ct->cap_free * 2 : 1024;
@@ -167,11 +154,10 @@ id_release(void *arg, uint64_t val)
 static bool
 entry_conn(const struct mod_ct_module *ct, const struct fc_action *a, struct mod_ct_conn *c)
 {
-	const struct mod_ct_conn *r = entry_rec(ct, a);
+	const struct mod_ct_fast_line *r = entry_rec(ct, a);
 
 	if (r != NULL) {
-		*c = *r;
-		mod_ct_fast_fold(c, line_of(ct, mod_ct_entry_id(a)));
+		mod_ct_fast_load(r, c, true);
 		return c->state != MOD_CT_S_NONE;
 	}
 	if (a->ct_state & MOD_CT_ENTRY_ID)
@@ -208,11 +194,13 @@ static unsigned int
 ct_entry_ctstate(void *priv, const struct fc_action *a)
 {
 	const struct mod_ct_module *ct = priv;
-	const struct mod_ct_conn *r = entry_rec(ct, a);
+	const struct mod_ct_fast_line *r = entry_rec(ct, a);
 	struct mod_ct_conn c;
 
-	if (r != NULL)
-		return mod_ct_conn_ctstate(r, entry_dir(a));
+	if (r != NULL) {
+		mod_ct_fast_load(r, &c, false); /* as stored */
+		return mod_ct_conn_ctstate(&c, entry_dir(a));
+	}
 	if ((a->ct_state & MOD_CT_ENTRY_ID) || mod_ct_conn_unpack(a->ct_state, &c) < 0)
 		return 0;
 	return mod_ct_conn_ctstate(&c, entry_dir(a));
@@ -251,23 +239,20 @@ static uint32_t
 ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
 {
 	const struct mod_ct_module *ct = priv;
-	const struct mod_ct_conn *r = entry_rec(ct, a);
-	const struct mod_ct_fast_line *l;
+	const struct mod_ct_fast_line *l = entry_rec(ct, a);
 	struct mod_ct_conn c;
 
-	if (r == NULL || r->state == MOD_CT_S_NONE || r->proto != PROTO_TCP)
+	if (l == NULL || l->rc_state == MOD_CT_S_NONE || !(l->rc_flags & MOD_CT_FAST_RC_TCP))
 		return timeout;
-	l = line_of(ct, mod_ct_entry_id(a));
 	/* The common case, cheaply: an assured ESTABLISHED connection whose
 	 * state and retransmission count the fast path left alone keeps its
 	 * timeout (no cap there depends on the windows). */
-	if (r->state == MOD_CT_S_ESTABLISHED && (r->flags & MOD_CT_C_ASSURED) &&
-		__atomic_load_n(&l->fp_retrans, __ATOMIC_RELAXED) == r->tcp.retrans &&
-		(!__atomic_load_n(&l->st_ok, __ATOMIC_RELAXED) ||
-			__atomic_load_n(&l->fp_state, __ATOMIC_RELAXED) == r->state))
+	if (l->rc_state == MOD_CT_S_ESTABLISHED && (l->rc_flags & MOD_CT_C_ASSURED) &&
+		__atomic_load_n(&l->fp_retrans, __ATOMIC_RELAXED) == l->rc_retrans &&
+		(!(__atomic_load_n(&l->mode, __ATOMIC_RELAXED) & MOD_CT_FAST_M_ST_OK) ||
+			__atomic_load_n(&l->fp_state, __ATOMIC_RELAXED) == l->rc_state))
 		return timeout;
-	c = *r;
-	mod_ct_fast_fold(&c, l); /* nothing if the line is not armed */
+	mod_ct_fast_load(l, &c, true); /* nothing folded if the line is not armed */
 	return mod_ct_timeout(&ct->cfg, FC_AF_INET4, PROTO_TCP, &c);
 }
 
@@ -275,9 +260,9 @@ ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
 static const char *
 ct_entry_helper(void *priv, const struct fc_action *a)
 {
-	const struct mod_ct_conn *r = entry_rec(priv, a);
+	const struct mod_ct_fast_line *r = entry_rec(priv, a);
 
-	return r != NULL ? mod_ct_helper_name(r->master_helper) : NULL;
+	return r != NULL ? mod_ct_helper_name(r->rc_helper >> 4) : NULL;
 }
 
 /* A TCP connection closed (TIME_WAIT, CLOSE) while its entries linger. */
@@ -459,8 +444,7 @@ ct_on_insert(void *priv, struct rule_flow *f)
 		return 0;
 	}
 	if (id != 0) {
-		*rec_of(ct, id) = c;
-		/* Armed now when the first packet already lets the fast path
+		/* Stored, and armed now when the first packet already lets the fast path
 		 * check the next ones (a pickup's seen side). */
 		mod_ct_fast_arm(line_of(ct, id), &c,
 			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
@@ -508,8 +492,8 @@ ct_on_remove(void *priv, const struct rule_flow_gone *g)
 	/* The original direction's entry owns the record. */
 	if (id == 0 || (g->act.flags & FC_ACT_F_REPLY) || entry_rec(ct, &g->act) == NULL)
 		return;
-	rec_of(ct, id)->state = MOD_CT_S_NONE;
 	mod_ct_fast_arm(line_of(ct, id), NULL, false, false);
+	line_of(ct, id)->rc_state = MOD_CT_S_NONE;
 	if (rule_engine_defer(ct->eng, id_release, ct, id) < 0)
 		return; /* no memory: the id is not used again */
 }
@@ -522,22 +506,22 @@ ct_on_packet(void *priv, struct rule_flow *f)
 	uint32_t id = mod_ct_entry_id(&f->act[f->dir]);
 	const struct fc_pkt *pkt = &up->pkt;
 	struct mod_ct_verdict v;
-	struct mod_ct_conn packed, *c;
+	struct mod_ct_conn packed, *c = &packed;
 	struct fc_pkt view;
 	int rc;
 
 	if (id != 0) {
-		c = entry_rec(ct, &f->act[f->dir]);
-		if (c == NULL || c->state == MOD_CT_S_NONE)
+		const struct mod_ct_fast_line *l = entry_rec(ct, &f->act[f->dir]);
+
+		if (l == NULL || l->rc_state == MOD_CT_S_NONE)
 			return 0;
-		mod_ct_fast_fold(c, line_of(ct, id));
+		mod_ct_fast_load(l, c, true);
 		/* Behind a helper's rewrite, the ACK as the other side counts. */
 		pkt = ct_help_view(&ct->hlp, c, id, f->dir, pkt, &view);
 	} else {
 		if (mod_ct_conn_unpack(f->act[f->dir].ct_state, &packed) < 0 ||
 			packed.state == MOD_CT_S_NONE)
 			return 0;
-		c = &packed;
 	}
 	rc = mod_ct_packet(&ct->cfg, c, f->dir, pkt, up->frame, up->frame_len, &v);
 	if (rc < 0)
@@ -545,6 +529,9 @@ ct_on_packet(void *priv, struct rule_flow *f)
 	count_verdict(ct, &v);
 	f->ctstate = v.ctstate;
 	if (v.flags & (MOD_CT_VF_REOPEN | MOD_CT_VF_REMOVE)) {
+		/* The record as the packet left it; the line's mode as it was. */
+		if (id != 0)
+			mod_ct_fast_store(line_of(ct, id), c);
 		f->reopen = (v.flags & MOD_CT_VF_REOPEN) != 0;
 		f->remove = true;
 		return 0;
@@ -591,10 +578,14 @@ static int
 ct_help_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_ct_module *ct = priv;
-	struct mod_ct_conn *c = entry_rec(ct, &f->act[RULE_DIR_ORIG]);
+	const struct mod_ct_fast_line *l = entry_rec(ct, &f->act[RULE_DIR_ORIG]);
+	struct mod_ct_conn c;
 
-	if (c != NULL && c->helper != MOD_CT_HELPER_NONE && c->proto == PROTO_UDP)
-		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[RULE_DIR_ORIG]), true);
+	if (l == NULL)
+		return 0;
+	mod_ct_fast_load(l, &c, true);
+	if (c.helper != MOD_CT_HELPER_NONE && c.proto == PROTO_UDP)
+		ct_help_udp(&ct->hlp, f, &c, mod_ct_entry_id(&f->act[RULE_DIR_ORIG]), true);
 	return 0;
 }
 
@@ -602,12 +593,16 @@ static int
 ct_help_on_packet(void *priv, struct rule_flow *f)
 {
 	struct mod_ct_module *ct = priv;
-	struct mod_ct_conn *c = entry_rec(ct, &f->act[f->dir]);
+	const struct mod_ct_fast_line *l = entry_rec(ct, &f->act[f->dir]);
+	struct mod_ct_conn c;
 
-	if (c != NULL && c->state != MOD_CT_S_NONE && c->helper != MOD_CT_HELPER_NONE &&
-		c->proto == PROTO_UDP &&
+	if (l == NULL)
+		return 0;
+	mod_ct_fast_load(l, &c, true);
+	if (c.state != MOD_CT_S_NONE && c.helper != MOD_CT_HELPER_NONE &&
+		c.proto == PROTO_UDP &&
 		f->ctstate != RULE_CT_INVALID && !f->remove)
-		ct_help_udp(&ct->hlp, f, c, mod_ct_entry_id(&f->act[f->dir]), false);
+		ct_help_udp(&ct->hlp, f, &c, mod_ct_entry_id(&f->act[f->dir]), false);
 	return 0;
 }
 
@@ -719,10 +714,8 @@ mod_ct_module_free(struct mod_ct_module *ct)
 {
 	if (ct == NULL)
 		return;
-	for (unsigned int c = 0; c < MOD_CT_FAST_CHUNKS; c++) {
-		free(ct->rec[c]);
+	for (unsigned int c = 0; c < MOD_CT_FAST_CHUNKS; c++)
 		rte_free(ct->fast.chunk[c]);
-	}
 	free(ct->free_ids);
 	ct_help_fini(&ct->hlp);
 	free(ct);

@@ -804,6 +804,61 @@ test_full_refuse(void **state)
 }
 
 /*
+ * The buckets are as many as the capacity needs, not a power of two: at
+ * sizes on either side of a power of two and under several secrets, a
+ * table takes exactly its capacity (the last insert too), refuses the
+ * next, and the readers' bulk lookup finds every key.
+ */
+#define FILL_BULK 32u
+
+static void
+test_fill_exact(void **state)
+{
+	static const uint32_t caps[] = {7, 1000, 16383, 16385, 100000};
+	uint8_t keys[FILL_BULK][MAX_KEY];
+
+	(void)state;
+	for (unsigned int c = 0; c < RTE_DIM(caps); c++) {
+		for (uint32_t seed = 1; seed <= 3; seed++) {
+			struct fc_table_params p = {
+				.name = "fill",
+				.family = FC_AF_INET4,
+				.capacity = caps[c],
+				.max_readers = 1,
+				.full_policy = FC_FULL_REFUSE,
+				.hash_seed = seed,
+				.socket_id = SOCKET_ID_ANY,
+			};
+			struct fc_table *t = fc_table_create(&p);
+			uint32_t i;
+
+			assert_non_null(t);
+			for (i = 0; i < caps[c]; i++)
+				assert_true(insert_v(t, FC_AF_INET4, i, i, 0, 0) >= 0);
+			assert_int_equal(insert_v(t, FC_AF_INET4, i, i, 0, 0), -ENOSPC);
+			assert_int_equal(stats(t).occupancy, caps[c]);
+			for (i = 0; i < caps[c]; i += FILL_BULK) {
+				unsigned int n = RTE_MIN(FILL_BULK, caps[c] - i);
+				const void *kp[FILL_BULK];
+				uint32_t sigs[FILL_BULK], idx[FILL_BULK];
+				struct fc_action acts[FILL_BULK];
+				uint64_t hits;
+
+				for (unsigned int k = 0; k < n; k++) {
+					make_key(FC_AF_INET4, i + k, keys[k]);
+					kp[k] = keys[k];
+				}
+				fc_table_hash_bulk(t, kp, sigs, n);
+				assert_int_equal(fc_table_lookup_bulk(t, 0, kp, sigs, n, &hits, acts,
+							 idx),
+					n);
+			}
+			fc_table_free(t);
+		}
+	}
+}
+
+/*
  * A flood of new flows (spoofed SYNs: FC_ACT_F_EARLY) into a full table
  * evicts its own kind, never the established entries, even those idle far
  * longer; only a table of established entries alone gives one up.
@@ -1459,6 +1514,7 @@ main(void)
 		cmocka_unit_test(test_aux),
 		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_full_refuse),
+		cmocka_unit_test(test_fill_exact),
 		cmocka_unit_test(test_full_evict),
 		cmocka_unit_test(test_evict_prefers_early),
 		cmocka_unit_test(test_evict_early_list),

@@ -599,8 +599,8 @@ struct duo {
 
 /*
  * After every segment: the same ctstate, and the connection as the slow
- * path alone made it and as the fast path left it (its line folded into
- * a copy of the record): state, flags, first FIN, unacknowledged data,
+ * path alone made it and as the fast path left it (its record, the line,
+ * loaded with the progress folded in, as the module reads it): state, flags, first FIN, unacknowledged data,
  * retransmissions and so the timeout.
  */
 static void
@@ -611,7 +611,7 @@ duo_compare(struct duo *d, const struct seg *s, uint8_t want, uint8_t got)
 	struct mod_ct_conn fc = f->c, *ac = &d->all.c;
 
 	if (f->created)
-		mod_ct_fast_fold(&fc, d->line);
+		mod_ct_fast_load(d->line, &fc, true);
 	if (got != want || fc.state != ac->state || fc.flags != ac->flags ||
 		fc.tcp.retrans != ac->tcp.retrans)
 		print_error("segment %" PRIu64 ": dir %u flags %#x seq %u ack %u len %u: all %u %s, "
@@ -654,7 +654,8 @@ duo_seg(struct duo *d, const struct seg *s)
 		slow = false;
 		got = (uint8_t)mod_ct_conn_ctstate(&f->c, s->dir);
 	} else {
-		mod_ct_fast_fold(&f->c, d->line);
+		/* The module's record is the line: what it holds, folded. */
+		mod_ct_fast_load(d->line, &f->c, true);
 		assert_int_equal(mod_ct_packet(&f->cfg, &f->c, s->dir, &f->pkt, f->frame, f->len,
 					 &f->v),
 			0);
@@ -813,6 +814,123 @@ lockstep_one(struct duo *d, unsigned int n_steps)
 	}
 }
 
+/*
+ * The highest ACK a side sent, kept in the line: the fast path's first ACK
+ * of a side since the line was stored, below what the record knew, leaves
+ * it where it was (as folding into a record kept apart does); a side with
+ * none yet takes the first one.
+ */
+static void
+test_line_maxack(void **state)
+{
+	struct mod_ct_fast_line *chunk = aligned_alloc(64, sizeof(*chunk) << MOD_CT_FAST_CHUNK_SHIFT);
+	struct mod_ct_fast view;
+	struct mod_ct_conn c, folded, back;
+	struct fc_action a;
+	struct fc_pkt p;
+
+	(void)state;
+	assert_non_null(chunk);
+	memset(chunk, 0, sizeof(*chunk) << MOD_CT_FAST_CHUNK_SHIFT);
+	memset(&view, 0, sizeof(view));
+	view.chunk[0] = chunk;
+	for (unsigned int known = 0; known < 2; known++) {
+		memset(&c, 0, sizeof(c));
+		c.state = MOD_CT_S_ESTABLISHED;
+		c.flags = MOD_CT_C_REPLIED | MOD_CT_C_ASSURED;
+		c.proto = 6;
+		c.tcp.last_index = MOD_CT_TI_ACK;
+		for (unsigned int d = 0; d < 2; d++) {
+			c.tcp.side[d].maxwin = 65535;
+			c.tcp.side[d].flags = known ? MOD_CT_TS_MAXACK : 0;
+		}
+		c.tcp.side[0].end = 1000;
+		c.tcp.side[0].maxend = 1000 + 65535;
+		c.tcp.side[0].maxack = known ? 5000 : 0;
+		c.tcp.side[1].end = 5000;
+		c.tcp.side[1].maxend = 5000 + 65535;
+		c.tcp.side[1].maxack = 1000;
+		mod_ct_fast_arm(&chunk[1], &c, true, false);
+		/* A plain ACK of side 0 at its end, acknowledging up to 4000. */
+		memset(&a, 0, sizeof(a));
+		a.ct_state = MOD_CT_ENTRY_ID;
+		a.ext = 1;
+		memset(&p, 0, sizeof(p));
+		p.tcp_seq = 1000;
+		p.tcp_ack = 4000;
+		p.tcp_win = 1000;
+		p.tcp_flags = 0x10;
+		p.tcp_opt = FC_TCP_OPT_PLAIN;
+		assert_true(mod_ct_fast_check(&view, &a, &p));
+		folded = c;
+		mod_ct_fast_fold(&folded, &chunk[1]);
+		mod_ct_fast_load(&chunk[1], &back, true);
+		assert_int_equal(back.tcp.side[0].maxack, known ? 5000 : 4000);
+		assert_true(back.tcp.side[0].flags & MOD_CT_TS_MAXACK);
+		assert_int_equal(back.tcp.side[0].maxack, folded.tcp.side[0].maxack);
+		assert_int_equal(back.tcp.side[0].flags, folded.tcp.side[0].flags);
+	}
+	free(chunk);
+}
+
+/*
+ * A connection's record is its fast-path line: whatever the slow path
+ * stores (armed or not) loads back field for field, with or without
+ * folding (nothing moved since), and the fast path's progress on an armed
+ * line folds in as it did into a record kept apart.
+ */
+static void
+test_record_in_line(void **state)
+{
+	struct mod_ct_fast_line *l = aligned_alloc(64, sizeof(*l));
+	static const uint8_t protos[3] = {0, 6, 17};
+	static const uint8_t last_fl[4] = {0, MOD_CT_TS_WSCALE | MOD_CT_TS_SACK_PERM,
+		MOD_CT_TS_CHALLENGE, MOD_CT_TS_SIMOPEN | MOD_CT_TS_WSCALE};
+
+	(void)state;
+	assert_non_null(l);
+	rng_state = 0x2545f4914f6cdd1dull;
+	for (unsigned int i = 0; i < 2000; i++) {
+		struct mod_ct_conn c, back;
+		struct mod_ct_tcp *t = &c.tcp;
+
+		memset(&c, 0, sizeof(c));
+		memset(l, 0xa5, sizeof(*l));
+		c.state = (uint8_t)(rnd() % MOD_CT_S__COUNT);
+		c.flags = (uint8_t)(rnd() & MOD_CT_C_ALL);
+		c.helper = (uint8_t)(rnd() % MOD_CT_HELPER__COUNT);
+		c.master_helper = (uint8_t)(rnd() % MOD_CT_HELPER__COUNT);
+		c.proto = protos[rnd() % 3];
+		for (unsigned int d = 0; d < 2; d++) {
+			t->side[d].end = (uint32_t)rnd();
+			t->side[d].maxend = (uint32_t)rnd();
+			t->side[d].maxwin = (uint32_t)rnd();
+			t->side[d].maxack = (uint32_t)rnd();
+			t->side[d].scale = (uint8_t)(rnd() % (FC_TCP_MAX_WSCALE + 1));
+			t->side[d].flags = (uint8_t)(rnd() & 0x3f);
+		}
+		t->last_seq = (uint32_t)rnd();
+		t->last_ack = (uint32_t)rnd();
+		t->last_end = (uint32_t)rnd();
+		t->last_win = (uint16_t)rnd();
+		t->last_index = (uint8_t)(rnd() % (MOD_CT_TI_NONE + 1));
+		t->last_dir = (uint8_t)(rnd() % 2);
+		t->last_wscale = (uint8_t)(rnd() % (FC_TCP_MAX_WSCALE + 1));
+		t->last_flags = last_fl[rnd() % 4];
+		t->retrans = (uint8_t)rnd();
+		mod_ct_fast_arm(l, &c, rnd() % 2, rnd() % 2);
+		mod_ct_fast_load(l, &back, false);
+		assert_memory_equal(&back, &c, sizeof(c));
+		mod_ct_fast_load(l, &back, true);
+		assert_memory_equal(&back, &c, sizeof(c));
+		/* Marked unarmed (removal): what it holds stays. */
+		mod_ct_fast_arm(l, NULL, false, false);
+		mod_ct_fast_load(l, &back, true);
+		assert_memory_equal(&back, &c, sizeof(c));
+	}
+	free(l);
+}
+
 static void
 test_lockstep(void **state)
 {
@@ -861,6 +979,8 @@ main(void)
 		cmocka_unit_test(test_reopen),
 		cmocka_unit_test(test_handshake_oddities),
 		cmocka_unit_test(test_interest_timeouts),
+		cmocka_unit_test(test_record_in_line),
+		cmocka_unit_test(test_line_maxack),
 		cmocka_unit_test(test_lockstep),
 	};
 
