@@ -144,7 +144,8 @@ port_name(const struct gufc_app *app, uint16_t p)
  * IN= and OUT= as Linux fills them at the rule's hook: an input device
  * but for locally generated packets (OUTPUT, and a local source at
  * POSTROUTING), an output device from FORWARD on, none for packets to
- * this host.
+ * this host; lo for a packet from this host to itself (OUT=lo at OUTPUT
+ * and POSTROUTING, IN=lo back in at PREROUTING and INPUT).
  */
 static void
 devices(const struct gufc_app *app, const struct dp_logrec *r, const char **in, const char **out)
@@ -154,6 +155,15 @@ devices(const struct gufc_app *app, const struct dp_logrec *r, const char **in, 
 
 	*in = NULL;
 	*out = NULL;
+	if ((r->key_flags & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) ==
+		(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) {
+		/* From this host to itself: out through lo, back in through it. */
+		if (r->spec.hook == RULE_HOOK_OUTPUT || r->spec.hook == RULE_HOOK_POSTROUTING)
+			*out = RULE_IF_LO_NAME;
+		else
+			*in = RULE_IF_LO_NAME;
+		return;
+	}
 	if (r->spec.hook != RULE_HOOK_OUTPUT && !(local_src && r->spec.hook == RULE_HOOK_POSTROUTING))
 		*in = port_name(app, r->in_port);
 	if (r->spec.hook == RULE_HOOK_FORWARD || r->spec.hook == RULE_HOOK_OUTPUT ||
