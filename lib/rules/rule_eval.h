@@ -58,6 +58,12 @@ extern "C" {
  * a time exceeded error before FORWARD, so no later hook sees it.
  */
 #define RULE_PKT_F_EXPIRED 0x40
+/**
+ * @c l3 is the header view of the hooks after PREROUTING (the router's
+ * TTL decrement, the destination NAT written in), not the bytes as
+ * received: the engine's providers tell the two apart.
+ */
+#define RULE_PKT_F_L3VIEW 0x80
 
 /** struct rule_pkt::frag_flags (IPv6 fragment header). */
 #define RULE_FRAG_F_RES 0x01   /**< reserved bits set */

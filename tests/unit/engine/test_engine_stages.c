@@ -1564,6 +1564,43 @@ test_router_ttl(void **state)
 }
 
 /*
+ * Router mode: a u32 (string, bpf) match at FORWARD reads the header with
+ * the TTL one less and the IPv4 checksum fixed, as Linux's (a Linux router
+ * matched u32 "5&0xFF=16" at FORWARD and POSTROUTING for a packet sent
+ * with TTL 17, "5&0xFF=17" only at PREROUTING); bridge mode reads it as
+ * received. The header checksum the rule reads is the decremented one's.
+ */
+static void
+test_router_u32_view(void **state)
+{
+	static const struct {
+		uint8_t ttl;
+		bool drop_router, drop_bridge;
+	} c[] = {{64, true, false}, {63, false, true}, {65, false, false}};
+
+	(void)state;
+	for (unsigned int router = 0; router < 2; router++) {
+		struct rule_engine *eng = mk_engine(true, 0);
+
+		assert_int_equal(rule_engine_router_set(eng, router != 0), 0);
+		load(eng, "drop proto udp u32 \"5&0xFF=63\"\n"
+			  "table mangle\nchain P hook prerouting\n"
+			  "drop proto udp u32 \"5&0xFF=62\"\n");
+		for (size_t i = 0; i < RTE_DIM(c); i++) {
+			uint8_t f[64];
+			uint32_t len = udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
+			struct rule_decision d = decide(eng, frame_up(f, len), (uint32_t)(1 + i));
+
+			if ((d.verdict != FC_VERDICT_ACCEPT) !=
+				(router ? c[i].drop_router : c[i].drop_bridge))
+				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge",
+					c[i].ttl, d.verdict);
+		}
+		eng_stack_free(eng);
+	}
+}
+
+/*
  * A walk that reads the TTL and reaches a meter: cached for the TTL's class
  * with the meter in its program (the class kept in the program), not
  * decided per packet; the fast path's meter takes the tokens, a packet of
@@ -1628,6 +1665,7 @@ main(void)
 		cmocka_unit_test(test_hashlimit_bytes_meter),
 		cmocka_unit_test(test_loopback_way),
 		cmocka_unit_test(test_loopback_ports),
+		cmocka_unit_test(test_router_u32_view),
 		cmocka_unit_test(test_meters_reload),
 		cmocka_unit_test(test_nat_drop_policy),
 		cmocka_unit_test(test_connlimit),
