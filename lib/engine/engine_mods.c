@@ -361,15 +361,16 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 			built = true;
 		}
 		/* From FORWARD, INPUT, POSTROUTING on: the bytes as Linux has them there. */
-		if (!pre && !viewed) {
+		if (!pre && !viewed && built) {
 			const uint8_t *v = p.l3 != NULL ? eng_l3_view(eng, up, k, fk, &vlen) : NULL;
 
 			viewed = true;
 			if (v != NULL) {
 				p.l3 = v;
 				p.l3_cap = vlen;
-				p.flags |= RULE_PKT_F_L3VIEW;
 			}
+			if (eng_l3_view_needed(eng, k, fk))
+				p.flags |= RULE_PKT_F_L3VIEW;
 		}
 		rc = eng_pkt_stage(eng, s, &p, sk, pre ? RULE_IF_NONE : out, scs, pv, &ev[s]);
 		if (rc < 0)
@@ -581,15 +582,17 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 				f->untracked || f->ctstate == 0 ? 0 : (f->timeout + 999) / 1000;
 		}
 		/* From FORWARD, INPUT, POSTROUTING on: the bytes as Linux has them there. */
-		if (s >= RULE_STAGE_FILTER && ef->pkt.l3 != NULL) {
+		if (s >= RULE_STAGE_FILTER) {
 			uint32_t vlen = 0;
-			const uint8_t *v = eng_l3_view(eng, f->up, &f->key, &f->fkey[0], &vlen);
+			const uint8_t *v = ef->pkt.l3 != NULL ?
+				eng_l3_view(eng, f->up, &f->key, &f->fkey[0], &vlen) : NULL;
 
 			if (v != NULL) {
 				ef->pkt.l3 = v;
 				ef->pkt.l3_cap = vlen;
-				ef->pkt.flags |= RULE_PKT_F_L3VIEW;
 			}
+			if (eng_l3_view_needed(eng, &f->key, &f->fkey[0]))
+				ef->pkt.flags |= RULE_PKT_F_L3VIEW;
 		}
 		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->pv, &ef->ev[s]);
 		if (rc < 0)

@@ -468,6 +468,14 @@ int eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi,
 const uint8_t *eng_l3_view(struct rule_engine *eng, const struct rule_upcall *up,
 	const struct fc_key *k, const struct fc_key *fk, uint32_t *len);
 /*
+ * Does a packet of key @p k (filter key @p fk) read a header view at the
+ * hooks after PREROUTING? A walk then sets RULE_PKT_F_L3VIEW, with the
+ * packet's bytes or without (an entry's key alone): the questions its
+ * searches ask are the view's either way, as the fast path answers them.
+ */
+bool eng_l3_view_needed(const struct rule_engine *eng, const struct fc_key *k,
+	const struct fc_key *fk);
+/*
  * Rule counters: move the packets of the predicates' outcomes but 0 from
  * outcome 0's rule and trace to theirs; into @p snap, or for @p rule_id
  * alone (engine_info.c).

@@ -294,17 +294,35 @@ eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up, const stru
 /* The header view                                                           */
 /* ------------------------------------------------------------------------ */
 
+/* A router's forwarded packet (the filter's key @p fk has neither local bit). */
+static bool
+view_routed(const struct rule_engine *eng, const struct fc_key *fk)
+{
+	return eng->router && !(fc_key_flags(fk) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL));
+}
+
+/* A translated destination: @p fk's address or port is not @p k's. */
+static bool
+view_dnat(const struct fc_key *k, const struct fc_key *fk)
+{
+	return memcmp(fc_key_dst(k), fc_key_dst(fk), fc_af_addr_len(k->family)) != 0 ||
+	       fc_key_dport(k) != fc_key_dport(fk);
+}
+
+bool
+eng_l3_view_needed(const struct rule_engine *eng, const struct fc_key *k, const struct fc_key *fk)
+{
+	return view_routed(eng, fk) || view_dnat(k, fk);
+}
+
 const uint8_t *
 eng_l3_view(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, uint32_t *len)
 {
 	bool v4 = k->family == FC_AF_INET4;
-	uint32_t al = fc_af_addr_len(k->family), cap, l4;
-	bool routed = eng->router &&
-		      !(fc_key_flags(fk) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL));
-	bool dnat = memcmp(fc_key_dst(k), fc_key_dst(fk), al) != 0 ||
-		    fc_key_dport(k) != fc_key_dport(fk);
+	bool routed = view_routed(eng, fk), dnat = view_dnat(k, fk);
 	uint8_t *b = eng->l3view;
+	uint32_t cap, l4;
 
 	if ((!routed && !dnat) || up == NULL || up->frame == NULL ||
 		up->pkt.l3_off >= up->frame_len)
