@@ -182,6 +182,7 @@ log_line(struct gufc_app *app, struct gufc_log *lg, struct rte_mbuf *m, const st
 {
 	const struct gufc_settings *s = &app->cfg.set;
 	char line[PLOG_LINE_MAX];
+	static uint8_t lo_frame[RTE_MBUF_DEFAULT_BUF_SIZE];
 	struct plog_pkt p = {
 		.frame = rte_pktmbuf_mtod(m, const uint8_t *),
 		.len = rte_pktmbuf_data_len(m),
@@ -206,6 +207,18 @@ log_line(struct gufc_app *app, struct gufc_log *lg, struct rte_mbuf *m, const st
 	}
 	lg->win_lines++;
 	devices(app, r, &p.in, &p.out);
+	/* Back in through lo: Linux's loopback header, zero addresses (MAC=00:..:00:08:00). */
+	if (p.in != NULL && strcmp(p.in, RULE_IF_LO_NAME) == 0 && p.len > p.l3_off &&
+		p.l3_off >= 14) {
+		uint32_t n = RTE_MIN(p.len - p.l3_off, (uint32_t)sizeof(lo_frame) - 14);
+
+		memset(lo_frame, 0, 12);
+		memcpy(lo_frame + 12, p.frame + p.l3_off - 2, 2); /* the EtherType */
+		memcpy(lo_frame + 14, p.frame + p.l3_off, n);
+		p.frame = lo_frame;
+		p.len = 14 + n;
+		p.l3_off = 14;
+	}
 	if (plog_line(line, sizeof(line), r->spec.prefix, r->spec.flags, &p) < 0)
 		return;
 	rte_log(rte_level(r->spec.level), (uint32_t)lg->logtype, "%s\n", line);
