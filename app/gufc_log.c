@@ -144,7 +144,8 @@ port_name(const struct gufc_app *app, uint16_t p)
  * IN= and OUT= as Linux fills them at the rule's hook: an input device
  * but for locally generated packets (OUTPUT, and a local source at
  * POSTROUTING), an output device from FORWARD on, none for packets to
- * this host.
+ * this host; lo for a packet from this host to itself (OUT=lo at OUTPUT
+ * and POSTROUTING, IN=lo back in at PREROUTING and INPUT).
  */
 static void
 devices(const struct gufc_app *app, const struct dp_logrec *r, const char **in, const char **out)
@@ -154,6 +155,15 @@ devices(const struct gufc_app *app, const struct dp_logrec *r, const char **in, 
 
 	*in = NULL;
 	*out = NULL;
+	if ((r->key_flags & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) ==
+		(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) {
+		/* From this host to itself: out through lo, back in through it. */
+		if (r->spec.hook == RULE_HOOK_OUTPUT || r->spec.hook == RULE_HOOK_POSTROUTING)
+			*out = RULE_IF_LO_NAME;
+		else
+			*in = RULE_IF_LO_NAME;
+		return;
+	}
 	if (r->spec.hook != RULE_HOOK_OUTPUT && !(local_src && r->spec.hook == RULE_HOOK_POSTROUTING))
 		*in = port_name(app, r->in_port);
 	if (r->spec.hook == RULE_HOOK_FORWARD || r->spec.hook == RULE_HOOK_OUTPUT ||
@@ -172,6 +182,7 @@ log_line(struct gufc_app *app, struct gufc_log *lg, struct rte_mbuf *m, const st
 {
 	const struct gufc_settings *s = &app->cfg.set;
 	char line[PLOG_LINE_MAX];
+	static uint8_t lo_frame[RTE_MBUF_DEFAULT_BUF_SIZE];
 	struct plog_pkt p = {
 		.frame = rte_pktmbuf_mtod(m, const uint8_t *),
 		.len = rte_pktmbuf_data_len(m),
@@ -196,6 +207,18 @@ log_line(struct gufc_app *app, struct gufc_log *lg, struct rte_mbuf *m, const st
 	}
 	lg->win_lines++;
 	devices(app, r, &p.in, &p.out);
+	/* Back in through lo: Linux's loopback header, zero addresses (MAC=00:..:00:08:00). */
+	if (p.in != NULL && strcmp(p.in, RULE_IF_LO_NAME) == 0 && p.len > p.l3_off &&
+		p.l3_off >= 14) {
+		uint32_t n = RTE_MIN(p.len - p.l3_off, (uint32_t)sizeof(lo_frame) - 14);
+
+		memset(lo_frame, 0, 12);
+		memcpy(lo_frame + 12, p.frame + p.l3_off - 2, 2); /* the EtherType */
+		memcpy(lo_frame + 14, p.frame + p.l3_off, n);
+		p.frame = lo_frame;
+		p.len = 14 + n;
+		p.l3_off = 14;
+	}
 	if (plog_line(line, sizeof(line), r->spec.prefix, r->spec.flags, &p) < 0)
 		return;
 	rte_log(rte_level(r->spec.level), (uint32_t)lg->logtype, "%s\n", line);

@@ -356,6 +356,7 @@ run_steps(const struct rule_cls *c, unsigned int primary, struct rule_pkt *const
 	const struct cls_prog *prog[CLS_BURST];
 	union cls_in in_v[CLS_BURST], *in[CLS_BURST];
 	uint8_t hook[CLS_BURST];
+	uint16_t ports[CLS_BURST][2];
 	uint32_t dec[CLS_BURST];
 	int err[CLS_BURST];
 	bool stop[CLS_BURST];
@@ -365,6 +366,8 @@ run_steps(const struct rule_cls *c, unsigned int primary, struct rule_pkt *const
 	for (uint32_t i = 0; i < n; i++) {
 		stop[i] = false;
 		in[i] = &in_v[i];
+		ports[i][0] = pk[i]->in_port;
+		ports[i][1] = pk[i]->out_port;
 	}
 	for (int j = 0; j < RULE_STEPS_MAX; j++) {
 		bool any = false;
@@ -379,12 +382,18 @@ run_steps(const struct rule_cls *c, unsigned int primary, struct rule_pkt *const
 			any = true;
 			hook[i] = st->hook;
 			prog[i] = c->hook[st->table][st->hook][fam_of(&pk[i]->key)];
+			/* The ports it has at the hook: lo's for a local-to-local packet. */
+			rule_pkt_lo_ports(pk[i], st->hook);
 			if (prog[i] != NULL)
 				pkt_input(pk[i], in[i]);
 		}
 		if (!any)
 			break;
 		eval_burst(&w, prog, n);
+		for (uint32_t i = 0; i < n; i++) {
+			pk[i]->in_port = ports[i][0];
+			pk[i]->out_port = ports[i][1];
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			const struct rule_step *st = &steps[i][j];
 			const struct rule_term *t = NULL;

@@ -243,38 +243,42 @@ fam_af(uint8_t fam)
 	return fam == CLS_F4 ? FC_AF_INET4 : FC_AF_INET6;
 }
 
+/* Add port numbers @p lo .. @p hi to list @p l (ascending), joining a range it continues. */
+static void
+rlist_push(struct cls_rlist *l, uint32_t lo, uint32_t hi)
+{
+	if (l->n > 0 && l->v[l->n - 1].hi + 1u == lo) {
+		l->v[l->n - 1].hi = (uint16_t)hi;
+		return;
+	}
+	l->v[l->n].lo = (uint16_t)lo;
+	l->v[l->n].hi = (uint16_t)hi;
+	l->n++;
+}
+
 /**
  * The ports (0 .. 65535, RULE_IF_NONE among them) whose name interface
  * pattern @p pat matches, complemented if @p neg: those with a name in the
- * set, then every number past them (named "", as RULE_IF_NONE is).
+ * set, then every number past them (named "", as RULE_IF_NONE is) but
+ * RULE_IF_LO, named "lo" (this host's loopback).
  */
 static int
 rlist_ifaces(struct cls_rlist *l, const struct rule_set *s, const char *pat, bool neg)
 {
 	unsigned int n = rule_set_port_count(s);
+	bool none = rule_if_match(pat, "") != neg;
 
-	if (rlist_alloc(l, n + 1) < 0)
+	if (rlist_alloc(l, n + 3) < 0)
 		return -ENOMEM;
-	for (unsigned int i = 0; i < n; i++) {
-		if (rule_if_match(pat, rule_set_port_name(s, i)) == neg)
-			continue;
-		if (l->n > 0 && l->v[l->n - 1].hi + 1u == i) {
-			l->v[l->n - 1].hi = (uint16_t)i;
-		} else {
-			l->v[l->n].lo = (uint16_t)i;
-			l->v[l->n].hi = (uint16_t)i;
-			l->n++;
-		}
-	}
-	if (rule_if_match(pat, "") != neg) {
-		if (l->n > 0 && l->v[l->n - 1].hi + 1u == n) {
-			l->v[l->n - 1].hi = UINT16_MAX;
-		} else {
-			l->v[l->n].lo = (uint16_t)n;
-			l->v[l->n].hi = UINT16_MAX;
-			l->n++;
-		}
-	}
+	for (unsigned int i = 0; i < n; i++)
+		if (rule_if_match(pat, rule_set_port_name(s, i)) != neg)
+			rlist_push(l, i, i);
+	if (none && n < RULE_IF_LO)
+		rlist_push(l, n, RULE_IF_LO - 1);
+	if (rule_if_match(pat, RULE_IF_LO_NAME) != neg)
+		rlist_push(l, RULE_IF_LO, RULE_IF_LO);
+	if (none)
+		rlist_push(l, RULE_IF_NONE, RULE_IF_NONE);
 	return 0;
 }
 

@@ -353,12 +353,20 @@ static void
 log_dnat_view(const struct dp_ctx *c, struct rte_mbuf *cp, const struct fc_pkt *pkt,
 	uint32_t slot)
 {
+	uint32_t len = rte_pktmbuf_data_len(cp) > pkt->l3_off ?
+		rte_pktmbuf_data_len(cp) - pkt->l3_off : 0;
+
+	dp_dnat_view(c, rte_pktmbuf_mtod_offset(cp, uint8_t *, pkt->l3_off), len, pkt, slot);
+}
+
+void
+dp_dnat_view(const struct dp_ctx *c, uint8_t *l3, uint32_t len, const struct fc_pkt *pkt,
+	uint32_t slot)
+{
 	bool v4 = pkt->key.family == FC_AF_INET4;
 	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
 	uint32_t so = v4 ? 12 : 8, al = v4 ? 4 : 16, l4 = pkt->l4_off - pkt->l3_off;
-	uint32_t len = rte_pktmbuf_data_len(cp) > pkt->l3_off ?
-		rte_pktmbuf_data_len(cp) - pkt->l3_off : 0;
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(cp, uint8_t *, pkt->l3_off), *ck = NULL;
+	uint8_t *ck = NULL;
 	uint8_t src[16], port[2] = {0, 0};
 	uint32_t po = UINT32_MAX;
 	bool l4_ok;
@@ -400,19 +408,70 @@ log_dnat_view(const struct dp_ctx *c, struct rte_mbuf *cp, const struct fc_pkt *
 		word_back(l3 + po, port, ck);
 }
 
+/*
+ * The TTL (hop limit) the walk had when LOG operation @p i of list @p list
+ * ran, from the received @p ttl: the TTL and HL rewrites before it in the
+ * walk and, for a rule at FORWARD or POSTROUTING (rule_pktop::late) of a
+ * forwarded packet in router mode (not from this host, not to it: output
+ * port @p out_port), the router's decrement between them, as
+ * Linux's ip_forward() takes one off before FORWARD. @return the TTL, or
+ * -1 when the packet expired at that decrement: Linux never gets to the
+ * rule (time exceeded), so it logs nothing.
+ */
+static int
+log_ttl(const struct dp_ctx *c, const struct fc_pkt *pkt, const struct rule_pktprog *p,
+	unsigned int list, unsigned int i, uint16_t out_port, uint8_t ttl)
+{
+	bool v4 = pkt->key.family == FC_AF_INET4;
+	bool routed = c->router && p->op[list][i].late && out_port != RULE_PORT_LOCAL &&
+		      !(fc_key_flags(&pkt->key) & FC_KEY_F_SRC_LOCAL);
+	unsigned int t = ttl;
+
+	for (unsigned int j = 0; j < i; j++) {
+		const struct rule_pktop *op = &p->op[list][j];
+
+		if (op->kind == (v4 ? RULE_PKTOP_TTL : RULE_PKTOP_HL) && (!routed || !op->late))
+			t = ttl_op(t, op->a, op->b);
+	}
+	if (!routed)
+		return (int)t;
+	if (t <= 1)
+		return -1;
+	t--;
+	for (unsigned int j = 0; j < i; j++) {
+		const struct rule_pktop *op = &p->op[list][j];
+
+		if (op->kind == (v4 ? RULE_PKTOP_TTL : RULE_PKTOP_HL) && op->late)
+			t = ttl_op(t, op->a, op->b);
+	}
+	return (int)t;
+}
+
 void
 dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	const struct rule_pktprog *p, unsigned int list, uint16_t in_port, uint16_t out_port,
 	uint32_t nat_slot)
 {
+	bool v4 = pkt->key.family == FC_AF_INET4;
+	uint32_t hl = v4 ? 20 : 40;
+	uint8_t ttl = 0;
+
+	if (rte_pktmbuf_data_len(m) >= pkt->l3_off + hl)
+		ttl = rte_pktmbuf_mtod_offset(m, const uint8_t *, pkt->l3_off)[v4 ? 8 : 7];
+	else
+		hl = 0; /* no whole IP header: the copy stays as it came */
 	for (unsigned int i = 0; i < p->n[list]; i++) {
 		const struct rule_pktop *op = &p->op[list][i];
 		const struct rule_logspec *spec;
 		struct rte_mbuf *cp = NULL;
 		struct dp_logrec *rec;
+		int t;
 
 		if (op->kind != RULE_PKTOP_LOG && op->kind != RULE_PKTOP_NFLOG)
 			continue;
+		t = hl != 0 ? log_ttl(c, pkt, p, list, i, out_port, ttl) : ttl;
+		if (t < 0)
+			continue; /* expired before the rule's hook */
 		spec = rule_engine_logspec(c->eng, op->ref);
 		if (likely(c->log_ring != NULL && c->log_pool != NULL))
 			cp = rte_pktmbuf_copy(m, c->log_pool, 0,
@@ -424,6 +483,10 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 		}
 		if (op->a != 0 && nat_slot != RULE_NAT_NONE)
 			log_dnat_view(c, cp, pkt, nat_slot);
+		/* The TTL the rule saw (checksum fixed), where the copy holds the header. */
+		if (t != ttl && rte_pktmbuf_data_len(cp) >= pkt->l3_off + hl)
+			(void)rw_ttl(rte_pktmbuf_mtod_offset(cp, uint8_t *, pkt->l3_off), hl, v4, 0,
+				(uint8_t)t);
 		rec = dp_logrec(cp);
 		rec->spec = *spec;
 		rec->tsc = rte_rdtsc();

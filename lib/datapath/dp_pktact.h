@@ -13,6 +13,16 @@
 #include "datapath.h"
 
 /*
+ * The destination NAT of rewrite slot @p slot in @p len bytes @p l3 (a
+ * copy of packet @p pkt from its IP header): the destination (address;
+ * port or echo identifier) translated, the source as it came, checksums
+ * right, as Linux's rules after a PREROUTING DNAT see the packet. A copy
+ * the rewrite cannot apply to (cut short, SCTP) is left as it came.
+ */
+void dp_dnat_view(const struct dp_ctx *c, uint8_t *l3, uint32_t len, const struct fc_pkt *pkt,
+	uint32_t slot);
+
+/*
  * Queue a record for each LOG/NFLOG operation of list @p list of @p p: a
  * copy of @p m (up to the spec's snap length) on the context's log ring;
  * for a rule that ran after the destination NAT (rule_pktop::a), the copy

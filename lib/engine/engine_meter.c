@@ -463,7 +463,7 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 	bool ok;
 
 	if (x->kind == RULE_XM_STRING || x->kind == RULE_XM_U32 || x->kind == RULE_XM_BPF)
-		return eng_str_match(pv, r, xi);
+		return eng_str_match(pv, r, xi, p);
 	if (x->kind == RULE_XM_STATISTIC && x->u.stat.mode == RULE_STAT_NTH &&
 		pv->mode == ENG_PV_TAKE) {
 		struct eng_nth *n = nth_get(pv->eng, r, xi);

@@ -338,8 +338,9 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 	uint16_t in = fc_key_in_port(k); /* the entry's (the packet's) input port */
 	uint16_t out = out_port_of(eng, a->out_port, in);
 	unsigned int n = 0, cs = ct_nat_bits(ctstate, k, fk);
-	bool built = false;
+	bool built = false, viewed = false;
 	struct rule_pkt p;
+	uint32_t vlen = 0;
 	int rc;
 
 	*deps = 0;
@@ -358,6 +359,18 @@ eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const str
 			}
 			pkt_verdict_start(eng, up, k, a, ctstate, mk, &p);
 			built = true;
+		}
+		/* From FORWARD, INPUT, POSTROUTING on: the bytes as Linux has them there. */
+		if (!pre && !viewed && built) {
+			const uint8_t *v = p.l3 != NULL ? eng_l3_view(eng, up, k, fk, &vlen) : NULL;
+
+			viewed = true;
+			if (v != NULL) {
+				p.l3 = v;
+				p.l3_cap = vlen;
+			}
+			if (eng_l3_view_needed(eng, k, fk))
+				p.flags |= RULE_PKT_F_L3VIEW;
 		}
 		rc = eng_pkt_stage(eng, s, &p, sk, pre ? RULE_IF_NONE : out, scs, pv, &ev[s]);
 		if (rc < 0)
@@ -568,6 +581,19 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 			ef->pkt.ct_expire =
 				f->untracked || f->ctstate == 0 ? 0 : (f->timeout + 999) / 1000;
 		}
+		/* From FORWARD, INPUT, POSTROUTING on: the bytes as Linux has them there. */
+		if (s >= RULE_STAGE_FILTER) {
+			uint32_t vlen = 0;
+			const uint8_t *v = ef->pkt.l3 != NULL ?
+				eng_l3_view(eng, f->up, &f->key, &f->fkey[0], &vlen) : NULL;
+
+			if (v != NULL) {
+				ef->pkt.l3 = v;
+				ef->pkt.l3_cap = vlen;
+			}
+			if (eng_l3_view_needed(eng, &f->key, &f->fkey[0]))
+				ef->pkt.flags |= RULE_PKT_F_L3VIEW;
+		}
 		rc = eng_pkt_stage(eng, s, &ef->pkt, k, out, cs, &ef->pv, &ef->ev[s]);
 		if (rc < 0)
 			return rc;
@@ -674,12 +700,15 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 
 /* Which outcome of its entry's string predicate (program of @p m) the first packet had. */
 static void
-str_first(const struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *m)
+str_first(struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *m)
 {
 	const struct rule_upcall *up = ef->f.up;
 	const struct rule_pktprog *p = rule_engine_pktprog(eng, m->pkt_class);
 	uint32_t off = up->pkt.l3_off, cap;
 	unsigned int leaf;
+
+	const uint8_t *v;
+	uint32_t vlen = 0;
 
 	ef->first_leaf = 0;
 	if (up->frame == NULL || off >= up->frame_len)
@@ -687,7 +716,12 @@ str_first(const struct rule_engine *eng, struct eng_flow *ef, const struct fc_ac
 	cap = up->frame_len - off;
 	if (up->pkt.ip_len != 0 && up->pkt.ip_len < cap)
 		cap = up->pkt.ip_len;
-	(void)rule_engine_pred_leaf(eng, p->pred, up->frame + off, cap, &leaf);
+	v = eng_l3_view(eng, up, &ef->f.key, &ef->f.fkey[0], &vlen);
+	if (v == NULL) {
+		v = up->frame + off;
+		vlen = cap;
+	}
+	(void)rule_engine_pred_leaf(eng, p->pred, up->frame + off, cap, v, vlen, &leaf);
 	ef->first_leaf = (uint8_t)leaf;
 	ef->first_pred = p->pred;
 }

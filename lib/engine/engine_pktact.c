@@ -165,6 +165,8 @@ act_op(struct rule_engine *eng, const struct rule_act *ra, struct rule_pktop *op
 			ra->hook == RULE_HOOK_POSTROUTING ||
 			(ra->hook == RULE_HOOK_OUTPUT && (ra->table == RULE_TABLE_FILTER ||
 							   ra->table == RULE_TABLE_SECURITY));
+		/* A router's forwarded packet is logged there with its TTL decremented. */
+		op->late = ra->hook == RULE_HOOK_FORWARD || ra->hook == RULE_HOOK_POSTROUTING;
 		return 0;
 	case RULE_ACT_DSCP:
 		op->kind = RULE_PKTOP_TOS;
@@ -240,12 +242,12 @@ eng_walk_ops(struct rule_engine *eng, const struct rule_eval ev[], unsigned int 
 	return (int)k;
 }
 
-/* Has list @p ops an operation for after the router's TTL decrement? */
+/* Has list @p ops a rewrite for after the router's TTL decrement? */
 static bool
 ops_late(const struct rule_pktop *ops, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		if (ops[i].late)
+		if (ops[i].late && ops[i].kind >= RULE_PKTOP_TOS)
 			return true;
 	return false;
 }

@@ -60,10 +60,11 @@ struct rule_pktop {
 	uint8_t kind; /**< enum rule_pktop_kind */
 	uint8_t a, b; /**< operands (see the kinds) */
 	/**
-	 * TTL, HL: 1 when the rule ran at FORWARD or POSTROUTING, which in a
-	 * router come after its own TTL (hop limit) decrement, as in Linux
-	 * (ip_forward() takes one off before the FORWARD hook): the datapath
-	 * applies it to the decremented value. 0 otherwise.
+	 * TTL, HL, LOG, NFLOG: 1 when the rule ran at FORWARD or POSTROUTING,
+	 * which in a router come after its own TTL (hop limit) decrement, as
+	 * in Linux (ip_forward() takes one off before the FORWARD hook): the
+	 * datapath applies a rewrite to the decremented value and logs a
+	 * forwarded packet with it (none that expired there). 0 otherwise.
 	 */
 	uint8_t late;
 	uint32_t ref; /**< LOG, NFLOG: the spec id; TCPMSS: the MSS */

@@ -40,8 +40,8 @@ rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port, uint16_t 
 /*
  * -m rpfilter as ip(6)t_rpfilter: the source must be routed back through
  * the input port (--loose: routed at all), a source of this host fails
- * unless --accept-local; a packet of this host's own (no input port) and
- * an unspecified source (DHCP, DAD) pass. Without a route the way back is
+ * unless --accept-local; a packet of this host's own (no input port), one
+ * back in through lo (as Linux's loopback check) and an unspecified source (DHCP, DAD) pass. Without a route the way back is
  * the input port (gufc sends such packets to the pair: replies come back
  * the way the packet came). --validmark: one routing table, marks select
  * none. @return 1 or 0 after --invert; -ENOTSUP: no routes to ask.
@@ -58,7 +58,7 @@ eng_rpfilter_match(const struct rule_engine *eng, const struct rule_x *x,
 
 	if (eng->p.route_fn == NULL)
 		return -ENOTSUP;
-	if (p->in_port == RULE_IF_NONE ||
+	if (p->in_port == RULE_IF_NONE || p->in_port == RULE_IF_LO ||
 		memcmp(fc_key_src(k), zero, fc_af_addr_len(k->family)) == 0) {
 		ok = true;
 	} else if (fc_key_flags(k) & FC_KEY_F_SRC_LOCAL) {

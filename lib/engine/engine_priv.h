@@ -295,6 +295,8 @@ struct rule_engine {
 	uint32_t n_u32s;              /**< u32 tests in view.u32s */
 	uint32_t n_bpfs;              /**< bpf programs in view.bpfs */
 	uint32_t n_preds;             /**< string predicates in view.preds */
+	uint8_t *l3view;              /**< RULE_L3VIEW_MAX bytes: the slow path's header view
+					   (eng_l3_view(); rules lcore only) */
 	uint32_t n_specs;             /**< specs in view.specs */
 	struct rule_engine_pktact_stats pst;
 	uint32_t ctr_gen;             /**< the commit that began the current rule ids (a set
@@ -438,8 +440,32 @@ eng_pv_strs(const struct eng_pv *pv, uint32_t deps)
 int eng_strs_init(struct rule_engine *eng);
 void eng_strs_fini(struct rule_engine *eng);
 void eng_strs_reset(struct rule_engine *eng);
-/* A string match reached by walk @p pv (its provider's answer: 1, 0, or -ENOTSUP: search). */
-int eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi);
+/*
+ * A string match reached by walk @p pv (its provider's answer: 1, 0, or
+ * -ENOTSUP: search) on packet @p p (its header view: RULE_PKT_F_L3VIEW).
+ */
+int eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi,
+	const struct rule_pkt *p);
+/*
+ * The header view (rule_engine_l3_view()) of packet @p up at the hooks
+ * after PREROUTING, for key @p k whose filter key is @p fk (the
+ * destination as translated, the filter's local bits): a router's
+ * forwarded packet (neither local bit of @p fk) has its TTL (hop limit)
+ * one less, a translated destination (address, TCP/UDP port; SCTP left
+ * alone) is written in, checksums fixed. @return the view (the engine's
+ * buffer; *len its bytes), or NULL when the packet needs none (or is too
+ * long for one: RULE_L3VIEW_MAX; it is read as received).
+ */
+const uint8_t *eng_l3_view(struct rule_engine *eng, const struct rule_upcall *up,
+	const struct fc_key *k, const struct fc_key *fk, uint32_t *len);
+/*
+ * Does a packet of key @p k (filter key @p fk) read a header view at the
+ * hooks after PREROUTING? A walk then sets RULE_PKT_F_L3VIEW, with the
+ * packet's bytes or without (an entry's key alone): the questions its
+ * searches ask are the view's either way, as the fast path answers them.
+ */
+bool eng_l3_view_needed(const struct rule_engine *eng, const struct fc_key *k,
+	const struct fc_key *fk);
 /*
  * Rule counters: move the packets of the predicates' outcomes but 0 from
  * outcome 0's rule and trace to theirs; into @p snap, or for @p rule_id

@@ -28,8 +28,10 @@ eng_strs_init(struct rule_engine *eng)
 		sizeof(*eng->view.u32s) * RULE_U32PREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
 	eng->view.bpfs = rte_zmalloc_socket("eng_bpfs",
 		sizeof(*eng->view.bpfs) * RULE_BPFPREDS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	eng->l3view = rte_malloc_socket("eng_l3view", RULE_L3VIEW_MAX, RTE_CACHE_LINE_SIZE,
+		eng->p.socket_id);
 	if (eng->view.strs == NULL || eng->view.preds == NULL || eng->view.pred_ctr == NULL ||
-		eng->view.u32s == NULL || eng->view.bpfs == NULL)
+		eng->view.u32s == NULL || eng->view.bpfs == NULL || eng->l3view == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -42,6 +44,7 @@ eng_strs_fini(struct rule_engine *eng)
 	rte_free(eng->view.pred_ctr);
 	rte_free(eng->view.u32s);
 	rte_free(eng->view.bpfs);
+	rte_free(eng->l3view);
 }
 
 /* With the programs (eng_pktact_reset()): rule ids numbered anew, counters start over. */
@@ -125,7 +128,7 @@ pred_intern(struct rule_engine *eng, const struct rule_pred *t)
 }
 
 int
-eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi)
+eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
 {
 	const struct rule_x *x = &r->xm[xi];
 	int id = x->kind == RULE_XM_U32	  ? u32_intern(pv->eng, x)
@@ -136,6 +139,9 @@ eng_str_match(struct eng_pv *pv, const struct rule *r, unsigned int xi)
 		pv->other = 1; /* no room: decided per packet */
 		return -ENOTSUP;
 	}
+	/* Read in the header view: another question than the bytes as received. */
+	if (p != NULL && (p->flags & RULE_PKT_F_L3VIEW))
+		id |= RULE_PRED_VIEW;
 	if (pv->n_str == 0 || pv->str != (uint16_t)id)
 		pv->n_str = (uint8_t)(pv->n_str < UINT8_MAX ? pv->n_str + 1 : UINT8_MAX);
 	pv->str = (uint16_t)id;
@@ -195,6 +201,8 @@ subtree(struct tree_ctx *c, uint16_t *ans_str, uint8_t *ans_val, unsigned int n,
 			return -ENOTSUP;
 		c->t.n_nodes++;
 		c->t.node[node].str = (uint16_t)pv.unknown;
+		if (pv.unknown & RULE_PRED_VIEW)
+			c->t.views = 1;
 		ans_str[n] = (uint16_t)pv.unknown;
 		for (unsigned int v = 0; v < 2; v++) {
 			ans_val[n] = (uint8_t)v;
@@ -280,4 +288,59 @@ eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up, const stru
 	eng_act_prog(a, prog);
 	*trace = c.t.leaf[0].trace;
 	return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The header view                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* A router's forwarded packet (the filter's key @p fk has neither local bit). */
+static bool
+view_routed(const struct rule_engine *eng, const struct fc_key *fk)
+{
+	return eng->router && !(fc_key_flags(fk) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL));
+}
+
+/* A translated destination: @p fk's address or port is not @p k's. */
+static bool
+view_dnat(const struct fc_key *k, const struct fc_key *fk)
+{
+	return memcmp(fc_key_dst(k), fc_key_dst(fk), fc_af_addr_len(k->family)) != 0 ||
+	       fc_key_dport(k) != fc_key_dport(fk);
+}
+
+bool
+eng_l3_view_needed(const struct rule_engine *eng, const struct fc_key *k, const struct fc_key *fk)
+{
+	return view_routed(eng, fk) || view_dnat(k, fk);
+}
+
+const uint8_t *
+eng_l3_view(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_key *fk, uint32_t *len)
+{
+	bool v4 = k->family == FC_AF_INET4;
+	bool routed = view_routed(eng, fk), dnat = view_dnat(k, fk);
+	uint8_t *b = eng->l3view;
+	uint32_t cap, l4;
+
+	if ((!routed && !dnat) || up == NULL || up->frame == NULL ||
+		up->pkt.l3_off >= up->frame_len)
+		return NULL;
+	cap = up->frame_len - up->pkt.l3_off;
+	if (up->pkt.ip_len != 0 && up->pkt.ip_len < cap)
+		cap = up->pkt.ip_len;
+	if (cap > RULE_L3VIEW_MAX || cap < (v4 ? 20u : 40u))
+		return NULL;
+	memcpy(b, up->frame + up->pkt.l3_off, cap);
+	l4 = up->pkt.frag != FC_FRAG_LATER && up->pkt.l4_off > up->pkt.l3_off
+		     ? up->pkt.l4_off - up->pkt.l3_off
+		     : 0;
+	if (routed)
+		rule_engine_view_ttl_dec(b, cap, v4);
+	if (dnat)
+		rule_engine_view_dst(b, cap, v4, l4, fc_key_proto(k), fc_key_dst(fk),
+			fc_key_dport(k) != fc_key_dport(fk), fc_key_dport(fk));
+	*len = cap;
+	return b;
 }

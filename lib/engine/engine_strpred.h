@@ -75,6 +75,17 @@ struct rule_strpred {
 #define RULE_PRED_BPF 0x4000
 /** The kind bits of a tree node's @c str. */
 #define RULE_PRED_KIND (RULE_PRED_U32 | RULE_PRED_BPF)
+/**
+ * A tree node's @c str with this bit reads the packet as the hooks after
+ * PREROUTING see it (FORWARD, INPUT, POSTROUTING, and OUTPUT's filter):
+ * the header view of rule_engine_l3_view(), the router's TTL decrement
+ * and the destination NAT in it, as Linux's packet is there.
+ */
+#define RULE_PRED_VIEW 0x2000
+/** The index bits of a tree node's @c str (view.strs, view.u32s or view.bpfs). */
+#define RULE_PRED_INDEX (RULE_PRED_VIEW - 1)
+/** Longest datagram a header view holds (a longer one's view is the slow path's). */
+#define RULE_L3VIEW_MAX 2048
 /** Most bpf programs of an engine (view.bpfs). */
 #define RULE_BPFPREDS_MAX 256
 /** A tree node's child: a node index, or RULE_PRED_LEAF | a leaf index. */
@@ -98,7 +109,8 @@ struct rule_pred_leaf {
  */
 struct rule_pred {
 	uint8_t n_nodes, n_leaves;
-	uint8_t pad[2];
+	uint8_t views; /**< 1: a node reads the header view (RULE_PRED_VIEW) */
+	uint8_t pad;
 	struct {
 		uint16_t str;   /**< the search (view.strs), or RULE_PRED_U32 | u32 tests */
 		uint8_t kid[2]; /**< [0] not found, [1] found */
@@ -228,6 +240,105 @@ rule_engine_u32_match(const struct rule_u32_prog *u, const uint8_t *l3, uint32_t
 	return true;
 }
 
+/* Checksum @p ck (2 bytes) after a 16-bit word changed from @p old to @p new (host order). */
+static inline void
+rule_engine_csum_fix(uint8_t *ck, uint16_t old, uint16_t new_w)
+{
+	uint32_t s = (uint16_t)~((uint32_t)ck[0] << 8 | ck[1]);
+
+	s += (uint16_t)~old;
+	s += new_w;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	s = ~s & 0xffff;
+	ck[0] = (uint8_t)(s >> 8);
+	ck[1] = (uint8_t)s;
+}
+
+/**
+ * The router's decrement in a header view: the TTL (hop limit) one less
+ * (not below 0), the IPv4 header checksum fixed, as Linux's ip_forward()
+ * leaves the packet for FORWARD and POSTROUTING.
+ * @param l3   the view (a copy of the datagram from its IP header)
+ * @param len  its bytes (at least the fixed IP header)
+ * @param v4   IPv4, else IPv6
+ * Context: any.
+ */
+static inline void
+rule_engine_view_ttl_dec(uint8_t *l3, uint32_t len, bool v4)
+{
+	uint16_t old;
+
+	if (len < (v4 ? 20u : 40u))
+		return;
+	if (!v4) {
+		if (l3[7] != 0)
+			l3[7]--;
+		return;
+	}
+	if (l3[8] == 0)
+		return;
+	old = (uint16_t)(l3[8] << 8 | l3[9]);
+	l3[8]--;
+	rule_engine_csum_fix(l3 + 10, old, (uint16_t)(l3[8] << 8 | l3[9]));
+}
+
+/**
+ * A destination NAT in a header view: destination address @p dst and,
+ * with @p port, TCP/UDP destination port @p dport written in, the IPv4
+ * header and the TCP, UDP (a zero UDP checksum stays zero) and ICMPv6
+ * checksums fixed, as Linux's packet is after a PREROUTING (or OUTPUT)
+ * DNAT. Other protocols get the address only; SCTP (a CRC) is left alone.
+ * @param l3     the view (a copy of the datagram from its IP header)
+ * @param len    its bytes
+ * @param v4     IPv4, else IPv6
+ * @param l4     the L4 header's offset in @p l3 (0: none, a later fragment)
+ * @param proto  the L4 protocol
+ * @param dst    the new destination address (4 or 16 bytes)
+ * @param port   write @p dport too
+ * @param dport  the new destination port, network order
+ * Context: any.
+ */
+static inline void
+rule_engine_view_dst(uint8_t *l3, uint32_t len, bool v4, uint32_t l4, uint8_t proto,
+	const uint8_t *dst, bool port, uint16_t dport)
+{
+	uint32_t at = v4 ? 16 : 24, al = v4 ? 4 : 16;
+	uint8_t *ck = NULL;
+
+	if (proto == 132 || len < at + al)
+		return;
+	if (l4 != 0 && proto == 6 && l4 + 18 <= len)
+		ck = l3 + l4 + 16;
+	else if (l4 != 0 && proto == 17 && l4 + 8 <= len && (l3[l4 + 6] | l3[l4 + 7]) != 0)
+		ck = l3 + l4 + 6;
+	else if (l4 != 0 && proto == 58 && l4 + 4 <= len)
+		ck = l3 + l4 + 2;
+	for (uint32_t w = 0; w < al; w += 2) {
+		uint16_t old = (uint16_t)(l3[at + w] << 8 | l3[at + w + 1]);
+		uint16_t nw = (uint16_t)(dst[w] << 8 | dst[w + 1]);
+
+		if (old == nw)
+			continue;
+		l3[at + w] = dst[w];
+		l3[at + w + 1] = dst[w + 1];
+		if (v4)
+			rule_engine_csum_fix(l3 + 10, old, nw);
+		if (ck != NULL) /* the pseudo-header's */
+			rule_engine_csum_fix(ck, old, nw);
+	}
+	if (port && l4 != 0 && (proto == 6 || proto == 17) && l4 + 4 <= len) {
+		uint16_t old = (uint16_t)(l3[l4 + 2] << 8 | l3[l4 + 3]);
+		const uint8_t *np = (const uint8_t *)&dport;
+		uint16_t nw = (uint16_t)(np[0] << 8 | np[1]);
+
+		l3[l4 + 2] = np[0];
+		l3[l4 + 3] = np[1];
+		if (ck != NULL && (proto == 6 || ck == l3 + l4 + 6))
+			rule_engine_csum_fix(ck, old, nw);
+	}
+}
+
 /**
  * The search a program's predicate names.
  * @param eng   the engine
@@ -249,25 +360,28 @@ rule_engine_strpred(const struct rule_engine *eng, uint16_t pred)
  * @param pred  predicate + 1 (not 0)
  * @param l3    the IP header's first byte
  * @param len   bytes of the datagram at @p l3
+ * @param vl3   the header view (rule_engine_l3_view(); @p l3 where the
+ *              packet needs none), read by the nodes with RULE_PRED_VIEW
+ * @param vlen  bytes at @p vl3
  * @param leaf  receives the outcome's index
  * @return the outcome.
  * Context: any lcore (lock-free).
  */
 static inline const struct rule_pred_leaf *
 rule_engine_pred_leaf(const struct rule_engine *eng, uint16_t pred, const uint8_t *l3,
-	uint32_t len, unsigned int *leaf)
+	uint32_t len, const uint8_t *vl3, uint32_t vlen, unsigned int *leaf)
 {
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
 	const struct rule_pred *t = &v->preds[pred - 1];
 	unsigned int n = 0;
 
 	for (unsigned int depth = 0; depth < RULE_PRED_LEAVES; depth++) {
-		uint16_t s = t->node[n].str;
-		bool found = s & RULE_PRED_U32
-				     ? rule_engine_u32_match(&v->u32s[s & ~RULE_PRED_KIND], l3, len)
-			     : s & RULE_PRED_BPF
-				     ? rule_bpf_run(&v->bpfs[s & ~RULE_PRED_KIND], l3, len) != 0
-				     : rule_engine_str_find(&v->strs[s], l3, len);
+		uint16_t s = t->node[n].str, i = s & RULE_PRED_INDEX;
+		const uint8_t *b = (s & RULE_PRED_VIEW) ? vl3 : l3;
+		uint32_t bl = (s & RULE_PRED_VIEW) ? vlen : len;
+		bool found = s & RULE_PRED_U32	 ? rule_engine_u32_match(&v->u32s[i], b, bl)
+			     : s & RULE_PRED_BPF ? rule_bpf_run(&v->bpfs[i], b, bl) != 0
+						 : rule_engine_str_find(&v->strs[i], b, bl);
 
 		n = t->node[n].kid[found];
 		if (n & RULE_PRED_LEAF)

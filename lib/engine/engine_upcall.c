@@ -61,12 +61,12 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
  */
 static void
 dec_pred(struct rule_engine *eng, struct rule_decision *d, uint16_t pred,
-	const struct rule_upcall *up, bool counted)
+	const struct rule_upcall *up, const struct fc_action *a, bool counted)
 {
 	const struct rule_pred_leaf *lf;
-	const uint8_t *l3 = NULL;
+	const uint8_t *l3 = NULL, *v = NULL;
 	unsigned int leaf;
-	uint32_t cap = 0;
+	uint32_t cap = 0, vlen = 0;
 
 	if (up->frame != NULL && up->pkt.l3_off < up->frame_len) {
 		l3 = up->frame + up->pkt.l3_off;
@@ -74,7 +74,18 @@ dec_pred(struct rule_engine *eng, struct rule_decision *d, uint16_t pred,
 		if (up->pkt.ip_len != 0 && up->pkt.ip_len < cap)
 			cap = up->pkt.ip_len;
 	}
-	lf = rule_engine_pred_leaf(eng, pred, l3, cap, &leaf);
+	/* Its nodes of the later hooks read the header as Linux has it there. */
+	if (l3 != NULL && eng->view.preds[pred - 1].views) {
+		struct fc_key fk;
+
+		eng_filter_key(eng, &up->pkt.key, a, &fk);
+		v = eng_l3_view(eng, up, &up->pkt.key, &fk, &vlen);
+	}
+	if (v == NULL) {
+		v = l3;
+		vlen = cap;
+	}
+	lf = rule_engine_pred_leaf(eng, pred, l3, cap, v, vlen, &leaf);
 	d->pkt_prog = lf->prog;
 	d->pkt_list = 0;
 	d->rule_id = lf->rule;
@@ -104,7 +115,7 @@ dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_actio
 		return;
 	p = rule_engine_pktprog(eng, a->pkt_class);
 	if (p->pred != 0) {
-		dec_pred(eng, d, p->pred, up, counted);
+		dec_pred(eng, d, p->pred, up, a, counted);
 		return;
 	}
 	v = rule_engine_pktprog_take(eng, a, p, 0, up->pkt.ip_len, &list);

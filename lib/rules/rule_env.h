@@ -19,9 +19,10 @@ extern "C" {
  * patterns are matched against: port @c i is @p names[i]. A copy is kept;
  * clones keep it; evaluators and the classifier read it (the classifier
  * when it is built: set the names before building). Ports without a name
- * (i >= @p n, RULE_IF_NONE) have the name "".
+ * (i >= @p n, RULE_IF_NONE) have the name "", but RULE_IF_LO, this host's
+ * loopback, "lo".
  * @param s      the set
- * @param n      number of ports (at most RULE_IF_NONE)
+ * @param n      number of ports (less than RULE_IF_LO)
  * @param names  @p n names, each shorter than RULE_PORTNAME_MAX
  * @return 0; -EINVAL (NULL, a name too long), -ENOMEM (the old names stay).
  * Context: main lcore.
@@ -29,7 +30,7 @@ extern "C" {
 int rule_set_ports(struct rule_set *s, unsigned int n, const char *const names[]);
 
 /**
- * The name of port @p port in the set ("" if it has none).
+ * The name of port @p port in the set ("" if it has none; "lo" for RULE_IF_LO).
  * @param s     the set
  * @param port  a port number, or RULE_IF_NONE
  * @return the name (valid until the next rule_set_ports() on @p s).
@@ -64,7 +65,8 @@ struct rule_ifnames {
 struct rule_ifnames rule_set_ifnames(const struct rule_set *s);
 
 /**
- * The name of port @p port in @p ifn ("" for none: NULL, RULE_IF_NONE, past the last).
+ * The name of port @p port in @p ifn ("" for none: NULL, RULE_IF_NONE, past the last;
+ * "lo" for RULE_IF_LO).
  * @param ifn   the names, or NULL
  * @param port  a port number, or RULE_IF_NONE
  * @return the name.
@@ -85,8 +87,8 @@ bool rule_if_match(const char *pat, const char *name);
 
 /**
  * The first interface pattern of the set's rules that matches none of its
- * port names (netfilter loads such rules: they never match until a port of
- * that name exists). Iterate with @p it starting at 0.
+ * port names nor "lo" (netfilter loads such rules: they never match until a
+ * port of that name exists). Iterate with @p it starting at 0.
  * @param s      the set
  * @param it     iterator, 0 to start
  * @param rule   receives the rule's id

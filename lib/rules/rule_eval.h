@@ -58,6 +58,12 @@ extern "C" {
  * a time exceeded error before FORWARD, so no later hook sees it.
  */
 #define RULE_PKT_F_EXPIRED 0x40
+/**
+ * @c l3 is the header view of the hooks after PREROUTING (the router's
+ * TTL decrement, the destination NAT written in), not the bytes as
+ * received: the engine's providers tell the two apart.
+ */
+#define RULE_PKT_F_L3VIEW 0x80
 
 /** struct rule_pkt::frag_flags (IPv6 fragment header). */
 #define RULE_FRAG_F_RES 0x01   /**< reserved bits set */
@@ -146,6 +152,30 @@ rule_pkt_route_dec(struct rule_pkt *p)
 	p->ttl--;
 	p->flags |= RULE_PKT_F_ROUTED;
 	return false;
+}
+
+/**
+ * The ports a packet from this host to one of its own addresses (both
+ * local bits of @c key) has at @p hook, as Linux's loopback gives them:
+ * none in, RULE_IF_LO out at OUTPUT and POSTROUTING; RULE_IF_LO in, none
+ * out at PREROUTING and INPUT (back in through lo). Any other packet's
+ * ports are the caller's (its input port, its route's output port) and
+ * are left alone. The evaluators call it before each hook they walk and
+ * put the caller's ports back after the walk.
+ * @param p     the packet context
+ * @param hook  enum rule_hook
+ * Context: any.
+ */
+static inline void
+rule_pkt_lo_ports(struct rule_pkt *p, unsigned int hook)
+{
+	const uint8_t both = FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL;
+	bool back_in = hook == RULE_HOOK_PREROUTING || hook == RULE_HOOK_INPUT;
+
+	if ((fc_key_flags(&p->key) & both) != both)
+		return;
+	p->in_port = back_in ? RULE_IF_LO : RULE_IF_NONE;
+	p->out_port = back_in ? RULE_IF_NONE : RULE_IF_LO;
 }
 
 /**

@@ -352,7 +352,7 @@ struct frame {
  * the policy), *base the base chain entered (NULL if none).
  */
 static int
-walk(const struct rule_set *s, unsigned int table, unsigned int hook, struct rule_pkt *p,
+walk_chains(const struct rule_set *s, unsigned int table, unsigned int hook, struct rule_pkt *p,
 	const struct rule_providers *pv, struct rule_eval *res, const struct rule **dec,
 	const struct rule_chain **base)
 {
@@ -422,6 +422,26 @@ walk(const struct rule_set *s, unsigned int table, unsigned int hook, struct rul
 		c = stack[sp].chain;
 		i = stack[sp].next;
 	}
+}
+
+/* walk_chains() with the ports the packet has at @hook (rule_pkt_lo_ports()), the caller's after. */
+static int
+walk(const struct rule_set *s, unsigned int table, unsigned int hook, struct rule_pkt *p,
+	const struct rule_providers *pv, struct rule_eval *res, const struct rule **dec,
+	const struct rule_chain **base)
+{
+	uint16_t in, out;
+	int rc;
+
+	if (p == NULL)
+		return -EINVAL;
+	in = p->in_port;
+	out = p->out_port;
+	rule_pkt_lo_ports(p, hook);
+	rc = walk_chains(s, table, hook, p, pv, res, dec, base);
+	p->in_port = in;
+	p->out_port = out;
+	return rc;
 }
 
 static int

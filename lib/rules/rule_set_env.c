@@ -20,7 +20,7 @@ rule_set_ports(struct rule_set *s, unsigned int n, const char *const names[])
 {
 	struct rule_portname *p = NULL;
 
-	if (s == NULL || n >= RULE_IF_NONE || (n > 0 && names == NULL))
+	if (s == NULL || n >= RULE_IF_LO || (n > 0 && names == NULL))
 		return -EINVAL;
 	for (unsigned int i = 0; i < n; i++)
 		if (names[i] == NULL || strlen(names[i]) >= RULE_PORTNAME_MAX)
@@ -42,7 +42,7 @@ const char *
 rule_set_port_name(const struct rule_set *s, unsigned int port)
 {
 	if (s == NULL || port >= s->n_ports)
-		return "";
+		return port == RULE_IF_LO ? RULE_IF_LO_NAME : "";
 	return s->ports[port].name;
 }
 
@@ -68,13 +68,15 @@ const char *
 rule_ifnames_get(const struct rule_ifnames *ifn, unsigned int port)
 {
 	if (ifn == NULL || port >= ifn->n || ifn->names == NULL)
-		return "";
+		return port == RULE_IF_LO ? RULE_IF_LO_NAME : "";
 	return ifn->names[port].name;
 }
 
 static bool
 if_known(const struct rule_set *s, const char *pat)
 {
+	if (rule_if_match(pat, RULE_IF_LO_NAME))
+		return true; /* this host's loopback (RULE_IF_LO) */
 	for (unsigned int i = 0; i < s->n_ports; i++)
 		if (rule_if_match(pat, s->ports[i].name))
 			return true;

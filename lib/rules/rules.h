@@ -71,6 +71,16 @@ extern "C" {
 #define RULE_XNAME_MAX 32
 /** Port number of "no interface" (a locally generated packet has no input port). */
 #define RULE_IF_NONE 0xffff
+/**
+ * Port number of Linux's loopback device, named "lo" (RULE_IF_LO_NAME): a
+ * packet from this host to one of its own addresses leaves by it (OUTPUT,
+ * POSTROUTING) and comes back in through it (PREROUTING, INPUT), as in
+ * Linux. The evaluators give such a packet these ports at those hooks
+ * (rule_pkt_lo_ports()); no real port has this number.
+ */
+#define RULE_IF_LO 0xfffe
+/** The name of RULE_IF_LO. */
+#define RULE_IF_LO_NAME "lo"
 
 /** No rule (ids start at 1). */
 #define RULE_ID_NONE 0

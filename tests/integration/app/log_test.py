@@ -148,6 +148,64 @@ def run(ctx):
     at.check(sorted(by.get("icmp", [])) == sorted(icmp), "log channel: the icmp packets")
 
 
+IPT_LO = """*mangle
+:PREROUTING ACCEPT [0:0]
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:POSTROUTING ACCEPT [0:0]
+-A OUTPUT -o lo -p udp -m udp --dport 5353 -j LOG --log-prefix "outlo: "
+-A PREROUTING -i lo -p udp -m udp --dport 5353 -j LOG --log-prefix "prelo: "
+COMMIT
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -i lo -p udp -m udp --dport 5353 -j LOG --log-prefix "inlo: "
+-A INPUT ! -i lo -p udp -m udp --dport 5353 -j LOG --log-prefix "inwan: "
+COMMIT
+"""
+
+
+def lo_line(prefix, fr, out):
+    """Linux's line for a packet from the host to itself: OUT=lo leaving
+    (no MAC), IN=lo back in with the loopback's zero MAC header (a Linux
+    host's LOG lines, checked in a namespace)."""
+    ip = fr[14:]
+    tot, ident = struct.unpack("!HH", ip[2:6])
+    sp, dp, ln = struct.unpack("!HHH", ip[20:26])
+    head = "%sIN= OUT=lo " % prefix if out else \
+        "%sIN=lo OUT= MAC=00:00:00:00:00:00:00:00:00:00:00:00:08:00 " % prefix
+    return head + ("SRC=%s DST=%s LEN=%d TOS=0x00 PREC=0x00 TTL=%d ID=%d PROTO=UDP SPT=%d "
+                   "DPT=%d LEN=%d " % (ipaddress.ip_address(ip[12:16]),
+                                       ipaddress.ip_address(ip[16:20]), tot, ip[8], ident,
+                                       sp, dp, ln))
+
+
+def run_lo(ctx):
+    """-o lo and -i lo: LOG lines of packets from this host to itself and
+    from elsewhere, as Linux writes them."""
+    me = [at.l4_frame("udp", "192.0.2.1", 40000 + i, "192.0.2.1", 5353, ident=500 + i)
+          for i in range(3)]
+    other = [at.l4_frame("udp", "10.0.0.9", 40100, "192.0.2.1", 5353, ident=600)]
+    inp = ctx.path("lo.pcap")
+    at.pcap_write(inp, me + other)
+    ipt = at.write(ctx, "lo.v4", IPT_LO)
+    cfg = at.write(ctx, "lo.conf", "port 0 name wan0\nlocal 192.0.2.1\n")
+    _stats, _tx, _pdir, out = ctx.gufc_run(inp, ["--config", cfg, "--iptables", ipt,
+                                                "--conntrack", "off"], "lo")
+    lines = [ln[ln.index(p):] for ln in out.splitlines()
+             for p in ("outlo: ", "prelo: ", "inlo: ", "inwan: ") if p + "IN=" in ln]
+    want = [lo_line("outlo: ", fr, True) for fr in me] + \
+        [lo_line("prelo: ", fr, False) for fr in me] + \
+        [lo_line("inlo: ", fr, False) for fr in me] + \
+        ["inwan: IN=wan0 OUT= MAC=%s " % mac_text(other[0]) +
+         lo_line("", other[0], True)[len("IN= OUT=lo "):]]
+    at.check(sorted(lines) == sorted(want),
+             "lo log lines differ:\n got:\n  %s\n want:\n  %s" % ("\n  ".join(lines),
+                                                                 "\n  ".join(want)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -158,6 +216,7 @@ def main():
     ok = False
     try:
         run(ctx)
+        run_lo(ctx)
         ok = True
     except at.Fail as e:
         print("FAIL: log: %s" % e)

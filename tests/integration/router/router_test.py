@@ -612,6 +612,85 @@ def t_ttlfwd(build):
         check(hits >= 4, "cache hits: %s" % hits)
 
 
+# TTLs at the boundaries of TTLVIEW_RULES ("u": UDP to the gateway's port 9, DNAT'd to the server).
+TTLVIEW_PROBES = {"4": "21,20,31,30,41,40,1,64",
+                  "6": "21,20,64,1",
+                  "u": "21,22,20,1"}
+
+
+def ttlview_texts():
+    """u32 and string matches at FORWARD and POSTROUTING, after the router's
+    TTL decrement and a DNAT, as iptables-restore input."""
+    return {"4": "*nat\n:PREROUTING ACCEPT [0:0]\n"
+                 "-A PREROUTING -d %s -p udp --dport 9 -j DNAT --to-destination %s\nCOMMIT\n"
+                 "*mangle\n:POSTROUTING ACCEPT [0:0]\n"
+                 "-A POSTROUTING -s %s -p icmp -m u32 --u32 \"5&0xFF=40\" -j DROP\nCOMMIT\n"
+                 "*filter\n:FORWARD ACCEPT [0:0]\n"
+                 "-A FORWARD -s %s -p icmp -m u32 --u32 \"5&0xFF=20\" -j DROP\n"
+                 "-A FORWARD -s %s -p icmp -m string --algo bm --from 8 --to 9 "
+                 "--hex-string \"|1e|\" -j DROP\n"
+                 "-A FORWARD -s %s -p udp -m u32 --u32 \"16=0x0a000202&&5&0xFF=20\" -j DROP\n"
+                 "-A FORWARD -s %s -p udp -m u32 --u32 \"16=0x0a000101\" -j DROP\n"
+                 "COMMIT\n" % (GW_IN4, SERVER4, CLIENT4, CLIENT4, CLIENT4, CLIENT4, CLIENT4),
+            "6": "*filter\n:FORWARD ACCEPT [0:0]\n"
+                 "-A FORWARD -s %s -p ipv6-icmp -m u32 --u32 \"4&0xFF=20\" -j DROP\nCOMMIT\n"
+                 % CLIENT6}
+
+
+TTLVIEW_RULES = ("dnat to %s ipv4 proto udp dst %s dport 9\n"
+                 "table mangle\nchain P hook postrouting\n"
+                 "drop ipv4 proto icmp src %s u32 \"5&0xFF=40\"\n"
+                 "table filter\npolicy accept\nchain F hook forward policy accept\n"
+                 "drop ipv4 proto icmp src %s u32 \"5&0xFF=20\"\n"
+                 "drop ipv4 proto icmp src %s hex_string \"|1e|\" string_algo bm "
+                 "string_from 8 string_to 9\n"
+                 "drop ipv4 proto udp src %s u32 \"16=0x0a000202&&5&0xFF=20\"\n"
+                 "drop ipv4 proto udp src %s u32 \"16=0x0a000101\"\n"
+                 "drop ipv6 proto icmpv6 src %s u32 \"4&0xFF=20\"\n"
+                 % (SERVER4, GW_IN4, CLIENT4, CLIENT4, CLIENT4, CLIENT4, CLIENT4, CLIENT6))
+
+
+def ttlview_probe(spawn):
+    """TTLVIEW_PROBES from the client: {"4": answers, "6": ..., "u": ...}."""
+    got = {}
+    for fam, dst in (("4", SERVER4), ("6", SERVER6), ("u", GW_IN4)):
+        p = spawn(TTL_PROBE, dst, TTLVIEW_PROBES[fam], "udp" if fam == "u" else "icmp")
+        out, _ = p.communicate(timeout=30)
+        check(p.returncode == 0, "probe %s: %s" % (dst, out))
+        got[fam] = out.strip()
+    return got
+
+
+def t_ttlview(build):
+    """u32 and string matches at FORWARD and POSTROUTING read the header as a
+    Linux router has it there: the TTL one less (checksum fixed), and after
+    a PREROUTING DNAT the destination translated (a test of the address
+    the packet was sent to never matches there); the answers of gufc in
+    router mode are a Linux router's with the same rules."""
+    want = {"4": "21- 20R 31- 30R 41- 40R 1X 64R",
+            "6": "21- 20R 64R 1X",
+            "u": "21- 22U 20U 1X"}
+    linux = {}
+
+    def body(spawn, flush_raw):
+        linux.update(ttlview_probe(lambda *a: spawn(False, *a)))
+
+    try:
+        linux_router("ttlv", ("udp", None), 9, body, nat=False, texts=ttlview_texts())
+        print("linux: %s" % linux)
+        check(linux == want, "linux router: %s, want %s" % (linux, want))
+    except Skip as e:
+        print("linux router skipped (%s): checked against the expected answers" % e)
+    with Gateway(build, BASE_CONF, TTLVIEW_RULES) as gw:
+        got = ttlview_probe(lambda *a: gw.python(gw.cns, *a))
+        print("gufc: %s" % got)
+        check(got == want, "gufc router: %s, want %s" % (got, want))
+        gw.stop()
+        sp = gw.stats()["slow_path"]
+        print("slow path: %s" % {k: sp[k] for k in ("upcalls", "per_packet", "classed")})
+        check(sp["per_packet"] == 0, "per-packet upcalls: %s" % sp)
+
+
 def t_tcp(build):
     with Gateway(build, BASE_CONF, ACCEPT) as gw:
         for dst, mb in ((SERVER4, 64), (SERVER6, 16)):
@@ -1925,7 +2004,7 @@ def t_mode(build):
         check(st["mode"] == "router", "mode in JSON: %s" % st["mode"])
 
 
-TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "sip_nat": t_sip_nat, "sip_nat_linux": t_sip_nat_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "ttlfwd": t_ttlfwd, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
+TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "sip_nat": t_sip_nat, "sip_nat_linux": t_sip_nat_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "ttlfwd": t_ttlfwd, "ttlview": t_ttlview, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
          "pmtu": t_pmtu, "neigh": t_neigh}
 
 if __name__ == "__main__":

@@ -417,8 +417,8 @@ rand_pkt(struct rule_pkt *p)
 	fc_key_set_ports(&k, htons(ports[rn(8)]), htons(ports[rn(8)]));
 	fc_key_set_flags(&k, (uint8_t)rn(4));
 	rule_pkt_init(p, &k, cts[rn(RTE_DIM(cts))], chance(5) ? RULE_KEY_F_NOPORTS : 0);
-	p->in_port = chance(20) ? RULE_IF_NONE : (uint16_t)rn(5);
-	p->out_port = chance(30) ? RULE_IF_NONE : (uint16_t)rn(5);
+	p->in_port = chance(20) ? RULE_IF_NONE : chance(10) ? RULE_IF_LO : (uint16_t)rn(5);
+	p->out_port = chance(30) ? RULE_IF_NONE : chance(10) ? RULE_IF_LO : (uint16_t)rn(5);
 	p->mark = rn(5);
 	p->ctmark = rn(3);
 	p->tcp_flags = (uint8_t)(chance(50) ? RULE_TCP_SYN : rn(64));

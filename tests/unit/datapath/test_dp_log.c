@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "dp_pktact.h"
 #include "dp_world.h"
 #include "eal_test.h"
 
@@ -342,6 +343,94 @@ test_rewrite(void **state)
 	check_accounting();
 }
 
+/*
+ * Take the records of the log ring: @p ttl[i] receives the TTL of the one
+ * with prefix @p pfx[i] (-1: none), each copy's IP checksum checked.
+ */
+static void
+ttl_records(const char *const pfx[2], int ttl[2])
+{
+	struct rte_mbuf *r;
+
+	ttl[0] = ttl[1] = -1;
+	while (rte_ring_dequeue(log_ring, (void **)&r) == 0) {
+		const struct dp_logrec *rec = dp_logrec(r);
+		const uint8_t *l3 = rte_pktmbuf_mtod_offset(r, const uint8_t *, rec->l3_off);
+
+		for (unsigned int i = 0; i < 2; i++)
+			if (strcmp(rec->spec.prefix, pfx[i]) == 0)
+				ttl[i] = l3[8];
+		assert_int_equal(sum16(l3, 20, 0), 0xffff);
+		rte_pktmbuf_free(r);
+	}
+}
+
+/*
+ * LOG at FORWARD (and POSTROUTING) logs a router's forwarded packet with
+ * the TTL one less, as a Linux router's (IN=in OUT=out ... TTL=8 for a
+ * packet sent with 9, checked in a namespace); PREROUTING's as it came;
+ * bridge mode takes nothing off; a packet that expires at the router's
+ * decrement (TTL 1) never reaches FORWARD: no line for it there. A TTL
+ * rewrite in mangle PREROUTING before them comes first.
+ */
+static void
+test_log_ttl_routed(void **state)
+{
+	static const char *const pfx[2] = {"pre ", "fwd "};
+	struct rte_mbuf *m, *o[4];
+	const struct rule_pktprog *prog;
+	const struct fc_entry *e;
+	struct fc_pkt pkt;
+	uint8_t res;
+	struct fc_key k;
+	int ttl[2];
+	uint8_t sent;
+
+	(void)state;
+	log_world(64);
+	load("table mangle\nchain P hook prerouting\nlog log_prefix \"pre \" proto udp\n"
+	     "chain F hook forward\nlog log_prefix \"fwd \" proto udp\n"
+	     "table filter\naccept proto udp\n");
+	m = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
+	k = key_of(m);
+	sent = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14)[8];
+	rx1(m);
+	assert_int_equal(slow(), 1);
+	/* Bridge mode: no decrement anywhere. */
+	ttl_records(pfx, ttl);
+	assert_int_equal(ttl[0], sent);
+	assert_int_equal(ttl[1], sent);
+	assert_int_equal(take(W.out, o, 4), 1);
+	rte_pktmbuf_free_bulk(o, 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	prog = rule_engine_pktprog(W.eng, e->act.pkt_class);
+	/* A router: FORWARD's line has one less, PREROUTING's the TTL as it came. */
+	W.rx.router = 1;
+	for (unsigned int t = 3; t > 0; t--) {
+		uint8_t *ip;
+		uint16_t ck;
+
+		m = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 10 + t);
+		ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
+		ip[8] = (uint8_t)t;
+		ip[10] = ip[11] = 0;
+		ck = (uint16_t)~sum16(ip, 20, 0);
+		ip[10] = (uint8_t)(ck >> 8);
+		ip[11] = (uint8_t)ck;
+		assert_int_equal(fc_parse_burst(&m, 1, &pkt, &res), 1);
+		dp_pkt_log(&W.rx, m, &pkt, prog, 0, IN_PORT, 1, RULE_NAT_NONE);
+		ttl_records(pfx, ttl);
+		assert_int_equal(ttl[0], t);
+		/* TTL 1 expires at the decrement: Linux answers time exceeded, no FORWARD. */
+		assert_int_equal(ttl[1], t > 1 ? (int)t - 1 : -1);
+		rte_pktmbuf_free(m);
+	}
+	W.rx.router = 0;
+	check_accounting();
+}
+
 int
 main(void)
 {
@@ -353,6 +442,7 @@ main(void)
 		cmocka_unit_test_teardown(test_log_full, log_teardown),
 		cmocka_unit_test_teardown(test_log_drop, log_teardown),
 		cmocka_unit_test_teardown(test_rewrite, log_teardown),
+		cmocka_unit_test_teardown(test_log_ttl_routed, log_teardown),
 	};
 	int ret;
 

@@ -28,6 +28,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "dp_pktact.h"
 #include "dp_world.h"
 #include "eal_test.h"
 
@@ -81,6 +82,124 @@ test_fast_path(void **state)
 	rule_engine_stats_get(W.eng, &st);
 	assert_int_equal(st.u32_preds, 1);
 	assert_int_equal(st.pred_per_packet, 0);
+	check_accounting();
+}
+
+/*
+ * After a PREROUTING DNAT, FORWARD's u32 matches read the destination as
+ * translated (address, port, checksums), as Linux's (a Linux router's
+ * FORWARD matched u32 "16=0x0a420202" and the port 9000 of its DNAT's
+ * target, not the address and port the packet was sent to); PREROUTING's
+ * the packet as it came. The first packet (slow path) and the cached ones
+ * (fast path: no upcall) alike.
+ */
+static void
+test_dnat_view(void **state)
+{
+	static const uint32_t tags[] = {1, BAD, 2, BAD};
+	struct rte_mbuf *m[4], *o[8];
+
+	(void)state;
+	world_up(false, 64);
+	load("dnat to 10.9.0.7:5353 proto udp dport 53\n"
+	     "drop proto udp u32 \"16=0x0a090003\"\n"
+	     "drop proto udp u32 \"0>>22&0x3C@0&0xFFFF=53\"\n"
+	     "drop proto udp u32 \"16=0x0a090007&&0>>22&0x3C@0&0xFFFF=5353&&0>>22&0x3C@8=0x42414421\"\n"
+	     "accept\n"
+	     "table mangle\nchain P hook prerouting\n"
+	     "drop proto udp u32 \"16=0x0a090007\"\n");
+	/* A first packet the translated test drops, on the slow path. */
+	assert_int_equal(rx1(udp4("10.0.0.1", 2222, "10.9.0.3", 53, BAD)), 0);
+	assert_int_equal(slow(), 0);
+	/* A flow whose first packet passes: cached, its BAD packets dropped on the fast path. */
+	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 7)), 0);
+	assert_int_equal(slow(), 1);
+	for (unsigned int i = 0; i < 4; i++)
+		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, tags[i]);
+	assert_int_equal(rx(m, 4), 2);
+	assert_int_equal(W.rx.st.upcalls, 2);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 2);
+	assert_int_equal(take(W.out, o, 8), 3);
+	for (unsigned int i = 0; i < 3; i++)
+		expect_tuple(o[i], "10.0.0.1", 1111, "10.9.0.7", 5353);
+	rte_pktmbuf_free_bulk(o, 3);
+	check_accounting();
+}
+
+/* A udp4() packet with TTL @p ttl (header checksum right). */
+static struct rte_mbuf *
+udp4_ttl(uint16_t sport, uint8_t ttl, uint32_t tag)
+{
+	struct rte_mbuf *m = udp4("10.0.0.1", sport, "10.9.0.2", 53, tag);
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
+	uint32_t s = 0;
+
+	ip[8] = ttl;
+	ip[10] = ip[11] = 0;
+	for (unsigned int i = 0; i < 20; i += 2)
+		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	ip[10] = (uint8_t)(~s >> 8);
+	ip[11] = (uint8_t)~s;
+	return m;
+}
+
+/*
+ * A router's forwarded packet: FORWARD's u32 reads the TTL one less (a
+ * Linux router matched "5&0xFF=16" at FORWARD for a packet sent with 17),
+ * on the slow path (its walk) and the fast path (the entry's predicate on
+ * the header view) alike.
+ */
+static void
+test_router_view(void **state)
+{
+	static const struct {
+		uint8_t ttl, drop;
+	} c[] = {{64, 1}, {63, 0}, {65, 0}, {10, 0}};
+	const struct rule_pktprog *prog;
+	const struct fc_entry *e;
+	struct rte_mbuf *m, *o[2];
+	struct fc_key k;
+
+	(void)state;
+	world_up(false, 64);
+	assert_int_equal(rule_engine_router_set(W.eng, true), 0);
+	load("drop proto udp u32 \"5&0xFF=63\"\naccept\n");
+	/* The slow path's walk: 64 is 63 at FORWARD. */
+	assert_int_equal(rx1(udp4_ttl(3333, 64, 1)), 0);
+	assert_int_equal(slow(), 0);
+	m = udp4_ttl(1111, 10, 1);
+	k = key_of(m);
+	assert_int_equal(rx1(m), 0);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(take(W.out, o, 2), 1);
+	rte_pktmbuf_free(o[0]);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	prog = rule_engine_pktprog(W.eng, e->act.pkt_class);
+	assert_int_not_equal(prog->pred, 0);
+	/* The fast path's predicate, as a router's RX lcore runs it (a bridge: engine_stages). */
+	for (unsigned int router = 1; router < 2; router++) {
+		W.rx.router = (uint8_t)router;
+		for (unsigned int i = 0; i < RTE_DIM(c); i++) {
+			const struct rule_pktprog *p = prog;
+			struct fc_pkt pkt;
+			unsigned int list;
+			uint8_t res, verdict;
+
+			m = udp4_ttl(1111, c[i].ttl, 2);
+			assert_int_equal(fc_parse_burst(&m, 1, &pkt, &res), 1);
+			fc_key_set_in_port(&pkt.key, IN_PORT);
+			assert_true(dp_pred_take(&W.rx, m, &pkt, &e->act, &p, &verdict, &list));
+			if ((verdict != FC_VERDICT_ACCEPT) != (router && c[i].drop))
+				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge",
+					c[i].ttl, verdict);
+			rte_pktmbuf_free(m);
+		}
+	}
+	W.rx.router = 0;
 	check_accounting();
 }
 
@@ -286,6 +405,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_dnat_view, teardown),
+		cmocka_unit_test_teardown(test_router_view, teardown),
 		cmocka_unit_test_teardown(test_fast_path, teardown),
 		cmocka_unit_test_teardown(test_neg_past_end, teardown),
 		cmocka_unit_test_teardown(test_mixed, teardown),

@@ -900,6 +900,64 @@ test_loopback_way(void **state)
 }
 
 /*
+ * The ports of a packet from this host to itself are Linux's lo's: out
+ * through lo at OUTPUT and POSTROUTING (-o lo), in through it at
+ * PREROUTING and INPUT (-i lo); any other packet never has lo (answers
+ * of a Linux host with the same rules: IN= OUT=lo, then IN=lo OUT=).
+ */
+static void
+test_loopback_ports(void **state)
+{
+	struct rule_engine *eng = mk_engine(false, 0);
+	static const uint16_t dports[] = {53, 54, 55, 56, 57, 59};
+	/* Per dport: to itself, from outside to this host, from this host out, forwarded. */
+	static const uint8_t want[][4] = {
+		{FC_VERDICT_DROP, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT},
+		{FC_VERDICT_DROP, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT},
+		{FC_VERDICT_DROP, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT},
+		{FC_VERDICT_ACCEPT, FC_VERDICT_DROP, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT},
+		{FC_VERDICT_DROP, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT},
+		{FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT, FC_VERDICT_ACCEPT},
+	};
+	static const uint8_t lbits[4] = {FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL,
+		FC_KEY_F_DST_LOCAL, FC_KEY_F_SRC_LOCAL, 0};
+	static const char *const src[4] = {"10.0.0.1", "10.9.0.2", "10.0.0.1", "10.9.0.2"};
+	static const char *const dst[4] = {"10.0.0.1", "10.0.0.1", "10.9.0.3", "10.9.0.3"};
+	uint16_t sport = 1000;
+
+	(void)state;
+	load(eng, "table raw\n"
+		  "chain R hook prerouting\n"
+		  "drop proto udp in lo dport 53\n"
+		  "table mangle\n"
+		  "chain O hook output\n"
+		  "drop proto udp out lo dport 54\n"
+		  "chain Q hook postrouting\n"
+		  "drop proto udp out l+ dport 55\n"
+		  "table filter\n"
+		  "policy accept\n"
+		  "chain I hook input policy accept\n"
+		  "drop proto udp in !lo dport 56\n"
+		  "drop proto udp in lo dport 57\n"
+		  "drop proto udp out lo dport 59\n"
+		  "chain F hook forward policy accept\n"
+		  "drop proto udp in lo dport 59\n"
+		  "drop proto udp out lo dport 59\n");
+	for (unsigned int i = 0; i < RTE_DIM(dports); i++)
+		for (unsigned int w = 0; w < 4; w++) {
+			struct rule_upcall u = up4(17, src[w], sport++, dst[w], dports[i], 0, 0);
+			struct rule_decision d;
+
+			fc_key_set_flags(&u.pkt.key, lbits[w]);
+			d = decide(eng, u, 1 + sport);
+			if (d.verdict != want[i][w])
+				fail_msg("dport %u, way %u: verdict %u, want %u", dports[i], w,
+					d.verdict, want[i][w]);
+		}
+	eng_stack_free(eng);
+}
+
+/*
  * A reload that numbers the rules anew (a new file, a rule inserted before)
  * keeps the buckets: a limit's meter goes with the rule of the same chain
  * and content (empty stays empty), a hashlimit bucket kept as a meter with
@@ -1506,6 +1564,43 @@ test_router_ttl(void **state)
 }
 
 /*
+ * Router mode: a u32 (string, bpf) match at FORWARD reads the header with
+ * the TTL one less and the IPv4 checksum fixed, as Linux's (a Linux router
+ * matched u32 "5&0xFF=16" at FORWARD and POSTROUTING for a packet sent
+ * with TTL 17, "5&0xFF=17" only at PREROUTING); bridge mode reads it as
+ * received. The header checksum the rule reads is the decremented one's.
+ */
+static void
+test_router_u32_view(void **state)
+{
+	static const struct {
+		uint8_t ttl;
+		bool drop_router, drop_bridge;
+	} c[] = {{64, true, false}, {63, false, true}, {65, false, false}};
+
+	(void)state;
+	for (unsigned int router = 0; router < 2; router++) {
+		struct rule_engine *eng = mk_engine(true, 0);
+
+		assert_int_equal(rule_engine_router_set(eng, router != 0), 0);
+		load(eng, "drop proto udp u32 \"5&0xFF=63\"\n"
+			  "table mangle\nchain P hook prerouting\n"
+			  "drop proto udp u32 \"5&0xFF=62\"\n");
+		for (size_t i = 0; i < RTE_DIM(c); i++) {
+			uint8_t f[64];
+			uint32_t len = udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
+			struct rule_decision d = decide(eng, frame_up(f, len), (uint32_t)(1 + i));
+
+			if ((d.verdict != FC_VERDICT_ACCEPT) !=
+				(router ? c[i].drop_router : c[i].drop_bridge))
+				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge",
+					c[i].ttl, d.verdict);
+		}
+		eng_stack_free(eng);
+	}
+}
+
+/*
  * A walk that reads the TTL and reaches a meter: cached for the TTL's class
  * with the meter in its program (the class kept in the program), not
  * decided per packet; the fast path's meter takes the tokens, a packet of
@@ -1569,6 +1664,8 @@ main(void)
 		cmocka_unit_test(test_hashlimit_meter),
 		cmocka_unit_test(test_hashlimit_bytes_meter),
 		cmocka_unit_test(test_loopback_way),
+		cmocka_unit_test(test_loopback_ports),
+		cmocka_unit_test(test_router_u32_view),
 		cmocka_unit_test(test_meters_reload),
 		cmocka_unit_test(test_nat_drop_policy),
 		cmocka_unit_test(test_connlimit),
