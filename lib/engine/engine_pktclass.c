@@ -371,11 +371,13 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 		eng->st.class_unfit++;
 		return pd;
 	}
-	/* With a packet program: the class in a program of its own (the same lists). */
+	/*
+	 * With a packet program: the class in a program of its own (the same
+	 * lists, or the same predicate: its outcomes hold for the class's packets,
+	 * the fast path checks the class before it searches).
+	 */
 	if (a->flags & FC_ACT_F_PKTACT) {
 		prog = *rule_engine_pktprog(eng, a->pkt_class);
-		if (prog.pred != 0)
-			return pd;
 		prog.cls = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
 		pid = eng_prog_intern(eng, &prog);
 		if (pid < 0)
