@@ -5,8 +5,9 @@
  * A flow whose walk read per-packet header fields and nothing else per
  * packet (--tcp-flags, --syn, -m ttl/hl, -m tos/dscp, -m ecn --ecn-ip-ect,
  * -m length, -m tcpmss before the ESTABLISHED accept: NULL and XMAS scan
- * drops, small-packet drops, TTL and DSCP policies) is not decided packet
- * by packet. At each commit the set's tests give a class table per field
+ * drops, small-packet drops, TTL and DSCP policies; with string, u32 or
+ * bpf matches too: the class with the predicate, over the fields every
+ * outcome's walk read) is not decided packet by packet. At each commit the set's tests give a class table per field
  * (rule_set_tcpflag_classes(), rule_set_field_classes(): a 256-entry table
  * for the flag byte, the TTL and the TOS byte, interval bounds for the IP
  * length and the MSS option, none / a value / a later fragment). The

@@ -21,7 +21,9 @@ per packet: the stats JSON's slow_path.per_packet must be 0 (before byte
 meters, every hlbytes packet of a byte-rate flow went up); for those of
 UPCALLS, the slow path's upcalls at most the packet list's flows and
 packets of another class (fieldstring: header fields of a class with
-string, u32 and bpf matches, each class cached with the predicate).
+string, u32 and bpf matches, each class cached with the predicate;
+bpflong: a 64-instruction bpf program and u32 tests at iptables' limits,
+held out of line, on the fast path).
 
 Usage: fastpath_oracle.py --gufc GUFC --oracle netfilter-oracle.py --tests DIR
 Exit: 0 equal, 1 a difference or error, 77 (skip) when not root, or the
@@ -49,6 +51,7 @@ CASES = [
     ("fieldrw", True),
     ("fieldmeter", True),
     ("fieldstring", True),
+    ("bpflong", True),
     ("hashlimit", False),
     ("cbpre", False),
     ("cbnat", False),
