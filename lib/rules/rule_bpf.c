@@ -391,6 +391,8 @@ rule_bpf_parse(const char *s, struct rule_x_bpf *b, const char **msg)
 	}
 	/* Past the extension's bytes: out of line, held by the set being read into. */
 	if (rule_xblob_put(e.c, e.len, b->code, msg) < 0) {
+		if (*msg == NULL)
+			*msg = "bpf: a program past a rule's 135 bytes needs a rule set to hold it";
 		memset(b, 0, sizeof(*b));
 		return -EINVAL;
 	}

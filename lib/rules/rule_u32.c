@@ -241,6 +241,8 @@ rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg)
 	}
 	/* Past the extension's bytes: out of line, held by the set being read into. */
 	if (rule_xblob_put(e.c, e.len, u->code, msg) < 0) {
+		if (*msg == NULL)
+			*msg = "u32: tests past a rule's 135 bytes need a rule set to hold them";
 		memset(u, 0, sizeof(*u));
 		return -EINVAL;
 	}

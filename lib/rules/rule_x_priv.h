@@ -249,7 +249,7 @@ rule_x_str_hex(const uint8_t *pat, unsigned int len)
  * @param c    the encoding
  * @param len  its bytes
  * @param ref  receives the reference (RULE_X_REF_BYTES)
- * @param msg  receives the reason on failure
+ * @param msg  receives the reason on failure (NULL for -ENOSPC: the caller names the program)
  * @return 0, -ENOSPC (no set to hold it), -EEXIST, -ENOMEM, -EINVAL.
  */
 int rule_xblob_put(const uint8_t *c, unsigned int len, uint8_t *ref, const char **msg);

@@ -211,8 +211,7 @@ rule_xblob_put(const uint8_t *c, unsigned int len, uint8_t *ref, const char **ms
 		return -EINVAL;
 	}
 	if (xb_parse == NULL) {
-		*msg = "a program this long is held by a rule set: load it with one (a rule "
-		       "file, rule add), not on its own";
+		*msg = NULL; /* the caller says which program */
 		return -ENOSPC;
 	}
 	d = digest_of(c, len);
@@ -221,7 +220,8 @@ rule_xblob_put(const uint8_t *c, unsigned int len, uint8_t *ref, const char **ms
 		d = 1;
 	rc = set_hold(xb_parse, d, c, len);
 	if (rc < 0) {
-		*msg = rc == -EEXIST ? "two programs of one digest (change one)" : "out of memory";
+		*msg = rc == -EEXIST ? "two programs of one digest (change one of them)"
+				     : "out of memory";
 		return rc;
 	}
 	ref_write(ref, d, len);
