@@ -123,6 +123,13 @@ const char *rule_default_chain(const struct rule *r, enum rule_table *table);
 int rule_format(const struct rule *r, char *buf, size_t len);
 
 /**
+ * A buffer for rule_format() that holds every rule but the most extreme:
+ * a 64-instruction bpf program takes up to about 1,700 bytes, u32 tests
+ * at iptables' limits about 3,400.
+ */
+#define RULE_TEXT_MAX 4096
+
+/**
  * Parse a whole text in the native language into a new rule set.
  * All or nothing: on any error nothing is returned.
  *
