@@ -1596,6 +1596,46 @@ test_class_pred(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * More joint classes than 256 (21 TTL classes times 25 length classes):
+ * the entry is still cached for its class (RULE_PC_IDS ids), not decided
+ * per packet.
+ */
+static void
+test_class_wide(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	uint8_t f64[64], f5[64];
+	uint32_t len = udp_frame(f64, 9, 64);
+	struct rule_upcall u64 = frame_up(f64, len);
+	const struct fc_entry *e;
+	char text[2048];
+	size_t n = 0;
+
+	(void)state;
+	(void)udp_frame(f5, 9, 5);
+	for (unsigned int i = 1; i <= 20; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "drop proto udp ttl_eq %u\n", i);
+	for (unsigned int i = 0; i < 12; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "drop proto udp length %u:%u\n",
+			100 + 10 * i, 104 + 10 * i);
+	snprintf(text + n, sizeof(text) - n, "accept proto udp\n");
+	load(eng, text);
+	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
+	/* Another class goes up alone: dropped by its TTL rule, the entry kept. */
+	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -1605,6 +1645,7 @@ main(void)
 		cmocka_unit_test(test_router_ttl),
 		cmocka_unit_test(test_class_meter),
 		cmocka_unit_test(test_class_pred),
+		cmocka_unit_test(test_class_wide),
 		cmocka_unit_test(test_field_read),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),
