@@ -340,7 +340,7 @@ struct gufc_rule_row {
 	char chain[RULE_NAME_MAX];
 	uint64_t packets;
 	uint64_t bytes;
-	char text[512]; /**< the rule; a policy's "accept" or "drop" */
+	char text[RULE_TEXT_MAX]; /**< the rule; a policy's "accept" or "drop" */
 };
 
 /**

@@ -54,11 +54,22 @@ static int
 parse_rule(struct sh_ctx *c, const char *text, struct rule *r)
 {
 	struct rule_error err;
+	struct rule_set *s;
+	int rc;
 
 	if (*text == '\0')
 		return sh_err(c, -EINVAL, NULL, "missing rule (e.g. 'drop proto udp dport 53')");
 	memset(&err, 0, sizeof(err));
-	if (rule_parse(text, r, &err) != 0)
+	/* A program too long for a rule's bytes is held by the set it goes to. */
+	rc = rule_parse_set(text, pending, r, &err);
+	if (rc != 0 && pending == NULL) {
+		rc = sh_working_set(c, &s);
+		if (rc != 0)
+			return rc;
+		memset(&err, 0, sizeof(err));
+		rc = rule_parse_set(text, s, r, &err);
+	}
+	if (rc != 0)
 		return sh_err(c, -EINVAL, err.token[0] ? err.token : NULL, "rule: %s", err.msg);
 	return 0;
 }

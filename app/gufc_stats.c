@@ -443,7 +443,7 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 				const struct rule_chain *ch = rule_set_chain_at(set, tb, c);
 
 				for (uint32_t i = 0; i < ch->n_rules; i++) {
-					char txt[512];
+					char txt[RULE_TEXT_MAX];
 					uint64_t pk = 0, by = 0;
 
 					rule_counters_snap_get(snap, ch->rules[i].id, &pk, &by);
@@ -697,7 +697,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 			const struct rule_chain *ch = rule_set_chain_at(set, tb, c);
 
 			for (uint32_t i = 0; i < ch->n_rules; i++) {
-				char txt[512];
+				char txt[RULE_TEXT_MAX];
 				uint64_t pk = 0, by = 0;
 
 				rule_counters_snap_get(snap, ch->rules[i].id, &pk, &by);

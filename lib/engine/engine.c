@@ -252,11 +252,13 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			pv.meter) >= 0)
 		pd &= ENG_PC_DEPS; /* a class: below, in the meter's program */
 	/* String searches decided: every outcome in a predicate, the fast path searches. */
-	if (eng_pv_strs(&pv, deps) && !(pd & ~RULE_DEP_PAYLOAD)) {
+	if (eng_pv_strs(&pv, deps) && !(pd & ~(RULE_DEP_PAYLOAD | ENG_PC_DEPS))) {
+		uint32_t pcd = 0;
+
 		rc = eng_str_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
-			&str_trace);
+			&str_trace, &pcd);
 		if (rc >= 0) {
-			pd = 0;
+			pd = pcd; /* a class of header fields: below, in the tree's program */
 			str_prog = rc == 1;
 		}
 	}

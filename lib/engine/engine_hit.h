@@ -30,6 +30,36 @@ enum rule_pc_field {
 #define RULE_PC_MASKS (1u << RULE_PC__COUNT)
 /** struct rule_flagclass::base of a subset with no ids: not classed. */
 #define RULE_PC_NO_BASE 0xffff
+/**
+ * Bits of a class's id in fc_action::pkt_class (and rule_pktprog::cls);
+ * the table's serial (1..15) in the bits above: 4,096 joint ids.
+ */
+#define RULE_PC_ID_BITS 12
+/** Joint class ids of a table. */
+#define RULE_PC_IDS (1u << RULE_PC_ID_BITS)
+/** Serials of the tables: 1..RULE_PC_SERIALS (0 is never one). */
+#define RULE_PC_SERIALS ((1u << (16 - RULE_PC_ID_BITS)) - 1)
+
+/** A class as an entry keeps it: serial @p serial, id @p id. */
+static inline uint16_t
+rule_pc_make(unsigned int serial, unsigned int id)
+{
+	return (uint16_t)(serial << RULE_PC_ID_BITS | id);
+}
+
+/** The id of a class an entry keeps. */
+static inline unsigned int
+rule_pc_id(uint16_t pc)
+{
+	return pc & (RULE_PC_IDS - 1);
+}
+
+/** The serial of the table a class an entry keeps was taken from. */
+static inline unsigned int
+rule_pc_serial(uint16_t pc)
+{
+	return pc >> RULE_PC_ID_BITS;
+}
 
 /** A packet's fields a class reads (rule_engine_pkt_fields()). */
 struct rule_pktfields {
@@ -46,19 +76,19 @@ struct rule_pktfields {
  * per-packet header fields (TCP flags, TTL, TOS byte, IP length, MSS
  * option) and nothing else per packet caches its verdict for the joint
  * class of the values its walk saw, over the fields it read
- * (fc_action::pkt_class: an id in the low byte, the table's serial in the
- * high byte; RULE_ACT_M0_CLASSED). The ids of each subset of fields
+ * (fc_action::pkt_class: an id in the low RULE_PC_ID_BITS, the table's
+ * serial above, rule_pc_make(); RULE_ACT_M0_CLASSED). The ids of each subset of fields
  * (a walk's) lie in [base[m], base[m] + the product of their class
  * counts); mask_of[] gives an id's subset back. Immutable once published.
  */
 struct rule_flagclass {
 	uint32_t gen;      /**< generation of the commit that installed it */
-	uint8_t serial;    /**< incremented by each table that replaces another */
+	uint8_t serial;    /**< 1..RULE_PC_SERIALS, the next of each table that replaces another */
 	uint16_t n;        /**< TCP flag classes, 1..256 */
 	uint16_t nf[RULE_PC__COUNT]; /**< classes per field; 0: the field is not classed */
 	uint16_t base[RULE_PC_MASKS]; /**< first id of each subset; RULE_PC_NO_BASE: none */
 	uint16_t stride[RULE_PC_MASKS][RULE_PC__COUNT]; /**< a field's weight in a subset's ids */
-	uint8_t mask_of[256];         /**< subset of each id; 0: no such id */
+	uint8_t mask_of[RULE_PC_IDS]; /**< subset of each id; 0: no such id */
 	uint8_t cls[256];  /**< class of each flag byte */
 	uint8_t rep[256];  /**< per class, a flag byte of it */
 	struct rule_fieldclasses f; /**< the other fields' classes */
@@ -212,9 +242,9 @@ rule_engine_class_ok(const struct rule_engine *eng, const struct fc_action *a,
 	const uint8_t *l3;
 	unsigned int id, m, got, c;
 
-	if (fc == NULL || (uint8_t)(pc >> 8) != fc->serial || (int32_t)(a->gen - fc->gen) < 0)
+	if (fc == NULL || rule_pc_serial(pc) != fc->serial || (int32_t)(a->gen - fc->gen) < 0)
 		return false;
-	id = (uint8_t)pc;
+	id = rule_pc_id(pc);
 	m = fc->mask_of[id];
 	if (likely(m == 1u << RULE_PC_FLAGS))
 		return fc->base[m] + fc->cls[p->tcp_flags] == id;

@@ -779,7 +779,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			f->act[0].pkt_class = m.pkt_class;
 			deps &= ENG_PC_DEPS; /* a class: below */
 		}
-	} else if (eng_pv_strs(&ef->pv, all) && !(deps & ~RULE_DEP_PAYLOAD)) {
+	} else if (eng_pv_strs(&ef->pv, all) && !(deps & ~(RULE_DEP_PAYLOAD | ENG_PC_DEPS))) {
 		/*
 		 * String searches decided: the entry holds every outcome (0: an
 		 * accepting one) when this packet was accepted; a drop caches
@@ -787,11 +787,12 @@ filter_on_insert(void *priv, struct rule_flow *f)
 		 */
 		struct fc_action m = f->act[0];
 		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
-		uint32_t tr = 0;
+		uint32_t tr = 0, pcd = 0;
 
-		rc = eng_str_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, &tr);
+		/* The walks' header fields of a class: the entry is classed over them (below). */
+		rc = eng_str_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, &tr, &pcd);
 		if (rc == 0) {
-			deps = 0;
+			deps = pcd;
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
 			str_first(eng, ef, &m);
 			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
@@ -799,7 +800,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			f->act[0].pkt_class = m.pkt_class;
 			f->act[0].rule_id = m.rule_id;
 			ef->trace[0] = tr;
-			deps = 0;
+			deps = pcd;
 		}
 	}
 	if (deps & RULE_DEP_PAYLOAD)

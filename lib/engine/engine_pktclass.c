@@ -5,8 +5,9 @@
  * A flow whose walk read per-packet header fields and nothing else per
  * packet (--tcp-flags, --syn, -m ttl/hl, -m tos/dscp, -m ecn --ecn-ip-ect,
  * -m length, -m tcpmss before the ESTABLISHED accept: NULL and XMAS scan
- * drops, small-packet drops, TTL and DSCP policies) is not decided packet
- * by packet. At each commit the set's tests give a class table per field
+ * drops, small-packet drops, TTL and DSCP policies; with string, u32 or
+ * bpf matches too: the class with the predicate, over the fields every
+ * outcome's walk read) is not decided packet by packet. At each commit the set's tests give a class table per field
  * (rule_set_tcpflag_classes(), rule_set_field_classes(): a 256-entry table
  * for the flag byte, the TTL and the TOS byte, interval bounds for the IP
  * length and the MSS option, none / a value / a later fragment). The
@@ -21,7 +22,7 @@
  * its own, the same lists with struct rule_pktprog::cls, read through
  * rule_engine_class_of()): each subset of the fields has its own range
  * of ids (struct rule_flagclass::base, mask_of), allocated by size, fewest
- * fields first, while they fit in the 256 ids; a walk whose fields have
+ * fields first, while they fit in the 4,096 ids (RULE_PC_IDS); a walk whose fields have
  * no range (too many classes together) is decided per packet, as are the
  * fields a table cannot hold (more than RULE_FC_BOUNDS bounds, more
  * compositions of rewrites than kept). The fast path looks the packet's
@@ -190,8 +191,8 @@ alloc_ids(struct rule_flagclass *fc)
 				continue;
 			for (unsigned int f = 0; f < RULE_PC__COUNT && size != 0; f++)
 				if (m & 1u << f)
-					size = size * fc->nf[f] > 256 ? 0 : size * fc->nf[f];
-			if (size == 0 || next + size > 256)
+					size = size * fc->nf[f] > RULE_PC_IDS ? 0 : size * fc->nf[f];
+			if (size == 0 || next + size > RULE_PC_IDS)
 				continue;
 			fc->base[m] = (uint16_t)next;
 			memset(&fc->mask_of[next], (int)m, size);
@@ -229,7 +230,7 @@ eng_pktclass_commit(struct rule_engine *eng)
 			return 0;
 		}
 		fc->gen = eng->gen;
-		fc->serial = (uint8_t)(old != NULL ? old->serial + 1 : 1);
+		fc->serial = (uint8_t)(old != NULL ? old->serial % RULE_PC_SERIALS + 1 : 1);
 	}
 	/* Without memory: no table, so no entry is classed (decided per packet). */
 	__atomic_store_n(&eng->view.flagclass, fc, __ATOMIC_RELEASE);
@@ -263,7 +264,7 @@ eng_pktclass_current(const struct rule_engine *eng, const struct fc_action *a)
 	const struct rule_flagclass *fc = cur(eng);
 
 	return (a->mod[0] & ENG_M0_CLASSED) && fc != NULL &&
-	       (uint8_t)(rule_engine_class_of(eng, a) >> 8) == fc->serial &&
+	       rule_pc_serial(rule_engine_class_of(eng, a)) == fc->serial &&
 	       (int32_t)(a->gen - fc->gen) >= 0;
 }
 
@@ -272,7 +273,7 @@ eng_pktclass_holds(const struct rule_engine *eng, const struct fc_action *a,
 	const struct rule_pktfields *pf)
 {
 	const struct rule_flagclass *fc = cur(eng);
-	unsigned int id = (uint8_t)rule_engine_class_of(eng, a), m;
+	unsigned int id = rule_pc_id(rule_engine_class_of(eng, a)), m;
 
 	if (!eng_pktclass_current(eng, a))
 		return false;
@@ -285,7 +286,7 @@ eng_pktclass_known(const struct rule_engine *eng, const struct fc_action *a,
 	const struct rule_pktfields *pf)
 {
 	return eng_pktclass_current(eng, a) &&
-	       fields_known(pf, cur(eng)->mask_of[(uint8_t)rule_engine_class_of(eng, a)]);
+	       fields_known(pf, cur(eng)->mask_of[rule_pc_id(rule_engine_class_of(eng, a))]);
 }
 
 unsigned int
@@ -307,8 +308,8 @@ eng_pktclass_rep(const struct rule_engine *eng, const struct fc_key *k, const st
 	if (!eng_pktclass_current(eng, a))
 		return unknown;
 	*guess = (a->mod[0] & ENG_M0_CLASS_GUESS) != 0;
-	m = fc->mask_of[(uint8_t)rule_engine_class_of(eng, a)];
-	r = (uint8_t)rule_engine_class_of(eng, a) - fc->base[m];
+	m = fc->mask_of[rule_pc_id(rule_engine_class_of(eng, a))];
+	r = rule_pc_id(rule_engine_class_of(eng, a)) - fc->base[m];
 	/* The id's digits, field by field: a value of each class. */
 	for (unsigned int f = 0; f < RULE_PC__COUNT; f++) {
 		unsigned int c;
@@ -371,12 +372,14 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 		eng->st.class_unfit++;
 		return pd;
 	}
-	/* With a packet program: the class in a program of its own (the same lists). */
+	/*
+	 * With a packet program: the class in a program of its own (the same
+	 * lists, or the same predicate: its outcomes hold for the class's packets,
+	 * the fast path checks the class before it searches).
+	 */
 	if (a->flags & FC_ACT_F_PKTACT) {
 		prog = *rule_engine_pktprog(eng, a->pkt_class);
-		if (prog.pred != 0)
-			return pd;
-		prog.cls = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
+		prog.cls = rule_pc_make(fc->serial, (unsigned int)id);
 		pid = eng_prog_intern(eng, &prog);
 		if (pid < 0)
 			return pd;
@@ -398,7 +401,7 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	if (pid > 0)
 		a->pkt_class = (uint16_t)pid;
 	else
-		a->pkt_class = (uint16_t)((unsigned int)fc->serial << 8 | (unsigned int)id);
+		a->pkt_class = rule_pc_make(fc->serial, (unsigned int)id);
 	eng->st.classed++;
 	return 0;
 }

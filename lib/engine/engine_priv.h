@@ -594,13 +594,16 @@ int eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up,
  * predicate, engine_strpred.h); when its outcomes differ in verdict,
  * actions, deciding rule or trace, @p a gets a program naming it, the
  * verdict and rule of its outcome 0 (an accepting one where one accepts),
- * and @p trace outcome 0's trace.
+ * and @p trace outcome 0's trace. The walks may read header fields of a
+ * class (TTL, TOS, length, MSS, TCP flags): @p pc_deps receives the union
+ * of those every walk read, which the caller classes the entry over
+ * (eng_pktclass_take(): the tree holds for the packets of that class).
  * @return 1 (a predicate), 0 (the same every way: @p a not changed),
  *   -ENOTSUP (a meter too, or more outcomes than a tree holds), -errno.
  */
 int eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up,
 	const struct fc_key *k, const struct fc_key *fk, struct fc_action *a, unsigned int ctstate,
-	uint32_t ctmark, uint32_t *trace);
+	uint32_t ctmark, uint32_t *trace, uint32_t *pc_deps);
 /*
  * Per-packet fields a decision depended on that make a cached verdict
  * per packet: marks are not among them (a packet starts with mark 0, the

@@ -164,6 +164,7 @@ struct tree_ctx {
 	const struct fc_action *a;
 	unsigned int ctstate;
 	uint32_t ctmark;
+	uint32_t pcd; /* the header fields of a class the walks read (ENG_PC_DEPS) */
 	struct rule_pred t;
 };
 
@@ -192,8 +193,11 @@ subtree(struct tree_ctx *c, uint16_t *ans_str, uint8_t *ans_val, unsigned int n,
 	rc = eng_pkt_verdict(c->eng, c->up, c->k, c->fk, c->a, c->ctstate, ev, &d, &deps, &mk, &pv);
 	if (rc < 0)
 		return rc;
-	if (ENG_DEPS_PER_PACKET(deps) & ~RULE_DEP_PAYLOAD || pv.other || pv.n_meter != 0)
+	/* Header fields of a class: the entry is classed over every walk's (the caller). */
+	if (ENG_DEPS_PER_PACKET(deps) & ~(RULE_DEP_PAYLOAD | ENG_PC_DEPS) || pv.other ||
+		pv.n_meter != 0)
 		return -ENOTSUP;
+	c->pcd |= deps & ENG_PC_DEPS;
 	if (pv.unknown >= 0) {
 		unsigned int node = c->t.n_nodes;
 
@@ -249,7 +253,7 @@ leaf_first(struct rule_pred *t, unsigned int l)
 int
 eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark,
-	uint32_t *trace)
+	uint32_t *trace, uint32_t *pc_deps)
 {
 	struct tree_ctx c = {.eng = eng, .up = up, .k = k, .fk = fk, .a = a, .ctstate = ctstate,
 		.ctmark = ctmark};
@@ -263,6 +267,7 @@ eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up, const stru
 	rc = subtree(&c, ans_str, ans_val, 0, &root);
 	if (rc < 0)
 		return rc;
+	*pc_deps = c.pcd;
 	if (c.t.n_nodes == 0)
 		return 0; /* no search reached after all */
 	for (unsigned int l = 1; l < c.t.n_leaves; l++)

@@ -4,7 +4,8 @@
  * its end) — the per-packet check of "-m string" on the fast path.
  *
  * A flow whose walk reaches string matches (and no other per-packet
- * field, meter or stateful match) is cached with every outcome they can
+ * field but the header fields of a class, no meter or stateful match) is
+ * cached with every outcome they can
  * give: the engine walks it with the searches' answers assigned one by
  * one (eng_str_decide()), which makes a small decision tree (a node per
  * search asked, at most RULE_PRED_LEAVES outcomes), and the entry gets a
@@ -18,7 +19,11 @@
  * of the others (rule_engine_pred_count()), and the rule counters move
  * those to their outcome's rules when they are read. A walk with a search
  * and a meter, or more outcomes than a tree holds, is decided per packet
- * on the slow path (struct rule_engine_stats::pred_per_packet).
+ * on the slow path (struct rule_engine_stats::pred_per_packet). Walks
+ * that read header fields of a class (TTL, TOS, length, MSS, flags) are
+ * made with the packet's; the entry is classed over the fields any of
+ * them read (engine_pktclass.c: the class in the predicate's program), so
+ * the tree holds for the packets of its class.
  *
  * u32 and bpf matches are such predicates too: a tree node names a
  * search or, with RULE_PRED_U32, the tests of a u32 match (decoded once,

@@ -6,7 +6,8 @@
  * (known opcodes, jumps forward and within the program, no division by a
  * constant 0, shifts by a constant under 32, scratch memory read only
  * where written on every path, a return at the end, at most 64
- * instructions as xt_bpf), kept encoded in the extension's bytes, written
+ * instructions as xt_bpf), kept encoded in the extension's bytes (or,
+ * past them, out of line: rule_xblob.c), written
  * back as iptables-save writes it, and run (rule_bpf_run()) on the packet
  * from its IP header as xt_bpf's bytecode mode runs it: the match holds
  * when the program returns non-zero; a load past the datagram, or a
@@ -216,13 +217,17 @@ prog_check(const struct rule_bpf_prog *p)
 /* Encoding                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static bool
-put(struct rule_x_bpf *b, uint8_t v)
+/* An encoding being written (RULE_BPF_ENC_MAX holds every program). */
+struct bpf_enc {
+	uint8_t c[RULE_BPF_ENC_MAX];
+	unsigned int len;
+};
+
+static void
+put(struct bpf_enc *e, uint8_t v)
 {
-	if (b->len == RULE_BPF_CODE_MAX)
-		return false;
-	b->code[b->len++] = v;
-	return true;
+	if (e->len < sizeof(e->c))
+		e->c[e->len++] = v;
 }
 
 static bool
@@ -247,29 +252,43 @@ get_varint(const uint8_t *c, unsigned int len, unsigned int *i, uint32_t *v)
 	return false;
 }
 
-int
-rule_bpf_decode(const struct rule_x_bpf *b, struct rule_bpf_prog *p)
+static int
+decode_bytes(const uint8_t *c, unsigned int len, struct rule_bpf_prog *p)
 {
 	unsigned int i = 1;
 
-	memset(p, 0, sizeof(*p));
-	if (b->len == 0 || b->len > RULE_BPF_CODE_MAX || b->code[0] == 0 ||
-		b->code[0] > RULE_BPF_MAX)
+	if (len == 0 || c[0] == 0 || c[0] > RULE_BPF_MAX)
 		return -EINVAL;
-	p->n = b->code[0];
+	p->n = c[0];
 	for (unsigned int pc = 0; pc < p->n; pc++) {
 		struct rule_bpf_insn *f = &p->insn[pc];
 
-		if (i + 3 > b->len)
+		if (i + 3 > len)
 			return -EINVAL;
-		f->code = b->code[i];
-		f->jt = b->code[i + 1];
-		f->jf = b->code[i + 2];
+		f->code = c[i];
+		f->jt = c[i + 1];
+		f->jf = c[i + 2];
 		i += 3;
-		if (!get_varint(b->code, b->len, &i, &f->k))
+		if (!get_varint(c, len, &i, &f->k))
 			return -EINVAL;
 	}
-	return i == b->len && prog_check(p) == NULL ? 0 : -EINVAL;
+	return i == len && prog_check(p) == NULL ? 0 : -EINVAL;
+}
+
+int
+rule_bpf_decode(const struct rule_x_bpf *b, struct rule_bpf_prog *p)
+{
+	uint8_t c[RULE_BPF_ENC_MAX];
+	int len;
+
+	memset(p, 0, sizeof(*p));
+	if (b->len != RULE_X_OUTLINE)
+		return b->len > RULE_BPF_CODE_MAX ? -EINVAL : decode_bytes(b->code, b->len, p);
+	/* Held out of line: only what does not fit. */
+	len = rule_xblob_copy(b->code, c, sizeof(c));
+	if (len <= RULE_BPF_CODE_MAX)
+		return -EINVAL;
+	return decode_bytes(c, (unsigned int)len, p);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -303,11 +322,13 @@ int
 rule_bpf_parse(const char *s, struct rule_x_bpf *b, const char **msg)
 {
 	struct rule_bpf_prog p;
+	struct bpf_enc e;
 	const char *t = s;
 	uint32_t n;
 	unsigned int i = 0;
 
 	memset(b, 0, sizeof(*b));
+	e.len = 0;
 	memset(&p, 0, sizeof(p));
 	if (!bpf_number(&t, UINT16_MAX, &n) || *t != ',') {
 		*msg = "bpf: error parsing program length";
@@ -351,23 +372,31 @@ rule_bpf_parse(const char *s, struct rule_x_bpf *b, const char **msg)
 	if (*msg != NULL)
 		return -EINVAL;
 	/* Encode: the count, then code, jt, jf and k (varint) per instruction. */
-	b->code[b->len++] = p.n;
+	put(&e, p.n);
 	for (i = 0; i < p.n; i++) {
 		uint32_t k = p.insn[i].k;
-		bool ok = put(b, (uint8_t)p.insn[i].code) && put(b, p.insn[i].jt) &&
-			  put(b, p.insn[i].jf);
 
+		put(&e, (uint8_t)p.insn[i].code);
+		put(&e, p.insn[i].jt);
+		put(&e, p.insn[i].jf);
 		do {
-			ok = ok && put(b, (uint8_t)((k & 0x7f) | (k > 0x7f ? 0x80 : 0)));
+			put(&e, (uint8_t)((k & 0x7f) | (k > 0x7f ? 0x80 : 0)));
 			k >>= 7;
 		} while (k != 0);
-		if (!ok) {
-			memset(b, 0, sizeof(*b));
-			*msg = "bpf: program too long for gufc (135 bytes encoded; about 25 "
-			       "instructions)";
-			return -EINVAL;
-		}
 	}
+	if (e.len <= RULE_BPF_CODE_MAX) {
+		memcpy(b->code, e.c, e.len);
+		b->len = (uint8_t)e.len;
+		return 0;
+	}
+	/* Past the extension's bytes: out of line, held by the set being read into. */
+	if (rule_xblob_put(e.c, e.len, b->code, msg) < 0) {
+		if (*msg == NULL)
+			*msg = "bpf: a program past a rule's 135 bytes needs a rule set to hold it";
+		memset(b, 0, sizeof(*b));
+		return -EINVAL;
+	}
+	b->len = RULE_X_OUTLINE;
 	return 0;
 }
 
@@ -378,7 +407,8 @@ rule_bpf_check(const struct rule_x_bpf *b)
 
 	if (rule_bpf_decode(b, &p) < 0)
 		return "bad bpf program";
-	for (unsigned int i = b->len; i < RULE_BPF_CODE_MAX; i++)
+	for (unsigned int i = b->len == RULE_X_OUTLINE ? RULE_X_REF_BYTES : b->len;
+		i < RULE_BPF_CODE_MAX; i++)
 		if (b->code[i] != 0)
 			return "bad bpf program";
 	return NULL;

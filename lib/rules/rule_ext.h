@@ -248,8 +248,10 @@ struct rule_x_string {
 	uint8_t len;   /**< 1..RULE_STR_MAX */
 	uint8_t pat[RULE_STR_MAX];
 };
-/** Bytes of a u32 match's encoded tests (struct rule_x_u32). */
+/** Bytes of a u32 match's encoded tests kept in the extension (struct rule_x_u32). */
 #define RULE_U32_CODE_MAX 135
+/** Most bytes of encoded u32 tests: 10 tests of 10 numbers and 10 ranges, 5-byte varints. */
+#define RULE_U32_ENC_MAX (1 + 10 * (1 + 10 * 5 + 10 * 2 * 5))
 /** u32: most tests ("&&"), location numbers per test, value ranges per test (iptables'). */
 #define RULE_U32_MAX 10
 /** u32 location operators, as xt_u32 numbers them. */
@@ -263,6 +265,9 @@ struct rule_x_string {
  * varint of (number << 2 | operator before it), each range as two varints
  * (min, max). One spelling per set of tests (numbers are read into values
  * first), unused bytes zero: compared with memcmp as every extension is.
+ * An encoding longer than @c code is held out of line (rule_xblob.c):
+ * @c len is then 0xff and @c code starts with its reference (digest and
+ * length), the same for the same tests.
  */
 struct rule_x_u32 {
 	uint8_t len; /**< bytes of @c code used */
@@ -270,12 +275,15 @@ struct rule_x_u32 {
 };
 /** Most instructions of a bpf match's program (xt_bpf's XT_BPF_MAX_NUM_INSTR). */
 #define RULE_BPF_MAX 64
-/** Bytes of a bpf match's encoded program (struct rule_x_bpf). */
+/** Bytes of a bpf match's encoded program kept in the extension (struct rule_x_bpf). */
 #define RULE_BPF_CODE_MAX 135
+/** Most bytes of an encoded program: the count, 64 instructions of 3 bytes and a 5-byte k. */
+#define RULE_BPF_ENC_MAX (1 + RULE_BPF_MAX * 8)
 /**
  * bpf: a classic BPF program, checked and encoded (rule_bpf.c): a byte of
  * instructions, then per instruction its code, jt and jf bytes and k as a
- * LEB128 varint. Unused bytes zero.
+ * LEB128 varint. Unused bytes zero. A longer encoding is held out of line
+ * as a u32 match's (struct rule_x_u32).
  */
 struct rule_x_bpf {
 	uint8_t len; /**< bytes of @c code used */

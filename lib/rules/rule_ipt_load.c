@@ -543,7 +543,7 @@ rule_set_parse_iptables_opts(const char *text, const char *name, const struct ru
 	struct rule_error *err)
 {
 	unsigned int family = o != NULL ? o->family : 0;
-	struct rule_set *s = NULL;
+	struct rule_set *s = NULL, *prev;
 	struct ipt *p = NULL;
 	int rc;
 
@@ -564,7 +564,10 @@ rule_set_parse_iptables_opts(const char *text, const char *name, const struct ru
 	p->w.file = name;
 	p->w.err = err;
 	p->family = (uint8_t)family;
+	/* Programs too long for a rule's bytes are held by the set (rule_xblob.c). */
+	prev = rule_xblob_parse_set(s);
 	rc = parse_text(p, text);
+	rule_xblob_parse_set(prev);
 out:
 	if (p != NULL) {
 		free(p->buf);

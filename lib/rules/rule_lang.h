@@ -83,10 +83,25 @@ rule_error_format(const struct rule_error *e, char *buf, size_t len)
  * @param line  NUL-terminated text; a trailing "# ..." comment is allowed
  * @param r     receives the rule (id RULE_ID_NONE)
  * @param err   if not NULL, receives the error (file "", line 1)
- * @return 0, or -EINVAL with @p err filled.
+ * @return 0, or -EINVAL with @p err filled (a bpf program or u32 tests
+ *   too long for a rule's own bytes: refused, rule_parse_set() takes them).
  * Context: any.
  */
 int rule_parse(const char *line, struct rule *r, struct rule_error *err);
+
+/**
+ * rule_parse() for a rule that goes into set @p s: a bpf program or u32
+ * tests too long for a rule's own bytes are held by @p s (until it is
+ * freed; the rule borrows them), so every program xt_bpf and xt_u32 take
+ * is taken.
+ * @param line  as rule_parse()
+ * @param s     the set (NULL: as rule_parse())
+ * @param r     receives the rule
+ * @param err   as rule_parse()
+ * @return 0, or -EINVAL with @p err filled.
+ * Context: the thread that owns @p s.
+ */
+int rule_parse_set(const char *line, struct rule_set *s, struct rule *r, struct rule_error *err);
 
 /**
  * Where a rule written outside any chain section goes: filter main for
@@ -106,6 +121,13 @@ const char *rule_default_chain(const struct rule *r, enum rule_table *table);
  * Context: any.
  */
 int rule_format(const struct rule *r, char *buf, size_t len);
+
+/**
+ * A buffer for rule_format() that holds every rule but the most extreme:
+ * a 64-instruction bpf program takes up to about 1,700 bytes, u32 tests
+ * at iptables' limits about 3,400.
+ */
+#define RULE_TEXT_MAX 4096
 
 /**
  * Parse a whole text in the native language into a new rule set.

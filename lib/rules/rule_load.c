@@ -328,13 +328,17 @@ static struct rule_set *
 parse_into(struct rule_set *s, const char *text, const char *name, struct rule_error *err)
 {
 	struct parser p = {.s = s, .w = {.file = name, .err = err}};
+	struct rule_set *prev;
 	int rc;
 
 	if (err != NULL)
 		memset(err, 0, sizeof(*err));
 	if (s == NULL)
 		return NULL;
+	/* Programs too long for a rule's bytes are held by the set (rule_xblob.c). */
+	prev = rule_xblob_parse_set(s);
 	rc = parse_text(&p, text);
+	rule_xblob_parse_set(prev);
 	free(p.pos);
 	if (rc < 0) {
 		rule_set_free(s);
@@ -383,8 +387,8 @@ rule_set_load(const char *path, struct rule_error *err)
 	return s;
 }
 
-int
-rule_parse(const char *line, struct rule *r, struct rule_error *err)
+static int
+parse_one(const char *line, struct rule *r, struct rule_error *err)
 {
 	struct parser p = {.w = {.err = err, .line = 1}};
 	struct toks ts;
@@ -412,6 +416,22 @@ rule_parse(const char *line, struct rule *r, struct rule_error *err)
 	rc = rule_parse_toks(&p, &ts, 0, r, NULL);
 out:
 	free(copy);
+	return rc;
+}
+
+int
+rule_parse(const char *line, struct rule *r, struct rule_error *err)
+{
+	return rule_parse_set(line, NULL, r, err);
+}
+
+int
+rule_parse_set(const char *line, struct rule_set *s, struct rule *r, struct rule_error *err)
+{
+	struct rule_set *prev = rule_xblob_parse_set(s);
+	int rc = parse_one(line, r, err);
+
+	rule_xblob_parse_set(prev);
 	return rc;
 }
 

@@ -33,7 +33,26 @@ struct rule_set {
 	unsigned int n_ports;
 	struct rule_portname *ports; /**< port names, or NULL */
 	struct rule_ipsets *ipsets;  /**< attached ipsets (a reference), or NULL */
+	/** Programs held out of line its rules name (rule_xblob.c): a reference on each. */
+	struct {
+		uint64_t *d; /**< their digests */
+		uint32_t n, cap;
+	} xrefs;
 };
+
+/* rule_xblob.c: programs held out of line (a set holds those its rules name). */
+/** Set @p s holds the out-of-line programs of @p r. @return 0, -ENOENT (none holds one), -ENOMEM. */
+int rule_xrefs_rule(struct rule_set *s, const struct rule *r);
+/** Set @p to holds every program @p from holds. @return 0, -ENOMEM. */
+int rule_xrefs_clone(struct rule_set *to, const struct rule_set *from);
+/** Give back the programs @p s holds (rule_set_free()). */
+void rule_xrefs_free(struct rule_set *s);
+/**
+ * Where a parse on the calling thread puts out-of-line programs: rule set
+ * @p s (held by it), or NULL (none: such programs are refused).
+ * @return the previous one, to put back.
+ */
+struct rule_set *rule_xblob_parse_set(struct rule_set *s);
 
 /** Index of the ipset named @p name, or -1 (rule_ipset.c). */
 int rule_ipsets_find(const struct rule_ipsets *sets, const char *name);

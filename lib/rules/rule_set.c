@@ -190,6 +190,7 @@ rule_set_free(struct rule_set *s)
 	log_free(s->log);
 	free(s->ports);
 	rule_ipsets_free(s->ipsets);
+	rule_xrefs_free(s);
 	free(s);
 }
 
@@ -223,6 +224,8 @@ rule_set_clone(const struct rule_set *s)
 		if (c->log == NULL)
 			goto nomem;
 	}
+	if (rule_xrefs_clone(c, s) < 0)
+		goto nomem;
 	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
 		const struct rule_tbl *from = &s->t[t];
 		struct rule_tbl *to = &c->t[t];
@@ -479,8 +482,14 @@ int
 rule_chain_insert(
 	struct rule_set *s, struct rule_chain *c, uint32_t pos, const struct rule *r, uint32_t *id)
 {
+	int rc;
+
 	if (s->next_id >= RULE_ID_CHAIN_POLICY_BASE || c->n_rules == UINT32_MAX - 1)
 		return -ENOSPC;
+	/* Its out-of-line programs, held by the set (-ENOENT: no set holds one now). */
+	rc = rule_xrefs_rule(s, r);
+	if (rc < 0)
+		return rc == -ENOENT ? -EINVAL : rc;
 	if (c->n_rules == c->cap) {
 		uint32_t cap = c->cap ? c->cap * 2 : 8;
 		struct rule *p;
@@ -643,6 +652,9 @@ rule_set_rule_replace(struct rule_set *s, uint32_t id, const struct rule *r)
 		return -ENOENT;
 	if (!rule_action_in_table(r->action, t))
 		return -EINVAL;
+	rc = rule_xrefs_rule(s, r);
+	if (rc < 0)
+		return rc == -ENOENT ? -EINVAL : rc;
 	old = c->rules[pos];
 	c->rules[pos] = *r;
 	c->rules[pos].id = id;

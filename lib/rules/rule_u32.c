@@ -2,7 +2,8 @@
 /*
  * lib/rules: the u32 match's tests (struct rule_x_u32) — read as iptables
  * reads "--u32 TESTS", written back as iptables-save writes them, kept
- * encoded in the extension's bytes, and evaluated by the reference
+ * encoded in the extension's bytes (or, past them, out of line:
+ * rule_xblob.c), and evaluated by the reference
  * evaluator (rule_u32_match(), reading the encoding as it goes) or decoded
  * once for the fast path's evaluator (rule_u32_decode(); engine_strpred.h).
  *
@@ -23,19 +24,17 @@
 /* Encoding                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* An encoding being written (RULE_U32_ENC_MAX holds every set of tests). */
 struct u32_enc {
-	struct rule_x_u32 *u;
-	bool full;
+	uint8_t c[RULE_U32_ENC_MAX];
+	unsigned int len;
 };
 
 static void
 enc_byte(struct u32_enc *e, uint8_t b)
 {
-	if (e->u->len == RULE_U32_CODE_MAX) {
-		e->full = true;
-		return;
-	}
-	e->u->code[e->u->len++] = b;
+	if (e->len < sizeof(e->c))
+		e->c[e->len++] = b;
 }
 
 static void
@@ -101,11 +100,12 @@ rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg)
 {
 	struct rule_u32_prog p;
 	struct rule_u32_test *t;
-	struct u32_enc e = {.u = u};
+	struct u32_enc e;
 	bool values = false;
 
 	memset(&p, 0, sizeof(p));
 	memset(u, 0, sizeof(*u));
+	e.len = 0;
 	t = &p.t[0];
 	for (;;) {
 		while (isspace((unsigned char)*s))
@@ -234,12 +234,38 @@ rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg)
 			enc_varint(&e, t->hi[j]);
 		}
 	}
-	if (e.full) {
+	if (e.len <= RULE_U32_CODE_MAX) {
+		memcpy(u->code, e.c, e.len);
+		u->len = (uint8_t)e.len;
+		return 0;
+	}
+	/* Past the extension's bytes: out of line, held by the set being read into. */
+	if (rule_xblob_put(e.c, e.len, u->code, msg) < 0) {
+		if (*msg == NULL)
+			*msg = "u32: tests past a rule's 135 bytes need a rule set to hold them";
 		memset(u, 0, sizeof(*u));
-		*msg = "u32: tests too long for gufc (135 bytes encoded; split them over rules)";
 		return -EINVAL;
 	}
+	u->len = RULE_X_OUTLINE;
 	return 0;
+}
+
+/*
+ * The encoding of @p u: its own bytes, or (out of line) a copy in @p buf.
+ * @return its length (0: none).
+ */
+static unsigned int
+enc_of(const struct rule_x_u32 *u, uint8_t *buf, const uint8_t **c)
+{
+	int len;
+
+	if (u->len != RULE_X_OUTLINE) {
+		*c = u->code;
+		return u->len <= RULE_U32_CODE_MAX ? u->len : 0;
+	}
+	len = rule_xblob_copy(u->code, buf, RULE_U32_ENC_MAX);
+	*c = buf;
+	return len > RULE_U32_CODE_MAX ? (unsigned int)len : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -249,13 +275,15 @@ rule_u32_parse(const char *s, struct rule_x_u32 *u, const char **msg)
 int
 rule_u32_decode(const struct rule_x_u32 *u, struct rule_u32_prog *p)
 {
-	unsigned int i = 0, len = u->len;
+	uint8_t buf[RULE_U32_ENC_MAX];
+	const uint8_t *c;
+	unsigned int i = 0, len = enc_of(u, buf, &c);
 	uint64_t v;
 
 	memset(p, 0, sizeof(*p));
-	if (len == 0 || len > RULE_U32_CODE_MAX)
+	if (len == 0)
 		return -EINVAL;
-	p->ntests = u->code[i++];
+	p->ntests = c[i++];
 	if (p->ntests == 0 || p->ntests > RULE_U32_MAX)
 		return -EINVAL;
 	for (unsigned int n = 0; n < p->ntests; n++) {
@@ -264,14 +292,14 @@ rule_u32_decode(const struct rule_x_u32 *u, struct rule_u32_prog *p)
 
 		if (i >= len)
 			return -EINVAL;
-		h = u->code[i++];
+		h = c[i++];
 		t->nnums = h >> 4;
 		t->nvals = h & 0xf;
 		if (t->nnums == 0 || t->nnums > RULE_U32_MAX || t->nvals == 0 ||
 			t->nvals > RULE_U32_MAX)
 			return -EINVAL;
 		for (unsigned int j = 0; j < t->nnums; j++) {
-			if (!dec_varint(u->code, len, &i, &v) || v >> 34 != 0 ||
+			if (!dec_varint(c, len, &i, &v) || v >> 34 != 0 ||
 				(j == 0 && (v & 3)))
 				return -EINVAL;
 			t->num[j] = (uint32_t)(v >> 2);
@@ -281,10 +309,10 @@ rule_u32_decode(const struct rule_x_u32 *u, struct rule_u32_prog *p)
 				return -EINVAL;
 		}
 		for (unsigned int j = 0; j < t->nvals; j++) {
-			if (!dec_varint(u->code, len, &i, &v) || v > UINT32_MAX)
+			if (!dec_varint(c, len, &i, &v) || v > UINT32_MAX)
 				return -EINVAL;
 			t->lo[j] = (uint32_t)v;
-			if (!dec_varint(u->code, len, &i, &v) || v > UINT32_MAX)
+			if (!dec_varint(c, len, &i, &v) || v > UINT32_MAX)
 				return -EINVAL;
 			t->hi[j] = (uint32_t)v;
 		}
@@ -299,7 +327,8 @@ rule_u32_check(const struct rule_x_u32 *u)
 
 	if (rule_u32_decode(u, &p) < 0)
 		return "bad u32 tests";
-	for (unsigned int i = u->len; i < RULE_U32_CODE_MAX; i++)
+	for (unsigned int i = u->len == RULE_X_OUTLINE ? RULE_X_REF_BYTES : u->len;
+		i < RULE_U32_CODE_MAX; i++)
 		if (u->code[i] != 0)
 			return "bad u32 tests";
 	return NULL;
@@ -343,26 +372,28 @@ be32_at(const uint8_t *l3, uint32_t off)
 bool
 rule_u32_match(const struct rule_x_u32 *u, const uint8_t *l3, uint32_t len)
 {
-	unsigned int i = 1, ntests;
+	uint8_t buf[RULE_U32_ENC_MAX];
+	const uint8_t *c;
+	unsigned int i = 1, ntests, clen = enc_of(u, buf, &c);
 	uint64_t v;
 
-	if (u->len == 0 || l3 == NULL)
+	if (clen == 0 || l3 == NULL)
 		return false;
-	ntests = u->code[0];
+	ntests = c[0];
 	for (unsigned int n = 0; n < ntests; n++) {
 		unsigned int nnums, nvals;
 		uint32_t at = 0, val = 0;
 		bool in = false;
 
-		if (i >= u->len)
+		if (i >= clen)
 			return false;
-		nnums = u->code[i] >> 4;
-		nvals = u->code[i] & 0xf;
+		nnums = c[i] >> 4;
+		nvals = c[i] & 0xf;
 		i++;
 		for (unsigned int j = 0; j < nnums; j++) {
 			uint32_t num;
 
-			if (!dec_varint(u->code, u->len, &i, &v))
+			if (!dec_varint(c, clen, &i, &v))
 				return false;
 			num = (uint32_t)(v >> 2);
 			if (j == 0) {
@@ -394,8 +425,8 @@ rule_u32_match(const struct rule_x_u32 *u, const uint8_t *l3, uint32_t len)
 		for (unsigned int j = 0; j < nvals; j++) {
 			uint64_t lo, hi;
 
-			if (!dec_varint(u->code, u->len, &i, &lo) ||
-				!dec_varint(u->code, u->len, &i, &hi))
+			if (!dec_varint(c, clen, &i, &lo) ||
+				!dec_varint(c, clen, &i, &hi))
 				return false;
 			in |= lo <= val && val <= hi;
 		}

@@ -238,6 +238,26 @@ rule_x_str_hex(const uint8_t *pat, unsigned int len)
 	return len > 0 && pat[len - 1] == '\\';
 }
 
+/* rule_xblob.c: programs held out of line. */
+/** struct rule_x_bpf::len, rule_x_u32::len of a program held out of line (code: its reference). */
+#define RULE_X_OUTLINE 0xff
+/** Bytes of a reference at the start of the extension's code (digest, length); the rest zero. */
+#define RULE_X_REF_BYTES 10
+/**
+ * Put an encoding in the table, held by the rule set being parsed into
+ * (rule_xblob_parse_set()).
+ * @param c    the encoding
+ * @param len  its bytes
+ * @param ref  receives the reference (RULE_X_REF_BYTES)
+ * @param msg  receives the reason on failure (NULL for -ENOSPC: the caller names the program)
+ * @return 0, -ENOSPC (no set to hold it), -EEXIST, -ENOMEM, -EINVAL.
+ */
+int rule_xblob_put(const uint8_t *c, unsigned int len, uint8_t *ref, const char **msg);
+/** Copy the encoding of reference @p ref (at most @p cap bytes). @return its length, or -ENOENT. */
+int rule_xblob_copy(const uint8_t *ref, uint8_t *out, unsigned int cap);
+/** Programs in the table (tests: 0 once every set holding one is freed). */
+unsigned int rule_xblob_count(void);
+
 /* rule_u32.c: the u32 match's tests. */
 /**
  * Read u32 tests as iptables reads them ("0>>22&0x3C@12>>26&0x3F=0", blanks

@@ -3,7 +3,9 @@
 # --script: a rule added and committed by the script before traffic decides
 # every packet of the flows it matches (drop counter, rule counter, TX pcap);
 # a bad line names the line and the token, stops the script and gufc (exit
-# status 2) and applies nothing of itself nor of the uncommitted lines before.
+# status 2) and applies nothing of itself nor of the uncommitted lines before;
+# a rule with a 64-instruction bpf program (past a rule's own bytes: the
+# pending set holds it) is added, shown back and decides as the short one.
 . "$(dirname "$0")/lib.sh"
 
 "$GEN" -o "$W/in.pcap" -n 6 -p 60 --mix udp=100 --no-replies --seed 1 \
@@ -43,4 +45,16 @@ grep -qF "s2.txt:3: error: rule: unknown protocol: 'udpx'" "$W/out.txt" ||
 grep -q "^committed" "$W/out.txt" && fail "the script went on after the error"
 [ "$(json_get "$W/st.json" "len(j['rules'])")" = "0" ] || fail "a rule was applied"
 [ "$(json_get "$W/st.json" "j['drops']['filter']")" = "0" ] || fail "packets were dropped"
+
+# 3. xt_bpf's longest program (64 instructions, returning 1) through rule add.
+prog="64$(for i in $(seq 1 63); do printf ',0 0 0 %u' $((4000000000 + i)); done),6 0 0 1"
+rule="drop proto udp dport 53 bpf_bytecode \"$prog\""
+printf '%s\n' "rule add $rule" 'commit' 'show rules' > "$W/s3.txt"
+rm -f "$W/st.json"
+# shellcheck disable=SC2046
+"$GUFC" $(eal_args "$W/in.pcap" "$W/out3.pcap") -- --script "$W/s3.txt" --idle-exit 300 \
+	--stats-json "$W/st.json" > "$W/out.txt" 2>&1 || fail "long program: gufc exit status $?"
+grep -qF "$prog" "$W/out.txt" || { cat "$W/out.txt" | cut -c1-300; fail "show rules does not show the program back"; }
+[ "$(json_get "$W/st.json" "j['drops']['filter']")" = "$dns" ] || fail "long program: filter drops != $dns"
+[ "$(json_get "$W/st.json" "j['accounting']['ok']")" = "True" ] || fail "long program: accounting"
 echo "PASS"

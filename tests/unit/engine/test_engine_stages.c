@@ -1645,6 +1645,92 @@ test_class_meter(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A TTL test and a u32 match on one walk: the entry is cached for the TTL
+ * class with the predicate (the fast path checks the class, then runs the
+ * tests), not decided per packet; a packet of another class goes up alone.
+ */
+static void
+test_class_pred(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	uint8_t f64[64], f5[64], fid[64];
+	uint32_t len = udp_frame(f64, 9, 64);
+	struct rule_upcall u64 = frame_up(f64, len);
+	const struct rule_pktprog *prog;
+	const struct rule_pred_leaf *lf;
+	const struct fc_entry *e;
+	unsigned int leaf;
+
+	(void)state;
+	(void)udp_frame(f5, 9, 5);
+	memcpy(fid, f64, len);
+	fid[14 + 5] = 7; /* IP identification 7: the u32 test holds */
+	load(eng, "drop proto udp ttl_lt 10\ndrop proto udp u32 \"4>>16=7\"\naccept proto udp\n");
+	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	prog = rule_engine_pktprog(eng, e->act.pkt_class);
+	assert_int_not_equal(prog->pred, 0);
+	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
+	/* The class's packets: the tree's outcome, the tests true or not. */
+	lf = rule_engine_pred_leaf(eng, prog->pred, f64 + 14, 28, &leaf);
+	assert_int_equal(lf->verdict, FC_VERDICT_ACCEPT);
+	lf = rule_engine_pred_leaf(eng, prog->pred, fid + 14, 28, &leaf);
+	assert_int_equal(lf->verdict, FC_VERDICT_DROP);
+	/* Another class goes up alone: dropped by the TTL rule, the entry kept. */
+	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	eng_stack_free(eng);
+}
+
+/*
+ * More joint classes than 256 (21 TTL classes times 25 length classes):
+ * the entry is still cached for its class (RULE_PC_IDS ids), not decided
+ * per packet.
+ */
+static void
+test_class_wide(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, 0);
+	uint8_t f64[64], f5[64];
+	uint32_t len = udp_frame(f64, 9, 64);
+	struct rule_upcall u64 = frame_up(f64, len);
+	const struct fc_entry *e;
+	char text[2048];
+	size_t n = 0;
+
+	(void)state;
+	(void)udp_frame(f5, 9, 5);
+	for (unsigned int i = 1; i <= 20; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "drop proto udp ttl_eq %u\n", i);
+	for (unsigned int i = 0; i < 12; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "drop proto udp length %u:%u\n",
+			100 + 10 * i, 104 + 10 * i);
+	snprintf(text + n, sizeof(text) - n, "accept proto udp\n");
+	load(eng, text);
+	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
+	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
+	/* Another class goes up alone: dropped by its TTL rule, the entry kept. */
+	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = entry_of(eng, &u64.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -1653,6 +1739,8 @@ main(void)
 		cmocka_unit_test(test_field_class),
 		cmocka_unit_test(test_router_ttl),
 		cmocka_unit_test(test_class_meter),
+		cmocka_unit_test(test_class_pred),
+		cmocka_unit_test(test_class_wide),
 		cmocka_unit_test(test_field_read),
 		cmocka_unit_test(test_marks_and_ports),
 		cmocka_unit_test(test_marks_kept),

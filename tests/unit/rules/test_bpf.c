@@ -6,7 +6,9 @@
  * (each refusal with its reason), --object-pinned refused, and programs
  * run on a UDP packet through the reference evaluator: loads, LDX MSH,
  * indexed loads, scratch memory, ALU operations, jumps, RET A, a load past
- * the datagram and a division by a zero X ending the program with 0.
+ * the datagram and a division by a zero X ending the program with 0;
+ * programs past a rule's own bytes (up to xt_bpf's 64 instructions) held
+ * out of line by their rule set, one more refused.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include <cmocka.h>
 
 #include "rule_lang.h"
+#include "rule_x_priv.h"
 #include "rules.h"
 
 #define HEAD "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
@@ -236,6 +239,121 @@ test_eval(void **state)
 	}
 }
 
+/* A program of @p n instructions (n >= 4): A = the protocol, filler, A == 17? 1 : 0. */
+static void
+long_prog(char *out, size_t len, unsigned int n)
+{
+	size_t o = (size_t)snprintf(out, len, "%u,48 0 0 9", n);
+
+	for (unsigned int i = 0; i < n - 4; i++)
+		o += (size_t)snprintf(out + o, len - o, ",1 0 0 %u", 4000000000u + i);
+	snprintf(out + o, len - o, ",21 0 1 17,6 0 0 1,6 0 0 0");
+}
+
+/* xt_bpf's 64 instructions: held out of line by the set, written back, run. */
+static void
+test_long(void **state)
+{
+	char prog[2048], rule[2304], line[2304], *exp, *nat, *nat2;
+	struct rule_error err;
+	struct rule_set *s, *back, *c;
+	struct rule r;
+	unsigned int base = rule_xblob_count();
+
+	(void)state;
+	long_prog(prog, sizeof(prog), 64);
+	snprintf(rule, sizeof(rule), "-m bpf --bytecode \"%s\" -j DROP", prog);
+	s = load(rule, &err);
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	assert_int_equal(rule_xblob_count(), base + 1);
+	exp = dump(s, true);
+	rule_line(exp, line, sizeof(line));
+	assert_string_equal(line, rule);
+	/* Both languages read it back; the same program is held once. */
+	nat = dump(s, false);
+	back = rule_set_parse(nat, "n", &err);
+	if (back == NULL)
+		fail_msg("native: %u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	nat2 = dump(back, false);
+	assert_string_equal(nat, nat2);
+	free(nat2);
+	assert_int_equal(rule_xblob_count(), base + 1);
+	/* A clone keeps it after the set it came from is freed. */
+	c = rule_set_clone(s);
+	assert_non_null(c);
+	rule_set_free(s);
+	rule_set_free(back);
+	nat2 = dump(c, false);
+	assert_string_equal(nat, nat2);
+	free(nat2);
+	rule_set_free(c);
+	assert_int_equal(rule_xblob_count(), base);
+	free(nat);
+	free(exp);
+
+	/* One more instruction: refused as iptables refuses it. */
+	long_prog(prog, sizeof(prog), 65);
+	snprintf(rule, sizeof(rule), "-m bpf --bytecode \"%s\" -j DROP", prog);
+	assert_null(load(rule, &err));
+	assert_string_equal(err.msg, "bpf: number of instructions exceeds maximum (64)");
+
+	/* A rule on its own has no set to hold it; one parsed for a set does. */
+	long_prog(prog, sizeof(prog), 64);
+	snprintf(rule, sizeof(rule), "drop bpf_bytecode \"%s\"", prog);
+	assert_int_equal(rule_parse(rule, &r, &err), -EINVAL);
+	assert_string_equal(err.msg, "bpf: a program past a rule's 135 bytes needs a rule set to hold it");
+	s = rule_set_create();
+	assert_non_null(s);
+	assert_int_equal(rule_parse_set(rule, s, &r, &err), 0);
+	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL), 0);
+	assert_int_equal(rule_xblob_count(), base + 1);
+	rule_set_free(s);
+	assert_int_equal(rule_xblob_count(), base);
+}
+
+/* The 64-instruction program decides as the short one does (reference evaluator). */
+static void
+test_long_eval(void **state)
+{
+	static const uint8_t protos[] = {17, 6};
+	char prog[2048], text[2560];
+	uint8_t frame[14 + 48];
+	struct fc_key k;
+
+	(void)state;
+	long_prog(prog, sizeof(prog), 64);
+	snprintf(text, sizeof(text), HEAD "-A FORWARD -m bpf --bytecode \"%s\" -j DROP\nCOMMIT\n",
+		prog);
+	for (size_t i = 0; i < sizeof(protos); i++) {
+		struct rule_ipt_opts o = {.family = FC_AF_INET4};
+		struct rule_error err;
+		struct rule_set *s;
+		struct rule_eval ev;
+		struct rule_pkt p;
+
+		memset(frame, 0, sizeof(frame));
+		frame[12] = 0x08;
+		frame[14] = 0x45;
+		frame[14 + 3] = 48;
+		frame[14 + 8] = 64;
+		frame[14 + 9] = protos[i];
+		memcpy(frame + 14 + 12, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+		assert_int_equal(fc_key_parse(protos[i] == 17 ? "udp 192.0.2.1:100 -> 198.51.100.1:200"
+							      : "tcp 192.0.2.1:100 -> 198.51.100.1:200",
+					 &k, NULL),
+			0);
+		s = rule_set_parse_iptables_opts(text, "t", &o, &err);
+		if (s == NULL)
+			fail_msg("%s '%s'", err.msg, err.token);
+		rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+		assert_int_equal(rule_pkt_parse(&p, frame, sizeof(frame), 14, 34), 0);
+		assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+		assert_int_equal(ev.verdict == RULE_VERDICT_DROP, protos[i] == 17);
+		rule_set_free(s);
+	}
+}
+
 int
 main(void)
 {
@@ -243,6 +361,8 @@ main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_eval),
+		cmocka_unit_test(test_long),
+		cmocka_unit_test(test_long_eval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

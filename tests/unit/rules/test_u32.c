@@ -3,8 +3,9 @@
  * Unit tests of "-m u32": the tests read as iptables reads them (blanks,
  * decimal, hex and octal numbers, ranges, "!"), written back as
  * iptables-save writes them (numbers in hex), round trips through both
- * rule languages, a refusal of tests too long to keep, and whole rules on
- * a UDP packet through the reference evaluator (offsets from the IP
+ * rule languages, iptables' limits (10 tests of 10 numbers and 10
+ * ranges, held out of line by the set past a rule's bytes; one more
+ * refused), and whole rules on a UDP packet through the reference evaluator (offsets from the IP
  * header, "@" jumps, a read past the datagram failing the match).
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "rule_lang.h"
+#include "rule_x_priv.h"
 #include "rules.h"
 
 #define HEAD "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
@@ -42,7 +44,7 @@ dump(const struct rule_set *s, bool ipt)
 static struct rule_set *
 load(const char *rule, struct rule_error *err)
 {
-	char text[4096];
+	char text[8192];
 	struct rule_ipt_opts o = {.family = FC_AF_INET4};
 
 	snprintf(text, sizeof(text), HEAD "-A INPUT %s\nCOMMIT\n", rule);
@@ -151,28 +153,64 @@ test_native_syntax(void **state)
 	assert_string_equal(err.msg, "u32: a shift of 32 or more (Linux refuses it)");
 }
 
+/* @p nt tests of @p nn big numbers and @p nv big ranges, into @p rule. */
 static void
-test_too_long(void **state)
+big_tests(char *rule, size_t len, unsigned int nt, unsigned int nn, unsigned int nv)
 {
-	char rule[2048];
-	size_t n = 0;
+	size_t n = (size_t)snprintf(rule, len, "-m u32 --u32 \"");
+
+	for (unsigned int t = 0; t < nt; t++) {
+		n += (size_t)snprintf(rule + n, len - n, "%s0xffff%04x", t ? "&&" : "", t);
+		for (unsigned int j = 1; j < nn; j++)
+			n += (size_t)snprintf(rule + n, len - n, "&0xfffffff%x", j);
+		n += (size_t)snprintf(rule + n, len - n, "=0x0");
+		for (unsigned int j = 1; j < nv; j++)
+			n += (size_t)snprintf(rule + n, len - n, ",0xfffffff%x:0xffffffff", j);
+	}
+	snprintf(rule + n, len - n, "\" -j DROP");
+}
+
+/* iptables' limits (10 tests, 10 numbers, 10 ranges) exactly: past a rule's bytes, held by the set. */
+static void
+test_limits(void **state)
+{
+	char rule[4096], line[4096], *exp, *nat, *nat2;
 	struct rule_error err;
+	struct rule_set *s, *back;
+	unsigned int base = rule_xblob_count();
 
 	(void)state;
-	/* Four tests of ten big numbers and ten big ranges: iptables takes them, gufc cannot keep them. */
-	n += (size_t)snprintf(rule + n, sizeof(rule) - n, "-m u32 --u32 \"");
-	for (unsigned int t = 0; t < 4; t++) {
-		n += (size_t)snprintf(rule + n, sizeof(rule) - n, "%s0xffffffff", t ? "&&" : "");
-		for (unsigned int j = 1; j < 10; j++)
-			n += (size_t)snprintf(rule + n, sizeof(rule) - n, "&0xffffffff");
-		n += (size_t)snprintf(rule + n, sizeof(rule) - n, "=0");
-		for (unsigned int j = 1; j < 10; j++)
-			n += (size_t)snprintf(rule + n, sizeof(rule) - n, ",0xfffffff%u", j);
-	}
-	snprintf(rule + n, sizeof(rule) - n, "\" -j DROP");
+	big_tests(rule, sizeof(rule), 10, 10, 10);
+	s = load(rule, &err);
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	assert_int_equal(rule_xblob_count(), base + 1);
+	exp = dump(s, true);
+	rule_line(exp, line, sizeof(line));
+	assert_string_equal(line, rule);
+	nat = dump(s, false);
+	back = rule_set_parse(nat, "n", &err);
+	if (back == NULL)
+		fail_msg("native: %u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	nat2 = dump(back, false);
+	assert_string_equal(nat, nat2);
+	rule_set_free(back);
+	rule_set_free(s);
+	assert_int_equal(rule_xblob_count(), base);
+	free(nat2);
+	free(nat);
+	free(exp);
+	/* One more of each: refused as iptables refuses it. */
+	big_tests(rule, sizeof(rule), 11, 1, 1);
 	assert_null(load(rule, &err));
-	assert_string_equal(err.msg, "u32: tests too long for gufc (135 bytes encoded; split them over rules)");
-	assert_int_equal(err.line, 5);
+	assert_string_equal(err.msg, "u32: too many \"&&\"s (at most 10 tests)");
+	big_tests(rule, sizeof(rule), 1, 11, 1);
+	assert_null(load(rule, &err));
+	assert_string_equal(err.msg, "u32: too many operators (at most 10 numbers in a location)");
+	big_tests(rule, sizeof(rule), 1, 1, 11);
+	assert_null(load(rule, &err));
+	assert_string_equal(err.msg, "u32: too many ','s (at most 10 ranges in a value)");
+	assert_int_equal(rule_xblob_count(), base);
 }
 
 /* Whole rules on a UDP packet's bytes: the reference evaluator. */
@@ -246,7 +284,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_native_syntax),
-		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_eval),
 	};
 
