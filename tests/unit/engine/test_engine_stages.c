@@ -1678,9 +1678,9 @@ test_class_pred(void **state)
 	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
 	/* The class's packets: the tree's outcome, the tests true or not. */
-	lf = rule_engine_pred_leaf(eng, prog->pred, f64 + 14, 28, &leaf);
+	lf = rule_engine_pred_leaf(eng, prog->pred, f64 + 14, 28, f64 + 14, 28, &leaf);
 	assert_int_equal(lf->verdict, FC_VERDICT_ACCEPT);
-	lf = rule_engine_pred_leaf(eng, prog->pred, fid + 14, 28, &leaf);
+	lf = rule_engine_pred_leaf(eng, prog->pred, fid + 14, 28, fid + 14, 28, &leaf);
 	assert_int_equal(lf->verdict, FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the TTL rule, the entry kept. */
 	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
