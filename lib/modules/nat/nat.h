@@ -109,6 +109,7 @@ struct mod_nat_params {
 #define MOD_NAT_F_SNAT 0x02       /**< source translated to an SNAT target */
 #define MOD_NAT_F_MASQ 0x04       /**< source translated to the outgoing address */
 #define MOD_NAT_F_REMAPPED 0x08   /**< source port/identifier changed to stay unique */
+#define MOD_NAT_F_CLASH 0x10      /**< no NAT rule: made by mod_nat_bind_clash() */
 
 /** A binding as made by mod_nat_bind(). Keys are normalized, network order. */
 struct mod_nat_binding_result {
@@ -233,8 +234,12 @@ void mod_nat_free(struct mod_nat *nat);
  *    MASQUERADE: @p masq_addr, with the port range of @p snat if given
  *    (family 0 allowed). The source port (TCP/UDP/SCTP; ICMP echo
  *    identifier over 0..65535) is kept if free and in range, else searched
- *    from a hashed start over the range (no range given: 1..1023 for ports
- *    below 1024, 1024..65535 otherwise).
+ *    from a hashed start over the range (no range given: Linux's classes,
+ *    1..511 for ports below 512, 600..1023 for 512..1023, 1024..65535
+ *    otherwise). A source outside the range from the protocol, address
+ *    and port of a live binding first gets that binding's translated
+ *    source again, if in range and free (Linux's by-source mapping; not
+ *    with --random, --random-fully).
  *  - Without SNAT/MASQUERADE the source is kept, unless that clashes with
  *    an existing binding: then its port is remapped as above (like Linux).
  *  - Other protocols (ports 0) get addresses only; a clash cannot be
@@ -256,6 +261,27 @@ void mod_nat_free(struct mod_nat *nat);
  */
 int mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_nat *dnat,
 	const struct rule_nat *snat, const uint8_t *masq_addr, struct mod_nat_binding_result *res);
+
+/**
+ * Linux's null binding, for a connection no NAT rule translates: when its
+ * reply tuple is a binding's (reply or original tuple: e.g. a client
+ * talking untranslated to a DNAT target from the port of its translated
+ * connection), its source port (ICMP echo identifier) is remapped as
+ * mod_nat_bind() does without targets, so that the connection gets a
+ * tuple of its own instead of clashing. Cheap when there is nothing to do
+ * (two index lookups, none without bindings), so it may be asked for
+ * every new connection.
+ * @param nat   the table
+ * @param orig  the connection's key as parsed (local bits set)
+ * @param res   receives the binding (flags MOD_NAT_F_CLASH | MOD_NAT_F_REMAPPED)
+ * @return 0 with a binding; -EALREADY when the tuple is free as it is (no
+ *   binding: none is needed); -EPROTONOSUPPORT for a protocol with no
+ *   port or identifier to change (the insert clashes); -EINVAL, -ENOBUFS,
+ *   -ENOSPC as mod_nat_bind().
+ * Context: rules lcore only.
+ */
+int mod_nat_bind_clash(struct mod_nat *nat, const struct fc_key *orig,
+	struct mod_nat_binding_result *res);
 
 /**
  * First step of freeing a binding: its tuple is free for new bindings at

@@ -26,9 +26,15 @@
 
 #include "nat_priv.h"
 
-/* Source ports searched when the target gives no range (as Linux does). */
+/*
+ * Source ports searched when the target gives no range, as Linux does
+ * (nf_nat's port classes): a port below 512 stays below 512, one of
+ * 512..1023 goes to 600..1023, any other to 1024..65535.
+ */
 #define PORT_LOW_MIN  1
-#define PORT_LOW_MAX  1023
+#define PORT_LOW_MAX  511
+#define PORT_MID_MIN  600
+#define PORT_MID_MAX  1023
 #define PORT_HIGH_MIN 1024
 #define PORT_HIGH_MAX 65535
 
@@ -235,10 +241,16 @@ mod_nat_create(const struct mod_nat_params *p)
 		for (i = 0; i < nb; i++)
 			nat->bkt[ix][i] = NAT_NONE;
 	}
+	nat->bkt_src = malloc(sizeof(uint32_t) * nb);
+	if (nat->bkt_src == NULL)
+		goto nomem;
+	for (i = 0; i < nb; i++)
+		nat->bkt_src[i] = NAT_NONE;
 	/* free list in id order: the first bindings get the first slots */
 	for (i = 0; i < nat->max_bindings; i++) {
 		nat->b[i].next[IDX_REPLY] = i + 1 < nat->max_bindings ? i + 1 : NAT_NONE;
 		nat->b[i].next[IDX_ORIG] = NAT_NONE;
+		nat->b[i].next_src = NAT_NONE;
 	}
 	nat->free_head = 0;
 	nat->st.capacity = nat->max_bindings;
@@ -257,6 +269,7 @@ mod_nat_free(struct mod_nat *nat)
 		return;
 	free(nat->bkt[IDX_REPLY]);
 	free(nat->bkt[IDX_ORIG]);
+	free(nat->bkt_src);
 	free(nat->tgt);
 	free(nat->b);
 	free(nat->slots);
@@ -279,6 +292,7 @@ struct nat_plan {
 	uint8_t dst_local; /* FC_KEY_F_DST_LOCAL of the translated key, or 0 */
 	uint32_t port_lo;  /* source port search range, host order ... */
 	uint32_t port_n;   /* ... and its size; 0: nothing to search */
+	bool specified;	   /* the target gave the port range (else a class of ports) */
 	bool random;       /* --random, --random-fully: never keep the original port */
 	uint8_t src[16];   /* chosen source */
 	uint16_t sport;	   /* chosen source port / identifier */
@@ -379,9 +393,13 @@ plan_ports(const struct rule_nat *ports, struct nat_plan *pl)
 	} else if (ports != NULL && ports->port_min != 0) {
 		pl->port_lo = ports->port_min;
 		pl->port_n = (uint32_t)ports->port_max - ports->port_min + 1;
-	} else if (sp < PORT_HIGH_MIN) {
+		pl->specified = true;
+	} else if (sp <= PORT_LOW_MAX) {
 		pl->port_lo = PORT_LOW_MIN;
 		pl->port_n = PORT_LOW_MAX - PORT_LOW_MIN + 1;
+	} else if (sp < PORT_HIGH_MIN) {
+		pl->port_lo = PORT_MID_MIN;
+		pl->port_n = PORT_MID_MAX - PORT_MID_MIN + 1;
 	} else {
 		pl->port_lo = PORT_HIGH_MIN;
 		pl->port_n = PORT_HIGH_MAX - PORT_HIGH_MIN + 1;
@@ -425,8 +443,10 @@ plan_src(const struct mod_nat *nat, const uint8_t *lo, uint64_t n_addr, uint64_t
 	const struct fc_key *o = pl->orig;
 	uint16_t sp_be = fc_key_sport(o);
 	uint32_t sp = ntohs(sp_be), budget = nat->max_probes, start = 0, i, port;
+	/* Out of a class (no range given) a free port is kept all the same. */
 	bool keep = pl->port_n == 0 ||
-		    (!pl->random && sp >= pl->port_lo && sp - pl->port_lo < pl->port_n);
+		    (!pl->random && (!pl->specified || (sp >= pl->port_lo &&
+							   sp - pl->port_lo < pl->port_n)));
 	bool o_local = (fc_key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0;
 	uint8_t addr[16], flag;
 	uint64_t j;
@@ -463,16 +483,74 @@ found:
 	return 0;
 }
 
+/* Is @p a within lo..hi (@p len bytes, big-endian)? */
+static bool
+addr_in(const uint8_t *a, const uint8_t *lo, const uint8_t *hi, uint32_t len)
+{
+	return memcmp(a, lo, len) >= 0 && memcmp(a, hi, len) <= 0;
+}
+
+/* Is source (addr, port: network order) in the source range lo..hi and @p ports' range? */
+static bool
+src_in_range(const struct nat_plan *pl, const uint8_t *addr, uint16_t port, const uint8_t *lo,
+	const uint8_t *hi, const struct rule_nat *ports)
+{
+	uint16_t p = ntohs(port);
+
+	if (!addr_in(addr, lo, hi, pl->alen))
+		return false;
+	return ports == NULL || ports->port_min == 0 || !nat_proto_has_ports(pl->proto) ||
+	       (p >= ports->port_min && p <= ports->port_max);
+}
+
+/*
+ * Linux's first choice for a source translation (nf_nat's
+ * find_appropriate_src()): a connection from the protocol, source address
+ * and port of a live binding gets that binding's translated source
+ * (address and port) again when it lies in the range (lo..hi, @p ports'
+ * range if it has one) and makes a free tuple with this connection's
+ * destination. The newest such binding in range decides; if its source
+ * is taken towards this destination, the usual search follows. The caller
+ * asks only for a source outside the range and without --random or
+ * --random-fully. @return true with pl->src/sport/src_local set.
+ */
+static bool
+plan_by_source(const struct mod_nat *nat, const uint8_t *lo, const uint8_t *hi,
+	const struct rule_nat *ports, struct nat_plan *pl)
+{
+	const struct fc_key *o = pl->orig;
+	const struct fc_key *r;
+	uint32_t id = NAT_NONE;
+	uint8_t flag;
+
+	while ((id = nat_src_index_next(nat, o, id)) != NAT_NONE) {
+		r = &nat->b[id].key[IDX_REPLY]; /* its translated source is the replies' destination */
+		if (!src_in_range(pl, fc_key_dst(r), fc_key_dport(r), lo, hi, ports))
+			continue;
+		flag = addr_is_local(nat, pl->family, fc_key_dst(r), fc_key_src(o),
+			       (fc_key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0)
+			       ? FC_KEY_F_SRC_LOCAL
+			       : 0;
+		if (!plan_try(nat, pl, fc_key_dst(r), fc_key_dport(r), flag))
+			return false;
+		memcpy(pl->src, fc_key_dst(r), pl->alen);
+		pl->sport = fc_key_dport(r);
+		pl->src_local = flag;
+		return true;
+	}
+	return false;
+}
+
 /* Argument checks of mod_nat_bind(). */
 static int
 bind_check(const struct fc_key *orig, const struct rule_nat *dnat, const struct rule_nat *snat,
-	const uint8_t *masq_addr)
+	const uint8_t *masq_addr, bool null_ok)
 {
 	uint8_t proto;
 
 	if (orig->family != FC_AF_INET4 && orig->family != FC_AF_INET6)
 		return -EINVAL;
-	if (dnat == NULL && snat == NULL && masq_addr == NULL)
+	if (dnat == NULL && snat == NULL && masq_addr == NULL && !null_ok)
 		return -EINVAL;
 	if (dnat != NULL && !target_valid(dnat, orig->family, true))
 		return -EINVAL;
@@ -484,9 +562,14 @@ bind_check(const struct fc_key *orig, const struct rule_nat *dnat, const struct 
 	return 0;
 }
 
-int
-mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_nat *dnat,
-	const struct rule_nat *snat, const uint8_t *masq_addr, struct mod_nat_binding_result *res)
+/*
+ * mod_nat_bind(); @p null_ok: no target at all is Linux's null binding
+ * (mod_nat_bind_clash()), flagged MOD_NAT_F_CLASH.
+ */
+static int
+bind_do(struct mod_nat *nat, const struct fc_key *orig, const struct rule_nat *dnat,
+	const struct rule_nat *snat, const uint8_t *masq_addr, bool null_ok,
+	struct mod_nat_binding_result *res)
 {
 	struct nat_plan pl;
 	struct nat_binding *b;
@@ -497,11 +580,13 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 	struct fc_key fwd;
 	uint32_t id;
 	uint8_t flags = 0;
+	const uint8_t *hi = NULL;
+	bool found = false;
 	int ret;
 
 	if (nat == NULL || orig == NULL || res == NULL)
 		return -EINVAL;
-	ret = bind_check(orig, dnat, snat, masq_addr);
+	ret = bind_check(orig, dnat, snat, masq_addr, null_ok);
 	if (ret != 0)
 		return ret;
 	if (nat->free_head == NAT_NONE) {
@@ -527,11 +612,13 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 	if (masq_addr != NULL) {
 		flags |= MOD_NAT_F_MASQ;
 		lo = masq_addr;
+		hi = masq_addr;
 		tgt_src =
 			target_get(nat, RULE_ACT_MASQUERADE, pl.family, masq_addr, masq_addr, snat);
 	} else if (snat != NULL) {
 		flags |= MOD_NAT_F_SNAT;
 		lo = snat->addr_min;
+		hi = snat->addr_max;
 		n_addr = addr_count(snat->addr_min, snat->addr_max, pl.alen);
 		/*
 		 * The first address tried is the one Linux picks for the
@@ -565,15 +652,22 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 			nat, RULE_ACT_SNAT, pl.family, snat->addr_min, snat->addr_max, snat);
 	} else {
 		lo = fc_key_src(orig); /* source kept unless it clashes */
+		if (dnat == NULL)
+			flags |= MOD_NAT_F_CLASH;
 	}
 	plan_ports(snat, &pl);
 	/* Linux's NF_NAT_RANGE_PROTO_RANDOM_ALL: the port is drawn, free or not. */
 	pl.random = snat != NULL && pl.port_n != 0 &&
 		    (snat->flags & (RULE_NAT_F_RANDOM | RULE_NAT_F_RANDOM_FULLY)) != 0;
+	/* A source outside the range: an earlier connection's mapping first. */
+	if (hi != NULL && !(snat != NULL && (snat->flags & (RULE_NAT_F_RANDOM |
+							       RULE_NAT_F_RANDOM_FULLY))) &&
+		!src_in_range(&pl, fc_key_src(orig), fc_key_sport(orig), lo, hi, snat))
+		found = plan_by_source(nat, lo, hi, snat, &pl);
 
 	ts = target_at(nat, tgt_src);
 	td = target_at(nat, tgt_dst);
-	ret = plan_src(nat, lo, n_addr, first, &pl);
+	ret = found ? 0 : plan_src(nat, lo, n_addr, first, &pl);
 	if (ret != 0) {
 		cnt_add64(&nat->st.exhausted, 1);
 		if (ts != NULL)
@@ -597,6 +691,7 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 	b->state = NAT_ACTIVE;
 	nat_index_add(nat, IDX_REPLY, id);
 	nat_index_add(nat, IDX_ORIG, id);
+	nat_src_index_add(nat, id);
 
 	/* Both slots are complete before the caller can publish their ids. */
 	nat_slot_fill(&nat->slots[MOD_NAT_SLOT_FWD(id)], orig, &fwd);
@@ -619,6 +714,35 @@ mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_n
 }
 
 int
+mod_nat_bind(struct mod_nat *nat, const struct fc_key *orig, const struct rule_nat *dnat,
+	const struct rule_nat *snat, const uint8_t *masq_addr, struct mod_nat_binding_result *res)
+{
+	return bind_do(nat, orig, dnat, snat, masq_addr, false, res);
+}
+
+int
+mod_nat_bind_clash(struct mod_nat *nat, const struct fc_key *orig,
+	struct mod_nat_binding_result *res)
+{
+	struct fc_key reply;
+	uint8_t proto;
+
+	if (nat == NULL || orig == NULL || res == NULL ||
+		(orig->family != FC_AF_INET4 && orig->family != FC_AF_INET6))
+		return -EINVAL;
+	/* Only a translated connection can hold the reply tuple of an untranslated one. */
+	if (nat->st.active == 0)
+		return -EALREADY;
+	fc_key_reverse(orig, &reply);
+	if (!nat_index_has(nat, IDX_REPLY, &reply) && !nat_index_has(nat, IDX_ORIG, &reply))
+		return -EALREADY;
+	proto = fc_key_proto(orig);
+	if (!nat_proto_has_ports(proto) && !nat_key_is_echo(orig))
+		return -EPROTONOSUPPORT;
+	return bind_do(nat, orig, NULL, NULL, NULL, true, res);
+}
+
+int
 mod_nat_unbind(struct mod_nat *nat, uint32_t binding)
 {
 	struct nat_binding *b;
@@ -631,6 +755,7 @@ mod_nat_unbind(struct mod_nat *nat, uint32_t binding)
 		return -ENOENT;
 	nat_index_del(nat, IDX_REPLY, binding);
 	nat_index_del(nat, IDX_ORIG, binding);
+	nat_src_index_del(nat, binding);
 	b->state = NAT_RETIRED;
 	cnt_set32(&nat->st.active, nat->st.active - 1);
 	cnt_set32(&nat->st.retired, nat->st.retired + 1);
@@ -754,6 +879,7 @@ flags_text(uint8_t flags, char *buf, size_t len)
 		{MOD_NAT_F_SNAT, "snat"},
 		{MOD_NAT_F_MASQ, "masquerade"},
 		{MOD_NAT_F_REMAPPED, "remapped"},
+		{MOD_NAT_F_CLASH, "clash"},
 	};
 	size_t off = 0;
 	unsigned int i;

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/modules/nat/nat_index.c — the NAT table's seeded hashes and its two
- * tuple indexes: chained hash buckets over the bindings, one of reply
- * tuples, one of original tuples (local bits ignored). A candidate
- * translation is free when its reply tuple is in neither (nat_binding.c).
+ * lib/modules/nat/nat_index.c — the NAT table's seeded hashes and its
+ * indexes: chained hash buckets over the bindings, one of reply tuples,
+ * one of original tuples (local bits ignored), and one by original source
+ * (protocol, address, port: Linux's nf_nat by-source table, newest first).
+ * A candidate translation is free when its reply tuple is in neither of
+ * the first two (nat_binding.c); the third finds the mapping an earlier
+ * connection from the same source got.
  * The seed is the table's: address choice, port search start and bucket
  * order are not predictable from outside. Pure C; rules lcore only.
  */
@@ -106,4 +109,59 @@ nat_index_del(struct mod_nat *nat, enum nat_index ix, uint32_t id)
 		}
 		p = &nat->b[*p].next[ix];
 	}
+}
+
+/* Protocol, source address and source port: the by-source index's key. */
+static uint32_t
+src_hash(const struct mod_nat *nat, const struct fc_key *k)
+{
+	uint32_t h = nat->seed ^ 0x42595352;
+
+	h = hash_bytes(h, fc_key_src(k), fc_af_addr_len(k->family));
+	h = hash_mix(h, (uint32_t)fc_key_sport(k) << 16 | (uint32_t)k->family << 8 |
+				fc_key_proto(k));
+	return hash_final(h);
+}
+
+static bool
+same_src(const struct fc_key *a, const struct fc_key *b)
+{
+	return a->family == b->family && fc_key_proto(a) == fc_key_proto(b) &&
+	       fc_key_sport(a) == fc_key_sport(b) &&
+	       memcmp(fc_key_src(a), fc_key_src(b), fc_af_addr_len(a->family)) == 0;
+}
+
+void
+nat_src_index_add(struct mod_nat *nat, uint32_t id)
+{
+	uint32_t *head = &nat->bkt_src[src_hash(nat, &nat->b[id].key[IDX_ORIG]) & nat->bkt_mask];
+
+	nat->b[id].next_src = *head;
+	*head = id;
+}
+
+void
+nat_src_index_del(struct mod_nat *nat, uint32_t id)
+{
+	uint32_t *p = &nat->bkt_src[src_hash(nat, &nat->b[id].key[IDX_ORIG]) & nat->bkt_mask];
+
+	while (*p != NAT_NONE) {
+		if (*p == id) {
+			*p = nat->b[id].next_src;
+			return;
+		}
+		p = &nat->b[*p].next_src;
+	}
+}
+
+uint32_t
+nat_src_index_next(const struct mod_nat *nat, const struct fc_key *k, uint32_t prev)
+{
+	uint32_t i = prev == NAT_NONE ? nat->bkt_src[src_hash(nat, k) & nat->bkt_mask]
+				      : nat->b[prev].next_src;
+
+	for (; i != NAT_NONE; i = nat->b[i].next_src)
+		if (same_src(&nat->b[i].key[IDX_ORIG], k))
+			return i;
+	return NAT_NONE;
 }

@@ -324,8 +324,23 @@ bind:
 		goto done;
 	}
 keep:
-	if (m->binding == RULE_NAT_NONE)
-		return 0;
+	if (m->binding == RULE_NAT_NONE) {
+		/*
+		 * No translation, but the connection's tuple may be a translated
+		 * one's: Linux's null binding remaps its source port (the
+		 * connection passes, ctstate SNAT) rather than clash.
+		 */
+		if (!f->want_reply || f->exp_nat)
+			return 0;
+		rc = mod_nat_bind_clash(m->nat, &f->key, &nb);
+		if (rc == -EALREADY || rc == -EPROTONOSUPPORT)
+			return 0; /* free as it is, or the engine's clash */
+		if (rc < 0)
+			return bind_err(f, rc);
+		m->binding = nb.binding;
+		f->reply_key = nb.reply;
+		goto done;
+	}
 	rc = mod_nat_binding_get(m->nat, m->binding, &nb);
 	if (rc < 0)
 		return rc;

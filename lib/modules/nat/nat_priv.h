@@ -46,6 +46,7 @@ enum nat_index { IDX_REPLY, IDX_ORIG, IDX__COUNT };
 struct nat_binding {
 	struct fc_key key[IDX__COUNT];
 	uint32_t next[IDX__COUNT];
+	uint32_t next_src; /* by-source chain (key[IDX_ORIG]'s proto, source, port) */
 	uint16_t tgt_dst; /* target counters of the DNAT target, or NAT_TGT_NONE */
 	uint16_t tgt_src; /* of the SNAT/MASQUERADE target */
 	uint8_t state;	  /* enum nat_state */
@@ -65,6 +66,7 @@ struct mod_nat {
 	uint32_t max_bindings;
 	uint32_t free_head;
 	uint32_t *bkt[IDX__COUNT];
+	uint32_t *bkt_src; /* by-source index: newest binding first in each chain */
 	uint32_t bkt_mask;
 	uint32_t seed;
 	uint32_t max_probes;
@@ -121,6 +123,16 @@ bool nat_index_has(const struct mod_nat *nat, enum nat_index ix, const struct fc
 void nat_index_add(struct mod_nat *nat, enum nat_index ix, uint32_t id);
 /** Remove binding @p id from index @p ix. */
 void nat_index_del(struct mod_nat *nat, enum nat_index ix, uint32_t id);
+/** Add binding @p id to the by-source index, in front of its chain. */
+void nat_src_index_add(struct mod_nat *nat, uint32_t id);
+/** Remove binding @p id from the by-source index. */
+void nat_src_index_del(struct mod_nat *nat, uint32_t id);
+/**
+ * The newest binding after @p prev (NAT_NONE: the first) whose original
+ * tuple has the protocol, source address and source port of @p k, or
+ * NAT_NONE.
+ */
+uint32_t nat_src_index_next(const struct mod_nat *nat, const struct fc_key *k, uint32_t prev);
 
 /* nat_csum.c: checksum deltas and rewrite slots. */
 

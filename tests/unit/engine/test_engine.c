@@ -1117,16 +1117,27 @@ test_ct_clash(void **state)
 	struct rule_decision d;
 
 	(void)state;
-	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\naccept\n");
+	load(eng, "dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\n"
+		  "dnat to 192.168.0.10 proto gre dst 198.51.100.1\naccept\n");
 	d = decide(eng, tcp4("10.0.0.1", 4000, "198.51.100.1", 80, TCP_SYN), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	/*
 	 * The same client port straight to the real server: its reply tuple is
-	 * the translated connection's reply entry. Linux drops it (insert
-	 * clash); so do we, every time, with its own reason.
+	 * the translated connection's reply entry. Linux's null binding gives
+	 * it another source port (NAT) and it passes, a connection of its own.
 	 */
+	d = decide(eng, tcp4("10.0.0.1", 4000, "192.168.0.10", 8080, TCP_SYN), 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.drop, RULE_DROP_NONE);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	/*
+	 * GRE has no port to change: the clash stays one. Linux drops it
+	 * (insert clash); so do we, every time, with its own reason.
+	 */
+	d = decide(eng, up4(47, "10.0.0.1", 0, "198.51.100.1", 0, 0, 0), 3);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	for (int i = 0; i < 2; i++) {
-		d = decide(eng, tcp4("10.0.0.1", 4000, "192.168.0.10", 8080, TCP_SYN), 2);
+		d = decide(eng, up4(47, "10.0.0.1", 0, "192.168.0.10", 0, 0, 0), 4);
 		assert_int_equal(d.verdict, FC_VERDICT_DROP);
 		assert_int_equal(d.drop, RULE_DROP_CT_CLASH);
 		assert_int_equal(d.nat_slot, RULE_NAT_NONE);
@@ -1135,7 +1146,7 @@ test_ct_clash(void **state)
 	assert_string_equal(drop_id(RULE_DROP_CT_CLASH), "ct_clash");
 	assert_int_equal(drops_seen[RULE_DROP_CT_CLASH], 2);
 	rule_engine_stats_get(eng, &st);
-	assert_int_equal(st.flows, 1);
+	assert_int_equal(st.flows, 3);
 	/* The translated connection is untouched: the server's reply is ESTABLISHED. */
 	d = decide(eng, tcp4("192.168.0.10", 8080, "10.0.0.1", 4000, TCP_SYN | TCP_ACK), 3);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);

@@ -365,20 +365,25 @@ test_two_flows(void **state)
 
 /*
  * A new connection's claim on its tuples on every port: its reply tuple
- * held on another port is a clash (Linux's insert clash: conntrack tuples
- * have no interface); cached drops of its tuples on other ports go.
+ * held on another port is taken (conntrack tuples have no interface): NAT
+ * remaps its source port, or, with no port to change (GRE), it is a clash
+ * (Linux's insert clash); cached drops of its tuples on other ports go.
  */
 static void
 test_claim(void **state)
 {
 	struct rule_engine *eng =
 		mk_engine("dnat to 192.168.0.10:8080 proto tcp dst 198.51.100.1 dport 80\n"
+			  "dnat to 192.168.0.10 proto gre dst 198.51.100.1\n"
 			  "accept ctstate established,related\n"
 			  "accept proto tcp ctstate new\n"
+			  "accept proto gre ctstate new\n"
 			  "accept proto udp dport 53 ctstate new\n"
 			  "policy drop\n");
 	struct rule_upcall syn = tcp4("10.0.0.1", 4000, "198.51.100.1", 80, TCP_SYN, 0);
 	struct rule_upcall direct = tcp4("10.0.0.1", 4000, "192.168.0.10", 8080, TCP_SYN, 2);
+	struct rule_upcall gre = pkt4(47, "10.0.0.1", 0, "198.51.100.1", 0, 0, 0);
+	struct rule_upcall gre_direct = pkt4(47, "10.0.0.1", 0, "192.168.0.10", 0, 0, 2);
 	struct rule_upcall stray = pkt4(17, "10.0.0.9", 53, "10.0.0.8", 5000, 0, 2);
 	struct rule_upcall query = pkt4(17, "10.0.0.8", 5000, "10.0.0.9", 53, 0, 0);
 	struct rule_engine_stats st;
@@ -386,11 +391,17 @@ test_claim(void **state)
 
 	(void)state;
 	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
-	/* Straight to the real server on another port: the reply tuple is taken. */
+	/* Straight to the real server on another port: the reply tuple is taken ... */
 	d = decide(eng, direct, 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE); /* ... its source port remapped */
+	assert_true(idx_on(eng, &direct, 2) >= 0);
+	/* GRE: nothing to remap, a clash. */
+	assert_int_equal(decide(eng, gre, 20).verdict, FC_VERDICT_ACCEPT);
+	d = decide(eng, gre_direct, 21);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_CT_CLASH);
-	assert_true(idx_on(eng, &direct, 2) < 0);
+	assert_true(idx_on(eng, &gre_direct, 2) < 0);
 
 	/* A stray answer on port 2, dropped and cached as a new flow's drop ... */
 	d = decide(eng, stray, 3);
@@ -409,7 +420,7 @@ test_claim(void **state)
 	assert_true(idx_on(eng, &stray, 1) < 0);
 	rule_engine_stats_get(eng, &st);
 	assert_int_equal(st.reply_moved, 1);
-	assert_int_equal(st.flows, 2);
+	assert_int_equal(st.flows, 4);
 	eng_stack_free(eng);
 }
 
