@@ -114,6 +114,7 @@ struct gufc_sum {
 	uint64_t upcall_class;		/**< hits whose header fields are outside their entry's class */
 	uint64_t upcall_per_packet;	/**< hits whose entry decides each packet on the slow path */
 	uint64_t upcall_pending;	/**< upcalled behind their connection's upcall in flight */
+	uint64_t upcall_uncounted;	/**< upcalls no pending slot counted (never expected) */
 	uint64_t waited;	/**< packets that waited for their connection's upcall */
 	uint64_t waiting;	/**< of them waiting now */
 	uint64_t slow_pkts;	/**< packets handled by the rules lcore */

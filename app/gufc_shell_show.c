@@ -49,9 +49,9 @@ show_stats(struct sh_ctx *c)
 		s->ll_bursts, c->app->lossless ? "lossless" : "lossless off");
 	fprintf(f, "%-20s %" PRIu64 " hits %" PRIu64 " misses\n", "cache", s->hits, s->misses);
 	fprintf(f, "%-20s %" PRIu64 " (stale %" PRIu64 ", interest %" PRIu64 ", per packet %" PRIu64
-		", flag class %" PRIu64 ", pending %" PRIu64 ")\n", "upcalls", s->upcalls,
-		s->upcall_stale, s->upcall_interest, s->upcall_per_packet, s->upcall_class,
-		s->upcall_pending);
+		", flag class %" PRIu64 ", pending %" PRIu64 ", uncounted %" PRIu64 ")\n", "upcalls",
+		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
+		s->upcall_class, s->upcall_pending, s->upcall_uncounted);
 	fprintf(f, "%-20s %" PRIu64 " (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref);
 	fprintf(f, "%-20s %" PRIu64 " reused, %" PRIu64 " kept, %" PRIu64 " per packet, %" PRIu64

@@ -122,6 +122,7 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->upcall_per_packet = dp.upcall_per_packet;
 	s->upcall_class = dp.upcall_class;
 	s->upcall_pending = dp.upcall_pending;
+	s->upcall_uncounted = dp.upcall_uncounted;
 	s->waited = dp.waited;
 	s->waiting = dp.waiting;
 	s->slow_pkts = dp.slow_pkts;
@@ -318,9 +319,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		hit_rate(t), s->hits, s->misses);
 	fprintf(f, "%-28s %14" PRIu64 "  (stale %" PRIu64 ", interest %" PRIu64
 		", per packet %" PRIu64 ", flag class %" PRIu64 ", behind their connection's %" PRIu64
-		")\n",
+		", uncounted %" PRIu64 ")\n",
 		"upcalls", s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
-		s->upcall_class, s->upcall_pending);
+		s->upcall_class, s->upcall_pending, s->upcall_uncounted);
 	fprintf(f, "%-28s %14" PRIu64 "  (behind their connection's upcall)\n", "waited",
 		s->waited);
 	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
@@ -540,7 +541,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"  \"slow_path\": {\"upcalls\": %" PRIu64 ", \"stale\": %" PRIu64
 		", \"interest\": %" PRIu64 ", \"per_packet\": %" PRIu64
 		", \"class\": %" PRIu64 ", \"classed\": %" PRIu64 ", \"class_taken\": %" PRIu64
-		", \"class_unfit\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
+		", \"class_unfit\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"uncounted\": %" PRIu64
+		", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
 		", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
 		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
@@ -551,7 +553,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"count_redecided\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
 		s->upcall_class, t->es.classed, t->es.class_taken, t->es.class_unfit,
-		s->upcall_pending, s->waited,
+		s->upcall_pending, s->upcall_uncounted, s->waited,
 		s->waiting, s->slow_pkts,
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,

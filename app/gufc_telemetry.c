@@ -81,6 +81,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("upcall_per_packet", s->upcall_per_packet);
 	U("upcall_class", s->upcall_class);
 	U("upcall_pending", s->upcall_pending);
+	U("upcall_uncounted", s->upcall_uncounted);
 	U("waited", s->waited);
 	U("waiting", s->waiting);
 	U("slow_packets", s->slow_pkts);

@@ -330,6 +330,8 @@ struct dp_stats {
 	uint64_t rule_drops[RULE_DROP__COUNT]; /**< verdicts applied, by enum rule_drop */
 	uint64_t parse_drops[FC_PARSE__COUNT]; /**< parse errors, by enum fc_parse_result */
 	uint64_t upcall_pending;  /**< packets upcalled behind their connection's upcall */
+	uint64_t upcall_uncounted; /**< upcalls no pending slot or FIFO entry counted (never
+				        expected): their connection's later packets do not wait */
 	uint64_t waited;	  /**< packets that waited for their connection's upcall */
 	uint64_t waiting;	  /**< packets waiting now (a gauge) */
 	uint64_t ll_held;	  /**< lossless: packets held back now (a gauge) */

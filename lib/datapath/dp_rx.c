@@ -207,6 +207,8 @@ dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const s
 		meta = dp_meta(m);
 		meta->conn = conn;
 		meta->pend = 1;
+	} else {
+		c->st.upcall_uncounted++;
 	}
 }
 

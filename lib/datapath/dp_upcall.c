@@ -159,6 +159,7 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->upcall_per_packet += s->upcall_per_packet;
 	sum->upcall_class += s->upcall_class;
 	sum->upcall_pending += s->upcall_pending;
+	sum->upcall_uncounted += s->upcall_uncounted;
 	sum->waited += s->waited;
 	sum->waiting += s->waiting;
 	sum->slow_pkts += s->slow_pkts;

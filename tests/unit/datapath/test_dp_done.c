@@ -134,6 +134,7 @@ test_done_fifo_full(void **state)
 	}
 	assert_int_equal(W.rx.st.upcalls, 80);
 	assert_int_equal(W.rx.pend->full, 16);
+	assert_int_equal(W.rx.st.upcall_uncounted, 16);
 	assert_int_equal(W.rx.pend->fifo_tail - W.rx.pend->fifo_head, DP_BURST_MAX);
 	assert_int_equal(W.rx.pend->n, 1);
 	assert_int_equal(slow_k(40), 40);
