@@ -60,7 +60,7 @@ flow_timeout_check(uint32_t v, const char *zero, const char **err)
 		return -EINVAL;
 	}
 	if (fc_timeout_stored(v) != v) {
-		*err = "a timeout of 8388608 ms (~2.3 h) or more is whole seconds (a multiple of 1000)";
+		*err = "from 8388608 ms (~2.3 h) on, a timeout is whole seconds (a multiple of 1000)";
 		return -EINVAL;
 	}
 	return 0;

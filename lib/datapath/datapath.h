@@ -161,13 +161,14 @@ enum dp_nonip_mode {
 /*
  * A mark names a flow entry: bits 0..22 the entry index, bit 23 the table
  * (IPv6), bits 24..31 a tag that changes each time that index is offloaded
- * (never 0, so a valid mark is never 0). The offload policy (drivers/offload) keeps, per entry index,
- * the tag of the one mark currently valid in the entry's own cache line
- * (the top byte of struct fc_entry::tag_to, fc_table_mark_tag_set()): the
- * slot and family need no storing, they are which entry of which table
- * the mark names. The RX path accepts a marked packet only if that byte ==
- * the mark's tag: one load from the line the packet reads its action from
- * anyway, no key compare, no other line. Why that is sound:
+ * (never 0, so a valid mark is never 0). The offload policy
+ * (drivers/offload) keeps, per entry index, the tag of the one mark
+ * currently valid in the entry's own cache line (the top byte of struct
+ * fc_entry::tag_to, fc_table_mark_tag_set()): the slot and family need no
+ * storing, they are which entry of which table the mark names. The RX path
+ * accepts a marked packet only if that byte == the mark's tag: one load
+ * from the line the packet reads its action from anyway, no key compare,
+ * no other line. Why that is sound:
  * the policy withdraws the mark in the engine's on_remove callback, which
  * runs before the entry is deleted (and the table zeroes it when the entry
  * goes and when the slot is filled again); the entry's slot is reused only

@@ -200,7 +200,6 @@ fc_timeout_stored(uint32_t to)
 	return fc_timeout_decode(fc_timeout_encode(to));
 }
 
-
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
 	FC_FULL_EVICT_IDLE, /**< evict an FC_ACT_F_EARLY entry first (the idlest of
@@ -443,9 +442,9 @@ fc_table_mark_tag(const struct fc_table *t, uint32_t idx)
 {
 	const struct fc_entry *e = fc_table_slot(t, idx);
 
-	return likely(e != NULL) ?
-		(uint8_t)(__atomic_load_n(&e->tag_to, __ATOMIC_ACQUIRE) >> FC_ENTRY_TAG_SHIFT) :
-		0;
+	return likely(e != NULL) ? (uint8_t)(__atomic_load_n(&e->tag_to, __ATOMIC_ACQUIRE) >>
+					     FC_ENTRY_TAG_SHIFT)
+				 : 0;
 }
 
 /**
@@ -467,8 +466,7 @@ fc_table_mark_tag_set(struct fc_table *t, uint32_t idx, uint8_t tag)
 	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
 	struct fc_entry *e;
 
-	if (unlikely(t == NULL || idx >= v->n_slots) ||
-		(tag != 0 && v->entries[idx].seq == 0))
+	if (unlikely(t == NULL || idx >= v->n_slots) || (tag != 0 && v->entries[idx].seq == 0))
 		return -ENOENT;
 	e = &v->entries[idx];
 	__atomic_store_n(&e->tag_to,
@@ -559,8 +557,9 @@ unsigned int fc_table_find_bulk(const struct fc_table *t, const void *const keys
  * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
  * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. Either
  * policy returns -ENOSPC, evicting nothing, while every spare key slot waits
- * for a grace period (fc_table_stats::refused_grace). The entry gets @p timeout (as fc_timeout_stored() keeps it), no peer, no mark, @p now as its
- * creation time (fc_table_created()).
+ * for a grace period (fc_table_stats::refused_grace). The entry gets @p timeout (as
+ * fc_timeout_stored() keeps it), no peer, no mark, @p now as its creation time
+ * (fc_table_created()).
  * @param key      normalized key
  * @param sig      fc_table_hash(t, key)
  * @param act      the decision to cache

@@ -111,7 +111,8 @@ static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the acti
 static_assert(offsetof(struct fc_entry, peer) == 56 && offsetof(struct fc_entry, tag_to) == 60,
 	"peer and the mark tag / timeout word end the line");
 /* Every 32-bit timeout encodes without clamping (fc_timeout_encode()). */
-static_assert(UINT32_MAX / 1000u + 1u < FC_TIMEOUT_COARSE, "32-bit timeouts fit 23 bits of seconds");
+static_assert(
+	UINT32_MAX / 1000u + 1u < FC_TIMEOUT_COARSE, "32-bit timeouts fit 23 bits of seconds");
 
 /* ------------------------------------------------------------------------ */
 /* Hashing (see the top: NH, then a keyed finalizer)                         */
@@ -634,8 +635,8 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	e->act = *act;
 	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
 	/* The mark tag stays (this thread is its only writer too). */
-	__atomic_store_n(&e->tag_to,
-		(e->tag_to & ~FC_ENTRY_TO_MASK) | fc_timeout_encode(timeout), __ATOMIC_RELEASE);
+	__atomic_store_n(&e->tag_to, (e->tag_to & ~FC_ENTRY_TO_MASK) | fc_timeout_encode(timeout),
+		__ATOMIC_RELEASE);
 	return 0;
 }
 

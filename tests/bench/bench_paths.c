@@ -255,7 +255,8 @@ bench_marks_free(struct bench_ctx *ctx)
 		uint32_t mk = ctx->key_mark[i];
 
 		if (mk != 0 && mk != MARK_HW_DROP &&
-			fc_table_mark_tag(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK) == dp_mark_tag(mk))
+			fc_table_mark_tag(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK) ==
+				dp_mark_tag(mk))
 			fc_table_mark_tag_set(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK, 0);
 	}
 	free(ctx->key_mark);

@@ -698,14 +698,14 @@ test_timeout_word(void **state)
 		{1, 1},
 		{999, 999},
 		{30000, 30000},
-		{8388607, 8388607},           /* the last exact one */
-		{8388608, 8389000},           /* rounds up to the next thousand */
+		{8388607, 8388607}, /* the last exact one */
+		{8388608, 8389000}, /* rounds up to the next thousand */
 		{8389000, 8389000},
 		{8389001, 8390000},
-		{432000000u, 432000000u},     /* 5 days: whole seconds, exact */
+		{432000000u, 432000000u}, /* 5 days: whole seconds, exact */
 		{2147483647u, 2147484000u},
-		{4294967000u, 4294967000u},   /* the largest whole thousand */
-		{4294967001u, UINT32_MAX},    /* rounds past 32 bits: the most */
+		{4294967000u, 4294967000u}, /* the largest whole thousand */
+		{4294967001u, UINT32_MAX},  /* rounds past 32 bits: the most */
 		{UINT32_MAX, UINT32_MAX},
 	};
 	struct fc_table *t = new_table("toword", FC_AF_INET4, 64, FC_FULL_REFUSE, NULL);
@@ -730,12 +730,15 @@ test_timeout_word(void **state)
 		assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, 0xa5), 0);
 		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), cases[i].out);
 		act_from(6, &a);
-		assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, cases[RTE_DIM(cases) - 1 - i].in), 0);
+		assert_int_equal(
+			fc_table_update(t, (uint32_t)pos, &a, cases[RTE_DIM(cases) - 1 - i].in), 0);
 		assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0xa5);
-		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), cases[RTE_DIM(cases) - 1 - i].out);
+		assert_int_equal(
+			fc_table_timeout(t, (uint32_t)pos), cases[RTE_DIM(cases) - 1 - i].out);
 		assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, 0), 0);
 		assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0);
-		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), cases[RTE_DIM(cases) - 1 - i].out);
+		assert_int_equal(
+			fc_table_timeout(t, (uint32_t)pos), cases[RTE_DIM(cases) - 1 - i].out);
 		assert_int_equal(fc_table_delete(t, (uint32_t)pos), 0);
 	}
 
