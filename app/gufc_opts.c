@@ -39,6 +39,33 @@ parse_u32(const char *v, uint32_t *out)
 	return lex_u32(v, strlen(v), UINT32_MAX, LEX_NUM_C, out, NULL);
 }
 
+/*
+ * The most a flow's idle timeout may be (timeout.NAME, flow-timeout), in
+ * ms: aging counts idle time in 31 bits (fc_table_age()), and an entry keeps
+ * a timeout exactly below 2^23 ms (~2.3 h), in whole seconds from there on
+ * (fc_timeout_encode()); this is the largest such value under 2^31.
+ */
+#define FLOW_TIMEOUT_MAX_MS 2147483000u
+
+/* A flow's idle timeout @p v (ms) the flow table keeps exactly, or why not. */
+static int
+flow_timeout_check(uint32_t v, const char *zero, const char **err)
+{
+	if (v == 0) {
+		*err = zero;
+		return -EINVAL;
+	}
+	if (v > FLOW_TIMEOUT_MAX_MS) {
+		*err = "a timeout is at most 2147483000 ms (~24.8 days)";
+		return -EINVAL;
+	}
+	if (fc_timeout_stored(v) != v) {
+		*err = "from 8388608 ms (~2.3 h) on, a timeout is whole seconds (a multiple of 1000)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 parse_word(const char *v, const char *const words[], unsigned int n, uint32_t *out)
 {
@@ -166,12 +193,13 @@ setting_check(unsigned int id, uint32_t v, const char **err)
 		}
 		break;
 	case GUFC_SET_frag_timeout:
-	case GUFC_SET_flow_timeout:
 		if (v < 1) {
 			*err = "timeout must be at least 1 ms";
 			return -EINVAL;
 		}
 		break;
+	case GUFC_SET_flow_timeout:
+		return flow_timeout_check(v, "timeout must be at least 1 ms", err);
 	case GUFC_SET_offload_pps:
 	case GUFC_SET_offload_interval:
 		if (v < 1) {
@@ -241,10 +269,12 @@ gufc_setting_set(struct gufc_settings *s, const char *key, const char *value, bo
 
 		if (to < 0)
 			return -ENOENT;
-		if (parse_u32(value, &v) != 0 || v == 0) {
+		if (parse_u32(value, &v) != 0) {
 			*err = "expected a timeout in ms (>= 1)";
 			return -EINVAL;
 		}
+		if (flow_timeout_check(v, "expected a timeout in ms (>= 1)", err) != 0)
+			return -EINVAL;
 		if (!from_cli && (s->ct_timeout_set_by_cli & (1u << to)))
 			return 0;
 		s->ct_timeout[to] = v;

@@ -16,7 +16,7 @@
  *
  * Single-threaded: everything runs on the control thread (rules lcore),
  * which is also the flow tables' writer. Shared with RX lcores: only the
- * marks in the tables' entries (fc_table_mark_set(): release stores here,
+ * marks' tags in the tables' entries (fc_table_mark_tag_set(): release stores here,
  * acquire loads there).
  * Per entry index state (rates, tags, hardware slot) lives in arrays sized
  * from the table capacity plus the table's headroom.
@@ -182,8 +182,8 @@ static void
 hw_unmark(struct ofl_policy *pol, struct ofl_hw *h)
 {
 	if (h->mark != 0 && h->idx < pol->marks.cap[h->fam] &&
-		fc_table_mark(pol->t[h->fam], h->idx) == h->mark)
-		(void)fc_table_mark_set(pol->t[h->fam], h->idx, 0);
+		fc_table_mark_tag(pol->t[h->fam], h->idx) == dp_mark_tag(h->mark))
+		(void)fc_table_mark_tag_set(pol->t[h->fam], h->idx, 0);
 }
 
 /*
@@ -287,7 +287,7 @@ hw_add(struct ofl_policy *pol, unsigned int fam, uint32_t idx, const struct fc_k
 	r->slot = s + 1;
 	/* No packet carries the mark before the rule exists: publish it now. */
 	if (h->mark != 0)
-		(void)fc_table_mark_set(pol->t[fam], idx, h->mark);
+		(void)fc_table_mark_tag_set(pol->t[fam], idx, dp_mark_tag(h->mark));
 	return 0;
 }
 

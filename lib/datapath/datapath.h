@@ -161,11 +161,14 @@ enum dp_nonip_mode {
 /*
  * A mark names a flow entry: bits 0..22 the entry index, bit 23 the table
  * (IPv6), bits 24..31 a tag that changes each time that index is offloaded
- * (never 0, so a valid mark is never 0). The offload policy (drivers/offload) keeps, per entry index,
- * the one mark currently valid in the entry's own cache line (struct
- * fc_entry::mark, fc_table_mark_set()). The RX path accepts a marked packet
- * only if that word == mark: one load from the line the packet reads its
- * action from anyway, no key compare, no other line. Why that is sound:
+ * (never 0, so a valid mark is never 0). The offload policy
+ * (drivers/offload) keeps, per entry index, the tag of the one mark
+ * currently valid in the entry's own cache line (the top byte of struct
+ * fc_entry::tag_to, fc_table_mark_tag_set()): the slot and family need no
+ * storing, they are which entry of which table the mark names. The RX path
+ * accepts a marked packet only if that byte == the mark's tag: one load
+ * from the line the packet reads its action from anyway, no key compare,
+ * no other line. Why that is sound:
  * the policy withdraws the mark in the engine's on_remove callback, which
  * runs before the entry is deleted (and the table zeroes it when the entry
  * goes and when the slot is filled again); the entry's slot is reused only
@@ -192,13 +195,20 @@ dp_mark_make(unsigned int fam, uint32_t idx, uint8_t tag)
 /**
  * The RX fast path's view of the marks: the first member of the offload
  * policy (ofl_policy_marks()). Set once by the policy; the marks themselves
- * live in the tables' entries (struct fc_entry::mark: written by the
+ * live in the tables' entries (their tags, struct fc_entry::tag_to: written by the
  * control thread, release stores; read by RX lcores, acquire loads).
  */
 struct dp_marks {
 	const struct fc_table *tab[2]; /**< the IPv4 and IPv6 tables whose slots marks name */
 	uint32_t cap[2];               /**< per table: indexes below it may carry a mark */
 };
+
+/** The tag of @p mark (what the entry keeps, fc_table_mark_tag()). */
+static inline uint8_t
+dp_mark_tag(uint32_t mark)
+{
+	return (uint8_t)(mark >> DP_MARK_TAG_SHIFT);
+}
 
 /**
  * The mark a NIC put on a packet, if any (RTE_MBUF_F_RX_FDIR_ID).
@@ -240,9 +250,9 @@ dp_mark_check(const struct dp_marks *mk, uint32_t mark, unsigned int *fam, uint3
 
 	/* Tag 0 is never made: without this, mark 0 (or any tag-0 mark) would
 	 * equal the 0 of a slot nobody offloaded. */
-	if (unlikely(mk == NULL || (mark >> DP_MARK_TAG_SHIFT) == 0 || i >= mk->cap[f]))
+	if (unlikely(mk == NULL || dp_mark_tag(mark) == 0 || i >= mk->cap[f]))
 		return false;
-	if (fc_table_mark(mk->tab[f], i) != mark)
+	if (fc_table_mark_tag(mk->tab[f], i) != dp_mark_tag(mark))
 		return false;
 	*fam = f;
 	*idx = i;

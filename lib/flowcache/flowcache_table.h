@@ -118,16 +118,22 @@ struct fc_action {
  * after every reader has reported quiescence.
  *
  * Outside the action (no sequence count, each field read whole):
- * @c timeout is the slow path's (the table fills it on insert,
- * fc_table_update() sets it, fc_table_move() carries it; aging reads it);
- * @c mark is the NIC mark that names this slot while its flow is
- * offloaded, 0 when none (fc_table_mark()): written by the writer's thread
- * (the offload policy, fc_table_mark_set(), release), compared by RX lcores
- * (acquire) so that a marked packet reads this one line and no other;
- * zeroed when the slot is filled and when its entry goes, never carried by
- * a move (a mark names a slot). The other direction's index (peer) and the
- * insertion time live in arrays of their own (fc_table_peer(),
- * fc_table_created()): no hit reads them.
+ * @c peer is the other direction's index (fc_table_peer(): the owner links
+ * them; insert sets none, fc_table_move() carries it); no hit reads it.
+ * @c tag_to packs two things into one word (FC_ENTRY_TAG_SHIFT,
+ * FC_ENTRY_TO_MASK): its top byte is the tag of the NIC mark that names this
+ * slot while its flow is offloaded, 0 when none (fc_table_mark_tag(); the
+ * rest of a mark, slot and family, is which entry of which table it names):
+ * compared by RX lcores (one acquire load) so that a marked packet reads
+ * this one line and no other; zeroed when the slot is filled and when its
+ * entry goes, never carried by a move (a mark names a slot). Its low 24
+ * bits are the idle timeout, encoded (fc_timeout_encode()): the table
+ * fills it on insert, fc_table_update() sets it, fc_table_move() carries
+ * it, aging and fc_table_timeout() decode it (no hit reads it). Both halves
+ * are written only by the table's single writer (the rules lcore, which also
+ * runs the offload policy), each by a read-modify-write of the whole word
+ * and a release store, so neither loses the other's bits. The insertion
+ * time lives in an array of its own (fc_table_created()).
  */
 struct fc_entry {
 	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
@@ -135,10 +141,64 @@ struct fc_entry {
 	struct fc_action act;  /**< the cached decision */
 	uint64_t packets;      /**< packets that hit this entry */
 	uint64_t bytes;        /**< bytes that hit this entry */
-	uint32_t timeout;      /**< idle timeout, in the caller's time units (0: never) */
-	uint32_t mark;         /**< the live NIC mark naming this slot, or 0 */
+	uint32_t peer;         /**< the other direction's index, or FC_INDEX_NONE */
+	uint32_t tag_to;       /**< mark tag << 24 | encoded idle timeout */
 } __rte_cache_aligned;
 
+/** struct fc_entry::tag_to: the mark tag's place (the top byte). */
+#define FC_ENTRY_TAG_SHIFT 24
+/** struct fc_entry::tag_to: the encoded idle timeout (fc_timeout_encode()). */
+#define FC_ENTRY_TO_MASK 0x00ffffffu
+/** An encoded timeout with this bit counts whole thousands of units. */
+#define FC_TIMEOUT_COARSE 0x00800000u
+/** Timeouts below this are kept exactly (2^23 units: in ms, ~2.3 h). */
+#define FC_TIMEOUT_EXACT_MAX (FC_TIMEOUT_COARSE - 1u)
+
+/**
+ * Encode idle timeout @p to (the caller's units, ms for the engine; 0:
+ * never) into 24 bits: below 2^23 exactly; from there on in whole thousands
+ * of units (seconds), a value that is not a whole number of thousands
+ * rounding up to the next one. Every 32-bit value fits (UINT32_MAX / 1000
+ * + 1 < 2^23): nothing is clamped here.
+ * Context: any.
+ */
+static inline uint32_t
+fc_timeout_encode(uint32_t to)
+{
+	if (to <= FC_TIMEOUT_EXACT_MAX)
+		return to;
+	return FC_TIMEOUT_COARSE | (to / 1000u + (to % 1000u != 0));
+}
+
+/**
+ * Decode fc_timeout_encode()'s 24 bits @p code back to units (the top byte
+ * of @p code is ignored). Whole thousands above UINT32_MAX (only UINT32_MAX
+ * itself rounds up there) give UINT32_MAX, so encode-decode is exact for
+ * every value below 2^23, every whole thousand and UINT32_MAX.
+ * Context: any.
+ */
+static inline uint32_t
+fc_timeout_decode(uint32_t code)
+{
+	uint64_t v;
+
+	if (!(code & FC_TIMEOUT_COARSE))
+		return code & FC_ENTRY_TO_MASK;
+	v = (uint64_t)(code & (FC_TIMEOUT_COARSE - 1u)) * 1000u;
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/**
+ * What fc_table_timeout() gives back for a timeout @p to stored by
+ * fc_table_insert() or fc_table_update(): @p to itself below 2^23 or when a
+ * whole number of thousands, else rounded up to the next thousand.
+ * Context: any.
+ */
+static inline uint32_t
+fc_timeout_stored(uint32_t to)
+{
+	return fc_timeout_decode(fc_timeout_encode(to));
+}
 
 /** What to do when an insert finds the table full. */
 enum fc_full_policy {
@@ -269,7 +329,6 @@ struct fc_table_view {
 	struct fc_entry *entries; /**< n_slots entries, indexed by position */
 	uint32_t n_slots;         /**< positions */
 	const uint32_t *created;  /**< n_slots insertion times (fc_table_created()) */
-	uint32_t *peer;           /**< n_slots other directions' indexes (fc_table_peer()) */
 };
 
 /**
@@ -306,7 +365,7 @@ fc_table_peer(const struct fc_table *t, uint32_t idx)
 	if (unlikely(t == NULL || idx >= v->n_slots) ||
 		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
 		return FC_INDEX_NONE;
-	return __atomic_load_n(&v->peer[idx], __ATOMIC_RELAXED);
+	return __atomic_load_n(&v->entries[idx].peer, __ATOMIC_RELAXED);
 }
 
 /**
@@ -325,13 +384,13 @@ fc_table_peer_set(struct fc_table *t, uint32_t idx, uint32_t peer)
 
 	if (unlikely(t == NULL || idx >= v->n_slots) || v->entries[idx].seq == 0)
 		return -ENOENT;
-	__atomic_store_n(&v->peer[idx], peer, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->entries[idx].peer, peer, __ATOMIC_RELAXED);
 	return 0;
 }
 
 /**
  * Idle timeout of live entry @p idx (the @p timeout of fc_table_insert()
- * or the latest fc_table_update()).
+ * or the latest fc_table_update(), as fc_timeout_stored() keeps it).
  * @param t    the table
  * @param idx  entry index
  * @return the timeout, or 0 (never, or @p t NULL, @p idx free or out of range).
@@ -345,7 +404,7 @@ fc_table_timeout(const struct fc_table *t, uint32_t idx)
 	if (unlikely(t == NULL || idx >= v->n_slots) ||
 		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
 		return 0;
-	return __atomic_load_n(&v->entries[idx].timeout, __ATOMIC_RELAXED);
+	return fc_timeout_decode(__atomic_load_n(&v->entries[idx].tag_to, __ATOMIC_RELAXED));
 }
 
 /**
@@ -367,43 +426,52 @@ fc_table_created(const struct fc_table *t, uint32_t idx)
 }
 
 /**
- * The NIC mark that names slot @p idx while its flow is offloaded (struct
- * fc_entry::mark), live entry or not: one acquire load of the entry's own
- * line, which the marked packet then reads its action from.
+ * The tag of the NIC mark that names slot @p idx while its flow is
+ * offloaded (the top byte of struct fc_entry::tag_to), live entry or not:
+ * one acquire load of the entry's own line, which the marked packet then
+ * reads its action from. The mark's other bits (slot, family) are which
+ * entry of which table this reads.
  * @param t    the table
  * @param idx  entry index
- * @return the mark, or 0 (none, or @p idx out of range).
+ * @return the tag, or 0 (none, or @p idx out of range).
  * Context: any lcore; an RX lcore between two quiescent reports (the slot
- * is not reused under it: a reused slot starts with mark 0).
+ * is not reused under it: a reused slot starts with tag 0).
  */
-static inline uint32_t
-fc_table_mark(const struct fc_table *t, uint32_t idx)
+static inline uint8_t
+fc_table_mark_tag(const struct fc_table *t, uint32_t idx)
 {
 	const struct fc_entry *e = fc_table_slot(t, idx);
 
-	return likely(e != NULL) ? __atomic_load_n(&e->mark, __ATOMIC_ACQUIRE) : 0;
+	return likely(e != NULL) ? (uint8_t)(__atomic_load_n(&e->tag_to, __ATOMIC_ACQUIRE) >>
+					     FC_ENTRY_TAG_SHIFT)
+				 : 0;
 }
 
 /**
- * Publish (or, with 0, withdraw) the NIC mark naming live slot @p idx.
+ * Publish (or, with 0, withdraw) the tag of the NIC mark naming live slot
+ * @p idx (release store of the whole word, its timeout bits kept: only the
+ * table's writer thread may call it, as it is the timeout's only writer).
  * Withdrawing works on any slot in range; the table also withdraws it
  * when the entry goes (after the remove callback).
- * @param t     the table
- * @param idx   entry index
- * @param mark  the mark, or 0
- * @return 0; -ENOENT if @p t is NULL, @p idx out of range, or (a mark
+ * @param t    the table
+ * @param idx  entry index
+ * @param tag  the mark's tag, or 0
+ * @return 0; -ENOENT if @p t is NULL, @p idx out of range, or (a tag
  *   other than 0) the slot free.
- * Context: the writer's thread.
+ * Context: the table's writer thread.
  */
 static inline int
-fc_table_mark_set(struct fc_table *t, uint32_t idx, uint32_t mark)
+fc_table_mark_tag_set(struct fc_table *t, uint32_t idx, uint8_t tag)
 {
 	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+	struct fc_entry *e;
 
-	if (unlikely(t == NULL || idx >= v->n_slots) ||
-		(mark != 0 && v->entries[idx].seq == 0))
+	if (unlikely(t == NULL || idx >= v->n_slots) || (tag != 0 && v->entries[idx].seq == 0))
 		return -ENOENT;
-	__atomic_store_n(&v->entries[idx].mark, mark, __ATOMIC_RELEASE);
+	e = &v->entries[idx];
+	__atomic_store_n(&e->tag_to,
+		(e->tag_to & FC_ENTRY_TO_MASK) | ((uint32_t)tag << FC_ENTRY_TAG_SHIFT),
+		__ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -489,8 +557,9 @@ unsigned int fc_table_find_bulk(const struct fc_table *t, const void *const keys
  * Insert a flow. When full: FC_FULL_EVICT_IDLE evicts the oldest idle entry
  * (calling remove_cb) and inserts; FC_FULL_REFUSE returns -ENOSPC. Either
  * policy returns -ENOSPC, evicting nothing, while every spare key slot waits
- * for a grace period (fc_table_stats::refused_grace). The entry gets @p timeout, no peer, no mark, @p now as its
- * creation time (fc_table_created()).
+ * for a grace period (fc_table_stats::refused_grace). The entry gets @p timeout (as
+ * fc_timeout_stored() keeps it), no peer, no mark, @p now as its creation time
+ * (fc_table_created()).
  * @param key      normalized key
  * @param sig      fc_table_hash(t, key)
  * @param act      the decision to cache

@@ -4,10 +4,10 @@
  * (table_bkt.c: one-cache-line buckets of 16-bit tags and slot indexes,
  * lock-free readers) keyed by the normalized 7-tuple, whose key slot
  * indexes a key array, a preallocated array of one-cache-line entries
- * (whose last 8 bytes, outside the sequence count, are the idle timeout,
- * the writer's, and the NIC mark naming the slot, the offload policy's:
- * struct fc_entry) and, beside it, arrays of their insertion times and
- * their other directions' indexes (peer), which no hit reads.
+ * (whose last 8 bytes, outside the sequence count, are the other
+ * direction's index (peer) and one word of the NIC mark's tag, which names
+ * the slot, and the encoded idle timeout: struct fc_entry) and, beside it,
+ * an array of their insertion times, which no hit reads.
  *
  * One writer (the rules lcore) inserts, updates, ages and deletes; any number
  * of registered readers (RX lcores) look up bursts and copy the cached action
@@ -108,8 +108,11 @@ static_assert(sizeof(struct fc_entry) == RTE_CACHE_LINE_MIN_SIZE, "entry must be
 static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
 static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
 static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
-static_assert(offsetof(struct fc_entry, timeout) == 56 && offsetof(struct fc_entry, mark) == 60,
-	"timeout and mark end the line");
+static_assert(offsetof(struct fc_entry, peer) == 56 && offsetof(struct fc_entry, tag_to) == 60,
+	"peer and the mark tag / timeout word end the line");
+/* Every 32-bit timeout encodes without clamping (fc_timeout_encode()). */
+static_assert(
+	UINT32_MAX / 1000u + 1u < FC_TIMEOUT_COARSE, "32-bit timeouts fit 23 bits of seconds");
 
 /* ------------------------------------------------------------------------ */
 /* Hashing (see the top: NH, then a keyed finalizer)                         */
@@ -290,11 +293,9 @@ fc_table_create(const struct fc_table_params *p)
 		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->created = rte_zmalloc_socket("fc_table_created", sizeof(uint32_t) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	t->peer = rte_malloc_socket("fc_table_peer", sizeof(uint32_t) * t->n_slots,
-		RTE_CACHE_LINE_SIZE, p->socket_id);
 	t->early = rte_malloc_socket("fc_table_early", sizeof(*t->early) * t->n_slots,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (t->entries == NULL || t->created == NULL || t->peer == NULL || t->early == NULL)
+	if (t->entries == NULL || t->created == NULL || t->early == NULL)
 		goto fail;
 
 	nb = bkt_count_for(p->capacity);
@@ -333,7 +334,6 @@ fc_table_free(struct fc_table *t)
 	rte_free(t->keys);
 	rte_free(t->entries);
 	rte_free(t->created);
-	rte_free(t->peer);
 	rte_free(t->early);
 	rte_free(t->qsv);
 	rte_free(t->rstats);
@@ -592,9 +592,8 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 	e->last_seen = now;
 	e->packets = 0;
 	e->bytes = 0;
-	e->timeout = timeout;
-	e->mark = 0;
-	t->peer[pos] = FC_INDEX_NONE;
+	e->peer = FC_INDEX_NONE;
+	e->tag_to = fc_timeout_encode(timeout); /* no mark tag */
 	t->created[pos] = now;
 	if (act->flags & FC_ACT_F_EARLY)
 		early_link(t, (uint32_t)pos, FC_INDEX_NONE);
@@ -635,7 +634,9 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
 	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
-	e->timeout = timeout;
+	/* The mark tag stays (this thread is its only writer too). */
+	__atomic_store_n(&e->tag_to, (e->tag_to & ~FC_ENTRY_TO_MASK) | fc_timeout_encode(timeout),
+		__ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -667,9 +668,8 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	n = &t->entries[pos];
 	RTE_ASSERT(n->seq == 0);
 	n->act = e->act;
-	n->timeout = e->timeout;
-	n->mark = 0; /* a mark names the old slot */
-	t->peer[pos] = t->peer[idx];
+	n->tag_to = e->tag_to & FC_ENTRY_TO_MASK; /* the timeout; a mark names the old slot */
+	n->peer = e->peer;
 	t->created[pos] = t->created[idx];
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);

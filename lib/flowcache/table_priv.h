@@ -147,13 +147,12 @@ struct fc_defer_batch {
  */
 struct fc_table {
 	/* Read-mostly, shared with readers. */
-	/* The first five are struct fc_table_view (flowcache_table.h). */
+	/* The first four are struct fc_table_view (flowcache_table.h). */
 	struct fc_bucket *bkt;		/**< n_bkt buckets */
 	struct fc_entry *entries;	/**< n_slots entries, indexed by key slot */
 	uint32_t n_slots;		/**< key slots: capacity + headroom */
 	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch,
 					     a free slot's the free list (writer's) */
-	uint32_t *peer;			/**< n_slots other directions' indexes (fc_table_peer(); writer's) */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
@@ -218,8 +217,6 @@ static_assert(offsetof(struct fc_table, entries) == offsetof(struct fc_table_vie
 static_assert(offsetof(struct fc_table, n_slots) == offsetof(struct fc_table_view, n_slots),
 	"struct fc_table_view must mirror struct fc_table");
 static_assert(offsetof(struct fc_table, created) == offsetof(struct fc_table_view, created),
-	"struct fc_table_view must mirror struct fc_table");
-static_assert(offsetof(struct fc_table, peer) == offsetof(struct fc_table_view, peer),
 	"struct fc_table_view must mirror struct fc_table");
 
 /* Writer-side counter bump: single writer, relaxed store for concurrent readers. */

@@ -122,7 +122,7 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 		early_unlink(t, idx);
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
 	/* No mark names a free slot (the owner withdrew it in remove_cb, if any). */
-	__atomic_store_n(&e->mark, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->tag_to, e->tag_to & FC_ENTRY_TO_MASK, __ATOMIC_RELEASE);
 	bkt_del(t, fc_table_hash(t, key), idx);
 	dq_defer(t, idx);
 	wr_set32(&t->count, t->count - 1);
@@ -214,9 +214,10 @@ fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work)
 
 		if (++cur == t->n_slots)
 			cur = 0;
-		if (e->seq == 0 || e->timeout == 0)
+		if (e->seq == 0 || (e->tag_to & FC_ENTRY_TO_MASK) == 0)
 			continue;
-		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <= e->timeout)
+		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <=
+			fc_timeout_decode(e->tag_to))
 			continue;
 		if (table_remove(t, i, true) == 0)
 			removed++;

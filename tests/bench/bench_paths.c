@@ -241,7 +241,7 @@ marks_build(struct bench_ctx *ctx)
 		if (e->act.verdict != FC_VERDICT_ACCEPT)
 			continue;
 		ctx->key_mark[i] = dp_mark_make(0, (uint32_t)idx, 1);
-		fc_table_mark_set(t, (uint32_t)idx, ctx->key_mark[i]);
+		fc_table_mark_tag_set(t, (uint32_t)idx, dp_mark_tag(ctx->key_mark[i]));
 	}
 	ctx->marks_built = true;
 	return 0;
@@ -255,8 +255,9 @@ bench_marks_free(struct bench_ctx *ctx)
 		uint32_t mk = ctx->key_mark[i];
 
 		if (mk != 0 && mk != MARK_HW_DROP &&
-			fc_table_mark(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK) == mk)
-			fc_table_mark_set(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK, 0);
+			fc_table_mark_tag(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK) ==
+				dp_mark_tag(mk))
+			fc_table_mark_tag_set(ctx->env->app->tab4, mk & DP_MARK_IDX_MASK, 0);
 	}
 	free(ctx->key_mark);
 	memset(&ctx->marks, 0, sizeof(ctx->marks));

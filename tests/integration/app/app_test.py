@@ -994,6 +994,9 @@ BAD_CONF = [  # (file text, line, token, message words)
     ("route 10.0.0.0/8 via 2001:db8::1\n", 1, "2001:db8::1", "another family"),
     ("route 10.0.0.0/8 gate 1\n", 1, "gate", "expected 'port' or 'via'"),
     ("set neigh-probes 20\n", 1, "20", "neigh-probes"),
+    # A flow keeps its idle timeout exactly below 2^23 ms, in whole seconds above.
+    ("set timeout.tcp_established 8388609\n", 1, "8388609", "whole seconds"),
+    ("set flow-timeout 2147484000\n", 1, "2147484000", "at most 2147483000 ms"),
 ]
 
 

@@ -591,7 +591,7 @@ test_marked(void **state)
 	assert_non_null(e);
 	assert_int_equal(e->packets, 1);
 	good = dp_mark_make(0, idx, 7);
-	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
 	mk.tab[0] = W.rx.tab4;
 	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;
@@ -655,9 +655,9 @@ test_marked(void **state)
 	good = dp_mark_make(0, idx, 9);
 	e = entry_of(&k, &idx);
 	assert_non_null(e);
-	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
 	assert_int_equal(fc_table_delete(W.rx.tab4, idx), 0);
-	assert_int_equal(fc_table_mark(W.rx.tab4, idx), 0);
+	assert_int_equal(fc_table_mark_tag(W.rx.tab4, idx), 0);
 	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 8);
 	mark(m, good);
 	rx1(m);
@@ -665,7 +665,7 @@ test_marked(void **state)
 	assert_int_equal(W.rx.st.hw_classified, 2);
 	slow();
 	assert_non_null(entry_of(&k, &idx));
-	assert_int_equal(fc_table_mark(W.rx.tab4, idx), 0);
+	assert_int_equal(fc_table_mark_tag(W.rx.tab4, idx), 0);
 	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 9);
 	mark(m, good);
 	rx1(m);
@@ -740,7 +740,7 @@ test_ttl_class(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	/* Offloaded: the marked packet's class is read from its header too. */
 	good = dp_mark_make(0, idx, 7);
-	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
 	mk.tab[0] = W.rx.tab4;
 	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;
@@ -816,8 +816,8 @@ test_marked_bytes(void **state)
 	assert_int_equal(b6, 56);
 	mark4 = dp_mark_make(0, i4, 7);
 	mark6 = dp_mark_make(1, i6, 7);
-	assert_int_equal(fc_table_mark_set(W.rx.tab4, i4, mark4), 0);
-	assert_int_equal(fc_table_mark_set(W.rx.tab6, i6, mark6), 0);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, i4, dp_mark_tag(mark4)), 0);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab6, i6, dp_mark_tag(mark6)), 0);
 	mk.tab[0] = W.rx.tab4;
 	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;
@@ -897,7 +897,7 @@ test_marked_tcp(void **state)
 	assert_true(e->act.interest & FC_INTEREST_TCP_WIN);
 	assert_true(idx < 4096);
 	good = dp_mark_make(0, idx, 7);
-	assert_int_equal(fc_table_mark_set(W.rx.tab4, idx, good), 0);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
 	mk.tab[0] = W.rx.tab4;
 	mk.tab[1] = W.rx.tab6;
 	W.rx.marks = &mk;

@@ -637,7 +637,7 @@ check_move(uint8_t family)
 	pos = insert_v(t, family, 3, 333, 77, 10);
 	assert_true(pos >= 0);
 	assert_int_equal(fc_table_peer_set(t, (uint32_t)pos, 4242), 0);
-	assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, 0x01000000u | (uint32_t)pos), 0);
+	assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, 1), 0);
 	fc_table_touch(t, (uint32_t)pos, 100, 12);
 	fc_table_touch(t, (uint32_t)pos, 50, 13);
 	other = insert_v(t, family, 4, 444, 0, 10);
@@ -656,8 +656,8 @@ check_move(uint8_t family)
 	assert_int_equal(fc_table_created(t, (uint32_t)npos), 10);
 	assert_int_equal(fc_table_peer(t, (uint32_t)npos), 4242);
 	/* A mark names a slot: the new one has none, the old one's is withdrawn. */
-	assert_int_equal(fc_table_mark(t, (uint32_t)npos), 0);
-	assert_int_equal(fc_table_mark(t, (uint32_t)pos), 0);
+	assert_int_equal(fc_table_mark_tag(t, (uint32_t)npos), 0);
+	assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0);
 	assert_int_equal(e->last_seen, 13);
 	assert_int_equal(e->packets, 2);
 	assert_int_equal(e->bytes, 150);
@@ -684,6 +684,82 @@ check_move(uint8_t family)
 }
 
 /*
+ * The idle timeout shares its word with the mark tag: 24 bits, exact below
+ * 2^23 units, whole thousands from there on (a value in between rounds up).
+ * Neither writer loses the other's bits, and aging decodes.
+ */
+static void
+test_timeout_word(void **state)
+{
+	static const struct {
+		uint32_t in, out;
+	} cases[] = {
+		{0, 0},
+		{1, 1},
+		{999, 999},
+		{30000, 30000},
+		{8388607, 8388607}, /* the last exact one */
+		{8388608, 8389000}, /* rounds up to the next thousand */
+		{8389000, 8389000},
+		{8389001, 8390000},
+		{432000000u, 432000000u}, /* 5 days: whole seconds, exact */
+		{2147483647u, 2147484000u},
+		{4294967000u, 4294967000u}, /* the largest whole thousand */
+		{4294967001u, UINT32_MAX},  /* rounds past 32 bits: the most */
+		{UINT32_MAX, UINT32_MAX},
+	};
+	struct fc_table *t = new_table("toword", FC_AF_INET4, 64, FC_FULL_REFUSE, NULL);
+	struct fc_action a;
+	int pos;
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(cases); i++) {
+		uint32_t code = fc_timeout_encode(cases[i].in);
+
+		assert_int_equal(code & ~FC_ENTRY_TO_MASK, 0);
+		assert_int_equal(fc_timeout_decode(code), cases[i].out);
+		assert_int_equal(fc_timeout_stored(cases[i].in), cases[i].out);
+		/* What is stored stores again as itself. */
+		assert_int_equal(fc_timeout_stored(cases[i].out), cases[i].out);
+		/* The tag byte does not leak into the timeout. */
+		assert_int_equal(fc_timeout_decode(code | 0xff000000u), cases[i].out);
+
+		pos = insert_v(t, FC_AF_INET4, i, 5, cases[i].in, 1);
+		assert_true(pos >= 0);
+		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), cases[i].out);
+		assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, 0xa5), 0);
+		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), cases[i].out);
+		act_from(6, &a);
+		assert_int_equal(
+			fc_table_update(t, (uint32_t)pos, &a, cases[RTE_DIM(cases) - 1 - i].in), 0);
+		assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0xa5);
+		assert_int_equal(
+			fc_table_timeout(t, (uint32_t)pos), cases[RTE_DIM(cases) - 1 - i].out);
+		assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, 0), 0);
+		assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0);
+		assert_int_equal(
+			fc_table_timeout(t, (uint32_t)pos), cases[RTE_DIM(cases) - 1 - i].out);
+		assert_int_equal(fc_table_delete(t, (uint32_t)pos), 0);
+	}
+
+	/* Aging reads the decoded timeout: 8388608 keeps 8389000 units. */
+	pos = insert_v(t, FC_AF_INET4, 100, 5, 8388608, 0);
+	assert_true(pos >= 0);
+	assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, 3), 0);
+	assert_int_equal(fc_table_age(t, 8389000, 1u << 20), 0);
+	assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 3);
+	assert_int_equal(fc_table_age(t, 8389001, 1u << 20), 1);
+	assert_null(fc_table_entry(t, (uint32_t)pos));
+	assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0);
+	/* An exact one ages one unit after it. */
+	pos = insert_v(t, FC_AF_INET4, 101, 5, 8388607, 0);
+	assert_true(pos >= 0);
+	assert_int_equal(fc_table_age(t, 8388607, 1u << 20), 0);
+	assert_int_equal(fc_table_age(t, 8388608, 1u << 20), 1);
+	fc_table_free(t);
+}
+
+/*
  * The entry's layout (one cache line, the action's reserved fields), its
  * timeout, mark, peer and creation time: filled by insert (no peer, no
  * mark), timeout by update, peer and mark the writer's and kept by
@@ -703,44 +779,44 @@ test_aux(void **state)
 	assert_int_equal(offsetof(struct fc_entry, act), 8);
 	assert_int_equal(offsetof(struct fc_entry, packets), 40);
 	assert_int_equal(offsetof(struct fc_entry, bytes), 48);
-	assert_int_equal(offsetof(struct fc_entry, timeout), 56);
-	assert_int_equal(offsetof(struct fc_entry, mark), 60);
+	assert_int_equal(offsetof(struct fc_entry, peer), 56);
+	assert_int_equal(offsetof(struct fc_entry, tag_to), 60);
 	assert_int_equal(offsetof(struct fc_action, ext), 12);
 	assert_int_equal(offsetof(struct fc_action, adj), 22);
 	assert_int_equal(offsetof(struct fc_action, pkt_class), 24);
 	assert_int_equal(offsetof(struct fc_action, mod), 29);
 
 	for (uint32_t round = 0; round < 200; round++) {
-		uint32_t mark = ((round % 255 + 1) << 24) | (uint32_t)round;
+		uint8_t mark = (uint8_t)(round % 255 + 1);
 
 		pos = insert_v(t, FC_AF_INET4, round, 7 + round, 30, round);
 		assert_true(pos >= 0);
 		/* fresh whatever the slot held before */
 		assert_int_equal(fc_table_peer(t, (uint32_t)pos), FC_INDEX_NONE);
-		assert_int_equal(fc_table_mark(t, (uint32_t)pos), 0);
+		assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0);
 		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), 30);
 		assert_int_equal(fc_table_created(t, (uint32_t)pos), round);
 		assert_int_equal(fc_table_peer_set(t, (uint32_t)pos, round), 0);
-		assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, mark), 0);
+		assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, mark), 0);
 		act_from(99, &a);
 		assert_int_equal(fc_table_update(t, (uint32_t)pos, &a, 45), 0);
 		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), 45);
 		assert_int_equal(fc_table_peer(t, (uint32_t)pos), round);
-		assert_int_equal(fc_table_mark(t, (uint32_t)pos), mark);
+		assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), mark);
 		assert_true(act_is(&fc_table_entry(t, (uint32_t)pos)->act, 99));
 		assert_int_equal(fc_table_delete(t, (uint32_t)pos), 0);
 		assert_int_equal(fc_table_peer(t, (uint32_t)pos), FC_INDEX_NONE);
 		assert_int_equal(fc_table_timeout(t, (uint32_t)pos), 0);
-		assert_int_equal(fc_table_mark(t, (uint32_t)pos), 0);
+		assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0);
 		assert_int_equal(fc_table_peer_set(t, (uint32_t)pos, 1), -ENOENT);
-		assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, mark), -ENOENT);
-		assert_int_equal(fc_table_mark_set(t, (uint32_t)pos, 0), 0);
+		assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, mark), -ENOENT);
+		assert_int_equal(fc_table_mark_tag_set(t, (uint32_t)pos, 0), 0);
 		assert_int_equal(fc_table_created(t, (uint32_t)pos), 0);
 	}
 	assert_int_equal(fc_table_peer(t, FC_INDEX_NONE), FC_INDEX_NONE);
 	assert_int_equal(fc_table_peer(NULL, 0), FC_INDEX_NONE);
-	assert_int_equal(fc_table_mark(t, FC_INDEX_NONE), 0);
-	assert_int_equal(fc_table_mark_set(t, FC_INDEX_NONE, 0), -ENOENT);
+	assert_int_equal(fc_table_mark_tag(t, FC_INDEX_NONE), 0);
+	assert_int_equal(fc_table_mark_tag_set(t, FC_INDEX_NONE, 0), -ENOENT);
 	assert_int_equal(fc_table_peer_set(NULL, 0, 0), -ENOENT);
 	fc_table_free(t);
 }
@@ -1512,6 +1588,7 @@ main(void)
 		cmocka_unit_test(test_bulk_mixed),
 		cmocka_unit_test(test_update_visible),
 		cmocka_unit_test(test_aux),
+		cmocka_unit_test(test_timeout_word),
 		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_full_refuse),
 		cmocka_unit_test(test_fill_exact),

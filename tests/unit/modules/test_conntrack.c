@@ -369,6 +369,8 @@ test_cfg(void **state)
 		assert_true(to >= 0);
 		assert_string_equal(mod_ct_timeout_name((unsigned int)to), defaults[i].name);
 		assert_int_equal(cfg.timeout[to], defaults[i].ms);
+		/* A flow entry keeps it exactly (24 bits: ms below 2^23, else s). */
+		assert_int_equal(fc_timeout_stored(defaults[i].ms), defaults[i].ms);
 	}
 	assert_string_equal(mod_ct_timeout_name(MOD_CT_TO__COUNT), "?");
 	assert_int_equal(mod_ct_timeout_find("tcp_establishe"), -ENOENT);
