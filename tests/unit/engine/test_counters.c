@@ -667,6 +667,41 @@ test_nat_drop_walk(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A packet raw PREROUTING drops never reaches nat PREROUTING: no binding
+ * is tried for it (none is left here: it would fail), its drop is raw's
+ * rule's, and the dnat rule does not count it.
+ */
+static void
+test_raw_drop_before_nat(void **state)
+{
+	struct rule_engine *eng = mk_engine(1);
+	const uint32_t raw = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_RAW, RULE_HOOK_PREROUTING);
+	struct rule_decision d;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n"               /* 1 */
+						       "table raw\n"
+						       "chain R hook prerouting\n"
+						       "drop proto udp src 10.0.0.2\n" /* 2 */
+						       "table nat\n"
+						       "chain dnat\n"
+						       "dnat to 192.168.0.10 proto udp\n")), /* 3 */
+		0);
+	d = decide(eng, up4("10.0.0.1", 1000, "192.0.2.9", 53), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	d = decide(eng, up4("10.0.0.2", 1000, "192.0.2.9", 53), 2);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	assert_int_equal(d.rule_id, 2);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, raw), 1);
+	assert_int_equal(pkts(eng, 3), 1);
+	assert_int_equal(pkts(eng, 1), 1);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -682,6 +717,7 @@ main(void)
 		cmocka_unit_test(test_empty_chains),
 		cmocka_unit_test(test_nat_traversal),
 		cmocka_unit_test(test_nat_drop_walk),
+		cmocka_unit_test(test_raw_drop_before_nat),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
