@@ -608,7 +608,7 @@ test_nat_traversal(void **state)
 /*
  * A connection the nat table cannot translate is dropped at nat
  * PREROUTING (no binding left): Linux's packet passed raw and mangle
- * PREROUTING, whose rules and policies count it, and the dnat rule, which
+ * PREROUTING, whose rules and policies count it (and whose log ran), and the dnat rule, which
  * counts it before its target fails; nothing after (FORWARD, POSTROUTING).
  */
 static void
@@ -630,7 +630,7 @@ test_nat_drop_walk(void **state)
 	assert_int_equal(rule_engine_commit(eng, parse("count proto udp\n"            /* 1 */
 						       "table raw\n"
 						       "chain R hook prerouting\n"
-						       "count proto udp\n"            /* 2 */
+						       "log log_prefix \"pre: \" proto udp\n" /* 2 */
 						       "table mangle\n"
 						       "chain P hook prerouting\n"
 						       "mark set_mark 0x5 proto udp\n" /* 3 */
@@ -648,6 +648,7 @@ test_nat_drop_walk(void **state)
 	d = decide(eng, v, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_NAT_EXHAUSTED);
+	assert_int_not_equal(d.pkt_prog, 0); /* raw's log ran */
 	assert_int_equal(pkts(eng, 2), 4);
 	assert_int_equal(pkts(eng, raw), 4);
 	assert_int_equal(pkts(eng, 3), 4);
