@@ -752,6 +752,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	prog = eng_prog_of_walk(eng, ef->ev, eng_walked(ef->ev, d));
 	ef->prog_first = (uint16_t)(prog > 0 ? prog : 0);
 	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, d, f->key.family);
+	ef->walked = true;
 	eng_act_prog(&f->act[0], prog);
 	/*
 	 * One meter decided (this packet took its token): the entry holds the

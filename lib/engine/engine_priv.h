@@ -382,6 +382,8 @@ struct eng_flow {
 	uint16_t first_pred;
 	uint16_t prog_first;          /**< the first packet's own program + 1 (its walk's
 				           actions), 0: none (the filter stage sets it) */
+	bool walked;                  /**< the filter stage set @c trace[0] and @c prog_first
+				           (every stage walked, to the first drop) */
 	struct eng_pv pv;             /**< the flow's first packet's walk: it takes tokens */
 	uint8_t stages;               /**< bit per enum rule_stage evaluated (rule_engine_classify_flow()) */
 	bool pkt_built;               /**< @c pkt holds the context (built at the first stage walked) */
@@ -672,6 +674,13 @@ uint32_t eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t
  * no memory).
  */
 uint32_t eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+	unsigned int family);
+/*
+ * The trace of a walk cut short after its first @p n stages (a module
+ * dropped the flow before the filter stage walked the rest): what they
+ * passed and every one's decision (the last one's drop included).
+ */
+uint32_t eng_trace_of_stages(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n,
 	unsigned int family);
 /*
  * A connection's first packet (@p bytes long) passed nat stage @p ev: its

@@ -125,11 +125,11 @@ eng_trace_intern(struct rule_engine *eng, const uint32_t *ids, uint32_t n)
 	return eng->n_traces;
 }
 
-uint32_t
-eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+/* The trace of the first @p n stages of walk @p ev, stage @p d's decision left out. */
+static uint32_t
+trace_of(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n, unsigned int d,
 	unsigned int family)
 {
-	unsigned int n = eng_walked(ev, d);
 	uint32_t ids[ENG_TRACE_IDS];
 	uint32_t k = 0;
 
@@ -164,6 +164,21 @@ eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned
 			ids[k++] = id;
 	}
 	return eng_trace_intern(eng, ids, k);
+}
+
+uint32_t
+eng_trace_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int d,
+	unsigned int family)
+{
+	return trace_of(eng, ev, eng_walked(ev, d), d, family);
+}
+
+uint32_t
+eng_trace_of_stages(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n,
+	unsigned int family)
+{
+	/* No stage's decision is the entry's: each counts here, a drop's too. */
+	return trace_of(eng, ev, n, RULE_STAGE__COUNT, family);
 }
 
 void

@@ -270,6 +270,29 @@ insert_failed(struct rule_engine *eng, struct eng_flow *ef, int rc, const struct
 }
 
 /*
+ * A flow a module dropped before the filter stage walked it (nat_dst: a
+ * NAT failure at nat PREROUTING or OUTPUT): as Linux's packet, it passed
+ * the stages walked so far, through the first that dropped it, and none
+ * after. Their rules and chain policies count it (the nat table's
+ * counted as it was walked, nat_count()), their actions run.
+ */
+static void
+walk_cut(struct rule_engine *eng, struct eng_flow *ef)
+{
+	unsigned int n = 0;
+	int prog;
+
+	while (n < RULE_STAGE__COUNT && (ef->stages & (1u << n))) {
+		n++;
+		if (ef->ev[n - 1].verdict != RULE_VERDICT_ACCEPT)
+			break;
+	}
+	ef->trace[0] = eng_trace_of_stages(eng, ef->ev, n, ef->f.key.family);
+	prog = n != 0 ? eng_prog_of_walk(eng, ef->ev, n) : 0;
+	ef->prog_first = (uint16_t)(prog > 0 ? prog : 0);
+}
+
+/*
  * A packet no entry knows: the modules decide it; it gets its entries, or
  * none (@p nocache: a non-first fragment or a family without a table; or
  * a module said so).
@@ -288,6 +311,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	f->nocache = nocache;
 	run_inserts(eng, &ef);
 	if (f->drop != RULE_DROP_NONE) {
+		if (!ef.walked)
+			walk_cut(eng, &ef);
 		bool cache = f->drop == RULE_DROP_FILTER && !f->nocache &&
 			     (f->ctstate == RULE_CT_NEW || f->ctstate == 0 ||
 			      f->ctstate == RULE_CT_UNTRACKED);

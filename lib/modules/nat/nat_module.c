@@ -141,7 +141,7 @@ nat_dst_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_nat_module *m = priv;
 	struct mod_nat_binding_result nb;
-	const struct rule_eval *res;
+	const struct rule_eval *res, *raw;
 	struct rule_nat tgt;
 	int rc;
 
@@ -158,6 +158,14 @@ nat_dst_on_insert(void *priv, struct rule_flow *f)
 	rc = rule_engine_classify_flow(f, RULE_STAGE_DST, &res);
 	if (rc < 0)
 		return rc;
+	/* Dropped before nat PREROUTING or OUTPUT (raw, mangle): no translation to try. */
+	if (res->verdict != RULE_VERDICT_ACCEPT)
+		return 0;
+	rc = rule_engine_classify_flow(f, RULE_STAGE_RAW, &raw);
+	if (rc < 0)
+		return rc;
+	if (raw->verdict != RULE_VERDICT_ACCEPT)
+		return 0;
 	if (res->nat_action == RULE_ACT_REDIRECT || res->nat_action == RULE_ACT_NETMAP) {
 		if (nat_target(m, f, res->nat_action, &res->nat, fc_key_dst(&f->key), &tgt) < 0) {
 			f->drop = RULE_DROP_NAT_ERROR;

@@ -137,16 +137,9 @@ OPEN_FATE_DIFFS = [
 # ("known: ..."), failing no run.
 KNOWN_COUNTER_DIFFS = [
     (r"^netfilter-testdump\.v4$",
-     "raw/mangle PREROUTING count 6 packets fewer than Linux: the first is "
-     "packet 53, tcp dport 2121, REDIRECT'ed and dropped by both (gufc: "
-     "nat_error, no address on the input port); the engine counts a new "
-     "flow's walk in the filter module, which does not run once nat_dst has "
-     "dropped it (counting the stages walked so far instead made "
-     "netfilter-testdump.v6 and qubes-firewall.v4 count mangle PREROUTING "
-     "more than Linux: not that simple). nat PREROUTING, INPUT, "
-     "OUTPUT, POSTROUTING one or two more: the 3 UDP-Lite packets, malformed "
-     "(checksum coverage past the end), INVALID in Linux (no conntrack, so no "
-     "nat table), tracked generically by gufc. filter/mangle FORWARD one more: "
+     "nat PREROUTING, INPUT, OUTPUT, POSTROUTING one or two more: the 3 "
+     "UDP-Lite packets, malformed (checksum coverage past the end), INVALID "
+     "in Linux (no conntrack, so no nat table), tracked generically by gufc. filter/mangle FORWARD one more: "
      "the forwarded tcp packet with TTL 1, which Linux drops before the "
      "FORWARD hook (time exceeded) and gufc walks outside router mode"),
     (r"^telecom-edge\.v6$",

@@ -605,6 +605,104 @@ test_nat_traversal(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A connection the nat table cannot translate is dropped at nat
+ * PREROUTING (no binding left): Linux's packet passed raw and mangle
+ * PREROUTING, whose rules and policies count it (and whose log ran), and the dnat rule, which
+ * counts it before its target fails; nothing after (FORWARD, POSTROUTING).
+ */
+static void
+test_nat_drop_walk(void **state)
+{
+	struct rule_engine *eng = mk_engine(1);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "192.0.2.9", 53);
+	struct rule_upcall v = up4("10.0.0.2", 1000, "192.0.2.9", 53);
+	const uint32_t raw = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_RAW, RULE_HOOK_PREROUTING);
+	const uint32_t mpre =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_MANGLE, RULE_HOOK_PREROUTING);
+	const uint32_t mfwd = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_MANGLE, RULE_HOOK_FORWARD);
+	const uint32_t fwd = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
+	const uint32_t npost =
+		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_NAT, RULE_HOOK_POSTROUTING);
+	struct rule_decision d;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("count proto udp\n"            /* 1 */
+						       "table raw\n"
+						       "chain R hook prerouting\n"
+						       "log log_prefix \"pre: \" proto udp\n" /* 2 */
+						       "table mangle\n"
+						       "chain P hook prerouting\n"
+						       "mark set_mark 0x5 proto udp\n" /* 3 */
+						       "chain F hook forward\n"
+						       "count proto udp\n"            /* 4 */
+						       "table nat\n"
+						       "chain dnat\n"
+						       "dnat to 192.168.0.10 proto udp\n")), /* 5 */
+		0);
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	hits(eng, &u.pkt.key, 2, 2);
+	/* The only binding is u's. */
+	d = decide(eng, v, 3);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_NAT_EXHAUSTED);
+	assert_int_not_equal(d.pkt_prog, 0); /* raw's log ran */
+	assert_int_equal(pkts(eng, 2), 4);
+	assert_int_equal(pkts(eng, raw), 4);
+	assert_int_equal(pkts(eng, 3), 4);
+	assert_int_equal(pkts(eng, mpre), 4);
+	assert_int_equal(pkts(eng, 5), 2); /* both connections' first packets */
+	assert_int_equal(pkts(eng, 4), 3); /* u's alone from here on */
+	assert_int_equal(pkts(eng, mfwd), 3);
+	assert_int_equal(pkts(eng, 1), 3);
+	assert_int_equal(pkts(eng, fwd), 3);
+	assert_int_equal(pkts(eng, npost), 1);
+	/* Another dropped the same way counts the same way. */
+	d = decide(eng, up4("10.0.0.3", 1000, "192.0.2.9", 53), 4);
+	assert_int_equal(d.drop, RULE_DROP_NAT_EXHAUSTED);
+	assert_int_equal(pkts(eng, raw), 5);
+	assert_int_equal(pkts(eng, 3), 5);
+	assert_int_equal(pkts(eng, fwd), 3);
+	eng_stack_free(eng);
+}
+
+/*
+ * A packet raw PREROUTING drops never reaches nat PREROUTING: no binding
+ * is tried for it (none is left here: it would fail), its drop is raw's
+ * rule's, and the dnat rule does not count it.
+ */
+static void
+test_raw_drop_before_nat(void **state)
+{
+	struct rule_engine *eng = mk_engine(1);
+	const uint32_t raw = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_RAW, RULE_HOOK_PREROUTING);
+	struct rule_decision d;
+
+	(void)state;
+	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n"               /* 1 */
+						       "table raw\n"
+						       "chain R hook prerouting\n"
+						       "drop proto udp src 10.0.0.2\n" /* 2 */
+						       "table nat\n"
+						       "chain dnat\n"
+						       "dnat to 192.168.0.10 proto udp\n")), /* 3 */
+		0);
+	d = decide(eng, up4("10.0.0.1", 1000, "192.0.2.9", 53), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	d = decide(eng, up4("10.0.0.2", 1000, "192.0.2.9", 53), 2);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	assert_int_equal(d.rule_id, 2);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, raw), 1);
+	assert_int_equal(pkts(eng, 3), 1);
+	assert_int_equal(pkts(eng, 1), 1);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -619,6 +717,8 @@ main(void)
 		cmocka_unit_test(test_traversal),
 		cmocka_unit_test(test_empty_chains),
 		cmocka_unit_test(test_nat_traversal),
+		cmocka_unit_test(test_nat_drop_walk),
+		cmocka_unit_test(test_raw_drop_before_nat),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)
