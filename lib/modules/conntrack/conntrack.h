@@ -284,7 +284,8 @@ struct mod_ct_cfg {
 	X(SEQ, "seq_over_window") \
 	X(ACK, "ack_over_sent") \
 	X(RST, "rst_out_of_window") \
-	X(ICMP, "icmp")
+	X(ICMP, "icmp") \
+	X(UDPLITE, "udplite")
 
 /** Why a packet is INVALID. */
 enum mod_ct_why {
