@@ -146,13 +146,6 @@ KNOWN_COUNTER_DIFFS = [
      "more than Linux: not that simple). filter/mangle FORWARD one more: "
      "the forwarded tcp packet with TTL 1, which Linux drops before the "
      "FORWARD hook (time exceeded) and gufc walks outside router mode"),
-    (r"^icmp-query-masq\.v4$",
-     "nat PREROUTING, INPUT and OUTPUT count a few packets fewer than Linux: "
-     "ICMP timestamp, information and address mask requests between the same "
-     "two hosts with the same identifier (packets 109, 111 and 113) are one "
-     "connection in gufc, whose key holds the identifier but not the type, "
-     "and three in Linux, whose tuple holds the type too; only the first "
-     "walks the nat table in gufc"),
     (r"^telecom-edge\.v6$",
      "filter and mangle FORWARD policies count one packet more than Linux's: "
      "the forwarded tcp packet with hop limit 1 (see netfilter-testdump.v4)"),
