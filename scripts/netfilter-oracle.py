@@ -71,7 +71,8 @@ IPv6 addresses are written in brackets: [2001:db8::1]:80, [2001:db8::1].
 The hook follows from the local addresses: dst local -> INPUT, src local
 -> OUTPUT (sent from inside the firewall), both -> OUTPUT then INPUT,
 neither -> FORWARD (injected from the left, towards the right).
-For the key of an ICMP echo the identifier stands in for both ports
+For the key of an ICMP echo (and of an ICMP timestamp, information or
+address mask request or reply) the identifier stands in for both ports
 (default id: the packet's number); for other ICMP types sport is
 type << 8 | code and dport 0. Every packet is meant to be the first of a
 new connection (conntrack state NEW): a TCP SYN, UDP, an SCTP INIT, an
@@ -203,7 +204,10 @@ class Packet:
         return PROTO_NAMES.get(self.proto, "proto %d" % self.proto)
 
     def is_echo(self):
-        return (self.family, self.icmp_type) in ((4, 8), (4, 0), (6, 128), (6, 129))
+        """Echo, or another query that carries an identifier (ICMP timestamp,
+        information, address mask): Linux conntrack keys them all by it."""
+        return (self.family, self.icmp_type) in ((6, 128), (6, 129)) or \
+            self.family == 4 and self.icmp_type in (0, 8, 13, 14, 15, 16, 17, 18)
 
 
 def parse_endpoint(text, with_port, where):

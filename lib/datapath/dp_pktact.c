@@ -374,7 +374,8 @@ dp_dnat_view(const struct dp_ctx *c, uint8_t *l3, uint32_t len, const struct fc_
 	if (c->nat == NULL || proto == IPPROTO_SCTP || len < so + al)
 		return;
 	l4_ok = pkt->frag != FC_FRAG_LATER && pkt->l4_off > pkt->l3_off;
-	if (l4_ok && (proto == IPPROTO_TCP || proto == IPPROTO_UDP) && l4 + 8 <= len) {
+	if (l4_ok && (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) &&
+		l4 + 8 <= len) {
 		po = l4;
 		ck = l3 + l4 + (proto == IPPROTO_TCP ? 16 : 6);
 		if (proto == IPPROTO_TCP && l4 + 18 > len)
@@ -383,9 +384,8 @@ dp_dnat_view(const struct dp_ctx *c, uint8_t *l3, uint32_t len, const struct fc_
 			ck = NULL; /* no checksum: stays none */
 	} else if (l4_ok && (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) && l4 + 8 <= len) {
 		ck = l3 + l4 + 2;
-		if ((proto == IPPROTO_ICMP && pkt->icmp_type == 8) ||
-			(proto == IPPROTO_ICMP && pkt->icmp_type == 0) ||
-			(proto == IPPROTO_ICMPV6 && (pkt->icmp_type == 128 || pkt->icmp_type == 129)))
+		if (proto == (v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6) &&
+			fc_icmp_has_id(pkt->key.family, pkt->icmp_type))
 			po = l4 + 4;
 	}
 	memcpy(src, l3 + so, al);

@@ -411,15 +411,31 @@ struct fc_pkt {
 };
 
 /**
+ * Does an ICMP (@p family FC_AF_INET4) or ICMPv6 (FC_AF_INET6) message of
+ * @p type carry a query identifier that keys it, as Linux conntrack tracks
+ * it: echo request/reply, and for ICMPv4 also timestamp (13/14),
+ * information (15/16) and address mask (17/18) requests and replies.
+ * Their identifier (bytes 4-5) is both key ports.
+ */
+static inline bool
+fc_icmp_has_id(uint8_t family, uint8_t type)
+{
+	if (family == FC_AF_INET4)
+		return type == 0 || type == 8 || (type >= 13 && type <= 18);
+	return type == 128 || type == 129;
+}
+
+/**
  * Parse one frame held in a flat buffer. Never reads outside
  * [data, data + len). Ethernet, up to FC_PARSE_MAX_VLAN 802.1Q/802.1ad tags,
  * IPv4 with options, IPv6 with hop-by-hop, routing, destination-options and
  * fragment headers, then TCP, UDP, SCTP, ICMP, ICMPv6. Other IP protocols
  * parse with ports 0.
  *
- * Ports: TCP/UDP/SCTP ports. ICMP/ICMPv6 echo request/reply: sport and
- * dport are both the identifier (so the reverse key is the reply's key);
- * other ICMP types: sport = type << 8 | code, dport = 0.
+ * Ports: TCP/UDP/UDP-Lite/SCTP ports. ICMP/ICMPv6 queries and their
+ * replies (fc_icmp_has_id(): echo; ICMPv4 timestamp, information, address
+ * mask): sport and dport are both the identifier (so the reverse key is the
+ * reply's key); other ICMP types: sport = type << 8 | code, dport = 0.
  *
  * @param data  first byte of the Ethernet header
  * @param len   bytes available

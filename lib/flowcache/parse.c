@@ -66,6 +66,7 @@
 #define PROTO_ICMPV6   58
 #define PROTO_DSTOPTS  60
 #define PROTO_SCTP     132
+#define PROTO_UDPLITE  136
 
 /* IPv6 extension headers walked by the parser, as a bit mask below 64. */
 #define IPV6_EXT_MASK                                                                              \
@@ -92,11 +93,6 @@
 #define TCPOLEN_TS_ALIGNED    12
 /* NOP, NOP, timestamp kind 8, length 10: the one option layout of most segments. */
 #define TCP_TS_ALIGNED_WORD RTE_BE32(0x0101080a)
-
-#define ICMP_ECHO_REPLY	    0
-#define ICMP_ECHO_REQUEST   8
-#define ICMPV6_ECHO_REQUEST 128
-#define ICMPV6_ECHO_REPLY   129
 
 /* Packets of a burst whose data is prefetched ahead of the one parsed. */
 #define PARSE_PREFETCH_AHEAD 4
@@ -245,11 +241,10 @@ parse_tcp_fields(const uint8_t *p, uint32_t off, uint32_t hlen, uint32_t end, st
 		parse_tcp_syn_opts(p + off + TCP_HLEN, hlen - TCP_HLEN, pkt);
 }
 
-/* ICMP and ICMPv6: the echo identifier stands in for both ports. */
+/* ICMP and ICMPv6: a query's identifier (echo and the like) stands in for both ports. */
 static __rte_always_inline enum fc_parse_result
-parse_icmp(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t echo_req,
-	uint8_t echo_rep, enum fc_parse_result err, struct fc_pkt *pkt, uint16_t *sport,
-	uint16_t *dport)
+parse_icmp(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t family,
+	enum fc_parse_result err, struct fc_pkt *pkt, uint16_t *sport, uint16_t *dport)
 {
 	uint8_t type;
 
@@ -258,7 +253,7 @@ parse_icmp(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t e
 	type = p[off];
 	pkt->icmp_type = type;
 	pkt->icmp_code = p[off + 1];
-	if (type == echo_req || type == echo_rep) {
+	if (fc_icmp_has_id(family, type)) {
 		*sport = ld16(p + off + 4);
 		*dport = *sport;
 	} else {
@@ -304,6 +299,13 @@ parse_l4(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t pro
 		*sport = ld16(p + off);
 		*dport = ld16(p + off + 2);
 		return FC_PARSE_OK;
+	case PROTO_UDPLITE:
+		/* Its length field is the checksum coverage: conntrack judges it. */
+		if (unlikely(off + UDP_HLEN > lim))
+			return short_hdr(off + UDP_HLEN, end, FC_PARSE_ERR_TRUNC_UDP);
+		*sport = ld16(p + off);
+		*dport = ld16(p + off + 2);
+		return FC_PARSE_OK;
 	case PROTO_SCTP:
 		if (unlikely(off + SCTP_HLEN > lim))
 			return short_hdr(off + SCTP_HLEN, end, FC_PARSE_ERR_TRUNC_SCTP);
@@ -313,13 +315,13 @@ parse_l4(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t pro
 	case PROTO_ICMP:
 		if (family != FC_AF_INET4)
 			break; /* ICMPv4 inside IPv6 is just another protocol */
-		return parse_icmp(p, off, end, lim, ICMP_ECHO_REQUEST, ICMP_ECHO_REPLY,
-			FC_PARSE_ERR_TRUNC_ICMP, pkt, sport, dport);
+		return parse_icmp(
+			p, off, end, lim, FC_AF_INET4, FC_PARSE_ERR_TRUNC_ICMP, pkt, sport, dport);
 	case PROTO_ICMPV6:
 		if (family != FC_AF_INET6)
 			break;
-		return parse_icmp(p, off, end, lim, ICMPV6_ECHO_REQUEST, ICMPV6_ECHO_REPLY,
-			FC_PARSE_ERR_TRUNC_ICMP6, pkt, sport, dport);
+		return parse_icmp(
+			p, off, end, lim, FC_AF_INET6, FC_PARSE_ERR_TRUNC_ICMP6, pkt, sport, dport);
 	default:
 		break;
 	}

@@ -176,6 +176,7 @@ l4_min(uint8_t family, uint8_t proto)
 	case 6:
 		return 20;
 	case 17:
+	case 136: /* UDP-Lite: ports as UDP */
 		return 8;
 	case 132:
 		return 12;
@@ -256,7 +257,9 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 		type = data[p->l4_off];
 		CHECK(p->icmp_type == type);
 		CHECK(p->icmp_code == data[p->l4_off + 1]);
-		if (fam == FC_AF_INET4 ? (type == 0 || type == 8) : (type == 128 || type == 129))
+		/* echo; ICMPv4 timestamp, information, address mask: the identifier */
+		if (fam == FC_AF_INET4 ? (type == 0 || type == 8 || (type >= 13 && type <= 18)) :
+					 (type == 128 || type == 129))
 			CHECK(sport == rd16(data + p->l4_off + 4) && dport == sport);
 		else
 			CHECK(sport == rd16(data + p->l4_off) && dport == 0);

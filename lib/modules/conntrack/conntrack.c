@@ -281,10 +281,33 @@ icmp_is_request(uint8_t family, uint8_t type)
 	return type == ICMP6_ECHO_REQUEST || type == ICMP6_NODE_INFO_QUERY;
 }
 
+/* The replies of icmp_is_request()'s queries that carry an identifier. */
 static bool
-icmp_is_echo_reply(uint8_t family, uint8_t type)
+icmp_is_reply(uint8_t family, uint8_t type)
 {
-	return type == (family == FC_AF_INET4 ? ICMP_ECHO_REPLY : ICMP6_ECHO_REPLY);
+	if (family == FC_AF_INET4)
+		return type == ICMP_ECHO_REPLY || type == ICMP_TIMESTAMP + 1 ||
+		       type == ICMP_INFO_REQUEST + 1 || type == ICMP_ADDRESS_REQUEST + 1;
+	return type == ICMP6_ECHO_REPLY;
+}
+
+/*
+ * A UDP-Lite header Linux's conntrack accepts: checksum coverage 0 (the
+ * whole datagram) or 8 up to the datagram's length, and a checksum (it is
+ * mandatory). The checksum's value is not verified, as for UDP. A first
+ * fragment's coverage may reach into later fragments.
+ */
+static bool
+udplite_ok(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len)
+{
+	uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len, cov;
+
+	if (frame == NULL || l4 == 0 || l4 + 8 > frame_len || l4 + 8 > end)
+		return true; /* the parser saw the header: nothing to judge here */
+	cov = (uint32_t)frame[l4 + 4] << 8 | frame[l4 + 5];
+	if (cov != 0 && (cov < 8 || (pkt->frag == FC_FRAG_NONE && cov > end - l4)))
+		return false;
+	return frame[l4 + 6] != 0 || frame[l4 + 7] != 0;
 }
 
 /* ICMPv6 link-local signalling that Linux leaves untracked: MLD and ND. */
@@ -329,6 +352,12 @@ mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t
 			}
 			why = v->why;
 			break;
+		case CT_CLASS_UDP:
+			if (proto == PROTO_UDPLITE && !udplite_ok(pkt, frame, frame_len))
+				why = MOD_CT_WHY_UDPLITE;
+			else
+				state = MOD_CT_S_OPEN;
+			break;
 		case CT_CLASS_ICMP:
 			if (icmp_is_request(family, pkt->icmp_type))
 				state = MOD_CT_S_OPEN;
@@ -370,7 +399,7 @@ other_valid(enum ct_class cls, uint8_t family, unsigned int dir, const struct fc
 		return true;
 	if (dir == MOD_CT_DIR_ORIG)
 		return icmp_is_request(family, pkt->icmp_type);
-	return icmp_is_echo_reply(family, pkt->icmp_type);
+	return icmp_is_reply(family, pkt->icmp_type);
 }
 
 int
@@ -401,6 +430,10 @@ mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int 
 			memcpy(v->interest, before.interest, sizeof(v->interest));
 			return 0;
 		}
+	} else if (proto == PROTO_UDPLITE && pkt->frag != FC_FRAG_LATER &&
+		   !udplite_ok(pkt, frame, frame_len)) {
+		v->ctstate = RULE_CT_INVALID;
+		v->why = MOD_CT_WHY_UDPLITE;
 	} else if (other_valid(cls, family, dir, pkt)) {
 		v->ctstate = ct_pkt_ctstate(c, dir);
 		if (dir == MOD_CT_DIR_REPLY)
@@ -659,6 +692,7 @@ quoted_l4(const uint8_t *p, uint32_t off, uint32_t end, uint8_t proto, uint8_t f
 	switch (proto) {
 	case PROTO_TCP:
 	case PROTO_UDP:
+	case PROTO_UDPLITE:
 	case PROTO_SCTP:
 		if (end - off < QUOTED_L4_LEN)
 			return -EINVAL;
@@ -674,8 +708,7 @@ quoted_l4(const uint8_t *p, uint32_t off, uint32_t end, uint8_t proto, uint8_t f
 		type = p[off];
 		if (icmp_type_is_error(family, type))
 			return -ENOENT; /* errors are not sent about errors */
-		if (type == (family == FC_AF_INET4 ? ICMP_ECHO_REQUEST : ICMP6_ECHO_REQUEST) ||
-		    icmp_is_echo_reply(family, type)) {
+		if (fc_icmp_has_id(family, type)) {
 			*sport = rd16(p + off + 4);
 			*dport = *sport;
 		} else {

@@ -284,7 +284,8 @@ struct mod_ct_cfg {
 	X(SEQ, "seq_over_window") \
 	X(ACK, "ack_over_sent") \
 	X(RST, "rst_out_of_window") \
-	X(ICMP, "icmp")
+	X(ICMP, "icmp") \
+	X(UDPLITE, "udplite")
 
 /** Why a packet is INVALID. */
 enum mod_ct_why {
@@ -371,9 +372,11 @@ int mod_ct_conn_unpack(uint8_t b, struct mod_ct_conn *c);
  * the windows of a connection whose start was not seen are guessed);
  * everything else (SYN/ACK, FIN, RST, invalid flag combinations, a stray
  * ACK in strict mode) is INVALID and creates nothing. UDP and other
- * protocols: every packet does. ICMP and ICMPv6: echo requests (and v4
- * timestamp/information/address-mask requests, v6 node information
- * queries) do; echo replies and errors are INVALID (call
+ * protocols: every packet does, but a UDP-Lite packet with a checksum
+ * coverage of 1-7 or past the datagram, or no checksum, is INVALID
+ * (MOD_CT_WHY_UDPLITE; read from @p frame). ICMP and ICMPv6: echo requests
+ * (and v4 timestamp/information/address-mask requests, v6 node information
+ * queries) do; their replies and errors are INVALID (call
  * mod_ct_icmp_inner_key() first to find RELATED errors); ICMPv6 neighbour
  * discovery and MLD are not tracked (ctstate 0), nor are non-first
  * fragments, which carry no L4 header.
@@ -387,8 +390,8 @@ int mod_ct_conn_unpack(uint8_t b, struct mod_ct_conn *c);
  *
  * @param cfg        configuration
  * @param pkt        the parsed packet (key, TCP fields, icmp_type, frag)
- * @param frame      the frame @p pkt was parsed from, for TCP SACK blocks;
- *   NULL: none are read
+ * @param frame      the frame @p pkt was parsed from, for TCP SACK blocks
+ *   and the UDP-Lite header; NULL: none are read (UDP-Lite passes)
  * @param frame_len  bytes at @p frame
  * @param c          receives the new connection (NONE if none was created)
  * @param v          receives the verdict; ctstate is RULE_CT_NEW,

@@ -27,6 +27,7 @@
 #define PROTO_UDP    17
 #define PROTO_ICMPV6 58
 #define PROTO_SCTP   132
+#define PROTO_UDPLITE 136
 
 /* Protocol classes: which state machine a key's protocol gets. */
 enum ct_class {
@@ -43,6 +44,7 @@ ct_proto_class(uint8_t family, uint8_t proto)
 	case PROTO_TCP:
 		return CT_CLASS_TCP;
 	case PROTO_UDP:
+	case PROTO_UDPLITE: /* as Linux: UDP's states and timeouts */
 		return CT_CLASS_UDP;
 	case PROTO_ICMP:
 		return family == FC_AF_INET4 ? CT_CLASS_ICMP : CT_CLASS_GENERIC;

@@ -41,7 +41,8 @@
  *   0xffffffff the chain policy), gufcDropReason(2, 1 byte: the engine's
  *   enum rule_drop, 0 when not dropped, 1 "filter") and
  *   gufcFlowDirection(3, 1 byte: 0 original, 1 reply).
- * Ports carry the flow key's: ICMP echo's identifier, type << 8 | code for
+ * Ports carry the flow key's: the identifier of ICMP echo (and of ICMPv4
+ * timestamp, information and address-mask queries), type << 8 | code for
  * other ICMP messages. Post-NAT fields equal the pre-NAT ones when the flow
  * is not translated.
  *

@@ -149,12 +149,13 @@ struct mod_nat_target_stats {
 };
 
 /** struct mod_nat_rewrite::l4: what to do past the IP header. */
-#define MOD_NAT_L4_NONE 0 /**< nothing (other protocols, ICMPv4 non-echo) */
+#define MOD_NAT_L4_NONE 0 /**< nothing (other protocols, ICMPv4 without identifier) */
 #define MOD_NAT_L4_TCP 1  /**< ports, checksum at 16 */
 #define MOD_NAT_L4_UDP 2  /**< ports, checksum at 6 (0 = none, stays 0) */
-#define MOD_NAT_L4_ECHO 3 /**< ICMP/ICMPv6 echo: identifier at 4, checksum at 2 */
+#define MOD_NAT_L4_ECHO 3 /**< ICMP/ICMPv6 echo (and queries alike): identifier at 4, checksum at 2 */
 #define MOD_NAT_L4_CSUM 4 /**< ICMPv6 non-echo: pseudo-header change only, checksum at 2 */
 #define MOD_NAT_L4_SCTP 5 /**< ports changed: CRC32c recomputed (addresses are not covered) */
+#define MOD_NAT_L4_UDPLITE 6 /**< ports, checksum at 6 (always present: the coverage includes both) */
 
 /**
  * One precomputed rewrite: the new header fields and the checksum deltas
@@ -443,7 +444,7 @@ mod_nat_apply(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3
 		memcpy(l4 + 2, &rw->dport, 2);
 		mod_nat_sctp_csum(l4, pkt->ip_len - l4_rel);
 		return 0;
-	default: /* TCP, UDP */
+	default: /* TCP, UDP, UDP-Lite */
 		memcpy(l4, &rw->sport, 2);
 		memcpy(l4 + 2, &rw->dport, 2);
 		break;

@@ -557,7 +557,7 @@ bind_check(const struct fc_key *orig, const struct rule_nat *dnat, const struct 
 	if (snat != NULL && !target_valid(snat, orig->family, masq_addr == NULL))
 		return -EINVAL;
 	proto = fc_key_proto(orig);
-	if (proto == PROTO_DCCP || proto == PROTO_UDPLITE)
+	if (proto == PROTO_DCCP)
 		return -EPROTONOSUPPORT;
 	return 0;
 }

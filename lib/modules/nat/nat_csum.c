@@ -94,6 +94,16 @@ nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struc
 		rw->csum_off = 6;
 		rw->l4_min = 8;
 		break;
+	case PROTO_UDPLITE:
+		/* Ports and pseudo-header are always covered; the checksum is
+		 * mandatory (conntrack finds a zero one INVALID): as TCP's. */
+		rw->l4 = MOD_NAT_L4_UDPLITE;
+		rw->csum_off = 6;
+		rw->l4_min = 8;
+		break;
+		rw->csum_off = 6;
+		rw->l4_min = 8;
+		break;
 	case PROTO_SCTP:
 		/* CRC32c does not cover the addresses: only port changes matter */
 		if (fs != ts || fd != td) {

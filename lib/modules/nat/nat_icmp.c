@@ -136,12 +136,12 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	if (echo && in_l4 + 8 <= in_end) {
 		uint8_t t = l3[in_l4];
 
-		echo = v4 ? (t == 8 || t == 0) : (t == 128 || t == 129);
+		echo = fc_icmp_has_id(v4 ? FC_AF_INET4 : FC_AF_INET6, t);
 	} else {
 		echo = false;
 	}
 	ports = ports && (in_proto == PROTO_TCP || in_proto == PROTO_UDP ||
-				 in_proto == PROTO_SCTP) &&
+				 in_proto == PROTO_UDPLITE || in_proto == PROTO_SCTP) &&
 		in_l4 + 4 <= in_end;
 
 	/*
@@ -170,6 +170,8 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 			csum_update(l3 + in_l4 + 16, old, new, so + 4, false);
 		else if (in_proto == PROTO_UDP && in_l4 + 8 <= in_end)
 			csum_update(l3 + in_l4 + 6, old, new, so + 4, v4);
+		else if (in_proto == PROTO_UDPLITE && in_l4 + 8 <= in_end)
+			csum_update(l3 + in_l4 + 6, old, new, so + 4, false);
 		/* SCTP: its CRC covers the whole quoted packet, which is cut. */
 	} else if (echo) {
 		/* The echo's identifier: what its sender used (the mirror again). */

@@ -92,7 +92,10 @@ nat_tuple_equal(const struct fc_key *a, const struct fc_key *b)
 	       memcmp(fc_key_dst(a), fc_key_dst(b), alen) == 0;
 }
 
-/* ICMP/ICMPv6 echo: the parser puts the identifier in both ports. */
+/*
+ * ICMP/ICMPv6 echo and the other queries with an identifier
+ * (fc_icmp_has_id()): the parser puts the identifier in both ports.
+ */
 static inline bool
 nat_key_is_echo(const struct fc_key *k)
 {
@@ -107,7 +110,8 @@ nat_key_is_echo(const struct fc_key *k)
 static inline bool
 nat_proto_has_ports(uint8_t proto)
 {
-	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_SCTP;
+	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_UDPLITE ||
+	       proto == PROTO_SCTP;
 }
 
 /* nat_index.c: seeded hashes and the tuple indexes (local bits aside). */

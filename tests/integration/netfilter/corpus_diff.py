@@ -137,9 +137,7 @@ OPEN_FATE_DIFFS = [
 # ("known: ..."), failing no run.
 KNOWN_COUNTER_DIFFS = [
     (r"^netfilter-testdump\.v4$",
-     "nat PREROUTING, INPUT, OUTPUT, POSTROUTING one or two more: the 3 "
-     "UDP-Lite packets, malformed (checksum coverage past the end), INVALID "
-     "in Linux (no conntrack, so no nat table), tracked generically by gufc. filter/mangle FORWARD one more: "
+     "filter/mangle FORWARD one more: "
      "the forwarded tcp packet with TTL 1, which Linux drops before the "
      "FORWARD hook (time exceeded) and gufc walks outside router mode"),
     (r"^telecom-edge\.v6$",

@@ -637,7 +637,7 @@ key_build(const struct pkt *p, struct fc_key *k)
 	if (p->proto == 1 || p->proto == 58) {
 		int type = p->icmp_type >= 0 ? p->icmp_type : (p->proto == 1 ? 8 : 128);
 		int id = p->icmp_id >= 0 ? p->icmp_id : (int)(p->n & 0xffff);
-		bool echo = p->proto == 1 ? (type == 8 || type == 0) : (type == 128 || type == 129);
+		bool echo = fc_icmp_has_id(p->proto == 1 ? FC_AF_INET4 : FC_AF_INET6, (uint8_t)type);
 
 		sport = echo ? (uint16_t)id : (uint16_t)(type << 8 | p->icmp_code);
 		dport = echo ? (uint16_t)id : 0;

@@ -653,7 +653,14 @@ test_icmp(void **state)
 		{0, 0, 0x4242, 0x4242}, /* echo reply */
 		{3, 1, 0x0301, 0},	/* host unreachable */
 		{11, 0, 0x0b00, 0},	/* time exceeded */
-		{13, 0, 0x0d00, 0},	/* timestamp: not echo */
+		{13, 0, 0x4242, 0x4242}, /* timestamp request: its identifier, as echo */
+		{14, 0, 0x4242, 0x4242}, /* timestamp reply */
+		{15, 0, 0x4242, 0x4242}, /* information request */
+		{16, 0, 0x4242, 0x4242}, /* information reply */
+		{17, 0, 0x4242, 0x4242}, /* address mask request */
+		{18, 0, 0x4242, 0x4242}, /* address mask reply */
+		{19, 0, 0x1300, 0},	 /* reserved: type and code */
+		{12, 0, 0x0c00, 0},	 /* parameter problem */
 	};
 	uint8_t f[FRAME_MAX];
 	struct fc_pkt p;
@@ -743,6 +750,50 @@ test_icmp_wrong_family(void **state)
 	assert_int_equal(parse(f, len, &p), FC_PARSE_OK);
 	check_v4(&p, PB_PROTO_ICMPV6, 0, 0);
 	assert_int_equal(p.icmp_type, 0);
+}
+
+/* UDP-Lite: ports as UDP; its length field is the coverage, never checked here. */
+static void
+test_udplite(void **state)
+{
+	static const uint8_t hdr_cov[][8] = {
+		{0x04, 0xd2, 0x16, 0x2e, 0x00, 0x00, 0x12, 0x34}, /* coverage 0: all */
+		{0x04, 0xd2, 0x16, 0x2e, 0x00, 0x03, 0x12, 0x34}, /* coverage 3: conntrack's to judge */
+		{0x04, 0xd2, 0x16, 0x2e, 0xff, 0xff, 0x00, 0x00}, /* past the end, no checksum */
+	};
+	uint8_t f[FRAME_MAX];
+	struct fc_pkt p;
+	struct pb b;
+	uint32_t len;
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(hdr_cov); i++) {
+		pb_init(&b, f, sizeof(f));
+		l2(&b, 0);
+		ip4(&b);
+		pb_l4_raw(&b, 136, hdr_cov[i], sizeof(hdr_cov[i]));
+		pb_payload(&b, NULL, 12);
+		len = finish(&b);
+		assert_int_equal(parse(f, len, &p), FC_PARSE_OK);
+		check_v4(&p, 136, 1234, 5678);
+		assert_int_equal(p.l4_off, 34);
+	}
+
+	pb_init(&b, f, sizeof(f));
+	l2(&b, 0);
+	ip6(&b);
+	pb_l4_raw(&b, 136, hdr_cov[0], sizeof(hdr_cov[0]));
+	len = finish(&b);
+	assert_int_equal(parse(f, len, &p), FC_PARSE_OK);
+	check_v6(&p, 136, 1234, 5678);
+
+	/* a header cut by the datagram's end: truncated, as UDP */
+	pb_init(&b, f, sizeof(f));
+	l2(&b, 0);
+	ip4(&b);
+	pb_l4_raw(&b, 136, hdr_cov[0], 6);
+	len = finish(&b);
+	assert_int_equal(parse(f, len, &p), FC_PARSE_ERR_TRUNC_UDP);
 }
 
 static void
@@ -2032,6 +2083,7 @@ main(void)
 		cmocka_unit_test(test_v6_frag),
 		cmocka_unit_test(test_sctp),
 		cmocka_unit_test(test_icmp),
+		cmocka_unit_test(test_udplite),
 		cmocka_unit_test(test_icmp6),
 		cmocka_unit_test(test_icmp_wrong_family),
 		cmocka_unit_test(test_unknown_proto),

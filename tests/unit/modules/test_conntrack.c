@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+
 #include "pkt_build.h"
 #include "conntrack.h"
 #include "engine.h"
@@ -55,6 +57,8 @@ wants(uint16_t i, const struct fc_pkt *p)
 	a.interest = i;
 	return rule_engine_wants(&a, p);
 }
+
+#define FRAME_MAX 2048
 
 #define P_ICMP	 PB_PROTO_ICMP
 #define P_TCP	 PB_PROTO_TCP
@@ -299,6 +303,128 @@ test_icmp_echo(void **state)
 		p = mkpkt(fam[i], proto[i], 0, req[i]);
 		assert_int_equal(mod_ct_packet(&cfg, &c, O, &p, NULL, 0, &v), 0);
 		assert_int_equal(v.ctstate, EST);
+	}
+}
+
+/* Timestamp, information and address mask queries pair as echo does (Linux's invmap). */
+static void
+test_icmp_queries(void **state)
+{
+	static const uint8_t req[] = {13, 15, 17}, rep[] = {14, 16, 18};
+	struct mod_ct_cfg cfg = cfg_make(false);
+	struct mod_ct_verdict v;
+	struct mod_ct_conn c;
+	struct fc_pkt p;
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(req); i++) {
+		p = mkpkt(AF4, P_ICMP, 0, req[i]);
+		assert_int_equal(mod_ct_new(&cfg, &p, NULL, 0, &c, &v), 0);
+		assert_int_equal(v.ctstate, NEW);
+		assert_int_equal(v.interest[R], I_A);
+		/* A request the other way, a reply this way: INVALID. */
+		assert_int_equal(mod_ct_packet(&cfg, &c, R, &p, NULL, 0, &v), 0);
+		assert_int_equal(v.ctstate, INV);
+		assert_int_equal(v.why, MOD_CT_WHY_ICMP);
+		p = mkpkt(AF4, P_ICMP, 0, rep[i]);
+		assert_int_equal(mod_ct_packet(&cfg, &c, O, &p, NULL, 0, &v), 0);
+		assert_int_equal(v.ctstate, INV);
+		/* The reply. */
+		assert_int_equal(mod_ct_packet(&cfg, &c, R, &p, NULL, 0, &v), 0);
+		assert_int_equal(v.ctstate, EST);
+		assert_int_equal(v.flags, V_CH | V_CT);
+		assert_int_equal(v.interest[R], 0);
+	}
+}
+
+/* A UDP-Lite frame: coverage @p cov, checksum @p csum, @p dlen bytes of data. */
+static struct fc_pkt
+udplite_pkt(uint8_t family, uint16_t cov, uint16_t csum, uint32_t dlen, uint8_t *f,
+	uint32_t *len)
+{
+	uint8_t h[8] = {0x13, 0x88, 0x00, 0x35, (uint8_t)(cov >> 8), (uint8_t)cov,
+		(uint8_t)(csum >> 8), (uint8_t)csum};
+	struct fc_pkt p;
+	struct pb b;
+	int n;
+
+	pb_init(&b, f, FRAME_MAX);
+	pb_eth(&b, NULL, NULL);
+	if (family == AF4) {
+		struct pb_ipv4 ip = {.src = 0xc0000201, .dst = 0xc6336407};
+
+		pb_ipv4(&b, &ip);
+	} else {
+		struct pb_ipv6 ip = {0};
+
+		memcpy(ip.src, v6_a, 16);
+		memcpy(ip.dst, v6_b, 16);
+		pb_ipv6(&b, &ip);
+	}
+	pb_l4_raw(&b, 136, h, sizeof(h));
+	pb_payload(&b, NULL, dlen);
+	n = pb_finish(&b);
+	assert_true(n > 0);
+	*len = (uint32_t)n;
+	assert_int_equal(fc_parse(f, *len, &p), FC_PARSE_OK);
+	assert_int_equal(ntohs(fc_key_sport(&p.key)), 5000);
+	assert_int_equal(ntohs(fc_key_dport(&p.key)), 53);
+	return p;
+}
+
+/* UDP-Lite: UDP's states and timeouts; bad coverage or no checksum is INVALID, as Linux. */
+static void
+test_udplite(void **state)
+{
+	static const struct {
+		uint16_t cov, csum;
+		uint8_t ctstate;
+	} cases[] = {
+		{0, 0xbeef, NEW},	/* coverage 0: the whole datagram */
+		{8, 0xbeef, NEW},	/* the header only */
+		{20, 0xbeef, NEW},	/* header and data: 8 + 12 bytes */
+		{1, 0xbeef, INV},	/* below the header */
+		{7, 0xbeef, INV},
+		{21, 0xbeef, INV},	/* past the datagram */
+		{0xffff, 0xbeef, INV},
+		{0, 0, INV},		/* the checksum is mandatory */
+		{8, 0, INV},
+	};
+	static const uint8_t fam[2] = {AF4, AF6};
+	struct mod_ct_cfg cfg = cfg_make(false);
+	uint8_t f[FRAME_MAX], g[FRAME_MAX];
+	struct mod_ct_verdict v;
+	struct mod_ct_conn c;
+	struct fc_pkt p, q;
+	uint32_t len, glen;
+
+	(void)state;
+	for (unsigned int k = 0; k < 2; k++) {
+		for (unsigned int i = 0; i < RTE_DIM(cases); i++) {
+			print_message("  family %u coverage %u checksum %#x\n", fam[k], cases[i].cov,
+				cases[i].csum);
+			p = udplite_pkt(fam[k], cases[i].cov, cases[i].csum, 12, f, &len);
+			assert_int_equal(mod_ct_new(&cfg, &p, f, len, &c, &v), 0);
+			assert_int_equal(v.ctstate, cases[i].ctstate);
+			if (cases[i].ctstate == INV) {
+				assert_int_equal(v.why, MOD_CT_WHY_UDPLITE);
+				assert_int_equal(c.state, NO);
+				continue;
+			}
+			assert_int_equal(c.state, OP);
+			assert_int_equal(v.timeout, 30000);
+			/* A malformed reply is INVALID and leaves the connection unreplied. */
+			q = udplite_pkt(fam[k], 3, 0xbeef, 12, g, &glen);
+			assert_int_equal(mod_ct_packet(&cfg, &c, R, &q, g, glen, &v), 0);
+			assert_int_equal(v.ctstate, INV);
+			assert_int_equal(v.why, MOD_CT_WHY_UDPLITE);
+			assert_int_equal(c.flags, 0);
+			/* A good one establishes it, with UDP's replied timeout. */
+			assert_int_equal(mod_ct_packet(&cfg, &c, R, &p, f, len, &v), 0);
+			assert_int_equal(v.ctstate, EST);
+			assert_int_equal(v.timeout, 120000);
+			assert_int_equal(c.flags, MOD_CT_C_REPLIED);
+		}
 	}
 }
 
@@ -562,7 +688,6 @@ test_interest_match(void **state)
 /* ICMP errors: the quoted packet's key                                      */
 /* ------------------------------------------------------------------------ */
 
-#define FRAME_MAX 2048
 
 /* Mutations of the quoted bytes. */
 enum mut {
@@ -602,6 +727,10 @@ static const struct inner_case inner_cases[] = {
 	{"v4 host unreachable, echo reply", AF4, 3, 1, AF4, P_ICMP, 0, 0, {0}, 0, 0, 0, 0, 0, 0,
 		0, 28},
 	{"v4 unreachable, timestamp request", AF4, 3, 1, AF4, P_ICMP, 13, 0, {0}, 0, 0, 0, 0, 0,
+		0, 0, 28},
+	{"v4 port unreachable, udplite", AF4, 3, 3, AF4, 136, 0, 0, {0}, 0, 0, 0, 0, 0, 0, 0,
+		28},
+	{"v4 unreachable, address mask reply", AF4, 3, 1, AF4, P_ICMP, 18, 0, {0}, 0, 0, 0, 0, 0,
 		0, 0, 28},
 	{"v4 source quench, sctp", AF4, 4, 0, AF4, P_SCTP, 0, 0, {0}, 0, 0, 0, 0, 0, 0, 0, 28},
 	{"v4 redirect, gre", AF4, 5, 1, AF4, P_GRE, 0, 0, {0}, 0, 0, 0, 0, 0, 0, 0, 20},
@@ -718,6 +847,12 @@ build_inner(const struct inner_case *t, uint8_t *buf, uint32_t *l3)
 		case P_SCTP:
 			pb_sctp(&b, 2905, 2905, 0xdeadbeef);
 			break;
+		case 136: { /* UDP-Lite: ports as UDP */
+			static const uint8_t h[8] = {0x13, 0x88, 0x00, 0x35, 0, 8, 0xbe, 0xef};
+
+			pb_l4_raw(&b, 136, h, sizeof(h));
+			break;
+		}
 		case P_ICMP:
 			if (t->inner_family == AF4)
 				pb_icmp(&b, t->qtype, 0, 0x1234, 7);
@@ -997,6 +1132,8 @@ main(void)
 		cmocka_unit_test(test_generic),
 		cmocka_unit_test(test_icmp_new),
 		cmocka_unit_test(test_icmp_echo),
+		cmocka_unit_test(test_icmp_queries),
+		cmocka_unit_test(test_udplite),
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_cfg),
 		cmocka_unit_test(test_pack),

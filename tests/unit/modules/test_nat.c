@@ -37,6 +37,7 @@
 #define P_GRE	 47
 #define P_ICMPV6 58
 #define P_SCTP	 132
+#define P_UDPLITE 136
 
 /* ------------------------------------------------------------------------ */
 /* Packets                                                                   */
@@ -53,6 +54,7 @@ struct spec {
 	bool reply;	   /* echo reply rather than request */
 	uint8_t icmp_type; /* non-zero: this ICMP type (not echo), code 0 */
 	bool nocsum;	   /* UDP over IPv4 without checksum */
+	uint16_t cov;	   /* UDP-Lite checksum coverage (0: all) */
 	bool opts;	   /* IPv4 options / IPv6 destination-options header */
 	bool vlan;
 	uint16_t ip_id;
@@ -64,6 +66,44 @@ static uint32_t
 be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The UDP-Lite checksum of a built frame (RFC 3828): the pseudo-header with
+ * the datagram's length, then the covered bytes (the coverage field, 0:
+ * all). Computed here in full, independently of mod_nat.
+ */
+static void
+udplite_csum(uint8_t *buf, uint32_t len)
+{
+	uint32_t n, cov, sum = 0, i;
+	uint8_t *l4, *l3;
+	struct fc_pkt p;
+	uint16_t c;
+	bool v4;
+
+	assert_int_equal(fc_parse(buf, len, &p), FC_PARSE_OK);
+	l3 = buf + p.l3_off;
+	l4 = buf + p.l4_off;
+	n = p.l3_off + p.ip_len - p.l4_off;
+	cov = (uint32_t)l4[4] << 8 | l4[5];
+	v4 = (l3[0] >> 4) == 4;
+
+	if (cov == 0 || cov > n)
+		cov = n;
+	for (i = 0; i < (v4 ? 8u : 32u); i += 2) /* addresses */
+		sum += (uint32_t)l3[(v4 ? 12 : 8) + i] << 8 | l3[(v4 ? 12 : 8) + i + 1];
+	sum += P_UDPLITE + n;
+	l4[6] = l4[7] = 0;
+	for (i = 0; i < cov; i++)
+		sum += (i & 1) ? l4[i] : (uint32_t)l4[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	c = (uint16_t)~sum;
+	if (c == 0)
+		c = 0xffff;
+	l4[6] = (uint8_t)(c >> 8);
+	l4[7] = (uint8_t)c;
 }
 
 static int
@@ -106,8 +146,21 @@ build(const struct spec *s, uint8_t *buf, uint32_t cap)
 	case P_SCTP:
 		pb_sctp(&b, s->sport, s->dport, 0xdeadbeef);
 		break;
+	case P_UDPLITE: {
+		uint8_t h[8] = {(uint8_t)(s->sport >> 8), (uint8_t)s->sport, (uint8_t)(s->dport >> 8),
+			(uint8_t)s->dport, (uint8_t)(s->cov >> 8), (uint8_t)s->cov, 0, 0};
+
+		pb_l4_raw(&b, P_UDPLITE, h, sizeof(h));
+		break;
+	}
 	case P_ICMP:
-		pb_icmp(&b, s->icmp_type ? s->icmp_type : s->reply ? 0 : 8, 0, s->sport, 7);
+		/* a timestamp, information or address mask query's reply is the next type */
+		pb_icmp(&b,
+			s->icmp_type ? (uint8_t)(s->icmp_type + (s->reply && s->icmp_type >= 13 &&
+								 s->icmp_type <= 17 && (s->icmp_type & 1))) :
+			s->reply     ? 0 :
+				       8,
+			0, s->sport, 7);
 		break;
 	case P_ICMPV6:
 		pb_icmp6(&b, s->icmp_type ? s->icmp_type : s->reply ? 129 : 128, 0, s->sport, 7);
@@ -123,6 +176,8 @@ build(const struct spec *s, uint8_t *buf, uint32_t cap)
 		buf[b.l4_off + 6] = 0;
 		buf[b.l4_off + 7] = 0;
 	}
+	if (s->proto == P_UDPLITE)
+		udplite_csum(buf, (uint32_t)len);
 	return len;
 }
 
@@ -279,6 +334,16 @@ check_csums(const uint8_t *buf, uint32_t len, bool nocsum)
 		if (exp == 0)
 			exp = 0xffff;
 		break;
+	case P_UDPLITE: {
+		uint32_t cov = get16(l4 + 4);
+
+		got = get16(l4 + 6);
+		assert_int_not_equal(got, 0); /* mandatory */
+		exp = ref_csum(pseudo, l4, cov == 0 ? l4len : cov, 6);
+		if (exp == 0)
+			exp = 0xffff;
+		break;
+	}
 	case P_ICMP:
 		if (pkt.key.family != FC_AF_INET4)
 			return 0;
@@ -1214,6 +1279,97 @@ test_echo_ids(void **state)
 	mod_nat_free(nat);
 }
 
+/*
+ * ICMP timestamp, information and address mask queries: their identifier is
+ * remapped as echo's (Linux tracks them alike), the reply translated back.
+ */
+static void
+test_icmp_query_ids(void **state)
+{
+	static const uint8_t types[] = {13, 15, 17};
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(types); i++) {
+		struct mod_nat *nat = nat_new(16);
+		struct mod_nat_binding_result a, b;
+		uint8_t masq[16];
+		struct spec s;
+
+		print_message("type %u\n", types[i]);
+		addr_parse(4, "192.0.2.1", masq);
+		spec_init(&s, 4, P_ICMP, "10.0.0.1", 0x77, "198.51.100.7", 0);
+		s.icmp_type = types[i];
+		assert_int_equal(bind_spec(nat, &s, NULL, NULL, masq, &a), 0);
+		assert_int_equal(key_sport(&a.fwd), 0x77);
+		roundtrip(nat, &s, &a);
+		/* Another inside host, the same identifier: remapped, not exhausted. */
+		spec_init(&s, 4, P_ICMP, "10.0.0.2", 0x77, "198.51.100.7", 0);
+		s.icmp_type = types[i];
+		assert_int_equal(bind_spec(nat, &s, NULL, NULL, masq, &b), 0);
+		assert_int_not_equal(key_sport(&b.fwd), 0x77);
+		assert_int_equal(key_sport(&b.fwd), key_dport(&b.fwd));
+		assert_true(b.flags & MOD_NAT_F_REMAPPED);
+		roundtrip(nat, &s, &b);
+		mod_nat_free(nat);
+	}
+}
+
+/* UDP-Lite: ports as UDP, the checksum over the covered part (pseudo-header always). */
+static void
+test_udplite(void **state)
+{
+	static const struct {
+		uint8_t family;
+		uint16_t cov;
+		bool masq;
+	} cases[] = {
+		{4, 0, false}, {4, 8, false}, {4, 20, true}, {6, 0, true}, {6, 8, false}, {6, 45, false},
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(cases); i++) {
+		bool v4 = cases[i].family == 4;
+		struct rule_nat sn = target(cases[i].family, v4 ? "192.0.2.1" : "2001:db8::1", NULL,
+			0, 0);
+		struct rule_nat dn = target(cases[i].family, v4 ? "10.0.0.5" : "fd00::5", NULL,
+			6000, 6000);
+		struct mod_nat *nat = nat_new(16);
+		struct mod_nat_binding_result a, b;
+		uint8_t masq[16];
+		struct spec s;
+
+		print_message("family %u coverage %u\n", cases[i].family, cases[i].cov);
+		addr_parse(cases[i].family, v4 ? "192.0.2.9" : "2001:db8::9", masq);
+		spec_init(&s, cases[i].family, P_UDPLITE, v4 ? "10.0.0.1" : "fd00::1", 5000,
+			v4 ? "198.51.100.7" : "2001:db8:1::7", 5001);
+		s.cov = cases[i].cov;
+		if (cases[i].masq)
+			assert_int_equal(bind_spec(nat, &s, NULL, NULL, masq, &a), 0);
+		else
+			assert_int_equal(bind_spec(nat, &s, NULL, &sn, NULL, &a), 0);
+		assert_int_equal(key_sport(&a.fwd), 5000);
+		roundtrip(nat, &s, &a);
+		/* another inside host, the same source port: the port is remapped */
+		spec_init(&s, cases[i].family, P_UDPLITE, v4 ? "10.0.0.2" : "fd00::2", 5000,
+			v4 ? "198.51.100.7" : "2001:db8:1::7", 5001);
+		s.cov = cases[i].cov;
+		if (cases[i].masq)
+			assert_int_equal(bind_spec(nat, &s, NULL, NULL, masq, &b), 0);
+		else
+			assert_int_equal(bind_spec(nat, &s, NULL, &sn, NULL, &b), 0);
+		assert_int_not_equal(key_sport(&b.fwd), 5000);
+		roundtrip(nat, &s, &b);
+		/* a destination port rewrite */
+		spec_init(&s, cases[i].family, P_UDPLITE, v4 ? "198.51.100.7" : "2001:db8:1::7",
+			7000, v4 ? "192.0.2.1" : "2001:db8::1", 53);
+		s.cov = cases[i].cov;
+		assert_int_equal(bind_spec(nat, &s, &dn, NULL, NULL, &a), 0);
+		assert_int_equal(key_dport(&a.fwd), 6000);
+		roundtrip(nat, &s, &a);
+		mod_nat_free(nat);
+	}
+}
+
 /* DNAT alone keeps the source unless two connections would share a reply tuple. */
 static void
 test_dnat_clash(void **state)
@@ -1767,6 +1923,8 @@ main(void)
 		cmocka_unit_test(test_ports_exhaustion),
 		cmocka_unit_test(test_addr_exhaustion),
 		cmocka_unit_test(test_echo_ids),
+		cmocka_unit_test(test_icmp_query_ids),
+		cmocka_unit_test(test_udplite),
 		cmocka_unit_test(test_dnat_clash),
 		cmocka_unit_test(test_reply_vs_orig),
 		cmocka_unit_test(test_dnat_range),
