@@ -30,6 +30,7 @@
 #include <rte_ring.h>
 
 #include "gufc_ctl.h"
+#include "gufc_eal.h"
 
 static struct gufc_app *the_app;
 
@@ -861,7 +862,7 @@ main(int argc, char **argv)
 	argv += rc;
 	argv[0] = argv[-rc];
 	if (gufc_vdevs_check() != 0) {
-		rte_eal_cleanup();
+		gufc_eal_end();
 		return 1;
 	}
 	gufc_logtype = rte_log_register_type_and_pick_level("gufc.app", RTE_LOG_INFO);
@@ -887,7 +888,7 @@ main(int argc, char **argv)
 		rc = gufc_config_load(&app->cfg, app->cfg.config_file);
 	if (rc != 0) {
 		free(app);
-		rte_eal_cleanup();
+		gufc_eal_end();
 		return rc > 0 ? 0 : 2;
 	}
 	if (app->cfg.pcap_dir[0] != '\0') {
@@ -897,7 +898,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "gufc: --channel-pcap-dir: '%s' is not a directory\n",
 				app->cfg.pcap_dir);
 			free(app);
-			rte_eal_cleanup();
+			gufc_eal_end();
 			return 2;
 		}
 	}
@@ -905,14 +906,14 @@ main(int argc, char **argv)
 	if (set == NULL) {
 		rule_ipsets_free(app->ipsets);
 		free(app);
-		rte_eal_cleanup();
+		gufc_eal_end();
 		return rc == -EINVAL ? 2 : 1;
 	}
 	if (roles_assign(app) != 0) {
 		rule_set_free(set);
 		teardown(app);
 		free(app);
-		rte_eal_cleanup();
+		gufc_eal_end();
 		return 2;
 	}
 	app->hz = rte_get_tsc_hz();
@@ -930,7 +931,7 @@ main(int argc, char **argv)
 		gufc_ports_fini(app);
 		teardown(app);
 		free(app);
-		rte_eal_cleanup();
+		gufc_eal_end();
 		return 1;
 	}
 	describe(app);
@@ -985,10 +986,10 @@ main(int argc, char **argv)
 	the_app = NULL;
 	free(app);
 	rte_pdump_uninit();
-	rte_eal_cleanup();
+	gufc_eal_end();
 	return rc;
 
 fail_eal:
-	rte_eal_cleanup();
+	gufc_eal_end();
 	return 1;
 }

@@ -36,6 +36,7 @@
 #include <rte_malloc.h>
 
 #include "bench.h"
+#include "gufc_eal.h"
 
 #ifdef GUFC_HAVE_CALLGRIND
 #include <valgrind/callgrind.h>
@@ -1084,6 +1085,6 @@ main(int argc, char **argv)
 	}
 out:
 	bench_env_fini(&env);
-	rte_eal_cleanup();
+	gufc_eal_end();
 	return rc == 0 ? 0 : 1;
 }
