@@ -352,22 +352,29 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	if (unlikely((p->tcp_flags & 0x01) ||
 		    (v != MOD_CT_FAST_W_COMMON && (v & MOD_CT_FAST_W_MASK_NOST) != MOD_CT_FAST_W_COMMON_NOST)))
 		return mod_ct_fast_check_full(l, s, p);
+	/* Within the receiver's window, acknowledging what the other side sent. */
 	seq = p->tcp_seq;
 	end = seq + p->tcp_dlen;
 	ack = p->tcp_ack;
-	end_s = MOD_CT_LD(l->fp_end[s]);
+	lim = MOD_CT_LD(l->fp_edge[r]);
 	end_r = MOD_CT_LD(l->fp_end[r]);
+	if (unlikely(mod_ct_seq_after(end, lim) || mod_ct_seq_after(seq, lim) ||
+		    mod_ct_seq_after(ack, end_r)))
+		return mod_ct_fast_check_full(l, s, p);
+	/* Below the windows, or a very old ACK: ignored (a liberal connection
+	 * remembers it: the full check's). */
+	end_s = MOD_CT_LD(l->fp_end[s]);
 	win_s = MOD_CT_LD(l->fp_win[s]);
 	win_r = MOD_CT_LD(l->fp_win[r]);
-	lim = MOD_CT_LD(l->fp_edge[r]);
-	/* New data or a plain ACK at the sender's end, in the window, acknowledging
-	 * what the other side sent, neither below the windows nor the last segment
+	if ((win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1)) {
+		if (unlikely((MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_LIBERAL))
+			return mod_ct_fast_check_full(l, s, p);
+		return true;
+	}
+	/* New data or a plain ACK at the sender's end, not the last segment
 	 * again (on a liberal connection too: it matters only out of bounds). */
-	if (unlikely(mod_ct_seq_after(end, lim) || mod_ct_seq_after(seq, lim) ||
-		    mod_ct_seq_after(ack, end_r) ||
-		    (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s) ||
-		    (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
-		    !mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1) ||
+	if (unlikely((p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s) ||
 		    (MOD_CT_LD(l->fp_lseq) == seq && MOD_CT_LD(l->fp_lack) == ack &&
 			    MOD_CT_LD(l->fp_lend) == end && MOD_CT_LD(l->fp_lwin) == p->tcp_win)))
 		return mod_ct_fast_check_full(l, s, p);
