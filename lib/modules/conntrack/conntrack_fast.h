@@ -372,11 +372,14 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 			return mod_ct_fast_check_full(l, s, p);
 		return true;
 	}
-	/* New data or a plain ACK at the sender's end, not the last segment
-	 * again (on a liberal connection too: it matters only out of bounds). */
-	if (unlikely((p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s) ||
-		    (MOD_CT_LD(l->fp_lseq) == seq && MOD_CT_LD(l->fp_lack) == ack &&
-			    MOD_CT_LD(l->fp_lend) == end && MOD_CT_LD(l->fp_lwin) == p->tcp_win)))
+	/* New data or a plain ACK at the sender's end (on a liberal connection
+	 * too: it matters only out of bounds); anything else in the bounds (old
+	 * data, retransmissions, keepalives) is the slow path's. */
+	if (unlikely(p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s))
+		return false;
+	/* The last segment again: a retransmission to count. */
+	if (unlikely(MOD_CT_LD(l->fp_lseq) == seq && MOD_CT_LD(l->fp_lack) == ack &&
+		    MOD_CT_LD(l->fp_lend) == end && MOD_CT_LD(l->fp_lwin) == p->tcp_win))
 		return mod_ct_fast_check_full(l, s, p);
 	/* Passed: record the progress, as Linux's window update would (only
 	 * this lcore writes fp_*[s]: the values read above are current). */
