@@ -264,19 +264,18 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
 /** Byte @p i of fp_word value @p w. */
 #define MOD_CT_FAST_WB(w, i) ((uint8_t)((w) / MOD_CT_FAST_W(i, 1)))
 /** What the common case looks at in fp_word: the state's mover, the last
- *  segment's kind, the retransmissions, the state and ASSURED. */
+ *  segment's kind, the state and ASSURED. */
 #define MOD_CT_FAST_W_MASK                                                                      \
-	(MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, 0xff) | MOD_CT_FAST_W(3, 0xff) | \
-		MOD_CT_FAST_W(6, 0xff) | MOD_CT_FAST_W(7, MOD_CT_FAST_ASSURED))
-/** ... of which without the state's mover: the last segment's kind and the retransmissions. */
-#define MOD_CT_FAST_W_MASK_NOST (MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, 0xff) | \
-	MOD_CT_FAST_W(3, 0xff))
-/** The common case with the state's mover: the last segment an ACK, no
- *  retransmission, ESTABLISHED and ASSURED (an ACK moves nothing). */
+	(MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, 0xff) | MOD_CT_FAST_W(6, 0xff) | \
+		MOD_CT_FAST_W(7, MOD_CT_FAST_ASSURED))
+/** ... of which without the state's mover: the last segment's kind. */
+#define MOD_CT_FAST_W_MASK_NOST (MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, 0xff))
+/** The common case with the state's mover: the last segment an ACK,
+ *  ESTABLISHED and ASSURED (an ACK moves nothing). */
 #define MOD_CT_FAST_W_COMMON                                                                    \
 	(MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, MOD_CT_TI_ACK) |                  \
 		MOD_CT_FAST_W(6, MOD_CT_S_ESTABLISHED) | MOD_CT_FAST_W(7, MOD_CT_FAST_ASSURED))
-/** ... without it: the last segment an ACK, no retransmission. */
+/** ... without it: the last segment an ACK. */
 #define MOD_CT_FAST_W_COMMON_NOST MOD_CT_FAST_W(2, MOD_CT_TI_ACK)
 
 /**
@@ -317,10 +316,10 @@ bool mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const st
  * interest bits).
  *
  * The common case is a straight line here: no FIN, the last segment
- * remembered an ACK and not retransmitted, the state ESTABLISHED and
- * ASSURED (or not the fast path's to move), the segment new data or a
- * plain ACK at the sender's end within the bounds and not the last
- * segment again; it stores what moves. Everything else is
+ * remembered an ACK, the state ESTABLISHED and ASSURED (or not the fast
+ * path's to move), the segment within the bounds (passed: new data or a
+ * plain ACK at the sender's end, the same segment again counted; ignored:
+ * below the windows; the slow path's: old data); it stores what moves. Everything else is
  * mod_ct_fast_check_full()'s, which decides the same segments the same
  * way.
  *
@@ -338,7 +337,7 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
 	struct mod_ct_fast_line *chunk, *l;
 	uint64_t word, v;
-	uint8_t u;
+	uint8_t u, rt;
 
 	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX ||
 		    !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
@@ -377,10 +376,6 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	 * data, retransmissions, keepalives) is the slow path's. */
 	if (unlikely(p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s))
 		return false;
-	/* The last segment again: a retransmission to count. */
-	if (unlikely(MOD_CT_LD(l->fp_lseq) == seq && MOD_CT_LD(l->fp_lack) == ack &&
-		    MOD_CT_LD(l->fp_lend) == end && MOD_CT_LD(l->fp_lwin) == p->tcp_win))
-		return mod_ct_fast_check_full(l, s, p);
 	/* Passed: record the progress, as Linux's window update would (only
 	 * this lcore writes fp_*[s]: the values read above are current). */
 	u = MOD_CT_LD(l->fp_unacked);
@@ -405,14 +400,23 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	} else if (mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s]))) {
 		MOD_CT_ST(l->fp_ack[s], ack);
 	}
-	/* What Linux remembers of the segment (not the same one again: the
-	 * retransmission count stays 0, the kind an ACK). */
+	/* What Linux remembers: the segment's numbers, or, the same segment
+	 * again, one more retransmission in a row; the kind stays an ACK. */
+	rt = MOD_CT_FAST_WB(word, 3);
+	if (MOD_CT_FAST_WB(word, 1) != s) {
+		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
+	} else if (MOD_CT_LD(l->fp_lseq) == seq && MOD_CT_LD(l->fp_lack) == ack &&
+		MOD_CT_LD(l->fp_lend) == end && MOD_CT_LD(l->fp_lwin) == p->tcp_win) {
+		if (rt != UINT8_MAX)
+			MOD_CT_ST(l->fp_retrans, (uint8_t)(rt + 1));
+		return true;
+	}
 	MOD_CT_ST(l->fp_lseq, seq);
 	MOD_CT_ST(l->fp_lack, ack);
 	MOD_CT_ST(l->fp_lend, end);
 	MOD_CT_ST(l->fp_lwin, p->tcp_win);
-	if (MOD_CT_FAST_WB(word, 1) != s)
-		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
+	if (rt != 0)
+		MOD_CT_ST(l->fp_retrans, 0);
 	return true;
 }
 
