@@ -292,6 +292,43 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
  */
 bool mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p);
 
+/*
+ * mod_ct_fast_check()'s segment out of the bounds (beyond the receiver's
+ * window, @p p's end or start, or acknowledging data the other side did
+ * not send; no FIN; @p word the line's fp_word as read): invalid, or on a
+ * liberal connection, beyond the window or acknowledging data not sent,
+ * accepted as is, the windows unmoved, unless a small overshoot moves the
+ * sender's end (the slow path's); overshooting the window from within is
+ * the slow path's (it grows).
+ */
+static inline bool
+mod_ct_fast_out_of_bounds(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p,
+	uint64_t word)
+{
+	const unsigned int r = s ^ 1;
+	uint32_t seq = p->tcp_seq, end = seq + p->tcp_dlen, ack = p->tcp_ack;
+	uint32_t lim = MOD_CT_LD(l->fp_edge[r]), end_r = MOD_CT_LD(l->fp_end[r]);
+	uint32_t end_s, win_s, win_r;
+
+	if (!((MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_LIBERAL))
+		return false;
+	if (mod_ct_seq_after(seq, lim)) {
+		end_s = MOD_CT_LD(l->fp_end[s]);
+		win_s = MOD_CT_LD(l->fp_win[s]);
+		win_r = MOD_CT_LD(l->fp_win[r]);
+		if (!((win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+			    !mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1) ||
+			    end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
+			return false;
+	} else if (mod_ct_seq_after(end, lim)) {
+		return false;
+	}
+	/* Linux still takes it as the last segment (an ACK: the kind stays). */
+	if (MOD_CT_FAST_WB(word, 1) != s)
+		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
+	return true;
+}
+
 /**
  * May the fast path pass this TCP segment of an entry with
  * FC_INTEREST_TCP_WIN with the entry's cached verdict? The connection's
@@ -337,7 +374,6 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
 	struct mod_ct_fast_line *chunk, *l;
 	uint64_t word, v;
-	bool below, liberal;
 	uint8_t u, rt;
 
 	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX ||
@@ -358,37 +394,17 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	ack = p->tcp_ack;
 	lim = MOD_CT_LD(l->fp_edge[r]);
 	end_r = MOD_CT_LD(l->fp_end[r]);
+	if (unlikely(mod_ct_seq_after(end, lim) || mod_ct_seq_after(seq, lim) ||
+		    mod_ct_seq_after(ack, end_r)))
+		return mod_ct_fast_out_of_bounds(l, s, p, word);
 	end_s = MOD_CT_LD(l->fp_end[s]);
 	win_s = MOD_CT_LD(l->fp_win[s]);
 	win_r = MOD_CT_LD(l->fp_win[r]);
-	/* Below the windows, or a very old ACK. */
-	below = (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
-		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1);
-	liberal = (MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_LIBERAL;
-	if (unlikely(mod_ct_seq_after(end, lim) || mod_ct_seq_after(seq, lim) ||
-		    mod_ct_seq_after(ack, end_r))) {
-		/* Out of bounds: invalid, or (liberal) beyond the receiver's window
-		 * or acknowledging data not sent, accepted as is, the windows
-		 * unmoved, unless a small overshoot moves the sender's end (the
-		 * slow path's); overshooting the window from within: the slow
-		 * path's (it grows). */
-		if (!liberal)
-			return false;
-		if (mod_ct_seq_after(seq, lim)) {
-			if (!(below || end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
-				return false;
-		} else if (mod_ct_seq_after(end, lim)) {
-			return false;
-		}
-		/* Linux still takes it as the last segment (an ACK: the kind stays). */
-		if (MOD_CT_FAST_WB(word, 1) != s)
-			MOD_CT_ST(l->fp_ldir, (uint8_t)s);
-		return true;
-	}
 	/* Below the windows: ignored (a liberal connection remembers it: the
 	 * full check's). */
-	if (below) {
-		if (unlikely(liberal))
+	if ((win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1)) {
+		if (unlikely((MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_LIBERAL))
 			return mod_ct_fast_check_full(l, s, p);
 		return true;
 	}
