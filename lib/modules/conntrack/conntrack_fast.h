@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_prefetch.h>
 
@@ -70,15 +71,21 @@ struct mod_ct_fast_line {
 	uint32_t fp_lend;    /**< ... last_end */
 	uint16_t fp_lwin;    /**< ... last_win */
 	uint8_t scale[2];    /**< window-scale shift of [d]'s windows (rules lcore) */
-	uint8_t mode;        /**< MOD_CT_FAST_M_* (rules lcore) */
-	uint8_t fp_ldir;     /**< ... last_dir */
-	uint8_t fp_lidx;     /**< ... last_index */
-	uint8_t fp_retrans;  /**< ... retrans: the same ACK segment in a row, saturating */
-	uint8_t fp_seen[2];  /**< [d] recorded a segment (an ACK) since re-armed */
-	/** With MOD_CT_FAST_M_ST_OK: the connection's state (enum mod_ct_state) */
-	uint8_t fp_state;
-	/** With MOD_CT_FAST_M_ST_OK: MOD_CT_FAST_ASSURED, MOD_CT_FAST_CLOSE_INIT << d set since re-armed */
-	uint8_t fp_cflags;
+	union {
+		struct {
+			uint8_t mode;       /**< MOD_CT_FAST_M_* (rules lcore) */
+			uint8_t fp_ldir;    /**< ... last_dir */
+			uint8_t fp_lidx;    /**< ... last_index */
+			uint8_t fp_retrans; /**< ... retrans: the same ACK segment in a row, saturating */
+			uint8_t fp_seen[2]; /**< [d] recorded a segment (an ACK) since re-armed */
+			/** With MOD_CT_FAST_M_ST_OK: the connection's state (enum mod_ct_state) */
+			uint8_t fp_state;
+			/** With MOD_CT_FAST_M_ST_OK: MOD_CT_FAST_ASSURED, MOD_CT_FAST_CLOSE_INIT << d set since re-armed */
+			uint8_t fp_cflags;
+		};
+		/** The eight bytes above in one load (mod_ct_fast_check()'s common case) */
+		uint64_t fp_word;
+	};
 	/** Bit d: [d] sent data not acknowledged yet (MOD_CT_TS_UNACKED) */
 	uint8_t fp_unacked;
 	/* The rest of the record: the rules lcore's alone. */
@@ -245,70 +252,80 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
 /** The window assumed for old ACKs when the sender's own is smaller (as Linux). */
 #define MOD_CT_OLD_ACK_WINDOW 66000u
 
+/*
+ * fp_word's bytes (mode, fp_ldir, fp_lidx, fp_retrans, fp_seen[2], fp_state,
+ * fp_cflags) as one value: byte @p i of the word is @p v.
+ */
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#define MOD_CT_FAST_W(i, v) ((uint64_t)(v) << (8 * (i)))
+#else
+#define MOD_CT_FAST_W(i, v) ((uint64_t)(v) << (8 * (7 - (i))))
+#endif
+/** Byte @p i of fp_word value @p w. */
+#define MOD_CT_FAST_WB(w, i) ((uint8_t)((w) / MOD_CT_FAST_W(i, 1)))
+/** What the common case looks at in fp_word: the state's mover, the last
+ *  segment's kind, the state and ASSURED. */
+#define MOD_CT_FAST_W_MASK                                                                      \
+	(MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, 0xff) | MOD_CT_FAST_W(6, 0xff) | \
+		MOD_CT_FAST_W(7, MOD_CT_FAST_ASSURED))
+/** ... of which without the state's mover: the last segment's kind. */
+#define MOD_CT_FAST_W_MASK_NOST (MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, 0xff))
+/** The common case with the state's mover: the last segment an ACK,
+ *  ESTABLISHED and ASSURED (an ACK moves nothing). */
+#define MOD_CT_FAST_W_COMMON                                                                    \
+	(MOD_CT_FAST_W(0, MOD_CT_FAST_M_ST_OK) | MOD_CT_FAST_W(2, MOD_CT_TI_ACK) |                  \
+		MOD_CT_FAST_W(6, MOD_CT_S_ESTABLISHED) | MOD_CT_FAST_W(7, MOD_CT_FAST_ASSURED))
+/** ... without it: the last segment an ACK. */
+#define MOD_CT_FAST_W_COMMON_NOST MOD_CT_FAST_W(2, MOD_CT_TI_ACK)
+
 /**
- * Line @p l's state after a segment of direction @p s (an ACK, or with
- * @p fin a FIN+ACK) that passed the window check: the transitions of the
- * states mod_ct_fast_states() allows, as the slow path makes them
- * (SYN_RECV: the original side's ACK establishes and assures the
- * connection; ESTABLISHED: an ACK assures it, a FIN starts closing;
- * FIN_WAIT: an ACK to CLOSE_WAIT, a FIN to LAST_ACK; CLOSE_WAIT: a FIN to
- * LAST_ACK; LAST_ACK: an ACK to TIME_WAIT; TIME_WAIT and CLOSE stay).
- * @return false to send the segment to the slow path instead (a FIN in
- *   CLOSE, or another lcore moved the state meanwhile).
- * Context: registered reader (RX lcore) serving the segment's direction.
+ * mod_ct_fast_check() for line @p l of the segment's connection, every
+ * case: the rare ones (FINs, segments out of the common case's bounds,
+ * liberal passes, retransmissions, state moves, the first segment after a
+ * SYN or FIN) and the common one. Out of line: mod_ct_fast_check() calls
+ * it for what its straight line does not take.
+ * @param l  the connection's line
+ * @param s  the segment's direction (MOD_CT_DIR_*)
+ * @param p  the parsed segment (plain options)
+ * @return true to pass it, false to send it to the slow path.
+ * Context: registered reader (RX lcore) serving direction @p s.
+ */
+bool mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p);
+
+/*
+ * mod_ct_fast_check()'s segment out of the bounds (beyond the receiver's
+ * window, @p p's end or start, or acknowledging data the other side did
+ * not send; no FIN; @p word the line's fp_word as read): invalid, or on a
+ * liberal connection, beyond the window or acknowledging data not sent,
+ * accepted as is, the windows unmoved, unless a small overshoot moves the
+ * sender's end (the slow path's); overshooting the window from within is
+ * the slow path's (it grows).
  */
 static inline bool
-mod_ct_fast_state_move(struct mod_ct_fast_line *l, unsigned int s, bool fin)
+mod_ct_fast_out_of_bounds(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p,
+	uint64_t word)
 {
-	uint8_t st = MOD_CT_LD(l->fp_state), next = st, cf = 0;
+	const unsigned int r = s ^ 1;
+	uint32_t seq = p->tcp_seq, end = seq + p->tcp_dlen, ack = p->tcp_ack;
+	uint32_t lim = MOD_CT_LD(l->fp_edge[r]), end_r = MOD_CT_LD(l->fp_end[r]);
+	uint32_t end_s, win_s, win_r;
 
-	if (fin) {
-		switch (st) {
-		case MOD_CT_S_SYN_RECV:
-		case MOD_CT_S_ESTABLISHED:
-			next = MOD_CT_S_FIN_WAIT;
-			cf = (uint8_t)(MOD_CT_FAST_CLOSE_INIT << s);
-			break;
-		case MOD_CT_S_FIN_WAIT:
-		case MOD_CT_S_CLOSE_WAIT:
-		case MOD_CT_S_LAST_ACK:
-			next = MOD_CT_S_LAST_ACK;
-			break;
-		case MOD_CT_S_TIME_WAIT:
-			break;
-		default:
-			return false;
-		}
-	} else {
-		switch (st) {
-		case MOD_CT_S_SYN_RECV:
-			if (s == MOD_CT_DIR_ORIG) {
-				next = MOD_CT_S_ESTABLISHED;
-				cf = MOD_CT_FAST_ASSURED;
-			}
-			break;
-		case MOD_CT_S_ESTABLISHED:
-			cf = MOD_CT_FAST_ASSURED;
-			break;
-		case MOD_CT_S_FIN_WAIT:
-		case MOD_CT_S_CLOSE_WAIT:
-			next = MOD_CT_S_CLOSE_WAIT;
-			break;
-		case MOD_CT_S_LAST_ACK:
-			next = MOD_CT_S_TIME_WAIT;
-			break;
-		case MOD_CT_S_TIME_WAIT:
-		case MOD_CT_S_CLOSE:
-			break;
-		default:
-			return false;
-		}
-	}
-	if (next != st && !__atomic_compare_exchange_n(&l->fp_state, &st, next, false,
-				  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	if (!((MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_LIBERAL))
 		return false;
-	if (cf != 0 && (MOD_CT_LD(l->fp_cflags) & cf) != cf)
-		__atomic_fetch_or(&l->fp_cflags, cf, __ATOMIC_RELAXED);
+	if (mod_ct_seq_after(seq, lim)) {
+		end_s = MOD_CT_LD(l->fp_end[s]);
+		win_s = MOD_CT_LD(l->fp_win[s]);
+		win_r = MOD_CT_LD(l->fp_win[r]);
+		if (!((win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+			    !mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1) ||
+			    end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
+			return false;
+	} else if (mod_ct_seq_after(end, lim)) {
+		return false;
+	}
+	/* Linux still takes it as the last segment (an ACK: the kind stays). */
+	if (MOD_CT_FAST_WB(word, 1) != s)
+		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
 	return true;
 }
 
@@ -323,7 +340,7 @@ mod_ct_fast_state_move(struct mod_ct_fast_line *l, unsigned int s, bool fin)
  * Linux moves the windows and remembers the segment (the same ACK segment
  * again counts as a retransmission, as in Linux); with the
  * line's MOD_CT_FAST_M_ST_OK it also moves the connection's state
- * (mod_ct_fast_state_move()), FIN+ACK segments included. One below the
+ * (FIN+ACK segments included). One below the
  * windows passes and records nothing (Linux ignores it). On a liberal
  * connection (be_liberal, a pickup) a segment out of bounds passes too,
  * recording nothing but its kind (Linux accepts it without moving the
@@ -334,6 +351,14 @@ mod_ct_fast_state_move(struct mod_ct_fast_line *l, unsigned int s, bool fin)
  * caller has already sent segments with SYN or RST or without ACK (and
  * FINs, unless conntrack wants none) to the slow path (the entry's other
  * interest bits).
+ *
+ * The common case is a straight line here: no FIN, the last segment
+ * remembered an ACK, the state ESTABLISHED and ASSURED (or not the fast
+ * path's to move), the segment within the bounds (passed: new data or a
+ * plain ACK at the sender's end, the same segment again counted; ignored:
+ * below the windows; the slow path's: old data); it stores what moves. Everything else is
+ * mod_ct_fast_check_full()'s, which decides the same segments the same
+ * way.
  *
  * @param f  the module's view (mod_ct_module_fast()); NULL: never
  * @param a  the entry's action (a consistent copy)
@@ -346,12 +371,10 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 {
 	const unsigned int s = (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
 	const unsigned int r = s ^ 1;
-	const bool fin = (p->tcp_flags & 0x01) != 0;
 	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
-	uint32_t len;
 	struct mod_ct_fast_line *chunk, *l;
-	bool liberal, below;
-	uint8_t seen;
+	uint64_t word, v;
+	uint8_t u, rt;
 
 	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX ||
 		    !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
@@ -360,104 +383,77 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	if (unlikely(chunk == NULL))
 		return false;
 	l = &chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)];
+	word = MOD_CT_LD(l->fp_word);
+	v = word & MOD_CT_FAST_W_MASK;
+	if (unlikely((p->tcp_flags & 0x01) ||
+		    (v != MOD_CT_FAST_W_COMMON && (v & MOD_CT_FAST_W_MASK_NOST) != MOD_CT_FAST_W_COMMON_NOST)))
+		return mod_ct_fast_check_full(l, s, p);
+	/* Within the receiver's window, acknowledging what the other side sent. */
 	seq = p->tcp_seq;
-	len = (uint32_t)p->tcp_dlen + fin;
-	end = seq + len;
+	end = seq + p->tcp_dlen;
 	ack = p->tcp_ack;
-	liberal = (MOD_CT_LD(l->mode) >> s) & MOD_CT_FAST_M_LIBERAL;
-	end_s = MOD_CT_LD(l->fp_end[s]);
+	lim = MOD_CT_LD(l->fp_edge[r]);
 	end_r = MOD_CT_LD(l->fp_end[r]);
+	if (unlikely(mod_ct_seq_after(end, lim) || mod_ct_seq_after(seq, lim) ||
+		    mod_ct_seq_after(ack, end_r)))
+		return mod_ct_fast_out_of_bounds(l, s, p, word);
+	end_s = MOD_CT_LD(l->fp_end[s]);
 	win_s = MOD_CT_LD(l->fp_win[s]);
 	win_r = MOD_CT_LD(l->fp_win[r]);
-	lim = MOD_CT_LD(l->fp_edge[r]);
-	/* Below the window, or a very old ACK: ignored. */
-	below = (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
-		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1);
-	/* The common case in one branch: new data or a plain ACK at the sender's
-	 * end, in the window, acknowledging what the other side sent. */
-	if (likely(!liberal && !below && !mod_ct_seq_after(end, lim) &&
-		   !mod_ct_seq_after(seq, lim) && !mod_ct_seq_after(ack, end_r) &&
-		   (len != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
-		goto record;
-	if (fin)
-		return false; /* a FIN: only as new data in the window */
-	if (mod_ct_seq_after(seq, lim)) {
-		/* Beyond the receiver's window: invalid, or (liberal) accepted as
-		 * is, unless a small overshoot moves the sender's end. */
-		if (!liberal || !(below || end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
-			return false;
-		goto liberal_pass;
+	/* Below the windows: ignored (a liberal connection remembers it: the
+	 * full check's). */
+	if ((win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1)) {
+		if (unlikely((MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_LIBERAL))
+			return mod_ct_fast_check_full(l, s, p);
+		return true;
 	}
-	if (mod_ct_seq_after(end, lim))
-		return false; /* overshoots the window: it grows */
-	if (mod_ct_seq_after(ack, end_r)) {
-		if (!liberal)
-			return false; /* acknowledges data not sent */
-		goto liberal_pass;
-	}
-	if (below) {
-		if (liberal)
-			goto liberal_pass;
-		return true; /* ignored: nothing moves, not even the last segment */
-	}
-	/* New data or a plain ACK at the sender's end: what Linux remembers of
-	 * the last segment is then the recorded end. Anything else (old data,
-	 * retransmissions, keepalives) is the slow path's. */
-	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
-		return false;
-record:
-	if ((MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ST_OK) ? !mod_ct_fast_state_move(l, s, fin) : fin)
+	/* New data or a plain ACK at the sender's end (on a liberal connection
+	 * too: it matters only out of bounds); anything else in the bounds (old
+	 * data, retransmissions, keepalives) is the slow path's. */
+	if (unlikely(p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s))
 		return false;
 	/* Passed: record the progress, as Linux's window update would (only
 	 * this lcore writes fp_*[s]: the values read above are current). */
-	if (mod_ct_seq_after(end, end_s))
+	u = MOD_CT_LD(l->fp_unacked);
+	if (end != end_s) {
 		MOD_CT_ST(l->fp_end[s], end);
+		if (!((u >> s) & 1))
+			__atomic_fetch_or(&l->fp_unacked, (uint8_t)(1u << s), __ATOMIC_RELAXED);
+	}
+	if (ack == end_r && ((u >> r) & 1))
+		__atomic_fetch_and(&l->fp_unacked, (uint8_t)~(1u << r), __ATOMIC_RELAXED);
 	w = (uint32_t)p->tcp_win << l->scale[s];
 	edge = ack + w + (w == 0);
 	if (mod_ct_seq_after(edge, MOD_CT_LD(l->fp_edge[s])))
 		MOD_CT_ST(l->fp_edge[s], edge);
-	seen = MOD_CT_LD(l->fp_seen[s]);
-	if ((seen == 0 && !((MOD_CT_LD(l->mode) >> s) & MOD_CT_FAST_M_MAXACK)) ||
-		mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
-		MOD_CT_ST(l->fp_ack[s], ack);
 	if (w > win_s)
 		MOD_CT_ST(l->fp_win[s], w);
-	if (seen == 0)
+	if (unlikely(l->fp_seen[s] == 0)) {
+		if (!((MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_MAXACK) ||
+			mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
+			MOD_CT_ST(l->fp_ack[s], ack);
 		MOD_CT_ST(l->fp_seen[s], 1);
-	/* Data outstanding: [s]'s when its end moved, no longer [r]'s when
-	 * this acknowledges all of it (as the slow path, segment by segment). */
-	if (mod_ct_seq_after(end, end_s) && !((MOD_CT_LD(l->fp_unacked) >> s) & 1))
-		__atomic_fetch_or(&l->fp_unacked, (uint8_t)(1u << s), __ATOMIC_RELAXED);
-	if (ack == end_r && ((MOD_CT_LD(l->fp_unacked) >> r) & 1))
-		__atomic_fetch_and(&l->fp_unacked, (uint8_t)~(1u << r), __ATOMIC_RELAXED);
-	/* What Linux remembers: the kind and direction of every accepted
-	 * segment; of an ACK its numbers, or, the same ACK segment again, one
-	 * more retransmission in a row. */
-	if (!fin) {
-		uint8_t rt = MOD_CT_LD(l->fp_retrans);
-
-		if (MOD_CT_LD(l->fp_ldir) == s && MOD_CT_LD(l->fp_lseq) == seq &&
-			MOD_CT_LD(l->fp_lack) == ack && MOD_CT_LD(l->fp_lend) == end &&
-			MOD_CT_LD(l->fp_lwin) == p->tcp_win) {
-			if (rt != UINT8_MAX)
-				MOD_CT_ST(l->fp_retrans, (uint8_t)(rt + 1));
-		} else {
-			MOD_CT_ST(l->fp_lseq, seq);
-			MOD_CT_ST(l->fp_lack, ack);
-			MOD_CT_ST(l->fp_lend, end);
-			MOD_CT_ST(l->fp_lwin, p->tcp_win);
-			if (rt != 0)
-				MOD_CT_ST(l->fp_retrans, 0);
-		}
+	} else if (mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s]))) {
+		MOD_CT_ST(l->fp_ack[s], ack);
 	}
-	goto last;
-liberal_pass:
-	/* Accepted, the windows unmoved; Linux still takes it as the last segment. */
-last:
-	if (MOD_CT_LD(l->fp_ldir) != s)
+	/* What Linux remembers: the segment's numbers, or, the same segment
+	 * again, one more retransmission in a row; the kind stays an ACK. */
+	rt = MOD_CT_FAST_WB(word, 3);
+	if (MOD_CT_FAST_WB(word, 1) != s) {
 		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
-	if (MOD_CT_LD(l->fp_lidx) != (fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK))
-		MOD_CT_ST(l->fp_lidx, (uint8_t)(fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK));
+	} else if (MOD_CT_LD(l->fp_lseq) == seq && MOD_CT_LD(l->fp_lack) == ack &&
+		MOD_CT_LD(l->fp_lend) == end && MOD_CT_LD(l->fp_lwin) == p->tcp_win) {
+		if (rt != UINT8_MAX)
+			MOD_CT_ST(l->fp_retrans, (uint8_t)(rt + 1));
+		return true;
+	}
+	MOD_CT_ST(l->fp_lseq, seq);
+	MOD_CT_ST(l->fp_lack, ack);
+	MOD_CT_ST(l->fp_lend, end);
+	MOD_CT_ST(l->fp_lwin, p->tcp_win);
+	if (rt != 0)
+		MOD_CT_ST(l->fp_retrans, 0);
 	return true;
 }
 

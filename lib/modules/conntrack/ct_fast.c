@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/modules/conntrack — the fast path's window check, every case:
+ * mod_ct_fast_check_full(), which mod_ct_fast_check() (conntrack_fast.h)
+ * calls out of line for what its straight line does not take.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "conntrack.h"
+
+/*
+ * Line @p l's state after a segment of direction @p s (an ACK, or with
+ * @p fin a FIN+ACK) that passed the window check: the transitions of the
+ * states mod_ct_fast_states() allows, as the slow path makes them
+ * (SYN_RECV: the original side's ACK establishes and assures the
+ * connection; ESTABLISHED: an ACK assures it, a FIN starts closing;
+ * FIN_WAIT: an ACK to CLOSE_WAIT, a FIN to LAST_ACK; CLOSE_WAIT: a FIN to
+ * LAST_ACK; LAST_ACK: an ACK to TIME_WAIT; TIME_WAIT and CLOSE stay).
+ * @return false to send the segment to the slow path instead (a FIN in
+ *   CLOSE, or another lcore moved the state meanwhile).
+ * Context: registered reader (RX lcore) serving the segment's direction.
+ */
+static bool
+fast_state_move(struct mod_ct_fast_line *l, unsigned int s, bool fin)
+{
+	uint8_t st = MOD_CT_LD(l->fp_state), next = st, cf = 0;
+
+	if (fin) {
+		switch (st) {
+		case MOD_CT_S_SYN_RECV:
+		case MOD_CT_S_ESTABLISHED:
+			next = MOD_CT_S_FIN_WAIT;
+			cf = (uint8_t)(MOD_CT_FAST_CLOSE_INIT << s);
+			break;
+		case MOD_CT_S_FIN_WAIT:
+		case MOD_CT_S_CLOSE_WAIT:
+		case MOD_CT_S_LAST_ACK:
+			next = MOD_CT_S_LAST_ACK;
+			break;
+		case MOD_CT_S_TIME_WAIT:
+			break;
+		default:
+			return false;
+		}
+	} else {
+		switch (st) {
+		case MOD_CT_S_SYN_RECV:
+			if (s == MOD_CT_DIR_ORIG) {
+				next = MOD_CT_S_ESTABLISHED;
+				cf = MOD_CT_FAST_ASSURED;
+			}
+			break;
+		case MOD_CT_S_ESTABLISHED:
+			cf = MOD_CT_FAST_ASSURED;
+			break;
+		case MOD_CT_S_FIN_WAIT:
+		case MOD_CT_S_CLOSE_WAIT:
+			next = MOD_CT_S_CLOSE_WAIT;
+			break;
+		case MOD_CT_S_LAST_ACK:
+			next = MOD_CT_S_TIME_WAIT;
+			break;
+		case MOD_CT_S_TIME_WAIT:
+		case MOD_CT_S_CLOSE:
+			break;
+		default:
+			return false;
+		}
+	}
+	if (next != st && !__atomic_compare_exchange_n(&l->fp_state, &st, next, false,
+				  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return false;
+	if (cf != 0 && (MOD_CT_LD(l->fp_cflags) & cf) != cf)
+		__atomic_fetch_or(&l->fp_cflags, cf, __ATOMIC_RELAXED);
+	return true;
+}
+
+bool
+mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p)
+{
+	const unsigned int r = s ^ 1;
+	const bool fin = (p->tcp_flags & 0x01) != 0;
+	uint32_t seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
+	uint32_t len;
+	bool liberal, below;
+	uint8_t seen;
+
+	seq = p->tcp_seq;
+	len = (uint32_t)p->tcp_dlen + fin;
+	end = seq + len;
+	ack = p->tcp_ack;
+	liberal = (MOD_CT_LD(l->mode) >> s) & MOD_CT_FAST_M_LIBERAL;
+	end_s = MOD_CT_LD(l->fp_end[s]);
+	end_r = MOD_CT_LD(l->fp_end[r]);
+	win_s = MOD_CT_LD(l->fp_win[s]);
+	win_r = MOD_CT_LD(l->fp_win[r]);
+	lim = MOD_CT_LD(l->fp_edge[r]);
+	/* Below the window, or a very old ACK: ignored. */
+	below = (win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
+		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1);
+	/* The common case in one branch: new data or a plain ACK at the sender's
+	 * end, in the window, acknowledging what the other side sent. */
+	if (likely(!liberal && !below && !mod_ct_seq_after(end, lim) &&
+		   !mod_ct_seq_after(seq, lim) && !mod_ct_seq_after(ack, end_r) &&
+		   (len != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
+		goto record;
+	if (fin)
+		return false; /* a FIN: only as new data in the window */
+	if (mod_ct_seq_after(seq, lim)) {
+		/* Beyond the receiver's window: invalid, or (liberal) accepted as
+		 * is, unless a small overshoot moves the sender's end. */
+		if (!liberal || !(below || end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
+			return false;
+		goto liberal_pass;
+	}
+	if (mod_ct_seq_after(end, lim))
+		return false; /* overshoots the window: it grows */
+	if (mod_ct_seq_after(ack, end_r)) {
+		if (!liberal)
+			return false; /* acknowledges data not sent */
+		goto liberal_pass;
+	}
+	if (below) {
+		if (liberal)
+			goto liberal_pass;
+		return true; /* ignored: nothing moves, not even the last segment */
+	}
+	/* New data or a plain ACK at the sender's end: what Linux remembers of
+	 * the last segment is then the recorded end. Anything else (old data,
+	 * retransmissions, keepalives) is the slow path's. */
+	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
+		return false;
+record:
+	if ((MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ST_OK) ? !fast_state_move(l, s, fin) : fin)
+		return false;
+	/* Passed: record the progress, as Linux's window update would (only
+	 * this lcore writes fp_*[s]: the values read above are current). */
+	if (mod_ct_seq_after(end, end_s))
+		MOD_CT_ST(l->fp_end[s], end);
+	w = (uint32_t)p->tcp_win << l->scale[s];
+	edge = ack + w + (w == 0);
+	if (mod_ct_seq_after(edge, MOD_CT_LD(l->fp_edge[s])))
+		MOD_CT_ST(l->fp_edge[s], edge);
+	seen = MOD_CT_LD(l->fp_seen[s]);
+	if ((seen == 0 && !((MOD_CT_LD(l->mode) >> s) & MOD_CT_FAST_M_MAXACK)) ||
+		mod_ct_seq_after(ack, MOD_CT_LD(l->fp_ack[s])))
+		MOD_CT_ST(l->fp_ack[s], ack);
+	if (w > win_s)
+		MOD_CT_ST(l->fp_win[s], w);
+	if (seen == 0)
+		MOD_CT_ST(l->fp_seen[s], 1);
+	/* Data outstanding: [s]'s when its end moved, no longer [r]'s when
+	 * this acknowledges all of it (as the slow path, segment by segment). */
+	if (mod_ct_seq_after(end, end_s) && !((MOD_CT_LD(l->fp_unacked) >> s) & 1))
+		__atomic_fetch_or(&l->fp_unacked, (uint8_t)(1u << s), __ATOMIC_RELAXED);
+	if (ack == end_r && ((MOD_CT_LD(l->fp_unacked) >> r) & 1))
+		__atomic_fetch_and(&l->fp_unacked, (uint8_t)~(1u << r), __ATOMIC_RELAXED);
+	/* What Linux remembers: the kind and direction of every accepted
+	 * segment; of an ACK its numbers, or, the same ACK segment again, one
+	 * more retransmission in a row. */
+	if (!fin) {
+		uint8_t rt = MOD_CT_LD(l->fp_retrans);
+
+		if (MOD_CT_LD(l->fp_ldir) == s && MOD_CT_LD(l->fp_lseq) == seq &&
+			MOD_CT_LD(l->fp_lack) == ack && MOD_CT_LD(l->fp_lend) == end &&
+			MOD_CT_LD(l->fp_lwin) == p->tcp_win) {
+			if (rt != UINT8_MAX)
+				MOD_CT_ST(l->fp_retrans, (uint8_t)(rt + 1));
+		} else {
+			MOD_CT_ST(l->fp_lseq, seq);
+			MOD_CT_ST(l->fp_lack, ack);
+			MOD_CT_ST(l->fp_lend, end);
+			MOD_CT_ST(l->fp_lwin, p->tcp_win);
+			if (rt != 0)
+				MOD_CT_ST(l->fp_retrans, 0);
+		}
+	}
+	goto last;
+liberal_pass:
+	/* Accepted, the windows unmoved; Linux still takes it as the last segment. */
+last:
+	if (MOD_CT_LD(l->fp_ldir) != s)
+		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
+	if (MOD_CT_LD(l->fp_lidx) != (fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK))
+		MOD_CT_ST(l->fp_lidx, (uint8_t)(fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK));
+	return true;
+}
