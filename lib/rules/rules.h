@@ -747,54 +747,8 @@ rule_chain_is_base(const struct rule_chain *c)
  */
 int rule_set_check(const struct rule_set *s, uint32_t *bad_id, const char **msg);
 
-/*
- * Change log, read by the rules engine's commit to know which rules a new
- * set changed. A set that was committed carries an empty log with a unique
- * token (rule_set_log_start()); rule_set_clone() copies the log, so a clone
- * (or a clone of a clone) lists every rule touched since that commit: rules
- * inserted (new content), removed (old content), replaced (both). Chain
- * hooks and policies are not logged: the engine compares them itself. Sets
- * not cloned from a committed set have no log. The log is owned by its set
- * and written by the rule_set_* editing functions only.
- */
-
-/** One logged rule: its table and its content (old or new). */
-struct rule_log_ent {
-	uint8_t table; /**< enum rule_table */
-	struct rule r;
-};
-
-/** Most entries a log holds; past that it only says "overflow". */
-#define RULE_LOG_MAX 4096
-
-/** A set's change log (rule_set_log()). Read-only to users. */
-struct rule_log {
-	uint64_t token;   /**< identity of the committed ancestor */
-	uint32_t adds;    /**< rules inserted */
-	uint32_t removes; /**< rules removed */
-	bool overflow;    /**< more than RULE_LOG_MAX entries: content unknown */
-	uint32_t n;       /**< entries in @c e */
-	uint32_t cap;     /**< allocated entries */
-	struct rule_log_ent *e;
-};
-
-/**
- * Give @p s an empty log with a fresh unique token: the set is being
- * committed.
- * @param s  the set
- * @return 0, or -ENOMEM (the set then has no log: the next commit of a
- *   clone of it counts as "everything changed").
- * Context: the set's owner (the rules lcore, for a committed set).
- */
-int rule_set_log_start(struct rule_set *s);
-
-/**
- * The change log of @p s.
- * @param s  the set
- * @return the log (valid until the set's next edit), or NULL if it has none.
- * Context: any thread holding @p s read-only.
- */
-const struct rule_log *rule_set_log(const struct rule_set *s);
+/* Which rules a set changed since its committed ancestor (rule_setlog.h). */
+#include "rule_setlog.h"
 
 #ifdef __cplusplus
 }
