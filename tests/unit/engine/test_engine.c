@@ -1636,5 +1636,5 @@ main(void)
 
 	if (gufc_test_eal_init("engine", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -824,8 +824,8 @@ main(void)
 	pool = rte_pktmbuf_pool_create("ctu_pool", 256, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());
 	if (pool == NULL)
-		return 1;
+		return gufc_test_eal_end(1);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(pool);
-	return rc;
+	return gufc_test_eal_end(rc);
 }

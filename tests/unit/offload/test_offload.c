@@ -1141,6 +1141,6 @@ main(void)
 	pool = rte_pktmbuf_pool_create("ofl_pool", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		SOCKET_ID_ANY);
 	if (pool == NULL)
-		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+		return gufc_test_eal_end(1);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }
