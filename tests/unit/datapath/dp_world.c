@@ -116,16 +116,7 @@ world_up(bool conntrack, uint32_t upcall_ring)
 void
 load(const char *text)
 {
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	assert_int_equal(rule_engine_commit(W.eng, s), 0);
+	eng_stack_load(W.eng, text, false);
 }
 
 int

@@ -196,11 +196,7 @@ mk_engine(void)
 static void
 load(struct rule_engine *eng, const char *text)
 {
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	assert_non_null(s);
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, text, false);
 }
 
 /* The slow path creates the flow's entry; @return its verdict. */
