@@ -60,8 +60,9 @@ import sys
 import tempfile
 import time
 
-# The oracle loader and the pcap helpers are fastpath_oracle.py's (beside this file).
-from fastpath_oracle import load_oracle, pcap_read, pcap_write
+# The oracle loader is fastpath_oracle.py's, the pcap helpers nf_util.py's (beside this file).
+from fastpath_oracle import load_oracle
+from nf_util import pcap_read, pcap_write
 
 SKIP = 77
 TAG = b"gufcCD"

@@ -25,19 +25,10 @@
 #include <cmocka.h>
 
 #include "pkt_build.h"
-#include "nat.h"
+#include "nat_test.h"
 
 #define FRAME_MAX   2048
 #define PAYLOAD_MAX 256
-
-#define P_ICMP	 1
-#define P_TCP	 6
-#define P_UDP	 17
-#define P_DCCP	 33
-#define P_GRE	 47
-#define P_ICMPV6 58
-#define P_SCTP	 132
-#define P_UDPLITE 136
 
 /* ------------------------------------------------------------------------ */
 /* Packets                                                                   */
@@ -373,42 +364,6 @@ check_csums(const uint8_t *buf, uint32_t len, bool nocsum)
 /* Table helpers                                                             */
 /* ------------------------------------------------------------------------ */
 
-static struct mod_nat *
-nat_new(uint32_t max_bindings)
-{
-	struct mod_nat_params p = {.max_bindings = max_bindings, .seed = 0x5eed};
-	struct mod_nat *nat = mod_nat_create(&p);
-
-	assert_non_null(nat);
-	return nat;
-}
-
-static void
-addr_parse(uint8_t family, const char *s, uint8_t *out)
-{
-	memset(out, 0, 16);
-	assert_int_equal(inet_pton(family == FC_AF_INET4 ? AF_INET : AF_INET6, s, out), 1);
-}
-
-/* A target: "lo" or "lo-hi" addresses, ports pmin..pmax (0: none). */
-static struct rule_nat
-target(uint8_t family, const char *lo, const char *hi, uint16_t pmin, uint16_t pmax)
-{
-	struct rule_nat t;
-
-	memset(&t, 0, sizeof(t));
-	t.family = family;
-	if (lo != NULL) {
-		addr_parse(family, lo, t.addr_min);
-		addr_parse(family, hi != NULL ? hi : lo, t.addr_max);
-	} else {
-		t.family = 0;
-	}
-	t.port_min = pmin;
-	t.port_max = pmax;
-	return t;
-}
-
 static void
 spec_init(struct spec *s, uint8_t family, uint8_t proto, const char *src, uint16_t sport,
 	const char *dst, uint16_t dport)
@@ -495,39 +450,6 @@ roundtrip(const struct mod_nat *nat, const struct spec *s, const struct mod_nat_
 	parse_ok(pkt, (uint32_t)len, &p);
 	assert_key_equal(&p.key, &rev);
 	return c;
-}
-
-static const uint8_t *
-key_src(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.src : k->v6.src;
-}
-
-static const uint8_t *
-key_dst(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.dst : k->v6.dst;
-}
-
-static uint16_t
-key_sport(const struct fc_key *k)
-{
-	return ntohs(k->family == FC_AF_INET4 ? k->v4.sport : k->v6.sport);
-}
-
-static uint16_t
-key_dport(const struct fc_key *k)
-{
-	return ntohs(k->family == FC_AF_INET4 ? k->v4.dport : k->v6.dport);
-}
-
-static void
-assert_addr(const uint8_t *a, uint8_t family, const char *text)
-{
-	uint8_t b[16];
-
-	addr_parse(family, text, b);
-	assert_memory_equal(a, b, family == FC_AF_INET4 ? 4 : 16);
 }
 
 static bool
