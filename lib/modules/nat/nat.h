@@ -183,7 +183,8 @@ struct mod_nat_rewrite {
 	uint8_t csum_off;  /**< L4 checksum offset in the L4 header */
 	uint8_t l4_min;    /**< L4 bytes the rewrite touches */
 	uint8_t fast;      /**< MOD_NAT_FAST_* */
-	uint8_t pad[3];
+	uint8_t fast_family; /**< @c family with a @c fast rewrite, else 0: one compare */
+	uint8_t pad[2];
 	uint8_t a4[8];     /**< IPv4: new source and destination, as the header holds them
 			        (bytes 12..19: one 8-byte store) */
 } __rte_aligned(64);
@@ -438,16 +439,16 @@ mod_nat_apply(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3
 {
 	const struct mod_nat_view *v = (const struct mod_nat_view *)(const void *)nat;
 	const struct mod_nat_rewrite *rw;
+	/* A non-first fragment has no L4 header (l4_off 0): l4_rel wraps. */
+	uint32_t l4_rel = (uint32_t)pkt->l4_off - pkt->l3_off;
 	uint8_t *l4;
 	uint16_t c;
 
 	RTE_ASSERT(slot < v->n_slots);
 	rw = &v->slots[slot];
-	/* Every check before the first write: no packet is half-rewritten.
-	 * A non-first fragment has no L4 header (l4_off 0). */
-	if (unlikely(rw->fast == MOD_NAT_FAST_NONE || rw->family != pkt->key.family ||
-		    pkt->l4_off <= pkt->l3_off ||
-		    (uint32_t)pkt->l4_off + rw->l4_min > (uint32_t)pkt->l3_off + l3_len))
+	/* Every check before the first write: no packet is half-rewritten. */
+	if (unlikely(rw->fast_family != pkt->key.family ||
+		    (uint64_t)l4_rel + rw->l4_min > l3_len))
 		return mod_nat_apply_rest(nat, slot, l3, l3_len, pkt);
 	if (rw->family == FC_AF_INET4) {
 		memcpy(l3 + 12, rw->a4, 8);
@@ -458,7 +459,7 @@ mod_nat_apply(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3
 		memcpy(l3 + 8, rw->src, 16);
 		memcpy(l3 + 24, rw->dst, 16);
 	}
-	l4 = l3 + (pkt->l4_off - pkt->l3_off);
+	l4 = l3 + l4_rel;
 	memcpy(l4, &rw->sport, 4);
 	memcpy(&c, l4 + rw->csum_off, 2);
 	if (rw->fast == MOD_NAT_FAST_UDP && c == 0)

@@ -121,6 +121,8 @@ nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struc
 		return;
 	}
 	rw->l4_delta = delta_fold(a + p);
+	if (rw->fast != MOD_NAT_FAST_NONE)
+		rw->fast_family = rw->family;
 }
 
 /*
