@@ -942,6 +942,93 @@ test_random(void **state)
 	mod_nat_free(nat);
 }
 
+/*
+ * mod_nat_apply()'s straight line (TCP, UDP, UDP-Lite: the slot's stores
+ * and checksum adds) against mod_nat_apply_rest(), the general rewrite:
+ * the same bytes for random frames, bindings and options, every checksum
+ * right after it; and each refusal of the straight line's checks leaves
+ * the frame as it came.
+ */
+static void
+test_apply_fast(void **state)
+{
+	static const uint8_t protos[] = {P_TCP, P_UDP, P_UDPLITE};
+	struct mod_nat *nat = nat_new(4096);
+	unsigned long n_fast = 0;
+
+	(void)state;
+	rng_state = 0x2545f4914f6cdd1dull;
+	for (unsigned int it = 0; it < 4000; it++) {
+		struct mod_nat_binding_result res;
+		uint8_t family = rnd_below(2) ? FC_AF_INET4 : FC_AF_INET6;
+		struct rule_nat dn = rnd_target(family, true), sn = rnd_target(family, true);
+		uint32_t mode = rnd_below(3), len, cut;
+		uint8_t a[FRAME_MAX], b[FRAME_MAX], c[FRAME_MAX];
+		struct fc_pkt pkt;
+		struct spec s;
+
+		memset(&s, 0, sizeof(s));
+		s.family = family;
+		s.proto = protos[rnd_below(sizeof(protos))];
+		rnd_addr(family, s.src);
+		rnd_addr(family, s.dst);
+		s.sport = (uint16_t)rnd();
+		s.dport = (uint16_t)rnd();
+		s.nocsum = s.proto == P_UDP && family == FC_AF_INET4 && rnd_below(4) == 0;
+		s.opts = rnd_below(4) == 0;
+		s.vlan = rnd_below(4) == 0;
+		s.ip_id = (uint16_t)rnd();
+		s.plen = rnd_below(PAYLOAD_MAX);
+		for (uint32_t i = 0; i < s.plen; i++)
+			s.payload[i] = (uint8_t)rnd();
+		if (bind_spec(nat, &s, mode != 1 ? &dn : NULL, mode != 0 ? &sn : NULL, NULL, &res) !=
+			0)
+			continue;
+		len = (uint32_t)build(&s, a, sizeof(a));
+		memcpy(b, a, len);
+		memcpy(c, a, len);
+		parse_ok(a, len, &pkt);
+		/* both directions' slots: the reply slot on the translated frame */
+		assert_int_equal(mod_nat_apply(nat, res.fwd_slot, a + pkt.l3_off, len - pkt.l3_off,
+					 &pkt), 0);
+		assert_int_equal(mod_nat_apply_rest(nat, res.fwd_slot, b + pkt.l3_off,
+					 len - pkt.l3_off, &pkt), 0);
+		assert_memory_equal(a, b, len);
+		check_csums(a, len, s.nocsum);
+		parse_ok(a, len, &pkt);
+		{
+			struct fc_pkt back = pkt;
+			struct fc_key rk;
+
+			/* the reply's frame: the translated one reversed */
+			fc_key_reverse(&res.fwd, &rk);
+			spec_from_key(&s, &rk, false, &s);
+			len = (uint32_t)build(&s, a, sizeof(a));
+			memcpy(b, a, len);
+			parse_ok(a, len, &back);
+			assert_int_equal(mod_nat_apply(nat, res.reply_slot, a + back.l3_off,
+						 len - back.l3_off, &back), 0);
+			assert_int_equal(mod_nat_apply_rest(nat, res.reply_slot, b + back.l3_off,
+						 len - back.l3_off, &back), 0);
+			assert_memory_equal(a, b, len);
+			check_csums(a, len, s.nocsum);
+		}
+		/* cut short of the L4 bytes the rewrite touches: refused, untouched */
+		len = (uint32_t)build(&s, c, sizeof(c));
+		parse_ok(c, len, &pkt);
+		memcpy(b, c, len);
+		cut = pkt.l4_off - pkt.l3_off + (s.proto == P_TCP ? 20u : 8u) - 1 - rnd_below(4);
+		assert_int_equal(mod_nat_apply(nat, res.reply_slot, c + pkt.l3_off, cut, &pkt),
+			-EINVAL);
+		assert_memory_equal(b, c, len);
+		assert_int_equal(mod_nat_unbind(nat, res.binding), 0);
+		assert_int_equal(mod_nat_release(nat, res.binding), 0);
+		n_fast++;
+	}
+	assert_true(n_fast > 3000);
+	mod_nat_free(nat);
+}
+
 /* The checksum adjust itself, exhaustively against RFC 1071 arithmetic. */
 static void
 test_csum_adjust(void **state)
@@ -1838,6 +1925,7 @@ main(void)
 		cmocka_unit_test(test_icmp_other),
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_apply_refusals),
+		cmocka_unit_test(test_apply_fast),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_ports_unique),
 		cmocka_unit_test(test_ports_in_port),
