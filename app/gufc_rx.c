@@ -26,6 +26,15 @@
  */
 #define GUFC_DONE_GAP_US 10
 
+/*
+ * Upcalls an RX lcore on a live port keeps for one ring enqueue (struct
+ * dp_ctx::up_batch): in a storm of new flows among established ones each
+ * burst has a few, and every enqueue moves the ring's two lines between
+ * this core and the rules lcore's. They go on the ring at this many, after
+ * DP_UPSTASH_BURSTS bursts, or at the first poll that receives nothing.
+ */
+#define GUFC_UP_BATCH 16
+
 /* What every context of the app shares. */
 static void
 dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
@@ -78,6 +87,8 @@ gufc_dp_init(struct gufc_app *app)
 		lc->rx_dp.done = lc->done;
 		lc->rx_dp.done_gap = app->hz * GUFC_DONE_GAP_US / 1000000;
 		lc->rx_dp.pend_wait = rx_live(app, lc);
+		/* A file may block the next read: its upcalls go at once. */
+		lc->rx_dp.up_batch = lc->rx_dp.pend_wait ? GUFC_UP_BATCH : 0;
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
 		lc->slow_dp.lossless = app->lossless;
@@ -87,6 +98,7 @@ gufc_dp_init(struct gufc_app *app)
 bool
 gufc_rx_idle(struct gufc_lcore *lc, uint32_t now)
 {
+	dp_upcall_flush(&lc->rx_dp);
 	dp_done_poll(&lc->rx_dp, now);
 	if (dp_held(&lc->rx_dp) != 0 && dp_hold_retry(&lc->rx_dp) != 0)
 		return false;
@@ -154,6 +166,9 @@ rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 	if (total == 0)
 		__atomic_store_n(&lc->st.last_empty_tsc, rte_get_tsc_cycles(), __ATOMIC_RELAXED);
 out:
+	/* Nothing came (or nothing may be pulled): what is kept goes up now. */
+	if (total == 0)
+		dp_upcall_flush(&lc->rx_dp);
 	if (total != 0)
 		lc->st.last_rx_tsc = rte_get_tsc_cycles();
 	t0 = rx_tsc(tm);

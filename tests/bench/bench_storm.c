@@ -526,6 +526,7 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		gufc_slow_poll(app, rules_lc, storm_now_ms(app));
 		gufc_consume(app, rules_lc);
 	} while (rte_ring_count(s->lc->upcall) != 0 || rte_ring_count(s->ring) != 0 ||
+		 dp_upcall_stashed(&s->lc->rx_dp) != 0 ||
 		 s->lc->pend->n != 0 ||
 		 dp_held(&s->lc->rx_dp) != 0);
 	{
