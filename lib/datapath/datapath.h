@@ -345,6 +345,7 @@ struct dp_stats {
 	uint64_t waited;	  /**< packets that waited for their connection's upcall */
 	uint64_t waiting;	  /**< packets waiting now (a gauge) */
 	uint64_t ll_held;	  /**< lossless: packets held back now (a gauge) */
+	uint64_t up_rings;	  /**< upcall ring enqueues (upcalls / up_rings: upcalls per enqueue) */
 	uint64_t up_stashed;	  /**< upcalls kept for the next ring enqueue now (a gauge;
 				       struct dp_ctx::up_batch) */
 	uint64_t ll_bursts;	  /**< lossless: times a ring was full and packets were held */

@@ -100,6 +100,7 @@ dp_upcall_ring(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
 		return;
 	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)up, n, &free);
 	c->ups.free = free;
+	c->st.up_rings++;
 	c->st.upcalls += sent;
 	if (likely(sent == n))
 		return;

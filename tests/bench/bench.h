@@ -158,6 +158,7 @@ struct bench_storm_phase {
 	double rx;           /**< packets the RX lcore received */
 	double misses;       /**< RX lookups that missed (new flows, and any evicted established one) */
 	double upcalls;      /**< misses sent up (the rest: upcall_full) */
+	double up_rings;     /**< upcall ring enqueues (each moves the ring's lines across) */
 	/*
 	 * The RX lcore's cycles by stage (rte_rdtsc() around each stage of each
 	 * loop, after the warm-up), fitted by least squares over its loops as
@@ -200,6 +201,7 @@ struct bench_storm {
 	double load;          /**< established rate as a share of the capacity phase's hits */
 	double est_pps;       /**< established packets per second offered (paced phases) */
 	double new_pps;       /**< new flows per second offered in the storm (2 x setup) */
+	unsigned int up_batch; /**< the RX context's up_batch in the run (struct dp_ctx) */
 	struct bench_storm_phase setup, capacity, before, during;
 	double fraction;      /**< storm_hit_fraction_paced: during.hits / before.hits */
 	bool valid;           /**< the RX lcore had its core and took "before" without loss */
@@ -326,7 +328,8 @@ void bench_env_fini(struct bench_env *env);
  * @param load  established rate as a share of the RX lcore's capacity
  * @return 0 or -errno.
  */
-int bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load);
+int bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load,
+	int up_batch);
 /** Print res->storm (nothing when not measured). */
 void bench_storm_print(const struct bench_results *res, FILE *f);
 /** Write res->storm as a JSON object to @p path. @return 0 or -errno. */

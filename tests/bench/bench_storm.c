@@ -456,7 +456,7 @@ storm_chan_drops(struct gufc_app *app)
 /* A snapshot of the counters a phase reads (RX lcore's, by relaxed loads). */
 struct storm_snap {
 	uint64_t tsc, hits, created, missed, nombuf, busy, upcall_full, channel_full;
-	uint64_t rx, misses, upcalls;
+	uint64_t rx, misses, upcalls, up_rings;
 	uint64_t rx_cpu_ns, rules_cpu_ns;
 };
 
@@ -471,6 +471,7 @@ storm_snap(const struct storm_run *s, struct storm_snap *n)
 	n->rx = __atomic_load_n(&st->rx, __ATOMIC_RELAXED);
 	n->misses = __atomic_load_n(&st->misses, __ATOMIC_RELAXED);
 	n->upcalls = __atomic_load_n(&st->upcalls, __ATOMIC_RELAXED);
+	n->up_rings = __atomic_load_n(&st->up_rings, __ATOMIC_RELAXED);
 	n->missed = __atomic_load_n(&s->missed, __ATOMIC_RELAXED);
 	n->nombuf = __atomic_load_n(&s->nombuf, __ATOMIC_RELAXED);
 	n->rx_cpu_ns = __atomic_load_n(&s->cpu_ns, __ATOMIC_RELAXED);
@@ -544,6 +545,7 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		out->rx = (double)(b.rx - a.rx) / t;
 		out->misses = (double)(b.misses - a.misses) / t;
 		out->upcalls = (double)(b.upcalls - a.upcalls) / t;
+		out->up_rings = (double)(b.up_rings - a.up_rings) / t;
 	}
 	{
 		const struct storm_stages *g = &s->stg;
@@ -621,7 +623,8 @@ storm_rx_lcore_free(struct gufc_lcore *lc)
 }
 
 int
-bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load)
+bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load,
+	int up_batch)
 {
 	struct gufc_app *app = env->app;
 	struct gufc_lcore *main_lc = env->lc;
@@ -682,6 +685,9 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 	app->rx[0] = rx;
 	app->n_lcores = 2;
 	gufc_dp_init(app);
+	if (up_batch >= 0)
+		rx->rx_dp.up_batch = (uint8_t)up_batch;
+	o->up_batch = rx->rx_dp.up_batch;
 
 	o->secs = secs;
 	o->load = load;
@@ -743,9 +749,12 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 			ph[i]->rules_cpu);
 	fprintf(f, "  the RX lcore's packets, per second:\n");
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
-		fprintf(f, "  %-40s rx %9.0f  hits %9.0f  misses %8.0f  upcalls %8.0f  upcall_full %8.0f\n",
+		fprintf(f,
+			"  %-40s rx %9.0f  hits %9.0f  misses %8.0f  upcalls %8.0f  upcall_full %8.0f  "
+			"upcall ring enqueues %8.0f (%.2f upcalls each)\n",
 			name[i], ph[i]->rx, ph[i]->hits, ph[i]->misses, ph[i]->upcalls,
-			ph[i]->upcall_full);
+			ph[i]->upcall_full, ph[i]->up_rings,
+			ph[i]->up_rings > 0 ? ph[i]->upcalls / ph[i]->up_rings : 0);
 	fprintf(f, "  RX lcore's cycles by stage (least squares over its loops):\n");
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
@@ -768,8 +777,8 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 			ph[i]->pkts_per_loop);
 	fprintf(f,
 		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
-		"(2 x setup)\n",
-		o->est_pps, o->load, o->new_pps);
+		"(2 x setup); upcalls kept for one ring enqueue: up to %u\n",
+		o->est_pps, o->load, o->new_pps, o->up_batch);
 	fprintf(f, "  storm_hit_fraction_paced %.3f (target >= 0.9)%s\n", o->fraction,
 		o->valid ? ""
 			 : "  NOT VALID: the RX lcore did not have its core, or did not "
@@ -788,13 +797,14 @@ bench_storm_json(const struct bench_results *res, const char *path)
 		return -errno;
 	fprintf(f,
 		"{\"storm_hit_fraction_paced\": %.4f, \"valid\": %s, \"secs\": %.2f, "
-		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f",
-		o->fraction, o->valid ? "true" : "false", o->secs, o->load, o->est_pps, o->new_pps);
+		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f, \"up_batch\": %u",
+		o->fraction, o->valid ? "true" : "false", o->secs, o->load, o->est_pps, o->new_pps,
+		o->up_batch);
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
 			", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "
 			"\"nombuf\": %.0f, \"upcall_full\": %.0f, \"channel_full\": %.0f, "
-			"\"rx\": %.0f, \"misses\": %.0f, \"upcalls\": %.0f, "
+			"\"rx\": %.0f, \"misses\": %.0f, \"upcalls\": %.0f, \"upcall_ring_enqueues\": %.0f, "
 			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f, "
 			"\"cycles\": {\"gen_per_est\": %.1f, \"gen_per_new\": %.1f, "
 			"\"done_fixed\": %.1f, \"done_per_token\": %.1f, "
@@ -807,7 +817,7 @@ bench_storm_json(const struct bench_results *res, const char *path)
 			"\"pkts_per_loop\": %.2f}}",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->rx, ph[i]->misses,
-			ph[i]->upcalls, ph[i]->busy_frac, ph[i]->rx_cpu,
+			ph[i]->upcalls, ph[i]->up_rings, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu, ph[i]->gen_per_est, ph[i]->gen_per_new,
 			ph[i]->done_fixed, ph[i]->done_per_tok, ph[i]->done_mean_per_tok,
 			ph[i]->poll_fixed, ph[i]->poll_per_hit,
