@@ -130,6 +130,8 @@ struct gufc_sum {
 	uint64_t hw_fallback;	/**< marked packets the mark check sent to the software path */
 	uint64_t ll_held;	/**< lossless: packets waiting for room in a ring now */
 	uint64_t ll_bursts;	/**< lossless: times a full ring held packets back */
+	uint64_t up_rings;	/**< upcall ring enqueues (RX lcores keep upcalls for one) */
+	uint64_t up_kept;	/**< upcalls RX lcores keep for their next ring enqueue now */
 	/* Router mode (struct dp_stats' router counters, summed). */
 	uint64_t neigh_in;	/**< ARP/ND frames handed to the neighbour module */
 	uint64_t l3_slow;	/**< hits sent to the slow path (resolving, TTL, MTU) */
