@@ -91,14 +91,16 @@ dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint32_t *dest, un
  * or, lossless, joins the context's hold in order.
  */
 static void
-dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
+dp_upcall_ring(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
 {
 	struct dp_hold *h = &c->hold;
-	unsigned int sent;
+	unsigned int sent, free;
 
 	if (n == 0)
 		return;
-	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)up, n, NULL);
+	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)up, n, &free);
+	c->ups.free = free;
+	c->st.up_rings++;
 	c->st.upcalls += sent;
 	if (likely(sent == n))
 		return;
@@ -117,6 +119,61 @@ dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
 			dp_pending_unadd(c->pend, meta->conn);
 	}
 	rte_pktmbuf_free_bulk(&up[sent], n - sent);
+}
+
+/* Does the context keep its upcalls for a later enqueue (struct dp_ctx::up_batch)? */
+static inline bool
+dp_batching(const struct dp_ctx *c)
+{
+	return c->up_batch > 1 && !c->lossless;
+}
+
+void
+dp_upcall_flush(struct dp_ctx *c)
+{
+	struct dp_upstash *u = &c->ups;
+	unsigned int n = u->n;
+
+	if (n == 0)
+		return;
+	u->n = 0;
+	u->bursts = 0;
+	c->st.up_stashed = 0;
+	dp_upcall_ring(c, u->m, n);
+}
+
+/*
+ * A burst's upcalls, @p n of them: on the ring now, or (up_batch) kept
+ * behind those kept already, until enough are or DP_UPSTASH_BURSTS bursts
+ * have passed since the oldest. Their order is kept either way: the ring's
+ * order is the pending FIFO's.
+ */
+static void
+dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
+{
+	struct dp_upstash *u = &c->ups;
+
+	if (!dp_batching(c)) {
+		dp_upcall_ring(c, up, n);
+		return;
+	}
+	if (n == 0) {
+		if (u->n != 0 && ++u->bursts >= DP_UPSTASH_BURSTS)
+			dp_upcall_flush(c);
+		return;
+	}
+	if (u->n + n > DP_UPSTASH_MAX)
+		dp_upcall_flush(c);
+	if (n > DP_UPSTASH_MAX) {
+		dp_upcall_ring(c, up, n);
+		return;
+	}
+	memcpy(&u->m[u->n], up, n * sizeof(*up));
+	u->n = (uint16_t)(u->n + n);
+	if (u->n >= c->up_batch || ++u->bursts >= DP_UPSTASH_BURSTS)
+		dp_upcall_flush(c);
+	else
+		c->st.up_stashed = u->n;
 }
 
 unsigned int
@@ -177,8 +234,21 @@ dp_upcall(struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt, uint
 static inline unsigned int
 dp_upcall_room(struct dp_ctx *c, struct dp_burst *b)
 {
-	if (b->room == DP_ROOM_UNREAD)
-		b->room = c->lossless ? DP_BURST_MAX : rte_ring_free_count(c->upcall);
+	if (b->room == DP_ROOM_UNREAD) {
+		if (c->lossless) {
+			b->room = DP_BURST_MAX;
+		} else if (dp_batching(c)) {
+			/* What the last read left is enough unless the ring is
+			 * nearly full: then it is read again. */
+			struct dp_upstash *u = &c->ups;
+
+			if (u->free < (uint32_t)u->n + DP_BURST_MAX)
+				u->free = rte_ring_free_count(c->upcall);
+			b->room = u->free > u->n ? u->free - u->n : 0;
+		} else {
+			b->room = rte_ring_free_count(c->upcall);
+		}
+	}
 	return b->room > b->nu ? b->room - b->nu : 0;
 }
 
