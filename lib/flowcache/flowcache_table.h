@@ -310,8 +310,7 @@ uint32_t fc_table_hash(const struct fc_table *t, const void *key);
 
 /**
  * fc_table_hash() of @p n keys, in one call (the RX path's form: the key
- * size is looked at once, the hash is inlined); each key's first bucket
- * is prefetched as its hash is known, for the lookup that follows.
+ * size is looked at once, the hash is inlined).
  * @param t     the table (its key size and seed)
  * @param keys  @p n normalized keys of the table's family
  * @param sigs  receives the @p n hashes

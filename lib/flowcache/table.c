@@ -177,25 +177,14 @@ void
 fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint32_t sigs[],
 	unsigned int n)
 {
-	const struct fc_bucket *bkt = t->bkt;
-	const uint32_t nb = t->n_bkt;
 	unsigned int i;
 
-	/*
-	 * Each key's first bucket is prefetched as soon as its hash is known,
-	 * so the buckets are on their way while the rest of the burst is
-	 * hashed (the lookup that follows reads them first).
-	 */
 	if (t->key_size == sizeof(struct fc_key_v4)) {
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			sigs[i] = nh_hash(t->hk, t->hk_fin, keys[i], sizeof(struct fc_key_v4) / 4);
-			rte_prefetch0(&bkt[bkt_first(nb, sigs[i])]);
-		}
 	} else {
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			sigs[i] = nh_hash(t->hk, t->hk_fin, keys[i], sizeof(struct fc_key_v6) / 4);
-			rte_prefetch0(&bkt[bkt_first(nb, sigs[i])]);
-		}
 	}
 }
 

@@ -79,6 +79,13 @@ sig_tag(uint32_t sig)
 	return (uint16_t)sig;
 }
 
+/* A key's first bucket of @p n: its hash scaled to [0, n), the high bits deciding. */
+static __rte_always_inline uint32_t
+bkt_first(uint32_t n, uint32_t sig)
+{
+	return (uint32_t)(((uint64_t)sig * n) >> 32);
+}
+
 /*
  * The other bucket of @p n of a key with tag @p tag in bucket @p b: the
  * tag's point in [0, n) minus @p b, modulo @p n (an involution).

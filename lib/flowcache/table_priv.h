@@ -256,13 +256,6 @@ slot_live(const struct fc_table *t, uint32_t idx)
 	return __atomic_load_n(&t->entries[idx].seq, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* A key's first bucket of @p n: its hash scaled to [0, n), the high bits deciding. */
-static __rte_always_inline uint32_t
-bkt_first(uint32_t n, uint32_t sig)
-{
-	return (uint32_t)(((uint64_t)sig * n) >> 32);
-}
-
 /* The key of position @p idx (meaningful while it is live). */
 static inline const void *
 slot_key(const struct fc_table *t, uint32_t idx)
