@@ -236,6 +236,5 @@ main(void)
 	}
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return ret;
+	return gufc_test_eal_end(ret);
 }

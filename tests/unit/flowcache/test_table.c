@@ -928,6 +928,10 @@ test_fill_exact(void **state)
 				assert_int_equal(fc_table_lookup_bulk(t, 0, kp, sigs, n, &hits, acts,
 							 idx),
 					n);
+				/* Each at the slot the writer finds it in, in either bucket. */
+				for (unsigned int k = 0; k < n; k++)
+					assert_int_equal(idx[k],
+						(uint32_t)fc_table_lookup(t, kp[k], sigs[k]));
 			}
 			fc_table_free(t);
 		}
