@@ -2168,11 +2168,17 @@ def gen_rule_specs(specs, t, c, rules, path, cls, primary, via, family):
 
 def specs_to_text(specs, d, locals_, family):
     """The packet list of @specs, without duplicates."""
-    # Local addresses first: INPUT destinations and OUTPUT sources.
+    # Local addresses first: INPUT destinations and OUTPUT sources. Not
+    # 0.0.0.0/8 or :: (a rule's "-d 0.0.0.0/32"): Linux routes no packet
+    # to such a destination (a martian, dropped before any filter), so it
+    # cannot be the firewall's own.
     for cls, f, _, _ in specs:
         side = LOCAL_SIDE.get(cls)
         if side and f.get(side) is not None and not f[side + "_neg"]:
-            locals_.add(local_in(f[side]))
+            a = local_in(f[side])
+            if not (a.is_unspecified or
+                    (a.version == 4 and a in ipaddress.ip_network("0.0.0.0/8"))):
+                locals_.add(a)
     # Loopback addresses are the firewall's own: such packets are sent from it.
     for cls, f, _, _ in specs:
         for side in ("src", "dst"):
