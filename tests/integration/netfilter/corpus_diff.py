@@ -692,6 +692,12 @@ def reply_about(nfo, frame, pkts_by_tuple):
     return None
 
 
+def link_local(mac):
+    """fe80::/64 address (modified EUI-64) of the 6-byte @mac."""
+    eui = bytes([mac[0] ^ 2]) + mac[1:3] + b"\xff\xfe" + mac[3:6]
+    return str(ipaddress.IPv6Address(b"\xfe\x80" + bytes(6) + eui))
+
+
 def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, tag):
     """(({n: ('right'|'local'|'reject', detail)}, {(table, hook): (packets,
     bytes)} of the policies), gufc's output) or (None, the error)."""
@@ -710,6 +716,10 @@ def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, 
         f.write("port 0 name %s\n" % names[0])
         f.write("port 1 name %s address %s/%d %s/%d\n" % (
             names[1], nfo.WAN[4][0], nfo.WAN[4][1], nfo.WAN[6][0], nfo.WAN[6][1]))
+        # The lab's l0 has the link-local address Linux gives every IPv6
+        # interface (EUI-64 of its MAC; REDIRECT of a packet from outside
+        # goes to it when the interface has no other): port 0 has it too.
+        f.write("port 0 address %s/128\n" % link_local(nfo.MAC_FW_L))
         # The lab's default routes, through the outside (-m rpfilter asks them).
         f.write("route 0.0.0.0/0 port 1\nroute ::/0 port 1\n")
         for a in sorted(locals_, key=lambda a: (a.version, int(a))):
@@ -732,7 +742,8 @@ def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, 
             (p.proto, p.src, p.dst)
         by_tuple.setdefault(key, p.n)
     out = {}
-    own = set(locals_) | {ipaddress.ip_address(nfo.WAN[4][0]), ipaddress.ip_address(nfo.WAN[6][0])}
+    own = set(locals_) | {ipaddress.ip_address(nfo.WAN[4][0]), ipaddress.ip_address(nfo.WAN[6][0]),
+                          ipaddress.ip_address(link_local(nfo.MAC_FW_L))}
     for fr in pcap_read(tx1):
         n = number_in(fr)
         if n is not None:
