@@ -749,7 +749,8 @@ def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, 
         if n is not None:
             # Bridge mode passes what INPUT accepts on: local is its destination.
             t = nfo.parse_frame(fr)
-            out.setdefault(n, ("local" if t and t[1] in own else "right", t))
+            out.setdefault(n, ("local" if t and (t[1] in own or t[1].is_loopback) else "right",
+                               t))
     for fr in pcap_read(local):
         n = number_in(fr)
         if n is not None:
