@@ -265,6 +265,16 @@ def rename_lab(nfo, lab, in_name, out_name):
         nfo.sh("ip -n %s -%d neigh replace %s lladdr %s dev %s nud permanent"
                % (fw, fam, gw, mac(nfo.MAC_R), out_name))
         nfo.sh("ip -n %s -%d route replace default via %s dev %s" % (fw, fam, gw, out_name))
+    # The input side's link-local address (REDIRECT of IPv6 takes it): the
+    # kernel adds it once the link has its carrier (linkwatch, up to a
+    # second after "up"); packets before would find no address.
+    ll = link_local(nfo.MAC_FW_L)
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        out = nfo.sh("ip -n %s -6 addr show dev %s scope link" % (fw, in_name), check=False)
+        if ll in out and "tentative" not in out:
+            break
+        time.sleep(0.05)
 
 
 # --------------------------------------------------------------------------
