@@ -136,6 +136,23 @@ import sys
 import time
 
 EXIT_SKIP = 77
+# The iptables backend: "nft" (the iptables / ip6tables commands as the
+# system names them: Debian 12's default, iptables-nft) or "legacy"
+# (iptables-legacy: x_tables). NFO_BACKEND in the environment or --backend
+# picks it; every iptables command of the lab goes through tool().
+BACKEND = os.environ.get("NFO_BACKEND", "nft")
+
+
+def tool(name):
+    """@name (iptables, ip6tables-restore, ...) for the backend in use."""
+    if BACKEND != "legacy":
+        return name
+    base, _, rest = name.partition("-")
+    if base not in ("iptables", "ip6tables"):
+        return name
+    return base + "-legacy" + ("-" + rest if rest else "")
+
+
 MARK = 0x4E464F  # "NFO": the mark of packets the oracle sends from the firewall
 MAGIC = b"NFO!"
 
@@ -729,6 +746,7 @@ class InNetns:
 def sh(cmd, ns=None, stdin=None, check=True):
     """Run a command (in namespace @ns); returns stdout."""
     argv = cmd if isinstance(cmd, list) else cmd.split()
+    argv = [tool(argv[0])] + argv[1:]
     if ns is not None:
         argv = ["ip", "netns", "exec", ns] + argv
     r = subprocess.run(argv, input=stdin, capture_output=True, text=True)
@@ -799,12 +817,13 @@ class Lab:
                 write_sysctl(k, v)
         # Everything the firewall sends on its own (RST, ICMP errors, MLD)
         # is dropped before the filter table sees it.
-        for tool in ("iptables", "ip6tables"):
-            r = subprocess.run(["ip", "netns", "exec", self.fw, tool, "-t", "raw", "-A",
+        for ipt in ("iptables", "ip6tables"):
+            r = subprocess.run(["ip", "netns", "exec", self.fw, tool(ipt), "-t", "raw", "-A",
                                 "OUTPUT", "-m", "mark", "!", "--mark", str(MARK), "-j", "DROP"],
                                capture_output=True, text=True)
             if r.returncode != 0:
-                raise SkipError("%s does not work in a namespace: %s" % (tool, r.stderr.strip()))
+                raise SkipError("%s does not work in a namespace: %s" % (tool(ipt),
+                                                                         r.stderr.strip()))
         fw, left, right = self.fw, self.left, self.right
         mac = lambda b: ":".join("%02x" % x for x in b)  # noqa: E731
         for cmd in (
@@ -872,21 +891,22 @@ class Lab:
         self.socks.append(s)
 
     def restore(self, family, text, other_text):
-        tool = {4: "iptables", 6: "ip6tables"}
-        sh([tool[family] + "-restore"], ns=self.fw, stdin=text)
+        ipt = {4: "iptables", 6: "ip6tables"}
+        sh([ipt[family] + "-restore"], ns=self.fw, stdin=text)
         if other_text.strip():
-            sh([tool[10 - family] + "-restore"], ns=self.fw, stdin=other_text)
+            sh([ipt[10 - family] + "-restore"], ns=self.fw, stdin=other_text)
         for fam in (4, 6):
             out = self.save(fam)
             if "--mark 0x%x" % MARK not in out:  # the file replaced raw
-                sh("%s -t raw -I OUTPUT 1 -m mark ! --mark %d -j DROP" % (tool[fam], MARK),
+                sh("%s -t raw -I OUTPUT 1 -m mark ! --mark %d -j DROP" % (ipt[fam], MARK),
                    ns=self.fw)
 
     # -- per packet --
 
     def save(self, family):
         with InNetns(self.fw):
-            r = subprocess.run(["ip6tables-save" if family == 6 else "iptables-save", "-c"],
+            r = subprocess.run([tool("ip6tables-save" if family == 6 else "iptables-save"),
+                                "-c"],
                                capture_output=True, text=True)
         if r.returncode != 0:
             raise OracleError("iptables-save failed: " + r.stderr.strip())
@@ -1286,11 +1306,11 @@ def cmd_run(args):
     locals_, pkts = parse_packets(args.packets)
     if os.geteuid() != 0:
         raise SkipError("needs root (network namespaces, iptables)")
-    for tool in ("ip", "iptables-restore", "iptables-save", "ip6tables-restore",
-                 "ip6tables-save"):
-        if not any(os.access(os.path.join(d, tool), os.X_OK)
+    for cmd in ("ip", "iptables-restore", "iptables-save", "ip6tables-restore",
+                "ip6tables-save"):
+        if not any(os.access(os.path.join(d, tool(cmd)), os.X_OK)
                    for d in os.environ.get("PATH", "").split(":") + ["/usr/sbin", "/sbin"]):
-            raise SkipError("%s not found" % tool)
+            raise SkipError("%s not found" % tool(cmd))
     protos = {(p.family, p.proto) for p in pkts}
     lab = Lab(args.tag or str(os.getpid()), args.verbose)
     rc = 0
@@ -1688,8 +1708,8 @@ class ConvLab:
             self.inject[side], self.sniff[side] = i, s
         sh(["iptables-restore"], ns=fw, stdin=conv_rules())
         sh(["ip6tables-restore"], ns=fw, stdin=conv_rules())
-        for tool in ("iptables", "ip6tables"):
-            sh("%s -t mangle -A OUTPUT -m mark ! --mark %d -j DROP" % (tool, MARK), ns=fw)
+        for ipt in ("iptables", "ip6tables"):
+            sh("%s -t mangle -A OUTPUT -m mark ! --mark %d -j DROP" % (ipt, MARK), ns=fw)
 
     def drain(self):
         for s in self.sniff.values():
@@ -2167,11 +2187,17 @@ def gen_rule_specs(specs, t, c, rules, path, cls, primary, via, family):
 
 def specs_to_text(specs, d, locals_, family):
     """The packet list of @specs, without duplicates."""
-    # Local addresses first: INPUT destinations and OUTPUT sources.
+    # Local addresses first: INPUT destinations and OUTPUT sources. Not
+    # 0.0.0.0/8 or :: (a rule's "-d 0.0.0.0/32"): Linux routes no packet
+    # to such a destination (a martian, dropped before any filter), so it
+    # cannot be the firewall's own.
     for cls, f, _, _ in specs:
         side = LOCAL_SIDE.get(cls)
         if side and f.get(side) is not None and not f[side + "_neg"]:
-            locals_.add(local_in(f[side]))
+            a = local_in(f[side])
+            if not (a.is_unspecified or
+                    (a.version == 4 and a in ipaddress.ip_network("0.0.0.0/8"))):
+                locals_.add(a)
     # Loopback addresses are the firewall's own: such packets are sent from it.
     for cls, f, _, _ in specs:
         for side in ("src", "dst"):
@@ -2301,7 +2327,10 @@ def _on_signal(signum, _frame):
 
 
 def main(argv):
+    global BACKEND
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--backend", choices=("nft", "legacy"), default=BACKEND,
+                    help="iptables backend of the lab (default: nft, or NFO_BACKEND)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name in ("run", "gen"):
         sp = sub.add_parser(name)
@@ -2325,6 +2354,7 @@ def main(argv):
             sp.add_argument("-v", "--verbose", action="store_true")
             sp.add_argument("--tag", help="namespace name suffix (default: the pid)")
     args = ap.parse_args(argv)
+    BACKEND = args.backend
     os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGHUP, _on_signal)

@@ -492,7 +492,9 @@ flow_fkey(struct rule_flow *f)
 static void
 nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, unsigned int family)
 {
-	uint8_t lb = fc_key_flags(&ef->f.key) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	/* As the filter sees it: a REDIRECT from this host is to this host. */
+	uint8_t lb = (uint8_t)((fc_key_flags(&ef->f.key) & FC_KEY_F_SRC_LOCAL) |
+			       (fc_key_flags(&ef->f.xkey) & FC_KEY_F_DST_LOCAL));
 
 	if (s != RULE_STAGE_DST && s != RULE_STAGE_SRC)
 		return;

@@ -53,6 +53,8 @@
 #define ICMP6_ND_NEIGH_ADV   136 /* 130..136: MLD v1, router/neighbour discovery */
 #define ICMP6_NODE_INFO_QUERY 139
 #define ICMP6_MLD2_REPORT    143
+#define ICMP6_MRDISC_ADV     151 /* multicast router discovery (RFC 4286) */
+#define ICMP6_MRDISC_SOL     152
 
 #define ICMP_HLEN	8  /* type, code, checksum, 4 bytes */
 #define IPV4_HLEN	20
@@ -310,11 +312,16 @@ udplite_ok(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len)
 	return frame[l4 + 6] != 0 || frame[l4 + 7] != 0;
 }
 
-/* ICMPv6 link-local signalling that Linux leaves untracked: MLD and ND. */
+/*
+ * ICMPv6 link-local signalling that Linux leaves untracked: MLD, ND and
+ * multicast router discovery's advertisement and solicitation (not its
+ * termination, 153, which is invalid as a new connection).
+ */
 static bool
 icmp6_is_untracked(uint8_t type)
 {
-	return (type >= ICMP6_MLD_QUERY && type <= ICMP6_ND_NEIGH_ADV) || type == ICMP6_MLD2_REPORT;
+	return (type >= ICMP6_MLD_QUERY && type <= ICMP6_ND_NEIGH_ADV) ||
+	       type == ICMP6_MLD2_REPORT || type == ICMP6_MRDISC_ADV || type == ICMP6_MRDISC_SOL;
 }
 
 /* Fill timeout and interest from connection @p c. */

@@ -38,11 +38,21 @@ struct mod_nat_module {
 /* Table callbacks                                                           */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Is a translated address this host's: a local address, or loopback
+ * (127.0.0.0/8, ::1), which Linux's lo holds: REDIRECT of a packet from
+ * this host goes there, and the packet comes back in to INPUT.
+ */
 static bool
 nat_is_local(void *arg, uint8_t family, const uint8_t *addr)
 {
 	const struct mod_nat_module *m = arg;
+	static const uint8_t lo6[16] = {[15] = 1};
 
+	if (family == FC_AF_INET4 && addr[0] == 127)
+		return true;
+	if (family == FC_AF_INET6 && memcmp(addr, lo6, sizeof(lo6)) == 0)
+		return true;
 	return fc_locals_match(m->p.locals, family, addr);
 }
 

@@ -226,6 +226,10 @@ static const struct icmp_case icmp_new_cases[] = {
 	{"v6 neighbour solicitation", AF6, 135, 0, 0},
 	{"v6 neighbour advertisement", AF6, 136, 0, 0},
 	{"v6 MLDv2 report", AF6, 143, 0, 0},
+	{"v6 multicast router advertisement", AF6, 151, 0, 0},
+	{"v6 multicast router solicitation", AF6, 152, 0, 0},
+	{"v6 multicast router termination", AF6, 153, 0, INV},
+	{"v6 inverse ND solicitation", AF6, 141, 0, INV},
 	{"v6 redirect", AF6, 137, 0, INV},
 };
 
