@@ -56,10 +56,11 @@ CASES = [
     ("cbpre", False),
     ("cbnat", False),
     ("natident", False),
+    ("icmpquery", False),
 ]
 # Cases whose rule counters (and the policies of the file's tables) must be
 # the kernel's too: the cached entries count their packets for the rules.
-COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter", "fieldstring")
+COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter", "fieldstring", "icmpquery")
 # Cases whose upcalls are bounded by the packet list: at most one per flow
 # (its first packet) and one per packet of a class other than its entry's
 # (packets that only waited behind their flow's upcall not counted).
