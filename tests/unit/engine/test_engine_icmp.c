@@ -14,7 +14,8 @@
  *    of a request with that identifier;
  *  - an ICMP error quoting an echo request is RELATED to its connection;
  *  - SNAT keeps one identifier for two query kinds (two reply tuples) and
- *    translates each reply back.
+ *    translates each reply back; an error about a remapped echo request
+ *    is translated back to the inside host's request.
  * IPv4 and IPv6 (echo only there: ICMPv6 has no other such queries).
  */
 #include <arpa/inet.h>
@@ -493,6 +494,56 @@ test_snat_query_kinds(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * An unreachable about a translated echo request whose identifier SNAT
+ * remapped (a second inside host, the same identifier): RELATED to that
+ * binding, and translated back to the inside host's request, identifier
+ * and checksums included.
+ */
+static void
+test_error_snat_echo(void **state)
+{
+	struct rule_engine *eng = mk_engine(16);
+	struct mod_nat_binding_result nb;
+	uint8_t f[160], *ip = f + 14, *m = ip + 20, *in = m + 8, *q = in + 20;
+	struct rule_decision d;
+	uint16_t x;
+	uint32_t n;
+	bool slow;
+
+	(void)state;
+	load(eng, "snat to 203.0.113.1 src 10.0.0.0/8\naccept\n");
+	n = icmp4(f, A4, B4, 8, 33, 1);
+	d = rx(eng, f, n, 1, &slow);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	n = icmp4(f, "10.0.0.2", B4, 8, 33, 1);
+	d = rx(eng, f, n, 1, &slow);
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	x = ntohs(nb.fwd.v4.sport);
+	assert_int_not_equal(x, 33); /* remapped: 203.0.113.1 -> B with 33 is taken */
+
+	/* From beyond, about the request as it left: 203.0.113.1 -> B, identifier x. */
+	n = icmp4_unreach(f, R4, "203.0.113.1", "203.0.113.1", B4, x);
+	d = rx(eng, f, n, 2, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_RELATED);
+	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
+	assert_int_equal(d.nat_slot, nb.reply_slot);
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), d.nat_slot, ip, n - 14), 0);
+	assert_int_equal(memcmp(ip + 16, &(uint32_t){inet_addr("10.0.0.2")}, 4), 0);
+	assert_int_equal(memcmp(in + 12, &(uint32_t){inet_addr("10.0.0.2")}, 4), 0);
+	assert_int_equal(memcmp(in + 16, &(uint32_t){inet_addr(B4)}, 4), 0);
+	assert_int_equal(q[0], 8);
+	assert_int_equal(q[4] << 8 | q[5], 33);
+	assert_int_equal(csum(0, ip, 20), 0);
+	assert_int_equal(csum(0, m, 8 + 20 + 16), 0);
+	assert_int_equal(csum(0, in, 20), 0);
+	assert_int_equal(csum(0, q, 16), 0);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -501,6 +552,7 @@ main(void)
 		cmocka_unit_test(test_crossed_pings),
 		cmocka_unit_test(test_error_related),
 		cmocka_unit_test(test_snat_query_kinds),
+		cmocka_unit_test(test_error_snat_echo),
 	};
 
 	if (gufc_test_eal_init("engine_icmp", "0") < 0)
