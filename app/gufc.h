@@ -130,6 +130,8 @@ struct gufc_sum {
 	uint64_t hw_fallback;	/**< marked packets the mark check sent to the software path */
 	uint64_t ll_held;	/**< lossless: packets waiting for room in a ring now */
 	uint64_t ll_bursts;	/**< lossless: times a full ring held packets back */
+	uint64_t up_rings;	/**< upcall ring enqueues (RX lcores keep upcalls for one) */
+	uint64_t up_kept;	/**< upcalls RX lcores keep for their next ring enqueue now */
 	/* Router mode (struct dp_stats' router counters, summed). */
 	uint64_t neigh_in;	/**< ARP/ND frames handed to the neighbour module */
 	uint64_t l3_slow;	/**< hits sent to the slow path (resolving, TTL, MTU) */
@@ -452,6 +454,24 @@ void gufc_dp_init(struct gufc_app *app);
 bool gufc_rx_idle(struct gufc_lcore *lc, uint32_t now_ms);
 /** One RX iteration over the lcore's queues. @return packets received. */
 unsigned int gufc_rx_poll(struct gufc_lcore *lc, uint32_t now_ms);
+
+/**
+ * The cycles of one gufc_rx_poll_timed() call by part (rte_rdtsc() around
+ * each): what a benchmark reads to tell the poll's per-loop work from its
+ * per-packet work. gufc_rx_poll() itself takes no timestamps.
+ */
+struct gufc_rx_times {
+	uint64_t done;	    /**< dp_done_poll() at the start */
+	uint64_t rx;	    /**< rte_eth_rx_burst() on the queues */
+	uint64_t dp;	    /**< dp_rx_burst() (and the L2 conversion) */
+	uint64_t quiescent; /**< the quiescent report (both RCU variables) */
+};
+
+/**
+ * gufc_rx_poll(), each part timed into @p tm (overwritten). Context: the
+ * RX lcore of @p lc (a benchmark's).
+ */
+unsigned int gufc_rx_poll_timed(struct gufc_lcore *lc, uint32_t now_ms, struct gufc_rx_times *tm);
 /** TSC cycles as microseconds. */
 static inline double
 gufc_cyc_us(const struct gufc_app *app, uint64_t cycles)

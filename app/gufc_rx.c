@@ -26,6 +26,15 @@
  */
 #define GUFC_DONE_GAP_US 10
 
+/*
+ * Upcalls an RX lcore on a live port keeps for one ring enqueue (struct
+ * dp_ctx::up_batch): in a storm of new flows among established ones each
+ * burst has a few, and every enqueue moves the ring's two lines between
+ * this core and the rules lcore's. They go on the ring at this many, after
+ * DP_UPSTASH_BURSTS bursts, or at the first poll that receives nothing.
+ */
+#define GUFC_UP_BATCH 16
+
 /* What every context of the app shares. */
 static void
 dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
@@ -78,6 +87,8 @@ gufc_dp_init(struct gufc_app *app)
 		lc->rx_dp.done = lc->done;
 		lc->rx_dp.done_gap = app->hz * GUFC_DONE_GAP_US / 1000000;
 		lc->rx_dp.pend_wait = rx_live(app, lc);
+		/* A file may block the next read: its upcalls go at once. */
+		lc->rx_dp.up_batch = lc->rx_dp.pend_wait ? GUFC_UP_BATCH : 0;
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
 		lc->slow_dp.lossless = app->lossless;
@@ -87,23 +98,36 @@ gufc_dp_init(struct gufc_app *app)
 bool
 gufc_rx_idle(struct gufc_lcore *lc, uint32_t now)
 {
+	dp_upcall_flush(&lc->rx_dp);
 	dp_done_poll(&lc->rx_dp, now);
 	if (dp_held(&lc->rx_dp) != 0 && dp_hold_retry(&lc->rx_dp) != 0)
 		return false;
 	return lc->rx_dp.st.waiting == 0;
 }
 
-unsigned int
-gufc_rx_poll(struct gufc_lcore *lc, uint32_t now)
+/* A TSC read where @p tm asks for times (a constant NULL in gufc_rx_poll(): none). */
+static __rte_always_inline uint64_t
+rx_tsc(const struct gufc_rx_times *tm)
+{
+	return tm != NULL ? rte_rdtsc() : 0;
+}
+
+static __rte_always_inline unsigned int
+rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 {
 	struct gufc_app *app = lc->app;
 	struct rte_mbuf *m[GUFC_BURST_MAX];
 	uint16_t burst = (uint16_t)app->cfg.set.burst;
 	unsigned int total = 0;
+	uint64_t t0 = rx_tsc(tm), t1;
 
+	if (tm != NULL)
+		memset(tm, 0, sizeof(*tm));
 	/* Connections whose upcalls the slow path finished: their waiting
 	 * packets go on first. */
 	dp_done_poll(&lc->rx_dp, now);
+	if (tm != NULL)
+		tm->done = rx_tsc(tm) - t0;
 	/* Lossless: packets a full ring held back go first; until they are
 	 * gone, nothing more is pulled (the queue, or the file, waits). Once
 	 * stopping, nothing more is pulled either. */
@@ -118,10 +142,14 @@ gufc_rx_poll(struct gufc_lcore *lc, uint32_t now)
 		/* Lossless: pull only what could wait behind its connection. */
 		if (lc->rx_dp.lossless && dp_wait_room(&lc->rx_dp) < burst)
 			break;
+		t0 = rx_tsc(tm);
 		n = rte_eth_rx_burst(rq->port, rq->queue, m, burst);
+		if (tm != NULL)
+			tm->rx += rx_tsc(tm) - t0;
 
 		if (n == 0)
 			continue;
+		t0 = rx_tsc(tm);
 		/* A file's read may have blocked: completions since count too
 		 * (nothing waits on such an lcore, so nothing runs again here). */
 		if (!lc->rx_dp.pend_wait)
@@ -130,14 +158,36 @@ gufc_rx_poll(struct gufc_lcore *lc, uint32_t now)
 		if (unlikely(app->ports[rq->port].l2_conv))
 			gufc_l2_rx(app, rq, m, n);
 		dp_rx_burst(&lc->rx_dp, rq->port, m, n, now);
+		if (tm != NULL)
+			tm->dp += rx_tsc(tm) - t0;
 		if (dp_held(&lc->rx_dp) != 0)
 			break;
 	}
 	if (total == 0)
 		__atomic_store_n(&lc->st.last_empty_tsc, rte_get_tsc_cycles(), __ATOMIC_RELAXED);
 out:
+	/* Nothing came (or nothing may be pulled): what is kept goes up now. */
+	if (total == 0)
+		dp_upcall_flush(&lc->rx_dp);
 	if (total != 0)
 		lc->st.last_rx_tsc = rte_get_tsc_cycles();
+	t0 = rx_tsc(tm);
 	rule_engine_quiescent(app->eng, lc->rx_index);
+	if (tm != NULL) {
+		t1 = rx_tsc(tm);
+		tm->quiescent = t1 - t0;
+	}
 	return total;
+}
+
+unsigned int
+gufc_rx_poll(struct gufc_lcore *lc, uint32_t now)
+{
+	return rx_poll(lc, now, NULL);
+}
+
+unsigned int
+gufc_rx_poll_timed(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
+{
+	return rx_poll(lc, now, tm);
 }

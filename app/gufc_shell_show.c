@@ -47,6 +47,8 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " now, %" PRIu64 " in all\n", "waiting", s->waiting, s->waited);
 	fprintf(f, "%-20s %" PRIu64 " now, %" PRIu64 " times (%s)\n", "held back", s->ll_held,
 		s->ll_bursts, c->app->lossless ? "lossless" : "lossless off");
+	fprintf(f, "%-20s %" PRIu64 " enqueues, %" PRIu64 " upcalls kept for the next now\n",
+		"upcall ring", s->up_rings, s->up_kept);
 	fprintf(f, "%-20s %" PRIu64 " hits %" PRIu64 " misses\n", "cache", s->hits, s->misses);
 	fprintf(f, "%-20s %" PRIu64 " (stale %" PRIu64 ", interest %" PRIu64 ", per packet %" PRIu64
 		", flag class %" PRIu64 ", pending %" PRIu64 ", uncounted %" PRIu64 ")\n", "upcalls",

@@ -308,6 +308,7 @@ gufc_slow_busy(struct gufc_app *app)
 	for (unsigned int i = 0; i < app->n_rx; i++)
 		if (rte_ring_count(app->rx[i]->upcall) != 0 ||
 			__atomic_load_n(&app->rx[i]->rx_dp.st.ll_held, __ATOMIC_RELAXED) != 0 ||
+			__atomic_load_n(&app->rx[i]->rx_dp.st.up_stashed, __ATOMIC_RELAXED) != 0 ||
 			__atomic_load_n(&app->rx[i]->rx_dp.st.waiting, __ATOMIC_RELAXED) != 0)
 			return true;
 	if (app->rules_lc != NULL &&

@@ -132,6 +132,8 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->hw_fallback = dp.hw_fallback;
 	s->ll_held = dp.ll_held;
 	s->ll_bursts = dp.ll_bursts;
+	s->up_rings = dp.up_rings;
+	s->up_kept = dp.up_stashed;
 	s->neigh_in = dp.neigh_in;
 	s->l3_slow = dp.l3_slow;
 	s->held = dp.held;
@@ -596,6 +598,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->rewritten, s->rewrite_skipped);
 	fprintf(f, "  \"lossless\": {\"on\": %s, \"held_bursts\": %" PRIu64 ", \"held\": %" PRIu64
 		"},\n", app->lossless ? "true" : "false", s->ll_bursts, s->ll_held);
+	fprintf(f, "  \"upcall_ring\": {\"enqueues\": %" PRIu64 ", \"kept\": %" PRIu64 "},\n",
+		s->up_rings, s->up_kept);
 	{
 		const struct ofl_policy_stats *p = &t->ofl.pol;
 		const struct ofl_port_stats *ps = &t->ofl.port;

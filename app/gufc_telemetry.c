@@ -73,6 +73,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("in_ring", t.ct.in_ring);
 	U("lossless_held", s->ll_held);
 	U("lossless_held_bursts", s->ll_bursts);
+	U("upcall_enqueues", s->up_rings);
+	U("upcalls_kept", s->up_kept);
 	U("hits", s->hits);
 	U("misses", s->misses);
 	U("upcalls", s->upcalls);

@@ -157,9 +157,9 @@ TERMINAL = {"ACCEPT", "DROP", "REJECT", "QUEUE", "NFQUEUE", "DNAT", "SNAT", "MAS
 # The oracle's own rule (raw OUTPUT, first): what the firewall sends by itself dies.
 OWN_RULE = ("-m", "mark", "!", "--mark", "0x%x" % MARK, "-j", "DROP")
 
-PROTOS = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1, "icmpv6": 58}
-PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 1: "icmp", 58: "icmpv6"}
-PORT_PROTOS = (6, 17, 132)
+PROTOS = {"tcp": 6, "udp": 17, "sctp": 132, "udplite": 136, "icmp": 1, "icmpv6": 58}
+PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 136: "udplite", 1: "icmp", 58: "icmpv6"}
+PORT_PROTOS = (6, 17, 132, 136)
 
 
 class OracleError(Exception):
@@ -194,6 +194,7 @@ class Packet:
         self.ttl = 64
         self.tos = 0
         self.cpi = None
+        self.cov = 0
         self.mss = None
         self.icmp_type = None
         self.icmp_code = 0
@@ -322,6 +323,12 @@ def parse_packets(path):
                 if not val.isdigit() or not 1 <= int(val) <= 255:
                     raise OracleError("%s: bad TTL %r" % (where, val))
                 p.ttl = int(val)
+            elif key == "cov" and p.proto == 136:
+                # UDP-Lite checksum coverage (0: the whole datagram); past
+                # the datagram's end makes the packet malformed.
+                if not val.isdigit() or not 0 <= int(val) <= 65535:
+                    raise OracleError("%s: bad coverage %r" % (where, val))
+                p.cov = int(val)
             elif key == "cpi" and p.proto == 108:
                 if not val.isdigit() or not 0 <= int(val) <= 65535:
                     raise OracleError("%s: bad CPI %r" % (where, val))
@@ -617,6 +624,18 @@ def build_ip(p, tag):
     elif p.proto == 17:
         l4 = struct.pack("!HHHH", p.sport, p.dport, 8 + len(tag), 0) + tag
         c = csum16(pseudo(len(l4)) + l4) or 0xFFFF
+        l4 = l4[:6] + struct.pack("!H", c) + l4[8:]
+    elif p.proto == 136:
+        l4 = struct.pack("!HHHH", p.sport, p.dport, p.cov, 0) + tag
+        covered = l4 if p.cov == 0 else l4[:p.cov]
+        # The pseudo-header as Linux's conntrack checks it (with
+        # nf_conntrack_checksum=1, on PREROUTING): it passes UDP's protocol
+        # number, not UDP-Lite's (RFC 3828), so a checksum right by the RFC
+        # makes the packet INVALID to it. gufc verifies no L4 checksum: the
+        # packets carry the one Linux takes, to compare what the rules do.
+        ps = pseudo(len(l4))
+        ps = ps[:9] + b"\x11" + ps[10:] if p.family == 4 else ps[:39] + b"\x11"
+        c = csum16(ps + covered) or 0xFFFF
         l4 = l4[:6] + struct.pack("!H", c) + l4[8:]
     elif p.proto == 132:
         # INIT chunk: tag = initiate tag + a_rwnd, so it is findable.

@@ -50,7 +50,8 @@ def annotate(path):
     # (Run from /: from the source tree, callgrind_annotate lists some
     # functions twice, under their relative and their absolute file names.)
     path = os.path.abspath(path)
-    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--tree=calling", path],
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--tree=calling", "--show=Ir",
+                          path],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                          cwd="/").stdout
     incl, calls, cur = {}, {}, None
@@ -73,7 +74,7 @@ def annotate(path):
             a = calls.setdefault(cur, {}).get(name, (0, 0))
             calls[cur][name] = (a[0] + ir, a[1] + n)
     steps = []
-    out = subprocess.run(["callgrind_annotate", "--auto=yes", "--show-percs=no", path],
+    out = subprocess.run(["callgrind_annotate", "--auto=yes", "--show-percs=no", "--show=Ir", path],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                          cwd="/").stdout
     for line in out.splitlines():
@@ -81,6 +82,33 @@ def annotate(path):
         if m:
             steps.append((int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))))
     return incl, calls, steps
+
+
+# Functions whose D1 and LL misses --cache-sim prints (inclusive), per packet.
+MISS_FUNCS = ("gufc_rx.c:gufc_rx_poll", "dp_rx.c:dp_rx_burst", "parse.c:fc_parse_burst",
+              "table_bkt.c:fc_table_lookup_bulk", "dp_rx.c:dp_apply_family",
+              "dp_rx.c:dp_apply_general", "dp_rx.c:dp_deliver_burst")
+
+
+def misses(path):
+    """{function: (D1 misses, LL misses)} inclusive, reads and writes, of
+    MISS_FUNCS in one callgrind file run with --cache-sim=yes."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--show-percs=no",
+                          "--show=D1mr,D1mw,DLmr,DLmw", os.path.abspath(path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         cwd="/").stdout
+    res = {}
+    pat = re.compile(r"^\s*([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+(\S+)")
+    for line in out.splitlines():
+        m = pat.match(line)
+        if not m:
+            continue
+        name = re.sub(r"^.*/", "", m.group(5))
+        if name in MISS_FUNCS:
+            v = [int(m.group(i).replace(",", "")) for i in range(1, 5)]
+            a = res.get(name, (0, 0))
+            res[name] = (a[0] + v[0] + v[1], a[1] + v[2] + v[3])
+    return res
 
 
 def total_ir(path):
@@ -154,6 +182,7 @@ def stages(files, burst):
         ("local bits", g("locals.c:fc_locals_mark_burst", 0)),
         ("hash + lookup (buckets, key, entry, action copy)", lookup),
         ("apply (checks, verdict, counters)", g("dp_rx.c:dp_apply_family", 0) - lookup),
+        ("  of which the general path (NAT, meters, ...)", g("dp_rx.c:dp_apply_general", 0)),
         ("burst bookkeeping (dp_rx_burst's own)", common - g("parse.c:fc_parse_burst", 0)
          - g("locals.c:fc_locals_mark_burst", 0) - g("dp_rx.c:dp_apply_family", 0) - deliver),
         ("delivery (channel enqueue, counters)", deliver - (tx - tx_cons)),
@@ -190,6 +219,8 @@ def main():
     p.add_argument("--native-mpps", type=float, default=7.0,
                    help="native rate the millisecond step is counted at (default 7)")
     p.add_argument("--gufc", default=GUFC, help="the gufc binary (default build/app/gufc)")
+    p.add_argument("--cache-sim", action="store_true",
+                   help="callgrind's cache simulation: D1 and LL misses per packet too")
     p.add_argument("--keep", help="keep the callgrind files in this directory")
     p.add_argument("--analyze", metavar="DIR",
                    help="print the table of a run kept with --keep (same options)")
@@ -216,7 +247,7 @@ def main():
         cmd += ["--rules", a.rules] if a.rules else ["--conntrack", "off"]
     out = os.path.join(work, "callgrind.out")
     vg = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out,
-          "--separate-threads=yes"]
+          "--separate-threads=yes"] + (["--cache-sim=yes"] if a.cache_sim else [])
     log = open(os.path.join(work, "run.log"), "w")
     proc = subprocess.Popen(vg + cmd, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.PIPE if a.testpmd else subprocess.DEVNULL)
@@ -269,6 +300,16 @@ def report(a, work):
         print("%-48s %10.1f" % ("all, native estimate", (tot - ms_ir) / pk + native))
     else:
         print("%-48s %10.1f" % ("all", tot / pk))
+    if getattr(a, "cache_sim", False):
+        acc = {}
+        for path in files:
+            for k, v in misses(path).items():
+                b = acc.get(k, (0, 0))
+                acc[k] = (b[0] + v[0], b[1] + v[1])
+        print("%-48s %10s %10s" % ("inclusive, per packet", "D1 misses", "LL misses"))
+        for k in MISS_FUNCS:
+            if k in acc:
+                print("%-48s %10.2f %10.2f" % (k, acc[k][0] / pk, acc[k][1] / pk))
     if other:
         print("the other threads (polling lcore, EAL's): %.1f Ir/packet, as callgrind "
               "scheduled them" % (other / pk))

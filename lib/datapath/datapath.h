@@ -345,6 +345,9 @@ struct dp_stats {
 	uint64_t waited;	  /**< packets that waited for their connection's upcall */
 	uint64_t waiting;	  /**< packets waiting now (a gauge) */
 	uint64_t ll_held;	  /**< lossless: packets held back now (a gauge) */
+	uint64_t up_rings;	  /**< upcall ring enqueues (upcalls / up_rings: upcalls per enqueue) */
+	uint64_t up_stashed;	  /**< upcalls kept for the next ring enqueue now (a gauge;
+				       struct dp_ctx::up_batch) */
 	uint64_t ll_bursts;	  /**< lossless: times a ring was full and packets were held */
 };
 
@@ -360,6 +363,28 @@ struct dp_hold {
 	uint32_t dest[DP_BURST_MAX];	    /**< channel of each out[] */
 	struct rte_mbuf *out[DP_BURST_MAX]; /**< for channels */
 	struct rte_mbuf *up[DP_BURST_MAX];  /**< for the upcall ring */
+};
+
+/** The most upcalls a context keeps for one ring enqueue (struct dp_ctx::up_batch). */
+#define DP_UPSTASH_MAX 32
+/** Bursts after which a context's kept upcalls go on the ring, however few. */
+#define DP_UPSTASH_BURSTS 4
+
+/**
+ * Upcalls a context keeps for its next ring enqueue (struct
+ * dp_ctx::up_batch), oldest first, and what it knows of the ring's room.
+ * The datapath's; read by no other thread (the gauge is st.up_stashed).
+ */
+struct dp_upstash {
+	uint16_t n;	/**< upcalls in m[] */
+	uint16_t bursts; /**< bursts since the oldest was kept */
+	/**
+	 * Free entries the ring had at its last read (an enqueue's free space
+	 * or rte_ring_free_count()): the slow path only makes room, so what
+	 * is free now is at least this; read again when it is not enough.
+	 */
+	uint32_t free;
+	struct rte_mbuf *m[DP_UPSTASH_MAX];
 };
 
 /**
@@ -414,6 +439,19 @@ struct dp_ctx {
 	 */
 	bool lossless;
 	/**
+	 * Not lossless: upcalls are kept on the context (struct dp_upstash)
+	 * until this many are ready (at most DP_UPSTASH_MAX), or
+	 * DP_UPSTASH_BURSTS bursts have passed since the oldest, or the caller
+	 * calls dp_upcall_flush() (do so after a poll that received nothing):
+	 * one ring enqueue for several bursts' upcalls, so the ring's lines
+	 * (which the slow path's dequeues write) cross to this core once for
+	 * them, and the slow path dequeues them in one burst. 0 or 1: each
+	 * burst's upcalls go on the ring at its end. A stashed upcall is
+	 * counted pending as any other: its connection's next packets wait
+	 * behind it.
+	 */
+	uint8_t up_batch;
+	/**
 	 * RX contexts: upcalls in flight per connection (see struct
 	 * dp_pending), or NULL: no per-connection order across the slow path.
 	 * With it, @c done.
@@ -448,6 +486,7 @@ struct dp_ctx {
 	uint16_t port_mtu[DP_MAX_PORTS]; /**< TCPMSS --clamp-mss-to-pmtu: per port (0: 1500) */
 	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
 	struct dp_hold hold;        /**< lossless: what waits for room (datapath's) */
+	struct dp_upstash ups;      /**< @c up_batch: upcalls not on the ring yet (datapath's) */
 };
 
 /**
@@ -528,6 +567,28 @@ dp_held(const struct dp_ctx *c)
  * Context: the context's thread.
  */
 unsigned int dp_hold_retry(struct dp_ctx *c);
+
+/**
+ * Put the upcalls a context keeps (struct dp_ctx::up_batch) on its upcall
+ * ring now, in order; what the ring refuses is dropped (upcall_full) and
+ * no longer counted pending, as at the end of a burst.
+ *
+ * @param c  the context
+ * Context: the context's thread.
+ */
+void dp_upcall_flush(struct dp_ctx *c);
+
+/**
+ * Upcalls a context keeps for its next ring enqueue (0 without up_batch).
+ * @param c  the context
+ * @return the number kept.
+ * Context: the context's thread.
+ */
+static inline unsigned int
+dp_upcall_stashed(const struct dp_ctx *c)
+{
+	return c->ups.n;
+}
 
 /**
  * Channel for an accepted packet received on @p in_port: the flow's named

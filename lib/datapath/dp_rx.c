@@ -91,14 +91,16 @@ dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint32_t *dest, un
  * or, lossless, joins the context's hold in order.
  */
 static void
-dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
+dp_upcall_ring(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
 {
 	struct dp_hold *h = &c->hold;
-	unsigned int sent;
+	unsigned int sent, free;
 
 	if (n == 0)
 		return;
-	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)up, n, NULL);
+	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)up, n, &free);
+	c->ups.free = free;
+	c->st.up_rings++;
 	c->st.upcalls += sent;
 	if (likely(sent == n))
 		return;
@@ -117,6 +119,61 @@ dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
 			dp_pending_unadd(c->pend, meta->conn);
 	}
 	rte_pktmbuf_free_bulk(&up[sent], n - sent);
+}
+
+/* Does the context keep its upcalls for a later enqueue (struct dp_ctx::up_batch)? */
+static inline bool
+dp_batching(const struct dp_ctx *c)
+{
+	return c->up_batch > 1 && !c->lossless;
+}
+
+void
+dp_upcall_flush(struct dp_ctx *c)
+{
+	struct dp_upstash *u = &c->ups;
+	unsigned int n = u->n;
+
+	if (n == 0)
+		return;
+	u->n = 0;
+	u->bursts = 0;
+	c->st.up_stashed = 0;
+	dp_upcall_ring(c, u->m, n);
+}
+
+/*
+ * A burst's upcalls, @p n of them: on the ring now, or (up_batch) kept
+ * behind those kept already, until enough are or DP_UPSTASH_BURSTS bursts
+ * have passed since the oldest. Their order is kept either way: the ring's
+ * order is the pending FIFO's.
+ */
+static void
+dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
+{
+	struct dp_upstash *u = &c->ups;
+
+	if (!dp_batching(c)) {
+		dp_upcall_ring(c, up, n);
+		return;
+	}
+	if (n == 0) {
+		if (u->n != 0 && ++u->bursts >= DP_UPSTASH_BURSTS)
+			dp_upcall_flush(c);
+		return;
+	}
+	if (u->n + n > DP_UPSTASH_MAX)
+		dp_upcall_flush(c);
+	if (n > DP_UPSTASH_MAX) {
+		dp_upcall_ring(c, up, n);
+		return;
+	}
+	memcpy(&u->m[u->n], up, n * sizeof(*up));
+	u->n = (uint16_t)(u->n + n);
+	if (u->n >= c->up_batch || ++u->bursts >= DP_UPSTASH_BURSTS)
+		dp_upcall_flush(c);
+	else
+		c->st.up_stashed = u->n;
 }
 
 unsigned int
@@ -177,8 +234,21 @@ dp_upcall(struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt, uint
 static inline unsigned int
 dp_upcall_room(struct dp_ctx *c, struct dp_burst *b)
 {
-	if (b->room == DP_ROOM_UNREAD)
-		b->room = c->lossless ? DP_BURST_MAX : rte_ring_free_count(c->upcall);
+	if (b->room == DP_ROOM_UNREAD) {
+		if (c->lossless) {
+			b->room = DP_BURST_MAX;
+		} else if (dp_batching(c)) {
+			/* What the last read left is enough unless the ring is
+			 * nearly full: then it is read again. */
+			struct dp_upstash *u = &c->ups;
+
+			if (u->free < (uint32_t)u->n + DP_BURST_MAX)
+				u->free = rte_ring_free_count(c->upcall);
+			b->room = u->free > u->n ? u->free - u->n : 0;
+		} else {
+			b->room = rte_ring_free_count(c->upcall);
+		}
+	}
 	return b->room > b->nu ? b->room - b->nu : 0;
 }
 
@@ -318,13 +388,47 @@ dp_is_arp(const struct dp_ctx *c, const struct rte_mbuf *m)
 
 /*
  * What a hit's general path (dp_apply_general()) looks at beyond interest,
- * the verdict, the channel and the output port: rewrites, meters, packet
+ * the verdict, the channel, the output port and NAT: meters, packet
  * programs, counted limits, header classes, per-flow channels. An action
  * with none of them, in bridge mode, takes the plain path, tested for all
- * of them at once.
+ * of them at once; NAT is the same rewrite on both paths (dp_nat_hit()).
  */
-#define DP_ACT_F_GENERAL  (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)
+#define DP_ACT_F_GENERAL  (FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)
 #define DP_ACT_M0_GENERAL (RULE_ACT_M0_CLASSED | RULE_ACT_M0_CHAN_FLOW)
+
+/*
+ * A packet mod_nat_apply() refused (error @p rc): a chained mbuf or an SCTP
+ * port change to the slow path (it linearizes and retries; an upcall of a
+ * cached flow gets the cached decision), anything else dropped as
+ * nat_error. Out of line: the hits' loop keeps its registers.
+ */
+static __rte_noinline void
+dp_nat_refused(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb,
+	const struct fc_pkt *pkt, uint64_t conn, int rc)
+{
+	if (rc == -ENOTSUP || mb->nb_segs > 1)
+		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+	else
+		dp_drop(b, &c->st.rule_drops[RULE_DROP_NAT_ERROR], mb);
+}
+
+/*
+ * A translated flow's accepted packet: its rewrite (mod_nat_apply(): the
+ * slot's stores and one add per checksum), in line. @return true when
+ * rewritten; false when refused (dp_nat_refused() took the packet).
+ */
+static __rte_always_inline bool
+dp_nat_hit(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb, const struct fc_pkt *pkt,
+	const struct fc_action *a, uint64_t conn)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(mb, uint8_t *, pkt->l3_off);
+	int rc = mod_nat_apply(c->nat, a->nat_id, l3, rte_pktmbuf_data_len(mb) - pkt->l3_off, pkt);
+
+	if (likely(rc == 0))
+		return true;
+	dp_nat_refused(c, b, mb, pkt, conn, rc);
+	return false;
+}
 
 static inline bool
 dp_act_plain(const struct fc_action *a)
@@ -428,21 +532,8 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 			return;
 		}
 	}
-	if (a->flags & FC_ACT_F_NAT) {
-		uint8_t *l3 = rte_pktmbuf_mtod_offset(mb, uint8_t *, pkt->l3_off);
-		uint32_t l3_len = rte_pktmbuf_data_len(mb) - pkt->l3_off;
-		int rc = mod_nat_apply(c->nat, a->nat_id, l3, l3_len, pkt);
-
-		if (unlikely(rc != 0)) {
-			/* Chained or SCTP: the slow path linearizes and retries
-			 * (an upcall of a cached flow gets the cached decision). */
-			if (rc == -ENOTSUP || mb->nb_segs > 1)
-				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
-			else
-				dp_drop(b, &st->rule_drops[RULE_DROP_NAT_ERROR], mb);
-			return;
-		}
-	}
+	if ((a->flags & FC_ACT_F_NAT) && !dp_nat_hit(c, b, mb, pkt, a, conn))
+		return;
 	rewritten = false;
 	if (unlikely(prog != NULL) && (prog->rewrite & (1u << list)))
 		rewritten = dp_pkt_rewrite(c, mb, pkt, prog, list,
@@ -492,12 +583,18 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			miss &= miss - 1;
 		}
 	}
-	/* The window-checked connections' lines, fetched for the whole burst
-	 * at once (none without conntrack's fast-path lines). */
-	if (c->ct_fast != NULL)
-		for (unsigned int j = 0; j < nk; j++)
-			if ((hit_mask >> j) & 1 && (acts[j].interest & FC_INTEREST_TCP_WIN))
+	/* The window-checked connections' lines and the translated flows'
+	 * rewrite slots, fetched for the whole burst at once (none without
+	 * conntrack: no window lines, no NAT). */
+	if (c->ct_fast != NULL || c->nat != NULL)
+		for (unsigned int j = 0; j < nk; j++) {
+			if (!((hit_mask >> j) & 1))
+				continue;
+			if ((acts[j].interest & FC_INTEREST_TCP_WIN) && c->ct_fast != NULL)
 				mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
+			if (acts[j].flags & FC_ACT_F_NAT)
+				mod_nat_prefetch(c->nat, acts[j].nat_id);
+		}
 
 	for (unsigned int j = 0; j < nk; j++) {
 		unsigned int i = f->sel[j];
@@ -531,9 +628,10 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			continue;
 		}
 		/*
-		 * The plain hit (bridge mode, nothing of DP_ACT_*_GENERAL): what
-		 * dp_apply_general() does for it, in its order, without its tests
-		 * (the verdict is the cached one, the channel the action's).
+		 * The plain hit (bridge mode, nothing of DP_ACT_*_GENERAL but NAT):
+		 * what dp_apply_general() does for it, in its order, without its
+		 * tests (the verdict is the cached one, the channel the action's);
+		 * a translated flow's rewrite is the slot's stores and checksum adds.
 		 */
 		if (likely(!router && dp_act_plain(a))) {
 			if (rule_engine_wants(a, pkt) ||
@@ -543,11 +641,15 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 				continue;
 			}
-			fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
-			if (a->verdict != FC_VERDICT_ACCEPT)
+			if (a->verdict != FC_VERDICT_ACCEPT) {
+				fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
 				dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
-			else
-				dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
+				continue;
+			}
+			if ((a->flags & FC_ACT_F_NAT) && unlikely(!dp_nat_hit(c, b, mb, pkt, a, conn)))
+				continue;
+			fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
+			dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
 			continue;
 		}
 		dp_apply_general(c, b, f->t, fam, idx[j], mb, pkt, a, conn, &adj);

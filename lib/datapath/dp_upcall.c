@@ -191,4 +191,6 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 		sum->parse_drops[d] += s->parse_drops[d];
 	sum->ll_held += s->ll_held;
 	sum->ll_bursts += s->ll_bursts;
+	sum->up_rings += s->up_rings;
+	sum->up_stashed += s->up_stashed;
 }

@@ -130,6 +130,15 @@ rule_hook_name(unsigned int hook)
 }
 
 const char *
+rule_proto_netbase_name(uint8_t proto)
+{
+	for (size_t i = 1; i < RTE_DIM(netbase_protos); i++) /* not "all" */
+		if (netbase_protos[i].number == proto)
+			return netbase_protos[i].name;
+	return NULL;
+}
+
+const char *
 rule_proto_name(uint8_t proto)
 {
 	for (size_t i = 0; i < RTE_DIM(proto_names); i++)
@@ -439,7 +448,7 @@ proto_has_ports(const struct rule *r)
 {
 	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
 	       (r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
-		       r->proto == RULE_PROTO_SCTP);
+		       r->proto == RULE_PROTO_SCTP || r->proto == RULE_PROTO_UDPLITE);
 }
 
 static int
@@ -537,7 +546,7 @@ rule_check_msg(const struct rule *r, const char **msg)
 	}
 	if (r->match & (RULE_M_SPORT | RULE_M_DPORT)) {
 		if (!proto_has_ports(r)) {
-			*msg = "port match needs proto tcp, udp or sctp";
+			*msg = "port match needs proto tcp, udp, udplite or sctp";
 			return -EINVAL;
 		}
 		if (((r->match & RULE_M_SPORT) && !ports_valid(&r->sport)) ||

@@ -72,6 +72,15 @@ rule_ipt_proto_ports(const struct rule *r)
 		       r->proto == RULE_PROTO_SCTP);
 }
 
+/* Protocols -m multiport takes (xt_multiport also takes DCCP, whose ports
+ * gufc's flow key does not hold: refused below with the reason). */
+static bool
+multiport_proto(const struct rule *r)
+{
+	return rule_ipt_proto_ports(r) || ((r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
+						  r->proto == RULE_PROTO_UDPLITE);
+}
+
 static uint8_t
 mod_proto(uint8_t mod)
 {
@@ -230,8 +239,13 @@ rule_ipt_finish(struct ipt *p, struct ipt_rl *rl)
 	if (rl->pmod != MOD_NONE &&
 		(!rule_ipt_proto_ports(&rl->r) || rl->r.proto != mod_proto(rl->pmod)))
 		return rule_ipt_err(p, rl->pmod_at, "protocol match needs the same -p protocol");
-	if (rl->multi_at != NULL && !rule_ipt_proto_ports(&rl->r))
-		return rule_ipt_err(p, rl->multi_at, "multiport needs -p tcp, udp or sctp");
+	if (rl->multi_at != NULL && !multiport_proto(&rl->r))
+		return rule_ipt_err(p, rl->multi_at,
+			(rl->r.match & RULE_M_PROTO) && !(rl->r.neg & RULE_M_PROTO) &&
+					rl->r.proto == 33
+				? "DCCP is matched by protocol only: gufc's flow key has no DCCP "
+				  "ports"
+				: "multiport needs -p tcp, udp, udplite or sctp");
 	if (rl->target == NULL)
 		rl->r.action = RULE_ACT_COUNT; /* no target: counts packets, decides nothing */
 	if ((rl->r.action == RULE_ACT_SNAT || rl->r.action == RULE_ACT_DNAT ||

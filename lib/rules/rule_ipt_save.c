@@ -136,12 +136,14 @@ cut_ports(const struct rule_ports *pl, struct chunks *out)
 	return 0;
 }
 
+/* @multi: the list as -m multiport even when it is one port or range
+ * (UDP-Lite has no port match of its own in iptables). */
 static void
-buf_portlist(struct rule_buf *b, const struct rule_ports *pl, bool neg, bool src)
+buf_portlist(struct rule_buf *b, const struct rule_ports *pl, bool neg, bool src, bool multi)
 {
-	if (pl->n == 1) {
-		rule_buf_printf(b, " %s%s %u", neg ? "! " : "", src ? "--sport" : "--dport",
-			pl->r[0].lo);
+	if (pl->n == 1 && !multi) {
+		rule_buf_printf(
+			b, " %s%s %u", neg ? "! " : "", src ? "--sport" : "--dport", pl->r[0].lo);
 		if (pl->r[0].hi != pl->r[0].lo)
 			rule_buf_printf(b, ":%u", pl->r[0].hi);
 		return;
@@ -162,7 +164,10 @@ static void
 buf_ports(struct rule_buf *b, const struct rule *r, const struct chunks *sp,
 	const struct chunks *dp, unsigned int sc, unsigned int dc)
 {
-	const char *mod = r->proto == RULE_PROTO_TCP ? "tcp" : r->proto == RULE_PROTO_UDP ? "udp" : "sctp";
+	const char *mod = r->proto == RULE_PROTO_TCP	? "tcp"
+			  : r->proto == RULE_PROTO_UDP	? "udp"
+			  : r->proto == RULE_PROTO_SCTP ? "sctp"
+							: NULL;
 
 	for (unsigned int d = 0; d < 2; d++) {
 		bool src = d == 0, neg;
@@ -176,9 +181,9 @@ buf_ports(struct rule_buf *b, const struct rule *r, const struct chunks *sp,
 
 			if (!neg && i != (src ? sc : dc))
 				continue;
-			if (pl->n == 1)
+			if (pl->n == 1 && mod != NULL)
 				rule_buf_printf(b, " -m %s", mod);
-			buf_portlist(b, pl, neg, src);
+			buf_portlist(b, pl, neg, src, mod == NULL);
 		}
 	}
 }
@@ -213,6 +218,8 @@ proto_word(uint8_t proto, unsigned int family, char *buf, size_t len)
 	case 132:
 		return "sctp";
 	default:
+		if (rule_proto_netbase_name(proto) != NULL)
+			return rule_proto_netbase_name(proto);
 		snprintf(buf, len, "%u", proto);
 		return buf;
 	}

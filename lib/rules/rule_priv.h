@@ -16,6 +16,7 @@
 #define RULE_PROTO_TCP	6
 #define RULE_PROTO_UDP	17
 #define RULE_PROTO_SCTP 132
+#define RULE_PROTO_UDPLITE 136
 
 /** One table: its chains, built-in chains first, then user chains in creation order. */
 struct rule_tbl {
@@ -91,6 +92,10 @@ int rule_tbl_find(const struct rule_set *s, unsigned int table, const char *name
 
 /** Name of protocol @p proto ("tcp"), or NULL if it has none. */
 const char *rule_proto_name(uint8_t proto);
+
+/** The first name netbase's /etc/protocols gives @p proto (what
+ * iptables-save prints for it), or NULL. */
+const char *rule_proto_netbase_name(uint8_t proto);
 
 /** Protocol number of @p name, or -1. */
 int rule_proto_number(const char *name);

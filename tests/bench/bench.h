@@ -155,6 +155,10 @@ struct bench_storm_phase {
 	double busy_frac;    /**< share of the RX lcore's time in polls that did work */
 	double upcall_full;  /**< RX drops: upcall ring full */
 	double channel_full; /**< drops: the default channel's ring full */
+	double rx;           /**< packets the RX lcore received */
+	double misses;       /**< RX lookups that missed (new flows, and any evicted established one) */
+	double upcalls;      /**< misses sent up (the rest: upcall_full) */
+	double up_rings;     /**< upcall ring enqueues (each moves the ring's lines across) */
 	/*
 	 * The RX lcore's cycles by stage (rte_rdtsc() around each stage of each
 	 * loop, after the warm-up), fitted by least squares over its loops as
@@ -174,6 +178,19 @@ struct bench_storm_phase {
 	double poll_per_up;   /**< gufc_rx_poll(): cycles per upcall (a miss sent up) */
 	double poll_per_full; /**< gufc_rx_poll(): cycles per miss dropped, upcall ring full */
 	double poll_per_pkt;  /**< gufc_rx_poll(): cycles per packet received, plain mean */
+	/*
+	 * gufc_rx_poll()'s parts (gufc_rx_poll_timed()): the means per loop of
+	 * its own dp_done_poll(), of rte_eth_rx_burst() and of the quiescent
+	 * report, and dp_rx_burst() fitted as fixed + per-packet-of-each-kind.
+	 */
+	double poll_done_mean; /**< dp_done_poll() inside the poll, cycles per loop */
+	double poll_rx_mean;   /**< rte_eth_rx_burst(), cycles per loop */
+	double poll_qs_mean;   /**< rule_engine_quiescent(), cycles per loop */
+	double dp_fixed;       /**< dp_rx_burst(): cycles per loop that received packets */
+	double dp_per_hit;     /**< dp_rx_burst(): cycles per hit */
+	double dp_per_up;      /**< dp_rx_burst(): cycles per upcall */
+	double dp_per_full;    /**< dp_rx_burst(): cycles per miss dropped, upcall ring full */
+	double pkts_per_loop;  /**< packets received per loop (mean) */
 	double loops;	      /**< RX loops per second (in the fits) */
 	double preempted;     /**< RX loops per second left out: the thread lost its core */
 };
@@ -184,6 +201,7 @@ struct bench_storm {
 	double load;          /**< established rate as a share of the capacity phase's hits */
 	double est_pps;       /**< established packets per second offered (paced phases) */
 	double new_pps;       /**< new flows per second offered in the storm (2 x setup) */
+	unsigned int up_batch; /**< the RX context's up_batch in the run (struct dp_ctx) */
 	struct bench_storm_phase setup, capacity, before, during;
 	double fraction;      /**< storm_hit_fraction_paced: during.hits / before.hits */
 	bool valid;           /**< the RX lcore had its core and took "before" without loss */
@@ -310,7 +328,8 @@ void bench_env_fini(struct bench_env *env);
  * @param load  established rate as a share of the RX lcore's capacity
  * @return 0 or -errno.
  */
-int bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load);
+int bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load,
+	int up_batch);
 /** Print res->storm (nothing when not measured). */
 void bench_storm_print(const struct bench_results *res, FILE *f);
 /** Write res->storm as a JSON object to @p path. @return 0 or -errno. */

@@ -160,6 +160,7 @@ consume(struct bench_ctx *ctx)
 	struct bench_env *env = ctx->env;
 
 	chan_drain(env->app->chans, CHAN_ID_DEFAULT, UINT32_MAX);
+	dp_upcall_flush(&env->lc->rx_dp);
 	if (rte_ring_count(env->lc->upcall) != 0)
 		gufc_slow_poll(env->app, env->lc, ctx->now);
 }

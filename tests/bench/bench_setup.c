@@ -36,6 +36,7 @@
 #include <rte_errno.h>
 
 #include "bench.h"
+#include "gufc_eal.h"
 
 static uint32_t
 pending(struct rule_engine *eng)
@@ -236,6 +237,6 @@ main(int argc, char **argv)
 	free(keys);
 	bench_engine_stop(&env);
 	bench_env_fini(&env);
-	rte_eal_cleanup();
+	gufc_eal_end();
 	return 0;
 }

@@ -143,6 +143,8 @@ struct storm_stages {
 	struct storm_fit gen;  /* cycles ~ established, new-flow packets made */
 	struct storm_fit poll; /* cycles ~ hits, misses sent up, misses dropped (ring full) */
 	struct storm_fit done; /* cycles ~ completions taken */
+	struct storm_fit dp;   /* dp_rx_burst() cycles ~ the poll's kinds (loops with packets) */
+	double poll_done, poll_rx, poll_qs; /* gufc_rx_poll()'s other parts, summed */
 	double done_cycles, done_toks;
 	double poll_cycles, poll_pkts;
 	double loops;
@@ -156,6 +158,112 @@ struct storm_stages {
  */
 #define STORM_LOOP_MAX_US 200
 
+/* New flow number @p i's key: UDP from its own source to 198.51.100.0/24. */
+static void
+storm_new_key(struct fc_key *k, uint32_t i)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = FC_AF_INET4;
+	k->v4.src = rte_cpu_to_be_32(0x0b000000u | (i & 0xffffffu));
+	k->v4.dst = rte_cpu_to_be_32(0xc6336400u | ((i >> 24) & 0xff));
+	k->v4.sport = rte_cpu_to_be_16((uint16_t)(1024 + (i % 60000)));
+	k->v4.dport = rte_cpu_to_be_16(53);
+	k->v4.proto = 17;
+}
+
+/*
+ * The new flows' frames are one prebuilt frame (flow 0's) copied as an
+ * established flow's is, with the fields that vary stored into the copy:
+ * the source address, the destination's last byte, the source port and
+ * the IPv4 header checksum, which is the template's with those words
+ * changed (one's complement sum, RFC 1624). A NIC hands the RX lcore a
+ * new flow's packet for the same price as any other; the generator should
+ * too (building each frame from its key cost it 70-370 cycles more).
+ */
+#define STORM_IP  14 /* the IPv4 header's offset in the frame */
+#define STORM_L4  34 /* the UDP header's */
+
+struct storm_tmpl {
+	uint8_t frame[BENCH_FRAME_MAX];
+	uint32_t len;
+	uint32_t sum; /* the header's one's complement sum without addresses, checksum */
+};
+
+static uint32_t
+storm_sum16(const uint8_t *p, unsigned int n)
+{
+	uint32_t sum = 0;
+
+	for (unsigned int i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	return sum;
+}
+
+static int
+storm_tmpl_init(struct storm_tmpl *t)
+{
+	struct fc_key k;
+	uint8_t hdr[20];
+
+	storm_new_key(&k, 0);
+	t->len = bench_frame_write(t->frame, sizeof(t->frame), &k, 0);
+	if (t->len == 0)
+		return -EINVAL;
+	memcpy(hdr, t->frame + STORM_IP, sizeof(hdr));
+	memset(hdr + 10, 0, 10); /* checksum, source, destination */
+	t->sum = storm_sum16(hdr, sizeof(hdr));
+	return 0;
+}
+
+/* New flow number @p i's frame into @p buf, from the template. */
+static inline uint32_t
+storm_new_frame(const struct storm_tmpl *t, uint8_t *buf, uint32_t i)
+{
+	uint32_t src = 0x0b000000u | (i & 0xffffffu);
+	uint32_t dst = 0xc6336400u | ((i >> 24) & 0xff);
+	uint16_t sport = (uint16_t)(1024 + (i % 60000));
+	uint32_t sum = t->sum + (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff);
+	uint8_t *ip = buf + STORM_IP;
+
+	memcpy(buf, t->frame, t->len);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip[10] = (uint8_t)(~sum >> 8);
+	ip[11] = (uint8_t)~sum;
+	ip[12] = (uint8_t)(src >> 24);
+	ip[13] = (uint8_t)(src >> 16);
+	ip[14] = (uint8_t)(src >> 8);
+	ip[15] = (uint8_t)src;
+	ip[19] = (uint8_t)dst;
+	buf[STORM_L4] = (uint8_t)(sport >> 8);
+	buf[STORM_L4 + 1] = (uint8_t)sport;
+	return t->len;
+}
+
+/*
+ * The template's frames are the frames built from the keys, byte for
+ * byte: checked on flows that move every field it stores (startup, once).
+ */
+static int
+storm_tmpl_check(const struct storm_tmpl *t)
+{
+	static const uint32_t probe[] = {0, 1, 255, 256, 59999, 60000, 65535, 0xffffffu,
+		0x1000000u, 0x12345678u, 0xfffffffeu};
+	uint8_t a[BENCH_FRAME_MAX], b[BENCH_FRAME_MAX];
+
+	for (unsigned int j = 0; j < RTE_DIM(probe); j++) {
+		struct fc_key k;
+		uint32_t la, lb;
+
+		storm_new_key(&k, probe[j]);
+		la = bench_frame_write(a, sizeof(a), &k, 0);
+		lb = storm_new_frame(t, b, probe[j]);
+		if (la != lb || memcmp(a, b, la) != 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /* The generator and the RX lcore's loop (written by the main lcore between launches). */
 struct storm_run {
 	struct gufc_app *app;
@@ -166,6 +274,7 @@ struct storm_run {
 	uint32_t est_len[STORM_EST_FLOWS];
 	uint32_t est_next;
 	uint32_t new_next; /* new flows made so far (their keys' counter) */
+	struct storm_tmpl tmpl; /* the new flows' prebuilt frame */
 	/* packets per TSC cycle; < 0: as many as the ring takes; 0: none */
 	double est_rate, new_rate;
 	uint64_t t0;
@@ -179,22 +288,6 @@ struct storm_run {
 	struct storm_stages stg;   /* read once the RX lcore has stopped */
 	volatile int stop;
 };
-
-/* New flow number @p i: UDP from its own source to 198.51.100.0/24. */
-static uint32_t
-storm_new_frame(uint8_t *buf, uint32_t i)
-{
-	struct fc_key k;
-
-	memset(&k, 0, sizeof(k));
-	k.family = FC_AF_INET4;
-	k.v4.src = rte_cpu_to_be_32(0x0b000000u | (i & 0xffffffu));
-	k.v4.dst = rte_cpu_to_be_32(0xc6336400u | ((i >> 24) & 0xff));
-	k.v4.sport = rte_cpu_to_be_16((uint16_t)(1024 + (i % 60000)));
-	k.v4.dport = rte_cpu_to_be_16(53);
-	k.v4.proto = 17;
-	return bench_frame_write(buf, BENCH_FRAME_MAX, &k, 0);
-}
 
 /* Packets due by @p now at @p rate since t0 (the ring's room when unpaced). */
 static uint64_t
@@ -241,7 +334,7 @@ storm_gen(struct storm_run *s)
 		uint32_t len;
 
 		if (kind[i]) {
-			len = storm_new_frame(d, s->new_next++);
+			len = storm_new_frame(&s->tmpl, d, s->new_next++);
 		} else {
 			len = s->est_len[s->est_next];
 			memcpy(d, s->est[s->est_next], len);
@@ -293,6 +386,7 @@ storm_rx_main(void *arg)
 		uint64_t t0, t1, t2, t3, e0 = s->est_due, n0 = s->new_due;
 		uint64_t h0 = st->hits, u0 = st->upcalls, r0 = st->rx;
 		uint64_t f0 = st->drops[DP_DROP_UPCALL_FULL];
+		struct gufc_rx_times tm;
 		unsigned int toks, got;
 		uint32_t now;
 
@@ -305,7 +399,7 @@ storm_rx_main(void *arg)
 		t1 = rte_rdtsc();
 		toks = dp_done_poll(&s->lc->rx_dp, now);
 		t2 = rte_rdtsc();
-		got = gufc_rx_poll(s->lc, now);
+		got = gufc_rx_poll_timed(s->lc, now, &tm);
 		t3 = rte_rdtsc();
 		if (got != 0)
 			__atomic_store_n(&s->busy, s->busy + t3 - t2, __ATOMIC_RELAXED);
@@ -325,6 +419,11 @@ storm_rx_main(void *arg)
 			g->done_cycles += (double)(t2 - t1);
 			g->done_toks += toks;
 			storm_fit_add(&g->poll, xp, (double)(t3 - t2));
+			if (got != 0)
+				storm_fit_add(&g->dp, xp, (double)tm.dp);
+			g->poll_done += (double)tm.done;
+			g->poll_rx += (double)tm.rx;
+			g->poll_qs += (double)tm.quiescent;
 			g->poll_cycles += (double)(t3 - t2);
 			g->poll_pkts += (double)(st->rx - r0);
 		}
@@ -357,6 +456,7 @@ storm_chan_drops(struct gufc_app *app)
 /* A snapshot of the counters a phase reads (RX lcore's, by relaxed loads). */
 struct storm_snap {
 	uint64_t tsc, hits, created, missed, nombuf, busy, upcall_full, channel_full;
+	uint64_t rx, misses, upcalls, up_rings;
 	uint64_t rx_cpu_ns, rules_cpu_ns;
 };
 
@@ -368,6 +468,10 @@ storm_snap(const struct storm_run *s, struct storm_snap *n)
 	n->tsc = rte_rdtsc();
 	n->hits = __atomic_load_n(&st->hits, __ATOMIC_RELAXED);
 	n->upcall_full = __atomic_load_n(&st->drops[DP_DROP_UPCALL_FULL], __ATOMIC_RELAXED);
+	n->rx = __atomic_load_n(&st->rx, __ATOMIC_RELAXED);
+	n->misses = __atomic_load_n(&st->misses, __ATOMIC_RELAXED);
+	n->upcalls = __atomic_load_n(&st->upcalls, __ATOMIC_RELAXED);
+	n->up_rings = __atomic_load_n(&st->up_rings, __ATOMIC_RELAXED);
 	n->missed = __atomic_load_n(&s->missed, __ATOMIC_RELAXED);
 	n->nombuf = __atomic_load_n(&s->nombuf, __ATOMIC_RELAXED);
 	n->rx_cpu_ns = __atomic_load_n(&s->cpu_ns, __ATOMIC_RELAXED);
@@ -423,6 +527,7 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		gufc_slow_poll(app, rules_lc, storm_now_ms(app));
 		gufc_consume(app, rules_lc);
 	} while (rte_ring_count(s->lc->upcall) != 0 || rte_ring_count(s->ring) != 0 ||
+		 dp_upcall_stashed(&s->lc->rx_dp) != 0 ||
 		 s->lc->pend->n != 0 ||
 		 dp_held(&s->lc->rx_dp) != 0);
 	{
@@ -437,6 +542,10 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		out->busy_frac = (double)(b.busy - a.busy) / (double)(b.tsc - a.tsc);
 		out->upcall_full = (double)(b.upcall_full - a.upcall_full) / t;
 		out->channel_full = (double)(b.channel_full - a.channel_full) / t;
+		out->rx = (double)(b.rx - a.rx) / t;
+		out->misses = (double)(b.misses - a.misses) / t;
+		out->upcalls = (double)(b.upcalls - a.upcalls) / t;
+		out->up_rings = (double)(b.up_rings - a.up_rings) / t;
 	}
 	{
 		const struct storm_stages *g = &s->stg;
@@ -455,6 +564,17 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		out->done_per_tok = c[1];
 		out->done_mean_per_tok = g->done_toks > 0 ? g->done_cycles / g->done_toks : 0;
 		out->poll_per_pkt = g->poll_pkts > 0 ? g->poll_cycles / g->poll_pkts : 0;
+		storm_fit_solve(&g->dp, c);
+		out->dp_fixed = c[0];
+		out->dp_per_hit = c[1];
+		out->dp_per_up = c[2];
+		out->dp_per_full = c[3];
+		if (g->loops > 0) {
+			out->poll_done_mean = g->poll_done / g->loops;
+			out->poll_rx_mean = g->poll_rx / g->loops;
+			out->poll_qs_mean = g->poll_qs / g->loops;
+			out->pkts_per_loop = g->poll_pkts / g->loops;
+		}
 		out->loops = g->loops / ((double)(b.tsc - a.tsc) / hz);
 		out->preempted = g->preempted / ((double)(b.tsc - a.tsc) / hz);
 	}
@@ -503,7 +623,8 @@ storm_rx_lcore_free(struct gufc_lcore *lc)
 }
 
 int
-bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load)
+bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load,
+	int up_batch)
 {
 	struct gufc_app *app = env->app;
 	struct gufc_lcore *main_lc = env->lc;
@@ -536,6 +657,11 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (storm_tmpl_init(&s->tmpl) != 0 || storm_tmpl_check(&s->tmpl) != 0) {
+		bench_note(res, "storm", "the new flows' prebuilt frame differs from a built one");
+		rc = -EINVAL;
+		goto out;
+	}
 	bench_rng_seed(&rng, res->plan.seed + 12);
 	for (unsigned int i = 0; i < STORM_EST_FLOWS; i++) {
 		struct fc_key k;
@@ -559,6 +685,9 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 	app->rx[0] = rx;
 	app->n_lcores = 2;
 	gufc_dp_init(app);
+	if (up_batch >= 0)
+		rx->rx_dp.up_batch = (uint8_t)up_batch;
+	o->up_batch = rx->rx_dp.up_batch;
 
 	o->secs = secs;
 	o->load = load;
@@ -618,6 +747,14 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
 			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu);
+	fprintf(f, "  the RX lcore's packets, per second:\n");
+	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
+		fprintf(f,
+			"  %-40s rx %9.0f  hits %9.0f  misses %8.0f  upcalls %8.0f  upcall_full %8.0f  "
+			"upcall ring enqueues %8.0f (%.2f upcalls each)\n",
+			name[i], ph[i]->rx, ph[i]->hits, ph[i]->misses, ph[i]->upcalls,
+			ph[i]->upcall_full, ph[i]->up_rings,
+			ph[i]->up_rings > 0 ? ph[i]->upcalls / ph[i]->up_rings : 0);
 	fprintf(f, "  RX lcore's cycles by stage (least squares over its loops):\n");
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
@@ -629,10 +766,19 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 			name[i], ph[i]->gen_per_est, ph[i]->gen_per_new, ph[i]->done_fixed,
 			ph[i]->done_per_tok, ph[i]->done_mean_per_tok, ph[i]->poll_fixed, ph[i]->poll_per_hit, ph[i]->poll_per_up,
 			ph[i]->poll_per_full, ph[i]->poll_per_pkt, ph[i]->loops, ph[i]->preempted);
+	fprintf(f, "  the poll by part (gufc_rx_poll_timed()), cycles:\n");
+	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
+		fprintf(f,
+			"  %-40s per loop: done %4.0f  rx_burst %4.0f  quiescent %4.0f  "
+			"dp_rx_burst %5.0f/loop + %4.0f/hit + %5.0f/upcall + %4.0f/upcall_full  "
+			"packets %.1f/loop\n",
+			name[i], ph[i]->poll_done_mean, ph[i]->poll_rx_mean, ph[i]->poll_qs_mean,
+			ph[i]->dp_fixed, ph[i]->dp_per_hit, ph[i]->dp_per_up, ph[i]->dp_per_full,
+			ph[i]->pkts_per_loop);
 	fprintf(f,
 		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
-		"(2 x setup)\n",
-		o->est_pps, o->load, o->new_pps);
+		"(2 x setup); upcalls kept for one ring enqueue: up to %u\n",
+		o->est_pps, o->load, o->new_pps, o->up_batch);
 	fprintf(f, "  storm_hit_fraction_paced %.3f (target >= 0.9)%s\n", o->fraction,
 		o->valid ? ""
 			 : "  NOT VALID: the RX lcore did not have its core, or did not "
@@ -651,26 +797,34 @@ bench_storm_json(const struct bench_results *res, const char *path)
 		return -errno;
 	fprintf(f,
 		"{\"storm_hit_fraction_paced\": %.4f, \"valid\": %s, \"secs\": %.2f, "
-		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f",
-		o->fraction, o->valid ? "true" : "false", o->secs, o->load, o->est_pps, o->new_pps);
+		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f, \"up_batch\": %u",
+		o->fraction, o->valid ? "true" : "false", o->secs, o->load, o->est_pps, o->new_pps,
+		o->up_batch);
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
 			", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "
 			"\"nombuf\": %.0f, \"upcall_full\": %.0f, \"channel_full\": %.0f, "
+			"\"rx\": %.0f, \"misses\": %.0f, \"upcalls\": %.0f, \"upcall_ring_enqueues\": %.0f, "
 			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f, "
 			"\"cycles\": {\"gen_per_est\": %.1f, \"gen_per_new\": %.1f, "
 			"\"done_fixed\": %.1f, \"done_per_token\": %.1f, "
 			"\"done_mean_per_token\": %.1f, \"poll_fixed\": %.1f, \"poll_per_hit\": %.1f, "
 			"\"poll_per_upcall\": %.1f, \"poll_per_upcall_full\": %.1f, "
 			"\"poll_per_pkt\": %.1f, \"loops_per_s\": %.0f, \"preempted_per_s\": "
-			"%.0f}}",
+			"%.0f, \"poll_done_per_loop\": %.1f, \"poll_rx_per_loop\": %.1f, "
+			"\"poll_quiescent_per_loop\": %.1f, \"dp_fixed\": %.1f, \"dp_per_hit\": %.1f, "
+			"\"dp_per_upcall\": %.1f, \"dp_per_upcall_full\": %.1f, "
+			"\"pkts_per_loop\": %.2f}}",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
-			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
+			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->rx, ph[i]->misses,
+			ph[i]->upcalls, ph[i]->up_rings, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu, ph[i]->gen_per_est, ph[i]->gen_per_new,
 			ph[i]->done_fixed, ph[i]->done_per_tok, ph[i]->done_mean_per_tok,
 			ph[i]->poll_fixed, ph[i]->poll_per_hit,
 			ph[i]->poll_per_up, ph[i]->poll_per_full, ph[i]->poll_per_pkt, ph[i]->loops,
-			ph[i]->preempted);
+			ph[i]->preempted, ph[i]->poll_done_mean, ph[i]->poll_rx_mean,
+			ph[i]->poll_qs_mean, ph[i]->dp_fixed, ph[i]->dp_per_hit, ph[i]->dp_per_up,
+			ph[i]->dp_per_full, ph[i]->pkts_per_loop);
 	fprintf(f, "}\n");
 	return fclose(f) == 0 ? 0 : -errno;
 }

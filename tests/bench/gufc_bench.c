@@ -60,6 +60,7 @@ struct bench_opts {
 	bool storm_only;    /* --storm-only: the paced storm alone (two lcores) */
 	unsigned long storm_secs;  /* --storm-seconds */
 	unsigned long storm_load;  /* --storm-load, percent */
+	long storm_up_batch;       /* --storm-up-batch; -1: the app's */
 	uint32_t point_rules; /* --point: the one grid point to run (0: the mode's grid) */
 	uint32_t point_flows;
 	unsigned int idle_step_budget; /* --idle-step-budget: the idle background step (0: the default) */
@@ -73,7 +74,7 @@ usage(FILE *f, const char *prog)
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
 		"          [--perflow-only] [--mem-only] [--point RULES,FLOWS] [--idle-step-budget N] [--profile]\n"
-		"          [--storm-only [--storm-seconds S] [--storm-load PCT]]\n"
+		"          [--storm-only [--storm-seconds S] [--storm-load PCT] [--storm-up-batch N]]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -105,7 +106,9 @@ usage(FILE *f, const char *prog)
 		"               established flows at PCT %% of the RX lcore's measured\n"
 		"               capacity (default 50), new flows at twice the measured\n"
 		"               setup rate; storm_hit_fraction_paced; S seconds a phase\n"
-		"               (default 3; 4 phases)\n",
+		"               (default 3; 4 phases); --storm-up-batch N: the RX context\n"
+		"               keeps up to N upcalls for one ring enqueue (0: none; default:\n"
+		"               the app's)\n",
 		prog);
 }
 
@@ -146,6 +149,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"storm-only", no_argument, NULL, 'W'},
 		{"storm-seconds", required_argument, NULL, 'X'},
 		{"storm-load", required_argument, NULL, 'Y'},
+		{"storm-up-batch", required_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -156,6 +160,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 	o->seed = 1;
 	o->storm_secs = 3;
 	o->storm_load = 50;
+	o->storm_up_batch = -1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'q':
@@ -237,6 +242,14 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			if (num_arg("--storm-load", optarg, 1, 100, &o->storm_load) != 0)
 				return -EINVAL;
 			break;
+		case 'Z': {
+			unsigned long v;
+
+			if (num_arg("--storm-up-batch", optarg, 0, DP_UPSTASH_MAX, &v) != 0)
+				return -EINVAL;
+			o->storm_up_batch = (long)v;
+			break;
+		}
 		case 'h':
 			usage(stdout, argv[0]);
 			return 1;
@@ -1026,7 +1039,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (o.storm_only) {
-		rc = bench_storm(&env, &res, (double)o.storm_secs, (double)o.storm_load / 100.0);
+		rc = bench_storm(&env, &res, (double)o.storm_secs, (double)o.storm_load / 100.0,
+			(int)o.storm_up_batch);
 		if (rc == 0) {
 			bench_storm_print(&res, stdout);
 			if (!res.storm.measured)

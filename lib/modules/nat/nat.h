@@ -157,23 +157,36 @@ struct mod_nat_target_stats {
 #define MOD_NAT_L4_SCTP 5 /**< ports changed: CRC32c recomputed (addresses are not covered) */
 #define MOD_NAT_L4_UDPLITE 6 /**< ports, checksum at 6 (always present: the coverage includes both) */
 
+/** struct mod_nat_rewrite::fast: the rewrite mod_nat_apply() does in line. */
+#define MOD_NAT_FAST_NONE 0 /**< none: ICMP, SCTP, other protocols (mod_nat_apply_rest()) */
+#define MOD_NAT_FAST_PORTS 1 /**< TCP, UDP-Lite: addresses, both ports, both checksums */
+#define MOD_NAT_FAST_UDP 2   /**< UDP: as MOD_NAT_FAST_PORTS, a checksum of 0 (none) stays 0 */
+
 /**
  * One precomputed rewrite: the new header fields and the checksum deltas
  * (RFC 1624: the one's complement sum of ~old + new over the changed 16-bit
- * words, in memory order, never 0). Public only so that mod_nat_apply()
- * can be inlined; written by mod_nat_bind(), read-only otherwise.
+ * words, in memory order, never 0), one cache line. Public only so that
+ * mod_nat_apply() can be inlined; written by mod_nat_bind(), read-only
+ * otherwise. A hit reads its first 56 bytes (IPv6) or bytes 32..55
+ * (IPv4: @c a4, the ports and the deltas), nothing else.
  */
 struct mod_nat_rewrite {
 	uint8_t src[16];   /**< new source address (IPv4 in bytes 0..3) */
 	uint8_t dst[16];   /**< new destination address */
 	uint16_t sport;    /**< new source port or echo identifier, network order */
-	uint16_t dport;    /**< new destination port, network order */
+	uint16_t dport;    /**< new destination port, network order (follows sport: one
+			        4-byte store writes both) */
 	uint16_t ip_delta; /**< addresses: IPv4 header checksum and L4 pseudo-header */
 	uint16_t l4_delta; /**< everything the L4 checksum covers */
 	uint8_t family;    /**< FC_AF_INET4 or FC_AF_INET6 */
 	uint8_t l4;        /**< MOD_NAT_L4_* */
 	uint8_t csum_off;  /**< L4 checksum offset in the L4 header */
 	uint8_t l4_min;    /**< L4 bytes the rewrite touches */
+	uint8_t fast;      /**< MOD_NAT_FAST_* */
+	uint8_t fast_family; /**< @c family with a @c fast rewrite, else 0: one compare */
+	uint8_t pad[2];
+	uint8_t a4[8];     /**< IPv4: new source and destination, as the header holds them
+			        (bytes 12..19: one 8-byte store) */
 } __rte_aligned(64);
 
 /** The fast path's view of a table: the first member of struct mod_nat. */
@@ -376,11 +389,39 @@ mod_nat_csum_adjust(uint16_t csum, uint16_t delta)
 }
 
 /**
+ * What mod_nat_apply() does for a packet its straight line does not take
+ * (ICMP and ICMPv6, SCTP, other protocols, non-first fragments, headers cut
+ * short, a slot of the other family): the same contract. Out of line.
+ * Context: any lcore (lock-free reader of the slot).
+ */
+int mod_nat_apply_rest(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3_len,
+	const struct fc_pkt *pkt);
+
+/**
+ * Fetch rewrite slot @p slot's line ahead of mod_nat_apply() (a burst's
+ * hits, after the lookup).
+ * Context: any lcore.
+ */
+static inline void
+mod_nat_prefetch(const struct mod_nat *nat, uint32_t slot)
+{
+	const struct mod_nat_view *v = (const struct mod_nat_view *)(const void *)nat;
+
+	RTE_ASSERT(slot < v->n_slots);
+	__builtin_prefetch(&v->slots[slot], 0, 3);
+}
+
+/**
  * Rewrite one packet with slot @p slot: addresses (IPv4 header checksum
  * updated incrementally), then, except in a non-first fragment, the ports or
  * echo identifier and the L4 checksum (pseudo-header included). A UDP
  * checksum of 0 (none) stays 0; a computed 0 is sent as 0xffff. SCTP with
  * changed ports gets its CRC32c recomputed, which needs the whole datagram.
+ *
+ * TCP, UDP and UDP-Lite with their ports in @p l3_len take a straight
+ * line: the precomputed fields stored (IPv4: one 8-byte store for both
+ * addresses, one 4-byte store for both ports) and one add per checksum
+ * (the slot's deltas); everything else goes to mod_nat_apply_rest().
  *
  * @param nat     the table
  * @param slot    fc_action::nat_id of the entry the packet hit
@@ -398,31 +439,19 @@ mod_nat_apply(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3
 {
 	const struct mod_nat_view *v = (const struct mod_nat_view *)(const void *)nat;
 	const struct mod_nat_rewrite *rw;
+	/* A non-first fragment has no L4 header (l4_off 0): l4_rel wraps. */
 	uint32_t l4_rel = (uint32_t)pkt->l4_off - pkt->l3_off;
-	bool do_l4;
 	uint8_t *l4;
 	uint16_t c;
 
 	RTE_ASSERT(slot < v->n_slots);
 	rw = &v->slots[slot];
 	/* Every check before the first write: no packet is half-rewritten. */
-	if (unlikely(rw->family != pkt->key.family))
-		return -EINVAL;
-	if (unlikely(l3_len < (rw->family == FC_AF_INET4 ? 20u : 40u)))
-		return -EINVAL;
-	do_l4 = rw->l4 != MOD_NAT_L4_NONE && pkt->frag != FC_FRAG_LATER;
-	if (do_l4) {
-		if (unlikely(l4_rel + rw->l4_min > l3_len))
-			return -EINVAL;
-		if (unlikely(rw->l4 == MOD_NAT_L4_SCTP &&
-			    (pkt->frag != FC_FRAG_NONE || pkt->ip_len > l3_len ||
-				    pkt->ip_len < l4_rel + rw->l4_min)))
-			return -ENOTSUP;
-	}
-
+	if (unlikely(rw->fast_family != pkt->key.family ||
+		    (uint64_t)l4_rel + rw->l4_min > l3_len))
+		return mod_nat_apply_rest(nat, slot, l3, l3_len, pkt);
 	if (rw->family == FC_AF_INET4) {
-		memcpy(l3 + 12, rw->src, 4);
-		memcpy(l3 + 16, rw->dst, 4);
+		memcpy(l3 + 12, rw->a4, 8);
 		memcpy(&c, l3 + 10, 2);
 		c = mod_nat_csum_adjust(c, rw->ip_delta);
 		memcpy(l3 + 10, &c, 2);
@@ -430,30 +459,13 @@ mod_nat_apply(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3
 		memcpy(l3 + 8, rw->src, 16);
 		memcpy(l3 + 24, rw->dst, 16);
 	}
-	if (!do_l4)
-		return 0;
 	l4 = l3 + l4_rel;
-	switch (rw->l4) {
-	case MOD_NAT_L4_ECHO:
-		memcpy(l4 + 4, &rw->sport, 2);
-		break;
-	case MOD_NAT_L4_CSUM:
-		break;
-	case MOD_NAT_L4_SCTP:
-		memcpy(l4, &rw->sport, 2);
-		memcpy(l4 + 2, &rw->dport, 2);
-		mod_nat_sctp_csum(l4, pkt->ip_len - l4_rel);
-		return 0;
-	default: /* TCP, UDP, UDP-Lite */
-		memcpy(l4, &rw->sport, 2);
-		memcpy(l4 + 2, &rw->dport, 2);
-		break;
-	}
+	memcpy(l4, &rw->sport, 4);
 	memcpy(&c, l4 + rw->csum_off, 2);
-	if (rw->l4 == MOD_NAT_L4_UDP && c == 0)
-		return 0;
+	if (rw->fast == MOD_NAT_FAST_UDP && c == 0)
+		return 0; /* no checksum: stays none */
 	c = mod_nat_csum_adjust(c, rw->l4_delta);
-	if (rw->l4 == MOD_NAT_L4_UDP && c == 0)
+	if (rw->fast == MOD_NAT_FAST_UDP && c == 0)
 		c = 0xffff;
 	memcpy(l4 + rw->csum_off, &c, 2);
 	return 0;

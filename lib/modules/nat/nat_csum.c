@@ -7,6 +7,8 @@
  * a handful of stores), and SCTP's CRC32c, which covers the whole packet
  * and has no incremental form. Pure C.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -59,6 +61,10 @@ nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struc
 	rw->family = from->family;
 	memcpy(rw->src, fc_key_src(to), alen);
 	memcpy(rw->dst, fc_key_dst(to), alen);
+	if (from->family == FC_AF_INET4) {
+		memcpy(rw->a4, rw->src, 4);
+		memcpy(rw->a4 + 4, rw->dst, 4);
+	}
 	rw->sport = ts;
 	rw->dport = td;
 	a = delta_words(0, fc_key_src(from), fc_key_src(to), alen);
@@ -88,11 +94,13 @@ nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struc
 		rw->l4 = MOD_NAT_L4_TCP;
 		rw->csum_off = 16;
 		rw->l4_min = 20;
+		rw->fast = MOD_NAT_FAST_PORTS;
 		break;
 	case PROTO_UDP:
 		rw->l4 = MOD_NAT_L4_UDP;
 		rw->csum_off = 6;
 		rw->l4_min = 8;
+		rw->fast = MOD_NAT_FAST_UDP;
 		break;
 	case PROTO_UDPLITE:
 		/* Ports and pseudo-header are always covered; the checksum is
@@ -100,9 +108,7 @@ nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struc
 		rw->l4 = MOD_NAT_L4_UDPLITE;
 		rw->csum_off = 6;
 		rw->l4_min = 8;
-		break;
-		rw->csum_off = 6;
-		rw->l4_min = 8;
+		rw->fast = MOD_NAT_FAST_PORTS;
 		break;
 	case PROTO_SCTP:
 		/* CRC32c does not cover the addresses: only port changes matter */
@@ -115,6 +121,80 @@ nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struc
 		return;
 	}
 	rw->l4_delta = delta_fold(a + p);
+	if (rw->fast != MOD_NAT_FAST_NONE)
+		rw->fast_family = rw->family;
+}
+
+/*
+ * Everything mod_nat_apply() does not take in line: ICMP and ICMPv6 (echo
+ * identifier, ICMPv6's pseudo-header), SCTP, other protocols (addresses
+ * only), non-first fragments, the checks that refuse a packet.
+ */
+int
+mod_nat_apply_rest(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32_t l3_len,
+	const struct fc_pkt *pkt)
+{
+	const struct mod_nat_view *v = (const struct mod_nat_view *)(const void *)nat;
+	const struct mod_nat_rewrite *rw;
+	uint32_t l4_rel = (uint32_t)pkt->l4_off - pkt->l3_off;
+	bool do_l4;
+	uint8_t *l4;
+	uint16_t c;
+
+	RTE_ASSERT(slot < v->n_slots);
+	rw = &v->slots[slot];
+	/* Every check before the first write: no packet is half-rewritten. */
+	if (rw->family != pkt->key.family)
+		return -EINVAL;
+	if (l3_len < (rw->family == FC_AF_INET4 ? 20u : 40u))
+		return -EINVAL;
+	do_l4 = rw->l4 != MOD_NAT_L4_NONE && pkt->frag != FC_FRAG_LATER;
+	if (do_l4) {
+		if (pkt->l4_off <= pkt->l3_off || l4_rel + rw->l4_min > l3_len)
+			return -EINVAL;
+		if (rw->l4 == MOD_NAT_L4_SCTP &&
+			(pkt->frag != FC_FRAG_NONE || pkt->ip_len > l3_len ||
+				pkt->ip_len < l4_rel + rw->l4_min))
+			return -ENOTSUP;
+	}
+
+	if (rw->family == FC_AF_INET4) {
+		memcpy(l3 + 12, rw->src, 4);
+		memcpy(l3 + 16, rw->dst, 4);
+		memcpy(&c, l3 + 10, 2);
+		c = mod_nat_csum_adjust(c, rw->ip_delta);
+		memcpy(l3 + 10, &c, 2);
+	} else {
+		memcpy(l3 + 8, rw->src, 16);
+		memcpy(l3 + 24, rw->dst, 16);
+	}
+	if (!do_l4)
+		return 0;
+	l4 = l3 + l4_rel;
+	switch (rw->l4) {
+	case MOD_NAT_L4_ECHO:
+		memcpy(l4 + 4, &rw->sport, 2);
+		break;
+	case MOD_NAT_L4_CSUM:
+		break;
+	case MOD_NAT_L4_SCTP:
+		memcpy(l4, &rw->sport, 2);
+		memcpy(l4 + 2, &rw->dport, 2);
+		mod_nat_sctp_csum(l4, pkt->ip_len - l4_rel);
+		return 0;
+	default: /* TCP, UDP, UDP-Lite (a fast slot of a packet cut short: refused above) */
+		memcpy(l4, &rw->sport, 2);
+		memcpy(l4 + 2, &rw->dport, 2);
+		break;
+	}
+	memcpy(&c, l4 + rw->csum_off, 2);
+	if (rw->l4 == MOD_NAT_L4_UDP && c == 0)
+		return 0;
+	c = mod_nat_csum_adjust(c, rw->l4_delta);
+	if (rw->l4 == MOD_NAT_L4_UDP && c == 0)
+		c = 0xffff;
+	memcpy(l4 + rw->csum_off, &c, 2);
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */

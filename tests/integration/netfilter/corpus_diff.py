@@ -60,8 +60,9 @@ import sys
 import tempfile
 import time
 
-# The oracle loader and the pcap helpers are fastpath_oracle.py's (beside this file).
-from fastpath_oracle import load_oracle, pcap_read, pcap_write
+# The oracle loader is fastpath_oracle.py's, the pcap helpers nf_util.py's (beside this file).
+from fastpath_oracle import load_oracle
+from nf_util import pcap_read, pcap_write
 
 SKIP = 77
 TAG = b"gufcCD"
@@ -115,6 +116,9 @@ ICMP6_NAMES = {
     "neighbor-solicitation": (135, None), "neighbour-advertisement": (136, None),
     "neighbor-advertisement": (136, None), "redirect": (137, None),
 }
+# Protocols whose packets carry ports (UDP-Lite's as UDP's).
+PORTED = (6, 17, 132, 136)
+
 PROTO_NUM = {"tcp": 6, "udp": 17, "icmp": 1, "icmpv6": 58, "ipv6-icmp": 58, "sctp": 132,
              "esp": 50, "ah": 51, "gre": 47, "igmp": 2, "vrrp": 112, "ospf": 89,
              "udplite": 136, "mh": 135, "ipv6-mh": 135, "ipip": 4, "ipv6": 41,
@@ -366,7 +370,7 @@ class PacketList:
                 key = (proto, src, dst, t, extra)
             else:
                 key = None
-        elif proto in (6, 17, 132):
+        elif proto in PORTED:
             key = (proto, src, dst, sport, dport)
         else:
             key = (proto, src, dst)
@@ -376,9 +380,9 @@ class PacketList:
             self.keys.add(key)
         ep = (lambda a, p: ("[%s]" % a if fam == 6 else str(a)) +
               ("" if p is None else ":%d" % p))
-        name = {6: "tcp", 17: "udp", 132: "sctp", 1: "icmp", 58: "icmpv6"}.get(
+        name = {6: "tcp", 17: "udp", 132: "sctp", 136: "udplite", 1: "icmp", 58: "icmpv6"}.get(
             proto, "proto %d" % proto)
-        if proto in (6, 17, 132):
+        if proto in PORTED:
             text = "%s %s -> %s" % (name, ep(src, sport), ep(dst, dport))
         else:
             text = "%s %s -> %s" % (name, ep(src, None), ep(dst, None))
@@ -412,7 +416,7 @@ def derive_packets(nfo, tables, family, count, seed):
         w = line.split()
         proto = nfo.PROTOS.get(w[0]) if w[0] != "proto" else int(w[1])
         rest = w[1:] if w[0] != "proto" else w[2:]
-        ports = proto in (6, 17, 132)
+        ports = proto in PORTED
         try:
             src, sport = nfo.parse_endpoint(rest[0], ports, "gen")
             dst, dport = nfo.parse_endpoint(rest[2], ports, "gen")
@@ -456,7 +460,15 @@ def derive_packets(nfo, tables, family, count, seed):
         for dst in (d["right"], loc[0]):
             pl.add(1 if family == 4 else 58, d["left"], dst, extra="type=%d code=%d" % (t, c))
     for proto in protos:
-        if proto not in (1, 6, 17, 58, 132):
+        if proto == 136:
+            # UDP-Lite: ports as UDP's, and one malformed (checksum coverage
+            # past the datagram's end: INVALID to Linux conntrack).
+            for p in ports:
+                pl.add(136, d["left"], d["right"], fresh_sport(), p)
+                pl.add(136, d["left2"], loc[0], fresh_sport(), p)
+            pl.add(136, d["left"], d["right"], fresh_sport(), 53, "cov=4000")
+            pl.add(136, d["left2"], loc[0], fresh_sport(), 53, "cov=4000")
+        elif proto not in (1, 6, 17, 58, 132):
             pl.add(proto, d["left"], d["right"])
             pl.add(proto, d["left2"], loc[0])
             pl.add(proto, loc[0], d["right2"])
@@ -478,7 +490,7 @@ def derive_packets(nfo, tables, family, count, seed):
         extra = ""
         if rng.random() < 0.15 and mat.ttls:
             extra = "ttl=%d" % rng.choice(sorted(mat.ttls))
-        if proto in (6, 17, 132):
+        if proto in PORTED:
             sport = rng.choice(ports) if rng.random() < 0.2 else rng.randrange(1024, 65536)
             dport = rng.choice(ports)
             if proto == 6 and mat.flags and rng.random() < 0.2:
@@ -608,7 +620,7 @@ def reply_about(nfo, frame, pkts_by_tuple):
         n = number_in(inner)
         if n is None:
             qs, qd, qp, qsp, qdp = q
-            n = pkts_by_tuple.get((qp, qs, qd, qsp, qdp) if qp in (6, 17, 132) else (qp, qs, qd))
+            n = pkts_by_tuple.get((qp, qs, qd, qsp, qdp) if qp in PORTED else (qp, qs, qd))
         return (n, "icmp %d/%d" % (l4[0], l4[1])) if n else None
     return None
 
@@ -649,7 +661,7 @@ def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, 
         return None, "gufc exited %d:\n%s" % (r.returncode, (r.stdout + r.stderr)[-3000:])
     by_tuple = {}
     for p in pkts:
-        key = (p.proto, p.src, p.dst, p.sport, p.dport) if p.proto in (6, 17, 132) else \
+        key = (p.proto, p.src, p.dst, p.sport, p.dport) if p.proto in PORTED else \
             (p.proto, p.src, p.dst)
         by_tuple.setdefault(key, p.n)
     out = {}
@@ -689,7 +701,7 @@ def fate_text(f):
     if detail is None:
         return kind
     src, dst, proto, sport, dport = detail
-    if proto in (6, 17, 132):
+    if proto in PORTED:
         return "%s %s:%d -> %s:%d" % ("forwarded" if kind == "right" else "local", src,
                                       sport, dst, dport)
     return "%s %s -> %s" % ("forwarded" if kind == "right" else "local", src, dst)
@@ -718,7 +730,7 @@ def same_fate(p, lf, gf, random_nat=None):
         return lt == gt
     if lt[:3] != gt[:3]:
         return False
-    if lt[2] not in (6, 17, 132):
+    if lt[2] not in PORTED:
         return True
     for i, orig in ((3, p.sport), (4, p.dport)):
         if random_nat is not None and lt[i] != gt[i] and (lt[i] == orig or gt[i] == orig):

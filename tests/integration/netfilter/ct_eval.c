@@ -37,6 +37,7 @@
 #include <rte_memory.h>
 
 #include "conntrack.h"
+#include "gufc_eal.h"
 #include "engine.h"
 #include "rule_lang.h"
 #include "rules.h"
@@ -289,6 +290,7 @@ main(int argc, char **argv)
 	f = fopen(argv[1], "r");
 	if (f == NULL) {
 		perror(argv[1]);
+		gufc_eal_end();
 		return 2;
 	}
 	memset(&cv, 0, sizeof(cv));
@@ -313,6 +315,6 @@ main(int argc, char **argv)
 	fprintf(stderr, "ct_eval: %" PRIu64 " segments, %" PRIu64 " decided on the fast path\n",
 		cv.segments, cv.fast);
 	conv_end(&cv);
-	rte_eal_cleanup();
+	gufc_eal_end();
 	return rc == 0 ? 0 : 1;
 }

@@ -40,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 
+from nf_util import pcap_read, pcap_write
+
 SKIP = 77
 TAG = b"gufcFP"
 
@@ -90,27 +92,6 @@ def load_oracle(path):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def pcap_write(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", 0, i, len(fr), len(fr)))
-            f.write(fr)
-
-
-def pcap_read(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, "rb") as f:
-        d = f.read()
-    off, out = 24, []
-    while off + 16 <= len(d):
-        incl = struct.unpack("<I", d[off + 8:off + 12])[0]
-        out.append(d[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return out
 
 
 def frame_of(nfo, p):

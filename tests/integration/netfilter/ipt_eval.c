@@ -67,6 +67,7 @@ struct pkt {
 	int ttl;               /* the IP TTL or hop limit (64 unless ttl=N) */
 	int tos;               /* the IPv4 TOS or IPv6 traffic class (0 unless tos=N) */
 	int cpi;               /* proto 108: the IPComp header's CPI (-1: no header) */
+	int cov;               /* proto 136: UDP-Lite checksum coverage (0: all) */
 	struct addr src, dst;
 	uint16_t sport, dport; /* host order; icmp: see key_build() */
 	int icmp_type, icmp_code, icmp_id;
@@ -376,7 +377,7 @@ out:
 static bool
 proto_has_ports(uint8_t p)
 {
-	return p == 6 || p == 17 || p == 132;
+	return p == 6 || p == 17 || p == 132 || p == 136;
 }
 
 static bool
@@ -534,7 +535,8 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 		static const struct {
 			const char *name;
 			uint8_t num;
-		} names[] = {{"tcp", 6}, {"udp", 17}, {"sctp", 132}, {"icmp", 1}, {"icmpv6", 58}};
+		} names[] = {{"tcp", 6}, {"udp", 17}, {"sctp", 132}, {"udplite", 136}, {"icmp", 1},
+			{"icmpv6", 58}};
 		size_t j;
 
 		for (j = 0; j < RTE_DIM(names); j++)
@@ -574,6 +576,13 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 		if (strcmp(w[i], "data") == 0 && p->proto != 132) {
 			if (!data_parse(eq + 1, p))
 				goto bad;
+			continue;
+		}
+		if (strcmp(w[i], "cov") == 0 && p->proto == 136) {
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == '\0' || *end != '\0' || v > 65535)
+				goto bad;
+			p->cov = (int)v;
 			continue;
 		}
 		if (strcmp(w[i], "cpi") == 0 && p->proto == 108) {
@@ -748,6 +757,7 @@ ip_len(const struct pkt *p)
 		l4 = 20 + (p->mss >= 0 ? 4 : 0) + 8;
 		break;
 	case 17:
+	case 136:
 		l4 = 16;
 		break;
 	case 132:
@@ -840,9 +850,10 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 		break;
 	}
 	case 17:
+	case 136:
 		put16(b + l4, p->sport);
 		put16(b + l4 + 2, p->dport);
-		put16(b + l4 + 4, len - hl);
+		put16(b + l4 + 4, p->proto == 17 ? len - hl : (unsigned int)p->cov);
 		l4 += 8;
 		break;
 	case 1:

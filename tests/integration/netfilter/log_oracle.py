@@ -22,10 +22,11 @@ import ipaddress
 import os
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 import time
+
+from nf_util import csum, mac, ns, run
 
 SKIP = 77
 TAG = "%d" % (os.getpid() % 100000)
@@ -60,19 +61,6 @@ for h in sys.argv[2:]:
     s.send(bytes.fromhex(h))
     time.sleep(0.01)
 """
-
-
-def csum(data):
-    if len(data) & 1:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
-
-
-def mac(t):
-    return bytes.fromhex(t.replace(":", ""))
 
 
 def frame(src, dst, proto, l4, tos=0, ident=0, df=False, opts=b"", ttl=64, tc=0, flow=0):
@@ -126,17 +114,6 @@ def cases():
         (frame(A4, H4, 6, tcp(40011, 54, 0x02, 7, 0), ident=13), 7),
         (frame(A6, H6, 58, struct.pack("!BBHHH", 129, 0, 0, 7, 8) + b"pong6"), 8),
     ]
-
-
-def run(args, check=True, **kw):
-    r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
-    if check and r.returncode != 0:
-        raise RuntimeError("%s: %s" % (" ".join(args), r.stdout.strip()))
-    return r
-
-
-def ns(name, args, check=True):
-    return run(["ip", "netns", "exec", name] + args, check)
 
 
 def setup():

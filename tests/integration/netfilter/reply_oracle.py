@@ -23,11 +23,12 @@ network namespaces, iptables or tcpdump are not available.
 import argparse
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+from nf_util import ns, pcap_read, run
 
 SKIP = 77
 TAG = "%d" % (os.getpid() % 100000)
@@ -72,29 +73,6 @@ else:
     except OSError:
         pass
 """
-
-
-def run(args, check=True, **kw):
-    r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
-    if check and r.returncode != 0:
-        raise RuntimeError("%s: %s" % (" ".join(args), r.stdout.strip()))
-    return r
-
-
-def ns(name, args, check=True):
-    return run(["ip", "netns", "exec", name] + args, check)
-
-
-def pcap_frames(path):
-    with open(path, "rb") as f:
-        d = f.read()
-    end = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    off, out = 24, []
-    while off + 16 <= len(d):
-        incl = struct.unpack(end + "I", d[off + 8:off + 12])[0]
-        out.append(d[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return out
 
 
 def setup():
@@ -143,7 +121,7 @@ def one(ev, work, case):
     except subprocess.TimeoutExpired:
         cap.kill()
         cap.wait()
-    fr = pcap_frames(path) if os.path.exists(path) else []
+    fr = pcap_read(path)
     if len(fr) < 2:
         return "%s: captured %d frames, want the packet and the kernel's reply" % (kind, len(fr))
     pkt, kern = fr[0], fr[1]

@@ -40,6 +40,8 @@ import sys
 import tempfile
 import time
 
+from nf_util import csum, mac, ns, pcap_read, pcap_write, run
+
 SKIP = 77
 TAG = "%d" % (os.getpid() % 100000)
 SNS, RNS, DNS = "gufc-ws" + TAG, "gufc-wr" + TAG, "gufc-wd" + TAG
@@ -119,19 +121,6 @@ while time.time() < end:
 """
 
 
-def csum(data):
-    if len(data) & 1:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
-
-
-def mac(t):
-    return bytes.fromhex(t.replace(":", ""))
-
-
 def udp_frame(fam, dport, tos, ttl, n):
     src, dst = (S4, D4) if fam == 4 else (S6, D6)
     s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
@@ -206,17 +195,6 @@ def fields(fr):
             ip[48:40 + struct.unpack("!H", ip[4:6])[0]], True)
 
 
-def run(args, check=True, **kw):
-    r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
-    if check and r.returncode != 0:
-        raise RuntimeError("%s: %s" % (" ".join(args), r.stdout.strip()))
-    return r
-
-
-def ns(name, args, check=True):
-    return run(["ip", "netns", "exec", name] + args, check)
-
-
 def setup():
     for n in (SNS, RNS, DNS):
         run(["ip", "netns", "del", n], check=False)
@@ -256,25 +234,6 @@ def cleanup():
 
 def save(tool):
     return ns(RNS, [tool + "-save", "-t", "mangle"]).stdout
-
-
-def pcap_write(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for fr in frames:
-            f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)))
-            f.write(fr)
-
-
-def pcap_read(path):
-    with open(path, "rb") as f:
-        d = f.read()
-    off, out = 24, []
-    while off + 16 <= len(d):
-        incl = struct.unpack("<I", d[off + 8:off + 12])[0]
-        out.append(d[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return out
 
 
 def main():

@@ -1865,10 +1865,9 @@ main(void)
 		"chan_test", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (pool == NULL) {
 		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return 1;
+		return gufc_test_eal_end(1);
 	}
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return ret;
+	return gufc_test_eal_end(ret);
 }

@@ -39,6 +39,7 @@
 #include <rte_memory.h>
 
 #include "classifier.h"
+#include "eal_test.h"
 #include "rule_lang.h"
 
 /* ------------------------------------------------------------------------ */
@@ -1487,32 +1488,6 @@ test_bad_args(void **state)
 
 /* ------------------------------------------------------------------------ */
 
-static int
-eal_init(void)
-{
-	char prefix[64];
-	char *argv[16];
-	int argc = 0;
-
-	snprintf(prefix, sizeof(prefix), "--file-prefix=gufc-cls-%d", (int)getpid());
-	argv[argc++] = (char *)"test_cls";
-	argv[argc++] = (char *)"-l";
-	argv[argc++] = (char *)"0";
-	argv[argc++] = (char *)"--no-huge";
-	argv[argc++] = (char *)"-m";
-	argv[argc++] = (char *)"1024";
-	argv[argc++] = (char *)"--no-pci";
-	argv[argc++] = (char *)"--no-telemetry";
-	argv[argc++] = (char *)"--log-level=*:warning";
-	argv[argc++] = prefix;
-	argv[argc] = NULL;
-	if (rte_eal_init(argc, argv) < 0) {
-		fprintf(stderr, "rte_eal_init failed: %s\n", rte_strerror(rte_errno));
-		return -1;
-	}
-	return 0;
-}
-
 int
 main(void)
 {
@@ -1535,9 +1510,8 @@ main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("TEST_FILTER") != NULL)
 		cmocka_set_test_filter(getenv("TEST_FILTER"));
-	if (eal_init() < 0)
+	if (gufc_test_eal_init_mem("cls", "0", 1024) < 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_eal_cleanup();
-	return rc;
+	return gufc_test_eal_end(rc);
 }

@@ -726,6 +726,5 @@ main(void)
 	if (gufc_test_eal_init("clsctx", "0") < 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_eal_cleanup();
-	return rc;
+	return gufc_test_eal_end(rc);
 }

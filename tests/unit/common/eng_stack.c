@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine stack of eng_stack.h: stacks are kept in a list keyed by
- * their engine (tests are single-threaded when they build and free them).
+ * their engine (tests are single-threaded when they build and free them);
+ * rule sets from native text, for the tests.
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include <rte_errno.h>
 #include <rte_memory.h>
 
 #include "classifier.h"
 #include "eng_stack.h"
+#include "rule_lang.h"
 
 struct eng_stack {
 	struct eng_stack *next;
@@ -159,4 +167,28 @@ eng_stack_cls_catch_up(struct rule_engine *eng)
 	if (c == NULL)
 		return -1;
 	return rule_engine_cls_ready(eng, c, gen) == 0 ? 0 : -1;
+}
+
+struct rule_set *
+eng_stack_rules(const char *text, bool ports)
+{
+	static const char *const names[] = {"p0", "p1"};
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse(text, "test", &err);
+
+	if (s == NULL) {
+		char buf[256];
+
+		rule_error_format(&err, buf, sizeof(buf));
+		fail_msg("%s", buf);
+	}
+	if (ports)
+		assert_int_equal(rule_set_ports(s, 2, names), 0);
+	return s;
+}
+
+void
+eng_stack_load(struct rule_engine *eng, const char *text, bool ports)
+{
+	assert_int_equal(rule_engine_commit(eng, eng_stack_rules(text, ports)), 0);
 }

@@ -55,4 +55,18 @@ struct mod_route *eng_stack_route(const struct rule_engine *eng);
  */
 int eng_stack_cls_catch_up(struct rule_engine *eng);
 
+/*
+ * Rules for the tests (these assert: include <cmocka.h> in the test).
+ */
+
+/**
+ * Native rules @p text as a set named "test"; a parse error fails the test
+ * with its place and message. With @p ports, the set's input ports are
+ * named "p0" and "p1".
+ */
+struct rule_set *eng_stack_rules(const char *text, bool ports);
+
+/** eng_stack_rules() committed to @p eng; a refused commit fails the test. */
+void eng_stack_load(struct rule_engine *eng, const char *text, bool ports);
+
 #endif /* GUFC_TEST_ENG_STACK_H */

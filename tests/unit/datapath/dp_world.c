@@ -16,12 +16,14 @@
 
 #include <cmocka.h>
 
+#include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include "dp_world.h"
+#include "eal_test.h"
 #include "eng_stack.h"
 #include "rule_lang.h"
 
@@ -114,16 +116,7 @@ world_up(bool conntrack, uint32_t upcall_ring)
 void
 load(const char *text)
 {
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	assert_int_equal(rule_engine_commit(W.eng, s), 0);
+	eng_stack_load(W.eng, text, false);
 }
 
 int
@@ -497,4 +490,26 @@ expect_tuple(const struct rte_mbuf *m, const char *src, uint16_t sport, const ch
 	assert_int_equal(sp, sport);
 	assert_int_equal(dp, dport);
 	check_csums(m);
+}
+
+int
+dp_world_main(const char *name, const struct CMUnitTest *tests, size_t n_tests,
+	int (*group_setup)(void **), int (*group_teardown)(void **))
+{
+	char pool_name[RTE_MEMPOOL_NAMESIZE];
+	int ret;
+
+	if (gufc_test_eal_init(name, "0") != 0)
+		return 1;
+	snprintf(pool_name, sizeof(pool_name), "%s_pool", name);
+	pool = rte_pktmbuf_pool_create(pool_name, POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (pool == NULL) {
+		fprintf(stderr, "%s: mempool: %s\n", name, rte_strerror(rte_errno));
+		return gufc_test_eal_end(1);
+	}
+	ret = _cmocka_run_group_tests(name, tests, n_tests, group_setup, group_teardown);
+	rte_mempool_free(pool);
+	pool = NULL;
+	return gufc_test_eal_end(ret);
 }

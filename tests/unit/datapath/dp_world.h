@@ -8,6 +8,7 @@
 #define GUFC_DP_WORLD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "datapath.h"
@@ -33,6 +34,21 @@ struct world {
 
 extern struct world W;
 extern struct rte_mempool *pool;
+
+struct CMUnitTest;
+
+/**
+ * The datapath tests' main(): EAL for test @p name (one lcore), the mbuf
+ * pool (POOL_SIZE mbufs with DP_MBUF_PRIV_SIZE private bytes), @p tests run
+ * as one group between @p group_setup and @p group_teardown (either NULL),
+ * then the pool freed and EAL ended, its runtime directory removed.
+ * @return main()'s exit status: 0 when every test passed.
+ */
+int dp_world_main(const char *name, const struct CMUnitTest *tests, size_t n_tests,
+	int (*group_setup)(void **), int (*group_teardown)(void **));
+/** dp_world_main() of the array @p tests. */
+#define DP_WORLD_MAIN(name, tests, group_setup, group_teardown) \
+	dp_world_main(name, tests, sizeof(tests) / sizeof((tests)[0]), group_setup, group_teardown)
 
 /** Set up the world: conntrack or not, an upcall ring of @p upcall_ring slots. */
 void world_up(bool conntrack, uint32_t upcall_ring);

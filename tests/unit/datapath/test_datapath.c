@@ -43,7 +43,6 @@
 #endif
 
 #include "dp_world.h"
-#include "eal_test.h"
 
 /* ------------------------------------------------------------------ tests */
 
@@ -1903,18 +1902,6 @@ main(void)
 		cmocka_unit_test_teardown(test_connbytes, teardown),
 #endif
 	};
-	int ret;
 
-	if (gufc_test_eal_init("datapath", "0") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("dp_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return ret;
+	return DP_WORLD_MAIN("datapath", tests, NULL, NULL);
 }

@@ -17,15 +17,12 @@
 
 #include <cmocka.h>
 
-#include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include "dp_world.h"
-#include "eal_test.h"
 
 /* The slow path, taking at most @p k upcalls off the ring; @return taken. */
 static unsigned int
@@ -157,18 +154,6 @@ main(void)
 		cmocka_unit_test_teardown(test_done_oldest_first, teardown),
 		cmocka_unit_test_teardown(test_done_fifo_full, teardown),
 	};
-	int ret;
 
-	if (gufc_test_eal_init("dp_done", "0") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("dp_done_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return ret;
+	return DP_WORLD_MAIN("dp_done", tests, NULL, NULL);
 }

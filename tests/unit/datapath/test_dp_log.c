@@ -14,16 +14,17 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
 #include "dp_pktact.h"
 #include "dp_world.h"
-#include "eal_test.h"
 
 
 static struct rte_mempool *log_pool;
@@ -431,6 +432,29 @@ test_log_ttl_routed(void **state)
 	check_accounting();
 }
 
+/* The log records' own pool, for every test of the group. */
+static int
+log_pool_up(void **state)
+{
+	(void)state;
+	log_pool = rte_pktmbuf_pool_create("dp_log", 255, 0, DP_LOG_PRIV_SIZE,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (log_pool == NULL) {
+		fprintf(stderr, "log mempool: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+log_pool_down(void **state)
+{
+	(void)state;
+	rte_mempool_free(log_pool);
+	log_pool = NULL;
+	return 0;
+}
+
 int
 main(void)
 {
@@ -444,21 +468,6 @@ main(void)
 		cmocka_unit_test_teardown(test_rewrite, log_teardown),
 		cmocka_unit_test_teardown(test_log_ttl_routed, log_teardown),
 	};
-	int ret;
 
-	if (gufc_test_eal_init("dp_log", "0") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("dp_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	log_pool = rte_pktmbuf_pool_create("dp_log", 255, 0, DP_LOG_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL || log_pool == NULL) {
-		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(log_pool);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return ret;
+	return DP_WORLD_MAIN("dp_log", tests, log_pool_up, log_pool_down);
 }

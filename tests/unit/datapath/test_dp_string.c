@@ -22,13 +22,10 @@
 
 #include <cmocka.h>
 
-#include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include "dp_world.h"
-#include "eal_test.h"
 
 #define BAD 0x42414421u /* "BAD!" */
 #define BAD_LOWER 0x62616421u /* "bad!" */
@@ -293,18 +290,5 @@ main(void)
 		cmocka_unit_test_teardown(test_replies, teardown),
 	};
 
-	int ret;
-
-	if (gufc_test_eal_init("dp_string", "0") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("dp_str_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return ret;
+	return DP_WORLD_MAIN("dp_string", tests, NULL, NULL);
 }

@@ -23,14 +23,11 @@
 
 #include <cmocka.h>
 
-#include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include "dp_pktact.h"
 #include "dp_world.h"
-#include "eal_test.h"
 
 #define BAD 0x42414421u /* "BAD!" */
 
@@ -416,18 +413,5 @@ main(void)
 		cmocka_unit_test_teardown(test_chained, teardown),
 	};
 
-	int ret;
-
-	if (gufc_test_eal_init("dp_u32", "0") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("dp_u32_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return ret;
+	return DP_WORLD_MAIN("dp_u32", tests, NULL, NULL);
 }

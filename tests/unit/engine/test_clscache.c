@@ -49,18 +49,7 @@ mk_engine(void)
 static void
 load(struct rule_engine *eng, const char *text)
 {
-	static const char *const ports[] = {"p0", "p1"};
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	assert_int_equal(rule_set_ports(s, 2, ports), 0);
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, text, true);
 	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
 }
 
@@ -248,5 +237,5 @@ main(void)
 
 	if (gufc_test_eal_init("clscache", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

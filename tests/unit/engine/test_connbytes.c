@@ -70,10 +70,7 @@ pair_fn(void *arg, uint16_t port)
 static struct rule_engine *
 mk_engine(const char *text)
 {
-	static const char *const ports[] = {"p0", "p1"};
 	struct eng_stack_params p;
-	struct rule_error err;
-	struct rule_set *s;
 	char name[16];
 	struct rule_engine *eng;
 
@@ -88,15 +85,7 @@ mk_engine(const char *text)
 	p.eng.port_pair_fn = pair_fn;
 	eng = eng_stack_create(&p);
 	assert_non_null(eng);
-	s = rule_set_parse(text, "test", &err);
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	assert_int_equal(rule_set_ports(s, 2, ports), 0);
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, text, true);
 	return eng;
 }
 
@@ -318,5 +307,5 @@ main(void)
 
 	if (gufc_test_eal_init("connbytes", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -69,16 +69,7 @@ mk_engine(uint32_t nat)
 static struct rule_set *
 parse(const char *text)
 {
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	return s;
+	return eng_stack_rules(text, false);
 }
 
 static struct rule_decision
@@ -723,5 +714,5 @@ main(void)
 
 	if (gufc_test_eal_init("counters", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

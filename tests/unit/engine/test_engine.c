@@ -126,16 +126,7 @@ mk_engine(bool ct, bool strict, uint32_t cap, enum fc_full_policy pol, uint32_t 
 static void
 load(struct rule_engine *eng, const char *text)
 {
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, text, false);
 }
 
 /* One upcall; returns its decision. */
@@ -1636,5 +1627,5 @@ main(void)
 
 	if (gufc_test_eal_init("engine", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -184,16 +184,7 @@ mk_engine(uint32_t nat)
 static void
 load(struct rule_engine *eng, const char *text)
 {
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, text, false);
 }
 
 /* The upcall of frame @p f as the RX lcore makes it (parsed, frame attached). */

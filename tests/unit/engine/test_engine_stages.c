@@ -88,18 +88,7 @@ mk_engine(bool ct, uint32_t nat)
 static void
 load(struct rule_engine *eng, const char *text)
 {
-	static const char *const ports[] = {"p0", "p1"};
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	if (s == NULL) {
-		char buf[256];
-
-		rule_error_format(&err, buf, sizeof(buf));
-		fail_msg("%s", buf);
-	}
-	assert_int_equal(rule_set_ports(s, 2, ports), 0);
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, text, true);
 }
 
 static struct rule_decision
@@ -1766,5 +1755,5 @@ main(void)
 
 	if (gufc_test_eal_init("engine_stages", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

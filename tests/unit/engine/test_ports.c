@@ -610,5 +610,5 @@ main(void)
 
 	if (gufc_test_eal_init("ports", "0") < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

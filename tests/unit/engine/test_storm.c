@@ -247,6 +247,5 @@ main(void)
 	if (gufc_test_eal_init("engine_storm", "0") != 0)
 		return 1;
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_eal_cleanup();
-	return ret;
+	return gufc_test_eal_end(ret);
 }

@@ -436,6 +436,5 @@ main(void)
 	if (gufc_test_eal_init("table_stress", "0-1") != 0)
 		return 1;
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_eal_cleanup();
-	return ret;
+	return gufc_test_eal_end(ret);
 }

@@ -52,26 +52,15 @@
 
 static struct rte_mempool *pool;
 
-/* What the datapath does with one UDP datagram; it leaves in w->frame. */
+/* What the datapath does with one UDP datagram (world_rx()); it leaves in w->frame. */
 static struct rule_decision
 rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, const char *payload,
 	uint32_t plen)
 {
-	struct fc_table *t = rule_engine_table(w->eng, FC_AF_INET4);
 	struct pb_ipv4 ip = {.src = src, .dst = dst};
-	struct rule_upcall up;
-	struct rule_decision d;
-	struct fc_action a;
-	uint64_t hit = 0;
-	uint32_t sig, idx;
-	const void *key;
-	struct rte_mbuf *m;
-	uint8_t *data;
 	struct pb b;
 	int n;
 
-	w->now++;
-	w->fast = false;
 	pb_init(&b, w->frame, FRAME_MAX);
 	pb_eth(&b, NULL, NULL);
 	pb_ipv4(&b, &ip);
@@ -80,62 +69,7 @@ rx(struct world *w, uint32_t src, uint16_t sp, uint32_t dst, uint16_t dp, const 
 	n = pb_finish(&b);
 	assert_true(n > 0);
 	w->len = (uint32_t)n;
-	memset(&up, 0, sizeof(up));
-	assert_int_equal(fc_parse(w->frame, w->len, &up.pkt), FC_PARSE_OK);
-	key = &up.pkt.key.v4;
-	sig = fc_table_hash(t, key);
-	fc_table_lookup_bulk(t, 0, &key, &sig, 1, &hit, &a, &idx);
-	if ((hit & 1) && !rule_engine_stale(w->eng, &a, &up.pkt.key) &&
-		a.verdict != FC_VERDICT_SLOW && !rule_engine_wants(&a, &up.pkt)) {
-		memset(&d, 0, sizeof(d));
-		d.verdict = a.verdict;
-		d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
-		w->fast = true;
-	} else {
-		up.reason = (hit & 1) ? RULE_UPCALL_INTEREST : RULE_UPCALL_MISS;
-		up.frame = w->frame;
-		up.frame_len = w->len;
-		up.len = w->len;
-		assert_int_equal(rule_engine_upcall_burst(w->eng, &up, 1, &d, w->now), 1);
-	}
-	if (d.verdict != FC_VERDICT_ACCEPT)
-		return d;
-	if (w->fast) {
-		if (d.nat_slot != RULE_NAT_NONE)
-			assert_int_equal(mod_nat_apply(eng_stack_nat(w->eng), d.nat_slot,
-						 w->frame + up.pkt.l3_off, w->len - up.pkt.l3_off,
-						 &up.pkt),
-				0);
-		return d;
-	}
-	/* The slow path's application: NAT, then the helper's rewrite, on an mbuf. */
-	m = rte_pktmbuf_alloc(pool);
-	assert_non_null(m);
-	data = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)w->len);
-	memcpy(data, w->frame, w->len);
-	if (d.nat_slot != RULE_NAT_NONE) {
-		assert_int_equal(mod_nat_apply(eng_stack_nat(w->eng), d.nat_slot,
-					 data + up.pkt.l3_off, w->len - up.pkt.l3_off, &up.pkt),
-			0);
-		assert_int_equal(mod_ct_module_mangle(w->ct, m, &up.pkt), 0);
-	}
-	w->len = rte_pktmbuf_data_len(m);
-	assert_true(w->len <= FRAME_MAX);
-	memcpy(w->frame, rte_pktmbuf_mtod(m, uint8_t *), w->len);
-	rte_pktmbuf_free(m);
-	return d;
-}
-
-static bool
-accepted(struct rule_decision d)
-{
-	return d.verdict == FC_VERDICT_ACCEPT;
-}
-
-static uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return world_rx(w, pool);
 }
 
 static uint16_t
@@ -824,8 +758,8 @@ main(void)
 	pool = rte_pktmbuf_pool_create("ctu_pool", 256, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());
 	if (pool == NULL)
-		return 1;
+		return gufc_test_eal_end(1);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(pool);
-	return rc;
+	return gufc_test_eal_end(rc);
 }

@@ -25,19 +25,10 @@
 #include <cmocka.h>
 
 #include "pkt_build.h"
-#include "nat.h"
+#include "nat_test.h"
 
 #define FRAME_MAX   2048
 #define PAYLOAD_MAX 256
-
-#define P_ICMP	 1
-#define P_TCP	 6
-#define P_UDP	 17
-#define P_DCCP	 33
-#define P_GRE	 47
-#define P_ICMPV6 58
-#define P_SCTP	 132
-#define P_UDPLITE 136
 
 /* ------------------------------------------------------------------------ */
 /* Packets                                                                   */
@@ -373,42 +364,6 @@ check_csums(const uint8_t *buf, uint32_t len, bool nocsum)
 /* Table helpers                                                             */
 /* ------------------------------------------------------------------------ */
 
-static struct mod_nat *
-nat_new(uint32_t max_bindings)
-{
-	struct mod_nat_params p = {.max_bindings = max_bindings, .seed = 0x5eed};
-	struct mod_nat *nat = mod_nat_create(&p);
-
-	assert_non_null(nat);
-	return nat;
-}
-
-static void
-addr_parse(uint8_t family, const char *s, uint8_t *out)
-{
-	memset(out, 0, 16);
-	assert_int_equal(inet_pton(family == FC_AF_INET4 ? AF_INET : AF_INET6, s, out), 1);
-}
-
-/* A target: "lo" or "lo-hi" addresses, ports pmin..pmax (0: none). */
-static struct rule_nat
-target(uint8_t family, const char *lo, const char *hi, uint16_t pmin, uint16_t pmax)
-{
-	struct rule_nat t;
-
-	memset(&t, 0, sizeof(t));
-	t.family = family;
-	if (lo != NULL) {
-		addr_parse(family, lo, t.addr_min);
-		addr_parse(family, hi != NULL ? hi : lo, t.addr_max);
-	} else {
-		t.family = 0;
-	}
-	t.port_min = pmin;
-	t.port_max = pmax;
-	return t;
-}
-
 static void
 spec_init(struct spec *s, uint8_t family, uint8_t proto, const char *src, uint16_t sport,
 	const char *dst, uint16_t dport)
@@ -495,39 +450,6 @@ roundtrip(const struct mod_nat *nat, const struct spec *s, const struct mod_nat_
 	parse_ok(pkt, (uint32_t)len, &p);
 	assert_key_equal(&p.key, &rev);
 	return c;
-}
-
-static const uint8_t *
-key_src(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.src : k->v6.src;
-}
-
-static const uint8_t *
-key_dst(const struct fc_key *k)
-{
-	return k->family == FC_AF_INET4 ? (const uint8_t *)&k->v4.dst : k->v6.dst;
-}
-
-static uint16_t
-key_sport(const struct fc_key *k)
-{
-	return ntohs(k->family == FC_AF_INET4 ? k->v4.sport : k->v6.sport);
-}
-
-static uint16_t
-key_dport(const struct fc_key *k)
-{
-	return ntohs(k->family == FC_AF_INET4 ? k->v4.dport : k->v6.dport);
-}
-
-static void
-assert_addr(const uint8_t *a, uint8_t family, const char *text)
-{
-	uint8_t b[16];
-
-	addr_parse(family, text, b);
-	assert_memory_equal(a, b, family == FC_AF_INET4 ? 4 : 16);
 }
 
 static bool
@@ -1018,6 +940,93 @@ test_random(void **state)
 	assert_true(corner_hits[CORNER_FWD_ZERO] > 100);
 	assert_true(corner_hits[CORNER_ORIG_ZERO] > 100);
 	assert_true(corner_hits[CORNER_IP_ZERO] > 100);
+	mod_nat_free(nat);
+}
+
+/*
+ * mod_nat_apply()'s straight line (TCP, UDP, UDP-Lite: the slot's stores
+ * and checksum adds) against mod_nat_apply_rest(), the general rewrite:
+ * the same bytes for random frames, bindings and options, every checksum
+ * right after it; and each refusal of the straight line's checks leaves
+ * the frame as it came.
+ */
+static void
+test_apply_fast(void **state)
+{
+	static const uint8_t protos[] = {P_TCP, P_UDP, P_UDPLITE};
+	struct mod_nat *nat = nat_new(4096);
+	unsigned long n_fast = 0;
+
+	(void)state;
+	rng_state = 0x2545f4914f6cdd1dull;
+	for (unsigned int it = 0; it < 4000; it++) {
+		struct mod_nat_binding_result res;
+		uint8_t family = rnd_below(2) ? FC_AF_INET4 : FC_AF_INET6;
+		struct rule_nat dn = rnd_target(family, true), sn = rnd_target(family, true);
+		uint32_t mode = rnd_below(3), len, cut;
+		uint8_t a[FRAME_MAX], b[FRAME_MAX], c[FRAME_MAX];
+		struct fc_pkt pkt;
+		struct spec s;
+
+		memset(&s, 0, sizeof(s));
+		s.family = family;
+		s.proto = protos[rnd_below(sizeof(protos))];
+		rnd_addr(family, s.src);
+		rnd_addr(family, s.dst);
+		s.sport = (uint16_t)rnd();
+		s.dport = (uint16_t)rnd();
+		s.nocsum = s.proto == P_UDP && family == FC_AF_INET4 && rnd_below(4) == 0;
+		s.opts = rnd_below(4) == 0;
+		s.vlan = rnd_below(4) == 0;
+		s.ip_id = (uint16_t)rnd();
+		s.plen = rnd_below(PAYLOAD_MAX);
+		for (uint32_t i = 0; i < s.plen; i++)
+			s.payload[i] = (uint8_t)rnd();
+		if (bind_spec(nat, &s, mode != 1 ? &dn : NULL, mode != 0 ? &sn : NULL, NULL, &res) !=
+			0)
+			continue;
+		len = (uint32_t)build(&s, a, sizeof(a));
+		memcpy(b, a, len);
+		memcpy(c, a, len);
+		parse_ok(a, len, &pkt);
+		/* both directions' slots: the reply slot on the translated frame */
+		assert_int_equal(mod_nat_apply(nat, res.fwd_slot, a + pkt.l3_off, len - pkt.l3_off,
+					 &pkt), 0);
+		assert_int_equal(mod_nat_apply_rest(nat, res.fwd_slot, b + pkt.l3_off,
+					 len - pkt.l3_off, &pkt), 0);
+		assert_memory_equal(a, b, len);
+		check_csums(a, len, s.nocsum);
+		parse_ok(a, len, &pkt);
+		{
+			struct fc_pkt back = pkt;
+			struct fc_key rk;
+
+			/* the reply's frame: the translated one reversed */
+			fc_key_reverse(&res.fwd, &rk);
+			spec_from_key(&s, &rk, false, &s);
+			len = (uint32_t)build(&s, a, sizeof(a));
+			memcpy(b, a, len);
+			parse_ok(a, len, &back);
+			assert_int_equal(mod_nat_apply(nat, res.reply_slot, a + back.l3_off,
+						 len - back.l3_off, &back), 0);
+			assert_int_equal(mod_nat_apply_rest(nat, res.reply_slot, b + back.l3_off,
+						 len - back.l3_off, &back), 0);
+			assert_memory_equal(a, b, len);
+			check_csums(a, len, s.nocsum);
+		}
+		/* cut short of the L4 bytes the rewrite touches: refused, untouched */
+		len = (uint32_t)build(&s, c, sizeof(c));
+		parse_ok(c, len, &pkt);
+		memcpy(b, c, len);
+		cut = pkt.l4_off - pkt.l3_off + (s.proto == P_TCP ? 20u : 8u) - 1 - rnd_below(4);
+		assert_int_equal(mod_nat_apply(nat, res.reply_slot, c + pkt.l3_off, cut, &pkt),
+			-EINVAL);
+		assert_memory_equal(b, c, len);
+		assert_int_equal(mod_nat_unbind(nat, res.binding), 0);
+		assert_int_equal(mod_nat_release(nat, res.binding), 0);
+		n_fast++;
+	}
+	assert_true(n_fast > 3000);
 	mod_nat_free(nat);
 }
 
@@ -1917,6 +1926,7 @@ main(void)
 		cmocka_unit_test(test_icmp_other),
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_apply_refusals),
+		cmocka_unit_test(test_apply_fast),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_ports_unique),
 		cmocka_unit_test(test_ports_in_port),

@@ -20,83 +20,13 @@
 
 #include <cmocka.h>
 
-#include "nat.h"
+#include "nat_test.h"
 
-#define P_ICMP 1
-#define P_TCP  6
-#define P_UDP  17
-#define P_GRE  47
-
-static struct mod_nat *
-nat_new(uint32_t max_bindings)
-{
-	struct mod_nat_params p = {.max_bindings = max_bindings, .seed = 0x5eed};
-	struct mod_nat *nat = mod_nat_create(&p);
-
-	assert_non_null(nat);
-	return nat;
-}
-
-static void
-addr_parse(uint8_t family, const char *s, uint8_t *out)
-{
-	memset(out, 0, 16);
-	assert_int_equal(inet_pton(family == FC_AF_INET4 ? AF_INET : AF_INET6, s, out), 1);
-}
-
-/*
- * A key: family 4 or 6, ports in host order (ICMP: an echo request's, as
- * fc_parse() keys it: @p sport is the identifier, the type and code 8/0 in dport).
- */
-static struct fc_key
-key(uint8_t family, uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport)
-{
-	struct fc_key k;
-	uint8_t a[16];
-
-	memset(&k, 0, sizeof(k));
-	k.family = family == 4 ? FC_AF_INET4 : FC_AF_INET6;
-	addr_parse(k.family, src, a);
-	memcpy(fc_key_src_w(&k), a, fc_af_addr_len(k.family));
-	addr_parse(k.family, dst, a);
-	memcpy(fc_key_dst_w(&k), a, fc_af_addr_len(k.family));
-	if (proto == P_ICMP)
-		dport = 8 << 8;
-	fc_key_set_ports(&k, htons(sport), htons(dport));
-	if (k.family == FC_AF_INET4)
-		k.v4.proto = proto;
-	else
-		k.v6.proto = proto;
-	return k;
-}
-
-static struct rule_nat
-target(uint8_t family, const char *lo, const char *hi, uint16_t pmin, uint16_t pmax)
-{
-	struct rule_nat t;
-
-	memset(&t, 0, sizeof(t));
-	t.family = family == 4 ? FC_AF_INET4 : FC_AF_INET6;
-	addr_parse(t.family, lo, t.addr_min);
-	addr_parse(t.family, hi != NULL ? hi : lo, t.addr_max);
-	t.port_min = pmin;
-	t.port_max = pmax;
-	return t;
-}
-
-static uint16_t
-sport_of(const struct fc_key *k)
-{
-	return ntohs(fc_key_sport(k));
-}
-
+/* The source address of @p k is @p want. */
 static void
 assert_src(const struct fc_key *k, const char *want)
 {
-	uint8_t a[16];
-
-	addr_parse(k->family, want, a);
-	assert_memory_equal(fc_key_src(k), a, fc_af_addr_len(k->family));
+	assert_addr(key_src(k), k->family, want);
 }
 
 /* Two connections from one client port to one DNAT target: the second is remapped in class. */
@@ -120,11 +50,11 @@ test_port_classes(void **state)
 		snprintf(client, sizeof(client), "198.51.100.%u", i + 1);
 		k = key(4, P_TCP, client, cls[i].port, "192.0.2.1", 443);
 		assert_int_equal(mod_nat_bind(nat, &k, &dn, NULL, NULL, &a), 0);
-		assert_int_equal(sport_of(&a.fwd), cls[i].port); /* free: kept, class or not */
+		assert_int_equal(key_sport(&a.fwd), cls[i].port); /* free: kept, class or not */
 		k = key(4, P_TCP, client, cls[i].port, "192.0.2.2", 443);
 		assert_int_equal(mod_nat_bind(nat, &k, &dn, NULL, NULL, &b), 0);
 		assert_true(b.flags & MOD_NAT_F_REMAPPED);
-		assert_in_range(sport_of(&b.fwd), cls[i].lo, cls[i].hi);
+		assert_in_range(key_sport(&b.fwd), cls[i].lo, cls[i].hi);
 	}
 	mod_nat_free(nat);
 }
@@ -155,8 +85,8 @@ test_null_binding(void **state)
 	assert_int_equal(mod_nat_bind_clash(nat, &k, &b), 0);
 	assert_int_equal(b.flags, MOD_NAT_F_CLASH | MOD_NAT_F_REMAPPED);
 	assert_src(&b.fwd, "198.51.100.7");
-	assert_in_range(sport_of(&b.fwd), 1024, 65535);
-	assert_int_not_equal(sport_of(&b.fwd), 40000);
+	assert_in_range(key_sport(&b.fwd), 1024, 65535);
+	assert_int_not_equal(key_sport(&b.fwd), 40000);
 	assert_int_equal(ntohs(fc_key_dport(&b.fwd)), 80);
 	assert_memory_equal(fc_key_dst(&b.fwd), fc_key_dst(&k), 4);
 	/* now taken in turn: a third one gets yet another port */
@@ -164,7 +94,7 @@ test_null_binding(void **state)
 		struct mod_nat_binding_result c;
 
 		assert_int_equal(mod_nat_bind_clash(nat, &k, &c), 0);
-		assert_int_not_equal(sport_of(&c.fwd), sport_of(&b.fwd));
+		assert_int_not_equal(key_sport(&c.fwd), key_sport(&b.fwd));
 		assert_int_equal(mod_nat_unbind(nat, c.binding), 0);
 		assert_int_equal(mod_nat_release(nat, c.binding), 0);
 	}
@@ -174,15 +104,15 @@ test_null_binding(void **state)
 	assert_int_equal(mod_nat_bind(nat, &k, &dn, NULL, NULL, &a), 0);
 	k = key(4, P_UDP, "192.0.2.1", 53, "10.0.0.9", 500);
 	assert_int_equal(mod_nat_bind_clash(nat, &k, &b), 0);
-	assert_in_range(sport_of(&b.fwd), 1, 511);
+	assert_in_range(key_sport(&b.fwd), 1, 511);
 
 	/* ICMP echo: the identifier over 0..65535. */
 	k = key(4, P_ICMP, "198.51.100.7", 7, "192.0.2.1", 0);
 	assert_int_equal(mod_nat_bind(nat, &k, &dn, NULL, NULL, &a), 0);
 	k = key(4, P_ICMP, "198.51.100.7", 7, "10.0.0.5", 0);
 	assert_int_equal(mod_nat_bind_clash(nat, &k, &b), 0);
-	assert_int_not_equal(sport_of(&b.fwd), 7);
-	assert_int_equal(ntohs(fc_key_dport(&b.fwd)), 8 << 8);
+	assert_int_not_equal(key_sport(&b.fwd), 7);
+	assert_int_equal(key_dport(&b.fwd), 8 << 8); /* the type and code stay */
 
 	/* GRE: no port to change; the caller's insert clashes. */
 	k = key(4, P_GRE, "198.51.100.7", 0, "192.0.2.1", 0);
@@ -226,7 +156,7 @@ test_snat_by_source(void **state)
 		k = key(4, P_TCP, "10.2.0.5", 41000, dst, 443);
 		assert_int_equal(mod_nat_bind(nat, &k, NULL, &sn, NULL, &b), 0);
 		assert_memory_equal(fc_key_src(&b.fwd), fc_key_src(&a.fwd), 4);
-		assert_int_equal(sport_of(&b.fwd), 41000);
+		assert_int_equal(key_sport(&b.fwd), 41000);
 	}
 	/* Another source port: its own hash, so addresses spread again. */
 	for (unsigned int i = 0; i < 4; i++) {
@@ -244,20 +174,20 @@ test_snat_by_source(void **state)
 		snprintf(dst, sizeof(dst), "198.51.100.%u", 200 + i);
 		k = key(4, P_TCP, "10.2.0.5", 41000, dst, 443);
 		assert_int_equal(mod_nat_bind(nat, &k, NULL, &rnd, NULL, &b), 0);
-		moved += sport_of(&b.fwd) != 41000;
+		moved += key_sport(&b.fwd) != 41000;
 	}
 	assert_true(moved >= 6);
 
 	/* With a port range: the earlier binding's remapped port, again. */
 	k = key(4, P_UDP, "10.2.0.6", 5060, "198.51.100.21", 5060);
 	assert_int_equal(mod_nat_bind(nat, &k, NULL, &sp, NULL, &a), 0);
-	assert_in_range(sport_of(&a.fwd), 20000, 20999);
+	assert_in_range(key_sport(&a.fwd), 20000, 20999);
 	for (unsigned int i = 22; i < 30; i++) {
 		snprintf(dst, sizeof(dst), "198.51.100.%u", i);
 		k = key(4, P_UDP, "10.2.0.6", 5060, dst, 5060);
 		assert_int_equal(mod_nat_bind(nat, &k, NULL, &sp, NULL, &b), 0);
 		assert_memory_equal(fc_key_src(&b.fwd), fc_key_src(&a.fwd), 4);
-		assert_int_equal(sport_of(&b.fwd), sport_of(&a.fwd));
+		assert_int_equal(key_sport(&b.fwd), key_sport(&a.fwd));
 	}
 	/* Gone with every binding that reused it: the next one is chosen afresh. */
 	assert_int_equal(mod_nat_unbind(nat, a.binding), 0);
@@ -294,22 +224,22 @@ test_by_source_limits(void **state)
 	memcpy(one.addr_max, fc_key_src(&a.fwd), 4);
 	k = key(4, P_TCP, "10.3.0.7", 5000, "198.51.100.3", 80);
 	assert_int_equal(mod_nat_bind(nat, &k, NULL, &one, NULL, &b), 0);
-	assert_int_equal(sport_of(&b.fwd), 5000); /* a's source towards .3: taken now */
+	assert_int_equal(key_sport(&b.fwd), 5000); /* a's source towards .3: taken now */
 	k = key(4, P_TCP, "10.3.0.1", 5000, "198.51.100.3", 80);
 	assert_int_equal(mod_nat_bind(nat, &k, NULL, &sn, NULL, &c), 0);
 	assert_true(memcmp(fc_key_src(&c.fwd), fc_key_src(&a.fwd), 4) != 0 ||
-		    sport_of(&c.fwd) != 5000);
+		    key_sport(&c.fwd) != 5000);
 
 	/* MASQUERADE: a first one remapped (its port taken), the next reuses the remap. */
 	k = key(4, P_TCP, "10.3.0.2", 6000, "198.51.100.50", 443);
 	assert_int_equal(mod_nat_bind(nat, &k, NULL, &mp, masq, &a), 0);
-	assert_int_equal(sport_of(&a.fwd), 6000);
+	assert_int_equal(key_sport(&a.fwd), 6000);
 	k = key(4, P_TCP, "10.3.0.3", 6000, "198.51.100.50", 443);
 	assert_int_equal(mod_nat_bind(nat, &k, NULL, &mp, masq, &b), 0);
-	assert_int_not_equal(sport_of(&b.fwd), 6000);
+	assert_int_not_equal(key_sport(&b.fwd), 6000);
 	k = key(4, P_TCP, "10.3.0.3", 6000, "198.51.100.51", 443);
 	assert_int_equal(mod_nat_bind(nat, &k, NULL, &mp, masq, &c), 0);
-	assert_int_equal(sport_of(&c.fwd), sport_of(&b.fwd));
+	assert_int_equal(key_sport(&c.fwd), key_sport(&b.fwd));
 	mod_nat_free(nat);
 }
 
@@ -329,13 +259,13 @@ test_v6(void **state)
 	k = key(6, P_TCP, "fd00:1::7", 700, "2001:db8:9::2", 80);
 	assert_int_equal(mod_nat_bind(nat, &k, NULL, &sn, NULL, &b), 0);
 	assert_memory_equal(fc_key_src(&b.fwd), fc_key_src(&a.fwd), 16);
-	assert_int_equal(sport_of(&b.fwd), 700);
+	assert_int_equal(key_sport(&b.fwd), 700);
 
 	k = key(6, P_UDP, "2001:db8:9::3", 530, "2001:db8:ff::1", 53);
 	assert_int_equal(mod_nat_bind(nat, &k, &dn, NULL, NULL, &a), 0);
 	k = key(6, P_UDP, "2001:db8:9::3", 530, "fd00::5", 53);
 	assert_int_equal(mod_nat_bind_clash(nat, &k, &b), 0);
-	assert_in_range(sport_of(&b.fwd), 600, 1023);
+	assert_in_range(key_sport(&b.fwd), 600, 1023);
 	mod_nat_free(nat);
 }
 

@@ -355,6 +355,6 @@ main(void)
 	pool = rte_pktmbuf_pool_create("neigh_test", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());
 	if (pool == NULL)
-		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+		return gufc_test_eal_end(1);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

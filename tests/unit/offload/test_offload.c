@@ -196,11 +196,7 @@ mk_engine(void)
 static void
 load(struct rule_engine *eng, const char *text)
 {
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
-
-	assert_non_null(s);
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, text, false);
 }
 
 /* The slow path creates the flow's entry; @return its verdict. */
@@ -1141,6 +1137,6 @@ main(void)
 	pool = rte_pktmbuf_pool_create("ofl_pool", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		SOCKET_ID_ANY);
 	if (pool == NULL)
-		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+		return gufc_test_eal_end(1);
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

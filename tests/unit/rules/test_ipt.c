@@ -867,6 +867,68 @@ test_getopt_forms(void **state)
 	}
 }
 
+/*
+ * UDP-Lite ports: iptables has no udplite match, so -p udplite takes ports
+ * through -m multiport only (xt_multiport takes UDP-Lite), even a single
+ * one, and writes them back so; `-p udplite --dport` is refused, as
+ * iptables refuses it. DCCP's ports are not in gufc's flow key: refused
+ * with the reason.
+ */
+static void
+test_udplite_ports(void **state)
+{
+	static const struct {
+		const char *rule, *out;
+	} ok[] = {
+		{"-p udplite -m multiport --dports 53", "-p udplite -m multiport --dports 53 -j DROP"},
+		{"-p udplite -m multiport ! --sports 1:5,7",
+			"-p udplite -m multiport ! --sports 1:5,7 -j DROP"},
+		{"-p udplite -m multiport --ports 9", "-m multiport ! --sports 9 -m multiport --dports 9"},
+	};
+	static const struct {
+		const char *rule, *token, *msg;
+	} bad[] = {
+		{"-p udplite --dport 53", "--dport", NULL},
+		{"-p dccp -m multiport --ports 1,5", "multiport",
+			"DCCP is matched by protocol only: gufc's flow key has no DCCP ports"},
+		{"-p icmp -m multiport --ports 1", "multiport",
+			"multiport needs -p tcp, udp, udplite or sctp"},
+	};
+	char in[512], buf[4096], buf2[4096];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct rule_set *s, *b;
+		const struct rule *r;
+
+		snprintf(in, sizeof(in), "*filter\n-A INPUT %s -j DROP\nCOMMIT\n", ok[i].rule);
+		s = parse(in);
+		r = &chain(s, RULE_TABLE_FILTER, "INPUT")->rules[0];
+		assert_int_equal(r->proto, 136);
+		assert_true(r->match & (RULE_M_SPORT | RULE_M_DPORT));
+		assert_true(rule_set_format_iptables(s, 4, buf, sizeof(buf)) > 0);
+		if (strstr(buf, ok[i].out) == NULL)
+			fail_msg("ok %zu: no '%s' in\n%s", i, ok[i].out, buf);
+		b = parse(buf);
+		assert_true(rule_set_format_iptables(b, 4, buf2, sizeof(buf2)) > 0);
+		assert_string_equal(buf, buf2);
+		rule_set_free(b);
+		rule_set_free(s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rule_error err;
+		struct rule_set *s;
+
+		snprintf(in, sizeof(in), "*filter\n-A INPUT %s -j DROP\nCOMMIT\n", bad[i].rule);
+		s = rule_set_parse_iptables(in, "t", &err);
+		if (s != NULL)
+			fail_msg("bad %zu: loaded", i);
+		if (err.line != 2 || strcmp(err.token, bad[i].token) != 0 ||
+			(bad[i].msg != NULL && strcmp(err.msg, bad[i].msg) != 0))
+			fail_msg("bad %zu: got %u:%u '%s' %s", i, err.line, err.col, err.token, err.msg);
+	}
+}
+
 /* What iptables-nft (Debian's iptables) loads beyond iptables-legacy. */
 static void
 test_nft_leniency(void **state)
@@ -1744,7 +1806,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT --dports 22 -j ACCEPT\n", 2, 10, "--dports",
 		"option needs -m multiport"},
 	{"*filter\n-A INPUT -m multiport --dports 1,2 -j ACCEPT\n", 2, 13, "multiport",
-		"multiport needs -p tcp, udp or sctp"},
+		"multiport needs -p tcp, udp, udplite or sctp"},
 	{"*filter\n-A INPUT -p tcp -m multiport -j ACCEPT\n", 2, 20, "multiport",
 		"multiport needs --sports, --dports or --ports"},
 	{"*filter\n-A INPUT -p tcp -m multiport --dports "
@@ -1839,6 +1901,7 @@ main(void)
 		cmocka_unit_test(test_family),
 		cmocka_unit_test(test_address_lists),
 		cmocka_unit_test(test_getopt_forms),
+		cmocka_unit_test(test_udplite_ports),
 		cmocka_unit_test(test_nft_leniency),
 		cmocka_unit_test(test_nat_targets),
 		cmocka_unit_test(test_words_and_counters),

@@ -1188,9 +1188,9 @@ test_saved_lines(void **state)
 		"-A INPUT -p tcp -m ecn ! --ecn-tcp-ece --ecn-tcp-cwr --ecn-ip-ect 2 -j DROP",
 		"-A INPUT -m ecn ! --ecn-ip-ect 1 -j DROP",
 		/* iptables-save's "-p ipcomp": gufc writes the number, which it reads back */
-		"-A INPUT -p 108 -m ipcomp --ipcompspi 5:9 -j DROP",
-		"-A INPUT -p 108 -m ipcomp ! --ipcompspi 7 -j DROP",
-		"-A INPUT -p 108 -j DROP",
+		"-A INPUT -p ipcomp -m ipcomp --ipcompspi 5:9 -j DROP",
+		"-A INPUT -p ipcomp -m ipcomp ! --ipcompspi 7 -j DROP",
+		"-A INPUT -p ipcomp -j DROP",
 	};
 	char text[8192], *out, *n1, *n3;
 	struct rule_set *s, *back;

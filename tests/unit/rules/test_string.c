@@ -20,50 +20,7 @@
 
 #include <cmocka.h>
 
-#include "rule_lang.h"
-#include "rules.h"
-
-#define HEAD "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
-
-static char *
-dump(const struct rule_set *s, bool ipt)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	if (ipt)
-		assert_int_equal(rule_set_dump_iptables(s, FC_AF_INET4, f), 0);
-	else
-		assert_int_equal(rule_set_dump(s, f), 0);
-	fclose(f);
-	return buf;
-}
-
-static struct rule_set *
-load(const char *rule, struct rule_error *err)
-{
-	char text[2048];
-	struct rule_ipt_opts o = {.family = FC_AF_INET4};
-
-	snprintf(text, sizeof(text), HEAD "-A INPUT %s\nCOMMIT\n", rule);
-	return rule_set_parse_iptables_opts(text, "t", &o, err);
-}
-
-/* The rule line of INPUT in an iptables export. */
-static void
-rule_line(const char *exp, char *out, size_t n)
-{
-	const char *a = strstr(exp, "-A INPUT ");
-	const char *e;
-
-	assert_non_null(a);
-	a += strlen("-A INPUT ");
-	e = strchr(a, '\n');
-	assert_non_null(e);
-	snprintf(out, n, "%.*s", (int)(e - a), a);
-}
+#include "ipt_rule_test.h"
 
 /* ------------------------------------------------------------------------ */
 /* Reading and writing                                                       */
@@ -117,38 +74,10 @@ test_options(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct rule_error err;
-		struct rule_set *s = load(cases[i].in, &err), *back;
-		char line[1024], *exp, *nat, *nat2;
+		char what[32];
 
-		if (s == NULL)
-			fail_msg("case %zu: %u:%u: %s '%s'", i, err.line, err.col, err.msg, err.token);
-		exp = dump(s, true);
-		rule_line(exp, line, sizeof(line));
-		if (strcmp(line, cases[i].out) != 0)
-			fail_msg("case %zu: wrote '%s', want '%s'", i, line, cases[i].out);
-		/* The export reads back to the same rules (the same native text). */
-		nat = dump(s, false);
-		back = rule_set_parse_iptables_opts(exp, "t",
-			&(struct rule_ipt_opts){.family = FC_AF_INET4}, &err);
-		if (back == NULL)
-			fail_msg("case %zu: export: %u:%u: %s", i, err.line, err.col, err.msg);
-		nat2 = dump(back, false);
-		assert_string_equal(nat, nat2);
-		free(nat2);
-		rule_set_free(back);
-		/* Native: text -> rules -> the same text. */
-		back = rule_set_parse(nat, "n", &err);
-		if (back == NULL)
-			fail_msg("case %zu: native: %u:%u: %s '%s'\n%s", i, err.line, err.col, err.msg,
-				err.token, nat);
-		nat2 = dump(back, false);
-		assert_string_equal(nat, nat2);
-		free(nat2);
-		free(nat);
-		free(exp);
-		rule_set_free(back);
-		rule_set_free(s);
+		snprintf(what, sizeof(what), "case %zu", i);
+		rule_set_free(rule_roundtrip(cases[i].in, cases[i].out, -1, what));
 	}
 }
 

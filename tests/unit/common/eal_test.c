@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/unit/common/eal_test.c — starting and ending EAL for the unit tests
+ * (eal_test.h). The end is the application's: gufc_eal_end() in
+ * app/gufc_eal.h, which also removes the runtime directory that EAL leaves
+ * (config, fbarray_*, mp_socket: several MB a test run on tmpfs).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "eal_test.h"
+#include "gufc_eal.h"
+
+static bool eal_up;
+
+int
+gufc_test_eal_end(int rc)
+{
+	if (eal_up) {
+		eal_up = false;
+		gufc_eal_end();
+	}
+	return rc;
+}
+
+/* The backstop for a main() that returns early or calls exit(). */
+static void
+eal_end_at_exit(void)
+{
+	(void)gufc_test_eal_end(0);
+}
+
+int
+gufc_test_eal_init_mem(const char *name, const char *lcores, unsigned int mem_mb)
+{
+	char prefix[64], mem[16];
+	char *argv[16];
+	int argc = 0;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=gufc-%s-%d", name, (int)getpid());
+	snprintf(mem, sizeof(mem), "%u", mem_mb);
+	argv[argc++] = (char *)"gufc-test";
+	argv[argc++] = (char *)"-l";
+	argv[argc++] = (char *)lcores;
+	argv[argc++] = (char *)"--no-huge";
+	argv[argc++] = (char *)"-m";
+	argv[argc++] = mem;
+	argv[argc++] = (char *)"--no-pci";
+	argv[argc++] = (char *)"--no-telemetry";
+	argv[argc++] = (char *)"--log-level=*:warning";
+	argv[argc++] = prefix;
+	argv[argc] = NULL;
+	if (rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, "%s: rte_eal_init failed: %s\n", name, rte_strerror(rte_errno));
+		return -1;
+	}
+	eal_up = true;
+	if (atexit(eal_end_at_exit) != 0) {
+		fprintf(stderr, "%s: atexit failed\n", name);
+		return gufc_test_eal_end(-1);
+	}
+	return 0;
+}
+
+int
+gufc_test_eal_init(const char *name, const char *lcores)
+{
+	return gufc_test_eal_init_mem(name, lcores, 512);
+}

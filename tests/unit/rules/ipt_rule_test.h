@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tests/unit/rules/ipt_rule_test.h — what the tests of one iptables match
+ * share (test_string.c, test_u32.c, test_bpf.c): one INPUT rule loaded in
+ * iptables' words, a set written in either language, the rule line of an
+ * export, and the round trip every rule of theirs must survive. Pure (no
+ * EAL): ipt_rule_test.c, linked into each.
+ */
+#ifndef GUFC_IPT_RULE_TEST_H
+#define GUFC_IPT_RULE_TEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rule_lang.h"
+#include "rule_x_priv.h"
+#include "rules.h"
+
+#define HEAD "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+
+/** @p s written as iptables-save writes it (@p ipt) or in the native language; free() it. */
+char *dump(const struct rule_set *s, bool ipt);
+/** A filter table of the one rule "-A INPUT @p rule", IPv4; NULL and @p err if refused. */
+struct rule_set *load(const char *rule, struct rule_error *err);
+/** The rule line of INPUT in iptables export @p exp, into @p out. */
+void rule_line(const char *exp, char *out, size_t n);
+/**
+ * The round trip of INPUT rule @p in (@p what names it in failures): it
+ * loads, its export's rule line is @p want, the export reads back to the
+ * same native text, and so does the native text itself. With @p held >= 0,
+ * rule_xblob_count() is @p held while the set and both read-backs live
+ * (a program held out of line is held once). @return the set loaded, for
+ * the caller to free.
+ */
+struct rule_set *rule_roundtrip(const char *in, const char *want, int held, const char *what);
+
+#endif /* GUFC_IPT_RULE_TEST_H */
