@@ -679,6 +679,19 @@ proto_name(uint8_t proto)
 	}
 }
 
+/*
+ * The destination port of the forward packets' flow key: an echo
+ * request's is its type and code (fc_parse(): 8 << 8, ICMPv6 128 << 8),
+ * its identifier the source port.
+ */
+static unsigned int
+key_dport(const struct gen_flow *fl)
+{
+	if (fl->kind == GEN_KIND_ICMP)
+		return fl->family == 4 ? 8u << 8 : 128u << 8;
+	return fl->dport;
+}
+
 int
 gen_flows_dump(const struct gen *g, FILE *f)
 {
@@ -705,7 +718,7 @@ gen_flows_dump(const struct gen *g, FILE *f)
 			"bytes=%llu frag=%u close=%s\n",
 			i, proto_name(fl->proto), af == AF_INET6 ? "[" : "", s,
 			af == AF_INET6 ? "]" : "", fl->sport, af == AF_INET6 ? "[" : "", d,
-			af == AF_INET6 ? "]" : "", fl->dport, fl->family, vlan, fl->rank, fl->data,
+			af == AF_INET6 ? "]" : "", key_dport(fl), fl->family, vlan, fl->rank, fl->data,
 			fl->frames, (unsigned long long)fl->bytes, fl->frag, close_name(fl->close));
 	}
 	fflush(f);

@@ -59,11 +59,12 @@ dp_conn_hash(const struct fc_key *k)
 
 	if (k->family == FC_AF_INET4) {
 		a = (uint64_t)k->v4.src << 16 | k->v4.sport;
-		b = (uint64_t)k->v4.dst << 16 | k->v4.dport;
+		b = (uint64_t)k->v4.dst << 16 |
+		    dp_conn_dport(k->v4.proto, k->v4.sport, k->v4.dport);
 		tag = (uint64_t)k->v4.proto << 48;
 	} else {
 		a = dp_end6(k->v6.src, k->v6.sport);
-		b = dp_end6(k->v6.dst, k->v6.dport);
+		b = dp_end6(k->v6.dst, dp_conn_dport(k->v6.proto, k->v6.sport, k->v6.dport));
 		tag = (uint64_t)k->v6.proto;
 	}
 	tag |= (uint64_t)k->family << 56;

@@ -8,6 +8,7 @@
 #ifndef GUFC_DP_PENDING_H
 #define GUFC_DP_PENDING_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -129,10 +130,30 @@ struct dp_done {
 } __rte_cache_aligned;
 
 /**
+ * The port of a key's destination end in the connection hashes: its
+ * dport, but an ICMP or ICMPv6 key's sport (a query's identifier, 0 for
+ * other types). An ICMP key's dport is its type and code, which differ
+ * between a request and its reply (fc_key_reverse()), and both directions
+ * must hash alike. Two compares and a mask, no branch.
+ * @param proto  the key's protocol
+ * @param sport  its sport
+ * @param dport  its dport
+ * Context: any.
+ */
+static inline uint16_t
+dp_conn_dport(uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	/* ICMPv4 in IPv6 (or v6 in v4) parses with ports 0: sport is dport */
+	uint16_t icmp = (uint16_t)-(uint16_t)((proto == IPPROTO_ICMP) | (proto == IPPROTO_ICMPV6));
+
+	return (uint16_t)((sport & icmp) | (dport & ~icmp));
+}
+
+/**
  * The filter bucket of a parsed key: a cheap hash of protocol and the two
  * (address, port) ends in either order (both directions of a connection
- * share it, as they share dp_conn_hash()), a few instructions where
- * dp_conn_hash() costs some fifty.
+ * share it, as they share dp_conn_hash(); ICMP: dp_conn_dport()), a few
+ * instructions where dp_conn_hash() costs some fifty.
  * @param p  the table
  * @param k  a parsed key
  * @return the bucket, below 2^(64 - p->hint_shift).
@@ -145,7 +166,8 @@ dp_pending_hint(const struct dp_pending *p, const struct fc_key *k)
 
 	if (likely(k->family == FC_AF_INET4)) {
 		a = (uint64_t)k->v4.src << 16 | k->v4.sport;
-		b = (uint64_t)k->v4.dst << 16 | k->v4.dport;
+		b = (uint64_t)k->v4.dst << 16 |
+		    dp_conn_dport(k->v4.proto, k->v4.sport, k->v4.dport);
 		hi = (uint64_t)k->v4.proto << 56;
 	} else {
 		uint64_t w[4];
@@ -153,7 +175,8 @@ dp_pending_hint(const struct dp_pending *p, const struct fc_key *k)
 		memcpy(w, k->v6.src, 16);
 		memcpy(w + 2, k->v6.dst, 16);
 		a = (w[0] * UINT64_C(0x9e3779b97f4a7c15) ^ w[1]) + k->v6.sport;
-		b = (w[2] * UINT64_C(0x9e3779b97f4a7c15) ^ w[3]) + k->v6.dport;
+		b = (w[2] * UINT64_C(0x9e3779b97f4a7c15) ^ w[3]) +
+		    dp_conn_dport(k->v6.proto, k->v6.sport, k->v6.dport);
 		hi = (uint64_t)k->v6.proto << 56;
 	}
 	lo = a < b ? a : b;
@@ -206,7 +229,8 @@ struct dp_pending *dp_pending_init(void *mem, uint32_t max_inflight, uint32_t wa
 
 /**
  * The connection of a parsed packet: a hash of family, protocol and the
- * two (address, port) ends in either order, never 0. Both directions of a
+ * two (address, port) ends in either order (ICMP: the identifier at both
+ * ends, dp_conn_dport()), never 0. Both directions of a
  * connection share it (through NAT they do not: the reply's addresses are
  * the translated ones), the input port is left out.
  * @param k  a parsed key

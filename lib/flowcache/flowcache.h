@@ -259,8 +259,15 @@ fc_key_set_in_port(struct fc_key *k, uint16_t port)
 
 /**
  * Build the key of the reply direction: addresses, ports and local bits
- * swapped. For ICMP echo (sport == dport == identifier) this is the reply's
- * key. The input port is copied as it is: the port replies arrive on is
+ * swapped. ICMP and ICMPv6 keys (of their own family) keep their ports in
+ * place instead: a query's (fc_key_icmp_query()) keeps its identifier in
+ * sport and gets the reply's type in dport (fc_icmp_reply_type(), the code
+ * kept), so the reverse of an echo request's key is its echo reply's key,
+ * not the key of a request from the other side; any other ICMP key's
+ * sport becomes sport ^ dport (for a parsed packet's key, sport = 0: the
+ * type and code in both ports, a key no packet has, since these types have
+ * no reply). Reversing twice gives @p k back.
+ * The input port is copied as it is: the port replies arrive on is
  * the forward flow's output port, which only the caller knows
  * (fc_key_set_in_port()).
  *
@@ -275,7 +282,7 @@ void fc_key_reverse(const struct fc_key *k, struct fc_key *out);
  * "tcp 192.0.2.1:1234 -> 198.51.100.7:80 src_local=0 dst_local=1 in_port=0" or
  * "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0 in_port=1".
  * Protocols without a name print as "proto 47"; ICMP keys print their
- * stand-in ports like any other.
+ * ports like any other: the identifier (sport), type << 8 | code (dport).
  *
  * @param k    key to format
  * @param buf  destination
@@ -415,7 +422,7 @@ struct fc_pkt {
  * @p type carry a query identifier that keys it, as Linux conntrack tracks
  * it: echo request/reply, and for ICMPv4 also timestamp (13/14),
  * information (15/16) and address mask (17/18) requests and replies.
- * Their identifier (bytes 4-5) is both key ports.
+ * Their identifier (bytes 4-5) is the key's sport (fc_parse()).
  */
 static inline bool
 fc_icmp_has_id(uint8_t family, uint8_t type)
@@ -426,16 +433,59 @@ fc_icmp_has_id(uint8_t family, uint8_t type)
 }
 
 /**
+ * The type that answers query (or reply) @p type, as Linux conntrack
+ * pairs them (its invmap): ICMPv4 8 <-> 0, 13 <-> 14, 15 <-> 16,
+ * 17 <-> 18; ICMPv6 128 <-> 129. Only for types fc_icmp_has_id() accepts;
+ * others come back unchanged.
+ * Context: any lcore; pure code.
+ */
+static inline uint8_t
+fc_icmp_reply_type(uint8_t family, uint8_t type)
+{
+	if (!fc_icmp_has_id(family, type))
+		return type;
+	if (family == FC_AF_INET4) {
+		if (type == 0 || type == 8)
+			return (uint8_t)(type ^ 8);
+		return (uint8_t)(type & 1 ? type + 1 : type - 1);
+	}
+	return (uint8_t)(type ^ 1);
+}
+
+/**
+ * Is @p k the key of an ICMP query or reply of its family (an ICMP key
+ * whose dport holds a type fc_icmp_has_id() accepts)? Such keys hold the
+ * identifier in sport and type << 8 | code in dport, as Linux's ICMP
+ * tuple holds id, type and code (fc_parse()).
+ * Context: any lcore.
+ */
+static inline bool
+fc_key_icmp_query(const struct fc_key *k)
+{
+	uint8_t proto = k->family == FC_AF_INET4 ? k->v4.proto : k->v6.proto;
+	uint16_t dport = k->family == FC_AF_INET4 ? k->v4.dport : k->v6.dport;
+
+	if (!((k->family == FC_AF_INET4 && proto == 1) || (k->family == FC_AF_INET6 && proto == 58)))
+		return false;
+	/* dport is in network order: its first byte is the type */
+	return fc_icmp_has_id(k->family, ((const uint8_t *)&dport)[0]);
+}
+
+/**
  * Parse one frame held in a flat buffer. Never reads outside
  * [data, data + len). Ethernet, up to FC_PARSE_MAX_VLAN 802.1Q/802.1ad tags,
  * IPv4 with options, IPv6 with hop-by-hop, routing, destination-options and
  * fragment headers, then TCP, UDP, SCTP, ICMP, ICMPv6. Other IP protocols
  * parse with ports 0.
  *
- * Ports: TCP/UDP/UDP-Lite/SCTP ports. ICMP/ICMPv6 queries and their
- * replies (fc_icmp_has_id(): echo; ICMPv4 timestamp, information, address
- * mask): sport and dport are both the identifier (so the reverse key is the
- * reply's key); other ICMP types: sport = type << 8 | code, dport = 0.
+ * Ports: TCP/UDP/UDP-Lite/SCTP ports. ICMP/ICMPv6, as Linux conntrack's
+ * ICMP tuple (id, type, code): dport = type << 8 | code (the message's
+ * first two bytes) for every type; sport = the identifier for queries and
+ * their replies (fc_icmp_has_id(): echo; ICMPv4 timestamp, information,
+ * address mask), 0 for other types. So an echo request and a timestamp
+ * request with one identifier are two flows, a request and a reply in the
+ * same direction are two flows, and fc_key_reverse() of a request's key
+ * is its reply's key.
  *
  * @param data  first byte of the Ethernet header
  * @param len   bytes available

@@ -107,6 +107,16 @@ key_flags_swapped(uint8_t flags)
 	return out;
 }
 
+/* ICMP in IPv4 or ICMPv6 in IPv6: the protocols whose keys hold id, type and code. */
+static bool
+key_is_icmp(const struct fc_key *k)
+{
+	uint8_t proto = fc_key_proto(k);
+
+	return (k->family == FC_AF_INET4 && proto == IPPROTO_ICMP) ||
+	       (k->family == FC_AF_INET6 && proto == IPPROTO_ICMPV6);
+}
+
 void
 fc_key_reverse(const struct fc_key *k, struct fc_key *out)
 {
@@ -118,8 +128,19 @@ fc_key_reverse(const struct fc_key *k, struct fc_key *out)
 		return;
 	memcpy(fc_key_src_w(out), fc_key_dst(k), fc_af_addr_len(k->family));
 	memcpy(fc_key_dst_w(out), fc_key_src(k), fc_af_addr_len(k->family));
-	fc_key_set_ports(out, fc_key_dport(k), fc_key_sport(k));
 	fc_key_set_proto(out, fc_key_proto(k));
+	if (unlikely(key_is_icmp(k))) {
+		uint16_t sport = fc_key_sport(k), dport = fc_key_dport(k);
+		uint8_t *tc = (uint8_t *)&dport; /* network order: type, code */
+
+		if (fc_icmp_has_id(k->family, tc[0]))
+			tc[0] = fc_icmp_reply_type(k->family, tc[0]);
+		else
+			sport ^= dport;
+		fc_key_set_ports(out, sport, dport);
+	} else {
+		fc_key_set_ports(out, fc_key_dport(k), fc_key_sport(k));
+	}
 	fc_key_set_flags(out, key_flags_swapped(fc_key_flags(k)));
 	fc_key_set_in_port(out, fc_key_in_port(k));
 }

@@ -241,7 +241,11 @@ parse_tcp_fields(const uint8_t *p, uint32_t off, uint32_t hlen, uint32_t end, st
 		parse_tcp_syn_opts(p + off + TCP_HLEN, hlen - TCP_HLEN, pkt);
 }
 
-/* ICMP and ICMPv6: a query's identifier (echo and the like) stands in for both ports. */
+/*
+ * ICMP and ICMPv6, keyed as Linux conntrack's ICMP tuple: type << 8 | code
+ * (the first two bytes) in dport, a query's identifier (echo and the like)
+ * in sport, 0 there for other types.
+ */
 static __rte_always_inline enum fc_parse_result
 parse_icmp(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t family,
 	enum fc_parse_result err, struct fc_pkt *pkt, uint16_t *sport, uint16_t *dport)
@@ -253,14 +257,9 @@ parse_icmp(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t f
 	type = p[off];
 	pkt->icmp_type = type;
 	pkt->icmp_code = p[off + 1];
-	if (fc_icmp_has_id(family, type)) {
-		*sport = ld16(p + off + 4);
-		*dport = *sport;
-	} else {
-		/* type << 8 | code in network order is the first two bytes */
-		*sport = ld16(p + off);
-		*dport = 0;
-	}
+	/* type << 8 | code in network order is the first two bytes */
+	*dport = ld16(p + off);
+	*sport = fc_icmp_has_id(family, type) ? ld16(p + off + 4) : 0;
 	return FC_PARSE_OK;
 }
 

@@ -257,12 +257,14 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 		type = data[p->l4_off];
 		CHECK(p->icmp_type == type);
 		CHECK(p->icmp_code == data[p->l4_off + 1]);
-		/* echo; ICMPv4 timestamp, information, address mask: the identifier */
+		/* Linux's ICMP tuple: type and code in dport; echo, ICMPv4
+		 * timestamp, information, address mask: the identifier in sport */
+		CHECK(dport == rd16(data + p->l4_off));
 		if (fam == FC_AF_INET4 ? (type == 0 || type == 8 || (type >= 13 && type <= 18)) :
 					 (type == 128 || type == 129))
-			CHECK(sport == rd16(data + p->l4_off + 4) && dport == sport);
+			CHECK(sport == rd16(data + p->l4_off + 4));
 		else
-			CHECK(sport == rd16(data + p->l4_off) && dport == 0);
+			CHECK(sport == 0);
 	} else {
 		CHECK(p->l4_off < len);
 		CHECK(sport == rd16(data + p->l4_off));

@@ -715,13 +715,9 @@ quoted_l4(const uint8_t *p, uint32_t off, uint32_t end, uint8_t proto, uint8_t f
 		type = p[off];
 		if (icmp_type_is_error(family, type))
 			return -ENOENT; /* errors are not sent about errors */
-		if (fc_icmp_has_id(family, type)) {
-			*sport = rd16(p + off + 4);
-			*dport = *sport;
-		} else {
-			*sport = rd16(p + off); /* type << 8 | code, in network order */
-			*dport = 0;
-		}
+		/* As fc_parse() keys it: type << 8 | code (network order), the query's id. */
+		*dport = rd16(p + off);
+		*sport = fc_icmp_has_id(family, type) ? rd16(p + off + 4) : 0;
 		return 0;
 	default:
 		return 0; /* other protocols: no ports */

@@ -288,7 +288,7 @@ struct nat_plan {
 	uint8_t echo; /* ICMP echo: the identifier is the "port" */
 	uint32_t alen;
 	uint8_t dst[16];   /* translated destination */
-	uint16_t dport;	   /* translated destination port (not for echo) */
+	uint16_t dport;	   /* translated destination port (echo: its type and code) */
 	uint8_t dst_local; /* FC_KEY_F_DST_LOCAL of the translated key, or 0 */
 	uint32_t port_lo;  /* source port search range, host order ... */
 	uint32_t port_n;   /* ... and its size; 0: nothing to search */
@@ -411,7 +411,8 @@ static void
 plan_fwd_key(const struct nat_plan *pl, const uint8_t *src, uint16_t sport, uint8_t src_local,
 	struct fc_key *fwd)
 {
-	key_build(fwd, pl->family, pl->proto, src, pl->dst, sport, pl->echo ? sport : pl->dport,
+	/* An ICMP query's dport is its type and code (plan_dst() keeps it). */
+	key_build(fwd, pl->family, pl->proto, src, pl->dst, sport, pl->dport,
 		src_local | pl->dst_local);
 	fc_key_set_in_port(fwd, fc_key_in_port(pl->orig));
 }
@@ -525,16 +526,16 @@ plan_by_source(const struct mod_nat *nat, const uint8_t *lo, const uint8_t *hi,
 
 	while ((id = nat_src_index_next(nat, o, id)) != NAT_NONE) {
 		r = &nat->b[id].key[IDX_REPLY]; /* its translated source is the replies' destination */
-		if (!src_in_range(pl, fc_key_dst(r), fc_key_dport(r), lo, hi, ports))
+		if (!src_in_range(pl, fc_key_dst(r), nat_reply_src_port(r), lo, hi, ports))
 			continue;
 		flag = addr_is_local(nat, pl->family, fc_key_dst(r), fc_key_src(o),
 			       (fc_key_flags(o) & FC_KEY_F_SRC_LOCAL) != 0)
 			       ? FC_KEY_F_SRC_LOCAL
 			       : 0;
-		if (!plan_try(nat, pl, fc_key_dst(r), fc_key_dport(r), flag))
+		if (!plan_try(nat, pl, fc_key_dst(r), nat_reply_src_port(r), flag))
 			return false;
 		memcpy(pl->src, fc_key_dst(r), pl->alen);
-		pl->sport = fc_key_dport(r);
+		pl->sport = nat_reply_src_port(r);
 		pl->src_local = flag;
 		return true;
 	}

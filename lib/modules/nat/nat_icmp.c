@@ -174,9 +174,10 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 			csum_update(l3 + in_l4 + 6, old, new, so + 4, false);
 		/* SCTP: its CRC covers the whole quoted packet, which is cut. */
 	} else if (echo) {
-		/* The echo's identifier: what its sender used (the mirror again). */
+		/* The echo's identifier: what its sender used, one field both ways
+		 * (the slot's sport; its dport is the type and code). */
 		memcpy(old + so, l3 + in_l4 + 4, 2);
-		memcpy(new + so, &rw->dport, 2);
+		memcpy(new + so, &rw->sport, 2);
 		memcpy(l3 + in_l4 + 4, new + so, 2);
 		if (v4) /* ICMPv4: no pseudo-header, only the identifier */
 			csum_update(l3 + in_l4 + 2, old + so, new + so, 2, false);

@@ -94,17 +94,24 @@ nat_tuple_equal(const struct fc_key *a, const struct fc_key *b)
 
 /*
  * ICMP/ICMPv6 echo and the other queries with an identifier
- * (fc_icmp_has_id()): the parser puts the identifier in both ports.
+ * (fc_key_icmp_query()): the parser puts the identifier in sport, the
+ * type and code in dport. The identifier is the "source port" NAT maps.
  */
 static inline bool
 nat_key_is_echo(const struct fc_key *k)
 {
-	uint8_t proto = fc_key_proto(k);
+	return fc_key_icmp_query(k);
+}
 
-	if ((k->family == FC_AF_INET4 && proto == PROTO_ICMP) ||
-		(k->family == FC_AF_INET6 && proto == PROTO_ICMPV6))
-		return fc_key_sport(k) == fc_key_dport(k);
-	return false;
+/*
+ * The translated source "port" of a binding, read from its reply key: the
+ * replies' destination port, or for an ICMP query the identifier (sport,
+ * which reversing leaves in place).
+ */
+static inline uint16_t
+nat_reply_src_port(const struct fc_key *reply)
+{
+	return nat_key_is_echo(reply) ? fc_key_sport(reply) : fc_key_dport(reply);
 }
 
 static inline bool

@@ -58,18 +58,22 @@ CASES = [
     ("cbpre", False),
     ("cbnat", False),
     ("natident", False),
+    ("icmpquery", True),
+    ("icmpquery6", True),
 ]
 # Cases whose rule counters (and the policies of the file's tables) must be
 # the kernel's too: the cached entries count their packets for the rules.
-COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter", "fieldstring")
+COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter", "fieldstring", "icmpquery",
+           "icmpquery6")
 # Cases whose upcalls are bounded by the packet list: at most one per flow
 # (its first packet) and one per packet of a class other than its entry's
 # (packets that only waited behind their flow's upcall not counted).
 UPCALLS = {"fieldstring": 3 + 4}
 
 
-def counter_diffs(rules, kern, st):
-    """Differences between the kernel's counters and the stats JSON's."""
+def counter_diffs(rules, kern, st, family):
+    """Differences between the kernel's counters and the stats JSON's
+    (@family 4 or 6: the file's, whose policies count)."""
     with open(rules, encoding="utf-8") as f:
         tables = {ln[1:].strip() for ln in f if ln.startswith("*")}
     got = {}
@@ -77,7 +81,7 @@ def counter_diffs(rules, kern, st):
         if r["packets"]:
             got["%s rule %d" % (r["table"], r["id"])] = (r["packets"], r["bytes"])
     for p in st.get("policies", []):
-        if p["packets"] and p["family"] == "ipv4" and p["table"] in tables:
+        if p["packets"] and p["family"] == "ipv%d" % family and p["table"] in tables:
             got["%s policy %s" % (p["table"], p["hook"].upper())] = (p["packets"], p["bytes"])
     return ["%s: linux %s, gufc %s" % (k, kern.get(k), got.get(k))
             for k in sorted(set(kern) | set(got)) if kern.get(k) != got.get(k)]
@@ -146,6 +150,8 @@ def main():
                 print("SKIP: the oracle cannot run here")
                 return SKIP
             _, plist = nfo.parse_packets(pkts)
+            with open(rules, encoding="utf-8") as f:
+                family = nfo.detect_family(f.read())
             inp = os.path.join(work, stem + ".in.pcap")
             tx = os.path.join(work, stem + ".tx.pcap")
             js = os.path.join(work, stem + ".json")
@@ -154,7 +160,8 @@ def main():
                 [args.gufc, "--no-pci", "-l", "0", "--no-huge", "-m", "512",
                  "--log-level=lib.*:warning", "--file-prefix", "gufc-fp-%d" % os.getpid(),
                  "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" % (inp, tx), "--",
-                 "--idle-exit", "300", "--burst", "1", "--iptables", rules,
+                 "--idle-exit", "300", "--burst", "1",
+                 "--iptables" if family == 4 else "--ip6tables", rules,
                  "--stats-json", js], capture_output=True, text=True, timeout=60)
             if r.returncode != 0:
                 print("FAIL: %s: gufc exited %d:\n%s" % (stem, r.returncode,
@@ -179,7 +186,7 @@ def main():
                     (stem, len(plist), diffs, cache["hits"], cache["misses"], sp["upcalls"],
                      sp["interest"], per_packet, sp["class"]))
             if stem in COUNTED:
-                cdiffs = counter_diffs(rules, kctr, st)
+                cdiffs = counter_diffs(rules, kctr, st, family)
                 for c in cdiffs:
                     print("  %s counters %s" % (stem, c))
                 diffs += len(cdiffs)

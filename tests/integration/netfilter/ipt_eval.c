@@ -648,8 +648,9 @@ key_build(const struct pkt *p, struct fc_key *k)
 		int id = p->icmp_id >= 0 ? p->icmp_id : (int)(p->n & 0xffff);
 		bool echo = fc_icmp_has_id(p->proto == 1 ? FC_AF_INET4 : FC_AF_INET6, (uint8_t)type);
 
-		sport = echo ? (uint16_t)id : (uint16_t)(type << 8 | p->icmp_code);
-		dport = echo ? (uint16_t)id : 0;
+		/* As fc_parse(): the query's identifier, type << 8 | code. */
+		sport = echo ? (uint16_t)id : 0;
+		dport = (uint16_t)(type << 8 | p->icmp_code);
 	}
 	if (is_local(&p->src))
 		flags |= FC_KEY_F_SRC_LOCAL;
@@ -1114,9 +1115,42 @@ cb_find(const struct fc_key *k)
 	return NULL;
 }
 
+/*
+ * ICMP queries under "keep-conntrack": the connections the kernel keeps,
+ * as its ICMP tuple (identifier, type, code) and the reply tuple (the
+ * reply's type) key them. A query the way of an accepted request belongs
+ * to it (NEW until a reply passed, then ESTABLISHED), a reply the other
+ * way is ESTABLISHED; anything else is kernel_ctstate()'s.
+ */
+struct icmp_conn {
+	struct fc_key key; /* the request's */
+	bool replied;
+};
+static struct icmp_conn icmp_conns[256];
+static unsigned int n_icmp;
+
+/* The connection of ICMP query key @p k, or NULL; *reply: @p k is its reply's. */
+static struct icmp_conn *
+icmp_find(const struct fc_key *k, bool *reply)
+{
+	struct fc_key r;
+
+	if (!fc_key_icmp_query(k))
+		return NULL;
+	fc_key_reverse(k, &r);
+	for (unsigned int i = 0; i < n_icmp; i++) {
+		*reply = memcmp(&icmp_conns[i].key, &r, sizeof(r)) == 0;
+		if (*reply || memcmp(&icmp_conns[i].key, k, sizeof(*k)) == 0)
+			return &icmp_conns[i];
+	}
+	return NULL;
+}
+
 static int
 eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, uint32_t n_pos)
 {
+	struct icmp_conn *ic;
+	bool ic_reply = false;
 	struct cb_conn *cb;
 	struct fc_key ck;
 	struct rule_eval ev[RULE_STAGE__COUNT];
@@ -1133,6 +1167,7 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 	pkt_context(p, &k, &pk);
 	ck = k;
 	cb = keep_ct ? cb_find(&ck) : NULL;
+	ic = keep_ct ? icmp_find(&k, &ic_reply) : NULL;
 	pk.ct_orig = k;
 	fc_key_reverse(&k, &pk.ct_repl);
 	pk.ct_packets[RULE_CTDIR_ORIGINAL] = (cb != NULL ? cb->packets : 0) + 1;
@@ -1143,6 +1178,8 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 		pk.out_port = st < RULE_STAGE_FILTER && !from_fw ? RULE_IF_NONE : route_port(&k);
 		if (st == RULE_STAGE_RAW)
 			pk.ctstate = RULE_CT_INVALID;
+		else if (ic != NULL)
+			pk.ctstate = ic_reply || ic->replied ? RULE_CT_ESTABLISHED : RULE_CT_NEW;
 		else if (!(pk.ctstate & RULE_CT_UNTRACKED))
 			pk.ctstate = kernel_ctstate(p) | (xdst ? RULE_CT_DNAT : 0);
 		/* Both ends local: the packet comes back in through lo. */
@@ -1188,6 +1225,14 @@ eval_packet(const struct rule_set *s, const struct pkt *p, const uint32_t *pos, 
 		i++)
 		cl_conns[n_cl++] = cl_pending[i];
 	n_cl_pending = 0;
+	/* An accepted query opens its connection, an accepted reply answers it. */
+	if (keep_ct && ev[decider].verdict == RULE_VERDICT_ACCEPT) {
+		if (ic != NULL && ic_reply)
+			ic->replied = true;
+		else if (ic == NULL && fc_key_icmp_query(&k) && kernel_ctstate(p) == RULE_CT_NEW &&
+			 n_icmp < sizeof(icmp_conns) / sizeof(icmp_conns[0]))
+			icmp_conns[n_icmp++] = (struct icmp_conn){.key = ck};
+	}
 	if (cb != NULL) {
 		cb->packets++;
 		cb->bytes += ip_len(p);

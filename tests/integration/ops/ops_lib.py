@@ -108,7 +108,8 @@ def frame_ip_len(fr):
 
 def frame_tuple(fr):
     """(proto, src, sport, dst, dport) of an Ethernet frame as gufc keys it
-    (ICMP echo: the identifier both ways; other ICMP: type << 8 | code, 0),
+    (ICMP, as Linux conntrack's tuple: a query's identifier (echo; ICMPv4
+    timestamp, information, address mask) or 0, then type << 8 | code),
     or None for anything else."""
     eth = struct.unpack("!H", fr[12:14])[0]
     off = 14
@@ -134,10 +135,9 @@ def frame_tuple(fr):
         sport, dport = struct.unpack("!HH", fr[l4:l4 + 4])
     elif icmp:
         t, c = fr[l4], fr[l4 + 1]
-        if t in (8, 0, 128, 129):
-            sport = dport = struct.unpack("!H", fr[l4 + 4:l4 + 6])[0]
-        else:
-            sport, dport = t << 8 | c, 0
+        query = (0, 8, 13, 14, 15, 16, 17, 18) if proto == 1 else (128, 129)
+        sport = struct.unpack("!H", fr[l4 + 4:l4 + 6])[0] if t in query else 0
+        dport = t << 8 | c
     else:
         sport = dport = 0
     return (proto, src, sport, dst, dport)

@@ -1620,7 +1620,8 @@ cmp_u64(const void *a, const void *b)
 
 /*
  * The connection hash and the filter's bucket: both directions of a
- * connection agree (either family), never 0; 20,000 random connections
+ * connection agree (either family; ICMP queries: the request and its
+ * reply, whose keys differ in their type), never 0; 20,000 random connections
  * of each family (and the same ends under another protocol) give 40,000
  * distinct hashes.
  */
@@ -1647,10 +1648,11 @@ test_conn_hash(void **state)
 				k.v4.dst = (uint32_t)(seed >> 32);
 				k.v4.sport = (uint16_t)(seed >> 7);
 				k.v4.dport = (uint16_t)(seed >> 23);
-				k.v4.proto = i % 2 ? 6 : 17;
-				r = k;
-				r.v4.src = k.v4.dst, r.v4.dst = k.v4.src;
-				r.v4.sport = k.v4.dport, r.v4.dport = k.v4.sport;
+				k.v4.proto = i % 3 == 0 ? 1 : i % 2 ? 6 : 17;
+				/* ICMP: an echo request or reply (the type in dport) */
+				if (k.v4.proto == 1)
+					k.v4.dport = htons(i % 2 ? 0x0800 : 0x0001);
+				fc_key_reverse(&k, &r);
 				r.v4.in_port = 3;
 			} else {
 				k.family = FC_AF_INET6;
@@ -1662,10 +1664,11 @@ test_conn_hash(void **state)
 				k.v6.sport = (uint16_t)(seed >> 9);
 				k.v6.dport = 443;
 				k.v6.proto = 6;
-				r = k;
-				memcpy(r.v6.src, k.v6.dst, 16);
-				memcpy(r.v6.dst, k.v6.src, 16);
-				r.v6.sport = k.v6.dport, r.v6.dport = k.v6.sport;
+				if (i % 3 == 0) {
+					k.v6.proto = 58; /* an echo request or reply */
+					k.v6.dport = htons(i % 2 ? 0x8000 : 0x8100);
+				}
+				fc_key_reverse(&k, &r);
 			}
 			h[fam * N + i] = dp_conn_hash(&k);
 			assert_int_not_equal(h[fam * N + i], 0);

@@ -174,10 +174,79 @@ test_reverse_fields(void **state)
 		assert_key_equal(&r, &want);
 	}
 
-	/* ICMP echo: identifier in both ports, so the reverse is the reply's key */
-	key_v4(&k, "10.0.0.1", 0x1234, "10.0.0.2", 0x1234, 1, FC_KEY_F_SRC_LOCAL);
+	/*
+	 * ICMP queries: identifier in sport, type << 8 | code in dport; the
+	 * reverse is the reply's key (Linux's invmap), the code kept.
+	 */
+	key_v4(&k, "10.0.0.1", 0x1234, "10.0.0.2", 0x0800, 1, FC_KEY_F_SRC_LOCAL);
 	fc_key_reverse(&k, &r);
-	key_v4(&want, "10.0.0.2", 0x1234, "10.0.0.1", 0x1234, 1, FC_KEY_F_DST_LOCAL);
+	key_v4(&want, "10.0.0.2", 0x1234, "10.0.0.1", 0x0000, 1, FC_KEY_F_DST_LOCAL);
+	assert_key_equal(&r, &want);
+	assert_true(fc_key_icmp_query(&k));
+	assert_true(fc_key_icmp_query(&r));
+}
+
+/* Every ICMP query type reverses to its reply, and back; other types to no packet's key. */
+static void
+test_reverse_icmp(void **state)
+{
+	static const struct {
+		uint8_t family, type, reply;
+	} q[] = {
+		{FC_AF_INET4, 8, 0},   {FC_AF_INET4, 0, 8},	{FC_AF_INET4, 13, 14},
+		{FC_AF_INET4, 14, 13}, {FC_AF_INET4, 15, 16}, {FC_AF_INET4, 16, 15},
+		{FC_AF_INET4, 17, 18}, {FC_AF_INET4, 18, 17}, {FC_AF_INET6, 128, 129},
+		{FC_AF_INET6, 129, 128},
+	};
+	struct fc_key k, r, rr, want;
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(q); i++) {
+		uint16_t tc = (uint16_t)(q[i].type << 8 | 3), rc = (uint16_t)(q[i].reply << 8 | 3);
+
+		assert_int_equal(fc_icmp_reply_type(q[i].family, q[i].type), q[i].reply);
+		if (q[i].family == FC_AF_INET4) {
+			key_v4(&k, "10.0.0.1", 77, "10.0.0.2", tc, 1, 0);
+			key_v4(&want, "10.0.0.2", 77, "10.0.0.1", rc, 1, 0);
+		} else {
+			key_v6(&k, "2001:db8::1", 77, "2001:db8::2", tc, 58, 0);
+			key_v6(&want, "2001:db8::2", 77, "2001:db8::1", rc, 58, 0);
+		}
+		assert_true(fc_key_icmp_query(&k));
+		fc_key_reverse(&k, &r);
+		assert_key_equal(&r, &want);
+		fc_key_reverse(&r, &rr);
+		assert_key_equal(&rr, &k);
+	}
+	/* The other family's numbers are not queries there: 8 in ICMPv6, 128 in ICMPv4. */
+	assert_int_equal(fc_icmp_reply_type(FC_AF_INET6, 8), 8);
+	assert_int_equal(fc_icmp_reply_type(FC_AF_INET4, 128), 128);
+	key_v6(&k, "2001:db8::1", 0, "2001:db8::2", 0x0800, 58, 0);
+	assert_false(fc_key_icmp_query(&k));
+	/* ICMPv4's protocol in IPv6 (and v6's in v4) is just a protocol: ports swapped. */
+	key_v6(&k, "2001:db8::1", 1, "2001:db8::2", 0x0800, 1, 0);
+	assert_false(fc_key_icmp_query(&k));
+	fc_key_reverse(&k, &r);
+	key_v6(&want, "2001:db8::2", 0x0800, "2001:db8::1", 1, 1, 0);
+	assert_key_equal(&r, &want);
+
+	/*
+	 * Not a query (destination unreachable, ND): no reply type. The
+	 * reverse holds the type and code in both ports, which no parsed
+	 * packet's key does (their sport is 0), in particular not an echo
+	 * reply's (type 0) with that identifier.
+	 */
+	key_v4(&k, "10.0.0.1", 0, "10.0.0.2", 0x0301, 1, 0);
+	assert_false(fc_key_icmp_query(&k));
+	fc_key_reverse(&k, &r);
+	key_v4(&want, "10.0.0.2", 0x0301, "10.0.0.1", 0x0301, 1, 0);
+	assert_key_equal(&r, &want);
+	assert_false(fc_key_icmp_query(&r));
+	fc_key_reverse(&r, &rr);
+	assert_key_equal(&rr, &k);
+	key_v6(&k, "2001:db8::1", 0, "2001:db8::2", 0x8700, 58, 0);
+	fc_key_reverse(&k, &r);
+	key_v6(&want, "2001:db8::2", 0x8700, "2001:db8::1", 0x8700, 58, 0);
 	assert_key_equal(&r, &want);
 }
 
@@ -242,13 +311,15 @@ test_reverse_random(void **state)
 		assert_key_equal(&rr, &k);
 		if (k.family == FC_AF_INET4) {
 			assert_int_equal(r.v4.src, k.v4.dst);
-			assert_int_equal(r.v4.sport, k.v4.dport);
+			if (k.v4.proto != 1)
+				assert_int_equal(r.v4.sport, k.v4.dport);
 			assert_int_equal(r.v4.in_port, k.v4.in_port);
 			assert_int_equal(!!(r.v4.flags & FC_KEY_F_SRC_LOCAL),
 				!!(k.v4.flags & FC_KEY_F_DST_LOCAL));
 		} else {
 			assert_memory_equal(r.v6.src, k.v6.dst, 16);
-			assert_int_equal(r.v6.sport, k.v6.dport);
+			if (k.v6.proto != 58)
+				assert_int_equal(r.v6.sport, k.v6.dport);
 			assert_int_equal(r.v6.in_port, k.v6.in_port);
 			assert_int_equal(!!(r.v6.flags & FC_KEY_F_DST_LOCAL),
 				!!(k.v6.flags & FC_KEY_F_SRC_LOCAL));
@@ -592,6 +663,7 @@ main(void)
 		cmocka_unit_test(test_normalize_v4),
 		cmocka_unit_test(test_normalize_v6),
 		cmocka_unit_test(test_reverse_fields),
+		cmocka_unit_test(test_reverse_icmp),
 		cmocka_unit_test(test_reverse_random),
 		cmocka_unit_test(test_format_examples),
 		cmocka_unit_test(test_format_worst_case),

@@ -649,18 +649,20 @@ test_icmp(void **state)
 		uint8_t type, code;
 		uint16_t sport, dport;
 	} cases[] = {
-		{8, 0, 0x4242, 0x4242}, /* echo request: identifier twice */
-		{0, 0, 0x4242, 0x4242}, /* echo reply */
-		{3, 1, 0x0301, 0},	/* host unreachable */
-		{11, 0, 0x0b00, 0},	/* time exceeded */
-		{13, 0, 0x4242, 0x4242}, /* timestamp request: its identifier, as echo */
-		{14, 0, 0x4242, 0x4242}, /* timestamp reply */
-		{15, 0, 0x4242, 0x4242}, /* information request */
-		{16, 0, 0x4242, 0x4242}, /* information reply */
-		{17, 0, 0x4242, 0x4242}, /* address mask request */
-		{18, 0, 0x4242, 0x4242}, /* address mask reply */
-		{19, 0, 0x1300, 0},	 /* reserved: type and code */
-		{12, 0, 0x0c00, 0},	 /* parameter problem */
+		/* Linux's ICMP tuple: the identifier of a query, its type and code */
+		{8, 0, 0x4242, 0x0800},	 /* echo request */
+		{0, 0, 0x4242, 0x0000},	 /* echo reply */
+		{8, 1, 0x4242, 0x0801},	 /* the code is kept */
+		{3, 1, 0, 0x0301},	 /* host unreachable: no identifier */
+		{11, 0, 0, 0x0b00},	 /* time exceeded */
+		{13, 0, 0x4242, 0x0d00}, /* timestamp request: its identifier, as echo */
+		{14, 0, 0x4242, 0x0e00}, /* timestamp reply */
+		{15, 0, 0x4242, 0x0f00}, /* information request */
+		{16, 0, 0x4242, 0x1000}, /* information reply */
+		{17, 0, 0x4242, 0x1100}, /* address mask request */
+		{18, 0, 0x4242, 0x1200}, /* address mask reply */
+		{19, 0, 0, 0x1300},	 /* reserved: type and code */
+		{12, 0, 0, 0x0c00},	 /* parameter problem */
 	};
 	uint8_t f[FRAME_MAX];
 	struct fc_pkt p;
@@ -693,12 +695,12 @@ test_icmp6(void **state)
 		uint8_t type, code;
 		uint16_t sport, dport;
 	} cases[] = {
-		{128, 0, 0x9999, 0x9999}, /* echo request */
-		{129, 0, 0x9999, 0x9999}, /* echo reply */
-		{1, 4, 0x0104, 0},	  /* port unreachable */
-		{2, 0, 0x0200, 0},	  /* packet too big */
-		{135, 0, 0x8700, 0},	  /* neighbour solicitation */
-		{8, 0, 0x0800, 0},	  /* ICMPv4's echo number means nothing here */
+		{128, 0, 0x9999, 0x8000}, /* echo request */
+		{129, 0, 0x9999, 0x8100}, /* echo reply */
+		{1, 4, 0, 0x0104},	  /* port unreachable */
+		{2, 0, 0, 0x0200},	  /* packet too big */
+		{135, 0, 0, 0x8700},	  /* neighbour solicitation */
+		{8, 0, 0, 0x0800},	  /* ICMPv4's echo number means nothing here */
 	};
 	uint8_t f[FRAME_MAX];
 	struct fc_pkt p;

@@ -64,7 +64,10 @@ target(uint8_t family, const char *lo, const char *hi, uint16_t pmin, uint16_t p
 	return t;
 }
 
-/* A key: family 4 or 6, ports in host order (ICMP echo: @p sport is the identifier). */
+/*
+ * A key: family 4 or 6, ports in host order (ICMP: an echo request's, as
+ * fc_parse() keys it: @p sport is the identifier, the type and code 8/0 in dport).
+ */
 static inline struct fc_key
 key(uint8_t family, uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport)
 {
@@ -78,7 +81,7 @@ key(uint8_t family, uint8_t proto, const char *src, uint16_t sport, const char *
 	addr_parse(k.family, dst, a);
 	memcpy(fc_key_dst_w(&k), a, fc_af_addr_len(k.family));
 	if (proto == P_ICMP)
-		dport = sport;
+		dport = 8 << 8;
 	fc_key_set_ports(&k, htons(sport), htons(dport));
 	if (k.family == FC_AF_INET4)
 		k.v4.proto = proto;

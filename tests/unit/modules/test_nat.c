@@ -507,12 +507,12 @@ static const struct rt_case rt_cases[] = {
 		53},
 	{"icmp4 echo snat", 4, P_ICMP, false, false, false, "10.0.0.2", "198.51.100.7", 0x1234, 0,
 		NULL, NULL, 0, 0, "192.0.2.1", NULL, 0, 0, NULL, "192.0.2.1", "198.51.100.7",
-		0x1234, 0x1234},
+		0x1234, 0x0800}, /* an echo request: the identifier, type 8 code 0 */
 	{"icmp4 echo dnat", 4, P_ICMP, false, false, false, "198.51.100.7", "192.0.2.1", 0x0, 0,
-		"10.0.0.5", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "198.51.100.7", "10.0.0.5", 0, 0},
+		"10.0.0.5", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "198.51.100.7", "10.0.0.5", 0, 0x0800},
 	{"icmp4 echo masquerade", 4, P_ICMP, false, false, false, "10.0.0.2", "198.51.100.7",
 		0xffff, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, "192.0.2.77", "192.0.2.77",
-		"198.51.100.7", 0xffff, 0xffff},
+		"198.51.100.7", 0xffff, 0x0800},
 	{"tcp4 masquerade", 4, P_TCP, false, false, false, "10.0.0.2", "198.51.100.7", 33000, 22,
 		NULL, NULL, 0, 0, NULL, NULL, 0, 0, "192.0.2.77", "192.0.2.77", "198.51.100.7",
 		33000, 22},
@@ -538,9 +538,9 @@ static const struct rt_case rt_cases[] = {
 		"2001:db8:1::53", -1, 53},
 	{"icmp6 echo snat", 6, P_ICMPV6, false, false, false, "fd00::2", "2001:db8:1::7", 0xbeef, 0,
 		NULL, NULL, 0, 0, "2001:db8::1", NULL, 0, 0, NULL, "2001:db8::1", "2001:db8:1::7",
-		0xbeef, 0xbeef},
+		0xbeef, 0x8000},
 	{"icmp6 echo dnat", 6, P_ICMPV6, false, true, false, "2001:db8:1::7", "2001:db8::1", 77, 0,
-		"fd00::5", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "2001:db8:1::7", "fd00::5", 77, 77},
+		"fd00::5", NULL, 0, 0, NULL, NULL, 0, 0, NULL, "2001:db8:1::7", "fd00::5", 77, 0x8000},
 	{"sctp6 masquerade ports", 6, P_SCTP, false, false, false, "fd00::2", "2001:db8:1::7", 5000,
 		5001, NULL, NULL, 0, 0, NULL, NULL, 6000, 6000, "2001:db8::99", "2001:db8::99",
 		"2001:db8:1::7", 6000, 5001},
@@ -625,8 +625,9 @@ test_icmp_other(void **state)
 			cases[i].src, 0x0102, cases[i].dst, 0);
 		s.icmp_type = cases[i].type;
 		assert_int_equal(bind_spec(nat, &s, NULL, &sn, NULL, &res), 0);
-		assert_int_equal(key_sport(&res.fwd), cases[i].type << 8);
-		assert_int_equal(key_dport(&res.fwd), 0);
+		/* As Linux's ICMP tuple: no identifier, the type and code. */
+		assert_int_equal(key_sport(&res.fwd), 0);
+		assert_int_equal(key_dport(&res.fwd), cases[i].type << 8);
 		len = build(&s, pkt, sizeof(pkt));
 		assert_int_equal(apply_frame(nat, res.fwd_slot, pkt, (uint32_t)len), 0);
 		check_csums(pkt, (uint32_t)len, false);
@@ -1282,7 +1283,7 @@ test_echo_ids(void **state)
 	spec_init(&s, 4, P_ICMP, "10.0.0.2", 1, "198.51.100.7", 0);
 	assert_int_equal(bind_spec(nat, &s, NULL, &sn, NULL, &b), 0);
 	assert_int_not_equal(key_sport(&b.fwd), 1);
-	assert_int_equal(key_sport(&b.fwd), key_dport(&b.fwd));
+	assert_int_equal(key_dport(&b.fwd), 0x0800); /* the type and code stay */
 	assert_true(b.flags & MOD_NAT_F_REMAPPED);
 	roundtrip(nat, &s, &b);
 	mod_nat_free(nat);
@@ -1316,7 +1317,7 @@ test_icmp_query_ids(void **state)
 		s.icmp_type = types[i];
 		assert_int_equal(bind_spec(nat, &s, NULL, NULL, masq, &b), 0);
 		assert_int_not_equal(key_sport(&b.fwd), 0x77);
-		assert_int_equal(key_sport(&b.fwd), key_dport(&b.fwd));
+		assert_int_equal(key_dport(&b.fwd), types[i] << 8);
 		assert_true(b.flags & MOD_NAT_F_REMAPPED);
 		roundtrip(nat, &s, &b);
 		mod_nat_free(nat);

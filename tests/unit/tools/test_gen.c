@@ -96,6 +96,14 @@ expected_key(const struct gen_flow *f, uint8_t dir, bool later, struct fc_key *k
 	uint16_t dp = dir == GEN_DIR_FWD ? f->dport : f->sport;
 
 	memset(k, 0, sizeof(*k));
+	if (f->kind == GEN_KIND_ICMP) {
+		/* Echo, keyed as fc_parse() does: the identifier, type << 8 | code. */
+		sp = f->sport;
+		if (f->family == 4)
+			dp = dir == GEN_DIR_FWD ? 8 << 8 : 0;
+		else
+			dp = dir == GEN_DIR_FWD ? 128 << 8 : 129 << 8;
+	}
 	if (later)
 		sp = dp = 0;
 	if (f->family == 4) {

@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of ICMP queries through the rules engine with the app's
+ * modules (common/eng_stack.c): frames built here and keyed by fc_parse(),
+ * as the RX lcore keys them, then looked up in the flow table (the fast
+ * path) or handed to the slow path. Linux conntrack's ICMP tuple holds the
+ * identifier, the type and the code, and its reply tuple the reply's type;
+ * so must gufc's keys:
+ *  - an echo request and a timestamp request with one identifier between
+ *    the same two hosts are two connections;
+ *  - A pinging B and B pinging A with one identifier are two connections,
+ *    the second's request is NEW, not the first's reply;
+ *  - an echo reply without its request is INVALID, also in the direction
+ *    of a request with that identifier;
+ *  - an ICMP error quoting an echo request is RELATED to its connection;
+ *  - SNAT keeps one identifier for two query kinds (two reply tuples) and
+ *    translates each reply back; an error about a remapped echo request
+ *    is translated back to the inside host's request.
+ * IPv4 and IPv6 (echo only there: ICMPv6 has no other such queries).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "rule_lang.h"
+
+static int eng_seq;
+
+#define A4 "10.0.0.1"
+#define B4 "198.51.100.2"
+#define R4 "192.0.2.254"
+#define A6 "2001:db8::1"
+#define B6 "2001:db8:1::2"
+
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static uint16_t
+csum(uint32_t sum, const uint8_t *p, uint32_t len)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void
+wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* An IPv4 header at @p ip for @p plen bytes of protocol @p proto. */
+static void
+ip4_hdr(uint8_t *ip, const char *src, const char *dst, uint8_t proto, uint32_t plen)
+{
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	wr16(ip + 2, (uint16_t)(20 + plen));
+	ip[8] = 64;
+	ip[9] = proto;
+	assert_int_equal(inet_pton(AF_INET, src, ip + 12), 1);
+	assert_int_equal(inet_pton(AF_INET, dst, ip + 16), 1);
+	wr16(ip + 10, csum(0, ip, 20));
+}
+
+/* An ICMP message: type, code, identifier, sequence, 8 bytes of data. */
+static void
+icmp_msg(uint8_t *m, uint8_t type, uint8_t code, uint16_t id, uint16_t seq)
+{
+	memset(m, 0, 16);
+	m[0] = type;
+	m[1] = code;
+	wr16(m + 4, id);
+	wr16(m + 6, seq);
+	memcpy(m + 8, "gufcicmp", 8);
+}
+
+/* An Ethernet + IPv4 + ICMP query frame into @p f; returns its length. */
+static uint32_t
+icmp4(uint8_t *f, const char *src, const char *dst, uint8_t type, uint16_t id, uint16_t seq)
+{
+	uint8_t *ip = f + 14, *m = ip + 20;
+
+	memset(f, 0, 14);
+	f[12] = 0x08;
+	ip4_hdr(ip, src, dst, 1, 16);
+	icmp_msg(m, type, 0, id, seq);
+	wr16(m + 2, csum(0, m, 16));
+	return 14 + 20 + 16;
+}
+
+/* An Ethernet + IPv6 + ICMPv6 query frame into @p f; returns its length. */
+static uint32_t
+icmp6(uint8_t *f, const char *src, const char *dst, uint8_t type, uint16_t id, uint16_t seq)
+{
+	uint8_t *ip = f + 14, *m = ip + 40, ph[40];
+	uint32_t sum = 0;
+
+	memset(f, 0, 14 + 40);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	ip[0] = 0x60;
+	wr16(ip + 4, 16);
+	ip[6] = 58;
+	ip[7] = 64;
+	assert_int_equal(inet_pton(AF_INET6, src, ip + 8), 1);
+	assert_int_equal(inet_pton(AF_INET6, dst, ip + 24), 1);
+	icmp_msg(m, type, 0, id, seq);
+	/* The pseudo-header: addresses, length, next header. */
+	memcpy(ph, ip + 8, 32);
+	memset(ph + 32, 0, 8);
+	ph[35] = 16;
+	ph[39] = 58;
+	for (unsigned int i = 0; i < 40; i += 2)
+		sum += (uint32_t)ph[i] << 8 | ph[i + 1];
+	wr16(m + 2, csum(sum, m, 16));
+	return 14 + 40 + 16;
+}
+
+/*
+ * An ICMP host unreachable from @p rtr to @p to quoting the IPv4 echo
+ * request @p qsrc -> @p qdst with identifier @p id.
+ */
+static uint32_t
+icmp4_unreach(uint8_t *f, const char *rtr, const char *to, const char *qsrc, const char *qdst,
+	uint16_t id)
+{
+	uint8_t *ip = f + 14, *m = ip + 20, *in = m + 8, *q = in + 20;
+
+	memset(f, 0, 14);
+	f[12] = 0x08;
+	ip4_hdr(in, qsrc, qdst, 1, 16);
+	icmp_msg(q, 8, 0, id, 1);
+	wr16(q + 2, csum(0, q, 16));
+	memset(m, 0, 8);
+	m[0] = 3;
+	m[1] = 1;
+	wr16(m + 2, csum(0, m, 8 + 20 + 16));
+	ip4_hdr(ip, rtr, to, 1, 8 + 20 + 16);
+	return 14 + 20 + 8 + 20 + 16;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Engine                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static struct rule_engine *
+mk_engine(uint32_t nat)
+{
+	struct eng_stack_params p;
+	char name[16];
+	struct rule_engine *eng;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "tei%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 256;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.conntrack = true;
+	p.nat_bindings = nat;
+	p.nat_seed = 1;
+	p.eng.default_channel = 1;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	return eng;
+}
+
+static void
+load(struct rule_engine *eng, const char *text)
+{
+	eng_stack_load(eng, text, false);
+}
+
+/* The upcall of frame @p f as the RX lcore makes it (parsed, frame attached). */
+static struct rule_upcall
+frame_upcall(const uint8_t *f, uint32_t len)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+/* The entry of a key, or NULL. */
+static const struct fc_entry *
+entry_of(struct rule_engine *eng, const struct fc_key *k)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
+}
+
+/*
+ * What the RX lcore does with frame @p f: a hit that is neither stale nor
+ * wanted by the entry's interest is decided by the cached action (*slow
+ * false); anything else goes to the slow path.
+ */
+static struct rule_decision
+rx(struct rule_engine *eng, const uint8_t *f, uint32_t len, uint32_t now, bool *slow)
+{
+	struct rule_upcall u = frame_upcall(f, len);
+	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
+	const void *keys[1] = {&u.pkt.key.v4};
+	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
+	struct fc_action a;
+	struct rule_decision d;
+	uint64_t hit;
+
+	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
+	if (hit & 1) {
+		if (rule_engine_stale(eng, &a, &u.pkt.key)) {
+			u.reason = RULE_UPCALL_STALE;
+		} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW) {
+			u.reason = RULE_UPCALL_INTEREST;
+		} else {
+			memset(&d, 0, sizeof(d));
+			d.verdict = a.verdict;
+			d.rule_id = a.rule_id;
+			d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
+			d.flags = RULE_DEC_F_CACHED;
+			fc_table_touch(t, idx, u.len, now);
+			*slow = false;
+			return d;
+		}
+	}
+	*slow = true;
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+/* The frame's key, as fc_parse() makes it. */
+static struct fc_key
+key_of(const uint8_t *f, uint32_t len)
+{
+	struct fc_pkt p;
+
+	assert_int_equal(fc_parse(f, len, &p), FC_PARSE_OK);
+	return p.key;
+}
+
+/* A frame of family @p v6 (A/B addresses of that family swapped with @p back). */
+static uint32_t
+query(uint8_t *f, bool v6, bool back, uint8_t type, uint16_t id, uint16_t seq)
+{
+	if (v6)
+		return icmp6(f, back ? B6 : A6, back ? A6 : B6, type, id, seq);
+	return icmp4(f, back ? B4 : A4, back ? A4 : B4, type, id, seq);
+}
+
+/*
+ * Echo requests NEW (any source), established traffic, nothing else: what
+ * a stateful firewall that lets ping through looks like.
+ */
+static const char *ping_rules = "accept ctstate established,related\n"
+				"accept proto icmp icmp_type echo-request ctstate new\n"
+				"accept proto icmpv6 icmpv6_type echo-request ctstate new\n"
+				"policy drop\n";
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An echo request and a timestamp request (v6: an echo reply sent ahead
+ * of any request) with the identifier of an established echo connection:
+ * Linux's tuple has the type, so the timestamp request is a connection of
+ * its own, NEW, and the policy drops it, on the fast path too. gufc's
+ * keys without the type made it the echo connection's (ESTABLISHED,
+ * accepted from the cache).
+ */
+static void
+test_query_kinds(void **state)
+{
+	uint8_t f[128], g[128];
+	struct rule_decision d;
+	struct fc_key k, rk, gk;
+	uint32_t n, m;
+	bool slow;
+
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct rule_engine *eng = mk_engine(0);
+
+		load(eng, ping_rules);
+		n = query(f, v6, false, v6 ? 128 : 8, 7, 1);
+		d = rx(eng, f, n, 1, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_NEW);
+		/* The reply entry is the echo reply's key: the request's, reversed. */
+		k = key_of(f, n);
+		m = query(g, v6, true, v6 ? 129 : 0, 7, 1);
+		fc_key_reverse(&k, &rk);
+		gk = key_of(g, m);
+		assert_memory_equal(&rk, &gk, sizeof(rk));
+		assert_non_null(entry_of(eng, &rk));
+		d = rx(eng, g, m, 2, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+		/* The next request and reply: the fast path. */
+		n = query(f, v6, false, v6 ? 128 : 8, 7, 2);
+		d = rx(eng, f, n, 3, &slow);
+		assert_false(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		m = query(g, v6, true, v6 ? 129 : 0, 7, 2);
+		d = rx(eng, g, m, 3, &slow);
+		assert_false(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+
+		if (!v6) {
+			/* Timestamp request, same hosts, same identifier: NEW, dropped. */
+			n = icmp4(f, A4, B4, 13, 7, 1);
+			gk = key_of(f, n);
+			assert_null(entry_of(eng, &gk));
+			for (uint32_t t = 4; t < 6; t++) {
+				d = rx(eng, f, n, t, &slow);
+				assert_int_equal(d.verdict, FC_VERDICT_DROP);
+				if (slow)
+					assert_int_equal(d.ctstate, RULE_CT_NEW);
+			}
+			/* Its reply (no request passed): INVALID, dropped. */
+			n = icmp4(f, B4, A4, 14, 7, 1);
+			d = rx(eng, f, n, 6, &slow);
+			assert_true(slow);
+			assert_int_equal(d.verdict, FC_VERDICT_DROP);
+			assert_int_equal(d.ctstate, RULE_CT_INVALID);
+		}
+		/* An echo reply the way the requests go: not the connection's, INVALID. */
+		n = query(f, v6, false, v6 ? 129 : 0, 7, 3);
+		d = rx(eng, f, n, 7, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.ctstate, RULE_CT_INVALID);
+		/* The echo connection is unharmed. */
+		n = query(f, v6, false, v6 ? 128 : 8, 7, 4);
+		d = rx(eng, f, n, 8, &slow);
+		assert_false(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * A pings B and B pings A with the same identifier: two connections, as
+ * in Linux. B's request is NEW (gufc's keys made it the reply direction of
+ * A's connection: INVALID), and each reply is ESTABLISHED in its own.
+ */
+static void
+test_crossed_pings(void **state)
+{
+	uint8_t f[128];
+	struct rule_decision d;
+	uint32_t n;
+	bool slow;
+
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct rule_engine *eng = mk_engine(0);
+		uint8_t req = v6 ? 128 : 8, rep = v6 ? 129 : 0;
+
+		load(eng, ping_rules);
+		n = query(f, v6, false, req, 9, 1); /* A -> B request */
+		d = rx(eng, f, n, 1, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_NEW);
+		n = query(f, v6, true, req, 9, 1); /* B -> A request */
+		d = rx(eng, f, n, 2, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_NEW);
+		n = query(f, v6, false, rep, 9, 1); /* A -> B reply, to B's */
+		d = rx(eng, f, n, 3, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+		n = query(f, v6, true, rep, 9, 1); /* B -> A reply, to A's */
+		d = rx(eng, f, n, 4, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+		/* Both connections go on, from the cache. */
+		for (int back = 0; back < 2; back++) {
+			n = query(f, v6, back, req, 9, 2);
+			d = rx(eng, f, n, 5, &slow);
+			assert_false(slow);
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+			n = query(f, v6, back, rep, 9, 2);
+			d = rx(eng, f, n, 5, &slow);
+			assert_false(slow);
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		}
+		eng_stack_free(eng);
+	}
+}
+
+/* An unreachable quoting an echo request is RELATED to the echo connection, not another's. */
+static void
+test_error_related(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	uint8_t f[160];
+	struct rule_decision d;
+	uint32_t n;
+	bool slow;
+
+	(void)state;
+	load(eng, ping_rules);
+	n = icmp4(f, A4, B4, 8, 21, 1);
+	d = rx(eng, f, n, 1, &slow);
+	assert_int_equal(d.ctstate, RULE_CT_NEW);
+	n = icmp4_unreach(f, R4, A4, A4, B4, 21);
+	d = rx(eng, f, n, 2, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_RELATED);
+	/* Another identifier: no connection, INVALID. */
+	n = icmp4_unreach(f, R4, A4, A4, B4, 22);
+	d = rx(eng, f, n, 3, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.ctstate, RULE_CT_INVALID);
+	eng_stack_free(eng);
+}
+
+/*
+ * SNAT of an echo and a timestamp request with one identifier: two
+ * bindings, each keeps the identifier (their reply tuples differ by
+ * type, as in Linux), and each reply finds its own way back.
+ */
+static void
+test_snat_query_kinds(void **state)
+{
+	struct rule_engine *eng = mk_engine(16);
+	static const uint8_t req[2] = {8, 13}, rep[2] = {0, 14};
+	struct mod_nat_binding_result nb[2];
+	uint8_t f[128];
+	struct rule_decision d;
+	struct fc_key k;
+	uint32_t n;
+	bool slow;
+
+	(void)state;
+	load(eng, "snat to 203.0.113.1 src 10.0.0.0/8\naccept\n");
+	for (int i = 0; i < 2; i++) {
+		n = icmp4(f, A4, B4, req[i], 33, 1);
+		d = rx(eng, f, n, 1, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+		assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng),
+					 MOD_NAT_SLOT_BINDING(d.nat_slot), &nb[i]),
+			0);
+		assert_int_equal(nb[i].fwd.v4.src, inet_addr("203.0.113.1"));
+		assert_int_equal(ntohs(nb[i].fwd.v4.sport), 33);
+		assert_int_equal(ntohs(nb[i].fwd.v4.dport), req[i] << 8);
+	}
+	assert_int_not_equal(MOD_NAT_SLOT_BINDING(nb[0].fwd_slot),
+		MOD_NAT_SLOT_BINDING(nb[1].fwd_slot));
+	for (int i = 0; i < 2; i++) {
+		/* The reply to the translated request: its binding's reply entry. */
+		n = icmp4(f, B4, "203.0.113.1", rep[i], 33, 1);
+		k = key_of(f, n);
+		assert_memory_equal(&k, &nb[i].reply, sizeof(k));
+		d = rx(eng, f, n, 2, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.nat_slot, nb[i].reply_slot);
+	}
+	eng_stack_free(eng);
+}
+
+/*
+ * An unreachable about a translated echo request whose identifier SNAT
+ * remapped (a second inside host, the same identifier): RELATED to that
+ * binding, and translated back to the inside host's request, identifier
+ * and checksums included.
+ */
+static void
+test_error_snat_echo(void **state)
+{
+	struct rule_engine *eng = mk_engine(16);
+	struct mod_nat_binding_result nb;
+	uint8_t f[160], *ip = f + 14, *m = ip + 20, *in = m + 8, *q = in + 20;
+	struct rule_decision d;
+	uint16_t x;
+	uint32_t n;
+	bool slow;
+
+	(void)state;
+	load(eng, "snat to 203.0.113.1 src 10.0.0.0/8\naccept\n");
+	n = icmp4(f, A4, B4, 8, 33, 1);
+	d = rx(eng, f, n, 1, &slow);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	n = icmp4(f, "10.0.0.2", B4, 8, 33, 1);
+	d = rx(eng, f, n, 1, &slow);
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	x = ntohs(nb.fwd.v4.sport);
+	assert_int_not_equal(x, 33); /* remapped: 203.0.113.1 -> B with 33 is taken */
+
+	/* From beyond, about the request as it left: 203.0.113.1 -> B, identifier x. */
+	n = icmp4_unreach(f, R4, "203.0.113.1", "203.0.113.1", B4, x);
+	d = rx(eng, f, n, 2, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_RELATED);
+	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
+	assert_int_equal(d.nat_slot, nb.reply_slot);
+	assert_int_equal(mod_nat_icmp_error(eng_stack_nat(eng), d.nat_slot, ip, n - 14), 0);
+	assert_int_equal(memcmp(ip + 16, &(uint32_t){inet_addr("10.0.0.2")}, 4), 0);
+	assert_int_equal(memcmp(in + 12, &(uint32_t){inet_addr("10.0.0.2")}, 4), 0);
+	assert_int_equal(memcmp(in + 16, &(uint32_t){inet_addr(B4)}, 4), 0);
+	assert_int_equal(q[0], 8);
+	assert_int_equal(q[4] << 8 | q[5], 33);
+	assert_int_equal(csum(0, ip, 20), 0);
+	assert_int_equal(csum(0, m, 8 + 20 + 16), 0);
+	assert_int_equal(csum(0, in, 20), 0);
+	assert_int_equal(csum(0, q, 16), 0);
+	eng_stack_free(eng);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_kinds),
+		cmocka_unit_test(test_crossed_pings),
+		cmocka_unit_test(test_error_related),
+		cmocka_unit_test(test_snat_query_kinds),
+		cmocka_unit_test(test_error_snat_echo),
+	};
+
+	if (gufc_test_eal_init("engine_icmp", "0") < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
