@@ -501,7 +501,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 	}
 	if (verdict != FC_VERDICT_ACCEPT) {
 		fc_table_touch(t, idx, pkt->ip_len, b->now);
-		dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
+		dp_drop(b, &st->rule_drops[rule_engine_drop_of(a)], mb);
 		return;
 	}
 	/* Its channel; a per-flow channel a moment too new to be published
@@ -643,7 +643,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			}
 			if (a->verdict != FC_VERDICT_ACCEPT) {
 				fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
-				dp_drop(b, &st->rule_drops[RULE_DROP_FILTER], mb);
+				dp_drop(b, &st->rule_drops[rule_engine_drop_of(a)], mb);
 				continue;
 			}
 			if ((a->flags & FC_ACT_F_NAT) && unlikely(!dp_nat_hit(c, b, mb, pkt, a, conn)))

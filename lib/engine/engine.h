@@ -126,6 +126,7 @@ struct rule_engine;
 	X(BAD_PACKET, "bad_packet", "rules engine: malformed packet") \
 	X(CT_CLASH, "ct_clash", "conntrack: new flow clashes with another connection's tuple") \
 	X(CT_HELPER, "ct_helper", "conntrack helper: partial or malformed command, or no room to expect") \
+	X(MARTIAN, "martian", "martian source or destination address from outside (as Linux's input routing)") \
 	X(ERROR, "engine_error", "rules engine: internal error")
 
 /** Drop reasons: RULE_DROP_NONE, then RULE_DROP_<NAME> of RULE_DROP_REASONS. */
@@ -343,6 +344,29 @@ struct rule_count_limit {
  * expectation count it was decided under (struct rule_engine_view).
  */
 #define RULE_ACT_M0_NEWDROP 0x04
+
+/**
+ * The reason a cached DROP entry's packets are dropped under: a new
+ * flow's cached drop (RULE_ACT_M0_NEWDROP) keeps a reason other than the
+ * filter's in fc_action::mod[1] (free there: such an entry has no
+ * per-flow channel); every other drop entry is the filter's.
+ */
+static inline unsigned int
+rule_engine_drop_of(const struct fc_action *a)
+{
+	return (a->mod[0] & RULE_ACT_M0_NEWDROP) && a->mod[1] != 0 ? a->mod[1] : RULE_DROP_FILTER;
+}
+
+/**
+ * Whether a packet of key @p k, arriving from outside (not from this
+ * host: FC_KEY_F_SRC_LOCAL clear), is a martian as Linux's input path
+ * has it (no route_localnet, not the loopback device). @p stage_dst:
+ * IPv4's check, made by the input route after PREROUTING on the
+ * translated destination (@p k is then the key after nat PREROUTING);
+ * otherwise IPv6's, made on reception before any hook. Each family's is
+ * asked at its own place only; the other answers false.
+ */
+bool rule_engine_martian(const struct fc_key *k, bool stage_dst);
 
 /**
  * fc_action::mod[0] bit the fast path reads: the entry's verdict holds for

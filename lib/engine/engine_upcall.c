@@ -46,7 +46,7 @@ dec_from_act(struct rule_decision *d, const struct fc_action *a, unsigned int ct
 	d->out_port = a->out_port;
 	d->adj = a->adj;
 	d->verdict = a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
+	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : rule_engine_drop_of(a);
 	d->ctstate = (uint8_t)ctstate;
 	d->flags = RULE_DEC_F_CACHED;
 	d->reject = RULE_REJECT_NONE;
@@ -309,11 +309,21 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 
 	flow_init(eng, &ef, up);
 	f->nocache = nocache;
+	/* An IPv6 martian dies on reception, before any hook (IPv4's: filter_on_insert()). */
+	if (rule_engine_martian(&f->key, false)) {
+		f->act[0].verdict = FC_VERDICT_DROP;
+		f->drop = RULE_DROP_MARTIAN;
+	}
 	run_inserts(eng, &ef);
 	if (f->drop != RULE_DROP_NONE) {
 		if (!ef.walked)
 			walk_cut(eng, &ef);
-		bool cache = f->drop == RULE_DROP_FILTER && !f->nocache &&
+		/* A martian's PREROUTING actions may flip with a meter: not cached then. */
+		bool cache = (f->drop == RULE_DROP_FILTER ||
+				     (f->drop == RULE_DROP_MARTIAN &&
+					     (ef.prog_first == 0 ||
+						     !rule_engine_pktprog(eng, ef.prog_first)->flip))) &&
+			     !f->nocache &&
 			     (f->ctstate == RULE_CT_NEW || f->ctstate == 0 ||
 			      f->ctstate == RULE_CT_UNTRACKED);
 		bool xdst = f->xdst;
@@ -341,6 +351,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		a0.adj = 0; /* a drop never leaves: no adjacency (on_abort gave it back) */
 		memset(a0.mod, 0, sizeof(a0.mod));
 		a0.mod[0] = ENG_M0_NEWDROP | (xdst ? ENG_M0_FK_UNKNOWN : 0);
+		a0.mod[1] = f->drop == RULE_DROP_FILTER ? 0 : (uint8_t)f->drop;
 		idx = insert_entry(eng, (unsigned int)ti, &f->key, &a0, eng->p.untracked_timeout,
 			now);
 		if (idx < 0) {

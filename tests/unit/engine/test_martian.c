@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of martian packets on the app's module stack
+ * (tests/unit/common/eng_stack.c), as Linux's input path drops them from
+ * outside: IPv4 by the input route, after PREROUTING's tables (their
+ * rules count the packet, no INPUT or FORWARD rule does), on the
+ * destination after nat PREROUTING (a DNAT to 127.0.0.1); IPv6 on
+ * reception, before any table. The drop is named (RULE_DROP_MARTIAN),
+ * cached as a new flow's drop (the entry keeps the reason: its later
+ * packets are counted under it too), and packets of this host (a local
+ * source) are not martians.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "rule_lang.h"
+
+static int eng_seq;
+
+static struct rule_upcall
+up4(const char *src, const char *dst, uint16_t dport, uint8_t flags)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
+	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
+	u.pkt.key.v4.sport = htons(4000);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = 17;
+	u.pkt.key.v4.flags = flags;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+static struct rule_upcall
+up6(const char *src, const char *dst, uint8_t flags)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET6;
+	inet_pton(AF_INET6, src, u.pkt.key.v6.src);
+	inet_pton(AF_INET6, dst, u.pkt.key.v6.dst);
+	u.pkt.key.v6.sport = htons(4000);
+	u.pkt.key.v6.dport = htons(53);
+	u.pkt.key.v6.proto = 17;
+	u.pkt.key.v6.flags = flags;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+static int
+pair_fn(void *arg, uint16_t port)
+{
+	(void)arg;
+	return port < 2 ? port ^ 1 : -ENOENT;
+}
+
+static struct rule_engine *
+mk_engine(void)
+{
+	struct eng_stack_params p;
+	char name[16];
+	struct rule_engine *eng;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "mt%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.conntrack = true;
+	p.nat_bindings = 64;
+	p.nat_seed = 1;
+	p.eng.default_channel = 1;
+	p.eng.port_pair_fn = pair_fn;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	return eng;
+}
+
+static void
+load_ipt(struct rule_engine *eng, const char *text, unsigned int family)
+{
+	static const char *const ports[] = {"p0", "p1"};
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse_iptables_af(text, "t", family, &err);
+
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	assert_int_equal(rule_set_ports(s, 2, ports), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+}
+
+static struct rule_decision
+decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+static uint64_t
+pkts(struct rule_engine *eng, uint32_t id)
+{
+	uint64_t p, b;
+
+	assert_int_equal(rule_engine_rule_counters(eng, id, &p, &b), 0);
+	return p;
+}
+
+static const struct fc_entry *
+entry_of(struct rule_engine *eng, const struct fc_key *k)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
+}
+
+/* Rules 1 (raw PREROUTING), 2 (nat PREROUTING DNAT), 3 (filter INPUT), 4 (filter FORWARD). */
+static const char ruleset[] =
+	"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+	"-A PREROUTING -p udp\n"
+	"COMMIT\n"
+	"*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+	":POSTROUTING ACCEPT [0:0]\n"
+	"-A PREROUTING -p udp -m udp --dport 5353 -j DNAT --to-destination 127.0.0.1\n"
+	"COMMIT\n"
+	"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+	"-A INPUT -p udp\n"
+	"-A FORWARD -p udp\n"
+	"COMMIT\n";
+
+static void
+expect_martian(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d = decide(eng, u, now);
+	const struct fc_entry *e;
+
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
+	/* Cached: the fast path counts its packets under the same reason. */
+	e = entry_of(eng, &u.pkt.key);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_DROP);
+	assert_int_equal(rule_engine_drop_of(&e->act), RULE_DROP_MARTIAN);
+}
+
+static void
+test_martian4(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	uint64_t raw0, in0, fw0;
+	struct rule_decision d;
+	const struct fc_entry *e;
+	struct rule_upcall ok = up4("192.0.2.1", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), reply;
+
+	(void)state;
+	load_ipt(eng, ruleset, FC_AF_INET4);
+	expect_martian(eng, up4("192.0.2.1", "0.0.0.0", 53, 0), 1);
+	expect_martian(eng, up4("192.0.2.1", "0.1.2.3", 53, 0), 2);
+	expect_martian(eng, up4("192.0.2.1", "127.0.0.1", 53, FC_KEY_F_DST_LOCAL), 3);
+	expect_martian(eng, up4("0.0.0.0", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 4);
+	expect_martian(eng, up4("224.0.0.9", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 5);
+	expect_martian(eng, up4("255.255.255.255", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 6);
+	expect_martian(eng, up4("224.0.0.9", "255.255.255.255", 53, 0), 7);
+	/* PREROUTING saw all seven (raw's rule), neither INPUT nor FORWARD did. */
+	assert_int_equal(pkts(eng, 1), 7);
+	assert_int_equal(pkts(eng, 3), 0);
+	assert_int_equal(pkts(eng, 4), 0);
+	/* Limited broadcast, from 0.0.0.0 too (DHCP), and multicast destinations pass. */
+	raw0 = pkts(eng, 1);
+	in0 = pkts(eng, 3);
+	fw0 = pkts(eng, 4);
+	assert_int_equal(decide(eng, up4("0.0.0.0", "255.255.255.255", 67, 0), 8).verdict,
+		FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, up4("192.0.2.1", "255.255.255.255", 67, 0), 9).verdict,
+		FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, up4("0.0.0.0", "224.0.0.22", 67, 0), 10).verdict,
+		FC_VERDICT_ACCEPT);
+	assert_int_equal(decide(eng, ok, 11).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 1), raw0 + 4);
+	assert_int_equal(pkts(eng, 3) + pkts(eng, 4), in0 + fw0 + 4);
+	/* A DNAT to 127.0.0.1 from outside: counted by nat PREROUTING's rule, then martian. */
+	in0 = pkts(eng, 3);
+	fw0 = pkts(eng, 4);
+	d = decide(eng, up4("192.0.2.1", "10.0.0.2", 5353, FC_KEY_F_DST_LOCAL), 12);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, 3), in0);
+	assert_int_equal(pkts(eng, 4), fw0);
+	/* No connection was made: the reply direction has no entry. */
+	reply = up4("127.0.0.1", "192.0.2.1", 4000, 0);
+	reply.pkt.key.v4.sport = htons(5353);
+	e = entry_of(eng, &reply.pkt.key);
+	assert_null(e);
+	/* From this host (a local source), to itself through lo: not a martian. */
+	d = decide(eng, up4("127.0.0.1", "127.0.0.1", 53, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL),
+		13);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	eng_stack_free(eng);
+}
+
+static void
+test_martian6(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_decision d;
+
+	(void)state;
+	load_ipt(eng, "*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		      "-A PREROUTING -p udp\n"
+		      "COMMIT\n",
+		FC_AF_INET6);
+	expect_martian(eng, up6("2001:db8::1", "::1", FC_KEY_F_DST_LOCAL), 1);
+	expect_martian(eng, up6("::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 2);
+	expect_martian(eng, up6("ff02::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 3);
+	expect_martian(eng, up6("::ffff:192.0.2.1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	expect_martian(eng, up6("2001:db8::1", "ff01::1", 0), 5);
+	expect_martian(eng, up6("2001:db8::1", "ff10::1", 0), 6);
+	/* Dropped on reception: no table saw them (raw's rule counts nothing). */
+	assert_int_equal(pkts(eng, 1), 0);
+	d = decide(eng, up6("2001:db8::1", "ff02::1", 0), 7);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = decide(eng, up6("::", "ff02::1:ff00:1", 0), 8);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = decide(eng, up6("::1", "::1", FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 9);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 1), 3);
+	eng_stack_free(eng);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_martian4),
+		cmocka_unit_test(test_martian6),
+	};
+
+	if (gufc_test_eal_init("martian", "0") < 0)
+		return 1;
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
+}
