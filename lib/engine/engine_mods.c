@@ -733,11 +733,12 @@ str_first(struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *
  * Martians (rule_engine_martian()). IPv4, the input route's checks, in
  * their order: a multicast or limited-broadcast source; then the limited
  * broadcast (or 0.0.0.0 to 0.0.0.0) is a broadcast, not a martian; then a
- * source or destination in 0.0.0.0/8 or 127.0.0.0/8. A multicast
- * destination takes the multicast input path instead: not checked here.
- * IPv6, reception's checks: a multicast, loopback or IPv4-mapped source,
- * the loopback destination, a multicast destination of interface-local
- * or reserved (0) scope.
+ * source or destination 0.0.0.0 (the rest of 0.0.0.0/8 is routed, as
+ * Linux has it since 5.3) or in 127.0.0.0/8. A multicast destination
+ * takes the multicast input path instead: not checked here. IPv6,
+ * reception's checks: a multicast or loopback source, the loopback
+ * destination, a multicast destination of interface-local or reserved
+ * (0) scope (an IPv4-mapped source passes: the kernel delivers it).
  */
 static bool
 martian4(uint32_t s, uint32_t d)
@@ -748,17 +749,15 @@ martian4(uint32_t s, uint32_t d)
 		return true;
 	if (d == UINT32_MAX || (s == 0 && d == 0))
 		return false;
-	return (s >> 24) == 0 || (d >> 24) == 0 || (s >> 24) == 127 || (d >> 24) == 127;
+	return s == 0 || d == 0 || (s >> 24) == 127 || (d >> 24) == 127;
 }
 
 static bool
 martian6(const uint8_t s[16], const uint8_t d[16])
 {
 	static const uint8_t lo[16] = {[15] = 1};
-	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
 
-	if (s[0] == 0xff || memcmp(s, lo, 16) == 0 || memcmp(d, lo, 16) == 0 ||
-		memcmp(s, mapped, 12) == 0)
+	if (s[0] == 0xff || memcmp(s, lo, 16) == 0 || memcmp(d, lo, 16) == 0)
 		return true;
 	return d[0] == 0xff && (d[1] & 0x0f) <= 1;
 }

@@ -413,12 +413,13 @@ class PacketList:
         self.lines = []
         self.keys = set()
 
-    def add(self, proto, src, dst, sport=None, dport=None, extra=""):
-        """One packet, unless its connection is in the list already."""
+    def add(self, proto, src, dst, sport=None, dport=None, extra="", martian=False):
+        """One packet, unless its connection is in the list already
+        (@martian: a multicast source may stand, a martian's)."""
         loc = self.locals
         if src in loc and dst in loc:
             return False    # the firewall to itself: not modelled in gufc's ports
-        if dst.is_multicast or src.is_multicast:
+        if dst.is_multicast or (src.is_multicast and not martian):
             return False
         fam = self.family
         icmp = proto in (1, 58)
@@ -532,6 +533,21 @@ def derive_packets(nfo, tables, family, count, seed):
             pl.add(proto, d["left"], d["right"])
             pl.add(proto, d["left2"], loc[0])
             pl.add(proto, loc[0], d["right2"])
+    # Martians from outside, which Linux's input path drops (usable() keeps
+    # such addresses out of everything else): IPv4's route after
+    # PREROUTING, IPv6's reception.
+    ip = ipaddress.ip_address
+    if family == 4:
+        martians = ((d["left"], ip("0.0.0.0")), (d["left"], ip("127.0.0.1")),
+                    (ip("0.0.0.0"), loc[0]), (ip("224.0.0.9"), loc[0]),
+                    (ip("255.255.255.255"), loc[0]), (ip("224.0.0.9"), d["right"]),
+                    (d["left"], ip("0.1.2.3")))
+    else:
+        martians = ((d["left"], ip("::1")), (ip("ff0e::1"), loc[0]),
+                    (ip("::ffff:192.0.2.1"), loc[0]), (ip("ff0e::1"), d["right"]))
+    for src, dst in martians:
+        pl.add(17, src, dst, fresh_sport(), 53, martian=True)
+        pl.add(6, src, dst, fresh_sport(), 80, martian=True)
     for t in sorted(mat.ttls):
         pl.add(6, d["left"], d["right"], fresh_sport(), 22, "ttl=%d" % t)
         pl.add(6, d["left"], loc[0], fresh_sport(), 22, "ttl=%d" % t)

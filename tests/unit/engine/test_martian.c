@@ -174,7 +174,7 @@ test_martian4(void **state)
 	(void)state;
 	load_ipt(eng, ruleset, FC_AF_INET4);
 	expect_martian(eng, up4("192.0.2.1", "0.0.0.0", 53, 0), 1);
-	expect_martian(eng, up4("192.0.2.1", "0.1.2.3", 53, 0), 2);
+	expect_martian(eng, up4("192.0.2.1", "127.1.2.3", 53, 0), 2);
 	expect_martian(eng, up4("192.0.2.1", "127.0.0.1", 53, FC_KEY_F_DST_LOCAL), 3);
 	expect_martian(eng, up4("0.0.0.0", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 4);
 	expect_martian(eng, up4("224.0.0.9", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 5);
@@ -184,7 +184,7 @@ test_martian4(void **state)
 	assert_int_equal(pkts(eng, 1), 7);
 	assert_int_equal(pkts(eng, 3), 0);
 	assert_int_equal(pkts(eng, 4), 0);
-	/* Limited broadcast, from 0.0.0.0 too (DHCP), and multicast destinations pass. */
+	/* Limited broadcast, from 0.0.0.0 too (DHCP), multicast destinations and 0.0.0.0/8 but 0.0.0.0 pass. */
 	raw0 = pkts(eng, 1);
 	in0 = pkts(eng, 3);
 	fw0 = pkts(eng, 4);
@@ -195,8 +195,10 @@ test_martian4(void **state)
 	assert_int_equal(decide(eng, up4("0.0.0.0", "224.0.0.22", 67, 0), 10).verdict,
 		FC_VERDICT_ACCEPT);
 	assert_int_equal(decide(eng, ok, 11).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(pkts(eng, 1), raw0 + 4);
-	assert_int_equal(pkts(eng, 3) + pkts(eng, 4), in0 + fw0 + 4);
+	assert_int_equal(decide(eng, up4("192.0.2.1", "0.1.2.3", 53, 0), 14).verdict,
+		FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 1), raw0 + 5);
+	assert_int_equal(pkts(eng, 3) + pkts(eng, 4), in0 + fw0 + 5);
 	/* A DNAT to 127.0.0.1 from outside: counted by nat PREROUTING's rule, then martian. */
 	in0 = pkts(eng, 3);
 	fw0 = pkts(eng, 4);
@@ -232,7 +234,7 @@ test_martian6(void **state)
 	expect_martian(eng, up6("2001:db8::1", "::1", FC_KEY_F_DST_LOCAL), 1);
 	expect_martian(eng, up6("::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 2);
 	expect_martian(eng, up6("ff02::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 3);
-	expect_martian(eng, up6("::ffff:192.0.2.1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	expect_martian(eng, up6("ff0e::1", "2001:db8::2", 0), 4);
 	expect_martian(eng, up6("2001:db8::1", "ff01::1", 0), 5);
 	expect_martian(eng, up6("2001:db8::1", "ff10::1", 0), 6);
 	/* Dropped on reception: no table saw them (raw's rule counts nothing). */
@@ -241,9 +243,12 @@ test_martian6(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = decide(eng, up6("::", "ff02::1:ff00:1", 0), 8);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	/* An IPv4-mapped source: the kernel delivers it. */
+	d = decide(eng, up6("::ffff:192.0.2.1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 10);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = decide(eng, up6("::1", "::1", FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(pkts(eng, 1), 3);
+	assert_int_equal(pkts(eng, 1), 4);
 	eng_stack_free(eng);
 }
 
