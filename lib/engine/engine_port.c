@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
+
 #include "engine_priv.h"
 
 uint16_t
@@ -41,11 +43,26 @@ rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port, uint16_t 
  * -m rpfilter as ip(6)t_rpfilter: the source must be routed back through
  * the input port (--loose: routed at all), a source of this host fails
  * unless --accept-local; a packet of this host's own (no input port), one
- * back in through lo (as Linux's loopback check) and an unspecified source (DHCP, DAD) pass. Without a route the way back is
+ * back in through lo (as Linux's loopback check) and an unspecified source
+ * (DHCP, DAD; IPv4's to the limited broadcast or 224.0.0.0/24 only) pass.
+ * Without a route the way back is
  * the input port (gufc sends such packets to the pair: replies come back
  * the way the packet came). --validmark: one routing table, marks select
  * none. @return 1 or 0 after --invert; -ENOTSUP: no routes to ask.
  */
+/*
+ * IPv4's unspecified source passes to the limited broadcast or a local
+ * multicast group (224.0.0.0/24: DHCP, IGMP) only; to anything else its
+ * way back (to 0.0.0.0) is asked as any source's.
+ */
+static bool
+zero_src_ok4(uint32_t dst_be)
+{
+	uint32_t d = rte_be_to_cpu_32(dst_be);
+
+	return d == UINT32_MAX || (d >> 8) == 0xe00000;
+}
+
 int
 eng_rpfilter_match(const struct rule_engine *eng, const struct rule_x *x,
 	const struct rule_pkt *p)
@@ -59,7 +76,8 @@ eng_rpfilter_match(const struct rule_engine *eng, const struct rule_x *x,
 	if (eng->p.route_fn == NULL)
 		return -ENOTSUP;
 	if (p->in_port == RULE_IF_NONE || p->in_port == RULE_IF_LO ||
-		memcmp(fc_key_src(k), zero, fc_af_addr_len(k->family)) == 0) {
+		(memcmp(fc_key_src(k), zero, fc_af_addr_len(k->family)) == 0 &&
+			(k->family != FC_AF_INET4 || zero_src_ok4(k->v4.dst)))) {
 		ok = true;
 	} else if (fc_key_flags(k) & FC_KEY_F_SRC_LOCAL) {
 		ok = accept_local;

@@ -45,11 +45,13 @@ pair_fn(void *arg, uint16_t port)
 	return port == 4 ? 4 : port ^ 1;
 }
 
-/* Routes for -m rpfilter: 10.1/16 on port 0, 10.2/16 on port 1, nothing else. */
+/* Routes for -m rpfilter: 10.1/16 on port 0, 10.2/16 and 0.0.0.0 on port 1, nothing else. */
 static uint16_t
 route_fn(void *arg, uint8_t family, const uint8_t *addr)
 {
 	(void)arg;
+	if (family == FC_AF_INET4 && (addr[0] | addr[1] | addr[2] | addr[3]) == 0)
+		return 1;
 	if (family != FC_AF_INET4 || addr[0] != 10 || addr[1] < 1 || addr[1] > 2)
 		return RULE_PORT_PAIRED;
 	return addr[1] - 1;
@@ -583,6 +585,21 @@ test_rpfilter(void **state)
 	assert_int_equal(
 		decide(eng, pkt4(17, "10.1.0.5", 1004, "198.51.100.1", 53, 0, 1), 1).verdict,
 		FC_VERDICT_ACCEPT);
+	/*
+	 * 0.0.0.0 passes to the limited broadcast; to anything else its way
+	 * back is asked (Linux's): the rule drops it, before the input
+	 * route would as a martian.
+	 */
+	assert_int_equal(decide(eng, tcp4("0.0.0.0", 1005, "255.255.255.255", 80, TCP_SYN, 0), 1)
+				 .verdict,
+		FC_VERDICT_ACCEPT);
+	{
+		struct rule_decision d =
+			decide(eng, tcp4("0.0.0.0", 1006, "198.51.100.1", 80, TCP_SYN, 0), 1);
+
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.drop, RULE_DROP_FILTER);
+	}
 	eng_stack_free(eng);
 	/* No routes to ask: the check passes, as before routes were asked. */
 	with_routes = false;
