@@ -416,7 +416,12 @@ fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
  * longest among the first FC_TABLE_EVICT_EARLY_LOOK of the list, found
  * at once however the table's slots are laid out (a scan over slots had
  * to cross the established entries to reach them, thousands of entries
- * per eviction in a large table).
+ * per eviction in a large table). One of them hit in the later half of
+ * its life goes to the list's end instead (a second chance, up to
+ * FC_TABLE_EVICT_EARLY_STEPS looked at): otherwise the oldest inserted
+ * entries, a storm's still busy flows among them, would sit at the head
+ * and go one per eviction while the storm's one-packet flows behind them
+ * stayed.
  *
  * With none to take, the one idle the longest among the next evict_scan
  * live entries from a rotating cursor goes. One scan chooses the
@@ -432,24 +437,47 @@ fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
  * the first.
  */
 static uint32_t
-early_victim(const struct fc_table *t, uint32_t now)
+early_victim(struct fc_table *t, uint32_t now)
 {
-	uint32_t best = FC_INDEX_NONE, best_idle = 0, i, k = 0;
+	uint32_t best = FC_INDEX_NONE, best_idle = 0, fb = FC_INDEX_NONE, fb_idle = 0;
+	uint32_t i = t->early_head, k = 0, steps = 0;
 
-	for (i = t->early_head; i != FC_INDEX_NONE && k < FC_TABLE_EVICT_EARLY_LOOK;
-		i = t->early[i].next) {
-		uint32_t idle;
+	while (i != FC_INDEX_NONE && k < FC_TABLE_EVICT_EARLY_LOOK &&
+		steps++ < FC_TABLE_EVICT_EARLY_STEPS) {
+		uint32_t next = t->early[i].next, idle, age;
 
-		if (i == t->last_insert)
+		if (i == t->last_insert) {
+			i = next;
 			continue;
+		}
 		idle = idle_time(now, __atomic_load_n(&t->entries[i].last_seen, __ATOMIC_RELAXED));
+		if (fb == FC_INDEX_NONE || idle > fb_idle) {
+			fb = i;
+			fb_idle = idle;
+		}
+		/*
+		 * Hit in the later half of its life: it still gets packets (a
+		 * flow whose other direction never answers, say). A second
+		 * chance: it goes to the list's end, so the flood's one-packet
+		 * entries inserted after it go first, rather than the oldest
+		 * inserted, busiest flows at the head going one per eviction.
+		 */
+		age = idle_time(now, t->created[i]);
+		if (idle < age / 2 && i != t->early_tail) {
+			early_unlink(t, i);
+			early_link(t, i, FC_INDEX_NONE);
+			i = next;
+			continue;
+		}
 		if (best == FC_INDEX_NONE || idle > best_idle) {
 			best = i;
 			best_idle = idle;
 		}
 		k++;
+		i = next;
 	}
-	return best;
+	/* Every one examined still busy: the idlest of them. */
+	return best != FC_INDEX_NONE ? best : fb;
 }
 
 static int

@@ -58,6 +58,12 @@ extern int fc_table_logtype;
  * early entry that still gets packets outlives a flood's one-packet ones.
  */
 #define FC_TABLE_EVICT_EARLY_LOOK 8u
+/**
+ * Entries an eviction walks from the head of the not-established list at
+ * most, those it sends to the end for a second chance (still getting
+ * packets) included.
+ */
+#define FC_TABLE_EVICT_EARLY_STEPS 32u
 
 /**
  * Links of a live FC_ACT_F_EARLY entry in the list of those, oldest

@@ -1044,6 +1044,46 @@ test_evict_early_list(void **state)
 }
 
 /*
+ * Not-established flows that keep getting packets (one-way UDP, say),
+ * inserted before a storm of one-packet new flows fills the table: they
+ * sit at the head of the list, the oldest inserted, and must not go one
+ * per eviction; the storm's idle entries behind them go instead (a busy
+ * entry gets a second chance at the list's end).
+ */
+static void
+test_evict_early_busy(void **state)
+{
+	enum { CAP = 64, BUSY = 16, STORM = 2000 };
+	struct fc_table *t = new_table("evict_busy", FC_AF_INET4, CAP, FC_FULL_EVICT_IDLE, NULL);
+	uint8_t key[MAX_KEY];
+	struct fc_action a;
+	uint32_t i, now = 100;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.flags = FC_ACT_F_EARLY;
+	for (i = 0; i < BUSY; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
+	}
+	for (i = 0; i < STORM; i++, now++) {
+		make_key(FC_AF_INET4, 1000 + i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, now) >= 0);
+		/* The busy flows get a packet every other step. */
+		if (i % 2 == 0)
+			for (uint32_t b = 0; b < BUSY; b++)
+				fc_table_touch(t, (uint32_t)lookup_i(t, FC_AF_INET4, b), 64, now);
+	}
+	for (i = 0; i < BUSY; i++)
+		assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+	/* The storm's newest are there, its oldest went. */
+	assert_true(lookup_i(t, FC_AF_INET4, 1000 + STORM - 1) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 1000), -ENOENT);
+	assert_int_equal(stats(t).evictions, BUSY + STORM - CAP);
+	fc_table_free(t);
+}
+
+/*
  * A storm of new flows through a full table: one scan chooses a batch of
  * victims, the oldest first, and the next evictions take them in order; a
  * queued victim hit since the scan is spared, and once the batch is used
@@ -1599,6 +1639,7 @@ main(void)
 		cmocka_unit_test(test_full_evict),
 		cmocka_unit_test(test_evict_prefers_early),
 		cmocka_unit_test(test_evict_early_list),
+		cmocka_unit_test(test_evict_early_busy),
 		cmocka_unit_test(test_evict_batch),
 		cmocka_unit_test(test_evict_scan_bounded),
 		cmocka_unit_test(test_aging),
