@@ -436,6 +436,28 @@ fc_table_lookup(const struct fc_table *t, const void *key, uint32_t sig)
  * connection's two entries one after the other), which must not push out
  * the first.
  */
+/*
+ * When live entry @p idx's connection last had a packet, either direction:
+ * the owner deletes an entry's peer with it (table_remove_cb), so a
+ * one-way flow's reply entry, never hit, must not make the busy direction
+ * look idle to an eviction (evicting the reply entry removes both).
+ */
+static uint32_t
+conn_last_seen(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_entry *e = &t->entries[idx];
+	uint32_t ls = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
+	uint32_t p = __atomic_load_n(&e->peer, __ATOMIC_RELAXED);
+
+	if (p < t->n_slots && slot_live(t, p)) {
+		uint32_t pls = __atomic_load_n(&t->entries[p].last_seen, __ATOMIC_RELAXED);
+
+		if ((int32_t)(pls - ls) > 0)
+			ls = pls;
+	}
+	return ls;
+}
+
 static uint32_t
 early_victim(struct fc_table *t, uint32_t now)
 {
@@ -450,7 +472,7 @@ early_victim(struct fc_table *t, uint32_t now)
 			i = next;
 			continue;
 		}
-		idle = idle_time(now, __atomic_load_n(&t->entries[i].last_seen, __ATOMIC_RELAXED));
+		idle = idle_time(now, conn_last_seen(t, i));
 		if (fb == FC_INDEX_NONE || idle > fb_idle) {
 			fb = i;
 			fb_idle = idle;
@@ -493,7 +515,7 @@ table_evict(struct fc_table *t, uint32_t now)
 		const struct fc_entry *e = &t->entries[q->idx];
 
 		if (e->seq != 0 && q->idx != t->last_insert &&
-			__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) == q->last_seen &&
+			conn_last_seen(t, q->idx) == q->last_seen &&
 			t->created[q->idx] == q->created && !(e->act.flags & FC_ACT_F_EARLY))
 			idx = q->idx;
 	}
@@ -514,7 +536,7 @@ table_evict(struct fc_table *t, uint32_t now)
 		if (e->seq == 0 || c.idx == t->last_insert || (e->act.flags & FC_ACT_F_EARLY))
 			continue;
 		seen++;
-		c.last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
+		c.last_seen = conn_last_seen(t, c.idx);
 		c.idle = idle_time(now, c.last_seen);
 		if (n == FC_TABLE_EVICT_BATCH && c.idle <= v[n - 1].idle)
 			continue;

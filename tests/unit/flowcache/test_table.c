@@ -1084,6 +1084,54 @@ test_evict_early_busy(void **state)
 }
 
 /*
+ * A connection is as busy as its busier direction: a one-way flow's reply
+ * entry, never hit, must not be the victim, because its owner deletes the
+ * busy direction with it. Not-established pairs (the early list) and
+ * established ones (the scan) alike, under a storm of one-packet flows.
+ */
+static void
+test_evict_conn_busy(void **state)
+{
+	enum { CAP = 64, PAIRS = 8, STORM = 2000 };
+	uint8_t key[MAX_KEY];
+	struct fc_action a;
+	uint32_t i, now = 100;
+
+	(void)state;
+	for (unsigned int early = 0; early < 2; early++) {
+		struct fc_table *t = new_table(early ? "evict_pe" : "evict_pc", FC_AF_INET4, CAP,
+			FC_FULL_EVICT_IDLE, NULL);
+
+		memset(&a, 0, sizeof(a));
+		a.flags = early ? FC_ACT_F_EARLY : 0;
+		for (i = 0; i < PAIRS; i++) {
+			int f, r;
+
+			make_key(FC_AF_INET4, i, key);
+			f = fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i);
+			make_key(FC_AF_INET4, 500 + i, key);
+			r = fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i);
+			assert_true(f >= 0 && r >= 0);
+			fc_table_peer_set(t, (uint32_t)f, (uint32_t)r);
+			fc_table_peer_set(t, (uint32_t)r, (uint32_t)f);
+		}
+		a.flags = FC_ACT_F_EARLY;
+		for (i = 0; i < STORM; i++, now++) {
+			make_key(FC_AF_INET4, 1000 + i, key);
+			assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, now) >= 0);
+			if (i % 2 == 0)
+				for (uint32_t b = 0; b < PAIRS; b++)
+					fc_table_touch(t, (uint32_t)lookup_i(t, FC_AF_INET4, b), 64, now);
+		}
+		for (i = 0; i < PAIRS; i++) {
+			assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+			assert_true(lookup_i(t, FC_AF_INET4, 500 + i) >= 0);
+		}
+		fc_table_free(t);
+	}
+}
+
+/*
  * A storm of new flows through a full table: one scan chooses a batch of
  * victims, the oldest first, and the next evictions take them in order; a
  * queued victim hit since the scan is spared, and once the batch is used
@@ -1640,6 +1688,7 @@ main(void)
 		cmocka_unit_test(test_evict_prefers_early),
 		cmocka_unit_test(test_evict_early_list),
 		cmocka_unit_test(test_evict_early_busy),
+		cmocka_unit_test(test_evict_conn_busy),
 		cmocka_unit_test(test_evict_batch),
 		cmocka_unit_test(test_evict_scan_bounded),
 		cmocka_unit_test(test_aging),
