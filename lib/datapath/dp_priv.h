@@ -88,4 +88,17 @@ void dp_rx_reinject(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, uns
 int dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	uint32_t slot, bool icmp_err);
 
+/* Does the context keep its upcalls for a later enqueue (struct dp_ctx::up_batch)? */
+static inline bool
+dp_batching(const struct dp_ctx *c)
+{
+	return c->up_batch > 1 && !c->lossless;
+}
+
+/*
+ * A burst's upcalls, @p n of them: on the ring now, or (up_batch) kept
+ * behind those kept already (dp_upring.c).
+ */
+void dp_upcall_put(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n);
+
 #endif /* GUFC_DP_PRIV_H */
