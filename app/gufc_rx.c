@@ -100,9 +100,13 @@ gufc_rx_idle(struct gufc_lcore *lc, uint32_t now)
 {
 	dp_upcall_flush(&lc->rx_dp);
 	dp_done_poll(&lc->rx_dp, now);
+	/* dp_done_poll() may have sent waiting packets up again (kept for one
+	 * enqueue): on the ring now, or the lcore would stop with them kept
+	 * and the rules lcore wait for them (gufc_slow_busy()) for ever. */
+	dp_upcall_flush(&lc->rx_dp);
 	if (dp_held(&lc->rx_dp) != 0 && dp_hold_retry(&lc->rx_dp) != 0)
 		return false;
-	return lc->rx_dp.st.waiting == 0;
+	return lc->rx_dp.st.waiting == 0 && lc->rx_dp.st.up_stashed == 0;
 }
 
 /* A TSC read where @p tm asks for times (a constant NULL in gufc_rx_poll(): none). */
