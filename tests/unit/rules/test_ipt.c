@@ -1492,66 +1492,6 @@ test_words_and_counters(void **state)
 	rule_set_free(s);
 }
 
-/*
- * A chain line's malformed counters load as 0 with a warning at them
- * (iptables-restore without -c never reads them); a rule line's stay an
- * error, as in iptables-restore.
- */
-static void
-test_chain_counters_warn(void **state)
-{
-	struct rule_ipt_warn wn;
-	struct rule_ipt_opts o = {.family = FC_AF_INET4, .warn = &wn};
-	struct rule_error err;
-	const struct rule_chain *c;
-	struct rule_set *s;
-
-	(void)state;
-	memset(&wn, 0, sizeof(wn));
-	s = rule_set_parse_iptables_opts("*nat\n"
-					 ":PREROUTING ACCEPT [0_0]\n"
-					 ":POSTROUTING ACCEPT [7:700]\n"
-					 ":MINE [1x]\n"
-					 ":OTHER - [x:1]\n"
-					 "-A PREROUTING -j MINE\n"
-					 "-A MINE -j OTHER\n"
-					 "COMMIT\n",
-		"f.rules", &o, &err);
-	assert_non_null(s);
-	assert_int_equal(wn.count, 3);
-	assert_string_equal(wn.first.file, "f.rules");
-	assert_int_equal(wn.first.line, 2);
-	assert_int_equal(wn.first.col, 20);
-	assert_string_equal(wn.first.token, "[0_0]");
-	assert_string_equal(wn.first.msg, "bad chain counters, loaded as 0 (iptables-restore "
-					  "without -c does not read them)");
-	c = chain(s, RULE_TABLE_NAT, "PREROUTING");
-	assert_int_equal(c->pkts, 0);
-	assert_int_equal(c->bytes, 0);
-	assert_int_equal(c->policy, RULE_POLICY_ACCEPT);
-	c = chain(s, RULE_TABLE_NAT, "POSTROUTING");
-	assert_int_equal(c->pkts, 7);
-	assert_int_equal(c->bytes, 700);
-	assert_int_equal(chain(s, RULE_TABLE_NAT, "MINE")->pkts, 0);
-	assert_int_equal(chain(s, RULE_TABLE_NAT, "OTHER")->pkts, 0);
-	rule_set_free(s);
-
-	/* Without a place for warnings it loads the same. */
-	s = rule_set_parse_iptables_af("*filter\n:INPUT DROP [x:0]\nCOMMIT\n", "f", 0, &err);
-	assert_non_null(s);
-	assert_int_equal(chain(s, RULE_TABLE_FILTER, "INPUT")->policy, RULE_POLICY_DROP);
-	rule_set_free(s);
-
-	/* A rule line's counters are read: still an error, nothing loaded. */
-	memset(&wn, 0, sizeof(wn));
-	s = rule_set_parse_iptables_opts("*filter\n[0_0] -A INPUT -j ACCEPT\nCOMMIT\n", "f",
-		&o, &err);
-	assert_null(s);
-	assert_int_equal(err.line, 2);
-	assert_string_equal(err.msg, "bad counters");
-	assert_int_equal(wn.count, 0);
-}
-
 static void
 test_long_comment(void **state)
 {
@@ -1664,6 +1604,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n:INPUT - [0:0]\nCOMMIT\n", 2, 8, "-", "built-in chain needs a policy"},
 	{"*filter\n:INPUT\nCOMMIT\n", 2, 1, ":INPUT", "missing policy"},
 	{"*filter\n:MINE ACCEPT [0:0]\n", 2, 7, "ACCEPT", "user-defined chains have no policy"},
+	{"*filter\n:MINE [0_0]\nCOMMIT\n", 2, 7, "[0_0]", "bad counters"},
 	{"*filter\n:INPUT [0:0]\nCOMMIT\n", 2, 8, "[0:0]", "bad policy"},
 	{"*filter\n:MINE - [0:0]\n:MINE - [0:0]\n", 3, 2, "MINE", "chain declared twice"},
 	{"*filter\n:INPUT DROP [0:0]\n:INPUT ACCEPT [0:0]\n", 3, 2, "INPUT",
@@ -1671,6 +1612,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n:main - [0:0]\n", 2, 2, "main", "chain name reserved by gufc"},
 	{"*filter\n:LOG - [0:0]\n", 2, 2, "LOG", "chain name is a target name"},
 	{"*filter\n:-bad - [0:0]\n", 2, 2, "-bad", "unsupported chain name"},
+	{"*filter\n:INPUT DROP [x:0]\n", 2, 13, "[x:0]", "bad counters"},
 	{"*filter\n:INPUT DROP [0:0] extra\n", 2, 19, "extra", "junk after chain"},
 	{"*filter\n:A - [0:0]\n:B - [0:0]\n-A A -j B\n-A B -j A\nCOMMIT\n", 5, 9, "A",
 		"chain loop"},
@@ -1963,7 +1905,6 @@ main(void)
 		cmocka_unit_test(test_nft_leniency),
 		cmocka_unit_test(test_nat_targets),
 		cmocka_unit_test(test_words_and_counters),
-		cmocka_unit_test(test_chain_counters_warn),
 		cmocka_unit_test(test_long_comment),
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_load_errors),
