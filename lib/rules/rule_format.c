@@ -105,8 +105,16 @@ static void
 buf_x(struct rule_buf *b, const struct rule *r, const struct rule_x *x)
 {
 	const struct rule_xkind *k = &rule_xkinds[x->kind];
+	unsigned int own = k->n;
 
-	for (unsigned int i = 0; i < k->n; i++) {
+	/* The option named as its kind (a bare `esp`) opens an instance when
+	 * read back: it goes first, so the other options stay with it. */
+	for (unsigned int i = 0; i < k->n; i++)
+		if (k->o[i].nat != NULL && strcmp(k->o[i].nat, k->ipt) == 0 &&
+			rule_x_opt_words(&k->o[i]) == 0)
+			own = i;
+	for (unsigned int j = 0; j < k->n; j++) {
+		unsigned int i = own == k->n ? j : j == 0 ? own : j <= own ? j - 1 : j;
 		const struct rule_xopt *o = &k->o[i];
 		bool neg = (x->neg >> i) & 1;
 
