@@ -2,7 +2,7 @@
 /*
  * The engine stack of eng_stack.h: stacks are kept in a list keyed by
  * their engine (tests are single-threaded when they build and free them);
- * rule sets from native text, for the tests.
+ * the tests' usual engine; rule sets from native text, for the tests.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -167,6 +167,46 @@ eng_stack_cls_catch_up(struct rule_engine *eng)
 	if (c == NULL)
 		return -1;
 	return rule_engine_cls_ready(eng, c, gen) == 0 ? 0 : -1;
+}
+
+void
+eng_stack_test_params(struct eng_stack_params *p, uint32_t cap_v4, uint32_t cap_v6,
+	bool conntrack, uint32_t nat)
+{
+	memset(p, 0, sizeof(*p));
+	p->eng.capacity_v4 = cap_v4;
+	p->eng.capacity_v6 = cap_v6;
+	p->eng.full_policy = FC_FULL_REFUSE;
+	p->eng.default_channel = 1;
+	p->conntrack = conntrack;
+	p->nat_bindings = nat;
+	p->nat_seed = 1;
+}
+
+struct rule_engine *
+eng_stack_test_create(const struct eng_stack_params *p, const char *prefix)
+{
+	static unsigned int n;
+	struct eng_stack_params q = *p;
+	struct rule_engine *eng;
+	char name[16];
+
+	snprintf(name, sizeof(name), "%s%u", prefix, n++);
+	q.eng.name = name;
+	eng = eng_stack_create(&q);
+	if (eng == NULL)
+		fail_msg("engine %s: %s", name, rte_strerror(rte_errno));
+	return eng;
+}
+
+struct rule_engine *
+eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6, bool conntrack,
+	uint32_t nat)
+{
+	struct eng_stack_params p;
+
+	eng_stack_test_params(&p, cap_v4, cap_v6, conntrack, nat);
+	return eng_stack_test_create(&p, prefix);
 }
 
 struct rule_set *

@@ -56,8 +56,31 @@ struct mod_route *eng_stack_route(const struct rule_engine *eng);
 int eng_stack_cls_catch_up(struct rule_engine *eng);
 
 /*
- * Rules for the tests (these assert: include <cmocka.h> in the test).
+ * The tests' engines and rules (these assert: include <cmocka.h> in the test).
  */
+
+/**
+ * Fill @p p as most tests want their engine: @p cap_v4 IPv4 and @p cap_v6
+ * IPv6 entries (0: as rule_engine_create() takes 0), a full table refuses
+ * (FC_FULL_REFUSE), channel 1 the default, conntrack when @p conntrack,
+ * NAT with @p nat bindings (seed 1) unless 0; every other field zero, the
+ * name too (eng_stack_test_create() names the engine). The test changes
+ * what it needs beside, then calls eng_stack_test_create().
+ */
+void eng_stack_test_params(struct eng_stack_params *p, uint32_t cap_v4, uint32_t cap_v6,
+	bool conntrack, uint32_t nat);
+
+/**
+ * eng_stack_create() of @p p, the engine named @p prefix and a number
+ * unique in the process (p->eng.name is not looked at; the name is at most
+ * 15 characters). A build that fails fails the test.
+ */
+struct rule_engine *eng_stack_test_create(const struct eng_stack_params *p, const char *prefix);
+
+/** eng_stack_test_create() of eng_stack_test_params() with these arguments. */
+struct rule_engine *eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6,
+	bool conntrack, uint32_t nat);
+
 
 /**
  * Native rules @p text as a set named "test"; a parse error fails the test

@@ -25,24 +25,14 @@
 #include "eng_stack.h"
 #include "rule_lang.h"
 
-static int eng_seq;
-
 static struct rule_engine *
 mk_engine(void)
 {
 	struct eng_stack_params p;
-	char name[16];
-	struct rule_engine *eng;
 
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "cc%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 64;
-	p.eng.capacity_v6 = 64;
-	p.eng.default_channel = 1;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
-	return eng;
+	eng_stack_test_params(&p, 64, 64, false, 0);
+	p.eng.full_policy = FC_FULL_EVICT_IDLE;
+	return eng_stack_test_create(&p, "cc");
 }
 
 /* Commit a native set and compile it. */

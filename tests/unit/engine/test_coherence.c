@@ -462,21 +462,14 @@ run(uint64_t sd, unsigned int steps, bool with_cls)
 {
 	struct eng_stack_params p;
 	struct sim s;
-	char name[16];
 
 	seed(sd);
 	make_tuples();
 	memset(&s, 0, sizeof(s));
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "coh%u", (unsigned int)sd);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 4096;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.eng.default_channel = 1;
+	eng_stack_test_params(&p, 4096, 0, false, 0);
 	p.eng.channel_fn = chan_fn;
 	p.eng.port_pair_fn = pair_fn;
-	s.eng = eng_stack_create(&p);
-	assert_non_null(s.eng);
+	s.eng = eng_stack_test_create(&p, "coh");
 	assert_int_equal(rule_engine_reader_register(s.eng, 0), 0);
 	s.oracle = initial_set();
 	assert_int_equal(rule_engine_commit(s.eng, rule_set_clone(s.oracle)), 0);
@@ -553,11 +546,10 @@ test_commit_small(void **state)
 	struct rule r;
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	p.eng.name = "cohsmall";
-	p.eng.capacity_v4 = 64;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng_stack_test_params(&p, 64, 0, false, 0);
+	p.eng.full_policy = FC_FULL_EVICT_IDLE;
+	p.eng.default_channel = 0;
+	eng = eng_stack_test_create(&p, "cohsmall");
 	s = rule_set_clone(rule_engine_rules(eng));
 	rule_init(&r);
 	r.action = RULE_ACT_DROP;

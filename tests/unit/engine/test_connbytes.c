@@ -24,8 +24,6 @@
 #include "eng_stack.h"
 #include "rule_lang.h"
 
-static int eng_seq;
-
 /* A UDP packet of @p ip_len IP bytes (what the datapath counts: rule_upcall::len). */
 static struct rule_upcall
 udp(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint16_t in_port,
@@ -71,20 +69,11 @@ static struct rule_engine *
 mk_engine(const char *text)
 {
 	struct eng_stack_params p;
-	char name[16];
 	struct rule_engine *eng;
 
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "cb%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.conntrack = true;
-	p.eng.default_channel = 1;
+	eng_stack_test_params(&p, 256, 64, true, 0);
 	p.eng.port_pair_fn = pair_fn;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng = eng_stack_test_create(&p, "cb");
 	eng_stack_load(eng, text, true);
 	return eng;
 }

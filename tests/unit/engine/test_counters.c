@@ -27,8 +27,6 @@
 
 #define LEN 100
 
-static int eng_seq;
-
 static struct rule_upcall
 up4(const char *src, uint16_t sport, const char *dst, uint16_t dport)
 {
@@ -49,21 +47,7 @@ up4(const char *src, uint16_t sport, const char *dst, uint16_t dport)
 static struct rule_engine *
 mk_engine(uint32_t nat)
 {
-	struct eng_stack_params p;
-	char name[16];
-	struct rule_engine *eng;
-
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "tc%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.nat_bindings = nat;
-	p.nat_seed = 1;
-	p.eng.default_channel = 1;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
-	return eng;
+	return eng_stack_test_engine("tc", 256, 0, false, nat);
 }
 
 static struct rule_set *

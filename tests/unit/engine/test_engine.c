@@ -34,8 +34,6 @@
 #define TCP_RST 0x04
 #define TCP_ACK 0x10
 
-static int eng_seq;
-
 /* Drops by reason among the decisions decide() saw (the app keeps its own the same way). */
 static uint64_t drops_seen[RULE_DROP__COUNT];
 
@@ -103,22 +101,12 @@ static struct rule_engine *
 mk_engine(bool ct, bool strict, uint32_t cap, enum fc_full_policy pol, uint32_t nat)
 {
 	struct eng_stack_params p;
-	char name[16];
 	struct rule_engine *eng;
 
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "te%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = cap;
-	p.eng.capacity_v6 = 64;
+	eng_stack_test_params(&p, cap, 64, ct, nat);
 	p.eng.full_policy = pol;
-	p.conntrack = ct;
 	p.ct.tcp_strict = strict;
-	p.nat_bindings = nat;
-	p.nat_seed = 1;
-	p.eng.default_channel = 1;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng = eng_stack_test_create(&p, "te");
 	memset(drops_seen, 0, sizeof(drops_seen));
 	return eng;
 }
@@ -419,13 +407,10 @@ test_route_channel(void **state)
 	FILE *f;
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	p.eng.name = "terc";
-	p.eng.capacity_v4 = 64;
-	p.eng.default_channel = 1;
+	eng_stack_test_params(&p, 64, 0, false, 0);
+	p.eng.full_policy = FC_FULL_EVICT_IDLE;
 	p.eng.channel_fn = chan_fn;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng = eng_stack_test_create(&p, "terc");
 	load(eng, "accept channel web proto tcp dport 80\naccept channel nosuch proto tcp dport 81\n"
 		  "accept\n");
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 16, 3), 0);
@@ -1218,18 +1203,15 @@ test_perflow_channels(void **state)
 
 	(void)state;
 	memset(&pool, 0, sizeof(pool));
-	memset(&p, 0, sizeof(p));
-	p.eng.name = "tepf";
-	p.eng.capacity_v4 = 64;
-	p.conntrack = true;
-	p.eng.default_channel = 1;
+	eng_stack_test_params(&p, 64, 0, true, 0);
+	p.eng.full_policy = FC_FULL_EVICT_IDLE;
 	p.eng.channel_fn = pf_chan_fn;
 	p.eng.chan_flow_alloc_fn = pf_alloc;
 	p.eng.cb_arg = &pool;
+	p.eng.name = "tepf";
 	assert_null(eng_stack_create(&p)); /* alloc without free */
 	p.eng.chan_flow_free_fn = pf_free;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng = eng_stack_test_create(&p, "tepf");
 	load(eng, "accept channel pf proto udp\naccept channel shared proto tcp\n");
 
 	/* Flow 1 gets a ring of its own; the reply entry shares it. */

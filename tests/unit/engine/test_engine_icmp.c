@@ -33,8 +33,6 @@
 #include "eng_stack.h"
 #include "rule_lang.h"
 
-static int eng_seq;
-
 #define A4 "10.0.0.1"
 #define B4 "198.51.100.2"
 #define R4 "192.0.2.254"
@@ -162,23 +160,7 @@ icmp4_unreach(uint8_t *f, const char *rtr, const char *to, const char *qsrc, con
 static struct rule_engine *
 mk_engine(uint32_t nat)
 {
-	struct eng_stack_params p;
-	char name[16];
-	struct rule_engine *eng;
-
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "tei%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 256;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.conntrack = true;
-	p.nat_bindings = nat;
-	p.nat_seed = 1;
-	p.eng.default_channel = 1;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
-	return eng;
+	return eng_stack_test_engine("tei", 256, 256, true, nat);
 }
 
 static void

@@ -30,8 +30,6 @@
 #define TCP_SYN 0x02
 #define TCP_ACK 0x10
 
-static int eng_seq;
-
 static struct rule_upcall
 up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport,
 	uint8_t tcp_flags, uint16_t in_port)
@@ -65,23 +63,10 @@ static struct rule_engine *
 mk_engine(bool ct, uint32_t nat)
 {
 	struct eng_stack_params p;
-	char name[16];
-	struct rule_engine *eng;
 
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "ts%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.conntrack = ct;
-	p.nat_bindings = nat;
-	p.nat_seed = 1;
-	p.eng.default_channel = 1;
+	eng_stack_test_params(&p, 256, 64, ct, nat);
 	p.eng.port_pair_fn = pair_fn;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
-	return eng;
+	return eng_stack_test_create(&p, "ts");
 }
 
 /* Commit a native set whose ports are named p0 and p1. */

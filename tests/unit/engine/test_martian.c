@@ -25,8 +25,6 @@
 #include "eng_stack.h"
 #include "rule_lang.h"
 
-static int eng_seq;
-
 static struct rule_upcall
 up4(const char *src, const char *dst, uint16_t dport, uint8_t flags)
 {
@@ -74,23 +72,10 @@ static struct rule_engine *
 mk_engine(void)
 {
 	struct eng_stack_params p;
-	char name[16];
-	struct rule_engine *eng;
 
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "mt%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.conntrack = true;
-	p.nat_bindings = 64;
-	p.nat_seed = 1;
-	p.eng.default_channel = 1;
+	eng_stack_test_params(&p, 256, 64, true, 64);
 	p.eng.port_pair_fn = pair_fn;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
-	return eng;
+	return eng_stack_test_create(&p, "mt");
 }
 
 static void

@@ -33,8 +33,6 @@
 #define TCP_SYN 0x02
 #define TCP_ACK 0x10
 
-static int eng_seq;
-
 /* Ports 0<->1, 2<->3 are pairs; 4 is alone (its own pair); others do not exist. */
 static int
 pair_fn(void *arg, uint16_t port)
@@ -81,22 +79,11 @@ mk_engine_ct(const char *rules, bool ct)
 	struct rule_error err;
 	struct rule_engine *eng;
 	struct rule_set *s;
-	char name[16];
 
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "tp%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.eng.default_channel = 1;
+	eng_stack_test_params(&p, 256, 64, ct, 16);
 	p.eng.port_pair_fn = pair_fn;
 	p.eng.route_fn = with_routes ? route_fn : NULL;
-	p.conntrack = ct;
-	p.nat_bindings = 16;
-	p.nat_seed = 1;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng = eng_stack_test_create(&p, "tp");
 	assert_int_equal(rule_engine_module_register(eng, &watcher), 0);
 	n_moves = 0;
 	s = rule_set_parse(rules, "test", &err);

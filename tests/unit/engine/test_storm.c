@@ -64,15 +64,9 @@ mk_engine(uint32_t cap)
 	struct rule_error err;
 	struct rule_set *s;
 
-	memset(&p, 0, sizeof(p));
-	p.eng.name = "storm";
-	p.eng.capacity_v4 = cap;
-	p.eng.capacity_v6 = 64;
+	eng_stack_test_params(&p, cap, 64, true, 0);
 	p.eng.full_policy = FC_FULL_EVICT_IDLE;
-	p.conntrack = true;
-	p.eng.default_channel = 1;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng = eng_stack_test_create(&p, "storm");
 	s = rule_set_parse("accept ctstate established,related\n"
 			   "accept proto tcp dport 80 ctstate new\n"
 			   "policy drop\n",
