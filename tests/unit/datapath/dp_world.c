@@ -68,23 +68,14 @@ world_up(bool conntrack, uint32_t upcall_ring)
 	W.locals = fc_locals_create(name, 16, 16, SOCKET_ID_ANY);
 	assert_non_null(W.locals);
 
-	memset(&sp, 0, sizeof(sp));
-	snprintf(name, sizeof(name), "dpt%d", seq);
-	sp.eng.name = name;
-	sp.eng.capacity_v4 = 256;
-	sp.eng.capacity_v6 = 256;
-	sp.eng.full_policy = FC_FULL_REFUSE;
+	eng_stack_test_params(&sp, 256, 256, conntrack, 64);
 	sp.eng.max_readers = 1;
 	sp.eng.socket_id = SOCKET_ID_ANY;
 	sp.eng.default_channel = CHAN_ID_DEFAULT;
 	sp.eng.channel_fn = eng_channel_fn;
 	sp.eng.cb_arg = W.chans;
-	sp.conntrack = conntrack;
-	sp.nat_bindings = 64;
-	sp.nat_seed = 1;
 	sp.locals = W.locals;
-	W.eng = eng_stack_create(&sp);
-	assert_non_null(W.eng);
+	W.eng = eng_stack_test_create(&sp, "dpt");
 	assert_int_equal(rule_engine_reader_register(W.eng, 0), 0);
 
 	snprintf(name, sizeof(name), "dpu%d", seq++);

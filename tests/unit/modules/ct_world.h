@@ -47,25 +47,15 @@ masq_addr(void *arg, uint16_t port, uint16_t in_port, uint8_t family, uint8_t *a
 static void
 world_up(struct world *w, const char *rules)
 {
-	static int seq;
 	struct eng_stack_params p;
 	struct rule_error err;
 	struct rule_set *s;
-	char name[16];
 
 	memset(w, 0, sizeof(*w));
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "ctw%d", seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.eng.default_channel = 1;
-	p.conntrack = true;
-	p.nat_bindings = 64;
+	eng_stack_test_params(&p, 256, 64, true, 64);
+	p.nat_seed = 0;
 	p.port_addr_fn = masq_addr;
-	w->eng = eng_stack_create(&p);
-	assert_non_null(w->eng);
+	w->eng = eng_stack_test_create(&p, "ctw");
 	w->ct = eng_stack_ct(w->eng);
 	assert_non_null(w->ct);
 	assert_int_equal(rule_engine_reader_register(w->eng, 0), 0);

@@ -34,8 +34,6 @@
 #define S0 5000u
 #define FRAME_MAX 512
 
-static int eng_seq;
-
 struct world {
 	struct rule_engine *eng;
 	struct mod_ct_module *ct;
@@ -47,21 +45,11 @@ struct world {
 static void
 world_up(struct world *w, uint32_t max_tcp, const char *rules)
 {
-	struct eng_stack_params p;
 	struct rule_error err;
 	struct rule_set *s;
-	char name[16];
 
 	memset(w, 0, sizeof(*w));
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "ctm%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 64;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.eng.default_channel = 1;
-	w->eng = eng_stack_create(&p);
-	assert_non_null(w->eng);
+	w->eng = eng_stack_test_engine("ctm", 64, 64, false, 0);
 	/* The module of its own, with the record limit under test. */
 	{
 		struct mod_ct_module_params cp;

@@ -46,8 +46,6 @@ static struct {
 	int fail; /* the sender's answer when non-zero */
 } sent;
 
-static int eng_seq;
-
 static int
 capture(void *arg, const uint8_t *msg, size_t len)
 {
@@ -76,21 +74,13 @@ world_init(struct world *w, uint32_t cap, enum fc_full_policy pol, const char *r
 	struct mod_ipfix_params mp;
 	struct rule_error err;
 	struct rule_set *s;
-	char name[16];
 
 	memset(w, 0, sizeof(*w));
 	memset(&sent, 0, sizeof(sent));
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "ti%d", eng_seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = cap;
-	p.eng.capacity_v6 = 64;
+	eng_stack_test_params(&p, cap, 64, true, 64);
 	p.eng.full_policy = pol;
-	p.conntrack = true;
-	p.nat_bindings = 64;
-	p.nat_seed = 1;
-	w->eng = eng_stack_create(&p);
-	assert_non_null(w->eng);
+	p.eng.default_channel = 0;
+	w->eng = eng_stack_test_create(&p, "ti");
 	if (ip != NULL)
 		mp = *ip;
 	else

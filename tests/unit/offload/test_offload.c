@@ -177,20 +177,7 @@ swnic(const struct ring_port *rp, uint32_t size)
 static struct rule_engine *
 mk_engine(void)
 {
-	struct eng_stack_params p;
-	char name[16];
-	struct rule_engine *eng;
-
-	memset(&p, 0, sizeof(p));
-	snprintf(name, sizeof(name), "ofl%d", seq++);
-	p.eng.name = name;
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 256;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.eng.default_channel = 1;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
-	return eng;
+	return eng_stack_test_engine("ofl", 256, 256, false, 0);
 }
 
 static void
@@ -940,7 +927,6 @@ test_policy_full_fallback(void **state)
 static void
 test_policy_moved_entry(void **state)
 {
-	struct eng_stack_params p;
 	struct rule_engine *eng;
 	struct ring_port rp;
 	struct ofl_port *op;
@@ -954,15 +940,7 @@ test_policy_moved_entry(void **state)
 	unsigned int fam;
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	p.eng.name = "oflmv";
-	p.eng.capacity_v4 = 256;
-	p.eng.capacity_v6 = 64;
-	p.eng.full_policy = FC_FULL_REFUSE;
-	p.eng.default_channel = 1;
-	p.conntrack = true;
-	eng = eng_stack_create(&p);
-	assert_non_null(eng);
+	eng = eng_stack_test_engine("oflmv", 256, 64, true, 0);
 	ring_port_create(&rp);
 	op = swnic(&rp, 16);
 	pol = mk_policy(eng, &op, 8, 1000);
