@@ -17,15 +17,10 @@
 
 #include <cmocka.h>
 
-#include <rte_eal.h>
-#include <rte_errno.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include "dp_world.h"
-#include "eal_test.h"
 
 /* check_accounting() with the kept upcalls, which are in none of its terms yet. */
 static void
@@ -224,17 +219,6 @@ main(void)
 		cmocka_unit_test_teardown(test_batch_room, teardown),
 		cmocka_unit_test_teardown(test_batch_lossless_off, teardown),
 	};
-	int ret;
 
-	if (gufc_test_eal_init("dp_batch", "0") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("dp_batch_test", POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	return gufc_test_eal_end(ret);
+	return DP_WORLD_MAIN("dp_batch", tests, NULL, NULL);
 }
