@@ -519,13 +519,8 @@ test_recent(void **state)
 static void
 load_sets(struct rule_engine *eng, const char *text, struct rule_ipsets *sets)
 {
-	static const char *const ports[] = {"p0", "p1"};
-	struct rule_error err;
-	struct rule_set *s = rule_set_parse(text, "test", &err);
+	struct rule_set *s = eng_stack_rules(text, true);
 
-	if (s == NULL)
-		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
-	assert_int_equal(rule_set_ports(s, 2, ports), 0);
 	rule_set_ipsets(s, sets);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 }

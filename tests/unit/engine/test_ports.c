@@ -76,9 +76,7 @@ mk_engine_ct(const char *rules, bool ct)
 	static const struct rule_module watcher = {
 		.name = "watcher", .order = 900, .on_move = count_move};
 	struct eng_stack_params p;
-	struct rule_error err;
 	struct rule_engine *eng;
-	struct rule_set *s;
 
 	eng_stack_test_params(&p, 256, 64, ct, 16);
 	p.eng.port_pair_fn = pair_fn;
@@ -86,9 +84,7 @@ mk_engine_ct(const char *rules, bool ct)
 	eng = eng_stack_test_create(&p, "tp");
 	assert_int_equal(rule_engine_module_register(eng, &watcher), 0);
 	n_moves = 0;
-	s = rule_set_parse(rules, "test", &err);
-	assert_non_null(s);
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng, rules, false);
 	return eng;
 }
 

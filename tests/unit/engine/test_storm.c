@@ -61,18 +61,15 @@ mk_engine(uint32_t cap)
 {
 	struct eng_stack_params p;
 	struct rule_engine *eng;
-	struct rule_error err;
-	struct rule_set *s;
 
 	eng_stack_test_params(&p, cap, 64, true, 0);
 	p.eng.full_policy = FC_FULL_EVICT_IDLE;
 	eng = eng_stack_test_create(&p, "storm");
-	s = rule_set_parse("accept ctstate established,related\n"
-			   "accept proto tcp dport 80 ctstate new\n"
-			   "policy drop\n",
-		"storm", &err);
-	assert_non_null(s);
-	assert_int_equal(rule_engine_commit(eng, s), 0);
+	eng_stack_load(eng,
+		"accept ctstate established,related\n"
+		"accept proto tcp dport 80 ctstate new\n"
+		"policy drop\n",
+		false);
 	return eng;
 }
 

@@ -48,8 +48,6 @@ static void
 world_up(struct world *w, const char *rules)
 {
 	struct eng_stack_params p;
-	struct rule_error err;
-	struct rule_set *s;
 
 	memset(w, 0, sizeof(*w));
 	eng_stack_test_params(&p, 256, 64, true, 64);
@@ -59,10 +57,7 @@ world_up(struct world *w, const char *rules)
 	w->ct = eng_stack_ct(w->eng);
 	assert_non_null(w->ct);
 	assert_int_equal(rule_engine_reader_register(w->eng, 0), 0);
-	s = rule_set_parse(rules, "test", &err);
-	if (s == NULL)
-		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
-	assert_int_equal(rule_engine_commit(w->eng, s), 0);
+	eng_stack_load(w->eng, rules, false);
 	w->now = 1000;
 	rule_engine_step(w->eng, w->now, 16);
 }

@@ -45,9 +45,6 @@ struct world {
 static void
 world_up(struct world *w, uint32_t max_tcp, const char *rules)
 {
-	struct rule_error err;
-	struct rule_set *s;
-
 	memset(w, 0, sizeof(*w));
 	w->eng = eng_stack_test_engine("ctm", 64, 64, false, 0);
 	/* The module of its own, with the record limit under test. */
@@ -60,9 +57,7 @@ world_up(struct world *w, uint32_t max_tcp, const char *rules)
 	}
 	assert_non_null(w->ct);
 	assert_int_equal(rule_engine_reader_register(w->eng, 0), 0);
-	s = rule_set_parse(rules, "test", &err);
-	assert_non_null(s);
-	assert_int_equal(rule_engine_commit(w->eng, s), 0);
+	eng_stack_load(w->eng, rules, false);
 	w->now = 1000;
 }
 

@@ -72,8 +72,6 @@ world_init(struct world *w, uint32_t cap, enum fc_full_policy pol, const char *r
 {
 	struct eng_stack_params p;
 	struct mod_ipfix_params mp;
-	struct rule_error err;
-	struct rule_set *s;
 
 	memset(w, 0, sizeof(*w));
 	memset(&sent, 0, sizeof(sent));
@@ -89,9 +87,7 @@ world_init(struct world *w, uint32_t cap, enum fc_full_policy pol, const char *r
 	mp.send = capture;
 	w->ipfix = mod_ipfix_module_create(w->eng, &mp);
 	assert_non_null(w->ipfix);
-	s = rule_set_parse(rules, "test", &err);
-	assert_non_null(s);
-	assert_int_equal(rule_engine_commit(w->eng, s), 0);
+	eng_stack_load(w->eng, rules, false);
 	w->dec = calloc(1, sizeof(*w->dec));
 	assert_non_null(w->dec);
 }
