@@ -199,6 +199,13 @@ eng_stack_test_create(const struct eng_stack_params *p, const char *prefix)
 	return eng;
 }
 
+int
+eng_stack_pair01(void *arg, uint16_t port)
+{
+	(void)arg;
+	return port < 2 ? port ^ 1 : -ENOENT;
+}
+
 struct rule_engine *
 eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6, bool conntrack,
 	uint32_t nat)

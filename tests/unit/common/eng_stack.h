@@ -77,6 +77,12 @@ void eng_stack_test_params(struct eng_stack_params *p, uint32_t cap_v4, uint32_t
  */
 struct rule_engine *eng_stack_test_create(const struct eng_stack_params *p, const char *prefix);
 
+/**
+ * The application's port pairs as the tests wire them (a rule_port_pair_fn):
+ * ports 0 and 1 are each other's pair; other ports have none (-ENOENT).
+ */
+int eng_stack_pair01(void *arg, uint16_t port);
+
 /** eng_stack_test_create() of eng_stack_test_params() with these arguments. */
 struct rule_engine *eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6,
 	bool conntrack, uint32_t nat);

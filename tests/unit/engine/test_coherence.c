@@ -239,14 +239,6 @@ struct sim {
 	uint32_t now;
 };
 
-/* The engine's port pairs: 0<->1 (RULE_PORT_PAIRED). */
-static int
-pair_fn(void *arg, uint16_t port)
-{
-	(void)arg;
-	return port < 2 ? port ^ 1 : -ENOENT;
-}
-
 static void
 check_one(const struct sim *s, const struct fc_key *k, uint8_t tcp_flags, uint8_t verdict,
 	uint16_t channel)
@@ -468,7 +460,7 @@ run(uint64_t sd, unsigned int steps, bool with_cls)
 	memset(&s, 0, sizeof(s));
 	eng_stack_test_params(&p, 4096, 0, false, 0);
 	p.eng.channel_fn = chan_fn;
-	p.eng.port_pair_fn = pair_fn;
+	p.eng.port_pair_fn = eng_stack_pair01;
 	s.eng = eng_stack_test_create(&p, "coh");
 	assert_int_equal(rule_engine_reader_register(s.eng, 0), 0);
 	s.oracle = initial_set();

@@ -58,13 +58,6 @@ repl(uint16_t ip_len)
 	return udp("10.0.0.2", 53, "10.0.0.1", 1000, 1, ip_len);
 }
 
-static int
-pair_fn(void *arg, uint16_t port)
-{
-	(void)arg;
-	return port < 2 ? port ^ 1 : -ENOENT;
-}
-
 static struct rule_engine *
 mk_engine(const char *text)
 {
@@ -72,7 +65,7 @@ mk_engine(const char *text)
 	struct rule_engine *eng;
 
 	eng_stack_test_params(&p, 256, 64, true, 0);
-	p.eng.port_pair_fn = pair_fn;
+	p.eng.port_pair_fn = eng_stack_pair01;
 	eng = eng_stack_test_create(&p, "cb");
 	eng_stack_load(eng, text, true);
 	return eng;

@@ -51,21 +51,13 @@ up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dp
 	return u;
 }
 
-/* The app's port pairs: 0<->1. */
-static int
-pair_fn(void *arg, uint16_t port)
-{
-	(void)arg;
-	return port < 2 ? port ^ 1 : -ENOENT;
-}
-
 static struct rule_engine *
 mk_engine(bool ct, uint32_t nat)
 {
 	struct eng_stack_params p;
 
 	eng_stack_test_params(&p, 256, 64, ct, nat);
-	p.eng.port_pair_fn = pair_fn;
+	p.eng.port_pair_fn = eng_stack_pair01;
 	return eng_stack_test_create(&p, "ts");
 }
 

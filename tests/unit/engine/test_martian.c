@@ -61,20 +61,13 @@ up6(const char *src, const char *dst, uint8_t flags)
 	return u;
 }
 
-static int
-pair_fn(void *arg, uint16_t port)
-{
-	(void)arg;
-	return port < 2 ? port ^ 1 : -ENOENT;
-}
-
 static struct rule_engine *
 mk_engine(void)
 {
 	struct eng_stack_params p;
 
 	eng_stack_test_params(&p, 256, 64, true, 64);
-	p.eng.port_pair_fn = pair_fn;
+	p.eng.port_pair_fn = eng_stack_pair01;
 	return eng_stack_test_create(&p, "mt");
 }
 
