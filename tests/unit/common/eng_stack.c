@@ -2,8 +2,9 @@
 /*
  * The engine stack of eng_stack.h: stacks are kept in a list keyed by
  * their engine (tests are single-threaded when they build and free them);
- * the tests' usual engine; rule sets from native text, for the tests.
+ * the tests' usual engine, their upcalls; rule sets from native text.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,6 +215,27 @@ eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6, bool
 
 	eng_stack_test_params(&p, cap_v4, cap_v6, conntrack, nat);
 	return eng_stack_test_create(&p, prefix);
+}
+
+struct rule_upcall
+eng_stack_up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport,
+	uint16_t in_port)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	if (inet_pton(AF_INET, src, &u.pkt.key.v4.src) != 1 ||
+		inet_pton(AF_INET, dst, &u.pkt.key.v4.dst) != 1)
+		fail_msg("not IPv4 addresses: %s, %s", src, dst);
+	u.pkt.key.v4.sport = htons(sport);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = proto;
+	u.pkt.key.v4.in_port = in_port; /* the key holds the input port */
+	u.in_port = in_port;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
 }
 
 struct rule_set *

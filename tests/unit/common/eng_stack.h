@@ -87,6 +87,15 @@ int eng_stack_pair01(void *arg, uint16_t port);
 struct rule_engine *eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6,
 	bool conntrack, uint32_t nat);
 
+/**
+ * The upcall of a missed IPv4 packet: protocol @p proto from @p src:@p sport
+ * to @p dst:@p dport (dotted quads; one that does not parse fails the test),
+ * received on @p in_port (in the key too), 100 bytes long; every other
+ * field zero (no TCP flags, no frame).
+ */
+struct rule_upcall eng_stack_up4(uint8_t proto, const char *src, uint16_t sport, const char *dst,
+	uint16_t dport, uint16_t in_port);
+
 
 /**
  * Native rules @p text as a set named "test"; a parse error fails the test

@@ -29,20 +29,10 @@ static struct rule_upcall
 udp(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint16_t in_port,
 	uint16_t ip_len)
 {
-	struct rule_upcall u;
+	struct rule_upcall u = eng_stack_up4(17, src, sport, dst, dport, in_port);
 
-	memset(&u, 0, sizeof(u));
-	u.pkt.key.family = FC_AF_INET4;
-	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
-	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
-	u.pkt.key.v4.sport = htons(sport);
-	u.pkt.key.v4.dport = htons(dport);
-	u.pkt.key.v4.proto = 17;
-	u.pkt.key.v4.in_port = in_port;
-	u.in_port = in_port;
 	u.pkt.ip_len = ip_len;
 	u.len = ip_len;
-	u.reason = RULE_UPCALL_MISS;
 	return u;
 }
 

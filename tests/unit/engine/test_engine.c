@@ -59,19 +59,10 @@ static struct rule_upcall
 up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport,
 	uint8_t flags, uint8_t tcp_flags)
 {
-	struct rule_upcall u;
+	struct rule_upcall u = eng_stack_up4(proto, src, sport, dst, dport, 0);
 
-	memset(&u, 0, sizeof(u));
-	u.pkt.key.family = FC_AF_INET4;
-	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
-	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
-	u.pkt.key.v4.sport = htons(sport);
-	u.pkt.key.v4.dport = htons(dport);
-	u.pkt.key.v4.proto = proto;
 	u.pkt.key.v4.flags = flags;
 	u.pkt.tcp_flags = tcp_flags;
-	u.len = 100;
-	u.reason = RULE_UPCALL_MISS;
 	return u;
 }
 

@@ -28,18 +28,9 @@
 static struct rule_upcall
 up4(const char *src, const char *dst, uint16_t dport, uint8_t flags)
 {
-	struct rule_upcall u;
+	struct rule_upcall u = eng_stack_up4(17, src, 4000, dst, dport, 0);
 
-	memset(&u, 0, sizeof(u));
-	u.pkt.key.family = FC_AF_INET4;
-	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
-	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
-	u.pkt.key.v4.sport = htons(4000);
-	u.pkt.key.v4.dport = htons(dport);
-	u.pkt.key.v4.proto = 17;
 	u.pkt.key.v4.flags = flags;
-	u.len = 100;
-	u.reason = RULE_UPCALL_MISS;
 	return u;
 }
 
