@@ -1857,17 +1857,6 @@ main(void)
 		cmocka_unit_test_teardown(test_accounting_random, teardown),
 		cmocka_unit_test_teardown(test_two_producers, teardown),
 	};
-	int ret;
 
-	if (gufc_test_eal_init("channel", "0-1") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create(
-		"chan_test", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
-		return gufc_test_eal_end(1);
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	return gufc_test_eal_end(ret);
+	return GUFC_TEST_POOL_MAIN("channel", "0-1", &pool, POOL_SIZE, 0, tests);
 }

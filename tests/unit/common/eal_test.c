@@ -3,15 +3,24 @@
  * tests/unit/common/eal_test.c — starting and ending EAL for the unit tests
  * (eal_test.h). The end is the application's: gufc_eal_end() in
  * app/gufc_eal.h, which also removes the runtime directory that EAL leaves
- * (config, fbarray_*, mp_socket: several MB a test run on tmpfs).
+ * (config, fbarray_*, mp_socket: several MB a test run on tmpfs); the
+ * main() of tests that need an mbuf pool.
  */
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cmocka.h>
+
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include "eal_test.h"
 #include "gufc_eal.h"
@@ -71,4 +80,27 @@ int
 gufc_test_eal_init(const char *name, const char *lcores)
 {
 	return gufc_test_eal_init_mem(name, lcores, 512);
+}
+
+int
+gufc_test_pool_main(const char *name, const char *lcores, struct rte_mempool **pool,
+	unsigned int n_mbufs, uint16_t priv_size, const struct CMUnitTest *tests, size_t n_tests,
+	int (*group_setup)(void **), int (*group_teardown)(void **))
+{
+	char pool_name[RTE_MEMPOOL_NAMESIZE];
+	int ret;
+
+	if (gufc_test_eal_init(name, lcores) != 0)
+		return 1;
+	snprintf(pool_name, sizeof(pool_name), "%s_pool", name);
+	*pool = rte_pktmbuf_pool_create(pool_name, n_mbufs, 0, priv_size,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (*pool == NULL) {
+		fprintf(stderr, "%s: mempool: %s\n", name, rte_strerror(rte_errno));
+		return gufc_test_eal_end(1);
+	}
+	ret = _cmocka_run_group_tests(name, tests, n_tests, group_setup, group_teardown);
+	rte_mempool_free(*pool);
+	*pool = NULL;
+	return gufc_test_eal_end(ret);
 }

@@ -9,6 +9,8 @@
 #define GUFC_TEST_EAL_H
 
 /* What the EAL tests use beside: rte_errno and its text, getpid(). */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -35,5 +37,24 @@ int gufc_test_eal_init_mem(const char *name, const char *lcores, unsigned int me
  * @return @p rc, so that main() can end with `return gufc_test_eal_end(rc);`.
  */
 int gufc_test_eal_end(int rc);
+
+struct CMUnitTest;
+struct rte_mempool;
+
+/**
+ * The main() of a test that needs mbufs: EAL for test @p name on @p lcores,
+ * a packet mbuf pool of @p n_mbufs (no per-lcore cache, @p priv_size private
+ * bytes, default data room) put in @p *pool, the @p n_tests @p tests run
+ * as one group between @p group_setup and @p group_teardown (either NULL),
+ * then the pool freed (*pool NULL again) and EAL ended.
+ * @return main()'s exit status: 0 when every test passed.
+ */
+int gufc_test_pool_main(const char *name, const char *lcores, struct rte_mempool **pool,
+	unsigned int n_mbufs, uint16_t priv_size, const struct CMUnitTest *tests, size_t n_tests,
+	int (*group_setup)(void **), int (*group_teardown)(void **));
+/** gufc_test_pool_main() of the array @p tests, without group fixtures. */
+#define GUFC_TEST_POOL_MAIN(name, lcores, pool, n_mbufs, priv_size, tests)                     \
+	gufc_test_pool_main(name, lcores, pool, n_mbufs, priv_size, tests,                       \
+		sizeof(tests) / sizeof((tests)[0]), NULL, NULL)
 
 #endif /* GUFC_TEST_EAL_H */

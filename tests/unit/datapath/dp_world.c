@@ -487,20 +487,6 @@ int
 dp_world_main(const char *name, const struct CMUnitTest *tests, size_t n_tests,
 	int (*group_setup)(void **), int (*group_teardown)(void **))
 {
-	char pool_name[RTE_MEMPOOL_NAMESIZE];
-	int ret;
-
-	if (gufc_test_eal_init(name, "0") != 0)
-		return 1;
-	snprintf(pool_name, sizeof(pool_name), "%s_pool", name);
-	pool = rte_pktmbuf_pool_create(pool_name, POOL_SIZE, 0, DP_MBUF_PRIV_SIZE,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "%s: mempool: %s\n", name, rte_strerror(rte_errno));
-		return gufc_test_eal_end(1);
-	}
-	ret = _cmocka_run_group_tests(name, tests, n_tests, group_setup, group_teardown);
-	rte_mempool_free(pool);
-	pool = NULL;
-	return gufc_test_eal_end(ret);
+	return gufc_test_pool_main(name, "0", &pool, POOL_SIZE, DP_MBUF_PRIV_SIZE, tests, n_tests,
+		group_setup, group_teardown);
 }

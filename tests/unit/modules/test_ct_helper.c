@@ -600,15 +600,6 @@ main(void)
 		cmocka_unit_test(test_sane),
 		cmocka_unit_test(test_sip_tcp),
 	};
-	int rc;
 
-	if (gufc_test_eal_init("ct_helper", "0") < 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("cth_pool", 256, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-		(int)rte_socket_id());
-	if (pool == NULL)
-		return gufc_test_eal_end(1);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	return gufc_test_eal_end(rc);
+	return GUFC_TEST_POOL_MAIN("ct_helper", "0", &pool, 256, 0, tests);
 }

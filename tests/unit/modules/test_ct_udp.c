@@ -751,15 +751,5 @@ main(void)
 		cmocka_unit_test(test_sip_forced_dport),
 	};
 
-	int rc;
-
-	if (gufc_test_eal_init("ct_udp", "0") < 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("ctu_pool", 256, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-		(int)rte_socket_id());
-	if (pool == NULL)
-		return gufc_test_eal_end(1);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_mempool_free(pool);
-	return gufc_test_eal_end(rc);
+	return GUFC_TEST_POOL_MAIN("ct_udp", "0", &pool, 256, 0, tests);
 }

@@ -350,11 +350,5 @@ main(void)
 		cmocka_unit_test(test_bad_args),
 	};
 
-	if (gufc_test_eal_init("neigh", "0") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("neigh_test", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-		(int)rte_socket_id());
-	if (pool == NULL)
-		return gufc_test_eal_end(1);
-	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
+	return GUFC_TEST_POOL_MAIN("neigh", "0", &pool, 255, 0, tests);
 }

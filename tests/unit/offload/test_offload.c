@@ -1110,11 +1110,5 @@ main(void)
 		cmocka_unit_test(test_expect_coherence),
 	};
 
-	if (gufc_test_eal_init("offload", "0") < 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("ofl_pool", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-		SOCKET_ID_ANY);
-	if (pool == NULL)
-		return gufc_test_eal_end(1);
-	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
+	return GUFC_TEST_POOL_MAIN("offload", "0", &pool, 1023, 0, tests);
 }
