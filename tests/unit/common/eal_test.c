@@ -93,8 +93,8 @@ gufc_test_pool_main(const char *name, const char *lcores, struct rte_mempool **p
 	if (gufc_test_eal_init(name, lcores) != 0)
 		return 1;
 	snprintf(pool_name, sizeof(pool_name), "%s_pool", name);
-	*pool = rte_pktmbuf_pool_create(pool_name, n_mbufs, 0, priv_size,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	*pool = rte_pktmbuf_pool_create(
+		pool_name, n_mbufs, 0, priv_size, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (*pool == NULL) {
 		fprintf(stderr, "%s: mempool: %s\n", name, rte_strerror(rte_errno));
 		return gufc_test_eal_end(1);

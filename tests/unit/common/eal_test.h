@@ -53,8 +53,8 @@ int gufc_test_pool_main(const char *name, const char *lcores, struct rte_mempool
 	unsigned int n_mbufs, uint16_t priv_size, const struct CMUnitTest *tests, size_t n_tests,
 	int (*group_setup)(void **), int (*group_teardown)(void **));
 /** gufc_test_pool_main() of the array @p tests, without group fixtures. */
-#define GUFC_TEST_POOL_MAIN(name, lcores, pool, n_mbufs, priv_size, tests)                     \
-	gufc_test_pool_main(name, lcores, pool, n_mbufs, priv_size, tests,                       \
+#define GUFC_TEST_POOL_MAIN(name, lcores, pool, n_mbufs, priv_size, tests)                         \
+	gufc_test_pool_main(name, lcores, pool, n_mbufs, priv_size, tests,                         \
 		sizeof(tests) / sizeof((tests)[0]), NULL, NULL)
 
 #endif /* GUFC_TEST_EAL_H */

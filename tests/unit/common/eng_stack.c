@@ -171,8 +171,8 @@ eng_stack_cls_catch_up(struct rule_engine *eng)
 }
 
 void
-eng_stack_test_params(struct eng_stack_params *p, uint32_t cap_v4, uint32_t cap_v6,
-	bool conntrack, uint32_t nat)
+eng_stack_test_params(
+	struct eng_stack_params *p, uint32_t cap_v4, uint32_t cap_v6, bool conntrack, uint32_t nat)
 {
 	memset(p, 0, sizeof(*p));
 	p->eng.capacity_v4 = cap_v4;
@@ -208,8 +208,8 @@ eng_stack_pair01(void *arg, uint16_t port)
 }
 
 struct rule_engine *
-eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6, bool conntrack,
-	uint32_t nat)
+eng_stack_test_engine(
+	const char *prefix, uint32_t cap_v4, uint32_t cap_v6, bool conntrack, uint32_t nat)
 {
 	struct eng_stack_params p;
 

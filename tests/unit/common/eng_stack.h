@@ -67,8 +67,8 @@ int eng_stack_cls_catch_up(struct rule_engine *eng);
  * name too (eng_stack_test_create() names the engine). The test changes
  * what it needs beside, then calls eng_stack_test_create().
  */
-void eng_stack_test_params(struct eng_stack_params *p, uint32_t cap_v4, uint32_t cap_v6,
-	bool conntrack, uint32_t nat);
+void eng_stack_test_params(
+	struct eng_stack_params *p, uint32_t cap_v4, uint32_t cap_v6, bool conntrack, uint32_t nat);
 
 /**
  * eng_stack_create() of @p p, the engine named @p prefix and a number
@@ -84,8 +84,8 @@ struct rule_engine *eng_stack_test_create(const struct eng_stack_params *p, cons
 int eng_stack_pair01(void *arg, uint16_t port);
 
 /** eng_stack_test_create() of eng_stack_test_params() with these arguments. */
-struct rule_engine *eng_stack_test_engine(const char *prefix, uint32_t cap_v4, uint32_t cap_v6,
-	bool conntrack, uint32_t nat);
+struct rule_engine *eng_stack_test_engine(
+	const char *prefix, uint32_t cap_v4, uint32_t cap_v6, bool conntrack, uint32_t nat);
 
 /**
  * The upcall of a missed IPv4 packet: protocol @p proto from @p src:@p sport
@@ -95,7 +95,6 @@ struct rule_engine *eng_stack_test_engine(const char *prefix, uint32_t cap_v4, u
  */
 struct rule_upcall eng_stack_up4(uint8_t proto, const char *src, uint16_t sport, const char *dst,
 	uint16_t dport, uint16_t in_port);
-
 
 /**
  * Native rules @p text as a set named "test"; a parse error fails the test
