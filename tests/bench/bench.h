@@ -154,7 +154,10 @@ struct bench_storm_phase {
 	double rules_cpu;    /**< the same, the rules lcore's */
 	double busy_frac;    /**< share of the RX lcore's time in polls that did work */
 	double upcall_full;  /**< RX drops: upcall ring full */
-	double channel_full; /**< drops: the default channel's ring full */
+	double channel_full; /**< drops: the port's TX channel's ring full */
+	double tx_full;      /**< drops: the TX queue refused them (the channel's tx_full) */
+	double delivered;    /**< established flows' packets that left the port */
+	double delivered_new; /**< new flows' packets that left the port */
 	double rx;           /**< packets the RX lcore received */
 	double misses;       /**< RX lookups that missed (new flows, and any evicted established one) */
 	double upcalls;      /**< misses sent up (the rest: upcall_full) */
@@ -204,6 +207,8 @@ struct bench_storm {
 	unsigned int up_batch; /**< the RX context's up_batch in the run (struct dp_ctx) */
 	struct bench_storm_phase setup, capacity, before, during;
 	double fraction;      /**< storm_hit_fraction_paced: during.hits / before.hits */
+	/** storm_delivered_fraction_paced: during.delivered / before.delivered */
+	double delivered_fraction;
 	bool valid;           /**< the RX lcore had its core and took "before" without loss */
 	bool measured;
 };
