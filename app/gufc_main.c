@@ -434,6 +434,9 @@ lcore_work(struct gufc_lcore *lc, uint32_t now)
 
 	if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done) {
 		n = gufc_rx_poll(lc, now);
+		/* TX channels without direct TX: not behind the rules lcore's work. */
+		if (!(lc->roles & GUFC_ROLE_RULES) && app->n_ring_tx != 0)
+			n += gufc_consume_tx(app, lc);
 		t1 = rte_rdtsc();
 		gufc_cycles_add(&lc->st.cyc[GUFC_CYC_RX], t1 - t0, n != 0);
 		t0 = t1;
