@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -336,6 +337,17 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 	}
 }
 
+/* The runtime directory, removed by a signal that ends the bench (a test's timeout). */
+static char eal_rundir[PATH_MAX];
+
+static void
+eal_end_on_signal(int sig)
+{
+	gufc_eal_rundir_remove(eal_rundir);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int
 eal_start(const struct bench_opts *o, const struct bench_plan *p, const char *prog)
 {
@@ -370,6 +382,10 @@ eal_start(const struct bench_opts *o, const struct bench_plan *p, const char *pr
 		fprintf(stderr, "gufc-bench: rte_eal_init: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
+	gufc_eal_rundir_save(eal_rundir, sizeof(eal_rundir));
+	signal(SIGTERM, eal_end_on_signal);
+	signal(SIGINT, eal_end_on_signal);
+	signal(SIGALRM, eal_end_on_signal);
 	return 0;
 }
 
