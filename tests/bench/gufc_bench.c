@@ -106,7 +106,9 @@ usage(FILE *f, const char *prog)
 		"               RX lcore on B with a TSC-paced generator, rules lcore on A):\n"
 		"               established flows at PCT %% of the RX lcore's measured\n"
 		"               capacity (default 50), new flows at twice the measured\n"
-		"               setup rate; storm_hit_fraction_paced; S seconds a phase\n"
+		"               setup rate; storm_hit_fraction_paced and\n"
+		"               storm_delivered_fraction_paced (the RX lcore sends its hits\n"
+		"               on a TX queue of its own); S seconds a phase\n"
 		"               (default 3; 4 phases); --storm-up-batch N: the RX context\n"
 		"               keeps up to N upcalls for one ring enqueue (0: none; default:\n"
 		"               the app's)\n",
