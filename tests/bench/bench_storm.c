@@ -15,6 +15,10 @@
  * port's default channel, its own pair) sends the slow path's packets on
  * queue 0 from the rules lcore (gufc_consume()), and the RX lcore sends
  * its hits itself on a queue of its own (queue 1, chan_producer_txq_set()).
+ * With --storm-no-direct the port has one TX queue (net_pcap's layout):
+ * everything goes through the channel's ring, which the RX lcore consumes
+ * (gufc_consume_tx(), as gufc's RX lcores do on such ports) beside the
+ * rules lcore.
  * A generator on the RX lcore itself (there is no third core) puts packets
  * on its RX ring before each poll, paced by the TSC: what is due and does
  * not fit the ring is lost as a NIC would lose it (counted: "missed"), not
@@ -310,6 +314,7 @@ struct storm_run {
 	uint64_t loop_max;	   /* STORM_LOOP_MAX_US in TSC cycles */
 	struct storm_stages stg;   /* read once the RX lcore has stopped */
 	uint16_t port;		   /* the storm's port */
+	bool direct;		   /* its queue 1 is the RX lcore's (direct TX); else one TX queue */
 	uint32_t chan;		   /* its TX channel */
 	bool port_started;
 	volatile int stop;
@@ -341,6 +346,8 @@ storm_wire(struct storm_run *s)
 	for (unsigned int q = 0; q < STORM_TXQ; q++) {
 		unsigned int n;
 
+		if (s->wire[q] == NULL)
+			continue;
 		while ((n = rte_ring_sc_dequeue_burst(s->wire[q], (void **)m, RTE_DIM(m), NULL)) != 0) {
 			for (unsigned int i = 0; i < n; i++) {
 				const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
@@ -461,6 +468,11 @@ storm_rx_main(void *arg)
 		t2 = rte_rdtsc();
 		got = gufc_rx_poll_timed(s->lc, now, &tm);
 		t3 = rte_rdtsc();
+		/* A port without direct TX: the RX lcore consumes its TX channel as
+		 * gufc's does (app/gufc_main.c, lcore_work()); outside the stage
+		 * timers, which fit the poll itself. */
+		if (s->app->n_ring_tx != 0)
+			gufc_consume_tx(s->app, s->lc);
 		if (got != 0)
 			__atomic_store_n(&s->busy, s->busy + t3 - t2, __ATOMIC_RELAXED);
 		if (t0 >= s->warm && t3 - t0 > s->loop_max) {
@@ -673,22 +685,24 @@ storm_port_init(struct storm_run *s)
 	char name[CHAN_NAMESIZE];
 	int rc;
 
+	uint16_t ntxq = s->direct ? STORM_TXQ : 1;
+
 	s->ring = rte_ring_create("storm_rx", STORM_RING, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	s->wire[0] = rte_ring_create("storm_w0", STORM_WIRE, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	s->wire[1] = rte_ring_create("storm_w1", STORM_WIRE, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (s->ring == NULL || s->wire[0] == NULL || s->wire[1] == NULL)
 		return -ENOMEM;
-	rc = rte_eth_from_rings("storm_port", &s->ring, 1, s->wire, STORM_TXQ, socket);
+	rc = rte_eth_from_rings("storm_port", &s->ring, 1, s->wire, ntxq, socket);
 	if (rc < 0)
 		return -rte_errno;
 	if (rc >= GUFC_MAX_PORTS || rc >= CHAN_MAX_TX_PORTS)
 		return -ERANGE;
 	s->port = (uint16_t)rc;
 	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_configure(s->port, 1, STORM_TXQ, &conf);
+	rc = rte_eth_dev_configure(s->port, 1, ntxq, &conf);
 	if (rc == 0)
 		rc = rte_eth_rx_queue_setup(s->port, 0, STORM_RING, socket, NULL, app->pool);
-	for (uint16_t q = 0; rc == 0 && q < STORM_TXQ; q++)
+	for (uint16_t q = 0; rc == 0 && q < ntxq; q++)
 		rc = rte_eth_tx_queue_setup(s->port, q, STORM_RING, socket, NULL);
 	if (rc == 0)
 		rc = rte_eth_dev_start(s->port);
@@ -697,8 +711,8 @@ storm_port_init(struct storm_run *s)
 	s->port_started = true;
 	app->ports[s->port].used = true;
 	app->ports[s->port].pair = s->port;
-	app->ports[s->port].n_txq = STORM_TXQ;
-	app->ports[s->port].direct_base = STORM_DIRECT_Q;
+	app->ports[s->port].n_txq = ntxq;
+	app->ports[s->port].direct_base = s->direct ? STORM_DIRECT_Q : 0;
 
 	snprintf(name, sizeof(name), "tx-port%u", s->port);
 	memset(&cp, 0, sizeof(cp));
@@ -713,7 +727,12 @@ storm_port_init(struct storm_run *s)
 	s->chan = (uint32_t)rc;
 	app->port_chan[s->port] = (uint16_t)rc;
 	app->def_chan[s->port] = (uint16_t)rc;
-	return chan_producer_txq_set(app->chans, 0, s->port, STORM_DIRECT_Q);
+	if (s->direct)
+		return chan_producer_txq_set(app->chans, 0, s->port, STORM_DIRECT_Q);
+	/* No direct TX: the RX lcore consumes the channel too (app/gufc_chan.c). */
+	app->ring_tx[0] = (uint16_t)rc;
+	app->n_ring_tx = 1;
+	return 0;
 }
 
 /*
@@ -729,6 +748,7 @@ storm_port_fini(struct storm_run *s)
 
 	if (s->chan != 0) {
 		chan_producer_txq_set(app->chans, 0, s->port, -1);
+		app->n_ring_tx = 0;
 		app->port_chan[s->port] = DP_CHAN_NONE;
 		app->def_chan[s->port] = CHAN_ID_DEFAULT;
 		chan_flush(app->chans, s->chan);
@@ -790,7 +810,7 @@ storm_rx_lcore_free(struct gufc_lcore *lc)
 
 int
 bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load,
-	int up_batch)
+	int up_batch, bool direct)
 {
 	struct gufc_app *app = env->app;
 	struct gufc_lcore *main_lc = env->lc;
@@ -818,6 +838,8 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 		goto out;
 	}
 	s->app = app;
+	s->direct = direct;
+	o->direct = direct;
 	rc = storm_port_init(s);
 	if (rc != 0) {
 		bench_note(res, "storm", "its port and TX channel: %s", strerror(-rc));
@@ -956,9 +978,11 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
 		"(2 x setup); upcalls kept for one ring enqueue: up to %u\n",
 		o->est_pps, o->load, o->new_pps, o->up_batch);
-	fprintf(f,
-		"  delivered: the established flows' packets that left the port (hits on the RX\n"
-		"  lcore's own TX queue; the slow path's on queue 0 from the rules lcore)\n");
+	fprintf(f, "  delivered: the established flows' packets that left the port (%s)\n",
+		o->direct ? "the RX lcore sends its hits on a TX queue of its own; the slow "
+			    "path's leave on queue 0 from the rules lcore"
+			  : "one TX queue, no direct TX: the RX lcore and the rules lcore "
+			    "both consume the TX channel");
 	fprintf(f, "  storm_delivered_fraction_paced %.3f (target >= 0.9)\n", o->delivered_fraction);
 	fprintf(f, "  storm_hit_fraction_paced %.3f (target >= 0.9)%s\n", o->fraction,
 		o->valid ? ""
@@ -979,9 +1003,10 @@ bench_storm_json(const struct bench_results *res, const char *path)
 	fprintf(f,
 		"{\"storm_hit_fraction_paced\": %.4f, \"storm_delivered_fraction_paced\": %.4f, "
 		"\"valid\": %s, \"secs\": %.2f, "
-		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f, \"up_batch\": %u",
+		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f, \"up_batch\": %u, "
+		"\"direct_tx\": %s",
 		o->fraction, o->delivered_fraction, o->valid ? "true" : "false", o->secs, o->load,
-		o->est_pps, o->new_pps, o->up_batch);
+		o->est_pps, o->new_pps, o->up_batch, o->direct ? "true" : "false");
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
 			", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "

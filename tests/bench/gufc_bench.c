@@ -62,6 +62,7 @@ struct bench_opts {
 	unsigned long storm_secs;  /* --storm-seconds */
 	unsigned long storm_load;  /* --storm-load, percent */
 	long storm_up_batch;       /* --storm-up-batch; -1: the app's */
+	bool storm_no_direct;      /* --storm-no-direct */
 	uint32_t point_rules; /* --point: the one grid point to run (0: the mode's grid) */
 	uint32_t point_flows;
 	unsigned int idle_step_budget; /* --idle-step-budget: the idle background step (0: the default) */
@@ -75,7 +76,8 @@ usage(FILE *f, const char *prog)
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
 		"          [--perflow-only] [--mem-only] [--point RULES,FLOWS] [--idle-step-budget N] [--profile]\n"
-		"          [--storm-only [--storm-seconds S] [--storm-load PCT] [--storm-up-batch N]]\n"
+		"          [--storm-only [--storm-seconds S] [--storm-load PCT] [--storm-up-batch N]\n"
+		"          [--storm-no-direct]]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -111,7 +113,9 @@ usage(FILE *f, const char *prog)
 		"               on a TX queue of its own); S seconds a phase\n"
 		"               (default 3; 4 phases); --storm-up-batch N: the RX context\n"
 		"               keeps up to N upcalls for one ring enqueue (0: none; default:\n"
-		"               the app's)\n",
+		"               the app's); --storm-no-direct: the port has one TX queue\n"
+		"               (net_pcap's layout): the RX lcore consumes its TX channel\n"
+		"               beside the rules lcore, as gufc does on such ports\n",
 		prog);
 }
 
@@ -153,6 +157,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"storm-seconds", required_argument, NULL, 'X'},
 		{"storm-load", required_argument, NULL, 'Y'},
 		{"storm-up-batch", required_argument, NULL, 'Z'},
+		{"storm-no-direct", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -236,6 +241,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			break;
 		case 'W':
 			o->storm_only = true;
+			break;
+		case 'D':
+			o->storm_no_direct = true;
 			break;
 		case 'X':
 			if (num_arg("--storm-seconds", optarg, 1, 600, &o->storm_secs) != 0)
@@ -1058,7 +1066,7 @@ main(int argc, char **argv)
 	}
 	if (o.storm_only) {
 		rc = bench_storm(&env, &res, (double)o.storm_secs, (double)o.storm_load / 100.0,
-			(int)o.storm_up_batch);
+			(int)o.storm_up_batch, !o.storm_no_direct);
 		if (rc == 0) {
 			bench_storm_print(&res, stdout);
 			if (!res.storm.measured)
