@@ -292,6 +292,15 @@ struct gufc_app {
 	uint16_t port_chan[GUFC_MAX_PORTS];
 	/** Named channel id -> flows accepted into it get a per-flow channel ("perflow"). */
 	bool chan_perflow[CHAN_MAX_CHANNELS];
+	/**
+	 * TX channels on ports without TX queues for the RX lcores (no direct
+	 * TX: net_pcap, a one-queue af_packet): RX lcores that do not hold the
+	 * rules role consume them too (gufc_consume_tx()), so that their
+	 * packets do not wait behind the slow path. Written at start (main
+	 * lcore, before the lcores run), read by the RX lcores.
+	 */
+	uint16_t ring_tx[GUFC_MAX_PORTS + GUFC_MAX_CHANNELS_CFG];
+	unsigned int n_ring_tx;
 	/** The per-flow pool's cap (0: no per-flow channel); it grows up to it on demand. */
 	unsigned int chan_flow_pool;
 	unsigned int n_lcores;
@@ -493,6 +502,13 @@ void gufc_slow_fini(struct gufc_app *app);
 unsigned int gufc_slow_poll(struct gufc_app *app, struct gufc_lcore *lc, uint32_t now_ms);
 /** Channel consumers (TX, pcap, discard): chan_consume_all(). @return packets consumed. */
 unsigned int gufc_consume(struct gufc_app *app, struct gufc_lcore *lc);
+/**
+ * The TX channels of app->ring_tx (ports without direct TX), for an RX
+ * lcore: chan_tx_poll() each, whose try-lock keeps one transmitter per
+ * queue when the rules lcore or another RX lcore consumes at the same time.
+ * @return packets consumed.
+ */
+unsigned int gufc_consume_tx(struct gufc_app *app, struct gufc_lcore *lc);
 /*
  * Is there still work between RX and the consumers (upcall rings, packets
  * a lossless context holds, channel rings)? App channels are drained by another process: while running they

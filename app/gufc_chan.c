@@ -218,6 +218,19 @@ port_exists(const struct gufc_app *app, uint16_t port)
 	return port < GUFC_MAX_PORTS && app->ports[port].used;
 }
 
+/*
+ * A TX channel on a port without the RX lcores' own TX queues (direct TX)
+ * goes through its ring: the RX lcores consume it too (gufc_consume_tx()).
+ */
+static void
+ring_tx_note(struct gufc_app *app, enum chan_cons_kind kind, uint16_t port, int id)
+{
+	if (kind != CHAN_CONS_TX || id < 0 || !port_exists(app, port) ||
+		app->ports[port].direct_base != 0 || app->n_ring_tx >= RTE_DIM(app->ring_tx))
+		return;
+	app->ring_tx[app->n_ring_tx++] = (uint16_t)id;
+}
+
 int
 gufc_chan_init(struct gufc_app *app)
 {
@@ -234,6 +247,7 @@ gufc_chan_init(struct gufc_app *app)
 			return -ENODEV;
 		}
 	}
+	app->n_ring_tx = 0;
 	memset(&tp, 0, sizeof(tp));
 	tp.max_channels = CHAN_TABLE_MAX;
 	tp.socket_id = (int)rte_socket_id();
@@ -272,6 +286,7 @@ gufc_chan_init(struct gufc_app *app)
 		if (strcmp(c->name, CHAN_DEFAULT_NAME) == 0) {
 			if (c->perflow)
 				app->chan_perflow[CHAN_ID_DEFAULT] = true;
+			ring_tx_note(app, c->kind, c->tx_port, CHAN_ID_DEFAULT);
 			continue;
 		}
 		rc = chan_params(app, c, &p, path, sizeof(path));
@@ -283,6 +298,7 @@ gufc_chan_init(struct gufc_app *app)
 		}
 		if (c->perflow && rc < (int)RTE_DIM(app->chan_perflow))
 			app->chan_perflow[rc] = true;
+		ring_tx_note(app, c->kind, c->tx_port, rc);
 	}
 	/* One TX channel per port (queue 0): routes and default forwarding use them. */
 	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
@@ -305,6 +321,7 @@ gufc_chan_init(struct gufc_app *app)
 			return rc;
 		}
 		app->port_chan[pid] = (uint16_t)rc;
+		ring_tx_note(app, CHAN_CONS_TX, pid, rc);
 	}
 	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++)
 		app->def_chan[pid] = app->def_chan_configured || !app->ports[pid].used ?

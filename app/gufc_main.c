@@ -33,16 +33,32 @@
 #include "gufc_eal.h"
 
 static struct gufc_app *the_app;
+/* SIGINT/SIGTERM seen (from EAL's start on: one during set-up stops gufc once it runs). */
+static volatile sig_atomic_t stop_signals;
+/* The runtime directory, for a second SIGINT/SIGTERM (gufc_eal_rundir_remove()). */
+static char eal_rundir[PATH_MAX];
 
-/* Signals only set flags; the main lcore acts on them (main_duties()). */
+/*
+ * Signals only set flags; the main lcore acts on them (main_duties()). A
+ * second SIGINT or SIGTERM while gufc stops (one that does not stop, or a
+ * user who will not wait) ends it at once: its runtime directory removed,
+ * then the signal's default action.
+ */
 static void
 on_signal(int sig)
 {
-	if (the_app == NULL)
+	if (sig == SIGHUP) {
+		if (the_app != NULL)
+			the_app->reload_req = 1;
 		return;
-	if (sig == SIGHUP)
-		the_app->reload_req = 1;
-	else
+	}
+	if (stop_signals++ != 0) {
+		gufc_eal_rundir_remove(eal_rundir);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	if (the_app != NULL)
 		the_app->quit = 1;
 }
 
@@ -434,6 +450,9 @@ lcore_work(struct gufc_lcore *lc, uint32_t now)
 
 	if ((lc->roles & GUFC_ROLE_RX) && !lc->rx_done) {
 		n = gufc_rx_poll(lc, now);
+		/* TX channels without direct TX: not behind the rules lcore's work. */
+		if (!(lc->roles & GUFC_ROLE_RULES) && app->n_ring_tx != 0)
+			n += gufc_consume_tx(app, lc);
 		t1 = rte_rdtsc();
 		gufc_cycles_add(&lc->st.cyc[GUFC_CYC_RX], t1 - t0, n != 0);
 		t0 = t1;
@@ -852,6 +871,12 @@ main(int argc, char **argv)
 	bool ok;
 	int rc;
 
+	/* From here a SIGINT/SIGTERM ends gufc through gufc_eal_end() (at the
+	 * latest once EAL and the set-up are done), and a closed stdout does
+	 * not kill it before then (SIGPIPE: writes fail instead). */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
 	gufc_vdevs_note(argc, argv);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
@@ -861,6 +886,7 @@ main(int argc, char **argv)
 	argc -= rc;
 	argv += rc;
 	argv[0] = argv[-rc];
+	gufc_eal_rundir_save(eal_rundir, sizeof(eal_rundir));
 	if (gufc_vdevs_check() != 0) {
 		gufc_eal_end();
 		return 1;
@@ -926,6 +952,8 @@ main(int argc, char **argv)
 	}
 	app->lcore_work = lcore_work;
 	the_app = app;
+	if (stop_signals != 0)
+		app->quit = 1;
 
 	if (setup(app, set) != 0) {
 		gufc_ports_fini(app);
@@ -937,8 +965,6 @@ main(int argc, char **argv)
 	describe(app);
 	if (gufc_telemetry_init(app) != 0)
 		GUFC_LOG(WARNING, "telemetry commands /gufc/* not available");
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 
 	app->phase = GUFC_PHASE_RUN;
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {

@@ -15,7 +15,10 @@
  * Channel consumers also run here (gufc_consume: lib/channel's
  * chan_consume_all): TX channels are dequeued and sent on their port/queue
  * (RX lcores with TX queues of their own send directly, see
- * chan_producer_txq_set()); pcap and discard channels are drained. APP
+ * chan_producer_txq_set(); on ports without such queues, RX lcores that do
+ * not hold the rules role consume the TX channels as well,
+ * gufc_consume_tx(), so that a storm's slow path does not hold up
+ * established flows' packets); pcap and discard channels are drained. APP
  * channels belong to their secondary process.
  *
  * Per-flow channels: the engine asks (gufc_chan_flow_alloc) when a flow is
@@ -296,6 +299,17 @@ gufc_consume(struct gufc_app *app, struct gufc_lcore *lc)
 {
 	RTE_SET_USED(lc);
 	return chan_consume_all(app->chans, GUFC_BURST_MAX, 256);
+}
+
+unsigned int
+gufc_consume_tx(struct gufc_app *app, struct gufc_lcore *lc)
+{
+	unsigned int n = 0;
+
+	RTE_SET_USED(lc);
+	for (unsigned int i = 0; i < app->n_ring_tx; i++)
+		n += chan_tx_poll(app->chans, app->ring_tx[i], CHAN_TX_BURST_MAX);
+	return n;
 }
 
 bool

@@ -31,7 +31,9 @@
 # Then the same storm from a paced source (gufc-bench --storm-only, in
 # process, on the same two lcores: the RX lcore fed by a TSC-paced
 # generator, established flows at half its measured capacity, new flows at
-# twice the measured setup rate on top): storm_hit_fraction_paced, with
+# twice the measured setup rate on top): storm_hit_fraction_paced and
+# storm_delivered_fraction_paced (the established packets that left the
+# port, the RX lcore transmitting its hits itself), with
 # storm_paced_valid false when the RX lcore did not have its core (its
 # thread's CPU time under 0.9 s a second) or lost established packets
 # before the storm; the whole result under storm_paced.
@@ -260,9 +262,12 @@ if sys.argv[7] == "1":
     except (OSError, ValueError):
         paced = None
     if paced:
-        print(f"storm (paced): storm_hit_fraction_paced {paced['storm_hit_fraction_paced']:.3f} "
-              f"(target >= 0.9){'' if paced['valid'] else ', NOT VALID on this run'}")
+        delivered = paced.get("storm_delivered_fraction_paced", 0.0)
+        print(f"storm (paced): storm_hit_fraction_paced {paced['storm_hit_fraction_paced']:.3f}, "
+              f"storm_delivered_fraction_paced {delivered:.3f} "
+              f"(targets >= 0.9){'' if paced['valid'] else ', NOT VALID on this run'}")
         res.update({"storm_hit_fraction_paced": paced["storm_hit_fraction_paced"],
+                    "storm_delivered_fraction_paced": delivered,
                     "storm_paced_valid": paced["valid"], "storm_paced": paced})
 json.dump(res, open(out, "w"), indent=2)
 print(f"wrote {out}")

@@ -154,7 +154,10 @@ struct bench_storm_phase {
 	double rules_cpu;    /**< the same, the rules lcore's */
 	double busy_frac;    /**< share of the RX lcore's time in polls that did work */
 	double upcall_full;  /**< RX drops: upcall ring full */
-	double channel_full; /**< drops: the default channel's ring full */
+	double channel_full; /**< drops: the port's TX channel's ring full */
+	double tx_full;      /**< drops: the TX queue refused them (the channel's tx_full) */
+	double delivered;    /**< established flows' packets that left the port */
+	double delivered_new; /**< new flows' packets that left the port */
 	double rx;           /**< packets the RX lcore received */
 	double misses;       /**< RX lookups that missed (new flows, and any evicted established one) */
 	double upcalls;      /**< misses sent up (the rest: upcall_full) */
@@ -202,8 +205,11 @@ struct bench_storm {
 	double est_pps;       /**< established packets per second offered (paced phases) */
 	double new_pps;       /**< new flows per second offered in the storm (2 x setup) */
 	unsigned int up_batch; /**< the RX context's up_batch in the run (struct dp_ctx) */
+	bool direct;          /**< the RX lcore sent its hits on a TX queue of its own */
 	struct bench_storm_phase setup, capacity, before, during;
 	double fraction;      /**< storm_hit_fraction_paced: during.hits / before.hits */
+	/** storm_delivered_fraction_paced: during.delivered / before.delivered */
+	double delivered_fraction;
 	bool valid;           /**< the RX lcore had its core and took "before" without loss */
 	bool measured;
 };
@@ -324,12 +330,16 @@ void bench_env_fini(struct bench_env *env);
 /**
  * The paced new-flow storm on two lcores (see bench_storm.c): res->storm,
  * or a note when the EAL has one lcore only.
- * @param secs  measured seconds per phase
- * @param load  established rate as a share of the RX lcore's capacity
+ * @param secs      measured seconds per phase
+ * @param load      established rate as a share of the RX lcore's capacity
+ * @param up_batch  the RX context's up_batch, or -1: the app's
+ * @param direct    the port has a TX queue for the RX lcore (direct TX);
+ *   false: one TX queue (net_pcap's layout), the RX lcore consumes the TX
+ *   channel beside the rules lcore (gufc_consume_tx())
  * @return 0 or -errno.
  */
 int bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load,
-	int up_batch);
+	int up_batch, bool direct);
 /** Print res->storm (nothing when not measured). */
 void bench_storm_print(const struct bench_results *res, FILE *f);
 /** Write res->storm as a JSON object to @p path. @return 0 or -errno. */

@@ -9,12 +9,23 @@
  * Two lcores, as the app runs on two cores: the RX role (gufc_rx_poll(),
  * the app's own, with its pending table and completion counter) on the second
  * lcore, the rules and main roles (gufc_slow_poll(), gufc_consume()) on
- * the first. The RX lcore's port is the bench's net_ring ethdev; a
- * generator on the RX lcore itself (there is no third core) puts packets
+ * the first. The RX lcore's port is a net_ring ethdev of the storm's own,
+ * wired as the app wires a port that has TX queues to spare
+ * (app/gufc_main.c, direct_tx_plan()): its TX channel ("tx-port<N>", the
+ * port's default channel, its own pair) sends the slow path's packets on
+ * queue 0 from the rules lcore (gufc_consume()), and the RX lcore sends
+ * its hits itself on a queue of its own (queue 1, chan_producer_txq_set()).
+ * With --storm-no-direct the port has one TX queue (net_pcap's layout):
+ * everything goes through the channel's ring, which the RX lcore consumes
+ * (gufc_consume_tx(), as gufc's RX lcores do on such ports) beside the
+ * rules lcore.
+ * A generator on the RX lcore itself (there is no third core) puts packets
  * on its RX ring before each poll, paced by the TSC: what is due and does
  * not fit the ring is lost as a NIC would lose it (counted: "missed"), not
- * sent later. The generator's work (mbuf allocation, the frame's copy) is
- * the RX lcore's, in every phase alike.
+ * sent later; and it empties the port's two TX rings (the wire), counting
+ * the established flows' packets that left (delivered) and the new
+ * flows'. The generator's work (mbuf allocation, the frame's copy, the
+ * wire's free) is the RX lcore's, in every phase alike.
  *
  * Phases, each a fresh launch of the RX lcore over the same engine:
  *  1. setup: new one-packet UDP flows only, unpaced (the ring kept full):
@@ -22,8 +33,10 @@
  *  2. capacity: the established flows only, unpaced: C = hits per second;
  *  3. before: the established flows paced at E = load x C: D0 = hits/s;
  *  4. storm: the same, plus new flows paced at N = 2 x S: D1 = hits/s.
- * storm_hit_fraction_paced = D1 / D0. Each phase is measured over its
- * seconds after a warm-up of a quarter second.
+ * storm_hit_fraction_paced = D1 / D0; storm_delivered_fraction_paced: the
+ * same for the established packets that left the port (after the TX
+ * channel's and queue's drops). Each phase is measured over its seconds
+ * after a warm-up of a quarter second.
  */
 
 #include <errno.h>
@@ -35,6 +48,8 @@
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_launch.h>
 #include <rte_malloc.h>
@@ -47,6 +62,15 @@
 #define STORM_CAPACITY	4096 /* IPv4 entries: the established flows and the churn */
 #define STORM_GEN_BURST 64
 #define STORM_MBUFS	16383 /* the app's default pool (--set mbufs) */
+#define STORM_RING	1024  /* the port's RX ring, its queues' descriptors */
+/*
+ * Each TX ring (the wire): room for every mbuf of the generator's pool, so
+ * the port never refuses a packet for want of line rate (a NIC sends at
+ * its line rate whether or not the RX lcore's thread has its core).
+ */
+#define STORM_WIRE	(STORM_MBUFS + 1)
+#define STORM_TXQ	2     /* TX queues: 0 the channel's consumer, 1 the RX lcore's own */
+#define STORM_DIRECT_Q	1
 
 /*
  * A least-squares fit y = c0 + c1 x1 + ... + cK xK (K = STORM_FIT_VARS)
@@ -269,6 +293,7 @@ struct storm_run {
 	struct gufc_app *app;
 	struct gufc_lcore *lc;	  /* the RX lcore */
 	struct rte_ring *ring;	  /* its port's RX ring */
+	struct rte_ring *wire[STORM_TXQ]; /* the port's TX rings, emptied by the generator */
 	struct rte_mempool *pool; /* the generator's mbufs, sized as the app's pool */
 	uint8_t (*est)[BENCH_FRAME_MAX];
 	uint32_t est_len[STORM_EST_FLOWS];
@@ -281,11 +306,17 @@ struct storm_run {
 	uint64_t est_due, new_due; /* generated or missed */
 	uint64_t missed;	   /* due, but the ring was full */
 	uint64_t nombuf;	   /* due, but the pool was empty */
+	uint64_t delivered;	   /* established flows' packets that left the port */
+	uint64_t delivered_new;	   /* new flows' packets that left the port */
 	uint64_t busy;		   /* cycles of RX polls that did work */
 	uint64_t cpu_ns;	   /* the RX thread's CPU time, updated as it runs */
 	uint64_t warm;		   /* TSC from which the stage timers count */
 	uint64_t loop_max;	   /* STORM_LOOP_MAX_US in TSC cycles */
 	struct storm_stages stg;   /* read once the RX lcore has stopped */
+	uint16_t port;		   /* the storm's port */
+	bool direct;		   /* its queue 1 is the RX lcore's (direct TX); else one TX queue */
+	uint32_t chan;		   /* its TX channel */
+	bool port_started;
 	volatile int stop;
 };
 
@@ -298,6 +329,41 @@ storm_due(const struct storm_run *s, double rate, uint64_t now, uint64_t sent)
 	if (rate == 0)
 		return sent;
 	return (uint64_t)((double)(now - s->t0) * rate);
+}
+
+/*
+ * The wire: empty the port's TX rings, counting what left by kind (a new
+ * flow's destination is 198.51.100.0/24, an established one's
+ * 172.16.0.0/12), and free it, as a NIC's TX completion frees it on the
+ * thread that transmits.
+ */
+static void
+storm_wire(struct storm_run *s)
+{
+	struct rte_mbuf *m[STORM_GEN_BURST];
+	uint64_t est = 0, nw = 0;
+
+	for (unsigned int q = 0; q < STORM_TXQ; q++) {
+		unsigned int n;
+
+		if (s->wire[q] == NULL)
+			continue;
+		while ((n = rte_ring_sc_dequeue_burst(s->wire[q], (void **)m, RTE_DIM(m), NULL)) != 0) {
+			for (unsigned int i = 0; i < n; i++) {
+				const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
+				bool is_new = rte_pktmbuf_data_len(m[i]) > STORM_IP + 16 &&
+					      d[STORM_IP + 16] == 0xc6;
+
+				nw += is_new;
+				est += !is_new;
+			}
+			rte_pktmbuf_free_bulk(m, n);
+		}
+	}
+	if (est != 0)
+		__atomic_store_n(&s->delivered, s->delivered + est, __ATOMIC_RELAXED);
+	if (nw != 0)
+		__atomic_store_n(&s->delivered_new, s->delivered_new + nw, __ATOMIC_RELAXED);
 }
 
 /* Put what is due on the RX ring, the two kinds interleaved in proportion. */
@@ -395,12 +461,18 @@ storm_rx_main(void *arg)
 		 * read and a division) is in none of them. */
 		now = storm_now_ms(s->app);
 		t0 = rte_rdtsc();
+		storm_wire(s);
 		storm_gen(s);
 		t1 = rte_rdtsc();
 		toks = dp_done_poll(&s->lc->rx_dp, now);
 		t2 = rte_rdtsc();
 		got = gufc_rx_poll_timed(s->lc, now, &tm);
 		t3 = rte_rdtsc();
+		/* A port without direct TX: the RX lcore consumes its TX channel as
+		 * gufc's does (app/gufc_main.c, lcore_work()); outside the stage
+		 * timers, which fit the poll itself. */
+		if (s->app->n_ring_tx != 0)
+			gufc_consume_tx(s->app, s->lc);
 		if (got != 0)
 			__atomic_store_n(&s->busy, s->busy + t3 - t2, __ATOMIC_RELAXED);
 		if (t0 >= s->warm && t3 - t0 > s->loop_max) {
@@ -443,19 +515,19 @@ storm_created(struct rule_engine *eng)
 	return st.flows;
 }
 
-static uint64_t
-storm_chan_drops(struct gufc_app *app)
+/* Packets in the storm's TX channel's ring (the rules lcore's consumer takes them). */
+static uint32_t
+storm_in_chan(const struct storm_run *s)
 {
 	struct chan_stats cs;
 
-	if (chan_stats_get(app->chans, CHAN_ID_DEFAULT, &cs) != 0)
-		return 0;
-	return cs.drop_full;
+	return chan_stats_get(s->app->chans, s->chan, &cs) == 0 ? cs.in_ring : 0;
 }
 
 /* A snapshot of the counters a phase reads (RX lcore's, by relaxed loads). */
 struct storm_snap {
-	uint64_t tsc, hits, created, missed, nombuf, busy, upcall_full, channel_full;
+	uint64_t tsc, hits, created, missed, nombuf, busy, upcall_full, channel_full, tx_full;
+	uint64_t delivered, delivered_new;
 	uint64_t rx, misses, upcalls, up_rings;
 	uint64_t rx_cpu_ns, rules_cpu_ns;
 };
@@ -478,7 +550,16 @@ storm_snap(const struct storm_run *s, struct storm_snap *n)
 	n->rules_cpu_ns = storm_thread_ns();
 	n->busy = __atomic_load_n(&s->busy, __ATOMIC_RELAXED);
 	n->created = storm_created(s->app->eng);
-	n->channel_full = storm_chan_drops(s->app);
+	n->delivered = __atomic_load_n(&s->delivered, __ATOMIC_RELAXED);
+	n->delivered_new = __atomic_load_n(&s->delivered_new, __ATOMIC_RELAXED);
+	{
+		struct chan_stats cs;
+
+		if (chan_stats_get(s->app->chans, s->chan, &cs) == 0) {
+			n->channel_full = cs.drop_full;
+			n->tx_full = cs.tx_full;
+		}
+	}
 }
 
 /*
@@ -526,7 +607,10 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		gufc_rx_poll(s->lc, storm_now_ms(app));
 		gufc_slow_poll(app, rules_lc, storm_now_ms(app));
 		gufc_consume(app, rules_lc);
+		storm_wire(s);
 	} while (rte_ring_count(s->lc->upcall) != 0 || rte_ring_count(s->ring) != 0 ||
+		 rte_ring_count(s->wire[0]) != 0 || rte_ring_count(s->wire[1]) != 0 ||
+		 storm_in_chan(s) != 0 ||
 		 dp_upcall_stashed(&s->lc->rx_dp) != 0 ||
 		 s->lc->pend->n != 0 ||
 		 dp_held(&s->lc->rx_dp) != 0);
@@ -542,6 +626,9 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 		out->busy_frac = (double)(b.busy - a.busy) / (double)(b.tsc - a.tsc);
 		out->upcall_full = (double)(b.upcall_full - a.upcall_full) / t;
 		out->channel_full = (double)(b.channel_full - a.channel_full) / t;
+		out->tx_full = (double)(b.tx_full - a.tx_full) / t;
+		out->delivered = (double)(b.delivered - a.delivered) / t;
+		out->delivered_new = (double)(b.delivered_new - a.delivered_new) / t;
 		out->rx = (double)(b.rx - a.rx) / t;
 		out->misses = (double)(b.misses - a.misses) / t;
 		out->upcalls = (double)(b.upcalls - a.upcalls) / t;
@@ -581,9 +668,107 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 	return 0;
 }
 
-/* The RX lcore of the storm: the bench lcore's port and upcall ring, its own pending table. */
+/*
+ * The storm's port, wired as the app wires a port with TX queues to spare
+ * (app/gufc_chan.c, gufc_chan_init(); app/gufc_main.c, direct_tx_plan()
+ * and direct_tx_assign()): a net_ring ethdev with one RX ring and two TX
+ * rings, its own pair; a TX channel on queue 0 that is the port's channel
+ * and its default one; the RX lcore (producer 0) sends on queue 1 itself.
+ */
+static int
+storm_port_init(struct storm_run *s)
+{
+	struct gufc_app *app = s->app;
+	int socket = (int)rte_socket_id();
+	struct rte_eth_conf conf;
+	struct chan_params cp;
+	char name[CHAN_NAMESIZE];
+	int rc;
+
+	uint16_t ntxq = s->direct ? STORM_TXQ : 1;
+
+	s->ring = rte_ring_create("storm_rx", STORM_RING, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	s->wire[0] = rte_ring_create("storm_w0", STORM_WIRE, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	s->wire[1] = rte_ring_create("storm_w1", STORM_WIRE, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (s->ring == NULL || s->wire[0] == NULL || s->wire[1] == NULL)
+		return -ENOMEM;
+	rc = rte_eth_from_rings("storm_port", &s->ring, 1, s->wire, ntxq, socket);
+	if (rc < 0)
+		return -rte_errno;
+	if (rc >= GUFC_MAX_PORTS || rc >= CHAN_MAX_TX_PORTS)
+		return -ERANGE;
+	s->port = (uint16_t)rc;
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(s->port, 1, ntxq, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(s->port, 0, STORM_RING, socket, NULL, app->pool);
+	for (uint16_t q = 0; rc == 0 && q < ntxq; q++)
+		rc = rte_eth_tx_queue_setup(s->port, q, STORM_RING, socket, NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(s->port);
+	if (rc != 0)
+		return rc;
+	s->port_started = true;
+	app->ports[s->port].used = true;
+	app->ports[s->port].pair = s->port;
+	app->ports[s->port].n_txq = ntxq;
+	app->ports[s->port].direct_base = s->direct ? STORM_DIRECT_Q : 0;
+
+	snprintf(name, sizeof(name), "tx-port%u", s->port);
+	memset(&cp, 0, sizeof(cp));
+	cp.name = name;
+	cp.kind = CHAN_CONS_TX;
+	cp.ring_size = app->cfg.set.channel_size;
+	cp.tx_port = s->port;
+	cp.tx_queue = 0;
+	rc = chan_create(app->chans, &cp);
+	if (rc < 0)
+		return rc;
+	s->chan = (uint32_t)rc;
+	app->port_chan[s->port] = (uint16_t)rc;
+	app->def_chan[s->port] = (uint16_t)rc;
+	if (s->direct)
+		return chan_producer_txq_set(app->chans, 0, s->port, STORM_DIRECT_Q);
+	/* No direct TX: the RX lcore consumes the channel too (app/gufc_chan.c). */
+	app->ring_tx[0] = (uint16_t)rc;
+	app->n_ring_tx = 1;
+	return 0;
+}
+
+/*
+ * Undo storm_port_init() (what of it was done). The port is stopped, not
+ * closed, and its rings are left to the EAL's exit, as the bench's own
+ * port's are (bench_env_fini()); what is in them is freed.
+ */
+static void
+storm_port_fini(struct storm_run *s)
+{
+	struct gufc_app *app = s->app;
+	struct rte_mbuf *m;
+
+	if (s->chan != 0) {
+		chan_producer_txq_set(app->chans, 0, s->port, -1);
+		app->n_ring_tx = 0;
+		app->port_chan[s->port] = DP_CHAN_NONE;
+		app->def_chan[s->port] = CHAN_ID_DEFAULT;
+		chan_flush(app->chans, s->chan);
+		chan_delete(app->chans, s->chan);
+		s->chan = 0;
+	}
+	if (s->port_started) {
+		rte_eth_dev_stop(s->port);
+		memset(&app->ports[s->port], 0, sizeof(app->ports[s->port]));
+		s->port_started = false;
+	}
+	if (s->wire[0] != NULL && s->wire[1] != NULL)
+		storm_wire(s);
+	while (s->ring != NULL && rte_ring_sc_dequeue(s->ring, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+}
+
+/* The RX lcore of the storm: the storm's port, the bench lcore's upcall ring, its own pending table. */
 static struct gufc_lcore *
-storm_rx_lcore(struct bench_env *env, unsigned int worker)
+storm_rx_lcore(struct bench_env *env, unsigned int worker, uint16_t port)
 {
 	struct gufc_app *app = env->app;
 	uint32_t inflight = 4096 * 2 + 5 * GUFC_BURST_MAX;
@@ -599,7 +784,8 @@ storm_rx_lcore(struct bench_env *env, unsigned int worker)
 	lc->roles = GUFC_ROLE_RX;
 	lc->rx_index = 0;
 	lc->n_rxq = 1;
-	lc->rxq[0] = env->lc->rxq[0];
+	lc->rxq[0].port = port;
+	lc->rxq[0].queue = 0;
 	lc->upcall = env->lc->upcall;
 	lc->done = rte_zmalloc("storm_done", sizeof(*lc->done), RTE_CACHE_LINE_SIZE);
 	if (lc->done == NULL)
@@ -624,7 +810,7 @@ storm_rx_lcore_free(struct gufc_lcore *lc)
 
 int
 bench_storm(struct bench_env *env, struct bench_results *res, double secs, double load,
-	int up_batch)
+	int up_batch, bool direct)
 {
 	struct gufc_app *app = env->app;
 	struct gufc_lcore *main_lc = env->lc;
@@ -647,8 +833,20 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 	if (rc != 0)
 		return rc;
 	s = rte_zmalloc("storm_run", sizeof(*s), RTE_CACHE_LINE_SIZE);
-	rx = storm_rx_lcore(env, worker);
-	if (s == NULL || rx == NULL) {
+	if (s == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	s->app = app;
+	s->direct = direct;
+	o->direct = direct;
+	rc = storm_port_init(s);
+	if (rc != 0) {
+		bench_note(res, "storm", "its port and TX channel: %s", strerror(-rc));
+		goto out;
+	}
+	rx = storm_rx_lcore(env, worker, s->port);
+	if (rx == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -676,9 +874,7 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 		rc = -ENOMEM;
 		goto out;
 	}
-	s->app = app;
 	s->lc = rx;
-	s->ring = env->rx_ring;
 	/* The roles split: RX there, rules and main here. */
 	main_lc->roles = GUFC_ROLE_RULES | GUFC_ROLE_MAIN;
 	app->lc[worker] = rx;
@@ -702,6 +898,8 @@ bench_storm(struct bench_env *env, struct bench_results *res, double secs, doubl
 		rc = storm_phase(s, main_lc, worker, o->est_pps, o->new_pps, secs, &o->during);
 	if (rc == 0) {
 		o->fraction = o->before.hits > 0 ? o->during.hits / o->before.hits : 0;
+		o->delivered_fraction =
+			o->before.delivered > 0 ? o->during.delivered / o->before.delivered : 0;
 		/* What the figure assumes: the RX lcore had its core in the paced
 		 * phases, and took the established flows alone without a loss. */
 		o->valid = o->before.rx_cpu >= 0.9 && o->during.rx_cpu >= 0.9 &&
@@ -717,6 +915,7 @@ out:
 	bench_engine_stop(env);
 	storm_rx_lcore_free(rx);
 	if (s != NULL) {
+		storm_port_fini(s);
 		rte_free(s->est);
 		rte_mempool_free(s->pool);
 	}
@@ -741,12 +940,12 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 		o->secs);
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
-			"  %-40s hits %9.0f  created %8.0f  missed %8.0f  nombuf %7.0f  "
-			"upcall_full %8.0f  channel_full %8.0f  RX busy %.2f  CPU: RX %.2f, "
-			"rules %.2f\n",
-			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
-			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->busy_frac, ph[i]->rx_cpu,
-			ph[i]->rules_cpu);
+			"  %-40s hits %9.0f  delivered %9.0f (+%7.0f new)  created %8.0f  missed %8.0f  "
+			"nombuf %7.0f  upcall_full %8.0f  channel_full %8.0f  tx_full %7.0f  "
+			"RX busy %.2f  CPU: RX %.2f, rules %.2f\n",
+			name[i], ph[i]->hits, ph[i]->delivered, ph[i]->delivered_new, ph[i]->created,
+			ph[i]->missed, ph[i]->nombuf, ph[i]->upcall_full, ph[i]->channel_full,
+			ph[i]->tx_full, ph[i]->busy_frac, ph[i]->rx_cpu, ph[i]->rules_cpu);
 	fprintf(f, "  the RX lcore's packets, per second:\n");
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
@@ -779,6 +978,12 @@ bench_storm_print(const struct bench_results *res, FILE *f)
 		"  established paced at %.0f pps (%.2f of capacity), new flows at %.0f/s "
 		"(2 x setup); upcalls kept for one ring enqueue: up to %u\n",
 		o->est_pps, o->load, o->new_pps, o->up_batch);
+	fprintf(f, "  delivered: the established flows' packets that left the port (%s)\n",
+		o->direct ? "the RX lcore sends its hits on a TX queue of its own; the slow "
+			    "path's leave on queue 0 from the rules lcore"
+			  : "one TX queue, no direct TX: the RX lcore and the rules lcore "
+			    "both consume the TX channel");
+	fprintf(f, "  storm_delivered_fraction_paced %.3f (target >= 0.9)\n", o->delivered_fraction);
 	fprintf(f, "  storm_hit_fraction_paced %.3f (target >= 0.9)%s\n", o->fraction,
 		o->valid ? ""
 			 : "  NOT VALID: the RX lcore did not have its core, or did not "
@@ -796,14 +1001,17 @@ bench_storm_json(const struct bench_results *res, const char *path)
 	if (f == NULL)
 		return -errno;
 	fprintf(f,
-		"{\"storm_hit_fraction_paced\": %.4f, \"valid\": %s, \"secs\": %.2f, "
-		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f, \"up_batch\": %u",
-		o->fraction, o->valid ? "true" : "false", o->secs, o->load, o->est_pps, o->new_pps,
-		o->up_batch);
+		"{\"storm_hit_fraction_paced\": %.4f, \"storm_delivered_fraction_paced\": %.4f, "
+		"\"valid\": %s, \"secs\": %.2f, "
+		"\"load\": %.2f, \"est_pps\": %.0f, \"new_pps\": %.0f, \"up_batch\": %u, "
+		"\"direct_tx\": %s",
+		o->fraction, o->delivered_fraction, o->valid ? "true" : "false", o->secs, o->load,
+		o->est_pps, o->new_pps, o->up_batch, o->direct ? "true" : "false");
 	for (unsigned int i = 0; i < RTE_DIM(ph); i++)
 		fprintf(f,
 			", \"%s\": {\"hits\": %.0f, \"created\": %.0f, \"missed\": %.0f, "
 			"\"nombuf\": %.0f, \"upcall_full\": %.0f, \"channel_full\": %.0f, "
+			"\"tx_full\": %.0f, \"delivered\": %.0f, \"delivered_new\": %.0f, "
 			"\"rx\": %.0f, \"misses\": %.0f, \"upcalls\": %.0f, \"upcall_ring_enqueues\": %.0f, "
 			"\"rx_busy\": %.3f, \"rx_cpu\": %.3f, \"rules_cpu\": %.3f, "
 			"\"cycles\": {\"gen_per_est\": %.1f, \"gen_per_new\": %.1f, "
@@ -816,7 +1024,8 @@ bench_storm_json(const struct bench_results *res, const char *path)
 			"\"dp_per_upcall\": %.1f, \"dp_per_upcall_full\": %.1f, "
 			"\"pkts_per_loop\": %.2f}}",
 			name[i], ph[i]->hits, ph[i]->created, ph[i]->missed, ph[i]->nombuf,
-			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->rx, ph[i]->misses,
+			ph[i]->upcall_full, ph[i]->channel_full, ph[i]->tx_full, ph[i]->delivered,
+			ph[i]->delivered_new, ph[i]->rx, ph[i]->misses,
 			ph[i]->upcalls, ph[i]->up_rings, ph[i]->busy_frac, ph[i]->rx_cpu,
 			ph[i]->rules_cpu, ph[i]->gen_per_est, ph[i]->gen_per_new,
 			ph[i]->done_fixed, ph[i]->done_per_tok, ph[i]->done_mean_per_tok,

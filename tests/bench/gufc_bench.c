@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,6 +62,7 @@ struct bench_opts {
 	unsigned long storm_secs;  /* --storm-seconds */
 	unsigned long storm_load;  /* --storm-load, percent */
 	long storm_up_batch;       /* --storm-up-batch; -1: the app's */
+	bool storm_no_direct;      /* --storm-no-direct */
 	uint32_t point_rules; /* --point: the one grid point to run (0: the mode's grid) */
 	uint32_t point_flows;
 	unsigned int idle_step_budget; /* --idle-step-budget: the idle background step (0: the default) */
@@ -74,7 +76,8 @@ usage(FILE *f, const char *prog)
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
 		"          [--perflow-only] [--mem-only] [--point RULES,FLOWS] [--idle-step-budget N] [--profile]\n"
-		"          [--storm-only [--storm-seconds S] [--storm-load PCT] [--storm-up-batch N]]\n"
+		"          [--storm-only [--storm-seconds S] [--storm-load PCT] [--storm-up-batch N]\n"
+		"          [--storm-no-direct]]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
 		"  --smoke      tiny sizes; checks the JSON summary (the unit suite runs this)\n"
 		"  --json FILE  write the results as JSON\n"
@@ -105,10 +108,14 @@ usage(FILE *f, const char *prog)
 		"               RX lcore on B with a TSC-paced generator, rules lcore on A):\n"
 		"               established flows at PCT %% of the RX lcore's measured\n"
 		"               capacity (default 50), new flows at twice the measured\n"
-		"               setup rate; storm_hit_fraction_paced; S seconds a phase\n"
+		"               setup rate; storm_hit_fraction_paced and\n"
+		"               storm_delivered_fraction_paced (the RX lcore sends its hits\n"
+		"               on a TX queue of its own); S seconds a phase\n"
 		"               (default 3; 4 phases); --storm-up-batch N: the RX context\n"
 		"               keeps up to N upcalls for one ring enqueue (0: none; default:\n"
-		"               the app's)\n",
+		"               the app's); --storm-no-direct: the port has one TX queue\n"
+		"               (net_pcap's layout): the RX lcore consumes its TX channel\n"
+		"               beside the rules lcore, as gufc does on such ports\n",
 		prog);
 }
 
@@ -150,6 +157,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"storm-seconds", required_argument, NULL, 'X'},
 		{"storm-load", required_argument, NULL, 'Y'},
 		{"storm-up-batch", required_argument, NULL, 'Z'},
+		{"storm-no-direct", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -233,6 +241,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			break;
 		case 'W':
 			o->storm_only = true;
+			break;
+		case 'D':
+			o->storm_no_direct = true;
 			break;
 		case 'X':
 			if (num_arg("--storm-seconds", optarg, 1, 600, &o->storm_secs) != 0)
@@ -336,6 +347,17 @@ plan_init(struct bench_plan *p, const struct bench_opts *o, double hz)
 	}
 }
 
+/* The runtime directory, removed by a signal that ends the bench (a test's timeout). */
+static char eal_rundir[PATH_MAX];
+
+static void
+eal_end_on_signal(int sig)
+{
+	gufc_eal_rundir_remove(eal_rundir);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int
 eal_start(const struct bench_opts *o, const struct bench_plan *p, const char *prog)
 {
@@ -370,6 +392,10 @@ eal_start(const struct bench_opts *o, const struct bench_plan *p, const char *pr
 		fprintf(stderr, "gufc-bench: rte_eal_init: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
+	gufc_eal_rundir_save(eal_rundir, sizeof(eal_rundir));
+	signal(SIGTERM, eal_end_on_signal);
+	signal(SIGINT, eal_end_on_signal);
+	signal(SIGALRM, eal_end_on_signal);
 	return 0;
 }
 
@@ -1040,7 +1066,7 @@ main(int argc, char **argv)
 	}
 	if (o.storm_only) {
 		rc = bench_storm(&env, &res, (double)o.storm_secs, (double)o.storm_load / 100.0,
-			(int)o.storm_up_batch);
+			(int)o.storm_up_batch, !o.storm_no_direct);
 		if (rc == 0) {
 			bench_storm_print(&res, stdout);
 			if (!res.storm.measured)

@@ -32,6 +32,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import eal_dirs  # noqa: E402
+
 SKIP = 77
 EAL_BASE = ["--no-pci", "-l", "0", "--log-level=lib.*:warning"]
 
@@ -129,14 +132,14 @@ class Ctx:
         self.ipt_eval = os.path.join(self.build, "tests", "integration", "netfilter", "ipt_eval")
         self.name = name
         self.work = tempfile.mkdtemp(prefix="gufc-app-%s-" % name)
-        self.runs = 0
+        # EAL file prefixes: their directories are removed at exit if a gufc left them.
+        self.prefixes = eal_dirs.Prefixes("gufc-it-%s-%d-" % (name, os.getpid()) + "%d")
 
     def path(self, *p):
         return os.path.join(self.work, *p)
 
     def prefix(self):
-        self.runs += 1
-        return "gufc-it-%s-%d-%d" % (self.name, os.getpid(), self.runs)
+        return self.prefixes.new()
 
     def gufc_run(self, inp, gufc_args, tag, huge=False, expect_rc=0, timeout=60):
         """Replay @inp through gufc; return (stats dict, tx pcap, pcap dir, stdout+stderr)."""

@@ -15,8 +15,12 @@ import re
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import eal_dirs  # noqa: E402
 
 SKIP = 77
 EAL_BASE = ["--no-pci", "--log-level=lib.*:warning"]
@@ -166,14 +170,14 @@ class Ctx:
         self.exporter = os.path.join(self.src, "scripts", "gufc-prometheus.py")
         self.name = name
         self.work = tempfile.mkdtemp(prefix="gufc-ops-%s-" % name)
-        self.runs = 0
+        # EAL file prefixes: their directories are removed at exit if a gufc left them.
+        self.prefixes = eal_dirs.Prefixes("gufc-ops-%s-%d-" % (name, os.getpid()) + "%d")
 
     def path(self, *p):
         return os.path.join(self.work, *p)
 
     def prefix(self):
-        self.runs += 1
-        return "gufc-ops-%s-%d-%d" % (self.name, os.getpid(), self.runs)
+        return self.prefixes.new()
 
     def write(self, name, text):
         p = self.path(name)

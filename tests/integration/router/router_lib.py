@@ -69,7 +69,8 @@ def namespaces_possible():
 class Gateway:
     """gufc as the router of a client and a server namespace."""
 
-    def __init__(self, build, config, rules, server_default_route=True, lcores="0,1"):
+    def __init__(self, build, config, rules, server_default_route=True, lcores="0,1",
+                 rxq=True):
         self.gufc = os.path.join(build, "app", "gufc")
         check(os.access(self.gufc, os.X_OK), "no gufc binary: " + self.gufc)
         self.tag = "%d" % (os.getpid() % 100000)
@@ -82,6 +83,7 @@ class Gateway:
         self.mark = 0
         self.server_default_route = server_default_route
         self.lcores = lcores
+        self.rxq = rxq  # False: no --rxq, the layout gufc picks for net_tap
         self.json = os.path.join(self.dir, "stats.json")
         with open(os.path.join(self.dir, "gufc.conf"), "w") as f:
             f.write(config)
@@ -98,13 +100,14 @@ class Gateway:
             sh(["ip", "netns", "add", ns])
         self.out = open(os.path.join(self.dir, "out.txt"), "w+")
         # net_tap wants as many RX as TX queues: two lcores give two TX
-        # queues per port, so two RX queues.
+        # queues per port, so two RX queues (rxq=False: gufc finds that out).
+        rxq = ["--rxq", str(len(self.lcores.split(",")))] if self.rxq else []
         args = [self.gufc, "--no-huge", "-m", "1024", "--no-pci", "--file-prefix",
                 self.prefix, "-l", self.lcores, "--log-level=lib.*:warning",
                 "--vdev=net_tap0,iface=%s" % self.ctap,
-                "--vdev=net_tap1,iface=%s" % self.stap, "--",
-                "--rxq", str(len(self.lcores.split(","))), "--config",
-                os.path.join(self.dir, "gufc.conf"), "--stats-json", self.json, "-i"]
+                "--vdev=net_tap1,iface=%s" % self.stap, "--"] + rxq + [
+                "--config", os.path.join(self.dir, "gufc.conf"), "--stats-json", self.json,
+                "-i"]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=self.out,
                                      stderr=subprocess.STDOUT, text=True)
         for _ in range(100):

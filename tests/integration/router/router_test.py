@@ -384,6 +384,27 @@ def ping(gw, dst, extra=(), count=3):
                      + [dst], check_rc=False)
 
 
+def t_tapqueues(build):
+    """Two lcores, net_tap ports and no --rxq: net_tap takes only equal RX
+    and TX queue counts, and the RX lcore's own TX queue (direct TX) makes
+    two TX queues; gufc raises the RX queues to match by itself, says so,
+    and routes both ways."""
+    with Gateway(build, BASE_CONF, ACCEPT, lcores="0,1", rxq=False) as gw:
+        for dst in (SERVER4, SERVER6):
+            r = ping(gw, dst)
+            check(r.returncode == 0, "ping %s: %s" % (dst, r.stdout))
+        r = gw.server(["ping", "-4", "-c", "2", "-i", "0.2", "-W", "2", CLIENT4], check_rc=False)
+        check(r.returncode == 0, "server -> client: %s" % r.stdout)
+        gw.stop()
+        out = gw.summary
+        check(re.search(r"1 RX and 2 TX queues refused; the device takes equal counts: 2 of "
+                        r"each", gw.output()), "no equal-count layout:\n" + gw.output()[-3000:])
+        st = gw.stats()
+        check(st["rx"] > 0 and "accounting: rx" in out, "stats: %s" % out[-2000:])
+    print("tapqueues: -l 0,1 on two net_tap ports without --rxq: 2 RX and 2 TX queues "
+          "each, routed both ways")
+
+
 def t_ping(build):
     with Gateway(build, BASE_CONF, ACCEPT) as gw:
         for dst in (GW_IN4, GW_IN6, GW_OUT4, GW_OUT6):
@@ -2005,7 +2026,7 @@ def t_mode(build):
 
 
 TESTS = {"ftp": t_ftp, "ftp_linux": t_ftp_linux, "tftp": t_tftp, "tftp_linux": t_tftp_linux, "sip": t_sip, "sip_linux": t_sip_linux, "sip_nat": t_sip_nat, "sip_nat_linux": t_sip_nat_linux, "irc": t_irc, "irc_linux": t_irc_linux, "unreach": t_unreach, "mode": t_mode, "reject": t_reject, "ping": t_ping, "ttl": t_ttl, "ttlfwd": t_ttlfwd, "ttlview": t_ttlview, "tcp": t_tcp, "udp": t_udp, "nat": t_nat, "commit": t_commit,
-         "pmtu": t_pmtu, "neigh": t_neigh}
+         "pmtu": t_pmtu, "neigh": t_neigh, "tapqueues": t_tapqueues}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS, sys.argv))

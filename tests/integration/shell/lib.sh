@@ -22,9 +22,16 @@ cleanup() {
 
 	# Our own descriptors first (EOF for gufc), then our own process.
 	for fd in $FD_OPEN; do eval "exec $fd>&-"; done
+	# gufc ends on SIGTERM, removing its runtime directory; one that does
+	# not is killed and the directory removed here. Ended by a signal
+	# (meson's timeout SIGKILLs the group half a second after its SIGTERM),
+	# the grace is short.
 	if [ -n "$GUFC_PID" ] && kill -0 "$GUFC_PID" 2>/dev/null; then
 		kill -TERM "$GUFC_PID" 2>/dev/null
-		sleep 1
+		for _ in $(seq 1 "$GRACE"); do
+			kill -0 "$GUFC_PID" 2>/dev/null || break
+			sleep 0.1
+		done
 		kill -KILL "$GUFC_PID" 2>/dev/null
 	fi
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
@@ -34,8 +41,9 @@ cleanup() {
 	rm -rf "$W" "/var/run/dpdk/$PREFIX" 2>/dev/null
 	exit $rc
 }
+GRACE=10
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'GRACE=2; exit 1' INT TERM
 
 fail() {
 	echo "FAIL: $*"

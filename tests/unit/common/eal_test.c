@@ -3,20 +3,26 @@
  * tests/unit/common/eal_test.c — starting and ending EAL for the unit tests
  * (eal_test.h). The end is the application's: gufc_eal_end() in
  * app/gufc_eal.h, which also removes the runtime directory that EAL leaves
- * (config, fbarray_*, mp_socket: several MB a test run on tmpfs); the
- * main() of tests that need an mbuf pool.
+ * (config, fbarray_*, mp_socket: several MB a test run on tmpfs). A test
+ * ended by SIGTERM (meson's timeout), SIGINT or SIGALRM removes that
+ * directory in its signal handler (gufc_eal_rundir_remove()) and then dies
+ * of the signal as it would have. Also the main() of tests that need an
+ * mbuf pool.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
@@ -26,13 +32,42 @@
 #include "gufc_eal.h"
 
 static bool eal_up;
+/* The runtime directory, for the signal handler (empty: nothing to remove). */
+static char eal_rundir[PATH_MAX];
+static const int eal_end_signals[] = {SIGTERM, SIGINT, SIGALRM};
+
+/* Ended by a signal: remove the runtime directory, then die of the signal. */
+static void
+eal_end_on_signal(int sig)
+{
+	gufc_eal_rundir_remove(eal_rundir);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+eal_signals(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned int i = 0; i < RTE_DIM(eal_end_signals); i++)
+		sigaddset(&sa.sa_mask, eal_end_signals[i]);
+	sa.sa_flags = SA_RESETHAND;
+	for (unsigned int i = 0; i < RTE_DIM(eal_end_signals); i++)
+		(void)sigaction(eal_end_signals[i], &sa, NULL);
+}
 
 int
 gufc_test_eal_end(int rc)
 {
 	if (eal_up) {
 		eal_up = false;
+		eal_signals(SIG_DFL);
 		gufc_eal_end();
+		eal_rundir[0] = '\0';
 	}
 	return rc;
 }
@@ -69,6 +104,8 @@ gufc_test_eal_init_mem(const char *name, const char *lcores, unsigned int mem_mb
 		return -1;
 	}
 	eal_up = true;
+	gufc_eal_rundir_save(eal_rundir, sizeof(eal_rundir));
+	eal_signals(eal_end_on_signal);
 	if (atexit(eal_end_at_exit) != 0) {
 		fprintf(stderr, "%s: atexit failed\n", name);
 		return gufc_test_eal_end(-1);
