@@ -92,6 +92,26 @@ struct eng_retire {
 /** Most input ports listed for port-agnostic lookups (more: exact-match only). */
 #define ENG_PORTS_MAX 64
 
+/** Reply-port hints an engine keeps (engine_port.c, eng_reply_port()). */
+#define ENG_RHINT_MAX 8
+/**
+ * First replies in a row that must have come on one other port before new
+ * connections' reply entries are keyed on it (eng_reply_port()).
+ */
+#define ENG_RHINT_TRUST 16
+
+/**
+ * Where the first replies of connections from one input port came in,
+ * when that was not where they were expected: one per (input port,
+ * expected port). Rules lcore only (engine_port.c).
+ */
+struct eng_rhint {
+	uint16_t in;   /**< the forward entries' input port */
+	uint16_t want; /**< the port rule_engine_out_port() expects their replies on */
+	uint16_t got;  /**< the port the latest moved first reply came on */
+	uint16_t run;  /**< moved first replies in a row that came on @c got (saturating); 0: unused */
+};
+
 /** The entries of one key's tuple on the other listed ports (eng_tuple_find()). */
 struct eng_tuple {
 	uint32_t n;                   /**< entries found */
@@ -251,6 +271,8 @@ struct rule_engine {
 	/* Input ports entries have had (port-agnostic lookups, engine_port.c). */
 	uint16_t ports[ENG_PORTS_MAX];
 	uint32_t n_ports;
+	/* Where first replies came in instead of where expected (eng_reply_port()). */
+	struct eng_rhint rhint[ENG_RHINT_MAX];
 
 	/* Aging: the engine's own cursor per table (see eng_age()). */
 	uint32_t age_cursor[2];
@@ -708,6 +730,7 @@ int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint1
 	bool absent);
 void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_action *old, const struct fc_action *a);
+uint16_t eng_reply_port(const struct rule_engine *eng, uint16_t in, uint16_t want);
 
 /* engine_commit.c */
 int eng_commit_init(struct rule_engine *eng);
