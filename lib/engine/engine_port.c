@@ -387,7 +387,8 @@ eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcal
 		__atomic_load_n(&e->packets, __ATOMIC_RELAXED) == 0) {
 		/* upcall_one() found no entry with the packet's key. */
 		uint32_t peer = eng_peer(eng, ti, idx);
-		const struct fc_entry *fe = peer != FC_INDEX_NONE ? fc_table_entry(eng->t[ti], peer) : NULL;
+		const struct fc_entry *fe =
+			peer != FC_INDEX_NONE ? fc_table_entry(eng->t[ti], peer) : NULL;
 		uint16_t fport;
 
 		if (fe != NULL && entry_port(eng, ti, peer, &fport))

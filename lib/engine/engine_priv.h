@@ -109,7 +109,7 @@ struct eng_rhint {
 	uint16_t in;   /**< the forward entries' input port */
 	uint16_t want; /**< the port rule_engine_out_port() expects their replies on */
 	uint16_t got;  /**< the port the latest moved first reply came on */
-	uint16_t run;  /**< moved first replies in a row that came on @c got (saturating); 0: unused */
+	uint16_t run;  /**< first replies in a row that came on @c got (saturating); 0: unused */
 };
 
 /** The entries of one key's tuple on the other listed ports (eng_tuple_find()). */
