@@ -189,6 +189,12 @@ struct rule_engine {
 	 * walk would only note the nat policy (nat_rule_id RULE_ID_POLICY).
 	 */
 	uint8_t stage_walk[RULE_STAGE__COUNT];
+	/**
+	 * Per enum rule_stage, the same bits: the stage has a step whose hook
+	 * enters a chain at all (hooks_used). Clear: a skipped stage's result
+	 * is a fresh one, with no step to merge (stage_skip()).
+	 */
+	uint8_t stage_touch[RULE_STAGE__COUNT];
 	struct rule_cls *cls;
 	struct eng_clsc *clsc;        /**< classification cache (engine_clscache.c) */
 	uint32_t gen;
@@ -736,16 +742,22 @@ uint16_t eng_reply_port(const struct rule_engine *eng, uint16_t in, uint16_t wan
 int eng_commit_init(struct rule_engine *eng);
 void eng_hooks_used(struct rule_engine *eng);
 
+/** The bit of eng_stage_walks() for local bits @p lbits and ctstate @p cs. */
+static inline unsigned int
+eng_stage_bit(unsigned int lbits, unsigned int cs)
+{
+	bool nat = cs == RULE_CT_IGNORE ||
+		   !(cs & (RULE_CT_ESTABLISHED | RULE_CT_INVALID | RULE_CT_UNTRACKED));
+
+	return (lbits & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) | (nat ? 4u : 0u);
+}
+
 /** Does @p stage walk any chain for a key with local bits @p lbits and ctstate @p cs? */
 static inline bool
 eng_stage_walks(const struct rule_engine *eng, unsigned int stage, unsigned int lbits,
 	unsigned int cs)
 {
-	bool nat = cs == RULE_CT_IGNORE ||
-		   !(cs & (RULE_CT_ESTABLISHED | RULE_CT_INVALID | RULE_CT_UNTRACKED));
-	unsigned int bit = (lbits & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) | (nat ? 4u : 0u);
-
-	return (eng->stage_walk[stage] >> bit) & 1;
+	return (eng->stage_walk[stage] >> eng_stage_bit(lbits, cs)) & 1;
 }
 
 /**
