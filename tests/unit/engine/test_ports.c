@@ -312,6 +312,15 @@ test_reply_guess(void **state)
 	assert_int_equal(st.reply_guessed, 1);
 	assert_int_equal(n_moves, 16);
 
+	/* A tuple that is its own reverse keeps its reply entry off its forward key. */
+	struct rule_upcall self = tcp4("10.0.0.3", 80, "10.0.0.3", 80, TCP_SYN, 0);
+
+	d = decide(eng, self, 5);
+	assert_int_equal(d.drop, 0);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &self, 0) >= 0);
+	assert_true(idx_on(eng, &self, 1) >= 0);
+
 	/* Port 2's connections still expect their replies on its pair. */
 	struct rule_upcall syn2 = tcp4("10.0.0.2", 2000, "10.9.0.1", 80, TCP_SYN, 2);
 	struct rule_upcall sa2 = tcp4("10.9.0.1", 80, "10.0.0.2", 2000, TCP_SYN | TCP_ACK, 2);
