@@ -61,8 +61,10 @@ show_stats(struct sh_ctx *c)
 		t.es.clsc_misses, t.es.clsc_uncacheable, t.es.clsc_skipped, t.es.clsc_flushes);
 	fprintf(f, "%-20s %" PRIu64 " (ctstate changed, walk would not)\n", "refilters saved",
 		t.es.refilter_kept);
-	fprintf(f, "%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved\n",
-		"input ports", t.es.port_mismatch, t.es.reply_moved);
+	fprintf(f,
+		"%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved, %" PRIu64
+		" keyed where earlier replies came\n",
+		"input ports", t.es.port_mismatch, t.es.reply_moved, t.es.reply_guessed);
 	fprintf(f, "%-20s %" PRIu64 " (no memory: non-deciding rules miss their packets)\n",
 		"rule traces lost", t.es.trace_lost);
 	fprintf(f, "%-20s %u active (v4 %u, v6 %u), %" PRIu64 " created, %" PRIu64

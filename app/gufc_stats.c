@@ -335,11 +335,12 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (t->es.refilter_kept != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (their connection's ctstate changed, their walk would not)\n",
 			"entries kept, not refiltered", t->es.refilter_kept);
-	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0)
+	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0 || t->es.reply_guessed != 0)
 		fprintf(f,
 			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
-			")\n",
-			"port mismatch packets", t->es.port_mismatch, t->es.reply_moved);
+			", keyed where earlier replies came %" PRIu64 ")\n",
+			"port mismatch packets", t->es.port_mismatch, t->es.reply_moved,
+			t->es.reply_guessed);
 	if (t->es.trace_lost != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (non-deciding rules miss their packets)\n",
 			"rule traces lost", t->es.trace_lost);
@@ -518,12 +519,13 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"removed\": %" PRIu64 ", \"active\": %u, \"active_v4\": %u, \"active_v6\": %u"
 		", \"capacity\": %u, \"evictions\": %" PRIu64 ", \"aged\": %" PRIu64
 		", \"refused\": %" PRIu64 ", \"refused_grace\": %" PRIu64
-		", \"cuckoo_moves\": %" PRIu64 ", \"reply_moved\": %" PRIu64 "},\n",
+		", \"cuckoo_moves\": %" PRIu64 ", \"reply_moved\": %" PRIu64
+		", \"reply_guessed\": %" PRIu64 "},\n",
 		t->es.flows, t->es.replies, t->es.removed, t->t4.occupancy + t->t6.occupancy,
 		t->t4.occupancy, t->t6.occupancy, t->t4.capacity, t->t4.evictions + t->t6.evictions,
 		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused,
 		t->t4.refused_grace + t->t6.refused_grace, t->t4.moves + t->t6.moves,
-		t->es.reply_moved);
+		t->es.reply_moved, t->es.reply_guessed);
 	fprintf(f,
 		"  \"perflow\": {\"given\": %" PRIu64 ", \"fallback\": %" PRIu64
 		", \"freed\": %" PRIu64 ", \"free_failed\": %" PRIu64 ", \"live\": %u"

@@ -99,6 +99,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("flows_replies", t.es.replies);
 	U("flows_removed", t.es.removed);
 	U("reply_moved", t.es.reply_moved);
+	U("reply_guessed", t.es.reply_guessed);
 	U("port_mismatch", t.es.port_mismatch);
 	U("rule_trace_lost", t.es.trace_lost);
 	U("flows_active", t.t4.occupancy + t.t6.occupancy);

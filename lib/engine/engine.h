@@ -81,6 +81,11 @@
  *    deleted; modules see on_move, not on_remove. Counted reply_moved;
  *    a route change moves a reply entry that has had no packet yet the
  *    same way (rule_engine_flow_update());
+ *  - once 16 first replies in a row of connections from one input port,
+ *    expected on one port, came on one other port, new such connections'
+ *    reply entries are keyed on that port from the start (counted
+ *    reply_guessed); a first reply elsewhere moves the entry as above and
+ *    ends the guessing until such a run comes again;
  *  - any other packet of a connection that arrives on a port none of its
  *    entries has is decided on the slow path as that connection's packet:
  *    the conntrack state of the entry found, the filter on the packet's own

@@ -356,15 +356,19 @@ eng_hooks_used(struct rule_engine *eng)
 	}
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		eng->stage_walk[s] = 0;
+		eng->stage_touch[s] = 0;
 		for (unsigned int bit = 0; bit < 8; bit++) {
 			struct rule_step steps[RULE_STEPS_MAX];
 			/* NEW: the nat tables see it; ESTABLISHED: they do not. */
 			unsigned int cs = bit & 4 ? RULE_CT_NEW : RULE_CT_ESTABLISHED;
 			int n = rule_stage_steps(s, bit & 3, cs, steps);
 
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < n; i++) {
 				if (walk[steps[i].table] & RULE_HOOK_F(steps[i].hook))
 					eng->stage_walk[s] |= (uint8_t)(1u << bit);
+				if (eng->hooks_used[steps[i].table] & RULE_HOOK_F(steps[i].hook))
+					eng->stage_touch[s] |= (uint8_t)(1u << bit);
+			}
 		}
 	}
 }

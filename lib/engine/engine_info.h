@@ -118,6 +118,9 @@ struct rule_engine_stats {
 	uint64_t chan_flow_freed;    /**< per-flow channels returned */
 	uint64_t chan_flow_free_fail; /**< per-flow channels the free callback gave up on */
 	uint64_t reply_moved;  /**< reply entries moved to the port their replies came on */
+	uint64_t reply_guessed; /**< reply entries keyed on the port earlier first replies of
+				     such connections came on, not the expected one (see
+				     "Input ports") */
 	uint64_t port_mismatch; /**< packets of a connection on a port its entries lack
 				     (decided uncached, see "Input ports") */
 	uint64_t recent_dropped;    /**< "-m recent" lists dropped by a commit (no rule names them) */

@@ -176,10 +176,15 @@ stage_skip(const struct rule_engine *eng, unsigned int stage, unsigned int lbits
 	unsigned int cs, unsigned int family, struct rule_eval *res)
 {
 	struct rule_step steps[RULE_STEPS_MAX];
-	unsigned int primary = rule_stage_table(stage);
-	int n = rule_stage_steps(stage, lbits, cs, steps);
+	unsigned int primary;
+	int n;
 
 	rule_eval_init(res);
+	/* No step enters a chain: nothing to merge. */
+	if (!((eng->stage_touch[stage] >> eng_stage_bit(lbits, cs)) & 1))
+		return;
+	primary = rule_stage_table(stage);
+	n = rule_stage_steps(stage, lbits, cs, steps);
 	for (int i = 0; i < n; i++)
 		if (eng->hooks_used[steps[i].table] & RULE_HOOK_F(steps[i].hook))
 			(void)rule_eval_merge(res, primary, steps[i].table, steps[i].hook, family,

@@ -288,6 +288,77 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 }
 
 /*
+ * Where replies of connections from input port @p in, expected on @p want,
+ * should be awaited: @p want, unless the last ENG_RHINT_TRUST (or more)
+ * such connections' first replies all came on one other port (a capture
+ * replayed on one port, a router whose replies come back another way):
+ * then that port (the caller counts reply_guessed). A wrong guess costs what a wrong
+ * expectation always cost: the first reply moves the entry
+ * (eng_port_other()), which also ends the guessing until the run is
+ * rebuilt.
+ */
+uint16_t
+eng_reply_port(const struct rule_engine *eng, uint16_t in, uint16_t want)
+{
+	for (unsigned int i = 0; i < ENG_RHINT_MAX; i++) {
+		const struct eng_rhint *h = &eng->rhint[i];
+
+		if (h->run != 0 && h->in == in && h->want == want) {
+			return h->run < ENG_RHINT_TRUST ? want : h->got;
+		}
+	}
+	return want;
+}
+
+/*
+ * The first reply of a connection from port @p in, expected on @p want,
+ * came on @p got (its reply entry moved there): the run of such replies
+ * on one port grows, or starts again on @p got. A new pair of ports takes
+ * a free hint or the one with the shortest run.
+ */
+static void
+rhint_note(struct rule_engine *eng, uint16_t in, uint16_t want, uint16_t got)
+{
+	struct eng_rhint *h = NULL;
+
+	for (unsigned int i = 0; i < ENG_RHINT_MAX; i++) {
+		struct eng_rhint *c = &eng->rhint[i];
+
+		if (c->run != 0 && c->in == in && c->want == want) {
+			h = c;
+			break;
+		}
+		if (h == NULL || c->run < h->run)
+			h = c;
+	}
+	if (h->run != 0 && h->in == in && h->want == want && h->got == got) {
+		if (h->run != UINT16_MAX)
+			h->run++;
+		return;
+	}
+	h->in = in;
+	h->want = want;
+	h->got = got;
+	h->run = 1;
+}
+
+/* The input port of live entry @p idx's key. */
+static bool
+entry_port(const struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t *port)
+{
+	const void *raw = fc_table_key(eng->t[ti], idx);
+	struct fc_key k;
+
+	if (raw == NULL)
+		return false;
+	memset(&k, 0, sizeof(k));
+	k.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;
+	memcpy(&k.v4, raw, fc_table_key_size(eng->t[ti]));
+	*port = fc_key_in_port(&k);
+	return true;
+}
+
+/*
  * A packet whose key no entry has: is it a tracked connection's on another
  * port (@p others: eng_tuple_find() of its key)? Its first reply moves the
  * reply entry to the packet's port; any other is decided as the
@@ -315,6 +386,14 @@ eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcal
 	if ((e->act.flags & FC_ACT_F_REPLY) &&
 		__atomic_load_n(&e->packets, __ATOMIC_RELAXED) == 0) {
 		/* upcall_one() found no entry with the packet's key. */
+		uint32_t peer = eng_peer(eng, ti, idx);
+		const struct fc_entry *fe =
+			peer != FC_INDEX_NONE ? fc_table_entry(eng->t[ti], peer) : NULL;
+		uint16_t fport;
+
+		if (fe != NULL && entry_port(eng, ti, peer, &fport))
+			rhint_note(eng, fport, rule_engine_out_port(eng, fe->act.out_port, fport),
+				fc_key_in_port(k));
 		nidx = eng_entry_move(eng, ti, idx, fc_key_in_port(k), true);
 		if (nidx >= 0) {
 			eng->st.reply_moved++;

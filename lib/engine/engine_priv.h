@@ -92,6 +92,26 @@ struct eng_retire {
 /** Most input ports listed for port-agnostic lookups (more: exact-match only). */
 #define ENG_PORTS_MAX 64
 
+/** Reply-port hints an engine keeps (engine_port.c, eng_reply_port()). */
+#define ENG_RHINT_MAX 8
+/**
+ * First replies in a row that must have come on one other port before new
+ * connections' reply entries are keyed on it (eng_reply_port()).
+ */
+#define ENG_RHINT_TRUST 16
+
+/**
+ * Where the first replies of connections from one input port came in,
+ * when that was not where they were expected: one per (input port,
+ * expected port). Rules lcore only (engine_port.c).
+ */
+struct eng_rhint {
+	uint16_t in;   /**< the forward entries' input port */
+	uint16_t want; /**< the port rule_engine_out_port() expects their replies on */
+	uint16_t got;  /**< the port the latest moved first reply came on */
+	uint16_t run;  /**< first replies in a row that came on @c got (saturating); 0: unused */
+};
+
 /** The entries of one key's tuple on the other listed ports (eng_tuple_find()). */
 struct eng_tuple {
 	uint32_t n;                   /**< entries found */
@@ -169,6 +189,12 @@ struct rule_engine {
 	 * walk would only note the nat policy (nat_rule_id RULE_ID_POLICY).
 	 */
 	uint8_t stage_walk[RULE_STAGE__COUNT];
+	/**
+	 * Per enum rule_stage, the same bits: the stage has a step whose hook
+	 * enters a chain at all (hooks_used). Clear: a skipped stage's result
+	 * is a fresh one, with no step to merge (stage_skip()).
+	 */
+	uint8_t stage_touch[RULE_STAGE__COUNT];
 	struct rule_cls *cls;
 	struct eng_clsc *clsc;        /**< classification cache (engine_clscache.c) */
 	uint32_t gen;
@@ -251,6 +277,8 @@ struct rule_engine {
 	/* Input ports entries have had (port-agnostic lookups, engine_port.c). */
 	uint16_t ports[ENG_PORTS_MAX];
 	uint32_t n_ports;
+	/* Where first replies came in instead of where expected (eng_reply_port()). */
+	struct eng_rhint rhint[ENG_RHINT_MAX];
 
 	/* Aging: the engine's own cursor per table (see eng_age()). */
 	uint32_t age_cursor[2];
@@ -708,21 +736,28 @@ int eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint1
 	bool absent);
 void eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_action *old, const struct fc_action *a);
+uint16_t eng_reply_port(const struct rule_engine *eng, uint16_t in, uint16_t want);
 
 /* engine_commit.c */
 int eng_commit_init(struct rule_engine *eng);
 void eng_hooks_used(struct rule_engine *eng);
+
+/** The bit of eng_stage_walks() for local bits @p lbits and ctstate @p cs. */
+static inline unsigned int
+eng_stage_bit(unsigned int lbits, unsigned int cs)
+{
+	bool nat = cs == RULE_CT_IGNORE ||
+		   !(cs & (RULE_CT_ESTABLISHED | RULE_CT_INVALID | RULE_CT_UNTRACKED));
+
+	return (lbits & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) | (nat ? 4u : 0u);
+}
 
 /** Does @p stage walk any chain for a key with local bits @p lbits and ctstate @p cs? */
 static inline bool
 eng_stage_walks(const struct rule_engine *eng, unsigned int stage, unsigned int lbits,
 	unsigned int cs)
 {
-	bool nat = cs == RULE_CT_IGNORE ||
-		   !(cs & (RULE_CT_ESTABLISHED | RULE_CT_INVALID | RULE_CT_UNTRACKED));
-	unsigned int bit = (lbits & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL)) | (nat ? 4u : 0u);
-
-	return (eng->stage_walk[stage] >> bit) & 1;
+	return (eng->stage_walk[stage] >> eng_stage_bit(lbits, cs)) & 1;
 }
 
 /**

@@ -401,9 +401,19 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 			return;
 		}
 	} else {
-		/* Replies arrive on the port the forward flow leaves by. */
-		fc_key_set_in_port(&f->reply_key,
-			rule_engine_out_port(eng, a0.out_port, fc_key_in_port(&f->key)));
+		/* Replies arrive on the port the forward flow leaves by, or where
+		 * earlier connections' first replies came instead; never on the
+		 * forward key itself (a tuple that is its own reverse). */
+		uint16_t in = fc_key_in_port(&f->key);
+		uint16_t want = rule_engine_out_port(eng, a0.out_port, in);
+		uint16_t port = eng_reply_port(eng, in, want);
+
+		fc_key_set_in_port(&f->reply_key, port);
+		if (port != want && memcmp(fc_key_raw(&f->reply_key), fc_key_raw(&f->key),
+					    fc_table_key_size(t)) == 0) {
+			port = want;
+			fc_key_set_in_port(&f->reply_key, want);
+		}
 		if (eng_conn_claim(eng, (unsigned int)ti, others, &f->reply_key) < 0) {
 			insert_failed(eng, &ef, -EEXIST, up, d);
 			return;
@@ -426,6 +436,8 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 		eng_trace_switch(eng, (unsigned int)ti, (uint32_t)ridx, ef.trace[1]);
 		eng_flow_chan_publish(eng, (unsigned int)ti, &ef, &a1, (uint32_t)ridx);
 		eng->st.replies++;
+		if (port != want)
+			eng->st.reply_guessed++;
 	}
 	(void)eng_side_marks_set(eng, (unsigned int)ti, (uint32_t)idx, ef.mark[0], ef.ctmark);
 	eng_trace_switch(eng, (unsigned int)ti, (uint32_t)idx, ef.trace[0]);

@@ -667,6 +667,20 @@ mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool f
 		mod_ct_fast_fold(c, l);
 }
 
+unsigned int
+mod_ct_fast_ctstate(const struct mod_ct_fast_line *l, unsigned int dir)
+{
+	struct mod_ct_conn c;
+
+	/* What mod_ct_conn_ctstate() reads, as mod_ct_fast_load() makes it. */
+	c.state = l->rc_state;
+	c.flags = (uint8_t)(l->rc_flags & ~(MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP));
+	c.master_helper = l->rc_helper >> 4;
+	if (c.state == MOD_CT_S_NONE || !conn_valid(&c))
+		return 0;
+	return ct_pkt_ctstate(&c, dir);
+}
+
 /* ------------------------------------------------------------------------ */
 /* ICMP errors: the quoted packet                                            */
 /* ------------------------------------------------------------------------ */

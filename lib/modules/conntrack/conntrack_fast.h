@@ -195,6 +195,18 @@ void mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c);
 void mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool fold);
 
 /**
+ * The ctstate of direction @p dir of the connection line @p l holds as
+ * stored (mod_ct_conn_ctstate() of what mod_ct_fast_load() without
+ * folding gives), reading only the bytes it depends on: the state, the
+ * flags and the master's helper.
+ * @param l    the line
+ * @param dir  MOD_CT_DIR_ORIG or MOD_CT_DIR_REPLY
+ * @return the RULE_CT_* value, or 0 for no valid connection.
+ * Context: rules lcore.
+ */
+unsigned int mod_ct_fast_ctstate(const struct mod_ct_fast_line *l, unsigned int dir);
+
+/**
  * The module's fast-path view, for the datapath.
  * @param ct  the module
  * @return the view, or NULL for NULL.

@@ -197,10 +197,8 @@ ct_entry_ctstate(void *priv, const struct fc_action *a)
 	const struct mod_ct_fast_line *r = entry_rec(ct, a);
 	struct mod_ct_conn c;
 
-	if (r != NULL) {
-		mod_ct_fast_load(r, &c, false); /* as stored */
-		return mod_ct_conn_ctstate(&c, entry_dir(a));
-	}
+	if (r != NULL)
+		return mod_ct_fast_ctstate(r, entry_dir(a)); /* as stored */
 	if ((a->ct_state & MOD_CT_ENTRY_ID) || mod_ct_conn_unpack(a->ct_state, &c) < 0)
 		return 0;
 	return mod_ct_conn_ctstate(&c, entry_dir(a));

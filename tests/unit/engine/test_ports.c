@@ -262,6 +262,94 @@ test_reply_moves(void **state)
 }
 
 /*
+ * Replies replayed on the forward port, connection after connection: once
+ * 16 first replies in a row (ENG_RHINT_TRUST) came there instead of the
+ * pair, new connections' reply entries are keyed there from the start
+ * (reply_guessed) and their first replies move nothing; another input
+ * port learns nothing from it; a first reply on the pair after all moves
+ * its entry there and ends the guessing.
+ */
+static void
+test_reply_guess(void **state)
+{
+	struct rule_engine *eng = mk_engine(stateful);
+	struct rule_engine_stats st;
+	struct rule_decision d;
+	uint16_t sport;
+
+	(void)state;
+	for (sport = 1000; sport < 1016; sport++) {
+		struct rule_upcall syn = tcp4("10.0.0.1", sport, "10.9.0.1", 80, TCP_SYN, 0);
+		struct rule_upcall sa =
+			tcp4("10.9.0.1", 80, "10.0.0.1", sport, TCP_SYN | TCP_ACK, 0);
+
+		assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
+		assert_true(idx_on(eng, &sa, 1) >= 0);
+		assert_true(idx_on(eng, &sa, 0) < 0);
+		assert_int_equal(decide(eng, sa, 2).ctstate, RULE_CT_ESTABLISHED);
+		assert_true(idx_on(eng, &sa, 0) >= 0);
+	}
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.reply_moved, 16);
+	assert_int_equal(st.reply_guessed, 0);
+
+	/* The next connection's reply entry is on port 0 at once. */
+	struct rule_upcall syn = tcp4("10.0.0.1", 1016, "10.9.0.1", 80, TCP_SYN, 0);
+	struct rule_upcall sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1016, TCP_SYN | TCP_ACK, 0);
+	struct rule_upcall ack = tcp4("10.0.0.1", 1016, "10.9.0.1", 80, TCP_ACK, 0);
+
+	assert_int_equal(decide(eng, syn, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &sa, 0) >= 0);
+	assert_true(idx_on(eng, &sa, 1) < 0);
+	d = decide(eng, sa, 4);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	assert_true(d.flags & RULE_DEC_F_CACHED);
+	assert_int_equal(decide(eng, ack, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_true(fast(eng, &ack));
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.reply_moved, 16);
+	assert_int_equal(st.reply_guessed, 1);
+	assert_int_equal(n_moves, 16);
+
+	/* A tuple that is its own reverse keeps its reply entry off its forward key. */
+	struct rule_upcall self = tcp4("10.0.0.3", 80, "10.0.0.3", 80, TCP_SYN, 0);
+
+	d = decide(eng, self, 5);
+	assert_int_equal(d.drop, 0);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &self, 0) >= 0);
+	assert_true(idx_on(eng, &self, 1) >= 0);
+
+	/* Port 2's connections still expect their replies on its pair. */
+	struct rule_upcall syn2 = tcp4("10.0.0.2", 2000, "10.9.0.1", 80, TCP_SYN, 2);
+	struct rule_upcall sa2 = tcp4("10.9.0.1", 80, "10.0.0.2", 2000, TCP_SYN | TCP_ACK, 2);
+
+	assert_int_equal(decide(eng, syn2, 6).verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &sa2, 3) >= 0);
+	assert_true(idx_on(eng, &sa2, 2) < 0);
+
+	/* A first reply on the pair after all: its entry moves there; no more guesses. */
+	syn = tcp4("10.0.0.1", 1017, "10.9.0.1", 80, TCP_SYN, 0);
+	sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1017, TCP_SYN | TCP_ACK, 1);
+	assert_int_equal(decide(eng, syn, 7).verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &sa, 0) >= 0);
+	assert_int_equal(decide(eng, sa, 8).ctstate, RULE_CT_ESTABLISHED);
+	assert_true(idx_on(eng, &sa, 1) >= 0);
+	assert_true(idx_on(eng, &sa, 0) < 0);
+	syn = tcp4("10.0.0.1", 1018, "10.9.0.1", 80, TCP_SYN, 0);
+	sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1018, TCP_SYN | TCP_ACK, 0);
+	assert_int_equal(decide(eng, syn, 9).verdict, FC_VERDICT_ACCEPT);
+	assert_true(idx_on(eng, &sa, 1) >= 0);
+	assert_true(idx_on(eng, &sa, 0) < 0);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.reply_moved, 17);
+	assert_int_equal(st.reply_guessed, 2);
+	assert_int_equal(st.port_mismatch, 0);
+	eng_stack_free(eng);
+}
+
+/*
  * Packets of a connection on a port its entries lack, once the reply entry
  * has had a reply: decided as the connection's (ESTABLISHED, its NAT),
  * uncached, counted; no entry, no clash.
@@ -589,6 +677,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reply_port),
 		cmocka_unit_test(test_reply_moves),
+		cmocka_unit_test(test_reply_guess),
 		cmocka_unit_test(test_port_mismatch),
 		cmocka_unit_test(test_two_flows),
 		cmocka_unit_test(test_claim),

@@ -918,9 +918,20 @@ test_record_in_line(void **state)
 		t->last_wscale = (uint8_t)(rnd() % (FC_TCP_MAX_WSCALE + 1));
 		t->last_flags = last_fl[rnd() % 4];
 		t->retrans = (uint8_t)rnd();
+		/* The ctstate read from the line's bytes alone: that of the record it
+		 * loads, whatever the bytes (invalid states and flags included). */
+		l->rc_state = (uint8_t)rnd();
+		l->rc_flags = (uint8_t)rnd();
+		l->rc_helper = (uint8_t)rnd();
+		for (unsigned int d = 0; d < 2; d++) {
+			mod_ct_fast_load(l, &back, false);
+			assert_int_equal(mod_ct_fast_ctstate(l, d), mod_ct_conn_ctstate(&back, d));
+		}
 		mod_ct_fast_arm(l, &c, rnd() % 2, rnd() % 2);
 		mod_ct_fast_load(l, &back, false);
 		assert_memory_equal(&back, &c, sizeof(c));
+		for (unsigned int d = 0; d < 2; d++)
+			assert_int_equal(mod_ct_fast_ctstate(l, d), mod_ct_conn_ctstate(&c, d));
 		mod_ct_fast_load(l, &back, true);
 		assert_memory_equal(&back, &c, sizeof(c));
 		/* Marked unarmed (removal): what it holds stays. */
