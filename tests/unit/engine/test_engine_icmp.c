@@ -363,6 +363,71 @@ test_query_kinds(void **state)
 }
 
 /*
+ * Rules that read the ICMP type of every packet (no ctstate: each
+ * direction's type accepted by its own rule): the key holds the type and
+ * code (dport), so the match is decided once per flow and both entries
+ * decide their later packets on the fast path. Before, the walk's ICMP
+ * dependency made each entry per packet (FC_VERDICT_SLOW): every request
+ * and reply went up.
+ */
+static void
+test_icmp_type_per_flow(void **state)
+{
+	static const char *rules = "accept proto icmp icmp_type echo-request\n"
+				   "accept proto icmp icmp_type echo-reply\n"
+				   "accept proto icmpv6 icmpv6_type echo-request\n"
+				   "accept proto icmpv6 icmpv6_type echo-reply\n"
+				   "policy drop\n";
+	uint8_t f[128], g[128];
+	struct rule_decision d;
+	const struct fc_entry *e;
+	struct fc_key k, rk;
+	uint32_t n, m;
+	bool slow;
+
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct rule_engine *eng = mk_engine(0);
+
+		load(eng, rules);
+		n = query(f, v6, false, v6 ? 128 : 8, 7, 1);
+		d = rx(eng, f, n, 1, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		k = key_of(f, n);
+		fc_key_reverse(&k, &rk);
+		e = entry_of(eng, &k);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		e = entry_of(eng, &rk);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		/* The first reply: conntrack sees it (the connection becomes established). */
+		m = query(g, v6, true, v6 ? 129 : 0, 7, 1);
+		d = rx(eng, g, m, 2, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+		/* Later requests and replies: the fast path, the entries' verdicts. */
+		for (uint16_t seq = 2; seq < 5; seq++) {
+			m = query(g, v6, true, v6 ? 129 : 0, 7, seq);
+			d = rx(eng, g, m, 2 + seq, &slow);
+			assert_false(slow);
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+			n = query(f, v6, false, v6 ? 128 : 8, 7, (uint16_t)(seq + 1));
+			d = rx(eng, f, n, 2 + seq, &slow);
+			assert_false(slow);
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		}
+		/* Another type between the same hosts: its own flow, the policy's drop. */
+		n = query(f, v6, false, v6 ? 139 : 13, 9, 1);
+		d = rx(eng, f, n, 9, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		eng_stack_free(eng);
+	}
+}
+
+/*
  * A pings B and B pings A with the same identifier: two connections, as
  * in Linux. B's request is NEW (gufc's keys made it the reply direction of
  * A's connection: INVALID), and each reply is ESTABLISHED in its own.
@@ -540,6 +605,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_query_kinds),
+		cmocka_unit_test(test_icmp_type_per_flow),
 		cmocka_unit_test(test_crossed_pings),
 		cmocka_unit_test(test_error_related),
 		cmocka_unit_test(test_snat_query_kinds),
