@@ -235,10 +235,13 @@ int gufc_ipsets_load(struct gufc_app *app, struct rule_error *err);
 /**
  * A rule set from a native file, or from an iptables file and/or an
  * ip6tables file (each its family; NULL for none), with app->ipsets.
+ * What an iptables file loads other than as written (a chain line's
+ * malformed counters, read as 0) is a warning with its place on @p warn
+ * (if not NULL).
  * @return the set (no port names yet), or NULL with @p err filled.
  */
 struct rule_set *gufc_rules_load(const struct gufc_app *app, const char *native,
-	const char *ipt4, const char *ipt6, struct rule_error *err);
+	const char *ipt4, const char *ipt6, struct rule_error *err, FILE *warn);
 
 /**
  * Load a config file into @p cfg, all or nothing: on error @p cfg is

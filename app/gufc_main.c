@@ -405,7 +405,7 @@ rules_load(struct gufc_app *app, int *rc)
 	/* No rules: accept everything. */
 	set = gufc_rules_load(app, cfg->rules_file[0] != '\0' ? cfg->rules_file : NULL,
 		cfg->ipt_file[0] != '\0' ? cfg->ipt_file : NULL,
-		cfg->ipt6_file[0] != '\0' ? cfg->ipt6_file : NULL, &err);
+		cfg->ipt6_file[0] != '\0' ? cfg->ipt6_file : NULL, &err, stderr);
 	if (set == NULL) {
 		rule_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "gufc: %s\n", msg);

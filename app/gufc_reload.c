@@ -82,7 +82,7 @@ gufc_reload(struct gufc_app *app)
 	}
 	set = gufc_rules_load(app, native ? cfg->rules_file : NULL,
 		!native && cfg->ipt_file[0] != '\0' ? cfg->ipt_file : NULL,
-		!native && cfg->ipt6_file[0] != '\0' ? cfg->ipt6_file : NULL, &err);
+		!native && cfg->ipt6_file[0] != '\0' ? cfg->ipt6_file : NULL, &err, stderr);
 	if (set == NULL) {
 		rc = -EINVAL;
 		goto refused;

@@ -139,19 +139,31 @@ file_err(struct rule_error *err, const char *file, const char *token, const char
 	snprintf(err->msg, sizeof(err->msg), "%s", msg);
 }
 
-/* An iptables file of @p family with the app's ipsets. */
+/* An iptables file of @p family with the app's ipsets; its warnings on @p warn. */
 static struct rule_set *
 ipt_load(const struct gufc_app *app, const char *path, unsigned int family,
-	struct rule_error *err)
+	struct rule_error *err, FILE *warn)
 {
-	struct rule_ipt_opts o = { .family = family, .sets = app->ipsets };
+	struct rule_ipt_warn wn;
+	struct rule_ipt_opts o = { .family = family, .sets = app->ipsets, .warn = &wn };
+	struct rule_set *s;
+	char msg[512];
 
-	return rule_set_load_iptables_opts(path, &o, err);
+	memset(&wn, 0, sizeof(wn));
+	s = rule_set_load_iptables_opts(path, &o, err);
+	if (s != NULL && warn != NULL && wn.count != 0) {
+		rule_error_format(&wn.first, msg, sizeof(msg));
+		if (wn.count > 1)
+			fprintf(warn, "gufc: warning: %s (and %u more lines)\n", msg, wn.count - 1);
+		else
+			fprintf(warn, "gufc: warning: %s\n", msg);
+	}
+	return s;
 }
 
 struct rule_set *
 gufc_rules_load(const struct gufc_app *app, const char *native, const char *ipt4,
-	const char *ipt6, struct rule_error *err)
+	const char *ipt6, struct rule_error *err, FILE *warn)
 {
 	struct rule_set *s, *s6;
 	const char *missing;
@@ -177,7 +189,7 @@ gufc_rules_load(const struct gufc_app *app, const char *native, const char *ipt4
 		return s;
 	}
 	if (ipt4 == NULL && ipt6 != NULL)
-		return ipt_load(app, ipt6, FC_AF_INET6, err);
+		return ipt_load(app, ipt6, FC_AF_INET6, err, warn);
 	if (ipt4 == NULL) {
 		/* No file: an empty set that the shell's rules may fill, with the ipsets. */
 		s = rule_set_create();
@@ -185,10 +197,10 @@ gufc_rules_load(const struct gufc_app *app, const char *native, const char *ipt4
 			rule_set_ipsets(s, app->ipsets);
 		return s;
 	}
-	s = ipt_load(app, ipt4, FC_AF_INET4, err);
+	s = ipt_load(app, ipt4, FC_AF_INET4, err, warn);
 	if (s == NULL || ipt6 == NULL)
 		return s;
-	s6 = ipt_load(app, ipt6, FC_AF_INET6, err);
+	s6 = ipt_load(app, ipt6, FC_AF_INET6, err, warn);
 	if (s6 == NULL) {
 		rule_set_free(s);
 		return NULL;

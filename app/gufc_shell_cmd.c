@@ -342,7 +342,7 @@ rule_load_family(struct sh_ctx *c, unsigned int family, struct rule_set **out)
 
 	memset(&err, 0, sizeof(err));
 	s = gufc_rules_load(c->app, NULL, family == FC_AF_INET4 ? file : NULL,
-		family == FC_AF_INET6 ? file : NULL, &err);
+		family == FC_AF_INET6 ? file : NULL, &err, c->out);
 	if (s == NULL) {
 		rule_error_format(&err, msg, sizeof(msg));
 		return sh_err(c, -EINVAL, NULL, "%s", msg);
@@ -392,7 +392,7 @@ rule_load(struct sh_ctx *c)
 		return sh_err(c, -EINVAL, l->tok[4], "unexpected word");
 	if (l->tok[2][0] == 'n') {
 		memset(&err, 0, sizeof(err));
-		s = gufc_rules_load(c->app, l->tok[3], NULL, NULL, &err);
+		s = gufc_rules_load(c->app, l->tok[3], NULL, NULL, &err, c->out);
 		if (s == NULL) {
 			rule_error_format(&err, msg, sizeof(msg));
 			return sh_err(c, -EINVAL, NULL, "%s", msg);

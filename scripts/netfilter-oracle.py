@@ -223,8 +223,9 @@ class Packet:
 
     def is_echo(self):
         """Echo, or another query that carries an identifier (ICMP timestamp,
-        information, address mask): Linux conntrack keys them all by it."""
-        return (self.family, self.icmp_type) in ((6, 128), (6, 129)) or \
+        information, address mask; ICMPv6 node information, whose Qtype is
+        in its place): Linux conntrack keys them all by it."""
+        return (self.family, self.icmp_type) in ((6, 128), (6, 129), (6, 139), (6, 140)) or \
             self.family == 4 and self.icmp_type in (0, 8, 13, 14, 15, 16, 17, 18)
 
 

@@ -385,7 +385,7 @@ dp_dnat_view(const struct dp_ctx *c, uint8_t *l3, uint32_t len, const struct fc_
 	} else if (l4_ok && (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) && l4 + 8 <= len) {
 		ck = l3 + l4 + 2;
 		if (proto == (v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6) &&
-			fc_icmp_has_id(pkt->key.family, pkt->icmp_type))
+			fc_icmp_nat_id(pkt->key.family, pkt->icmp_type))
 			po = l4 + 4;
 	}
 	memcpy(src, l3 + so, al);

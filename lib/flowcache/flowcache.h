@@ -420,22 +420,39 @@ struct fc_pkt {
 /**
  * Does an ICMP (@p family FC_AF_INET4) or ICMPv6 (FC_AF_INET6) message of
  * @p type carry a query identifier that keys it, as Linux conntrack tracks
- * it: echo request/reply, and for ICMPv4 also timestamp (13/14),
- * information (15/16) and address mask (17/18) requests and replies.
- * Their identifier (bytes 4-5) is the key's sport (fc_parse()).
+ * it: echo request/reply, for ICMPv4 also timestamp (13/14), information
+ * (15/16) and address mask (17/18) requests and replies, for ICMPv6 node
+ * information queries and replies (139/140, RFC 4620: their Qtype is in
+ * the identifier's place, as Linux's tuple reads it). Their identifier
+ * (bytes 4-5) is the key's sport (fc_parse()).
  */
 static inline bool
 fc_icmp_has_id(uint8_t family, uint8_t type)
 {
 	if (family == FC_AF_INET4)
 		return type == 0 || type == 8 || (type >= 13 && type <= 18);
+	return type == 128 || type == 129 || type == 139 || type == 140;
+}
+
+/**
+ * Does NAT rewrite the identifier of an ICMP (ICMPv6) message of @p type,
+ * as Linux's ICMP NAT does: every ICMPv4 type fc_icmp_has_id() accepts,
+ * ICMPv6 echo only. A node information message (139/140) is keyed by its
+ * Qtype but never rewritten: NAT keeps it as a protocol without ports.
+ * Context: any lcore; pure code.
+ */
+static inline bool
+fc_icmp_nat_id(uint8_t family, uint8_t type)
+{
+	if (family == FC_AF_INET4)
+		return fc_icmp_has_id(family, type);
 	return type == 128 || type == 129;
 }
 
 /**
  * The type that answers query (or reply) @p type, as Linux conntrack
  * pairs them (its invmap): ICMPv4 8 <-> 0, 13 <-> 14, 15 <-> 16,
- * 17 <-> 18; ICMPv6 128 <-> 129. Only for types fc_icmp_has_id() accepts;
+ * 17 <-> 18; ICMPv6 128 <-> 129, 139 <-> 140. Only for types fc_icmp_has_id() accepts;
  * others come back unchanged.
  * Context: any lcore; pure code.
  */
@@ -449,6 +466,8 @@ fc_icmp_reply_type(uint8_t family, uint8_t type)
 			return (uint8_t)(type ^ 8);
 		return (uint8_t)(type & 1 ? type + 1 : type - 1);
 	}
+	if (type == 139 || type == 140)
+		return (uint8_t)(139 + 140 - type);
 	return (uint8_t)(type ^ 1);
 }
 

@@ -241,7 +241,11 @@ uint32_t rule_set_key_reads(const struct rule_set *s);
 
 /**
  * A context for key @p k: the key, no ports known (RULE_IF_NONE both),
- * @p ctstate, @p kflags as flags, every other field zero.
+ * @p ctstate, @p kflags as flags, the ICMP type and code of an ICMP key
+ * of its family (dport: type << 8 | code, as fc_parse() keys them; not
+ * with RULE_KEY_F_NOPORTS), every other field zero. An ICMP match on
+ * such a key depends on no per-packet field (RULE_DEP_ICMP is for the
+ * other keys).
  * @param p        the context
  * @param k        the key
  * @param ctstate  RULE_CT_* bits

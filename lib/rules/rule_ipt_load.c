@@ -196,6 +196,31 @@ user_chain(struct ipt *p, const struct lex_tok *name)
 }
 
 /* ":NAME POLICY [packets:bytes]" */
+/*
+ * A chain line's counters: iptables-restore reads them only with -c, so a
+ * malformed word loads (as 0) with a warning at it rather than an error.
+ * A rule line's counters are read always: a malformed one stays an error.
+ */
+static void
+chain_counters(struct ipt *p, const struct lex_tok *a, uint64_t *pk, uint64_t *by)
+{
+	struct rule_ipt_warn *wn = p->o != NULL ? p->o->warn : NULL;
+	struct lex_where w = p->w;
+
+	if (rule_ipt_counters(a->s, pk, by))
+		return;
+	*pk = 0;
+	*by = 0;
+	if (wn == NULL)
+		return;
+	if (wn->count++ == 0) {
+		w.err = &wn->first;
+		(void)lex_fail(&w, a->col, a->s, strlen(a->s),
+			"bad chain counters, loaded as 0 (iptables-restore without -c does not "
+			"read them)");
+	}
+}
+
 static int
 line_chain(struct ipt *p)
 {
@@ -216,16 +241,15 @@ line_chain(struct ipt *p)
 	b = builtin_of(p, name.s);
 	/* ":NAME [0:0]", no policy field: iptables-nft reads a user chain. */
 	if (b < 0 && as->n == 2 && as->a[1].s[0] == '[') {
-		if (!rule_ipt_counters(as->a[1].s, &pk, &by))
-			return rule_ipt_err(p, &as->a[1], "bad counters");
+		chain_counters(p, &as->a[1], &pk, &by);
 		rc = user_chain(p, &name);
 		if (rc == 0)
 			chain_of(p, name.s)->pkts = pk, chain_of(p, name.s)->bytes = by;
 		return rc;
 	}
 	pol = &as->a[1];
-	if (as->n > 2 && !rule_ipt_counters(as->a[2].s, &pk, &by))
-		return rule_ipt_err(p, &as->a[2], "bad counters");
+	if (as->n > 2)
+		chain_counters(p, &as->a[2], &pk, &by);
 	if (as->n > 3)
 		return rule_ipt_err(p, &as->a[3], "junk after chain");
 	if (b < 0) {

@@ -205,11 +205,23 @@ int rule_set_dump(const struct rule_set *s, FILE *f);
 struct rule_set *rule_set_parse_iptables_af(const char *text, const char *name,
 	unsigned int family, struct rule_error *err);
 
+/**
+ * What an iptables import loaded other than as written: a chain line's
+ * malformed counters (":INPUT ACCEPT [0_0]"), which iptables-restore
+ * without -c never reads, load as 0.
+ */
+struct rule_ipt_warn {
+	unsigned int count;      /**< warnings given */
+	struct rule_error first; /**< the first one: file, line, column, token, message */
+};
+
 /** Options of an iptables import. */
 struct rule_ipt_opts {
 	unsigned int family;            /**< FC_AF_INET4, FC_AF_INET6, or 0 to detect it */
 	struct rule_ipsets *sets;       /**< ipsets "-m set" and "-j SET" may name (the set
 					     takes a reference); NULL: none loaded */
+	struct rule_ipt_warn *warn;     /**< receives the warnings (counted, the first kept);
+					     NULL: none reported */
 };
 
 /**

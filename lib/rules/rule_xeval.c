@@ -17,6 +17,22 @@
 #define OPT(x, i) (((x)->given >> (i)) & 1)
 #define NEG(x, i) ((((x)->neg >> (i)) & 1) != 0)
 
+/*
+ * Does key @p k (with RULE_KEY_F_* @p kflags) hold an ICMP message's type
+ * and code? An ICMP key of its family does, in dport (type << 8 | code,
+ * fc_parse()), for every type (queries, their replies, errors and the
+ * rest); a non-first fragment's has no ICMP header.
+ */
+static bool
+key_icmp_fixed(const struct fc_key *k, unsigned int kflags)
+{
+	unsigned int proto = fc_key_proto(k);
+
+	if (kflags & RULE_KEY_F_NOPORTS)
+		return false;
+	return (k->family == FC_AF_INET4 && proto == 1) || (k->family == FC_AF_INET6 && proto == 58);
+}
+
 void
 rule_pkt_init(struct rule_pkt *p, const struct fc_key *k, unsigned int ctstate,
 	unsigned int kflags)
@@ -27,6 +43,13 @@ rule_pkt_init(struct rule_pkt *p, const struct fc_key *k, unsigned int ctstate,
 	p->out_port = RULE_IF_NONE;
 	p->ctstate = (uint8_t)ctstate;
 	p->flags = (uint8_t)(kflags & RULE_PKT_F_NOPORTS);
+	/* The key's type and code: a context on the key alone has the packets'. */
+	if (key_icmp_fixed(k, kflags)) {
+		uint16_t tc = ntohs(fc_key_dport(k));
+
+		p->icmp_type = (uint8_t)(tc >> 8);
+		p->icmp_code = (uint8_t)tc;
+	}
 }
 
 static const char *const dep_names[RULE_DEP__COUNT] = {
@@ -448,7 +471,13 @@ x_match(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, const st
 		return x_sctp(x, p);
 	case RULE_XM_ICMP:
 	case RULE_XM_ICMP6:
-		*deps |= RULE_DEP_ICMP;
+		/*
+		 * Where the key holds the type and code, every packet of the
+		 * flow has the context's (rule_pkt_init(), fc_parse()): decided
+		 * once per flow.
+		 */
+		if (!key_icmp_fixed(k, p->flags))
+			*deps |= RULE_DEP_ICMP;
 		if (later)
 			return 0;
 		if (x->u.icmp.any)

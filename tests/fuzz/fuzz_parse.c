@@ -258,10 +258,11 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 		CHECK(p->icmp_type == type);
 		CHECK(p->icmp_code == data[p->l4_off + 1]);
 		/* Linux's ICMP tuple: type and code in dport; echo, ICMPv4
-		 * timestamp, information, address mask: the identifier in sport */
+		 * timestamp, information, address mask, ICMPv6 node
+		 * information: the identifier (its place) in sport */
 		CHECK(dport == rd16(data + p->l4_off));
 		if (fam == FC_AF_INET4 ? (type == 0 || type == 8 || (type >= 13 && type <= 18)) :
-					 (type == 128 || type == 129))
+					 (type == 128 || type == 129 || type == 139 || type == 140))
 			CHECK(sport == rd16(data + p->l4_off + 4));
 		else
 			CHECK(sport == 0);

@@ -11,8 +11,11 @@
  * accepted set has every rule of one family, every hook-claiming chain
  * named after its netfilter chain, is valid rule by rule, survives the
  * native language (equal set, same text, same evaluation on keys and on
- * packet contexts through every stage) and the iptables export (written
- * back and read again: the same native text).
+ * packet contexts through every stage) and the iptables export of its
+ * family (written back and read again: the same native text). A set
+ * without rules has the family its policies say (an "ip6tables-save"
+ * header's file keeps IPv6 policies, which only the ip6tables export
+ * carries).
  */
 #include "fuzz_rules_common.h"
 
@@ -51,6 +54,54 @@ check_imported(const struct rule_set *s)
 			}
 		}
 	return family;
+}
+
+/* The same rule count, chains and policies (both families). */
+static int
+same_policies(const struct rule_set *a, const struct rule_set *b)
+{
+	if (rule_set_rule_count(a) != rule_set_rule_count(b))
+		return 0;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		if (rule_set_chain_count(a, t) != rule_set_chain_count(b, t))
+			return 0;
+		for (unsigned int i = 0; i < rule_set_chain_count(a, t); i++) {
+			const struct rule_chain *ca = rule_set_chain_at(a, t, i);
+			const struct rule_chain *cb = rule_set_chain_at(b, t, i);
+
+			if (strcmp(ca->name, cb->name) != 0 || ca->policy != cb->policy ||
+				ca->policy6 != cb->policy6)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * The family a set without rules was read as: only its policies say (an
+ * "ip6tables-save" header gives IPv4 ACCEPT and the file's IPv6 policies).
+ * The family's export is the one that carries them. 0: either (the
+ * policies read the same as IPv4 and as IPv6).
+ */
+static unsigned int
+policy_family(const struct rule_set *s, const char *text)
+{
+	static const unsigned int fams[] = {FC_AF_INET4, FC_AF_INET6};
+	unsigned int found = 0, n = 0;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_set *f = rule_set_parse_iptables_af(text, NULL, fams[i], NULL);
+
+		/* Its "-6" lines, skipped as IPv4, may not read as IPv6. */
+		if (f != NULL && same_policies(s, f)) {
+			found = fams[i];
+			n++;
+		}
+		rule_set_free(f);
+	}
+	/* Naming the family it settled on changes nothing. */
+	CHECK(n > 0);
+	return n == 1 ? found : 0;
 }
 
 /* Written back as iptables-save text and read again: the same set, in native words. */
@@ -115,6 +166,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fz_check_equal(s, again);
 	family = check_imported(s);
+	if (family == 0)
+		family = policy_family(s, text);
 	if (family != 0) {
 		/* Naming the family it settled on changes nothing. */
 		struct rule_set *f = rule_set_parse_iptables_af(text, NULL, family, NULL);

@@ -52,6 +52,7 @@
 #define ICMP6_MLD_QUERY	     130
 #define ICMP6_ND_NEIGH_ADV   136 /* 130..136: MLD v1, router/neighbour discovery */
 #define ICMP6_NODE_INFO_QUERY 139
+#define ICMP6_NODE_INFO_REPLY 140
 #define ICMP6_MLD2_REPORT    143
 #define ICMP6_MRDISC_ADV     151 /* multicast router discovery (RFC 4286) */
 #define ICMP6_MRDISC_SOL     152
@@ -290,7 +291,7 @@ icmp_is_reply(uint8_t family, uint8_t type)
 	if (family == FC_AF_INET4)
 		return type == ICMP_ECHO_REPLY || type == ICMP_TIMESTAMP + 1 ||
 		       type == ICMP_INFO_REQUEST + 1 || type == ICMP_ADDRESS_REQUEST + 1;
-	return type == ICMP6_ECHO_REPLY;
+	return type == ICMP6_ECHO_REPLY || type == ICMP6_NODE_INFO_REPLY;
 }
 
 /*

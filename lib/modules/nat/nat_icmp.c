@@ -136,7 +136,7 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	if (echo && in_l4 + 8 <= in_end) {
 		uint8_t t = l3[in_l4];
 
-		echo = fc_icmp_has_id(v4 ? FC_AF_INET4 : FC_AF_INET6, t);
+		echo = fc_icmp_nat_id(v4 ? FC_AF_INET4 : FC_AF_INET6, t);
 	} else {
 		echo = false;
 	}

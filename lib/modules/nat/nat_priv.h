@@ -93,14 +93,19 @@ nat_tuple_equal(const struct fc_key *a, const struct fc_key *b)
 }
 
 /*
- * ICMP/ICMPv6 echo and the other queries with an identifier
- * (fc_key_icmp_query()): the parser puts the identifier in sport, the
- * type and code in dport. The identifier is the "source port" NAT maps.
+ * ICMP/ICMPv6 echo and the other queries with an identifier that NAT
+ * rewrites (fc_key_icmp_query(), fc_icmp_nat_id(): not an ICMPv6 node
+ * information message's, as in Linux): the parser puts the identifier in
+ * sport, the type and code in dport. The identifier is the "source port"
+ * NAT maps.
  */
 static inline bool
 nat_key_is_echo(const struct fc_key *k)
 {
-	return fc_key_icmp_query(k);
+	uint16_t dport = fc_key_dport(k);
+
+	/* dport is in network order: its first byte is the type */
+	return fc_key_icmp_query(k) && fc_icmp_nat_id(k->family, ((const uint8_t *)&dport)[0]);
 }
 
 /*

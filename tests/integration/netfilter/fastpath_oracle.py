@@ -60,11 +60,14 @@ CASES = [
     ("natident", False),
     ("icmpquery", True),
     ("icmpquery6", True),
+    ("icmptype", True),
+    ("icmptype6", True),
+    ("nodeinfo6", True),
 ]
 # Cases whose rule counters (and the policies of the file's tables) must be
 # the kernel's too: the cached entries count their packets for the rules.
 COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter", "fieldstring", "icmpquery",
-           "icmpquery6")
+           "icmpquery6", "icmptype", "icmptype6", "nodeinfo6")
 # Cases whose upcalls are bounded by the packet list: at most one per flow
 # (its first packet) and one per packet of a class other than its entry's
 # (packets that only waited behind their flow's upcall not counted).

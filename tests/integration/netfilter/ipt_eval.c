@@ -860,8 +860,8 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 	case 58:
 		b[l4] = (uint8_t)(p->icmp_type >= 0 ? p->icmp_type : p->proto == 1 ? 8 : 128);
 		b[l4 + 1] = (uint8_t)p->icmp_code;
-		if ((p->proto == 1 && (b[l4] == 8 || b[l4] == 0)) ||
-			(p->proto == 58 && (b[l4] == 128 || b[l4] == 129))) {
+		/* The identifier where it keys the message (the oracle's is_echo()). */
+		if (fc_icmp_has_id(p->proto == 1 ? FC_AF_INET4 : FC_AF_INET6, b[l4])) {
 			put16(b + l4 + 4, (unsigned int)(p->icmp_id >= 0 ? p->icmp_id : (int)(p->n & 0xffff)));
 			put16(b + l4 + 6, p->n & 0xffff);
 		}

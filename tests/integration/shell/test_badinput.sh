@@ -80,5 +80,23 @@ CMDS
 snapshot
 [ "$SNAP" = "$before" ] || { diff <(echo "$before") <(echo "$SNAP"); fail "state changed"; }
 echo "$SNAP" | grep -q "^nothing pending" || fail "a failed edit left pending changes"
+
+# An iptables file: a rule line's malformed counters are an error at their
+# place, nothing loaded; a chain line's load as 0 with a warning at theirs
+# (iptables-restore without -c never reads them; Linux loads the file).
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' ':OUTPUT ACCEPT [0:0]' \
+	'[1_1] -A INPUT -j ACCEPT' 'COMMIT' > "$W/rc.rules"
+ask rule load iptables "$W/rc.rules"
+echo "$ASK" | grep -q "error: .*rc.rules:5:1: bad counters" || fail "rule counters: $ASK"
+snapshot
+[ "$SNAP" = "$before" ] || fail "a refused file changed the state"
+printf '%s\n' '*filter' ':INPUT ACCEPT [0_0]' ':FORWARD DROP [x:1]' ':OUTPUT ACCEPT [0:0]' \
+	'COMMIT' > "$W/cc.rules"
+ask rule load iptables "$W/cc.rules"
+echo "$ASK" | grep -q "warning: .*cc.rules:2:15: bad chain counters, loaded as 0 .*'\[0_0\]' (and 1 more lines)" ||
+	fail "chain counters: $ASK"
+ask show pending
+echo "$ASK" | grep -q "^nothing pending" && fail "the file with chain counters did not load"
+ask rollback
 stop_gufc || fail "gufc exit status $?"
 echo "PASS"

@@ -16,7 +16,7 @@
  *  - SNAT keeps one identifier for two query kinds (two reply tuples) and
  *    translates each reply back; an error about a remapped echo request
  *    is translated back to the inside host's request.
- * IPv4 and IPv6 (echo only there: ICMPv6 has no other such queries).
+ * IPv4 and IPv6 (echo, and node information queries, RFC 4620).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -345,6 +345,154 @@ test_query_kinds(void **state)
 }
 
 /*
+ * Rules that read the ICMP type of every packet (no ctstate: each
+ * direction's type accepted by its own rule): the key holds the type and
+ * code (dport), so the match is decided once per flow and both entries
+ * decide their later packets on the fast path. Before, the walk's ICMP
+ * dependency made each entry per packet (FC_VERDICT_SLOW): every request
+ * and reply went up.
+ */
+static void
+test_icmp_type_per_flow(void **state)
+{
+	static const char *rules = "accept proto icmp icmp_type echo-request\n"
+				   "accept proto icmp icmp_type echo-reply\n"
+				   "accept proto icmpv6 icmpv6_type echo-request\n"
+				   "accept proto icmpv6 icmpv6_type echo-reply\n"
+				   "policy drop\n";
+	uint8_t f[128], g[128];
+	struct rule_decision d;
+	const struct fc_entry *e;
+	struct fc_key k, rk;
+	uint32_t n, m;
+	bool slow;
+
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct rule_engine *eng = mk_engine(0);
+
+		load(eng, rules);
+		n = query(f, v6, false, v6 ? 128 : 8, 7, 1);
+		d = rx(eng, f, n, 1, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		k = key_of(f, n);
+		fc_key_reverse(&k, &rk);
+		e = entry_of(eng, &k);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		e = entry_of(eng, &rk);
+		assert_non_null(e);
+		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
+		/* The first reply: conntrack sees it (the connection becomes established). */
+		m = query(g, v6, true, v6 ? 129 : 0, 7, 1);
+		d = rx(eng, g, m, 2, &slow);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+		/* Later requests and replies: the fast path, the entries' verdicts. */
+		for (uint16_t seq = 2; seq < 5; seq++) {
+			m = query(g, v6, true, v6 ? 129 : 0, 7, seq);
+			d = rx(eng, g, m, 2 + seq, &slow);
+			assert_false(slow);
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+			n = query(f, v6, false, v6 ? 128 : 8, 7, (uint16_t)(seq + 1));
+			d = rx(eng, f, n, 2 + seq, &slow);
+			assert_false(slow);
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		}
+		/* Another type between the same hosts: its own flow, the policy's drop. */
+		n = query(f, v6, false, v6 ? 139 : 13, 9, 1);
+		d = rx(eng, f, n, 9, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * ICMPv6 node information (RFC 4620) as Linux's conntrack tracks it: a
+ * query (139) starts a connection keyed by its Qtype (in the identifier's
+ * place), its code and type; the reply (140) of that Qtype is its reply
+ * direction, ESTABLISHED; a reply of another Qtype is INVALID, a query of
+ * another Qtype a connection of its own. Before, the key held no Qtype and
+ * no reply type: every reply was INVALID. Through SNAT the Qtype is kept
+ * (Linux rewrites an echo's identifier only).
+ */
+static void
+test_node_info(void **state)
+{
+	static const char *rules = "accept ctstate established,related\n"
+				   "accept proto icmpv6 icmpv6_type 139 ctstate new\n"
+				   "policy drop\n";
+	struct mod_nat_binding_result nb;
+	struct rule_engine *eng;
+	uint8_t f[128], g[128];
+	struct rule_decision d;
+	struct fc_key k, rk;
+	uint32_t n, m;
+	bool slow;
+
+	(void)state;
+	eng = mk_engine(0);
+	load(eng, rules);
+	n = icmp6(f, A6, B6, 139, 2, 1);
+	d = rx(eng, f, n, 1, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_NEW);
+	k = key_of(f, n);
+	assert_int_equal(ntohs(k.v6.sport), 2);
+	assert_int_equal(ntohs(k.v6.dport), 139 << 8);
+	/* The reply of that Qtype: the connection's reply direction. */
+	m = icmp6(g, B6, A6, 140, 2, 1);
+	fc_key_reverse(&k, &rk);
+	k = key_of(g, m);
+	assert_memory_equal(&rk, &k, sizeof(k));
+	d = rx(eng, g, m, 2, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	/* The next query and reply: the fast path. */
+	n = icmp6(f, A6, B6, 139, 2, 2);
+	d = rx(eng, f, n, 3, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, g, m, 3, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	/* A reply of another Qtype: no query asked it, INVALID. */
+	m = icmp6(g, B6, A6, 140, 3, 1);
+	d = rx(eng, g, m, 4, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.ctstate, RULE_CT_INVALID);
+	/* A query of another Qtype: a connection of its own. */
+	n = icmp6(f, A6, B6, 139, 3, 1);
+	d = rx(eng, f, n, 5, &slow);
+	assert_true(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.ctstate, RULE_CT_NEW);
+	eng_stack_free(eng);
+
+	/* SNAT: the address translated, the Qtype kept, the reply translated back. */
+	eng = mk_engine(16);
+	load(eng, "snat to 2001:db8:ff::1 src 2001:db8::/64\naccept\n");
+	n = icmp6(f, A6, B6, 139, 2, 1);
+	d = rx(eng, f, n, 1, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	assert_int_equal(ntohs(nb.fwd.v6.sport), 2);
+	assert_int_equal(ntohs(nb.fwd.v6.dport), 139 << 8);
+	m = icmp6(g, B6, "2001:db8:ff::1", 140, 2, 1);
+	k = key_of(g, m);
+	assert_memory_equal(&k, &nb.reply, sizeof(k));
+	d = rx(eng, g, m, 2, &slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.nat_slot, nb.reply_slot);
+	eng_stack_free(eng);
+}
+
+/*
  * A pings B and B pings A with the same identifier: two connections, as
  * in Linux. B's request is NEW (gufc's keys made it the reply direction of
  * A's connection: INVALID), and each reply is ESTABLISHED in its own.
@@ -522,6 +670,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_query_kinds),
+		cmocka_unit_test(test_icmp_type_per_flow),
+		cmocka_unit_test(test_node_info),
 		cmocka_unit_test(test_crossed_pings),
 		cmocka_unit_test(test_error_related),
 		cmocka_unit_test(test_snat_query_kinds),

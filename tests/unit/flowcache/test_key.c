@@ -196,7 +196,7 @@ test_reverse_icmp(void **state)
 		{FC_AF_INET4, 8, 0},   {FC_AF_INET4, 0, 8},	{FC_AF_INET4, 13, 14},
 		{FC_AF_INET4, 14, 13}, {FC_AF_INET4, 15, 16}, {FC_AF_INET4, 16, 15},
 		{FC_AF_INET4, 17, 18}, {FC_AF_INET4, 18, 17}, {FC_AF_INET6, 128, 129},
-		{FC_AF_INET6, 129, 128},
+		{FC_AF_INET6, 129, 128}, {FC_AF_INET6, 139, 140}, {FC_AF_INET6, 140, 139},
 	};
 	struct fc_key k, r, rr, want;
 
@@ -218,6 +218,11 @@ test_reverse_icmp(void **state)
 		fc_key_reverse(&r, &rr);
 		assert_key_equal(&rr, &k);
 	}
+	/* NAT rewrites the identifier of these, but for ICMPv6 node information's (Linux). */
+	for (unsigned int i = 0; i < RTE_DIM(q); i++)
+		assert_true(fc_icmp_nat_id(q[i].family, q[i].type) ==
+			    (q[i].family == FC_AF_INET4 || q[i].type < 130));
+	assert_false(fc_icmp_nat_id(FC_AF_INET6, 135));
 	/* The other family's numbers are not queries there: 8 in ICMPv6, 128 in ICMPv4. */
 	assert_int_equal(fc_icmp_reply_type(FC_AF_INET6, 8), 8);
 	assert_int_equal(fc_icmp_reply_type(FC_AF_INET4, 128), 128);

@@ -162,11 +162,23 @@ check_x(const struct xcase *c, size_t n, unsigned int family)
 			fail_msg("case %zu '%s' on '%s': %s, want %s", i, c[i].matches, c[i].key,
 				ev.verdict == RULE_VERDICT_DROP ? "drop" : "accept",
 				c[i].drop ? "drop" : "accept");
-		/* connlimit: the connection's count, decided with the connection (no dep). */
+		/*
+		 * connlimit: the connection's count, decided with the connection (no
+		 * dep). ICMP type and code: the key's (dport = type << 8 | code), so
+		 * the same for every packet of the flow (no dep either).
+		 */
 		assert_true(ev.deps != 0 || strstr(c[i].matches, "iprange") != NULL ||
 			    strstr(c[i].matches, "addrtype") != NULL ||
 			    strstr(c[i].matches, "--ctstate") != NULL ||
-			    strstr(c[i].matches, "connlimit") != NULL);
+			    strstr(c[i].matches, "connlimit") != NULL ||
+			    strstr(c[i].matches, "icmp") != NULL);
+		if (strstr(c[i].matches, "icmp") != NULL) {
+			assert_int_equal(ev.deps & RULE_DEP_ICMP, 0);
+			/* The key alone gives the context the packet's type and code. */
+			rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+			assert_int_equal(p.icmp_type, c[i].icmp_type);
+			assert_int_equal(p.icmp_code, c[i].icmp_code);
+		}
 		rule_set_free(s);
 	}
 }
@@ -184,14 +196,14 @@ test_matches_v4(void **state)
 		{"-p tcp --tcp-flags ALL FIN,PSH,URG", FWD4, .tcp_flags = 0x29, .drop = true},
 		{"-p tcp --tcp-flags ALL FIN,PSH,URG", FWD4, .tcp_flags = 0x39, .drop = false},
 		{"-p tcp --tcp-flags SYN,RST SYN,RST", FWD4, .tcp_flags = 0x06, .drop = true},
-		{"-p icmp --icmp-type echo-request", "icmp 192.0.2.1:7 -> 198.51.100.1:7",
+		{"-p icmp --icmp-type echo-request", "icmp 192.0.2.1:7 -> 198.51.100.1:2048",
 			.icmp_type = 8, .drop = true},
-		{"-p icmp --icmp-type host-unreachable", "icmp 192.0.2.1:769 -> 198.51.100.1:0",
+		{"-p icmp --icmp-type host-unreachable", "icmp 192.0.2.1:0 -> 198.51.100.1:769",
 			.icmp_type = 3, .icmp_code = 1, .drop = true},
 		{"-p icmp --icmp-type destination-unreachable",
-			"icmp 192.0.2.1:781 -> 198.51.100.1:0", .icmp_type = 3,
+			"icmp 192.0.2.1:0 -> 198.51.100.1:781", .icmp_type = 3,
 			.icmp_code = 13, .drop = true},
-		{"-p icmp ! --icmp-type 3/3", "icmp 192.0.2.1:771 -> 198.51.100.1:0",
+		{"-p icmp ! --icmp-type 3/3", "icmp 192.0.2.1:0 -> 198.51.100.1:771",
 			.icmp_type = 3, .icmp_code = 3, .drop = false},
 		{"-m iprange --src-range 192.0.2.0-192.0.2.9", FWD4, .drop = true},
 		{"-m iprange ! --dst-range 198.51.100.0-198.51.100.9", FWD4, .drop = false},
@@ -278,17 +290,54 @@ test_matches_v4(void **state)
 
 #define FWD6 "udp [2001:db8::1]:1000 -> [2001:db8:1::1]:53"
 
+/*
+ * An ICMP match on an ICMP key of its family depends on no per-packet
+ * field: the key holds the type and code, a context on the key alone has
+ * them. A non-first fragment's key holds neither: no match, the dependency
+ * kept.
+ */
+static void
+test_icmp_key_deps(void **state)
+{
+	static const char text[] = "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+				   ":OUTPUT ACCEPT [0:0]\n"
+				   "-A FORWARD -p icmp --icmp-type timestamp-request -j DROP\n"
+				   "COMMIT\n";
+	struct rule_set *s = parse_opts(text, FC_AF_INET4, NULL);
+	struct fc_key ts = key("icmp 192.0.2.1:9 -> 198.51.100.1:3328");
+	struct fc_key echo = key("icmp 192.0.2.1:9 -> 198.51.100.1:2048");
+	struct rule_eval ev;
+	struct rule_pkt p;
+
+	(void)state;
+	rule_pkt_init(&p, &ts, RULE_CT_NEW, 0);
+	assert_int_equal(p.icmp_type, 13);
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+	assert_int_equal(ev.verdict, RULE_VERDICT_DROP);
+	assert_int_equal(ev.deps & RULE_DEP_ICMP, 0);
+	rule_pkt_init(&p, &echo, RULE_CT_NEW, 0);
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(ev.deps & RULE_DEP_ICMP, 0);
+	rule_pkt_init(&p, &ts, RULE_CT_NEW, RULE_KEY_F_NOPORTS);
+	assert_int_equal(p.icmp_type, 0);
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+	assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+	assert_int_not_equal(ev.deps & RULE_DEP_ICMP, 0);
+	rule_set_free(s);
+}
+
 static void
 test_matches_v6(void **state)
 {
 	static const struct xcase cases[] = {
 		{"-p ipv6-icmp --icmpv6-type echo-request",
-			"icmpv6 [2001:db8::1]:5 -> [2001:db8:1::1]:5", .icmp_type = 128,
+			"icmpv6 [2001:db8::1]:5 -> [2001:db8:1::1]:32768", .icmp_type = 128,
 			.drop = true},
 		{"-p ipv6-icmp --icmpv6-type neighbour-solicitation",
-			"icmpv6 [2001:db8::1]:34560 -> [2001:db8:1::1]:0", .icmp_type = 135,
+			"icmpv6 [2001:db8::1]:0 -> [2001:db8:1::1]:34560", .icmp_type = 135,
 			.drop = true},
-		{"-p ipv6-icmp --icmpv6-type 1/4", "icmpv6 [2001:db8::1]:259 -> [2001:db8:1::1]:0",
+		{"-p ipv6-icmp --icmpv6-type 1/4", "icmpv6 [2001:db8::1]:0 -> [2001:db8:1::1]:259",
 			.icmp_type = 1, .icmp_code = 3, .drop = false},
 		{"-m hl --hl-eq 255", FWD6, .ttl = 255, .drop = true},
 		{"-m length --length 48", FWD6, .len = 48, .drop = true},
@@ -1297,6 +1346,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_v4),
 		cmocka_unit_test(test_matches_v6),
+		cmocka_unit_test(test_icmp_key_deps),
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_providers),
 		cmocka_unit_test(test_restore_commands),
