@@ -735,6 +735,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	struct rule_engine *eng = priv;
 	struct eng_flow *ef = eng_flow_of(f);
 	const struct rule_eval *res;
+	struct fc_key xk;
 	uint32_t all = 0, deps;
 	unsigned int d;
 	int rc, prog;
@@ -747,9 +748,12 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	rc = rule_engine_classify_flow(f, RULE_STAGE_DST, &res);
 	if (rc < 0)
 		return rc;
+	/* The source checked is the packet's own (nat PREROUTING keeps no forged bit). */
+	xk = f->xkey;
+	fc_key_set_flags(&xk, fc_key_flags(&xk) | (fc_key_flags(&f->key) & FC_KEY_F_SRC_FORGED));
 	if (ef->ev[RULE_STAGE_RAW].verdict == RULE_VERDICT_ACCEPT &&
 		ef->ev[RULE_STAGE_DST].verdict == RULE_VERDICT_ACCEPT &&
-		rule_engine_martian(&f->xkey, true)) {
+		rule_engine_martian(&xk, true)) {
 		f->act[0].verdict = FC_VERDICT_DROP;
 		f->drop = RULE_DROP_MARTIAN;
 		/* Another packet may be decided otherwise by PREROUTING: no entry. */

@@ -79,7 +79,8 @@ static uint16_t
 addr_type(const struct fc_key *k, bool dst)
 {
 	const uint8_t *a = dst ? fc_key_dst(k) : fc_key_src(k);
-	uint8_t lbit = dst ? FC_KEY_F_DST_LOCAL : FC_KEY_F_SRC_LOCAL;
+	/* A forged local source (from outside) is this host's address all the same. */
+	uint8_t lbit = dst ? FC_KEY_F_DST_LOCAL : (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED);
 	static const uint8_t zero[16];
 
 	if (memcmp(a, zero, fc_af_addr_len(k->family)) == 0)
