@@ -459,6 +459,9 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 /* Filter                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* The source's local bits: this host's own packet, or a forged local source. */
+#define ENG_SRC_BITS (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED)
+
 /* What the filter sees: the original source, the translated destination. */
 static void
 flow_fkey(struct rule_flow *f)
@@ -468,12 +471,12 @@ flow_fkey(struct rule_flow *f)
 		f->fkey[0].v4.src = f->key.v4.src;
 		f->fkey[0].v4.sport = f->key.v4.sport;
 		f->fkey[0].v4.flags = (uint8_t)((f->xkey.v4.flags & FC_KEY_F_DST_LOCAL) |
-						(f->key.v4.flags & FC_KEY_F_SRC_LOCAL));
+						(f->key.v4.flags & ENG_SRC_BITS));
 	} else {
 		memcpy(f->fkey[0].v6.src, f->key.v6.src, 16);
 		f->fkey[0].v6.sport = f->key.v6.sport;
 		f->fkey[0].v6.flags = (uint8_t)((f->xkey.v6.flags & FC_KEY_F_DST_LOCAL) |
-						(f->key.v6.flags & FC_KEY_F_SRC_LOCAL));
+						(f->key.v6.flags & ENG_SRC_BITS));
 	}
 	/* Ports: the packet's own; the reply's, where the replies will arrive. */
 	fc_key_set_in_port(&f->fkey[0], fc_key_in_port(&f->key));
