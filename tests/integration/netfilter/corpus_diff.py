@@ -25,9 +25,16 @@ one after another, and what comes out is read: forwarded at the right
 (with the tuple after NAT), delivered locally (raw sockets in the
 firewall), or nothing (dropped or rejected).
 
+Forged packets (a source of the firewall's own from outside: the
+oracle's `forged` word) come first in every list; Linux gets them from
+the left like any packet from outside.
+
 gufc: the binary on two net_pcap ports named like the lab's interfaces,
 the same local addresses, the file through --iptables / --ip6tables
-(--ipset), one packet per burst; forwarded = port 1's TX pcap, delivered
+(--ipset), one packet per burst, in two runs: the forged packets on a
+port 0 that does not carry the firewall's own packets, then the others
+on a port 0 that does (`port 0 host`: the firewall's own packets arrive
+there, gufc having no sockets); forwarded = port 1's TX pcap, delivered
 locally = the `local` channel's pcap, a TCP RST or ICMP error about the
 packet on port 0's TX pcap = rejected (Linux's replies are dropped by the
 oracle's lab, so a reject compares as a drop).
@@ -562,8 +569,11 @@ def derive_packets(nfo, tables, family, count, seed):
     # drops it after PREROUTING (accept_local off), IPv6 delivers or
     # forwards it as any packet from outside. Sent first (gufc_fates()).
     wan = ip(nfo.WAN[family][0])
-    for src, dst in ((loc[0], d["right"]), (loc[0], loc[-1]), (wan, d["right"]),
-                     (loc[-1], loc[0])):
+    forged = [(loc[0], d["right"]), (loc[0], loc[-1]), (wan, d["right"]), (loc[-1], loc[0])]
+    if family == 6:
+        # The inside interface's own link-local address (gufc's port 0 has it).
+        forged.append((ip(link_local(nfo.MAC_FW_L)), loc[0]))
+    for src, dst in forged:
         pl.add(17, src, dst, fresh_sport(), 53, forged=True)
         pl.add(6, src, dst, fresh_sport(), 80, forged=True)
     for t in sorted(mat.ttls):
