@@ -751,6 +751,7 @@ setup(struct gufc_app *app, struct rule_set *set)
 	{
 		uint64_t host = 0;
 
+		RTE_BUILD_BUG_ON(GUFC_MAX_PORTS > 64); /* the table's mask has 64 ports */
 		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++)
 			if (app->cfg.port[p].host)
 				host |= UINT64_C(1) << p;
