@@ -9,7 +9,8 @@
  *  - the keys (IPv4: exactly 16 bytes, IPv6: 48), their normalization and
  *    their text form;
  *  - the packet parser (raw buffer, mbuf, burst) and its named results;
- *  - the local-address table that fills the two local bits;
+ *  - the local-address table that fills the two local bits (and the forged
+ *    bit: a local source on a port that does not carry this host's packets);
  *  - the flow table: a cuckoo hash of its own with lock-free readers, RCU
  *    reclamation and preallocated key and entry arrays indexed by key slot
  *    (flowcache_table.h, included at the end of this header).

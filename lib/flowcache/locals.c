@@ -2,7 +2,9 @@
 /*
  * lib/flowcache/locals.c — the local-address table: which addresses are this
  * host's own. It fills the two local bits of the keys (src_local = OUTPUT,
- * dst_local = INPUT, neither = FORWARD) for a whole burst at once.
+ * dst_local = INPUT, neither = FORWARD) for a whole burst at once; a local
+ * source is OUTPUT's on the ports that carry this host's own packets only
+ * (a mask of input ports), elsewhere forged (FC_KEY_F_SRC_FORGED).
  *
  * Lookups use rte_lpm (IPv4) and rte_lpm6 (IPv6); a next hop of 1 means
  * "local", nothing else is ever stored. LPM cannot enumerate its rules, so
