@@ -1488,27 +1488,43 @@ def test_forged(ctx):
     packets (no `host` on it) is forged: IPv4's is a martian (counted under
     `martian`, every packet of the flow, after raw PREROUTING saw it), IPv6's
     is forwarded as any packet from outside (no OUTPUT rule sees it). On a
-    `host` port the same packets are this host's own: OUTPUT drops them."""
+    `host` port the same packets are this host's own: OUTPUT drops them.
+    Two ports, the packets on either: the port they arrive on decides."""
     me4 = [l4_frame("udp", "192.0.2.1", 4000, "198.51.100.9", 53, ident=i) for i in (1, 2, 3)]
     me6 = [l4_frame("udp", "2001:db8::1", 4000, "2001:db8:9::9", 53, ident=i) for i in (4, 5)]
     other = [l4_frame("udp", "192.0.2.7", 4000, "198.51.100.9", 53, ident=6)]
     inp = ctx.path("forged.pcap")
     pcap_write(inp, me4 + me6 + other)
+    empty = ctx.path("forged-empty.pcap")
+    pcap_write(empty, [])
     rules = write(ctx, "forged.v4", FORGED_V4)
     rules6 = write(ctx, "forged.v6", FORGED_V4.replace("*raw\n:PREROUTING ACCEPT [0:0]\n"
                                                        ":OUTPUT ACCEPT [0:0]\n"
                                                        "-A PREROUTING -p udp\nCOMMIT\n", ""))
-    for host in (False, True):
-        tag = "forged-host" if host else "forged"
-        cfg = write(ctx, tag + ".conf", "port 0 name in0%s\nlocal 192.0.2.1\n"
-                    "local 2001:db8::1\n" % (" host" if host else ""))
-        stats, tx, _, _ = ctx.gufc_run(inp, ["--config", cfg, "--iptables", rules,
-                                             "--ip6tables", rules6], tag)
-        out = sorted(p["src"] for p in ctx.pcap_read(tx))
+    for inport, hostport in ((0, None), (0, 0), (1, 1), (1, 0)):
+        host = inport == hostport
+        tag = "forged-in%d-host%s" % (inport, hostport)
+        cfg = write(ctx, tag + ".conf", "port 0 name in0\nport 1 name in1\nlocal 192.0.2.1\n"
+                    "local 2001:db8::1\n" +
+                    ("port %d host\n" % hostport if hostport is not None else ""))
+        rx = [inp if p == inport else empty for p in (0, 1)]
+        tx = [ctx.path("%s.tx%d.pcap" % (tag, p)) for p in (0, 1)]
+        js = ctx.path(tag + ".json")
+        cmd = [ctx.gufc] + EAL_BASE + ["--file-prefix", ctx.prefix(), "--no-huge", "-m", "512"]
+        cmd += ["--vdev=net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (p, rx[p], tx[p]) for p in (0, 1)]
+        cmd += ["--", "--idle-exit", "300", "--flows", "4096", "--stats-json", js,
+                "--config", cfg, "--iptables", rules, "--ip6tables", rules6]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "%s: gufc exit %d\n%s" % (tag, r.returncode,
+                                                          (r.stdout + r.stderr)[-3000:]))
+        stats = load_stats(js, tag)
+        # Accepted packets leave by the pair of the port they came on.
+        out = sorted(p["src"] for p in ctx.pcap_read(tx[1 - inport]))
         d = nz_drops(stats)
-        raw = [r for r in stats["rules"] if r.get("table") == "raw"]
-        check(stats["ports"][0]["host"] is host, "%s: ports[0].host %s" %
-              (tag, stats["ports"][0]["host"]))
+        raw = [x for x in stats["rules"] if x.get("table") == "raw"]
+        hosts = [p["port"] for p in stats["ports"] if p["host"]]
+        check(hosts == ([] if hostport is None else [hostport]), "%s: host ports %s" %
+              (tag, hosts))
         if host:
             check(out == ["192.0.2.7"], "%s: TX sources %s" % (tag, out))
             check(d == {"filter": 5}, "%s: drops %s, expected filter 5" % (tag, d))
@@ -1518,7 +1534,7 @@ def test_forged(ctx):
                   "%s: TX sources %s" % (tag, out))
             check(d == {"martian": 3}, "%s: drops %s, expected martian 3" % (tag, d))
             check(raw and raw[0]["packets"] == 4, "%s: raw PREROUTING %s" % (tag, raw))
-    print("forged: martian 3 and 2 forwarded without a host port, OUTPUT's with one")
+    print("forged: martian 3 and 2 forwarded off a host port, OUTPUT's on one, either port")
 
 
 TESTS = {"linktypes": test_linktypes, "forged": test_forged, "rules": test_rules, "conntrack": test_conntrack,
