@@ -368,8 +368,9 @@ cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
 			if ((rc = cfg_need(c, i + 2)) != 0)
 				return rc;
 			for (i++; i < c->n && strcmp(c->tok[i].s, "name") != 0 &&
-				strcmp(c->tok[i].s, "mtu") != 0 && strcmp(c->tok[i].s, "address") != 0 &&
-				strcmp(c->tok[i].s, "host") != 0;
+				  strcmp(c->tok[i].s, "mtu") != 0 &&
+				  strcmp(c->tok[i].s, "address") != 0 &&
+				  strcmp(c->tok[i].s, "host") != 0;
 				i++) {
 				struct lex_prefix a;
 				const char *t = c->tok[i].s;

@@ -53,7 +53,8 @@ sh_cmd_port(struct sh_ctx *c)
 
 		/* Cached flows hold keys made with it: set at start only. */
 		if (strcmp(w, "host") == 0)
-			return sh_err(c, -EINVAL, w, "host: start time only (the config's port line)");
+			return sh_err(
+				c, -EINVAL, w, "host: start time only (the config's port line)");
 		if (i + 1 >= l->n)
 			return sh_err(c, -EINVAL, w, "missing value");
 		if (strcmp(w, "name") == 0) {

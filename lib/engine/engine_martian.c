@@ -60,8 +60,8 @@ rule_engine_martian(const struct fc_key *k, bool stage_dst)
 	 * off), whatever the destination; IPv6 has no such check.
 	 */
 	if (k->family == FC_AF_INET4)
-		return stage_dst && ((fc_key_flags(k) & FC_KEY_F_SRC_FORGED) ||
-					    martian4(rte_be_to_cpu_32(k->v4.src),
-						    rte_be_to_cpu_32(k->v4.dst)));
+		return stage_dst &&
+		       ((fc_key_flags(k) & FC_KEY_F_SRC_FORGED) ||
+			       martian4(rte_be_to_cpu_32(k->v4.src), rte_be_to_cpu_32(k->v4.dst)));
 	return !stage_dst && martian6(k->v6.src, k->v6.dst);
 }

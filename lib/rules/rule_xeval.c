@@ -96,8 +96,7 @@ addr_type(const struct fc_key *k, bool dst)
 	if (fc_key_flags(k) & lbit)
 		return RULE_ADDRTYPE_LOCAL;
 	/* Loopback addresses are this host's whatever the table says: Linux's lo holds them. */
-	if (k->family == FC_AF_INET4 ? a[0] == 127
-				     : memcmp(a, zero, 15) == 0 && a[15] == 1)
+	if (k->family == FC_AF_INET4 ? a[0] == 127 : memcmp(a, zero, 15) == 0 && a[15] == 1)
 		return RULE_ADDRTYPE_LOCAL;
 	return RULE_ADDRTYPE_UNICAST;
 }

@@ -73,7 +73,7 @@ struct pkt {
 	int icmp_type, icmp_code, icmp_id;
 	uint8_t data[1024];    /* data=: bytes after the oracle's 8-byte tag */
 	unsigned int data_len;
-	bool forged;           /* "forged": a source of the firewall's own, from outside */
+	bool forged; /* "forged": a source of the firewall's own, from outside */
 };
 
 /* The lab's interfaces as gufc ports. */

@@ -259,20 +259,20 @@ test_martian6(void **state)
  * raw OUTPUT (2), nat PREROUTING DNAT of dport 99 (3), filter INPUT
  * addrtype LOCAL source (4), INPUT (5), FORWARD (6), OUTPUT (7).
  */
-#define FORGED_RULES(to) \
-	"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n" \
-	"-A PREROUTING -p udp\n" \
-	"-A OUTPUT -p udp\n" \
-	"COMMIT\n" \
-	"*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n" \
-	":POSTROUTING ACCEPT [0:0]\n" \
-	"-A PREROUTING -p udp -m udp --dport 99 -j DNAT --to-destination " to "\n" \
-	"COMMIT\n" \
-	"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n" \
-	"-A INPUT -m addrtype --src-type LOCAL\n" \
-	"-A INPUT -p udp\n" \
-	"-A FORWARD -p udp\n" \
-	"-A OUTPUT -p udp\n" \
+#define FORGED_RULES(to)                                                                           \
+	"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"                                   \
+	"-A PREROUTING -p udp\n"                                                                   \
+	"-A OUTPUT -p udp\n"                                                                       \
+	"COMMIT\n"                                                                                 \
+	"*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"              \
+	":POSTROUTING ACCEPT [0:0]\n"                                                              \
+	"-A PREROUTING -p udp -m udp --dport 99 -j DNAT --to-destination " to "\n"                 \
+	"COMMIT\n"                                                                                 \
+	"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"              \
+	"-A INPUT -m addrtype --src-type LOCAL\n"                                                  \
+	"-A INPUT -p udp\n"                                                                        \
+	"-A FORWARD -p udp\n"                                                                      \
+	"-A OUTPUT -p udp\n"                                                                       \
 	"COMMIT\n"
 
 static const char forged4_rules[] = FORGED_RULES("198.51.100.7");

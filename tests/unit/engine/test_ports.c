@@ -620,10 +620,11 @@ test_rpfilter(void **state)
 static void
 test_rpfilter_forged(void **state)
 {
-	static const char rules[] = "table mangle\n"
-				    "chain P hook prerouting\n"
-				    "drop rpfilter rpfilter_invert proto tcp dport 80\n"
-				    "drop rpfilter rpfilter_accept_local rpfilter_invert proto tcp dport 81\n";
+	static const char rules[] =
+		"table mangle\n"
+		"chain P hook prerouting\n"
+		"drop rpfilter rpfilter_invert proto tcp dport 80\n"
+		"drop rpfilter rpfilter_accept_local rpfilter_invert proto tcp dport 81\n";
 	struct rule_engine *eng;
 	struct rule_upcall u;
 	struct rule_decision d;
@@ -633,8 +634,8 @@ test_rpfilter_forged(void **state)
 	eng = mk_engine_ct(rules, false);
 	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
 	/* Not forged, routed back the way it came: passes; forged: fails, the rule drops it. */
-	assert_int_equal(decide(eng, tcp4("192.0.2.1", 1000, "198.51.100.1", 80, TCP_SYN, 1), 1)
-				 .verdict,
+	assert_int_equal(
+		decide(eng, tcp4("192.0.2.1", 1000, "198.51.100.1", 80, TCP_SYN, 1), 1).verdict,
 		FC_VERDICT_ACCEPT);
 	u = tcp4("192.0.2.1", 1001, "198.51.100.1", 80, TCP_SYN, 1);
 	u.pkt.key.v4.flags = FC_KEY_F_SRC_FORGED;

@@ -429,18 +429,18 @@ test_forged_bit(void **state)
 	assert_int_equal(r.v6.flags, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
 
 	/* Anywhere among the fields, at most once; src_forged=0 is no bit. */
-	assert_int_equal(fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=1 in_port=3",
-				 &back, NULL),
+	assert_int_equal(
+		fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=1 in_port=3", &back, NULL),
 		0);
 	assert_int_equal(back.v4.flags, FC_KEY_F_SRC_FORGED);
-	assert_int_equal(fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=0", &back, NULL),
-		0);
-	assert_int_equal(back.v4.flags, 0);
 	assert_int_equal(
-		fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=1 src_forged=1", &back, NULL),
+		fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=0", &back, NULL), 0);
+	assert_int_equal(back.v4.flags, 0);
+	assert_int_equal(fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=1 src_forged=1",
+				 &back, NULL),
 		-EINVAL);
-	assert_int_equal(fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=2", &back, NULL),
-		-EINVAL);
+	assert_int_equal(
+		fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=2", &back, NULL), -EINVAL);
 }
 
 static void

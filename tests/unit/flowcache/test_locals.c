@@ -551,7 +551,6 @@ test_mark_burst(void **state)
 	}
 }
 
-
 /*
  * Host ports: a local source is this host's own (SRC_LOCAL) on a port that
  * carries its packets, forged (SRC_FORGED, SRC_LOCAL clear) on any other;
@@ -608,7 +607,7 @@ test_host_ports(void **state)
 	for (i = 0; i < RTE_DIM(pkts); i++) {
 		uint16_t in = fc_key_in_port(&pkts[i].key);
 		uint8_t src = (in == 1 || in == 63) ? FC_KEY_F_SRC_LOCAL : FC_KEY_F_SRC_FORGED;
-		uint8_t want = i % 4 == 3 ? FC_KEY_F_DST_LOCAL
+		uint8_t want = i % 4 == 3   ? FC_KEY_F_DST_LOCAL
 			       : i % 4 == 2 ? (uint8_t)(src | FC_KEY_F_DST_LOCAL)
 					    : src;
 
