@@ -127,10 +127,11 @@ struct gufc_route {
 /** Router mode: the channel of accepted local traffic nothing answers. */
 #define GUFC_LOCAL_CHAN "local"
 
-/** A port's configuration ("port N [name NAME] [address PREFIX ...] [mtu M]"). */
+/** A port's configuration ("port N [name NAME] [address PREFIX ...] [mtu M] [host]"). */
 struct gufc_port_cfg {
 	char name[GUFC_PORT_NAME_MAX]; /**< "" = none */
 	uint16_t mtu;                  /**< 0 = the device's */
+	bool host; /**< carries this host's own packets: a local source there is OUTPUT's */
 	unsigned int n_addr;
 	struct lex_prefix addr[MOD_NEIGH_PORT_ADDRS]; /**< host address and connected length */
 };

@@ -317,7 +317,11 @@ cfg_route(struct cfg_ctx *c, struct gufc_config *cfg)
 	return 0;
 }
 
-/* port N [name NAME] [address PREFIX ...] [mtu M]: several lines add up. */
+/*
+ * port N [name NAME] [address PREFIX ...] [mtu M] [host]: several lines add
+ * up. host: the port carries this host's own packets (a local source there
+ * is locally generated; on any other port it is forged: fc_locals).
+ */
 static int
 cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
 {
@@ -357,11 +361,16 @@ cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
 				return cfg_err(c, c->tok[i + 1].col, "mtu: 68..9600", c->tok[i + 1].s);
 			pc->mtu = (uint16_t)v;
 			i += 2;
+		} else if (strcmp(o, "host") == 0) {
+			pc->host = true;
+			i++;
 		} else if (strcmp(o, "address") == 0) {
 			if ((rc = cfg_need(c, i + 2)) != 0)
 				return rc;
 			for (i++; i < c->n && strcmp(c->tok[i].s, "name") != 0 &&
-				strcmp(c->tok[i].s, "mtu") != 0 && strcmp(c->tok[i].s, "address") != 0;
+				  strcmp(c->tok[i].s, "mtu") != 0 &&
+				  strcmp(c->tok[i].s, "address") != 0 &&
+				  strcmp(c->tok[i].s, "host") != 0;
 				i++) {
 				struct lex_prefix a;
 				const char *t = c->tok[i].s;
@@ -373,7 +382,7 @@ cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
 				pc->addr[pc->n_addr++] = a;
 			}
 		} else {
-			return cfg_err(c, c->tok[i].col, "expected name, address or mtu", o);
+			return cfg_err(c, c->tok[i].col, "expected name, address, mtu or host", o);
 		}
 	}
 	return 0;

@@ -766,6 +766,16 @@ setup(struct gufc_app *app, struct rule_set *set)
 		GUFC_LOG(ERR, "local-address table: %s", rte_strerror(rte_errno));
 		goto fail_set;
 	}
+	/* A local source is this host's own on a `host` port only: elsewhere forged. */
+	{
+		uint64_t host = 0;
+
+		RTE_BUILD_BUG_ON(GUFC_MAX_PORTS > 64); /* the table's mask has 64 ports */
+		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++)
+			if (app->cfg.port[p].host)
+				host |= UINT64_C(1) << p;
+		fc_locals_host_ports_set(app->locals, host);
+	}
 	for (unsigned int i = 0; i < app->cfg.n_locals; i++) {
 		const struct lex_prefix *p = &app->cfg.locals[i];
 

@@ -105,12 +105,13 @@ gufc_show_ports(struct gufc_app *app, FILE *f)
 		rte_eth_link_get_nowait(p, &link);
 		rte_ether_format_addr(mac, sizeof(mac), &gp->mac);
 		gufc_port_addrs_text(&pc[p], addrs, sizeof(addrs));
-		fprintf(f, "%4u %-16s %-16s %3u %3u %4u %-17s %5u %-5s %12" PRIu64 " %12" PRIu64
-			" %10" PRIu64 " %10" PRIu64 "  %s\n", p,
-			gp->ifname, gp->name, gp->n_rxq, gp->n_txq,
-			gp->pair, mac, pc[p].mtu, link.link_status ? "up" : "down", es.ipackets,
-			es.opackets, es.imissed, es.ierrors + es.oerrors + es.rx_nombuf,
-			addrs[0] != '\0' ? addrs : "-");
+		fprintf(f,
+			"%4u %-16s %-16s %3u %3u %4u %-17s %5u %-5s %12" PRIu64 " %12" PRIu64
+			" %10" PRIu64 " %10" PRIu64 "  %s%s\n",
+			p, gp->ifname, gp->name, gp->n_rxq, gp->n_txq, gp->pair, mac, pc[p].mtu,
+			link.link_status ? "up" : "down", es.ipackets, es.opackets, es.imissed,
+			es.ierrors + es.oerrors + es.rx_nombuf, addrs[0] != '\0' ? addrs : "-",
+			pc[p].host ? "  (host)" : "");
 	}
 	free(pc);
 	return 0;
@@ -222,10 +223,12 @@ gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 			if (!app->ports[p].used)
 				continue;
 			gufc_mac_text(app->ports[p].mac.addr_bytes, mac);
-			fprintf(f, "%s\n    {\"port\": %u, \"name\": \"%s\", \"device\": \"%s\", "
-				"\"mac\": \"%s\", \"mtu\": %u, \"pair\": %u, \"addresses\": [", first ?
-				"" : ",", p, pc[p].name, app->ports[p].name, mac, pc[p].mtu,
-				app->ports[p].pair);
+			fprintf(f,
+				"%s\n    {\"port\": %u, \"name\": \"%s\", \"device\": \"%s\", "
+				"\"mac\": \"%s\", \"mtu\": %u, \"pair\": %u, \"host\": %s, "
+				"\"addresses\": [",
+				first ? "" : ",", p, pc[p].name, app->ports[p].name, mac, pc[p].mtu,
+				app->ports[p].pair, pc[p].host ? "true" : "false");
 			for (unsigned int i = 0; i < pc[p].n_addr; i++) {
 				char a[LEX_PREFIX_STRLEN];
 

@@ -51,6 +51,10 @@ sh_cmd_port(struct sh_ctx *c)
 	while (i < l->n) {
 		const char *w = l->tok[i];
 
+		/* Cached flows hold keys made with it: set at start only. */
+		if (strcmp(w, "host") == 0)
+			return sh_err(
+				c, -EINVAL, w, "host: start time only (the config's port line)");
 		if (i + 1 >= l->n)
 			return sh_err(c, -EINVAL, w, "missing value");
 		if (strcmp(w, "name") == 0) {

@@ -188,9 +188,10 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
 		rte_pktmbuf_free(d);
 		return NULL;
 	}
-	fc_locals_mark_burst(app->locals, &meta->pkt, 1);
-	/* The datagram's key gets the port of the fragment that completed it. */
+	/* The datagram's key gets the port of the fragment that completed it (its
+	 * local bits read it: a local source is this host's on a host port only). */
 	fc_key_set_in_port(&meta->pkt.key, in_port);
+	fc_locals_mark_burst(app->locals, &meta->pkt, 1);
 	meta->res = FC_PARSE_OK;
 	meta->why = RULE_UPCALL_MISS;
 	return d;

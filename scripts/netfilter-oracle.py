@@ -79,7 +79,11 @@ new connection (conntrack state NEW): a TCP SYN, UDP, an SCTP INIT, an
 ICMP echo request, another protocol. The kernel sees other TCP flags or
 ICMP error types without an embedded packet differently (INVALID, or
 picked up mid-stream); gufc's evaluator is asked with NEW regardless.
-Loopback addresses used in packets must be listed as local like the
+[forged] (a word of its own, any protocol): the source is one of the
+firewall's addresses, yet the packet comes from outside (injected from
+the left): IPv4's input route drops it as a martian after PREROUTING
+(accept_local off, Linux's default), IPv6 takes it as any packet from
+outside. Loopback addresses used in packets must be listed as local like the
 others (the lab does not add them: lo has them), and such packets must
 come from the firewall (a loopback destination from outside is a
 martian, dropped before any table).
@@ -217,6 +221,7 @@ class Packet:
         self.icmp_code = 0
         self.icmp_id = None
         self.data = b""
+        self.forged = False
 
     def name(self):
         return PROTO_NAMES.get(self.proto, "proto %d" % self.proto)
@@ -325,7 +330,9 @@ def parse_packets(path):
         p.family = p.src.version
         for opt in w[3:]:
             key, _, val = opt.partition("=")
-            if key == "flags" and p.proto == 6:
+            if opt == "forged":
+                p.forged = True
+            elif key == "flags" and p.proto == 6:
                 if val == "-":  # no flag at all (a NULL scan's)
                     val = ""
                 elif not val or any(c not in "FSRPAUEC" for c in val):
@@ -803,8 +810,10 @@ class Lab:
         with InNetns(self.fw):
             for k, v in (("net.ipv4.ip_forward", 1), ("net.ipv4.conf.all.rp_filter", 0),
                          ("net.ipv4.conf.default.rp_filter", 0),
-                         ("net.ipv4.conf.all.accept_local", 1),
-                         ("net.ipv4.conf.default.accept_local", 1),
+                         # Linux's default: a source of the firewall's own
+                         # from outside (a "forged" packet) is a martian.
+                         ("net.ipv4.conf.all.accept_local", 0),
+                         ("net.ipv4.conf.default.accept_local", 0),
                          ("net.ipv4.conf.all.send_redirects", 0),
                          ("net.ipv4.conf.default.send_redirects", 0),
                          ("net.ipv6.conf.all.forwarding", 1),
@@ -1215,7 +1224,7 @@ def check_delivery(p, d, seen, family, locals_):
 
 
 def run_packet(lab, p, locals_, family_tables, verbose):
-    from_fw = p.src in locals_
+    from_fw = p.src in locals_ and not p.forged
     # "keep-conntrack" lists keep the connections the packets before made
     # (connlimit counts them); the first packet still starts from none.
     if p.n == 1 or not getattr(p, "keep_ct", False):

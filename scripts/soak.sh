@@ -110,8 +110,10 @@ rules = {
 for k, v in rules.items():
     open(os.path.join(work, k + ".rules"), "w").write(v)
 conf = os.path.join(work, "soak.conf")
+# The trace holds both sides: the servers (192.0.2.0/24) are this host, their
+# packets arrive on port 0, a host port.
 open(conf, "w").write("rules %s\nchannel app kind app\nchannel web kind discard\n"
-                      "local 192.0.2.0/24\n" % os.path.join(work, "a.rules"))
+                      "local 192.0.2.0/24\nport 0 host\n" % os.path.join(work, "a.rules"))
 # The replay holds the whole trace in mbufs; gufc's own traffic needs more.
 n_trace, d = 0, open(os.path.join(work, "trace.pcap"), "rb").read()
 off = 24

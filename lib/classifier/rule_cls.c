@@ -43,7 +43,8 @@ pkt_input(const struct rule_pkt *pk, union cls_in *in)
 		meta = 0;
 	else
 		meta = (ct & RULE_CT_STATES) == 0 ? CLS_META_UNTRACKED : (ct & RULE_CT_STATES);
-	if (lf & FC_KEY_F_SRC_LOCAL)
+	/* The source is this host's address: its own packet, or one forged from outside. */
+	if (lf & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED))
 		meta |= CLS_META_SRC_LOCAL;
 	if (lf & FC_KEY_F_DST_LOCAL)
 		meta |= CLS_META_DST_LOCAL;

@@ -842,6 +842,10 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 	if (c->marks != NULL && fresh)
 		n = dp_marked(c, &b, m, n);
 	fc_parse_burst(m, n, pkts, res);
+	/* The input port is part of the key, and the local bits read it (a local
+	 * source is this host's on a host port only): set before either. */
+	for (i = 0; i < n; i++)
+		fc_key_set_in_port(&pkts[i].key, in_port);
 	fc_locals_mark_burst(c->locals, pkts, n);
 
 	f4.t = c->tab4;
@@ -853,20 +857,16 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 			rx_bytes += m[i]->pkt_len;
 		/* The common packet first, without the switch's dispatch. */
 		if (likely(res[i] == FC_PARSE_OK && pkts[i].key.family == FC_AF_INET4)) {
-			pkts[i].key.v4.in_port = in_port;
 			f4.sel[f4.n] = i;
 			f4.keys[f4.n++] = &pkts[i].key.v4;
 			continue;
 		}
 		switch (res[i]) {
 		case FC_PARSE_OK:
-			/* The input port is part of the key: set before hashing. */
 			if (pkts[i].key.family == FC_AF_INET4) {
-				pkts[i].key.v4.in_port = in_port;
 				f4.sel[f4.n] = i;
 				f4.keys[f4.n++] = &pkts[i].key.v4;
 			} else {
-				pkts[i].key.v6.in_port = in_port;
 				if (unlikely(dp_is_nd(c, &pkts[i]))) {
 					dp_upcall(&b, m[i], &pkts[i], res[i], DP_UPCALL_NEIGH);
 					break;
@@ -877,7 +877,6 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 			break;
 		case FC_PARSE_FRAG_FIRST:
 		case FC_PARSE_FRAG_LATER:
-			fc_key_set_in_port(&pkts[i].key, in_port);
 			if (c->frag_mode == DP_FRAG_DROP)
 				dp_drop(&b, &st->drops[DP_DROP_FRAGMENT], m[i]);
 			else
@@ -885,7 +884,6 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 			break;
 		case FC_PARSE_NOT_IP:
 			if (dp_is_arp(c, m[i])) {
-				fc_key_set_in_port(&pkts[i].key, in_port);
 				dp_upcall(&b, m[i], &pkts[i], res[i], DP_UPCALL_NEIGH);
 			} else if (c->non_ip_mode == DP_NONIP_DROP) {
 				dp_drop(&b, &st->drops[DP_DROP_NON_IP], m[i]);

@@ -24,6 +24,8 @@
  * reception's checks: a multicast or loopback source, the loopback
  * destination, a multicast destination of interface-local or reserved
  * (0) scope (an IPv4-mapped source passes: the kernel delivers it).
+ * A forged local source (FC_KEY_F_SRC_FORGED): an IPv4 martian (Linux's
+ * fib_validate_source() with accept_local off), for IPv6 none.
  */
 static bool
 martian4(uint32_t s, uint32_t d)
@@ -52,8 +54,14 @@ rule_engine_martian(const struct fc_key *k, bool stage_dst)
 {
 	if (fc_key_flags(k) & FC_KEY_F_SRC_LOCAL)
 		return false;
+	/*
+	 * A source of this host's from a port that does not carry its own
+	 * packets: the input route's source check refuses it (accept_local
+	 * off), whatever the destination; IPv6 has no such check.
+	 */
 	if (k->family == FC_AF_INET4)
 		return stage_dst &&
-		       martian4(rte_be_to_cpu_32(k->v4.src), rte_be_to_cpu_32(k->v4.dst));
+		       ((fc_key_flags(k) & FC_KEY_F_SRC_FORGED) ||
+			       martian4(rte_be_to_cpu_32(k->v4.src), rte_be_to_cpu_32(k->v4.dst)));
 	return !stage_dst && martian6(k->v6.src, k->v6.dst);
 }

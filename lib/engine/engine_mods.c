@@ -464,6 +464,9 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 /* Filter                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* The source's local bits: this host's own packet, or a forged local source. */
+#define ENG_SRC_BITS (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED)
+
 /* What the filter sees: the original source, the translated destination. */
 static void
 flow_fkey(struct rule_flow *f)
@@ -473,12 +476,12 @@ flow_fkey(struct rule_flow *f)
 		f->fkey[0].v4.src = f->key.v4.src;
 		f->fkey[0].v4.sport = f->key.v4.sport;
 		f->fkey[0].v4.flags = (uint8_t)((f->xkey.v4.flags & FC_KEY_F_DST_LOCAL) |
-						(f->key.v4.flags & FC_KEY_F_SRC_LOCAL));
+						(f->key.v4.flags & ENG_SRC_BITS));
 	} else {
 		memcpy(f->fkey[0].v6.src, f->key.v6.src, 16);
 		f->fkey[0].v6.sport = f->key.v6.sport;
 		f->fkey[0].v6.flags = (uint8_t)((f->xkey.v6.flags & FC_KEY_F_DST_LOCAL) |
-						(f->key.v6.flags & FC_KEY_F_SRC_LOCAL));
+						(f->key.v6.flags & ENG_SRC_BITS));
 	}
 	/* Ports: the packet's own; the reply's, where the replies will arrive. */
 	fc_key_set_in_port(&f->fkey[0], fc_key_in_port(&f->key));
@@ -740,6 +743,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	struct rule_engine *eng = priv;
 	struct eng_flow *ef = eng_flow_of(f);
 	const struct rule_eval *res;
+	struct fc_key xk;
 	uint32_t all = 0, deps;
 	unsigned int d;
 	int rc, prog;
@@ -752,9 +756,12 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	rc = rule_engine_classify_flow(f, RULE_STAGE_DST, &res);
 	if (rc < 0)
 		return rc;
+	/* The source checked is the packet's own (nat PREROUTING keeps no forged bit). */
+	xk = f->xkey;
+	fc_key_set_flags(&xk, fc_key_flags(&xk) | (fc_key_flags(&f->key) & FC_KEY_F_SRC_FORGED));
 	if (ef->ev[RULE_STAGE_RAW].verdict == RULE_VERDICT_ACCEPT &&
 		ef->ev[RULE_STAGE_DST].verdict == RULE_VERDICT_ACCEPT &&
-		rule_engine_martian(&f->xkey, true)) {
+		rule_engine_martian(&xk, true)) {
 		f->act[0].verdict = FC_VERDICT_DROP;
 		f->drop = RULE_DROP_MARTIAN;
 		/* Another packet may be decided otherwise by PREROUTING: no entry. */

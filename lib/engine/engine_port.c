@@ -79,7 +79,8 @@ eng_rpfilter_match(const struct rule_engine *eng, const struct rule_x *x,
 		(memcmp(fc_key_src(k), zero, fc_af_addr_len(k->family)) == 0 &&
 			(k->family != FC_AF_INET4 || zero_src_ok4(k->v4.dst)))) {
 		ok = true;
-	} else if (fc_key_flags(k) & FC_KEY_F_SRC_LOCAL) {
+	} else if (fc_key_flags(k) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED)) {
+		/* A source of this host's from outside: forged (its own packets never get here). */
 		ok = accept_local;
 	} else {
 		port = eng->p.route_fn(eng->p.cb_arg, k->family, fc_key_src(k));

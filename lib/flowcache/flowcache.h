@@ -9,7 +9,8 @@
  *  - the keys (IPv4: exactly 16 bytes, IPv6: 48), their normalization and
  *    their text form;
  *  - the packet parser (raw buffer, mbuf, burst) and its named results;
- *  - the local-address table that fills the two local bits;
+ *  - the local-address table that fills the two local bits (and the forged
+ *    bit: a local source on a port that does not carry this host's packets);
  *  - the flow table: a cuckoo hash of its own with lock-free readers, RCU
  *    reclamation and preallocated key and entry arrays indexed by key slot
  *    (flowcache_table.h, included at the end of this header).
@@ -48,6 +49,15 @@ struct rte_mbuf;
 #define FC_KEY_F_SRC_LOCAL 0x01
 /** Key flag: the destination address is one of this host's (INPUT). */
 #define FC_KEY_F_DST_LOCAL 0x02
+/**
+ * Key flag: the source address is one of this host's, but the packet
+ * arrived on a port that does not carry this host's own packets
+ * (fc_locals_host_ports_set()): a forged local source from outside, never
+ * locally generated, so FC_KEY_F_SRC_LOCAL is clear. Linux's IPv4 input
+ * route drops such a packet as a martian (accept_local off); IPv6 takes
+ * it as any packet from outside.
+ */
+#define FC_KEY_F_SRC_FORGED 0x04
 
 /**
  * IPv4 flow key: exactly 16 bytes so the IPv4 hot path never pays for IPv6.
@@ -92,8 +102,8 @@ struct fc_key {
 
 /**
  * Longest text produced by fc_key_format(), including the NUL (the worst
- * case, "proto 255" with two 8-group IPv6 addresses and in_port=65535,
- * needs 147).
+ * case, "proto 255" with two 8-group IPv6 addresses, in_port=65535 and
+ * src_forged=1, needs 160).
  */
 #define FC_KEY_STRLEN 176
 
@@ -283,6 +293,7 @@ void fc_key_reverse(const struct fc_key *k, struct fc_key *out);
  * "udp [2001:db8::1]:53 -> [2001:db8::2]:5353 src_local=0 dst_local=0 in_port=1".
  * Protocols without a name print as "proto 47"; ICMP keys print their
  * ports like any other: the identifier (sport), type << 8 | code (dport).
+ * A key with FC_KEY_F_SRC_FORGED ends in " src_forged=1".
  *
  * @param k    key to format
  * @param buf  destination
@@ -297,8 +308,8 @@ int fc_key_format(const struct fc_key *k, char *buf, size_t len);
  * Parse the text form written by fc_key_format() (round-trips exactly).
  * Accepts protocol names (tcp, udp, sctp, icmp, icmpv6) or "proto N",
  * IPv4 "a.b.c.d:port" and IPv6 "[addr]:port"; both addresses must be of
- * the same family. The fields src_local=B, dst_local=B and in_port=N
- * (0..65535) are optional (default 0), each at most once, in any order: the
+ * the same family. The fields src_local=B, dst_local=B, src_forged=B and
+ * in_port=N (0..65535) are optional (default 0), each at most once, in any order: the
  * text of keys from before the input port was part of them reads as
  * port 0.
  *
@@ -610,8 +621,26 @@ int fc_locals_del(struct fc_locals *l, int family, const uint8_t *addr, uint8_t 
 bool fc_locals_match(const struct fc_locals *l, int family, const uint8_t *addr);
 
 /**
- * Set FC_KEY_F_SRC_LOCAL / FC_KEY_F_DST_LOCAL on a burst of parsed packets
- * (both families; entries with family FC_AF_NONE are skipped).
+ * Say which input ports carry this host's own packets (the side of its
+ * stack: what the host sends arrives there). A local source on one of them
+ * is locally generated (FC_KEY_F_SRC_LOCAL: OUTPUT); on any other port it
+ * is forged (FC_KEY_F_SRC_FORGED). A new table takes every port as the
+ * host's (the library knows no ports); an application sets the ones it has.
+ * @param mask  bit N: port N (ports past 63 never carry the host's packets
+ *              unless @p mask is UINT64_MAX, which means every port)
+ * Context: control (one writer at a time); readers may run concurrently
+ * (a packet read during the change gets the old or the new answer).
+ */
+void fc_locals_host_ports_set(struct fc_locals *l, uint64_t mask);
+
+/** The mask fc_locals_host_ports_set() set (UINT64_MAX: every port). Context: any. */
+uint64_t fc_locals_host_ports(const struct fc_locals *l);
+
+/**
+ * Set FC_KEY_F_SRC_LOCAL / FC_KEY_F_DST_LOCAL (and FC_KEY_F_SRC_FORGED: a
+ * local source on a port that does not carry this host's packets) on a
+ * burst of parsed packets (both families; entries with family FC_AF_NONE
+ * are skipped).
  * @param pkts  parsed packets; their keys are updated in place
  * @param n     count
  * Context: any lcore (lock-free reader).

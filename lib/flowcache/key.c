@@ -12,7 +12,7 @@
  *   proto    := "tcp" | "udp" | "sctp" | "icmp" | "icmpv6" | "icmp6"
  *             | "proto" NUMBER                        (0..255)
  *   endpoint := IPV4 ":" PORT | "[" IPV6 "]" ":" PORT (PORT 0..65535)
- *   field    := ("src_local" | "dst_local") "=" ("0" | "1")
+ *   field    := ("src_local" | "dst_local" | "src_forged") "=" ("0" | "1")
  *             | "in_port" "=" NUMBER                  (0..65535)
  *
  * Errors report the offset of the token at fault: the protocol word, the
@@ -98,9 +98,10 @@ key_proto_name(uint8_t proto)
 static uint8_t
 key_flags_swapped(uint8_t flags)
 {
-	uint8_t out = flags & ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	uint8_t out = flags & ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL | FC_KEY_F_SRC_FORGED);
 
-	if (flags & FC_KEY_F_SRC_LOCAL)
+	/* A forged local source is still this host's address: the reverse's destination. */
+	if (flags & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED))
 		out |= FC_KEY_F_DST_LOCAL;
 	if (flags & FC_KEY_F_DST_LOCAL)
 		out |= FC_KEY_F_SRC_LOCAL;
@@ -183,9 +184,9 @@ fc_key_format(const struct fc_key *k, char *buf, size_t len)
 	else
 		snprintf(proto, sizeof(proto), "proto %u", p);
 
-	n = snprintf(buf, len, "%s %s -> %s src_local=%u dst_local=%u in_port=%u", proto, src, dst,
-		(flags & FC_KEY_F_SRC_LOCAL) ? 1u : 0u, (flags & FC_KEY_F_DST_LOCAL) ? 1u : 0u,
-		fc_key_in_port(k));
+	n = snprintf(buf, len, "%s %s -> %s src_local=%u dst_local=%u in_port=%u%s", proto, src,
+		dst, (flags & FC_KEY_F_SRC_LOCAL) ? 1u : 0u, (flags & FC_KEY_F_DST_LOCAL) ? 1u : 0u,
+		fc_key_in_port(k), (flags & FC_KEY_F_SRC_FORGED) ? " src_forged=1" : "");
 	if (n < 0)
 		return -EINVAL;
 	if ((size_t)n >= len)
@@ -341,7 +342,7 @@ struct key_fields {
 static int
 parse_fields(const char *s, size_t *pos, struct key_fields *kf)
 {
-	bool seen_src = false, seen_dst = false, seen_port = false;
+	bool seen_src = false, seen_dst = false, seen_port = false, seen_forged = false;
 	size_t p = *pos, n;
 	uint32_t v, max;
 	uint8_t bit;
@@ -360,6 +361,9 @@ parse_fields(const char *s, size_t *pos, struct key_fields *kf)
 		} else if (word_is(s, p, n, "dst_local") && !seen_dst) {
 			seen_dst = true;
 			bit = FC_KEY_F_DST_LOCAL;
+		} else if (word_is(s, p, n, "src_forged") && !seen_forged) {
+			seen_forged = true;
+			bit = FC_KEY_F_SRC_FORGED;
 		} else if (word_is(s, p, n, "in_port") && !seen_port) {
 			seen_port = true;
 			max = UINT16_MAX;

@@ -2,7 +2,9 @@
 /*
  * lib/flowcache/locals.c — the local-address table: which addresses are this
  * host's own. It fills the two local bits of the keys (src_local = OUTPUT,
- * dst_local = INPUT, neither = FORWARD) for a whole burst at once.
+ * dst_local = INPUT, neither = FORWARD) for a whole burst at once; a local
+ * source is OUTPUT's on the ports that carry this host's own packets only
+ * (a mask of input ports), elsewhere forged (FC_KEY_F_SRC_FORGED).
  *
  * Lookups use rte_lpm (IPv4) and rte_lpm6 (IPv6); a next hop of 1 means
  * "local", nothing else is ever stored. LPM cannot enumerate its rules, so
@@ -108,6 +110,8 @@ struct fc_locals {
 	char name[LOCALS_NAME_MAX + 1];
 	/** Every IPv6 address is a candidate (a prefix shorter than /32). */
 	uint8_t v6_all;
+	/** Ports whose local sources are this host's own (bit N: port N; all ones: every port). */
+	uint64_t host_ports;
 	/** Prefilters: a clear bit means not local (read word by word). */
 	uint64_t filt4[LOCALS_FILT_WORDS] __rte_cache_aligned;
 	uint64_t filt6[LOCALS_FILT_WORDS] __rte_cache_aligned;
@@ -307,6 +311,7 @@ fc_locals_create(const char *name, uint32_t max_v4, uint32_t max_v6, int socket)
 		goto fail;
 	}
 	memcpy(l->name, name, len);
+	l->host_ports = UINT64_MAX;
 	l->v4.max = max_v4;
 	l->v6.max = max_v6;
 
@@ -469,10 +474,35 @@ fc_locals_match(const struct fc_locals *l, int family, const uint8_t *addr)
 	return false;
 }
 
-static inline uint8_t
-local_bits(bool src, bool dst)
+void
+fc_locals_host_ports_set(struct fc_locals *l, uint64_t mask)
 {
-	return (src ? FC_KEY_F_SRC_LOCAL : 0) | (dst ? FC_KEY_F_DST_LOCAL : 0);
+	if (l != NULL)
+		__atomic_store_n(&l->host_ports, mask, __ATOMIC_RELAXED);
+}
+
+uint64_t
+fc_locals_host_ports(const struct fc_locals *l)
+{
+	return l == NULL ? UINT64_MAX : __atomic_load_n(&l->host_ports, __ATOMIC_RELAXED);
+}
+
+/*
+ * The bit a local source gets on input port @p port: SRC_LOCAL where the
+ * port carries this host's own packets, SRC_FORGED elsewhere.
+ */
+static inline uint8_t
+src_bit(uint64_t host, uint16_t port)
+{
+	bool own = host == UINT64_MAX || (port < 64 && ((host >> port) & 1));
+
+	return own ? FC_KEY_F_SRC_LOCAL : FC_KEY_F_SRC_FORGED;
+}
+
+static inline uint8_t
+local_bits(uint64_t host, uint16_t port, bool dst)
+{
+	return dst ? FC_KEY_F_DST_LOCAL : src_bit(host, port);
 }
 
 static inline bool
@@ -494,8 +524,10 @@ mark_chunk(const struct fc_locals *l, struct fc_pkt *pkts, unsigned int n)
 	uint8_t ip6[2 * LOCALS_BURST][RTE_LPM6_IPV6_ADDR_SIZE];
 	int32_t hop6[2 * LOCALS_BURST];
 	uint8_t at4[2 * LOCALS_BURST], at6[2 * LOCALS_BURST]; /* packet << 1 | is_dst */
-	const uint8_t clear = (uint8_t) ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+	const uint8_t clear =
+		(uint8_t) ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL | FC_KEY_F_SRC_FORGED);
 	bool v6_all = __atomic_load_n(&l->v6_all, __ATOMIC_RELAXED) != 0;
+	uint64_t host = __atomic_load_n(&l->host_ports, __ATOMIC_RELAXED);
 	unsigned int i, n4 = 0, n6 = 0;
 
 	RTE_ASSERT(n <= LOCALS_BURST);
@@ -540,17 +572,21 @@ mark_chunk(const struct fc_locals *l, struct fc_pkt *pkts, unsigned int n)
 			rte_lpm_lookupx4(l->lpm4, ip, &hop4[i], 0);
 		}
 		for (i = 0; i < n4; i++)
-			if (hop4[i] == LOCALS_NH)
-				pkts[at4[i] >> 1].key.v4.flags |=
-					local_bits(!(at4[i] & 1), at4[i] & 1);
+			if (hop4[i] == LOCALS_NH) {
+				struct fc_key_v4 *k = &pkts[at4[i] >> 1].key.v4;
+
+				k->flags |= local_bits(host, k->in_port, at4[i] & 1);
+			}
 	}
 
 	if (n6 > 0 && l->lpm6 != NULL) {
 		rte_lpm6_lookup_bulk_func(l->lpm6, ip6, hop6, n6);
 		for (i = 0; i < n6; i++)
-			if (hop6[i] == LOCALS_NH)
-				pkts[at6[i] >> 1].key.v6.flags |=
-					local_bits(!(at6[i] & 1), at6[i] & 1);
+			if (hop6[i] == LOCALS_NH) {
+				struct fc_key_v6 *k = &pkts[at6[i] >> 1].key.v6;
+
+				k->flags |= local_bits(host, k->in_port, at6[i] & 1);
+			}
 	}
 }
 
@@ -564,7 +600,8 @@ fc_locals_mark_burst(const struct fc_locals *l, struct fc_pkt *pkts, unsigned in
 	/* No local address at all (a plain forwarder): no lookup can say yes. */
 	if (__atomic_load_n(&l->v4.n, __ATOMIC_RELAXED) == 0 &&
 		__atomic_load_n(&l->v6.n, __ATOMIC_RELAXED) == 0) {
-		const uint8_t clear = (uint8_t) ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+		const uint8_t clear =
+			(uint8_t) ~(FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL | FC_KEY_F_SRC_FORGED);
 
 		for (i = 0; i < n; i++) {
 			if (pkts[i].key.family == FC_AF_INET4)

@@ -732,7 +732,8 @@ key_fields_match(uint8_t family, uint8_t src_local, uint8_t dst_local, uint8_t m
 	flags = fc_key_flags(k);
 	if (family != 0 && family != k->family)
 		return false;
-	if (!local_match(src_local, flags & FC_KEY_F_SRC_LOCAL) ||
+	/* A forged local source (from outside) is this host's address all the same. */
+	if (!local_match(src_local, flags & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED)) ||
 		!local_match(dst_local, flags & FC_KEY_F_DST_LOCAL))
 		return false;
 	if (match & RULE_M_SRC) {

@@ -102,7 +102,8 @@ static uint16_t
 addr_type(const struct fc_key *k, bool dst)
 {
 	const uint8_t *a = dst ? fc_key_dst(k) : fc_key_src(k);
-	uint8_t lbit = dst ? FC_KEY_F_DST_LOCAL : FC_KEY_F_SRC_LOCAL;
+	/* A forged local source (from outside) is this host's address all the same. */
+	uint8_t lbit = dst ? FC_KEY_F_DST_LOCAL : (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED);
 	static const uint8_t zero[16];
 
 	if (memcmp(a, zero, fc_af_addr_len(k->family)) == 0)
@@ -116,6 +117,9 @@ addr_type(const struct fc_key *k, bool dst)
 		return RULE_ADDRTYPE_MULTICAST;
 	}
 	if (fc_key_flags(k) & lbit)
+		return RULE_ADDRTYPE_LOCAL;
+	/* Loopback addresses are this host's whatever the table says: Linux's lo holds them. */
+	if (k->family == FC_AF_INET4 ? a[0] == 127 : memcmp(a, zero, 15) == 0 && a[15] == 1)
 		return RULE_ADDRTYPE_LOCAL;
 	return RULE_ADDRTYPE_UNICAST;
 }

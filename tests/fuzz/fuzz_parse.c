@@ -282,8 +282,9 @@ check_pkt(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struc
 }
 
 /*
- * The key's text form reads back as the same key, with an input port as the
- * datapath would set it (from the frame, so every value gets tried).
+ * The key's text form reads back as the same key, with an input port and
+ * local bits (forged included) as the datapath would set them (from the
+ * frame, so every value gets tried).
  */
 static void
 check_text(const uint8_t *data, uint32_t len, enum fc_parse_result r, const struct fc_pkt *p)
@@ -295,6 +296,10 @@ check_text(const uint8_t *data, uint32_t len, enum fc_parse_result r, const stru
 	if (r != FC_PARSE_OK && r != FC_PARSE_FRAG_FIRST && r != FC_PARSE_FRAG_LATER)
 		return;
 	fc_key_set_in_port(&k, len >= 2 ? rd16(data) : 0);
+	fc_key_set_flags(
+		&k, len >= 3 ? (uint8_t)(data[2] & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL |
+							   FC_KEY_F_SRC_FORGED))
+			     : 0);
 	n = fc_key_format(&k, buf, sizeof(buf));
 	CHECK(n > 0 && n < FC_KEY_STRLEN);
 	CHECK(fc_key_parse(buf, &back, NULL) == 0);

@@ -643,7 +643,8 @@ def ipt_case(ctx, rules_file, tag):
     check(len(used) >= 10, "%s: only %d usable packets" % (tag, len(used)))
     inp = ctx.path(tag + ".pcap")
     pcap_write(inp, frames)
-    cfg = write(ctx, tag + ".conf", "".join("local %s\n" % a for a in locs))
+    # The firewall's own packets arrive on port 0 too (a host port: gufc has no sockets).
+    cfg = write(ctx, tag + ".conf", "port 0 host\n" + "".join("local %s\n" % a for a in locs))
     stats, tx, _, _ = ctx.gufc_run(inp, ["--config", cfg, "--iptables", rules_file], tag)
     out = {p["id"]: p for p in ctx.pcap_read(tx)}
     diffs, n_acc, n_nat = [], 0, 0
@@ -1471,7 +1472,75 @@ def test_tcpflags(ctx):
           "ctfin: %d upcalls, ctbase %d, %d FINs" % (up["ctfin"], up["ctbase"], n_fin))
 
 
-TESTS = {"linktypes": test_linktypes, "rules": test_rules, "conntrack": test_conntrack,
+FORGED_V4 = """*raw
+:PREROUTING ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A PREROUTING -p udp
+COMMIT
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A OUTPUT -p udp -m udp --dport 53 -j DROP
+COMMIT
+"""
+
+
+def test_forged(ctx):
+    """A local source from a port that does not carry this host's own
+    packets (no `host` on it) is forged: IPv4's is a martian (counted under
+    `martian`, every packet of the flow, after raw PREROUTING saw it), IPv6's
+    is forwarded as any packet from outside (no OUTPUT rule sees it). On a
+    `host` port the same packets are this host's own: OUTPUT drops them.
+    Two ports, the packets on either: the port they arrive on decides."""
+    me4 = [l4_frame("udp", "192.0.2.1", 4000, "198.51.100.9", 53, ident=i) for i in (1, 2, 3)]
+    me6 = [l4_frame("udp", "2001:db8::1", 4000, "2001:db8:9::9", 53, ident=i) for i in (4, 5)]
+    other = [l4_frame("udp", "192.0.2.7", 4000, "198.51.100.9", 53, ident=6)]
+    inp = ctx.path("forged.pcap")
+    pcap_write(inp, me4 + me6 + other)
+    empty = ctx.path("forged-empty.pcap")
+    pcap_write(empty, [])
+    rules = write(ctx, "forged.v4", FORGED_V4)
+    rules6 = write(ctx, "forged.v6", FORGED_V4.replace("*raw\n:PREROUTING ACCEPT [0:0]\n"
+                                                       ":OUTPUT ACCEPT [0:0]\n"
+                                                       "-A PREROUTING -p udp\nCOMMIT\n", ""))
+    for inport, hostport in ((0, None), (0, 0), (1, 1), (1, 0)):
+        host = inport == hostport
+        tag = "forged-in%d-host%s" % (inport, hostport)
+        cfg = write(ctx, tag + ".conf", "port 0 name in0\nport 1 name in1\nlocal 192.0.2.1\n"
+                    "local 2001:db8::1\n" +
+                    ("port %d host\n" % hostport if hostport is not None else ""))
+        rx = [inp if p == inport else empty for p in (0, 1)]
+        tx = [ctx.path("%s.tx%d.pcap" % (tag, p)) for p in (0, 1)]
+        js = ctx.path(tag + ".json")
+        cmd = [ctx.gufc] + EAL_BASE + ["--file-prefix", ctx.prefix(), "--no-huge", "-m", "512"]
+        cmd += ["--vdev=net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (p, rx[p], tx[p]) for p in (0, 1)]
+        cmd += ["--", "--idle-exit", "300", "--flows", "4096", "--stats-json", js,
+                "--config", cfg, "--iptables", rules, "--ip6tables", rules6]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "%s: gufc exit %d\n%s" % (tag, r.returncode,
+                                                          (r.stdout + r.stderr)[-3000:]))
+        stats = load_stats(js, tag)
+        # Accepted packets leave by the pair of the port they came on.
+        out = sorted(p["src"] for p in ctx.pcap_read(tx[1 - inport]))
+        d = nz_drops(stats)
+        raw = [x for x in stats["rules"] if x.get("table") == "raw"]
+        hosts = [p["port"] for p in stats["ports"] if p["host"]]
+        check(hosts == ([] if hostport is None else [hostport]), "%s: host ports %s" %
+              (tag, hosts))
+        if host:
+            check(out == ["192.0.2.7"], "%s: TX sources %s" % (tag, out))
+            check(d == {"filter": 5}, "%s: drops %s, expected filter 5" % (tag, d))
+            check(raw and raw[0]["packets"] == 1, "%s: raw PREROUTING %s" % (tag, raw))
+        else:
+            check(out == ["192.0.2.7", "2001:db8::1", "2001:db8::1"],
+                  "%s: TX sources %s" % (tag, out))
+            check(d == {"martian": 3}, "%s: drops %s, expected martian 3" % (tag, d))
+            check(raw and raw[0]["packets"] == 4, "%s: raw PREROUTING %s" % (tag, raw))
+    print("forged: martian 3 and 2 forwarded off a host port, OUTPUT's on one, either port")
+
+
+TESTS = {"linktypes": test_linktypes, "forged": test_forged, "rules": test_rules, "conntrack": test_conntrack,
          "connbytes": test_connbytes, "nat": test_nat,
          "iptables": test_iptables, "string": test_string, "u32": test_u32, "bpf": test_bpf, "consumer": test_consumer, "badargs": test_badargs,
          "perflow": test_perflow, "perflow_scale": test_perflow_scale,

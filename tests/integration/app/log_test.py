@@ -191,7 +191,8 @@ def run_lo(ctx):
     inp = ctx.path("lo.pcap")
     at.pcap_write(inp, me + other)
     ipt = at.write(ctx, "lo.v4", IPT_LO)
-    cfg = at.write(ctx, "lo.conf", "port 0 name wan0\nlocal 192.0.2.1\n")
+    # This host's own packets arrive on port 0 (a host port: gufc has no sockets).
+    cfg = at.write(ctx, "lo.conf", "port 0 name wan0 host\nlocal 192.0.2.1\n")
     _stats, _tx, _pdir, out = ctx.gufc_run(inp, ["--config", cfg, "--iptables", ipt,
                                                 "--conntrack", "off"], "lo")
     lines = [ln[ln.index(p):] for ln in out.splitlines()

@@ -25,9 +25,16 @@ one after another, and what comes out is read: forwarded at the right
 (with the tuple after NAT), delivered locally (raw sockets in the
 firewall), or nothing (dropped or rejected).
 
+Forged packets (a source of the firewall's own from outside: the
+oracle's `forged` word) come first in every list; Linux gets them from
+the left like any packet from outside.
+
 gufc: the binary on two net_pcap ports named like the lab's interfaces,
 the same local addresses, the file through --iptables / --ip6tables
-(--ipset), one packet per burst; forwarded = port 1's TX pcap, delivered
+(--ipset), one packet per burst, in two runs: the forged packets on a
+port 0 that does not carry the firewall's own packets, then the others
+on a port 0 that does (`port 0 host`: the firewall's own packets arrive
+there, gufc having no sockets); forwarded = port 1's TX pcap, delivered
 locally = the `local` channel's pcap, a TCP RST or ICMP error about the
 packet on port 0's TX pcap = rejected (Linux's replies are dropped by the
 oracle's lab, so a reject compares as a drop).
@@ -75,7 +82,7 @@ def _endpoint(p, lf, gf, locals_):
 
 def _self_loop(p, lf, gf, locals_):
     """From this host, and Linux delivered it to this host (through lo)."""
-    return p.src in locals_ and lf is not None and lf[0] == "local"
+    return p.src in locals_ and not p.forged and lf is not None and lf[0] == "local"
 
 
 # (file name regex, predicate(packet, linux fate, gufc fate, locals), reason):
@@ -411,13 +418,16 @@ class PacketList:
         self.family = family
         self.locals = set(locals_)
         self.lines = []
+        self.front = []     # forged packets: first of all (gufc_fates())
         self.keys = set()
 
-    def add(self, proto, src, dst, sport=None, dport=None, extra="", martian=False):
+    def add(self, proto, src, dst, sport=None, dport=None, extra="", martian=False,
+            forged=False):
         """One packet, unless its connection is in the list already
-        (@martian: a multicast source may stand, a martian's)."""
+        (@martian: a multicast source may stand, a martian's; @forged: a
+        source of the firewall's own from outside, first in the list)."""
         loc = self.locals
-        if src in loc and dst in loc:
+        if src in loc and dst in loc and not forged:
             return False    # the firewall to itself: not modelled in gufc's ports
         if dst.is_multicast or (src.is_multicast and not martian):
             return False
@@ -447,12 +457,18 @@ class PacketList:
             text = "%s %s -> %s" % (name, ep(src, sport), ep(dst, dport))
         else:
             text = "%s %s -> %s" % (name, ep(src, None), ep(dst, None))
-        self.lines.append((text + " " + extra).strip())
+        if forged:
+            self.front.append((text + " " + extra + " forged").strip())
+        else:
+            self.lines.append((text + " " + extra).strip())
         return True
+
+    def count(self):
+        return len(self.front) + len(self.lines)
 
     def text(self):
         out = ["local " + " ".join(str(a) for a in sorted(self.locals, key=int))]
-        return "\n".join(out + self.lines) + "\n"
+        return "\n".join(out + self.front + self.lines) + "\n"
 
 
 def derive_packets(nfo, tables, family, count, seed):
@@ -541,13 +557,25 @@ def derive_packets(nfo, tables, family, count, seed):
         martians = ((d["left"], ip("0.0.0.0")), (d["left"], ip("127.0.0.1")),
                     (ip("0.0.0.0"), loc[0]), (ip("224.0.0.9"), loc[0]),
                     (ip("255.255.255.255"), loc[0]), (ip("224.0.0.9"), d["right"]),
-                    (d["left"], ip("0.1.2.3")))
+                    (d["left"], ip("0.1.2.3")), (ip("127.0.0.1"), loc[0]))
     else:
         martians = ((d["left"], ip("::1")), (ip("ff0e::1"), loc[0]),
                     (ip("::ffff:192.0.2.1"), loc[0]), (ip("ff0e::1"), d["right"]))
     for src, dst in martians:
         pl.add(17, src, dst, fresh_sport(), 53, martian=True)
         pl.add(6, src, dst, fresh_sport(), 80, martian=True)
+    # Forged: a source of the firewall's own (a local address, the outside
+    # interface's) from outside, never its own packet: IPv4's input route
+    # drops it after PREROUTING (accept_local off), IPv6 delivers or
+    # forwards it as any packet from outside. Sent first (gufc_fates()).
+    wan = ip(nfo.WAN[family][0])
+    forged = [(loc[0], d["right"]), (loc[0], loc[-1]), (wan, d["right"]), (loc[-1], loc[0])]
+    if family == 6:
+        # The inside interface's own link-local address (gufc's port 0 has it).
+        forged.append((ip(link_local(nfo.MAC_FW_L)), loc[0]))
+    for src, dst in forged:
+        pl.add(17, src, dst, fresh_sport(), 53, forged=True)
+        pl.add(6, src, dst, fresh_sport(), 80, forged=True)
     for t in sorted(mat.ttls):
         pl.add(6, d["left"], d["right"], fresh_sport(), 22, "ttl=%d" % t)
         pl.add(6, d["left"], loc[0], fresh_sport(), 22, "ttl=%d" % t)
@@ -555,7 +583,7 @@ def derive_packets(nfo, tables, family, count, seed):
         pl.add(17, d["left"], d["right"], fresh_sport(), 53, "tos=%d" % tos)
     # Random combinations of the same material.
     tries = 0
-    while len(pl.lines) < count and tries < count * 20:
+    while pl.count() < count and tries < count * 20:
         tries += 1
         cls = rng.choice(("fwd", "fwd", "in", "in", "out"))
         src = rng.choice(loc) if cls == "out" else rng.choice(inside)
@@ -638,7 +666,7 @@ def linux_fates(nfo, text, tables, family, sets, pkts, locals_, names, tag):
         lab.ct_flush()
         lab.drain()
         for p in pkts:
-            from_fw = p.src in locals_
+            from_fw = p.src in locals_ and not p.forged
             lab.send(p, from_fw, tag_of(p.n) if p.proto != 132 else tag_of(p.n)[:8])
             collect(nfo, lab, seen, 0.002)
         end = time.monotonic() + 0.3
@@ -745,7 +773,33 @@ def link_local(mac):
 
 def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, tag):
     """(({n: ('right'|'local'|'reject', detail)}, {(table, hook): (packets,
-    bytes)} of the policies), gufc's output) or (None, the error)."""
+    bytes)} of the policies), gufc's output) or (None, the error).
+
+    Two runs: the forged packets (a local source from outside, first in the
+    list: no connection before them on either side) on a port 0 that does
+    not carry the firewall's own packets; then the others on a port 0 that
+    does (`host`: gufc has no sockets, the firewall's own packets arrive
+    there). Their fates and policy counts add up."""
+    forged = [p for p in pkts if p.forged]
+    rest = [p for p in pkts if not p.forged]
+    out, policies, text = {}, {}, ""
+    for part, host in ((forged, False), (rest, True)):
+        if not part:
+            continue
+        res, stdout = gufc_run(nfo, gufc, work, rules_path, family, sets, part, locals_,
+                               names, tag, host)
+        if res is None:
+            return None, stdout
+        out.update(res[0])
+        for k, (np_, nb) in res[1].items():
+            op, ob = policies.get(k, (0, 0))
+            policies[k] = (op + np_, ob + nb)
+        text += stdout
+    return (out, policies), text
+
+
+def gufc_run(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, tag, host):
+    """gufc_fates() for the packets @pkts, port 0 a `host` port if @host."""
     inp = os.path.join(work, "in.pcap")
     empty = os.path.join(work, "empty.pcap")
     tx0, tx1 = os.path.join(work, "tx0.pcap"), os.path.join(work, "tx1.pcap")
@@ -758,7 +812,7 @@ def gufc_fates(nfo, gufc, work, rules_path, family, sets, pkts, locals_, names, 
     pcap_write(inp, [frame_of(nfo, p) for p in pkts])
     pcap_write(empty, [])
     with open(cfg, "w", encoding="utf-8") as f:
-        f.write("port 0 name %s\n" % names[0])
+        f.write("port 0 name %s%s\n" % (names[0], " host" if host else ""))
         f.write("port 1 name %s address %s/%d %s/%d\n" % (
             names[1], nfo.WAN[4][0], nfo.WAN[4][1], nfo.WAN[6][0], nfo.WAN[6][1]))
         # The lab's l0 has the link-local address Linux gives every IPv6

@@ -73,6 +73,7 @@ struct pkt {
 	int icmp_type, icmp_code, icmp_id;
 	uint8_t data[1024];    /* data=: bytes after the oracle's 8-byte tag */
 	unsigned int data_len;
+	bool forged; /* "forged": a source of the firewall's own, from outside */
 };
 
 /* The lab's interfaces as gufc ports. */
@@ -556,6 +557,10 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 		char *eq = strchr(w[i], '='), *end;
 		unsigned long v;
 
+		if (strcmp(w[i], "forged") == 0) {
+			p->forged = true;
+			continue;
+		}
 		if (eq == NULL)
 			goto bad;
 		*eq = '\0';
@@ -652,8 +657,9 @@ key_build(const struct pkt *p, struct fc_key *k)
 		sport = echo ? (uint16_t)id : 0;
 		dport = (uint16_t)(type << 8 | p->icmp_code);
 	}
+	/* A local source from outside is forged: not the firewall's own packet. */
 	if (is_local(&p->src))
-		flags |= FC_KEY_F_SRC_LOCAL;
+		flags |= p->forged ? FC_KEY_F_SRC_FORGED : FC_KEY_F_SRC_LOCAL;
 	if (is_local(&p->dst))
 		flags |= FC_KEY_F_DST_LOCAL;
 	memset(k, 0, sizeof(*k));

@@ -334,7 +334,9 @@ def test_ipfix(ctx):
         "file": "ipfix file %s domain 7\n" % ctx.path("flows.ipfix"),
     }
     for tag, line in runs.items():
-        cfg = ctx.write(tag + ".conf", "local 10.0.0.0/8\nrules %s\n%s" % (rules, line))
+        # The clients (10/8) are this host: their packets arrive on port 0, a host port.
+        cfg = ctx.write(tag + ".conf", "local 10.0.0.0/8\nport 0 host\nrules %s\n%s" %
+                        (rules, line))
         tx0, tx1, js = ctx.path(tag + ".tx0.pcap"), ctx.path(tag + ".tx1.pcap"), \
             ctx.path(tag + ".json")
         pfx = ctx.prefix()

@@ -62,6 +62,7 @@ route add 10.0.0.0/8 via 2001:db8::1|2001:db8::1
 port 9 name x|9
 port 0 name bad!name|bad!name
 port 0 color red|color
+port 0 host|host
 port 0 mtu 20|20
 port 0 name|name
 port 0 address 10.0.0.0/24|10.0.0.0/24

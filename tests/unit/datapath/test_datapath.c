@@ -189,6 +189,52 @@ test_in_port(void **state)
 	check_accounting();
 }
 
+/*
+ * Host ports: the burst's input port decides whether a local source is
+ * this host's own (SRC_LOCAL, on a host port) or forged (SRC_FORGED, on
+ * any other), the IPv4 one then a martian drop cached on its entry and
+ * counted on the fast path.
+ */
+static void
+test_host_port(void **state)
+{
+	uint8_t a[4] = {192, 0, 2, 1};
+	struct rte_mbuf *m, *o[4];
+	struct dp_meta meta;
+	struct fc_key k;
+
+	(void)state;
+	world_up(false, 64);
+	load("accept\n");
+	assert_int_equal(fc_locals_add(W.locals, FC_AF_INET4, a, 32), 0);
+	fc_locals_host_ports_set(W.locals, UINT64_C(1) << 3);
+
+	/* On port 3, the host's: its own packet. */
+	m = udp4("192.0.2.1", 1111, "10.9.0.1", 53, 1);
+	assert_int_equal(rx_on(3, &m, 1), 0);
+	meta = peek_upcall();
+	assert_int_equal(fc_key_flags(&meta.pkt.key), FC_KEY_F_SRC_LOCAL);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(take(W.out, o, 4), 1);
+	rte_pktmbuf_free(o[0]);
+
+	/* On port 0: forged, a martian; the next packet is dropped on the fast path. */
+	m = udp4("192.0.2.1", 1111, "10.9.0.1", 53, 2);
+	assert_int_equal(rx_on(0, &m, 1), 0);
+	meta = peek_upcall();
+	assert_int_equal(fc_key_flags(&meta.pkt.key), FC_KEY_F_SRC_FORGED);
+	k = meta.pkt.key;
+	assert_int_equal(slow(), 0);
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_MARTIAN], 1);
+	assert_non_null(entry_of(&k, NULL));
+	m = udp4("192.0.2.1", 1111, "10.9.0.1", 53, 3);
+	assert_int_equal(rx_on(0, &m, 1), 0);
+	assert_int_equal(W.rx.st.hits, 1);
+	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_MARTIAN], 1);
+	check_accounting();
+	fc_locals_host_ports_set(W.locals, UINT64_MAX);
+}
+
 /* A commit newer than a cached entry sends its next packet up as stale. */
 static void
 test_stale_after_commit(void **state)
@@ -1870,6 +1916,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_miss_then_hit, teardown),
 		cmocka_unit_test_teardown(test_in_port, teardown),
+		cmocka_unit_test_teardown(test_host_port, teardown),
 		cmocka_unit_test_teardown(test_stale_after_commit, teardown),
 		cmocka_unit_test_teardown(test_meter, teardown),
 		cmocka_unit_test_teardown(test_meter_bytes, teardown),

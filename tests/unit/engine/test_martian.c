@@ -8,7 +8,8 @@
  * reception, before any table. The drop is named (RULE_DROP_MARTIAN),
  * cached as a new flow's drop (the entry keeps the reason: its later
  * packets are counted under it too), and packets of this host (a local
- * source) are not martians.
+ * source) are not martians; a forged local source (from a port that does
+ * not carry this host's packets) is an IPv4 martian, IPv6's own flow.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -221,12 +222,121 @@ test_martian6(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * Forged local sources (FC_KEY_F_SRC_FORGED: one of this host's addresses
+ * on a port that does not carry its packets). Rules: raw PREROUTING (1),
+ * raw OUTPUT (2), nat PREROUTING DNAT of dport 99 (3), filter INPUT
+ * addrtype LOCAL source (4), INPUT (5), FORWARD (6), OUTPUT (7).
+ */
+#define FORGED_RULES(to)                                                                           \
+	"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"                                   \
+	"-A PREROUTING -p udp\n"                                                                   \
+	"-A OUTPUT -p udp\n"                                                                       \
+	"COMMIT\n"                                                                                 \
+	"*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"              \
+	":POSTROUTING ACCEPT [0:0]\n"                                                              \
+	"-A PREROUTING -p udp -m udp --dport 99 -j DNAT --to-destination " to "\n"                 \
+	"COMMIT\n"                                                                                 \
+	"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"              \
+	"-A INPUT -m addrtype --src-type LOCAL\n"                                                  \
+	"-A INPUT -p udp\n"                                                                        \
+	"-A FORWARD -p udp\n"                                                                      \
+	"-A OUTPUT -p udp\n"                                                                       \
+	"COMMIT\n"
+
+static const char forged4_rules[] = FORGED_RULES("198.51.100.7");
+static const char forged6_rules[] = FORGED_RULES("[2001:db8:9::7]");
+
+/*
+ * IPv4: the input route refuses a source of this host's from outside
+ * (Linux's accept_local off): PREROUTING's tables count it, then a
+ * martian, to this host, forwarded or DNATed alike, 127.0.0.1 (a local
+ * prefix here) too; never OUTPUT. The same source from a host port is
+ * this host's own packet (OUTPUT).
+ */
+static void
+test_forged4(void **state)
+{
+	const uint8_t fg = FC_KEY_F_SRC_FORGED;
+	struct rule_engine *eng = mk_engine();
+	struct rule_decision d;
+	struct rule_upcall u;
+
+	(void)state;
+	load_ipt(eng, forged4_rules, FC_AF_INET4);
+	expect_martian(eng, up4("192.0.2.1", "10.0.0.2", 53, fg | FC_KEY_F_DST_LOCAL), 1);
+	expect_martian(eng, up4("192.0.2.1", "198.51.100.9", 53, fg), 2);
+	expect_martian(eng, up4("192.0.2.1", "192.0.2.1", 53, fg | FC_KEY_F_DST_LOCAL), 3);
+	expect_martian(eng, up4("127.0.0.1", "10.0.0.2", 53, fg | FC_KEY_F_DST_LOCAL), 4);
+	/* A DNAT to elsewhere changes nothing: the source is checked. */
+	expect_martian(eng, up4("192.0.2.1", "10.0.0.2", 99, fg | FC_KEY_F_DST_LOCAL), 5);
+	assert_int_equal(pkts(eng, 3), 1);
+	/* On the input port the key holds: another port's forged flow is its own drop. */
+	u = up4("192.0.2.1", "198.51.100.9", 53, fg);
+	u.pkt.key.v4.in_port = 1;
+	expect_martian(eng, u, 6);
+	assert_int_equal(pkts(eng, 1), 6);
+	assert_int_equal(pkts(eng, 2), 0);
+	for (uint32_t id = 4; id <= 7; id++)
+		assert_int_equal(pkts(eng, id), 0);
+	/* Its later packets: the cached drop, no walk counts them again. */
+	d = decide(eng, up4("192.0.2.1", "198.51.100.9", 53, fg), 7);
+	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
+	assert_int_equal(pkts(eng, 1), 7); /* raw PREROUTING sees every packet, as Linux's */
+	assert_int_equal(pkts(eng, 5) + pkts(eng, 6), 0);
+	/* From a host port (no forged bit): this host's own, OUTPUT's. */
+	d = decide(eng, up4("192.0.2.1", "198.51.100.9", 54, FC_KEY_F_SRC_LOCAL), 8);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, 7), 1);
+	assert_int_equal(pkts(eng, 1), 7);
+	eng_stack_free(eng);
+}
+
+/*
+ * IPv6 has no such check (Linux delivers or forwards it): a forged local
+ * source walks PREROUTING, then INPUT or FORWARD as a packet from outside,
+ * never OUTPUT; addrtype calls its source LOCAL all the same. A forged ::1
+ * is still a martian on reception.
+ */
+static void
+test_forged6(void **state)
+{
+	const uint8_t fg = FC_KEY_F_SRC_FORGED;
+	struct rule_engine *eng = mk_engine();
+	struct rule_decision d;
+
+	(void)state;
+	load_ipt(eng, forged6_rules, FC_AF_INET6);
+	d = decide(eng, up6("2001:db8::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 1), 1);
+	assert_int_equal(pkts(eng, 4), 1);
+	assert_int_equal(pkts(eng, 5), 1);
+	d = decide(eng, up6("2001:db8::1", "2001:db8:9::7", fg), 2);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 6), 1);
+	assert_int_equal(pkts(eng, 2), 0);
+	assert_int_equal(pkts(eng, 7), 0);
+	expect_martian(eng, up6("::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 3);
+	assert_int_equal(pkts(eng, 1), 2);
+	/* A source that is not this host's: addrtype LOCAL does not match. */
+	d = decide(eng, up6("2001:db8::5", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 4), 1);
+	assert_int_equal(pkts(eng, 5), 2);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_martian4),
 		cmocka_unit_test(test_martian6),
+		cmocka_unit_test(test_forged4),
+		cmocka_unit_test(test_forged6),
 	};
 
 	if (gufc_test_eal_init("martian", "0") < 0)

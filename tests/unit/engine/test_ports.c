@@ -671,6 +671,47 @@ test_rpfilter(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * -m rpfilter and a forged local source (one of this host's addresses from
+ * outside, FC_KEY_F_SRC_FORGED): its way back is this host, which fails
+ * the check unless --accept-local (Linux's RTN_LOCAL answer), though a
+ * route would send it back the way it came.
+ */
+static void
+test_rpfilter_forged(void **state)
+{
+	static const char rules[] =
+		"table mangle\n"
+		"chain P hook prerouting\n"
+		"drop rpfilter rpfilter_invert proto tcp dport 80\n"
+		"drop rpfilter rpfilter_accept_local rpfilter_invert proto tcp dport 81\n";
+	struct rule_engine *eng;
+	struct rule_upcall u;
+	struct rule_decision d;
+
+	(void)state;
+	with_routes = true;
+	eng = mk_engine_ct(rules, false);
+	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
+	/* Not forged, routed back the way it came: passes; forged: fails, the rule drops it. */
+	assert_int_equal(
+		decide(eng, tcp4("192.0.2.1", 1000, "198.51.100.1", 80, TCP_SYN, 1), 1).verdict,
+		FC_VERDICT_ACCEPT);
+	u = tcp4("192.0.2.1", 1001, "198.51.100.1", 80, TCP_SYN, 1);
+	u.pkt.key.v4.flags = FC_KEY_F_SRC_FORGED;
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_FILTER);
+	/* --accept-local passes it: the input route then drops it as a martian. */
+	u = tcp4("192.0.2.1", 1002, "198.51.100.1", 81, TCP_SYN, 1);
+	u.pkt.key.v4.flags = FC_KEY_F_SRC_FORGED;
+	d = decide(eng, u, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
+	eng_stack_free(eng);
+	with_routes = false;
+}
+
 int
 main(void)
 {
@@ -684,6 +725,7 @@ main(void)
 		cmocka_unit_test(test_first_reply_refilter),
 		cmocka_unit_test(test_first_reply_ctmark),
 		cmocka_unit_test(test_rpfilter),
+		cmocka_unit_test(test_rpfilter_forged),
 	};
 
 	if (gufc_test_eal_init("ports", "0") < 0)

@@ -398,14 +398,54 @@ test_format_worst_case(void **state)
 	memset(k.v6.dst, 0xee, 16);
 	k.v6.sport = k.v6.dport = 0xffff;
 	k.v6.proto = 255;
-	k.v6.flags = FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL;
+	k.v6.flags = FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL | FC_KEY_F_SRC_FORGED;
 	k.v6.in_port = 65535;
 	n = fc_key_format(&k, buf, sizeof(buf));
-	assert_true(n > 144); /* why FC_KEY_STRLEN is not 128, nor 160 */
+	assert_true(n == 159); /* 160 with the NUL: why FC_KEY_STRLEN is not 128, nor 160 */
 	assert_true(n < FC_KEY_STRLEN);
 	assert_int_equal((size_t)n, strlen(buf));
 	assert_int_equal(fc_key_parse(buf, &back, NULL), 0);
 	assert_key_equal(&back, &k);
+}
+
+/*
+ * A forged local source (FC_KEY_F_SRC_FORGED): written as " src_forged=1"
+ * at the end and read back; the reverse key has the address as its local
+ * destination and no forged bit (nothing about the reply's source).
+ */
+static void
+test_forged_bit(void **state)
+{
+	struct fc_key k, r, back;
+
+	(void)state;
+	key_v4(&k, "192.0.2.1", 4000, "198.51.100.7", 53, 17, FC_KEY_F_SRC_FORGED);
+	k.v4.in_port = 1;
+	assert_formats_as(&k, "udp 192.0.2.1:4000 -> 198.51.100.7:53 src_local=0 dst_local=0 "
+			      "in_port=1 src_forged=1");
+	fc_key_reverse(&k, &r);
+	assert_int_equal(r.v4.flags, FC_KEY_F_DST_LOCAL);
+
+	key_v6(&k, "2001:db8::1", 4000, "2001:db8::2", 53, 17,
+		FC_KEY_F_SRC_FORGED | FC_KEY_F_DST_LOCAL);
+	assert_formats_as(&k, "udp [2001:db8::1]:4000 -> [2001:db8::2]:53 src_local=0 "
+			      "dst_local=1 in_port=0 src_forged=1");
+	fc_key_reverse(&k, &r);
+	assert_int_equal(r.v6.flags, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL);
+
+	/* Anywhere among the fields, at most once; src_forged=0 is no bit. */
+	assert_int_equal(
+		fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=1 in_port=3", &back, NULL),
+		0);
+	assert_int_equal(back.v4.flags, FC_KEY_F_SRC_FORGED);
+	assert_int_equal(
+		fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=0", &back, NULL), 0);
+	assert_int_equal(back.v4.flags, 0);
+	assert_int_equal(fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=1 src_forged=1",
+				 &back, NULL),
+		-EINVAL);
+	assert_int_equal(
+		fc_key_parse("udp 192.0.2.1:1 -> 192.0.2.2:2 src_forged=2", &back, NULL), -EINVAL);
 }
 
 static void
@@ -672,6 +712,7 @@ main(void)
 		cmocka_unit_test(test_reverse_random),
 		cmocka_unit_test(test_format_examples),
 		cmocka_unit_test(test_format_worst_case),
+		cmocka_unit_test(test_forged_bit),
 		cmocka_unit_test(test_format_errors),
 		cmocka_unit_test(test_roundtrip_random),
 		cmocka_unit_test(test_parse_lenient),

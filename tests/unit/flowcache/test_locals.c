@@ -3,7 +3,8 @@
  * Unit tests for lib/flowcache/locals.c, the local-address table: create
  * arguments, add/del/match with overlapping prefixes in both families,
  * table-driven error codes, marking a mixed burst (both bits, both families,
- * FC_AF_NONE skipped, stale bits cleared), dump text, counts, and readers
+ * FC_AF_NONE skipped, stale bits cleared), host ports (a local source
+ * elsewhere is forged), dump text, counts, and readers
  * running while the control thread changes prefixes.
  * EAL test (rte_lpm lives in DPDK memory): --no-huge --no-pci.
  */
@@ -550,6 +551,86 @@ test_mark_burst(void **state)
 	}
 }
 
+/*
+ * Host ports: a local source is this host's own (SRC_LOCAL) on a port that
+ * carries its packets, forged (SRC_FORGED, SRC_LOCAL clear) on any other;
+ * the destination bit does not depend on the port. A new table takes
+ * every port as the host's; stale forged bits are cleared.
+ */
+static void
+test_host_ports(void **state)
+{
+	struct fc_locals *l = *state;
+	struct fc_pkt pkts[48];
+	unsigned int i;
+
+	assert_int_equal(add(l, "192.0.2.1", 32), 0);
+	assert_int_equal(add(l, "2001:db8::1", 128), 0);
+	assert_true(fc_locals_host_ports(l) == UINT64_MAX);
+	assert_true(fc_locals_host_ports(NULL) == UINT64_MAX);
+
+	/* Every port the host's (the default): a local source is OUTPUT's anywhere. */
+	for (i = 0; i < RTE_DIM(pkts); i++) {
+		if (i & 1)
+			pkt_v6(&pkts[i], "2001:db8::1", "2001:db8::9", FC_KEY_F_SRC_FORGED);
+		else
+			pkt_v4(&pkts[i], "192.0.2.1", "198.51.100.9", FC_KEY_F_SRC_FORGED);
+		fc_key_set_in_port(&pkts[i].key, (uint16_t)(i * 1000));
+	}
+	fc_locals_mark_burst(l, pkts, RTE_DIM(pkts));
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		assert_int_equal(fc_key_flags(&pkts[i].key), FC_KEY_F_SRC_LOCAL);
+
+	/* Ports 1 and 63 carry the host's packets: elsewhere (64 and past too) forged. */
+	fc_locals_host_ports_set(l, (UINT64_C(1) << 1) | (UINT64_C(1) << 63));
+	assert_true(fc_locals_host_ports(l) == ((UINT64_C(1) << 1) | (UINT64_C(1) << 63)));
+	for (i = 0; i < RTE_DIM(pkts); i++) {
+		static const uint16_t port[6] = {0, 1, 2, 63, 64, 65535};
+
+		switch (i % 4) {
+		case 0:
+			pkt_v4(&pkts[i], "192.0.2.1", "198.51.100.9", FC_KEY_F_SRC_LOCAL);
+			break;
+		case 1:
+			pkt_v6(&pkts[i], "2001:db8::1", "2001:db8::9", FC_KEY_F_SRC_LOCAL);
+			break;
+		case 2: /* from this host to itself, or forged to this host */
+			pkt_v4(&pkts[i], "192.0.2.1", "192.0.2.1", 0);
+			break;
+		default: /* not local at all: no bit, whatever the port */
+			pkt_v6(&pkts[i], "2001:db8::2", "2001:db8::1", FC_KEY_F_SRC_FORGED);
+			break;
+		}
+		fc_key_set_in_port(&pkts[i].key, port[i % 6]);
+	}
+	fc_locals_mark_burst(l, pkts, RTE_DIM(pkts));
+	for (i = 0; i < RTE_DIM(pkts); i++) {
+		uint16_t in = fc_key_in_port(&pkts[i].key);
+		uint8_t src = (in == 1 || in == 63) ? FC_KEY_F_SRC_LOCAL : FC_KEY_F_SRC_FORGED;
+		uint8_t want = i % 4 == 3   ? FC_KEY_F_DST_LOCAL
+			       : i % 4 == 2 ? (uint8_t)(src | FC_KEY_F_DST_LOCAL)
+					    : src;
+
+		assert_int_equal(fc_key_flags(&pkts[i].key), want);
+	}
+
+	/* No host port at all: every local source from a port is forged. */
+	fc_locals_host_ports_set(l, 0);
+	pkt_v4(&pkts[0], "192.0.2.1", "198.51.100.9", 0);
+	pkt_v6(&pkts[1], "2001:db8::1", "2001:db8::9", 0);
+	fc_locals_mark_burst(l, pkts, 2);
+	assert_int_equal(fc_key_flags(&pkts[0].key), FC_KEY_F_SRC_FORGED);
+	assert_int_equal(fc_key_flags(&pkts[1].key), FC_KEY_F_SRC_FORGED);
+
+	/* No local address left: the stale forged bit goes too. */
+	assert_int_equal(del(l, "192.0.2.1", 32), 0);
+	assert_int_equal(del(l, "2001:db8::1", 128), 0);
+	fc_locals_mark_burst(l, pkts, 2);
+	assert_int_equal(fc_key_flags(&pkts[0].key), 0);
+	assert_int_equal(fc_key_flags(&pkts[1].key), 0);
+	fc_locals_host_ports_set(l, UINT64_MAX);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void
@@ -916,6 +997,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_v6_overlap, setup_table, teardown_table),
 		cmocka_unit_test_setup_teardown(test_errors, setup_table, teardown_table),
 		cmocka_unit_test_setup_teardown(test_mark_burst, setup_table, teardown_table),
+		cmocka_unit_test_setup_teardown(test_host_ports, setup_table, teardown_table),
 		cmocka_unit_test_setup_teardown(test_dump_count, setup_table, teardown_table),
 		cmocka_unit_test_setup_teardown(
 			test_random_vs_reference, setup_table, teardown_table),
