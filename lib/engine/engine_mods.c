@@ -395,66 +395,6 @@ eng_walked(const struct rule_eval ev[], unsigned int decider)
 	return ev[decider].verdict != RULE_VERDICT_ACCEPT ? decider + 1 : RULE_STAGE__COUNT;
 }
 
-int
-eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
-	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark,
-	uint16_t meter)
-{
-	struct rule_eval ev[2][RULE_STAGE__COUNT];
-	struct rule_pktop ops[2][RULE_PKTOPS_MAX];
-	unsigned int d[2];
-	uint32_t cd[2];
-	uint8_t v[2], n[2];
-	int prog;
-
-	for (unsigned int i = 0; i < 2; i++) {
-		struct eng_marks mk = {.ctmark = ctmark};
-		struct eng_pv pv;
-		uint32_t deps;
-		int rc;
-
-		eng_pv_init(&pv, eng, i == 0 ? ENG_PV_CONFORM : ENG_PV_EXCEED);
-		rc = eng_pkt_verdict(eng, up, k, fk, a, ctstate, ev[i], &d[i], &deps, &mk, &pv);
-		if (rc < 0)
-			return rc;
-		/*
-		 * The other answer may lead the walk to another meter: per packet
-		 * then. Header fields of a class may be read (the caller classes
-		 * the entry: the same fields either way).
-		 */
-		if (ENG_DEPS_PER_PACKET(deps) & ~(RULE_DEP_METER | ENG_PC_DEPS) || pv.other ||
-			pv.n_meter > 1 || (pv.n_meter == 1 && pv.meter != meter))
-			return -ENOTSUP;
-		cd[i] = deps & ENG_PC_DEPS;
-		v[i] = ev[i][d[i]].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
-								  : FC_VERDICT_DROP;
-		eng_walk_ops(eng, ev[i], eng_walked(ev[i], d[i]), ops[i], &n[i]);
-	}
-	if (cd[0] != cd[1])
-		return -ENOTSUP;
-	/* The same actions either way (none, or not gated by the meter). */
-	if (n[0] == n[1] && memcmp(ops[0], ops[1], n[0] * sizeof(ops[0][0])) == 0) {
-		if (v[0] == v[1])
-			return 0;
-		/* A class is kept in a program (rule_pktprog::cls), not beside FC_ACT_F_METER. */
-		if (n[0] == 0 && cd[0] == 0) {
-			a->verdict = v[0];
-			a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
-			a->flags |= FC_ACT_F_METER;
-			a->pkt_class = (uint16_t)(meter + 1);
-			return 1;
-		}
-	}
-	/* A program: the meter picks the list (and, when they differ, the verdict). */
-	prog = eng_prog_make(eng, (uint16_t)(meter + 1), v[0] != v[1], ops[0], n[0], ops[1], n[1]);
-	if (prog < 0)
-		return prog;
-	a->verdict = v[0];
-	a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
-	eng_act_prog(a, prog);
-	return 1;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Filter                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -776,18 +716,20 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	ef->walked = true;
 	eng_act_prog(&f->act[0], prog);
 	/*
-	 * One meter decided (this packet took its token): the entry holds the
-	 * verdict while it conforms (an accept: a new flow's cached drop holds
-	 * no meter), the fast path asks the meter. Otherwise, where the meter
+	 * Meters reached (this packet took their tokens), one of them
+	 * deciding at most: the entry holds the verdict while it conforms (an
+	 * accept: a new flow's cached drop holds no deciding meter), the fast
+	 * path asks the meter; meters passed in rules that failed later on
+	 * (a port match after them) are charged by each packet, the answer
+	 * unread, whatever the verdict. Otherwise, where the meter
 	 * changes the verdict, the flow is decided per packet (a drop: no
 	 * entry; an accept: FC_VERDICT_SLOW).
 	 */
-	if (eng_pv_one_meter(&ef->pv, all) && !(deps & ~(RULE_DEP_METER | ENG_PC_DEPS))) {
+	if (eng_pv_meters(&ef->pv, all) && !(deps & ~(RULE_DEP_METER | ENG_PC_DEPS))) {
 		struct fc_action m = f->act[0];
 		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
 
-		rc = eng_meter_decide(
-			eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, ef->pv.meter);
+		rc = eng_meter_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0);
 		if (rc == 0) {
 			deps &= ENG_PC_DEPS; /* a class: below */
 		} else if (rc == 1 && (m.flags & FC_ACT_F_PKTACT) &&
