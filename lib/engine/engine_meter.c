@@ -4,8 +4,9 @@
  * limit" matches, one per rule and match, made on the rules lcore the first
  * time a walk reaches the match, and the stateful-match provider the
  * engine's walks use: a packet's walk takes tokens; the walks that decide a
- * cached verdict ask "conforming" and "exceeded" instead and note which
- * meter they reached. "-m statistic --mode nth" counts the packets that
+ * cached verdict ask "conforming" (one meter "exceeded" at a time) instead
+ * and note the meters they reached, in order (eng_meter_decide(): which
+ * meters are only charged, which one decides). "-m statistic --mode nth" counts the packets that
  * reach it, as netfilter does: a packet's walk steps its counter, and a
  * flow whose walk reaches it is decided per packet (each of its packets
  * steps the counter, on the slow path); the walks that decide a cached

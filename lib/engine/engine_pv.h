@@ -49,7 +49,6 @@ struct eng_nth {
 enum eng_pv_mode {
 	ENG_PV_TAKE,      /**< a packet: meters take a token */
 	ENG_PV_CONFORM,   /**< a cached verdict: every meter conforms (but eng_pv::flip) */
-	ENG_PV_EXCEED,    /**< ... every meter is exceeded */
 };
 struct eng_pv {
 	struct rule_providers pv; /**< first: what the evaluators get */
