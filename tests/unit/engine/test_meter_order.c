@@ -262,6 +262,33 @@ test_hashlimit_chain_and_several(void **state)
 }
 
 /*
+ * "-m recent --set" before "--dport 53": the packet to port 54 adds its
+ * source (the match ran, as in Linux) and the rule fails at the port; the
+ * next rule's --rcheck then finds it and drops. Written the other way
+ * round, the port match stops the packet before the list: accepted.
+ */
+static void
+test_recent_before_port(void **state)
+{
+	struct rule_upcall o = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54);
+	const char *sets[2] = {
+		"accept proto udp recent_set recent_name R dport 53\n"
+		"drop proto udp recent_rcheck recent_name R\n",
+		"accept proto udp dport 53 recent_set recent_name R\n"
+		"drop proto udp recent_rcheck recent_name R\n",
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_engine *eng = mk_engine();
+
+		eng_stack_load(eng, sets[i], true);
+		assert_int_equal(rx(eng, o, 1).verdict, i == 0 ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
+/*
  * iptables' order: "-m hashlimit ... -m udp --dport 53" keeps the port match
  * after the meter, "-m udp --dport 53 -m hashlimit" before it, and both
  * read back as written; native text keeps it too.
@@ -324,6 +351,7 @@ main(void)
 		cmocka_unit_test(test_limit_before_port),
 		cmocka_unit_test(test_port_before_limit),
 		cmocka_unit_test(test_hashlimit_chain_and_several),
+		cmocka_unit_test(test_recent_before_port),
 		cmocka_unit_test(test_order_kept),
 	};
 
