@@ -572,20 +572,27 @@ struct mwalk {
 	uint8_t n; /* operations */
 };
 
-/* The walk of @p a's flow with every meter conforming but @p flip (meter + 1; 0: none). */
+/* The walks of eng_meter_decide_walk(): the function, its argument, the family. */
+struct mwalker {
+	int (*walk)(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+		unsigned int *d, uint32_t *deps, struct eng_marks *mk);
+	void *arg;
+	unsigned int family;
+};
+
+/* The walk with every meter conforming but @p flip (meter + 1; 0: none). */
 static int
-mwalk_run(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
-	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate, uint32_t ctmark,
-	uint16_t flip, struct mwalk *w)
+mwalk_run(struct rule_engine *eng, const struct mwalker *wk, uint16_t flip, struct mwalk *w)
 {
-	struct eng_marks mk = {.ctmark = ctmark};
+	struct eng_marks mk;
 	struct eng_pv pv;
 	uint32_t deps;
 	int rc;
 
+	memset(&mk, 0, sizeof(mk));
 	eng_pv_init(&pv, eng, ENG_PV_CONFORM);
 	pv.flip = flip;
-	rc = eng_pkt_verdict(eng, up, k, fk, a, ctstate, w->ev, &w->d, &deps, &mk, &pv);
+	rc = wk->walk(wk->arg, &pv, w->ev, &w->d, &deps, &mk);
 	if (rc < 0)
 		return rc;
 	/* Header fields of a class may be read (the caller classes the entry). */
@@ -594,7 +601,7 @@ mwalk_run(struct rule_engine *eng, const struct rule_upcall *up, const struct fc
 		return -ENOTSUP;
 	w->cd = deps & ENG_PC_DEPS;
 	w->v = w->ev[w->d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
-	w->rule = eng_dec_id(&w->ev[w->d], k->family);
+	w->rule = eng_dec_id(&w->ev[w->d], wk->family);
 	eng_walk_ops(eng, w->ev, eng_walked(w->ev, w->d), w->ops, &w->n);
 	w->mark = mk.mark;
 	w->ctmark = mk.ctmark;
@@ -613,10 +620,44 @@ mwalk_same(const struct mwalk *x, const struct mwalk *y)
 	       memcmp(x->reach, y->reach, x->n_reach * sizeof(x->reach[0])) == 0;
 }
 
+/* A forward entry's walk (eng_meter_decide()). */
+struct fwd_walk {
+	struct rule_engine *eng;
+	const struct rule_upcall *up;
+	const struct fc_key *k, *fk;
+	const struct fc_action *a;
+	unsigned int ctstate;
+	uint32_t ctmark;
+};
+
+static int
+fwd_walk(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *d,
+	uint32_t *deps, struct eng_marks *mk)
+{
+	const struct fwd_walk *fw = arg;
+
+	mk->ctmark = fw->ctmark;
+	return eng_pkt_verdict(fw->eng, fw->up, fw->k, fw->fk, fw->a, fw->ctstate, ev, d, deps, mk,
+		pv);
+}
+
 int
 eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark)
 {
+	struct fwd_walk fw = {.eng = eng, .up = up, .k = k, .fk = fk, .a = a, .ctstate = ctstate,
+		.ctmark = ctmark};
+
+	return eng_meter_decide_walk(eng, fwd_walk, &fw, k->family, a, false);
+}
+
+int
+eng_meter_decide_walk(struct rule_engine *eng,
+	int (*walk)(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+		unsigned int *d, uint32_t *deps, struct eng_marks *mk),
+	void *arg, unsigned int family, struct fc_action *a, bool charge_only)
+{
+	const struct mwalker wk = {.walk = walk, .arg = arg, .family = family};
 	struct mwalk *w = calloc(3, sizeof(*w)); /* the base walk, a flipped one, the decider's */
 	struct mwalk *base = &w[0], *alt = &w[1], *exc = &w[2];
 	int32_t dec = -1;
@@ -625,7 +666,7 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 
 	if (w == NULL)
 		return -ENOMEM;
-	rc = mwalk_run(eng, up, k, fk, a, ctstate, ctmark, 0, base);
+	rc = mwalk_run(eng, &wk, 0, base);
 	if (rc < 0 || base->n_reach == 0)
 		goto out;
 	/* Each meter exceeded in turn: a meter whose answer changes nothing is only charged. */
@@ -637,13 +678,13 @@ eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const st
 			seen |= base->reach[e] == m;
 		if (seen)
 			continue;
-		rc = mwalk_run(eng, up, k, fk, a, ctstate, ctmark, (uint16_t)(m + 1), alt);
+		rc = mwalk_run(eng, &wk, (uint16_t)(m + 1), alt);
 		if (rc < 0)
 			goto out;
 		if (mwalk_same(base, alt))
 			continue;
-		/* Two meters that change the outcome: per packet. */
-		if (dec >= 0) {
+		/* Two meters that change the outcome (or one, where only charges are asked): per packet. */
+		if (dec >= 0 || charge_only) {
 			rc = -ENOTSUP;
 			goto out;
 		}

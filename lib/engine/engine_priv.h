@@ -552,6 +552,17 @@ int eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up,
 	const struct fc_key *k, const struct fc_key *fk, struct fc_action *a, unsigned int ctstate,
 	uint32_t ctmark);
 /*
+ * eng_meter_decide() on walks that @p walk makes (with @p arg, the
+ * provider it is given, and marks: ctmark in, both out), of a flow of
+ * @p family: the reply's (engine_mods.c). @p charge_only: a meter that
+ * changes the outcome is -ENOTSUP (the caller decides such walks per
+ * packet).
+ */
+int eng_meter_decide_walk(struct rule_engine *eng,
+	int (*walk)(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+		unsigned int *d, uint32_t *deps, struct eng_marks *mk),
+	void *arg, unsigned int family, struct fc_action *a, bool charge_only);
+/*
  * The same for a walk that reached string searches (eng_pv_strs()): the
  * walks with their answers assigned one by one make a decision tree (a
  * predicate, engine_strpred.h); when its outcomes differ in verdict,

@@ -51,7 +51,7 @@ pair_fn(void *arg, uint16_t port)
 }
 
 static struct rule_engine *
-mk_engine(void)
+mk_engine_ct(bool ct)
 {
 	struct eng_stack_params p;
 	char name[16];
@@ -65,9 +65,16 @@ mk_engine(void)
 	p.eng.full_policy = FC_FULL_REFUSE;
 	p.eng.default_channel = 1;
 	p.eng.port_pair_fn = pair_fn;
+	p.conntrack = ct;
 	eng = eng_stack_create(&p);
 	assert_non_null(eng);
 	return eng;
+}
+
+static struct rule_engine *
+mk_engine(void)
+{
+	return mk_engine_ct(false);
 }
 
 static struct rule_decision
@@ -262,6 +269,43 @@ test_hashlimit_chain_and_several(void **state)
 }
 
 /*
+ * Replies pass the meter too (FORWARD sees both directions): a tracked
+ * connection to port 80 takes a token with its SYN and with each reply,
+ * whose entry charges the meter on its own (not decided per packet), so
+ * a connection to port 22 finds the burst of 3 gone.
+ */
+static void
+test_reply_charges(void **state)
+{
+	struct rule_engine *eng = mk_engine_ct(true);
+	struct rule_upcall syn = up4(6, "10.0.0.1", 1000, "10.0.0.2", 80);
+	struct rule_upcall rep = up4(6, "10.0.0.2", 80, "10.0.0.1", 1000);
+	struct rule_upcall syn22 = up4(6, "10.0.0.1", 1001, "10.0.0.2", 22);
+	const struct fc_entry *e;
+
+	(void)state;
+	syn.pkt.tcp_flags = 0x02;
+	syn22.pkt.tcp_flags = 0x02;
+	rep.pkt.tcp_flags = 0x12; /* SYN|ACK */
+	rep.pkt.key.v4.in_port = 1;
+	rep.in_port = 1;
+	eng_stack_load(eng,
+		"accept proto tcp limit 1/hour limit_burst 3 dport 22\n"
+		"drop proto tcp dport 22\n",
+		true);
+	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT); /* token 1 */
+	e = entry_of(eng, &rep.pkt.key);
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_charges(eng, &rep, 1);
+	assert_int_equal(rx(eng, rep, 2).verdict, FC_VERDICT_ACCEPT); /* token 2 */
+	rep.pkt.tcp_flags = 0x10; /* ACK */
+	assert_int_equal(rx(eng, rep, 3).verdict, FC_VERDICT_ACCEPT); /* token 3 */
+	assert_int_equal(rx(eng, syn22, 4).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
+/*
  * "-m recent --set" before "--dport 53": the packet to port 54 adds its
  * source (the match ran, as in Linux) and the rule fails at the port; the
  * next rule's --rcheck then finds it and drops. Written the other way
@@ -352,6 +396,7 @@ main(void)
 		cmocka_unit_test(test_port_before_limit),
 		cmocka_unit_test(test_hashlimit_chain_and_several),
 		cmocka_unit_test(test_recent_before_port),
+		cmocka_unit_test(test_reply_charges),
 		cmocka_unit_test(test_order_kept),
 	};
 
