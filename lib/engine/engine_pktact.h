@@ -15,7 +15,10 @@
  * (the usual "-m limit -j LOG"), the program holds both lists, the meter
  * and whether it also flips the verdict (FC_ACT_F_METER's job for entries
  * without actions): the RX lcore takes a token per packet and runs the
- * list of the answer. Packets the slow path decides get the exact program
+ * list of the answer. Meters the walk passed without their answer
+ * counting (a rule whose port match, after the meter, refuses the flow)
+ * are charged first, in order (rule_pktprog::pre): a program may hold
+ * only those. Packets the slow path decides get the exact program
  * of their own walk (struct rule_decision::pkt_prog, ::pkt_list).
  *
  * Log specifications (what a LOG or NFLOG rule says: prefix, level,
