@@ -683,7 +683,7 @@ eng_meter_decide_walk(struct rule_engine *eng,
 			goto out;
 		if (mwalk_same(base, alt))
 			continue;
-		/* Two meters that change the outcome (or one, where only charges are asked): per packet. */
+		/* Two meters that change the outcome (one, where only charges are asked). */
 		if (dec >= 0 || charge_only) {
 			rc = -ENOTSUP;
 			goto out;
@@ -698,8 +698,8 @@ eng_meter_decide_walk(struct rule_engine *eng,
 			rc = -ENOTSUP;
 			goto out;
 		}
-		prog = eng_prog_make_pre(eng, base->reach, base->n_reach, 0, false, base->ops, base->n,
-			NULL, 0);
+		prog = eng_prog_make_pre(eng, base->reach, base->n_reach, 0, false, base->ops,
+			base->n, NULL, 0);
 		rc = prog;
 		if (prog < 0)
 			goto out;
@@ -728,7 +728,7 @@ eng_meter_decide_walk(struct rule_engine *eng,
 		rc = 1;
 		goto out;
 	}
-	/* A program: the charges, then the meter picks the list (and, when they differ, the verdict). */
+	/* A program: the charges, then the meter picks the list (the verdict, if they differ). */
 	prog = eng_prog_make_pre(eng, base->reach, j, (uint16_t)(dec + 1), base->v != exc->v,
 		base->ops, base->n, exc->ops, exc->n);
 	rc = prog;

@@ -183,8 +183,8 @@ pm_places(struct ipt *p, const struct rule *r, const struct ipt_pmatch *const pm
 	for (unsigned int i = 1; i < n; i++)
 		if (pm_place(r, pm[i]) != *at)
 			return rule_ipt_err(p, pm[i]->at,
-				"port matches of one direction on both sides of a limit, hashlimit, "
-				"recent, statistic or connlimit match");
+				"port matches of one direction on both sides of a limit, "
+				"hashlimit, recent, statistic or connlimit match");
 	return 0;
 }
 

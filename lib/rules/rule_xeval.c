@@ -2,9 +2,10 @@
 /*
  * lib/rules: what a rule's matches mean for a packet context — the whole
  * rule (rule_match_pkt(): 7-tuple, ctstate, interfaces, then the extension
- * matches in order, a port match written after one in its place) and each extension kind, as netfilter's matches decide
- * it; stateful kinds go to the caller's provider or take the answer of a
- * fresh state (rule_x_fresh()). Each match also says which per-packet
+ * matches in order, a port match written after one in its place) and
+ * each extension kind, as netfilter's matches decide it; stateful kinds go
+ * to the caller's provider or take the answer of a fresh state
+ * (rule_x_fresh()). Each match also says which per-packet
  * fields it looked at (RULE_DEP_*). Shared by the reference evaluator
  * (rule_ref.c) and, through rule_match_ext(), the compiled classifier.
  */

@@ -327,7 +327,8 @@ test_recent_before_port(void **state)
 		struct rule_engine *eng = mk_engine();
 
 		eng_stack_load(eng, sets[i], true);
-		assert_int_equal(rx(eng, o, 1).verdict, i == 0 ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT);
+		assert_int_equal(
+			rx(eng, o, 1).verdict, i == 0 ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT);
 		eng_stack_free(eng);
 	}
 }
@@ -352,11 +353,13 @@ test_order_kept(void **state)
 		" -p udp -m hashlimit --hashlimit-upto 1/min --hashlimit-burst 2 "
 		"--hashlimit-mode srcip --hashlimit-name \"ORDER\" -m udp --dport 53 -j ACCEPT",
 		" -p udp -m udp --dport 53 -m limit --limit 1/min --limit-burst 5 -j ACCEPT",
-		" -p tcp -m tcp --sport 5 -m limit --limit 1/min --limit-burst 5 -m multiport --dports 7,9 -j ACCEPT",
+		" -p tcp -m tcp --sport 5 -m limit --limit 1/min --limit-burst 5 "
+		"-m multiport --dports 7,9 -j ACCEPT",
 	};
 	const char *native[] = {"accept proto udp limit 1/min limit_burst 5 dport 53",
 		"accept proto udp dport 53 limit 1/min limit_burst 5",
 		"accept proto udp string \"x\" string_algo bm dport 53"};
+	const char *string_first = "accept proto udp dport 53 string \"x\" string_algo bm";
 	char text[1024], out[1024];
 	struct rule_error err;
 	struct rule r;
@@ -366,7 +369,8 @@ test_order_kept(void **state)
 		struct rule_set *s;
 		const struct rule_chain *c;
 
-		snprintf(text, sizeof(text), "*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n", lines[i]);
+		snprintf(text, sizeof(text), "*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n",
+			lines[i]);
 		s = rule_set_parse_iptables_af(text, "t", FC_AF_INET4, &err);
 		assert_non_null(s);
 		c = rule_set_hook_chain(s, RULE_TABLE_FILTER, RULE_HOOK_INPUT);
@@ -383,8 +387,7 @@ test_order_kept(void **state)
 		/* A string match leaves no state: the port match's place does not count. */
 		assert_int_equal(r.dport_at, i == 0 ? 1 : 0);
 		assert_true(rule_format(&r, out, sizeof(out)) > 0);
-		assert_string_equal(out, i == 2 ? "accept proto udp dport 53 string \"x\" string_algo bm"
-						: native[i]);
+		assert_string_equal(out, i == 2 ? string_first : native[i]);
 	}
 }
 
