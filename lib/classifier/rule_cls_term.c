@@ -292,6 +292,7 @@ rule_cls_term_of_rule(const struct rule_set *s, const struct rule *r, uint8_t fa
 {
 	static const uint8_t local_bit[2] = {CLS_META_SRC_LOCAL, CLS_META_DST_LOCAL};
 	const uint8_t local[2] = {r->src_local, r->dst_local};
+	unsigned int late;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -309,7 +310,9 @@ rule_cls_term_of_rule(const struct rule_set *s, const struct rule *r, uint8_t fa
 		/* One state bit per key: "in S" is "none outside S". */
 		t->meta_mask |= (r->neg & RULE_M_CTSTATE) ? set : (uint8_t)(~set & CLS_META_CT_ALL);
 	}
-	if (r->match & (RULE_M_SPORT | RULE_M_DPORT))
+	/* A port match after an extension match is checked with them, in its place. */
+	late = rule_late_ports(r);
+	if (r->match & (RULE_M_SPORT | RULE_M_DPORT) & ~late)
 		t->meta_mask |= CLS_META_NOPORTS;
 
 	if (r->match & RULE_M_PROTO) {
@@ -320,11 +323,11 @@ rule_cls_term_of_rule(const struct rule_set *s, const struct rule *r, uint8_t fa
 	} else {
 		rc |= rlist_one(&t->proto, 0, UINT8_MAX);
 	}
-	if (r->match & RULE_M_SPORT)
+	if (r->match & RULE_M_SPORT & ~late)
 		rc |= rlist_ports(&t->sport, &r->sport, r->neg & RULE_M_SPORT);
 	else
 		rc |= rlist_one(&t->sport, 0, UINT16_MAX);
-	if (r->match & RULE_M_DPORT)
+	if (r->match & RULE_M_DPORT & ~late)
 		rc |= rlist_ports(&t->dport, &r->dport, r->neg & RULE_M_DPORT);
 	else
 		rc |= rlist_one(&t->dport, 0, UINT16_MAX);

@@ -246,10 +246,9 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		a->flags |= FC_ACT_F_COUNT;
 		pd = 0;
 	}
-	/* One meter decided: the verdict while it conforms, the fast path asks it. */
-	if (eng_pv_one_meter(&pv, deps) && !(pd & ~(RULE_DEP_METER | ENG_PC_DEPS)) &&
-		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx),
-			pv.meter) >= 0)
+	/* Meters, one deciding at most: the verdict while it conforms, the fast path asks it. */
+	if (eng_pv_meters(&pv, deps) && !(pd & ~(RULE_DEP_METER | ENG_PC_DEPS)) &&
+		eng_meter_decide(eng, NULL, k, &fk, a, cs, eng_side_ctmark(eng, ti, idx)) >= 0)
 		pd &= ENG_PC_DEPS; /* a class: below, in the meter's program */
 	/* String searches decided: every outcome in a predicate, the fast path searches. */
 	if (eng_pv_strs(&pv, deps) && !(pd & ~(RULE_DEP_PAYLOAD | ENG_PC_DEPS))) {

@@ -4,8 +4,9 @@
  * limit" matches, one per rule and match, made on the rules lcore the first
  * time a walk reaches the match, and the stateful-match provider the
  * engine's walks use: a packet's walk takes tokens; the walks that decide a
- * cached verdict ask "conforming" and "exceeded" instead and note which
- * meter they reached. "-m statistic --mode nth" counts the packets that
+ * cached verdict ask "conforming" (one meter "exceeded" at a time) instead
+ * and note the meters they reached, in order (eng_meter_decide(): which
+ * meters are only charged, which one decides). "-m statistic --mode nth" counts the packets that
  * reach it, as netfilter does: a packet's walk steps its counter, and a
  * flow whose walk reaches it is decided per packet (each of its packets
  * steps the counter, on the slow path); the walks that decide a cached
@@ -454,6 +455,23 @@ meter_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
 	return (int)i;
 }
 
+/*
+ * Meter @p id's answer for the walk of @p pv, noted in its order: a
+ * packet's walk takes a token; a question about a cached verdict is
+ * answered as asked (conforming, but for eng_pv::flip; exceeded).
+ */
+static bool
+pv_meter(struct eng_pv *pv, uint16_t id, const struct rule_pkt *p)
+{
+	if (pv->n_reach < ENG_REACH_MAX)
+		pv->reach[pv->n_reach] = id;
+	if (pv->n_reach < UINT8_MAX)
+		pv->n_reach++;
+	if (pv->mode == ENG_PV_TAKE)
+		return rule_engine_meter_take(pv->eng, id, rte_rdtsc(), p->l3_len);
+	return pv->mode == ENG_PV_CONFORM && pv->flip != (uint16_t)(id + 1);
+}
+
 static int
 pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
 {
@@ -496,11 +514,7 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 				pv->n_meter = (uint8_t)(pv->n_meter < UINT8_MAX ? pv->n_meter + 1
 										: UINT8_MAX);
 			pv->meter = (uint16_t)id;
-			if (pv->mode == ENG_PV_TAKE)
-				ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc(),
-					p->l3_len);
-			else
-				ok = pv->mode == ENG_PV_CONFORM;
+			ok = pv_meter(pv, (uint16_t)id, p);
 			return (ok ? 1 : 0) ^ (above ? 1 : 0);
 		}
 		pv->other = 1; /* a bucket of the table, on the slow path: per packet */
@@ -536,11 +550,197 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 	if (pv->n_meter == 0 || pv->meter != (uint16_t)id)
 		pv->n_meter = (uint8_t)(pv->n_meter < UINT8_MAX ? pv->n_meter + 1 : UINT8_MAX);
 	pv->meter = (uint16_t)id;
-	if (pv->mode == ENG_PV_TAKE)
-		ok = rule_engine_meter_take(pv->eng, (uint16_t)id, rte_rdtsc(), p->l3_len);
-	else
-		ok = pv->mode == ENG_PV_CONFORM;
+	ok = pv_meter(pv, (uint16_t)id, p);
 	return (ok ? 1 : 0) ^ (x->neg ? 1 : 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A cached verdict with meters                                              */
+/* ------------------------------------------------------------------------ */
+
+/* One walk of eng_meter_decide(): its outcome and the meters it reached. */
+struct mwalk {
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	struct rule_pktop ops[RULE_PKTOPS_MAX];
+	unsigned int d;
+	uint32_t cd;   /* header fields of a class it read */
+	uint32_t rule; /* the deciding rule */
+	uint32_t mark, ctmark;
+	uint16_t reach[ENG_REACH_MAX];
+	uint8_t n_reach;
+	uint8_t v; /* FC_VERDICT_* */
+	uint8_t n; /* operations */
+};
+
+/* The walks of eng_meter_decide_walk(): the function, its argument, the family. */
+struct mwalker {
+	int (*walk)(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+		unsigned int *d, uint32_t *deps, struct eng_marks *mk);
+	void *arg;
+	unsigned int family;
+};
+
+/* The walk with every meter conforming but @p flip (meter + 1; 0: none). */
+static int
+mwalk_run(struct rule_engine *eng, const struct mwalker *wk, uint16_t flip, struct mwalk *w)
+{
+	struct eng_marks mk;
+	struct eng_pv pv;
+	uint32_t deps;
+	int rc;
+
+	memset(&mk, 0, sizeof(mk));
+	eng_pv_init(&pv, eng, ENG_PV_CONFORM);
+	pv.flip = flip;
+	rc = wk->walk(wk->arg, &pv, w->ev, &w->d, &deps, &mk);
+	if (rc < 0)
+		return rc;
+	/* Header fields of a class may be read (the caller classes the entry). */
+	if (ENG_DEPS_PER_PACKET(deps) & ~(RULE_DEP_METER | ENG_PC_DEPS) || pv.other ||
+		pv.n_str != 0 || pv.n_reach > ENG_REACH_MAX)
+		return -ENOTSUP;
+	w->cd = deps & ENG_PC_DEPS;
+	w->v = w->ev[w->d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
+	w->rule = eng_dec_id(&w->ev[w->d], wk->family);
+	eng_walk_ops(eng, w->ev, eng_walked(w->ev, w->d), w->ops, &w->n);
+	w->mark = mk.mark;
+	w->ctmark = mk.ctmark;
+	w->n_reach = pv.n_reach;
+	memcpy(w->reach, pv.reach, sizeof(w->reach));
+	return 0;
+}
+
+/* Do two walks end alike, through the same meters? */
+static bool
+mwalk_same(const struct mwalk *x, const struct mwalk *y)
+{
+	return x->v == y->v && x->rule == y->rule && x->cd == y->cd && x->mark == y->mark &&
+	       x->ctmark == y->ctmark && x->n == y->n &&
+	       memcmp(x->ops, y->ops, x->n * sizeof(x->ops[0])) == 0 && x->n_reach == y->n_reach &&
+	       memcmp(x->reach, y->reach, x->n_reach * sizeof(x->reach[0])) == 0;
+}
+
+/* A forward entry's walk (eng_meter_decide()). */
+struct fwd_walk {
+	struct rule_engine *eng;
+	const struct rule_upcall *up;
+	const struct fc_key *k, *fk;
+	const struct fc_action *a;
+	unsigned int ctstate;
+	uint32_t ctmark;
+};
+
+static int
+fwd_walk(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *d,
+	uint32_t *deps, struct eng_marks *mk)
+{
+	const struct fwd_walk *fw = arg;
+
+	mk->ctmark = fw->ctmark;
+	return eng_pkt_verdict(fw->eng, fw->up, fw->k, fw->fk, fw->a, fw->ctstate, ev, d, deps, mk,
+		pv);
+}
+
+int
+eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
+	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark)
+{
+	struct fwd_walk fw = {.eng = eng, .up = up, .k = k, .fk = fk, .a = a, .ctstate = ctstate,
+		.ctmark = ctmark};
+
+	return eng_meter_decide_walk(eng, fwd_walk, &fw, k->family, a, false);
+}
+
+int
+eng_meter_decide_walk(struct rule_engine *eng,
+	int (*walk)(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+		unsigned int *d, uint32_t *deps, struct eng_marks *mk),
+	void *arg, unsigned int family, struct fc_action *a, bool charge_only)
+{
+	const struct mwalker wk = {.walk = walk, .arg = arg, .family = family};
+	struct mwalk *w = calloc(3, sizeof(*w)); /* the base walk, a flipped one, the decider's */
+	struct mwalk *base = &w[0], *alt = &w[1], *exc = &w[2];
+	int32_t dec = -1;
+	unsigned int j = 0;
+	int rc, prog;
+
+	if (w == NULL)
+		return -ENOMEM;
+	rc = mwalk_run(eng, &wk, 0, base);
+	if (rc < 0 || base->n_reach == 0)
+		goto out;
+	/* Each meter exceeded in turn: a meter whose answer changes nothing is only charged. */
+	for (unsigned int i = 0; i < base->n_reach; i++) {
+		uint16_t m = base->reach[i];
+		bool seen = false;
+
+		for (unsigned int e = 0; e < i; e++)
+			seen |= base->reach[e] == m;
+		if (seen)
+			continue;
+		rc = mwalk_run(eng, &wk, (uint16_t)(m + 1), alt);
+		if (rc < 0)
+			goto out;
+		if (mwalk_same(base, alt))
+			continue;
+		/* Two meters that change the outcome (one, where only charges are asked). */
+		if (dec >= 0 || charge_only) {
+			rc = -ENOTSUP;
+			goto out;
+		}
+		dec = m;
+		j = i;
+		*exc = *alt;
+	}
+	if (dec < 0) {
+		/* Every meter only charged: the verdict stands, each packet takes their tokens. */
+		if (base->n_reach > RULE_PKTPROG_PRE_MAX) {
+			rc = -ENOTSUP;
+			goto out;
+		}
+		prog = eng_prog_make_pre(eng, base->reach, base->n_reach, 0, false, base->ops,
+			base->n, NULL, 0);
+		rc = prog;
+		if (prog < 0)
+			goto out;
+		a->verdict = base->v;
+		a->rule_id = base->rule;
+		eng_act_prog(a, prog);
+		rc = 1;
+		goto out;
+	}
+	/*
+	 * The deciding meter is the last one reached either way (no other meter
+	 * after it, on either answer), and reached once; the ones before it
+	 * are charged first.
+	 */
+	if (j + 1 != base->n_reach || exc->n_reach != j + 1 || j > RULE_PKTPROG_PRE_MAX ||
+		base->cd != exc->cd) {
+		rc = -ENOTSUP;
+		goto out;
+	}
+	/* The verdict alone flips, nothing else to charge: the entry holds the meter. */
+	if (j == 0 && base->n == 0 && exc->n == 0 && base->cd == 0 && base->v != exc->v) {
+		a->verdict = base->v;
+		a->rule_id = base->rule;
+		a->flags |= FC_ACT_F_METER;
+		a->pkt_class = (uint16_t)(dec + 1);
+		rc = 1;
+		goto out;
+	}
+	/* A program: the charges, then the meter picks the list (the verdict, if they differ). */
+	prog = eng_prog_make_pre(eng, base->reach, j, (uint16_t)(dec + 1), base->v != exc->v,
+		base->ops, base->n, exc->ops, exc->n);
+	rc = prog;
+	if (prog < 0)
+		goto out;
+	a->verdict = base->v;
+	a->rule_id = base->rule;
+	eng_act_prog(a, prog);
+	rc = 1;
+out:
+	free(w);
+	return rc;
 }
 
 /*

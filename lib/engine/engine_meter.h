@@ -8,9 +8,13 @@
  * A flow whose walk reaches one meter (and no other stateful match) is
  * cached with the verdict it gets while the meter conforms and
  * FC_ACT_F_METER: a packet that finds the meter exceeded gets the other
- * verdict, on the fast path (rule_engine_verdict()). A walk that reaches
- * more than one meter, or another stateful match, is decided per packet on
- * the slow path, as before. The slow path takes tokens from the same
+ * verdict, on the fast path (rule_engine_verdict()). Meters the walk passes
+ * without their answer changing anything (a rule whose port match, written
+ * after the meter, refuses the flow: the meter still takes a token, as
+ * netfilter evaluates matches in order) are charged by every packet before
+ * the deciding one, through a packet program (rule_pktprog::pre). A walk
+ * with two meters that change its outcome, or another stateful match, is
+ * decided per packet on the slow path. The slow path takes tokens from the same
  * buckets for the packets it decides. A hashlimit bucket kept as a meter
  * (engine_meter.c) counts packets, or, for a byte rate, each packet's IP
  * length (struct rule_meter): the fast path is given the length. Meters live as long as the engine;

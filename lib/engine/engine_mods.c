@@ -400,66 +400,6 @@ eng_walked(const struct rule_eval ev[], unsigned int decider)
 	return ev[decider].verdict != RULE_VERDICT_ACCEPT ? decider + 1 : RULE_STAGE__COUNT;
 }
 
-int
-eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
-	const struct fc_key *fk, struct fc_action *a, unsigned int ctstate, uint32_t ctmark,
-	uint16_t meter)
-{
-	struct rule_eval ev[2][RULE_STAGE__COUNT];
-	struct rule_pktop ops[2][RULE_PKTOPS_MAX];
-	unsigned int d[2];
-	uint32_t cd[2];
-	uint8_t v[2], n[2];
-	int prog;
-
-	for (unsigned int i = 0; i < 2; i++) {
-		struct eng_marks mk = {.ctmark = ctmark};
-		struct eng_pv pv;
-		uint32_t deps;
-		int rc;
-
-		eng_pv_init(&pv, eng, i == 0 ? ENG_PV_CONFORM : ENG_PV_EXCEED);
-		rc = eng_pkt_verdict(eng, up, k, fk, a, ctstate, ev[i], &d[i], &deps, &mk, &pv);
-		if (rc < 0)
-			return rc;
-		/*
-		 * The other answer may lead the walk to another meter: per packet
-		 * then. Header fields of a class may be read (the caller classes
-		 * the entry: the same fields either way).
-		 */
-		if (ENG_DEPS_PER_PACKET(deps) & ~(RULE_DEP_METER | ENG_PC_DEPS) || pv.other ||
-			pv.n_meter > 1 || (pv.n_meter == 1 && pv.meter != meter))
-			return -ENOTSUP;
-		cd[i] = deps & ENG_PC_DEPS;
-		v[i] = ev[i][d[i]].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT
-								  : FC_VERDICT_DROP;
-		eng_walk_ops(eng, ev[i], eng_walked(ev[i], d[i]), ops[i], &n[i]);
-	}
-	if (cd[0] != cd[1])
-		return -ENOTSUP;
-	/* The same actions either way (none, or not gated by the meter). */
-	if (n[0] == n[1] && memcmp(ops[0], ops[1], n[0] * sizeof(ops[0][0])) == 0) {
-		if (v[0] == v[1])
-			return 0;
-		/* A class is kept in a program (rule_pktprog::cls), not beside FC_ACT_F_METER. */
-		if (n[0] == 0 && cd[0] == 0) {
-			a->verdict = v[0];
-			a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
-			a->flags |= FC_ACT_F_METER;
-			a->pkt_class = (uint16_t)(meter + 1);
-			return 1;
-		}
-	}
-	/* A program: the meter picks the list (and, when they differ, the verdict). */
-	prog = eng_prog_make(eng, (uint16_t)(meter + 1), v[0] != v[1], ops[0], n[0], ops[1], n[1]);
-	if (prog < 0)
-		return prog;
-	a->verdict = v[0];
-	a->rule_id = eng_dec_id(&ev[0][d[0]], k->family);
-	eng_act_prog(a, prog);
-	return 1;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Filter                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -625,61 +565,107 @@ chan_name_copy(char dst[RULE_NAME_MAX], const char *src)
 	dst[n] = '\0';
 }
 
+/* What the walks of a reply start from (reply_walk()). */
+struct reply_ctx {
+	struct rule_engine *eng;
+	struct rule_flow *f;
+	const struct rule_pktfields *sf;
+	struct rule_pkt p;
+	bool built;
+};
+
 /*
- * The reply entry's cached verdict: its packets' ctstate (a tracker's),
- * arriving where the flow leaves and leaving where it came in. Per-packet
- * dependencies make it FC_VERDICT_SLOW.
+ * The reply's walk through the stages, its packets' ctstate (a tracker's),
+ * arriving where the flow leaves and leaving where it came in; stateful
+ * matches ask @p pv (NULL: they answer as right after loading).
  */
 static int
-reply_verdict(struct rule_engine *eng, struct rule_flow *f)
+reply_walk(struct reply_ctx *c, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+	unsigned int *d, uint32_t *deps)
 {
-	struct rule_eval ev[RULE_STAGE__COUNT];
+	struct rule_engine *eng = c->eng;
+	struct rule_flow *f = c->f;
 	uint16_t fwd_out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
-	unsigned int d, cs = f->reply_ctstate, n = 0;
-	bool built = false, guess;
-	uint32_t deps = 0;
-	struct rule_pktfields sf;
-	/* A stand-in's fields (ACK, no MSS option): the class of the reply's ordinary segments. */
-	unsigned int unknown = eng_pktclass_rep(eng, &f->reply_key, &f->act[1], &sf, &guess);
-	int prog;
-	struct rule_pkt p;
+	unsigned int cs = f->reply_ctstate, n = 0;
+	struct rule_pkt *p = &c->p;
 	int rc;
 
+	c->built = false;
+	*deps = 0;
 	for (unsigned int s = 0; s < RULE_STAGE__COUNT; s++) {
 		bool pre = s < RULE_STAGE_FILTER;
 		const struct fc_key *k = pre ? &f->reply_key : &f->fkey[1];
 
 		/* A context from the first stage with something to walk on. */
-		if (!built) {
+		if (!c->built) {
 			if (!eng_stage_walks(eng, s, fc_key_flags(k), stage_ctstate(s, cs))) {
 				stage_skip(eng, s, fc_key_flags(k), stage_ctstate(s, cs), k->family,
 					&ev[s]);
 				n = s + 1;
 				continue;
 			}
-			rule_pkt_init(&p, &f->reply_key, cs, f->kflags);
-			p.in_port = fwd_out;
-			p.ctdir = RULE_CTDIR_REPLY;
+			rule_pkt_init(p, &f->reply_key, cs, f->kflags);
+			p->in_port = fwd_out;
+			p->ctdir = RULE_CTDIR_REPLY;
 			/* A reply starts with mark 0 and the connection's mark as the forward walk left it. */
-			p.ctmark = eng_flow_of(f)->ctmark;
-			p.ct_orig = f->key;
-			p.ct_repl = f->reply_key;
-			p.ct_packets[RULE_CTDIR_ORIGINAL] = 1;
-			p.ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
-			memcpy(p.ct_helper, f->ct_helper, sizeof(p.ct_helper));
-			eng_pkt_synth(&p, &sf);
-			built = true;
+			p->ctmark = eng_flow_of(f)->ctmark;
+			p->ct_orig = f->key;
+			p->ct_repl = f->reply_key;
+			p->ct_packets[RULE_CTDIR_ORIGINAL] = 1;
+			p->ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
+			memcpy(p->ct_helper, f->ct_helper, sizeof(p->ct_helper));
+			eng_pkt_synth(p, c->sf);
+			c->built = true;
 		}
-		rc = eng_pkt_stage(eng, s, &p, k, pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs,
-			NULL, &ev[s]);
+		rc = eng_pkt_stage(eng, s, p, k, pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs,
+			pv, &ev[s]);
 		if (rc < 0)
 			return rc;
-		deps |= ev[s].deps;
+		*deps |= ev[s].deps;
 		n = s + 1;
 		if (ev[s].verdict != RULE_VERDICT_ACCEPT)
 			break;
 	}
-	d = eng_decider(ev, n);
+	*d = eng_decider(ev, n);
+	return 0;
+}
+
+/* reply_walk() as eng_meter_decide_walk() asks it. */
+static int
+reply_walk_pv(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+	unsigned int *d, uint32_t *deps, struct eng_marks *mk)
+{
+	struct reply_ctx *c = arg;
+	int rc = reply_walk(c, pv, ev, d, deps);
+
+	mk->mark = c->built ? c->p.mark : 0;
+	mk->ctmark = c->built ? c->p.ctmark : eng_flow_of(c->f)->ctmark;
+	return rc;
+}
+
+/*
+ * The reply entry's cached verdict (reply_walk()). Per-packet dependencies
+ * make it FC_VERDICT_SLOW, but meters the reply passes without their
+ * answer counting (a port match written after them refuses it): those
+ * each reply charges on the fast path.
+ */
+static int
+reply_verdict(struct rule_engine *eng, struct rule_flow *f)
+{
+	struct rule_eval ev[RULE_STAGE__COUNT];
+	unsigned int d;
+	bool guess;
+	uint32_t deps = 0;
+	struct rule_pktfields sf;
+	/* A stand-in's fields (ACK, no MSS option): the class of the reply's ordinary segments. */
+	unsigned int unknown = eng_pktclass_rep(eng, &f->reply_key, &f->act[1], &sf, &guess);
+	struct reply_ctx c = {.eng = eng, .f = f, .sf = &sf};
+	int prog;
+	int rc;
+
+	rc = reply_walk(&c, NULL, ev, &d, &deps);
+	if (rc < 0)
+		return rc;
 	f->act[1].rule_id = eng_dec_id(&ev[d], f->key.family);
 	f->act[1].verdict =
 		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
@@ -692,6 +678,17 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	deps = ENG_DEPS_PER_PACKET(deps);
 	eng_pktclass_clear(&f->act[1]);
 	prog = !(deps & ~ENG_PC_DEPS) ? eng_prog_of_walk(eng, ev, eng_walked(ev, d)) : 0;
+	/* Meters only charged: a program that takes their tokens (with the walk's actions). */
+	if ((deps & RULE_DEP_METER) && !(deps & ~(RULE_DEP_METER | ENG_PC_DEPS))) {
+		struct reply_ctx mc = {.eng = eng, .f = f, .sf = &sf};
+		struct fc_action m = f->act[1];
+
+		if (eng_meter_decide_walk(eng, reply_walk_pv, &mc, f->key.family, &m, true) == 1 &&
+			m.verdict == f->act[1].verdict && (m.flags & FC_ACT_F_PKTACT)) {
+			prog = m.pkt_class;
+			deps &= ~RULE_DEP_METER;
+		}
+	}
 	/* Header fields alone: cached for their class (with the walk's program, in it). */
 	eng_act_prog(&f->act[1], prog);
 	if (deps != 0)
@@ -701,9 +698,9 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		f->act[1].verdict = FC_VERDICT_SLOW;
 	}
 	eng_flow_of(f)->trace[1] = eng_trace_of_walk(eng, ev, d, f->key.family);
-	if (built) {
-		eng_flow_of(f)->mark[1] = p.mark;
-		eng_flow_of(f)->ctmark = p.ctmark;
+	if (c.built) {
+		eng_flow_of(f)->mark[1] = c.p.mark;
+		eng_flow_of(f)->ctmark = c.p.ctmark;
 	}
 	chan_name_copy(f->chan[1], ev[RULE_STAGE_FILTER].channel);
 	return 0;
@@ -788,18 +785,20 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	ef->walked = true;
 	eng_act_prog(&f->act[0], prog);
 	/*
-	 * One meter decided (this packet took its token): the entry holds the
-	 * verdict while it conforms (an accept: a new flow's cached drop holds
-	 * no meter), the fast path asks the meter. Otherwise, where the meter
+	 * Meters reached (this packet took their tokens), one of them
+	 * deciding at most: the entry holds the verdict while it conforms (an
+	 * accept: a new flow's cached drop holds no deciding meter), the fast
+	 * path asks the meter; meters passed in rules that failed later on
+	 * (a port match after them) are charged by each packet, the answer
+	 * unread, whatever the verdict. Otherwise, where the meter
 	 * changes the verdict, the flow is decided per packet (a drop: no
 	 * entry; an accept: FC_VERDICT_SLOW).
 	 */
-	if (eng_pv_one_meter(&ef->pv, all) && !(deps & ~(RULE_DEP_METER | ENG_PC_DEPS))) {
+	if (eng_pv_meters(&ef->pv, all) && !(deps & ~(RULE_DEP_METER | ENG_PC_DEPS))) {
 		struct fc_action m = f->act[0];
 		bool acc = ef->ev[d].verdict == RULE_VERDICT_ACCEPT;
 
-		rc = eng_meter_decide(
-			eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0, ef->pv.meter);
+		rc = eng_meter_decide(eng, f->up, &f->key, &f->fkey[0], &m, f->ctstate, 0);
 		if (rc == 0) {
 			deps &= ENG_PC_DEPS; /* a class: below */
 		} else if (rc == 1 && (m.flags & FC_ACT_F_PKTACT) &&

@@ -266,11 +266,24 @@ int
 eng_prog_make(struct rule_engine *eng, uint16_t meter, bool flip, const struct rule_pktop ops0[],
 	unsigned int n0, const struct rule_pktop ops1[], unsigned int n1)
 {
+	return eng_prog_make_pre(eng, NULL, 0, meter, flip, ops0, n0, ops1, n1);
+}
+
+int
+eng_prog_make_pre(struct rule_engine *eng, const uint16_t pre[], unsigned int n_pre,
+	uint16_t meter, bool flip, const struct rule_pktop ops0[], unsigned int n0,
+	const struct rule_pktop ops1[], unsigned int n1)
+{
 	struct rule_pktprog p;
 
-	if (n0 == 0 && n1 == 0 && !flip)
+	if (n0 == 0 && n1 == 0 && !flip && n_pre == 0 && meter == 0)
 		return 0;
+	if (n_pre > RULE_PKTPROG_PRE_MAX)
+		return -ENOSPC;
 	memset(&p, 0, sizeof(p));
+	p.n_pre = (uint8_t)n_pre;
+	if (n_pre != 0)
+		memcpy(p.pre, pre, n_pre * sizeof(pre[0]));
 	p.meter = meter;
 	p.flip = flip ? 1 : 0;
 	p.n[0] = (uint8_t)n0;

@@ -15,7 +15,10 @@
  * (the usual "-m limit -j LOG"), the program holds both lists, the meter
  * and whether it also flips the verdict (FC_ACT_F_METER's job for entries
  * without actions): the RX lcore takes a token per packet and runs the
- * list of the answer. Packets the slow path decides get the exact program
+ * list of the answer. Meters the walk passed without their answer
+ * counting (a rule whose port match, after the meter, refuses the flow)
+ * are charged first, in order (rule_pktprog::pre): a program may hold
+ * only those. Packets the slow path decides get the exact program
  * of their own walk (struct rule_decision::pkt_prog, ::pkt_list).
  *
  * Log specifications (what a LOG or NFLOG rule says: prefix, level,
@@ -75,6 +78,8 @@ struct rule_pktop {
 #define RULE_PKTOPS_MAX 8
 /** Most programs of an engine; fc_action::pkt_class names one plus 1. */
 #define RULE_PKTPROGS_MAX 4096
+/** Most meters a program charges before its deciding one (rule_pktprog::pre). */
+#define RULE_PKTPROG_PRE_MAX 4
 /** Most log specifications of an engine. */
 #define RULE_LOGSPECS_MAX 1024
 
@@ -90,13 +95,21 @@ struct rule_pktprog {
 	uint8_t rewrite; /**< bit l: list l changes the packet */
 	uint8_t n[2];    /**< operations per list */
 	uint8_t late;    /**< bit l: list l has a late operation (rule_pktop::late) */
-	uint8_t pad;
+	uint8_t n_pre;   /**< meters in @c pre */
 	uint16_t pred;   /**< string predicate + 1 (engine_strpred.h): its outcome gives
 			      the verdict, rule and program (this one has no lists);
 			      0: none (never with @c meter) */
 	uint16_t cls;    /**< an entry's class (engine_pktclass.c: serial << 8 | id) when
 			      the entry is RULE_ACT_M0_CLASSED: its pkt_class names this
 			      program; 0 otherwise */
+	/**
+	 * Meters (ids, not + 1) every packet charges before @c meter, in the
+	 * walk's order, their answers not read: the walk passed them in rules
+	 * that a later match refused either way (a "-m limit" written before
+	 * a "--dport" the flow's port fails takes a token in Linux: "charge
+	 * and go on"). Never with @c pred.
+	 */
+	uint16_t pre[RULE_PKTPROG_PRE_MAX];
 	struct rule_pktop op[2][RULE_PKTOPS_MAX];
 };
 
@@ -175,7 +188,8 @@ rule_engine_logspec_drop(const struct rule_engine *eng, uint32_t id)
 
 /**
  * For a hit on an entry with FC_ACT_F_PKTACT: which list of its program
- * runs for this packet (a meter takes a token) and the verdict. Not for
+ * runs for this packet (the meters in rule_pktprog::pre take a token each,
+ * then the deciding meter takes one) and the verdict. Not for
  * a program with a string predicate (rule_engine_pred_leaf()).
  * @param eng   the engine
  * @param a     the entry's action
@@ -190,6 +204,13 @@ static inline uint8_t
 rule_engine_pktprog_take(const struct rule_engine *eng, const struct fc_action *a,
 	const struct rule_pktprog *p, uint64_t now, uint32_t len, unsigned int *list)
 {
+	if (unlikely(p->n_pre != 0)) {
+		/* Meters passed in rules that failed later on: a token each, the answer unread. */
+		if (now == 0)
+			now = rte_rdtsc();
+		for (unsigned int i = 0; i < p->n_pre && i < RULE_PKTPROG_PRE_MAX; i++)
+			(void)rule_engine_meter_take(eng, p->pre[i], now, len);
+	}
 	if (p->meter == 0) {
 		*list = 0;
 		return a->verdict;

@@ -393,11 +393,15 @@ void eng_meters_renumber(struct rule_engine *eng, const struct rule_set *old,
 	const struct rule_set *ns);
 void eng_pv_init(struct eng_pv *pv, struct rule_engine *eng, enum eng_pv_mode mode);
 
-/* Can a cached verdict hold @p deps with the meters @p pv saw (one, nothing else)? */
+/*
+ * Can a cached verdict hold @p deps with the meters @p pv saw (meters,
+ * nothing else; eng_meter_decide() tells whether one decides at most)?
+ */
 static inline bool
-eng_pv_one_meter(const struct eng_pv *pv, uint32_t deps)
+eng_pv_meters(const struct eng_pv *pv, uint32_t deps)
 {
-	return (deps & RULE_DEP_METER) && pv->n_meter == 1 && pv->n_str == 0 && pv->other == 0;
+	return (deps & RULE_DEP_METER) && pv->n_meter >= 1 && pv->n_reach <= ENG_REACH_MAX &&
+	       pv->n_str == 0 && pv->other == 0;
 }
 
 /* ... or with the string searches it saw (and no meter, nothing else)? */
@@ -468,6 +472,15 @@ int eng_walk_ops(struct rule_engine *eng, const struct rule_eval ev[], unsigned 
    to do), -ENOSPC. */
 int eng_prog_make(struct rule_engine *eng, uint16_t meter, bool flip, const struct rule_pktop ops0[],
 	unsigned int n0, const struct rule_pktop ops1[], unsigned int n1);
+/*
+ * The same with meters @p pre (@p n_pre, at most RULE_PKTPROG_PRE_MAX) that
+ * every packet charges first, their answers unread (rule_pktprog::pre): a
+ * program even without operations or a flip. @return as eng_prog_make(),
+ * -ENOSPC for too many.
+ */
+int eng_prog_make_pre(struct rule_engine *eng, const uint16_t pre[], unsigned int n_pre,
+	uint16_t meter, bool flip, const struct rule_pktop ops0[], unsigned int n0,
+	const struct rule_pktop ops1[], unsigned int n1);
 /* The meter-less program of walk @p ev[0..n). @return id + 1, 0, -ENOSPC. */
 int eng_prog_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n);
 /* Give action @p a program @p prog (id + 1; <= 0: none): FC_ACT_F_PKTACT and pkt_class. */
@@ -551,14 +564,32 @@ int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const
 	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,
 	struct eng_marks *mk, struct eng_pv *pv);
 /*
- * A cached verdict's walks when one meter decided (eng_pv_one_meter()):
- * the walk with it conforming and exceeded, on @p a's flow. @return 1 when
- * they differ (@p a gets FC_ACT_F_METER and the meter, the conforming
- * verdict and rule), 0 when not (@p a is not changed), or -errno.
+ * A cached verdict's walks when meters were reached (eng_pv_meters(),
+ * engine_meter.c): the walk with every meter conforming, then with each
+ * one exceeded in turn, on @p a's flow. A meter whose answer changes
+ * nothing (verdict, rule, actions, marks, the meters reached) is charged
+ * and the walk goes on (a rule whose later match fails either way); one
+ * meter at most may change the outcome, reached last on both of its
+ * answers. @return 1 when @p a needs the meters (FC_ACT_F_METER with the
+ * deciding meter, or a program: rule_pktprog::pre, ::meter; the
+ * conforming verdict and rule), 0 when it needs none (@p a not changed),
+ * -ENOTSUP (two deciding meters, a meter after the deciding one, more
+ * than RULE_PKTPROG_PRE_MAX to charge: decided per packet), or -errno.
  */
 int eng_meter_decide(struct rule_engine *eng, const struct rule_upcall *up,
 	const struct fc_key *k, const struct fc_key *fk, struct fc_action *a, unsigned int ctstate,
-	uint32_t ctmark, uint16_t meter);
+	uint32_t ctmark);
+/*
+ * eng_meter_decide() on walks that @p walk makes (with @p arg, the
+ * provider it is given, and marks: ctmark in, both out), of a flow of
+ * @p family: the reply's (engine_mods.c). @p charge_only: a meter that
+ * changes the outcome is -ENOTSUP (the caller decides such walks per
+ * packet).
+ */
+int eng_meter_decide_walk(struct rule_engine *eng,
+	int (*walk)(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUNT],
+		unsigned int *d, uint32_t *deps, struct eng_marks *mk),
+	void *arg, unsigned int family, struct fc_action *a, bool charge_only);
 /*
  * The same for a walk that reached string searches (eng_pv_strs()): the
  * walks with their answers assigned one by one make a decision tree (a

@@ -42,11 +42,13 @@ struct eng_nth {
 	uint8_t xi;     /**< the match's index in the rule */
 };
 
+/** Meter consultations a walk records (struct eng_pv::reach). */
+#define ENG_REACH_MAX 8
+
 /** A stateful-match provider for a walk (engine_meter.c). */
 enum eng_pv_mode {
 	ENG_PV_TAKE,      /**< a packet: meters take a token */
-	ENG_PV_CONFORM,   /**< a cached verdict: every meter conforms */
-	ENG_PV_EXCEED,    /**< ... every meter is exceeded */
+	ENG_PV_CONFORM,   /**< a cached verdict: every meter conforms (but eng_pv::flip) */
 };
 struct eng_pv {
 	struct rule_providers pv; /**< first: what the evaluators get */
@@ -56,6 +58,13 @@ struct eng_pv {
 	uint8_t other;            /**< other stateful matches it reached (fresh answers) */
 	uint8_t connlimit;        /**< it reached a connlimit match */
 	uint16_t meter;
+	/*
+	 * Every meter the walk consulted, in order (a meter twice: twice), the
+	 * first ENG_REACH_MAX; n_reach counts all (saturating).
+	 */
+	uint8_t n_reach;
+	uint16_t reach[ENG_REACH_MAX];
+	uint16_t flip;            /**< ENG_PV_CONFORM: meter + 1 answered "exceeded" (0: none) */
 	uint8_t n_str;            /**< string searches and u32 tests the walk reached (1: @c str;
 				       RULE_PRED_U32 set: a u32 test) */
 	uint16_t str;

@@ -555,6 +555,16 @@ rule_check_msg(const struct rule *r, const char **msg)
 			return -EINVAL;
 		}
 	}
+	/* A port match's place: after a match that keeps state (rule_ports_order()), or none. */
+	if ((!(r->match & RULE_M_SPORT) && r->sport_at != 0) ||
+		(!(r->match & RULE_M_DPORT) && r->dport_at != 0) ||
+		(r->sport_at != 0 && (r->sport_at > r->n_xm || r->sport_at > RULE_XM_MAX ||
+					     !rule_x_ordered(r->xm[r->sport_at - 1].kind))) ||
+		(r->dport_at != 0 && (r->dport_at > r->n_xm || r->dport_at > RULE_XM_MAX ||
+					     !rule_x_ordered(r->xm[r->dport_at - 1].kind)))) {
+		*msg = "bad port match position";
+		return -EINVAL;
+	}
 	if ((r->match & RULE_M_CTSTATE) && (r->ctstate == 0 || (r->ctstate & ~RULE_CT_ALL))) {
 		*msg = "bad ctstate set";
 		return -EINVAL;
@@ -643,6 +653,8 @@ rule_equal(const struct rule *a, const struct rule *b)
 	if ((a->match & RULE_M_SPORT) && !ports_equal(&a->sport, &b->sport))
 		return false;
 	if ((a->match & RULE_M_DPORT) && !ports_equal(&a->dport, &b->dport))
+		return false;
+	if (a->sport_at != b->sport_at || a->dport_at != b->dport_at)
 		return false;
 	if ((a->match & RULE_M_IN) && strncmp(a->in_if, b->in_if, RULE_IFNAME_MAX) != 0)
 		return false;
@@ -773,10 +785,58 @@ bool
 rule_match_key(
 	const struct rule *r, const struct fc_key *k, unsigned int ctstate, unsigned int kflags)
 {
-	if (!key_fields_match(r->family, r->src_local, r->dst_local, r->match, r->neg, r->proto,
+	/* A port match after an extension match is checked in its place (rule_match_ext()). */
+	uint8_t match = (uint8_t)(r->match & ~rule_late_ports(r));
+
+	if (!key_fields_match(r->family, r->src_local, r->dst_local, match, r->neg, r->proto,
 		    &r->src, &r->dst, &r->sport, &r->dport, k, kflags))
 		return false;
 	return rule_ctstate_match(r, ctstate);
+}
+
+bool
+rule_match_key_ports(const struct rule *r, unsigned int which, const struct fc_key *k,
+	unsigned int kflags)
+{
+	uint8_t match = (uint8_t)(r->match & which & (RULE_M_SPORT | RULE_M_DPORT));
+
+	if (match == 0)
+		return true;
+	return key_fields_match(0, RULE_LOCAL_ANY, RULE_LOCAL_ANY, match, r->neg, 0, NULL, NULL,
+		&r->sport, &r->dport, k, kflags);
+}
+
+bool
+rule_x_ordered(unsigned int kind)
+{
+	switch (kind) {
+	case RULE_XM_LIMIT:
+	case RULE_XM_HASHLIMIT:
+	case RULE_XM_RECENT:
+	case RULE_XM_STATISTIC:
+	case RULE_XM_CONNLIMIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Port match position @p at moved up past the matches that leave no state. */
+static uint8_t
+ports_at_norm(const struct rule *r, unsigned int at)
+{
+	if (at > r->n_xm)
+		at = r->n_xm;
+	while (at > 0 && !rule_x_ordered(r->xm[at - 1].kind))
+		at--;
+	return (uint8_t)at;
+}
+
+void
+rule_ports_order(struct rule *r)
+{
+	r->sport_at = (r->match & RULE_M_SPORT) ? ports_at_norm(r, r->sport_at) : 0;
+	r->dport_at = (r->match & RULE_M_DPORT) ? ports_at_norm(r, r->dport_at) : 0;
 }
 
 void
@@ -789,7 +849,8 @@ rule_keym_of(const struct rule *r, struct rule_keym *m)
 	m->proto = r->proto;
 	m->src_local = r->src_local;
 	m->dst_local = r->dst_local;
-	m->match = r->match & keyf;
+	/* A late port match: the rule acts on packets of any port (rule_match_key()). */
+	m->match = r->match & keyf & (uint8_t)~rule_late_ports(r);
 	m->neg = r->neg & keyf;
 	m->src = r->src;
 	m->dst = r->dst;

@@ -176,9 +176,9 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 		rule_buf_printf(b, " src_local %s", local_words[r->src_local]);
 	if (r->dst_local != RULE_LOCAL_ANY)
 		rule_buf_printf(b, " dst_local %s", local_words[r->dst_local]);
-	if (r->match & RULE_M_SPORT)
+	if ((r->match & RULE_M_SPORT) && r->sport_at == 0)
 		buf_ports(b, "sport", &r->sport, r->neg & RULE_M_SPORT);
-	if (r->match & RULE_M_DPORT)
+	if ((r->match & RULE_M_DPORT) && r->dport_at == 0)
 		buf_ports(b, "dport", &r->dport, r->neg & RULE_M_DPORT);
 	if (r->match & RULE_M_CTSTATE) {
 		rule_buf_printf(b, " ctstate %s", (r->neg & RULE_M_CTSTATE) ? "!" : "");
@@ -188,8 +188,14 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 				sep = ",";
 			}
 	}
-	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++)
+	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++) {
 		buf_x(b, r, &r->xm[i]);
+		/* A port match written after this match (a meter: it charges first). */
+		if ((r->match & RULE_M_SPORT) && r->sport_at == i + 1)
+			buf_ports(b, "sport", &r->sport, r->neg & RULE_M_SPORT);
+		if ((r->match & RULE_M_DPORT) && r->dport_at == i + 1)
+			buf_ports(b, "dport", &r->dport, r->neg & RULE_M_DPORT);
+	}
 	if (r->comment[0] != '\0') {
 		rule_buf_printf(b, " comment \"");
 		for (const char *c = r->comment; *c != '\0'; c++) {

@@ -160,6 +160,34 @@ has_l4_xm(const struct rule *r)
 	return false;
 }
 
+/* Where port match @p m counts in @p r's order (struct rule::sport_at, rule_ports_order()). */
+static uint8_t
+pm_place(const struct rule *r, const struct ipt_pmatch *m)
+{
+	unsigned int at = m->xi;
+
+	while (at > 0 && !rule_x_ordered(r->xm[at - 1].kind))
+		at--;
+	return (uint8_t)at;
+}
+
+/*
+ * The place of direction @p d's port matches @p pm (@p n of them) in @p r:
+ * one for all (a match that keeps state between two of them: refused).
+ */
+static int
+pm_places(struct ipt *p, const struct rule *r, const struct ipt_pmatch *const pm[],
+	unsigned int n, uint8_t *at)
+{
+	*at = n > 0 ? pm_place(r, pm[0]) : 0;
+	for (unsigned int i = 1; i < n; i++)
+		if (pm_place(r, pm[i]) != *at)
+			return rule_ipt_err(p, pm[i]->at,
+				"port matches of one direction on both sides of a limit, "
+				"hashlimit, recent, statistic or connlimit match");
+	return 0;
+}
+
 /* Apply the port matches of one variant to @r. @return 1, 0 (never matches), -EINVAL. */
 static int
 rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule *r)
@@ -174,6 +202,11 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 		const struct ipt_pmatch *m = &rl->pm[i];
 
 		if (m->dir == PM_EITHER) {
+			if (!m->neg && pm_place(r, m) != 0)
+				return rule_ipt_err(p, m->at,
+					"multiport --ports after a limit, hashlimit, recent, "
+					"statistic or connlimit match (gufc makes two rules of "
+					"--ports: that match would run twice)");
 			if (m->neg) {
 				/* Neither port in the list. */
 				dir[0][n[0]++] = m;
@@ -198,15 +231,24 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 	}
 	for (unsigned int d = 0; d < 2; d++) {
 		struct rule_ports *pp = d == PM_SRC ? &r->sport : &r->dport;
+		uint8_t at;
 
 		if (n[d] == 0)
 			continue;
+		/* Its place among the matches (a meter before it charges what it refuses). */
+		rc = pm_places(p, r, dir[d], n[d], &at);
+		if (rc < 0)
+			return rc;
 		rc = ports_and(p, dir[d], n[d], pp, &neg);
 		if (rc <= 0)
 			return rc;
 		r->match |= d == PM_SRC ? RULE_M_SPORT : RULE_M_DPORT;
 		if (neg)
 			r->neg |= d == PM_SRC ? RULE_M_SPORT : RULE_M_DPORT;
+		if (d == PM_SRC)
+			r->sport_at = at;
+		else
+			r->dport_at = at;
 	}
 	if (!(r->match & (RULE_M_SPORT | RULE_M_DPORT)) && rl->pmod != MOD_NONE &&
 		!has_l4_xm(r)) {
@@ -218,6 +260,8 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 		r->dport.r[0].lo = 0;
 		r->dport.r[0].hi = 65535;
 		r->match |= RULE_M_DPORT;
+		r->dport_at = rl->pmod_xi;
+		rule_ports_order(r);
 	}
 	return 1;
 }

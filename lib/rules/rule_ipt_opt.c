@@ -174,10 +174,13 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 		if (rl->pmod == MOD_NONE) {
 			rl->pmod = mod;
 			rl->pmod_at = v;
+			rl->pmod_xi = rl->r.n_xm;
 		}
 	}
 	if (mod == MOD_MULTIPORT && rl->multi_at == NULL)
 		rl->multi_at = v;
+	if (mod == MOD_MULTIPORT)
+		rl->multi_xi = rl->r.n_xm;
 	rl->cur = mod;
 	rl->cur_kind = kind;
 	rl->cur_at = v;
@@ -273,6 +276,7 @@ pm_add(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *opt, const struct
 	m->dir = dir;
 	m->neg = neg;
 	m->at = opt;
+	m->xi = list ? rl->multi_xi : rl->pmod_xi;
 	rl->n_pm++;
 	return 0;
 }
@@ -295,6 +299,8 @@ opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct
 			   : rl->r.proto == RULE_PROTO_UDP ? MOD_UDP
 							   : MOD_SCTP;
 		rl->pmod_at = o;
+		/* Loaded here, as iptables loads it: after the matches written so far. */
+		rl->pmod_xi = rl->r.n_xm;
 	}
 	if (rl->pmod_seen & (1u << id))
 		return rule_ipt_err(p, o, "option given twice");

@@ -54,6 +54,7 @@ struct ipt_pmatch {
 	bool neg;
 	struct rule_ports ports;
 	const struct lex_tok *at; /**< the option, for errors */
+	uint8_t xi; /**< extension matches written before its match (struct rule::sport_at) */
 };
 
 enum { PM_SRC, PM_DST, PM_EITHER };
@@ -70,6 +71,8 @@ struct ipt_rl {
 	struct rule_x natx;	      /**< NAT targets: options given (values in r.nat) */
 	uint8_t pmod;		      /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
 	const struct lex_tok *pmod_at;
+	uint8_t pmod_xi;	/**< extension matches before it (-m, or the implicit load) */
+	uint8_t multi_xi;	/**< extension matches before the last -m multiport */
 	unsigned int pmod_seen; /**< 1 << O_SPORT / O_DPORT given to it */
 	uint8_t cur;		/**< module of the last -m */
 	unsigned int cur_kind;	/**< its extension kind (options beyond the 7-tuple) */

@@ -162,18 +162,28 @@ buf_portlist(struct rule_buf *b, const struct rule_ports *pl, bool neg, bool src
  */
 static void
 buf_ports(struct rule_buf *b, const struct rule *r, const struct chunks *sp,
-	const struct chunks *dp, unsigned int sc, unsigned int dc)
+	const struct chunks *dp, unsigned int sc, unsigned int dc, unsigned int at)
 {
 	const char *mod = r->proto == RULE_PROTO_TCP	? "tcp"
 			  : r->proto == RULE_PROTO_UDP	? "udp"
 			  : r->proto == RULE_PROTO_SCTP ? "sctp"
 							: NULL;
+	/*
+	 * Source and destination ports in two places of the order: the later
+	 * as -m multiport (a second -m udp's options would go to the first).
+	 */
+	if ((r->match & RULE_M_SPORT) && (r->match & RULE_M_DPORT) && r->sport_at != r->dport_at &&
+		at == (r->sport_at > r->dport_at ? r->sport_at : r->dport_at))
+		mod = NULL;
 
 	for (unsigned int d = 0; d < 2; d++) {
 		bool src = d == 0, neg;
 		const struct chunks *ch = src ? sp : dp;
 
 		if (!(r->match & (src ? RULE_M_SPORT : RULE_M_DPORT)))
+			continue;
+		/* Only the port matches of this place in the order (struct rule::sport_at). */
+		if ((src ? r->sport_at : r->dport_at) != at)
 			continue;
 		neg = r->neg & (src ? RULE_M_SPORT : RULE_M_DPORT);
 		for (unsigned int i = 0; i < ch->n; i++) {
@@ -253,16 +263,19 @@ buf_rule_opts(struct rule_buf *b, const struct rule *r, unsigned int family,
 	if (r->dst_local != RULE_LOCAL_ANY)
 		rule_buf_printf(b, " -m addrtype %s--dst-type LOCAL",
 			r->dst_local == RULE_LOCAL_NO ? "! " : "");
-	buf_ports(b, r, sp, dp, sc, dc);
+	buf_ports(b, r, sp, dp, sc, dc, 0);
 	if (r->match & RULE_M_CTSTATE)
 		buf_ctstate(b, r);
 	for (unsigned int i = 0; i < r->n_xm; i++) {
 		const struct rule_x *x = &r->xm[i];
 
-		if (x->kind == RULE_XM_FRAGMENT)
-			continue;
-		rule_buf_printf(b, " -m %s", rule_xkinds[x->kind].ipt);
-		buf_xopts(b, r, x);
+		if (x->kind != RULE_XM_FRAGMENT) {
+			rule_buf_printf(b, " -m %s", rule_xkinds[x->kind].ipt);
+			buf_xopts(b, r, x);
+		}
+		/* A port match written after this one: netfilter charges this one first. */
+		if (rule_late_ports(r) != 0)
+			buf_ports(b, r, sp, dp, sc, dc, i + 1);
 	}
 	if (r->comment[0] != '\0')
 		buf_comment(b, r->comment);

@@ -337,10 +337,13 @@ parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, str
 		break;
 	case F_SPORT:
 		bit = RULE_M_SPORT;
+		/* Its place: after the extension matches written so far (rule_ports_order()). */
+		r->sport_at = r->n_xm;
 		rc = parse_ports(p, v, &r->sport);
 		break;
 	case F_DPORT:
 		bit = RULE_M_DPORT;
+		r->dport_at = r->n_xm;
 		rc = parse_ports(p, v, &r->dport);
 		break;
 	case F_CTSTATE:
@@ -520,6 +523,8 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 		return rule_perr(p, port_kw, "port match needs proto tcp, udp, udplite or sctp");
 	for (unsigned int i = 0; i < r->n_xm; i++)
 		rule_x_finish(r, &r->xm[i]);
+	/* A port match written after a meter (or recent, ...) is checked after it, as Linux. */
+	rule_ports_order(r);
 	if (r->tgt.kind != RULE_X_NONE)
 		rule_x_finish(r, &r->tgt);
 	if (r->tgt.given == 0)

@@ -2,9 +2,10 @@
 /*
  * lib/rules: what a rule's matches mean for a packet context — the whole
  * rule (rule_match_pkt(): 7-tuple, ctstate, interfaces, then the extension
- * matches in order) and each extension kind, as netfilter's matches decide
- * it; stateful kinds go to the caller's provider or take the answer of a
- * fresh state (rule_x_fresh()). Each match also says which per-packet
+ * matches in order, a port match written after one in its place) and
+ * each extension kind, as netfilter's matches decide it; stateful kinds go
+ * to the caller's provider or take the answer of a fresh state
+ * (rule_x_fresh()). Each match also says which per-packet
  * fields it looked at (RULE_DEP_*). Shared by the reference evaluator
  * (rule_ref.c) and, through rule_match_ext(), the compiled classifier.
  */
@@ -787,9 +788,19 @@ rule_match_ext(const struct rule_ipsets *sets, const struct rule_ifnames *ifn,
 			rc = 0;
 	}
 	for (unsigned int i = 0; rc == 1 && i < r->n_xm && i < RULE_XM_MAX; i++) {
+		unsigned int late;
+
 		rc = x_match(sets, ifn, r, i, p, pv, &d);
 		if (rc > 1)
 			rc = 1;
+		/* A port match written after this one: checked here, as netfilter's order. */
+		late = rule_late_ports(r);
+		if (rc != 1 || late == 0)
+			continue;
+		late &= (r->sport_at == i + 1 ? RULE_M_SPORT : 0u) |
+			(r->dport_at == i + 1 ? RULE_M_DPORT : 0u);
+		if (late != 0 && !rule_match_key_ports(r, late, &p->key, p->flags))
+			rc = 0;
 	}
 	if (deps != NULL)
 		*deps |= d;

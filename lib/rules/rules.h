@@ -287,6 +287,19 @@ struct rule {
 	uint8_t match;          /**< RULE_M_* fields present */
 	uint8_t neg;            /**< RULE_M_* fields negated (subset of @c match) */
 	uint8_t n_xm;           /**< extension matches in @c xm */
+	/**
+	 * Where the port match is in the rule's order of matches, as netfilter
+	 * evaluates them (a "-m udp --dport" is a match of its own there): 0,
+	 * with the key fields, before every extension match; N, right after
+	 * xm[N - 1], which is a match that changes state when a packet reaches
+	 * it (rule_x_ordered(): limit, hashlimit, recent, statistic,
+	 * connlimit). A packet its port match then refuses still took that
+	 * match's token. Only such a match keeps a port match behind it: the
+	 * languages write the position (rule_ports_order()), rule_check()
+	 * refuses any other.
+	 */
+	uint8_t sport_at;       /**< with RULE_M_SPORT */
+	uint8_t dport_at;       /**< with RULE_M_DPORT */
 	struct rule_prefix src; /**< with RULE_M_SRC */
 	struct rule_prefix dst; /**< with RULE_M_DST */
 	struct rule_ports sport; /**< with RULE_M_SPORT */
@@ -332,6 +345,44 @@ bool rule_equal(const struct rule *a, const struct rule *b);
 int rule_check(const struct rule *r, const char **msg);
 
 /**
+ * Does a packet's pass through an extension match of kind @p kind change
+ * state that later packets see (a token taken, a list updated, a counter stepped):
+ * limit, hashlimit, recent, statistic, connlimit? Only behind such a match
+ * does a port match's position count (struct rule::sport_at).
+ * @param kind  enum rule_x_kind
+ * @return true for those kinds.
+ * Context: any.
+ */
+bool rule_x_ordered(unsigned int kind);
+
+/**
+ * Put @p r's port matches where they count: each written after
+ * extension match @c sport_at - 1 (@c dport_at - 1; the parsers set the
+ * number of extension matches written before it) moves up to just after
+ * the last match before it that rule_x_ordered() holds, or to the key
+ * fields (0) when none is: the matches in between leave no state, so
+ * their order with the port match does not count.
+ * @param r  the rule (its @c xm complete)
+ * Context: any.
+ */
+void rule_ports_order(struct rule *r);
+
+/**
+ * The RULE_M_SPORT and RULE_M_DPORT bits of @p r's port matches that come
+ * after an extension match (struct rule::sport_at): rule_match_key() leaves
+ * them out, the extension matches' evaluation checks them in their place.
+ * @param r  the rule
+ * @return those bits (0 for most rules).
+ * Context: any.
+ */
+static inline uint8_t
+rule_late_ports(const struct rule *r)
+{
+	return (uint8_t)(((r->match & RULE_M_SPORT) && r->sport_at != 0 ? RULE_M_SPORT : 0) |
+			 ((r->match & RULE_M_DPORT) && r->dport_at != 0 ? RULE_M_DPORT : 0));
+}
+
+/**
  * Could rule @p r match a packet with this key? The key fields (family,
  * addresses, protocol, ports, local bits, ctstate) are compared; what a
  * key does not carry (interfaces, extension matches, ctstate SNAT/DNAT) is
@@ -342,6 +393,10 @@ int rule_check(const struct rule *r, const char **msg);
  * Semantics: an address (even negated) or a NAT target restricts the rule
  * to its family; a port match (even negated) never matches a key flagged
  * RULE_KEY_F_NOPORTS; proto and ports compare numbers, whatever the family.
+ * A port match after an extension match (rule_late_ports()) is not
+ * compared: the rule's earlier matches act on packets it refuses.
+ *
+ * rule_match_key_ports() is the port comparison alone.
  *
  * @param r        the rule
  * @param k        the key (family set, network order)
@@ -352,6 +407,20 @@ int rule_check(const struct rule *r, const char **msg);
  * Context: any lcore.
  */
 bool rule_match_key(const struct rule *r, const struct fc_key *k, unsigned int ctstate,
+	unsigned int kflags);
+
+/**
+ * The port matches @p which (RULE_M_SPORT, RULE_M_DPORT) of @p r against
+ * key @p k, as rule_match_key() compares them (a key without ports,
+ * RULE_KEY_F_NOPORTS, matches none).
+ * @param r       the rule
+ * @param which   the port bits to compare (those @p r does not have match)
+ * @param k       the key
+ * @param kflags  RULE_KEY_F_* flags of the packet
+ * @return true on a match.
+ * Context: any lcore.
+ */
+bool rule_match_key_ports(const struct rule *r, unsigned int which, const struct fc_key *k,
 	unsigned int kflags);
 
 /**

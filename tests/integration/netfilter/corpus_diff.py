@@ -132,11 +132,6 @@ PROTO_NUM = {"tcp": 6, "udp": 17, "icmp": 1, "icmpv6": 58, "ipv6-icmp": 58, "sct
              "ipcomp": 108, "pim": 103, "l2tp": 115}
 
 
-def _meter_first(p, lf, gf, locals_, seen_before):
-    """Linux dropped it (its meter empty), gufc let it through."""
-    return lf is None and gf is not None and gf[0] in ("local", "right")
-
-
 # (file name regex, predicate, what is open): differences that are gufc's
 # to fix, not by design, known and not fixed yet: printed on every run
 # ("open: ..."), failing no run.
@@ -144,10 +139,6 @@ OPEN_FATE_DIFFS = [
     # The clashes Linux resolves by remapping the source port
     # (regress/nat-clash.v4) and SNAT's reuse of a live connection's
     # mapping (regress/snat-bysource.v4) are gufc's behaviour too.
-    (r"^meter-order\.v4$", _meter_first,
-     "a meter written before a port match takes a token from every packet "
-     "reaching it in Linux (matches in their order), in gufc only from those "
-     "the rule's ports admit: Linux's bucket runs dry first"),
 ]
 
 

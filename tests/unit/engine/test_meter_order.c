@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of a meter written before a port match (issue 11): netfilter
+ * evaluates a rule's matches in their order, so "-m limit" (a hashlimit
+ * bucket) takes a token from every packet that reaches it, also from the
+ * packets a later "--dport" then refuses. The engine caches such flows
+ * with "charge the meter and go on" (a program's rule_pktprog::pre): the
+ * fast path takes the tokens, no packet goes up for it. On the app's
+ * module stack (tests/unit/common/eng_stack.c).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_test.h"
+#include "eng_stack.h"
+#include "rule_lang.h"
+
+static int eng_seq;
+
+static struct rule_upcall
+up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, uint16_t dport)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	inet_pton(AF_INET, src, &u.pkt.key.v4.src);
+	inet_pton(AF_INET, dst, &u.pkt.key.v4.dst);
+	u.pkt.key.v4.sport = htons(sport);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = proto;
+	u.pkt.ip_len = 100;
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+static int
+pair_fn(void *arg, uint16_t port)
+{
+	(void)arg;
+	return port < 2 ? port ^ 1 : -ENOENT;
+}
+
+static struct rule_engine *
+mk_engine_ct(bool ct)
+{
+	struct eng_stack_params p;
+	char name[16];
+	struct rule_engine *eng;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(name, sizeof(name), "mo%d", eng_seq++);
+	p.eng.name = name;
+	p.eng.capacity_v4 = 256;
+	p.eng.capacity_v6 = 64;
+	p.eng.full_policy = FC_FULL_REFUSE;
+	p.eng.default_channel = 1;
+	p.eng.port_pair_fn = pair_fn;
+	p.conntrack = ct;
+	eng = eng_stack_create(&p);
+	assert_non_null(eng);
+	return eng;
+}
+
+static struct rule_engine *
+mk_engine(void)
+{
+	return mk_engine_ct(false);
+}
+
+static struct rule_decision
+decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+/* A packet as lib/datapath takes it: a hit on a usable entry is decided here (meters, programs). */
+static struct rule_decision
+rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
+	const void *keys[1] = {&u.pkt.key.v4};
+	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
+	struct fc_action a;
+	struct rule_decision d;
+	uint64_t hit;
+
+	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
+	if (!(hit & 1)) {
+		u.reason = RULE_UPCALL_MISS;
+	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
+		u.reason = RULE_UPCALL_STALE;
+	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
+		   (a.mod[0] & RULE_ACT_M0_CLASSED)) {
+		u.reason = RULE_UPCALL_INTEREST;
+	} else {
+		memset(&d, 0, sizeof(d));
+		if (a.flags & FC_ACT_F_PKTACT) {
+			const struct rule_pktprog *p = rule_engine_pktprog(eng, a.pkt_class);
+			unsigned int list;
+
+			assert_int_equal(p->pred, 0);
+			d.verdict = rule_engine_pktprog_take(eng, &a, p, 0, u.pkt.ip_len, &list);
+		} else {
+			d.verdict = rule_engine_verdict(eng, &a, 0, u.pkt.ip_len);
+		}
+		d.rule_id = a.rule_id;
+		d.flags = RULE_DEC_F_CACHED;
+		fc_table_touch(t, idx, u.len, now);
+		return d;
+	}
+	return decide(eng, u, now);
+}
+
+static const struct fc_entry *
+entry_of(struct rule_engine *eng, const struct fc_key *k)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
+}
+
+/* Does the cached entry of @p u's flow charge a meter on the fast path (no upcall)? */
+static void
+assert_charges(struct rule_engine *eng, const struct rule_upcall *u, unsigned int n_pre)
+{
+	const struct fc_entry *e = entry_of(eng, &u->pkt.key);
+	const struct rule_pktprog *p;
+
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_true(e->act.flags & FC_ACT_F_PKTACT);
+	p = rule_engine_pktprog(eng, e->act.pkt_class);
+	assert_int_equal(p->n_pre, n_pre);
+}
+
+/*
+ * "-m limit" before "--dport 22" (native: the order written): two packets
+ * to port 23 take the burst of 2 (each refused by the port match after
+ * taking its token), so the first packet to port 22 finds the bucket
+ * empty and the next rule drops it, as in Linux. The flow to port 23 is
+ * cached: its second packet takes its token on the fast path. The meter's
+ * rule counts neither (it matched neither).
+ */
+static void
+test_limit_before_port(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_upcall b = up4(6, "10.0.0.1", 1000, "10.0.0.2", 23);
+	struct rule_upcall a = up4(6, "10.0.0.1", 1001, "10.0.0.2", 22);
+	struct rule_decision d;
+	uint64_t pk = 0, by = 0;
+
+	(void)state;
+	eng_stack_load(eng,
+		"accept proto tcp limit 1/hour limit_burst 2 dport 22\n"
+		"drop proto tcp dport 22\n",
+		true);
+	d = decide(eng, b, 1); /* token 1, in the walk */
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_charges(eng, &b, 1);
+	d = rx(eng, b, 2); /* token 2, on the fast path */
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, a, 3); /* the bucket is empty: rule 1 fails, rule 2 drops */
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(rule_engine_rule_counters(eng, 1, &pk, &by), 0);
+	assert_int_equal(pk, 0);
+	eng_stack_free(eng);
+}
+
+/*
+ * The port match written first ("dport 22" before "limit"): packets to
+ * port 23 never reach the meter (as before, and as Linux), so the flow to
+ * port 22 finds its whole burst.
+ */
+static void
+test_port_before_limit(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_upcall b = up4(6, "10.0.0.1", 1000, "10.0.0.2", 23);
+	struct rule_upcall a = up4(6, "10.0.0.1", 1001, "10.0.0.2", 22);
+	const struct fc_entry *e;
+
+	(void)state;
+	eng_stack_load(eng,
+		"accept proto tcp dport 22 limit 1/hour limit_burst 2\n"
+		"drop proto tcp dport 22\n",
+		true);
+	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, b, 2).verdict, FC_VERDICT_ACCEPT);
+	e = entry_of(eng, &b.pkt.key);
+	assert_non_null(e);
+	assert_false(e->act.flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER));
+	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, a, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rx(eng, a, 5).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
+/*
+ * A hashlimit bucket per source (kept as a meter: expire 3 hours), written
+ * before "--dport 53", in a user chain reached by a jump: the source's
+ * packets to other ports drain its bucket; another source keeps its own.
+ * Then two such rules and a deciding meter in one walk: the flow to port
+ * 9 charges both earlier meters and is decided by the third; each bucket
+ * ran dry as Linux's would.
+ */
+static void
+test_hashlimit_chain_and_several(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_upcall o1 = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54);
+	struct rule_upcall d1 = up4(17, "10.0.0.1", 1001, "10.0.0.2", 53);
+	struct rule_upcall d3 = up4(17, "10.0.0.3", 1001, "10.0.0.2", 53);
+	struct rule_upcall n9 = up4(17, "10.0.0.1", 1002, "10.0.0.2", 9);
+	struct rule_upcall n7 = up4(17, "10.0.0.1", 1003, "10.0.0.2", 7);
+	struct rule_decision d;
+
+	(void)state;
+	eng_stack_load(eng,
+		"jump C proto udp\n"
+		"chain C\n"
+		"accept proto udp hashlimit_upto 1/hour hashlimit_burst 2 hashlimit_mode srcip "
+		"hashlimit_name H hashlimit_htable_expire 10800000 dport 53\n"
+		"drop proto udp dport 53\n"
+		"accept proto udp limit 1/hour limit_burst 3 dport 7\n"
+		"drop proto udp dport 7\n"
+		"drop proto udp limit 1/hour limit_burst 1 dport 8\n"
+		"accept proto udp limit 1/hour limit_burst 1 dport 9\n"
+		"drop proto udp dport 9\n",
+		true);
+	/* o1 (port 54) charges H(10.0.0.1) twice: the bucket is empty. */
+	d = decide(eng, o1, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	d = rx(eng, o1, 2);
+	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+	assert_int_equal(rx(eng, d1, 3).verdict, FC_VERDICT_DROP);
+	/* Another source: its own, full bucket. */
+	assert_int_equal(rx(eng, d3, 4).verdict, FC_VERDICT_ACCEPT);
+	/*
+	 * o1's walk charged the meters of ports 7, 8 and 9 too (two packets:
+	 * port 7's burst of 3 has one left, 8's and 9's are empty since o1's
+	 * first packet): o1 charges 4 meters on the fast path.
+	 */
+	assert_charges(eng, &o1, 4);
+	/*
+	 * Port 9: H, port 7's and port 8's meters charged (port 7's last
+	 * token), port 9's decides: empty since o1, so the next rule drops.
+	 */
+	d = rx(eng, n9, 5);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* Port 7: its meter is empty now, the rule after it drops. */
+	assert_int_equal(rx(eng, n7, 6).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
+/*
+ * Replies pass the meter too (FORWARD sees both directions): a tracked
+ * connection to port 80 takes a token with its SYN and with each reply,
+ * whose entry charges the meter on its own (not decided per packet), so
+ * a connection to port 22 finds the burst of 3 gone.
+ */
+static void
+test_reply_charges(void **state)
+{
+	struct rule_engine *eng = mk_engine_ct(true);
+	struct rule_upcall syn = up4(6, "10.0.0.1", 1000, "10.0.0.2", 80);
+	struct rule_upcall rep = up4(6, "10.0.0.2", 80, "10.0.0.1", 1000);
+	struct rule_upcall syn22 = up4(6, "10.0.0.1", 1001, "10.0.0.2", 22);
+	const struct fc_entry *e;
+
+	(void)state;
+	syn.pkt.tcp_flags = 0x02;
+	syn22.pkt.tcp_flags = 0x02;
+	rep.pkt.tcp_flags = 0x12; /* SYN|ACK */
+	rep.pkt.key.v4.in_port = 1;
+	rep.in_port = 1;
+	eng_stack_load(eng,
+		"accept proto tcp limit 1/hour limit_burst 3 dport 22\n"
+		"drop proto tcp dport 22\n",
+		true);
+	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT); /* token 1 */
+	e = entry_of(eng, &rep.pkt.key);
+	assert_non_null(e);
+	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
+	assert_charges(eng, &rep, 1);
+	assert_int_equal(rx(eng, rep, 2).verdict, FC_VERDICT_ACCEPT); /* token 2 */
+	rep.pkt.tcp_flags = 0x10; /* ACK */
+	assert_int_equal(rx(eng, rep, 3).verdict, FC_VERDICT_ACCEPT); /* token 3 */
+	assert_int_equal(rx(eng, syn22, 4).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
+/*
+ * "-m recent --set" before "--dport 53": the packet to port 54 adds its
+ * source (the match ran, as in Linux) and the rule fails at the port; the
+ * next rule's --rcheck then finds it and drops. Written the other way
+ * round, the port match stops the packet before the list: accepted.
+ */
+static void
+test_recent_before_port(void **state)
+{
+	struct rule_upcall o = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54);
+	const char *sets[2] = {
+		"accept proto udp recent_set recent_name R dport 53\n"
+		"drop proto udp recent_rcheck recent_name R\n",
+		"accept proto udp dport 53 recent_set recent_name R\n"
+		"drop proto udp recent_rcheck recent_name R\n",
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_engine *eng = mk_engine();
+
+		eng_stack_load(eng, sets[i], true);
+		assert_int_equal(
+			rx(eng, o, 1).verdict, i == 0 ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * iptables' order: "-m hashlimit ... -m udp --dport 53" keeps the port match
+ * after the meter, "-m udp --dport 53 -m hashlimit" before it, and both
+ * read back as written; native text keeps it too.
+ */
+static void
+test_order_kept(void **state)
+{
+	static const char *const lines[] = {
+		"-A INPUT -p udp -m hashlimit --hashlimit-upto 1/min --hashlimit-burst 2 "
+		"--hashlimit-mode srcip --hashlimit-name ORDER -m udp --dport 53 -j ACCEPT",
+		"-A INPUT -p udp -m udp --dport 53 -m limit --limit 1/min -j ACCEPT",
+		"-A INPUT -p tcp -m tcp --sport 5 -m limit --limit 1/min -m multiport --dports 7,9 "
+		"-j ACCEPT",
+	};
+	/* As the export writes them (names quoted): the order is kept. */
+	static const char *const saved[] = {
+		" -p udp -m hashlimit --hashlimit-upto 1/min --hashlimit-burst 2 "
+		"--hashlimit-mode srcip --hashlimit-name \"ORDER\" -m udp --dport 53 -j ACCEPT",
+		" -p udp -m udp --dport 53 -m limit --limit 1/min --limit-burst 5 -j ACCEPT",
+		" -p tcp -m tcp --sport 5 -m limit --limit 1/min --limit-burst 5 "
+		"-m multiport --dports 7,9 -j ACCEPT",
+	};
+	const char *native[] = {"accept proto udp limit 1/min limit_burst 5 dport 53",
+		"accept proto udp dport 53 limit 1/min limit_burst 5",
+		"accept proto udp string \"x\" string_algo bm dport 53"};
+	const char *string_first = "accept proto udp dport 53 string \"x\" string_algo bm";
+	char text[1024], out[1024];
+	struct rule_error err;
+	struct rule r;
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct rule_set *s;
+		const struct rule_chain *c;
+
+		snprintf(text, sizeof(text), "*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n",
+			lines[i]);
+		s = rule_set_parse_iptables_af(text, "t", FC_AF_INET4, &err);
+		assert_non_null(s);
+		c = rule_set_hook_chain(s, RULE_TABLE_FILTER, RULE_HOOK_INPUT);
+		assert_non_null(c);
+		assert_int_equal(c->n_rules, 1);
+		assert_int_equal(c->rules[0].dport_at, i == 1 ? 0 : 1);
+		assert_int_equal(c->rules[0].sport_at, 0);
+		assert_true(rule_format_iptables(&c->rules[0], FC_AF_INET4, out, sizeof(out)) > 0);
+		assert_string_equal(out, saved[i]);
+		rule_set_free(s);
+	}
+	for (unsigned int i = 0; i < sizeof(native) / sizeof(native[0]); i++) {
+		assert_int_equal(rule_parse(native[i], &r, &err), 0);
+		/* A string match leaves no state: the port match's place does not count. */
+		assert_int_equal(r.dport_at, i == 0 ? 1 : 0);
+		assert_true(rule_format(&r, out, sizeof(out)) > 0);
+		assert_string_equal(out, i == 2 ? string_first : native[i]);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_limit_before_port),
+		cmocka_unit_test(test_port_before_limit),
+		cmocka_unit_test(test_hashlimit_chain_and_several),
+		cmocka_unit_test(test_recent_before_port),
+		cmocka_unit_test(test_reply_charges),
+		cmocka_unit_test(test_order_kept),
+	};
+
+	if (gufc_test_eal_init("meter_order", "0") < 0)
+		return 1;
+	return gufc_test_eal_end(cmocka_run_group_tests(tests, NULL, NULL));
+}
