@@ -3,8 +3,9 @@
  * lib/flowcache — the flow table: a cuckoo hash of its own (one-cache-line
  * buckets of 16-bit tags and key slot indexes) keyed by the flow keys of
  * flowcache.h, with lock-free concurrent readers, RCU reclamation, and
- * preallocated arrays of keys and one-cache-line entries indexed by the
- * key slot. Part of flowcache.h's manual, which includes this header at
+ * preallocated arrays indexed by the key slot: one-cache-line entries
+ * (an IPv4 key in its entry's line), IPv6 keys, and the entries' cold
+ * words. Part of flowcache.h's manual, which includes this header at
  * its end: include flowcache.h.
  */
 #ifndef GUFC_FLOWCACHE_TABLE_H
@@ -86,7 +87,7 @@ extern "C" {
  * path makes: on a TCP connection's entries (fc_action::ct_state bit 7),
  * the conntrack module's record, whose windows the fast path checks
  * (FC_INTEREST_TCP_WIN); 0 elsewhere. A NIC mark is not in the action
- * (struct fc_entry::mark: the offload policy's, beside it).
+ * (the top byte of struct fc_entry::seq: the offload policy's, beside it).
  * @c adj is the adjacency (next hop) whose Ethernet rewrite a router
  * applies (router mode: lib/modules/neigh's index, written by the route
  * module; 0 in bridge mode). @c pkt_class: class of the per-packet
