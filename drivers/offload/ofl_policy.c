@@ -588,11 +588,12 @@ scan_one(struct ofl_policy *pol, unsigned int fam, const void *raw, uint32_t idx
 	uint32_t created = fc_table_created(pol->t[fam], idx);
 	struct ofl_rate *r;
 	struct fc_key k;
-	uint64_t pps;
+	uint64_t pps, packets;
 	uint32_t dt;
 
 	if (e == NULL || idx >= pol->marks.cap[fam])
 		return;
+	packets = fc_table_packets(pol->t[fam], idx);
 	r = &pol->rate[fam][idx];
 	if (!r->valid || r->created != created) {
 		/* A new flow in an offloaded index (on_remove should have said). */
@@ -602,12 +603,12 @@ scan_one(struct ofl_policy *pol, unsigned int fam, const void *raw, uint32_t idx
 			r->no_offload = 0;
 		r->valid = 1;
 		r->created = created;
-		r->pkts = e->packets;
+		r->pkts = packets;
 		r->t = now;
 		return;
 	}
-	if (e->packets < r->pkts) { /* another flow took the index unnoticed */
-		r->pkts = e->packets;
+	if (packets < r->pkts) { /* another flow took the index unnoticed */
+		r->pkts = packets;
 		r->t = now;
 		return;
 	}
@@ -620,8 +621,8 @@ scan_one(struct ofl_policy *pol, unsigned int fam, const void *raw, uint32_t idx
 		if (h->state == HW_ACTIVE && h->verdict == FC_VERDICT_DROP)
 			drop_refresh(pol, h, now);
 	}
-	pps = (e->packets - r->pkts) * 1000 / dt;
-	r->pkts = e->packets;
+	pps = (packets - r->pkts) * 1000 / dt;
+	r->pkts = packets;
 	r->t = now;
 
 	if (r->slot != 0) {

@@ -164,7 +164,7 @@ enum dp_nonip_mode {
  * (never 0, so a valid mark is never 0). The offload policy
  * (drivers/offload) keeps, per entry index, the tag of the one mark
  * currently valid in the entry's own cache line (the top byte of struct
- * fc_entry::tag_to, fc_table_mark_tag_set()): the slot and family need no
+ * fc_entry::seq, fc_table_mark_tag_set()): the slot and family need no
  * storing, they are which entry of which table the mark names. The RX path
  * accepts a marked packet only if that byte == the mark's tag: one load
  * from the line the packet reads its action from anyway, no key compare,
@@ -195,7 +195,7 @@ dp_mark_make(unsigned int fam, uint32_t idx, uint8_t tag)
 /**
  * The RX fast path's view of the marks: the first member of the offload
  * policy (ofl_policy_marks()). Set once by the policy; the marks themselves
- * live in the tables' entries (their tags, struct fc_entry::tag_to: written by the
+ * live in the tables' entries (their tags, struct fc_entry::seq's top byte: written by the
  * control thread, release stores; read by RX lcores, acquire loads).
  */
 struct dp_marks {

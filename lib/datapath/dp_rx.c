@@ -766,7 +766,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		/* The mark names this slot now (its tag is the one the slot keeps;
 		 * tag 0 is never made), and the action copied consistently. */
 		if (e == NULL || dp_mark_tag(marks[i]) == 0 ||
-			(uint8_t)(__atomic_load_n(&e->tag_to, __ATOMIC_ACQUIRE) >>
+			(uint8_t)(__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) >>
 				  FC_ENTRY_TAG_SHIFT) != dp_mark_tag(marks[i]) ||
 			!fc_table_entry_read(marks[i] & DP_MARK_V6 ? c->tab6 : c->tab4,
 				marks[i] & DP_MARK_IDX_MASK, &acts[i]))

@@ -66,7 +66,8 @@ eng_rule_count(struct rule_engine *eng, uint32_t rule_id, uint64_t packets, uint
 }
 
 void
-eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const struct fc_action *a)
+eng_ctr_switch(struct rule_engine *eng, const struct fc_table *t, uint32_t idx,
+	const struct fc_entry *e, const struct fc_action *a)
 {
 	uint32_t was = eng_ctr_live(eng, &e->act) ? e->act.rule_id : RULE_ID_NONE;
 	uint32_t will = a != NULL && eng_ctr_live(eng, a) ? a->rule_id : RULE_ID_NONE;
@@ -74,8 +75,7 @@ eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const struct f
 
 	if (was == will)
 		return;
-	p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
-	b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	fc_table_counters(t, idx, &p, &b);
 	if (was != RULE_ID_NONE)
 		eng_rule_count(eng, was, p, b);
 	if (will != RULE_ID_NONE)
@@ -308,7 +308,7 @@ eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const stru
 
 	if (e == NULL)
 		return;
-	eng_ctr_switch(eng, e, a);
+	eng_ctr_switch(eng, t, idx, e, a);
 	/* Its limits before the action that names them. */
 	if (a->flags & FC_ACT_F_COUNT)
 		eng_cb_arm(eng, ti, idx, NULL);
@@ -479,7 +479,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 	if (fc != RULE_CHAN_NONE)
 		eng_flow_chan_set(eng, ti, idx, RULE_CHAN_NONE);
 
-	eng_ctr_switch(eng, e, NULL);
+	eng_ctr_switch(eng, eng->t[ti], idx, e, NULL);
 	eng_trace_gone(eng, ti, idx, e);
 	eng->st.removed++;
 	g.key = *k;
@@ -488,8 +488,7 @@ gone_one(struct rule_engine *eng, unsigned int ti, const struct fc_key *k, uint3
 		g.peer_key = *peer_k;
 	else
 		memset(&g.peer_key, 0, sizeof(g.peer_key));
-	g.packets = e->packets;
-	g.bytes = e->bytes;
+	fc_table_counters(eng->t[ti], idx, &g.packets, &g.bytes);
 	g.idx = idx;
 	g.created = fc_table_created(eng->t[ti], idx);
 	g.last_seen = e->last_seen;

@@ -592,13 +592,14 @@ rule_engine_count_due(const struct rule_engine *eng, const struct fc_table *t, u
 	uint32_t idx, uint32_t len)
 {
 	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
-	const struct fc_entry *e = &((const struct fc_table_view *)(const void *)t)->entries[idx];
 	const struct rule_count_limit *l = v->count_limit[fam];
+	uint64_t packets, bytes;
 
 	if (unlikely(l == NULL))
 		return true;
-	return e->packets + 1 >= __atomic_load_n(&l[idx].packets, __ATOMIC_ACQUIRE) ||
-		e->bytes + len >= __atomic_load_n(&l[idx].bytes, __ATOMIC_ACQUIRE);
+	fc_table_counters(t, idx, &packets, &bytes);
+	return packets + 1 >= __atomic_load_n(&l[idx].packets, __ATOMIC_ACQUIRE) ||
+		bytes + len >= __atomic_load_n(&l[idx].bytes, __ATOMIC_ACQUIRE);
 }
 
 /**

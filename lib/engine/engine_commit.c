@@ -554,7 +554,7 @@ eng_revalidate(struct rule_engine *eng, unsigned int budget)
 			/* Unaffected: only the generation moves (no seqlock write). */
 			a = e->act;
 			a.gen = eng->gen;
-			eng_ctr_switch(eng, e, &a); /* older rule ids: it counts from now on */
+			eng_ctr_switch(eng, t, idx, e, &a); /* older rule ids: it counts from now on */
 			eng_trace_refresh(eng, eng->pass_tbl, idx);
 			fc_table_set_gen(t, idx, eng->gen);
 			eng->st.refreshed++;

@@ -167,8 +167,7 @@ cb_slot_arm(struct rule_engine *eng, unsigned int ti, uint32_t idx, unsigned int
 
 	if (e == NULL)
 		return;
-	own[0] = e->packets;
-	own[1] = e->bytes;
+	fc_table_counters(eng->t[ti], idx, &own[0], &own[1]);
 	if (eng->cb_pend.on && eng->cb_pend.ti == ti && eng->cb_pend.idx == idx) {
 		own[0]++;
 		own[1] += eng->cb_pend.len;

@@ -91,8 +91,7 @@ trace_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets,
 			e = fc_table_entry(eng->t[ti], r->slot - 1);
 			if (t == NULL || e == NULL)
 				continue;
-			p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
-			b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+			fc_table_counters(eng->t[ti], r->slot - 1, &p, &b);
 			for (uint32_t j = 0; j < t->n; j++) {
 				uint32_t id = eng_trace_ids(eng, t)[j];
 				struct eng_rule_ctr *c = NULL;
@@ -214,7 +213,7 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 			if (e != NULL && e->act.rule_id == rule_id) {
 				uint64_t dp, db;
 
-				eng_ctr_delta(eng, e, &dp, &db);
+				eng_ctr_delta(eng, eng->t[ti], idx, e, &dp, &db);
 				p += dp;
 				b += db;
 			}
@@ -288,7 +287,7 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 			c = slot < n ? &s->c[slot] : pol_ctr(s->pol, e->act.rule_id);
 			if (c == NULL)
 				continue;
-			eng_ctr_delta(eng, e, &dp, &db);
+			eng_ctr_delta(eng, eng->t[ti], idx, e, &dp, &db);
 			c->packets += dp;
 			c->bytes += db;
 		}
@@ -349,8 +348,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->ctmark = eng_side_ctmark(eng, ti, idx);
 	info->mark = eng_side_fmark(eng, ti, idx);
 	info->channel = rule_engine_channel(eng, &info->act, ti, idx);
-	info->packets = e->packets;
-	info->bytes = e->bytes;
+	fc_table_counters(t, idx, &info->packets, &info->bytes);
 	return true;
 }
 

@@ -315,12 +315,11 @@ eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	memset(mk->ct_packets, 0, sizeof(mk->ct_packets));
 	memset(mk->ct_bytes, 0, sizeof(mk->ct_bytes));
 	if (e != NULL) {
-		mk->ct_packets[own] = e->packets;
-		mk->ct_bytes[own] = e->bytes;
+		fc_table_counters(eng->t[ti], idx, &mk->ct_packets[own], &mk->ct_bytes[own]);
 	}
 	if (pe != NULL && eng_peer(eng, ti, peer) == idx) {
-		mk->ct_packets[own ^ 1] = pe->packets;
-		mk->ct_bytes[own ^ 1] = pe->bytes;
+		fc_table_counters(eng->t[ti], peer, &mk->ct_packets[own ^ 1],
+			&mk->ct_bytes[own ^ 1]);
 	}
 	if (up != NULL) {
 		mk->ct_packets[own]++;

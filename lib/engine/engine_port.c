@@ -385,7 +385,7 @@ eng_port_other(struct rule_engine *eng, unsigned int ti, const struct rule_upcal
 	idx = others->idx[i];
 	e = fc_table_entry(eng->t[ti], idx);
 	if ((e->act.flags & FC_ACT_F_REPLY) &&
-		__atomic_load_n(&e->packets, __ATOMIC_RELAXED) == 0) {
+		fc_table_packets(eng->t[ti], idx) == 0) {
 		/* upcall_one() found no entry with the packet's key. */
 		uint32_t peer = eng_peer(eng, ti, idx);
 		const struct fc_entry *fe =
@@ -439,7 +439,7 @@ eng_reply_follow(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	pe = peer != FC_INDEX_NONE ? fc_table_entry(t, peer) : NULL;
 	praw = fc_table_key(t, peer);
 	if (pe == NULL || praw == NULL || eng_peer(eng, ti, peer) != idx ||
-		__atomic_load_n(&pe->packets, __ATOMIC_RELAXED) != 0)
+		fc_table_packets(t, peer) != 0)
 		return;
 	memset(&k, 0, sizeof(k));
 	k.family = ti == 0 ? FC_AF_INET4 : FC_AF_INET6;

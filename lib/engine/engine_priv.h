@@ -641,16 +641,15 @@ eng_ctr_live(const struct rule_engine *eng, const struct fc_action *a)
 
 /* What live entry @p e counts for its rule now (nothing under older rule ids). */
 static inline void
-eng_ctr_delta(const struct rule_engine *eng, const struct fc_entry *e, uint64_t *packets,
-	uint64_t *bytes)
+eng_ctr_delta(const struct rule_engine *eng, const struct fc_table *t, uint32_t idx,
+	const struct fc_entry *e, uint64_t *packets, uint64_t *bytes)
 {
 	if (!eng_ctr_live(eng, &e->act)) {
 		*packets = 0;
 		*bytes = 0;
 		return;
 	}
-	*packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
-	*bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	fc_table_counters(t, idx, packets, bytes);
 }
 
 /*
@@ -658,7 +657,8 @@ eng_ctr_delta(const struct rule_engine *eng, const struct fc_entry *e, uint64_t 
  * NULL: it goes): what it counted so far stays with its old rule, none of
  * it goes to the new one.
  */
-void eng_ctr_switch(struct rule_engine *eng, const struct fc_entry *e, const struct fc_action *a);
+void eng_ctr_switch(struct rule_engine *eng, const struct fc_table *t, uint32_t idx,
+	const struct fc_entry *e, const struct fc_action *a);
 
 /*
  * engine_trace.c: the counters of the rules that do not decide. A trace

@@ -231,10 +231,8 @@ trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 
 	if (live && was == trace)
 		return;
-	if (e != NULL) {
-		p = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
-		b = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
-	}
+	if (e != NULL)
+		fc_table_counters(eng->t[ti], idx, &p, &b);
 	if (live)
 		eng_trace_count(eng, was, p, b);
 	/* Without memory for the record the entry counts for no trace. */

@@ -3,8 +3,9 @@
  * lib/flowcache — the flow table: a cuckoo hash of its own (one-cache-line
  * buckets of 16-bit tags and key slot indexes) keyed by the flow keys of
  * flowcache.h, with lock-free concurrent readers, RCU reclamation, and
- * preallocated arrays of keys and one-cache-line entries indexed by the
- * key slot. Part of flowcache.h's manual, which includes this header at
+ * preallocated arrays indexed by the key slot: one-cache-line entries
+ * (an IPv4 key in its entry's line), IPv6 keys, and the entries' cold
+ * words. Part of flowcache.h's manual, which includes this header at
  * its end: include flowcache.h.
  */
 #ifndef GUFC_FLOWCACHE_TABLE_H
@@ -17,6 +18,7 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_pause.h>
 
 #include "flowcache.h"
 
@@ -85,7 +87,7 @@ extern "C" {
  * path makes: on a TCP connection's entries (fc_action::ct_state bit 7),
  * the conntrack module's record, whose windows the fast path checks
  * (FC_INTEREST_TCP_WIN); 0 elsewhere. A NIC mark is not in the action
- * (struct fc_entry::mark: the offload policy's, beside it).
+ * (the top byte of struct fc_entry::seq: the offload policy's, beside it).
  * @c adj is the adjacency (next hop) whose Ethernet rewrite a router
  * applies (router mode: lib/modules/neigh's index, written by the route
  * module; 0 in bridge mode). @c pkt_class: class of the per-packet
@@ -110,44 +112,79 @@ struct fc_action {
 };
 
 /**
- * One flow entry, one cache line: what the fast path reads and writes.
- * Owned by the table; written by the single writer (rules lcore) under a
- * sequence count; @c packets, @c bytes and @c last_seen are written by the
- * RX lcore that hits it (plain stores: a flow is served by one RX lcore,
- * symmetric RSS). Reclaimed by RCU: a deleted entry's slot is reused only
- * after every reader has reported quiescence.
+ * What of a flow entry no plain hit reads (struct fc_entry::tail, or an
+ * array of its own): the counters' high words, the other direction's
+ * index and the idle timeout. Owned by the table, written as the fields
+ * say; reclaimed with its entry.
  *
- * Outside the action (no sequence count, each field read whole):
- * @c peer is the other direction's index (fc_table_peer(): the owner links
- * them; insert sets none, fc_table_move() carries it); no hit reads it.
- * @c tag_to packs two things into one word (FC_ENTRY_TAG_SHIFT,
- * FC_ENTRY_TO_MASK): its top byte is the tag of the NIC mark that names this
- * slot while its flow is offloaded, 0 when none (fc_table_mark_tag(); the
- * rest of a mark, slot and family, is which entry of which table it names):
+ * @c packets_hi and @c bytes_hi are the high 32 bits of the entry's
+ * packet and byte counts (struct fc_entry::packets_lo, bytes_lo hold the
+ * low ones), doubled: odd while the one RX lcore that counts the flow
+ * carries into them (fc_table_touch(), once in 2^32 packets or bytes),
+ * so a reader on another lcore combines the halves consistently
+ * (fc_table_counters()). @c peer is the other direction's index
+ * (fc_table_peer(): the owner links them; insert sets none,
+ * fc_table_move() carries it). @c timeout is the idle timeout, encoded
+ * (fc_timeout_encode()): the table fills it on insert, fc_table_update()
+ * sets it, fc_table_move() carries it, aging and fc_table_timeout()
+ * decode it. @c peer and @c timeout are written by the table's single
+ * writer only.
+ */
+struct fc_entry_cold {
+	uint32_t packets_hi; /**< 2 * packets >> 32; odd while a carry is written */
+	uint32_t bytes_hi;   /**< 2 * bytes >> 32; odd while a carry is written */
+	uint32_t peer;       /**< the other direction's index, or FC_INDEX_NONE */
+	uint32_t timeout;    /**< encoded idle timeout (fc_timeout_encode()) */
+};
+
+/**
+ * One flow entry, one cache line: what a hit reads and writes, and, in an
+ * IPv4 table, the flow's key, so that a hit reads one line for key and
+ * entry (an IPv6 table's 48-byte key has a line of its own, and the
+ * line's last 16 bytes hold the entry's cold words instead). Owned by the
+ * table; written by the single writer (rules lcore) under a sequence
+ * count; @c packets_lo, @c bytes_lo and @c last_seen are written by the
+ * RX lcore that hits it (plain stores: a flow is served by one RX lcore,
+ * symmetric RSS), which also carries into the cold high words. Reclaimed
+ * by RCU: a deleted entry's slot is reused only after every reader has
+ * reported quiescence.
+ *
+ * @c seq packs two things into one word, both written only by the
+ * table's single writer (the rules lcore, which also runs the offload
+ * policy), each by a read-modify-write of the whole word: its low 24 bits
+ * (FC_ENTRY_SEQ_MASK) are the sequence count (even: stable, odd: being
+ * written; it wraps within the 24 bits and never to 0), its top byte
+ * (FC_ENTRY_TAG_SHIFT) the tag of the NIC mark that names this slot while
+ * its flow is offloaded, 0 when none (fc_table_mark_tag(); the rest of a
+ * mark, slot and family, is which entry of which table it names):
  * compared by RX lcores (one acquire load) so that a marked packet reads
- * this one line and no other; zeroed when the slot is filled and when its
- * entry goes, never carried by a move (a mark names a slot). Its low 24
- * bits are the idle timeout, encoded (fc_timeout_encode()): the table
- * fills it on insert, fc_table_update() sets it, fc_table_move() carries
- * it, aging and fc_table_timeout() decode it (no hit reads it). Both halves
- * are written only by the table's single writer (the rules lcore, which also
- * runs the offload policy), each by a read-modify-write of the whole word
- * and a release store, so neither loses the other's bits. The insertion
- * time lives in an array of its own (fc_table_created()).
+ * this one line and no other. The whole word is 0 while the slot is free:
+ * a tag is set on live slots only and goes with the entry (never carried
+ * by a move: a mark names a slot). Readers compare the count's bits only,
+ * so a tag published meanwhile does not turn a hit into a miss.
+ *
+ * The counters are 64-bit values whose low halves live here and whose
+ * high halves are cold (struct fc_entry_cold): read them with
+ * fc_table_counters(). The insertion time lives in an array of its own
+ * (fc_table_created()).
  */
 struct fc_entry {
-	uint32_t seq;          /**< even: stable; odd: being written; 0: free */
+	uint32_t seq;          /**< mark tag << 24 | sequence count; 0: free */
 	uint32_t last_seen;    /**< coarse time of the last hit */
 	struct fc_action act;  /**< the cached decision */
-	uint64_t packets;      /**< packets that hit this entry */
-	uint64_t bytes;        /**< bytes that hit this entry */
-	uint32_t peer;         /**< the other direction's index, or FC_INDEX_NONE */
-	uint32_t tag_to;       /**< mark tag << 24 | encoded idle timeout */
+	uint32_t packets_lo;   /**< packets that hit this entry, the low 32 bits */
+	uint32_t bytes_lo;     /**< bytes that hit this entry, the low 32 bits */
+	union {
+		uint8_t key[16];            /**< IPv4 table: the flow's key */
+		struct fc_entry_cold cold;  /**< IPv6 table: the cold words */
+	} tail;
 } __rte_cache_aligned;
 
-/** struct fc_entry::tag_to: the mark tag's place (the top byte). */
+/** struct fc_entry::seq: the sequence count's bits. */
+#define FC_ENTRY_SEQ_MASK 0x00ffffffu
+/** struct fc_entry::seq: the mark tag's place (the top byte). */
 #define FC_ENTRY_TAG_SHIFT 24
-/** struct fc_entry::tag_to: the encoded idle timeout (fc_timeout_encode()). */
+/** struct fc_entry_cold::timeout: the encoded idle timeout's bits (fc_timeout_encode()). */
 #define FC_ENTRY_TO_MASK 0x00ffffffu
 /** An encoded timeout with this bit counts whole thousands of units. */
 #define FC_TIMEOUT_COARSE 0x00800000u
@@ -328,7 +365,9 @@ struct fc_table_view {
 	const void *priv;         /**< not for users */
 	struct fc_entry *entries; /**< n_slots entries, indexed by position */
 	uint32_t n_slots;         /**< positions */
+	uint32_t cold_shift;      /**< log2 of the bytes from one slot's cold words to the next */
 	const uint32_t *created;  /**< n_slots insertion times (fc_table_created()) */
+	uint8_t *cold;            /**< slot 0's cold words (struct fc_entry_cold) */
 };
 
 /**
@@ -349,6 +388,87 @@ fc_table_slot(const struct fc_table *t, uint32_t idx)
 }
 
 /**
+ * The cold words of slot @p idx (in range, live or not): an array of their
+ * own in an IPv4 table, the entry line's tail in an IPv6 one.
+ * @param t    the table
+ * @param idx  entry index, below the slot count
+ * @return the slot's cold words.
+ * Context: any lcore (fields as struct fc_entry_cold says).
+ */
+static inline struct fc_entry_cold *
+fc_table_cold(const struct fc_table *t, uint32_t idx)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	return (struct fc_entry_cold *)(void *)(v->cold + ((size_t)idx << v->cold_shift));
+}
+
+/**
+ * A counter whose low word is @p lo (the entry's line) and whose doubled
+ * high word is @p hi (its cold words), read consistently: the high word
+ * before and after the low one, again while a carry is being written (a
+ * few stores on the counting lcore).
+ * Context: any lcore.
+ */
+static inline uint64_t
+fc_entry_ctr_read(const uint32_t *lo, const uint32_t *hi)
+{
+	uint32_t h1, h2, l;
+
+	for (;;) {
+		h1 = __atomic_load_n(hi, __ATOMIC_ACQUIRE);
+		l = __atomic_load_n(lo, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		h2 = __atomic_load_n(hi, __ATOMIC_RELAXED);
+		if (likely(h1 == h2 && !(h1 & 1u)))
+			return (uint64_t)(h1 >> 1) << 32 | l;
+		rte_pause();
+	}
+}
+
+/**
+ * Packets and bytes counted on slot @p idx (fc_table_touch(); a slot's
+ * counters are zeroed when it is filled, fc_table_move() carries them),
+ * each 64-bit value read consistently from its two halves.
+ * @param t        the table
+ * @param idx      entry index
+ * @param packets  receives the packets (0: @p t NULL or @p idx out of range)
+ * @param bytes    receives the bytes (likewise)
+ * Context: any lcore; for a live entry, the writer or control for display
+ * (values may be a hit behind).
+ */
+static inline void
+fc_table_counters(const struct fc_table *t, uint32_t idx, uint64_t *packets, uint64_t *bytes)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+	const struct fc_entry_cold *c;
+	const struct fc_entry *e;
+
+	if (unlikely(t == NULL || idx >= v->n_slots)) {
+		*packets = 0;
+		*bytes = 0;
+		return;
+	}
+	e = &v->entries[idx];
+	c = fc_table_cold(t, idx);
+	*packets = fc_entry_ctr_read(&e->packets_lo, &c->packets_hi);
+	*bytes = fc_entry_ctr_read(&e->bytes_lo, &c->bytes_hi);
+}
+
+/**
+ * The packets counted on slot @p idx (fc_table_counters()'s first).
+ * Context: as fc_table_counters().
+ */
+static inline uint64_t
+fc_table_packets(const struct fc_table *t, uint32_t idx)
+{
+	uint64_t p, b;
+
+	fc_table_counters(t, idx, &p, &b);
+	return p;
+}
+
+/**
  * The entry index of live entry @p idx's other direction (the table's
  * owner links them, fc_table_peer_set()).
  * @param t    the table
@@ -365,7 +485,7 @@ fc_table_peer(const struct fc_table *t, uint32_t idx)
 	if (unlikely(t == NULL || idx >= v->n_slots) ||
 		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
 		return FC_INDEX_NONE;
-	return __atomic_load_n(&v->entries[idx].peer, __ATOMIC_RELAXED);
+	return __atomic_load_n(&fc_table_cold(t, idx)->peer, __ATOMIC_RELAXED);
 }
 
 /**
@@ -384,7 +504,7 @@ fc_table_peer_set(struct fc_table *t, uint32_t idx, uint32_t peer)
 
 	if (unlikely(t == NULL || idx >= v->n_slots) || v->entries[idx].seq == 0)
 		return -ENOENT;
-	__atomic_store_n(&v->entries[idx].peer, peer, __ATOMIC_RELAXED);
+	__atomic_store_n(&fc_table_cold(t, idx)->peer, peer, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -404,7 +524,8 @@ fc_table_timeout(const struct fc_table *t, uint32_t idx)
 	if (unlikely(t == NULL || idx >= v->n_slots) ||
 		__atomic_load_n(&v->entries[idx].seq, __ATOMIC_ACQUIRE) == 0)
 		return 0;
-	return fc_timeout_decode(__atomic_load_n(&v->entries[idx].tag_to, __ATOMIC_RELAXED));
+	return fc_timeout_decode(
+		__atomic_load_n(&fc_table_cold(t, idx)->timeout, __ATOMIC_RELAXED));
 }
 
 /**
@@ -427,7 +548,7 @@ fc_table_created(const struct fc_table *t, uint32_t idx)
 
 /**
  * The tag of the NIC mark that names slot @p idx while its flow is
- * offloaded (the top byte of struct fc_entry::tag_to), live entry or not:
+ * offloaded (the top byte of struct fc_entry::seq), live entry or not:
  * one acquire load of the entry's own line, which the marked packet then
  * reads its action from. The mark's other bits (slot, family) are which
  * entry of which table this reads.
@@ -442,17 +563,18 @@ fc_table_mark_tag(const struct fc_table *t, uint32_t idx)
 {
 	const struct fc_entry *e = fc_table_slot(t, idx);
 
-	return likely(e != NULL) ? (uint8_t)(__atomic_load_n(&e->tag_to, __ATOMIC_ACQUIRE) >>
+	return likely(e != NULL) ? (uint8_t)(__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) >>
 					     FC_ENTRY_TAG_SHIFT)
 				 : 0;
 }
 
 /**
  * Publish (or, with 0, withdraw) the tag of the NIC mark naming live slot
- * @p idx (release store of the whole word, its timeout bits kept: only the
- * table's writer thread may call it, as it is the timeout's only writer).
- * Withdrawing works on any slot in range; the table also withdraws it
- * when the entry goes (after the remove callback).
+ * @p idx (release store of the whole word, its sequence count kept: only
+ * the table's writer thread may call it, as it is the count's only
+ * writer). Withdrawing works on any slot in range; the table also
+ * withdraws it when the entry goes (the whole word goes to 0 after the
+ * remove callback).
  * @param t    the table
  * @param idx  entry index
  * @param tag  the mark's tag, or 0
@@ -469,15 +591,16 @@ fc_table_mark_tag_set(struct fc_table *t, uint32_t idx, uint8_t tag)
 	if (unlikely(t == NULL || idx >= v->n_slots) || (tag != 0 && v->entries[idx].seq == 0))
 		return -ENOENT;
 	e = &v->entries[idx];
-	__atomic_store_n(&e->tag_to,
-		(e->tag_to & FC_ENTRY_TO_MASK) | ((uint32_t)tag << FC_ENTRY_TAG_SHIFT),
+	__atomic_store_n(&e->seq,
+		(e->seq & FC_ENTRY_SEQ_MASK) | ((uint32_t)tag << FC_ENTRY_TAG_SHIFT),
 		__ATOMIC_RELEASE);
 	return 0;
 }
 
 /**
- * Copy entry @p idx's action consistently, following flowcache.h's
- * struct fc_entry::seq contract (even: stable, odd: being written, 0: free).
+ * Copy entry @p idx's action consistently, following struct
+ * fc_entry::seq's contract (its count even: stable, odd: being written,
+ * the word 0: free).
  * @return false if the entry is free or being written (take the software path).
  * Context: registered reader, between quiescent reports.
  */
@@ -495,7 +618,7 @@ fc_table_entry_read(const struct fc_table *t, uint32_t idx, struct fc_action *a)
 	*a = e->act;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-	return likely(s1 == s2);
+	return likely(((s1 ^ s2) & FC_ENTRY_SEQ_MASK) == 0);
 }
 
 /**
@@ -516,18 +639,37 @@ unsigned int fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id,
 	struct fc_action acts[], uint32_t idx[]);
 
 /**
+ * fc_table_touch()'s carry: store @p lo as the new low word @p which (0:
+ * packets, 1: bytes) of slot @p idx, which wrapped, and add one to its
+ * high word, so that readers on other lcores never combine a wrapped
+ * low word with the old high one (struct fc_entry_cold).
+ * Context: the reader that owns the flow (fc_table_touch() only).
+ */
+void fc_table_touch_carry(struct fc_table *t, uint32_t idx, unsigned int which, uint32_t lo);
+
+/**
  * Account one hit on entry @p idx (an index the lookup gave): packets,
- * bytes, last_seen. Plain relaxed stores: one RX lcore serves a flow;
- * last_seen is stored only when the coarse clock moved.
+ * bytes, last_seen, in the entry's line (a 32-bit counter wrapping
+ * carries into the cold words: fc_table_touch_carry()). Plain relaxed
+ * stores: one RX lcore serves a flow; last_seen is stored only when the
+ * coarse clock moved.
  * Context: the reader that owns the flow.
  */
 static inline void
 fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
 {
 	struct fc_entry *e = &((const struct fc_table_view *)(const void *)t)->entries[idx];
+	uint32_t p = e->packets_lo + 1u;
+	uint32_t b = e->bytes_lo + bytes;
 
-	__atomic_store_n(&e->packets, e->packets + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->bytes, e->bytes + bytes, __ATOMIC_RELAXED);
+	if (likely(p != 0))
+		__atomic_store_n(&e->packets_lo, p, __ATOMIC_RELAXED);
+	else
+		fc_table_touch_carry(t, idx, 0, p);
+	if (likely(b >= bytes))
+		__atomic_store_n(&e->bytes_lo, b, __ATOMIC_RELAXED);
+	else
+		fc_table_touch_carry(t, idx, 1, b);
 	if (__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) != now)
 		__atomic_store_n(&e->last_seen, now, __ATOMIC_RELAXED);
 }

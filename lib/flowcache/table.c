@@ -3,11 +3,15 @@
  * lib/flowcache/table.c — the flow table: a cuckoo hash of its own
  * (table_bkt.c: one-cache-line buckets of 16-bit tags and slot indexes,
  * lock-free readers) keyed by the normalized 7-tuple, whose key slot
- * indexes a key array, a preallocated array of one-cache-line entries
- * (whose last 8 bytes, outside the sequence count, are the other
- * direction's index (peer) and one word of the NIC mark's tag, which names
- * the slot, and the encoded idle timeout: struct fc_entry) and, beside it,
- * an array of their insertion times, which no hit reads.
+ * indexes a preallocated array of one-cache-line entries (struct
+ * fc_entry: the action, the sequence count and the NIC mark's tag in one
+ * word, the last hit's time, the counters' low words and, in an IPv4
+ * table, the key: a hit reads one line for key and entry) and, beside
+ * them, what no plain hit reads: the cold words (struct fc_entry_cold:
+ * the counters' high words, the other direction's index, the encoded idle
+ * timeout; an array of their own in an IPv4 table, the entry line's last
+ * 16 bytes in an IPv6 one, whose 48-byte keys have lines of their own)
+ * and the insertion times.
  *
  * One writer (the rules lcore) inserts, updates, ages and deletes; any number
  * of registered readers (RX lcores) look up bursts and copy the cached action
@@ -107,9 +111,15 @@ static_assert(offsetof(struct fc_action, ext) == 12 && offsetof(struct fc_action
 static_assert(sizeof(struct fc_entry) == RTE_CACHE_LINE_MIN_SIZE, "entry must be one cache line");
 static_assert(offsetof(struct fc_entry, seq) == 0, "seq leads the entry");
 static_assert(offsetof(struct fc_entry, act) == 8, "action in the first half-line");
-static_assert(offsetof(struct fc_entry, packets) == 40, "counters after the action");
-static_assert(offsetof(struct fc_entry, peer) == 56 && offsetof(struct fc_entry, tag_to) == 60,
-	"peer and the mark tag / timeout word end the line");
+static_assert(offsetof(struct fc_entry, packets_lo) == 40 &&
+		      offsetof(struct fc_entry, bytes_lo) == 44,
+	"the counters' low words after the action");
+static_assert(offsetof(struct fc_entry, tail) == 48 && sizeof(struct fc_key_v4) == 16 &&
+		      sizeof(struct fc_entry_cold) == 16,
+	"the IPv4 key, or an IPv6 entry's cold words, end the line");
+static_assert(sizeof(struct fc_entry_cold) == 1u << FC_COLD_SHIFT_V4 &&
+		      sizeof(struct fc_entry) == 1u << FC_COLD_SHIFT_V6,
+	"cold words are a shift apart");
 /* Every 32-bit timeout encodes without clamping (fc_timeout_encode()). */
 static_assert(
 	UINT32_MAX / 1000u + 1u < FC_TIMEOUT_COARSE, "32-bit timeouts fit 23 bits of seconds");
@@ -302,11 +312,29 @@ fc_table_create(const struct fc_table_params *p)
 	t->n_bkt = nb;
 	t->bkt = rte_zmalloc_socket("fc_table_buckets", sizeof(struct fc_bucket) * (size_t)nb,
 		RTE_CACHE_LINE_SIZE, p->socket_id);
-	t->keys = rte_zmalloc_socket("fc_table_keys",
-		(size_t)FC_KEY_STRIDE(t->key_size) * t->n_slots,
-		RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (t->bkt == NULL || t->keys == NULL)
+	if (t->bkt == NULL)
 		goto fail;
+	if (p->family == FC_AF_INET4) {
+		/* The key in its entry's line; the cold words an array of their own. */
+		t->cold_arr = rte_zmalloc_socket("fc_table_cold",
+			sizeof(struct fc_entry_cold) * (size_t)t->n_slots, RTE_CACHE_LINE_SIZE,
+			p->socket_id);
+		if (t->cold_arr == NULL)
+			goto fail;
+		t->keys = t->entries[0].tail.key;
+		t->cold = (uint8_t *)t->cold_arr;
+		t->cold_shift = FC_COLD_SHIFT_V4;
+	} else {
+		/* The key in a line of its own; the cold words the entry line's tail. */
+		t->key_arr = rte_zmalloc_socket("fc_table_keys",
+			(size_t)FC_KEY_STRIDE(t->key_size) * t->n_slots, RTE_CACHE_LINE_SIZE,
+			p->socket_id);
+		if (t->key_arr == NULL)
+			goto fail;
+		t->keys = t->key_arr;
+		t->cold = (uint8_t *)&t->entries[0].tail.cold;
+		t->cold_shift = FC_COLD_SHIFT_V6;
+	}
 	/* Popped from the top: slot 0 first. */
 	for (uint32_t i = 0; i < t->n_slots; i++)
 		t->created[i] = i + 1 < t->n_slots ? i + 1 : FC_INDEX_NONE;
@@ -331,7 +359,8 @@ fc_table_free(struct fc_table *t)
 	if (t == NULL)
 		return;
 	rte_free(t->bkt);
-	rte_free(t->keys);
+	rte_free(t->key_arr);
+	rte_free(t->cold_arr);
 	rte_free(t->entries);
 	rte_free(t->created);
 	rte_free(t->early);
@@ -447,7 +476,7 @@ conn_last_seen(const struct fc_table *t, uint32_t idx)
 {
 	const struct fc_entry *e = &t->entries[idx];
 	uint32_t ls = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
-	uint32_t p = __atomic_load_n(&e->peer, __ATOMIC_RELAXED);
+	uint32_t p = __atomic_load_n(&fc_table_cold(t, idx)->peer, __ATOMIC_RELAXED);
 
 	if (p < t->n_slots && slot_live(t, p)) {
 		uint32_t pls = __atomic_load_n(&t->entries[p].last_seen, __ATOMIC_RELAXED);
@@ -598,6 +627,7 @@ int
 fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct fc_action *act,
 	uint32_t timeout, uint32_t now)
 {
+	struct fc_entry_cold *c;
 	struct fc_entry *e;
 	unsigned int tries;
 	int32_t pos;
@@ -638,16 +668,19 @@ fc_table_insert(struct fc_table *t, const void *key, uint32_t sig, const struct 
 
 	e = &t->entries[pos];
 	RTE_ASSERT(e->seq == 0);
+	c = fc_table_cold(t, (uint32_t)pos);
 	e->act = *act;
 	e->last_seen = now;
-	e->packets = 0;
-	e->bytes = 0;
-	e->peer = FC_INDEX_NONE;
-	e->tag_to = fc_timeout_encode(timeout); /* no mark tag */
+	e->packets_lo = 0;
+	e->bytes_lo = 0;
+	c->packets_hi = 0;
+	c->bytes_hi = 0;
+	c->peer = FC_INDEX_NONE;
+	c->timeout = fc_timeout_encode(timeout);
 	t->created[pos] = now;
 	if (act->flags & FC_ACT_F_EARLY)
 		early_link(t, (uint32_t)pos, FC_INDEX_NONE);
-	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->seq, 2u, __ATOMIC_RELEASE); /* no mark tag */
 
 	wr_set32(&t->count, t->count + 1);
 	wr_add64(&t->inserts, 1);
@@ -683,18 +716,21 @@ fc_table_update(struct fc_table *t, uint32_t idx, const struct fc_action *act, u
 	__atomic_store_n(&e->seq, s | 1u, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->act = *act;
-	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
 	/* The mark tag stays (this thread is its only writer too). */
-	__atomic_store_n(&e->tag_to, (e->tag_to & ~FC_ENTRY_TO_MASK) | fc_timeout_encode(timeout),
-		__ATOMIC_RELEASE);
+	__atomic_store_n(&e->seq, seq_next_even(s), __ATOMIC_RELEASE);
+	__atomic_store_n(&fc_table_cold(t, idx)->timeout, fc_timeout_encode(timeout),
+		__ATOMIC_RELAXED);
 	return 0;
 }
 
 int
 fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 {
+	const struct fc_entry_cold *ec;
 	const struct fc_entry *e;
+	struct fc_entry_cold *nc;
 	struct fc_entry *n;
+	uint64_t packets, bytes;
 	int32_t pos;
 
 	if (t == NULL || key == NULL)
@@ -717,17 +753,22 @@ fc_table_move(struct fc_table *t, uint32_t idx, const void *key, uint32_t sig)
 	e = &t->entries[idx];
 	n = &t->entries[pos];
 	RTE_ASSERT(n->seq == 0);
+	ec = fc_table_cold(t, idx);
+	nc = fc_table_cold(t, (uint32_t)pos);
 	n->act = e->act;
-	n->tag_to = e->tag_to & FC_ENTRY_TO_MASK; /* the timeout; a mark names the old slot */
-	n->peer = e->peer;
+	nc->timeout = ec->timeout;
+	nc->peer = ec->peer;
 	t->created[pos] = t->created[idx];
 	n->last_seen = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
-	n->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
-	n->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	fc_table_counters(t, idx, &packets, &bytes);
+	n->packets_lo = (uint32_t)packets;
+	n->bytes_lo = (uint32_t)bytes;
+	nc->packets_hi = (uint32_t)(packets >> 32) << 1;
+	nc->bytes_hi = (uint32_t)(bytes >> 32) << 1;
 	/* In the old one's place in the list; the removal below takes that one off. */
 	if (n->act.flags & FC_ACT_F_EARLY)
 		early_link(t, (uint32_t)pos, idx);
-	__atomic_store_n(&n->seq, 2u, __ATOMIC_RELEASE);
+	__atomic_store_n(&n->seq, 2u, __ATOMIC_RELEASE); /* no mark: a mark names the old slot */
 	wr_set32(&t->count, t->count + 1);
 	table_remove(t, idx, false);
 	return pos;
@@ -761,4 +802,26 @@ fc_table_delete(struct fc_table *t, uint32_t idx)
 		return -ENOENT;
 	wr_add64(&t->deletes, 1);
 	return 0;
+}
+
+/*
+ * The high word first goes odd (a reader that sees it so, or sees it
+ * change, reads again), then the wrapped low word is stored, then the
+ * high word one more, even again: the release fence orders the odd store
+ * before the low word's, the last store is a release, and the reader
+ * loads high, low, an acquire fence, high (fc_entry_ctr_read()).
+ */
+void
+fc_table_touch_carry(struct fc_table *t, uint32_t idx, unsigned int which, uint32_t lo)
+{
+	struct fc_entry *e = &t->entries[idx];
+	struct fc_entry_cold *c = fc_table_cold(t, idx);
+	uint32_t *lw = which == 0 ? &e->packets_lo : &e->bytes_lo;
+	uint32_t *hw = which == 0 ? &c->packets_hi : &c->bytes_hi;
+	uint32_t h = *hw & ~1u;
+
+	__atomic_store_n(hw, h | 1u, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(lw, lo, __ATOMIC_RELAXED);
+	__atomic_store_n(hw, h + 2u, __ATOMIC_RELEASE);
 }

@@ -4,7 +4,8 @@
  * cuckoo hash of one-cache-line buckets (struct fc_bucket, table_priv.h)
  * built for the table's two key sizes and its one writer, and the
  * readers' bulk lookup over it. Entries, keys and creation times stay in
- * arrays indexed by slot (table.c); a bucket slot holds a 16-bit tag and
+ * arrays indexed by slot (table.c: an IPv4 key is its entry line's tail,
+ * so key and entry are one line); a bucket slot holds a 16-bit tag and
  * the key's slot index plus one.
  *
  * Bucket choice: a key's fc_table_hash() value h names its tag, its low
@@ -336,6 +337,18 @@ lookup_slot_v6(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m,
 	return lookup_slot(t, b1, m, key, sig, sizeof(struct fc_key_v6));
 }
 
+/*
+ * Fetch slot @p pos's key and entry: one line for an IPv4 key (its
+ * entry's tail), two for an IPv6 one.
+ */
+static __rte_always_inline void
+prefetch_slot(const struct fc_table *t, uint32_t pos, unsigned int ks)
+{
+	rte_prefetch0(&t->entries[pos]);
+	if (ks != sizeof(struct fc_key_v4))
+		rte_prefetch0(t->keys + (size_t)pos * FC_KEY_STRIDE(ks));
+}
+
 /* On a hit on slot @p p, copy the action under the entry's sequence count into @p act. */
 static __rte_always_inline enum bkt_res
 lookup_copy(const struct fc_table *t, int32_t p, struct fc_action *act, uint32_t *pos)
@@ -352,7 +365,8 @@ lookup_copy(const struct fc_table *t, int32_t p, struct fc_action *act, uint32_t
 	*act = e->act;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-	if (unlikely(s1 != s2))
+	/* The count's bits: a mark tag published meanwhile changes no action. */
+	if (unlikely(((s1 ^ s2) & FC_ENTRY_SEQ_MASK) != 0))
 		return BKT_BUSY; /* changed under us: the slow path sorts it out */
 	*pos = (uint32_t)p;
 	return BKT_HIT;
@@ -381,7 +395,8 @@ lookup_one(const struct fc_table *t, const struct fc_bucket *b1, uint32_t m, con
  * ran, again. Keys go to their first bucket while it has room, so most
  * lookups read one bucket line, the key's and the entry's, and compare
  * one key; those in their second bucket read two bucket lines, the
- * key's and the entry's, all fetched a burst at a time.
+ * key's and the entry's, all fetched a burst at a time. An IPv4 key is
+ * its entry's tail: one line for both.
  */
 static __rte_always_inline unsigned int
 lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs[],
@@ -411,10 +426,8 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 				__ATOMIC_ACQUIRE);
 
 			first[i] = id;
-			if (likely(id != 0)) {
-				rte_prefetch0(t->keys + (size_t)(id - 1) * FC_KEY_STRIDE(ks));
-				rte_prefetch0(&t->entries[id - 1]);
-			}
+			if (likely(id != 0))
+				prefetch_slot(t, id - 1, ks);
 		} else {
 			rte_prefetch0(&t->bkt[bkt_alt(nb, bkt_first(nb, sigs[i]), sig_tag(sigs[i]))]);
 			no1 |= UINT64_C(1) << i;
@@ -439,10 +452,8 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 		if (mm == 0)
 			continue;
 		first[i] = __atomic_load_n(&b2->idx[__builtin_ctz(mm) >> 1], __ATOMIC_ACQUIRE);
-		if (likely(first[i] != 0)) {
-			rte_prefetch0(t->keys + (size_t)(first[i] - 1) * FC_KEY_STRIDE(ks));
-			rte_prefetch0(&t->entries[first[i] - 1]);
-		}
+		if (likely(first[i] != 0))
+			prefetch_slot(t, first[i] - 1, ks);
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t id = first[i];

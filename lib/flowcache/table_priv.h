@@ -94,11 +94,16 @@ struct fc_table_victim {
 /** Evict-and-retry rounds after a cuckoo insert failure (EVICT_IDLE). */
 #define FC_TABLE_ADD_RETRIES 4u
 /**
- * Bytes from one slot's key to the next in fc_table::keys: a 16-byte key
- * packed four to a line, a 48-byte one alone in its line (packed, half of
- * them would straddle two lines, two misses for one compare).
+ * Bytes from one slot's key to the next in fc_table::keys, either size: a
+ * 16-byte key is in its entry's line (struct fc_entry::tail), a 48-byte
+ * one alone in a line of its own (packed, half of them would straddle
+ * two lines, two misses for one compare).
  */
-#define FC_KEY_STRIDE(key_size) ((key_size) == 16 ? 16u : 64u)
+#define FC_KEY_STRIDE(key_size) 64u
+/** log2 of the bytes between two slots' cold words in an IPv4 table's array of them. */
+#define FC_COLD_SHIFT_V4 4u
+/** ... in an IPv6 table, where they are the entry line's tail. */
+#define FC_COLD_SHIFT_V6 6u
 /** Slots per bucket (struct fc_bucket). */
 #define FC_BKT_ENTRIES 8u
 /** Most buckets a cuckoo insert's breadth-first search for a free slot visits. */
@@ -153,17 +158,23 @@ struct fc_defer_batch {
  */
 struct fc_table {
 	/* Read-mostly, shared with readers. */
-	/* The first four are struct fc_table_view (flowcache_table.h). */
+	/* The first six are struct fc_table_view (flowcache_table.h). */
 	struct fc_bucket *bkt;		/**< n_bkt buckets */
 	struct fc_entry *entries;	/**< n_slots entries, indexed by key slot */
 	uint32_t n_slots;		/**< key slots: capacity + headroom */
+	uint32_t cold_shift;		/**< FC_COLD_SHIFT_V4 or FC_COLD_SHIFT_V6 */
 	uint32_t *created;		/**< n_slots insertion times; a dead slot's links its batch,
 					     a free slot's the free list (writer's) */
+	uint8_t *cold;			/**< slot 0's cold words: cold_arr (IPv4) or slot 0's
+					     entry tail (IPv6) */
 	struct rte_rcu_qsbr *qsv;	/**< RCU variable, one thread id per reader */
 	struct fc_reader_stats *rstats; /**< max_readers counter lines */
 	uint32_t key_size;		/**< 16 or 48 */
 	uint32_t seed;			/**< what the hash secret was drawn from (fc_table_params) */
-	uint8_t *keys;			/**< n_slots keys, FC_KEY_STRIDE(key_size) bytes apart */
+	uint8_t *keys;			/**< n_slots keys, FC_KEY_STRIDE(key_size) bytes apart:
+					     IPv4 slot 0's entry tail, or key_arr (IPv6) */
+	void *key_arr;			/**< IPv6: the keys' own lines; NULL for IPv4 */
+	struct fc_entry_cold *cold_arr;	/**< IPv4: n_slots cold words; NULL for IPv6 */
 	uint32_t n_bkt;			/**< buckets (bkt_count_for(): any number from 2) */
 	uint32_t max_readers;
 	uint8_t family;
@@ -224,6 +235,10 @@ static_assert(offsetof(struct fc_table, n_slots) == offsetof(struct fc_table_vie
 	"struct fc_table_view must mirror struct fc_table");
 static_assert(offsetof(struct fc_table, created) == offsetof(struct fc_table_view, created),
 	"struct fc_table_view must mirror struct fc_table");
+static_assert(offsetof(struct fc_table, cold_shift) == offsetof(struct fc_table_view, cold_shift),
+	"struct fc_table_view must mirror struct fc_table");
+static_assert(offsetof(struct fc_table, cold) == offsetof(struct fc_table_view, cold),
+	"struct fc_table_view must mirror struct fc_table");
 
 /* Writer-side counter bump: single writer, relaxed store for concurrent readers. */
 static inline void
@@ -238,13 +253,16 @@ wr_set32(uint32_t *c, uint32_t v)
 	__atomic_store_n(c, v, __ATOMIC_RELAXED);
 }
 
-/* Next even, non-zero sequence number after @p s. */
+/*
+ * The seq word after @p s: the next even, non-zero count (within
+ * FC_ENTRY_SEQ_MASK), the mark tag kept.
+ */
 static inline uint32_t
 seq_next_even(uint32_t s)
 {
-	uint32_t n = (s | 1u) + 1u;
+	uint32_t n = ((s | 1u) + 1u) & FC_ENTRY_SEQ_MASK;
 
-	return n == 0 ? 2u : n;
+	return (s & ~FC_ENTRY_SEQ_MASK) | (n == 0 ? 2u : n);
 }
 
 /* Wrap-safe idle time: how long before @p now @p last was; 0 if it is in the future. */

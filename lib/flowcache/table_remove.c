@@ -120,9 +120,8 @@ table_remove(struct fc_table *t, uint32_t idx, bool call_cb)
 	 */
 	if (e->act.flags & FC_ACT_F_EARLY)
 		early_unlink(t, idx);
+	/* The whole word: no mark names a free slot (the owner withdrew it in remove_cb, if any). */
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELEASE);
-	/* No mark names a free slot (the owner withdrew it in remove_cb, if any). */
-	__atomic_store_n(&e->tag_to, e->tag_to & FC_ENTRY_TO_MASK, __ATOMIC_RELEASE);
 	bkt_del(t, fc_table_hash(t, key), idx);
 	dq_defer(t, idx);
 	wr_set32(&t->count, t->count - 1);
@@ -210,14 +209,16 @@ fc_table_age(struct fc_table *t, uint32_t now, unsigned int max_work)
 	work = RTE_MIN((uint32_t)max_work, t->n_slots);
 	for (; work > 0; work--) {
 		const struct fc_entry *e = &t->entries[cur];
-		uint32_t i = cur;
+		uint32_t i = cur, to;
 
 		if (++cur == t->n_slots)
 			cur = 0;
-		if (e->seq == 0 || (e->tag_to & FC_ENTRY_TO_MASK) == 0)
+		if (e->seq == 0)
 			continue;
-		if (idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <=
-			fc_timeout_decode(e->tag_to))
+		to = fc_table_cold(t, i)->timeout;
+		if (to == 0 ||
+			idle_time(now, __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED)) <=
+				fc_timeout_decode(to))
 			continue;
 		if (table_remove(t, i, true) == 0)
 			removed++;

@@ -91,10 +91,10 @@ test_miss_then_hit(void **state)
 	assert_int_equal(W.rx.st.upcalls, 1);
 	assert_int_equal(W.rx.st.fwd_pkts, 2);
 	assert_int_equal(rte_ring_count(W.up), 0);
-	assert_int_equal(e->packets, 3); /* the slow path counted the first */
+	assert_int_equal(e->packets_lo, 3); /* the slow path counted the first */
 	/* IP datagrams are counted, as iptables counts them: the frame less
 	 * its Ethernet header (no padding in these frames). */
-	assert_int_equal(e->bytes, 3 * (m[1]->pkt_len - RTE_ETHER_HDR_LEN));
+	assert_int_equal(e->bytes_lo, 3 * (m[1]->pkt_len - RTE_ETHER_HDR_LEN));
 	assert_int_equal(e->last_seen, NOW);
 
 	/* In order, unchanged, on the default destination. */
@@ -159,8 +159,8 @@ test_in_port(void **state)
 	m = udp4("10.0.0.1", 1111, "10.9.0.1", 53, 4);
 	assert_int_equal(rx_on(0, &m, 1), 1);
 	assert_int_equal(W.rx.st.hits, 2);
-	assert_int_equal(entry_of(&k3, NULL)->packets, 2);
-	assert_int_equal(entry_of(&k0, NULL)->packets, 2);
+	assert_int_equal(entry_of(&k3, NULL)->packets_lo, 2);
+	assert_int_equal(entry_of(&k0, NULL)->packets_lo, 2);
 	assert_int_equal(take(W.ch[0], o, 4), 1);
 	assert_int_equal(tag_of(o[0]), 3);
 	rte_pktmbuf_free(o[0]);
@@ -634,7 +634,7 @@ test_marked(void **state)
 	rte_pktmbuf_free(m);
 	e = entry_of(&k, &idx);
 	assert_non_null(e);
-	assert_int_equal(e->packets, 1);
+	assert_int_equal(e->packets_lo, 1);
 	good = dp_mark_make(0, idx, 7);
 	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
 	mk.tab[0] = W.rx.tab4;
@@ -652,7 +652,7 @@ test_marked(void **state)
 	assert_int_equal(W.rx.st.hits, 0);
 	assert_int_equal(W.rx.st.rx_bytes, bytes + 50);
 	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_IPV4_IHL], 0);
-	assert_int_equal(e->packets, 2);
+	assert_int_equal(e->packets_lo, 2);
 	m = take1(W.out);
 	assert_int_equal(m->pkt_len, 50);
 	rte_pktmbuf_free(m);
@@ -663,7 +663,7 @@ test_marked(void **state)
 	assert_int_equal(rx1(m), 1);
 	assert_int_equal(W.rx.st.hw_fallback, 1);
 	assert_int_equal(W.rx.st.hits, 1);
-	assert_int_equal(e->packets, 3);
+	assert_int_equal(e->packets_lo, 3);
 
 	/* Unmarked packets in the same burst keep their order around a marked one. */
 	o[0] = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 4);
@@ -855,8 +855,8 @@ test_marked_bytes(void **state)
 	assert_non_null(e4);
 	assert_non_null(e6);
 	/* Parsed: a 36-byte datagram (20 + 8 + 8), IPv6 56 (40 + 8 + 8). */
-	b4 = e4->bytes;
-	b6 = e6->bytes;
+	b4 = e4->bytes_lo;
+	b6 = e6->bytes_lo;
 	assert_int_equal(b4, 36);
 	assert_int_equal(b6, 56);
 	mark4 = dp_mark_make(0, i4, 7);
@@ -881,8 +881,8 @@ test_marked_bytes(void **state)
 		o[1] = m;
 		assert_int_equal(rx(o, 2), 2);
 		assert_int_equal(W.rx.st.hw_classified, 2 * (tags + 1));
-		assert_int_equal(e4->bytes, b4 + 36 * (tags + 1));
-		assert_int_equal(e6->bytes, b6 + 56 * (tags + 1));
+		assert_int_equal(e4->bytes_lo, b4 + 36 * (tags + 1));
+		assert_int_equal(e6->bytes_lo, b6 + 56 * (tags + 1));
 	}
 	assert_int_equal(W.rx.st.hw_fallback, 0);
 	assert_int_equal(take(W.out, o, 8), 6);
@@ -903,7 +903,7 @@ test_marked_bytes(void **state)
 	assert_int_equal(W.rx.st.hw_classified, 6);
 	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_VLAN_DEPTH], 1);
 	assert_int_equal(W.rx.st.parse_drops[FC_PARSE_ERR_IPV4_TOTLEN], 1);
-	assert_int_equal(e4->bytes, b4 + 36 * 3);
+	assert_int_equal(e4->bytes_lo, b4 + 36 * 3);
 	check_accounting();
 }
 

@@ -412,8 +412,9 @@ check_basic(uint8_t family)
 		assert_int_equal(fc_table_created(t, (uint32_t)idx[i]), 500 + i);
 		assert_int_equal(fc_table_peer(t, (uint32_t)idx[i]), FC_INDEX_NONE);
 		assert_int_equal(e->last_seen, 500 + i);
-		assert_int_equal(e->packets, 0);
-		assert_int_equal(e->bytes, 0);
+		assert_int_equal(fc_table_packets(t, (uint32_t)idx[i]), 0);
+		assert_int_equal(e->packets_lo, 0);
+		assert_int_equal(e->bytes_lo, 0);
 		assert_true(e->seq != 0 && (e->seq & 1) == 0);
 		make_key(family, i, key);
 		assert_non_null(fc_table_key(t, (uint32_t)idx[i]));
@@ -428,8 +429,13 @@ check_basic(uint8_t family)
 	/* Touch accounts packets, bytes, last_seen. */
 	fc_table_touch(t, (uint32_t)idx[3], 100, 900);
 	fc_table_touch(t, (uint32_t)idx[3], 60, 901);
-	assert_int_equal(fc_table_entry(t, (uint32_t)idx[3])->packets, 2);
-	assert_int_equal(fc_table_entry(t, (uint32_t)idx[3])->bytes, 160);
+	{
+		uint64_t p, b;
+
+		fc_table_counters(t, (uint32_t)idx[3], &p, &b);
+		assert_int_equal(p, 2);
+		assert_int_equal(b, 160);
+	}
 	assert_int_equal(fc_table_entry(t, (uint32_t)idx[3])->last_seen, 901);
 
 	/* Delete the even ones. */
@@ -659,8 +665,13 @@ check_move(uint8_t family)
 	assert_int_equal(fc_table_mark_tag(t, (uint32_t)npos), 0);
 	assert_int_equal(fc_table_mark_tag(t, (uint32_t)pos), 0);
 	assert_int_equal(e->last_seen, 13);
-	assert_int_equal(e->packets, 2);
-	assert_int_equal(e->bytes, 150);
+	{
+		uint64_t p, b;
+
+		fc_table_counters(t, (uint32_t)npos, &p, &b);
+		assert_int_equal(p, 2);
+		assert_int_equal(b, 150);
+	}
 	assert_int_equal(e->seq & 1, 0);
 	assert_memory_equal(fc_table_key(t, (uint32_t)npos), moved, fc_table_key_size(t));
 	assert_int_equal(fc_table_lookup_bulk(t, 0, kp, &sig, 1, &mask, &a, &idx), 1);
@@ -777,10 +788,10 @@ test_aux(void **state)
 	assert_int_equal(sizeof(struct fc_action), 32);
 	assert_int_equal(offsetof(struct fc_entry, last_seen), 4);
 	assert_int_equal(offsetof(struct fc_entry, act), 8);
-	assert_int_equal(offsetof(struct fc_entry, packets), 40);
-	assert_int_equal(offsetof(struct fc_entry, bytes), 48);
-	assert_int_equal(offsetof(struct fc_entry, peer), 56);
-	assert_int_equal(offsetof(struct fc_entry, tag_to), 60);
+	assert_int_equal(offsetof(struct fc_entry, packets_lo), 40);
+	assert_int_equal(offsetof(struct fc_entry, bytes_lo), 44);
+	assert_int_equal(offsetof(struct fc_entry, tail.key), 48);
+	assert_int_equal(sizeof(struct fc_entry_cold), 16);
 	assert_int_equal(offsetof(struct fc_action, ext), 12);
 	assert_int_equal(offsetof(struct fc_action, adj), 22);
 	assert_int_equal(offsetof(struct fc_action, pkt_class), 24);
