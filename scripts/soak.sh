@@ -466,8 +466,8 @@ try:
         violation("JSON: %d established flow entries evicted while not-established ones "
                   "remained" % s["flows"]["evictions_out_of_order"])
     if policy == "evict" and s["flows"]["evictions_early"] == 0:
-        violation("JSON: the SYN flood evicted no not-established entry (no overflow: "
-                  "the check above proved nothing)")
+        violation("JSON: no not-established entry was evicted (the SYN flood did not "
+                  "overflow the cache, or the eviction order is broken)")
     if not (s["accounting"]["ok"] and s["mempool"]["whole"]):
         violation("JSON: accounting %s, mempool whole %s" % (s["accounting"]["ok"],
                                                              s["mempool"]["whole"]))
