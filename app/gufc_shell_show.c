@@ -50,6 +50,11 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " enqueues, %" PRIu64 " upcalls kept for the next now\n",
 		"upcall ring", s->up_rings, s->up_kept);
 	fprintf(f, "%-20s %" PRIu64 " hits %" PRIu64 " misses\n", "cache", s->hits, s->misses);
+	fprintf(f, "%-20s %" PRIu64 " (not established %" PRIu64 ", established %" PRIu64
+		", out of order %" PRIu64 ")\n", "evictions", t.t4.evictions + t.t6.evictions,
+		t.t4.evict_early + t.t6.evict_early,
+		t.t4.evictions + t.t6.evictions - t.t4.evict_early - t.t6.evict_early,
+		t.t4.evict_est_early + t.t6.evict_est_early);
 	fprintf(f, "%-20s %" PRIu64 " (stale %" PRIu64 ", interest %" PRIu64 ", per packet %" PRIu64
 		", flag class %" PRIu64 ", pending %" PRIu64 ", uncounted %" PRIu64 ")\n", "upcalls",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,

@@ -317,6 +317,11 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		" while every spare slot waited for the RX lcores)\n", "flows evicted",
 		t->t4.evictions + t->t6.evictions, t->t4.refused + t->t6.refused,
 		t->t4.refused_grace + t->t6.refused_grace);
+	fprintf(f, "%-28s %14" PRIu64 "  (established %" PRIu64 ", of which %" PRIu64
+		" while not-established entries remained: out of order)\n",
+		"  not established", t->t4.evict_early + t->t6.evict_early,
+		t->t4.evictions + t->t6.evictions - t->t4.evict_early - t->t6.evict_early,
+		t->t4.evict_est_early + t->t6.evict_est_early);
 	fprintf(f, "%-28s %13.1f%%  (hits %" PRIu64 ", misses %" PRIu64 ")\n", "cache hit rate",
 		hit_rate(t), s->hits, s->misses);
 	fprintf(f, "%-28s %14" PRIu64 "  (stale %" PRIu64 ", interest %" PRIu64
@@ -517,13 +522,18 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 	fprintf(f,
 		"  \"flows\": {\"created\": %" PRIu64 ", \"replies\": %" PRIu64
 		", \"removed\": %" PRIu64 ", \"active\": %u, \"active_v4\": %u, \"active_v6\": %u"
-		", \"capacity\": %u, \"evictions\": %" PRIu64 ", \"aged\": %" PRIu64
+		", \"capacity\": %u, \"evictions\": %" PRIu64 ", \"evictions_early\": %" PRIu64
+		", \"evictions_established\": %" PRIu64 ", \"evictions_out_of_order\": %" PRIu64
+		", \"aged\": %" PRIu64
 		", \"refused\": %" PRIu64 ", \"refused_grace\": %" PRIu64
 		", \"cuckoo_moves\": %" PRIu64 ", \"reply_moved\": %" PRIu64
 		", \"reply_guessed\": %" PRIu64 "},\n",
 		t->es.flows, t->es.replies, t->es.removed, t->t4.occupancy + t->t6.occupancy,
 		t->t4.occupancy, t->t6.occupancy, t->t4.capacity, t->t4.evictions + t->t6.evictions,
-		t->t4.aged + t->t6.aged + t->es.aged, t->t4.refused + t->t6.refused,
+		t->t4.evict_early + t->t6.evict_early,
+		t->t4.evictions + t->t6.evictions - t->t4.evict_early - t->t6.evict_early,
+		t->t4.evict_est_early + t->t6.evict_est_early, t->t4.aged + t->t6.aged + t->es.aged,
+		t->t4.refused + t->t6.refused,
 		t->t4.refused_grace + t->t6.refused_grace, t->t4.moves + t->t6.moves,
 		t->es.reply_moved, t->es.reply_guessed);
 	fprintf(f,

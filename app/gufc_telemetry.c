@@ -116,6 +116,10 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("perflow_refused_cap", t.fp.refused_cap);
 	U("perflow_refused_nomem", t.fp.refused_nomem);
 	U("evictions", t.t4.evictions + t.t6.evictions);
+	U("evictions_early", t.t4.evict_early + t.t6.evict_early);
+	U("evictions_established",
+		t.t4.evictions + t.t6.evictions - t.t4.evict_early - t.t6.evict_early);
+	U("evictions_out_of_order", t.t4.evict_est_early + t.t6.evict_est_early);
 	U("flows_refused", t.t4.refused + t.t6.refused);
 	U("flows_refused_grace", t.t4.refused_grace + t.t6.refused_grace);
 	U("flow_cuckoo_moves", t.t4.moves + t.t6.moves);

@@ -8,7 +8,10 @@
 # popularity, each segment with other flows (the popular head moves as the
 # replay goes), into net_null. The cache holds fewer flows than the trace
 # (full-policy evict, or refuse with --refuse), offload is on (swnic), and
-# conntrack too.
+# conntrack too. Woven into the trace, a SYN flood of spoofed random
+# sources (one SYN after every third packet, none answered) that overflows
+# the cache on its own while the trace's connections are established and
+# carrying data.
 #
 # Faults, while it runs: a rule commit every second through the shell,
 # alternating two rule sets that flip the verdict and the channel of live
@@ -25,7 +28,10 @@
 # sampled from `show flows` (UDP to port 53, TCP to port 80, any) must hold
 # the verdict (and, accepted, the channel) the reference evaluator gives
 # their keys under the rule set just committed (gufc-eval): no verdict
-# older than the commit that changed it; every packet the secondary consumer received from the app channel
+# older than the commit that changed it; every second, no established
+# entry was evicted while not-established ones remained (telemetry
+# evictions_out_of_order stays 0), and at the end (evict policy) the flood
+# did overflow the cache (evictions_early > 0); every packet the secondary consumer received from the app channel
 # must be one the rule set naming that channel sends there (sampled
 # output); RSS stays flat after the warm-up (a third of the run; at most
 # 16 MiB of growth); at the end gufc exits 0, which means the accounting
@@ -46,7 +52,7 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--json) json=$2; shift 2 ;;
 	--refuse) policy=refuse; shift ;;
-	-h|--help) sed -n '3,35p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,41p' "$0"; exit 0 ;;
 	*) echo "soak.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -65,12 +71,52 @@ for i in 1 2 3 4; do
 		--mix tcp=60,udp=30,icmp=10 --zipf 1.1 --rtt 100-2000 --ipv6 10 \
 		--src "10.$i.0.0/16" >/dev/null 2>&1
 done
+# The segments one after the other, with a SYN flood of spoofed sources
+# woven in: after every third packet, a SYN from a random address of
+# 198.18.0.0/15 (a random port) to 192.0.2.0/24 port 80, which nothing
+# answers: enough new flows to overflow the cache on its own.
 python3 - "$work/trace.pcap" "$work"/seg?.pcap <<'PY'
-import sys
+import random, struct, sys
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def syn(rng):
+    src = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
+    dst = bytes([192, 0, 2, rng.randrange(1, 255)])
+    tcp = struct.pack("!HHIIBBHHH", rng.randrange(1024, 65536), 80, rng.getrandbits(32), 0,
+                      5 << 4, 0x02, 64240, 0, 0)
+    pseudo = src + dst + struct.pack("!BBH", 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp)) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40, rng.getrandbits(16), 0x4000, 64, 6, 0, src,
+                     dst)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return bytes.fromhex("020000000002020000000001" "0800") + ip + tcp
+
+
+rng = random.Random(12)
 out = open(sys.argv[1], "wb")
+n = 0
 for i, p in enumerate(sys.argv[2:]):
     d = open(p, "rb").read()
-    out.write(d if i == 0 else d[24:])
+    if i == 0:
+        out.write(d[:24])
+    off = 24
+    while off + 16 <= len(d):
+        ln = int.from_bytes(d[off + 8:off + 12], "little")
+        out.write(d[off:off + 16 + ln])
+        n += 1
+        if n % 3 == 0:
+            f = syn(rng)
+            out.write(d[off:off + 8] + struct.pack("<II", len(f), len(f)) + f)
+        off += 16 + ln
 PY
 
 python3 - "$build" "$work" "$secs" "$json" "$policy" <<'PY'
@@ -259,6 +305,7 @@ rss = []
 commits = gens = routes = attaches = polls = 0
 gen_last = 0
 cur_rs = None
+ooo_seen = False
 cons = None
 sec = 0
 while time.monotonic() - start < secs:
@@ -322,10 +369,18 @@ while time.monotonic() - start < secs:
     if st is None or not isinstance(tel, dict):
         violation("second %d: shell or telemetry did not answer" % sec)
     else:
-        for k in ("rx", "delivered", "drops_total", "flows_created", "commits"):
+        for k in ("rx", "delivered", "drops_total", "flows_created", "commits",
+                  "evictions_early", "evictions_out_of_order"):
             if tel.get(k, 0) < last.get(k, 0):
                 violation("second %d: %s went back: %d -> %d" % (sec, k, last[k], tel[k]))
             last[k] = tel.get(k, 0)
+        # The SYN flood: its not-established entries go before any established one.
+        if tel.get("evictions_out_of_order", 0) != 0 and not ooo_seen:
+            ooo_seen = True
+            violation("second %d: %d established flow entries evicted while not-established "
+                      "ones remained (evictions: %d not established, %d established)" %
+                      (sec, tel["evictions_out_of_order"], tel.get("evictions_early", 0),
+                       tel.get("evictions_established", 0)))
         flight = tel["rx"] - tel["delivered"] - tel["drops_total"]
         if flight < 0 or flight > mbufs:
             violation("second %d: in flight %d (rx %d delivered %d drops %d)" %
@@ -405,7 +460,16 @@ try:
     res.update({"rx": s["rx"], "delivered": s["delivered"], "drops": s["drops"],
                 "accounting_ok": s["accounting"]["ok"], "mempool_whole": s["mempool"]["whole"],
                 "flows_created": s["flows"]["created"], "evictions": s["flows"].get("evictions"),
+                "evictions_early": s["flows"]["evictions_early"],
+                "evictions_established": s["flows"]["evictions_established"],
+                "evictions_out_of_order": s["flows"]["evictions_out_of_order"],
                 "cache_hit_rate": s["cache"]["hit_rate"]})
+    if s["flows"]["evictions_out_of_order"] != 0 and not ooo_seen:
+        violation("JSON: %d established flow entries evicted while not-established ones "
+                  "remained" % s["flows"]["evictions_out_of_order"])
+    if policy == "evict" and s["flows"]["evictions_early"] == 0:
+        violation("JSON: no not-established entry was evicted (the SYN flood did not "
+                  "overflow the cache, or the eviction order is broken)")
     if not (s["accounting"]["ok"] and s["mempool"]["whole"]):
         violation("JSON: accounting %s, mempool whole %s" % (s["accounting"]["ok"],
                                                              s["mempool"]["whole"]))

@@ -283,6 +283,14 @@ struct fc_table_stats {
 	uint64_t inserts;
 	uint64_t deletes;   /**< explicit deletes */
 	uint64_t evictions; /**< removed to make room (EVICT_IDLE) */
+	/** Of @c evictions: entries not established yet (FC_ACT_F_EARLY). */
+	uint64_t evict_early;
+	/**
+	 * Of @c evictions: established entries evicted while the table held
+	 * not-established ones other than the latest insert's (which is never
+	 * the victim): out of order, 0 unless the eviction order is broken.
+	 */
+	uint64_t evict_est_early;
 	uint64_t refused;   /**< inserts refused: full (REFUSE), or no free key slot */
 	/**
 	 * Of @c refused: every spare key slot still waited for a grace period

@@ -531,6 +531,30 @@ early_victim(struct fc_table *t, uint32_t now)
 	return best != FC_INDEX_NONE ? best : fb;
 }
 
+/*
+ * Remove victim @p idx and count the eviction by kind: a not-established
+ * entry, or an established one while not-established entries other than
+ * the latest insert's remained (the order broken: a flood of new flows
+ * pushing out established ones).
+ */
+static void
+evict_count(struct fc_table *t, uint32_t idx)
+{
+	bool early = (t->entries[idx].act.flags & FC_ACT_F_EARLY) != 0;
+	uint32_t others = t->n_early;
+
+	if (t->last_insert < t->n_slots && slot_live(t, t->last_insert) &&
+		(t->entries[t->last_insert].act.flags & FC_ACT_F_EARLY))
+		others--;
+	if (table_remove(t, idx, true) != 0)
+		return;
+	wr_add64(&t->evictions, 1);
+	if (early)
+		wr_add64(&t->evict_early, 1);
+	else if (others != 0)
+		wr_add64(&t->evict_est_early, 1);
+}
+
 static int
 table_evict(struct fc_table *t, uint32_t now)
 {
@@ -549,8 +573,7 @@ table_evict(struct fc_table *t, uint32_t now)
 			idx = q->idx;
 	}
 	if (idx != FC_INDEX_NONE) {
-		if (table_remove(t, idx, true) == 0)
-			wr_add64(&t->evictions, 1);
+		evict_count(t, idx);
 		return 0;
 	}
 	for (visited = 0; visited < t->n_slots && seen < t->evict_scan; visited++) {
@@ -584,8 +607,7 @@ table_evict(struct fc_table *t, uint32_t now)
 	if (n == 0)
 		return -ENOENT;
 	t->victim_next = 1;
-	if (table_remove(t, v[0].idx, true) == 0)
-		wr_add64(&t->evictions, 1);
+	evict_count(t, v[0].idx);
 	return 0;
 }
 

@@ -209,6 +209,8 @@ struct fc_table {
 	uint64_t inserts;
 	uint64_t deletes;
 	uint64_t evictions;
+	uint64_t evict_early;	  /**< of evictions: not-established (FC_ACT_F_EARLY) victims */
+	uint64_t evict_est_early; /**< of evictions: established victims while others remained */
 	uint64_t refused;
 	uint64_t refused_grace; /**< of refused: every spare key slot waited for a grace period */
 	uint64_t aged;

@@ -264,6 +264,8 @@ fc_table_stats_get(const struct fc_table *t, struct fc_table_stats *s)
 	s->inserts = __atomic_load_n(&t->inserts, __ATOMIC_RELAXED);
 	s->deletes = __atomic_load_n(&t->deletes, __ATOMIC_RELAXED);
 	s->evictions = __atomic_load_n(&t->evictions, __ATOMIC_RELAXED);
+	s->evict_early = __atomic_load_n(&t->evict_early, __ATOMIC_RELAXED);
+	s->evict_est_early = __atomic_load_n(&t->evict_est_early, __ATOMIC_RELAXED);
 	s->refused = __atomic_load_n(&t->refused, __ATOMIC_RELAXED);
 	s->refused_grace = __atomic_load_n(&t->refused_grace, __ATOMIC_RELAXED);
 	s->aged = __atomic_load_n(&t->aged, __ATOMIC_RELAXED);

@@ -45,8 +45,11 @@ for c in ('/gufc/stats', '/gufc/drops', '/gufc/channels', '/gufc/rules', '/gufc/
 s = tel['/gufc/stats']
 for k in ('rx', 'rx_bytes', 'delivered', 'drops_total', 'hits', 'misses', 'upcalls',
           'flows_created', 'flows_active', 'commits', 'generation', 'transmitted',
-          'evictions', 'flow_cuckoo_moves'):
+          'evictions', 'evictions_early', 'evictions_established', 'evictions_out_of_order',
+          'flow_cuckoo_moves'):
     need(k in s, 'stats key ' + k)
+for k in ('evictions', 'evictions_early', 'evictions_established', 'evictions_out_of_order'):
+    need(s[k] == st['flows'][k], 'JSON flows ' + k)
 need(s['rx'] == st['rx'] == 40, 'rx')
 need(s['rx_bytes'] == st['rx_bytes'], 'rx_bytes')
 need(s['delivered'] == st['delivered'], 'delivered')

@@ -999,6 +999,69 @@ test_evict_prefers_early(void **state)
 }
 
 /*
+ * Evictions counted by kind: a flood evicts not-established entries only
+ * (evict_early), none established out of order (evict_est_early); a table
+ * of established entries alone evicts one, counted as established, not
+ * out of order; a not-established latest insert does not count as one
+ * remaining.
+ */
+static void
+test_evict_counts_kind(void **state)
+{
+	enum { CAP = 64, EST = 32, FLOOD = 200 };
+	struct fc_table *t = new_table("evict_kind", FC_AF_INET4, CAP, FC_FULL_EVICT_IDLE, NULL);
+	uint8_t key[MAX_KEY];
+	struct fc_action a;
+	uint32_t i;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < EST; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
+	}
+	a.flags = FC_ACT_F_EARLY;
+	for (i = EST; i < EST + FLOOD; i++) {
+		make_key(FC_AF_INET4, i, key);
+		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1000 + i) >= 0);
+	}
+	assert_int_equal(stats(t).evictions, EST + FLOOD - CAP);
+	assert_int_equal(stats(t).evict_early, EST + FLOOD - CAP);
+	assert_int_equal(stats(t).evict_est_early, 0);
+	/* Established only, then a not-established insert: an established one goes. */
+	a.flags = 0;
+	for (i = EST; i < EST + FLOOD; i++) {
+		int idx = lookup_i(t, FC_AF_INET4, i);
+
+		if (idx >= 0)
+			assert_int_equal(fc_table_update(t, (uint32_t)idx, &a, 0), 0);
+	}
+	a.flags = FC_ACT_F_EARLY;
+	make_key(FC_AF_INET4, 5000, key);
+	assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 9000) >= 0);
+	assert_int_equal(stats(t).evictions, EST + FLOOD - CAP + 1);
+	assert_int_equal(stats(t).evict_early, EST + FLOOD - CAP);
+	assert_int_equal(stats(t).evict_est_early, 0);
+	/*
+	 * The next insert: that not-established entry is the latest insert's,
+	 * never the victim, so an established one goes, not out of order.
+	 */
+	make_key(FC_AF_INET4, 5001, key);
+	assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 9001) >= 0);
+	assert_true(lookup_i(t, FC_AF_INET4, 5000) >= 0);
+	assert_int_equal(stats(t).evict_early, EST + FLOOD - CAP);
+	assert_int_equal(stats(t).evict_est_early, 0);
+	/* And the one after takes the older not-established entry. */
+	make_key(FC_AF_INET4, 5002, key);
+	assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 9002) >= 0);
+	assert_int_equal(lookup_i(t, FC_AF_INET4, 5000), -ENOENT);
+	assert_int_equal(stats(t).evictions, EST + FLOOD - CAP + 3);
+	assert_int_equal(stats(t).evict_early, EST + FLOOD - CAP + 1);
+	assert_int_equal(stats(t).evict_est_early, 0);
+	fc_table_free(t);
+}
+
+/*
  * Not-established entries leave in insertion order, the idlest of the
  * oldest few first: one established since (fc_table_update()) is no longer
  * among them, a moved one keeps its place, one that still gets packets
@@ -1697,6 +1760,7 @@ main(void)
 		cmocka_unit_test(test_fill_exact),
 		cmocka_unit_test(test_full_evict),
 		cmocka_unit_test(test_evict_prefers_early),
+		cmocka_unit_test(test_evict_counts_kind),
 		cmocka_unit_test(test_evict_early_list),
 		cmocka_unit_test(test_evict_early_busy),
 		cmocka_unit_test(test_evict_conn_busy),
