@@ -71,6 +71,35 @@ warn_pending(const struct rule_set *s, FILE *warn)
 				first_act[a], pending_action(a));
 }
 
+/*
+ * OUTPUT's rules see only the host's own packets, and a packet is the
+ * host's own only on a `host` port: with none, say so once (the rules load,
+ * as a name that is no port does, and never match).
+ */
+static void
+warn_output_no_host(const struct gufc_app *app, const struct rule_set *s, FILE *warn)
+{
+	unsigned int rules = 0;
+
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++)
+		if (app->ports[p].used && app->cfg.port[p].host)
+			return;
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
+		unsigned int n = rule_set_chain_count(s, (enum rule_table)t);
+
+		for (unsigned int i = 0; i < n; i++) {
+			const struct rule_chain *c = rule_set_chain_at(s, (enum rule_table)t, i);
+
+			if (c->hooks & RULE_HOOK_F(RULE_HOOK_OUTPUT))
+				rules += c->n_rules;
+		}
+	}
+	if (rules > 0)
+		fprintf(warn, "gufc: warning: %u rule%s in OUTPUT chains never match: no port "
+			      "carries this host's own packets (mark it `port N host` in the config)\n",
+			rules, rules > 1 ? "s" : "");
+}
+
 int
 gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn)
 {
@@ -90,8 +119,10 @@ gufc_rules_ports(const struct gufc_app *app, struct rule_set *s, FILE *warn)
 	rc = rule_set_ports(s, n, names);
 	if (rc != 0)
 		return rc;
-	if (warn != NULL)
+	if (warn != NULL) {
 		warn_pending(s, warn);
+		warn_output_no_host(app, s, warn);
+	}
 	/* One warning per pattern: its first rule and how many name it. */
 	while (warn != NULL && (pat = rule_set_unknown_if(s, &it, &id)) != NULL) {
 		uint64_t it2 = 0;
