@@ -25,7 +25,12 @@
  * destination, a multicast destination of interface-local or reserved
  * (0) scope (an IPv4-mapped source passes: the kernel delivers it).
  * A forged local source (FC_KEY_F_SRC_FORGED): an IPv4 martian (Linux's
- * fib_validate_source() with accept_local off), for IPv6 none.
+ * fib_validate_source() with accept_local off), for IPv6 none. IPv6
+ * forwarding, after PREROUTING: a link-local (fe80::/10) or unspecified
+ * source is not forwarded (Linux's ip6_forward() drops it before the
+ * FORWARD hook; it answers a link-local source with an ICMPv6 error, which
+ * gufc does not send; where the packet would leave by the port it came in
+ * on Linux redirects instead, which gufc does not model).
  */
 static bool
 martian4(uint32_t s, uint32_t d)
@@ -49,6 +54,17 @@ martian6(const uint8_t s[16], const uint8_t d[16])
 	return d[0] == 0xff && (d[1] & 0x0f) <= 1;
 }
 
+/* An IPv6 source ip6_forward() refuses: link-local or unspecified. */
+static bool
+unforwardable6(const uint8_t s[16], const uint8_t d[16])
+{
+	static const uint8_t any[16];
+
+	if (d[0] == 0xff)
+		return false;
+	return (s[0] == 0xfe && (s[1] & 0xc0) == 0x80) || memcmp(s, any, 16) == 0;
+}
+
 bool
 rule_engine_martian(const struct fc_key *k, bool stage_dst)
 {
@@ -63,5 +79,8 @@ rule_engine_martian(const struct fc_key *k, bool stage_dst)
 		return stage_dst &&
 		       ((fc_key_flags(k) & FC_KEY_F_SRC_FORGED) ||
 			       martian4(rte_be_to_cpu_32(k->v4.src), rte_be_to_cpu_32(k->v4.dst)));
-	return !stage_dst && martian6(k->v6.src, k->v6.dst);
+	if (stage_dst)
+		return !(fc_key_flags(k) & FC_KEY_F_DST_LOCAL) &&
+		       unforwardable6(k->v6.src, k->v6.dst);
+	return martian6(k->v6.src, k->v6.dst);
 }

@@ -329,6 +329,35 @@ test_forged6(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * IPv6 forwarding refuses a link-local or unspecified source (Linux's
+ * ip6_forward(), before the FORWARD hook): PREROUTING's tables count the
+ * packet, FORWARD's do not; also where a DNAT makes it forwarded. To this
+ * host, or a global source, it passes.
+ */
+static void
+test_unforwardable6(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_decision d;
+
+	(void)state;
+	load_ipt(eng, forged6_rules, FC_AF_INET6);
+	expect_martian(eng, up6("fe80::1", "2001:db8:9::7", 0), 1);
+	expect_martian(eng, up6("::", "2001:db8:9::8", 0), 2);
+	/* (A DNAT that makes it forwarded: corpus_diff's dnat-range.v6; this
+	 * engine has no local-address table for NAT to ask.) */
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 6), 0);
+	d = decide(eng, up6("fe80::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 5), 1);
+	d = decide(eng, up6("2001:db8:5::1", "2001:db8:9::7", 0), 5);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(pkts(eng, 6), 1);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -337,6 +366,7 @@ main(void)
 		cmocka_unit_test(test_martian6),
 		cmocka_unit_test(test_forged4),
 		cmocka_unit_test(test_forged6),
+		cmocka_unit_test(test_unforwardable6),
 	};
 
 	if (gufc_test_eal_init("martian", "0") < 0)
