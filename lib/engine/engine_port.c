@@ -44,7 +44,9 @@ rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port, uint16_t 
  * the input port (--loose: routed at all), a source of this host fails
  * unless --accept-local; a packet of this host's own (no input port), one
  * back in through lo (as Linux's loopback check) and an unspecified source
- * (DHCP, DAD; IPv4's to the limited broadcast or 224.0.0.0/24 only) pass.
+ * (DHCP, DAD; IPv4's to the limited broadcast or 224.0.0.0/24 only) pass,
+ * and an IPv6 link-local source (Linux looks it up on the input
+ * interface, where fe80::/64 is on-link: routed back the way it came).
  * Without a route the way back is
  * the input port (gufc sends such packets to the pair: replies come back
  * the way the packet came). --validmark: one routing table, marks select
@@ -82,6 +84,10 @@ eng_rpfilter_match(const struct rule_engine *eng, const struct rule_x *x,
 	} else if (fc_key_flags(k) & (FC_KEY_F_SRC_LOCAL | FC_KEY_F_SRC_FORGED)) {
 		/* A source of this host's from outside: forged (its own packets never get here). */
 		ok = accept_local;
+	} else if (k->family == FC_AF_INET6 && k->v6.src[0] == 0xfe &&
+		   (k->v6.src[1] & 0xc0) == 0x80) {
+		/* Link-local: asked on the input port, where fe80::/64 is on-link. */
+		ok = true;
 	} else {
 		port = eng->p.route_fn(eng->p.cb_arg, k->family, fc_key_src(k));
 		ok = loose || port == RULE_PORT_PAIRED || port == p->in_port;
