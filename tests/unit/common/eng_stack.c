@@ -261,3 +261,12 @@ eng_stack_load(struct rule_engine *eng, const char *text, bool ports)
 {
 	assert_int_equal(rule_engine_commit(eng, eng_stack_rules(text, ports)), 0);
 }
+
+struct rule_decision
+eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}

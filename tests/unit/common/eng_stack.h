@@ -106,4 +106,7 @@ struct rule_set *eng_stack_rules(const char *text, bool ports);
 /** eng_stack_rules() committed to @p eng; a refused commit fails the test. */
 void eng_stack_load(struct rule_engine *eng, const char *text, bool ports);
 
+/** One upcall of @p u at @p now; a burst that does not decide it fails the test. */
+struct rule_decision eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now);
+
 #endif /* GUFC_TEST_ENG_STACK_H */

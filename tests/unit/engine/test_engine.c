@@ -112,9 +112,8 @@ load(struct rule_engine *eng, const char *text)
 static struct rule_decision
 decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 {
-	struct rule_decision d;
+	struct rule_decision d = eng_stack_decide(eng, u, now);
 
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
 	if (d.verdict != FC_VERDICT_ACCEPT && d.drop < RULE_DROP__COUNT)
 		drops_seen[d.drop]++;
 	return d;

@@ -57,15 +57,6 @@ load(struct rule_engine *eng, const char *text)
 	eng_stack_load(eng, text, true);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
 static const struct fc_entry *
 entry_of(struct rule_engine *eng, const struct fc_key *k)
 {
@@ -103,7 +94,7 @@ test_per_packet(void **state)
 	 * Accepted by a walk that looked at the flags alone: cached for the
 	 * flags' class (the first segment's: a guess), not per packet.
 	 */
-	d = decide(eng, syn, 1);
+	d = eng_stack_decide(eng, syn, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &syn.pkt.key);
 	assert_non_null(e);
@@ -113,7 +104,7 @@ test_per_packet(void **state)
 	assert_true(rule_engine_class_ok(eng, &e->act, &syn.pkt, syn.frame, syn.frame_len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	/* The first ACK takes the guessed class over. */
-	d = decide(eng, ack, 2);
+	d = eng_stack_decide(eng, ack, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id,
 		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
@@ -126,7 +117,7 @@ test_per_packet(void **state)
 	ack.pkt.tcp_flags = TCP_ACK;
 	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
 	/* The odd packet goes up alone: decided on its own, the entry kept. */
-	d = decide(eng, fin, 3);
+	d = eng_stack_decide(eng, fin, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	assert_int_equal(d.rule_id, 1);
@@ -135,13 +126,13 @@ test_per_packet(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
-	d = decide(eng, ack, 4);
+	d = eng_stack_decide(eng, ack, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, fin, 5);
+	d = eng_stack_decide(eng, fin, 5);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	/* A drop that depended on the flags gets no entry. */
 	syn = up4(6, "10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN, 0);
-	d = decide(eng, syn, 6);
+	d = eng_stack_decide(eng, syn, 6);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
 	assert_null(entry_of(eng, &syn.pkt.key));
@@ -151,7 +142,7 @@ test_per_packet(void **state)
 	e = entry_of(eng, &ack.pkt.key);
 	if (e != NULL)
 		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
-	d = decide(eng, ack, 9);
+	d = eng_stack_decide(eng, ack, 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &ack.pkt.key);
 	assert_non_null(e);
@@ -172,22 +163,22 @@ test_marks_and_ports(void **state)
 		  "table mangle\n"
 		  "chain P hook prerouting\n"
 		  "mark set_mark 0x5 proto udp dport 53\n");
-	d = decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 1);
-	d = decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	/* Input port by name. */
-	d = decide(eng, up4(17, "10.0.0.1", 1001, "10.0.0.2", 9, 0, 1), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1001, "10.0.0.2", 9, 0, 1), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
-	d = decide(eng, up4(17, "10.0.0.1", 1002, "10.0.0.2", 9, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1002, "10.0.0.2", 9, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	/* No route: the paired port is the output port (0 <-> 1). */
-	d = decide(eng, up4(17, "10.0.0.1", 1003, "10.0.0.2", 10, 0, 1), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1003, "10.0.0.2", 10, 0, 1), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 3);
-	d = decide(eng, up4(17, "10.0.0.1", 1004, "10.0.0.2", 10, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1004, "10.0.0.2", 10, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
@@ -219,7 +210,7 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 		fc_table_touch(t, idx, u.len, now);
 		return d;
 	}
-	return decide(eng, u, now);
+	return eng_stack_decide(eng, u, now);
 }
 
 /*
@@ -251,7 +242,7 @@ test_marks_kept(void **state)
 		  "mark set_mark 0x7 ctstate new proto udp dport 53\n"
 		  "connmark save_mark\n");
 	/* -m mark on a cached flow: the mark is the flow's, no per-packet decision. */
-	d = decide(eng, o, 1);
+	d = eng_stack_decide(eng, o, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
 	e = entry_of(eng, &o.pkt.key);
@@ -259,7 +250,7 @@ test_marks_kept(void **state)
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(mark_of(eng, &o.pkt.key), 0x5);
 	/* The query is NEW: marked 7, saved to the connection; not dropped. */
-	d = decide(eng, q, 2);
+	d = eng_stack_decide(eng, q, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &q.pkt.key);
 	assert_non_null(e);
@@ -339,7 +330,7 @@ test_marks_many(void **state)
 		  "mark set_mark 0x9 proto udp dport 53 sport 1000-1049\n");
 	/* Even flows at 1 s, odd ones at 20 s: the even ones age out first. */
 	for (unsigned int i = 0; i < n; i++)
-		assert_int_equal(decide(eng, many_flow(i), i % 2 ? 20000 : 1000).verdict,
+		assert_int_equal(eng_stack_decide(eng, many_flow(i), i % 2 ? 20000 : 1000).verdict,
 			FC_VERDICT_ACCEPT);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rule_upcall u = many_flow(i);
@@ -362,7 +353,7 @@ test_marks_many(void **state)
 	for (unsigned int i = 0; i < n / 2; i++) {
 		struct rule_upcall u = up4(17, "10.0.0.3", (uint16_t)(2000 + i), "10.0.0.2", 54, 0, 0);
 
-		assert_int_equal(decide(eng, u, 40001).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(eng_stack_decide(eng, u, 40001).verdict, FC_VERDICT_ACCEPT);
 		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
 	}
 	for (unsigned int i = 1; i < n; i += 2) {
@@ -375,7 +366,7 @@ test_marks_many(void **state)
 	for (unsigned int i = 0; i < n; i++) {
 		struct rule_upcall u = many_flow(i);
 
-		assert_int_equal(decide(eng, u, 50000).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(eng_stack_decide(eng, u, 50000).verdict, FC_VERDICT_ACCEPT);
 		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
 	}
 	eng_stack_free(eng);
@@ -662,7 +653,7 @@ test_hashlimit_meter(void **state)
 
 	(void)state;
 	load(eng, text);
-	d = decide(eng, a, 1); /* token 1 */
+	d = eng_stack_decide(eng, a, 1); /* token 1 */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &a.pkt.key);
 	assert_non_null(e);
@@ -746,7 +737,7 @@ test_hashlimit_bytes_meter(void **state)
 	load(eng, text);
 	rule_engine_stats_get(eng, &st0);
 	/* 44 bytes: 3 of 4 chunks; the first packet makes the meter. */
-	assert_int_equal(decide(eng, u1, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, u1, 1).verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &u1.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
@@ -840,12 +831,12 @@ test_loopback_way(void **state)
 		  "table mangle\n"
 		  "chain M hook prerouting\n"
 		  "drop proto tcp dport 22\n");
-	d = decide(eng, self53, 1);
+	d = eng_stack_decide(eng, self53, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
-	assert_int_equal(decide(eng, self22, 2).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, self54, 3).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, out53, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, self22, 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, self54, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, out53, 4).verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
 
@@ -899,7 +890,7 @@ test_loopback_ports(void **state)
 			struct rule_decision d;
 
 			fc_key_set_flags(&u.pkt.key, lbits[w]);
-			d = decide(eng, u, 1 + sport);
+			d = eng_stack_decide(eng, u, 1 + sport);
 			if (d.verdict != want[i][w])
 				fail_msg("dport %u, way %u: verdict %u, want %u", dports[i], w,
 					d.verdict, want[i][w]);
@@ -935,12 +926,12 @@ test_meters_reload(void **state)
 	snprintf(text, sizeof(text), "%saccept proto udp dport 54 limit 1/hour limit_burst 1\n"
 				     "drop proto udp dport 54\n", lim);
 	load(eng, text);
-	assert_int_equal(decide(eng, q, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, q, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, q, 2).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, q, 3).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, h, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, h, 4).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, h, 5).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, w, 6).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, w, 6).verdict, FC_VERDICT_ACCEPT);
 	/* The same rules behind a new first one, dport 54's limit changed: ids anew. */
 	snprintf(text, sizeof(text), "drop proto tcp dport 22\n%s"
 				     "accept proto udp dport 54 limit 1/hour limit_burst 2\n"
@@ -948,8 +939,8 @@ test_meters_reload(void **state)
 	load(eng, text);
 	settle_all(eng, 7);
 	/* The limit's meter is still empty; so is the hashlimit bucket. */
-	assert_int_equal(decide(eng, q2, 8).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, h2, 9).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, q2, 8).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, h2, 9).verdict, FC_VERDICT_DROP);
 	assert_int_equal(rx(eng, q, 10).verdict, FC_VERDICT_DROP);
 	/* dport 54's rule is another: a full meter of its own. */
 	assert_int_equal(rx(eng, w, 11).verdict, FC_VERDICT_ACCEPT);
@@ -1036,7 +1027,7 @@ test_meters(void **state)
 		  "accept proto udp dport 54 limit 1/hour\n"
 		  "accept proto udp dport 54 limit 2/hour\n"
 		  "drop proto udp dport 54\n");
-	d = decide(eng, q, 1); /* token 1 */
+	d = eng_stack_decide(eng, q, 1); /* token 1 */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 1);
 	e = entry_of(eng, &q.pkt.key);
@@ -1061,7 +1052,7 @@ test_meters(void **state)
 				 st.upcalls[RULE_UPCALL_STALE],
 		upcalls);
 	/* The meter is the rule's: a new flow's first packet finds it empty (no entry). */
-	d = decide(eng, q2, 4);
+	d = eng_stack_decide(eng, q2, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
 	assert_null(entry_of(eng, &q2.pkt.key));
@@ -1089,7 +1080,7 @@ test_meters(void **state)
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	/* Two meters on the way: per packet. */
-	d = decide(eng, w, 7);
+	d = eng_stack_decide(eng, w, 7);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &w.pkt.key);
 	assert_non_null(e);
@@ -1117,7 +1108,7 @@ test_notrack(void **state)
 		  "table raw\n"
 		  "chain R hook prerouting\n"
 		  "notrack proto udp dport 5353\n");
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 1);
 	e = entry_of(eng, &u.pkt.key);
@@ -1125,7 +1116,7 @@ test_notrack(void **state)
 	assert_int_equal(e->act.ct_state, 0); /* no connection */
 	assert_null(entry_of(eng, &ur.pkt.key));
 	/* A tracked flow beside it: NEW, with its reply entry. */
-	d = decide(eng, t, 2);
+	d = eng_stack_decide(eng, t, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
 	assert_non_null(entry_of(eng, &tr.pkt.key));
@@ -1150,7 +1141,7 @@ test_ctstatus(void **state)
 	load(eng, "drop proto udp ctstatus seen_reply\n"
 		  "drop proto udp dport 54 ctexpire 0:10\n"
 		  "accept\n");
-	d = decide(eng, q, 1); /* its connection is not even confirmed yet */
+	d = eng_stack_decide(eng, q, 1); /* its connection is not even confirmed yet */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = rx(eng, q, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
@@ -1161,7 +1152,7 @@ test_ctstatus(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	/* --ctexpire: a UDP connection without reply has 30 s (its whole timeout) left. */
 	q = up4(17, "10.0.0.1", 1001, "10.0.0.2", 54, 0, 0);
-	assert_int_equal(decide(eng, q, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, q, 5).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, q, 6).verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
@@ -1179,14 +1170,14 @@ test_nat_stages(void **state)
 		  "accept ctstate established\n"
 		  "accept ctstate dnat proto udp\n"
 		  "netmap to 10.9.0.0/24 dst 10.8.0.0/24\n");
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
 	/* The reply comes from the mapped address: it is the flow's reply entry. */
 	assert_non_null(entry_of(eng, &r.pkt.key));
 	/* Without the translation, ctstate dnat does not match. */
-	d = decide(eng, up4(17, "192.0.2.1", 4001, "10.7.0.7", 53, 0, 0), 2);
+	d = eng_stack_decide(eng, up4(17, "192.0.2.1", 4001, "10.7.0.7", 53, 0, 0), 2);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	eng_stack_free(eng);
 }
@@ -1220,11 +1211,11 @@ test_nat_drop_policy(void **state)
 		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
 	assert_int_equal(rule_set_ports(s, 2, ports), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
-	assert_int_equal(decide(eng, r, 2).verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, x, 3);
+	assert_int_equal(eng_stack_decide(eng, r, 2).verdict, FC_VERDICT_ACCEPT);
+	d = eng_stack_decide(eng, x, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	assert_int_equal(d.rule_id, /* the nat chain's policy, counted on it */
@@ -1376,7 +1367,7 @@ test_field_class(void **state)
 		ul = frame_up(low, len);
 		ue = frame_up(edge, len);
 		load(eng, sets[i]);
-		d = decide(eng, u64, 1);
+		d = eng_stack_decide(eng, u64, 1);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 		e = entry_of(eng, &u64.pkt.key);
 		assert_non_null(e);
@@ -1391,13 +1382,13 @@ test_field_class(void **state)
 		/* No frame: only a class of the flags alone holds. */
 		assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, NULL, 0, true));
 		/* The low TTL goes up alone: dropped, the entry kept. */
-		d = decide(eng, ul, 2);
+		d = eng_stack_decide(eng, ul, 2);
 		assert_int_equal(d.verdict, FC_VERDICT_DROP);
 		e = entry_of(eng, &u64.pkt.key);
 		assert_non_null(e);
 		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 		assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
-		d = decide(eng, ue, 3);
+		d = eng_stack_decide(eng, ue, 3);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 		eng_stack_free(eng);
 	}
@@ -1444,7 +1435,7 @@ test_lazy_context(void **state)
 			u.frame_len = len;
 			u.len = len;
 			u.reason = RULE_UPCALL_MISS;
-			d = decide(eng, u, 1000);
+			d = eng_stack_decide(eng, u, 1000);
 			if ((d.verdict != FC_VERDICT_ACCEPT) != c[i].drop)
 				fail_msg("case %zu (%s): verdict %u", i, with_cls ? "classifier" : "reference",
 					d.verdict);
@@ -1487,7 +1478,7 @@ test_router_ttl(void **state)
 
 			(void)udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
 			u = frame_up(f, len);
-			d = decide(eng, u, (uint32_t)(1 + i));
+			d = eng_stack_decide(eng, u, (uint32_t)(1 + i));
 			if ((d.verdict != FC_VERDICT_ACCEPT) != (router ? c[i].drop_router : c[i].drop_bridge))
 				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge", c[i].ttl,
 					d.verdict);
@@ -1496,7 +1487,7 @@ test_router_ttl(void **state)
 		(void)udp_frame(f3, 9, 3);
 		(void)udp_frame(f64, 9, 64);
 		(void)udp_frame(f1, 9, 1);
-		assert_int_equal(decide(eng, u65, 20).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(eng_stack_decide(eng, u65, 20).verdict, FC_VERDICT_ACCEPT);
 		e = entry_of(eng, &u65.pkt.key);
 		assert_non_null(e);
 		assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1504,7 +1495,7 @@ test_router_ttl(void **state)
 		assert_int_equal(rule_engine_class_ok(eng, &e->act, &u65.pkt, f64, len, true), !router);
 		assert_false(rule_engine_class_ok(eng, &e->act, &u65.pkt, f1, len, true));
 		/* The expired packet goes up alone: not dropped by a rule in router mode. */
-		assert_int_equal(decide(eng, frame_up(f1, len), 21).verdict,
+		assert_int_equal(eng_stack_decide(eng, frame_up(f1, len), 21).verdict,
 			router ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP);
 		e = entry_of(eng, &u65.pkt.key);
 		assert_non_null(e);
@@ -1539,7 +1530,8 @@ test_router_u32_view(void **state)
 		for (size_t i = 0; i < RTE_DIM(c); i++) {
 			uint8_t f[64];
 			uint32_t len = udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
-			struct rule_decision d = decide(eng, frame_up(f, len), (uint32_t)(1 + i));
+			struct rule_decision d =
+				eng_stack_decide(eng, frame_up(f, len), (uint32_t)(1 + i));
 
 			if ((d.verdict != FC_VERDICT_ACCEPT) !=
 				(router ? c[i].drop_router : c[i].drop_bridge))
@@ -1571,7 +1563,7 @@ test_class_meter(void **state)
 	(void)state;
 	(void)udp_frame(f5, 9, 5);
 	load(eng, "accept proto udp ttl_gt 10 limit 1/hour limit_burst 3\ndrop proto udp\n");
-	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
@@ -1588,7 +1580,7 @@ test_class_meter(void **state)
 	assert_int_equal(v[1], FC_VERDICT_ACCEPT);
 	assert_int_equal(v[2], FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the rule after the meter's. */
-	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
 	e = entry_of(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1617,7 +1609,7 @@ test_class_pred(void **state)
 	memcpy(fid, f64, len);
 	fid[14 + 5] = 7; /* IP identification 7: the u32 test holds */
 	load(eng, "drop proto udp ttl_lt 10\ndrop proto udp u32 \"4>>16=7\"\naccept proto udp\n");
-	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
@@ -1633,7 +1625,7 @@ test_class_pred(void **state)
 	lf = rule_engine_pred_leaf(eng, prog->pred, fid + 14, 28, fid + 14, 28, &leaf);
 	assert_int_equal(lf->verdict, FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the TTL rule, the entry kept. */
-	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
 	e = entry_of(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1666,7 +1658,7 @@ test_class_wide(void **state)
 			100 + 10 * i, 104 + 10 * i);
 	snprintf(text + n, sizeof(text) - n, "accept proto udp\n");
 	load(eng, text);
-	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
 	e = entry_of(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
@@ -1674,7 +1666,7 @@ test_class_wide(void **state)
 	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
 	/* Another class goes up alone: dropped by its TTL rule, the entry kept. */
-	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
 	e = entry_of(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);

@@ -76,15 +76,6 @@ load_ipt(struct rule_engine *eng, const char *text, unsigned int family)
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
 static uint64_t
 pkts(struct rule_engine *eng, uint32_t id)
 {
@@ -120,7 +111,7 @@ static const char ruleset[] =
 static void
 expect_martian(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 {
-	struct rule_decision d = decide(eng, u, now);
+	struct rule_decision d = eng_stack_decide(eng, u, now);
 	const struct fc_entry *e;
 
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
@@ -158,21 +149,22 @@ test_martian4(void **state)
 	raw0 = pkts(eng, 1);
 	in0 = pkts(eng, 3);
 	fw0 = pkts(eng, 4);
-	assert_int_equal(decide(eng, up4("0.0.0.0", "255.255.255.255", 67, 0), 8).verdict,
+	assert_int_equal(eng_stack_decide(eng, up4("0.0.0.0", "255.255.255.255", 67, 0), 8).verdict,
 		FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, up4("192.0.2.1", "255.255.255.255", 67, 0), 9).verdict,
+	assert_int_equal(
+		eng_stack_decide(eng, up4("192.0.2.1", "255.255.255.255", 67, 0), 9).verdict,
 		FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, up4("0.0.0.0", "224.0.0.22", 67, 0), 10).verdict,
+	assert_int_equal(eng_stack_decide(eng, up4("0.0.0.0", "224.0.0.22", 67, 0), 10).verdict,
 		FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, ok, 11).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, up4("192.0.2.1", "0.1.2.3", 53, 0), 14).verdict,
+	assert_int_equal(eng_stack_decide(eng, ok, 11).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, up4("192.0.2.1", "0.1.2.3", 53, 0), 14).verdict,
 		FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), raw0 + 5);
 	assert_int_equal(pkts(eng, 3) + pkts(eng, 4), in0 + fw0 + 5);
 	/* A DNAT to 127.0.0.1 from outside: counted by nat PREROUTING's rule, then martian. */
 	in0 = pkts(eng, 3);
 	fw0 = pkts(eng, 4);
-	d = decide(eng, up4("192.0.2.1", "10.0.0.2", 5353, FC_KEY_F_DST_LOCAL), 12);
+	d = eng_stack_decide(eng, up4("192.0.2.1", "10.0.0.2", 5353, FC_KEY_F_DST_LOCAL), 12);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
 	assert_int_equal(pkts(eng, 2), 1);
@@ -184,8 +176,8 @@ test_martian4(void **state)
 	e = entry_of(eng, &reply.pkt.key);
 	assert_null(e);
 	/* From this host (a local source), to itself through lo: not a martian. */
-	d = decide(eng, up4("127.0.0.1", "127.0.0.1", 53, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL),
-		13);
+	d = eng_stack_decide(eng,
+		up4("127.0.0.1", "127.0.0.1", 53, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 13);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
@@ -209,14 +201,14 @@ test_martian6(void **state)
 	expect_martian(eng, up6("2001:db8::1", "ff10::1", 0), 6);
 	/* Dropped on reception: no table saw them (raw's rule counts nothing). */
 	assert_int_equal(pkts(eng, 1), 0);
-	d = decide(eng, up6("2001:db8::1", "ff02::1", 0), 7);
+	d = eng_stack_decide(eng, up6("2001:db8::1", "ff02::1", 0), 7);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, up6("::", "ff02::1:ff00:1", 0), 8);
+	d = eng_stack_decide(eng, up6("::", "ff02::1:ff00:1", 0), 8);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	/* An IPv4-mapped source: the kernel delivers it. */
-	d = decide(eng, up6("::ffff:192.0.2.1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 10);
+	d = eng_stack_decide(eng, up6("::ffff:192.0.2.1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 10);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, up6("::1", "::1", FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 9);
+	d = eng_stack_decide(eng, up6("::1", "::1", FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), 4);
 	eng_stack_free(eng);
@@ -280,12 +272,12 @@ test_forged4(void **state)
 	for (uint32_t id = 4; id <= 7; id++)
 		assert_int_equal(pkts(eng, id), 0);
 	/* Its later packets: the cached drop, no walk counts them again. */
-	d = decide(eng, up4("192.0.2.1", "198.51.100.9", 53, fg), 7);
+	d = eng_stack_decide(eng, up4("192.0.2.1", "198.51.100.9", 53, fg), 7);
 	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
 	assert_int_equal(pkts(eng, 1), 7); /* raw PREROUTING sees every packet, as Linux's */
 	assert_int_equal(pkts(eng, 5) + pkts(eng, 6), 0);
 	/* From a host port (no forged bit): this host's own, OUTPUT's. */
-	d = decide(eng, up4("192.0.2.1", "198.51.100.9", 54, FC_KEY_F_SRC_LOCAL), 8);
+	d = eng_stack_decide(eng, up4("192.0.2.1", "198.51.100.9", 54, FC_KEY_F_SRC_LOCAL), 8);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 2), 1);
 	assert_int_equal(pkts(eng, 7), 1);
@@ -308,12 +300,12 @@ test_forged6(void **state)
 
 	(void)state;
 	load_ipt(eng, forged6_rules, FC_AF_INET6);
-	d = decide(eng, up6("2001:db8::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 1);
+	d = eng_stack_decide(eng, up6("2001:db8::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), 1);
 	assert_int_equal(pkts(eng, 4), 1);
 	assert_int_equal(pkts(eng, 5), 1);
-	d = decide(eng, up6("2001:db8::1", "2001:db8:9::7", fg), 2);
+	d = eng_stack_decide(eng, up6("2001:db8::1", "2001:db8:9::7", fg), 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), 2);
 	assert_int_equal(pkts(eng, 6), 1);
@@ -322,7 +314,7 @@ test_forged6(void **state)
 	expect_martian(eng, up6("::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 3);
 	assert_int_equal(pkts(eng, 1), 2);
 	/* A source that is not this host's: addrtype LOCAL does not match. */
-	d = decide(eng, up6("2001:db8::5", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	d = eng_stack_decide(eng, up6("2001:db8::5", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 4), 1);
 	assert_int_equal(pkts(eng, 5), 2);
@@ -349,10 +341,10 @@ test_unforwardable6(void **state)
 	 * engine has no local-address table for NAT to ask.) */
 	assert_int_equal(pkts(eng, 1), 2);
 	assert_int_equal(pkts(eng, 6), 0);
-	d = decide(eng, up6("fe80::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	d = eng_stack_decide(eng, up6("fe80::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 5), 1);
-	d = decide(eng, up6("2001:db8:5::1", "2001:db8:9::7", 0), 5);
+	d = eng_stack_decide(eng, up6("2001:db8:5::1", "2001:db8:9::7", 0), 5);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 6), 1);
 	eng_stack_free(eng);

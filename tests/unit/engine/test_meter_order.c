@@ -77,15 +77,6 @@ mk_engine(void)
 	return mk_engine_ct(false);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
 /* A packet as lib/datapath takes it: a hit on a usable entry is decided here (meters, programs). */
 static struct rule_decision
 rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
@@ -121,7 +112,7 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 		fc_table_touch(t, idx, u.len, now);
 		return d;
 	}
-	return decide(eng, u, now);
+	return eng_stack_decide(eng, u, now);
 }
 
 static const struct fc_entry *
@@ -169,7 +160,7 @@ test_limit_before_port(void **state)
 		"accept proto tcp limit 1/hour limit_burst 2 dport 22\n"
 		"drop proto tcp dport 22\n",
 		true);
-	d = decide(eng, b, 1); /* token 1, in the walk */
+	d = eng_stack_decide(eng, b, 1); /* token 1, in the walk */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_charges(eng, &b, 1);
 	d = rx(eng, b, 2); /* token 2, on the fast path */
@@ -244,7 +235,7 @@ test_hashlimit_chain_and_several(void **state)
 		"drop proto udp dport 9\n",
 		true);
 	/* o1 (port 54) charges H(10.0.0.1) twice: the bucket is empty. */
-	d = decide(eng, o1, 1);
+	d = eng_stack_decide(eng, o1, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = rx(eng, o1, 2);
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
@@ -293,7 +284,7 @@ test_reply_charges(void **state)
 		"accept proto tcp limit 1/hour limit_burst 3 dport 22\n"
 		"drop proto tcp dport 22\n",
 		true);
-	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT); /* token 1 */
+	assert_int_equal(eng_stack_decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT); /* token 1 */
 	e = entry_of(eng, &rep.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
