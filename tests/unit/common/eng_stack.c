@@ -270,3 +270,22 @@ eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
 	return d;
 }
+
+const struct fc_entry *
+eng_stack_entry_idx(struct rule_engine *eng, const struct fc_key *k, uint32_t *idx)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	if (i < 0)
+		return NULL;
+	if (idx != NULL)
+		*idx = (uint32_t)i;
+	return fc_table_entry(t, (uint32_t)i);
+}
+
+const struct fc_entry *
+eng_stack_entry(struct rule_engine *eng, const struct fc_key *k)
+{
+	return eng_stack_entry_idx(eng, k, NULL);
+}

@@ -109,4 +109,14 @@ void eng_stack_load(struct rule_engine *eng, const char *text, bool ports);
 /** One upcall of @p u at @p now; a burst that does not decide it fails the test. */
 struct rule_decision eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now);
 
+/**
+ * The flow-table entry of key @p k in @p eng, or NULL; with @p idx (NULL
+ * accepted), its index there.
+ */
+const struct fc_entry *eng_stack_entry_idx(
+	struct rule_engine *eng, const struct fc_key *k, uint32_t *idx);
+
+/** eng_stack_entry_idx() without the index. */
+const struct fc_entry *eng_stack_entry(struct rule_engine *eng, const struct fc_key *k);
+
 #endif /* GUFC_TEST_ENG_STACK_H */

@@ -57,15 +57,6 @@ load(struct rule_engine *eng, const char *text)
 	eng_stack_load(eng, text, true);
 }
 
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
-}
-
 /* The mark the rules' walk gives a flow's packets (the engine keeps it per slot). */
 static uint32_t
 mark_of(struct rule_engine *eng, const struct fc_key *k)
@@ -96,7 +87,7 @@ test_per_packet(void **state)
 	 */
 	d = eng_stack_decide(eng, syn, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &syn.pkt.key);
+	e = eng_stack_entry(eng, &syn.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -108,7 +99,7 @@ test_per_packet(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id,
 		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
-	e = entry_of(eng, &syn.pkt.key);
+	e = eng_stack_entry(eng, &syn.pkt.key);
 	assert_non_null(e);
 	/* ACK and PSH|ACK are one class; FIN|ACK is not. */
 	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
@@ -121,7 +112,7 @@ test_per_packet(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	assert_int_equal(d.rule_id, 1);
-	e = entry_of(eng, &syn.pkt.key);
+	e = eng_stack_entry(eng, &syn.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
@@ -135,16 +126,16 @@ test_per_packet(void **state)
 	d = eng_stack_decide(eng, syn, 6);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
-	assert_null(entry_of(eng, &syn.pkt.key));
+	assert_null(eng_stack_entry(eng, &syn.pkt.key));
 	/* A commit with other flags tests: the old class fails until taken anew. */
 	load(eng, "drop proto tcp dport 80 tcp_flags rst rst\n"
 		  "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
-	e = entry_of(eng, &ack.pkt.key);
+	e = eng_stack_entry(eng, &ack.pkt.key);
 	if (e != NULL)
 		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	d = eng_stack_decide(eng, ack, 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &ack.pkt.key);
+	e = eng_stack_entry(eng, &ack.pkt.key);
 	assert_non_null(e);
 	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	eng_stack_free(eng);
@@ -245,14 +236,14 @@ test_marks_kept(void **state)
 	d = eng_stack_decide(eng, o, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
-	e = entry_of(eng, &o.pkt.key);
+	e = eng_stack_entry(eng, &o.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(mark_of(eng, &o.pkt.key), 0x5);
 	/* The query is NEW: marked 7, saved to the connection; not dropped. */
 	d = eng_stack_decide(eng, q, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &q.pkt.key);
+	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(mark_of(eng, &q.pkt.key), 0x7);
 	/* The reply is ESTABLISHED: the rule for NEW does not run, the connection's mark does. */
@@ -414,7 +405,7 @@ test_nth(void **state)
 	load(eng, text);
 	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		assert_int_equal(rx(eng, *seq[i], 1 + i).verdict, want[i]);
-	e = entry_of(eng, &a.pkt.key);
+	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	/* A commit of a descendant: the cached flows are decided again, the count goes on. */
@@ -455,7 +446,7 @@ test_recent(void **state)
 	load(eng, text);
 	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 2).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &b.pkt.key);
+	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
@@ -534,12 +525,12 @@ test_set_target(void **state)
 	assert_non_null(sets);
 	load_sets(eng, text, sets);
 	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
-	ent = entry_of(eng, &b.pkt.key);
+	ent = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(ent);
 	assert_int_equal(ent->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, a, 2).verdict, FC_VERDICT_ACCEPT);
 	/* a's flow runs the target per packet too (each packet changes the set in Linux). */
-	ent = entry_of(eng, &a.pkt.key);
+	ent = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(ent);
 	assert_int_equal(ent->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, b, 3).verdict, FC_VERDICT_DROP);
@@ -610,7 +601,7 @@ test_hashlimit(void **state)
 	assert_int_equal(hi.buckets, 0);
 	assert_int_equal(hi.cfg.burst, 2);
 	assert_int_equal(rx(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &a.pkt.key);
+	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, a, 2).verdict, FC_VERDICT_ACCEPT);
@@ -655,7 +646,7 @@ test_hashlimit_meter(void **state)
 	load(eng, text);
 	d = eng_stack_decide(eng, a, 1); /* token 1 */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &a.pkt.key);
+	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_METER);
@@ -673,7 +664,7 @@ test_hashlimit_meter(void **state)
 	assert_int_equal(rx(eng, x, 6).verdict, FC_VERDICT_DROP);
 	/* --hashlimit-above: the first packet is under (not dropped), the second over. */
 	assert_int_equal(rx(eng, b, 7).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &b.pkt.key);
+	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.flags & FC_ACT_F_METER);
 	d = rx(eng, b, 8);
@@ -738,7 +729,7 @@ test_hashlimit_bytes_meter(void **state)
 	rule_engine_stats_get(eng, &st0);
 	/* 44 bytes: 3 of 4 chunks; the first packet makes the meter. */
 	assert_int_equal(eng_stack_decide(eng, u1, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u1.pkt.key);
+	e = eng_stack_entry(eng, &u1.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_METER);
@@ -782,7 +773,7 @@ test_hashlimit_bytes_meter(void **state)
 	assert_int_equal(n_up, 5);
 
 	/* The BURST bucket, with the time given: a second refills the credit, not the refills. */
-	e = entry_of(eng, &ic.pkt.key);
+	e = eng_stack_entry(eng, &ic.pkt.key);
 	assert_non_null(e);
 	burst_meter = (uint16_t)(e->act.pkt_class - 1);
 	v = (const struct rule_engine_view *)(const void *)eng;
@@ -975,12 +966,12 @@ test_connlimit(void **state)
 	assert_int_equal(rx(eng, c1, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, c2, 2).verdict, FC_VERDICT_ACCEPT);
 	/* Cached with its verdict: not decided per packet. */
-	e = entry_of(eng, &c1.pkt.key);
+	e = eng_stack_entry(eng, &c1.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, c3, 3).verdict, FC_VERDICT_DROP);
 	/* Refused: no entry, its next packet (a retransmitted SYN) is asked again. */
-	assert_null(entry_of(eng, &c3.pkt.key));
+	assert_null(eng_stack_entry(eng, &c3.pkt.key));
 	assert_int_equal(rx(eng, c3, 4).verdict, FC_VERDICT_DROP);
 	/* Another /24. */
 	assert_int_equal(rx(eng, c4, 5).verdict, FC_VERDICT_ACCEPT);
@@ -1030,7 +1021,7 @@ test_meters(void **state)
 	d = eng_stack_decide(eng, q, 1); /* token 1 */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 1);
-	e = entry_of(eng, &q.pkt.key);
+	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_METER);
@@ -1055,7 +1046,7 @@ test_meters(void **state)
 	d = eng_stack_decide(eng, q2, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
-	assert_null(entry_of(eng, &q2.pkt.key));
+	assert_null(eng_stack_entry(eng, &q2.pkt.key));
 	/* Revalidation after a commit that touches the flow keeps the meter and its state. */
 	s = rule_set_clone(rule_engine_rules(eng));
 	assert_non_null(s);
@@ -1073,7 +1064,7 @@ test_meters(void **state)
 			assert_true(++rounds < 1000);
 		} while (st.pending != 0);
 	}
-	e = entry_of(eng, &q.pkt.key);
+	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.flags & FC_ACT_F_METER);
 	d = rx(eng, q, 6);
@@ -1082,7 +1073,7 @@ test_meters(void **state)
 	/* Two meters on the way: per packet. */
 	d = eng_stack_decide(eng, w, 7);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &w.pkt.key);
+	e = eng_stack_entry(eng, &w.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	eng_stack_free(eng);
@@ -1111,15 +1102,15 @@ test_notrack(void **state)
 	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 1);
-	e = entry_of(eng, &u.pkt.key);
+	e = eng_stack_entry(eng, &u.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.ct_state, 0); /* no connection */
-	assert_null(entry_of(eng, &ur.pkt.key));
+	assert_null(eng_stack_entry(eng, &ur.pkt.key));
 	/* A tracked flow beside it: NEW, with its reply entry. */
 	d = eng_stack_decide(eng, t, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
-	assert_non_null(entry_of(eng, &tr.pkt.key));
+	assert_non_null(eng_stack_entry(eng, &tr.pkt.key));
 	mod_ct_module_stats_get(eng_stack_ct(eng), &st);
 	assert_int_equal(st.notrack, 1);
 	eng_stack_free(eng);
@@ -1175,7 +1166,7 @@ test_nat_stages(void **state)
 	assert_int_equal(d.rule_id, 2);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
 	/* The reply comes from the mapped address: it is the flow's reply entry. */
-	assert_non_null(entry_of(eng, &r.pkt.key));
+	assert_non_null(eng_stack_entry(eng, &r.pkt.key));
 	/* Without the translation, ctstate dnat does not match. */
 	d = eng_stack_decide(eng, up4(17, "192.0.2.1", 4001, "10.7.0.7", 53, 0, 0), 2);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
@@ -1369,7 +1360,7 @@ test_field_class(void **state)
 		load(eng, sets[i]);
 		d = eng_stack_decide(eng, u64, 1);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-		e = entry_of(eng, &u64.pkt.key);
+		e = eng_stack_entry(eng, &u64.pkt.key);
 		assert_non_null(e);
 		/* The rewrite's program names the class (pkt_class names the program). */
 		assert_int_equal((e->act.flags & FC_ACT_F_PKTACT) != 0, i == 1);
@@ -1384,7 +1375,7 @@ test_field_class(void **state)
 		/* The low TTL goes up alone: dropped, the entry kept. */
 		d = eng_stack_decide(eng, ul, 2);
 		assert_int_equal(d.verdict, FC_VERDICT_DROP);
-		e = entry_of(eng, &u64.pkt.key);
+		e = eng_stack_entry(eng, &u64.pkt.key);
 		assert_non_null(e);
 		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 		assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
@@ -1488,7 +1479,7 @@ test_router_ttl(void **state)
 		(void)udp_frame(f64, 9, 64);
 		(void)udp_frame(f1, 9, 1);
 		assert_int_equal(eng_stack_decide(eng, u65, 20).verdict, FC_VERDICT_ACCEPT);
-		e = entry_of(eng, &u65.pkt.key);
+		e = eng_stack_entry(eng, &u65.pkt.key);
 		assert_non_null(e);
 		assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 		assert_true(rule_engine_class_ok(eng, &e->act, &u65.pkt, f3, len, true));
@@ -1497,7 +1488,7 @@ test_router_ttl(void **state)
 		/* The expired packet goes up alone: not dropped by a rule in router mode. */
 		assert_int_equal(eng_stack_decide(eng, frame_up(f1, len), 21).verdict,
 			router ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP);
-		e = entry_of(eng, &u65.pkt.key);
+		e = eng_stack_entry(eng, &u65.pkt.key);
 		assert_non_null(e);
 		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 		eng_stack_free(eng);
@@ -1564,7 +1555,7 @@ test_class_meter(void **state)
 	(void)udp_frame(f5, 9, 5);
 	load(eng, "accept proto udp ttl_gt 10 limit 1/hour limit_burst 3\ndrop proto udp\n");
 	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u64.pkt.key);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1581,7 +1572,7 @@ test_class_meter(void **state)
 	assert_int_equal(v[2], FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the rule after the meter's. */
 	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
-	e = entry_of(eng, &u64.pkt.key);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	eng_stack_free(eng);
@@ -1610,7 +1601,7 @@ test_class_pred(void **state)
 	fid[14 + 5] = 7; /* IP identification 7: the u32 test holds */
 	load(eng, "drop proto udp ttl_lt 10\ndrop proto udp u32 \"4>>16=7\"\naccept proto udp\n");
 	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u64.pkt.key);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1626,7 +1617,7 @@ test_class_pred(void **state)
 	assert_int_equal(lf->verdict, FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the TTL rule, the entry kept. */
 	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
-	e = entry_of(eng, &u64.pkt.key);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
@@ -1659,7 +1650,7 @@ test_class_wide(void **state)
 	snprintf(text + n, sizeof(text) - n, "accept proto udp\n");
 	load(eng, text);
 	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u64.pkt.key);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1667,7 +1658,7 @@ test_class_wide(void **state)
 	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
 	/* Another class goes up alone: dropped by its TTL rule, the entry kept. */
 	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
-	e = entry_of(eng, &u64.pkt.key);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	eng_stack_free(eng);

@@ -85,15 +85,6 @@ pkts(struct rule_engine *eng, uint32_t id)
 	return p;
 }
 
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
-}
-
 /* Rules 1 (raw PREROUTING), 2 (nat PREROUTING DNAT), 3 (filter INPUT), 4 (filter FORWARD). */
 static const char ruleset[] =
 	"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
@@ -117,7 +108,7 @@ expect_martian(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
 	/* Cached: the fast path counts its packets under the same reason. */
-	e = entry_of(eng, &u.pkt.key);
+	e = eng_stack_entry(eng, &u.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_DROP);
 	assert_int_equal(rule_engine_drop_of(&e->act), RULE_DROP_MARTIAN);
@@ -173,7 +164,7 @@ test_martian4(void **state)
 	/* No connection was made: the reply direction has no entry. */
 	reply = up4("127.0.0.1", "192.0.2.1", 4000, 0);
 	reply.pkt.key.v4.sport = htons(5353);
-	e = entry_of(eng, &reply.pkt.key);
+	e = eng_stack_entry(eng, &reply.pkt.key);
 	assert_null(e);
 	/* From this host (a local source), to itself through lo: not a martian. */
 	d = eng_stack_decide(eng,

@@ -115,20 +115,11 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 	return eng_stack_decide(eng, u, now);
 }
 
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
-}
-
 /* Does the cached entry of @p u's flow charge a meter on the fast path (no upcall)? */
 static void
 assert_charges(struct rule_engine *eng, const struct rule_upcall *u, unsigned int n_pre)
 {
-	const struct fc_entry *e = entry_of(eng, &u->pkt.key);
+	const struct fc_entry *e = eng_stack_entry(eng, &u->pkt.key);
 	const struct rule_pktprog *p;
 
 	assert_non_null(e);
@@ -193,7 +184,7 @@ test_port_before_limit(void **state)
 		true);
 	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 2).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &b.pkt.key);
+	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
 	assert_false(e->act.flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER));
 	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
@@ -285,7 +276,7 @@ test_reply_charges(void **state)
 		"drop proto tcp dport 22\n",
 		true);
 	assert_int_equal(eng_stack_decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT); /* token 1 */
-	e = entry_of(eng, &rep.pkt.key);
+	e = eng_stack_entry(eng, &rep.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_charges(eng, &rep, 1);
