@@ -289,3 +289,17 @@ eng_stack_entry(struct rule_engine *eng, const struct fc_key *k)
 {
 	return eng_stack_entry_idx(eng, k, NULL);
 }
+
+struct rule_upcall
+eng_stack_frame_upcall(const uint8_t *f, uint32_t len)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}

@@ -119,4 +119,10 @@ const struct fc_entry *eng_stack_entry_idx(
 /** eng_stack_entry_idx() without the index. */
 const struct fc_entry *eng_stack_entry(struct rule_engine *eng, const struct fc_key *k);
 
+/**
+ * The upcall of frame @p f of @p len bytes as the RX lcore makes it: parsed
+ * (a frame that does not parse fails the test), the frame attached, a miss.
+ */
+struct rule_upcall eng_stack_frame_upcall(const uint8_t *f, uint32_t len);
+
 #endif /* GUFC_TEST_ENG_STACK_H */

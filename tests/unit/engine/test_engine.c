@@ -642,21 +642,6 @@ icmp4_error(uint8_t *f, const char *osrc, const char *odst, const char *isrc, ui
 	return len;
 }
 
-/* The upcall of frame @p f as the RX lcore makes it (parsed, frame attached). */
-static struct rule_upcall
-frame_upcall(const uint8_t *f, uint32_t len)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
-}
-
 /* Every checksum of an icmp4_error() frame holds. */
 static void
 assert_icmp4_csums(const uint8_t *f)
@@ -714,7 +699,7 @@ test_icmp_error_nat(void **state)
 	/* From the server's side, about the SYN as it left: 203.0.113.1:p -> 192.168.0.10:8080. */
 	len = icmp4_error(f, "192.0.2.99", "203.0.113.1", "203.0.113.1", xport, "192.168.0.10",
 		8080);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_RELATED);
@@ -732,7 +717,7 @@ test_icmp_error_nat(void **state)
 
 	/* From the client's side, about a reply as it left: 198.51.100.1:80 -> 10.0.0.1:4000. */
 	len = icmp4_error(f, "10.0.0.1", "198.51.100.1", "198.51.100.1", 80, "10.0.0.1", 4000);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 3);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, nb.fwd_slot);
@@ -747,7 +732,7 @@ test_icmp_error_nat(void **state)
 
 	/* Not an error of a translated connection: untouched, no slot. */
 	len = icmp4_error(f, "192.0.2.99", "10.9.9.9", "10.9.9.9", 1, "10.9.9.8", 2);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 4);
 	assert_false(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, RULE_NAT_NONE);
@@ -849,7 +834,7 @@ test_icmp6_error_nat(void **state)
 	/* The server 2001:db8:1::5 says "packet too big" about its view of it. */
 	len = icmp6_error(f, 2, "2001:db8:1::fe", "2001:db8:9::7", "2001:db8:9::7", 40000,
 		"2001:db8:1::5", 5353);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 2);
 	assert_int_equal(d.ctstate, RULE_CT_RELATED);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);

@@ -169,21 +169,6 @@ load(struct rule_engine *eng, const char *text)
 	eng_stack_load(eng, text, false);
 }
 
-/* The upcall of frame @p f as the RX lcore makes it (parsed, frame attached). */
-static struct rule_upcall
-frame_upcall(const uint8_t *f, uint32_t len)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
-}
-
 /*
  * What the RX lcore does with frame @p f: a hit that is neither stale nor
  * wanted by the entry's interest is decided by the cached action (*slow
@@ -192,7 +177,7 @@ frame_upcall(const uint8_t *f, uint32_t len)
 static struct rule_decision
 rx(struct rule_engine *eng, const uint8_t *f, uint32_t len, uint32_t now, bool *slow)
 {
-	struct rule_upcall u = frame_upcall(f, len);
+	struct rule_upcall u = eng_stack_frame_upcall(f, len);
 	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
 	const void *keys[1] = {&u.pkt.key.v4};
 	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;

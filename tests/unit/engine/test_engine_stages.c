@@ -1258,21 +1258,6 @@ udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
 	return 42;
 }
 
-/* The upcall of frame @p f (parsed, the frame attached). */
-static struct rule_upcall
-frame_up(const uint8_t *f, uint32_t len)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
-}
-
 /*
  * The fields a class reads from a frame (rule_engine_pkt_fields(), the fast
  * path's) are the walk's (rule_pkt_parse()): TTL, TOS, length, and the MSS
@@ -1346,7 +1331,7 @@ test_field_class(void **state)
 		struct rule_engine *eng = mk_engine(true, 0);
 		uint8_t f64[64], f62[64], low[64], edge[64];
 		uint32_t len = udp_frame(f64, 9, 64);
-		struct rule_upcall u64 = frame_up(f64, len);
+		struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 		struct rule_upcall u62, ul, ue;
 		const struct fc_entry *e;
 		struct rule_decision d;
@@ -1354,9 +1339,9 @@ test_field_class(void **state)
 		(void)udp_frame(f62, 9, 62);
 		(void)udp_frame(low, 9, i == 0 ? 9 : 14);
 		(void)udp_frame(edge, 9, i == 0 ? 10 : 15);
-		u62 = frame_up(f62, len);
-		ul = frame_up(low, len);
-		ue = frame_up(edge, len);
+		u62 = eng_stack_frame_upcall(f62, len);
+		ul = eng_stack_frame_upcall(low, len);
+		ue = eng_stack_frame_upcall(edge, len);
 		load(eng, sets[i]);
 		d = eng_stack_decide(eng, u64, 1);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
@@ -1414,19 +1399,12 @@ test_lazy_context(void **state)
 			struct rule_engine *eng = mk_engine(true, 0);
 			uint8_t f[64];
 			uint32_t len = udp_frame(f, 9, c[i].ttl);
-			struct rule_upcall u;
 			struct rule_decision d;
 
 			load(eng, c[i].rules);
 			if (with_cls)
 				assert_int_equal(eng_stack_cls_catch_up(eng), 0);
-			memset(&u, 0, sizeof(u));
-			assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-			u.frame = f;
-			u.frame_len = len;
-			u.len = len;
-			u.reason = RULE_UPCALL_MISS;
-			d = eng_stack_decide(eng, u, 1000);
+			d = eng_stack_decide(eng, eng_stack_frame_upcall(f, len), 1000);
 			if ((d.verdict != FC_VERDICT_ACCEPT) != c[i].drop)
 				fail_msg("case %zu (%s): verdict %u", i, with_cls ? "classifier" : "reference",
 					d.verdict);
@@ -1457,7 +1435,7 @@ test_router_ttl(void **state)
 		struct rule_engine *eng = mk_engine(true, 0);
 		uint8_t f65[64], f3[64], f64[64], f1[64];
 		uint32_t len = udp_frame(f65, 9, 65);
-		struct rule_upcall u65 = frame_up(f65, len);
+		struct rule_upcall u65 = eng_stack_frame_upcall(f65, len);
 		const struct fc_entry *e;
 
 		assert_int_equal(rule_engine_router_set(eng, router != 0), 0);
@@ -1468,7 +1446,7 @@ test_router_ttl(void **state)
 			struct rule_decision d;
 
 			(void)udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
-			u = frame_up(f, len);
+			u = eng_stack_frame_upcall(f, len);
 			d = eng_stack_decide(eng, u, (uint32_t)(1 + i));
 			if ((d.verdict != FC_VERDICT_ACCEPT) != (router ? c[i].drop_router : c[i].drop_bridge))
 				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge", c[i].ttl,
@@ -1486,7 +1464,7 @@ test_router_ttl(void **state)
 		assert_int_equal(rule_engine_class_ok(eng, &e->act, &u65.pkt, f64, len, true), !router);
 		assert_false(rule_engine_class_ok(eng, &e->act, &u65.pkt, f1, len, true));
 		/* The expired packet goes up alone: not dropped by a rule in router mode. */
-		assert_int_equal(eng_stack_decide(eng, frame_up(f1, len), 21).verdict,
+		assert_int_equal(eng_stack_decide(eng, eng_stack_frame_upcall(f1, len), 21).verdict,
 			router ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP);
 		e = eng_stack_entry(eng, &u65.pkt.key);
 		assert_non_null(e);
@@ -1521,8 +1499,8 @@ test_router_u32_view(void **state)
 		for (size_t i = 0; i < RTE_DIM(c); i++) {
 			uint8_t f[64];
 			uint32_t len = udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
-			struct rule_decision d =
-				eng_stack_decide(eng, frame_up(f, len), (uint32_t)(1 + i));
+			struct rule_decision d = eng_stack_decide(
+				eng, eng_stack_frame_upcall(f, len), (uint32_t)(1 + i));
 
 			if ((d.verdict != FC_VERDICT_ACCEPT) !=
 				(router ? c[i].drop_router : c[i].drop_bridge))
@@ -1545,7 +1523,7 @@ test_class_meter(void **state)
 	struct rule_engine *eng = mk_engine(true, 0);
 	uint8_t f64[64], f5[64];
 	uint32_t len = udp_frame(f64, 9, 64);
-	struct rule_upcall u64 = frame_up(f64, len);
+	struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 	const struct rule_pktprog *prog;
 	const struct fc_entry *e;
 	unsigned int list;
@@ -1571,7 +1549,8 @@ test_class_meter(void **state)
 	assert_int_equal(v[1], FC_VERDICT_ACCEPT);
 	assert_int_equal(v[2], FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the rule after the meter's. */
-	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(
+		eng_stack_decide(eng, eng_stack_frame_upcall(f5, len), 2).verdict, FC_VERDICT_DROP);
 	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1589,7 +1568,7 @@ test_class_pred(void **state)
 	struct rule_engine *eng = mk_engine(true, 0);
 	uint8_t f64[64], f5[64], fid[64];
 	uint32_t len = udp_frame(f64, 9, 64);
-	struct rule_upcall u64 = frame_up(f64, len);
+	struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 	const struct rule_pktprog *prog;
 	const struct rule_pred_leaf *lf;
 	const struct fc_entry *e;
@@ -1616,7 +1595,8 @@ test_class_pred(void **state)
 	lf = rule_engine_pred_leaf(eng, prog->pred, fid + 14, 28, fid + 14, 28, &leaf);
 	assert_int_equal(lf->verdict, FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the TTL rule, the entry kept. */
-	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(
+		eng_stack_decide(eng, eng_stack_frame_upcall(f5, len), 2).verdict, FC_VERDICT_DROP);
 	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1635,7 +1615,7 @@ test_class_wide(void **state)
 	struct rule_engine *eng = mk_engine(true, 0);
 	uint8_t f64[64], f5[64];
 	uint32_t len = udp_frame(f64, 9, 64);
-	struct rule_upcall u64 = frame_up(f64, len);
+	struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 	const struct fc_entry *e;
 	char text[2048];
 	size_t n = 0;
@@ -1657,7 +1637,8 @@ test_class_wide(void **state)
 	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
 	/* Another class goes up alone: dropped by its TTL rule, the entry kept. */
-	assert_int_equal(eng_stack_decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(
+		eng_stack_decide(eng, eng_stack_frame_upcall(f5, len), 2).verdict, FC_VERDICT_DROP);
 	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
