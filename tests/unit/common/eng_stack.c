@@ -303,3 +303,16 @@ eng_stack_frame_upcall(const uint8_t *f, uint32_t len)
 	u.reason = RULE_UPCALL_MISS;
 	return u;
 }
+
+void
+eng_stack_settle(struct rule_engine *eng, uint32_t now)
+{
+	struct rule_engine_stats st;
+	unsigned int rounds = 0;
+
+	do {
+		rule_engine_step(eng, now, 64);
+		rule_engine_stats_get(eng, &st);
+		assert_true(++rounds < 1000);
+	} while (st.pending != 0);
+}

@@ -125,4 +125,10 @@ const struct fc_entry *eng_stack_entry(struct rule_engine *eng, const struct fc_
  */
 struct rule_upcall eng_stack_frame_upcall(const uint8_t *f, uint32_t len);
 
+/**
+ * Revalidate at @p now until nothing is pending (rule_engine_step() of 64
+ * entries a round); more than 1,000 rounds fail the test.
+ */
+void eng_stack_settle(struct rule_engine *eng, uint32_t now);
+
 #endif /* GUFC_TEST_ENG_STACK_H */

@@ -79,20 +79,6 @@ pkts(struct rule_engine *eng, uint32_t rule_id)
 	return p;
 }
 
-/* Revalidate everything pending. */
-static void
-settle(struct rule_engine *eng, uint32_t now)
-{
-	struct rule_engine_stats st;
-	unsigned int rounds = 0;
-
-	do {
-		rule_engine_step(eng, now, 64);
-		rule_engine_stats_get(eng, &st);
-		assert_true(++rounds < 1000);
-	} while (st.pending != 0);
-}
-
 /* A rule added in front counts from its commit on, not the flow's history. */
 static void
 test_added_rule(void **state)
@@ -120,7 +106,7 @@ test_added_rule(void **state)
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 	/* Right after the commit, and after revalidation: nothing decided yet. */
 	assert_int_equal(pkts(eng, 2), 0);
-	settle(eng, 3);
+	eng_stack_settle(eng, 3);
 	assert_int_equal(pkts(eng, 2), 0);
 	assert_int_equal(pkts(eng, 1), 100);
 	/* From now on the flow's packets are the new rule's. */
@@ -131,7 +117,7 @@ test_added_rule(void **state)
 	s = rule_set_clone(rule_engine_rules(eng));
 	assert_int_equal(rule_set_rule_del_id(s, 2), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 5);
+	eng_stack_settle(eng, 5);
 	hits(eng, &u.pkt.key, 3, 6);
 	assert_int_equal(pkts(eng, 1), 103);
 	assert_int_equal(pkts(eng, 2), 7);
@@ -164,7 +150,7 @@ test_reload(void **state)
 		0);
 	assert_int_equal(pkts(eng, 1), 0);
 	assert_int_equal(pkts(eng, 2), 0);
-	settle(eng, 3);
+	eng_stack_settle(eng, 3);
 	assert_int_equal(pkts(eng, 1), 0);
 	assert_int_equal(pkts(eng, 2), 0);
 	hits(eng, &u.pkt.key, 4, 4);
@@ -266,7 +252,7 @@ test_non_deciding(void **state)
 	assert_non_null(s);
 	assert_int_equal(rule_set_rule_del_id(s, 1), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 3);
+	eng_stack_settle(eng, 3);
 	hits(eng, &u.pkt.key, 3, 4);
 	assert_int_equal(pkts(eng, 1), 10);
 	assert_int_equal(pkts(eng, 2), 18);
@@ -284,7 +270,7 @@ test_non_deciding(void **state)
 			0);
 	}
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 5);
+	eng_stack_settle(eng, 5);
 	hits(eng, &v.pkt.key, 2, 6);
 	assert_int_equal(pkts(eng, 2), 20);
 	assert_int_equal(pkts(eng, 4), 20);
@@ -468,7 +454,7 @@ test_traversal(void **state)
 			0);
 	}
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 4);
+	eng_stack_settle(eng, 4);
 	hits(eng, &v.pkt.key, 1, 5);
 	hits(eng, &u.pkt.key, 1, 5);
 	assert_int_equal(pkts(eng, 1), 20);

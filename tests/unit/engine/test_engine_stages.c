@@ -271,13 +271,9 @@ test_marks_kept(void **state)
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 	{
 		struct rule_engine_stats st;
-		unsigned int rounds = 0;
 
-		do {
-			rule_engine_step(eng, 6, 64);
-			rule_engine_stats_get(eng, &st);
-			assert_true(++rounds < 1000);
-		} while (st.pending != 0);
+		eng_stack_settle(eng, 6);
+		rule_engine_stats_get(eng, &st);
 		assert_true(st.revalidated > 0);
 	}
 	d = rx(eng, q, 7);
@@ -363,20 +359,6 @@ test_marks_many(void **state)
 	eng_stack_free(eng);
 }
 
-/* Revalidate everything pending. */
-static void
-settle_all(struct rule_engine *eng, uint32_t now)
-{
-	struct rule_engine_stats st;
-	unsigned int rounds = 0;
-
-	do {
-		rule_engine_step(eng, now, 64);
-		rule_engine_stats_get(eng, &st);
-		assert_true(++rounds < 1000);
-	} while (st.pending != 0);
-}
-
 /*
  * -m statistic --mode nth counts the packets that reach it, as netfilter
  * does: the first packet of a new flow steps the rule's counter and the
@@ -415,12 +397,12 @@ test_nth(void **state)
 	assert_int_equal(
 		rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END, &rl, NULL), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle_all(eng, 10);
+	eng_stack_settle(eng, 10);
 	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, a, 12).verdict, FC_VERDICT_DROP);
 	/* A reload numbers the rules anew: the count starts over. */
 	load(eng, text);
-	settle_all(eng, 13);
+	eng_stack_settle(eng, 13);
 	assert_int_equal(rx(eng, a, 14).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 15).verdict, FC_VERDICT_DROP);
 	eng_stack_free(eng);
@@ -452,7 +434,7 @@ test_recent(void **state)
 	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 4).verdict, FC_VERDICT_DROP);
 	load(eng, text);
-	settle_all(eng, 5);
+	eng_stack_settle(eng, 5);
 	assert_int_equal(rx(eng, b, 6).verdict, FC_VERDICT_DROP);
 	{
 		struct rule_recent_info li;
@@ -472,7 +454,7 @@ test_recent(void **state)
 		assert_int_equal(st.recent_dropped, 1);
 		/* Named again: an empty list, b is accepted. */
 		load(eng, text);
-		settle_all(eng, 7);
+		eng_stack_settle(eng, 7);
 		assert_int_equal(rx(eng, b, 8).verdict, FC_VERDICT_ACCEPT);
 	}
 	eng_stack_free(eng);
@@ -569,7 +551,7 @@ test_set_target(void **state)
 	/* A reload sharing the ipsets keeps a's member. */
 	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
 	load_sets(eng, text, sets);
-	settle_all(eng, 12);
+	eng_stack_settle(eng, 12);
 	assert_int_equal(rx(eng, b, 13).verdict, FC_VERDICT_DROP);
 	rule_ipsets_free(sets);
 	eng_stack_free(eng);
@@ -928,7 +910,7 @@ test_meters_reload(void **state)
 				     "accept proto udp dport 54 limit 1/hour limit_burst 2\n"
 				     "drop proto udp dport 54\n", lim);
 	load(eng, text);
-	settle_all(eng, 7);
+	eng_stack_settle(eng, 7);
 	/* The limit's meter is still empty; so is the hashlimit bucket. */
 	assert_int_equal(eng_stack_decide(eng, q2, 8).verdict, FC_VERDICT_DROP);
 	assert_int_equal(eng_stack_decide(eng, h2, 9).verdict, FC_VERDICT_DROP);
@@ -1055,15 +1037,7 @@ test_meters(void **state)
 				 &rl, NULL),
 		0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	{
-		unsigned int rounds = 0;
-
-		do {
-			rule_engine_step(eng, 5, 64);
-			rule_engine_stats_get(eng, &st);
-			assert_true(++rounds < 1000);
-		} while (st.pending != 0);
-	}
+	eng_stack_settle(eng, 5);
 	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.flags & FC_ACT_F_METER);
