@@ -73,15 +73,6 @@ mk_engine(uint32_t cap)
 	return eng;
 }
 
-/* The entry of a key, or -1. */
-static int
-entry_of(struct rule_engine *eng, const struct rule_upcall *u)
-{
-	struct fc_table *t = rule_engine_table(eng, FC_AF_INET4);
-
-	return fc_table_lookup(t, &u->pkt.key.v4, fc_table_hash(t, &u->pkt.key.v4));
-}
-
 /*
  * A packet as the RX lcore treats it: a hit the cached action decides
  * (counted on the entry), else the slow path. @return true on a hit.
@@ -142,13 +133,11 @@ assert_established(struct rule_engine *eng, uint32_t n)
 		uint16_t cp = (uint16_t)(1024 + i);
 		struct rule_upcall o = tcp(c, cp, SERVER, 80, TCP_ACK, 0, 0);
 		struct rule_upcall r = tcp(SERVER, 80, c, cp, TCP_ACK, 0, 0);
-		const struct fc_entry *e;
-		int idx = entry_of(eng, &o);
+		const struct fc_entry *e = eng_stack_entry(eng, &o.pkt.key);
 
-		assert_true(idx >= 0);
-		e = fc_table_entry(rule_engine_table(eng, FC_AF_INET4), (uint32_t)idx);
+		assert_non_null(e);
 		assert_false(e->act.flags & FC_ACT_F_EARLY);
-		assert_true(entry_of(eng, &r) >= 0);
+		assert_non_null(eng_stack_entry(eng, &r.pkt.key));
 	}
 }
 
