@@ -261,3 +261,58 @@ eng_stack_load(struct rule_engine *eng, const char *text, bool ports)
 {
 	assert_int_equal(rule_engine_commit(eng, eng_stack_rules(text, ports)), 0);
 }
+
+struct rule_decision
+eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
+{
+	struct rule_decision d;
+
+	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
+	return d;
+}
+
+const struct fc_entry *
+eng_stack_entry_idx(struct rule_engine *eng, const struct fc_key *k, uint32_t *idx)
+{
+	struct fc_table *t = rule_engine_table(eng, k->family);
+	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
+
+	if (i < 0)
+		return NULL;
+	if (idx != NULL)
+		*idx = (uint32_t)i;
+	return fc_table_entry(t, (uint32_t)i);
+}
+
+const struct fc_entry *
+eng_stack_entry(struct rule_engine *eng, const struct fc_key *k)
+{
+	return eng_stack_entry_idx(eng, k, NULL);
+}
+
+struct rule_upcall
+eng_stack_frame_upcall(const uint8_t *f, uint32_t len)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
+	u.frame = f;
+	u.frame_len = len;
+	u.len = len;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
+void
+eng_stack_settle(struct rule_engine *eng, uint32_t now)
+{
+	struct rule_engine_stats st;
+	unsigned int rounds = 0;
+
+	do {
+		rule_engine_step(eng, now, 64);
+		rule_engine_stats_get(eng, &st);
+		assert_true(++rounds < 1000);
+	} while (st.pending != 0);
+}

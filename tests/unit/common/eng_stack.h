@@ -106,4 +106,29 @@ struct rule_set *eng_stack_rules(const char *text, bool ports);
 /** eng_stack_rules() committed to @p eng; a refused commit fails the test. */
 void eng_stack_load(struct rule_engine *eng, const char *text, bool ports);
 
+/** One upcall of @p u at @p now; a burst that does not decide it fails the test. */
+struct rule_decision eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now);
+
+/**
+ * The flow-table entry of key @p k in @p eng, or NULL; with @p idx (NULL
+ * accepted), its index there.
+ */
+const struct fc_entry *eng_stack_entry_idx(
+	struct rule_engine *eng, const struct fc_key *k, uint32_t *idx);
+
+/** eng_stack_entry_idx() without the index. */
+const struct fc_entry *eng_stack_entry(struct rule_engine *eng, const struct fc_key *k);
+
+/**
+ * The upcall of frame @p f of @p len bytes as the RX lcore makes it: parsed
+ * (a frame that does not parse fails the test), the frame attached, a miss.
+ */
+struct rule_upcall eng_stack_frame_upcall(const uint8_t *f, uint32_t len);
+
+/**
+ * Revalidate at @p now until nothing is pending (rule_engine_step() of 64
+ * entries a round); more than 1,000 rounds fail the test.
+ */
+void eng_stack_settle(struct rule_engine *eng, uint32_t now);
+
 #endif /* GUFC_TEST_ENG_STACK_H */

@@ -48,15 +48,6 @@ parse(const char *text)
 	return eng_stack_rules(text, false);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
 /* @p n fast-path hits on the entry of @p k. */
 static void
 hits(struct rule_engine *eng, const struct fc_key *k, unsigned int n, uint32_t now)
@@ -88,20 +79,6 @@ pkts(struct rule_engine *eng, uint32_t rule_id)
 	return p;
 }
 
-/* Revalidate everything pending. */
-static void
-settle(struct rule_engine *eng, uint32_t now)
-{
-	struct rule_engine_stats st;
-	unsigned int rounds = 0;
-
-	do {
-		rule_engine_step(eng, now, 64);
-		rule_engine_stats_get(eng, &st);
-		assert_true(++rounds < 1000);
-	} while (st.pending != 0);
-}
-
 /* A rule added in front counts from its commit on, not the flow's history. */
 static void
 test_added_rule(void **state)
@@ -115,7 +92,7 @@ test_added_rule(void **state)
 
 	(void)state;
 	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n")), 0);
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 1);
 	hits(eng, &u.pkt.key, 99, 2);
@@ -129,7 +106,7 @@ test_added_rule(void **state)
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 	/* Right after the commit, and after revalidation: nothing decided yet. */
 	assert_int_equal(pkts(eng, 2), 0);
-	settle(eng, 3);
+	eng_stack_settle(eng, 3);
 	assert_int_equal(pkts(eng, 2), 0);
 	assert_int_equal(pkts(eng, 1), 100);
 	/* From now on the flow's packets are the new rule's. */
@@ -140,7 +117,7 @@ test_added_rule(void **state)
 	s = rule_set_clone(rule_engine_rules(eng));
 	assert_int_equal(rule_set_rule_del_id(s, 2), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 5);
+	eng_stack_settle(eng, 5);
 	hits(eng, &u.pkt.key, 3, 6);
 	assert_int_equal(pkts(eng, 1), 103);
 	assert_int_equal(pkts(eng, 2), 7);
@@ -162,9 +139,9 @@ test_reload(void **state)
 	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp dport 53\n"
 						       "accept proto udp\n")),
 		0);
-	decide(eng, u, 1);
+	eng_stack_decide(eng, u, 1);
 	hits(eng, &u.pkt.key, 9, 2);
-	decide(eng, v, 2);
+	eng_stack_decide(eng, v, 2);
 	assert_int_equal(pkts(eng, 1), 10);
 	assert_int_equal(pkts(eng, 2), 1);
 	/* The new file's rule 1 is another rule: dport 54 (the flow v). */
@@ -173,7 +150,7 @@ test_reload(void **state)
 		0);
 	assert_int_equal(pkts(eng, 1), 0);
 	assert_int_equal(pkts(eng, 2), 0);
-	settle(eng, 3);
+	eng_stack_settle(eng, 3);
 	assert_int_equal(pkts(eng, 1), 0);
 	assert_int_equal(pkts(eng, 2), 0);
 	hits(eng, &u.pkt.key, 4, 4);
@@ -199,14 +176,14 @@ test_stale_hit(void **state)
 
 	(void)state;
 	assert_int_equal(rule_engine_commit(eng, parse("accept proto udp\n")), 0);
-	decide(eng, u, 1);
+	eng_stack_decide(eng, u, 1);
 	hits(eng, &u.pkt.key, 49, 2);
 	s = rule_set_clone(rule_engine_rules(eng));
 	assert_int_equal(rule_parse("drop proto udp", &r, &err), 0);
 	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 	u.reason = RULE_UPCALL_STALE;
-	assert_int_equal(decide(eng, u, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, u, 3).verdict, FC_VERDICT_DROP);
 	assert_int_equal(pkts(eng, 2), 1);
 	assert_int_equal(pkts(eng, 1), 50);
 	eng_stack_free(eng);
@@ -225,14 +202,14 @@ test_nat_connections(void **state)
 		0);
 	for (uint16_t i = 0; i < 3; i++) {
 		struct rule_upcall u = up4("10.0.0.1", (uint16_t)(2000 + i), "192.0.2.9", 53);
-		struct rule_decision d = decide(eng, u, 1);
+		struct rule_decision d = eng_stack_decide(eng, u, 1);
 
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 		assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
 		hits(eng, &u.pkt.key, 4, 2);
 	}
 	/* Not translated: counted on no nat rule. */
-	decide(eng, up4("192.0.2.7", 3000, "192.0.2.9", 53), 3);
+	eng_stack_decide(eng, up4("192.0.2.7", 3000, "192.0.2.9", 53), 3);
 	assert_int_equal(pkts(eng, 2), 3);
 	assert_int_equal(pkts(eng, 1), 16);
 	eng_stack_free(eng);
@@ -261,9 +238,9 @@ test_non_deciding(void **state)
 
 	(void)state;
 	assert_int_equal(rule_engine_commit(eng, parse(text)), 0);
-	assert_int_equal(decide(eng, u, 1).rule_id, 2);
+	assert_int_equal(eng_stack_decide(eng, u, 1).rule_id, 2);
 	hits(eng, &u.pkt.key, 9, 2);
-	assert_int_equal(decide(eng, v, 2).rule_id, 2);
+	assert_int_equal(eng_stack_decide(eng, v, 2).rule_id, 2);
 	hits(eng, &v.pkt.key, 4, 2);
 	assert_int_equal(pkts(eng, 1), 10); /* LOG: the dport 53 flow */
 	assert_int_equal(pkts(eng, 2), 15); /* accept: both */
@@ -275,7 +252,7 @@ test_non_deciding(void **state)
 	assert_non_null(s);
 	assert_int_equal(rule_set_rule_del_id(s, 1), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 3);
+	eng_stack_settle(eng, 3);
 	hits(eng, &u.pkt.key, 3, 4);
 	assert_int_equal(pkts(eng, 1), 10);
 	assert_int_equal(pkts(eng, 2), 18);
@@ -293,7 +270,7 @@ test_non_deciding(void **state)
 			0);
 	}
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 5);
+	eng_stack_settle(eng, 5);
 	hits(eng, &v.pkt.key, 2, 6);
 	assert_int_equal(pkts(eng, 2), 20);
 	assert_int_equal(pkts(eng, 4), 20);
@@ -308,7 +285,7 @@ test_non_deciding(void **state)
 	assert_int_equal(rule_engine_commit(eng, parse(text)), 0);
 	assert_int_equal(pkts(eng, 1), 0);
 	assert_int_equal(pkts(eng, 4), 0);
-	decide(eng, u, 7);
+	eng_stack_decide(eng, u, 7);
 	hits(eng, &u.pkt.key, 1, 8);
 	assert_int_equal(pkts(eng, 1), 2);
 	assert_int_equal(pkts(eng, 2), 2);
@@ -333,7 +310,7 @@ test_non_deciding_per_packet(void **state)
 	for (unsigned int i = 0; i < 5; i++) {
 		u.len = i < 3 ? LEN : 200;
 		u.pkt.ip_len = (uint16_t)u.len;
-		decide(eng, u, 1 + i);
+		eng_stack_decide(eng, u, 1 + i);
 	}
 	/* The entry's own packets are 100 bytes long, the later ones 200. */
 	{
@@ -381,10 +358,10 @@ test_policy(void **state)
 						       "chain P hook prerouting\n"
 						       "mark set_mark 0x5 proto udp\n")),
 		0);
-	assert_int_equal(decide(eng, u, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, u, 1).verdict, FC_VERDICT_ACCEPT);
 	hits(eng, &u.pkt.key, 4, 2);
 	/* The entry keeps the chain's policy as its rule: nothing more per flow. */
-	assert_int_equal(decide(eng, v, 2).rule_id, fwd);
+	assert_int_equal(eng_stack_decide(eng, v, 2).rule_id, fwd);
 	hits(eng, &v.pkt.key, 2, 3);
 	assert_int_equal(pkts(eng, 1), 8);  /* LOG: both flows */
 	assert_int_equal(pkts(eng, 2), 5);  /* accept: dport 53 */
@@ -447,13 +424,13 @@ test_traversal(void **state)
 						       "mark set_mark 0x5 proto udp\n")), /* 6 */
 		0);
 	/* u: jump, count, return, then off the end of FORWARD: its policy. */
-	assert_int_equal(decide(eng, u, 1).rule_id, fwd);
+	assert_int_equal(eng_stack_decide(eng, u, 1).rule_id, fwd);
 	hits(eng, &u.pkt.key, 9, 2);
 	/* v: jump, count, off the end of web, back: rule 2. */
-	assert_int_equal(decide(eng, v, 2).rule_id, 2);
+	assert_int_equal(eng_stack_decide(eng, v, 2).rule_id, 2);
 	hits(eng, &v.pkt.key, 4, 2);
 	/* w: jump, count, rule 5 drops it. */
-	assert_int_equal(decide(eng, w, 3).rule_id, 5);
+	assert_int_equal(eng_stack_decide(eng, w, 3).rule_id, 5);
 	hits(eng, &w.pkt.key, 2, 3);
 	assert_int_equal(pkts(eng, 1), 18);
 	assert_int_equal(pkts(eng, 3), 18);
@@ -477,7 +454,7 @@ test_traversal(void **state)
 			0);
 	}
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle(eng, 4);
+	eng_stack_settle(eng, 4);
 	hits(eng, &v.pkt.key, 1, 5);
 	hits(eng, &u.pkt.key, 1, 5);
 	assert_int_equal(pkts(eng, 1), 20);
@@ -523,9 +500,9 @@ test_empty_chains(void **state)
 						       "table mangle\n"
 						       "chain P hook prerouting\n")),
 		0);
-	assert_int_equal(decide(eng, u, 1).rule_id, 1);
+	assert_int_equal(eng_stack_decide(eng, u, 1).rule_id, 1);
 	hits(eng, &u.pkt.key, 4, 2);
-	assert_int_equal(decide(eng, v, 2).rule_id, 1);
+	assert_int_equal(eng_stack_decide(eng, v, 2).rule_id, 1);
 	hits(eng, &v.pkt.key, 2, 2);
 	assert_int_equal(pkts(eng, 1), 8);
 	assert_int_equal(pkts(eng, raw), 8);
@@ -561,10 +538,10 @@ test_nat_traversal(void **state)
 	for (uint16_t i = 0; i < 3; i++) {
 		struct rule_upcall u = up4("10.0.0.1", (uint16_t)(2000 + i), "192.0.2.9", 53);
 
-		assert_int_not_equal(decide(eng, u, 1).nat_slot, RULE_NAT_NONE);
+		assert_int_not_equal(eng_stack_decide(eng, u, 1).nat_slot, RULE_NAT_NONE);
 		hits(eng, &u.pkt.key, 4, 2);
 	}
-	decide(eng, up4("192.0.2.7", 3000, "192.0.2.9", 53), 3);
+	eng_stack_decide(eng, up4("192.0.2.7", 3000, "192.0.2.9", 53), 3);
 	assert_int_equal(pkts(eng, 1), 16);
 	assert_int_equal(pkts(eng, 2), 3);
 	assert_int_equal(pkts(eng, 3), 3);
@@ -607,12 +584,12 @@ test_nat_drop_walk(void **state)
 						       "chain dnat\n"
 						       "dnat to 192.168.0.10 proto udp\n")), /* 5 */
 		0);
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
 	hits(eng, &u.pkt.key, 2, 2);
 	/* The only binding is u's. */
-	d = decide(eng, v, 3);
+	d = eng_stack_decide(eng, v, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_NAT_EXHAUSTED);
 	assert_int_not_equal(d.pkt_prog, 0); /* raw's log ran */
@@ -627,7 +604,7 @@ test_nat_drop_walk(void **state)
 	assert_int_equal(pkts(eng, fwd), 3);
 	assert_int_equal(pkts(eng, npost), 1);
 	/* Another dropped the same way counts the same way. */
-	d = decide(eng, up4("10.0.0.3", 1000, "192.0.2.9", 53), 4);
+	d = eng_stack_decide(eng, up4("10.0.0.3", 1000, "192.0.2.9", 53), 4);
 	assert_int_equal(d.drop, RULE_DROP_NAT_EXHAUSTED);
 	assert_int_equal(pkts(eng, raw), 5);
 	assert_int_equal(pkts(eng, 3), 5);
@@ -656,10 +633,10 @@ test_raw_drop_before_nat(void **state)
 						       "chain dnat\n"
 						       "dnat to 192.168.0.10 proto udp\n")), /* 3 */
 		0);
-	d = decide(eng, up4("10.0.0.1", 1000, "192.0.2.9", 53), 1);
+	d = eng_stack_decide(eng, up4("10.0.0.1", 1000, "192.0.2.9", 53), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
-	d = decide(eng, up4("10.0.0.2", 1000, "192.0.2.9", 53), 2);
+	d = eng_stack_decide(eng, up4("10.0.0.2", 1000, "192.0.2.9", 53), 2);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	assert_int_equal(d.rule_id, 2);

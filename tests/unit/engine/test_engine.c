@@ -112,26 +112,11 @@ load(struct rule_engine *eng, const char *text)
 static struct rule_decision
 decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 {
-	struct rule_decision d;
+	struct rule_decision d = eng_stack_decide(eng, u, now);
 
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
 	if (d.verdict != FC_VERDICT_ACCEPT && d.drop < RULE_DROP__COUNT)
 		drops_seen[d.drop]++;
 	return d;
-}
-
-/* The entry of a key, or NULL. */
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k, uint32_t *idx)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	if (i < 0)
-		return NULL;
-	if (idx != NULL)
-		*idx = (uint32_t)i;
-	return fc_table_entry(t, (uint32_t)i);
 }
 
 /*
@@ -211,8 +196,8 @@ test_tcp_handshake(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_NEW);
 	assert_int_equal(d.rule_id, 2);
-	fe = entry_of(eng, &syn.pkt.key, &fi);
-	re = entry_of(eng, &synack.pkt.key, &ri);
+	fe = eng_stack_entry_idx(eng, &syn.pkt.key, &fi);
+	re = eng_stack_entry_idx(eng, &synack.pkt.key, &ri);
 	assert_non_null(fe);
 	assert_non_null(re);
 	/* Linked through their cold records. */
@@ -237,12 +222,12 @@ test_tcp_handshake(void **state)
 	d = rx(eng, ack, 3, &slow);
 	assert_false(slow); /* SYN_RECV: the original side's ACK completes, on the fast path */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	fe = entry_of(eng, &syn.pkt.key, NULL);
+	fe = eng_stack_entry(eng, &syn.pkt.key);
 	assert_int_equal(mod_ct_module_conn_get(eng_stack_ct(eng), &fe->act, &c), 0);
 	assert_int_equal(mod_ct_conn_ctstate(&c, MOD_CT_DIR_ORIG), RULE_CT_ESTABLISHED);
 	assert_int_equal(c.state, MOD_CT_S_ESTABLISHED);
 	assert_false(fe->act.flags & FC_ACT_F_EARLY);
-	assert_false(entry_of(eng, &synack.pkt.key, NULL)->act.flags & FC_ACT_F_EARLY);
+	assert_false(eng_stack_entry(eng, &synack.pkt.key)->act.flags & FC_ACT_F_EARLY);
 	assert_int_equal(fe->act.rule_id, 1); /* refiltered as ESTABLISHED */
 
 	/* Data now takes the fast path both ways. */
@@ -260,7 +245,7 @@ test_tcp_handshake(void **state)
 	assert_int_equal(d.rule_id,
 		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
 	syn = tcp4("10.0.0.2", 81, "10.0.0.1", 1235, 0);
-	assert_null(entry_of(eng, &syn.pkt.key, NULL));
+	assert_null(eng_stack_entry(eng, &syn.pkt.key));
 	d = rx(eng, tcp4("10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN), 6, &slow);
 	assert_false(slow);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
@@ -284,13 +269,13 @@ test_stray_ack(void **state)
 			/* Loose (Linux's default): picked up, NEW, accepted by rule 2. */
 			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 			assert_int_equal(d.ctstate, RULE_CT_NEW);
-			assert_non_null(entry_of(eng, &ack.pkt.key, NULL));
+			assert_non_null(eng_stack_entry(eng, &ack.pkt.key));
 		} else {
 			/* Strict: INVALID, the policy drops it, nothing is cached. */
 			assert_int_equal(d.verdict, FC_VERDICT_DROP);
 			assert_int_equal(d.ctstate, RULE_CT_INVALID);
 			assert_int_equal(d.drop, RULE_DROP_FILTER);
-			assert_null(entry_of(eng, &ack.pkt.key, NULL));
+			assert_null(eng_stack_entry(eng, &ack.pkt.key));
 			rule_engine_stats_get(eng, &st);
 			assert_int_equal(st.uncached, 1);
 		}
@@ -337,8 +322,8 @@ test_nat(void **state)
 	assert_string_equal(a, b);
 	assert_int_equal(nb.fwd.v4.dst, inet_addr("192.168.0.10"));
 	assert_int_equal(nb.fwd.v4.src, inet_addr("203.0.113.1"));
-	fe = entry_of(eng, &u.pkt.key, NULL);
-	re = entry_of(eng, &nb.reply, NULL);
+	fe = eng_stack_entry(eng, &u.pkt.key);
+	re = eng_stack_entry(eng, &nb.reply);
 	assert_non_null(fe);
 	assert_non_null(re);
 	assert_true(fe->act.flags & FC_ACT_F_NAT);
@@ -470,7 +455,7 @@ entry_on(struct rule_engine *eng, const struct fc_key *k, uint16_t port)
 	struct fc_key c = *k;
 
 	fc_key_set_in_port(&c, port);
-	return entry_of(eng, &c, NULL);
+	return eng_stack_entry(eng, &c);
 }
 
 /*
@@ -507,8 +492,8 @@ test_reroute(void **state)
 				 &nb),
 		0);
 	fc_key_reverse(&u.pkt.key, &rk);
-	fu = entry_of(eng, &u.pkt.key, NULL);
-	fv = entry_of(eng, &v.pkt.key, NULL);
+	fu = eng_stack_entry(eng, &u.pkt.key);
+	fv = eng_stack_entry(eng, &v.pkt.key);
 	assert_non_null(fu);
 	assert_non_null(fv);
 	/* Replies are expected where the forward packets leave. */
@@ -657,21 +642,6 @@ icmp4_error(uint8_t *f, const char *osrc, const char *odst, const char *isrc, ui
 	return len;
 }
 
-/* The upcall of frame @p f as the RX lcore makes it (parsed, frame attached). */
-static struct rule_upcall
-frame_upcall(const uint8_t *f, uint32_t len)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
-}
-
 /* Every checksum of an icmp4_error() frame holds. */
 static void
 assert_icmp4_csums(const uint8_t *f)
@@ -729,7 +699,7 @@ test_icmp_error_nat(void **state)
 	/* From the server's side, about the SYN as it left: 203.0.113.1:p -> 192.168.0.10:8080. */
 	len = icmp4_error(f, "192.0.2.99", "203.0.113.1", "203.0.113.1", xport, "192.168.0.10",
 		8080);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_RELATED);
@@ -747,7 +717,7 @@ test_icmp_error_nat(void **state)
 
 	/* From the client's side, about a reply as it left: 198.51.100.1:80 -> 10.0.0.1:4000. */
 	len = icmp4_error(f, "10.0.0.1", "198.51.100.1", "198.51.100.1", 80, "10.0.0.1", 4000);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 3);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, nb.fwd_slot);
@@ -762,7 +732,7 @@ test_icmp_error_nat(void **state)
 
 	/* Not an error of a translated connection: untouched, no slot. */
 	len = icmp4_error(f, "192.0.2.99", "10.9.9.9", "10.9.9.9", 1, "10.9.9.8", 2);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 4);
 	assert_false(d.flags & RULE_DEC_F_ICMP_ERR);
 	assert_int_equal(d.nat_slot, RULE_NAT_NONE);
@@ -864,7 +834,7 @@ test_icmp6_error_nat(void **state)
 	/* The server 2001:db8:1::5 says "packet too big" about its view of it. */
 	len = icmp6_error(f, 2, "2001:db8:1::fe", "2001:db8:9::7", "2001:db8:9::7", 40000,
 		"2001:db8:1::5", 5353);
-	u = frame_upcall(f, len);
+	u = eng_stack_frame_upcall(f, len);
 	d = decide(eng, u, 2);
 	assert_int_equal(d.ctstate, RULE_CT_RELATED);
 	assert_true(d.flags & RULE_DEC_F_ICMP_ERR);
@@ -1057,7 +1027,7 @@ test_reject(void **state)
 		assert_int_equal(d.verdict, FC_VERDICT_DROP);
 		assert_int_equal(d.drop, RULE_DROP_FILTER);
 		assert_int_equal(d.reject, RULE_REJECT_TCP_RESET);
-		assert_null(entry_of(eng, &u.pkt.key, NULL));
+		assert_null(eng_stack_entry(eng, &u.pkt.key));
 	}
 	u = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0);
 	d = decide(eng, u, 20);
@@ -1067,7 +1037,7 @@ test_reject(void **state)
 	d = decide(eng, u, 30);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.reject, RULE_REJECT_NONE);
-	assert_non_null(entry_of(eng, &u.pkt.key, NULL));
+	assert_non_null(eng_stack_entry(eng, &u.pkt.key));
 	/* Accepted: none. */
 	u = up4(17, "10.0.0.1", 1000, "10.0.0.2", 55, 0, 0);
 	d = decide(eng, u, 40);
@@ -1209,8 +1179,8 @@ test_perflow_channels(void **state)
 	d = decide(eng, f1, 1000);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.channel, PF_BASE);
-	fe = entry_of(eng, &f1.pkt.key, &fidx);
-	re = entry_of(eng, &r1.pkt.key, &ridx);
+	fe = eng_stack_entry_idx(eng, &f1.pkt.key, &fidx);
+	re = eng_stack_entry_idx(eng, &r1.pkt.key, &ridx);
 	assert_non_null(fe);
 	assert_non_null(re);
 	/* The entries keep the parent; their slots name the ring. */
@@ -1229,7 +1199,7 @@ test_perflow_channels(void **state)
 	t1 = tcp4("10.0.0.1", 2, "10.9.0.1", 80, TCP_SYN);
 	d = decide(eng, t1, 1000);
 	assert_int_equal(d.channel, 6);
-	fe = entry_of(eng, &t1.pkt.key, &fidx);
+	fe = eng_stack_entry_idx(eng, &t1.pkt.key, &fidx);
 	assert_non_null(fe);
 	assert_int_equal(rule_engine_channel(eng, &fe->act, 0, fidx), 6);
 	/* Flow 2 takes the last ring; flow 3 finds the pool empty: the parent, counted. */
@@ -1261,8 +1231,8 @@ test_perflow_channels(void **state)
 	 * their rings come back, but only after a grace period.
 	 */
 	rule_engine_step(eng, 1000 + 121000, 100000);
-	assert_null(entry_of(eng, &f1.pkt.key, NULL));
-	assert_null(entry_of(eng, &r1.pkt.key, NULL));
+	assert_null(eng_stack_entry(eng, &f1.pkt.key));
+	assert_null(eng_stack_entry(eng, &r1.pkt.key));
 	assert_int_equal(pool.frees, 0);
 	assert_true(pool.used[0] && pool.used[1]);
 	rule_engine_step(eng, 1000 + 121001, 16);
@@ -1403,7 +1373,7 @@ reserved_insert(void *priv, struct rule_flow *f)
 static void
 check_reserved(struct rule_engine *eng, const struct rule_upcall *u, unsigned int d)
 {
-	const struct fc_entry *e = entry_of(eng, &u->pkt.key, NULL);
+	const struct fc_entry *e = eng_stack_entry(eng, &u->pkt.key);
 
 	assert_non_null(e);
 	assert_int_equal(e->act.ext, 0); /* no rule marks these flows */
@@ -1433,7 +1403,7 @@ test_reserved_fields(void **state)
 	(void)state;
 	load(eng, stateful_rules);
 	rx(eng, plain, 1, NULL);
-	e = entry_of(eng, &plain.pkt.key, NULL);
+	e = eng_stack_entry(eng, &plain.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.ext, 0);
 	assert_int_equal(e->act.adj, 0);
@@ -1454,13 +1424,13 @@ test_reserved_fields(void **state)
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 	for (int i = 0; i < 8; i++)
 		rule_engine_step(eng, 3, 64);
-	assert_int_equal(entry_of(eng, &u.pkt.key, NULL)->act.gen, rule_engine_generation(eng));
+	assert_int_equal(eng_stack_entry(eng, &u.pkt.key)->act.gen, rule_engine_generation(eng));
 	check_reserved(eng, &u, 0);
 	check_reserved(eng, &r, 1);
 	/* A route change rewrites the output ports. */
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 8, 6), 0);
 	walk_routes(eng);
-	assert_int_equal(entry_of(eng, &u.pkt.key, NULL)->act.out_port, 6);
+	assert_int_equal(eng_stack_entry(eng, &u.pkt.key)->act.out_port, 6);
 	check_reserved(eng, &u, 0);
 	check_reserved(eng, &r, 1);
 	eng_stack_free(eng);

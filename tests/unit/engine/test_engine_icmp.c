@@ -169,31 +169,6 @@ load(struct rule_engine *eng, const char *text)
 	eng_stack_load(eng, text, false);
 }
 
-/* The upcall of frame @p f as the RX lcore makes it (parsed, frame attached). */
-static struct rule_upcall
-frame_upcall(const uint8_t *f, uint32_t len)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
-}
-
-/* The entry of a key, or NULL. */
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
-}
-
 /*
  * What the RX lcore does with frame @p f: a hit that is neither stale nor
  * wanted by the entry's interest is decided by the cached action (*slow
@@ -202,7 +177,7 @@ entry_of(struct rule_engine *eng, const struct fc_key *k)
 static struct rule_decision
 rx(struct rule_engine *eng, const uint8_t *f, uint32_t len, uint32_t now, bool *slow)
 {
-	struct rule_upcall u = frame_upcall(f, len);
+	struct rule_upcall u = eng_stack_frame_upcall(f, len);
 	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
 	const void *keys[1] = {&u.pkt.key.v4};
 	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
@@ -297,7 +272,7 @@ test_query_kinds(void **state)
 		fc_key_reverse(&k, &rk);
 		gk = key_of(g, m);
 		assert_memory_equal(&rk, &gk, sizeof(rk));
-		assert_non_null(entry_of(eng, &rk));
+		assert_non_null(eng_stack_entry(eng, &rk));
 		d = rx(eng, g, m, 2, &slow);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
@@ -315,7 +290,7 @@ test_query_kinds(void **state)
 			/* Timestamp request, same hosts, same identifier: NEW, dropped. */
 			n = icmp4(f, A4, B4, 13, 7, 1);
 			gk = key_of(f, n);
-			assert_null(entry_of(eng, &gk));
+			assert_null(eng_stack_entry(eng, &gk));
 			for (uint32_t t = 4; t < 6; t++) {
 				d = rx(eng, f, n, t, &slow);
 				assert_int_equal(d.verdict, FC_VERDICT_DROP);
@@ -378,10 +353,10 @@ test_icmp_type_per_flow(void **state)
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 		k = key_of(f, n);
 		fc_key_reverse(&k, &rk);
-		e = entry_of(eng, &k);
+		e = eng_stack_entry(eng, &k);
 		assert_non_null(e);
 		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
-		e = entry_of(eng, &rk);
+		e = eng_stack_entry(eng, &rk);
 		assert_non_null(e);
 		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 		/* The first reply: conntrack sees it (the connection becomes established). */

@@ -57,24 +57,6 @@ load(struct rule_engine *eng, const char *text)
 	eng_stack_load(eng, text, true);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
-}
-
 /* The mark the rules' walk gives a flow's packets (the engine keeps it per slot). */
 static uint32_t
 mark_of(struct rule_engine *eng, const struct fc_key *k)
@@ -103,9 +85,9 @@ test_per_packet(void **state)
 	 * Accepted by a walk that looked at the flags alone: cached for the
 	 * flags' class (the first segment's: a guess), not per packet.
 	 */
-	d = decide(eng, syn, 1);
+	d = eng_stack_decide(eng, syn, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &syn.pkt.key);
+	e = eng_stack_entry(eng, &syn.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -113,11 +95,11 @@ test_per_packet(void **state)
 	assert_true(rule_engine_class_ok(eng, &e->act, &syn.pkt, syn.frame, syn.frame_len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	/* The first ACK takes the guessed class over. */
-	d = decide(eng, ack, 2);
+	d = eng_stack_decide(eng, ack, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id,
 		RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD));
-	e = entry_of(eng, &syn.pkt.key);
+	e = eng_stack_entry(eng, &syn.pkt.key);
 	assert_non_null(e);
 	/* ACK and PSH|ACK are one class; FIN|ACK is not. */
 	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
@@ -126,34 +108,34 @@ test_per_packet(void **state)
 	ack.pkt.tcp_flags = TCP_ACK;
 	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
 	/* The odd packet goes up alone: decided on its own, the entry kept. */
-	d = decide(eng, fin, 3);
+	d = eng_stack_decide(eng, fin, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	assert_int_equal(d.rule_id, 1);
-	e = entry_of(eng, &syn.pkt.key);
+	e = eng_stack_entry(eng, &syn.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &fin.pkt, fin.frame, fin.frame_len, true));
-	d = decide(eng, ack, 4);
+	d = eng_stack_decide(eng, ack, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, fin, 5);
+	d = eng_stack_decide(eng, fin, 5);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	/* A drop that depended on the flags gets no entry. */
 	syn = up4(6, "10.0.0.1", 1235, "10.0.0.2", 81, TCP_SYN, 0);
-	d = decide(eng, syn, 6);
+	d = eng_stack_decide(eng, syn, 6);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
-	assert_null(entry_of(eng, &syn.pkt.key));
+	assert_null(eng_stack_entry(eng, &syn.pkt.key));
 	/* A commit with other flags tests: the old class fails until taken anew. */
 	load(eng, "drop proto tcp dport 80 tcp_flags rst rst\n"
 		  "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
-	e = entry_of(eng, &ack.pkt.key);
+	e = eng_stack_entry(eng, &ack.pkt.key);
 	if (e != NULL)
 		assert_false(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
-	d = decide(eng, ack, 9);
+	d = eng_stack_decide(eng, ack, 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &ack.pkt.key);
+	e = eng_stack_entry(eng, &ack.pkt.key);
 	assert_non_null(e);
 	assert_true(rule_engine_class_ok(eng, &e->act, &ack.pkt, ack.frame, ack.frame_len, true));
 	eng_stack_free(eng);
@@ -172,22 +154,22 @@ test_marks_and_ports(void **state)
 		  "table mangle\n"
 		  "chain P hook prerouting\n"
 		  "mark set_mark 0x5 proto udp dport 53\n");
-	d = decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 53, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 1);
-	d = decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1000, "10.0.0.2", 54, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	/* Input port by name. */
-	d = decide(eng, up4(17, "10.0.0.1", 1001, "10.0.0.2", 9, 0, 1), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1001, "10.0.0.2", 9, 0, 1), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
-	d = decide(eng, up4(17, "10.0.0.1", 1002, "10.0.0.2", 9, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1002, "10.0.0.2", 9, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	/* No route: the paired port is the output port (0 <-> 1). */
-	d = decide(eng, up4(17, "10.0.0.1", 1003, "10.0.0.2", 10, 0, 1), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1003, "10.0.0.2", 10, 0, 1), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 3);
-	d = decide(eng, up4(17, "10.0.0.1", 1004, "10.0.0.2", 10, 0, 0), 1);
+	d = eng_stack_decide(eng, up4(17, "10.0.0.1", 1004, "10.0.0.2", 10, 0, 0), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
@@ -219,7 +201,7 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 		fc_table_touch(t, idx, u.len, now);
 		return d;
 	}
-	return decide(eng, u, now);
+	return eng_stack_decide(eng, u, now);
 }
 
 /*
@@ -251,17 +233,17 @@ test_marks_kept(void **state)
 		  "mark set_mark 0x7 ctstate new proto udp dport 53\n"
 		  "connmark save_mark\n");
 	/* -m mark on a cached flow: the mark is the flow's, no per-packet decision. */
-	d = decide(eng, o, 1);
+	d = eng_stack_decide(eng, o, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
-	e = entry_of(eng, &o.pkt.key);
+	e = eng_stack_entry(eng, &o.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(mark_of(eng, &o.pkt.key), 0x5);
 	/* The query is NEW: marked 7, saved to the connection; not dropped. */
-	d = decide(eng, q, 2);
+	d = eng_stack_decide(eng, q, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &q.pkt.key);
+	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(mark_of(eng, &q.pkt.key), 0x7);
 	/* The reply is ESTABLISHED: the rule for NEW does not run, the connection's mark does. */
@@ -289,13 +271,9 @@ test_marks_kept(void **state)
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 	{
 		struct rule_engine_stats st;
-		unsigned int rounds = 0;
 
-		do {
-			rule_engine_step(eng, 6, 64);
-			rule_engine_stats_get(eng, &st);
-			assert_true(++rounds < 1000);
-		} while (st.pending != 0);
+		eng_stack_settle(eng, 6);
+		rule_engine_stats_get(eng, &st);
 		assert_true(st.revalidated > 0);
 	}
 	d = rx(eng, q, 7);
@@ -339,7 +317,7 @@ test_marks_many(void **state)
 		  "mark set_mark 0x9 proto udp dport 53 sport 1000-1049\n");
 	/* Even flows at 1 s, odd ones at 20 s: the even ones age out first. */
 	for (unsigned int i = 0; i < n; i++)
-		assert_int_equal(decide(eng, many_flow(i), i % 2 ? 20000 : 1000).verdict,
+		assert_int_equal(eng_stack_decide(eng, many_flow(i), i % 2 ? 20000 : 1000).verdict,
 			FC_VERDICT_ACCEPT);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rule_upcall u = many_flow(i);
@@ -362,7 +340,7 @@ test_marks_many(void **state)
 	for (unsigned int i = 0; i < n / 2; i++) {
 		struct rule_upcall u = up4(17, "10.0.0.3", (uint16_t)(2000 + i), "10.0.0.2", 54, 0, 0);
 
-		assert_int_equal(decide(eng, u, 40001).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(eng_stack_decide(eng, u, 40001).verdict, FC_VERDICT_ACCEPT);
 		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
 	}
 	for (unsigned int i = 1; i < n; i += 2) {
@@ -375,24 +353,10 @@ test_marks_many(void **state)
 	for (unsigned int i = 0; i < n; i++) {
 		struct rule_upcall u = many_flow(i);
 
-		assert_int_equal(decide(eng, u, 50000).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(eng_stack_decide(eng, u, 50000).verdict, FC_VERDICT_ACCEPT);
 		assert_int_equal(mark_of(eng, &u.pkt.key), 0);
 	}
 	eng_stack_free(eng);
-}
-
-/* Revalidate everything pending. */
-static void
-settle_all(struct rule_engine *eng, uint32_t now)
-{
-	struct rule_engine_stats st;
-	unsigned int rounds = 0;
-
-	do {
-		rule_engine_step(eng, now, 64);
-		rule_engine_stats_get(eng, &st);
-		assert_true(++rounds < 1000);
-	} while (st.pending != 0);
 }
 
 /*
@@ -423,7 +387,7 @@ test_nth(void **state)
 	load(eng, text);
 	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		assert_int_equal(rx(eng, *seq[i], 1 + i).verdict, want[i]);
-	e = entry_of(eng, &a.pkt.key);
+	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	/* A commit of a descendant: the cached flows are decided again, the count goes on. */
@@ -433,12 +397,12 @@ test_nth(void **state)
 	assert_int_equal(
 		rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END, &rl, NULL), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	settle_all(eng, 10);
+	eng_stack_settle(eng, 10);
 	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, a, 12).verdict, FC_VERDICT_DROP);
 	/* A reload numbers the rules anew: the count starts over. */
 	load(eng, text);
-	settle_all(eng, 13);
+	eng_stack_settle(eng, 13);
 	assert_int_equal(rx(eng, a, 14).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 15).verdict, FC_VERDICT_DROP);
 	eng_stack_free(eng);
@@ -464,13 +428,13 @@ test_recent(void **state)
 	load(eng, text);
 	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 2).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &b.pkt.key);
+	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 4).verdict, FC_VERDICT_DROP);
 	load(eng, text);
-	settle_all(eng, 5);
+	eng_stack_settle(eng, 5);
 	assert_int_equal(rx(eng, b, 6).verdict, FC_VERDICT_DROP);
 	{
 		struct rule_recent_info li;
@@ -490,7 +454,7 @@ test_recent(void **state)
 		assert_int_equal(st.recent_dropped, 1);
 		/* Named again: an empty list, b is accepted. */
 		load(eng, text);
-		settle_all(eng, 7);
+		eng_stack_settle(eng, 7);
 		assert_int_equal(rx(eng, b, 8).verdict, FC_VERDICT_ACCEPT);
 	}
 	eng_stack_free(eng);
@@ -543,12 +507,12 @@ test_set_target(void **state)
 	assert_non_null(sets);
 	load_sets(eng, text, sets);
 	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
-	ent = entry_of(eng, &b.pkt.key);
+	ent = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(ent);
 	assert_int_equal(ent->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, a, 2).verdict, FC_VERDICT_ACCEPT);
 	/* a's flow runs the target per packet too (each packet changes the set in Linux). */
-	ent = entry_of(eng, &a.pkt.key);
+	ent = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(ent);
 	assert_int_equal(ent->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, b, 3).verdict, FC_VERDICT_DROP);
@@ -587,7 +551,7 @@ test_set_target(void **state)
 	/* A reload sharing the ipsets keeps a's member. */
 	assert_int_equal(rx(eng, a, 11).verdict, FC_VERDICT_ACCEPT);
 	load_sets(eng, text, sets);
-	settle_all(eng, 12);
+	eng_stack_settle(eng, 12);
 	assert_int_equal(rx(eng, b, 13).verdict, FC_VERDICT_DROP);
 	rule_ipsets_free(sets);
 	eng_stack_free(eng);
@@ -619,7 +583,7 @@ test_hashlimit(void **state)
 	assert_int_equal(hi.buckets, 0);
 	assert_int_equal(hi.cfg.burst, 2);
 	assert_int_equal(rx(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &a.pkt.key);
+	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_int_equal(rx(eng, a, 2).verdict, FC_VERDICT_ACCEPT);
@@ -662,9 +626,9 @@ test_hashlimit_meter(void **state)
 
 	(void)state;
 	load(eng, text);
-	d = decide(eng, a, 1); /* token 1 */
+	d = eng_stack_decide(eng, a, 1); /* token 1 */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &a.pkt.key);
+	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_METER);
@@ -682,7 +646,7 @@ test_hashlimit_meter(void **state)
 	assert_int_equal(rx(eng, x, 6).verdict, FC_VERDICT_DROP);
 	/* --hashlimit-above: the first packet is under (not dropped), the second over. */
 	assert_int_equal(rx(eng, b, 7).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &b.pkt.key);
+	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.flags & FC_ACT_F_METER);
 	d = rx(eng, b, 8);
@@ -746,8 +710,8 @@ test_hashlimit_bytes_meter(void **state)
 	load(eng, text);
 	rule_engine_stats_get(eng, &st0);
 	/* 44 bytes: 3 of 4 chunks; the first packet makes the meter. */
-	assert_int_equal(decide(eng, u1, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u1.pkt.key);
+	assert_int_equal(eng_stack_decide(eng, u1, 1).verdict, FC_VERDICT_ACCEPT);
+	e = eng_stack_entry(eng, &u1.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_METER);
@@ -791,7 +755,7 @@ test_hashlimit_bytes_meter(void **state)
 	assert_int_equal(n_up, 5);
 
 	/* The BURST bucket, with the time given: a second refills the credit, not the refills. */
-	e = entry_of(eng, &ic.pkt.key);
+	e = eng_stack_entry(eng, &ic.pkt.key);
 	assert_non_null(e);
 	burst_meter = (uint16_t)(e->act.pkt_class - 1);
 	v = (const struct rule_engine_view *)(const void *)eng;
@@ -840,12 +804,12 @@ test_loopback_way(void **state)
 		  "table mangle\n"
 		  "chain M hook prerouting\n"
 		  "drop proto tcp dport 22\n");
-	d = decide(eng, self53, 1);
+	d = eng_stack_decide(eng, self53, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
-	assert_int_equal(decide(eng, self22, 2).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, self54, 3).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, out53, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, self22, 2).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, self54, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, out53, 4).verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
 
@@ -899,7 +863,7 @@ test_loopback_ports(void **state)
 			struct rule_decision d;
 
 			fc_key_set_flags(&u.pkt.key, lbits[w]);
-			d = decide(eng, u, 1 + sport);
+			d = eng_stack_decide(eng, u, 1 + sport);
 			if (d.verdict != want[i][w])
 				fail_msg("dport %u, way %u: verdict %u, want %u", dports[i], w,
 					d.verdict, want[i][w]);
@@ -935,21 +899,21 @@ test_meters_reload(void **state)
 	snprintf(text, sizeof(text), "%saccept proto udp dport 54 limit 1/hour limit_burst 1\n"
 				     "drop proto udp dport 54\n", lim);
 	load(eng, text);
-	assert_int_equal(decide(eng, q, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, q, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, q, 2).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, q, 3).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, h, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, h, 4).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, h, 5).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, w, 6).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, w, 6).verdict, FC_VERDICT_ACCEPT);
 	/* The same rules behind a new first one, dport 54's limit changed: ids anew. */
 	snprintf(text, sizeof(text), "drop proto tcp dport 22\n%s"
 				     "accept proto udp dport 54 limit 1/hour limit_burst 2\n"
 				     "drop proto udp dport 54\n", lim);
 	load(eng, text);
-	settle_all(eng, 7);
+	eng_stack_settle(eng, 7);
 	/* The limit's meter is still empty; so is the hashlimit bucket. */
-	assert_int_equal(decide(eng, q2, 8).verdict, FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, h2, 9).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, q2, 8).verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_decide(eng, h2, 9).verdict, FC_VERDICT_DROP);
 	assert_int_equal(rx(eng, q, 10).verdict, FC_VERDICT_DROP);
 	/* dport 54's rule is another: a full meter of its own. */
 	assert_int_equal(rx(eng, w, 11).verdict, FC_VERDICT_ACCEPT);
@@ -984,12 +948,12 @@ test_connlimit(void **state)
 	assert_int_equal(rx(eng, c1, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, c2, 2).verdict, FC_VERDICT_ACCEPT);
 	/* Cached with its verdict: not decided per packet. */
-	e = entry_of(eng, &c1.pkt.key);
+	e = eng_stack_entry(eng, &c1.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, c3, 3).verdict, FC_VERDICT_DROP);
 	/* Refused: no entry, its next packet (a retransmitted SYN) is asked again. */
-	assert_null(entry_of(eng, &c3.pkt.key));
+	assert_null(eng_stack_entry(eng, &c3.pkt.key));
 	assert_int_equal(rx(eng, c3, 4).verdict, FC_VERDICT_DROP);
 	/* Another /24. */
 	assert_int_equal(rx(eng, c4, 5).verdict, FC_VERDICT_ACCEPT);
@@ -1036,10 +1000,10 @@ test_meters(void **state)
 		  "accept proto udp dport 54 limit 1/hour\n"
 		  "accept proto udp dport 54 limit 2/hour\n"
 		  "drop proto udp dport 54\n");
-	d = decide(eng, q, 1); /* token 1 */
+	d = eng_stack_decide(eng, q, 1); /* token 1 */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 1);
-	e = entry_of(eng, &q.pkt.key);
+	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_METER);
@@ -1061,10 +1025,10 @@ test_meters(void **state)
 				 st.upcalls[RULE_UPCALL_STALE],
 		upcalls);
 	/* The meter is the rule's: a new flow's first packet finds it empty (no entry). */
-	d = decide(eng, q2, 4);
+	d = eng_stack_decide(eng, q2, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.rule_id, 2);
-	assert_null(entry_of(eng, &q2.pkt.key));
+	assert_null(eng_stack_entry(eng, &q2.pkt.key));
 	/* Revalidation after a commit that touches the flow keeps the meter and its state. */
 	s = rule_set_clone(rule_engine_rules(eng));
 	assert_non_null(s);
@@ -1073,25 +1037,17 @@ test_meters(void **state)
 				 &rl, NULL),
 		0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	{
-		unsigned int rounds = 0;
-
-		do {
-			rule_engine_step(eng, 5, 64);
-			rule_engine_stats_get(eng, &st);
-			assert_true(++rounds < 1000);
-		} while (st.pending != 0);
-	}
-	e = entry_of(eng, &q.pkt.key);
+	eng_stack_settle(eng, 5);
+	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.flags & FC_ACT_F_METER);
 	d = rx(eng, q, 6);
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	/* Two meters on the way: per packet. */
-	d = decide(eng, w, 7);
+	d = eng_stack_decide(eng, w, 7);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &w.pkt.key);
+	e = eng_stack_entry(eng, &w.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	eng_stack_free(eng);
@@ -1117,18 +1073,18 @@ test_notrack(void **state)
 		  "table raw\n"
 		  "chain R hook prerouting\n"
 		  "notrack proto udp dport 5353\n");
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 1);
-	e = entry_of(eng, &u.pkt.key);
+	e = eng_stack_entry(eng, &u.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.ct_state, 0); /* no connection */
-	assert_null(entry_of(eng, &ur.pkt.key));
+	assert_null(eng_stack_entry(eng, &ur.pkt.key));
 	/* A tracked flow beside it: NEW, with its reply entry. */
-	d = decide(eng, t, 2);
+	d = eng_stack_decide(eng, t, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
-	assert_non_null(entry_of(eng, &tr.pkt.key));
+	assert_non_null(eng_stack_entry(eng, &tr.pkt.key));
 	mod_ct_module_stats_get(eng_stack_ct(eng), &st);
 	assert_int_equal(st.notrack, 1);
 	eng_stack_free(eng);
@@ -1150,7 +1106,7 @@ test_ctstatus(void **state)
 	load(eng, "drop proto udp ctstatus seen_reply\n"
 		  "drop proto udp dport 54 ctexpire 0:10\n"
 		  "accept\n");
-	d = decide(eng, q, 1); /* its connection is not even confirmed yet */
+	d = eng_stack_decide(eng, q, 1); /* its connection is not even confirmed yet */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = rx(eng, q, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
@@ -1161,7 +1117,7 @@ test_ctstatus(void **state)
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	/* --ctexpire: a UDP connection without reply has 30 s (its whole timeout) left. */
 	q = up4(17, "10.0.0.1", 1001, "10.0.0.2", 54, 0, 0);
-	assert_int_equal(decide(eng, q, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, q, 5).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, q, 6).verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
@@ -1179,14 +1135,14 @@ test_nat_stages(void **state)
 		  "accept ctstate established\n"
 		  "accept ctstate dnat proto udp\n"
 		  "netmap to 10.9.0.0/24 dst 10.8.0.0/24\n");
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.rule_id, 2);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
 	/* The reply comes from the mapped address: it is the flow's reply entry. */
-	assert_non_null(entry_of(eng, &r.pkt.key));
+	assert_non_null(eng_stack_entry(eng, &r.pkt.key));
 	/* Without the translation, ctstate dnat does not match. */
-	d = decide(eng, up4(17, "192.0.2.1", 4001, "10.7.0.7", 53, 0, 0), 2);
+	d = eng_stack_decide(eng, up4(17, "192.0.2.1", 4001, "10.7.0.7", 53, 0, 0), 2);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	eng_stack_free(eng);
 }
@@ -1220,11 +1176,11 @@ test_nat_drop_policy(void **state)
 		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
 	assert_int_equal(rule_set_ports(s, 2, ports), 0);
 	assert_int_equal(rule_engine_commit(eng, s), 0);
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
-	assert_int_equal(decide(eng, r, 2).verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, x, 3);
+	assert_int_equal(eng_stack_decide(eng, r, 2).verdict, FC_VERDICT_ACCEPT);
+	d = eng_stack_decide(eng, x, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	assert_int_equal(d.rule_id, /* the nat chain's policy, counted on it */
@@ -1274,21 +1230,6 @@ udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
 	f[37] = (uint8_t)dport;
 	f[39] = 8;
 	return 42;
-}
-
-/* The upcall of frame @p f (parsed, the frame attached). */
-static struct rule_upcall
-frame_up(const uint8_t *f, uint32_t len)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-	u.frame = f;
-	u.frame_len = len;
-	u.len = len;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
 }
 
 /*
@@ -1364,7 +1305,7 @@ test_field_class(void **state)
 		struct rule_engine *eng = mk_engine(true, 0);
 		uint8_t f64[64], f62[64], low[64], edge[64];
 		uint32_t len = udp_frame(f64, 9, 64);
-		struct rule_upcall u64 = frame_up(f64, len);
+		struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 		struct rule_upcall u62, ul, ue;
 		const struct fc_entry *e;
 		struct rule_decision d;
@@ -1372,13 +1313,13 @@ test_field_class(void **state)
 		(void)udp_frame(f62, 9, 62);
 		(void)udp_frame(low, 9, i == 0 ? 9 : 14);
 		(void)udp_frame(edge, 9, i == 0 ? 10 : 15);
-		u62 = frame_up(f62, len);
-		ul = frame_up(low, len);
-		ue = frame_up(edge, len);
+		u62 = eng_stack_frame_upcall(f62, len);
+		ul = eng_stack_frame_upcall(low, len);
+		ue = eng_stack_frame_upcall(edge, len);
 		load(eng, sets[i]);
-		d = decide(eng, u64, 1);
+		d = eng_stack_decide(eng, u64, 1);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-		e = entry_of(eng, &u64.pkt.key);
+		e = eng_stack_entry(eng, &u64.pkt.key);
 		assert_non_null(e);
 		/* The rewrite's program names the class (pkt_class names the program). */
 		assert_int_equal((e->act.flags & FC_ACT_F_PKTACT) != 0, i == 1);
@@ -1391,13 +1332,13 @@ test_field_class(void **state)
 		/* No frame: only a class of the flags alone holds. */
 		assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, NULL, 0, true));
 		/* The low TTL goes up alone: dropped, the entry kept. */
-		d = decide(eng, ul, 2);
+		d = eng_stack_decide(eng, ul, 2);
 		assert_int_equal(d.verdict, FC_VERDICT_DROP);
-		e = entry_of(eng, &u64.pkt.key);
+		e = eng_stack_entry(eng, &u64.pkt.key);
 		assert_non_null(e);
 		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 		assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
-		d = decide(eng, ue, 3);
+		d = eng_stack_decide(eng, ue, 3);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 		eng_stack_free(eng);
 	}
@@ -1432,19 +1373,12 @@ test_lazy_context(void **state)
 			struct rule_engine *eng = mk_engine(true, 0);
 			uint8_t f[64];
 			uint32_t len = udp_frame(f, 9, c[i].ttl);
-			struct rule_upcall u;
 			struct rule_decision d;
 
 			load(eng, c[i].rules);
 			if (with_cls)
 				assert_int_equal(eng_stack_cls_catch_up(eng), 0);
-			memset(&u, 0, sizeof(u));
-			assert_int_equal(fc_parse(f, len, &u.pkt), FC_PARSE_OK);
-			u.frame = f;
-			u.frame_len = len;
-			u.len = len;
-			u.reason = RULE_UPCALL_MISS;
-			d = decide(eng, u, 1000);
+			d = eng_stack_decide(eng, eng_stack_frame_upcall(f, len), 1000);
 			if ((d.verdict != FC_VERDICT_ACCEPT) != c[i].drop)
 				fail_msg("case %zu (%s): verdict %u", i, with_cls ? "classifier" : "reference",
 					d.verdict);
@@ -1475,7 +1409,7 @@ test_router_ttl(void **state)
 		struct rule_engine *eng = mk_engine(true, 0);
 		uint8_t f65[64], f3[64], f64[64], f1[64];
 		uint32_t len = udp_frame(f65, 9, 65);
-		struct rule_upcall u65 = frame_up(f65, len);
+		struct rule_upcall u65 = eng_stack_frame_upcall(f65, len);
 		const struct fc_entry *e;
 
 		assert_int_equal(rule_engine_router_set(eng, router != 0), 0);
@@ -1486,8 +1420,8 @@ test_router_ttl(void **state)
 			struct rule_decision d;
 
 			(void)udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
-			u = frame_up(f, len);
-			d = decide(eng, u, (uint32_t)(1 + i));
+			u = eng_stack_frame_upcall(f, len);
+			d = eng_stack_decide(eng, u, (uint32_t)(1 + i));
 			if ((d.verdict != FC_VERDICT_ACCEPT) != (router ? c[i].drop_router : c[i].drop_bridge))
 				fail_msg("%s, TTL %u: verdict %u", router ? "router" : "bridge", c[i].ttl,
 					d.verdict);
@@ -1496,17 +1430,17 @@ test_router_ttl(void **state)
 		(void)udp_frame(f3, 9, 3);
 		(void)udp_frame(f64, 9, 64);
 		(void)udp_frame(f1, 9, 1);
-		assert_int_equal(decide(eng, u65, 20).verdict, FC_VERDICT_ACCEPT);
-		e = entry_of(eng, &u65.pkt.key);
+		assert_int_equal(eng_stack_decide(eng, u65, 20).verdict, FC_VERDICT_ACCEPT);
+		e = eng_stack_entry(eng, &u65.pkt.key);
 		assert_non_null(e);
 		assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 		assert_true(rule_engine_class_ok(eng, &e->act, &u65.pkt, f3, len, true));
 		assert_int_equal(rule_engine_class_ok(eng, &e->act, &u65.pkt, f64, len, true), !router);
 		assert_false(rule_engine_class_ok(eng, &e->act, &u65.pkt, f1, len, true));
 		/* The expired packet goes up alone: not dropped by a rule in router mode. */
-		assert_int_equal(decide(eng, frame_up(f1, len), 21).verdict,
+		assert_int_equal(eng_stack_decide(eng, eng_stack_frame_upcall(f1, len), 21).verdict,
 			router ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP);
-		e = entry_of(eng, &u65.pkt.key);
+		e = eng_stack_entry(eng, &u65.pkt.key);
 		assert_non_null(e);
 		assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 		eng_stack_free(eng);
@@ -1539,7 +1473,8 @@ test_router_u32_view(void **state)
 		for (size_t i = 0; i < RTE_DIM(c); i++) {
 			uint8_t f[64];
 			uint32_t len = udp_frame(f, (uint16_t)(100 + i), c[i].ttl);
-			struct rule_decision d = decide(eng, frame_up(f, len), (uint32_t)(1 + i));
+			struct rule_decision d = eng_stack_decide(
+				eng, eng_stack_frame_upcall(f, len), (uint32_t)(1 + i));
 
 			if ((d.verdict != FC_VERDICT_ACCEPT) !=
 				(router ? c[i].drop_router : c[i].drop_bridge))
@@ -1562,7 +1497,7 @@ test_class_meter(void **state)
 	struct rule_engine *eng = mk_engine(true, 0);
 	uint8_t f64[64], f5[64];
 	uint32_t len = udp_frame(f64, 9, 64);
-	struct rule_upcall u64 = frame_up(f64, len);
+	struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 	const struct rule_pktprog *prog;
 	const struct fc_entry *e;
 	unsigned int list;
@@ -1571,8 +1506,8 @@ test_class_meter(void **state)
 	(void)state;
 	(void)udp_frame(f5, 9, 5);
 	load(eng, "accept proto udp ttl_gt 10 limit 1/hour limit_burst 3\ndrop proto udp\n");
-	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u64.pkt.key);
+	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1588,8 +1523,9 @@ test_class_meter(void **state)
 	assert_int_equal(v[1], FC_VERDICT_ACCEPT);
 	assert_int_equal(v[2], FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the rule after the meter's. */
-	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
-	e = entry_of(eng, &u64.pkt.key);
+	assert_int_equal(
+		eng_stack_decide(eng, eng_stack_frame_upcall(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	eng_stack_free(eng);
@@ -1606,7 +1542,7 @@ test_class_pred(void **state)
 	struct rule_engine *eng = mk_engine(true, 0);
 	uint8_t f64[64], f5[64], fid[64];
 	uint32_t len = udp_frame(f64, 9, 64);
-	struct rule_upcall u64 = frame_up(f64, len);
+	struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 	const struct rule_pktprog *prog;
 	const struct rule_pred_leaf *lf;
 	const struct fc_entry *e;
@@ -1617,8 +1553,8 @@ test_class_pred(void **state)
 	memcpy(fid, f64, len);
 	fid[14 + 5] = 7; /* IP identification 7: the u32 test holds */
 	load(eng, "drop proto udp ttl_lt 10\ndrop proto udp u32 \"4>>16=7\"\naccept proto udp\n");
-	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u64.pkt.key);
+	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
@@ -1633,8 +1569,9 @@ test_class_pred(void **state)
 	lf = rule_engine_pred_leaf(eng, prog->pred, fid + 14, 28, fid + 14, 28, &leaf);
 	assert_int_equal(lf->verdict, FC_VERDICT_DROP);
 	/* Another class goes up alone: dropped by the TTL rule, the entry kept. */
-	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
-	e = entry_of(eng, &u64.pkt.key);
+	assert_int_equal(
+		eng_stack_decide(eng, eng_stack_frame_upcall(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
@@ -1652,7 +1589,7 @@ test_class_wide(void **state)
 	struct rule_engine *eng = mk_engine(true, 0);
 	uint8_t f64[64], f5[64];
 	uint32_t len = udp_frame(f64, 9, 64);
-	struct rule_upcall u64 = frame_up(f64, len);
+	struct rule_upcall u64 = eng_stack_frame_upcall(f64, len);
 	const struct fc_entry *e;
 	char text[2048];
 	size_t n = 0;
@@ -1666,16 +1603,17 @@ test_class_wide(void **state)
 			100 + 10 * i, 104 + 10 * i);
 	snprintf(text + n, sizeof(text) - n, "accept proto udp\n");
 	load(eng, text);
-	assert_int_equal(decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &u64.pkt.key);
+	assert_int_equal(eng_stack_decide(eng, u64, 1).verdict, FC_VERDICT_ACCEPT);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	assert_true(rule_engine_class_ok(eng, &e->act, &u64.pkt, f64, len, true));
 	assert_false(rule_engine_class_ok(eng, &e->act, &u64.pkt, f5, len, true));
 	/* Another class goes up alone: dropped by its TTL rule, the entry kept. */
-	assert_int_equal(decide(eng, frame_up(f5, len), 2).verdict, FC_VERDICT_DROP);
-	e = entry_of(eng, &u64.pkt.key);
+	assert_int_equal(
+		eng_stack_decide(eng, eng_stack_frame_upcall(f5, len), 2).verdict, FC_VERDICT_DROP);
+	e = eng_stack_entry(eng, &u64.pkt.key);
 	assert_non_null(e);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	eng_stack_free(eng);

@@ -76,15 +76,6 @@ load_ipt(struct rule_engine *eng, const char *text, unsigned int family)
 	assert_int_equal(rule_engine_commit(eng, s), 0);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
 static uint64_t
 pkts(struct rule_engine *eng, uint32_t id)
 {
@@ -92,15 +83,6 @@ pkts(struct rule_engine *eng, uint32_t id)
 
 	assert_int_equal(rule_engine_rule_counters(eng, id, &p, &b), 0);
 	return p;
-}
-
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
 }
 
 /* Rules 1 (raw PREROUTING), 2 (nat PREROUTING DNAT), 3 (filter INPUT), 4 (filter FORWARD). */
@@ -120,13 +102,13 @@ static const char ruleset[] =
 static void
 expect_martian(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 {
-	struct rule_decision d = decide(eng, u, now);
+	struct rule_decision d = eng_stack_decide(eng, u, now);
 	const struct fc_entry *e;
 
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
 	/* Cached: the fast path counts its packets under the same reason. */
-	e = entry_of(eng, &u.pkt.key);
+	e = eng_stack_entry(eng, &u.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_DROP);
 	assert_int_equal(rule_engine_drop_of(&e->act), RULE_DROP_MARTIAN);
@@ -158,21 +140,22 @@ test_martian4(void **state)
 	raw0 = pkts(eng, 1);
 	in0 = pkts(eng, 3);
 	fw0 = pkts(eng, 4);
-	assert_int_equal(decide(eng, up4("0.0.0.0", "255.255.255.255", 67, 0), 8).verdict,
+	assert_int_equal(eng_stack_decide(eng, up4("0.0.0.0", "255.255.255.255", 67, 0), 8).verdict,
 		FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, up4("192.0.2.1", "255.255.255.255", 67, 0), 9).verdict,
+	assert_int_equal(
+		eng_stack_decide(eng, up4("192.0.2.1", "255.255.255.255", 67, 0), 9).verdict,
 		FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, up4("0.0.0.0", "224.0.0.22", 67, 0), 10).verdict,
+	assert_int_equal(eng_stack_decide(eng, up4("0.0.0.0", "224.0.0.22", 67, 0), 10).verdict,
 		FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, ok, 11).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, up4("192.0.2.1", "0.1.2.3", 53, 0), 14).verdict,
+	assert_int_equal(eng_stack_decide(eng, ok, 11).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, up4("192.0.2.1", "0.1.2.3", 53, 0), 14).verdict,
 		FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), raw0 + 5);
 	assert_int_equal(pkts(eng, 3) + pkts(eng, 4), in0 + fw0 + 5);
 	/* A DNAT to 127.0.0.1 from outside: counted by nat PREROUTING's rule, then martian. */
 	in0 = pkts(eng, 3);
 	fw0 = pkts(eng, 4);
-	d = decide(eng, up4("192.0.2.1", "10.0.0.2", 5353, FC_KEY_F_DST_LOCAL), 12);
+	d = eng_stack_decide(eng, up4("192.0.2.1", "10.0.0.2", 5353, FC_KEY_F_DST_LOCAL), 12);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
 	assert_int_equal(pkts(eng, 2), 1);
@@ -181,11 +164,11 @@ test_martian4(void **state)
 	/* No connection was made: the reply direction has no entry. */
 	reply = up4("127.0.0.1", "192.0.2.1", 4000, 0);
 	reply.pkt.key.v4.sport = htons(5353);
-	e = entry_of(eng, &reply.pkt.key);
+	e = eng_stack_entry(eng, &reply.pkt.key);
 	assert_null(e);
 	/* From this host (a local source), to itself through lo: not a martian. */
-	d = decide(eng, up4("127.0.0.1", "127.0.0.1", 53, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL),
-		13);
+	d = eng_stack_decide(eng,
+		up4("127.0.0.1", "127.0.0.1", 53, FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 13);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
@@ -209,14 +192,14 @@ test_martian6(void **state)
 	expect_martian(eng, up6("2001:db8::1", "ff10::1", 0), 6);
 	/* Dropped on reception: no table saw them (raw's rule counts nothing). */
 	assert_int_equal(pkts(eng, 1), 0);
-	d = decide(eng, up6("2001:db8::1", "ff02::1", 0), 7);
+	d = eng_stack_decide(eng, up6("2001:db8::1", "ff02::1", 0), 7);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, up6("::", "ff02::1:ff00:1", 0), 8);
+	d = eng_stack_decide(eng, up6("::", "ff02::1:ff00:1", 0), 8);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	/* An IPv4-mapped source: the kernel delivers it. */
-	d = decide(eng, up6("::ffff:192.0.2.1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 10);
+	d = eng_stack_decide(eng, up6("::ffff:192.0.2.1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 10);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, up6("::1", "::1", FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 9);
+	d = eng_stack_decide(eng, up6("::1", "::1", FC_KEY_F_SRC_LOCAL | FC_KEY_F_DST_LOCAL), 9);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), 4);
 	eng_stack_free(eng);
@@ -280,12 +263,12 @@ test_forged4(void **state)
 	for (uint32_t id = 4; id <= 7; id++)
 		assert_int_equal(pkts(eng, id), 0);
 	/* Its later packets: the cached drop, no walk counts them again. */
-	d = decide(eng, up4("192.0.2.1", "198.51.100.9", 53, fg), 7);
+	d = eng_stack_decide(eng, up4("192.0.2.1", "198.51.100.9", 53, fg), 7);
 	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
 	assert_int_equal(pkts(eng, 1), 7); /* raw PREROUTING sees every packet, as Linux's */
 	assert_int_equal(pkts(eng, 5) + pkts(eng, 6), 0);
 	/* From a host port (no forged bit): this host's own, OUTPUT's. */
-	d = decide(eng, up4("192.0.2.1", "198.51.100.9", 54, FC_KEY_F_SRC_LOCAL), 8);
+	d = eng_stack_decide(eng, up4("192.0.2.1", "198.51.100.9", 54, FC_KEY_F_SRC_LOCAL), 8);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 2), 1);
 	assert_int_equal(pkts(eng, 7), 1);
@@ -308,12 +291,12 @@ test_forged6(void **state)
 
 	(void)state;
 	load_ipt(eng, forged6_rules, FC_AF_INET6);
-	d = decide(eng, up6("2001:db8::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 1);
+	d = eng_stack_decide(eng, up6("2001:db8::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), 1);
 	assert_int_equal(pkts(eng, 4), 1);
 	assert_int_equal(pkts(eng, 5), 1);
-	d = decide(eng, up6("2001:db8::1", "2001:db8:9::7", fg), 2);
+	d = eng_stack_decide(eng, up6("2001:db8::1", "2001:db8:9::7", fg), 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 1), 2);
 	assert_int_equal(pkts(eng, 6), 1);
@@ -322,7 +305,7 @@ test_forged6(void **state)
 	expect_martian(eng, up6("::1", "2001:db8::2", fg | FC_KEY_F_DST_LOCAL), 3);
 	assert_int_equal(pkts(eng, 1), 2);
 	/* A source that is not this host's: addrtype LOCAL does not match. */
-	d = decide(eng, up6("2001:db8::5", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	d = eng_stack_decide(eng, up6("2001:db8::5", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 4), 1);
 	assert_int_equal(pkts(eng, 5), 2);
@@ -349,10 +332,10 @@ test_unforwardable6(void **state)
 	 * engine has no local-address table for NAT to ask.) */
 	assert_int_equal(pkts(eng, 1), 2);
 	assert_int_equal(pkts(eng, 6), 0);
-	d = decide(eng, up6("fe80::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
+	d = eng_stack_decide(eng, up6("fe80::1", "2001:db8::2", FC_KEY_F_DST_LOCAL), 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 5), 1);
-	d = decide(eng, up6("2001:db8:5::1", "2001:db8:9::7", 0), 5);
+	d = eng_stack_decide(eng, up6("2001:db8:5::1", "2001:db8:9::7", 0), 5);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(pkts(eng, 6), 1);
 	eng_stack_free(eng);

@@ -77,15 +77,6 @@ mk_engine(void)
 	return mk_engine_ct(false);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
 /* A packet as lib/datapath takes it: a hit on a usable entry is decided here (meters, programs). */
 static struct rule_decision
 rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
@@ -121,23 +112,14 @@ rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 		fc_table_touch(t, idx, u.len, now);
 		return d;
 	}
-	return decide(eng, u, now);
-}
-
-static const struct fc_entry *
-entry_of(struct rule_engine *eng, const struct fc_key *k)
-{
-	struct fc_table *t = rule_engine_table(eng, k->family);
-	int i = fc_table_lookup(t, &k->v4, fc_table_hash(t, &k->v4));
-
-	return i < 0 ? NULL : fc_table_entry(t, (uint32_t)i);
+	return eng_stack_decide(eng, u, now);
 }
 
 /* Does the cached entry of @p u's flow charge a meter on the fast path (no upcall)? */
 static void
 assert_charges(struct rule_engine *eng, const struct rule_upcall *u, unsigned int n_pre)
 {
-	const struct fc_entry *e = entry_of(eng, &u->pkt.key);
+	const struct fc_entry *e = eng_stack_entry(eng, &u->pkt.key);
 	const struct rule_pktprog *p;
 
 	assert_non_null(e);
@@ -169,7 +151,7 @@ test_limit_before_port(void **state)
 		"accept proto tcp limit 1/hour limit_burst 2 dport 22\n"
 		"drop proto tcp dport 22\n",
 		true);
-	d = decide(eng, b, 1); /* token 1, in the walk */
+	d = eng_stack_decide(eng, b, 1); /* token 1, in the walk */
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_charges(eng, &b, 1);
 	d = rx(eng, b, 2); /* token 2, on the fast path */
@@ -202,7 +184,7 @@ test_port_before_limit(void **state)
 		true);
 	assert_int_equal(rx(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, b, 2).verdict, FC_VERDICT_ACCEPT);
-	e = entry_of(eng, &b.pkt.key);
+	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
 	assert_false(e->act.flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER));
 	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
@@ -244,7 +226,7 @@ test_hashlimit_chain_and_several(void **state)
 		"drop proto udp dport 9\n",
 		true);
 	/* o1 (port 54) charges H(10.0.0.1) twice: the bucket is empty. */
-	d = decide(eng, o1, 1);
+	d = eng_stack_decide(eng, o1, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	d = rx(eng, o1, 2);
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
@@ -293,8 +275,8 @@ test_reply_charges(void **state)
 		"accept proto tcp limit 1/hour limit_burst 3 dport 22\n"
 		"drop proto tcp dport 22\n",
 		true);
-	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT); /* token 1 */
-	e = entry_of(eng, &rep.pkt.key);
+	assert_int_equal(eng_stack_decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT); /* token 1 */
+	e = eng_stack_entry(eng, &rep.pkt.key);
 	assert_non_null(e);
 	assert_int_not_equal(e->act.verdict, FC_VERDICT_SLOW);
 	assert_charges(eng, &rep, 1);

@@ -110,15 +110,6 @@ tcp4(const char *src, uint16_t sport, const char *dst, uint16_t dport, uint8_t t
 	return pkt4(6, src, sport, dst, dport, tf, port);
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
 /* The entry index of @p u's key with input port @p port, or -1. */
 static int
 idx_on(struct rule_engine *eng, const struct rule_upcall *u, uint16_t port)
@@ -172,10 +163,10 @@ test_reply_port(void **state)
 	(void)state;
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, net, 16, 4), 0);
 	assert_int_equal(mod_route_add(eng_stack_route(eng), FC_AF_INET4, none, 16, 7), 0);
-	assert_int_equal(decide(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, c, 1).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, e, 1).out_port, 7);
+	assert_int_equal(eng_stack_decide(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, b, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, c, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, e, 1).out_port, 7);
 	assert_true(idx_on(eng, &a, 2) >= 0);
 	assert_true(idx_on(eng, &ra, 3) >= 0); /* 2's pair */
 	assert_true(idx_on(eng, &rb, 4) >= 0); /* 4 is its own pair */
@@ -221,7 +212,7 @@ test_reply_moves(void **state)
 	int fwd, old, rep;
 
 	(void)state;
-	d = decide(eng, syn, 1);
+	d = eng_stack_decide(eng, syn, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.out_port, RULE_PORT_PAIRED);
 	fwd = idx_on(eng, &syn, 0);
@@ -229,7 +220,7 @@ test_reply_moves(void **state)
 	assert_true(fwd >= 0 && old >= 0);
 	assert_true(idx_on(eng, &sa, 0) < 0);
 
-	d = decide(eng, sa, 2);
+	d = eng_stack_decide(eng, sa, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	assert_true(d.flags & RULE_DEC_F_CACHED);
@@ -250,7 +241,7 @@ test_reply_moves(void **state)
 	assert_int_equal(fc_key_in_port(&moves[0].old_key), 1);
 	assert_int_equal(fc_key_in_port(&moves[0].key), 0);
 
-	assert_int_equal(decide(eng, ack, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, ack, 3).verdict, FC_VERDICT_ACCEPT);
 	assert_true(fast(eng, &ack));
 	assert_true(fast(eng, &data));
 	rule_engine_stats_get(eng, &st);
@@ -283,10 +274,10 @@ test_reply_guess(void **state)
 		struct rule_upcall sa =
 			tcp4("10.9.0.1", 80, "10.0.0.1", sport, TCP_SYN | TCP_ACK, 0);
 
-		assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(eng_stack_decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
 		assert_true(idx_on(eng, &sa, 1) >= 0);
 		assert_true(idx_on(eng, &sa, 0) < 0);
-		assert_int_equal(decide(eng, sa, 2).ctstate, RULE_CT_ESTABLISHED);
+		assert_int_equal(eng_stack_decide(eng, sa, 2).ctstate, RULE_CT_ESTABLISHED);
 		assert_true(idx_on(eng, &sa, 0) >= 0);
 	}
 	rule_engine_stats_get(eng, &st);
@@ -298,14 +289,14 @@ test_reply_guess(void **state)
 	struct rule_upcall sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1016, TCP_SYN | TCP_ACK, 0);
 	struct rule_upcall ack = tcp4("10.0.0.1", 1016, "10.9.0.1", 80, TCP_ACK, 0);
 
-	assert_int_equal(decide(eng, syn, 3).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, syn, 3).verdict, FC_VERDICT_ACCEPT);
 	assert_true(idx_on(eng, &sa, 0) >= 0);
 	assert_true(idx_on(eng, &sa, 1) < 0);
-	d = decide(eng, sa, 4);
+	d = eng_stack_decide(eng, sa, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	assert_true(d.flags & RULE_DEC_F_CACHED);
-	assert_int_equal(decide(eng, ack, 5).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, ack, 5).verdict, FC_VERDICT_ACCEPT);
 	assert_true(fast(eng, &ack));
 	rule_engine_stats_get(eng, &st);
 	assert_int_equal(st.reply_moved, 16);
@@ -315,7 +306,7 @@ test_reply_guess(void **state)
 	/* A tuple that is its own reverse keeps its reply entry off its forward key. */
 	struct rule_upcall self = tcp4("10.0.0.3", 80, "10.0.0.3", 80, TCP_SYN, 0);
 
-	d = decide(eng, self, 5);
+	d = eng_stack_decide(eng, self, 5);
 	assert_int_equal(d.drop, 0);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_true(idx_on(eng, &self, 0) >= 0);
@@ -325,21 +316,21 @@ test_reply_guess(void **state)
 	struct rule_upcall syn2 = tcp4("10.0.0.2", 2000, "10.9.0.1", 80, TCP_SYN, 2);
 	struct rule_upcall sa2 = tcp4("10.9.0.1", 80, "10.0.0.2", 2000, TCP_SYN | TCP_ACK, 2);
 
-	assert_int_equal(decide(eng, syn2, 6).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, syn2, 6).verdict, FC_VERDICT_ACCEPT);
 	assert_true(idx_on(eng, &sa2, 3) >= 0);
 	assert_true(idx_on(eng, &sa2, 2) < 0);
 
 	/* A first reply on the pair after all: its entry moves there; no more guesses. */
 	syn = tcp4("10.0.0.1", 1017, "10.9.0.1", 80, TCP_SYN, 0);
 	sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1017, TCP_SYN | TCP_ACK, 1);
-	assert_int_equal(decide(eng, syn, 7).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, syn, 7).verdict, FC_VERDICT_ACCEPT);
 	assert_true(idx_on(eng, &sa, 0) >= 0);
-	assert_int_equal(decide(eng, sa, 8).ctstate, RULE_CT_ESTABLISHED);
+	assert_int_equal(eng_stack_decide(eng, sa, 8).ctstate, RULE_CT_ESTABLISHED);
 	assert_true(idx_on(eng, &sa, 1) >= 0);
 	assert_true(idx_on(eng, &sa, 0) < 0);
 	syn = tcp4("10.0.0.1", 1018, "10.9.0.1", 80, TCP_SYN, 0);
 	sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1018, TCP_SYN | TCP_ACK, 0);
-	assert_int_equal(decide(eng, syn, 9).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, syn, 9).verdict, FC_VERDICT_ACCEPT);
 	assert_true(idx_on(eng, &sa, 1) >= 0);
 	assert_true(idx_on(eng, &sa, 0) < 0);
 	rule_engine_stats_get(eng, &st);
@@ -370,17 +361,17 @@ test_port_mismatch(void **state)
 	struct rule_decision d, d0;
 
 	(void)state;
-	d0 = decide(eng, syn, 1);
+	d0 = eng_stack_decide(eng, syn, 1);
 	assert_int_equal(d0.verdict, FC_VERDICT_ACCEPT);
 	assert_int_not_equal(d0.nat_slot, RULE_NAT_NONE);
 	/* The reply on the port expected (0's pair): no move. */
-	d = decide(eng, sa, 2);
+	d = eng_stack_decide(eng, sa, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_true(d.flags & RULE_DEC_F_CACHED);
 
 	/* A forward packet on port 2: the connection's, translated, not cached. */
 	for (int i = 0; i < 2; i++) {
-		d = decide(eng, ack, 3);
+		d = eng_stack_decide(eng, ack, 3);
 		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 		assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 		assert_int_equal(d.nat_slot, d0.nat_slot);
@@ -388,7 +379,7 @@ test_port_mismatch(void **state)
 		assert_true(idx_on(eng, &ack, 2) < 0);
 	}
 	/* A reply on port 3 once a reply came: the same. */
-	d = decide(eng, data, 4);
+	d = eng_stack_decide(eng, data, 4);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
@@ -414,8 +405,8 @@ test_two_flows(void **state)
 	struct rule_engine_stats st;
 
 	(void)state;
-	assert_int_equal(decide(eng, g0, 1).verdict, FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, g1, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, g0, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, g1, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_true(idx_on(eng, &g0, 0) >= 0);
 	assert_true(idx_on(eng, &g1, 1) >= 0);
 	assert_true(fast(eng, &g0) && fast(eng, &g1));
@@ -452,30 +443,30 @@ test_claim(void **state)
 	struct rule_decision d;
 
 	(void)state;
-	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
 	/* Straight to the real server on another port: the reply tuple is taken ... */
-	d = decide(eng, direct, 2);
+	d = eng_stack_decide(eng, direct, 2);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE); /* ... its source port remapped */
 	assert_true(idx_on(eng, &direct, 2) >= 0);
 	/* GRE: nothing to remap, a clash. */
-	assert_int_equal(decide(eng, gre, 20).verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, gre_direct, 21);
+	assert_int_equal(eng_stack_decide(eng, gre, 20).verdict, FC_VERDICT_ACCEPT);
+	d = eng_stack_decide(eng, gre_direct, 21);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_CT_CLASH);
 	assert_true(idx_on(eng, &gre_direct, 2) < 0);
 
 	/* A stray answer on port 2, dropped and cached as a new flow's drop ... */
-	d = decide(eng, stray, 3);
+	d = eng_stack_decide(eng, stray, 3);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_true(d.flags & RULE_DEC_F_CACHED);
 	assert_true(idx_on(eng, &stray, 2) >= 0);
 	/* ... goes when the query makes the connection (its reply expected on port 1) ... */
-	assert_int_equal(decide(eng, query, 4).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, query, 4).verdict, FC_VERDICT_ACCEPT);
 	assert_true(idx_on(eng, &stray, 2) < 0);
 	assert_true(idx_on(eng, &stray, 1) >= 0);
 	/* ... and the answer on port 2 is the connection's: its reply entry moves there. */
-	d = decide(eng, stray, 5);
+	d = eng_stack_decide(eng, stray, 5);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
 	assert_true(idx_on(eng, &stray, 2) >= 0);
@@ -495,14 +486,14 @@ first_reply(struct rule_engine *eng, uint16_t rport, struct fc_action *fwd_befor
 	struct rule_upcall sa = tcp4("10.9.0.1", 80, "10.0.0.1", 1000, TCP_SYN | TCP_ACK, rport);
 	struct rule_flow_info fi;
 
-	assert_int_equal(decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)idx_on(eng, &syn, 0), &fi),
 		0);
 	*fwd_before = fi.act;
 	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)idx_on(eng, &sa, 1), &fi),
 		0);
 	*rep_before = fi.act;
-	(void)decide(eng, sa, 2);
+	(void)eng_stack_decide(eng, sa, 2);
 	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, (uint32_t)idx_on(eng, &syn, 0), &fi),
 		0);
 	*fwd = fi.act;
@@ -630,32 +621,38 @@ test_rpfilter(void **state)
 	with_routes = true;
 	eng = mk_engine_ct(rules, false);
 	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
-	assert_int_equal(decide(eng, tcp4("10.1.0.5", 1000, "198.51.100.1", 80, TCP_SYN, 0), 1)
-				 .verdict,
-		FC_VERDICT_ACCEPT);
-	assert_int_equal(decide(eng, tcp4("10.1.0.5", 1001, "198.51.100.1", 80, TCP_SYN, 1), 1)
-				 .verdict,
-		FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, tcp4("10.2.0.5", 1002, "198.51.100.1", 80, TCP_SYN, 0), 1)
-				 .verdict,
-		FC_VERDICT_DROP);
-	assert_int_equal(decide(eng, tcp4("192.0.2.1", 1003, "198.51.100.1", 80, TCP_SYN, 1), 1)
-				 .verdict,
+	assert_int_equal(
+		eng_stack_decide(eng, tcp4("10.1.0.5", 1000, "198.51.100.1", 80, TCP_SYN, 0), 1)
+			.verdict,
 		FC_VERDICT_ACCEPT);
 	assert_int_equal(
-		decide(eng, pkt4(17, "10.1.0.5", 1004, "198.51.100.1", 53, 0, 1), 1).verdict,
+		eng_stack_decide(eng, tcp4("10.1.0.5", 1001, "198.51.100.1", 80, TCP_SYN, 1), 1)
+			.verdict,
+		FC_VERDICT_DROP);
+	assert_int_equal(
+		eng_stack_decide(eng, tcp4("10.2.0.5", 1002, "198.51.100.1", 80, TCP_SYN, 0), 1)
+			.verdict,
+		FC_VERDICT_DROP);
+	assert_int_equal(
+		eng_stack_decide(eng, tcp4("192.0.2.1", 1003, "198.51.100.1", 80, TCP_SYN, 1), 1)
+			.verdict,
+		FC_VERDICT_ACCEPT);
+	assert_int_equal(
+		eng_stack_decide(eng, pkt4(17, "10.1.0.5", 1004, "198.51.100.1", 53, 0, 1), 1)
+			.verdict,
 		FC_VERDICT_ACCEPT);
 	/*
 	 * 0.0.0.0 passes to the limited broadcast; to anything else its way
 	 * back is asked (Linux's): the rule drops it, before the input
 	 * route would as a martian.
 	 */
-	assert_int_equal(decide(eng, tcp4("0.0.0.0", 1005, "255.255.255.255", 80, TCP_SYN, 0), 1)
-				 .verdict,
+	assert_int_equal(
+		eng_stack_decide(eng, tcp4("0.0.0.0", 1005, "255.255.255.255", 80, TCP_SYN, 0), 1)
+			.verdict,
 		FC_VERDICT_ACCEPT);
 	{
-		struct rule_decision d =
-			decide(eng, tcp4("0.0.0.0", 1006, "198.51.100.1", 80, TCP_SYN, 0), 1);
+		struct rule_decision d = eng_stack_decide(
+			eng, tcp4("0.0.0.0", 1006, "198.51.100.1", 80, TCP_SYN, 0), 1);
 
 		assert_int_equal(d.verdict, FC_VERDICT_DROP);
 		assert_int_equal(d.drop, RULE_DROP_FILTER);
@@ -665,8 +662,9 @@ test_rpfilter(void **state)
 	with_routes = false;
 	eng = mk_engine_ct(rules, false);
 	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
-	assert_int_equal(decide(eng, tcp4("10.1.0.5", 1001, "198.51.100.1", 80, TCP_SYN, 1), 1)
-				 .verdict,
+	assert_int_equal(
+		eng_stack_decide(eng, tcp4("10.1.0.5", 1001, "198.51.100.1", 80, TCP_SYN, 1), 1)
+			.verdict,
 		FC_VERDICT_ACCEPT);
 	eng_stack_free(eng);
 }
@@ -695,17 +693,18 @@ test_rpfilter_forged(void **state)
 	assert_int_equal(eng_stack_cls_catch_up(eng), 0);
 	/* Not forged, routed back the way it came: passes; forged: fails, the rule drops it. */
 	assert_int_equal(
-		decide(eng, tcp4("192.0.2.1", 1000, "198.51.100.1", 80, TCP_SYN, 1), 1).verdict,
+		eng_stack_decide(eng, tcp4("192.0.2.1", 1000, "198.51.100.1", 80, TCP_SYN, 1), 1)
+			.verdict,
 		FC_VERDICT_ACCEPT);
 	u = tcp4("192.0.2.1", 1001, "198.51.100.1", 80, TCP_SYN, 1);
 	u.pkt.key.v4.flags = FC_KEY_F_SRC_FORGED;
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_FILTER);
 	/* --accept-local passes it: the input route then drops it as a martian. */
 	u = tcp4("192.0.2.1", 1002, "198.51.100.1", 81, TCP_SYN, 1);
 	u.pkt.key.v4.flags = FC_KEY_F_SRC_FORGED;
-	d = decide(eng, u, 1);
+	d = eng_stack_decide(eng, u, 1);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
 	assert_int_equal(d.drop, RULE_DROP_MARTIAN);
 	eng_stack_free(eng);

@@ -73,24 +73,6 @@ mk_engine(uint32_t cap)
 	return eng;
 }
 
-static struct rule_decision
-decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
-{
-	struct rule_decision d;
-
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
-}
-
-/* The entry of a key, or -1. */
-static int
-entry_of(struct rule_engine *eng, const struct rule_upcall *u)
-{
-	struct fc_table *t = rule_engine_table(eng, FC_AF_INET4);
-
-	return fc_table_lookup(t, &u->pkt.key.v4, fc_table_hash(t, &u->pkt.key.v4));
-}
-
 /*
  * A packet as the RX lcore treats it: a hit the cached action decides
  * (counted on the entry), else the slow path. @return true on a hit.
@@ -112,7 +94,7 @@ rx_hit(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 		fc_table_touch(t, idx, u.len, now);
 		return true;
 	}
-	(void)decide(eng, u, now);
+	(void)eng_stack_decide(eng, u, now);
 	return false;
 }
 
@@ -124,9 +106,9 @@ handshake(struct rule_engine *eng, uint32_t i, uint32_t now)
 	uint16_t cp = (uint16_t)(1024 + i);
 	struct rule_decision d;
 
-	d = decide(eng, tcp(c, cp, SERVER, 80, TCP_SYN, 1000, 0), now);
+	d = eng_stack_decide(eng, tcp(c, cp, SERVER, 80, TCP_SYN, 1000, 0), now);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = decide(eng, tcp(SERVER, 80, c, cp, TCP_SYN | TCP_ACK, 5000, 1001), now);
+	d = eng_stack_decide(eng, tcp(SERVER, 80, c, cp, TCP_SYN | TCP_ACK, 5000, 1001), now);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
 	(void)rx_hit(eng, tcp(c, cp, SERVER, 80, TCP_ACK, 1001, 5001), now);
 }
@@ -151,13 +133,11 @@ assert_established(struct rule_engine *eng, uint32_t n)
 		uint16_t cp = (uint16_t)(1024 + i);
 		struct rule_upcall o = tcp(c, cp, SERVER, 80, TCP_ACK, 0, 0);
 		struct rule_upcall r = tcp(SERVER, 80, c, cp, TCP_ACK, 0, 0);
-		const struct fc_entry *e;
-		int idx = entry_of(eng, &o);
+		const struct fc_entry *e = eng_stack_entry(eng, &o.pkt.key);
 
-		assert_true(idx >= 0);
-		e = fc_table_entry(rule_engine_table(eng, FC_AF_INET4), (uint32_t)idx);
+		assert_non_null(e);
 		assert_false(e->act.flags & FC_ACT_F_EARLY);
-		assert_true(entry_of(eng, &r) >= 0);
+		assert_non_null(eng_stack_entry(eng, &r.pkt.key));
 	}
 }
 
@@ -203,7 +183,7 @@ test_syn_flood(void **state)
 					for (uint32_t j = 0; j < EST; j++)
 						traffic(eng, j, now);
 			}
-			d = decide(eng,
+			d = eng_stack_decide(eng,
 				tcp(SPOOF_SRC + round * FLOOD + i, (uint16_t)(2000 + i), SERVER,
 					dport, TCP_SYN, 7, 0),
 				now);
