@@ -315,7 +315,18 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 	}
 bind:
 	if (snat != NULL || (res != NULL && res->nat_action == RULE_ACT_MASQUERADE)) {
-		if (res != NULL && res->nat_action == RULE_ACT_MASQUERADE) {
+		if (res != NULL && res->nat_action == RULE_ACT_MASQUERADE &&
+			(fc_key_flags(&f->key) & FC_KEY_F_SRC_LOCAL) &&
+			(fc_key_flags(&f->xkey) & FC_KEY_F_DST_LOCAL)) {
+			/*
+			 * This host's packet to itself (a DNAT in OUTPUT to one of
+			 * its addresses): it leaves through lo, whose source choice
+			 * for one of the host's addresses is that address (IPv6's
+			 * rule 1; IPv4's lo-held address matching it).
+			 */
+			memcpy(masq, fc_key_dst(&f->xkey), fc_af_addr_len(f->key.family));
+			masq_p = masq;
+		} else if (res != NULL && res->nat_action == RULE_ACT_MASQUERADE) {
 			if (m->p.port_addr_fn == NULL ||
 				m->p.port_addr_fn(m->p.cb_arg, f->act[RULE_DIR_ORIG].out_port,
 					f->up->in_port, f->key.family, masq) < 0) {

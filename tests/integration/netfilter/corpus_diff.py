@@ -80,20 +80,12 @@ def _endpoint(p, lf, gf, locals_):
         lf[1] is not None and gf[1] is not None and lf[1][1] != gf[1][1]
 
 
-def _self_loop(p, lf, gf, locals_):
-    """From this host, and Linux delivered it to this host (through lo)."""
-    return p.src in locals_ and not p.forged and lf is not None and lf[0] == "local"
-
-
 # (file name regex, predicate(packet, linux fate, gufc fate, locals), reason):
 # the differences by design, counted and not failed.
 EXPECTED = [
     (r"^kube-proxy\.v[46]$", _endpoint,
      "-m statistic --mode random picks a service's endpoint per connection, "
      "on each side its own draw"),
-    (r"^kube-proxy\.v[46]$", _self_loop,
-     "a packet from this host that DNAT sends back to this host: Linux loops it "
-     "through lo, gufc has ports only (no loopback) and delivers nothing"),
 ]
 
 ICMP4_NAMES = {
