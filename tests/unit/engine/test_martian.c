@@ -132,8 +132,11 @@ test_martian4(void **state)
 	expect_martian(eng, up4("224.0.0.9", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 5);
 	expect_martian(eng, up4("255.255.255.255", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 6);
 	expect_martian(eng, up4("224.0.0.9", "255.255.255.255", 53, 0), 7);
-	/* PREROUTING saw all seven (raw's rule), neither INPUT nor FORWARD did. */
-	assert_int_equal(pkts(eng, 1), 7);
+	/* A 127/8 source from outside (no local bits: not this host's), both ways. */
+	expect_martian(eng, up4("127.0.0.1", "10.0.0.2", 53, FC_KEY_F_DST_LOCAL), 7);
+	expect_martian(eng, up4("127.9.8.7", "198.51.100.9", 53, 0), 7);
+	/* PREROUTING saw all nine (raw's rule), neither INPUT nor FORWARD did. */
+	assert_int_equal(pkts(eng, 1), 9);
 	assert_int_equal(pkts(eng, 3), 0);
 	assert_int_equal(pkts(eng, 4), 0);
 	/* Limited broadcast, from 0.0.0.0 too (DHCP), multicast destinations and 0.0.0.0/8 but 0.0.0.0 pass. */
