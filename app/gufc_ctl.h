@@ -246,6 +246,28 @@ int gufc_chan_parse(const struct lex_tok *w, unsigned int n, unsigned int first,
 int gufc_chan_pcap_path(const struct gufc_config *cfg, const char *file, char *out, size_t len);
 
 /**
+ * Assign the lcore roles (RX, rules, main) from the configuration and EAL's
+ * lcores (app/gufc_roles.c). Errors are printed.
+ * @return 0, or -EINVAL (a bad list, a role without an lcore), -ENOMEM.
+ */
+int gufc_roles_assign(struct gufc_app *app);
+
+/** Spread every used port's RX queues over the RX lcores, round robin. */
+void gufc_queues_assign(struct gufc_app *app);
+
+/**
+ * Give each port that has TX queues to spare one per RX lcore (direct TX),
+ * after the queues TX channels name; before the ports start.
+ */
+void gufc_direct_tx_plan(struct gufc_app *app);
+
+/** Tell the channel table each RX lcore's own TX queue per port. @return 0 or the error. */
+int gufc_direct_tx_assign(struct gufc_app *app);
+
+/** Lossless or not: as configured, or (auto) when every receiving port reads a file. */
+bool gufc_lossless_decide(const struct gufc_app *app);
+
+/**
  * Give the ports the TX queues configured TX channels name (before the
  * ports start).
  * @param app  the application (cfg.chans read, ports[].n_txq raised)
