@@ -271,6 +271,68 @@ eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 	return d;
 }
 
+/* Would the RX lcore send the hit of @p a up, for a reason of its interest? */
+static bool
+rx_wanted(struct rule_engine *eng, const struct rule_upcall *u, struct fc_table *t, uint32_t idx,
+	const struct fc_action *a)
+{
+	struct mod_ct_module *ct = eng_stack_ct(eng);
+
+	if (rule_engine_wants(a, &u->pkt) || a->verdict == FC_VERDICT_SLOW)
+		return true;
+	if ((a->mod[0] & RULE_ACT_M0_CLASSED) &&
+		!rule_engine_class_ok(eng, a, &u->pkt, u->frame, u->frame_len, true))
+		return true;
+	if ((a->interest & FC_INTEREST_TCP_WIN) &&
+		(ct == NULL || !mod_ct_fast_check(mod_ct_module_fast(ct), a, &u->pkt)))
+		return true;
+	return (a->flags & FC_ACT_F_COUNT) &&
+	       rule_engine_count_due(eng, t, u->pkt.key.family == FC_AF_INET6, idx, u->len);
+}
+
+struct rule_decision
+eng_stack_rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *slow)
+{
+	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
+	const void *keys[1] = {&u.pkt.key.v4};
+	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
+	struct fc_action a;
+	struct rule_decision d;
+	uint64_t hit;
+
+	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
+	if (!(hit & 1)) {
+		u.reason = RULE_UPCALL_MISS;
+	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
+		u.reason = RULE_UPCALL_STALE;
+	} else if (rx_wanted(eng, &u, t, idx, &a)) {
+		u.reason = RULE_UPCALL_INTEREST;
+	} else {
+		memset(&d, 0, sizeof(d));
+		if (a.flags & FC_ACT_F_PKTACT) {
+			const struct rule_pktprog *p = rule_engine_pktprog(eng, a.pkt_class);
+			unsigned int list;
+
+			assert_int_equal(p->pred, 0);
+			d.verdict = rule_engine_pktprog_take(eng, &a, p, 0, u.pkt.ip_len, &list);
+		} else {
+			d.verdict = rule_engine_verdict(eng, &a, 0, u.pkt.ip_len);
+		}
+		d.rule_id = a.rule_id;
+		d.channel = rule_engine_channel(eng, &a, u.pkt.key.family == FC_AF_INET6, idx);
+		d.out_port = a.out_port;
+		d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
+		d.flags = RULE_DEC_F_CACHED;
+		fc_table_touch(t, idx, u.len, now);
+		if (slow != NULL)
+			*slow = false;
+		return d;
+	}
+	if (slow != NULL)
+		*slow = true;
+	return eng_stack_decide(eng, u, now);
+}
+
 const struct fc_entry *
 eng_stack_entry_idx(struct rule_engine *eng, const struct fc_key *k, uint32_t *idx)
 {

@@ -110,6 +110,22 @@ void eng_stack_load(struct rule_engine *eng, const char *text, bool ports);
 struct rule_decision eng_stack_decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now);
 
 /**
+ * One packet @p u at @p now as lib/datapath's RX lcore takes it (one
+ * fc_table_lookup_bulk()): a hit on an entry that is not stale, not SLOW,
+ * not wanted by its interest (rule_engine_wants(), a classed entry's
+ * packet of another class, conntrack's TCP window, a counted limit due) is
+ * decided by the cached action (its meter or packet program, one without
+ * predicates, or the test fails; its per-flow channel, output port and NAT
+ * slot; RULE_DEC_F_CACHED), and the entry is touched with u.len at @p now;
+ * anything else is one upcall at @p now (MISS, STALE or INTEREST), as
+ * eng_stack_decide(). *@p slow (NULL accepted) tells whether the packet
+ * went up. lib/datapath's other checks (router mode, predicates, per-flow
+ * channels not yet published) are not modelled.
+ */
+struct rule_decision eng_stack_rx(
+	struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *slow);
+
+/**
  * The flow-table entry of key @p k in @p eng, or NULL; with @p idx (NULL
  * accepted), its index there.
  */

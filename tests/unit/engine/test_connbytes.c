@@ -63,33 +63,15 @@ mk_engine(const char *text)
 
 static unsigned int n_up; /* packets that went up */
 
-/* One packet as lib/datapath treats it: the cached verdict, or up. */
+/* One packet as lib/datapath treats it (eng_stack_rx() at time 1): the cached verdict, or up. */
 static uint8_t
 rx(struct rule_engine *eng, struct rule_upcall u)
 {
-	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
-	const void *keys[1] = {&u.pkt.key.v4};
-	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
-	struct fc_action a;
-	struct rule_decision d;
-	uint64_t hit;
+	bool slow;
+	uint8_t v = eng_stack_rx(eng, u, 1, &slow).verdict;
 
-	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
-	if (!(hit & 1)) {
-		u.reason = RULE_UPCALL_MISS;
-	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
-		u.reason = RULE_UPCALL_STALE;
-	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt, u.frame, u.frame_len, true)) ||
-		   ((a.flags & FC_ACT_F_COUNT) && rule_engine_count_due(eng, t, 0, idx, u.len))) {
-		u.reason = RULE_UPCALL_INTEREST;
-	} else {
-		fc_table_touch(t, idx, u.len, 1);
-		return rule_engine_verdict(eng, &a, 0, u.pkt.ip_len);
-	}
-	n_up++;
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, 1), 1);
-	return d.verdict;
+	n_up += slow;
+	return v;
 }
 
 #define A FC_VERDICT_ACCEPT

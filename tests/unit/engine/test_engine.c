@@ -120,50 +120,21 @@ decide(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 }
 
 /*
- * What the RX lcore does with a packet: on a hit that is neither stale nor
- * selected by the interest mask, the cached action decides; otherwise the
- * slow path. *slow tells which happened.
+ * What the RX lcore does with a packet (eng_stack_rx()): a hit's cached
+ * action, or the slow path (its drop counted as decide() counts it). *slow
+ * tells which happened.
  */
 static struct rule_decision
 rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *slow)
 {
-	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
-	const void *keys[1] = {&u.pkt.key.v4};
-	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
-	struct fc_action a;
-	struct rule_decision d;
-	uint64_t hit;
+	bool up;
+	struct rule_decision d = eng_stack_rx(eng, u, now, &up);
 
-	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
-	if (hit & 1) {
-		if (rule_engine_stale(eng, &a, &u.pkt.key))
-			u.reason = RULE_UPCALL_STALE;
-		else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-			 ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt, u.frame, u.frame_len, true)) ||
-			 ((a.interest & FC_INTEREST_TCP_WIN) &&
-				 !mod_ct_fast_check(mod_ct_module_fast(eng_stack_ct(eng)), &a,
-					 &u.pkt)))
-			u.reason = RULE_UPCALL_INTEREST;
-		else {
-			memset(&d, 0, sizeof(d));
-			d.verdict = a.verdict;
-			d.rule_id = a.rule_id;
-			/* As the datapath does: the slot's per-flow channel if any. */
-			d.channel = rule_engine_channel(eng, &a, u.pkt.key.family == FC_AF_INET6, idx);
-			d.out_port = a.out_port;
-			d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
-			d.flags = RULE_DEC_F_CACHED;
-			fc_table_touch(t, idx, u.len, now);
-			if (slow != NULL)
-				*slow = false;
-			return d;
-		}
-	} else {
-		u.reason = RULE_UPCALL_MISS;
-	}
+	if (up && d.verdict != FC_VERDICT_ACCEPT && d.drop < RULE_DROP__COUNT)
+		drops_seen[d.drop]++;
 	if (slow != NULL)
-		*slow = true;
-	return decide(eng, u, now);
+		*slow = up;
+	return d;
 }
 
 static const char *stateful_rules = "accept ctstate established,related\n"

@@ -170,41 +170,13 @@ load(struct rule_engine *eng, const char *text)
 }
 
 /*
- * What the RX lcore does with frame @p f: a hit that is neither stale nor
- * wanted by the entry's interest is decided by the cached action (*slow
- * false); anything else goes to the slow path.
+ * What the RX lcore does with frame @p f (eng_stack_rx()): a hit's cached
+ * action (*slow false), or the slow path.
  */
 static struct rule_decision
 rx(struct rule_engine *eng, const uint8_t *f, uint32_t len, uint32_t now, bool *slow)
 {
-	struct rule_upcall u = eng_stack_frame_upcall(f, len);
-	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
-	const void *keys[1] = {&u.pkt.key.v4};
-	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
-	struct fc_action a;
-	struct rule_decision d;
-	uint64_t hit;
-
-	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
-	if (hit & 1) {
-		if (rule_engine_stale(eng, &a, &u.pkt.key)) {
-			u.reason = RULE_UPCALL_STALE;
-		} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW) {
-			u.reason = RULE_UPCALL_INTEREST;
-		} else {
-			memset(&d, 0, sizeof(d));
-			d.verdict = a.verdict;
-			d.rule_id = a.rule_id;
-			d.nat_slot = (a.flags & FC_ACT_F_NAT) ? a.nat_id : RULE_NAT_NONE;
-			d.flags = RULE_DEC_F_CACHED;
-			fc_table_touch(t, idx, u.len, now);
-			*slow = false;
-			return d;
-		}
-	}
-	*slow = true;
-	assert_int_equal(rule_engine_upcall_burst(eng, &u, 1, &d, now), 1);
-	return d;
+	return eng_stack_rx(eng, eng_stack_frame_upcall(f, len), now, slow);
 }
 
 /* The frame's key, as fc_parse() makes it. */

@@ -178,30 +178,7 @@ test_marks_and_ports(void **state)
 static struct rule_decision
 rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 {
-	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
-	const void *keys[1] = {&u.pkt.key.v4};
-	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
-	struct fc_action a;
-	struct rule_decision d;
-	uint64_t hit;
-
-	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
-	if (!(hit & 1)) {
-		u.reason = RULE_UPCALL_MISS;
-	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
-		u.reason = RULE_UPCALL_STALE;
-	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-		   ((a.mod[0] & RULE_ACT_M0_CLASSED) && !rule_engine_class_ok(eng, &a, &u.pkt, u.frame, u.frame_len, true))) {
-		u.reason = RULE_UPCALL_INTEREST;
-	} else {
-		memset(&d, 0, sizeof(d));
-		d.verdict = rule_engine_verdict(eng, &a, 0, u.pkt.ip_len); /* as lib/datapath: meters asked */
-		d.rule_id = a.rule_id;
-		d.flags = RULE_DEC_F_CACHED;
-		fc_table_touch(t, idx, u.len, now);
-		return d;
-	}
-	return eng_stack_decide(eng, u, now);
+	return eng_stack_rx(eng, u, now, NULL);
 }
 
 /*

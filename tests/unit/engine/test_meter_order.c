@@ -81,38 +81,7 @@ mk_engine(void)
 static struct rule_decision
 rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now)
 {
-	struct fc_table *t = rule_engine_table(eng, u.pkt.key.family);
-	const void *keys[1] = {&u.pkt.key.v4};
-	uint32_t sig = fc_table_hash(t, &u.pkt.key.v4), idx;
-	struct fc_action a;
-	struct rule_decision d;
-	uint64_t hit;
-
-	fc_table_lookup_bulk(t, 0, keys, &sig, 1, &hit, &a, &idx);
-	if (!(hit & 1)) {
-		u.reason = RULE_UPCALL_MISS;
-	} else if (rule_engine_stale(eng, &a, &u.pkt.key)) {
-		u.reason = RULE_UPCALL_STALE;
-	} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
-		   (a.mod[0] & RULE_ACT_M0_CLASSED)) {
-		u.reason = RULE_UPCALL_INTEREST;
-	} else {
-		memset(&d, 0, sizeof(d));
-		if (a.flags & FC_ACT_F_PKTACT) {
-			const struct rule_pktprog *p = rule_engine_pktprog(eng, a.pkt_class);
-			unsigned int list;
-
-			assert_int_equal(p->pred, 0);
-			d.verdict = rule_engine_pktprog_take(eng, &a, p, 0, u.pkt.ip_len, &list);
-		} else {
-			d.verdict = rule_engine_verdict(eng, &a, 0, u.pkt.ip_len);
-		}
-		d.rule_id = a.rule_id;
-		d.flags = RULE_DEC_F_CACHED;
-		fc_table_touch(t, idx, u.len, now);
-		return d;
-	}
-	return eng_stack_decide(eng, u, now);
+	return eng_stack_rx(eng, u, now, NULL);
 }
 
 /* Does the cached entry of @p u's flow charge a meter on the fast path (no upcall)? */
