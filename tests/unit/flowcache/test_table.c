@@ -33,6 +33,7 @@
 
 #include "eal_test.h"
 #include "flowcache.h"
+#include "tbl_fill.h"
 
 #define MAX_KEY 48
 
@@ -185,6 +186,18 @@ lookup_i(const struct fc_table *t, uint8_t family, uint32_t i)
 	return fc_table_lookup(t, key, fc_table_hash(t, key));
 }
 
+/* IPv4 keys of make_key() with act_from() of their number, for tbl_fill_*(). */
+static const struct tbl_fill fill4 = {.family = FC_AF_INET4, .key = make_key, .act = act_from};
+
+/* IPv4 keys @p from to @p to - 1, all with action @p a, key i at @p now + i - from. */
+static void
+fill_a(struct fc_table *t, const struct fc_action *a, uint32_t from, uint32_t to, uint32_t now)
+{
+	const struct tbl_fill f = {.family = FC_AF_INET4, .key = make_key, .a = *a};
+
+	tbl_fill_insert(t, &f, from, to, now, true, NULL);
+}
+
 static struct fc_table_stats
 stats(const struct fc_table *t)
 {
@@ -216,8 +229,7 @@ test_walk_bounded(void **state)
 	assert_int_equal(fc_table_walk(t, &next, &budget, &key, &idx), -EAGAIN);
 	assert_int_equal(budget, 0);
 	assert_int_equal(next, 100);
-	for (uint32_t i = 0; i < N; i++)
-		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, 0) >= 0);
+	tbl_fill_insert(t, &fill4, 0, N, 0, false, NULL);
 	/* Delete all but the last: the live entry sits behind N - 1 free slots. */
 	for (uint32_t i = 0; i + 1 < N; i++)
 		assert_int_equal(fc_table_delete(t, (uint32_t)lookup_i(t, FC_AF_INET4, i)), 0);
@@ -894,15 +906,13 @@ test_full_refuse(void **state)
  * The buckets are as many as the capacity needs, not a power of two: at
  * sizes on either side of a power of two and under several secrets, a
  * table takes exactly its capacity (the last insert too), refuses the
- * next, and the readers' bulk lookup finds every key.
+ * next, and the readers' bulk lookup finds every key with its action.
  */
-#define FILL_BULK 32u
 
 static void
 test_fill_exact(void **state)
 {
 	static const uint32_t caps[] = {7, 1000, 16383, 16385, 100000};
-	uint8_t keys[FILL_BULK][MAX_KEY];
 
 	(void)state;
 	for (unsigned int c = 0; c < RTE_DIM(caps); c++) {
@@ -917,33 +927,13 @@ test_fill_exact(void **state)
 				.socket_id = SOCKET_ID_ANY,
 			};
 			struct fc_table *t = fc_table_create(&p);
-			uint32_t i;
 
 			assert_non_null(t);
-			for (i = 0; i < caps[c]; i++)
-				assert_true(insert_v(t, FC_AF_INET4, i, i, 0, 0) >= 0);
-			assert_int_equal(insert_v(t, FC_AF_INET4, i, i, 0, 0), -ENOSPC);
+			tbl_fill_insert(t, &fill4, 0, caps[c], 0, false, NULL);
+			assert_int_equal(insert_v(t, FC_AF_INET4, caps[c], caps[c], 0, 0), -ENOSPC);
 			assert_int_equal(stats(t).occupancy, caps[c]);
-			for (i = 0; i < caps[c]; i += FILL_BULK) {
-				unsigned int n = RTE_MIN(FILL_BULK, caps[c] - i);
-				const void *kp[FILL_BULK];
-				uint32_t sigs[FILL_BULK], idx[FILL_BULK];
-				struct fc_action acts[FILL_BULK];
-				uint64_t hits;
-
-				for (unsigned int k = 0; k < n; k++) {
-					make_key(FC_AF_INET4, i + k, keys[k]);
-					kp[k] = keys[k];
-				}
-				fc_table_hash_bulk(t, kp, sigs, n);
-				assert_int_equal(fc_table_lookup_bulk(t, 0, kp, sigs, n, &hits, acts,
-							 idx),
-					n);
-				/* Each at the slot the writer finds it in, in either bucket. */
-				for (unsigned int k = 0; k < n; k++)
-					assert_int_equal(idx[k],
-						(uint32_t)fc_table_lookup(t, kp[k], sigs[k]));
-			}
+			/* Each at the slot the writer finds it in, in either bucket. */
+			tbl_fill_check(t, &fill4, 0, caps[c], NULL);
 			fc_table_free(t);
 		}
 	}
@@ -966,20 +956,13 @@ test_evict_prefers_early(void **state)
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	/* Established, idle since time 0..31. */
-	for (i = 0; i < EST; i++) {
-		make_key(FC_AF_INET4, i, key);
-		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
-	}
+	fill_a(t, &a, 0, EST, 0);
 	/* The flood: handshakes that never complete, fresher than any established entry. */
 	a.flags = FC_ACT_F_EARLY;
-	for (i = EST; i < EST + FLOOD; i++) {
-		make_key(FC_AF_INET4, i, key);
-		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1000 + i) >= 0);
-	}
+	fill_a(t, &a, EST, EST + FLOOD, 1000 + EST);
 	assert_int_equal(stats(t).occupancy, CAP);
 	assert_int_equal(stats(t).evictions, EST + FLOOD - CAP);
-	for (i = 0; i < EST; i++)
-		assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+	assert_int_equal(tbl_fill_found(t, &fill4, 0, EST), EST);
 	/* The flood's newest survive: its oldest went first. */
 	assert_true(lookup_i(t, FC_AF_INET4, EST + FLOOD - 1) >= 0);
 	assert_int_equal(lookup_i(t, FC_AF_INET4, EST), -ENOENT);
@@ -1016,15 +999,9 @@ test_evict_counts_kind(void **state)
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	for (i = 0; i < EST; i++) {
-		make_key(FC_AF_INET4, i, key);
-		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
-	}
+	fill_a(t, &a, 0, EST, 0);
 	a.flags = FC_ACT_F_EARLY;
-	for (i = EST; i < EST + FLOOD; i++) {
-		make_key(FC_AF_INET4, i, key);
-		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1000 + i) >= 0);
-	}
+	fill_a(t, &a, EST, EST + FLOOD, 1000 + EST);
 	assert_int_equal(stats(t).evictions, EST + FLOOD - CAP);
 	assert_int_equal(stats(t).evict_early, EST + FLOOD - CAP);
 	assert_int_equal(stats(t).evict_est_early, 0);
@@ -1080,13 +1057,9 @@ test_evict_early_list(void **state)
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	for (i = 0; i < EST; i++)
-		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, i) >= 0);
+	tbl_fill_insert(t, &fill4, 0, EST, 0, true, NULL);
 	a.flags = FC_ACT_F_EARLY;
-	for (i = 100; i < 100 + CAP - EST; i++) {
-		make_key(FC_AF_INET4, i, key);
-		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
-	}
+	fill_a(t, &a, 100, 100 + CAP - EST, 100);
 	a.flags = 0;
 	idx = lookup_i(t, FC_AF_INET4, 101);
 	assert_int_equal(fc_table_update(t, (uint32_t)idx, &a, 0), 0);
@@ -1107,8 +1080,7 @@ test_evict_early_list(void **state)
 	/* The last one not established, then the oldest idle established. */
 	assert_true(insert_v(t, FC_AF_INET4, 306, 0, 0, 600) >= 0);
 	assert_int_equal(lookup_i(t, FC_AF_INET4, 100), -ENOENT);
-	for (i = 0; i < EST; i++)
-		assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+	assert_int_equal(tbl_fill_found(t, &fill4, 0, EST), EST);
 	assert_true(lookup_i(t, FC_AF_INET4, 101) >= 0);
 	assert_true(insert_v(t, FC_AF_INET4, 307, 0, 0, 600) >= 0);
 	assert_int_equal(lookup_i(t, FC_AF_INET4, 0), -ENOENT);
@@ -1136,10 +1108,7 @@ test_evict_early_busy(void **state)
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	a.flags = FC_ACT_F_EARLY;
-	for (i = 0; i < BUSY; i++) {
-		make_key(FC_AF_INET4, i, key);
-		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, i) >= 0);
-	}
+	fill_a(t, &a, 0, BUSY, 0);
 	for (i = 0; i < STORM; i++, now++) {
 		make_key(FC_AF_INET4, 1000 + i, key);
 		assert_true(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, now) >= 0);
@@ -1148,8 +1117,7 @@ test_evict_early_busy(void **state)
 			for (uint32_t b = 0; b < BUSY; b++)
 				fc_table_touch(t, (uint32_t)lookup_i(t, FC_AF_INET4, b), 64, now);
 	}
-	for (i = 0; i < BUSY; i++)
-		assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
+	assert_int_equal(tbl_fill_found(t, &fill4, 0, BUSY), BUSY);
 	/* The storm's newest are there, its oldest went. */
 	assert_true(lookup_i(t, FC_AF_INET4, 1000 + STORM - 1) >= 0);
 	assert_int_equal(lookup_i(t, FC_AF_INET4, 1000), -ENOENT);
@@ -1197,10 +1165,8 @@ test_evict_conn_busy(void **state)
 				for (uint32_t b = 0; b < PAIRS; b++)
 					fc_table_touch(t, (uint32_t)lookup_i(t, FC_AF_INET4, b), 64, now);
 		}
-		for (i = 0; i < PAIRS; i++) {
-			assert_true(lookup_i(t, FC_AF_INET4, i) >= 0);
-			assert_true(lookup_i(t, FC_AF_INET4, 500 + i) >= 0);
-		}
+		assert_int_equal(tbl_fill_found(t, &fill4, 0, PAIRS), PAIRS);
+		assert_int_equal(tbl_fill_found(t, &fill4, 500, 500 + PAIRS), PAIRS);
 		fc_table_free(t);
 	}
 }
@@ -1220,8 +1186,7 @@ test_evict_batch(void **state)
 	uint32_t i;
 
 	(void)state;
-	for (i = 0; i < CAP; i++)
-		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, i) >= 0); /* idle since i */
+	tbl_fill_insert(t, &fill4, 0, CAP, 0, true, NULL); /* key i idle since i */
 	/* The first new flow: the oldest goes, the next ones are queued. */
 	assert_true(insert_v(t, FC_AF_INET4, 1000, 0, 0, 5000) >= 0);
 	assert_int_equal(lookup_i(t, FC_AF_INET4, 0), -ENOENT);
@@ -1431,21 +1396,18 @@ test_flush(void **state)
 	enum { N = 30 };
 	struct cb_log log = { 0 };
 	struct fc_table *t = new_table("flush", FC_AF_INET4, 64, FC_FULL_REFUSE, &log);
-	uint32_t next = 0, idx, i;
+	uint32_t next = 0, idx;
 	const void *key;
 
 	(void)state;
-	for (i = 0; i < N; i++)
-		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, 0) >= 0);
+	tbl_fill_insert(t, &fill4, 0, N, 0, false, NULL);
 	assert_int_equal(fc_table_flush(t), N);
 	assert_int_equal(log.calls, N);
 	assert_int_equal(stats(t).occupancy, 0);
 	assert_int_equal(fc_table_iterate(t, &next, &key, &idx), -ENOENT);
-	for (i = 0; i < N; i++)
-		assert_int_equal(lookup_i(t, FC_AF_INET4, i), -ENOENT);
+	assert_int_equal(tbl_fill_found(t, &fill4, 0, N), 0);
 	assert_int_equal(fc_table_flush(t), 0);
-	for (i = 0; i < N; i++)
-		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, 0) >= 0);
+	tbl_fill_insert(t, &fill4, 0, N, 0, false, NULL);
 	assert_int_equal(stats(t).occupancy, N);
 	fc_table_free(t);
 }
@@ -1566,8 +1528,7 @@ test_stuck_reader(void **state)
 	fc_table_free(t);
 
 	t = new_table("stuck2", FC_AF_INET4, CAP, FC_FULL_EVICT_IDLE, NULL);
-	for (i = 0; i < CAP; i++)
-		assert_true(insert_v(t, FC_AF_INET4, i, i, 0, i) >= 0);
+	tbl_fill_insert(t, &fill4, 0, CAP, 0, true, NULL);
 	assert_int_equal(fc_table_reader_register(t, 1), 0);
 	refused = 0;
 	for (i = 0; i < ROUNDS; i++) {

@@ -30,6 +30,7 @@
 
 #include "eal_test.h"
 #include "flowcache.h"
+#include "tbl_fill.h"
 
 /* Key number @p i of family @p family, normalized, into @p buf (48 bytes). */
 static void
@@ -81,15 +82,22 @@ new_table(const char *name, uint8_t family, uint32_t capacity)
 	return t;
 }
 
+/* Key @p i's action: generation 1, rule @p i. */
+static void
+act_of(uint32_t i, struct fc_action *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->gen = 1;
+	a->rule_id = i;
+}
+
 static int
 insert_i(struct fc_table *t, uint8_t family, uint32_t i, uint32_t rule_id)
 {
 	uint8_t key[48];
 	struct fc_action a;
 
-	memset(&a, 0, sizeof(a));
-	a.gen = 1;
-	a.rule_id = rule_id;
+	act_of(rule_id, &a);
 	make_key(family, i, key);
 	return fc_table_insert(t, key, fc_table_hash(t, key), &a, 60, 1);
 }
@@ -120,36 +128,27 @@ static void
 check_key_place(uint8_t family)
 {
 	struct fc_table *t = new_table(family == FC_AF_INET4 ? "line_k4" : "line_k6", family, 256);
+	const struct tbl_fill f = {.family = family, .key = make_key, .act = act_of, .timeout = 60};
+	uint32_t pos[200];
 	uint8_t key[48];
 
+	tbl_fill_insert(t, &f, 0, 200, 1, false, pos);
 	for (uint32_t i = 0; i < 200; i++) {
-		int pos = insert_i(t, family, i, i);
-		const uint8_t *k;
+		const uint8_t *k = fc_table_key(t, pos[i]);
 
-		assert_true(pos >= 0);
 		make_key(family, i, key);
-		k = fc_table_key(t, (uint32_t)pos);
 		assert_non_null(k);
 		assert_memory_equal(k, key, fc_table_key_size(t));
 		if (family == FC_AF_INET4)
-			assert_ptr_equal(k, fc_table_slot(t, (uint32_t)pos)->tail.key);
+			assert_ptr_equal(k, fc_table_slot(t, pos[i])->tail.key);
 		else
-			assert_true(k < (const uint8_t *)fc_table_slot(t, (uint32_t)pos) ||
-				    k >= (const uint8_t *)(fc_table_slot(t, (uint32_t)pos) + 1));
+			assert_true(k < (const uint8_t *)fc_table_slot(t, pos[i]) ||
+				    k >= (const uint8_t *)(fc_table_slot(t, pos[i]) + 1));
+		assert_int_equal(fc_table_peer(t, pos[i]), FC_INDEX_NONE);
+		assert_int_equal(fc_table_timeout(t, pos[i]), 60);
 	}
-	for (uint32_t i = 0; i < 200; i++) {
-		const void *kp = key;
-		uint32_t sig, idx;
-		struct fc_action a;
-		uint64_t hit;
-
-		make_key(family, i, key);
-		sig = fc_table_hash(t, key);
-		assert_int_equal(fc_table_lookup_bulk(t, 0, &kp, &sig, 1, &hit, &a, &idx), 1);
-		assert_int_equal(a.rule_id, i);
-		assert_int_equal(fc_table_peer(t, idx), FC_INDEX_NONE);
-		assert_int_equal(fc_table_timeout(t, idx), 60);
-	}
+	/* The readers' lookup finds each where it was put, with its action. */
+	tbl_fill_check(t, &f, 0, 200, pos);
 	fc_table_free(t);
 }
 

@@ -37,6 +37,7 @@
 #include "eal_test.h"
 #include "flowcache.h"
 #include "table_priv.h" /* fc_table::moves: the writer did displace keys */
+#include "tbl_fill.h"
 
 #define STRESS_CAP 7600u     /* 1,024 buckets: 93 % of their slots when full */
 #define STRESS_STABLE 3000u  /* inserted first, never touched again */
@@ -323,65 +324,37 @@ fill_run(uint8_t family, uint32_t cap)
 		.socket_id = SOCKET_ID_ANY,
 		.hash_seed = 4242,
 	};
+	const struct tbl_fill f = {.family = family, .key = key_of, .act = act_of};
 	uint32_t *slot = calloc(2 * (size_t)cap, sizeof(*slot));
-	uint8_t kbuf[STRESS_BURST][MAX_KEY], key[MAX_KEY];
-	const void *keys[STRESS_BURST];
-	uint32_t sigs[STRESS_BURST], idx[STRESS_BURST];
-	struct fc_action acts[STRESS_BURST], a;
+	uint8_t key[MAX_KEY];
 	struct fc_table *t = fc_table_create(&p);
 	struct fc_table_stats st;
-	uint64_t hit_mask;
+	struct fc_action a;
 
 	assert_non_null(t);
 	assert_non_null(slot);
 	fc_table_stats_get(t, &st);
 	assert_int_equal(st.moves, 0);
 	assert_int_equal(fc_table_reader_register(t, 0), 0);
-	for (uint32_t i = 0; i < cap; i++) {
-		int pos;
-
-		key_of(family, i, key);
-		act_of(i, &a);
-		pos = fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1);
-		assert_true(pos >= 0);
-		slot[i] = (uint32_t)pos;
-	}
+	tbl_fill_insert(t, &f, 0, cap, 1, false, slot);
 	key_of(family, cap, key);
+	act_of(cap, &a);
 	assert_int_equal(fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1), -ENOSPC);
 	for (unsigned int round = 0; round < 2; round++) {
-		uint32_t from = round == 0 ? 0 : cap / 2, to = from + cap;
+		uint32_t from = round == 0 ? 0 : cap / 2;
 
-		for (uint32_t i = from; i < to; i += STRESS_BURST) {
-			unsigned int n = RTE_MIN(STRESS_BURST, to - i);
-
-			for (unsigned int j = 0; j < n; j++) {
-				key_of(family, i + j, kbuf[j]);
-				keys[j] = kbuf[j];
-			}
-			fc_table_hash_bulk(t, keys, sigs, n);
-			assert_int_equal(fc_table_lookup_bulk(t, 0, keys, sigs, n, &hit_mask, acts, idx),
-				n);
-			for (unsigned int j = 0; j < n; j++) {
-				assert_int_equal(idx[j], slot[i + j]);
-				assert_true(act_is(&acts[j], i + j));
-			}
-		}
+		tbl_fill_check(t, &f, from, from + cap, slot + from);
 		if (round == 1)
 			break;
-		/* The first half leaves; as many new keys come. */
+		/* The first half leaves; as many new keys come (a grace period each 256). */
 		for (uint32_t i = 0; i < cap / 2; i++)
 			assert_int_equal(fc_table_delete(t, slot[i]), 0);
 		fc_table_quiescent(t, 0);
-		for (uint32_t i = cap; i < cap + cap / 2; i++) {
-			int pos;
-
+		for (uint32_t i = cap, next; i < cap + cap / 2; i = next) {
+			next = RTE_MIN((i | 255) + 1, cap + cap / 2);
 			if ((i & 255) == 0)
 				fc_table_quiescent(t, 0);
-			key_of(family, i, key);
-			act_of(i, &a);
-			pos = fc_table_insert(t, key, fc_table_hash(t, key), &a, 0, 1);
-			assert_true(pos >= 0);
-			slot[i] = (uint32_t)pos;
+			tbl_fill_insert(t, &f, i, next, 1, false, slot + i);
 		}
 		/* The keys that left are gone. */
 		for (uint32_t i = 0; i < cap / 2; i += 97) {
