@@ -2,7 +2,7 @@
 /*
  * tests/unit/rules/ipt_rule_test.c — the iptables-match tests' shared
  * helpers (ipt_rule_test.h): loading one INPUT rule, writing a set, the
- * round trip.
+ * round trip, a rule's verdict on one UDP datagram.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,4 +93,42 @@ rule_roundtrip(const char *in, const char *want, int held, const char *what)
 	rule_set_free(back2);
 	rule_set_free(back);
 	return s;
+}
+
+bool
+payload_drops(const char *matches, const char *what)
+{
+	static const char payload[] = "\x13" "BitTorrent protocol";
+	uint8_t frame[14 + 60];
+	char text[1024];
+	struct rule_ipt_opts o = {.family = FC_AF_INET4};
+	struct rule_error err;
+	struct rule_set *s;
+	struct rule_eval ev;
+	struct rule_pkt p;
+	struct fc_key k;
+
+	memset(frame, 0, sizeof(frame));
+	frame[12] = 0x08;
+	frame[14] = 0x45;
+	frame[14 + 3] = 28 + 20; /* total length */
+	frame[14 + 8] = 64;
+	frame[14 + 9] = 17;
+	memcpy(frame + 14 + 12, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+	frame[14 + 20 + 1] = 100;
+	frame[14 + 20 + 3] = 200;
+	frame[14 + 20 + 5] = 28;
+	memcpy(frame + 14 + 28, payload, 20);
+	assert_int_equal(fc_key_parse("udp 192.0.2.1:100 -> 198.51.100.1:200", &k, NULL), 0);
+	snprintf(text, sizeof(text), HEAD "-A FORWARD %s -j DROP\nCOMMIT\n", matches);
+	s = rule_set_parse_iptables_opts(text, "t", &o, &err);
+	if (s == NULL)
+		fail_msg("%s: %s '%s'", what, err.msg, err.token);
+	rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+	assert_int_equal(rule_pkt_parse(&p, frame, sizeof(frame), 14, 34), 0);
+	assert_int_equal(p.l3_cap, 48); /* the datagram, not the frame's padding */
+	assert_int_equal(rule_ref_eval(s, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+	assert_true(ev.deps & RULE_DEP_PAYLOAD);
+	rule_set_free(s);
+	return ev.verdict == RULE_VERDICT_DROP;
 }

@@ -34,4 +34,13 @@ void rule_line(const char *exp, char *out, size_t n);
  */
 struct rule_set *rule_roundtrip(const char *in, const char *want, int held, const char *what);
 
+/**
+ * Does the FORWARD rule "@p matches -j DROP" drop a NEW UDP datagram
+ * 192.0.2.1:100 -> 198.51.100.1:200 of 48 bytes whose payload is
+ * "\x13BitTorrent protocol" (in a 74-byte frame, padding after it), as the
+ * reference evaluator decides it? A refused rule fails the test with
+ * @p what; so does an evaluation that does not depend on the payload.
+ */
+bool payload_drops(const char *matches, const char *what);
+
 #endif /* GUFC_IPT_RULE_TEST_H */
