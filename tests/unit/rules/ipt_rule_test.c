@@ -95,6 +95,17 @@ rule_roundtrip(const char *in, const char *want, int held, const char *what)
 	return s;
 }
 
+void
+rule_roundtrips(const struct rule_rt_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "case %zu", i);
+		rule_set_free(rule_roundtrip(c[i].in, c[i].out, -1, what));
+	}
+}
+
 bool
 payload_drops(const char *matches, const char *what)
 {

@@ -34,6 +34,14 @@ void rule_line(const char *exp, char *out, size_t n);
  */
 struct rule_set *rule_roundtrip(const char *in, const char *want, int held, const char *what);
 
+/** One case of rule_roundtrips(): INPUT rule @c in and its export's rule line @c out. */
+struct rule_rt_case {
+	const char *in, *out;
+};
+
+/** rule_roundtrip() of each of the @p n cases @p c (no held count), "case N" in failures. */
+void rule_roundtrips(const struct rule_rt_case *c, size_t n);
+
 /**
  * Does the FORWARD rule "@p matches -j DROP" drop a NEW UDP datagram
  * 192.0.2.1:100 -> 198.51.100.1:200 of 48 bytes whose payload is

@@ -26,9 +26,7 @@
 static void
 test_options(void **state)
 {
-	static const struct {
-		const char *in, *out;
-	} cases[] = {
+	static const struct rule_rt_case cases[] = {
 		{"-m bpf --bytecode \"4,48 0 0 9,21 0 1 6,6 0 0 1,6 0 0 0\" -j DROP",
 			"-m bpf --bytecode \"4,48 0 0 9,21 0 1 6,6 0 0 1,6 0 0 0\" -j DROP"},
 		/* blanks, '+', a trailing ',' and text after an instruction's numbers: as iptables */
@@ -37,12 +35,7 @@ test_options(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char what[32];
-
-		snprintf(what, sizeof(what), "case %zu", i);
-		rule_set_free(rule_roundtrip(cases[i].in, cases[i].out, -1, what));
-	}
+	rule_roundtrips(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void

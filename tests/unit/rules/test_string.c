@@ -29,9 +29,8 @@
 static void
 test_options(void **state)
 {
-	static const struct {
-		const char *in, *out; /* the rule as read, as iptables-save writes it */
-	} cases[] = {
+	/* The rule as read, as iptables-save writes it. */
+	static const struct rule_rt_case cases[] = {
 		{"-m string --string \"BitTorrent\" --algo bm -j DROP",
 			"-m string --string \"BitTorrent\" --algo bm -j DROP"},
 		{"-m string --hex-string \"|13|BitTorrent protocol\" --algo kmp -j DROP",
@@ -73,12 +72,7 @@ test_options(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char what[32];
-
-		snprintf(what, sizeof(what), "case %zu", i);
-		rule_set_free(rule_roundtrip(cases[i].in, cases[i].out, -1, what));
-	}
+	rule_roundtrips(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void

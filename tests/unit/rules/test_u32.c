@@ -28,9 +28,8 @@
 static void
 test_options(void **state)
 {
-	static const struct {
-		const char *in, *out; /* the rule as read, as iptables-save writes it */
-	} cases[] = {
+	/* The rule as read, as iptables-save writes it. */
+	static const struct rule_rt_case cases[] = {
 		{"-m u32 --u32 \"0>>22&0x3C@12>>26&0x3F=0\" -j DROP",
 			"-m u32 --u32 \"0x0>>0x16&0x3c@0xc>>0x1a&0x3f=0x0\" -j DROP"},
 		{"-m u32 --u32 \"6&0xFF=17 && 4&0x3FFF=0\" -j DROP",
@@ -50,12 +49,7 @@ test_options(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char what[32];
-
-		snprintf(what, sizeof(what), "case %zu", i);
-		rule_set_free(rule_roundtrip(cases[i].in, cases[i].out, -1, what));
-	}
+	rule_roundtrips(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void
