@@ -365,6 +365,47 @@ check_accounting(void)
 		W.slow.st.fwd_pkts + sum_drops(&W.slow.st) + dp_held(&W.slow));
 }
 
+void
+check_rule_counters(uint32_t rule_id, uint64_t packets, uint64_t bytes)
+{
+	uint64_t p, b;
+
+	assert_int_equal(rule_engine_rule_counters(W.eng, rule_id, &p, &b), 0);
+	if (p != packets || (bytes != 0 && b != bytes))
+		fail_msg("rule %u: %llu packets %llu bytes, want %llu (%llu)", rule_id,
+			(unsigned long long)p, (unsigned long long)b, (unsigned long long)packets,
+			(unsigned long long)bytes);
+}
+
+void
+check_pred_and_meter(const char *rules)
+{
+	struct rule_engine_stats st;
+	const struct fc_entry *e;
+	struct rte_mbuf *m, *o[8];
+	struct fc_key k;
+
+	world_up(false, 64);
+	load(rules);
+	m = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1);
+	k = key_of(m);
+	rx1(m);
+	assert_int_equal(slow(), 1);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
+	rule_engine_stats_get(W.eng, &st);
+	assert_true(st.pred_per_packet >= 1);
+	rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, DP_BAD));
+	assert_int_equal(W.rx.st.upcalls, 2);
+	assert_int_equal(slow(), 0);
+	check_rule_counters(1, 1, 0);
+	check_rule_counters(2, 1, 0);
+	assert_int_equal(take(W.out, o, 8), 1);
+	rte_pktmbuf_free_bulk(o, 1);
+	check_accounting();
+}
+
 /* The entry of a key (family of @p k), or NULL. */
 const struct fc_entry *
 entry_of(const struct fc_key *k, uint32_t *idx)

@@ -98,6 +98,18 @@ struct dp_meta peek_upcall(void);
 uint64_t sum_drops(const struct dp_stats *s);
 /** rx == delivered + upcalled + dropped (RX); slow == delivered + dropped. */
 void check_accounting(void);
+/** Rule @p rule_id counted @p packets, and @p bytes unless 0 (fails the test otherwise). */
+void check_rule_counters(uint32_t rule_id, uint64_t packets, uint64_t bytes);
+/** The tag of a UDP packet whose payload starts "BAD!" (the payload tests' rules drop it). */
+#define DP_BAD 0x42414421u
+/**
+ * A payload match and a meter on one walk (@p rules: rule 1 drops the
+ * packets whose payload starts DP_BAD, rule 2 accepts under a meter that
+ * is not exceeded, rule 3 drops): the flow's entry is decided per packet
+ * on the slow path (FC_VERDICT_SLOW), a DP_BAD packet dropped there, each
+ * rule counted.
+ */
+void check_pred_and_meter(const char *rules);
 /** The entry of key @p k, or NULL; its index in @p idx. */
 const struct fc_entry *entry_of(const struct fc_key *k, uint32_t *idx);
 /** The key the parser makes of @p m. */

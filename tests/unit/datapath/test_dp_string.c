@@ -27,20 +27,8 @@
 
 #include "dp_world.h"
 
-#define BAD 0x42414421u /* "BAD!" */
+#define BAD DP_BAD /* "BAD!" */
 #define BAD_LOWER 0x62616421u /* "bad!" */
-
-static void
-counters(uint32_t rule_id, uint64_t packets, uint64_t bytes)
-{
-	uint64_t p, b;
-
-	assert_int_equal(rule_engine_rule_counters(W.eng, rule_id, &p, &b), 0);
-	if (p != packets || (bytes != 0 && b != bytes))
-		fail_msg("rule %u: %llu packets %llu bytes, want %llu (%llu)", rule_id,
-			(unsigned long long)p, (unsigned long long)b, (unsigned long long)packets,
-			(unsigned long long)bytes);
-}
 
 /* Hits searched on the RX lcore: matching ones dropped, the others delivered. */
 static void
@@ -72,8 +60,8 @@ test_fast_path(void **state)
 	assert_int_equal(take(W.out, o, 8), 4);
 	rte_pktmbuf_free_bulk(o, 4);
 	/* Each rule counts its own outcome's packets (36-byte datagrams). */
-	counters(1, 3, 3 * 36);
-	counters(2, 4, 4 * 36);
+	check_rule_counters(1, 3, 3 * 36);
+	check_rule_counters(2, 4, 4 * 36);
 	/* Another set: the stale entry goes up once, is decided again, hits search again. */
 	load("accept string \"BAD!\" string_algo kmp\ndrop\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD);
@@ -92,8 +80,8 @@ test_fast_path(void **state)
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	assert_int_equal(W.rx.st.upcall_stale, 2); /* the stale burst's two, then hits */
 	assert_int_equal(W.rx.st.upcalls, 3);
-	counters(1, 2, 0);
-	counters(2, 2, 0);
+	check_rule_counters(1, 2, 0);
+	check_rule_counters(2, 2, 0);
 	check_accounting();
 }
 
@@ -118,8 +106,8 @@ test_first_dropped(void **state)
 	assert_non_null(entry_of(&k, NULL));
 	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD)), 0);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
-	counters(1, 2, 0);
-	counters(2, 1, 0);
+	check_rule_counters(1, 2, 0);
+	check_rule_counters(2, 1, 0);
 	rte_pktmbuf_free(take1(W.out));
 	check_accounting();
 }
@@ -179,10 +167,10 @@ test_two_searches(void **state)
 	assert_int_equal(rx(m, 4), 2);
 	assert_int_equal(W.rx.st.upcalls, 1);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 2);
-	counters(1, 1, 0);
-	counters(2, 1, 0);
-	counters(3, 0, 0);
-	counters(4, 3, 0);
+	check_rule_counters(1, 1, 0);
+	check_rule_counters(2, 1, 0);
+	check_rule_counters(3, 0, 0);
+	check_rule_counters(4, 3, 0);
 	assert_int_equal(take(W.out, o, 8), 3);
 	rte_pktmbuf_free_bulk(o, 3);
 	check_accounting();
@@ -192,31 +180,9 @@ test_two_searches(void **state)
 static void
 test_search_and_meter(void **state)
 {
-	struct rule_engine_stats st;
-	const struct fc_entry *e;
-	struct rte_mbuf *m, *o[8];
-	struct fc_key k;
-
 	(void)state;
-	world_up(false, 64);
-	load("drop string \"BAD!\" string_algo bm\naccept limit 1/hour limit_burst 100\ndrop\n");
-	m = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1);
-	k = key_of(m);
-	rx1(m);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
-	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
-	rule_engine_stats_get(W.eng, &st);
-	assert_true(st.pred_per_packet >= 1);
-	rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD));
-	assert_int_equal(W.rx.st.upcalls, 2);
-	assert_int_equal(slow(), 0);
-	counters(1, 1, 0);
-	counters(2, 1, 0);
-	assert_int_equal(take(W.out, o, 8), 1);
-	rte_pktmbuf_free_bulk(o, 1);
-	check_accounting();
+	check_pred_and_meter("drop string \"BAD!\" string_algo bm\n"
+			     "accept limit 1/hour limit_burst 100\ndrop\n");
 }
 
 /* With conntrack: the reply direction gets its predicate at the first reply. */
@@ -247,8 +213,8 @@ test_replies(void **state)
 	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD)), 0);
 	assert_int_equal(W.rx.st.upcalls, 2);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 2);
-	counters(1, 2, 0);
-	counters(2, 3, 0);
+	check_rule_counters(1, 2, 0);
+	check_rule_counters(2, 3, 0);
 	assert_int_equal(take(W.out, o, 8), 3);
 	rte_pktmbuf_free_bulk(o, 3);
 	check_accounting();
@@ -271,7 +237,7 @@ test_ipv6(void **state)
 		1);
 	assert_int_equal(W.rx.st.upcalls, 1);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
-	counters(1, 1, 56);
+	check_rule_counters(1, 1, 56);
 	assert_int_equal(take(W.out, o, 8), 2);
 	rte_pktmbuf_free_bulk(o, 2);
 	check_accounting();

@@ -29,19 +29,7 @@
 #include "dp_pktact.h"
 #include "dp_world.h"
 
-#define BAD 0x42414421u /* "BAD!" */
-
-static void
-counters(uint32_t rule_id, uint64_t packets, uint64_t bytes)
-{
-	uint64_t p, b;
-
-	assert_int_equal(rule_engine_rule_counters(W.eng, rule_id, &p, &b), 0);
-	if (p != packets || (bytes != 0 && b != bytes))
-		fail_msg("rule %u: %llu packets %llu bytes, want %llu (%llu)", rule_id,
-			(unsigned long long)p, (unsigned long long)b, (unsigned long long)packets,
-			(unsigned long long)bytes);
-}
+#define BAD DP_BAD /* "BAD!" */
 
 /* Hits tested on the RX lcore: those that pass dropped, the others delivered. */
 static void
@@ -74,8 +62,8 @@ test_fast_path(void **state)
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 3);
 	assert_int_equal(take(W.out, o, 8), 4);
 	rte_pktmbuf_free_bulk(o, 4);
-	counters(1, 3, 3 * 36);
-	counters(2, 4, 4 * 36);
+	check_rule_counters(1, 3, 3 * 36);
+	check_rule_counters(2, 4, 4 * 36);
 	rule_engine_stats_get(W.eng, &st);
 	assert_int_equal(st.u32_preds, 1);
 	assert_int_equal(st.pred_per_packet, 0);
@@ -216,9 +204,9 @@ test_neg_past_end(void **state)
 	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD)), 0);
 	assert_int_equal(rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 2)), 1);
 	assert_int_equal(W.rx.st.upcalls, 1);
-	counters(1, 0, 0);
-	counters(2, 2, 0);
-	counters(3, 1, 0);
+	check_rule_counters(1, 0, 0);
+	check_rule_counters(2, 2, 0);
+	check_rule_counters(3, 1, 0);
 	assert_int_equal(take(W.out, o, 8), 2);
 	rte_pktmbuf_free_bulk(o, 2);
 	check_accounting();
@@ -251,10 +239,10 @@ test_mixed(void **state)
 	assert_int_equal(rx(m, 4), 1);
 	assert_int_equal(W.rx.st.upcalls, 1);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 3);
-	counters(1, 1, 0);
-	counters(2, 1, 0);
-	counters(3, 1, 0);
-	counters(4, 2, 0);
+	check_rule_counters(1, 1, 0);
+	check_rule_counters(2, 1, 0);
+	check_rule_counters(3, 1, 0);
+	check_rule_counters(4, 2, 0);
 	assert_int_equal(take(W.out, o, 8), 2);
 	rte_pktmbuf_free_bulk(o, 2);
 	check_accounting();
@@ -264,31 +252,9 @@ test_mixed(void **state)
 static void
 test_u32_and_meter(void **state)
 {
-	struct rule_engine_stats st;
-	const struct fc_entry *e;
-	struct rte_mbuf *m, *o[8];
-	struct fc_key k;
-
 	(void)state;
-	world_up(false, 64);
-	load("drop u32 \"28=0x42414421\"\naccept limit 1/hour limit_burst 100\ndrop\n");
-	m = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1);
-	k = key_of(m);
-	rx1(m);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
-	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
-	rule_engine_stats_get(W.eng, &st);
-	assert_true(st.pred_per_packet >= 1);
-	rx1(udp4("10.0.0.1", 1111, "10.9.0.2", 53, BAD));
-	assert_int_equal(W.rx.st.upcalls, 2);
-	assert_int_equal(slow(), 0);
-	counters(1, 1, 0);
-	counters(2, 1, 0);
-	assert_int_equal(take(W.out, o, 8), 1);
-	rte_pktmbuf_free_bulk(o, 1);
-	check_accounting();
+	check_pred_and_meter("drop u32 \"28=0x42414421\"\naccept limit 1/hour limit_burst 100\n"
+			     "drop\n");
 }
 
 /* A bpf program on the fast path: its hits run on the RX lcore, beside a u32 match. */
@@ -319,9 +285,9 @@ test_bpf(void **state)
 	assert_int_equal(rx(m, 5), 4);
 	assert_int_equal(W.rx.st.upcalls, 1);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
-	counters(1, 2, 0);
-	counters(2, 1, 0);
-	counters(3, 3, 0);
+	check_rule_counters(1, 2, 0);
+	check_rule_counters(2, 1, 0);
+	check_rule_counters(3, 3, 0);
 	rule_engine_stats_get(W.eng, &st);
 	assert_int_equal(st.bpf_preds, 1);
 	assert_int_equal(st.u32_preds, 1);
@@ -365,9 +331,9 @@ test_chained(void **state)
 	assert_int_equal(rx1(chained(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 2), 44)), 1);
 	assert_int_equal(W.rx.st.upcalls, 1);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 2);
-	counters(1, 1, 36);
-	counters(2, 1, 36);
-	counters(3, 2, 0);
+	check_rule_counters(1, 1, 36);
+	check_rule_counters(2, 1, 36);
+	check_rule_counters(3, 2, 0);
 	assert_int_equal(take(W.out, o, 8), 2);
 	assert_int_equal(o[1]->nb_segs, 1);
 	assert_int_equal(tag_of(o[1]), 2);
@@ -392,7 +358,7 @@ test_ipv6(void **state)
 		1);
 	assert_int_equal(W.rx.st.upcalls, 1);
 	assert_int_equal(W.rx.st.rule_drops[RULE_DROP_FILTER], 1);
-	counters(1, 1, 56);
+	check_rule_counters(1, 1, 56);
 	assert_int_equal(take(W.out, o, 8), 2);
 	rte_pktmbuf_free_bulk(o, 2);
 	check_accounting();
