@@ -365,6 +365,19 @@ check_accounting(void)
 		W.slow.st.fwd_pkts + sum_drops(&W.slow.st) + dp_held(&W.slow));
 }
 
+const struct fc_entry *
+first_packet(struct rte_mbuf *m, unsigned int delivered)
+{
+	struct fc_key k = key_of(m);
+	const struct fc_entry *e;
+
+	rx1(m);
+	assert_int_equal(slow(), delivered);
+	e = entry_of(&k, NULL);
+	assert_non_null(e);
+	return e;
+}
+
 void
 check_rule_counters(uint32_t rule_id, uint64_t packets, uint64_t bytes)
 {
@@ -382,17 +395,11 @@ check_pred_and_meter(const char *rules)
 {
 	struct rule_engine_stats st;
 	const struct fc_entry *e;
-	struct rte_mbuf *m, *o[8];
-	struct fc_key k;
+	struct rte_mbuf *o[8];
 
 	world_up(false, 64);
 	load(rules);
-	m = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1);
-	k = key_of(m);
-	rx1(m);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1), 1);
 	assert_int_equal(e->act.verdict, FC_VERDICT_SLOW);
 	rule_engine_stats_get(W.eng, &st);
 	assert_true(st.pred_per_packet >= 1);

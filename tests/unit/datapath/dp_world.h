@@ -112,6 +112,11 @@ void check_rule_counters(uint32_t rule_id, uint64_t packets, uint64_t bytes);
 void check_pred_and_meter(const char *rules);
 /** The entry of key @p k, or NULL; its index in @p idx. */
 const struct fc_entry *entry_of(const struct fc_key *k, uint32_t *idx);
+/**
+ * The first packet @p m of a flow: rx1(), then the slow path delivers
+ * @p delivered (0 or 1). @return the entry its upcall made (none fails the test).
+ */
+const struct fc_entry *first_packet(struct rte_mbuf *m, unsigned int delivered);
 /** The key the parser makes of @p m. */
 struct fc_key key_of(const struct rte_mbuf *m);
 /** Every IP and L4 checksum of the frame is valid. */

@@ -284,17 +284,12 @@ test_meter(void **state)
 {
 	struct rte_mbuf *m[4], *o[4];
 	const struct fc_entry *e;
-	struct fc_key k;
 
 	(void)state;
 	world_up(false, 64);
 	load("accept proto udp dport 53 limit 1/hour limit_burst 3\ndrop\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1); /* token 1 */
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1); /* token 1 */
 	assert_true(e->act.flags & FC_ACT_F_METER);
 	for (unsigned int i = 0; i < 4; i++)
 		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
@@ -320,7 +315,6 @@ test_meter_bytes(void **state)
 {
 	struct rte_mbuf *m, *o[2];
 	const struct fc_entry *e;
-	struct fc_key k;
 
 	(void)state;
 	world_up(false, 64);
@@ -329,11 +323,7 @@ test_meter_bytes(void **state)
 	     "accept proto udp dport 54 hashlimit_upto 1/hour hashlimit_name P\n"
 	     "drop\n");
 	m = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
-	k = key_of(m);
-	rx1(m);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m, 1);
 	assert_true(e->act.flags & FC_ACT_F_METER);
 	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2));
 	assert_int_equal(W.rx.st.hits, 1);
@@ -361,7 +351,6 @@ test_connbytes(void **state)
 {
 	struct rte_mbuf *o[8];
 	const struct fc_entry *e;
-	struct fc_key k;
 	struct rte_mbuf *m;
 
 	(void)state;
@@ -369,11 +358,7 @@ test_connbytes(void **state)
 	load("drop proto udp dport 53 connbytes 3:4 connbytes_dir original "
 	     "connbytes_mode packets\naccept\n");
 	m = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
-	k = key_of(m);
-	rx1(m);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m, 1);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_COUNT);
 	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2)); /* 2: fast */
@@ -418,10 +403,7 @@ test_tcp_flag_class(void **state)
 	load("drop proto tcp tcp_flags fin,syn,rst,psh,ack,urg none\naccept\n");
 	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
 	k = key_of(m);
-	rx1(m);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m, 1);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.mod[0] & RULE_ACT_M0_CLASSED);
 	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 2));

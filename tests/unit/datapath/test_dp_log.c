@@ -95,10 +95,7 @@ test_log_cached(void **state)
 	load("log log_prefix \"dns: \" proto udp dport 53\naccept proto udp\ndrop\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
 	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	for (unsigned int i = 0; i < 6; i++)
@@ -223,17 +220,12 @@ test_log_limit(void **state)
 	struct rte_mbuf *m[8], *o[16];
 	const struct fc_entry *e;
 	const struct rule_pktprog *p;
-	struct fc_key k;
 
 	(void)state;
 	log_world(64);
 	load("log log_prefix \"lim \" proto udp limit 1/hour limit_burst 3\naccept\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1); /* token 1 */
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1); /* token 1 */
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	assert_false(e->act.flags & FC_ACT_F_METER);
 	p = rule_engine_pktprog(W.eng, e->act.pkt_class);
@@ -285,17 +277,12 @@ test_log_drop(void **state)
 {
 	struct rte_mbuf *m[4];
 	const struct fc_entry *e;
-	struct fc_key k;
 
 	(void)state;
 	log_world(64);
 	load("log log_prefix \"bad \" proto udp dport 23\ndrop proto udp dport 23\naccept\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 23, 1);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 0);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 0);
 	assert_int_equal(e->act.verdict, FC_VERDICT_DROP);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	for (unsigned int i = 0; i < 4; i++)
@@ -313,7 +300,6 @@ test_rewrite(void **state)
 {
 	struct rte_mbuf *m[4], *o[8];
 	const struct fc_entry *e;
-	struct fc_key k;
 
 	(void)state;
 	log_world(64);
@@ -321,11 +307,7 @@ test_rewrite(void **state)
 	     "chain F hook forward\nttl ttl_set 9 ipv4 proto udp\n"
 	     "table filter\naccept proto udp\ndrop\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	for (unsigned int i = 0; i < 3; i++)
 		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);

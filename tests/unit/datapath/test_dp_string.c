@@ -44,10 +44,7 @@ test_fast_path(void **state)
 	load("drop string \"BAD!\" string_algo bm\naccept\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 7);
 	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	assert_int_not_equal(rule_engine_pktprog(W.eng, e->act.pkt_class)->pred, 0);
@@ -147,18 +144,13 @@ test_two_searches(void **state)
 	static const uint32_t tags[] = {0x4556494cu /* "EVIL" */, BAD, 2, 0x45564942u};
 	const struct fc_entry *e;
 	struct rte_mbuf *m[4], *o[8];
-	struct fc_key k;
 
 	(void)state;
 	world_up(false, 64);
 	load("drop string \"BAD!\" string_algo bm\ndrop string \"EVIL\" string_algo kmp\n"
 	     "drop string \"EVIB\" string_algo kmp string_from 40\naccept\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	for (unsigned int i = 0; i < 4; i++)

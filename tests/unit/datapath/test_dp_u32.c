@@ -39,18 +39,13 @@ test_fast_path(void **state)
 	struct rule_engine_stats st;
 	struct rte_mbuf *m[6], *o[8];
 	const struct fc_entry *e;
-	struct fc_key k;
 
 	(void)state;
 	world_up(false, 64);
 	/* The tag: the word 8 bytes past the IP header (its IHL read). */
 	load("drop u32 \"0>>22&0x3C@8=0x42414421\"\naccept\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 7);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	assert_int_not_equal(rule_engine_pktprog(W.eng, e->act.pkt_class)->pred, 0);
@@ -219,18 +214,13 @@ test_mixed(void **state)
 	static const uint32_t tags[] = {0x4556494cu /* "EVIL" */, BAD, 2, 0x45564942u};
 	const struct fc_entry *e;
 	struct rte_mbuf *m[4], *o[8];
-	struct fc_key k;
 
 	(void)state;
 	world_up(false, 64);
 	load("drop u32 \"28=0x42414421\"\ndrop string \"EVIL\" string_algo kmp\n"
 	     "drop u32 \"28>>8=0x455649\" u32 \"28&0xff=0x41:0x43\"\naccept\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 1);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	for (unsigned int i = 0; i < 4; i++)
@@ -265,7 +255,6 @@ test_bpf(void **state)
 	struct rule_engine_stats st;
 	struct rte_mbuf *m[5], *o[8];
 	const struct fc_entry *e;
-	struct fc_key k;
 
 	(void)state;
 	world_up(false, 64);
@@ -273,11 +262,7 @@ test_bpf(void **state)
 	load("accept u32 \"28=0x42414421\"\n"
 	     "drop bpf_bytecode \"5,177 0 0 0,80 0 0 8,21 0 1 66,6 0 0 1,6 0 0 0\"\naccept\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, 7);
-	k = key_of(m[0]);
-	rx1(m[0]);
-	assert_int_equal(slow(), 1);
-	e = entry_of(&k, NULL);
-	assert_non_null(e);
+	e = first_packet(m[0], 1);
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
 	for (unsigned int i = 0; i < 5; i++)
 		m[i] = udp4("10.0.0.1", 1111, "10.9.0.2", 53, tags[i]);
