@@ -96,6 +96,45 @@ rule_set_tcpflag_classes(const struct rule_set *s, uint8_t cls[256], uint8_t rep
 	return n;
 }
 
+/* What rule_set_tcpflag_classes() and fields_of_rule() read of a rule: keep the three alike. */
+bool
+rule_reads_classed_field(const struct rule *r)
+{
+	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++) {
+		const struct rule_x *x = &r->xm[i];
+
+		switch (x->kind) {
+		case RULE_XM_TCP:
+			if (x->given & 1)
+				return true;
+			break;
+		case RULE_XM_ECN:
+			if (x->given & 7)
+				return true;
+			break;
+		case RULE_XM_TTL:
+		case RULE_XM_HL:
+		case RULE_XM_TOS:
+		case RULE_XM_DSCP:
+		case RULE_XM_LENGTH:
+		case RULE_XM_TCPMSS:
+			return true;
+		default:
+			break;
+		}
+	}
+	switch (r->action) {
+	case RULE_ACT_SYNPROXY:
+	case RULE_ACT_TTL:
+	case RULE_ACT_HL:
+	case RULE_ACT_DSCP:
+	case RULE_ACT_TOS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* TTL, TOS byte, IP length, MSS option                                     */
 /* ------------------------------------------------------------------------ */

@@ -65,4 +65,17 @@ struct rule_fieldclasses {
  */
 void rule_set_field_classes(const struct rule_set *s, bool router, struct rule_fieldclasses *out);
 
+/**
+ * Does rule @p r add a test or a rewrite to a set's packet classes: a TCP
+ * flags test (--tcp-flags, --syn, -m ecn's ECE/CWR), SYNPROXY, a TTL/hop
+ * limit, TOS byte, DSCP, ECN codepoint, length or MSS test, or a TTL, HL,
+ * DSCP or TOS target? Two sets that differ only by rules for which this is
+ * false (the chains' hooks the same) have the same classes from
+ * rule_set_tcpflag_classes() and rule_set_field_classes(): the rules
+ * engine's commit then keeps the classes without walking the set.
+ * @param r  the rule
+ * Context: any.
+ */
+bool rule_reads_classed_field(const struct rule *r);
+
 #endif /* GUFC_RULE_FIELDCLASS_H */

@@ -409,6 +409,15 @@ rule_hashlimit_match(struct rule_hashlimit *h, const struct rule_x *x, const str
 	return OPT(x, HO_ABOVE) ? !under : under;
 }
 
+bool
+rule_names_state(const struct rule *r)
+{
+	for (unsigned int xi = 0; xi < r->n_xm; xi++)
+		if (r->xm[xi].kind == RULE_XM_RECENT || r->xm[xi].kind == RULE_XM_HASHLIMIT)
+			return true;
+	return false;
+}
+
 /* Does a rule of @p s have a match of @p kind named @p name (recent or hashlimit)? */
 bool
 rule_set_names_match(const struct rule_set *s, unsigned int kind, const char *name)

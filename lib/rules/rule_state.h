@@ -236,6 +236,17 @@ unsigned int rule_hashlimit_load(struct rule_hashlimit *h, const struct rule_set
 	uint64_t now, uint64_t hz);
 
 /**
+ * Does rule @p r name a recent list or a hashlimit table (-m recent
+ * --name, -m hashlimit --hashlimit-name)? A set that differs from the one
+ * loaded only by rules for which this is false names the same lists and
+ * tables: rule_recent_prune() and rule_hashlimit_load() would change
+ * nothing, and the rules engine's commit skips their walks of the set.
+ * @param r  the rule
+ * Context: any.
+ */
+bool rule_names_state(const struct rule *r);
+
+/**
  * Table @p i (0 ..) of @p h.
  * @param h     the tables, or NULL (none)
  * @param i     its index

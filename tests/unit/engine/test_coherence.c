@@ -36,6 +36,7 @@
 
 #include "eal_test.h"
 #include "eng_stack.h"
+#include "engine_hit.h"
 #include "rule_lang.h"
 
 #define N_TUPLES 300
@@ -557,11 +558,97 @@ test_commit_small(void **state)
 	eng_stack_free(eng);
 }
 
+/* Commit a clone of @p eng's set with the first rule of @p text appended (logged). */
+static uint32_t
+commit_add(struct rule_engine *eng, const char *text)
+{
+	struct rule_set *t = eng_stack_rules(text, false);
+	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
+	const struct rule_chain *c = rule_set_chain_find(t, RULE_TABLE_FILTER, RULE_CHAIN_MAIN);
+	uint32_t id;
+
+	assert_non_null(c);
+	assert_non_null(s);
+	assert_int_equal(rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, RULE_POS_END,
+				 &c->rules[0], &id),
+		0);
+	rule_set_free(t);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	return id;
+}
+
+/*
+ * A logged commit whose rules read no classed field and name no list or
+ * table keeps the packet classes and the hashlimit tables without walking
+ * the set; one whose rules do redoes them: a TTL test, a TCP flags test
+ * and a hashlimit match added one commit each are in force after it, and a
+ * removed hashlimit rule takes its table along. (Fails when the commit
+ * takes such a rule for one that reads nothing: the classes and tables
+ * stay the old ones.)
+ */
+static void
+test_commit_redo(void **state)
+{
+	struct eng_stack_params p;
+	const struct rule_engine_view *v;
+	const struct rule_flagclass *fc;
+	struct rule_hashlimit_info hi;
+	struct rule_engine_stats st;
+	struct rule_engine *eng;
+	struct rule_set *s;
+	uint32_t id;
+
+	(void)state;
+	eng_stack_test_params(&p, 64, 0, false, 0);
+	eng = eng_stack_test_create(&p, "cohredo");
+	v = (const struct rule_engine_view *)(const void *)eng;
+	eng_stack_load(eng, "accept proto udp dport 53\n", false);
+	fc = v->flagclass;
+	assert_non_null(fc);
+	assert_int_equal(fc->f.n_ttl, 1);
+	assert_int_equal(fc->n, 1);
+	/* Reads nothing classed: the same table (it would be an equal one anyway). */
+	(void)commit_add(eng, "drop proto udp dport 99\n");
+	assert_ptr_equal(v->flagclass, fc);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.commits_full, 1); /* the load */
+	/* A TTL test: two TTL classes. */
+	(void)commit_add(eng, "drop proto udp ttl_lt 10\n");
+	fc = v->flagclass;
+	assert_int_equal(fc->f.n_ttl, 2);
+	assert_int_equal(fc->n, 1);
+	/* A flags test: two flag classes. */
+	(void)commit_add(eng, "drop proto tcp dport 81 tcp_flags syn,ack syn\n");
+	fc = v->flagclass;
+	assert_int_equal(fc->n, 2);
+	assert_int_equal(fc->f.n_ttl, 2);
+	/* A hashlimit table is made at the commit that adds its rule ... */
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), -ENOENT);
+	id = commit_add(eng, "accept proto udp hashlimit_upto 1/hour hashlimit_burst 2 "
+			     "hashlimit_mode srcip hashlimit_name H\n");
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), 0);
+	assert_string_equal(hi.name, "H");
+	/* ... kept by one that reads nothing ... */
+	(void)commit_add(eng, "drop proto udp dport 98\n");
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), 0);
+	/* ... and dropped by the one that removes its rule. */
+	s = rule_set_clone(rule_engine_rules(eng));
+	assert_non_null(s);
+	assert_int_equal(rule_set_rule_del_id(s, id), 0);
+	assert_int_equal(rule_engine_commit(eng, s), 0);
+	assert_int_equal(rule_hashlimit_info(rule_engine_hashlimit(eng), 0, &hi), -ENOENT);
+	rule_engine_stats_get(eng, &st);
+	assert_int_equal(st.commits_full, 1);
+	assert_int_equal(st.hashlimit_dropped, 2); /* its IPv4 and IPv6 tables */
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commit_small),
+		cmocka_unit_test(test_commit_redo),
 		cmocka_unit_test(test_coherence),
 		cmocka_unit_test(test_coherence_no_cls),
 	};
