@@ -591,10 +591,13 @@ dp_be32_at(const uint8_t *p)
  * a parse the TCP header is read at its fixed place: the NIC matched an
  * untagged Ethernet frame with an IPv4 header (any IHL, not a fragment) or
  * an IPv6 header without extension header. Anything that does not look
- * like that counts as wanted: the software path decides.
+ * like that counts as wanted: the software path decides. @p ip_len is
+ * dp_marked_ip_len()'s (not 0): asked first, so that a frame it refuses
+ * never reaches the window check, which records what it passes.
  */
 static inline bool
-dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb)
+dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
+	uint32_t ip_len)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(mb);
@@ -609,15 +612,15 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	et = dp_be16_at(p + 12);
 	if (et == RTE_ETHER_TYPE_IPV4) {
 		l4 = RTE_ETHER_HDR_LEN + (uint32_t)(p[14] & 0x0f) * 4;
-		end = RTE_ETHER_HDR_LEN + dp_be16_at(p + 16);
 		proto = p[RTE_ETHER_HDR_LEN + 9];
 	} else if (et == RTE_ETHER_TYPE_IPV6) {
 		l4 = RTE_ETHER_HDR_LEN + 40;
-		end = l4 + dp_be16_at(p + 18);
 		proto = p[RTE_ETHER_HDR_LEN + 6];
 	} else {
 		return true;
 	}
+	/* Untagged: the datagram's length is the header's (dp_marked_ip_len()). */
+	end = RTE_ETHER_HDR_LEN + ip_len;
 	pk.tcp_flags = 0;
 	if (proto == IPPROTO_TCP) {
 		if (len < l4 + 20)
@@ -730,12 +733,21 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 	const struct fc_entry *ents[DP_BURST_MAX];
 	struct fc_action acts[DP_BURST_MAX];
 	uint32_t marks[DP_BURST_MAX];
-	uint64_t marked = 0, live = 0;
+	const struct fc_entry *base[2];
+	uint32_t lim[2];
+	uint64_t marked = 0, live = 0, taken = 0, bytes = 0;
 	unsigned int left = 0;
 	uint32_t gen;
 	unsigned int i;
 
+	/* Each table's slots once for the burst: an index is in range when
+	 * below both the policy's capacity and the table's slot count. */
+	for (unsigned int f = 0; f < 2; f++) {
+		base[f] = fc_table_slots(f ? c->tab6 : c->tab4, &lim[f]);
+		lim[f] = RTE_MIN(lim[f], mk->cap[f]);
+	}
 	for (i = 0; i < n; i++) {
+		const struct fc_entry *e = NULL;
 		uint32_t mark, ix;
 		unsigned int f;
 
@@ -744,11 +756,13 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		marked |= UINT64_C(1) << i;
 		marks[i] = mark;
 		dp_mark_split(mark, &f, &ix);
-		ents[i] = likely(ix < mk->cap[f]) ? fc_table_slot(f ? c->tab6 : c->tab4, ix) : NULL;
-		if (likely(ents[i] != NULL)) {
-			rte_prefetch0(ents[i]);
+		/* Tag 0 is never made: such a mark names no slot. */
+		if (likely(ix < lim[f] && dp_mark_tag(mark) != 0)) {
+			e = base[f] + ix;
+			rte_prefetch0(e);
 			rte_prefetch0(rte_pktmbuf_mtod(m[i], const void *));
 		}
+		ents[i] = e;
 	}
 	if (marked == 0)
 		return n;
@@ -759,17 +773,10 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		return n;
 	/* A router's packets need their parse (TTL, rewrite): the software path. */
 	for (uint64_t todo = likely(!c->router) ? marked : 0; todo != 0; todo &= todo - 1) {
-		const struct fc_entry *e;
-
 		i = (unsigned int)__builtin_ctzll(todo);
-		e = ents[i];
-		/* The mark names this slot now (its tag is the one the slot keeps;
-		 * tag 0 is never made), and the action copied consistently. */
-		if (e == NULL || dp_mark_tag(marks[i]) == 0 ||
-			(uint8_t)(__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) >>
-				  FC_ENTRY_TAG_SHIFT) != dp_mark_tag(marks[i]) ||
-			!fc_table_entry_read(marks[i] & DP_MARK_V6 ? c->tab6 : c->tab4,
-				marks[i] & DP_MARK_IDX_MASK, &acts[i]))
+		/* The mark names this slot now (its tag is the one the slot keeps),
+		 * and the action copied consistently: one load of the slot's word. */
+		if (ents[i] == NULL || !fc_entry_read_tagged(ents[i], dp_mark_tag(marks[i]), &acts[i]))
 			continue;
 		live |= UINT64_C(1) << i;
 		if ((acts[i].interest & FC_INTEREST_TCP_WIN) && c->ct_fast != NULL)
@@ -783,7 +790,6 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		unsigned int fam;
 		uint32_t idx, ip_len = 0;
 		uint32_t ch = CHAN_ID_DEFAULT;
-		struct fc_table *t;
 
 		if (!(marked & (UINT64_C(1) << i))) {
 			m[left++] = mb;
@@ -797,20 +803,21 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 			continue;
 		}
 		dp_mark_split(marks[i], &fam, &idx);
-		if (unlikely(dp_marked_wants(c, a, mb) || (ip_len = dp_marked_ip_len(mb)) == 0 ||
+		if (unlikely((ip_len = dp_marked_ip_len(mb)) == 0 || dp_marked_wants(c, a, mb, ip_len) ||
 			    (ch = rule_engine_channel(c->eng, a, fam, idx)) == RULE_CHAN_NONE)) {
 			st->hw_fallback++;
 			m[left++] = mb;
 			continue;
 		}
-		t = fam ? c->tab6 : c->tab4;
-		st->hw_classified++;
-		st->rx_bytes += mb->pkt_len;
+		taken++;
+		bytes += mb->pkt_len;
 		/* Rule and flow counters count IP datagrams, as iptables does,
 		 * the same for a marked packet as for a parsed one. */
-		fc_table_touch(t, idx, ip_len, b->now);
+		fc_table_touch(fam ? c->tab6 : c->tab4, idx, ip_len, b->now);
 		dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
 	}
+	st->hw_classified += taken;
+	st->rx_bytes += bytes;
 	return left;
 }
 

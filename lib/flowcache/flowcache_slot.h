@@ -277,4 +277,46 @@ fc_table_entry_read(const struct fc_table *t, uint32_t idx, struct fc_action *a)
 	return likely(((s1 ^ s2) & FC_ENTRY_SEQ_MASK) == 0);
 }
 
+/**
+ * The slot array of @p t and its length, for a burst that turns many
+ * indexes into slots (fc_table_slot() each, without its per-index loads).
+ * @param t  the table; NULL: no slots
+ * @param n  receives the slot count (0 for NULL)
+ * @return slot 0, or NULL for NULL.
+ * Context: any lcore.
+ */
+static inline const struct fc_entry *
+fc_table_slots(const struct fc_table *t, uint32_t *n)
+{
+	const struct fc_table_view *v = (const struct fc_table_view *)(const void *)t;
+
+	*n = t != NULL ? v->n_slots : 0;
+	return t != NULL ? v->entries : NULL;
+}
+
+/**
+ * fc_table_entry_read() of slot @p e for the holder of a NIC mark with
+ * tag @p tag: the one load of the entry's word checks the tag (the slot
+ * is the one the mark names: fc_table_mark_tag_set()) and the sequence
+ * count (even: stable; a word with a tag is never a free slot's 0).
+ * @param e    the slot (fc_table_slots()), in range
+ * @param tag  the mark's tag, not 0
+ * @param a    receives the action
+ * @return false if the tag differs or the entry is being written (take
+ *   the software path).
+ * Context: registered reader, between quiescent reports.
+ */
+static inline bool
+fc_entry_read_tagged(const struct fc_entry *e, uint8_t tag, struct fc_action *a)
+{
+	uint32_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE), s2;
+
+	if (unlikely((s1 >> FC_ENTRY_TAG_SHIFT) != tag || (s1 & 1)))
+		return false;
+	*a = e->act;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	return likely(((s1 ^ s2) & FC_ENTRY_SEQ_MASK) == 0);
+}
+
 #endif /* GUFC_FLOWCACHE_SLOT_H */

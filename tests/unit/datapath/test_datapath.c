@@ -703,6 +703,42 @@ test_marked(void **state)
 	assert_int_equal(tag_of(o[0]), 8);
 	assert_int_equal(tag_of(o[1]), 9);
 	rte_pktmbuf_free_bulk(o, 2);
+
+	/* Marks that name no slot: tag 0 on a slot without a tag, an index at
+	 * the table's slot count (within the policy's capacity), an index at
+	 * the policy's capacity (within the table): the software path each. */
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 10);
+	mark(m, dp_mark_make(0, idx, 0));
+	assert_int_equal(rx1(m), 1);
+	assert_int_equal(W.rx.st.hw_fallback, 5);
+	{
+		uint32_t n_slots;
+
+		assert_non_null(fc_table_slots(W.rx.tab4, &n_slots));
+		assert_true(idx < n_slots);
+		mk.cap[0] = n_slots + 1;
+		m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 11);
+		mark(m, dp_mark_make(0, n_slots, 7));
+		assert_int_equal(rx1(m), 1);
+		assert_int_equal(W.rx.st.hw_fallback, 6);
+	}
+	good = dp_mark_make(0, idx, 10);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
+	mk.cap[0] = idx;
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 12);
+	mark(m, good);
+	assert_int_equal(rx1(m), 1);
+	assert_int_equal(W.rx.st.hw_fallback, 7);
+	mk.cap[0] = idx + 1;
+	m = udp4("10.0.0.1", 1111, "10.9.0.4", 53, 13);
+	mark(m, good);
+	assert_int_equal(rx1(m), 1);
+	assert_int_equal(W.rx.st.hw_fallback, 7);
+	assert_int_equal(W.rx.st.hw_classified, 3);
+	assert_int_equal(take(W.out, o, 8), 4);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(tag_of(o[i]), 10 + i);
+	rte_pktmbuf_free_bulk(o, 4);
 	check_accounting();
 }
 
