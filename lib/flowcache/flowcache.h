@@ -483,6 +483,29 @@ fc_icmp_reply_type(uint8_t family, uint8_t type)
 }
 
 /**
+ * Does a UDP-Lite header pass the checks Linux's conntrack makes of every
+ * UDP-Lite packet (udplite_error()): a checksum coverage (the header's
+ * length field) of 0 (the whole datagram) or 8 up to the datagram's
+ * length, and a checksum (UDP-Lite makes it mandatory: 0 fails). The
+ * checksum's value is not verified.
+ * @param hdr     the 8-byte UDP-Lite header
+ * @param l4_len  bytes from the header to the datagram's end
+ * @param whole   false for a first fragment: its coverage may reach into
+ *                later fragments
+ * @return true when the header passes.
+ * Context: any lcore; pure code.
+ */
+static inline bool
+fc_udplite_ok(const uint8_t *hdr, uint32_t l4_len, bool whole)
+{
+	const uint32_t cov = (uint32_t)hdr[4] << 8 | hdr[5];
+
+	if (cov != 0 && (cov < 8 || (whole && cov > l4_len)))
+		return false;
+	return (hdr[6] | hdr[7]) != 0;
+}
+
+/**
  * Is @p k the key of an ICMP query or reply of its family (an ICMP key
  * whose dport holds a type fc_icmp_has_id() accepts)? Such keys hold the
  * identifier in sport and type << 8 | code in dport, as Linux's ICMP

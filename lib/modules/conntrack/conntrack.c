@@ -227,6 +227,14 @@ mod_ct_interest(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,
 		ct_tcp_interest(cfg, c, interest);
 		return;
 	}
+	/*
+	 * UDP-Lite: a datagram whose header conntrack would find invalid, in
+	 * either direction (the fast path checks each one).
+	 */
+	if (proto == PROTO_UDPLITE) {
+		interest[MOD_CT_DIR_ORIG] = FC_INTEREST_UDPLITE;
+		interest[MOD_CT_DIR_REPLY] = FC_INTEREST_UDPLITE;
+	}
 	/* Only the first reply changes anything. */
 	if (!(c->flags & MOD_CT_C_REPLIED))
 		interest[MOD_CT_DIR_REPLY] = FC_INTEREST_ALL;
@@ -295,22 +303,19 @@ icmp_is_reply(uint8_t family, uint8_t type)
 }
 
 /*
- * A UDP-Lite header Linux's conntrack accepts: checksum coverage 0 (the
- * whole datagram) or 8 up to the datagram's length, and a checksum (it is
- * mandatory). The checksum's value is not verified, as for UDP. A first
- * fragment's coverage may reach into later fragments.
+ * A UDP-Lite header Linux's conntrack accepts (fc_udplite_ok()): checksum
+ * coverage 0 (the whole datagram) or 8 up to the datagram's length, and a
+ * checksum (it is mandatory). The checksum's value is not verified, as for
+ * UDP. A first fragment's coverage may reach into later fragments.
  */
 static bool
 udplite_ok(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len)
 {
-	uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len, cov;
+	uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len;
 
 	if (frame == NULL || l4 == 0 || l4 + 8 > frame_len || l4 + 8 > end)
 		return true; /* the parser saw the header: nothing to judge here */
-	cov = (uint32_t)frame[l4 + 4] << 8 | frame[l4 + 5];
-	if (cov != 0 && (cov < 8 || (pkt->frag == FC_FRAG_NONE && cov > end - l4)))
-		return false;
-	return frame[l4 + 6] != 0 || frame[l4 + 7] != 0;
+	return fc_udplite_ok(frame + l4, end - l4, pkt->frag == FC_FRAG_NONE);
 }
 
 /*

@@ -469,7 +469,9 @@ uint32_t mod_ct_timeout(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t pr
  * after the first reply until the connection is assured; else, both
  * windows known or the connection liberal (be_liberal, a pickup),
  * FC_INTEREST_TCP_WIN. Other protocols want every reply packet until the
- * first, then nothing. NONE: nothing.
+ * first, then nothing; UDP-Lite besides, in both directions, the datagrams
+ * whose header fails fc_udplite_ok() (FC_INTEREST_UDPLITE: the fast path
+ * checks each one), invalid as Linux finds every such packet. NONE: nothing.
  *
  * @param cfg       configuration
  * @param family    as mod_ct_timeout()

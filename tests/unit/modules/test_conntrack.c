@@ -428,6 +428,9 @@ test_udplite(void **state)
 			assert_int_equal(v.ctstate, EST);
 			assert_int_equal(v.timeout, 120000);
 			assert_int_equal(c.flags, MOD_CT_C_REPLIED);
+			/* Replied, it still wants the datagrams whose header fails, both ways. */
+			assert_int_equal(v.interest[MOD_CT_DIR_ORIG], FC_INTEREST_UDPLITE);
+			assert_int_equal(v.interest[MOD_CT_DIR_REPLY], FC_INTEREST_UDPLITE);
 		}
 	}
 }
