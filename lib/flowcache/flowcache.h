@@ -357,6 +357,7 @@ int fc_key_parse(const char *s, struct fc_key *k, size_t *errpos);
 	X(ERR_TRUNC_UDP, "truncated udp header") \
 	X(ERR_UDP_LEN, "bad udp length") \
 	X(ERR_TRUNC_SCTP, "truncated sctp header") \
+	X(ERR_TRUNC_DCCP, "truncated dccp header") \
 	X(ERR_TRUNC_ICMP, "truncated icmp header") \
 	X(ERR_TRUNC_ICMP6, "truncated icmpv6 header") \
 	X(ERR_HDR_TOO_LONG, "headers too long")
@@ -528,10 +529,10 @@ fc_key_icmp_query(const struct fc_key *k)
  * Parse one frame held in a flat buffer. Never reads outside
  * [data, data + len). Ethernet, up to FC_PARSE_MAX_VLAN 802.1Q/802.1ad tags,
  * IPv4 with options, IPv6 with hop-by-hop, routing, destination-options and
- * fragment headers, then TCP, UDP, SCTP, ICMP, ICMPv6. Other IP protocols
+ * fragment headers, then TCP, UDP, UDP-Lite, SCTP, DCCP, ICMP, ICMPv6. Other IP protocols
  * parse with ports 0.
  *
- * Ports: TCP/UDP/UDP-Lite/SCTP ports. ICMP/ICMPv6, as Linux conntrack's
+ * Ports: TCP/UDP/UDP-Lite/SCTP/DCCP ports. ICMP/ICMPv6, as Linux conntrack's
  * ICMP tuple (id, type, code): dport = type << 8 | code (the message's
  * first two bytes) for every type; sport = the identifier for queries and
  * their replies (fc_icmp_has_id(): echo; ICMPv4 timestamp, information,
