@@ -57,6 +57,7 @@ Packet list format (one packet per line, '#' starts a comment):
                                            mss: an MSS option)
   udp SRC:PORT -> DST:PORT
   sctp SRC:PORT -> DST:PORT                (an INIT chunk)
+  dccp SRC:PORT -> DST:PORT                (a DCCP-Request, 48-bit sequence numbers)
   icmp SRC -> DST [type=8] [code=0] [id=N] (echo request by default)
   icmpv6 SRC -> DST [type=128] [code=0] [id=N]
   proto N SRC -> DST
@@ -66,7 +67,10 @@ Packet list format (one packet per line, '#' starts a comment):
    the tag; but
    sctp: [data=TEXT], bytes the datagram carries after the 8-byte tag
    that follows the transport header: TEXT as it is, with "|hex|"
-   blocks for other bytes (|20| a blank, |23| a '#'), for -m string)
+   blocks for other bytes (|20| a blank, |23| a '#'), for -m string;
+   sctp: [chunk=N], the type of its one chunk instead of INIT (a chunk of
+   that type whose value is the tag), [vtag=N], the common header's
+   verification tag, 0 by default)
 IPv6 addresses are written in brackets: [2001:db8::1]:80, [2001:db8::1].
 The hook follows from the local addresses: dst local -> INPUT, src local
 -> OUTPUT (sent from inside the firewall), both -> OUTPUT then INPUT,
@@ -75,7 +79,8 @@ For the key of an ICMP echo (and of an ICMP timestamp, information or
 address mask request or reply) the identifier stands in for both ports
 (default id: the packet's number); for other ICMP types sport is
 type << 8 | code and dport 0. Every packet is meant to be the first of a
-new connection (conntrack state NEW): a TCP SYN, UDP, an SCTP INIT, an
+new connection (conntrack state NEW): a TCP SYN, UDP, an SCTP INIT, a
+DCCP-Request, an
 ICMP echo request, another protocol. The kernel sees other TCP flags or
 ICMP error types without an embedded packet differently (INVALID, or
 picked up mid-stream); gufc's evaluator is asked with NEW regardless.
@@ -178,9 +183,10 @@ TERMINAL = {"ACCEPT", "DROP", "REJECT", "QUEUE", "NFQUEUE", "DNAT", "SNAT", "MAS
 # The oracle's own rule (raw OUTPUT, first): what the firewall sends by itself dies.
 OWN_RULE = ("-m", "mark", "!", "--mark", "0x%x" % MARK, "-j", "DROP")
 
-PROTOS = {"tcp": 6, "udp": 17, "sctp": 132, "udplite": 136, "icmp": 1, "icmpv6": 58}
-PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 136: "udplite", 1: "icmp", 58: "icmpv6"}
-PORT_PROTOS = (6, 17, 132, 136)
+PROTOS = {"tcp": 6, "udp": 17, "sctp": 132, "udplite": 136, "dccp": 33, "icmp": 1, "icmpv6": 58}
+PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 136: "udplite", 33: "dccp", 1: "icmp",
+               58: "icmpv6"}
+PORT_PROTOS = (6, 17, 132, 136, 33)
 
 
 class OracleError(Exception):
@@ -222,6 +228,8 @@ class Packet:
         self.icmp_id = None
         self.data = b""
         self.forged = False
+        self.chunk = 1
+        self.vtag = 0
 
     def name(self):
         return PROTO_NAMES.get(self.proto, "proto %d" % self.proto)
@@ -266,7 +274,8 @@ def parse_endpoint(text, with_port, where):
         if not 0 <= port <= 65535:
             raise OracleError("%s: port out of range in %r" % (where, text))
     elif port:
-        raise OracleError("%s: %r: ports only for tcp, udp and sctp" % (where, text))
+        raise OracleError("%s: %r: ports only for tcp, udp, udplite, sctp and dccp"
+                          % (where, text))
     return ip, port
 
 
@@ -354,6 +363,14 @@ def parse_packets(path):
                 if not val.isdigit() or not 0 <= int(val) <= 65535:
                     raise OracleError("%s: bad coverage %r" % (where, val))
                 p.cov = int(val)
+            elif key == "chunk" and p.proto == 132:
+                if not val.isdigit() or not 0 <= int(val) <= 255:
+                    raise OracleError("%s: bad SCTP chunk type %r" % (where, val))
+                p.chunk = int(val)
+            elif key == "vtag" and p.proto == 132:
+                if not val.isdigit() or not 0 <= int(val) <= 0xFFFFFFFF:
+                    raise OracleError("%s: bad SCTP verification tag %r" % (where, val))
+                p.vtag = int(val)
             elif key == "cpi" and p.proto == 108:
                 if not val.isdigit() or not 0 <= int(val) <= 65535:
                     raise OracleError("%s: bad CPI %r" % (where, val))
@@ -662,11 +679,23 @@ def build_ip(p, tag):
         ps = ps[:9] + b"\x11" + ps[10:] if p.family == 4 else ps[:39] + b"\x11"
         c = csum16(ps + covered) or 0xFFFF
         l4 = l4[:6] + struct.pack("!H", c) + l4[8:]
+    elif p.proto == 33:
+        # DCCP-Request (RFC 4340 5.1, 5.2): the generic header with X=1 and
+        # 48-bit sequence number p.n, data offset 5 (with the service code),
+        # checksum coverage 0 (all), the checksum over the pseudo-header.
+        hdr = struct.pack("!HHBBHBBHIL", p.sport, p.dport, 5, 0, 0, 0x01, 0, 0, p.n, 0)
+        l4 = hdr + tag
+        c = csum16(pseudo(len(l4)) + l4)
+        l4 = l4[:6] + struct.pack("!H", c) + l4[8:]
     elif p.proto == 132:
         # INIT chunk: tag = initiate tag + a_rwnd, so it is findable.
         itag, rwnd = struct.unpack("!II", tag)
-        chunk = struct.pack("!BBHIIHHI", 1, 0, 20, itag, rwnd, 1, 1, 0x1000 + p.n)
-        l4 = struct.pack("!HHII", p.sport, p.dport, 0, 0) + chunk
+        if p.chunk == 1:
+            chunk = struct.pack("!BBHIIHHI", 1, 0, 20, itag, rwnd, 1, 1, 0x1000 + p.n)
+        else:
+            # Another chunk type (chunk=N): the tag is its value.
+            chunk = struct.pack("!BBH", p.chunk, 0, 12) + tag
+        l4 = struct.pack("!HHII", p.sport, p.dport, p.vtag, 0) + chunk
         l4 = l4[:8] + struct.pack("<I", crc32c(l4)) + l4[12:]
     elif p.proto in (1, 58):
         if p.is_echo():
@@ -2232,8 +2261,8 @@ def rule_fields(words, family):
          "dst_neg": False, "sport": None, "sport_neg": False, "dport": None, "dport_neg": False}
     v, neg = opt_value(words, ("-p", "--protocol"))
     if v is not None:
-        num = {"all": 0, "icmp": 1, "tcp": 6, "udp": 17, "sctp": 132, "icmpv6": 58,
-               "ipv6-icmp": 58}.get(v.lower(), int(v) if v.isdigit() else 6)
+        num = {"all": 0, "icmp": 1, "tcp": 6, "udp": 17, "sctp": 132, "dccp": 33,
+               "icmpv6": 58, "ipv6-icmp": 58}.get(v.lower(), int(v) if v.isdigit() else 6)
         f["proto"], f["proto_neg"] = (6 if num == 0 else num), neg and num != 0
     for side, names in (("src", ("-s", "--source")), ("dst", ("-d", "--destination"))):
         v, neg = opt_value(words, names)

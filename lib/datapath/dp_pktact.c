@@ -374,7 +374,9 @@ dp_dnat_view(const struct dp_ctx *c, uint8_t *l3, uint32_t len, const struct fc_
 	if (c->nat == NULL || proto == IPPROTO_SCTP || len < so + al)
 		return;
 	l4_ok = pkt->frag != FC_FRAG_LATER && pkt->l4_off > pkt->l3_off;
-	if (l4_ok && (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) &&
+	if (l4_ok &&
+		(proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+			proto == IPPROTO_DCCP) &&
 		l4 + 8 <= len) {
 		po = l4;
 		ck = l3 + l4 + (proto == IPPROTO_TCP ? 16 : 6);

@@ -297,6 +297,40 @@ dp_is_arp(const struct dp_ctx *c, const struct rte_mbuf *m)
 }
 
 /*
+ * A UDP-Lite datagram of an entry with FC_INTEREST_UDPLITE whose header
+ * conntrack would find invalid (fc_udplite_ok()). A header outside the
+ * first segment fails too: the slow path reads it. Out of line: rare.
+ */
+static __rte_noinline bool
+dp_udplite_bad(const struct rte_mbuf *mb, const struct fc_pkt *pkt)
+{
+	const uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len;
+
+	if (fc_key_proto(&pkt->key) != IPPROTO_UDPLITE || l4 == 0 || pkt->frag == FC_FRAG_LATER)
+		return false;
+	if (l4 + 8 > rte_pktmbuf_data_len(mb) || l4 + 8 > end)
+		return true;
+	return !fc_udplite_ok(rte_pktmbuf_mtod_offset(mb, const uint8_t *, l4), end - l4,
+		pkt->frag == FC_FRAG_NONE);
+}
+
+/*
+ * Does a hit go to the slow path for a module's interest: the entry's
+ * interest mask selects it (rule_engine_wants()), the conntrack module's
+ * window check cannot vouch for it, or its UDP-Lite header fails?
+ */
+static __rte_always_inline bool
+dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
+	const struct fc_pkt *pkt)
+{
+	if (likely(a->interest == 0))
+		return false;
+	return rule_engine_wants(a, pkt) ||
+		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
+		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt));
+}
+
+/*
  * What a hit's general path (dp_apply_general()) looks at beyond interest,
  * the verdict, the channel, the output port and NAT: meters, packet
  * programs, counted limits, header classes, per-flow channels. An action
@@ -374,8 +408,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 		return;
 	}
-	if (rule_engine_wants(a, pkt) ||
-		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
+	if (dp_hit_wants(c, a, mb, pkt) ||
 		((a->flags & FC_ACT_F_COUNT) &&
 			rule_engine_count_due(c->eng, t, fam, idx, mb->pkt_len))) {
 		st->upcall_interest++;
@@ -544,9 +577,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		 * a translated flow's rewrite is the slot's stores and checksum adds.
 		 */
 		if (likely(!router && dp_act_plain(a))) {
-			if (rule_engine_wants(a, pkt) ||
-				((a->interest & FC_INTEREST_TCP_WIN) &&
-					!mod_ct_fast_check(c->ct_fast, a, pkt))) {
+			if (dp_hit_wants(c, a, mb, pkt)) {
 				st->upcall_interest++;
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 				continue;
@@ -649,6 +680,10 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 		if (!rule_engine_class_ok(c->eng, a, &pk, p, len, mb->nb_segs == 1))
 			return true;
 	}
+	/* A UDP-Lite datagram whose header conntrack would find invalid. */
+	if ((a->interest & FC_INTEREST_UDPLITE) && proto == IPPROTO_UDPLITE &&
+		(end > len || l4 + 8 > end || !fc_udplite_ok(p + l4, end - l4, true)))
+		return true;
 	if (!(a->interest & FC_INTEREST_TCP_WIN))
 		return false;
 	/* A window-checked segment: the numbers the check needs, as the parser

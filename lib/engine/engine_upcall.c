@@ -715,9 +715,13 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		a = e->act;
 	}
 	cs = eng_entry_ctstate(eng, &a);
-	/* A segment of a window-checked entry here is one the fast path could not vouch for. */
+	/*
+	 * A segment of a window-checked entry here is one the fast path could
+	 * not vouch for; a UDP-Lite datagram of a checked entry, conntrack
+	 * checks again (one whose header fails is invalid).
+	 */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
-		(a.interest & FC_INTEREST_TCP_WIN)) {
+		(a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_UDPLITE))) {
 		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &drop);
 		if (rc == -EAGAIN)
 			return false;

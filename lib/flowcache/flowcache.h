@@ -357,6 +357,7 @@ int fc_key_parse(const char *s, struct fc_key *k, size_t *errpos);
 	X(ERR_TRUNC_UDP, "truncated udp header") \
 	X(ERR_UDP_LEN, "bad udp length") \
 	X(ERR_TRUNC_SCTP, "truncated sctp header") \
+	X(ERR_TRUNC_DCCP, "truncated dccp header") \
 	X(ERR_TRUNC_ICMP, "truncated icmp header") \
 	X(ERR_TRUNC_ICMP6, "truncated icmpv6 header") \
 	X(ERR_HDR_TOO_LONG, "headers too long")
@@ -483,6 +484,29 @@ fc_icmp_reply_type(uint8_t family, uint8_t type)
 }
 
 /**
+ * Does a UDP-Lite header pass the checks Linux's conntrack makes of every
+ * UDP-Lite packet (udplite_error()): a checksum coverage (the header's
+ * length field) of 0 (the whole datagram) or 8 up to the datagram's
+ * length, and a checksum (UDP-Lite makes it mandatory: 0 fails). The
+ * checksum's value is not verified.
+ * @param hdr     the 8-byte UDP-Lite header
+ * @param l4_len  bytes from the header to the datagram's end
+ * @param whole   false for a first fragment: its coverage may reach into
+ *                later fragments
+ * @return true when the header passes.
+ * Context: any lcore; pure code.
+ */
+static inline bool
+fc_udplite_ok(const uint8_t *hdr, uint32_t l4_len, bool whole)
+{
+	const uint32_t cov = (uint32_t)hdr[4] << 8 | hdr[5];
+
+	if (cov != 0 && (cov < 8 || (whole && cov > l4_len)))
+		return false;
+	return (hdr[6] | hdr[7]) != 0;
+}
+
+/**
  * Is @p k the key of an ICMP query or reply of its family (an ICMP key
  * whose dport holds a type fc_icmp_has_id() accepts)? Such keys hold the
  * identifier in sport and type << 8 | code in dport, as Linux's ICMP
@@ -505,10 +529,10 @@ fc_key_icmp_query(const struct fc_key *k)
  * Parse one frame held in a flat buffer. Never reads outside
  * [data, data + len). Ethernet, up to FC_PARSE_MAX_VLAN 802.1Q/802.1ad tags,
  * IPv4 with options, IPv6 with hop-by-hop, routing, destination-options and
- * fragment headers, then TCP, UDP, SCTP, ICMP, ICMPv6. Other IP protocols
+ * fragment headers, then TCP, UDP, UDP-Lite, SCTP, DCCP, ICMP, ICMPv6. Other IP protocols
  * parse with ports 0.
  *
- * Ports: TCP/UDP/UDP-Lite/SCTP ports. ICMP/ICMPv6, as Linux conntrack's
+ * Ports: TCP/UDP/UDP-Lite/SCTP/DCCP ports. ICMP/ICMPv6, as Linux conntrack's
  * ICMP tuple (id, type, code): dport = type << 8 | code (the message's
  * first two bytes) for every type; sport = the identifier for queries and
  * their replies (fc_icmp_has_id(): echo; ICMPv4 timestamp, information,

@@ -52,6 +52,13 @@ extern "C" {
 #define FC_INTEREST_TCP_WIN 0x0010
 /** TCP segments that carry payload (a connection helper reads them). */
 #define FC_INTEREST_TCP_DATA 0x0020
+/**
+ * Not a packet selector: the fast path checks each UDP-Lite datagram's
+ * coverage and checksum fields (fc_udplite_ok()) and upcalls the ones that
+ * fail, which conntrack finds invalid as Linux does for every packet of a
+ * connection, not only the ones it sees on the slow path.
+ */
+#define FC_INTEREST_UDPLITE 0x0040
 #define FC_INTEREST_ALL 0x8000
 
 /** Action flags. */

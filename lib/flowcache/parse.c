@@ -65,6 +65,7 @@
 #define PROTO_FRAGMENT 44
 #define PROTO_ICMPV6   58
 #define PROTO_DSTOPTS  60
+#define PROTO_DCCP     33
 #define PROTO_SCTP     132
 #define PROTO_UDPLITE  136
 
@@ -77,6 +78,7 @@
 #define TCP_OPT_MAX 40 /* option bytes after the fixed header: data offset 15 */
 #define UDP_HLEN  8
 #define SCTP_HLEN 12
+#define DCCP_HLEN 12 /* the generic header (RFC 4340 5.1), short sequence numbers */
 #define ICMP_HLEN 8 /* type, code, checksum, 4 bytes (identifier, sequence) */
 
 /* TCP flags and options. */
@@ -308,6 +310,13 @@ parse_l4(const uint8_t *p, uint32_t off, uint32_t end, uint32_t lim, uint8_t pro
 	case PROTO_SCTP:
 		if (unlikely(off + SCTP_HLEN > lim))
 			return short_hdr(off + SCTP_HLEN, end, FC_PARSE_ERR_TRUNC_SCTP);
+		*sport = ld16(p + off);
+		*dport = ld16(p + off + 2);
+		return FC_PARSE_OK;
+	case PROTO_DCCP:
+		/* Ports as Linux's DCCP tracker keys them (xt_dccp reads them so too). */
+		if (unlikely(off + DCCP_HLEN > lim))
+			return short_hdr(off + DCCP_HLEN, end, FC_PARSE_ERR_TRUNC_DCCP);
 		*sport = ld16(p + off);
 		*dport = ld16(p + off + 2);
 		return FC_PARSE_OK;

@@ -448,7 +448,8 @@ proto_has_ports(const struct rule *r)
 {
 	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
 	       (r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
-		       r->proto == RULE_PROTO_SCTP || r->proto == RULE_PROTO_UDPLITE);
+		       r->proto == RULE_PROTO_SCTP || r->proto == RULE_PROTO_UDPLITE ||
+		       r->proto == RULE_PROTO_DCCP);
 }
 
 static int
@@ -546,7 +547,7 @@ rule_check_msg(const struct rule *r, const char **msg)
 	}
 	if (r->match & (RULE_M_SPORT | RULE_M_DPORT)) {
 		if (!proto_has_ports(r)) {
-			*msg = "port match needs proto tcp, udp, udplite or sctp";
+			*msg = "port match needs proto tcp, udp, udplite, sctp or dccp";
 			return -EINVAL;
 		}
 		if (((r->match & RULE_M_SPORT) && !ports_valid(&r->sport)) ||

@@ -69,11 +69,10 @@ rule_ipt_proto_ports(const struct rule *r)
 {
 	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
 	       (r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
-		       r->proto == RULE_PROTO_SCTP);
+		       r->proto == RULE_PROTO_SCTP || r->proto == RULE_PROTO_DCCP);
 }
 
-/* Protocols -m multiport takes (xt_multiport also takes DCCP, whose ports
- * gufc's flow key does not hold: refused below with the reason). */
+/* Protocols -m multiport takes (as xt_multiport: UDP-Lite too). */
 static bool
 multiport_proto(const struct rule *r)
 {
@@ -84,7 +83,11 @@ multiport_proto(const struct rule *r)
 static uint8_t
 mod_proto(uint8_t mod)
 {
-	return mod == MOD_TCP ? RULE_PROTO_TCP : mod == MOD_UDP ? RULE_PROTO_UDP : RULE_PROTO_SCTP;
+	if (mod == MOD_TCP)
+		return RULE_PROTO_TCP;
+	if (mod == MOD_UDP)
+		return RULE_PROTO_UDP;
+	return mod == MOD_DCCP ? RULE_PROTO_DCCP : RULE_PROTO_SCTP;
 }
 
 int
@@ -284,12 +287,7 @@ rule_ipt_finish(struct ipt *p, struct ipt_rl *rl)
 		(!rule_ipt_proto_ports(&rl->r) || rl->r.proto != mod_proto(rl->pmod)))
 		return rule_ipt_err(p, rl->pmod_at, "protocol match needs the same -p protocol");
 	if (rl->multi_at != NULL && !multiport_proto(&rl->r))
-		return rule_ipt_err(p, rl->multi_at,
-			(rl->r.match & RULE_M_PROTO) && !(rl->r.neg & RULE_M_PROTO) &&
-					rl->r.proto == 33
-				? "DCCP is matched by protocol only: gufc's flow key has no DCCP "
-				  "ports"
-				: "multiport needs -p tcp, udp, udplite or sctp");
+		return rule_ipt_err(p, rl->multi_at, "multiport needs -p tcp, udp, udplite, sctp or dccp");
 	if (rl->target == NULL)
 		rl->r.action = RULE_ACT_COUNT; /* no target: counts packets, decides nothing */
 	if ((rl->r.action == RULE_ACT_SNAT || rl->r.action == RULE_ACT_DNAT ||
@@ -300,7 +298,7 @@ rule_ipt_finish(struct ipt *p, struct ipt_rl *rl)
 			: rl->r.action == RULE_ACT_DNAT ? "DNAT needs --to-destination"
 							: "NETMAP needs --to");
 	if (rl->r.nat.port_min != 0 && !rule_ipt_proto_ports(&rl->r))
-		return rule_ipt_err(p, rl->target, "NAT ports need -p tcp, udp or sctp");
+		return rule_ipt_err(p, rl->target, "NAT ports need -p tcp, udp, sctp or dccp");
 	rc = rule_ctstate(p, rl);
 	if (rc < 0)
 		return rc;

@@ -29,7 +29,6 @@ static const struct {
 	{"connlabel", "gufc's connections carry no labels, only a mark (-m connlabel; use -m connmark)"},
 	{"rateest", "gufc has no rate estimators: -j RATEEST is refused too (-m rateest; use -m limit or hashlimit)"},
 	{"realm", "gufc's routes have no realms (-m realm)"},
-	{"dccp", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (-m dccp; use -p dccp)"},
 	{"cpu", "the CPU that handles a packet is not a rule input: an lcore takes a flow by RSS (-m cpu)"},
 };
 

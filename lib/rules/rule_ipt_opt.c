@@ -136,6 +136,7 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 		{"tcp", MOD_TCP, RULE_XM_TCP},
 		{"udp", MOD_UDP, RULE_X_NONE},
 		{"sctp", MOD_SCTP, RULE_XM_SCTP},
+		{"dccp", MOD_DCCP, RULE_X_NONE},
 		{"multiport", MOD_MULTIPORT, RULE_X_NONE},
 		{"conntrack", MOD_CONNTRACK, RULE_XM_CONNTRACK},
 		{"state", MOD_STATE, RULE_X_NONE},
@@ -168,7 +169,7 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 			return rc;
 		rl->cur_x = rc;
 	}
-	if (mod == MOD_TCP || mod == MOD_UDP || mod == MOD_SCTP) {
+	if (mod == MOD_TCP || mod == MOD_UDP || mod == MOD_SCTP || mod == MOD_DCCP) {
 		if (rl->pmod != MOD_NONE && rl->pmod != mod)
 			return rule_ipt_err(p, v, "conflicting protocol matches");
 		if (rl->pmod == MOD_NONE) {
@@ -281,23 +282,21 @@ pm_add(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *opt, const struct
 	return 0;
 }
 
-/* Why -p dccp takes no ports, types or options. */
-#define DCCP_MSG \
-	"DCCP is matched by protocol only: gufc's flow key has no DCCP ports (use -p dccp alone)"
+/* Why -m dccp takes ports only. */
+#define DCCP_MSG "DCCP types and options are not matched: gufc reads DCCP ports only"
 
-/* --sport / --dport: the tcp/udp/sctp match, loaded by -m or implicitly by -p. */
+/* --sport / --dport: the tcp/udp/sctp/dccp match, loaded by -m or implicitly by -p. */
 static int
 opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct lex_tok *v,
 	unsigned int id, bool neg)
 {
 	if (rl->pmod == MOD_NONE) {
 		if (!rule_ipt_proto_ports(&rl->r))
-			return rule_ipt_err(p, o, rl->r.proto == 33 && (rl->r.match & RULE_M_PROTO)
-							  ? DCCP_MSG
-							  : "port match needs -p tcp, udp or sctp");
-		rl->pmod = rl->r.proto == RULE_PROTO_TCP   ? MOD_TCP
-			   : rl->r.proto == RULE_PROTO_UDP ? MOD_UDP
-							   : MOD_SCTP;
+			return rule_ipt_err(p, o, "port match needs -p tcp, udp, sctp or dccp");
+		rl->pmod = rl->r.proto == RULE_PROTO_TCP    ? MOD_TCP
+			   : rl->r.proto == RULE_PROTO_UDP  ? MOD_UDP
+			   : rl->r.proto == RULE_PROTO_DCCP ? MOD_DCCP
+							    : MOD_SCTP;
 		rl->pmod_at = o;
 		/* Loaded here, as iptables loads it: after the matches written so far. */
 		rl->pmod_xi = rl->r.n_xm;
@@ -305,7 +304,7 @@ opt_port(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const struct
 	if (rl->pmod_seen & (1u << id))
 		return rule_ipt_err(p, o, "option given twice");
 	rl->pmod_seen |= 1u << id;
-	if (rl->cur == MOD_TCP || rl->cur == MOD_UDP || rl->cur == MOD_SCTP)
+	if (rl->cur == MOD_TCP || rl->cur == MOD_UDP || rl->cur == MOD_SCTP || rl->cur == MOD_DCCP)
 		rl->cur_used = true;
 	return pm_add(p, rl, o, v, id == O_SPORT ? PM_SRC : PM_DST, neg, false);
 }
@@ -489,7 +488,8 @@ opt_ext(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 			if (oi >= 0)
 				return opt_apply(p, rl, role, kinds[role], oi, i, neg);
 		}
-	if ((rl->r.match & RULE_M_PROTO) && rl->r.proto == 33 && strncmp(o->s, "--dccp-", 7) == 0)
+	if ((rl->pmod == MOD_DCCP || ((rl->r.match & RULE_M_PROTO) && rl->r.proto == RULE_PROTO_DCCP)) &&
+		strncmp(o->s, "--dccp-", 7) == 0)
 		return rule_ipt_err(p, o, DCCP_MSG);
 	for (size_t k = 0; k < RTE_DIM(ipt_refused); k++)
 		if (strcmp(ipt_refused[k].name, o->s) == 0)

@@ -19,6 +19,7 @@ enum ipt_mod {
 	MOD_TCP,
 	MOD_UDP,
 	MOD_SCTP,
+	MOD_DCCP,
 	MOD_MULTIPORT,
 	MOD_CONNTRACK,
 	MOD_STATE,
@@ -69,7 +70,7 @@ struct ipt_rl {
 	const struct lex_tok *target; /**< -j/-g value, NULL if none */
 	unsigned int tkind;	      /**< target kind whose options follow, RULE_X_NONE */
 	struct rule_x natx;	      /**< NAT targets: options given (values in r.nat) */
-	uint8_t pmod;		      /**< MOD_TCP/UDP/SCTP loaded (explicitly or not) */
+	uint8_t pmod;		      /**< MOD_TCP/UDP/SCTP/DCCP loaded (explicitly or not) */
 	const struct lex_tok *pmod_at;
 	uint8_t pmod_xi;	/**< extension matches before it (-m, or the implicit load) */
 	uint8_t multi_xi;	/**< extension matches before the last -m multiport */

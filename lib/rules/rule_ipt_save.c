@@ -167,6 +167,7 @@ buf_ports(struct rule_buf *b, const struct rule *r, const struct chunks *sp,
 	const char *mod = r->proto == RULE_PROTO_TCP	? "tcp"
 			  : r->proto == RULE_PROTO_UDP	? "udp"
 			  : r->proto == RULE_PROTO_SCTP ? "sctp"
+			  : r->proto == RULE_PROTO_DCCP ? "dccp"
 							: NULL;
 	/*
 	 * Source and destination ports in two places of the order: the later

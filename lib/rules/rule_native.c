@@ -456,7 +456,8 @@ has_port_proto(const struct rule *r)
 {
 	return (r->match & RULE_M_PROTO) && !(r->neg & RULE_M_PROTO) &&
 	       (r->proto == RULE_PROTO_TCP || r->proto == RULE_PROTO_UDP ||
-		       r->proto == RULE_PROTO_SCTP || r->proto == RULE_PROTO_UDPLITE);
+		       r->proto == RULE_PROTO_SCTP || r->proto == RULE_PROTO_UDPLITE ||
+		       r->proto == RULE_PROTO_DCCP);
 }
 
 int
@@ -520,7 +521,7 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 		!(seen & (1u << F_TO)))
 		return rule_perr(p, a, "missing 'to'");
 	if (port_kw != NULL && !has_port_proto(r))
-		return rule_perr(p, port_kw, "port match needs proto tcp, udp, udplite or sctp");
+		return rule_perr(p, port_kw, "port match needs proto tcp, udp, udplite, sctp or dccp");
 	for (unsigned int i = 0; i < r->n_xm; i++)
 		rule_x_finish(r, &r->xm[i]);
 	/* A port match written after a meter (or recent, ...) is checked after it, as Linux. */

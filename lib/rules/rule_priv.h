@@ -16,6 +16,7 @@
 #define RULE_PROTO_TCP	6
 #define RULE_PROTO_UDP	17
 #define RULE_PROTO_SCTP 132
+#define RULE_PROTO_DCCP 33
 #define RULE_PROTO_UDPLITE 136
 
 /** One table: its chains, built-in chains first, then user chains in creation order. */

@@ -179,6 +179,7 @@ l4_min(uint8_t family, uint8_t proto)
 	case 136: /* UDP-Lite: ports as UDP */
 		return 8;
 	case 132:
+	case 33: /* DCCP: the generic header */
 		return 12;
 	case 1:
 		return family == FC_AF_INET4 ? 8 : 0;

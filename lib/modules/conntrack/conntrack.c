@@ -227,6 +227,14 @@ mod_ct_interest(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,
 		ct_tcp_interest(cfg, c, interest);
 		return;
 	}
+	/*
+	 * UDP-Lite: a datagram whose header conntrack would find invalid, in
+	 * either direction (the fast path checks each one).
+	 */
+	if (proto == PROTO_UDPLITE) {
+		interest[MOD_CT_DIR_ORIG] = FC_INTEREST_UDPLITE;
+		interest[MOD_CT_DIR_REPLY] = FC_INTEREST_UDPLITE;
+	}
 	/* Only the first reply changes anything. */
 	if (!(c->flags & MOD_CT_C_REPLIED))
 		interest[MOD_CT_DIR_REPLY] = FC_INTEREST_ALL;
@@ -295,22 +303,83 @@ icmp_is_reply(uint8_t family, uint8_t type)
 }
 
 /*
- * A UDP-Lite header Linux's conntrack accepts: checksum coverage 0 (the
- * whole datagram) or 8 up to the datagram's length, and a checksum (it is
- * mandatory). The checksum's value is not verified, as for UDP. A first
- * fragment's coverage may reach into later fragments.
+ * A UDP-Lite header Linux's conntrack accepts (fc_udplite_ok()): checksum
+ * coverage 0 (the whole datagram) or 8 up to the datagram's length, and a
+ * checksum (it is mandatory). The checksum's value is not verified, as for
+ * UDP. A first fragment's coverage may reach into later fragments.
  */
 static bool
 udplite_ok(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len)
 {
-	uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len, cov;
+	uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len;
 
 	if (frame == NULL || l4 == 0 || l4 + 8 > frame_len || l4 + 8 > end)
 		return true; /* the parser saw the header: nothing to judge here */
-	cov = (uint32_t)frame[l4 + 4] << 8 | frame[l4 + 5];
-	if (cov != 0 && (cov < 8 || (pkt->frag == FC_FRAG_NONE && cov > end - l4)))
-		return false;
-	return frame[l4 + 6] != 0 || frame[l4 + 7] != 0;
+	return fc_udplite_ok(frame + l4, end - l4, pkt->frag == FC_FRAG_NONE);
+}
+
+/* SCTP chunk types (RFC 9260 3.2) that Linux's SCTP tracker looks at. */
+#define SCTP_CID_INIT 1
+#define SCTP_CID_INIT_ACK 2
+#define SCTP_CID_ABORT 6
+#define SCTP_CID_COOKIE_ECHO 10
+#define SCTP_CID_COOKIE_ACK 11
+#define SCTP_CID_SHUTDOWN_COMPLETE 14
+
+/*
+ * Does a chunk of @p type move an SCTP connection out of Linux's NONE state
+ * (sctp_new_state(): INIT up to SHUTDOWN COMPLETE, 1-14 but for SACK (3),
+ * ECNE (12) and CWR (13))? DATA and every other chunk leave it in NONE:
+ * such a packet starts no connection.
+ */
+static bool
+sctp_chunk_moves(uint8_t type)
+{
+	return type >= SCTP_CID_INIT && type <= SCTP_CID_SHUTDOWN_COMPLETE && type != 3 &&
+	       type != 12 && type != 13;
+}
+
+/*
+ * May an SCTP packet start a connection, as Linux's SCTP tracker decides
+ * for a packet of no connection (do_basic_checks(), then sctp_new())?
+ * Every chunk has a length; INIT, INIT ACK and SHUTDOWN COMPLETE come
+ * alone, COOKIE ECHO and COOKIE ACK first; no ABORT, SHUTDOWN COMPLETE or
+ * COOKIE ACK (an out-of-the-blue packet's, Sec 8.4); each chunk one that
+ * moves the NONE state; an INIT's verification tag 0 and its header there.
+ * Chunks are read up to the datagram's end within @p frame_len (a first
+ * fragment: its own). A packet without chunks passes, as in Linux.
+ */
+static bool
+sctp_start_ok(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len)
+{
+	uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len, off, clen;
+	bool alone = false;
+	uint8_t type;
+
+	if (frame == NULL || l4 == 0 || l4 + 12 > frame_len)
+		return true; /* the parser saw the common header: nothing more to judge */
+	if (end > frame_len)
+		end = frame_len;
+	for (off = l4 + 12; off + 4 <= end; off += (clen + 3) & ~3u) {
+		type = frame[off];
+		clen = (uint32_t)frame[off + 2] << 8 | frame[off + 3];
+		if (clen == 0 || alone)
+			return false;
+		if (type == SCTP_CID_INIT || type == SCTP_CID_INIT_ACK ||
+			type == SCTP_CID_SHUTDOWN_COMPLETE)
+			alone = true;
+		if (off != l4 + 12 && (alone || type == SCTP_CID_COOKIE_ECHO ||
+					      type == SCTP_CID_COOKIE_ACK))
+			return false;
+		if (type == SCTP_CID_ABORT || type == SCTP_CID_SHUTDOWN_COMPLETE ||
+			type == SCTP_CID_COOKIE_ACK || !sctp_chunk_moves(type))
+			return false;
+		if (type == SCTP_CID_INIT &&
+			((frame[l4 + 4] | frame[l4 + 5] | frame[l4 + 6] | frame[l4 + 7]) != 0 ||
+				off + 4 + 16 > end))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -375,7 +444,10 @@ mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t
 				why = MOD_CT_WHY_ICMP;
 			break;
 		default:
-			state = MOD_CT_S_OPEN;
+			if (proto == PROTO_SCTP && !sctp_start_ok(pkt, frame, frame_len))
+				why = MOD_CT_WHY_SCTP;
+			else
+				state = MOD_CT_S_OPEN;
 			break;
 		}
 	}
@@ -716,6 +788,7 @@ quoted_l4(const uint8_t *p, uint32_t off, uint32_t end, uint8_t proto, uint8_t f
 	case PROTO_UDP:
 	case PROTO_UDPLITE:
 	case PROTO_SCTP:
+	case PROTO_DCCP:
 		if (end - off < QUOTED_L4_LEN)
 			return -EINVAL;
 		*sport = rd16(p + off);

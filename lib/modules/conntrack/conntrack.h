@@ -285,7 +285,8 @@ struct mod_ct_cfg {
 	X(ACK, "ack_over_sent") \
 	X(RST, "rst_out_of_window") \
 	X(ICMP, "icmp") \
-	X(UDPLITE, "udplite")
+	X(UDPLITE, "udplite") \
+	X(SCTP, "sctp")
 
 /** Why a packet is INVALID. */
 enum mod_ct_why {
@@ -374,7 +375,11 @@ int mod_ct_conn_unpack(uint8_t b, struct mod_ct_conn *c);
  * ACK in strict mode) is INVALID and creates nothing. UDP and other
  * protocols: every packet does, but a UDP-Lite packet with a checksum
  * coverage of 1-7 or past the datagram, or no checksum, is INVALID
- * (MOD_CT_WHY_UDPLITE; read from @p frame). ICMP and ICMPv6: echo requests
+ * (MOD_CT_WHY_UDPLITE; read from @p frame), and an SCTP packet Linux's
+ * SCTP tracker would not start a connection with (MOD_CT_WHY_SCTP: a DATA
+ * or SACK chunk, ABORT, COOKIE ACK, SHUTDOWN COMPLETE, an INIT with a
+ * verification tag or with other chunks, a chunk of length 0; read from
+ * @p frame) is INVALID. ICMP and ICMPv6: echo requests
  * (and v4 timestamp/information/address-mask requests, v6 node information
  * queries) do; their replies and errors are INVALID (call
  * mod_ct_icmp_inner_key() first to find RELATED errors); ICMPv6 neighbour
@@ -469,7 +474,9 @@ uint32_t mod_ct_timeout(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t pr
  * after the first reply until the connection is assured; else, both
  * windows known or the connection liberal (be_liberal, a pickup),
  * FC_INTEREST_TCP_WIN. Other protocols want every reply packet until the
- * first, then nothing. NONE: nothing.
+ * first, then nothing; UDP-Lite besides, in both directions, the datagrams
+ * whose header fails fc_udplite_ok() (FC_INTEREST_UDPLITE: the fast path
+ * checks each one), invalid as Linux finds every such packet. NONE: nothing.
  *
  * @param cfg       configuration
  * @param family    as mod_ct_timeout()

@@ -26,6 +26,7 @@
 #define PROTO_TCP    6
 #define PROTO_UDP    17
 #define PROTO_ICMPV6 58
+#define PROTO_DCCP   33
 #define PROTO_SCTP   132
 #define PROTO_UDPLITE 136
 

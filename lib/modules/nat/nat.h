@@ -156,10 +156,11 @@ struct mod_nat_target_stats {
 #define MOD_NAT_L4_CSUM 4 /**< ICMPv6 non-echo: pseudo-header change only, checksum at 2 */
 #define MOD_NAT_L4_SCTP 5 /**< ports changed: CRC32c recomputed (addresses are not covered) */
 #define MOD_NAT_L4_UDPLITE 6 /**< ports, checksum at 6 (always present: the coverage includes both) */
+#define MOD_NAT_L4_DCCP 7 /**< ports, checksum at 6 (it always covers the header and pseudo-header) */
 
 /** struct mod_nat_rewrite::fast: the rewrite mod_nat_apply() does in line. */
 #define MOD_NAT_FAST_NONE 0 /**< none: ICMP, SCTP, other protocols (mod_nat_apply_rest()) */
-#define MOD_NAT_FAST_PORTS 1 /**< TCP, UDP-Lite: addresses, both ports, both checksums */
+#define MOD_NAT_FAST_PORTS 1 /**< TCP, UDP-Lite, DCCP: addresses, both ports, both checksums */
 #define MOD_NAT_FAST_UDP 2   /**< UDP: as MOD_NAT_FAST_PORTS, a checksum of 0 (none) stays 0 */
 
 /**
@@ -257,7 +258,7 @@ void mod_nat_free(struct mod_nat *nat);
  *  - Without SNAT/MASQUERADE the source is kept, unless that clashes with
  *    an existing binding: then its port is remapped as above (like Linux).
  *  - Other protocols (ports 0) get addresses only; a clash cannot be
- *    resolved and counts as exhaustion. DCCP and UDP-Lite are refused.
+ *    resolved and counts as exhaustion.
  *
  * @param nat        the table
  * @param orig       the connection's key as parsed (local bits set)
@@ -268,7 +269,7 @@ void mod_nat_free(struct mod_nat *nat);
  * @param res        receives the binding
  * @return 0; -EINVAL (NULL argument, nothing to do, a target of another
  *   family or with min > max, @p snat without address and no @p masq_addr),
- *   -EPROTONOSUPPORT (DCCP, UDP-Lite), -ENOBUFS (all bindings in use,
+ *   -ENOBUFS (all bindings in use,
  *   counted in table_full), -ENOSPC (no free tuple within max_probes,
  *   counted in exhausted and in the target's counters).
  * Context: rules lcore only.

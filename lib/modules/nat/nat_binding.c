@@ -547,8 +547,6 @@ static int
 bind_check(const struct fc_key *orig, const struct rule_nat *dnat, const struct rule_nat *snat,
 	const uint8_t *masq_addr, bool null_ok)
 {
-	uint8_t proto;
-
 	if (orig->family != FC_AF_INET4 && orig->family != FC_AF_INET6)
 		return -EINVAL;
 	if (dnat == NULL && snat == NULL && masq_addr == NULL && !null_ok)
@@ -557,9 +555,6 @@ bind_check(const struct fc_key *orig, const struct rule_nat *dnat, const struct 
 		return -EINVAL;
 	if (snat != NULL && !target_valid(snat, orig->family, masq_addr == NULL))
 		return -EINVAL;
-	proto = fc_key_proto(orig);
-	if (proto == PROTO_DCCP)
-		return -EPROTONOSUPPORT;
 	return 0;
 }
 

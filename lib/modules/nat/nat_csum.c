@@ -110,6 +110,14 @@ nat_slot_fill(struct mod_nat_rewrite *rw, const struct fc_key *from, const struc
 		rw->l4_min = 8;
 		rw->fast = MOD_NAT_FAST_PORTS;
 		break;
+	case PROTO_DCCP:
+		/* As Linux's DCCP NAT: ports, and the checksum, which covers the
+		 * pseudo-header and the generic header whatever its coverage. */
+		rw->l4 = MOD_NAT_L4_DCCP;
+		rw->csum_off = 6;
+		rw->l4_min = 12;
+		rw->fast = MOD_NAT_FAST_PORTS;
+		break;
 	case PROTO_SCTP:
 		/* CRC32c does not cover the addresses: only port changes matter */
 		if (fs != ts || fd != td) {
@@ -182,7 +190,7 @@ mod_nat_apply_rest(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 		memcpy(l4 + 2, &rw->dport, 2);
 		mod_nat_sctp_csum(l4, pkt->ip_len - l4_rel);
 		return 0;
-	default: /* TCP, UDP, UDP-Lite (a fast slot of a packet cut short: refused above) */
+	default: /* TCP, UDP, UDP-Lite, DCCP (a fast slot of a packet cut short: refused above) */
 		memcpy(l4, &rw->sport, 2);
 		memcpy(l4 + 2, &rw->dport, 2);
 		break;

@@ -141,7 +141,8 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 		echo = false;
 	}
 	ports = ports && (in_proto == PROTO_TCP || in_proto == PROTO_UDP ||
-				 in_proto == PROTO_UDPLITE || in_proto == PROTO_SCTP) &&
+				 in_proto == PROTO_UDPLITE || in_proto == PROTO_SCTP ||
+				 in_proto == PROTO_DCCP) &&
 		in_l4 + 4 <= in_end;
 
 	/*
@@ -170,7 +171,8 @@ mod_nat_icmp_error(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 			csum_update(l3 + in_l4 + 16, old, new, so + 4, false);
 		else if (in_proto == PROTO_UDP && in_l4 + 8 <= in_end)
 			csum_update(l3 + in_l4 + 6, old, new, so + 4, v4);
-		else if (in_proto == PROTO_UDPLITE && in_l4 + 8 <= in_end)
+		else if ((in_proto == PROTO_UDPLITE || in_proto == PROTO_DCCP) &&
+			 in_l4 + 8 <= in_end)
 			csum_update(l3 + in_l4 + 6, old, new, so + 4, false);
 		/* SCTP: its CRC covers the whole quoted packet, which is cut. */
 	} else if (echo) {

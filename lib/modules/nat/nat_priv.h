@@ -123,7 +123,7 @@ static inline bool
 nat_proto_has_ports(uint8_t proto)
 {
 	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_UDPLITE ||
-	       proto == PROTO_SCTP;
+	       proto == PROTO_SCTP || proto == PROTO_DCCP;
 }
 
 /* nat_index.c: seeded hashes and the tuple indexes (local bits aside). */

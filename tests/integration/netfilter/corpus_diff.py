@@ -115,12 +115,13 @@ ICMP6_NAMES = {
     "neighbor-solicitation": (135, None), "neighbour-advertisement": (136, None),
     "neighbor-advertisement": (136, None), "redirect": (137, None),
 }
-# Protocols whose packets carry ports (UDP-Lite's as UDP's).
-PORTED = (6, 17, 132, 136)
+# Protocols whose packets carry ports (UDP-Lite's as UDP's; DCCP's as
+# the oracle builds them: a DCCP-Request).
+PORTED = (6, 17, 132, 136, 33)
 
 PROTO_NUM = {"tcp": 6, "udp": 17, "icmp": 1, "icmpv6": 58, "ipv6-icmp": 58, "sctp": 132,
              "esp": 50, "ah": 51, "gre": 47, "igmp": 2, "vrrp": 112, "ospf": 89,
-             "udplite": 136, "mh": 135, "ipv6-mh": 135, "ipip": 4, "ipv6": 41,
+             "udplite": 136, "dccp": 33, "mh": 135, "ipv6-mh": 135, "ipip": 4, "ipv6": 41,
              "ipcomp": 108, "pim": 103, "l2tp": 115}
 
 
@@ -443,8 +444,8 @@ class PacketList:
             self.keys.add(key)
         ep = (lambda a, p: ("[%s]" % a if fam == 6 else str(a)) +
               ("" if p is None else ":%d" % p))
-        name = {6: "tcp", 17: "udp", 132: "sctp", 136: "udplite", 1: "icmp", 58: "icmpv6"}.get(
-            proto, "proto %d" % proto)
+        name = {6: "tcp", 17: "udp", 132: "sctp", 136: "udplite", 33: "dccp", 1: "icmp",
+                58: "icmpv6"}.get(proto, "proto %d" % proto)
         if proto in PORTED:
             text = "%s %s -> %s" % (name, ep(src, sport), ep(dst, dport))
         else:
@@ -537,7 +538,20 @@ def derive_packets(nfo, tables, family, count, seed):
                 pl.add(136, d["left2"], loc[0], fresh_sport(), p)
             pl.add(136, d["left"], d["right"], fresh_sport(), 53, "cov=4000")
             pl.add(136, d["left2"], loc[0], fresh_sport(), 53, "cov=4000")
-        elif proto not in (1, 6, 17, 58, 132):
+        elif proto in (33, 132):
+            # DCCP and SCTP: the port edges, forwarded and local.
+            for p in ports:
+                pl.add(proto, d["left"], d["right"], fresh_sport(), p)
+                pl.add(proto, d["left2"], loc[0], fresh_sport(), p)
+            if proto == 132:
+                # Packets Linux's SCTP tracker starts nothing with (INVALID):
+                # DATA, ABORT, an INIT with a verification tag; and one it
+                # does start with (HEARTBEAT).
+                for p in ports[:3]:
+                    for extra in ("chunk=0 vtag=7", "chunk=6 vtag=7", "vtag=7",
+                                  "chunk=4 vtag=7"):
+                        pl.add(132, d["left"], d["right"], fresh_sport(), p, extra)
+        elif proto not in (1, 6, 17, 58):
             pl.add(proto, d["left"], d["right"])
             pl.add(proto, d["left2"], loc[0])
             pl.add(proto, loc[0], d["right2"])

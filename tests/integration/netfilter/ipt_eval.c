@@ -378,7 +378,7 @@ out:
 static bool
 proto_has_ports(uint8_t p)
 {
-	return p == 6 || p == 17 || p == 132 || p == 136;
+	return p == 6 || p == 17 || p == 132 || p == 136 || p == 33;
 }
 
 static bool
@@ -536,8 +536,8 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 		static const struct {
 			const char *name;
 			uint8_t num;
-		} names[] = {{"tcp", 6}, {"udp", 17}, {"sctp", 132}, {"udplite", 136}, {"icmp", 1},
-			{"icmpv6", 58}};
+		} names[] = {{"tcp", 6}, {"udp", 17}, {"sctp", 132}, {"udplite", 136}, {"dccp", 33},
+			{"icmp", 1}, {"icmpv6", 58}};
 		size_t j;
 
 		for (j = 0; j < RTE_DIM(names); j++)
@@ -588,6 +588,14 @@ packet_parse(char *line, const char *path, unsigned int lineno, struct pkt *p)
 			if (eq[1] == '\0' || *end != '\0' || v > 65535)
 				goto bad;
 			p->cov = (int)v;
+			continue;
+		}
+		/* An SCTP packet's chunk type and verification tag are conntrack's
+		 * (a packet that starts nothing): the evaluator asks with NEW. */
+		if ((strcmp(w[i], "chunk") == 0 || strcmp(w[i], "vtag") == 0) && p->proto == 132) {
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == '\0' || *end != '\0' || v > UINT32_MAX)
+				goto bad;
 			continue;
 		}
 		if (strcmp(w[i], "cpi") == 0 && p->proto == 108) {
@@ -769,6 +777,9 @@ ip_len(const struct pkt *p)
 	case 132:
 		l4 = 32;
 		break;
+	case 33: /* a DCCP-Request: 16-byte generic header, service code */
+		l4 = 20 + 8;
+		break;
 	case 1:
 	case 58:
 		l4 = 16;
@@ -878,6 +889,14 @@ datagram_build(const struct pkt *p, uint8_t *b, size_t cap)
 			put16(b + l4 + 2, (unsigned int)p->cpi);
 			l4 += 4;
 		}
+		break;
+	case 33:
+		put16(b + l4, p->sport);
+		put16(b + l4 + 2, p->dport);
+		b[l4 + 4] = 5;
+		b[l4 + 8] = 0x01; /* Request, X=1 */
+		put16(b + l4 + 14, p->n & 0xffff);
+		l4 += 20;
 		break;
 	default:
 		break;

@@ -754,6 +754,49 @@ test_icmp_wrong_family(void **state)
 	assert_int_equal(p.icmp_type, 0);
 }
 
+/*
+ * DCCP: ports in the key, as Linux's DCCP tracker keys them; the generic
+ * header (12 bytes) must be there, whatever its type and data offset.
+ */
+static void
+test_dccp(void **state)
+{
+	/* A Request: ports 1234 -> 5678, data offset 5, X=1 (type 0). */
+	static const uint8_t req[20] = {0x04, 0xd2, 0x16, 0x2e, 0x05, 0x00, 0x12, 0x34, 0x00, 0x01};
+	uint8_t f[FRAME_MAX];
+	struct fc_pkt p;
+	struct pb b;
+	uint32_t len;
+
+	(void)state;
+	pb_init(&b, f, sizeof(f));
+	l2(&b, 0);
+	ip4(&b);
+	pb_l4_raw(&b, 33, req, sizeof(req));
+	pb_payload(&b, NULL, 8);
+	len = finish(&b);
+	assert_int_equal(parse(f, len, &p), FC_PARSE_OK);
+	check_v4(&p, 33, 1234, 5678);
+	assert_int_equal(p.l4_off, 34);
+	assert_int_equal(p.tcp_flags, 0);
+
+	pb_init(&b, f, sizeof(f));
+	l2(&b, 0);
+	ip6(&b);
+	pb_l4_raw(&b, 33, req, 12);
+	len = finish(&b);
+	assert_int_equal(parse(f, len, &p), FC_PARSE_OK);
+	check_v6(&p, 33, 1234, 5678);
+
+	/* the generic header cut by the datagram's end */
+	pb_init(&b, f, sizeof(f));
+	l2(&b, 0);
+	ip4(&b);
+	pb_l4_raw(&b, 33, req, 11);
+	len = finish(&b);
+	assert_int_equal(parse(f, len, &p), FC_PARSE_ERR_TRUNC_DCCP);
+}
+
 /* UDP-Lite: ports as UDP; its length field is the coverage, never checked here. */
 static void
 test_udplite(void **state)
@@ -2086,6 +2129,7 @@ main(void)
 		cmocka_unit_test(test_sctp),
 		cmocka_unit_test(test_icmp),
 		cmocka_unit_test(test_udplite),
+		cmocka_unit_test(test_dccp),
 		cmocka_unit_test(test_icmp6),
 		cmocka_unit_test(test_icmp_wrong_family),
 		cmocka_unit_test(test_unknown_proto),

@@ -341,6 +341,85 @@ test_icmp_queries(void **state)
 	}
 }
 
+/* An IPv4 SCTP frame: verification tag @p vtag, then @p n bytes of chunks @p ch. */
+static struct fc_pkt
+sctp_pkt(uint32_t vtag, const uint8_t *ch, uint32_t n, uint8_t *f, uint32_t *len)
+{
+	struct pb_ipv4 ip = {.src = 0xc0000201, .dst = 0xc6336407};
+	struct fc_pkt p;
+	struct pb b;
+	int k;
+
+	pb_init(&b, f, FRAME_MAX);
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_sctp(&b, 5000, 36412, vtag);
+	pb_payload(&b, ch, n);
+	k = pb_finish(&b);
+	assert_true(k > 0);
+	*len = (uint32_t)k;
+	assert_int_equal(fc_parse(f, *len, &p), FC_PARSE_OK);
+	return p;
+}
+
+/*
+ * SCTP: a packet of no connection starts one only as Linux's SCTP tracker
+ * lets it (an INIT alone with verification tag 0, a HEARTBEAT, COOKIE ECHO
+ * first, ...); DATA, ABORT, COOKIE ACK, SHUTDOWN COMPLETE, an INIT with a
+ * tag or other chunks, a chunk of length 0 are INVALID.
+ */
+static void
+test_sctp_start(void **state)
+{
+	/* INIT: type, flags, length 20, initiate tag, a_rwnd, streams, TSN */
+#define INIT 1, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0x10, 0, 0, 1, 0, 1, 0, 0, 0, 1
+	static const struct {
+		const char *name;
+		uint32_t vtag;
+		uint8_t ch[40];
+		uint32_t n;
+		uint8_t ctstate;
+	} cases[] = {
+		{"init", 0, {INIT}, 20, NEW},
+		{"init with a tag", 7, {INIT}, 20, INV},
+		{"init cut", 0, {1, 0, 0, 20, 0, 0, 0, 1}, 8, INV},
+		{"init and data", 0, {INIT, 0, 3, 0, 8, 1, 2, 3, 4}, 28, INV},
+		{"data", 7, {0, 3, 0, 8, 1, 2, 3, 4}, 8, INV},
+		{"sack", 7, {3, 0, 0, 4}, 4, INV},
+		{"heartbeat", 7, {4, 0, 0, 8, 0, 1, 0, 4}, 8, NEW},
+		{"cookie echo, data", 7, {10, 0, 0, 8, 1, 2, 3, 4, 0, 3, 0, 4}, 12, INV},
+		{"cookie echo", 7, {10, 0, 0, 8, 1, 2, 3, 4}, 8, NEW},
+		{"heartbeat, cookie echo", 7, {4, 0, 0, 4, 10, 0, 0, 4}, 8, INV},
+		{"abort", 7, {6, 0, 0, 4}, 4, INV},
+		{"cookie ack", 7, {11, 0, 0, 4}, 4, INV},
+		{"shutdown complete", 7, {14, 0, 0, 4}, 4, INV},
+		{"shutdown ack", 7, {8, 0, 0, 4}, 4, NEW},
+		{"length 0", 7, {4, 0, 0, 0}, 4, INV},
+		{"no chunk", 7, {0}, 0, NEW},
+	};
+#undef INIT
+	struct mod_ct_cfg cfg = cfg_make(false);
+	uint8_t f[FRAME_MAX];
+	struct mod_ct_verdict v;
+	struct mod_ct_conn c;
+	struct fc_pkt p;
+	uint32_t len;
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(cases); i++) {
+		print_message("  %s\n", cases[i].name);
+		p = sctp_pkt(cases[i].vtag, cases[i].ch, cases[i].n, f, &len);
+		assert_int_equal(mod_ct_new(&cfg, &p, f, len, &c, &v), 0);
+		assert_int_equal(v.ctstate, cases[i].ctstate);
+		if (cases[i].ctstate == INV) {
+			assert_int_equal(v.why, MOD_CT_WHY_SCTP);
+			assert_int_equal(c.state, NO);
+		} else {
+			assert_int_equal(c.state, OP);
+		}
+	}
+}
+
 /* A UDP-Lite frame: coverage @p cov, checksum @p csum, @p dlen bytes of data. */
 static struct fc_pkt
 udplite_pkt(uint8_t family, uint16_t cov, uint16_t csum, uint32_t dlen, uint8_t *f,
@@ -428,6 +507,9 @@ test_udplite(void **state)
 			assert_int_equal(v.ctstate, EST);
 			assert_int_equal(v.timeout, 120000);
 			assert_int_equal(c.flags, MOD_CT_C_REPLIED);
+			/* Replied, it still wants the datagrams whose header fails, both ways. */
+			assert_int_equal(v.interest[MOD_CT_DIR_ORIG], FC_INTEREST_UDPLITE);
+			assert_int_equal(v.interest[MOD_CT_DIR_REPLY], FC_INTEREST_UDPLITE);
 		}
 	}
 }
@@ -1138,6 +1220,7 @@ main(void)
 		cmocka_unit_test(test_icmp_echo),
 		cmocka_unit_test(test_icmp_queries),
 		cmocka_unit_test(test_udplite),
+		cmocka_unit_test(test_sctp_start),
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_cfg),
 		cmocka_unit_test(test_pack),

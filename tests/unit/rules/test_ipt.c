@@ -871,8 +871,7 @@ test_getopt_forms(void **state)
  * UDP-Lite ports: iptables has no udplite match, so -p udplite takes ports
  * through -m multiport only (xt_multiport takes UDP-Lite), even a single
  * one, and writes them back so; `-p udplite --dport` is refused, as
- * iptables refuses it. DCCP's ports are not in gufc's flow key: refused
- * with the reason.
+ * iptables refuses it.
  */
 static void
 test_udplite_ports(void **state)
@@ -889,10 +888,8 @@ test_udplite_ports(void **state)
 		const char *rule, *token, *msg;
 	} bad[] = {
 		{"-p udplite --dport 53", "--dport", NULL},
-		{"-p dccp -m multiport --ports 1,5", "multiport",
-			"DCCP is matched by protocol only: gufc's flow key has no DCCP ports"},
 		{"-p icmp -m multiport --ports 1", "multiport",
-			"multiport needs -p tcp, udp, udplite or sctp"},
+			"multiport needs -p tcp, udp, udplite, sctp or dccp"},
 	};
 	char in[512], buf[4096], buf2[4096];
 
@@ -927,6 +924,60 @@ test_udplite_ports(void **state)
 			(bad[i].msg != NULL && strcmp(err.msg, bad[i].msg) != 0))
 			fail_msg("bad %zu: got %u:%u '%s' %s", i, err.line, err.col, err.token, err.msg);
 	}
+}
+
+/*
+ * DCCP ports, as xt_dccp and xt_multiport read them: `-p dccp --dport`
+ * (the dccp match loaded implicitly), `-m dccp --sport`, multiport lists,
+ * NAT targets with ports; written back as iptables-save writes them.
+ */
+static void
+test_dccp_ports(void **state)
+{
+	static const struct {
+		const char *rule, *out;
+		uint32_t match;
+	} ok[] = {
+		{"-p dccp --dport 5004", "-p dccp -m dccp --dport 5004", RULE_M_DPORT},
+		{"-p dccp -m dccp ! --sport 1024:65535", "-p dccp -m dccp ! --sport 1024:65535",
+			RULE_M_SPORT},
+		{"-p dccp -m dccp --source-port 4000 --destination-port 4001",
+			"-p dccp -m dccp --sport 4000 -m dccp --dport 4001", RULE_M_SPORT | RULE_M_DPORT},
+		{"-p dccp -m multiport --dports 7000,7002", "-p dccp -m multiport --dports 7000,7002",
+			RULE_M_DPORT},
+		{"-p dccp -m dccp", "-p dccp -m dccp --dport 0:65535", RULE_M_DPORT},
+	};
+	char in[512], buf[4096], buf2[4096];
+	const struct rule *r;
+	struct rule_set *s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct rule_set *b;
+
+		snprintf(in, sizeof(in), "*filter\n-A INPUT %s -j DROP\nCOMMIT\n", ok[i].rule);
+		s = parse(in);
+		r = &chain(s, RULE_TABLE_FILTER, "INPUT")->rules[0];
+		assert_int_equal(r->proto, 33);
+		assert_int_equal(r->match & (RULE_M_SPORT | RULE_M_DPORT), ok[i].match);
+		assert_true(rule_set_format_iptables(s, 4, buf, sizeof(buf)) > 0);
+		if (strstr(buf, ok[i].out) == NULL)
+			fail_msg("ok %zu: no '%s' in\n%s", i, ok[i].out, buf);
+		b = parse(buf);
+		assert_true(rule_set_format_iptables(b, 4, buf2, sizeof(buf2)) > 0);
+		assert_string_equal(buf, buf2);
+		rule_set_free(b);
+		rule_set_free(s);
+	}
+	/* NAT ports of DCCP, as iptables takes them. */
+	s = parse("*nat\n-A PREROUTING -p dccp --dport 80 -j DNAT --to-destination 10.0.0.2:8080\n"
+		  "-A POSTROUTING -p dccp -j MASQUERADE --to-ports 40000-40100\nCOMMIT\n");
+	r = &chain(s, RULE_TABLE_NAT, "PREROUTING")->rules[0];
+	assert_int_equal(r->nat.port_min, 8080);
+	r = &chain(s, RULE_TABLE_NAT, "POSTROUTING")->rules[0];
+	assert_int_equal(r->nat.port_min, 40000);
+	assert_int_equal(r->nat.port_max, 40100);
+	rule_set_free(s);
 }
 
 /* What iptables-nft (Debian's iptables) loads beyond iptables-legacy. */
@@ -1811,7 +1862,7 @@ static const struct bad bad_inputs[] = {
 	 "icmp6-no-route\nCOMMIT\n", 3, 13, "REJECT", "reject type of the other address family"},
 	{"*mangle\n-A PREROUTING -j REJECT\nCOMMIT\n", 2, 18, "REJECT", "reject only at input, forward or output"},
 	{"*filter\n-A FORWARD -p tcp -j TCPMSS --set-mss 1400\nCOMMIT\n", 2, 22, "TCPMSS", "TCPMSS needs --tcp-flags matching SYN (e.g. --tcp-flags SYN,RST SYN)"},
-	{"*nat\n-A PREROUTING -j REDIRECT --to-ports 80\nCOMMIT\n", 2, 18, "REDIRECT", "NAT ports need -p tcp, udp or sctp"},
+	{"*nat\n-A PREROUTING -j REDIRECT --to-ports 80\nCOMMIT\n", 2, 18, "REDIRECT", "NAT ports need -p tcp, udp, sctp or dccp"},
 	{"*nat\n-A POSTROUTING -j NETMAP\nCOMMIT\n", 2, 19, "NETMAP", "NETMAP needs --to"},
 	{"*nat\n-A POSTROUTING -j NETMAP --to 10.0.0.0/33\n", 2, 31, "10.0.0.0/33", "bad netmap prefix"},
 	{"*nat\n-A POSTROUTING -j SNAT --to-source 1.2.3.4 --random --random\n", 2, 53, "--random", "option given twice"},
@@ -1832,9 +1883,9 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT -m time --datestop 2020-13 -j DROP\n", 2, 29, "2020-13", "bad date (YYYY[-MM[-DD[Thh[:mm[:ss]]]]], 1970 to 2038)"},
 	{"*filter\n-A INPUT -m time --datestop 2020-01-01 12:00 -j DROP\n", 2, 40, "12:00", "unexpected word"},
 	{"*filter\n-A INPUT -m time --datestop 2020-01-01T12:00:60 -j DROP\n", 2, 29, "2020-01-01T12:00:60", "bad date (YYYY[-MM[-DD[Thh[:mm[:ss]]]]], 1970 to 2038)"},
-	{"*filter\n-A INPUT -p dccp -m dccp --dport 80 -j DROP\n", 2, 21, "dccp", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (-m dccp; use -p dccp)"},
-	{"*filter\n-A INPUT -p dccp --dport 80 -j DROP\n", 2, 18, "--dport", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (use -p dccp alone)"},
-	{"*filter\n-A INPUT -p dccp --dccp-types REQUEST -j DROP\n", 2, 18, "--dccp-types", "DCCP is matched by protocol only: gufc's flow key has no DCCP ports (use -p dccp alone)"},
+	{"*filter\n-A INPUT -p dccp --dccp-types REQUEST -j DROP\n", 2, 18, "--dccp-types", "DCCP types and options are not matched: gufc reads DCCP ports only"},
+	{"*filter\n-A INPUT -p dccp -m dccp --dccp-option 4 -j DROP\n", 2, 26, "--dccp-option", "DCCP types and options are not matched: gufc reads DCCP ports only"},
+	{"*filter\n-A INPUT -p udp -m dccp --dport 80 -j DROP\n", 2, 20, "dccp", "protocol match needs the same -p protocol"},
 	{"*mangle\n-A FORWARD -p udp -j ECN --ecn-tcp-ece 1\n", 2, 22, "ECN", "ECN --ecn-tcp-remove, --ecn-tcp-ece and --ecn-tcp-cwr need -p tcp"},
 	{"*mangle\n-A FORWARD -p tcp -j ECN\n", 2, 22, "ECN", "ECN needs --ecn-tcp-remove, --ecn-tcp-ece, --ecn-tcp-cwr or --ecn-ip-ect"},
 	{"*mangle\n-A FORWARD -p tcp -j ECN --ecn-tcp-remove --ecn-tcp-ece 1\n", 2, 43, "--ecn-tcp-ece", "option excludes one given before"},
@@ -1869,14 +1920,14 @@ static const struct bad bad_inputs[] = {
 	{"*nat\n-A PREROUTING -j DNAT --to-destination\n", 2, 23, "--to-destination",
 		"missing value"},
 	{"*nat\n-A PREROUTING -p tcp -j DNAT --to-destination 1.2.3.4:0\n", 2, 47, "1.2.3.4:0", "bad nat target"},
-	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.4:80\n", 2, 18, "DNAT", "NAT ports need -p tcp, udp or sctp"},
+	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.4:80\n", 2, 18, "DNAT", "NAT ports need -p tcp, udp, sctp or dccp"},
 	{"*nat\n-A PREROUTING -j DNAT --to-destination :80\n", 2, 40, ":80", "bad nat target"},
 	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.9-1.2.3.4\n", 2, 40, "1.2.3.9-1.2.3.4", "bad nat address range"},
 	{"*nat\n-A POSTROUTING -j DNAT --to-destination 1.2.3.4\nCOMMIT\n", 2, 19, "DNAT",
 		"dnat only at prerouting or output"},
 	{"*nat\n-A PREROUTING -j MASQUERADE\nCOMMIT\n", 2, 18, "MASQUERADE",
 		"masquerade only at postrouting"},
-	{"*nat\n-A POSTROUTING -j MASQUERADE --to-ports 1000\n", 2, 19, "MASQUERADE", "NAT ports need -p tcp, udp or sctp"},
+	{"*nat\n-A POSTROUTING -j MASQUERADE --to-ports 1000\n", 2, 19, "MASQUERADE", "NAT ports need -p tcp, udp, sctp or dccp"},
 	/* addresses */
 	{"*filter\n-A INPUT -s 10.0.0.300 -j DROP\n", 2, 13, "10.0.0.300", "bad address"},
 	{"*filter\n-A INPUT -s host.example.com -j DROP\n", 2, 13, "host.example.com",
@@ -1903,9 +1954,9 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT -p tcp --dport sshd -j ACCEPT\n", 2, 25, "sshd", "bad port"},
 	{"*filter\n-A INPUT -p tcp --dport 022 -j ACCEPT\n", 2, 25, "022", "bad port"},
 	{"*filter\n-A INPUT --dport 22 -j ACCEPT\n", 2, 10, "--dport",
-		"port match needs -p tcp, udp or sctp"},
+		"port match needs -p tcp, udp, sctp or dccp"},
 	{"*filter\n-A INPUT -p icmp --dport 22 -j ACCEPT\n", 2, 18, "--dport",
-		"port match needs -p tcp, udp or sctp"},
+		"port match needs -p tcp, udp, sctp or dccp"},
 	{"*filter\n-A INPUT -p tcp -m udp -j ACCEPT\n", 2, 20, "udp",
 		"protocol match needs the same -p protocol"},
 	{"*filter\n-A INPUT -m tcp -j ACCEPT\n", 2, 13, "tcp",
@@ -1913,7 +1964,7 @@ static const struct bad bad_inputs[] = {
 	{"*filter\n-A INPUT --dports 22 -j ACCEPT\n", 2, 10, "--dports",
 		"option needs -m multiport"},
 	{"*filter\n-A INPUT -m multiport --dports 1,2 -j ACCEPT\n", 2, 13, "multiport",
-		"multiport needs -p tcp, udp, udplite or sctp"},
+		"multiport needs -p tcp, udp, udplite, sctp or dccp"},
 	{"*filter\n-A INPUT -p tcp -m multiport -j ACCEPT\n", 2, 20, "multiport",
 		"multiport needs --sports, --dports or --ports"},
 	{"*filter\n-A INPUT -p tcp -m multiport --dports "
@@ -2009,6 +2060,7 @@ main(void)
 		cmocka_unit_test(test_address_lists),
 		cmocka_unit_test(test_getopt_forms),
 		cmocka_unit_test(test_udplite_ports),
+		cmocka_unit_test(test_dccp_ports),
 		cmocka_unit_test(test_nft_leniency),
 		cmocka_unit_test(test_nat_targets),
 		cmocka_unit_test(test_words_and_counters),
