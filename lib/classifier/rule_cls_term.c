@@ -304,7 +304,9 @@ rule_cls_term_of_rule(const struct rule_set *s, const struct rule *r, uint8_t fa
 		if (local[i] != RULE_LOCAL_ANY)
 			t->meta_mask |= local_bit[i];
 	}
-	if ((r->match & RULE_M_CTSTATE) && !(r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT))) {
+	/* A ctstate match after an extension match is checked with them, in its place. */
+	if ((r->match & RULE_M_CTSTATE) && !(r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT)) &&
+		!rule_late_ctstate(r)) {
 		uint8_t set = r->ctstate & CLS_META_CT_ALL;
 
 		/* One state bit per key: "in S" is "none outside S". */

@@ -556,7 +556,7 @@ rule_check_msg(const struct rule *r, const char **msg)
 			return -EINVAL;
 		}
 	}
-	/* A port match's place: after a match that keeps state (rule_ports_order()), or none. */
+	/* A port match's place: after a match that keeps state (rule_late_order()), or none. */
 	if ((!(r->match & RULE_M_SPORT) && r->sport_at != 0) ||
 		(!(r->match & RULE_M_DPORT) && r->dport_at != 0) ||
 		(r->sport_at != 0 && (r->sport_at > r->n_xm || r->sport_at > RULE_XM_MAX ||
@@ -564,6 +564,12 @@ rule_check_msg(const struct rule *r, const char **msg)
 		(r->dport_at != 0 && (r->dport_at > r->n_xm || r->dport_at > RULE_XM_MAX ||
 					     !rule_x_ordered(r->xm[r->dport_at - 1].kind)))) {
 		*msg = "bad port match position";
+		return -EINVAL;
+	}
+	if ((!(r->match & RULE_M_CTSTATE) && r->ctstate_at != 0) ||
+		(r->ctstate_at != 0 && (r->ctstate_at > r->n_xm || r->ctstate_at > RULE_XM_MAX ||
+					       !rule_x_ordered(r->xm[r->ctstate_at - 1].kind)))) {
+		*msg = "bad ctstate match position";
 		return -EINVAL;
 	}
 	if ((r->match & RULE_M_CTSTATE) && (r->ctstate == 0 || (r->ctstate & ~RULE_CT_ALL))) {
@@ -655,7 +661,8 @@ rule_equal(const struct rule *a, const struct rule *b)
 		return false;
 	if ((a->match & RULE_M_DPORT) && !ports_equal(&a->dport, &b->dport))
 		return false;
-	if (a->sport_at != b->sport_at || a->dport_at != b->dport_at)
+	if (a->sport_at != b->sport_at || a->dport_at != b->dport_at ||
+		a->ctstate_at != b->ctstate_at)
 		return false;
 	if ((a->match & RULE_M_IN) && strncmp(a->in_if, b->in_if, RULE_IFNAME_MAX) != 0)
 		return false;
@@ -792,7 +799,8 @@ rule_match_key(
 	if (!key_fields_match(r->family, r->src_local, r->dst_local, match, r->neg, r->proto,
 		    &r->src, &r->dst, &r->sport, &r->dport, k, kflags))
 		return false;
-	return rule_ctstate_match(r, ctstate);
+	/* So is a ctstate match after one. */
+	return rule_late_ctstate(r) || rule_ctstate_match(r, ctstate);
 }
 
 bool
@@ -822,9 +830,8 @@ rule_x_ordered(unsigned int kind)
 	}
 }
 
-/* Port match position @p at moved up past the matches that leave no state. */
-static uint8_t
-ports_at_norm(const struct rule *r, unsigned int at)
+uint8_t
+rule_late_place(const struct rule *r, unsigned int at)
 {
 	if (at > r->n_xm)
 		at = r->n_xm;
@@ -834,10 +841,11 @@ ports_at_norm(const struct rule *r, unsigned int at)
 }
 
 void
-rule_ports_order(struct rule *r)
+rule_late_order(struct rule *r)
 {
-	r->sport_at = (r->match & RULE_M_SPORT) ? ports_at_norm(r, r->sport_at) : 0;
-	r->dport_at = (r->match & RULE_M_DPORT) ? ports_at_norm(r, r->dport_at) : 0;
+	r->sport_at = (r->match & RULE_M_SPORT) ? rule_late_place(r, r->sport_at) : 0;
+	r->dport_at = (r->match & RULE_M_DPORT) ? rule_late_place(r, r->dport_at) : 0;
+	r->ctstate_at = (r->match & RULE_M_CTSTATE) ? rule_late_place(r, r->ctstate_at) : 0;
 }
 
 void

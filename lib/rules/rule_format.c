@@ -100,6 +100,20 @@ static const char *const local_words[] = {"any", "yes", "no"};
 static const char *const ct_words[] = {
 	"new", "established", "related", "invalid", "untracked", "snat", "dnat"};
 
+/* The ctstate match, " ctstate [!]a,b". */
+static void
+buf_ctstate(struct rule_buf *b, const struct rule *r)
+{
+	const char *sep = "";
+
+	rule_buf_printf(b, " ctstate %s", (r->neg & RULE_M_CTSTATE) ? "!" : "");
+	for (unsigned int i = 0; i < RTE_DIM(ct_words); i++)
+		if (r->ctstate & (1u << i)) {
+			rule_buf_printf(b, "%s%s", sep, ct_words[i]);
+			sep = ",";
+		}
+}
+
 /* The options of extension @x, native keywords. */
 static void
 buf_x(struct rule_buf *b, const struct rule *r, const struct rule_x *x)
@@ -134,7 +148,6 @@ void
 rule_buf_rule(struct rule_buf *b, const struct rule *r)
 {
 	bool has_addr = (r->match & (RULE_M_SRC | RULE_M_DST)) || r->nat.family != 0;
-	const char *sep = "";
 
 	rule_buf_printf(b, "%s", rule_action_name(r->action));
 	switch (r->action) {
@@ -180,21 +193,17 @@ rule_buf_rule(struct rule_buf *b, const struct rule *r)
 		buf_ports(b, "sport", &r->sport, r->neg & RULE_M_SPORT);
 	if ((r->match & RULE_M_DPORT) && r->dport_at == 0)
 		buf_ports(b, "dport", &r->dport, r->neg & RULE_M_DPORT);
-	if (r->match & RULE_M_CTSTATE) {
-		rule_buf_printf(b, " ctstate %s", (r->neg & RULE_M_CTSTATE) ? "!" : "");
-		for (unsigned int i = 0; i < RTE_DIM(ct_words); i++)
-			if (r->ctstate & (1u << i)) {
-				rule_buf_printf(b, "%s%s", sep, ct_words[i]);
-				sep = ",";
-			}
-	}
+	if ((r->match & RULE_M_CTSTATE) && r->ctstate_at == 0)
+		buf_ctstate(b, r);
 	for (unsigned int i = 0; i < r->n_xm && i < RULE_XM_MAX; i++) {
 		buf_x(b, r, &r->xm[i]);
-		/* A port match written after this match (a meter: it charges first). */
+		/* A port or ctstate match written after this match (a meter: it charges first). */
 		if ((r->match & RULE_M_SPORT) && r->sport_at == i + 1)
 			buf_ports(b, "sport", &r->sport, r->neg & RULE_M_SPORT);
 		if ((r->match & RULE_M_DPORT) && r->dport_at == i + 1)
 			buf_ports(b, "dport", &r->dport, r->neg & RULE_M_DPORT);
+		if ((r->match & RULE_M_CTSTATE) && r->ctstate_at == i + 1)
+			buf_ctstate(b, r);
 	}
 	if (r->comment[0] != '\0') {
 		rule_buf_printf(b, " comment \"");

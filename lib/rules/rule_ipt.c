@@ -123,6 +123,13 @@ rule_ctstate(struct ipt *p, struct ipt_rl *rl)
 	if (rl->n_ct == 0)
 		return 0;
 	rl->r.match |= RULE_M_CTSTATE;
+	/* Its place among the matches (a meter before it charges what it refuses): one for all. */
+	rl->r.ctstate_at = rule_late_place(&rl->r, rl->ct[0].xi);
+	for (unsigned int i = 1; i < rl->n_ct; i++)
+		if (rule_late_place(&rl->r, rl->ct[i].xi) != rl->r.ctstate_at)
+			return rule_ipt_err(p, rl->ct[i].at,
+				"state matches on both sides of a limit, hashlimit, recent, "
+				"statistic or connlimit match");
 	if (rl->n_ct == 1) {
 		rl->r.ctstate = rl->ct[0].set;
 		if (rl->ct[0].neg)
@@ -163,15 +170,11 @@ has_l4_xm(const struct rule *r)
 	return false;
 }
 
-/* Where port match @p m counts in @p r's order (struct rule::sport_at, rule_ports_order()). */
+/* Where port match @p m counts in @p r's order (struct rule::sport_at, rule_late_order()). */
 static uint8_t
 pm_place(const struct rule *r, const struct ipt_pmatch *m)
 {
-	unsigned int at = m->xi;
-
-	while (at > 0 && !rule_x_ordered(r->xm[at - 1].kind))
-		at--;
-	return (uint8_t)at;
+	return rule_late_place(r, m->xi);
 }
 
 /*
@@ -264,7 +267,7 @@ rule_ports_variant(struct ipt *p, struct ipt_rl *rl, int either_dir, struct rule
 		r->dport.r[0].hi = 65535;
 		r->match |= RULE_M_DPORT;
 		r->dport_at = rl->pmod_xi;
-		rule_ports_order(r);
+		rule_late_order(r);
 	}
 	return 1;
 }

@@ -182,6 +182,8 @@ opt_match(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *v)
 		rl->multi_at = v;
 	if (mod == MOD_MULTIPORT)
 		rl->multi_xi = rl->r.n_xm;
+	if (mod < MOD_X)
+		rl->mod_xi[mod] = rl->r.n_xm;
 	rl->cur = mod;
 	rl->cur_kind = kind;
 	rl->cur_at = v;
@@ -349,6 +351,9 @@ opt_ctstate(struct ipt *p, struct ipt_rl *rl, const struct lex_tok *o, const str
 	if (id == O_STATE && (rl->ct[rl->n_ct].set & (RULE_CT_SNAT | RULE_CT_DNAT)))
 		return rule_ipt_err(p, v, "bad state");
 	rl->ct[rl->n_ct].neg = neg;
+	/* Its place: where its -m was written (a meter before it charges what it refuses). */
+	rl->ct[rl->n_ct].xi = rl->mod_xi[want];
+	rl->ct[rl->n_ct].at = o;
 	rl->n_ct++;
 	if (rl->ct_at == NULL)
 		rl->ct_at = o;

@@ -94,7 +94,10 @@ struct ipt_rl {
 	struct {
 		uint8_t set;
 		bool neg;
+		uint8_t xi; /**< extension matches before its -m (rule::ctstate_at) */
+		const struct lex_tok *at; /**< the option, for errors */
 	} ct[IPT_CT_MAX];
+	uint8_t mod_xi[MOD_X]; /**< per module: extension matches before its last -m */
 	const struct lex_tok *ct_at;
 	bool has_comment;
 	/* -s/-d a,b,...: one rule per source and destination, as iptables

@@ -265,7 +265,7 @@ buf_rule_opts(struct rule_buf *b, const struct rule *r, unsigned int family,
 		rule_buf_printf(b, " -m addrtype %s--dst-type LOCAL",
 			r->dst_local == RULE_LOCAL_NO ? "! " : "");
 	buf_ports(b, r, sp, dp, sc, dc, 0);
-	if (r->match & RULE_M_CTSTATE)
+	if ((r->match & RULE_M_CTSTATE) && r->ctstate_at == 0)
 		buf_ctstate(b, r);
 	for (unsigned int i = 0; i < r->n_xm; i++) {
 		const struct rule_x *x = &r->xm[i];
@@ -274,9 +274,11 @@ buf_rule_opts(struct rule_buf *b, const struct rule *r, unsigned int family,
 			rule_buf_printf(b, " -m %s", rule_xkinds[x->kind].ipt);
 			buf_xopts(b, r, x);
 		}
-		/* A port match written after this one: netfilter charges this one first. */
+		/* A port or ctstate match written after this one: netfilter charges it first. */
 		if (rule_late_ports(r) != 0)
 			buf_ports(b, r, sp, dp, sc, dc, i + 1);
+		if (rule_late_ctstate(r) && r->ctstate_at == i + 1)
+			buf_ctstate(b, r);
 	}
 	if (r->comment[0] != '\0')
 		buf_comment(b, r->comment);

@@ -328,16 +328,23 @@ parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, str
 		rc = parse_prefix(p, v, r, &r->dst);
 		break;
 	case F_SRC_LOCAL:
-		return parse_local(p, v, &r->src_local);
 	case F_DST_LOCAL:
-		return parse_local(p, v, &r->dst_local);
+		/* A key field without a place of its own: the addrtype match keeps one. */
+		if (rule_late_place(r, r->n_xm) != 0)
+			return rule_perr(p, k,
+				f == F_SRC_LOCAL
+					? "src_local after limit, hashlimit, recent, statistic or "
+					  "connlimit: write src_type LOCAL"
+					: "dst_local after limit, hashlimit, recent, statistic or "
+					  "connlimit: write dst_type LOCAL");
+		return parse_local(p, v, f == F_SRC_LOCAL ? &r->src_local : &r->dst_local);
 	case F_PROTO:
 		bit = RULE_M_PROTO;
 		rc = parse_proto(p, v, r);
 		break;
 	case F_SPORT:
 		bit = RULE_M_SPORT;
-		/* Its place: after the extension matches written so far (rule_ports_order()). */
+		/* Its place: after the extension matches written so far (rule_late_order()). */
 		r->sport_at = r->n_xm;
 		rc = parse_ports(p, v, &r->sport);
 		break;
@@ -348,6 +355,7 @@ parse_field(struct parser *p, const struct toks *ts, unsigned int *i, int f, str
 		break;
 	case F_CTSTATE:
 		bit = RULE_M_CTSTATE;
+		r->ctstate_at = r->n_xm;
 		rc = parse_ctstate(p, v, &r->ctstate);
 		break;
 	case F_IN:
@@ -524,8 +532,8 @@ rule_parse_toks(struct parser *p, const struct toks *ts, unsigned int first, str
 		return rule_perr(p, port_kw, "port match needs proto tcp, udp, udplite, sctp or dccp");
 	for (unsigned int i = 0; i < r->n_xm; i++)
 		rule_x_finish(r, &r->xm[i]);
-	/* A port match written after a meter (or recent, ...) is checked after it, as Linux. */
-	rule_ports_order(r);
+	/* A port or ctstate match after a meter (or recent, ...) is checked after it. */
+	rule_late_order(r);
 	if (r->tgt.kind != RULE_X_NONE)
 		rule_x_finish(r, &r->tgt);
 	if (r->tgt.given == 0)

@@ -2,10 +2,10 @@
 /*
  * lib/rules: what a rule's matches mean for a packet context — the whole
  * rule (rule_match_pkt(): 7-tuple, ctstate, interfaces, then the extension
- * matches in order, a port match written after one in its place) and
- * each extension kind, as netfilter's matches decide it; stateful kinds go
- * to the caller's provider or take the answer of a fresh state
- * (rule_x_fresh()). Each match also says which per-packet
+ * matches in order, a port or ctstate match written after one in its
+ * place) and each extension kind, as netfilter's matches decide it;
+ * stateful kinds go to the caller's provider or take the answer of a
+ * fresh state (rule_x_fresh()). Each match also says which per-packet
  * fields it looked at (RULE_DEP_*). Shared by the reference evaluator
  * (rule_ref.c) and, through rule_match_ext(), the compiled classifier.
  */
@@ -782,7 +782,8 @@ rule_match_ext(const struct rule_ipsets *sets, const struct rule_ifnames *ifn,
 	uint32_t d = 0;
 	int rc = 1;
 
-	if ((r->match & RULE_M_CTSTATE) && (r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT))) {
+	if ((r->match & RULE_M_CTSTATE) && (r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT)) &&
+		!rule_late_ctstate(r)) {
 		d |= RULE_DEP_CTSNAT;
 		if (!rule_ctstate_match(r, p->ctstate))
 			rc = 0;
@@ -793,14 +794,20 @@ rule_match_ext(const struct rule_ipsets *sets, const struct rule_ifnames *ifn,
 		rc = x_match(sets, ifn, r, i, p, pv, &d);
 		if (rc > 1)
 			rc = 1;
-		/* A port match written after this one: checked here, as netfilter's order. */
+		/* A port or ctstate match written after this one: checked here, in order. */
 		late = rule_late_ports(r);
-		if (rc != 1 || late == 0)
+		if (rc != 1 || (late == 0 && !rule_late_ctstate(r)))
 			continue;
 		late &= (r->sport_at == i + 1 ? RULE_M_SPORT : 0u) |
 			(r->dport_at == i + 1 ? RULE_M_DPORT : 0u);
 		if (late != 0 && !rule_match_key_ports(r, late, &p->key, p->flags))
 			rc = 0;
+		if (rc == 1 && rule_late_ctstate(r) && r->ctstate_at == i + 1) {
+			if (r->ctstate & (RULE_CT_SNAT | RULE_CT_DNAT))
+				d |= RULE_DEP_CTSNAT;
+			if (!rule_ctstate_match(r, p->ctstate))
+				rc = 0;
+		}
 	}
 	if (deps != NULL)
 		*deps |= d;

@@ -295,11 +295,17 @@ struct rule {
 	 * it (rule_x_ordered(): limit, hashlimit, recent, statistic,
 	 * connlimit). A packet its port match then refuses still took that
 	 * match's token. Only such a match keeps a port match behind it: the
-	 * languages write the position (rule_ports_order()), rule_check()
+	 * languages write the position (rule_late_order()), rule_check()
 	 * refuses any other.
 	 */
 	uint8_t sport_at;       /**< with RULE_M_SPORT */
 	uint8_t dport_at;       /**< with RULE_M_DPORT */
+	/**
+	 * The same for the ctstate match ("-m conntrack --ctstate", "-m
+	 * state"): 0 with the key fields, N right after xm[N - 1], a match
+	 * that rule_x_ordered() holds (rule_late_order()).
+	 */
+	uint8_t ctstate_at;     /**< with RULE_M_CTSTATE */
 	struct rule_prefix src; /**< with RULE_M_SRC */
 	struct rule_prefix dst; /**< with RULE_M_DST */
 	struct rule_ports sport; /**< with RULE_M_SPORT */
@@ -356,16 +362,27 @@ int rule_check(const struct rule *r, const char **msg);
 bool rule_x_ordered(unsigned int kind);
 
 /**
- * Put @p r's port matches where they count: each written after
- * extension match @c sport_at - 1 (@c dport_at - 1; the parsers set the
- * number of extension matches written before it) moves up to just after
- * the last match before it that rule_x_ordered() holds, or to the key
- * fields (0) when none is: the matches in between leave no state, so
- * their order with the port match does not count.
+ * Put @p r's port and ctstate matches where they count: each written
+ * after extension match @c sport_at - 1 (@c dport_at - 1, @c ctstate_at
+ * - 1; the parsers set the number of extension matches written before
+ * it) moves up to just after the last match before it that
+ * rule_x_ordered() holds, or to the key fields (0) when none is: the
+ * matches in between leave no state, so their order with the key field
+ * does not count.
  * @param r  the rule (its @c xm complete)
  * Context: any.
  */
-void rule_ports_order(struct rule *r);
+void rule_late_order(struct rule *r);
+
+/**
+ * Where a key field written after @p n extension matches of @p r counts
+ * (rule_late_order()): @p n moved up past the matches that leave no state.
+ * @param r  the rule
+ * @param n  extension matches written before the field
+ * @return its place (struct rule::sport_at).
+ * Context: any.
+ */
+uint8_t rule_late_place(const struct rule *r, unsigned int n);
 
 /**
  * The RULE_M_SPORT and RULE_M_DPORT bits of @p r's port matches that come
@@ -383,6 +400,20 @@ rule_late_ports(const struct rule *r)
 }
 
 /**
+ * Does @p r's ctstate match come after an extension match (struct
+ * rule::ctstate_at)? rule_match_key() then leaves it out, the extension
+ * matches' evaluation checks it in its place.
+ * @param r  the rule
+ * @return true for such a rule.
+ * Context: any.
+ */
+static inline bool
+rule_late_ctstate(const struct rule *r)
+{
+	return (r->match & RULE_M_CTSTATE) && r->ctstate_at != 0;
+}
+
+/**
  * Could rule @p r match a packet with this key? The key fields (family,
  * addresses, protocol, ports, local bits, ctstate) are compared; what a
  * key does not carry (interfaces, extension matches, ctstate SNAT/DNAT) is
@@ -393,8 +424,9 @@ rule_late_ports(const struct rule *r)
  * Semantics: an address (even negated) or a NAT target restricts the rule
  * to its family; a port match (even negated) never matches a key flagged
  * RULE_KEY_F_NOPORTS; proto and ports compare numbers, whatever the family.
- * A port match after an extension match (rule_late_ports()) is not
- * compared: the rule's earlier matches act on packets it refuses.
+ * A port or ctstate match after an extension match (rule_late_ports(),
+ * rule_late_ctstate()) is not compared: the rule's earlier matches act on
+ * packets it refuses.
  *
  * rule_match_key_ports() is the port comparison alone.
  *

@@ -342,6 +342,183 @@ test_order_kept(void **state)
 	}
 }
 
+/*
+ * A ctstate match after a meter (issue 11): "limit ... ctstate new" takes
+ * a token from every packet reaching it, also from the untracked ones the
+ * state match then refuses. The untracked flow's entry charges the meter
+ * on the fast path; written before the meter, the state match stops the
+ * flow first (no meter to charge).
+ */
+static void
+test_limit_before_ctstate(void **state)
+{
+	struct rule_upcall b = up4(6, "10.0.0.1", 1000, "10.0.0.2", 23);
+	const char *sets[2] = {
+		"accept proto tcp limit 1/hour limit_burst 2 ctstate new\n",
+		"accept proto tcp ctstate new limit 1/hour limit_burst 2\n",
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_engine *eng = mk_engine();
+		const struct fc_entry *e;
+		struct rule_decision d;
+
+		eng_stack_load(eng, sets[i], true);
+		d = eng_stack_decide(eng, b, 1);
+		assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+		if (i == 0) {
+			assert_charges(eng, &b, 1);
+			d = rx(eng, b, 2);
+			assert_int_equal(d.flags, RULE_DEC_F_CACHED);
+		} else {
+			e = eng_stack_entry(eng, &b.pkt.key);
+			assert_non_null(e);
+			assert_false(e->act.flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER));
+		}
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * Tracked connections: "limit ... ctstate established" before "accept
+ * ctstate new". Two connections' SYNs (NEW) take the burst of 2 and are
+ * refused by the state match (the next rule accepts them), so the first
+ * connection's SYN|ACK (ESTABLISHED) finds the bucket empty and the last
+ * rule drops it, as in Linux. The state match written first: the SYNs
+ * never reach the meter, the reply takes a token and passes.
+ */
+static void
+test_ctstate_tracked(void **state)
+{
+	const char *sets[2] = {
+		"accept proto tcp limit 1/hour limit_burst 2 ctstate established\n"
+		"accept proto tcp ctstate new\n"
+		"drop proto tcp\n",
+		"accept proto tcp ctstate established limit 1/hour limit_burst 2\n"
+		"accept proto tcp ctstate new\n"
+		"drop proto tcp\n",
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_engine *eng = mk_engine_ct(true);
+		struct rule_upcall syn = up4(6, "10.0.0.1", 1000, "10.0.0.2", 80);
+		struct rule_upcall syn2 = up4(6, "10.0.0.1", 1001, "10.0.0.2", 80);
+		struct rule_upcall rep = up4(6, "10.0.0.2", 80, "10.0.0.1", 1000);
+
+		syn.pkt.tcp_flags = 0x02;
+		syn2.pkt.tcp_flags = 0x02;
+		rep.pkt.tcp_flags = 0x12; /* SYN|ACK */
+		rep.pkt.key.v4.in_port = 1;
+		rep.in_port = 1;
+		eng_stack_load(eng, sets[i], true);
+		assert_int_equal(rx(eng, syn, 1).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(rx(eng, syn2, 2).verdict, FC_VERDICT_ACCEPT);
+		assert_int_equal(rx(eng, rep, 3).verdict,
+			i == 0 ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * "-m recent --set" before a state match: the untracked packet adds its
+ * source, the state match refuses it, the next rule's --rcheck drops it.
+ * The state match first: nothing is added, the packet is accepted.
+ */
+static void
+test_recent_before_ctstate(void **state)
+{
+	struct rule_upcall o = up4(17, "10.0.0.1", 1000, "10.0.0.2", 54);
+	const char *sets[2] = {
+		"accept proto udp recent_set recent_name R ctstate new\n"
+		"drop proto udp recent_rcheck recent_name R\n",
+		"accept proto udp ctstate new recent_set recent_name R\n"
+		"drop proto udp recent_rcheck recent_name R\n",
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rule_engine *eng = mk_engine();
+
+		eng_stack_load(eng, sets[i], true);
+		assert_int_equal(
+			rx(eng, o, 1).verdict, i == 0 ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT);
+		eng_stack_free(eng);
+	}
+}
+
+/*
+ * iptables' order for state matches: "-m limit ... -m conntrack --ctstate"
+ * and "-m recent ... -m state --state" keep the state match after the
+ * meter and read back as written (a state match saves as conntrack);
+ * before a match that leaves no state, the place does not count. State
+ * matches on both sides of a meter are refused at the second; native
+ * text keeps the place, and refuses src_local/dst_local after a meter.
+ */
+static void
+test_ctstate_order_kept(void **state)
+{
+	static const char *const lines[] = {
+		"-A INPUT -p udp -m limit --limit 1/min -m conntrack --ctstate NEW -j ACCEPT",
+		"-A INPUT -m recent --set --name R --rsource -m state --state NEW,ESTABLISHED "
+		"-j ACCEPT",
+		"-A INPUT -m conntrack --ctstate NEW -m limit --limit 1/min -j ACCEPT",
+		"-A INPUT -m mark --mark 0x1 -m conntrack --ctstate NEW -j ACCEPT",
+	};
+	static const char *const saved[] = {
+		" -p udp -m limit --limit 1/min --limit-burst 5 -m conntrack --ctstate NEW -j ACCEPT",
+		" -m recent --set --name \"R\" --rsource "
+		"-m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT",
+		" -m conntrack --ctstate NEW -m limit --limit 1/min --limit-burst 5 -j ACCEPT",
+		" -m conntrack --ctstate NEW -m mark --mark 0x1 -j ACCEPT",
+	};
+	static const uint8_t at[] = {1, 1, 0, 0};
+	const char *native[] = {"accept proto udp limit 1/min limit_burst 5 ctstate new",
+		"accept proto udp ctstate new limit 1/min limit_burst 5"};
+	char text[1024], out[1024];
+	struct rule_error err;
+	struct rule_set *s;
+	struct rule r;
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const struct rule_chain *c;
+
+		snprintf(text, sizeof(text), "*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n",
+			lines[i]);
+		s = rule_set_parse_iptables_af(text, "t", FC_AF_INET4, &err);
+		assert_non_null(s);
+		c = rule_set_hook_chain(s, RULE_TABLE_FILTER, RULE_HOOK_INPUT);
+		assert_non_null(c);
+		assert_int_equal(c->n_rules, 1);
+		assert_int_equal(c->rules[0].ctstate_at, at[i]);
+		assert_true(rule_format_iptables(&c->rules[0], FC_AF_INET4, out, sizeof(out)) > 0);
+		assert_string_equal(out, saved[i]);
+		rule_set_free(s);
+	}
+	s = rule_set_parse_iptables_af("*filter\n:INPUT ACCEPT [0:0]\n"
+				       "-A INPUT -m state --state NEW -m limit --limit 1/min "
+				       "-m conntrack --ctstate NEW -j ACCEPT\nCOMMIT\n",
+		"t", FC_AF_INET4, &err);
+	assert_null(s);
+	assert_int_equal(err.line, 3);
+	assert_non_null(strstr(err.msg, "both sides"));
+	assert_string_equal(err.token, "--ctstate");
+	for (unsigned int i = 0; i < sizeof(native) / sizeof(native[0]); i++) {
+		assert_int_equal(rule_parse(native[i], &r, &err), 0);
+		assert_int_equal(r.ctstate_at, i == 0 ? 1 : 0);
+		assert_true(rule_format(&r, out, sizeof(out)) > 0);
+		assert_string_equal(out, native[i]);
+	}
+	assert_int_equal(rule_parse("accept limit 1/min dst_local yes", &r, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "write dst_type LOCAL"));
+	assert_int_equal(err.col, 20);
+	assert_int_equal(rule_parse("accept limit 1/min limit_burst 5 dst_type LOCAL", &r, &err), 0);
+	assert_int_equal(r.n_xm, 2);
+	assert_int_equal(r.xm[1].kind, RULE_XM_ADDRTYPE);
+}
+
 int
 main(void)
 {
@@ -352,6 +529,10 @@ main(void)
 		cmocka_unit_test(test_recent_before_port),
 		cmocka_unit_test(test_reply_charges),
 		cmocka_unit_test(test_order_kept),
+		cmocka_unit_test(test_limit_before_ctstate),
+		cmocka_unit_test(test_ctstate_tracked),
+		cmocka_unit_test(test_recent_before_ctstate),
+		cmocka_unit_test(test_ctstate_order_kept),
 	};
 
 	if (gufc_test_eal_init("meter_order", "0") < 0)
