@@ -482,7 +482,7 @@ entry_key(const struct rule_engine *eng, unsigned int ti, uint32_t idx, struct f
  */
 static bool
 refilter_same(const struct rule_engine *eng, unsigned int ti, const struct rule_flow *f,
-	unsigned int d, unsigned int cs0, uint32_t cm0)
+	unsigned int d, unsigned int cs0, uint32_t cm0, unsigned int cs)
 {
 	const struct fc_action *a = &f->act[d];
 
@@ -492,7 +492,7 @@ refilter_same(const struct rule_engine *eng, unsigned int ti, const struct rule_
 	if (a->verdict == FC_VERDICT_SLOW || (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)) ||
 		(a->mod[0] & ENG_M0_NEWDROP))
 		return false;
-	return eng_entry_ctstate(eng, a) == cs0 && eng_side_ctmark(eng, ti, f->idx[d]) == cm0;
+	return cs == cs0 && eng_side_ctmark(eng, ti, f->idx[d]) == cm0;
 }
 
 /*
@@ -500,12 +500,13 @@ refilter_same(const struct rule_engine *eng, unsigned int ti, const struct rule_
  * @p ek); stores what changed. When a module asks for both entries to be
  * refiltered (a ctstate changed), those whose walk would come out the same
  * (refilter_same()) keep their action: on a connection's first reply
- * that is the reply entry, whose ctstate stays `established`.
+ * that is the reply entry, whose ctstate stays `established`. @p ecs
+ * receives the entry's ctstate after them (eng_entry_ctstate() of @p a).
  */
 static int
 run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
 	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate,
-	unsigned int *drop)
+	unsigned int *ecs, unsigned int *drop)
 {
 	struct fc_table *t = eng->t[ti];
 	struct eng_flow ef;
@@ -551,9 +552,15 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 
 	for (unsigned int d = 0; d < 2; d++) {
+		/* A refilter keeps the entry's connection: its ctstate is known here. */
+		unsigned int cs = f->refilter && f->idx[d] != FC_INDEX_NONE ?
+			eng_entry_ctstate(eng, &f->act[d]) : 0;
+
 		if (f->idx[d] == FC_INDEX_NONE)
 			continue;
-		if (f->refilter && refilter_same(eng, ti, f, d, cs0[d], cm0[d])) {
+		if (d == dir && f->refilter)
+			*ecs = cs;
+		if (f->refilter && refilter_same(eng, ti, f, d, cs0[d], cm0[d], cs)) {
 			eng->st.refilter_kept++;
 		} else if (f->refilter) {
 			const struct fc_key *k = ek;
@@ -571,6 +578,8 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	*a = f->act[dir];
 	*ctstate = f->ctstate;
+	if (!f->refilter)
+		*ecs = eng_entry_ctstate(eng, a);
 	/* A module dropped this packet (a helper's): the flow stays. */
 	if (f->drop != RULE_DROP_NONE) {
 		*drop = f->drop;
@@ -654,6 +663,17 @@ fwd_expired(const struct rule_engine *eng, const struct fc_key *k, const struct 
 	       eng_up_ttl(up, &ttl) && ttl <= 1;
 }
 
+/* The upcalled packet's header fields for the class checks, read when first needed. */
+static const struct rule_pktfields *
+up_fields(const struct rule_upcall *up, struct rule_pktfields *pf, bool *read)
+{
+	if (!*read) {
+		eng_pktclass_of_up(up, pf);
+		*read = true;
+	}
+	return pf;
+}
+
 /*
  * A packet of a cached flow: entry @p idx, key @p ek (the packet's own, or
  * with @p mismatch the connection's entry on another port: the packet is
@@ -669,7 +689,8 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	const struct fc_key *k = ek;
 	struct fc_action a;
 	struct rule_pktfields pf;
-	unsigned int cs, drop = RULE_DROP_NONE;
+	bool pf_read = false;
+	unsigned int cs, ecs, drop = RULE_DROP_NONE;
 	uint32_t trace = 0;
 	int rc;
 
@@ -699,10 +720,10 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
 	/* Its first ordinary segment of another class than a guessed one takes the entry over. */
-	eng_pktclass_of_up(up, &pf);
 	if (!mismatch && (a.mod[0] & ENG_M0_CLASS_GUESS) &&
 		(fc_key_proto(k) != IPPROTO_TCP || eng_pktclass_ordinary(up->pkt.tcp_flags)) &&
-		eng_pktclass_known(eng, &a, &pf) && !eng_pktclass_holds(eng, &a, &pf)) {
+		eng_pktclass_known(eng, &a, up_fields(up, &pf, &pf_read)) &&
+		!eng_pktclass_holds(eng, &a, &pf)) {
 		eng->st.class_taken++;
 		if (eng_refilter_as(eng, ti, idx, k, &a, &pf) < 0)
 			a.verdict = FC_VERDICT_SLOW;
@@ -715,6 +736,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		a = e->act;
 	}
 	cs = eng_entry_ctstate(eng, &a);
+	ecs = cs;
 	/*
 	 * A segment of a window-checked entry here is one the fast path could
 	 * not vouch for; a UDP-Lite datagram of a checked entry, conntrack
@@ -722,7 +744,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	 */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
 		(a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_UDPLITE))) {
-		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &drop);
+		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &ecs, &drop);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc == -EINVAL || rc == -EPERM) {
@@ -746,8 +768,9 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		}
 	}
 	/* A classed entry decides the packets of its class only. */
-	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == eng_entry_ctstate(eng, &a) &&
-		(!(a.mod[0] & ENG_M0_CLASSED) || eng_pktclass_holds(eng, &a, &pf)) &&
+	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == ecs &&
+		(!(a.mod[0] & ENG_M0_CLASSED) ||
+			eng_pktclass_holds(eng, &a, up_fields(up, &pf, &pf_read))) &&
 		!fwd_expired(eng, k, &a, up)) {
 		dec_from_act(d, &a, cs);
 		d->channel = dec_channel(eng, ti, idx, &a);

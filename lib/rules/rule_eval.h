@@ -612,7 +612,8 @@ bool rule_has_ext(const struct rule *r);
 
 /**
  * Clear a result: accept, nothing decided (RULE_ID_NONE), no translation, no
- * actions (acts[] past n_acts is not cleared).
+ * actions, no notes (notes[] and acts[], valid up to n_notes and n_acts, are
+ * not cleared).
  * @param res  the result
  * Context: any.
  */

@@ -116,8 +116,9 @@ rule_stage_table(unsigned int stage)
 void
 rule_eval_init(struct rule_eval *res)
 {
-	/* acts[] is valid up to n_acts: not cleared. */
-	memset(res, 0, offsetof(struct rule_eval, acts));
+	/* notes[] and acts[] are valid up to n_notes and n_acts: not cleared
+	 * (most of the result's bytes; the slow path makes several a packet). */
+	memset(res, 0, offsetof(struct rule_eval, notes));
 	res->verdict = RULE_VERDICT_ACCEPT;
 	res->action = RULE_ACT_ACCEPT;
 	res->nat_action = RULE_ACT_ACCEPT;

@@ -740,6 +740,25 @@ mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool f
 		mod_ct_fast_fold(c, l);
 }
 
+void
+mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
+{
+	uint8_t mode = MOD_CT_LD(l->mode);
+
+	/* mod_ct_fast_load()'s scalar fields, then what mod_ct_fast_fold() moves of them. */
+	c->state = l->rc_state;
+	c->flags = (uint8_t)(l->rc_flags & ~(MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP));
+	c->proto = (l->rc_flags & MOD_CT_FAST_RC_TCP) ? 6 : (l->rc_flags & MOD_CT_FAST_RC_UDP) ? 17 : 0;
+	c->helper = l->rc_helper & 0xf;
+	c->master_helper = l->rc_helper >> 4;
+	if ((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) ==
+		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) {
+		c->state = MOD_CT_LD(l->fp_state);
+		if (MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_ASSURED)
+			c->flags |= MOD_CT_C_ASSURED;
+	}
+}
+
 unsigned int
 mod_ct_fast_ctstate(const struct mod_ct_fast_line *l, unsigned int dir)
 {

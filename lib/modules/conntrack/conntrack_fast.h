@@ -195,6 +195,20 @@ void mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c);
 void mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool fold);
 
 /**
+ * The scalar fields of the connection line @p l holds (its state, flags,
+ * protocol, helper and master's helper) as mod_ct_fast_load() with
+ * folding gives them, without the windows and the memory of the last
+ * segment: what the callers that ask no more than the state and the
+ * flags need, for a fraction of a whole load.
+ * @param l  the line
+ * @param c  the connection: only ::state, ::flags, ::proto, ::helper and
+ *   ::master_helper are written
+ * Context: rules lcore; another lcore gets fields that may come from
+ *   different moments.
+ */
+void mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c);
+
+/**
  * The ctstate of direction @p dir of the connection line @p l holds as
  * stored (mod_ct_conn_ctstate() of what mod_ct_fast_load() without
  * folding gives), reading only the bytes it depends on: the state, the

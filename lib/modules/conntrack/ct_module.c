@@ -189,6 +189,25 @@ ct_mark_early(struct rule_flow *f, const struct mod_ct_conn *c)
 			(early ? FC_ACT_F_EARLY : 0));
 }
 
+/*
+ * An entry's connection's state, flags, protocol and helpers (the fast
+ * path's progress folded in; nothing else of @p c is written); false if
+ * none.
+ */
+static bool
+entry_peek(const struct mod_ct_module *ct, const struct fc_action *a, struct mod_ct_conn *c)
+{
+	const struct mod_ct_fast_line *r = entry_rec(ct, a);
+
+	if (r != NULL) {
+		mod_ct_fast_peek(r, c);
+		return c->state != MOD_CT_S_NONE;
+	}
+	if (a->ct_state & MOD_CT_ENTRY_ID)
+		return false;
+	return mod_ct_conn_unpack(a->ct_state, c) == 0 && c->state != MOD_CT_S_NONE;
+}
+
 /* The ctstate packets taking the fast path get from an entry; 0 if untracked. */
 static unsigned int
 ct_entry_ctstate(void *priv, const struct fc_action *a)
@@ -216,7 +235,7 @@ ct_entry_ctstatus(void *priv, const struct fc_action *a)
 	struct mod_ct_conn c;
 	unsigned int s = RULE_CTS_CONFIRMED;
 
-	if (!entry_conn(priv, a, &c))
+	if (!entry_peek(priv, a, &c))
 		return 0;
 	if (c.flags & MOD_CT_C_REPLIED)
 		s |= RULE_CTS_SEEN_REPLY;
@@ -269,7 +288,7 @@ ct_entry_closed(void *priv, const struct fc_action *a)
 {
 	struct mod_ct_conn c;
 
-	if (!entry_conn(priv, a, &c))
+	if (!entry_peek(priv, a, &c))
 		return false;
 	return c.state == MOD_CT_S_TIME_WAIT || c.state == MOD_CT_S_CLOSE;
 }
@@ -581,6 +600,10 @@ ct_help_on_insert(void *priv, struct rule_flow *f)
 
 	if (l == NULL)
 		return 0;
+	/* Most records have no helper (a TCP connection's never here): no load. */
+	mod_ct_fast_peek(l, &c);
+	if (c.helper == MOD_CT_HELPER_NONE || c.proto != PROTO_UDP)
+		return 0;
 	mod_ct_fast_load(l, &c, true);
 	if (c.helper != MOD_CT_HELPER_NONE && c.proto == PROTO_UDP)
 		ct_help_udp(&ct->hlp, f, &c, mod_ct_entry_id(&f->act[RULE_DIR_ORIG]), true);
@@ -595,6 +618,9 @@ ct_help_on_packet(void *priv, struct rule_flow *f)
 	struct mod_ct_conn c;
 
 	if (l == NULL)
+		return 0;
+	mod_ct_fast_peek(l, &c);
+	if (c.helper == MOD_CT_HELPER_NONE || c.proto != PROTO_UDP)
 		return 0;
 	mod_ct_fast_load(l, &c, true);
 	if (c.state != MOD_CT_S_NONE && c.helper != MOD_CT_HELPER_NONE &&

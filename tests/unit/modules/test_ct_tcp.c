@@ -879,6 +879,42 @@ test_line_maxack(void **state)
  * folding (nothing moved since), and the fast path's progress on an armed
  * line folds in as it did into a record kept apart.
  */
+/*
+ * mod_ct_fast_peek() gives the scalar fields of what mod_ct_fast_load()
+ * with folding gives, on lines of random bytes (armed or not, the fast
+ * path's state and ASSURED moved or not, invalid bytes included).
+ */
+static void
+test_record_peek(void **state)
+{
+	struct mod_ct_fast_line *l = aligned_alloc(64, sizeof(*l));
+	unsigned int moved = 0;
+
+	(void)state;
+	assert_non_null(l);
+	rng_state = 0x9e3779b97f4a7c15ull;
+	for (unsigned int i = 0; i < 4000; i++) {
+		struct mod_ct_conn full, peek;
+		uint8_t *b = (uint8_t *)l;
+
+		for (size_t j = 0; j < sizeof(*l); j++)
+			b[j] = (uint8_t)rnd();
+		mod_ct_fast_load(l, &full, true);
+		memset(&peek, 0x5a, sizeof(peek));
+		mod_ct_fast_peek(l, &peek);
+		assert_int_equal(peek.state, full.state);
+		assert_int_equal(peek.flags, full.flags);
+		assert_int_equal(peek.proto, full.proto);
+		assert_int_equal(peek.helper, full.helper);
+		assert_int_equal(peek.master_helper, full.master_helper);
+		if (full.state != l->rc_state)
+			moved++;
+	}
+	/* The fold moved the state on some of them (the check has teeth). */
+	assert_true(moved > 100);
+	free(l);
+}
+
 static void
 test_record_in_line(void **state)
 {
@@ -991,6 +1027,7 @@ main(void)
 		cmocka_unit_test(test_handshake_oddities),
 		cmocka_unit_test(test_interest_timeouts),
 		cmocka_unit_test(test_record_in_line),
+		cmocka_unit_test(test_record_peek),
 		cmocka_unit_test(test_line_maxack),
 		cmocka_unit_test(test_lockstep),
 	};
