@@ -426,6 +426,14 @@ nat_check(const struct rule *r, const char **msg)
 		}
 		return 0;
 	}
+	/* DNAT/SNAT to a port alone (":P"): the connection's address is kept. */
+	if (n->family == 0 && n->port_min != 0 && r->action != RULE_ACT_NETMAP) {
+		if (!bytes_zero(n->addr_min, 0, 16) || !bytes_zero(n->addr_max, 0, 16)) {
+			*msg = "bad nat address range";
+			return -EINVAL;
+		}
+		return 0;
+	}
 	nb = fc_af_addr_len(n->family);
 	if (nb == 0) {
 		*msg = "missing nat address";

@@ -17,9 +17,13 @@ buf_nat_target(struct rule_buf *b, const struct rule_nat *n, bool native)
 	bool range = memcmp(n->addr_min, n->addr_max, sizeof(n->addr_min)) != 0;
 	bool v6 = n->family == FC_AF_INET6;
 
-	lex_addr_format(n->family, n->addr_min, lo, sizeof(lo));
-	lex_addr_format(n->family, n->addr_max, hi, sizeof(hi));
-	if (!v6 || (n->port_min == 0 && !native)) {
+	if (n->family != 0) {
+		lex_addr_format(n->family, n->addr_min, lo, sizeof(lo));
+		lex_addr_format(n->family, n->addr_max, hi, sizeof(hi));
+	}
+	if (n->family == 0) {
+		/* The port alone, the address kept: ":P[-Q]". */
+	} else if (!v6 || (n->port_min == 0 && !native)) {
 		rule_buf_printf(b, "%s%s%s", lo, range ? "-" : "", range ? hi : "");
 	} else if (native) {
 		rule_buf_printf(b, "[%s]", lo);
@@ -380,7 +384,8 @@ rule_x_nat_format(struct rule_buf *b, const struct rule *r, bool native)
 			continue;
 		}
 		if ((o->vt == VT_NAT_PORTS && r->nat.port_min == 0) ||
-			((o->vt == VT_NAT_TO || o->vt == VT_NETMAP) && r->nat.family == 0))
+			(o->vt == VT_NAT_TO && r->nat.family == 0 && r->nat.port_min == 0) ||
+			(o->vt == VT_NETMAP && r->nat.family == 0))
 			continue;
 		rule_buf_printf(b, " %s ", name);
 		rule_xval_format(b, o, r, &none, native);

@@ -137,7 +137,8 @@ family_set(struct rule *r, uint8_t family)
 
 /*
  * A NAT target in either language: IPv4 A[-B][:P[-Q]]; IPv6 bare A[-B]
- * (no ports), [A]:P[-Q], [A-B]:P[-Q] (iptables) or [A]-[B][:P[-Q]] (native).
+ * (no ports), [A]:P[-Q], [A-B]:P[-Q] (iptables) or [A]-[B][:P[-Q]] (native);
+ * either family :P[-Q], the port alone (family 0: the address is kept).
  * @return NULL, or why not.
  */
 static const char *
@@ -210,6 +211,19 @@ nat_target(const char *s, struct rule_nat *n)
 			memcpy(a2, dash + 1, l2);
 			a2[l2] = '\0';
 		}
+	}
+	if (a1[0] == '\0' && a2[0] == '\0' && l2 == 0 && ports != NULL &&
+		(s[0] == ':' || strncmp(s, "[]:", 3) == 0)) {
+		/* ":P[-Q]" ("[]:P[-Q]" in ip6tables): the port alone, the address kept. */
+		struct lex_port_range pr;
+		unsigned int cnt;
+
+		if (lex_ports(&lex_ports_nat, ports, strlen(ports), &pr, &cnt, NULL) != 0)
+			return "bad nat target";
+		n->port_min = pr.lo;
+		n->port_max = pr.hi;
+		n->family = 0;
+		return NULL;
 	}
 	if (lex_addr(a1, strlen(a1), &f1, n->addr_min, NULL) != 0)
 		return "bad nat target";
@@ -795,7 +809,7 @@ rule_xval_parse(const struct rule_xopt *o, const char *const v[], struct rule *r
 		if (why != NULL)
 			return bad(e, 0, why);
 		r->nat.flags = flags;
-		if (!family_set(r, r->nat.family))
+		if (r->nat.family != 0 && !family_set(r, r->nat.family))
 			return bad(e, 0, "address family mismatch");
 		return 0;
 	}

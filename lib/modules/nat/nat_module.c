@@ -142,6 +142,22 @@ nat_target(const struct mod_nat_module *m, const struct rule_flow *f, unsigned i
 	return 0;
 }
 
+/*
+ * A port-only DNAT/SNAT target (--to-destination :P): the flow's own
+ * address @addr as a one-address target, the ports mapped (nf_nat with
+ * NF_NAT_RANGE_PROTO_SPECIFIED alone keeps the address).
+ */
+static void
+keep_addr(const struct rule_flow *f, const uint8_t *addr, struct rule_nat *t)
+{
+	unsigned int len = fc_af_addr_len(f->key.family);
+
+	t->family = f->key.family;
+	memset(t->addr_min, 0, sizeof(t->addr_min));
+	memcpy(t->addr_min, addr, len);
+	memcpy(t->addr_max, t->addr_min, sizeof(t->addr_max));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Stage nat_dst                                                             */
 /* ------------------------------------------------------------------------ */
@@ -183,6 +199,8 @@ nat_dst_on_insert(void *priv, struct rule_flow *f)
 		}
 	} else if (res->nat_action == RULE_ACT_DNAT) {
 		tgt = res->nat;
+		if (tgt.family == 0)
+			keep_addr(f, fc_key_dst(&f->key), &tgt);
 	} else {
 		return 0;
 	}
@@ -305,6 +323,11 @@ nat_src_on_insert(void *priv, struct rule_flow *f)
 		return rc;
 	if (res->nat_action == RULE_ACT_SNAT || res->nat_action == RULE_ACT_MASQUERADE)
 		snat = &res->nat;
+	if (res->nat_action == RULE_ACT_SNAT && res->nat.family == 0) {
+		tgt = res->nat;
+		keep_addr(f, fc_key_src(&f->key), &tgt);
+		snat = &tgt;
+	}
 	if (res->nat_action == RULE_ACT_NETMAP) {
 		/* Source NETMAP: the source's host bits under the target's prefix. */
 		if (nat_target(m, f, RULE_ACT_NETMAP, &res->nat, fc_key_src(&f->key), &tgt) < 0) {

@@ -309,6 +309,42 @@ test_nat(void **state)
 	eng_stack_free(eng);
 }
 
+/* A port-only target (iptables' --to-destination :P): the address kept, the port mapped. */
+static void
+test_nat_port_only(void **state)
+{
+	struct rule_engine *eng = mk_engine(true, false, 1024, FC_FULL_REFUSE, 16);
+	struct mod_nat_binding_result nb;
+	struct rule_decision d;
+
+	(void)state;
+	load(eng, "dnat to :8080 proto tcp dst 198.51.100.1 dport 80\n"
+		  "snat to :5300-5301 proto udp src 10.0.0.0/8\n"
+		  "accept\n");
+	d = decide(eng, tcp4("10.9.0.1", 4000, "198.51.100.1", 80, TCP_SYN), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	assert_true(nb.flags & MOD_NAT_F_DNAT);
+	assert_int_equal(nb.fwd.v4.dst, inet_addr("198.51.100.1"));
+	assert_int_equal(nb.fwd.v4.dport, htons(8080));
+	assert_int_equal(nb.fwd.v4.src, inet_addr("10.9.0.1"));
+
+	d = decide(eng, up4(17, "10.0.0.2", 1000, "198.51.100.1", 53, 0, 0), 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_not_equal(d.nat_slot, RULE_NAT_NONE);
+	assert_int_equal(mod_nat_binding_get(eng_stack_nat(eng), MOD_NAT_SLOT_BINDING(d.nat_slot),
+				 &nb),
+		0);
+	assert_true(nb.flags & MOD_NAT_F_SNAT);
+	assert_int_equal(nb.fwd.v4.src, inet_addr("10.0.0.2"));
+	assert_in_range(ntohs(nb.fwd.v4.sport), 5300, 5301);
+	assert_int_equal(nb.fwd.v4.dst, inet_addr("198.51.100.1"));
+	eng_stack_free(eng);
+}
+
 static void
 test_nat_exhausted(void **state)
 {
@@ -1521,6 +1557,7 @@ main(void)
 		cmocka_unit_test(test_tcp_handshake),
 		cmocka_unit_test(test_stray_ack),
 		cmocka_unit_test(test_nat),
+		cmocka_unit_test(test_nat_port_only),
 		cmocka_unit_test(test_nat_exhausted),
 		cmocka_unit_test(test_route_channel),
 		cmocka_unit_test(test_reroute),

@@ -1474,6 +1474,12 @@ test_nat_targets(void **state)
 		{"INPUT", "SNAT --to-source 5.6.7.8", RULE_ACT_SNAT, "5.6.7.8", "5.6.7.8", 0, 0,
 			false},
 		{"POSTROUTING", "MASQUERADE", RULE_ACT_MASQUERADE, NULL, NULL, 0, 0, false},
+		/* The port alone, as Docker writes them: Linux keeps the address. */
+		{"PREROUTING", "DNAT --to-destination :8080", RULE_ACT_DNAT, NULL, NULL, 8080, 8080,
+			false},
+		{"OUTPUT", "DNAT --to-destination :8080-8090", RULE_ACT_DNAT, NULL, NULL, 8080, 8090,
+			false},
+		{"POSTROUTING", "SNAT --to-source :53", RULE_ACT_SNAT, NULL, NULL, 53, 53, false},
 		{"POSTROUTING", "MASQUERADE --to-ports 2000", RULE_ACT_MASQUERADE, NULL, NULL, 2000,
 			2000, false},
 		{"PREROUTING", "DNAT --to-destination [2001:db8::1]:80", RULE_ACT_DNAT,
@@ -1490,9 +1496,10 @@ test_nat_targets(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char text[256];
+		char text[256], buf[4096];
 		uint8_t a[16] = {0};
-		struct rule_set *s;
+		struct rule_set *s, *back;
+		struct rule_error err;
 		const struct rule *r;
 		int af = cases[i].v6 ? AF_INET6 : AF_INET;
 
@@ -1506,6 +1513,16 @@ test_nat_targets(void **state)
 		assert_int_equal(r->nat.port_max, cases[i].pmax);
 		if (cases[i].min == NULL) {
 			assert_int_equal(r->nat.family, 0);
+			/* Written back as iptables-save writes it; native reads back equal. */
+			assert_true(rule_set_format_iptables(s, FC_AF_INET4, buf, sizeof(buf)) > 0);
+			assert_non_null(strstr(buf, cases[i].target));
+			assert_true(rule_set_format(s, buf, sizeof(buf)) > 0);
+			back = rule_set_parse(buf, "native", &err);
+			if (back == NULL)
+				fail_msg("%u:%u %s '%s'\n%s", err.line, err.col, err.msg, err.token,
+					buf);
+			assert_true(rule_equal(r, only_rule(back, RULE_TABLE_NAT)));
+			rule_set_free(back);
 		} else {
 			assert_int_equal(r->nat.family, r->family);
 			assert_int_equal(inet_pton(af, cases[i].min, a), 1);
@@ -1921,7 +1938,9 @@ static const struct bad bad_inputs[] = {
 		"missing value"},
 	{"*nat\n-A PREROUTING -p tcp -j DNAT --to-destination 1.2.3.4:0\n", 2, 47, "1.2.3.4:0", "bad nat target"},
 	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.4:80\n", 2, 18, "DNAT", "NAT ports need -p tcp, udp, sctp or dccp"},
-	{"*nat\n-A PREROUTING -j DNAT --to-destination :80\n", 2, 40, ":80", "bad nat target"},
+	{"*nat\n-A PREROUTING -j DNAT --to-destination :80\n", 2, 18, "DNAT", "NAT ports need -p tcp, udp, sctp or dccp"},
+	{"*nat\n-A PREROUTING -p tcp -j DNAT --to-destination :70000\n", 2, 47, ":70000", "bad nat target"},
+	{"*nat\n-A PREROUTING -p tcp -j DNAT --to-destination :\n", 2, 47, ":", "bad nat target"},
 	{"*nat\n-A PREROUTING -j DNAT --to-destination 1.2.3.9-1.2.3.4\n", 2, 40, "1.2.3.9-1.2.3.4", "bad nat address range"},
 	{"*nat\n-A POSTROUTING -j DNAT --to-destination 1.2.3.4\nCOMMIT\n", 2, 19, "DNAT",
 		"dnat only at prerouting or output"},
