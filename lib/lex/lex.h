@@ -379,6 +379,13 @@ struct lex_prefix {
 /** Other lex_prefix() flags. */
 #define LEX_PFX_NETMASK 0x4     /**< "ADDR/MASK" with a mask of the address's form too */
 #define LEX_PFX_NO_LEAD_ZERO 0x8 /**< a length without a leading zero ("/08" refused, as iptables) */
+/**
+ * IPv4 as iptables reads it (xtables' numeric parse): one to four
+ * dot-separated parts, each 0..255 in decimal, octal (leading 0) or hex
+ * (0x), the missing trailing parts zero: "10/8" is 10.0.0.0/8, "172.16.0"
+ * is 172.16.0.0, "010.1.1.1" is 8.1.1.1.
+ */
+#define LEX_PFX_IPT_V4 0x10
 
 /**
  * Read "ADDR", "ADDR/LEN" (and with LEX_PFX_NETMASK "ADDR/MASK") that is

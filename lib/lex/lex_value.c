@@ -107,6 +107,65 @@ lex_addr(const char *s, size_t len, uint8_t *family, uint8_t addr[16], struct le
 	return 0;
 }
 
+/* One part of an iptables IPv4 address: 0..255, strtoul's base 0 without a sign. */
+static bool
+ipt_v4_part(const char *s, size_t len, uint8_t *out)
+{
+	unsigned int base = 10, v = 0;
+	size_t i = 0;
+
+	if (len > 1 && s[0] == '0') {
+		base = 8;
+		i = 1;
+		if (s[1] == 'x' || s[1] == 'X') {
+			base = 16;
+			i = 2;
+		}
+	}
+	if (i == len && base != 8)
+		return false; /* empty, or "0x" alone */
+	for (; i < len; i++) {
+		unsigned int d;
+
+		if (s[i] >= '0' && s[i] <= '9')
+			d = (unsigned int)(s[i] - '0');
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			d = (unsigned int)(s[i] - 'a' + 10);
+		else if (s[i] >= 'A' && s[i] <= 'F')
+			d = (unsigned int)(s[i] - 'A' + 10);
+		else
+			return false;
+		if (d >= base)
+			return false;
+		v = v * base + d;
+		if (v > 255)
+			return false;
+	}
+	*out = (uint8_t)v;
+	return true;
+}
+
+/* An IPv4 address as iptables reads it (LEX_PFX_IPT_V4). */
+static bool
+ipt_v4(const char *s, size_t len, uint8_t addr[16])
+{
+	unsigned int n = 0;
+	size_t start = 0;
+
+	memset(addr, 0, 16);
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != '.')
+			continue;
+		if (n == 4 || !ipt_v4_part(s + start, i - start, &addr[n])) {
+			memset(addr, 0, 16);
+			return false;
+		}
+		n++;
+		start = i + 1;
+	}
+	return true;
+}
+
 int
 lex_addr_format(unsigned int family, const uint8_t *addr, char *buf, size_t len)
 {
@@ -182,8 +241,13 @@ lex_prefix(const char *s, size_t len, unsigned int flags, struct lex_prefix *p,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if (lex_addr(s, alen, &family, p->addr, NULL) != 0)
+	if ((flags & LEX_PFX_IPT_V4) && alen > 0 && memchr(s, ':', alen) == NULL) {
+		family = LEX_AF_INET4;
+		if (!ipt_v4(s, alen, p->addr))
+			return fault(f, LEX_E_BAD_ADDR, 0, len);
+	} else if (lex_addr(s, alen, &family, p->addr, NULL) != 0) {
 		return fault(f, LEX_E_BAD_ADDR, 0, len);
+	}
 	bits = lex_af_len(family) * 8;
 	if (slash != NULL) {
 		rc = prefix_len(s, len, alen, flags, family, &bits, f);

@@ -79,8 +79,9 @@ rule_ipt_prefix(struct ipt *p, const struct lex_tok *a, struct rule *r, struct r
 
 	if (strchr(a->s, ',') != NULL)
 		return rule_ipt_err(p, a, "address lists are not supported");
-	if (lex_prefix(a->s, strlen(a->s), LEX_PFX_HOST_CLEAR | LEX_PFX_NETMASK | LEX_PFX_NO_LEAD_ZERO,
-		    &lp, &f) != 0)
+	if (lex_prefix(a->s, strlen(a->s),
+		    LEX_PFX_HOST_CLEAR | LEX_PFX_NETMASK | LEX_PFX_NO_LEAD_ZERO | LEX_PFX_IPT_V4, &lp,
+		    &f) != 0)
 		return rule_ipt_err(p, a, lex_code_text(f.code));
 	memcpy(pf->addr, lp.addr, sizeof(pf->addr));
 	pf->len = lp.len;

@@ -1534,6 +1534,45 @@ test_nat_targets(void **state)
 	}
 }
 
+/*
+ * IPv4 addresses as iptables reads them: "0/0", "10/8", "172.16.0/24"
+ * (missing parts zero, not inet_aton's), octal and hex parts.
+ */
+static void
+test_short_addresses(void **state)
+{
+	static const struct {
+		const char *opt;
+		uint8_t addr[4];
+		uint8_t len;
+	} cases[] = {
+		{"-s 0/0", {0, 0, 0, 0}, 0},
+		{"-d 10/8", {10, 0, 0, 0}, 8},
+		{"-s 172.16.0/24", {172, 16, 0, 0}, 24},
+		{"-d 10.1", {10, 1, 0, 0}, 32},
+		{"-s 192.168/255.255.0.0", {192, 168, 0, 0}, 16},
+		{"-s 010.0x10.0.1", {8, 16, 0, 1}, 32},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		struct rule_set *s;
+		const struct rule *r;
+		const struct rule_prefix *pf;
+
+		snprintf(text, sizeof(text), "*filter\n-A INPUT %s -j ACCEPT\nCOMMIT\n",
+			cases[i].opt);
+		s = parse(text);
+		r = only_rule(s, RULE_TABLE_FILTER);
+		pf = cases[i].opt[1] == 's' ? &r->src : &r->dst;
+		assert_int_equal(r->family, FC_AF_INET4);
+		assert_int_equal(pf->len, cases[i].len);
+		assert_memory_equal(pf->addr, cases[i].addr, 4);
+		rule_set_free(s);
+	}
+}
+
 /* Words as iptables-restore splits them; counters in both spellings. */
 static void
 test_words_and_counters(void **state)
@@ -1949,6 +1988,8 @@ static const struct bad bad_inputs[] = {
 	{"*nat\n-A POSTROUTING -j MASQUERADE --to-ports 1000\n", 2, 19, "MASQUERADE", "NAT ports need -p tcp, udp, sctp or dccp"},
 	/* addresses */
 	{"*filter\n-A INPUT -s 10.0.0.300 -j DROP\n", 2, 13, "10.0.0.300", "bad address"},
+	{"*filter\n-A INPUT -s 10..1 -j DROP\n", 2, 13, "10..1", "bad address"},
+	{"*filter\n-A INPUT -s 256/8 -j DROP\n", 2, 13, "256/8", "bad address"},
 	{"*filter\n-A INPUT -s host.example.com -j DROP\n", 2, 13, "host.example.com",
 		"bad address"},
 	{"*filter\n-A INPUT -d 10.0.0.0/33 -j DROP\n", 2, 13, "10.0.0.0/33", "bad prefix length"},
@@ -2082,6 +2123,7 @@ main(void)
 		cmocka_unit_test(test_dccp_ports),
 		cmocka_unit_test(test_nft_leniency),
 		cmocka_unit_test(test_nat_targets),
+		cmocka_unit_test(test_short_addresses),
 		cmocka_unit_test(test_words_and_counters),
 		cmocka_unit_test(test_chain_counters_warn),
 		cmocka_unit_test(test_chain_counters_v6_header),
