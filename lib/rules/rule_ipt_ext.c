@@ -131,12 +131,8 @@ rule_ipt_xopt(struct ipt *p, struct rule *r, struct rule_x *x, unsigned int oi, 
 		if (*i + 1 >= p->args.n)
 			return rule_ipt_err(p, k == 0 ? opt : w[0], "missing value");
 		w[k] = &p->args.a[++*i];
-		if (k == 0 && !neg && (o->flags & XO_NEG) && strcmp(w[0]->s, "!") == 0) {
-			/* The old "--opt ! VALUE" spelling. */
-			neg = true;
-			k--;
-			continue;
-		}
+		if (k == 0 && (o->flags & XO_NEG) && strcmp(w[0]->s, "!") == 0)
+			return rule_ipt_err(p, w[0], RULE_IPT_OLD_NEG);
 		v[k] = w[k]->s;
 	}
 	/* iptables cuts a LOG prefix to the kernel's 29 bytes without a word. */

@@ -530,6 +530,28 @@ build(struct ipt *p)
 	return rule_ipt_err_at(p, 0, "", msg);
 }
 
+/*
+ * A line ending in CR (a CRLF file): iptables-restore splits words on
+ * blanks and newlines only, so the CR stays on the line's last word and
+ * "*filter", "COMMIT", a target or a blank line fail there. Refused here
+ * too, on every line but comments and chain lines (whose counters
+ * iptables reads past it).
+ */
+static int
+cr_ending(struct ipt *p, const char *raw, const char *line, size_t len)
+{
+	const char *c = line;
+
+	if (raw == NULL || raw[len] != '\r')
+		return 0;
+	while (is_blank(*c))
+		c++;
+	if (*c == '#' || *c == ':')
+		return 0;
+	return rule_ipt_err_at(p, (unsigned int)len + 1, "",
+		"line ends in CR (a CRLF file, which iptables-restore refuses)");
+}
+
 static int
 parse_text(struct ipt *p, const char *text)
 {
@@ -539,8 +561,16 @@ parse_text(struct ipt *p, const char *text)
 	int rc;
 
 	lex_reader_init(&rd, text);
-	while ((rc = lex_reader_next(&rd, &line, &len)) == 1) {
+	for (;;) {
+		const char *raw = rd.next;
+
+		rc = lex_reader_next(&rd, &line, &len);
+		if (rc != 1)
+			break;
 		p->w.line = rd.line;
+		rc = cr_ending(p, raw, line, len);
+		if (rc < 0)
+			goto out;
 		rc = parse_line(p, line, len);
 		if (rc < 0)
 			goto out;

@@ -627,15 +627,8 @@ rule_ipt_opt(struct ipt *p, struct ipt_rl *rl, unsigned int *i, bool neg)
 	if (*i + 1 >= as->n)
 		return rule_ipt_err(p, o, "missing value");
 	v = &as->a[++*i];
-	if (ipt_opts[k].inv && strcmp(v->s, "!") == 0) {
-		/* The old "-s ! ADDR" spelling. */
-		if (neg)
-			return rule_ipt_err(p, v, "double negation");
-		neg = true;
-		if (*i + 1 >= as->n)
-			return rule_ipt_err(p, o, "missing value");
-		v = &as->a[++*i];
-	}
+	if (ipt_opts[k].inv && strcmp(v->s, "!") == 0)
+		return rule_ipt_err(p, v, RULE_IPT_OLD_NEG);
 	if (id <= O_OUT) {
 		unsigned int bit = 1u << (id == O_GOTO ? O_JUMP : id);
 

@@ -66,6 +66,10 @@ rule_ipt_err_at(struct ipt *p, unsigned int col, const char *tok, const char *ms
 	return lex_fail(&p->w, col, tok, strlen(tok), msg);
 }
 
+/** The old "--opt ! VALUE" negation: iptables 1.8 refuses it (both backends). */
+#define RULE_IPT_OLD_NEG \
+	"old '--opt ! VALUE' negation, which iptables refuses: write '! --opt VALUE'"
+
 /** As rule_ipt_err_at() at word @p a. @return -EINVAL. */
 static inline int
 rule_ipt_err(struct ipt *p, const struct lex_tok *a, const char *msg)
