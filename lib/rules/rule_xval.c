@@ -135,6 +135,20 @@ family_set(struct rule *r, uint8_t family)
 /* NAT targets                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* NAT ports "P[-Q]" into @p n's port range. @return false if malformed. */
+static bool
+nat_ports(struct rule_nat *n, const char *ports)
+{
+	struct lex_port_range pr;
+	unsigned int cnt;
+
+	if (lex_ports(&lex_ports_nat, ports, strlen(ports), &pr, &cnt, NULL) != 0)
+		return false;
+	n->port_min = pr.lo;
+	n->port_max = pr.hi;
+	return true;
+}
+
 /*
  * A NAT target in either language: IPv4 A[-B][:P[-Q]]; IPv6 bare A[-B]
  * (no ports), [A]:P[-Q], [A-B]:P[-Q] (iptables) or [A]-[B][:P[-Q]] (native);
@@ -215,13 +229,8 @@ nat_target(const char *s, struct rule_nat *n)
 	if (a1[0] == '\0' && a2[0] == '\0' && l2 == 0 && ports != NULL &&
 		(s[0] == ':' || strncmp(s, "[]:", 3) == 0)) {
 		/* ":P[-Q]" ("[]:P[-Q]" in ip6tables): the port alone, the address kept. */
-		struct lex_port_range pr;
-		unsigned int cnt;
-
-		if (lex_ports(&lex_ports_nat, ports, strlen(ports), &pr, &cnt, NULL) != 0)
+		if (!nat_ports(n, ports))
 			return "bad nat target";
-		n->port_min = pr.lo;
-		n->port_max = pr.hi;
 		n->family = 0;
 		return NULL;
 	}
@@ -236,15 +245,8 @@ nat_target(const char *s, struct rule_nat *n)
 	} else if (l2 != 0) {
 		return "bad nat target";
 	}
-	if (ports != NULL) {
-		struct lex_port_range pr;
-		unsigned int cnt;
-
-		if (lex_ports(&lex_ports_nat, ports, strlen(ports), &pr, &cnt, NULL) != 0)
-			return "bad nat target";
-		n->port_min = pr.lo;
-		n->port_max = pr.hi;
-	}
+	if (ports != NULL && !nat_ports(n, ports))
+		return "bad nat target";
 	n->family = f1;
 	return NULL;
 }
