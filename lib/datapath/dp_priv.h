@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/datapath private definitions: the work area of one burst, shared by
- * the fast path (dp_rx.c) and the slow path's decisions (dp_upcall.c).
+ * the fast path (dp_rx.c, dp_marked.c) and the slow path's decisions
+ * (dp_upcall.c).
  * Not installed; only lib/datapath's .c files include it.
  */
 #ifndef GUFC_DP_PRIV_H
@@ -57,6 +58,13 @@ dp_burst_free(struct dp_burst *b)
 	if (b->nd != 0)
 		rte_pktmbuf_free_bulk(b->drop, b->nd);
 }
+
+/*
+ * Step 0 (dp_marked.c): decide the NIC-marked packets of @p m whose entry
+ * vouches for them alone (delivered through @p b); the others, in order,
+ * are compacted in @p m for the software path. @return packets left in @p m.
+ */
+unsigned int dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned int n);
 
 /* Pending connections (dp_pending.c). */
 
