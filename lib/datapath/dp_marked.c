@@ -81,10 +81,19 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	/* Untagged: the datagram's length is the header's (dp_marked_ip_len()). */
 	end = RTE_ETHER_HDR_LEN + ip_len;
 	pk.tcp_flags = 0;
+	pk.tcp_dlen = 0;
 	if (proto == IPPROTO_TCP) {
 		if (len < l4 + 20)
 			return true;
 		pk.tcp_flags = p[l4 + 13];
+		/* A helper's connection (FC_INTEREST_TCP_DATA) wants segments
+		 * with payload: its length as the parser gives it. */
+		if (a->interest & FC_INTEREST_TCP_DATA) {
+			hlen = (uint32_t)(p[l4 + 12] >> 4) * 4;
+			if (hlen < 20 || end > len || end < l4 + hlen)
+				return true;
+			pk.tcp_dlen = (uint16_t)(end - l4 - hlen);
+		}
 	}
 	if (rule_engine_wants(a, &pk))
 		return true;

@@ -1009,6 +1009,66 @@ test_marked_tcp(void **state)
 	check_accounting();
 }
 
+/*
+ * A marked segment with payload of a connection whose helper reads its
+ * payload (the entry's FC_INTEREST_TCP_DATA, as ct_help_interest() sets it)
+ * goes to the slow path as the software path sends it: its payload length
+ * is read from the frame before the interest mask is asked.
+ */
+static void
+test_marked_tcp_data(void **state)
+{
+	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
+	struct dp_marks mk = {.cap = {4096, 4096}};
+	struct rte_mbuf *m, *o[4];
+	struct fc_entry *e;
+	struct fc_key k;
+	uint32_t idx, good;
+	uint64_t up;
+
+	(void)state;
+	world_up(true, 64);
+	load("accept\n");
+	tcp_numbers(100, 0);
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
+	k = key_of(m);
+	rx1(m);
+	slow();
+	tcp_numbers(500, 109);
+	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
+	slow();
+	tcp_numbers(109, 509);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3));
+	slow();
+	/* The helper's interest, as the slow path would store it (no reader
+	 * runs meanwhile: a plain store). */
+	e = (struct fc_entry *)entry_of(&k, &idx);
+	assert_non_null(e);
+	assert_true(e->act.interest & FC_INTEREST_TCP_WIN);
+	e->act.interest |= FC_INTEREST_TCP_DATA;
+	good = dp_mark_make(0, idx, 7);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
+	mk.tab[0] = W.rx.tab4;
+	mk.tab[1] = W.rx.tab6;
+	W.rx.marks = &mk;
+	up = W.rx.st.upcalls;
+
+	/* In the window, with payload: the helper's, not taken with the mark. */
+	tcp_numbers(117, 509);
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 4);
+	mark(m, good);
+	rx1(m);
+	assert_int_equal(W.rx.st.hw_classified, 0);
+	assert_int_equal(W.rx.st.hw_fallback, 1);
+	assert_int_equal(W.rx.st.upcalls, up + 1);
+	slow();
+	assert_int_equal(take(W.out, o, 4), 4);
+	rte_pktmbuf_free_bulk(o, 4);
+	W.rx.marks = NULL;
+	tcp_numbers(1000, 2000);
+	check_accounting();
+}
+
 /* Per-channel grouping: each channel gets its packets, in their order. */
 static void
 test_grouping(void **state)
@@ -1946,6 +2006,7 @@ main(void)
 		cmocka_unit_test_teardown(test_ttl_class, teardown),
 		cmocka_unit_test_teardown(test_marked_bytes, teardown),
 		cmocka_unit_test_teardown(test_marked_tcp, teardown),
+		cmocka_unit_test_teardown(test_marked_tcp_data, teardown),
 		cmocka_unit_test_teardown(test_grouping, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_upcall_full, teardown),
