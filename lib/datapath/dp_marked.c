@@ -52,11 +52,13 @@ dp_be32_at(const uint8_t *p)
  * an IPv6 header without extension header. Anything that does not look
  * like that counts as wanted: the software path decides. @p ip_len is
  * dp_marked_ip_len()'s (not 0): asked first, so that a frame it refuses
- * never reaches the window check, which records what it passes.
+ * never reaches the window check, which records what it passes. @p ctl:
+ * the connection's line the window check reads, as the prefetch pass found
+ * it (mod_ct_fast_prefetch()).
  */
 static inline bool
 dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
-	uint32_t ip_len)
+	uint32_t ip_len, struct mod_ct_fast_line *ctl)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(mb, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(mb);
@@ -135,7 +137,7 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	/* Plain: no options, or only a timestamp (NOP, NOP, kind 8 length 10). */
 	pk.tcp_opt = (hlen == 20 || (hlen == 32 && dp_be32_at(p + l4 + 20) == 0x0101080au)) ?
 		FC_TCP_OPT_PLAIN : 0;
-	return !mod_ct_fast_check(c->ct_fast, a, &pk);
+	return !mod_ct_fast_check_line(ctl, a, &pk);
 }
 
 /*
@@ -203,6 +205,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 	const struct dp_marks *mk = c->marks;
 	struct dp_stats *st = &c->st;
 	const struct fc_entry *ents[DP_BURST_MAX];
+	struct mod_ct_fast_line *ctl[DP_BURST_MAX];
 	struct fc_action acts[DP_BURST_MAX];
 	uint32_t marks[DP_BURST_MAX];
 	const struct fc_entry *base[2];
@@ -251,8 +254,9 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		if (ents[i] == NULL || !fc_entry_read_tagged(ents[i], dp_mark_tag(marks[i]), &acts[i]))
 			continue;
 		live |= UINT64_C(1) << i;
-		if ((acts[i].interest & FC_INTEREST_TCP_WIN) && c->ct_fast != NULL)
-			mod_ct_fast_prefetch(c->ct_fast, &acts[i]);
+		/* The connection's line, fetched now and handed to the check. */
+		ctl[i] = (acts[i].interest & FC_INTEREST_TCP_WIN) ?
+			mod_ct_fast_prefetch(c->ct_fast, &acts[i]) : NULL;
 	}
 
 	gen = rule_engine_generation(c->eng);
@@ -275,7 +279,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 			continue;
 		}
 		dp_mark_split(marks[i], &fam, &idx);
-		if (unlikely((ip_len = dp_marked_ip_len(mb)) == 0 || dp_marked_wants(c, a, mb, ip_len) ||
+		if (unlikely((ip_len = dp_marked_ip_len(mb)) == 0 || dp_marked_wants(c, a, mb, ip_len, ctl[i]) ||
 			    (ch = rule_engine_channel(c->eng, a, fam, idx)) == RULE_CHAN_NONE)) {
 			st->hw_fallback++;
 			m[left++] = mb;

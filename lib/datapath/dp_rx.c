@@ -318,16 +318,17 @@ dp_udplite_bad(const struct rte_mbuf *mb, const struct fc_pkt *pkt)
 /*
  * Does a hit go to the slow path for a module's interest: the entry's
  * interest mask selects it (rule_engine_wants()), the conntrack module's
- * window check cannot vouch for it, or its UDP-Lite header fails?
+ * window check on connection line @p ctl (the prefetch pass's) cannot
+ * vouch for it, or its UDP-Lite header fails?
  */
 static __rte_always_inline bool
-dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
-	const struct fc_pkt *pkt)
+dp_hit_wants(const struct fc_action *a, const struct rte_mbuf *mb, const struct fc_pkt *pkt,
+	struct mod_ct_fast_line *ctl)
 {
 	if (likely(a->interest == 0))
 		return false;
 	return rule_engine_wants(a, pkt) ||
-		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
+		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check_line(ctl, a, pkt)) ||
 		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt));
 }
 
@@ -390,7 +391,7 @@ dp_act_plain(const struct fc_action *a)
 static __rte_noinline void
 dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsigned int fam,
 	uint32_t idx, struct rte_mbuf *mb, struct fc_pkt *pkt, const struct fc_action *a,
-	uint64_t conn, struct mod_neigh_adj *adj)
+	uint64_t conn, struct mod_neigh_adj *adj, struct mod_ct_fast_line *ctl)
 {
 	struct dp_stats *st = &c->st;
 	const bool router = c->router;
@@ -409,7 +410,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 		return;
 	}
-	if (dp_hit_wants(c, a, mb, pkt) ||
+	if (dp_hit_wants(a, mb, pkt, ctl) ||
 		((a->flags & FC_ACT_F_COUNT) &&
 			rule_engine_count_due(c->eng, t, fam, idx, mb->pkt_len))) {
 		st->upcall_interest++;
@@ -502,6 +503,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 {
 	struct dp_stats *st = &c->st;
 	struct fc_action acts[DP_BURST_MAX];
+	struct mod_ct_fast_line *ctl[DP_BURST_MAX];
 	uint32_t sigs[DP_BURST_MAX];
 	uint32_t idx[DP_BURST_MAX];
 	uint64_t hit_mask = 0, miss;
@@ -527,15 +529,15 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			miss &= miss - 1;
 		}
 	}
-	/* The window-checked connections' lines and the translated flows'
-	 * rewrite slots, fetched for the whole burst at once (none without
-	 * conntrack: no window lines, no NAT). */
+	/* The window-checked connections' lines (kept for the check) and the
+	 * translated flows' rewrite slots, fetched for the whole burst at once
+	 * (none without conntrack: no window lines, no NAT). */
 	if (c->ct_fast != NULL || c->nat != NULL)
 		for (unsigned int j = 0; j < nk; j++) {
 			if (!((hit_mask >> j) & 1))
 				continue;
-			if ((acts[j].interest & FC_INTEREST_TCP_WIN) && c->ct_fast != NULL)
-				mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
+			if (acts[j].interest & FC_INTEREST_TCP_WIN)
+				ctl[j] = mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
 			if (acts[j].flags & FC_ACT_F_NAT)
 				mod_nat_prefetch(c->nat, acts[j].nat_id);
 		}
@@ -578,7 +580,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		 * a translated flow's rewrite is the slot's stores and checksum adds.
 		 */
 		if (likely(!router && dp_act_plain(a))) {
-			if (dp_hit_wants(c, a, mb, pkt)) {
+			if (dp_hit_wants(a, mb, pkt, c->ct_fast != NULL ? ctl[j] : NULL)) {
 				st->upcall_interest++;
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 				continue;
@@ -594,7 +596,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 			dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
 			continue;
 		}
-		dp_apply_general(c, b, f->t, fam, idx[j], mb, pkt, a, conn, &adj);
+		dp_apply_general(c, b, f->t, fam, idx[j], mb, pkt, a, conn, &adj,
+			c->ct_fast != NULL ? ctl[j] : NULL);
 	}
 }
 

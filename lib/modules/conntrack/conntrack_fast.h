@@ -238,24 +238,45 @@ mod_ct_entry_id(const struct fc_action *a)
 }
 
 /**
- * Start fetching the fast-path line of an entry's TCP connection, ahead
- * of mod_ct_fast_check(): the datapath does it for a whole
- * burst before checking its segments, so that their misses overlap.
- * @param f  the module's view; NULL: nothing
+ * The fast-path line of an entry's TCP connection.
+ * @param f  the module's view; NULL: none
  * @param a  the entry's action
+ * @return the line, or NULL (no view, no record id, or its chunk not
+ *   published: mod_ct_fast_check_line() sends such a segment to the slow path).
  * Context: registered reader (RX lcore).
  */
-static inline void
-mod_ct_fast_prefetch(const struct mod_ct_fast *f, const struct fc_action *a)
+static inline struct mod_ct_fast_line *
+mod_ct_fast_line_of(const struct mod_ct_fast *f, const struct fc_action *a)
 {
 	uint32_t id = mod_ct_entry_id(a);
 	struct mod_ct_fast_line *chunk;
 
-	if (f == NULL || id == 0 || id >= MOD_CT_ID_MAX)
-		return;
+	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX))
+		return NULL;
 	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
-	if (chunk != NULL)
-		rte_prefetch0(&chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)]);
+	if (unlikely(chunk == NULL))
+		return NULL;
+	return &chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)];
+}
+
+/**
+ * Start fetching the fast-path line of an entry's TCP connection, ahead
+ * of the window check: the datapath does it for a whole burst before
+ * checking its segments, so that their misses overlap, and hands the line
+ * it returns to mod_ct_fast_check_line() (the chunk is not looked up twice).
+ * @param f  the module's view; NULL: nothing
+ * @param a  the entry's action
+ * @return mod_ct_fast_line_of(): the line, or NULL.
+ * Context: registered reader (RX lcore).
+ */
+static inline struct mod_ct_fast_line *
+mod_ct_fast_prefetch(const struct mod_ct_fast *f, const struct fc_action *a)
+{
+	struct mod_ct_fast_line *l = mod_ct_fast_line_of(f, a);
+
+	if (l != NULL)
+		rte_prefetch0(l);
+	return l;
 }
 
 /** Sequence number @p a is after @p b (modulo 2^32). Context: any. */
@@ -386,29 +407,28 @@ mod_ct_fast_out_of_bounds(struct mod_ct_fast_line *l, unsigned int s, const stru
  * mod_ct_fast_check_full()'s, which decides the same segments the same
  * way.
  *
- * @param f  the module's view (mod_ct_module_fast()); NULL: never
+ * mod_ct_fast_check_line() is the check on the line the caller already
+ * has (mod_ct_fast_prefetch()'s or mod_ct_fast_line_of()'s, for the same
+ * action); mod_ct_fast_check() finds it first.
+ *
+ * @param l  the connection's line (NULL: never)
  * @param a  the entry's action (a consistent copy)
  * @param p  the parsed segment
  * @return true to pass it, false to send it to the slow path.
  * Context: registered reader (RX lcore) serving the segment's direction.
  */
 static inline bool
-mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct fc_pkt *p)
+mod_ct_fast_check_line(struct mod_ct_fast_line *l, const struct fc_action *a,
+	const struct fc_pkt *p)
 {
 	const unsigned int s = (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
 	const unsigned int r = s ^ 1;
-	uint32_t id = mod_ct_entry_id(a), seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
-	struct mod_ct_fast_line *chunk, *l;
+	uint32_t seq, end, ack, lim, end_s, end_r, win_s, win_r, w, edge;
 	uint64_t word, v;
 	uint8_t u, rt;
 
-	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX ||
-		    !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
+	if (unlikely(l == NULL || !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
 		return false;
-	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
-	if (unlikely(chunk == NULL))
-		return false;
-	l = &chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)];
 	word = MOD_CT_LD(l->fp_word);
 	v = word & MOD_CT_FAST_W_MASK;
 	if (unlikely((p->tcp_flags & 0x01) ||
@@ -481,6 +501,20 @@ mod_ct_fast_check(struct mod_ct_fast *f, const struct fc_action *a, const struct
 	if (rt != 0)
 		MOD_CT_ST(l->fp_retrans, 0);
 	return true;
+}
+
+/**
+ * mod_ct_fast_check_line() on the line of @p a's connection.
+ * @param f  the module's view (mod_ct_module_fast()); NULL: never
+ * @param a  the entry's action (a consistent copy)
+ * @param p  the parsed segment
+ * @return true to pass it, false to send it to the slow path.
+ * Context: registered reader (RX lcore) serving the segment's direction.
+ */
+static inline bool
+mod_ct_fast_check(const struct mod_ct_fast *f, const struct fc_action *a, const struct fc_pkt *p)
+{
+	return mod_ct_fast_check_line(mod_ct_fast_line_of(f, a), a, p);
 }
 
 #ifdef __cplusplus
