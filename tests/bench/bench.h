@@ -403,6 +403,14 @@ struct bench_ctx {
 	 * bench_measure_win(); built on its first pass */
 	uint8_t *win_armed;
 	uint32_t win_cap;
+	/* the NIC's ring a burst ahead of the poll (bench_ring_ahead()): the
+	 * burst fed behind the one being polled, if any */
+	bool ahead;          /**< a burst waits on the ring */
+	bool ahead_marked;   /**< ... with the marked path's marks */
+	uint32_t ahead_from; /**< ... of trace[ahead_from..+ahead_req) */
+	unsigned int ahead_req;
+	/** ... of which on the ring (the marked path keeps DROP flows in the NIC) */
+	unsigned int ahead_n;
 };
 
 /** Free what the marked path built (ctx->marks, ctx->key_mark). */
@@ -466,6 +474,18 @@ uint64_t bench_burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int *n)
 uint64_t bench_burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *n);
 /** Put the frames of trace[from..from+n) on the port's RX ring (untimed NIC side). */
 int bench_nic_rx(struct bench_ctx *ctx, uint32_t from, unsigned int n);
+/**
+ * The NIC side of a burst as a real NIC's ring is: ahead of the poll. The
+ * ring holds trace[from..from+*np) at its head (fed by the previous call,
+ * or now) and the next burst behind it, written now: a poll never finds
+ * the ring empty behind its burst, so a path that looks a burst ahead can.
+ * @p marked: the marked path's frames (marks set, DROP flows kept in the
+ * NIC: *np becomes the packets on the ring for this burst). Untimed.
+ * @return 0, or -errno (nothing fed).
+ */
+int bench_ring_ahead(struct bench_ctx *ctx, uint32_t from, unsigned int *np, bool marked);
+/** Take what bench_ring_ahead() fed ahead off the ring: polled, untimed, as its path would. */
+void bench_ring_drain(struct bench_ctx *ctx);
 
 /** The stages of the gufc path, measured as cumulative prefixes (bench_stages.c). */
 enum bench_stage { BENCH_ST_FLOOR, BENCH_ST_RX, BENCH_ST_PARSE, BENCH_ST_LOCALS,

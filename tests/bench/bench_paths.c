@@ -5,13 +5,18 @@
  *
  * Per burst of 32, the harness first does what a NIC would (untimed): take
  * mbufs from the pool, write the frames of the next trace packets into them
- * and put them on the net_ring port's RX ring. Then it times one burst of
- * the path with rte_rdtsc, then (untimed) drains the default channel, which
- * frees the delivered mbufs back to the pool as a consumer would.
+ * and put them on the net_ring port's RX ring, as a real NIC's ring is a
+ * burst ahead of the poll (bench_ring_ahead(): the burst polled next
+ * already waits behind the one polled now; the poll asks for exactly its
+ * burst). Then it times one burst of the path with rte_rdtsc, then
+ * (untimed) drains the default channel, which frees the delivered mbufs
+ * back to the pool as a consumer would. What is fed ahead at a pass's end
+ * is polled, untimed, before the next path's pass (bench_ring_drain()).
  *
  *  - floor:    rte_hash_lookup_bulk_data() alone on the trace's keys, copied
- *              beforehand into a hot array; the table has the flow table's
- *              geometry and holds the same keys. No mbufs.
+ *              beforehand into a hot array (as the mbuf paths' frames are
+ *              written shortly before their poll); the table has the flow
+ *              table's geometry and holds the same keys. No mbufs.
  *  - gufc:     gufc_rx_poll() of app/gufc_rx.c: RX burst, then lib/datapath's
  *              dp_rx_burst (parse, local bits, hash, fc_table_lookup_bulk,
  *              stale/interest checks, cached verdict, NAT, fc_table_touch,
@@ -165,6 +170,126 @@ consume(struct bench_ctx *ctx)
 		gufc_slow_poll(env->app, env->lc, ctx->now);
 }
 
+static int marks_build(struct bench_ctx *ctx);
+
+/* key_mark[] of a flow whose packets a hardware DROP rule keeps off the CPU. */
+#define MARK_HW_DROP UINT32_MAX
+
+/*
+ * The marked path's NIC side of trace[from..from+n): the DROP flows'
+ * packets stay in the NIC, the others go on the ring marked as a MARK
+ * rule marks them; *got: how many.
+ */
+static int
+nic_rx_marked(struct bench_ctx *ctx, uint32_t from, unsigned int n, unsigned int *got)
+{
+	struct bench_env *env = ctx->env;
+	struct rte_mbuf *m[BENCH_BURST];
+	uint32_t ki[BENCH_BURST];
+	unsigned int k = 0;
+
+	*got = 0;
+	if (!ctx->marks_built && marks_build(ctx) != 0)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++)
+		if (ctx->key_mark[ctx->trace[from + i]] != MARK_HW_DROP)
+			ki[k++] = ctx->trace[from + i];
+	if (k == 0)
+		return 0;
+	if (rte_pktmbuf_alloc_bulk(env->app->pool, m, k) != 0)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < k; i++) {
+		uint32_t mark = ctx->key_mark[ki[i]];
+
+		mbuf_write(ctx, m[i], ki[i]);
+		if (mark == 0)
+			continue;
+		m[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+		m[i]->hash.fdir.hi = mark;
+	}
+	if (rte_ring_sp_enqueue_bulk(env->rx_ring, (void **)m, k, NULL) != k) {
+		rte_pktmbuf_free_bulk(m, k);
+		return -ENOBUFS;
+	}
+	*got = k;
+	return 0;
+}
+
+static int
+nic_feed(struct bench_ctx *ctx, uint32_t from, unsigned int n, bool marked, unsigned int *got)
+{
+	int rc;
+
+	if (marked)
+		return nic_rx_marked(ctx, from, n, got);
+	rc = bench_nic_rx(ctx, from, n);
+	*got = rc == 0 ? n : 0;
+	return rc;
+}
+
+void
+bench_ring_drain(struct bench_ctx *ctx)
+{
+	struct bench_env *env = ctx->env;
+
+	if (!ctx->ahead)
+		return;
+	ctx->ahead = false;
+	if (ctx->ahead_marked)
+		env->lc->rx_dp.marks = &ctx->marks;
+	while (rte_ring_count(env->rx_ring) != 0 && gufc_rx_poll(env->lc, ctx->now) != 0)
+		;
+	env->lc->rx_dp.marks = NULL;
+	consume(ctx);
+}
+
+int
+bench_ring_ahead(struct bench_ctx *ctx, uint32_t from, unsigned int *np, bool marked)
+{
+	unsigned int n = *np, next_n;
+	uint32_t next = from + n;
+	int rc;
+
+	/* What waits is another burst (a new pass, another path): polled first. */
+	if (ctx->ahead &&
+		(ctx->ahead_from != from || ctx->ahead_req != n || ctx->ahead_marked != marked))
+		bench_ring_drain(ctx);
+	if (ctx->ahead) {
+		*np = ctx->ahead_n;
+		ctx->ahead = false;
+	} else if ((rc = nic_feed(ctx, from, n, marked, np)) != 0) {
+		*np = 0;
+		return rc;
+	}
+	next_n = next < ctx->trace_len ? RTE_MIN((uint32_t)BENCH_BURST, ctx->trace_len - next) : 0;
+	if (next_n != 0 && nic_feed(ctx, next, next_n, marked, &ctx->ahead_n) == 0) {
+		ctx->ahead = true;
+		ctx->ahead_marked = marked;
+		ctx->ahead_from = next;
+		ctx->ahead_req = next_n;
+	}
+	return 0;
+}
+
+/*
+ * gufc_rx_poll() asking for exactly @p n packets (the burst fed for it,
+ * not the one behind it), timed.
+ */
+static uint64_t
+poll_timed(struct bench_ctx *ctx, unsigned int n)
+{
+	struct gufc_app *app = ctx->env->app;
+	uint32_t burst = app->cfg.set.burst;
+	uint64_t t0, t1;
+
+	app->cfg.set.burst = n;
+	t0 = rte_rdtsc();
+	gufc_rx_poll(ctx->env->lc, ctx->now);
+	t1 = rte_rdtsc();
+	app->cfg.set.burst = burst;
+	return t1 - t0;
+}
+
 uint64_t
 bench_burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
@@ -188,20 +313,14 @@ bench_burst_floor(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 uint64_t
 bench_burst_gufc(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
-	unsigned int n = *np;
-	uint64_t t0, t1;
+	uint64_t cyc;
 
-	if (bench_nic_rx(ctx, from, n) != 0)
+	if (bench_ring_ahead(ctx, from, np, false) != 0 || *np == 0)
 		return 0;
-	t0 = rte_rdtsc();
-	gufc_rx_poll(ctx->env->lc, ctx->now);
-	t1 = rte_rdtsc();
+	cyc = poll_timed(ctx, *np);
 	consume(ctx);
-	return t1 - t0;
+	return cyc;
 }
-
-/* key_mark[] of a flow whose packets a hardware DROP rule keeps off the CPU. */
-#define MARK_HW_DROP UINT32_MAX
 
 /*
  * The marks a policy would have made live: one per ACCEPT (no NAT) entry of
@@ -277,40 +396,15 @@ uint64_t
 bench_burst_marked(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 {
 	struct bench_env *env = ctx->env;
-	struct rte_mbuf *m[BENCH_BURST];
-	uint32_t ki[BENCH_BURST];
-	unsigned int n = 0;
-	uint64_t t0, t1;
+	uint64_t cyc;
 
-	if (!ctx->marks_built && marks_build(ctx) != 0)
+	if (bench_ring_ahead(ctx, from, np, true) != 0 || *np == 0)
 		return 0;
-	for (unsigned int i = 0; i < *np; i++)
-		if (ctx->key_mark[ctx->trace[from + i]] != MARK_HW_DROP)
-			ki[n++] = ctx->trace[from + i];
-	*np = n;
-	if (n == 0 || rte_pktmbuf_alloc_bulk(env->app->pool, m, n) != 0)
-		return 0;
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t mark = ctx->key_mark[ki[i]];
-
-		mbuf_write(ctx, m[i], ki[i]);
-		if (mark == 0)
-			continue;
-		m[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
-		m[i]->hash.fdir.hi = mark;
-	}
-	if (rte_ring_sp_enqueue_bulk(env->rx_ring, (void **)m, n, NULL) != n) {
-		rte_pktmbuf_free_bulk(m, n);
-		*np = 0;
-		return 0;
-	}
 	env->lc->rx_dp.marks = &ctx->marks;
-	t0 = rte_rdtsc();
-	gufc_rx_poll(env->lc, ctx->now);
-	t1 = rte_rdtsc();
+	cyc = poll_timed(ctx, *np);
 	env->lc->rx_dp.marks = NULL;
 	consume(ctx);
-	return t1 - t0;
+	return cyc;
 }
 
 /* Delivery shared by linear and pipeline: the datapath's own grouping and enqueue. */
@@ -338,10 +432,10 @@ burst_linear(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	unsigned int no = 0, nd = 0, nr;
 	uint64_t t0, t1;
 
-	if (bench_nic_rx(ctx, from, n) != 0)
+	if (bench_ring_ahead(ctx, from, &n, false) != 0 || n == 0)
 		return 0;
 	t0 = rte_rdtsc();
-	nr = rte_eth_rx_burst(env->port, 0, m, BENCH_BURST);
+	nr = rte_eth_rx_burst(env->port, 0, m, (uint16_t)n);
 	fc_parse_burst(m, nr, pkts, res);
 	fc_locals_mark_burst(app->locals, pkts, nr);
 	for (unsigned int i = 0; i < nr; i++) {
@@ -392,10 +486,10 @@ burst_pipeline(struct bench_ctx *ctx, uint32_t from, unsigned int *np)
 	unsigned int no = 0, nd = 0, nk = 0, nr;
 	uint64_t hit = 0, t0, t1;
 
-	if (bench_nic_rx(ctx, from, n) != 0)
+	if (bench_ring_ahead(ctx, from, &n, false) != 0 || n == 0)
 		return 0;
 	t0 = rte_rdtsc();
-	nr = rte_eth_rx_burst(env->port, 0, m, BENCH_BURST);
+	nr = rte_eth_rx_burst(env->port, 0, m, (uint16_t)n);
 	fc_parse_burst(m, nr, pkts, res);
 	fc_locals_mark_burst(app->locals, pkts, nr);
 	for (unsigned int i = 0; i < nr; i++) {
@@ -473,6 +567,7 @@ bench_pass_run(struct bench_ctx *ctx, bench_burst_fn fn)
 		if (++bursts >= MIN_BURSTS && cycles > ctx->pass_budget)
 			break;
 	}
+	bench_ring_drain(ctx);
 	if (bursts == 0)
 		return 0;
 	memcpy(sorted, cyc, bursts * sizeof(cyc[0]));

@@ -62,10 +62,10 @@ stage_burst(struct bench_ctx *ctx, uint32_t from, unsigned int *np, enum bench_s
 	uint64_t hit = 0, t0, t1;
 	unsigned int n, nk = 0;
 
-	if (bench_nic_rx(ctx, from, *np) != 0)
+	if (bench_ring_ahead(ctx, from, np, false) != 0 || *np == 0)
 		return 0;
 	t0 = rte_rdtsc();
-	n = rte_eth_rx_burst(env->port, 0, m, BENCH_BURST);
+	n = rte_eth_rx_burst(env->port, 0, m, (uint16_t)*np);
 	if (upto >= BENCH_ST_PARSE)
 		fc_parse_burst(m, n, pkts, res);
 	if (upto >= BENCH_ST_LOCALS)
