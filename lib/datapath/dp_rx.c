@@ -315,9 +315,29 @@ dp_udplite_bad(const struct rte_mbuf *mb, const struct fc_pkt *pkt)
 }
 
 /*
+ * An SCTP packet of an entry with FC_INTEREST_SCTP that the conntrack
+ * module's check (mod_ct_sctp_fast_check(): the association's tag, chunks
+ * that move nothing) cannot vouch for. A fragment, or a datagram beyond
+ * the first segment, fails too: the slow path reads it. Out of line: not
+ * every hit is SCTP's.
+ */
+static __rte_noinline bool
+dp_sctp_bad(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
+	const struct fc_pkt *pkt)
+{
+	const uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len;
+
+	if (fc_key_proto(&pkt->key) != IPPROTO_SCTP || l4 == 0 || pkt->frag != FC_FRAG_NONE ||
+		end > rte_pktmbuf_data_len(mb) || l4 > end)
+		return true;
+	return !mod_ct_sctp_fast_check(c->ct_fast,
+		a, rte_pktmbuf_mtod_offset(mb, const uint8_t *, l4), end - l4);
+}
+
+/*
  * Does a hit go to the slow path for a module's interest: the entry's
  * interest mask selects it (rule_engine_wants()), the conntrack module's
- * window check cannot vouch for it, or its UDP-Lite header fails?
+ * window or SCTP check cannot vouch for it, or its UDP-Lite header fails?
  */
 static __rte_always_inline bool
 dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
@@ -327,7 +347,8 @@ dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte
 		return false;
 	return rule_engine_wants(a, pkt) ||
 		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check(c->ct_fast, a, pkt)) ||
-		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt));
+		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt)) ||
+		((a->interest & FC_INTEREST_SCTP) && dp_sctp_bad(c, a, mb, pkt));
 }
 
 /*
@@ -533,7 +554,8 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		for (unsigned int j = 0; j < nk; j++) {
 			if (!((hit_mask >> j) & 1))
 				continue;
-			if ((acts[j].interest & FC_INTEREST_TCP_WIN) && c->ct_fast != NULL)
+			if ((acts[j].interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP)) &&
+				c->ct_fast != NULL)
 				mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
 			if (acts[j].flags & FC_ACT_F_NAT)
 				mod_nat_prefetch(c->nat, acts[j].nat_id);
@@ -684,6 +706,11 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	if ((a->interest & FC_INTEREST_UDPLITE) && proto == IPPROTO_UDPLITE &&
 		(end > len || l4 + 8 > end || !fc_udplite_ok(p + l4, end - l4, true)))
 		return true;
+	/* An SCTP packet the association's check cannot vouch for. */
+	if ((a->interest & FC_INTEREST_SCTP) &&
+		(proto != IPPROTO_SCTP || end > len || l4 > end ||
+			!mod_ct_sctp_fast_check(c->ct_fast, a, p + l4, end - l4)))
+		return true;
 	if (!(a->interest & FC_INTEREST_TCP_WIN))
 		return false;
 	/* A window-checked segment: the numbers the check needs, as the parser
@@ -814,7 +841,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		if (ents[i] == NULL || !fc_entry_read_tagged(ents[i], dp_mark_tag(marks[i]), &acts[i]))
 			continue;
 		live |= UINT64_C(1) << i;
-		if ((acts[i].interest & FC_INTEREST_TCP_WIN) && c->ct_fast != NULL)
+		if ((acts[i].interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP)) && c->ct_fast != NULL)
 			mod_ct_fast_prefetch(c->ct_fast, &acts[i]);
 	}
 
