@@ -358,9 +358,10 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		for (unsigned int w = 0; w < MOD_CT_WHY__COUNT; w++)
 			inv += t->cts.invalid[w];
 		fprintf(f, "%-28s %14" PRIu64 "  (refused %" PRIu64 ", ignored segments %" PRIu64
-			", reopened %" PRIu64 ", removed by rst %" PRIu64 ")\n", "tcp connections now",
+			", reopened %" PRIu64 ", removed by rst %" PRIu64 ", sctp associations %" PRIu64
+			")\n", "tcp connections now",
 			t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored, t->cts.reopened,
-			t->cts.removed);
+			t->cts.removed, t->cts.sctp_conns);
 		if (inv != 0) {
 			fprintf(f, "%-28s %14" PRIu64 "  (", "conntrack invalid", inv);
 			for (unsigned int w = 1, k = 0; w < MOD_CT_WHY__COUNT; w++)
@@ -582,9 +583,9 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"notrack\": %" PRIu64
 		", \"tcp_conns\": %" PRIu64
 		", \"tcp_refused\": %" PRIu64 ", \"ignored\": %" PRIu64 ", \"reopened\": %" PRIu64
-		", \"removed\": %" PRIu64 ", \"invalid\": {",
+		", \"removed\": %" PRIu64 ", \"sctp_conns\": %" PRIu64 ", \"invalid\": {",
 		t->cts.related, t->cts.notrack, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored,
-		t->cts.reopened, t->cts.removed);
+		t->cts.reopened, t->cts.removed, t->cts.sctp_conns);
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
 		fprintf(f, "%s\"%s\": %" PRIu64, w > 1 ? ", " : "", mod_ct_why_name(w),
 			t->cts.invalid[w]);

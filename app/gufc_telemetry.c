@@ -151,6 +151,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("icmp_related_nat", t.nats.related_nat);
 	U("ct_tcp_conns", t.cts.tcp_conns);
 	U("ct_tcp_refused", t.cts.tcp_full);
+	U("ct_sctp_conns", t.cts.sctp_conns);
 	U("ct_ignored", t.cts.ignored);
 	U("ct_reopened", t.cts.reopened);
 	U("ct_removed", t.cts.removed);

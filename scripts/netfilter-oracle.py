@@ -14,7 +14,8 @@ Commands:
                                                    (FILE: "ipset save" text the
                                                     firewall loads first)
   netfilter-oracle.py gen [-4|-6] RULES            (print a packet list)
-  netfilter-oracle.py conv [-v] [--tag T] CONVS    (whole TCP conversations,
+  netfilter-oracle.py conv [-v] [--tag T] CONVS    (whole TCP conversations and
+                                                    SCTP associations,
                                                     see "Conversations" below)
   netfilter-oracle.py frames CONVS                 (their frames, in hex)
   netfilter-oracle.py convgen SEED [COUNT]         (random conversations)
@@ -1429,6 +1430,15 @@ def cmd_run(args):
 # are the conntrack sysctls of that conversation (Linux's defaults
 # otherwise). IPv6 addresses in brackets, as in packet lists.
 #
+# SCTP associations: "conv NAME CLIENT:PORT -> SERVER:PORT proto=sctp",
+# then one line per packet:
+#   > VTAG CHUNK [CHUNK...]
+# VTAG the common header's verification tag (a number); CHUNK one of
+# init:TAG, initack:TAG (with that Initiate Tag), cookie, cookieack, data,
+# sack, hb, hback, abort, abort:t, shutdown, shutdownack, shutcomp,
+# shutcomp:t (T bit set), error, type:N (type N, 4 bytes of value), zero:N
+# (type N, length 0), bundled in that order. STATE is then the SCTP state.
+#
 # Output, one line per segment, numbered from 1 over the whole list:
 #   N DIR CTSTATE VERDICT STATE
 # e.g. "3 > established accept ESTABLISHED"; "N error MESSAGE" when the
@@ -1466,10 +1476,50 @@ class Segment:
         self.opts = b""
 
 
+# SCTP chunks of a conversation's packets, by name: (type, flags, value bytes).
+# init:TAG and initack:TAG carry an INIT's fixed part with that Initiate
+# Tag; :t sets ABORT's and SHUTDOWN COMPLETE's T bit; type:N is a chunk of
+# type N with 4 bytes of value, zero:N one of type N and length 0.
+SCTP_CHUNKS = {"data": 0, "init": 1, "initack": 2, "sack": 3, "hb": 4, "hback": 5,
+               "abort": 6, "shutdown": 7, "shutdownack": 8, "error": 9, "cookie": 10,
+               "cookieack": 11, "shutcomp": 14}
+SCTP_CT_STATES = ("NONE", "CLOSED", "COOKIE_WAIT", "COOKIE_ECHOED", "ESTABLISHED",
+                  "SHUTDOWN_SENT", "SHUTDOWN_RECD", "SHUTDOWN_ACK_SENT", "HEARTBEAT_SENT")
+
+
+def sctp_chunk(text, n, where):
+    """The bytes of one chunk of an SCTP conversation line (see SCTP_CHUNKS)."""
+    name, _, arg = text.partition(":")
+    try:
+        if name == "type":
+            return struct.pack("!BBHI", int(arg, 0) & 0xFF, 0, 8, n)
+        if name == "zero":
+            return struct.pack("!BBHI", int(arg, 0) & 0xFF, 0, 0, n)
+        typ = SCTP_CHUNKS[name]
+        if typ in (1, 2):
+            # Initiate Tag, a_rwnd, streams out and in, initial TSN.
+            return struct.pack("!BBHIIHHI", typ, 0, 20, int(arg, 0) & 0xFFFFFFFF, 65536, 1, 1,
+                               0x1000 + n)
+        if arg not in ("", "t") or (arg == "t" and typ not in (6, 14)):
+            raise ValueError
+        fl = 1 if arg == "t" else 0
+        if typ in (6, 11, 14):
+            return struct.pack("!BBH", typ, fl, 4)
+        if typ == 0:
+            # TSN, stream, sequence, payload protocol, 4 bytes of data.
+            return struct.pack("!BBHIHHII", 0, 3, 20, 0x1000 + n, 0, n & 0xFFFF, 0, n)
+        if typ == 3:
+            return struct.pack("!BBHIIHH", 3, 0, 16, 0x1000 + n, 65536, 0, 0)
+        return struct.pack("!BBHI", typ, fl, 8, n)
+    except (KeyError, ValueError):
+        raise OracleError("%s: bad SCTP chunk %r" % (where, text)) from None
+
+
 class Conversation:
     def __init__(self, name, lineno):
         self.name = name
         self.lineno = lineno
+        self.proto = 6      # or 132: SCTP (proto=sctp)
         self.client = None  # (ip, port)
         self.server = None
         self.isn = (1000, 5000)
@@ -1544,6 +1594,8 @@ def parse_conv(path):
                         raise OracleError("%s: bad isn %r" % (where, val)) from None
                 elif key in CONV_SYSCTLS and val.isdigit():
                     cur.sysctl[key] = int(val)
+                elif key == "proto" and val == "sctp":
+                    cur.proto = 132
                 else:
                     raise OracleError("%s: unknown option %r" % (where, opt))
             convs.append(cur)
@@ -1552,6 +1604,16 @@ def parse_conv(path):
             raise OracleError("%s: expected 'conv', '>' or '<'" % where)
         if cur is None:
             raise OracleError("%s: segment before any 'conv' line" % where)
+        if cur.proto == 132:
+            # "> VTAG CHUNK..." (SCTP_CHUNKS): the common header's tag, the chunks.
+            if len(w) < 3:
+                raise OracleError("%s: expected '> VTAG CHUNK...'" % where)
+            n += 1
+            s = Segment(n, lineno, w[0] == ">")
+            s.seq = conv_number(w[1], cur, where)
+            s.opts = b"".join(sctp_chunk(t, n, where) for t in w[2:])
+            cur.segs.append(s)
+            continue
         if len(w) < 2 or (w[1] != "-" and any(c not in "FSRPAUEC" for c in w[1])):
             raise OracleError("%s: bad TCP flags" % where)
         n += 1
@@ -1601,24 +1663,29 @@ def conv_frame(conv, s):
     """The Ethernet frame of segment @s, as its sender puts it on the wire."""
     src, dst = (conv.client, conv.server) if s.frm_client else (conv.server, conv.client)
     fam = conv.family()
-    fl = sum(1 << "FSRPAUEC".index(c) for c in set(s.flags))
-    hlen = 20 + len(s.opts)
-    payload = bytes((s.n + i) & 0xFF for i in range(s.dlen))
-    tcp = struct.pack("!HHIIHHHH", src[1], dst[1], s.seq, s.ack, (hlen // 4) << 12 | fl, s.win,
-                      0, 0) + s.opts + payload
-    if fam == 4:
-        pseudo = src[0].packed + dst[0].packed + struct.pack("!BBH", 0, 6, len(tcp))
+    if conv.proto == 132:
+        # SCTP: seq is the verification tag, opts the chunks.
+        tcp = struct.pack("!HHII", src[1], dst[1], s.seq, 0) + s.opts
+        tcp = tcp[:8] + struct.pack("<I", crc32c(tcp)) + tcp[12:]
     else:
-        pseudo = src[0].packed + dst[0].packed + struct.pack("!IxxxB", len(tcp), 6)
-    c = csum16(pseudo + tcp)
-    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+        fl = sum(1 << "FSRPAUEC".index(c) for c in set(s.flags))
+        hlen = 20 + len(s.opts)
+        payload = bytes((s.n + i) & 0xFF for i in range(s.dlen))
+        tcp = struct.pack("!HHIIHHHH", src[1], dst[1], s.seq, s.ack, (hlen // 4) << 12 | fl,
+                          s.win, 0, 0) + s.opts + payload
+        if fam == 4:
+            pseudo = src[0].packed + dst[0].packed + struct.pack("!BBH", 0, 6, len(tcp))
+        else:
+            pseudo = src[0].packed + dst[0].packed + struct.pack("!IxxxB", len(tcp), 6)
+        c = csum16(pseudo + tcp)
+        tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
     if fam == 4:
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), s.n & 0xFFFF, 0x4000, 64, 6, 0,
-                         src[0].packed, dst[0].packed)
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), s.n & 0xFFFF, 0x4000, 64,
+                         conv.proto, 0, src[0].packed, dst[0].packed)
         ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
         et = b"\x08\x00"
     else:
-        ip = struct.pack("!IHBB16s16s", 0x60000000 | (s.n & 0xFFFFF), len(tcp), 6, 64,
+        ip = struct.pack("!IHBB16s16s", 0x60000000 | (s.n & 0xFFFFF), len(tcp), conv.proto, 64,
                          src[0].packed, dst[0].packed)
         et = b"\x86\xdd"
     macs = MAC_FW_L + MAC_L if s.frm_client else MAC_FW_R + MAC_R
@@ -1627,18 +1694,18 @@ def conv_frame(conv, s):
 
 def conv_seen(frame, conv, s):
     """Is @frame segment @s, forwarded (its IP id or flow label, addresses, ports)?"""
-    if len(frame) < 14 + 40:
+    if len(frame) < 14 + 24:  # an SCTP packet of one short chunk is 36 bytes of IPv4
         return False
     src, dst = (conv.client, conv.server) if s.frm_client else (conv.server, conv.client)
     d = frame[14:]
     if conv.family() == 4:
-        if frame[12:14] != b"\x08\x00" or d[0] != 0x45 or d[9] != 6:
+        if frame[12:14] != b"\x08\x00" or d[0] != 0x45 or d[9] != conv.proto:
             return False
         ident = struct.unpack("!H", d[4:6])[0]
         ok = ident == s.n & 0xFFFF and d[12:16] == src[0].packed and d[16:20] == dst[0].packed
         t = d[20:]
     else:
-        if frame[12:14] != b"\x86\xdd" or d[0] >> 4 != 6 or d[6] != 6:
+        if len(d) < 44 or frame[12:14] != b"\x86\xdd" or d[0] >> 4 != 6 or d[6] != conv.proto:
             return False
         label = struct.unpack("!I", d[0:4])[0] & 0xFFFFF
         ok = label == s.n & 0xFFFFF and d[8:24] == src[0].packed and d[24:40] == dst[0].packed
@@ -1682,10 +1749,11 @@ def ct_entry(attrs):
                             dport = struct.unpack("!H", v3[:2])[0]
         elif typ == 4:  # CTA_PROTOINFO
             for t2, v2 in nla_walk(val):
-                if t2 == 1:  # CTA_PROTOINFO_TCP
+                if t2 in (1, 3):  # CTA_PROTOINFO_TCP, CTA_PROTOINFO_SCTP
+                    names = TCP_CT_STATES if t2 == 1 else SCTP_CT_STATES
                     for t3, v3 in nla_walk(v2):
                         if t3 == 1 and v3:
-                            state = TCP_CT_STATES[v3[0]] if v3[0] < len(TCP_CT_STATES) else "?"
+                            state = names[v3[0]] if v3[0] < len(names) else "?"
     return src, dst, proto, sport, dport, state
 
 
@@ -1719,7 +1787,7 @@ def conv_state(lab, conv):
     """TCP state of the conversation's entry (either orientation), or '-'."""
     ends = {conv.client, conv.server}
     for src, dst, proto, sport, dport, state in ct_dump(lab, conv.family()):
-        if proto == 6 and {(src, sport), (dst, dport)} == ends:
+        if proto == conv.proto and {(src, sport), (dst, dport)} == ends:
             return state or "?"
     return "-"
 
@@ -1839,9 +1907,10 @@ def cmd_conv(args):
 
 def cmd_frames(args):
     for conv in parse_conv(args.conv):
-        print("conv %s %s %d %s %d loose=%d be_liberal=%d max_retrans=%d" % (
+        print("conv %s %s %d %s %d loose=%d be_liberal=%d max_retrans=%d%s" % (
             conv.name, conv.client[0], conv.client[1], conv.server[0], conv.server[1],
-            conv.sysctl["loose"], conv.sysctl["be_liberal"], conv.sysctl["max_retrans"]))
+            conv.sysctl["loose"], conv.sysctl["be_liberal"], conv.sysctl["max_retrans"],
+            " proto=132" if conv.proto == 132 else ""))
         for s in conv.segs:
             print("%d %s %s" % (s.n, ">" if s.frm_client else "<", conv_frame(conv, s).hex()))
     return 0

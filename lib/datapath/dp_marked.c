@@ -123,6 +123,11 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	if ((a->interest & FC_INTEREST_UDPLITE) && proto == IPPROTO_UDPLITE &&
 		(end > len || l4 + 8 > end || !fc_udplite_ok(p + l4, end - l4, true)))
 		return true;
+	/* An SCTP packet the association's check cannot vouch for. */
+	if ((a->interest & FC_INTEREST_SCTP) &&
+		(proto != IPPROTO_SCTP || end > len || l4 > end ||
+			!mod_ct_sctp_fast_check(c->ct_fast, a, p + l4, end - l4)))
+		return true;
 	if (!(a->interest & FC_INTEREST_TCP_WIN))
 		return false;
 	/* A window-checked segment: the numbers the check needs, as the parser
@@ -255,7 +260,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 			continue;
 		live |= UINT64_C(1) << i;
 		/* The connection's line, fetched now and handed to the check. */
-		ctl[i] = (acts[i].interest & FC_INTEREST_TCP_WIN) ?
+		ctl[i] = (acts[i].interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP)) ?
 			mod_ct_fast_prefetch(c->ct_fast, &acts[i]) : NULL;
 	}
 

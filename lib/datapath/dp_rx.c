@@ -316,20 +316,41 @@ dp_udplite_bad(const struct rte_mbuf *mb, const struct fc_pkt *pkt)
 }
 
 /*
+ * An SCTP packet of an entry with FC_INTEREST_SCTP that the conntrack
+ * module's check (mod_ct_sctp_fast_check(): the association's tag, chunks
+ * that move nothing) cannot vouch for. A fragment, or a datagram beyond
+ * the first segment, fails too: the slow path reads it. Out of line: not
+ * every hit is SCTP's.
+ */
+static __rte_noinline bool
+dp_sctp_bad(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
+	const struct fc_pkt *pkt)
+{
+	const uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len;
+
+	if (fc_key_proto(&pkt->key) != IPPROTO_SCTP || l4 == 0 || pkt->frag != FC_FRAG_NONE ||
+		end > rte_pktmbuf_data_len(mb) || l4 > end)
+		return true;
+	return !mod_ct_sctp_fast_check(c->ct_fast,
+		a, rte_pktmbuf_mtod_offset(mb, const uint8_t *, l4), end - l4);
+}
+
+/*
  * Does a hit go to the slow path for a module's interest: the entry's
  * interest mask selects it (rule_engine_wants()), the conntrack module's
- * window check on connection line @p ctl (the prefetch pass's) cannot
- * vouch for it, or its UDP-Lite header fails?
+ * window check on connection line @p ctl (the prefetch pass's) or SCTP
+ * check cannot vouch for it, or its UDP-Lite header fails?
  */
 static __rte_always_inline bool
-dp_hit_wants(const struct fc_action *a, const struct rte_mbuf *mb, const struct fc_pkt *pkt,
-	struct mod_ct_fast_line *ctl)
+dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
+	const struct fc_pkt *pkt, struct mod_ct_fast_line *ctl)
 {
 	if (likely(a->interest == 0))
 		return false;
 	return rule_engine_wants(a, pkt) ||
 		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check_line(ctl, a, pkt)) ||
-		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt));
+		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt)) ||
+		((a->interest & FC_INTEREST_SCTP) && dp_sctp_bad(c, a, mb, pkt));
 }
 
 /*
@@ -410,7 +431,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 		return;
 	}
-	if (dp_hit_wants(a, mb, pkt, ctl) ||
+	if (dp_hit_wants(c, a, mb, pkt, ctl) ||
 		((a->flags & FC_ACT_F_COUNT) &&
 			rule_engine_count_due(c->eng, t, fam, idx, mb->pkt_len))) {
 		st->upcall_interest++;
@@ -536,7 +557,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		for (unsigned int j = 0; j < nk; j++) {
 			if (!((hit_mask >> j) & 1))
 				continue;
-			if (acts[j].interest & FC_INTEREST_TCP_WIN)
+			if (acts[j].interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP))
 				ctl[j] = mod_ct_fast_prefetch(c->ct_fast, &acts[j]);
 			if (acts[j].flags & FC_ACT_F_NAT)
 				mod_nat_prefetch(c->nat, acts[j].nat_id);
@@ -580,7 +601,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 		 * a translated flow's rewrite is the slot's stores and checksum adds.
 		 */
 		if (likely(!router && dp_act_plain(a))) {
-			if (dp_hit_wants(a, mb, pkt, c->ct_fast != NULL ? ctl[j] : NULL)) {
+			if (dp_hit_wants(c, a, mb, pkt, c->ct_fast != NULL ? ctl[j] : NULL)) {
 				st->upcall_interest++;
 				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 				continue;

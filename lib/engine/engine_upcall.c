@@ -740,10 +740,11 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	/*
 	 * A segment of a window-checked entry here is one the fast path could
 	 * not vouch for; a UDP-Lite datagram of a checked entry, conntrack
-	 * checks again (one whose header fails is invalid).
+	 * checks again (one whose header fails is invalid), and so an SCTP
+	 * packet of a checked association (its tag, its chunks).
 	 */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
-		(a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_UDPLITE))) {
+		(a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_UDPLITE | FC_INTEREST_SCTP))) {
 		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &ecs, &drop);
 		if (rc == -EAGAIN)
 			return false;

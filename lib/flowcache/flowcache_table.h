@@ -59,6 +59,13 @@ extern "C" {
  * connection, not only the ones it sees on the slow path.
  */
 #define FC_INTEREST_UDPLITE 0x0040
+/**
+ * Not a packet selector: the fast path checks each SCTP packet's
+ * verification tag and chunks (the conntrack module's
+ * mod_ct_sctp_fast_check()) and upcalls the ones that carry another tag,
+ * a chunk that may move the association's state, or a malformed chunk.
+ */
+#define FC_INTEREST_SCTP 0x0080
 #define FC_INTEREST_ALL 0x8000
 
 /** Action flags. */

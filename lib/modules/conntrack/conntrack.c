@@ -70,7 +70,7 @@
 #define CONN_STATE_MASK	 0x0f
 #define CONN_FLAGS_SHIFT 4
 
-static_assert(MOD_CT_S__COUNT <= CONN_STATE_MASK + 1, "states must fit in 4 bits");
+static_assert(MOD_CT_S_OPEN <= CONN_STATE_MASK, "packed states must fit in 4 bits");
 static_assert((MOD_CT_C_ALL << CONN_FLAGS_SHIFT) <= 0x7f, "flags must fit in bits 4-6");
 
 /* ------------------------------------------------------------------------ */
@@ -80,7 +80,7 @@ static_assert((MOD_CT_C_ALL << CONN_FLAGS_SHIFT) <= 0x7f, "flags must fit in bit
 uint8_t
 mod_ct_conn_pack(const struct mod_ct_conn *c)
 {
-	RTE_ASSERT(c->state < MOD_CT_S__COUNT && (c->flags & ~MOD_CT_C_ALL) == 0);
+	RTE_ASSERT(c->state <= MOD_CT_S_OPEN && (c->flags & ~MOD_CT_C_ALL) == 0);
 	return (uint8_t)((c->state & CONN_STATE_MASK) |
 		((c->flags & MOD_CT_C_ALL) << CONN_FLAGS_SHIFT));
 }
@@ -92,7 +92,7 @@ mod_ct_conn_unpack(uint8_t b, struct mod_ct_conn *c)
 	uint8_t flags = b >> CONN_FLAGS_SHIFT;
 
 	memset(c, 0, sizeof(*c));
-	if (state >= MOD_CT_S__COUNT || (flags & ~MOD_CT_C_ALL) != 0)
+	if (state > MOD_CT_S_OPEN || (flags & ~MOD_CT_C_ALL) != 0)
 		return -EINVAL;
 	c->state = state;
 	c->flags = flags;
@@ -126,16 +126,20 @@ mod_ct_timeout(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,
 		if (!ct_is_tcp_state(c->state))
 			return c->state == MOD_CT_S_NONE ? cfg->timeout[MOD_CT_TO_GENERIC] : 0;
 		return ct_tcp_timeout(cfg, c);
+	case CT_CLASS_SCTP:
+		if (!ct_is_sctp_state(c->state) && c->state != MOD_CT_S_NONE)
+			return 0;
+		return ct_sctp_timeout(cfg, c);
 	case CT_CLASS_UDP:
-		if (ct_is_tcp_state(c->state))
+		if (!ct_state_fits(CT_CLASS_UDP, c->state))
 			return 0;
 		return cfg->timeout[replied ? MOD_CT_TO_UDP_REPLIED : MOD_CT_TO_UDP];
 	case CT_CLASS_ICMP:
-		if (ct_is_tcp_state(c->state))
+		if (!ct_state_fits(CT_CLASS_ICMP, c->state))
 			return 0;
 		return cfg->timeout[MOD_CT_TO_ICMP];
 	default:
-		if (ct_is_tcp_state(c->state))
+		if (!ct_state_fits(CT_CLASS_GENERIC, c->state))
 			return 0;
 		return cfg->timeout[MOD_CT_TO_GENERIC];
 	}
@@ -148,11 +152,19 @@ mod_ct_interest(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t proto,
 	interest[MOD_CT_DIR_ORIG] = 0;
 	interest[MOD_CT_DIR_REPLY] = 0;
 	if (cfg == NULL || c == NULL || c->state == MOD_CT_S_NONE || !conn_valid(c) ||
-		(ct_proto_class(family, proto) == CT_CLASS_TCP) != ct_is_tcp_state(c->state))
+		!ct_state_fits(ct_proto_class(family, proto), c->state))
 		return;
 	if (ct_proto_class(family, proto) == CT_CLASS_TCP) {
 		ct_tcp_interest(cfg, c, interest);
 		return;
+	}
+	/*
+	 * SCTP: the fast path checks each packet's tag and chunks: those
+	 * that may move the state or fail a check are the slow path's.
+	 */
+	if (proto == PROTO_SCTP) {
+		interest[MOD_CT_DIR_ORIG] = FC_INTEREST_SCTP;
+		interest[MOD_CT_DIR_REPLY] = FC_INTEREST_SCTP;
 	}
 	/*
 	 * UDP-Lite: a datagram whose header conntrack would find invalid, in
@@ -245,70 +257,6 @@ udplite_ok(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len)
 	return fc_udplite_ok(frame + l4, end - l4, pkt->frag == FC_FRAG_NONE);
 }
 
-/* SCTP chunk types (RFC 9260 3.2) that Linux's SCTP tracker looks at. */
-#define SCTP_CID_INIT 1
-#define SCTP_CID_INIT_ACK 2
-#define SCTP_CID_ABORT 6
-#define SCTP_CID_COOKIE_ECHO 10
-#define SCTP_CID_COOKIE_ACK 11
-#define SCTP_CID_SHUTDOWN_COMPLETE 14
-
-/*
- * Does a chunk of @p type move an SCTP connection out of Linux's NONE state
- * (sctp_new_state(): INIT up to SHUTDOWN COMPLETE, 1-14 but for SACK (3),
- * ECNE (12) and CWR (13))? DATA and every other chunk leave it in NONE:
- * such a packet starts no connection.
- */
-static bool
-sctp_chunk_moves(uint8_t type)
-{
-	return type >= SCTP_CID_INIT && type <= SCTP_CID_SHUTDOWN_COMPLETE && type != 3 &&
-	       type != 12 && type != 13;
-}
-
-/*
- * May an SCTP packet start a connection, as Linux's SCTP tracker decides
- * for a packet of no connection (do_basic_checks(), then sctp_new())?
- * Every chunk has a length; INIT, INIT ACK and SHUTDOWN COMPLETE come
- * alone, COOKIE ECHO and COOKIE ACK first; no ABORT, SHUTDOWN COMPLETE or
- * COOKIE ACK (an out-of-the-blue packet's, Sec 8.4); each chunk one that
- * moves the NONE state; an INIT's verification tag 0 and its header there.
- * Chunks are read up to the datagram's end within @p frame_len (a first
- * fragment: its own). A packet without chunks passes, as in Linux.
- */
-static bool
-sctp_start_ok(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len)
-{
-	uint32_t l4 = pkt->l4_off, end = (uint32_t)pkt->l3_off + pkt->ip_len, off, clen;
-	bool alone = false;
-	uint8_t type;
-
-	if (frame == NULL || l4 == 0 || l4 + 12 > frame_len)
-		return true; /* the parser saw the common header: nothing more to judge */
-	if (end > frame_len)
-		end = frame_len;
-	for (off = l4 + 12; off + 4 <= end; off += (clen + 3) & ~3u) {
-		type = frame[off];
-		clen = (uint32_t)frame[off + 2] << 8 | frame[off + 3];
-		if (clen == 0 || alone)
-			return false;
-		if (type == SCTP_CID_INIT || type == SCTP_CID_INIT_ACK ||
-			type == SCTP_CID_SHUTDOWN_COMPLETE)
-			alone = true;
-		if (off != l4 + 12 && (alone || type == SCTP_CID_COOKIE_ECHO ||
-					      type == SCTP_CID_COOKIE_ACK))
-			return false;
-		if (type == SCTP_CID_ABORT || type == SCTP_CID_SHUTDOWN_COMPLETE ||
-			type == SCTP_CID_COOKIE_ACK || !sctp_chunk_moves(type))
-			return false;
-		if (type == SCTP_CID_INIT &&
-			((frame[l4 + 4] | frame[l4 + 5] | frame[l4 + 6] | frame[l4 + 7]) != 0 ||
-				off + 4 + 16 > end))
-			return false;
-	}
-	return true;
-}
-
 /*
  * ICMPv6 link-local signalling that Linux leaves untracked: MLD, ND and
  * multicast router discovery's advertisement and solicitation (not its
@@ -370,11 +318,16 @@ mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t
 			else /* an unsolicited reply, or an error that relates to nothing */
 				why = MOD_CT_WHY_ICMP;
 			break;
+		case CT_CLASS_SCTP:
+			ct_sctp_new(cfg, pkt, frame, frame_len, c, v);
+			if (v->flags & MOD_CT_VF_CREATED) {
+				verdict_from_conn(cfg, family, proto, c, v);
+				return 0;
+			}
+			why = v->why;
+			break;
 		default:
-			if (proto == PROTO_SCTP && !sctp_start_ok(pkt, frame, frame_len))
-				why = MOD_CT_WHY_SCTP;
-			else
-				state = MOD_CT_S_OPEN;
+			state = MOD_CT_S_OPEN;
 			break;
 		}
 	}
@@ -423,7 +376,7 @@ mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int 
 		return -EINVAL;
 	family = pkt->key.family;
 	cls = ct_proto_class(family, proto);
-	if ((cls == CT_CLASS_TCP) != ct_is_tcp_state(c->state))
+	if (!ct_state_fits(cls, c->state))
 		return -EINVAL;
 
 	memset(v, 0, sizeof(*v));
@@ -437,6 +390,8 @@ mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int 
 			memcpy(v->interest, before.interest, sizeof(v->interest));
 			return 0;
 		}
+	} else if (cls == CT_CLASS_SCTP) {
+		ct_sctp_packet(cfg, c, dir, pkt, frame, frame_len, v);
 	} else if (proto == PROTO_UDPLITE && pkt->frag != FC_FRAG_LATER &&
 		   !udplite_ok(pkt, frame, frame_len)) {
 		v->ctstate = RULE_CT_INVALID;
@@ -548,8 +503,25 @@ mod_ct_fast_states(const struct mod_ct_conn *c, bool be_liberal)
 #define RC_LAST_WSCALE_SHIFT 2
 static_assert((RC_LAST_FLAGS & (0xfu << RC_LAST_WSCALE_SHIFT)) == 0 && FC_TCP_MAX_WSCALE <= 15,
 	"last_flags and last_wscale share a byte");
-static_assert((MOD_CT_C_ALL & (MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP)) == 0,
+static_assert((MOD_CT_C_ALL & MOD_CT_FAST_RC_PROTO) == 0,
 	"the protocol's bits are free in the flags");
+
+/* struct mod_ct_fast_line::rc_flags's bits for a record's protocol. */
+static uint8_t
+rc_proto(uint8_t proto)
+{
+	return proto == PROTO_TCP ? MOD_CT_FAST_RC_TCP : proto == PROTO_UDP ? MOD_CT_FAST_RC_UDP :
+	       proto == PROTO_SCTP ? MOD_CT_FAST_RC_SCTP : 0;
+}
+
+/* A line's protocol, as rc_proto() stored it. */
+static uint8_t
+line_proto(const struct mod_ct_fast_line *l)
+{
+	return (l->rc_flags & MOD_CT_FAST_RC_TCP) ? PROTO_TCP :
+	       (l->rc_flags & MOD_CT_FAST_RC_UDP) ? PROTO_UDP :
+	       (l->rc_flags & MOD_CT_FAST_RC_SCTP) ? PROTO_SCTP : 0;
+}
 static_assert(MOD_CT_HELPER__COUNT <= 16, "two helpers share a byte");
 static_assert(sizeof(struct mod_ct_fast_line) == RTE_CACHE_LINE_MIN_SIZE,
 	"a connection's record is one cache line");
@@ -594,10 +566,15 @@ mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c)
 	MOD_CT_ST(l->fp_cflags, 0);
 	MOD_CT_ST(l->fp_unacked, (uint8_t)(((t->side[0].flags & MOD_CT_TS_UNACKED) ? 1u : 0u) |
 					   ((t->side[1].flags & MOD_CT_TS_UNACKED) ? 2u : 0u)));
+	/* An SCTP association: its tags where a TCP connection's ends are. */
+	if (c->proto == PROTO_SCTP) {
+		MOD_CT_ST(l->sctp_vtag[0], c->sctp.vtag[0]);
+		MOD_CT_ST(l->sctp_vtag[1], c->sctp.vtag[1]);
+		l->rc_sflags[0] = c->sctp.flags;
+	}
 	/* The rest, which the fast path never reads. */
 	l->rc_state = c->state;
-	l->rc_flags = (uint8_t)(c->flags | (c->proto == 6 ? MOD_CT_FAST_RC_TCP : 0) |
-		(c->proto == 17 ? MOD_CT_FAST_RC_UDP : 0));
+	l->rc_flags = (uint8_t)(c->flags | rc_proto(c->proto));
 	l->rc_helper = (uint8_t)((c->helper & 0xf) | (c->master_helper << 4));
 	l->rc_last_flags = (uint8_t)((t->last_flags & RC_LAST_FLAGS) |
 		(t->last_wscale << RC_LAST_WSCALE_SHIFT));
@@ -635,8 +612,8 @@ mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool f
 
 	memset(c, 0, sizeof(*c));
 	c->state = l->rc_state;
-	c->flags = (uint8_t)(l->rc_flags & ~(MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP));
-	c->proto = (l->rc_flags & MOD_CT_FAST_RC_TCP) ? 6 : (l->rc_flags & MOD_CT_FAST_RC_UDP) ? 17 : 0;
+	c->flags = (uint8_t)(l->rc_flags & ~MOD_CT_FAST_RC_PROTO);
+	c->proto = line_proto(l);
 	c->helper = l->rc_helper & 0xf;
 	c->master_helper = l->rc_helper >> 4;
 	/*
@@ -663,6 +640,14 @@ mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool f
 	t->retrans = l->rc_retrans;
 	t->last_flags = l->rc_last_flags & RC_LAST_FLAGS;
 	t->last_wscale = (uint8_t)((l->rc_last_flags >> RC_LAST_WSCALE_SHIFT) & 0xf);
+	if (c->proto == PROTO_SCTP) {
+		/* No window tracking: the line's first words are the tags. */
+		memset(t, 0, sizeof(*t));
+		c->sctp.vtag[0] = MOD_CT_LD(l->sctp_vtag[0]);
+		c->sctp.vtag[1] = MOD_CT_LD(l->sctp_vtag[1]);
+		c->sctp.flags = l->rc_sflags[0];
+		return;
+	}
 	if (fold)
 		mod_ct_fast_fold(c, l);
 }
@@ -674,12 +659,12 @@ mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 
 	/* mod_ct_fast_load()'s scalar fields, then what mod_ct_fast_fold() moves of them. */
 	c->state = l->rc_state;
-	c->flags = (uint8_t)(l->rc_flags & ~(MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP));
-	c->proto = (l->rc_flags & MOD_CT_FAST_RC_TCP) ? 6 : (l->rc_flags & MOD_CT_FAST_RC_UDP) ? 17 : 0;
+	c->flags = (uint8_t)(l->rc_flags & ~MOD_CT_FAST_RC_PROTO);
+	c->proto = line_proto(l);
 	c->helper = l->rc_helper & 0xf;
 	c->master_helper = l->rc_helper >> 4;
 	if ((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) ==
-		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) {
+		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK) && c->proto != PROTO_SCTP) {
 		c->state = MOD_CT_LD(l->fp_state);
 		if (MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_ASSURED)
 			c->flags |= MOD_CT_C_ASSURED;
@@ -693,7 +678,7 @@ mod_ct_fast_ctstate(const struct mod_ct_fast_line *l, unsigned int dir)
 
 	/* What mod_ct_conn_ctstate() reads, as mod_ct_fast_load() makes it. */
 	c.state = l->rc_state;
-	c.flags = (uint8_t)(l->rc_flags & ~(MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP));
+	c.flags = (uint8_t)(l->rc_flags & ~MOD_CT_FAST_RC_PROTO);
 	c.master_helper = l->rc_helper >> 4;
 	if (c.state == MOD_CT_S_NONE || !conn_valid(&c))
 		return 0;
@@ -875,6 +860,14 @@ static const char *const state_names[MOD_CT_S__COUNT] = {
 	[MOD_CT_S_CLOSE] = "CLOSE",
 	[MOD_CT_S_SYN_SENT2] = "SYN_SENT2",
 	[MOD_CT_S_OPEN] = "OPEN",
+	[MOD_CT_S_SCTP_CLOSED] = "CLOSED",
+	[MOD_CT_S_SCTP_COOKIE_WAIT] = "COOKIE_WAIT",
+	[MOD_CT_S_SCTP_COOKIE_ECHOED] = "COOKIE_ECHOED",
+	[MOD_CT_S_SCTP_ESTABLISHED] = "ESTABLISHED",
+	[MOD_CT_S_SCTP_SHUTDOWN_SENT] = "SHUTDOWN_SENT",
+	[MOD_CT_S_SCTP_SHUTDOWN_RECD] = "SHUTDOWN_RECD",
+	[MOD_CT_S_SCTP_SHUTDOWN_ACK_SENT] = "SHUTDOWN_ACK_SENT",
+	[MOD_CT_S_SCTP_HEARTBEAT_SENT] = "HEARTBEAT_SENT",
 };
 
 const char *
@@ -912,6 +905,10 @@ mod_ct_conn_format(const struct mod_ct_conn *c, char *buf, size_t len)
 			c->helper != 0 ? " helper=" : "", mod_ct_helper_name(c->helper),
 			c->master_helper != 0 ? " expected=" : "",
 			mod_ct_helper_name(c->master_helper)));
+	if (n >= 0 && ct_is_sctp_state(c->state))
+		return fmt_add(len, n,
+			snprintf(buf + n, len - (size_t)n, " vtag=[orig=%08" PRIx32 " reply=%08" PRIx32 "]",
+				c->sctp.vtag[0], c->sctp.vtag[1]));
 	if (n < 0 || !ct_is_tcp_state(c->state))
 		return n;
 	t = &c->tcp;

@@ -9,8 +9,9 @@
  * largest window, the highest ACK, the window scale; in-window checks of
  * SEQ and (S)ACK, retransmission counting, loose pickup, invalid flag
  * combinations, RST validity, reopening by SYN), with the be_liberal,
- * loose and max_retrans settings of Linux's sysctls; UDP; ICMP echo and
- * the other ICMP queries; other protocols. Linux's timeouts; the interest
+ * loose and max_retrans settings of Linux's sysctls; SCTP as Linux's
+ * SCTP tracker (states, chunk checks, every packet's verification tag:
+ * ct_sctp.c); UDP; ICMP echo and the other ICMP queries; other protocols. Linux's timeouts; the interest
  * masks that say which packets of a cached connection the slow path must
  * see; the key of the packet an ICMP error quotes, which tells RELATED
  * from INVALID.
@@ -29,7 +30,8 @@
  * and updated in place. The module keeps it: UDP, ICMP and other
  * protocols packed into one byte in fc_action::ct_state of both flow
  * entries (mod_ct_conn_pack()); a TCP connection, window tracking and all,
- * in a record of its own whose id the entries carry: one cache line,
+ * in a record of its own whose id the entries carry (and so an SCTP
+ * association, its tags where TCP's windows are): one cache line,
  * struct mod_ct_fast_line, which is also what the fast path reads
  * (mod_ct_fast_arm() stores a connection in it, mod_ct_fast_load() loads
  * it back).
@@ -59,7 +61,11 @@
 extern "C" {
 #endif
 
-/** Connection states (4 bits). TCP states follow Linux's names. */
+/**
+ * Connection states. TCP and SCTP states follow Linux's names; the packed
+ * byte (mod_ct_conn_pack()) holds NONE up to OPEN only (TCP and SCTP
+ * connections live in records).
+ */
 enum mod_ct_state {
 	MOD_CT_S_NONE,        /**< no connection: the packet is not tracked */
 	MOD_CT_S_SYN_SENT,    /**< TCP: SYN seen from the original side */
@@ -72,6 +78,15 @@ enum mod_ct_state {
 	MOD_CT_S_CLOSE,       /**< TCP: closed by RST, lingering briefly */
 	MOD_CT_S_SYN_SENT2,   /**< TCP: SYN seen from both sides (simultaneous open) */
 	MOD_CT_S_OPEN,        /**< UDP, ICMP echo and other protocols */
+	/* SCTP, as Linux's SCTP tracker names its states (ct_sctp.c). */
+	MOD_CT_S_SCTP_CLOSED,            /**< SCTP: an INIT seen (or SHUTDOWN COMPLETE, ABORT) */
+	MOD_CT_S_SCTP_COOKIE_WAIT,       /**< SCTP: an INIT ACK answered the INIT */
+	MOD_CT_S_SCTP_COOKIE_ECHOED,     /**< SCTP: a COOKIE ECHO seen */
+	MOD_CT_S_SCTP_ESTABLISHED,       /**< SCTP: a COOKIE ACK answered it */
+	MOD_CT_S_SCTP_SHUTDOWN_SENT,     /**< SCTP: a SHUTDOWN from the original side */
+	MOD_CT_S_SCTP_SHUTDOWN_RECD,     /**< SCTP: a SHUTDOWN from the reply side */
+	MOD_CT_S_SCTP_SHUTDOWN_ACK_SENT, /**< SCTP: its SHUTDOWN ACK */
+	MOD_CT_S_SCTP_HEARTBEAT_SENT,    /**< SCTP: a HEARTBEAT started it (a secondary path) */
 	MOD_CT_S__COUNT
 };
 
@@ -143,6 +158,26 @@ enum mod_ct_tcp_index {
 	MOD_CT_TI_NONE,
 };
 
+/** struct mod_ct_sctp::flags: an INIT was seen from side d (shifted by d; Linux's init[d]). */
+#define MOD_CT_SC_INIT 0x01
+/** struct mod_ct_sctp::flags: a HEARTBEAT with another tag was let through (a new path). */
+#define MOD_CT_SC_HB_FAILED 0x04
+/** struct mod_ct_sctp::flags: ... from the reply side (else the original one). */
+#define MOD_CT_SC_HB_REPLY 0x08
+
+/**
+ * An SCTP association's verification tags (Linux's ip_ct_sctp). Part of
+ * struct mod_ct_conn; zero for other protocols.
+ */
+struct mod_ct_sctp {
+	/**
+	 * [d]: the tag packets of direction d carry (the receiver's
+	 * Initiate Tag; host order); 0 while unknown.
+	 */
+	uint32_t vtag[2];
+	uint8_t flags; /**< MOD_CT_SC_* */
+};
+
 /**
  * A connection's state: what the module keeps. Written only through
  * mod_ct_new() and mod_ct_packet() on the rules lcore; readers (shell,
@@ -160,9 +195,10 @@ struct mod_ct_conn {
 	 */
 	uint8_t master_helper;
 	struct mod_ct_tcp tcp; /**< TCP: window tracking; zero otherwise */
+	struct mod_ct_sctp sctp; /**< SCTP: verification tags; zero otherwise */
 	/**
-	 * The module's records: their protocol (TCP; UDP with a helper or a
-	 * master). 0 where mod_ct_new() and mod_ct_conn_unpack() leave it.
+	 * The module's records: their protocol (TCP, SCTP; UDP with a helper
+	 * or a master). 0 where mod_ct_new() and mod_ct_conn_unpack() leave it.
 	 */
 	uint8_t proto;
 };
@@ -192,7 +228,15 @@ struct mod_ct_conn {
 	X(UDP, "udp", 30000u) \
 	X(UDP_REPLIED, "udp_replied", 120000u) \
 	X(ICMP, "icmp", 30000u) \
-	X(GENERIC, "generic", 600000u)
+	X(GENERIC, "generic", 600000u) \
+	X(SCTP_CLOSED, "sctp_closed", 10000u) \
+	X(SCTP_COOKIE_WAIT, "sctp_cookie_wait", 3000u) \
+	X(SCTP_COOKIE_ECHOED, "sctp_cookie_echoed", 3000u) \
+	X(SCTP_ESTABLISHED, "sctp_established", 210000u) \
+	X(SCTP_SHUTDOWN_SENT, "sctp_shutdown_sent", 3000u) \
+	X(SCTP_SHUTDOWN_RECD, "sctp_shutdown_recd", 3000u) \
+	X(SCTP_SHUTDOWN_ACK_SENT, "sctp_shutdown_ack_sent", 3000u) \
+	X(SCTP_HEARTBEAT_SENT, "sctp_heartbeat_sent", 30000u)
 
 /** Timeout slots of struct mod_ct_cfg::timeout (see MOD_CT_TIMEOUTS). */
 enum mod_ct_timeout {
@@ -286,7 +330,8 @@ struct mod_ct_cfg {
 	X(RST, "rst_out_of_window") \
 	X(ICMP, "icmp") \
 	X(UDPLITE, "udplite") \
-	X(SCTP, "sctp")
+	X(SCTP, "sctp") \
+	X(SCTP_VTAG, "sctp_vtag")
 
 /** Why a packet is INVALID. */
 enum mod_ct_why {
@@ -378,8 +423,11 @@ int mod_ct_conn_unpack(uint8_t b, struct mod_ct_conn *c);
  * (MOD_CT_WHY_UDPLITE; read from @p frame), and an SCTP packet Linux's
  * SCTP tracker would not start a connection with (MOD_CT_WHY_SCTP: a DATA
  * or SACK chunk, ABORT, COOKIE ACK, SHUTDOWN COMPLETE, an INIT with a
- * verification tag or with other chunks, a chunk of length 0; read from
- * @p frame) is INVALID. ICMP and ICMPv6: echo requests
+ * verification tag or with other chunks, a chunk of length 0, no chunk;
+ * MOD_CT_WHY_SCTP_VTAG: another first chunk with a tag the later checks
+ * refuse; read from @p frame) is INVALID; any other starts an SCTP
+ * association in the state its chunks move NONE to, with the tags they
+ * tell (struct mod_ct_sctp), proto 132 (the module keeps it in a record). ICMP and ICMPv6: echo requests
  * (and v4 timestamp/information/address-mask requests, v6 node information
  * queries) do; their replies and errors are INVALID (call
  * mod_ct_icmp_inner_key() first to find RELATED errors); ICMPv6 neighbour
@@ -415,7 +463,11 @@ int mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uin
  * such segments), of RSTs (the sequence number must match what the other
  * side acknowledged) and of reopening SYNs; the windows updated from an
  * accepted segment; identical segments in a row counted as
- * retransmissions. Others: the first reply marks the connection replied.
+ * retransmissions. SCTP: Linux's checks of the chunks and of the
+ * verification tag (MOD_CT_WHY_SCTP, MOD_CT_WHY_SCTP_VTAG), its state
+ * table chunk by chunk, the tags INIT and INIT ACK tell, ASSURED on
+ * ESTABLISHED; a packet Linux accepts without renewing the timeout is
+ * MOD_CT_VF_IGNORED. Others: the first reply marks the connection replied.
  * The packet's ctstate: INVALID when it does not fit (then only Linux's
  * memory of the last packet may change), else ESTABLISHED for reply
  * packets and for original ones once a reply was seen, NEW before.
@@ -446,7 +498,8 @@ int mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned 
  * tcp_max_retrans retransmissions in a row, and at most tcp_unacknowledged
  * (data not acknowledged) or tcp_retrans (a zero window) in the states
  * whose every packet the slow path sees (mod_ct_interest()). UDP: udp,
- * udp_replied once replied. ICMP: icmp. Others: generic. NONE: the
+ * udp_replied once replied. ICMP: icmp. SCTP: the state's (sctp_*).
+ * Others: generic. NONE: the
  * protocol's unreplied timeout (what an untracked entry may use).
  *
  * @param cfg     configuration
@@ -474,7 +527,9 @@ uint32_t mod_ct_timeout(const struct mod_ct_cfg *cfg, uint8_t family, uint8_t pr
  * after the first reply until the connection is assured; else, both
  * windows known or the connection liberal (be_liberal, a pickup),
  * FC_INTEREST_TCP_WIN. Other protocols want every reply packet until the
- * first, then nothing; UDP-Lite besides, in both directions, the datagrams
+ * first, then nothing; SCTP besides, in both directions, FC_INTEREST_SCTP
+ * (the fast path passes only packets of the direction's tag whose chunks
+ * move nothing: mod_ct_sctp_fast_check()); UDP-Lite besides, in both directions, the datagrams
  * whose header fails fc_udplite_ok() (FC_INTEREST_UDPLITE: the fast path
  * checks each one), invalid as Linux finds every such packet. NONE: nothing.
  *
@@ -638,8 +693,8 @@ struct mod_ct_module_params {
 	/**
 	 * Most TCP connections tracked at once (records); 0 = the engine's
 	 * table capacities (two entries per connection). At most
-	 * MOD_CT_ID_MAX - 1. A TCP connection beyond it is not tracked: its
-	 * packets are INVALID (counted in tcp_full).
+	 * MOD_CT_ID_MAX - 1. A TCP connection or SCTP association beyond it
+	 * is not tracked: its packets are INVALID (counted in tcp_full).
 	 */
 	uint32_t max_tcp;
 };
@@ -652,8 +707,10 @@ struct mod_ct_module_stats {
 	uint64_t reopened;  /**< TCP connections replaced by a new SYN */
 	uint64_t removed;   /**< TCP connections ended by a RST before any reply */
 	uint64_t tcp_conns; /**< TCP connections (records) tracked now */
-	uint64_t tcp_full;  /**< TCP connections refused: max_tcp reached (and UDP ones
-				 tracked without their helper for want of a record) */
+	uint64_t tcp_full;  /**< TCP connections and SCTP associations refused: max_tcp
+				 reached (and UDP ones tracked without their helper for
+				 want of a record) */
+	uint64_t sctp_conns; /**< SCTP associations (records) tracked now */
 	uint64_t notrack;   /**< new flows the raw table made untracked (CT --notrack, NOTRACK) */
 };
 

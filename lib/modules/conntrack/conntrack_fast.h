@@ -62,7 +62,16 @@ extern "C" {
  * period.
  */
 struct mod_ct_fast_line {
-	uint32_t fp_end[2];  /**< highest sequence number [d] sent (+ 1) */
+	union {
+		uint32_t fp_end[2];  /**< highest sequence number [d] sent (+ 1) */
+		/**
+		 * An SCTP association's record (MOD_CT_FAST_RC_SCTP, never armed):
+		 * the tag packets of [d] carry (struct mod_ct_sctp::vtag, host
+		 * order), what mod_ct_sctp_fast_check() compares; its flags are
+		 * rc_sflags[0]. Written by the rules lcore only.
+		 */
+		uint32_t sctp_vtag[2];
+	};
 	uint32_t fp_edge[2]; /**< highest ACK + scaled window of [d]: what [d ^ 1] may send */
 	uint32_t fp_ack[2];  /**< highest ACK of [d] */
 	uint32_t fp_win[2];  /**< largest scaled window [d] advertised */
@@ -118,6 +127,10 @@ struct mod_ct_fast_line {
 #define MOD_CT_FAST_RC_TCP 0x40
 /** struct mod_ct_fast_line::rc_flags: the record is a UDP connection's. */
 #define MOD_CT_FAST_RC_UDP 0x80
+/** struct mod_ct_fast_line::rc_flags: the record is an SCTP association's. */
+#define MOD_CT_FAST_RC_SCTP 0x20
+/** struct mod_ct_fast_line::rc_flags: the protocol's bits. */
+#define MOD_CT_FAST_RC_PROTO (MOD_CT_FAST_RC_TCP | MOD_CT_FAST_RC_UDP | MOD_CT_FAST_RC_SCTP)
 
 /**
  * The fast path's view of the TCP connections: chunks of lines by id
@@ -515,6 +528,63 @@ static inline bool
 mod_ct_fast_check(const struct mod_ct_fast *f, const struct fc_action *a, const struct fc_pkt *p)
 {
 	return mod_ct_fast_check_line(mod_ct_fast_line_of(f, a), a, p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The fast path's SCTP check                                                */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * SCTP chunk types (below 16) that move an association's state or have a
+ * verification-tag rule of their own in Linux's tracker: INIT, INIT ACK,
+ * HEARTBEAT, HEARTBEAT ACK, ABORT, SHUTDOWN, SHUTDOWN ACK, ERROR, COOKIE
+ * ECHO, COOKIE ACK, SHUTDOWN COMPLETE. Every other type (DATA, SACK, ECNE,
+ * CWR, I-DATA, FORWARD TSN, ...) moves nothing.
+ */
+#define MOD_CT_SCTP_MOVERS 0x4ff6u
+
+/**
+ * May the fast path pass this SCTP packet of an entry with
+ * FC_INTEREST_SCTP with the entry's cached verdict? It does when Linux's
+ * tracker would accept it and move nothing: its common header carries the
+ * tag the association expects in the entry's direction, it holds at least
+ * one chunk, every chunk one that moves no state (MOD_CT_SCTP_MOVERS) and
+ * none of length 0 (a chunk header cut by the end ends the walk, as in
+ * Linux). Anything else (a wrong tag, a control chunk, a malformed chunk)
+ * goes to the slow path, which decides it as Linux.
+ *
+ * @param f    the module's view (mod_ct_module_fast()); NULL: never
+ * @param a    the entry's action (its record id: MOD_CT_ENTRY_ID)
+ * @param p    the SCTP common header, in the frame
+ * @param len  bytes from @p p to the datagram's end, all in the frame
+ *   (the caller sends a datagram cut by its segment, or a fragment, up)
+ * @return true to pass it, false to send it to the slow path.
+ * Context: registered reader (RX lcore).
+ */
+static inline bool
+mod_ct_sctp_fast_check(const struct mod_ct_fast *f, const struct fc_action *a, const uint8_t *p,
+	uint32_t len)
+{
+	const unsigned int d = (a->flags & FC_ACT_F_REPLY) ? MOD_CT_DIR_REPLY : MOD_CT_DIR_ORIG;
+	uint32_t id = mod_ct_entry_id(a), off, clen, vtag;
+	const struct mod_ct_fast_line *chunk;
+	uint8_t type;
+
+	if (unlikely(f == NULL || id == 0 || id >= MOD_CT_ID_MAX || len < 16))
+		return false;
+	chunk = __atomic_load_n(&f->chunk[id >> MOD_CT_FAST_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
+	if (unlikely(chunk == NULL))
+		return false;
+	vtag = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+	if (vtag != MOD_CT_LD(chunk[id & ((1u << MOD_CT_FAST_CHUNK_SHIFT) - 1)].sctp_vtag[d]))
+		return false;
+	for (off = 12; off + 4 <= len; off += (clen + 3) & ~3u) {
+		type = p[off];
+		clen = (uint32_t)p[off + 2] << 8 | p[off + 3];
+		if (clen == 0 || (type < 16 && ((MOD_CT_SCTP_MOVERS >> type) & 1)))
+			return false;
+	}
+	return true;
 }
 
 #ifdef __cplusplus

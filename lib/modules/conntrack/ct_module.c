@@ -8,7 +8,9 @@
  * its two entries. A TCP connection lives in a record of this module, one
  * cache line that is also the fast path's (struct mod_ct_fast_line: the
  * rules lcore works on a struct mod_ct_conn it loads from it and stores
- * back); both entries carry the record's id. So does a UDP connection with
+ * back); both entries carry the record's id. So does an SCTP association
+ * (its verification tags, which the fast path checks, in the line's first
+ * words; never armed), and a UDP connection with
  * a helper or a master (a helper's state is kept by record id; its line is
  * never armed). Lines come in chunks
  * allocated on the rules lcore as ids are first used; a freed id waits for
@@ -35,6 +37,7 @@
 #define CHUNK_MASK (CHUNK - 1)
 #define PROTO_TCP 6
 #define PROTO_UDP 17
+#define PROTO_SCTP 132
 
 struct mod_ct_module {
 	struct rule_engine *eng;
@@ -122,11 +125,12 @@ id_release(void *arg, uint64_t val)
 {
 	struct mod_ct_module *ct = arg;
 	uint32_t id = (uint32_t)val;
-	bool tcp;
+	bool tcp, sctp;
 
 	ct_help_gone(&ct->hlp, id);
 
 	tcp = (line_of(ct, id)->rc_flags & MOD_CT_FAST_RC_TCP) != 0;
+	sctp = !tcp && (line_of(ct, id)->rc_flags & MOD_CT_FAST_RC_SCTP) != 0;
 	memset(line_of(ct, id), 0, sizeof(struct mod_ct_fast_line));
 	if (ct->n_free == ct->cap_free) {
 		uint32_t cap = ct->cap_free ? ct->cap_free * 2 : 1024;
@@ -140,6 +144,8 @@ id_release(void *arg, uint64_t val)
 	ct->free_ids[ct->n_free++] = id;
 	if (tcp)
 		__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns - 1, __ATOMIC_RELAXED);
+	if (sctp)
+		__atomic_store_n(&ct->st.sctp_conns, ct->st.sctp_conns - 1, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -182,7 +188,8 @@ static void
 ct_mark_early(struct rule_flow *f, const struct mod_ct_conn *c)
 {
 	bool early = c->state == MOD_CT_S_SYN_SENT || c->state == MOD_CT_S_SYN_SENT2 ||
-		(c->state == MOD_CT_S_OPEN && !(c->flags & MOD_CT_C_REPLIED));
+		((c->state == MOD_CT_S_OPEN || c->proto == PROTO_SCTP) &&
+			!(c->flags & MOD_CT_C_REPLIED));
 
 	for (unsigned int d = 0; d < 2; d++)
 		f->act[d].flags = (uint8_t)((f->act[d].flags & ~FC_ACT_F_EARLY) |
@@ -240,7 +247,8 @@ ct_entry_ctstatus(void *priv, const struct fc_action *a)
 	if (c.flags & MOD_CT_C_REPLIED)
 		s |= RULE_CTS_SEEN_REPLY;
 	if ((c.state >= MOD_CT_S_ESTABLISHED && c.state <= MOD_CT_S_TIME_WAIT) ||
-		(c.state == MOD_CT_S_OPEN && (c.flags & MOD_CT_C_REPLIED)))
+		(c.state == MOD_CT_S_OPEN && (c.flags & MOD_CT_C_REPLIED)) ||
+		(c.proto == PROTO_SCTP && (c.flags & MOD_CT_C_ASSURED)))
 		s |= RULE_CTS_ASSURED;
 	if (c.master_helper != 0)
 		s |= RULE_CTS_EXPECTED;
@@ -425,10 +433,11 @@ ct_on_insert(void *priv, struct rule_flow *f)
 		return rc;
 	proto = fc_key_proto(&up->pkt.key);
 	if ((v.flags & MOD_CT_VF_CREATED) &&
-		(proto == PROTO_TCP || (proto == PROTO_UDP && ct_help_wants(&ct->hlp, f, helper)))) {
+		(proto == PROTO_TCP || proto == PROTO_SCTP ||
+			(proto == PROTO_UDP && ct_help_wants(&ct->hlp, f, helper)))) {
 		id = id_alloc(ct);
 		c.proto = proto;
-		if (id == 0 && proto == PROTO_TCP) {
+		if (id == 0 && proto != PROTO_UDP) {
 			/* No record left: as Linux when its table is full, no connection. */
 			count(&ct->st.tcp_full);
 			v.ctstate = RULE_CT_INVALID;
@@ -467,6 +476,8 @@ ct_on_insert(void *priv, struct rule_flow *f)
 			(v.interest[0] | v.interest[1]) & FC_INTEREST_TCP_WIN, ct->cfg.tcp_be_liberal);
 		if (proto == PROTO_TCP)
 			__atomic_store_n(&ct->st.tcp_conns, ct->st.tcp_conns + 1, __ATOMIC_RELAXED);
+		if (proto == PROTO_SCTP)
+			__atomic_store_n(&ct->st.sctp_conns, ct->st.sctp_conns + 1, __ATOMIC_RELAXED);
 	}
 	for (unsigned int d = 0; d < 2; d++) {
 		if (id != 0)
@@ -761,6 +772,7 @@ mod_ct_module_stats_get(const struct mod_ct_module *ct, struct mod_ct_module_sta
 	st->removed = __atomic_load_n(&ct->st.removed, __ATOMIC_RELAXED);
 	st->tcp_conns = __atomic_load_n(&ct->st.tcp_conns, __ATOMIC_RELAXED);
 	st->tcp_full = __atomic_load_n(&ct->st.tcp_full, __ATOMIC_RELAXED);
+	st->sctp_conns = __atomic_load_n(&ct->st.sctp_conns, __ATOMIC_RELAXED);
 	st->notrack = __atomic_load_n(&ct->st.notrack, __ATOMIC_RELAXED);
 }
 

@@ -35,6 +35,7 @@ enum ct_class {
 	CT_CLASS_TCP,
 	CT_CLASS_UDP,
 	CT_CLASS_ICMP,
+	CT_CLASS_SCTP,
 	CT_CLASS_GENERIC,
 };
 
@@ -47,6 +48,8 @@ ct_proto_class(uint8_t family, uint8_t proto)
 	case PROTO_UDP:
 	case PROTO_UDPLITE: /* as Linux: UDP's states and timeouts */
 		return CT_CLASS_UDP;
+	case PROTO_SCTP:
+		return CT_CLASS_SCTP;
 	case PROTO_ICMP:
 		return family == FC_AF_INET4 ? CT_CLASS_ICMP : CT_CLASS_GENERIC;
 	case PROTO_ICMPV6:
@@ -60,6 +63,24 @@ static inline bool
 ct_is_tcp_state(unsigned int state)
 {
 	return state >= MOD_CT_S_SYN_SENT && state <= MOD_CT_S_SYN_SENT2;
+}
+
+static inline bool
+ct_is_sctp_state(unsigned int state)
+{
+	return state >= MOD_CT_S_SCTP_CLOSED && state <= MOD_CT_S_SCTP_HEARTBEAT_SENT;
+}
+
+/* A state of protocol class @p cls's own machine (TCP's, SCTP's), or one of
+ * the others' (NONE, OPEN) for the other classes. */
+static inline bool
+ct_state_fits(enum ct_class cls, unsigned int state)
+{
+	if (cls == CT_CLASS_TCP)
+		return ct_is_tcp_state(state);
+	if (cls == CT_CLASS_SCTP)
+		return ct_is_sctp_state(state);
+	return !ct_is_tcp_state(state) && !ct_is_sctp_state(state);
 }
 
 /* The RULE_CT_* state of a packet of @p c from @p dir, the connection as it
@@ -84,6 +105,14 @@ void ct_tcp_interest(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c,
 	uint16_t interest[2]);
 /* The segment's flags are a valid combination (Linux's table). */
 bool ct_tcp_flags_valid(uint8_t flags);
+
+/* ct_sctp.c: the SCTP state machine (see mod_ct_new() / mod_ct_packet()). */
+void ct_sctp_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t *frame,
+	uint32_t frame_len, struct mod_ct_conn *c, struct mod_ct_verdict *v);
+void ct_sctp_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int dir,
+	const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len,
+	struct mod_ct_verdict *v);
+uint32_t ct_sctp_timeout(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c);
 
 /*
  * SIP (ct_sip_nat.c): the headers its helper reads, by Linux's names, and

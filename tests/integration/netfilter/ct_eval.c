@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ct_eval: gufc's side of "netfilter-oracle.py conv": whole TCP
- * conversations through the rules engine with the conntrack module, each
- * segment decided as the datapath decides it (dp_rx_burst()'s checks on a
- * cached entry: stale, interest, the conntrack window check; the slow path
+ * conversations and SCTP associations through the rules engine with the
+ * conntrack module, each segment decided as the datapath decides it
+ * (dp_rx_burst()'s checks on a cached entry: stale, interest, the
+ * conntrack window check, the SCTP tag and chunk check; the slow path
  * otherwise), printed exactly as the oracle prints what Linux did:
  *
  *   ct_eval FRAMES
  *
  * FRAMES is what "netfilter-oracle.py frames CONVS" writes: a "conv NAME
- * CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M" line
- * starting each conversation (a fresh engine with those conntrack
- * settings), then one "N DIR HEX" line per segment. The rule set is the
+ * CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M [proto=132]"
+ * line starting each conversation (a fresh engine with those conntrack
+ * settings; proto=132: an SCTP association), then one "N DIR HEX" line
+ * per segment. The rule set is the
  * oracle's, in gufc's language: invalid dropped (rule 1), new (2),
  * established (3) and related (4) accepted, the rest dropped by the
  * policy, so the deciding rule tells the segment's ctstate. Output per
- * segment: "N DIR CTSTATE VERDICT STATE", STATE being the TCP state of the
+ * segment: "N DIR CTSTATE VERDICT STATE", STATE being the TCP or SCTP state of the
  * conversation's connection after the segment, "-" if none; on stderr at
  * the end, how many segments the cached entries decided (the fast path).
  *
@@ -75,21 +77,22 @@ conv_end(struct conv *cv)
 }
 
 static int
-addr_key(struct fc_key *k, const char *a, unsigned int ap, const char *b, unsigned int bp)
+addr_key(struct fc_key *k, const char *a, unsigned int ap, const char *b, unsigned int bp,
+	uint8_t proto)
 {
 	memset(k, 0, sizeof(*k));
 	if (inet_pton(AF_INET, a, &k->v4.src) == 1 && inet_pton(AF_INET, b, &k->v4.dst) == 1) {
 		k->family = FC_AF_INET4;
 		k->v4.sport = htons((uint16_t)ap);
 		k->v4.dport = htons((uint16_t)bp);
-		k->v4.proto = 6;
+		k->v4.proto = proto;
 		return 0;
 	}
 	if (inet_pton(AF_INET6, a, k->v6.src) == 1 && inet_pton(AF_INET6, b, k->v6.dst) == 1) {
 		k->family = FC_AF_INET6;
 		k->v6.sport = htons((uint16_t)ap);
 		k->v6.dport = htons((uint16_t)bp);
-		k->v6.proto = 6;
+		k->v6.proto = proto;
 		return 0;
 	}
 	return -EINVAL;
@@ -106,11 +109,13 @@ conv_start(struct conv *cv, const char *line)
 	struct rule_error err;
 	struct rule_set *s;
 	char ename[17];
+	const char *pr = strstr(line, " proto=");
+	uint8_t proto = pr != NULL ? (uint8_t)atoi(pr + 7) : 6;
 
 	if (sscanf(line, "conv %127s %63s %u %63s %u loose=%u be_liberal=%u max_retrans=%u", name,
 		    cli, &cp, srv, &sp, &loose, &liberal, &retrans) != 8 ||
-		addr_key(&cv->keys[0], cli, cp, srv, sp) < 0 ||
-		addr_key(&cv->keys[1], srv, sp, cli, cp) < 0) {
+		addr_key(&cv->keys[0], cli, cp, srv, sp, proto) < 0 ||
+		addr_key(&cv->keys[1], srv, sp, cli, cp, proto) < 0) {
 		fprintf(stderr, "ct_eval: bad line: %s\n", line);
 		return -EINVAL;
 	}
@@ -191,6 +196,19 @@ conv_state(const struct conv *cv)
 	return "-";
 }
 
+/* The SCTP check of an entry with FC_INTEREST_SCTP, as the datapath asks it (dp_sctp_bad()). */
+static bool
+sctp_fast(const struct conv *cv, const struct fc_action *a, const struct fc_pkt *p,
+	const uint8_t *frame, uint32_t len)
+{
+	uint32_t l4 = p->l4_off, end = (uint32_t)p->l3_off + p->ip_len;
+
+	if (fc_key_proto(&p->key) != 132 || l4 == 0 || p->frag != FC_FRAG_NONE || end > len ||
+		l4 > end)
+		return false;
+	return mod_ct_sctp_fast_check(mod_ct_module_fast(cv->ct), a, frame + l4, end - l4);
+}
+
 /* One segment, as dp_rx_burst() and the slow path decide it. */
 static int
 segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_t len)
@@ -223,7 +241,8 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 			up.reason = RULE_UPCALL_MISS;
 		else if (rule_engine_wants(&a, &up.pkt) ||
 			 ((a.interest & FC_INTEREST_TCP_WIN) &&
-				 !mod_ct_fast_check(mod_ct_module_fast(cv->ct), &a, &up.pkt)))
+				 !mod_ct_fast_check(mod_ct_module_fast(cv->ct), &a, &up.pkt)) ||
+			 ((a.interest & FC_INTEREST_SCTP) && !sctp_fast(cv, &a, &up.pkt, frame, len)))
 			up.reason = RULE_UPCALL_INTEREST;
 		else
 			fast = true;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""netfilter_conntrack test: Linux conntrack vs gufc's on whole TCP conversations.
+"""netfilter_conntrack test: Linux conntrack vs gufc's on whole TCP conversations
+and SCTP associations (sctp.conv).
 
 For every conversation list (*.conv next to this script), runs
 "netfilter-oracle.py conv" (the segments through Linux netfilter in network

@@ -4,7 +4,10 @@
  * datagram of a replied connection (conntrack no longer sees its packets
  * otherwise) whose header Linux's conntrack finds invalid (checksum
  * coverage 1-7 or past the datagram, checksum 0) goes to the slow path,
- * which calls it INVALID; the good ones stay on the fast path.
+ * which calls it INVALID; the good ones stay on the fast path. An SCTP
+ * association's DATA and SACK packets with its verification tag stay on
+ * the fast path; a wrong tag or a control chunk goes up, where conntrack
+ * decides it as Linux's SCTP tracker (a wrong tag: INVALID).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +22,10 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <arpa/inet.h>
+
 #include "dp_world.h"
+#include "pkt_build.h"
 
 #define PROTO_UDPLITE 136
 
@@ -116,6 +122,139 @@ udplite_run(unsigned int fam)
 	check_accounting();
 }
 
+/*
+ * An SCTP packet of family @p fam, verification tag @p vtag, chunks @p spec
+ * (I: INIT, J: INIT ACK, both with Initiate Tag @p itag; C: COOKIE ECHO,
+ * c: COOKIE ACK, D: DATA, S: SACK, H: HEARTBEAT; each at least 12 bytes),
+ * @p tag in its last 8 bytes (tag_of()).
+ */
+static struct rte_mbuf *
+sctp(unsigned int fam, const char *src, uint16_t sport, const char *dst, uint16_t dport,
+	uint32_t vtag, const char *spec, uint32_t itag, uint32_t tag)
+{
+	static const struct {
+		char k;
+		uint8_t type, len;
+	} kinds[] = {{'I', 1, 20}, {'J', 2, 20}, {'C', 10, 12}, {'c', 11, 12}, {'D', 0, 20},
+		{'S', 3, 16}, {'H', 4, 12}};
+	uint8_t buf[256], ch[128];
+	uint32_t n = 0;
+	struct pb b;
+
+	memset(ch, 0, sizeof(ch));
+	for (const char *k = spec; *k != '\0'; k++) {
+		unsigned int i = 0;
+
+		while (i < RTE_DIM(kinds) && kinds[i].k != *k)
+			i++;
+		assert_true(i < RTE_DIM(kinds));
+		ch[n] = kinds[i].type;
+		ch[n + 3] = kinds[i].len;
+		if (kinds[i].type == 1 || kinds[i].type == 2) {
+			ch[n + 4] = (uint8_t)(itag >> 24);
+			ch[n + 5] = (uint8_t)(itag >> 16);
+			ch[n + 6] = (uint8_t)(itag >> 8);
+			ch[n + 7] = (uint8_t)itag;
+		}
+		n += kinds[i].len;
+	}
+	ch[n - 8] = (uint8_t)(tag >> 24);
+	ch[n - 7] = (uint8_t)(tag >> 16);
+	ch[n - 6] = (uint8_t)(tag >> 8);
+	ch[n - 5] = (uint8_t)tag;
+	pb_init(&b, buf, sizeof(buf));
+	pb_eth(&b, NULL, NULL);
+	if (fam == 4) {
+		struct pb_ipv4 ip = {0};
+		struct in_addr a;
+
+		assert_int_equal(inet_pton(AF_INET, src, &a), 1);
+		ip.src = ntohl(a.s_addr);
+		assert_int_equal(inet_pton(AF_INET, dst, &a), 1);
+		ip.dst = ntohl(a.s_addr);
+		pb_ipv4(&b, &ip);
+	} else {
+		struct pb_ipv6 ip;
+
+		memset(&ip, 0, sizeof(ip));
+		assert_int_equal(inet_pton(AF_INET6, src, ip.src), 1);
+		assert_int_equal(inet_pton(AF_INET6, dst, ip.dst), 1);
+		pb_ipv6(&b, &ip);
+	}
+	pb_sctp(&b, sport, dport, vtag);
+	pb_payload(&b, ch, n);
+	return mbuf_of(buf, pb_finish(&b));
+}
+
+static void
+sctp_run(unsigned int fam)
+{
+	const char *cli = fam == 4 ? "10.0.0.1" : "2001:db8::1";
+	const char *srv = fam == 4 ? "10.9.0.3" : "2001:db8:9::3";
+	static const struct {
+		bool reply;
+		uint32_t vtag;
+		const char *chunks;
+		uint32_t itag;
+		bool up, good;
+	} seq[] = {
+		{false, 0, "I", 0x1000, true, true},       /* 1: new */
+		{true, 0x1000, "J", 0x2000, true, true},   /* 2: the reply (wanted: not replied yet) */
+		{false, 0x2000, "CD", 0, true, true},      /* 3: COOKIE ECHO moves the state */
+		{true, 0x1000, "c", 0, true, true},        /* 4: so does COOKIE ACK: ESTABLISHED */
+		{false, 0x2000, "D", 0, false, true},      /* 5: fast path */
+		{true, 0x1000, "SD", 0, false, true},      /* 6: fast path */
+		{false, 0x2001, "D", 0, true, false},      /* 7: a wrong tag: INVALID */
+		{true, 0x2000, "S", 0, true, false},       /* 8: the other direction's tag */
+		{false, 0x2000, "DD", 0, false, true},     /* 9: fast path */
+		{false, 0x2000, "H", 0, true, true},       /* 10: a HEARTBEAT goes up */
+		{true, 0x1000, "J", 0x3000, true, false},  /* 11: an INIT ACK of another tag */
+		{true, 0x1000, "D", 0, false, true},       /* 12: fast path */
+	};
+	struct rte_mbuf *o[16];
+	uint64_t up = 0;
+	unsigned int n, k = 0;
+
+	world_up(true, 64);
+	load("drop ctstate invalid\naccept\n");
+	for (unsigned int i = 0; i < RTE_DIM(seq); i++) {
+		print_message("  family %u packet %u\n", fam, i + 1);
+		up = W.rx.st.upcalls;
+		rx1(seq[i].reply ? sctp(fam, srv, 36412, cli, 5000, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1)
+				 : sctp(fam, cli, 5000, srv, 36412, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1));
+		assert_int_equal(W.rx.st.upcalls, up + (seq[i].up ? 1 : 0));
+		if (i >= 4 && seq[i].up)
+			assert_int_equal(peek_upcall().why, RULE_UPCALL_INTEREST);
+		slow();
+	}
+	n = take(W.out, o, 16);
+	for (unsigned int i = 0; i < RTE_DIM(seq); i++)
+		if (seq[i].good) {
+			assert_true(k < n);
+			assert_int_equal(tag_of(o[k]), i + 1);
+			k++;
+		}
+	assert_int_equal(n, k);
+	rte_pktmbuf_free_bulk(o, n);
+	check_accounting();
+}
+
+static void
+test_sctp4(void **state)
+{
+	(void)state;
+	sctp_run(4);
+}
+
+static void
+test_sctp6(void **state)
+{
+	(void)state;
+	sctp_run(6);
+}
+
 static void
 test_udplite4(void **state)
 {
@@ -136,6 +275,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_udplite4, teardown),
 		cmocka_unit_test_teardown(test_udplite6, teardown),
+		cmocka_unit_test_teardown(test_sctp4, teardown),
+		cmocka_unit_test_teardown(test_sctp6, teardown),
 	};
 
 	return DP_WORLD_MAIN("dp_proto", tests, NULL, NULL);

@@ -115,7 +115,10 @@ rx(struct world *w, struct fc_pkt p, bool *fast)
 		if (!rule_engine_stale(w->eng, &a, &p.key) && a.verdict != FC_VERDICT_SLOW &&
 			!rule_engine_wants(&a, &p) &&
 			(!(a.interest & FC_INTEREST_TCP_WIN) ||
-				mod_ct_fast_check(mod_ct_module_fast(w->ct), &a, &p))) {
+				mod_ct_fast_check(mod_ct_module_fast(w->ct), &a, &p)) &&
+			(!(a.interest & FC_INTEREST_SCTP) ||
+				mod_ct_sctp_fast_check(mod_ct_module_fast(w->ct), &a,
+					w->frame + p.l4_off, w->len - p.l4_off))) {
 			memset(&d, 0, sizeof(d));
 			d.verdict = a.verdict;
 			d.rule_id = a.rule_id;
@@ -222,6 +225,97 @@ test_records(void **state)
 	assert_int_equal(d.ctstate, RULE_CT_NEW);
 	assert_int_equal(conn_of(&w, &p, &a).state, MOD_CT_S_SYN_SENT);
 	assert_int_equal(mod_ct_entry_id(&a), id1);
+	world_down(&w);
+}
+
+/*
+ * An SCTP packet between 10.0.0.1:5000 (client, @p from_client) and
+ * 10.0.0.2:36412: tag @p vtag, one chunk of @p type (an INIT or INIT ACK
+ * with Initiate Tag @p itag; 20 bytes).
+ */
+static struct fc_pkt
+sctp_seg(struct world *w, bool from_client, uint32_t vtag, uint8_t type, uint32_t itag)
+{
+	struct pb_ipv4 ip = {.src = from_client ? 0x0a000001 : 0x0a000002,
+		.dst = from_client ? 0x0a000002 : 0x0a000001};
+	uint8_t ch[20] = {type, 0, 0, 20, (uint8_t)(itag >> 24), (uint8_t)(itag >> 16),
+		(uint8_t)(itag >> 8), (uint8_t)itag};
+	struct fc_pkt p;
+	struct pb b;
+	int n;
+
+	pb_init(&b, w->frame, sizeof(w->frame));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_sctp(&b, from_client ? 5000 : 36412, from_client ? 36412 : 5000, vtag);
+	pb_payload(&b, ch, sizeof(ch));
+	n = pb_finish(&b);
+	assert_true(n > 0);
+	w->len = (uint32_t)n;
+	assert_int_equal(fc_parse(w->frame, w->len, &p), FC_PARSE_OK);
+	return p;
+}
+
+/*
+ * SCTP associations live in records (counted in sctp_conns; beyond the
+ * limit INVALID, counted in tcp_full), their tags in the record: after
+ * the handshake DATA with the right tag is the cached entry's, with
+ * another tag the slow path's (INVALID); the record goes with the flow.
+ */
+static void
+test_sctp_records(void **state)
+{
+	struct mod_ct_module_stats st;
+	struct rule_decision d;
+	struct fc_action a;
+	struct fc_pkt p;
+	struct world w;
+	bool fast;
+
+	(void)state;
+	world_up(&w, 1, accept_all);
+	p = sctp_seg(&w, true, 0, 1, 0x1000);
+	d = rx(&w, p, &fast);
+	assert_int_equal(d.ctstate, RULE_CT_NEW);
+	assert_int_equal(conn_of(&w, &p, &a).state, MOD_CT_S_SCTP_CLOSED);
+	assert_true(mod_ct_entry_id(&a) != 0);
+	mod_ct_module_stats_get(w.ct, &st);
+	assert_int_equal(st.sctp_conns, 1);
+	assert_int_equal(st.tcp_conns, 0);
+	/* No record left for another association. */
+	p.key.v4.sport = htons(5001);
+	d = rx(&w, p, &fast);
+	assert_int_equal(d.ctstate, RULE_CT_INVALID);
+	mod_ct_module_stats_get(w.ct, &st);
+	assert_int_equal(st.tcp_full, 1);
+	/* The handshake, on the slow path. */
+	d = rx(&w, sctp_seg(&w, false, 0x1000, 2, 0x2000), &fast);
+	assert_false(fast);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	d = rx(&w, sctp_seg(&w, true, 0x2000, 10, 0), &fast);
+	assert_false(fast);
+	d = rx(&w, sctp_seg(&w, false, 0x1000, 11, 0), &fast);
+	assert_false(fast);
+	p = sctp_seg(&w, true, 0x2000, 0, 0);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_SCTP_ESTABLISHED);
+	assert_true(conn_of(&w, &p, NULL).flags & MOD_CT_C_ASSURED);
+	/* DATA: the cached entry's with the tag, INVALID without. */
+	d = rx(&w, p, &fast);
+	assert_true(fast);
+	d = rx(&w, sctp_seg(&w, false, 0x1000, 3, 0), &fast);
+	assert_true(fast);
+	d = rx(&w, sctp_seg(&w, true, 0x2001, 0, 0), &fast);
+	assert_false(fast);
+	assert_int_equal(d.ctstate, RULE_CT_INVALID);
+	mod_ct_module_stats_get(w.ct, &st);
+	assert_int_equal(st.invalid[MOD_CT_WHY_SCTP_VTAG], 1);
+	/* An ABORT: CLOSED, the record kept with the entries. */
+	d = rx(&w, sctp_seg(&w, false, 0x1000, 6, 0), &fast);
+	assert_false(fast);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_SCTP_CLOSED);
+	grace(&w);
+	mod_ct_module_stats_get(w.ct, &st);
+	assert_int_equal(st.sctp_conns, 1);
 	world_down(&w);
 }
 
@@ -427,6 +521,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_sctp_records),
 		cmocka_unit_test(test_abort_and_flush),
 		cmocka_unit_test(test_fast_path),
 		cmocka_unit_test(test_bad_args),
