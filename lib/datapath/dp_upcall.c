@@ -142,6 +142,12 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		up[i].pkt = meta->pkt;
 		up[i].frame = rte_pktmbuf_mtod(m[i], const uint8_t *);
 		up[i].frame_len = rte_pktmbuf_data_len(m[i]);
+		/* A chained packet (a jumbo frame) flat for the walks. */
+		if (m[i]->nb_segs > 1 && c->flat != NULL && m[i]->pkt_len <= DP_FLAT_MAX) {
+			up[i].frame = rte_pktmbuf_read(m[i], 0, m[i]->pkt_len,
+				c->flat + (size_t)i * DP_FLAT_MAX);
+			up[i].frame_len = m[i]->pkt_len;
+		}
 		/* byte counters count the IP datagram, as iptables does */
 		up[i].len = meta->pkt.ip_len != 0 ? meta->pkt.ip_len : m[i]->pkt_len;
 		up[i].in_port = fc_key_in_port(&meta->pkt.key);

@@ -7,7 +7,8 @@
  * is read flat and checked against a reference: the translated address,
  * the IPv4 header checksum and the TCP/UDP checksum computed over the
  * whole datagram, the payload unchanged; the datagram stays chained (it
- * does not fit one segment: nothing is linearized).
+ * does not fit one segment: nothing is linearized); the slow path's walks
+ * read such a datagram whole (a string match past its first segment).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -150,6 +151,39 @@ test_snat_chained(void **state)
 	check_accounting();
 }
 
+/*
+ * The slow path's walks read a chained datagram whole (struct dp_ctx::flat):
+ * a string 5,000 bytes into an 8,000-byte datagram, in its third segment,
+ * drops the flow's first packet as Linux's xt_string drops it; the same
+ * datagram without it passes.
+ */
+static void
+test_walk_reads_whole(void **state)
+{
+	static uint8_t flat[DP_BURST_MAX * DP_FLAT_MAX];
+	static uint8_t f[FRAME_MAX];
+	uint32_t len;
+	struct rte_mbuf *o;
+
+	(void)state;
+	world_up(false, 64);
+	W.slow.flat = flat;
+	load("drop string \"EVIL\" string_algo bm\naccept\n");
+	len = frame4(f, PB_PROTO_UDP, 4200);
+	memcpy(f + 42 + 5000, "EVIL", 4);
+	/* (the UDP checksum is not checked on the way: the string is what counts) */
+	assert_int_equal(rx1(chain_of(f, len, 2000)), 0);
+	assert_int_equal(slow(), 0);
+	assert_int_equal(W.slow.st.rule_drops[RULE_DROP_FILTER], 1);
+	len = frame4(f, PB_PROTO_UDP, 4201);
+	assert_int_equal(rx1(chain_of(f, len, 2000)), 0);
+	assert_int_equal(slow(), 1);
+	o = take1(W.out);
+	assert_int_equal(rte_pktmbuf_pkt_len(o), len);
+	rte_pktmbuf_free(o);
+	check_accounting();
+}
+
 /* dp_mbuf_pullup() is tested through the NAT above; its refusals here. */
 static void
 test_pullup_limits(void **state)
@@ -187,6 +221,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_snat_chained, teardown),
+		cmocka_unit_test_teardown(test_walk_reads_whole, teardown),
 		cmocka_unit_test(test_pullup_limits),
 	};
 
