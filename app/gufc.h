@@ -175,6 +175,7 @@ struct gufc_lcore {
 	struct rte_ring *upcall; /**< RX lcores: SPSC ring to the rules lcore */
 	struct dp_done *done;    /**< RX lcores: completion counter the rules lcore bumps */
 	struct dp_pending *pend; /**< RX lcores: upcalls in flight per connection */
+	uint8_t *flat;           /**< RX lcores: slow_dp.flat (chained upcalls copied whole) */
 	volatile int rx_done;    /**< RX role stopped (shutdown) */
 	struct gufc_app *app;
 } __rte_cache_aligned;

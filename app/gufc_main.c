@@ -499,6 +499,12 @@ pending_init(struct gufc_app *app, struct gufc_lcore *lc)
 		return -1;
 	}
 	lc->pend = dp_pending_init(mem, inflight, wait_cap);
+	lc->flat = rte_malloc_socket("gufc_flat", (size_t)DP_BURST_MAX * DP_FLAT_MAX,
+		RTE_CACHE_LINE_SIZE, socket);
+	if (lc->flat == NULL)
+		GUFC_LOG(WARNING, "RX lcore %u: no memory for flat copies of chained upcalls: "
+			"the slow path's matches read a jumbo frame's first segment only",
+			lc->lcore_id);
 	return 0;
 }
 
@@ -620,6 +626,7 @@ teardown(struct gufc_app *app)
 		rte_ring_free(app->rx[i]->upcall);
 		rte_free(app->rx[i]->done);
 		rte_free(app->rx[i]->pend);
+		rte_free(app->rx[i]->flat);
 	}
 	/* The engine first: it calls its modules until it goes. */
 	rule_engine_free(app->eng);

@@ -249,6 +249,61 @@ symmetric_key(uint8_t *key, unsigned int len)
 		key[i] = (i & 1) ? 0x5a : 0x6d;
 }
 
+/*
+ * A port whose configured MTU is above Ethernet's 1500 (jumbo frames: `port
+ * N mtu 9000`) gets that MTU on the device itself, as `ip link set mtu`
+ * gives a Linux interface both: the device then receives and sends such
+ * frames. A frame longer than one mbuf's data room (2048 bytes) arrives as
+ * a chain of mbufs (RX scatter) and leaves as one (TX multi-segment); the
+ * datapath handles chained packets (headers in the first segment); a
+ * device without RX scatter chains them itself or not at all (net_pcap
+ * does). An MTU over the device's frame limit is refused, as Linux
+ * refuses it (DPDK 22.11's net_tap: 1522 bytes). The MTU is never lowered below the
+ * device's own: a smaller routing MTU (`mtu 1280`) only makes gufc
+ * fragment or send "too big" as a Linux router does.
+ * @return 0, or -EINVAL (logged) for an MTU the device cannot take.
+ */
+static int
+port_mtu_conf(struct gufc_app *app, uint16_t pid, const struct rte_eth_dev_info *info,
+	struct rte_eth_conf *conf)
+{
+	const struct gufc_port *p = &app->ports[pid];
+	uint16_t mtu = app->cfg.port[pid].mtu;
+	uint32_t frame, room;
+
+	if (mtu <= RTE_ETHER_MTU)
+		return 0;
+	if (mtu > info->max_mtu) {
+		GUFC_LOG(ERR, "port %u (%s): mtu %u: the device takes at most %u; nothing started",
+			pid, p->name, mtu, info->max_mtu);
+		return -EINVAL;
+	}
+	if ((uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > info->max_rx_pktlen) {
+		/* As `ip link set mtu` refuses an MTU over the device's maximum.
+		 * DPDK 22.11's net_tap says 1522 whatever its interface's MTU
+		 * (and drops longer frames it is given to send). */
+		GUFC_LOG(ERR, "port %u (%s): mtu %u: the device takes frames of %u bytes at most "
+			"(MTU %u); nothing started", pid, p->name, mtu, info->max_rx_pktlen,
+			info->max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN);
+		return -EINVAL;
+	}
+	conf->rxmode.mtu = mtu;
+	/* The frame: Ethernet header, two VLAN tags, the FCS some devices keep. */
+	frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN;
+	room = rte_pktmbuf_data_room_size(app->pool) - RTE_PKTMBUF_HEADROOM;
+	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (frame <= room)
+		return 0;
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	else
+		GUFC_LOG(INFO, "port %u (%s): mtu %u: frames up to %u bytes, mbufs hold %u "
+			"and the device has no RX scatter: its driver chains longer frames "
+			"(net_pcap does) or refuses them", pid, p->name, mtu, frame, room);
+	return 0;
+}
+
 static int
 port_setup(struct gufc_app *app, uint16_t pid)
 {
@@ -300,6 +355,9 @@ port_setup(struct gufc_app *app, uint16_t pid)
 		GUFC_LOG(NOTICE, "port %u (%s): no RSS, using 1 RX queue", pid, p->name);
 		p->n_rxq = 1;
 	}
+	rc = port_mtu_conf(app, pid, &info, &conf);
+	if (rc != 0)
+		return rc;
 	rc = rte_eth_dev_configure(pid, p->n_rxq, p->n_txq, &conf);
 	if (rc != 0 && p->n_rxq != p->n_txq) {
 		/*
@@ -322,6 +380,16 @@ port_setup(struct gufc_app *app, uint16_t pid)
 	if (rc != 0) {
 		GUFC_LOG(ERR, "port %u (%s): configure: %s", pid, p->name, rte_strerror(-rc));
 		return rc;
+	}
+	/* The device's own MTU (a tap's interface, a NIC's frame limit): ethdev
+	 * notes rxmode.mtu, the PMD applies it here. */
+	if (conf.rxmode.mtu != 0) {
+		rc = rte_eth_dev_set_mtu(pid, (uint16_t)conf.rxmode.mtu);
+		if (rc != 0 && rc != -ENOTSUP) {
+			GUFC_LOG(ERR, "port %u (%s): mtu %u: %s; nothing started", pid, p->name,
+				conf.rxmode.mtu, rte_strerror(-rc));
+			return rc;
+		}
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrxd, &ntxd);
 	if (rc != 0)

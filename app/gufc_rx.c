@@ -92,6 +92,7 @@ gufc_dp_init(struct gufc_app *app)
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
 		lc->slow_dp.lossless = app->lossless;
+		lc->slow_dp.flat = lc->flat;
 	}
 }
 

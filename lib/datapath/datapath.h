@@ -110,6 +110,8 @@ struct rte_ring;
 #define DP_BURST_MAX 64
 /** Ports 0..DP_MAX_PORTS-1: the size of the per-port channel maps. */
 #define DP_MAX_PORTS 32
+/** Longest frame struct dp_ctx::flat holds (an MTU of 9600, Ethernet, two VLAN tags). */
+#define DP_FLAT_MAX 9728u
 /** "No channel": struct dp_ctx::port_chan of a port that does not exist. */
 #define DP_CHAN_NONE UINT16_MAX
 
@@ -484,6 +486,14 @@ struct dp_ctx {
 	struct rte_ring *log_ring;
 	struct rte_mempool *log_pool; /**< their mbufs (DP_LOG_PRIV_SIZE private bytes) */
 	uint16_t port_mtu[DP_MAX_PORTS]; /**< TCPMSS --clamp-mss-to-pmtu: per port (0: 1500) */
+	/**
+	 * Slow path: DP_BURST_MAX * DP_FLAT_MAX bytes where dp_upcall_burst()
+	 * copies a chained packet whole (a jumbo frame), so that the walks'
+	 * string, u32 and bpf matches and the header view read the whole
+	 * datagram; NULL: they read its first segment. The app's, written by
+	 * the slow path only.
+	 */
+	uint8_t *flat;
 	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
 	struct dp_hold hold;        /**< lossless: what waits for room (datapath's) */
 	struct dp_upstash ups;      /**< @c up_batch: upcalls not on the ring yet (datapath's) */

@@ -362,7 +362,8 @@ l3_local(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct 
 		const struct mod_neigh_port_info *pi = mod_neigh_port(c->neigh, in_port);
 		uint16_t ch = c->port_chan[in_port & (DP_MAX_PORTS - 1)];
 
-		if ((m->nb_segs == 1 || rte_pktmbuf_linearize(m) == 0) && ch != DP_CHAN_NONE &&
+		/* A jumbo echo's headers in its first segment; its data stays chained. */
+		if (dp_mbuf_pullup(m, (uint32_t)p->l4_off + 8) == 0 && ch != DP_CHAN_NONE &&
 			dp_l3_echo_reply(m, p, pi != NULL && pi->on ? pi->mac : NULL) == 0) {
 			c->st.echo_replies++;
 			dp_out(b, m, ch);
@@ -409,8 +410,7 @@ dp_l3_slow(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struc
 		dp_l3_no_route(c, b, m, p, d->out_port, in_port);
 		return;
 	}
-	if ((uint32_t)p->l3_off + dp_l3_hdr_min(p) > rte_pktmbuf_data_len(m) &&
-		(m->nb_segs == 1 || rte_pktmbuf_linearize(m) != 0)) {
+	if (dp_mbuf_pullup(m, (uint32_t)p->l3_off + dp_l3_hdr_min(p)) != 0) {
 		l3_drop(c, b, m, DP_DROP_L3_ERROR);
 		return;
 	}

@@ -13,6 +13,16 @@
 #include "datapath.h"
 
 /*
+ * Make the first @p len bytes of chained @p m contiguous in its first
+ * segment, moving them from the next segments into its tailroom (no
+ * allocation; emptied segments are freed; pkt_len unchanged). Any lcore
+ * (dp_upcall.c: the slow path's rewrites; dp_rx.c: the RX lcore's NAT of
+ * such a packet). @return 0, or -ENOSPC (the first segment has no room:
+ * @p m unchanged), -EINVAL (@p m is shorter than @p len: unchanged).
+ */
+int dp_mbuf_pullup(struct rte_mbuf *m, uint32_t len);
+
+/*
  * The destination NAT of rewrite slot @p slot in @p len bytes @p l3 (a
  * copy of packet @p pkt from its IP header): the destination (address;
  * port or echo identifier) translated, the source as it came, checksums

@@ -90,9 +90,24 @@ bool dp_pending_wait(struct dp_pending *p, struct dp_pending_slot *s, struct rte
 void dp_rx_reinject(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n,
 	uint32_t now);
 /*
- * NAT rewrite in the slow path (dp_upcall.c): may linearize a chained
- * packet first. @return 0, or the rewrite's -errno.
+ * NAT rewrite in the slow path (dp_upcall.c): a chained packet whose
+ * headers pass its first segment has them pulled up into it (the rest
+ * stays where it is: a jumbo datagram need not fit one segment); one the
+ * rewrite needs whole (SCTP's CRC, an ICMP error's checksum) is made one
+ * segment if it fits one. @return 0, or the rewrite's -errno.
  */
+/*
+ * The bytes of @p pkt's frame a NAT rewrite reads and writes: the IP header
+ * (an IPv6 one whole) and the L4 header's first 20 bytes (TCP's checksum
+ * ends at byte 18; UDP's and ICMP's headers are 8), at most the packet.
+ */
+static inline uint32_t
+dp_nat_hdr_end(const struct rte_mbuf *m, const struct fc_pkt *pkt)
+{
+	uint32_t end = RTE_MAX((uint32_t)pkt->l3_off + 40u, (uint32_t)pkt->l4_off + 20u);
+
+	return RTE_MIN(end, rte_pktmbuf_pkt_len(m));
+}
 int dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	uint32_t slot, bool icmp_err);
 

@@ -364,19 +364,28 @@ dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte
 #define DP_ACT_M0_GENERAL (RULE_ACT_M0_CLASSED | RULE_ACT_M0_CHAN_FLOW)
 
 /*
- * A packet mod_nat_apply() refused (error @p rc): a chained mbuf or an SCTP
- * port change to the slow path (it linearizes and retries; an upcall of a
- * cached flow gets the cached decision), anything else dropped as
- * nat_error. Out of line: the hits' loop keeps its registers.
+ * A packet mod_nat_apply() refused (error @p rc). A chained mbuf whose
+ * headers pass its first segment gets them pulled up into it (a copy into
+ * the segment's tailroom, no allocation) and is rewritten here; one that
+ * still cannot be, or an SCTP port change, goes to the slow path (it
+ * linearizes and retries; an upcall of a cached flow gets the cached
+ * decision); anything else is dropped as nat_error. @return true when
+ * rewritten after all. Out of line: the hits' loop keeps its registers.
  */
-static __rte_noinline void
+static __rte_noinline bool
 dp_nat_refused(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb,
-	const struct fc_pkt *pkt, uint64_t conn, int rc)
+	const struct fc_pkt *pkt, const struct fc_action *a, uint64_t conn, int rc)
 {
+	if (rc != -ENOTSUP && mb->nb_segs > 1 &&
+		dp_mbuf_pullup(mb, dp_nat_hdr_end(mb, pkt)) == 0 &&
+		mod_nat_apply(c->nat, a->nat_id, rte_pktmbuf_mtod_offset(mb, uint8_t *, pkt->l3_off),
+			rte_pktmbuf_data_len(mb) - pkt->l3_off, pkt) == 0)
+		return true;
 	if (rc == -ENOTSUP || mb->nb_segs > 1)
 		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
 	else
 		dp_drop(b, &c->st.rule_drops[RULE_DROP_NAT_ERROR], mb);
+	return false;
 }
 
 /*
@@ -393,8 +402,7 @@ dp_nat_hit(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb, const stru
 
 	if (likely(rc == 0))
 		return true;
-	dp_nat_refused(c, b, mb, pkt, conn, rc);
-	return false;
+	return dp_nat_refused(c, b, mb, pkt, a, conn, rc);
 }
 
 static inline bool

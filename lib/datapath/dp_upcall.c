@@ -6,11 +6,16 @@
  * (named drop, NAT rewrite, delivery through dp_deliver_burst()), plus what
  * only the slow path does: ICMP errors of translated connections
  * (mod_nat_icmp_error()), a conntrack helper's rewrite behind NAT
- * (mod_ct_module_mangle()) and linearizing a chained packet for a rewrite.
+ * (mod_ct_module_mangle()) and, for a rewrite, pulling a chained packet's
+ * headers up into its first segment (dp_mbuf_pullup(): a jumbo datagram
+ * stays chained) or linearizing one the rewrite needs whole.
  * In router mode ARP/ND frames go to the neighbour module first, and
  * accepted decisions to dp_l3_slow() (dp_l3.c).
  * Also dp_stats_add(), for readers of the counters.
  */
+
+#include <errno.h>
+#include <string.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
@@ -20,13 +25,52 @@
 #include "dp_pktact.h"
 #include "dp_priv.h"
 
-/* NAT rewrite in the slow path: may linearize a chained packet first. */
+int
+dp_mbuf_pullup(struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *prev = m, *s;
+	uint32_t need;
+
+	if (len <= rte_pktmbuf_data_len(m))
+		return 0;
+	if (len > rte_pktmbuf_pkt_len(m))
+		return -EINVAL;
+	need = len - rte_pktmbuf_data_len(m);
+	if (need > rte_pktmbuf_tailroom(m))
+		return -ENOSPC;
+	while (need != 0 && (s = prev->next) != NULL) {
+		uint16_t n = (uint16_t)RTE_MIN(need, (uint32_t)s->data_len);
+
+		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len),
+			rte_pktmbuf_mtod(s, const uint8_t *), n);
+		m->data_len = (uint16_t)(m->data_len + n);
+		s->data_off = (uint16_t)(s->data_off + n);
+		s->data_len = (uint16_t)(s->data_len - n);
+		need -= n;
+		if (s->data_len == 0) {
+			/* Emptied: out of the chain. */
+			prev->next = s->next;
+			s->next = NULL;
+			m->nb_segs--;
+			rte_pktmbuf_free_seg(s);
+		} else {
+			prev = s;
+		}
+	}
+	if (m->next == NULL)
+		m->nb_segs = 1;
+	return 0;
+}
+
+/* NAT rewrite in the slow path: the headers pulled up, or the packet made one segment. */
 int
 dp_slow_nat(const struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt, uint32_t slot,
 	bool icmp_err)
 {
 	int rc;
 
+	if (m->nb_segs > 1 && !icmp_err)
+		(void)dp_mbuf_pullup(m, dp_nat_hdr_end(m, pkt));
 	for (int tries = 0; tries < 2; tries++) {
 		uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off);
 		uint32_t len = rte_pktmbuf_data_len(m) - pkt->l3_off;
@@ -98,6 +142,12 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		up[i].pkt = meta->pkt;
 		up[i].frame = rte_pktmbuf_mtod(m[i], const uint8_t *);
 		up[i].frame_len = rte_pktmbuf_data_len(m[i]);
+		/* A chained packet (a jumbo frame) flat for the walks. */
+		if (m[i]->nb_segs > 1 && c->flat != NULL && m[i]->pkt_len <= DP_FLAT_MAX) {
+			up[i].frame = rte_pktmbuf_read(m[i], 0, m[i]->pkt_len,
+				c->flat + (size_t)i * DP_FLAT_MAX);
+			up[i].frame_len = m[i]->pkt_len;
+		}
 		/* byte counters count the IP datagram, as iptables does */
 		up[i].len = meta->pkt.ip_len != 0 ? meta->pkt.ip_len : m[i]->pkt_len;
 		up[i].in_port = fc_key_in_port(&meta->pkt.key);

@@ -89,8 +89,8 @@ struct rule_strpred {
 #define RULE_PRED_VIEW 0x2000
 /** The index bits of a tree node's @c str (view.strs, view.u32s or view.bpfs). */
 #define RULE_PRED_INDEX (RULE_PRED_VIEW - 1)
-/** Longest datagram a header view holds (a longer one's view is the slow path's). */
-#define RULE_L3VIEW_MAX 2048
+/** Longest datagram a header view holds: the largest MTU (a longer one's view is the slow path's). */
+#define RULE_L3VIEW_MAX 9600
 /** Most bpf programs of an engine (view.bpfs). */
 #define RULE_BPFPREDS_MAX 256
 /** A tree node's child: a node index, or RULE_PRED_LEAF | a leaf index. */

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Helpers of the router tests (router_test.py): two Linux hosts in network
-namespaces, a client and a server, with gufc in router mode as their
-gateway over two net_tap ports; gufc's shell on a pipe; programs run in a
-namespace; cleanup of everything started.
+"""Helpers of the router tests (router_test.py, router_jumbo.py): two Linux
+hosts in network namespaces, a client and a server, with gufc in router
+mode as their gateway over two net_tap ports (or net_pcap ports on veth
+pairs: Gateway(link="veth"), for MTUs a tap cannot take); gufc's shell on
+a pipe; programs run in a namespace; cleanup of everything started.
 
 Addresses: client 10.0.1.2/24 and 2001:db8:1::2/64 behind port 0
 (10.0.1.1, 2001:db8:1::1), server 10.0.2.2/24 and 2001:db8:2::2/64 behind
@@ -70,7 +71,7 @@ class Gateway:
     """gufc as the router of a client and a server namespace."""
 
     def __init__(self, build, config, rules, server_default_route=True, lcores="0,1",
-                 rxq=True):
+                 rxq=True, link="tap", mtu=1500):
         self.gufc = os.path.join(build, "app", "gufc")
         check(os.access(self.gufc, os.X_OK), "no gufc binary: " + self.gufc)
         self.tag = "%d" % (os.getpid() % 100000)
@@ -84,6 +85,14 @@ class Gateway:
         self.server_default_route = server_default_route
         self.lcores = lcores
         self.rxq = rxq  # False: no --rxq, the layout gufc picks for net_tap
+        # "tap": net_tap ports; "veth": net_pcap on the root end of a veth
+        # pair (rx_iface_in, tx_iface) whose other end is the host's, both
+        # ends at @mtu (a tuple: the client's link, the server's); one
+        # lcore (one TX queue per net_pcap port)
+        self.link = link
+        self.mtu = mtu if isinstance(mtu, tuple) else (mtu, mtu)
+        if link == "veth":
+            self.lcores = lcores = "0"
         self.json = os.path.join(self.dir, "stats.json")
         with open(os.path.join(self.dir, "gufc.conf"), "w") as f:
             f.write(config)
@@ -102,10 +111,23 @@ class Gateway:
         # net_tap wants as many RX as TX queues: two lcores give two TX
         # queues per port, so two RX queues (rxq=False: gufc finds that out).
         rxq = ["--rxq", str(len(self.lcores.split(",")))] if self.rxq else []
+        if self.link == "veth":
+            vdevs = []
+            for i, (tap, ns, mtu) in enumerate(((self.ctap, self.cns, self.mtu[0]),
+                                                (self.stap, self.sns, self.mtu[1]))):
+                root = "r" + tap
+                subprocess.run(["ip", "link", "del", root], stderr=subprocess.DEVNULL)
+                sh(["ip", "link", "add", root, "mtu", str(mtu), "type", "veth", "peer",
+                    "name", tap, "mtu", str(mtu)])
+                sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % root])
+                sh(["ip", "link", "set", root, "up"])
+                vdevs.append("--vdev=net_pcap%d,rx_iface_in=%s,tx_iface=%s" % (i, root, root))
+        else:
+            vdevs = ["--vdev=net_tap0,iface=%s" % self.ctap,
+                     "--vdev=net_tap1,iface=%s" % self.stap]
         args = [self.gufc, "--no-huge", "-m", "1024", "--no-pci", "--file-prefix",
-                self.prefix, "-l", self.lcores, "--log-level=lib.*:warning",
-                "--vdev=net_tap0,iface=%s" % self.ctap,
-                "--vdev=net_tap1,iface=%s" % self.stap, "--"] + rxq + [
+                self.prefix, "-l", self.lcores, "--log-level=lib.*:warning"] + vdevs + [
+                "--"] + rxq + [
                 "--config", os.path.join(self.dir, "gufc.conf"), "--stats-json", self.json,
                 "-i"]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=self.out,
@@ -125,6 +147,13 @@ class Gateway:
             sh(["ip", "link", "set", tap, "netns", ns])
             # net_tap gives the host side the port's MAC: a MAC of its own.
             self.ns(ns, ["ip", "link", "set", tap, "address", mac])
+            if self.link == "veth":
+                self.ns(ns, ["ip", "link", "set", tap, "mtu",
+                             str(self.mtu[0 if ns == self.cns else 1])])
+                # A veth sends TCP/UDP with the checksum left to its peer
+                # (CHECKSUM_PARTIAL): gufc reads the frames, so the host
+                # computes its checksums, as on a wire.
+                self.ns(ns, ["ethtool", "-K", tap, "tx", "off"])
             self.ns(ns, ["ip", "link", "set", "lo", "up"])
             # Announce a new MAC (gratuitous ARP, unsolicited NA) as hosts may.
             self.ns(ns, ["sysctl", "-qw", "net.ipv4.conf.all.arp_notify=1"])
@@ -166,6 +195,9 @@ class Gateway:
             self.proc.wait()
         for ns in (self.cns, self.sns):
             subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+        if self.link == "veth":
+            for tap in (self.ctap, self.stap):
+                subprocess.run(["ip", "link", "del", "r" + tap], stderr=subprocess.DEVNULL)
         if self.out is not None:
             self.out.close()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Jumbo frames through gufc in router mode between real Linux hosts
+(router_lib.Gateway: a client and a server namespace, each behind a veth
+pair whose root end is a net_pcap port of gufc, both links at MTU 9000 as
+a Linux gateway's with `ip link set mtu 9000`; not net_tap: DPDK 22.11's
+net_tap takes frames of 1522 bytes at most):
+
+  jumbo       ping -s 8000 -M do through the gateway and of the gateway
+              itself (IPv4, IPv6); a TCP transfer and 8,000-byte UDP
+              datagrams through masquerade (the hosts' kernels check every
+              checksum); the datagrams span several mbufs in gufc
+  jumbo_pmtu  the same client at MTU 9000, the server's link at 1500: a
+              datagram with DF gets ICMP fragmentation needed with MTU
+              1500 (IPv6: packet too big), one without DF is fragmented,
+              and the server's fragmented answer comes back whole
+  jumbo_tap   mtu 9000 on net_tap refused at start (DPDK 22.11's net_tap
+              takes frames of 1522 bytes at most)
+
+Run by meson as router_jumbo, router_jumbo_pmtu and router_jumbo_tap; root only (77 where
+namespaces or taps are not available).
+"""
+
+import re
+import sys
+
+from router_lib import (GW_IN4, GW_IN6, GW_OUT4, SERVER4, SERVER6, Fail, Gateway, Skip, check,
+                        main)
+from router_test import ACCEPT, ping, transfer, wait_line
+
+JUMBO_CONF = """set mode router
+port 0 name inside address 10.0.1.1/24 2001:db8:1::1/64 mtu 9000
+port 1 name outside address 10.0.2.1/24 2001:db8:2::1/64 mtu %d
+"""
+
+# UDP datagrams of argv[3] bytes, echoed: "UDP ok lost".
+UDP_BIG = r"""
+import os, socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.settimeout(1.0)
+ok = lost = 0
+for i in range(int(sys.argv[4])):
+    msg = os.urandom(int(sys.argv[3]))
+    for attempt in range(3):
+        s.sendto(msg, (sys.argv[1], int(sys.argv[2])))
+        try:
+            b, _ = s.recvfrom(65535)
+        except socket.timeout:
+            lost += 1
+            continue
+        if b == msg:
+            ok += 1
+        break
+s.sendto(b"quit", (sys.argv[1], int(sys.argv[2])))
+print("UDP", ok, lost, flush=True)
+"""
+
+UDP_ECHO_PEER = r"""
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2])))
+print("LISTEN", flush=True)
+peers = set()
+while True:
+    b, peer = s.recvfrom(65535)
+    if b == b"quit":
+        break
+    peers.add(peer[0])
+    s.sendto(b, peer)
+print("PEERS", " ".join(sorted(peers)), flush=True)
+"""
+
+
+def t_jumbo(build):
+    rules = ACCEPT + "masquerade src 10.0.1.0/24\n"
+    with Gateway(build, JUMBO_CONF % 9000, rules, link="veth", mtu=9000) as gw:
+        # The gateway itself answers a jumbo echo request, as Linux does.
+        for dst in (GW_IN4, GW_IN6):
+            r = ping(gw, dst, ("-s", "8000", "-M", "do"), count=2)
+            check(" 0% packet loss" in r.stdout and "8008 bytes from" in r.stdout,
+                  "ping -s 8000 of the gateway %s:\n%s" % (dst, r.stdout))
+        # Through it, DF set: no fragment anywhere (IPv4 masqueraded).
+        for dst in (SERVER4, SERVER6):
+            r = ping(gw, dst, ("-s", "8000", "-M", "do"), count=3)
+            check(" 0% packet loss" in r.stdout and re.search(r"8008 bytes from .*(ttl|hlim)=63", r.stdout),
+                  "ping -s 8000 -M do %s:\n%s" % (dst, r.stdout))
+        # UDP datagrams of 8,000 bytes through masquerade, echoed.
+        srv = gw.python(gw.sns, UDP_ECHO_PEER, SERVER4, "5353")
+        wait_line(srv, "LISTEN")
+        cl = gw.python(gw.cns, UDP_BIG, SERVER4, "5353", "8000", "50")
+        w = wait_line(cl, "UDP", timeout=60)
+        peers = wait_line(srv, "PEERS", timeout=10)
+        check(int(w[1]) == 50, "udp 8000 bytes: %s of 50 echoed (%s lost)" % (w[1], w[2]))
+        check(peers[1:] == [GW_OUT4], "udp: the server saw %s, not %s" % (peers[1:], GW_OUT4))
+        # TCP through masquerade (MSS 8960: full segments span mbufs).
+        got, _ = transfer(gw, SERVER4, 5001, 16)
+        check(got[3] == GW_OUT4, "masquerade: the server saw %s, not %s" % (got[3], GW_OUT4))
+        got, _ = transfer(gw, SERVER6, 5001, 8)
+        gw.stop()
+        st = gw.stats()
+        for k in ("nat_error", "l3_error", "frag_needed"):
+            check(st["drops"][k] == 0, "%s: %s" % (k, {d: v for d, v in st["drops"].items()
+                                                         if v}))
+        check(st["router"]["frag_datagrams"] == 0, "fragmented: %s" % st["router"])
+    print("jumbo: ping -s 8000 -M do of and through the gateway, 8000-byte UDP and a TCP "
+          "transfer through masquerade at MTU 9000")
+
+
+def t_jumbo_pmtu(build):
+    with Gateway(build, JUMBO_CONF % 1500, ACCEPT, link="veth", mtu=(9000, 1500)) as gw:
+        r = ping(gw, SERVER4, ("-s", "8000", "-M", "do"), count=1)
+        check("From %s" % GW_IN4 in r.stdout and re.search(r"mtu\s*=\s*1500", r.stdout),
+              "DF set: no frag needed with mtu 1500 from the gateway:\n" + r.stdout)
+        r = ping(gw, SERVER6, ("-s", "8000", "-M", "do"), count=1)
+        check("From %s" % GW_IN6 in r.stdout and re.search(r"mtu\s*=\s*1500", r.stdout),
+              "IPv6: no packet too big with mtu 1500 from the gateway:\n" + r.stdout)
+        # The client's kernel took the MTU from the error (a route exception).
+        for dst in (SERVER4, SERVER6):
+            r = gw.client(["ip", "route", "get", dst])
+            check("mtu 1500" in r.stdout, "the client learned no path MTU: " + r.stdout)
+        # DF clear: the gateway fragments; the server's answer, fragmented at
+        # 1500 by the server, comes back whole (reassembled, 8028 bytes at 9000).
+        r = ping(gw, SERVER4, ("-s", "8000", "-M", "dont"), count=3)
+        check(" 0% packet loss" in r.stdout and "8008 bytes from" in r.stdout,
+              "ping -s 8000 without DF:\n" + r.stdout)
+        gw.stop()
+        st = gw.stats()
+        check(st["drops"]["frag_needed"] >= 2, "frag_needed: %d" % st["drops"]["frag_needed"])
+        check(st["router"]["frag_datagrams"] >= 3 and st["router"]["frag_made"] >= 18,
+              "fragmented: %s" % st["router"])
+    print("jumbo_pmtu: frag needed / packet too big with mtu 1500, a datagram without DF "
+          "fragmented")
+
+
+def t_jumbo_tap(build):
+    """An MTU the device cannot take is refused at start, as `ip link set
+    mtu` refuses it: DPDK 22.11's net_tap declares frames of 1522 bytes."""
+    gw = Gateway(build, JUMBO_CONF % 9000, ACCEPT)
+    try:
+        gw.start()
+        raise Skip("this DPDK's net_tap takes mtu 9000")
+    except Fail:
+        out = gw.output()
+        check(re.search(r"port 0 \(net_tap0\): mtu 9000: the device takes frames of \d+ "
+                        r"bytes at most \(MTU \d+\); nothing started", out),
+              "no refusal of mtu 9000 on net_tap:\n" + out[-2000:])
+        check(gw.proc.wait(10) == 1, "exit status %s" % gw.proc.returncode)
+    finally:
+        gw.cleanup()
+    print("jumbo_tap: mtu 9000 on DPDK's net_tap refused at start")
+
+
+TESTS = {"jumbo": t_jumbo, "jumbo_pmtu": t_jumbo_pmtu, "jumbo_tap": t_jumbo_tap}
+
+if __name__ == "__main__":
+    sys.exit(main(TESTS, sys.argv))
