@@ -469,9 +469,31 @@ void
 mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 {
 	struct mod_ct_tcp *t = &c->tcp;
+	uint8_t mode = MOD_CT_LD(l->mode), cf = __atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE);
+	bool took = false;
 
-	if (!(MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ARMED))
+	if (!(mode & MOD_CT_FAST_M_ARMED))
 		return;
+	if ((mode & MOD_CT_FAST_M_SYNACK) && !(c->flags & MOD_CT_C_REPLIED)) {
+		struct mod_ct_tcp_side *o = &t->side[MOD_CT_DIR_ORIG], *r = &t->side[MOD_CT_DIR_REPLY];
+
+		/* Before the SYN/ACK nothing moves on the fast path. */
+		if (!(cf & MOD_CT_FAST_REPLIED))
+			return;
+		/* The SYN/ACK mod_ct_fast_synack() took: the reply side as it set
+		 * it up (moved on since by the segments below), the opener's edge,
+		 * both scales (loaded from the line). */
+		r->end = MOD_CT_LD(l->fp_end[MOD_CT_DIR_REPLY]);
+		r->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_ORIG]);
+		r->maxwin = MOD_CT_LD(l->fp_win[MOD_CT_DIR_REPLY]);
+		r->maxack = MOD_CT_LD(l->fp_ack[MOD_CT_DIR_REPLY]);
+		r->flags = (uint8_t)(MOD_CT_TS_MAXACK |
+			((cf & MOD_CT_FAST_R_SACK_PERM) ? MOD_CT_TS_SACK_PERM : 0) |
+			((cf & MOD_CT_FAST_R_WSCALE) ? MOD_CT_TS_WSCALE : 0));
+		o->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_REPLY]);
+		c->flags |= MOD_CT_C_REPLIED;
+		took = true;
+	}
 	for (unsigned int d = 0; d < 2; d++) {
 		struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
 		uint32_t end = MOD_CT_LD(l->fp_end[d]), edge = MOD_CT_LD(l->fp_edge[d]);
@@ -502,10 +524,11 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 	t->last_end = MOD_CT_LD(l->fp_lend);
 	t->last_win = MOD_CT_LD(l->fp_lwin);
 	t->retrans = MOD_CT_LD(l->fp_retrans);
-	if (MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ST_OK) {
-		uint8_t cf = MOD_CT_LD(l->fp_cflags);
-
+	if (mode & MOD_CT_FAST_M_ST_OK) {
 		c->state = MOD_CT_LD(l->fp_state);
+		/* The SYN/ACK's bit is set before its state moves. */
+		if (took && c->state == MOD_CT_S_SYN_SENT)
+			c->state = MOD_CT_S_SYN_RECV;
 		if (cf & MOD_CT_FAST_ASSURED)
 			c->flags |= MOD_CT_C_ASSURED;
 		for (unsigned int d = 0; d < 2; d++)
@@ -602,7 +625,8 @@ mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c)
 	l->rc_last_flags = (uint8_t)((t->last_flags & RC_LAST_FLAGS) |
 		(t->last_wscale << RC_LAST_WSCALE_SHIFT));
 	l->rc_retrans = t->retrans;
-	MOD_CT_ST(l->mode, (uint8_t)((l->mode & ~(3u * MOD_CT_FAST_M_MAXACK)) | maxack_bits(c)));
+	MOD_CT_ST(l->mode, (uint8_t)((l->mode & ~(3u * MOD_CT_FAST_M_MAXACK | MOD_CT_FAST_M_SYNACK |
+						    MOD_CT_FAST_M_WSCALE0)) | maxack_bits(c)));
 }
 
 void
@@ -621,6 +645,11 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 		mode |= MOD_CT_FAST_M_ARMED;
 		if (mod_ct_fast_states(c, be_liberal))
 			mode |= MOD_CT_FAST_M_ST_OK;
+		/* The SYN/ACK to take: then the state's mover (SYN_RECV is). */
+		if (mod_ct_fast_synack_ok(c, be_liberal))
+			mode |= (uint8_t)(MOD_CT_FAST_M_SYNACK | MOD_CT_FAST_M_ST_OK |
+				((c->tcp.side[MOD_CT_DIR_ORIG].flags & MOD_CT_TS_WSCALE) ?
+					MOD_CT_FAST_M_WSCALE0 : 0));
 		for (unsigned int d = 0; d < 2; d++)
 			if (be_liberal || (c->tcp.side[d].flags & MOD_CT_TS_LIBERAL))
 				mode |= (uint8_t)(MOD_CT_FAST_M_LIBERAL << d);
@@ -670,7 +699,8 @@ mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool f
 void
 mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 {
-	uint8_t mode = MOD_CT_LD(l->mode);
+	uint8_t mode = MOD_CT_LD(l->mode), cf;
+	bool took = false;
 
 	/* mod_ct_fast_load()'s scalar fields, then what mod_ct_fast_fold() moves of them. */
 	c->state = l->rc_state;
@@ -678,10 +708,22 @@ mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 	c->proto = (l->rc_flags & MOD_CT_FAST_RC_TCP) ? 6 : (l->rc_flags & MOD_CT_FAST_RC_UDP) ? 17 : 0;
 	c->helper = l->rc_helper & 0xf;
 	c->master_helper = l->rc_helper >> 4;
-	if ((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) ==
-		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) {
+	if (!(mode & MOD_CT_FAST_M_ARMED))
+		return;
+	cf = __atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE);
+	/* Armed for the SYN/ACK: nothing moved before the fast path took it;
+	 * then it is replied and SYN_RECV. */
+	if ((mode & MOD_CT_FAST_M_SYNACK) && !(c->flags & MOD_CT_C_REPLIED)) {
+		if (!(cf & MOD_CT_FAST_REPLIED))
+			return;
+		c->flags |= MOD_CT_C_REPLIED;
+		took = true;
+	}
+	if (mode & MOD_CT_FAST_M_ST_OK) {
 		c->state = MOD_CT_LD(l->fp_state);
-		if (MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_ASSURED)
+		if (took && c->state == MOD_CT_S_SYN_SENT)
+			c->state = MOD_CT_S_SYN_RECV;
+		if (cf & MOD_CT_FAST_ASSURED)
 			c->flags |= MOD_CT_C_ASSURED;
 	}
 }
