@@ -465,34 +465,47 @@ mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int 
 /* The fast path's line                                                      */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * mod_ct_fast_fold() of a line armed for the SYN/ACK, into a record not
+ * replied yet: nothing if the fast path has not taken it (nothing else
+ * moves before it); else the reply side as mod_ct_fast_synack() set it up
+ * (moved on since by the segments the fast path passed, which the rest of
+ * the fold reads), the opener's edge, the record replied (both scales
+ * come with the line). @return whether it took it.
+ */
+static __rte_noinline bool
+fold_synack(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
+{
+	struct mod_ct_tcp_side *o = &c->tcp.side[MOD_CT_DIR_ORIG], *r = &c->tcp.side[MOD_CT_DIR_REPLY];
+	uint8_t cf = __atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE);
+
+	if (!(cf & MOD_CT_FAST_REPLIED))
+		return false;
+	r->end = MOD_CT_LD(l->fp_end[MOD_CT_DIR_REPLY]);
+	r->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_ORIG]);
+	r->maxwin = MOD_CT_LD(l->fp_win[MOD_CT_DIR_REPLY]);
+	r->maxack = MOD_CT_LD(l->fp_ack[MOD_CT_DIR_REPLY]);
+	r->flags = (uint8_t)(MOD_CT_TS_MAXACK |
+		((cf & MOD_CT_FAST_R_SACK_PERM) ? MOD_CT_TS_SACK_PERM : 0) |
+		((cf & MOD_CT_FAST_R_WSCALE) ? MOD_CT_TS_WSCALE : 0));
+	o->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_REPLY]);
+	c->flags |= MOD_CT_C_REPLIED;
+	return true;
+}
+
 void
 mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 {
 	struct mod_ct_tcp *t = &c->tcp;
-	uint8_t mode = MOD_CT_LD(l->mode), cf = __atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE);
+	uint8_t mode = MOD_CT_LD(l->mode);
 	bool took = false;
 
 	if (!(mode & MOD_CT_FAST_M_ARMED))
 		return;
-	if ((mode & MOD_CT_FAST_M_SYNACK) && !(c->flags & MOD_CT_C_REPLIED)) {
-		struct mod_ct_tcp_side *o = &t->side[MOD_CT_DIR_ORIG], *r = &t->side[MOD_CT_DIR_REPLY];
-
-		/* Before the SYN/ACK nothing moves on the fast path. */
-		if (!(cf & MOD_CT_FAST_REPLIED))
+	if (unlikely(mode & MOD_CT_FAST_M_SYNACK) && !(c->flags & MOD_CT_C_REPLIED)) {
+		took = fold_synack(c, l);
+		if (!took)
 			return;
-		/* The SYN/ACK mod_ct_fast_synack() took: the reply side as it set
-		 * it up (moved on since by the segments below), the opener's edge,
-		 * both scales (loaded from the line). */
-		r->end = MOD_CT_LD(l->fp_end[MOD_CT_DIR_REPLY]);
-		r->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_ORIG]);
-		r->maxwin = MOD_CT_LD(l->fp_win[MOD_CT_DIR_REPLY]);
-		r->maxack = MOD_CT_LD(l->fp_ack[MOD_CT_DIR_REPLY]);
-		r->flags = (uint8_t)(MOD_CT_TS_MAXACK |
-			((cf & MOD_CT_FAST_R_SACK_PERM) ? MOD_CT_TS_SACK_PERM : 0) |
-			((cf & MOD_CT_FAST_R_WSCALE) ? MOD_CT_TS_WSCALE : 0));
-		o->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_REPLY]);
-		c->flags |= MOD_CT_C_REPLIED;
-		took = true;
 	}
 	for (unsigned int d = 0; d < 2; d++) {
 		struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
@@ -525,9 +538,11 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 	t->last_win = MOD_CT_LD(l->fp_lwin);
 	t->retrans = MOD_CT_LD(l->fp_retrans);
 	if (mode & MOD_CT_FAST_M_ST_OK) {
+		uint8_t cf = MOD_CT_LD(l->fp_cflags);
+
 		c->state = MOD_CT_LD(l->fp_state);
 		/* The SYN/ACK's bit is set before its state moves. */
-		if (took && c->state == MOD_CT_S_SYN_SENT)
+		if (unlikely(took) && c->state == MOD_CT_S_SYN_SENT)
 			c->state = MOD_CT_S_SYN_RECV;
 		if (cf & MOD_CT_FAST_ASSURED)
 			c->flags |= MOD_CT_C_ASSURED;
@@ -699,7 +714,7 @@ mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, bool f
 void
 mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 {
-	uint8_t mode = MOD_CT_LD(l->mode), cf;
+	uint8_t mode = MOD_CT_LD(l->mode);
 	bool took = false;
 
 	/* mod_ct_fast_load()'s scalar fields, then what mod_ct_fast_fold() moves of them. */
@@ -708,22 +723,22 @@ mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 	c->proto = (l->rc_flags & MOD_CT_FAST_RC_TCP) ? 6 : (l->rc_flags & MOD_CT_FAST_RC_UDP) ? 17 : 0;
 	c->helper = l->rc_helper & 0xf;
 	c->master_helper = l->rc_helper >> 4;
-	if (!(mode & MOD_CT_FAST_M_ARMED))
-		return;
-	cf = __atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE);
 	/* Armed for the SYN/ACK: nothing moved before the fast path took it;
-	 * then it is replied and SYN_RECV. */
-	if ((mode & MOD_CT_FAST_M_SYNACK) && !(c->flags & MOD_CT_C_REPLIED)) {
-		if (!(cf & MOD_CT_FAST_REPLIED))
+	 * then it is replied (and SYN_RECV, below). */
+	if (unlikely((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_SYNACK)) ==
+		    (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_SYNACK)) &&
+		!(c->flags & MOD_CT_C_REPLIED)) {
+		if (!(__atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE) & MOD_CT_FAST_REPLIED))
 			return;
 		c->flags |= MOD_CT_C_REPLIED;
 		took = true;
 	}
-	if (mode & MOD_CT_FAST_M_ST_OK) {
+	if ((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) ==
+		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) {
 		c->state = MOD_CT_LD(l->fp_state);
-		if (took && c->state == MOD_CT_S_SYN_SENT)
+		if (unlikely(took) && c->state == MOD_CT_S_SYN_SENT)
 			c->state = MOD_CT_S_SYN_RECV;
-		if (cf & MOD_CT_FAST_ASSURED)
+		if (MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_ASSURED)
 			c->flags |= MOD_CT_C_ASSURED;
 	}
 }
