@@ -420,13 +420,48 @@ mod_ct_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int 
 /* The fast path's line                                                      */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * mod_ct_fast_fold() of a line armed for the SYN/ACK, into a record not
+ * replied yet: nothing if the fast path has not taken it (nothing else
+ * moves before it); else the reply side as mod_ct_fast_synack() set it up
+ * (moved on since by the segments the fast path passed, which the rest of
+ * the fold reads), the opener's edge, the record replied (both scales
+ * come with the line). @return whether it took it.
+ */
+static __rte_noinline bool
+fold_synack(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
+{
+	struct mod_ct_tcp_side *o = &c->tcp.side[MOD_CT_DIR_ORIG], *r = &c->tcp.side[MOD_CT_DIR_REPLY];
+	uint8_t cf = __atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE);
+
+	if (!(cf & MOD_CT_FAST_REPLIED))
+		return false;
+	r->end = MOD_CT_LD(l->fp_end[MOD_CT_DIR_REPLY]);
+	r->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_ORIG]);
+	r->maxwin = MOD_CT_LD(l->fp_win[MOD_CT_DIR_REPLY]);
+	r->maxack = MOD_CT_LD(l->fp_ack[MOD_CT_DIR_REPLY]);
+	r->flags = (uint8_t)(MOD_CT_TS_MAXACK |
+		((cf & MOD_CT_FAST_R_SACK_PERM) ? MOD_CT_TS_SACK_PERM : 0) |
+		((cf & MOD_CT_FAST_R_WSCALE) ? MOD_CT_TS_WSCALE : 0));
+	o->maxend = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_REPLY]);
+	c->flags |= MOD_CT_C_REPLIED;
+	return true;
+}
+
 void
 mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 {
 	struct mod_ct_tcp *t = &c->tcp;
+	uint8_t mode = MOD_CT_LD(l->mode);
+	bool took = false;
 
-	if (!(MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ARMED))
+	if (!(mode & MOD_CT_FAST_M_ARMED))
 		return;
+	if (unlikely(mode & MOD_CT_FAST_M_SYNACK) && !(c->flags & MOD_CT_C_REPLIED)) {
+		took = fold_synack(c, l);
+		if (!took)
+			return;
+	}
 	for (unsigned int d = 0; d < 2; d++) {
 		struct mod_ct_tcp_side *s = &t->side[d], *r = &t->side[d ^ 1];
 		uint32_t end = MOD_CT_LD(l->fp_end[d]), edge = MOD_CT_LD(l->fp_edge[d]);
@@ -457,10 +492,13 @@ mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l)
 	t->last_end = MOD_CT_LD(l->fp_lend);
 	t->last_win = MOD_CT_LD(l->fp_lwin);
 	t->retrans = MOD_CT_LD(l->fp_retrans);
-	if (MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ST_OK) {
+	if (mode & MOD_CT_FAST_M_ST_OK) {
 		uint8_t cf = MOD_CT_LD(l->fp_cflags);
 
 		c->state = MOD_CT_LD(l->fp_state);
+		/* The SYN/ACK's bit is set before its state moves. */
+		if (unlikely(took) && c->state == MOD_CT_S_SYN_SENT)
+			c->state = MOD_CT_S_SYN_RECV;
 		if (cf & MOD_CT_FAST_ASSURED)
 			c->flags |= MOD_CT_C_ASSURED;
 		for (unsigned int d = 0; d < 2; d++)
@@ -579,7 +617,8 @@ mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c)
 	l->rc_last_flags = (uint8_t)((t->last_flags & RC_LAST_FLAGS) |
 		(t->last_wscale << RC_LAST_WSCALE_SHIFT));
 	l->rc_retrans = t->retrans;
-	MOD_CT_ST(l->mode, (uint8_t)((l->mode & ~(3u * MOD_CT_FAST_M_MAXACK)) | maxack_bits(c)));
+	MOD_CT_ST(l->mode, (uint8_t)((l->mode & ~(3u * MOD_CT_FAST_M_MAXACK | MOD_CT_FAST_M_SYNACK |
+						    MOD_CT_FAST_M_WSCALE0)) | maxack_bits(c)));
 }
 
 void
@@ -598,6 +637,11 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 		mode |= MOD_CT_FAST_M_ARMED;
 		if (mod_ct_fast_states(c, be_liberal))
 			mode |= MOD_CT_FAST_M_ST_OK;
+		/* The SYN/ACK to take: then the state's mover (SYN_RECV is). */
+		if (mod_ct_fast_synack_ok(c, be_liberal))
+			mode |= (uint8_t)(MOD_CT_FAST_M_SYNACK | MOD_CT_FAST_M_ST_OK |
+				((c->tcp.side[MOD_CT_DIR_ORIG].flags & MOD_CT_TS_WSCALE) ?
+					MOD_CT_FAST_M_WSCALE0 : 0));
 		for (unsigned int d = 0; d < 2; d++)
 			if (be_liberal || (c->tcp.side[d].flags & MOD_CT_TS_LIBERAL))
 				mode |= (uint8_t)(MOD_CT_FAST_M_LIBERAL << d);
@@ -656,6 +700,7 @@ void
 mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 {
 	uint8_t mode = MOD_CT_LD(l->mode);
+	bool took = false;
 
 	/* mod_ct_fast_load()'s scalar fields, then what mod_ct_fast_fold() moves of them. */
 	c->state = l->rc_state;
@@ -663,9 +708,21 @@ mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 	c->proto = line_proto(l);
 	c->helper = l->rc_helper & 0xf;
 	c->master_helper = l->rc_helper >> 4;
+	/* Armed for the SYN/ACK: nothing moved before the fast path took it;
+	 * then it is replied (and SYN_RECV, below). */
+	if (unlikely((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_SYNACK)) ==
+		    (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_SYNACK)) &&
+		!(c->flags & MOD_CT_C_REPLIED)) {
+		if (!(__atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE) & MOD_CT_FAST_REPLIED))
+			return;
+		c->flags |= MOD_CT_C_REPLIED;
+		took = true;
+	}
 	if ((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) ==
 		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK) && c->proto != PROTO_SCTP) {
 		c->state = MOD_CT_LD(l->fp_state);
+		if (unlikely(took) && c->state == MOD_CT_S_SYN_SENT)
+			c->state = MOD_CT_S_SYN_RECV;
 		if (MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_ASSURED)
 			c->flags |= MOD_CT_C_ASSURED;
 	}

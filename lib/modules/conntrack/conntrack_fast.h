@@ -54,7 +54,11 @@ extern "C" {
  * of the last segment when a segment of d passes, and, with
  * MOD_CT_FAST_M_ST_OK, moves the state as the slow path would (relaxed
  * atomics; a window value only moves forward, so a stale read only sends
- * a segment to the slow path; the state moves by compare-and-swap). The
+ * a segment to the slow path; the state moves by compare-and-swap).
+ * Armed for the SYN/ACK (MOD_CT_FAST_M_SYNACK), the RX lcore serving the
+ * reply direction also takes the handshake's second step once
+ * (mod_ct_fast_synack(): the reply side's numbers, scale[] and
+ * fp_cflags' MOD_CT_FAST_REPLIED). The
  * rules lcore reads the connection back with mod_ct_fast_load(): the
  * record as it stored it with the fast path's progress folded in
  * (mod_ct_fast_fold()). The fast path reads one value per bound, nothing
@@ -79,7 +83,7 @@ struct mod_ct_fast_line {
 	uint32_t fp_lack;    /**< ... last_ack */
 	uint32_t fp_lend;    /**< ... last_end */
 	uint16_t fp_lwin;    /**< ... last_win */
-	uint8_t scale[2];    /**< window-scale shift of [d]'s windows (rules lcore) */
+	uint8_t scale[2];    /**< window-scale shift of [d]'s windows (rules lcore; mod_ct_fast_synack()) */
 	union {
 		struct {
 			uint8_t mode;       /**< MOD_CT_FAST_M_* (rules lcore) */
@@ -89,7 +93,8 @@ struct mod_ct_fast_line {
 			uint8_t fp_seen[2]; /**< [d] recorded a segment (an ACK) since re-armed */
 			/** With MOD_CT_FAST_M_ST_OK: the connection's state (enum mod_ct_state) */
 			uint8_t fp_state;
-			/** With MOD_CT_FAST_M_ST_OK: MOD_CT_FAST_ASSURED, MOD_CT_FAST_CLOSE_INIT << d set since re-armed */
+			/** With MOD_CT_FAST_M_ST_OK: MOD_CT_FAST_ASSURED, MOD_CT_FAST_CLOSE_INIT << d,
+			 *  MOD_CT_FAST_REPLIED and the reply side's options set since re-armed */
 			uint8_t fp_cflags;
 		};
 		/** The eight bytes above in one load (mod_ct_fast_check()'s common case) */
@@ -111,6 +116,17 @@ struct mod_ct_fast_line {
 /** struct mod_ct_fast_line::fp_cflags: side d sent the first FIN (shifted by d). */
 #define MOD_CT_FAST_CLOSE_INIT 0x02
 
+/**
+ * struct mod_ct_fast_line::fp_cflags: the fast path took the SYN/ACK
+ * (mod_ct_fast_synack()): the connection is SYN_RECV and replied, the
+ * reply side's numbers are in the line (stored before this bit).
+ */
+#define MOD_CT_FAST_REPLIED 0x08
+/** struct mod_ct_fast_line::fp_cflags: ... and that SYN/ACK permitted SACK. */
+#define MOD_CT_FAST_R_SACK_PERM 0x10
+/** struct mod_ct_fast_line::fp_cflags: ... and it carried a window-scale option. */
+#define MOD_CT_FAST_R_WSCALE 0x20
+
 /** struct mod_ct_fast_line::mode: out-of-window segments of side d pass (shifted by d). */
 #define MOD_CT_FAST_M_LIBERAL 0x01
 /** struct mod_ct_fast_line::mode: the fast path moves the state (mod_ct_fast_states()). */
@@ -123,6 +139,17 @@ struct mod_ct_fast_line {
  * forward only; without, the first one sets it.
  */
 #define MOD_CT_FAST_M_MAXACK 0x10
+/**
+ * struct mod_ct_fast_line::mode: the fast path may take this connection's
+ * SYN/ACK (mod_ct_fast_synack()): set by mod_ct_fast_arm() for a
+ * connection in the plain SYN_SENT that mod_ct_fast_synack_ok() accepts,
+ * with MOD_CT_FAST_M_ST_OK (the fast path moves its states once it is
+ * SYN_RECV; before, every segment but that SYN/ACK is the slow path's).
+ */
+#define MOD_CT_FAST_M_SYNACK 0x40
+/** struct mod_ct_fast_line::mode: with MOD_CT_FAST_M_SYNACK: the opener's SYN asked for
+ *  window scaling (its side's MOD_CT_TS_WSCALE). */
+#define MOD_CT_FAST_M_WSCALE0 0x80
 /** struct mod_ct_fast_line::rc_flags: the record is a TCP connection's. */
 #define MOD_CT_FAST_RC_TCP 0x40
 /** struct mod_ct_fast_line::rc_flags: the record is a UDP connection's. */
@@ -147,7 +174,8 @@ struct mod_ct_fast {
  * windows forward, Linux's memory of the last segment (its kind,
  * direction and numbers; a recorded ACK resets the retransmission count)
  * and, with MOD_CT_FAST_M_ST_OK, the state and the ASSURED and first-FIN
- * flags. Nothing if @p l is not armed.
+ * flags; a SYN/ACK the fast path took (MOD_CT_FAST_REPLIED): the reply
+ * side as it set it up, SYN_RECV and replied. Nothing if @p l is not armed.
  * @param c  the connection (its record, or a copy of it)
  * @param l  its line
  * Context: rules lcore (the pure state machine's caller).
@@ -171,10 +199,56 @@ void mod_ct_fast_fold(struct mod_ct_conn *c, const struct mod_ct_fast_line *l);
 bool mod_ct_fast_states(const struct mod_ct_conn *c, bool be_liberal);
 
 /**
+ * May the fast path take connection @p c's SYN/ACK (mod_ct_fast_synack())?
+ * Only in the plain case: a connection in SYN_SENT (TCP) after its opener's
+ * SYN (the last segment the tracker accepted; nothing of it
+ * unacknowledged but the SYN), nothing seen of the reply side, no flags
+ * (not replied, not picked up), no helper and no master,
+ * neither side liberal nor tcp_be_liberal, no simultaneous open, no
+ * retransmissions.
+ * @param c           the connection
+ * @param be_liberal  the configuration's tcp_be_liberal
+ * @return true if it may.
+ * Context: any.
+ */
+bool mod_ct_fast_synack_ok(const struct mod_ct_conn *c, bool be_liberal);
+
+/**
+ * The handshake's second step on the fast path: SYN_SENT -> SYN_RECV for a
+ * SYN/ACK of the reply direction on line @p l armed with
+ * MOD_CT_FAST_M_SYNACK, as the slow path's tracker makes it (Linux's
+ * tcp_in_window() for a first segment of the responder: its end, window,
+ * highest ACK, window scale when both SYNs asked for it, SACK permitted;
+ * the opener's window edge moved by the SYN/ACK's window), when it is the
+ * plain answer: SYN+ACK (PSH, ECE, CWR allowed) without data,
+ * acknowledging exactly the opener's SYN, without SACK blocks, the state
+ * still SYN_SENT and not taken before. Anything else (a second SYN/ACK,
+ * another ACK, data, URG, a RST, a simultaneous open) is the slow path's:
+ * the line is left as it was. The connection is then replied (its
+ * original direction's ctstate `established`); mod_ct_fast_fold() and
+ * mod_ct_fast_peek() read it back. Like the other progress the fast path
+ * records, a step taken while the rules lcore decides another packet of
+ * the connection (between its load and its store of the line) is lost:
+ * the caller keeps such packets (a retransmitted SYN) from racing it.
+ * @param l          the connection's line
+ * @param p          the parsed segment (its SYN options walked)
+ * @param frame      the frame @p p was parsed from (its options are
+ *   searched for SACK blocks unless FC_TCP_OPT_PLAIN); NULL: only a segment
+ *   with plain options is taken
+ * @param frame_len  bytes in @p frame
+ * @return true if the fast path took it (pass it with the reply entry's
+ *   verdict), false to send it to the slow path.
+ * Context: registered reader (RX lcore) serving the reply direction.
+ */
+bool mod_ct_fast_synack(struct mod_ct_fast_line *l, const struct fc_pkt *p,
+	const uint8_t *frame, uint32_t frame_len);
+
+/**
  * Store connection @p c in its line @p l, for the fast path (@p armed: its
  * entries carry FC_INTEREST_TCP_WIN) or not: the whole record, the fast
  * path's progress reset to it. The line's MOD_CT_FAST_M_ST_OK is @p armed
- * and mod_ct_fast_states(). With @p c NULL, only mark the line unarmed
+ * and mod_ct_fast_states(); its MOD_CT_FAST_M_SYNACK (with ST_OK) is
+ * @p armed and mod_ct_fast_synack_ok(). With @p c NULL, only mark the line unarmed
  * (what it holds stays).
  * @param l      the line
  * @param c      the connection, after the packet the slow path decided
@@ -188,7 +262,8 @@ void mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bo
 
 /**
  * Store connection @p c in its line @p l as mod_ct_fast_arm() does, the
- * line's mode (armed, the state's mover, liberal sides) left as it is.
+ * line's mode (armed, the state's mover, liberal sides) left as it is but
+ * for MOD_CT_FAST_M_SYNACK, which it clears.
  * @param l  the line
  * @param c  the connection
  * Context: rules lcore.

@@ -2,14 +2,15 @@
 /*
  * lib/modules/conntrack — the fast path's window check, every case:
  * mod_ct_fast_check_full(), which mod_ct_fast_check() (conntrack_fast.h)
- * calls out of line for what its straight line does not take.
+ * calls out of line for what its straight line does not take; and the
+ * handshake's second step on the fast path (mod_ct_fast_synack()).
  */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_common.h>
 
-#include "conntrack.h"
+#include "ct_priv.h"
 
 /*
  * Line @p l's state after a segment of direction @p s (an ACK, or with
@@ -126,6 +127,11 @@ mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct 
 	if (below) {
 		if (liberal)
 			goto liberal_pass;
+		/* Armed for the SYN/ACK and not past it (mod_ct_fast_synack()):
+		 * the slow path's; the other ways out of here move the state
+		 * (which SYN_SENT refuses) or are liberal (which it is not). */
+		if (MOD_CT_LD(l->fp_state) == MOD_CT_S_SYN_SENT)
+			return false;
 		return true; /* ignored: nothing moves, not even the last segment */
 	}
 	/* New data or a plain ACK at the sender's end: what Linux remembers of
@@ -186,5 +192,88 @@ last:
 		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
 	if (MOD_CT_LD(l->fp_lidx) != (fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK))
 		MOD_CT_ST(l->fp_lidx, (uint8_t)(fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK));
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The handshake's second step                                              */
+/* ------------------------------------------------------------------------ */
+
+bool
+mod_ct_fast_synack_ok(const struct mod_ct_conn *c, bool be_liberal)
+{
+	const struct mod_ct_tcp *t = &c->tcp;
+	const struct mod_ct_tcp_side *o = &t->side[MOD_CT_DIR_ORIG], *r = &t->side[MOD_CT_DIR_REPLY];
+
+	/* SYN_SENT: a TCP connection's. */
+	return c->state == MOD_CT_S_SYN_SENT && c->flags == 0 &&
+		c->helper == MOD_CT_HELPER_NONE && c->master_helper == MOD_CT_HELPER_NONE &&
+		!be_liberal && !(o->flags & (MOD_CT_TS_LIBERAL | MOD_CT_TS_UNACKED)) && o->maxwin != 0 &&
+		r->flags == 0 && r->maxwin == 0 && r->scale == 0 &&
+		t->last_index == MOD_CT_TI_SYN && t->last_dir == MOD_CT_DIR_ORIG &&
+		!(t->last_flags & MOD_CT_TS_SIMOPEN) && t->retrans == 0;
+}
+
+bool
+mod_ct_fast_synack(struct mod_ct_fast_line *l, const struct fc_pkt *p, const uint8_t *frame,
+	uint32_t frame_len)
+{
+	const uint8_t need = MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK | MOD_CT_FAST_M_SYNACK;
+	uint8_t mode = MOD_CT_LD(l->mode), cf, sc0, sc1;
+	uint32_t ack = p->tcp_ack, sack = ack, end, win, maxwin0, edge;
+	bool ws1 = false, sp1 = false;
+
+	if ((mode & need) != need || MOD_CT_LD(l->fp_state) != MOD_CT_S_SYN_SENT ||
+		(MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_REPLIED))
+		return false;
+	/* A plain SYN/ACK without data (the flags the tracker ignores allowed),
+	 * acknowledging exactly the opener's SYN. */
+	if ((p->tcp_flags & ~(TCP_PSH | TCP_ECE | TCP_CWR)) != (TCP_SYN | TCP_ACK) || p->tcp_dlen != 0 ||
+		ack != MOD_CT_LD(l->fp_end[MOD_CT_DIR_ORIG]))
+		return false;
+	/* No SACK blocks: the slow path would check their edges. */
+	if (!(p->tcp_opt & FC_TCP_OPT_PLAIN) &&
+		(frame == NULL || fc_tcp_sack_edge(frame, frame_len, p, &sack)))
+		return false;
+	/*
+	 * The reply side's first segment (its window unscaled, as a SYN's):
+	 * its end, its largest window, its options; window scaling holds both
+	 * ways only if both SYNs asked for it.
+	 */
+	end = p->tcp_seq + 1;
+	win = p->tcp_win;
+	if (p->tcp_hlen > 20) {
+		sp1 = (p->tcp_opt & FC_TCP_OPT_SACK_PERM) != 0;
+		ws1 = (p->tcp_opt & FC_TCP_OPT_WSCALE) != 0;
+	}
+	sc1 = ws1 ? p->tcp_wscale : 0;
+	sc0 = MOD_CT_LD(l->scale[MOD_CT_DIR_ORIG]);
+	if (!(ws1 && (mode & MOD_CT_FAST_M_WSCALE0)))
+		sc0 = sc1 = 0;
+	/* Old data by the opener's window: ignored by the slow path (Linux's
+	 * check, which a SYN's window never fails). */
+	maxwin0 = MOD_CT_LD(l->fp_win[MOD_CT_DIR_ORIG]);
+	if (maxwin0 != 0 && !mod_ct_seq_after(end, end - maxwin0 - 1))
+		return false;
+	/* What the opener may send: up to the SYN/ACK's ACK + window. */
+	edge = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_REPLY]);
+	if (mod_ct_seq_after(ack + win, edge - 1))
+		edge = ack + win + (win == 0);
+	/* The reply side's numbers first, then the bit that says they are
+	 * there, then the state (only this lcore moves it in SYN_SENT). */
+	MOD_CT_ST(l->scale[MOD_CT_DIR_ORIG], sc0);
+	MOD_CT_ST(l->scale[MOD_CT_DIR_REPLY], sc1);
+	MOD_CT_ST(l->fp_end[MOD_CT_DIR_REPLY], end);
+	MOD_CT_ST(l->fp_edge[MOD_CT_DIR_ORIG], end);
+	MOD_CT_ST(l->fp_edge[MOD_CT_DIR_REPLY], edge);
+	MOD_CT_ST(l->fp_win[MOD_CT_DIR_REPLY], win == 0 ? 1u : win);
+	MOD_CT_ST(l->fp_ack[MOD_CT_DIR_REPLY], ack);
+	MOD_CT_ST(l->fp_seen[MOD_CT_DIR_REPLY], 1);
+	MOD_CT_ST(l->fp_ldir, (uint8_t)MOD_CT_DIR_REPLY);
+	MOD_CT_ST(l->fp_lidx, (uint8_t)MOD_CT_TI_SYNACK);
+	cf = (uint8_t)(MOD_CT_FAST_REPLIED | (sp1 ? MOD_CT_FAST_R_SACK_PERM : 0) |
+		(ws1 ? MOD_CT_FAST_R_WSCALE : 0));
+	__atomic_fetch_or(&l->fp_cflags, cf, __ATOMIC_RELEASE);
+	__atomic_store_n(&l->fp_state, (uint8_t)MOD_CT_S_SYN_RECV, __ATOMIC_RELEASE);
 	return true;
 }

@@ -978,6 +978,168 @@ test_record_in_line(void **state)
 	free(l);
 }
 
+/*
+ * The handshake's second step on the fast path (mod_ct_fast_synack())
+ * against the tracker: random SYNs (options, windows, scales, sequence
+ * numbers, a retransmission now and then) and SYN/ACKs, mostly the plain
+ * answer, now and then with an ACK off, data, other flags, a SACK block,
+ * or on a be_liberal connection. A SYN/ACK the fast path takes is one the
+ * tracker accepts into SYN_RECV, replied; the line then folds back into
+ * the very record the tracker made (also when read before the state
+ * moved), and holds the fast path's fields that arming that record
+ * gives. Before it the armed line passes none of the opener's ACKs. One
+ * it leaves leaves the line as it
+ * was; every plain one is taken. Then the handshake's last ACK, data
+ * from the responder (its ACK now and then below the SYN/ACK's: the
+ * highest stays) and its ACK go through both lines alike.
+ */
+static void
+test_synack_fast(void **state)
+{
+	struct mod_ct_fast_line *chunk = aligned_alloc(64, sizeof(*chunk) << MOD_CT_FAST_CHUNK_SHIFT);
+	static const uint8_t odd_flags[5] = {F_PSH, 0x40, F_URG, F_FIN, F_RST};
+	struct mod_ct_fast view;
+	unsigned int took = 0, left = 0, passed = 0;
+
+	(void)state;
+	assert_non_null(chunk);
+	memset(chunk, 0, sizeof(*chunk) << MOD_CT_FAST_CHUNK_SHIFT);
+	memset(&view, 0, sizeof(view));
+	view.chunk[0] = chunk;
+	rng_state = 0x6a09e667f3bcc909ull;
+	for (unsigned int i = 0; i < 4000; i++) {
+		struct mod_ct_fast_line *fl = &chunk[1], *sl = &chunk[2], before;
+		const bool liberal = rnd() % 8 == 0;
+		const unsigned int odd = rnd() % 12;
+		const uint32_t c0 = rnd(), s0 = rnd();
+		const uint8_t opts = OPT_MSS | OPT_SACKP | OPT_WS | OPT_TS;
+		struct seg syn = {O, F_SYN, c0, 0, (uint16_t)(rnd() % 4 == 0 ? rnd() % 3 : rnd()),
+			0, (uint8_t)(rnd() & opts), (uint8_t)(rnd() % 16), 0, 0};
+		struct seg sa = {R, F_SA, s0, c0 + 1, (uint16_t)(rnd() % 4 == 0 ? rnd() % 3 : rnd()),
+			0, (uint8_t)(rnd() & opts), (uint8_t)(rnd() % 16), 0, 0};
+		struct mod_ct_conn c_syn, slow, back, norm;
+		struct mod_ct_verdict v;
+		struct conv cv;
+		bool plain = !liberal;
+		uint16_t wo, n;
+
+		conv_init(&cv);
+		cv.cfg.tcp_be_liberal = liberal;
+		assert_int_equal(send_seg(&cv, &syn), NEW);
+		if (rnd() % 8 == 0) {
+			/* The SYN again, another window. */
+			syn.win = (uint16_t)rnd();
+			assert_int_equal(send_seg(&cv, &syn), NEW);
+		}
+		assert_int_equal(cv.c.state, SS);
+		c_syn = cv.c;
+		mod_ct_fast_arm(fl, &cv.c, true, liberal);
+		assert_int_equal((fl->mode & MOD_CT_FAST_M_SYNACK) != 0, !liberal);
+		switch (odd) {
+		case 6:
+			sa.ack += rnd() % 2 ? 1 : (uint32_t)-1 - rnd() % 70000;
+			plain = false;
+			break;
+		case 7:
+			sa.len = (uint16_t)(1 + rnd() % 100);
+			plain = false;
+			break;
+		case 8:
+			sa.flags |= odd_flags[rnd() % RTE_DIM(odd_flags)];
+			plain = plain && !(sa.flags & (F_URG | F_FIN | F_RST));
+			break;
+		case 9:
+			sa.opts |= OPT_SACK;
+			sa.sack_l = c0 - 100;
+			sa.sack_r = c0 + 1 + rnd() % 2;
+			plain = false;
+			break;
+		default:
+			break;
+		}
+		/* Before the SYN/ACK, the armed line passes nothing of the opener
+		 * (its ACKs are the tracker's: invalid in SYN_SENT). */
+		for (unsigned int k = 0; k < 2 && !liberal; k++) {
+			struct fc_action fa = {.ct_state = MOD_CT_ENTRY_ID, .ext = 1};
+
+			build(&cv, &(struct seg){O, F_ACK, c0 + 1, rnd(), 1000, 0, 0, 0, 0, 0});
+			before = *fl;
+			assert_false(mod_ct_fast_check(&view, &fa, &cv.pkt));
+			assert_memory_equal(&before, fl, sizeof(before));
+		}
+		build(&cv, &sa);
+		before = *fl;
+		slow = c_syn;
+		assert_int_equal(mod_ct_packet(&cv.cfg, &slow, R, &cv.pkt, cv.frame, cv.len, &v), 0);
+		if (!mod_ct_fast_synack(fl, &cv.pkt, cv.frame, cv.len)) {
+			/* Left to the slow path: the line as it was. */
+			assert_false(plain);
+			assert_memory_equal(&before, fl, sizeof(before));
+			left++;
+			continue;
+		}
+		took++;
+		assert_int_equal(v.ctstate, EST);
+		assert_false(v.flags & MOD_CT_VF_IGNORED);
+		assert_int_equal(slow.state, SR);
+		assert_true(slow.flags & MOD_CT_C_REPLIED);
+		/* The record the tracker made, as its line holds it. */
+		mod_ct_fast_arm(sl, &slow, true, liberal);
+		mod_ct_fast_load(sl, &norm, false);
+		mod_ct_fast_load(fl, &back, true);
+		assert_memory_equal(&back, &norm, sizeof(back));
+		/* What the fast path reads next. */
+		assert_memory_equal(fl->fp_end, sl->fp_end, sizeof(fl->fp_end));
+		assert_memory_equal(fl->fp_edge, sl->fp_edge, sizeof(fl->fp_edge));
+		assert_memory_equal(fl->fp_win, sl->fp_win, sizeof(fl->fp_win));
+		assert_memory_equal(fl->scale, sl->scale, sizeof(fl->scale));
+		assert_int_equal(fl->fp_state, sl->fp_state);
+		assert_int_equal(fl->fp_unacked, sl->fp_unacked);
+		assert_int_equal(fl->fp_ldir, sl->fp_ldir);
+		assert_int_equal(fl->fp_lidx, sl->fp_lidx);
+		assert_true(sl->mode & MOD_CT_FAST_M_ST_OK);
+		/* Read between the bit and the state's move: replied, SYN_RECV. */
+		before = *fl;
+		before.fp_state = SS;
+		mod_ct_fast_load(&before, &back, true);
+		assert_memory_equal(&back, &norm, sizeof(back));
+		mod_ct_fast_peek(&before, &back);
+		assert_int_equal(back.state, SR);
+		assert_int_equal(back.flags, norm.flags);
+		/* The handshake's last ACK, the responder's data, its ACK. */
+		wo = (uint16_t)(100 + rnd() % 60000);
+		n = (uint16_t)(1 + rnd() % 100);
+		{
+			const struct seg next[3] = {
+				{O, F_ACK, c0 + 1, s0 + 1, wo, 0, 0, 0, 0, 0},
+				{R, F_PA, s0 + 1, c0 + 1 - rnd() % 3, sa.win, n, 0, 0, 0, 0},
+				{O, F_ACK, c0 + 1, s0 + 1 + n, wo, 0, 0, 0, 0, 0},
+			};
+
+			for (unsigned int k = 0; k < RTE_DIM(next); k++) {
+				struct fc_action fa = {.ct_state = MOD_CT_ENTRY_ID, .ext = 1};
+				struct fc_action sla = {.ct_state = MOD_CT_ENTRY_ID, .ext = 2};
+				bool pf, ps;
+
+				build(&cv, &next[k]);
+				fa.flags = sla.flags = next[k].dir == R ? FC_ACT_F_REPLY : 0;
+				pf = mod_ct_fast_check(&view, &fa, &cv.pkt);
+				ps = mod_ct_fast_check(&view, &sla, &cv.pkt);
+				assert_int_equal(pf, ps);
+				passed += pf;
+				mod_ct_fast_load(fl, &back, true);
+				mod_ct_fast_load(sl, &norm, true);
+				assert_memory_equal(&back, &norm, sizeof(back));
+			}
+		}
+	}
+	print_message("  %u SYN/ACKs taken on the fast path, %u left to the slow path, %u "
+		      "segments after them passed\n", took, left, passed);
+	/* Both kinds, and the handshake going on on the fast path. */
+	assert_true(took > 1000 && left > 500 && passed > took);
+	free(chunk);
+}
+
 static void
 test_lockstep(void **state)
 {
@@ -1029,6 +1191,7 @@ main(void)
 		cmocka_unit_test(test_record_in_line),
 		cmocka_unit_test(test_record_peek),
 		cmocka_unit_test(test_line_maxack),
+		cmocka_unit_test(test_synack_fast),
 		cmocka_unit_test(test_lockstep),
 	};
 
