@@ -708,6 +708,9 @@ mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 	c->proto = line_proto(l);
 	c->helper = l->rc_helper & 0xf;
 	c->master_helper = l->rc_helper >> 4;
+	/* An SCTP association's line is never folded (mod_ct_fast_load()). */
+	if (c->proto == PROTO_SCTP)
+		return;
 	/* Armed for the SYN/ACK: nothing moved before the fast path took it;
 	 * then it is replied (and SYN_RECV, below). */
 	if (unlikely((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_SYNACK)) ==
@@ -719,7 +722,7 @@ mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 		took = true;
 	}
 	if ((mode & (MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) ==
-		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK) && c->proto != PROTO_SCTP) {
+		(MOD_CT_FAST_M_ARMED | MOD_CT_FAST_M_ST_OK)) {
 		c->state = MOD_CT_LD(l->fp_state);
 		if (unlikely(took) && c->state == MOD_CT_S_SYN_SENT)
 			c->state = MOD_CT_S_SYN_RECV;
