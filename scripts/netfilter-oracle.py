@@ -113,7 +113,8 @@ Output, one line per packet, numbered from 1 in list order:
   then, in order dst stage (prerouting or output) and src stage
   (postrouting or input), each NAT stage that a rule decided:
   ACTION   dnat/snat with to=ADDR[-ADDR][:PORT[-PORT]] (IPv6 addresses
-           in brackets), masquerade [ports=P[-Q]], or accept (a nat ACCEPT:
+           in brackets; to=:PORT[-PORT] for a port-only target, the
+           address kept), masquerade [ports=P[-Q]], or accept (a nat ACCEPT:
            no translation). A stage that ended in its policy is not printed.
   N error MESSAGE when the kernel's behaviour could not be pinned down.
 Then what the list's packets added to the counters (iptables-save -c after
@@ -655,7 +656,9 @@ def skeleton(tables):
 # NAT targets, printed the way ipt_eval prints struct rule_nat.
 
 def parse_nat_spec(spec):
-    """--to-source/--to-destination value -> (amin, amax, pmin, pmax)."""
+    """--to-source/--to-destination value -> (amin, amax, pmin, pmax); the
+    addresses None for a port-only target (":P[-Q]", "[]:P[-Q]": the
+    packet's own address is kept)."""
     ports = None
     if spec.startswith("["):
         end = spec.find("]")
@@ -671,7 +674,7 @@ def parse_nat_spec(spec):
     else:
         addrs = spec
     lo, _, hi = addrs.partition("-")
-    amin = ipaddress.ip_address(lo)
+    amin = ipaddress.ip_address(lo) if lo else None
     amax = ipaddress.ip_address(hi) if hi else amin
     pmin = pmax = 0
     if ports:
@@ -690,7 +693,8 @@ def fmt_ports(pmin, pmax):
 
 
 def fmt_nat_spec(amin, amax, pmin, pmax):
-    s = fmt_addr(amin) if amin == amax else "%s-%s" % (fmt_addr(amin), fmt_addr(amax))
+    s = "" if amin is None else fmt_addr(amin) if amin == amax else \
+        "%s-%s" % (fmt_addr(amin), fmt_addr(amax))
     if pmin:
         s += ":" + fmt_ports(pmin, pmax)
     return s
@@ -1301,6 +1305,9 @@ def check_delivery(p, d, seen, family, locals_):
             side = "dst" if action == "DNAT" else "src"
             spec = r.targs.get("--to-destination" if side == "dst" else "--to-source", "")
             want[side] = parse_nat_spec(spec)
+            if want[side][0] is None:  # port only: the address kept
+                orig = p.dst if side == "dst" else p.src
+                want[side] = (orig, orig) + want[side][2:]
         elif action == "MASQUERADE":
             lo, hi = parse_to_ports(r.targs["--to-ports"]) if r.targs.get("--to-ports") else (0, 0)
             if where == "right":

@@ -695,10 +695,12 @@ key_dnat(struct fc_key *k, const struct rule_nat *nat)
 	uint8_t *flags = v4 ? &k->v4.flags : &k->v6.flags;
 	struct addr a = {.family = k->family};
 
-	memcpy(v4 ? (void *)&k->v4.dst : (void *)k->v6.dst, nat->addr_min, v4 ? 4 : 16);
 	if (nat->port_min != 0 && proto_has_ports(proto) &&
 		(ntohs(*dport) < nat->port_min || ntohs(*dport) > nat->port_max))
 		*dport = htons(nat->port_min);
+	if (nat->family == 0)
+		return; /* port only (--to-destination :P): the address kept */
+	memcpy(v4 ? (void *)&k->v4.dst : (void *)k->v6.dst, nat->addr_min, v4 ? 4 : 16);
 	memcpy(a.a, nat->addr_min, v4 ? 4 : 16);
 	*flags &= (uint8_t)~FC_KEY_F_DST_LOCAL;
 	if (is_local(&a))
@@ -738,8 +740,9 @@ print_nat(unsigned int hook, unsigned int action, uint32_t rule_id, const struct
 		size_t alen = n->family == FC_AF_INET4 ? 4 : 16;
 
 		printf(" to=");
-		print_addr(n->family, n->addr_min);
-		if (memcmp(n->addr_min, n->addr_max, alen) != 0) {
+		if (n->family != 0) /* else port only: ":P" */
+			print_addr(n->family, n->addr_min);
+		if (n->family != 0 && memcmp(n->addr_min, n->addr_max, alen) != 0) {
 			printf("-");
 			print_addr(n->family, n->addr_max);
 		}
