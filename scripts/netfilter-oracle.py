@@ -3,7 +3,8 @@
 """netfilter-oracle: ask the Linux kernel what netfilter decides.
 
 Loads an iptables-save file (tables filter, nat, mangle, raw, security;
-IPv4 or IPv6) into a firewall network namespace, sends each packet of a
+IPv4 or IPv6; or an iptables-restore input with -I CHAIN [N], -N, -F, -X,
+-Z, -P lines, as gufc's importer takes it) into a firewall network namespace, sends each packet of a
 packet list through it and reports, per packet, what netfilter really did:
 the verdict, the deciding rule (by file position) or the chain policy, and
 the NAT decision of each NAT stage. gufc's reference evaluator is tested against it
@@ -109,11 +110,12 @@ Output, one line per packet, numbered from 1 in list order:
            or where a nat chain's DROP policy did
   VERDICT  accept or drop (REJECT counts as drop)
   DECIDER  rule=K (K: the K-th rule line of the file, counting every
-           -A line of every table from 1) or policy
+           -A and -I line of every table from 1) or policy
   then, in order dst stage (prerouting or output) and src stage
   (postrouting or input), each NAT stage that a rule decided:
   ACTION   dnat/snat with to=ADDR[-ADDR][:PORT[-PORT]] (IPv6 addresses
-           in brackets), masquerade [ports=P[-Q]], or accept (a nat ACCEPT:
+           in brackets; to=:PORT[-PORT] for a port-only target, the
+           address kept), masquerade [ports=P[-Q]], or accept (a nat ACCEPT:
            no translation). A stage that ended in its policy is not printed.
   N error MESSAGE when the kernel's behaviour could not be pinned down.
 Then what the list's packets added to the counters (iptables-save -c after
@@ -464,18 +466,88 @@ class Table:
         self.file_no = {}  # chain -> [rule line number in the file]
 
 
+# Restore commands gufc's importer takes besides -A (-D, -R and -E it
+# refuses, so none of the files compared has them).
+APPEND, INSERT = ("-A", "--append"), ("-I", "--insert")
+CHAIN_CMDS = {"-N": "N", "--new-chain": "N", "-F": "F", "--flush": "F", "-X": "X",
+              "--delete-chain": "X", "-Z": "Z", "--zero": "Z", "-P": "P", "--policy": "P"}
+ADDR_OPTS = {"-s": 0, "--source": 0, "--src": 0, "-d": 1, "--destination": 1, "--dst": 1}
+
+
+def split_addrs(words):
+    """The rules one rule line makes, as iptables does: one per source and
+    destination of "-s A,B" / "-d C,D" lists (sources outer): [words]."""
+    lists = [None, None]
+    for i, wd in enumerate(words[:-1]):
+        if wd in ADDR_OPTS and "," in words[i + 1]:
+            lists[ADDR_OPTS[wd]] = (i + 1, words[i + 1].split(","))
+    out = []
+    for s in (lists[0][1] if lists[0] else [None]):
+        for d in (lists[1][1] if lists[1] else [None]):
+            w = list(words)
+            if s is not None:
+                w[lists[0][0]] = s
+            if d is not None:
+                w[lists[1][0]] = d
+            out.append(w)
+    return out
+
+
+def chain_cmd(cur, cmd, words, where):
+    """-N NAME, -F [NAME], -X [NAME], -Z [NAME], -P NAME POLICY on table @cur."""
+    name = words[1] if len(words) > 1 else None
+    if cmd in "NP" and name is None:
+        raise OracleError("%s: %s needs a chain" % (where, words[0]))
+    if cmd == "N":
+        if name in cur.chains:
+            raise OracleError("%s: chain %s exists" % (where, name))
+        cur.chains[name] = ["-", 0, 0]
+        cur.rules[name], cur.file_no[name] = [], []
+        return
+    if name is not None and name not in cur.chains:
+        raise OracleError("%s: chain %s not declared" % (where, name))
+    names = [name] if name is not None else list(cur.chains)
+    if cmd == "P":
+        if len(words) < 3:
+            raise OracleError("%s: -P needs a policy" % where)
+        cur.chains[name][0] = words[2]
+    elif cmd == "F":
+        for c in names:
+            cur.rules[c], cur.file_no[c] = [], []
+    elif cmd == "Z":
+        for c in names:
+            cur.chains[c][1:] = [0, 0]
+            for r in cur.rules[c]:
+                r.pkts = r.bytes = 0
+    else:  # X: user chains, empty
+        for c in names:
+            if c in BUILTIN.get(cur.name, ()):
+                if name is not None:
+                    raise OracleError("%s: cannot delete built-in chain %s" % (where, c))
+                continue
+            if cur.rules[c]:
+                raise OracleError("%s: chain %s is not empty" % (where, c))
+            del cur.chains[c], cur.rules[c], cur.file_no[c]
+
+
 def parse_save(text, where="iptables-save"):
-    """Parse iptables-save text: {table: Table}; rules numbered in text order."""
+    """Parse iptables-save text, or an iptables-restore input as gufc's
+    importer takes it (-A, -I CHAIN [N], -N, -F, -X, -Z, -P): {table: Table},
+    each chain's rules in the kernel's order. Rule lines (-A and -I) are
+    numbered in text order; a line naming several addresses makes a rule
+    for each, all of that number (-A appends them in order, -I inserts each
+    at N, so they end up in reverse order, as iptables-restore does)."""
     tables, cur, n = {}, None, 0
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
+        at = "%s:%d" % (where, lineno)
         if not line or line.startswith("#"):
             continue
         if line.startswith("*"):
             cur = tables.setdefault(line[1:], Table(line[1:]))
             continue
         if cur is None:
-            raise OracleError("%s:%d: line outside a table" % (where, lineno))
+            raise OracleError("%s: line outside a table" % at)
         if line == "COMMIT":
             cur = None
             continue
@@ -492,15 +564,31 @@ def parse_save(text, where="iptables-save"):
         try:
             words = shlex.split(rest)
         except ValueError as e:
-            raise OracleError("%s:%d: %s" % (where, lineno, e)) from None
-        if len(words) < 2 or words[0] not in ("-A", "--append"):
-            raise OracleError("%s:%d: only -A rule lines are supported" % (where, lineno))
+            raise OracleError("%s: %s" % (at, e)) from None
+        if words and words[0] in CHAIN_CMDS and pk is None:
+            chain_cmd(cur, CHAIN_CMDS[words[0]], words, at)
+            continue
+        if len(words) < 2 or words[0] not in APPEND + INSERT:
+            raise OracleError("%s: only -A, -I, -N, -F, -X, -Z and -P lines are supported" % at)
         n += 1
-        chain = words[1]
+        chain, body, pos = words[1], words[2:], None
         if chain not in cur.chains:
-            raise OracleError("%s:%d: chain %s not declared" % (where, lineno, chain))
-        cur.rules[chain].append(Rule(chain, words[2:], pk or 0, by or 0))
-        cur.file_no[chain].append(n)
+            raise OracleError("%s: chain %s not declared" % (at, chain))
+        if words[0] in INSERT:
+            pos = 0
+            if body and body[0].isdigit():
+                pos = int(body[0]) - 1
+                body = body[1:]
+                if pos < 0 or pos > len(cur.rules[chain]):
+                    raise OracleError("%s: index of insertion too big" % at)
+        for w in split_addrs(body):
+            r = Rule(chain, w, pk or 0, by or 0)
+            if pos is None:
+                cur.rules[chain].append(r)
+                cur.file_no[chain].append(n)
+            else:
+                cur.rules[chain].insert(pos, r)
+                cur.file_no[chain].insert(pos, n)
     if cur is not None:
         raise OracleError("%s: table %s without COMMIT" % (where, cur.name))
     return tables
@@ -569,7 +657,9 @@ def skeleton(tables):
 # NAT targets, printed the way ipt_eval prints struct rule_nat.
 
 def parse_nat_spec(spec):
-    """--to-source/--to-destination value -> (amin, amax, pmin, pmax)."""
+    """--to-source/--to-destination value -> (amin, amax, pmin, pmax); the
+    addresses None for a port-only target (":P[-Q]", "[]:P[-Q]": the
+    packet's own address is kept)."""
     ports = None
     if spec.startswith("["):
         end = spec.find("]")
@@ -585,7 +675,7 @@ def parse_nat_spec(spec):
     else:
         addrs = spec
     lo, _, hi = addrs.partition("-")
-    amin = ipaddress.ip_address(lo)
+    amin = ipaddress.ip_address(lo) if lo else None
     amax = ipaddress.ip_address(hi) if hi else amin
     pmin = pmax = 0
     if ports:
@@ -604,7 +694,8 @@ def fmt_ports(pmin, pmax):
 
 
 def fmt_nat_spec(amin, amax, pmin, pmax):
-    s = fmt_addr(amin) if amin == amax else "%s-%s" % (fmt_addr(amin), fmt_addr(amax))
+    s = "" if amin is None else fmt_addr(amin) if amin == amax else \
+        "%s-%s" % (fmt_addr(amin), fmt_addr(amax))
     if pmin:
         s += ":" + fmt_ports(pmin, pmax)
     return s
@@ -1215,6 +1306,9 @@ def check_delivery(p, d, seen, family, locals_):
             side = "dst" if action == "DNAT" else "src"
             spec = r.targs.get("--to-destination" if side == "dst" else "--to-source", "")
             want[side] = parse_nat_spec(spec)
+            if want[side][0] is None:  # port only: the address kept
+                orig = p.dst if side == "dst" else p.src
+                want[side] = (orig, orig) + want[side][2:]
         elif action == "MASQUERADE":
             lo, hi = parse_to_ports(r.targs["--to-ports"]) if r.targs.get("--to-ports") else (0, 0)
             if where == "right":

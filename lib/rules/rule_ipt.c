@@ -91,7 +91,7 @@ mod_proto(uint8_t mod)
 }
 
 int
-rule_ipt_pos(struct ipt *p, uint32_t id, const struct lex_tok *at)
+rule_ipt_pos(struct ipt *p, uint32_t id, const struct lex_tok *at, bool more)
 {
 	struct ipt_pos *e;
 
@@ -109,8 +109,48 @@ rule_ipt_pos(struct ipt *p, uint32_t id, const struct lex_tok *at)
 	e->id = id;
 	e->line = p->w.line;
 	e->col = at->col;
+	e->more = more;
 	snprintf(e->token, sizeof(e->token), "%s", at->s);
 	return 0;
+}
+
+/* Is rule @p id the second of a --ports pair? (p->pos is in id order.) */
+static bool
+pos_more(const struct ipt *p, uint32_t id)
+{
+	unsigned int lo = 0, hi = p->n_pos;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (p->pos[mid].id == id)
+			return p->pos[mid].more;
+		if (p->pos[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * "-I CHAIN N": N counts the kernel's rules, and a --ports rule is one
+ * there but two here. @return the index in @p c of the kernel's rule @p n
+ * (0-based; its rule count: the end), or UINT32_MAX when the chain has
+ * fewer rules.
+ */
+static uint32_t
+kernel_index(const struct ipt *p, const struct rule_chain *c, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t j = 0; j < c->n_rules; j++) {
+		if (pos_more(p, c->rules[j].id))
+			continue;
+		if (k++ == n)
+			return j;
+	}
+	return k == n ? c->n_rules : UINT32_MAX;
 }
 
 /* Combine the ctstate matches of a rule into its one (possibly negated) set. */
@@ -280,7 +320,8 @@ rule_ipt_finish(struct ipt *p, struct ipt_rl *rl)
 	const struct lex_tok *at = rl->target ? rl->target : rl->cmd;
 	struct rule_chain *chain;
 	unsigned int n_var = 1, added = 0, n_src, n_dst;
-	uint32_t pos = rl->at;
+	uint32_t pos = rl->at, ins = pos;
+	bool first = true;
 	int rc, ci;
 
 	rc = rule_ipt_mod_finish(p, rl, true);
@@ -326,17 +367,30 @@ rule_ipt_finish(struct ipt *p, struct ipt_rl *rl)
 	if ((rl->r.match & RULE_M_OUT) &&
 		(chain->hooks & (RULE_HOOK_F(RULE_HOOK_PREROUTING) | RULE_HOOK_F(RULE_HOOK_INPUT))))
 		return rule_ipt_err(p, rl->if_at[1], "-o cannot be used in PREROUTING or INPUT");
-	if (pos != RULE_POS_END && pos > chain->n_rules)
-		return rule_ipt_err(p, &p->args.a[(unsigned int)(rl->chain - p->args.a) + 1],
-			"index of insertion too big");
+	if (pos != RULE_POS_END) {
+		pos = kernel_index(p, chain, pos);
+		if (pos == UINT32_MAX)
+			return rule_ipt_err(p,
+				&p->args.a[(unsigned int)(rl->chain - p->args.a) + 1],
+				"index of insertion too big");
+	}
 	n_src = rl->n_addr[0] ? rl->n_addr[0] : 1;
 	n_dst = rl->n_addr[1] ? rl->n_addr[1] : 1;
+	/*
+	 * One iptables rule per source and destination (sources outer), each
+	 * of one or two rules here (--ports). -I inserts each iptables rule
+	 * at N, as iptables-restore does: they end up in reverse order.
+	 */
 	for (unsigned int k = 0; k < n_src * n_dst * n_var; k++) {
 		unsigned int v = k % n_var, si = k / n_var / n_dst, di = k / n_var % n_dst;
 		struct rule r = rl->r;
 		const char *msg;
 		uint32_t id;
 
+		if (v == 0) {
+			ins = pos;
+			first = true;
+		}
 		if (rl->n_addr[0] != 0)
 			r.src = rl->addr[0][si];
 		if (rl->n_addr[1] != 0)
@@ -348,13 +402,14 @@ rule_ipt_finish(struct ipt *p, struct ipt_rl *rl)
 			continue;
 		if (rule_check(&r, &msg) < 0)
 			return rule_ipt_err(p, at, msg);
-		rc = rule_chain_insert(p->s, chain, pos, &r, &id);
+		rc = rule_chain_insert(p->s, chain, ins, &r, &id);
 		if (rc == 0)
-			rc = rule_ipt_pos(p, id, at);
+			rc = rule_ipt_pos(p, id, at, !first);
 		if (rc < 0)
 			return rc == -ENOSPC ? rule_ipt_err(p, at, "too many rules") : rc;
-		if (pos != RULE_POS_END)
-			pos++;
+		if (ins != RULE_POS_END)
+			ins++;
+		first = false;
 		added++;
 	}
 	if (added == 0)

@@ -622,6 +622,9 @@ rule_set_parse_iptables_opts(const char *text, const char *name, const struct ru
 	prev = rule_xblob_parse_set(s);
 	rc = parse_text(p, text);
 	rule_xblob_parse_set(prev);
+	if (rc == 0 && o != NULL && o->placed != NULL)
+		for (unsigned int i = 0; i < p->n_pos; i++)
+			o->placed(o->placed_arg, p->pos[i].id, p->pos[i].line);
 out:
 	if (p != NULL) {
 		free(p->buf);

@@ -33,6 +33,7 @@ struct ipt_pos {
 	uint32_t id;
 	unsigned int line;
 	unsigned int col;
+	bool more; /**< not the first rule of its iptables rule (the second of a --ports pair) */
 	char token[RULE_ERR_TOKEN_MAX];
 };
 
@@ -163,7 +164,11 @@ unsigned int rule_ipt_bm_runs(const uint64_t *bm, bool val, struct rule_ports *o
  */
 int rule_ipt_rule_line(struct ipt *p, unsigned int first, uint64_t pkts, uint64_t bytes);
 
-/** Remember where rule @p id came from (word @p at of the current line). @return 0, -ENOMEM. */
-int rule_ipt_pos(struct ipt *p, uint32_t id, const struct lex_tok *at);
+/**
+ * Remember where rule @p id came from (word @p at of the current line);
+ * @p more: it is not the first rule of its iptables rule (see struct ipt_pos).
+ * @return 0, -ENOMEM.
+ */
+int rule_ipt_pos(struct ipt *p, uint32_t id, const struct lex_tok *at, bool more);
 
 #endif /* GUFC_RULE_IPT_PRIV_H */

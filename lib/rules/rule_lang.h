@@ -222,6 +222,13 @@ struct rule_ipt_opts {
 					     takes a reference); NULL: none loaded */
 	struct rule_ipt_warn *warn;     /**< receives the warnings (counted, the first kept);
 					     NULL: none reported */
+	/** If not NULL, called once the file has loaded, for every rule its
+	 *  rule lines (-A, -I) added, in the order they were added: the rule's
+	 *  id and the file line that made it. A line naming several addresses
+	 *  or "--ports" makes several rules; a rule a later -F flushed is
+	 *  reported too (its id is in no chain). */
+	void (*placed)(void *arg, uint32_t id, unsigned int line);
+	void *placed_arg; /**< @p placed's first argument */
 };
 
 /**

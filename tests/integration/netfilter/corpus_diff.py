@@ -1009,7 +1009,7 @@ def run_file(args, nfo, path, work, counts):
     try:
         tables = nfo.parse_save(text, path)
     except nfo.OracleError:
-        # A restore input (-I, -N, -F, -P lines): as the kernel saves it.
+        # Lines the oracle's parser does not take: the file as the kernel saves it.
         saved = canonical(nfo, text, family, sets, counts)
         tables = nfo.parse_save(saved, path)
     names = interface_names(tables)

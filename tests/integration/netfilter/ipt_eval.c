@@ -32,9 +32,9 @@
  * (kernel_ctstate()).
  *
  * Rule ids of the imported set are mapped back to file positions (the
- * n-th "-A" line of the file) by importing each rule line on its own with
- * the file's tables and chains: the rules one line yields land, in order,
- * at the next positions of its chain in the full set.
+ * n-th rule line, "-A" or "-I", of the file: the oracle's numbers) by the
+ * line the importer says made each (struct rule_ipt_opts.placed); a line
+ * of several rules (addresses, --ports) counts for all of them.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -119,7 +119,16 @@ read_file(const char *path)
 	return buf;
 }
 
-/* Is this line of an iptables-save file a rule line ("[p:b] -A ...")? */
+/* Is word @p w at @p l + @p i, followed by a blank? */
+static bool
+word_at(const char *l, size_t len, size_t i, const char *w)
+{
+	size_t n = strlen(w);
+
+	return len - i > n && strncmp(l + i, w, n) == 0 && (l[i + n] == ' ' || l[i + n] == '\t');
+}
+
+/* Is this line of an iptables-save or -restore file a rule line ("[p:b] -A ...", "-I ...")? */
 static bool
 is_rule_line(const char *l, size_t len)
 {
@@ -134,10 +143,8 @@ is_rule_line(const char *l, size_t len)
 		while (i < len && (l[i] == ' ' || l[i] == '\t'))
 			i++;
 	}
-	if (len - i >= 3 && strncmp(l + i, "-A", 2) == 0 && (l[i + 2] == ' ' || l[i + 2] == '\t'))
-		return true;
-	return len - i >= 9 && strncmp(l + i, "--append", 8) == 0 &&
-		(l[i + 8] == ' ' || l[i + 8] == '\t');
+	return i < len && (word_at(l, len, i, "-A") || word_at(l, len, i, "--append") ||
+				  word_at(l, len, i, "-I") || word_at(l, len, i, "--insert"));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -160,10 +167,6 @@ set_family(const struct rule_set *s)
 static struct rule_ipsets *ipsets; /* --ipset FILE: what -m set reads and -j SET changes */
 static struct rule_ifnames set_ifn; /* the rule set's port names (hash:net,iface) */
 
-/*
- * Fill pos[id] with the file position of every rule of @s. @return 0, or
- * -1 after printing why.
- */
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -263,111 +266,102 @@ print_counters(void)
 		}
 }
 
-static int
-map_positions(const struct rule_set *s, const char *text, const char *path, uint8_t family,
-	uint32_t **pos_out, uint32_t *n_pos)
+/* What the importer said made each rule: rule id, file line (struct rule_ipt_opts.placed). */
+struct placed {
+	uint32_t id;
+	unsigned int line;
+};
+
+static struct placed *placed;
+static unsigned int n_placed, cap_placed;
+static bool placed_nomem;
+
+static void
+on_placed(void *arg, uint32_t id, unsigned int line)
 {
-	size_t tlen = strlen(text);
-	char *buf = malloc(tlen + 1);
+	(void)arg;
+	if (n_placed == cap_placed) {
+		unsigned int cap = cap_placed ? cap_placed * 2 : 256;
+		struct placed *n = realloc(placed, cap * sizeof(*n));
+
+		if (n == NULL) {
+			placed_nomem = true;
+			return;
+		}
+		placed = n;
+		cap_placed = cap;
+	}
+	placed[n_placed++] = (struct placed){.id = id, .line = line};
+}
+
+/*
+ * Fill pos[id] with the file position (the n-th rule line, -A or -I, of the
+ * file) of every rule of @s, from the lines the importer placed them at.
+ * @return 0, or -1 after printing why.
+ */
+static int
+map_positions(const struct rule_set *s, const char *text, uint32_t **pos_out, uint32_t *n_pos)
+{
+	unsigned int n_lines = 1, k = 0, *kth;
 	uint32_t max_id = 0, *pos = NULL;
-	unsigned int cursor[RULE_TABLE__COUNT][64] = {{0}};
-	unsigned int k = 0;
 	int rc = -1;
 
-	if (buf == NULL)
-		return -1;
-	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++) {
-		if (rule_set_chain_count(s, t) > 64) {
-			fprintf(stderr, "ipt_eval: too many chains\n");
+	for (const char *c = text; *c != '\0'; c++)
+		n_lines += *c == '\n';
+	kth = calloc(n_lines + 1, sizeof(*kth));
+	if (kth == NULL || placed_nomem)
+		goto nomem;
+	/* Line number -> its number among the rule lines (0: no rule line). */
+	for (unsigned int ln = 1; *text != '\0'; ln++) {
+		const char *e = strchr(text, '\n');
+		size_t len = e != NULL ? (size_t)(e - text) : strlen(text);
+
+		if (is_rule_line(text, len))
+			kth[ln] = ++k;
+		text += len + (e != NULL);
+	}
+	for (unsigned int i = 0; i < n_placed; i++)
+		if (placed[i].id > max_id)
+			max_id = placed[i].id;
+	pos = calloc(max_id + 1, sizeof(*pos));
+	if (pos == NULL)
+		goto nomem;
+	for (unsigned int i = 0; i < n_placed; i++) {
+		unsigned int ln = placed[i].line;
+
+		if (ln > n_lines || kth[ln] == 0) {
+			fprintf(stderr, "ipt_eval: rule %u placed at line %u, no rule line\n",
+				placed[i].id, ln);
 			goto out;
 		}
+		pos[placed[i].id] = kth[ln];
+	}
+	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
 		for (unsigned int i = 0; i < rule_set_chain_count(s, t); i++) {
 			const struct rule_chain *c = rule_set_chain_at(s, t, i);
 
-			for (uint32_t j = 0; j < c->n_rules; j++)
-				if (c->rules[j].id > max_id)
-					max_id = c->rules[j].id;
-		}
-	}
-	pos = calloc(max_id + 1, sizeof(*pos));
-	if (pos == NULL)
-		goto out;
-	for (const char *l = text; *l != '\0';) {
-		const char *e = strchr(l, '\n');
-		size_t len = e != NULL ? (size_t)(e - l) : strlen(l);
-		struct rule_error err;
-		struct rule_set *one;
-		char *w = buf;
+			for (uint32_t j = 0; j < c->n_rules; j++) {
+				uint32_t id = c->rules[j].id;
 
-		if (!is_rule_line(l, len)) {
-			l += len + (e != NULL);
-			continue;
-		}
-		k++;
-		/* The file with this rule line only (others blanked, lines kept). */
-		for (const char *m = text; *m != '\0';) {
-			const char *me = strchr(m, '\n');
-			size_t mlen = me != NULL ? (size_t)(me - m) : strlen(m);
-
-			if (m == l || !is_rule_line(m, mlen)) {
-				memcpy(w, m, mlen);
-				w += mlen;
-			}
-			if (me != NULL)
-				*w++ = '\n';
-			m += mlen + (me != NULL);
-		}
-		*w = '\0';
-		one = rule_set_parse_iptables_opts(buf, path,
-			&(struct rule_ipt_opts){.family = family, .sets = ipsets}, &err);
-		if (one == NULL) {
-			char msg[512];
-
-			rule_error_format(&err, msg, sizeof(msg));
-			fprintf(stderr, "ipt_eval: rule line %u alone does not import: %s\n", k, msg);
-			goto out;
-		}
-		for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
-			for (unsigned int i = 0; i < rule_set_chain_count(one, t); i++) {
-				const struct rule_chain *c1 = rule_set_chain_at(one, t, i);
-				const struct rule_chain *c;
-				unsigned int ci;
-
-				if (c1->n_rules == 0)
-					continue;
-				for (ci = 0; ci < rule_set_chain_count(s, t); ci++)
-					if (strcmp(rule_set_chain_at(s, t, ci)->name, c1->name) == 0)
-						break;
-				c = rule_set_chain_at(s, t, ci);
-				if (c == NULL || cursor[t][ci] + c1->n_rules > c->n_rules) {
-					fprintf(stderr, "ipt_eval: rule line %u: chain %s does not add up\n",
-						k, c1->name);
-					rule_set_free(one);
+				if (id > max_id || pos[id] == 0) {
+					fprintf(stderr, "ipt_eval: chain %s: rule %u has no line\n",
+						c->name, id);
 					goto out;
 				}
-				for (uint32_t j = 0; j < c1->n_rules; j++)
-					pos[c->rules[cursor[t][ci]++].id] = k;
-				if (k < RULE_LINES_MAX)
-					line_table[k] = (uint8_t)t;
+				if (pos[id] < RULE_LINES_MAX)
+					line_table[pos[id]] = (uint8_t)t;
 			}
-		rule_set_free(one);
-		l += len + (e != NULL);
-	}
-	for (unsigned int t = 0; t < RULE_TABLE__COUNT; t++)
-		for (unsigned int i = 0; i < rule_set_chain_count(s, t); i++)
-			if (cursor[t][i] != rule_set_chain_at(s, t, i)->n_rules) {
-				fprintf(stderr, "ipt_eval: chain %s: %u rules placed of %u\n",
-					rule_set_chain_at(s, t, i)->name, cursor[t][i],
-					rule_set_chain_at(s, t, i)->n_rules);
-				goto out;
-			}
+		}
 	*pos_out = pos;
 	*n_pos = max_id + 1;
 	pos = NULL;
 	rc = 0;
+	goto out;
+nomem:
+	fprintf(stderr, "ipt_eval: no memory\n");
 out:
 	free(pos);
-	free(buf);
+	free(kth);
 	return rc;
 }
 
@@ -701,10 +695,12 @@ key_dnat(struct fc_key *k, const struct rule_nat *nat)
 	uint8_t *flags = v4 ? &k->v4.flags : &k->v6.flags;
 	struct addr a = {.family = k->family};
 
-	memcpy(v4 ? (void *)&k->v4.dst : (void *)k->v6.dst, nat->addr_min, v4 ? 4 : 16);
 	if (nat->port_min != 0 && proto_has_ports(proto) &&
 		(ntohs(*dport) < nat->port_min || ntohs(*dport) > nat->port_max))
 		*dport = htons(nat->port_min);
+	if (nat->family == 0)
+		return; /* port only (--to-destination :P): the address kept */
+	memcpy(v4 ? (void *)&k->v4.dst : (void *)k->v6.dst, nat->addr_min, v4 ? 4 : 16);
 	memcpy(a.a, nat->addr_min, v4 ? 4 : 16);
 	*flags &= (uint8_t)~FC_KEY_F_DST_LOCAL;
 	if (is_local(&a))
@@ -744,8 +740,9 @@ print_nat(unsigned int hook, unsigned int action, uint32_t rule_id, const struct
 		size_t alen = n->family == FC_AF_INET4 ? 4 : 16;
 
 		printf(" to=");
-		print_addr(n->family, n->addr_min);
-		if (memcmp(n->addr_min, n->addr_max, alen) != 0) {
+		if (n->family != 0) /* else port only: ":P" */
+			print_addr(n->family, n->addr_min);
+		if (n->family != 0 && memcmp(n->addr_min, n->addr_max, alen) != 0) {
 			printf("-");
 			print_addr(n->family, n->addr_max);
 		}
@@ -1355,7 +1352,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	s = rule_set_parse_iptables_opts(text, rules,
-		&(struct rule_ipt_opts){.family = family, .sets = ipsets}, &err);
+		&(struct rule_ipt_opts){.family = family, .sets = ipsets, .placed = on_placed},
+		&err);
 	if (s == NULL) {
 		char msg[512];
 
@@ -1388,7 +1386,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	set_ifn = rule_set_ifnames(s);
-	if (family != 0 && map_positions(s, text, rules, (uint8_t)family, &pos, &n_pos) < 0) {
+	if (family != 0 && map_positions(s, text, &pos, &n_pos) < 0) {
 		rc = 2;
 		goto out;
 	}
@@ -1426,6 +1424,7 @@ main(int argc, char **argv)
 	print_counters();
 out:
 	free(pos);
+	free(placed);
 	rule_hashlimit_free(hashlimit);
 	rule_set_free(s);
 	rule_ipsets_free(ipsets);

@@ -84,6 +84,8 @@ def main():
     ap.add_argument("--eval", required=True)
     ap.add_argument("--samples", required=True, help="config/iptables")
     ap.add_argument("--tests", required=True, help="this directory")
+    ap.add_argument("only", nargs="*", help="the rule files to run, by name without "
+                    ".rules (default: all)")
     args = ap.parse_args()
     # meson's timeout sends SIGTERM: clean up on the way out.
     signal.signal(signal.SIGTERM, lambda sig, _f: sys.exit(128 + sig))
@@ -100,6 +102,8 @@ def main():
 
     files = sorted(glob.glob(os.path.join(args.samples, "*.rules"))) + \
         sorted(glob.glob(os.path.join(args.tests, "*.rules")))
+    if args.only:
+        files = [f for f in files if os.path.splitext(os.path.basename(f))[0] in args.only]
     if not files:
         print("FAIL: no rule files in %s or %s" % (args.samples, args.tests))
         return 1

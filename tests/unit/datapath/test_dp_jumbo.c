@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "csum_ref.h"
 #include "dp_pktact.h"
 #include "dp_world.h"
 
@@ -99,7 +100,7 @@ check_snat(const struct rte_mbuf *m, const uint8_t *orig, uint32_t len)
 	assert_non_null(f);
 	l3 = f + 14;
 	l4 = l3 + 20;
-	assert_int_equal(pb_csum_add(0, l3, 20), 0xffff);
+	assert_int_equal(csum_ref_fold(csum_ref_add(0, l3, 20)), 0xffff);
 	assert_memory_equal(l3 + 12, "\xcb\x00\x71\x01", 4);
 	assert_memory_equal(l3 + 16, orig + 14 + 16, 4);
 	l4len = len - 34;
@@ -108,7 +109,7 @@ check_snat(const struct rte_mbuf *m, const uint8_t *orig, uint32_t len)
 	pseudo[9] = l3[9];
 	pseudo[10] = (uint8_t)(l4len >> 8);
 	pseudo[11] = (uint8_t)l4len;
-	assert_int_equal(pb_csum_add(pb_csum_add(0, pseudo, 12), l4, l4len), 0xffff);
+	assert_int_equal(csum_ref_fold(csum_ref_add(csum_ref_add(0, pseudo, 12), l4, l4len)), 0xffff);
 	/* Ports (the source kept: free), the rest of the datagram as sent. */
 	assert_memory_equal(l4, orig + 34, 4);
 	assert_memory_equal(l4 + 20, orig + 54, len - 54);

@@ -23,6 +23,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "csum_ref.h"
 #include "dp_pktact.h"
 #include "dp_world.h"
 
@@ -145,17 +146,6 @@ test_log_mark(void **state)
 	check_accounting();
 }
 
-/* One's complement sum of @p len bytes (even) at @p p, from @p s. */
-static uint32_t
-sum16(const uint8_t *p, uint32_t len, uint32_t s)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
-}
-
 /*
  * A LOG rule after the destination NAT logs the packet with its
  * destination translated, its source as it came (SNAT comes after every
@@ -195,8 +185,10 @@ test_log_dnat_view(void **state)
 		assert_memory_equal(l3 + 16, pre ? orig : xlat, 4);
 		assert_int_equal(l4[0] << 8 | l4[1], 1111);
 		assert_int_equal(l4[2] << 8 | l4[3], pre ? 53 : 5353);
-		assert_int_equal(sum16(l3, 20, 0), 0xffff);
-		assert_int_equal(sum16(l4, ulen, sum16(l3 + 12, 8, 17 + ulen)), 0xffff);
+		assert_true(csum_ref_ip4_ok(l3));
+		assert_int_equal(
+			csum_ref_fold(csum_ref_add(csum_ref_pseudo(l3, 17, ulen), l4, ulen)),
+			0xffff);
 		rte_pktmbuf_free(r);
 		n++;
 	}
@@ -343,7 +335,7 @@ ttl_records(const char *const pfx[2], int ttl[2])
 		for (unsigned int i = 0; i < 2; i++)
 			if (strcmp(rec->spec.prefix, pfx[i]) == 0)
 				ttl[i] = l3[8];
-		assert_int_equal(sum16(l3, 20, 0), 0xffff);
+		assert_true(csum_ref_ip4_ok(l3));
 		rte_pktmbuf_free(r);
 	}
 }
@@ -399,7 +391,7 @@ test_log_ttl_routed(void **state)
 		ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
 		ip[8] = (uint8_t)t;
 		ip[10] = ip[11] = 0;
-		ck = (uint16_t)~sum16(ip, 20, 0);
+		ck = (uint16_t)~csum_ref_fold(csum_ref_add(0, ip, 20));
 		ip[10] = (uint8_t)(ck >> 8);
 		ip[11] = (uint8_t)ck;
 		assert_int_equal(fc_parse_burst(&m, 1, &pkt, &res), 1);

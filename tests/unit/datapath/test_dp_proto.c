@@ -24,6 +24,7 @@
 
 #include <arpa/inet.h>
 
+#include "csum_ref.h"
 #include "dp_world.h"
 #include "pkt_build.h"
 
@@ -33,14 +34,10 @@
 static void
 ip4_csum_fix(uint8_t *ip)
 {
-	uint32_t s = 0;
+	uint16_t s;
 
 	ip[10] = ip[11] = 0;
-	for (unsigned int i = 0; i < 20; i += 2)
-		s += (uint32_t)ip[i] << 8 | ip[i + 1];
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	s = ~s & 0xffff;
+	s = (uint16_t)~csum_ref_fold(csum_ref_add(0, ip, 20));
 	ip[10] = (uint8_t)(s >> 8);
 	ip[11] = (uint8_t)s;
 }

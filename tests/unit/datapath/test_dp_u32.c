@@ -26,6 +26,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "csum_ref.h"
 #include "dp_pktact.h"
 #include "dp_world.h"
 
@@ -112,16 +113,13 @@ udp4_ttl(uint16_t sport, uint8_t ttl, uint32_t tag)
 {
 	struct rte_mbuf *m = udp4("10.0.0.1", sport, "10.9.0.2", 53, tag);
 	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
-	uint32_t s = 0;
+	uint16_t s;
 
 	ip[8] = ttl;
 	ip[10] = ip[11] = 0;
-	for (unsigned int i = 0; i < 20; i += 2)
-		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	ip[10] = (uint8_t)(~s >> 8);
-	ip[11] = (uint8_t)~s;
+	s = (uint16_t)~csum_ref_fold(csum_ref_add(0, ip, 20));
+	ip[10] = (uint8_t)(s >> 8);
+	ip[11] = (uint8_t)s;
 	return m;
 }
 

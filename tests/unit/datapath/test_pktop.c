@@ -17,30 +17,13 @@
 
 #include <cmocka.h>
 
+#include "csum_ref.h"
 #include "datapath.h"
 #include "pkt_build.h"
 
 static uint8_t frame[2048];
 static uint32_t flen;
 static struct fc_pkt pk;
-
-static uint32_t
-sum16(const uint8_t *p, uint32_t len, uint32_t s)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		s += (uint32_t)p[len - 1] << 8;
-	return s;
-}
-
-static uint16_t
-fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
 
 /* Do the frame's IPv4 header and L4 checksums verify? */
 static bool
@@ -49,22 +32,17 @@ csums_ok(void)
 	const uint8_t *l3 = frame + pk.l3_off, *l4 = frame + pk.l4_off;
 	bool v4 = pk.key.family == FC_AF_INET4;
 	uint8_t proto = v4 ? pk.key.v4.proto : pk.key.v6.proto;
-	uint32_t end = pk.l3_off + pk.ip_len, l4len = end - pk.l4_off, s = 0;
+	uint32_t end = pk.l3_off + pk.ip_len, l4len = end - pk.l4_off;
 
-	if (v4 && fold(sum16(l3, (uint32_t)(l3[0] & 15) * 4, 0)) != 0xffff)
+	if (v4 && !csum_ref_ip4_ok(l3))
 		return false;
 	if (proto == 1)
-		return fold(sum16(l4, l4len, 0)) == 0xffff;
+		return csum_ref_fold(csum_ref_add(0, l4, l4len)) == 0xffff;
 	if (proto != 6 && proto != 17 && proto != 58)
 		return true;
 	if (proto == 17 && v4 && l4[6] == 0 && l4[7] == 0)
 		return true;
-	if (v4) {
-		s = sum16(l3 + 12, 8, 0) + proto + l4len;
-	} else {
-		s = sum16(l3 + 8, 32, 0) + proto + l4len;
-	}
-	return fold(sum16(l4, l4len, s)) == 0xffff;
+	return csum_ref_fold(csum_ref_add(csum_ref_pseudo(l3, proto, l4len), l4, l4len)) == 0xffff;
 }
 
 static void

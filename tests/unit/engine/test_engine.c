@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "csum_ref.h"
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "rule_lang.h"
@@ -565,16 +566,11 @@ test_reroute(void **state)
 /* ICMP errors of translated connections                                      */
 /* ------------------------------------------------------------------------ */
 
+/* @p sum plus @p len bytes at @p p, folded (common/csum_ref.c). */
 static uint16_t
 ref_sum(uint32_t sum, const uint8_t *p, uint32_t len)
 {
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	return csum_ref_fold(csum_ref_add(sum, p, len));
 }
 
 static void
@@ -588,26 +584,14 @@ wr16(uint8_t *p, uint16_t v)
 static uint16_t
 sum6(const uint8_t *ip6, uint8_t proto, const uint8_t *l4, uint32_t len)
 {
-	uint8_t ph[40];
-
-	memcpy(ph, ip6 + 8, 32);
-	memset(ph + 32, 0, 8);
-	wr16(ph + 34, (uint16_t)len);
-	ph[39] = proto;
-	return ref_sum(ref_sum(0, ph, 40), l4, len);
+	return ref_sum(csum_ref_pseudo(ip6, proto, len), l4, len);
 }
 
 /* TCP checksum of a quoted 20-byte header as if it were the whole segment. */
 static uint16_t
 tcp_hdr_csum(const uint8_t *ip, const uint8_t *tcp)
 {
-	uint8_t ph[12];
-
-	memcpy(ph, ip + 12, 8);
-	ph[8] = 0;
-	ph[9] = 6;
-	wr16(ph + 10, 20);
-	return (uint16_t)~ref_sum(ref_sum(0, ph, 12), tcp, 20);
+	return (uint16_t)~ref_sum(csum_ref_pseudo(ip, 6, 20), tcp, 20);
 }
 
 /*

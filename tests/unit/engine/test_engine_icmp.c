@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "csum_ref.h"
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "rule_lang.h"
@@ -43,16 +44,11 @@
 /* Frames                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* The Internet checksum of @p len bytes at @p p after @p sum (common/csum_ref.c). */
 static uint16_t
 csum(uint32_t sum, const uint8_t *p, uint32_t len)
 {
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	return (uint16_t)~csum_ref_fold(csum_ref_add(sum, p, len));
 }
 
 static void
@@ -106,8 +102,7 @@ icmp4(uint8_t *f, const char *src, const char *dst, uint8_t type, uint16_t id, u
 static uint32_t
 icmp6(uint8_t *f, const char *src, const char *dst, uint8_t type, uint16_t id, uint16_t seq)
 {
-	uint8_t *ip = f + 14, *m = ip + 40, ph[40];
-	uint32_t sum = 0;
+	uint8_t *ip = f + 14, *m = ip + 40;
 
 	memset(f, 0, 14 + 40);
 	f[12] = 0x86;
@@ -119,14 +114,7 @@ icmp6(uint8_t *f, const char *src, const char *dst, uint8_t type, uint16_t id, u
 	assert_int_equal(inet_pton(AF_INET6, src, ip + 8), 1);
 	assert_int_equal(inet_pton(AF_INET6, dst, ip + 24), 1);
 	icmp_msg(m, type, 0, id, seq);
-	/* The pseudo-header: addresses, length, next header. */
-	memcpy(ph, ip + 8, 32);
-	memset(ph + 32, 0, 8);
-	ph[35] = 16;
-	ph[39] = 58;
-	for (unsigned int i = 0; i < 40; i += 2)
-		sum += (uint32_t)ph[i] << 8 | ph[i + 1];
-	wr16(m + 2, csum(sum, m, 16));
+	wr16(m + 2, csum(csum_ref_pseudo(ip, 58, 16), m, 16));
 	return 14 + 40 + 16;
 }
 

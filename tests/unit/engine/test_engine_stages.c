@@ -22,6 +22,7 @@
 
 #include <rte_memory.h>
 
+#include "csum_ref.h"
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "rule_lang.h"
@@ -1195,12 +1196,9 @@ udp_frame(uint8_t *f, uint16_t dport, uint8_t ttl)
 	f[12] = 0x08;
 	memcpy(f + 14, ip, sizeof(ip));
 	f[14 + 8] = ttl;
-	for (unsigned int i = 0; i < 20; i += 2)
-		sum += (uint32_t)f[14 + i] << 8 | f[14 + i + 1];
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	f[14 + 10] = (uint8_t)(~sum >> 8);
-	f[14 + 11] = (uint8_t)~sum;
+	sum = (uint16_t)~csum_ref_fold(csum_ref_add(0, f + 14, 20));
+	f[14 + 10] = (uint8_t)(sum >> 8);
+	f[14 + 11] = (uint8_t)sum;
 	f[34] = 0x03;
 	f[35] = 0xe8;
 	f[36] = (uint8_t)(dport >> 8);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "csum_ref.h"
 #include "pkt_build.h"
 
 enum {
@@ -373,31 +374,11 @@ pb_payload(struct pb *b, const void *data, uint32_t len)
 		p[i] = (uint8_t)(0xa5 ^ i);
 }
 
-/* One's complement sum of 16-bit big-endian words, not folded. */
-static uint32_t
-csum_acc(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += get16(p + i);
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
+/* Internet checksum (RFC 1071) of @p len bytes after @p sum, folded, not inverted. */
 static uint16_t
-csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-uint16_t
 pb_csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
 {
-	return csum_fold(csum_acc(sum, p, len));
+	return csum_ref_fold(csum_ref_add(sum, p, len));
 }
 
 uint32_t
@@ -419,14 +400,7 @@ pb_crc32c(const uint8_t *p, uint32_t len)
 static uint32_t
 pb_pseudo(const struct pb *b, uint8_t proto, uint32_t l4len)
 {
-	const uint8_t *ip = b->buf + b->l3_off;
-	uint32_t sum;
-
-	if (b->l3_family == 4)
-		sum = csum_acc(0, ip + 12, 8);
-	else
-		sum = csum_acc(0, ip + 8, 32);
-	return sum + proto + (l4len >> 16) + (l4len & 0xffff);
+	return csum_ref_pseudo(b->buf + b->l3_off, proto, l4len);
 }
 
 static void

@@ -186,9 +186,6 @@ int pb_ipv4_fragment(const uint8_t *frame, uint32_t flen, uint32_t l3_off, uint3
 int pb_ipv6_fragment(const uint8_t *frame, uint32_t flen, uint32_t l3_off, uint32_t off,
 	uint32_t len, uint32_t id, uint8_t *out, uint32_t cap);
 
-/** Internet checksum (RFC 1071) of @p len bytes, folded, not inverted. */
-uint16_t pb_csum_add(uint32_t sum, const uint8_t *p, uint32_t len);
-
 /** CRC32c (Castagnoli) as SCTP uses it, over @p len bytes. */
 uint32_t pb_crc32c(const uint8_t *p, uint32_t len);
 

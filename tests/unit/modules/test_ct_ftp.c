@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "conntrack.h"
+#include "csum_ref.h"
 #include "pkt_build.h"
 
 #define ORIG MOD_CT_DIR_ORIG
@@ -640,47 +641,6 @@ test_expect_table(void **state)
 	mod_ct_expect_free(NULL);
 }
 
-/* One's complement sum check of a whole TCP segment (pseudo-header included). */
-static bool
-tcp_csum_ok(const uint8_t *l3, bool v4)
-{
-	uint32_t s = 0, tl, hl;
-	const uint8_t *tcp;
-
-	if (v4) {
-		hl = (uint32_t)(l3[0] & 0xf) * 4;
-		tl = (uint32_t)(l3[2] << 8 | l3[3]) - hl;
-		for (unsigned int i = 12; i < 20; i += 2)
-			s += (uint32_t)l3[i] << 8 | l3[i + 1];
-	} else {
-		hl = 40;
-		tl = (uint32_t)(l3[4] << 8 | l3[5]);
-		for (unsigned int i = 8; i < 40; i += 2)
-			s += (uint32_t)l3[i] << 8 | l3[i + 1];
-	}
-	s += 6 + tl;
-	tcp = l3 + hl;
-	for (uint32_t i = 0; i + 1 < tl; i += 2)
-		s += (uint32_t)tcp[i] << 8 | tcp[i + 1];
-	if (tl & 1)
-		s += (uint32_t)tcp[tl - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
-}
-
-static bool
-ip4_csum_ok(const uint8_t *l3)
-{
-	uint32_t s = 0;
-
-	for (unsigned int i = 0; i < 20; i += 2)
-		s += (uint32_t)l3[i] << 8 | l3[i + 1];
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
-}
-
 static void
 rewrite_case(bool v4, const char *payload, uint32_t off, uint32_t len_old, const char *text)
 {
@@ -714,9 +674,9 @@ rewrite_case(bool v4, const char *payload, uint32_t off, uint32_t len_old, const
 	n = mod_ct_tcp_rewrite(frame + p.l3_off, sizeof(frame) - p.l3_off, &p, 1004, 4990, off,
 		len_old, text, tlen);
 	assert_int_equal(n, (int)(p.ip_len - len_old + tlen));
-	assert_true(tcp_csum_ok(frame + p.l3_off, v4));
+	assert_true(csum_ref_l4_ok(frame + p.l3_off));
 	if (v4)
-		assert_true(ip4_csum_ok(frame + p.l3_off));
+		assert_true(csum_ref_ip4_ok(frame + p.l3_off));
 	/* The payload is the edit, the rest in place. */
 	snprintf(want, sizeof(want), "%.*s%s%s", (int)off, payload, text, payload + off + len_old);
 	assert_memory_equal(frame + p.l4_off + p.tcp_hlen, want, strlen(want));
@@ -802,7 +762,7 @@ test_sack_adjust(void **state)
 	assert_int_equal(fc_parse(frame, (uint32_t)len, &p), FC_PARSE_OK);
 	assert_int_equal(p.tcp_hlen, 40);
 	assert_int_equal(mod_ct_tcp_sack_adjust(frame + p.l3_off, &p, &a, REPLY), 2);
-	assert_true(tcp_csum_ok(frame + p.l3_off, true));
+	assert_true(csum_ref_l4_ok(frame + p.l3_off));
 	o = frame + p.l4_off + 20;
 	assert_int_equal(o[6] << 8 | o[7], 1036);  /* 1040 - 4 */
 	assert_int_equal(o[10] << 8 | o[11], 1056); /* 1060 - 4 */

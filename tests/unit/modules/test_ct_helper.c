@@ -29,6 +29,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "csum_ref.h"
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "pkt_build.h"
@@ -304,25 +305,6 @@ test_ctstatus_and_helper_match(void **state)
 	world_down(&w);
 }
 
-/* One's complement check of the TCP segment in @p f (IPv4, Ethernet first). */
-static bool
-csum_ok(const uint8_t *f)
-{
-	const uint8_t *ip = f + 14, *tcp = ip + 20;
-	uint32_t s = 0, tl = (uint32_t)(ip[2] << 8 | ip[3]) - 20;
-
-	for (unsigned int i = 12; i < 20; i += 2)
-		s += (uint32_t)ip[i] << 8 | ip[i + 1];
-	s += 6 + tl;
-	for (uint32_t i = 0; i + 1 < tl; i += 2)
-		s += (uint32_t)tcp[i] << 8 | tcp[i + 1];
-	if (tl & 1)
-		s += (uint32_t)tcp[tl - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
-}
-
 static void
 test_masquerade(void **state)
 {
@@ -349,26 +331,26 @@ test_masquerade(void **state)
 	assert_true(accepted(ctl_say(&w, &c, true, port)));
 	assert_memory_equal(w.frame + 14 + 20 + 20, want, strlen(want));
 	assert_int_equal(rd32(w.frame + 14 + 12), MASQ);
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	assert_int_equal(w.len, 14 + 20 + 20 + strlen(want));
 	/* The client's next segment leaves shifted by the growth ... */
 	assert_true(accepted(ctl_say(&w, &c, true, "LIST\r\n")));
 	assert_false(w.fast);
 	assert_int_equal(rd32(w.frame + 14 + 20 + 4), c.cseq - 6 + (uint32_t)delta);
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* ... and the server's ACK of it, in the shifted space, comes back unshifted,
 	 * valid for conntrack's windows (else INVALID, dropped). */
 	d = rx(&w, SERVER, 21, MASQ, 40000, PB_TCP_ACK, c.sseq, c.cseq + (uint32_t)delta, NULL);
 	assert_true(accepted(d));
 	assert_int_equal(rd32(w.frame + 14 + 20 + 8), c.cseq);
 	assert_int_equal(rd32(w.frame + 14 + 16), CLIENT);
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* The data connection to the announced (rewritten) port goes to the client. */
 	d = rx(&w, SERVER, 20, MASQ, 1025, PB_TCP_SYN, 1, 0, NULL);
 	assert_true(accepted(d));
 	assert_int_equal(rd32(w.frame + 14 + 16), CLIENT);
 	assert_int_equal(w.frame[14 + 20 + 2] << 8 | w.frame[14 + 20 + 3], 1025);
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	mod_ct_module_helper_stats_get(w.ct, &st);
 	assert_int_equal(st.nat_rewrites, 1);
 	assert_int_equal(st.nat_failed, 0);
@@ -437,7 +419,7 @@ test_irc_masquerade(void **state)
 	assert_true(accepted(ctl_say(&w, &c, true, offer)));
 	assert_memory_equal(w.frame + 14 + 20 + 20, want, strlen(want));
 	assert_int_equal(w.len, 14 + 20 + 20 + strlen(want));
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* The server's ACK of it comes back unshifted. */
 	d = rx(&w, SERVER, 6667, MASQ, 40100, PB_TCP_ACK, c.sseq, c.cseq + (uint32_t)delta, NULL);
 	assert_true(accepted(d));
@@ -448,7 +430,7 @@ test_irc_masquerade(void **state)
 	assert_int_equal(rd32(w.frame + 14 + 16), CLIENT);
 	assert_int_equal(rd32(w.frame + 14 + 12), SERVER);
 	assert_int_equal(w.frame[14 + 20 + 2] << 8 | w.frame[14 + 20 + 3], 40000);
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	world_down(&w);
 }
 
@@ -515,7 +497,7 @@ test_sip_tcp(void **state)
 		c.sseq, in)));
 	assert_int_equal(w.len, 14 + 20 + 20 + lout);
 	assert_memory_equal(w.frame + 14 + 20 + 20, out, lout);
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* The server's ACK of it comes back in the client's own numbers. */
 	d = rx(&w, SERVER, 5060, MASQ, 40300, PB_TCP_ACK, c.sseq, c.cseq + lout, NULL);
 	assert_true(accepted(d));
@@ -527,7 +509,7 @@ test_sip_tcp(void **state)
 	assert_memory_equal(w.frame + 14 + 20 + 20, ok_in, strlen(ok_in));
 	assert_int_equal(rd32(w.frame + 14 + 20 + 4), c.sseq);
 	assert_int_equal(rd32(w.frame + 14 + 20 + 8), c.cseq + lin);
-	assert_true(csum_ok(w.frame));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* The client's next segment: its numbers shifted, its ACK moved back. */
 	d = rx(&w, CLIENT, 40300, SERVER, 5060, PB_TCP_ACK, c.cseq + lin,
 		c.sseq + (uint32_t)strlen(ok_in), NULL);

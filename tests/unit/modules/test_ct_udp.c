@@ -34,6 +34,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "csum_ref.h"
 #include "eal_test.h"
 #include "eng_stack.h"
 #include "pkt_build.h"
@@ -83,24 +84,6 @@ rd16(const uint8_t *p)
 #define IP_DST(w) rd32((w)->frame + 14 + 16)
 #define UDP_SP(w) rd16((w)->frame + 14 + 20)
 #define UDP_DP(w) rd16((w)->frame + 14 + 22)
-
-static bool
-udp_csum_ok(const struct world *w)
-{
-	const uint8_t *ip = w->frame + 14, *udp = ip + 20;
-	uint32_t s = 0, ul = rd16(udp + 4);
-
-	for (unsigned int i = 12; i < 20; i += 2)
-		s += rd16(ip + i);
-	s += 17 + ul;
-	for (uint32_t i = 0; i + 1 < ul; i += 2)
-		s += rd16(udp + i);
-	if (ul & 1)
-		s += (uint32_t)udp[ul - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
-}
 
 static const char *tftp_rules = "policy drop\n"
 				"accept ctstate established,related\n"
@@ -233,14 +216,14 @@ test_masquerade(void **state)
 	assert_int_equal(UDP_SP(&w), 50000);
 	assert_int_equal(IP_DST(&w), CLIENT);
 	assert_int_equal(UDP_DP(&w), 40000);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* The client's ACK leaves as the translated client, to the server's port. */
 	assert_true(accepted(rx(&w, CLIENT, 40000, SERVER, 50000, ACK1, OP_LEN(ACK1))));
 	assert_int_equal(IP_SRC(&w), MASQ);
 	assert_int_equal(UDP_SP(&w), tport);
 	assert_int_equal(IP_DST(&w), SERVER);
 	assert_int_equal(UDP_DP(&w), 50000);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* Not to the client's own address from outside. */
 	assert_false(accepted(rx(&w, SERVER, 50001, CLIENT, 40000, DATA1, OP_LEN(DATA1))));
 	mod_ct_module_helper_stats_get(w.ct, &st);
@@ -272,11 +255,11 @@ test_dnat_server(void **state)
 	assert_int_equal(UDP_SP(&w), 50000);
 	assert_int_equal(IP_DST(&w), outside);
 	assert_int_equal(UDP_DP(&w), 40000);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	assert_true(accepted(rx(&w, outside, 40000, SERVER, 50000, ACK1, OP_LEN(ACK1))));
 	assert_int_equal(IP_DST(&w), INNER);
 	assert_int_equal(UDP_DP(&w), 50000);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	world_down(&w);
 }
 
@@ -395,13 +378,9 @@ static bool
 ip_ok(const struct world *w)
 {
 	const uint8_t *ip = w->frame + 14;
-	uint32_t s = 0;
 
-	for (unsigned int i = 0; i < 20; i += 2)
-		s += rd16(ip + i);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff && rd16(ip + 2) == w->len - 14 && rd16(ip + 20 + 4) == w->len - 34;
+	return csum_ref_ip4_ok(ip) && rd16(ip + 2) == w->len - 14 &&
+	       rd16(ip + 20 + 4) == w->len - 34;
 }
 
 /* A SIP message: @p head's lines, then a Content-Length and @p sdp. */
@@ -460,7 +439,7 @@ test_sip_masquerade(void **state)
 		"m=audio 4000 RTP/AVP 0\r\n");
 	assert_int_equal(w.len, 14 + 20 + 8 + n);
 	assert_memory_equal(w.frame + 14 + 28, want, n);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	assert_true(ip_ok(&w));
 	/* The answer: Via, received= and From back to the caller's own. */
 	snprintf(head, sizeof(head),
@@ -493,14 +472,14 @@ test_sip_masquerade(void **state)
 	n = sip_full(want, sizeof(want), head, sdp);
 	assert_int_equal(w.len, 14 + 20 + 8 + n);
 	assert_memory_equal(w.frame + 14 + 28, want, n);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	assert_true(ip_ok(&w));
 	/* The callee's RTP to the caller's announced address and port: RELATED,
 	 * to the caller's own. */
 	assert_true(accepted(rx(&w, SERVER, 7000, MASQ, 4000, "rtp", 3)));
 	assert_int_equal(IP_DST(&w), CLIENT);
 	assert_int_equal(UDP_DP(&w), 4000);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	/* ... and its reply, the caller's RTP, goes back through the masquerade. */
 	assert_true(accepted(rx(&w, CLIENT, 4000, SERVER, 7000, "rtp", 3)));
 	assert_int_equal(IP_SRC(&w), MASQ);
@@ -508,7 +487,7 @@ test_sip_masquerade(void **state)
 	/* The caller's RTCP to the callee's: RELATED, from the masquerade address. */
 	assert_true(accepted(rx(&w, CLIENT, 4001, SERVER, 7001, "rtcp", 4)));
 	assert_int_equal(IP_SRC(&w), MASQ);
-	assert_true(udp_csum_ok(&w));
+	assert_true(csum_ref_l4_ok(w.frame + 14));
 	mod_ct_module_helper_stats_get(w.ct, &st);
 	assert_int_equal(st.related, 2);
 	assert_int_equal(st.nat_rewrites, 2);
@@ -531,7 +510,7 @@ left_as(const struct world *w, const char *want)
 {
 	assert_int_equal(w->len, 14 + 20 + 8 + strlen(want));
 	assert_memory_equal(w->frame + 14 + 28, want, strlen(want));
-	assert_true(udp_csum_ok(w));
+	assert_true(csum_ref_l4_ok(w->frame + 14));
 	assert_true(ip_ok(w));
 }
 

@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "csum_ref.h"
 #include "pkt_build.h"
 #include "nat_test.h"
 
@@ -67,30 +68,20 @@ be32(const uint8_t *p)
 static void
 udplite_csum(uint8_t *buf, uint32_t len)
 {
-	uint32_t n, cov, sum = 0, i;
-	uint8_t *l4, *l3;
+	uint32_t n, cov;
+	uint8_t *l4;
 	struct fc_pkt p;
 	uint16_t c;
-	bool v4;
 
 	assert_int_equal(fc_parse(buf, len, &p), FC_PARSE_OK);
-	l3 = buf + p.l3_off;
 	l4 = buf + p.l4_off;
 	n = p.l3_off + p.ip_len - p.l4_off;
 	cov = (uint32_t)l4[4] << 8 | l4[5];
-	v4 = (l3[0] >> 4) == 4;
-
 	if (cov == 0 || cov > n)
 		cov = n;
-	for (i = 0; i < (v4 ? 8u : 32u); i += 2) /* addresses */
-		sum += (uint32_t)l3[(v4 ? 12 : 8) + i] << 8 | l3[(v4 ? 12 : 8) + i + 1];
-	sum += P_UDPLITE + n;
 	l4[6] = l4[7] = 0;
-	for (i = 0; i < cov; i++)
-		sum += (i & 1) ? l4[i] : (uint32_t)l4[i] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	c = (uint16_t)~sum;
+	c = (uint16_t)~csum_ref_fold(
+		csum_ref_add(csum_ref_pseudo(buf + p.l3_off, P_UDPLITE, n), l4, cov));
 	if (c == 0)
 		c = 0xffff;
 	l4[6] = (uint8_t)(c >> 8);
@@ -104,26 +95,17 @@ udplite_csum(uint8_t *buf, uint32_t len)
 static void
 dccp_csum(uint8_t *buf, uint32_t len)
 {
-	uint32_t n, sum = 0, i;
-	uint8_t *l4, *l3;
+	uint32_t n;
+	uint8_t *l4;
 	struct fc_pkt p;
 	uint16_t c;
-	bool v4;
 
 	assert_int_equal(fc_parse(buf, len, &p), FC_PARSE_OK);
-	l3 = buf + p.l3_off;
 	l4 = buf + p.l4_off;
 	n = p.l3_off + p.ip_len - p.l4_off;
-	v4 = (l3[0] >> 4) == 4;
-	for (i = 0; i < (v4 ? 8u : 32u); i += 2) /* addresses */
-		sum += (uint32_t)l3[(v4 ? 12 : 8) + i] << 8 | l3[(v4 ? 12 : 8) + i + 1];
-	sum += P_DCCP + n;
 	l4[6] = l4[7] = 0;
-	for (i = 0; i < n; i++)
-		sum += (i & 1) ? l4[i] : (uint32_t)l4[i] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	c = (uint16_t)~sum;
+	c = (uint16_t)~csum_ref_fold(
+		csum_ref_add(csum_ref_pseudo(buf + p.l3_off, P_DCCP, n), l4, n));
 	l4[6] = (uint8_t)(c >> 8);
 	l4[7] = (uint8_t)c;
 }
@@ -264,37 +246,18 @@ apply_frame(const struct mod_nat *nat, uint32_t slot, uint8_t *buf, uint32_t len
 }
 
 /* ------------------------------------------------------------------------ */
-/* Reference checksums (independent of pkt_build and mod_nat)                */
+/* Reference checksums (common/csum_ref.c, independent of mod_nat)           */
 /* ------------------------------------------------------------------------ */
 
 static unsigned long ref_checks;
-
-/* Byte-wise one's complement sum: even offsets are high bytes. */
-static uint32_t
-ref_add(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		sum += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
-	return sum;
-}
-
-static uint16_t
-ref_fold(uint32_t sum)
-{
-	while (sum > 0xffff)
-		sum = (sum >> 16) + (sum & 0xffff);
-	return (uint16_t)sum;
-}
 
 /* Checksum of @p len bytes at @p p with the 16-bit field at @p off taken as 0. */
 static uint16_t
 ref_csum(uint32_t sum, const uint8_t *p, uint32_t len, uint32_t off)
 {
-	sum = ref_add(sum, p, off);
-	sum = ref_add(sum, p + off + 2, len - off - 2);
-	return (uint16_t)~ref_fold(sum);
+	sum = csum_ref_add(sum, p, off);
+	sum = csum_ref_add(sum, p + off + 2, len - off - 2);
+	return (uint16_t)~csum_ref_fold(sum);
 }
 
 static uint32_t
@@ -341,10 +304,10 @@ check_csums(const uint8_t *buf, uint32_t len, bool nocsum)
 		assert_int_equal(get16(l3 + 10), ref_csum(0, l3, ihl, 10));
 		ref_checks++;
 		proto = pkt.key.v4.proto;
-		pseudo = ref_add(0, l3 + 12, 8);
+		pseudo = csum_ref_add(0, l3 + 12, 8);
 	} else {
 		proto = pkt.key.v6.proto;
-		pseudo = ref_add(0, l3 + 8, 32);
+		pseudo = csum_ref_add(0, l3 + 8, 32);
 	}
 	if (pkt.frag != FC_FRAG_NONE || pkt.l4_off == 0)
 		return 0; /* the L4 checksum covers the whole datagram */
@@ -1100,15 +1063,15 @@ test_csum_adjust(void **state)
 		}
 		for (int i = 0; i < 4; i++)
 			sum += w[i];
-		if (ref_fold(sum) == 0 || ref_fold((uint32_t)w[0] + n1 + w[2] + n3) == 0)
+		if (csum_ref_fold(sum) == 0 || csum_ref_fold((uint32_t)w[0] + n1 + w[2] + n3) == 0)
 			continue; /* all-zero data has no canonical checksum */
-		c = (uint16_t)~ref_fold(sum);
+		c = (uint16_t)~csum_ref_fold(sum);
 		delta = (uint16_t)~w[1] + (uint32_t)n1 + (uint16_t)~w[3] + (uint32_t)n3;
-		delta = ref_fold(delta);
+		delta = csum_ref_fold(delta);
 		if (delta == 0)
 			delta = 0xffff;
 		c = mod_nat_csum_adjust(c, (uint16_t)delta);
-		full = (uint16_t)~ref_fold((uint32_t)w[0] + n1 + w[2] + n3);
+		full = (uint16_t)~csum_ref_fold((uint32_t)w[0] + n1 + w[2] + n3);
 		assert_int_equal(c, full);
 	}
 }

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "csum_ref.h"
 #include "flowcache.h"
 #include "pkt_build.h"
 #include "reply.h"
@@ -44,32 +45,13 @@ rd32(const uint8_t *p)
 	return (uint32_t)rd16(p) << 16 | rd16(p + 2);
 }
 
-static uint32_t
-sum(const uint8_t *p, uint32_t len, uint32_t s)
-{
-	for (uint32_t i = 0; i < len; i++)
-		s += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
-	return s;
-}
-
-static uint16_t
-fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 /* Does the L4 checksum of the IP packet at @p ip verify (pseudo header)? */
 static bool
 l4_ok(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t *l4, uint32_t len)
 {
-	uint32_t s = v4 ? sum(ip + 12, 8, 0) : sum(ip + 8, 32, 0);
+	uint32_t s = v4 && proto == 1 ? 0 : csum_ref_pseudo(ip, proto, len);
 
-	if (v4 && proto == 1)
-		return fold(sum(l4, len, 0)) == 0xffff;
-	s += proto + (len & 0xffff) + (len >> 16);
-	return fold(sum(l4, len, s)) == 0xffff;
+	return csum_ref_fold(csum_ref_add(s, l4, len)) == 0xffff;
 }
 
 static void
@@ -112,7 +94,7 @@ test_rst_v4(void **state)
 	assert_int_equal(rd16(ip + 6), 0x4000); /* DF */
 	assert_int_equal(ip[8], 64);
 	assert_int_equal(ip[9], 6);
-	assert_int_equal(fold(sum(ip, 20, 0)), 0xffff);
+	assert_true(csum_ref_ip4_ok(ip));
 	assert_memory_equal(ip + 12, frame + 14 + 16, 4); /* from the destination */
 	assert_memory_equal(ip + 16, frame + 14 + 12, 4);
 	assert_int_equal(rd16(th), 80);
@@ -222,7 +204,7 @@ test_icmp_v4(void **state)
 	assert_int_equal(o[9], 1);
 	assert_memory_equal(o + 12, ROUTER4, 4);
 	assert_memory_equal(o + 16, frame + 18 + 12, 4);
-	assert_int_equal(fold(sum(o, 20, 0)), 0xffff);
+	assert_true(csum_ref_ip4_ok(o));
 	assert_int_equal(o[20], 3);
 	assert_int_equal(o[21], 4);
 	assert_int_equal(rd16(o + 24), 0);

@@ -588,6 +588,71 @@ test_restore_commands(void **state)
 	rule_set_free(s);
 }
 
+/* The lines placed rules came from (struct rule_ipt_opts.placed), by rule id. */
+struct placed_log {
+	unsigned int line[16];
+	unsigned int n;
+};
+
+static void
+on_placed(void *arg, uint32_t id, unsigned int line)
+{
+	struct placed_log *l = arg;
+
+	assert_true(id < 16);
+	l->line[id] = line;
+	l->n++;
+}
+
+/*
+ * "-I CHAIN N" as iptables-restore does it (checked with iptables 1.8.9,
+ * nft and legacy): N counts the kernel's rules, where "--ports" is one
+ * rule (two here), and a line naming several addresses inserts each of its
+ * rules at N, so they end up in reverse order.
+ */
+static void
+test_insert_positions(void **state)
+{
+	static const char text[] = "*filter\n"
+				   ":INPUT ACCEPT [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+				   "-A FORWARD -p tcp -m multiport --ports 22,80 -j ACCEPT\n"
+				   "-A FORWARD -s 10.9.9.9 -j ACCEPT\n"
+				   "-I FORWARD 2 -s 10.0.0.0/8,10.1.0.0/16 -j DROP\n"
+				   "-I FORWARD -s 1.1.1.1 -j REJECT\n"
+				   "-I FORWARD 5 -s 2.2.2.2 -j REJECT\n"
+				   "COMMIT\n";
+	/* The kernel's order: lines 8, 5 (two rules here), 7 (10.1/16, then 10/8), 9, 6. */
+	static const unsigned int want_line[] = {8, 5, 5, 7, 7, 9, 6};
+	static const uint8_t want_len[] = {32, 0, 0, 16, 8, 32, 32};
+	struct placed_log log = {.n = 0};
+	struct rule_ipt_opts o = {.family = FC_AF_INET4, .placed = on_placed, .placed_arg = &log};
+	struct rule_error err;
+	struct rule_set *s = rule_set_parse_iptables_opts(text, "t", &o, &err);
+	const struct rule_chain *c;
+	unsigned int v;
+
+	(void)state;
+	if (s == NULL)
+		fail_msg("%u:%u: %s '%s'", err.line, err.col, err.msg, err.token);
+	c = rule_set_chain_find(s, RULE_TABLE_FILTER, "FORWARD");
+	assert_int_equal(c->n_rules, 7);
+	assert_int_equal(log.n, 7);
+	for (unsigned int i = 0; i < 7; i++) {
+		assert_int_equal(log.line[c->rules[i].id], want_line[i]);
+		if (want_len[i] != 0)
+			assert_int_equal(c->rules[i].src.len, want_len[i]);
+	}
+	/* Port 80 from 2.2.2.2: the --ports rule decides it, not 2.2.2.2's (after it). */
+	filter_rule(s, "tcp 2.2.2.2:9 -> 3.3.3.3:80", &v);
+	assert_int_equal(v, RULE_VERDICT_ACCEPT);
+	assert_int_equal(filter_rule(s, "tcp 2.2.2.2:9 -> 3.3.3.3:81", &v), c->rules[5].id);
+	assert_int_equal(v, RULE_VERDICT_DROP); /* REJECT */
+	/* 10.1.2.3: the /16 rule, inserted second, comes first. */
+	assert_int_equal(filter_rule(s, "tcp 10.1.2.3:9 -> 3.3.3.3:81", &v), c->rules[3].id);
+	assert_int_equal(v, RULE_VERDICT_DROP);
+	rule_set_free(s);
+}
+
 static void
 test_families(void **state)
 {
@@ -1350,6 +1415,7 @@ main(void)
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_providers),
 		cmocka_unit_test(test_restore_commands),
+		cmocka_unit_test(test_insert_positions),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_ipsets_and_ports),
 		cmocka_unit_test(test_ipset_apply),
