@@ -254,6 +254,44 @@ test_rewrites_chained(void **state)
 }
 
 /*
+ * A mangle rule's DSCP on a flow of 8,000-byte chained datagrams: the
+ * first rewritten on the slow path, the others on the fast path (no
+ * upcall), each still chained, its IPv4 checksum right, none skipped.
+ */
+static void
+test_dscp_flow_chained(void **state)
+{
+	static const uint32_t cuts[] = {2000, 20, 14};
+	static uint8_t f[FRAME_MAX];
+	uint32_t len;
+
+	(void)state;
+	world_up(false, 64);
+	load("table mangle\nchain P hook prerouting\ndscp set_dscp 0x2e proto udp\n"
+	     "table filter\naccept\n");
+	len = frame4(f, PB_PROTO_UDP, 4600);
+	for (unsigned int i = 0; i < RTE_DIM(cuts); i++) {
+		struct rte_mbuf *o;
+		const uint8_t *r;
+
+		assert_int_equal(rx1(chain_of(f, len, cuts[i])), i == 0 ? 0 : 1);
+		if (i == 0)
+			assert_int_equal(slow(), 1);
+		o = take1(W.out);
+		r = read_chained(o, len, NULL);
+		assert_int_equal(r[14 + 1] >> 2, 0x2e);
+		assert_true(csum_ref_ip4_ok(r + 14));
+		assert_true(csum_ref_l4_ok(r + 14));
+		assert_memory_equal(r + 34, f + 34, len - 34);
+		rte_pktmbuf_free(o);
+	}
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.slow.st.rewritten + W.rx.st.rewritten, RTE_DIM(cuts));
+	assert_int_equal(W.slow.st.rewrite_skipped + W.rx.st.rewrite_skipped, 0);
+	check_accounting();
+}
+
+/*
  * TCPMSS on a chained TCP SYN carrying 8,000 bytes (a Fast Open SYN at MTU
  * 9000), its header cut inside the MSS option: the MSS 8960 lowered to
  * 1400 (--set-mss) and to the route's MTU less 40 (--clamp-mss-to-pmtu),
@@ -384,6 +422,7 @@ main(void)
 		cmocka_unit_test_teardown(test_walk_reads_whole, teardown),
 		cmocka_unit_test(test_pullup_limits),
 		cmocka_unit_test_teardown(test_rewrites_chained, teardown),
+		cmocka_unit_test_teardown(test_dscp_flow_chained, teardown),
 		cmocka_unit_test_teardown(test_tcpmss_chained, teardown),
 		cmocka_unit_test_teardown(test_rewrite_no_room, teardown),
 	};
