@@ -216,6 +216,7 @@ struct gufc_port {
 	/** First TX queue of the RX lcores' own (direct TX, chan_producer_txq_set()); 0: none. */
 	uint16_t direct_base;
 	uint16_t mtu;      /**< the IP MTU gufc routes with ("port N mtu M", else the device's) */
+	uint16_t dev_mtu0; /**< the device's own MTU, found at start (before gufc set one) */
 	struct rte_ether_addr mac;
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char ifname[RULE_PORTNAME_MAX]; /**< the name rules' -i/-o match (main lcore writes) */
@@ -416,6 +417,21 @@ void gufc_vdevs_note(int argc, char **argv);
 int gufc_vdevs_check(void);
 /** The --vdev argument ("net_pcap0,rx_pcap=...") of vdev @p name, or NULL. */
 const char *gufc_vdev_args(const char *name);
+/**
+ * The device MTU of started port @p pid for routing MTU @p mtu, as the
+ * config's "port N mtu M" gives it at start: @p mtu itself above 1500, the
+ * device's own (gufc_port::dev_mtu0) otherwise. Refused, the device as it
+ * was: an MTU over the device's maximum or frame limit, and one whose
+ * frames pass an mbuf on a device started without the RX scatter (or TX
+ * multi-segment) it has: those are set at start. A device without an MTU
+ * of its own (-ENOTSUP) takes any, as at start.
+ * @param[out] prev  the device's MTU before (for gufc_port_dev_mtu_undo())
+ * @param[out] why   the reason of a refusal, @p n bytes
+ * @return 0, -EINVAL or -ENOTSUP (refused: @p why), or the PMD's -errno.
+ * Context: main (the shell), the port started.
+ */
+int gufc_port_dev_mtu(struct gufc_app *app, uint16_t pid, uint16_t mtu, uint16_t *prev,
+	char *why, size_t n);
 
 /* gufc_l2.c */
 /**

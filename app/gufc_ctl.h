@@ -598,14 +598,19 @@ int gufc_port_by_name(const struct gufc_config *cfg, const char *name);
 int gufc_ctl_port_name(struct gufc_app *app, uint16_t port, const char *name);
 
 /**
- * Set the MTU gufc routes with on @p port (its adjacencies follow at once).
+ * Set @p port's MTU as the config's "port N mtu M" sets it at start: the
+ * device's (gufc_port_dev_mtu(): @p mtu above 1500, else the device's own)
+ * and the MTU gufc routes with (its adjacencies follow at once). A device
+ * that refuses it leaves both as they were.
  * @param app   the application
  * @param port  the port
  * @param mtu   GUFC_MTU_MIN..GUFC_MTU_MAX
+ * @param[out] why  a device's refusal, in words (@p n bytes; "" otherwise)
  * @return 0, -ENODEV, -EINVAL, -ERANGE (under 1280 on a port with an IPv6
- *   address), or an error of gufc_ctl_call().
+ *   address), a device's refusal (-EINVAL, -ENOTSUP, the PMD's: @p why),
+ *   or an error of gufc_ctl_call().
  */
-int gufc_ctl_port_mtu(struct gufc_app *app, uint16_t port, uint16_t mtu);
+int gufc_ctl_port_mtu(struct gufc_app *app, uint16_t port, uint16_t mtu, char *why, size_t n);
 
 /**
  * Read every port's configuration (on the rules lcore, or directly once it

@@ -304,6 +304,60 @@ port_mtu_conf(struct gufc_app *app, uint16_t pid, const struct rte_eth_dev_info 
 	return 0;
 }
 
+int
+gufc_port_dev_mtu(struct gufc_app *app, uint16_t pid, uint16_t mtu, uint16_t *prev, char *why,
+	size_t n)
+{
+	const struct gufc_port *p = &app->ports[pid];
+	uint16_t want = mtu > RTE_ETHER_MTU ? mtu : p->dev_mtu0, cur;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	uint32_t frame, room;
+	int rc;
+
+	if (rte_eth_dev_get_mtu(pid, &cur) != 0)
+		cur = p->dev_mtu0;
+	*prev = cur;
+	if (want == cur)
+		return 0;
+	rc = rte_eth_dev_info_get(pid, &info);
+	if (rc == 0)
+		rc = rte_eth_dev_conf_get(pid, &conf);
+	if (rc != 0) {
+		snprintf(why, n, "device info: %s", rte_strerror(-rc));
+		return rc;
+	}
+	if (want > info.max_mtu) {
+		snprintf(why, n, "the device takes at most %u", info.max_mtu);
+		return -EINVAL;
+	}
+	if ((uint32_t)want + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > info.max_rx_pktlen) {
+		snprintf(why, n, "the device takes frames of %u bytes at most (MTU %u)",
+			info.max_rx_pktlen,
+			info.max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN);
+		return -EINVAL;
+	}
+	/* As port_mtu_conf() sizes it: frames past one mbuf need the offloads. */
+	frame = (uint32_t)want + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN;
+	room = rte_pktmbuf_data_room_size(app->pool) - RTE_PKTMBUF_HEADROOM;
+	if (frame > room &&
+		(((info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) &&
+			 !(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) ||
+			((info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
+				!(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)))) {
+		snprintf(why, n, "frames of %u bytes pass an mbuf (%u) and the port was started "
+			"without RX scatter / TX multi-segment: set this MTU at start "
+			"(the config's 'port %u mtu %u')", frame, room, pid, want);
+		return -ENOTSUP;
+	}
+	rc = rte_eth_dev_set_mtu(pid, want);
+	if (rc == -ENOTSUP)
+		return 0; /* no MTU of its own (as at start) */
+	if (rc != 0)
+		snprintf(why, n, "the device refused MTU %u: %s", want, rte_strerror(-rc));
+	return rc;
+}
+
 static int
 port_setup(struct gufc_app *app, uint16_t pid)
 {
@@ -355,6 +409,8 @@ port_setup(struct gufc_app *app, uint16_t pid)
 		GUFC_LOG(NOTICE, "port %u (%s): no RSS, using 1 RX queue", pid, p->name);
 		p->n_rxq = 1;
 	}
+	if (rte_eth_dev_get_mtu(pid, &p->dev_mtu0) != 0 || p->dev_mtu0 < GUFC_MTU_MIN)
+		p->dev_mtu0 = RTE_ETHER_MTU;
 	rc = port_mtu_conf(app, pid, &info, &conf);
 	if (rc != 0)
 		return rc;

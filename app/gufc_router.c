@@ -592,10 +592,13 @@ port_mtu_fn(struct gufc_app *app, void *arg)
 }
 
 int
-gufc_ctl_port_mtu(struct gufc_app *app, uint16_t port, uint16_t mtu)
+gufc_ctl_port_mtu(struct gufc_app *app, uint16_t port, uint16_t mtu, char *why, size_t n)
 {
 	struct port_mtu_arg pm = { .port = port, .mtu = mtu };
+	uint16_t prev;
+	int rc;
 
+	why[0] = '\0';
 	if (port >= GUFC_MAX_PORTS || !app->ports[port].used)
 		return -ENODEV;
 	if (mtu < GUFC_MTU_MIN || mtu > GUFC_MTU_MAX)
@@ -603,7 +606,19 @@ gufc_ctl_port_mtu(struct gufc_app *app, uint16_t port, uint16_t mtu)
 	for (unsigned int i = 0; i < app->cfg.port[port].n_addr; i++)
 		if (app->cfg.port[port].addr[i].family == LEX_AF_INET6 && mtu < 1280)
 			return -ERANGE;
-	return gufc_ctl_call(app, port_mtu_fn, &pm);
+	/* The device first (what the config's line does at start), then routing. */
+	rc = gufc_port_dev_mtu(app, port, mtu, &prev, why, n);
+	if (rc != 0)
+		return rc;
+	rc = gufc_ctl_call(app, port_mtu_fn, &pm);
+	if (rc != 0) {
+		uint16_t back;
+		char ignored[8];
+
+		/* Nothing half-applied: the device's MTU as it was. */
+		(void)gufc_port_dev_mtu(app, port, prev, &back, ignored, sizeof(ignored));
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -2,8 +2,10 @@
 /*
  * app/gufc_shell_port.c — the shell's "port" command: a port's name,
  * addresses and MTU at run time (the config file's "port" line, plus
- * "address del"). Every word is checked before anything changes; an
- * address the rules lcore refuses undoes the ones this command added.
+ * "address del"). Every word is checked before anything changes; the MTU
+ * goes to the device as the config's line sets it (a device that refuses
+ * it changes nothing), then the addresses: one the rules lcore refuses
+ * undoes the ones this command added, and its MTU.
  *
  * Context: main lcore.
  */
@@ -35,7 +37,8 @@ sh_cmd_port(struct sh_ctx *c)
 	const struct sh_line *l = c->l;
 	struct lex_prefix addr[MOD_NEIGH_PORT_ADDRS];
 	const char *atok[MOD_NEIGH_PORT_ADDRS];
-	const char *name = NULL, *why = NULL;
+	const char *name = NULL, *why = NULL, *mtu_tok = NULL;
+	uint16_t old_mtu = 0;
 	struct rule_set *ws = NULL;
 	unsigned int i = 2, n_addr = 0, done;
 	uint32_t port, mtu = 0;
@@ -67,9 +70,9 @@ sh_cmd_port(struct sh_ctx *c)
 					return sh_err(c, -EEXIST, name, "port %u has this name", p);
 			i += 2;
 		} else if (strcmp(w, "mtu") == 0) {
-			if (sh_u32(l->tok[i + 1], &mtu) != 0 || mtu < GUFC_MTU_MIN ||
-				mtu > GUFC_MTU_MAX)
-				return sh_err(c, -EINVAL, l->tok[i + 1], "mtu: 68..9600");
+			mtu_tok = l->tok[i + 1];
+			if (sh_u32(mtu_tok, &mtu) != 0 || mtu < GUFC_MTU_MIN || mtu > GUFC_MTU_MAX)
+				return sh_err(c, -EINVAL, mtu_tok, "mtu: 68..9600");
 			i += 2;
 		} else if (strcmp(w, "address") == 0) {
 			i++;
@@ -108,6 +111,20 @@ sh_cmd_port(struct sh_ctx *c)
 		if (addr[k].family == LEX_AF_INET6 && mtu != 0 && mtu < 1280)
 			return sh_err(c, -ERANGE, atok[k], "IPv6 needs an MTU of 1280 at least");
 	}
+	/* The MTU first (a device may refuse it): addresses after, undone on failure. */
+	if (mtu != 0) {
+		char why_dev[160];
+
+		old_mtu = c->app->ports[port].mtu;
+		rc = gufc_ctl_port_mtu(c->app, (uint16_t)port, (uint16_t)mtu, why_dev,
+			sizeof(why_dev));
+		if (rc == -ERANGE)
+			return sh_err(c, rc, NULL, "the port has an IPv6 address: MTU 1280 at least");
+		if (rc != 0 && why_dev[0] != '\0')
+			return sh_err(c, rc, mtu_tok, "mtu: %s", why_dev);
+		if (rc != 0)
+			return sh_err(c, rc, mtu_tok, "mtu: %s", strerror(-rc));
+	}
 	for (done = 0; done < n_addr; done++) {
 		rc = gufc_ctl_port_addr(c->app, (uint16_t)port, &addr[done], !del);
 		if (rc != 0) {
@@ -116,15 +133,14 @@ sh_cmd_port(struct sh_ctx *c)
 			if (!del) /* undo this command's additions */
 				while (done-- > 0)
 					gufc_ctl_port_addr(c->app, (uint16_t)port, &addr[done], false);
+			if (mtu != 0) { /* and its MTU */
+				char ignored[8];
+
+				(void)gufc_ctl_port_mtu(c->app, (uint16_t)port, old_mtu, ignored,
+					sizeof(ignored));
+			}
 			return addr_err(c, rc, bad, NULL);
 		}
-	}
-	if (mtu != 0) {
-		rc = gufc_ctl_port_mtu(c->app, (uint16_t)port, (uint16_t)mtu);
-		if (rc == -ERANGE)
-			return sh_err(c, rc, NULL, "the port has an IPv6 address: MTU 1280 at least");
-		if (rc != 0)
-			return sh_err(c, rc, NULL, "mtu: %s", strerror(-rc));
 	}
 	if (name != NULL) {
 		rc = gufc_ctl_port_name(c->app, (uint16_t)port, name);

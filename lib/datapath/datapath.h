@@ -336,7 +336,8 @@ struct dp_stats {
 				       (the packet itself goes on) */
 	uint64_t rewritten;	  /**< packets a rewrite target changed (TOS, DSCP, TTL, HL,
 				       CHECKSUM, TCPMSS) */
-	uint64_t rewrite_skipped; /**< rewrites not done: headers beyond the first segment,
+	uint64_t rewrite_skipped; /**< rewrites not done: a chained packet without room for
+				       its headers in its first segment, headers cut short,
 				       a fragment, or not TCP/UDP for CHECKSUM */
 	uint64_t drops[DP_DROP__COUNT];	       /**< by enum dp_drop */
 	uint64_t rule_drops[RULE_DROP__COUNT]; /**< verdicts applied, by enum rule_drop */

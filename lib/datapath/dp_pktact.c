@@ -4,7 +4,9 @@
  * engine_pktact.h) carried out on a packet: LOG and NFLOG records onto the
  * context's log ring (a copy of the packet with the rule's options, for
  * the application to write out), and the rewrites of TOS/DSCP, TTL, hop
- * limit, CHECKSUM and TCPMSS with their checksums. Called by the fast path
+ * limit, CHECKSUM and TCPMSS with their checksums (a chained packet, a
+ * jumbo datagram, with its headers pulled up into its first segment, the
+ * payload summed where it lies). Called by the fast path
  * for entries with FC_ACT_F_PKTACT only (other hits never come here) and
  * by the slow path for its decisions' programs. A record that finds no
  * room is counted (log_dropped, and per rule), never the packet's loss.
@@ -140,20 +142,30 @@ rw_ttl(uint8_t *l3, uint32_t len, bool v4, uint8_t mode, uint8_t v)
 	return 1;
 }
 
-/* The L4 checksum of a whole TCP or UDP datagram, written in. */
+/*
+ * The L4 checksum of a whole TCP or UDP datagram, written in. @p m NULL:
+ * the datagram is in @p l3's @p len bytes; else @p l3 is @p m's from
+ * @p l3_off, its headers in the first segment (dp_mbuf_pullup()) and the
+ * rest summed where it lies in the chain (no copy).
+ */
 static int
-rw_checksum(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4)
+rw_checksum(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4,
+	const struct rte_mbuf *m, uint32_t l3_off)
 {
 	bool v4 = pkt->key.family == FC_AF_INET4;
 	uint8_t proto = v4 ? pkt->key.v4.proto : pkt->key.v6.proto;
-	uint32_t end = pkt->ip_len, l4len, sum;
+	uint32_t end = pkt->ip_len, l4len, sum, len_whole;
 	unsigned int at;
 	uint16_t c, old;
 
 	if (pkt->frag != FC_FRAG_NONE || (proto != IPPROTO_TCP && proto != IPPROTO_UDP))
 		return -EINVAL;
 	at = proto == IPPROTO_TCP ? 16 : 6;
-	if (end > len || l4 + at + 2 > end)
+	if (m != NULL && rte_pktmbuf_pkt_len(m) >= l3_off)
+		len_whole = rte_pktmbuf_pkt_len(m) - l3_off;
+	else
+		len_whole = len;
+	if (end > len_whole || l4 + at + 2 > end || l4 + at + 2 > len)
 		return -EINVAL;
 	l4len = end - l4;
 	memcpy(&old, l3 + l4 + at, 2);
@@ -179,7 +191,17 @@ rw_checksum(uint8_t *l3, uint32_t len, const struct fc_pkt *pkt, uint32_t l4)
 		ph[39] = proto;
 		sum = rte_raw_cksum(ph, sizeof(ph));
 	}
-	sum += rte_raw_cksum(l3 + l4, l4len);
+	if (m == NULL || end <= len) {
+		sum += rte_raw_cksum(l3 + l4, l4len);
+	} else {
+		uint16_t part;
+
+		if (rte_raw_cksum_mbuf(m, l3_off + l4, l4len, &part) != 0) {
+			memcpy(l3 + l4 + at, &old, 2);
+			return -EINVAL;
+		}
+		sum += part;
+	}
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	/* Summed in memory order (rte_raw_cksum()): stored as it is. */
@@ -305,9 +327,10 @@ rw_tcpmss(uint8_t *l3, uint32_t len, uint32_t cap, const struct fc_pkt *pkt, uin
 	return tcpmss_insert(l3, cap, v4, l4, hl, (uint16_t)mss);
 }
 
-int
-dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t cap,
-	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu)
+/* dp_pktop_apply() on @p l3, @p m's bytes from @p l3_off (NULL: flat, all in @p len). */
+static int
+pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t cap,
+	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu, const struct rte_mbuf *m)
 {
 	bool v4 = pkt->key.family == FC_AF_INET4;
 	uint32_t l4 = pkt->l4_off > l3_off ? pkt->l4_off - l3_off : 0;
@@ -320,7 +343,7 @@ dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t 
 	case RULE_PKTOP_HL:
 		return v4 ? 0 : rw_ttl(l3, len, false, op->a, op->b);
 	case RULE_PKTOP_CHECKSUM:
-		return l4 == 0 ? -EINVAL : rw_checksum(l3, len, pkt, l4);
+		return l4 == 0 ? -EINVAL : rw_checksum(l3, len, pkt, l4, m, l3_off);
 	case RULE_PKTOP_TCPMSS:
 		return l4 == 0 ? 0 : rw_tcpmss(l3, len, cap > len ? cap : len, pkt, l4, op->ref, mtu);
 	case RULE_PKTOP_ECN:
@@ -328,6 +351,13 @@ dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t 
 	default:
 		return 0;
 	}
+}
+
+int
+dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t cap,
+	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu)
+{
+	return pktop_apply(op, l3, len, cap, pkt, l3_off, mtu, NULL);
 }
 
 /* Word @p w of a header (2 bytes at @p at) back to @p orig, checksum @p ck (NULL: none) fixed. */
@@ -508,6 +538,27 @@ dp_pkt_log(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	}
 }
 
+/*
+ * A chained @p m's headers the rewrites read and write, up into its first
+ * segment (dp_mbuf_pullup(): no allocation, the payload stays chained): an
+ * IP header with its options, an IPv6 one, and a whole TCP header with
+ * options (TCPMSS; 60 bytes at most), at most the packet. A first segment
+ * without room for them (not what a device's RX gives: it fills the first
+ * segment first) makes do with linearizing a packet that fits one
+ * segment. @return 0, or -ENOSPC: counted rewrite_skipped by the caller.
+ */
+static int
+rw_headers_up(struct rte_mbuf *m, const struct fc_pkt *pkt)
+{
+	uint32_t end = RTE_MAX((uint32_t)pkt->l3_off + 60u,
+		(uint32_t)(pkt->l4_off > pkt->l3_off ? pkt->l4_off : pkt->l3_off) + 60u);
+
+	end = RTE_MIN(end, rte_pktmbuf_pkt_len(m));
+	if (dp_mbuf_pullup(m, end) == 0 || rte_pktmbuf_linearize(m) == 0)
+		return 0;
+	return -ENOSPC;
+}
+
 bool
 dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 	const struct rule_pktprog *p, unsigned int list, uint16_t mtu, enum dp_rw_phase phase,
@@ -525,18 +576,25 @@ dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,
 			continue;
 		if (phase != DP_RW_ALL && (op->late != 0) != (phase == DP_RW_LATE))
 			continue;
-		if (unlikely(m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
+		if (unlikely(m->nb_segs > 1) && rw_headers_up(m, pkt) != 0) {
 			c->st.rewrite_skipped++;
 			continue;
 		}
 		len = rte_pktmbuf_data_len(m) > pkt->l3_off ? rte_pktmbuf_data_len(m) - pkt->l3_off : 0;
 		cap = len + rte_pktmbuf_tailroom(m);
-		rc = dp_pktop_apply(op, rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), len, cap,
-			pkt, pkt->l3_off, mtu);
+		rc = pktop_apply(op, rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off), len, cap,
+			pkt, pkt->l3_off, mtu, m->nb_segs > 1 ? m : NULL);
 		if (rc == 2) {
 			/* The datagram grew by 4 bytes (TCPMSS added an option): the
-			 * frame ends with it now (no Ethernet padding after it), and
-			 * the later operations see its new length. */
+			 * frame ends with it now (no Ethernet padding after it, in
+			 * this segment or chained ones), and the later operations
+			 * see its new length. (A SYN without data: all of it in the
+			 * first segment, or tcpmss_insert() would not have grown it.) */
+			if (m->next != NULL) {
+				rte_pktmbuf_free(m->next);
+				m->next = NULL;
+				m->nb_segs = 1;
+			}
 			m->data_len = (uint16_t)(pkt->l3_off + pkt->ip_len + 4);
 			m->pkt_len = m->data_len;
 			grown = *pkt;

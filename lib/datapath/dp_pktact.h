@@ -60,11 +60,14 @@ enum dp_rw_phase {
 };
 
 /*
- * Apply the rewrites of list @p list of @p p to @p m (a chained mbuf is
- * linearized first) that @p phase selects; @p mtu for TCPMSS's clamp.
+ * Apply the rewrites of list @p list of @p p to @p m that @p phase
+ * selects; @p mtu for TCPMSS's clamp. A chained mbuf (a jumbo datagram)
+ * has its headers pulled up into its first segment (dp_mbuf_pullup(): no
+ * allocation; CHECKSUM sums the rest where it lies), as NAT does.
  * Counted rewritten (the packet changed; a DP_RW_LATE call only when
  * @p counted is false: the DP_RW_EARLY one did not count it) and
- * rewrite_skipped (an operation could not apply).
+ * rewrite_skipped (an operation could not apply: headers cut short, or
+ * a chained packet whose first segment has no room for its headers).
  * @return true if the packet changed.
  */
 bool dp_pkt_rewrite(struct dp_ctx *c, struct rte_mbuf *m, const struct fc_pkt *pkt,

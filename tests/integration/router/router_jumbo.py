@@ -14,7 +14,8 @@ net_tap takes frames of 1522 bytes at most):
               datagram with DF gets ICMP fragmentation needed with MTU
               1500 (IPv6: packet too big), one without DF is fragmented,
               and the server's fragmented answer comes back whole
-  jumbo_tap   mtu 9000 on net_tap refused at start (DPDK 22.11's net_tap
+  jumbo_tap   mtu 9000 on net_tap refused at start, and at run time by the
+              shell's "port 0 mtu 9000" (nothing changed) (DPDK 22.11's net_tap
               takes frames of 1522 bytes at most)
 
 Run by meson as router_jumbo, router_jumbo_pmtu and router_jumbo_tap; root only (77 where
@@ -149,7 +150,29 @@ def t_jumbo_tap(build):
         check(gw.proc.wait(10) == 1, "exit status %s" % gw.proc.returncode)
     finally:
         gw.cleanup()
-    print("jumbo_tap: mtu 9000 on DPDK's net_tap refused at start")
+    # At run time the shell's "port N mtu M" does what the config's line
+    # does: refused with the device's limit, nothing changed (the routing
+    # MTU, the addresses of the same command); a value the device takes
+    # (at or under 1500: the device's own) is applied.
+    gw = Gateway(build, JUMBO_CONF.replace(" mtu 9000", "") % 1500, ACCEPT)
+    try:
+        gw.start()
+        out = gw.shell("port 0 mtu 9000 address 10.0.9.1/24")
+        check(re.search(r"error: mtu: the device takes frames of \d+ bytes at most "
+                        r"\(MTU \d+\): '9000'", out), "no refusal of mtu 9000 at run time: " + out)
+        ports = gw.shell("show ports")
+        row = [ln for ln in ports.splitlines() if ln.split()[:1] == ["0"]]
+        check(row and " 1500 " in row[0] and "10.0.9.1" not in row[0],
+              "the refused command changed port 0: " + ports)
+        out = gw.shell("port 0 mtu 1400")
+        check("port 0: mtu 1400" in out, "mtu 1400 at run time: " + out)
+        ports = gw.shell("show ports")
+        row = [ln for ln in ports.splitlines() if ln.split()[:1] == ["0"]]
+        check(row and " 1400 " in row[0], "mtu 1400 not applied: " + ports)
+    finally:
+        gw.cleanup()
+    print("jumbo_tap: mtu 9000 on DPDK's net_tap refused at start and at run time "
+          "(shell 'port 0 mtu 9000': nothing changed), mtu 1400 applied")
 
 
 TESTS = {"jumbo": t_jumbo, "jumbo_pmtu": t_jumbo_pmtu, "jumbo_tap": t_jumbo_tap}

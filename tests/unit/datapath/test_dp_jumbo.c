@@ -8,7 +8,9 @@
  * the IPv4 header checksum and the TCP/UDP checksum computed over the
  * whole datagram, the payload unchanged; the datagram stays chained (it
  * does not fit one segment: nothing is linearized); the slow path's walks
- * read such a datagram whole (a string match past its first segment).
+ * read such a datagram whole (a string match past its first segment); the
+ * other rewrites (DSCP, TTL, CHECKSUM, TCPMSS) apply to such a datagram
+ * too, the same pull-up bringing its headers into its first segment.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -185,6 +187,201 @@ test_walk_reads_whole(void **state)
 	check_accounting();
 }
 
+/* A flat copy of chained @p m (@p len bytes, still chained), parsed into @p pk. */
+static const uint8_t *
+read_chained(const struct rte_mbuf *m, uint32_t len, struct fc_pkt *pk)
+{
+	static uint8_t flat[FRAME_MAX];
+	const uint8_t *f;
+
+	assert_int_equal(rte_pktmbuf_pkt_len(m), len);
+	assert_true(m->nb_segs > 1);
+	assert_int_equal(rte_mbuf_check(m, 1, NULL), 0);
+	f = rte_pktmbuf_read(m, 0, len, flat);
+	assert_non_null(f);
+	if (pk != NULL)
+		assert_int_equal(fc_parse(f, len, pk), FC_PARSE_OK);
+	return f;
+}
+
+/*
+ * The other rewrites than NAT on an 8,000-byte datagram in a chain, its
+ * headers cut anywhere (inside the IPv4 header, inside the UDP header, the
+ * IPv4 header wholly in the second segment): DSCP, TTL and CHECKSUM
+ * (the UDP checksum spoilt on the way in) all applied as Linux applies
+ * them, both checksums right over the whole datagram, the payload as sent,
+ * the datagram still chained (nothing linearized: it fits no segment),
+ * nothing skipped. Without the header pull-up every one was skipped
+ * (rewrite_skipped) and the packet left as it came.
+ */
+static void
+test_rewrites_chained(void **state)
+{
+	static const uint32_t cuts[] = {20, 40, 14, 2000};
+	static uint8_t f[FRAME_MAX];
+	struct rule_pktprog prog;
+	struct fc_pkt pk;
+	uint32_t len;
+
+	(void)state;
+	world_up(false, 64);
+	memset(&prog, 0, sizeof(prog));
+	prog.n[0] = 3;
+	prog.rewrite = 1;
+	/* DSCP 0x2e (EF): TOS = (tos & 0x03) ^ 0xb8; TTL set 33; CHECKSUM fill. */
+	prog.op[0][0] = (struct rule_pktop){.kind = RULE_PKTOP_TOS, .a = 0xfc, .b = 0xb8};
+	prog.op[0][1] = (struct rule_pktop){.kind = RULE_PKTOP_TTL, .a = 0, .b = 33};
+	prog.op[0][2] = (struct rule_pktop){.kind = RULE_PKTOP_CHECKSUM};
+	len = frame4(f, PB_PROTO_UDP, 4300);
+	f[14 + 20 + 6] ^= 0x5a; /* the UDP checksum wrong: CHECKSUM fills it in */
+	for (unsigned int i = 0; i < RTE_DIM(cuts); i++) {
+		struct rte_mbuf *m = chain_of(f, len, cuts[i]);
+		const uint8_t *o;
+
+		assert_int_equal(fc_parse(f, len, &pk), FC_PARSE_OK);
+		assert_true(dp_pkt_rewrite(&W.rx, m, &pk, &prog, 0, 9000, DP_RW_ALL, false));
+		o = read_chained(m, len, NULL);
+		assert_int_equal(o[14 + 1], 0xb8);
+		assert_int_equal(o[14 + 8], 33);
+		assert_true(csum_ref_ip4_ok(o + 14));
+		assert_true(csum_ref_l4_ok(o + 14));
+		assert_memory_equal(o + 42, f + 42, len - 42);
+		rte_pktmbuf_free(m);
+	}
+	assert_int_equal(W.rx.st.rewritten, RTE_DIM(cuts));
+	assert_int_equal(W.rx.st.rewrite_skipped, 0);
+	assert_int_equal(pool_in_use(), 0);
+}
+
+/*
+ * A mangle rule's DSCP on a flow of 8,000-byte chained datagrams: the
+ * first rewritten on the slow path, the others on the fast path (no
+ * upcall), each still chained, its IPv4 checksum right, none skipped.
+ */
+static void
+test_dscp_flow_chained(void **state)
+{
+	static const uint32_t cuts[] = {2000, 20, 14};
+	static uint8_t f[FRAME_MAX];
+	uint32_t len;
+
+	(void)state;
+	world_up(false, 64);
+	load("table mangle\nchain P hook prerouting\ndscp set_dscp 0x2e proto udp\n"
+	     "table filter\naccept\n");
+	len = frame4(f, PB_PROTO_UDP, 4600);
+	for (unsigned int i = 0; i < RTE_DIM(cuts); i++) {
+		struct rte_mbuf *o;
+		const uint8_t *r;
+
+		assert_int_equal(rx1(chain_of(f, len, cuts[i])), i == 0 ? 0 : 1);
+		if (i == 0)
+			assert_int_equal(slow(), 1);
+		o = take1(W.out);
+		r = read_chained(o, len, NULL);
+		assert_int_equal(r[14 + 1] >> 2, 0x2e);
+		assert_true(csum_ref_ip4_ok(r + 14));
+		assert_true(csum_ref_l4_ok(r + 14));
+		assert_memory_equal(r + 34, f + 34, len - 34);
+		rte_pktmbuf_free(o);
+	}
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.slow.st.rewritten + W.rx.st.rewritten, RTE_DIM(cuts));
+	assert_int_equal(W.slow.st.rewrite_skipped + W.rx.st.rewrite_skipped, 0);
+	check_accounting();
+}
+
+/*
+ * TCPMSS on a chained TCP SYN carrying 8,000 bytes (a Fast Open SYN at MTU
+ * 9000), its header cut inside the MSS option: the MSS 8960 lowered to
+ * 1400 (--set-mss) and to the route's MTU less 40 (--clamp-mss-to-pmtu),
+ * the TCP checksum right over the whole datagram, the data as sent.
+ */
+static void
+test_tcpmss_chained(void **state)
+{
+	static const uint8_t mss[4] = {2, 4, 0x23, 0x00}; /* 8960 */
+	static const uint32_t cuts[] = {14 + 20 + 22, 14 + 10};
+	static const uint32_t want[] = {1400, 1460};
+	static uint8_t f[FRAME_MAX], data[PAYLOAD];
+	struct pb_ipv4 ip = { .src = 0x0a000001, .dst = 0x0a090002, .df = true };
+	struct rule_pktprog prog;
+	struct fc_pkt pk;
+	struct pb b;
+	uint32_t len;
+	int n;
+
+	(void)state;
+	world_up(false, 64);
+	pb_init(&b, f, FRAME_MAX);
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	pb_tcp(&b, 4400, 80, PB_TCP_SYN, 1000, 0, 4);
+	pb_tcp_opts(&b, mss, sizeof(mss));
+	for (uint32_t i = 0; i < PAYLOAD; i++)
+		data[i] = (uint8_t)(i * 3);
+	pb_payload(&b, data, PAYLOAD);
+	n = pb_finish(&b);
+	assert_true(n > 0);
+	len = (uint32_t)n;
+	for (unsigned int i = 0; i < RTE_DIM(cuts); i++) {
+		struct rte_mbuf *m = chain_of(f, len, cuts[i]);
+		const uint8_t *o;
+
+		memset(&prog, 0, sizeof(prog));
+		prog.n[0] = 1;
+		prog.rewrite = 1;
+		/* --set-mss 1400, then --clamp-mss-to-pmtu (ref 0) with MTU 1500. */
+		prog.op[0][0] = (struct rule_pktop){.kind = RULE_PKTOP_TCPMSS,
+			.ref = i == 0 ? 1400 : 0};
+		assert_int_equal(fc_parse(f, len, &pk), FC_PARSE_OK);
+		assert_true(dp_pkt_rewrite(&W.rx, m, &pk, &prog, 0, 1500, DP_RW_ALL, false));
+		o = read_chained(m, len, NULL);
+		assert_int_equal((uint32_t)o[14 + 20 + 22] << 8 | o[14 + 20 + 23], want[i]);
+		assert_true(csum_ref_ip4_ok(o + 14));
+		assert_true(csum_ref_l4_ok(o + 14));
+		assert_memory_equal(o + 14 + 20 + 24, f + 14 + 20 + 24, len - (14 + 20 + 24));
+		rte_pktmbuf_free(m);
+	}
+	assert_int_equal(W.rx.st.rewritten, RTE_DIM(cuts));
+	assert_int_equal(W.rx.st.rewrite_skipped, 0);
+	assert_int_equal(pool_in_use(), 0);
+}
+
+/*
+ * A chained datagram whose first segment has no room for the headers (not
+ * what a device's RX makes; and too long for one segment): not silently
+ * left, counted rewrite_skipped, the packet as it came.
+ */
+static void
+test_rewrite_no_room(void **state)
+{
+	static uint8_t f[FRAME_MAX];
+	struct rule_pktprog prog;
+	struct rte_mbuf *m;
+	struct fc_pkt pk;
+	uint32_t len;
+
+	(void)state;
+	world_up(false, 64);
+	memset(&prog, 0, sizeof(prog));
+	prog.n[0] = 1;
+	prog.rewrite = 1;
+	prog.op[0][0] = (struct rule_pktop){.kind = RULE_PKTOP_TTL, .a = 0, .b = 33};
+	len = frame4(f, PB_PROTO_UDP, 4500);
+	m = chain_of(f, len, 20);
+	/* The first segment's room taken: only its 20 bytes are data. */
+	m->data_off = (uint16_t)(m->buf_len - 20);
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), f, 20);
+	assert_int_equal(rte_pktmbuf_tailroom(m), 0);
+	assert_int_equal(fc_parse(f, len, &pk), FC_PARSE_OK);
+	assert_false(dp_pkt_rewrite(&W.rx, m, &pk, &prog, 0, 9000, DP_RW_ALL, false));
+	assert_int_equal(W.rx.st.rewrite_skipped, 1);
+	assert_int_equal(W.rx.st.rewritten, 0);
+	assert_memory_equal(read_chained(m, len, NULL), f, len);
+	rte_pktmbuf_free(m);
+}
+
 /* dp_mbuf_pullup() is tested through the NAT above; its refusals here. */
 static void
 test_pullup_limits(void **state)
@@ -224,6 +421,10 @@ main(void)
 		cmocka_unit_test_teardown(test_snat_chained, teardown),
 		cmocka_unit_test_teardown(test_walk_reads_whole, teardown),
 		cmocka_unit_test(test_pullup_limits),
+		cmocka_unit_test_teardown(test_rewrites_chained, teardown),
+		cmocka_unit_test_teardown(test_dscp_flow_chained, teardown),
+		cmocka_unit_test_teardown(test_tcpmss_chained, teardown),
+		cmocka_unit_test_teardown(test_rewrite_no_room, teardown),
 	};
 
 	return DP_WORLD_MAIN("dp_jumbo", tests, NULL, NULL);
