@@ -1544,6 +1544,9 @@ def cmd_run(args):
 # id (flow label), and its line gets what it carried after NAT:
 #   N DIR CTSTATE VERDICT STATE to=SRC:SPORT>DST:DPORT
 # with " crc=bad" after it for an SCTP packet whose CRC32c is wrong.
+# "invalid=accept" makes the INVALID rule ACCEPT for that conversation
+# (VERDICT "accept" with CTSTATE "invalid"): Linux forwards such a packet
+# untranslated, its connection being none.
 #
 # Output, one line per segment, numbered from 1 over the whole list:
 #   N DIR CTSTATE VERDICT STATE
@@ -1632,6 +1635,7 @@ class Conversation:
         self.sysctl = {k: v[1] for k, v in CONV_SYSCTLS.items()}
         self.segs = []
         self.nat = {}       # "dnat" / "snat": (ip, port); "masq": (WAN address, port)
+        self.invalid_accept = False  # invalid=accept: the INVALID rule accepts
 
     def family(self):
         return self.client[0].version
@@ -1708,6 +1712,8 @@ def parse_conv(path):
                     cur.sysctl[key] = int(val)
                 elif key == "proto" and val == "sctp":
                     cur.proto = 132
+                elif key == "invalid" and val == "accept":
+                    cur.invalid_accept = True
                 elif key == "nat" and val.partition(":")[0] in ("dnat", "snat", "masq"):
                     kind, _, spec = val.partition(":")
                     if kind in cur.nat or (kind != "dnat" and ("snat" in cur.nat or
@@ -2022,7 +2028,8 @@ class ConvLab:
         if len(hit) != 1 or delta[hit[0]] != 1:
             return "%d error counters moved %s" % (s.n, delta)
         rule = hit[0] + 1
-        verdict = "accept" if rule in (2, 3, 4) else "drop"
+        verdict = "accept" if rule in (2, 3, 4) or (rule == 1 and conv.invalid_accept) \
+            else "drop"
         if (verdict == "accept") != (seen is not None):
             if verdict == "accept":
                 seen = self.seen(conv, s, 1.0)
@@ -2034,9 +2041,11 @@ class ConvLab:
                                      conv_nat_text(seen, conv) if conv.nat and seen else "")
 
     def nat_rules(self, conv):
-        """The nat table of @conv (none when it has no nat=)."""
+        """The nat table of @conv (none when it has no nat=), its INVALID rule's target."""
         fw, fam = self.lab.fw, conv.family()
         ipt = "iptables" if fam == 4 else "ip6tables"
+        sh("%s -R FORWARD 1 -m conntrack --ctstate INVALID -j %s"
+           % (ipt, "ACCEPT" if conv.invalid_accept else "DROP"), ns=fw)
         sh("%s -t nat -F" % ipt, ns=fw)
         proto = "sctp" if conv.proto == 132 else "tcp"
         ep = (lambda a, p: "%s:%d" % (a, p)) if fam == 4 else (lambda a, p: "[%s]:%d" % (a, p))
@@ -2083,6 +2092,7 @@ def cmd_frames(args):
             conv.name, conv.client[0], conv.client[1], conv.server[0], conv.server[1],
             conv.sysctl["loose"], conv.sysctl["be_liberal"], conv.sysctl["max_retrans"],
             " proto=132" if conv.proto == 132 else "") +
+              (" invalid=accept" if conv.invalid_accept else "") +
               "".join(" %s=%s,%d" % (k, v[0], v[1]) for k, v in sorted(conv.nat.items())))
         for s in conv.segs:
             print("%d %s %s" % (s.n, ">" if s.frm_client else "<", conv_frame(conv, s).hex()))

@@ -14,7 +14,8 @@
  * line starting each conversation (a fresh engine with those conntrack
  * settings; proto=132: an SCTP association), then one "N DIR HEX" line
  * per segment; with NAT (the oracle's nat=), " dnat=ADDR,PORT" and
- * " snat=ADDR,PORT" or " masq=ADDR,PORT" after them: gufc's "dnat to" and
+ * " snat=ADDR,PORT" or " masq=ADDR,PORT" after them (and " invalid=accept":
+ * the first rule accepts): gufc's "dnat to" and
  * "snat to" rules (masquerade's address is given, so it is a snat here)
  * before the filter rules, and each accepted segment rewritten as the
  * datapath does (mod_nat_apply(), the slot of the decision or of the
@@ -58,6 +59,12 @@
 
 static const char rules_text[] = "policy drop\n"
 				 "drop ctstate invalid\n"
+				 "accept ctstate new\n"
+				 "accept ctstate established\n"
+				 "accept ctstate related\n";
+/* The oracle's invalid=accept: the first rule accepts. */
+static const char rules_text_inv[] = "policy drop\n"
+				 "accept ctstate invalid\n"
 				 "accept ctstate new\n"
 				 "accept ctstate established\n"
 				 "accept ctstate related\n";
@@ -213,7 +220,7 @@ conv_start(struct conv *cv, const char *line)
 			return -EINVAL;
 		}
 	}
-	strcat(text, rules_text);
+	strcat(text, strstr(line, " invalid=accept") != NULL ? rules_text_inv : rules_text);
 	if (rule_engine_reader_register(cv->eng, 0) < 0) {
 		fprintf(stderr, "ct_eval: reader: %s\n", rte_strerror(rte_errno));
 		return -EINVAL;

@@ -9,7 +9,8 @@
  * the fast path; a wrong tag or a control chunk goes up, where conntrack
  * decides it as Linux's SCTP tracker (a wrong tag: INVALID); through NAT
  * with port changes, those packets are translated on the fast path with
- * their CRC32c recomputed.
+ * their CRC32c recomputed; an invalid one that a rule accepts is not
+ * translated.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -329,6 +330,81 @@ test_sctp_nat6(void **state)
 	sctp_nat_run(6);
 }
 
+/*
+ * With invalid packets accepted, one of a translated association (a wrong
+ * tag, either way) goes as it came, untranslated, as in Linux, where it
+ * has no connection, and the rules see it so (the one to the DNAT'd
+ * address is accepted by its destination, not by the server's); the
+ * association's packets before and after are translated.
+ */
+static void
+sctp_nat_invalid_run(unsigned int fam)
+{
+	const char *cli = fam == 4 ? "10.0.0.1" : "2001:db8::1";
+	const char *vip = fam == 4 ? "198.51.100.1" : "2001:db8:5::1";
+	const char *srv = fam == 4 ? "10.9.0.3" : "2001:db8:9::3";
+	static const struct {
+		bool reply;
+		uint32_t vtag;
+		const char *chunks;
+		uint32_t itag;
+		bool nat;
+	} seq[] = {
+		{false, 0, "I", 0x1000, true},
+		{true, 0x1000, "J", 0x2000, true},
+		{false, 0x2000, "C", 0, true},
+		{true, 0x1000, "c", 0, true},
+		{false, 0x2000, "D", 0, true},  /* fast path */
+		{false, 0x2001, "D", 0, false}, /* invalid: untranslated */
+		{true, 0x0fff, "S", 0, false},  /* invalid: untranslated */
+		{true, 0x1000, "S", 0, true},
+	};
+	char rules[256];
+
+	world_up(true, 64);
+	snprintf(rules, sizeof(rules),
+		fam == 4 ? "accept ctstate invalid dst %s\naccept ctstate invalid src %s\n"
+			   "drop ctstate invalid\ndnat to %s:8080 proto sctp dst %s dport 80\n"
+			   "accept\n"
+			 : "accept ctstate invalid dst %s\naccept ctstate invalid src %s\n"
+			   "drop ctstate invalid\ndnat to [%s]:8080 proto sctp dst %s dport 80\n"
+			   "accept\n",
+		vip, srv, srv, vip);
+	load(rules);
+	for (unsigned int i = 0; i < RTE_DIM(seq); i++) {
+		struct rte_mbuf *o;
+
+		print_message("  family %u packet %u\n", fam, i + 1);
+		rx1(seq[i].reply ? sctp(fam, srv, 8080, cli, 5000, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1)
+				 : sctp(fam, cli, 5000, vip, 80, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1));
+		slow();
+		o = take1(W.out);
+		assert_int_equal(tag_of(o), i + 1);
+		if (seq[i].reply)
+			expect_tuple(o, seq[i].nat ? vip : srv, seq[i].nat ? 80 : 8080, cli, 5000);
+		else
+			expect_tuple(o, cli, 5000, seq[i].nat ? srv : vip, seq[i].nat ? 8080 : 80);
+		rte_pktmbuf_free(o);
+	}
+	check_accounting();
+}
+
+static void
+test_sctp_nat_invalid4(void **state)
+{
+	(void)state;
+	sctp_nat_invalid_run(4);
+}
+
+static void
+test_sctp_nat_invalid6(void **state)
+{
+	(void)state;
+	sctp_nat_invalid_run(6);
+}
+
 static void
 test_sctp4(void **state)
 {
@@ -367,6 +443,8 @@ main(void)
 		cmocka_unit_test_teardown(test_sctp6, teardown),
 		cmocka_unit_test_teardown(test_sctp_nat4, teardown),
 		cmocka_unit_test_teardown(test_sctp_nat6, teardown),
+		cmocka_unit_test_teardown(test_sctp_nat_invalid4, teardown),
+		cmocka_unit_test_teardown(test_sctp_nat_invalid6, teardown),
 	};
 
 	return DP_WORLD_MAIN("dp_proto", tests, NULL, NULL);
