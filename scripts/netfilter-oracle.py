@@ -1533,6 +1533,21 @@ def cmd_run(args):
 # shutcomp:t (T bit set), error, type:N (type N, 4 bytes of value), zero:N
 # (type N, length 0), bundled in that order. STATE is then the SCTP state.
 #
+# NAT (TCP or SCTP): "nat=dnat:ADDR:PORT" adds, for that conversation,
+# "-t nat -A PREROUTING -p P -d SERVER --dport SPORT -j DNAT
+# --to-destination ADDR:PORT"; "nat=snat:ADDR:PORT" a POSTROUTING SNAT of
+# the client's packets to ADDR:PORT; "nat=masq:PORT" a POSTROUTING
+# MASQUERADE --to-ports PORT (to r0's address); dnat and one of the others
+# may be given together. The server's packets ('<') are then sent as the
+# server sees the connection: from the DNAT target, to the SNAT or
+# masquerade address and port; every forwarded packet is found by its IP
+# id (flow label), and its line gets what it carried after NAT:
+#   N DIR CTSTATE VERDICT STATE to=SRC:SPORT>DST:DPORT
+# with " crc=bad" after it for an SCTP packet whose CRC32c is wrong.
+# "invalid=accept" makes the INVALID rule ACCEPT for that conversation
+# (VERDICT "accept" with CTSTATE "invalid"): Linux forwards such a packet
+# untranslated, its connection being none.
+#
 # Output, one line per segment, numbered from 1 over the whole list:
 #   N DIR CTSTATE VERDICT STATE
 # e.g. "3 > established accept ESTABLISHED"; "N error MESSAGE" when the
@@ -1619,9 +1634,16 @@ class Conversation:
         self.isn = (1000, 5000)
         self.sysctl = {k: v[1] for k, v in CONV_SYSCTLS.items()}
         self.segs = []
+        self.nat = {}       # "dnat" / "snat": (ip, port); "masq": (WAN address, port)
+        self.invalid_accept = False  # invalid=accept: the INVALID rule accepts
 
     def family(self):
         return self.client[0].version
+
+    def seen_by_server(self):
+        """(client, server) as the server sees them, after NAT."""
+        cli = self.nat.get("snat") or self.nat.get("masq") or self.client
+        return cli, self.nat.get("dnat") or self.server
 
 
 def conv_number(text, conv, where):
@@ -1690,6 +1712,23 @@ def parse_conv(path):
                     cur.sysctl[key] = int(val)
                 elif key == "proto" and val == "sctp":
                     cur.proto = 132
+                elif key == "invalid" and val == "accept":
+                    cur.invalid_accept = True
+                elif key == "nat" and val.partition(":")[0] in ("dnat", "snat", "masq"):
+                    kind, _, spec = val.partition(":")
+                    if kind in cur.nat or (kind != "dnat" and ("snat" in cur.nat or
+                                                              "masq" in cur.nat)):
+                        raise OracleError("%s: %s given twice" % (where, opt))
+                    if kind == "masq":
+                        if not spec.isdigit() or not 0 < int(spec) < 65536:
+                            raise OracleError("%s: bad port in %r" % (where, opt))
+                        wan = ipaddress.ip_address(WAN[cur.family()][0])
+                        cur.nat[kind] = (wan, int(spec))
+                    else:
+                        ep = parse_endpoint(spec, True, where)
+                        if ep[0].version != cur.family():
+                            raise OracleError("%s: %r: another family" % (where, opt))
+                        cur.nat[kind] = ep
                 else:
                     raise OracleError("%s: unknown option %r" % (where, opt))
             convs.append(cur)
@@ -1755,7 +1794,8 @@ def parse_conv(path):
 
 def conv_frame(conv, s):
     """The Ethernet frame of segment @s, as its sender puts it on the wire."""
-    src, dst = (conv.client, conv.server) if s.frm_client else (conv.server, conv.client)
+    cli, srv = conv.seen_by_server()
+    src, dst = (conv.client, conv.server) if s.frm_client else (srv, cli)
     fam = conv.family()
     if conv.proto == 132:
         # SCTP: seq is the verification tag, opts the chunks.
@@ -1787,7 +1827,8 @@ def conv_frame(conv, s):
 
 
 def conv_seen(frame, conv, s):
-    """Is @frame segment @s, forwarded (its IP id or flow label, addresses, ports)?"""
+    """Is @frame segment @s, forwarded (its IP id or flow label, addresses, ports)?
+    With NAT, only its IP id or flow label: what it carries is conv_nat_text()'s."""
     if len(frame) < 14 + 24:  # an SCTP packet of one short chunk is 36 bytes of IPv4
         return False
     src, dst = (conv.client, conv.server) if s.frm_client else (conv.server, conv.client)
@@ -1804,7 +1845,31 @@ def conv_seen(frame, conv, s):
         label = struct.unpack("!I", d[0:4])[0] & 0xFFFFF
         ok = label == s.n & 0xFFFFF and d[8:24] == src[0].packed and d[24:40] == dst[0].packed
         t = d[40:]
+    if conv.nat:
+        return (ident == s.n & 0xFFFF if conv.family() == 4 else label == s.n & 0xFFFFF) \
+            and len(t) >= 4
     return ok and len(t) >= 4 and struct.unpack("!HH", t[:4]) == (src[1], dst[1])
+
+
+def conv_nat_text(frame, conv):
+    """' to=SRC:SPORT>DST:DPORT' of a forwarded frame, ' crc=bad' after it for
+    an SCTP packet whose CRC32c is wrong (netfilter-oracle's NAT conversations)."""
+    d = frame[14:]
+    if conv.family() == 4:
+        ln = struct.unpack("!H", d[2:4])[0]
+        src, dst, t = ipaddress.ip_address(d[12:16]), ipaddress.ip_address(d[16:20]), d[20:ln]
+        fmt = "%s:%d"
+    else:
+        ln = struct.unpack("!H", d[4:6])[0]
+        src, dst, t = ipaddress.ip_address(d[8:24]), ipaddress.ip_address(d[24:40]), d[40:40 + ln]
+        fmt = "[%s]:%d"
+    sp, dp = struct.unpack("!HH", t[:4])
+    out = " to=" + fmt % (src, sp) + ">" + fmt % (dst, dp)
+    if conv.proto == 132 and (len(t) < 12 or
+                              crc32c(t[:8] + b"\0\0\0\0" + t[12:]) !=
+                              struct.unpack("<I", t[8:12])[0]):
+        out += " crc=bad"
+    return out
 
 
 def nla_walk(data):
@@ -1927,7 +1992,7 @@ class ConvLab:
         return [r.pkts for r in t.rules["FORWARD"]] + [t.chains["FORWARD"][1]]
 
     def seen(self, conv, s, timeout):
-        """Wait up to @timeout s for segment @s on the far side."""
+        """Wait up to @timeout s for segment @s on the far side: its frame, or None."""
         sock = self.sniff["right" if s.frm_client else "left"]
         end = time.monotonic() + timeout
         while True:
@@ -1938,11 +2003,11 @@ class ConvLab:
                     while True:
                         data, addr = sock.recvfrom(65536)
                         if addr[2] != socket.PACKET_OUTGOING and conv_seen(data, conv, s):
-                            return True
+                            return data
                 except BlockingIOError:
                     pass
             if left <= 0:
-                return False
+                return None
 
     def segment(self, conv, s):
         """Send segment @s; its output line."""
@@ -1950,7 +2015,7 @@ class ConvLab:
         self.drain()
         before = self.counters(fam)
         self.inject["left" if s.frm_client else "right"].send(conv_frame(conv, s))
-        seen, deadline, delta = False, time.monotonic() + 2.0, None
+        seen, deadline, delta = None, time.monotonic() + 2.0, None
         while time.monotonic() < deadline:
             seen = self.seen(conv, s, 0.01)
             delta = [a - b for a, b in zip(self.counters(fam), before)]
@@ -1963,15 +2028,36 @@ class ConvLab:
         if len(hit) != 1 or delta[hit[0]] != 1:
             return "%d error counters moved %s" % (s.n, delta)
         rule = hit[0] + 1
-        verdict = "accept" if rule in (2, 3, 4) else "drop"
-        if (verdict == "accept") != seen:
+        verdict = "accept" if rule in (2, 3, 4) or (rule == 1 and conv.invalid_accept) \
+            else "drop"
+        if (verdict == "accept") != (seen is not None):
             if verdict == "accept":
                 seen = self.seen(conv, s, 1.0)
-            if (verdict == "accept") != seen:
+            if (verdict == "accept") != (seen is not None):
                 return "%d error verdict %s but %s" % (s.n, verdict,
                                                        "forwarded" if seen else "not forwarded")
         cs = CONV_CTSTATES.get(rule, "untracked")
-        return "%d %s %s %s %s" % (s.n, d, cs, verdict, conv_state(self.lab, conv))
+        return "%d %s %s %s %s%s" % (s.n, d, cs, verdict, conv_state(self.lab, conv),
+                                     conv_nat_text(seen, conv) if conv.nat and seen else "")
+
+    def nat_rules(self, conv):
+        """The nat table of @conv (none when it has no nat=), its INVALID rule's target."""
+        fw, fam = self.lab.fw, conv.family()
+        ipt = "iptables" if fam == 4 else "ip6tables"
+        sh("%s -R FORWARD 1 -m conntrack --ctstate INVALID -j %s"
+           % (ipt, "ACCEPT" if conv.invalid_accept else "DROP"), ns=fw)
+        sh("%s -t nat -F" % ipt, ns=fw)
+        proto = "sctp" if conv.proto == 132 else "tcp"
+        ep = (lambda a, p: "%s:%d" % (a, p)) if fam == 4 else (lambda a, p: "[%s]:%d" % (a, p))
+        if "dnat" in conv.nat:
+            sh("%s -t nat -A PREROUTING -p %s -d %s --dport %d -j DNAT --to-destination %s"
+               % (ipt, proto, conv.server[0], conv.server[1], ep(*conv.nat["dnat"])), ns=fw)
+        if "snat" in conv.nat:
+            sh("%s -t nat -A POSTROUTING -p %s -s %s -j SNAT --to-source %s"
+               % (ipt, proto, conv.client[0], ep(*conv.nat["snat"])), ns=fw)
+        if "masq" in conv.nat:
+            sh("%s -t nat -A POSTROUTING -p %s -o r0 -j MASQUERADE --to-ports %d"
+               % (ipt, proto, conv.nat["masq"][1]), ns=fw)
 
 
 def cmd_conv(args):
@@ -1987,6 +2073,7 @@ def cmd_conv(args):
             with InNetns(lab.fw):
                 for key, (name, _) in CONV_SYSCTLS.items():
                     write_sysctl("net.netfilter." + name, conv.sysctl[key])
+            cl.nat_rules(conv)
             lab.ct_flush()
             for s in conv.segs:
                 line = cl.segment(conv, s)
@@ -2004,7 +2091,9 @@ def cmd_frames(args):
         print("conv %s %s %d %s %d loose=%d be_liberal=%d max_retrans=%d%s" % (
             conv.name, conv.client[0], conv.client[1], conv.server[0], conv.server[1],
             conv.sysctl["loose"], conv.sysctl["be_liberal"], conv.sysctl["max_retrans"],
-            " proto=132" if conv.proto == 132 else ""))
+            " proto=132" if conv.proto == 132 else "") +
+              (" invalid=accept" if conv.invalid_accept else "") +
+              "".join(" %s=%s,%d" % (k, v[0], v[1]) for k, v in sorted(conv.nat.items())))
         for s in conv.segs:
             print("%d %s %s" % (s.n, ">" if s.frm_client else "<", conv_frame(conv, s).hex()))
     return 0

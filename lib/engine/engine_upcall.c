@@ -621,7 +621,11 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	struct fc_key fk;
 	int prog;
 
-	eng_filter_key(eng, &up->pkt.key, a, &fk);
+	/* An invalid packet has no connection in Linux: the rules see it as it came. */
+	if (cs == RULE_CT_INVALID)
+		fk = up->pkt.key;
+	else
+		eng_filter_key(eng, &up->pkt.key, a, &fk);
 	eng_conn_counts(eng, ti, idx, a, up, &mk);
 	eng_pv_init(&pv, eng, ENG_PV_TAKE); /* a packet: its meters take tokens */
 	if (eng_pkt_verdict(eng, up, &up->pkt.key, &fk, a, cs, ev, &i, &deps, &mk, &pv) < 0) {
@@ -635,7 +639,12 @@ pkt_decide(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	d->channel = eng_channel_keep(eng, ti, idx, a, ev[RULE_STAGE_FILTER].channel);
 	d->verdict = ev[i].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	d->drop = d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
-	if (d->verdict != FC_VERDICT_ACCEPT)
+	/*
+	 * An invalid packet of a translated connection (a wrong SCTP tag, a
+	 * TCP segment out of the window) that a rule accepts goes as it came:
+	 * in Linux it has no connection, so no NAT either.
+	 */
+	if (d->verdict != FC_VERDICT_ACCEPT || cs == RULE_CT_INVALID)
 		d->nat_slot = RULE_NAT_NONE;
 	d->reject = d->verdict != FC_VERDICT_ACCEPT && ev[i].action == RULE_ACT_REJECT ?
 		ev[i].reject : RULE_REJECT_NONE;

@@ -372,6 +372,20 @@ int mod_nat_dump(const struct mod_nat *nat, FILE *f);
 void mod_nat_sctp_csum(uint8_t *sctp, uint32_t len);
 
 /**
+ * Write new ports @p sport and @p dport (network order, 2 bytes each) into
+ * the SCTP packet at @p sctp (@p len bytes) and update its CRC32c: the
+ * new packet's CRC when the received one was right, and when it was wrong,
+ * wrong by the same error (a corrupted packet is not made valid by the
+ * rewrite). Called by mod_nat_apply().
+ * @param sctp   the SCTP common header, writable
+ * @param len    bytes of the SCTP packet (at least 12)
+ * @param sport  the new source port
+ * @param dport  the new destination port
+ * Context: any lcore.
+ */
+void mod_nat_sctp_ports(uint8_t *sctp, uint32_t len, const void *sport, const void *dport);
+
+/**
  * RFC 1624 eqn. 3: the checksum @p csum (as stored) after adding @p delta,
  * a one's complement sum of ~old + new words that is never 0. The result is
  * what a full recomputation gives: never 0xffff for a correct input.

@@ -4,8 +4,9 @@
  * RFC 1624 deltas of changed 16-bit words, the rewrite slots a binding
  * fills for its two directions (new addresses and ports, which L4 header
  * and checksum to touch, the deltas precomputed so that mod_nat_apply() is
- * a handful of stores), and SCTP's CRC32c, which covers the whole packet
- * and has no incremental form. Pure C.
+ * a handful of stores), and SCTP's CRC32c, which covers the whole packet:
+ * computed again after a port change, the received CRC's error (if any)
+ * carried over. Pure C.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -186,9 +187,7 @@ mod_nat_apply_rest(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	case MOD_NAT_L4_CSUM:
 		break;
 	case MOD_NAT_L4_SCTP:
-		memcpy(l4, &rw->sport, 2);
-		memcpy(l4 + 2, &rw->dport, 2);
-		mod_nat_sctp_csum(l4, pkt->ip_len - l4_rel);
+		mod_nat_sctp_ports(l4, pkt->ip_len - l4_rel, &rw->sport, &rw->dport);
 		return 0;
 	default: /* TCP, UDP, UDP-Lite, DCCP (a fast slot of a packet cut short: refused above) */
 		memcpy(l4, &rw->sport, 2);
@@ -239,4 +238,44 @@ mod_nat_sctp_csum(uint8_t *sctp, uint32_t len)
 	sctp[9] = (uint8_t)(crc >> 8);
 	sctp[10] = (uint8_t)(crc >> 16);
 	sctp[11] = (uint8_t)(crc >> 24);
+}
+
+/*
+ * The CRC32c of a packet is affine in its bits: for two packets of one
+ * length, crc(a) ^ crc(b) depends on a ^ b alone. So the stored CRC ^
+ * crc(before) ^ crc(after) is crc(after) for a packet that arrived intact
+ * and keeps a corrupted packet's error (the receiver still drops it, as it
+ * would have without NAT; Linux's conntrack finds it invalid and leaves it
+ * untranslated). Both CRCs in one pass: two independent chains of table
+ * steps over the same bytes cost about one (each step waits on the last).
+ */
+void
+mod_nat_sctp_ports(uint8_t *sctp, uint32_t len, const void *sport, const void *dport)
+{
+	uint8_t hdr[12];
+	uint32_t c_old = 0xffffffffu, c_new = 0xffffffffu, stored, i;
+
+	memcpy(hdr, sctp, 8);
+	memset(hdr + 8, 0, 4);
+	memcpy(sctp, sport, 2);
+	memcpy(sctp + 2, dport, 2);
+	for (i = 0; i < 12; i++) {
+		uint8_t b = i < 8 ? sctp[i] : 0;
+
+		c_old = crc32c_table[(c_old ^ hdr[i]) & 0xff] ^ (c_old >> 8);
+		c_new = crc32c_table[(c_new ^ b) & 0xff] ^ (c_new >> 8);
+	}
+	for (; i < len; i++) {
+		c_old = crc32c_table[(c_old ^ sctp[i]) & 0xff] ^ (c_old >> 8);
+		c_new = crc32c_table[(c_new ^ sctp[i]) & 0xff] ^ (c_new >> 8);
+	}
+	stored = (uint32_t)sctp[8] | (uint32_t)sctp[9] << 8 | (uint32_t)sctp[10] << 16 |
+		 (uint32_t)sctp[11] << 24;
+	/* the final inversions cancel: ~a ^ ~b == a ^ b */
+	stored ^= c_old ^ c_new;
+	/* RFC 9260 appendix A: least significant byte first */
+	sctp[8] = (uint8_t)stored;
+	sctp[9] = (uint8_t)(stored >> 8);
+	sctp[10] = (uint8_t)(stored >> 16);
+	sctp[11] = (uint8_t)(stored >> 24);
 }

@@ -13,12 +13,21 @@
  * CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M [proto=132]"
  * line starting each conversation (a fresh engine with those conntrack
  * settings; proto=132: an SCTP association), then one "N DIR HEX" line
- * per segment. The rule set is the
+ * per segment; with NAT (the oracle's nat=), " dnat=ADDR,PORT" and
+ * " snat=ADDR,PORT" or " masq=ADDR,PORT" after them (and " invalid=accept":
+ * the first rule accepts): gufc's "dnat to" and
+ * "snat to" rules (masquerade's address is given, so it is a snat here)
+ * before the filter rules, and each accepted segment rewritten as the
+ * datapath does (mod_nat_apply(), the slot of the decision or of the
+ * cached entry). The rule set is the
  * oracle's, in gufc's language: invalid dropped (rule 1), new (2),
  * established (3) and related (4) accepted, the rest dropped by the
  * policy, so the deciding rule tells the segment's ctstate. Output per
  * segment: "N DIR CTSTATE VERDICT STATE", STATE being the TCP or SCTP state of the
- * conversation's connection after the segment, "-" if none; on stderr at
+ * conversation's connection after the segment, "-" if none; with NAT,
+ * " to=SRC:SPORT>DST:DPORT" after an accepted segment (what it carries
+ * after the rewrite) and " crc=bad" after that for an SCTP packet whose
+ * CRC32c is then wrong, as the oracle prints them; on stderr at
  * the end, how many segments the cached entries decided (the fast path).
  *
  * Needs EAL (the flow tables): started with --no-huge --no-pci.
@@ -41,6 +50,7 @@
 #include "conntrack.h"
 #include "gufc_eal.h"
 #include "engine.h"
+#include "nat.h"
 #include "rule_lang.h"
 #include "rules.h"
 
@@ -52,10 +62,18 @@ static const char rules_text[] = "policy drop\n"
 				 "accept ctstate new\n"
 				 "accept ctstate established\n"
 				 "accept ctstate related\n";
+/* The oracle's invalid=accept: the first rule accepts. */
+static const char rules_text_inv[] = "policy drop\n"
+				 "accept ctstate invalid\n"
+				 "accept ctstate new\n"
+				 "accept ctstate established\n"
+				 "accept ctstate related\n";
 
 struct conv {
 	struct rule_engine *eng;
 	struct mod_ct_module *ct;
+	struct mod_nat_module *nat; /* with nat rules only */
+	bool has_nat;
 	struct fc_key keys[2]; /* client -> server, server -> client */
 	uint32_t rule_of[5];   /* rule ids of the four rules */
 	uint32_t now;
@@ -72,8 +90,10 @@ conv_end(struct conv *cv)
 		rule_engine_free(cv->eng);
 	}
 	mod_ct_module_free(cv->ct);
+	mod_nat_module_free(cv->nat);
 	cv->eng = NULL;
 	cv->ct = NULL;
+	cv->nat = NULL;
 }
 
 static int
@@ -98,10 +118,48 @@ addr_key(struct fc_key *k, const char *a, unsigned int ap, const char *b, unsign
 	return -EINVAL;
 }
 
+/*
+ * The nat rules of a conv line's " KIND=ADDR,PORT" (KIND dnat, snat, masq)
+ * appended to @p out (@p cap bytes): gufc's rules for what the oracle adds.
+ */
+static int
+nat_rules(const char *line, const char *cli, const char *srv, unsigned int sp, uint8_t proto,
+	char *out, size_t cap)
+{
+	static const char *const kinds[] = {" dnat=", " snat=", " masq="};
+	const char *pn = proto == 132 ? "sctp" : "tcp";
+	size_t n = strlen(out);
+
+	for (unsigned int i = 0; i < 3; i++) {
+		const char *k = strstr(line, kinds[i]);
+		char addr[64];
+		unsigned int port;
+		bool v6;
+		int w;
+
+		if (k == NULL)
+			continue;
+		if (sscanf(k + 6, "%63[^,],%u", addr, &port) != 2)
+			return -EINVAL;
+		v6 = strchr(addr, ':') != NULL;
+		if (i == 0)
+			w = snprintf(out + n, cap - n, "dnat to %s%s%s:%u proto %s dst %s dport %u\n",
+				v6 ? "[" : "", addr, v6 ? "]" : "", port, pn, srv, sp);
+		else
+			w = snprintf(out + n, cap - n, "snat to %s%s%s:%u proto %s src %s\n",
+				v6 ? "[" : "", addr, v6 ? "]" : "", port, pn, cli);
+		if (w < 0 || (size_t)w >= cap - n)
+			return -EINVAL;
+		n += (size_t)w;
+	}
+	return 0;
+}
+
 /* "conv NAME CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M" */
 static int
 conv_start(struct conv *cv, const char *line)
 {
+	char text[1024];
 	char name[128], cli[64], srv[64];
 	unsigned int cp, sp, loose, liberal, retrans;
 	struct rule_engine_params ep;
@@ -139,11 +197,35 @@ conv_start(struct conv *cv, const char *line)
 	cp_.cfg.tcp_be_liberal = liberal != 0;
 	cp_.cfg.tcp_max_retrans = (uint8_t)(retrans > 255 ? 255 : retrans);
 	cv->ct = mod_ct_module_create(cv->eng, &cp_);
-	if (cv->ct == NULL || rule_engine_reader_register(cv->eng, 0) < 0) {
+	if (cv->ct == NULL) {
 		fprintf(stderr, "ct_eval: conntrack: %s\n", rte_strerror(rte_errno));
 		return -EINVAL;
 	}
-	s = rule_set_parse(rules_text, "ct_eval", &err);
+	text[0] = '\0';
+	if (nat_rules(line, cli, srv, sp, proto, text, sizeof(text)) < 0 ||
+		strlen(text) + sizeof(rules_text) > sizeof(text)) {
+		fprintf(stderr, "ct_eval: bad nat in: %s\n", line);
+		return -EINVAL;
+	}
+	cv->has_nat = text[0] != '\0';
+	if (cv->has_nat) {
+		struct mod_nat_module_params np;
+
+		memset(&np, 0, sizeof(np));
+		np.max_bindings = 64;
+		np.seed = 1;
+		cv->nat = mod_nat_module_create(cv->eng, &np);
+		if (cv->nat == NULL) {
+			fprintf(stderr, "ct_eval: nat: %s\n", rte_strerror(rte_errno));
+			return -EINVAL;
+		}
+	}
+	strcat(text, strstr(line, " invalid=accept") != NULL ? rules_text_inv : rules_text);
+	if (rule_engine_reader_register(cv->eng, 0) < 0) {
+		fprintf(stderr, "ct_eval: reader: %s\n", rte_strerror(rte_errno));
+		return -EINVAL;
+	}
+	s = rule_set_parse(text, "ct_eval", &err);
 	if (s == NULL) {
 		char buf[256];
 
@@ -209,6 +291,46 @@ sctp_fast(const struct conv *cv, const struct fc_action *a, const struct fc_pkt 
 	return mod_ct_sctp_fast_check(mod_ct_module_fast(cv->ct), a, frame + l4, end - l4);
 }
 
+/*
+ * " to=SRC:SPORT>DST:DPORT" of @p frame (@p len bytes, parsed as @p p)
+ * after NAT slot @p slot (RULE_NAT_NONE: none), " crc=bad" after it for
+ * an SCTP packet whose CRC32c is wrong.
+ */
+static void
+print_nat(const struct conv *cv, const uint8_t *frame, uint32_t len, const struct fc_pkt *p,
+	uint32_t slot)
+{
+	static uint8_t f[FRAME_MAX];
+	char a[2][INET6_ADDRSTRLEN];
+	const uint8_t *l3 = f + p->l3_off, *l4 = f + p->l4_off;
+	bool v4 = p->key.family == FC_AF_INET4;
+	uint32_t l4len = (uint32_t)p->l3_off + p->ip_len - p->l4_off;
+
+	memcpy(f, frame, len);
+	if (slot != RULE_NAT_NONE &&
+		mod_nat_apply(mod_nat_module_table(cv->nat), slot, f + p->l3_off, len - p->l3_off,
+			p) != 0) {
+		printf(" to=refused");
+		return;
+	}
+	inet_ntop(v4 ? AF_INET : AF_INET6, l3 + (v4 ? 12 : 8), a[0], sizeof(a[0]));
+	inet_ntop(v4 ? AF_INET : AF_INET6, l3 + (v4 ? 16 : 24), a[1], sizeof(a[1]));
+	printf(v4 ? " to=%s:%u>%s:%u" : " to=[%s]:%u>[%s]:%u", a[0], l4[0] << 8 | l4[1], a[1],
+		l4[2] << 8 | l4[3]);
+	if (fc_key_proto(&p->key) == 132) {
+		uint32_t crc = 0xffffffffu;
+
+		for (uint32_t i = 0; i < l4len; i++) {
+			crc ^= i >= 8 && i < 12 ? 0 : l4[i];
+			for (int k = 0; k < 8; k++)
+				crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+		}
+		if (~crc != ((uint32_t)l4[8] | (uint32_t)l4[9] << 8 | (uint32_t)l4[10] << 16 |
+				    (uint32_t)l4[11] << 24))
+			printf(" crc=bad");
+	}
+}
+
 /* One segment, as dp_rx_burst() and the slow path decide it. */
 static int
 segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_t len)
@@ -218,7 +340,7 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 	struct rule_decision d;
 	struct fc_action a;
 	const void *key;
-	uint32_t sig, idx, rule;
+	uint32_t sig, idx, rule, slot = RULE_NAT_NONE;
 	uint64_t hit = 0;
 	bool fast = false;
 	const char *cs = "untracked";
@@ -253,20 +375,26 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 		fc_table_touch(t, idx, len, cv->now);
 		rule = a.rule_id;
 		d.verdict = a.verdict;
+		if (a.flags & FC_ACT_F_NAT)
+			slot = a.nat_id;
 	} else {
 		up.frame = frame;
 		up.frame_len = len;
 		up.len = len;
 		rule_engine_upcall_burst(cv->eng, &up, 1, &d, cv->now);
 		rule = d.rule_id;
+		slot = d.nat_slot;
 	}
 	rule_engine_quiescent(cv->eng, 0);
 	rule_engine_step(cv->eng, cv->now, 64);
 	for (unsigned int i = 1; i <= 4; i++)
 		if (rule == cv->rule_of[i])
 			cs = i == 1 ? "invalid" : i == 2 ? "new" : i == 3 ? "established" : "related";
-	printf("%u %c %s %s %s\n", n, dir, cs, d.verdict == FC_VERDICT_ACCEPT ? "accept" : "drop",
+	printf("%u %c %s %s %s", n, dir, cs, d.verdict == FC_VERDICT_ACCEPT ? "accept" : "drop",
 		conv_state(cv));
+	if (cv->has_nat && d.verdict == FC_VERDICT_ACCEPT)
+		print_nat(cv, frame, len, &up.pkt, slot);
+	printf("\n");
 	if (getenv("CT_EVAL_DEBUG") != NULL) {
 		/* The connection as the module keeps it, fast-path progress folded in. */
 		struct rule_flow_info fi;

@@ -8,7 +8,9 @@ For every conversation list (*.conv next to this script), runs
 namespaces) and ct_eval (the same segments, as "netfilter-oracle.py frames"
 writes them, through gufc's rules engine and conntrack module, the fast
 path's window check included) and compares their lines: per segment the
-ctstate, the verdict and the connection's TCP state afterwards.
+ctstate, the verdict and the connection's TCP state afterwards; for a
+conversation with nat= (sctp-nat.conv), also the forwarded packet's
+addresses and ports after NAT and whether its SCTP CRC32c is right.
 
 With --gen FIRST-LAST:COUNT, also the random conversations that
 "netfilter-oracle.py convgen SEED COUNT" writes for each seed (handshakes

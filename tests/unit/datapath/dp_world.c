@@ -476,6 +476,18 @@ check_csums(const struct rte_mbuf *m)
 		l4len = get16(l3 + 4);
 	}
 	assert_true(l4 + l4len <= f + len);
+	if (proto == PB_PROTO_SCTP) {
+		/* CRC32c over the whole packet, its field as 0, stored LSB first */
+		uint8_t copy[2048];
+		uint32_t crc;
+
+		assert_true(l4len >= 12 && l4len <= sizeof(copy));
+		memcpy(copy, l4, l4len);
+		memset(copy + 8, 0, 4);
+		crc = pb_crc32c(copy, l4len);
+		assert_int_equal(l4[8] | l4[9] << 8 | l4[10] << 16 | (uint32_t)l4[11] << 24, crc);
+		return;
+	}
 	assert_true(proto == PB_PROTO_TCP || proto == PB_PROTO_UDP);
 	if (proto == PB_PROTO_UDP)
 		assert_int_not_equal(get16(l4 + 6), 0);

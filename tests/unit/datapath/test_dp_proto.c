@@ -7,7 +7,10 @@
  * which calls it INVALID; the good ones stay on the fast path. An SCTP
  * association's DATA and SACK packets with its verification tag stay on
  * the fast path; a wrong tag or a control chunk goes up, where conntrack
- * decides it as Linux's SCTP tracker (a wrong tag: INVALID).
+ * decides it as Linux's SCTP tracker (a wrong tag: INVALID); through NAT
+ * with port changes, those packets are translated on the fast path with
+ * their CRC32c recomputed; an invalid one that a rule accepts is not
+ * translated.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,6 +241,170 @@ sctp_run(unsigned int fam)
 	check_accounting();
 }
 
+/*
+ * An SCTP association through DNAT with a port change (VIP:80 to the
+ * server's :8080) and SNAT with one (to 203.0.113.1:40000 or
+ * [2001:db8:ff::1]:40000): the handshake on the slow path, DATA and SACK
+ * both ways on the fast path, every packet's ports and addresses
+ * translated (the replies back) and its CRC32c recomputed over the new
+ * ports (check_csums()); a wrong tag goes up and is dropped as INVALID.
+ */
+static void
+sctp_nat_run(unsigned int fam)
+{
+	const char *cli = fam == 4 ? "10.0.0.1" : "2001:db8::1";
+	const char *vip = fam == 4 ? "198.51.100.1" : "2001:db8:5::1";
+	const char *srv = fam == 4 ? "10.9.0.3" : "2001:db8:9::3";
+	const char *pub = fam == 4 ? "203.0.113.1" : "2001:db8:ff::1";
+	static const struct {
+		bool reply;
+		uint32_t vtag;
+		const char *chunks;
+		uint32_t itag;
+		bool up, good;
+	} seq[] = {
+		{false, 0, "I", 0x1000, true, true},       /* 1: new: both translations */
+		{true, 0x1000, "J", 0x2000, true, true},   /* 2: the reply, translated back */
+		{false, 0x2000, "CD", 0, true, true},      /* 3: COOKIE ECHO */
+		{true, 0x1000, "c", 0, true, true},        /* 4: COOKIE ACK: ESTABLISHED */
+		{false, 0x2000, "D", 0, false, true},      /* 5: fast path */
+		{true, 0x1000, "SD", 0, false, true},      /* 6: fast path */
+		{false, 0x2001, "D", 0, true, false},      /* 7: a wrong tag: INVALID */
+		{false, 0x2000, "DD", 0, false, true},     /* 8: fast path */
+		{true, 0x1000, "S", 0, false, true},       /* 9: fast path */
+		{false, 0x2000, "H", 0, true, true},       /* 10: a HEARTBEAT goes up */
+		{true, 0x1000, "D", 0, false, true},       /* 11: fast path */
+	};
+	struct rte_mbuf *o[16];
+	char rules[256];
+	unsigned int n, k = 0;
+
+	world_up(true, 64);
+	snprintf(rules, sizeof(rules),
+		fam == 4 ? "drop ctstate invalid\ndnat to %s:8080 proto sctp dst %s dport 80\n"
+			   "snat to %s:40000 proto sctp\naccept\n"
+			 : "drop ctstate invalid\ndnat to [%s]:8080 proto sctp dst %s dport 80\n"
+			   "snat to [%s]:40000 proto sctp\naccept\n",
+		srv, vip, pub);
+	load(rules);
+	for (unsigned int i = 0; i < RTE_DIM(seq); i++) {
+		uint64_t up = W.rx.st.upcalls, hits = W.rx.st.hits;
+
+		print_message("  family %u packet %u\n", fam, i + 1);
+		rx1(seq[i].reply ? sctp(fam, srv, 8080, pub, 40000, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1)
+				 : sctp(fam, cli, 5000, vip, 80, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1));
+		assert_int_equal(W.rx.st.upcalls, up + (seq[i].up ? 1 : 0));
+		if (!seq[i].up)
+			assert_int_equal(W.rx.st.hits, hits + 1);
+		slow();
+	}
+	n = take(W.out, o, 16);
+	for (unsigned int i = 0; i < RTE_DIM(seq); i++)
+		if (seq[i].good) {
+			assert_true(k < n);
+			assert_int_equal(tag_of(o[k]), i + 1);
+			if (seq[i].reply)
+				expect_tuple(o[k], vip, 80, cli, 5000);
+			else
+				expect_tuple(o[k], pub, 40000, srv, 8080);
+			k++;
+		}
+	assert_int_equal(n, k);
+	rte_pktmbuf_free_bulk(o, n);
+	check_accounting();
+}
+
+static void
+test_sctp_nat4(void **state)
+{
+	(void)state;
+	sctp_nat_run(4);
+}
+
+static void
+test_sctp_nat6(void **state)
+{
+	(void)state;
+	sctp_nat_run(6);
+}
+
+/*
+ * With invalid packets accepted, one of a translated association (a wrong
+ * tag, either way) goes as it came, untranslated, as in Linux, where it
+ * has no connection, and the rules see it so (the one to the DNAT'd
+ * address is accepted by its destination, not by the server's); the
+ * association's packets before and after are translated.
+ */
+static void
+sctp_nat_invalid_run(unsigned int fam)
+{
+	const char *cli = fam == 4 ? "10.0.0.1" : "2001:db8::1";
+	const char *vip = fam == 4 ? "198.51.100.1" : "2001:db8:5::1";
+	const char *srv = fam == 4 ? "10.9.0.3" : "2001:db8:9::3";
+	static const struct {
+		bool reply;
+		uint32_t vtag;
+		const char *chunks;
+		uint32_t itag;
+		bool nat;
+	} seq[] = {
+		{false, 0, "I", 0x1000, true},
+		{true, 0x1000, "J", 0x2000, true},
+		{false, 0x2000, "C", 0, true},
+		{true, 0x1000, "c", 0, true},
+		{false, 0x2000, "D", 0, true},  /* fast path */
+		{false, 0x2001, "D", 0, false}, /* invalid: untranslated */
+		{true, 0x0fff, "S", 0, false},  /* invalid: untranslated */
+		{true, 0x1000, "S", 0, true},
+	};
+	char rules[256];
+
+	world_up(true, 64);
+	snprintf(rules, sizeof(rules),
+		fam == 4 ? "accept ctstate invalid dst %s\naccept ctstate invalid src %s\n"
+			   "drop ctstate invalid\ndnat to %s:8080 proto sctp dst %s dport 80\n"
+			   "accept\n"
+			 : "accept ctstate invalid dst %s\naccept ctstate invalid src %s\n"
+			   "drop ctstate invalid\ndnat to [%s]:8080 proto sctp dst %s dport 80\n"
+			   "accept\n",
+		vip, srv, srv, vip);
+	load(rules);
+	for (unsigned int i = 0; i < RTE_DIM(seq); i++) {
+		struct rte_mbuf *o;
+
+		print_message("  family %u packet %u\n", fam, i + 1);
+		rx1(seq[i].reply ? sctp(fam, srv, 8080, cli, 5000, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1)
+				 : sctp(fam, cli, 5000, vip, 80, seq[i].vtag, seq[i].chunks,
+					   seq[i].itag, i + 1));
+		slow();
+		o = take1(W.out);
+		assert_int_equal(tag_of(o), i + 1);
+		if (seq[i].reply)
+			expect_tuple(o, seq[i].nat ? vip : srv, seq[i].nat ? 80 : 8080, cli, 5000);
+		else
+			expect_tuple(o, cli, 5000, seq[i].nat ? srv : vip, seq[i].nat ? 8080 : 80);
+		rte_pktmbuf_free(o);
+	}
+	check_accounting();
+}
+
+static void
+test_sctp_nat_invalid4(void **state)
+{
+	(void)state;
+	sctp_nat_invalid_run(4);
+}
+
+static void
+test_sctp_nat_invalid6(void **state)
+{
+	(void)state;
+	sctp_nat_invalid_run(6);
+}
+
 static void
 test_sctp4(void **state)
 {
@@ -274,6 +441,10 @@ main(void)
 		cmocka_unit_test_teardown(test_udplite6, teardown),
 		cmocka_unit_test_teardown(test_sctp4, teardown),
 		cmocka_unit_test_teardown(test_sctp6, teardown),
+		cmocka_unit_test_teardown(test_sctp_nat4, teardown),
+		cmocka_unit_test_teardown(test_sctp_nat6, teardown),
+		cmocka_unit_test_teardown(test_sctp_nat_invalid4, teardown),
+		cmocka_unit_test_teardown(test_sctp_nat_invalid6, teardown),
 	};
 
 	return DP_WORLD_MAIN("dp_proto", tests, NULL, NULL);

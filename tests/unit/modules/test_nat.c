@@ -1818,6 +1818,54 @@ test_apply_refusals(void **state)
 	mod_nat_free(nat);
 }
 
+/*
+ * A port change on an SCTP packet whose CRC32c arrived wrong keeps it
+ * wrong by the same error (the receiver drops it, as without NAT) rather
+ * than writing a valid CRC over corrupted bytes; right ones stay right.
+ * Lengths from the header alone to a few hundred bytes, both families.
+ */
+static void
+test_sctp_crc_error_kept(void **state)
+{
+	struct mod_nat *nat = nat_new(8);
+	uint8_t buf[FRAME_MAX];
+	uint32_t lens[] = {0, 1, 4, 16, 100, 250};
+
+	(void)state;
+	for (unsigned int f = 0; f < 2; f++) {
+		struct rule_nat sn = f == 0 ? target(4, "192.0.2.1", NULL, 40000, 40000)
+					    : target(6, "2001:db8::1", NULL, 40000, 40000);
+		struct mod_nat_binding_result res;
+		struct spec s;
+
+		spec_init(&s, f == 0 ? 4 : 6, P_SCTP, f == 0 ? "10.0.0.1" : "fd00::1", 5000,
+			f == 0 ? "198.51.100.7" : "2001:db8:1::7", 36412);
+		assert_int_equal(bind_spec(nat, &s, NULL, &sn, NULL, &res), 0);
+		for (unsigned int i = 0; i < RTE_DIM(lens); i++)
+			for (uint32_t err = 0; err < 3; err++) {
+				uint32_t flip = err == 0 ? 0 : err == 1 ? 0x1u : 0x80402010u;
+				struct fc_pkt p;
+				uint8_t *l4;
+				uint32_t l4len, got;
+				int len;
+
+				s.plen = lens[i];
+				len = build(&s, buf, sizeof(buf));
+				parse_ok(buf, (uint32_t)len, &p);
+				l4 = buf + p.l4_off;
+				l4len = p.l3_off + p.ip_len - p.l4_off;
+				/* the error: bits of the stored CRC flipped */
+				for (unsigned int k = 0; k < 4; k++)
+					l4[8 + k] ^= (uint8_t)(flip >> (8 * k));
+				assert_int_equal(apply_frame(nat, res.fwd_slot, buf, (uint32_t)len), 0);
+				assert_int_equal(l4[0] << 8 | l4[1], 40000);
+				got = l4[8] | l4[9] << 8 | l4[10] << 16 | (uint32_t)l4[11] << 24;
+				assert_int_equal(got ^ ref_crc32c(l4, l4len), flip);
+			}
+	}
+	mod_nat_free(nat);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Counters and dump                                                         */
 /* ------------------------------------------------------------------------ */
@@ -1977,6 +2025,7 @@ main(void)
 		cmocka_unit_test(test_icmp_other),
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_apply_refusals),
+		cmocka_unit_test(test_sctp_crc_error_kept),
 		cmocka_unit_test(test_apply_fast),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_ports_unique),
