@@ -286,6 +286,7 @@ mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t
 	unsigned int state = MOD_CT_S_NONE;
 	uint8_t ctstate = RULE_CT_INVALID, why = MOD_CT_WHY_NEW;
 	uint8_t proto;
+	enum ct_class cls;
 
 	if (cfg == NULL || pkt == NULL || c == NULL || v == NULL || !pkt_proto(pkt, &proto))
 		return -EINVAL;
@@ -295,9 +296,14 @@ mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t
 	if (pkt->frag == FC_FRAG_LATER) {
 		ctstate = 0; /* no L4 header: not tracked here */
 	} else {
-		switch (ct_proto_class(family, proto)) {
+		switch (cls = ct_proto_class(family, proto)) {
 		case CT_CLASS_TCP:
-			ct_tcp_new(cfg, pkt, frame, frame_len, c, v);
+		case CT_CLASS_SCTP:
+			/* The protocols with their own tracker: it makes the record. */
+			if (cls == CT_CLASS_TCP)
+				ct_tcp_new(cfg, pkt, frame, frame_len, c, v);
+			else
+				ct_sctp_new(cfg, pkt, frame, frame_len, c, v);
 			if (v->flags & MOD_CT_VF_CREATED) {
 				verdict_from_conn(cfg, family, proto, c, v);
 				return 0;
@@ -317,14 +323,6 @@ mod_ct_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_t
 				ctstate = 0;
 			else /* an unsolicited reply, or an error that relates to nothing */
 				why = MOD_CT_WHY_ICMP;
-			break;
-		case CT_CLASS_SCTP:
-			ct_sctp_new(cfg, pkt, frame, frame_len, c, v);
-			if (v->flags & MOD_CT_VF_CREATED) {
-				verdict_from_conn(cfg, family, proto, c, v);
-				return 0;
-			}
-			why = v->why;
 			break;
 		default:
 			state = MOD_CT_S_OPEN;
