@@ -27,50 +27,11 @@ import sys
 
 from router_lib import (GW_IN4, GW_IN6, GW_OUT4, SERVER4, SERVER6, Fail, Gateway, Skip, check,
                         main)
-from router_test import ACCEPT, ping, transfer, wait_line
+from router_test import ACCEPT, UDP_CLIENT, UDP_ECHO, ping, transfer, wait_line
 
 JUMBO_CONF = """set mode router
 port 0 name inside address 10.0.1.1/24 2001:db8:1::1/64 mtu 9000
 port 1 name outside address 10.0.2.1/24 2001:db8:2::1/64 mtu %d
-"""
-
-# UDP datagrams of argv[3] bytes, echoed: "UDP ok lost".
-UDP_BIG = r"""
-import os, socket, sys
-fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
-s = socket.socket(fam, socket.SOCK_DGRAM)
-s.settimeout(1.0)
-ok = lost = 0
-for i in range(int(sys.argv[4])):
-    msg = os.urandom(int(sys.argv[3]))
-    for attempt in range(3):
-        s.sendto(msg, (sys.argv[1], int(sys.argv[2])))
-        try:
-            b, _ = s.recvfrom(65535)
-        except socket.timeout:
-            lost += 1
-            continue
-        if b == msg:
-            ok += 1
-        break
-s.sendto(b"quit", (sys.argv[1], int(sys.argv[2])))
-print("UDP", ok, lost, flush=True)
-"""
-
-UDP_ECHO_PEER = r"""
-import socket, sys
-fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
-s = socket.socket(fam, socket.SOCK_DGRAM)
-s.bind((sys.argv[1], int(sys.argv[2])))
-print("LISTEN", flush=True)
-peers = set()
-while True:
-    b, peer = s.recvfrom(65535)
-    if b == b"quit":
-        break
-    peers.add(peer[0])
-    s.sendto(b, peer)
-print("PEERS", " ".join(sorted(peers)), flush=True)
 """
 
 
@@ -88,9 +49,9 @@ def t_jumbo(build):
             check(" 0% packet loss" in r.stdout and re.search(r"8008 bytes from .*(ttl|hlim)=63", r.stdout),
                   "ping -s 8000 -M do %s:\n%s" % (dst, r.stdout))
         # UDP datagrams of 8,000 bytes through masquerade, echoed.
-        srv = gw.python(gw.sns, UDP_ECHO_PEER, SERVER4, "5353")
+        srv = gw.python(gw.sns, UDP_ECHO, SERVER4, "5353")
         wait_line(srv, "LISTEN")
-        cl = gw.python(gw.cns, UDP_BIG, SERVER4, "5353", "8000", "50")
+        cl = gw.python(gw.cns, UDP_CLIENT, SERVER4, "5353", "50", "8000")
         w = wait_line(cl, "UDP", timeout=60)
         peers = wait_line(srv, "PEERS", timeout=10)
         check(int(w[1]) == 50, "udp 8000 bytes: %s of 50 echoed (%s lost)" % (w[1], w[2]))

@@ -133,27 +133,33 @@ dt = time.time() - t0
 print("SENT", mb * 16 * len(block), h.hexdigest(), "%.3f" % dt, echo, flush=True)
 """
 
+# UDP echo server; at "quit" it prints the source addresses it saw: "PEERS a b".
 UDP_ECHO = r"""
 import socket, sys
 fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
 s = socket.socket(fam, socket.SOCK_DGRAM)
 s.bind((sys.argv[1], int(sys.argv[2])))
 print("LISTEN", flush=True)
+peers = set()
 while True:
     b, peer = s.recvfrom(65535)
     if b == b"quit":
         break
+    peers.add(peer[0])
     s.sendto(b, peer)
+print("PEERS", " ".join(sorted(peers)), flush=True)
 """
 
 UDP_CLIENT = r"""
-import socket, sys
+import os, socket, sys
 fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
 s = socket.socket(fam, socket.SOCK_DGRAM)
 s.settimeout(1.0)
 ok = lost = 0
+# argv[3] datagrams; of argv[4] random bytes each if given, else of 6 to 1,200.
+size = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 for i in range(int(sys.argv[3])):
-    msg = ("%06d" % i).encode() * (1 + i % 200)
+    msg = os.urandom(size) if size else ("%06d" % i).encode() * (1 + i % 200)
     for attempt in range(3):
         s.sendto(msg, (sys.argv[1], int(sys.argv[2])))
         try:
