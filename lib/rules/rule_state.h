@@ -263,7 +263,9 @@ int rule_hashlimit_info(const struct rule_hashlimit *h, unsigned int i,
  * for src, of the output port for dst) of @p p. Entries whose timeout
  * passed (p->time_s, when not 0) are absent. A packet without the port a
  * hash:net,iface lookup names (a locally generated packet's input, an
- * output not known yet) is in no such set, as in Linux.
+ * output not known yet) is in no such set, as in Linux. The networks of a
+ * set are tried from the longest prefix to the shortest; the first member
+ * found decides: a "nomatch" member (an exception) answers 0.
  * @param sets  the ipsets
  * @param ref   the set and dimensions
  * @param p     the packet
@@ -274,6 +276,18 @@ int rule_hashlimit_info(const struct rule_hashlimit *h, unsigned int i,
  */
 int rule_ipsets_test(const struct rule_ipsets *sets, const struct rule_x_set *ref,
 	const struct rule_pkt *p, const struct rule_ifnames *ifn);
+
+/**
+ * rule_ipsets_test() as "-m set" asks it: with @p return_nomatch
+ * (--return-nomatch), a set type that holds exceptions ("nomatch"
+ * members: the types with a network) answers 1 for a packet whose lookup
+ * finds an exception first and 0 for one that finds a plain member, as
+ * Linux's; other types answer as without it. A list:set answers 1 when
+ * one of its live member sets, asked in order, answers 1.
+ * Context: any.
+ */
+int rule_ipsets_test_x(const struct rule_ipsets *sets, const struct rule_x_set *ref,
+	const struct rule_pkt *p, const struct rule_ifnames *ifn, bool return_nomatch);
 
 /**
  * Carry out a "-j SET" target for a packet: add the fields its --add-set

@@ -370,7 +370,7 @@ rule_x_fresh(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, con
 	case RULE_XM_HASHLIMIT:
 		return OPT(x, 0);
 	case RULE_XM_SET:
-		rc = rule_ipsets_test(sets, &x->u.set, p, ifn);
+		rc = rule_ipsets_test_x(sets, &x->u.set, p, ifn, OPT(x, 1));
 		return (rc == 1) != NEG(x, 0);
 	case RULE_XM_RPFILTER:
 		return !OPT(x, 3);

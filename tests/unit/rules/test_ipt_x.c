@@ -981,6 +981,183 @@ test_ipset_net_iface(void **state)
  * ports has port 0 only; the three dimensions each take their direction;
  * bad entries are refused naming the entry.
  */
+/* set_has() with --return-nomatch. */
+static int
+set_has_rn(struct rule_ipsets *sets, const char *name, uint8_t ndims, uint8_t dirs,
+	const char *pkt)
+{
+	struct rule_x_set ref = {.ndims = ndims, .dirs = dirs};
+	struct fc_key k = key(pkt);
+	struct rule_pkt p;
+
+	snprintf(ref.name, sizeof(ref.name), "%s", name);
+	rule_pkt_init(&p, &k, 0, 0);
+	return rule_ipsets_test_x(sets, &ref, &p, NULL, true);
+}
+
+/*
+ * Exceptions ("nomatch" members) as Linux's: the most specific network
+ * found decides, an exception answers "not in the set", --return-nomatch
+ * turns a type with exceptions over (hash:ip has none: unchanged); an
+ * expired member is passed over to a shorter prefix; -j SET --exist makes
+ * an exception a member, without it the exception stays. hash:ip,port,net
+ * (kube-proxy's), hash:ip with a netmask, bitmap:ip (a range, a netmask,
+ * ranges and networks in an entry), list:set (members in order, before
+ * and after, adds to the first member set that takes one: of the family,
+ * not full), maxelem; bad lines refused.
+ */
+static void
+test_ipset_nomatch_types(void **state)
+{
+	static const char text[] =
+		"create n hash:net family inet timeout 100\n"
+		"add n 10.0.0.0/8 timeout 0\n"
+		"add n 10.1.0.0/16 nomatch timeout 0\n"
+		"add n 10.1.2.0/24 timeout 0\n"
+		"add n 10.2.0.0/16 nomatch timeout 10\n"
+		"create np hash:net,port family inet\n"
+		"add np 192.168.0.0/16,tcp:22\n"
+		"add np 192.168.9.0/24,tcp:22 nomatch\n"
+		"create ipn hash:ip,port,net family inet\n"
+		"add ipn 198.51.100.1,tcp:80,172.16.0.0/12\n"
+		"add ipn 198.51.100.1,tcp:80,172.16.5.0/24 nomatch\n"
+		"add ipn 198.51.100.1,udp:53,0.0.0.0/1\n"
+		"create h hash:ip family inet netmask 24 maxelem 3\n"
+		"add h 203.0.113.77\n"
+		"add h 198.51.100.0-198.51.100.255\n"
+		"create b bitmap:ip range 192.0.2.0/24\n"
+		"add b 192.0.2.1\n"
+		"add b 192.0.2.16/30\n"
+		"add b 192.0.2.100-192.0.2.101\n"
+		"create bn bitmap:ip range 10.0.0.0-10.0.255.255 netmask 24\n"
+		"add bn 10.0.7.9\n"
+		"create six hash:net family inet6\n"
+		"add six 2001:db8::/32\n"
+		"create full hash:ip family inet maxelem 1\n"
+		"add full 192.0.2.200\n"
+		"create l list:set size 8\n"
+		"add l b\n"
+		"add l six\n"
+		"add l full before b\n"
+		"add l np after full\n";
+	static const struct {
+		const char *set;
+		uint8_t ndims, dirs;
+		const char *pkt;
+		int want, want_rn;
+	} c[] = {
+		{"n", 1, 0, "udp 10.9.9.9:1 -> 1.1.1.1:2", 1, 0},   /* the /8 */
+		{"n", 1, 0, "udp 10.1.9.9:1 -> 1.1.1.1:2", 0, 1},   /* its /16 exception */
+		{"n", 1, 0, "udp 10.1.2.9:1 -> 1.1.1.1:2", 1, 0},   /* the /24 inside it */
+		{"n", 1, 0, "udp 11.1.2.9:1 -> 1.1.1.1:2", 0, 0},   /* none */
+		{"n", 1, 0, "udp 10.2.2.9:1 -> 1.1.1.1:2", 0, 1},   /* exception, not expired yet */
+		{"np", 2, 2, "tcp 192.168.1.1:1 -> 1.1.1.1:22", 1, 0},
+		{"np", 2, 2, "tcp 192.168.9.1:1 -> 1.1.1.1:22", 0, 1},
+		{"np", 2, 2, "tcp 192.168.9.1:1 -> 1.1.1.1:23", 0, 0},
+		{"ipn", 3, 2, "tcp 198.51.100.1:1 -> 1.1.1.1:80", 0, 0}, /* third: the source */
+		{"ipn", 3, 6, "tcp 198.51.100.1:1 -> 172.17.0.1:80", 1, 0},
+		{"ipn", 3, 6, "tcp 198.51.100.1:1 -> 172.16.5.1:80", 0, 1},
+		{"ipn", 3, 6, "tcp 198.51.100.1:1 -> 172.32.0.1:80", 0, 0},
+		{"ipn", 3, 6, "udp 198.51.100.1:1 -> 100.0.0.1:53", 1, 0},
+		{"ipn", 3, 6, "udp 198.51.100.1:1 -> 200.0.0.1:53", 0, 0},
+		{"h", 1, 0, "udp 203.0.113.1:1 -> 1.1.1.1:2", 1, 1},     /* netmask 24; no exceptions */
+		{"h", 1, 0, "udp 203.0.114.1:1 -> 1.1.1.1:2", 0, 0},
+		{"h", 1, 1, "udp 1.1.1.1:1 -> 198.51.100.200:2", 1, 1},
+		{"b", 1, 0, "udp 192.0.2.1:1 -> 1.1.1.1:2", 1, 1},
+		{"b", 1, 0, "udp 192.0.2.2:1 -> 1.1.1.1:2", 0, 0},
+		{"b", 1, 0, "udp 192.0.2.19:1 -> 1.1.1.1:2", 1, 1},
+		{"b", 1, 0, "udp 192.0.2.20:1 -> 1.1.1.1:2", 0, 0},
+		{"b", 1, 0, "udp 192.0.2.101:1 -> 1.1.1.1:2", 1, 1},
+		{"b", 1, 0, "udp 192.0.3.1:1 -> 1.1.1.1:2", 0, 0},  /* outside the range */
+		{"bn", 1, 0, "udp 10.0.7.200:1 -> 1.1.1.1:2", 1, 1},
+		{"bn", 1, 0, "udp 10.0.8.1:1 -> 1.1.1.1:2", 0, 0},
+		{"l", 1, 0, "udp 192.0.2.17:1 -> 1.1.1.1:2", 1, 1},  /* in b */
+		{"l", 1, 0, "udp [2001:db8::1]:1 -> [2001:db9::1]:2", 1, 0}, /* in six */
+		{"l", 1, 0, "udp 192.0.2.200:1 -> 1.1.1.1:2", 1, 1},  /* in full */
+		{"l", 2, 2, "tcp 192.168.1.1:1 -> 1.1.1.1:22", 1, 0},  /* in np (two dimensions) */
+		{"l", 1, 0, "tcp 192.168.1.1:1 -> 1.1.1.1:22", 0, 0},  /* np needs two */
+		{"l", 2, 2, "tcp 192.168.9.1:1 -> 1.1.1.1:22", 0, 1},  /* np's exception */
+	};
+	static const char *const bad[] = {
+		"create s hash:ip family inet\nadd s 10.0.0.1 nomatch\n",
+		"create s hash:ip,port family inet\nadd s 10.0.0.1,tcp:1 nomatch\n",
+		"create s hash:net family inet\nadd s 10.0.0.0/8 timeout 5\n",
+		"create s hash:ip family inet maxelem 2\nadd s 10.0.0.0/30\n",
+		"create s bitmap:ip\n",
+		"create s bitmap:ip range 10.0.0.0/8\n",
+		"create s bitmap:ip range 10.0.0.0/24 family inet6\n",
+		"create s bitmap:ip range 10.0.0.0/24\nadd s 10.0.1.1\n",
+		"create s hash:ip family inet netmask 33\n",
+		"create s hash:net family inet netmask 24\n",
+		"create s hash:ip,port,net family inet\nadd s 10.0.0.1,tcp:1,10.0.0.0/33\n",
+		"create s hash:ip,port,net family inet\nadd s 10.0.0.0/8,tcp:1,10.0.0.0/8\n",
+		"create l list:set\nadd l nosuch\n",
+		"create l list:set\ncreate m list:set\nadd l m\n",
+		"create a hash:ip family inet\ncreate l list:set\nadd l a\nadd l a\n",
+		"create a hash:ip family inet\ncreate l list:set\nadd l a before b\n",
+		"create a hash:ip family inet\ncreate l list:set size 4\nadd l a\nadd l a2\n",
+	};
+	struct rule_error err;
+	struct rule_ipsets *sets = rule_ipsets_parse(text, "s", 1000, &err);
+
+	(void)state;
+	if (sets == NULL)
+		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		int got = set_has(sets, c[i].set, c[i].ndims, c[i].dirs, c[i].pkt, 1005);
+		int rn = set_has_rn(sets, c[i].set, c[i].ndims, c[i].dirs, c[i].pkt);
+
+		if (got != c[i].want || rn != c[i].want_rn)
+			fail_msg("%s %s: %d/%d, expected %d/%d", c[i].set, c[i].pkt, got, rn,
+				c[i].want, c[i].want_rn);
+	}
+	/* The /16 exception past its timeout: the /8 decides. */
+	assert_int_equal(set_has(sets, "n", 1, 0, "udp 10.2.2.9:1 -> 1.1.1.1:2", 1011), 1);
+	/* -j SET without --exist leaves np's exception; with it, a member. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "np", 2, 2, 0, false),
+				 "tcp 192.168.9.1:1 -> 1.1.1.1:22", 1005), 0);
+	assert_int_equal(set_has(sets, "np", 2, 2, "tcp 192.168.9.1:1 -> 1.1.1.1:22", 1005), 0);
+	assert_int_equal(set_apply(sets, set_tgt(true, "np", 2, 2, 0, true),
+				 "tcp 192.168.9.1:1 -> 1.1.1.1:22", 1005), 0);
+	assert_int_equal(set_has(sets, "np", 2, 2, "tcp 192.168.9.7:1 -> 1.1.1.1:22", 1005), 1);
+	/* hash:ip netmask 24 holds 3 at most: the third /24 is added, a fourth refused. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "h", 1, 0, 0, false),
+				 "udp 100.64.1.1:1 -> 1.1.1.1:2", 1005), 1);
+	assert_int_equal(set_has(sets, "h", 1, 0, "udp 100.64.1.77:1 -> 1.1.1.1:2", 1005), 1);
+	assert_int_equal(set_apply(sets, set_tgt(true, "h", 1, 0, 0, false),
+				 "udp 100.64.2.1:1 -> 1.1.1.1:2", 1005), -ENOSPC);
+	/* A bitmap:ip takes no address outside its range. */
+	assert_int_equal(set_apply(sets, set_tgt(true, "b", 1, 0, 0, false),
+				 "udp 192.0.3.1:1 -> 1.1.1.1:2", 1005), 0);
+	assert_int_equal(set_apply(sets, set_tgt(true, "b", 1, 0, 0, false),
+				 "udp 192.0.2.2:1 -> 1.1.1.1:2", 1005), 1);
+	/*
+	 * The list is full, np, b, six: an IPv4 address passes full (full) and
+	 * np (it needs two dimensions), b takes it (192.0.2.x); one outside
+	 * b's range: nothing takes it. IPv6 goes to six.
+	 */
+	assert_int_equal(set_apply(sets, set_tgt(true, "l", 1, 0, 0, false),
+				 "udp 192.0.2.50:1 -> 1.1.1.1:2", 1005), 1);
+	assert_int_equal(set_has(sets, "b", 1, 0, "udp 192.0.2.50:1 -> 1.1.1.1:2", 1005), 1);
+	assert_int_equal(set_apply(sets, set_tgt(true, "l", 1, 0, 0, false),
+				 "udp 172.20.0.1:1 -> 1.1.1.1:2", 1005), 0);
+	assert_int_equal(set_has(sets, "l", 1, 0, "udp 172.20.0.1:1 -> 1.1.1.1:2", 1005), 0);
+	assert_int_equal(set_apply(sets, set_tgt(true, "l", 1, 0, 0, false),
+				 "udp [2001:db9::5]:1 -> [2001:db8::1]:2", 1005), 1);
+	assert_int_equal(set_has(sets, "six", 1, 0, "udp [2001:db9::5]:1 -> [2001:db8::1]:2", 1005), 1);
+	/* Deleting through the list: from the first member set holding it. */
+	assert_int_equal(set_apply(sets, set_tgt(false, "l", 1, 0, 0, false),
+				 "udp 192.0.2.50:1 -> 1.1.1.1:2", 1005), 2);
+	assert_int_equal(set_has(sets, "l", 1, 0, "udp 192.0.2.50:1 -> 1.1.1.1:2", 1005), 0);
+	rule_ipsets_free(sets);
+	for (size_t i = 0; i < RTE_DIM(bad); i++) {
+		sets = rule_ipsets_parse(bad[i], "s", 0, &err);
+		if (sets != NULL)
+			fail_msg("loaded: %s", bad[i]);
+		assert_true(err.line >= 1 && err.msg[0] != '\0');
+	}
+}
+
 static void
 test_ipset_net_port(void **state)
 {
@@ -1420,6 +1597,7 @@ main(void)
 		cmocka_unit_test(test_ipsets_and_ports),
 		cmocka_unit_test(test_ipset_apply),
 		cmocka_unit_test(test_ipset_net_port),
+		cmocka_unit_test(test_ipset_nomatch_types),
 		cmocka_unit_test(test_ipset_net_iface),
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
