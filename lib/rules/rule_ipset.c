@@ -438,7 +438,7 @@ static int
 set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt *p,
 	const struct rule_ifnames *ifn, bool add, bool exist, uint32_t timeout, bool *took)
 {
-	uint64_t exp = st->timeout != 0 && timeout != 0 ? p->time_s + timeout : 0;
+	uint64_t exp = st->timeouts && timeout != 0 ? p->time_s + timeout : 0;
 	struct ipset_ent key;
 	bool found;
 	uint32_t at;

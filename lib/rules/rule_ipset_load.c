@@ -155,8 +155,10 @@ line_create(struct ipset_parser *p)
 				return perr(p, &p->t[i], "bad netmask");
 			st->netmask = (uint8_t)v;
 		} else if (strcmp(o, "timeout") == 0 && val) {
+			/* "timeout 0": members may time out, by default they do not. */
 			if (!u32_of(p->t[++i].s, UINT32_MAX, &st->timeout))
 				return perr(p, &p->t[i], "bad timeout");
+			st->timeouts = true;
 		} else if (strcmp(o, "maxelem") == 0 && val) {
 			if (!u32_of(p->t[++i].s, UINT32_MAX, &st->maxelem) || st->maxelem == 0)
 				return perr(p, &p->t[i], "bad number");
@@ -487,7 +489,7 @@ line_add(struct ipset_parser *p)
 		const char *o = p->t[i].s;
 
 		if (strcmp(o, "timeout") == 0 && i + 1 < p->n) {
-			if (st->timeout == 0)
+			if (!st->timeouts)
 				return perr(p, &p->t[i],
 					"timeout on a set created without timeout (as ipset refuses it)");
 			if (!u32_of(p->t[++i].s, UINT32_MAX, &timeout))

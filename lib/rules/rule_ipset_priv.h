@@ -77,6 +77,7 @@ struct ipset {
 	uint16_t port_min, port_max; /**< bitmap:port range */
 	uint32_t ip_min, ip_max;     /**< bitmap:ip range (host order) */
 	uint32_t timeout;            /**< default entry timeout, 0: none */
+	bool timeouts;               /**< made with "timeout" (0 too): members may time out */
 	uint32_t maxelem;            /**< members it may hold (the hash types) */
 	uint32_t n, cap;
 	struct ipset_ent *e; /**< sorted (ent_cmp) once loaded */

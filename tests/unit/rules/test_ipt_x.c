@@ -1033,6 +1033,9 @@ test_ipset_nomatch_types(void **state)
 		"add bn 10.0.7.9\n"
 		"create six hash:net family inet6\n"
 		"add six 2001:db8::/32\n"
+		"create z hash:ip family inet timeout 0\n"
+		"add z 198.18.0.1 timeout 10\n"
+		"add z 198.18.0.2 timeout 0\n"
 		"create full hash:ip family inet maxelem 1\n"
 		"add full 192.0.2.200\n"
 		"create l list:set size 8\n"
@@ -1077,6 +1080,8 @@ test_ipset_nomatch_types(void **state)
 		{"l", 2, 2, "tcp 192.168.1.1:1 -> 1.1.1.1:22", 1, 0},  /* in np (two dimensions) */
 		{"l", 1, 0, "tcp 192.168.1.1:1 -> 1.1.1.1:22", 0, 0},  /* np needs two */
 		{"l", 2, 2, "tcp 192.168.9.1:1 -> 1.1.1.1:22", 0, 1},  /* np's exception */
+		{"z", 1, 0, "udp 198.18.0.1:1 -> 1.1.1.1:2", 1, 1},  /* "timeout 0": timeouts on */
+		{"z", 1, 0, "udp 198.18.0.2:1 -> 1.1.1.1:2", 1, 1},
 	};
 	static const char *const bad[] = {
 		"create s hash:ip family inet\nadd s 10.0.0.1 nomatch\n",
@@ -1111,6 +1116,13 @@ test_ipset_nomatch_types(void **state)
 			fail_msg("%s %s: %d/%d, expected %d/%d", c[i].set, c[i].pkt, got, rn,
 				c[i].want, c[i].want_rn);
 	}
+	/* A "timeout 0" set's members time out as given; 0 never. */
+	assert_int_equal(set_has(sets, "z", 1, 0, "udp 198.18.0.1:1 -> 1.1.1.1:2", 1011), 0);
+	assert_int_equal(set_has(sets, "z", 1, 0, "udp 198.18.0.2:1 -> 1.1.1.1:2", 1011), 1);
+	assert_int_equal(set_apply(sets, set_tgt(true, "z", 1, 0, 5, false),
+				 "udp 198.18.0.3:1 -> 1.1.1.1:2", 1005), 1);
+	assert_int_equal(set_has(sets, "z", 1, 0, "udp 198.18.0.3:1 -> 1.1.1.1:2", 1009), 1);
+	assert_int_equal(set_has(sets, "z", 1, 0, "udp 198.18.0.3:1 -> 1.1.1.1:2", 1010), 0);
 	/* The /16 exception past its timeout: the /8 decides. */
 	assert_int_equal(set_has(sets, "n", 1, 0, "udp 10.2.2.9:1 -> 1.1.1.1:2", 1011), 1);
 	/* -j SET without --exist leaves np's exception; with it, a member. */
