@@ -33,6 +33,7 @@ struct ipset_parser {
 	uint64_t now;
 	unsigned int cap;
 	unsigned int n;
+	bool exist; /**< the line has -exist (-!): no error for what exists already */
 	struct lex_tok t[IPSET_WORDS_MAX];
 };
 
@@ -94,13 +95,17 @@ line_create(struct ipset_parser *p)
 		return perr(p, &p->t[p->n - 1], "missing value");
 	if (strlen(p->t[1].s) >= RULE_XNAME_MAX || p->t[1].s[0] == '\0')
 		return perr(p, &p->t[1], "bad set name");
-	if (rule_ipsets_find(p->sets, p->t[1].s) >= 0)
-		return perr(p, &p->t[1], "set created twice");
 	for (type = 0; type < IPSET__TYPES; type++)
 		if (strcmp(ipset_types[type], p->t[2].s) == 0)
 			break;
 	if (type == IPSET__TYPES)
 		return perr(p, &p->t[2], "ipset type not supported");
+	if (rule_ipsets_find(p->sets, p->t[1].s) >= 0) {
+		/* -exist: a set of the name and type is kept as it is (as ipset's). */
+		if (p->exist && p->sets->s[rule_ipsets_find(p->sets, p->t[1].s)].type == type)
+			return 0;
+		return perr(p, &p->t[1], p->exist ? "set exists with another type" : "set created twice");
+	}
 	if (p->sets->n == p->cap) {
 		unsigned int cap = p->cap ? p->cap * 2 : 8;
 		struct ipset *ns = realloc(p->sets->s, cap * sizeof(*ns));
@@ -469,22 +474,14 @@ list_add(struct ipset_parser *p, struct ipset *st, unsigned int at_tok, int wher
  * [skbmark M] [skbprio P] [skbqueue Q] [wildcard] [before|after SET]
  */
 static int
-line_add(struct ipset_parser *p)
+add_into(struct ipset_parser *p, struct ipset *st)
 {
 	struct ipset_ent e;
-	struct ipset *st;
-	uint32_t timeout;
+	uint32_t timeout = st->timeout;
 	bool wild = false, nomatch = false;
 	unsigned int at_tok = 0;
-	int idx, where = 0;
+	int where = 0;
 
-	if (p->n < 3)
-		return perr(p, &p->t[p->n - 1], "missing value");
-	idx = rule_ipsets_find(p->sets, p->t[1].s);
-	if (idx < 0)
-		return perr(p, &p->t[1], "set not created");
-	st = &p->sets->s[idx];
-	timeout = st->timeout;
 	for (unsigned int i = 3; i < p->n; i++) {
 		const char *o = p->t[i].s;
 
@@ -549,6 +546,200 @@ line_add(struct ipset_parser *p)
 }
 
 static int
+line_add(struct ipset_parser *p)
+{
+	int idx;
+
+	if (p->n < 3)
+		return perr(p, &p->t[p->n - 1], "missing value");
+	idx = rule_ipsets_find(p->sets, p->t[1].s);
+	if (idx < 0)
+		return perr(p, &p->t[1], "set not created");
+	return add_into(p, &p->sets->s[idx]);
+}
+
+static void
+set_contents_free(struct ipset *st)
+{
+	free(st->e);
+	free(st->bits);
+	free(st->bit_exp);
+	st->e = NULL;
+	st->bits = NULL;
+	st->bit_exp = NULL;
+}
+
+/*
+ * del NAME ENTRY: the members the entry names (as an add line names them)
+ * leave the set; one that is not there is an error, as in ipset, unless
+ * -exist.
+ */
+static int
+line_del(struct ipset_parser *p)
+{
+	struct ipset *st, tmp;
+	int idx, rc;
+
+	if (p->n < 3)
+		return perr(p, &p->t[p->n - 1], "missing value");
+	idx = rule_ipsets_find(p->sets, p->t[1].s);
+	if (idx < 0)
+		return perr(p, &p->t[1], "set not created");
+	st = &p->sets->s[idx];
+	/* The entry parsed into an empty set of the same kind, then taken out. */
+	tmp = *st;
+	tmp.e = NULL;
+	tmp.n = tmp.cap = 0;
+	tmp.bits = NULL;
+	tmp.bit_exp = NULL;
+	tmp.n_list = 0;
+	tmp.maxelem = UINT32_MAX;
+	tmp.list_size = IPSET_LIST_MAX;
+	if (st->type == IPSET_BITMAP_PORT) {
+		tmp.bits = calloc(65536 / 64, sizeof(*tmp.bits));
+		if (tmp.bits == NULL)
+			return -ENOMEM;
+	}
+	rc = add_into(p, &tmp);
+	for (uint32_t j = 0; rc == 0 && j < tmp.n; j++) {
+		uint32_t k;
+
+		for (k = 0; k < st->n && ipset_ent_cmp(&st->e[k], &tmp.e[j]) != 0; k++)
+			;
+		if (k == st->n) {
+			if (!p->exist)
+				rc = perr(p, &p->t[2], "not in the set");
+			continue;
+		}
+		st->e[k] = st->e[--st->n];
+	}
+	for (uint32_t w = 0; rc == 0 && tmp.bits != NULL && w < 65536 / 64; w++) {
+		if ((st->bits[w] & tmp.bits[w]) != tmp.bits[w] && !p->exist)
+			rc = perr(p, &p->t[2], "not in the set");
+		st->bits[w] &= ~tmp.bits[w];
+	}
+	for (uint32_t j = 0; rc == 0 && j < tmp.n_list; j++) {
+		uint32_t k;
+
+		for (k = 0; k < st->n_list && st->list[k] != tmp.list[j]; k++)
+			;
+		if (k == st->n_list) {
+			if (!p->exist)
+				rc = perr(p, &p->t[2], "set not in the list");
+			continue;
+		}
+		memmove(&st->list[k], &st->list[k + 1], (st->n_list - k - 1) * sizeof(st->list[0]));
+		memmove(&st->list_exp[k], &st->list_exp[k + 1],
+			(st->n_list - k - 1) * sizeof(st->list_exp[0]));
+		st->n_list--;
+	}
+	set_contents_free(&tmp);
+	return rc;
+}
+
+/* flush [NAME]: the set's members (every set's) go; the sets stay. */
+static int
+line_flush(struct ipset_parser *p)
+{
+	int idx = -1;
+
+	if (p->n > 2)
+		return perr(p, &p->t[2], "unexpected word");
+	if (p->n == 2 && (idx = rule_ipsets_find(p->sets, p->t[1].s)) < 0)
+		return perr(p, &p->t[1], "set not created");
+	for (unsigned int i = 0; i < p->sets->n; i++) {
+		struct ipset *st = &p->sets->s[i];
+
+		if (idx >= 0 && i != (unsigned int)idx)
+			continue;
+		st->n = 0;
+		st->n_list = 0;
+		if (st->bits != NULL)
+			memset(st->bits, 0, 65536 / 8);
+	}
+	return 0;
+}
+
+/* Is set @p i a member of a list:set? */
+static bool
+listed(const struct rule_ipsets *sets, unsigned int i)
+{
+	for (unsigned int l = 0; l < sets->n; l++)
+		for (uint32_t k = 0; k < sets->s[l].n_list; k++)
+			if (sets->s[l].list[k] == i)
+				return true;
+	return false;
+}
+
+/* destroy [NAME]: the set (every set) goes; one a list:set holds stays, an error (as ipset's "in use"). */
+static int
+line_destroy(struct ipset_parser *p)
+{
+	int idx = -1;
+
+	if (p->n > 2)
+		return perr(p, &p->t[2], "unexpected word");
+	if (p->n == 2 && (idx = rule_ipsets_find(p->sets, p->t[1].s)) < 0)
+		return perr(p, &p->t[1], "set not created");
+	if (idx < 0) {
+		for (unsigned int i = 0; i < p->sets->n; i++)
+			set_contents_free(&p->sets->s[i]);
+		p->sets->n = 0;
+		return 0;
+	}
+	if (listed(p->sets, (unsigned int)idx))
+		return perr(p, &p->t[1], "set in use by a list:set");
+	set_contents_free(&p->sets->s[idx]);
+	memmove(&p->sets->s[idx], &p->sets->s[idx + 1],
+		(p->sets->n - (unsigned int)idx - 1) * sizeof(p->sets->s[0]));
+	p->sets->n--;
+	for (unsigned int l = 0; l < p->sets->n; l++)
+		for (uint32_t k = 0; k < p->sets->s[l].n_list; k++)
+			if (p->sets->s[l].list[k] > idx)
+				p->sets->s[l].list[k]--;
+	return 0;
+}
+
+/* rename FROM TO; swap A B (the members change places, the names stay; same type and family). */
+static int
+line_rename_swap(struct ipset_parser *p, bool swap)
+{
+	int a, b;
+
+	if (p->n != 3)
+		return perr(p, &p->t[p->n < 3 ? p->n - 1 : 3],
+			p->n < 3 ? "missing value" : "unexpected word");
+	a = rule_ipsets_find(p->sets, p->t[1].s);
+	if (a < 0)
+		return perr(p, &p->t[1], "set not created");
+	b = rule_ipsets_find(p->sets, p->t[2].s);
+	if (!swap) {
+		if (b >= 0)
+			return perr(p, &p->t[2], "a set of that name exists");
+		if (strlen(p->t[2].s) >= RULE_XNAME_MAX || p->t[2].s[0] == '\0')
+			return perr(p, &p->t[2], "bad set name");
+		snprintf(p->sets->s[a].name, sizeof(p->sets->s[a].name), "%s", p->t[2].s);
+		return 0;
+	}
+	if (b < 0)
+		return perr(p, &p->t[2], "set not created");
+	if (p->sets->s[a].type != p->sets->s[b].type || p->sets->s[a].family != p->sets->s[b].family)
+		return perr(p, &p->t[2], "sets of another type or family cannot be swapped");
+	{
+		struct ipset t = p->sets->s[a];
+		char na[RULE_XNAME_MAX], nb[RULE_XNAME_MAX];
+
+		memcpy(na, p->sets->s[a].name, sizeof(na));
+		memcpy(nb, p->sets->s[b].name, sizeof(nb));
+		p->sets->s[a] = p->sets->s[b];
+		p->sets->s[b] = t;
+		memcpy(p->sets->s[a].name, na, sizeof(na));
+		memcpy(p->sets->s[b].name, nb, sizeof(nb));
+	}
+	return 0;
+}
+
+static int
 parse_line(struct ipset_parser *p, char *line)
 {
 	struct lex_fault f;
@@ -557,11 +748,35 @@ parse_line(struct ipset_parser *p, char *line)
 		return lex_fail_fault(&p->w, 1, line, &f, NULL);
 	if (p->n == 0 || p->t[0].s[0] == '#')
 		return 0;
+	/* -exist (-!) may stand anywhere on a line, as on ipset's command line. */
+	p->exist = false;
+	for (unsigned int i = 1, j = 1; i <= p->n; i++) {
+		if (i < p->n && (strcmp(p->t[i].s, "-exist") == 0 || strcmp(p->t[i].s, "-!") == 0)) {
+			p->exist = true;
+			continue;
+		}
+		if (i == p->n) {
+			p->n = j;
+			break;
+		}
+		p->t[j++] = p->t[i];
+	}
 	if (strcmp(p->t[0].s, "create") == 0 || strcmp(p->t[0].s, "-N") == 0)
 		return line_create(p);
 	if (strcmp(p->t[0].s, "add") == 0 || strcmp(p->t[0].s, "-A") == 0)
 		return line_add(p);
-	return perr(p, &p->t[0], "only create and add lines are supported");
+	if (strcmp(p->t[0].s, "del") == 0 || strcmp(p->t[0].s, "-D") == 0)
+		return line_del(p);
+	if (strcmp(p->t[0].s, "flush") == 0 || strcmp(p->t[0].s, "-F") == 0)
+		return line_flush(p);
+	if (strcmp(p->t[0].s, "destroy") == 0 || strcmp(p->t[0].s, "-X") == 0)
+		return line_destroy(p);
+	if (strcmp(p->t[0].s, "rename") == 0 || strcmp(p->t[0].s, "-E") == 0)
+		return line_rename_swap(p, false);
+	if (strcmp(p->t[0].s, "swap") == 0 || strcmp(p->t[0].s, "-W") == 0)
+		return line_rename_swap(p, true);
+	return perr(p, &p->t[0],
+		"expected create, add, del, flush, destroy, rename or swap (as ipset restore)");
 }
 
 struct rule_ipsets *

@@ -1101,6 +1101,14 @@ test_ipset_nomatch_types(void **state)
 		"create a hash:ip family inet\ncreate l list:set\nadd l a\nadd l a\n",
 		"create a hash:ip family inet\ncreate l list:set\nadd l a before b\n",
 		"create a hash:ip family inet\ncreate l list:set size 4\nadd l a\nadd l a2\n",
+		"create a hash:ip family inet\ncreate a hash:ip family inet\n",
+		"create a hash:ip family inet\ncreate a hash:net family inet -exist\n",
+		"create a hash:ip family inet\ndel a 10.0.0.1\n",
+		"create a hash:ip family inet\ncreate l list:set\nadd l a\ndestroy a\n",
+		"create a hash:ip family inet\ncreate b hash:ip family inet6\nswap a b\n",
+		"create a hash:ip family inet\ncreate b hash:ip family inet\nrename a b\n",
+		"create a hash:ip family inet\nlist a\n",
+		"create a hash:ip family inet\nflush a b\n",
 	};
 	struct rule_error err;
 	struct rule_ipsets *sets = rule_ipsets_parse(text, "s", 1000, &err);
@@ -1168,6 +1176,77 @@ test_ipset_nomatch_types(void **state)
 			fail_msg("loaded: %s", bad[i]);
 		assert_true(err.line >= 1 && err.msg[0] != '\0');
 	}
+}
+
+/*
+ * What scripts feed "ipset restore" beyond save's create and add lines:
+ * -exist anywhere (a set made again, a member added again or deleted
+ * though absent), del (members, bitmap ports, list members), flush,
+ * destroy, rename, and the build-then-swap idiom; the old -N/-A/-D/-F/-X/
+ * -E/-W spellings.
+ */
+static bool
+set_named(const struct rule_ipsets *sets, const char *name)
+{
+	for (unsigned int i = 0; i < rule_ipsets_count(sets); i++)
+		if (strcmp(rule_ipsets_name(sets, i), name) == 0)
+			return true;
+	return false;
+}
+
+static void
+test_ipset_restore_script(void **state)
+{
+	static const char text[] =
+		"create bl hash:net family inet\n"
+		"add bl 192.0.2.0/24\n"
+		"create bl hash:net family inet -exist\n"
+		"create bl-new hash:net family inet\n"
+		"add bl-new 198.51.100.0/24\n"
+		"-A bl-new 203.0.113.0/24\n"
+		"add -exist bl-new 203.0.113.0/24\n"
+		"del bl-new 203.0.113.0/24\n"
+		"del bl-new 203.0.113.0/24 -!\n"
+		"swap bl bl-new\n"
+		"destroy bl-new\n"
+		"create ports bitmap:port range 1-1024\n"
+		"add ports 20-25\n"
+		"-D ports 21-22\n"
+		"create tmp hash:ip family inet\n"
+		"add tmp 10.0.0.1\n"
+		"-F tmp\n"
+		"add tmp 10.0.0.2\n"
+		"-E tmp hosts\n"
+		"create l list:set\n"
+		"add l ports\n"
+		"add l hosts\n"
+		"del l ports\n"
+		"-N gone hash:ip family inet\n"
+		"-X gone\n";
+	struct rule_error err;
+	struct rule_ipsets *sets = rule_ipsets_parse(text, "s", 0, &err);
+
+	(void)state;
+	if (sets == NULL)
+		fail_msg("%s:%u:%u: %s", err.file, err.line, err.col, err.msg);
+	assert_int_equal(rule_ipsets_count(sets), 4); /* bl, ports, hosts, l */
+	assert_false(set_named(sets, "bl-new"));
+	assert_false(set_named(sets, "tmp"));
+	assert_false(set_named(sets, "gone"));
+	assert_true(set_named(sets, "hosts"));
+	/* bl holds what bl-new held: 198.51.100.0/24 (203.0.113.0/24 deleted). */
+	assert_int_equal(set_has(sets, "bl", 1, 0, "udp 198.51.100.9:1 -> 1.1.1.1:2", 0), 1);
+	assert_int_equal(set_has(sets, "bl", 1, 0, "udp 192.0.2.9:1 -> 1.1.1.1:2", 0), 0);
+	assert_int_equal(set_has(sets, "bl", 1, 0, "udp 203.0.113.9:1 -> 1.1.1.1:2", 0), 0);
+	assert_int_equal(set_has(sets, "ports", 1, 1, "tcp 1.1.1.1:1 -> 2.2.2.2:20", 0), 1);
+	assert_int_equal(set_has(sets, "ports", 1, 1, "tcp 1.1.1.1:1 -> 2.2.2.2:22", 0), 0);
+	assert_int_equal(set_has(sets, "ports", 1, 1, "tcp 1.1.1.1:1 -> 2.2.2.2:23", 0), 1);
+	assert_int_equal(set_has(sets, "hosts", 1, 0, "udp 10.0.0.1:1 -> 1.1.1.1:2", 0), 0);
+	assert_int_equal(set_has(sets, "hosts", 1, 0, "udp 10.0.0.2:1 -> 1.1.1.1:2", 0), 1);
+	/* The list holds hosts only now (its index moved when "bl-new" went). */
+	assert_int_equal(set_has(sets, "l", 1, 0, "udp 10.0.0.2:1 -> 1.1.1.1:2", 0), 1);
+	assert_int_equal(set_has(sets, "l", 1, 1, "tcp 1.1.1.1:1 -> 2.2.2.2:20", 0), 0);
+	rule_ipsets_free(sets);
 }
 
 static void
@@ -1610,6 +1689,7 @@ main(void)
 		cmocka_unit_test(test_ipset_apply),
 		cmocka_unit_test(test_ipset_net_port),
 		cmocka_unit_test(test_ipset_nomatch_types),
+		cmocka_unit_test(test_ipset_restore_script),
 		cmocka_unit_test(test_ipset_net_iface),
 		cmocka_unit_test(test_pkt_parse),
 		cmocka_unit_test(test_pkt_needs),
