@@ -270,7 +270,9 @@ void mod_ct_fast_hold(struct mod_ct_fast_line *l);
  * direction's go up until the fast path took the SYN/ACK, then are checked
  * and move the state as from SYN_RECV), the reply entry's SYN (the SYN/ACK)
  * not wanted as such (the datapath hands it to mod_ct_fast_synack()); SYNs
- * of the original direction, FINs, RSTs and segments without ACK go up.
+ * of the original direction, RSTs and segments without ACK go up; FINs are
+ * the line's (MOD_CT_FAST_M_ST_OK: it moves the state from SYN_RECV on, and
+ * sends them up before).
  * @param interest  receives the original [MOD_CT_DIR_ORIG] and reply
  *   direction's masks
  * Context: any.

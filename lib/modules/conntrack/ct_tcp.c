@@ -757,6 +757,8 @@ mod_ct_fast_synack_interest(uint16_t interest[2])
 	const uint16_t base = FC_INTEREST_TCP_SYN | FC_INTEREST_TCP_FIN | FC_INTEREST_TCP_RST |
 			      FC_INTEREST_TCP_NOACK;
 
-	interest[MOD_CT_DIR_ORIG] = base | FC_INTEREST_TCP_WIN;
-	interest[MOD_CT_DIR_REPLY] = (uint16_t)((base & ~FC_INTEREST_TCP_SYN) | FC_INTEREST_TCP_WIN);
+	/* As the states the fast path moves (FINs its own): ct_tcp_interest(). */
+	interest[MOD_CT_DIR_ORIG] = (uint16_t)((base & ~FC_INTEREST_TCP_FIN) | FC_INTEREST_TCP_WIN);
+	interest[MOD_CT_DIR_REPLY] =
+		(uint16_t)((base & ~(FC_INTEREST_TCP_SYN | FC_INTEREST_TCP_FIN)) | FC_INTEREST_TCP_WIN);
 }

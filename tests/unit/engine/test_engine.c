@@ -177,10 +177,11 @@ test_tcp_handshake(void **state)
 	assert_int_equal(fc_table_peer(rule_engine_table(eng, FC_AF_INET4), ri), fi);
 	assert_true(re->act.flags & FC_ACT_F_REPLY);
 	assert_false(fe->act.flags & FC_ACT_F_REPLY);
-	/* Conntrack wants SYN/FIN/RST of both; the line takes the first reply
+	/* Conntrack wants SYN/RST of both; the line takes the first reply
 	 * (the SYN/ACK): the original entry is decided ESTABLISHED already. */
-	assert_true(fe->act.interest & FC_INTEREST_TCP_FIN);
+	assert_false(fe->act.interest & FC_INTEREST_TCP_FIN); /* the line's, as from SYN_RECV */
 	assert_true(fe->act.interest & FC_INTEREST_TCP_SYN);
+	assert_true(fe->act.interest & FC_INTEREST_TCP_RST);
 	assert_true(re->act.interest & FC_INTEREST_TCP_WIN);
 	assert_false(re->act.interest & (FC_INTEREST_ALL | FC_INTEREST_TCP_SYN));
 	assert_true(fe->act.flags & FC_ACT_F_AHEAD);
