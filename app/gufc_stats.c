@@ -343,9 +343,10 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 			"entries kept, not refiltered", t->es.refilter_kept);
 	if (t->es.synack_ahead != 0 || t->es.synack_plain_not != 0 || s->ct_synack_fast != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (taken on the fast path; connections armed for it %" PRIu64
-			", decided ahead %" PRIu64 ", walk not plain %" PRIu64 ")\n",
+			", decided ahead %" PRIu64 ", settled by aging %" PRIu64
+			", walk not plain %" PRIu64 ")\n",
 			"first replies (SYN/ACK)", s->ct_synack_fast, t->cts.synack_armed,
-			t->es.synack_ahead, t->es.synack_plain_not);
+			t->es.synack_ahead, t->es.synack_settled, t->es.synack_plain_not);
 	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0 || t->es.reply_guessed != 0)
 		fprintf(f,
 			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
@@ -570,7 +571,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
 		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64
 		", \"refilter_kept\": %" PRIu64 ", \"synack_ahead\": %" PRIu64
-		", \"synack_plain_not\": %" PRIu64
+		", \"synack_settled\": %" PRIu64 ", \"synack_plain_not\": %" PRIu64
 		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64
 		", \"count_redecided\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
@@ -581,7 +582,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
 		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,
 		t->es.clsc_skipped, t->es.clsc_flushes, t->es.refilter_kept, t->es.synack_ahead,
-		t->es.synack_plain_not, t->es.cached_drops,
+		t->es.synack_settled, t->es.synack_plain_not, t->es.cached_drops,
 		t->es.drops_expected, t->es.count_redecided);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64

@@ -552,6 +552,9 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	if (f->remove) {
 		eng_flow_delete(eng, ti, idx);
+		/* Decided ahead of its record: the packet is decided alone, as it is. */
+		if (a->flags & FC_ACT_F_AHEAD)
+			*ctstate = f->ctstate;
 		return f->reopen ? -EAGAIN : -ENOENT;
 	}
 	/* Decided ahead of its record for the first reply, which came: as any other now. */
@@ -774,8 +777,9 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			return true;
 		}
 		if (rc == -ENOENT) {
-			/* Removed without a new connection: decide from what it was. */
-			if (a.verdict == FC_VERDICT_SLOW) {
+			/* Removed without a new connection: decide from what it was
+			 * (an entry decided ahead of its record: as the packet is). */
+			if (a.verdict == FC_VERDICT_SLOW || (a.flags & FC_ACT_F_AHEAD)) {
 				if (pkt_decide(eng, ti, idx, up, &a, cs, d, &trace)) {
 					eng_rule_count(eng, d->rule_id, 1, up->len);
 					eng_trace_count(eng, trace, 1, up->len);
