@@ -66,6 +66,10 @@ show_stats(struct sh_ctx *c)
 		t.es.clsc_misses, t.es.clsc_uncacheable, t.es.clsc_skipped, t.es.clsc_flushes);
 	fprintf(f, "%-20s %" PRIu64 " (ctstate changed, walk would not)\n", "refilters saved",
 		t.es.refilter_kept);
+	fprintf(f, "%-20s %" PRIu64 " taken on the fast path, %" PRIu64 " armed, %" PRIu64
+		" decided ahead (%" PRIu64 " settled by aging), %" PRIu64 " walk not plain\n",
+		"first replies", s->ct_synack_fast, t.cts.synack_armed, t.es.synack_ahead,
+		t.es.synack_settled, t.es.synack_plain_not);
 	fprintf(f,
 		"%-20s %" PRIu64 " port mismatch, %" PRIu64 " reply entries moved, %" PRIu64
 		" keyed where earlier replies came\n",

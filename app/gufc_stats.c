@@ -121,6 +121,7 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->upcall_interest = dp.upcall_interest;
 	s->upcall_per_packet = dp.upcall_per_packet;
 	s->upcall_class = dp.upcall_class;
+	s->ct_synack_fast = dp.ct_synack_fast;
 	s->upcall_pending = dp.upcall_pending;
 	s->upcall_uncounted = dp.upcall_uncounted;
 	s->waited = dp.waited;
@@ -340,6 +341,12 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (t->es.refilter_kept != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (their connection's ctstate changed, their walk would not)\n",
 			"entries kept, not refiltered", t->es.refilter_kept);
+	if (t->es.synack_ahead != 0 || t->es.synack_plain_not != 0 || s->ct_synack_fast != 0)
+		fprintf(f, "%-28s %14" PRIu64 "  (taken on the fast path; connections armed for it %" PRIu64
+			", decided ahead %" PRIu64 ", settled by aging %" PRIu64
+			", walk not plain %" PRIu64 ")\n",
+			"first replies (SYN/ACK)", s->ct_synack_fast, t->cts.synack_armed,
+			t->es.synack_ahead, t->es.synack_settled, t->es.synack_plain_not);
 	if (t->es.reply_moved != 0 || t->es.port_mismatch != 0 || t->es.reply_guessed != 0)
 		fprintf(f,
 			"%-28s %14" PRIu64 "  (reply entries moved to their replies' port %" PRIu64
@@ -563,7 +570,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
 		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
 		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64
-		", \"refilter_kept\": %" PRIu64
+		", \"refilter_kept\": %" PRIu64 ", \"synack_ahead\": %" PRIu64
+		", \"synack_settled\": %" PRIu64 ", \"synack_plain_not\": %" PRIu64
 		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64
 		", \"count_redecided\": %" PRIu64 "},\n",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
@@ -573,7 +581,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
 		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,
-		t->es.clsc_skipped, t->es.clsc_flushes, t->es.refilter_kept, t->es.cached_drops,
+		t->es.clsc_skipped, t->es.clsc_flushes, t->es.refilter_kept, t->es.synack_ahead,
+		t->es.synack_settled, t->es.synack_plain_not, t->es.cached_drops,
 		t->es.drops_expected, t->es.count_redecided);
 	fprintf(f,
 		"  \"fragments\": {\"in\": %" PRIu64 ", \"datagrams\": %" PRIu64
@@ -583,9 +592,11 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"  \"conntrack\": {\"icmp_related\": %" PRIu64 ", \"notrack\": %" PRIu64
 		", \"tcp_conns\": %" PRIu64
 		", \"tcp_refused\": %" PRIu64 ", \"ignored\": %" PRIu64 ", \"reopened\": %" PRIu64
-		", \"removed\": %" PRIu64 ", \"sctp_conns\": %" PRIu64 ", \"invalid\": {",
+		", \"removed\": %" PRIu64 ", \"sctp_conns\": %" PRIu64
+		", \"synack_armed\": %" PRIu64 ", \"synack_fast\": %" PRIu64 ", \"invalid\": {",
 		t->cts.related, t->cts.notrack, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored,
-		t->cts.reopened, t->cts.removed, t->cts.sctp_conns);
+		t->cts.reopened, t->cts.removed, t->cts.sctp_conns, t->cts.synack_armed,
+		s->ct_synack_fast);
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
 		fprintf(f, "%s\"%s\": %" PRIu64, w > 1 ? ", " : "", mod_ct_why_name(w),
 			t->cts.invalid[w]);

@@ -95,6 +95,11 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("clsc_skipped", t.es.clsc_skipped);
 	U("clsc_flushes", t.es.clsc_flushes);
 	U("refilter_kept", t.es.refilter_kept);
+	U("synack_ahead", t.es.synack_ahead);
+	U("synack_settled", t.es.synack_settled);
+	U("synack_plain_not", t.es.synack_plain_not);
+	U("ct_synack_armed", t.cts.synack_armed);
+	U("ct_synack_fast", s->ct_synack_fast);
 	U("flows_created", t.es.flows);
 	U("flows_replies", t.es.replies);
 	U("flows_removed", t.es.removed);

@@ -131,9 +131,12 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	if (!(a->interest & FC_INTEREST_TCP_WIN))
 		return false;
 	/* A window-checked segment: the numbers the check needs, as the parser
-	 * gives them (payload up to the datagram's end, options plain or not). */
+	 * gives them (payload up to the datagram's end, options plain or not).
+	 * A SYN (a SYN/ACK a reply entry leaves to the line: its options need
+	 * the parser) goes up: a flow is marked long after its handshake. */
 	hlen = (uint32_t)(p[l4 + 12] >> 4) * 4;
-	if (proto != IPPROTO_TCP || hlen < 20 || end > len || end < l4 + hlen)
+	if (proto != IPPROTO_TCP || hlen < 20 || end > len || end < l4 + hlen ||
+		(pk.tcp_flags & 0x02))
 		return true;
 	pk.tcp_seq = dp_be32_at(p + l4 + 4);
 	pk.tcp_ack = dp_be32_at(p + l4 + 8);

@@ -336,19 +336,48 @@ dp_sctp_bad(const struct dp_ctx *c, const struct fc_action *a, const struct rte_
 }
 
 /*
+ * A SYN of a window-checked entry that wants no SYN as such: a new
+ * connection's reply entry whose line is armed for the SYN/ACK (the
+ * conntrack module's interest for it). Conntrack takes the handshake's
+ * second step on line @p ctl (mod_ct_fast_synack(), which searches
+ * options beyond a timestamp for SACK blocks in the first segment, or
+ * takes only plain ones) and the SYN/ACK passes with the entry's verdict,
+ * counted; or it goes up. Out of line: once per connection.
+ */
+static __rte_noinline bool
+dp_ct_synack(struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
+	const struct fc_pkt *pkt, struct mod_ct_fast_line *ctl)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(mb, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(mb);
+
+	if (ctl == NULL || !(a->flags & FC_ACT_F_REPLY))
+		return false;
+	if ((uint32_t)pkt->l4_off + pkt->tcp_hlen > len)
+		frame = NULL;
+	if (!mod_ct_fast_synack(ctl, pkt, frame, len))
+		return false;
+	c->st.ct_synack_fast++;
+	return true;
+}
+
+/*
  * Does a hit go to the slow path for a module's interest: the entry's
  * interest mask selects it (rule_engine_wants()), the conntrack module's
- * window check on connection line @p ctl (the prefetch pass's) or SCTP
- * check cannot vouch for it, or its UDP-Lite header fails?
+ * window check on connection line @p ctl (the prefetch pass's; a SYN/ACK
+ * its step, dp_ct_synack()) or SCTP check cannot vouch for it, or its
+ * UDP-Lite header fails?
  */
 static __rte_always_inline bool
-dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
+dp_hit_wants(struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
 	const struct fc_pkt *pkt, struct mod_ct_fast_line *ctl)
 {
 	if (likely(a->interest == 0))
 		return false;
 	return rule_engine_wants(a, pkt) ||
-		((a->interest & FC_INTEREST_TCP_WIN) && !mod_ct_fast_check_line(ctl, a, pkt)) ||
+		((a->interest & FC_INTEREST_TCP_WIN) &&
+			!(unlikely(pkt->tcp_flags & 0x02) ? dp_ct_synack(c, a, mb, pkt, ctl)
+							   : mod_ct_fast_check_line(ctl, a, pkt))) ||
 		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt)) ||
 		((a->interest & FC_INTEREST_SCTP) && dp_sctp_bad(c, a, mb, pkt));
 }

@@ -864,6 +864,8 @@ eng_age(struct rule_engine *eng, unsigned int ti, uint32_t now, unsigned int bud
 		timeout = eng_timeout(eng, ti, idx);
 		if (e == NULL || timeout == 0)
 			continue;
+		if (unlikely(e->act.flags & FC_ACT_F_AHEAD))
+			eng_synack_settle(eng, ti, idx);
 		timeout = eng_entry_timeout(eng, &e->act, timeout);
 		last = __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 		peer = eng_peer(eng, ti, idx);

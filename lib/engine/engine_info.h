@@ -111,6 +111,14 @@ struct rule_engine_stats {
 				    classifier installs) */
 	uint64_t refilter_kept; /**< entries a change of their connection's ctstate left as
 				     they were: their walk would have come out the same */
+	uint64_t synack_ahead; /**< new TCP connections whose original entry got its
+				    `established` action at the SYN, their SYN/ACK left to the
+				    fast path (engine_synack.c) */
+	uint64_t synack_settled; /**< ... of those: found replied by aging (entries made
+				      established there) */
+	uint64_t synack_plain_not; /**< ... that could have, but whose `established` walk
+					was not plain (per packet, metered, a program, a
+					class, counted, another mark): two upcalls */
 	uint64_t channel_unknown; /**< channel names the callback did not know */
 	uint64_t aged;         /**< entries aged out (both directions idle) */
 	uint64_t chan_flows;   /**< per-flow channels given to flows */

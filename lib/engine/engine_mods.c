@@ -29,6 +29,15 @@
 unsigned int
 eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a)
 {
+	/* Decided ahead of its connection's record, for its first reply. */
+	if (unlikely(a->flags & FC_ACT_F_AHEAD))
+		return RULE_CT_ESTABLISHED;
+	return eng_conn_ctstate(eng, a);
+}
+
+unsigned int
+eng_conn_ctstate(const struct rule_engine *eng, const struct fc_action *a)
+{
 	for (unsigned int i = 0; i < eng->n_mods; i++) {
 		const struct rule_module *m = &eng->mods[i].m;
 		unsigned int cs;
@@ -40,7 +49,7 @@ eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a)
 }
 
 /* The status of an entry's connection (RULE_CTS_*), as the modules know it. */
-static unsigned int
+unsigned int
 eng_entry_ctstatus(const struct rule_engine *eng, const struct fc_action *a)
 {
 	for (unsigned int i = 0; i < eng->n_mods; i++) {

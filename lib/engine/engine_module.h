@@ -59,6 +59,13 @@ struct rule_flow {
 	bool remove;                  /**< on_packet: remove the flow (both entries) */
 	bool reopen;                  /**< on_packet, with @c remove: a new connection opens */
 	bool store;                   /**< on_packet: store act[] and timeout in both entries */
+	/**
+	 * on_insert: the connection's first reply may be taken on the fast
+	 * path (set by conntrack): the engine then walks the original
+	 * direction again as `established` and, when that walk's action is a
+	 * plain one, stores it (FC_ACT_F_AHEAD) and calls on_synack.
+	 */
+	bool synack;
 	uint8_t ctstatus;             /**< RULE_CTS_* a tracker adds (EXPECTED) */
 	bool exp_nat;                 /**< an expected connection's NAT (the master's):
 				           @c exp_dnat, and @c exp_snat when its family
@@ -130,6 +137,12 @@ struct rule_flow_moved {
  * - on_packet: a packet of a cached flow that an interest bit selected
  *   (every module's on_packet is called; each ignores what it did not ask).
  * - on_remove: an entry went (a flow's two entries go together: one call each).
+ * - on_synack: a new flow whose on_insert set struct rule_flow::synack is
+ *   inserted, its original entry's action decided as `established`
+ *   (FC_ACT_F_AHEAD): arm the connection for the fast path to take its
+ *   first reply, writing act[d].interest = the module's own |
+ *   interest_kept[d] (other fields as on_insert may). A negative return
+ *   leaves the flow as on_insert made it (the engine stores it back).
  * - on_move: an entry moved to another input port: nothing went, but what a
  *   module keeps by entry index or key (a hardware rule) must follow.
  * - entry_ctstate, entry_ctstatus: the ctstate packets taking the fast path
@@ -159,6 +172,7 @@ struct rule_module {
 	void (*on_abort)(void *priv, struct rule_flow *f);
 	int (*on_packet)(void *priv, struct rule_flow *f);
 	void (*on_remove)(void *priv, const struct rule_flow_gone *g);
+	int (*on_synack)(void *priv, struct rule_flow *f);
 	void (*on_move)(void *priv, const struct rule_flow_moved *mv);
 	unsigned int (*entry_ctstate)(void *priv, const struct fc_action *a);
 	unsigned int (*entry_ctstatus)(void *priv, const struct fc_action *a);

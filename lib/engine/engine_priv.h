@@ -504,7 +504,33 @@ int eng_str_decide(struct rule_engine *eng, const struct rule_upcall *up,
  */
 #define ENG_DEPS_PER_PACKET(deps) ((deps) & ~(RULE_DEP_MARK | RULE_DEP_CTMARK))
 void eng_abort(struct rule_engine *eng, struct eng_flow *ef);
+/*
+ * The ctstate an entry's action was decided under: its connection's
+ * (eng_conn_ctstate(): the modules' answer for the record as stored), or
+ * `established` for an entry decided ahead of it (FC_ACT_F_AHEAD).
+ */
 unsigned int eng_entry_ctstate(const struct rule_engine *eng, const struct fc_action *a);
+unsigned int eng_conn_ctstate(const struct rule_engine *eng, const struct fc_action *a);
+/* The status of an entry's connection (RULE_CTS_*, the fast path's progress in), as the modules know it. */
+unsigned int eng_entry_ctstatus(const struct rule_engine *eng, const struct fc_action *a);
+
+/*
+ * engine_synack.c: new flow @p ef, inserted (original entry @p idx with
+ * action @p a0, reply entry @p ridx with @p a1, the SYN counted), whose
+ * conntrack set struct rule_flow::synack: its original entry decided as
+ * `established` ahead of the record and its first reply left to the fast
+ * path (on_synack), when that walk is plain; else left as it was. @p a0,
+ * @p a1 receive what the entries hold.
+ */
+void eng_synack_ahead(struct rule_engine *eng, unsigned int ti, struct eng_flow *ef,
+	uint32_t idx, uint32_t ridx, struct fc_action *a0, struct fc_action *a1);
+/*
+ * Aging met entry @p idx decided ahead of its record (FC_ACT_F_AHEAD): once
+ * the fast path took its connection's first reply, the bit goes and both
+ * entries are established (not FC_ACT_F_EARLY any more), as the slow path
+ * would have stored them at that reply.
+ */
+void eng_synack_settle(struct rule_engine *eng, unsigned int ti, uint32_t idx);
 uint32_t eng_entry_timeout(const struct rule_engine *eng, const struct fc_action *a,
 	uint32_t timeout);
 

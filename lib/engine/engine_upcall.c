@@ -305,7 +305,7 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	struct eng_flow ef;
 	struct rule_flow *f = &ef.f;
 	struct fc_action a0, a1;
-	int idx, ridx;
+	int idx, ridx = -1;
 
 	flow_init(eng, &ef, up);
 	f->nocache = nocache;
@@ -449,6 +449,9 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	if ((a0.flags | a1.flags) & FC_ACT_F_COUNT)
 		eng_cb_arm(eng, (unsigned int)ti, (uint32_t)idx, up);
 	fc_table_touch(t, (uint32_t)idx, up->len, now);
+	/* Its first reply left to the fast path (counted as `new` above). */
+	if (f->synack && ridx >= 0)
+		eng_synack_ahead(eng, (unsigned int)ti, &ef, (uint32_t)idx, (uint32_t)ridx, &a0, &a1);
 	/* A string predicate's entry: the first packet's outcome counts on the predicate. */
 	if (ef.first_leaf != 0)
 		rule_engine_pred_count(eng, ef.first_pred, ef.first_leaf, up->len);
@@ -517,6 +520,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	unsigned int cs0[2] = {0, 0};
 	uint32_t cm0[2] = {0, 0};
 	uint32_t peer;
+	unsigned int ahead = 0;
 
 	flow_init(eng, &ef, up);
 	f->dir = (uint8_t)dir;
@@ -548,8 +552,18 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	if (f->remove) {
 		eng_flow_delete(eng, ti, idx);
+		/* Decided ahead of its record: the packet is decided alone, as it is. */
+		if (a->flags & FC_ACT_F_AHEAD)
+			*ctstate = f->ctstate;
 		return f->reopen ? -EAGAIN : -ENOENT;
 	}
+	/* Decided ahead of its record for the first reply, which came: as any other now. */
+	for (unsigned int d = 0; d < 2; d++)
+		if (f->idx[d] != FC_INDEX_NONE && unlikely(f->act[d].flags & FC_ACT_F_AHEAD) &&
+			eng_conn_ctstate(eng, &f->act[d]) != RULE_CT_NEW) {
+			f->act[d].flags &= (uint8_t)~FC_ACT_F_AHEAD;
+			ahead |= 1u << d;
+		}
 
 	for (unsigned int d = 0; d < 2; d++) {
 		/* A refilter keeps the entry's connection: its ctstate is known here. */
@@ -573,7 +587,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 			if (eng_refilter(eng, ti, f->idx[d], k, &f->act[d]) < 0)
 				f->act[d].verdict = FC_VERDICT_SLOW;
 		}
-		if (f->refilter || f->store)
+		if (f->refilter || f->store || ((ahead >> d) & 1))
 			eng_entry_set(eng, ti, f->idx[d], &f->act[d], f->timeout);
 	}
 	*a = f->act[dir];
@@ -763,8 +777,9 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			return true;
 		}
 		if (rc == -ENOENT) {
-			/* Removed without a new connection: decide from what it was. */
-			if (a.verdict == FC_VERDICT_SLOW) {
+			/* Removed without a new connection: decide from what it was
+			 * (an entry decided ahead of its record: as the packet is). */
+			if (a.verdict == FC_VERDICT_SLOW || (a.flags & FC_ACT_F_AHEAD)) {
 				if (pkt_decide(eng, ti, idx, up, &a, cs, d, &trace)) {
 					eng_rule_count(eng, d->rule_id, 1, up->len);
 					eng_trace_count(eng, trace, 1, up->len);

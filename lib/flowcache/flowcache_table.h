@@ -89,6 +89,15 @@ extern "C" {
  * limits for its slot (connbytes): the packet that reaches them goes up.
  */
 #define FC_ACT_F_COUNT 0x20
+/**
+ * The rules engine decided this entry for its connection's next ctstate,
+ * ahead of the connection's record: a TCP connection's original entry made
+ * at its SYN with the `established` walk's action, for the SYN/ACK the
+ * fast path may take (the engine decides the packets that go up before
+ * that reply on their own). Cleared at the engine's next store after the
+ * reply. The fast path ignores it.
+ */
+#define FC_ACT_F_AHEAD 0x40
 
 /**
  * The cached decision for a flow: everything the fast path needs to treat a

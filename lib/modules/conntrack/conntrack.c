@@ -599,7 +599,8 @@ mod_ct_fast_store(struct mod_ct_fast_line *l, const struct mod_ct_conn *c)
 	MOD_CT_ST(l->fp_seen[0], 0);
 	MOD_CT_ST(l->fp_seen[1], 0);
 	MOD_CT_ST(l->fp_state, c->state);
-	MOD_CT_ST(l->fp_cflags, 0);
+	/* Once held or taken, the SYN/ACK's step stays so (mod_ct_fast_hold()). */
+	MOD_CT_ST(l->fp_cflags, MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_CLAIM);
 	MOD_CT_ST(l->fp_unacked, (uint8_t)(((t->side[0].flags & MOD_CT_TS_UNACKED) ? 1u : 0u) |
 					   ((t->side[1].flags & MOD_CT_TS_UNACKED) ? 2u : 0u)));
 	/* An SCTP association: its tags where a TCP connection's ends are. */
@@ -640,6 +641,9 @@ mod_ct_fast_arm(struct mod_ct_fast_line *l, const struct mod_ct_conn *c, bool ar
 			mode |= (uint8_t)(MOD_CT_FAST_M_SYNACK | MOD_CT_FAST_M_ST_OK |
 				((c->tcp.side[MOD_CT_DIR_ORIG].flags & MOD_CT_TS_WSCALE) ?
 					MOD_CT_FAST_M_WSCALE0 : 0));
+		/* A new connection's step to take (its entries name the line after). */
+		if (mode & MOD_CT_FAST_M_SYNACK)
+			MOD_CT_ST(l->fp_cflags, 0);
 		for (unsigned int d = 0; d < 2; d++)
 			if (be_liberal || (c->tcp.side[d].flags & MOD_CT_TS_LIBERAL))
 				mode |= (uint8_t)(MOD_CT_FAST_M_LIBERAL << d);

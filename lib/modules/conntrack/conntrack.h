@@ -712,6 +712,9 @@ struct mod_ct_module_stats {
 				 want of a record) */
 	uint64_t sctp_conns; /**< SCTP associations (records) tracked now */
 	uint64_t notrack;   /**< new flows the raw table made untracked (CT --notrack, NOTRACK) */
+	/** TCP connections whose line was armed at their SYN for the fast path to
+	 *  take their SYN/ACK (mod_ct_fast_synack()) */
+	uint64_t synack_armed;
 };
 
 /**

@@ -126,6 +126,14 @@ struct mod_ct_fast_line {
 #define MOD_CT_FAST_R_SACK_PERM 0x10
 /** struct mod_ct_fast_line::fp_cflags: ... and it carried a window-scale option. */
 #define MOD_CT_FAST_R_WSCALE 0x20
+/**
+ * struct mod_ct_fast_line::fp_cflags: the SYN/ACK's step is taken or being
+ * taken (mod_ct_fast_synack(), which sets it first, before any other
+ * store), or the rules lcore holds the line (mod_ct_fast_hold()): whoever
+ * set it first owns the step; the other leaves it alone. Kept by
+ * mod_ct_fast_store() (cleared for a new connection only).
+ */
+#define MOD_CT_FAST_CLAIM 0x40
 
 /** struct mod_ct_fast_line::mode: out-of-window segments of side d pass (shifted by d). */
 #define MOD_CT_FAST_M_LIBERAL 0x01
@@ -242,6 +250,34 @@ bool mod_ct_fast_synack_ok(const struct mod_ct_conn *c, bool be_liberal);
  */
 bool mod_ct_fast_synack(struct mod_ct_fast_line *l, const struct fc_pkt *p,
 	const uint8_t *frame, uint32_t frame_len);
+
+/**
+ * Hold line @p l before the rules lcore loads it to decide a packet of its
+ * connection: on a line armed for the SYN/ACK (MOD_CT_FAST_M_SYNACK), the
+ * fast path takes no SYN/ACK after this (MOD_CT_FAST_CLAIM), and one it is
+ * taking right now is finished first (waited for: a few stores). So a
+ * step is never lost between the rules lcore's load and its store of the
+ * line (a retransmitted SYN decided meanwhile). Nothing on another line.
+ * @param l  the line
+ * Context: rules lcore, before mod_ct_fast_load() of a packet it decides.
+ */
+void mod_ct_fast_hold(struct mod_ct_fast_line *l);
+
+/**
+ * The interest of a connection's entries while its line is armed for the
+ * SYN/ACK (mod_ct_fast_arm() with MOD_CT_FAST_M_SYNACK): both entries'
+ * segments checked on the line (FC_INTEREST_TCP_WIN: the original
+ * direction's go up until the fast path took the SYN/ACK, then are checked
+ * and move the state as from SYN_RECV), the reply entry's SYN (the SYN/ACK)
+ * not wanted as such (the datapath hands it to mod_ct_fast_synack()); SYNs
+ * of the original direction, RSTs and segments without ACK go up; FINs are
+ * the line's (MOD_CT_FAST_M_ST_OK: it moves the state from SYN_RECV on, and
+ * sends them up before).
+ * @param interest  receives the original [MOD_CT_DIR_ORIG] and reply
+ *   direction's masks
+ * Context: any.
+ */
+void mod_ct_fast_synack_interest(uint16_t interest[2]);
 
 /**
  * Store connection @p c in its line @p l, for the fast path (@p armed: its

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_pause.h>
 
 #include "ct_priv.h"
 
@@ -224,7 +225,7 @@ mod_ct_fast_synack(struct mod_ct_fast_line *l, const struct fc_pkt *p, const uin
 	bool ws1 = false, sp1 = false;
 
 	if ((mode & need) != need || MOD_CT_LD(l->fp_state) != MOD_CT_S_SYN_SENT ||
-		(MOD_CT_LD(l->fp_cflags) & MOD_CT_FAST_REPLIED))
+		(MOD_CT_LD(l->fp_cflags) & (MOD_CT_FAST_REPLIED | MOD_CT_FAST_CLAIM)))
 		return false;
 	/* A plain SYN/ACK without data (the flags the tracker ignores allowed),
 	 * acknowledging exactly the opener's SYN. */
@@ -259,6 +260,12 @@ mod_ct_fast_synack(struct mod_ct_fast_line *l, const struct fc_pkt *p, const uin
 	edge = MOD_CT_LD(l->fp_edge[MOD_CT_DIR_REPLY]);
 	if (mod_ct_seq_after(ack + win, edge - 1))
 		edge = ack + win + (win == 0);
+	/* The step is this lcore's unless the rules lcore holds the line
+	 * (mod_ct_fast_hold()): nothing is stored before. */
+	cf = 0;
+	if (!__atomic_compare_exchange_n(&l->fp_cflags, &cf, MOD_CT_FAST_CLAIM, false,
+		    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
 	/* The reply side's numbers first, then the bit that says they are
 	 * there, then the state (only this lcore moves it in SYN_SENT). */
 	MOD_CT_ST(l->scale[MOD_CT_DIR_ORIG], sc0);
@@ -276,4 +283,18 @@ mod_ct_fast_synack(struct mod_ct_fast_line *l, const struct fc_pkt *p, const uin
 	__atomic_fetch_or(&l->fp_cflags, cf, __ATOMIC_RELEASE);
 	__atomic_store_n(&l->fp_state, (uint8_t)MOD_CT_S_SYN_RECV, __ATOMIC_RELEASE);
 	return true;
+}
+
+void
+mod_ct_fast_hold(struct mod_ct_fast_line *l)
+{
+	uint8_t cf;
+
+	if (likely(!(MOD_CT_LD(l->mode) & MOD_CT_FAST_M_SYNACK)))
+		return;
+	cf = __atomic_fetch_or(&l->fp_cflags, MOD_CT_FAST_CLAIM, __ATOMIC_ACQUIRE);
+	/* The fast path claimed it first: its step is a few stores from done. */
+	if (cf & MOD_CT_FAST_CLAIM)
+		while (!(__atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE) & MOD_CT_FAST_REPLIED))
+			rte_pause();
 }

@@ -489,8 +489,37 @@ ct_on_insert(void *priv, struct rule_flow *f)
 	ct_mark_early(f, &c);
 	f->timeout = v.timeout;
 	f->want_reply = true;
+	/* Its first reply may be the fast path's if the engine says so (ct_on_synack()). */
+	f->synack = id != 0 && proto == PROTO_TCP && mod_ct_fast_synack_ok(&c, ct->cfg.tcp_be_liberal);
 	/* The reply entry's cached verdict: replies of a connection are ESTABLISHED. */
 	f->reply_ctstate = (uint8_t)mod_ct_conn_ctstate(&c, MOD_CT_DIR_REPLY);
+	return 0;
+}
+
+/*
+ * The engine stored the original entry of a new connection (on_insert set
+ * struct rule_flow::synack) with its action for the connection's first
+ * reply: arm the line for the fast path to take the SYN/ACK
+ * (mod_ct_fast_synack()) and give both entries the interest for it.
+ */
+static int
+ct_on_synack(void *priv, struct rule_flow *f)
+{
+	struct mod_ct_module *ct = priv;
+	struct mod_ct_fast_line *l = entry_rec(ct, &f->act[RULE_DIR_ORIG]);
+	uint16_t interest[2];
+	struct mod_ct_conn c;
+
+	if (l == NULL)
+		return -ENOENT;
+	mod_ct_fast_load(l, &c, false);
+	if (!mod_ct_fast_synack_ok(&c, ct->cfg.tcp_be_liberal))
+		return -EAGAIN;
+	mod_ct_fast_arm(l, &c, true, ct->cfg.tcp_be_liberal);
+	mod_ct_fast_synack_interest(interest);
+	for (unsigned int d = 0; d < 2; d++)
+		f->act[d].interest = interest[d] | f->interest_kept[d];
+	count(&ct->st.synack_armed);
 	return 0;
 }
 
@@ -543,6 +572,8 @@ ct_on_packet(void *priv, struct rule_flow *f)
 
 		if (l == NULL || l->rc_state == MOD_CT_S_NONE)
 			return 0;
+		/* A SYN/ACK the fast path may take: taken before the load, or not at all. */
+		mod_ct_fast_hold(line_of(ct, id));
 		mod_ct_fast_load(l, c, true);
 		/* Behind a helper's rewrite, the ACK as the other side counts. */
 		pkt = ct_help_view(&ct->hlp, c, id, f->dir, pkt, &view);
@@ -714,6 +745,7 @@ mod_ct_module_create(struct rule_engine *eng, const struct mod_ct_module_params 
 		m.on_abort = ct_on_abort;
 		m.on_packet = ct_on_packet;
 		m.on_remove = ct_on_remove;
+		m.on_synack = ct_on_synack;
 		m.entry_ctstate = ct_entry_ctstate;
 		m.entry_ctstatus = ct_entry_ctstatus;
 		m.entry_helper = ct_entry_helper;
@@ -774,6 +806,7 @@ mod_ct_module_stats_get(const struct mod_ct_module *ct, struct mod_ct_module_sta
 	st->tcp_full = __atomic_load_n(&ct->st.tcp_full, __ATOMIC_RELAXED);
 	st->sctp_conns = __atomic_load_n(&ct->st.sctp_conns, __ATOMIC_RELAXED);
 	st->notrack = __atomic_load_n(&ct->st.notrack, __ATOMIC_RELAXED);
+	st->synack_armed = __atomic_load_n(&ct->st.synack_armed, __ATOMIC_RELAXED);
 }
 
 int

@@ -750,3 +750,15 @@ ct_tcp_interest(const struct mod_ct_cfg *cfg, const struct mod_ct_conn *c, uint1
 			interest[d] |= t->side[d].maxwin != 0 ? FC_INTEREST_TCP_WIN : FC_INTEREST_ALL;
 	}
 }
+
+void
+mod_ct_fast_synack_interest(uint16_t interest[2])
+{
+	const uint16_t base = FC_INTEREST_TCP_SYN | FC_INTEREST_TCP_FIN | FC_INTEREST_TCP_RST |
+			      FC_INTEREST_TCP_NOACK;
+
+	/* As the states the fast path moves (FINs its own): ct_tcp_interest(). */
+	interest[MOD_CT_DIR_ORIG] = (uint16_t)((base & ~FC_INTEREST_TCP_FIN) | FC_INTEREST_TCP_WIN);
+	interest[MOD_CT_DIR_REPLY] =
+		(uint16_t)((base & ~(FC_INTEREST_TCP_SYN | FC_INTEREST_TCP_FIN)) | FC_INTEREST_TCP_WIN);
+}

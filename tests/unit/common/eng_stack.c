@@ -283,6 +283,11 @@ rx_wanted(struct rule_engine *eng, const struct rule_upcall *u, struct fc_table 
 	if ((a->mod[0] & RULE_ACT_M0_CLASSED) &&
 		!rule_engine_class_ok(eng, a, &u->pkt, u->frame, u->frame_len, true))
 		return true;
+	/* A SYN of a window-checked entry: a reply entry's SYN/ACK the line may take. */
+	if ((a->interest & FC_INTEREST_TCP_WIN) && (u->pkt.tcp_flags & 0x02))
+		return ct == NULL || !(a->flags & FC_ACT_F_REPLY) ||
+		       !mod_ct_fast_synack(mod_ct_fast_line_of(mod_ct_module_fast(ct), a), &u->pkt,
+			       u->frame, u->frame_len);
 	if ((a->interest & FC_INTEREST_TCP_WIN) &&
 		(ct == NULL || !mod_ct_fast_check(mod_ct_module_fast(ct), a, &u->pkt)))
 		return true;

@@ -113,7 +113,9 @@ struct rule_decision eng_stack_decide(struct rule_engine *eng, struct rule_upcal
  * One packet @p u at @p now as lib/datapath's RX lcore takes it (one
  * fc_table_lookup_bulk()): a hit on an entry that is not stale, not SLOW,
  * not wanted by its interest (rule_engine_wants(), a classed entry's
- * packet of another class, conntrack's TCP window, a counted limit due) is
+ * packet of another class, conntrack's TCP window or, a reply
+ * entry's SYN/ACK, its step on the line (mod_ct_fast_synack()), a counted
+ * limit due) is
  * decided by the cached action (its meter or packet program, one without
  * predicates, or the test fails; its per-flow channel, output port and NAT
  * slot; RULE_DEC_F_CACHED), and the entry is touched with u.len at @p now;

@@ -383,6 +383,70 @@ test_connbytes(void **state)
 	check_accounting();
 }
 
+/* A TCP segment of 10.0.0.1 <-> 10.9.0.3 without payload (a SYN/ACK as stacks send it). */
+static struct rte_mbuf *
+bare4(bool from_cli, uint16_t cport, uint8_t flags, uint32_t seq, uint32_t ack)
+{
+	struct pb_ipv4 ip = {.src = from_cli ? 0x0a000001 : 0x0a090003,
+		.dst = from_cli ? 0x0a090003 : 0x0a000001};
+	uint8_t buf[128];
+	struct pb b;
+
+	pb_init(&b, buf, sizeof(buf));
+	pb_eth(&b, NULL, NULL);
+	pb_ipv4(&b, &ip);
+	if (from_cli)
+		pb_tcp(&b, cport, 80, flags, seq, ack, 0);
+	else
+		pb_tcp(&b, 80, cport, flags, seq, ack, 0);
+	return mbuf_of(buf, pb_finish(&b));
+}
+
+/*
+ * A new connection's first reply on the fast path: after the SYN's upcall,
+ * the SYN/ACK (no payload) is taken on the connection's line and passes
+ * (ct_synack_fast), the handshake's ACK and the data follow on the fast
+ * path: one upcall for the connection; the rules count the SYN on the rule
+ * for new connections, the rest on the established one. A SYN/ACK with
+ * payload goes up (conntrack's tracker reads it).
+ */
+static void
+test_synack_fast(void **state)
+{
+	struct rte_mbuf *o[8];
+
+	(void)state;
+	world_up(true, 64);
+	load("accept ctstate established,related\n"
+	     "accept proto tcp dport 80 ctstate new\n"
+	     "policy drop\n");
+	rx1(bare4(true, 40000, PB_TCP_SYN, 100, 0));
+	slow();
+	assert_int_equal(W.rx.st.upcalls, 1);
+	rx1(bare4(false, 40000, PB_TCP_SYN | PB_TCP_ACK, 500, 101));
+	assert_int_equal(W.rx.st.ct_synack_fast, 1);
+	rx1(bare4(true, 40000, PB_TCP_ACK, 101, 501));
+	tcp_numbers(101, 501);
+	rx1(tcp4("10.0.0.1", 40000, "10.9.0.3", 80, PB_TCP_ACK | PB_TCP_PSH, 4));
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(take(W.out, o, 8), 4);
+	rte_pktmbuf_free_bulk(o, 4);
+	check_rule_counters(2, 1, 0);
+	check_rule_counters(1, 3, 0);
+	/* With payload (a SYN/ACK carrying data): up. */
+	rx1(bare4(true, 40001, PB_TCP_SYN, 100, 0));
+	slow();
+	tcp_numbers(500, 101);
+	rx1(tcp4("10.9.0.3", 80, "10.0.0.1", 40001, PB_TCP_SYN | PB_TCP_ACK, 5));
+	assert_int_equal(W.rx.st.upcalls, 3);
+	assert_int_equal(W.rx.st.ct_synack_fast, 1);
+	slow();
+	assert_int_equal(take(W.out, o, 8), 2);
+	rte_pktmbuf_free_bulk(o, 2);
+	tcp_numbers(1000, 2000);
+	check_accounting();
+}
+
 /*
  * TCP flags tests (a NULL-scan drop before the accept): the flow is cached
  * for its flags' class; segments of that class (SYN, ACK, PSH|ACK: any
@@ -1999,6 +2063,7 @@ main(void)
 		cmocka_unit_test_teardown(test_meter, teardown),
 		cmocka_unit_test_teardown(test_meter_bytes, teardown),
 		cmocka_unit_test_teardown(test_interest, teardown),
+		cmocka_unit_test_teardown(test_synack_fast, teardown),
 		cmocka_unit_test_teardown(test_tcp_flag_class, teardown),
 		cmocka_unit_test_teardown(test_nat4, teardown),
 		cmocka_unit_test_teardown(test_nat6, teardown),

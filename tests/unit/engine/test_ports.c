@@ -514,8 +514,8 @@ kept(struct rule_engine *eng)
 
 /*
  * The first reply turns the original direction's ctstate `established`:
- * its entry is refiltered (the rule for established connections decides it
- * now), while the reply entry, whose ctstate stays `established` and whose
+ * its entry, decided so at the SYN already (engine_synack.c), keeps its
+ * action where its walk reads nothing that moved, and so does the reply entry, whose ctstate stays `established` and whose
  * walk reads nothing else that moved, keeps its action (refilter_kept) —
  * the same action a refilter gives it in the same set with a rule that
  * reads ports (which refilters both, the reply entry having moved), on the
@@ -541,10 +541,13 @@ test_first_reply_refilter(void **state)
 		assert_int_equal(eng_stack_cls_catch_up(ref), 0);
 		first_reply(eng, rport, &f0, &f1, &r0, &r1);
 		first_reply(ref, rport, &pf0, &pf1, &pr0, &pr1);
-		assert_int_equal(kept(eng), 1);
+		/* The forward entry was decided `established` at the SYN already
+		 * (FC_ACT_F_AHEAD, for a first reply the fast path takes): kept too. */
+		assert_int_equal(kept(eng), 2);
 		assert_int_equal(kept(ref), 0);
-		/* The forward entry: from the rule for new connections to the established one. */
-		assert_int_equal(f0.rule_id, 2);
+		assert_true(f0.flags & FC_ACT_F_AHEAD);
+		assert_false(f1.flags & FC_ACT_F_AHEAD);
+		assert_int_equal(f0.rule_id, 1);
 		assert_int_equal(f1.rule_id, 1);
 		assert_int_equal(pf1.rule_id, 1);
 		/* The reply entry: as it was, as the refiltered one. */

@@ -140,7 +140,9 @@ pkt(struct world *w, uint8_t proto, const char *src, uint16_t sport, const char 
 	if (hit & 1) {
 		if (rule_engine_stale(w->eng, &a, &u.pkt.key)) {
 			u.reason = RULE_UPCALL_STALE;
-		} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW) {
+		} else if (rule_engine_wants(&a, &u.pkt) || a.verdict == FC_VERDICT_SLOW ||
+			   /* A SYN/ACK the line could take: not these, without numbers. */
+			   ((a.interest & FC_INTEREST_TCP_WIN) && (tcp_flags & TCP_SYN))) {
 			u.reason = RULE_UPCALL_INTEREST;
 		} else {
 			memset(&d, 0, sizeof(d));
