@@ -740,6 +740,16 @@ rule_engine_rules(const struct rule_engine *eng)
 	return eng == NULL ? NULL : eng->set;
 }
 
+/* The modules' indexes that eng_entry_timeout() runs (after each change of the list). */
+static void
+eng_mods_indexed(struct rule_engine *eng)
+{
+	eng->n_to_mods = 0;
+	for (unsigned int i = 0; i < eng->n_mods; i++)
+		if (eng->mods[i].m.entry_timeout != NULL)
+			eng->to_mods[eng->n_to_mods++] = (uint8_t)i;
+}
+
 int
 rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m)
 {
@@ -760,6 +770,7 @@ rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m
 		eng->mods[pos] = eng->mods[pos - 1];
 	eng->mods[pos].m = *m;
 	eng->n_mods++;
+	eng_mods_indexed(eng);
 	return 0;
 }
 
@@ -774,6 +785,7 @@ rule_engine_module_unregister(struct rule_engine *eng, const char *name)
 		memmove(&eng->mods[i], &eng->mods[i + 1],
 			(eng->n_mods - i - 1) * sizeof(eng->mods[0]));
 		eng->n_mods--;
+		eng_mods_indexed(eng);
 		return 0;
 	}
 	return -ENOENT;
