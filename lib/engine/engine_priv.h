@@ -221,6 +221,9 @@ struct rule_engine {
 	/* Those with an entry_timeout, in order: aging asks it of every live entry. */
 	uint8_t to_mods[RULE_MODULES_MAX];
 	unsigned int n_to_mods;
+	/* Those with a step, in order: rule_engine_step() runs them each call. */
+	uint8_t step_mods[RULE_MODULES_MAX];
+	unsigned int n_step_mods;
 
 	/* Counters. */
 	struct rule_engine_stats st;
