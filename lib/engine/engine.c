@@ -740,6 +740,23 @@ rule_engine_rules(const struct rule_engine *eng)
 	return eng == NULL ? NULL : eng->set;
 }
 
+/*
+ * The modules' indexes that eng_entry_timeout() and rule_engine_step() run
+ * (after each change of the list).
+ */
+static void
+eng_mods_indexed(struct rule_engine *eng)
+{
+	eng->n_to_mods = 0;
+	eng->n_step_mods = 0;
+	for (unsigned int i = 0; i < eng->n_mods; i++) {
+		if (eng->mods[i].m.entry_timeout != NULL)
+			eng->to_mods[eng->n_to_mods++] = (uint8_t)i;
+		if (eng->mods[i].m.step != NULL)
+			eng->step_mods[eng->n_step_mods++] = (uint8_t)i;
+	}
+}
+
 int
 rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m)
 {
@@ -760,6 +777,7 @@ rule_engine_module_register(struct rule_engine *eng, const struct rule_module *m
 		eng->mods[pos] = eng->mods[pos - 1];
 	eng->mods[pos].m = *m;
 	eng->n_mods++;
+	eng_mods_indexed(eng);
 	return 0;
 }
 
@@ -774,6 +792,7 @@ rule_engine_module_unregister(struct rule_engine *eng, const char *name)
 		memmove(&eng->mods[i], &eng->mods[i + 1],
 			(eng->n_mods - i - 1) * sizeof(eng->mods[0]));
 		eng->n_mods--;
+		eng_mods_indexed(eng);
 		return 0;
 	}
 	return -ENOENT;
@@ -901,11 +920,10 @@ rule_engine_step(struct rule_engine *eng, uint32_t now, unsigned int budget)
 			work += budget / 4 + 1;
 		}
 	work += eng_revalidate(eng, budget / 2 + 1);
-	for (unsigned int i = 0; i < eng->n_mods; i++) {
-		const struct rule_module *m = &eng->mods[i].m;
+	for (unsigned int i = 0; i < eng->n_step_mods; i++) {
+		const struct rule_module *m = &eng->mods[eng->step_mods[i]].m;
 
-		if (m->step != NULL)
-			work += m->step(m->priv, now, budget / 4 + 1);
+		work += m->step(m->priv, now, budget / 4 + 1);
 	}
 	return work;
 }

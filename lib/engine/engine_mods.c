@@ -78,11 +78,10 @@ eng_entry_closed(const struct rule_engine *eng, const struct fc_action *a)
 uint32_t
 eng_entry_timeout(const struct rule_engine *eng, const struct fc_action *a, uint32_t timeout)
 {
-	for (unsigned int i = 0; i < eng->n_mods; i++) {
-		const struct rule_module *m = &eng->mods[i].m;
+	for (unsigned int i = 0; i < eng->n_to_mods; i++) {
+		const struct rule_module *m = &eng->mods[eng->to_mods[i]].m;
 
-		if (m->entry_timeout != NULL)
-			timeout = m->entry_timeout(m->priv, a, timeout);
+		timeout = m->entry_timeout(m->priv, a, timeout);
 	}
 	return timeout;
 }

@@ -218,6 +218,12 @@ struct rule_engine {
 	/* Modules, by ascending order. */
 	struct eng_mod mods[RULE_MODULES_MAX];
 	unsigned int n_mods;
+	/* Those with an entry_timeout, in order: aging asks it of every live entry. */
+	uint8_t to_mods[RULE_MODULES_MAX];
+	unsigned int n_to_mods;
+	/* Those with a step, in order: rule_engine_step() runs them each call. */
+	uint8_t step_mods[RULE_MODULES_MAX];
+	unsigned int n_step_mods;
 
 	/* Counters. */
 	struct rule_engine_stats st;

@@ -229,7 +229,8 @@ trace_switch(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	bool live = was != 0 && (int32_t)(tgen - eng->ctr_gen) >= 0;
 	uint64_t p = 0, b = 0;
 
-	if (live && was == trace)
+	/* The common case of a new entry: no trace before, none now. */
+	if (was == trace && (live || trace == 0))
 		return;
 	if (e != NULL)
 		fc_table_counters(eng->t[ti], idx, &p, &b);

@@ -169,25 +169,33 @@ int
 fc_table_walk(const struct fc_table *t, uint32_t *next, uint32_t *budget, const void **key,
 	uint32_t *idx)
 {
+	uint32_t i, left, n;
+
 	if (t == NULL || next == NULL || budget == NULL)
 		return -ENOENT;
-	while (*next < t->n_slots) {
-		uint32_t i;
-		const void *k;
-
-		if (*budget == 0)
+	/* Free slots cost a load each: the cursor and the budget in registers. */
+	i = *next;
+	left = *budget;
+	n = t->n_slots;
+	for (; i < n; i++) {
+		if (left == 0) {
+			*next = i;
+			*budget = 0;
 			return -EAGAIN;
-		(*budget)--;
-		i = (*next)++;
-		k = fc_table_key(t, i);
-		if (k == NULL)
+		}
+		left--;
+		if (!slot_live(t, i))
 			continue;
+		*next = i + 1;
+		*budget = left;
 		if (key != NULL)
-			*key = k;
+			*key = slot_key(t, i);
 		if (idx != NULL)
 			*idx = i;
 		return 0;
 	}
+	*next = i;
+	*budget = left;
 	return -ENOENT;
 }
 

@@ -733,6 +733,40 @@ mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c)
 	}
 }
 
+uint32_t
+mod_ct_fast_tcp_timeout(const struct mod_ct_cfg *cfg, const struct mod_ct_fast_line *l)
+{
+	uint8_t mode = MOD_CT_LD(l->mode);
+	bool folded = (mode & MOD_CT_FAST_M_ARMED) != 0;
+	uint8_t unacked;
+	struct mod_ct_conn c;
+
+	/*
+	 * What ct_tcp_timeout() reads of the folded load: the state and the
+	 * flags (mod_ct_fast_peek()), the retransmissions in a row, the data
+	 * outstanding and the last window. A line armed for the SYN/ACK the
+	 * fast path has not taken folds nothing (mod_ct_fast_fold()).
+	 */
+	mod_ct_fast_peek(l, &c);
+	if (folded && (mode & MOD_CT_FAST_M_SYNACK) &&
+		!(l->rc_flags & MOD_CT_C_REPLIED) &&
+		!(__atomic_load_n(&l->fp_cflags, __ATOMIC_ACQUIRE) & MOD_CT_FAST_REPLIED))
+		folded = false;
+	c.proto = PROTO_TCP;
+	c.tcp.last_win = MOD_CT_LD(l->fp_lwin);
+	if (folded) {
+		c.tcp.retrans = MOD_CT_LD(l->fp_retrans);
+		unacked = MOD_CT_LD(l->fp_unacked);
+		c.tcp.side[0].flags = (unacked & 1) ? MOD_CT_TS_UNACKED : 0;
+		c.tcp.side[1].flags = (unacked & 2) ? MOD_CT_TS_UNACKED : 0;
+	} else {
+		c.tcp.retrans = l->rc_retrans;
+		c.tcp.side[0].flags = l->rc_sflags[0];
+		c.tcp.side[1].flags = l->rc_sflags[1];
+	}
+	return mod_ct_timeout(cfg, FC_AF_INET4, PROTO_TCP, &c);
+}
+
 unsigned int
 mod_ct_fast_ctstate(const struct mod_ct_fast_line *l, unsigned int dir)
 {

@@ -333,6 +333,19 @@ void mod_ct_fast_load(const struct mod_ct_fast_line *l, struct mod_ct_conn *c, b
 void mod_ct_fast_peek(const struct mod_ct_fast_line *l, struct mod_ct_conn *c);
 
 /**
+ * The timeout of the TCP connection line @p l holds: mod_ct_timeout() of
+ * what mod_ct_fast_load() with folding gives, reading only the bytes the
+ * timeout depends on (the state, the flags, the retransmissions in a row,
+ * the data outstanding and the last window): aging asks it of every live
+ * entry it examines.
+ * @param cfg  the module's configuration (its timeouts)
+ * @param l    the line of a TCP connection (MOD_CT_FAST_RC_TCP)
+ * @return the timeout in milliseconds, 0 for no valid connection.
+ * Context: rules lcore.
+ */
+uint32_t mod_ct_fast_tcp_timeout(const struct mod_ct_cfg *cfg, const struct mod_ct_fast_line *l);
+
+/**
  * The ctstate of direction @p dir of the connection line @p l holds as
  * stored (mod_ct_conn_ctstate() of what mod_ct_fast_load() without
  * folding gives), reading only the bytes it depends on: the state, the

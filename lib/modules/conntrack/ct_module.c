@@ -265,7 +265,6 @@ ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
 {
 	const struct mod_ct_module *ct = priv;
 	const struct mod_ct_fast_line *l = entry_rec(ct, a);
-	struct mod_ct_conn c;
 
 	if (l == NULL || l->rc_state == MOD_CT_S_NONE || !(l->rc_flags & MOD_CT_FAST_RC_TCP))
 		return timeout;
@@ -277,8 +276,7 @@ ct_entry_timeout(void *priv, const struct fc_action *a, uint32_t timeout)
 		(!(__atomic_load_n(&l->mode, __ATOMIC_RELAXED) & MOD_CT_FAST_M_ST_OK) ||
 			__atomic_load_n(&l->fp_state, __ATOMIC_RELAXED) == l->rc_state))
 		return timeout;
-	mod_ct_fast_load(l, &c, true); /* nothing folded if the line is not armed */
-	return mod_ct_timeout(&ct->cfg, FC_AF_INET4, PROTO_TCP, &c);
+	return mod_ct_fast_tcp_timeout(&ct->cfg, l);
 }
 
 /* -m helper: the helper of the master that expected the entry's connection (Linux). */

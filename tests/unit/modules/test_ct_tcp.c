@@ -915,6 +915,59 @@ test_record_peek(void **state)
 	free(l);
 }
 
+/*
+ * Aging's timeout of a TCP line, read from the bytes it depends on, against
+ * mod_ct_timeout() of the folded load, on lines of random bytes whose state,
+ * flags and retransmission counts are mostly valid, with random timeouts.
+ */
+static void
+test_record_timeout(void **state)
+{
+	struct mod_ct_fast_line *l = aligned_alloc(64, sizeof(*l));
+	unsigned int moved = 0, nonzero = 0;
+	struct mod_ct_cfg cfg;
+
+	(void)state;
+	assert_non_null(l);
+	rng_state = 0xbb67ae8584caa73bull;
+	for (unsigned int i = 0; i < 4000; i++) {
+		struct mod_ct_conn full, stored;
+		uint8_t *b = (uint8_t *)l;
+		uint32_t want;
+
+		mod_ct_cfg_init(&cfg);
+		for (unsigned int k = 0; k < MOD_CT_TO__COUNT; k++)
+			cfg.timeout[k] = 1 + rnd() % 1000000u;
+		cfg.tcp_max_retrans = (uint8_t)(rnd() % 4);
+		for (size_t j = 0; j < sizeof(*l); j++)
+			b[j] = (uint8_t)rnd();
+		/* Mostly valid bytes, a few not. */
+		if (rnd() % 8 != 0) {
+			l->rc_state = (uint8_t)(rnd() % MOD_CT_S__COUNT);
+			l->fp_state = (uint8_t)(rnd() % MOD_CT_S__COUNT);
+			l->rc_flags = (uint8_t)(rnd() & MOD_CT_C_ALL);
+			l->rc_retrans = (uint8_t)(rnd() % 6);
+			l->fp_retrans = (uint8_t)(rnd() % 6);
+			if (rnd() % 4 == 0)
+				l->fp_lwin = 0;
+		}
+		l->rc_flags = (uint8_t)((l->rc_flags & ~MOD_CT_FAST_RC_PROTO) | MOD_CT_FAST_RC_TCP);
+		mod_ct_fast_load(l, &full, true);
+		mod_ct_fast_load(l, &stored, false);
+		want = mod_ct_timeout(&cfg, FC_AF_INET4, 6, &full);
+		assert_int_equal(mod_ct_fast_tcp_timeout(&cfg, l), want);
+		if (want != mod_ct_timeout(&cfg, FC_AF_INET4, 6, &stored))
+			moved++;
+		if (want != 0)
+			nonzero++;
+	}
+	/* The fold moved the timeout on many of them, and most are valid. */
+	assert_true(moved > 300);
+	print_message("  %u of 4000 timeouts moved by the fold, %u not 0\n", moved, nonzero);
+	assert_true(nonzero > 1500);
+	free(l);
+}
+
 static void
 test_record_in_line(void **state)
 {
@@ -1190,6 +1243,7 @@ main(void)
 		cmocka_unit_test(test_interest_timeouts),
 		cmocka_unit_test(test_record_in_line),
 		cmocka_unit_test(test_record_peek),
+		cmocka_unit_test(test_record_timeout),
 		cmocka_unit_test(test_line_maxack),
 		cmocka_unit_test(test_synack_fast),
 		cmocka_unit_test(test_lockstep),
