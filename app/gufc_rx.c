@@ -4,9 +4,9 @@
  * every burst handed to lib/datapath's fast path (dp_rx_burst: parse,
  * lookup, cached actions, delivery, upcalls), and one quiescent report per
  * loop. Lossless (--lossless): a burst a full ring held back is offered
- * again before the queues are polled again. On live ports each burst is
- * kept one poll (dp_rx_burst_ahead(): applied after the next burst's
- * parse, or at the next poll that receives nothing). Also sets up every
+ * again before the queues are polled again. With rx-ahead, on live ports
+ * each burst is kept one poll (dp_rx_burst_ahead(): applied after the next
+ * burst's parse, or at the next poll that receives nothing). Also sets up every
  * lcore's datapath contexts (gufc_dp_init).
  */
 
@@ -92,9 +92,10 @@ gufc_dp_init(struct gufc_app *app)
 		lc->rx_dp.pend_wait = rx_live(app, lc);
 		/* A file may block the next read: its upcalls go at once. */
 		lc->rx_dp.up_batch = lc->rx_dp.pend_wait ? GUFC_UP_BATCH : 0;
-		/* Each burst kept a poll (applied after the next one's parse),
-		 * where no read may block and nothing is held for room. */
-		lc->rx_dp.rx_ahead = lc->rx_dp.pend_wait && !app->lossless;
+		/* rx-ahead: each burst kept a poll (applied after the next
+		 * one's parse), where no read may block and nothing is held
+		 * for room. */
+		lc->rx_dp.rx_ahead = app->cfg.set.rx_ahead && lc->rx_dp.pend_wait && !app->lossless;
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
 		lc->slow_dp.lossless = app->lossless;

@@ -532,11 +532,11 @@ struct dp_ctx {
 	struct dp_hold hold;        /**< lossless: what waits for room (datapath's) */
 	struct dp_upstash ups;      /**< @c up_batch: upcalls not on the ring yet (datapath's) */
 	/**
-	 * RX contexts on live ports, not lossless: dp_rx_burst_ahead() keeps
-	 * each received burst, step 1 done, until the next call (or
-	 * dp_rx_flush()), and applies it then, after the next burst's step 1:
-	 * its lookups find their buckets and entries fetched. false: it is
-	 * dp_rx_burst().
+	 * RX contexts on live ports, not lossless (the app's rx-ahead
+	 * setting): dp_rx_burst_ahead() keeps each received burst, step 1
+	 * done, until the next call (or dp_rx_flush()), and applies it then,
+	 * after the next burst's step 1: its lookups find their buckets
+	 * fetched. false: it is dp_rx_burst().
 	 */
 	bool rx_ahead;
 	uint8_t keep_i;             /**< @c keep[keep_i]: the burst kept (its n 0: none) */
@@ -687,9 +687,9 @@ unsigned int dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m
 /**
  * dp_rx_burst() a poll late, for contexts with @c rx_ahead (else it is
  * dp_rx_burst()): step 1 of this burst (or, with marked packets among it,
- * its lines fetched), then steps 2-4 of the burst the last call kept, whose
- * buckets that step 1 fetched (and whose entries are fetched now, before
- * this burst's parse); this burst is kept in its place. Bursts are applied
+ * their entry lines and frames fetched), then steps 2-4 of the burst the
+ * last call kept, whose buckets that call's step 1 fetched; this burst is
+ * kept in its place. Bursts are applied
  * in the order received, never overtaken: dp_rx_burst() applies a kept
  * burst first; dp_rx_reinject()'s packets (waiting since before it came)
  * go before it. A kept burst waits at most one poll: call dp_rx_flush()

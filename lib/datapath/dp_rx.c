@@ -803,14 +803,6 @@ dp_rx_burst_ahead(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsig
 	p->n = n;
 	p->in_port = in_port;
 	p->now = now;
-	/* The kept burst's buckets came while the last poll applied its
-	 * burst: its entries are fetched now, while this burst is parsed. */
-	if (kept->n != 0 && !kept->raw) {
-		if (kept->fam[0].n != 0)
-			fc_table_prefetch_slots(c->tab4, kept->fam[0].sigs, kept->fam[0].n);
-		if (kept->fam[1].n != 0)
-			fc_table_prefetch_slots(c->tab6, kept->fam[1].sigs, kept->fam[1].n);
-	}
 	/* Marked packets among it: their lines fetched, step 0 when applied. */
 	if (c->marks != NULL && dp_marked_prefetch(c, p->m, n))
 		p->raw = 1;

@@ -395,19 +395,6 @@ void fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint
 void fc_table_prefetch_buckets(const struct fc_table *t, const uint32_t sigs[], unsigned int n);
 
 /**
- * The next step of fc_table_prefetch_buckets(), a while after it: each
- * hash's first bucket (in the cache by now) read for its first candidate,
- * whose entry (and, for a key wider than an entry's tail, key) line is
- * fetched, or, with no candidate there, the second bucket. A hint only:
- * fc_table_lookup_bulk() reads everything again as a reader.
- * @param t     the table
- * @param sigs  fc_table_hash() values
- * @param n     count
- * Context: registered reader, lock-free.
- */
-void fc_table_prefetch_slots(const struct fc_table *t, const uint32_t sigs[], unsigned int n);
-
-/**
  * Look up a burst of keys with precomputed hashes; for each hit copy a
  * consistent snapshot of the entry's action (never torn: entries being
  * rewritten read as misses) and give its index.

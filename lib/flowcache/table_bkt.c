@@ -517,28 +517,6 @@ fc_table_prefetch_buckets(const struct fc_table *t, const uint32_t sigs[], unsig
 		rte_prefetch0(&t->bkt[bkt_first(nb, sigs[i])]);
 }
 
-void
-fc_table_prefetch_slots(const struct fc_table *t, const uint32_t sigs[], unsigned int n)
-{
-	const unsigned int ks = t->key_size;
-	const uint32_t nb = t->n_bkt;
-
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t i1 = bkt_first(nb, sigs[i]);
-		const struct fc_bucket *b1 = &t->bkt[i1];
-		uint32_t mm = bkt_tag_match(b1, sig_tag(sigs[i]));
-		uint32_t id;
-
-		if (mm == 0) {
-			rte_prefetch0(&t->bkt[bkt_alt(nb, i1, sig_tag(sigs[i]))]);
-			continue;
-		}
-		id = __atomic_load_n(&b1->idx[__builtin_ctz(mm) >> 1], __ATOMIC_RELAXED);
-		if (id != 0)
-			prefetch_slot(t, id - 1, ks);
-	}
-}
-
 /*
  * Fast path (see the top of this file). Keys whose action cannot be
  * copied (an entry being published, rewritten or deleted) are misses.
