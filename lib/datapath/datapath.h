@@ -22,6 +22,11 @@
  *   4. grouping per destination channel, one chan_enqueue_burst() per
  *      channel, in order of first appearance (dp_deliver_burst()).
  *
+ * A context with rx_ahead (dp_rx_burst_ahead()) runs step 1 of a burst a
+ * poll before steps 2-4, while the burst before it is applied, so that
+ * its lookups find their buckets fetched; nothing is decided in step 1,
+ * and bursts are applied in the order received.
+ *
  * Misses, stale or interesting hits and fragments go to the slow path on
  * the context's SPSC upcall ring, the parse result riding in the mbuf's
  * private area (struct dp_meta). The slow path hands them back, fragments
