@@ -133,6 +133,8 @@ struct gufc_sum {
 	uint64_t ll_bursts;	/**< lossless: times a full ring held packets back */
 	uint64_t up_rings;	/**< upcall ring enqueues (RX lcores keep upcalls for one) */
 	uint64_t up_kept;	/**< upcalls RX lcores keep for their next ring enqueue now */
+	uint64_t rx_kept;	/**< packets received and kept for the next poll now */
+	uint64_t rx_kept_idle;	/**< kept bursts applied by a poll that received nothing */
 	/* Router mode (struct dp_stats' router counters, summed). */
 	uint64_t neigh_in;	/**< ARP/ND frames handed to the neighbour module */
 	uint64_t l3_slow;	/**< hits sent to the slow path (resolving, TTL, MTU) */

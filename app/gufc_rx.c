@@ -4,7 +4,10 @@
  * every burst handed to lib/datapath's fast path (dp_rx_burst: parse,
  * lookup, cached actions, delivery, upcalls), and one quiescent report per
  * loop. Lossless (--lossless): a burst a full ring held back is offered
- * again before the queues are polled again. Also sets up every lcore's datapath contexts (gufc_dp_init).
+ * again before the queues are polled again. With rx-ahead, on live ports
+ * each burst is kept one poll (dp_rx_burst_ahead(): applied after the next
+ * burst's parse, or at the next poll that receives nothing). Also sets up every
+ * lcore's datapath contexts (gufc_dp_init).
  */
 
 #include <string.h>
@@ -89,6 +92,10 @@ gufc_dp_init(struct gufc_app *app)
 		lc->rx_dp.pend_wait = rx_live(app, lc);
 		/* A file may block the next read: its upcalls go at once. */
 		lc->rx_dp.up_batch = lc->rx_dp.pend_wait ? GUFC_UP_BATCH : 0;
+		/* rx-ahead: each burst kept a poll (applied after the next
+		 * one's parse), where no read may block and nothing is held
+		 * for room. */
+		lc->rx_dp.rx_ahead = app->cfg.set.rx_ahead && lc->rx_dp.pend_wait && !app->lossless;
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
 		lc->slow_dp.lossless = app->lossless;
@@ -99,6 +106,7 @@ gufc_dp_init(struct gufc_app *app)
 bool
 gufc_rx_idle(struct gufc_lcore *lc, uint32_t now)
 {
+	dp_rx_flush(&lc->rx_dp);
 	dp_upcall_flush(&lc->rx_dp);
 	dp_done_poll(&lc->rx_dp, now);
 	/* dp_done_poll() may have sent waiting packets up again (kept for one
@@ -162,7 +170,7 @@ rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 		total += n;
 		if (unlikely(app->ports[rq->port].l2_conv))
 			gufc_l2_rx(app, rq, m, n);
-		dp_rx_burst(&lc->rx_dp, rq->port, m, n, now);
+		dp_rx_burst_ahead(&lc->rx_dp, rq->port, m, n, now);
 		if (tm != NULL)
 			tm->dp += rx_tsc(tm) - t0;
 		if (dp_held(&lc->rx_dp) != 0)
@@ -171,9 +179,12 @@ rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 	if (total == 0)
 		__atomic_store_n(&lc->st.last_empty_tsc, rte_get_tsc_cycles(), __ATOMIC_RELAXED);
 out:
-	/* Nothing came (or nothing may be pulled): what is kept goes up now. */
-	if (total == 0)
+	/* Nothing came (or nothing may be pulled): the burst kept since the
+	 * last poll is applied, and what is kept for the upcall ring goes up. */
+	if (total == 0) {
+		dp_rx_flush(&lc->rx_dp);
 		dp_upcall_flush(&lc->rx_dp);
+	}
 	if (total != 0)
 		lc->st.last_rx_tsc = rte_get_tsc_cycles();
 	t0 = rx_tsc(tm);

@@ -324,6 +324,7 @@ gufc_slow_busy(struct gufc_app *app)
 		if (rte_ring_count(app->rx[i]->upcall) != 0 ||
 			__atomic_load_n(&app->rx[i]->rx_dp.st.ll_held, __ATOMIC_RELAXED) != 0 ||
 			__atomic_load_n(&app->rx[i]->rx_dp.st.up_stashed, __ATOMIC_RELAXED) != 0 ||
+			__atomic_load_n(&app->rx[i]->rx_dp.st.kept, __ATOMIC_RELAXED) != 0 ||
 			__atomic_load_n(&app->rx[i]->rx_dp.st.waiting, __ATOMIC_RELAXED) != 0)
 			return true;
 	if (app->rules_lc != NULL &&

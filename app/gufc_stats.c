@@ -135,6 +135,8 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->ll_bursts = dp.ll_bursts;
 	s->up_rings = dp.up_rings;
 	s->up_kept = dp.up_stashed;
+	s->rx_kept = dp.kept;
+	s->rx_kept_idle = dp.kept_idle;
 	s->neigh_in = dp.neigh_in;
 	s->l3_slow = dp.l3_slow;
 	s->held = dp.held;
@@ -624,6 +626,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		"},\n", app->lossless ? "true" : "false", s->ll_bursts, s->ll_held);
 	fprintf(f, "  \"upcall_ring\": {\"enqueues\": %" PRIu64 ", \"kept\": %" PRIu64 "},\n",
 		s->up_rings, s->up_kept);
+	fprintf(f, "  \"rx_ahead\": {\"kept\": %" PRIu64 ", \"idle_flushes\": %" PRIu64 "},\n",
+		s->rx_kept, s->rx_kept_idle);
 	{
 		const struct ofl_policy_stats *p = &t->ofl.pol;
 		const struct ofl_port_stats *ps = &t->ofl.port;

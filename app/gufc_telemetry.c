@@ -75,6 +75,8 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("lossless_held_bursts", s->ll_bursts);
 	U("upcall_enqueues", s->up_rings);
 	U("upcalls_kept", s->up_kept);
+	U("rx_kept", s->rx_kept);
+	U("rx_kept_idle", s->rx_kept_idle);
 	U("hits", s->hits);
 	U("misses", s->misses);
 	U("upcalls", s->upcalls);

@@ -22,6 +22,11 @@
  *   4. grouping per destination channel, one chan_enqueue_burst() per
  *      channel, in order of first appearance (dp_deliver_burst()).
  *
+ * A context with rx_ahead (dp_rx_burst_ahead()) runs step 1 of a burst a
+ * poll before steps 2-4, while the burst before it is applied, so that
+ * its lookups find their buckets fetched; nothing is decided in step 1,
+ * and bursts are applied in the order received.
+ *
  * Misses, stale or interesting hits and fragments go to the slow path on
  * the context's SPSC upcall ring, the parse result riding in the mbuf's
  * private area (struct dp_meta). The slow path hands them back, fragments
@@ -353,6 +358,10 @@ struct dp_stats {
 	uint64_t up_stashed;	  /**< upcalls kept for the next ring enqueue now (a gauge;
 				       struct dp_ctx::up_batch) */
 	uint64_t ll_bursts;	  /**< lossless: times a ring was full and packets were held */
+	uint64_t kept;		  /**< packets received and kept for the next poll now (a
+				       gauge; struct dp_ctx::rx_ahead) */
+	uint64_t kept_idle;	  /**< kept bursts a poll that received nothing applied
+				       (dp_rx_flush()) rather than the next burst's */
 };
 
 /**
@@ -389,6 +398,35 @@ struct dp_upstash {
 	 */
 	uint32_t free;
 	struct rte_mbuf *m[DP_UPSTASH_MAX];
+};
+
+/** The keys of one family in a received burst: which packets, their keys, their hashes. */
+struct dp_rxfam {
+	unsigned int n;                   /**< keys */
+	unsigned int sel[DP_BURST_MAX];   /**< the packet (index in the burst) of each key */
+	const void *keys[DP_BURST_MAX];   /**< the keys (in struct dp_rxprep::pkts) */
+	uint32_t sigs[DP_BURST_MAX];      /**< their fc_table_hash() */
+};
+
+/**
+ * A received burst after step 1 (parsed, local bits and input port set,
+ * keys hashed, first buckets fetched), before steps 2-4; or, @c raw, only
+ * fetched (step 0's marked packets among it: steps 0 and 1 run with the
+ * rest). On the stack of dp_rx_burst(); a context's two (struct
+ * dp_ctx::keep) for dp_rx_burst_ahead(). The datapath's.
+ */
+struct dp_rxprep {
+	unsigned int n;        /**< packets (0: none kept) */
+	uint16_t in_port;      /**< the port it came from */
+	uint8_t raw;           /**< 1: steps 0 and 1 not done yet */
+	uint32_t now;          /**< its poll's coarse time */
+	uint64_t other;        /**< packets outside both families (fragments, non-IP,
+				    ND, parse errors), decided with steps 2-4 */
+	struct rte_mbuf **m;   /**< the packets (@c mst when kept) */
+	struct dp_rxfam fam[2]; /**< IPv4, IPv6 */
+	uint8_t res[DP_BURST_MAX];         /**< enum fc_parse_result of each */
+	struct fc_pkt pkts[DP_BURST_MAX];  /**< each one parsed */
+	struct rte_mbuf *mst[DP_BURST_MAX]; /**< a kept burst's packets */
 };
 
 /**
@@ -499,6 +537,16 @@ struct dp_ctx {
 	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
 	struct dp_hold hold;        /**< lossless: what waits for room (datapath's) */
 	struct dp_upstash ups;      /**< @c up_batch: upcalls not on the ring yet (datapath's) */
+	/**
+	 * RX contexts on live ports, not lossless (the app's rx-ahead
+	 * setting): dp_rx_burst_ahead() keeps each received burst, step 1
+	 * done, until the next call (or dp_rx_flush()), and applies it then,
+	 * after the next burst's step 1: its lookups find their buckets
+	 * fetched. false: it is dp_rx_burst().
+	 */
+	bool rx_ahead;
+	uint8_t keep_i;             /**< @c keep[keep_i]: the burst kept (its n 0: none) */
+	struct dp_rxprep keep[2];   /**< rx_ahead: the kept burst, and the next one's room */
 };
 
 /**
@@ -641,6 +689,48 @@ dp_dest(const struct dp_ctx *c, uint32_t channel, uint16_t out_port, uint16_t in
  */
 unsigned int dp_rx_burst(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m,
 	unsigned int n, uint32_t now);
+
+/**
+ * dp_rx_burst() a poll late, for contexts with @c rx_ahead (else it is
+ * dp_rx_burst()): step 1 of this burst (or, with marked packets among it,
+ * their entry lines and frames fetched), then steps 2-4 of the burst the
+ * last call kept, whose buckets that call's step 1 fetched; this burst is
+ * kept in its place. Bursts are applied
+ * in the order received, never overtaken: dp_rx_burst() applies a kept
+ * burst first; dp_rx_reinject()'s packets (waiting since before it came)
+ * go before it. A kept burst waits at most one poll: call dp_rx_flush()
+ * at every poll that receives nothing, and before the context stops. Same
+ * ownership and contract as dp_rx_burst(); not for lossless contexts, nor
+ * for an input that may block (a file): a kept burst would wait on it.
+ *
+ * @param c        the context
+ * @param in_port  the port the burst came from
+ * @param m        the packets (copied: the array is the caller's again)
+ * @param n        how many, at most DP_BURST_MAX; 0: as dp_rx_flush()
+ * @param now      coarse time (ms)
+ * @return the number of packets handed to channels (of the burst applied).
+ * Context: as dp_rx_burst().
+ */
+unsigned int dp_rx_burst_ahead(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m,
+	unsigned int n, uint32_t now);
+
+/**
+ * Apply the burst dp_rx_burst_ahead() kept, if any (counted kept_idle).
+ * @param c  the context
+ * @return the number of packets handed to channels.
+ * Context: as dp_rx_burst().
+ */
+unsigned int dp_rx_flush(struct dp_ctx *c);
+
+/**
+ * Packets @p c keeps for the next poll (dp_rx_burst_ahead()).
+ * Context: the context's thread.
+ */
+static inline unsigned int
+dp_rx_kept(const struct dp_ctx *c)
+{
+	return c->keep[c->keep_i].n;
+}
 
 /**
  * Decide a burst of upcalled packets and apply the decisions (router mode:

@@ -193,6 +193,34 @@ dp_marked_ip_len(const struct rte_mbuf *mb)
 	return ip <= mb->pkt_len - off ? ip : 0;
 }
 
+bool
+dp_marked_prefetch(const struct dp_ctx *c, struct rte_mbuf *const *m, unsigned int n)
+{
+	const struct dp_marks *mk = c->marks;
+	const struct fc_entry *base[2];
+	uint32_t lim[2];
+	bool any = false;
+
+	for (unsigned int f = 0; f < 2; f++) {
+		base[f] = fc_table_slots(f ? c->tab6 : c->tab4, &lim[f]);
+		lim[f] = RTE_MIN(lim[f], mk->cap[f]);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t mark, ix;
+		unsigned int f;
+
+		if (!dp_mbuf_mark(m[i], &mark))
+			continue;
+		any = true;
+		dp_mark_split(mark, &f, &ix);
+		if (likely(ix < lim[f] && dp_mark_tag(mark) != 0)) {
+			rte_prefetch0(base[f] + ix);
+			rte_prefetch0(rte_pktmbuf_mtod(m[i], const void *));
+		}
+	}
+	return any;
+}
+
 /*
  * Step 0 (offload): take the marked packets whose entry decides them alone
  * (see dp_mark_check() for why a live mark is enough: no key compare);

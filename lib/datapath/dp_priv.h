@@ -65,6 +65,11 @@ dp_burst_free(struct dp_burst *b)
  * are compacted in @p m for the software path. @return packets left in @p m.
  */
 unsigned int dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned int n);
+/*
+ * For step 0 a poll later (dp_rx_burst_ahead()): the entry lines and frames
+ * of the marked packets of @p m fetched. @return whether any is marked.
+ */
+bool dp_marked_prefetch(const struct dp_ctx *c, struct rte_mbuf *const *m, unsigned int n);
 
 /* Pending connections (dp_pending.c). */
 

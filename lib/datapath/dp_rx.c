@@ -241,14 +241,6 @@ dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct
 	return true;
 }
 
-/* The keys of one family in a burst: which packets, and their keys. */
-struct dp_family {
-	struct fc_table *t;
-	unsigned int n;
-	unsigned int sel[DP_BURST_MAX];
-	const void *keys[DP_BURST_MAX];
-};
-
 /*
  * Router mode, after NAT: the delivery dp_l3_way() chose. An echo request
  * to us becomes its reply, in place, back out of its input port. @p late:
@@ -554,26 +546,24 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 	dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
 }
 
-/* Step 2 and 3 for one family's keys: lookup, then the cached actions. */
+/* Step 2 and 3 for one family's keys (hashed in step 1): lookup, then the cached actions. */
 static void
-dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
-	struct rte_mbuf **m, struct fc_pkt *pkts)
+dp_apply_family(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t,
+	const struct dp_rxfam *f, struct rte_mbuf **m, struct fc_pkt *pkts)
 {
 	struct dp_stats *st = &c->st;
 	struct fc_action acts[DP_BURST_MAX];
 	struct mod_ct_fast_line *ctl[DP_BURST_MAX];
-	uint32_t sigs[DP_BURST_MAX];
 	uint32_t idx[DP_BURST_MAX];
 	uint64_t hit_mask = 0, miss;
 	unsigned int nk = f->n;
-	unsigned int fam = f->t == c->tab6;
+	unsigned int fam = t == c->tab6;
 	const bool router = c->router;
 	struct mod_neigh_adj adj = { .seq = 0 };
 
 	if (nk == 0)
 		return;
-	fc_table_hash_bulk(f->t, f->keys, sigs, nk);
-	fc_table_lookup_bulk(f->t, c->reader_id, f->keys, sigs, nk, &hit_mask, acts, idx);
+	fc_table_lookup_bulk(t, c->reader_id, f->keys, f->sigs, nk, &hit_mask, acts, idx);
 	/* The misses that will go up: their meta data lines (written at the
 	 * upcall, last read by the rules lcore), fetched for writing for the
 	 * burst at once rather than one miss after the other. */
@@ -644,19 +634,150 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, const struct dp_family *f,
 				continue;
 			}
 			if (a->verdict != FC_VERDICT_ACCEPT) {
-				fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
+				fc_table_touch(t, idx[j], pkt->ip_len, b->now);
 				dp_drop(b, &st->rule_drops[rule_engine_drop_of(a)], mb);
 				continue;
 			}
 			if ((a->flags & FC_ACT_F_NAT) && unlikely(!dp_nat_hit(c, b, mb, pkt, a, conn)))
 				continue;
-			fc_table_touch(f->t, idx[j], pkt->ip_len, b->now);
+			fc_table_touch(t, idx[j], pkt->ip_len, b->now);
 			dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
 			continue;
 		}
-		dp_apply_general(c, b, f->t, fam, idx[j], mb, pkt, a, conn, &adj,
+		dp_apply_general(c, b, t, fam, idx[j], mb, pkt, a, conn, &adj,
 			c->ct_fast != NULL ? ctl[j] : NULL);
 	}
+}
+
+/*
+ * Step 1 of burst @p p (its m, n, in_port and now set): parse, the input
+ * port (part of the key, and the local bits read it: a local source is
+ * this host's on a host port only), the local bits, each family's keys
+ * hashed and, @p ahead (kept for the next poll), their first buckets
+ * fetched; the packets of neither family marked in p->other. Nothing of a
+ * packet's fate is decided here: a kept burst is decided when applied.
+ */
+static __rte_always_inline void
+dp_rx_prep(struct dp_ctx *c, struct dp_rxprep *p, bool fresh, bool ahead)
+{
+	struct rte_mbuf **m = p->m;
+	struct dp_rxfam *f4 = &p->fam[0], *f6 = &p->fam[1];
+	struct fc_pkt *pkts = p->pkts;
+	const unsigned int n = p->n;
+	uint64_t rx_bytes = 0, other = 0;
+	unsigned int i;
+
+	fc_parse_burst(m, n, pkts, p->res);
+	for (i = 0; i < n; i++)
+		fc_key_set_in_port(&pkts[i].key, p->in_port);
+	fc_locals_mark_burst(c->locals, pkts, n);
+	f4->n = 0;
+	f6->n = 0;
+	for (i = 0; i < n; i++) {
+		if (fresh)
+			rx_bytes += m[i]->pkt_len;
+		/* The common packet first. */
+		if (likely(p->res[i] == FC_PARSE_OK && pkts[i].key.family == FC_AF_INET4)) {
+			f4->sel[f4->n] = i;
+			f4->keys[f4->n++] = &pkts[i].key.v4;
+		} else if (p->res[i] == FC_PARSE_OK && likely(!dp_is_nd(c, &pkts[i]))) {
+			f6->sel[f6->n] = i;
+			f6->keys[f6->n++] = &pkts[i].key.v6;
+		} else {
+			other |= UINT64_C(1) << i;
+		}
+	}
+	p->other = other;
+	p->raw = 0;
+	if (fresh)
+		c->st.rx_bytes += rx_bytes;
+	if (f4->n != 0) {
+		fc_table_hash_bulk(c->tab4, f4->keys, f4->sigs, f4->n);
+		if (ahead)
+			fc_table_prefetch_buckets(c->tab4, f4->sigs, f4->n);
+	}
+	if (f6->n != 0) {
+		fc_table_hash_bulk(c->tab6, f6->keys, f6->sigs, f6->n);
+		if (ahead)
+			fc_table_prefetch_buckets(c->tab6, f6->sigs, f6->n);
+	}
+}
+
+/*
+ * Steps 2-4 of burst @p p (and first, when raw, steps 0 and 1): the
+ * packets of neither family, then each family's lookups and actions,
+ * then delivery, upcalls and frees. @return packets handed to channels.
+ */
+static __rte_always_inline unsigned int
+dp_rx_apply(struct dp_ctx *c, struct dp_rxprep *p, bool fresh)
+{
+	struct dp_stats *st = &c->st;
+	struct rte_mbuf **m = p->m;
+	struct fc_pkt *pkts = p->pkts;
+	struct dp_burst b;
+
+	RTE_ASSERT(p->n <= DP_BURST_MAX && dp_held(c) == 0);
+	b.in_port = p->in_port;
+	b.now = p->now;
+	b.no = b.nu = b.nd = 0;
+	b.room = DP_ROOM_UNREAD;
+	if (p->raw) {
+		if (c->marks != NULL && fresh)
+			p->n = dp_marked(c, &b, m, p->n);
+		dp_rx_prep(c, p, fresh, false);
+	}
+	for (uint64_t o = p->other; o != 0; o &= o - 1) {
+		unsigned int i = (unsigned int)__builtin_ctzll(o);
+
+		switch (p->res[i]) {
+		case FC_PARSE_OK: /* (of neither family: an ND message) */
+			dp_upcall(&b, m[i], &pkts[i], p->res[i], DP_UPCALL_NEIGH);
+			break;
+		case FC_PARSE_FRAG_FIRST:
+		case FC_PARSE_FRAG_LATER:
+			if (c->frag_mode == DP_FRAG_DROP)
+				dp_drop(&b, &st->drops[DP_DROP_FRAGMENT], m[i]);
+			else
+				dp_upcall(&b, m[i], &pkts[i], p->res[i], RULE_UPCALL_MISS);
+			break;
+		case FC_PARSE_NOT_IP:
+			if (dp_is_arp(c, m[i])) {
+				dp_upcall(&b, m[i], &pkts[i], p->res[i], DP_UPCALL_NEIGH);
+			} else if (c->non_ip_mode == DP_NONIP_DROP) {
+				dp_drop(&b, &st->drops[DP_DROP_NON_IP], m[i]);
+			} else {
+				st->non_ip_pass++;
+				dp_out(&b, m[i], c->def_chan[p->in_port & (DP_MAX_PORTS - 1)]);
+			}
+			break;
+		default:
+			dp_drop(&b, &st->parse_drops[p->res[i]], m[i]);
+			break;
+		}
+	}
+
+	dp_apply_family(c, &b, c->tab4, &p->fam[0], m, pkts);
+	dp_apply_family(c, &b, c->tab6, &p->fam[1], m, pkts);
+
+	dp_deliver_burst(c, b.out, b.dest, b.no);
+	dp_upcall_put(c, b.up, b.nu);
+	dp_burst_free(&b);
+	if (unlikely(c->lossless))
+		c->st.ll_held = dp_held(c);
+	return b.no;
+}
+
+/* The kept burst, applied (by the next burst's call, or flushed). */
+static unsigned int
+dp_rx_apply_kept(struct dp_ctx *c)
+{
+	struct dp_rxprep *p = &c->keep[c->keep_i];
+	unsigned int done;
+
+	done = dp_rx_apply(c, p, true);
+	p->n = 0;
+	c->st.kept = 0;
+	return done;
 }
 
 /* dp_rx_burst(), and dp_rx_reinject() with @p fresh false: not counted as received again. */
@@ -669,91 +790,67 @@ static __rte_always_inline unsigned int
 dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n,
 	uint32_t now, bool fresh)
 {
-	struct dp_stats *st = &c->st;
-	struct fc_pkt pkts[DP_BURST_MAX];
-	uint8_t res[DP_BURST_MAX];
-	struct dp_family f4, f6;
-	struct dp_burst b;
-	uint64_t rx_bytes = 0;
-	unsigned int i;
+	struct dp_rxprep p;
 
 	RTE_ASSERT(n <= DP_BURST_MAX && dp_held(c) == 0);
-	b.in_port = in_port;
-	b.now = now;
-	b.no = b.nu = b.nd = 0;
-	b.room = DP_ROOM_UNREAD;
-	if (fresh)
-		st->rx += n;
-	if (c->marks != NULL && fresh)
-		n = dp_marked(c, &b, m, n);
-	fc_parse_burst(m, n, pkts, res);
-	/* The input port is part of the key, and the local bits read it (a local
-	 * source is this host's on a host port only): set before either. */
-	for (i = 0; i < n; i++)
-		fc_key_set_in_port(&pkts[i].key, in_port);
-	fc_locals_mark_burst(c->locals, pkts, n);
-
-	f4.t = c->tab4;
-	f4.n = 0;
-	f6.t = c->tab6;
-	f6.n = 0;
-	for (i = 0; i < n; i++) {
-		if (fresh)
-			rx_bytes += m[i]->pkt_len;
-		/* The common packet first, without the switch's dispatch. */
-		if (likely(res[i] == FC_PARSE_OK && pkts[i].key.family == FC_AF_INET4)) {
-			f4.sel[f4.n] = i;
-			f4.keys[f4.n++] = &pkts[i].key.v4;
-			continue;
-		}
-		switch (res[i]) {
-		case FC_PARSE_OK:
-			if (pkts[i].key.family == FC_AF_INET4) {
-				f4.sel[f4.n] = i;
-				f4.keys[f4.n++] = &pkts[i].key.v4;
-			} else {
-				if (unlikely(dp_is_nd(c, &pkts[i]))) {
-					dp_upcall(&b, m[i], &pkts[i], res[i], DP_UPCALL_NEIGH);
-					break;
-				}
-				f6.sel[f6.n] = i;
-				f6.keys[f6.n++] = &pkts[i].key.v6;
-			}
-			break;
-		case FC_PARSE_FRAG_FIRST:
-		case FC_PARSE_FRAG_LATER:
-			if (c->frag_mode == DP_FRAG_DROP)
-				dp_drop(&b, &st->drops[DP_DROP_FRAGMENT], m[i]);
-			else
-				dp_upcall(&b, m[i], &pkts[i], res[i], RULE_UPCALL_MISS);
-			break;
-		case FC_PARSE_NOT_IP:
-			if (dp_is_arp(c, m[i])) {
-				dp_upcall(&b, m[i], &pkts[i], res[i], DP_UPCALL_NEIGH);
-			} else if (c->non_ip_mode == DP_NONIP_DROP) {
-				dp_drop(&b, &st->drops[DP_DROP_NON_IP], m[i]);
-			} else {
-				st->non_ip_pass++;
-				dp_out(&b, m[i], c->def_chan[in_port & (DP_MAX_PORTS - 1)]);
-			}
-			break;
-		default:
-			dp_drop(&b, &st->parse_drops[res[i]], m[i]);
-			break;
-		}
+	if (fresh) {
+		c->st.rx += n;
+		/* A burst kept a poll came before this one. */
+		if (unlikely(dp_rx_kept(c) != 0))
+			dp_rx_apply_kept(c);
 	}
+	p.m = m;
+	p.n = n;
+	p.in_port = in_port;
+	p.now = now;
+	if (c->marks != NULL && fresh)
+		p.raw = 1;
+	else
+		dp_rx_prep(c, &p, fresh, false);
+	return dp_rx_apply(c, &p, fresh);
+}
 
-	if (fresh)
-		st->rx_bytes += rx_bytes;
-	dp_apply_family(c, &b, &f4, m, pkts);
-	dp_apply_family(c, &b, &f6, m, pkts);
+unsigned int
+dp_rx_burst_ahead(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned int n,
+	uint32_t now)
+{
+	struct dp_rxprep *kept = &c->keep[c->keep_i];
+	struct dp_rxprep *p = &c->keep[c->keep_i ^ 1];
+	unsigned int done = 0, i;
 
-	dp_deliver_burst(c, b.out, b.dest, b.no);
-	dp_upcall_put(c, b.up, b.nu);
-	dp_burst_free(&b);
-	if (unlikely(c->lossless))
-		c->st.ll_held = dp_held(c);
-	return b.no;
+	if (!c->rx_ahead)
+		return dp_rx_burst(c, in_port, m, n, now);
+	if (n == 0)
+		return dp_rx_flush(c);
+	RTE_ASSERT(n <= DP_BURST_MAX && dp_held(c) == 0 && p->n == 0);
+	c->st.rx += n;
+	for (i = 0; i < n; i++) {
+		p->mst[i] = m[i];
+		rte_prefetch0(m[i]);
+	}
+	p->m = p->mst;
+	p->n = n;
+	p->in_port = in_port;
+	p->now = now;
+	/* Marked packets among it: their lines fetched, step 0 when applied. */
+	if (c->marks != NULL && dp_marked_prefetch(c, p->m, n))
+		p->raw = 1;
+	else
+		dp_rx_prep(c, p, true, true);
+	if (kept->n != 0)
+		done = dp_rx_apply_kept(c);
+	c->keep_i ^= 1;
+	c->st.kept = n;
+	return done;
+}
+
+unsigned int
+dp_rx_flush(struct dp_ctx *c)
+{
+	if (dp_rx_kept(c) == 0)
+		return 0;
+	c->st.kept_idle++;
+	return dp_rx_apply_kept(c);
 }
 
 unsigned int

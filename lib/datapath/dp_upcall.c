@@ -244,4 +244,6 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->ll_bursts += s->ll_bursts;
 	sum->up_rings += s->up_rings;
 	sum->up_stashed += s->up_stashed;
+	sum->kept += s->kept;
+	sum->kept_idle += s->kept_idle;
 }

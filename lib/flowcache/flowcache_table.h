@@ -392,6 +392,18 @@ void fc_table_hash_bulk(const struct fc_table *t, const void *const keys[], uint
 #include "flowcache_slot.h"
 
 /**
+ * Fetch the first bucket of each of @p n hashes into the cache: the first
+ * line fc_table_lookup_bulk() reads, fetched ahead of it (a burst kept for
+ * the next poll: its lookup then finds the lines there). A hint only: no
+ * state, nothing read.
+ * @param t     the table
+ * @param sigs  fc_table_hash() values
+ * @param n     count
+ * Context: any lcore.
+ */
+void fc_table_prefetch_buckets(const struct fc_table *t, const uint32_t sigs[], unsigned int n);
+
+/**
  * Look up a burst of keys with precomputed hashes; for each hit copy a
  * consistent snapshot of the entry's action (never torn: entries being
  * rewritten read as misses) and give its index.

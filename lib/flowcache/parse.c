@@ -629,19 +629,21 @@ fc_parse_burst(struct rte_mbuf *const *mbufs, unsigned int n, struct fc_pkt *pkt
 	unsigned int i, ok = 0;
 	enum fc_parse_result r;
 
+	/* Every mbuf's header first (their addresses are at hand: a burst's
+	 * lines in flight at once), then each frame's first line
+	 * PARSE_PREFETCH_AHEAD packets ahead (its address is in the header). */
+	for (i = 0; i < n; i++)
+		rte_prefetch0(mbufs[i]);
 	for (i = 0; i < n && i < PARSE_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(mbufs[i], void *));
-	/* The burst but its last packets: both prefetches without a bound check. */
-	for (i = 0; i + 2 * PARSE_PREFETCH_AHEAD < n; i++) {
+	/* The burst but its last packets: the prefetch without a bound check. */
+	for (i = 0; i + PARSE_PREFETCH_AHEAD < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + PARSE_PREFETCH_AHEAD], void *));
-		rte_prefetch0(mbufs[i + 2 * PARSE_PREFETCH_AHEAD]);
 		r = parse_one(mbufs[i], &pkts[i]);
 		res[i] = (uint8_t)r;
 		ok += r == FC_PARSE_OK;
 	}
 	for (; i < n; i++) {
-		if (i + PARSE_PREFETCH_AHEAD < n)
-			rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + PARSE_PREFETCH_AHEAD], void *));
 		r = parse_one(mbufs[i], &pkts[i]);
 		res[i] = (uint8_t)r;
 		ok += r == FC_PARSE_OK;

@@ -508,6 +508,15 @@ lookup_bulk_ks(struct fc_table *t, const void *const keys[], const uint32_t sigs
 	return (unsigned int)__builtin_popcountll(hits);
 }
 
+void
+fc_table_prefetch_buckets(const struct fc_table *t, const uint32_t sigs[], unsigned int n)
+{
+	const uint32_t nb = t->n_bkt;
+
+	for (unsigned int i = 0; i < n; i++)
+		rte_prefetch0(&t->bkt[bkt_first(nb, sigs[i])]);
+}
+
 /*
  * Fast path (see the top of this file). Keys whose action cannot be
  * copied (an entry being published, rewritten or deleted) are misses.

@@ -318,6 +318,7 @@ bench_engine_stop(struct bench_env *env)
 	if (app->eng == NULL)
 		return;
 	/* Whatever a pass left in flight goes before the tables do. */
+	dp_rx_flush(&env->lc->rx_dp);
 	dp_upcall_flush(&env->lc->rx_dp);
 	while (rte_ring_count(env->lc->upcall) != 0)
 		gufc_slow_poll(app, env->lc, 1000);

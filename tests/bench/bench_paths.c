@@ -239,6 +239,9 @@ bench_ring_drain(struct bench_ctx *ctx)
 		env->lc->rx_dp.marks = &ctx->marks;
 	while (rte_ring_count(env->rx_ring) != 0 && gufc_rx_poll(env->lc, ctx->now) != 0)
 		;
+	/* The burst the last poll kept (dp_rx_burst_ahead()): a poll that
+	 * receives nothing applies it. */
+	gufc_rx_poll(env->lc, ctx->now);
 	env->lc->rx_dp.marks = NULL;
 	consume(ctx);
 }

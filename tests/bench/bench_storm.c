@@ -611,7 +611,7 @@ storm_phase(struct storm_run *s, struct gufc_lcore *rules_lc, unsigned int worke
 	} while (rte_ring_count(s->lc->upcall) != 0 || rte_ring_count(s->ring) != 0 ||
 		 rte_ring_count(s->wire[0]) != 0 || rte_ring_count(s->wire[1]) != 0 ||
 		 storm_in_chan(s) != 0 ||
-		 dp_upcall_stashed(&s->lc->rx_dp) != 0 ||
+		 dp_upcall_stashed(&s->lc->rx_dp) != 0 || dp_rx_kept(&s->lc->rx_dp) != 0 ||
 		 s->lc->pend->n != 0 ||
 		 dp_held(&s->lc->rx_dp) != 0);
 	{

@@ -67,6 +67,7 @@ struct bench_opts {
 	uint32_t point_flows;
 	unsigned int idle_step_budget; /* --idle-step-budget: the idle background step (0: the default) */
 	bool profile; /* --profile: the point's floor and gufc passes alone, for callgrind */
+	bool rx_ahead; /* --rx-ahead: the RX context keeps each burst one poll (rx-ahead on) */
 };
 
 static void
@@ -76,6 +77,7 @@ usage(FILE *f, const char *prog)
 		"usage: %s [--quick | --smoke] [--json FILE] [--seed N] [--repeats N]\n"
 		"          [--mem MB] [--huge] [--lcores LIST] [--tcp-established]\n"
 		"          [--perflow-only] [--mem-only] [--point RULES,FLOWS] [--idle-step-budget N] [--profile]\n"
+		"          [--rx-ahead]\n"
 		"          [--storm-only [--storm-seconds S] [--storm-load PCT] [--storm-up-batch N]\n"
 		"          [--storm-no-direct]]\n"
 		"  --quick      fewer repeats, no 4M-flow points (under 3 minutes on 2 cores)\n"
@@ -99,6 +101,8 @@ usage(FILE *f, const char *prog)
 		"               mode's commit point); no memory or per-flow figures\n"
 		"  --idle-step-budget N  table slots the rules lcore's background step\n"
 		"               examines on an idle pass (default the application's)\n"
+		"  --rx-ahead   the app's rx-ahead setting on: each received burst kept\n"
+		"               one poll, applied after the next one's parse\n"
 		"  --profile    with --point: after the point's set-up, two passes each of\n"
 		"               the floor and the gufc path (uniform), then of the marked\n"
 		"               path (a second dump), between callgrind's\n"
@@ -153,6 +157,7 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 		{"point", required_argument, NULL, 'p'},
 		{"idle-step-budget", required_argument, NULL, 'B'},
 		{"profile", no_argument, NULL, 'F'},
+		{"rx-ahead", no_argument, NULL, 'A'},
 		{"storm-only", no_argument, NULL, 'W'},
 		{"storm-seconds", required_argument, NULL, 'X'},
 		{"storm-load", required_argument, NULL, 'Y'},
@@ -238,6 +243,9 @@ opts_parse(struct bench_opts *o, int argc, char **argv)
 			if (num_arg("--idle-step-budget", optarg, 1, 1u << 20, &v) != 0)
 				return -EINVAL;
 			o->idle_step_budget = (unsigned int)v;
+			break;
+		case 'A':
+			o->rx_ahead = true;
 			break;
 		case 'W':
 			o->storm_only = true;
@@ -1064,6 +1072,7 @@ main(int argc, char **argv)
 			bench_table_print(&res, stdout);
 		goto out;
 	}
+	env.app->cfg.set.rx_ahead = o.rx_ahead;
 	if (o.storm_only) {
 		rc = bench_storm(&env, &res, (double)o.storm_secs, (double)o.storm_load / 100.0,
 			(int)o.storm_up_batch, !o.storm_no_direct);

@@ -353,15 +353,16 @@ sum_drops(const struct dp_stats *s)
 }
 
 /*
- * Accounting: every packet the RX context got is delivered, upcalled or
- * dropped; every packet the slow context got is delivered or dropped.
+ * Accounting: every packet the RX context got is delivered, upcalled,
+ * dropped, held, waiting or kept for the next poll; every packet the slow
+ * context got is delivered or dropped.
  */
 void
 check_accounting(void)
 {
 	assert_int_equal(W.rx.st.rx,
 		W.rx.st.fwd_pkts + W.rx.st.upcalls + sum_drops(&W.rx.st) + dp_held(&W.rx) +
-			W.rx.st.waiting);
+			W.rx.st.waiting + W.rx.st.kept);
 	assert_int_equal(W.slow.st.slow_pkts,
 		W.slow.st.fwd_pkts + sum_drops(&W.slow.st) + dp_held(&W.slow));
 }
