@@ -59,6 +59,9 @@ struct rule_flow {
 	bool remove;                  /**< on_packet: remove the flow (both entries) */
 	bool reopen;                  /**< on_packet, with @c remove: a new connection opens */
 	bool store;                   /**< on_packet: store act[] and timeout in both entries */
+	bool no_renew;                /**< on_packet: the packet leaves the entry's idle time
+				           as it was (Linux's conntrack accepts it without
+				           refreshing the timer); counted all the same */
 	uint8_t ctstatus;             /**< RULE_CTS_* a tracker adds (EXPECTED) */
 	bool exp_nat;                 /**< an expected connection's NAT (the master's):
 				           @c exp_dnat, and @c exp_snat when its family
