@@ -367,9 +367,9 @@ dp_hit_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte
  * A packet mod_nat_apply() refused (error @p rc). A chained mbuf whose
  * headers pass its first segment gets them pulled up into it (a copy into
  * the segment's tailroom, no allocation) and is rewritten here; one that
- * still cannot be, or an SCTP port change, goes to the slow path (it
- * linearizes and retries; an upcall of a cached flow gets the cached
- * decision); anything else is dropped as nat_error. @return true when
+ * still cannot be, or an SCTP port change of a fragment, goes to the slow
+ * path (it linearizes and retries; an upcall of a cached flow gets the
+ * cached decision); anything else is dropped as nat_error. @return true when
  * rewritten after all. Out of line: the hits' loop keeps its registers.
  */
 static __rte_noinline bool
