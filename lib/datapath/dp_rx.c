@@ -317,7 +317,7 @@ dp_udplite_bad(const struct rte_mbuf *mb, const struct fc_pkt *pkt)
 
 /*
  * An SCTP packet of an entry with FC_INTEREST_SCTP that the conntrack
- * module's check (mod_ct_sctp_fast_check(): the association's tag, chunks
+ * module's check (mod_ct_sctp_fast_check(): the association's tag, its CRC32c, chunks
  * that move nothing) cannot vouch for. A fragment, or a datagram beyond
  * the first segment, fails too: the slow path reads it. Out of line: not
  * every hit is SCTP's.
