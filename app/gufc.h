@@ -220,6 +220,7 @@ struct gufc_port {
 	uint16_t direct_base;
 	uint16_t mtu;      /**< the IP MTU gufc routes with ("port N mtu M", else the device's) */
 	uint16_t dev_mtu0; /**< the device's own MTU, found at start (before gufc set one) */
+	uint16_t dev_mtu;  /**< the device's MTU when last read (gufc_port_dev_mtu_now()) */
 	struct rte_ether_addr mac;
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char ifname[RULE_PORTNAME_MAX]; /**< the name rules' -i/-o match (main lcore writes) */
@@ -435,6 +436,14 @@ const char *gufc_vdev_args(const char *name);
  */
 int gufc_port_dev_mtu(struct gufc_app *app, uint16_t pid, uint16_t mtu, uint16_t *prev,
 	char *why, size_t n);
+/**
+ * The MTU device @p pid has now (rte_eth_dev_get_mtu()), beside the
+ * routing MTU (gufc_port_cfg::mtu) of `show ports`, /gufc/ports and the
+ * JSON summary; once the device is closed (the exit summary), the last
+ * one read (at start, after each change); 0 if none ever was.
+ * Context: main, control.
+ */
+uint16_t gufc_port_dev_mtu_now(struct gufc_app *app, uint16_t pid);
 
 /* gufc_l2.c */
 /**

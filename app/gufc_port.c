@@ -304,9 +304,19 @@ port_mtu_conf(struct gufc_app *app, uint16_t pid, const struct rte_eth_dev_info 
 	return 0;
 }
 
-int
-gufc_port_dev_mtu(struct gufc_app *app, uint16_t pid, uint16_t mtu, uint16_t *prev, char *why,
-	size_t n)
+uint16_t
+gufc_port_dev_mtu_now(struct gufc_app *app, uint16_t pid)
+{
+	uint16_t mtu;
+
+	if (rte_eth_dev_get_mtu(pid, &mtu) == 0)
+		app->ports[pid].dev_mtu = mtu;
+	return app->ports[pid].dev_mtu;
+}
+
+/* gufc_port_dev_mtu() but for noting the result. */
+static int
+dev_mtu_set(struct gufc_app *app, uint16_t pid, uint16_t mtu, uint16_t *prev, char *why, size_t n)
 {
 	const struct gufc_port *p = &app->ports[pid];
 	uint16_t want = mtu > RTE_ETHER_MTU ? mtu : p->dev_mtu0, cur;
@@ -355,6 +365,16 @@ gufc_port_dev_mtu(struct gufc_app *app, uint16_t pid, uint16_t mtu, uint16_t *pr
 		return 0; /* no MTU of its own (as at start) */
 	if (rc != 0)
 		snprintf(why, n, "the device refused MTU %u: %s", want, rte_strerror(-rc));
+	return rc;
+}
+
+int
+gufc_port_dev_mtu(struct gufc_app *app, uint16_t pid, uint16_t mtu, uint16_t *prev, char *why,
+	size_t n)
+{
+	int rc = dev_mtu_set(app, pid, mtu, prev, why, n);
+
+	(void)gufc_port_dev_mtu_now(app, pid);
 	return rc;
 }
 
@@ -472,6 +492,7 @@ port_setup(struct gufc_app *app, uint16_t pid)
 		GUFC_LOG(ERR, "port %u (%s): start: %s", pid, p->name, rte_strerror(-rc));
 		return rc;
 	}
+	(void)gufc_port_dev_mtu_now(app, pid);
 	return 0;
 }
 

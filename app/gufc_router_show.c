@@ -88,8 +88,8 @@ gufc_show_ports(struct gufc_app *app, FILE *f)
 		free(pc);
 		return rc;
 	}
-	fprintf(f, "%4s %-16s %-16s %3s %3s %4s %-17s %5s %-5s %12s %12s %10s %10s  %s\n",
-		"port", "name", "device", "rxq", "txq", "pair", "mac", "mtu", "link", "ipackets",
+	fprintf(f, "%4s %-16s %-16s %3s %3s %4s %-17s %5s %7s %-5s %12s %12s %10s %10s  %s\n",
+		"port", "name", "device", "rxq", "txq", "pair", "mac", "mtu", "dev_mtu", "link", "ipackets",
 		"opackets", "imissed", "errors", "addresses");
 	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 		const struct gufc_port *gp = &app->ports[p];
@@ -106,10 +106,10 @@ gufc_show_ports(struct gufc_app *app, FILE *f)
 		rte_ether_format_addr(mac, sizeof(mac), &gp->mac);
 		gufc_port_addrs_text(&pc[p], addrs, sizeof(addrs));
 		fprintf(f,
-			"%4u %-16s %-16s %3u %3u %4u %-17s %5u %-5s %12" PRIu64 " %12" PRIu64
+			"%4u %-16s %-16s %3u %3u %4u %-17s %5u %7u %-5s %12" PRIu64 " %12" PRIu64
 			" %10" PRIu64 " %10" PRIu64 "  %s%s\n",
 			p, gp->ifname, gp->name, gp->n_rxq, gp->n_txq, gp->pair, mac, pc[p].mtu,
-			link.link_status ? "up" : "down", es.ipackets, es.opackets, es.imissed,
+			gufc_port_dev_mtu_now(app, p), link.link_status ? "up" : "down", es.ipackets, es.opackets, es.imissed,
 			es.ierrors + es.oerrors + es.rx_nombuf, addrs[0] != '\0' ? addrs : "-",
 			pc[p].host ? "  (host)" : "");
 	}
@@ -225,10 +225,10 @@ gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 			gufc_mac_text(app->ports[p].mac.addr_bytes, mac);
 			fprintf(f,
 				"%s\n    {\"port\": %u, \"name\": \"%s\", \"device\": \"%s\", "
-				"\"mac\": \"%s\", \"mtu\": %u, \"pair\": %u, \"host\": %s, "
-				"\"addresses\": [",
+				"\"mac\": \"%s\", \"mtu\": %u, \"dev_mtu\": %u, \"pair\": %u, "
+				"\"host\": %s, \"addresses\": [",
 				first ? "" : ",", p, pc[p].name, app->ports[p].name, mac, pc[p].mtu,
-				app->ports[p].pair, pc[p].host ? "true" : "false");
+				gufc_port_dev_mtu_now(app, p), app->ports[p].pair, pc[p].host ? "true" : "false");
 			for (unsigned int i = 0; i < pc[p].n_addr; i++) {
 				char a[LEX_PREFIX_STRLEN];
 

@@ -569,13 +569,13 @@ tel_log(struct gufc_app *app, struct tel_req *r)
 	return 0;
 }
 
-/* /gufc/ports: one row per port: name, device, MAC, MTU, addresses. */
+/* /gufc/ports: one row per port: name, device, MAC, MTUs (routing, device), addresses. */
 static int
 tel_ports(struct gufc_app *app, struct tel_req *r)
 {
 	struct gufc_port_cfg *pc = calloc(GUFC_MAX_PORTS, sizeof(*pc));
 	struct tel_cols c = { 0 };
-	struct rte_tel_data *port, *name, *dev, *mac, *mtu, *pair, *host, *addrs;
+	struct rte_tel_data *port, *name, *dev, *mac, *mtu, *dmtu, *pair, *host, *addrs;
 	int rc;
 
 	rte_tel_data_start_dict(r->d);
@@ -584,6 +584,7 @@ tel_ports(struct gufc_app *app, struct tel_req *r)
 	dev = tel_col(&c, "device", RTE_TEL_STRING_VAL);
 	mac = tel_col(&c, "mac", RTE_TEL_STRING_VAL);
 	mtu = tel_col(&c, "mtu", RTE_TEL_U64_VAL);
+	dmtu = tel_col(&c, "dev_mtu", RTE_TEL_U64_VAL);
 	pair = tel_col(&c, "pair", RTE_TEL_U64_VAL);
 	host = tel_col(&c, "host", RTE_TEL_U64_VAL);
 	addrs = tel_col(&c, "addresses", RTE_TEL_STRING_VAL);
@@ -604,6 +605,7 @@ tel_ports(struct gufc_app *app, struct tel_req *r)
 		rte_tel_data_add_array_string(dev, app->ports[p].name);
 		rte_tel_data_add_array_string(mac, m);
 		rte_tel_data_add_array_u64(mtu, pc[p].mtu);
+		rte_tel_data_add_array_u64(dmtu, gufc_port_dev_mtu_now(app, p));
 		rte_tel_data_add_array_u64(pair, app->ports[p].pair);
 		rte_tel_data_add_array_u64(host, pc[p].host ? 1 : 0);
 		rte_tel_data_add_array_string(addrs, a);

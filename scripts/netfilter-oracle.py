@@ -1531,7 +1531,9 @@ def cmd_run(args):
 # init:TAG, initack:TAG (with that Initiate Tag), cookie, cookieack, data,
 # sack, hb, hback, abort, abort:t, shutdown, shutdownack, shutcomp,
 # shutcomp:t (T bit set), error, type:N (type N, 4 bytes of value), zero:N
-# (type N, length 0), bundled in that order. STATE is then the SCTP state.
+# (type N, length 0), bundled in that order, then optionally "crc=bad"
+# (the packet's CRC32c sent wrong: one bit off). STATE is then the SCTP
+# state.
 #
 # NAT (TCP or SCTP): "nat=dnat:ADDR:PORT" adds, for that conversation,
 # "-t nat -A PREROUTING -p P -d SERVER --dport SPORT -j DNAT
@@ -1583,6 +1585,7 @@ class Segment:
         self.win = 65535
         self.dlen = 0
         self.opts = b""
+        self.bad_crc = False  # SCTP: its CRC32c sent wrong ("crc=bad")
 
 
 # SCTP chunks of a conversation's packets, by name: (type, flags, value bytes).
@@ -1744,7 +1747,12 @@ def parse_conv(path):
             n += 1
             s = Segment(n, lineno, w[0] == ">")
             s.seq = conv_number(w[1], cur, where)
-            s.opts = b"".join(sctp_chunk(t, n, where) for t in w[2:])
+            # "crc=bad" after the chunks: the packet's CRC32c sent wrong.
+            s.bad_crc = w[-1] == "crc=bad"
+            chunks = w[2:-1] if s.bad_crc else w[2:]
+            if not chunks:
+                raise OracleError("%s: expected '> VTAG CHUNK...'" % where)
+            s.opts = b"".join(sctp_chunk(t, n, where) for t in chunks)
             cur.segs.append(s)
             continue
         if len(w) < 2 or (w[1] != "-" and any(c not in "FSRPAUEC" for c in w[1])):
@@ -1800,7 +1808,8 @@ def conv_frame(conv, s):
     if conv.proto == 132:
         # SCTP: seq is the verification tag, opts the chunks.
         tcp = struct.pack("!HHII", src[1], dst[1], s.seq, 0) + s.opts
-        tcp = tcp[:8] + struct.pack("<I", crc32c(tcp)) + tcp[12:]
+        crc = crc32c(tcp) ^ (0x80000000 if s.bad_crc else 0)
+        tcp = tcp[:8] + struct.pack("<I", crc) + tcp[12:]
     else:
         fl = sum(1 << "FSRPAUEC".index(c) for c in set(s.flags))
         hlen = 20 + len(s.opts)

@@ -309,7 +309,7 @@ dp_udplite_bad(const struct rte_mbuf *mb, const struct fc_pkt *pkt)
 
 /*
  * An SCTP packet of an entry with FC_INTEREST_SCTP that the conntrack
- * module's check (mod_ct_sctp_fast_check(): the association's tag, chunks
+ * module's check (mod_ct_sctp_fast_check(): the association's tag, its CRC32c, chunks
  * that move nothing) cannot vouch for. A fragment, or a datagram beyond
  * the first segment, fails too: the slow path reads it. Out of line: not
  * every hit is SCTP's.
@@ -388,9 +388,9 @@ dp_hit_wants(struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf 
  * A packet mod_nat_apply() refused (error @p rc). A chained mbuf whose
  * headers pass its first segment gets them pulled up into it (a copy into
  * the segment's tailroom, no allocation) and is rewritten here; one that
- * still cannot be, or an SCTP port change, goes to the slow path (it
- * linearizes and retries; an upcall of a cached flow gets the cached
- * decision); anything else is dropped as nat_error. @return true when
+ * still cannot be, or an SCTP port change of a fragment, goes to the slow
+ * path (it linearizes and retries; an upcall of a cached flow gets the
+ * cached decision); anything else is dropped as nat_error. @return true when
  * rewritten after all. Out of line: the hits' loop keeps its registers.
  */
 static __rte_noinline bool

@@ -66,6 +66,9 @@ struct rule_flow {
 	 * plain one, stores it (FC_ACT_F_AHEAD) and calls on_synack.
 	 */
 	bool synack;
+	bool no_renew;                /**< on_packet: the packet leaves the entry's idle time
+				           as it was (Linux's conntrack accepts it without
+				           refreshing the timer); counted all the same */
 	uint8_t ctstatus;             /**< RULE_CTS_* a tracker adds (EXPECTED) */
 	bool exp_nat;                 /**< an expected connection's NAT (the master's):
 				           @c exp_dnat, and @c exp_snat when its family

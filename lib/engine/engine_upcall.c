@@ -504,12 +504,13 @@ refilter_same(const struct rule_engine *eng, unsigned int ti, const struct rule_
  * refiltered (a ctstate changed), those whose walk would come out the same
  * (refilter_same()) keep their action: on a connection's first reply
  * that is the reply entry, whose ctstate stays `established`. @p ecs
- * receives the entry's ctstate after them (eng_entry_ctstate() of @p a).
+ * receives the entry's ctstate after them (eng_entry_ctstate() of @p a);
+ * @p renew false when a module asked that the packet renew no idle time.
  */
 static int
 run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
 	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate,
-	unsigned int *ecs, unsigned int *drop)
+	unsigned int *ecs, unsigned int *drop, bool *renew)
 {
 	struct fc_table *t = eng->t[ti];
 	struct eng_flow ef;
@@ -592,6 +593,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	}
 	*a = f->act[dir];
 	*ctstate = f->ctstate;
+	*renew = !f->no_renew;
 	if (!f->refilter)
 		*ecs = eng_entry_ctstate(eng, a);
 	/* A module dropped this packet (a helper's): the flow stays. */
@@ -697,6 +699,13 @@ up_fields(const struct rule_upcall *up, struct rule_pktfields *pf, bool *read)
 	return pf;
 }
 
+/* Entry @p e's last hit: a touch with it counts the packet and renews nothing. */
+static uint32_t
+last_seen(const struct fc_entry *e)
+{
+	return __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
+}
+
 /*
  * A packet of a cached flow: entry @p idx, key @p ek (the packet's own, or
  * with @p mismatch the connection's entry on another port: the packet is
@@ -715,6 +724,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	bool pf_read = false;
 	unsigned int cs, ecs, drop = RULE_DROP_NONE;
 	uint32_t trace = 0;
+	bool renew = true;
 	int rc;
 
 	if (e == NULL)
@@ -768,7 +778,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	 */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
 		(a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_UDPLITE | FC_INTEREST_SCTP))) {
-		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &ecs, &drop);
+		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &ecs, &drop, &renew);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc == -EINVAL || rc == -EPERM) {
@@ -821,7 +831,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			return true;
 		/* The connection's packet on another port keeps it alive, as a hit would. */
 		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id) {
-			fc_table_touch(t, idx, up->len, now);
+			fc_table_touch(t, idx, up->len, renew ? now : last_seen(e));
 		} else {
 			eng_rule_count(eng, d->rule_id, 1, up->len);
 			eng_trace_count(eng, trace, 1, up->len);
@@ -831,7 +841,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		}
 		return true;
 	}
-	fc_table_touch(t, idx, up->len, now);
+	fc_table_touch(t, idx, up->len, renew ? now : last_seen(e));
 	return true;
 }
 

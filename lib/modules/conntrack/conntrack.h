@@ -331,7 +331,8 @@ struct mod_ct_cfg {
 	X(ICMP, "icmp") \
 	X(UDPLITE, "udplite") \
 	X(SCTP, "sctp") \
-	X(SCTP_VTAG, "sctp_vtag")
+	X(SCTP_VTAG, "sctp_vtag") \
+	X(SCTP_CRC, "sctp_crc")
 
 /** Why a packet is INVALID. */
 enum mod_ct_why {

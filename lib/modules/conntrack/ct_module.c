@@ -585,6 +585,11 @@ ct_on_packet(void *priv, struct rule_flow *f)
 		return rc;
 	count_verdict(ct, &v);
 	f->ctstate = v.ctstate;
+	/* SCTP: what Linux's tracker accepts without refreshing its timer (a
+	 * retransmitted INIT in CLOSED, a HEARTBEAT of a new path) renews no
+	 * idle time here either. */
+	if ((v.flags & MOD_CT_VF_IGNORED) && c->proto == PROTO_SCTP)
+		f->no_renew = true;
 	if (v.flags & (MOD_CT_VF_REOPEN | MOD_CT_VF_REMOVE)) {
 		/* The record as the packet left it; the line's mode as it was. */
 		if (id != 0)

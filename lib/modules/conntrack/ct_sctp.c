@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ct_priv.h"
+#include "fc_crc32c.h"
 
 /* Chunk types (RFC 9260 3.2) the tracker tells apart. */
 #define CID_DATA 0
@@ -148,6 +149,7 @@ struct sctp_view {
 	uint32_t len;
 	uint32_t vtag;
 	uint32_t map; /* the types (below 32) of its chunks */
+	bool whole;   /* the whole packet is at p: its CRC32c can be checked */
 };
 
 /*
@@ -364,12 +366,29 @@ view(const struct fc_pkt *pkt, const uint8_t *frame, uint32_t frame_len, struct 
 	if (frame == NULL || l4 == 0 || pkt->frag == FC_FRAG_LATER || l4 + SCTP_HLEN > frame_len ||
 		l4 + SCTP_HLEN > end)
 		return false;
+	/* A first fragment (or a frame cut short) holds part of the packet. */
+	w->whole = end <= frame_len && pkt->frag == FC_FRAG_NONE;
 	if (end > frame_len)
 		end = frame_len;
 	w->p = frame + l4;
 	w->len = end - l4;
 	w->vtag = rd32(w->p + 4);
 	return true;
+}
+
+/*
+ * Linux's sctp_error() with nf_conntrack_checksum=1 (its default) at
+ * PREROUTING, where every packet gufc tracks comes in: a packet whose
+ * CRC32c is wrong is INVALID before any other check, first packets and
+ * later ones alike. gufc reads no checksum offload flags, so it verifies
+ * every packet, as Linux does one received without a verified checksum
+ * (CHECKSUM_NONE). A packet it holds only part of (a first fragment)
+ * cannot be checked; Linux checks the reassembled packet.
+ */
+static bool
+crc_bad(const struct sctp_view *w)
+{
+	return w->whole && !fc_sctp_crc_ok(w->p, w->len);
 }
 
 void
@@ -386,7 +405,7 @@ ct_sctp_new(const struct mod_ct_cfg *cfg, const struct fc_pkt *pkt, const uint8_
 		/* Nothing to read (no frame): an association in CLOSED, tags unknown. */
 		c->state = MOD_CT_S_SCTP_CLOSED;
 	} else {
-		why = track(c, MOD_CT_DIR_ORIG, true, &w, &ignore);
+		why = crc_bad(&w) ? MOD_CT_WHY_SCTP_CRC : track(c, MOD_CT_DIR_ORIG, true, &w, &ignore);
 		if (why != MOD_CT_WHY_NONE) {
 			memset(c, 0, sizeof(*c));
 			v->ctstate = RULE_CT_INVALID;
@@ -410,7 +429,7 @@ ct_sctp_packet(const struct mod_ct_cfg *cfg, struct mod_ct_conn *c, unsigned int
 
 	(void)cfg;
 	if (view(pkt, frame, frame_len, &w)) {
-		why = track(c, dir, false, &w, &ignore);
+		why = crc_bad(&w) ? MOD_CT_WHY_SCTP_CRC : track(c, dir, false, &w, &ignore);
 		if (why != MOD_CT_WHY_NONE) {
 			v->ctstate = RULE_CT_INVALID;
 			v->why = (uint8_t)why;

@@ -376,9 +376,11 @@ void mod_nat_sctp_csum(uint8_t *sctp, uint32_t len);
  * the SCTP packet at @p sctp (@p len bytes) and update its CRC32c: the
  * new packet's CRC when the received one was right, and when it was wrong,
  * wrong by the same error (a corrupted packet is not made valid by the
- * rewrite). Called by mod_nat_apply().
+ * rewrite). Only the 12-byte common header is read and written: the
+ * chunks may lie elsewhere (a chained mbuf's later segments). Called by
+ * mod_nat_apply().
  * @param sctp   the SCTP common header, writable
- * @param len    bytes of the SCTP packet (at least 12)
+ * @param len    bytes of the whole SCTP packet (at least 12)
  * @param sport  the new source port
  * @param dport  the new destination port
  * Context: any lcore.
@@ -431,7 +433,8 @@ mod_nat_prefetch(const struct mod_nat *nat, uint32_t slot)
  * updated incrementally), then, except in a non-first fragment, the ports or
  * echo identifier and the L4 checksum (pseudo-header included). A UDP
  * checksum of 0 (none) stays 0; a computed 0 is sent as 0xffff. SCTP with
- * changed ports gets its CRC32c recomputed, which needs the whole datagram.
+ * changed ports gets its CRC32c updated by the ports' difference and the
+ * packet's length (mod_nat_sctp_ports()): its header suffices.
  *
  * TCP, UDP and UDP-Lite with their ports in @p l3_len take a straight
  * line: the precomputed fields stored (IPv4: one 8-byte store for both
@@ -444,8 +447,8 @@ mod_nat_prefetch(const struct mod_nat *nat, uint32_t slot)
  * @param l3_len  bytes available from @p l3
  * @param pkt     the parser's result for this packet (offsets, fragment kind)
  * @return 0; -EINVAL (family differs from the slot's, headers beyond
- *   @p l3_len); -ENOTSUP (SCTP port change on a fragment or a datagram not
- *   all within @p l3_len: send it to the slow path to be linearized).
+ *   @p l3_len); -ENOTSUP (SCTP port change on a fragment, whose length is
+ *   not the packet's).
  * Context: any lcore (lock-free reader of the slot).
  */
 static inline int

@@ -5,8 +5,8 @@
  * fills for its two directions (new addresses and ports, which L4 header
  * and checksum to touch, the deltas precomputed so that mod_nat_apply() is
  * a handful of stores), and SCTP's CRC32c, which covers the whole packet:
- * computed again after a port change, the received CRC's error (if any)
- * carried over. Pure C.
+ * updated by the port change's difference alone (the header is read, not
+ * the chunks), the received CRC's error (if any) carried over. Pure C.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,6 +15,7 @@
 
 #include <rte_common.h>
 
+#include "fc_crc32c.h"
 #include "nat_priv.h"
 
 /* Sum of ~old + new over the 16-bit words that differ (memory order). */
@@ -161,9 +162,11 @@ mod_nat_apply_rest(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 	if (do_l4) {
 		if (pkt->l4_off <= pkt->l3_off || l4_rel + rw->l4_min > l3_len)
 			return -EINVAL;
+		/* The CRC's update needs the packet's length, not its chunks: a
+		 * chained datagram's header suffices; a fragment's length is not
+		 * the packet's. */
 		if (rw->l4 == MOD_NAT_L4_SCTP &&
-			(pkt->frag != FC_FRAG_NONE || pkt->ip_len > l3_len ||
-				pkt->ip_len < l4_rel + rw->l4_min))
+			(pkt->frag != FC_FRAG_NONE || pkt->ip_len < l4_rel + rw->l4_min))
 			return -ENOTSUP;
 	}
 
@@ -208,31 +211,11 @@ mod_nat_apply_rest(const struct mod_nat *nat, uint32_t slot, uint8_t *l3, uint32
 /* SCTP                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* CRC32c (Castagnoli, reflected polynomial 0x82f63b78), one byte per step. */
-static uint32_t crc32c_table[256];
-
-RTE_INIT(mod_nat_crc32c_init)
-{
-	uint32_t i, c;
-	int k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
-		crc32c_table[i] = c;
-	}
-}
-
 void
 mod_nat_sctp_csum(uint8_t *sctp, uint32_t len)
 {
-	uint32_t crc = 0xffffffffu, i;
+	uint32_t crc = fc_sctp_crc(sctp, len);
 
-	memset(sctp + 8, 0, 4);
-	for (i = 0; i < len; i++)
-		crc = crc32c_table[(crc ^ sctp[i]) & 0xff] ^ (crc >> 8);
-	crc = ~crc;
 	/* RFC 9260 appendix A: the reflected CRC goes out least significant byte first */
 	sctp[8] = (uint8_t)crc;
 	sctp[9] = (uint8_t)(crc >> 8);
@@ -242,37 +225,34 @@ mod_nat_sctp_csum(uint8_t *sctp, uint32_t len)
 
 /*
  * The CRC32c of a packet is affine in its bits: for two packets of one
- * length, crc(a) ^ crc(b) depends on a ^ b alone. So the stored CRC ^
- * crc(before) ^ crc(after) is crc(after) for a packet that arrived intact
- * and keeps a corrupted packet's error (the receiver still drops it, as it
- * would have without NAT; Linux's conntrack finds it invalid and leaves it
- * untranslated). Both CRCs in one pass: two independent chains of table
- * steps over the same bytes cost about one (each step waits on the last).
+ * length, crc(a) ^ crc(b) is the CRC register run from 0 over a ^ b. A
+ * port change makes a ^ b the ports' 4 bytes of difference followed by
+ * len - 4 zero bytes, so the stored CRC ^ that run is the new packet's
+ * CRC for a packet that arrived intact, and keeps a corrupted packet's
+ * error (the receiver still drops it, as it would have without NAT). Only
+ * the header is read: the rest of the packet may lie in other segments
+ * of a chained mbuf (a jumbo datagram) or be absent. The zeros cost one
+ * CRC32c instruction per 8 bytes where the CPU has it (fc_crc32c.h).
  */
 void
 mod_nat_sctp_ports(uint8_t *sctp, uint32_t len, const void *sport, const void *dport)
 {
-	uint8_t hdr[12];
-	uint32_t c_old = 0xffffffffu, c_new = 0xffffffffu, stored, i;
+	static const uint8_t zeros[256];
+	uint8_t diff[4];
+	uint32_t c, stored, n;
 
-	memcpy(hdr, sctp, 8);
-	memset(hdr + 8, 0, 4);
+	memcpy(diff, sport, 2);
+	memcpy(diff + 2, dport, 2);
+	for (unsigned int i = 0; i < 4; i++)
+		diff[i] ^= sctp[i];
+	c = fc_crc32c_update(0, diff, 4);
+	for (n = len - 4; n > 0; n -= RTE_MIN(n, (uint32_t)sizeof(zeros)))
+		c = fc_crc32c_update(c, zeros, RTE_MIN(n, (uint32_t)sizeof(zeros)));
 	memcpy(sctp, sport, 2);
 	memcpy(sctp + 2, dport, 2);
-	for (i = 0; i < 12; i++) {
-		uint8_t b = i < 8 ? sctp[i] : 0;
-
-		c_old = crc32c_table[(c_old ^ hdr[i]) & 0xff] ^ (c_old >> 8);
-		c_new = crc32c_table[(c_new ^ b) & 0xff] ^ (c_new >> 8);
-	}
-	for (; i < len; i++) {
-		c_old = crc32c_table[(c_old ^ sctp[i]) & 0xff] ^ (c_old >> 8);
-		c_new = crc32c_table[(c_new ^ sctp[i]) & 0xff] ^ (c_new >> 8);
-	}
 	stored = (uint32_t)sctp[8] | (uint32_t)sctp[9] << 8 | (uint32_t)sctp[10] << 16 |
 		 (uint32_t)sctp[11] << 24;
-	/* the final inversions cancel: ~a ^ ~b == a ^ b */
-	stored ^= c_old ^ c_new;
+	stored ^= c;
 	/* RFC 9260 appendix A: least significant byte first */
 	sctp[8] = (uint8_t)stored;
 	sctp[9] = (uint8_t)(stored >> 8);

@@ -70,8 +70,19 @@ def t_jumbo(build):
           "transfer through masquerade at MTU 9000")
 
 
+def port_mtus(ports, port):
+    """(routing MTU, device MTU) of @port in 'show ports'."""
+    row = [ln.split() for ln in ports.splitlines() if ln.split()[:1] == [str(port)]]
+    check(row and len(row[0]) > 8, "no port %d in show ports: %s" % (port, ports))
+    return int(row[0][7]), int(row[0][8])
+
+
 def t_jumbo_pmtu(build):
     with Gateway(build, JUMBO_CONF % 1500, ACCEPT, link="veth", mtu=(9000, 1500)) as gw:
+        # Both MTUs in show ports: port 0's device at 9000, port 1's its own.
+        ports = gw.shell("show ports")
+        check(port_mtus(ports, 0) == (9000, 9000) and port_mtus(ports, 1) == (1500, 1500),
+              "show ports: mtu and dev_mtu: " + ports)
         r = ping(gw, SERVER4, ("-s", "8000", "-M", "do"), count=1)
         check("From %s" % GW_IN4 in r.stdout and re.search(r"mtu\s*=\s*1500", r.stdout),
               "DF set: no frag needed with mtu 1500 from the gateway:\n" + r.stdout)
@@ -90,6 +101,8 @@ def t_jumbo_pmtu(build):
         gw.stop()
         st = gw.stats()
         check(st["drops"]["frag_needed"] >= 2, "frag_needed: %d" % st["drops"]["frag_needed"])
+        check([(p["mtu"], p["dev_mtu"]) for p in st["ports"]] == [(9000, 9000), (1500, 1500)],
+              "JSON ports: %s" % st["ports"])
         check(st["router"]["frag_datagrams"] >= 3 and st["router"]["frag_made"] >= 18,
               "fragmented: %s" % st["router"])
     print("jumbo_pmtu: frag needed / packet too big with mtu 1500, a datagram without DF "
@@ -130,6 +143,8 @@ def t_jumbo_tap(build):
         ports = gw.shell("show ports")
         row = [ln for ln in ports.splitlines() if ln.split()[:1] == ["0"]]
         check(row and " 1400 " in row[0], "mtu 1400 not applied: " + ports)
+        # The routing MTU 1400, the device its own (1500).
+        check(port_mtus(ports, 0) == (1400, 1500), "mtu and dev_mtu: " + ports)
     finally:
         gw.cleanup()
     print("jumbo_tap: mtu 9000 on DPDK's net_tap refused at start and at run time "

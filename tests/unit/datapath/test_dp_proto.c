@@ -6,8 +6,9 @@
  * coverage 1-7 or past the datagram, checksum 0) goes to the slow path,
  * which calls it INVALID; the good ones stay on the fast path. An SCTP
  * association's DATA and SACK packets with its verification tag stay on
- * the fast path; a wrong tag or a control chunk goes up, where conntrack
- * decides it as Linux's SCTP tracker (a wrong tag: INVALID); through NAT
+ * the fast path; a wrong tag, a wrong CRC32c or a control chunk goes up,
+ * where conntrack decides it as Linux's SCTP tracker (a wrong tag or CRC:
+ * INVALID); through NAT
  * with port changes, those packets are translated on the fast path with
  * their CRC32c recomputed; an invalid one that a rule accepts is not
  * translated.
@@ -125,8 +126,8 @@ udplite_run(unsigned int fam)
 /*
  * An SCTP packet of family @p fam, verification tag @p vtag, chunks @p spec
  * (I: INIT, J: INIT ACK, both with Initiate Tag @p itag; C: COOKIE ECHO,
- * c: COOKIE ACK, D: DATA, S: SACK, H: HEARTBEAT; each at least 12 bytes),
- * @p tag in its last 8 bytes (tag_of()).
+ * c: COOKIE ACK, D: DATA, S: SACK, H: HEARTBEAT; each at least 12 bytes;
+ * '!' last: the CRC32c one bit off), @p tag in its last 8 bytes (tag_of()).
  */
 static struct rte_mbuf *
 sctp(unsigned int fam, const char *src, uint16_t sport, const char *dst, uint16_t dport,
@@ -139,11 +140,18 @@ sctp(unsigned int fam, const char *src, uint16_t sport, const char *dst, uint16_
 		{'S', 3, 16}, {'H', 4, 12}};
 	uint8_t buf[256], ch[128];
 	uint32_t n = 0;
+	bool bad_crc = false;
 	struct pb b;
+	int len;
 
 	memset(ch, 0, sizeof(ch));
 	for (const char *k = spec; *k != '\0'; k++) {
 		unsigned int i = 0;
+
+		if (*k == '!') {
+			bad_crc = true;
+			continue;
+		}
 
 		while (i < RTE_DIM(kinds) && kinds[i].k != *k)
 			i++;
@@ -183,7 +191,10 @@ sctp(unsigned int fam, const char *src, uint16_t sport, const char *dst, uint16_
 	}
 	pb_sctp(&b, sport, dport, vtag);
 	pb_payload(&b, ch, n);
-	return mbuf_of(buf, pb_finish(&b));
+	len = pb_finish(&b);
+	if (bad_crc)
+		buf[len - (int)n - 12 + 8] ^= 0x01;
+	return mbuf_of(buf, len);
 }
 
 static void
@@ -210,6 +221,9 @@ sctp_run(unsigned int fam)
 		{false, 0x2000, "H", 0, true, true},       /* 10: a HEARTBEAT goes up */
 		{true, 0x1000, "J", 0x3000, true, false},  /* 11: an INIT ACK of another tag */
 		{true, 0x1000, "D", 0, false, true},       /* 12: fast path */
+		{false, 0x2000, "D!", 0, true, false},     /* 13: a wrong CRC32c: up, INVALID */
+		{true, 0x1000, "SD!", 0, true, false},     /* 14: the same, the other way */
+		{false, 0x2000, "D", 0, false, true},      /* 15: fast path */
 	};
 	struct rte_mbuf *o[16];
 	uint64_t up = 0;

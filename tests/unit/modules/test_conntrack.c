@@ -705,6 +705,99 @@ test_sctp_fast(void **state)
 	free(lines);
 }
 
+/*
+ * A wrong CRC32c makes an SCTP packet INVALID (sctp_crc) before any other
+ * check, as Linux's sctp_error() with nf_conntrack_checksum=1 at
+ * PREROUTING: a first INIT starts nothing; an association's DATA, SACK,
+ * SHUTDOWN and ABORT move nothing (the record as it was), and the fast
+ * path's check sends such a DATA packet up. One bit off anywhere (the
+ * header, a chunk, the CRC field itself) is enough; the same packets
+ * with their CRC right pass. A first fragment holds part of the packet:
+ * its CRC is not checked there (Linux checks the reassembled packet).
+ */
+static void
+test_sctp_crc(void **state)
+{
+	static const struct {
+		unsigned int dir;
+		uint32_t vtag;
+		const char *chunks;
+	} later[] = {
+		{O, 0x2000, "D"}, {R, 0x1000, "S"}, {O, 0x2000, "DSD"}, {O, 0x2000, "U"},
+		{R, 0x1000, "A"}, {O, 0x2000, "H"},
+	};
+	struct mod_ct_fast_line *lines = aligned_alloc(64, 2 * sizeof(*lines));
+	struct mod_ct_fast *fast = calloc(1, sizeof(*fast));
+	struct mod_ct_cfg cfg = cfg_make(false);
+	struct mod_ct_conn c, est;
+	struct mod_ct_verdict v;
+	struct fc_action a;
+	uint8_t f[FRAME_MAX];
+	struct fc_pkt p;
+	uint32_t len, l4len;
+
+	(void)state;
+	assert_non_null(lines);
+	assert_non_null(fast);
+	/* A first INIT: one bit off in each place in turn. */
+	for (unsigned int at = 0; at < 32; at++) {
+		p = sctp_chunks(0, "I", 0x1000, f, &len);
+		f[p.l4_off + (at < 12 ? at : 12 + (at - 12) % 20)] ^= (uint8_t)(1u << (at % 8));
+		assert_int_equal(mod_ct_new(&cfg, &p, f, len, &c, &v), 0);
+		assert_int_equal(v.ctstate, INV);
+		assert_int_equal(v.why, MOD_CT_WHY_SCTP_CRC);
+		assert_int_equal(c.state, NO);
+	}
+	p = sctp_chunks(0, "I", 0x1000, f, &len);
+	assert_int_equal(mod_ct_new(&cfg, &p, f, len, &c, &v), 0);
+	assert_int_equal(v.ctstate, NEW);
+	/* A first fragment: judged by its chunks alone. */
+	p = sctp_chunks(0, "I", 0x1000, f, &len);
+	p.frag = FC_FRAG_FIRST;
+	f[p.l4_off + 8] ^= 1;
+	assert_int_equal(mod_ct_new(&cfg, &p, f, len, &c, &v), 0);
+	assert_int_equal(v.ctstate, NEW);
+
+	/* An association, established: later packets. */
+	memset(lines, 0, 2 * sizeof(*lines));
+	fast->chunk[0] = lines;
+	memset(&est, 0, sizeof(est));
+	est.state = MOD_CT_S_SCTP_ESTABLISHED;
+	est.flags = MOD_CT_C_REPLIED | MOD_CT_C_ASSURED;
+	est.proto = P_SCTP;
+	est.sctp.vtag[O] = 0x2000;
+	est.sctp.vtag[R] = 0x1000;
+	mod_ct_fast_arm(&lines[1], &est, false, false);
+	memset(&a, 0, sizeof(a));
+	a.ct_state = MOD_CT_ENTRY_ID;
+	a.ext = 1;
+	for (unsigned int i = 0; i < RTE_DIM(later); i++) {
+		for (unsigned int bad = 0; bad < 2; bad++) {
+			print_message("  %s %#x %s%s\n", later[i].dir == O ? ">" : "<",
+				later[i].vtag, later[i].chunks, bad ? " crc=bad" : "");
+			p = sctp_chunks(later[i].vtag, later[i].chunks, 0, f, &len);
+			l4len = (uint32_t)p.l3_off + p.ip_len - p.l4_off;
+			if (bad)
+				f[p.l4_off + l4len - 1] ^= 0x80;
+			a.flags = later[i].dir == R ? FC_ACT_F_REPLY : 0;
+			if (strchr("UAH", later[i].chunks[0]) == NULL)
+				assert_int_equal(mod_ct_sctp_fast_check(fast, &a, f + p.l4_off,
+					l4len), !bad);
+			c = est;
+			assert_int_equal(mod_ct_packet(&cfg, &c, later[i].dir, &p, f, len, &v), 0);
+			if (bad) {
+				assert_int_equal(v.ctstate, INV);
+				assert_int_equal(v.why, MOD_CT_WHY_SCTP_CRC);
+				assert_memory_equal(&c, &est, sizeof(c));
+			} else {
+				assert_int_not_equal(v.ctstate, INV);
+			}
+		}
+	}
+	free(fast);
+	free(lines);
+}
+
 /* A UDP-Lite frame: coverage @p cov, checksum @p csum, @p dlen bytes of data. */
 static struct fc_pkt
 udplite_pkt(uint8_t family, uint16_t cov, uint16_t csum, uint32_t dlen, uint8_t *f,
@@ -1516,6 +1609,7 @@ main(void)
 		cmocka_unit_test(test_sctp_assoc),
 		cmocka_unit_test(test_sctp_heartbeat),
 		cmocka_unit_test(test_sctp_fast),
+		cmocka_unit_test(test_sctp_crc),
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_cfg),
 		cmocka_unit_test(test_pack),

@@ -319,6 +319,54 @@ test_sctp_records(void **state)
 	world_down(&w);
 }
 
+/*
+ * What Linux's SCTP tracker accepts without refreshing its timer renews no
+ * idle time here: an INIT retransmitted in CLOSED (counted ct_ignored)
+ * leaves the entries' last hit at the first INIT's, so the association
+ * ages out 10 s (sctp_closed) after that INIT, not after the
+ * retransmission; a packet that is not ignored (the reply's INIT ACK)
+ * renews it. Fails with every accepted packet renewing.
+ */
+static void
+test_sctp_ignored_renew(void **state)
+{
+	struct mod_ct_module_stats st;
+	struct rule_decision d;
+	struct fc_pkt p;
+	struct world w;
+	bool fast;
+
+	(void)state;
+	world_up(&w, 4, accept_all);
+	p = sctp_seg(&w, true, 0, 1, 0x1000);
+	d = rx(&w, p, &fast);
+	assert_int_equal(d.ctstate, RULE_CT_NEW);
+	w.now += 6000;
+	d = rx(&w, sctp_seg(&w, true, 0, 1, 0x1000), &fast);
+	assert_false(fast);
+	assert_int_not_equal(d.ctstate, RULE_CT_INVALID);
+	mod_ct_module_stats_get(w.ct, &st);
+	assert_int_equal(st.ignored, 1);
+	w.now += 5000; /* 11 s after the first INIT, 5 s after the second */
+	for (unsigned int i = 0; i < 1024; i++)
+		rule_engine_step(w.eng, w.now, 64);
+	p = sctp_seg(&w, true, 0, 1, 0x1000);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_NONE);
+	grace(&w);
+
+	/* Again, answered 6 s on: the INIT ACK renews (COOKIE_WAIT's 3 s from it). */
+	d = rx(&w, sctp_seg(&w, true, 0, 1, 0x1000), &fast);
+	assert_int_equal(d.ctstate, RULE_CT_NEW);
+	w.now += 6000;
+	d = rx(&w, sctp_seg(&w, false, 0x1000, 2, 0x2000), &fast);
+	assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+	w.now += 2000;
+	for (unsigned int i = 0; i < 1024; i++)
+		rule_engine_step(w.eng, w.now, 64);
+	assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_SCTP_COOKIE_WAIT);
+	world_down(&w);
+}
+
 static void
 test_abort_and_flush(void **state)
 {
@@ -522,6 +570,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_sctp_records),
+		cmocka_unit_test(test_sctp_ignored_renew),
 		cmocka_unit_test(test_abort_and_flush),
 		cmocka_unit_test(test_fast_path),
 		cmocka_unit_test(test_bad_args),

@@ -1793,8 +1793,18 @@ test_apply_refusals(void **state)
 	len = build(&s, buf, sizeof(buf));
 	memcpy(copy, buf, (size_t)len);
 	parse_ok(buf, (uint32_t)len, &p);
-	/* SCTP needs the whole datagram for its CRC */
+	/* SCTP's CRC needs the header and the packet's length, not its chunks
+	 * (a chained datagram's later segments): the same bytes as on the whole. */
+	assert_int_equal(mod_nat_apply(nat, res.fwd_slot, buf + p.l3_off, 60, &p), 0);
+	assert_int_equal(apply_frame(nat, res.fwd_slot, copy, (uint32_t)len), 0);
+	assert_memory_equal(buf, copy, (size_t)len);
+	check_csums(buf, (uint32_t)len, false);
+	/* a first fragment: its length is not the packet's */
+	len = build(&s, buf, sizeof(buf));
+	memcpy(copy, buf, (size_t)len);
+	p.frag = FC_FRAG_FIRST;
 	assert_int_equal(mod_nat_apply(nat, res.fwd_slot, buf + p.l3_off, 60, &p), -ENOTSUP);
+	p.frag = FC_FRAG_NONE;
 	assert_memory_equal(buf, copy, (size_t)len);
 	/* headers cut short */
 	assert_int_equal(mod_nat_apply(nat, res.fwd_slot, buf + p.l3_off, 19, &p), -EINVAL);
