@@ -50,7 +50,7 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " enqueues, %" PRIu64 " upcalls kept for the next now\n",
 		"upcall ring", s->up_rings, s->up_kept);
 	fprintf(f, "%-20s %" PRIu64 " packets kept for the next poll now, %" PRIu64
-		" bursts applied by an idle poll\n", "rx ahead", s->rx_kept, s->rx_kept_idle);
+		" bursts applied by an idle poll\n", "rx-ahead", s->rx_kept, s->rx_kept_idle);
 	fprintf(f, "%-20s %" PRIu64 " hits %" PRIu64 " misses\n", "cache", s->hits, s->misses);
 	fprintf(f, "%-20s %" PRIu64 " (not established %" PRIu64 ", established %" PRIu64
 		", out of order %" PRIu64 ")\n", "evictions", t.t4.evictions + t.t6.evictions,
