@@ -17,7 +17,8 @@
  * from INVALID.
  *
  * Where it sits: the state machine (conntrack.c: configuration, UDP, ICMP,
- * other protocols, names; ct_tcp.c: TCP) is pure C, no EAL (the
+ * other protocols, names; ct_tcp.c: TCP; ct_line.c: the fast path's
+ * line) is pure C, no EAL (the
  * 'conntrack_pure' library, built for the sanitizer runs too); it needs
  * lib/flowcache (parsed packets, keys, the SACK walk) and lib/rules
  * (RULE_CT_* states) only. The module (ct_module.c, the 'conntrack'

@@ -2,7 +2,8 @@
 /*
  * lib/modules/conntrack private: what the pure state machines share
  * (conntrack.c: configuration, UDP, ICMP, other protocols, names; ct_tcp.c:
- * TCP). Not for other libraries: they see conntrack.h.
+ * TCP; ct_line.c: the fast path's line; ct_fast.c: its window check).
+ * Not for other libraries: they see conntrack.h.
  */
 #ifndef GUFC_CT_PRIV_H
 #define GUFC_CT_PRIV_H
@@ -81,6 +82,13 @@ ct_state_fits(enum ct_class cls, unsigned int state)
 	if (cls == CT_CLASS_SCTP)
 		return ct_is_sctp_state(state);
 	return !ct_is_tcp_state(state) && !ct_is_sctp_state(state);
+}
+
+/* Whether @p c's state and flags are ones the module makes. */
+static inline bool
+ct_conn_valid(const struct mod_ct_conn *c)
+{
+	return c->state < MOD_CT_S__COUNT && (c->flags & ~MOD_CT_C_ALL) == 0;
 }
 
 /* The RULE_CT_* state of a packet of @p c from @p dir, the connection as it
