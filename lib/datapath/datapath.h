@@ -580,32 +580,6 @@ dp_logrec(struct rte_mbuf *m)
 }
 
 /**
- * Apply one rewrite operation of a packet program (TOS, TTL, HL,
- * CHECKSUM, TCPMSS; others are no-ops) to contiguous headers, checksums
- * updated incrementally (CHECKSUM: computed whole). TCPMSS lowers the MSS
- * option of a TCP SYN; a SYN without one and without data gets one (as
- * Linux: the value at most 536 for IPv4, 1220 for IPv6, the defaults a
- * peer assumes; inserted first, the header 4 bytes longer, the IP length
- * and checksums updated) when its header has room (under 60 bytes) and
- * @p cap does.
- * @param op    the operation
- * @param l3    the IP header
- * @param len   bytes at @p l3 (through the end of the datagram for CHECKSUM
- *   and an MSS option's insertion)
- * @param cap   bytes writable at @p l3 (@p len and the room after it)
- * @param pkt   the packet's parse (family, l4 offset relative to the frame,
- *   protocol, TCP flags, fragment)
- * @param l3_off  offset of @p l3 in the frame (to place the L4 header)
- * @param mtu   egress MTU for TCPMSS --clamp-mss-to-pmtu
- * @return 1 changed, 2 changed and the datagram 4 bytes longer (an MSS
- *   option added: it ends at @p l3 + pkt->ip_len + 4 now), 0 nothing to
- *   change, -EINVAL (headers cut short, a fragment, not TCP/UDP for CHECKSUM).
- * Context: any.
- */
-int dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t cap,
-	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu);
-
-/**
  * Packets a lossless context holds back (0 for any other).
  * @param c  the context
  * @return the number held.
@@ -733,45 +707,6 @@ dp_rx_kept(const struct dp_ctx *c)
 }
 
 /**
- * Decide a burst of upcalled packets and apply the decisions (router mode:
- * frames with DP_UPCALL_NEIGH go to mod_neigh_input() first; the rest as
- * above, "Router mode"): the engine's
- * rule_engine_upcall_burst() on the packets' struct dp_meta (no fragments:
- * reassemble them first; the input port is the one in the meta's key, so a
- * datagram parsed again must get its port back), then per packet a named
- * drop (the engine's
- * reason), or the NAT rewrite (mod_nat_apply(), or mod_nat_icmp_error()
- * for an ICMP error of a translated connection; a chained mbuf is
- * linearized when the rewrite needs it; failure drops it as nat_error) and
- * delivery to its channel. The datapath owns every mbuf afterwards (a
- * lossless context holds what a full channel did not take; give it no
- * burst while dp_held() is not 0).
- *
- * @param c    the context (the engine's writer)
- * @param m    the packets, with their meta data
- * @param n    how many, at most DP_BURST_MAX
- * @param now  time for the engine, ms
- * @return the number of packets handed to channels.
- * Context: the engine's writer thread (the rules lcore).
- */
-unsigned int dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n,
-	uint32_t now);
-
-/**
- * Router mode: a packet that waited for a next hop that did not answer
- * (the neighbour module's unreach_fn): an ICMP host unreachable (ICMPv6
- * address unreachable) goes back to its source out of its input port
- * (@c m->port), within the ICMP budget, unless the source is one of the
- * router's local addresses (a packet gufc made, or one SNAT or masquerade
- * translated: no error is sent for those). Frees @p m.
- * @param c    the slow path's context (its ICMP budget)
- * @param m    the packet
- * @param now  milliseconds (the budget's clock)
- * Context: the lcore that runs the neighbour module's step.
- */
-void dp_l3_held_failed(struct dp_ctx *c, struct rte_mbuf *m, uint32_t now);
-
-/**
  * Deliver packets grouped by destination: one chan_enqueue_burst() per
  * distinct channel of @p dest, in order of first appearance, the packets
  * of each in their order. Counted in fwd_pkts; what a channel drops is
@@ -823,46 +758,6 @@ dp_wait_room(const struct dp_ctx *c)
 }
 
 /**
- * Count the completion an upcalled packet owes its RX context, if any (its
- * meta's @c pend): call for every packet taken off an upcall ring, before
- * dp_upcall_burst() (or a drop) consumes the mbuf, then post the count
- * with dp_done_post() once the burst is decided.
- * @param m  the upcalled packet
- * @param n  completions counted so far
- * @return the new count.
- * Context: the slow path's thread.
- */
-static inline unsigned int
-dp_done_collect(struct rte_mbuf *m, unsigned int n)
-{
-	struct dp_meta *meta = dp_meta(m);
-
-	if (meta->pend) {
-		meta->pend = 0;
-		n++;
-	}
-	return n;
-}
-
-/**
- * Post completions to an RX context: its @p n oldest counted upcalls not
- * posted yet are done (their entries are in the table). The slow path
- * must decide the upcalls of one ring in the order it took them, and post
- * a burst's completions only after everything taken before it is decided.
- * @param done  the counter (struct dp_ctx::done of the RX context)
- * @param n     how many (0: the line is left alone)
- * Context: the slow path's thread (the counter's one writer).
- */
-static inline void
-dp_done_post(struct dp_done *done, unsigned int n)
-{
-	if (n == 0)
-		return;
-	__atomic_store_n(&done->n, __atomic_load_n(&done->n, __ATOMIC_RELAXED) + n,
-		__ATOMIC_RELEASE);
-}
-
-/**
  * Add one context's counters to a sum.
  * @param sum  the sum (zero it before the first call)
  * @param s    a context's counters (read while they move: each value whole)
@@ -873,5 +768,8 @@ void dp_stats_add(struct dp_stats *sum, const struct dp_stats *s);
 #ifdef __cplusplus
 }
 #endif
+
+/* The slow path's side: deciding upcalls, posting completions (dp_upcall.h). */
+#include "dp_upcall.h"
 
 #endif /* GUFC_DATAPATH_H */

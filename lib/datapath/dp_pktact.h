@@ -100,4 +100,30 @@ dp_pkt_mtu(const struct dp_ctx *c, uint16_t out_port, uint16_t in_port)
 	return 1500;
 }
 
+/**
+ * Apply one rewrite operation of a packet program (TOS, TTL, HL,
+ * CHECKSUM, TCPMSS; others are no-ops) to contiguous headers, checksums
+ * updated incrementally (CHECKSUM: computed whole). TCPMSS lowers the MSS
+ * option of a TCP SYN; a SYN without one and without data gets one (as
+ * Linux: the value at most 536 for IPv4, 1220 for IPv6, the defaults a
+ * peer assumes; inserted first, the header 4 bytes longer, the IP length
+ * and checksums updated) when its header has room (under 60 bytes) and
+ * @p cap does.
+ * @param op    the operation
+ * @param l3    the IP header
+ * @param len   bytes at @p l3 (through the end of the datagram for CHECKSUM
+ *   and an MSS option's insertion)
+ * @param cap   bytes writable at @p l3 (@p len and the room after it)
+ * @param pkt   the packet's parse (family, l4 offset relative to the frame,
+ *   protocol, TCP flags, fragment)
+ * @param l3_off  offset of @p l3 in the frame (to place the L4 header)
+ * @param mtu   egress MTU for TCPMSS --clamp-mss-to-pmtu
+ * @return 1 changed, 2 changed and the datagram 4 bytes longer (an MSS
+ *   option added: it ends at @p l3 + pkt->ip_len + 4 now), 0 nothing to
+ *   change, -EINVAL (headers cut short, a fragment, not TCP/UDP for CHECKSUM).
+ * Context: any.
+ */
+int dp_pktop_apply(const struct rule_pktop *op, uint8_t *l3, uint32_t len, uint32_t cap,
+	const struct fc_pkt *pkt, uint32_t l3_off, uint16_t mtu);
+
 #endif /* GUFC_DP_PKTACT_H */

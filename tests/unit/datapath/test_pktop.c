@@ -19,6 +19,7 @@
 
 #include "csum_ref.h"
 #include "datapath.h"
+#include "dp_pktact.h"
 #include "pkt_build.h"
 
 static uint8_t frame[2048];
