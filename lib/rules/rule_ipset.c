@@ -146,6 +146,23 @@ ipset_mask_to(uint8_t *a, unsigned int len)
 		a[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
 }
 
+int
+ipset_ent_room(struct ipset *st)
+{
+	uint32_t cap;
+	struct ipset_ent *ne;
+
+	if (st->n < st->cap)
+		return 0;
+	cap = st->cap ? st->cap * 2 : 16;
+	ne = realloc(st->e, cap * sizeof(*ne));
+	if (ne == NULL)
+		return -ENOMEM;
+	st->e = ne;
+	st->cap = cap;
+	return 0;
+}
+
 void
 ipset_lens_count(struct ipset *st, const struct ipset_ent *e, int d)
 {
@@ -512,15 +529,8 @@ set_change(struct ipset *st, const struct rule_x_set *ref, const struct rule_pkt
 	}
 	if (st->n >= st->maxelem)
 		return -ENOSPC;
-	if (st->n == st->cap) {
-		uint32_t cap = st->cap ? st->cap * 2 : 16;
-		struct ipset_ent *ne = realloc(st->e, cap * sizeof(*ne));
-
-		if (ne == NULL)
-			return -ENOMEM;
-		st->e = ne;
-		st->cap = cap;
-	}
+	if (ipset_ent_room(st) < 0)
+		return -ENOMEM;
 	memmove(&st->e[at + 1], &st->e[at], (st->n - at) * sizeof(*st->e));
 	key.expires = exp;
 	st->e[at] = key;

@@ -211,15 +211,8 @@ ent_add(struct ipset_parser *p, struct ipset *st, const struct ipset_ent *e)
 {
 	if (st->n >= st->maxelem)
 		return perr(p, &p->t[2], "the set is full (its maxelem)");
-	if (st->n == st->cap) {
-		uint32_t cap = st->cap ? st->cap * 2 : 16;
-		struct ipset_ent *ne = realloc(st->e, cap * sizeof(*ne));
-
-		if (ne == NULL)
-			return -ENOMEM;
-		st->e = ne;
-		st->cap = cap;
-	}
+	if (ipset_ent_room(st) < 0)
+		return -ENOMEM;
 	st->e[st->n++] = *e;
 	return 0;
 }

@@ -102,6 +102,9 @@ int ipset_ent_cmp(const void *a, const void *b);
 /** Clear the bits of @p a past the first @p len. */
 void ipset_mask_to(uint8_t *a, unsigned int len);
 
+/** Room for one more member in @p st's array (doubled when full). @return 0, -ENOMEM. */
+int ipset_ent_room(struct ipset *st);
+
 /** Count @p e's prefix lengths in (@p d 1) or out of (@p d -1) the set's tallies. */
 void ipset_lens_count(struct ipset *st, const struct ipset_ent *e, int d);
 
