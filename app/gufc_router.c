@@ -294,7 +294,7 @@ gufc_router_init(struct gufc_app *app)
 
 	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 		const struct gufc_port_cfg *pc = &app->cfg.port[p];
-		uint16_t mtu = 0;
+		uint16_t mtu = 0, dev, dev_mtu;
 
 		if (!app->ports[p].used) {
 			if (pc->n_addr != 0 || pc->name[0] != '\0' || pc->mtu != 0) {
@@ -303,18 +303,17 @@ gufc_router_init(struct gufc_app *app)
 			}
 			continue;
 		}
-		uint16_t dev = app->ports[p].dev;
-
-		if (pc->mtu != 0)
-			mtu = pc->mtu;
-		else if (app->ports[p].vlan && app->cfg.port[dev].mtu != 0)
-			mtu = app->cfg.port[dev].mtu; /* a VLAN's: its parent's */
-		else if (rte_eth_dev_get_mtu(dev, &mtu) != 0 || mtu < GUFC_MTU_MIN)
-			mtu = RTE_ETHER_MTU;
-		if (app->ports[p].vlan && app->cfg.port[dev].mtu != 0 && mtu > app->cfg.port[dev].mtu) {
+		/* The device's (a VLAN sub-interface's: its parent's) routing MTU. */
+		dev = app->ports[p].dev;
+		if (app->cfg.port[dev].mtu != 0)
+			dev_mtu = app->cfg.port[dev].mtu;
+		else if (rte_eth_dev_get_mtu(dev, &dev_mtu) != 0 || dev_mtu < GUFC_MTU_MIN)
+			dev_mtu = RTE_ETHER_MTU;
+		mtu = pc->mtu != 0 ? pc->mtu : dev_mtu;
+		if (app->ports[p].vlan && mtu > dev_mtu) {
 			/* As Linux refuses a VLAN device an MTU over its parent's. */
-			GUFC_LOG(ERR, "port %u: mtu %u: over its parent's (port %u: mtu %u)", p, mtu,
-				dev, app->cfg.port[dev].mtu);
+			GUFC_LOG(ERR, "port %u: mtu %u: over its parent's (port %u: mtu %u); nothing "
+				"started", p, mtu, dev, dev_mtu);
 			return -EINVAL;
 		}
 		app->ports[p].mtu = mtu;
