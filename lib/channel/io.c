@@ -133,7 +133,7 @@ chan_vlan_tag(struct rte_mbuf **m, unsigned int n, uint16_t vid)
 }
 
 /* The body of chan_enqueue_burst() and chan_enqueue_burst_hold(). */
-static inline unsigned int
+static __rte_always_inline unsigned int
 chan_enqueue_body(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
 	unsigned int n, bool hold)
 {
@@ -219,14 +219,14 @@ chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte
 	unsigned int n, bool hold)
 {
 	const struct chan_slot *s = chan_slot_of(t, id);
-	unsigned int bad;
+	unsigned int bad = 0;
 
-	if (likely(s == NULL || s->tx_vlan == 0 || n == 0))
-		return chan_enqueue_body(t, id, producer_id, mbufs, n, hold);
-	bad = chan_vlan_tag(mbufs, n, s->tx_vlan);
-	if (unlikely(bad != 0)) {
-		rte_pktmbuf_free_bulk(mbufs, bad);
-		__atomic_fetch_add(&t->drop_invalid, bad, __ATOMIC_RELAXED);
+	if (unlikely(s != NULL && s->tx_vlan != 0)) {
+		bad = chan_vlan_tag(mbufs, n, s->tx_vlan);
+		if (unlikely(bad != 0)) {
+			rte_pktmbuf_free_bulk(mbufs, bad);
+			__atomic_fetch_add(&t->drop_invalid, bad, __ATOMIC_RELAXED);
+		}
 	}
 	return (hold ? bad : 0) + chan_enqueue_body(t, id, producer_id, mbufs + bad, n - bad, hold);
 }
