@@ -132,13 +132,12 @@ chan_vlan_tag(struct rte_mbuf **m, unsigned int n, uint16_t vid)
 	return nb;
 }
 
-/* The body of chan_enqueue_burst() and chan_enqueue_burst_hold(). */
+/* The body of chan_enqueue_burst() and chan_enqueue_burst_hold(); @p s: chan_slot_of(t, id). */
 static __rte_always_inline unsigned int
-chan_enqueue_body(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
-	unsigned int n, bool hold)
+chan_enqueue_body(struct chan_table *t, uint32_t id, struct chan_slot *s, uint16_t producer_id,
+	struct rte_mbuf **mbufs, unsigned int n, bool hold)
 {
 	struct chan_prod_ctr *pc;
-	struct chan_slot *s;
 	uint64_t bytes = 0;
 	uint64_t dropped_bytes = 0;
 	unsigned int done;
@@ -147,7 +146,6 @@ chan_enqueue_body(struct chan_table *t, uint32_t id, uint16_t producer_id, struc
 	RTE_ASSERT(t != NULL);
 	if (unlikely(n == 0))
 		return 0;
-	s = chan_slot_of(t, id);
 	if (unlikely(s == NULL || producer_id >= CHAN_MAX_PRODUCERS || !chan_slot_live(s))) {
 		rte_pktmbuf_free_bulk(mbufs, n);
 		__atomic_fetch_add(&t->drop_invalid, n, __ATOMIC_RELAXED);
@@ -218,7 +216,7 @@ static inline unsigned int
 chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
 	unsigned int n, bool hold)
 {
-	const struct chan_slot *s = chan_slot_of(t, id);
+	struct chan_slot *s = chan_slot_of(t, id);
 	unsigned int bad = 0;
 
 	if (unlikely(s != NULL && s->tx_vlan != 0)) {
@@ -228,7 +226,8 @@ chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte
 			__atomic_fetch_add(&t->drop_invalid, bad, __ATOMIC_RELAXED);
 		}
 	}
-	return (hold ? bad : 0) + chan_enqueue_body(t, id, producer_id, mbufs + bad, n - bad, hold);
+	return (hold ? bad : 0) +
+	       chan_enqueue_body(t, id, s, producer_id, mbufs + bad, n - bad, hold);
 }
 
 unsigned int
