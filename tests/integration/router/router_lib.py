@@ -6,10 +6,13 @@ pairs: Gateway(link="veth"), for MTUs a tap cannot take); gufc's shell on
 a pipe; programs run in a namespace; cleanup of everything started.
 
 Gateway(vlans=(A, B)): one net_tap port (port 0) is a VLAN trunk; the
-client is on VLAN A and the server on VLAN B, each host on an access port
-of an 802.1Q switch (VLAN_SWITCH, a userspace switch in a namespace of
-its own: the trunk is the tap, the access ports veth pairs to the hosts),
-so gufc's VLAN sub-interfaces carry both subnets over one device.
+client is on VLAN A and the server on VLAN B, so gufc's VLAN
+sub-interfaces carry both subnets over one device. Where the kernel has
+802.1Q devices (8021q), the tap is the client's and the hosts' interfaces
+are Linux VLAN devices on it (TAP.A in the client's namespace, TAP.B moved
+to the server's); else each host is on an access port of an 802.1Q switch
+(VLAN_SWITCH, a userspace switch in a namespace of its own: the trunk is
+the tap, the access ports veth pairs to the hosts).
 
 Addresses: client 10.0.1.2/24 and 2001:db8:1::2/64 behind port 0
 (10.0.1.1, 2001:db8:1::1), server 10.0.2.2/24 and 2001:db8:2::2/64 behind
@@ -54,6 +57,24 @@ def sh(args, check_rc=True, timeout=30, **kw):
     if check_rc and r.returncode != 0:
         raise Fail("%s: rc %d: %s" % (" ".join(args), r.returncode, r.stdout.strip()))
     return r
+
+
+def linux_vlans_possible():
+    """Can this kernel make 802.1Q VLAN devices (ip link add ... type vlan)?"""
+    ns = "gufcvlanprobe%d" % os.getpid()
+    if subprocess.run(["ip", "netns", "add", ns], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        return False
+    try:
+        r = subprocess.run(["ip", "-n", ns, "link", "add", "p0", "type", "veth", "peer", "name",
+                            "p1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            return False
+        return subprocess.run(["ip", "-n", ns, "link", "add", "link", "p0", "name", "p0.5",
+                               "type", "vlan", "id", "5"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
 
 
 def namespaces_possible():
@@ -143,6 +164,11 @@ class Gateway:
         self.vlans = vlans
         self.wns, self.wtap = "gufc-w" + self.tag, "gw" + self.tag
         self.switch = None
+        # Linux VLAN devices where the kernel has them, else the switch
+        self.linux_vlans = bool(vlans) and linux_vlans_possible()
+        if self.linux_vlans:
+            self.ctap = "%s.%d" % (self.wtap, vlans[0])
+            self.stap = "%s.%d" % (self.wtap, vlans[1])
         if link == "veth":
             self.lcores = lcores = "0"
         self.json = os.path.join(self.dir, "stats.json")
@@ -195,7 +221,9 @@ class Gateway:
         else:
             raise Fail("the tap interfaces did not appear")
         self.shell("echo started")  # gufc runs: ports started
-        if self.vlans:
+        if self.vlans and self.linux_vlans:
+            self._linux_vlans()
+        elif self.vlans:
             self._vlan_switch()
         for tap, ns, mac, a4, a6, gw4, gw6 in (
                 (self.ctap, self.cns, CLIENT_MAC, CLIENT4, CLIENT6, GW_IN4, GW_IN6),
@@ -204,7 +232,7 @@ class Gateway:
                 sh(["ip", "link", "set", tap, "netns", ns])
             # net_tap gives the host side the port's MAC: a MAC of its own.
             self.ns(ns, ["ip", "link", "set", tap, "address", mac])
-            if self.vlans:
+            if self.vlans and not self.linux_vlans:
                 # A veth hands on TCP/UDP with the checksum and the
                 # segmentation left to its peer: the switch reads frames,
                 # so the host makes whole ones, as on a wire.
@@ -227,6 +255,21 @@ class Gateway:
             if ns == self.cns or self.server_default_route:
                 self.ns(ns, ["ip", "route", "add", "default", "via", gw4])
                 self.ns(ns, ["ip", "-6", "route", "add", "default", "via", gw6])
+
+    def _linux_vlans(self):
+        """The tap in the client's namespace, a VLAN device on it for each
+        host (the server's moved to its namespace)."""
+        sh(["ip", "link", "set", self.wtap, "netns", self.cns])
+        self.ns(self.cns, ["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % self.wtap])
+        self.ns(self.cns, ["ip", "link", "set", self.wtap, "up"])
+        for tap, vid in ((self.ctap, self.vlans[0]), (self.stap, self.vlans[1])):
+            self.ns(self.cns, ["ip", "link", "add", "link", self.wtap, "name", tap, "type",
+                               "vlan", "id", str(vid)])
+        self.ns(self.cns, ["ip", "link", "set", self.stap, "netns", self.sns])
+
+    def trunk_ns(self):
+        """The namespace the trunk (the tap) is in."""
+        return self.cns if self.linux_vlans else self.wns
 
     def _vlan_switch(self):
         """The trunk (the tap) in the switch's namespace, a veth pair from
@@ -253,7 +296,8 @@ class Gateway:
                 "s.bind((sys.argv[1], 0))\n"
                 "for h in sys.argv[2:]:\n"
                 "    s.send(bytes.fromhex(h))\n")
-        self.ns(self.wns, [sys.executable, "-c", code, self.wtap] + [f.hex() for f in frames])
+        self.ns(self.trunk_ns(), [sys.executable, "-c", code, self.wtap] +
+                [f.hex() for f in frames])
 
     def stop(self):
         """Quit gufc; its summary; the accounting must hold."""

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """gufc as a router on a stick: one net_tap port (port 0) is an 802.1Q
 trunk, VLAN sub-interfaces of it carry two subnets (router_lib.Gateway
-with vlans: the client on VLAN 100, the server on VLAN 200, behind an
-802.1Q switch):
+with vlans: the client on VLAN 100, the server on VLAN 200, on Linux VLAN
+devices of the tap where the kernel has them, else behind an 802.1Q
+switch):
 
   vlan    ping of the gateway's VLAN addresses and through it (IPv4, IPv6),
           TCP transfers both ways, an iptables rule with -i naming a VLAN
@@ -115,6 +116,9 @@ def t_vlan(build):
         rows = {l.split()[0]: l for l in ports.splitlines() if l.split() and l.split()[0].isdigit()}
         check("vlan 100 of port 0" in rows.get("2", "") and "srv200" in rows.get("3", "") and
               "trunk.100" in rows.get("2", ""), "show ports:\n" + ports)
+        chans = gw.shell("show channels")
+        check(re.search(r"tx-port2\b.*port 0\.100 queue", chans) and
+              re.search(r"tx-port3\b.*port 0\.200 queue", chans), "show channels:\n" + chans)
         tel = gw.telemetry(["/gufc/ports"])
         gw.stop()
         st = gw.stats()
@@ -129,8 +133,9 @@ def t_vlan(build):
             t = tel["/gufc/ports"]
             check(t["vlan"] == [0, 100, 200] and t["vlan_unknown"][0] >= 5,
                   "/gufc/ports: %s" % t)
-    print("vlan: router on a stick over VLANs 100 and 200 of one tap: ping, TCP both ways, "
-          "-i srv200 drops one direction, VLAN 300 dropped (vlan_unknown 5)")
+        how = "Linux VLAN devices" if gw.linux_vlans else "an 802.1Q switch (no 8021q here)"
+    print("vlan: router on a stick over VLANs 100 and 200 of one tap (%s): ping, TCP both "
+          "ways, -i srv200 drops one direction, VLAN 300 dropped (vlan_unknown 5)" % how)
 
 
 TESTS = {"vlan": t_vlan}
