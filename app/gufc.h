@@ -209,6 +209,19 @@ enum gufc_l2 {
 
 struct gufc_port {
 	bool used;
+	/**
+	 * A VLAN sub-interface ("port N vlan VID parent P"): no device of its
+	 * own, no queues; it receives its parent's frames tagged with its VLAN
+	 * id (the tag stripped, dp_vlan_rx()) and sends on its parent's queues
+	 * with the tag pushed (its TX channel's tx_vlan). Its MAC is the
+	 * parent's.
+	 */
+	bool vlan;
+	uint16_t vid;      /**< VLAN sub-interface: its VLAN id */
+	uint16_t dev;      /**< the device port: its own id, or a VLAN sub-interface's parent */
+	/** A device with VLAN sub-interfaces: VLAN id -> port (dp_vlan_rx()); else NULL. */
+	struct dp_vlan_map *vmap;
+	uint16_t n_vlans;  /**< a device: its VLAN sub-interfaces */
 	uint8_t rx_src;    /**< enum gufc_rx_src */
 	bool l2_conv;      /**< some RX queue's frames are not Ethernet (l2) */
 	uint8_t l2[GUFC_MAX_RXQ]; /**< per RX queue: enum gufc_l2 of its capture file */

@@ -128,9 +128,15 @@ struct gufc_route {
 /** Router mode: the channel of accepted local traffic nothing answers. */
 #define GUFC_LOCAL_CHAN "local"
 
-/** A port's configuration ("port N [name NAME] [address PREFIX ...] [mtu M] [host]"). */
+/**
+ * A port's configuration ("port N [vlan VID parent P] [name NAME] [address
+ * PREFIX ...] [mtu M] [host]"). With @c vid, port N is a VLAN sub-interface
+ * of device port @c parent (no device of its own).
+ */
 struct gufc_port_cfg {
 	char name[GUFC_PORT_NAME_MAX]; /**< "" = none */
+	uint16_t vid;                  /**< VLAN sub-interface: its VLAN id 1..4094; 0: a device */
+	uint16_t parent;               /**< with vid: the device port it is a VLAN of */
 	uint16_t mtu;                  /**< 0 = the device's */
 	bool host; /**< carries this host's own packets: a local source there is OUTPUT's */
 	unsigned int n_addr;

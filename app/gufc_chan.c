@@ -198,6 +198,11 @@ chan_params(const struct gufc_app *app, const struct gufc_chan_cfg *c, struct ch
 	}
 	p->tx_port = c->tx_port;
 	p->tx_queue = c->tx_queue;
+	/* A VLAN sub-interface: its parent's queue, tagged. */
+	if (c->kind == CHAN_CONS_TX && c->tx_port < GUFC_MAX_PORTS && app->ports[c->tx_port].vlan) {
+		p->tx_port = app->ports[c->tx_port].dev;
+		p->tx_vlan = app->ports[c->tx_port].vid;
+	}
 	return 0;
 }
 
@@ -207,8 +212,12 @@ gufc_chan_txq_plan(struct gufc_app *app)
 	for (unsigned int i = 0; i < app->cfg.n_chans; i++) {
 		const struct gufc_chan_cfg *c = &app->cfg.chans[i];
 
-		if (c->kind == CHAN_CONS_TX && c->tx_queue + 1u > app->ports[c->tx_port].n_txq)
-			app->ports[c->tx_port].n_txq = (uint16_t)(c->tx_queue + 1);
+		/* (a VLAN sub-interface's queues are its parent's) */
+		uint16_t dev = c->tx_port < GUFC_MAX_PORTS && app->cfg.port[c->tx_port].vid != 0 ?
+			app->cfg.port[c->tx_port].parent : c->tx_port;
+
+		if (c->kind == CHAN_CONS_TX && c->tx_queue + 1u > app->ports[dev].n_txq)
+			app->ports[dev].n_txq = (uint16_t)(c->tx_queue + 1);
 	}
 }
 
@@ -225,6 +234,8 @@ port_exists(const struct gufc_app *app, uint16_t port)
 static void
 ring_tx_note(struct gufc_app *app, enum chan_cons_kind kind, uint16_t port, int id)
 {
+	if (port_exists(app, port))
+		port = app->ports[port].dev;
 	if (kind != CHAN_CONS_TX || id < 0 || !port_exists(app, port) ||
 		app->ports[port].direct_base != 0 || app->n_ring_tx >= RTE_DIM(app->ring_tx))
 		return;
@@ -313,8 +324,9 @@ gufc_chan_init(struct gufc_app *app)
 		p.name = name;
 		p.kind = CHAN_CONS_TX;
 		p.ring_size = app->cfg.set.channel_size;
-		p.tx_port = pid;
+		p.tx_port = app->ports[pid].dev;
 		p.tx_queue = 0;
+		p.tx_vlan = app->ports[pid].vlan ? app->ports[pid].vid : 0;
 		rc = chan_create(app->chans, &p);
 		if (rc < 0) {
 			GUFC_LOG(ERR, "channel '%s': %s", name, strerror(-rc));
@@ -340,7 +352,7 @@ gufc_chan_add(struct gufc_app *app, const struct gufc_chan_cfg *c)
 	if (c->kind == CHAN_CONS_TX) {
 		if (!port_exists(app, c->tx_port))
 			return -ENODEV;
-		if (c->tx_queue >= app->ports[c->tx_port].n_txq)
+		if (c->tx_queue >= app->ports[app->ports[c->tx_port].dev].n_txq)
 			return -ERANGE;
 	}
 	if (c->perflow && c->perflow_pool != 0)

@@ -318,9 +318,54 @@ cfg_route(struct cfg_ctx *c, struct gufc_config *cfg)
 }
 
 /*
- * port N [name NAME] [address PREFIX ...] [mtu M] [host]: several lines add
- * up. host: the port carries this host's own packets (a local source there
- * is locally generated; on any other port it is forged: fc_locals).
+ * port N vlan VID parent P ...: port N (an id no device has) is the VLAN
+ * sub-interface of device port P for 802.1Q VLAN VID (Linux's "ip link add
+ * link P name N type vlan id VID"). Words 2..5 of the line.
+ */
+static int
+cfg_port_vlan(struct cfg_ctx *c, struct gufc_config *cfg, uint32_t port)
+{
+	struct gufc_port_cfg *pc = &cfg->port[port];
+	uint32_t vid, parent;
+	int rc;
+
+	if (c->n < 6 || strcmp(c->tok[4].s, "parent") != 0)
+		return cfg_err(c, c->tok[c->n < 5 ? c->n - 1 : 4].col,
+			"expected 'port N vlan VID parent P'", c->tok[c->n < 5 ? c->n - 1 : 4].s);
+	if (rte_eth_dev_is_valid_port((uint16_t)port))
+		return cfg_err(c, c->tok[1].col,
+			"a device has this port id: a VLAN sub-interface takes an id of its own",
+			c->tok[1].s);
+	if ((rc = cfg_u32(c, 3, UINT16_MAX, &vid)) != 0)
+		return rc;
+	if (vid == 0 || vid > DP_VLAN_MAX)
+		return cfg_err(c, c->tok[3].col, "VLAN id: 1..4094", c->tok[3].s);
+	if ((rc = cfg_u32(c, 5, UINT16_MAX, &parent)) != 0)
+		return rc;
+	if (parent < GUFC_MAX_PORTS && cfg->port[parent].vid != 0)
+		return cfg_err(c, c->tok[5].col,
+			"the parent is a VLAN sub-interface itself (QinQ is not supported)",
+			c->tok[5].s);
+	if (parent >= GUFC_MAX_PORTS || !rte_eth_dev_is_valid_port((uint16_t)parent))
+		return cfg_err(c, c->tok[5].col, "no such parent port", c->tok[5].s);
+	if (pc->vid != 0 && (pc->vid != vid || pc->parent != parent))
+		return cfg_err(c, c->tok[3].col,
+			"port is a VLAN sub-interface already (of another VLAN or parent)",
+			c->tok[3].s);
+	for (uint32_t p = 0; p < GUFC_MAX_PORTS; p++)
+		if (p != port && cfg->port[p].vid == vid && cfg->port[p].parent == parent)
+			return cfg_err(c, c->tok[3].col,
+				"another port is this VLAN of this parent already", c->tok[3].s);
+	pc->vid = (uint16_t)vid;
+	pc->parent = (uint16_t)parent;
+	return 0;
+}
+
+/*
+ * port N [vlan VID parent P] [name NAME] [address PREFIX ...] [mtu M] [host]:
+ * several lines add up. host: the port carries this host's own packets (a
+ * local source there is locally generated; on any other port it is
+ * forged: fc_locals). vlan: cfg_port_vlan().
  */
 static int
 cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
@@ -335,9 +380,15 @@ cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
 		return rc;
 	if ((rc = cfg_u32(c, 1, GUFC_MAX_PORTS - 1, &port)) != 0)
 		return rc;
-	if (!rte_eth_dev_is_valid_port((uint16_t)port))
-		return cfg_err(c, c->tok[1].col, "no such port", c->tok[1].s);
 	pc = &cfg->port[port];
+	if (strcmp(c->tok[2].s, "vlan") == 0) {
+		if ((rc = cfg_port_vlan(c, cfg, port)) != 0)
+			return rc;
+		i = 6;
+	} else if (!rte_eth_dev_is_valid_port((uint16_t)port) && pc->vid == 0) {
+		return cfg_err(c, c->tok[1].col, "no such port (a VLAN sub-interface: "
+			"'port N vlan VID parent P' first)", c->tok[1].s);
+	}
 	while (i < c->n) {
 		const char *o = c->tok[i].s;
 
@@ -382,7 +433,9 @@ cfg_port(struct cfg_ctx *c, struct gufc_config *cfg)
 				pc->addr[pc->n_addr++] = a;
 			}
 		} else {
-			return cfg_err(c, c->tok[i].col, "expected name, address, mtu or host", o);
+			return cfg_err(c, c->tok[i].col, strcmp(o, "vlan") == 0 ?
+				"'vlan VID parent P' comes right after the port number" :
+				"expected name, address, mtu or host", o);
 		}
 	}
 	return 0;

@@ -656,6 +656,17 @@ const char *gufc_mode_name(const struct gufc_app *app);
  */
 int gufc_port_addrs_text(const struct gufc_port_cfg *pc, char *buf, size_t len);
 
+/** A port's VLAN counters (gufc_port_vlan_counts()). */
+struct gufc_vlan_counts {
+	uint64_t rx;       /**< VLAN sub-interface: packets received (its parent's, tagged) */
+	uint64_t tx;       /**< VLAN sub-interface: packets its TX channel sent (tagged) */
+	uint64_t tx_drops; /**< VLAN sub-interface: packets its TX channel dropped (ring, queue full) */
+	uint64_t unknown;  /**< a device: frames tagged with a VLAN it has no sub-interface for */
+};
+
+/** Port @p p's VLAN counters (zeros for a device without sub-interfaces). */
+void gufc_port_vlan_counts(struct gufc_app *app, uint16_t p, struct gufc_vlan_counts *v);
+
 /** A MAC as "02:00:00:00:00:01". */
 void gufc_mac_text(const uint8_t *mac, char buf[18]);
 

@@ -530,6 +530,13 @@ setup(struct gufc_app *app, struct rule_set *set)
 		goto fail_set;
 	gufc_queues_assign(app);
 	app->lossless = gufc_lossless_decide(app);
+	for (uint16_t p = 0; app->lossless && p < GUFC_MAX_PORTS; p++) {
+		if (app->ports[p].vlan) {
+			GUFC_LOG(ERR, "--lossless on: not with VLAN sub-interfaces (port %u); "
+				"nothing started", p);
+			goto fail_set;
+		}
+	}
 
 	app->locals = fc_locals_create("gufc", GUFC_MAX_LOCALS, GUFC_MAX_LOCALS,
 		(int)rte_socket_id());

@@ -45,6 +45,13 @@ gufc_offload_ports_init(struct gufc_app *app)
 	p.swnic_size = app->cfg.set.offload >> 2;
 	p.socket_id = (int)rte_socket_id();
 	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+		if (app->ports[pid].vlan) {
+			GUFC_LOG(ERR, "port %u: offload: not with VLAN sub-interfaces (the NIC's "
+				"rules would see the parent's tagged frames); nothing started", pid);
+			return -ENOTSUP;
+		}
+	}
+	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
 		struct ofl_port *op;
 
 		if (!app->ports[pid].used)

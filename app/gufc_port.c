@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -309,7 +310,7 @@ gufc_port_dev_mtu_now(struct gufc_app *app, uint16_t pid)
 {
 	uint16_t mtu;
 
-	if (rte_eth_dev_get_mtu(pid, &mtu) == 0)
+	if (rte_eth_dev_get_mtu(app->ports[pid].dev, &mtu) == 0)
 		app->ports[pid].dev_mtu = mtu;
 	return app->ports[pid].dev_mtu;
 }
@@ -496,6 +497,66 @@ port_setup(struct gufc_app *app, uint16_t pid)
 	return 0;
 }
 
+/*
+ * The VLAN sub-interfaces of the config ("port N vlan VID parent P"), once
+ * the devices are up: each a port without queues, its parent's MAC, in its
+ * parent's VLAN map (struct gufc_port::vmap). Paired for default
+ * forwarding with the sub-interface of the same VLAN on its parent's pair
+ * if there is one, else with itself.
+ * @return 0, or -errno (logged).
+ */
+static int
+vlans_init(struct gufc_app *app)
+{
+	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+		const struct gufc_port_cfg *pc = &app->cfg.port[pid];
+		struct gufc_port *p = &app->ports[pid], *par;
+
+		if (pc->vid == 0)
+			continue;
+		par = &app->ports[pc->parent];
+		if (p->used || !par->used || par->vlan) {
+			GUFC_LOG(ERR, "port %u (VLAN %u of port %u): %s; nothing started", pid,
+				pc->vid, pc->parent, p->used ? "a device has this id" :
+				"no such parent device");
+			return -ENODEV;
+		}
+		if (par->vmap == NULL) {
+			par->vmap = calloc(1, sizeof(*par->vmap));
+			if (par->vmap == NULL)
+				return -ENOMEM;
+		}
+		par->vmap->port[pc->vid] = (uint16_t)(pid + 1);
+		par->n_vlans++;
+		p->used = true;
+		p->vlan = true;
+		p->vid = pc->vid;
+		p->dev = pc->parent;
+		p->rx_src = par->rx_src;
+		p->n_rxq = 0;
+		p->n_txq = 0;
+		p->mac = par->mac;
+		p->dev_mtu0 = par->dev_mtu0;
+		p->dev_mtu = par->dev_mtu;
+		memset(p->l2, GUFC_L2_ETH, sizeof(p->l2));
+		snprintf(p->name, sizeof(p->name), "%s.%u", par->name, pc->vid);
+	}
+	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
+		struct gufc_port *p = &app->ports[pid];
+		const struct gufc_port *pair;
+
+		if (!p->vlan)
+			continue;
+		pair = &app->ports[app->ports[p->dev].pair];
+		p->pair = pid;
+		if (pair->vmap != NULL && pair->vmap->port[p->vid] != 0)
+			p->pair = (uint16_t)(pair->vmap->port[p->vid] - 1);
+		GUFC_LOG(INFO, "port %u (%s): VLAN %u of port %u, pair %u", pid, p->name, p->vid,
+			p->dev, p->pair);
+	}
+	return 0;
+}
+
 int
 gufc_ports_init(struct gufc_app *app)
 {
@@ -510,6 +571,7 @@ gufc_ports_init(struct gufc_app *app)
 			continue;
 		}
 		app->ports[pid].used = true;
+		app->ports[pid].dev = pid;
 		if (app->ports[pid].n_txq == 0)
 			app->ports[pid].n_txq = 1;
 		n++;
@@ -546,6 +608,9 @@ gufc_ports_init(struct gufc_app *app)
 			app->ports[pid].name, app->ports[pid].n_rxq, app->ports[pid].n_txq,
 			app->ports[pid].pair);
 	}
+	rc = vlans_init(app);
+	if (rc != 0)
+		return rc;
 	return gufc_offload_ports_init(app);
 }
 
@@ -555,7 +620,9 @@ gufc_ports_fini(struct gufc_app *app)
 	/* Rules out of the NICs and RX callbacks off the queues while the ports live. */
 	gufc_offload_fini(app);
 	for (uint16_t pid = 0; pid < GUFC_MAX_PORTS; pid++) {
-		if (!app->ports[pid].used)
+		free(app->ports[pid].vmap);
+		app->ports[pid].vmap = NULL;
+		if (!app->ports[pid].used || app->ports[pid].vlan)
 			continue;
 		rte_eth_dev_stop(pid);
 		rte_eth_dev_close(pid);

@@ -248,6 +248,9 @@ gufc_lossless_decide(const struct gufc_app *app)
 	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 		if (!app->ports[p].used)
 			continue;
+		/* A device's burst split among its VLANs cannot be held back part way. */
+		if (app->ports[p].vlan)
+			return false;
 		files += app->ports[p].rx_src == GUFC_RX_FILE;
 		live += app->ports[p].rx_src == GUFC_RX_LIVE;
 	}

@@ -294,7 +294,7 @@ gufc_router_init(struct gufc_app *app)
 
 	for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 		const struct gufc_port_cfg *pc = &app->cfg.port[p];
-		uint16_t mtu = 0;
+		uint16_t mtu = 0, dev, dev_mtu;
 
 		if (!app->ports[p].used) {
 			if (pc->n_addr != 0 || pc->name[0] != '\0' || pc->mtu != 0) {
@@ -303,10 +303,19 @@ gufc_router_init(struct gufc_app *app)
 			}
 			continue;
 		}
-		if (pc->mtu != 0)
-			mtu = pc->mtu;
-		else if (rte_eth_dev_get_mtu(p, &mtu) != 0 || mtu < GUFC_MTU_MIN)
-			mtu = RTE_ETHER_MTU;
+		/* The device's (a VLAN sub-interface's: its parent's) routing MTU. */
+		dev = app->ports[p].dev;
+		if (app->cfg.port[dev].mtu != 0)
+			dev_mtu = app->cfg.port[dev].mtu;
+		else if (rte_eth_dev_get_mtu(dev, &dev_mtu) != 0 || dev_mtu < GUFC_MTU_MIN)
+			dev_mtu = RTE_ETHER_MTU;
+		mtu = pc->mtu != 0 ? pc->mtu : dev_mtu;
+		if (app->ports[p].vlan && mtu > dev_mtu) {
+			/* As Linux refuses a VLAN device an MTU over its parent's. */
+			GUFC_LOG(ERR, "port %u: mtu %u: over its parent's (port %u: mtu %u); nothing "
+				"started", p, mtu, dev, dev_mtu);
+			return -EINVAL;
+		}
 		app->ports[p].mtu = mtu;
 		for (unsigned int i = 0; i < pc->n_addr; i++) {
 			struct lex_prefix h;
@@ -606,6 +615,15 @@ gufc_ctl_port_mtu(struct gufc_app *app, uint16_t port, uint16_t mtu, char *why, 
 	for (unsigned int i = 0; i < app->cfg.port[port].n_addr; i++)
 		if (app->cfg.port[port].addr[i].family == LEX_AF_INET6 && mtu < 1280)
 			return -ERANGE;
+	/* A VLAN sub-interface: no device of its own; at most its parent's MTU. */
+	if (app->ports[port].vlan) {
+		if (mtu > app->ports[app->ports[port].dev].mtu) {
+			snprintf(why, n, "over its parent's MTU (port %u: %u)", app->ports[port].dev,
+				app->ports[app->ports[port].dev].mtu);
+			return -EINVAL;
+		}
+		return gufc_ctl_call(app, port_mtu_fn, &pm);
+	}
 	/* The device first (what the config's line does at start), then routing. */
 	rc = gufc_port_dev_mtu(app, port, mtu, &prev, why, n);
 	if (rc != 0)

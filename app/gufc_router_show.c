@@ -95,26 +95,62 @@ gufc_show_ports(struct gufc_app *app, FILE *f)
 		const struct gufc_port *gp = &app->ports[p];
 		struct rte_eth_stats es;
 		struct rte_eth_link link;
+		struct gufc_vlan_counts vc;
+		char vl[32] = "";
 		char mac[RTE_ETHER_ADDR_FMT_SIZE], addrs[MOD_NEIGH_PORT_ADDRS * LEX_PREFIX_STRLEN];
 
 		if (!gp->used)
 			continue;
 		memset(&es, 0, sizeof(es));
 		memset(&link, 0, sizeof(link));
-		rte_eth_stats_get(p, &es);
-		rte_eth_link_get_nowait(p, &link);
+		rte_eth_link_get_nowait(gp->dev, &link);
+		gufc_port_vlan_counts(app, p, &vc);
+		if (gp->vlan) {
+			/* no device: its own counters; errors: what its TX channel dropped */
+			es.ipackets = vc.rx;
+			es.opackets = vc.tx;
+			es.oerrors = vc.tx_drops;
+		} else {
+			rte_eth_stats_get(p, &es);
+		}
 		rte_ether_format_addr(mac, sizeof(mac), &gp->mac);
 		gufc_port_addrs_text(&pc[p], addrs, sizeof(addrs));
+		if (gp->vlan)
+			snprintf(vl, sizeof(vl), "  (vlan %u of port %u)", gp->vid, gp->dev);
+		else if (gp->vmap != NULL)
+			snprintf(vl, sizeof(vl), "  (vlan_unknown %" PRIu64 ")", vc.unknown);
 		fprintf(f,
 			"%4u %-16s %-16s %3u %3u %4u %-17s %5u %7u %-5s %12" PRIu64 " %12" PRIu64
-			" %10" PRIu64 " %10" PRIu64 "  %s%s\n",
+			" %10" PRIu64 " %10" PRIu64 "  %s%s%s\n",
 			p, gp->ifname, gp->name, gp->n_rxq, gp->n_txq, gp->pair, mac, pc[p].mtu,
 			gufc_port_dev_mtu_now(app, p), link.link_status ? "up" : "down", es.ipackets, es.opackets, es.imissed,
 			es.ierrors + es.oerrors + es.rx_nombuf, addrs[0] != '\0' ? addrs : "-",
-			pc[p].host ? "  (host)" : "");
+			pc[p].host ? "  (host)" : "", vl);
 	}
 	free(pc);
 	return 0;
+}
+
+void
+gufc_port_vlan_counts(struct gufc_app *app, uint16_t p, struct gufc_vlan_counts *v)
+{
+	struct chan_stats cs;
+
+	memset(v, 0, sizeof(*v));
+	for (unsigned int i = 0; p < GUFC_MAX_PORTS && i < RTE_MAX_LCORE; i++) {
+		const struct gufc_lcore *lc = app->lc[i];
+
+		if (lc == NULL)
+			continue;
+		v->rx += __atomic_load_n(&lc->rx_dp.st.vlan_rx[p], __ATOMIC_RELAXED);
+		v->unknown += __atomic_load_n(&lc->rx_dp.st.vlan_unknown[p], __ATOMIC_RELAXED);
+	}
+	if (p < GUFC_MAX_PORTS && app->ports[p].vlan && app->chans != NULL &&
+		app->port_chan[p] != DP_CHAN_NONE &&
+		chan_stats_get(app->chans, app->port_chan[p], &cs) == 0) {
+		v->tx = cs.tx_sent;
+		v->tx_drops = cs.drop_full + cs.tx_full;
+	}
 }
 
 int
@@ -220,15 +256,21 @@ gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		for (uint16_t p = 0; p < GUFC_MAX_PORTS; p++) {
 			char mac[18];
 
+			struct gufc_vlan_counts vc;
+
 			if (!app->ports[p].used)
 				continue;
 			gufc_mac_text(app->ports[p].mac.addr_bytes, mac);
+			gufc_port_vlan_counts(app, p, &vc);
 			fprintf(f,
 				"%s\n    {\"port\": %u, \"name\": \"%s\", \"device\": \"%s\", "
 				"\"mac\": \"%s\", \"mtu\": %u, \"dev_mtu\": %u, \"pair\": %u, "
-				"\"host\": %s, \"addresses\": [",
+				"\"host\": %s, \"vlan\": %u, \"parent\": %u, \"vlan_rx\": %" PRIu64
+				", \"vlan_tx\": %" PRIu64 ", \"vlan_tx_drops\": %" PRIu64
+				", \"vlan_unknown\": %" PRIu64 ", \"addresses\": [",
 				first ? "" : ",", p, pc[p].name, app->ports[p].name, mac, pc[p].mtu,
-				gufc_port_dev_mtu_now(app, p), app->ports[p].pair, pc[p].host ? "true" : "false");
+				gufc_port_dev_mtu_now(app, p), app->ports[p].pair, pc[p].host ? "true" : "false",
+				app->ports[p].vid, app->ports[p].dev, vc.rx, vc.tx, vc.tx_drops, vc.unknown);
 			for (unsigned int i = 0; i < pc[p].n_addr; i++) {
 				char a[LEX_PREFIX_STRLEN];
 

@@ -27,6 +27,19 @@ gufc_port_names_init(struct gufc_app *app)
 		snprintf(gp->ifname, sizeof(gp->ifname), "%s",
 			app->cfg.port[p].name[0] != '\0' ? app->cfg.port[p].name : gp->name);
 	}
+	/* A VLAN sub-interface without a name: its parent's and the VLAN id, as
+	 * Linux names them ("eth0.100"). */
+	for (unsigned int p = 0; p < GUFC_MAX_PORTS; p++) {
+		struct gufc_port *gp = &app->ports[p];
+
+		char b[sizeof(gp->ifname) + 8];
+
+		if (!gp->vlan || app->cfg.port[p].name[0] != '\0')
+			continue;
+		snprintf(b, sizeof(b), "%s.%u", app->ports[gp->dev].ifname, gp->vid);
+		b[sizeof(gp->ifname) - 1] = '\0';
+		memcpy(gp->ifname, b, sizeof(gp->ifname));
+	}
 }
 
 /*

@@ -6,7 +6,8 @@
  * loop. Lossless (--lossless): a burst a full ring held back is offered
  * again before the queues are polled again. With rx-ahead, on live ports
  * each burst is kept one poll (dp_rx_burst_ahead(): applied after the next
- * burst's parse, or at the next poll that receives nothing). Also sets up every
+ * burst's parse, or at the next poll that receives nothing). A device with
+ * VLAN sub-interfaces gives its tagged frames to them (dp_vlan_rx()). Also sets up every
  * lcore's datapath contexts (gufc_dp_init).
  */
 
@@ -170,7 +171,11 @@ rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 		total += n;
 		if (unlikely(app->ports[rq->port].l2_conv))
 			gufc_l2_rx(app, rq, m, n);
-		dp_rx_burst_ahead(&lc->rx_dp, rq->port, m, n, now);
+		/* A device with VLAN sub-interfaces: its tagged frames are theirs. */
+		if (unlikely(app->ports[rq->port].vmap != NULL))
+			dp_vlan_rx(&lc->rx_dp, app->ports[rq->port].vmap, rq->port, m, n, now);
+		else
+			dp_rx_burst_ahead(&lc->rx_dp, rq->port, m, n, now);
 		if (tm != NULL)
 			tm->dp += rx_tsc(tm) - t0;
 		if (dp_held(&lc->rx_dp) != 0)

@@ -243,8 +243,8 @@ tel_drops(struct gufc_app *app, struct tel_req *r)
 /* Columns: a dict of arrays. */
 struct tel_cols {
 	unsigned int n;
-	const char *name[12];
-	struct rte_tel_data *col[12];
+	const char *name[16];
+	struct rte_tel_data *col[16];
 };
 
 static struct rte_tel_data *
@@ -576,6 +576,7 @@ tel_ports(struct gufc_app *app, struct tel_req *r)
 	struct gufc_port_cfg *pc = calloc(GUFC_MAX_PORTS, sizeof(*pc));
 	struct tel_cols c = { 0 };
 	struct rte_tel_data *port, *name, *dev, *mac, *mtu, *dmtu, *pair, *host, *addrs;
+	struct rte_tel_data *vlan, *parent, *vrx, *vtx, *vdrop, *vunk;
 	int rc;
 
 	rte_tel_data_start_dict(r->d);
@@ -587,6 +588,12 @@ tel_ports(struct gufc_app *app, struct tel_req *r)
 	dmtu = tel_col(&c, "dev_mtu", RTE_TEL_U64_VAL);
 	pair = tel_col(&c, "pair", RTE_TEL_U64_VAL);
 	host = tel_col(&c, "host", RTE_TEL_U64_VAL);
+	vlan = tel_col(&c, "vlan", RTE_TEL_U64_VAL);
+	parent = tel_col(&c, "parent", RTE_TEL_U64_VAL);
+	vrx = tel_col(&c, "vlan_rx", RTE_TEL_U64_VAL);
+	vtx = tel_col(&c, "vlan_tx", RTE_TEL_U64_VAL);
+	vdrop = tel_col(&c, "vlan_tx_drops", RTE_TEL_U64_VAL);
+	vunk = tel_col(&c, "vlan_unknown", RTE_TEL_U64_VAL);
 	addrs = tel_col(&c, "addresses", RTE_TEL_STRING_VAL);
 	if (addrs == NULL || pc == NULL) {
 		free(pc);
@@ -595,6 +602,7 @@ tel_ports(struct gufc_app *app, struct tel_req *r)
 	rc = gufc_collect_ports(app, pc);
 	for (uint16_t p = 0; rc == 0 && p < GUFC_MAX_PORTS; p++) {
 		char m[18], a[MOD_NEIGH_PORT_ADDRS * LEX_PREFIX_STRLEN];
+		struct gufc_vlan_counts vc;
 
 		if (!app->ports[p].used)
 			continue;
@@ -608,6 +616,13 @@ tel_ports(struct gufc_app *app, struct tel_req *r)
 		rte_tel_data_add_array_u64(dmtu, gufc_port_dev_mtu_now(app, p));
 		rte_tel_data_add_array_u64(pair, app->ports[p].pair);
 		rte_tel_data_add_array_u64(host, pc[p].host ? 1 : 0);
+		gufc_port_vlan_counts(app, p, &vc);
+		rte_tel_data_add_array_u64(vlan, app->ports[p].vid);
+		rte_tel_data_add_array_u64(parent, app->ports[p].dev);
+		rte_tel_data_add_array_u64(vrx, vc.rx);
+		rte_tel_data_add_array_u64(vtx, vc.tx);
+		rte_tel_data_add_array_u64(vdrop, vc.tx_drops);
+		rte_tel_data_add_array_u64(vunk, vc.unknown);
 		rte_tel_data_add_array_string(addrs, a);
 	}
 	free(pc);

@@ -88,6 +88,7 @@ struct chan_desc {
 	uint8_t per_flow;
 	uint16_t tx_port;
 	uint16_t tx_queue;
+	uint16_t tx_vlan; /**< CHAN_CONS_TX: VLAN id pushed (0: none) */
 	uint32_t ring_size;
 	uint32_t attached; /**< 0 or 1: the ring is single-consumer */
 	int32_t owner_pid; /**< process of the attached consumer */
@@ -172,6 +173,7 @@ struct chan_slot {
 	uint8_t per_flow;
 	uint16_t tx_port;	/**< CHAN_CONS_TX: the port (direct TX looks it up) */
 	uint16_t tx_queue;	/**< CHAN_CONS_TX: the consumer's queue */
+	uint16_t tx_vlan;	/**< CHAN_CONS_TX: VLAN id the producers tag with (0: none) */
 	uint16_t parent;
 	uint32_t children;	/**< per-flow channels allocated from this one */
 	uint32_t next_free;	/**< per-flow, free: the next free pool index, or UINT32_MAX */

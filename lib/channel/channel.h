@@ -174,6 +174,13 @@ struct chan_params {
 	uint32_t pcap_snaplen; /**< CHAN_CONS_PCAP: 0 means CHAN_PCAP_SNAPLEN_DEFAULT */
 	uint16_t tx_port;      /**< CHAN_CONS_TX: port id chan_tx_poll() transmits on */
 	uint16_t tx_queue;     /**< CHAN_CONS_TX: queue id chan_tx_poll() transmits on */
+	/**
+	 * CHAN_CONS_TX: 802.1Q VLAN id 1..4094 every packet leaves with (a
+	 * VLAN sub-interface on port tx_port), or 0: frames leave as given.
+	 * chan_enqueue_burst() tags each packet as it takes it: an outer
+	 * 802.1Q tag is given this id, else a tag is pushed.
+	 */
+	uint16_t tx_vlan;
 };
 
 /** Table creation parameters. */
@@ -304,6 +311,7 @@ struct chan_info {
 	uint32_t ring_size;	/**< slots; holds ring_size - 1 packets */
 	uint16_t tx_port;	/**< CHAN_CONS_TX */
 	uint16_t tx_queue;	/**< CHAN_CONS_TX */
+	uint16_t tx_vlan;	/**< CHAN_CONS_TX: VLAN id packets are tagged with, 0: none */
 	uint32_t flow_children; /**< per-flow channels allocated from this one */
 };
 

@@ -14,11 +14,13 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_debug.h>
 #include <rte_ethdev.h>
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
@@ -87,13 +89,55 @@ chan_tx_direct_hold(const struct chan_slot *s, struct chan_prod_ctr *pc, uint16_
 	return sent;
 }
 
-/* The body of chan_enqueue_burst() and chan_enqueue_burst_hold(). */
-static inline unsigned int
-chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
-	unsigned int n, bool hold)
+/*
+ * A TX channel of a VLAN sub-interface: give every packet the 802.1Q tag of
+ * VLAN @p vid. A frame whose outer tag is 802.1Q already has its VLAN id
+ * set (so a packet offered again, held back by a full ring, is tagged
+ * once); any other frame gets a tag pushed after its MAC addresses. A frame
+ * without 4 bytes of headroom, or with its Ethernet header cut short,
+ * is moved to the front for the caller to drop: nothing untagged leaves on
+ * the VLAN's parent (pool mbufs always have the headroom).
+ * @return the packets that could not be tagged, first in @p m; the tagged
+ *   ones follow, in order.
+ */
+static unsigned int
+chan_vlan_tag(struct rte_mbuf **m, unsigned int n, uint16_t vid)
+{
+	unsigned int nb = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *x = m[i];
+		uint8_t *p = rte_pktmbuf_mtod(x, uint8_t *);
+
+		if (likely(x->data_len >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN) &&
+			p[12] == 0x81 && p[13] == 0x00) {
+			p[14] = (uint8_t)((p[14] & 0xf0) | (vid >> 8));
+			p[15] = (uint8_t)vid;
+			continue;
+		}
+		if (unlikely(x->data_len < RTE_ETHER_HDR_LEN ||
+			     rte_pktmbuf_prepend(x, RTE_VLAN_HLEN) == NULL)) {
+			/* to the front, the tagged ones before it shifted one on */
+			memmove(&m[nb + 1], &m[nb], (i - nb) * sizeof(m[0]));
+			m[nb++] = x;
+			continue;
+		}
+		p = rte_pktmbuf_mtod(x, uint8_t *);
+		memmove(p, p + RTE_VLAN_HLEN, 2 * RTE_ETHER_ADDR_LEN);
+		p[12] = 0x81;
+		p[13] = 0x00;
+		p[14] = (uint8_t)(vid >> 8);
+		p[15] = (uint8_t)vid;
+	}
+	return nb;
+}
+
+/* The body of chan_enqueue_burst() and chan_enqueue_burst_hold(); @p s: chan_slot_of(t, id). */
+static __rte_always_inline unsigned int
+chan_enqueue_body(struct chan_table *t, uint32_t id, struct chan_slot *s, uint16_t producer_id,
+	struct rte_mbuf **mbufs, unsigned int n, bool hold)
 {
 	struct chan_prod_ctr *pc;
-	struct chan_slot *s;
 	uint64_t bytes = 0;
 	uint64_t dropped_bytes = 0;
 	unsigned int done;
@@ -102,7 +146,6 @@ chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte
 	RTE_ASSERT(t != NULL);
 	if (unlikely(n == 0))
 		return 0;
-	s = chan_slot_of(t, id);
 	if (unlikely(s == NULL || producer_id >= CHAN_MAX_PRODUCERS || !chan_slot_live(s))) {
 		rte_pktmbuf_free_bulk(mbufs, n);
 		__atomic_fetch_add(&t->drop_invalid, n, __ATOMIC_RELAXED);
@@ -162,6 +205,29 @@ chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte
 			chan_flow_ready_set(t, id);
 	}
 	return hold ? n : done;
+}
+
+/*
+ * chan_enqueue_body(), after a VLAN sub-interface's TX channel tagged the
+ * packets: what could not be tagged is dropped as invalid (never sent
+ * untagged); for @p hold it counts as taken.
+ */
+static inline unsigned int
+chan_enqueue(struct chan_table *t, uint32_t id, uint16_t producer_id, struct rte_mbuf **mbufs,
+	unsigned int n, bool hold)
+{
+	struct chan_slot *s = chan_slot_of(t, id);
+	unsigned int bad = 0;
+
+	if (unlikely(s != NULL && s->tx_vlan != 0)) {
+		bad = chan_vlan_tag(mbufs, n, s->tx_vlan);
+		if (unlikely(bad != 0)) {
+			rte_pktmbuf_free_bulk(mbufs, bad);
+			__atomic_fetch_add(&t->drop_invalid, bad, __ATOMIC_RELAXED);
+		}
+	}
+	return (hold ? bad : 0) +
+	       chan_enqueue_body(t, id, s, producer_id, mbufs + bad, n - bad, hold);
 }
 
 unsigned int

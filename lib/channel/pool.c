@@ -227,6 +227,7 @@ chan_flow_alloc(struct chan_table *t, uint16_t parent_id)
 	d->kind = pd->kind;
 	d->tx_port = pd->tx_port;
 	d->tx_queue = pd->tx_queue;
+	d->tx_vlan = pd->tx_vlan;
 	d->attached = 0;
 	d->owner_pid = 0;
 	d->state = CHAN_DESC_LIVE;
@@ -237,6 +238,7 @@ chan_flow_alloc(struct chan_table *t, uint16_t parent_id)
 	s->kind = parent->kind;
 	s->tx_port = parent->tx_port;
 	s->tx_queue = parent->tx_queue;
+	s->tx_vlan = parent->tx_vlan;
 	s->parent = parent_id;
 	s->children = 0;
 	s->pcap = parent->pcap;

@@ -165,7 +165,11 @@ chan_format_consumer(const struct chan_slot *s, char *buf, size_t len)
 			snprintf(buf, len, "%s", path);
 		break;
 	case CHAN_CONS_TX:
-		snprintf(buf, len, "port %u queue %u", d->tx_port, d->tx_queue);
+		if (d->tx_vlan != 0)
+			snprintf(buf, len, "port %u.%u queue %u", d->tx_port,
+				d->tx_vlan & 0xfffu, d->tx_queue);
+		else
+			snprintf(buf, len, "port %u queue %u", d->tx_port, d->tx_queue);
 		break;
 	case CHAN_CONS_APP:
 		if (__atomic_load_n(&d->attached, __ATOMIC_RELAXED) != 0)

@@ -136,6 +136,8 @@ chan_params_check(const struct chan_table *t, const struct chan_params *p)
 		return -EINVAL;
 	if (p->kind == CHAN_CONS_PCAP && (p->pcap_path == NULL || p->pcap_path[0] == '\0'))
 		return -EINVAL;
+	if (p->kind == CHAN_CONS_TX && p->tx_vlan > 4094)
+		return -EINVAL;
 	if (chan_find(t, p->name) >= 0)
 		return -EEXIST;
 	return 0;
@@ -260,6 +262,7 @@ chan_create_at(struct chan_table *t, uint16_t id, const struct chan_params *p)
 	d->kind = (uint8_t)p->kind;
 	d->tx_port = p->tx_port;
 	d->tx_queue = p->tx_queue;
+	d->tx_vlan = p->kind == CHAN_CONS_TX ? p->tx_vlan : 0;
 	d->ring_size = ring_size;
 	snprintf(d->ring_name, sizeof(d->ring_name), "%s", ring_name);
 	snprintf(d->name, sizeof(d->name), "%s", p->name);
@@ -270,6 +273,7 @@ chan_create_at(struct chan_table *t, uint16_t id, const struct chan_params *p)
 	s->kind = (uint8_t)p->kind;
 	s->tx_port = p->tx_port;
 	s->tx_queue = p->tx_queue;
+	s->tx_vlan = p->kind == CHAN_CONS_TX ? p->tx_vlan : 0;
 	s->per_flow = 0;
 	s->parent = id;
 	s->children = 0;
@@ -559,6 +563,7 @@ chan_info_get(struct chan_table *t, uint32_t id, struct chan_info *info)
 	info->ring_size = d->ring_size;
 	info->tx_port = d->tx_port;
 	info->tx_queue = d->tx_queue;
+	info->tx_vlan = d->tx_vlan;
 	info->flow_children = s->children;
 out:
 	rte_spinlock_unlock(&t->ctl_lock);

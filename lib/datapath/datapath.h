@@ -133,7 +133,8 @@ struct rte_ring;
 	X(NOT_FORWARDED, "not_forwarded", "router mode: multicast, broadcast or IPv6 link-local destination (not forwarded)") \
 	X(TTL_EXCEEDED, "ttl_exceeded", "router mode: TTL or hop limit expired (ICMP time exceeded sent)") \
 	X(FRAG_NEEDED, "frag_needed", "router mode: over the egress MTU, DF set or IPv6 (ICMP sent)") \
-	X(L3_ERROR, "l3_error", "router mode: headers beyond the first segment, or fragmenting failed")
+	X(L3_ERROR, "l3_error", "router mode: headers beyond the first segment, or fragmenting failed") \
+	X(VLAN_UNKNOWN, "vlan_unknown", "802.1Q tag of a VLAN the port has no sub-interface for")
 
 /** Drop reasons (see DP_DROP_REASONS). */
 enum dp_drop {
@@ -362,6 +363,10 @@ struct dp_stats {
 				       gauge; struct dp_ctx::rx_ahead) */
 	uint64_t kept_idle;	  /**< kept bursts a poll that received nothing applied
 				       (dp_rx_flush()) rather than the next burst's */
+	/** VLAN sub-interfaces (dp_vlan_rx()): packets received, per sub-interface's port. */
+	uint64_t vlan_rx[DP_MAX_PORTS];
+	/** Per port with sub-interfaces: tags of no sub-interface's VLAN (dropped). */
+	uint64_t vlan_unknown[DP_MAX_PORTS];
 };
 
 /**
@@ -695,6 +700,38 @@ unsigned int dp_rx_burst_ahead(struct dp_ctx *c, uint16_t in_port, struct rte_mb
  * Context: as dp_rx_burst().
  */
 unsigned int dp_rx_flush(struct dp_ctx *c);
+
+/* ------------------------------------------------------------------------ */
+/* VLAN sub-interfaces (dp_vlan.c)                                           */
+/* ------------------------------------------------------------------------ */
+
+/** Largest 802.1Q VLAN id a sub-interface may have (4095 is reserved). */
+#define DP_VLAN_MAX 4094
+
+/**
+ * The VLAN sub-interfaces of one port: per VLAN id, the sub-interface's
+ * port id + 1, or 0 (no sub-interface: such tagged frames are dropped).
+ * Written before the RX lcores run; read-only after.
+ */
+struct dp_vlan_map {
+	uint16_t port[DP_VLAN_MAX + 2];
+};
+
+/**
+ * dp_rx_burst_ahead() for a port with VLAN sub-interfaces: each frame whose
+ * outer tag is 802.1Q with a VLAN id of @p map is its sub-interface's, the
+ * tag stripped; the burst goes on as one burst per input port (in order
+ * of first appearance, order kept within; counted vlan_rx). Untagged,
+ * 802.1ad and priority-tagged (VLAN 0) frames stay @p in_port's, as
+ * received. A tag of a VLAN without sub-interface: counted rx and dropped
+ * (DP_DROP_VLAN_UNKNOWN, and vlan_unknown[in_port]).
+ * Not for lossless contexts: a burst held back part way would hold the
+ * other ports' packets behind it.
+ * @return the number of packets handed to channels.
+ * Context: as dp_rx_burst().
+ */
+unsigned int dp_vlan_rx(struct dp_ctx *c, const struct dp_vlan_map *map, uint16_t in_port,
+	struct rte_mbuf **m, unsigned int n, uint32_t now);
 
 /**
  * Packets @p c keeps for the next poll (dp_rx_burst_ahead()).

@@ -201,6 +201,10 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 {
 	sum->rx += s->rx;
 	sum->rx_bytes += s->rx_bytes;
+	for (unsigned int p = 0; p < DP_MAX_PORTS; p++) {
+		sum->vlan_rx[p] += s->vlan_rx[p];
+		sum->vlan_unknown[p] += s->vlan_unknown[p];
+	}
 	sum->hits += s->hits;
 	sum->misses += s->misses;
 	sum->upcalls += s->upcalls;

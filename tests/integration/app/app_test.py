@@ -1001,6 +1001,22 @@ BAD_CONF = [  # (file text, line, token, message words)
     # A flow keeps its idle timeout exactly below 2^23 ms, in whole seconds above.
     ("set timeout.tcp_established 8388609\n", 1, "8388609", "whole seconds"),
     ("set flow-timeout 2147484000\n", 1, "2147484000", "at most 2147483000 ms"),
+    ("port 2 vlan 0 parent 0\n", 1, "0", "VLAN id: 1..4094"),
+    ("port 2 vlan 4095 parent 0\n", 1, "4095", "VLAN id: 1..4094"),
+    ("port 2 vlan 100 parent 0\n", 1, "0", "no such parent port"),
+    ("port 2 name x vlan 100 parent 0\n", 1, "2", "no such port"),
+]
+
+# VLAN sub-interfaces of a device (port 0: --vdev net_null0): (text, line, token, words)
+BAD_VLAN_CONF = [
+    ("port 0 vlan 100 parent 0\n", 1, "0", "a device has this port id"),
+    ("port 2 vlan 100 parent 0\nport 3 vlan 100 parent 0\n", 2, "100",
+     "another port is this VLAN of this parent"),
+    ("port 2 vlan 100 parent 0\nport 3 vlan 200 parent 2\n", 2, "2",
+     "a VLAN sub-interface itself"),
+    ("port 2 vlan 100 parent 0\nport 2 vlan 200 parent 0\n", 2, "200",
+     "a VLAN sub-interface already"),
+    ("port 2 vlan 100 parent 0 mtu 9601\n", 1, "9601", "mtu: 68..9600"),
 ]
 
 
@@ -1020,6 +1036,18 @@ def test_badargs(ctx):
         col = (m.start() if m else ln.rindex(tok)) + 1
         r = subprocess.run(eal + ["--file-prefix", ctx.prefix(), "--", "--config", p],
                            capture_output=True, text=True, timeout=30)
+        want = "%s:%d:%d:" % (p, line, col)
+        if r.returncode != 2 or want not in r.stderr or "'%s'" % tok not in r.stderr or \
+                words not in r.stderr:
+            fails.append("config %r: exit %d, stderr %r (want exit 2, %s ... '%s', %s)" %
+                         (text, r.returncode, r.stderr.strip()[-300:], want, tok, words))
+    for i, (text, line, tok, words) in enumerate(BAD_VLAN_CONF):
+        p = write(ctx, "badvlan%d.conf" % i, text)
+        ln = text.splitlines()[line - 1]
+        m = re.search(r"(?<!\S)%s(?!\S)" % re.escape(tok), ln)
+        col = (m.start() if m else ln.rindex(tok)) + 1
+        r = subprocess.run(eal + ["--file-prefix", ctx.prefix(), "--vdev=net_null0", "--",
+                                  "--config", p], capture_output=True, text=True, timeout=30)
         want = "%s:%d:%d:" % (p, line, col)
         if r.returncode != 2 or want not in r.stderr or "'%s'" % tok not in r.stderr or \
                 words not in r.stderr:
@@ -1064,7 +1092,8 @@ def test_badargs(ctx):
         fails.append("gufc-consume --help: exit %d" % r.returncode)
     check(not fails, "%d bad-argument cases wrong:\n  %s" % (len(fails), "\n  ".join(fails)))
     print("badargs: %d command lines, %d config files, a rule file and gufc-consume's "
-          "arguments: exit 2 with the place named" % (len(BAD_CLI), len(BAD_CONF)))
+          "arguments: exit 2 with the place named" % (len(BAD_CLI),
+                                                      len(BAD_CONF) + len(BAD_VLAN_CONF)))
 
 
 # --------------------------------------------------------------------------

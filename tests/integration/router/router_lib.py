@@ -5,6 +5,15 @@ mode as their gateway over two net_tap ports (or net_pcap ports on veth
 pairs: Gateway(link="veth"), for MTUs a tap cannot take); gufc's shell on
 a pipe; programs run in a namespace; cleanup of everything started.
 
+Gateway(vlans=(A, B)): one net_tap port (port 0) is a VLAN trunk; the
+client is on VLAN A and the server on VLAN B, so gufc's VLAN
+sub-interfaces carry both subnets over one device. Where the kernel has
+802.1Q devices (8021q), the tap is the client's and the hosts' interfaces
+are Linux VLAN devices on it (TAP.A in the client's namespace, TAP.B moved
+to the server's); else each host is on an access port of an 802.1Q switch
+(VLAN_SWITCH, a userspace switch in a namespace of its own: the trunk is
+the tap, the access ports veth pairs to the hosts).
+
 Addresses: client 10.0.1.2/24 and 2001:db8:1::2/64 behind port 0
 (10.0.1.1, 2001:db8:1::1), server 10.0.2.2/24 and 2001:db8:2::2/64 behind
 port 1 (10.0.2.1, 2001:db8:2::1).
@@ -50,6 +59,24 @@ def sh(args, check_rc=True, timeout=30, **kw):
     return r
 
 
+def linux_vlans_possible():
+    """Can this kernel make 802.1Q VLAN devices (ip link add ... type vlan)?"""
+    ns = "gufcvlanprobe%d" % os.getpid()
+    if subprocess.run(["ip", "netns", "add", ns], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        return False
+    try:
+        r = subprocess.run(["ip", "-n", ns, "link", "add", "p0", "type", "veth", "peer", "name",
+                            "p1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            return False
+        return subprocess.run(["ip", "-n", ns, "link", "add", "link", "p0", "name", "p0.5",
+                               "type", "vlan", "id", "5"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+
 def namespaces_possible():
     """None, or why network namespaces and taps cannot be used here."""
     if os.geteuid() != 0:
@@ -67,11 +94,52 @@ def namespaces_possible():
     return None
 
 
+# An 802.1Q switch (python3 -c VLAN_SWITCH TRUNK VID=IFACE...): frames from
+# the trunk tagged VID go untagged to VID's access port, an access port's
+# frames to the trunk with its tag pushed; other frames are dropped. The
+# kernel moves a received tag into the packet's auxiliary data (and a frame
+# sent on the tap with its tag in the bytes leaves as written).
+VLAN_SWITCH = r"""
+import select, socket, struct, sys
+SOL_PACKET, PACKET_AUXDATA, TP_STATUS_VLAN_VALID = 263, 8, 0x10
+def sock(ifn):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+    s.bind((ifn, 0))
+    return s
+trunk = sock(sys.argv[1])
+vid_of, port_of = {}, {}
+for a in sys.argv[2:]:
+    v, ifn = a.split("=")
+    s = sock(ifn)
+    vid_of[s], port_of[int(v)] = int(v), s
+print("READY", flush=True)
+while True:
+    for s in select.select([trunk] + list(vid_of), [], [])[0]:
+        data, anc, _, addr = s.recvmsg(1 << 16, socket.CMSG_SPACE(20))
+        if addr[2] == socket.PACKET_OUTGOING:
+            continue
+        if s is not trunk:
+            trunk.send(data[:12] + struct.pack("!HH", 0x8100, vid_of[s]) + data[12:])
+            continue
+        vid = None
+        for lvl, typ, d in anc:
+            if lvl == SOL_PACKET and typ == PACKET_AUXDATA:
+                st, _, _, _, _, tci, _ = struct.unpack("IIIHHHH", d[:20])
+                if st & TP_STATUS_VLAN_VALID:
+                    vid = tci & 0xfff
+        if vid is None and data[12:14] == b"\x81\x00":
+            vid, data = struct.unpack("!H", data[14:16])[0] & 0xfff, data[:12] + data[16:]
+        if vid in port_of:
+            port_of[vid].send(data)
+"""
+
+
 class Gateway:
     """gufc as the router of a client and a server namespace."""
 
     def __init__(self, build, config, rules, server_default_route=True, lcores="0,1",
-                 rxq=True, link="tap", mtu=1500):
+                 rxq=True, link="tap", mtu=1500, vlans=None, rules_kw="rules"):
         self.gufc = os.path.join(build, "app", "gufc")
         check(os.access(self.gufc, os.X_OK), "no gufc binary: " + self.gufc)
         self.tag = "%d" % (os.getpid() % 100000)
@@ -91,12 +159,22 @@ class Gateway:
         # lcore (one TX queue per net_pcap port)
         self.link = link
         self.mtu = mtu if isinstance(mtu, tuple) else (mtu, mtu)
+        # (client's VLAN, server's VLAN): one tap, a trunk to VLAN_SWITCH in
+        # namespace wns, the hosts on veth pairs to its access ports
+        self.vlans = vlans
+        self.wns, self.wtap = "gufc-w" + self.tag, "gw" + self.tag
+        self.switch = None
+        # Linux VLAN devices where the kernel has them, else the switch
+        self.linux_vlans = bool(vlans) and linux_vlans_possible()
+        if self.linux_vlans:
+            self.ctap = "%s.%d" % (self.wtap, vlans[0])
+            self.stap = "%s.%d" % (self.wtap, vlans[1])
         if link == "veth":
             self.lcores = lcores = "0"
         self.json = os.path.join(self.dir, "stats.json")
         with open(os.path.join(self.dir, "gufc.conf"), "w") as f:
             f.write(config)
-            f.write("\nrules %s\n" % os.path.join(self.dir, "gw.rules"))
+            f.write("\n%s %s\n" % (rules_kw, os.path.join(self.dir, "gw.rules")))
         with open(os.path.join(self.dir, "gw.rules"), "w") as f:
             f.write(rules)
         self.summary = ""
@@ -104,7 +182,7 @@ class Gateway:
     # -- lifecycle -------------------------------------------------------
 
     def start(self):
-        for ns in (self.cns, self.sns):
+        for ns in (self.cns, self.sns) + ((self.wns,) if self.vlans else ()):
             subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
             sh(["ip", "netns", "add", ns])
         self.out = open(os.path.join(self.dir, "out.txt"), "w+")
@@ -122,6 +200,8 @@ class Gateway:
                 sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % root])
                 sh(["ip", "link", "set", root, "up"])
                 vdevs.append("--vdev=net_pcap%d,rx_iface_in=%s,tx_iface=%s" % (i, root, root))
+        elif self.vlans:
+            vdevs = ["--vdev=net_tap0,iface=%s" % self.wtap]
         else:
             vdevs = ["--vdev=net_tap0,iface=%s" % self.ctap,
                      "--vdev=net_tap1,iface=%s" % self.stap]
@@ -133,7 +213,7 @@ class Gateway:
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=self.out,
                                      stderr=subprocess.STDOUT, text=True)
         for _ in range(100):
-            if self._link_exists(self.stap):
+            if self._link_exists(self.wtap if self.vlans else self.stap):
                 break
             if self.proc.poll() is not None:
                 raise Fail("gufc exited at start:\n" + self.output())
@@ -141,12 +221,22 @@ class Gateway:
         else:
             raise Fail("the tap interfaces did not appear")
         self.shell("echo started")  # gufc runs: ports started
+        if self.vlans and self.linux_vlans:
+            self._linux_vlans()
+        elif self.vlans:
+            self._vlan_switch()
         for tap, ns, mac, a4, a6, gw4, gw6 in (
                 (self.ctap, self.cns, CLIENT_MAC, CLIENT4, CLIENT6, GW_IN4, GW_IN6),
                 (self.stap, self.sns, SERVER_MAC, SERVER4, SERVER6, GW_OUT4, GW_OUT6)):
-            sh(["ip", "link", "set", tap, "netns", ns])
+            if not self.vlans:
+                sh(["ip", "link", "set", tap, "netns", ns])
             # net_tap gives the host side the port's MAC: a MAC of its own.
             self.ns(ns, ["ip", "link", "set", tap, "address", mac])
+            if self.vlans and not self.linux_vlans:
+                # A veth hands on TCP/UDP with the checksum and the
+                # segmentation left to its peer: the switch reads frames,
+                # so the host makes whole ones, as on a wire.
+                self.ns(ns, ["ethtool", "-K", tap, "tx", "off", "tso", "off", "gso", "off"])
             if self.link == "veth":
                 self.ns(ns, ["ip", "link", "set", tap, "mtu",
                              str(self.mtu[0 if ns == self.cns else 1])])
@@ -165,6 +255,49 @@ class Gateway:
             if ns == self.cns or self.server_default_route:
                 self.ns(ns, ["ip", "route", "add", "default", "via", gw4])
                 self.ns(ns, ["ip", "-6", "route", "add", "default", "via", gw6])
+
+    def _linux_vlans(self):
+        """The tap in the client's namespace, a VLAN device on it for each
+        host (the server's moved to its namespace)."""
+        sh(["ip", "link", "set", self.wtap, "netns", self.cns])
+        self.ns(self.cns, ["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % self.wtap])
+        self.ns(self.cns, ["ip", "link", "set", self.wtap, "up"])
+        for tap, vid in ((self.ctap, self.vlans[0]), (self.stap, self.vlans[1])):
+            self.ns(self.cns, ["ip", "link", "add", "link", self.wtap, "name", tap, "type",
+                               "vlan", "id", str(vid)])
+        self.ns(self.cns, ["ip", "link", "set", self.stap, "netns", self.sns])
+
+    def trunk_ns(self):
+        """The namespace the trunk (the tap) is in."""
+        return self.cns if self.linux_vlans else self.wns
+
+    def _vlan_switch(self):
+        """The trunk (the tap) in the switch's namespace, a veth pair from
+        each access port to its host, and the switch."""
+        sh(["ip", "link", "set", self.wtap, "netns", self.wns])
+        ports = []
+        for tap, ns, vid in ((self.ctap, self.cns, self.vlans[0]),
+                             (self.stap, self.sns, self.vlans[1])):
+            acc = "w" + tap
+            sh(["ip", "link", "add", tap, "netns", ns, "type", "veth", "peer", "name", acc,
+                "netns", self.wns])
+            ports.append("%d=%s" % (vid, acc))
+        for ifn in [self.wtap] + [p.split("=")[1] for p in ports]:
+            self.ns(self.wns, ["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % ifn])
+            self.ns(self.wns, ["ip", "link", "set", ifn, "up"])
+        self.switch = self.python(self.wns, VLAN_SWITCH, self.wtap, *ports)
+        line = self.switch.stdout.readline()
+        check(line.startswith("READY"), "the VLAN switch did not start: " + line)
+
+    def trunk_send(self, frames):
+        """Send raw Ethernet frames (bytes, tags in them) to gufc on the trunk."""
+        code = ("import socket, sys\n"
+                "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n"
+                "s.bind((sys.argv[1], 0))\n"
+                "for h in sys.argv[2:]:\n"
+                "    s.send(bytes.fromhex(h))\n")
+        self.ns(self.trunk_ns(), [sys.executable, "-c", code, self.wtap] +
+                [f.hex() for f in frames])
 
     def stop(self):
         """Quit gufc; its summary; the accounting must hold."""
@@ -193,7 +326,11 @@ class Gateway:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        for ns in (self.cns, self.sns):
+        if self.switch is not None:
+            self.switch.kill()
+            self.switch.wait()
+            self.switch = None
+        for ns in (self.cns, self.sns) + ((self.wns,) if self.vlans else ()):
             subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
         if self.link == "veth":
             for tap in (self.ctap, self.stap):
