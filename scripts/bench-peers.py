@@ -731,6 +731,7 @@ class Bench:
                 raise Fail("ports net_pcap0/net_null0 not found in telemetry")
             time.sleep(0.1)
         samples, first, start = [], None, None
+        sched0 = {}
         deadline = time.monotonic() + a.max_wait
         while True:
             if proc.poll() is not None:
@@ -745,6 +746,7 @@ class Bench:
             if first is not None and start is None and s["rx"] >= inp.warm_pkts and \
                     (not inp.infinite or s["t"] >= first["t"] + a.warmup):
                 start = s
+                sched0 = sched_snapshot(proc.pid)
             if start is not None and s["t"] >= start["t"] + a.seconds:
                 break
             if not inp.infinite and first is not None and s["rx"] >= 0.98 * inp.packets:
@@ -755,6 +757,7 @@ class Bench:
         if start is None:
             raise Fail("no steady state within %d s (rx %d packets, warm-up %d)"
                        % (a.max_wait, samples[-1]["rx"], inp.warm_pkts))
+        sched1, sched1_t = sched_snapshot(proc.pid), time.monotonic()
         win = [s for s in samples if s["t"] >= start["t"] and
                (inp.infinite or s["rx"] < 0.98 * inp.packets)]
         stop = win[-1]
@@ -767,6 +770,9 @@ class Bench:
                "warmup_s": round(start["t"] - first["t"], 3)}
         if scn.storm:
             res["conns_per_s"] = (stop["conns"] - start["conns"]) / dt
+        # What the host gave the threads: on a shared or small host, a
+        # pinned lcore waiting for its CPU is time the pipeline stalls.
+        res["threads"] = sched_window(sched0, sched1, sched1_t - start["t"])
         return res
 
     # --- translation check --------------------------------------------
@@ -844,16 +850,77 @@ def parse_pmd_stats(text):
 
 
 def gufc_summary(js):
-    """The numbers of gufc's --stats-json worth keeping per run."""
+    """The numbers of gufc's --stats-json worth keeping per run: the
+    slow path's upcalls (those behind their connection's upcall too), the
+    times a full upcall ring held RX back, each lcore's busy share."""
     keep = {}
     src = js.get("stats", js) if isinstance(js.get("stats"), dict) else js
     for k in ("rx", "delivered", "drops_total", "flows_created", "upcalls", "evictions"):
         if k in src:
             keep[k] = src[k]
+    flows = js.get("flows")
+    if isinstance(flows, dict) and "created" in flows:
+        keep["flows_created"] = flows["created"]
+    sp = js.get("slow_path")
+    if isinstance(sp, dict):
+        for k in ("upcalls", "pending", "waited"):
+            if k in sp:
+                keep["upcalls" if k == "upcalls" else "upcalls_" + k] = sp[k]
+    ll = js.get("lossless")
+    if isinstance(ll, dict) and "held_bursts" in ll:
+        keep["held_bursts"] = ll["held_bursts"]
+    hz = js.get("tsc_hz")
+    if isinstance(js.get("lcores"), list) and hz:
+        keep["lcores"] = [dict({"lcore": lc.get("lcore"), "roles": lc.get("roles")},
+                               **{r: {"busy_s": round(v["busy_cycles"] / hz, 3),
+                                      "idle_s": round(v["idle_cycles"] / hz, 3)}
+                                  for r, v in lc.items() if isinstance(v, dict)})
+                          for lc in js["lcores"]]
     drops = js.get("drops")
     if isinstance(drops, dict):
         keep["drops"] = {k: v for k, v in drops.items() if v}
     return keep
+
+
+def sched_snapshot(pid):
+    """Each thread of @pid: (name, ns on a CPU, ns runnable but waiting for
+    one, involuntary switches) from /proc (schedstat: the kernel's own
+    accounting). Empty where /proc does not have it."""
+    snap = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return snap
+    for tid in tids:
+        d = "/proc/%d/task/%s/" % (pid, tid)
+        try:
+            with open(d + "comm") as f:
+                name = f.read().strip()
+            with open(d + "schedstat") as f:
+                run, wait = (int(x) for x in f.read().split()[:2])
+            with open(d + "status") as f:
+                st = f.read()
+            nv = int(st.split("nonvoluntary_ctxt_switches:")[1].split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        snap[tid] = (name, run, wait, nv)
+    return snap
+
+
+def sched_window(a, b, dt):
+    """The threads that ran or waited over a window of @dt seconds between
+    two sched_snapshot()s: the share of the window each spent on a CPU and
+    waiting for one (a thread pinned to a core that others' work shares),
+    and how often it was preempted."""
+    out = []
+    for tid, (name, run, wait, nv) in sorted(b.items()):
+        if tid not in a or dt <= 0:
+            continue
+        r, w = (run - a[tid][1]) / 1e9 / dt, (wait - a[tid][2]) / 1e9 / dt
+        if r >= 0.02 or w >= 0.02:
+            out.append({"thread": name, "tid": int(tid), "run_share": round(r, 3),
+                        "runq_wait_share": round(w, 3), "preempted": nv - a[tid][3]})
+    return out
 
 
 def compare(sample, gpcap, opcap, nat):
@@ -1263,6 +1330,12 @@ def main():
                     runs.append(r)
                     if "pps" in r:
                         extra = " (%.0f conn/s)" % r["conns_per_s"] if scn.storm else ""
+                        # The polling threads (they want a CPU all the time).
+                        busy = [t for t in r.get("threads", [])
+                                if t["run_share"] + t["runq_wait_share"] >= 0.5]
+                        if busy:
+                            extra += "; polling threads waited for a CPU %s of the window" % \
+                                "/".join("%.0f%%" % (100 * t["runq_wait_share"]) for t in busy)
                         log("round %d %-14s %-8s %7.3f Mpps%s" % (rnd, scn.name, sysname,
                                                                    r["pps"] / 1e6, extra))
         res = report(a, scns, runs, checks, hp)
