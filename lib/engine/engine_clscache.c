@@ -21,6 +21,12 @@
  * or the packet's bytes (struct rule_eval::deps), and any walk of a set whose rules read the
  * random number or the clock (rule_cls_pkt_needs()).
  *
+ * A hit hands back what the walk made: the result (its notes and actions
+ * as far as it has them) and, when the walk changed the context (a MARK,
+ * a CONNMARK), the context after it; a walk that changed nothing (the
+ * entry's `same`, decided when it is stored) leaves the caller's context
+ * alone, which is the common case (accept and drop rules change nothing).
+ *
  * Invalidation: wholesale, at every commit (the generation) and whenever
  * another classifier is installed; an entry is tagged with the epoch it
  * was made in. Only the rules lcore classifies: no locks. Direct-mapped,
@@ -59,7 +65,8 @@ struct eng_clsc_ent {
 	uint8_t stage;
 	struct rule_pkt in;   /**< the context before the walk, projected */
 	struct rule_pkt out;  /**< the context after it (projected parts are the packet's own) */
-	struct rule_eval res; /**< the walk's result, acts[] up to n_acts */
+	bool same;            /**< the walk left the context as it found it: a hit copies none */
+	struct rule_eval res; /**< the walk's result, notes[] up to n_notes, acts[] up to n_acts */
 };
 
 struct eng_clsc {
@@ -158,6 +165,22 @@ res_len(const struct rule_eval *r)
 	return offsetof(struct rule_eval, acts) + n * sizeof(r->acts[0]);
 }
 
+/*
+ * A kept result into @p dst: the fields, the notes up to n_notes and the
+ * actions up to n_acts (what is past them is read by no one:
+ * rule_eval_init() leaves it as it was).
+ */
+static void
+res_copy(struct rule_eval *dst, const struct rule_eval *src)
+{
+	unsigned int nn = src->n_notes <= RULE_NOTES_MAX ? src->n_notes : RULE_NOTES_MAX;
+	unsigned int na = src->n_acts <= RULE_ACTS_MAX ? src->n_acts : RULE_ACTS_MAX;
+
+	memcpy(dst, src, offsetof(struct rule_eval, notes) + nn * sizeof(src->notes[0]));
+	if (na != 0)
+		memcpy(dst->acts, src->acts, na * sizeof(src->acts[0]));
+}
+
 int
 eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p,
 	const struct rule_providers *pv, struct rule_eval *res)
@@ -191,18 +214,25 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 	e = &c->e[h & (ENG_CLSC_SIZE - 1)];
 	if (e->epoch == c->epoch && e->hash == h && e->stage == stage &&
 		memcmp(&e->in, &k, sizeof(k)) == 0) {
-		/* The projected parts are the packet's own: the walk left them as they were. */
-		struct fc_key key = p->key, orig = p->ct_orig, repl = p->ct_repl;
-		const uint8_t *l3 = p->l3;
-		uint32_t l3_cap = p->l3_cap;
+		/*
+		 * The context is e->in but for the projected parts: a walk
+		 * that changed nothing leaves it as it is; else the walk's
+		 * changes, the projected parts the packet's own (the walk left
+		 * them as they were).
+		 */
+		if (!e->same) {
+			struct fc_key key = p->key, orig = p->ct_orig, repl = p->ct_repl;
+			const uint8_t *l3 = p->l3;
+			uint32_t l3_cap = p->l3_cap;
 
-		*p = e->out;
-		p->l3 = l3;
-		p->l3_cap = l3_cap;
-		p->key = key;
-		p->ct_orig = orig;
-		p->ct_repl = repl;
-		memcpy(res, &e->res, res_len(&e->res));
+			*p = e->out;
+			p->l3 = l3;
+			p->l3_cap = l3_cap;
+			p->key = key;
+			p->ct_orig = orig;
+			p->ct_repl = repl;
+		}
+		res_copy(res, &e->res);
 		eng->st.clsc_hits++;
 		c->n_hit++;
 		return 0;
@@ -221,6 +251,9 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 	e->stage = (uint8_t)stage;
 	e->in = k;
 	e->out = *p;
+	/* Projected as the key was: equal when the walk changed no other field. */
+	project(eng->cls, &k, p);
+	e->same = memcmp(&e->in, &k, sizeof(k)) == 0;
 	memcpy(&e->res, res, res_len(res));
 	return 0;
 }
