@@ -287,14 +287,15 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 }
 
 /*
- * Classifications the cache did not answer or keep, and traces lost: a
- * walk with one is not a memo's.
+ * Classifications the cache did not answer or keep, traces and packet
+ * operations lost (counted by each walk that loses them): a walk with
+ * one is not a memo's.
  */
 static uint64_t
 walk_unkept(const struct rule_engine *eng)
 {
 	return eng->st.clsc_uncacheable + eng->st.clsc_skipped + eng->st.classify_ref +
-		eng->st.trace_lost;
+		eng->st.trace_lost + eng->pst.ops_lost;
 }
 
 bool
