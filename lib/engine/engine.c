@@ -183,7 +183,7 @@ eng_ctmark_store(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_
 
 static int refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_key *k, struct fc_action *a, const struct rule_pktfields *pf,
-	unsigned int unknown, bool guess);
+	unsigned int unknown, bool guess, bool memo);
 
 int
 eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
@@ -205,14 +205,51 @@ eng_refilter_as(struct rule_engine *eng, unsigned int ti, uint32_t idx, const st
 	else
 		unknown = eng_pktclass_rep(eng, k, a, &eng->synth, &guess);
 	/* Its walk sees these header fields: its class is theirs. */
-	rc = refilter(eng, ti, idx, k, a, &eng->synth, unknown, guess);
+	rc = refilter(eng, ti, idx, k, a, &eng->synth, unknown, guess, false);
 	memset(&eng->synth, 0, sizeof(eng->synth));
 	return rc;
 }
 
+int
+eng_refilter_memo(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
+	struct fc_action *a)
+{
+	bool guess = false;
+	unsigned int unknown = eng_pktclass_rep(eng, k, a, &eng->synth, &guess);
+	int rc = refilter(eng, ti, idx, k, a, &eng->synth, unknown, guess, true);
+
+	memset(&eng->synth, 0, sizeof(eng->synth));
+	return rc;
+}
+
+/* The channel a refilter's walk names (@p name), the marks and trace: the entry's now. */
+static int
+refilter_end(struct rule_engine *eng, unsigned int ti, uint32_t idx, struct fc_action *a,
+	uint32_t mark, uint32_t ctmark, uint32_t trace, const char *name)
+{
+	uint16_t ch;
+	int rc;
+
+	/* Without memory for its marks the flow is not cached with them (the caller). */
+	rc = eng_side_marks_set(eng, ti, idx, mark, ctmark);
+	if (rc < 0)
+		return rc;
+	/* The rules it passed without deciding count its packets from now on. */
+	eng_trace_switch(eng, ti, idx, trace);
+	/* A rule that names another channel now: the flow leaves its own ring
+	 * (still owned: it goes back when the flow goes). */
+	ch = eng_channel(eng, name);
+	if (ch != a->channel)
+		a->mod[0] &= (uint8_t)~ENG_M0_CHAN_FLOW;
+	a->channel = ch;
+	a->gen = eng->gen;
+	return 0;
+}
+
 static int
 refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
-	struct fc_action *a, const struct rule_pktfields *pf, unsigned int unknown, bool guess)
+	struct fc_action *a, const struct rule_pktfields *pf, unsigned int unknown, bool guess,
+	bool memo)
 {
 	struct rule_eval ev[RULE_STAGE__COUNT];
 	struct eng_marks mk = {.ctmark = eng_side_ctmark(eng, ti, idx)};
@@ -220,13 +257,30 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	uint32_t deps, pd;
 	struct eng_pv pv;
 	struct fc_key fk;
-	uint32_t str_trace = 0;
+	uint32_t str_trace = 0, ctmark0 = mk.ctmark, trace;
+	struct eng_walkm_probe pr = {.slot = UINT32_MAX};
+	struct eng_walk_in win;
+	struct eng_walk_out wout;
 	bool str_prog = false;
-	uint16_t ch;
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
 	eng_conn_counts(eng, ti, idx, a, NULL, &mk);
+	/* The same walk kept whole (a SYN's `established` walk): what it made, the entry's own kept. */
+	if (memo) {
+		eng_pkt_verdict_in(eng, k, &fk, a, cs, &mk, &win);
+		win.unknown = unknown;
+		win.guess = guess;
+		if (eng_walkm_find(eng, &win, &wout, &pr)) {
+			uint32_t nat_id = a->nat_id, ext = a->ext;
+
+			*a = wout.a;
+			a->nat_id = nat_id;
+			a->ext = ext;
+			return refilter_end(eng, ti, idx, a, wout.mark, ctmark0, wout.trace,
+				wout.channel);
+		}
+	}
 	eng_pv_init(&pv, eng, ENG_PV_CONFORM);
 	rc = eng_pkt_verdict(eng, NULL, k, &fk, a, cs, ev, &d, &deps, &mk, &pv);
 	if (rc < 0)
@@ -277,20 +331,23 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			eng_side_fmark(eng, ti, peer), mk.ctmark) < 0)
 			return -ENOMEM;
 	}
-	/* Without memory for its marks the flow is not cached with them (the caller). */
-	rc = eng_side_marks_set(eng, ti, idx, mk.mark, mk.ctmark);
-	if (rc < 0)
-		return rc;
-	/* The rules it passed without deciding count its packets from now on. */
-	eng_trace_switch(eng, ti, idx, str_prog ? str_trace : eng_trace_of_walk(eng, ev, d, k->family));
-	/* A rule that names another channel now: the flow leaves its own ring
-	 * (still owned: it goes back when the flow goes). */
-	ch = eng_channel(eng, ev[RULE_STAGE_FILTER].channel);
-	if (ch != a->channel)
-		a->mod[0] &= (uint8_t)~ENG_M0_CHAN_FLOW;
-	a->channel = ch;
-	a->gen = eng->gen;
-	return 0;
+	trace = str_prog ? str_trace : eng_trace_of_walk(eng, ev, d, k->family);
+	/*
+	 * Kept whole for the next such walk only when nothing in it is the
+	 * packet's own or the moment's: no per-packet dependency, no program
+	 * (its id is the engine's for now), the connection's mark as it was.
+	 */
+	if (pr.slot != UINT32_MAX && ENG_DEPS_PER_PACKET(deps) == 0 && !str_prog &&
+		!(a->flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER | FC_ACT_F_COUNT)) &&
+		a->verdict != FC_VERDICT_SLOW && mk.ctmark == ctmark0) {
+		wout.a = *a;
+		wout.mark = mk.mark;
+		wout.trace = trace;
+		memcpy(wout.channel, ev[RULE_STAGE_FILTER].channel, sizeof(wout.channel));
+		eng_walkm_keep(eng, &pr, &win, &wout);
+	}
+	return refilter_end(eng, ti, idx, a, mk.mark, mk.ctmark, trace,
+		ev[RULE_STAGE_FILTER].channel);
 }
 
 /*

@@ -21,6 +21,12 @@
  * or the packet's bytes (struct rule_eval::deps), and any walk of a set whose rules read the
  * random number or the clock (rule_cls_pkt_needs()).
  *
+ * A hit hands back what the walk made: the result (its notes and actions
+ * as far as it has them) and, when the walk changed the context (a MARK,
+ * a CONNMARK), the context after it; a walk that changed nothing (the
+ * entry's `same`, decided when it is stored) leaves the caller's context
+ * alone, which is the common case (accept and drop rules change nothing).
+ *
  * Invalidation: wholesale, at every commit (the generation) and whenever
  * another classifier is installed; an entry is tagged with the epoch it
  * was made in. Only the rules lcore classifies: no locks. Direct-mapped,
@@ -59,7 +65,28 @@ struct eng_clsc_ent {
 	uint8_t stage;
 	struct rule_pkt in;   /**< the context before the walk, projected */
 	struct rule_pkt out;  /**< the context after it (projected parts are the packet's own) */
-	struct rule_eval res; /**< the walk's result, acts[] up to n_acts */
+	bool same;            /**< the walk left the context as it found it: a hit copies none */
+	struct rule_eval res; /**< the walk's result, notes[] up to n_notes, acts[] up to n_acts */
+};
+
+/*
+ * The walk memo: an entry's whole refilter (every stage, then what the
+ * engine makes of the walk: rule, trace, marks, channel), kept for the
+ * refilter a SYN runs as `established` (eng_synack_ahead()), keyed by
+ * everything the walk starts from (struct eng_walk_in) with the keys
+ * projected as the cache projects them. Only a walk whose every
+ * classification the cache kept (none asked a provider, none went to the
+ * reference evaluator or around the cache) and that depends on nothing
+ * per packet is kept: each of its stages' results is then the cache's
+ * for a context the key fixes, and so is the walk.
+ */
+#define ENG_WALKM_SIZE 256u
+
+struct eng_walkm_ent {
+	uint32_t epoch;
+	uint32_t hash;
+	struct eng_walk_in in;
+	struct eng_walk_out out;
 };
 
 struct eng_clsc {
@@ -70,6 +97,7 @@ struct eng_clsc {
 	uint32_t n_hit;              /**< of those, hits */
 	uint32_t rest;               /**< walks left to go around the cache */
 	struct eng_clsc_ent e[ENG_CLSC_SIZE];
+	struct eng_walkm_ent w[ENG_WALKM_SIZE];
 };
 
 /* A provider that counts the calls, then asks the engine's (or takes the fresh answer). */
@@ -118,6 +146,7 @@ eng_clsc_flush(struct rule_engine *eng)
 	if (++c->epoch == 0) {
 		/* Wrapped: entries of epoch 1 and later could look valid again. */
 		memset(c->e, 0, sizeof(c->e));
+		memset(c->w, 0, sizeof(c->w));
 		c->epoch = 1;
 	}
 	c->gen = eng->gen;
@@ -133,9 +162,8 @@ eng_clsc_flush(struct rule_engine *eng)
  * the source.
  */
 static void
-project(const struct rule_cls *cls, struct rule_pkt *k, const struct rule_pkt *p)
+project_here(const struct rule_cls *cls, struct rule_pkt *k)
 {
-	memcpy(k, p, sizeof(*k));
 	/* Where the packet's bytes are is no part of it (a walk that read them is not kept). */
 	k->l3 = NULL;
 	k->l3_cap = 0;
@@ -150,12 +178,35 @@ project(const struct rule_cls *cls, struct rule_pkt *k, const struct rule_pkt *p
 	}
 }
 
+static void
+project(const struct rule_cls *cls, struct rule_pkt *k, const struct rule_pkt *p)
+{
+	memcpy(k, p, sizeof(*k));
+	project_here(cls, k);
+}
+
 static size_t
 res_len(const struct rule_eval *r)
 {
 	unsigned int n = r->n_acts <= RULE_ACTS_MAX ? r->n_acts : RULE_ACTS_MAX;
 
 	return offsetof(struct rule_eval, acts) + n * sizeof(r->acts[0]);
+}
+
+/*
+ * A kept result into @p dst: the fields, the notes up to n_notes and the
+ * actions up to n_acts (what is past them is read by no one:
+ * rule_eval_init() leaves it as it was).
+ */
+static void
+res_copy(struct rule_eval *dst, const struct rule_eval *src)
+{
+	unsigned int nn = src->n_notes <= RULE_NOTES_MAX ? src->n_notes : RULE_NOTES_MAX;
+	unsigned int na = src->n_acts <= RULE_ACTS_MAX ? src->n_acts : RULE_ACTS_MAX;
+
+	memcpy(dst, src, offsetof(struct rule_eval, notes) + nn * sizeof(src->notes[0]));
+	if (na != 0)
+		memcpy(dst->acts, src->acts, na * sizeof(src->acts[0]));
 }
 
 int
@@ -191,18 +242,25 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 	e = &c->e[h & (ENG_CLSC_SIZE - 1)];
 	if (e->epoch == c->epoch && e->hash == h && e->stage == stage &&
 		memcmp(&e->in, &k, sizeof(k)) == 0) {
-		/* The projected parts are the packet's own: the walk left them as they were. */
-		struct fc_key key = p->key, orig = p->ct_orig, repl = p->ct_repl;
-		const uint8_t *l3 = p->l3;
-		uint32_t l3_cap = p->l3_cap;
+		/*
+		 * The context is e->in but for the projected parts: a walk
+		 * that changed nothing leaves it as it is; else the walk's
+		 * changes, the projected parts the packet's own (the walk left
+		 * them as they were).
+		 */
+		if (!e->same) {
+			struct fc_key key = p->key, orig = p->ct_orig, repl = p->ct_repl;
+			const uint8_t *l3 = p->l3;
+			uint32_t l3_cap = p->l3_cap;
 
-		*p = e->out;
-		p->l3 = l3;
-		p->l3_cap = l3_cap;
-		p->key = key;
-		p->ct_orig = orig;
-		p->ct_repl = repl;
-		memcpy(res, &e->res, res_len(&e->res));
+			*p = e->out;
+			p->l3 = l3;
+			p->l3_cap = l3_cap;
+			p->key = key;
+			p->ct_orig = orig;
+			p->ct_repl = repl;
+		}
+		res_copy(res, &e->res);
 		eng->st.clsc_hits++;
 		c->n_hit++;
 		return 0;
@@ -221,6 +279,76 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 	e->stage = (uint8_t)stage;
 	e->in = k;
 	e->out = *p;
+	/* Projected as the key was: equal when the walk changed no other field. */
+	project(eng->cls, &k, p);
+	e->same = memcmp(&e->in, &k, sizeof(k)) == 0;
 	memcpy(&e->res, res, res_len(res));
 	return 0;
+}
+
+/*
+ * Classifications the cache did not answer or keep, traces and packet
+ * operations lost (counted by each walk that loses them): a walk with
+ * one is not a memo's.
+ */
+static uint64_t
+walk_unkept(const struct rule_engine *eng)
+{
+	return eng->st.clsc_uncacheable + eng->st.clsc_skipped + eng->st.classify_ref +
+		eng->st.trace_lost + eng->pst.ops_lost;
+}
+
+bool
+eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, struct eng_walk_out *out,
+	struct eng_walkm_probe *pr)
+{
+	struct eng_clsc *c = eng->clsc;
+	const struct eng_walkm_ent *e;
+	struct fc_key fk;
+	bool same;
+
+	pr->slot = UINT32_MAX;
+	/* Not while changes wait for the classifier (the overlay), nor for a set read at random. */
+	if (c == NULL || eng->cls == NULL || eng->cls_gen != eng->gen ||
+		(rule_cls_pkt_needs(eng->cls) & (RULE_PKT_NEED_RAND | RULE_PKT_NEED_TIME)))
+		return false;
+	if (c->gen != eng->gen || c->cls != eng->cls)
+		eng_clsc_flush(eng);
+	/* The filter's key is most often the entry's own (no NAT): projected the same. */
+	same = memcmp(&in->fk, &in->p.key, sizeof(in->fk)) == 0;
+	project_here(eng->cls, &in->p);
+	fk = in->fk;
+	if (same)
+		in->fk = in->p.key;
+	else if (rule_cls_key_project(eng->cls, &fk))
+		in->fk = fk;
+	/* The keys and the action spread the entries; memcmp() decides. */
+	pr->hash = rte_hash_crc(&in->fk,
+		offsetof(struct eng_walk_in, a) + sizeof(in->a) - offsetof(struct eng_walk_in, fk),
+		rte_hash_crc(&in->p.key, sizeof(in->p.key), in->p.ctstate));
+	pr->slot = pr->hash & (ENG_WALKM_SIZE - 1);
+	pr->unkept = walk_unkept(eng);
+	e = &c->w[pr->slot];
+	if (e->epoch != c->epoch || e->hash != pr->hash || memcmp(&e->in, in, sizeof(*in)) != 0)
+		return false;
+	*out = e->out;
+	eng->st.clsc_walk_hits++;
+	return true;
+}
+
+void
+eng_walkm_keep(struct rule_engine *eng, const struct eng_walkm_probe *pr,
+	const struct eng_walk_in *in, const struct eng_walk_out *out)
+{
+	struct eng_clsc *c = eng->clsc;
+	struct eng_walkm_ent *e;
+
+	if (pr->slot == UINT32_MAX || c == NULL || walk_unkept(eng) != pr->unkept ||
+		c->gen != eng->gen || c->cls != eng->cls)
+		return;
+	e = &c->w[pr->slot];
+	e->epoch = c->epoch;
+	e->hash = pr->hash;
+	e->in = *in;
+	e->out = *out;
 }

@@ -109,6 +109,8 @@ struct rule_engine_stats {
 	uint64_t clsc_skipped; /**< of classify_cls: walked around the cache (too few hits lately) */
 	uint64_t clsc_flushes; /**< times the classification cache was emptied (commits,
 				    classifier installs) */
+	uint64_t clsc_walk_hits; /**< a SYN's `established` walks (every stage) reused whole
+				      from the cache's walk memo: no classification counted */
 	uint64_t refilter_kept; /**< entries a change of their connection's ctstate left as
 				     they were: their walk would have come out the same */
 	uint64_t synack_ahead; /**< new TCP connections whose original entry got its

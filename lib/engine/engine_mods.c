@@ -342,6 +342,23 @@ eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	}
 }
 
+void
+eng_pkt_verdict_in(struct rule_engine *eng, const struct fc_key *k, const struct fc_key *fk,
+	const struct fc_action *a, unsigned int ctstate, const struct eng_marks *mk,
+	struct eng_walk_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	pkt_verdict_start(eng, NULL, k, a, ctstate, mk, &in->p);
+	in->fk = *fk;
+	in->a = *a;
+	in->a.nat_id = 0;
+	in->a.ext = 0;
+	in->a.gen = 0;
+	in->out = out_port_of(eng, a->out_port, fc_key_in_port(k));
+	in->cs = (uint8_t)ct_nat_bits(ctstate, k, fk);
+	in->l3v = eng_l3_view_needed(eng, k, fk);
+}
+
 int
 eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,

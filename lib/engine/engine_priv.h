@@ -460,6 +460,34 @@ int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const
 	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,
 	struct eng_marks *mk, struct eng_pv *pv);
 /*
+ * Everything eng_pkt_verdict() of an entry's key alone (no packet) walks
+ * from, as the walk memo keys it (engine_clscache.c): the context its
+ * first stage starts from, the filter's key, the port -o sees, the later
+ * stages' ctstate, whether they view the bytes, and the entry's action
+ * less what is its own (nat_id, ext, gen: the filter's key holds what NAT
+ * makes of it). Zeroed first: compared as bytes.
+ */
+struct eng_walk_in {
+	struct rule_pkt p;
+	struct fc_key fk;
+	struct fc_action a;
+	uint32_t unknown; /**< eng_pktclass_rep()'s */
+	uint16_t out;
+	uint8_t cs;
+	uint8_t l3v;
+	uint8_t guess;
+};
+void eng_pkt_verdict_in(struct rule_engine *eng, const struct fc_key *k, const struct fc_key *fk,
+	const struct fc_action *a, unsigned int ctstate, const struct eng_marks *mk,
+	struct eng_walk_in *in);
+/* What a refilter made of an entry (refilter()), kept by the walk memo. */
+struct eng_walk_out {
+	struct fc_action a; /**< the action before its channel was named */
+	uint32_t mark;
+	uint32_t trace;
+	char channel[RULE_NAME_MAX];
+};
+/*
  * A cached verdict's walks when meters were reached (eng_pv_meters(),
  * engine_meter.c): the walk with every meter conforming, then with each
  * one exceeded in turn, on @p a's flow. A meter whose answer changes
@@ -664,6 +692,12 @@ void eng_filter_key(const struct rule_engine *eng, const struct fc_key *k,
 	const struct fc_action *a, struct fc_key *fk);
 int eng_refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
 	struct fc_action *a);
+/*
+ * eng_refilter() through the walk memo (engine_clscache.c): a walk that
+ * starts as an earlier one did (struct eng_walk_in) is that walk's.
+ */
+int eng_refilter_memo(struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	const struct fc_key *k, struct fc_action *a);
 /* eng_refilter() as a packet with header fields @p pf would walk it; NULL: a stand-in's. */
 int eng_refilter_as(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *k,
 	struct fc_action *a, const struct rule_pktfields *pf);

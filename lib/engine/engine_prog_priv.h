@@ -98,6 +98,23 @@ void eng_clsc_flush(struct rule_engine *eng);
 /* rule_cls_eval() with eng->cls, through the cache. */
 int eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p,
 	const struct rule_providers *pv, struct rule_eval *res);
+struct eng_walk_in;
+struct eng_walk_out;
+/* Where a walk memo's lookup looked, for the walk it missed (eng_walkm_keep()). */
+struct eng_walkm_probe {
+	uint32_t slot;   /**< UINT32_MAX: nothing to keep */
+	uint32_t hash;
+	uint64_t unkept; /**< classifications the cache had not kept, before the walk */
+};
+/*
+ * A whole walk from @p in (projected here) kept by the memo: true with
+ * @p out filled; else @p pr says where eng_walkm_keep() keeps it.
+ */
+bool eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, struct eng_walk_out *out,
+	struct eng_walkm_probe *pr);
+/* Keep the walk looked up by @p pr, if every classification of it was the cache's. */
+void eng_walkm_keep(struct rule_engine *eng, const struct eng_walkm_probe *pr,
+	const struct eng_walk_in *in, const struct eng_walk_out *out);
 
 /* engine_pktact.c: packet programs and log specs (engine_pktact.h). */
 int eng_pktact_init(struct rule_engine *eng);

@@ -55,7 +55,7 @@ eng_synack_ahead(struct rule_engine *eng, unsigned int ti, struct eng_flow *ef, 
 
 	a.flags |= FC_ACT_F_AHEAD;
 	/* The walk keeps the marks and the connection mark the first one left. */
-	ok = eng_refilter(eng, ti, idx, &f->key, &a) == 0 && ahead_plain(&a) &&
+	ok = eng_refilter_memo(eng, ti, idx, &f->key, &a) == 0 && ahead_plain(&a) &&
 		eng_side_fmark(eng, ti, idx) == ef->mark[0] &&
 		eng_side_ctmark(eng, ti, idx) == ef->ctmark;
 	if (ok) {

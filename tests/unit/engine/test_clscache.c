@@ -197,6 +197,55 @@ test_intervals(void **state)
 }
 
 /* A walk that asked a provider is the packet's own. */
+/*
+ * A kept walk that changed the context (a MARK) hands its changes to each
+ * context that shares it; one that changed nothing leaves the caller's
+ * context as it was, the mark it came with included.
+ */
+static void
+test_context_out(void **state)
+{
+	struct rule_engine *eng = mk_engine();
+	struct rule_pkt p;
+	struct rule_eval ev;
+	struct fc_key k;
+
+	(void)state;
+	load(eng, "mark set_mark 0x5 proto tcp dport 80\naccept proto tcp\n");
+	memset(&k, 0, sizeof(k));
+	k.family = FC_AF_INET4;
+	inet_pton(AF_INET, "10.0.0.1", &k.v4.src);
+	inet_pton(AF_INET, "10.9.0.1", &k.v4.dst);
+	k.v4.dport = htons(80);
+	k.v4.proto = 6;
+	for (uint16_t sp = 1000; sp < 1004; sp++) {
+		k.v4.sport = htons(sp);
+		rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+		p.in_port = 0;
+		p.out_port = 1;
+		assert_int_equal(rule_engine_classify(eng, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+		assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+		assert_int_equal(p.mark, 5);
+		assert_int_equal(ntohs(p.key.v4.sport), sp);
+	}
+	assert_int_equal(stats(eng).clsc_hits, 3);
+	/* Port 81: no MARK; a context that came with mark 3 keeps it, on a hit too. */
+	k.v4.dport = htons(81);
+	for (uint16_t sp = 1000; sp < 1004; sp++) {
+		k.v4.sport = htons(sp);
+		rule_pkt_init(&p, &k, RULE_CT_NEW, 0);
+		p.in_port = 0;
+		p.out_port = 1;
+		p.mark = sp < 1002 ? 0 : 3;
+		assert_int_equal(rule_engine_classify(eng, RULE_STAGE_FILTER, &p, NULL, &ev), 0);
+		assert_int_equal(ev.verdict, RULE_VERDICT_ACCEPT);
+		assert_int_equal(p.mark, sp < 1002 ? 0 : 3);
+		assert_int_equal(ntohs(p.key.v4.sport), sp);
+	}
+	assert_int_equal(stats(eng).clsc_hits, 5);
+	eng_stack_free(eng);
+}
+
 static void
 test_stateful(void **state)
 {
@@ -223,6 +272,7 @@ main(void)
 		cmocka_unit_test(test_fields_read),
 		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_stateful),
+		cmocka_unit_test(test_context_out),
 	};
 
 	if (gufc_test_eal_init("clscache", "0") < 0)

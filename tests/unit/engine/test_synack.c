@@ -355,6 +355,76 @@ test_synack_nat(void **state)
 	nat_conn(RULES "table nat\ndnat to 192.168.0.10 proto tcp dport 80\n", SERVER, 1);
 }
 
+/*
+ * With the compiled classifier, the SYN's `established` walk comes from
+ * the classification cache's walk memo when an earlier connection's
+ * started the same (engine_clscache.c): connections whose walks differ
+ * only in what no rule tells apart share it, and those whose source port
+ * interval or destination port differ each walk their own. Every verdict,
+ * rule and per-rule count as in the engine that never arms.
+ */
+/*
+ * Connections through the memo's engine pair: @p rules, NAT slots @p nat;
+ * with @p two, every other one to the server's neighbour address.
+ */
+static void
+memo_run(const char *rules, uint32_t nat, bool two)
+{
+	const unsigned int n = 40;
+	struct pair *pp = &P;
+
+	pair_init(pp, rules, nat);
+	for (unsigned int i = 0; i < 2; i++)
+		assert_int_equal(eng_stack_cls_catch_up(pp->eng[i]), 0);
+	for (unsigned int i = 0; i < n; i++) {
+		/* Across the intervals, back and forth: a kept walk is met again. */
+		uint16_t cp = (uint16_t)(1024 + (i * 7) % n);
+		uint16_t sp = (uint16_t)(i % 3 == 0 ? 81 : 80);
+		uint32_t srv = two && (i & 1) ? SERVER + 1 : SERVER;
+		struct rule_upcall syn = seg(CLIENT, cp, srv, sp, TCP_SYN, 1000, 0, 0);
+		uint32_t t = 10 * i;
+
+		assert_true(both(pp, syn, t + 1));
+		(void)both(pp, reply_of(pp->eng[0], &syn, TCP_SYN | TCP_ACK, 5000, 1001, 0), t + 2);
+		(void)both(pp, seg(CLIENT, cp, srv, sp, TCP_ACK, 1001, 5001, 0), t + 3);
+		(void)both(pp, seg(CLIENT, cp, srv, sp, TCP_ACK, 1001, 5001, 10), t + 4);
+		(void)both(pp, reply_of(pp->eng[0], &syn, TCP_ACK, 5001, 1011, 0), t + 5);
+	}
+	same_counts(pp);
+	assert_int_equal(stats(pp->eng[0]).synack_ahead, n);
+	assert_true(stats(pp->eng[0]).clsc_walk_hits >= n - (two ? 16 : 8));
+	assert_int_equal(stats(pp->eng[1]).clsc_walk_hits, 0);
+	pair_free(pp);
+}
+
+#define MEMO_RULES "accept ctstate new proto tcp dport 80-81\n" \
+		   "drop ctstate established proto tcp sport 1030-1039\n" \
+		   "accept ctstate established proto tcp dport 81\n" \
+		   "accept ctstate established proto tcp sport 1024-1029\n" \
+		   "drop ctstate established proto tcp dst 192.168.0.10 sport 1040-1045\n" \
+		   "accept ctstate established,related\n" \
+		   "policy drop\n"
+
+/*
+ * With the compiled classifier, the SYN's `established` walk comes from
+ * the classification cache's walk memo when an earlier connection's
+ * started the same (engine_clscache.c): connections whose walks differ
+ * only in what no rule tells apart share it, and those whose source port
+ * interval, destination port or translated destination differ each walk
+ * their own. Every verdict, rule and per-rule count as in the engine
+ * that never arms; plain and DNAT'd connections (the filter's key then
+ * differs from the entry's), and NETMAP'd ones whose destinations share
+ * an interval before the translation and not after.
+ */
+static void
+test_synack_memo(void **state)
+{
+	(void)state;
+	memo_run(MEMO_RULES, 0, false);
+	memo_run(MEMO_RULES "table nat\ndnat to 192.168.0.10 proto tcp dport 80\n", 64, false);
+	memo_run(MEMO_RULES "table nat\nnetmap to 192.168.0.0/24 dst 192.0.2.0/24\n", 64, true);
+}
+
 int
 main(void)
 {
@@ -364,6 +434,7 @@ main(void)
 		cmocka_unit_test_teardown(test_synack_rst, teardown),
 		cmocka_unit_test_teardown(test_synack_commit, teardown),
 		cmocka_unit_test_teardown(test_synack_nat, teardown),
+		cmocka_unit_test_teardown(test_synack_memo, teardown),
 	};
 
 	int ret;
