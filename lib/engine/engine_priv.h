@@ -684,6 +684,8 @@ void eng_chan_flow_undo(struct rule_engine *eng, struct eng_flow *ef);
 /* The flow's per-flow channel, for inserted entry @p idx whose action is @p a. */
 void eng_flow_chan_publish(struct rule_engine *eng, unsigned int ti, const struct eng_flow *ef,
 	const struct fc_action *a, uint32_t idx);
+/* The built-in "channel" stage's on_insert (engine_chanflow.c). */
+int eng_channel_on_insert(void *priv, struct rule_flow *f);
 void eng_retire_poll(struct rule_engine *eng);
 void eng_flow_delete(struct rule_engine *eng, unsigned int ti, uint32_t idx);
 void eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_action *a,
