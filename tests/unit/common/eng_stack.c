@@ -238,6 +238,31 @@ eng_stack_up4(uint8_t proto, const char *src, uint16_t sport, const char *dst, u
 	return u;
 }
 
+struct rule_upcall
+eng_stack_seg4(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t tf,
+	uint32_t seq, uint32_t ack, uint16_t dlen)
+{
+	struct rule_upcall u;
+
+	memset(&u, 0, sizeof(u));
+	u.pkt.key.family = FC_AF_INET4;
+	u.pkt.key.v4.src = htonl(src);
+	u.pkt.key.v4.dst = htonl(dst);
+	u.pkt.key.v4.sport = htons(sport);
+	u.pkt.key.v4.dport = htons(dport);
+	u.pkt.key.v4.proto = 6;
+	u.pkt.tcp_flags = tf;
+	u.pkt.tcp_opt = FC_TCP_OPT_PLAIN;
+	u.pkt.tcp_win = 1000;
+	u.pkt.tcp_seq = seq;
+	u.pkt.tcp_ack = ack;
+	u.pkt.tcp_dlen = dlen;
+	u.pkt.ip_len = (uint16_t)(40 + dlen);
+	u.len = 100;
+	u.reason = RULE_UPCALL_MISS;
+	return u;
+}
+
 struct rule_set *
 eng_stack_rules(const char *text, bool ports)
 {

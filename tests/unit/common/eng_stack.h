@@ -97,6 +97,16 @@ struct rule_upcall eng_stack_up4(uint8_t proto, const char *src, uint16_t sport,
 	uint16_t dport, uint16_t in_port);
 
 /**
+ * The upcall of a missed IPv4 TCP segment from @p src:@p sport to
+ * @p dst:@p dport (addresses in host order), flags @p tf, sequence and
+ * acknowledgement numbers @p seq, @p ack, @p dlen bytes of data, no
+ * options but a plain header (FC_TCP_OPT_PLAIN), window 1000; input
+ * port 0, 100 bytes long.
+ */
+struct rule_upcall eng_stack_seg4(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
+	uint8_t tf, uint32_t seq, uint32_t ack, uint16_t dlen);
+
+/**
  * Native rules @p text as a set named "test"; a parse error fails the test
  * with its place and message. With @p ports, the set's input ports are
  * named "p0" and "p1".

@@ -33,29 +33,6 @@
 #define SPOOF_SRC 0x64400000u
 #define SERVER 0xc0a80001u
 
-static struct rule_upcall
-tcp(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t tf, uint32_t seq,
-	uint32_t ack)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	u.pkt.key.family = FC_AF_INET4;
-	u.pkt.key.v4.src = htonl(src);
-	u.pkt.key.v4.dst = htonl(dst);
-	u.pkt.key.v4.sport = htons(sport);
-	u.pkt.key.v4.dport = htons(dport);
-	u.pkt.key.v4.proto = 6;
-	u.pkt.tcp_flags = tf;
-	u.pkt.tcp_opt = FC_TCP_OPT_PLAIN;
-	u.pkt.tcp_win = 1000;
-	u.pkt.tcp_seq = seq;
-	u.pkt.tcp_ack = ack;
-	u.len = 100;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
-}
-
 static struct rule_engine *
 mk_engine(uint32_t cap)
 {
@@ -106,11 +83,12 @@ handshake(struct rule_engine *eng, uint32_t i, uint32_t now)
 	uint16_t cp = (uint16_t)(1024 + i);
 	struct rule_decision d;
 
-	d = eng_stack_decide(eng, tcp(c, cp, SERVER, 80, TCP_SYN, 1000, 0), now);
+	d = eng_stack_decide(eng, eng_stack_seg4(c, cp, SERVER, 80, TCP_SYN, 1000, 0, 0), now);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	d = eng_stack_decide(eng, tcp(SERVER, 80, c, cp, TCP_SYN | TCP_ACK, 5000, 1001), now);
+	d = eng_stack_decide(eng,
+		eng_stack_seg4(SERVER, 80, c, cp, TCP_SYN | TCP_ACK, 5000, 1001, 0), now);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
-	(void)rx_hit(eng, tcp(c, cp, SERVER, 80, TCP_ACK, 1001, 5001), now);
+	(void)rx_hit(eng, eng_stack_seg4(c, cp, SERVER, 80, TCP_ACK, 1001, 5001, 0), now);
 }
 
 /* Connection @p i's data both ways, on the fast path. */
@@ -120,8 +98,8 @@ traffic(struct rule_engine *eng, uint32_t i, uint32_t now)
 	uint32_t c = EST_SRC + i;
 	uint16_t cp = (uint16_t)(1024 + i);
 
-	assert_true(rx_hit(eng, tcp(c, cp, SERVER, 80, TCP_ACK, 1001, 5001), now));
-	assert_true(rx_hit(eng, tcp(SERVER, 80, c, cp, TCP_ACK, 5001, 1001), now));
+	assert_true(rx_hit(eng, eng_stack_seg4(c, cp, SERVER, 80, TCP_ACK, 1001, 5001, 0), now));
+	assert_true(rx_hit(eng, eng_stack_seg4(SERVER, 80, c, cp, TCP_ACK, 5001, 1001, 0), now));
 }
 
 /* Both entries of every established connection are there. */
@@ -131,8 +109,8 @@ assert_established(struct rule_engine *eng, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t c = EST_SRC + i;
 		uint16_t cp = (uint16_t)(1024 + i);
-		struct rule_upcall o = tcp(c, cp, SERVER, 80, TCP_ACK, 0, 0);
-		struct rule_upcall r = tcp(SERVER, 80, c, cp, TCP_ACK, 0, 0);
+		struct rule_upcall o = eng_stack_seg4(c, cp, SERVER, 80, TCP_ACK, 0, 0, 0);
+		struct rule_upcall r = eng_stack_seg4(SERVER, 80, c, cp, TCP_ACK, 0, 0, 0);
 		const struct fc_entry *e = eng_stack_entry(eng, &o.pkt.key);
 
 		assert_non_null(e);
@@ -184,8 +162,8 @@ test_syn_flood(void **state)
 						traffic(eng, j, now);
 			}
 			d = eng_stack_decide(eng,
-				tcp(SPOOF_SRC + round * FLOOD + i, (uint16_t)(2000 + i), SERVER,
-					dport, TCP_SYN, 7, 0),
+				eng_stack_seg4(SPOOF_SRC + round * FLOOD + i, (uint16_t)(2000 + i), SERVER,
+					dport, TCP_SYN, 7, 0, 0),
 				now);
 			if (dport == 80) {
 				assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);

@@ -47,31 +47,6 @@ struct pair {
 	unsigned int slow[2];
 };
 
-static struct rule_upcall
-seg(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t tf, uint32_t seq,
-	uint32_t ack, uint16_t dlen)
-{
-	struct rule_upcall u;
-
-	memset(&u, 0, sizeof(u));
-	u.pkt.key.family = FC_AF_INET4;
-	u.pkt.key.v4.src = htonl(src);
-	u.pkt.key.v4.dst = htonl(dst);
-	u.pkt.key.v4.sport = htons(sport);
-	u.pkt.key.v4.dport = htons(dport);
-	u.pkt.key.v4.proto = 6;
-	u.pkt.tcp_flags = tf;
-	u.pkt.tcp_opt = FC_TCP_OPT_PLAIN;
-	u.pkt.tcp_win = 1000;
-	u.pkt.tcp_seq = seq;
-	u.pkt.tcp_ack = ack;
-	u.pkt.tcp_dlen = dlen;
-	u.pkt.ip_len = (uint16_t)(40 + dlen);
-	u.len = 100;
-	u.reason = RULE_UPCALL_MISS;
-	return u;
-}
-
 static void
 pair_init(struct pair *p, const char *rules, uint32_t nat)
 {
@@ -156,7 +131,7 @@ reply_of(struct rule_engine *eng, const struct rule_upcall *o, uint8_t tf, uint3
 	uint32_t ack, uint16_t dlen)
 {
 	struct fc_table *t = rule_engine_table(eng, FC_AF_INET4);
-	struct rule_upcall u = seg(0, 0, 0, 0, tf, seq, ack, dlen);
+	struct rule_upcall u = eng_stack_seg4(0, 0, 0, 0, tf, seq, ack, dlen);
 	uint32_t idx, peer;
 
 	assert_non_null(eng_stack_entry_idx(eng, &o->pkt.key, &idx));
@@ -192,17 +167,23 @@ test_synack_storm(void **state)
 	for (unsigned int i = 0; i < n; i++) {
 		uint16_t cp = (uint16_t)(1024 + i);
 
-		assert_true(both(pp, seg(CLIENT, cp, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
-		assert_false(both(pp, seg(SERVER, 80, CLIENT, cp, TCP_SYN | TCP_ACK, 5000, 1001, 0), 2));
-		assert_false(both(pp, seg(CLIENT, cp, SERVER, 80, TCP_ACK, 1001, 5001, 0), 3));
-		assert_false(both(pp, seg(CLIENT, cp, SERVER, 80, TCP_ACK, 1001, 5001, 10), 4));
-		assert_false(both(pp, seg(SERVER, 80, CLIENT, cp, TCP_ACK, 5001, 1011, 0), 5));
+		assert_true(both(pp, eng_stack_seg4(CLIENT, cp, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
+		assert_false(both(pp,
+			eng_stack_seg4(SERVER, 80, CLIENT, cp, TCP_SYN | TCP_ACK, 5000, 1001, 0),
+			2));
+		assert_false(both(pp, eng_stack_seg4(CLIENT, cp, SERVER, 80, TCP_ACK, 1001, 5001, 0), 3));
+		assert_false(both(pp, eng_stack_seg4(CLIENT, cp, SERVER, 80, TCP_ACK, 1001, 5001, 10), 4));
+		assert_false(both(pp, eng_stack_seg4(SERVER, 80, CLIENT, cp, TCP_ACK, 5001, 1011, 0), 5));
 		if (!(i & 1))
 			continue;
 		/* Half of them close: the FINs are the line's too. */
-		assert_false(both(pp, seg(CLIENT, cp, SERVER, 80, TCP_FIN | TCP_ACK, 1011, 5001, 0), 6));
-		assert_false(both(pp, seg(SERVER, 80, CLIENT, cp, TCP_FIN | TCP_ACK, 5001, 1012, 0), 7));
-		assert_false(both(pp, seg(CLIENT, cp, SERVER, 80, TCP_ACK, 1012, 5002, 0), 8));
+		assert_false(both(pp,
+			eng_stack_seg4(CLIENT, cp, SERVER, 80, TCP_FIN | TCP_ACK, 1011, 5001, 0),
+			6));
+		assert_false(both(pp,
+			eng_stack_seg4(SERVER, 80, CLIENT, cp, TCP_FIN | TCP_ACK, 5001, 1012, 0),
+			7));
+		assert_false(both(pp, eng_stack_seg4(CLIENT, cp, SERVER, 80, TCP_ACK, 1012, 5002, 0), 8));
 	}
 	assert_int_equal(pp->slow[0], n);
 	/* The liberal one sends the SYN/ACK up, and more (it moves no state on
@@ -217,8 +198,8 @@ test_synack_storm(void **state)
 		(void)rule_engine_step(pp->eng[0], 200 + 200 * k, 4096);
 	assert_int_equal(stats(pp->eng[0]).synack_settled, n);
 	for (unsigned int i = 0; i < n; i++) {
-		struct rule_upcall o = seg(CLIENT, (uint16_t)(1024 + i), SERVER, 80, 0, 0, 0, 0);
-		struct rule_upcall r = seg(SERVER, 80, CLIENT, (uint16_t)(1024 + i), 0, 0, 0, 0);
+		struct rule_upcall o = eng_stack_seg4(CLIENT, (uint16_t)(1024 + i), SERVER, 80, 0, 0, 0, 0);
+		struct rule_upcall r = eng_stack_seg4(SERVER, 80, CLIENT, (uint16_t)(1024 + i), 0, 0, 0, 0);
 		const struct fc_entry *e = eng_stack_entry(pp->eng[0], &o.pkt.key);
 
 		assert_non_null(e);
@@ -228,7 +209,7 @@ test_synack_storm(void **state)
 		assert_false(e->act.flags & FC_ACT_F_EARLY);
 	}
 	/* And the connections go on as before. */
-	assert_false(both(pp, seg(CLIENT, 1024, SERVER, 80, TCP_ACK, 1011, 5001, 10), 2000));
+	assert_false(both(pp, eng_stack_seg4(CLIENT, 1024, SERVER, 80, TCP_ACK, 1011, 5001, 10), 2000));
 	same_counts(pp);
 	pair_free(pp);
 }
@@ -248,18 +229,20 @@ test_synack_retransmit(void **state)
 	(void)state;
 	pair_init(pp, RULES, 0);
 	/* Before the reply. */
-	assert_true(both(pp, seg(CLIENT, 2000, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
-	assert_true(both(pp, seg(CLIENT, 2000, SERVER, 80, TCP_SYN, 1000, 0, 0), 2));
-	assert_true(both(pp, seg(CLIENT, 2001, SERVER, 80, TCP_SYN, 7000, 0, 0), 2));
-	assert_true(both(pp, seg(SERVER, 80, CLIENT, 2000, TCP_SYN | TCP_ACK, 5000, 1001, 0), 3));
-	assert_false(both(pp, seg(CLIENT, 2000, SERVER, 80, TCP_ACK, 1001, 5001, 0), 4));
-	assert_false(both(pp, seg(SERVER, 80, CLIENT, 2000, TCP_ACK, 5001, 1001, 10), 5));
+	assert_true(both(pp, eng_stack_seg4(CLIENT, 2000, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
+	assert_true(both(pp, eng_stack_seg4(CLIENT, 2000, SERVER, 80, TCP_SYN, 1000, 0, 0), 2));
+	assert_true(both(pp, eng_stack_seg4(CLIENT, 2001, SERVER, 80, TCP_SYN, 7000, 0, 0), 2));
+	assert_true(both(
+		pp, eng_stack_seg4(SERVER, 80, CLIENT, 2000, TCP_SYN | TCP_ACK, 5000, 1001, 0), 3));
+	assert_false(both(pp, eng_stack_seg4(CLIENT, 2000, SERVER, 80, TCP_ACK, 1001, 5001, 0), 4));
+	assert_false(both(pp, eng_stack_seg4(SERVER, 80, CLIENT, 2000, TCP_ACK, 5001, 1001, 10), 5));
 	/* After it. */
-	assert_false(both(pp, seg(SERVER, 80, CLIENT, 2001, TCP_SYN | TCP_ACK, 9000, 7001, 0), 6));
-	assert_true(both(pp, seg(CLIENT, 2001, SERVER, 80, TCP_SYN, 7000, 0, 0), 7));
+	assert_false(both(
+		pp, eng_stack_seg4(SERVER, 80, CLIENT, 2001, TCP_SYN | TCP_ACK, 9000, 7001, 0), 6));
+	assert_true(both(pp, eng_stack_seg4(CLIENT, 2001, SERVER, 80, TCP_SYN, 7000, 0, 0), 7));
 	/* (The tracker remembers an ignored SYN: the next segments go up, both engines.) */
-	(void)both(pp, seg(CLIENT, 2001, SERVER, 80, TCP_ACK, 7001, 9001, 0), 8);
-	(void)both(pp, seg(SERVER, 80, CLIENT, 2001, TCP_ACK, 9001, 7001, 10), 9);
+	(void)both(pp, eng_stack_seg4(CLIENT, 2001, SERVER, 80, TCP_ACK, 7001, 9001, 0), 8);
+	(void)both(pp, eng_stack_seg4(SERVER, 80, CLIENT, 2001, TCP_ACK, 9001, 7001, 10), 9);
 	assert_int_equal(stats(pp->eng[0]).synack_ahead, 2);
 	same_counts(pp);
 	pair_free(pp);
@@ -277,9 +260,9 @@ test_synack_rst(void **state)
 
 	(void)state;
 	pair_init(pp, RULES, 0);
-	assert_true(both(pp, seg(CLIENT, 5000, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
-	assert_true(both(pp, seg(CLIENT, 5000, SERVER, 80, 0x04, 1001, 0, 0), 2));
-	(void)both(pp, seg(SERVER, 80, CLIENT, 5000, TCP_SYN | TCP_ACK, 5000, 1001, 0), 3);
+	assert_true(both(pp, eng_stack_seg4(CLIENT, 5000, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
+	assert_true(both(pp, eng_stack_seg4(CLIENT, 5000, SERVER, 80, 0x04, 1001, 0, 0), 2));
+	(void)both(pp, eng_stack_seg4(SERVER, 80, CLIENT, 5000, TCP_SYN | TCP_ACK, 5000, 1001, 0), 3);
 	same_counts(pp);
 	pair_free(pp);
 }
@@ -300,7 +283,7 @@ test_synack_commit(void **state)
 
 	(void)state;
 	pair_init(pp, RULES, 0);
-	assert_true(both(pp, seg(CLIENT, 3000, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
+	assert_true(both(pp, eng_stack_seg4(CLIENT, 3000, SERVER, 80, TCP_SYN, 1000, 0, 0), 1));
 	for (unsigned int i = 0; i < 2; i++) {
 		struct rule_set *s = rule_set_clone(rule_engine_rules(pp->eng[i]));
 
@@ -312,11 +295,16 @@ test_synack_commit(void **state)
 		assert_int_equal(rule_engine_commit(pp->eng[i], s), 0);
 		eng_stack_settle(pp->eng[i], 2);
 	}
-	assert_false(both(pp, seg(SERVER, 80, CLIENT, 3000, TCP_SYN | TCP_ACK, 5000, 1001, 0), 3));
-	assert_false(both(pp, seg(CLIENT, 3000, SERVER, 80, TCP_ACK, 1001, 5001, 0), 4));
-	assert_int_equal(eng_stack_rx(pp->eng[0], seg(CLIENT, 3000, SERVER, 80, TCP_ACK, 1001, 5001, 0),
-				 5, NULL).verdict, FC_VERDICT_DROP);
-	(void)eng_stack_rx(pp->eng[1], seg(CLIENT, 3000, SERVER, 80, TCP_ACK, 1001, 5001, 0), 5, NULL);
+	assert_false(both(
+		pp, eng_stack_seg4(SERVER, 80, CLIENT, 3000, TCP_SYN | TCP_ACK, 5000, 1001, 0), 3));
+	assert_false(both(pp, eng_stack_seg4(CLIENT, 3000, SERVER, 80, TCP_ACK, 1001, 5001, 0), 4));
+	assert_int_equal(
+		eng_stack_rx(pp->eng[0],
+			eng_stack_seg4(CLIENT, 3000, SERVER, 80, TCP_ACK, 1001, 5001, 0), 5, NULL)
+			.verdict,
+		FC_VERDICT_DROP);
+	(void)eng_stack_rx(pp->eng[1],
+		eng_stack_seg4(CLIENT, 3000, SERVER, 80, TCP_ACK, 1001, 5001, 0), 5, NULL);
 	same_counts(pp);
 	pair_free(pp);
 }
@@ -326,7 +314,7 @@ static void
 nat_conn(const char *rules, uint32_t dst, unsigned int up)
 {
 	struct pair *pp = &P;
-	struct rule_upcall syn = seg(CLIENT, 4000, dst, 80, TCP_SYN, 1000, 0, 0);
+	struct rule_upcall syn = eng_stack_seg4(CLIENT, 4000, dst, 80, TCP_SYN, 1000, 0, 0);
 	struct rule_upcall sa, sb;
 
 	pair_init(pp, rules, 64);
@@ -337,8 +325,8 @@ nat_conn(const char *rules, uint32_t dst, unsigned int up)
 	/* The reply comes to the translated address. */
 	assert_true(sa.pkt.key.v4.dst != htonl(CLIENT) || sa.pkt.key.v4.src != htonl(dst));
 	(void)both(pp, sa, 2);
-	(void)both(pp, seg(CLIENT, 4000, dst, 80, TCP_ACK, 1001, 5001, 0), 3);
-	(void)both(pp, seg(CLIENT, 4000, dst, 80, TCP_ACK, 1001, 5001, 10), 4);
+	(void)both(pp, eng_stack_seg4(CLIENT, 4000, dst, 80, TCP_ACK, 1001, 5001, 0), 3);
+	(void)both(pp, eng_stack_seg4(CLIENT, 4000, dst, 80, TCP_ACK, 1001, 5001, 10), 4);
 	(void)both(pp, reply_of(pp->eng[0], &syn, TCP_ACK, 5001, 1011, 0), 5);
 	assert_int_equal(pp->slow[0], up);
 	assert_int_equal(pp->slow[1], 3);
@@ -381,13 +369,13 @@ memo_run(const char *rules, uint32_t nat, bool two)
 		uint16_t cp = (uint16_t)(1024 + (i * 7) % n);
 		uint16_t sp = (uint16_t)(i % 3 == 0 ? 81 : 80);
 		uint32_t srv = two && (i & 1) ? SERVER + 1 : SERVER;
-		struct rule_upcall syn = seg(CLIENT, cp, srv, sp, TCP_SYN, 1000, 0, 0);
+		struct rule_upcall syn = eng_stack_seg4(CLIENT, cp, srv, sp, TCP_SYN, 1000, 0, 0);
 		uint32_t t = 10 * i;
 
 		assert_true(both(pp, syn, t + 1));
 		(void)both(pp, reply_of(pp->eng[0], &syn, TCP_SYN | TCP_ACK, 5000, 1001, 0), t + 2);
-		(void)both(pp, seg(CLIENT, cp, srv, sp, TCP_ACK, 1001, 5001, 0), t + 3);
-		(void)both(pp, seg(CLIENT, cp, srv, sp, TCP_ACK, 1001, 5001, 10), t + 4);
+		(void)both(pp, eng_stack_seg4(CLIENT, cp, srv, sp, TCP_ACK, 1001, 5001, 0), t + 3);
+		(void)both(pp, eng_stack_seg4(CLIENT, cp, srv, sp, TCP_ACK, 1001, 5001, 10), t + 4);
 		(void)both(pp, reply_of(pp->eng[0], &syn, TCP_ACK, 5001, 1011, 0), t + 5);
 	}
 	same_counts(pp);
