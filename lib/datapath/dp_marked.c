@@ -324,8 +324,10 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		taken++;
 		bytes += mb->pkt_len;
 		/* Rule and flow counters count IP datagrams, as iptables does,
-		 * the same for a marked packet as for a parsed one. */
-		fc_table_touch(fam ? c->tab6 : c->tab4, idx, ip_len, b->now);
+		 * the same for a marked packet as for a parsed one; on the slot
+		 * step 1 found (const there: it only read it). */
+		fc_table_touch_slot(fam ? c->tab6 : c->tab4, (struct fc_entry *)ents[i], idx, ip_len,
+			b->now);
 		dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
 	}
 	st->hw_classified += taken;

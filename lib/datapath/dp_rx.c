@@ -724,7 +724,15 @@ dp_rx_apply(struct dp_ctx *c, struct dp_rxprep *p, bool fresh)
 	if (p->raw) {
 		if (c->marks != NULL && fresh)
 			p->n = dp_marked(c, &b, m, p->n);
-		dp_rx_prep(c, p, fresh, false);
+		if (likely(p->n != 0)) {
+			dp_rx_prep(c, p, fresh, false);
+		} else {
+			/* Every packet marked and taken: nothing to parse or look up. */
+			p->other = 0;
+			p->raw = 0;
+			p->fam[0].n = 0;
+			p->fam[1].n = 0;
+		}
 	}
 	for (uint64_t o = p->other; o != 0; o &= o - 1) {
 		unsigned int i = (unsigned int)__builtin_ctzll(o);
@@ -756,8 +764,11 @@ dp_rx_apply(struct dp_ctx *c, struct dp_rxprep *p, bool fresh)
 		}
 	}
 
-	dp_apply_family(c, &b, c->tab4, &p->fam[0], m, pkts);
-	dp_apply_family(c, &b, c->tab6, &p->fam[1], m, pkts);
+	/* Asked here, not in the callee: an empty family costs no call. */
+	if (p->fam[0].n != 0)
+		dp_apply_family(c, &b, c->tab4, &p->fam[0], m, pkts);
+	if (p->fam[1].n != 0)
+		dp_apply_family(c, &b, c->tab6, &p->fam[1], m, pkts);
 
 	dp_deliver_burst(c, b.out, b.dest, b.no);
 	dp_upcall_put(c, b.up, b.nu);

@@ -430,7 +430,8 @@ unsigned int fc_table_lookup_bulk(struct fc_table *t, unsigned int reader_id,
 void fc_table_touch_carry(struct fc_table *t, uint32_t idx, unsigned int which, uint32_t lo);
 
 /**
- * Account one hit on entry @p idx (an index the lookup gave): packets,
+ * Account one hit on entry @p idx (an index the lookup gave), whose slot
+ * @p e the caller has at hand (the marked path: fc_table_slots()): packets,
  * bytes, last_seen, in the entry's line (a 32-bit counter wrapping
  * carries into the cold words: fc_table_touch_carry()). Plain relaxed
  * stores: one RX lcore serves a flow; last_seen is stored only when the
@@ -438,9 +439,9 @@ void fc_table_touch_carry(struct fc_table *t, uint32_t idx, unsigned int which, 
  * Context: the reader that owns the flow.
  */
 static inline void
-fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
+fc_table_touch_slot(struct fc_table *t, struct fc_entry *e, uint32_t idx, uint32_t bytes,
+	uint32_t now)
 {
-	struct fc_entry *e = &((const struct fc_table_view *)(const void *)t)->entries[idx];
 	uint32_t p = e->packets_lo + 1u;
 	uint32_t b = e->bytes_lo + bytes;
 
@@ -454,6 +455,14 @@ fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
 		fc_table_touch_carry(t, idx, 1, b);
 	if (__atomic_load_n(&e->last_seen, __ATOMIC_RELAXED) != now)
 		__atomic_store_n(&e->last_seen, now, __ATOMIC_RELAXED);
+}
+
+/** fc_table_touch_slot() of the slot at index @p idx. */
+static inline void
+fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
+{
+	fc_table_touch_slot(t, &((const struct fc_table_view *)(const void *)t)->entries[idx], idx,
+		bytes, now);
 }
 
 /**
