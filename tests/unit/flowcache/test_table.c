@@ -1554,6 +1554,7 @@ test_stuck_reader(void **state)
 #define RACE_WRITER_OPS 2000000u
 #define RACE_READER_MIN_LOOPS 2000u
 #define RACE_BURST 32u
+#define RACE_MEET 65536u /* writer ops between two waits for the reader */
 
 struct race {
 	struct fc_table *t;
@@ -1620,7 +1621,7 @@ race_reader(void *arg)
 			else
 				fc_table_touch(r->t, idx[i], 64, (uint32_t)r->loops);
 		}
-		r->loops++;
+		__atomic_store_n(&r->loops, r->loops + 1, __ATOMIC_RELEASE);
 		fc_table_quiescent(r->t, 1);
 	}
 	fc_table_reader_unregister(r->t, 1);
@@ -1670,6 +1671,17 @@ test_concurrent_readers(void **state)
 			assert_int_equal(fc_table_update(r.t, (uint32_t)pos, &a, 0), 0);
 		} else {
 			assert_int_equal(fc_table_delete(r.t, (uint32_t)pos), 0);
+		}
+		/*
+		 * Now and then, wait for a whole reader loop: on a loaded host
+		 * either thread may be off its CPU for the other's whole run
+		 * (the reader then reads an empty table, or only a still one).
+		 */
+		if ((op + 1) % RACE_MEET == 0) {
+			uint64_t l0 = __atomic_load_n(&r.loops, __ATOMIC_ACQUIRE);
+
+			while (__atomic_load_n(&r.loops, __ATOMIC_ACQUIRE) < l0 + 2)
+				rte_pause();
 		}
 	}
 	__atomic_store_n(&r.writer_done, 1, __ATOMIC_RELEASE);
