@@ -701,38 +701,6 @@ unsigned int dp_rx_burst_ahead(struct dp_ctx *c, uint16_t in_port, struct rte_mb
  */
 unsigned int dp_rx_flush(struct dp_ctx *c);
 
-/* ------------------------------------------------------------------------ */
-/* VLAN sub-interfaces (dp_vlan.c)                                           */
-/* ------------------------------------------------------------------------ */
-
-/** Largest 802.1Q VLAN id a sub-interface may have (4095 is reserved). */
-#define DP_VLAN_MAX 4094
-
-/**
- * The VLAN sub-interfaces of one port: per VLAN id, the sub-interface's
- * port id + 1, or 0 (no sub-interface: such tagged frames are dropped).
- * Written before the RX lcores run; read-only after.
- */
-struct dp_vlan_map {
-	uint16_t port[DP_VLAN_MAX + 2];
-};
-
-/**
- * dp_rx_burst_ahead() for a port with VLAN sub-interfaces: each frame whose
- * outer tag is 802.1Q with a VLAN id of @p map is its sub-interface's, the
- * tag stripped; the burst goes on as one burst per input port (in order
- * of first appearance, order kept within; counted vlan_rx). Untagged,
- * 802.1ad and priority-tagged (VLAN 0) frames stay @p in_port's, as
- * received. A tag of a VLAN without sub-interface: counted rx and dropped
- * (DP_DROP_VLAN_UNKNOWN, and vlan_unknown[in_port]).
- * Not for lossless contexts: a burst held back part way would hold the
- * other ports' packets behind it.
- * @return the number of packets handed to channels.
- * Context: as dp_rx_burst().
- */
-unsigned int dp_vlan_rx(struct dp_ctx *c, const struct dp_vlan_map *map, uint16_t in_port,
-	struct rte_mbuf **m, unsigned int n, uint32_t now);
-
 /**
  * Packets @p c keeps for the next poll (dp_rx_burst_ahead()).
  * Context: the context's thread.
@@ -808,5 +776,8 @@ void dp_stats_add(struct dp_stats *sum, const struct dp_stats *s);
 
 /* The slow path's side: deciding upcalls, posting completions (dp_upcall.h). */
 #include "dp_upcall.h"
+
+/* VLAN sub-interfaces on RX (dp_vlan.h). */
+#include "dp_vlan.h"
 
 #endif /* GUFC_DATAPATH_H */
