@@ -368,12 +368,13 @@ def wait_line(proc, word, timeout=15):
     raise Fail("no '%s' line: %s" % (word, "".join(lines)))
 
 
-def transfer(gw, dst, port, mb, listen=None):
-    """Client -> server TCP transfer of @mb MB; (sink words, source words).
-    @listen: (address, port) the server listens on, if not @dst, @port."""
-    sink = gw.python(gw.sns, SINK, *(listen or (dst, str(port))))
+def transfer(gw, dst, port, mb, listen=None, src_ns=None, dst_ns=None):
+    """TCP transfer of @mb MB from @src_ns (the client's) to @dst_ns (the
+    server's); (sink words, source words).
+    @listen: (address, port) the sink listens on, if not @dst, @port."""
+    sink = gw.python(dst_ns or gw.sns, SINK, *(listen or (dst, str(port))))
     wait_line(sink, "LISTEN")
-    src = gw.python(gw.cns, SOURCE, dst, str(port), str(mb))
+    src = gw.python(src_ns or gw.cns, SOURCE, dst, str(port), str(mb))
     sent = wait_line(src, "SENT", timeout=90)
     got = wait_line(sink, "GOT", timeout=10)
     src.wait(5)

@@ -20,7 +20,7 @@ import sys
 
 from router_lib import (CLIENT4, CLIENT6, GW_IN4, GW_IN6, GW_OUT4, GW_OUT6, SERVER4,
                         SERVER6, Fail, Gateway, check, main)
-from router_test import SINK, SOURCE, ping, wait_line
+from router_test import ping, transfer, wait_line
 
 VLAN_CONF = """set mode router
 port 0 name trunk
@@ -37,19 +37,6 @@ VLAN_IPT = """*filter
 -A FORWARD -i srv200 -p tcp --dport 5003 -j DROP
 COMMIT
 """
-
-
-def transfer(gw, src_ns, dst_ns, dst, port, mb):
-    sink = gw.python(dst_ns, SINK, dst, str(port))
-    wait_line(sink, "LISTEN")
-    src = gw.python(src_ns, SOURCE, dst, str(port), str(mb))
-    sent = wait_line(src, "SENT", timeout=90)
-    got = wait_line(sink, "GOT", timeout=10)
-    src.wait(5)
-    sink.wait(5)
-    check(sent[1] == got[1] and sent[2] == got[2],
-          "transfer to %s: sent %s %s, received %s %s" % (dst, sent[1], sent[2], got[1], got[2]))
-    return got
 
 
 def frame(vid, dst_ip):
@@ -73,10 +60,10 @@ def t_vlan(build):
         r = gw.server(["ping", "-4", "-c", "2", "-i", "0.2", "-W", "2", CLIENT4], check_rc=False)
         check(r.returncode == 0, "server -> client: %s" % r.stdout)
         # TCP both ways (VLAN 100 -> 200 and 200 -> 100), IPv4 and IPv6.
-        got = transfer(gw, gw.cns, gw.sns, SERVER4, 5001, 8)
+        got, _ = transfer(gw, SERVER4, 5001, 8)
         check(got[3] == CLIENT4, "the server saw %s" % got[3])
-        transfer(gw, gw.cns, gw.sns, SERVER6, 5001, 4)
-        got = transfer(gw, gw.sns, gw.cns, CLIENT4, 5002, 8)
+        transfer(gw, SERVER6, 5001, 4)
+        got, _ = transfer(gw, CLIENT4, 5002, 8, src_ns=gw.sns, dst_ns=gw.cns)
         check(got[3] == SERVER4, "the client saw %s" % got[3])
         # -i srv200 (the VLAN 200 sub-interface): the server's connection
         # to the client's port 5003 is dropped; the client's to the
