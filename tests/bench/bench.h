@@ -270,6 +270,16 @@ struct rule_set *bench_rules_ext(const struct rule_set *base, uint16_t port);
 /** A rule of the same distribution (for commits). */
 void bench_rule_random(struct bench_rng *rng, struct rule *r);
 
+/**
+ * Commits gufc-bench makes: a copy of @p eng's set with one random filter
+ * rule replaced by another (bench_set_replaced), or with a rule on top that
+ * accepts the @p sixteenth'th /12 of the sources' 10.0.0.0/8 (bench_set_wide:
+ * an administrator's change that touches many cached flows without changing
+ * most verdicts). NULL on error.
+ */
+struct rule_set *bench_set_replaced(struct rule_engine *eng, struct bench_rng *rng);
+struct rule_set *bench_set_wide(struct rule_engine *eng, uint32_t sixteenth);
+
 /** Draw a random connection's forward key (IPv4 or IPv6). */
 void bench_key_random(struct bench_rng *rng, unsigned int family, struct fc_key *k);
 

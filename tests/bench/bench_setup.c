@@ -85,49 +85,6 @@ reval_phase(struct rule_engine *eng)
 	return steps;
 }
 
-/* The engine's set with one random filter rule replaced (gufc-bench's commit). */
-static struct rule_set *
-set_replaced(struct rule_engine *eng, struct bench_rng *rng)
-{
-	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
-	const struct rule_chain *c;
-	struct rule r;
-
-	if (s == NULL)
-		return NULL;
-	c = rule_set_chain_find(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN);
-	bench_rule_random(rng, &r);
-	if (c == NULL || c->n_rules == 0 ||
-		rule_set_rule_replace(s, c->rules[bench_rng_below(rng, c->n_rules)].id, &r) != 0) {
-		rule_set_free(s);
-		return NULL;
-	}
-	return s;
-}
-
-/* The engine's set with an accept of a /12 of 10.0.0.0/8 on top (gufc-bench's wide commit). */
-static struct rule_set *
-set_wide(struct rule_engine *eng)
-{
-	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
-	uint32_t a = rte_cpu_to_be_32(0x0a000000u | 5u << 20);
-	struct rule r;
-
-	if (s == NULL)
-		return NULL;
-	rule_init(&r);
-	r.family = FC_AF_INET4;
-	r.match = RULE_M_SRC;
-	memcpy(r.src.addr, &a, 4);
-	r.src.len = 12;
-	r.action = RULE_ACT_ACCEPT;
-	if (rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL) != 0) {
-		rule_set_free(s);
-		return NULL;
-	}
-	return s;
-}
-
 static int
 num(const char *s, unsigned long *v)
 {
@@ -212,7 +169,7 @@ main(int argc, char **argv)
 	settle(eng);
 	cyc = 0;
 	for (unsigned long i = 0; i < v[2]; i++) {
-		struct rule_set *s = set_replaced(eng, &rng);
+		struct rule_set *s = bench_set_replaced(eng, &rng);
 
 		t0 = rte_rdtsc();
 		if (s == NULL || commit_phase(eng, s) != 0)
@@ -223,7 +180,7 @@ main(int argc, char **argv)
 	settle(eng);
 
 	rc = bench_engine_rules(&env, rule_set_clone(rule_engine_rules(eng)), &build_s);
-	if (rc != 0 || rule_engine_commit(eng, set_wide(eng)) != 0)
+	if (rc != 0 || rule_engine_commit(eng, bench_set_wide(eng, 5)) != 0)
 		return 1;
 	rule_engine_stats_get(eng, &st);
 	rv0 = st.revalidated;

@@ -171,6 +171,49 @@ bench_rule_random(struct bench_rng *rng, struct rule *r)
 	r->action = bench_rng_below(rng, 100) < 70 ? RULE_ACT_ACCEPT : RULE_ACT_DROP;
 }
 
+/* A copy of the engine's set with one random filter rule replaced by a new random one. */
+struct rule_set *
+bench_set_replaced(struct rule_engine *eng, struct bench_rng *rng)
+{
+	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
+	const struct rule_chain *c;
+	struct rule r;
+
+	if (s == NULL)
+		return NULL;
+	c = rule_set_chain_find(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN);
+	bench_rule_random(rng, &r);
+	if (c == NULL || c->n_rules == 0 ||
+		rule_set_rule_replace(s, c->rules[bench_rng_below(rng, c->n_rules)].id, &r) != 0) {
+		rule_set_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* A copy of the engine's set with an accept of the @sixteenth'th /12 of 10.0.0.0/8 on top. */
+struct rule_set *
+bench_set_wide(struct rule_engine *eng, uint32_t sixteenth)
+{
+	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
+	uint32_t a = rte_cpu_to_be_32(0x0a000000u | (sixteenth & 15u) << 20);
+	struct rule r;
+
+	if (s == NULL)
+		return NULL;
+	rule_init(&r);
+	r.family = FC_AF_INET4;
+	r.match = RULE_M_SRC;
+	memcpy(r.src.addr, &a, 4);
+	r.src.len = 12;
+	r.action = RULE_ACT_ACCEPT;
+	if (rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL) != 0) {
+		rule_set_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 struct rule_set *
 bench_rules_make(struct bench_rng *rng, uint32_t n)
 {

@@ -449,53 +449,6 @@ engine_pending(struct rule_engine *eng)
 	return st.pending;
 }
 
-/* A copy of the engine's set with one random rule replaced by a new random one. */
-static struct rule_set *
-commit_prepare(struct rule_engine *eng, struct bench_rng *rng)
-{
-	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
-	const struct rule_chain *c;
-	struct rule r;
-
-	if (s == NULL)
-		return NULL;
-	c = rule_set_chain_find(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN);
-	bench_rule_random(rng, &r);
-	if (c == NULL || c->n_rules == 0 ||
-		rule_set_rule_replace(s, c->rules[bench_rng_below(rng, c->n_rules)].id, &r) != 0) {
-		rule_set_free(s);
-		return NULL;
-	}
-	return s;
-}
-
-/*
- * A copy of the engine's set with a rule inserted at the top that accepts a
- * sixteenth of the sources (a /12 of 10.0.0.0/8): an administrator's change
- * that touches many cached flows without changing most verdicts.
- */
-static struct rule_set *
-commit_prepare_wide(struct rule_engine *eng, struct bench_rng *rng)
-{
-	struct rule_set *s = rule_set_clone(rule_engine_rules(eng));
-	uint32_t a = rte_cpu_to_be_32(0x0a000000u | bench_rng_below(rng, 16) << 20);
-	struct rule r;
-
-	if (s == NULL)
-		return NULL;
-	rule_init(&r);
-	r.family = FC_AF_INET4;
-	r.match = RULE_M_SRC;
-	memcpy(r.src.addr, &a, 4);
-	r.src.len = 12;
-	r.action = RULE_ACT_ACCEPT;
-	if (rule_set_rule_add(s, RULE_TABLE_FILTER, RULE_CHAIN_MAIN, 0, &r, NULL) != 0) {
-		rule_set_free(s);
-		return NULL;
-	}
-	return s;
-}
-
 /* Run the background revalidation to its end (rules lcore, no traffic). */
 static uint64_t
 revalidate_all(struct rule_engine *eng)
@@ -547,7 +500,7 @@ commit_bench(struct bench_ctx *ctx, struct bench_results *res, uint32_t rules, u
 	for (unsigned int i = 0; i < n; i++) {
 		uint64_t t0 = rte_rdtsc();
 
-		s = commit_prepare(eng, &rng);
+		s = bench_set_replaced(eng, &rng);
 		prep[i] = rte_rdtsc() - t0;
 		if (s == NULL)
 			goto out;
@@ -573,7 +526,7 @@ commit_bench(struct bench_ctx *ctx, struct bench_results *res, uint32_t rules, u
 	/*
 	 * Throughput under revalidation: the classifier catches up first (as the
 	 * app's background build would have by now), then one more commit (see
-	 * commit_prepare_wide()); both roles run on this lcore, burst by burst,
+	 * bench_set_wide()); both roles run on this lcore, burst by burst,
 	 * until its changes are retired, each role's cycles counted apart.
 	 */
 	s = rule_engine_cls_wanted(eng, &(uint32_t){0});
@@ -592,7 +545,7 @@ commit_bench(struct bench_ctx *ctx, struct bench_results *res, uint32_t rules, u
 	rule_engine_stats_get(eng, &st);
 	up0 = st.upcalls[RULE_UPCALL_STALE];
 	rv0 = st.revalidated;
-	s = commit_prepare_wide(eng, &rng);
+	s = bench_set_wide(eng, bench_rng_below(&rng, 16));
 	if (s == NULL || rule_engine_commit(eng, s) != 0) {
 		rc = -ENOMEM;
 		goto out;
