@@ -24,23 +24,6 @@
 
 extern int rule_cls_logtype;
 
-static int
-grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-	uint32_t ncap;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	ncap = RTE_MAX(need, *cap * 2u);
-	ncap = RTE_MAX(ncap, 16u);
-	q = realloc(*p, (size_t)ncap * size);
-	if (q == NULL)
-		return -ENOMEM;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
 #define CLS_LOG(level, fmt, ...)                                                                   \
 	rte_log(RTE_LOG_##level, rule_cls_logtype, "rule_cls: " fmt "\n", ##__VA_ARGS__)
 
@@ -279,7 +262,7 @@ ctx_build(struct cls_acl_env *b, struct ctxv *cv, uint32_t n_cat, uint8_t fam, u
 	uint32_t mid;
 	int rc;
 
-	if (grow((void **)&cv->v, &cv->cap, cv->n + 1, sizeof(*cv->v)) < 0)
+	if (rule_cls_grow((void **)&cv->v, &cv->cap, cv->n + 1, sizeof(*cv->v)) < 0)
 		return -ENOMEM;
 	snprintf(name, sizeof(name), "%s.%x.%x", b->name, (unsigned int)getpid(),
 		__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));

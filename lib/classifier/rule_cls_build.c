@@ -107,8 +107,9 @@ flat_free(struct flat *f)
 	f->n = f->cap = f->n_label = f->cap_label = 0;
 }
 
-static int
-grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+/* Build-time growth of an array of @p size-byte elements to hold @p need. */
+int
+rule_cls_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 {
 	uint32_t ncap;
 	void *q;
@@ -134,7 +135,7 @@ flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg, uint32
 		rule_cls_term_free(t);
 		return -E2BIG;
 	}
-	if (grow((void **)&f->e, &f->cap, f->n + 1, sizeof(*f->e)) < 0) {
+	if (rule_cls_grow((void **)&f->e, &f->cap, f->n + 1, sizeof(*f->e)) < 0) {
 		rule_cls_term_free(t);
 		return -ENOMEM;
 	}
@@ -156,7 +157,7 @@ flat_push(struct flat *f, struct cls_term *t, uint8_t kind, uint32_t arg, uint32
 static int
 flat_label(struct flat *f, uint32_t *lab)
 {
-	if (grow((void **)&f->label, &f->cap_label, f->n_label + 1, sizeof(*f->label)) < 0)
+	if (rule_cls_grow((void **)&f->label, &f->cap_label, f->n_label + 1, sizeof(*f->label)) < 0)
 		return -ENOMEM;
 	*lab = f->n_label++;
 	return 0;
@@ -172,7 +173,7 @@ rule_copy(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_
 		*idx = b->rule_map[o] - 1;
 		return 0;
 	}
-	if (grow((void **)&b->rules, &b->cap_rules, b->n_rules + 1, sizeof(*b->rules)) < 0)
+	if (rule_cls_grow((void **)&b->rules, &b->cap_rules, b->n_rules + 1, sizeof(*b->rules)) < 0)
 		return -ENOMEM;
 	b->rules[b->n_rules] = c->rules[j];
 	*idx = b->n_rules++;
@@ -194,9 +195,9 @@ result_of(struct bld *b, unsigned int table, const struct rule_chain *c, uint32_
 	}
 	if (r->tgt.kind != RULE_X_NONE && rule_copy(b, table, c, j, &ri) < 0)
 		return -ENOMEM;
-	if (grow((void **)&b->res, &b->cap_res, b->n_res + 1, sizeof(*b->res)) < 0 ||
-		grow((void **)&b->res_rule, &b->cap_res_rule, b->n_res + 1, sizeof(*b->res_rule)) <
-			0)
+	if (rule_cls_grow((void **)&b->res, &b->cap_res, b->n_res + 1, sizeof(*b->res)) < 0 ||
+		rule_cls_grow((void **)&b->res_rule, &b->cap_res_rule, b->n_res + 1,
+			sizeof(*b->res_rule)) < 0)
 		return -ENOMEM;
 	rule_term_of(r, &b->res[b->n_res]);
 	b->res[b->n_res].tgt = NULL; /* pointed at the classifier's copy once it exists */

@@ -298,6 +298,12 @@ unsigned int rule_cls_term_narrow(const struct cls_term *t);
  * rte_acl (rule_cls_acl.c)
  */
 
+/**
+ * Grow the malloc'ed array *@p p of *@p cap elements of @p size bytes to
+ * hold @p need (doubling, 16 at least). @return 0 or -ENOMEM (*@p p kept).
+ */
+int rule_cls_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
+
 /** What building rte_acl contexts needs and counts. */
 struct cls_acl_env {
 	char name[9];       /**< context name prefix */
