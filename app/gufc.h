@@ -113,6 +113,7 @@ struct gufc_sum {
 	uint64_t upcall_interest;
 	uint64_t upcall_class;		/**< hits whose header fields are outside their entry's class */
 	uint64_t ct_synack_fast;	/**< SYN/ACKs conntrack took on the fast path */
+	uint64_t ct_ignored_fast;	/**< TCP segments passed as ignored on the fast path */
 	uint64_t upcall_per_packet;	/**< hits whose entry decides each packet on the slow path */
 	uint64_t upcall_pending;	/**< upcalled behind their connection's upcall in flight */
 	uint64_t upcall_uncounted;	/**< upcalls no pending slot counted (never expected) */

@@ -93,9 +93,10 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " related, %" PRIu64 " of them translated\n", "icmp errors",
 		t.cts.related, t.nats.related_nat);
 	fprintf(f, "%-20s %" PRIu64 " tcp connections (refused %" PRIu64 "), ignored %" PRIu64
-		", reopened %" PRIu64 ", removed by rst %" PRIu64 ", %" PRIu64 " sctp associations\n",
-		"conntrack", t.cts.tcp_conns, t.cts.tcp_full, t.cts.ignored, t.cts.reopened,
-		t.cts.removed, t.cts.sctp_conns);
+		" (fast path %" PRIu64 "), reopened %" PRIu64 ", removed by rst %" PRIu64
+		", %" PRIu64 " sctp associations\n",
+		"conntrack", t.cts.tcp_conns, t.cts.tcp_full, t.cts.ignored, s->ct_ignored_fast,
+		t.cts.reopened, t.cts.removed, t.cts.sctp_conns);
 	fprintf(f, "%-20s", "conntrack invalid");
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
 		fprintf(f, " %s %" PRIu64 "%s", mod_ct_why_name(w), t.cts.invalid[w],

@@ -122,6 +122,7 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->upcall_per_packet = dp.upcall_per_packet;
 	s->upcall_class = dp.upcall_class;
 	s->ct_synack_fast = dp.ct_synack_fast;
+	s->ct_ignored_fast = dp.ct_ignored_fast;
 	s->upcall_pending = dp.upcall_pending;
 	s->upcall_uncounted = dp.upcall_uncounted;
 	s->waited = dp.waited;
@@ -373,6 +374,9 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 			")\n", "tcp connections now",
 			t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored, t->cts.reopened,
 			t->cts.removed, t->cts.sctp_conns);
+		if (s->ct_ignored_fast != 0)
+			fprintf(f, "%-28s %14" PRIu64 "  (accepted, no idle time renewed)\n",
+				"ignored on the fast path", s->ct_ignored_fast);
 		if (inv != 0) {
 			fprintf(f, "%-28s %14" PRIu64 "  (", "conntrack invalid", inv);
 			for (unsigned int w = 1, k = 0; w < MOD_CT_WHY__COUNT; w++)
@@ -599,10 +603,11 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"tcp_conns\": %" PRIu64
 		", \"tcp_refused\": %" PRIu64 ", \"ignored\": %" PRIu64 ", \"reopened\": %" PRIu64
 		", \"removed\": %" PRIu64 ", \"sctp_conns\": %" PRIu64
-		", \"synack_armed\": %" PRIu64 ", \"synack_fast\": %" PRIu64 ", \"invalid\": {",
+		", \"synack_armed\": %" PRIu64 ", \"synack_fast\": %" PRIu64
+		", \"ignored_fast\": %" PRIu64 ", \"invalid\": {",
 		t->cts.related, t->cts.notrack, t->cts.tcp_conns, t->cts.tcp_full, t->cts.ignored,
 		t->cts.reopened, t->cts.removed, t->cts.sctp_conns, t->cts.synack_armed,
-		s->ct_synack_fast);
+		s->ct_synack_fast, s->ct_ignored_fast);
 	for (unsigned int w = 1; w < MOD_CT_WHY__COUNT; w++)
 		fprintf(f, "%s\"%s\": %" PRIu64, w > 1 ? ", " : "", mod_ct_why_name(w),
 			t->cts.invalid[w]);

@@ -161,6 +161,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("ct_tcp_refused", t.cts.tcp_full);
 	U("ct_sctp_conns", t.cts.sctp_conns);
 	U("ct_ignored", t.cts.ignored);
+	U("ct_ignored_fast", s->ct_ignored_fast);
 	U("ct_reopened", t.cts.reopened);
 	U("ct_removed", t.cts.removed);
 	U("ct_helper_conns", t.cth.conns);

@@ -1512,17 +1512,21 @@ def cmd_run(args):
 #
 # Conversation list format ('#' starts a comment):
 #   conv NAME CLIENT:PORT -> SERVER:PORT [isn=C,S] [loose=0|1] [be_liberal=0|1]
-#        [max_retrans=N]
+#        [max_retrans=N] [timeout_established=SECONDS]
 #   > FLAGS seq=E [ack=E] [win=N] [len=N] [mss=N] [wscale=N] [sackperm] [ts]
 #          [sack=E-E[,E-E...]]
 #   < FLAGS ...
+#   wait SECONDS
 # '>' is a segment from the client, '<' one from the server. FLAGS are
 # letters of FSRPAUEC, or "-" for none. E is a number, or c, s (the
 # client's and the server's initial sequence numbers from isn=, default
 # 1000 and 5000) with an optional +N or -N, modulo 2^32. ack defaults to 0,
 # win to 65535, len (payload bytes) to 0. The settings after the addresses
 # are the conntrack sysctls of that conversation (Linux's defaults
-# otherwise). IPv6 addresses in brackets, as in packet lists.
+# otherwise). "wait N" (1..30) lets N seconds pass before the next segment
+# (the real time on Linux's side; "frames" writes the line on, for
+# ct_eval's clock): with a short timeout_established, a connection can
+# expire within a conversation. IPv6 addresses in brackets, as in packet lists.
 #
 # SCTP associations: "conv NAME CLIENT:PORT -> SERVER:PORT proto=sctp",
 # then one line per packet:
@@ -1560,7 +1564,8 @@ TCP_CT_STATES = ("NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLO
                  "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2")
 CONV_SYSCTLS = {"loose": ("nf_conntrack_tcp_loose", 1),
                 "be_liberal": ("nf_conntrack_tcp_be_liberal", 0),
-                "max_retrans": ("nf_conntrack_tcp_max_retrans", 3)}
+                "max_retrans": ("nf_conntrack_tcp_max_retrans", 3),
+                "timeout_established": ("nf_conntrack_tcp_timeout_established", 432000)}
 
 
 def conv_rules():
@@ -1586,6 +1591,7 @@ class Segment:
         self.dlen = 0
         self.opts = b""
         self.bad_crc = False  # SCTP: its CRC32c sent wrong ("crc=bad")
+        self.wait = 0         # seconds to wait before sending it ("wait N" lines)
 
 
 # SCTP chunks of a conversation's packets, by name: (type, flags, value bytes).
@@ -1639,6 +1645,7 @@ class Conversation:
         self.segs = []
         self.nat = {}       # "dnat" / "snat": (ip, port); "masq": (WAN address, port)
         self.invalid_accept = False  # invalid=accept: the INVALID rule accepts
+        self.wait = 0       # "wait N" lines not yet given to a segment
 
     def family(self):
         return self.client[0].version
@@ -1736,8 +1743,15 @@ def parse_conv(path):
                     raise OracleError("%s: unknown option %r" % (where, opt))
             convs.append(cur)
             continue
+        if w[0] == "wait":
+            # "wait N": N seconds (1..30) pass before the next segment.
+            if cur is None or len(w) != 2 or not w[1].isdigit() or not 0 < int(w[1]) <= 30:
+                raise OracleError("%s: expected 'wait SECONDS' (1..30) in a conversation"
+                                  % where)
+            cur.wait += int(w[1])
+            continue
         if w[0] not in (">", "<"):
-            raise OracleError("%s: expected 'conv', '>' or '<'" % where)
+            raise OracleError("%s: expected 'conv', '>', '<' or 'wait'" % where)
         if cur is None:
             raise OracleError("%s: segment before any 'conv' line" % where)
         if cur.proto == 132:
@@ -1753,6 +1767,7 @@ def parse_conv(path):
             if not chunks:
                 raise OracleError("%s: expected '> VTAG CHUNK...'" % where)
             s.opts = b"".join(sctp_chunk(t, n, where) for t in chunks)
+            s.wait, cur.wait = cur.wait, 0
             cur.segs.append(s)
             continue
         if len(w) < 2 or (w[1] != "-" and any(c not in "FSRPAUEC" for c in w[1])):
@@ -1796,6 +1811,7 @@ def parse_conv(path):
         if "seq" not in seen:
             raise OracleError("%s: seq= missing" % where)
         s.opts = tcp_options(opts)
+        s.wait, cur.wait = cur.wait, 0
         cur.segs.append(s)
     return convs
 
@@ -2085,6 +2101,8 @@ def cmd_conv(args):
             cl.nat_rules(conv)
             lab.ct_flush()
             for s in conv.segs:
+                if s.wait:
+                    time.sleep(s.wait)
                 line = cl.segment(conv, s)
                 if " error " in line:
                     rc = 1
@@ -2101,9 +2119,14 @@ def cmd_frames(args):
             conv.name, conv.client[0], conv.client[1], conv.server[0], conv.server[1],
             conv.sysctl["loose"], conv.sysctl["be_liberal"], conv.sysctl["max_retrans"],
             " proto=132" if conv.proto == 132 else "") +
+              (" timeout_established=%d" % conv.sysctl["timeout_established"]
+               if conv.sysctl["timeout_established"] != CONV_SYSCTLS["timeout_established"][1]
+               else "") +
               (" invalid=accept" if conv.invalid_accept else "") +
               "".join(" %s=%s,%d" % (k, v[0], v[1]) for k, v in sorted(conv.nat.items())))
         for s in conv.segs:
+            if s.wait:
+                print("wait %d" % s.wait)
             print("%d %s %s" % (s.n, ">" if s.frm_client else "<", conv_frame(conv, s).hex()))
     return 0
 

@@ -317,6 +317,8 @@ struct dp_stats {
 	uint64_t upcall_per_packet; /**< hits upcalled: their entry decides each packet there */
 	uint64_t upcall_class;	  /**< hits upcalled: header fields outside their entry's class */
 	uint64_t ct_synack_fast;  /**< SYN/ACKs conntrack took on the fast path (mod_ct_fast_synack()) */
+	uint64_t ct_ignored_fast; /**< TCP segments conntrack's window check passed as ignored
+				       (MOD_CT_FAST_IGNORED): counted, no idle time renewed */
 	uint64_t slow_pkts;	  /**< packets dp_upcall_burst() decided */
 	uint64_t fwd_pkts;	  /**< packets handed to chan_enqueue_burst() */
 	uint64_t non_ip_pass;	  /**< non-IP frames to the default channel */

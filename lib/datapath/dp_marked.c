@@ -52,9 +52,11 @@ dp_be32_at(const uint8_t *p)
  * an IPv6 header without extension header. Anything that does not look
  * like that counts as wanted: the software path decides. @p ip_len is
  * dp_marked_ip_len()'s (not 0): asked first, so that a frame it refuses
- * never reaches the window check, which records what it passes. @p ctl:
- * the connection's line the window check reads, as the prefetch pass found
- * it (mod_ct_fast_prefetch()).
+ * never reaches the window check, which records what it passes. A segment
+ * the check passes as ignored (MOD_CT_FAST_IGNORED: it records nothing)
+ * counts as wanted too: the software path passes it again without
+ * renewing the entry's idle time. @p ctl: the connection's line the window
+ * check reads, as the prefetch pass found it (mod_ct_fast_prefetch()).
  */
 static inline bool
 dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
@@ -145,7 +147,8 @@ dp_marked_wants(const struct dp_ctx *c, const struct fc_action *a, const struct 
 	/* Plain: no options, or only a timestamp (NOP, NOP, kind 8 length 10). */
 	pk.tcp_opt = (hlen == 20 || (hlen == 32 && dp_be32_at(p + l4 + 20) == 0x0101080au)) ?
 		FC_TCP_OPT_PLAIN : 0;
-	return !mod_ct_fast_check_line(ctl, a, &pk);
+	/* Passed as ignored (no idle time renewed): the software path's. */
+	return mod_ct_fast_check_line(ctl, a, &pk) != MOD_CT_FAST_PASS;
 }
 
 /*

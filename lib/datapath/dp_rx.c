@@ -334,7 +334,8 @@ dp_sctp_bad(const struct dp_ctx *c, const struct fc_action *a, const struct rte_
  * second step on line @p ctl (mod_ct_fast_synack(), which searches
  * options beyond a timestamp for SACK blocks in the first segment, or
  * takes only plain ones) and the SYN/ACK passes with the entry's verdict,
- * counted; or it goes up. Out of line: once per connection.
+ * counted; or it goes up. Out of line: once per connection. @return true
+ * (MOD_CT_FAST_PASS: it renews the idle time) if taken.
  */
 static __rte_noinline bool
 dp_ct_synack(struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
@@ -353,25 +354,40 @@ dp_ct_synack(struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf 
 	return true;
 }
 
+/* What a hit's modules say of it (dp_hit_wants()). */
+enum dp_hit {
+	DP_HIT_TAKE = 0,      /* the entry decides it */
+	DP_HIT_UP = 1,        /* the slow path's */
+	DP_HIT_KEEP_IDLE = 2, /* the entry decides it, its idle time not renewed */
+	DP_HIT_UNASKED = 3,   /* (dp_apply_general()'s caller) not asked yet */
+};
+
 /*
  * Does a hit go to the slow path for a module's interest: the entry's
  * interest mask selects it (rule_engine_wants()), the conntrack module's
  * window check on connection line @p ctl (the prefetch pass's; a SYN/ACK
  * its step, dp_ct_synack()) or SCTP check cannot vouch for it, or its
- * UDP-Lite header fails?
+ * UDP-Lite header fails? @return DP_HIT_UP if so; DP_HIT_KEEP_IDLE for a
+ * segment the window check passes as ignored (MOD_CT_FAST_IGNORED: Linux
+ * refreshes no timer for it); else DP_HIT_TAKE.
  */
-static __rte_always_inline bool
+static __rte_always_inline unsigned int
 dp_hit_wants(struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf *mb,
 	const struct fc_pkt *pkt, struct mod_ct_fast_line *ctl)
 {
+	unsigned int ct = MOD_CT_FAST_PASS;
+
 	if (likely(a->interest == 0))
-		return false;
-	return rule_engine_wants(a, pkt) ||
+		return DP_HIT_TAKE;
+	if (rule_engine_wants(a, pkt) ||
 		((a->interest & FC_INTEREST_TCP_WIN) &&
-			!(unlikely(pkt->tcp_flags & 0x02) ? dp_ct_synack(c, a, mb, pkt, ctl)
-							   : mod_ct_fast_check_line(ctl, a, pkt))) ||
+			(ct = unlikely(pkt->tcp_flags & 0x02)
+					? dp_ct_synack(c, a, mb, pkt, ctl)
+					: mod_ct_fast_check_line(ctl, a, pkt)) == MOD_CT_FAST_SLOW) ||
 		((a->interest & FC_INTEREST_UDPLITE) && dp_udplite_bad(mb, pkt)) ||
-		((a->interest & FC_INTEREST_SCTP) && dp_sctp_bad(c, a, mb, pkt));
+		((a->interest & FC_INTEREST_SCTP) && dp_sctp_bad(c, a, mb, pkt)))
+		return DP_HIT_UP;
+	return unlikely(ct == MOD_CT_FAST_IGNORED) ? DP_HIT_KEEP_IDLE : DP_HIT_TAKE;
 }
 
 /*
@@ -435,13 +451,15 @@ dp_act_plain(const struct fc_action *a)
 /*
  * A hit's general path, after the checks every hit takes (dp_apply_family()):
  * header classes, interest, counted limits, router mode's checks and
- * rewrite, meters and packet programs, per-flow channels, NAT. Out of line:
- * the plain hits' loop keeps its registers.
+ * rewrite, meters and packet programs, per-flow channels, NAT. @p hw is
+ * what dp_hit_wants() said of it when the plain path asked (DP_HIT_TAKE or
+ * DP_HIT_KEEP_IDLE), else DP_HIT_UNASKED. Out of line: the plain hits'
+ * loop keeps its registers.
  */
 static __rte_noinline void
 dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsigned int fam,
 	uint32_t idx, struct rte_mbuf *mb, struct fc_pkt *pkt, const struct fc_action *a,
-	uint64_t conn, struct mod_neigh_adj *adj, struct mod_ct_fast_line *ctl)
+	uint64_t conn, struct mod_neigh_adj *adj, struct mod_ct_fast_line *ctl, unsigned int hw)
 {
 	struct dp_stats *st = &c->st;
 	const bool router = c->router;
@@ -450,7 +468,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 	enum dp_l3_way way = DP_L3_OUT;
 	bool rewritten;
 	uint8_t verdict;
-	uint32_t ch;
+	uint32_t ch, now;
 
 	/* Cached for a class of header fields: a packet of another is decided on its own. */
 	if (unlikely(a->mod[0] & RULE_ACT_M0_CLASSED) &&
@@ -460,12 +478,20 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 		return;
 	}
-	if (dp_hit_wants(c, a, mb, pkt, ctl) ||
+	if (hw == DP_HIT_UNASKED)
+		hw = dp_hit_wants(c, a, mb, pkt, ctl);
+	if (hw == DP_HIT_UP ||
 		((a->flags & FC_ACT_F_COUNT) &&
 			rule_engine_count_due(c->eng, t, fam, idx, mb->pkt_len))) {
 		st->upcall_interest++;
 		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 		return;
+	}
+	/* A segment conntrack ignores is counted and renews no idle time. */
+	now = b->now;
+	if (unlikely(hw == DP_HIT_KEEP_IDLE)) {
+		now = fc_table_last_seen(t, idx);
+		st->ct_ignored_fast++;
 	}
 	/* Router mode: an expired packet of a dropped forwarded flow never met its rule. */
 	if (unlikely(router) && a->verdict == FC_VERDICT_DROP && a->out_port != RULE_PORT_LOCAL &&
@@ -495,7 +521,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
 	}
 	if (verdict != FC_VERDICT_ACCEPT) {
-		fc_table_touch(t, idx, pkt->ip_len, b->now);
+		fc_table_touch(t, idx, pkt->ip_len, now);
 		dp_drop(b, &st->rule_drops[rule_engine_drop_of(a)], mb);
 		return;
 	}
@@ -522,7 +548,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 			return;
 		}
 		if (unlikely(way == DP_L3_NO_ROUTE)) {
-			fc_table_touch(t, idx, pkt->ip_len, b->now);
+			fc_table_touch(t, idx, pkt->ip_len, now);
 			dp_l3_no_route(c, b, mb, pkt, a->out_port, b->in_port);
 			return;
 		}
@@ -535,7 +561,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 			router && way == DP_L3_OUT ? adj->mtu
 						   : dp_pkt_mtu(c, a->out_port, b->in_port),
 			router && way == DP_L3_OUT ? DP_RW_EARLY : DP_RW_ALL, false);
-	fc_table_touch(t, idx, pkt->ip_len, b->now);
+	fc_table_touch(t, idx, pkt->ip_len, now);
 	if (router) {
 		/* TTL, HL at FORWARD, POSTROUTING: after the decrement, as Linux. */
 		dp_l3_fast_out(c, b, mb, pkt, ch, way, adj,
@@ -628,9 +654,18 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t,
 		 * a translated flow's rewrite is the slot's stores and checksum adds.
 		 */
 		if (likely(!router && dp_act_plain(a))) {
-			if (dp_hit_wants(c, a, mb, pkt, c->ct_fast != NULL ? ctl[j] : NULL)) {
-				st->upcall_interest++;
-				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+			unsigned int hw =
+				dp_hit_wants(c, a, mb, pkt, c->ct_fast != NULL ? ctl[j] : NULL);
+
+			if (unlikely(hw != DP_HIT_TAKE)) {
+				if (hw == DP_HIT_UP) {
+					st->upcall_interest++;
+					dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+					continue;
+				}
+				/* Ignored by conntrack: the general path keeps the idle time. */
+				dp_apply_general(
+					c, b, t, fam, idx[j], mb, pkt, a, conn, &adj, NULL, hw);
 				continue;
 			}
 			if (a->verdict != FC_VERDICT_ACCEPT) {
@@ -645,7 +680,7 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t,
 			continue;
 		}
 		dp_apply_general(c, b, t, fam, idx[j], mb, pkt, a, conn, &adj,
-			c->ct_fast != NULL ? ctl[j] : NULL);
+			c->ct_fast != NULL ? ctl[j] : NULL, DP_HIT_UNASKED);
 	}
 }
 

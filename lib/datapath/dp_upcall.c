@@ -213,6 +213,7 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->upcall_per_packet += s->upcall_per_packet;
 	sum->upcall_class += s->upcall_class;
 	sum->ct_synack_fast += s->ct_synack_fast;
+	sum->ct_ignored_fast += s->ct_ignored_fast;
 	sum->upcall_pending += s->upcall_pending;
 	sum->upcall_uncounted += s->upcall_uncounted;
 	sum->waited += s->waited;

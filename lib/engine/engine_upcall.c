@@ -835,9 +835,12 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		} else {
 			eng_rule_count(eng, d->rule_id, 1, up->len);
 			eng_trace_count(eng, trace, 1, up->len);
-			/* connbytes: the connection counts it all the same. */
-			if (!mismatch)
-				eng_cb_count_alone(eng, ti, idx, up->len, now);
+			/* connbytes: the connection counts it all the same, unless
+			 * INVALID (no connection: Linux neither counts it nor
+			 * refreshes the timer); one conntrack ignored renews nothing. */
+			if (!mismatch && !(cs & RULE_CT_INVALID))
+				eng_cb_count_alone(
+					eng, ti, idx, up->len, renew ? now : last_seen(e));
 		}
 		return true;
 	}

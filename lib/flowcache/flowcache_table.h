@@ -466,6 +466,21 @@ fc_table_touch(struct fc_table *t, uint32_t idx, uint32_t bytes, uint32_t now)
 }
 
 /**
+ * The last hit of entry @p idx (an index the lookup gave): the time to
+ * hand fc_table_touch() for a packet that is counted but renews no idle
+ * time (a TCP segment conntrack accepts and ignores, as Linux refreshes no
+ * timer for it).
+ * Context: the reader that owns the flow.
+ */
+static inline uint32_t
+fc_table_last_seen(const struct fc_table *t, uint32_t idx)
+{
+	return __atomic_load_n(
+		&((const struct fc_table_view *)(const void *)t)->entries[idx].last_seen,
+		__ATOMIC_RELAXED);
+}
+
+/**
  * Look up one key (writer side, no RCU registration needed).
  * @return entry index, or -ENOENT.
  * Context: writer (rules lcore) or control with the writer stopped.

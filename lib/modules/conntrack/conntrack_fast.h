@@ -464,6 +464,26 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
 #define MOD_CT_FAST_W_COMMON_NOST MOD_CT_FAST_W(2, MOD_CT_TI_ACK)
 
 /**
+ * mod_ct_fast_check()'s answers. Pass or not is the answer's truth (a
+ * caller that only passes or sends up may test it as a bool); what a
+ * passed segment does to the connection's idle time is which of the two.
+ */
+enum mod_ct_fast_res {
+	/** Send the segment to the slow path. */
+	MOD_CT_FAST_SLOW = 0,
+	/** Pass it with the entry's verdict; it renews the entry's idle time. */
+	MOD_CT_FAST_PASS = 1,
+	/**
+	 * Pass it with the entry's verdict, accepted but ignored (below the
+	 * windows: old data, a very old ACK). Linux's conntrack accepts such a
+	 * segment (NF_ACCEPT, its ctstate the connection's) without refreshing
+	 * the connection's timer: the caller counts it on the entry and leaves
+	 * the entry's last hit (its idle time) as it was.
+	 */
+	MOD_CT_FAST_IGNORED = 2,
+};
+
+/**
  * mod_ct_fast_check() for line @p l of the segment's connection, every
  * case: the rare ones (FINs, segments out of the common case's bounds,
  * liberal passes, retransmissions, state moves, the first segment after a
@@ -472,10 +492,12 @@ mod_ct_seq_max(uint32_t a, uint32_t b)
  * @param l  the connection's line
  * @param s  the segment's direction (MOD_CT_DIR_*)
  * @param p  the parsed segment (plain options)
- * @return true to pass it, false to send it to the slow path.
+ * @return enum mod_ct_fast_res: MOD_CT_FAST_PASS, MOD_CT_FAST_IGNORED, or
+ *   MOD_CT_FAST_SLOW to send it to the slow path.
  * Context: registered reader (RX lcore) serving direction @p s.
  */
-bool mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p);
+unsigned int mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s,
+	const struct fc_pkt *p);
 
 /*
  * mod_ct_fast_check()'s segment out of the bounds (beyond the receiver's
@@ -484,7 +506,9 @@ bool mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const st
  * liberal connection, beyond the window or acknowledging data not sent,
  * accepted as is, the windows unmoved, unless a small overshoot moves the
  * sender's end (the slow path's); overshooting the window from within is
- * the slow path's (it grows).
+ * the slow path's (it grows). @return true to pass it (MOD_CT_FAST_PASS:
+ * Linux's liberal tracker accepts it and refreshes the timer), false to
+ * send it up (MOD_CT_FAST_SLOW).
  */
 static inline bool
 mod_ct_fast_out_of_bounds(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p,
@@ -526,7 +550,8 @@ mod_ct_fast_out_of_bounds(struct mod_ct_fast_line *l, unsigned int s, const stru
  * again counts as a retransmission, as in Linux); with the
  * line's MOD_CT_FAST_M_ST_OK it also moves the connection's state
  * (FIN+ACK segments included). One below the
- * windows passes and records nothing (Linux ignores it). On a liberal
+ * windows passes as MOD_CT_FAST_IGNORED and records nothing (Linux
+ * ignores it: accepted, its timer not refreshed). On a liberal
  * connection (be_liberal, a pickup) a segment out of bounds passes too,
  * recording nothing but its kind (Linux accepts it without moving the
  * windows), unless it overshoots the window a little (Linux moves the
@@ -552,10 +577,12 @@ mod_ct_fast_out_of_bounds(struct mod_ct_fast_line *l, unsigned int s, const stru
  * @param l  the connection's line (NULL: never)
  * @param a  the entry's action (a consistent copy)
  * @param p  the parsed segment
- * @return true to pass it, false to send it to the slow path.
+ * @return enum mod_ct_fast_res: MOD_CT_FAST_PASS to pass it (it renews the
+ *   entry's idle time), MOD_CT_FAST_IGNORED to pass it without renewing,
+ *   MOD_CT_FAST_SLOW (0) to send it to the slow path.
  * Context: registered reader (RX lcore) serving the segment's direction.
  */
-static inline bool
+static inline unsigned int
 mod_ct_fast_check_line(struct mod_ct_fast_line *l, const struct fc_action *a,
 	const struct fc_pkt *p)
 {
@@ -566,7 +593,7 @@ mod_ct_fast_check_line(struct mod_ct_fast_line *l, const struct fc_action *a,
 	uint8_t u, rt;
 
 	if (unlikely(l == NULL || !(p->tcp_opt & FC_TCP_OPT_PLAIN)))
-		return false;
+		return MOD_CT_FAST_SLOW;
 	word = MOD_CT_LD(l->fp_word);
 	v = word & MOD_CT_FAST_W_MASK;
 	if (unlikely((p->tcp_flags & 0x01) ||
@@ -584,19 +611,19 @@ mod_ct_fast_check_line(struct mod_ct_fast_line *l, const struct fc_action *a,
 	end_s = MOD_CT_LD(l->fp_end[s]);
 	win_s = MOD_CT_LD(l->fp_win[s]);
 	win_r = MOD_CT_LD(l->fp_win[r]);
-	/* Below the windows: ignored (a liberal connection remembers it: the
-	 * full check's). */
+	/* Below the windows: ignored, the idle time not renewed (a liberal
+	 * connection accepts and remembers it: the full check's). */
 	if ((win_r != 0 && !mod_ct_seq_after(end, end_s - win_r - 1)) ||
 		!mod_ct_seq_after(ack, end_r - RTE_MAX(win_s, MOD_CT_OLD_ACK_WINDOW) - 1)) {
 		if (unlikely((MOD_CT_FAST_WB(word, 0) >> s) & MOD_CT_FAST_M_LIBERAL))
 			return mod_ct_fast_check_full(l, s, p);
-		return true;
+		return MOD_CT_FAST_IGNORED;
 	}
 	/* New data or a plain ACK at the sender's end (on a liberal connection
 	 * too: it matters only out of bounds); anything else in the bounds (old
 	 * data, retransmissions, keepalives) is the slow path's. */
 	if (unlikely(p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s))
-		return false;
+		return MOD_CT_FAST_SLOW;
 	/* Passed: record the progress, as Linux's window update would (only
 	 * this lcore writes fp_*[s]: the values read above are current). */
 	u = MOD_CT_LD(l->fp_unacked);
@@ -630,7 +657,7 @@ mod_ct_fast_check_line(struct mod_ct_fast_line *l, const struct fc_action *a,
 		MOD_CT_LD(l->fp_lend) == end && MOD_CT_LD(l->fp_lwin) == p->tcp_win) {
 		if (rt != UINT8_MAX)
 			MOD_CT_ST(l->fp_retrans, (uint8_t)(rt + 1));
-		return true;
+		return MOD_CT_FAST_PASS;
 	}
 	MOD_CT_ST(l->fp_lseq, seq);
 	MOD_CT_ST(l->fp_lack, ack);
@@ -638,7 +665,7 @@ mod_ct_fast_check_line(struct mod_ct_fast_line *l, const struct fc_action *a,
 	MOD_CT_ST(l->fp_lwin, p->tcp_win);
 	if (rt != 0)
 		MOD_CT_ST(l->fp_retrans, 0);
-	return true;
+	return MOD_CT_FAST_PASS;
 }
 
 /**
@@ -646,10 +673,10 @@ mod_ct_fast_check_line(struct mod_ct_fast_line *l, const struct fc_action *a,
  * @param f  the module's view (mod_ct_module_fast()); NULL: never
  * @param a  the entry's action (a consistent copy)
  * @param p  the parsed segment
- * @return true to pass it, false to send it to the slow path.
+ * @return enum mod_ct_fast_res, as mod_ct_fast_check_line().
  * Context: registered reader (RX lcore) serving the segment's direction.
  */
-static inline bool
+static inline unsigned int
 mod_ct_fast_check(const struct mod_ct_fast *f, const struct fc_action *a, const struct fc_pkt *p)
 {
 	return mod_ct_fast_check_line(mod_ct_fast_line_of(f, a), a, p);

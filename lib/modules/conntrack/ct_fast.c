@@ -80,7 +80,7 @@ fast_state_move(struct mod_ct_fast_line *l, unsigned int s, bool fin)
 	return true;
 }
 
-bool
+unsigned int
 mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct fc_pkt *p)
 {
 	const unsigned int r = s ^ 1;
@@ -110,19 +110,19 @@ mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct 
 		   (len != 0 ? mod_ct_seq_after(end, end_s) : end == end_s)))
 		goto record;
 	if (fin)
-		return false; /* a FIN: only as new data in the window */
+		return MOD_CT_FAST_SLOW; /* a FIN: only as new data in the window */
 	if (mod_ct_seq_after(seq, lim)) {
 		/* Beyond the receiver's window: invalid, or (liberal) accepted as
 		 * is, unless a small overshoot moves the sender's end. */
 		if (!liberal || !(below || end - lim + 1 > win_r || mod_ct_seq_after(ack, end_r)))
-			return false;
+			return MOD_CT_FAST_SLOW;
 		goto liberal_pass;
 	}
 	if (mod_ct_seq_after(end, lim))
-		return false; /* overshoots the window: it grows */
+		return MOD_CT_FAST_SLOW; /* overshoots the window: it grows */
 	if (mod_ct_seq_after(ack, end_r)) {
 		if (!liberal)
-			return false; /* acknowledges data not sent */
+			return MOD_CT_FAST_SLOW; /* acknowledges data not sent */
 		goto liberal_pass;
 	}
 	if (below) {
@@ -132,17 +132,19 @@ mod_ct_fast_check_full(struct mod_ct_fast_line *l, unsigned int s, const struct 
 		 * the slow path's; the other ways out of here move the state
 		 * (which SYN_SENT refuses) or are liberal (which it is not). */
 		if (MOD_CT_LD(l->fp_state) == MOD_CT_S_SYN_SENT)
-			return false;
-		return true; /* ignored: nothing moves, not even the last segment */
+			return MOD_CT_FAST_SLOW;
+		/* Ignored: nothing moves, not even the last segment, nor the
+		 * idle time (Linux refreshes no timer for it). */
+		return MOD_CT_FAST_IGNORED;
 	}
 	/* New data or a plain ACK at the sender's end: what Linux remembers of
 	 * the last segment is then the recorded end. Anything else (old data,
 	 * retransmissions, keepalives) is the slow path's. */
 	if (p->tcp_dlen != 0 ? !mod_ct_seq_after(end, end_s) : end != end_s)
-		return false;
+		return MOD_CT_FAST_SLOW;
 record:
 	if ((MOD_CT_LD(l->mode) & MOD_CT_FAST_M_ST_OK) ? !fast_state_move(l, s, fin) : fin)
-		return false;
+		return MOD_CT_FAST_SLOW;
 	/* Passed: record the progress, as Linux's window update would (only
 	 * this lcore writes fp_*[s]: the values read above are current). */
 	if (mod_ct_seq_after(end, end_s))
@@ -193,7 +195,7 @@ last:
 		MOD_CT_ST(l->fp_ldir, (uint8_t)s);
 	if (MOD_CT_LD(l->fp_lidx) != (fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK))
 		MOD_CT_ST(l->fp_lidx, (uint8_t)(fin ? MOD_CT_TI_FIN : MOD_CT_TI_ACK));
-	return true;
+	return MOD_CT_FAST_PASS;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -585,10 +585,14 @@ ct_on_packet(void *priv, struct rule_flow *f)
 		return rc;
 	count_verdict(ct, &v);
 	f->ctstate = v.ctstate;
-	/* SCTP: what Linux's tracker accepts without refreshing its timer (a
-	 * retransmitted INIT in CLOSED, a HEARTBEAT of a new path) renews no
-	 * idle time here either. */
-	if ((v.flags & MOD_CT_VF_IGNORED) && c->proto == PROTO_SCTP)
+	/* What Linux's trackers accept without refreshing the timer renews no
+	 * idle time here either: TCP's ignored segments (NF_ACCEPT before
+	 * nf_ct_refresh_acct(): a SYN or SYN/ACK the state cannot explain, old
+	 * data or a very old ACK below the windows, a small overshoot of the
+	 * window, a challenge ACK in LAST_ACK), SCTP's (a retransmitted INIT
+	 * in CLOSED, a HEARTBEAT of a new path); nor an INVALID one (Linux's
+	 * -NF_ACCEPT: no connection). */
+	if ((v.flags & MOD_CT_VF_IGNORED) || v.ctstate == RULE_CT_INVALID)
 		f->no_renew = true;
 	if (v.flags & (MOD_CT_VF_REOPEN | MOD_CT_VF_REMOVE)) {
 		/* The record as the packet left it; the line's mode as it was. */

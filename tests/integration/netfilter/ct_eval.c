@@ -13,7 +13,9 @@
  * CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M [proto=132]"
  * line starting each conversation (a fresh engine with those conntrack
  * settings; proto=132: an SCTP association), then one "N DIR HEX" line
- * per segment; with NAT (the oracle's nat=), " dnat=ADDR,PORT" and
+ * per segment, and "wait N" lines (N seconds pass: the engine's clock moves
+ * and it ages its entries; " timeout_established=N" on the conv line sets
+ * that timeout, in seconds); with NAT (the oracle's nat=), " dnat=ADDR,PORT" and
  * " snat=ADDR,PORT" or " masq=ADDR,PORT" after them (and " invalid=accept":
  * the first rule accepts): gufc's "dnat to" and
  * "snat to" rules (masquerade's address is given, so it is a snat here)
@@ -168,6 +170,7 @@ conv_start(struct conv *cv, const char *line)
 	struct rule_set *s;
 	char ename[17];
 	const char *pr = strstr(line, " proto=");
+	const char *te = strstr(line, " timeout_established=");
 	uint8_t proto = pr != NULL ? (uint8_t)atoi(pr + 7) : 6;
 
 	if (sscanf(line, "conv %127s %63s %u %63s %u loose=%u be_liberal=%u max_retrans=%u", name,
@@ -196,6 +199,9 @@ conv_start(struct conv *cv, const char *line)
 	cp_.cfg.tcp_strict = loose == 0;
 	cp_.cfg.tcp_be_liberal = liberal != 0;
 	cp_.cfg.tcp_max_retrans = (uint8_t)(retrans > 255 ? 255 : retrans);
+	if (te != NULL)
+		cp_.cfg.timeout[MOD_CT_TO_TCP_ESTABLISHED] =
+			(uint32_t)strtoul(te + 21, NULL, 10) * 1000u;
 	cv->ct = mod_ct_module_create(cv->eng, &cp_);
 	if (cv->ct == NULL) {
 		fprintf(stderr, "ct_eval: conntrack: %s\n", rte_strerror(rte_errno));
@@ -343,6 +349,7 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 	uint32_t sig, idx, rule, slot = RULE_NAT_NONE;
 	uint64_t hit = 0;
 	bool fast = false;
+	unsigned int ct = MOD_CT_FAST_PASS;
 	const char *cs = "untracked";
 
 	memset(&up, 0, sizeof(up));
@@ -363,7 +370,8 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 			up.reason = RULE_UPCALL_MISS;
 		else if (rule_engine_wants(&a, &up.pkt) ||
 			 ((a.interest & FC_INTEREST_TCP_WIN) &&
-				 !mod_ct_fast_check(mod_ct_module_fast(cv->ct), &a, &up.pkt)) ||
+				 (ct = mod_ct_fast_check(mod_ct_module_fast(cv->ct), &a,
+					  &up.pkt)) == MOD_CT_FAST_SLOW) ||
 			 ((a.interest & FC_INTEREST_SCTP) && !sctp_fast(cv, &a, &up.pkt, frame, len)))
 			up.reason = RULE_UPCALL_INTEREST;
 		else
@@ -372,7 +380,9 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 	cv->segments++;
 	if (fast) {
 		cv->fast++;
-		fc_table_touch(t, idx, len, cv->now);
+		/* Ignored by conntrack: counted, its idle time kept (the datapath's). */
+		fc_table_touch(t, idx, len,
+			ct == MOD_CT_FAST_IGNORED ? fc_table_last_seen(t, idx) : cv->now);
 		rule = a.rule_id;
 		d.verdict = a.verdict;
 		if (a.flags & FC_ACT_F_NAT)
@@ -448,6 +458,15 @@ main(int argc, char **argv)
 
 		if (strncmp(line, "conv ", 5) == 0) {
 			rc = conv_start(&cv, line);
+			continue;
+		}
+		/* "wait N": N seconds pass, the engine ages its entries. */
+		if (sscanf(line, "wait %u", &n) == 1 && cv.eng != NULL) {
+			cv.now += n * 1000u;
+			for (unsigned int i = 0; i < 256; i++) {
+				rule_engine_quiescent(cv.eng, 0);
+				rule_engine_step(cv.eng, cv.now, 64);
+			}
 			continue;
 		}
 		if (sscanf(line, "%u %c %8191s", &n, &dir, hex) != 3 || cv.eng == NULL ||

@@ -44,7 +44,7 @@ def segment_lines(path):
             line = raw.split("#", 1)[0].strip()
             if line.startswith("conv "):
                 conv = line.split()[1]
-            elif line:
+            elif line and not line.startswith("wait "):
                 out.append("%s:%d (%s): %s" % (os.path.basename(path), lineno, conv, line))
     return out
 

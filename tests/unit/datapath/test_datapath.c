@@ -1133,6 +1133,95 @@ test_marked_tcp_data(void **state)
 	check_accounting();
 }
 
+/*
+ * A TCP segment conntrack's window check passes as ignored (old data far
+ * below the windows: MOD_CT_FAST_IGNORED) is delivered and counted on its
+ * entry (ct_ignored_fast) and leaves the entry's last hit as it was, as
+ * Linux refreshes no timer for it; marked, it falls back to the software
+ * path, which does the same. A SYN in ESTABLISHED goes up, and the slow
+ * path ignores it: no renewal either. New data in the window renews.
+ * Fails with an ignored segment renewing.
+ */
+static void
+test_tcp_ignored_idle(void **state)
+{
+	static const char *cli = "10.0.0.1", *srv = "10.9.0.3";
+	struct dp_marks mk = {.cap = {4096, 4096}};
+	struct rte_mbuf *m, *o[8];
+	struct fc_entry *e;
+	struct fc_key k;
+	uint32_t idx, good, pk;
+	uint64_t up;
+
+	(void)state;
+	world_up(true, 64);
+	load("accept\n");
+	tcp_numbers(100, 0);
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
+	k = key_of(m);
+	rx1(m);
+	slow();
+	tcp_numbers(500, 109);
+	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
+	slow();
+	tcp_numbers(109, 509);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3));
+	slow();
+	/* Idle since NOW - 500 (no reader runs meanwhile: a plain store). */
+	e = (struct fc_entry *)entry_of(&k, &idx);
+	assert_non_null(e);
+	assert_true(e->act.interest & FC_INTEREST_TCP_WIN);
+	e->last_seen = NOW - 500;
+	pk = e->packets_lo;
+	up = W.rx.st.upcalls;
+
+	/* Old data: delivered by the fast path, counted, the idle time kept. */
+	tcp_numbers(117 - 1000000, 509);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 4));
+	assert_int_equal(W.rx.st.upcalls, up);
+	assert_int_equal(W.rx.st.ct_ignored_fast, 1);
+	assert_int_equal(e->packets_lo, pk + 1);
+	assert_int_equal(e->last_seen, NOW - 500);
+
+	/* Marked: the software path's, and the same there. */
+	good = dp_mark_make(0, idx, 7);
+	assert_int_equal(fc_table_mark_tag_set(W.rx.tab4, idx, dp_mark_tag(good)), 0);
+	mk.tab[0] = W.rx.tab4;
+	mk.tab[1] = W.rx.tab6;
+	W.rx.marks = &mk;
+	m = tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 5);
+	mark(m, good);
+	rx1(m);
+	W.rx.marks = NULL;
+	assert_int_equal(W.rx.st.hw_classified, 0);
+	assert_int_equal(W.rx.st.hw_fallback, 1);
+	assert_int_equal(W.rx.st.upcalls, up);
+	assert_int_equal(W.rx.st.ct_ignored_fast, 2);
+	assert_int_equal(e->packets_lo, pk + 2);
+	assert_int_equal(e->last_seen, NOW - 500);
+
+	/* A SYN of the client in ESTABLISHED: ignored on the slow path. */
+	tcp_numbers(70000, 0);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 6));
+	assert_int_equal(W.rx.st.upcalls, up + 1);
+	assert_int_equal(slow(), 1);
+	assert_int_equal(e->packets_lo, pk + 3);
+	assert_int_equal(e->last_seen, NOW - 500);
+
+	/* New data in the window renews. */
+	tcp_numbers(117, 509);
+	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK | PB_TCP_PSH, 7));
+	assert_int_equal(W.rx.st.upcalls, up + 1);
+	assert_int_equal(W.rx.st.ct_ignored_fast, 2);
+	assert_int_equal(e->packets_lo, pk + 4);
+	assert_int_equal(e->last_seen, NOW);
+
+	assert_int_equal(take(W.out, o, 8), 7);
+	rte_pktmbuf_free_bulk(o, 7);
+	tcp_numbers(1000, 2000);
+	check_accounting();
+}
+
 /* Per-channel grouping: each channel gets its packets, in their order. */
 static void
 test_grouping(void **state)
@@ -2072,6 +2161,7 @@ main(void)
 		cmocka_unit_test_teardown(test_marked_bytes, teardown),
 		cmocka_unit_test_teardown(test_marked_tcp, teardown),
 		cmocka_unit_test_teardown(test_marked_tcp_data, teardown),
+		cmocka_unit_test_teardown(test_tcp_ignored_idle, teardown),
 		cmocka_unit_test_teardown(test_grouping, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_upcall_full, teardown),

@@ -93,13 +93,18 @@ seg(struct world *w, bool from_client, uint8_t flags, uint32_t seq, uint32_t ack
 	return p;
 }
 
-/* What the datapath does with @p p; *fast tells whether the cached entry decided. */
+/*
+ * What the datapath does with @p p; *fast tells whether the cached entry
+ * decided. A hit the entry decides is counted on it, its idle time renewed
+ * unless the window check passed it as ignored (MOD_CT_FAST_IGNORED).
+ */
 static struct rule_decision
 rx(struct world *w, struct fc_pkt p, bool *fast)
 {
 	struct fc_table *t = rule_engine_table(w->eng, FC_AF_INET4);
 	const void *key = &p.key.v4;
 	uint32_t sig = fc_table_hash(t, key), idx;
+	unsigned int ct = MOD_CT_FAST_PASS;
 	struct rule_upcall up;
 	struct rule_decision d;
 	struct fc_action a;
@@ -115,7 +120,8 @@ rx(struct world *w, struct fc_pkt p, bool *fast)
 		if (!rule_engine_stale(w->eng, &a, &p.key) && a.verdict != FC_VERDICT_SLOW &&
 			!rule_engine_wants(&a, &p) &&
 			(!(a.interest & FC_INTEREST_TCP_WIN) ||
-				mod_ct_fast_check(mod_ct_module_fast(w->ct), &a, &p)) &&
+				(ct = mod_ct_fast_check(mod_ct_module_fast(w->ct), &a, &p)) !=
+					MOD_CT_FAST_SLOW) &&
 			(!(a.interest & FC_INTEREST_SCTP) ||
 				mod_ct_sctp_fast_check(mod_ct_module_fast(w->ct), &a,
 					w->frame + p.l4_off, w->len - p.l4_off))) {
@@ -123,6 +129,8 @@ rx(struct world *w, struct fc_pkt p, bool *fast)
 			d.verdict = a.verdict;
 			d.rule_id = a.rule_id;
 			*fast = true;
+			fc_table_touch(t, idx, p.ip_len,
+				ct == MOD_CT_FAST_IGNORED ? fc_table_last_seen(t, idx) : w->now);
 			return d;
 		}
 	}
@@ -367,6 +375,83 @@ test_sctp_ignored_renew(void **state)
 	world_down(&w);
 }
 
+/* Three days, in the engine's milliseconds (tcp_established is five). */
+#define DAYS3 (3u * 86400u * 1000u)
+
+/* Age the engine's entries at w->now. */
+static void
+age(struct world *w)
+{
+	for (unsigned int i = 0; i < 1024; i++)
+		rule_engine_step(w->eng, w->now, 64);
+}
+
+/*
+ * TCP segments Linux's conntrack accepts and ignores renew no idle time
+ * (it returns NF_ACCEPT before nf_ct_refresh_acct()): old data far below
+ * the windows, passed on the fast path as ignored (MOD_CT_FAST_IGNORED),
+ * and a SYN of the original side in ESTABLISHED, ignored on the slow path
+ * (ct_ignored), both three days after the last data, leave the entries'
+ * last hit where it was: the connection ages out five days after that
+ * data. An in-window segment at three days renews. Fails with either
+ * ignored segment renewing.
+ */
+static void
+test_tcp_ignored_renew(void **state)
+{
+	struct mod_ct_module_stats st;
+	struct rule_decision d;
+	struct fc_pkt p;
+	struct world w;
+	uint32_t cs = C0 + 1, ss = S0 + 1;
+	bool fast;
+
+	(void)state;
+	world_up(&w, 0, accept_all);
+	for (unsigned int round = 0; round < 2; round++) {
+		d = rx(&w, seg(&w, true, PB_TCP_SYN, C0, 0, 0), &fast);
+		assert_int_equal(d.ctstate, RULE_CT_NEW);
+		d = rx(&w, seg(&w, false, PB_TCP_SYN | PB_TCP_ACK, S0, C0 + 1, 0), &fast);
+		d = rx(&w, seg(&w, true, PB_TCP_ACK, C0 + 1, S0 + 1, 0), &fast);
+		cs = C0 + 1;
+		ss = S0 + 1;
+		d = rx(&w, seg(&w, true, PB_TCP_ACK | PB_TCP_PSH, cs, ss, 100), &fast);
+		assert_true(fast);
+		cs += 100;
+		d = rx(&w, seg(&w, false, PB_TCP_ACK, ss, cs, 0), &fast);
+		assert_true(fast);
+		p = seg(&w, true, PB_TCP_ACK, cs, ss, 0);
+		assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_ESTABLISHED);
+		w.now += DAYS3;
+		if (round == 0) {
+			/* Old data, acknowledged long ago: passed, ignored. */
+			d = rx(&w, seg(&w, true, PB_TCP_ACK | PB_TCP_PSH, cs - 1000000, ss, 100),
+				&fast);
+			assert_true(fast);
+			assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+			/* A SYN in ESTABLISHED: the slow path ignores it. */
+			d = rx(&w, seg(&w, true, PB_TCP_SYN, C0 + 70000, 0, 0), &fast);
+			assert_false(fast);
+			assert_int_equal(d.ctstate, RULE_CT_ESTABLISHED);
+			mod_ct_module_stats_get(w.ct, &st);
+			assert_int_equal(st.ignored, 1);
+		} else {
+			/* New data in the window: it renews. */
+			d = rx(&w, seg(&w, true, PB_TCP_ACK | PB_TCP_PSH, cs, ss, 100), &fast);
+			assert_true(fast);
+		}
+		w.now += DAYS3;
+		age(&w);
+		if (round == 0) {
+			assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_NONE);
+			grace(&w);
+		} else {
+			assert_int_equal(conn_of(&w, &p, NULL).state, MOD_CT_S_ESTABLISHED);
+		}
+	}
+	world_down(&w);
+}
+
 static void
 test_abort_and_flush(void **state)
 {
@@ -571,6 +656,7 @@ main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_sctp_records),
 		cmocka_unit_test(test_sctp_ignored_renew),
+		cmocka_unit_test(test_tcp_ignored_renew),
 		cmocka_unit_test(test_abort_and_flush),
 		cmocka_unit_test(test_fast_path),
 		cmocka_unit_test(test_bad_args),
