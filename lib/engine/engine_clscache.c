@@ -337,7 +337,9 @@ eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng
 {
 	struct eng_clsc *c = eng->clsc;
 	const struct eng_walkm_ent *e;
-	struct fc_key fk;
+	uint16_t port = fc_key_in_port(&in->fk);
+	struct fc_key fk = in->fk;
+	uint32_t kl;
 	bool same;
 
 	pr->slot = UINT32_MAX;
@@ -345,18 +347,27 @@ eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng
 		return false;
 	if (c->gen != eng->gen || c->cls != eng->cls)
 		eng_clsc_flush(eng);
-	/* The filter's key is most often the entry's own (no NAT): projected the same. */
-	same = memcmp(&in->fk, &in->p.key, sizeof(in->fk)) == 0;
+	/*
+	 * The filter's key is most often the entry's own but for the input
+	 * port (no NAT; a reply's, where it arrives): projected the same
+	 * (the projection leaves the port alone).
+	 */
+	fc_key_set_in_port(&fk, fc_key_in_port(&in->p.key));
+	same = memcmp(&fk, &in->p.key, sizeof(fk)) == 0;
 	project_here(eng->cls, &in->p);
 	fk = in->fk;
-	if (same)
+	if (same) {
 		in->fk = in->p.key;
-	else if (rule_cls_key_project(eng->cls, &fk))
+		fc_key_set_in_port(&in->fk, port);
+	} else if (rule_cls_key_project(eng->cls, &fk)) {
 		in->fk = fk;
-	/* The keys and the action spread the entries; memcmp() decides. */
-	pr->hash = rte_hash_crc(&in->fk,
-		offsetof(struct eng_walk_in, a) + sizeof(in->a) - offsetof(struct eng_walk_in, fk),
-		rte_hash_crc(&in->p.key, sizeof(in->p.key), in->p.ctstate));
+	}
+	/* The keys' bytes of their family and the action spread the entries; memcmp() decides. */
+	kl = in->p.key.family == FC_AF_INET4 ? sizeof(in->p.key.v4) : sizeof(in->p.key.v6);
+	pr->hash = rte_hash_crc(&in->a, sizeof(in->a),
+		rte_hash_crc(fc_key_raw(&in->fk), kl,
+			rte_hash_crc(fc_key_raw(&in->p.key), kl,
+				in->p.ctstate | (uint32_t)in->kind << 8)));
 	pr->slot = pr->hash & (ENG_WALKM_SIZE - 1);
 	pr->unkept = eng_walk_unkept(eng);
 	e = in->kind == ENG_WALK_REFILTER ? &c->w[pr->slot] : &c->wn[pr->slot];

@@ -469,8 +469,11 @@ nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, un
 	/* As the filter sees it: a REDIRECT from this host is to this host. */
 	uint8_t lb = (uint8_t)((fc_key_flags(&ef->f.key) & FC_KEY_F_SRC_LOCAL) |
 			       (fc_key_flags(&ef->f.xkey) & FC_KEY_F_DST_LOCAL));
+	const struct rule_eval *ev = &ef->ev[s];
 
-	if (s != RULE_STAGE_DST && s != RULE_STAGE_SRC)
+	/* A stage with no nat rule, action or note (no nat chain entered) counts none. */
+	if ((s != RULE_STAGE_DST && s != RULE_STAGE_SRC) ||
+		(ev->nat_rule_id == RULE_ID_NONE && ev->n_acts == 0 && ev->n_notes == 0))
 		return;
 	for (unsigned int i = 0; i < s; i++) {
 		const struct rule_eval *e = &ef->ev[i];
@@ -483,7 +486,7 @@ nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, un
 		if (e->verdict != RULE_VERDICT_ACCEPT)
 			return;
 	}
-	eng_count_nat_walk(eng, &ef->ev[s], family, ef->f.up->len);
+	eng_count_nat_walk(eng, ev, family, ef->f.up->len);
 }
 
 int

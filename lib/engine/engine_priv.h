@@ -446,6 +446,8 @@ void eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t id
  * eng_cb_free(): at the engine's end.
  */
 bool eng_cb_ready(struct rule_engine *eng, unsigned int ti);
+/* Has the set no connbytes match (nothing reads a context's connection counts)? */
+bool eng_cb_none(struct rule_engine *eng);
 void eng_cb_arm(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct rule_upcall *up);
 void eng_cb_redecide(struct rule_engine *eng, unsigned int ti, uint32_t idx,

@@ -98,7 +98,9 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
-	eng_conn_counts(eng, ti, idx, a, NULL, &mk);
+	/* Only a connbytes match reads the connection's counts: without one they stay 0. */
+	if (!eng_cb_none(eng))
+		eng_conn_counts(eng, ti, idx, a, NULL, &mk);
 	/* The same walk kept whole (a SYN's `established` walk): what it made, the entry's own kept. */
 	if (memo) {
 		eng_pkt_verdict_in(eng, k, &fk, a, cs, &mk, &win);
