@@ -746,7 +746,7 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	int prog;
 	int rc;
 
-	/* The same walk kept whole (an earlier connection's reply that started so): what it made. */
+	/* The walk kept whole (an earlier connection's reply that started so): what it made. */
 	if (eng_walkm_on(eng)) {
 		reply_walk_in(eng, f, &sf, unknown, guess, &win);
 		if (eng_walkm_find(eng, &win, &wo, &pr)) {
@@ -801,7 +801,8 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	chan_name_copy(f->chan[1], ev[RULE_STAGE_FILTER].channel);
 	/* Kept whole when nothing in it is the packet's own: no dependency, no program. */
 	if (pr.slot != UINT32_MAX && pd0 == 0 && prog == 0 &&
-		f->act[1].verdict != FC_VERDICT_SLOW && (o = eng_walkm_slot(eng, &pr, &win)) != NULL) {
+		f->act[1].verdict != FC_VERDICT_SLOW &&
+		(o = eng_walkm_slot(eng, &pr, &win)) != NULL) {
 		o->a = f->act[1];
 		o->trace = eng_flow_of(f)->trace[1];
 		o->mark = eng_flow_of(f)->mark[1];
@@ -875,7 +876,8 @@ orig_walk_in(struct rule_engine *eng, struct eng_flow *ef, struct eng_walk_in *i
 	in->out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
 	in->cs = f->ctstate;
 	in->l3v = eng_l3_view_needed(eng, &f->key, &f->fkey[0]);
-	in->fl = (uint8_t)((f->xdst ? ENG_WALK_F_XDST : 0) | (f->untracked ? ENG_WALK_F_UNTRACKED : 0));
+	in->fl = (uint8_t)((f->xdst ? ENG_WALK_F_XDST : 0) |
+			   (f->untracked ? ENG_WALK_F_UNTRACKED : 0));
 	in->kind = ENG_WALK_NEW_ORIG;
 }
 
@@ -990,7 +992,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, d, f->key.family);
 	ef->walked = true;
 	eng_act_prog(&f->act[0], prog);
-	/* Kept whole by the memo when nothing in it is the packet's own: no dependency, no program. */
+	/* Kept whole by the memo when nothing in it is the packet's own: no dependency, no prog. */
 	if (deps != 0 || prog != 0)
 		pr.slot = UINT32_MAX;
 	/*

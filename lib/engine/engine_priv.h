@@ -466,7 +466,7 @@ int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const
 	struct eng_marks *mk, struct eng_pv *pv);
 /* Which walk the walk memo keeps (struct eng_walk_in::kind). */
 enum eng_walk_kind {
-	ENG_WALK_REFILTER,   /**< an entry's key alone (eng_refilter_memo(): a SYN's `established`) */
+	ENG_WALK_REFILTER,   /**< an entry's key alone (eng_refilter_memo(): a SYN's established) */
 	ENG_WALK_NEW_ORIG,   /**< a new flow's original direction from its filter stage on */
 	ENG_WALK_NEW_REPLY,  /**< a new flow's reply direction (reply_verdict()) */
 };
