@@ -64,9 +64,10 @@ show_stats(struct sh_ctx *c)
 	fprintf(f, "%-20s %" PRIu64 " (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
 		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref);
 	fprintf(f, "%-20s %" PRIu64 " reused, %" PRIu64 " kept, %" PRIu64 " per packet, %" PRIu64
-		" around, %" PRIu64 " flushes, %" PRIu64 " whole walks\n", "classifier cache",
+		" around, %" PRIu64 " flushes, %" PRIu64 " whole walks, %" PRIu64
+		" new flows' whole walks\n", "classifier cache",
 		t.es.clsc_hits, t.es.clsc_misses, t.es.clsc_uncacheable, t.es.clsc_skipped,
-		t.es.clsc_flushes, t.es.clsc_walk_hits);
+		t.es.clsc_flushes, t.es.clsc_walk_hits, t.es.clsc_new_hits);
 	fprintf(f, "%-20s %" PRIu64 " (ctstate changed, walk would not)\n", "refilters saved",
 		t.es.refilter_kept);
 	fprintf(f, "%-20s %" PRIu64 " taken on the fast path, %" PRIu64 " armed, %" PRIu64

@@ -339,10 +339,10 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref);
 	fprintf(f, "%-28s %14" PRIu64 "  (walked and kept %" PRIu64 ", per packet %" PRIu64
 		", around the cache %" PRIu64 ", emptied %" PRIu64 " times, whole walks %" PRIu64
-		")\n",
+		", new flows' whole walks %" PRIu64 ")\n",
 		"classifier results reused", t->es.clsc_hits, t->es.clsc_misses,
 		t->es.clsc_uncacheable, t->es.clsc_skipped, t->es.clsc_flushes,
-		t->es.clsc_walk_hits);
+		t->es.clsc_walk_hits, t->es.clsc_new_hits);
 	if (t->es.refilter_kept != 0)
 		fprintf(f, "%-28s %14" PRIu64 "  (their connection's ctstate changed, their walk would not)\n",
 			"entries kept, not refiltered", t->es.refilter_kept);
@@ -578,7 +578,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
 		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
 		", \"clsc_skipped\": %" PRIu64 ", \"clsc_flushes\": %" PRIu64
-		", \"clsc_walk_hits\": %" PRIu64
+		", \"clsc_walk_hits\": %" PRIu64 ", \"clsc_new_hits\": %" PRIu64
 		", \"refilter_kept\": %" PRIu64 ", \"synack_ahead\": %" PRIu64
 		", \"synack_settled\": %" PRIu64 ", \"synack_plain_not\": %" PRIu64
 		", \"cached_drops\": %" PRIu64 ", \"drops_expected\": %" PRIu64
@@ -590,7 +590,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
 		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,
-		t->es.clsc_skipped, t->es.clsc_flushes, t->es.clsc_walk_hits, t->es.refilter_kept,
+		t->es.clsc_skipped, t->es.clsc_flushes, t->es.clsc_walk_hits, t->es.clsc_new_hits,
+		t->es.refilter_kept,
 		t->es.synack_ahead,
 		t->es.synack_settled, t->es.synack_plain_not, t->es.cached_drops,
 		t->es.drops_expected, t->es.count_redecided);

@@ -97,6 +97,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("clsc_skipped", t.es.clsc_skipped);
 	U("clsc_flushes", t.es.clsc_flushes);
 	U("clsc_walk_hits", t.es.clsc_walk_hits);
+	U("clsc_new_hits", t.es.clsc_new_hits);
 	U("refilter_kept", t.es.refilter_kept);
 	U("synack_ahead", t.es.synack_ahead);
 	U("synack_settled", t.es.synack_settled);

@@ -133,6 +133,8 @@ STATS = [
      "Classifier walks, by what the classification cache did.", {"result": "skipped"}),
     ("clsc_walk_hits", "gufc_classifier_cache_total", "counter",
      "Classifier walks, by what the classification cache did.", {"result": "whole_walk"}),
+    ("clsc_new_hits", "gufc_classifier_cache_total", "counter",
+     "Classifier walks, by what the classification cache did.", {"result": "new_whole_walk"}),
     ("clsc_flushes", "gufc_classifier_cache_flushes_total", "counter",
      "Times the classification cache was emptied (commits, classifier installs).", None),
     ("refilter_kept", "gufc_refilters_saved_total", "counter",

@@ -79,6 +79,16 @@ struct eng_clsc_ent {
  * reference evaluator or around the cache) and that depends on nothing
  * per packet is kept: each of its stages' results is then the cache's
  * for a context the key fixes, and so is the walk.
+ *
+ * A new flow's two walks are kept the same way, in a table of their own
+ * (struct eng_walk_in::kind): its original direction from the filter
+ * stage on, keyed by the context its first stage started from and what
+ * NAT made of its destination, with the filter and src stages' results
+ * (NAT's on_insert reads the src stage's), and its reply direction
+ * (filter_on_insert(), reply_verdict(): engine_mods.c). The stages the
+ * original direction walked before the filter (conntrack's raw, NAT's
+ * PREROUTING) are the cache's for that context when no classification
+ * of the flow went around it: the walk is kept only then.
  */
 #define ENG_WALKM_SIZE 256u
 
@@ -89,6 +99,11 @@ struct eng_walkm_ent {
 	struct eng_walk_out out;
 };
 
+/* A new flow's original direction's filter and src stages' results (struct eng_walk_out::ev). */
+struct eng_walkm_ev {
+	struct rule_eval ev[2];
+};
+
 struct eng_clsc {
 	uint32_t epoch;              /**< current epoch, never 0 */
 	uint32_t gen;                /**< the engine generation the epoch belongs to */
@@ -97,7 +112,9 @@ struct eng_clsc {
 	uint32_t n_hit;              /**< of those, hits */
 	uint32_t rest;               /**< walks left to go around the cache */
 	struct eng_clsc_ent e[ENG_CLSC_SIZE];
-	struct eng_walkm_ent w[ENG_WALKM_SIZE];
+	struct eng_walkm_ent w[ENG_WALKM_SIZE];  /**< refilters' walks (ENG_WALK_REFILTER) */
+	struct eng_walkm_ent wn[ENG_WALKM_SIZE]; /**< new flows' walks, each with its wev */
+	struct eng_walkm_ev wev[ENG_WALKM_SIZE];
 };
 
 /* A provider that counts the calls, then asks the engine's (or takes the fresh answer). */
@@ -147,6 +164,7 @@ eng_clsc_flush(struct rule_engine *eng)
 		/* Wrapped: entries of epoch 1 and later could look valid again. */
 		memset(c->e, 0, sizeof(c->e));
 		memset(c->w, 0, sizeof(c->w));
+		memset(c->wn, 0, sizeof(c->wn));
 		c->epoch = 1;
 	}
 	c->gen = eng->gen;
@@ -198,8 +216,8 @@ res_len(const struct rule_eval *r)
  * actions up to n_acts (what is past them is read by no one:
  * rule_eval_init() leaves it as it was).
  */
-static void
-res_copy(struct rule_eval *dst, const struct rule_eval *src)
+void
+eng_res_copy(struct rule_eval *dst, const struct rule_eval *src)
 {
 	unsigned int nn = src->n_notes <= RULE_NOTES_MAX ? src->n_notes : RULE_NOTES_MAX;
 	unsigned int na = src->n_acts <= RULE_ACTS_MAX ? src->n_acts : RULE_ACTS_MAX;
@@ -260,7 +278,7 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
 			p->ct_orig = orig;
 			p->ct_repl = repl;
 		}
-		res_copy(res, &e->res);
+		eng_res_copy(res, &e->res);
 		eng->st.clsc_hits++;
 		c->n_hit++;
 		return 0;
@@ -291,64 +309,97 @@ eng_clsc_eval(struct rule_engine *eng, enum rule_stage stage, struct rule_pkt *p
  * operations lost (counted by each walk that loses them): a walk with
  * one is not a memo's.
  */
-static uint64_t
-walk_unkept(const struct rule_engine *eng)
+uint64_t
+eng_walk_unkept(const struct rule_engine *eng)
 {
 	return eng->st.clsc_uncacheable + eng->st.clsc_skipped + eng->st.classify_ref +
 		eng->st.trace_lost + eng->pst.ops_lost;
 }
 
 bool
-eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, struct eng_walk_out *out,
+eng_walkm_on(const struct rule_engine *eng)
+{
+	/*
+	 * Not while changes wait for the classifier (the overlay), nor for a
+	 * set read at random, nor while the cache rests (its walks are not
+	 * kept: a memo's lookups would find little).
+	 */
+	const struct eng_clsc *c = eng->clsc;
+
+	return c != NULL && eng->cls != NULL && eng->cls_gen == eng->gen &&
+		(c->rest == 0 || c->gen != eng->gen || c->cls != eng->cls) &&
+		!(rule_cls_pkt_needs(eng->cls) & (RULE_PKT_NEED_RAND | RULE_PKT_NEED_TIME));
+}
+
+bool
+eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng_walk_out **out,
 	struct eng_walkm_probe *pr)
 {
 	struct eng_clsc *c = eng->clsc;
 	const struct eng_walkm_ent *e;
-	struct fc_key fk;
+	uint16_t port = fc_key_in_port(&in->fk);
+	struct fc_key fk = in->fk;
+	uint32_t kl;
 	bool same;
 
 	pr->slot = UINT32_MAX;
-	/* Not while changes wait for the classifier (the overlay), nor for a set read at random. */
-	if (c == NULL || eng->cls == NULL || eng->cls_gen != eng->gen ||
-		(rule_cls_pkt_needs(eng->cls) & (RULE_PKT_NEED_RAND | RULE_PKT_NEED_TIME)))
+	if (!eng_walkm_on(eng))
 		return false;
 	if (c->gen != eng->gen || c->cls != eng->cls)
 		eng_clsc_flush(eng);
-	/* The filter's key is most often the entry's own (no NAT): projected the same. */
-	same = memcmp(&in->fk, &in->p.key, sizeof(in->fk)) == 0;
+	/*
+	 * The filter's key is most often the entry's own but for the input
+	 * port (no NAT; a reply's, where it arrives): projected the same
+	 * (the projection leaves the port alone).
+	 */
+	fc_key_set_in_port(&fk, fc_key_in_port(&in->p.key));
+	same = memcmp(&fk, &in->p.key, sizeof(fk)) == 0;
 	project_here(eng->cls, &in->p);
 	fk = in->fk;
-	if (same)
+	if (same) {
 		in->fk = in->p.key;
-	else if (rule_cls_key_project(eng->cls, &fk))
+		fc_key_set_in_port(&in->fk, port);
+	} else if (rule_cls_key_project(eng->cls, &fk)) {
 		in->fk = fk;
-	/* The keys and the action spread the entries; memcmp() decides. */
-	pr->hash = rte_hash_crc(&in->fk,
-		offsetof(struct eng_walk_in, a) + sizeof(in->a) - offsetof(struct eng_walk_in, fk),
-		rte_hash_crc(&in->p.key, sizeof(in->p.key), in->p.ctstate));
+	}
+	/* The keys' bytes of their family and the action spread the entries; memcmp() decides. */
+	kl = in->p.key.family == FC_AF_INET4 ? sizeof(in->p.key.v4) : sizeof(in->p.key.v6);
+	pr->hash = rte_hash_crc(&in->a, sizeof(in->a),
+		rte_hash_crc(fc_key_raw(&in->fk), kl,
+			rte_hash_crc(fc_key_raw(&in->p.key), kl,
+				in->p.ctstate | (uint32_t)in->kind << 8)));
 	pr->slot = pr->hash & (ENG_WALKM_SIZE - 1);
-	pr->unkept = walk_unkept(eng);
-	e = &c->w[pr->slot];
+	pr->unkept = eng_walk_unkept(eng);
+	e = in->kind == ENG_WALK_REFILTER ? &c->w[pr->slot] : &c->wn[pr->slot];
 	if (e->epoch != c->epoch || e->hash != pr->hash || memcmp(&e->in, in, sizeof(*in)) != 0)
 		return false;
-	*out = e->out;
-	eng->st.clsc_walk_hits++;
+	*out = &e->out;
+	if (in->kind == ENG_WALK_REFILTER)
+		eng->st.clsc_walk_hits++;
+	else
+		eng->st.clsc_new_hits++;
 	return true;
 }
 
-void
-eng_walkm_keep(struct rule_engine *eng, const struct eng_walkm_probe *pr,
-	const struct eng_walk_in *in, const struct eng_walk_out *out)
+struct eng_walk_out *
+eng_walkm_slot(struct rule_engine *eng, const struct eng_walkm_probe *pr,
+	const struct eng_walk_in *in)
 {
 	struct eng_clsc *c = eng->clsc;
 	struct eng_walkm_ent *e;
 
-	if (pr->slot == UINT32_MAX || c == NULL || walk_unkept(eng) != pr->unkept ||
+	if (pr->slot == UINT32_MAX || c == NULL || eng_walk_unkept(eng) != pr->unkept ||
 		c->gen != eng->gen || c->cls != eng->cls)
-		return;
-	e = &c->w[pr->slot];
+		return NULL;
+	if (in->kind == ENG_WALK_REFILTER) {
+		e = &c->w[pr->slot];
+		e->out.ev = NULL;
+	} else {
+		e = &c->wn[pr->slot];
+		e->out.ev = c->wev[pr->slot].ev;
+	}
 	e->epoch = c->epoch;
 	e->hash = pr->hash;
 	e->in = *in;
-	e->out = *out;
+	return &e->out;
 }

@@ -95,6 +95,13 @@ cb_collect(struct rule_engine *eng)
 	eng->cb_gen = eng->gen + 1;
 }
 
+bool
+eng_cb_none(struct rule_engine *eng)
+{
+	cb_collect(eng);
+	return eng->n_cb == 0;
+}
+
 static uint64_t
 sat_add(uint64_t a, uint64_t b)
 {

@@ -111,6 +111,9 @@ struct rule_engine_stats {
 				    classifier installs) */
 	uint64_t clsc_walk_hits; /**< a SYN's `established` walks (every stage) reused whole
 				      from the cache's walk memo: no classification counted */
+	uint64_t clsc_new_hits; /**< a new flow's walks (its original direction from the
+				     filter stage on, its reply direction) reused whole from the
+				     walk memo: no classification counted */
 	uint64_t refilter_kept; /**< entries a change of their connection's ctstate left as
 				     they were: their walk would have come out the same */
 	uint64_t synack_ahead; /**< new TCP connections whose original entry got its

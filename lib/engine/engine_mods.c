@@ -469,8 +469,11 @@ nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, un
 	/* As the filter sees it: a REDIRECT from this host is to this host. */
 	uint8_t lb = (uint8_t)((fc_key_flags(&ef->f.key) & FC_KEY_F_SRC_LOCAL) |
 			       (fc_key_flags(&ef->f.xkey) & FC_KEY_F_DST_LOCAL));
+	const struct rule_eval *ev = &ef->ev[s];
 
-	if (s != RULE_STAGE_DST && s != RULE_STAGE_SRC)
+	/* A stage with no nat rule, action or note (no nat chain entered) counts none. */
+	if ((s != RULE_STAGE_DST && s != RULE_STAGE_SRC) ||
+		(ev->nat_rule_id == RULE_ID_NONE && ev->n_acts == 0 && ev->n_notes == 0))
 		return;
 	for (unsigned int i = 0; i < s; i++) {
 		const struct rule_eval *e = &ef->ev[i];
@@ -483,7 +486,7 @@ nat_count(struct rule_engine *eng, const struct eng_flow *ef, unsigned int s, un
 		if (e->verdict != RULE_VERDICT_ACCEPT)
 			return;
 	}
-	eng_count_nat_walk(eng, &ef->ev[s], family, ef->f.up->len);
+	eng_count_nat_walk(eng, ev, family, ef->f.up->len);
 }
 
 int
@@ -500,6 +503,9 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 	eng = f->eng;
 	fk_done = false;
 	fk_out = RULE_IF_NONE;
+	/* Before its first stage: what the walk memo holds its walk to (filter_on_insert()). */
+	if (ef->stages == 0)
+		ef->unkept0 = eng_walk_unkept(eng);
 	for (unsigned int s = 0; s <= (unsigned int)stage; s++) {
 		const struct fc_key *k = &f->key;
 		uint16_t out = RULE_IF_NONE;
@@ -599,6 +605,24 @@ struct reply_ctx {
 	bool built;
 };
 
+/* The context a reply's walk starts from (reply_walk()), arriving on @p in. */
+static void
+reply_pkt_init(struct rule_flow *f, uint16_t in, const struct rule_pktfields *sf,
+	struct rule_pkt *p)
+{
+	rule_pkt_init(p, &f->reply_key, f->reply_ctstate, f->kflags);
+	p->in_port = in;
+	p->ctdir = RULE_CTDIR_REPLY;
+	/* A reply starts with mark 0 and the connection's mark as the forward walk left it. */
+	p->ctmark = eng_flow_of(f)->ctmark;
+	p->ct_orig = f->key;
+	p->ct_repl = f->reply_key;
+	p->ct_packets[RULE_CTDIR_ORIGINAL] = 1;
+	p->ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
+	memcpy(p->ct_helper, f->ct_helper, sizeof(p->ct_helper));
+	eng_pkt_synth(p, sf);
+}
+
 /*
  * The reply's walk through the stages, its packets' ctstate (a tracker's),
  * arriving where the flow leaves and leaving where it came in; stateful
@@ -629,17 +653,7 @@ reply_walk(struct reply_ctx *c, struct eng_pv *pv, struct rule_eval ev[RULE_STAG
 				n = s + 1;
 				continue;
 			}
-			rule_pkt_init(p, &f->reply_key, cs, f->kflags);
-			p->in_port = fwd_out;
-			p->ctdir = RULE_CTDIR_REPLY;
-			/* A reply starts with mark 0 and the connection's mark as the forward walk left it. */
-			p->ctmark = eng_flow_of(f)->ctmark;
-			p->ct_orig = f->key;
-			p->ct_repl = f->reply_key;
-			p->ct_packets[RULE_CTDIR_ORIGINAL] = 1;
-			p->ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
-			memcpy(p->ct_helper, f->ct_helper, sizeof(p->ct_helper));
-			eng_pkt_synth(p, c->sf);
+			reply_pkt_init(f, fwd_out, c->sf, p);
 			c->built = true;
 		}
 		rc = eng_pkt_stage(eng, s, p, k, pre ? RULE_IF_NONE : fc_key_in_port(&f->key), cs,
@@ -669,6 +683,45 @@ reply_walk_pv(void *arg, struct eng_pv *pv, struct rule_eval ev[RULE_STAGE__COUN
 }
 
 /*
+ * A new flow's action @p a as the walk memo's @p wo made it: the walk's,
+ * with what is the connection's own (its NAT slot, record) kept.
+ */
+static void
+memo_act(struct fc_action *a, const struct eng_walk_out *wo)
+{
+	uint32_t nat_id = a->nat_id, ext = a->ext;
+
+	*a = wo->a;
+	a->nat_id = nat_id;
+	a->ext = ext;
+}
+
+/*
+ * The walk memo's key for a new flow's reply walk (reply_verdict()):
+ * the context it starts from (with the stand-in's fields @p sf, made up
+ * @p unknown, @p guess), the key its filter stage on sees, where it
+ * leaves, its ctstate, the entry's action less its own.
+ */
+static void
+reply_walk_in(struct rule_engine *eng, struct rule_flow *f, const struct rule_pktfields *sf,
+	unsigned int unknown, bool guess, struct eng_walk_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	reply_pkt_init(f, out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key)), sf,
+		&in->p);
+	in->fk = f->fkey[1];
+	in->a = f->act[1];
+	in->a.nat_id = 0;
+	in->a.ext = 0;
+	in->a.gen = 0;
+	in->unknown = unknown;
+	in->guess = guess;
+	in->out = fc_key_in_port(&f->key);
+	in->cs = f->reply_ctstate;
+	in->kind = ENG_WALK_NEW_REPLY;
+}
+
+/*
  * The reply entry's cached verdict (reply_walk()). Per-packet dependencies
  * make it FC_VERDICT_SLOW, but meters the reply passes without their
  * answer counting (a port match written after them refuses it): those
@@ -685,12 +738,30 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 	/* A stand-in's fields (ACK, no MSS option): the class of the reply's ordinary segments. */
 	unsigned int unknown = eng_pktclass_rep(eng, &f->reply_key, &f->act[1], &sf, &guess);
 	struct reply_ctx c = {.eng = eng, .f = f, .sf = &sf};
+	struct eng_walkm_probe pr = {.slot = UINT32_MAX};
+	const struct eng_walk_out *wo;
+	struct eng_walk_out *o;
+	struct eng_walk_in win;
+	uint32_t pd0;
 	int prog;
 	int rc;
 
+	/* The walk kept whole (an earlier connection's reply that started so): what it made. */
+	if (eng_walkm_on(eng)) {
+		reply_walk_in(eng, f, &sf, unknown, guess, &win);
+		if (eng_walkm_find(eng, &win, &wo, &pr)) {
+			memo_act(&f->act[1], wo);
+			eng_flow_of(f)->trace[1] = wo->trace;
+			eng_flow_of(f)->mark[1] = wo->mark;
+			eng_flow_of(f)->ctmark = wo->ctmark;
+			chan_name_copy(f->chan[1], wo->channel);
+			return 0;
+		}
+	}
 	rc = reply_walk(&c, NULL, ev, &d, &deps);
 	if (rc < 0)
 		return rc;
+	pd0 = ENG_DEPS_PER_PACKET(deps);
 	f->act[1].rule_id = eng_dec_id(&ev[d], f->key.family);
 	f->act[1].verdict =
 		ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
@@ -728,6 +799,16 @@ reply_verdict(struct rule_engine *eng, struct rule_flow *f)
 		eng_flow_of(f)->ctmark = c.p.ctmark;
 	}
 	chan_name_copy(f->chan[1], ev[RULE_STAGE_FILTER].channel);
+	/* Kept whole when nothing in it is the packet's own: no dependency, no program. */
+	if (pr.slot != UINT32_MAX && pd0 == 0 && prog == 0 &&
+		f->act[1].verdict != FC_VERDICT_SLOW &&
+		(o = eng_walkm_slot(eng, &pr, &win)) != NULL) {
+		o->a = f->act[1];
+		o->trace = eng_flow_of(f)->trace[1];
+		o->mark = eng_flow_of(f)->mark[1];
+		o->ctmark = eng_flow_of(f)->ctmark;
+		memcpy(o->channel, f->chan[1], sizeof(o->channel));
+	}
 	return 0;
 }
 
@@ -759,12 +840,100 @@ str_first(struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *
 	ef->first_pred = p->pred;
 }
 
+/*
+ * The walk memo's key for the rest of a new flow's original direction
+ * (its filter and src stages, and what filter_on_insert() makes of the
+ * whole walk): the context its first stage started from, with what
+ * rule_engine_classify_flow() has set in it by the filter stage (the
+ * connection's status, helper, counts, tuples, timeout), the key its src
+ * stage sees (what NAT made of the destination: the filter's is the
+ * original source and that), the port -o sees, the ctstate, the entry's
+ * action less its own. The stages before (raw, mangle and nat
+ * PREROUTING) are the classification cache's for that context when no
+ * classification of the flow went around it (eng_flow::unkept0).
+ */
+static void
+orig_walk_in(struct rule_engine *eng, struct eng_flow *ef, struct eng_walk_in *in)
+{
+	struct rule_flow *f = &ef->f;
+	struct rule_pkt *p = &in->p;
+
+	memset(in, 0, sizeof(*in));
+	eng_pkt_start(eng, f->up, f->ctstate, p);
+	p->ctdir = RULE_CTDIR_ORIGINAL;
+	p->ctstatus = f->ctstatus;
+	memcpy(p->ct_helper, f->ct_helper, sizeof(p->ct_helper));
+	p->ct_packets[RULE_CTDIR_ORIGINAL] = 1;
+	p->ct_bytes[RULE_CTDIR_ORIGINAL] = f->up->pkt.ip_len;
+	p->ct_orig = f->key;
+	p->ct_repl = f->reply_key;
+	p->ct_expire = f->untracked || f->ctstate == 0 ? 0 : (f->timeout + 999) / 1000;
+	in->fk = f->xkey;
+	in->a = f->act[0];
+	in->a.nat_id = 0;
+	in->a.ext = 0;
+	in->a.gen = 0;
+	in->out = out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key));
+	in->cs = f->ctstate;
+	in->l3v = eng_l3_view_needed(eng, &f->key, &f->fkey[0]);
+	in->fl = (uint8_t)((f->xdst ? ENG_WALK_F_XDST : 0) |
+			   (f->untracked ? ENG_WALK_F_UNTRACKED : 0));
+	in->kind = ENG_WALK_NEW_ORIG;
+}
+
+/* A memo's original direction (orig_walk_in()) taken: as filter_on_insert() would have made it. */
+static int
+orig_memo_take(struct rule_engine *eng, struct eng_flow *ef, const struct eng_walk_out *wo)
+{
+	struct rule_flow *f = &ef->f;
+
+	eng_res_copy(&ef->ev[RULE_STAGE_FILTER], &wo->ev[0]);
+	eng_res_copy(&ef->ev[RULE_STAGE_SRC], &wo->ev[1]);
+	ef->stages |= (uint8_t)((1u << RULE_STAGE_FILTER) | (1u << RULE_STAGE_SRC));
+	/* Its nat rules count the connection (rule_engine_classify_flow() would). */
+	nat_count(eng, ef, RULE_STAGE_SRC, f->key.family);
+	memo_act(&f->act[0], wo);
+	ef->mark[0] = wo->mark;
+	ef->ctmark = wo->ctmark;
+	ef->trace[0] = wo->trace;
+	ef->prog_first = 0;
+	ef->walked = true;
+	chan_name_copy(f->chan[0], wo->channel);
+	if (f->act[0].verdict != FC_VERDICT_ACCEPT) {
+		f->drop = RULE_DROP_FILTER;
+		return 0;
+	}
+	return f->want_reply ? reply_verdict(eng, f) : 0;
+}
+
+/* What filter_on_insert() made of a new flow's original direction, into the memo's slot. */
+static void
+orig_memo_keep(struct rule_engine *eng, struct eng_flow *ef, const struct eng_walkm_probe *pr,
+	const struct eng_walk_in *in)
+{
+	struct rule_flow *f = &ef->f;
+	struct eng_walk_out *o;
+
+	if (pr->slot == UINT32_MAX || (o = eng_walkm_slot(eng, pr, in)) == NULL)
+		return;
+	o->a = f->act[0];
+	o->mark = ef->mark[0];
+	o->ctmark = ef->ctmark;
+	o->trace = ef->trace[0];
+	memcpy(o->channel, f->chan[0], sizeof(o->channel));
+	eng_res_copy(&o->ev[0], &ef->ev[RULE_STAGE_FILTER]);
+	eng_res_copy(&o->ev[1], &ef->ev[RULE_STAGE_SRC]);
+}
+
 static int
 filter_on_insert(void *priv, struct rule_flow *f)
 {
 	struct rule_engine *eng = priv;
 	struct eng_flow *ef = eng_flow_of(f);
 	const struct rule_eval *res;
+	struct eng_walkm_probe pr = {.slot = UINT32_MAX};
+	const struct eng_walk_out *wo;
+	struct eng_walk_in win;
 	struct fc_key xk;
 	uint32_t all = 0, deps;
 	unsigned int d;
@@ -791,6 +960,20 @@ filter_on_insert(void *priv, struct rule_flow *f)
 			f->nocache = true;
 		return 0;
 	}
+	/*
+	 * The rest of the walk kept whole (an earlier connection's that
+	 * started the same): what it made. Only when no module walked the
+	 * filter or src stage before (none does).
+	 */
+	if (!(ef->stages & ((1u << RULE_STAGE_FILTER) | (1u << RULE_STAGE_SRC))) &&
+		eng_walkm_on(eng)) {
+		flow_fkey(f);
+		orig_walk_in(eng, ef, &win);
+		if (eng_walkm_find(eng, &win, &wo, &pr))
+			return orig_memo_take(eng, ef, wo);
+		/* Kept only if every classification since its first stage was the cache's. */
+		pr.unkept = ef->unkept0;
+	}
 	/* Every stage: a later one (mangle POSTROUTING) may drop too. */
 	rc = rule_engine_classify_flow(f, RULE_STAGE_SRC, &res);
 	if (rc < 0)
@@ -809,6 +992,9 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	ef->trace[0] = eng_trace_of_walk(eng, ef->ev, d, f->key.family);
 	ef->walked = true;
 	eng_act_prog(&f->act[0], prog);
+	/* Kept whole by the memo when nothing in it is the packet's own: no dependency, no prog. */
+	if (deps != 0 || prog != 0)
+		pr.slot = UINT32_MAX;
 	/*
 	 * Meters reached (this packet took their tokens), one of them
 	 * deciding at most: the entry holds the verdict while it conforms (an
@@ -867,6 +1053,9 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	if (ef->ev[d].verdict != RULE_VERDICT_ACCEPT) {
 		f->act[0].verdict = FC_VERDICT_DROP;
 		f->drop = RULE_DROP_FILTER;
+		/* A refusal asked again (connlimit) or answered (REJECT) is the packet's own. */
+		if (!ef->pv.connlimit && ef->ev[d].action != RULE_ACT_REJECT)
+			orig_memo_keep(eng, ef, &pr, &win);
 		/* Another packet of the flow may be decided otherwise: no entry. */
 		if (deps != 0)
 			f->nocache = true;
@@ -894,6 +1083,7 @@ filter_on_insert(void *priv, struct rule_flow *f)
 	}
 	if (deps != 0)
 		f->act[0].verdict = FC_VERDICT_SLOW;
+	orig_memo_keep(eng, ef, &pr, &win);
 	if (!f->want_reply)
 		return 0;
 	return reply_verdict(eng, f);

@@ -362,6 +362,9 @@ struct eng_flow {
 	struct eng_pv pv;             /**< the flow's first packet's walk: it takes tokens */
 	uint8_t stages;               /**< bit per enum rule_stage evaluated (rule_engine_classify_flow()) */
 	bool pkt_built;               /**< @c pkt holds the context (built at the first stage walked) */
+	uint64_t unkept0;             /**< eng_walk_unkept() before its first stage: the walk
+				           memo keeps its walk only if no classification of it
+				           added to it */
 	/* Not cleared by flow_init(): valid per the bits of @c stages. */
 	struct rule_pkt pkt;          /**< the packet as the stages saw it (marks carry over) */
 	struct rule_eval ev[RULE_STAGE__COUNT]; /**< each stage's result */
@@ -443,6 +446,8 @@ void eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t id
  * eng_cb_free(): at the engine's end.
  */
 bool eng_cb_ready(struct rule_engine *eng, unsigned int ti);
+/* Has the set no connbytes match (nothing reads a context's connection counts)? */
+bool eng_cb_none(struct rule_engine *eng);
 void eng_cb_arm(struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct rule_upcall *up);
 void eng_cb_redecide(struct rule_engine *eng, unsigned int ti, uint32_t idx,
@@ -459,13 +464,23 @@ int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
 	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,
 	struct eng_marks *mk, struct eng_pv *pv);
+/* Which walk the walk memo keeps (struct eng_walk_in::kind). */
+enum eng_walk_kind {
+	ENG_WALK_REFILTER,   /**< an entry's key alone (eng_refilter_memo(): a SYN's established) */
+	ENG_WALK_NEW_ORIG,   /**< a new flow's original direction from its filter stage on */
+	ENG_WALK_NEW_REPLY,  /**< a new flow's reply direction (reply_verdict()) */
+};
 /*
  * Everything eng_pkt_verdict() of an entry's key alone (no packet) walks
  * from, as the walk memo keys it (engine_clscache.c): the context its
  * first stage starts from, the filter's key, the port -o sees, the later
  * stages' ctstate, whether they view the bytes, and the entry's action
  * less what is its own (nat_id, ext, gen: the filter's key holds what NAT
- * makes of it). Zeroed first: compared as bytes.
+ * makes of it). A new flow's walks (@c kind) are keyed the same way:
+ * the context its first stage starts from, as its filter stage would
+ * see it, and the key the later stages see (the original direction's:
+ * what NAT made of the destination; the reply's: the filter's). Zeroed
+ * first: compared as bytes.
  */
 struct eng_walk_in {
 	struct rule_pkt p;
@@ -476,16 +491,28 @@ struct eng_walk_in {
 	uint8_t cs;
 	uint8_t l3v;
 	uint8_t guess;
+	uint8_t kind;     /**< enum eng_walk_kind */
+	uint8_t fl;       /**< a new flow's: ENG_WALK_F_* */
 };
+#define ENG_WALK_F_XDST 1u      /**< its destination translated (rule_flow::xdst) */
+#define ENG_WALK_F_UNTRACKED 2u /**< rule_flow::untracked */
 void eng_pkt_verdict_in(struct rule_engine *eng, const struct fc_key *k, const struct fc_key *fk,
 	const struct fc_action *a, unsigned int ctstate, const struct eng_marks *mk,
 	struct eng_walk_in *in);
-/* What a refilter made of an entry (refilter()), kept by the walk memo. */
+/* What a walk made of an entry (refilter(), a new flow's), kept by the walk memo. */
 struct eng_walk_out {
 	struct fc_action a; /**< the action before its channel was named */
 	uint32_t mark;
+	uint32_t ctmark;
 	uint32_t trace;
 	char channel[RULE_NAME_MAX];
+	/**
+	 * A new flow's walks': its original direction's filter and src
+	 * stages' results (NAT's own on_insert reads the src stage's, its
+	 * nat rules count the connection), in the memo beside the entry;
+	 * NULL for a refilter's.
+	 */
+	struct rule_eval *ev;
 };
 /*
  * A cached verdict's walks when meters were reached (eng_pv_meters(),

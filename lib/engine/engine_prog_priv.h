@@ -108,13 +108,25 @@ struct eng_walkm_probe {
 };
 /*
  * A whole walk from @p in (projected here) kept by the memo: true with
- * @p out filled; else @p pr says where eng_walkm_keep() keeps it.
+ * @p out pointing at what it made (valid until the next eng_walkm_slot()
+ * or flush); else @p pr says where eng_walkm_slot() keeps it. Counted
+ * by @p in's kind (clsc_walk_hits, clsc_new_hits).
  */
-bool eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, struct eng_walk_out *out,
-	struct eng_walkm_probe *pr);
-/* Keep the walk looked up by @p pr, if every classification of it was the cache's. */
-void eng_walkm_keep(struct rule_engine *eng, const struct eng_walkm_probe *pr,
-	const struct eng_walk_in *in, const struct eng_walk_out *out);
+bool eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in,
+	const struct eng_walk_out **out, struct eng_walkm_probe *pr);
+/*
+ * Where to keep the walk looked up by @p pr from @p in (the caller fills
+ * it at once), or NULL: not kept (a classification of it was not the
+ * cache's, since eng_walk_unkept() said pr->unkept; another generation).
+ */
+struct eng_walk_out *eng_walkm_slot(struct rule_engine *eng, const struct eng_walkm_probe *pr,
+	const struct eng_walk_in *in);
+/* May the walk memo be asked (a classifier for the whole set, the cache not resting)? */
+bool eng_walkm_on(const struct rule_engine *eng);
+/* Classifications the cache did not answer or keep, traces and operations lost, so far. */
+uint64_t eng_walk_unkept(const struct rule_engine *eng);
+/* A stage's result as far as its notes and actions go (what a cache hit copies). */
+void eng_res_copy(struct rule_eval *dst, const struct rule_eval *src);
 
 /* engine_pktact.c: packet programs and log specs (engine_pktact.h). */
 int eng_pktact_init(struct rule_engine *eng);

@@ -92,25 +92,28 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	uint32_t str_trace = 0, ctmark0 = mk.ctmark, trace;
 	struct eng_walkm_probe pr = {.slot = UINT32_MAX};
 	struct eng_walk_in win;
-	struct eng_walk_out wout;
+	const struct eng_walk_out *wo;
+	struct eng_walk_out *wout;
 	bool str_prog = false;
 	int rc;
 
 	eng_filter_key(eng, k, a, &fk);
-	eng_conn_counts(eng, ti, idx, a, NULL, &mk);
+	/* Only a connbytes match reads the connection's counts: without one they stay 0. */
+	if (!eng_cb_none(eng))
+		eng_conn_counts(eng, ti, idx, a, NULL, &mk);
 	/* The same walk kept whole (a SYN's `established` walk): what it made, the entry's own kept. */
 	if (memo) {
 		eng_pkt_verdict_in(eng, k, &fk, a, cs, &mk, &win);
 		win.unknown = unknown;
 		win.guess = guess;
-		if (eng_walkm_find(eng, &win, &wout, &pr)) {
+		if (eng_walkm_find(eng, &win, &wo, &pr)) {
 			uint32_t nat_id = a->nat_id, ext = a->ext;
 
-			*a = wout.a;
+			*a = wo->a;
 			a->nat_id = nat_id;
 			a->ext = ext;
-			return refilter_end(eng, ti, idx, a, wout.mark, ctmark0, wout.trace,
-				wout.channel);
+			return refilter_end(eng, ti, idx, a, wo->mark, ctmark0, wo->trace,
+				wo->channel);
 		}
 	}
 	eng_pv_init(&pv, eng, ENG_PV_CONFORM);
@@ -171,12 +174,13 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	 */
 	if (pr.slot != UINT32_MAX && ENG_DEPS_PER_PACKET(deps) == 0 && !str_prog &&
 		!(a->flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER | FC_ACT_F_COUNT)) &&
-		a->verdict != FC_VERDICT_SLOW && mk.ctmark == ctmark0) {
-		wout.a = *a;
-		wout.mark = mk.mark;
-		wout.trace = trace;
-		memcpy(wout.channel, ev[RULE_STAGE_FILTER].channel, sizeof(wout.channel));
-		eng_walkm_keep(eng, &pr, &win, &wout);
+		a->verdict != FC_VERDICT_SLOW && mk.ctmark == ctmark0 &&
+		(wout = eng_walkm_slot(eng, &pr, &win)) != NULL) {
+		wout->a = *a;
+		wout->mark = mk.mark;
+		wout->ctmark = mk.ctmark;
+		wout->trace = trace;
+		memcpy(wout->channel, ev[RULE_STAGE_FILTER].channel, sizeof(wout->channel));
 	}
 	return refilter_end(eng, ti, idx, a, mk.mark, mk.ctmark, trace,
 		ev[RULE_STAGE_FILTER].channel);
