@@ -706,7 +706,7 @@ tel_routes(struct gufc_app *app, struct tel_req *r)
 	return tel_cols_end(&c, r->d, rc);
 }
 
-/* /gufc/route-rules: one row per routing rule, the implicit main rule included. */
+/* /gufc/route_rules: one row per routing rule, the implicit main rule included. */
 static int
 tel_route_rules(struct gufc_app *app, struct tel_req *r)
 {
@@ -779,7 +779,7 @@ tel_answer(struct gufc_app *app, struct tel_req *r)
 		return tel_neighbours(app, r);
 	if (strcmp(r->cmd, "/gufc/routes") == 0)
 		return tel_routes(app, r);
-	if (strcmp(r->cmd, "/gufc/route-rules") == 0)
+	if (strcmp(r->cmd, "/gufc/route_rules") == 0)
 		return tel_route_rules(app, r);
 	if (strcmp(r->cmd, "/gufc/stats") == 0)
 		return tel_stats(app, r);
@@ -894,9 +894,8 @@ gufc_telemetry_init(struct gufc_app *app)
 			"most 128 (the shell's 'show neighbours'). No parameters" },
 		{ "/gufc/routes", "gufc routes, as columns, at most 128 (the shell's "
 			"'show routes'; the main table's). No parameters" },
-		{ "/gufc/route-rules", "gufc routing rules in order (pref, rule, hits: new flows "
-			"each routed or dropped), as columns (the shell's 'show route-rules'). "
-			"No parameters" },
+		{ "/gufc/route_rules", "gufc routing rules: pref, rule, hits, as columns "
+			"(the shell's 'show route-rules'). No parameters" },
 		{ "/gufc/recent", "gufc -m recent lists, a row per address, as columns, at most 128 "
 			"(the shell's 'show recent'). No parameters" },
 	};
