@@ -206,6 +206,31 @@ test_selectors_actions(void **state)
 	/* Tables 0, 253, 255: refused. */
 	r = rule_table(9, 255);
 	assert_int_equal(mod_route_rule_add(rt, &r, true), -EINVAL);
+
+	/* IPv6: a rule of prefixes of its own family; an IPv4 rule never matches it. */
+	{
+		struct mod_route_nh nh6 = { .port = 6 };
+		uint8_t p6[16] = {0x20, 0x01, 0x0d, 0xb8}, s6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 5};
+		uint8_t d6[16] = {0x20, 0x01, 0x0d, 0xb9, [15] = 1}, z6[16] = {0};
+		struct mod_route_sel sel = {
+			.family = FC_AF_INET6, .src = s6, .dst = d6, .iif = 3};
+		struct mod_route_nh got;
+
+		assert_int_equal(mod_route_table_add(rt, 8, FC_AF_INET6, z6, 0, &nh6, 0), 0);
+		r = rule_table(2, 8);
+		r.family = FC_AF_INET6;
+		r.from_set = true;
+		r.from_len = 32;
+		memcpy(r.from, p6, 16);
+		assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+		/* (the prohibit rule at pref 4, iif 3, has no prefix: both families) */
+		assert_int_equal(mod_route_resolve(rt, &sel, &got), MOD_ROUTE_RES_NH);
+		assert_int_equal(got.port, 6);
+		s6[1] = 0x02;
+		assert_int_equal(mod_route_resolve(rt, &sel, &got), MOD_ROUTE_RES_PROHIBIT);
+		sel.iif = 1;
+		assert_int_equal(mod_route_resolve(rt, &sel, &got), MOD_ROUTE_RES_NONE);
+	}
 	eng_stack_free(eng);
 }
 
