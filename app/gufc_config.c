@@ -312,7 +312,8 @@ cfg_route(struct cfg_ctx *c, struct gufc_config *cfg)
 		uint8_t fam;
 
 		if (lex_addr(c->tok[b + 2].s, strlen(c->tok[b + 2].s), &fam, r.gw, NULL) != 0)
-			return cfg_err(c, c->tok[b + 2].col, "bad gateway address", c->tok[b + 2].s);
+			return cfg_err(c, c->tok[b + 2].col, "bad gateway address",
+				c->tok[b + 2].s);
 		if (fam != r.pfx.family)
 			return cfg_err(c, c->tok[b + 2].col,
 				"gateway of another family than the prefix", c->tok[b + 2].s);
@@ -362,7 +363,8 @@ cfg_prule(struct cfg_ctx *c, struct gufc_config *cfg)
 			for (i = 1; i < c->n && strcmp(c->tok[i].s, pr.table_name) != 0; i++)
 				;
 			return cfg_err(c, c->tok[i < c->n ? i : 0].col,
-				"unknown table (no 'route table NAME ...' line before)", pr.table_name);
+				"unknown table (no 'route table NAME ...' line before)",
+				pr.table_name);
 		}
 	}
 	for (i = 0; i < cfg->n_prules; i++) {
@@ -370,8 +372,8 @@ cfg_prule(struct cfg_ctx *c, struct gufc_config *cfg)
 
 		if (pr.pref_given && o->pref_given && memcmp(&o->r, &pr.r, sizeof(pr.r)) == 0 &&
 			strcmp(o->table_name, pr.table_name) == 0)
-			return cfg_err(c, c->tok[0].col, "the same rule again (as ip rule add refuses)",
-				c->tok[0].s);
+			return cfg_err(c, c->tok[0].col,
+				"the same rule again (as ip rule add refuses)", c->tok[0].s);
 	}
 	if (cfg->n_prules == GUFC_MAX_PRULES)
 		return cfg_err(c, c->tok[0].col, "too many route-rule lines", c->tok[0].s);

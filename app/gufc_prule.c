@@ -124,15 +124,16 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 		}
 		if (strcmp(w, "blackhole") == 0 || strcmp(w, "unreachable") == 0 ||
 			strcmp(w, "prohibit") == 0) {
-			r->action = w[0] == 'b' ? MOD_ROUTE_ACT_BLACKHOLE :
-				    w[0] == 'u' ? MOD_ROUTE_ACT_UNREACHABLE : MOD_ROUTE_ACT_PROHIBIT;
+			r->action = w[0] == 'b'   ? MOD_ROUTE_ACT_BLACKHOLE :
+				    w[0] == 'u' ? MOD_ROUTE_ACT_UNREACHABLE :
+						  MOD_ROUTE_ACT_PROHIBIT;
 			acted = true;
 			i++;
 			continue;
 		}
-		if (strcmp(w, "pref") != 0 && strcmp(w, "priority") != 0 && strcmp(w, "from") != 0 &&
-			strcmp(w, "to") != 0 && strcmp(w, "fwmark") != 0 && strcmp(w, "iif") != 0 &&
-			strcmp(w, "table") != 0 && strcmp(w, "lookup") != 0) {
+		if (strcmp(w, "pref") != 0 && strcmp(w, "priority") != 0 &&
+			strcmp(w, "from") != 0 && strcmp(w, "to") != 0 && strcmp(w, "fwmark") != 0 &&
+			strcmp(w, "iif") != 0 && strcmp(w, "table") != 0 && strcmp(w, "lookup") != 0) {
 			*why = "expected pref, not, from, to, fwmark, iif, table, blackhole, "
 			       "unreachable or prohibit";
 			return -EINVAL;
@@ -151,7 +152,8 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 			pr->pref_given = true;
 		} else if (strcmp(w, "from") == 0 || strcmp(w, "to") == 0) {
 			if (pfx_arg(v, r, w[0] == 't') != 0) {
-				*why = "bad prefix (host bits set, or another family than the rule's)";
+				*why = "bad prefix (host bits set, or another family than "
+				       "the rule's)";
 				return -EINVAL;
 			}
 		} else if (w[0] == 'f') {
@@ -159,8 +161,8 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 			size_t vl = sl != NULL ? (size_t)(sl - v) : strlen(v);
 
 			if (lex_u32(v, vl, UINT32_MAX, LEX_NUM_C, &r->mark, &f) != 0 ||
-				(sl != NULL && lex_u32(sl + 1, strlen(sl + 1), UINT32_MAX, LEX_NUM_C,
-						      &r->mask, &f) != 0)) {
+				(sl != NULL && lex_u32(sl + 1, strlen(sl + 1), UINT32_MAX,
+						       LEX_NUM_C, &r->mask, &f) != 0)) {
 				*why = "bad fwmark (V or V/M, numbers)";
 				return -EINVAL;
 			}

@@ -119,7 +119,8 @@ policy_drop(struct rule_flow *f, int res)
 		break;
 	default:
 		f->drop = RULE_DROP_ROUTE_PROHIBIT;
-		f->reject = v4 ? RULE_REJECT_ICMP_ADMIN_PROHIBITED : RULE_REJECT_ICMP6_ADM_PROHIBITED;
+		f->reject = v4 ? RULE_REJECT_ICMP_ADMIN_PROHIBITED :
+				 RULE_REJECT_ICMP6_ADM_PROHIBITED;
 		break;
 	}
 }
@@ -203,8 +204,8 @@ reply_remark(struct mod_route *rt, struct rule_flow *f)
  * Stage "route_adj" (after the NAT source stage, when the flow's entries
  * are known): the reply's route with its own mark (routing rules with a
  * fwmark); with adjacency callbacks, the adjacency of each entry the flow
- * will have (router mode; 0 otherwise), referenced. An ICMP error sent the way of its connection (NAT) has
- * that connection's already.
+ * will have (router mode; 0 otherwise), referenced. An ICMP error sent
+ * the way of its connection (NAT) has that connection's already.
  */
 static int
 route_adj_on_insert(void *priv, struct rule_flow *f)

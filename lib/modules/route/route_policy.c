@@ -310,7 +310,7 @@ rule_match(const struct mod_route_rule *r, const struct mod_route_sel *s)
 	bool m = true;
 
 	if ((r->from_set || r->to_set) && r->family != s->family)
-		return false; /* another family's rule: never matches (as Linux's per-family lists) */
+		return false; /* another family's: never (as Linux's per-family lists) */
 	if (r->from_set && !pfx_has(r->from, r->from_len, s->src))
 		m = false;
 	if (m && r->to_set && !pfx_has(r->to, r->to_len, s->dst))

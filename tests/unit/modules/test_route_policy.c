@@ -86,7 +86,8 @@ look(const struct mod_route *rt, const char *src, const char *dst, uint32_t mark
 {
 	uint8_t s[16], d[16];
 	struct mod_route_sel sel = {
-		.family = FC_AF_INET4, .src = a4(src, s), .dst = a4(dst, d), .mark = mark, .iif = iif};
+		.family = FC_AF_INET4, .src = a4(src, s), .dst = a4(dst, d), .mark = mark,
+		.iif = iif};
 	struct mod_route_nh nh;
 	int res = mod_route_resolve(rt, &sel, &nh);
 
@@ -283,8 +284,9 @@ test_listing(void **state)
  * rules send them out by the ports of tables 1 and 2; an unmarked flow
  * takes main. The reply of a connection from outside (port 8080, marked
  * 0x2 on its way in) goes back by table 2's port: its restored mark
- * picks it (each table has the LAN's route, as a multi-WAN gateway's do). The hits count per rule. A route change reaches the marked
- * flow by its mark.
+ * picks it (each table has the LAN's route, as a multi-WAN gateway's
+ * do). The hits count per rule. A route change reaches the marked flow
+ * by its mark.
  */
 static void
 test_engine_fwmark(void **state)
