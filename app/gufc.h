@@ -74,6 +74,7 @@ extern int gufc_logtype;
 #define GUFC_MAX_CHANNELS_CFG 64
 #define GUFC_MAX_LOCALS 256
 #define GUFC_MAX_ROUTES 1024
+#define GUFC_MAX_PRULES 256 /**< "route-rule" lines */
 
 /* Settings and configuration: gufc_cfg.h. */
 #include "gufc_cfg.h"

@@ -118,6 +118,15 @@ struct gufc_route {
 	bool via;        /**< @c gw is set */
 	bool connected;  /**< made from a port's address (not a "route" line) */
 	uint8_t gw[16];  /**< the gateway, of the prefix's family */
+	uint32_t table;  /**< "route table T": a table's number; 0: main, or by @c table_name */
+	char table_name[MOD_ROUTE_NAME_MAX]; /**< "route table NAME" ("" : by number) */
+};
+
+/** A routing rule ("route-rule ...", gufc_prule.c): the rule, its table by name. */
+struct gufc_prule {
+	struct mod_route_rule r;
+	bool pref_given;     /**< "pref P" was written */
+	char table_name[MOD_ROUTE_NAME_MAX]; /**< "table NAME" ("" : r.table by number) */
 };
 
 /** Most names of a port ("port N name NAME"). */
@@ -216,6 +225,8 @@ struct gufc_config {
 	struct lex_prefix locals[GUFC_MAX_LOCALS];
 	unsigned int n_routes;
 	struct gufc_route routes[GUFC_MAX_ROUTES];
+	unsigned int n_prules;
+	struct gufc_prule prules[GUFC_MAX_PRULES];
 	/** Per port; written on the rules lcore once running (gufc_router.c). */
 	struct gufc_port_cfg port[GUFC_MAX_PORTS];
 	unsigned int n_chans;

@@ -277,43 +277,107 @@ cfg_ipfix(struct cfg_ctx *c, struct gufc_config *cfg)
 	return 0;
 }
 
-/* route PREFIX port N | route PREFIX via GATEWAY (its port: checked at the end). */
+/*
+ * route [table T] PREFIX port N | route [table T] PREFIX via GATEWAY (its
+ * port: checked at the end). T: a number, main, or a name (the table is
+ * made by its first route).
+ */
 static int
 cfg_route(struct cfg_ctx *c, struct gufc_config *cfg)
 {
 	struct gufc_route r;
+	unsigned int b = 1; /* the prefix's word */
 	uint32_t port;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if ((rc = cfg_need(c, 4)) != 0)
+	if (c->n > 1 && strcmp(c->tok[1].s, "table") == 0) {
+		if ((rc = cfg_need(c, 3)) != 0)
+			return rc;
+		if (gufc_route_table_arg(c->tok[2].s, &r.table, r.table_name) != 0)
+			return cfg_err(c, c->tok[2].col,
+				"bad table (1..4294967294 but 253 and 255, main, or a name)",
+				c->tok[2].s);
+		b = 3;
+	}
+	if ((rc = cfg_need(c, b + 3)) != 0)
 		return rc;
-	if ((rc = cfg_prefix(c, 1, &r.pfx)) != 0)
+	if ((rc = cfg_prefix(c, b, &r.pfx)) != 0)
 		return rc;
-	if (strcmp(c->tok[2].s, "port") == 0) {
-		if ((rc = cfg_u32(c, 3, GUFC_MAX_PORTS - 1, &port)) != 0)
+	if (strcmp(c->tok[b + 1].s, "port") == 0) {
+		if ((rc = cfg_u32(c, b + 2, GUFC_MAX_PORTS - 1, &port)) != 0)
 			return rc;
 		r.port = (uint16_t)port;
-	} else if (strcmp(c->tok[2].s, "via") == 0) {
+	} else if (strcmp(c->tok[b + 1].s, "via") == 0) {
 		uint8_t fam;
 
-		if (lex_addr(c->tok[3].s, strlen(c->tok[3].s), &fam, r.gw, NULL) != 0)
-			return cfg_err(c, c->tok[3].col, "bad gateway address", c->tok[3].s);
+		if (lex_addr(c->tok[b + 2].s, strlen(c->tok[b + 2].s), &fam, r.gw, NULL) != 0)
+			return cfg_err(c, c->tok[b + 2].col, "bad gateway address",
+				c->tok[b + 2].s);
 		if (fam != r.pfx.family)
-			return cfg_err(c, c->tok[3].col, "gateway of another family than the prefix",
-				c->tok[3].s);
+			return cfg_err(c, c->tok[b + 2].col,
+				"gateway of another family than the prefix", c->tok[b + 2].s);
 		r.via = true;
 	} else {
-		return cfg_err(c, c->tok[2].col, "expected 'port' or 'via'", c->tok[2].s);
+		return cfg_err(c, c->tok[b + 1].col, "expected 'port' or 'via'", c->tok[b + 1].s);
 	}
-	if (c->n > 4)
-		return cfg_err(c, c->tok[4].col, "unexpected token", c->tok[4].s);
+	if (c->n > b + 3)
+		return cfg_err(c, c->tok[b + 3].col, "unexpected token", c->tok[b + 3].s);
 	if (cfg->n_routes == GUFC_MAX_ROUTES)
-		return cfg_err(c, c->tok[1].col, "too many routes", c->tok[1].s);
+		return cfg_err(c, c->tok[b].col, "too many routes", c->tok[b].s);
 	c->via[cfg->n_routes].line = c->w.line;
-	c->via[cfg->n_routes].col = c->tok[3].col;
-	snprintf(c->via[cfg->n_routes].text, sizeof(c->via[0].text), "%s", c->tok[3].s);
+	c->via[cfg->n_routes].col = c->tok[b + 2].col;
+	snprintf(c->via[cfg->n_routes].text, sizeof(c->via[0].text), "%s", c->tok[b + 2].s);
 	cfg->routes[cfg->n_routes++] = r;
+	return 0;
+}
+
+/*
+ * route-rule [pref P] [not] [from PFX] [to PFX] [fwmark V[/M]] [iif PORT]
+ * table T|blackhole|unreachable|prohibit (gufc_prule_parse()). A table
+ * named must have a route on an earlier line; iif a port named earlier
+ * (or a number).
+ */
+static int
+cfg_prule(struct cfg_ctx *c, struct gufc_config *cfg)
+{
+	const char *w[CFG_MAX_TOK];
+	struct gufc_prule pr;
+	const char *why;
+	unsigned int bad, i;
+	int rc;
+
+	for (i = 1; i < c->n; i++)
+		w[i - 1] = c->tok[i].s;
+	rc = gufc_prule_parse(cfg, w, c->n - 1, &pr, &bad, &why);
+	if (rc != 0) {
+		i = c->n > 1 && rc != -EEXIST ? bad + 1 : 0;
+		return cfg_err(c, c->tok[i].col, why, c->tok[i].s);
+	}
+	if (pr.table_name[0] != '\0') {
+		bool known = false;
+
+		for (i = 0; i < cfg->n_routes && !known; i++)
+			known = strcmp(cfg->routes[i].table_name, pr.table_name) == 0;
+		if (!known) {
+			for (i = 1; i < c->n && strcmp(c->tok[i].s, pr.table_name) != 0; i++)
+				;
+			return cfg_err(c, c->tok[i < c->n ? i : 0].col,
+				"unknown table (no 'route table NAME ...' line before)",
+				pr.table_name);
+		}
+	}
+	for (i = 0; i < cfg->n_prules; i++) {
+		const struct gufc_prule *o = &cfg->prules[i];
+
+		if (pr.pref_given && o->pref_given && memcmp(&o->r, &pr.r, sizeof(pr.r)) == 0 &&
+			strcmp(o->table_name, pr.table_name) == 0)
+			return cfg_err(c, c->tok[0].col,
+				"the same rule again (as ip rule add refuses)", c->tok[0].s);
+	}
+	if (cfg->n_prules == GUFC_MAX_PRULES)
+		return cfg_err(c, c->tok[0].col, "too many route-rule lines", c->tok[0].s);
+	cfg->prules[cfg->n_prules++] = pr;
 	return 0;
 }
 
@@ -576,6 +640,8 @@ cfg_line(struct cfg_ctx *c, struct gufc_config *cfg)
 	}
 	if (strcmp(kw, "route") == 0)
 		return cfg_route(c, cfg);
+	if (strcmp(kw, "route-rule") == 0)
+		return cfg_prule(c, cfg);
 	if (strcmp(kw, "port") == 0)
 		return cfg_port(c, cfg);
 	if (strcmp(kw, "channel") == 0)

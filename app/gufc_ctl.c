@@ -125,12 +125,21 @@ int
 gufc_ctl_route_apply(struct gufc_app *app, const struct gufc_route *r, bool add)
 {
 	struct mod_route_nh nh = { .port = r->port, .via = r->via };
+	uint32_t table = r->table != 0 ? r->table : MOD_ROUTE_TABLE_MAIN;
 
+	/* A table by name: made by its first route (doc/config.md "Policy routing"). */
+	if (r->table_name[0] != '\0') {
+		int rc = mod_route_table_named(app->route, r->table_name, add, &table);
+
+		if (rc != 0)
+			return rc;
+	}
 	if (!add)
-		return mod_route_del(app->route, r->pfx.family, r->pfx.addr, r->pfx.len);
+		return mod_route_table_del(app->route, table, r->pfx.family, r->pfx.addr,
+			r->pfx.len);
 	if (r->via)
 		memcpy(nh.gw, r->gw, sizeof(nh.gw));
-	return mod_route_add_nh(app->route, r->pfx.family, r->pfx.addr, r->pfx.len, &nh,
+	return mod_route_table_add(app->route, table, r->pfx.family, r->pfx.addr, r->pfx.len, &nh,
 		r->connected ? MOD_ROUTE_F_CONNECTED : 0);
 }
 

@@ -159,6 +159,73 @@ int gufc_ctl_route(struct gufc_app *app, const struct gufc_route *r, bool add);
  */
 int gufc_ctl_route_apply(struct gufc_app *app, const struct gufc_route *r, bool add);
 
+/* Policy routing (gufc_prule.c; doc/config.md "Policy routing"). */
+
+/**
+ * Parse a routing rule's words (the config's "route-rule" line and the
+ * shell's "route-rule add|del" after their keyword).
+ * @param cfg  the configuration (port names, for iif)
+ * @param tok  the words
+ * @param n    how many
+ * @param pr   receives the rule
+ * @param bad  receives the index of the word at fault
+ * @param why  receives the reason
+ * @return 0, -EINVAL, -EEXIST (the main table's own rule).
+ */
+int gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned int n,
+	struct gufc_prule *pr, unsigned int *bad, const char **why);
+
+/**
+ * A route's "table T": @p id a number (0: main), or @p name a name.
+ * @return 0, -EINVAL (0, 253, 255, past 4294967294, a bad name).
+ */
+int gufc_route_table_arg(const char *s, uint32_t *id, char name[MOD_ROUTE_NAME_MAX]);
+
+/**
+ * Add or delete a routing rule in the route module (a delete without pref:
+ * the first rule equal but for its pref, as `ip rule del`).
+ * @return 0, -ENOENT (no such table name; no such rule to delete), or
+ *   mod_route_rule_add()'s / mod_route_rule_del()'s -errno.
+ * Context: rules lcore (before the lcores start: main lcore).
+ */
+int gufc_ctl_prule_apply(struct gufc_app *app, const struct gufc_prule *pr, bool add);
+
+/** gufc_ctl_prule_apply() on the rules lcore (gufc_ctl_call()). */
+int gufc_ctl_prule(struct gufc_app *app, const struct gufc_prule *pr, bool add);
+
+/**
+ * The config's routing rules, in order, after its routes (start).
+ * @return 0, or the first failure's -errno (logged).
+ */
+int gufc_router_prules(struct gufc_app *app);
+
+/** A routing rule as listings show it (gufc_collect_prule_rows()). */
+struct gufc_prule_row {
+	uint32_t pref;
+	bool implicit;     /**< the main table's own rule */
+	uint64_t hits;     /**< new flows (either direction) it routed or dropped */
+	char text[200];    /**< mod_route_rule_format() */
+};
+
+/**
+ * The routing rules, in order, the implicit main rule included (at most
+ * @p max); *@p rows is the caller's to free.
+ * @return 0, -ENOMEM, gufc_ctl_call()'s -errno.
+ */
+int gufc_collect_prule_rows(struct gufc_app *app, struct gufc_prule_row **rows, unsigned int *n,
+	unsigned int max);
+
+/** "show route-rules": "PREF:<tab>RULE  hits N" per rule. @return 0 or -errno. */
+int gufc_show_route_rules(struct gufc_app *app, FILE *f);
+
+/**
+ * "show routes": the tables other than main, each "table NAME (ID): N
+ * routes" then its routes; with @p table (a number, main or a name) that
+ * table's routes alone.
+ * @return 0, -EINVAL (bad table), -ENOENT (no such table), -errno.
+ */
+int gufc_show_route_tables(struct gufc_app *app, const char *table, FILE *f);
+
 /**
  * Run @p fn(app, @p arg) on the rules lcore and wait for it (directly when
  * the caller is the rules lcore): the way the control layer reads or

@@ -141,6 +141,7 @@ engine_init(struct gufc_app *app)
 	struct rule_engine_params p;
 	struct mod_route_params rp;
 	uint32_t nat_seed = (uint32_t)rte_rand();
+	int rc;
 
 	memset(&p, 0, sizeof(p));
 	p.name = "gufc";
@@ -214,7 +215,9 @@ engine_init(struct gufc_app *app)
 	app->tab4 = rule_engine_table(app->eng, FC_AF_INET4);
 	app->tab6 = rule_engine_table(app->eng, FC_AF_INET6);
 	app->nat = mod_nat_module_table(app->natm);
-	return gufc_router_routes(app); /* connected, then configured */
+	/* Connected routes, then configured ones, then the routing rules. */
+	rc = gufc_router_routes(app);
+	return rc != 0 ? rc : gufc_router_prules(app);
 }
 
 /* Load the configured rule set (before anything starts). NULL with *rc set on error. */

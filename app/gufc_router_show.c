@@ -228,7 +228,8 @@ gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	struct gufc_port_cfg *pc = calloc(GUFC_MAX_PORTS, sizeof(*pc));
 	struct mod_neigh_info *nrows = NULL;
 	struct mod_route_info *rrows = NULL;
-	unsigned int nn = 0, nr = 0;
+	struct gufc_prule_row *prows = NULL;
+	unsigned int nn = 0, nr = 0, np = 0;
 	bool first = true;
 
 	fprintf(f, "  \"mode\": \"%s\",\n", gufc_mode_name(app));
@@ -316,5 +317,12 @@ gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 			(rrows[i].flags & MOD_ROUTE_F_CONNECTED) ? "true" : "false");
 	}
 	free(rrows);
+	fprintf(f, "\n  ],\n  \"route_rules\": [");
+	if (gufc_collect_prule_rows(app, &prows, &np, GUFC_MAX_PRULES + 1) != 0)
+		np = 0;
+	for (unsigned int i = 0; i < np; i++)
+		fprintf(f, "%s\n    {\"pref\": %u, \"rule\": \"%s\", \"hits\": %" PRIu64 "}",
+			i ? "," : "", prows[i].pref, prows[i].text, prows[i].hits);
+	free(prows);
 	fprintf(f, "\n  ],\n");
 }

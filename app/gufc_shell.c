@@ -78,6 +78,8 @@ struct sh_cmd {
 static const struct sh_cmd sh_cmds[] = {
 	{ "show", sh_cmd_show,
 		"show stats|ports|neighbours|drops|channels|locals|routes|pending|offload|lcores|ipfix|log|recent\n"
+		"show routes [table T]                main's routes, then each other table's (or table T's)\n"
+		"show route-rules                     routing rules in order, with the new flows each routed\n"
 		"show rules                           committed rules with packet/byte counters\n"
 		"show rules iptables|ip6tables        the same as iptables-save -c writes it\n"
 		"show flows [limit N] [filter] [MATCH...]   flows; MATCH: rule match words\n"
@@ -95,7 +97,11 @@ static const struct sh_cmd sh_cmds[] = {
 		"channel del NAME" },
 	{ "local", sh_cmd_local, "local add|del PREFIX" },
 	{ "route", sh_cmd_route,
-		"route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX" },
+		"route add [table T] PREFIX port N | route add [table T] PREFIX via GATEWAY\n"
+		"route del [table T] PREFIX           T: a number, main, or a name (made by its first route)" },
+	{ "route-rule", sh_cmd_prule,
+		"route-rule add|del [pref P] [not] [from PFX] [to PFX] [fwmark V[/M]] [iif PORT]\n"
+		"                   table T|blackhole|unreachable|prohibit   as ip rule (show route-rules)" },
 	{ "port", sh_cmd_port,
 		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24\n"
 		"                                     (a new name reaches rules' -i/-o at the next commit)" },
@@ -296,7 +302,7 @@ static cmdline_parse_token_hdr_t t_end = { .ops = &sh_end_ops, .offset = 0 };
 
 SH_TOK(t_show, w0, "show");
 SH_TOK(t_show_what, w1,
-	"stats#ports#neighbours#neighbors#flows#flow#rules#channels#drops#locals#routes#pending#"
+	"stats#ports#neighbours#neighbors#flows#flow#rules#channels#drops#locals#routes#route-rules#pending#"
 	"offload#lcores#ipfix#log");
 SH_TOK(t_rule, w0, "rule");
 SH_TOK(t_rule_op, w1, "add#del#replace#load");
@@ -307,6 +313,7 @@ SH_TOK(t_channel_op, w1, "create#del");
 SH_TOK(t_local, w0, "local");
 SH_TOK(t_addel, w1, "add#del");
 SH_TOK(t_route, w0, "route");
+SH_TOK(t_prule, w0, "route-rule");
 SH_TOK(t_port, w0, "port");
 SH_TOK(t_flush, w0, "flush");
 SH_TOK(t_set, w0, "set");
@@ -327,7 +334,7 @@ SH_TOK(t_rest, rest, TOKEN_STRING_MULTI);
 	}
 
 SH_INST(i_show, SH_W0 | SH_W1,
-	"show stats|ports|neighbours|rules|channels|drops|locals|routes|pending | "
+	"show stats|ports|neighbours|rules|channels|drops|locals|routes|route-rules|pending | "
 	"show flows [limit N] [filter] [MATCH...] | show flow TUPLE",
 	(void *)&t_show, (void *)&t_show_what);
 SH_INST(i_rule, SH_W0 | SH_W1 | SH_REST,
@@ -344,6 +351,10 @@ SH_INST(i_local, SH_W0 | SH_W1 | SH_REST, "local add|del PREFIX", (void *)&t_loc
 SH_INST(i_route, SH_W0 | SH_W1 | SH_REST,
 	"route add PREFIX port N | route add PREFIX via GATEWAY | route del PREFIX",
 	(void *)&t_route, (void *)&t_addel, (void *)&t_rest);
+SH_INST(i_prule, SH_W0 | SH_W1 | SH_REST,
+	"route-rule add|del [pref P] [not] [from PFX] [to PFX] [fwmark V[/M]] [iif PORT] "
+	"table T|blackhole|unreachable|prohibit",
+	(void *)&t_prule, (void *)&t_addel, (void *)&t_rest);
 SH_INST(i_port, SH_W0 | SH_REST, "port N [name NAME] [address [add|del] PREFIX...] [mtu M]",
 	(void *)&t_port, (void *)&t_rest);
 SH_INST(i_set, SH_W0 | SH_REST, "set mode bridge|router", (void *)&t_set, (void *)&t_rest);
@@ -363,7 +374,7 @@ static cmdline_parse_inst_t i_any = {
 };
 
 static cmdline_parse_ctx_t sh_ctx_list[] = {
-	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route, &i_port,
+	&i_show, &i_rule, &i_commit, &i_rollback, &i_channel, &i_local, &i_route, &i_prule, &i_port,
 	&i_set, &i_flush, &i_log, &i_echo, &i_help, &i_quit, &i_any, NULL,
 };
 

@@ -626,6 +626,7 @@ sh_cmd_route(struct sh_ctx *c)
 	const struct sh_line *l = c->l;
 	struct gufc_route r;
 	uint32_t port = 0;
+	unsigned int b = 2; /* the prefix's word */
 	bool add;
 	int rc;
 
@@ -633,58 +634,99 @@ sh_cmd_route(struct sh_ctx *c)
 	if (l->n < 2 || (strcmp(l->tok[1], "add") != 0 && strcmp(l->tok[1], "del") != 0))
 		return sh_err(c, -EINVAL, l->n < 2 ? l->tok[0] : l->tok[1], "expected add or del");
 	add = strcmp(l->tok[1], "add") == 0;
-	if (l->n < 3)
-		return sh_err(c, -EINVAL, l->tok[1], "missing prefix");
-	rc = prefix_arg(c, 2, &r.pfx);
+	if (l->n > 2 && strcmp(l->tok[2], "table") == 0) {
+		if (l->n < 4)
+			return sh_err(c, -EINVAL, l->tok[2], "missing table");
+		if (gufc_route_table_arg(l->tok[3], &r.table, r.table_name) != 0)
+			return sh_err(c, -EINVAL, l->tok[3],
+				"bad table (1..4294967294 but 253 and 255, main, or a name)");
+		b = 4;
+	}
+	if (l->n < b + 1)
+		return sh_err(c, -EINVAL, l->tok[b - 1], "missing prefix");
+	rc = prefix_arg(c, b, &r.pfx);
 	if (rc != 0)
 		return rc;
 	if (add) {
-		if (l->n < 4 || (strcmp(l->tok[3], "port") != 0 && strcmp(l->tok[3], "via") != 0))
-			return sh_err(c, -EINVAL, l->n < 4 ? l->tok[2] : l->tok[3],
+		if (l->n < b + 2 ||
+			(strcmp(l->tok[b + 1], "port") != 0 && strcmp(l->tok[b + 1], "via") != 0))
+			return sh_err(c, -EINVAL, l->n < b + 2 ? l->tok[b] : l->tok[b + 1],
 				"expected 'port N' or 'via GATEWAY'");
-		if (l->n < 5)
-			return sh_err(c, -EINVAL, l->tok[3], "missing %s", l->tok[3]);
-		if (l->n > 5)
-			return sh_err(c, -EINVAL, l->tok[5], "unexpected word");
-		if (strcmp(l->tok[3], "via") == 0) {
+		if (l->n < b + 3)
+			return sh_err(c, -EINVAL, l->tok[b + 1], "missing %s", l->tok[b + 1]);
+		if (l->n > b + 3)
+			return sh_err(c, -EINVAL, l->tok[b + 3], "unexpected word");
+		if (strcmp(l->tok[b + 1], "via") == 0) {
 			uint8_t fam;
 			int p;
 
-			if (lex_addr(l->tok[4], strlen(l->tok[4]), &fam, r.gw, NULL) != 0)
-				return sh_err(c, -EINVAL, l->tok[4], "bad gateway address");
+			if (lex_addr(l->tok[b + 2], strlen(l->tok[b + 2]), &fam, r.gw, NULL) != 0)
+				return sh_err(c, -EINVAL, l->tok[b + 2], "bad gateway address");
 			if (fam != r.pfx.family)
-				return sh_err(c, -EINVAL, l->tok[4],
+				return sh_err(c, -EINVAL, l->tok[b + 2],
 					"gateway of another family than the prefix");
 			/* Port addresses change only through this shell: no race. */
 			p = gufc_port_of_gw(&c->app->cfg, fam, r.gw);
 			if (p == -EEXIST)
-				return sh_err(c, -EINVAL, l->tok[4],
+				return sh_err(c, -EINVAL, l->tok[b + 2],
 					"the gateway is one of this host's port addresses");
 			if (p < 0)
-				return sh_err(c, -ENOENT, l->tok[4],
+				return sh_err(c, -ENOENT, l->tok[b + 2],
 					"no port address's prefix holds the gateway");
 			r.via = true;
 			port = (uint32_t)p;
-		} else if (sh_u32(l->tok[4], &port) != 0 || port >= GUFC_MAX_PORTS ||
+		} else if (sh_u32(l->tok[b + 2], &port) != 0 || port >= GUFC_MAX_PORTS ||
 			!c->app->ports[port].used) {
-			return sh_err(c, -ENODEV, l->tok[4], "no such port");
+			return sh_err(c, -ENODEV, l->tok[b + 2], "no such port");
 		}
 	} else {
-		if (l->n > 3)
-			return sh_err(c, -EINVAL, l->tok[3], "unexpected word");
+		if (l->n > b + 1)
+			return sh_err(c, -EINVAL, l->tok[b + 1], "unexpected word");
 		while (port < GUFC_MAX_PORTS - 1 && !c->app->ports[port].used)
 			port++; /* gufc_ctl_route wants a live port even to delete */
 	}
 	r.port = (uint16_t)port;
 	rc = gufc_ctl_route(c->app, &r, add);
 	if (rc == -ENOENT)
-		return sh_err(c, rc, l->tok[2], "no such route");
+		return sh_err(c, rc, l->tok[b], r.table_name[0] != '\0' && !add ?
+			"no such route (or table)" : "no such route");
 	if (rc == -EINVAL)
-		return sh_err(c, rc, l->tok[2], "bad prefix (host bits set?)");
+		return sh_err(c, rc, l->tok[b], "bad prefix (host bits set?)");
 	if (rc != 0)
-		return sh_err(c, rc, l->tok[2], "%s", strerror(-rc));
+		return sh_err(c, rc, l->tok[b], "%s", strerror(-rc));
 	fprintf(c->out, "route %s %s (cached flows follow in the background)\n",
-		l->tok[2], add ? "added" : "deleted");
+		l->tok[b], add ? "added" : "deleted");
+	return 0;
+}
+
+/* route-rule add|del WORDS (gufc_prule_parse()'s grammar). */
+int
+sh_cmd_prule(struct sh_ctx *c)
+{
+	const struct sh_line *l = c->l;
+	struct gufc_prule pr;
+	const char *why;
+	unsigned int bad;
+	bool add;
+	int rc;
+
+	if (l->n < 2 || (strcmp(l->tok[1], "add") != 0 && strcmp(l->tok[1], "del") != 0))
+		return sh_err(c, -EINVAL, l->n < 2 ? l->tok[0] : l->tok[1], "expected add or del");
+	add = strcmp(l->tok[1], "add") == 0;
+	rc = gufc_prule_parse(&c->app->cfg, (const char *const *)&l->tok[2], l->n - 2, &pr, &bad,
+		&why);
+	if (rc != 0)
+		return sh_err(c, rc, l->n > 2 ? l->tok[2 + bad] : l->tok[1], "%s", why);
+	rc = gufc_ctl_prule(c->app, &pr, add);
+	if (rc == -ENOENT)
+		return sh_err(c, rc, l->tok[1], pr.table_name[0] != '\0' ?
+			"no such table (or rule)" : "no such rule");
+	if (rc == -EEXIST)
+		return sh_err(c, rc, l->tok[1], "the same rule is there");
+	if (rc != 0)
+		return sh_err(c, rc, l->tok[1], "%s", strerror(-rc));
+	fprintf(c->out, "route-rule %s (cached flows follow in the background)\n",
+		add ? "added" : "deleted");
 	return 0;
 }
 

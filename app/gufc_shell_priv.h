@@ -69,6 +69,7 @@ int sh_cmd_rollback(struct sh_ctx *c);
 int sh_cmd_channel(struct sh_ctx *c);
 int sh_cmd_local(struct sh_ctx *c);
 int sh_cmd_route(struct sh_ctx *c);
+int sh_cmd_prule(struct sh_ctx *c);
 /** The set edits go to: the pending one, made from the committed set on first use. @return 0 or -errno (message printed). */
 int sh_working_set(struct sh_ctx *c, struct rule_set **s);
 /* gufc_shell_port.c */

@@ -333,19 +333,40 @@ sh_cmd_show(struct sh_ctx *c)
 	if (what == NULL)
 		return sh_err(c, -EINVAL, c->l->tok[0],
 			"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
-			"locals, routes, pending, offload, lcores, ipfix, log, recent");
+			"locals, routes, route-rules, pending, offload, lcores, ipfix, log, recent");
 	if (strcmp(what, "stats") == 0)
 		return show_stats(c);
 	if (strcmp(what, "drops") == 0)
 		return show_drops(c);
+	if (strcmp(what, "route-rules") == 0) {
+		rc = no_more(c, 2);
+		if (rc == 0)
+			rc = gufc_show_route_rules(c->app, c->out);
+		return rc != 0 ? sh_err(c, rc, NULL, "%s", strerror(-rc)) : 0;
+	}
+	if (strcmp(what, "routes") == 0 && c->l->n > 2) {
+		if (strcmp(c->l->tok[2], "table") != 0 || c->l->n < 4)
+			return sh_err(c, -EINVAL, c->l->tok[2], "expected 'table T'");
+		rc = no_more(c, 4);
+		if (rc == 0)
+			rc = gufc_show_route_tables(c->app, c->l->tok[3], c->out);
+		if (rc == -ENOENT || rc == -EINVAL)
+			return sh_err(c, rc, c->l->tok[3], rc == -EINVAL ? "bad table" : "no such table");
+		return rc != 0 ? sh_err(c, rc, NULL, "%s", strerror(-rc)) : 0;
+	}
+	if (strcmp(what, "routes") == 0) {
+		rc = gufc_show_routes(c->app, c->out);
+		if (rc == 0)
+			rc = gufc_show_route_tables(c->app, NULL, c->out);
+		return rc != 0 ? sh_err(c, rc, NULL, "%s", strerror(-rc)) : 0;
+	}
 	if (strcmp(what, "ports") == 0 || strcmp(what, "neighbours") == 0 ||
-		strcmp(what, "neighbors") == 0 || strcmp(what, "routes") == 0) {
+		strcmp(what, "neighbors") == 0) {
 		rc = no_more(c, 2);
 		if (rc != 0)
 			return rc;
 		rc = what[0] == 'p' ? gufc_show_ports(c->app, c->out) :
-		     what[0] == 'n' ? gufc_show_neighbours(c->app, c->out) :
-				      gufc_show_routes(c->app, c->out);
+				      gufc_show_neighbours(c->app, c->out);
 		if (rc != 0)
 			return sh_err(c, rc, NULL, "%s", strerror(-rc));
 		return 0;
@@ -405,5 +426,5 @@ sh_cmd_show(struct sh_ctx *c)
 	}
 	return sh_err(c, -EINVAL, what,
 		"show what? stats, ports, neighbours, flows, flow, rules, channels, drops, "
-		"locals, routes, pending, offload, lcores, ipfix, log, recent");
+		"locals, routes, route-rules, pending, offload, lcores, ipfix, log, recent");
 }

@@ -708,6 +708,32 @@ tel_routes(struct gufc_app *app, struct tel_req *r)
 	return tel_cols_end(&c, r->d, rc);
 }
 
+/* /gufc/route_rules: one row per routing rule, the implicit main rule included. */
+static int
+tel_route_rules(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *pref, *rule, *hits;
+	struct gufc_prule_row *rows = NULL;
+	unsigned int n = 0;
+	int rc;
+
+	rte_tel_data_start_dict(r->d);
+	pref = tel_col(&c, "pref", RTE_TEL_U64_VAL);
+	rule = tel_col(&c, "rule", RTE_TEL_STRING_VAL);
+	hits = tel_col(&c, "hits", RTE_TEL_U64_VAL);
+	if (hits == NULL)
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	rc = gufc_collect_prule_rows(app, &rows, &n, TEL_ROWS_MAX);
+	for (unsigned int i = 0; rc == 0 && i < n; i++) {
+		rte_tel_data_add_array_u64(pref, rows[i].pref);
+		rte_tel_data_add_array_string(rule, rows[i].text);
+		rte_tel_data_add_array_u64(hits, rows[i].hits);
+	}
+	free(rows);
+	return tel_cols_end(&c, r->d, rc);
+}
+
 /* /gufc/recent: one row per address of a "-m recent" list (at most TEL_ROWS_MAX). */
 static int
 tel_recent(struct gufc_app *app, struct tel_req *r)
@@ -755,6 +781,8 @@ tel_answer(struct gufc_app *app, struct tel_req *r)
 		return tel_neighbours(app, r);
 	if (strcmp(r->cmd, "/gufc/routes") == 0)
 		return tel_routes(app, r);
+	if (strcmp(r->cmd, "/gufc/route_rules") == 0)
+		return tel_route_rules(app, r);
 	if (strcmp(r->cmd, "/gufc/stats") == 0)
 		return tel_stats(app, r);
 	if (strcmp(r->cmd, "/gufc/drops") == 0)
@@ -867,7 +895,9 @@ gufc_telemetry_init(struct gufc_app *app)
 		{ "/gufc/neighbours", "gufc router mode's neighbours (ARP/ND), as columns, at "
 			"most 128 (the shell's 'show neighbours'). No parameters" },
 		{ "/gufc/routes", "gufc routes, as columns, at most 128 (the shell's "
-			"'show routes'). No parameters" },
+			"'show routes'; the main table's). No parameters" },
+		{ "/gufc/route_rules", "gufc routing rules: pref, rule, hits, as columns "
+			"(the shell's 'show route-rules'). No parameters" },
 		{ "/gufc/recent", "gufc -m recent lists, a row per address, as columns, at most 128 "
 			"(the shell's 'show recent'). No parameters" },
 	};

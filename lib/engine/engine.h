@@ -132,6 +132,9 @@ struct rule_engine;
 	X(CT_CLASH, "ct_clash", "conntrack: new flow clashes with another connection's tuple") \
 	X(CT_HELPER, "ct_helper", "conntrack helper: partial or malformed command, or no room to expect") \
 	X(MARTIAN, "martian", "martian source or destination address from outside (as Linux's input routing)") \
+	X(ROUTE_BLACKHOLE, "route_blackhole", "a routing rule's blackhole (route-rule ... blackhole): dropped silently") \
+	X(ROUTE_UNREACHABLE, "route_unreachable", "a routing rule's unreachable: dropped, ICMP host unreachable sent") \
+	X(ROUTE_PROHIBIT, "route_prohibit", "a routing rule's prohibit: dropped, ICMP administratively prohibited sent") \
 	X(ERROR, "engine_error", "rules engine: internal error")
 
 /** Drop reasons: RULE_DROP_NONE, then RULE_DROP_<NAME> of RULE_DROP_REASONS. */
@@ -664,6 +667,23 @@ int rule_engine_classify(struct rule_engine *eng, enum rule_stage stage, struct 
  */
 int rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage,
 	const struct rule_eval **res);
+
+/**
+ * The mark a new flow's packets carry where routing decides them (as
+ * Linux's `ip rule fwmark` sees it). The original direction: the mark
+ * after the DST stage (mangle and nat PREROUTING, or OUTPUT), which this
+ * runs if no module has yet (later, once the filter walked the flow, the
+ * mark its packets leave the walk with). The reply direction: the mark
+ * the reply's walk leaves its packets with (CONNMARK --restore-mark
+ * included), known once the filter stage walked the reply (a module of
+ * an order after RULE_MOD_ORDER_FILTER); 0 before.
+ * @param f     the flow
+ * @param dir   RULE_DIR_ORIG or RULE_DIR_REPLY
+ * @param mark  receives the mark
+ * @return 0, -EINVAL, -ELOOP (the DST walk's error).
+ * Context: rules lcore, in a module's on_insert.
+ */
+int rule_engine_flow_mark(struct rule_flow *f, unsigned int dir, uint32_t *mark);
 
 /**
  * Filter-table classification of a key alone (the other tables and

@@ -586,6 +586,31 @@ rule_engine_classify_flow(struct rule_flow *f, enum rule_stage stage, const stru
 	return 0;
 }
 
+int
+rule_engine_flow_mark(struct rule_flow *f, unsigned int dir, uint32_t *mark)
+{
+	const struct rule_eval *res;
+	struct eng_flow *ef;
+	int rc;
+
+	if (f == NULL || mark == NULL || dir > RULE_DIR_REPLY)
+		return -EINVAL;
+	ef = eng_flow_of(f);
+	if (dir == RULE_DIR_REPLY) {
+		*mark = ef->mark[1];
+		return 0;
+	}
+	if (ef->walked) {
+		*mark = ef->mark[0];
+		return 0;
+	}
+	rc = rule_engine_classify_flow(f, RULE_STAGE_DST, &res);
+	if (rc < 0)
+		return rc;
+	*mark = ef->pkt_built ? ef->pkt.mark : 0;
+	return 0;
+}
+
 /* A channel name (RULE_NAME_MAX with its NUL) into @p dst, of the same size. */
 static inline void
 chan_name_copy(char dst[RULE_NAME_MAX], const char *src)

@@ -55,14 +55,15 @@ route_tables_fini(struct mod_route *rt)
 	free(rt->routes);
 	rt->routes = NULL;
 	rt->n_routes = 0;
+	route_policy_fini(rt);
 	free(rt->nhs);
 	rt->nhs = NULL;
 	rt->n_nhs = 0;
 }
 
 /* Validate a prefix: family, depth, no host bits. */
-static int
-prefix_check(unsigned int family, const uint8_t *addr, uint8_t depth)
+int
+route_prefix_check(unsigned int family, const uint8_t *addr, uint8_t depth)
 {
 	unsigned int alen = fc_af_addr_len(family);
 
@@ -89,8 +90,8 @@ route_find(const struct mod_route *rt, unsigned int family, const uint8_t *addr,
 }
 
 /* The index of next hop @p nh (shared, counted), made if new. @return it, or -ENOMEM. */
-static int64_t
-nh_take(struct mod_route *rt, unsigned int family, const struct mod_route_nh *nh)
+int64_t
+route_nh_take(struct mod_route *rt, unsigned int family, const struct mod_route_nh *nh)
 {
 	unsigned int alen = fc_af_addr_len(family);
 	int64_t free_i = -1;
@@ -131,8 +132,8 @@ nh_take(struct mod_route *rt, unsigned int family, const struct mod_route_nh *nh
 	return free_i;
 }
 
-static void
-nh_drop(struct mod_route *rt, uint32_t i)
+void
+route_nh_drop(struct mod_route *rt, uint32_t i)
 {
 	if (i < rt->n_nhs && rt->nhs[i].refs > 0)
 		rt->nhs[i].refs--;
@@ -147,7 +148,7 @@ mod_route_add_nh(struct mod_route *rt, unsigned int family, const uint8_t *addr,
 	int i, rc;
 
 	if (rt == NULL || nh == NULL || nh->port >= RULE_PORT_LOCAL ||
-		prefix_check(family, addr, depth) < 0)
+		route_prefix_check(family, addr, depth) < 0)
 		return -EINVAL;
 	i = route_find(rt, family, addr, depth);
 	if (i < 0) {
@@ -168,7 +169,7 @@ mod_route_add_nh(struct mod_route *rt, unsigned int family, const uint8_t *addr,
 			rt->cap_routes = cap;
 		}
 	}
-	nhi = nh_take(rt, family, nh);
+	nhi = route_nh_take(rt, family, nh);
 	if (nhi < 0)
 		return (int)nhi;
 	if (depth == 0) {
@@ -183,7 +184,7 @@ mod_route_add_nh(struct mod_route *rt, unsigned int family, const uint8_t *addr,
 		rc = rte_lpm6_add(rt->lpm6, addr, depth, (uint32_t)nhi);
 	}
 	if (rc < 0) {
-		nh_drop(rt, (uint32_t)nhi);
+		route_nh_drop(rt, (uint32_t)nhi);
 		return rc == -ENOSPC ? -ENOSPC : -EINVAL;
 	}
 	if (i < 0) {
@@ -194,7 +195,7 @@ mod_route_add_nh(struct mod_route *rt, unsigned int family, const uint8_t *addr,
 		r->depth = depth;
 		memcpy(r->addr, addr, fc_af_addr_len(family));
 	} else {
-		nh_drop(rt, rt->routes[i].nh);
+		route_nh_drop(rt, rt->routes[i].nh);
 	}
 	rt->routes[i].nh = (uint32_t)nhi;
 	rt->routes[i].flags = flags;
@@ -216,7 +217,7 @@ mod_route_del(struct mod_route *rt, unsigned int family, const uint8_t *addr, ui
 {
 	int i, rc;
 
-	if (rt == NULL || prefix_check(family, addr, depth) < 0)
+	if (rt == NULL || route_prefix_check(family, addr, depth) < 0)
 		return -EINVAL;
 	i = route_find(rt, family, addr, depth);
 	if (i < 0)
@@ -234,15 +235,15 @@ mod_route_del(struct mod_route *rt, unsigned int family, const uint8_t *addr, ui
 	}
 	if (rc < 0)
 		return -ENOENT;
-	nh_drop(rt, rt->routes[i].nh);
+	route_nh_drop(rt, rt->routes[i].nh);
 	rt->routes[i] = rt->routes[--rt->n_routes];
 	route_changed(rt);
 	return 0;
 }
 
 /* Multicast and broadcast: never routed in router mode. */
-static bool
-not_routed(const struct mod_route *rt, unsigned int family, const uint8_t *addr)
+bool
+route_not_routed(const struct mod_route *rt, unsigned int family, const uint8_t *addr)
 {
 	if (!rt->router)
 		return false;
@@ -261,7 +262,7 @@ mod_route_lookup_nh(const struct mod_route *rt, unsigned int family, const uint8
 
 	if (rt == NULL || addr == NULL || nh == NULL || ti < 0)
 		return -EINVAL;
-	if (not_routed(rt, family, addr))
+	if (route_not_routed(rt, family, addr))
 		return -ENOENT;
 	if (family == FC_AF_INET4) {
 		uint32_t ip;
@@ -311,6 +312,26 @@ mod_route_next(const struct mod_route *rt, uint32_t *it, struct mod_route_info *
 	return 0;
 }
 
+/* One route's line (mod_route_dump(), mod_route_table_dump()). */
+int
+route_info_dump(const struct mod_route_info *ri, FILE *f)
+{
+	int af = ri->family == FC_AF_INET4 ? AF_INET : AF_INET6;
+	char a[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN + 8] = "";
+
+	if (inet_ntop(af, ri->addr, a, sizeof(a)) == NULL)
+		return -EINVAL;
+	if (ri->nh.via) {
+		memcpy(gw, " via ", 5);
+		if (inet_ntop(af, ri->nh.gw, gw + 5, sizeof(gw) - 5) == NULL)
+			return -EINVAL;
+	}
+	if (fprintf(f, "%s/%u port %u%s%s\n", a, ri->depth, ri->nh.port, gw,
+		    (ri->flags & MOD_ROUTE_F_CONNECTED) ? " connected" : "") < 0)
+		return -EIO;
+	return 0;
+}
+
 int
 mod_route_dump(const struct mod_route *rt, FILE *f)
 {
@@ -320,19 +341,10 @@ mod_route_dump(const struct mod_route *rt, FILE *f)
 	if (rt == NULL || f == NULL)
 		return -EINVAL;
 	while (mod_route_next(rt, &it, &ri) == 0) {
-		int af = ri.family == FC_AF_INET4 ? AF_INET : AF_INET6;
-		char a[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN + 8] = "";
+		int rc = route_info_dump(&ri, f);
 
-		if (inet_ntop(af, ri.addr, a, sizeof(a)) == NULL)
-			return -EINVAL;
-		if (ri.nh.via) {
-			memcpy(gw, " via ", 5);
-			if (inet_ntop(af, ri.nh.gw, gw + 5, sizeof(gw) - 5) == NULL)
-				return -EINVAL;
-		}
-		if (fprintf(f, "%s/%u port %u%s%s\n", a, ri.depth, ri.nh.port, gw,
-			    (ri.flags & MOD_ROUTE_F_CONNECTED) ? " connected" : "") < 0)
-			return -EIO;
+		if (rc < 0)
+			return rc;
 	}
 	return (int)rt->n_routes;
 }

@@ -243,6 +243,215 @@ int mod_route_dump(const struct mod_route *rt, FILE *f);
  */
 void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st);
 
+/*
+ * Policy routing: several tables and the rules that pick one (Linux's
+ * `ip route ... table T` and `ip rule`).
+ *
+ * Tables: MOD_ROUTE_TABLE_MAIN (254) is the table of mod_route_add() and
+ * friends (rte_lpm / rte_lpm6). Other tables (1..2^32-2, but 253 and 255,
+ * which Linux reserves for "default" and "local") are made on their first
+ * route, or by name (mod_route_table_named()); they are small (a gateway's
+ * per-uplink tables: a default route and a few prefixes) and looked up by a
+ * scan of their routes, longest prefix first, on new flows only.
+ *
+ * Rules: in ascending pref, rules of equal pref in the order added; the
+ * main table's own rule (pref 32766, "from all lookup main") is implicit
+ * and always there. A packet matches a rule when every selector given
+ * matches (from, to: prefixes of its source, destination; fwmark V/M:
+ * (mark & M) == V; iif: its input port), or none of them does with `not`.
+ * A matching rule with a table looks the destination up there; no route
+ * there falls through to the next rule (as Linux). blackhole drops the
+ * packet silently, unreachable and prohibit drop it with the ICMP error
+ * Linux sends (host unreachable; administratively prohibited). No rule
+ * giving a route: no route (as before). Without rules, the main table
+ * alone is looked up, as before policy routing existed.
+ *
+ * The mark a rule's fwmark is matched against is the packet's after the
+ * mangle and nat PREROUTING (or OUTPUT) walk, as Linux routes it: the
+ * module asks the engine for it (rule_engine_flow_mark()) only while some
+ * rule has a fwmark selector. A reply's port is looked up with the
+ * reply's own mark, as its walk leaves it (CONNMARK --restore-mark), once
+ * that walk is done (stage "route_adj"). The walk after a route or rule
+ * change uses the mark each entry's packets carry.
+ */
+
+/** The main table: mod_route_add()'s, and the implicit rule's. */
+#define MOD_ROUTE_TABLE_MAIN 254u
+/** The implicit rule's pref: "32766: from all lookup main". */
+#define MOD_ROUTE_PREF_MAIN 32766u
+/** A table name's size, NUL included. */
+#define MOD_ROUTE_NAME_MAX 16
+/** Rule input port: any (struct mod_route_rule::iif). */
+#define MOD_ROUTE_IIF_ANY 0xffffu
+/** Named tables are numbered from here up, the first free number. */
+#define MOD_ROUTE_TABLE_NAMED_BASE 1000u
+
+/** What a rule does (struct mod_route_rule::action). */
+enum mod_route_action {
+	MOD_ROUTE_ACT_TABLE,       /**< look the destination up in @c table */
+	MOD_ROUTE_ACT_BLACKHOLE,   /**< drop silently */
+	MOD_ROUTE_ACT_UNREACHABLE, /**< drop, ICMP host unreachable (ICMPv6 no route) */
+	MOD_ROUTE_ACT_PROHIBIT,    /**< drop, ICMP administratively prohibited */
+};
+
+/** A routing rule. Zeroed, then set what is given (iif: MOD_ROUTE_IIF_ANY for none). */
+struct mod_route_rule {
+	uint32_t pref;     /**< order, ascending */
+	bool invert;       /**< `not`: matches when the selectors do not all match */
+	uint8_t family;    /**< of from/to (FC_AF_*); 0 without them: both families */
+	bool from_set, to_set;
+	uint8_t from_len, to_len;
+	uint8_t from[16], to[16];
+	bool mark_set;
+	uint32_t mark, mask; /**< fwmark V/M (M 0xffffffff when not given) */
+	uint16_t iif;      /**< input port, or MOD_ROUTE_IIF_ANY */
+	uint8_t action;    /**< enum mod_route_action */
+	uint32_t table;    /**< with MOD_ROUTE_ACT_TABLE */
+};
+
+/** A rule, for listings (mod_route_rule_next()). */
+struct mod_route_rule_info {
+	struct mod_route_rule r;
+	uint64_t hits;     /**< new flows (either direction) it decided: a route, or a drop */
+	bool implicit;     /**< the main table's own rule */
+};
+
+/** What a policy lookup gave (mod_route_resolve()). */
+enum mod_route_result {
+	MOD_ROUTE_RES_NH,          /**< a next hop */
+	MOD_ROUTE_RES_NONE,        /**< no route */
+	MOD_ROUTE_RES_BLACKHOLE,
+	MOD_ROUTE_RES_UNREACHABLE,
+	MOD_ROUTE_RES_PROHIBIT,
+};
+
+/** What a policy lookup looks at. */
+struct mod_route_sel {
+	uint8_t family;      /**< FC_AF_INET4 or FC_AF_INET6 */
+	const uint8_t *src;  /**< the packet's source (4 or 16 bytes) */
+	const uint8_t *dst;  /**< its destination, looked up */
+	uint32_t mark;       /**< its mark after PREROUTING */
+	uint16_t iif;        /**< its input port; MOD_ROUTE_IIF_ANY: unknown (matches no iif) */
+};
+
+/**
+ * Add a route to table @p table (MOD_ROUTE_TABLE_MAIN: mod_route_add_nh());
+ * the table is made if new (numbered; see mod_route_table_named() for names).
+ * @param rt, family, addr, depth, nh, flags  as mod_route_add_nh()
+ * @param table  1..0xfffffffe, not 253 or 255
+ * @return 0, -EINVAL, -ENOSPC (the family's max_routes in that table), -ENOMEM.
+ * Context: rules lcore.
+ */
+int mod_route_table_add(struct mod_route *rt, uint32_t table, unsigned int family,
+	const uint8_t *addr, uint8_t depth, const struct mod_route_nh *nh, uint8_t flags);
+
+/**
+ * Delete a route of table @p table.
+ * @return 0, -EINVAL, -ENOENT (no such table or route).
+ * Context: rules lcore.
+ */
+int mod_route_table_del(struct mod_route *rt, uint32_t table, unsigned int family,
+	const uint8_t *addr, uint8_t depth);
+
+/**
+ * The number of the table named @p name ("main": MOD_ROUTE_TABLE_MAIN),
+ * made (empty, the first free number from MOD_ROUTE_TABLE_NAMED_BASE) when
+ * @p create and it is new.
+ * @param rt      the module
+ * @param name    1..MOD_ROUTE_NAME_MAX-1 characters, not all digits
+ * @param create  make it when new
+ * @param id      receives the number
+ * @return 0, -ENOENT (not made, !create), -EINVAL, -ENOMEM.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_table_named(struct mod_route *rt, const char *name, bool create, uint32_t *id);
+
+/**
+ * The name of table @p id ("main" for the main table, "" for one made by
+ * number). @return the name, or NULL: no such table.
+ * Context: rules lcore, or control with it stopped.
+ */
+const char *mod_route_table_name(const struct mod_route *rt, uint32_t id);
+
+/**
+ * Walk the tables other than main: start with *it = 0, call until -ENOENT.
+ * @return 0 (@p id, and @p n_routes when not NULL, set), -ENOENT (end), -EINVAL.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_table_next(const struct mod_route *rt, uint32_t *it, uint32_t *id,
+	uint32_t *n_routes);
+
+/**
+ * Walk the routes of table @p table as mod_route_next() walks main's.
+ * @return 0, -ENOENT (end, or no such table), -EINVAL.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_table_route_next(const struct mod_route *rt, uint32_t table, uint32_t *it,
+	struct mod_route_info *info);
+
+/**
+ * mod_route_dump() of table @p table.
+ * @return routes written, -EINVAL, -ENOENT (no such table), -EIO.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_table_dump(const struct mod_route *rt, uint32_t table, FILE *f);
+
+/**
+ * Add a rule after those of a lower or equal pref.
+ * @param rt        the module
+ * @param r         the rule (its pref ignored when !pref_given)
+ * @param pref_given  false: Linux's default, one less than the lowest pref
+ *                  there is (the implicit rule's included), at least 1
+ * @return 0, -EINVAL (bad prefix, mask, family mix, table 0/253/255, pref
+ *   0 or past 32765 with a table, ...), -EEXIST (the same rule is there: as
+ *   `ip rule add`, which refuses an identical rule), -ENOMEM.
+ * Context: rules lcore.
+ */
+int mod_route_rule_add(struct mod_route *rt, const struct mod_route_rule *r, bool pref_given);
+
+/**
+ * Delete the first rule equal to @p r (pref, selectors, action, table).
+ * @return 0, -EINVAL, -ENOENT.
+ * Context: rules lcore.
+ */
+int mod_route_rule_del(struct mod_route *rt, const struct mod_route_rule *r);
+
+/**
+ * Walk the rules in order, the implicit main rule in its place.
+ * @return 0, -ENOENT (end), -EINVAL.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_rule_next(const struct mod_route *rt, uint32_t *it,
+	struct mod_route_rule_info *info);
+
+/**
+ * Write rule @p r as `ip rule` lists it, without the pref or a newline:
+ * "not from 10.0.0.0/8 fwmark 0x1/0xff iif 2 lookup 1000".
+ * @return what snprintf() returns, -EINVAL.
+ * Context: any.
+ */
+int mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r, char *buf,
+	size_t len);
+
+/**
+ * Write the rules, "PREF: RULE" per line, then " hits N".
+ * @return rules written, -EINVAL, -EIO.
+ * Context: rules lcore, or control with it stopped.
+ */
+int mod_route_rule_dump(const struct mod_route *rt, FILE *f);
+
+/**
+ * The policy lookup: the rules in order, the tables they name.
+ * @param rt     the module
+ * @param s      the packet
+ * @param nh     receives the next hop (MOD_ROUTE_RES_NH)
+ * @return enum mod_route_result, or -EINVAL. Counts no hits (the module's
+ *   on_insert does).
+ * Context: rules lcore.
+ */
+int mod_route_resolve(const struct mod_route *rt, const struct mod_route_sel *s,
+	struct mod_route_nh *nh);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,25 +29,38 @@ struct route_to {
 };
 
 /*
- * The way to @p addr (of key @p k, @p local_bit the local bit for @p addr):
- * RULE_PORT_LOCAL for a local address, the route's port, RULE_PORT_PAIRED
- * without one; @p hop receives the next hop (the route's gateway, else
- * @p addr itself; family 0: none).
+ * The way to @p addr (of key @p k, @p local_bit the local bit for @p addr;
+ * @p s the packet as the routing rules see it, its dst @p addr): RULE_PORT_LOCAL
+ * for a local address, the route's port, RULE_PORT_PAIRED without one;
+ * @p hop receives the next hop (the route's gateway, else @p addr itself;
+ * family 0: none), @p res the policy lookup's result, @p rule the rule
+ * that decided it (ROUTE_RULE_*).
  */
 static uint16_t
-route_port(const struct mod_route *rt, const struct fc_key *k, const uint8_t *addr,
-	uint8_t local_bit, struct route_hop *hop)
+route_port(const struct mod_route *rt, const struct fc_key *k, const struct mod_route_sel *s,
+	uint8_t local_bit, struct route_hop *hop, int *res, int32_t *rule)
 {
 	struct mod_route_nh nh;
 
 	memset(hop, 0, sizeof(*hop));
+	*res = MOD_ROUTE_RES_NONE;
+	*rule = ROUTE_RULE_NONE;
 	if (fc_key_flags(k) & local_bit)
 		return RULE_PORT_LOCAL;
-	if (mod_route_lookup_nh(rt, k->family, addr, &nh) != 0)
-		return RULE_PORT_PAIRED;
+	if (rt->n_rules == 0) {
+		/* No rules: the main table alone, as before policy routing. */
+		if (mod_route_lookup_nh(rt, k->family, s->dst, &nh) != 0)
+			return RULE_PORT_PAIRED;
+		*rule = ROUTE_RULE_MAIN;
+	} else {
+		*res = route_resolve(rt, s, &nh, rule);
+		if (*res != MOD_ROUTE_RES_NH)
+			return RULE_PORT_PAIRED;
+	}
+	*res = MOD_ROUTE_RES_NH;
 	hop->family = k->family;
 	hop->port = nh.port;
-	memcpy(hop->addr, nh.via ? nh.gw : addr, fc_af_addr_len(k->family));
+	memcpy(hop->addr, nh.via ? nh.gw : s->dst, fc_af_addr_len(k->family));
 	return nh.port;
 }
 
@@ -60,15 +73,17 @@ hop_adj(const struct mod_route *rt, const struct route_hop *hop)
 	return rt->p.adj_get_fn(rt->p.adj_arg, hop->port, hop->family, hop->addr);
 }
 
-/* route_port() and hop_adj() at once (the walk). */
+/* route_port() and hop_adj() at once (the walk): a policy drop is no route there. */
 static struct route_to
-route_to(const struct mod_route *rt, const struct fc_key *k, const uint8_t *addr,
+route_to(const struct mod_route *rt, const struct fc_key *k, const struct mod_route_sel *s,
 	uint8_t local_bit)
 {
 	struct route_hop hop;
 	struct route_to to;
+	int32_t rule;
+	int res;
 
-	to.port = route_port(rt, k, addr, local_bit, &hop);
+	to.port = route_port(rt, k, s, local_bit, &hop, &res, &rule);
 	to.adj = hop_adj(rt, &hop);
 	return to;
 }
@@ -80,33 +95,130 @@ adj_put(const struct mod_route *rt, uint16_t adj)
 		rt->p.adj_put_fn(rt->p.adj_arg, adj);
 }
 
-/* Stage "route": both directions' output ports; their next hops kept for "route_adj". */
+/* The reply's input port: where the original direction leaves (none: any). */
+static uint16_t
+reply_iif(uint16_t out_port)
+{
+	return out_port < RULE_PORT_LOCAL ? out_port : MOD_ROUTE_IIF_ANY;
+}
+
+/* A policy drop of the original direction: its drop reason and ICMP error. */
+static void
+policy_drop(struct rule_flow *f, int res)
+{
+	bool v4 = f->key.family == FC_AF_INET4;
+
+	f->act[RULE_DIR_ORIG].verdict = FC_VERDICT_DROP;
+	switch (res) {
+	case MOD_ROUTE_RES_BLACKHOLE:
+		f->drop = RULE_DROP_ROUTE_BLACKHOLE;
+		break;
+	case MOD_ROUTE_RES_UNREACHABLE:
+		f->drop = RULE_DROP_ROUTE_UNREACHABLE;
+		f->reject = v4 ? RULE_REJECT_ICMP_HOST_UNREACHABLE : RULE_REJECT_ICMP6_NO_ROUTE;
+		break;
+	default:
+		f->drop = RULE_DROP_ROUTE_PROHIBIT;
+		f->reject = v4 ? RULE_REJECT_ICMP_ADMIN_PROHIBITED :
+				 RULE_REJECT_ICMP6_ADM_PROHIBITED;
+		break;
+	}
+}
+
+/*
+ * Stage "route": both directions' output ports; their next hops kept for
+ * "route_adj". With routing rules: the original direction as Linux routes
+ * it after PREROUTING (its source, its destination after DNAT, its mark,
+ * its input port); the reply from the address the original goes to, into
+ * the port the original leaves by, with mark 0 until "route_adj" knows
+ * its own. A rule's blackhole, unreachable or prohibit drops the flow.
+ */
 static int
 route_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_route *rt = priv;
 	const struct fc_key *x = &f->xkey, *o = &f->key;
+	struct mod_route_sel s;
+	int res[2];
 
-	f->act[RULE_DIR_ORIG].out_port =
-		route_port(rt, x, fc_key_dst(x), FC_KEY_F_DST_LOCAL, &rt->hop[RULE_DIR_ORIG]);
-	f->act[RULE_DIR_REPLY].out_port =
-		route_port(rt, o, fc_key_src(o), FC_KEY_F_SRC_LOCAL, &rt->hop[RULE_DIR_REPLY]);
+	rt->mark[RULE_DIR_ORIG] = 0;
+	rt->mark[RULE_DIR_REPLY] = 0;
+	if (rt->rules_mark && !(fc_key_flags(x) & FC_KEY_F_DST_LOCAL) &&
+		rule_engine_flow_mark(f, RULE_DIR_ORIG, &rt->mark[RULE_DIR_ORIG]) < 0)
+		rt->mark[RULE_DIR_ORIG] = 0;
+	s.family = x->family;
+	s.src = fc_key_src(x);
+	s.dst = fc_key_dst(x);
+	s.mark = rt->mark[RULE_DIR_ORIG];
+	s.iif = fc_key_in_port(o);
+	f->act[RULE_DIR_ORIG].out_port = route_port(rt, x, &s, FC_KEY_F_DST_LOCAL,
+		&rt->hop[RULE_DIR_ORIG], &res[RULE_DIR_ORIG], &rt->decided[RULE_DIR_ORIG]);
+	s.src = fc_key_dst(x);
+	s.dst = fc_key_src(o);
+	s.mark = 0;
+	s.iif = reply_iif(f->act[RULE_DIR_ORIG].out_port);
+	f->act[RULE_DIR_REPLY].out_port = route_port(rt, o, &s, FC_KEY_F_SRC_LOCAL,
+		&rt->hop[RULE_DIR_REPLY], &res[RULE_DIR_REPLY], &rt->decided[RULE_DIR_REPLY]);
 	rt->taken[RULE_DIR_ORIG] = 0;
 	rt->taken[RULE_DIR_REPLY] = 0;
+	route_rule_hit(rt, rt->decided[RULE_DIR_ORIG]);
+	if (res[RULE_DIR_ORIG] > MOD_ROUTE_RES_NONE)
+		policy_drop(f, res[RULE_DIR_ORIG]);
 	return 0;
 }
 
 /*
- * Stage "route_adj" (router mode, after the NAT source stage, when the
- * flow's entries are known): the adjacency of each entry the flow will
- * have, referenced. An ICMP error sent the way of its connection (NAT) has
- * that connection's already.
+ * The reply's route with the reply's own mark (stage "route_adj", after
+ * the filter walked the reply): where a rule picks another way for it
+ * (CONNMARK --restore-mark, then fwmark), its port and next hop change.
+ * A reply the rules drop keeps the way it had (see route.h).
+ */
+static void
+reply_remark(struct mod_route *rt, struct rule_flow *f)
+{
+	const struct fc_key *x = &f->xkey, *o = &f->key;
+	struct mod_route_sel s;
+	struct route_hop hop;
+	uint32_t mark = 0;
+	int32_t rule;
+	int res;
+	uint16_t port;
+
+	if (rule_engine_flow_mark(f, RULE_DIR_REPLY, &mark) < 0 || mark == 0)
+		return;
+	s.family = x->family;
+	s.src = fc_key_dst(x);
+	s.dst = fc_key_src(o);
+	s.mark = mark;
+	s.iif = reply_iif(f->act[RULE_DIR_ORIG].out_port);
+	port = route_port(rt, o, &s, FC_KEY_F_SRC_LOCAL, &hop, &res, &rule);
+	if (res > MOD_ROUTE_RES_NONE)
+		return;
+	rt->mark[RULE_DIR_REPLY] = mark;
+	rt->decided[RULE_DIR_REPLY] = rule;
+	f->act[RULE_DIR_REPLY].out_port = port;
+	rt->hop[RULE_DIR_REPLY] = hop;
+}
+
+/*
+ * Stage "route_adj" (after the NAT source stage, when the flow's entries
+ * are known): the reply's route with its own mark (routing rules with a
+ * fwmark); with adjacency callbacks, the adjacency of each entry the flow
+ * will have (router mode; 0 otherwise), referenced. An ICMP error sent
+ * the way of its connection (NAT) has that connection's already.
  */
 static int
 route_adj_on_insert(void *priv, struct rule_flow *f)
 {
 	struct mod_route *rt = priv;
 
+	if (rt->rules_mark && f->want_reply && !f->nocache)
+		reply_remark(rt, f);
+	if (f->want_reply && !f->nocache)
+		route_rule_hit(rt, rt->decided[RULE_DIR_REPLY]);
+	/* Without adjacency callbacks the adjacencies are not the module's to write. */
+	if (rt->p.adj_get_fn == NULL)
+		return 0;
 	if (!(f->dec_flags & RULE_DEC_F_ICMP_ERR)) {
 		rt->taken[RULE_DIR_ORIG] = hop_adj(rt, &rt->hop[RULE_DIR_ORIG]);
 		f->act[RULE_DIR_ORIG].adj = rt->taken[RULE_DIR_ORIG];
@@ -145,17 +257,27 @@ route_adj_on_remove(void *priv, const struct rule_flow_gone *g)
  * reply of a forward entry starts at its translated destination; the
  * forward entry of a reply starts at the original source, which the reply
  * is rewritten to), and its local bit that key's src_local. An entry
- * without a peer (no connection) routes its own destination.
+ * without a peer (no connection) routes its own destination. The routing
+ * rules see the entry's source (before its SNAT), its mark and its input
+ * port.
  */
 static struct route_to
 entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
 {
 	struct rule_flow_info peer;
+	struct mod_route_sel s;
 
+	s.family = e->key.family;
+	s.src = fc_key_src(&e->key);
+	s.mark = e->mark;
+	s.iif = fc_key_in_port(&e->key);
 	if (e->peer != FC_INDEX_NONE &&
-		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0)
-		return route_to(rt, &peer.key, fc_key_src(&peer.key), FC_KEY_F_SRC_LOCAL);
-	return route_to(rt, &e->key, fc_key_dst(&e->key), FC_KEY_F_DST_LOCAL);
+		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0) {
+		s.dst = fc_key_src(&peer.key);
+		return route_to(rt, &peer.key, &s, FC_KEY_F_SRC_LOCAL);
+	}
+	s.dst = fc_key_dst(&e->key);
+	return route_to(rt, &e->key, &s, FC_KEY_F_DST_LOCAL);
 }
 
 /* (Re)start the walk over the cached flows: entries already walked may
@@ -261,7 +383,8 @@ mod_route_module_create(struct rule_engine *eng, const struct mod_route_params *
 		m.priv = rt;
 		rc = rule_engine_module_register(eng, &m);
 	}
-	if (rc == 0 && rt->p.adj_get_fn != NULL) {
+	/* Always: the reply's mark may pick its route (routing rules added later). */
+	if (rc == 0) {
 		memset(&m, 0, sizeof(m));
 		m.name = "route_adj";
 		m.order = RULE_MOD_ORDER_ROUTE_ADJ;

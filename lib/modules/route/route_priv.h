@@ -39,6 +39,25 @@ struct route_hop {
 	uint8_t addr[16];
 };
 
+/** A table other than main (route_policy.c): its routes, scanned. */
+struct route_xtable {
+	uint32_t id;
+	char name[MOD_ROUTE_NAME_MAX]; /**< "" when made by number */
+	struct route_ent *routes;
+	uint32_t n_routes;
+	uint32_t cap_routes;
+};
+
+/** A rule, with the new flows it decided. */
+struct route_rule_ent {
+	struct mod_route_rule r;
+	uint64_t hits;
+};
+
+/** route_resolve()'s deciding rule: an index in mod_route::rules, or these. */
+#define ROUTE_RULE_MAIN (-1) /**< the implicit main rule */
+#define ROUTE_RULE_NONE (-2) /**< none (no route) */
+
 /** The module. Written by the rules lcore only (counters read relaxed). */
 struct mod_route {
 	struct rule_engine *eng;
@@ -62,11 +81,33 @@ struct mod_route {
 	uint16_t taken[2];
 	struct mod_route_stats st;
 	bool router;              /**< adjacencies taken (mod_route_router_set()) */
+	/* Policy routing (route_policy.c). */
+	struct route_xtable *xt;  /**< tables other than main */
+	uint32_t n_xt;
+	uint32_t cap_xt;
+	struct route_rule_ent *rules; /**< in order (pref, then as added) */
+	uint32_t n_rules;
+	uint32_t cap_rules;
+	uint64_t main_hits;       /**< the implicit rule's */
+	bool rules_mark;          /**< a rule has a fwmark selector */
+	uint32_t mark[2];         /**< the flow being inserted: each direction's mark */
+	int32_t decided[2];       /**< ... and the rule that routed it (ROUTE_RULE_*) */
 };
 
 /* route.c */
 int route_tables_init(struct mod_route *rt);
 void route_tables_fini(struct mod_route *rt);
+int route_prefix_check(unsigned int family, const uint8_t *addr, uint8_t depth);
+int64_t route_nh_take(struct mod_route *rt, unsigned int family, const struct mod_route_nh *nh);
+void route_nh_drop(struct mod_route *rt, uint32_t i);
+bool route_not_routed(const struct mod_route *rt, unsigned int family, const uint8_t *addr);
+int route_info_dump(const struct mod_route_info *ri, FILE *f);
+
+/* route_policy.c */
+void route_policy_fini(struct mod_route *rt);
+int route_resolve(const struct mod_route *rt, const struct mod_route_sel *s,
+	struct mod_route_nh *nh, int32_t *rule);
+void route_rule_hit(struct mod_route *rt, int32_t rule);
 
 /* route_module.c: (re)start the walk after a change. */
 void route_changed(struct mod_route *rt);

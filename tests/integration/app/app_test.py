@@ -1005,6 +1005,21 @@ BAD_CONF = [  # (file text, line, token, message words)
     ("port 2 vlan 4095 parent 0\n", 1, "4095", "VLAN id: 1..4094"),
     ("port 2 vlan 100 parent 0\n", 1, "0", "no such parent port"),
     ("port 2 name x vlan 100 parent 0\n", 1, "2", "no such port"),
+    # Policy routing (doc/config.md "Policy routing").
+    ("route table 255 10.0.0.0/8 port 0\n", 1, "255", "bad table"),
+    ("route table 12ab! 10.0.0.0/8 port 0\n", 1, "12ab!", "bad table"),
+    ("route-rule fwmark 0x3/0x1 table main\n", 1, "0x3/0x1", "outside the mask"),
+    ("route-rule fwmark 1 table wan1\n", 1, "wan1", "unknown table"),
+    ("route-rule from 10.0.0.1/8 table main\n", 1, "10.0.0.1/8", "bad prefix"),
+    ("route-rule from 10.0.0.0/8 to 2001:db8::/32 table main\n", 1, "2001:db8::/32",
+     "another family"),
+    ("route-rule pref 5 fwmark 1\n", 1, "1", "missing the rule's action"),
+    ("route-rule pref 5 fwmark 1 table main\nroute-rule pref 5 fwmark 1 table main\n", 2,
+     "route-rule", "the same rule again"),
+    ("route-rule iif lan table main\n", 1, "lan", "no port of that name"),
+    ("route-rule fwmark 1 table main bogus\n", 1, "bogus", "unexpected word after"),
+    ("route-rule fwmark 1 goto 5\n", 1, "goto", "expected pref, not, from"),
+    ("route-rule pref 32766 table main\n", 1, "route-rule", "the main table's own rule"),
 ]
 
 # VLAN sub-interfaces of a device (port 0: --vdev net_null0): (text, line, token, words)
