@@ -121,6 +121,7 @@ struct gufc_sum {
 	uint64_t waited;	/**< packets that waited for their connection's upcall */
 	uint64_t waiting;	/**< of them waiting now */
 	uint64_t slow_pkts;	/**< packets handled by the rules lcore */
+	uint64_t upcall_fast;	/**< of them, behind their connection's upcall: the fast path's code decided them */
 	uint64_t fwd_pkts;	/**< packets handed to chan_enqueue_burst() */
 	uint64_t frag_in;	/**< fragments given to reassembly */
 	uint64_t frag_out;	/**< datagrams reassembled */

@@ -101,6 +101,8 @@ gufc_dp_init(struct gufc_app *app)
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
 		lc->slow_dp.lossless = app->lossless;
 		lc->slow_dp.flat = lc->flat;
+		/* Packets behind their connection's upcall: the fast path's code. */
+		lc->slow_dp.up_fast = app->cfg.set.pending_fast != 0;
 	}
 }
 

@@ -61,8 +61,10 @@ show_stats(struct sh_ctx *c)
 		", flag class %" PRIu64 ", pending %" PRIu64 ", uncounted %" PRIu64 ")\n", "upcalls",
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
 		s->upcall_class, s->upcall_pending, s->upcall_uncounted);
-	fprintf(f, "%-20s %" PRIu64 " (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
-		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref);
+	fprintf(f, "%-20s %" PRIu64 " (classifier %" PRIu64 ", reference %" PRIu64
+		", behind their connection's on the fast path's code %" PRIu64 ")\n",
+		"slow-path packets", s->slow_pkts, t.es.classify_cls, t.es.classify_ref,
+		s->upcall_fast);
 	fprintf(f, "%-20s %" PRIu64 " reused, %" PRIu64 " kept, %" PRIu64 " per packet, %" PRIu64
 		" around, %" PRIu64 " flushes, %" PRIu64 " whole walks, %" PRIu64
 		" new flows' whole walks\n", "classifier cache",

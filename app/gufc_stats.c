@@ -128,6 +128,7 @@ gufc_stats_sum(struct gufc_app *app, struct gufc_totals *t)
 	s->waited = dp.waited;
 	s->waiting = dp.waiting;
 	s->slow_pkts = dp.slow_pkts;
+	s->upcall_fast = dp.upcall_fast;
 	s->fwd_pkts = dp.fwd_pkts;
 	s->non_ip_pass = dp.non_ip_pass;
 	s->hw_classified = dp.hw_classified;
@@ -335,8 +336,10 @@ gufc_stats_summary(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 		s->upcall_class, s->upcall_pending, s->upcall_uncounted);
 	fprintf(f, "%-28s %14" PRIu64 "  (behind their connection's upcall)\n", "waited",
 		s->waited);
-	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64 ")\n",
-		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref);
+	fprintf(f, "%-28s %14" PRIu64 "  (classifier %" PRIu64 ", reference %" PRIu64
+		", behind their connection's on the fast path's code %" PRIu64 ")\n",
+		"slow-path packets", s->slow_pkts, t->es.classify_cls, t->es.classify_ref,
+		s->upcall_fast);
 	fprintf(f, "%-28s %14" PRIu64 "  (walked and kept %" PRIu64 ", per packet %" PRIu64
 		", around the cache %" PRIu64 ", emptied %" PRIu64 " times, whole walks %" PRIu64
 		", new flows' whole walks %" PRIu64 ")\n",
@@ -573,7 +576,8 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		", \"class\": %" PRIu64 ", \"classed\": %" PRIu64 ", \"class_taken\": %" PRIu64
 		", \"class_unfit\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"uncounted\": %" PRIu64
 		", \"waited\": %" PRIu64 ", \"waiting\": %" PRIu64
-		", \"packets\": %" PRIu64 ", \"classify_cls\": %" PRIu64
+		", \"packets\": %" PRIu64 ", \"upcall_fast\": %" PRIu64
+		", \"classify_cls\": %" PRIu64
 		", \"classify_ref\": %" PRIu64 ", \"commits\": %" PRIu64 ", \"generation\": %u"
 		", \"port_mismatch\": %" PRIu64 ", \"rule_trace_lost\": %" PRIu64 ", \"clsc_hits\": %" PRIu64
 		", \"clsc_misses\": %" PRIu64 ", \"clsc_uncacheable\": %" PRIu64
@@ -586,7 +590,7 @@ gufc_stats_json(struct gufc_app *app, const struct gufc_totals *t, const char *p
 		s->upcalls, s->upcall_stale, s->upcall_interest, s->upcall_per_packet,
 		s->upcall_class, t->es.classed, t->es.class_taken, t->es.class_unfit,
 		s->upcall_pending, s->upcall_uncounted, s->waited,
-		s->waiting, s->slow_pkts,
+		s->waiting, s->slow_pkts, s->upcall_fast,
 		t->es.classify_cls,
 		t->es.classify_ref, t->es.commits, t->es.gen, t->es.port_mismatch,
 		t->es.trace_lost, t->es.clsc_hits, t->es.clsc_misses, t->es.clsc_uncacheable,

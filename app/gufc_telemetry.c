@@ -89,6 +89,7 @@ tel_stats(struct gufc_app *app, struct tel_req *r)
 	U("waited", s->waited);
 	U("waiting", s->waiting);
 	U("slow_packets", s->slow_pkts);
+	U("upcall_fast", s->upcall_fast);
 	U("classify_cls", t.es.classify_cls);
 	U("classify_ref", t.es.classify_ref);
 	U("clsc_hits", t.es.clsc_hits);

@@ -851,7 +851,8 @@ def parse_pmd_stats(text):
 
 def gufc_summary(js):
     """The numbers of gufc's --stats-json worth keeping per run: the
-    slow path's upcalls (those behind their connection's upcall too), the
+    slow path's upcalls (those behind their connection's upcall too, and
+    of them those the fast path's code decided on the rules lcore), the
     times a full upcall ring held RX back, each lcore's busy share."""
     keep = {}
     src = js.get("stats", js) if isinstance(js.get("stats"), dict) else js
@@ -863,9 +864,10 @@ def gufc_summary(js):
         keep["flows_created"] = flows["created"]
     sp = js.get("slow_path")
     if isinstance(sp, dict):
-        for k in ("upcalls", "pending", "waited"):
+        for k in ("upcalls", "pending", "waited", "upcall_fast"):
             if k in sp:
-                keep["upcalls" if k == "upcalls" else "upcalls_" + k] = sp[k]
+                keep["upcalls" if k == "upcalls" else
+                     "upcalls_fast" if k == "upcall_fast" else "upcalls_" + k] = sp[k]
     ll = js.get("lossless")
     if isinstance(ll, dict) and "held_bursts" in ll:
         keep["held_bursts"] = ll["held_bursts"]

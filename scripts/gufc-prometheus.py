@@ -119,6 +119,8 @@ STATS = [
      "Upcalls of hits whose TCP flags are outside their entry's flag class.", None),
     ("slow_packets", "gufc_slow_path_packets_total", "counter",
      "Packets decided by the rules lcore.", None),
+    ("upcall_fast", "gufc_slow_path_fast_code_total", "counter",
+     "Of them, packets behind their connection's upcall the fast path's code decided.", None),
     ("classify_cls", "gufc_classifications_total", "counter",
      "New-flow classifications, by evaluator.", {"by": "classifier"}),
     ("classify_ref", "gufc_classifications_total", "counter",

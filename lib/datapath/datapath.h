@@ -281,6 +281,10 @@ struct dp_meta {
 	uint8_t why;       /**< enum rule_upcall_reason, or DP_UPCALL_NEIGH */
 	uint8_t pend;      /**< 1: the RX context counts this upcall pending under
 			        @c conn; the slow path owes it a completion (dp_done_collect()) */
+	uint8_t behind;    /**< 1: it went up only because an upcall of its connection
+			        was in flight (counted upcall_pending): with struct
+			        dp_ctx::up_fast, dp_upcall_burst() tries the fast path's
+			        code on it first */
 	uint64_t conn;     /**< with @c pend: the connection (dp_conn_hash()) */
 };
 
@@ -320,6 +324,9 @@ struct dp_stats {
 	uint64_t ct_ignored_fast; /**< TCP segments conntrack's window check passed as ignored
 				       (MOD_CT_FAST_IGNORED): counted, no idle time renewed */
 	uint64_t slow_pkts;	  /**< packets dp_upcall_burst() decided */
+	uint64_t upcall_fast;	  /**< of them, packets behind their connection's upcall that
+				       the fast path's code decided there (struct dp_ctx::up_fast),
+				       not the engine */
 	uint64_t fwd_pkts;	  /**< packets handed to chan_enqueue_burst() */
 	uint64_t non_ip_pass;	  /**< non-IP frames to the default channel */
 	uint64_t hw_classified;	  /**< marked packets that skipped parse and lookup */
@@ -524,6 +531,18 @@ struct dp_ctx {
 	 * packets would wait for the next packet to arrive).
 	 */
 	bool pend_wait;
+	/**
+	 * Slow path: a packet that went up behind its connection's upcall
+	 * (struct dp_meta::behind) whose flow has an entry by the time
+	 * dp_upcall_burst() takes it is decided by the fast path's code, in
+	 * its place among the burst's packets (lookup, the entry's checks,
+	 * conntrack's fast step, the cached verdict, NAT rewrite, counters,
+	 * delivery), as it would have been had it waited on the RX context;
+	 * what that code would send up (a module's interest, a stale entry,
+	 * ...) the engine decides as before. Counted upcall_fast. false: the
+	 * engine decides every upcall.
+	 */
+	bool up_fast;
 	uint8_t router;             /**< router mode (needs @c neigh), else bridge */
 	/** Router: adjacencies (RX), ports, hold and input (slow path). */
 	struct mod_neigh *neigh;

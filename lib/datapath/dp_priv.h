@@ -71,6 +71,18 @@ unsigned int dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m
  */
 bool dp_marked_prefetch(const struct dp_ctx *c, struct rte_mbuf *const *m, unsigned int n);
 
+/*
+ * The slow path (dp_upcall.c), a packet that went up behind its
+ * connection's upcall (struct dp_meta::behind) and @p pkt its parse: when
+ * its flow has an entry now, the fast path's code for a hit (dp_rx.c)
+ * decides it through @p b (delivered or dropped, counted upcall_fast) and
+ * it returns true; false when there is no entry or that code would send
+ * the packet up (nothing of it counted then; the packet's meta data
+ * written as for an upcall, with the fast path's reason): the engine's.
+ * Context: the engine's writer (its lookup is the writer's).
+ */
+bool dp_hit_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb, struct fc_pkt *pkt);
+
 /* Pending connections (dp_pending.c). */
 
 /* The slot of @p conn, or NULL. */

@@ -5,7 +5,9 @@
  * packets, is dp_marked.c's; in router mode with the checks and rewrite
  * of dp_l3.h around NAT, and ARP/ND frames sent to the neighbour module),
  * and the delivery every path shares,
- * dp_deliver_burst() (one chan_enqueue_burst() per channel).
+ * dp_deliver_burst() (one chan_enqueue_burst() per channel). A hit's
+ * step 3 (dp_hit()) also decides, on the slow path, a packet that went up
+ * behind its connection's upcall once its entry exists (dp_hit_behind()).
  *
  * Hot loop rules: no locks, allocation, syscalls or stdio; the burst's
  * outcomes are collected in a struct dp_burst on the stack and handed on in
@@ -131,6 +133,7 @@ dp_upcall(struct dp_burst *b, struct rte_mbuf *m, const struct fc_pkt *pkt, uint
 	meta->res = res;
 	meta->why = why;
 	meta->pend = 0;
+	meta->behind = 0;
 	b->up[b->nu++] = m;
 }
 
@@ -194,6 +197,23 @@ dp_upcall_conn(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const s
 }
 
 /*
+ * Upcall packet @p m of connection @p conn behind an upcall of its
+ * connection in flight (counted upcall_pending), marked so: the slow path
+ * may find its entry made by then (struct dp_ctx::up_fast).
+ */
+static inline void
+dp_upcall_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m,
+	const struct fc_pkt *pkt, uint64_t conn)
+{
+	unsigned int nu = b->nu;
+
+	c->st.upcall_pending++;
+	dp_upcall_conn(c, b, m, pkt, RULE_UPCALL_MISS, conn);
+	if (b->nu != nu)
+		dp_meta(m)->behind = 1;
+}
+
+/*
  * Does packet @p m of connection @p conn wait behind its connection (an
  * upcall in flight, or packets already waiting)? Then it waits in the
  * connection's queue, or, with no room, goes up behind the upcall (when
@@ -220,8 +240,7 @@ dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct
 		 * behind it rather than one round trip each. */
 		if (s->count == 0)
 			return false;
-		st->upcall_pending++;
-		dp_upcall_conn(c, b, m, pkt, RULE_UPCALL_MISS, conn);
+		dp_upcall_behind(c, b, m, pkt, conn);
 		return true;
 	}
 	if (s->count == 0 && s->nwait == 0)
@@ -233,8 +252,7 @@ dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct
 		return true;
 	}
 	if (s->nwait == 0) {
-		st->upcall_pending++;
-		dp_upcall_conn(c, b, m, pkt, RULE_UPCALL_MISS, conn);
+		dp_upcall_behind(c, b, m, pkt, conn);
 		return true;
 	}
 	dp_drop(b, &st->drops[DP_DROP_PENDING_FULL], m);
@@ -572,6 +590,64 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 	dp_out(b, mb, dp_dest(c, ch, a->out_port, b->in_port));
 }
 
+/*
+ * Step 3 for one hit (entry @p idx of table @p t, family @p fam; action
+ * @p a a consistent copy; @p ctl its connection's line, if any; @p router
+ * c->router, read once per burst): the checks every hit takes, then the
+ * plain path or dp_apply_general(). The packet is delivered, dropped or
+ * upcalled through @p b. The RX loop's, and dp_hit_behind()'s on the slow
+ * path: one code for a hit wherever it is decided.
+ */
+static __rte_always_inline void
+dp_hit(struct dp_ctx *c, struct dp_burst *b, bool router, struct fc_table *t, unsigned int fam,
+	uint32_t idx, struct rte_mbuf *mb, struct fc_pkt *pkt, const struct fc_action *a,
+	uint64_t conn, struct mod_neigh_adj *adj, struct mod_ct_fast_line *ctl)
+{
+	struct dp_stats *st = &c->st;
+
+	if (unlikely(a->verdict == FC_VERDICT_SLOW)) {
+		st->upcall_per_packet++;
+		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
+		return;
+	}
+	if (unlikely(rule_engine_stale(c->eng, a, &pkt->key))) {
+		st->upcall_stale++;
+		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
+		return;
+	}
+	/*
+	 * The plain hit (bridge mode, nothing of DP_ACT_*_GENERAL but NAT):
+	 * what dp_apply_general() does for it, in its order, without its
+	 * tests (the verdict is the cached one, the channel the action's);
+	 * a translated flow's rewrite is the slot's stores and checksum adds.
+	 */
+	if (likely(!router && dp_act_plain(a))) {
+		unsigned int hw = dp_hit_wants(c, a, mb, pkt, ctl);
+
+		if (unlikely(hw != DP_HIT_TAKE)) {
+			if (hw == DP_HIT_UP) {
+				st->upcall_interest++;
+				dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
+				return;
+			}
+			/* Ignored by conntrack: the general path keeps the idle time. */
+			dp_apply_general(c, b, t, fam, idx, mb, pkt, a, conn, adj, NULL, hw);
+			return;
+		}
+		if (a->verdict != FC_VERDICT_ACCEPT) {
+			fc_table_touch(t, idx, pkt->ip_len, b->now);
+			dp_drop(b, &st->rule_drops[rule_engine_drop_of(a)], mb);
+			return;
+		}
+		if ((a->flags & FC_ACT_F_NAT) && unlikely(!dp_nat_hit(c, b, mb, pkt, a, conn)))
+			return;
+		fc_table_touch(t, idx, pkt->ip_len, b->now);
+		dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
+		return;
+	}
+	dp_apply_general(c, b, t, fam, idx, mb, pkt, a, conn, adj, ctl, DP_HIT_UNASKED);
+}
+
 /* Step 2 and 3 for one family's keys (hashed in step 1): lookup, then the cached actions. */
 static void
 dp_apply_family(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t,
@@ -637,51 +713,58 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t,
 			continue;
 		}
 		st->hits++;
-		if (unlikely(a->verdict == FC_VERDICT_SLOW)) {
-			st->upcall_per_packet++;
-			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_MISS, conn);
-			continue;
-		}
-		if (unlikely(rule_engine_stale(c->eng, a, &pkt->key))) {
-			st->upcall_stale++;
-			dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_STALE, conn);
-			continue;
-		}
-		/*
-		 * The plain hit (bridge mode, nothing of DP_ACT_*_GENERAL but NAT):
-		 * what dp_apply_general() does for it, in its order, without its
-		 * tests (the verdict is the cached one, the channel the action's);
-		 * a translated flow's rewrite is the slot's stores and checksum adds.
-		 */
-		if (likely(!router && dp_act_plain(a))) {
-			unsigned int hw =
-				dp_hit_wants(c, a, mb, pkt, c->ct_fast != NULL ? ctl[j] : NULL);
-
-			if (unlikely(hw != DP_HIT_TAKE)) {
-				if (hw == DP_HIT_UP) {
-					st->upcall_interest++;
-					dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
-					continue;
-				}
-				/* Ignored by conntrack: the general path keeps the idle time. */
-				dp_apply_general(
-					c, b, t, fam, idx[j], mb, pkt, a, conn, &adj, NULL, hw);
-				continue;
-			}
-			if (a->verdict != FC_VERDICT_ACCEPT) {
-				fc_table_touch(t, idx[j], pkt->ip_len, b->now);
-				dp_drop(b, &st->rule_drops[rule_engine_drop_of(a)], mb);
-				continue;
-			}
-			if ((a->flags & FC_ACT_F_NAT) && unlikely(!dp_nat_hit(c, b, mb, pkt, a, conn)))
-				continue;
-			fc_table_touch(t, idx[j], pkt->ip_len, b->now);
-			dp_out(b, mb, dp_dest(c, a->channel, a->out_port, b->in_port));
-			continue;
-		}
-		dp_apply_general(c, b, t, fam, idx[j], mb, pkt, a, conn, &adj,
-			c->ct_fast != NULL ? ctl[j] : NULL, DP_HIT_UNASKED);
+		dp_hit(c, b, router, t, fam, idx[j], mb, pkt, a, conn, &adj,
+			c->ct_fast != NULL ? ctl[j] : NULL);
 	}
+}
+
+/*
+ * The slow path's try of a packet behind its connection's upcall
+ * (dp_priv.h): the writer's lookup, then dp_hit() as the RX loop runs it.
+ * The entry's counters and the connection's line are written as an RX
+ * lcore writes them (relaxed stores, conntrack's fast step): while the
+ * packet's upcall is not completed its RX context sends the connection's
+ * packets up, so no RX lcore serves them meanwhile.
+ */
+bool
+dp_hit_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb, struct fc_pkt *pkt)
+{
+	struct dp_stats *st = &c->st;
+	struct fc_table *t = pkt->key.family == FC_AF_INET4 ? c->tab4 : c->tab6;
+	const uint64_t interest = st->upcall_interest, class = st->upcall_class;
+	const uint64_t stale = st->upcall_stale, per_packet = st->upcall_per_packet;
+	const uint64_t l3_slow = st->l3_slow;
+	struct mod_neigh_adj adj = { .seq = 0 };
+	struct mod_ct_fast_line *ctl = NULL;
+	const struct fc_entry *e;
+	struct fc_action a;
+	unsigned int nu = b->nu;
+	int idx;
+
+	if (t == NULL)
+		return false;
+	/* The writer's own lookup: no other thread changes the entry meanwhile. */
+	idx = fc_table_lookup(t, &pkt->key.v4, fc_table_hash(t, &pkt->key.v4));
+	if (idx < 0 || (e = fc_table_entry(t, (uint32_t)idx)) == NULL)
+		return false;
+	a = e->act;
+	if (a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP))
+		ctl = mod_ct_fast_line_of(c->ct_fast, &a);
+	b->in_port = fc_key_in_port(&pkt->key);
+	dp_hit(c, b, c->router, t, t == c->tab6, (uint32_t)idx, mb, pkt, &a, 0, &adj, ctl);
+	if (likely(b->nu == nu)) {
+		st->upcall_fast++;
+		return true;
+	}
+	/* The fast path would have sent it up: the engine's, counted once
+	 * (upcall_pending, by its RX context) and in its place. */
+	b->nu = nu;
+	st->upcall_interest = interest;
+	st->upcall_class = class;
+	st->upcall_stale = stale;
+	st->upcall_per_packet = per_packet;
+	st->l3_slow = l3_slow;
+	return false;
 }
 
 /*

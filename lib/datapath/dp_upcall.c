@@ -119,23 +119,19 @@ dp_neigh_frames(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 	return left;
 }
 
-unsigned int
-dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t now)
+/*
+ * The engine decides @p n upcalled packets (rule_engine_upcall_burst()) and
+ * their decisions are applied through @p b, in order.
+ */
+static void
+dp_engine_burst(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned int n,
+	uint32_t now)
 {
 	struct rule_upcall up[DP_BURST_MAX];
 	struct rule_decision dec[DP_BURST_MAX];
 	struct dp_stats *st = &c->st;
-	struct dp_burst b;
 	unsigned int i;
 
-	RTE_ASSERT(n <= DP_BURST_MAX && dp_held(c) == 0);
-	if (c->router)
-		n = dp_neigh_frames(c, m, n, now);
-	if (n == 0)
-		return 0;
-	b.now = now;
-	b.no = b.nu = b.nd = 0;
-	st->slow_pkts += n;
 	for (i = 0; i < n; i++) {
 		const struct dp_meta *meta = dp_meta(m[i]);
 
@@ -168,27 +164,66 @@ dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t 
 		if (d->verdict != FC_VERDICT_ACCEPT) {
 			(*dp_rule_drop_ctr(st, d->drop))++;
 			if (d->reject != RULE_REJECT_NONE)
-				dp_reject(c, &b, m[i], &up[i].pkt, up[i].in_port, d->reject);
-			dp_free_later(&b, m[i]);
+				dp_reject(c, b, m[i], &up[i].pkt, up[i].in_port, d->reject);
+			dp_free_later(b, m[i]);
 			continue;
 		}
 		/* Router mode: dp_l3_slow() rewrites around the router's TTL decrement. */
 		if (c->router) {
-			dp_l3_slow(c, &b, m[i], &up[i].pkt, d, prog, up[i].in_port);
+			dp_l3_slow(c, b, m[i], &up[i].pkt, d, prog, up[i].in_port);
 			continue;
 		}
 		if (d->nat_slot != RULE_NAT_NONE &&
 			dp_slow_nat(c, m[i], &up[i].pkt, d->nat_slot,
 				(d->flags & RULE_DEC_F_ICMP_ERR) != 0) != 0) {
 			st->rule_drops[RULE_DROP_NAT_ERROR]++;
-			dp_free_later(&b, m[i]);
+			dp_free_later(b, m[i]);
 			continue;
 		}
 		if (prog != NULL && (prog->rewrite & (1u << d->pkt_list)))
 			dp_pkt_rewrite(c, m[i], &up[i].pkt, prog, d->pkt_list,
 				dp_pkt_mtu(c, d->out_port, up[i].in_port), DP_RW_ALL, false);
-		dp_out(&b, m[i], dp_dest(c, d->channel, d->out_port, up[i].in_port));
+		dp_out(b, m[i], dp_dest(c, d->channel, d->out_port, up[i].in_port));
 	}
+}
+
+unsigned int
+dp_upcall_burst(struct dp_ctx *c, struct rte_mbuf **m, unsigned int n, uint32_t now)
+{
+	struct dp_burst b;
+	unsigned int i, from = 0;
+
+	RTE_ASSERT(n <= DP_BURST_MAX && dp_held(c) == 0);
+	if (c->router)
+		n = dp_neigh_frames(c, m, n, now);
+	if (n == 0)
+		return 0;
+	b.now = now;
+	b.no = b.nu = b.nd = 0;
+	/* Nothing goes on an upcall ring from here (dp_hit_behind() takes back
+	 * what the fast path's code would upcall): the ring is never read. */
+	b.room = DP_BURST_MAX;
+	b.in_port = 0;
+	c->st.slow_pkts += n;
+	/*
+	 * up_fast: each packet behind its connection's upcall is tried on the
+	 * fast path's code once everything before it is decided (the engine's
+	 * packets before it first): their decisions are applied in ring order,
+	 * and delivered in it below.
+	 */
+	for (i = 0; c->up_fast && i < n; i++) {
+		struct dp_meta *meta = dp_meta(m[i]);
+		struct fc_pkt pkt;
+
+		if (!meta->behind || meta->res != FC_PARSE_OK)
+			continue;
+		if (i > from)
+			dp_engine_burst(c, &b, m + from, i - from, now);
+		pkt = meta->pkt;
+		from = dp_hit_behind(c, &b, m[i], &pkt) ? i + 1 : i;
+	}
+	if (n > from)
+		dp_engine_burst(c, &b, m + from, n - from, now);
 	dp_deliver_burst(c, b.out, b.dest, b.no);
 	dp_burst_free(&b);
 	if (unlikely(c->lossless))
@@ -219,6 +254,7 @@ dp_stats_add(struct dp_stats *sum, const struct dp_stats *s)
 	sum->waited += s->waited;
 	sum->waiting += s->waiting;
 	sum->slow_pkts += s->slow_pkts;
+	sum->upcall_fast += s->upcall_fast;
 	sum->fwd_pkts += s->fwd_pkts;
 	sum->non_ip_pass += s->non_ip_pass;
 	sum->hw_classified += s->hw_classified;

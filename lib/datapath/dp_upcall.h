@@ -28,9 +28,14 @@ extern "C" {
  * reason), or the NAT rewrite (mod_nat_apply(), or mod_nat_icmp_error()
  * for an ICMP error of a translated connection; a chained mbuf is
  * linearized when the rewrite needs it; failure drops it as nat_error) and
- * delivery to its channel. The datapath owns every mbuf afterwards (a
- * lossless context holds what a full channel did not take; give it no
- * burst while dp_held() is not 0).
+ * delivery to its channel. With struct dp_ctx::up_fast, a packet that went
+ * up behind its connection's upcall (struct dp_meta::behind) is first
+ * looked up again and, when its entry decides it as a hit would be
+ * decided, decided by the fast path's code instead (counted upcall_fast),
+ * after everything before it in @p m: the decisions are applied, and
+ * delivered, in the order of @p m. The datapath owns every mbuf
+ * afterwards (a lossless context holds what a full channel did not take;
+ * give it no burst while dp_held() is not 0).
  *
  * @param c    the context (the engine's writer)
  * @param m    the packets, with their meta data
