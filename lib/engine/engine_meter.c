@@ -11,7 +11,11 @@
  * flow whose walk reaches it is decided per packet (each of its packets
  * steps the counter, on the slow path); the walks that decide a cached
  * verdict again (revalidation) do not step it and take the answer right
- * after loading. "-m recent" lists (rule_recent_match(), one per name,
+ * after loading. "-m quota" is a meter holding the bytes left (one per rule
+ * and match, full at the first walk that reaches it), charged as a limit's
+ * by every packet that reaches it; it starts over with a commit that
+ * numbers the rules anew (iptables-restore makes every quota new), where
+ * a limit's meter goes to the rule of the same identity. "-m recent" lists (rule_recent_match(), one per name,
  * kept across rule loads as netfilter keeps a list while a rule names it)
  * change with each packet's walk that reaches them, and the flow is decided
  * per packet likewise. "-m hashlimit" tables (rule_hashlimit_match(), one
@@ -437,7 +441,7 @@ meter_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
 		const struct eng_meter_key *k = &eng->mkeys[i];
 
 		if (k->rule_id == r->id && k->xi == xi && k->rate == l->rate &&
-			k->unit == l->unit && k->burst == l->burst)
+			k->unit == l->unit && k->burst == l->burst && k->quota == 0)
 			return (int)i;
 	}
 	if (eng->n_meters == RULE_METERS_MAX || l->rate == 0)
@@ -451,6 +455,35 @@ meter_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
 	meter_set_packets(m, unit_cycles(l->unit) / l->rate, l->burst);
 	/* Full: as netfilter's limit after loading. */
 	__atomic_store_n(&m->tat, 0, __ATOMIC_RELAXED);
+	eng->n_meters++;
+	return (int)i;
+}
+
+/* The quota of match @p xi of @p r, made (whole) if new. @return its id, or -ENOSPC. */
+static int
+quota_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
+{
+	uint64_t bytes = r->xm[xi].u.quota.bytes;
+	struct rule_meter *m;
+	uint32_t i;
+
+	for (i = 0; i < eng->n_meters; i++) {
+		const struct eng_meter_key *k = &eng->mkeys[i];
+
+		if (k->rule_id == r->id && k->xi == xi && k->unit == ENG_METER_QUOTA &&
+			k->quota == bytes)
+			return (int)i;
+	}
+	if (eng->n_meters == RULE_METERS_MAX)
+		return -ENOSPC;
+	eng->mkeys[i] = (struct eng_meter_key){.rule_id = r->id,
+		.quota = bytes,
+		.xi = (uint8_t)xi,
+		.unit = ENG_METER_QUOTA};
+	m = &eng->view.meters[i];
+	meter_set_packets(m, 1, 1);
+	m->chunks_max = RULE_METER_QUOTA;
+	__atomic_store_n(&m->tat, bytes, __ATOMIC_RELAXED);
 	eng->n_meters++;
 	return (int)i;
 }
@@ -538,11 +571,11 @@ pv_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt
 		if (rc >= 0)
 			return rc;
 	}
-	if (x->kind != RULE_XM_LIMIT) {
+	if (x->kind != RULE_XM_LIMIT && x->kind != RULE_XM_QUOTA) {
 		pv->other = 1;
 		return -ENOTSUP;
 	}
-	id = meter_get(pv->eng, r, xi);
+	id = x->kind == RULE_XM_QUOTA ? quota_get(pv->eng, r, xi) : meter_get(pv->eng, r, xi);
 	if (id < 0) {
 		pv->other = 1; /* no room: decided per packet, answered as after loading */
 		return -ENOTSUP;

@@ -17,7 +17,9 @@
  * decided per packet on the slow path. The slow path takes tokens from the same
  * buckets for the packets it decides. A hashlimit bucket kept as a meter
  * (engine_meter.c) counts packets, or, for a byte rate, each packet's IP
- * length (struct rule_meter): the fast path is given the length. Meters live as long as the engine;
+ * length (struct rule_meter): the fast path is given the length. A "-m
+ * quota" match is a meter too: the bytes left, each packet taking its IP
+ * length while they last (xt_quota's countdown; struct rule_meter). Meters live as long as the engine;
  * a commit of a set that is no descendant of the running one (ids numbered
  * anew) starts them over, as iptables-restore does.
  */
@@ -45,7 +47,10 @@ extern "C" {
  * back; a bucket idle for @c expire cycles is new again, refills included,
  * as Linux forgets an idle bucket and makes a full one). Owned by the
  * engine; @c interval, @c tolerance, @c chunks_max, @c burst and @c expire
- * are written by the rules lcore before any entry names the meter; @c tat,
+ * are written by the rules lcore before any entry names the meter. A quota
+ * (@c chunks_max RULE_METER_QUOTA) keeps the bytes left in @c tat: a packet
+ * that fits takes its length, one that does not empties it (Linux lets no
+ * packet through an exhausted quota, however small). @c tat,
  * @c refills and @c seen by whoever takes a token (RX lcores, the rules
  * lcore), with atomics.
  */
@@ -59,6 +64,9 @@ struct rule_meter {
 	uint32_t refills;   /**< byte meter: whole refills left */
 	uint32_t burst;	    /**< byte meter: the refills of a new bucket */
 } __rte_cache_aligned;
+
+/** rule_meter::chunks_max of a quota: @c tat is the bytes left. */
+#define RULE_METER_QUOTA UINT32_MAX
 
 /** Fraction bits of a byte meter's cycles per chunk (rule_meter::interval). */
 #define RULE_METER_CHUNK_SHIFT 24
@@ -111,14 +119,31 @@ rule_meter_take_refill(struct rule_meter *m, uint64_t cost, uint64_t now)
 	}
 }
 
+/* Quota @p m: take @p len bytes if they are left, else empty it (xt_quota). */
+static inline bool
+rule_meter_take_quota(struct rule_meter *m, uint32_t len)
+{
+	uint64_t left = __atomic_load_n(&m->tat, __ATOMIC_RELAXED);
+
+	do {
+		if (left < len) {
+			if (left != 0)
+				__atomic_store_n(&m->tat, 0, __ATOMIC_RELAXED);
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(
+		&m->tat, &left, left - len, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
+}
+
 /**
  * Take a packet's tokens from meter @p id (fc_action::pkt_class - 1): one
- * token, or for a byte meter its length's cost.
+ * token, or for a byte meter its length's cost, or for a quota its length.
  * @param eng  the engine
  * @param id   the meter
  * @param now  the time, TSC cycles (rte_rdtsc())
  * @param len  the packet's IP length (IPv4 total length, IPv6 40 + payload);
- *             read by byte meters only
+ *             read by byte meters and quotas only
  * @return true if the packet conforms (its tokens were taken), false if not.
  * Context: any lcore (lock-free).
  */
@@ -131,6 +156,8 @@ rule_engine_meter_take(const struct rule_engine *eng, uint16_t id, uint64_t now,
 	uint64_t cost = m->interval, tol = m->tolerance;
 
 	if (unlikely(m->chunks_max != 0)) {
+		if (m->chunks_max == RULE_METER_QUOTA)
+			return rule_meter_take_quota(m, len);
 		cost = rule_meter_cost(m, len);
 		if (m->burst != 0)
 			return rule_meter_take_refill(m, cost, now);

@@ -22,8 +22,12 @@ struct eng_meter_key {
 	uint32_t rate;
 	uint32_t burst;
 	uint8_t xi;   /**< the match's index in the rule */
-	uint8_t unit; /**< RULE_RATE_* */
+	uint8_t unit; /**< RULE_RATE_*, or ENG_METER_QUOTA */
+	uint64_t quota; /**< a quota's bytes as the rule gives them (else 0) */
 };
+
+/** eng_meter_key::unit of a "-m quota" match's meter. */
+#define ENG_METER_QUOTA 0xff
 
 /** A hashlimit bucket kept as a meter (engine_meter.c): its table and key. */
 struct eng_hl_meter {

@@ -828,6 +828,7 @@ rule_x_ordered(unsigned int kind)
 {
 	switch (kind) {
 	case RULE_XM_LIMIT:
+	case RULE_XM_QUOTA:
 	case RULE_XM_HASHLIMIT:
 	case RULE_XM_RECENT:
 	case RULE_XM_STATISTIC:

@@ -45,7 +45,7 @@ struct rule_prefix {
 	X(AH, "ah") X(MH, "mh") X(EUI64, "eui64") X(PKTTYPE, "pkttype") X(TIME, "time") \
 	X(DSCP, "dscp") X(CONNBYTES, "connbytes") X(HELPER, "helper") X(RPFILTER, "rpfilter") \
 	X(STRING, "string") X(TOS, "tos") X(ECN, "ecn") \
-	X(IPCOMP, "ipcomp") X(U32, "u32") X(BPF, "bpf")
+	X(IPCOMP, "ipcomp") X(U32, "u32") X(BPF, "bpf") X(QUOTA, "quota")
 #define RULE_XT_KINDS(X) \
 	X(DNAT, "DNAT") X(SNAT, "SNAT") X(MASQUERADE, "MASQUERADE") X(REDIRECT, "REDIRECT") \
 	X(NETMAP, "NETMAP") X(REJECT, "REJECT") X(LOG, "LOG") X(NFLOG, "NFLOG") X(MARK, "MARK") \
@@ -208,6 +208,8 @@ struct rule_x_recent {
 };
 struct rule_x_connlimit { uint32_t limit; uint8_t mask; };
 struct rule_x_limit { uint32_t rate; uint8_t unit; uint32_t burst; };
+/** quota: the bytes (IP lengths) the rule matches, all flows together, before it stops. */
+struct rule_x_quota { uint64_t bytes; };
 /**
  * hashlimit: @c rate per @c unit; with RULE_RATE_BYTES bytes per second
  * and @c burst in bytes (0: none). @c burst_bytes: the burst was written
@@ -326,6 +328,7 @@ struct rule_x {
 		struct rule_x_recent recent;
 		struct rule_x_connlimit connlimit;
 		struct rule_x_limit limit;
+		struct rule_x_quota quota;
 		struct rule_x_hashlimit hashlimit;
 		struct rule_x_range range;
 		struct rule_x_ttl ttl;

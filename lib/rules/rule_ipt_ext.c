@@ -22,7 +22,6 @@ static const struct {
 	{"physdev", "gufc has no Linux bridge: no bridge ports for -m physdev (-i/-o match gufc's own ports)"},
 	{"ipvs", "gufc has no IPVS (-m ipvs)"},
 	{"osf", "passive OS fingerprinting is not supported (-m osf)"},
-	{"quota", "quotas are not supported (-m quota)"},
 	{"nfacct", "nfacct objects are not supported (-m nfacct)"},
 	{"devgroup", "gufc's ports are DPDK ports: they have no Linux device group (-m devgroup; match -i/-o)"},
 	{"cluster", "gufc shares no load among cluster nodes: no node mask to match (-m cluster)"},

@@ -237,6 +237,10 @@ static const struct rule_xopt xo_limit[] = {
 	{"--limit-burst", NULL, "limit_burst", VT_UINT, 0, 0, 4, XOFF(limit.burst), 0, 10000, NULL},
 };
 
+static const struct rule_xopt xo_quota[] = {
+	{"--quota", NULL, "quota", VT_UINT, XO_NEG, 0, 8, XOFF(quota.bytes), 0, 0, NULL},
+};
+
 static const struct rule_xopt xo_hashlimit[] = {
 	{"--hashlimit-upto", "--hashlimit", "hashlimit_upto", VT_RATE, 0, 0, 5, XOFF(hashlimit.rate), B(1), 1, NULL},
 	{"--hashlimit-above", NULL, "hashlimit_above", VT_RATE, 0, 0, 5, XOFF(hashlimit.rate), B(0), 1, NULL},
@@ -574,6 +578,7 @@ const struct rule_xkind rule_xkinds[RULE_X__COUNT] = {
 	[RULE_XM_RECENT] = K("recent", 0, 0, xo_recent, B(0) | B(1) | B(2) | B(3), "recent needs --set, --rcheck, --update or --remove"),
 	[RULE_XM_CONNLIMIT] = K("connlimit", 0, 0, xo_connlimit, B(0) | B(1), "connlimit needs --connlimit-upto or --connlimit-above"),
 	[RULE_XM_LIMIT] = K("limit", 0, 0, xo_limit, 0, NULL),
+	[RULE_XM_QUOTA] = K("quota", 0, 0, xo_quota, B(0), "quota needs --quota"),
 	[RULE_XM_HASHLIMIT] = K("hashlimit", 0, 0, xo_hashlimit, B(0) | B(1), "hashlimit needs --hashlimit-upto or --hashlimit-above"),
 	[RULE_XM_TCPMSS] = K("tcpmss", 0, RULE_PROTO_TCP, xo_tcpmss, B(0), "tcpmss needs --mss"),
 	[RULE_XM_LENGTH] = K("length", 0, 0, xo_length, B(0), "length needs --length"),

@@ -73,6 +73,7 @@ rule_x_stateful(unsigned int kind)
 	case RULE_XM_RECENT:
 	case RULE_XM_CONNLIMIT:
 	case RULE_XM_LIMIT:
+	case RULE_XM_QUOTA:
 	case RULE_XM_HASHLIMIT:
 	case RULE_XM_SET:
 	case RULE_XM_RPFILTER:
@@ -367,6 +368,9 @@ rule_x_fresh(const struct rule_ipsets *sets, const struct rule_ifnames *ifn, con
 		return OPT(x, 1) ? 1 > x->u.connlimit.limit : 1 <= x->u.connlimit.limit;
 	case RULE_XM_LIMIT:
 		return 1;
+	case RULE_XM_QUOTA:
+		/* A whole quota: the packet fits in it (or not). */
+		return (x->u.quota.bytes >= p->l3_len) != NEG(x, 0);
 	case RULE_XM_HASHLIMIT:
 		return OPT(x, 0);
 	case RULE_XM_SET:
@@ -711,6 +715,7 @@ x_key_blind(unsigned int kind)
 	case RULE_XM_CONNMARK:
 	case RULE_XM_STATISTIC:
 	case RULE_XM_LIMIT:
+	case RULE_XM_QUOTA:
 	case RULE_XM_TCPMSS:
 	case RULE_XM_LENGTH:
 	case RULE_XM_TTL:

@@ -963,7 +963,8 @@ route_port(const struct fc_key *k)
  * packets taken to come 1 ms apart (the oracle's replay is about as fast:
  * rule files use --seconds far above the list's length). "-m hashlimit"
  * tables likewise (rule_hashlimit_match(); rule files use rates far below
- * the replay's, so no bucket refills during it). The other
+ * the replay's, so no bucket refills during it). "-m quota" counts down
+ * per rule and match as netfilter does (quota_match()). The other
  * stateful matches take their answers right after loading.
  */
 struct nth_ctr {
@@ -1031,6 +1032,36 @@ cl_match(const struct rule *r, unsigned int xi, const struct rule_pkt *p)
 	return (x->given & 2) ? count > x->u.connlimit.limit : count <= x->u.connlimit.limit;
 }
 
+/* "-m quota": the bytes left per rule and match, from the file's loading on. */
+struct quota_left {
+	uint32_t rule_id;
+	unsigned int xi;
+	uint64_t left;
+};
+static struct quota_left quotas[64];
+static unsigned int n_quotas;
+
+static int
+quota_match(const struct rule *r, unsigned int xi, const struct rule_pkt *p)
+{
+	const struct rule_x *x = &r->xm[xi];
+	struct quota_left *q = NULL;
+	bool fits;
+
+	for (unsigned int i = 0; i < n_quotas && q == NULL; i++)
+		if (quotas[i].rule_id == r->id && quotas[i].xi == xi)
+			q = &quotas[i];
+	if (q == NULL) {
+		if (n_quotas == sizeof(quotas) / sizeof(quotas[0]))
+			return -ENOSPC;
+		q = &quotas[n_quotas++];
+		*q = (struct quota_left){.rule_id = r->id, .xi = xi, .left = x->u.quota.bytes};
+	}
+	fits = q->left >= p->l3_len;
+	q->left = fits ? q->left - p->l3_len : 0;
+	return fits != ((x->neg & 1) != 0);
+}
+
 static int
 nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
 {
@@ -1038,6 +1069,8 @@ nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pk
 	struct nth_ctr *c = NULL;
 
 	(void)arg;
+	if (x->kind == RULE_XM_QUOTA)
+		return quota_match(r, xi, p);
 	if (x->kind == RULE_XM_RECENT) {
 		if (recent == NULL && (recent = rule_recent_new()) == NULL)
 			return -ENOMEM;

@@ -519,11 +519,66 @@ test_ctstate_order_kept(void **state)
 	assert_int_equal(r.xm[1].kind, RULE_XM_ADDRTYPE);
 }
 
+/*
+ * "-m quota" (native "quota N"): one countdown for every flow of the rule.
+ * Flow a's first packet takes 100 of 250 in the walk, its second 100 on
+ * the fast path (its entry holds the quota as a meter); flow b's first
+ * (100 > 50) empties it and the next rule drops it; a's next packets drop
+ * on the fast path, a 40-byte one too (it would have fitted in the 50
+ * left, but an emptied quota lets nothing through, as xt_quota). Negated:
+ * the flow passes while the bytes last. A reload numbering the rules anew
+ * makes the quota whole again.
+ */
+static void
+test_quota(void **state)
+{
+	static const char *const rules = "accept proto udp quota 250\n"
+					 "drop proto udp\n"
+					 "drop proto tcp quota !150\n";
+	struct rule_engine *eng = mk_engine();
+	struct rule_upcall a = up4(17, "10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall b = up4(17, "10.0.0.3", 1001, "10.0.0.2", 53);
+	struct rule_upcall t = up4(6, "10.0.0.1", 1002, "10.0.0.2", 80);
+	struct rule_upcall small = a;
+	const struct fc_entry *e;
+	struct rule_decision d;
+	bool slow = true;
+
+	(void)state;
+	small.pkt.ip_len = 40;
+	small.len = 40;
+	eng_stack_load(eng, rules, true);
+	assert_int_equal(eng_stack_decide(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
+	e = eng_stack_entry(eng, &a.pkt.key);
+	assert_non_null(e);
+	assert_true(e->act.flags & FC_ACT_F_METER);
+	d = eng_stack_rx(eng, a, 2, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_decide(eng, b, 3).verdict, FC_VERDICT_DROP);
+	d = eng_stack_rx(eng, small, 4, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	assert_int_equal(eng_stack_rx(eng, a, 5, NULL).verdict, FC_VERDICT_DROP);
+	/* ! --quota 150: 100 fits (not dropped), the next 100 does not (dropped). */
+	assert_int_equal(eng_stack_decide(eng, t, 6).verdict, FC_VERDICT_ACCEPT);
+	d = eng_stack_rx(eng, t, 7, &slow);
+	assert_false(slow);
+	assert_int_equal(d.verdict, FC_VERDICT_DROP);
+	/* A set numbered anew: whole again. */
+	eng_stack_load(eng, rules, true);
+	assert_int_equal(eng_stack_rx(eng, a, 8, NULL).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_rx(eng, a, 9, NULL).verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(eng_stack_rx(eng, a, 10, NULL).verdict, FC_VERDICT_DROP);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_limit_before_port),
+		cmocka_unit_test(test_quota),
 		cmocka_unit_test(test_port_before_limit),
 		cmocka_unit_test(test_hashlimit_chain_and_several),
 		cmocka_unit_test(test_recent_before_port),
