@@ -140,6 +140,28 @@ route_nh_drop(struct mod_route *rt, uint32_t i)
 }
 
 int
+route_ents_room(struct route_ent **routes, uint32_t n, uint32_t *cap, unsigned int family,
+	uint32_t max)
+{
+	uint32_t have = 0;
+
+	for (uint32_t j = 0; j < n; j++)
+		have += (*routes)[j].family == family;
+	if (have >= max)
+		return -ENOSPC;
+	if (n == *cap) {
+		uint32_t ncap = *cap ? *cap * 2 : 4;
+		struct route_ent *p = realloc(*routes, ncap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		*routes = p;
+		*cap = ncap;
+	}
+	return 0;
+}
+
+int
 mod_route_add_nh(struct mod_route *rt, unsigned int family, const uint8_t *addr, uint8_t depth,
 	const struct mod_route_nh *nh, uint8_t flags)
 {
@@ -152,22 +174,10 @@ mod_route_add_nh(struct mod_route *rt, unsigned int family, const uint8_t *addr,
 		return -EINVAL;
 	i = route_find(rt, family, addr, depth);
 	if (i < 0) {
-		uint32_t max = family == FC_AF_INET4 ? rt->p.max_routes_v4 : rt->p.max_routes_v6;
-		uint32_t have = 0;
-
-		for (uint32_t j = 0; j < rt->n_routes; j++)
-			have += rt->routes[j].family == family;
-		if (have >= max)
-			return -ENOSPC;
-		if (rt->n_routes == rt->cap_routes) {
-			uint32_t cap = rt->cap_routes ? rt->cap_routes * 2 : 16;
-			struct route_ent *p = realloc(rt->routes, cap * sizeof(*p));
-
-			if (p == NULL)
-				return -ENOMEM;
-			rt->routes = p;
-			rt->cap_routes = cap;
-		}
+		rc = route_ents_room(&rt->routes, rt->n_routes, &rt->cap_routes, family,
+			family == FC_AF_INET4 ? rt->p.max_routes_v4 : rt->p.max_routes_v6);
+		if (rc < 0)
+			return rc;
 	}
 	nhi = route_nh_take(rt, family, nh);
 	if (nhi < 0)

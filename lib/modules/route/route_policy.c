@@ -100,22 +100,11 @@ mod_route_table_add(struct mod_route *rt, uint32_t table, unsigned int family,
 		return -ENOMEM;
 	i = xt_route_find(t, family, addr, depth);
 	if (i < 0) {
-		uint32_t max = family == FC_AF_INET4 ? rt->p.max_routes_v4 : rt->p.max_routes_v6;
-		uint32_t have = 0;
+		int rc = route_ents_room(&t->routes, t->n_routes, &t->cap_routes, family,
+			family == FC_AF_INET4 ? rt->p.max_routes_v4 : rt->p.max_routes_v6);
 
-		for (uint32_t j = 0; j < t->n_routes; j++)
-			have += t->routes[j].family == family;
-		if (have >= max)
-			return -ENOSPC;
-		if (t->n_routes == t->cap_routes) {
-			uint32_t cap = t->cap_routes ? t->cap_routes * 2 : 4;
-			struct route_ent *p = realloc(t->routes, cap * sizeof(*p));
-
-			if (p == NULL)
-				return -ENOMEM;
-			t->routes = p;
-			t->cap_routes = cap;
-		}
+		if (rc < 0)
+			return rc;
 	}
 	nhi = route_nh_take(rt, family, nh);
 	if (nhi < 0)

@@ -99,6 +99,13 @@ int route_tables_init(struct mod_route *rt);
 void route_tables_fini(struct mod_route *rt);
 int route_prefix_check(unsigned int family, const uint8_t *addr, uint8_t depth);
 int64_t route_nh_take(struct mod_route *rt, unsigned int family, const struct mod_route_nh *nh);
+/*
+ * Room in a table's route array (*@p routes, *@p n used of *@p cap) for
+ * one more route of @p family, whose routes may number @p max at most.
+ * @return 0, -ENOSPC (@p max reached) or -ENOMEM (nothing changed).
+ */
+int route_ents_room(struct route_ent **routes, uint32_t n, uint32_t *cap, unsigned int family,
+	uint32_t max);
 void route_nh_drop(struct mod_route *rt, uint32_t i);
 bool route_not_routed(const struct mod_route *rt, unsigned int family, const uint8_t *addr);
 int route_info_dump(const struct mod_route_info *ri, FILE *f);
