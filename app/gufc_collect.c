@@ -394,6 +394,48 @@ gufc_collect_hashlimit(struct gufc_app *app, struct rule_hashlimit_info **rows, 
 	return 0;
 }
 
+struct quota_arg {
+	unsigned int n;
+	struct rule_quota_info *rows;
+};
+
+static int
+quota_fn(struct gufc_app *app, void *arg)
+{
+	struct quota_arg *a = arg;
+	struct rule_quota_info qi;
+	unsigned int n = 0;
+
+	while (rule_engine_quota_info(app->eng, n, &qi) == 0)
+		n++;
+	if (n == 0)
+		return 0;
+	a->rows = calloc(n, sizeof(*a->rows));
+	if (a->rows == NULL)
+		return -ENOMEM;
+	for (a->n = 0; a->n < n; a->n++)
+		(void)rule_engine_quota_info(app->eng, a->n, &a->rows[a->n]);
+	return 0;
+}
+
+int
+gufc_collect_quota(struct gufc_app *app, struct rule_quota_info **rows, unsigned int *n)
+{
+	struct quota_arg a = { 0 };
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	rc = gufc_ctl_call(app, quota_fn, &a);
+	if (rc != 0) {
+		free(a.rows);
+		return rc;
+	}
+	*rows = a.rows;
+	*n = a.n;
+	return 0;
+}
+
 int
 gufc_show_recent(struct gufc_app *app, FILE *f)
 {
@@ -436,6 +478,18 @@ gufc_show_recent(struct gufc_app *app, FILE *f)
 			hl[i].cfg.expire, hl[i].cfg.gcinterval);
 	free(hl);
 	{
+		struct rule_quota_info *q;
+		unsigned int nq;
+
+		rc = gufc_collect_quota(app, &q, &nq);
+		if (rc != 0)
+			return rc;
+		for (unsigned int i = 0; i < nq; i++)
+			fprintf(f, "quota rule %u match %u: %" PRIu64 " bytes, %" PRIu64 " left\n",
+				q[i].rule_id, q[i].xi + 1u, q[i].bytes, q[i].left);
+		free(q);
+	}
+	{
 		struct rule_engine_stats st;
 
 		rule_engine_stats_get(app->eng, &st);
@@ -462,6 +516,7 @@ gufc_recent_json(const struct gufc_app *app, const struct gufc_totals *t, FILE *
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct rule_recent_info li;
 	struct rule_hashlimit_info hi;
+	struct rule_quota_info qi;
 
 	fprintf(f, "\"recent\": {\"dropped\": %" PRIu64 ", \"lists\": [", t->es.recent_dropped);
 	for (unsigned int i = 0; rule_recent_info(rr, i, &li) == 0; i++) {
@@ -489,7 +544,13 @@ gufc_recent_json(const struct gufc_app *app, const struct gufc_totals *t, FILE *
 			   ", \"expire_ms\": %u, \"gcinterval_ms\": %u}", i ? ", " : "", hi.name,
 			hi.family == FC_AF_INET6 ? "ipv6" : "ipv4", hi.buckets, hi.cfg.max, hi.cfg.size,
 			hi.cfg.rate, hi.cfg.unit, hi.cfg.burst, hi.cfg.expire, hi.cfg.gcinterval);
-	fprintf(f, "]},\n  \"connlimit\": {\"conns\": %u, \"checks\": %" PRIu64 "}",
+	fprintf(f, "]},\n  \"quota\": [");
+	for (unsigned int i = 0; app->eng != NULL && rule_engine_quota_info(app->eng, i, &qi) == 0;
+		i++)
+		fprintf(f, "%s{\"rule\": %u, \"match\": %u, \"bytes\": %" PRIu64
+			   ", \"left\": %" PRIu64 "}", i ? ", " : "", qi.rule_id, qi.xi + 1u, qi.bytes,
+			qi.left);
+	fprintf(f, "],\n  \"connlimit\": {\"conns\": %u, \"checks\": %" PRIu64 "}",
 		t->es.connlimit_conns, t->es.connlimit_checks);
 	fprintf(f, ",\n  \"string\": {\"searches\": %u, \"u32\": %u, \"bpf\": %u, \"per_packet\": %" PRIu64
 		   "}",

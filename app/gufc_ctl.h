@@ -515,6 +515,12 @@ int gufc_collect_hashlimit(struct gufc_app *app, struct rule_hashlimit_info **ro
 	unsigned int *n);
 
 /**
+ * Read the "-m quota" countdowns (on the rules lcore), one row each
+ * (rule_engine_quota_info()); as gufc_collect_hashlimit().
+ */
+int gufc_collect_quota(struct gufc_app *app, struct rule_quota_info **rows, unsigned int *n);
+
+/**
  * Print the recent lists and hashlimit tables (the shell's "show recent").
  * @param app  the application
  * @param f    where

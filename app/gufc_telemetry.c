@@ -774,6 +774,38 @@ tel_recent(struct gufc_app *app, struct tel_req *r)
 }
 
 static int
+tel_quota(struct gufc_app *app, struct tel_req *r)
+{
+	struct tel_cols c = { 0 };
+	struct rte_tel_data *rule, *match, *bytes, *left;
+	struct rule_quota_info *rows;
+	unsigned int n;
+	int rc;
+
+	rc = gufc_collect_quota(app, &rows, &n);
+	if (rc != 0)
+		return rc;
+	rte_tel_data_start_dict(r->d);
+	rule = tel_col(&c, "rule", RTE_TEL_U64_VAL);
+	match = tel_col(&c, "match", RTE_TEL_U64_VAL);
+	bytes = tel_col(&c, "bytes", RTE_TEL_U64_VAL);
+	left = tel_col(&c, "left", RTE_TEL_U64_VAL);
+	if (left == NULL) {
+		free(rows);
+		return tel_cols_end(&c, r->d, -ENOMEM);
+	}
+	for (unsigned int i = 0; i < n && i < TEL_ROWS_MAX; i++) {
+		rte_tel_data_add_array_u64(rule, rows[i].rule_id);
+		rte_tel_data_add_array_u64(match, rows[i].xi + 1u);
+		rte_tel_data_add_array_u64(bytes, rows[i].bytes);
+		rte_tel_data_add_array_u64(left, rows[i].left);
+	}
+	free(rows);
+	rte_tel_data_add_dict_u64(r->d, "rows", n);
+	return tel_cols_end(&c, r->d, 0);
+}
+
+static int
 tel_answer(struct gufc_app *app, struct tel_req *r)
 {
 	if (strcmp(r->cmd, "/gufc/ports") == 0)
@@ -804,6 +836,8 @@ tel_answer(struct gufc_app *app, struct tel_req *r)
 		return tel_log(app, r);
 	if (strcmp(r->cmd, "/gufc/recent") == 0)
 		return tel_recent(app, r);
+	if (strcmp(r->cmd, "/gufc/quota") == 0)
+		return tel_quota(app, r);
 	return -ENOENT;
 }
 
@@ -901,6 +935,8 @@ gufc_telemetry_init(struct gufc_app *app)
 			"(the shell's 'show route-rules'). No parameters" },
 		{ "/gufc/recent", "gufc -m recent lists, a row per address, as columns, at most 128 "
 			"(the shell's 'show recent'). No parameters" },
+		{ "/gufc/quota", "gufc -m quota countdowns: rule, match, bytes, left, as columns, "
+			"at most 128. No parameters" },
 	};
 	int rc;
 

@@ -488,6 +488,23 @@ quota_get(struct rule_engine *eng, const struct rule *r, unsigned int xi)
 	return (int)i;
 }
 
+int
+rule_engine_quota_info(const struct rule_engine *eng, unsigned int i, struct rule_quota_info *qi)
+{
+	for (uint32_t m = 0; eng != NULL && m < eng->n_meters; m++) {
+		const struct eng_meter_key *k = &eng->mkeys[m];
+
+		if (k->unit != ENG_METER_QUOTA || i-- != 0)
+			continue;
+		qi->rule_id = k->rule_id;
+		qi->xi = k->xi;
+		qi->bytes = k->quota;
+		qi->left = __atomic_load_n(&eng->view.meters[m].tat, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /*
  * Meter @p id's answer for the walk of @p pv, noted in its order: a
  * packet's walk takes a token; a question about a cached verdict is

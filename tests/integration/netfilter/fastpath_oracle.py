@@ -75,6 +75,9 @@ COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter", "fieldstring", "ic
 # (its first packet) and one per packet of a class other than its entry's
 # (packets that only waited behind their flow's upcall not counted).
 UPCALLS = {"fieldstring": 3 + 4}
+# Cases whose "-m quota" countdowns end with these bytes left (the stats
+# JSON's quota rows: {(rule, match): left}).
+QUOTA_LEFT = {"quota": {(1, 1): 0, (3, 1): 0, (4, 1): 0, (5, 1): 928}}
 
 
 def counter_diffs(rules, kern, st, family):
@@ -204,6 +207,11 @@ def main():
                     print("  %s counters %s" % (stem, c))
                 diffs += len(cdiffs)
                 line += "; counters %s" % ("differ" if cdiffs else "equal")
+            if stem in QUOTA_LEFT:
+                left = {(q["rule"], q["match"]): q["left"] for q in st.get("quota", [])}
+                if left != QUOTA_LEFT[stem]:
+                    line += "; quota left %s, want %s" % (left, QUOTA_LEFT[stem])
+                    diffs += 1
             most = UPCALLS.get(stem)
             if most is not None and sp["upcalls"] - sp["pending"] > most:
                 line += " (want at most %d upcalls but those that waited)" % most

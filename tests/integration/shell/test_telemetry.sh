@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Telemetry: /gufc/stats, /gufc/drops, /gufc/channels, /gufc/rules,
-# /gufc/flows and /gufc/recent answered through dpdk-telemetry.py with the expected keys, and
+# /gufc/flows, /gufc/recent and /gufc/quota answered through dpdk-telemetry.py with the expected keys, and
 # numbers equal to the --stats-json file written at exit (traffic is over
 # when they are read).
 . "$(dirname "$0")/lib.sh"
@@ -10,12 +10,14 @@ TEL=$(command -v dpdk-telemetry.py) || { echo "SKIP: dpdk-telemetry.py missing";
 
 "$GEN" -o "$W/in.pcap" -n 4 -p 40 --mix udp=100 > /dev/null 2>&1 || fail "gufc-gen"
 printf '%s\n' 'drop proto udp dport 53' 'accept proto tcp dport 22' \
+	'drop proto udp quota !100000000' \
 	'accept proto udp recent_set recent_name U' > "$W/r.rules"
 start_gufc $(eal_args "$W/in.pcap" "$W/out.pcap") -- --rules "$W/r.rules" \
 	--stats-json "$W/st.json"
 wait_rx 40
 
-printf '%s\n' /gufc/stats /gufc/drops /gufc/channels /gufc/rules /gufc/flows,3 /gufc/recent |
+printf '%s\n' /gufc/stats /gufc/drops /gufc/channels /gufc/rules /gufc/flows,3 /gufc/recent \
+	/gufc/quota |
 	timeout 30 python3 "$TEL" -f "$PREFIX" > "$W/tel.txt" 2>&1 || {
 	cat "$W/tel.txt"
 	fail "dpdk-telemetry.py"
@@ -40,7 +42,7 @@ def need(cond, what):
         sys.exit(1)
 
 for c in ('/gufc/stats', '/gufc/drops', '/gufc/channels', '/gufc/rules', '/gufc/flows',
-          '/gufc/recent'):
+          '/gufc/recent', '/gufc/quota'):
     need(isinstance(tel.get(c), dict), c + ' answered')
 s = tel['/gufc/stats']
 for k in ('rx', 'rx_bytes', 'delivered', 'drops_total', 'hits', 'misses', 'upcalls',
@@ -69,7 +71,7 @@ for i, c in enumerate(st['channels']):
     need(ch['name'][i] == c['name'] and ch['enqueued'][i] == c['enqueued'] and
          ch['consumed'][i] == c['consumed'], 'channel ' + c['name'])
 r = tel['/gufc/rules']
-need(sum(1 for h in r['hook'] if not h) == len(st['rules']) == 3, 'rules')
+need(sum(1 for h in r['hook'] if not h) == len(st['rules']) == 4, 'rules')
 for i, x in enumerate(st['rules']):
     need(r['id'][i] == x['id'] and r['packets'][i] == x['packets'] and
          r['bytes'][i] == x['bytes'] and r['rule'][i] == x['rule'] and r['hook'][i] == '',
@@ -102,6 +104,13 @@ need(rc['rows'] == lists[0]['entries'] == len(rc['addr']), 'recent rows')
 need(sorted(rc['addr']) == sorted(a['addr'] for a in lists[0]['addresses']), 'recent addresses')
 need(all(x == 'U' for x in rc['list']), 'recent list names')
 need(s['recent_dropped'] == st['recent']['dropped'] == 0, 'recent_dropped')
+# The quota the UDP packets past port 53 charged (negated: it never matched).
+q = tel['/gufc/quota']
+need(q['rows'] == len(st['quota']) == 1 and q['rule'] == [3] and q['match'] == [1] and
+     q['bytes'] == [100000000], 'quota row')
+charged = sum(x['bytes'] for x in st['rules'] if x['id'] == 4)
+need(charged > 0 and q['left'] == [st['quota'][0]['left']] == [100000000 - charged],
+     'quota left %s, JSON %s, rule 4 took %d bytes' % (q['left'], st['quota'], charged))
 print("telemetry consistent")
 PY
 echo "PASS"

@@ -540,6 +540,7 @@ test_quota(void **state)
 	struct rule_upcall b = up4(17, "10.0.0.3", 1001, "10.0.0.2", 53);
 	struct rule_upcall t = up4(6, "10.0.0.1", 1002, "10.0.0.2", 80);
 	struct rule_upcall small = a;
+	struct rule_quota_info qi;
 	const struct fc_entry *e;
 	struct rule_decision d;
 	bool slow = true;
@@ -555,7 +556,14 @@ test_quota(void **state)
 	d = eng_stack_rx(eng, a, 2, &slow);
 	assert_false(slow);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(rule_engine_quota_info(eng, 0, &qi), 0);
+	assert_int_equal(qi.rule_id, 1);
+	assert_int_equal(qi.bytes, 250);
+	assert_int_equal(qi.left, 50);
+	assert_int_equal(rule_engine_quota_info(eng, 1, &qi), -ENOENT);
 	assert_int_equal(eng_stack_decide(eng, b, 3).verdict, FC_VERDICT_DROP);
+	assert_int_equal(rule_engine_quota_info(eng, 0, &qi), 0);
+	assert_int_equal(qi.left, 0);
 	d = eng_stack_rx(eng, small, 4, &slow);
 	assert_false(slow);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
