@@ -399,6 +399,54 @@ eng_up_ttl(const struct rule_upcall *up, uint8_t *ttl)
 
 /* engine_mods.c: the module registry's calls and the built-in stages. */
 int eng_mods_register(struct rule_engine *eng);
+/* engine_filter.c: the filter stage's on_insert (a new flow's walks, both directions). */
+int eng_filter_on_insert(void *priv, struct rule_flow *f);
+
+/*
+ * The port a rule's -o sees for an entry's output port: the one its packets
+ * leave by (rule_engine_out_port(): the route's, or the input port's pair);
+ * none for packets to this host.
+ */
+static inline uint16_t
+eng_out_port_of(const struct rule_engine *eng, uint16_t out, uint16_t in)
+{
+	if (out == RULE_PORT_LOCAL || in == RULE_IF_NONE)
+		return RULE_IF_NONE;
+	return rule_engine_out_port(eng, out, in);
+}
+
+/* The ctstate stage @p stage's tables see (as eng_pkt_stage() sets it), for a fresh context. */
+static inline unsigned int
+eng_stage_ctstate(unsigned int stage, unsigned int ctstate)
+{
+	if (stage == RULE_STAGE_RAW)
+		return ctstate != 0 ? RULE_CT_INVALID : 0;
+	return ctstate;
+}
+
+/* The header fields @p pf in a context of an entry's key alone. */
+static inline void
+eng_pkt_synth(struct rule_pkt *p, const struct rule_pktfields *pf)
+{
+	p->tcp_flags = pf->flags;
+	p->ttl = pf->ttl;
+	p->tos = pf->tos;
+	p->l3_len = pf->len;
+	if (pf->mss_st == 2) {
+		p->tcp_mss = pf->mss;
+		p->flags |= RULE_PKT_F_MSS;
+	}
+}
+
+/*
+ * What a walk of @p stage would say where nothing there is worth walking
+ * (eng_stage_walks()) for a key of @p family with local bits @p lbits and
+ * ctstate @p cs: accept, and the chains it would enter (empty, accepting)
+ * each left by its end: their policies count the packet (noted, or the
+ * stage's decision). engine_mods.c.
+ */
+void eng_stage_skip(const struct rule_engine *eng, unsigned int stage, unsigned int lbits,
+	unsigned int cs, unsigned int family, struct rule_eval *res);
 void eng_pkt_start(const struct rule_engine *eng, const struct rule_upcall *up,
 	unsigned int ctstate, struct rule_pkt *p);
 int eng_pkt_stage(struct rule_engine *eng, unsigned int stage, struct rule_pkt *p,
