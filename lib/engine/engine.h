@@ -393,34 +393,6 @@ struct fc_table *rule_engine_table(const struct rule_engine *eng, unsigned int f
 const struct rule_set *rule_engine_rules(const struct rule_engine *eng);
 
 /**
- * The engine's "-m recent" lists (rule_recent_info(), rule_recent_entry();
- * stamps in TSC cycles), and its "-m hashlimit" tables (rule_hashlimit_info()).
- * @param eng  the engine
- * @return them, or NULL (none made yet).
- * Context: rules lcore (they change with the packets it decides).
- */
-const struct rule_recent *rule_engine_recent(const struct rule_engine *eng);
-/** See rule_engine_recent(). Context: rules lcore. */
-const struct rule_hashlimit *rule_engine_hashlimit(const struct rule_engine *eng);
-
-/** A "-m quota" match's countdown (rule_engine_quota_info()). */
-struct rule_quota_info {
-	uint32_t rule_id; /**< the rule */
-	uint8_t xi;       /**< the match's index among the rule's matches */
-	uint64_t bytes;   /**< the quota as the rule gives it */
-	uint64_t left;    /**< bytes left (0: emptied, no packet matches) */
-};
-
-/**
- * The @p i-th quota the engine keeps (made when a walk first reaches the
- * match; started over by a commit that numbers the rules anew).
- * @return 0 and *@p qi, or -ENOENT past the last.
- * Context: rules lcore.
- */
-int rule_engine_quota_info(const struct rule_engine *eng, unsigned int i,
-	struct rule_quota_info *qi);
-
-/**
  * Register the calling thread as reader @p reader_id with the engine's RCU
  * variable and both tables.
  * @param eng        the engine
