@@ -533,14 +533,10 @@ struct dp_ctx {
 	bool pend_wait;
 	/**
 	 * Slow path: a packet that went up behind its connection's upcall
-	 * (struct dp_meta::behind) whose flow has an entry by the time
-	 * dp_upcall_burst() takes it is decided by the fast path's code, in
-	 * its place among the burst's packets (lookup, the entry's checks,
-	 * conntrack's fast step, the cached verdict, NAT rewrite, counters,
-	 * delivery), as it would have been had it waited on the RX context;
-	 * what that code would send up (a module's interest, a stale entry,
-	 * ...) the engine decides as before. Counted upcall_fast. false: the
-	 * engine decides every upcall.
+	 * (dp_meta::behind) whose flow has an entry by then is decided by the
+	 * fast path's code in its place among the burst's packets, as had it
+	 * waited on the RX context; what that code would send up the engine
+	 * decides. Counted upcall_fast. false: the engine decides every upcall.
 	 */
 	bool up_fast;
 	uint8_t router;             /**< router mode (needs @c neigh), else bridge */
