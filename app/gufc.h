@@ -226,6 +226,12 @@ struct gufc_port {
 	struct dp_vlan_map *vmap;
 	uint16_t n_vlans;  /**< a device: its VLAN sub-interfaces */
 	uint8_t rx_src;    /**< enum gufc_rx_src */
+	/**
+	 * GUFC_RX_FILE: some capture file it reads is not a regular file (a
+	 * FIFO, a character device) or cannot be looked at: a read may block
+	 * until more input comes (gufc_rx.c, setting file-wait).
+	 */
+	bool rx_block;
 	bool l2_conv;      /**< some RX queue's frames are not Ethernet (l2) */
 	uint8_t l2[GUFC_MAX_RXQ]; /**< per RX queue: enum gufc_l2 of its capture file */
 	uint16_t n_rxq;

@@ -65,6 +65,7 @@ enum gufc_auto { GUFC_OFF, GUFC_ON, GUFC_AUTO };
 	X(lossless, "lossless", AUTO, GUFC_AUTO) \
 	X(rx_ahead, "rx-ahead", BOOL, 0) \
 	X(pending_fast, "pending-fast", BOOL, 1) \
+	X(file_wait, "file-wait", AUTO, GUFC_AUTO) \
 	X(log_ring, "log-ring", U32, 1024) \
 	X(log_lines, "log-lines", U32, 10000) \
 	X(log_interval, "log-interval", U32, 30000)

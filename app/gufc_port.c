@@ -110,6 +110,37 @@ port_rx_src(const char *name)
 	return GUFC_RX_LIVE;
 }
 
+/*
+ * Port @p name reads capture files (GUFC_RX_FILE): may a read block? Each
+ * rx_pcap path that is not a regular file (a FIFO, a character device,
+ * one stat() cannot see) may wait for more input; a regular file's read
+ * returns at once, with a packet or at its end.
+ */
+static bool
+port_rx_block(const char *name)
+{
+	const char *a = gufc_vdev_args(name);
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (a == NULL)
+		return true;
+	for (const char *p = strchr(a, ','); p != NULL; p = strchr(p + 1, ',')) {
+		size_t n;
+
+		if (strncmp(p + 1, "rx_pcap=", 8) != 0)
+			continue;
+		n = strcspn(p + 9, ",");
+		if (n >= sizeof(path))
+			return true;
+		memcpy(path, p + 9, n);
+		path[n] = '\0';
+		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+			return true;
+	}
+	return false;
+}
+
 /* Capture files that are not Ethernet (the frames: gufc_l2.c) */
 
 #ifdef GUFC_HAVE_PCAP
@@ -400,6 +431,7 @@ port_setup(struct gufc_app *app, uint16_t pid)
 	}
 	rte_eth_dev_get_name_by_port(pid, p->name);
 	p->rx_src = (uint8_t)port_rx_src(p->name);
+	p->rx_block = p->rx_src == GUFC_RX_FILE && port_rx_block(p->name);
 	rc = gufc_l2_setup(app, pid);
 	if (rc != 0)
 		return rc;
@@ -533,6 +565,7 @@ vlans_init(struct gufc_app *app)
 		p->vid = pc->vid;
 		p->dev = pc->parent;
 		p->rx_src = par->rx_src;
+		p->rx_block = par->rx_block;
 		p->n_rxq = 0;
 		p->n_txq = 0;
 		p->mac = par->mac;

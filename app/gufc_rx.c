@@ -59,11 +59,37 @@ dp_ctx_base(struct gufc_app *app, struct dp_ctx *c)
 }
 
 /*
- * Does RX lcore @p lc poll no file-backed port? Reading a file (or a FIFO)
- * may block in rte_eth_rx_burst() until more input comes: packets waiting
- * on the lcore for their connection's upcall would wait for that too, so
- * such lcores send them up behind the upcall instead (struct dp_ctx::pend_wait).
+ * May packets behind their connection's upcall wait on RX lcore @p lc
+ * (struct dp_ctx::pend_wait)? On live ports, yes: they go on through the
+ * fast path when the upcall completes, one upcall a connection, in order
+ * within the connection (what a NIC keeps). A port whose read may block (a
+ * FIFO, a character device: gufc_port.c) would keep them waiting for its
+ * next packet: there they go up behind the upcall. Regular files (setting
+ * file-wait): auto lets them wait where another lcore decides the upcalls,
+ * the file's read never blocking; where this lcore is the rules lcore too,
+ * the upcall is decided in the same loop, before the next read, and going
+ * up behind it keeps the file's order across connections (what replays
+ * compared frame by frame rely on). on: wait there too; off: never wait on
+ * a file.
  */
+static bool
+rx_wait(const struct gufc_app *app, const struct gufc_lcore *lc)
+{
+	unsigned int fw = app->cfg.set.file_wait;
+
+	for (unsigned int q = 0; q < lc->n_rxq; q++) {
+		const struct gufc_port *p = &app->ports[lc->rxq[q].port];
+
+		if (p->rx_src != GUFC_RX_FILE)
+			continue;
+		if (p->rx_block || fw == GUFC_OFF ||
+			(fw == GUFC_AUTO && (lc->roles & GUFC_ROLE_RULES)))
+			return false;
+	}
+	return true;
+}
+
+/* Does RX lcore @p lc poll no file-backed port? */
 static bool
 rx_live(const struct gufc_app *app, const struct gufc_lcore *lc)
 {
@@ -90,13 +116,13 @@ gufc_dp_init(struct gufc_app *app)
 		lc->rx_dp.pend = lc->pend;
 		lc->rx_dp.done = lc->done;
 		lc->rx_dp.done_gap = app->hz * GUFC_DONE_GAP_US / 1000000;
-		lc->rx_dp.pend_wait = rx_live(app, lc);
-		/* A file may block the next read: its upcalls go at once. */
-		lc->rx_dp.up_batch = lc->rx_dp.pend_wait ? GUFC_UP_BATCH : 0;
+		lc->rx_dp.pend_wait = rx_wait(app, lc);
+		/* A file's upcalls go at once. */
+		lc->rx_dp.up_batch = rx_live(app, lc) ? GUFC_UP_BATCH : 0;
 		/* rx-ahead: each burst kept a poll (applied after the next
 		 * one's parse), where no read may block and nothing is held
 		 * for room. */
-		lc->rx_dp.rx_ahead = app->cfg.set.rx_ahead && lc->rx_dp.pend_wait && !app->lossless;
+		lc->rx_dp.rx_ahead = app->cfg.set.rx_ahead && rx_live(app, lc) && !app->lossless;
 		dp_ctx_base(app, &lc->slow_dp);
 		lc->slow_dp.producer_id = (uint16_t)app->rules_producer;
 		lc->slow_dp.lossless = app->lossless;

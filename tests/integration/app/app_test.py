@@ -1344,6 +1344,86 @@ def test_lossless(ctx):
 
 
 
+
+STORM_RULES = """\
+policy drop
+accept ctstate established,related
+accept ctstate new
+"""
+
+
+def conn_seqs(pk):
+    """Packets of a pcap per connection (both directions), each in its order."""
+    seqs = collections.defaultdict(list)
+    for p in pk:
+        a, b = (p["src"], p["sport"]), (p["dst"], p["dport"])
+        seqs[(p["proto"],) + tuple(sorted((a, b)))].append(tup(p) + (p["flags"], p["len"],
+                                                                      p["id"]))
+    return seqs
+
+
+def test_filewait(ctx):
+    """Packets behind their connection's upcall, read from a file, on two
+    lcores (RX on one, the rules lcore on the other): from a regular file
+    they wait on the RX lcore as a live port's do (setting file-wait auto),
+    so a connection sends up one upcall, none behind it (upcall_pending 0),
+    every packet is delivered and each connection's packets leave in their
+    order; with file-wait off they go up behind the upcall (nothing waits),
+    and so they do from a FIFO, whose read may block, even with file-wait on."""
+    conns = 2000
+    inp = ctx.path("storm.pcap")
+    r = subprocess.run([ctx.gen, "-o", inp, "-n", str(conns), "--mix", "tcp=100", "-p",
+                        str(conns), "--size", "1", "--rtt", "2000-20000", "--seed", "7"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "gufc-gen: %s" % r.stderr)
+    in_pk = ctx.pcap_read(inp)
+    want = conn_seqs(in_pk)
+    check(len(want) == conns, "the storm has %d connections, expected %d" % (len(want), conns))
+    rules = write(ctx, "storm.rules", STORM_RULES)
+    cpus = sorted(os.sched_getaffinity(0))
+    lcores = "0@%d,1@%d" % (cpus[0], cpus[1 % len(cpus)])
+    fifo = ctx.path("storm.fifo")
+    os.mkfifo(fifo)
+    for tag, src, fw in (("file", inp, "auto"), ("file-off", inp, "off"),
+                         ("fifo", fifo, "on")):
+        tx, js = ctx.path(tag + ".tx.pcap"), ctx.path(tag + ".stats.json")
+        cmd = ([ctx.gufc, "--no-pci", "--log-level=lib.*:warning", "--no-huge", "-m", "512",
+                "--file-prefix", ctx.prefix(), "--lcores", lcores,
+                "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" % (src, tx), "--",
+                "--idle-exit", "300", "--flows", "65536", "--stats-json", js,
+                "--rules", rules, "--set", "file-wait=" + fw])
+        feed = None
+        if src == fifo:
+            feed = subprocess.Popen(["sh", "-c", 'exec cat "$1" > "$2"', "sh", inp, fifo])
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        finally:
+            if feed is not None:
+                feed.wait(timeout=30)
+        check(r.returncode == 0, "%s: gufc exit %d\n%s\n%s" %
+              (tag, r.returncode, " ".join(cmd), (r.stdout + r.stderr)[-3000:]))
+        st = load_stats(js, tag)
+        sp = st["slow_path"]
+        check(st["rx"] == len(in_pk) and st["delivered"] == st["rx"] and not nz_drops(st),
+              "%s: rx %d of %d, delivered %d, drops %s" %
+              (tag, st["rx"], len(in_pk), st["delivered"], nz_drops(st)))
+        got = conn_seqs(ctx.pcap_read(tx))
+        bad = [k for k in want if got.get(k) != want[k]]
+        check(not bad, "%s: %d connections' packets out of their order or missing, e.g. "
+              "%s:\n  got  %s\n  want %s" % (tag, len(bad), bad[:1], got.get(bad[0]) if bad
+                                               else None, want[bad[0]] if bad else None))
+        if tag == "file":
+            check(sp["pending"] == 0 and sp["waited"] > 0 and sp["waiting"] == 0,
+                  "%s: upcall_pending %d, waited %d, waiting %d: expected none behind "
+                  "an upcall, some waited, none left" %
+                  (tag, sp["pending"], sp["waited"], sp["waiting"]))
+        else:
+            check(sp["waited"] == 0, "%s: %d packets waited on the RX lcore" %
+                  (tag, sp["waited"]))
+        print("%s (file-wait %s): %d connections, %.2f upcalls each (%d behind one), "
+              "%d waited, each connection in order" %
+              (tag, fw, conns, sp["upcalls"] / conns, sp["pending"], sp["waited"]))
+
 # Link types of real captures, and how each one's frames are written.
 LT_ETH, LT_RAW, LT_NULL, LT_SLL, LT_SLL2 = 1, 101, 0, 113, 276
 
@@ -1588,7 +1668,7 @@ TESTS = {"linktypes": test_linktypes, "forged": test_forged, "rules": test_rules
          "connbytes": test_connbytes, "nat": test_nat,
          "iptables": test_iptables, "string": test_string, "u32": test_u32, "bpf": test_bpf, "consumer": test_consumer, "badargs": test_badargs,
          "perflow": test_perflow, "perflow_scale": test_perflow_scale,
-         "lossless": test_lossless, "tcpflags": test_tcpflags}
+         "lossless": test_lossless, "tcpflags": test_tcpflags, "filewait": test_filewait}
 
 
 def main():
