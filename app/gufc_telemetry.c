@@ -372,7 +372,7 @@ static int
 tel_flows(struct gufc_app *app, struct tel_req *r)
 {
 	struct tel_cols c = { 0 };
-	struct rte_tel_data *key, *verdict, *rule, *chan, *pk, *by, *dir;
+	struct rte_tel_data *key, *verdict, *rule, *chan, *pk, *by, *dir, *cpk, *cby;
 	struct gufc_flow_row *rows;
 	uint32_t limit = TEL_FLOWS_DEFAULT;
 	uint64_t total;
@@ -396,7 +396,9 @@ tel_flows(struct gufc_app *app, struct tel_req *r)
 	chan = tel_col(&c, "channel", RTE_TEL_U64_VAL);
 	pk = tel_col(&c, "packets", RTE_TEL_U64_VAL);
 	by = tel_col(&c, "bytes", RTE_TEL_U64_VAL);
-	if (by == NULL) {
+	cpk = tel_col(&c, "ct_packets", RTE_TEL_U64_VAL);
+	cby = tel_col(&c, "ct_bytes", RTE_TEL_U64_VAL);
+	if (by == NULL || cpk == NULL || cby == NULL) {
 		free(rows);
 		return tel_cols_end(&c, r->d, -ENOMEM);
 	}
@@ -411,6 +413,11 @@ tel_flows(struct gufc_app *app, struct tel_req *r)
 		rte_tel_data_add_array_u64(chan, rows[i].info.channel);
 		rte_tel_data_add_array_u64(pk, rows[i].info.packets);
 		rte_tel_data_add_array_u64(by, rows[i].info.bytes);
+		/* The connection's (connbytes): less the segments conntrack ignored. */
+		rte_tel_data_add_array_u64(cpk, rows[i].info.packets -
+			RTE_MIN(rows[i].info.packets, rows[i].info.ign_packets));
+		rte_tel_data_add_array_u64(cby, rows[i].info.bytes -
+			RTE_MIN(rows[i].info.bytes, rows[i].info.ign_bytes));
 	}
 	free(rows);
 	return tel_cols_end(&c, r->d, 0);

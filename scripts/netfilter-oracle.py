@@ -1552,7 +1552,12 @@ def cmd_run(args):
 # with " crc=bad" after it for an SCTP packet whose CRC32c is wrong.
 # "invalid=accept" makes the INVALID rule ACCEPT for that conversation
 # (VERDICT "accept" with CTSTATE "invalid"): Linux forwards such a packet
-# untranslated, its connection being none.
+# untranslated, its connection being none. "connbytes=FROM:[TO],DIR,MODE"
+# (DIR original, reply or both; MODE packets, bytes or avgpkt) adds
+# "-m connbytes --connbytes FROM:[TO] --connbytes-dir DIR --connbytes-mode
+# MODE" to the ESTABLISHED rule: an established segment out of that range
+# meets the policy (CTSTATE "untracked", VERDICT "drop"), so the lines
+# show what the connection's counters (nf_conntrack_acct) were then.
 #
 # Output, one line per segment, numbered from 1 over the whole list:
 #   N DIR CTSTATE VERDICT STATE
@@ -1645,6 +1650,7 @@ class Conversation:
         self.segs = []
         self.nat = {}       # "dnat" / "snat": (ip, port); "masq": (WAN address, port)
         self.invalid_accept = False  # invalid=accept: the INVALID rule accepts
+        self.connbytes = None  # connbytes=RANGE,DIR,MODE: the ESTABLISHED rule's connbytes
         self.wait = 0       # "wait N" lines not yet given to a segment
 
     def family(self):
@@ -1654,6 +1660,19 @@ class Conversation:
         """(client, server) as the server sees them, after NAT."""
         cli = self.nat.get("snat") or self.nat.get("masq") or self.client
         return cli, self.nat.get("dnat") or self.server
+
+
+def parse_conv_connbytes(val, where):
+    """connbytes=FROM:[TO],DIR,MODE: (from, to or None, dir, mode)."""
+    w = val.split(",")
+    rng = w[0].partition(":") if w else ("", "", "")
+    if (len(w) != 3 or not rng[0].isdigit() or rng[1] != ":" or
+            not (rng[2] == "" or rng[2].isdigit()) or
+            w[1] not in ("original", "reply", "both") or
+            w[2] not in ("packets", "bytes", "avgpkt")):
+        raise OracleError("%s: bad connbytes=%s (FROM:[TO],original|reply|both,"
+                          "packets|bytes|avgpkt)" % (where, val))
+    return (int(rng[0]), int(rng[2]) if rng[2] else None, w[1], w[2])
 
 
 def conv_number(text, conv, where):
@@ -1724,6 +1743,8 @@ def parse_conv(path):
                     cur.proto = 132
                 elif key == "invalid" and val == "accept":
                     cur.invalid_accept = True
+                elif key == "connbytes":
+                    cur.connbytes = parse_conv_connbytes(val, where)
                 elif key == "nat" and val.partition(":")[0] in ("dnat", "snat", "masq"):
                     kind, _, spec = val.partition(":")
                     if kind in cur.nat or (kind != "dnat" and ("snat" in cur.nat or
@@ -2071,6 +2092,12 @@ class ConvLab:
         ipt = "iptables" if fam == 4 else "ip6tables"
         sh("%s -R FORWARD 1 -m conntrack --ctstate INVALID -j %s"
            % (ipt, "ACCEPT" if conv.invalid_accept else "DROP"), ns=fw)
+        cb = ""
+        if conv.connbytes:
+            lo, hi, cdir, mode = conv.connbytes
+            cb = (" -m connbytes --connbytes %d:%s --connbytes-dir %s --connbytes-mode %s"
+                  % (lo, "" if hi is None else hi, cdir, mode))
+        sh("%s -R FORWARD 3 -m conntrack --ctstate ESTABLISHED%s -j ACCEPT" % (ipt, cb), ns=fw)
         sh("%s -t nat -F" % ipt, ns=fw)
         proto = "sctp" if conv.proto == 132 else "tcp"
         ep = (lambda a, p: "%s:%d" % (a, p)) if fam == 4 else (lambda a, p: "[%s]:%d" % (a, p))
@@ -2123,6 +2150,9 @@ def cmd_frames(args):
                if conv.sysctl["timeout_established"] != CONV_SYSCTLS["timeout_established"][1]
                else "") +
               (" invalid=accept" if conv.invalid_accept else "") +
+              (" connbytes=%d:%s,%s,%s" % (conv.connbytes[0], "" if conv.connbytes[1] is None
+                                           else conv.connbytes[1], conv.connbytes[2],
+                                           conv.connbytes[3]) if conv.connbytes else "") +
               "".join(" %s=%s,%d" % (k, v[0], v[1]) for k, v in sorted(conv.nat.items())))
         for s in conv.segs:
             if s.wait:

@@ -460,6 +460,16 @@ dp_nat_hit(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *mb, const stru
 	return dp_nat_refused(c, b, mb, pkt, a, conn, rc);
 }
 
+/* dp_apply_general()'s count of a hit; one conntrack ignored (@p hw), not its connection's. */
+static __rte_always_inline void
+dp_touch(struct dp_ctx *c, struct fc_table *t, unsigned int fam, uint32_t idx, uint32_t len,
+	uint32_t now, unsigned int hw)
+{
+	fc_table_touch(t, idx, len, now);
+	if (unlikely(hw == DP_HIT_KEEP_IDLE))
+		(void)rule_engine_ct_ignored(c->eng, fam, idx, len);
+}
+
 static inline bool
 dp_act_plain(const struct fc_action *a)
 {
@@ -498,14 +508,17 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 	}
 	if (hw == DP_HIT_UNASKED)
 		hw = dp_hit_wants(c, a, mb, pkt, ctl);
+	/* A segment conntrack ignores leaves the connection's counts as they are
+	 * (connbytes): its entry's verdict holds for it. */
 	if (hw == DP_HIT_UP ||
-		((a->flags & FC_ACT_F_COUNT) &&
+		(hw == DP_HIT_TAKE && (a->flags & FC_ACT_F_COUNT) &&
 			rule_engine_count_due(c->eng, t, fam, idx, mb->pkt_len))) {
 		st->upcall_interest++;
 		dp_upcall_conn(c, b, mb, pkt, RULE_UPCALL_INTEREST, conn);
 		return;
 	}
-	/* A segment conntrack ignores is counted and renews no idle time. */
+	/* A segment conntrack ignores is counted (its connection's counters
+	 * leave it out: dp_touch()) and renews no idle time. */
 	now = b->now;
 	if (unlikely(hw == DP_HIT_KEEP_IDLE)) {
 		now = fc_table_last_seen(t, idx);
@@ -539,7 +552,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 				(a->flags & FC_ACT_F_NAT) ? a->nat_id : RULE_NAT_NONE);
 	}
 	if (verdict != FC_VERDICT_ACCEPT) {
-		fc_table_touch(t, idx, pkt->ip_len, now);
+		dp_touch(c, t, fam, idx, pkt->ip_len, now, hw);
 		dp_drop(b, &st->rule_drops[rule_engine_drop_of(a)], mb);
 		return;
 	}
@@ -566,7 +579,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 			return;
 		}
 		if (unlikely(way == DP_L3_NO_ROUTE)) {
-			fc_table_touch(t, idx, pkt->ip_len, now);
+			dp_touch(c, t, fam, idx, pkt->ip_len, now, hw);
 			dp_l3_no_route(c, b, mb, pkt, a->out_port, b->in_port);
 			return;
 		}
@@ -579,7 +592,7 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 			router && way == DP_L3_OUT ? adj->mtu
 						   : dp_pkt_mtu(c, a->out_port, b->in_port),
 			router && way == DP_L3_OUT ? DP_RW_EARLY : DP_RW_ALL, false);
-	fc_table_touch(t, idx, pkt->ip_len, now);
+	dp_touch(c, t, fam, idx, pkt->ip_len, now, hw);
 	if (router) {
 		/* TTL, HL at FORWARD, POSTROUTING: after the decrement, as Linux. */
 		dp_l3_fast_out(c, b, mb, pkt, ch, way, adj,

@@ -198,6 +198,10 @@ eng_entry_set(struct rule_engine *eng, unsigned int ti, uint32_t idx, const stru
 	if (e == NULL)
 		return;
 	eng_ctr_switch(eng, t, idx, e, a);
+	/* Window-checked: the fast path counts the segments conntrack ignores apart. */
+	if (unlikely(a->interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP)) &&
+		eng->view.ct_ignored[ti] == NULL)
+		(void)eng_ign_ready(eng, ti);
 	/* Its limits before the action that names them. */
 	if (a->flags & FC_ACT_F_COUNT)
 		eng_cb_arm(eng, ti, idx, NULL);

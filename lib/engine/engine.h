@@ -267,6 +267,15 @@ struct rule_engine_view {
 	 */
 	struct rule_count_limit *count_limit[2];
 	/**
+	 * Per table slot ([0] IPv4, [1] IPv6): what its entry counted that
+	 * conntrack accepted but ignored, which Linux's accounting (connbytes)
+	 * leaves out: the connection's counters are the entry's less these.
+	 * NULL before the table's first window-checked entry. Allocated by the
+	 * rules lcore (release), zeroed by it when an entry takes the slot;
+	 * added to by whoever counts the segment (rule_engine_ct_ignored()).
+	 */
+	struct rule_ct_ignored *ct_ignored[2];
+	/**
 	 * The current set's packet classes (struct rule_flagclass: TCP flags,
 	 * TTL, TOS byte, IP length, MSS option), or NULL (none: no entry is
 	 * classed). Replaced by a commit whose set tests them otherwise (release), the old one retired after a grace
@@ -282,6 +291,12 @@ struct rule_engine_view {
  * @c bytes (the entry's own counters, frames, this packet included).
  */
 struct rule_count_limit {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+/** An entry's segments conntrack ignored (struct rule_engine_view::ct_ignored). */
+struct rule_ct_ignored {
 	uint64_t packets;
 	uint64_t bytes;
 };
@@ -592,6 +607,30 @@ rule_engine_count_due(const struct rule_engine *eng, const struct fc_table *t, u
 	fc_table_counters(t, idx, &packets, &bytes);
 	return packets + 1 >= __atomic_load_n(&l[idx].packets, __ATOMIC_ACQUIRE) ||
 		bytes + len >= __atomic_load_n(&l[idx].bytes, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * Count a packet of @p len bytes that entry @p idx counts (fc_table_touch())
+ * but its connection does not: a segment conntrack ignored.
+ * @param eng  the engine
+ * @param fam  0 for IPv4, 1 for IPv6
+ * @param idx  the entry's index
+ * @param len  the packet's length as the entry counts it
+ * @return false without the counters (no memory: the connection counts it).
+ * Context: the reader that owns the flow, or the rules lcore.
+ */
+static inline bool
+rule_engine_ct_ignored(const struct rule_engine *eng, unsigned int fam, uint32_t idx,
+	uint32_t len)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	struct rule_ct_ignored *c = __atomic_load_n(&v->ct_ignored[fam], __ATOMIC_ACQUIRE);
+
+	if (c == NULL)
+		return false;
+	__atomic_store_n(&c[idx].packets, c[idx].packets + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c[idx].bytes, c[idx].bytes + len, __ATOMIC_RELAXED);
+	return true;
 }
 
 /**

@@ -11,6 +11,11 @@
  *
  * The counters are the entries' own (packets, and bytes of IP datagrams,
  * as the fast path counts them): no per-packet work beyond one compare.
+ * Less what conntrack ignored (rule_engine_view::ct_ignored, kept apart):
+ * Linux's accounting leaves those segments out, the rules count them.
+ * The limits stay on the entries' own counters, which grow at least as
+ * fast as the connection's: a limit is reached no later than the
+ * connection's count it stands for.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,9 +54,71 @@ eng_cb_free(struct rule_engine *eng)
 		free(eng->view.count_limit[ti]);
 		eng->view.count_limit[ti] = NULL;
 	}
+	for (unsigned int ti = 0; ti < 2; ti++) {
+		free(eng->view.ct_ignored[ti]);
+		eng->view.ct_ignored[ti] = NULL;
+	}
 	free(eng->cb);
 	eng->cb = NULL;
 	eng->n_cb = eng->cap_cb = 0;
+}
+
+bool
+eng_ign_ready(struct rule_engine *eng, unsigned int ti)
+{
+	uint32_t n;
+	struct rule_ct_ignored *c;
+
+	if (eng->view.ct_ignored[ti] != NULL)
+		return true;
+	if (eng->t[ti] == NULL)
+		return false;
+	n = ((const struct fc_table_view *)(const void *)eng->t[ti])->n_slots;
+	c = calloc(n, sizeof(*c));
+	if (c == NULL)
+		return false;
+	__atomic_store_n(&eng->view.ct_ignored[ti], c, __ATOMIC_RELEASE);
+	return true;
+}
+
+void
+eng_ign_count(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t len)
+{
+	/* Without memory the connection counts it, as before. */
+	if (eng_ign_ready(eng, ti))
+		(void)rule_engine_ct_ignored(eng, ti, idx, len);
+}
+
+void
+eng_ign_reset(struct rule_engine *eng, unsigned int ti, uint32_t idx)
+{
+	struct rule_ct_ignored *c = eng->view.ct_ignored[ti];
+
+	if (c != NULL) {
+		__atomic_store_n(&c[idx].packets, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c[idx].bytes, 0, __ATOMIC_RELAXED);
+	}
+}
+
+void
+eng_ign_move(struct rule_engine *eng, unsigned int ti, uint32_t from, uint32_t to)
+{
+	struct rule_ct_ignored *c = eng->view.ct_ignored[ti];
+
+	if (c != NULL) {
+		__atomic_store_n(&c[to].packets, c[from].packets, __ATOMIC_RELAXED);
+		__atomic_store_n(&c[to].bytes, c[from].bytes, __ATOMIC_RELAXED);
+	}
+}
+
+void
+eng_ign_get(const struct rule_engine *eng, unsigned int ti, uint32_t idx, uint64_t *packets,
+	uint64_t *bytes)
+{
+	const struct rule_ct_ignored *c = eng->view.ct_ignored[ti];
+
+	*packets = c != NULL ? __atomic_load_n(&c[idx].packets, __ATOMIC_RELAXED) : 0;
+	*bytes = c != NULL ? __atomic_load_n(&c[idx].bytes, __ATOMIC_RELAXED) : 0;
 }
 
 /* The set's connbytes matches, once per generation. */

@@ -349,6 +349,7 @@ info_fill(const struct rule_engine *eng, unsigned int ti, uint32_t idx, const vo
 	info->mark = eng_side_fmark(eng, ti, idx);
 	info->channel = rule_engine_channel(eng, &info->act, ti, idx);
 	fc_table_counters(t, idx, &info->packets, &info->bytes);
+	eng_ign_get(eng, ti, idx, &info->ign_packets, &info->ign_bytes);
 	return true;
 }
 
@@ -502,6 +503,12 @@ rule_engine_flow_format(const struct rule_engine *eng, const struct rule_flow_in
 		rule, info->channel, port, ct, (a->flags & FC_ACT_F_NAT) ? "slot" : "none",
 		(a->flags & FC_ACT_F_NAT) ? a->nat_id : 0, a->interest, a->gen, info->packets,
 		info->bytes);
+	/* Segments conntrack ignored: the connection's counters are the rest. */
+	if (n >= 0 && (size_t)n < len && info->ign_packets != 0)
+		n += snprintf(buf + n, len - (size_t)n,
+			" ct_packets=%" PRIu64 " ct_bytes=%" PRIu64 " ignored=%" PRIu64,
+			info->packets - RTE_MIN(info->packets, info->ign_packets),
+			info->bytes - RTE_MIN(info->bytes, info->ign_bytes), info->ign_packets);
 	if (n >= 0 && (size_t)n < len && (info->mark != 0 || info->ctmark != 0))
 		n += snprintf(buf + n, len - (size_t)n, " mark=0x%" PRIx32 " ctmark=0x%" PRIx32,
 			info->mark, info->ctmark);

@@ -39,6 +39,13 @@ struct rule_flow_info {
 	uint32_t channel;
 	uint64_t packets;
 	uint64_t bytes;
+	/**
+	 * Of @c packets and @c bytes, the segments conntrack accepted but
+	 * ignored: its rule's, not its connection's (connbytes reads
+	 * packets - ign_packets, bytes - ign_bytes, as Linux's accounting).
+	 */
+	uint64_t ign_packets;
+	uint64_t ign_bytes;
 };
 
 /**

@@ -269,6 +269,29 @@ pkt_verdict_start(struct rule_engine *eng, const struct rule_upcall *up, const s
 	}
 }
 
+static uint64_t
+less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Entry @p idx's (direction @p own) and @p peer's counts less what conntrack ignored. */
+static void
+conn_less_ignored(const struct rule_engine *eng, unsigned int ti, uint32_t idx, unsigned int own,
+	uint32_t peer, struct eng_marks *mk)
+{
+	uint64_t p, b;
+
+	eng_ign_get(eng, ti, idx, &p, &b);
+	mk->ct_packets[own] = less(mk->ct_packets[own], p);
+	mk->ct_bytes[own] = less(mk->ct_bytes[own], b);
+	if (peer == FC_INDEX_NONE)
+		return;
+	eng_ign_get(eng, ti, peer, &p, &b);
+	mk->ct_packets[own ^ 1] = less(mk->ct_packets[own ^ 1], p);
+	mk->ct_bytes[own ^ 1] = less(mk->ct_bytes[own ^ 1], b);
+}
+
 void
 eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
 	const struct fc_action *a, const struct rule_upcall *up, struct eng_marks *mk)
@@ -287,6 +310,13 @@ eng_conn_counts(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
 		fc_table_counters(eng->t[ti], peer, &mk->ct_packets[own ^ 1],
 			&mk->ct_bytes[own ^ 1]);
 	}
+	/* Less what conntrack ignored: the rules count it, the connection not. */
+	if (eng->view.ct_ignored[ti] != NULL)
+		conn_less_ignored(eng, ti, idx, own,
+			pe != NULL && eng_peer(eng, ti, peer) == idx ? peer : FC_INDEX_NONE, mk);
+	/* The packet being decided is one of those: the connection's without it. */
+	if (eng->cb_pend.ignored)
+		return;
 	if (up != NULL) {
 		mk->ct_packets[own]++;
 		mk->ct_bytes[own] += up->pkt.ip_len;

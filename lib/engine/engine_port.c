@@ -279,6 +279,7 @@ eng_entry_move(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint16_t 
 		return nidx;
 	/* The counters moved with the entry (its rule's count is unchanged); so do its marks. */
 	eng_side_move(eng, ti, idx, (uint32_t)nidx);
+	eng_ign_move(eng, ti, idx, (uint32_t)nidx);
 	/* And its per-flow channel (a reader of the new slot before this upcalls). */
 	eng_flow_chan_set(eng, ti, (uint32_t)nidx, eng_flow_chan(eng, ti, idx));
 	eng_flow_chan_set(eng, ti, idx, RULE_CHAN_NONE);

@@ -87,6 +87,9 @@ struct eng_cb_pend {
 	uint32_t idx;
 	uint32_t ip_len; /**< its IP bytes */
 	uint32_t len;    /**< its length as the entry counts it */
+	/** conntrack ignored it (eng_old_flow()): its connection does not count
+	 *  it, nor does a walk's connbytes (Linux's accounting) */
+	bool ignored;
 };
 
 #endif

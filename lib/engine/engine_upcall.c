@@ -238,6 +238,9 @@ insert_entry(struct rule_engine *eng, unsigned int ti, const struct fc_key *k,
 	if (rc >= 0) {
 		/* A new entry counts from 0 for its rule; its marks come after. */
 		eng_side_drop(eng, ti, (uint32_t)rc);
+		eng_ign_reset(eng, ti, (uint32_t)rc);
+		if (unlikely(a->interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP)))
+			(void)eng_ign_ready(eng, ti);
 		eng_port_note(eng, fc_key_in_port(k));
 	}
 	return rc;
@@ -551,6 +554,11 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 		if (m->on_packet != NULL && m->on_packet(m->priv, f) < 0)
 			return -EINVAL;
 	}
+	/* Accepted and ignored (no renewal, yet not invalid): as Linux's
+	 * accounting, the connection's counters leave it out, the walks of
+	 * this packet included (connbytes). */
+	if (f->no_renew && !(f->ctstate & RULE_CT_INVALID))
+		eng->cb_pend.ignored = true;
 	if (f->remove) {
 		eng_flow_delete(eng, ti, idx);
 		/* Decided ahead of its record: the packet is decided alone, as it is. */
@@ -706,6 +714,15 @@ last_seen(const struct fc_entry *e)
 	return __atomic_load_n(&e->last_seen, __ATOMIC_RELAXED);
 }
 
+/* The entry counts the packet (its rule's counters); one conntrack ignored, not its connection. */
+static void
+hit_touch(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t len, uint32_t when)
+{
+	fc_table_touch(eng->t[ti], idx, len, when);
+	if (eng->cb_pend.ignored)
+		eng_ign_count(eng, ti, idx, len);
+}
+
 /*
  * A packet of a cached flow: entry @p idx, key @p ek (the packet's own, or
  * with @p mismatch the connection's entry on another port: the packet is
@@ -724,7 +741,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	bool pf_read = false;
 	unsigned int cs, ecs, drop = RULE_DROP_NONE;
 	uint32_t trace = 0;
-	bool renew = true;
+	bool renew = true, due = false;
 	int rc;
 
 	if (e == NULL)
@@ -762,11 +779,20 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			a.verdict = FC_VERDICT_SLOW;
 		eng_entry_set(eng, ti, idx, &a, eng_timeout(eng, ti, idx));
 	}
-	/* Its counters reached the counts where its verdict may change (connbytes). */
+	/*
+	 * Its counters reached the counts where its verdict may change
+	 * (connbytes). A packet conntrack checks first may be one it ignores,
+	 * which the connection does not count: decided again after the check,
+	 * unless ignored (the verdict of the counts before holds).
+	 */
 	if (!mismatch && (a.flags & FC_ACT_F_COUNT) &&
 		rule_engine_count_due(eng, t, ti, idx, up->len)) {
-		eng_cb_redecide(eng, ti, idx, k, up);
-		a = e->act;
+		if (a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_SCTP)) {
+			due = true;
+		} else {
+			eng_cb_redecide(eng, ti, idx, k, up);
+			a = e->act;
+		}
 	}
 	cs = eng_entry_ctstate(eng, &a);
 	ecs = cs;
@@ -802,6 +828,10 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			return true;
 		}
 	}
+	if (due && !eng->cb_pend.ignored) {
+		eng_cb_redecide(eng, ti, idx, k, up);
+		a = e->act;
+	}
 	/* A classed entry decides the packets of its class only. */
 	if (!mismatch && a.verdict != FC_VERDICT_SLOW && cs == ecs &&
 		(!(a.mod[0] & ENG_M0_CLASSED) ||
@@ -831,20 +861,21 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 			return true;
 		/* The connection's packet on another port keeps it alive, as a hit would. */
 		if (mismatch && d->verdict == FC_VERDICT_ACCEPT && d->rule_id == a.rule_id) {
-			fc_table_touch(t, idx, up->len, renew ? now : last_seen(e));
+			hit_touch(eng, ti, idx, up->len, renew ? now : last_seen(e));
 		} else {
 			eng_rule_count(eng, d->rule_id, 1, up->len);
 			eng_trace_count(eng, trace, 1, up->len);
 			/* connbytes: the connection counts it all the same, unless
 			 * INVALID (no connection: Linux neither counts it nor
-			 * refreshes the timer); one conntrack ignored renews nothing. */
-			if (!mismatch && !(cs & RULE_CT_INVALID))
+			 * refreshes the timer) or ignored (Linux's accounting leaves
+			 * it out, and refreshes nothing). */
+			if (!mismatch && !(cs & RULE_CT_INVALID) && !eng->cb_pend.ignored)
 				eng_cb_count_alone(
 					eng, ti, idx, up->len, renew ? now : last_seen(e));
 		}
 		return true;
 	}
-	fc_table_touch(t, idx, up->len, renew ? now : last_seen(e));
+	hit_touch(eng, ti, idx, up->len, renew ? now : last_seen(e));
 	return true;
 }
 
@@ -860,8 +891,10 @@ eng_old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struc
 	eng->cb_pend.idx = idx;
 	eng->cb_pend.ip_len = up->pkt.ip_len;
 	eng->cb_pend.len = up->len;
+	eng->cb_pend.ignored = false;
 	r = old_flow(eng, ti, idx, ek, up, d, now, mismatch);
 	eng->cb_pend.on = false;
+	eng->cb_pend.ignored = false;
 	return r;
 }
 

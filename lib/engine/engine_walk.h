@@ -121,6 +121,21 @@ void eng_cb_free(struct rule_engine *eng);
  */
 void eng_cb_count_alone(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t len,
 	uint32_t now);
+/*
+ * Segments conntrack ignored (struct rule_engine_view::ct_ignored): counted
+ * by their entry, not by its connection. eng_ign_ready(): allocate table
+ * @p ti's counters (with its first window-checked entry, so that the fast
+ * path can count them; false without memory). eng_ign_count(): entry @p idx
+ * counted one of @p len bytes (the counters allocated on first use).
+ * eng_ign_reset(): a new entry in slot @p idx. eng_ign_move(): the entry
+ * moved (eng_side_move()). eng_ign_get(): entry @p idx's, 0 without.
+ */
+bool eng_ign_ready(struct rule_engine *eng, unsigned int ti);
+void eng_ign_count(struct rule_engine *eng, unsigned int ti, uint32_t idx, uint32_t len);
+void eng_ign_reset(struct rule_engine *eng, unsigned int ti, uint32_t idx);
+void eng_ign_move(struct rule_engine *eng, unsigned int ti, uint32_t from, uint32_t to);
+void eng_ign_get(const struct rule_engine *eng, unsigned int ti, uint32_t idx,
+	uint64_t *packets, uint64_t *bytes);
 int eng_pkt_verdict(struct rule_engine *eng, const struct rule_upcall *up, const struct fc_key *k,
 	const struct fc_key *fk, const struct fc_action *a, unsigned int ctstate,
 	struct rule_eval ev[RULE_STAGE__COUNT], unsigned int *decider, uint32_t *deps,

@@ -17,7 +17,8 @@
  * and it ages its entries; " timeout_established=N" on the conv line sets
  * that timeout, in seconds); with NAT (the oracle's nat=), " dnat=ADDR,PORT" and
  * " snat=ADDR,PORT" or " masq=ADDR,PORT" after them (and " invalid=accept":
- * the first rule accepts): gufc's "dnat to" and
+ * the first rule accepts; " connbytes=FROM:[TO],DIR,MODE": the established
+ * rule with that connbytes match): gufc's "dnat to" and
  * "snat to" rules (masquerade's address is given, so it is a snat here)
  * before the filter rules, and each accepted segment rewritten as the
  * datapath does (mod_nat_apply(), the slot of the decision or of the
@@ -157,6 +158,29 @@ nat_rules(const char *line, const char *cli, const char *srv, unsigned int sp, u
 	return 0;
 }
 
+/*
+ * The oracle's connbytes=FROM:[TO],DIR,MODE: the established rule of rule
+ * set @p text (@p cap bytes) with gufc's connbytes match.
+ */
+static int
+cb_rule(char *text, size_t cap, const char *spec)
+{
+	static const char est[] = "accept ctstate established\n";
+	char range[48], dir[16], mode[16], tail[256];
+	char *at = strstr(text, est);
+
+	if (at == NULL ||
+		sscanf(spec, "%47[0-9:],%15[a-z],%15[a-z]", range, dir, mode) != 3)
+		return -EINVAL;
+	snprintf(tail, sizeof(tail), "%s", at + sizeof(est) - 1);
+	if ((size_t)(at - text) + sizeof(est) + strlen(range) + strlen(dir) + strlen(mode) + 64 +
+			strlen(tail) > cap)
+		return -ENOSPC;
+	sprintf(at, "accept ctstate established connbytes %s connbytes_dir %s connbytes_mode %s\n%s",
+		range, dir, mode, tail);
+	return 0;
+}
+
 /* "conv NAME CLIENT CPORT SERVER SPORT loose=L be_liberal=B max_retrans=M" */
 static int
 conv_start(struct conv *cv, const char *line)
@@ -171,6 +195,7 @@ conv_start(struct conv *cv, const char *line)
 	char ename[17];
 	const char *pr = strstr(line, " proto=");
 	const char *te = strstr(line, " timeout_established=");
+	const char *cb = strstr(line, " connbytes=");
 	uint8_t proto = pr != NULL ? (uint8_t)atoi(pr + 7) : 6;
 
 	if (sscanf(line, "conv %127s %63s %u %63s %u loose=%u be_liberal=%u max_retrans=%u", name,
@@ -227,6 +252,10 @@ conv_start(struct conv *cv, const char *line)
 		}
 	}
 	strcat(text, strstr(line, " invalid=accept") != NULL ? rules_text_inv : rules_text);
+	if (cb != NULL && cb_rule(text, sizeof(text), cb + 11) < 0) {
+		fprintf(stderr, "ct_eval: bad connbytes in: %s\n", line);
+		return -EINVAL;
+	}
 	if (rule_engine_reader_register(cv->eng, 0) < 0) {
 		fprintf(stderr, "ct_eval: reader: %s\n", rte_strerror(rte_errno));
 		return -EINVAL;
@@ -349,7 +378,7 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 	uint32_t sig, idx, rule, slot = RULE_NAT_NONE;
 	uint64_t hit = 0;
 	bool fast = false;
-	unsigned int ct = MOD_CT_FAST_PASS;
+	unsigned int ct = MOD_CT_FAST_PASS, fam;
 	const char *cs = "untracked";
 
 	memset(&up, 0, sizeof(up));
@@ -358,6 +387,7 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 		return -EINVAL;
 	}
 	cv->now++;
+	fam = up.pkt.key.family == FC_AF_INET6;
 	t = rule_engine_table(cv->eng, up.pkt.key.family);
 	key = fc_key_raw(&up.pkt.key);
 	sig = fc_table_hash(t, key);
@@ -374,15 +404,23 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 					  &up.pkt)) == MOD_CT_FAST_SLOW) ||
 			 ((a.interest & FC_INTEREST_SCTP) && !sctp_fast(cv, &a, &up.pkt, frame, len)))
 			up.reason = RULE_UPCALL_INTEREST;
+		/* connbytes: counts reaching the entry's limits go up, an
+		 * ignored segment's never (its connection's stay as they are). */
+		else if (ct != MOD_CT_FAST_IGNORED && (a.flags & FC_ACT_F_COUNT) &&
+			 rule_engine_count_due(cv->eng, t, fam, idx, up.pkt.ip_len))
+			up.reason = RULE_UPCALL_INTEREST;
 		else
 			fast = true;
 	}
 	cv->segments++;
 	if (fast) {
 		cv->fast++;
-		/* Ignored by conntrack: counted, its idle time kept (the datapath's). */
-		fc_table_touch(t, idx, len,
+		/* Ignored by conntrack: counted, its idle time kept, its connection's
+		 * counters left as they are (the datapath's). IP bytes, as it counts. */
+		fc_table_touch(t, idx, up.pkt.ip_len,
 			ct == MOD_CT_FAST_IGNORED ? fc_table_last_seen(t, idx) : cv->now);
+		if (ct == MOD_CT_FAST_IGNORED)
+			(void)rule_engine_ct_ignored(cv->eng, fam, idx, up.pkt.ip_len);
 		rule = a.rule_id;
 		d.verdict = a.verdict;
 		if (a.flags & FC_ACT_F_NAT)
@@ -390,7 +428,7 @@ segment(struct conv *cv, unsigned int n, char dir, const uint8_t *frame, uint32_
 	} else {
 		up.frame = frame;
 		up.frame_len = len;
-		up.len = len;
+		up.len = up.pkt.ip_len;
 		rule_engine_upcall_burst(cv->eng, &up, 1, &d, cv->now);
 		rule = d.rule_id;
 		slot = d.nat_slot;
