@@ -342,9 +342,8 @@ eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng
 	uint32_t kl;
 	bool same;
 
+	/* The caller asked eng_walkm_on() before it built @p in. */
 	pr->slot = UINT32_MAX;
-	if (!eng_walkm_on(eng))
-		return false;
 	if (c->gen != eng->gen || c->cls != eng->cls)
 		eng_clsc_flush(eng);
 	/*
