@@ -217,9 +217,10 @@ struct rule_cls {
 	bool reads_ports;          /**< a rule may read the input or output port */
 	/* Key projection (rule_cls_proj.c): interval starts, sorted, [0] == 0. */
 	/* [0] source, [1] destination */
-	uint16_t *proj_port[2];    /**< per port (host order): its interval among the rules'
-				    --sport / --dport ranges (65536 entries) */
+	uint16_t *proj_port[2];    /**< per port (host order): the class of its interval among
+				    the rules' --sport / --dport ranges (65536 entries) */
 	uint32_t *proj_addr4[2];   /**< of the IPv4 rules' -s / -d prefixes (host order) */
+	uint32_t *proj_addr4_cls[2]; /**< per interval of proj_addr4: its class */
 	uint32_t n_proj_addr4[2];
 	bool proj_addr4_full[2];   /**< an IPv4 address no interval holds: keep it */
 	bool proj_addr6[2];        /**< an IPv6 rule reads the address: keep it */

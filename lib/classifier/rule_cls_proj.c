@@ -6,8 +6,10 @@
  * The rules' source port ranges cut 0..65535 into intervals; two ports in
  * one interval are in or out of every range together, so every rule's
  * --sport answers the same for both. Likewise --dport, and the IPv4 -s
- * and -d prefixes cut the address space. A key's ports and IPv4 addresses
- * are replaced by the number of their interval; an IPv6 address is
+ * and -d prefixes cut the address space. Intervals that the same ranges
+ * cover (the gaps between a thousand exact ports or addresses: none) are
+ * one class. A key's ports and IPv4 addresses are replaced by the number
+ * of their interval's class; an IPv6 address is
  * cleared when no IPv6 rule reads that side, kept otherwise. A set with an
  * extension match that may read addresses or ports (rule_set_key_reads():
  * RULE_READS_EXT) gets no projection at all.
@@ -23,7 +25,12 @@
 struct bounds {
 	uint32_t *v;
 	uint32_t n, cap;
+	uint64_t *s;      /**< the ranges themselves, lo << 32 | hi */
+	uint32_t ns, scap;
 };
+
+/* The most range numbers the classes of one field may list in all (else: one an interval). */
+#define PROJ_CLASS_POOL (1u << 22)
 
 static int
 bound_add(struct bounds *b, uint32_t x)
@@ -49,6 +56,17 @@ interval_add(struct bounds *b, uint32_t lo, uint32_t hi, uint32_t top)
 
 	if (rc == 0 && hi < top)
 		rc = bound_add(b, hi + 1);
+	if (rc == 0 && b->ns == b->scap) {
+		uint32_t cap = b->scap != 0 ? b->scap * 2 : 64;
+		uint64_t *v = realloc(b->s, (size_t)cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		b->s = v;
+		b->scap = cap;
+	}
+	if (rc == 0)
+		b->s[b->ns++] = (uint64_t)lo << 32 | hi;
 	return rc;
 }
 
@@ -71,6 +89,119 @@ bounds_finish(struct bounds *b)
 		if (n == 0 || b->v[i] != b->v[n - 1])
 			b->v[n++] = b->v[i];
 	b->n = n;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ranges covering interval @p i's start, as numbers into b->s (ascending). */
+struct cover {
+	uint32_t *v;
+	uint32_t n;
+};
+
+static uint32_t
+cover_hash(const struct cover *a)
+{
+	uint32_t h = 2166136261u;
+
+	for (uint32_t i = 0; i < a->n; i++)
+		h = (h ^ a->v[i]) * 16777619u;
+	return h ^ a->n;
+}
+
+/*
+ * The class of each interval of finished bounds @p b into @p cls: two
+ * intervals covered by the same ranges (exactly: the lists compared)
+ * share one, numbered from 0 in the order first met. Where the lists
+ * would take more than PROJ_CLASS_POOL numbers in all, or memory fails,
+ * each interval is a class of its own (its number).
+ */
+static void
+bounds_classes(struct bounds *b, uint32_t *cls)
+{
+	uint32_t n = 0, next = 0, np = 0, pcap = 0, tsz = 1;
+	uint32_t *act = NULL, *pool = NULL, *tab = NULL, *off = NULL, *len = NULL;
+	bool ok = false;
+
+	/* The ranges by start, each once. */
+	qsort(b->s, b->ns, sizeof(*b->s), cmp_u64);
+	for (uint32_t i = 0; i < b->ns; i++)
+		if (n == 0 || b->s[i] != b->s[n - 1])
+			b->s[n++] = b->s[i];
+	b->ns = n;
+	while (tsz < 2 * b->n)
+		tsz <<= 1;
+	act = malloc(((size_t)b->ns + 1) * sizeof(*act));
+	tab = calloc(tsz, sizeof(*tab));
+	off = malloc((size_t)b->n * sizeof(*off));
+	len = malloc((size_t)b->n * sizeof(*len));
+	if (act == NULL || tab == NULL || off == NULL || len == NULL)
+		goto out;
+	n = 0; /* active ranges */
+	for (uint32_t i = 0, j = 0; i < b->n; i++) {
+		uint32_t x = b->v[i], k = 0, c;
+		struct cover cv = {.v = act};
+		uint32_t h;
+
+		/* Ranges ended before x leave; those starting at x come (every start is a bound). */
+		for (uint32_t a = 0; a < n; a++)
+			if ((uint32_t)b->s[act[a]] >= x)
+				act[k++] = act[a];
+		n = k;
+		while (j < b->ns && (uint32_t)(b->s[j] >> 32) <= x) {
+			if ((uint32_t)b->s[j] >= x)
+				act[n++] = j;
+			j++;
+		}
+		cv.n = n;
+		h = cover_hash(&cv);
+		for (uint32_t t = h & (tsz - 1);; t = (t + 1) & (tsz - 1)) {
+			if (tab[t] == 0) {
+				if ((uint64_t)np + n > PROJ_CLASS_POOL)
+					goto out;
+				if (np + n > pcap) {
+					uint32_t cap = pcap != 0 ? pcap : 256;
+					uint32_t *v;
+
+					while (cap < np + n)
+						cap *= 2;
+					v = realloc(pool, (size_t)cap * sizeof(*v));
+					if (v == NULL)
+						goto out;
+					pool = v;
+					pcap = cap;
+				}
+				if (n != 0)
+					memcpy(pool + np, act, (size_t)n * sizeof(*act));
+				off[next] = np;
+				len[next] = n;
+				np += n;
+				tab[t] = ++next;
+				c = next - 1;
+				break;
+			}
+			c = tab[t] - 1;
+			if (len[c] == n && (n == 0 || memcmp(pool + off[c], act, n * sizeof(*act)) == 0))
+				break;
+		}
+		cls[i] = c;
+	}
+	ok = true;
+out:
+	if (!ok)
+		for (uint32_t i = 0; i < b->n; i++)
+			cls[i] = i;
+	free(act);
+	free(pool);
+	free(tab);
+	free(off);
+	free(len);
 }
 
 /* Bounds of the address prefix @p pf of rule @p r as side @p d (0 source, 1 destination). */
@@ -142,28 +273,36 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 			}
 	}
 	for (unsigned int d = 0; d < 2; d++) {
-		if (rc != 0) {
-			free(port[d].v);
-			free(a4[d].v);
-			continue;
+		uint32_t *pc = NULL;
+
+		if (rc == 0) {
+			bounds_finish(&port[d]);
+			bounds_finish(&a4[d]);
+			pc = malloc((size_t)port[d].n * sizeof(*pc));
+			c->proj_addr4_cls[d] = malloc((size_t)a4[d].n * sizeof(uint32_t));
+			/* Ports: a table, one lookup per key. */
+			c->proj_port[d] = malloc(65536 * sizeof(*c->proj_port[d]));
+			if (pc == NULL || c->proj_addr4_cls[d] == NULL || c->proj_port[d] == NULL)
+				rc = -ENOMEM;
 		}
-		bounds_finish(&port[d]);
-		bounds_finish(&a4[d]);
-		/* Ports: a table, one lookup per key. */
-		c->proj_port[d] = malloc(65536 * sizeof(*c->proj_port[d]));
-		if (c->proj_port[d] == NULL) {
-			rc = -ENOMEM;
-		} else {
+		if (rc == 0) {
+			bounds_classes(&port[d], pc);
 			for (uint32_t i = 0; i < port[d].n; i++) {
 				uint32_t end = i + 1 < port[d].n ? port[d].v[i + 1] : 65536;
 
 				for (uint32_t x = port[d].v[i]; x < end; x++)
-					c->proj_port[d][x] = (uint16_t)i;
+					c->proj_port[d][x] = (uint16_t)pc[i];
 			}
+			bounds_classes(&a4[d], c->proj_addr4_cls[d]);
+			c->proj_addr4[d] = a4[d].v;
+			c->n_proj_addr4[d] = a4[d].n;
+			a4[d].v = NULL;
 		}
+		free(pc);
 		free(port[d].v);
-		c->proj_addr4[d] = a4[d].v;
-		c->n_proj_addr4[d] = a4[d].n;
+		free(port[d].s);
+		free(a4[d].v);
+		free(a4[d].s);
 	}
 	return rc;
 }
@@ -174,8 +313,10 @@ cls_proj_free(struct rule_cls *c)
 	for (unsigned int d = 0; d < 2; d++) {
 		free(c->proj_port[d]);
 		free(c->proj_addr4[d]);
+		free(c->proj_addr4_cls[d]);
 		c->proj_port[d] = NULL;
 		c->proj_addr4[d] = NULL;
+		c->proj_addr4_cls[d] = NULL;
 	}
 }
 
@@ -216,7 +357,8 @@ rule_cls_key_project(const struct rule_cls *c, struct fc_key *k)
 			if (c->proj_addr4_full[d])
 				continue;
 			memcpy(&v, a, 4);
-			v = interval_of(c->proj_addr4[d], c->n_proj_addr4[d], rte_be_to_cpu_32(v));
+			v = c->proj_addr4_cls[d][interval_of(c->proj_addr4[d], c->n_proj_addr4[d],
+				rte_be_to_cpu_32(v))];
 			memcpy(a, &v, 4);
 		} else if (!c->proj_addr6[d]) {
 			memset(a, 0, 16);

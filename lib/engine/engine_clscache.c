@@ -8,8 +8,8 @@
  * verdict, deciding rule, NAT decision, actions and context changes. The
  * cache keeps, per stage, the walk's result for the context with its key
  * projected onto what the rules tell apart (rule_cls_key_project(): ports
- * and IPv4 addresses become the number of their interval among the rules'
- * port ranges and prefixes; the reply direction's walk sees the client's
+ * and IPv4 addresses become the number of their interval's class among
+ * the rules' port ranges and prefixes; the reply direction's walk sees the client's
  * port as its destination port) and the connection tuples cleared (read
  * by the conntrack match alone, which turns the projection off). Every
  * other field of the context is part of the cache's key: a context that
@@ -342,9 +342,8 @@ eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng
 	uint32_t kl;
 	bool same;
 
+	/* The caller asked eng_walkm_on() before it built @p in. */
 	pr->slot = UINT32_MAX;
-	if (!eng_walkm_on(eng))
-		return false;
 	if (c->gen != eng->gen || c->cls != eng->cls)
 		eng_clsc_flush(eng);
 	/*

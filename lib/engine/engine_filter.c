@@ -318,7 +318,8 @@ static void
 reply_walk_in(struct rule_engine *eng, struct rule_flow *f, const struct rule_pktfields *sf,
 	unsigned int unknown, bool guess, struct eng_walk_in *in)
 {
-	memset(in, 0, sizeof(*in));
+	eng_walk_in_rest(in);
+	/* The context: rule_pkt_init() clears it. */
 	reply_pkt_init(f, eng_out_port_of(eng, f->act[0].out_port, fc_key_in_port(&f->key)), sf,
 		&in->p);
 	in->fk = f->fkey[1];
@@ -470,8 +471,8 @@ orig_walk_in(struct rule_engine *eng, struct eng_flow *ef, struct eng_walk_in *i
 	struct rule_flow *f = &ef->f;
 	struct rule_pkt *p = &in->p;
 
-	memset(in, 0, sizeof(*in));
-	eng_pkt_start(eng, f->up, f->ctstate, p);
+	eng_walk_in_rest(in);
+	eng_pkt_start(eng, f->up, f->ctstate, p); /* rule_pkt_init() clears it */
 	p->ctdir = RULE_CTDIR_ORIGINAL;
 	p->ctstatus = f->ctstatus;
 	memcpy(p->ct_helper, f->ct_helper, sizeof(p->ct_helper));

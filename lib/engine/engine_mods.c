@@ -335,8 +335,8 @@ eng_pkt_verdict_in(struct rule_engine *eng, const struct fc_key *k, const struct
 	const struct fc_action *a, unsigned int ctstate, const struct eng_marks *mk,
 	struct eng_walk_in *in)
 {
-	memset(in, 0, sizeof(*in));
-	pkt_verdict_start(eng, NULL, k, a, ctstate, mk, &in->p);
+	eng_walk_in_rest(in);
+	pkt_verdict_start(eng, NULL, k, a, ctstate, mk, &in->p); /* rule_pkt_init() clears it */
 	in->fk = *fk;
 	in->a = *a;
 	in->a.nat_id = 0;

@@ -429,6 +429,18 @@ struct eng_walk_in {
 	uint8_t kind;     /**< enum eng_walk_kind */
 	uint8_t fl;       /**< a new flow's: ENG_WALK_F_* */
 };
+_Static_assert(offsetof(struct eng_walk_in, p) == 0 &&
+		       offsetof(struct eng_walk_in, fk) == sizeof(struct rule_pkt),
+	"eng_walk_in_rest() clears what follows the context");
+/*
+ * A memo key's fields after its context, cleared: the context's builder
+ * (rule_pkt_init()) clears all of it itself, so its bytes are cleared once.
+ */
+static inline void
+eng_walk_in_rest(struct eng_walk_in *in)
+{
+	memset(&in->fk, 0, sizeof(*in) - offsetof(struct eng_walk_in, fk));
+}
 #define ENG_WALK_F_XDST 1u      /**< its destination translated (rule_flow::xdst) */
 #define ENG_WALK_F_UNTRACKED 2u /**< rule_flow::untracked */
 void eng_pkt_verdict_in(struct rule_engine *eng, const struct fc_key *k, const struct fc_key *fk,

@@ -107,7 +107,8 @@ struct eng_walkm_probe {
 	uint64_t unkept; /**< classifications the cache had not kept, before the walk */
 };
 /*
- * A whole walk from @p in (projected here) kept by the memo: true with
+ * A whole walk from @p in (projected here) kept by the memo, asked once
+ * eng_walkm_on() said it may be (before @p in is built): true with
  * @p out pointing at what it made (valid until the next eng_walkm_slot()
  * or flush); else @p pr says where eng_walkm_slot() keeps it. Counted
  * by @p in's kind (clsc_walk_hits, clsc_new_hits).

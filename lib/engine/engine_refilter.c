@@ -102,7 +102,7 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	if (!eng_cb_none(eng))
 		eng_conn_counts(eng, ti, idx, a, NULL, &mk);
 	/* The same walk kept whole (a SYN's `established` walk): what it made, the entry's own kept. */
-	if (memo) {
+	if (memo && eng_walkm_on(eng)) {
 		eng_pkt_verdict_in(eng, k, &fk, a, cs, &mk, &win);
 		win.unknown = unknown;
 		win.guess = guess;

@@ -168,8 +168,9 @@ test_fields_read(void **state)
 }
 
 /*
- * Ports and addresses that fall in the same interval of every rule's
- * ranges and prefixes share a result; across a boundary they do not (the
+ * Ports and addresses that the same ranges and prefixes hold (the same
+ * interval, or intervals no rule tells apart: below and above a range)
+ * share a result; those some range holds and others not do not (the
  * reply direction's client port is a destination port).
  */
 static void
@@ -183,16 +184,26 @@ test_intervals(void **state)
 	assert_int_equal(filter(eng, "10.0.0.7", 1001, 2900).verdict, RULE_VERDICT_DROP);
 	assert_int_equal(stats(eng).clsc_hits, 1);
 	assert_int_equal(filter(eng, "10.0.0.1", 1000, 1999).verdict, RULE_VERDICT_ACCEPT);
-	assert_int_equal(filter(eng, "10.0.0.1", 1000, 3001).verdict, RULE_VERDICT_ACCEPT);
 	assert_int_equal(stats(eng).clsc_hits, 1);
+	/* Above the range as 1999 is below it: in no range either, shared. */
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 3001).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 2);
 	assert_int_equal(filter(eng, "10.0.1.0", 1000, 80).verdict, RULE_VERDICT_DROP);
 	assert_int_equal(filter(eng, "10.0.1.255", 1000, 81).verdict, RULE_VERDICT_DROP);
-	assert_int_equal(stats(eng).clsc_hits, 2);
-	assert_int_equal(filter(eng, "10.0.2.0", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
-	assert_int_equal(stats(eng).clsc_hits, 2);
-	/* Below both boundaries, as 10.0.0.1 with port 1999 was. */
-	assert_int_equal(filter(eng, "10.0.0.255", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
 	assert_int_equal(stats(eng).clsc_hits, 3);
+	/* Above the prefix, below it: in no prefix, as 10.0.0.1 with port 1999 was. */
+	assert_int_equal(filter(eng, "10.0.2.0", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 4);
+	assert_int_equal(filter(eng, "10.0.0.255", 1000, 80).verdict, RULE_VERDICT_ACCEPT);
+	assert_int_equal(stats(eng).clsc_hits, 5);
+	/* Inside the range, across an inner boundary another rule makes: apart. */
+	load(eng, "drop proto tcp dport 2000-3000\naccept proto tcp dport 2500\naccept\n");
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 2100).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 2500).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 2900).verdict, RULE_VERDICT_DROP);
+	assert_int_equal(filter(eng, "10.0.0.1", 1000, 1999).verdict, RULE_VERDICT_ACCEPT);
+	/* 2900 shares 2100's class (2000-3000 alone), 2500 is apart (both ranges). */
+	assert_int_equal(stats(eng).clsc_hits, 6);
 	eng_stack_free(eng);
 }
 

@@ -40,10 +40,14 @@
 /* [0]: the compiled classifier and its memo; [1]: the reference evaluator alone. */
 static struct rule_engine *E[2];
 
+/* With it non-zero, each packet meets a stack the one before left otherwise (scribble()). */
+static unsigned int scribbles;
+
 static int
 teardown(void **state)
 {
 	(void)state;
+	scribbles = 0;
 	for (unsigned int i = 0; i < 2; i++) {
 		eng_stack_free(E[i]);
 		E[i] = NULL;
@@ -73,14 +77,33 @@ engines(const char *rules)
 	assert_int_equal(eng_stack_cls_catch_up(E[0]), 0);
 }
 
+/*
+ * Leave the stack below the caller's frame filled with @p b: the frames
+ * the engine builds there next start from other bytes than the last
+ * packet's. A memo key with a byte its builder leaves as it found it
+ * (struct eng_walk_in) then differs from packet to packet: the walks'
+ * lookups miss.
+ */
+static __attribute__((noinline)) void
+scribble(uint8_t b)
+{
+	uint8_t buf[32768];
+
+	memset(buf, b, sizeof(buf));
+	__asm__ volatile("" : : "r"(buf) : "memory");
+}
+
 /* The same decision in both engines. */
 static void
 both(struct rule_upcall u, uint32_t now)
 {
 	struct rule_decision d[2];
 
-	for (unsigned int i = 0; i < 2; i++)
+	for (unsigned int i = 0; i < 2; i++) {
+		if (scribbles != 0)
+			scribble((uint8_t)(++scribbles * 37u));
 		d[i] = eng_stack_rx(E[i], u, now, NULL);
+	}
 	assert_int_equal(d[0].verdict, d[1].verdict);
 	assert_int_equal(d[0].drop, d[1].drop);
 	assert_int_equal(d[0].rule_id, d[1].rule_id);
@@ -237,6 +260,53 @@ test_walkmemo_plain(void **state)
 }
 
 /*
+ * The walks' keys are their builders' alone: with the stack under the
+ * engine left otherwise before each packet, the walks are reused as
+ * often (a key with a byte no builder clears would miss every time).
+ */
+static void
+test_walkmemo_keys_whole(void **state)
+{
+	uint64_t walks;
+
+	(void)state;
+	scribbles = 1;
+	engines(FILTER_RULES);
+	assert_true(run(40, 0) >= 40);
+	/* The SYNs' `established` walks (eng_synack_ahead()) as well. */
+	walks = stats(E[0]).clsc_walk_hits;
+	assert_true(walks >= 20);
+}
+
+/*
+ * Exact ports and an address named by drop rules: the client ports in
+ * none of them (the seven gaps between and around 1026, 1030, 1037-1038,
+ * 1046, 1054, 1062) are one class of the projection, so their connections share walks across the
+ * gaps; those the rules name are decided apart (a class shared wrongly
+ * would hand an accept to a port that is dropped, or the reverse).
+ */
+static void
+test_walkmemo_gaps(void **state)
+{
+	uint64_t hits;
+
+	(void)state;
+	engines("drop ctstate new proto tcp sport 1026\n"
+		"drop ctstate new proto tcp sport 1030\n"
+		"drop ctstate new proto tcp sport 1037-1038\n"
+		"drop ctstate new proto tcp sport 1046\n"
+		"drop ctstate new proto tcp sport 1054\n"
+		"drop ctstate new proto tcp sport 1062\n"
+		"drop ctstate new proto tcp dst 192.0.2.10 dport 81\n"
+		"accept ctstate established,related\n"
+		"accept ctstate new proto tcp\n"
+		"policy drop\n");
+	hits = run(48, RUN_TWO_SRV);
+	/* 69 here; 45 with each interval a class of its own. */
+	assert_true(hits >= 60);
+}
+
+/*
  * SNAT'd: the src stage's decision comes with the kept walk (NAT's
  * on_insert reads it). Two clients translated to one address: their
  * replies' contexts are alike but for the connection's mark, which the
@@ -314,6 +384,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_walkmemo_plain, teardown),
+		cmocka_unit_test_teardown(test_walkmemo_keys_whole, teardown),
+		cmocka_unit_test_teardown(test_walkmemo_gaps, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_snat, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_dnat, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_netmap, teardown),
