@@ -453,11 +453,12 @@ str_first(struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *
 }
 
 /*
- * A new flow's entry whose meter picks its list (program @p prog, its
- * verdict the same either way): the entry counts for the conforming
- * walk's rule and trace; a first packet that found the meter exceeded
- * (its walk's rule and trace the exceeded one's) is counted apart on the
- * program once inserted, as the fast path counts such packets.
+ * A new flow's entry whose meter picks its list or verdict (program
+ * @p prog): the entry counts for the conforming walk's rule and trace (as
+ * revalidation would set them); a first packet that found the meter
+ * exceeded (its walk's rule and trace the exceeded one's: where the
+ * verdict is the same either way) is counted apart on the program once
+ * inserted, as the fast path counts such packets.
  */
 static void
 meter_first(struct rule_engine *eng, struct eng_flow *ef, uint16_t prog)
@@ -655,6 +656,8 @@ eng_filter_on_insert(void *priv, struct rule_flow *f)
 			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].flags |= m.flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].pkt_class = m.pkt_class;
+			if (m.flags & FC_ACT_F_PKTACT)
+				meter_first(eng, ef, m.pkt_class);
 			deps &= ENG_PC_DEPS; /* a class: below */
 		}
 	} else if (eng_pv_strs(&ef->pv, all) && !(deps & ~(RULE_DEP_PAYLOAD | ENG_PC_DEPS))) {

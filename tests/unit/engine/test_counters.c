@@ -715,13 +715,15 @@ test_metered(void **state)
 	assert_int_equal(pkts(eng, 4), 2);
 	assert_int_equal(pkts(eng, 5), 9);
 
-	/* A chain policy decides what the meter turns. */
+	/* A chain policy decides what the meter turns; a LOG rule before counts all. */
 	assert_int_equal(rule_engine_commit(eng, parse("policy drop\n"
+						       "log proto udp\n"
 						       "accept proto udp limit 1/hour limit_burst 1\n")),
 		0);
-	assert_int_equal(eng_stack_decide(eng, u, 9).rule_id, 1);
+	assert_int_equal(eng_stack_decide(eng, u, 9).rule_id, 2);
 	rx_n(eng, u, 3, 10);
-	assert_int_equal(pkts(eng, 1), 1);
+	assert_int_equal(pkts(eng, 1), 4);
+	assert_int_equal(pkts(eng, 2), 1);
 	assert_int_equal(pkts(eng, fwd), 3);
 	eng_stack_free(eng);
 }
