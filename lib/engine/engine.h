@@ -252,6 +252,7 @@ struct rule_engine_view {
 	struct rule_u32_prog *u32s; /**< RULE_U32PREDS_MAX u32 tests (engine_strpred.h) */
 	struct rule_bpf_prog *bpfs; /**< RULE_BPFPREDS_MAX bpf programs (engine_strpred.h) */
 	struct rule_pred_ctr *pred_ctr; /**< per predicate: packets per outcome but 0 */
+	struct rule_prog_ctr *prog_turned; /**< per program: packets of list 1 (a meter turned) */
 	/**
 	 * Per table slot ([0] IPv4, [1] IPv6): the per-flow channel of the
 	 * entry there (RULE_CHAN_NONE: none yet), or NULL without per-flow

@@ -454,6 +454,28 @@ str_first(struct rule_engine *eng, struct eng_flow *ef, const struct fc_action *
 }
 
 /*
+ * A new flow's entry whose meter picks its list or verdict (program
+ * @p prog): the entry counts for the conforming walk's rule and trace (as
+ * revalidation would set them); a first packet that found the meter
+ * exceeded (its walk's rule and trace the exceeded one's: where the
+ * verdict is the same either way) is counted apart on the program once
+ * inserted, as the fast path counts such packets.
+ */
+static void
+meter_first(struct rule_engine *eng, struct eng_flow *ef, uint16_t prog)
+{
+	const struct rule_pktprog *p = rule_engine_pktprog(eng, prog);
+
+	ef->first_turned = 0;
+	if (p->meter == 0 || (p->rule[0] == p->rule[1] && p->trace[0] == p->trace[1]))
+		return;
+	if (ef->f.act[0].rule_id == p->rule[1] && ef->trace[0] == p->trace[1])
+		ef->first_turned = prog;
+	ef->f.act[0].rule_id = p->rule[0];
+	ef->trace[0] = p->trace[0];
+}
+
+/*
  * The walk memo's key for the rest of a new flow's original direction
  * (its filter and src stages, and what filter_on_insert() makes of the
  * whole walk): the context its first stage started from, with what
@@ -627,13 +649,16 @@ eng_filter_on_insert(void *priv, struct rule_flow *f)
 			deps &= ENG_PC_DEPS; /* a class: below */
 		} else if (rc == 1 && (m.flags & FC_ACT_F_PKTACT) &&
 			   !rule_engine_pktprog(eng, m.pkt_class)->flip) {
-			/* The meter picks the actions only. */
+			/* The meter picks the actions only (and whose counters). */
 			eng_act_prog(&f->act[0], m.pkt_class);
+			meter_first(eng, ef, m.pkt_class);
 			deps &= ENG_PC_DEPS; /* a class: below */
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
 			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].flags |= m.flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].pkt_class = m.pkt_class;
+			if (m.flags & FC_ACT_F_PKTACT)
+				meter_first(eng, ef, m.pkt_class);
 			deps &= ENG_PC_DEPS; /* a class: below */
 		}
 	} else if (eng_pv_strs(&ef->pv, all) && !(deps & ~(RULE_DEP_PAYLOAD | ENG_PC_DEPS))) {

@@ -166,6 +166,38 @@ eng_pred_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packe
 	}
 }
 
+/*
+ * The packets of metered programs' list 1 (rule_engine_prog_turned()): the
+ * entries counted them for the conforming answer's rule and trace; the
+ * exceeded meter turned them, and Linux credits the rules their own walk
+ * passed (the rule or policy that then decided them).
+ */
+static void
+prog_credit(const struct rule_engine *eng, uint32_t rule_id, uint64_t *packets, uint64_t *bytes,
+	struct rule_counters_snap *snap)
+{
+	for (uint32_t i = 0; i < eng->n_progs; i++) {
+		const struct rule_pktprog *pg = &eng->view.progs[i];
+		uint64_t p, b;
+
+		if (pg->meter == 0)
+			continue;
+		p = __atomic_load_n(&eng->view.prog_turned[i].packets, __ATOMIC_RELAXED);
+		b = __atomic_load_n(&eng->view.prog_turned[i].bytes, __ATOMIC_RELAXED);
+		if (p == 0 || (pg->rule[0] == pg->rule[1] && pg->trace[0] == pg->trace[1]))
+			continue;
+		for (unsigned int o = 0; o < 2; o++) {
+			const struct eng_trace *tr = eng_trace_get(eng, pg->trace[o]);
+			uint64_t sp = o == 0 ? 0 - p : p, sb = o == 0 ? 0 - b : b;
+
+			pred_move(eng, pg->rule[o], sp, sb, rule_id, packets, bytes, snap);
+			for (uint32_t j = 0; tr != NULL && j < tr->n; j++)
+				pred_move(eng, eng_trace_ids(eng, tr)[j], sp, sb, rule_id, packets, bytes,
+					snap);
+		}
+	}
+}
+
 /* One more than the largest rule id a trace names (bounded). */
 static uint32_t
 trace_slots(const struct rule_engine *eng)
@@ -223,6 +255,8 @@ rule_engine_rule_counters(const struct rule_engine *eng, uint32_t rule_id, uint6
 		trace_credit(eng, rule_id, &p, &b, NULL);
 		eng_pred_credit(eng, rule_id, &p, &b, NULL);
 	}
+	/* Packets a meter turned: the policy slot too may decide them. */
+	prog_credit(eng, rule_id, &p, &b, NULL);
 	*packets = p;
 	*bytes = b;
 	return 0;
@@ -259,6 +293,14 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 	}
 	if (trace_slots(eng) > n)
 		n = trace_slots(eng);
+	/* And those metered programs credit (the rules that decide what a meter turned). */
+	for (uint32_t i = 0; i < eng->n_progs; i++)
+		for (unsigned int o = 0; eng->view.progs[i].meter != 0 && o < 2; o++) {
+			uint32_t id = eng->view.progs[i].rule[o];
+
+			if (id != RULE_ID_POLICY && id < ENG_RULE_CTR_MAX && id >= n)
+				n = id + 1;
+		}
 	s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->c[0]));
 	if (s == NULL) {
 		rte_errno = ENOMEM;
@@ -294,6 +336,7 @@ rule_engine_counters_snap(const struct rule_engine *eng)
 	}
 	trace_credit(eng, RULE_ID_NONE, NULL, NULL, s);
 	eng_pred_credit(eng, RULE_ID_NONE, NULL, NULL, s);
+	prog_credit(eng, RULE_ID_NONE, NULL, NULL, s);
 	return s;
 }
 

@@ -615,6 +615,7 @@ struct mwalk {
 	unsigned int d;
 	uint32_t cd;   /* header fields of a class it read */
 	uint32_t rule; /* the deciding rule */
+	uint32_t trace; /* the counters it passed (engine_trace.c) */
 	uint32_t mark, ctmark;
 	uint16_t reach[ENG_REACH_MAX];
 	uint8_t n_reach;
@@ -652,6 +653,7 @@ mwalk_run(struct rule_engine *eng, const struct mwalker *wk, uint16_t flip, stru
 	w->cd = deps & ENG_PC_DEPS;
 	w->v = w->ev[w->d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
 	w->rule = eng_dec_id(&w->ev[w->d], wk->family);
+	w->trace = eng_trace_of_walk(eng, w->ev, w->d, wk->family);
 	eng_walk_ops(eng, w->ev, eng_walked(w->ev, w->d), w->ops, &w->n);
 	w->mark = mk.mark;
 	w->ctmark = mk.ctmark;
@@ -660,11 +662,12 @@ mwalk_run(struct rule_engine *eng, const struct mwalker *wk, uint16_t flip, stru
 	return 0;
 }
 
-/* Do two walks end alike, through the same meters? */
+/* Do two walks end alike, through the same meters and counters? */
 static bool
 mwalk_same(const struct mwalk *x, const struct mwalk *y)
 {
-	return x->v == y->v && x->rule == y->rule && x->cd == y->cd && x->mark == y->mark &&
+	return x->v == y->v && x->rule == y->rule && x->trace == y->trace && x->cd == y->cd &&
+	       x->mark == y->mark &&
 	       x->ctmark == y->ctmark && x->n == y->n &&
 	       memcmp(x->ops, y->ops, x->n * sizeof(x->ops[0])) == 0 && x->n_reach == y->n_reach &&
 	       memcmp(x->reach, y->reach, x->n_reach * sizeof(x->reach[0])) == 0;
@@ -710,6 +713,7 @@ eng_meter_decide_walk(struct rule_engine *eng,
 	const struct mwalker wk = {.walk = walk, .arg = arg, .family = family};
 	struct mwalk *w = calloc(3, sizeof(*w)); /* the base walk, a flipped one, the decider's */
 	struct mwalk *base = &w[0], *alt = &w[1], *exc = &w[2];
+	uint32_t rules[2], traces[2];
 	int32_t dec = -1;
 	unsigned int j = 0;
 	int rc, prog;
@@ -769,18 +773,18 @@ eng_meter_decide_walk(struct rule_engine *eng,
 		rc = -ENOTSUP;
 		goto out;
 	}
-	/* The verdict alone flips, nothing else to charge: the entry holds the meter. */
-	if (j == 0 && base->n == 0 && exc->n == 0 && base->cd == 0 && base->v != exc->v) {
-		a->verdict = base->v;
-		a->rule_id = base->rule;
-		a->flags |= FC_ACT_F_METER;
-		a->pkt_class = (uint16_t)(dec + 1);
-		rc = 1;
-		goto out;
-	}
-	/* A program: the charges, then the meter picks the list (the verdict, if they differ). */
-	prog = eng_prog_make_pre(eng, base->reach, j, (uint16_t)(dec + 1), base->v != exc->v,
-		base->ops, base->n, exc->ops, exc->n);
+	/*
+	 * A program: the charges, then the meter picks the list (the verdict,
+	 * if they differ) and whose counters the packet's are: the entry
+	 * counts it for the conforming walk's rule and trace, a turned one is
+	 * counted apart for the exceeded walk's (as Linux's walk credits it).
+	 */
+	rules[0] = base->rule;
+	rules[1] = exc->rule;
+	traces[0] = base->trace;
+	traces[1] = exc->trace;
+	prog = eng_prog_make_meter(eng, base->reach, j, (uint16_t)(dec + 1), base->v != exc->v,
+		base->ops, base->n, exc->ops, exc->n, rules, traces);
 	rc = prog;
 	if (prog < 0)
 		goto out;

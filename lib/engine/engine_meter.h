@@ -4,11 +4,16 @@
  *
  * A rule whose match is "-m limit" (native "limit R limit_burst N") has a
  * meter: a token bucket the engine keeps per rule and match, found from a
- * cached entry without a lookup (fc_action::pkt_class is the meter plus 1).
+ * cached entry without a lookup (its packet program names the meter).
  * A flow whose walk reaches one meter (and no other stateful match) is
- * cached with the verdict it gets while the meter conforms and
- * FC_ACT_F_METER: a packet that finds the meter exceeded gets the other
- * verdict, on the fast path (rule_engine_verdict()). Meters the walk passes
+ * cached with the verdict it gets while the meter conforms and a program
+ * holding the meter (rule_pktprog::meter, ::flip): a packet that finds the
+ * meter exceeded gets the other verdict, on the fast path
+ * (rule_engine_pktprog_take()), and is counted apart, for the rule and
+ * trace of the walk the exceeded meter gives (rule_pktprog::rule, as
+ * Linux counts it). FC_ACT_F_METER (the meter in fc_action::pkt_class,
+ * rule_engine_verdict()) is still understood, but the engine makes no
+ * such entry: it could not tell whose counters a turned packet is. Meters the walk passes
  * without their answer changing anything (a rule whose port match, written
  * after the meter, refuses the flow: the meter still takes a token, as
  * netfilter evaluates matches in order) are charged by every packet before

@@ -28,10 +28,13 @@ eng_pktact_init(struct rule_engine *eng)
 		sizeof(*eng->view.specs) * RULE_LOGSPECS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
 	eng->view.spec_dropped = rte_zmalloc_socket("eng_spec_drops",
 		sizeof(uint64_t) * RULE_LOGSPECS_MAX, RTE_CACHE_LINE_SIZE, eng->p.socket_id);
+	eng->view.prog_turned = rte_zmalloc_socket("eng_prog_turned",
+		sizeof(*eng->view.prog_turned) * RULE_PKTPROGS_MAX, RTE_CACHE_LINE_SIZE,
+		eng->p.socket_id);
 	eng->prog_ix = calloc(PROG_SLOTS, sizeof(*eng->prog_ix));
 	eng->spec_ix = calloc(SPEC_SLOTS, sizeof(*eng->spec_ix));
 	if (eng->view.progs == NULL || eng->view.specs == NULL || eng->view.spec_dropped == NULL ||
-		eng->prog_ix == NULL || eng->spec_ix == NULL)
+		eng->view.prog_turned == NULL || eng->prog_ix == NULL || eng->spec_ix == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -42,14 +45,19 @@ eng_pktact_fini(struct rule_engine *eng)
 	rte_free(eng->view.progs);
 	rte_free(eng->view.specs);
 	rte_free(eng->view.spec_dropped);
+	rte_free(eng->view.prog_turned);
 	free(eng->prog_ix);
 	free(eng->spec_ix);
 }
 
-/* Rule ids are numbered anew: programs and specs start over (as meters). */
+/* Rule ids are numbered anew: programs, specs and counters start over (as meters). */
 void
 eng_pktact_reset(struct rule_engine *eng)
 {
+	for (uint32_t i = 0; i < eng->n_progs; i++) {
+		__atomic_store_n(&eng->view.prog_turned[i].packets, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&eng->view.prog_turned[i].bytes, 0, __ATOMIC_RELAXED);
+	}
 	eng->n_progs = 0;
 	eng->n_specs = 0;
 	eng_strs_reset(eng);
@@ -113,6 +121,8 @@ eng_prog_intern(struct rule_engine *eng, const struct rule_pktprog *p)
 		return -ENOSPC;
 	}
 	eng->view.progs[eng->n_progs] = *p;
+	__atomic_store_n(&eng->view.prog_turned[eng->n_progs].packets, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&eng->view.prog_turned[eng->n_progs].bytes, 0, __ATOMIC_RELAXED);
 	eng->prog_ix[i] = ++eng->n_progs;
 	/* Readers find it through an entry inserted or updated after this (release there). */
 	return (int)eng->n_progs;
@@ -274,6 +284,15 @@ eng_prog_make_pre(struct rule_engine *eng, const uint16_t pre[], unsigned int n_
 	uint16_t meter, bool flip, const struct rule_pktop ops0[], unsigned int n0,
 	const struct rule_pktop ops1[], unsigned int n1)
 {
+	return eng_prog_make_meter(eng, pre, n_pre, meter, flip, ops0, n0, ops1, n1, NULL, NULL);
+}
+
+int
+eng_prog_make_meter(struct rule_engine *eng, const uint16_t pre[], unsigned int n_pre,
+	uint16_t meter, bool flip, const struct rule_pktop ops0[], unsigned int n0,
+	const struct rule_pktop ops1[], unsigned int n1, const uint32_t rule[2],
+	const uint32_t trace[2])
+{
 	struct rule_pktprog p;
 
 	if (n0 == 0 && n1 == 0 && !flip && n_pre == 0 && meter == 0)
@@ -291,6 +310,10 @@ eng_prog_make_pre(struct rule_engine *eng, const uint16_t pre[], unsigned int n_
 	if (meter != 0) {
 		p.n[1] = (uint8_t)n1;
 		memcpy(p.op[1], ops1, n1 * sizeof(ops1[0]));
+		if (rule != NULL)
+			memcpy(p.rule, rule, sizeof(p.rule));
+		if (trace != NULL)
+			memcpy(p.trace, trace, sizeof(p.trace));
 	}
 	p.rewrite = (uint8_t)((ops_rewrite(p.op[0], p.n[0]) ? 1 : 0) |
 			      (ops_rewrite(p.op[1], p.n[1]) ? 2 : 0));

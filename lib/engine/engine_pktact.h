@@ -111,7 +111,24 @@ struct rule_pktprog {
 	 */
 	uint16_t pre[RULE_PKTPROG_PRE_MAX];
 	struct rule_pktop op[2][RULE_PKTOPS_MAX];
+	/**
+	 * With @c meter: the deciding rule (counter id, as fc_action::rule_id)
+	 * and trace (engine_trace.c; 0: none) of each answer, conforming [0]
+	 * and exceeded [1]. The entry counts every packet for [0]'s; those of
+	 * list 1 are counted apart too (rule_engine_view::prog_turned) and
+	 * move to [1]'s when counters are read, as Linux credits a packet the
+	 * meter turned to the rules its own walk passes. Read by the rules
+	 * lcore only; 0 without @c meter.
+	 */
+	uint32_t rule[2];
+	uint32_t trace[2];
 };
+
+/** A program's packets of list 1 (those an exceeded meter turned), counted apart. */
+struct rule_prog_ctr {
+	uint64_t packets;
+	uint64_t bytes;
+} __rte_cache_aligned;
 
 /** struct rule_logspec::flags: LOG's options. */
 #define RULE_LOGF_TCPSEQ 0x01   /**< --log-tcp-sequence */
@@ -157,6 +174,25 @@ rule_engine_pktprog(const struct rule_engine *eng, uint16_t class)
 }
 
 /**
+ * The meter that decides what a cached entry does with a packet (its verdict
+ * or its program's list): FC_ACT_F_METER's, or its program's
+ * rule_pktprog::meter.
+ * @param eng  the engine
+ * @param a    the entry's action
+ * @return the meter + 1, or 0: none.
+ * Context: any lcore (lock-free).
+ */
+static inline uint16_t
+rule_engine_act_meter(const struct rule_engine *eng, const struct fc_action *a)
+{
+	if (a->flags & FC_ACT_F_METER)
+		return a->pkt_class;
+	if (a->flags & FC_ACT_F_PKTACT)
+		return rule_engine_pktprog(eng, a->pkt_class)->meter;
+	return 0;
+}
+
+/**
  * A log specification.
  * @param eng  the engine
  * @param id   struct rule_pktop::ref of a LOG or NFLOG operation
@@ -187,8 +223,8 @@ rule_engine_logspec_drop(const struct rule_engine *eng, uint32_t id)
 }
 
 /**
- * For a hit on an entry with FC_ACT_F_PKTACT: which list of its program
- * runs for this packet (the meters in rule_pktprog::pre take a token each,
+ * For a packet of an entry with FC_ACT_F_PKTACT: which list of its program
+ * runs for it (the meters in rule_pktprog::pre take a token each,
  * then the deciding meter takes one) and the verdict. Not for
  * a program with a string predicate (rule_engine_pred_leaf()).
  * @param eng   the engine
@@ -201,7 +237,7 @@ rule_engine_logspec_drop(const struct rule_engine *eng, uint32_t id)
  * Context: any lcore (lock-free).
  */
 static inline uint8_t
-rule_engine_pktprog_take(const struct rule_engine *eng, const struct fc_action *a,
+rule_engine_pktprog_ask(const struct rule_engine *eng, const struct fc_action *a,
 	const struct rule_pktprog *p, uint64_t now, uint32_t len, unsigned int *list)
 {
 	if (unlikely(p->n_pre != 0)) {
@@ -224,6 +260,42 @@ rule_engine_pktprog_take(const struct rule_engine *eng, const struct fc_action *
 	if (!p->flip)
 		return a->verdict;
 	return a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
+}
+
+/**
+ * Count a packet of an entry running program @p class that took list 1
+ * (its meter exceeded): the entry counts it for the conforming answer's
+ * rule and trace, the counters move it to the exceeded one's when read.
+ * @param eng    the engine
+ * @param class  fc_action::pkt_class (program + 1)
+ * @param bytes  its IP length, as the entry counts it
+ * Context: any lcore (lock-free; one relaxed atomic add per counter).
+ */
+static inline void
+rule_engine_prog_turned(const struct rule_engine *eng, uint16_t class, uint32_t bytes)
+{
+	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
+	struct rule_prog_ctr *c = &v->prog_turned[class - 1];
+
+	__atomic_fetch_add(&c->packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/**
+ * rule_engine_pktprog_ask() for a packet the entry counts (a hit): a
+ * packet of list 1 is counted apart as well (rule_engine_prog_turned()),
+ * for the exceeded answer's rule and trace.
+ * Context: any lcore (lock-free).
+ */
+static inline uint8_t
+rule_engine_pktprog_take(const struct rule_engine *eng, const struct fc_action *a,
+	const struct rule_pktprog *p, uint64_t now, uint32_t len, unsigned int *list)
+{
+	uint8_t v = rule_engine_pktprog_ask(eng, a, p, now, len, list);
+
+	if (unlikely(*list != 0))
+		rule_engine_prog_turned(eng, a->pkt_class, len);
+	return v;
 }
 
 /**

@@ -355,6 +355,9 @@ struct eng_flow {
 				           @c first_pred the first packet had (not 0: counted on
 				           the predicate once inserted) */
 	uint16_t first_pred;
+	uint16_t first_turned;        /**< program + 1 of its entry whose meter the first
+				           packet found exceeded (counted apart on the
+				           program once inserted: rule_engine_prog_turned()) */
 	uint16_t prog_first;          /**< the first packet's own program + 1 (its walk's
 				           actions), 0: none (the filter stage sets it) */
 	bool walked;                  /**< the filter stage set @c trace[0] and @c prog_first
@@ -468,9 +471,10 @@ struct eng_walk_out {
  * nothing (verdict, rule, actions, marks, the meters reached) is charged
  * and the walk goes on (a rule whose later match fails either way); one
  * meter at most may change the outcome, reached last on both of its
- * answers. @return 1 when @p a needs the meters (FC_ACT_F_METER with the
- * deciding meter, or a program: rule_pktprog::pre, ::meter; the
- * conforming verdict and rule), 0 when it needs none (@p a not changed),
+ * answers. @return 1 when @p a needs the meters (a program:
+ * rule_pktprog::pre, ::meter, with both answers' deciding rule and trace
+ * in ::rule, ::trace; the conforming verdict and rule), 0 when it needs
+ * none (@p a not changed),
  * -ENOTSUP (two deciding meters, a meter after the deciding one, more
  * than RULE_PKTPROG_PRE_MAX to charge: decided per packet), or -errno.
  */

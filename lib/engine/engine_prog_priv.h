@@ -151,6 +151,15 @@ int eng_prog_make(struct rule_engine *eng, uint16_t meter, bool flip, const stru
 int eng_prog_make_pre(struct rule_engine *eng, const uint16_t pre[], unsigned int n_pre,
 	uint16_t meter, bool flip, const struct rule_pktop ops0[], unsigned int n0,
 	const struct rule_pktop ops1[], unsigned int n1);
+/*
+ * The same, where @p meter decides: @p rule and @p trace, the deciding rule
+ * and trace of its conforming [0] and exceeded [1] answers (NULL: none),
+ * which the counters credit each list's packets to (rule_pktprog::rule).
+ */
+int eng_prog_make_meter(struct rule_engine *eng, const uint16_t pre[], unsigned int n_pre,
+	uint16_t meter, bool flip, const struct rule_pktop ops0[], unsigned int n0,
+	const struct rule_pktop ops1[], unsigned int n1, const uint32_t rule[2],
+	const uint32_t trace[2]);
 /* The meter-less program of walk @p ev[0..n). @return id + 1, 0, -ENOSPC. */
 int eng_prog_of_walk(struct rule_engine *eng, const struct rule_eval ev[], unsigned int n);
 /* Give action @p a program @p prog (id + 1; <= 0: none): FC_ACT_F_PKTACT and pkt_class. */

@@ -101,7 +101,9 @@ dec_pred(struct rule_engine *eng, struct rule_decision *d, uint16_t pred,
  * A packet decided from entry action @p a on the slow path: its program
  * runs as on the fast path (a meter takes a token and picks the list, a
  * string predicate searches packet @p up's bytes, and with the program's
- * flip the verdict). A predicate's list also names the deciding rule.
+ * flip the verdict). A predicate's list also names the deciding rule, as
+ * does an exceeded meter's; where the entry counts the packet (@p counted)
+ * the predicate or program counts it apart for that rule.
  */
 static void
 dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_action *a,
@@ -118,9 +120,14 @@ dec_prog(struct rule_engine *eng, struct rule_decision *d, const struct fc_actio
 		dec_pred(eng, d, p->pred, up, a, counted);
 		return;
 	}
-	v = rule_engine_pktprog_take(eng, a, p, 0, up->pkt.ip_len, &list);
+	v = rule_engine_pktprog_ask(eng, a, p, 0, up->pkt.ip_len, &list);
 	d->pkt_prog = a->pkt_class;
 	d->pkt_list = (uint8_t)list;
+	/* A packet the meter turned: the exceeded walk's rule and trace count it. */
+	if (list != 0 && counted)
+		rule_engine_prog_turned(eng, a->pkt_class, up->len);
+	else if (list != 0 && p->rule[1] != RULE_ID_NONE)
+		d->rule_id = p->rule[1];
 	if (v == d->verdict || !p->flip)
 		return;
 	d->verdict = v;
@@ -458,6 +465,9 @@ new_flow(struct rule_engine *eng, int ti, const struct rule_upcall *up, bool noc
 	/* A string predicate's entry: the first packet's outcome counts on the predicate. */
 	if (ef.first_leaf != 0)
 		rule_engine_pred_count(eng, ef.first_pred, ef.first_leaf, up->len);
+	/* A metered entry's: the first packet, turned, counts on the program too. */
+	if (ef.first_turned != 0)
+		rule_engine_prog_turned(eng, ef.first_turned, up->len);
 }
 
 /* The key of live entry @idx. */

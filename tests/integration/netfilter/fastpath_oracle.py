@@ -15,7 +15,9 @@ and cached before the next one arrives.
 Per packet, the kernel's verdict (scripts/netfilter-oracle.py run: accept
 or drop in FORWARD) must be gufc's (forwarded to the TX pcap or not); for
 the COUNTED cases, each rule's packets and bytes (and each policy's of
-the file's tables) the kernel's (iptables-save -c) too. For
+the file's tables) the kernel's (iptables-save -c) too: for the metered
+ones, the packets a meter turned on the fast path count where Linux's
+walk puts them, not on the rule the flow's entry accepts with. For
 the cases marked "cached", no packet may go up because its entry decides
 per packet: the stats JSON's slow_path.per_packet must be 0 (before byte
 meters, every hlbytes packet of a byte-rate flow went up); for those of
@@ -53,6 +55,7 @@ CASES = [
     ("fieldrw", True),
     ("fieldmeter", True),
     ("quota", True),
+    ("limitturn", True),
     ("fieldstring", True),
     ("bpflong", True),
     ("hashlimit", False),
@@ -66,11 +69,12 @@ CASES = [
     ("nodeinfo6", True),
 ]
 # Cases whose rule counters (and the policies of the file's tables) must be
-# the kernel's too: the cached entries count their packets for the rules.
-# Not quota: a metered entry credits its packets to the rule it accepts
-# with, also those its meter turned (doc/iptables.md, "Rate limits").
+# the kernel's too: the cached entries count their packets for the rules;
+# a metered entry's packets that its meter turned (limitturn's limits,
+# quota, hashlimit and hlbytes buckets) for the rules their own walk
+# passed, as Linux counts.
 COUNTED = ("tcpflags", "fieldclass", "fieldrw", "fieldmeter", "fieldstring", "icmpquery",
-           "icmpquery6", "icmptype", "icmptype6", "nodeinfo6")
+           "icmpquery6", "icmptype", "icmptype6", "nodeinfo6", "quota", "hashlimit", "hlbytes", "limitturn")
 # Cases whose upcalls are bounded by the packet list: at most one per flow
 # (its first packet) and one per packet of a class other than its entry's
 # (packets that only waited behind their flow's upcall not counted).

@@ -964,8 +964,9 @@ route_port(const struct fc_key *k)
  * rule files use --seconds far above the list's length). "-m hashlimit"
  * tables likewise (rule_hashlimit_match(); rule files use rates far below
  * the replay's, so no bucket refills during it). "-m quota" counts down
- * per rule and match as netfilter does (quota_match()). The other
- * stateful matches take their answers right after loading.
+ * per rule and match as netfilter does (quota_match()), and so does a
+ * slow "-m limit"'s burst (limit_match()). The other stateful matches
+ * take their answers right after loading.
  */
 struct nth_ctr {
 	uint32_t rule_id;
@@ -1062,6 +1063,37 @@ quota_match(const struct rule *r, unsigned int xi, const struct rule_pkt *p)
 	return fits != ((x->neg & 1) != 0);
 }
 
+/*
+ * "-m limit" at a token a minute or slower: its burst counts down per rule
+ * and match from the file's loading on (no token comes back during a
+ * replay); a faster one answers as right after loading (conforming).
+ */
+static struct quota_left limits[64];
+static unsigned int n_limits;
+
+static int
+limit_match(const struct rule *r, unsigned int xi)
+{
+	const struct rule_x_limit *l = &r->xm[xi].u.limit;
+	struct quota_left *q = NULL;
+
+	if (l->unit == RULE_RATE_SEC || l->unit == RULE_RATE_BYTES)
+		return -ENOTSUP;
+	for (unsigned int i = 0; i < n_limits && q == NULL; i++)
+		if (limits[i].rule_id == r->id && limits[i].xi == xi)
+			q = &limits[i];
+	if (q == NULL) {
+		if (n_limits == sizeof(limits) / sizeof(limits[0]))
+			return -ENOSPC;
+		q = &limits[n_limits++];
+		*q = (struct quota_left){.rule_id = r->id, .xi = xi, .left = l->burst};
+	}
+	if (q->left == 0)
+		return 0;
+	q->left--;
+	return 1;
+}
+
 static int
 nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pkt *p)
 {
@@ -1071,6 +1103,8 @@ nth_match(void *arg, const struct rule *r, unsigned int xi, const struct rule_pk
 	(void)arg;
 	if (x->kind == RULE_XM_QUOTA)
 		return quota_match(r, xi, p);
+	if (x->kind == RULE_XM_LIMIT)
+		return limit_match(r, xi);
 	if (x->kind == RULE_XM_RECENT) {
 		if (recent == NULL && (recent = rule_recent_new()) == NULL)
 			return -ENOMEM;

@@ -277,20 +277,23 @@ test_stale_after_commit(void **state)
 /*
  * -m limit on the fast path: a flow cached with its rule's meter; hits
  * take its tokens and are dropped once the bucket is empty, on the fast
- * path (no upcall), counted as filter drops.
+ * path (no upcall), counted as filter drops, and on the rule that drops
+ * them (not the limit's).
  */
 static void
 test_meter(void **state)
 {
 	struct rte_mbuf *m[4], *o[4];
+	struct rule_counters_snap *snap;
 	const struct fc_entry *e;
+	uint64_t p, b;
 
 	(void)state;
 	world_up(false, 64);
 	load("accept proto udp dport 53 limit 1/hour limit_burst 3\ndrop\n");
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
 	e = first_packet(m[0], 1); /* token 1 */
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(W.eng, &e->act), 0);
 	for (unsigned int i = 0; i < 4; i++)
 		m[i] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2 + i);
 	assert_int_equal(rx(m, 4), 2); /* tokens 2 and 3, then none */
@@ -300,6 +303,20 @@ test_meter(void **state)
 	assert_int_equal(take(W.out, o, 4), 3);
 	rte_pktmbuf_free_bulk(o, 3);
 	check_accounting();
+	/*
+	 * Counters as Linux's: the limit rule the 3 packets its meter let
+	 * through, the drop rule the 2 it turned (their walk's decider), one
+	 * read at a time and in a snapshot alike.
+	 */
+	check_rule_counters(1, 3, 0);
+	check_rule_counters(2, 2, 0);
+	snap = rule_engine_counters_snap(W.eng);
+	assert_non_null(snap);
+	assert_int_equal(rule_counters_snap_get(snap, 1, &p, &b), 0);
+	assert_int_equal(p, 3);
+	assert_int_equal(rule_counters_snap_get(snap, 2, &p, &b), 0);
+	assert_int_equal(p, 2);
+	rule_counters_snap_free(snap);
 }
 
 /*
@@ -324,7 +341,7 @@ test_meter_bytes(void **state)
 	     "drop\n");
 	m = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
 	e = first_packet(m, 1);
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(W.eng, &e->act), 0);
 	rx1(udp4("10.0.0.1", 1111, "10.9.0.3", 53, 2));
 	assert_int_equal(W.rx.st.hits, 1);
 	assert_int_equal(W.rx.st.upcalls, 1);

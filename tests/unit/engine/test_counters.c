@@ -647,6 +647,87 @@ test_raw_drop_before_nat(void **state)
 	eng_stack_free(eng);
 }
 
+/* @p n packets of flow @p u as the fast path takes them (meters asked, hits counted). */
+static void
+rx_n(struct rule_engine *eng, struct rule_upcall u, unsigned int n, uint32_t now)
+{
+	bool slow = true;
+
+	for (unsigned int i = 0; i < n; i++) {
+		(void)eng_stack_rx(eng, u, now, &slow);
+		assert_false(slow);
+	}
+}
+
+/*
+ * Metered flows count as Linux's walks do: a packet the meter turned is
+ * the rules' its own walk passed, not the conforming walk's. A limit
+ * that flips the verdict (the drop rule counts the turned packets, the
+ * accept none of them); a LOG rule's limit that picks the actions only
+ * (the LOG rule counts the logged packets alone, the accepting rule all;
+ * a flow whose first packet found it exceeded too); a quota whose packets
+ * go on to another accepting rule; a chain policy deciding them.
+ */
+static void
+test_metered(void **state)
+{
+	struct rule_engine *eng = mk_engine(0);
+	struct rule_upcall u = up4("10.0.0.1", 1000, "10.0.0.2", 53);
+	struct rule_upcall v = up4("10.0.0.1", 1001, "10.0.0.2", 54);
+	struct rule_upcall w = up4("10.0.0.1", 1002, "10.0.0.2", 54);
+	struct rule_upcall q = up4("10.0.0.1", 1003, "10.0.0.2", 55);
+	const uint32_t fwd = RULE_ID_CHAIN_POLICY(FC_AF_INET4, RULE_TABLE_FILTER, RULE_HOOK_FORWARD);
+	const char *text = "accept proto udp dport 53 limit 1/hour limit_burst 2\n"
+			   "log proto udp dport 54 limit 1/hour limit_burst 1\n"
+			   "drop proto udp dport 53\n"
+			   "accept proto udp dport 55 quota 250\n"
+			   "accept proto udp dport 54-55\n";
+
+	(void)state;
+	/* What the meters charge is the length the entries count. */
+	u.pkt.ip_len = v.pkt.ip_len = w.pkt.ip_len = q.pkt.ip_len = LEN;
+	assert_int_equal(rule_engine_commit(eng, parse(text)), 0);
+	/* Two tokens, then 3 packets the limit turns: the drop rule's. */
+	assert_int_equal(eng_stack_decide(eng, u, 1).rule_id, 1);
+	rx_n(eng, u, 4, 2);
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 3), 3);
+	/* One logged packet, 3 not: LOG counts 1, the accept rule all 4. */
+	assert_int_equal(eng_stack_decide(eng, v, 3).rule_id, 5);
+	rx_n(eng, v, 3, 4);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, 5), 4);
+	/* A flow whose first packet finds the LOG rule's bucket empty: none logged. */
+	assert_int_equal(eng_stack_decide(eng, w, 5).rule_id, 5);
+	rx_n(eng, w, 2, 6);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, 5), 7);
+	/* 250 bytes: two packets of 100, then the quota is empty and rule 5 accepts. */
+	assert_int_equal(eng_stack_decide(eng, q, 7).rule_id, 4);
+	rx_n(eng, q, 3, 8);
+	assert_int_equal(pkts(eng, 4), 2);
+	assert_int_equal(pkts(eng, 5), 9);
+	/* The flows go: what they counted stays where it was credited. */
+	rule_engine_flush(eng);
+	assert_int_equal(pkts(eng, 1), 2);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, 3), 3);
+	assert_int_equal(pkts(eng, 4), 2);
+	assert_int_equal(pkts(eng, 5), 9);
+
+	/* A chain policy decides what the meter turns; a LOG rule before counts all. */
+	assert_int_equal(rule_engine_commit(eng, parse("policy drop\n"
+						       "log proto udp\n"
+						       "accept proto udp limit 1/hour limit_burst 1\n")),
+		0);
+	assert_int_equal(eng_stack_decide(eng, u, 9).rule_id, 2);
+	rx_n(eng, u, 3, 10);
+	assert_int_equal(pkts(eng, 1), 4);
+	assert_int_equal(pkts(eng, 2), 1);
+	assert_int_equal(pkts(eng, fwd), 3);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -663,6 +744,7 @@ main(void)
 		cmocka_unit_test(test_nat_traversal),
 		cmocka_unit_test(test_nat_drop_walk),
 		cmocka_unit_test(test_raw_drop_before_nat),
+		cmocka_unit_test(test_metered),
 	};
 
 	if (gufc_test_eal_init("counters", "0") < 0)

@@ -609,7 +609,7 @@ test_hashlimit_meter(void **state)
 	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(eng, &e->act), 0);
 	d = rx(eng, a, 2); /* token 2, on the fast path */
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
@@ -626,7 +626,7 @@ test_hashlimit_meter(void **state)
 	assert_int_equal(rx(eng, b, 7).verdict, FC_VERDICT_ACCEPT);
 	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(eng, &e->act), 0);
 	d = rx(eng, b, 8);
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);
@@ -692,7 +692,7 @@ test_hashlimit_bytes_meter(void **state)
 	e = eng_stack_entry(eng, &u1.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(eng, &e->act), 0);
 	/* 1 chunk left: 44 bytes are refused on the fast path, 15 pass. */
 	d = rx(eng, u1, 2);
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
@@ -984,7 +984,7 @@ test_meters(void **state)
 	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
 	assert_int_equal(e->act.verdict, FC_VERDICT_ACCEPT);
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(eng, &e->act), 0);
 	assert_int_not_equal(e->act.pkt_class, 0);
 	rule_engine_stats_get(eng, &st);
 	upcalls = st.upcalls[RULE_UPCALL_MISS] + st.upcalls[RULE_UPCALL_INTEREST] +
@@ -1018,7 +1018,7 @@ test_meters(void **state)
 	eng_stack_settle(eng, 5);
 	e = eng_stack_entry(eng, &q.pkt.key);
 	assert_non_null(e);
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(eng, &e->act), 0);
 	d = rx(eng, q, 6);
 	assert_int_equal(d.flags, RULE_DEC_F_CACHED);
 	assert_int_equal(d.verdict, FC_VERDICT_DROP);

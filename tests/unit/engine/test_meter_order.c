@@ -552,7 +552,7 @@ test_quota(void **state)
 	assert_int_equal(eng_stack_decide(eng, a, 1).verdict, FC_VERDICT_ACCEPT);
 	e = eng_stack_entry(eng, &a.pkt.key);
 	assert_non_null(e);
-	assert_true(e->act.flags & FC_ACT_F_METER);
+	assert_int_not_equal(rule_engine_act_meter(eng, &e->act), 0);
 	d = eng_stack_rx(eng, a, 2, &slow);
 	assert_false(slow);
 	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
