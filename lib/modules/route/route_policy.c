@@ -221,7 +221,6 @@ mod_route_table_route_next(const struct mod_route *rt, uint32_t table, uint32_t 
 	struct mod_route_info *info)
 {
 	const struct route_xtable *t;
-	const struct route_ent *r;
 
 	if (table == MOD_ROUTE_TABLE_MAIN)
 		return mod_route_next(rt, it, info);
@@ -230,14 +229,7 @@ mod_route_table_route_next(const struct mod_route *rt, uint32_t table, uint32_t 
 	t = xt_find(rt, table);
 	if (t == NULL || *it >= t->n_routes)
 		return -ENOENT;
-	r = &t->routes[(*it)++];
-	memset(info, 0, sizeof(*info));
-	info->family = r->family;
-	info->depth = r->depth;
-	info->flags = r->flags;
-	memcpy(info->addr, r->addr, sizeof(info->addr));
-	if (r->nh < rt->n_nhs)
-		info->nh = rt->nhs[r->nh].nh;
+	route_ent_info(rt, &t->routes[(*it)++], info);
 	return 0;
 }
 
