@@ -404,6 +404,30 @@ rule_eq(const struct mod_route_rule *a, const struct mod_route_rule *b)
 	       a->action == b->action && (a->action != MOD_ROUTE_ACT_TABLE || a->table == b->table);
 }
 
+/*
+ * A rule as stored and compared (mod_route_rule_add(), mod_route_rule_del()):
+ * no family without a from/to, an unset from/to zeroed, no mark/mask unset,
+ * no table but for a lookup.
+ */
+static void
+rule_norm(struct mod_route_rule *n)
+{
+	if (n->action != MOD_ROUTE_ACT_TABLE)
+		n->table = 0;
+	if (!n->from_set && !n->to_set)
+		n->family = 0;
+	if (!n->from_set) {
+		n->from_len = 0;
+		memset(n->from, 0, sizeof(n->from));
+	}
+	if (!n->to_set) {
+		n->to_len = 0;
+		memset(n->to, 0, sizeof(n->to));
+	}
+	if (!n->mark_set)
+		n->mark = n->mask = 0;
+}
+
 static void
 rules_mark_update(struct mod_route *rt)
 {
@@ -435,30 +459,14 @@ mod_route_rule_add(struct mod_route *rt, const struct mod_route_rule *r, bool pr
 		return -EINVAL;
 	if (n.action == MOD_ROUTE_ACT_TABLE && !table_id_ok(n.table))
 		return -EINVAL;
-	if (n.action != MOD_ROUTE_ACT_TABLE)
-		n.table = 0;
-	if (n.from_set || n.to_set) {
-		if (fc_af_index(n.family) < 0 ||
+	rule_norm(&n);
+	if ((n.from_set || n.to_set) &&
+		(fc_af_index(n.family) < 0 ||
 			(n.from_set && route_prefix_check(n.family, n.from, n.from_len) < 0) ||
-			(n.to_set && route_prefix_check(n.family, n.to, n.to_len) < 0))
-			return -EINVAL;
-	} else {
-		n.family = 0;
-	}
-	if (!n.from_set) {
-		n.from_len = 0;
-		memset(n.from, 0, sizeof(n.from));
-	}
-	if (!n.to_set) {
-		n.to_len = 0;
-		memset(n.to, 0, sizeof(n.to));
-	}
-	if (n.mark_set) {
-		if ((n.mark & ~n.mask) != 0)
-			return -EINVAL; /* bits outside the mask never match */
-	} else {
-		n.mark = n.mask = 0;
-	}
+			(n.to_set && route_prefix_check(n.family, n.to, n.to_len) < 0)))
+		return -EINVAL;
+	if (n.mark_set && (n.mark & ~n.mask) != 0)
+		return -EINVAL; /* bits outside the mask never match */
 	for (uint32_t i = 0; i < rt->n_rules; i++)
 		if (rule_eq(&rt->rules[i].r, &n))
 			return -EEXIST;
@@ -491,20 +499,7 @@ mod_route_rule_del(struct mod_route *rt, const struct mod_route_rule *r)
 	if (rt == NULL || r == NULL)
 		return -EINVAL;
 	n = *r;
-	if (!n.from_set && !n.to_set)
-		n.family = 0;
-	if (!n.from_set) {
-		n.from_len = 0;
-		memset(n.from, 0, sizeof(n.from));
-	}
-	if (!n.to_set) {
-		n.to_len = 0;
-		memset(n.to, 0, sizeof(n.to));
-	}
-	if (!n.mark_set)
-		n.mark = n.mask = 0;
-	if (n.action != MOD_ROUTE_ACT_TABLE)
-		n.table = 0;
+	rule_norm(&n);
 	for (uint32_t i = 0; i < rt->n_rules; i++) {
 		if (!rule_eq(&rt->rules[i].r, &n))
 			continue;
