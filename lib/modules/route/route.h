@@ -271,7 +271,9 @@ void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st)
  * module asks the engine for it (rule_engine_flow_mark()) only while some
  * rule has a fwmark selector. A reply's port is looked up with the
  * reply's own mark, as its walk leaves it (CONNMARK --restore-mark), once
- * that walk is done (stage "route_adj"). The walk after a route or rule
+ * that walk is done (stage "route_adj"); a reply a rule drops that way has
+ * each packet dropped on the slow path with the rule's reason and ICMP
+ * error (its entry asks for them all: FC_INTEREST_ALL). The walk after a route or rule
  * change uses the mark each entry's packets carry.
  */
 

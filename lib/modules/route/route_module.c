@@ -73,21 +73,6 @@ hop_adj(const struct mod_route *rt, const struct route_hop *hop)
 	return rt->p.adj_get_fn(rt->p.adj_arg, hop->port, hop->family, hop->addr);
 }
 
-/* route_port() and hop_adj() at once (the walk): a policy drop is no route there. */
-static struct route_to
-route_to(const struct mod_route *rt, const struct fc_key *k, const struct mod_route_sel *s,
-	uint8_t local_bit)
-{
-	struct route_hop hop;
-	struct route_to to;
-	int32_t rule;
-	int res;
-
-	to.port = route_port(rt, k, s, local_bit, &hop, &res, &rule);
-	to.adj = hop_adj(rt, &hop);
-	return to;
-}
-
 static void
 adj_put(const struct mod_route *rt, uint16_t adj)
 {
@@ -102,13 +87,12 @@ reply_iif(uint16_t out_port)
 	return out_port < RULE_PORT_LOCAL ? out_port : MOD_ROUTE_IIF_ANY;
 }
 
-/* A policy drop of the original direction: its drop reason and ICMP error. */
+/* A policy drop (result @p res) of the packet: its drop reason and ICMP error. */
 static void
-policy_drop(struct rule_flow *f, int res)
+drop_reason(struct rule_flow *f, int res)
 {
 	bool v4 = f->key.family == FC_AF_INET4;
 
-	f->act[RULE_DIR_ORIG].verdict = FC_VERDICT_DROP;
 	switch (res) {
 	case MOD_ROUTE_RES_BLACKHOLE:
 		f->drop = RULE_DROP_ROUTE_BLACKHOLE;
@@ -123,6 +107,14 @@ policy_drop(struct rule_flow *f, int res)
 				 RULE_REJECT_ICMP6_ADM_PROHIBITED;
 		break;
 	}
+}
+
+/* A policy drop of the original direction: the flow gets no entry. */
+static void
+policy_drop(struct rule_flow *f, int res)
+{
+	f->act[RULE_DIR_ORIG].verdict = FC_VERDICT_DROP;
+	drop_reason(f, res);
 }
 
 /*
@@ -171,7 +163,11 @@ route_on_insert(void *priv, struct rule_flow *f)
  * The reply's route with the reply's own mark (stage "route_adj", after
  * the filter walked the reply): where a rule picks another way for it
  * (CONNMARK --restore-mark, then fwmark), its port and next hop change.
- * A reply the rules drop keeps the way it had (see route.h).
+ * A reply a rule drops (blackhole, unreachable, prohibit) has no way out:
+ * its entry sends every packet to the slow path (FC_INTEREST_ALL), where
+ * route_adj_on_packet() drops it with the rule's reason and ICMP error,
+ * as Linux routes each reply; the flow stays (its original direction is
+ * forwarded).
  */
 static void
 reply_remark(struct mod_route *rt, struct rule_flow *f)
@@ -193,7 +189,7 @@ reply_remark(struct mod_route *rt, struct rule_flow *f)
 	s.iif = reply_iif(f->act[RULE_DIR_ORIG].out_port);
 	port = route_port(rt, o, &s, FC_KEY_F_SRC_LOCAL, &hop, &res, &rule);
 	if (res > MOD_ROUTE_RES_NONE)
-		return;
+		f->act[RULE_DIR_REPLY].interest |= FC_INTEREST_ALL;
 	rt->mark[RULE_DIR_REPLY] = mark;
 	rt->decided[RULE_DIR_REPLY] = rule;
 	f->act[RULE_DIR_REPLY].out_port = port;
@@ -259,13 +255,15 @@ route_adj_on_remove(void *priv, const struct rule_flow_gone *g)
  * is rewritten to), and its local bit that key's src_local. An entry
  * without a peer (no connection) routes its own destination. The routing
  * rules see the entry's source (before its SNAT), its mark and its input
- * port.
+ * port. @return the port (as route_port(): @p hop, @p res).
  */
-static struct route_to
-entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
+static uint16_t
+entry_port(const struct mod_route *rt, const struct rule_flow_info *e, struct route_hop *hop,
+	int *res)
 {
 	struct rule_flow_info peer;
 	struct mod_route_sel s;
+	int32_t rule;
 
 	s.family = e->key.family;
 	s.src = fc_key_src(&e->key);
@@ -274,10 +272,47 @@ entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
 	if (e->peer != FC_INDEX_NONE &&
 		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0) {
 		s.dst = fc_key_src(&peer.key);
-		return route_to(rt, &peer.key, &s, FC_KEY_F_SRC_LOCAL);
+		return route_port(rt, &peer.key, &s, FC_KEY_F_SRC_LOCAL, hop, res, &rule);
 	}
 	s.dst = fc_key_dst(&e->key);
-	return route_to(rt, &e->key, &s, FC_KEY_F_DST_LOCAL);
+	return route_port(rt, &e->key, &s, FC_KEY_F_DST_LOCAL, hop, res, &rule);
+}
+
+/* entry_port() and hop_adj() at once (the walk): a policy drop is no route there. */
+static struct route_to
+entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
+{
+	struct route_hop hop;
+	struct route_to to;
+	int res;
+
+	to.port = entry_port(rt, e, &hop, &res);
+	to.adj = hop_adj(rt, &hop);
+	return to;
+}
+
+/*
+ * Stage "route_adj": a packet of a reply whose way a rule drops (its entry
+ * asked for every packet, reply_remark()): looked up again with its
+ * entry's mark, it is dropped with the rule's reason and ICMP error (a
+ * change since may have given it a way: the walk gives its entry that).
+ */
+static int
+route_adj_on_packet(void *priv, struct rule_flow *f)
+{
+	struct mod_route *rt = priv;
+	struct rule_flow_info e;
+	struct route_hop hop;
+	int res;
+
+	if (f->dir != RULE_DIR_REPLY || rt->n_rules == 0 || f->idx[RULE_DIR_REPLY] == FC_INDEX_NONE ||
+		!(f->act[RULE_DIR_REPLY].interest & FC_INTEREST_ALL) ||
+		rule_engine_flow_get(rt->eng, f->key.family, f->idx[RULE_DIR_REPLY], &e) != 0)
+		return 0;
+	entry_port(rt, &e, &hop, &res);
+	if (res > MOD_ROUTE_RES_NONE)
+		drop_reason(f, res);
+	return 0;
 }
 
 /* (Re)start the walk over the cached flows: entries already walked may
@@ -390,6 +425,7 @@ mod_route_module_create(struct rule_engine *eng, const struct mod_route_params *
 		m.order = RULE_MOD_ORDER_ROUTE_ADJ;
 		m.on_insert = route_adj_on_insert;
 		m.on_abort = route_adj_on_abort;
+		m.on_packet = route_adj_on_packet;
 		m.on_remove = route_adj_on_remove;
 		m.priv = rt;
 		rc = rule_engine_module_register(eng, &m);

@@ -7,8 +7,8 @@
  * and prohibit; then on the engine (tests/unit/common/eng_stack.c): the
  * mark a mangle PREROUTING rule sets picks the table of a new flow, a
  * reply's restored connmark picks its own, a rule's drop is a named drop
- * reason with its ICMP error, and the walk after a route change routes
- * a marked flow by its mark.
+ * reason with its ICMP error (a reply's too, by its restored mark), and
+ * the walk after a route change routes a marked flow by its mark.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -399,6 +399,72 @@ test_engine_drops(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A reply whose own (restored) mark selects a drop: the connection from
+ * outside (port 3) to the LAN is marked 0x2; a rule for mark 0x2 arriving
+ * on the LAN's port 0 prohibits, so the original goes (its iif is 3) but
+ * each reply is dropped on the slow path with the rule's reason and ICMP
+ * error, as Linux routes it (the mark-0 route does not take it). The rule
+ * gone, the walk gives the reply its way and it goes.
+ */
+static void
+test_engine_reply_drop(void **state)
+{
+	struct rule_engine *eng = mk("accept\n"
+				     "table mangle\n"
+				     "chain P hook prerouting\n"
+				     "connmark restore_mark\n"
+				     "mark set_mark 0x2 ctstate new proto udp dport 8080\n"
+				     "connmark save_mark\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct rule_upcall in = eng_stack_up4(17, "5.6.7.8", 3000, "192.168.1.9", 8080, 3);
+	struct rule_upcall back = eng_stack_up4(17, "192.168.1.9", 8080, "5.6.7.8", 3000, 0);
+	struct mod_route_rule r = rule_mark(100, 0x2, 0xffffffff, 0);
+	struct mod_route_rule_info ri;
+	struct rule_decision d;
+	uint32_t it = 0;
+	bool slow;
+
+	(void)state;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, MOD_ROUTE_TABLE_MAIN, "192.168.1.0", 24, 0);
+	r.iif = 0;
+	r.action = MOD_ROUTE_ACT_PROHIBIT;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	d = eng_stack_decide(eng, in, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 0);
+	for (uint32_t now = 2; now < 4; now++) {
+		d = eng_stack_rx(eng, back, now, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.drop, RULE_DROP_ROUTE_PROHIBIT);
+		assert_int_equal(d.reject, RULE_REJECT_ICMP_ADMIN_PROHIBITED);
+	}
+	/* The original still goes; the rule decided the reply once (its flow's). */
+	d = eng_stack_rx(eng, in, 4, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 0);
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_int_equal(ri.r.pref, 100);
+	assert_int_equal(ri.hits, 1);
+	/* Unreachable instead: its own reason and error. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	r.action = MOD_ROUTE_ACT_UNREACHABLE;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	eng_stack_settle(eng, 5);
+	d = eng_stack_rx(eng, back, 6, NULL);
+	assert_int_equal(d.drop, RULE_DROP_ROUTE_UNREACHABLE);
+	assert_int_equal(d.reject, RULE_REJECT_ICMP_HOST_UNREACHABLE);
+	/* No rule: the walk gives the reply main's way, and it goes. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	eng_stack_settle(eng, 7);
+	d = eng_stack_rx(eng, back, 8, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 2);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -408,6 +474,7 @@ main(void)
 		cmocka_unit_test(test_listing),
 		cmocka_unit_test(test_engine_fwmark),
 		cmocka_unit_test(test_engine_drops),
+		cmocka_unit_test(test_engine_reply_drop),
 	};
 
 	if (gufc_test_eal_init("route_policy", "0") < 0)
