@@ -273,7 +273,8 @@ void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st)
  * reply's own mark, as its walk leaves it (CONNMARK --restore-mark), once
  * that walk is done (stage "route_adj"); a reply a rule drops that way has
  * each packet dropped on the slow path with the rule's reason and ICMP
- * error (its entry asks for them all: FC_INTEREST_ALL). The walk after a route or rule
+ * error (its entry asks for them all: FC_INTEREST_ALL); so has an entry
+ * the walk after a change finds a rule drops. The walk after a route or rule
  * change uses the mark each entry's packets carry.
  */
 

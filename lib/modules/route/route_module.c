@@ -7,7 +7,10 @@
  * hop's adjacency, referenced (its on_abort and on_remove give the
  * references back). After a route change the module's step walks the
  * cached flows in bounded steps and rewrites the port (and adjacency) of
- * every entry whose route changed (see route.h). Everything goes through the engine's services: the walk
+ * every entry whose route changed (see route.h). An entry a routing
+ * rule drops sends its packets to the slow path, where the stage's
+ * on_packet drops them with the rule's reason. Everything goes through
+ * the engine's services: the walk
  * is rule_engine_flow_next(), a peer's key rule_engine_flow_get(), the
  * rewrite rule_engine_flow_update() (which also moves a connection's reply
  * entry that has had no packet yet to the port its replies are now
@@ -278,9 +281,12 @@ entry_port(const struct mod_route *rt, const struct rule_flow_info *e, struct ro
 	return route_port(rt, &e->key, &s, FC_KEY_F_DST_LOCAL, hop, res, &rule);
 }
 
-/* entry_port() and hop_adj() at once (the walk): a policy drop is no route there. */
+/*
+ * entry_port() and hop_adj() at once (the walk); @p drop: a rule drops the
+ * entry's packets (its port is then RULE_PORT_PAIRED, without adjacency).
+ */
 static struct route_to
-entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
+entry_route(const struct mod_route *rt, const struct rule_flow_info *e, bool *drop)
 {
 	struct route_hop hop;
 	struct route_to to;
@@ -288,14 +294,17 @@ entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
 
 	to.port = entry_port(rt, e, &hop, &res);
 	to.adj = hop_adj(rt, &hop);
+	*drop = res > MOD_ROUTE_RES_NONE;
 	return to;
 }
 
 /*
- * Stage "route_adj": a packet of a reply whose way a rule drops (its entry
- * asked for every packet, reply_remark()): looked up again with its
- * entry's mark, it is dropped with the rule's reason and ICMP error (a
- * change since may have given it a way: the walk gives its entry that).
+ * Stage "route_adj": a packet of an entry whose way a rule drops (a reply
+ * by its own mark, reply_remark(); an entry the walk after a change found
+ * so, route_step()): such an entry asks for every packet; looked up again
+ * with its entry's mark, the packet is dropped with the rule's reason and
+ * ICMP error (a change since may have given it a way: the walk gives its
+ * entry that).
  */
 static int
 route_adj_on_packet(void *priv, struct rule_flow *f)
@@ -303,11 +312,12 @@ route_adj_on_packet(void *priv, struct rule_flow *f)
 	struct mod_route *rt = priv;
 	struct rule_flow_info e;
 	struct route_hop hop;
+	unsigned int d = f->dir;
 	int res;
 
-	if (f->dir != RULE_DIR_REPLY || rt->n_rules == 0 || f->idx[RULE_DIR_REPLY] == FC_INDEX_NONE ||
-		!(f->act[RULE_DIR_REPLY].interest & FC_INTEREST_ALL) ||
-		rule_engine_flow_get(rt->eng, f->key.family, f->idx[RULE_DIR_REPLY], &e) != 0)
+	if (rt->n_rules == 0 || d > RULE_DIR_REPLY || f->idx[d] == FC_INDEX_NONE ||
+		!(f->act[d].interest & FC_INTEREST_ALL) ||
+		rule_engine_flow_get(rt->eng, f->key.family, f->idx[d], &e) != 0)
 		return 0;
 	entry_port(rt, &e, &hop, &res);
 	if (res > MOD_ROUTE_RES_NONE)
@@ -340,6 +350,8 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 		struct rule_flow_info e;
 		struct route_to to;
 		struct fc_action a;
+		uint16_t want;
+		bool drop;
 		int rc = rule_engine_flow_walk(rt->eng, &rt->walk_it, &left, NULL, &e);
 
 		if (rc == -EAGAIN)
@@ -349,10 +361,13 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 			break;
 		}
 		/* (drops too: a later commit may accept them) */
-		to = entry_route(rt, &e);
+		to = entry_route(rt, &e, &drop);
 		if (!rt->router)
 			to.adj = e.act.adj; /* bridge mode: not the module's (adj_put() does nothing) */
-		if (to.port == e.act.out_port && to.adj == e.act.adj) {
+		/* A rule's drop: each packet to the slow path (route_adj_on_packet()). */
+		want = drop && e.act.verdict != FC_VERDICT_DROP ? FC_INTEREST_ALL : 0;
+		if (to.port == e.act.out_port && to.adj == e.act.adj &&
+			(e.act.interest & want) == want) {
 			adj_put(rt, to.adj);
 			continue;
 		}
@@ -366,6 +381,7 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 		a = e.act;
 		a.out_port = to.port;
 		a.adj = to.adj;
+		a.interest |= want;
 		if (rule_engine_flow_update(rt->eng, e.key.family, e.idx, &a, e.timeout) == 0) {
 			adj_put(rt, e.act.adj);
 			__atomic_store_n(&rt->st.rerouted, rt->st.rerouted + 1, __ATOMIC_RELAXED);

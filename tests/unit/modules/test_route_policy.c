@@ -465,6 +465,80 @@ test_engine_reply_drop(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A rule added while a flow is cached makes its route a drop: the walk
+ * gives its entries the rule's drop (each packet to the slow path, dropped
+ * with the rule's reason and ICMP error), as for a new flow, not "no
+ * route"; a TCP connection's packets stay so through conntrack's own
+ * interest. The rule gone, the walk gives the flows their way back.
+ */
+static void
+test_engine_walk_drop(void **state)
+{
+	struct rule_engine *eng = mk("accept\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct rule_upcall u = eng_stack_up4(17, "192.168.1.5", 1000, "1.2.3.4", 53, 0);
+	struct rule_upcall ur = eng_stack_up4(17, "1.2.3.4", 53, "192.168.1.5", 1000, 2);
+	struct rule_upcall syn = eng_stack_up4(6, "192.168.1.5", 1001, "1.2.3.4", 80, 0);
+	struct rule_upcall sa = eng_stack_up4(6, "1.2.3.4", 80, "192.168.1.5", 1001, 2);
+	struct rule_upcall ack = syn;
+	struct mod_route_rule r = rule_table(10, 0);
+	struct rule_decision d;
+	uint8_t a[16];
+	bool slow;
+
+	(void)state;
+	syn.pkt.tcp_flags = TCP_SYN;
+	sa.pkt.tcp_flags = TCP_SYN | 0x10;
+	ack.pkt.tcp_flags = 0x10;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, MOD_ROUTE_TABLE_MAIN, "192.168.1.0", 24, 0);
+	assert_int_equal(eng_stack_decide(eng, u, 1).out_port, 2);
+	assert_int_equal(eng_stack_decide(eng, ur, 1).out_port, 0);
+	assert_int_equal(eng_stack_decide(eng, syn, 1).out_port, 2);
+	assert_int_equal(eng_stack_rx(eng, sa, 1, NULL).out_port, 0);
+	assert_int_equal(eng_stack_rx(eng, ack, 1, NULL).out_port, 2);
+	r.to_set = true;
+	r.family = FC_AF_INET4;
+	memcpy(r.to, a4("1.2.3.0", a), 16);
+	r.to_len = 24;
+	r.action = MOD_ROUTE_ACT_PROHIBIT;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	eng_stack_settle(eng, 2);
+	for (uint32_t now = 3; now < 5; now++) {
+		d = eng_stack_rx(eng, u, now, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.drop, RULE_DROP_ROUTE_PROHIBIT);
+		assert_int_equal(d.reject, RULE_REJECT_ICMP_ADMIN_PROHIBITED);
+		d = eng_stack_rx(eng, ack, now, &slow);
+		assert_true(slow);
+		assert_int_equal(d.drop, RULE_DROP_ROUTE_PROHIBIT);
+	}
+	/* The replies (to the LAN) still go. */
+	d = eng_stack_rx(eng, ur, 5, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 0);
+	/* Blackhole instead: silent. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	r.action = MOD_ROUTE_ACT_BLACKHOLE;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	eng_stack_settle(eng, 6);
+	d = eng_stack_rx(eng, u, 7, NULL);
+	assert_int_equal(d.drop, RULE_DROP_ROUTE_BLACKHOLE);
+	assert_int_equal(d.reject, RULE_REJECT_NONE);
+	/* No rule: main's way again. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	eng_stack_settle(eng, 8);
+	d = eng_stack_rx(eng, u, 9, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 2);
+	d = eng_stack_rx(eng, ack, 9, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 2);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -475,6 +549,7 @@ main(void)
 		cmocka_unit_test(test_engine_fwmark),
 		cmocka_unit_test(test_engine_drops),
 		cmocka_unit_test(test_engine_reply_drop),
+		cmocka_unit_test(test_engine_walk_drop),
 	};
 
 	if (gufc_test_eal_init("route_policy", "0") < 0)
