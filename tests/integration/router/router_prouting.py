@@ -13,7 +13,8 @@ client behind port 0, a server behind port 1, router mode):
             unreachable; a `to 10.8.0.0/24 prohibit` rule answers a ping
             with ICMP administratively prohibited (route_prohibit); a rule
             added and deleted at run time in the shell; show routes,
-            show route-rules (hits) and the JSON's route_rules.
+            show route-rules (hits), the JSON's route_rules, and every
+            table's routes in the JSON's routes and /gufc/routes.
   prouting_linux
             the oracle: the same iptables rules and the same routing rules
             (`ip rule`, `ip route ... table 100`) in a Linux router between
@@ -114,8 +115,19 @@ def t_prouting(build):
         check("deleted" in out, "route-rule del: " + out)
         out = gw.shell("route-rule add table nosuch")
         check("no such table" in out, "route-rule add table nosuch: " + out)
+        tel = gw.telemetry(["/gufc/routes"])
         gw.stop()
         st = gw.stats()
+        # Every table's routes, main's first, each with its table.
+        rt = st["routes"]
+        check(rt and rt[0]["table"] == 254 and rt[0]["table_name"] == "main" and
+              {"prefix": "10.9.0.0/24", "port": 1, "via": "10.0.2.2", "connected": False,
+               "table": 1000, "table_name": "wan"} in rt, "JSON routes: %s" % rt)
+        if tel is not None:
+            tr = tel["/gufc/routes"]
+            check(tr["prefix"] == [r["prefix"] for r in rt] and
+                  tr["table"] == [r["table"] for r in rt] and
+                  tr["table_name"] == [r["table_name"] for r in rt], "tel routes: %s" % tr)
         check(st["drops"].get("route_prohibit", 0) >= 1, "drops: %s" % st["drops"])
         rr = st["route_rules"]
         check([x["pref"] for x in rr] == [100, 200, 32766] and rr[0]["hits"] >= 1,
