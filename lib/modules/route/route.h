@@ -258,7 +258,9 @@ void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st)
  * main table's own rule (pref 32766, "from all lookup main") is implicit
  * and always there. A packet matches a rule when every selector given
  * matches (from, to: prefixes of its source, destination; fwmark V/M:
- * (mark & M) == V; iif: its input port), or none of them does with `not`.
+ * (mark & M) == V; iif: its input port; ipproto: its IP protocol;
+ * sport/dport: its ports within ranges, for protocols with ports), or none
+ * of them does with `not`.
  * A matching rule with a table looks the destination up there; no route
  * there falls through to the next rule (as Linux). blackhole drops the
  * packet silently, unreachable and prohibit drop it with the ICMP error
@@ -308,6 +310,10 @@ struct mod_route_rule {
 	bool mark_set;
 	uint32_t mark, mask; /**< fwmark V/M (M 0xffffffff when not given) */
 	uint16_t iif;      /**< input port, or MOD_ROUTE_IIF_ANY */
+	uint8_t ipproto;   /**< `ipproto`: the IP protocol; 0: any */
+	bool sport_set, dport_set;
+	uint16_t sport[2], dport[2]; /**< `sport`/`dport` ranges, [0] <= [1] (ports of TCP,
+				      UDP, UDP-Lite, SCTP, DCCP; other packets never match) */
 	uint8_t action;    /**< enum mod_route_action */
 	uint32_t table;    /**< with MOD_ROUTE_ACT_TABLE */
 };
@@ -335,6 +341,8 @@ struct mod_route_sel {
 	const uint8_t *dst;  /**< its destination, looked up */
 	uint32_t mark;       /**< its mark after PREROUTING */
 	uint16_t iif;        /**< its input port; MOD_ROUTE_IIF_ANY: unknown (matches no iif) */
+	uint8_t proto;       /**< its IP protocol (0: unknown, matches no ipproto) */
+	uint16_t sport, dport; /**< its ports (of a protocol with ports) */
 };
 
 /**

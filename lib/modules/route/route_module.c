@@ -16,6 +16,7 @@
  * entry that has had no packet yet to the port its replies are now
  * expected on).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,12 +147,17 @@ route_on_insert(void *priv, struct rule_flow *f)
 	s.dst = fc_key_dst(x);
 	s.mark = rt->mark[RULE_DIR_ORIG];
 	s.iif = fc_key_in_port(o);
+	s.proto = fc_key_proto(x);
+	s.sport = ntohs(fc_key_sport(x));
+	s.dport = ntohs(fc_key_dport(x));
 	f->act[RULE_DIR_ORIG].out_port = route_port(rt, x, &s, FC_KEY_F_DST_LOCAL,
 		&rt->hop[RULE_DIR_ORIG], &res[RULE_DIR_ORIG], &rt->decided[RULE_DIR_ORIG]);
 	s.src = fc_key_dst(x);
 	s.dst = fc_key_src(o);
 	s.mark = 0;
 	s.iif = reply_iif(f->act[RULE_DIR_ORIG].out_port);
+	s.sport = ntohs(fc_key_dport(x));
+	s.dport = ntohs(fc_key_sport(o));
 	f->act[RULE_DIR_REPLY].out_port = route_port(rt, o, &s, FC_KEY_F_SRC_LOCAL,
 		&rt->hop[RULE_DIR_REPLY], &res[RULE_DIR_REPLY], &rt->decided[RULE_DIR_REPLY]);
 	rt->taken[RULE_DIR_ORIG] = 0;
@@ -190,6 +196,9 @@ reply_remark(struct mod_route *rt, struct rule_flow *f)
 	s.dst = fc_key_src(o);
 	s.mark = mark;
 	s.iif = reply_iif(f->act[RULE_DIR_ORIG].out_port);
+	s.proto = fc_key_proto(x);
+	s.sport = ntohs(fc_key_dport(x));
+	s.dport = ntohs(fc_key_sport(o));
 	port = route_port(rt, o, &s, FC_KEY_F_SRC_LOCAL, &hop, &res, &rule);
 	if (res > MOD_ROUTE_RES_NONE)
 		f->act[RULE_DIR_REPLY].interest |= FC_INTEREST_ALL;
@@ -272,9 +281,13 @@ entry_port(const struct mod_route *rt, const struct rule_flow_info *e, struct ro
 	s.src = fc_key_src(&e->key);
 	s.mark = e->mark;
 	s.iif = fc_key_in_port(&e->key);
+	s.proto = fc_key_proto(&e->key);
+	s.sport = ntohs(fc_key_sport(&e->key));
+	s.dport = ntohs(fc_key_dport(&e->key));
 	if (e->peer != FC_INDEX_NONE &&
 		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0) {
 		s.dst = fc_key_src(&peer.key);
+		s.dport = ntohs(fc_key_sport(&peer.key));
 		return route_port(rt, &peer.key, &s, FC_KEY_F_SRC_LOCAL, hop, res, &rule);
 	}
 	s.dst = fc_key_dst(&e->key);

@@ -3,8 +3,8 @@
  * lib/modules/route/route_policy.c — policy routing: the tables other than
  * main (numbered, optionally named; small, scanned longest prefix first)
  * and the rules that pick a table for a packet by its source, destination,
- * mark and input port (Linux's `ip rule`), with the main table's implicit
- * rule at pref 32766. The main table itself stays in route.c (LPM). A
+ * mark, input port, protocol and ports (Linux's `ip rule`), with the main
+ * table's implicit rule at pref 32766. The main table itself stays in route.c (LPM). A
  * change restarts the walk over the cached flows (route_module.c).
  */
 #include <arpa/inet.h>
@@ -284,6 +284,13 @@ xt_lookup(const struct route_xtable *t, unsigned int family, const uint8_t *dst)
 	return best;
 }
 
+/* Has IP protocol @p proto the ports `sport`/`dport` match (Linux's fib rules' list)? */
+static bool
+proto_ports(uint8_t proto)
+{
+	return proto == 6 || proto == 17 || proto == 136 || proto == 132 || proto == 33;
+}
+
 /* Does rule @p r select packet @p s (`not` applied)? */
 static bool
 rule_match(const struct mod_route_rule *r, const struct mod_route_sel *s)
@@ -299,6 +306,14 @@ rule_match(const struct mod_route_rule *r, const struct mod_route_sel *s)
 	if (m && r->mark_set && (s->mark & r->mask) != r->mark)
 		m = false;
 	if (m && r->iif != MOD_ROUTE_IIF_ANY && r->iif != s->iif)
+		m = false;
+	if (m && r->ipproto != 0 && r->ipproto != s->proto)
+		m = false;
+	if (m && (r->sport_set || r->dport_set) && !proto_ports(s->proto))
+		m = false;
+	if (m && r->sport_set && (s->sport < r->sport[0] || s->sport > r->sport[1]))
+		m = false;
+	if (m && r->dport_set && (s->dport < r->dport[0] || s->dport > r->dport[1]))
 		m = false;
 	return m != r->invert;
 }
@@ -401,7 +416,10 @@ rule_eq(const struct mod_route_rule *a, const struct mod_route_rule *b)
 	       (!a->to_set || (a->to_len == b->to_len && memcmp(a->to, b->to, alen) == 0)) &&
 	       a->mark_set == b->mark_set &&
 	       (!a->mark_set || (a->mark == b->mark && a->mask == b->mask)) && a->iif == b->iif &&
-	       a->action == b->action && (a->action != MOD_ROUTE_ACT_TABLE || a->table == b->table);
+	       a->ipproto == b->ipproto && a->sport_set == b->sport_set &&
+	       a->dport_set == b->dport_set && a->sport[0] == b->sport[0] &&
+	       a->sport[1] == b->sport[1] && a->dport[0] == b->dport[0] &&
+	       a->dport[1] == b->dport[1] && a->action == b->action && (a->action != MOD_ROUTE_ACT_TABLE || a->table == b->table);
 }
 
 /*
@@ -426,6 +444,10 @@ rule_norm(struct mod_route_rule *n)
 	}
 	if (!n->mark_set)
 		n->mark = n->mask = 0;
+	if (!n->sport_set)
+		n->sport[0] = n->sport[1] = 0;
+	if (!n->dport_set)
+		n->dport[0] = n->dport[1] = 0;
 }
 
 static void
@@ -467,6 +489,8 @@ mod_route_rule_add(struct mod_route *rt, const struct mod_route_rule *r, bool pr
 		return -EINVAL;
 	if (n.mark_set && (n.mark & ~n.mask) != 0)
 		return -EINVAL; /* bits outside the mask never match */
+	if ((n.sport_set && n.sport[0] > n.sport[1]) || (n.dport_set && n.dport[0] > n.dport[1]))
+		return -EINVAL;
 	for (uint32_t i = 0; i < rt->n_rules; i++)
 		if (rule_eq(&rt->rules[i].r, &n))
 			return -EEXIST;
@@ -542,6 +566,30 @@ mod_route_rule_next(const struct mod_route *rt, uint32_t *it, struct mod_route_r
 	return 0;
 }
 
+/* An IP protocol's name as `ip rule` shows it; NULL: shown by number. */
+static const char *
+proto_name(uint8_t p)
+{
+	switch (p) {
+	case 1: return "icmp";
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 58: return "ipv6-icmp";
+	case 132: return "sctp";
+	default: return NULL;
+	}
+}
+
+/* " sport N" or " sport N-M" into @p buf. @return characters written. */
+static int
+port_range(char *buf, size_t len, const char *word, const uint16_t *pr)
+{
+	int n = pr[0] == pr[1] ? snprintf(buf, len, "%s %u", word, pr[0]) :
+				 snprintf(buf, len, "%s %u-%u", word, pr[0], pr[1]);
+
+	return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
+}
+
 int
 mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r, char *buf,
 	size_t len)
@@ -553,7 +601,8 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 	};
 	int af = r != NULL && r->family == FC_AF_INET6 ? AF_INET6 : AF_INET;
 	char from[INET6_ADDRSTRLEN + 4] = "all", to[INET6_ADDRSTRLEN + 8] = "";
-	char mark[32] = "", iif[16] = "", tbl[40];
+	char mark[32] = "", iif[16] = "", l4[48] = "", tbl[40];
+	int l = 0;
 	const char *name;
 
 	if (r == NULL || buf == NULL || r->action > MOD_ROUTE_ACT_PROHIBIT)
@@ -581,6 +630,16 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 	}
 	if (r->iif != MOD_ROUTE_IIF_ANY)
 		snprintf(iif, sizeof(iif), " iif %u", r->iif);
+	if (r->ipproto != 0) {
+		const char *pn = proto_name(r->ipproto);
+
+		l = pn != NULL ? snprintf(l4, sizeof(l4), " ipproto %s", pn) :
+				 snprintf(l4, sizeof(l4), " ipproto %u", r->ipproto);
+	}
+	if (r->sport_set)
+		l += port_range(l4 + l, sizeof(l4) - (size_t)l, " sport", r->sport);
+	if (r->dport_set)
+		l += port_range(l4 + l, sizeof(l4) - (size_t)l, " dport", r->dport);
 	if (r->action == MOD_ROUTE_ACT_TABLE) {
 		name = mod_route_table_name(rt, r->table);
 		if (name != NULL && name[0] != '\0')
@@ -590,8 +649,8 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 	} else {
 		snprintf(tbl, sizeof(tbl), "%s", act[r->action]);
 	}
-	return snprintf(buf, len, "%sfrom %s%s%s%s %s", r->invert ? "not " : "", from, to, mark,
-		iif, tbl);
+	return snprintf(buf, len, "%sfrom %s%s%s%s%s %s", r->invert ? "not " : "", from, to, mark,
+		iif, l4, tbl);
 }
 
 int

@@ -1020,6 +1020,12 @@ BAD_CONF = [  # (file text, line, token, message words)
     ("route-rule fwmark 1 table main bogus\n", 1, "bogus", "unexpected word after"),
     ("route-rule fwmark 1 goto 5\n", 1, "goto", "expected pref, not, from"),
     ("route-rule pref 32766 table main\n", 1, "route-rule", "the main table's own rule"),
+    ("route-rule ipproto nosuch table main\n", 1, "nosuch", "bad ipproto"),
+    ("route-rule ipproto 256 table main\n", 1, "256", "bad ipproto"),
+    ("route-rule dport 90-80 table main\n", 1, "90-80", "bad port range"),
+    ("route-rule sport 70000 table main\n", 1, "70000", "bad port range"),
+    ("route-rule sport 1-2-3 table main\n", 1, "1-2-3", "bad port range"),
+    ("route-rule oif 1 table main\n", 1, "oif", "never matches a forwarded packet"),
 ]
 
 # VLAN sub-interfaces of a device (port 0: --vdev net_null0): (text, line, token, words)

@@ -3,7 +3,7 @@
  * Policy routing (lib/modules/route, route_policy.c): several tables and
  * the rules that pick one, as Linux's `ip rule` — order by pref with the
  * implicit main rule at 32766, fall-through of a table without a route,
- * fwmark V/M, from/to/iif selectors and `not`, blackhole, unreachable
+ * fwmark V/M, from/to/iif/ipproto/sport/dport selectors and `not`, blackhole, unreachable
  * and prohibit; then on the engine (tests/unit/common/eng_stack.c): the
  * mark a mangle PREROUTING rule sets picks the table of a new flow, a
  * reply's restored connmark picks its own, a rule's drop is a named drop
@@ -539,6 +539,90 @@ test_engine_walk_drop(void **state)
 	eng_stack_free(eng);
 }
 
+/* The policy lookup of a packet of @p proto from port @p sp to port @p dp: the port, or -result. */
+static int
+look_l4(const struct mod_route *rt, uint8_t proto, uint16_t sp, uint16_t dp)
+{
+	uint8_t s[16], d[16];
+	struct mod_route_sel sel = {
+		.family = FC_AF_INET4, .src = a4("192.168.1.5", s), .dst = a4("1.2.3.4", d),
+		.iif = 0, .proto = proto, .sport = sp, .dport = dp};
+	struct mod_route_nh nh;
+	int res = mod_route_resolve(rt, &sel, &nh);
+
+	return res == MOD_ROUTE_RES_NH ? nh.port : -res;
+}
+
+/*
+ * ipproto, sport and dport (ranges, both ends in): a protocol without
+ * ports never matches a port selector; the listing's words; equal rules
+ * (a range's ends) are one; a reversed range is refused. On the engine: a
+ * TCP flow to port 443 takes the dport rule's table, its reply (from 443)
+ * the sport rule's.
+ */
+static void
+test_l4_selectors(void **state)
+{
+	struct rule_engine *eng = mk("accept\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct mod_route_rule r = rule_table(10, 1), q;
+	struct mod_route_rule_info ri;
+	struct rule_flow_info fi;
+	struct rule_upcall u = eng_stack_up4(6, "192.168.1.5", 1000, "1.2.3.4", 443, 0);
+	char line[200];
+	uint32_t it = 0;
+
+	(void)state;
+	u.pkt.tcp_flags = TCP_SYN;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, MOD_ROUTE_TABLE_MAIN, "192.168.1.0", 24, 0);
+	route(rt, 1, "0.0.0.0", 0, 3);
+	route(rt, 2, "192.168.1.0", 24, 4);
+	r.ipproto = 6;
+	r.dport_set = true;
+	r.dport[0] = 443;
+	r.dport[1] = 450;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	q = rule_table(20, 2);
+	q.sport_set = true;
+	q.sport[0] = q.sport[1] = 443;
+	assert_int_equal(mod_route_rule_add(rt, &q, true), 0);
+	assert_int_equal(look_l4(rt, 6, 1000, 443), 3);
+	assert_int_equal(look_l4(rt, 6, 1000, 450), 3);
+	assert_int_equal(look_l4(rt, 6, 1000, 451), 2);
+	assert_int_equal(look_l4(rt, 6, 1000, 442), 2);
+	assert_int_equal(look_l4(rt, 17, 1000, 443), 2); /* not tcp */
+	/* (to 1.2.3.4: table 2 has no route there, main's) */
+	assert_int_equal(look_l4(rt, 17, 443, 1000), 2);
+	/* ICMP has no ports: a port selector never matches it (0 is no port). */
+	q.sport[0] = 0;
+	assert_int_equal(mod_route_rule_del(rt, &q), -ENOENT); /* another range: another rule */
+	assert_int_equal(mod_route_rule_add(rt, &q, true), 0);
+	route(rt, 2, "0.0.0.0", 0, 4);
+	assert_int_equal(look_l4(rt, 1, 0, 0), 2);
+	assert_int_equal(look_l4(rt, 17, 0, 53), 4);
+	assert_int_equal(mod_route_rule_del(rt, &q), 0);
+	assert_int_equal(mod_route_table_del(rt, 2, FC_AF_INET4, (uint8_t[16]){0}, 0), 0);
+	/* Reversed: refused. */
+	q.sport[0] = 500;
+	q.sport[1] = 400;
+	assert_int_equal(mod_route_rule_add(rt, &q, true), -EINVAL);
+	/* Listing. */
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_true(mod_route_rule_format(rt, &ri.r, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all ipproto tcp dport 443-450 lookup 1");
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_true(mod_route_rule_format(rt, &ri.r, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all sport 443 lookup 2");
+	/* On the engine: the flow by table 1 (port 3), its reply from 443 by table 2. */
+	assert_int_equal(eng_stack_decide(eng, u, 1).out_port, 3);
+	assert_int_equal(rule_engine_flow_lookup(eng, &u.pkt.key, &fi), 0);
+	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, fi.peer, &fi), 0);
+	assert_int_equal(fc_key_sport(&fi.key), htons(443));
+	assert_int_equal(fi.act.out_port, 4);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -550,6 +634,7 @@ main(void)
 		cmocka_unit_test(test_engine_drops),
 		cmocka_unit_test(test_engine_reply_drop),
 		cmocka_unit_test(test_engine_walk_drop),
+		cmocka_unit_test(test_l4_selectors),
 	};
 
 	if (gufc_test_eal_init("route_policy", "0") < 0)
