@@ -313,7 +313,7 @@ struct mod_route_rule {
 	uint8_t ipproto;   /**< `ipproto`: the IP protocol; 0: any */
 	bool sport_set, dport_set;
 	uint16_t sport[2], dport[2]; /**< `sport`/`dport` ranges, [0] <= [1] (ports of TCP,
-				      UDP, UDP-Lite, SCTP, DCCP; other packets never match) */
+				      UDP, UDP-Lite, SCTP, DCCP; other protocols' are 0) */
 	uint8_t action;    /**< enum mod_route_action */
 	uint32_t table;    /**< with MOD_ROUTE_ACT_TABLE */
 };
@@ -342,7 +342,7 @@ struct mod_route_sel {
 	uint32_t mark;       /**< its mark after PREROUTING */
 	uint16_t iif;        /**< its input port; MOD_ROUTE_IIF_ANY: unknown (matches no iif) */
 	uint8_t proto;       /**< its IP protocol (0: unknown, matches no ipproto) */
-	uint16_t sport, dport; /**< its ports (of a protocol with ports) */
+	uint16_t sport, dport; /**< its ports (host order; a protocol without ports: ignored, 0) */
 };
 
 /**

@@ -295,6 +295,8 @@ proto_ports(uint8_t proto)
 static bool
 rule_match(const struct mod_route_rule *r, const struct mod_route_sel *s)
 {
+	/* Another protocol's ports are 0, as Linux's flow dissection leaves them. */
+	uint16_t sp = proto_ports(s->proto) ? s->sport : 0, dp = proto_ports(s->proto) ? s->dport : 0;
 	bool m = true;
 
 	if ((r->from_set || r->to_set) && r->family != s->family)
@@ -309,11 +311,9 @@ rule_match(const struct mod_route_rule *r, const struct mod_route_sel *s)
 		m = false;
 	if (m && r->ipproto != 0 && r->ipproto != s->proto)
 		m = false;
-	if (m && (r->sport_set || r->dport_set) && !proto_ports(s->proto))
+	if (m && r->sport_set && (sp < r->sport[0] || sp > r->sport[1]))
 		m = false;
-	if (m && r->sport_set && (s->sport < r->sport[0] || s->sport > r->sport[1]))
-		m = false;
-	if (m && r->dport_set && (s->dport < r->dport[0] || s->dport > r->dport[1]))
+	if (m && r->dport_set && (dp < r->dport[0] || dp > r->dport[1]))
 		m = false;
 	return m != r->invert;
 }

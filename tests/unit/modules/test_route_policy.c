@@ -555,7 +555,7 @@ look_l4(const struct mod_route *rt, uint8_t proto, uint16_t sp, uint16_t dp)
 
 /*
  * ipproto, sport and dport (ranges, both ends in): a protocol without
- * ports never matches a port selector; the listing's words; equal rules
+ * ports has ports 0 (Linux's flow dissection); the listing's words; equal rules
  * (a range's ends) are one; a reversed range is refused. On the engine: a
  * TCP flow to port 443 takes the dport rule's table, its reply (from 443)
  * the sport rule's.
@@ -594,13 +594,15 @@ test_l4_selectors(void **state)
 	assert_int_equal(look_l4(rt, 17, 1000, 443), 2); /* not tcp */
 	/* (to 1.2.3.4: table 2 has no route there, main's) */
 	assert_int_equal(look_l4(rt, 17, 443, 1000), 2);
-	/* ICMP has no ports: a port selector never matches it (0 is no port). */
+	/* ICMP's ports are 0 (as Linux's): sport 0-443 takes it, whatever its key holds. */
 	q.sport[0] = 0;
 	assert_int_equal(mod_route_rule_del(rt, &q), -ENOENT); /* another range: another rule */
 	assert_int_equal(mod_route_rule_add(rt, &q, true), 0);
 	route(rt, 2, "0.0.0.0", 0, 4);
-	assert_int_equal(look_l4(rt, 1, 0, 0), 2);
+	assert_int_equal(look_l4(rt, 1, 0, 0), 4);
+	assert_int_equal(look_l4(rt, 1, 800, 0), 4);
 	assert_int_equal(look_l4(rt, 17, 0, 53), 4);
+	assert_int_equal(look_l4(rt, 17, 800, 53), 2);
 	assert_int_equal(mod_route_rule_del(rt, &q), 0);
 	assert_int_equal(mod_route_table_del(rt, 2, FC_AF_INET4, (uint8_t[16]){0}, 0), 0);
 	/* Reversed: refused. */
