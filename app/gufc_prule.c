@@ -8,7 +8,7 @@
  *
  *   [pref P] [not] [from PFX|all] [to PFX|all] [fwmark V[/M]] [iif PORT]
  *   [ipproto PROTO] [sport N[-M]] [dport N[-M]]
- *   table T | lookup T | blackhole | unreachable | prohibit
+ *   table T | lookup T | goto P | blackhole | unreachable | prohibit
  *
  * T is a number (1..4294967294, not 253 or 255), "main" or a name; PORT a
  * port number or a port's name; PROTO a number (1..255) or a name.
@@ -140,7 +140,7 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 	struct mod_route_rule *r = &pr->r;
 	struct lex_fault f;
 	bool acted = false;
-	unsigned int i = 0;
+	unsigned int i = 0, goto_at = 0;
 
 	memset(pr, 0, sizeof(*pr));
 	r->iif = MOD_ROUTE_IIF_ANY;
@@ -178,9 +178,9 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 			strcmp(w, "from") != 0 && strcmp(w, "to") != 0 && strcmp(w, "fwmark") != 0 &&
 			strcmp(w, "iif") != 0 && strcmp(w, "table") != 0 && strcmp(w, "lookup") != 0 &&
 			strcmp(w, "ipproto") != 0 && strcmp(w, "sport") != 0 &&
-			strcmp(w, "dport") != 0) {
+			strcmp(w, "dport") != 0 && strcmp(w, "goto") != 0) {
 			*why = "expected pref, not, from, to, fwmark, iif, ipproto, sport, dport, "
-			       "table, blackhole, unreachable or prohibit";
+			       "table, goto, blackhole, unreachable or prohibit";
 			return -EINVAL;
 		}
 		if (v == NULL) {
@@ -188,7 +188,16 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 			return -EINVAL;
 		}
 		*bad = i + 1;
-		if (strcmp(w, "ipproto") == 0) {
+		if (strcmp(w, "goto") == 0) {
+			if (lex_u32(v, strlen(v), UINT32_MAX, LEX_NUM_C, &r->table, &f) != 0 ||
+				r->table == 0) {
+				*why = "bad goto pref (1..4294967295)";
+				return -EINVAL;
+			}
+			r->action = MOD_ROUTE_ACT_GOTO;
+			acted = true;
+			goto_at = i + 1;
+		} else if (strcmp(w, "ipproto") == 0) {
 			int pn = proto_arg(v);
 
 			if (pn < 0) {
@@ -257,7 +266,13 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 	}
 	if (!acted) {
 		*bad = n > 0 ? n - 1 : 0;
-		*why = "missing the rule's action (table T, blackhole, unreachable or prohibit)";
+		*why = "missing the rule's action (table T, goto P, blackhole, unreachable or "
+		       "prohibit)";
+		return -EINVAL;
+	}
+	if (r->action == MOD_ROUTE_ACT_GOTO && pr->pref_given && r->table <= r->pref) {
+		*bad = goto_at;
+		*why = "goto goes to a later pref (more than the rule's)";
 		return -EINVAL;
 	}
 	if (pr->pref_given && r->action == MOD_ROUTE_ACT_TABLE && r->pref == MOD_ROUTE_PREF_MAIN &&

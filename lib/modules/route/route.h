@@ -297,6 +297,8 @@ enum mod_route_action {
 	MOD_ROUTE_ACT_BLACKHOLE,   /**< drop silently */
 	MOD_ROUTE_ACT_UNREACHABLE, /**< drop, ICMP host unreachable (ICMPv6 no route) */
 	MOD_ROUTE_ACT_PROHIBIT,    /**< drop, ICMP administratively prohibited */
+	MOD_ROUTE_ACT_GOTO,        /**< go on at the rules of pref @c table (a later pref;
+				        none there: the rule is unresolved and skipped, as Linux) */
 };
 
 /** A routing rule. Zeroed, then set what is given (iif: MOD_ROUTE_IIF_ANY for none). */
@@ -315,7 +317,7 @@ struct mod_route_rule {
 	uint16_t sport[2], dport[2]; /**< `sport`/`dport` ranges, [0] <= [1] (ports of TCP,
 				      UDP, UDP-Lite, SCTP, DCCP; other protocols' are 0) */
 	uint8_t action;    /**< enum mod_route_action */
-	uint32_t table;    /**< with MOD_ROUTE_ACT_TABLE */
+	uint32_t table;    /**< with MOD_ROUTE_ACT_TABLE; MOD_ROUTE_ACT_GOTO: the target pref */
 };
 
 /** A rule, for listings (mod_route_rule_next()). */

@@ -338,6 +338,24 @@ table_lookup(const struct mod_route *rt, uint32_t table, const struct mod_route_
 	return 0;
 }
 
+/*
+ * Where a goto to pref @p target goes on: the index of the first rule of
+ * that pref (32766, the implicit main rule's: the first rule of that pref
+ * or more, main looked up at its place); UINT32_MAX: no rule there
+ * (unresolved).
+ */
+static uint32_t
+goto_at(const struct mod_route *rt, uint32_t target)
+{
+	uint32_t j = 0;
+
+	while (j < rt->n_rules && rt->rules[j].r.pref < target)
+		j++;
+	if (target == MOD_ROUTE_PREF_MAIN || (j < rt->n_rules && rt->rules[j].r.pref == target))
+		return j;
+	return UINT32_MAX;
+}
+
 int
 route_resolve(const struct mod_route *rt, const struct mod_route_sel *s, struct mod_route_nh *nh,
 	int32_t *rule)
@@ -367,6 +385,16 @@ route_resolve(const struct mod_route *rt, const struct mod_route_sel *s, struct 
 				continue; /* no route there: the next rule */
 			*rule = (int32_t)i;
 			return MOD_ROUTE_RES_NH;
+		case MOD_ROUTE_ACT_GOTO: {
+			uint32_t j = goto_at(rt, r->table);
+
+			if (j == UINT32_MAX)
+				continue; /* unresolved: skipped */
+			if (r->table > MOD_ROUTE_PREF_MAIN)
+				main_done = true; /* jumped over */
+			i = j - 1;
+			continue;
+		}
 		case MOD_ROUTE_ACT_BLACKHOLE:
 			*rule = (int32_t)i;
 			return MOD_ROUTE_RES_BLACKHOLE;
@@ -419,7 +447,8 @@ rule_eq(const struct mod_route_rule *a, const struct mod_route_rule *b)
 	       a->ipproto == b->ipproto && a->sport_set == b->sport_set &&
 	       a->dport_set == b->dport_set && a->sport[0] == b->sport[0] &&
 	       a->sport[1] == b->sport[1] && a->dport[0] == b->dport[0] &&
-	       a->dport[1] == b->dport[1] && a->action == b->action && (a->action != MOD_ROUTE_ACT_TABLE || a->table == b->table);
+	       a->dport[1] == b->dport[1] && a->action == b->action &&
+	       a->table == b->table; /* (rule_norm(): 0 but for a lookup's and a goto's) */
 }
 
 /*
@@ -430,7 +459,7 @@ rule_eq(const struct mod_route_rule *a, const struct mod_route_rule *b)
 static void
 rule_norm(struct mod_route_rule *n)
 {
-	if (n->action != MOD_ROUTE_ACT_TABLE)
+	if (n->action != MOD_ROUTE_ACT_TABLE && n->action != MOD_ROUTE_ACT_GOTO)
 		n->table = 0;
 	if (!n->from_set && !n->to_set)
 		n->family = 0;
@@ -466,7 +495,7 @@ mod_route_rule_add(struct mod_route *rt, const struct mod_route_rule *r, bool pr
 	struct mod_route_rule n;
 	uint32_t at;
 
-	if (rt == NULL || r == NULL || r->action > MOD_ROUTE_ACT_PROHIBIT)
+	if (rt == NULL || r == NULL || r->action > MOD_ROUTE_ACT_GOTO)
 		return -EINVAL;
 	n = *r;
 	if (!pref_given) {
@@ -481,6 +510,8 @@ mod_route_rule_add(struct mod_route *rt, const struct mod_route_rule *r, bool pr
 		return -EINVAL;
 	if (n.action == MOD_ROUTE_ACT_TABLE && !table_id_ok(n.table))
 		return -EINVAL;
+	if (n.action == MOD_ROUTE_ACT_GOTO && n.table <= n.pref)
+		return -EINVAL; /* a goto goes forward (Linux's too) */
 	rule_norm(&n);
 	if ((n.from_set || n.to_set) &&
 		(fc_af_index(n.family) < 0 ||
@@ -598,6 +629,7 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 		[MOD_ROUTE_ACT_BLACKHOLE] = "blackhole",
 		[MOD_ROUTE_ACT_UNREACHABLE] = "unreachable",
 		[MOD_ROUTE_ACT_PROHIBIT] = "prohibit",
+		[MOD_ROUTE_ACT_GOTO] = "goto",
 	};
 	int af = r != NULL && r->family == FC_AF_INET6 ? AF_INET6 : AF_INET;
 	char from[INET6_ADDRSTRLEN + 4] = "all", to[INET6_ADDRSTRLEN + 8] = "";
@@ -605,7 +637,7 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 	int l = 0;
 	const char *name;
 
-	if (r == NULL || buf == NULL || r->action > MOD_ROUTE_ACT_PROHIBIT)
+	if (r == NULL || buf == NULL || r->action > MOD_ROUTE_ACT_GOTO)
 		return -EINVAL;
 	if (r->from_set) {
 		char a[INET6_ADDRSTRLEN];
@@ -646,6 +678,9 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 			snprintf(tbl, sizeof(tbl), "lookup %s", name);
 		else
 			snprintf(tbl, sizeof(tbl), "lookup %" PRIu32, r->table);
+	} else if (r->action == MOD_ROUTE_ACT_GOTO) {
+		snprintf(tbl, sizeof(tbl), "goto %" PRIu32 "%s", r->table,
+			rt != NULL && goto_at(rt, r->table) == UINT32_MAX ? " [unresolved]" : "");
 	} else {
 		snprintf(tbl, sizeof(tbl), "%s", act[r->action]);
 	}

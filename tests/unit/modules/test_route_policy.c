@@ -625,6 +625,64 @@ test_l4_selectors(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * goto P: a matching rule goes on at the rules of pref P (skipping those
+ * between, and main's when past 32766); none of pref P: unresolved,
+ * skipped, and listed so; a goto to an earlier pref is refused.
+ */
+static void
+test_goto(void **state)
+{
+	struct rule_engine *eng = mk("accept\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct mod_route_rule g = rule_mark(10, 0x1, 0xffffffff, 0), r;
+	struct mod_route_rule_info ri;
+	char line[200];
+	uint32_t it = 0;
+
+	(void)state;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, 1, "0.0.0.0", 0, 3);
+	route(rt, 2, "0.0.0.0", 0, 4);
+	g.action = MOD_ROUTE_ACT_GOTO;
+	g.table = 30;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), 0);
+	r = rule_table(20, 1);
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	/* Unresolved (no rule of pref 30): skipped, mark 1 takes table 1 too. */
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), 3);
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_true(mod_route_rule_format(rt, &ri.r, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all fwmark 0x1 goto 30 [unresolved]");
+	r = rule_table(30, 2);
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), 4); /* past pref 20 */
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 0, 0), 3);
+	assert_true(mod_route_rule_format(rt, &g, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all fwmark 0x1 goto 30");
+	/* Past main: main skipped, the rule at 40000 decides (nothing there: no route). */
+	g.table = 40000;
+	g.pref = 11;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), 0);
+	assert_int_equal(mod_route_rule_del(rt, &r), 0); /* pref 30 gone: the first goto unresolved */
+	r = rule_table(40000, 5);
+	r.action = MOD_ROUTE_ACT_BLACKHOLE;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), -MOD_ROUTE_RES_BLACKHOLE);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 0, 0), 3);
+	/* To main's pref: main decides. */
+	assert_int_equal(mod_route_rule_del(rt, &g), 0);
+	g.table = MOD_ROUTE_PREF_MAIN;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), 0);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), 2);
+	/* Backwards or to itself: refused. */
+	g.table = 11;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), -EINVAL);
+	g.table = 5;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), -EINVAL);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -637,6 +695,7 @@ main(void)
 		cmocka_unit_test(test_engine_reply_drop),
 		cmocka_unit_test(test_engine_walk_drop),
 		cmocka_unit_test(test_l4_selectors),
+		cmocka_unit_test(test_goto),
 	};
 
 	if (gufc_test_eal_init("route_policy", "0") < 0)
