@@ -705,15 +705,23 @@ int gufc_collect_ports(struct gufc_app *app, struct gufc_port_cfg *pc);
 int gufc_collect_neighbours(struct gufc_app *app, struct mod_neigh_info **rows, unsigned int *n,
 	unsigned int max);
 
+/** A route as listings show it, with its table (gufc_collect_route_rows()). */
+struct gufc_route_row {
+	struct mod_route_info ri;
+	uint32_t table;                 /**< MOD_ROUTE_TABLE_MAIN, or another table's id */
+	char name[MOD_ROUTE_NAME_MAX];  /**< the table's name ("main"; "" made by number) */
+};
+
 /**
- * Read up to @p max routes (on the rules lcore).
+ * Read up to @p max routes (on the rules lcore): the main table's, then
+ * each other table's, in the order `show routes` lists them.
  * @param app   the application
  * @param rows  receives a malloc'ed array (the caller frees it)
  * @param n     receives the number of rows
  * @param max   most rows
  * @return 0, -ENOMEM, or an error of gufc_ctl_call().
  */
-int gufc_collect_route_rows(struct gufc_app *app, struct mod_route_info **rows, unsigned int *n,
+int gufc_collect_route_rows(struct gufc_app *app, struct gufc_route_row **rows, unsigned int *n,
 	unsigned int max);
 
 /* ------------------------------------------------------------------------ */

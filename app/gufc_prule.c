@@ -7,10 +7,11 @@
  * the rules lcore.
  *
  *   [pref P] [not] [from PFX|all] [to PFX|all] [fwmark V[/M]] [iif PORT]
- *   table T | lookup T | blackhole | unreachable | prohibit
+ *   [ipproto PROTO] [sport N[-M]] [dport N[-M]]
+ *   table T | lookup T | goto P | blackhole | unreachable | prohibit
  *
  * T is a number (1..4294967294, not 253 or 255), "main" or a name; PORT a
- * port number or a port's name.
+ * port number or a port's name; PROTO a number (1..255) or a name.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -95,6 +96,43 @@ port_arg(const struct gufc_config *cfg, const char *s, uint16_t *port)
 	return -ENOENT;
 }
 
+/* `ipproto` names (netbase's) and numbers 1..255. @return the number, or -1. */
+static int
+proto_arg(const char *s)
+{
+	static const struct {
+		const char *name;
+		uint8_t num;
+	} names[] = {
+		{"icmp", 1}, {"tcp", 6}, {"udp", 17}, {"dccp", 33}, {"gre", 47}, {"esp", 50},
+		{"ah", 51}, {"ipv6-icmp", 58}, {"sctp", 132}, {"udplite", 136},
+	};
+	struct lex_fault f;
+	uint32_t v;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i].name) == 0)
+			return names[i].num;
+	if (lex_u32(s, strlen(s), 255, LEX_NUM_DEC, &v, &f) != 0 || v == 0)
+		return -1;
+	return (int)v;
+}
+
+/* `sport`/`dport`: N or N-M (N <= M), 0..65535. */
+static int
+range_arg(const char *s, uint16_t out[2])
+{
+	static const struct lex_port_syntax sx = { .range = '-', .max = 1, .range_weight = 1 };
+	struct lex_port_range pr;
+	unsigned int n;
+
+	if (lex_ports(&sx, s, strlen(s), &pr, &n, NULL) != 0 || n != 1)
+		return -EINVAL;
+	out[0] = pr.lo;
+	out[1] = pr.hi;
+	return 0;
+}
+
 int
 gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned int n,
 	struct gufc_prule *pr, unsigned int *bad, const char **why)
@@ -102,7 +140,7 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 	struct mod_route_rule *r = &pr->r;
 	struct lex_fault f;
 	bool acted = false;
-	unsigned int i = 0;
+	unsigned int i = 0, goto_at = 0;
 
 	memset(pr, 0, sizeof(*pr));
 	r->iif = MOD_ROUTE_IIF_ANY;
@@ -131,11 +169,18 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 			i++;
 			continue;
 		}
+		if (strcmp(w, "oif") == 0 || strcmp(w, "oifname") == 0) {
+			*why = "oif never matches a forwarded packet (Linux: local ones by a bound "
+			       "device)";
+			return -EINVAL;
+		}
 		if (strcmp(w, "pref") != 0 && strcmp(w, "priority") != 0 &&
 			strcmp(w, "from") != 0 && strcmp(w, "to") != 0 && strcmp(w, "fwmark") != 0 &&
-			strcmp(w, "iif") != 0 && strcmp(w, "table") != 0 && strcmp(w, "lookup") != 0) {
-			*why = "expected pref, not, from, to, fwmark, iif, table, blackhole, "
-			       "unreachable or prohibit";
+			strcmp(w, "iif") != 0 && strcmp(w, "table") != 0 && strcmp(w, "lookup") != 0 &&
+			strcmp(w, "ipproto") != 0 && strcmp(w, "sport") != 0 &&
+			strcmp(w, "dport") != 0 && strcmp(w, "goto") != 0) {
+			*why = "expected pref, not, from, to, fwmark, iif, ipproto, sport, dport, "
+			       "table, goto, blackhole, unreachable or prohibit";
 			return -EINVAL;
 		}
 		if (v == NULL) {
@@ -143,7 +188,36 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 			return -EINVAL;
 		}
 		*bad = i + 1;
-		if (w[0] == 'p') {
+		if (strcmp(w, "goto") == 0) {
+			if (lex_u32(v, strlen(v), UINT32_MAX, LEX_NUM_C, &r->table, &f) != 0 ||
+				r->table == 0) {
+				*why = "bad goto pref (1..4294967295)";
+				return -EINVAL;
+			}
+			r->action = MOD_ROUTE_ACT_GOTO;
+			acted = true;
+			goto_at = i + 1;
+		} else if (strcmp(w, "ipproto") == 0) {
+			int pn = proto_arg(v);
+
+			if (pn < 0) {
+				*why = "bad ipproto (1..255 or a name: tcp, udp, icmp, ipv6-icmp, "
+				       "sctp, udplite, dccp, gre, esp, ah)";
+				return -EINVAL;
+			}
+			r->ipproto = (uint8_t)pn;
+		} else if (strcmp(w, "sport") == 0 || strcmp(w, "dport") == 0) {
+			bool d = w[0] == 'd';
+
+			if (range_arg(v, d ? r->dport : r->sport) != 0) {
+				*why = "bad port range (N or N-M, 0..65535, N <= M)";
+				return -EINVAL;
+			}
+			if (d)
+				r->dport_set = true;
+			else
+				r->sport_set = true;
+		} else if (w[0] == 'p') {
 			if (lex_u32(v, strlen(v), UINT32_MAX, LEX_NUM_C, &r->pref, &f) != 0 ||
 				r->pref == 0) {
 				*why = "bad pref (1..4294967295)";
@@ -192,12 +266,19 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 	}
 	if (!acted) {
 		*bad = n > 0 ? n - 1 : 0;
-		*why = "missing the rule's action (table T, blackhole, unreachable or prohibit)";
+		*why = "missing the rule's action (table T, goto P, blackhole, unreachable or "
+		       "prohibit)";
+		return -EINVAL;
+	}
+	if (r->action == MOD_ROUTE_ACT_GOTO && pr->pref_given && r->table <= r->pref) {
+		*bad = goto_at;
+		*why = "goto goes to a later pref (more than the rule's)";
 		return -EINVAL;
 	}
 	if (pr->pref_given && r->action == MOD_ROUTE_ACT_TABLE && r->pref == MOD_ROUTE_PREF_MAIN &&
 		r->table == MOD_ROUTE_TABLE_MAIN && !r->from_set && !r->to_set && !r->mark_set &&
-		r->iif == MOD_ROUTE_IIF_ANY && !r->invert) {
+		r->iif == MOD_ROUTE_IIF_ANY && r->ipproto == 0 && !r->sport_set && !r->dport_set &&
+		!r->invert) {
 		*why = "that is the main table's own rule (always there)";
 		return -EEXIST;
 	}

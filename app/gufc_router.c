@@ -712,24 +712,40 @@ gufc_collect_neighbours(struct gufc_app *app, struct mod_neigh_info **rows, unsi
 }
 
 struct route_rows_arg {
-	struct mod_route_info *rows;
+	struct gufc_route_row *rows;
 	unsigned int n;
 	unsigned int max;
 };
+
+/* Table @p id's routes into @p a (while there is room). */
+static void
+route_rows_table(struct gufc_app *app, struct route_rows_arg *a, uint32_t id)
+{
+	const char *nm = mod_route_table_name(app->route, id);
+	uint32_t it = 0;
+
+	while (a->n < a->max &&
+		mod_route_table_route_next(app->route, id, &it, &a->rows[a->n].ri) == 0) {
+		a->rows[a->n].table = id;
+		snprintf(a->rows[a->n].name, sizeof(a->rows[a->n].name), "%s", nm != NULL ? nm : "");
+		a->n++;
+	}
+}
 
 static int
 route_rows_fn(struct gufc_app *app, void *arg)
 {
 	struct route_rows_arg *a = arg;
-	uint32_t it = 0;
+	uint32_t it = 0, id;
 
-	while (a->n < a->max && mod_route_next(app->route, &it, &a->rows[a->n]) == 0)
-		a->n++;
+	route_rows_table(app, a, MOD_ROUTE_TABLE_MAIN);
+	while (mod_route_table_next(app->route, &it, &id, NULL) == 0)
+		route_rows_table(app, a, id);
 	return 0;
 }
 
 int
-gufc_collect_route_rows(struct gufc_app *app, struct mod_route_info **rows, unsigned int *n,
+gufc_collect_route_rows(struct gufc_app *app, struct gufc_route_row **rows, unsigned int *n,
 	unsigned int max)
 {
 	struct route_rows_arg a = { .max = max };

@@ -190,27 +190,29 @@ gufc_show_neighbours(struct gufc_app *app, FILE *f)
 int
 gufc_show_routes(struct gufc_app *app, FILE *f)
 {
-	struct mod_route_info *rows;
-	unsigned int n;
+	struct gufc_route_row *rows;
+	unsigned int n, shown = 0;
 	int rc;
 
 	rc = gufc_collect_route_rows(app, &rows, &n, ROWS_MAX);
 	if (rc != 0)
 		return rc;
-	for (unsigned int i = 0; i < n; i++) {
-		struct lex_prefix p = { .family = rows[i].family, .len = rows[i].depth };
+	/* The main table's (the other tables': gufc_show_route_tables()). */
+	for (unsigned int i = 0; i < n && rows[i].table == MOD_ROUTE_TABLE_MAIN; i++, shown++) {
+		const struct mod_route_info *ri = &rows[i].ri;
+		struct lex_prefix p = { .family = ri->family, .len = ri->depth };
 		char ps[LEX_PREFIX_STRLEN], gw[LEX_ADDR_STRLEN];
 
-		memcpy(p.addr, rows[i].addr, sizeof(p.addr));
+		memcpy(p.addr, ri->addr, sizeof(p.addr));
 		lex_prefix_format(&p, ps, sizeof(ps));
-		fprintf(f, "%s port %u", ps, rows[i].nh.port);
-		if (rows[i].nh.via) {
-			lex_addr_format(p.family, rows[i].nh.gw, gw, sizeof(gw));
+		fprintf(f, "%s port %u", ps, ri->nh.port);
+		if (ri->nh.via) {
+			lex_addr_format(p.family, ri->nh.gw, gw, sizeof(gw));
 			fprintf(f, " via %s", gw);
 		}
-		fprintf(f, "%s\n", (rows[i].flags & MOD_ROUTE_F_CONNECTED) ? " connected" : "");
+		fprintf(f, "%s\n", (ri->flags & MOD_ROUTE_F_CONNECTED) ? " connected" : "");
 	}
-	if (n == 0)
+	if (shown == 0)
 		fprintf(f, "no routes\n");
 	free(rows);
 	return 0;
@@ -227,7 +229,7 @@ gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	const struct mod_neigh_stats *nb = &t->nb;
 	struct gufc_port_cfg *pc = calloc(GUFC_MAX_PORTS, sizeof(*pc));
 	struct mod_neigh_info *nrows = NULL;
-	struct mod_route_info *rrows = NULL;
+	struct gufc_route_row *rrows = NULL;
 	struct gufc_prule_row *prows = NULL;
 	unsigned int nn = 0, nr = 0, np = 0;
 	bool first = true;
@@ -303,18 +305,20 @@ gufc_router_json(struct gufc_app *app, const struct gufc_totals *t, FILE *f)
 	if (gufc_collect_route_rows(app, &rrows, &nr, ROWS_MAX) != 0)
 		nr = 0;
 	for (unsigned int i = 0; i < nr; i++) {
-		struct lex_prefix p = { .family = rrows[i].family, .len = rrows[i].depth };
+		const struct mod_route_info *ri = &rrows[i].ri;
+		struct lex_prefix p = { .family = ri->family, .len = ri->depth };
 		char ps[LEX_PREFIX_STRLEN], gw[LEX_ADDR_STRLEN] = "";
 
-		memcpy(p.addr, rrows[i].addr, sizeof(p.addr));
+		memcpy(p.addr, ri->addr, sizeof(p.addr));
 		lex_prefix_format(&p, ps, sizeof(ps));
-		if (rrows[i].nh.via)
-			lex_addr_format(p.family, rrows[i].nh.gw, gw, sizeof(gw));
+		if (ri->nh.via)
+			lex_addr_format(p.family, ri->nh.gw, gw, sizeof(gw));
 		fprintf(f, "%s\n    {\"prefix\": \"%s\", \"port\": %u, \"via\": %s%s%s, "
-			"\"connected\": %s}", i ? "," : "", ps, rrows[i].nh.port,
-			rrows[i].nh.via ? "\"" : "", rrows[i].nh.via ? gw : "null",
-			rrows[i].nh.via ? "\"" : "",
-			(rrows[i].flags & MOD_ROUTE_F_CONNECTED) ? "true" : "false");
+			"\"connected\": %s, \"table\": %" PRIu32 ", \"table_name\": \"%s\"}",
+			i ? "," : "", ps, ri->nh.port, ri->nh.via ? "\"" : "",
+			ri->nh.via ? gw : "null", ri->nh.via ? "\"" : "",
+			(ri->flags & MOD_ROUTE_F_CONNECTED) ? "true" : "false", rrows[i].table,
+			rrows[i].name);
 	}
 	free(rrows);
 	fprintf(f, "\n  ],\n  \"route_rules\": [");

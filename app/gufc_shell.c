@@ -101,7 +101,8 @@ static const struct sh_cmd sh_cmds[] = {
 		"route del [table T] PREFIX           T: a number, main, or a name (made by its first route)" },
 	{ "route-rule", sh_cmd_prule,
 		"route-rule add|del [pref P] [not] [from PFX] [to PFX] [fwmark V[/M]] [iif PORT]\n"
-		"                   table T|blackhole|unreachable|prohibit   as ip rule (show route-rules)" },
+		"                   [ipproto P] [sport N[-M]] [dport N[-M]]\n"
+		"                   table T|goto P|blackhole|unreachable|prohibit   as ip rule (show route-rules)" },
 	{ "port", sh_cmd_port,
 		"port N [name NAME] [address [add|del] PREFIX...] [mtu M]   e.g. port 1 address 10.0.2.1/24\n"
 		"                                     (a new name reaches rules' -i/-o at the next commit)" },
@@ -353,7 +354,7 @@ SH_INST(i_route, SH_W0 | SH_W1 | SH_REST,
 	(void *)&t_route, (void *)&t_addel, (void *)&t_rest);
 SH_INST(i_prule, SH_W0 | SH_W1 | SH_REST,
 	"route-rule add|del [pref P] [not] [from PFX] [to PFX] [fwmark V[/M]] [iif PORT] "
-	"table T|blackhole|unreachable|prohibit",
+	"[ipproto P] [sport N[-M]] [dport N[-M]] table T|goto P|blackhole|unreachable|prohibit",
 	(void *)&t_prule, (void *)&t_addel, (void *)&t_rest);
 SH_INST(i_port, SH_W0 | SH_REST, "port N [name NAME] [address [add|del] PREFIX...] [mtu M]",
 	(void *)&t_port, (void *)&t_rest);

@@ -681,13 +681,13 @@ tel_neighbours(struct gufc_app *app, struct tel_req *r)
 	return tel_cols_end(&c, r->d, rc);
 }
 
-/* /gufc/routes: one row per route (at most TEL_ROWS_MAX). */
+/* /gufc/routes: one row per route, every table's (at most TEL_ROWS_MAX). */
 static int
 tel_routes(struct gufc_app *app, struct tel_req *r)
 {
 	struct tel_cols c = { 0 };
-	struct rte_tel_data *pfx, *port, *via, *conn;
-	struct mod_route_info *rows = NULL;
+	struct rte_tel_data *pfx, *port, *via, *conn, *tbl, *tname;
+	struct gufc_route_row *rows = NULL;
 	unsigned int n = 0;
 	int rc;
 
@@ -696,21 +696,26 @@ tel_routes(struct gufc_app *app, struct tel_req *r)
 	port = tel_col(&c, "port", RTE_TEL_U64_VAL);
 	via = tel_col(&c, "via", RTE_TEL_STRING_VAL);
 	conn = tel_col(&c, "connected", RTE_TEL_U64_VAL);
-	if (conn == NULL)
+	tbl = tel_col(&c, "table", RTE_TEL_U64_VAL);
+	tname = tel_col(&c, "table_name", RTE_TEL_STRING_VAL);
+	if (tname == NULL)
 		return tel_cols_end(&c, r->d, -ENOMEM);
 	rc = gufc_collect_route_rows(app, &rows, &n, TEL_ROWS_MAX);
 	for (unsigned int i = 0; rc == 0 && i < n; i++) {
-		struct lex_prefix p = { .family = rows[i].family, .len = rows[i].depth };
+		const struct mod_route_info *ri = &rows[i].ri;
+		struct lex_prefix p = { .family = ri->family, .len = ri->depth };
 		char ps[LEX_PREFIX_STRLEN], gw[LEX_ADDR_STRLEN] = "";
 
-		memcpy(p.addr, rows[i].addr, sizeof(p.addr));
+		memcpy(p.addr, ri->addr, sizeof(p.addr));
 		lex_prefix_format(&p, ps, sizeof(ps));
-		if (rows[i].nh.via)
-			lex_addr_format(p.family, rows[i].nh.gw, gw, sizeof(gw));
+		if (ri->nh.via)
+			lex_addr_format(p.family, ri->nh.gw, gw, sizeof(gw));
 		rte_tel_data_add_array_string(pfx, ps);
-		rte_tel_data_add_array_u64(port, rows[i].nh.port);
+		rte_tel_data_add_array_u64(port, ri->nh.port);
 		rte_tel_data_add_array_string(via, gw);
-		rte_tel_data_add_array_u64(conn, (rows[i].flags & MOD_ROUTE_F_CONNECTED) != 0);
+		rte_tel_data_add_array_u64(conn, (ri->flags & MOD_ROUTE_F_CONNECTED) != 0);
+		rte_tel_data_add_array_u64(tbl, rows[i].table);
+		rte_tel_data_add_array_string(tname, rows[i].name);
 	}
 	free(rows);
 	return tel_cols_end(&c, r->d, rc);
@@ -936,8 +941,8 @@ gufc_telemetry_init(struct gufc_app *app)
 			"(the shell's 'show ports'). No parameters" },
 		{ "/gufc/neighbours", "gufc router mode's neighbours (ARP/ND), as columns, at "
 			"most 128 (the shell's 'show neighbours'). No parameters" },
-		{ "/gufc/routes", "gufc routes, as columns, at most 128 (the shell's "
-			"'show routes'; the main table's). No parameters" },
+		{ "/gufc/routes", "gufc routes of every table, main's first, as columns, at most "
+			"128 (the shell's 'show routes'). No parameters" },
 		{ "/gufc/route_rules", "gufc routing rules: pref, rule, hits, as columns "
 			"(the shell's 'show route-rules'). No parameters" },
 		{ "/gufc/recent", "gufc -m recent lists, a row per address, as columns, at most 128 "

@@ -214,7 +214,7 @@ rule_engine_flow_update(struct rule_engine *eng, unsigned int family, uint32_t i
 {
 	int ti = eng_tbl(family);
 	const struct fc_entry *e;
-	struct fc_action old;
+	struct fc_action old, n;
 
 	if (eng == NULL || a == NULL || ti < 0)
 		return -EINVAL;
@@ -222,8 +222,11 @@ rule_engine_flow_update(struct rule_engine *eng, unsigned int family, uint32_t i
 	if (e == NULL)
 		return -ENOENT;
 	old = e->act;
-	eng_entry_set(eng, (unsigned int)ti, idx, a, timeout);
-	eng_reply_follow(eng, (unsigned int)ti, idx, &old, a);
+	n = *a;
+	/* Interest it adds stays through a RULE_MOD_F_OWN_INTEREST module's on_packet. */
+	eng_set_extra_interest(&n, eng_extra_interest(&old) | (a->interest & ~old.interest));
+	eng_entry_set(eng, (unsigned int)ti, idx, &n, timeout);
+	eng_reply_follow(eng, (unsigned int)ti, idx, &old, &n);
 	return 0;
 }
 

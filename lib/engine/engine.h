@@ -749,6 +749,8 @@ uint16_t rule_engine_out_port(const struct rule_engine *eng, uint16_t out_port,
  * the per-rule counters. When a connection's forward entry changes its
  * output port and its reply entry has had no packet yet, the reply entry
  * moves to the port the replies are now expected on (see "Input ports").
+ * Interest bits @p a adds are kept as a module's without
+ * RULE_MOD_F_OWN_INTEREST (struct rule_flow::interest_kept).
  * @param eng      the engine
  * @param family   FC_AF_INET4 or FC_AF_INET6
  * @param idx      entry index

@@ -518,12 +518,13 @@ refilter_same(const struct rule_engine *eng, unsigned int ti, const struct rule_
  * (refilter_same()) keep their action: on a connection's first reply
  * that is the reply entry, whose ctstate stays `established`. @p ecs
  * receives the entry's ctstate after them (eng_entry_ctstate() of @p a);
- * @p renew false when a module asked that the packet renew no idle time.
+ * @p renew false when a module asked that the packet renew no idle time;
+ * a module's drop of the packet (-EPERM): @p drop, @p reject its ICMP error.
  */
 static int
 run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc_key *ek,
 	const struct rule_upcall *up, struct fc_action *a, unsigned int *ctstate,
-	unsigned int *ecs, unsigned int *drop, bool *renew)
+	unsigned int *ecs, unsigned int *drop, uint8_t *reject, bool *renew)
 {
 	struct fc_table *t = eng->t[ti];
 	struct eng_flow ef;
@@ -617,6 +618,7 @@ run_packet(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct 
 	/* A module dropped this packet (a helper's): the flow stays. */
 	if (f->drop != RULE_DROP_NONE) {
 		*drop = f->drop;
+		*reject = f->reject;
 		return -EPERM;
 	}
 	return 0;
@@ -750,6 +752,7 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	struct rule_pktfields pf;
 	bool pf_read = false;
 	unsigned int cs, ecs, drop = RULE_DROP_NONE;
+	uint8_t reject = RULE_REJECT_NONE;
 	uint32_t trace = 0;
 	bool renew = true, due = false;
 	int rc;
@@ -814,11 +817,12 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	 */
 	if (rule_engine_wants(&a, &up->pkt) || a.verdict == FC_VERDICT_SLOW ||
 		(a.interest & (FC_INTEREST_TCP_WIN | FC_INTEREST_UDPLITE | FC_INTEREST_SCTP))) {
-		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &ecs, &drop, &renew);
+		rc = run_packet(eng, ti, idx, ek, up, &a, &cs, &ecs, &drop, &reject, &renew);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc == -EINVAL || rc == -EPERM) {
 			dec_drop(d, rc == -EPERM ? drop : RULE_DROP_ERROR);
+			d->reject = rc == -EPERM ? reject : RULE_REJECT_NONE;
 			uncached(eng, up, d);
 			return true;
 		}

@@ -302,16 +302,10 @@ mod_route_lookup(const struct mod_route *rt, unsigned int family, const uint8_t 
 	return mod_route_lookup_nh(rt, family, addr, &nh) == 0 ? nh.port : RULE_PORT_PAIRED;
 }
 
-int
-mod_route_next(const struct mod_route *rt, uint32_t *it, struct mod_route_info *info)
+/* A route's listing (mod_route_next(), mod_route_table_route_next()). */
+void
+route_ent_info(const struct mod_route *rt, const struct route_ent *r, struct mod_route_info *info)
 {
-	const struct route_ent *r;
-
-	if (rt == NULL || it == NULL || info == NULL)
-		return -EINVAL;
-	if (*it >= rt->n_routes)
-		return -ENOENT;
-	r = &rt->routes[(*it)++];
 	memset(info, 0, sizeof(*info));
 	info->family = r->family;
 	info->depth = r->depth;
@@ -319,6 +313,16 @@ mod_route_next(const struct mod_route *rt, uint32_t *it, struct mod_route_info *
 	memcpy(info->addr, r->addr, sizeof(info->addr));
 	if (r->nh < rt->n_nhs)
 		info->nh = rt->nhs[r->nh].nh;
+}
+
+int
+mod_route_next(const struct mod_route *rt, uint32_t *it, struct mod_route_info *info)
+{
+	if (rt == NULL || it == NULL || info == NULL)
+		return -EINVAL;
+	if (*it >= rt->n_routes)
+		return -ENOENT;
+	route_ent_info(rt, &rt->routes[(*it)++], info);
 	return 0;
 }
 

@@ -258,7 +258,9 @@ void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st)
  * main table's own rule (pref 32766, "from all lookup main") is implicit
  * and always there. A packet matches a rule when every selector given
  * matches (from, to: prefixes of its source, destination; fwmark V/M:
- * (mark & M) == V; iif: its input port), or none of them does with `not`.
+ * (mark & M) == V; iif: its input port; ipproto: its IP protocol;
+ * sport/dport: its ports within ranges, for protocols with ports), or none
+ * of them does with `not`.
  * A matching rule with a table looks the destination up there; no route
  * there falls through to the next rule (as Linux). blackhole drops the
  * packet silently, unreachable and prohibit drop it with the ICMP error
@@ -271,7 +273,10 @@ void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st)
  * module asks the engine for it (rule_engine_flow_mark()) only while some
  * rule has a fwmark selector. A reply's port is looked up with the
  * reply's own mark, as its walk leaves it (CONNMARK --restore-mark), once
- * that walk is done (stage "route_adj"). The walk after a route or rule
+ * that walk is done (stage "route_adj"); a reply a rule drops that way has
+ * each packet dropped on the slow path with the rule's reason and ICMP
+ * error (its entry asks for them all: FC_INTEREST_ALL); so has an entry
+ * the walk after a change finds a rule drops. The walk after a route or rule
  * change uses the mark each entry's packets carry.
  */
 
@@ -292,6 +297,8 @@ enum mod_route_action {
 	MOD_ROUTE_ACT_BLACKHOLE,   /**< drop silently */
 	MOD_ROUTE_ACT_UNREACHABLE, /**< drop, ICMP host unreachable (ICMPv6 no route) */
 	MOD_ROUTE_ACT_PROHIBIT,    /**< drop, ICMP administratively prohibited */
+	MOD_ROUTE_ACT_GOTO,        /**< go on at the rules of pref @c table (a later pref;
+				        none there: the rule is unresolved and skipped, as Linux) */
 };
 
 /** A routing rule. Zeroed, then set what is given (iif: MOD_ROUTE_IIF_ANY for none). */
@@ -305,8 +312,12 @@ struct mod_route_rule {
 	bool mark_set;
 	uint32_t mark, mask; /**< fwmark V/M (M 0xffffffff when not given) */
 	uint16_t iif;      /**< input port, or MOD_ROUTE_IIF_ANY */
+	uint8_t ipproto;   /**< `ipproto`: the IP protocol; 0: any */
+	bool sport_set, dport_set;
+	uint16_t sport[2], dport[2]; /**< `sport`/`dport` ranges, [0] <= [1] (ports of TCP,
+				      UDP, UDP-Lite, SCTP, DCCP; other protocols' are 0) */
 	uint8_t action;    /**< enum mod_route_action */
-	uint32_t table;    /**< with MOD_ROUTE_ACT_TABLE */
+	uint32_t table;    /**< with MOD_ROUTE_ACT_TABLE; MOD_ROUTE_ACT_GOTO: the target pref */
 };
 
 /** A rule, for listings (mod_route_rule_next()). */
@@ -332,6 +343,8 @@ struct mod_route_sel {
 	const uint8_t *dst;  /**< its destination, looked up */
 	uint32_t mark;       /**< its mark after PREROUTING */
 	uint16_t iif;        /**< its input port; MOD_ROUTE_IIF_ANY: unknown (matches no iif) */
+	uint8_t proto;       /**< its IP protocol (0: unknown, matches no ipproto) */
+	uint16_t sport, dport; /**< its ports (host order; a protocol without ports: ignored, 0) */
 };
 
 /**

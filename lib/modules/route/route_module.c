@@ -7,12 +7,16 @@
  * hop's adjacency, referenced (its on_abort and on_remove give the
  * references back). After a route change the module's step walks the
  * cached flows in bounded steps and rewrites the port (and adjacency) of
- * every entry whose route changed (see route.h). Everything goes through the engine's services: the walk
+ * every entry whose route changed (see route.h). An entry a routing
+ * rule drops sends its packets to the slow path, where the stage's
+ * on_packet drops them with the rule's reason. Everything goes through
+ * the engine's services: the walk
  * is rule_engine_flow_next(), a peer's key rule_engine_flow_get(), the
  * rewrite rule_engine_flow_update() (which also moves a connection's reply
  * entry that has had no packet yet to the port its replies are now
  * expected on).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,21 +77,6 @@ hop_adj(const struct mod_route *rt, const struct route_hop *hop)
 	return rt->p.adj_get_fn(rt->p.adj_arg, hop->port, hop->family, hop->addr);
 }
 
-/* route_port() and hop_adj() at once (the walk): a policy drop is no route there. */
-static struct route_to
-route_to(const struct mod_route *rt, const struct fc_key *k, const struct mod_route_sel *s,
-	uint8_t local_bit)
-{
-	struct route_hop hop;
-	struct route_to to;
-	int32_t rule;
-	int res;
-
-	to.port = route_port(rt, k, s, local_bit, &hop, &res, &rule);
-	to.adj = hop_adj(rt, &hop);
-	return to;
-}
-
 static void
 adj_put(const struct mod_route *rt, uint16_t adj)
 {
@@ -102,13 +91,12 @@ reply_iif(uint16_t out_port)
 	return out_port < RULE_PORT_LOCAL ? out_port : MOD_ROUTE_IIF_ANY;
 }
 
-/* A policy drop of the original direction: its drop reason and ICMP error. */
+/* A policy drop (result @p res) of the packet: its drop reason and ICMP error. */
 static void
-policy_drop(struct rule_flow *f, int res)
+drop_reason(struct rule_flow *f, int res)
 {
 	bool v4 = f->key.family == FC_AF_INET4;
 
-	f->act[RULE_DIR_ORIG].verdict = FC_VERDICT_DROP;
 	switch (res) {
 	case MOD_ROUTE_RES_BLACKHOLE:
 		f->drop = RULE_DROP_ROUTE_BLACKHOLE;
@@ -123,6 +111,14 @@ policy_drop(struct rule_flow *f, int res)
 				 RULE_REJECT_ICMP6_ADM_PROHIBITED;
 		break;
 	}
+}
+
+/* A policy drop of the original direction: the flow gets no entry. */
+static void
+policy_drop(struct rule_flow *f, int res)
+{
+	f->act[RULE_DIR_ORIG].verdict = FC_VERDICT_DROP;
+	drop_reason(f, res);
 }
 
 /*
@@ -151,12 +147,17 @@ route_on_insert(void *priv, struct rule_flow *f)
 	s.dst = fc_key_dst(x);
 	s.mark = rt->mark[RULE_DIR_ORIG];
 	s.iif = fc_key_in_port(o);
+	s.proto = fc_key_proto(x);
+	s.sport = ntohs(fc_key_sport(x));
+	s.dport = ntohs(fc_key_dport(x));
 	f->act[RULE_DIR_ORIG].out_port = route_port(rt, x, &s, FC_KEY_F_DST_LOCAL,
 		&rt->hop[RULE_DIR_ORIG], &res[RULE_DIR_ORIG], &rt->decided[RULE_DIR_ORIG]);
 	s.src = fc_key_dst(x);
 	s.dst = fc_key_src(o);
 	s.mark = 0;
 	s.iif = reply_iif(f->act[RULE_DIR_ORIG].out_port);
+	s.sport = ntohs(fc_key_dport(x));
+	s.dport = ntohs(fc_key_sport(o));
 	f->act[RULE_DIR_REPLY].out_port = route_port(rt, o, &s, FC_KEY_F_SRC_LOCAL,
 		&rt->hop[RULE_DIR_REPLY], &res[RULE_DIR_REPLY], &rt->decided[RULE_DIR_REPLY]);
 	rt->taken[RULE_DIR_ORIG] = 0;
@@ -171,7 +172,11 @@ route_on_insert(void *priv, struct rule_flow *f)
  * The reply's route with the reply's own mark (stage "route_adj", after
  * the filter walked the reply): where a rule picks another way for it
  * (CONNMARK --restore-mark, then fwmark), its port and next hop change.
- * A reply the rules drop keeps the way it had (see route.h).
+ * A reply a rule drops (blackhole, unreachable, prohibit) has no way out:
+ * its entry sends every packet to the slow path (FC_INTEREST_ALL), where
+ * route_adj_on_packet() drops it with the rule's reason and ICMP error,
+ * as Linux routes each reply; the flow stays (its original direction is
+ * forwarded).
  */
 static void
 reply_remark(struct mod_route *rt, struct rule_flow *f)
@@ -191,9 +196,12 @@ reply_remark(struct mod_route *rt, struct rule_flow *f)
 	s.dst = fc_key_src(o);
 	s.mark = mark;
 	s.iif = reply_iif(f->act[RULE_DIR_ORIG].out_port);
+	s.proto = fc_key_proto(x);
+	s.sport = ntohs(fc_key_dport(x));
+	s.dport = ntohs(fc_key_sport(o));
 	port = route_port(rt, o, &s, FC_KEY_F_SRC_LOCAL, &hop, &res, &rule);
 	if (res > MOD_ROUTE_RES_NONE)
-		return;
+		f->act[RULE_DIR_REPLY].interest |= FC_INTEREST_ALL;
 	rt->mark[RULE_DIR_REPLY] = mark;
 	rt->decided[RULE_DIR_REPLY] = rule;
 	f->act[RULE_DIR_REPLY].out_port = port;
@@ -259,25 +267,75 @@ route_adj_on_remove(void *priv, const struct rule_flow_gone *g)
  * is rewritten to), and its local bit that key's src_local. An entry
  * without a peer (no connection) routes its own destination. The routing
  * rules see the entry's source (before its SNAT), its mark and its input
- * port.
+ * port. @return the port (as route_port(): @p hop, @p res).
  */
-static struct route_to
-entry_route(const struct mod_route *rt, const struct rule_flow_info *e)
+static uint16_t
+entry_port(const struct mod_route *rt, const struct rule_flow_info *e, struct route_hop *hop,
+	int *res)
 {
 	struct rule_flow_info peer;
 	struct mod_route_sel s;
+	int32_t rule;
 
 	s.family = e->key.family;
 	s.src = fc_key_src(&e->key);
 	s.mark = e->mark;
 	s.iif = fc_key_in_port(&e->key);
+	s.proto = fc_key_proto(&e->key);
+	s.sport = ntohs(fc_key_sport(&e->key));
+	s.dport = ntohs(fc_key_dport(&e->key));
 	if (e->peer != FC_INDEX_NONE &&
 		rule_engine_flow_get(rt->eng, e->key.family, e->peer, &peer) == 0) {
 		s.dst = fc_key_src(&peer.key);
-		return route_to(rt, &peer.key, &s, FC_KEY_F_SRC_LOCAL);
+		s.dport = ntohs(fc_key_sport(&peer.key));
+		return route_port(rt, &peer.key, &s, FC_KEY_F_SRC_LOCAL, hop, res, &rule);
 	}
 	s.dst = fc_key_dst(&e->key);
-	return route_to(rt, &e->key, &s, FC_KEY_F_DST_LOCAL);
+	return route_port(rt, &e->key, &s, FC_KEY_F_DST_LOCAL, hop, res, &rule);
+}
+
+/*
+ * entry_port() and hop_adj() at once (the walk); @p drop: a rule drops the
+ * entry's packets (its port is then RULE_PORT_PAIRED, without adjacency).
+ */
+static struct route_to
+entry_route(const struct mod_route *rt, const struct rule_flow_info *e, bool *drop)
+{
+	struct route_hop hop;
+	struct route_to to;
+	int res;
+
+	to.port = entry_port(rt, e, &hop, &res);
+	to.adj = hop_adj(rt, &hop);
+	*drop = res > MOD_ROUTE_RES_NONE;
+	return to;
+}
+
+/*
+ * Stage "route_adj": a packet of an entry whose way a rule drops (a reply
+ * by its own mark, reply_remark(); an entry the walk after a change found
+ * so, route_step()): such an entry asks for every packet; looked up again
+ * with its entry's mark, the packet is dropped with the rule's reason and
+ * ICMP error (a change since may have given it a way: the walk gives its
+ * entry that).
+ */
+static int
+route_adj_on_packet(void *priv, struct rule_flow *f)
+{
+	struct mod_route *rt = priv;
+	struct rule_flow_info e;
+	struct route_hop hop;
+	unsigned int d = f->dir;
+	int res;
+
+	if (rt->n_rules == 0 || d > RULE_DIR_REPLY || f->idx[d] == FC_INDEX_NONE ||
+		!(f->act[d].interest & FC_INTEREST_ALL) ||
+		rule_engine_flow_get(rt->eng, f->key.family, f->idx[d], &e) != 0)
+		return 0;
+	entry_port(rt, &e, &hop, &res);
+	if (res > MOD_ROUTE_RES_NONE)
+		drop_reason(f, res);
+	return 0;
 }
 
 /* (Re)start the walk over the cached flows: entries already walked may
@@ -305,6 +363,8 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 		struct rule_flow_info e;
 		struct route_to to;
 		struct fc_action a;
+		uint16_t want;
+		bool drop;
 		int rc = rule_engine_flow_walk(rt->eng, &rt->walk_it, &left, NULL, &e);
 
 		if (rc == -EAGAIN)
@@ -314,10 +374,13 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 			break;
 		}
 		/* (drops too: a later commit may accept them) */
-		to = entry_route(rt, &e);
+		to = entry_route(rt, &e, &drop);
 		if (!rt->router)
 			to.adj = e.act.adj; /* bridge mode: not the module's (adj_put() does nothing) */
-		if (to.port == e.act.out_port && to.adj == e.act.adj) {
+		/* A rule's drop: each packet to the slow path (route_adj_on_packet()). */
+		want = drop && e.act.verdict != FC_VERDICT_DROP ? FC_INTEREST_ALL : 0;
+		if (to.port == e.act.out_port && to.adj == e.act.adj &&
+			(e.act.interest & want) == want) {
 			adj_put(rt, to.adj);
 			continue;
 		}
@@ -331,6 +394,7 @@ route_step(void *priv, uint32_t now, unsigned int budget)
 		a = e.act;
 		a.out_port = to.port;
 		a.adj = to.adj;
+		a.interest |= want;
 		if (rule_engine_flow_update(rt->eng, e.key.family, e.idx, &a, e.timeout) == 0) {
 			adj_put(rt, e.act.adj);
 			__atomic_store_n(&rt->st.rerouted, rt->st.rerouted + 1, __ATOMIC_RELAXED);
@@ -390,6 +454,7 @@ mod_route_module_create(struct rule_engine *eng, const struct mod_route_params *
 		m.order = RULE_MOD_ORDER_ROUTE_ADJ;
 		m.on_insert = route_adj_on_insert;
 		m.on_abort = route_adj_on_abort;
+		m.on_packet = route_adj_on_packet;
 		m.on_remove = route_adj_on_remove;
 		m.priv = rt;
 		rc = rule_engine_module_register(eng, &m);

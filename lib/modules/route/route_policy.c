@@ -3,8 +3,8 @@
  * lib/modules/route/route_policy.c — policy routing: the tables other than
  * main (numbered, optionally named; small, scanned longest prefix first)
  * and the rules that pick a table for a packet by its source, destination,
- * mark and input port (Linux's `ip rule`), with the main table's implicit
- * rule at pref 32766. The main table itself stays in route.c (LPM). A
+ * mark, input port, protocol and ports (Linux's `ip rule`), with the main
+ * table's implicit rule at pref 32766. The main table itself stays in route.c (LPM). A
  * change restarts the walk over the cached flows (route_module.c).
  */
 #include <arpa/inet.h>
@@ -221,7 +221,6 @@ mod_route_table_route_next(const struct mod_route *rt, uint32_t table, uint32_t 
 	struct mod_route_info *info)
 {
 	const struct route_xtable *t;
-	const struct route_ent *r;
 
 	if (table == MOD_ROUTE_TABLE_MAIN)
 		return mod_route_next(rt, it, info);
@@ -230,14 +229,7 @@ mod_route_table_route_next(const struct mod_route *rt, uint32_t table, uint32_t 
 	t = xt_find(rt, table);
 	if (t == NULL || *it >= t->n_routes)
 		return -ENOENT;
-	r = &t->routes[(*it)++];
-	memset(info, 0, sizeof(*info));
-	info->family = r->family;
-	info->depth = r->depth;
-	info->flags = r->flags;
-	memcpy(info->addr, r->addr, sizeof(info->addr));
-	if (r->nh < rt->n_nhs)
-		info->nh = rt->nhs[r->nh].nh;
+	route_ent_info(rt, &t->routes[(*it)++], info);
 	return 0;
 }
 
@@ -292,10 +284,19 @@ xt_lookup(const struct route_xtable *t, unsigned int family, const uint8_t *dst)
 	return best;
 }
 
+/* Has IP protocol @p proto the ports `sport`/`dport` match (Linux's fib rules' list)? */
+static bool
+proto_ports(uint8_t proto)
+{
+	return proto == 6 || proto == 17 || proto == 136 || proto == 132 || proto == 33;
+}
+
 /* Does rule @p r select packet @p s (`not` applied)? */
 static bool
 rule_match(const struct mod_route_rule *r, const struct mod_route_sel *s)
 {
+	/* Another protocol's ports are 0, as Linux's flow dissection leaves them. */
+	uint16_t sp = proto_ports(s->proto) ? s->sport : 0, dp = proto_ports(s->proto) ? s->dport : 0;
 	bool m = true;
 
 	if ((r->from_set || r->to_set) && r->family != s->family)
@@ -307,6 +308,12 @@ rule_match(const struct mod_route_rule *r, const struct mod_route_sel *s)
 	if (m && r->mark_set && (s->mark & r->mask) != r->mark)
 		m = false;
 	if (m && r->iif != MOD_ROUTE_IIF_ANY && r->iif != s->iif)
+		m = false;
+	if (m && r->ipproto != 0 && r->ipproto != s->proto)
+		m = false;
+	if (m && r->sport_set && (sp < r->sport[0] || sp > r->sport[1]))
+		m = false;
+	if (m && r->dport_set && (dp < r->dport[0] || dp > r->dport[1]))
 		m = false;
 	return m != r->invert;
 }
@@ -329,6 +336,24 @@ table_lookup(const struct mod_route *rt, uint32_t table, const struct mod_route_
 		return -ENOENT;
 	*nh = rt->nhs[nhi].nh;
 	return 0;
+}
+
+/*
+ * Where a goto to pref @p target goes on: the index of the first rule of
+ * that pref (32766, the implicit main rule's: the first rule of that pref
+ * or more, main looked up at its place); UINT32_MAX: no rule there
+ * (unresolved).
+ */
+static uint32_t
+goto_at(const struct mod_route *rt, uint32_t target)
+{
+	uint32_t j = 0;
+
+	while (j < rt->n_rules && rt->rules[j].r.pref < target)
+		j++;
+	if (target == MOD_ROUTE_PREF_MAIN || (j < rt->n_rules && rt->rules[j].r.pref == target))
+		return j;
+	return UINT32_MAX;
 }
 
 int
@@ -360,6 +385,16 @@ route_resolve(const struct mod_route *rt, const struct mod_route_sel *s, struct 
 				continue; /* no route there: the next rule */
 			*rule = (int32_t)i;
 			return MOD_ROUTE_RES_NH;
+		case MOD_ROUTE_ACT_GOTO: {
+			uint32_t j = goto_at(rt, r->table);
+
+			if (j == UINT32_MAX)
+				continue; /* unresolved: skipped */
+			if (r->table > MOD_ROUTE_PREF_MAIN)
+				main_done = true; /* jumped over */
+			i = j - 1;
+			continue;
+		}
 		case MOD_ROUTE_ACT_BLACKHOLE:
 			*rule = (int32_t)i;
 			return MOD_ROUTE_RES_BLACKHOLE;
@@ -409,7 +444,39 @@ rule_eq(const struct mod_route_rule *a, const struct mod_route_rule *b)
 	       (!a->to_set || (a->to_len == b->to_len && memcmp(a->to, b->to, alen) == 0)) &&
 	       a->mark_set == b->mark_set &&
 	       (!a->mark_set || (a->mark == b->mark && a->mask == b->mask)) && a->iif == b->iif &&
-	       a->action == b->action && (a->action != MOD_ROUTE_ACT_TABLE || a->table == b->table);
+	       a->ipproto == b->ipproto && a->sport_set == b->sport_set &&
+	       a->dport_set == b->dport_set && a->sport[0] == b->sport[0] &&
+	       a->sport[1] == b->sport[1] && a->dport[0] == b->dport[0] &&
+	       a->dport[1] == b->dport[1] && a->action == b->action &&
+	       a->table == b->table; /* (rule_norm(): 0 but for a lookup's and a goto's) */
+}
+
+/*
+ * A rule as stored and compared (mod_route_rule_add(), mod_route_rule_del()):
+ * no family without a from/to, an unset from/to zeroed, no mark/mask unset,
+ * no table but for a lookup.
+ */
+static void
+rule_norm(struct mod_route_rule *n)
+{
+	if (n->action != MOD_ROUTE_ACT_TABLE && n->action != MOD_ROUTE_ACT_GOTO)
+		n->table = 0;
+	if (!n->from_set && !n->to_set)
+		n->family = 0;
+	if (!n->from_set) {
+		n->from_len = 0;
+		memset(n->from, 0, sizeof(n->from));
+	}
+	if (!n->to_set) {
+		n->to_len = 0;
+		memset(n->to, 0, sizeof(n->to));
+	}
+	if (!n->mark_set)
+		n->mark = n->mask = 0;
+	if (!n->sport_set)
+		n->sport[0] = n->sport[1] = 0;
+	if (!n->dport_set)
+		n->dport[0] = n->dport[1] = 0;
 }
 
 static void
@@ -428,7 +495,7 @@ mod_route_rule_add(struct mod_route *rt, const struct mod_route_rule *r, bool pr
 	struct mod_route_rule n;
 	uint32_t at;
 
-	if (rt == NULL || r == NULL || r->action > MOD_ROUTE_ACT_PROHIBIT)
+	if (rt == NULL || r == NULL || r->action > MOD_ROUTE_ACT_GOTO)
 		return -EINVAL;
 	n = *r;
 	if (!pref_given) {
@@ -443,30 +510,18 @@ mod_route_rule_add(struct mod_route *rt, const struct mod_route_rule *r, bool pr
 		return -EINVAL;
 	if (n.action == MOD_ROUTE_ACT_TABLE && !table_id_ok(n.table))
 		return -EINVAL;
-	if (n.action != MOD_ROUTE_ACT_TABLE)
-		n.table = 0;
-	if (n.from_set || n.to_set) {
-		if (fc_af_index(n.family) < 0 ||
+	if (n.action == MOD_ROUTE_ACT_GOTO && n.table <= n.pref)
+		return -EINVAL; /* a goto goes forward (Linux's too) */
+	rule_norm(&n);
+	if ((n.from_set || n.to_set) &&
+		(fc_af_index(n.family) < 0 ||
 			(n.from_set && route_prefix_check(n.family, n.from, n.from_len) < 0) ||
-			(n.to_set && route_prefix_check(n.family, n.to, n.to_len) < 0))
-			return -EINVAL;
-	} else {
-		n.family = 0;
-	}
-	if (!n.from_set) {
-		n.from_len = 0;
-		memset(n.from, 0, sizeof(n.from));
-	}
-	if (!n.to_set) {
-		n.to_len = 0;
-		memset(n.to, 0, sizeof(n.to));
-	}
-	if (n.mark_set) {
-		if ((n.mark & ~n.mask) != 0)
-			return -EINVAL; /* bits outside the mask never match */
-	} else {
-		n.mark = n.mask = 0;
-	}
+			(n.to_set && route_prefix_check(n.family, n.to, n.to_len) < 0)))
+		return -EINVAL;
+	if (n.mark_set && (n.mark & ~n.mask) != 0)
+		return -EINVAL; /* bits outside the mask never match */
+	if ((n.sport_set && n.sport[0] > n.sport[1]) || (n.dport_set && n.dport[0] > n.dport[1]))
+		return -EINVAL;
 	for (uint32_t i = 0; i < rt->n_rules; i++)
 		if (rule_eq(&rt->rules[i].r, &n))
 			return -EEXIST;
@@ -499,20 +554,7 @@ mod_route_rule_del(struct mod_route *rt, const struct mod_route_rule *r)
 	if (rt == NULL || r == NULL)
 		return -EINVAL;
 	n = *r;
-	if (!n.from_set && !n.to_set)
-		n.family = 0;
-	if (!n.from_set) {
-		n.from_len = 0;
-		memset(n.from, 0, sizeof(n.from));
-	}
-	if (!n.to_set) {
-		n.to_len = 0;
-		memset(n.to, 0, sizeof(n.to));
-	}
-	if (!n.mark_set)
-		n.mark = n.mask = 0;
-	if (n.action != MOD_ROUTE_ACT_TABLE)
-		n.table = 0;
+	rule_norm(&n);
 	for (uint32_t i = 0; i < rt->n_rules; i++) {
 		if (!rule_eq(&rt->rules[i].r, &n))
 			continue;
@@ -555,6 +597,30 @@ mod_route_rule_next(const struct mod_route *rt, uint32_t *it, struct mod_route_r
 	return 0;
 }
 
+/* An IP protocol's name as `ip rule` shows it; NULL: shown by number. */
+static const char *
+proto_name(uint8_t p)
+{
+	switch (p) {
+	case 1: return "icmp";
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 58: return "ipv6-icmp";
+	case 132: return "sctp";
+	default: return NULL;
+	}
+}
+
+/* " sport N" or " sport N-M" into @p buf. @return characters written. */
+static int
+port_range(char *buf, size_t len, const char *word, const uint16_t *pr)
+{
+	int n = pr[0] == pr[1] ? snprintf(buf, len, "%s %u", word, pr[0]) :
+				 snprintf(buf, len, "%s %u-%u", word, pr[0], pr[1]);
+
+	return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
+}
+
 int
 mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r, char *buf,
 	size_t len)
@@ -563,13 +629,15 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 		[MOD_ROUTE_ACT_BLACKHOLE] = "blackhole",
 		[MOD_ROUTE_ACT_UNREACHABLE] = "unreachable",
 		[MOD_ROUTE_ACT_PROHIBIT] = "prohibit",
+		[MOD_ROUTE_ACT_GOTO] = "goto",
 	};
 	int af = r != NULL && r->family == FC_AF_INET6 ? AF_INET6 : AF_INET;
 	char from[INET6_ADDRSTRLEN + 4] = "all", to[INET6_ADDRSTRLEN + 8] = "";
-	char mark[32] = "", iif[16] = "", tbl[40];
+	char mark[32] = "", iif[16] = "", l4[48] = "", tbl[40];
+	int l = 0;
 	const char *name;
 
-	if (r == NULL || buf == NULL || r->action > MOD_ROUTE_ACT_PROHIBIT)
+	if (r == NULL || buf == NULL || r->action > MOD_ROUTE_ACT_GOTO)
 		return -EINVAL;
 	if (r->from_set) {
 		char a[INET6_ADDRSTRLEN];
@@ -594,17 +662,30 @@ mod_route_rule_format(const struct mod_route *rt, const struct mod_route_rule *r
 	}
 	if (r->iif != MOD_ROUTE_IIF_ANY)
 		snprintf(iif, sizeof(iif), " iif %u", r->iif);
+	if (r->ipproto != 0) {
+		const char *pn = proto_name(r->ipproto);
+
+		l = pn != NULL ? snprintf(l4, sizeof(l4), " ipproto %s", pn) :
+				 snprintf(l4, sizeof(l4), " ipproto %u", r->ipproto);
+	}
+	if (r->sport_set)
+		l += port_range(l4 + l, sizeof(l4) - (size_t)l, " sport", r->sport);
+	if (r->dport_set)
+		l += port_range(l4 + l, sizeof(l4) - (size_t)l, " dport", r->dport);
 	if (r->action == MOD_ROUTE_ACT_TABLE) {
 		name = mod_route_table_name(rt, r->table);
 		if (name != NULL && name[0] != '\0')
 			snprintf(tbl, sizeof(tbl), "lookup %s", name);
 		else
 			snprintf(tbl, sizeof(tbl), "lookup %" PRIu32, r->table);
+	} else if (r->action == MOD_ROUTE_ACT_GOTO) {
+		snprintf(tbl, sizeof(tbl), "goto %" PRIu32 "%s", r->table,
+			rt != NULL && goto_at(rt, r->table) == UINT32_MAX ? " [unresolved]" : "");
 	} else {
 		snprintf(tbl, sizeof(tbl), "%s", act[r->action]);
 	}
-	return snprintf(buf, len, "%sfrom %s%s%s%s %s", r->invert ? "not " : "", from, to, mark,
-		iif, tbl);
+	return snprintf(buf, len, "%sfrom %s%s%s%s%s %s", r->invert ? "not " : "", from, to, mark,
+		iif, l4, tbl);
 }
 
 int

@@ -109,6 +109,8 @@ int route_ents_room(struct route_ent **routes, uint32_t n, uint32_t *cap, unsign
 void route_nh_drop(struct mod_route *rt, uint32_t i);
 bool route_not_routed(const struct mod_route *rt, unsigned int family, const uint8_t *addr);
 int route_info_dump(const struct mod_route_info *ri, FILE *f);
+void route_ent_info(const struct mod_route *rt, const struct route_ent *r,
+	struct mod_route_info *info);
 
 /* route_policy.c */
 void route_policy_fini(struct mod_route *rt);

@@ -1018,8 +1018,16 @@ BAD_CONF = [  # (file text, line, token, message words)
      "route-rule", "the same rule again"),
     ("route-rule iif lan table main\n", 1, "lan", "no port of that name"),
     ("route-rule fwmark 1 table main bogus\n", 1, "bogus", "unexpected word after"),
-    ("route-rule fwmark 1 goto 5\n", 1, "goto", "expected pref, not, from"),
+    ("route-rule fwmark 1 tos 0x10 table main\n", 1, "tos", "expected pref, not, from"),
+    ("route-rule pref 10 goto 5\n", 1, "5", "goto goes to a later pref"),
+    ("route-rule pref 10 goto x\n", 1, "x", "bad goto pref"),
     ("route-rule pref 32766 table main\n", 1, "route-rule", "the main table's own rule"),
+    ("route-rule ipproto nosuch table main\n", 1, "nosuch", "bad ipproto"),
+    ("route-rule ipproto 256 table main\n", 1, "256", "bad ipproto"),
+    ("route-rule dport 90-80 table main\n", 1, "90-80", "bad port range"),
+    ("route-rule sport 70000 table main\n", 1, "70000", "bad port range"),
+    ("route-rule sport 1-2-3 table main\n", 1, "1-2-3", "bad port range"),
+    ("route-rule oif 1 table main\n", 1, "oif", "never matches a forwarded packet"),
 ]
 
 # VLAN sub-interfaces of a device (port 0: --vdev net_null0): (text, line, token, words)

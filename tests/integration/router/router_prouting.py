@@ -13,12 +13,15 @@ client behind port 0, a server behind port 1, router mode):
             unreachable; a `to 10.8.0.0/24 prohibit` rule answers a ping
             with ICMP administratively prohibited (route_prohibit); a rule
             added and deleted at run time in the shell; show routes,
-            show route-rules (hits) and the JSON's route_rules.
+            show route-rules (hits), ipproto and dport rules in the shell
+            (oif refused), the JSON's route_rules, and every
+            table's routes in the JSON's routes and /gufc/routes.
   prouting_linux
             the oracle: the same iptables rules and the same routing rules
             (`ip rule`, `ip route ... table 100`) in a Linux router between
             the same hosts; the same three outcomes (net unreachable, the
-            marked transfer, administratively prohibited).
+            marked transfer, administratively prohibited), and the ping the
+            ipproto icmp rule routes.
 """
 
 import os
@@ -112,10 +115,36 @@ def t_prouting(build):
         check("the same rule" in out, "route-rule add twice: " + out)
         out = gw.shell("route-rule del to 10.9.0.1/32 table wan")
         check("deleted" in out, "route-rule del: " + out)
+        # ipproto: ICMP to 10.9.0.1 by table wan (a TCP port range rule beside it).
+        out = gw.shell("route-rule add pref 60 ipproto icmp to 10.9.0.1/32 table wan\n"
+                       "route-rule add pref 61 ipproto tcp dport 5002-5003 blackhole")
+        check(out.count("added") == 2, "route-rule add ipproto: " + out)
+        r = ping(gw, "10.9.0.1", count=2)
+        check(r.returncode == 0, "ping 10.9.0.1 by the ipproto rule:\n" + r.stdout)
+        out = gw.shell("show route-rules")
+        check("60:" in out and "to 10.9.0.1/32 ipproto icmp lookup wan" in out and
+              "61:" in out and "ipproto tcp dport 5002-5003 blackhole" in out,
+              "show route-rules (ipproto):\n" + out)
+        out = gw.shell("route-rule del ipproto icmp to 10.9.0.1/32 table wan\n"
+                       "route-rule del ipproto tcp dport 5002-5003 blackhole")
+        check(out.count("deleted") == 2, "route-rule del ipproto: " + out)
+        out = gw.shell("route-rule add oif 1 table main")
+        check("never matches a forwarded packet" in out, "route-rule add oif: " + out)
         out = gw.shell("route-rule add table nosuch")
         check("no such table" in out, "route-rule add table nosuch: " + out)
+        tel = gw.telemetry(["/gufc/routes"])
         gw.stop()
         st = gw.stats()
+        # Every table's routes, main's first, each with its table.
+        rt = st["routes"]
+        check(rt and rt[0]["table"] == 254 and rt[0]["table_name"] == "main" and
+              {"prefix": "10.9.0.0/24", "port": 1, "via": "10.0.2.2", "connected": False,
+               "table": 1000, "table_name": "wan"} in rt, "JSON routes: %s" % rt)
+        if tel is not None:
+            tr = tel["/gufc/routes"]
+            check(tr["prefix"] == [r["prefix"] for r in rt] and
+                  tr["table"] == [r["table"] for r in rt] and
+                  tr["table_name"] == [r["table_name"] for r in rt], "tel routes: %s" % tr)
         check(st["drops"].get("route_prohibit", 0) >= 1, "drops: %s" % st["drops"])
         rr = st["route_rules"]
         check([x["pref"] for x in rr] == [100, 200, 32766] and rr[0]["hits"] >= 1,
@@ -152,7 +181,13 @@ def t_prouting_linux(build):
             return got
 
         outcomes(ping_out, transfer_fn)
-        print("linux: net unreachable, the marked transfer by table 100, prohibit: as gufc")
+        # The ipproto rule gufc's shell adds: ICMP to 10.9.0.1 by table 100, as gufc.
+        sh(["ip", "netns", "exec", rns, "ip", "rule", "add", "pref", "60", "ipproto", "icmp",
+            "to", "10.9.0.1/32", "table", "100"])
+        out = ping_out("10.9.0.1")
+        check(" 0% packet loss" in out, "linux: ping 10.9.0.1 by the ipproto rule: " + out)
+        print("linux: net unreachable, the marked transfer by table 100, prohibit, "
+              "ipproto icmp: as gufc")
 
     linux_router(tag, ("tcp", None), 5001, body, nat=False, v6=False,
                  texts={"4": PR_IPT, "6": "*filter\nCOMMIT\n"})

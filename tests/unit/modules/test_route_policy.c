@@ -3,12 +3,12 @@
  * Policy routing (lib/modules/route, route_policy.c): several tables and
  * the rules that pick one, as Linux's `ip rule` — order by pref with the
  * implicit main rule at 32766, fall-through of a table without a route,
- * fwmark V/M, from/to/iif selectors and `not`, blackhole, unreachable
+ * fwmark V/M, from/to/iif/ipproto/sport/dport selectors and `not`, blackhole, unreachable
  * and prohibit; then on the engine (tests/unit/common/eng_stack.c): the
  * mark a mangle PREROUTING rule sets picks the table of a new flow, a
  * reply's restored connmark picks its own, a rule's drop is a named drop
- * reason with its ICMP error, and the walk after a route change routes
- * a marked flow by its mark.
+ * reason with its ICMP error (a reply's too, by its restored mark), and
+ * the walk after a route change routes a marked flow by its mark.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -399,6 +399,290 @@ test_engine_drops(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A reply whose own (restored) mark selects a drop: the connection from
+ * outside (port 3) to the LAN is marked 0x2; a rule for mark 0x2 arriving
+ * on the LAN's port 0 prohibits, so the original goes (its iif is 3) but
+ * each reply is dropped on the slow path with the rule's reason and ICMP
+ * error, as Linux routes it (the mark-0 route does not take it). The rule
+ * gone, the walk gives the reply its way and it goes.
+ */
+static void
+test_engine_reply_drop(void **state)
+{
+	struct rule_engine *eng = mk("accept\n"
+				     "table mangle\n"
+				     "chain P hook prerouting\n"
+				     "connmark restore_mark\n"
+				     "mark set_mark 0x2 ctstate new proto udp dport 8080\n"
+				     "connmark save_mark\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct rule_upcall in = eng_stack_up4(17, "5.6.7.8", 3000, "192.168.1.9", 8080, 3);
+	struct rule_upcall back = eng_stack_up4(17, "192.168.1.9", 8080, "5.6.7.8", 3000, 0);
+	struct mod_route_rule r = rule_mark(100, 0x2, 0xffffffff, 0);
+	struct mod_route_rule_info ri;
+	struct rule_decision d;
+	uint32_t it = 0;
+	bool slow;
+
+	(void)state;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, MOD_ROUTE_TABLE_MAIN, "192.168.1.0", 24, 0);
+	r.iif = 0;
+	r.action = MOD_ROUTE_ACT_PROHIBIT;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	d = eng_stack_decide(eng, in, 1);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 0);
+	for (uint32_t now = 2; now < 4; now++) {
+		d = eng_stack_rx(eng, back, now, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.drop, RULE_DROP_ROUTE_PROHIBIT);
+		assert_int_equal(d.reject, RULE_REJECT_ICMP_ADMIN_PROHIBITED);
+	}
+	/* The original still goes; the rule decided the reply once (its flow's). */
+	d = eng_stack_rx(eng, in, 4, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 0);
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_int_equal(ri.r.pref, 100);
+	assert_int_equal(ri.hits, 1);
+	/* Unreachable instead: its own reason and error. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	r.action = MOD_ROUTE_ACT_UNREACHABLE;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	eng_stack_settle(eng, 5);
+	d = eng_stack_rx(eng, back, 6, NULL);
+	assert_int_equal(d.drop, RULE_DROP_ROUTE_UNREACHABLE);
+	assert_int_equal(d.reject, RULE_REJECT_ICMP_HOST_UNREACHABLE);
+	/* No rule: the walk gives the reply main's way, and it goes. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	eng_stack_settle(eng, 7);
+	d = eng_stack_rx(eng, back, 8, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 2);
+	eng_stack_free(eng);
+}
+
+/*
+ * A rule added while a flow is cached makes its route a drop: the walk
+ * gives its entries the rule's drop (each packet to the slow path, dropped
+ * with the rule's reason and ICMP error), as for a new flow, not "no
+ * route"; a TCP connection's packets stay so through conntrack's own
+ * interest. The rule gone, the walk gives the flows their way back.
+ */
+static void
+test_engine_walk_drop(void **state)
+{
+	struct rule_engine *eng = mk("accept\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct rule_upcall u = eng_stack_up4(17, "192.168.1.5", 1000, "1.2.3.4", 53, 0);
+	struct rule_upcall ur = eng_stack_up4(17, "1.2.3.4", 53, "192.168.1.5", 1000, 2);
+	struct rule_upcall syn = eng_stack_up4(6, "192.168.1.5", 1001, "1.2.3.4", 80, 0);
+	struct rule_upcall sa = eng_stack_up4(6, "1.2.3.4", 80, "192.168.1.5", 1001, 2);
+	struct rule_upcall ack = syn;
+	struct mod_route_rule r = rule_table(10, 0);
+	struct rule_decision d;
+	uint8_t a[16];
+	bool slow;
+
+	(void)state;
+	syn.pkt.tcp_flags = TCP_SYN;
+	sa.pkt.tcp_flags = TCP_SYN | 0x10;
+	ack.pkt.tcp_flags = 0x10;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, MOD_ROUTE_TABLE_MAIN, "192.168.1.0", 24, 0);
+	assert_int_equal(eng_stack_decide(eng, u, 1).out_port, 2);
+	assert_int_equal(eng_stack_decide(eng, ur, 1).out_port, 0);
+	assert_int_equal(eng_stack_decide(eng, syn, 1).out_port, 2);
+	assert_int_equal(eng_stack_rx(eng, sa, 1, NULL).out_port, 0);
+	assert_int_equal(eng_stack_rx(eng, ack, 1, NULL).out_port, 2);
+	r.to_set = true;
+	r.family = FC_AF_INET4;
+	memcpy(r.to, a4("1.2.3.0", a), 16);
+	r.to_len = 24;
+	r.action = MOD_ROUTE_ACT_PROHIBIT;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	eng_stack_settle(eng, 2);
+	for (uint32_t now = 3; now < 5; now++) {
+		d = eng_stack_rx(eng, u, now, &slow);
+		assert_true(slow);
+		assert_int_equal(d.verdict, FC_VERDICT_DROP);
+		assert_int_equal(d.drop, RULE_DROP_ROUTE_PROHIBIT);
+		assert_int_equal(d.reject, RULE_REJECT_ICMP_ADMIN_PROHIBITED);
+		d = eng_stack_rx(eng, ack, now, &slow);
+		assert_true(slow);
+		assert_int_equal(d.drop, RULE_DROP_ROUTE_PROHIBIT);
+	}
+	/* The replies (to the LAN) still go. */
+	d = eng_stack_rx(eng, ur, 5, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 0);
+	/* Blackhole instead: silent. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	r.action = MOD_ROUTE_ACT_BLACKHOLE;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	eng_stack_settle(eng, 6);
+	d = eng_stack_rx(eng, u, 7, NULL);
+	assert_int_equal(d.drop, RULE_DROP_ROUTE_BLACKHOLE);
+	assert_int_equal(d.reject, RULE_REJECT_NONE);
+	/* No rule: main's way again. */
+	assert_int_equal(mod_route_rule_del(rt, &r), 0);
+	eng_stack_settle(eng, 8);
+	d = eng_stack_rx(eng, u, 9, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 2);
+	d = eng_stack_rx(eng, ack, 9, NULL);
+	assert_int_equal(d.verdict, FC_VERDICT_ACCEPT);
+	assert_int_equal(d.out_port, 2);
+	eng_stack_free(eng);
+}
+
+/* The policy lookup of a packet of @p proto from port @p sp to port @p dp: the port, or -result. */
+static int
+look_l4(const struct mod_route *rt, uint8_t proto, uint16_t sp, uint16_t dp)
+{
+	uint8_t s[16], d[16];
+	struct mod_route_sel sel = {
+		.family = FC_AF_INET4, .src = a4("192.168.1.5", s), .dst = a4("1.2.3.4", d),
+		.iif = 0, .proto = proto, .sport = sp, .dport = dp};
+	struct mod_route_nh nh;
+	int res = mod_route_resolve(rt, &sel, &nh);
+
+	return res == MOD_ROUTE_RES_NH ? nh.port : -res;
+}
+
+/*
+ * ipproto, sport and dport (ranges, both ends in): a protocol without
+ * ports has ports 0 (Linux's flow dissection); the listing's words; equal rules
+ * (a range's ends) are one; a reversed range is refused. On the engine: a
+ * TCP flow to port 443 takes the dport rule's table, its reply (from 443)
+ * the sport rule's.
+ */
+static void
+test_l4_selectors(void **state)
+{
+	struct rule_engine *eng = mk("accept\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct mod_route_rule r = rule_table(10, 1), q;
+	struct mod_route_rule_info ri;
+	struct rule_flow_info fi;
+	struct rule_upcall u = eng_stack_up4(6, "192.168.1.5", 1000, "1.2.3.4", 443, 0);
+	char line[200];
+	uint32_t it = 0;
+
+	(void)state;
+	u.pkt.tcp_flags = TCP_SYN;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, MOD_ROUTE_TABLE_MAIN, "192.168.1.0", 24, 0);
+	route(rt, 1, "0.0.0.0", 0, 3);
+	route(rt, 2, "192.168.1.0", 24, 4);
+	r.ipproto = 6;
+	r.dport_set = true;
+	r.dport[0] = 443;
+	r.dport[1] = 450;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	q = rule_table(20, 2);
+	q.sport_set = true;
+	q.sport[0] = q.sport[1] = 443;
+	assert_int_equal(mod_route_rule_add(rt, &q, true), 0);
+	assert_int_equal(look_l4(rt, 6, 1000, 443), 3);
+	assert_int_equal(look_l4(rt, 6, 1000, 450), 3);
+	assert_int_equal(look_l4(rt, 6, 1000, 451), 2);
+	assert_int_equal(look_l4(rt, 6, 1000, 442), 2);
+	assert_int_equal(look_l4(rt, 17, 1000, 443), 2); /* not tcp */
+	/* (to 1.2.3.4: table 2 has no route there, main's) */
+	assert_int_equal(look_l4(rt, 17, 443, 1000), 2);
+	/* ICMP's ports are 0 (as Linux's): sport 0-443 takes it, whatever its key holds. */
+	q.sport[0] = 0;
+	assert_int_equal(mod_route_rule_del(rt, &q), -ENOENT); /* another range: another rule */
+	assert_int_equal(mod_route_rule_add(rt, &q, true), 0);
+	route(rt, 2, "0.0.0.0", 0, 4);
+	assert_int_equal(look_l4(rt, 1, 0, 0), 4);
+	assert_int_equal(look_l4(rt, 1, 800, 0), 4);
+	assert_int_equal(look_l4(rt, 17, 0, 53), 4);
+	assert_int_equal(look_l4(rt, 17, 800, 53), 2);
+	assert_int_equal(mod_route_rule_del(rt, &q), 0);
+	assert_int_equal(mod_route_table_del(rt, 2, FC_AF_INET4, (uint8_t[16]){0}, 0), 0);
+	/* Reversed: refused. */
+	q.sport[0] = 500;
+	q.sport[1] = 400;
+	assert_int_equal(mod_route_rule_add(rt, &q, true), -EINVAL);
+	/* Listing. */
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_true(mod_route_rule_format(rt, &ri.r, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all ipproto tcp dport 443-450 lookup 1");
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_true(mod_route_rule_format(rt, &ri.r, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all sport 443 lookup 2");
+	/* On the engine: the flow by table 1 (port 3), its reply from 443 by table 2. */
+	assert_int_equal(eng_stack_decide(eng, u, 1).out_port, 3);
+	assert_int_equal(rule_engine_flow_lookup(eng, &u.pkt.key, &fi), 0);
+	assert_int_equal(rule_engine_flow_get(eng, FC_AF_INET4, fi.peer, &fi), 0);
+	assert_int_equal(fc_key_sport(&fi.key), htons(443));
+	assert_int_equal(fi.act.out_port, 4);
+	eng_stack_free(eng);
+}
+
+/*
+ * goto P: a matching rule goes on at the rules of pref P (skipping those
+ * between, and main's when past 32766); none of pref P: unresolved,
+ * skipped, and listed so; a goto to an earlier pref is refused.
+ */
+static void
+test_goto(void **state)
+{
+	struct rule_engine *eng = mk("accept\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct mod_route_rule g = rule_mark(10, 0x1, 0xffffffff, 0), r;
+	struct mod_route_rule_info ri;
+	char line[200];
+	uint32_t it = 0;
+
+	(void)state;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "0.0.0.0", 0, 2);
+	route(rt, 1, "0.0.0.0", 0, 3);
+	route(rt, 2, "0.0.0.0", 0, 4);
+	g.action = MOD_ROUTE_ACT_GOTO;
+	g.table = 30;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), 0);
+	r = rule_table(20, 1);
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	/* Unresolved (no rule of pref 30): skipped, mark 1 takes table 1 too. */
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), 3);
+	assert_int_equal(mod_route_rule_next(rt, &it, &ri), 0);
+	assert_true(mod_route_rule_format(rt, &ri.r, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all fwmark 0x1 goto 30 [unresolved]");
+	r = rule_table(30, 2);
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), 4); /* past pref 20 */
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 0, 0), 3);
+	assert_true(mod_route_rule_format(rt, &g, line, sizeof(line)) > 0);
+	assert_string_equal(line, "from all fwmark 0x1 goto 30");
+	/* Past main: main skipped, the rule at 40000 decides (nothing there: no route). */
+	g.table = 40000;
+	g.pref = 11;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), 0);
+	assert_int_equal(mod_route_rule_del(rt, &r), 0); /* pref 30 gone: the first goto unresolved */
+	r = rule_table(40000, 5);
+	r.action = MOD_ROUTE_ACT_BLACKHOLE;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), -MOD_ROUTE_RES_BLACKHOLE);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 0, 0), 3);
+	/* To main's pref: main decides. */
+	assert_int_equal(mod_route_rule_del(rt, &g), 0);
+	g.table = MOD_ROUTE_PREF_MAIN;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), 0);
+	assert_int_equal(look(rt, "10.0.0.1", "1.1.1.1", 1, 0), 2);
+	/* Backwards or to itself: refused. */
+	g.table = 11;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), -EINVAL);
+	g.table = 5;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), -EINVAL);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -408,6 +692,10 @@ main(void)
 		cmocka_unit_test(test_listing),
 		cmocka_unit_test(test_engine_fwmark),
 		cmocka_unit_test(test_engine_drops),
+		cmocka_unit_test(test_engine_reply_drop),
+		cmocka_unit_test(test_engine_walk_drop),
+		cmocka_unit_test(test_l4_selectors),
+		cmocka_unit_test(test_goto),
 	};
 
 	if (gufc_test_eal_init("route_policy", "0") < 0)
