@@ -286,22 +286,6 @@ struct rule_engine_view {
 };
 
 
-/**
- * An entry's limits (struct rule_engine_view::count_limit): its packet
- * goes up once the entry's packets would reach @c packets or its bytes
- * @c bytes (the entry's own counters, frames, this packet included).
- */
-struct rule_count_limit {
-	uint64_t packets;
-	uint64_t bytes;
-};
-
-/** An entry's segments conntrack ignored (struct rule_engine_view::ct_ignored). */
-struct rule_ct_ignored {
-	uint64_t packets;
-	uint64_t bytes;
-};
-
 /** Slots of struct rule_engine_view::exp_slots (a power of two). */
 #define RULE_EXP_SLOTS 4096
 
@@ -585,56 +569,6 @@ rule_engine_channel(const struct rule_engine *eng, const struct fc_action *a, un
 }
 
 /**
- * Does a packet of @p len bytes bring an FC_ACT_F_COUNT entry's counters to
- * its limits (upcall it with RULE_UPCALL_INTEREST: its verdict may change)?
- * @param eng  the engine
- * @param t    the entry's table
- * @param fam  0 for IPv4, 1 for IPv6
- * @param idx  the entry's index
- * @param len  the packet's length as the entry counts it
- * @return true to upcall.
- * Context: the reader that owns the flow, or the rules lcore.
- */
-static inline bool
-rule_engine_count_due(const struct rule_engine *eng, const struct fc_table *t, unsigned int fam,
-	uint32_t idx, uint32_t len)
-{
-	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
-	const struct rule_count_limit *l = v->count_limit[fam];
-	uint64_t packets, bytes;
-
-	if (unlikely(l == NULL))
-		return true;
-	fc_table_counters(t, idx, &packets, &bytes);
-	return packets + 1 >= __atomic_load_n(&l[idx].packets, __ATOMIC_ACQUIRE) ||
-		bytes + len >= __atomic_load_n(&l[idx].bytes, __ATOMIC_ACQUIRE);
-}
-
-/**
- * Count a packet of @p len bytes that entry @p idx counts (fc_table_touch())
- * but its connection does not: a segment conntrack ignored.
- * @param eng  the engine
- * @param fam  0 for IPv4, 1 for IPv6
- * @param idx  the entry's index
- * @param len  the packet's length as the entry counts it
- * @return false without the counters (no memory: the connection counts it).
- * Context: the reader that owns the flow, or the rules lcore.
- */
-static inline bool
-rule_engine_ct_ignored(const struct rule_engine *eng, unsigned int fam, uint32_t idx,
-	uint32_t len)
-{
-	const struct rule_engine_view *v = (const struct rule_engine_view *)(const void *)eng;
-	struct rule_ct_ignored *c = __atomic_load_n(&v->ct_ignored[fam], __ATOMIC_ACQUIRE);
-
-	if (c == NULL)
-		return false;
-	__atomic_store_n(&c[idx].packets, c[idx].packets + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&c[idx].bytes, c[idx].bytes + len, __ATOMIC_RELAXED);
-	return true;
-}
-
-/**
  * Does the entry's interest mask select this packet (upcall it with
  * RULE_UPCALL_INTEREST)? FC_INTEREST_ALL selects all, the TCP bits a TCP
  * packet with that flag (SYN/ACK included), FC_INTEREST_TCP_NOACK one
@@ -807,11 +741,15 @@ rule_engine_expect_count(const struct rule_engine *eng)
 	return __atomic_load_n(&v->exp_epoch, __ATOMIC_ACQUIRE);
 }
 
-/* Counters and listing: engine_info.h; meters and packet programs: part of this manual. */
+/*
+ * Counters and listing: engine_info.h; per-entry counts: engine_count.h;
+ * meters and packet programs: part of this manual.
+ */
 #ifdef __cplusplus
 }
 #endif
 #include "engine_info.h"
+#include "engine_count.h"
 #include "engine_meter.h"
 #include "engine_strpred.h"
 #include "engine_pktact.h"
