@@ -440,6 +440,26 @@ key_of(const struct rte_mbuf *m)
 	return p.key;
 }
 
+struct fc_key
+handshake4(const char *cli, uint16_t cport, const char *srv, uint16_t sport)
+{
+	struct rte_mbuf *m;
+	struct fc_key k;
+
+	tcp_numbers(100, 0);
+	m = tcp4(cli, cport, srv, sport, PB_TCP_SYN, 1);
+	k = key_of(m);
+	rx1(m);
+	slow();
+	tcp_numbers(500, 109);
+	rx1(tcp4(srv, sport, cli, cport, PB_TCP_SYN | PB_TCP_ACK, 2));
+	slow();
+	tcp_numbers(109, 509);
+	rx1(tcp4(cli, cport, srv, sport, PB_TCP_ACK, 3));
+	slow();
+	return k;
+}
+
 /* ------------------------------------------------------------ checksums */
 
 static uint16_t

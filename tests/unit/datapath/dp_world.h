@@ -119,6 +119,12 @@ const struct fc_entry *entry_of(const struct fc_key *k, uint32_t *idx);
 const struct fc_entry *first_packet(struct rte_mbuf *m, unsigned int delivered);
 /** The key the parser makes of @p m. */
 struct fc_key key_of(const struct rte_mbuf *m);
+/**
+ * A TCP handshake from @p cli:@p cport to @p srv:@p sport (tags 1-3, the
+ * numbers 100/500/109/509 as the conntrack tests use them), the slow path
+ * run after each segment. @return the key of its SYN.
+ */
+struct fc_key handshake4(const char *cli, uint16_t cport, const char *srv, uint16_t sport);
 /** Every IP and L4 checksum of the frame is valid. */
 void check_csums(const struct rte_mbuf *m);
 /** The frame's addresses and ports are these; its checksums valid. */

@@ -1025,17 +1025,7 @@ test_marked_tcp(void **state)
 	(void)state;
 	world_up(true, 64);
 	load("accept\n");
-	tcp_numbers(100, 0);
-	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
-	k = key_of(m);
-	rx1(m);
-	slow();
-	tcp_numbers(500, 109);
-	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
-	slow();
-	tcp_numbers(109, 509);
-	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3)); /* completes the handshake */
-	slow();
+	k = handshake4(cli, 40000, srv, 80);
 	e = entry_of(&k, &idx);
 	assert_non_null(e);
 	assert_true(e->act.interest & FC_INTEREST_TCP_WIN);
@@ -1110,17 +1100,7 @@ test_marked_tcp_data(void **state)
 	(void)state;
 	world_up(true, 64);
 	load("accept\n");
-	tcp_numbers(100, 0);
-	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
-	k = key_of(m);
-	rx1(m);
-	slow();
-	tcp_numbers(500, 109);
-	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
-	slow();
-	tcp_numbers(109, 509);
-	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3));
-	slow();
+	k = handshake4(cli, 40000, srv, 80);
 	/* The helper's interest, as the slow path would store it (no reader
 	 * runs meanwhile: a plain store). */
 	e = (struct fc_entry *)entry_of(&k, &idx);
@@ -1173,17 +1153,7 @@ test_tcp_ignored_idle(void **state)
 	(void)state;
 	world_up(true, 64);
 	load("accept\n");
-	tcp_numbers(100, 0);
-	m = tcp4(cli, 40000, srv, 80, PB_TCP_SYN, 1);
-	k = key_of(m);
-	rx1(m);
-	slow();
-	tcp_numbers(500, 109);
-	rx1(tcp4(srv, 80, cli, 40000, PB_TCP_SYN | PB_TCP_ACK, 2));
-	slow();
-	tcp_numbers(109, 509);
-	rx1(tcp4(cli, 40000, srv, 80, PB_TCP_ACK, 3));
-	slow();
+	k = handshake4(cli, 40000, srv, 80);
 	/* Idle since NOW - 500 (no reader runs meanwhile: a plain store). */
 	e = (struct fc_entry *)entry_of(&k, &idx);
 	assert_non_null(e);

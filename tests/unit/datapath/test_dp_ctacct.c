@@ -113,24 +113,14 @@ static void
 test_ignored_listing(void **state)
 {
 	struct rule_flow_info fi;
-	struct rte_mbuf *m, *o[8];
+	struct rte_mbuf *o[8];
 	struct fc_key k;
 	char text[512];
 
 	(void)state;
 	world_up(true, 64);
 	load("accept\n");
-	tcp_numbers(100, 0);
-	m = tcp4(cli, 40001, srv, 80, PB_TCP_SYN, 1);
-	k = key_of(m);
-	rx1(m);
-	slow();
-	tcp_numbers(500, 109);
-	rx1(tcp4(srv, 80, cli, 40001, PB_TCP_SYN | PB_TCP_ACK, 2));
-	slow();
-	tcp_numbers(109, 509);
-	rx1(tcp4(cli, 40001, srv, 80, PB_TCP_ACK, 3));
-	slow();
+	k = handshake4(cli, 40001, srv, 80);
 	assert_int_equal(rule_engine_flow_lookup(W.eng, &k, &fi), 0);
 	assert_true(rule_engine_flow_format(W.eng, &fi, text, sizeof(text)) > 0);
 	assert_null(strstr(text, "ignored="));
