@@ -73,7 +73,8 @@ ip_range_of(const char *s, uint32_t *lo, uint32_t *hi)
 			return false;
 		memcpy(&x, a.addr, 4);
 		x = ntohl(x);
-		y = a.len == 0 ? UINT32_MAX : x | (uint32_t)(UINT32_MAX >> a.len);
+		/* (a shift by 32 is undefined: a /32 is its own address) */
+		y = a.len >= 32 ? x : x | (uint32_t)(UINT32_MAX >> a.len);
 	}
 	*lo = x;
 	*hi = y;

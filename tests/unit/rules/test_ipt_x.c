@@ -1034,6 +1034,9 @@ test_ipset_nomatch_types(void **state)
 		"add b 192.0.2.1\n"
 		"add b 192.0.2.16/30\n"
 		"add b 192.0.2.100-192.0.2.101\n"
+		"add b 192.0.2.60/32\n"
+		"create one bitmap:ip range 192.0.2.7\n"
+		"add one 192.0.2.7/32\n"
 		"create bn bitmap:ip range 10.0.0.0-10.0.255.255 netmask 24\n"
 		"add bn 10.0.7.9\n"
 		"create six hash:net family inet6\n"
@@ -1077,6 +1080,9 @@ test_ipset_nomatch_types(void **state)
 		{"b", 1, 0, "udp 192.0.2.20:1 -> 1.1.1.1:2", 0, 0},
 		{"b", 1, 0, "udp 192.0.2.101:1 -> 1.1.1.1:2", 1, 1},
 		{"b", 1, 0, "udp 192.0.3.1:1 -> 1.1.1.1:2", 0, 0},  /* outside the range */
+		{"b", 1, 0, "udp 192.0.2.60:1 -> 1.1.1.1:2", 1, 1},  /* a /32 */
+		{"b", 1, 0, "udp 192.0.2.61:1 -> 1.1.1.1:2", 0, 0},
+		{"one", 1, 0, "udp 192.0.2.7:1 -> 1.1.1.1:2", 1, 1}, /* a range of one address */
 		{"bn", 1, 0, "udp 10.0.7.200:1 -> 1.1.1.1:2", 1, 1},
 		{"bn", 1, 0, "udp 10.0.8.1:1 -> 1.1.1.1:2", 0, 0},
 		{"l", 1, 0, "udp 192.0.2.17:1 -> 1.1.1.1:2", 1, 1},  /* in b */
