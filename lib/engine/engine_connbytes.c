@@ -71,7 +71,8 @@ eng_ign_ready(struct rule_engine *eng, unsigned int ti)
 
 	if (eng->view.ct_ignored[ti] != NULL)
 		return true;
-	if (eng->t[ti] == NULL)
+	/* 16 bytes a slot: only for a set that reads the connection's counters. */
+	if (eng->t[ti] == NULL || eng_cb_none(eng))
 		return false;
 	n = ((const struct fc_table_view *)(const void *)eng->t[ti])->n_slots;
 	c = calloc(n, sizeof(*c));

@@ -125,8 +125,10 @@ void eng_cb_count_alone(struct rule_engine *eng, unsigned int ti, uint32_t idx, 
  * Segments conntrack ignored (struct rule_engine_view::ct_ignored): counted
  * by their entry, not by its connection. eng_ign_ready(): allocate table
  * @p ti's counters (with its first window-checked entry, so that the fast
- * path can count them; false without memory). eng_ign_count(): entry @p idx
- * counted one of @p len bytes (the counters allocated on first use).
+ * path can count them, once the set has a connbytes match: the only reader
+ * of the connection's counters in a decision; false without memory or
+ * without such a match). eng_ign_count(): entry @p idx counted one of
+ * @p len bytes (the counters allocated on first use).
  * eng_ign_reset(): a new entry in slot @p idx. eng_ign_move(): the entry
  * moved (eng_side_move()). eng_ign_get(): entry @p idx's, 0 without.
  */
