@@ -7,7 +7,8 @@ segment (CONVS: real sequence and acknowledgement numbers, so conntrack
 checks each against the windows) are sent from the hosts' interfaces by
 AF_PACKET sockets, each one once the one before it came out or not (so
 both routers see the same segments in the same order), with the hosts'
-own TCP kept out (INPUT drops TCP there: no resets).
+own TCP and SCTP kept out (INPUT drops them there: no resets, no
+ABORTs); and an SCTP association (SCTP_CONV) the same way.
 
   ctacct        gufc; each segment's verdict (forwarded or not) must be
                 WANT's, and the filter rules' counters (packets, bytes)
@@ -17,7 +18,8 @@ own TCP kept out (INPUT drops TCP there: no resets).
 
 -m connbytes reads the connection's counters, which leave out a segment
 conntrack ignores (old data below the windows, a SYN in ESTABLISHED, an
-ACK older than the window allows), while the rule that accepts it counts
+ACK older than the window allows; SCTP: an INIT retransmitted in CLOSED,
+a HEARTBEAT with another path's tag), while the rule that accepts it counts
 it (doc/conntrack.md "Ignored segments and the idle time"): with ignored
 segments counted, the ignored segments themselves and the segments after
 them meet the range's end early and are dropped.
@@ -44,7 +46,10 @@ RULES = """*filter
 -A FORWARD -p tcp -m tcp --sport 81 -m connbytes --connbytes 0:6 --connbytes-dir both --connbytes-mode packets -j ACCEPT
 -A FORWARD -p tcp -m tcp --dport 82 -m connbytes --connbytes 0:400 --connbytes-dir original --connbytes-mode bytes -j ACCEPT
 -A FORWARD -p tcp -m tcp --sport 82 -m connbytes --connbytes 0:400 --connbytes-dir original --connbytes-mode bytes -j ACCEPT
+-A FORWARD -p sctp -m sctp --dport 36412 -m connbytes --connbytes 0:5 --connbytes-dir original --connbytes-mode packets -j ACCEPT
+-A FORWARD -p sctp -m sctp --sport 36412 -m connbytes --connbytes 0:5 --connbytes-dir original --connbytes-mode packets -j ACCEPT
 -A FORWARD -p tcp -j DROP
+-A FORWARD -p sctp -j DROP
 COMMIT
 """
 
@@ -96,13 +101,34 @@ CONVS = [
     ]),
 ]
 
+# An SCTP association (client port 5000 to 36412; (direction, verification
+# tag, chunks as netfilter-oracle.py's conversations name them,
+# forwarded)), original direction, packets 0:5: a retransmitted INIT (in
+# CLOSED) and HEARTBEATs with another tag (a new path's) are ignored, as
+# Linux's SCTP tracker leaves them out of the accounting.
+SCTP_CONV = (5000, 36412, [
+    (">", 0, ["init:0x11111111"], True),           # 1
+    (">", 0, ["init:0x11111111"], True),           # retransmitted: ignored, 1
+    ("<", 0x11111111, ["initack:0x22222222"], True),
+    (">", 0x22222222, ["cookie"], True),           # 2
+    ("<", 0x11111111, ["cookieack"], True),
+    (">", 0x22222222, ["data"], True),             # 3
+    ("<", 0x11111111, ["sack"], True),
+    (">", 0x99999999, ["hb"], True),               # another path's: ignored, 3
+    (">", 0x99999999, ["hb"], True),               # again
+    (">", 0x22222222, ["data"], True),             # 4 (7 with the ignored)
+    (">", 0x22222222, ["data"], True),             # 5
+    (">", 0x22222222, ["data"], False),            # 6: past the range
+])
+
 # Each FORWARD rule's (packets, bytes): the ACCEPT rules count the ignored
 # segments they accept (40-byte headers, 100-byte payloads).
-RULE_COUNTS = [(8, 820), (3, 120), (4, 360), (4, 160), (6, 640), (2, 80), (3, 320)]
+RULE_COUNTS = [(8, 820), (3, 120), (4, 360), (4, 160), (6, 640), (2, 80), (8, 380), (3, 136),
+               (3, 320), (1, 52)]
 
 # AF_PACKET on interface argv[1]: "send HEX" sends a frame; "wait ID SEC"
 # prints "SEEN" when an IPv4 TCP frame of IP id ID arrives within SEC
-# seconds (frames already queued count), else "NONE".
+# seconds (TCP or SCTP; frames already queued count), else "NONE".
 RAW_IO = r"""
 import select, socket, struct, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
@@ -120,8 +146,8 @@ for line in sys.stdin:
         if t <= 0 or not select.select([s], [], [], t)[0]:
             break
         b, addr = s.recvfrom(65535)
-        if (addr[2] != socket.PACKET_OUTGOING and len(b) >= 54 and b[12:14] == b"\x08\x00"
-                and b[23] == 6 and struct.unpack("!H", b[18:20])[0] == want):
+        if (addr[2] != socket.PACKET_OUTGOING and len(b) >= 34 and b[12:14] == b"\x08\x00"
+                and b[23] in (6, 132) and struct.unpack("!H", b[18:20])[0] == want):
             res = "SEEN"
     print(res, flush=True)
 """
@@ -138,17 +164,39 @@ def csum(data):
     return ~s & 0xFFFF
 
 
-def frame(dmac, smac, src, dst, sport, dport, flags, seq, ack, plen, ipid):
-    """An Ethernet frame of a TCP segment (no options, window 65160)."""
-    fl = 0
-    for ch in flags:
-        fl |= FLAGS[ch]
+def load_oracle():
+    """scripts/netfilter-oracle.py as a module (its SCTP chunks and CRC32c)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                        "scripts", "netfilter-oracle.py")
+    spec = importlib.util.spec_from_file_location("nf_oracle", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def frame(dmac, smac, src, dst, sport, dport, flags, seq, ack, plen, ipid, nfo=None):
+    """An Ethernet frame of a TCP segment (no options, window 65160), or
+    with @nfo (the oracle module) of an SCTP packet: @seq its verification
+    tag, @flags its chunks' names."""
     sa, da = bytes(map(int, src.split("."))), bytes(map(int, dst.split(".")))
-    tcp = struct.pack("!HHIIHHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
-                      5 << 12 | fl, 65160, 0, 0) + bytes((ipid + i) & 0xFF for i in range(plen))
-    c = csum(sa + da + struct.pack("!BBH", 0, 6, len(tcp)) + tcp)
-    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), ipid, 0x4000, 64, 6, 0, sa, da)
+    if nfo is not None:
+        l4 = struct.pack("!HHII", sport, dport, seq, 0) + b"".join(
+            nfo.sctp_chunk(ch, ipid, "SCTP_CONV") for ch in flags)
+        l4 = l4[:8] + struct.pack("<I", nfo.crc32c(l4)) + l4[12:]
+        proto = 132
+    else:
+        fl = 0
+        for ch in flags:
+            fl |= FLAGS[ch]
+        l4 = struct.pack("!HHIIHHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
+                         5 << 12 | fl, 65160, 0, 0) + bytes((ipid + i) & 0xFF for i in range(plen))
+        c = csum(sa + da + struct.pack("!BBH", 0, 6, len(l4)) + l4)
+        l4 = l4[:16] + struct.pack("!H", c) + l4[18:]
+        proto = 6
+    tcp = l4
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), ipid, 0x4000, 64, proto, 0, sa, da)
     ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
     return bytes.fromhex(dmac.replace(":", "")) + bytes.fromhex(smac.replace(":", "")) + \
         b"\x08\x00" + ip + tcp
@@ -162,6 +210,7 @@ def run_convs(nsexec, cif, sif, cmac, smac):
         # The hosts' TCP stays out (no resets for the segments they receive);
         # the routers learn both hosts (ARP) before the first segment.
         sh(nsexec(side, ["iptables", "-A", "INPUT", "-p", "tcp", "-j", "DROP"]))
+        sh(nsexec(side, ["iptables", "-A", "INPUT", "-p", "132", "-j", "DROP"]))
         sh(nsexec(side, ["ping", "-c", "1", "-W", "2", gw]), check_rc=False)
     sh(nsexec("c", ["ping", "-c", "2", "-i", "0.2", "-W", "2", SERVER4]), check_rc=False)
     gmac = {}
@@ -180,19 +229,21 @@ def run_convs(nsexec, cif, sif, cmac, smac):
         io[side].stdin.flush()
         return wait_line(io[side], word, timeout=10)[0]
 
-    got, ipid = [], 1000
+    got, ipid, nfo = [], 1000, load_oracle()
+    convs = all_convs()
     try:
-        for cport, sport, segs in CONVS:
+        for n, (cport, sport, segs) in enumerate(convs):
             got.append([])
+            sctp = nfo if n == len(CONVS) else None
             for d, flags, seq, ack, plen, _ in segs:
                 ipid += 1
                 if d == ">":
                     f = frame(gmac["c"], cmac, CLIENT4, SERVER4, cport, sport, flags, seq, ack,
-                              plen, ipid)
+                              plen, ipid, sctp)
                     tx, rx = "c", "s"
                 else:
                     f = frame(gmac["s"], smac, SERVER4, CLIENT4, sport, cport, flags, seq, ack,
-                              plen, ipid)
+                              plen, ipid, sctp)
                     tx, rx = "s", "c"
                 say(tx, "send " + f.hex(), "SENT")
                 got[-1].append(say(rx, "wait %d 1.0" % ipid, "") == "SEEN")
@@ -203,13 +254,20 @@ def run_convs(nsexec, cif, sif, cmac, smac):
     return got
 
 
+def all_convs():
+    """CONVS, then SCTP_CONV in their form (chunks for flags, the tag for seq)."""
+    return CONVS + [(SCTP_CONV[0], SCTP_CONV[1],
+                     [(d, ch, tag, 0, 0, fw) for d, tag, ch, fw in SCTP_CONV[2]])]
+
+
 def verdicts_check(got, who):
     lines, bad = [], []
-    for (cport, sport, segs), g in zip(CONVS, got):
+    for (cport, sport, segs), g in zip(all_convs(), got):
         for i, (seg, v) in enumerate(zip(segs, g)):
-            lines.append("%d->%d #%d %s %s seq=%d ack=%d len=%d: %s" % (
-                cport, sport, i + 1, seg[0], seg[1], seg[2], seg[3], seg[4],
-                "forwarded" if v else "dropped"))
+            what = ("tag=0x%x %s" % (seg[2], " ".join(seg[1])) if isinstance(seg[1], list) else
+                    "%s seq=%d ack=%d len=%d" % (seg[1], seg[2], seg[3], seg[4]))
+            lines.append("%d->%d #%d %s %s: %s" % (cport, sport, i + 1, seg[0], what,
+                                                   "forwarded" if v else "dropped"))
             if v != seg[5]:
                 bad.append(lines[-1] + " (want %s)" % ("forwarded" if seg[5] else "dropped"))
     print("\n".join(lines))
