@@ -30,12 +30,13 @@ client behind port 0, a server behind port 1, router mode):
             still goes); a rule turning a cached flow's route into each
             drop and back; a route deleted from a rule's table and added
             back; goto (to a rule, unresolved, past main); user rules at
-            main's pref 32766 (after main, as Linux adds them). Each step's
+            main's pref 32766 (after main, as Linux adds them); IPv6's
+            drops of a cached flow and back (ICMPv6). Each step's
             outcome (answered, no answer, the ICMP type/code the host's
             socket got) must be CMP_WANT's.
   prouting_cmp_linux
-            the same steps through a Linux router (`ip rule`, `ip route
-            ... table 100`): the same outcomes, CMP_WANT.
+            the same steps through a Linux router (`ip rule`, `ip -6 rule`
+            for IPv6's, `ip route ... table 100`): the same outcomes, CMP_WANT.
 """
 
 import os
@@ -230,13 +231,16 @@ COMMIT
 
 # A UDP conversation of one 5-tuple (source port argv[3]): each line on
 # stdin sends that line and prints "R LINE ok" (echoed), "R LINE icmpT/C"
-# (the ICMP error the socket got: IP_RECVERR) or "R LINE none".
+# or "icmp6T/C" (the ICMP error the socket got: IP_RECVERR, IPV6_RECVERR)
+# or "R LINE none".
 CMP_CLIENT = r"""
 import select, socket, struct, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+v6 = ":" in sys.argv[1]
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.setsockopt(socket.SOL_IP, 11, 1)  # IP_RECVERR
-s.bind(("0.0.0.0", int(sys.argv[3])))
+LVL, RECVERR, ORIGIN = (41, 25, 3) if v6 else (socket.SOL_IP, 11, 2)  # IPV6_/IP_RECVERR
+s.setsockopt(LVL, RECVERR, 1)
+s.bind(("::" if v6 else "0.0.0.0", int(sys.argv[3])))
 s.connect((sys.argv[1], int(sys.argv[2])))
 
 def errs():
@@ -248,8 +252,8 @@ def errs():
             return out
         for lvl, typ, data in anc:
             e = struct.unpack_from("=IBBBBII", data)
-            if lvl == socket.SOL_IP and typ == 11 and e[1] == 2:  # SO_EE_ORIGIN_ICMP
-                out.append("icmp%d/%d" % (e[2], e[3]))
+            if lvl == LVL and typ == RECVERR and e[1] == ORIGIN:  # SO_EE_ORIGIN_ICMP(6)
+                out.append("icmp%s%d/%d" % ("6" if v6 else "", e[2], e[3]))
 
 def drain():
     errs()
@@ -291,9 +295,10 @@ CMP_SERVER = r"""
 import select, socket, struct, sys
 socks, got, icmp = {}, {}, {}
 for a in sys.argv[1:]:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_IP, 11, 1)
     port, _, addr = a.partition("@")
+    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
+    if ":" not in addr:
+        s.setsockopt(socket.SOL_IP, 11, 1)
     s.bind((addr or "0.0.0.0", int(port)))
     a = port
     socks[s.fileno()] = (s, a)
@@ -330,7 +335,8 @@ while True:
         s.sendto(b, peer)
 """
 
-CMP_PORTS = ("6001", "6002", "6003", "6010", "6011", "6020", "6021", "6022", "6030", "6031@10.9.0.1")
+CMP_PORTS = ("6001", "6002", "6003", "6010", "6011", "6020", "6021", "6022", "6030", "6031@10.9.0.1",
+             "6040@::")
 
 # The steps: ("rule", "add"|"del", `ip rule` words, {T}: the table),
 # ("route", "add"|"del", prefix, gateway) in that table, ("send", name,
@@ -393,6 +399,21 @@ CMP_STEPS = [
     ("send", "32766: main first", "10.0.2.2", 6030, 40030),
     ("rule", "add", "pref 32766 to 10.9.0.1/32 table {T}"),
     ("send", "32766: after main", "10.9.0.1", 6031, 40031),
+    # IPv6: a cached flow's route turned into each drop and back (ICMPv6
+    # administratively prohibited, no route).
+    ("send", "v6 walk: before", "2001:db8:2::2", 6040, 40040),
+    ("rule", "add", "pref 41 to 2001:db8:2::2/128 ipproto udp dport 6040 prohibit"),
+    ("send", "v6 walk: prohibit", "2001:db8:2::2", 6040, 40040),
+    ("rule", "del", "pref 41 to 2001:db8:2::2/128 ipproto udp dport 6040 prohibit"),
+    ("send", "v6 walk: prohibit gone", "2001:db8:2::2", 6040, 40040),
+    ("rule", "add", "pref 41 to 2001:db8:2::2/128 ipproto udp dport 6040 unreachable"),
+    ("send", "v6 walk: unreachable", "2001:db8:2::2", 6040, 40040),
+    ("rule", "del", "pref 41 to 2001:db8:2::2/128 ipproto udp dport 6040 unreachable"),
+    ("send", "v6 walk: unreachable gone", "2001:db8:2::2", 6040, 40040),
+    ("rule", "add", "pref 41 to 2001:db8:2::2/128 ipproto udp dport 6040 blackhole"),
+    ("send", "v6 walk: blackhole", "2001:db8:2::2", 6040, 40040),
+    ("rule", "del", "pref 41 to 2001:db8:2::2/128 ipproto udp dport 6040 blackhole"),
+    ("send", "v6 walk: blackhole gone", "2001:db8:2::2", 6040, 40040),
 ]
 
 CMP_WANT = {
@@ -406,6 +427,9 @@ CMP_WANT = {
     "goto: over prohibit": "ok", "goto: unresolved": "icmp3/13", "goto: resolved again": "ok",
     "goto: past main": "icmp3/0", "goto: unresolved past main": "ok",
     "32766: main first": "ok", "32766: after main": "ok",
+    "v6 walk: before": "ok", "v6 walk: prohibit": "icmp61/1", "v6 walk: prohibit gone": "ok",
+    "v6 walk: unreachable": "icmp61/0", "v6 walk: unreachable gone": "ok",
+    "v6 walk: blackhole": "none", "v6 walk: blackhole gone": "ok",
 }
 
 
@@ -496,8 +520,8 @@ def t_prouting_cmp_linux(build):
         sh(["ip", "netns", "exec", sns, "ip", "addr", "add", "10.9.0.1/32", "dev", "lo"])
 
         def rule(op, words):
-            sh(["ip", "netns", "exec", rns, "ip", "rule", op] +
-               words.replace("{T}", "100").split())
+            sh(["ip", "netns", "exec", rns, "ip"] + (["-6"] if ":" in words else []) +
+               ["rule", op] + words.replace("{T}", "100").split())
 
         def route(op, prefix, via):
             sh(["ip", "netns", "exec", rns, "ip", "route", op, prefix] +
@@ -516,7 +540,7 @@ def t_prouting_cmp_linux(build):
               "linux: ip rule show (32766: main first):\n" + out)
         print("linux: the steps' outcomes are CMP_WANT's")
 
-    linux_router(tag, ("udp", None), 6001, body, nat=False, v6=False,
+    linux_router(tag, ("udp", None), 6001, body, nat=False, v6=True,
                  texts={"4": CMP_IPT, "6": "*filter\nCOMMIT\n"})
 
 
