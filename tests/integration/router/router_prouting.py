@@ -335,8 +335,8 @@ while True:
         s.sendto(b, peer)
 """
 
-CMP_PORTS = ("6001", "6002", "6003", "6010", "6011", "6020", "6021", "6022", "6030", "6031@10.9.0.1",
-             "6040@::")
+CMP_PORTS = ("6001", "6002", "6003", "6010", "6011", "6020", "6021", "6022", "6030",
+             "6031@10.9.0.1", "6040@::")
 
 # The steps: ("rule", "add"|"del", `ip rule` words, {T}: the table),
 # ("route", "add"|"del", prefix, gateway) in that table, ("send", name,
