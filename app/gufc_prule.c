@@ -174,6 +174,11 @@ gufc_prule_parse(const struct gufc_config *cfg, const char *const *tok, unsigned
 			       "device)";
 			return -EINVAL;
 		}
+		if (strcmp(w, "tos") == 0 || strcmp(w, "dsfield") == 0) {
+			*why = "tos/dsfield not supported (a cached flow has no TOS; Linux routes "
+			       "each packet by it)";
+			return -EINVAL;
+		}
 		if (strcmp(w, "pref") != 0 && strcmp(w, "priority") != 0 &&
 			strcmp(w, "from") != 0 && strcmp(w, "to") != 0 && strcmp(w, "fwmark") != 0 &&
 			strcmp(w, "iif") != 0 && strcmp(w, "table") != 0 && strcmp(w, "lookup") != 0 &&

@@ -133,7 +133,7 @@ struct rule_engine;
 	X(CT_HELPER, "ct_helper", "conntrack helper: partial or malformed command, or no room to expect") \
 	X(MARTIAN, "martian", "martian source or destination address from outside (as Linux's input routing)") \
 	X(ROUTE_BLACKHOLE, "route_blackhole", "a routing rule's blackhole (route-rule ... blackhole): dropped silently") \
-	X(ROUTE_UNREACHABLE, "route_unreachable", "a routing rule's unreachable: dropped, ICMP host unreachable sent") \
+	X(ROUTE_UNREACHABLE, "route_unreachable", "a routing rule's unreachable: dropped, ICMP net unreachable sent") \
 	X(ROUTE_PROHIBIT, "route_prohibit", "a routing rule's prohibit: dropped, ICMP administratively prohibited sent") \
 	X(ERROR, "engine_error", "rules engine: internal error")
 

@@ -256,7 +256,8 @@ void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st)
  *
  * Rules: in ascending pref, rules of equal pref in the order added; the
  * main table's own rule (pref 32766, "from all lookup main") is implicit
- * and always there. A packet matches a rule when every selector given
+ * and always there, first of its pref (Linux's is added at boot: a user
+ * rule of pref 32766 comes after it). A packet matches a rule when every selector given
  * matches (from, to: prefixes of its source, destination; fwmark V/M:
  * (mark & M) == V; iif: its input port; ipproto: its IP protocol;
  * sport/dport: its ports within ranges, for protocols with ports), or none
@@ -264,7 +265,7 @@ void mod_route_stats_get(const struct mod_route *rt, struct mod_route_stats *st)
  * A matching rule with a table looks the destination up there; no route
  * there falls through to the next rule (as Linux). blackhole drops the
  * packet silently, unreachable and prohibit drop it with the ICMP error
- * Linux sends (host unreachable; administratively prohibited). No rule
+ * Linux sends (net unreachable; administratively prohibited). No rule
  * giving a route: no route (as before). Without rules, the main table
  * alone is looked up, as before policy routing existed.
  *
@@ -410,13 +411,13 @@ int mod_route_table_route_next(const struct mod_route *rt, uint32_t table, uint3
 int mod_route_table_dump(const struct mod_route *rt, uint32_t table, FILE *f);
 
 /**
- * Add a rule after those of a lower or equal pref.
+ * Add a rule after those of a lower or equal pref (at 32766: after main's too).
  * @param rt        the module
  * @param r         the rule (its pref ignored when !pref_given)
  * @param pref_given  false: Linux's default, one less than the lowest pref
  *                  there is (the implicit rule's included), at least 1
  * @return 0, -EINVAL (bad prefix, mask, family mix, table 0/253/255, pref
- *   0 or past 32765 with a table, ...), -EEXIST (the same rule is there: as
+ *   0, a goto backwards, ...), -EEXIST (the same rule is there: as
  *   `ip rule add`, which refuses an identical rule), -ENOMEM.
  * Context: rules lcore.
  */

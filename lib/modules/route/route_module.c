@@ -102,8 +102,9 @@ drop_reason(struct rule_flow *f, int res)
 		f->drop = RULE_DROP_ROUTE_BLACKHOLE;
 		break;
 	case MOD_ROUTE_RES_UNREACHABLE:
+		/* Linux's ENETUNREACH: net unreachable (ip_error()), ICMPv6 no route. */
 		f->drop = RULE_DROP_ROUTE_UNREACHABLE;
-		f->reject = v4 ? RULE_REJECT_ICMP_HOST_UNREACHABLE : RULE_REJECT_ICMP6_NO_ROUTE;
+		f->reject = v4 ? RULE_REJECT_ICMP_NET_UNREACHABLE : RULE_REJECT_ICMP6_NO_ROUTE;
 		break;
 	default:
 		f->drop = RULE_DROP_ROUTE_PROHIBIT;

@@ -340,9 +340,8 @@ table_lookup(const struct mod_route *rt, uint32_t table, const struct mod_route_
 
 /*
  * Where a goto to pref @p target goes on: the index of the first rule of
- * that pref (32766, the implicit main rule's: the first rule of that pref
- * or more, main looked up at its place); UINT32_MAX: no rule there
- * (unresolved).
+ * that pref (32766, the implicit main rule's: main, then the first rule of
+ * that pref or more); UINT32_MAX: no rule there (unresolved).
  */
 static uint32_t
 goto_at(const struct mod_route *rt, uint32_t target)
@@ -366,8 +365,11 @@ route_resolve(const struct mod_route *rt, const struct mod_route_sel *s, struct 
 	for (uint32_t i = 0; i <= rt->n_rules; i++) {
 		const struct mod_route_rule *r;
 
-		/* The implicit rule, before the first rule past its pref. */
-		if (!main_done && (i == rt->n_rules || rt->rules[i].r.pref > MOD_ROUTE_PREF_MAIN)) {
+		/*
+		 * The implicit rule, before the first rule of its pref or more:
+		 * Linux adds a rule after those of its pref, main's among them.
+		 */
+		if (!main_done && (i == rt->n_rules || rt->rules[i].r.pref >= MOD_ROUTE_PREF_MAIN)) {
 			main_done = true;
 			if (mod_route_lookup_nh(rt, s->family, s->dst, nh) == 0) {
 				*rule = ROUTE_RULE_MAIN;
@@ -571,11 +573,11 @@ mod_route_rule_del(struct mod_route *rt, const struct mod_route_rule *r)
 int
 mod_route_rule_next(const struct mod_route *rt, uint32_t *it, struct mod_route_rule_info *info)
 {
-	uint32_t before = 0; /* user rules before the implicit one */
+	uint32_t before = 0; /* user rules before the implicit one (a lower pref) */
 
 	if (rt == NULL || it == NULL || info == NULL)
 		return -EINVAL;
-	while (before < rt->n_rules && rt->rules[before].r.pref <= MOD_ROUTE_PREF_MAIN)
+	while (before < rt->n_rules && rt->rules[before].r.pref < MOD_ROUTE_PREF_MAIN)
 		before++;
 	if (*it > rt->n_rules)
 		return -ENOENT;

@@ -8,7 +8,8 @@
  * mark a mangle PREROUTING rule sets picks the table of a new flow, a
  * reply's restored connmark picks its own, a rule's drop is a named drop
  * reason with its ICMP error (a reply's too, by its restored mark), and
- * the walk after a route change routes a marked flow by its mark.
+ * the walk after a route change routes a marked flow by its mark; a rule
+ * of main's pref comes after main's rule.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -387,7 +388,7 @@ test_engine_drops(void **state)
 	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
 	d = eng_stack_decide(eng, u, 2);
 	assert_int_equal(d.drop, RULE_DROP_ROUTE_UNREACHABLE);
-	assert_int_equal(d.reject, RULE_REJECT_ICMP_HOST_UNREACHABLE);
+	assert_int_equal(d.reject, RULE_REJECT_ICMP_NET_UNREACHABLE);
 	assert_int_equal(mod_route_rule_del(rt, &r), 0);
 	r.action = MOD_ROUTE_ACT_PROHIBIT;
 	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
@@ -455,7 +456,7 @@ test_engine_reply_drop(void **state)
 	eng_stack_settle(eng, 5);
 	d = eng_stack_rx(eng, back, 6, NULL);
 	assert_int_equal(d.drop, RULE_DROP_ROUTE_UNREACHABLE);
-	assert_int_equal(d.reject, RULE_REJECT_ICMP_HOST_UNREACHABLE);
+	assert_int_equal(d.reject, RULE_REJECT_ICMP_NET_UNREACHABLE);
 	/* No rule: the walk gives the reply main's way, and it goes. */
 	assert_int_equal(mod_route_rule_del(rt, &r), 0);
 	eng_stack_settle(eng, 7);
@@ -683,6 +684,52 @@ test_goto(void **state)
 	eng_stack_free(eng);
 }
 
+/*
+ * A rule of main's pref 32766 comes after main's rule, as Linux adds a
+ * rule after those of its pref and main's is there from boot: main routes
+ * first, the rule sees what main does not route; listed after main; a
+ * goto to 32766 goes on at main.
+ */
+static void
+test_main_pref(void **state)
+{
+	struct rule_engine *eng = mk("accept\n");
+	struct mod_route *rt = eng_stack_route(eng);
+	struct mod_route_rule r = rule_table(MOD_ROUTE_PREF_MAIN, 0), g;
+	struct mod_route_rule_info ri;
+	uint32_t it = 0, n = 0;
+	char buf[128];
+
+	(void)state;
+	route(rt, MOD_ROUTE_TABLE_MAIN, "10.0.0.0", 8, 1);
+	r.action = MOD_ROUTE_ACT_PROHIBIT;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	assert_int_equal(look(rt, "192.168.0.1", "10.1.1.1", 0, 0), 1);
+	assert_int_equal(look(rt, "192.168.0.1", "8.8.8.8", 0, 0), -MOD_ROUTE_RES_PROHIBIT);
+	/* Listed after main, both at 32766. */
+	while (mod_route_rule_next(rt, &it, &ri) == 0) {
+		assert_int_equal(ri.r.pref, MOD_ROUTE_PREF_MAIN);
+		assert_true(mod_route_rule_format(rt, &ri.r, buf, sizeof(buf)) > 0);
+		assert_string_equal(buf, n == 0 ? "from all lookup main" : "from all prohibit");
+		assert_true(ri.implicit == (n == 0));
+		n++;
+	}
+	assert_int_equal(n, 2);
+	/* At 32765: before main. */
+	r = rule_mark(MOD_ROUTE_PREF_MAIN - 1, 0x2, 0xff, 0);
+	r.action = MOD_ROUTE_ACT_BLACKHOLE;
+	assert_int_equal(mod_route_rule_add(rt, &r, true), 0);
+	assert_int_equal(look(rt, "192.168.0.1", "10.1.1.1", 2, 0), -MOD_ROUTE_RES_BLACKHOLE);
+	/* goto 32766 from 10 (over 32765's blackhole): main, then the prohibit rule. */
+	g = rule_mark(10, 0x2, 0xff, 0);
+	g.action = MOD_ROUTE_ACT_GOTO;
+	g.table = MOD_ROUTE_PREF_MAIN;
+	assert_int_equal(mod_route_rule_add(rt, &g, true), 0);
+	assert_int_equal(look(rt, "192.168.0.1", "10.1.1.1", 2, 0), 1);
+	assert_int_equal(look(rt, "192.168.0.1", "8.8.8.8", 2, 0), -MOD_ROUTE_RES_PROHIBIT);
+	eng_stack_free(eng);
+}
+
 int
 main(void)
 {
@@ -696,6 +743,7 @@ main(void)
 		cmocka_unit_test(test_engine_walk_drop),
 		cmocka_unit_test(test_l4_selectors),
 		cmocka_unit_test(test_goto),
+		cmocka_unit_test(test_main_pref),
 	};
 
 	if (gufc_test_eal_init("route_policy", "0") < 0)
