@@ -198,6 +198,13 @@ enum gufc_rx_src {
 	GUFC_RX_LIVE, /**< a NIC, a tap, an interface, a generator */
 	GUFC_RX_FILE, /**< net_pcap reading a file (rx_pcap) */
 	GUFC_RX_NONE, /**< no RX (net_pcap without RX source, net_null no-rx=1) */
+	/**
+	 * net_pcap replaying a file from memory (infinite_rx=1): live for the
+	 * datapath (its read never blocks nor ends), but a read held back
+	 * loses nothing (the replay waits), so --lossless auto counts it
+	 * with the files.
+	 */
+	GUFC_RX_REPLAY,
 };
 
 /** Link types of a port's capture files (gufc_l2.c): what its frames are read as. */

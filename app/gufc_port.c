@@ -84,8 +84,9 @@ devarg_has(const char *arg, const char *key)
 
 /*
  * Where port @p pid's packets come from: a net_pcap vdev reading a file
- * (rx_pcap, not infinite_rx), none (net_pcap without an RX source, net_null with no-rx=1),
- * or anything else: live (a NIC, a tap, an interface, a generator).
+ * (rx_pcap, not infinite_rx), replaying one from memory (infinite_rx), none
+ * (net_pcap without an RX source, net_null with no-rx=1), or anything else:
+ * live (a NIC, a tap, an interface, a generator).
  */
 static enum gufc_rx_src
 port_rx_src(const char *name)
@@ -96,11 +97,15 @@ port_rx_src(const char *name)
 		if (strcmp(vdevs[i].name, name) != 0)
 			continue;
 		if (strncmp(name, "net_pcap", 8) == 0) {
-			/* infinite_rx=1 replays the file from memory, endlessly: a
-			 * generator that never blocks nor ends, live for gufc. */
 			if (devarg_has(a, "rx_iface") || devarg_has(a, "rx_iface_in") ||
-				devarg_has(a, "iface") || strstr(a, "infinite_rx=1") != NULL)
+				devarg_has(a, "iface"))
 				return GUFC_RX_LIVE;
+			/* infinite_rx=1 replays the file from memory, endlessly: a
+			 * generator that never blocks nor ends (live for the
+			 * datapath), whose next packet waits while gufc does not
+			 * read (a replay for --lossless auto). */
+			if (strstr(a, "infinite_rx=1") != NULL)
+				return GUFC_RX_REPLAY;
 			return devarg_has(a, "rx_pcap") ? GUFC_RX_FILE : GUFC_RX_NONE;
 		}
 		if (strncmp(name, "net_null", 8) == 0 && strstr(a, "no-rx=1") != NULL)

@@ -235,8 +235,9 @@ gufc_direct_tx_assign(struct gufc_app *app)
 
 /*
  * Lossless (backpressure instead of ring-full drops) when asked, or, for
- * "auto", when every port that receives reads a file: a replay can wait,
- * a live port cannot (its NIC would drop instead, uncounted by gufc).
+ * "auto", when every port that receives reads a file or replays one from
+ * memory (net_pcap infinite_rx): a replay can wait, a live port cannot (its
+ * NIC would drop instead, uncounted by gufc).
  */
 bool
 gufc_lossless_decide(const struct gufc_app *app)
@@ -251,7 +252,8 @@ gufc_lossless_decide(const struct gufc_app *app)
 		/* A device's burst split among its VLANs cannot be held back part way. */
 		if (app->ports[p].vlan)
 			return false;
-		files += app->ports[p].rx_src == GUFC_RX_FILE;
+		files += app->ports[p].rx_src == GUFC_RX_FILE ||
+			 app->ports[p].rx_src == GUFC_RX_REPLAY;
 		live += app->ports[p].rx_src == GUFC_RX_LIVE;
 	}
 	return files != 0 && live == 0;

@@ -172,7 +172,9 @@ eal = [gufc, "-l", "0,1", "--file-prefix", prefix, "--no-pci", "--log-level=lib.
        "--vdev=net_null0,no-rx=1"]
 eal += ["-m", "1024"] if huge else ["--no-huge", "-m", "1536"]
 stats_json = os.path.join(work, "stats.json")
+# --lossless off: the replay stands for a live port (full rings drop).
 args = ["--", "--config", conf, "--flows", "4096", "--full-policy", policy, "--offload", "swnic",
+        "--lossless", "off",
         "--set", "mbufs=%d" % mbufs, "--set", "offload-pps=50", "--stats-json", stats_json, "-i"]
 outf = open(os.path.join(work, "out.txt"), "w")
 p = subprocess.Popen(eal + args, stdin=subprocess.PIPE, stdout=outf, stderr=subprocess.STDOUT,

@@ -752,9 +752,9 @@ unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint3
  * cycles passed since the last read unless packets wait or the FIFO is
  * half full): each completion since the last read ends the oldest counted
  * upcall of the context's FIFO; then run the packets of connections with
- * no upcall in flight left through the fast path again, in order (they
- * may go up or wait again), as long as the context holds nothing
- * (lossless).
+ * no upcall in flight left through the fast path again, each connection's
+ * in order, bursts gathered across connections of one input port (they
+ * may go up again), as long as the context holds nothing (lossless).
  * @param c    an RX context with @c pend
  * @param now  coarse time, as for dp_rx_burst()
  * @return the number of completions taken.
