@@ -201,7 +201,8 @@ reassemble(struct gufc_app *app, struct gufc_lcore *lc, struct rte_mbuf *m, uint
  * Decide a burst from RX lcore @p rx's upcall ring, then tell the RX lcore
  * how many of its counted upcalls are done (its FIFO knows their
  * connections: their next packets may use the entries again, see struct
- * dp_pending). The ring's upcalls are decided in the order taken, each
+ * dp_pending), once their decisions are delivered (lossless: a full
+ * channel's hold first, dp_upcall_done()). The ring's upcalls are decided in the order taken, each
  * burst before the next is taken, so a count is always of the oldest.
  */
 static unsigned int
@@ -227,7 +228,7 @@ slow_upcalls(struct gufc_app *app, struct gufc_lcore *lc, struct gufc_lcore *rx,
 		}
 	}
 	dp_upcall_burst(&lc->slow_dp, batch, nb, now);
-	dp_done_post(rx->rx_dp.done, nt);
+	dp_upcall_done(&lc->slow_dp, rx->rx_dp.done, nt);
 	return n;
 }
 

@@ -230,10 +230,10 @@ eligible(const struct ofl_policy *pol, unsigned int fam, const struct fc_key *k,
 	} else {
 		return false;
 	}
-	/* NAT needs header offsets the marked path does not compute; a meter or a
-	 * packet program (LOG, rewrites), its packets; connbytes limits, its
+	/* NAT needs header offsets the marked path does not compute; a packet
+	 * program (a meter, LOG, rewrites), its packets; connbytes limits, its
 	 * counters (a NIC drop counts nothing). */
-	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT))
+	if (a->flags & (FC_ACT_F_NAT | FC_ACT_F_PKTACT | FC_ACT_F_COUNT))
 		return false;
 	/* A drop for a class of TCP flags only: the NIC would drop the others too. */
 	if (a->verdict == FC_VERDICT_DROP && (a->mod[0] & RULE_ACT_M0_CLASSED))

@@ -86,6 +86,12 @@
  * it holds packets (dp_held()) and offers them again first
  * (dp_hold_retry()). Nothing of a burst is reordered: what a ring took is
  * a prefix of what was offered to it, the rest waits for the next try.
+ * Nor is a connection across the two lcores: while packets wait for a
+ * channel, the burst's upcalls wait behind them (the slow path could
+ * deliver a later packet of their connection first), and the slow path
+ * posts the completions of held decisions once they are delivered
+ * (dp_upcall_done(): else the connection's next packets could take the
+ * fast path ahead of them).
  */
 #ifndef GUFC_DATAPATH_H
 #define GUFC_DATAPATH_H
@@ -558,6 +564,14 @@ struct dp_ctx {
 	uint8_t *flat;
 	struct dp_stats st __rte_cache_aligned; /**< written by the datapath */
 	struct dp_hold hold;        /**< lossless: what waits for room (datapath's) */
+	/**
+	 * Lossless slow path: completions of upcalls whose decisions the hold
+	 * keeps, owed to the RX context's counter @c owed_to and posted when
+	 * dp_hold_retry() has delivered them (dp_upcall_done()): until then
+	 * their connections' next packets must not take the fast path.
+	 */
+	struct dp_done *owed_to;
+	uint32_t owed;
 	struct dp_upstash ups;      /**< @c up_batch: upcalls not on the ring yet (datapath's) */
 	/**
 	 * RX contexts on live ports, not lossless (the app's rx-ahead

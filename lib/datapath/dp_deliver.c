@@ -4,7 +4,9 @@
  * burst's packets handed to their net channels, one chan_enqueue_burst()
  * per channel in order of first appearance (dp_deliver_burst()), and a
  * lossless context's hold offered again (dp_hold_retry()): what a channel
- * or the upcall ring did not take waits there, in order, and goes first.
+ * or the upcall ring did not take waits there, in order, and goes first;
+ * the slow path's completions wait for its held decisions to be delivered
+ * (dp_upcall_done()).
  */
 
 #include <string.h>
@@ -83,12 +85,8 @@ dp_hold_retry(struct dp_ctx *c)
 	uint64_t events = c->st.ll_bursts; /* counted when first held, not per try */
 	unsigned int n;
 
-	if (h->n_up != 0) {
-		n = h->n_up;
-		memcpy(m, h->up, n * sizeof(m[0]));
-		h->n_up = 0;
-		dp_upcall_put(c, m, n);
-	}
+	/* Delivery first: an upcall held behind a packet of its connection
+	 * must not reach the slow path, and its channel, before it. */
 	if (h->n_out != 0) {
 		n = h->n_out;
 		memcpy(m, h->out, n * sizeof(m[0]));
@@ -96,8 +94,38 @@ dp_hold_retry(struct dp_ctx *c)
 		h->n_out = 0;
 		dp_deliver_burst(c, m, dest, n);
 	}
+	if (h->n_up != 0 && h->n_out == 0) {
+		n = h->n_up;
+		memcpy(m, h->up, n * sizeof(m[0]));
+		h->n_up = 0;
+		dp_upcall_put(c, m, n);
+	}
 	c->st.ll_bursts = events;
 	c->st.ll_held = dp_held(c);
+	if (dp_held(c) == 0 && c->owed != 0) {
+		/* The held decisions are out: their connections may go fast. */
+		dp_done_post(c->owed_to, c->owed);
+		c->owed = 0;
+	}
 	return dp_held(c);
+}
+
+void
+dp_upcall_done(struct dp_ctx *c, struct dp_done *done, unsigned int n)
+{
+	if (n == 0)
+		return;
+	if (likely(dp_held(c) == 0)) {
+		dp_done_post(done, n);
+		return;
+	}
+	/* One context owed at a time: no burst is taken while held. */
+	RTE_ASSERT(c->owed == 0 || c->owed_to == done);
+	if (unlikely(c->owed != 0 && c->owed_to != done)) {
+		dp_done_post(c->owed_to, c->owed);
+		c->owed = 0;
+	}
+	c->owed_to = done;
+	c->owed += n;
 }
 

@@ -312,7 +312,7 @@ dp_marked(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf **m, unsigned in
 		}
 		if (unlikely(!(live & (UINT64_C(1) << i)) || a->gen != gen ||
 			    a->verdict != FC_VERDICT_ACCEPT ||
-			    (a->flags & (FC_ACT_F_NAT | FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)))) {
+			    (a->flags & (FC_ACT_F_NAT | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)))) {
 			st->hw_fallback++;
 			m[left++] = mb;
 			continue;

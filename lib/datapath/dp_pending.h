@@ -122,7 +122,8 @@ struct dp_pending {
  * own. Owner: the application, which allocates it beside the context's
  * struct dp_pending (zeroed) and frees it after both have stopped;
  * written by the slow path's thread only (dp_done_post(), a release
- * store after the burst's entries are in the table), read by the RX
+ * store after the burst's entries are in the table and its decisions
+ * handed to their channels: dp_upcall_done()), read by the RX
  * context's (dp_done_poll(), an acquire load).
  */
 struct dp_done {

@@ -328,7 +328,7 @@ dp_hit_wants(struct dp_ctx *c, const struct fc_action *a, const struct rte_mbuf 
  * with none of them, in bridge mode, takes the plain path, tested for all
  * of them at once; NAT is the same rewrite on both paths (dp_nat_hit()).
  */
-#define DP_ACT_F_GENERAL  (FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)
+#define DP_ACT_F_GENERAL  (FC_ACT_F_PKTACT | FC_ACT_F_COUNT)
 #define DP_ACT_M0_GENERAL (RULE_ACT_M0_CLASSED | RULE_ACT_M0_CHAN_FLOW)
 
 /*
@@ -445,12 +445,12 @@ dp_apply_general(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t, unsig
 		return;
 	}
 	/*
-	 * A metered entry's verdict flips while its meter is exceeded. An
-	 * entry with a packet program (LOG, rewrites) runs it: its meter,
-	 * if any, picks the list; the records go out whatever the verdict.
+	 * An entry with a packet program (LOG, rewrites, a meter) runs it: its
+	 * meter, if any, picks the list (and may flip the verdict); the
+	 * records go out whatever the verdict.
 	 */
 	if (likely(!(a->flags & FC_ACT_F_PKTACT))) {
-		verdict = rule_engine_verdict(c->eng, a, 0, pkt->ip_len);
+		verdict = a->verdict;
 	} else {
 		prog = rule_engine_pktprog(c->eng, a->pkt_class);
 		if (likely(prog->pred == 0)) {

@@ -65,7 +65,8 @@ void dp_l3_held_failed(struct dp_ctx *c, struct rte_mbuf *m, uint32_t now);
  * Count the completion an upcalled packet owes its RX context, if any (its
  * meta's @c pend): call for every packet taken off an upcall ring, before
  * dp_upcall_burst() (or a drop) consumes the mbuf, then post the count
- * with dp_done_post() once the burst is decided.
+ * with dp_upcall_done() once the burst is decided (dp_done_post() where
+ * the context cannot hold: not lossless).
  * @param m  the upcalled packet
  * @param n  completions counted so far
  * @return the new count.
@@ -100,6 +101,22 @@ dp_done_post(struct dp_done *done, unsigned int n)
 	__atomic_store_n(&done->n, __atomic_load_n(&done->n, __ATOMIC_RELAXED) + n,
 		__ATOMIC_RELEASE);
 }
+
+/**
+ * Post the completions of a burst dp_upcall_burst() decided (@p n, counted
+ * by dp_done_collect()) once its decisions are delivered: now, unless a
+ * lossless context holds some of them for a full channel; then
+ * dp_hold_retry() posts them when the hold is delivered. A completion lets
+ * the connection's next packets take the RX context's fast path, so one
+ * posted while a decision of the connection is held would let them
+ * overtake it. The caller feeds no burst while dp_held() (lossless), so
+ * at most one RX context is owed at a time.
+ * @param c     the slow path's context
+ * @param done  the counter (struct dp_ctx::done of the RX context)
+ * @param n     how many (0: nothing to post)
+ * Context: the slow path's thread (the counter's one writer).
+ */
+void dp_upcall_done(struct dp_ctx *c, struct dp_done *done, unsigned int n);
 
 #ifdef __cplusplus
 }

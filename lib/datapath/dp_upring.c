@@ -3,7 +3,8 @@
  * lib/datapath/dp_upring.c — a burst's upcalls onto the upcall ring: at
  * once, or kept for one enqueue of several bursts' on live ports
  * (struct dp_ctx::up_batch); what the ring does not take is a named drop,
- * or, lossless, held in order (dp_hold_retry()).
+ * or, lossless, held in order (dp_hold_retry()), as are all of them while
+ * the context holds packets for its channels.
  */
 
 #include <string.h>
@@ -17,7 +18,8 @@
 
 /*
  * Put @p n packets on the upcall ring. What does not fit is a named drop,
- * or, lossless, joins the context's hold in order.
+ * or, lossless, joins the context's hold in order; while the hold has
+ * packets for channels (only a lossless context's has) they all join it.
  */
 static void
 dp_upcall_ring(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
@@ -27,6 +29,14 @@ dp_upcall_ring(struct dp_ctx *c, struct rte_mbuf **up, unsigned int n)
 
 	if (n == 0)
 		return;
+	if (unlikely(h->n_out != 0)) {
+		/* Lossless, a channel full: the burst's decided packets go
+		 * first, or the slow path could deliver a packet of their
+		 * connection ahead of them (dp_hold_retry()). */
+		for (unsigned int i = 0; i < n; i++)
+			h->up[h->n_up++] = up[i];
+		return;
+	}
 	sent = rte_ring_sp_enqueue_burst(c->upcall, (void **)up, n, &free);
 	c->ups.free = free;
 	c->st.up_rings++;

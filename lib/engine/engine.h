@@ -332,9 +332,9 @@ bool rule_engine_martian(const struct fc_key *k, bool stage_dst);
 /**
  * fc_action::mod[0] bit the fast path reads: the entry's verdict holds for
  * the packets of its class of header fields only (rule_engine_class_ok()); others
- * go up and are decided one by one. Never with FC_ACT_F_METER;
- * fc_action::pkt_class holds the class, or with FC_ACT_F_PKTACT names a
- * program that holds it (rule_engine_class_of()).
+ * go up and are decided one by one. fc_action::pkt_class holds the
+ * class, or with FC_ACT_F_PKTACT names a program that holds it
+ * (rule_engine_class_of()).
  */
 #define RULE_ACT_M0_CLASSED 0x40
 

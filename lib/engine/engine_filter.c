@@ -654,8 +654,8 @@ eng_filter_on_insert(void *priv, struct rule_flow *f)
 			meter_first(eng, ef, m.pkt_class);
 			deps &= ENG_PC_DEPS; /* a class: below */
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
-			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
-			f->act[0].flags |= m.flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT);
+			f->act[0].flags &= (uint8_t)~FC_ACT_F_PKTACT;
+			f->act[0].flags |= m.flags & FC_ACT_F_PKTACT;
 			f->act[0].pkt_class = m.pkt_class;
 			if (m.flags & FC_ACT_F_PKTACT)
 				meter_first(eng, ef, m.pkt_class);
@@ -677,7 +677,6 @@ eng_filter_on_insert(void *priv, struct rule_flow *f)
 			deps = pcd;
 		} else if (rc == 1 && m.verdict == FC_VERDICT_ACCEPT && acc) {
 			str_first(eng, ef, &m);
-			f->act[0].flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
 			f->act[0].flags |= FC_ACT_F_PKTACT;
 			f->act[0].pkt_class = m.pkt_class;
 			f->act[0].rule_id = m.rule_id;

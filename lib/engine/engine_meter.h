@@ -11,9 +11,7 @@
  * meter exceeded gets the other verdict, on the fast path
  * (rule_engine_pktprog_take()), and is counted apart, for the rule and
  * trace of the walk the exceeded meter gives (rule_pktprog::rule, as
- * Linux counts it). FC_ACT_F_METER (the meter in fc_action::pkt_class,
- * rule_engine_verdict()) is still understood, but the engine makes no
- * such entry: it could not tell whose counters a turned packet is. Meters the walk passes
+ * Linux counts it). Meters the walk passes
  * without their answer changing anything (a rule whose port match, written
  * after the meter, refuses the flow: the meter still takes a token, as
  * netfilter evaluates matches in order) are charged by every packet before
@@ -177,29 +175,6 @@ rule_engine_meter_take(const struct rule_engine *eng, uint16_t id, uint64_t now,
 	} while (!__atomic_compare_exchange_n(
 		&m->tat, &tat, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return true;
-}
-
-/**
- * The verdict of a cached entry for this packet: its own, or, for an entry
- * whose verdict depends on a meter (FC_ACT_F_METER) that the packet finds
- * exceeded, the other one.
- * @param eng  the engine
- * @param a    the entry's action
- * @param now  TSC cycles, read only for a metered entry (0: read it here)
- * @param len  the packet's IP length (fc_pkt::ip_len), for byte meters
- * @return FC_VERDICT_ACCEPT or FC_VERDICT_DROP (a's verdict for SLOW).
- * Context: any lcore (lock-free).
- */
-static inline uint8_t
-rule_engine_verdict(const struct rule_engine *eng, const struct fc_action *a, uint64_t now,
-	uint32_t len)
-{
-	if (likely(!(a->flags & FC_ACT_F_METER)))
-		return a->verdict;
-	if (rule_engine_meter_take(eng, (uint16_t)(a->pkt_class - 1), now != 0 ? now : rte_rdtsc(),
-		    len))
-		return a->verdict;
-	return a->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP : FC_VERDICT_ACCEPT;
 }
 
 #ifdef __cplusplus

@@ -338,8 +338,6 @@ eng_act_prog(struct fc_action *a, int prog)
 	a->flags &= (uint8_t)~FC_ACT_F_PKTACT;
 	if (prog <= 0)
 		return;
-	/* The program holds what FC_ACT_F_METER did (a meter and its flip). */
-	a->flags &= (uint8_t)~FC_ACT_F_METER;
 	a->flags |= FC_ACT_F_PKTACT;
 	eng_pktclass_clear(a); /* pkt_class names the program now */
 	a->pkt_class = (uint16_t)prog;

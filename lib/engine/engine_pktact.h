@@ -13,9 +13,9 @@
  * record onto a bounded ring, rewrites with incremental checksums), never
  * on the slow path. Where one meter (-m limit) decides which actions run
  * (the usual "-m limit -j LOG"), the program holds both lists, the meter
- * and whether it also flips the verdict (FC_ACT_F_METER's job for entries
- * without actions): the RX lcore takes a token per packet and runs the
- * list of the answer. Meters the walk passed without their answer
+ * and whether it also flips the verdict (a metered entry without actions
+ * gets a program of that alone): the RX lcore takes a token per packet
+ * and runs the list of the answer. Meters the walk passed without their answer
  * counting (a rule whose port match, after the meter, refuses the flow)
  * are charged first, in order (rule_pktprog::pre): a program may hold
  * only those. Packets the slow path decides get the exact program
@@ -175,8 +175,7 @@ rule_engine_pktprog(const struct rule_engine *eng, uint16_t class)
 
 /**
  * The meter that decides what a cached entry does with a packet (its verdict
- * or its program's list): FC_ACT_F_METER's, or its program's
- * rule_pktprog::meter.
+ * or its program's list): its program's rule_pktprog::meter.
  * @param eng  the engine
  * @param a    the entry's action
  * @return the meter + 1, or 0: none.
@@ -185,8 +184,6 @@ rule_engine_pktprog(const struct rule_engine *eng, uint16_t class)
 static inline uint16_t
 rule_engine_act_meter(const struct rule_engine *eng, const struct fc_action *a)
 {
-	if (a->flags & FC_ACT_F_METER)
-		return a->pkt_class;
 	if (a->flags & FC_ACT_F_PKTACT)
 		return rule_engine_pktprog(eng, a->pkt_class)->meter;
 	return 0;

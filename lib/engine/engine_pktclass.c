@@ -364,8 +364,7 @@ eng_pktclass_take(struct rule_engine *eng, const struct fc_key *k, struct fc_act
 	int id, oid, pid = 0;
 
 	eng_pktclass_clear(a);
-	if ((pd & ~ENG_PC_DEPS) || fc == NULL || (a->flags & FC_ACT_F_METER) ||
-		!fields_known(pf, m))
+	if ((pd & ~ENG_PC_DEPS) || fc == NULL || !fields_known(pf, m))
 		return pd;
 	id = rule_pktclass_id(fc, m, pf);
 	if (id < 0) {

@@ -121,8 +121,8 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	if (rc < 0)
 		return rc;
 	eng_pktclass_clear(a);
-	if (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)) {
-		a->flags &= (uint8_t)~(FC_ACT_F_METER | FC_ACT_F_PKTACT);
+	if (a->flags & FC_ACT_F_PKTACT) {
+		a->flags &= (uint8_t)~FC_ACT_F_PKTACT;
 		a->pkt_class = 0;
 	}
 	a->verdict = ev[d].verdict == RULE_VERDICT_ACCEPT ? FC_VERDICT_ACCEPT : FC_VERDICT_DROP;
@@ -173,7 +173,7 @@ refilter(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 	 * (its id is the engine's for now), the connection's mark as it was.
 	 */
 	if (pr.slot != UINT32_MAX && ENG_DEPS_PER_PACKET(deps) == 0 && !str_prog &&
-		!(a->flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER | FC_ACT_F_COUNT)) &&
+		!(a->flags & (FC_ACT_F_PKTACT | FC_ACT_F_COUNT)) &&
 		a->verdict != FC_VERDICT_SLOW && mk.ctmark == ctmark0 &&
 		(wout = eng_walkm_slot(eng, &pr, &win)) != NULL) {
 		wout->a = *a;

@@ -34,14 +34,14 @@
 /*
  * May an action decided for the `established` direction be stored ahead
  * of the record? Only one the fast path serves as it is for every packet:
- * not per packet, not metered, no packet program (a log, a string
+ * not per packet, no packet program (a meter, a log, a string
  * predicate), no counted limit, not cached for a class of header fields.
  */
 static bool
 ahead_plain(const struct fc_action *a)
 {
 	return a->verdict != FC_VERDICT_SLOW &&
-		!(a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT | FC_ACT_F_COUNT)) &&
+		!(a->flags & (FC_ACT_F_PKTACT | FC_ACT_F_COUNT)) &&
 		!(a->mod[0] & ENG_M0_CLASSED);
 }
 

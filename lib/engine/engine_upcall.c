@@ -505,7 +505,7 @@ refilter_same(const struct rule_engine *eng, unsigned int ti, const struct rule_
 	if (a->gen != eng->gen || eng->cls == NULL || eng->cls_gen != eng->gen ||
 		rule_cls_reads_ports(eng->cls))
 		return false;
-	if (a->verdict == FC_VERDICT_SLOW || (a->flags & (FC_ACT_F_METER | FC_ACT_F_PKTACT)) ||
+	if (a->verdict == FC_VERDICT_SLOW || (a->flags & FC_ACT_F_PKTACT) ||
 		(a->mod[0] & ENG_M0_NEWDROP))
 		return false;
 	return cs == cs0 && eng_side_ctmark(eng, ti, f->idx[d]) == cm0;
@@ -853,16 +853,6 @@ old_flow(struct rule_engine *eng, unsigned int ti, uint32_t idx, const struct fc
 		!fwd_expired(eng, k, &a, up)) {
 		dec_from_act(d, &a, cs);
 		d->channel = dec_channel(eng, ti, idx, &a);
-		/* As on the fast path: a metered entry asks its meter. */
-		if ((a.flags & FC_ACT_F_METER) &&
-			rule_engine_verdict(eng, &a, 0, up->pkt.ip_len) != a.verdict) {
-			d->verdict = d->verdict == FC_VERDICT_ACCEPT ? FC_VERDICT_DROP
-								     : FC_VERDICT_ACCEPT;
-			d->drop =
-				d->verdict == FC_VERDICT_ACCEPT ? RULE_DROP_NONE : RULE_DROP_FILTER;
-			if (d->verdict != FC_VERDICT_ACCEPT)
-				d->nat_slot = RULE_NAT_NONE;
-		}
 		/* The entry counts it (below): a predicate's outcome but 0 on the predicate too. */
 		dec_prog(eng, d, &a, up, true);
 	} else {

@@ -80,8 +80,7 @@ extern "C" {
  * SYNs) cannot push established flows out.
  */
 #define FC_ACT_F_EARLY 0x04
-/** The verdict holds while the rules engine's meter pkt_class - 1 conforms; else the other one. */
-#define FC_ACT_F_METER 0x08
+/* 0x08: free (a metered entry holds a packet program: FC_ACT_F_PKTACT). */
 /** pkt_class - 1 names the rules engine's packet program: every hit runs it (log, rewrites). */
 #define FC_ACT_F_PKTACT 0x10
 /**
@@ -114,8 +113,8 @@ extern "C" {
  * @c adj is the adjacency (next hop) whose Ethernet rewrite a router
  * applies (router mode: lib/modules/neigh's index, written by the route
  * module; 0 in bridge mode). @c pkt_class: class of the per-packet
- * predicates under which the cached verdict holds; with FC_ACT_F_METER,
- * the rules engine's meter plus 1. Inserts, updates and revalidation
+ * predicates under which the cached verdict holds; with FC_ACT_F_PKTACT,
+ * the rules engine's packet program plus 1. Inserts, updates and revalidation
  * carry all three.
  */
 struct fc_action {

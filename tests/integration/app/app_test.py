@@ -1420,7 +1420,10 @@ def test_filewait(ctx):
     so a connection sends up about one upcall, few or none behind it,
     every packet is delivered and each connection's packets leave in their
     order; with file-wait off they go up behind the upcall (nothing waits),
-    and so they do from a FIFO, whose read may block, even with file-wait on."""
+    and so they do from a FIFO, whose read may block, even with file-wait on.
+    A last pass, file-wait off with the smallest channel ring (64) and
+    wait queue (64), has the channels fill: the held decisions and upcalls
+    keep each connection's order there too (conn_order.py compares)."""
     conns = 2000
     inp = ctx.path("storm.pcap")
     r = subprocess.run([ctx.gen, "-o", inp, "-n", str(conns), "--mix", "tcp=100", "-p",
@@ -1436,13 +1439,15 @@ def test_filewait(ctx):
     fifo = ctx.path("storm.fifo")
     os.mkfifo(fifo)
     for tag, src, fw in (("file", inp, "auto"), ("file-off", inp, "off"),
-                         ("fifo", fifo, "on")):
+                         ("fifo", fifo, "on"), ("tight", inp, "off")):
         tx, js = ctx.path(tag + ".tx.pcap"), ctx.path(tag + ".stats.json")
         cmd = ([ctx.gufc, "--no-pci", "--log-level=lib.*:warning", "--no-huge", "-m", "512",
                 "--file-prefix", ctx.prefix(), "--lcores", lcores,
                 "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s" % (src, tx), "--",
                 "--idle-exit", "300", "--flows", "65536", "--stats-json", js,
                 "--rules", rules, "--set", "file-wait=" + fw])
+        if tag == "tight":
+            cmd += ["--set", "channel-size=64", "--set", "pending-queue=64"]
         feed = None
         if src == fifo:
             feed = subprocess.Popen(["sh", "-c", 'exec cat "$1" > "$2"', "sh", inp, fifo])
@@ -1460,6 +1465,14 @@ def test_filewait(ctx):
               (tag, st["rx"], len(in_pk), st["delivered"], nz_drops(st)))
         got = conn_seqs(ctx.pcap_read(tx))
         bad = [k for k in want if got.get(k) != want[k]]
+        if tag == "tight":
+            # The same check by the standalone checker (its own decoding).
+            rc = subprocess.run([sys.executable, os.path.join(ctx.src, "tests", "integration",
+                                                              "app", "conn_order.py"),
+                                 ctx.check, inp, tx], capture_output=True, text=True,
+                                timeout=120)
+            check((rc.returncode != 0) == bool(bad), "tight: conn_order.py says %s" %
+                  rc.stdout.strip())
         check(not bad, "%s: %d connections' packets out of their order or missing, e.g. "
               "%s:\n  got  %s\n  want %s" % (tag, len(bad), bad[:1], got.get(bad[0]) if bad
                                                else None, want[bad[0]] if bad else None))
@@ -1476,8 +1489,9 @@ def test_filewait(ctx):
             check(sp["waited"] == 0, "%s: %d packets waited on the RX lcore" %
                   (tag, sp["waited"]))
         print("%s (file-wait %s): %d connections, %.2f upcalls each (%d behind one), "
-              "%d waited, each connection in order" %
-              (tag, fw, conns, sp["upcalls"] / conns, sp["pending"], sp["waited"]))
+              "%d waited, %d bursts held for a full ring, each connection in order" %
+              (tag, fw, conns, sp["upcalls"] / conns, sp["pending"], sp["waited"],
+               st["lossless"]["held_bursts"]))
 
 # Link types of real captures, and how each one's frames are written.
 LT_ETH, LT_RAW, LT_NULL, LT_SLL, LT_SLL2 = 1, 101, 0, 113, 276

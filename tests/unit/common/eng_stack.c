@@ -346,7 +346,7 @@ eng_stack_rx(struct rule_engine *eng, struct rule_upcall u, uint32_t now, bool *
 			assert_int_equal(p->pred, 0);
 			d.verdict = rule_engine_pktprog_take(eng, &a, p, 0, u.pkt.ip_len, &list);
 		} else {
-			d.verdict = rule_engine_verdict(eng, &a, 0, u.pkt.ip_len);
+			d.verdict = a.verdict;
 		}
 		d.rule_id = a.rule_id;
 		d.channel = rule_engine_channel(eng, &a, u.pkt.key.family == FC_AF_INET6, idx);

@@ -299,7 +299,7 @@ slow(void)
 		nt = dp_done_collect(m[i], nt);
 	done = dp_upcall_burst(&W.slow, m, n, NOW);
 	if (W.rx.done != NULL)
-		dp_done_post(W.rx.done, nt);
+		dp_upcall_done(&W.slow, W.rx.done, nt);
 	else
 		assert_int_equal(nt, 0);
 	return done;

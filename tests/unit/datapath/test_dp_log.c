@@ -219,7 +219,6 @@ test_log_limit(void **state)
 	m[0] = udp4("10.0.0.1", 1111, "10.9.0.3", 53, 1);
 	e = first_packet(m[0], 1); /* token 1 */
 	assert_true(e->act.flags & FC_ACT_F_PKTACT);
-	assert_false(e->act.flags & FC_ACT_F_METER);
 	p = rule_engine_pktprog(W.eng, e->act.pkt_class);
 	assert_int_not_equal(p->meter, 0);
 	assert_int_equal(p->flip, 0);

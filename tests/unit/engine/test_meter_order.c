@@ -155,7 +155,7 @@ test_port_before_limit(void **state)
 	assert_int_equal(rx(eng, b, 2).verdict, FC_VERDICT_ACCEPT);
 	e = eng_stack_entry(eng, &b.pkt.key);
 	assert_non_null(e);
-	assert_false(e->act.flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER));
+	assert_false(e->act.flags & FC_ACT_F_PKTACT);
 	assert_int_equal(rx(eng, a, 3).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, a, 4).verdict, FC_VERDICT_ACCEPT);
 	assert_int_equal(rx(eng, a, 5).verdict, FC_VERDICT_DROP);
@@ -374,7 +374,7 @@ test_limit_before_ctstate(void **state)
 		} else {
 			e = eng_stack_entry(eng, &b.pkt.key);
 			assert_non_null(e);
-			assert_false(e->act.flags & (FC_ACT_F_PKTACT | FC_ACT_F_METER));
+			assert_false(e->act.flags & FC_ACT_F_PKTACT);
 		}
 		eng_stack_free(eng);
 	}
