@@ -371,7 +371,7 @@ run_steps(const struct rule_cls *c, unsigned int primary, struct rule_pkt *const
 		ports[i][1] = pk[i]->out_port;
 	}
 	for (int j = 0; j < RULE_STEPS_MAX; j++) {
-		bool any = false;
+		bool any = false, walks = false;
 
 		for (uint32_t i = 0; i < n; i++) {
 			const struct rule_step *st = &steps[i][j];
@@ -385,12 +385,16 @@ run_steps(const struct rule_cls *c, unsigned int primary, struct rule_pkt *const
 			prog[i] = c->hook[st->table][st->hook][fam_of(&pk[i]->key)];
 			/* The ports it has at the hook: lo's for a local-to-local packet. */
 			rule_pkt_lo_ports(pk[i], st->hook);
-			if (prog[i] != NULL)
+			if (prog[i] != NULL) {
 				pkt_input(pk[i], in[i]);
+				walks = true;
+			}
 		}
 		if (!any)
 			break;
-		eval_burst(&w, prog, n);
+		/* A step whose tables hold no rule (most, most often): its policy alone. */
+		if (walks)
+			eval_burst(&w, prog, n);
 		for (uint32_t i = 0; i < n; i++) {
 			pk[i]->in_port = ports[i][0];
 			pk[i]->out_port = ports[i][1];
