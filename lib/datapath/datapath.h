@@ -761,39 +761,6 @@ unsigned int dp_deliver_burst(struct dp_ctx *c, struct rte_mbuf **m, const uint3
 	unsigned int n);
 
 /**
- * Read the slow path's completion counter @p c->done (nothing while no
- * connection is pending, and, with @c done_gap, nothing until that many
- * cycles passed since the last read unless packets wait or the FIFO is
- * half full): each completion since the last read ends the oldest counted
- * upcall of the context's FIFO; then run the packets of connections with
- * no upcall in flight left through the fast path again, each connection's
- * in order, bursts gathered across connections of one input port (they
- * may go up again), as long as the context holds nothing (lossless).
- * @param c    an RX context with @c pend
- * @param now  coarse time, as for dp_rx_burst()
- * @return the number of completions taken.
- * Context: as dp_rx_burst().
- */
-unsigned int dp_done_poll(struct dp_ctx *c, uint32_t now);
-
-/**
- * Room for waiting packets (a lossless context pulls a burst only when a
- * whole burst could wait).
- * @param c  the context
- * @return free wait-queue entries; UINT32_MAX without @c pend.
- * Context: the context's thread.
- */
-static inline uint32_t
-dp_wait_room(const struct dp_ctx *c)
-{
-	if (c->pend == NULL)
-		return UINT32_MAX;
-	/* What any packet may take: the reserve is established flows' alone. */
-	return c->pend->wait_free > c->pend->wait_reserve ?
-		c->pend->wait_free - c->pend->wait_reserve : 0;
-}
-
-/**
  * Add one context's counters to a sum.
  * @param sum  the sum (zero it before the first call)
  * @param s    a context's counters (read while they move: each value whole)
@@ -810,5 +777,8 @@ void dp_stats_add(struct dp_stats *sum, const struct dp_stats *s);
 
 /* VLAN sub-interfaces on RX (dp_vlan.h). */
 #include "dp_vlan.h"
+
+/* The RX side of pending connections: completions read, waiting packets run (dp_wait.h). */
+#include "dp_wait.h"
 
 #endif /* GUFC_DATAPATH_H */
