@@ -237,6 +237,8 @@ struct rule_cls {
 	 * The key's other fields decide nothing and project to proj_none.
 	 */
 	uint8_t proj_keep[16];
+	/** The fields without a proj_none class: projected to their class always. */
+	uint8_t proj_fixed;
 	struct rule_cls_stats stats;
 };
 

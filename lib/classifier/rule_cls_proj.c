@@ -321,6 +321,7 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 			}
 	}
 	/* The fields read by a rule that no field of the set makes fail. */
+	c->proj_fixed = 0;
 	for (unsigned int d = 0; d < PROJ_F_SETS; d++) {
 		c->proj_keep[d] = 0;
 		for (unsigned int f = 0; f < PROJ_F_SETS; f++)
@@ -352,6 +353,12 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 			c->proj_addr4[d] = a4[d].v;
 			c->n_proj_addr4[d] = a4[d].n;
 			a4[d].v = NULL;
+		}
+		if (rc == 0) {
+			if (c->proj_none[d] == UINT32_MAX)
+				c->proj_fixed |= PROJ_F_SPORT << d;
+			if (c->proj_none[2 + d] == UINT32_MAX)
+				c->proj_fixed |= PROJ_F_SRC << d;
 		}
 		free(pc);
 		free(port[d].v);
@@ -395,40 +402,65 @@ interval_of(const uint32_t *b, uint32_t n, uint32_t x)
 bool
 rule_cls_key_project(const struct rule_cls *c, struct fc_key *k)
 {
-	uint32_t cl[4];
-	unsigned int have = PROJ_F_SPORT | PROJ_F_DPORT, none = 0, keep;
+	uint32_t sp, dp, cl[2];
+	unsigned int none, keep;
 
 	if (c == NULL || k == NULL || (c->key_reads & RULE_READS_EXT) ||
 		fc_af_index(k->family) < 0)
 		return false;
-	cl[0] = c->proj_port[0][rte_be_to_cpu_16(fc_key_sport(k))];
-	cl[1] = c->proj_port[1][rte_be_to_cpu_16(fc_key_dport(k))];
-	for (unsigned int d = 0; d < 2 && k->family == FC_AF_INET4; d++) {
-		uint32_t v;
-
-		if (c->proj_addr4_full[d])
-			continue;
-		memcpy(&v, d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k), 4);
-		cl[2 + d] = c->proj_addr4_cls[d][interval_of(c->proj_addr4[d], c->n_proj_addr4[d],
-			rte_be_to_cpu_32(v))];
-		have |= PROJ_F_SRC << d;
+	if ((c->proj_keep[0] | c->proj_fixed) == 0) {
+		/* No rule reads a port or an IPv4 address: one projection for all. */
+		sp = c->proj_none[0];
+		dp = c->proj_none[1];
+		none = PROJ_F_SPORT | PROJ_F_DPORT;
+		keep = 0;
+	} else {
+		sp = c->proj_port[0][rte_be_to_cpu_16(fc_key_sport(k))];
+		dp = c->proj_port[1][rte_be_to_cpu_16(fc_key_dport(k))];
+		none = (sp == c->proj_none[0] ? PROJ_F_SPORT : 0u) |
+		       (dp == c->proj_none[1] ? PROJ_F_DPORT : 0u);
+		/* The fields a rule the key leaves open may read, and those that cannot be cleared. */
+		keep = c->proj_keep[none] | c->proj_fixed;
 	}
-	/* Fields no rule that could match reads: as if in no range either. */
-	for (unsigned int f = 0; f < 4; f++)
-		if ((have & (1u << f)) && cl[f] == c->proj_none[f])
-			none |= 1u << f;
-	keep = c->proj_keep[none];
-	for (unsigned int f = 0; f < 4; f++)
-		if ((have & ~keep & (1u << f)) && c->proj_none[f] != UINT32_MAX)
-			cl[f] = c->proj_none[f];
-	fc_key_set_ports(k, (uint16_t)cl[0], (uint16_t)cl[1]);
-	for (unsigned int d = 0; d < 2; d++) {
-		uint8_t *a = d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k);
+	if (k->family == FC_AF_INET4) {
+		/*
+		 * An address that no rule the ports leave open reads is as good
+		 * as one in no range (it could only make more rules fail: those
+		 * read nothing that decides): not looked up (a bench-peers
+		 * storm's client port, in no rule's range, leaves no five-tuple
+		 * rule open).
+		 */
+		for (unsigned int d = 0; d < 2; d++) {
+			uint8_t *a = d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k);
+			uint32_t v;
 
-		if (have & (PROJ_F_SRC << d))
-			memcpy(a, &cl[2 + d], 4);
-		else if (k->family != FC_AF_INET4 && !c->proj_addr6[d])
-			memset(a, 0, 16);
+			if (c->proj_addr4_full[d])
+				continue;
+			if (!(keep & (PROJ_F_SRC << d))) {
+				cl[d] = c->proj_none[2 + d];
+				none |= PROJ_F_SRC << d;
+				continue;
+			}
+			memcpy(&v, a, 4);
+			cl[d] = c->proj_addr4_cls[d][interval_of(c->proj_addr4[d],
+				c->n_proj_addr4[d], rte_be_to_cpu_32(v))];
+			if (cl[d] == c->proj_none[2 + d])
+				none |= PROJ_F_SRC << d;
+		}
+		/* Fields no rule that could match reads: as if in no range either. */
+		keep = c->proj_keep[none] | c->proj_fixed;
+		for (unsigned int d = 0; d < 2; d++)
+			if (!c->proj_addr4_full[d]) {
+				uint32_t v = keep & (PROJ_F_SRC << d) ? cl[d] : c->proj_none[2 + d];
+
+				memcpy(d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k), &v, 4);
+			}
+	} else {
+		for (unsigned int d = 0; d < 2; d++)
+			if (!c->proj_addr6[d])
+				memset(d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k), 0, 16);
 	}
+	fc_key_set_ports(k, (uint16_t)(keep & PROJ_F_SPORT ? sp : c->proj_none[0]),
+		(uint16_t)(keep & PROJ_F_DPORT ? dp : c->proj_none[1]));
 	return true;
 }
