@@ -419,7 +419,7 @@ rule_cls_key_project(const struct rule_cls *c, struct fc_key *k)
 		dp = c->proj_port[1][rte_be_to_cpu_16(fc_key_dport(k))];
 		none = (sp == c->proj_none[0] ? PROJ_F_SPORT : 0u) |
 		       (dp == c->proj_none[1] ? PROJ_F_DPORT : 0u);
-		/* The fields a rule the key leaves open may read, and those that cannot be cleared. */
+		/* The fields a rule the key leaves open may read, and those never cleared. */
 		keep = c->proj_keep[none] | c->proj_fixed;
 	}
 	if (k->family == FC_AF_INET4) {

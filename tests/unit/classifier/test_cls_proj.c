@@ -191,7 +191,8 @@ rand_set(const struct tup *flows, unsigned int n_drops, unsigned int pct_odd)
 			/* A flow blocked, its reply direction too. */
 			t = flows[rn(N_FLOWS)];
 			if (i & 1) {
-				struct tup r = {{t.v[F_DST], t.v[F_SRC], t.v[F_DPORT], t.v[F_SPORT]}};
+				struct tup r = {
+					{t.v[F_DST], t.v[F_SRC], t.v[F_DPORT], t.v[F_SPORT]}};
 
 				t = r;
 			}
@@ -324,7 +325,8 @@ check_sets(unsigned int n_sets, unsigned int n_drops, unsigned int pct_odd, unsi
 					unsigned int f = rn(F__N);
 
 					/* A flow's field (a rule may name it) or the pools'. */
-					u.v[f] = chance(50) ? flows[rn(N_FLOWS)].v[f] : rand_field(f);
+					u.v[f] = chance(50) ? flows[rn(N_FLOWS)].v[f]
+							    : rand_field(f);
 				}
 				key_of(&u, &v);
 				pv = v;
