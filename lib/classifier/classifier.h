@@ -218,9 +218,11 @@ bool rule_cls_reads_ports(const struct rule_cls *c);
  * and the IPv4 source address, become the number of their interval among
  * the rules' --sport ranges and -s prefixes (so two keys with the same
  * projection match every rule's -s and --sport alike); an IPv6 source
- * address no IPv6 rule reads is cleared. Two contexts that differ only in
- * their keys' projected fields, and in the connection tuples (ct_orig,
- * ct_repl), get the same results from rule_cls_eval().
+ * address no IPv6 rule reads is cleared. A field only rules read that
+ * another of the key's fields makes fail (a value in none of their
+ * ranges) projects as a value no rule names. Two contexts that differ
+ * only in their keys' projected fields, and in the connection tuples
+ * (ct_orig, ct_repl), get the same results from rule_cls_eval().
  * @param c  the classifier
  * @param k  the key, projected in place when the function returns true
  * @return false (nothing changed) for a set with an extension match that

@@ -224,6 +224,21 @@ struct rule_cls {
 	uint32_t n_proj_addr4[2];
 	bool proj_addr4_full[2];   /**< an IPv4 address no interval holds: keep it */
 	bool proj_addr6[2];        /**< an IPv6 rule reads the address: keep it */
+	/**
+	 * Per projected field (PROJ_F_*: source port, destination port,
+	 * IPv4 source, IPv4 destination): the class of the values no rule's
+	 * range holds, UINT32_MAX where there is no such class (or the
+	 * classes fell back to one an interval).
+	 */
+	uint32_t proj_none[4];
+	/**
+	 * Per set of fields in their proj_none class (a key's PROJ_F_* bits):
+	 * the fields some rule reads that no field of the set makes fail.
+	 * The key's other fields decide nothing and project to proj_none.
+	 */
+	uint8_t proj_keep[16];
+	/** The fields without a proj_none class: projected to their class always. */
+	uint8_t proj_fixed;
 	struct rule_cls_stats stats;
 };
 

@@ -13,6 +13,16 @@
  * cleared when no IPv6 rule reads that side, kept otherwise. A set with an
  * extension match that may read addresses or ports (rule_set_key_reads():
  * RULE_READS_EXT) gets no projection at all.
+ *
+ * A field whose value no rule's range holds (its class is the one with no
+ * range: proj_none) fails every rule that asks for it (a match of the key
+ * fields, not negated, not placed after an extension match). Those rules
+ * then decide nothing for the key, and a field only they read is no part
+ * of what the key's walks depend on: it projects to its proj_none class
+ * too (proj_keep, a table by the key's fields in proj_none). A set of
+ * exact five-tuples (bench-peers' storm set) thus gives every connection
+ * whose source address or port no rule names one projection, where the
+ * classes alone gave one per server address and port.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +41,13 @@ struct bounds {
 
 /* The most range numbers the classes of one field may list in all (else: one an interval). */
 #define PROJ_CLASS_POOL (1u << 22)
+
+/* The projected fields, as bits of a set (struct rule_cls::proj_none's and proj_keep's order). */
+#define PROJ_F_SPORT 1u
+#define PROJ_F_DPORT 2u
+#define PROJ_F_SRC 4u
+#define PROJ_F_DST 8u
+#define PROJ_F_SETS 16u
 
 static int
 bound_add(struct bounds *b, uint32_t x)
@@ -120,14 +137,18 @@ cover_hash(const struct cover *a)
  * intervals covered by the same ranges (exactly: the lists compared)
  * share one, numbered from 0 in the order first met. Where the lists
  * would take more than PROJ_CLASS_POOL numbers in all, or memory fails,
- * each interval is a class of its own (its number).
+ * each interval is a class of its own (its number). @p none receives the
+ * class of the intervals no range covers (UINT32_MAX: none, or the
+ * fallback).
  */
 static void
-bounds_classes(struct bounds *b, uint32_t *cls)
+bounds_classes(struct bounds *b, uint32_t *cls, uint32_t *none)
 {
 	uint32_t n = 0, next = 0, np = 0, pcap = 0, tsz = 1;
 	uint32_t *act = NULL, *pool = NULL, *tab = NULL, *off = NULL, *len = NULL;
 	bool ok = false;
+
+	*none = UINT32_MAX;
 
 	/* The ranges by start, each once. */
 	qsort(b->s, b->ns, sizeof(*b->s), cmp_u64);
@@ -191,12 +212,16 @@ bounds_classes(struct bounds *b, uint32_t *cls)
 				break;
 		}
 		cls[i] = c;
+		if (n == 0)
+			*none = c;
 	}
 	ok = true;
 out:
-	if (!ok)
+	if (!ok) {
 		for (uint32_t i = 0; i < b->n; i++)
 			cls[i] = i;
+		*none = UINT32_MAX;
+	}
 	free(act);
 	free(pool);
 	free(tab);
@@ -226,6 +251,27 @@ addr_bounds(struct rule_cls *c, const struct rule *r, const struct rule_prefix *
 	return interval_add(a4, lo, lo | ~mask, UINT32_MAX);
 }
 
+/*
+ * The projected fields rule @p r reads, into @p reads indexed by those
+ * whose values in no range make it fail: a match of the key fields, not
+ * negated, not after an extension match (rule_late_ports()).
+ */
+static void
+rule_fields(const struct rule *r, uint8_t reads[PROJ_F_SETS])
+{
+	static const uint8_t m[4] = {RULE_M_SPORT, RULE_M_DPORT, RULE_M_SRC, RULE_M_DST};
+	unsigned int late = rule_late_ports(r), read = 0, fail = 0;
+
+	for (unsigned int f = 0; f < 4; f++) {
+		if (!(r->match & m[f]))
+			continue;
+		read |= 1u << f;
+		if (!(r->neg & m[f]) && !(late & m[f]))
+			fail |= 1u << f;
+	}
+	reads[fail] |= (uint8_t)read;
+}
+
 static int
 rule_bounds(struct rule_cls *c, const struct rule *r, struct bounds port[2], struct bounds a4[2])
 {
@@ -249,6 +295,7 @@ int
 cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 {
 	struct bounds port[2] = {{0}}, a4[2] = {{0}};
+	uint8_t reads[PROJ_F_SETS] = {0};
 	int rc = 0;
 
 	c->key_reads = rule_set_key_reads(s);
@@ -269,8 +316,17 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 				if ((r->match & (RULE_M_IN | RULE_M_OUT)) ||
 					(rule_key_reads(r) & RULE_READS_EXT))
 					c->reads_ports = true;
+				rule_fields(r, reads);
 				rc = rule_bounds(c, r, port, a4);
 			}
+	}
+	/* The fields read by a rule that no field of the set makes fail. */
+	c->proj_fixed = 0;
+	for (unsigned int d = 0; d < PROJ_F_SETS; d++) {
+		c->proj_keep[d] = 0;
+		for (unsigned int f = 0; f < PROJ_F_SETS; f++)
+			if ((f & d) == 0)
+				c->proj_keep[d] |= reads[f];
 	}
 	for (unsigned int d = 0; d < 2; d++) {
 		uint32_t *pc = NULL;
@@ -286,17 +342,23 @@ cls_proj_build(struct rule_cls *c, const struct rule_set *s)
 				rc = -ENOMEM;
 		}
 		if (rc == 0) {
-			bounds_classes(&port[d], pc);
+			bounds_classes(&port[d], pc, &c->proj_none[d]);
 			for (uint32_t i = 0; i < port[d].n; i++) {
 				uint32_t end = i + 1 < port[d].n ? port[d].v[i + 1] : 65536;
 
 				for (uint32_t x = port[d].v[i]; x < end; x++)
 					c->proj_port[d][x] = (uint16_t)pc[i];
 			}
-			bounds_classes(&a4[d], c->proj_addr4_cls[d]);
+			bounds_classes(&a4[d], c->proj_addr4_cls[d], &c->proj_none[2 + d]);
 			c->proj_addr4[d] = a4[d].v;
 			c->n_proj_addr4[d] = a4[d].n;
 			a4[d].v = NULL;
+		}
+		if (rc == 0) {
+			if (c->proj_none[d] == UINT32_MAX)
+				c->proj_fixed |= PROJ_F_SPORT << d;
+			if (c->proj_none[2 + d] == UINT32_MAX)
+				c->proj_fixed |= PROJ_F_SRC << d;
 		}
 		free(pc);
 		free(port[d].v);
@@ -340,29 +402,65 @@ interval_of(const uint32_t *b, uint32_t n, uint32_t x)
 bool
 rule_cls_key_project(const struct rule_cls *c, struct fc_key *k)
 {
-	uint16_t port[2];
+	uint32_t sp, dp, cl[2];
+	unsigned int none, keep;
 
 	if (c == NULL || k == NULL || (c->key_reads & RULE_READS_EXT) ||
 		fc_af_index(k->family) < 0)
 		return false;
-	port[0] = c->proj_port[0][rte_be_to_cpu_16(fc_key_sport(k))];
-	port[1] = c->proj_port[1][rte_be_to_cpu_16(fc_key_dport(k))];
-	fc_key_set_ports(k, port[0], port[1]);
-	for (unsigned int d = 0; d < 2; d++) {
-		uint8_t *a = d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k);
-
-		if (k->family == FC_AF_INET4) {
+	if ((c->proj_keep[0] | c->proj_fixed) == 0) {
+		/* No rule reads a port or an IPv4 address: one projection for all. */
+		sp = c->proj_none[0];
+		dp = c->proj_none[1];
+		none = PROJ_F_SPORT | PROJ_F_DPORT;
+		keep = 0;
+	} else {
+		sp = c->proj_port[0][rte_be_to_cpu_16(fc_key_sport(k))];
+		dp = c->proj_port[1][rte_be_to_cpu_16(fc_key_dport(k))];
+		none = (sp == c->proj_none[0] ? PROJ_F_SPORT : 0u) |
+		       (dp == c->proj_none[1] ? PROJ_F_DPORT : 0u);
+		/* The fields a rule the key leaves open may read, and those never cleared. */
+		keep = c->proj_keep[none] | c->proj_fixed;
+	}
+	if (k->family == FC_AF_INET4) {
+		/*
+		 * An address that no rule the ports leave open reads is as good
+		 * as one in no range (it could only make more rules fail: those
+		 * read nothing that decides): not looked up (a bench-peers
+		 * storm's client port, in no rule's range, leaves no five-tuple
+		 * rule open).
+		 */
+		for (unsigned int d = 0; d < 2; d++) {
+			uint8_t *a = d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k);
 			uint32_t v;
 
 			if (c->proj_addr4_full[d])
 				continue;
+			if (!(keep & (PROJ_F_SRC << d))) {
+				cl[d] = c->proj_none[2 + d];
+				none |= PROJ_F_SRC << d;
+				continue;
+			}
 			memcpy(&v, a, 4);
-			v = c->proj_addr4_cls[d][interval_of(c->proj_addr4[d], c->n_proj_addr4[d],
-				rte_be_to_cpu_32(v))];
-			memcpy(a, &v, 4);
-		} else if (!c->proj_addr6[d]) {
-			memset(a, 0, 16);
+			cl[d] = c->proj_addr4_cls[d][interval_of(c->proj_addr4[d],
+				c->n_proj_addr4[d], rte_be_to_cpu_32(v))];
+			if (cl[d] == c->proj_none[2 + d])
+				none |= PROJ_F_SRC << d;
 		}
+		/* Fields no rule that could match reads: as if in no range either. */
+		keep = c->proj_keep[none] | c->proj_fixed;
+		for (unsigned int d = 0; d < 2; d++)
+			if (!c->proj_addr4_full[d]) {
+				uint32_t v = keep & (PROJ_F_SRC << d) ? cl[d] : c->proj_none[2 + d];
+
+				memcpy(d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k), &v, 4);
+			}
+	} else {
+		for (unsigned int d = 0; d < 2; d++)
+			if (!c->proj_addr6[d])
+				memset(d == 0 ? fc_key_src_w(k) : fc_key_dst_w(k), 0, 16);
 	}
+	fc_key_set_ports(k, (uint16_t)(keep & PROJ_F_SPORT ? sp : c->proj_none[0]),
+		(uint16_t)(keep & PROJ_F_DPORT ? dp : c->proj_none[1]));
 	return true;
 }

@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -167,7 +168,7 @@ same_counts(void)
 {
 	unsigned int n = 0;
 
-	for (uint32_t id = 1; id < 32; id++) {
+	for (uint32_t id = 1; id < 64; id++) {
 		uint64_t pk[2], by[2];
 		int rc0 = rule_engine_rule_counters(E[0], id, &pk[0], &by[0]);
 		int rc1 = rule_engine_rule_counters(E[1], id, &pk[1], &by[1]);
@@ -307,6 +308,84 @@ test_walkmemo_gaps(void **state)
 }
 
 /*
+ * bench-peers' storm set in small: exact five-tuple drop rules (36, on
+ * 36 server addresses and 3 ports, from client addresses and ports of
+ * their own; one connection blocked both ways) and a negated source with
+ * a port. Per field, each server address and port the rules name is a
+ * class of its own; a connection whose source address or port no rule
+ * names fails every five-tuple rule whatever its destination, and shares
+ * its walks with the other such connections to any server: only the
+ * negated rule's fields stay its own (its source, from 10.0.0.0/24 or
+ * not, and whether its port is 8080). The connections the rules name are
+ * decided apart: the blocked one, those matching a rule in all fields
+ * but one, those a rule drops, and port 8080 from outside 10.0.0.0/24
+ * (a walk shared across the negated rule's fields would let it through).
+ */
+#define TUPLE_RULES_N 36
+
+static void
+test_walkmemo_tuples(void **state)
+{
+	static const uint16_t dports[3] = {22, 80, 443};
+	static const uint16_t sports[4] = {22, 80, 443, 8080};
+	char rules[8192];
+	size_t o = 0;
+	uint64_t hits;
+
+	(void)state;
+	o += (size_t)snprintf(rules + o, sizeof(rules) - o,
+		"accept ctstate established,related\n"
+		"drop ctstate new proto tcp src !10.0.0.0/24 dport 8080\n"
+		"drop proto tcp src 10.0.0.1 dst 192.0.2.12 sport 1030 dport 80\n"
+		"drop proto tcp src 192.0.2.12 dst 10.0.0.1 sport 80 dport 1030\n");
+	for (unsigned int j = 0; j < TUPLE_RULES_N; j++)
+		o += (size_t)snprintf(rules + o, sizeof(rules) - o,
+			"drop proto tcp src 10.0.2.%u dst 192.0.2.%u sport %u dport %u\n",
+			100 + j, 10 + j, 2000 + j, dports[j % 3]);
+	snprintf(rules + o, sizeof(rules) - o, "accept ctstate new proto tcp\npolicy drop\n");
+	engines(rules);
+	for (unsigned int i = 0; i < 144; i++) {
+		unsigned int j = i % TUPLE_RULES_N;
+		uint32_t cli = i % 4 == 3 ? 0x0a000101u + i % 5 : CLIENT + i % 7;
+		uint32_t srv = SERVER + 1 + (i * 5) % TUPLE_RULES_N;
+		uint16_t cp = (uint16_t)(1024 + (i * 7) % 48), sp = sports[(i / 2) % 4];
+		struct rule_upcall syn, rep;
+		uint32_t t = 10 * i + 1;
+
+		if (i % 16 == 0) {
+			/* The blocked connection. */
+			cli = CLIENT;
+			cp = 1030;
+			srv = SERVER + 3;
+			sp = 80;
+		} else if (i % 6 == 5 || i % 6 == 2) {
+			/* A rule's connection; at 2, all but the server's port. */
+			cli = 0x0a000264u + j;
+			cp = (uint16_t)(2000 + j);
+			srv = SERVER + 1 + j;
+			sp = i % 6 == 5 ? dports[j % 3] : dports[(j + 1) % 3];
+		}
+		syn = eng_stack_seg4(cli, cp, srv, sp, TCP_SYN, 1000, 0, 0);
+		both(syn, t);
+		rep = same_conn(&syn, TCP_SYN | TCP_ACK);
+		if (rep.pkt.key.family == 0)
+			continue;
+		both(rep, t + 1);
+		both(eng_stack_seg4(cli, cp, srv, sp, TCP_ACK, 1001, 5001, 0), t + 2);
+		both(eng_stack_seg4(cli, cp, srv, sp, TCP_ACK, 1001, 5001, 10), t + 3);
+		rep.pkt.tcp_flags = TCP_ACK;
+		both(rep, t + 4);
+		(void)same_conn(&syn, TCP_ACK);
+	}
+	assert_true(same_counts() >= 4);
+	assert_int_equal(stats(E[1]).clsc_new_hits, 0);
+	hits = stats(E[0]).clsc_new_hits;
+	print_message("tuples: %" PRIu64 " new flows' walks reused\n", hits);
+	/* 159 here; each field's class alone: 100. */
+	assert_true(hits >= 140);
+}
+
+/*
  * SNAT'd: the src stage's decision comes with the kept walk (NAT's
  * on_insert reads it). Two clients translated to one address: their
  * replies' contexts are alike but for the connection's mark, which the
@@ -386,6 +465,7 @@ main(void)
 		cmocka_unit_test_teardown(test_walkmemo_plain, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_keys_whole, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_gaps, teardown),
+		cmocka_unit_test_teardown(test_walkmemo_tuples, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_snat, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_dnat, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_netmap, teardown),
