@@ -278,6 +278,8 @@ dp_mark_check(const struct dp_marks *mk, uint32_t mark, unsigned int *fam, uint3
  * mempool's private size must be at least DP_MBUF_PRIV_SIZE. Written by
  * dp_rx_burst() before the upcall; the slow path reads it, may rewrite it
  * (a reassembled datagram, parsed again) and dp_upcall_burst() reads it.
+ * A packet waiting behind its connection's upcall (dp_pending.h) keeps
+ * its first pass's @c pkt and @c conn here for its second pass.
  */
 struct dp_meta {
 	struct fc_pkt pkt; /**< parsed, local bits and input port set (the slow path's

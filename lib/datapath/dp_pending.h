@@ -39,7 +39,8 @@
  * counter by k ends the k oldest (dp_done_poll()): no token crosses the
  * cores, one line does. When the last upcall of a connection is done,
  * dp_done_poll() runs its waiting packets through the fast path again, in
- * order, now with the entries the slow path made: one upcall per new flow,
+ * order (with the parse and connection hash of their first pass, kept in
+ * their struct dp_meta), now with the entries the slow path made: one upcall per new flow,
  * not one per packet. What cannot wait (the
  * queue pool is full) goes up behind the upcall instead when nothing of its
  * connection waits yet (the FIFO ring keeps the order), else it is dropped

@@ -160,6 +160,12 @@ dp_behind(struct dp_ctx *c, struct dp_burst *b, struct rte_mbuf *m, const struct
 		return false;
 	if (likely(c->pend_wait && (est || p->wait_free > p->wait_reserve) &&
 		    dp_pending_wait(p, s, m, b->in_port))) {
+		/* Its parse and connection kept for its second pass, in its
+		 * meta data (unused while it waits): dp_rx_prep_again(). */
+		struct dp_meta *meta = dp_meta(m);
+
+		meta->pkt = *pkt;
+		meta->conn = conn;
 		st->waited++;
 		st->waiting++;
 		return true;
@@ -626,10 +632,15 @@ dp_apply_family(struct dp_ctx *c, struct dp_burst *b, struct fc_table *t,
 		uint64_t conn = 0;
 
 		/* Behind an upcall of its connection still in flight: wait for it
-		 * (the filter's clear bit spares the others the exact check). */
-		if (c->pend != NULL && c->pend->n != 0 && dp_pending_maybe(c->pend, &pkt->key)) {
-			conn = dp_conn_hash(&pkt->key);
-			if (dp_behind(c, b, mb, pkt, conn,
+		 * (the filter's clear bit spares the others the exact check). A
+		 * packet that waited has its connection from its first pass. */
+		if (c->pend != NULL && c->pend->n != 0) {
+			if (unlikely(c->pend->reinject))
+				conn = dp_meta(mb)->conn;
+			else if (dp_pending_maybe(c->pend, &pkt->key))
+				conn = dp_conn_hash(&pkt->key);
+			if (conn != 0 &&
+			    dp_behind(c, b, mb, pkt, conn,
 				    ((hit_mask >> j) & 1) && !(a->flags & FC_ACT_F_EARLY)))
 				continue;
 		}
@@ -748,6 +759,44 @@ dp_rx_prep(struct dp_ctx *c, struct dp_rxprep *p, bool fresh, bool ahead)
 }
 
 /*
+ * Step 1 for packets that waited behind their connection's upcall
+ * (dp_rx_reinject(), from one input port): their parse is the first
+ * pass's, kept in their meta data when they began to wait (dp_behind():
+ * parsed whole, of either family and no ND message, input port and local
+ * bits set, and the entries the slow path made for their connection keyed
+ * alike), so only the keys are hashed again. Saves the parse, the port
+ * and local bits, and the connection hash (dp_apply_family()) a packet.
+ */
+static __rte_always_inline void
+dp_rx_prep_again(struct dp_ctx *c, struct dp_rxprep *p)
+{
+	struct rte_mbuf **m = p->m;
+	struct dp_rxfam *f4 = &p->fam[0], *f6 = &p->fam[1];
+	struct fc_pkt *pkts = p->pkts;
+	const unsigned int n = p->n;
+
+	f4->n = 0;
+	f6->n = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		pkts[i] = dp_meta(m[i])->pkt;
+		RTE_ASSERT(fc_key_in_port(&pkts[i].key) == p->in_port);
+		if (likely(pkts[i].key.family == FC_AF_INET4)) {
+			f4->sel[f4->n] = i;
+			f4->keys[f4->n++] = &pkts[i].key.v4;
+		} else {
+			f6->sel[f6->n] = i;
+			f6->keys[f6->n++] = &pkts[i].key.v6;
+		}
+	}
+	p->other = 0;
+	p->raw = 0;
+	if (f4->n != 0)
+		fc_table_hash_bulk(c->tab4, f4->keys, f4->sigs, f4->n);
+	if (f6->n != 0)
+		fc_table_hash_bulk(c->tab6, f6->keys, f6->sigs, f6->n);
+}
+
+/*
  * Steps 2-4 of burst @p p (and first, when raw, steps 0 and 1): the
  * packets of neither family, then each family's lookups and actions,
  * then delivery, upcalls and frees. @return packets handed to channels.
@@ -858,10 +907,12 @@ dp_rx_common(struct dp_ctx *c, uint16_t in_port, struct rte_mbuf **m, unsigned i
 	p.n = n;
 	p.in_port = in_port;
 	p.now = now;
-	if (c->marks != NULL && fresh)
+	if (!fresh)
+		dp_rx_prep_again(c, &p);
+	else if (c->marks != NULL)
 		p.raw = 1;
 	else
-		dp_rx_prep(c, &p, fresh, false);
+		dp_rx_prep(c, &p, true, false);
 	return dp_rx_apply(c, &p, fresh);
 }
 

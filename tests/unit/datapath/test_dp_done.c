@@ -108,6 +108,41 @@ test_done_oldest_first(void **state)
 }
 
 /*
+ * A waiting packet's second pass takes the parse and connection of its
+ * first (kept in its meta data) rather than parsing its frame again: a
+ * UDP destination port overwritten while it waits is not read. Parsed
+ * again, it would miss the flow's entry and go up a second time.
+ */
+static void
+test_done_waited_keeps_parse(void **state)
+{
+	struct rte_mbuf *w, *o[4];
+
+	(void)state;
+	world_up(false, 64);
+	world_pending();
+	load("accept\n");
+	assert_int_equal(rx1(udp4("10.0.0.1", 1000, "10.9.0.1", 53, 0)), 0);
+	w = udp4("10.0.0.1", 1000, "10.9.0.1", 53, 1);
+	assert_int_equal(rx1(w), 0);
+	assert_int_equal(W.rx.st.waiting, 1);
+	/* The low byte of its UDP dport (Ethernet 14 + IPv4 20 + 2): 53 -> 52. */
+	rte_pktmbuf_mtod_offset(w, uint8_t *, 37)[0] ^= 1;
+	assert_int_equal(slow(), 1);
+	assert_int_equal(dp_done_poll(&W.rx, NOW), 1);
+	assert_int_equal(W.rx.st.waiting, 0);
+	assert_int_equal(W.rx.pend->n, 0);
+	assert_int_equal(W.rx.st.upcalls, 1);
+	assert_int_equal(W.rx.st.hits, 1);
+	assert_int_equal(rte_ring_count(W.up), 0);
+	assert_int_equal(take(W.out, o, 4), 2);
+	assert_int_equal(tag_of(o[0]), 0);
+	assert_int_equal(tag_of(o[1]), 1);
+	rte_pktmbuf_free_bulk(o, 2);
+	check_accounting();
+}
+
+/*
  * The smallest table's FIFO holds DP_BURST_MAX (64) counted upcalls. 80
  * packets of one connection going up behind each other (a context that
  * does not wait): 64 are counted, 16 go up uncounted (full), in ring order
@@ -299,6 +334,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_done_oldest_first, teardown),
 		cmocka_unit_test_teardown(test_done_fifo_full, teardown),
+		cmocka_unit_test_teardown(test_done_waited_keeps_parse, teardown),
 		cmocka_unit_test_teardown(test_done_after_hold_wait, teardown),
 		cmocka_unit_test_teardown(test_done_after_hold_behind, teardown),
 		cmocka_unit_test_teardown(test_upcall_behind_held_hit, teardown),
