@@ -763,9 +763,9 @@ dp_rx_prep(struct dp_ctx *c, struct dp_rxprep *p, bool fresh, bool ahead)
  * (dp_rx_reinject(), from one input port): their parse is the first
  * pass's, kept in their meta data when they began to wait (dp_behind():
  * parsed whole, of either family and no ND message, input port and local
- * bits set, and the entries the slow path made for their connection keyed
- * alike), so only the keys are hashed again. Saves the parse, the port
- * and local bits, and the connection hash (dp_apply_family()) a packet.
+ * bits set: the local bits as they were then), so only the keys are
+ * hashed again. Saves the parse, the port and local bits, and the
+ * connection hash (dp_apply_family()) a packet.
  */
 static __rte_always_inline void
 dp_rx_prep_again(struct dp_ctx *c, struct dp_rxprep *p)
