@@ -354,12 +354,13 @@ eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng
 	fc_key_set_in_port(&fk, fc_key_in_port(&in->p.key));
 	same = memcmp(&fk, &in->p.key, sizeof(fk)) == 0;
 	project_here(eng->cls, &in->p);
-	fk = in->fk;
 	if (same) {
 		in->fk = in->p.key;
 		fc_key_set_in_port(&in->fk, port);
-	} else if (rule_cls_key_project(eng->cls, &fk)) {
-		in->fk = fk;
+	} else {
+		fk = in->fk;
+		if (rule_cls_key_project(eng->cls, &fk))
+			in->fk = fk;
 	}
 	/*
 	 * The keys' bytes of their family and the action spread the entries;
