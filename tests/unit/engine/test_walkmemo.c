@@ -533,7 +533,8 @@ test_walkmemo_key_bytes(void **state)
 			k = base;
 			((uint8_t *)&k)[off] ^= 0x5a;
 			if (memo_find(&k, &pr))
-				fail_msg("kind %u: byte %zu of the key changed, the memo hit", kind, off);
+				fail_msg("kind %u: byte %zu of the key changed, the memo hit",
+					kind, off);
 			n++;
 		}
 		/* The filter's key: another input port; another protocol as well. */
