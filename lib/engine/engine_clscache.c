@@ -339,7 +339,7 @@ eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng
 	const struct eng_walkm_ent *e;
 	uint16_t port = fc_key_in_port(&in->fk);
 	struct fc_key fk = in->fk;
-	uint32_t kl;
+	uint32_t kl, h;
 	bool same;
 
 	/* The caller asked eng_walkm_on() before it built @p in. */
@@ -354,19 +354,28 @@ eng_walkm_find(struct rule_engine *eng, struct eng_walk_in *in, const struct eng
 	fc_key_set_in_port(&fk, fc_key_in_port(&in->p.key));
 	same = memcmp(&fk, &in->p.key, sizeof(fk)) == 0;
 	project_here(eng->cls, &in->p);
-	fk = in->fk;
 	if (same) {
 		in->fk = in->p.key;
 		fc_key_set_in_port(&in->fk, port);
-	} else if (rule_cls_key_project(eng->cls, &fk)) {
-		in->fk = fk;
+	} else {
+		fk = in->fk;
+		if (rule_cls_key_project(eng->cls, &fk))
+			in->fk = fk;
 	}
-	/* The keys' bytes of their family and the action spread the entries; memcmp() decides. */
+	/*
+	 * The keys' bytes of their family and the action spread the entries;
+	 * memcmp() decides. A filter's key that is the context's but for the
+	 * input port adds nothing to spread them but that port: only it is
+	 * hashed then (a key equal to another's by chance lands elsewhere,
+	 * and misses).
+	 */
 	kl = in->p.key.family == FC_AF_INET4 ? sizeof(in->p.key.v4) : sizeof(in->p.key.v6);
-	pr->hash = rte_hash_crc(&in->a, sizeof(in->a),
-		rte_hash_crc(fc_key_raw(&in->fk), kl,
-			rte_hash_crc(fc_key_raw(&in->p.key), kl,
-				in->p.ctstate | (uint32_t)in->kind << 8)));
+	h = rte_hash_crc(fc_key_raw(&in->p.key), kl,
+		in->p.ctstate | (uint32_t)in->kind << 8 | (uint32_t)same << 15 |
+			(uint32_t)(same ? port : 0) << 16);
+	if (!same)
+		h = rte_hash_crc(fc_key_raw(&in->fk), kl, h);
+	pr->hash = rte_hash_crc(&in->a, sizeof(in->a), h);
 	pr->slot = pr->hash & (ENG_WALKM_SIZE - 1);
 	pr->unkept = eng_walk_unkept(eng);
 	e = in->kind == ENG_WALK_REFILTER ? &c->w[pr->slot] : &c->wn[pr->slot];

@@ -28,6 +28,7 @@
 
 #include "eal_test.h"
 #include "eng_stack.h"
+#include "engine_priv.h"
 #include "rule_lang.h"
 
 #define TCP_FIN 0x01
@@ -458,6 +459,98 @@ test_walkmemo_connlimit(void **state)
 	(void)run(40, 0);
 }
 
+/*
+ * The memo's comparison: a key kept, then the same key with one byte
+ * changed, byte by byte, everywhere but where the projection rewrites
+ * (the context's key and connection tuples, where its bytes are, the
+ * filter's key): every one misses, the unchanged key hits. Also a
+ * filter's key that is the context's but for its input port (hashed as
+ * that port alone) and one that differs in more. A comparison that
+ * skips a part of the key (a wrong shared walk) fails here.
+ */
+static bool
+skipped(size_t off)
+{
+	static const struct {
+		size_t at, len;
+	} proj[] = {
+		{offsetof(struct eng_walk_in, p.key), sizeof(struct fc_key)},
+		{offsetof(struct eng_walk_in, p.ct_orig), sizeof(struct fc_key)},
+		{offsetof(struct eng_walk_in, p.ct_repl), sizeof(struct fc_key)},
+		{offsetof(struct eng_walk_in, p.l3), sizeof(const uint8_t *)},
+		{offsetof(struct eng_walk_in, p.l3_cap), sizeof(uint32_t)},
+		{offsetof(struct eng_walk_in, fk), sizeof(struct fc_key)},
+	};
+
+	for (size_t i = 0; i < sizeof(proj) / sizeof(proj[0]); i++)
+		if (off >= proj[i].at && off < proj[i].at + proj[i].len)
+			return true;
+	return false;
+}
+
+static bool
+memo_find(const struct eng_walk_in *k, struct eng_walkm_probe *pr)
+{
+	struct eng_walk_in in = *k;
+	const struct eng_walk_out *wo;
+
+	return eng_walkm_find(E[0], &in, &wo, pr);
+}
+
+static void
+test_walkmemo_key_bytes(void **state)
+{
+	struct eng_walk_in base, k;
+	const struct eng_walk_out *wo;
+	struct eng_walkm_probe pr;
+	unsigned int n = 0;
+
+	(void)state;
+	engines(FILTER_RULES);
+	assert_true(eng_walkm_on(E[0]));
+	for (unsigned int kind = ENG_WALK_REFILTER; kind <= ENG_WALK_NEW_ORIG; kind++) {
+		memset(&base, 0, sizeof(base));
+		base.p.key.family = FC_AF_INET4;
+		fc_key_set_proto(&base.p.key, 6);
+		fc_key_set_ports(&base.p.key, htons(1029), htons(80));
+		fc_key_set_in_port(&base.p.key, 1);
+		base.p.ctstate = RULE_CT_ESTABLISHED;
+		base.p.ct_orig.family = FC_AF_INET4;
+		base.p.ct_repl.family = FC_AF_INET4;
+		base.fk = base.p.key;
+		fc_key_set_in_port(&base.fk, 2);
+		base.a.verdict = FC_VERDICT_ACCEPT;
+		base.out = 2;
+		base.kind = (uint8_t)kind;
+		/* Kept as the walk keeps it: the key projected by the lookup that missed. */
+		k = base;
+		assert_false(eng_walkm_find(E[0], &k, &wo, &pr));
+		assert_non_null(eng_walkm_slot(E[0], &pr, &k));
+		assert_true(memo_find(&base, &pr));
+		for (size_t off = 0; off < sizeof(base); off++) {
+			if (skipped(off))
+				continue;
+			k = base;
+			((uint8_t *)&k)[off] ^= 0x5a;
+			if (memo_find(&k, &pr))
+				fail_msg("kind %u: byte %zu of the key changed, the memo hit",
+					kind, off);
+			n++;
+		}
+		/* The filter's key: another input port; another protocol as well. */
+		k = base;
+		fc_key_set_in_port(&k.fk, 3);
+		assert_false(memo_find(&k, &pr));
+		fc_key_set_proto(&k.fk, 17);
+		assert_false(memo_find(&k, &pr));
+		k = base;
+		fc_key_set_proto(&k.fk, 17);
+		assert_false(memo_find(&k, &pr));
+		assert_true(memo_find(&base, &pr));
+	}
+	assert_true(n > 2 * (sizeof(base) - 5 * sizeof(struct fc_key)));
+}
+
 int
 main(void)
 {
@@ -471,6 +564,7 @@ main(void)
 		cmocka_unit_test_teardown(test_walkmemo_netmap, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_statistic, teardown),
 		cmocka_unit_test_teardown(test_walkmemo_connlimit, teardown),
+		cmocka_unit_test_teardown(test_walkmemo_key_bytes, teardown),
 	};
 	int ret;
 
