@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 
 #include "gufc.h"
+#include "gufc_idle.h"
 
 /*
  * Microseconds an RX lcore lets pass between two reads of its completion
@@ -160,7 +161,7 @@ rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 	struct gufc_app *app = lc->app;
 	struct rte_mbuf *m[GUFC_BURST_MAX];
 	uint16_t burst = (uint16_t)app->cfg.set.burst;
-	unsigned int total = 0;
+	unsigned int total = 0, q = 0;
 	uint64_t t0 = rx_tsc(tm), t1;
 
 	if (tm != NULL)
@@ -177,7 +178,7 @@ rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 		goto out;
 	if (__atomic_load_n(&app->phase, __ATOMIC_ACQUIRE) != GUFC_PHASE_RUN)
 		goto out;
-	for (unsigned int q = 0; q < lc->n_rxq; q++) {
+	for (; q < lc->n_rxq; q++) {
 		const struct gufc_rxq *rq = &lc->rxq[q];
 		uint16_t n;
 
@@ -209,7 +210,9 @@ rx_poll(struct gufc_lcore *lc, uint32_t now, struct gufc_rx_times *tm)
 		if (dp_held(&lc->rx_dp) != 0)
 			break;
 	}
-	if (total == 0)
+	/* Idle (--idle-exit) only where every queue was read: a poll the wait
+	 * queue's room stopped read nothing, a file's rest included. */
+	if (gufc_idle_polled_empty(q, lc->n_rxq, total))
 		__atomic_store_n(&lc->st.last_empty_tsc, rte_get_tsc_cycles(), __ATOMIC_RELAXED);
 out:
 	/* Nothing came (or nothing may be pulled): the burst kept since the

@@ -195,6 +195,9 @@ nb_learn(struct mod_neigh *n, uint16_t port, uint8_t family, const uint8_t *addr
 		e->state = MOD_NEIGH_REACHABLE;
 	else if (!(same && e->state == MOD_NEIGH_REACHABLE))
 		e->state = MOD_NEIGH_STALE;
+	/* What waited leaves before the adjacency reads valid: from then on the
+	 * RX lcores send the flows' later packets themselves (test_neigh's
+	 * test_release_before_valid). */
 	nb_release_queue(n, e);
 	nb_adj_write(n, e);
 }

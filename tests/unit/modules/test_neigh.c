@@ -36,7 +36,15 @@ static struct {
 	uint16_t port[SENT_MAX];
 	uint16_t len[SENT_MAX];
 	uint8_t f[SENT_MAX][MOD_NEIGH_FRAME_MAX];
+	/* With watch.n set: was adjacency watch.adj valid when the frame left? */
+	bool adj_valid[SENT_MAX];
 } sent;
+
+/* The adjacency send_cb() reads as each frame leaves (n NULL: none). */
+static struct {
+	struct mod_neigh *n;
+	uint16_t adj;
+} watch;
 
 static void
 send_cb(void *arg, uint16_t port, struct rte_mbuf **m, unsigned int n)
@@ -50,6 +58,12 @@ send_cb(void *arg, uint16_t port, struct rte_mbuf **m, unsigned int n)
 			sent.port[sent.n] = port;
 			sent.len[sent.n] = len;
 			memcpy(sent.f[sent.n], rte_pktmbuf_mtod(m[i], uint8_t *), len);
+			if (watch.n != NULL) {
+				struct mod_neigh_adj a;
+
+				sent.adj_valid[sent.n] =
+					mod_neigh_adj_read(watch.n, watch.adj, &a) && a.valid;
+			}
 			sent.n++;
 		}
 		rte_pktmbuf_free(m[i]);
@@ -93,6 +107,7 @@ make(uint32_t queue_len)
 	assert_int_equal(mod_neigh_port_addr_add(n, 0, FC_AF_INET4, MY4, 24), 0);
 	assert_int_equal(mod_neigh_port_addr_add(n, 0, FC_AF_INET6, MY6, 64), 0);
 	memset(&sent, 0, sizeof(sent));
+	memset(&watch, 0, sizeof(watch));
 	unreached = 0;
 	return n;
 }
@@ -271,6 +286,67 @@ test_resolve_hold_release(void **state)
 	assert_int_equal(rte_mempool_avail_count(pool), pool->size);
 }
 
+/*
+ * Order of a flow's packets across the lcores (router mode): while its next
+ * hop resolves, each of its packets reaches the slow path (the fast path
+ * needs a valid adjacency) and waits here; the RX lcores send its later
+ * ones themselves as soon as they read the adjacency valid. So the packets
+ * that waited must be on their way before the adjacency reads valid, on
+ * the first resolution and on a resolution again after a failure.
+ */
+static void
+test_release_before_valid(void **state)
+{
+	struct mod_neigh *n = make(4);
+	struct mod_neigh_adj a;
+	uint16_t adj;
+
+	(void)state;
+	adj = mod_neigh_adj_get(n, 0, FC_AF_INET4, HOST4, 100);
+	assert_int_not_equal(adj, 0);
+	watch.n = n;
+	watch.adj = adj;
+	sent.n = 0;
+	assert_int_equal(mod_neigh_hold(n, adj, packet(1), 101), 0);
+	assert_int_equal(mod_neigh_hold(n, adj, packet(2), 102), 0);
+	assert_int_equal(sent.n, 0);
+	assert_int_equal(input_arp(n, 2, PORT_MAC, HOST_MAC, HOST4, PORT_MAC, MY4, 110), 0);
+	assert_int_equal(sent.n, 2);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_int_equal(sent.f[i][59], i + 1);
+		assert_false(sent.adj_valid[i]); /* out before a later packet could go */
+	}
+	assert_true(mod_neigh_adj_read(n, adj, &a));
+	assert_true(a.valid);
+
+	/* Unanswered probes: failed, not valid; a packet restarts resolution. */
+	for (uint32_t t = 1200; t < 3000 && a.valid; t += 100) {
+		mod_neigh_step(n, t, 16);
+		assert_true(mod_neigh_adj_read(n, adj, &a));
+	}
+	assert_false(a.valid);
+	sent.n = 0;
+	assert_int_equal(mod_neigh_hold(n, adj, packet(3), 3000), 0);
+	assert_int_equal(mod_neigh_hold(n, adj, packet(4), 3001), 0);
+	{
+		unsigned int before = sent.n; /* the request(s) the restart sent */
+
+		assert_int_equal(input_arp(n, 2, PORT_MAC, HOST_MAC2, HOST4, PORT_MAC, MY4, 3010), 0);
+		assert_int_equal(sent.n, before + 2);
+		for (unsigned int i = 0; i < 2; i++) {
+			assert_int_equal(sent.f[before + i][59], i + 3);
+			assert_memory_equal(sent.f[before + i], HOST_MAC2, 6);
+			assert_false(sent.adj_valid[before + i]);
+		}
+	}
+	assert_true(mod_neigh_adj_read(n, adj, &a));
+	assert_true(a.valid);
+	watch.n = NULL;
+	mod_neigh_adj_put(n, adj);
+	mod_neigh_free(n);
+	assert_int_equal(rte_mempool_avail_count(pool), pool->size);
+}
+
 static void
 test_retries_and_failure(void **state)
 {
@@ -346,6 +422,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answers_and_announces),
 		cmocka_unit_test(test_resolve_hold_release),
+		cmocka_unit_test(test_release_before_valid),
 		cmocka_unit_test(test_retries_and_failure),
 		cmocka_unit_test(test_bad_args),
 	};
